@@ -1,0 +1,57 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"rocelab/internal/doctor"
+	"rocelab/internal/unit"
+)
+
+func newDiagnoseCmd() *cobra.Command {
+	var (
+		asJSON   bool
+		nicSpeed string
+	)
+	cmd := &cobra.Command{
+		Use:   "diagnose [--json] [--nic-speed 100G] PATH...",
+		Short: "Diagnose real artifacts (NCCL logs, nccl-tests, counters, perftest, GIDs, QoS, captures)",
+		Long: `diagnose reads what an engineer has from a slow or failing job and reports,
+layer by layer, what is wrong, the lines that show it, and the fix:
+  1. is RDMA used at all, and are the queue pairs up?
+  2. are PFC and ECN in effect on the RoCE priority?
+  3. only then, NCCL parameters and end-to-end performance.
+
+PATH is a file, "-" for stdin, or a directory holding an incident's files.
+Findings from different files are joined into one story.
+
+Exit status: 0 no error-level finding, 1 an error-level finding, 2 no usable input.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var opts doctor.Options
+			if nicSpeed != "" {
+				r, err := unit.ParseRate(nicSpeed)
+				if err != nil || r == 0 {
+					return usageError("--nic-speed: expected a link rate such as 100G or 400Gbps, got %q", nicSpeed)
+				}
+				opts.NICSpeed = r
+			}
+			rep := doctor.Diagnose(args, cmd.InOrStdin(), opts)
+			var err error
+			if asJSON {
+				err = rep.WriteJSON(cmd.OutOrStdout())
+			} else {
+				err = rep.WriteText(cmd.OutOrStdout())
+			}
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			if code := rep.ExitCode(); code != 0 {
+				return &exitError{code: code}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "write the report as JSON")
+	cmd.Flags().StringVar(&nicSpeed, "nic-speed", "", "NIC line rate to judge bandwidth against when the artifacts do not say it (e.g. 100G, 400G)")
+	return cmd
+}

@@ -1,0 +1,74 @@
+// Command rocelab predicts, explains and fixes the behaviour of RoCEv2
+// fabrics for GPU clusters: a packet-level twin, a doctor for real
+// artifacts, a tuner and a monitor, in one binary.
+//
+// Exit codes: 0 ok, 1 findings at error level, 2 bad usage or input.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	os.Exit(execute(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// exitError carries an exit code out of a command. A nil err with a code
+// means the command has already reported what it had to.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+// usageError marks bad usage or input: exit 2 with the message.
+func usageError(format string, args ...any) error {
+	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
+}
+
+// execute runs the command line and returns the process exit code.
+func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(stderr, "rocelab:", ee.err)
+		}
+		return ee.code
+	}
+	// Cobra's own errors: unknown command or flag, wrong argument count.
+	fmt.Fprintln(stderr, "rocelab:", err)
+	return 2
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "rocelab",
+		Short:         "Predict, explain and fix RoCEv2 fabric behaviour for GPU clusters",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(
+		newDiagnoseCmd(),
+	)
+	return root
+}

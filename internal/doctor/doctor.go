@@ -1,0 +1,54 @@
+package doctor
+
+import (
+	"rocelab/internal/ingest"
+	"rocelab/internal/unit"
+)
+
+// Options tune a diagnosis.
+type Options struct {
+	// NICSpeed is the NIC line rate to judge bandwidth against when the
+	// artifacts do not say it. Zero means unknown.
+	NICSpeed unit.BitRate
+}
+
+// An Incident is everything read from one set of inputs: the artifacts of
+// every file, joined so that rules can tell one story across files.
+type Incident struct {
+	Options   Options
+	Artifacts []ingest.Artifact
+}
+
+// All returns the incident's artifacts of type T, in input order.
+func All[T ingest.Artifact](inc *Incident) []T {
+	var out []T
+	for _, a := range inc.Artifacts {
+		if t, ok := a.(T); ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// A Rule inspects an incident and returns its findings. A rule may return
+// findings under several ids; each id it can return is listed in IDs.
+type Rule struct {
+	IDs   []string
+	Check func(inc *Incident) []Finding
+}
+
+// rules lists every rule. Add one line per rule file.
+func rules() []Rule {
+	var rs []Rule
+	return rs
+}
+
+// Check runs every rule over the incident and returns the sorted findings.
+func Check(inc *Incident) []Finding {
+	var fs []Finding
+	for _, r := range rules() {
+		fs = append(fs, r.Check(inc)...)
+	}
+	SortFindings(fs)
+	return fs
+}

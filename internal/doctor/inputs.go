@@ -1,0 +1,239 @@
+package doctor
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"rocelab/internal/ingest"
+)
+
+// InputInfo describes one input in the report.
+type InputInfo struct {
+	Path string `json:"path"`
+	// Type is the input's main kind ("nccl-log", "pcap", ...) or "unknown".
+	Type string `json:"type"`
+	// Contains lists every kind found, when there is more than one.
+	Contains []string `json:"contains,omitempty"`
+	// Error says why the input could not be read, if it could not.
+	Error string `json:"error,omitempty"`
+}
+
+// Usable reports whether anything was recognised in the input.
+func (i InputInfo) Usable() bool { return i.Error == "" && i.Type != "unknown" }
+
+// A BinaryFormat reads a non-text input recognised by its first bytes.
+type BinaryFormat struct {
+	Kind  ingest.Kind
+	Match func(head []byte) bool
+	Read  func(src string, r io.Reader, opts Options) (ingest.Artifact, error)
+}
+
+// binaryFormats lists the binary readers. Add one line per format.
+func binaryFormats() []BinaryFormat {
+	return nil
+}
+
+// Report is the result of a diagnosis.
+type Report struct {
+	Inputs   []InputInfo `json:"inputs"`
+	Findings []Finding   `json:"findings"`
+}
+
+// ExitCode is 2 when no input was usable, 1 when any finding is at error
+// level, and 0 otherwise.
+func (r *Report) ExitCode() int {
+	usable := false
+	for _, in := range r.Inputs {
+		usable = usable || in.Usable()
+	}
+	if !usable {
+		return 2
+	}
+	for _, f := range r.Findings {
+		if f.Severity == Error {
+			return 1
+		}
+	}
+	return 0
+}
+
+// Diagnose reads every path (a file, a directory of an incident's files, or
+// "-" for stdin), joins what it finds into one incident and checks it.
+// Unreadable or unrecognised inputs are reported, never fatal: one bad file
+// does not hide the findings of the good ones.
+func Diagnose(paths []string, stdin io.Reader, opts Options) *Report {
+	inc := &Incident{Options: opts}
+	rep := &Report{}
+	for _, p := range expand(paths, rep) {
+		info, arts := readInput(p, stdin, opts)
+		rep.Inputs = append(rep.Inputs, info)
+		inc.Artifacts = append(inc.Artifacts, arts...)
+	}
+	rep.Findings = append(inputFindings(rep.Inputs), Check(inc)...)
+	SortFindings(rep.Findings)
+	if rep.Findings == nil {
+		rep.Findings = []Finding{}
+	}
+	return rep
+}
+
+// expand replaces directories by the regular files under them, sorted, and
+// skips hidden files. Errors become inputs with Error set.
+func expand(paths []string, rep *Report) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "-" {
+			out = append(out, p)
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			rep.Inputs = append(rep.Inputs, InputInfo{Path: p, Type: "unknown", Error: errText(err)})
+			continue
+		}
+		if !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		var files []string
+		err = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+			if err != nil {
+				rep.Inputs = append(rep.Inputs, InputInfo{Path: q, Type: "unknown", Error: errText(err)})
+				return nil
+			}
+			name := d.Name()
+			if q != p && strings.HasPrefix(name, ".") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.Type().IsRegular() {
+				files = append(files, q)
+			}
+			return nil
+		})
+		if err != nil {
+			rep.Inputs = append(rep.Inputs, InputInfo{Path: p, Type: "unknown", Error: errText(err)})
+		}
+		sort.Strings(files)
+		out = append(out, files...)
+	}
+	return out
+}
+
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// readInput opens one input, recognises binary formats by their magic, and
+// otherwise streams it through every text parser.
+func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.Artifact) {
+	name := path
+	var r io.Reader
+	if path == "-" {
+		name = "<stdin>"
+		r = stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return InputInfo{Path: path, Type: "unknown", Error: errText(err)}, nil
+		}
+		defer f.Close()
+		r = f
+	}
+	info := InputInfo{Path: name, Type: "unknown"}
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(8 << 10)
+	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			info.Error = "gzip: " + err.Error()
+			return info, nil
+		}
+		defer zr.Close()
+		br = bufio.NewReaderSize(zr, 64<<10)
+		head, _ = br.Peek(8 << 10)
+	}
+	for _, bf := range binaryFormats() {
+		if bf.Match(head) {
+			a, err := bf.Read(name, br, opts)
+			if err != nil {
+				info.Type = string(bf.Kind)
+				info.Error = err.Error()
+				return info, nil
+			}
+			info.Type = string(bf.Kind)
+			return info, []ingest.Artifact{a}
+		}
+	}
+	if looksBinary(head) {
+		info.Error = "binary data in no format rocelab reads (expected text, pcap or pcapng)"
+		return info, nil
+	}
+	res, err := ingest.Read(name, br)
+	if err != nil {
+		info.Error = err.Error()
+		return info, nil
+	}
+	info.Type = res.Type()
+	if len(res.Artifacts) > 1 {
+		for _, a := range res.Artifacts {
+			info.Contains = append(info.Contains, string(a.Kind()))
+		}
+	}
+	return info, res.Artifacts
+}
+
+// looksBinary reports whether head has NUL bytes or is mostly not text.
+func looksBinary(head []byte) bool {
+	if bytes.IndexByte(head, 0) >= 0 {
+		return true
+	}
+	bad := 0
+	for _, c := range head {
+		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != 0x1b {
+			bad++
+		}
+	}
+	return len(head) > 0 && bad*10 > len(head)
+}
+
+// inputFindings reports inputs that could not be read or recognised.
+func inputFindings(ins []InputInfo) []Finding {
+	var fs []Finding
+	for _, in := range ins {
+		switch {
+		case in.Error != "":
+			fs = append(fs, Finding{
+				ID: "input.unreadable", Severity: Warn, Layer: LayerInput,
+				Title:     fmt.Sprintf("%s could not be read", in.Path),
+				Evidence:  []Evidence{{File: in.Path, Text: in.Error}},
+				Mechanism: "The input could not be opened or decoded, so nothing in it was checked.",
+				Fix:       "Check the path and pass the artifact as plain text (or a pcap/pcapng capture).",
+			})
+		case in.Type == "unknown":
+			fs = append(fs, Finding{
+				ID: "input.unrecognized", Severity: Warn, Layer: LayerInput,
+				Title:     fmt.Sprintf("%s is in no format rocelab recognises", in.Path),
+				Evidence:  []Evidence{{File: in.Path, Text: "no NCCL log, nccl-tests table, counter dump, perftest, GID, QoS, dmesg or capture content found"}},
+				Mechanism: "rocelab recognises artifacts by their machine-printed lines; none were found, so the file was skipped.",
+				Fix:       "Pass the unedited output of NCCL_DEBUG=INFO, *_perf, ethtool -S, hw_counters, perftest, show_gids, ibv_devinfo, mlnx_qos, dmesg, or a pcap/pcapng capture.",
+			})
+		}
+	}
+	return fs
+}

@@ -1,0 +1,6 @@
+package ingest
+
+// formats lists the parsers. Add one line per format.
+func formats() []Format {
+	return []Format{}
+}

@@ -1,0 +1,115 @@
+// Package ingest reads the artifacts engineers already have (NCCL_DEBUG logs,
+// nccl-tests tables, ethtool -S, RDMA hw_counters, perftest, show_gids,
+// ibv_devinfo, mlnx_qos, dmesg) into typed artifacts for the doctor.
+//
+// Every format is a line-oriented state machine (a Parser) that sees every
+// cleaned line of an input once, in order. All parsers run side by side over
+// one streaming pass, so a paste that mixes formats (an nccl-tests table with
+// NCCL INFO lines inside it, an mlnx_qos dump followed by show_gids and dmesg)
+// yields one artifact per format it contains, and memory stays bounded
+// however large the input is.
+package ingest
+
+import (
+	"fmt"
+	"io"
+	"sort"
+)
+
+// Kind names an artifact format. The values are stable and appear in JSON.
+type Kind string
+
+// Artifact kinds.
+const (
+	KindNCCLLog    Kind = "nccl-log"
+	KindNCCLTests  Kind = "nccl-tests"
+	KindEthtool    Kind = "ethtool-stats"
+	KindHWCounters Kind = "hw-counters"
+	KindPerftest   Kind = "perftest"
+	KindShowGIDs   Kind = "show-gids"
+	KindDevinfo    Kind = "ibv-devinfo"
+	KindMlnxQoS    Kind = "mlnx-qos"
+	KindDmesg      Kind = "dmesg"
+)
+
+// An Artifact is what one parser recognised in one input.
+type Artifact interface {
+	// Kind names the format.
+	Kind() Kind
+	// Source is the input's display name (a path, or "<stdin>").
+	Source() string
+	// Lines is how many input lines the parser recognised as its own; the
+	// input's reported type is the kind with the most.
+	Lines() int
+}
+
+// A Parser consumes the cleaned lines of one input and produces an artifact.
+type Parser interface {
+	// Feed offers one line. Parsers ignore lines that are not theirs.
+	Feed(l Line)
+	// Result returns the artifact, or nil when nothing of this format was
+	// seen. It is called once, after the last Feed.
+	Result() Artifact
+}
+
+// A Format describes one parser.
+type Format struct {
+	Kind Kind
+	// New returns a fresh parser for the input named src.
+	New func(src string) Parser
+}
+
+// Formats returns every text format this package parses, in a fixed order.
+func Formats() []Format {
+	return formats()
+}
+
+// Result is everything read from one text input.
+type Result struct {
+	Source    string
+	Artifacts []Artifact // ordered by Lines, most first
+	LineCount int
+}
+
+// Type is the input's main kind: that of the artifact with the most lines,
+// or "unknown".
+func (r *Result) Type() string {
+	if len(r.Artifacts) == 0 {
+		return "unknown"
+	}
+	return string(r.Artifacts[0].Kind())
+}
+
+// Read streams r once through every format's parser.
+func Read(src string, r io.Reader) (*Result, error) {
+	fs := Formats()
+	ps := make([]Parser, len(fs))
+	for i, f := range fs {
+		ps[i] = f.New(src)
+	}
+	lr := NewLineReader(r)
+	n := 0
+	for {
+		l, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: line %d: %w", src, lr.LineNum()+1, err)
+		}
+		n = l.Num
+		for _, p := range ps {
+			p.Feed(l)
+		}
+	}
+	res := &Result{Source: src, LineCount: n}
+	for _, p := range ps {
+		if a := p.Result(); a != nil && a.Lines() > 0 {
+			res.Artifacts = append(res.Artifacts, a)
+		}
+	}
+	sort.SliceStable(res.Artifacts, func(i, j int) bool {
+		return res.Artifacts[i].Lines() > res.Artifacts[j].Lines()
+	})
+	return res, nil
+}

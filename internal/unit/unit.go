@@ -1,0 +1,351 @@
+// Package unit holds the typed quantities the whole project shares: simulated
+// time in integer picoseconds, sizes in bytes, bit rates, and cable lengths,
+// together with parsers for the forms engineers write ("100G", "2us", "4KiB",
+// "300m").
+package unit
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"strconv"
+	"strings"
+)
+
+// Time is simulated time or a duration, in integer picoseconds.
+type Time int64
+
+// Time units.
+const (
+	Picosecond  Time = 1
+	Nanosecond  Time = 1000 * Picosecond
+	Microsecond Time = 1000 * Nanosecond
+	Millisecond Time = 1000 * Microsecond
+	Second      Time = 1000 * Millisecond
+)
+
+// MaxTime is the largest representable time, about 106 days.
+const MaxTime Time = math.MaxInt64
+
+// Seconds returns t in seconds as a float.
+func (t Time) Seconds() float64 { return float64(t) / float64(Second) }
+
+// Micros returns t in microseconds as a float.
+func (t Time) Micros() float64 { return float64(t) / float64(Microsecond) }
+
+// String formats t with the largest unit that keeps it readable, e.g. "2.5us".
+func (t Time) String() string {
+	a := t
+	if a < 0 {
+		a = -a
+	}
+	switch {
+	case a == 0:
+		return "0s"
+	case a < Nanosecond:
+		return strconv.FormatInt(int64(t), 10) + "ps"
+	case a < Microsecond:
+		return trimFloat(float64(t)/float64(Nanosecond)) + "ns"
+	case a < Millisecond:
+		return trimFloat(float64(t)/float64(Microsecond)) + "us"
+	case a < Second:
+		return trimFloat(float64(t)/float64(Millisecond)) + "ms"
+	default:
+		return trimFloat(float64(t)/float64(Second)) + "s"
+	}
+}
+
+// Bytes is a size or count of bytes.
+type Bytes int64
+
+// Byte size units. K, M and G are decimal; Ki, Mi and Gi are binary.
+const (
+	Byte Bytes = 1
+	KB   Bytes = 1000
+	MB   Bytes = 1000 * KB
+	GB   Bytes = 1000 * MB
+	KiB  Bytes = 1024
+	MiB  Bytes = 1024 * KiB
+	GiB  Bytes = 1024 * MiB
+)
+
+// String formats b exactly, using a binary or decimal suffix only when it
+// divides evenly, so that the output parses back to the same value.
+func (b Bytes) String() string {
+	for _, u := range []struct {
+		n Bytes
+		s string
+	}{{GiB, "GiB"}, {MiB, "MiB"}, {KiB, "KiB"}, {GB, "GB"}, {MB, "MB"}, {KB, "KB"}} {
+		if b != 0 && b%u.n == 0 {
+			return strconv.FormatInt(int64(b/u.n), 10) + u.s
+		}
+	}
+	return strconv.FormatInt(int64(b), 10) + "B"
+}
+
+// BitRate is a link or sending rate in bits per second.
+type BitRate int64
+
+// Bit rate units (decimal, as link speeds are quoted).
+const (
+	BitPerSecond BitRate = 1
+	Kbps         BitRate = 1000
+	Mbps         BitRate = 1000 * Kbps
+	Gbps         BitRate = 1000 * Mbps
+)
+
+// String formats r as e.g. "100Gbps" or "12.5Gbps".
+func (r BitRate) String() string {
+	switch {
+	case r >= Gbps:
+		return trimFloat(float64(r)/float64(Gbps)) + "Gbps"
+	case r >= Mbps:
+		return trimFloat(float64(r)/float64(Mbps)) + "Mbps"
+	case r >= Kbps:
+		return trimFloat(float64(r)/float64(Kbps)) + "Kbps"
+	default:
+		return strconv.FormatInt(int64(r), 10) + "bps"
+	}
+}
+
+// Gbps returns r in gigabits per second as a float.
+func (r BitRate) Gbps() float64 { return float64(r) / float64(Gbps) }
+
+// TxTime returns the time to serialize n bytes at rate r, rounded up to the
+// next picosecond. It is exact for any n and r that fit in int64, and returns
+// MaxTime for a zero or negative rate.
+func (r BitRate) TxTime(n Bytes) Time {
+	if r <= 0 {
+		return MaxTime
+	}
+	if n <= 0 {
+		return 0
+	}
+	// ps = n * 8e12 / r, computed in 128 bits.
+	hi, lo := bits.Mul64(uint64(n), 8*uint64(Second))
+	if hi >= uint64(r) {
+		return MaxTime
+	}
+	q, rem := bits.Div64(hi, lo, uint64(r))
+	if rem != 0 {
+		q++
+	}
+	if q > math.MaxInt64 {
+		return MaxTime
+	}
+	return Time(q)
+}
+
+// BytesIn returns how many whole bytes rate r carries in duration d.
+func (r BitRate) BytesIn(d Time) Bytes {
+	if r <= 0 || d <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(r), uint64(d))
+	div := 8 * uint64(Second)
+	if hi >= div {
+		return Bytes(math.MaxInt64)
+	}
+	q, _ := bits.Div64(hi, lo, div)
+	return Bytes(q)
+}
+
+// Length is a cable length in millimetres.
+type Length int64
+
+// Length units.
+const (
+	Millimetre Length = 1
+	Metre      Length = 1000
+	Kilometre  Length = 1000 * Metre
+)
+
+// Metres returns l in metres.
+func (l Length) Metres() float64 { return float64(l) / float64(Metre) }
+
+// String formats l in metres, e.g. "300m" or "2.5m".
+func (l Length) String() string { return trimFloat(l.Metres()) + "m" }
+
+// PropagationPerMetre is the signal delay in fibre or copper, about 5 ns/m.
+const PropagationPerMetre = 5 * Nanosecond
+
+// Delay returns the one-way propagation delay over the cable.
+func (l Length) Delay() Time { return Time(l) * PropagationPerMetre / Time(Metre) }
+
+func trimFloat(f float64) string {
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// A ParseError says which text failed to parse and what was expected.
+type ParseError struct {
+	Text     string
+	Expected string
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("invalid %s %q", e.Expected, e.Text)
+}
+
+// splitNumber splits "2.5us" into 2.5 and "us", tolerating spaces between.
+func splitNumber(s string) (float64, string, bool) {
+	s = strings.TrimSpace(s)
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.' || s[i] == '-' || s[i] == '+' || s[i] == 'e' && i > 0 && i+1 < len(s) && (s[i+1] >= '0' && s[i+1] <= '9' || s[i+1] == '-' || s[i+1] == '+')) {
+		i++
+	}
+	if i == 0 {
+		return 0, "", false
+	}
+	f, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, "", false
+	}
+	return f, strings.TrimSpace(s[i:]), true
+}
+
+func scaled(f float64, mult int64, max int64) (int64, bool) {
+	v := f * float64(mult)
+	if v < 0 || v > float64(max) || math.IsNaN(v) {
+		return 0, false
+	}
+	return int64(math.Round(v)), true
+}
+
+// ParseTime parses a duration such as "2us", "1.5 ms", "300ns", "500ps",
+// "2µs" or "1s". A unit is required; the value must not be negative.
+func ParseTime(s string) (Time, error) {
+	const exp = "duration (a number and a unit: ps, ns, us, ms, s)"
+	f, u, ok := splitNumber(s)
+	if !ok {
+		return 0, &ParseError{s, exp}
+	}
+	var mult Time
+	switch strings.ToLower(u) {
+	case "ps":
+		mult = Picosecond
+	case "ns":
+		mult = Nanosecond
+	case "us", "µs", "μs":
+		mult = Microsecond
+	case "ms":
+		mult = Millisecond
+	case "s", "sec":
+		mult = Second
+	default:
+		return 0, &ParseError{s, exp}
+	}
+	v, ok := scaled(f, int64(mult), math.MaxInt64/2)
+	if !ok {
+		return 0, &ParseError{s, exp + ", not negative"}
+	}
+	return Time(v), nil
+}
+
+// ParseBytes parses a size such as "4KiB", "9000", "1.5MB", "64 B" or
+// "2GiB". K, M, G and T are decimal (powers of 1000); Ki, Mi, Gi and Ti are
+// binary. A bare number means bytes. The value must not be negative.
+func ParseBytes(s string) (Bytes, error) {
+	const exp = "size (a number and an optional unit: B, KB, KiB, MB, MiB, GB, GiB)"
+	f, u, ok := splitNumber(s)
+	if !ok {
+		return 0, &ParseError{s, exp}
+	}
+	var mult int64
+	switch strings.TrimSuffix(strings.ToLower(u), "b") {
+	case "":
+		mult = 1
+	case "k":
+		mult = int64(KB)
+	case "m":
+		mult = int64(MB)
+	case "g":
+		mult = int64(GB)
+	case "t":
+		mult = 1000 * int64(GB)
+	case "ki":
+		mult = int64(KiB)
+	case "mi":
+		mult = int64(MiB)
+	case "gi":
+		mult = int64(GiB)
+	case "ti":
+		mult = 1024 * int64(GiB)
+	default:
+		return 0, &ParseError{s, exp}
+	}
+	if strings.HasSuffix(u, "b") && len(u) > 1 {
+		// "Kb" is kilobits: refuse rather than guess.
+		return 0, &ParseError{s, exp + " (lower-case b means bits)"}
+	}
+	v, ok := scaled(f, mult, math.MaxInt64/2)
+	if !ok {
+		return 0, &ParseError{s, exp + ", not negative"}
+	}
+	return Bytes(v), nil
+}
+
+// ParseRate parses a bit rate such as "100G", "400Gbps", "25 Gb/s",
+// "100Gbit/s" or "800M". A bare number means bits per second. The value must
+// not be negative.
+func ParseRate(s string) (BitRate, error) {
+	const exp = "bit rate (a number and a unit: G, Gbps, Gb/s, M, Mbps)"
+	f, u, ok := splitNumber(s)
+	if !ok {
+		return 0, &ParseError{s, exp}
+	}
+	l := strings.ToLower(u)
+	for _, suf := range []string{"bps", "bit/s", "b/s"} {
+		if strings.HasSuffix(l, suf) {
+			l = strings.TrimSuffix(l, suf)
+			break
+		}
+	}
+	var mult int64
+	switch l {
+	case "":
+		mult = 1
+	case "k":
+		mult = int64(Kbps)
+	case "m":
+		mult = int64(Mbps)
+	case "g":
+		mult = int64(Gbps)
+	case "t":
+		mult = 1000 * int64(Gbps)
+	default:
+		return 0, &ParseError{s, exp}
+	}
+	v, ok := scaled(f, mult, math.MaxInt64/2)
+	if !ok {
+		return 0, &ParseError{s, exp + ", not negative"}
+	}
+	return BitRate(v), nil
+}
+
+// ParseLength parses a cable length such as "300m", "3 m", "1.5km" or
+// "50cm". The value must not be negative.
+func ParseLength(s string) (Length, error) {
+	const exp = "length (a number and a unit: mm, cm, m, km)"
+	f, u, ok := splitNumber(s)
+	if !ok {
+		return 0, &ParseError{s, exp}
+	}
+	var mult Length
+	switch strings.ToLower(u) {
+	case "mm":
+		mult = Millimetre
+	case "cm":
+		mult = 10 * Millimetre
+	case "m":
+		mult = Metre
+	case "km":
+		mult = Kilometre
+	default:
+		return 0, &ParseError{s, exp}
+	}
+	v, ok := scaled(f, int64(mult), math.MaxInt64/2)
+	if !ok {
+		return 0, &ParseError{s, exp + ", not negative"}
+	}
+	return Length(v), nil
+}

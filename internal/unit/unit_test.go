@@ -1,0 +1,115 @@
+package unit
+
+import (
+	"testing"
+)
+
+func TestParseRate(t *testing.T) {
+	cases := map[string]BitRate{
+		"100G": 100 * Gbps, "400Gbps": 400 * Gbps, "25 Gb/s": 25 * Gbps,
+		"100Gbit/s": 100 * Gbps, "800M": 800 * Mbps, "12.5G": 12500 * Mbps, "1000": 1000,
+	}
+	for in, want := range cases {
+		got, err := ParseRate(in)
+		if err != nil || got != want {
+			t.Errorf("ParseRate(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "fast", "100X", "-1G", "G100", "1e400G"} {
+		if _, err := ParseRate(bad); err == nil {
+			t.Errorf("ParseRate(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	cases := map[string]Time{
+		"2us": 2 * Microsecond, "1.5 ms": 1500 * Microsecond, "300ns": 300 * Nanosecond,
+		"500ps": 500, "2µs": 2 * Microsecond, "1s": Second, "0.1us": 100 * Nanosecond,
+	}
+	for in, want := range cases {
+		got, err := ParseTime(in)
+		if err != nil || got != want {
+			t.Errorf("ParseTime(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "2", "2 parsecs", "-1us", "us"} {
+		if _, err := ParseTime(bad); err == nil {
+			t.Errorf("ParseTime(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	cases := map[string]Bytes{
+		"4KiB": 4096, "4KB": 4000, "9000": 9000, "1.5MB": 1500000, "64 B": 64,
+		"2GiB": 2 << 30, "32MiB": 32 << 20, "1k": 1000,
+	}
+	for in, want := range cases {
+		got, err := ParseBytes(in)
+		if err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "-4KiB", "4Kb", "4 bananas", "KiB"} {
+		if _, err := ParseBytes(bad); err == nil {
+			t.Errorf("ParseBytes(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseLength(t *testing.T) {
+	cases := map[string]Length{"300m": 300 * Metre, "3 m": 3 * Metre, "1.5km": 1500 * Metre, "50cm": 500}
+	for in, want := range cases {
+		got, err := ParseLength(in)
+		if err != nil || got != want {
+			t.Errorf("ParseLength(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := ParseLength("300"); err == nil {
+		t.Error("ParseLength without unit accepted")
+	}
+}
+
+func TestTxTime(t *testing.T) {
+	// One byte is 80 ps at 100G, 20 ps at 400G, 320 ps at 25G.
+	for _, c := range []struct {
+		r    BitRate
+		n    Bytes
+		want Time
+	}{
+		{100 * Gbps, 1, 80}, {400 * Gbps, 1, 20}, {25 * Gbps, 1, 320},
+		{100 * Gbps, 4096 + 78, (4096 + 78) * 80},
+		{3 * Gbps, 1, 2667}, // 2666.67 rounds up
+		{100 * Gbps, 1 << 40, Time(1<<40) * 80},
+		{0, 10, MaxTime},
+	} {
+		if got := c.r.TxTime(c.n); got != c.want {
+			t.Errorf("%v.TxTime(%d) = %d, want %d", c.r, c.n, got, c.want)
+		}
+	}
+	if got := (100 * Gbps).BytesIn(Microsecond); got != 12500 {
+		t.Errorf("100G carries %d B in 1us, want 12500", got)
+	}
+}
+
+func TestDelay(t *testing.T) {
+	if got := (300 * Metre).Delay(); got != 1500*Nanosecond {
+		t.Errorf("300m delay = %v, want 1.5us", got)
+	}
+}
+
+func TestStringsRoundTrip(t *testing.T) {
+	for _, b := range []Bytes{0, 1, 1000, 1024, 4096, 9000, 3 << 20, 2 * GB} {
+		got, err := ParseBytes(b.String())
+		if err != nil || got != b {
+			t.Errorf("Bytes %d -> %q -> %d, %v", b, b.String(), got, err)
+		}
+	}
+	if s := (2500 * Nanosecond).String(); s != "2.5us" {
+		t.Errorf("Time string %q", s)
+	}
+	if s := (100 * Gbps).String(); s != "100Gbps" {
+		t.Errorf("rate string %q", s)
+	}
+}
