@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"rocelab/internal/ingest"
 )
 
 // Severity grades a finding.
@@ -90,20 +92,9 @@ func (l Layer) Question() string {
 // MarshalJSON writes the layer as its name.
 func (l Layer) MarshalJSON() ([]byte, error) { return json.Marshal(l.String()) }
 
-// Evidence is one input line a finding rests on.
-type Evidence struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-	Text string `json:"text"`
-}
-
-// String formats the evidence as "file:line: text".
-func (e Evidence) String() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Text)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Text)
-}
+// Evidence is one input line a finding rests on. Parsers record it as they
+// read, so it is defined by package ingest.
+type Evidence = ingest.Evidence
 
 // A Finding is one diagnosis.
 type Finding struct {

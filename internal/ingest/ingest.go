@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+
+	"rocelab/internal/unit"
 )
 
 // Kind names an artifact format. The values are stable and appear in JSON.
@@ -31,6 +33,39 @@ const (
 	KindMlnxQoS    Kind = "mlnx-qos"
 	KindDmesg      Kind = "dmesg"
 )
+
+// Evidence is one input line: where it is and what it says. Parsers keep
+// the lines their artifacts rest on so that findings can cite them.
+type Evidence struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+}
+
+// String formats the evidence as "file:line: text".
+func (e Evidence) String() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Text)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Text)
+}
+
+// At returns the evidence for line l of src.
+func At(src string, l Line) Evidence { return Evidence{File: src, Line: l.Num, Text: l.Text} }
+
+// A LinkSpeed is a NIC line rate an artifact states, with where it says so.
+type LinkSpeed struct {
+	Device   string // e.g. "mlx5_0" or "eth2"; may be empty
+	Rate     unit.BitRate
+	Evidence Evidence
+}
+
+// A LinkSpeeder is an artifact that states NIC line rates (ibv_devinfo
+// active_speed, ethtool, perftest, NCCL's virtual-device speed, dmesg).
+// Bandwidth rules use it when --nic-speed is not given.
+type LinkSpeeder interface {
+	LinkSpeeds() []LinkSpeed
+}
 
 // An Artifact is what one parser recognised in one input.
 type Artifact interface {
