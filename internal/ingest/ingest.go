@@ -67,6 +67,39 @@ type LinkSpeeder interface {
 	LinkSpeeds() []LinkSpeed
 }
 
+// A GIDUse is a GID index that an application or tool was told to use or
+// reports using (NCCL_IB_GID_INDEX echoed in an NCCL log, perftest's "GID
+// index" banner field).
+type GIDUse struct {
+	Host     string // host name when the artifact says it, else ""
+	Device   string // e.g. "mlx5_0", else ""
+	Index    int
+	Evidence Evidence
+}
+
+// A GIDUser is an artifact that states which GID indices are in use.
+type GIDUser interface {
+	GIDUses() []GIDUse
+}
+
+// A GIDEntry is one row of a port's GID table (show_gids, ibv_devinfo -v).
+type GIDEntry struct {
+	Host     string // host name when the artifact says it, else ""
+	Device   string // e.g. "mlx5_0"
+	Port     int
+	Index    int
+	GID      string // as printed, e.g. "0000:0000:0000:0000:0000:ffff:0b00:0048" or "::ffff:11.0.0.72"
+	IPv4     string // the IPv4 address when the GID is IPv4-mapped, else ""
+	Version  string // "v1", "v2", or "" when the table does not say
+	Netdev   string // e.g. "ens3np0", else ""
+	Evidence Evidence
+}
+
+// A GIDTabler is an artifact that lists GID table rows.
+type GIDTabler interface {
+	GIDEntries() []GIDEntry
+}
+
 // An Artifact is what one parser recognised in one input.
 type Artifact interface {
 	// Kind names the format.
