@@ -36,7 +36,8 @@ func TestRunDefaultJSONIsDeterministic(t *testing.T) {
 		Totals map[string]any `json:"totals"`
 		Flows  []struct {
 			ID          int      `json:"id"`
-			Src, Dst    string   `json:"src"`
+			Src         string   `json:"src"`
+			Dst         string   `json:"dst"`
 			Bytes       int64    `json:"bytes"`
 			FCTUS       *float64 `json:"fct_us"`
 			GoodputGbps float64  `json:"goodput_gbps"`

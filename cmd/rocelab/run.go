@@ -73,7 +73,7 @@ ethtool -S file per port, which 'rocelab diagnose' reads like a real dump.`,
 			if err != nil {
 				return &exitError{code: 2, err: fmt.Errorf("%s: %w", s.File, err)}
 			}
-			slog.Info("running", "scenario", s.Name, "seed", s.Seed, "hosts", len(s.Topo.Hosts), "flows", len(s.Flows),
+			slog.Info("running", "scenario", s.Name, "seed", s.Seed, "hosts", len(s.Topo.Hosts), "flows", len(tw.Flows),
 				"est_packet_hops", est.PacketHops, "est_memory", fmt.Sprint(est.Memory))
 			wall := time.Now()
 			end := runWithProgress(tw, cmd.ErrOrStderr())

@@ -29,27 +29,23 @@ const FiveTuple = HashSrcIP | HashDstIP | HashSrcPort | HashDstPort | HashProto
 // neighbouring values spread and a different seed reorders choices.
 func ECMPHash(seed uint64, fields HashField, p *packet.Packet) uint64 {
 	h := seed ^ 0x9e3779b97f4a7c15
-	mix := func(v uint64) {
-		hi, lo := bits.Mul64(h^v, 0xbf58476d1ce4e5b9)
-		h = hi ^ lo
-	}
 	if fields&HashSrcIP != 0 {
-		mix(uint64(p.Src) | 1<<40)
+		h = mix(h, uint64(p.Src)|1<<40)
 	}
 	if fields&HashDstIP != 0 {
-		mix(uint64(p.Dst) | 2<<40)
+		h = mix(h, uint64(p.Dst)|2<<40)
 	}
 	if fields&HashSrcPort != 0 {
-		mix(uint64(p.SrcPort) | 3<<40)
+		h = mix(h, uint64(p.SrcPort)|3<<40)
 	}
 	if fields&HashDstPort != 0 {
-		mix(packet.RoCEPort | 4<<40)
+		h = mix(h, packet.RoCEPort|4<<40)
 	}
 	if fields&HashProto != 0 {
-		mix(17 | 5<<40)
+		h = mix(h, 17|5<<40)
 	}
 	if fields&HashDstQP != 0 {
-		mix(uint64(p.DstQP) | 6<<40)
+		h = mix(h, uint64(p.DstQP)|6<<40)
 	}
 	h ^= h >> 33
 	h *= 0xff51afd7ed558ccd
@@ -57,4 +53,10 @@ func ECMPHash(seed uint64, fields HashField, p *packet.Packet) uint64 {
 	h *= 0xc4ceb9fe1a85ec53
 	h ^= h >> 33
 	return h
+}
+
+// mix folds one field into the hash state.
+func mix(h, v uint64) uint64 {
+	hi, lo := bits.Mul64(h^v, 0xbf58476d1ce4e5b9)
+	return hi ^ lo
 }

@@ -56,6 +56,7 @@ type Port struct {
 	// response is how long after a PFC frame arrives its effect begins.
 	response unit.Time
 	pause    [8]pauseState
+	pausing  uint8 // priorities with a pause state open (bit p = pause[p].active)
 	wakeID   sim.EventID
 	wakeAt   unit.Time
 
@@ -158,6 +159,9 @@ func (pt *Port) Handle(now unit.Time, tag uint64) {
 // pausedMask returns the priorities the port may not send now, expiring
 // pauses whose time is up.
 func (pt *Port) pausedMask(now unit.Time) uint8 {
+	if pt.pausing == 0 {
+		return 0
+	}
 	var m uint8
 	for p := range pt.pause {
 		ps := &pt.pause[p]
@@ -277,6 +281,7 @@ func (pt *Port) applyPause(now unit.Time, f *packet.Packet) {
 				ps.since = now // a gap ends the run of back-to-back pauses
 			}
 			ps.active, ps.start, ps.end = true, now, now+pt.QuantaTime(q)
+			pt.pausing |= 1 << prio
 			pt.Counters.RxPauseTransition[prio]++
 		}
 		pt.watchdog.onPause(pt, now, prio, q)
@@ -294,6 +299,7 @@ func (pt *Port) closePause(prio int, t unit.Time) {
 	}
 	ps.active = false
 	ps.end = t
+	pt.pausing &^= 1 << prio
 }
 
 // finish books the pause time of pauses still in effect at the end of a

@@ -198,7 +198,7 @@ func headrooms(net *fabric.Network) []int64 {
 }
 
 func flowOf(tw *scenario.Twin, f *fabric.Flow) Flow {
-	spec := tw.Scenario.Flows[f.ID]
+	spec := tw.Flows[f.ID]
 	out := Flow{
 		ID: f.ID, Name: spec.Name, Src: tw.Hosts[f.Src].Name(), Dst: tw.Hosts[f.Dst].Name(),
 		Bytes: f.Bytes, Priority: f.Prio, StartUS: us(f.StartedAt), Delivered: f.Delivered, Dropped: f.Dropped,

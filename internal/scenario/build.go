@@ -13,7 +13,10 @@ import (
 // Twin is an assembled, runnable scenario.
 type Twin struct {
 	Scenario *Scenario
-	Net      *fabric.Network
+	// Flows are the scenario's flows expanded with its seed, indexed like
+	// the network's.
+	Flows []FlowSpec
+	Net   *fabric.Network
 	Hosts    []*nic.Standin
 	// Nodes maps topology node index to the fabric node.
 	Nodes []fabric.Node
@@ -22,7 +25,7 @@ type Twin struct {
 // Build assembles the fabric, hosts, flows and faults of s.
 func Build(s *Scenario) (*Twin, error) {
 	net := fabric.NewNetwork(s.Seed)
-	tw := &Twin{Scenario: s, Net: net}
+	tw := &Twin{Scenario: s, Net: net, Flows: s.Expand()}
 	ports := make([][]*fabric.Port, len(s.Topo.Nodes))
 	routes := s.Topo.Routes()
 	hostCfg := nic.Config{MTU: s.Host.MTU, VLAN: s.Host.VLAN, ECT: s.Host.ECN, DSCPToPrio: s.Host.DSCPToPrio, Trust: s.Host.Trust}
@@ -56,7 +59,7 @@ func Build(s *Scenario) (*Twin, error) {
 	}
 	net.Lossless = s.Switch.PFC.Priorities
 	sport := net.Streams.Stream("flows/udp-sport")
-	for i, f := range s.Flows {
+	for i, f := range tw.Flows {
 		after := make([]int32, len(f.After))
 		for j, a := range f.After {
 			after[j] = int32(a)

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"rocelab/internal/fabric"
-	"rocelab/internal/unit"
 )
 
 // markLog records every ECN decision at a switch.
@@ -103,17 +102,7 @@ func permutation(t *testing.T, seed uint64, qps int, hash fabric.HashField) (*Tw
 	s := example(t, "leafspine-permutation")
 	s.Seed = seed
 	s.Switch.HashFields = hash
-	if qps > 1 {
-		var flows []FlowSpec
-		for _, f := range s.Flows {
-			for q := 0; q < qps; q++ {
-				g := f
-				g.Bytes = f.Bytes / unit.Bytes(qps)
-				flows = append(flows, g)
-			}
-		}
-		s.Flows = flows
-	}
+	s.Generators[0].QPs = qps
 	tw, _ := run(t, s)
 	var loads []float64
 	for _, sw := range tw.Net.Switches[:8] { // leaves

@@ -32,7 +32,8 @@ const (
 func (s *Scenario) Estimate() Estimate {
 	var e Estimate
 	hops := s.hopCounter()
-	for _, f := range s.Flows {
+	flows := s.Expand()
+	for _, f := range flows {
 		pk := (int64(f.Bytes) + int64(s.Host.MTU) - 1) / int64(s.Host.MTU)
 		e.Packets += pk
 		e.PacketHops += pk * int64(hops(f.Src, f.Dst))
@@ -51,7 +52,7 @@ func (s *Scenario) Estimate() Estimate {
 	inFlight = min(inFlight, e.Packets)
 	mem := int64(nPorts)*bytesPerPort +
 		int64(nSwitch)*int64(len(s.Topo.Hosts))*bytesPerRouteEntry +
-		int64(len(s.Flows))*bytesPerFlow +
+		int64(len(flows))*bytesPerFlow +
 		inFlight*bytesPerPacket +
 		// sampled series: at worst every queue of every switch port
 		int64(nPorts)*8*samples*bytesPerSample/4

@@ -149,7 +149,7 @@ func FuzzLoad(f *testing.F) {
 			}
 			return
 		}
-		if s.Topo == nil || len(s.Flows) == 0 {
+		if s.Topo == nil || len(s.Flows)+len(s.Generators) == 0 {
 			t.Fatal("accepted a scenario without topology or flows")
 		}
 	})

@@ -30,9 +30,11 @@ type Scenario struct {
 	Topo   *topo.Topology
 	Switch SwitchSpec
 	Host   HostSpec
-	// Flows are the explicit flows followed by the generated ones.
-	Flows  []FlowSpec
-	Faults []FaultSpec
+	// Flows are the explicit flows; Generators make more when the
+	// scenario is expanded (see Expand).
+	Flows      []FlowSpec
+	Generators []GeneratorSpec
+	Faults     []FaultSpec
 	// SampleInterval is how often queue depths are sampled.
 	SampleInterval unit.Time
 }

@@ -110,7 +110,7 @@ func execScript(t *testing.T, tw **Twin, cmd, input string) string {
 		if err != nil {
 			return "error: " + err.Error()
 		}
-		fmt.Fprintf(&b, "%d hosts, %d switches, %d flows", len(s.Topo.Hosts), len((*tw).Net.Switches), len(s.Flows))
+		fmt.Fprintf(&b, "%d hosts, %d switches, %d flows", len(s.Topo.Hosts), len((*tw).Net.Switches), len((*tw).Flows))
 	case "run":
 		net := (*tw).Net
 		if u, ok := kv["until"]; ok {
@@ -129,7 +129,7 @@ func execScript(t *testing.T, tw **Twin, cmd, input string) string {
 			if d, ok := f.FCT(); ok {
 				fct = "fct " + d.String()
 			}
-			fmt.Fprintf(&b, "%s: delivered %d dropped %d %s\n", (*tw).Scenario.Flows[i].Name, f.Delivered, f.Dropped, fct)
+			fmt.Fprintf(&b, "%s: delivered %d dropped %d %s\n", (*tw).Flows[i].Name, f.Delivered, f.Dropped, fct)
 		}
 	case "queues":
 		for _, sw := range (*tw).Net.Switches {

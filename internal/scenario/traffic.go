@@ -83,18 +83,35 @@ func (c *conv) traffic(s *Scenario, t *rawTraffic) {
 		names[f.Name] = len(s.Flows)
 		s.Flows = append(s.Flows, f)
 	}
-	streams := sim.NewStreams(s.Seed)
 	for i, r := range t.Generators {
-		path := fmt.Sprintf("traffic.generators[%d]", i)
-		if r == nil {
-			continue
+		if r != nil {
+			c.generator(s, r, fmt.Sprintf("traffic.generators[%d]", i))
 		}
-		c.generate(s, r, path, streams.Stream("traffic/"+strconv.Itoa(i)))
 	}
 }
 
-// generate expands one generator into flows.
-func (c *conv) generate(s *Scenario, r *rawGenerator, path string, rng *sim.Rand) {
+// GeneratorSpec is a validated traffic generator. Its random parts (the
+// permutation, start jitter) are drawn when the scenario is expanded, from
+// the seed in effect then.
+type GeneratorSpec struct {
+	Kind   string
+	Name   string
+	Bytes  unit.Bytes
+	QPs    int
+	Jitter unit.Time
+	// Hosts are the members of a permutation or all-to-all; Senders and
+	// Receiver those of an incast.
+	Hosts    []int
+	Senders  []int
+	Receiver int
+	Start    unit.Time
+	DSCP     uint8
+	Priority uint8
+	Rate     unit.BitRate
+}
+
+// generator validates one generator.
+func (c *conv) generator(s *Scenario, r *rawGenerator, path string) {
 	hosts := len(s.Topo.Hosts)
 	kind := c.choice(r.Kind, path+".kind", "", "permutation", "incast", "all-to-all")
 	if kind == "" {
@@ -104,88 +121,99 @@ func (c *conv) generate(s *Scenario, r *rawGenerator, path string, rng *sim.Rand
 		return
 	}
 	d := c.flowCommon(s, path, r.Start, r.DSCP, r.Priority, r.Rate)
-	size := c.bytes(r.Bytes, path+".bytes", 0)
-	if _, ok := c.scalar(r.Bytes, path+".bytes"); !ok || size == 0 {
+	g := GeneratorSpec{
+		Kind: kind, Start: d.start, DSCP: d.dscp, Priority: d.prio, Rate: d.rate,
+		Bytes:  c.bytes(r.Bytes, path+".bytes", 0),
+		QPs:    int(c.integer(r.QPs, path+".qps", 1, 1, 64)),
+		Jitter: c.duration(r.Jitter, path+".jitter", 0),
+		Name:   c.text(r.Name, path+".name", fmt.Sprintf("g%d", len(s.Generators))),
+	}
+	if _, ok := c.scalar(r.Bytes, path+".bytes"); !ok || g.Bytes == 0 {
 		c.fail(r.Bytes, path+".bytes", "missing: expected a positive size such as 8MiB")
 	}
-	qps := int(c.integer(r.QPs, path+".qps", 1, 1, 64))
-	jitter := c.duration(r.Jitter, path+".jitter", 0)
-	prefix := c.text(r.Name, path+".name", fmt.Sprintf("g%d", len(s.Flows)))
-	members := c.hostSet(r.Hosts, path+".hosts", hosts)
-	if len(c.errs) > 0 {
-		return
-	}
-	add := func(src, dst int) {
-		start := d.start
-		if jitter > 0 {
-			// Real NICs never start in the same picosecond: spread the
-			// pair's start uniformly over [start, start+jitter).
-			start += unit.Time(rng.Uint64() % uint64(jitter))
-		}
-		for q := 0; q < qps; q++ {
-			b := size / unit.Bytes(qps)
-			if q == 0 {
-				b += size % unit.Bytes(qps)
-			}
-			s.Flows = append(s.Flows, FlowSpec{
-				Name: fmt.Sprintf("%s-h%d-h%d-q%d", prefix, src, dst, q),
-				Src:  src, Dst: dst, Bytes: b,
-				Start: start, DSCP: d.dscp, Priority: d.prio, Rate: d.rate,
-			})
-		}
-	}
 	switch kind {
-	case "permutation":
-		if len(members) < 2 {
-			c.fail(r.Hosts, path+".hosts", "a permutation needs at least 2 hosts")
-			return
-		}
-		perm := derangement(len(members), rng)
-		for i, j := range perm {
-			add(members[i], members[j])
-		}
-	case "all-to-all":
-		if len(members) < 2 {
-			c.fail(r.Hosts, path+".hosts", "all-to-all needs at least 2 hosts")
-			return
-		}
-		for _, a := range members {
-			for _, b := range members {
-				if a != b {
-					add(a, b)
-				}
-			}
+	case "permutation", "all-to-all":
+		g.Hosts = c.hostSet(r.Hosts, path+".hosts", hosts)
+		if len(g.Hosts) < 2 {
+			c.fail(r.Hosts, path+".hosts", "a %s needs at least 2 hosts", kind)
 		}
 	case "incast":
-		recv := c.hostRef(r.Receiver, path+".receiver", hosts)
-		if recv < 0 {
+		g.Receiver = c.hostRef(r.Receiver, path+".receiver", hosts)
+		if g.Receiver < 0 {
 			return
 		}
-		var senders []int
 		if items, ok := c.list(r.Senders, path+".senders"); ok && len(items) == 1 {
 			if txt, _ := c.scalar(items[0], path+".senders"); txt != "" && txt[0] != 'h' {
 				n := int(c.integer(items[0], path+".senders", 1, 1, int64(hosts-1)))
-				for h := 0; len(senders) < n && h < hosts; h++ {
-					if h != recv {
-						senders = append(senders, h)
+				for h := 0; len(g.Senders) < n && h < hosts; h++ {
+					if h != g.Receiver {
+						g.Senders = append(g.Senders, h)
 					}
 				}
 			}
 		}
-		if senders == nil {
-			senders = c.hostSet(r.Senders, path+".senders", hosts)
+		if g.Senders == nil {
+			g.Senders = c.hostSet(r.Senders, path+".senders", hosts)
 		}
-		for _, h := range senders {
-			if h == recv {
-				c.fail(r.Senders, path+".senders", "the receiver h%d cannot also be a sender", recv)
+		for _, h := range g.Senders {
+			if h == g.Receiver {
+				c.fail(r.Senders, path+".senders", "the receiver h%d cannot also be a sender", g.Receiver)
 				return
 			}
-			add(h, recv)
 		}
-		if len(senders) == 0 && len(c.errs) == 0 {
+		if len(g.Senders) == 0 && len(c.errs) == 0 {
 			c.fail(r.Senders, path+".senders", "missing: expected a sender count or a list of hosts")
 		}
 	}
+	s.Generators = append(s.Generators, g)
+}
+
+// Expand returns the scenario's flows: the explicit flows, then each
+// generator's, drawn from the named stream "traffic/<index>" of s.Seed.
+func (s *Scenario) Expand() []FlowSpec {
+	flows := append([]FlowSpec(nil), s.Flows...)
+	streams := sim.NewStreams(s.Seed)
+	for i, g := range s.Generators {
+		rng := streams.Stream("traffic/" + strconv.Itoa(i))
+		add := func(src, dst int) {
+			start := g.Start
+			if g.Jitter > 0 {
+				// Real NICs never start in the same picosecond: spread the
+				// pair's start uniformly over [start, start+jitter).
+				start += unit.Time(rng.Uint64() % uint64(g.Jitter))
+			}
+			for q := 0; q < g.QPs; q++ {
+				b := g.Bytes / unit.Bytes(g.QPs)
+				if q == 0 {
+					b += g.Bytes % unit.Bytes(g.QPs)
+				}
+				flows = append(flows, FlowSpec{
+					Name: fmt.Sprintf("%s-h%d-h%d-q%d", g.Name, src, dst, q),
+					Src:  src, Dst: dst, Bytes: b,
+					Start: start, DSCP: g.DSCP, Priority: g.Priority, Rate: g.Rate,
+				})
+			}
+		}
+		switch g.Kind {
+		case "permutation":
+			for i, j := range derangement(len(g.Hosts), rng) {
+				add(g.Hosts[i], g.Hosts[j])
+			}
+		case "all-to-all":
+			for _, a := range g.Hosts {
+				for _, b := range g.Hosts {
+					if a != b {
+						add(a, b)
+					}
+				}
+			}
+		case "incast":
+			for _, h := range g.Senders {
+				add(h, g.Receiver)
+			}
+		}
+	}
+	return flows
 }
 
 // hostSet parses a list of hosts; absent means every host.
