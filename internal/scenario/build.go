@@ -17,7 +17,7 @@ type Twin struct {
 	// the network's.
 	Flows []FlowSpec
 	Net   *fabric.Network
-	Hosts    []*nic.Standin
+	Hosts []*nic.Standin
 	// Nodes maps topology node index to the fabric node.
 	Nodes []fabric.Node
 }

@@ -192,4 +192,3 @@ func execScript(t *testing.T, tw **Twin, cmd, input string) string {
 	}
 	return b.String()
 }
-
