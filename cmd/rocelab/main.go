@@ -68,6 +68,8 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(
+		newRunCmd(),
+		newExamplesCmd(),
 		newDiagnoseCmd(),
 	)
 	return root

@@ -1,0 +1,94 @@
+package fabric
+
+// pgState is one ingress priority group's buffer use.
+type pgState struct {
+	min, shared, headroom int64
+	headroomCap           int64
+}
+
+// buffer is a switch's shared buffer in the SONiC/SAI model: a per-PG
+// reserved minimum, a shared pool whose admission uses a dynamic threshold
+// (a PG may hold at most alpha × the free shared space), and for lossless
+// PGs a headroom that absorbs what arrives between XOFF and the upstream
+// stopping.
+//
+// A PG's occupancy is one count split into regions that fill in order —
+// minimum, shared, headroom — and empty in the reverse order, whichever
+// packet leaves: the headroom in use is the part of the occupancy above
+// what the shared pool admitted, as in switch ASICs. So a PG that spilled
+// into headroom drains it first and can send XON as soon as its occupancy
+// falls back under the threshold.
+type buffer struct {
+	size       int64
+	sharedSize int64
+	sharedUsed int64
+	reserve    int64
+	alpha      float64 // lossless PGs
+	alphaLossy float64 // lossy egress queues
+	xonOffset  int64
+	pg         []pgState // port*8 + priority
+}
+
+// threshold is the dynamic shared-buffer limit for a PG or queue.
+func (b *buffer) threshold(alpha float64) int64 {
+	return int64(alpha * float64(b.sharedSize-b.sharedUsed))
+}
+
+// admitLossless charges a lossless packet of size bytes to its ingress PG,
+// or reports that the headroom overflowed.
+func (b *buffer) admitLossless(pgi int, size int64) bool {
+	g := &b.pg[pgi]
+	switch {
+	case g.headroom == 0 && g.min+size <= b.reserve:
+		g.min += size
+	case g.headroom == 0 && g.shared+size <= b.threshold(b.alpha) && b.sharedUsed+size <= b.sharedSize:
+		g.shared += size
+		b.sharedUsed += size
+	case g.headroom+size <= g.headroomCap:
+		g.headroom += size
+	default:
+		return false
+	}
+	return true
+}
+
+// admitLossy charges a lossy packet to the shared pool if its egress
+// queue, holding queued bytes, stays under the lossy dynamic threshold.
+func (b *buffer) admitLossy(queued, size int64) bool {
+	if queued+size <= b.threshold(b.alphaLossy) && b.sharedUsed+size <= b.sharedSize {
+		b.sharedUsed += size
+		return true
+	}
+	return false
+}
+
+// release credits size bytes leaving a PG: headroom first, then shared,
+// then the minimum.
+func (b *buffer) release(pgi int, size int64, lossless bool) {
+	if !lossless {
+		b.sharedUsed -= size
+		return
+	}
+	g := &b.pg[pgi]
+	r := min(g.headroom, size)
+	g.headroom -= r
+	size -= r
+	r = min(g.shared, size)
+	g.shared -= r
+	b.sharedUsed -= r
+	g.min -= size - r
+}
+
+// wantXOFF reports whether a lossless PG should hold its upstream off: it
+// has spilled into headroom, or its shared use reached the threshold.
+func (b *buffer) wantXOFF(pgi int) bool {
+	g := &b.pg[pgi]
+	return g.headroom > 0 || g.shared >= b.threshold(b.alpha)
+}
+
+// wantXON reports whether a held-off PG may release its upstream: its
+// headroom is empty and its shared use is an offset below the threshold.
+func (b *buffer) wantXON(pgi int) bool {
+	g := &b.pg[pgi]
+	return g.headroom == 0 && g.shared+b.xonOffset <= b.threshold(b.alpha)
+}

@@ -1,0 +1,147 @@
+package fabric
+
+import (
+	"strconv"
+
+	"rocelab/internal/packet"
+	"rocelab/internal/unit"
+)
+
+// DropReason says why a switch dropped a packet.
+type DropReason uint8
+
+// Drop reasons.
+const (
+	// DropLossyOverflow: a lossy-class packet found no room in the shared
+	// buffer under its dynamic threshold.
+	DropLossyOverflow DropReason = iota
+	// DropHeadroomOverflow: a lossless-class packet arrived after XOFF and
+	// found its priority group's headroom full — the headroom is too small
+	// for the cable, MTU and peer response time.
+	DropHeadroomOverflow
+	// DropWatchdog: the PFC watchdog declared a pause storm and drops the
+	// queue's packets.
+	DropWatchdog
+	numDropReasons
+)
+
+// String returns the reason's stable name.
+func (r DropReason) String() string {
+	switch r {
+	case DropLossyOverflow:
+		return "lossy_overflow"
+	case DropHeadroomOverflow:
+		return "headroom_overflow"
+	case DropWatchdog:
+		return "pfc_watchdog"
+	}
+	return "drop?"
+}
+
+// DropReasons lists every drop reason in order.
+func DropReasons() []DropReason {
+	return []DropReason{DropLossyOverflow, DropHeadroomOverflow, DropWatchdog}
+}
+
+// Counters are one port's counters, kept as mlx5 ethtool -S keeps them:
+// per-priority bytes and packets (frame bytes, FCS included, preamble and
+// IFG excluded), PFC frames and pause durations, and discards. A switch
+// port adds ECN marks and drops by reason.
+type Counters struct {
+	TxPhyPackets, TxPhyBytes int64
+	RxPhyPackets, RxPhyBytes int64
+	TxPrioPackets            [8]int64
+	TxPrioBytes              [8]int64
+	RxPrioPackets            [8]int64
+	RxPrioBytes              [8]int64
+	// TxPause and RxPause count PFC frames (XON included) per priority.
+	TxPause, RxPause [8]int64
+	// TxPauseDuration is how long the port held each priority off at its
+	// peer; RxPauseDuration how long received pauses held the port's own
+	// transmission of each priority.
+	TxPauseDuration, RxPauseDuration [8]unit.Time
+	// RxPauseTransition counts pause episodes begun (pause off → on).
+	RxPauseTransition [8]int64
+	// RxDiscards counts packets dropped at ingress for lack of buffer
+	// (rx_discards_phy), RxPrioDiscards the same per priority.
+	RxDiscards     int64
+	RxPrioDiscards [8]int64
+	// Drops counts packets dropped at this port, by reason: ingress
+	// admission drops on the port they arrived on, watchdog drops on the
+	// stormed egress port.
+	Drops [numDropReasons]int64
+	// ECNMarked counts packets marked CE on this port's egress queues.
+	ECNMarked [8]int64
+	// WatchdogStorms and WatchdogRestores count PFC watchdog actions.
+	WatchdogStorms, WatchdogRestores [8]int64
+}
+
+func (c *Counters) countTx(p *packet.Packet) {
+	c.TxPhyPackets++
+	c.TxPhyBytes += int64(p.Frame)
+	if p.Kind != packet.Pause {
+		c.TxPrioPackets[p.Prio]++
+		c.TxPrioBytes[p.Prio] += int64(p.Frame)
+	}
+}
+
+// CountRx books a received data frame on priority prio. Nodes call it
+// after classifying the frame.
+func (c *Counters) CountRx(p *packet.Packet) {
+	c.RxPhyPackets++
+	c.RxPhyBytes += int64(p.Frame)
+	c.RxPrioPackets[p.Prio]++
+	c.RxPrioBytes[p.Prio] += int64(p.Frame)
+}
+
+// A Counter is one named value, as ethtool -S prints it.
+type Counter struct {
+	Name  string
+	Value int64
+}
+
+// Ethtool returns the counters under their mlx5 ethtool -S names, in a
+// fixed order. Pause durations are in microseconds, as mlx5 reports them.
+// Switch-only counters (ECN marks, drops by reason, watchdog) follow under
+// descriptive names when withSwitch is set.
+func (c *Counters) Ethtool(withSwitch bool) []Counter {
+	out := []Counter{
+		{"rx_packets_phy", c.RxPhyPackets},
+		{"rx_bytes_phy", c.RxPhyBytes},
+		{"tx_packets_phy", c.TxPhyPackets},
+		{"tx_bytes_phy", c.TxPhyBytes},
+		{"rx_discards_phy", c.RxDiscards},
+	}
+	us := func(t unit.Time) int64 { return int64(t / unit.Microsecond) }
+	for p := 0; p < 8; p++ {
+		n := "prio" + strconv.Itoa(p)
+		out = append(out,
+			Counter{"rx_" + n + "_bytes", c.RxPrioBytes[p]},
+			Counter{"rx_" + n + "_packets", c.RxPrioPackets[p]},
+			Counter{"rx_" + n + "_discards", c.RxPrioDiscards[p]},
+			Counter{"tx_" + n + "_bytes", c.TxPrioBytes[p]},
+			Counter{"tx_" + n + "_packets", c.TxPrioPackets[p]},
+			Counter{"rx_" + n + "_pause", c.RxPause[p]},
+			Counter{"rx_" + n + "_pause_duration", us(c.RxPauseDuration[p])},
+			Counter{"tx_" + n + "_pause", c.TxPause[p]},
+			Counter{"tx_" + n + "_pause_duration", us(c.TxPauseDuration[p])},
+			Counter{"rx_" + n + "_pause_transition", c.RxPauseTransition[p]},
+		)
+	}
+	if !withSwitch {
+		return out
+	}
+	for p := 0; p < 8; p++ {
+		out = append(out, Counter{"ecn_marked_prio" + strconv.Itoa(p), c.ECNMarked[p]})
+	}
+	for _, r := range DropReasons() {
+		out = append(out, Counter{"drop_" + r.String(), c.Drops[r]})
+	}
+	for p := 0; p < 8; p++ {
+		n := strconv.Itoa(p)
+		out = append(out,
+			Counter{"pfcwd_prio" + n + "_storms", c.WatchdogStorms[p]},
+			Counter{"pfcwd_prio" + n + "_restores", c.WatchdogRestores[p]})
+	}
+	return out
+}

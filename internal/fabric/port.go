@@ -1,0 +1,320 @@
+package fabric
+
+import (
+	"rocelab/internal/packet"
+	"rocelab/internal/sim"
+	"rocelab/internal/unit"
+)
+
+// Event tags a Port serves (the low byte of the tag).
+const (
+	tagTxDone uint64 = iota
+	tagArrive
+	tagPauseApply
+	tagWake
+	tagPFCRefresh
+	tagWatchdog
+)
+
+// Direction says whether a tapped frame was sent or received by the port.
+type Direction uint8
+
+// Directions.
+const (
+	Tx Direction = iota
+	Rx
+)
+
+// A Tap sees every frame a port sends (at the start of transmission) and
+// receives (when its last bit arrives). It must copy what it needs: the
+// packet is reused afterwards.
+type Tap interface {
+	Frame(now unit.Time, pt *Port, dir Direction, p *packet.Packet)
+}
+
+// A Port is one end of a full-duplex link: a transmitter that serializes
+// frames at the port rate onto a cable with a propagation delay, and a MAC
+// that obeys received PFC frames and sends its node's.
+type Port struct {
+	net   *Network
+	node  Node
+	name  string
+	index int // index within the node
+	id    int // index within the network
+
+	rate  unit.BitRate
+	delay unit.Time // one-way propagation delay to the peer
+	cable unit.Length
+	peer  *Port
+
+	egress Egress
+	busy   bool
+	ctrl   packet.Queue // MAC control frames, sent ahead of data
+	wire   packet.Queue // frames on the link toward the peer
+	pfcRx  packet.Queue // received PFC frames waiting out the response time
+
+	// response is how long after a PFC frame arrives its effect begins.
+	response unit.Time
+	pause    [8]pauseState
+	pausing  uint8 // priorities with a pause state open (bit p = pause[p].active)
+	wakeID   sim.EventID
+	wakeAt   unit.Time
+
+	pfc      pfcSender
+	watchdog watchdog
+
+	// Counters are the port's mlx5-named counters.
+	Counters Counters
+	tap      Tap
+}
+
+// pauseState tracks how a received PFC pause holds one priority.
+type pauseState struct {
+	active     bool
+	start, end unit.Time
+	since      unit.Time // start of the current run of back-to-back pauses, for the watchdog
+}
+
+// Name returns "node/pN".
+func (pt *Port) Name() string { return pt.name }
+
+// Node returns the node owning the port.
+func (pt *Port) Node() Node { return pt.node }
+
+// Index returns the port's index within its node.
+func (pt *Port) Index() int { return pt.index }
+
+// ID returns the port's index within the network.
+func (pt *Port) ID() int { return pt.id }
+
+// Rate returns the port's line rate.
+func (pt *Port) Rate() unit.BitRate { return pt.rate }
+
+// Delay returns the one-way propagation delay of the attached cable.
+func (pt *Port) Delay() unit.Time { return pt.delay }
+
+// Cable returns the attached cable's length.
+func (pt *Port) Cable() unit.Length { return pt.cable }
+
+// Peer returns the port at the other end of the link.
+func (pt *Port) Peer() *Port { return pt.peer }
+
+// SetEgress sets what the port transmits.
+func (pt *Port) SetEgress(e Egress) { pt.egress = e }
+
+// SetTap installs a frame tap (nil removes it).
+func (pt *Port) SetTap(t Tap) { pt.tap = t }
+
+// SetResponseTime sets how long after a PFC frame arrives the port starts
+// to obey it.
+func (pt *Port) SetResponseTime(d unit.Time) { pt.response = d }
+
+// QuantaTime returns the duration of q pause quanta (512 bit times each) at
+// the port rate: 5.12 ns per quantum at 100G, 1.28 ns at 400G.
+func (pt *Port) QuantaTime(q uint16) unit.Time {
+	return pt.rate.TxTime(unit.Bytes(q) * 64)
+}
+
+// Busy reports whether the port is transmitting.
+func (pt *Port) Busy() bool { return pt.busy }
+
+// InFlight calls f for every packet on the link toward the peer, including
+// the one being serialized, and for queued control frames.
+func (pt *Port) InFlight(f func(p *packet.Packet)) {
+	pt.wire.Each(f)
+	pt.ctrl.Each(f)
+}
+
+// Kick asks an idle port to look for something to send.
+func (pt *Port) Kick() {
+	if !pt.busy {
+		pt.startTx(pt.net.Sched.Now())
+	}
+}
+
+// Handle serves the port's events.
+func (pt *Port) Handle(now unit.Time, tag uint64) {
+	switch tag & 0xff {
+	case tagTxDone:
+		pt.busy = false
+		pt.startTx(now)
+	case tagArrive:
+		p := pt.wire.Pop()
+		pt.peer.receive(now, p)
+	case tagPauseApply:
+		f := pt.pfcRx.Pop()
+		pt.applyPause(now, f)
+		pt.net.Pool.Put(f)
+		pt.Kick()
+	case tagWake:
+		pt.wakeID = 0
+		pt.Kick()
+	case tagPFCRefresh:
+		pt.pfc.refresh(pt, now, int(tag>>8))
+	case tagWatchdog:
+		pt.watchdog.check(pt, now, int(tag>>8))
+	}
+}
+
+// pausedMask returns the priorities the port may not send now, expiring
+// pauses whose time is up.
+func (pt *Port) pausedMask(now unit.Time) uint8 {
+	if pt.pausing == 0 {
+		return 0
+	}
+	var m uint8
+	for p := range pt.pause {
+		ps := &pt.pause[p]
+		if !ps.active {
+			continue
+		}
+		if now >= ps.end {
+			pt.closePause(p, ps.end)
+			continue
+		}
+		if now >= ps.start && !pt.watchdog.stormed(p) {
+			m |= 1 << p
+		}
+	}
+	return m
+}
+
+// startTx sends the next frame if the port is idle and has one.
+func (pt *Port) startTx(now unit.Time) {
+	if pt.busy {
+		return
+	}
+	pt.busy = true // guards against re-entry from Dequeue
+	p := pt.ctrl.Pop()
+	if p == nil {
+		p = pt.egress.Dequeue(pt, pt.pausedMask(now))
+	}
+	if p == nil {
+		p = pt.ctrl.Pop() // a control frame queued during Dequeue
+	}
+	if p == nil {
+		pt.busy = false
+		pt.armWake(now)
+		return
+	}
+	tx := pt.rate.TxTime(unit.Bytes(p.Wire()))
+	pt.Counters.countTx(p)
+	if pt.tap != nil {
+		pt.tap.Frame(now, pt, Tx, p)
+	}
+	pt.wire.Push(p)
+	s := pt.net.Sched
+	s.At(now+tx, pt, tagTxDone)
+	s.At(now+tx+pt.delay, pt, tagArrive)
+}
+
+// armWake schedules a retry at the earliest pause expiry, so that an idle
+// port resumes sending when a pause runs out.
+func (pt *Port) armWake(now unit.Time) {
+	next := unit.MaxTime
+	for p := range pt.pause {
+		ps := &pt.pause[p]
+		if ps.active {
+			t := ps.end
+			if ps.start > now && ps.start < t {
+				continue // not yet in effect: nothing to wake for
+			}
+			if t < next {
+				next = t
+			}
+		}
+	}
+	if next == unit.MaxTime {
+		return
+	}
+	if pt.wakeID != 0 {
+		if pt.wakeAt <= next {
+			return
+		}
+		pt.net.Sched.Cancel(pt.wakeID)
+	}
+	pt.wakeAt = next
+	pt.wakeID = pt.net.Sched.At(next, pt, tagWake)
+}
+
+// receive handles a frame whose last bit has arrived at pt.
+func (pt *Port) receive(now unit.Time, p *packet.Packet) {
+	if pt.tap != nil {
+		pt.tap.Frame(now, pt, Rx, p)
+	}
+	if p.Kind == packet.Pause {
+		pt.Counters.RxPhyPackets++
+		pt.Counters.RxPhyBytes += int64(p.Frame)
+		for prio := 0; prio < 8; prio++ {
+			if p.ClassVector&(1<<prio) != 0 {
+				pt.Counters.RxPause[prio]++
+			}
+		}
+		pt.pfcRx.Push(p)
+		pt.net.Sched.At(now+pt.response, pt, tagPauseApply)
+		return
+	}
+	pt.node.Receive(p, pt)
+}
+
+// applyPause puts a received PFC frame into effect. Each enabled class's
+// pause now lasts its quanta from this moment: a later frame replaces the
+// deadline, so a refresh extends it and a zero quanta (XON) ends it.
+func (pt *Port) applyPause(now unit.Time, f *packet.Packet) {
+	for prio := 0; prio < 8; prio++ {
+		if f.ClassVector&(1<<prio) == 0 {
+			continue
+		}
+		ps := &pt.pause[prio]
+		if ps.active && now >= ps.end {
+			pt.closePause(prio, ps.end)
+		}
+		q := f.Quanta[prio]
+		if ps.active {
+			if q == 0 {
+				pt.closePause(prio, now)
+			} else {
+				ps.end = now + pt.QuantaTime(q)
+			}
+		} else if q > 0 {
+			if now > ps.end || ps.since == 0 {
+				ps.since = now // a gap ends the run of back-to-back pauses
+			}
+			ps.active, ps.start, ps.end = true, now, now+pt.QuantaTime(q)
+			pt.pausing |= 1 << prio
+			pt.Counters.RxPauseTransition[prio]++
+		}
+		pt.watchdog.onPause(pt, now, prio, q)
+	}
+}
+
+// closePause ends priority prio's pause at t and books its duration.
+func (pt *Port) closePause(prio int, t unit.Time) {
+	ps := &pt.pause[prio]
+	if !ps.active {
+		return
+	}
+	if t > ps.start {
+		pt.Counters.RxPauseDuration[prio] += t - ps.start
+	}
+	ps.active = false
+	ps.end = t
+	pt.pausing &^= 1 << prio
+}
+
+// finish books the pause time of pauses still in effect at the end of a
+// run, up to now, so that the duration counters are complete.
+func (pt *Port) finish(now unit.Time) {
+	for p := range pt.pause {
+		ps := &pt.pause[p]
+		if ps.active {
+			pt.closePause(p, min(now, ps.end))
+		}
+	}
+	pt.pfc.finish(pt, now)
+}
+
+// Paused reports whether priority prio is held by a received pause now.
+func (pt *Port) Paused(prio int) bool {
+	return pt.pausedMask(pt.net.Sched.Now())&(1<<prio) != 0
+}

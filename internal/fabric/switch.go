@@ -1,0 +1,376 @@
+package fabric
+
+import (
+	"fmt"
+	"math/bits"
+
+	"rocelab/internal/packet"
+	"rocelab/internal/sim"
+	"rocelab/internal/unit"
+)
+
+// Trust says which header a switch classifies priority from.
+type Trust uint8
+
+// Trust modes.
+const (
+	// TrustDSCP maps the IP DSCP to a priority: what survives routing on
+	// an L3 RoCEv2 fabric.
+	TrustDSCP Trust = iota
+	// TrustPCP takes the 802.1Q PCP; untagged frames get priority 0.
+	TrustPCP
+)
+
+// SwitchConfig is the QoS and buffer configuration of a switch.
+type SwitchConfig struct {
+	// Buffer is the total packet buffer.
+	Buffer unit.Bytes
+	// Alpha is the dynamic threshold of lossless priority groups: a PG may
+	// hold at most Alpha × the free shared buffer (SAI dynamic_th n gives
+	// Alpha = 2^n). AlphaLossy is the same for lossy egress queues.
+	Alpha, AlphaLossy float64
+	// Reserve is the guaranteed minimum of each lossless PG.
+	Reserve unit.Bytes
+	// XONOffset is how far below the threshold a PG's shared use must fall
+	// before XON.
+	XONOffset unit.Bytes
+	// Trust and DSCPToPrio classify arriving packets.
+	Trust      Trust
+	DSCPToPrio [64]uint8
+	// Lossless is the set of PFC-enabled priorities (bit p = priority p).
+	Lossless uint8
+	// PFC says how XOFF frames are sent.
+	PFC PFCConfig
+	// Headroom returns the headroom of a port's lossless PGs.
+	Headroom func(pt *Port) unit.Bytes
+	// Watchdog is the PFC watchdog; zero Detect disables it.
+	Watchdog WatchdogConfig
+	// ECN is the marking profile of each priority's egress queue;
+	// ECNAtEnqueue marks on arrival instead of at departure.
+	ECN          [8]RED
+	ECNAtEnqueue bool
+	// Strict is the set of strict-priority queues (higher priority served
+	// first); the others share by DWRR with Weights (ETS bandwidth %).
+	Strict  uint8
+	Weights [8]int
+	// HashFields and Seed drive ECMP.
+	HashFields HashField
+	Seed       uint64
+}
+
+// Switch is a shared-buffer switch: it classifies, routes with ECMP, admits
+// into its buffer, sends PFC for its ingress priority groups, marks ECN and
+// schedules each egress port's eight queues.
+type Switch struct {
+	net    *Network
+	name   string
+	cfg    SwitchConfig
+	ports  []*Port
+	egress []*switchEgress
+	// routes[dst] lists the ports toward host dst.
+	routes [][]int16
+	buf    buffer
+	rng    *sim.Rand
+	// routedBytes is the frame bytes forwarded out of each port.
+	routedBytes []int64
+	marks       MarkObserver
+}
+
+// A MarkObserver sees every ECN marking decision: the queue length the
+// packet saw, the RED probability, and whether it was marked.
+type MarkObserver interface {
+	ObserveMark(prio uint8, qlen int64, p float64, marked bool)
+}
+
+// SetMarkObserver installs an observer of ECN decisions (nil removes it).
+func (s *Switch) SetMarkObserver(o MarkObserver) { s.marks = o }
+
+// NewSwitch creates a switch with nports ports.
+func (n *Network) NewSwitch(name string, nports int, cfg SwitchConfig) *Switch {
+	s := &Switch{net: n, name: name, cfg: cfg, rng: n.Streams.Stream("ecn/" + name)}
+	for i := 0; i < nports; i++ {
+		pt := n.NewPort(s, i)
+		e := &switchEgress{sw: s}
+		e.initDWRR()
+		pt.SetEgress(e)
+		s.ports = append(s.ports, pt)
+		s.egress = append(s.egress, e)
+	}
+	s.routedBytes = make([]int64, nports)
+	n.Switches = append(n.Switches, s)
+	return s
+}
+
+// Name returns the switch's name.
+func (s *Switch) Name() string { return s.name }
+
+// Ports returns the switch's ports.
+func (s *Switch) Ports() []*Port { return s.ports }
+
+// Config returns the switch's configuration.
+func (s *Switch) Config() *SwitchConfig { return &s.cfg }
+
+// SetRoutes sets the candidate ports toward each destination host.
+func (s *Switch) SetRoutes(r [][]int16) { s.routes = r }
+
+// RoutedBytes returns the frame bytes the switch forwarded out of each port.
+func (s *Switch) RoutedBytes() []int64 { return s.routedBytes }
+
+// Start sizes the buffer once links and headroom are known. It fails when
+// the headroom and reserves leave no shared buffer.
+func (s *Switch) Start() error {
+	b := &s.buf
+	b.size = int64(s.cfg.Buffer)
+	b.reserve = int64(s.cfg.Reserve)
+	b.alpha, b.alphaLossy = s.cfg.Alpha, s.cfg.AlphaLossy
+	b.xonOffset = int64(s.cfg.XONOffset)
+	b.pg = make([]pgState, 8*len(s.ports))
+	used := int64(0)
+	nLossless := int64(bits.OnesCount8(s.cfg.Lossless))
+	for i, pt := range s.ports {
+		if pt.peer == nil {
+			continue
+		}
+		var hr int64
+		if s.cfg.Headroom != nil {
+			hr = int64(s.cfg.Headroom(pt))
+		}
+		for p := 0; p < 8; p++ {
+			if s.cfg.Lossless&(1<<p) != 0 {
+				b.pg[i*8+p].headroomCap = hr
+			}
+		}
+		used += nLossless * (hr + b.reserve)
+		pt.SetPFC(s.cfg.PFC)
+		pt.SetWatchdog(s.cfg.Watchdog)
+	}
+	b.sharedSize = b.size - used
+	if b.sharedSize <= 0 {
+		return fmt.Errorf("switch %s: buffer %v is too small for the headroom and reserves (%d bytes)", s.name, s.cfg.Buffer, used)
+	}
+	return nil
+}
+
+// SharedSize returns the size of the shared pool after headroom and reserves.
+func (s *Switch) SharedSize() int64 { return s.buf.sharedSize }
+
+// Headroom returns the headroom of port i's lossless priority groups.
+func (s *Switch) Headroom(i int) int64 {
+	for p := 0; p < 8; p++ {
+		if s.cfg.Lossless&(1<<p) != 0 {
+			return s.buf.pg[i*8+p].headroomCap
+		}
+	}
+	return 0
+}
+
+// classify returns the priority the switch queues p on.
+func (s *Switch) classify(p *packet.Packet) uint8 {
+	if s.cfg.Trust == TrustPCP {
+		if p.VLAN {
+			return p.PCP & 7
+		}
+		return 0
+	}
+	return s.cfg.DSCPToPrio[p.DSCP&63]
+}
+
+// route picks the egress port toward p's destination.
+func (s *Switch) route(p *packet.Packet) (*Port, bool) {
+	if int(p.Dst) >= len(s.routes) {
+		return nil, false
+	}
+	c := s.routes[p.Dst]
+	switch len(c) {
+	case 0:
+		return nil, false
+	case 1:
+		return s.ports[c[0]], true
+	}
+	h := ECMPHash(s.cfg.Seed, s.cfg.HashFields, p)
+	i, _ := bits.Mul64(h, uint64(len(c)))
+	return s.ports[c[i]], true
+}
+
+// Receive classifies, routes and admits a packet that arrived on in.
+func (s *Switch) Receive(p *packet.Packet, in *Port) {
+	p.Prio = s.classify(p)
+	in.Counters.CountRx(p)
+	out, ok := s.route(p)
+	if !ok {
+		panic(fmt.Sprintf("fabric: switch %s has no route to host %d", s.name, p.Dst))
+	}
+	prio := int(p.Prio)
+	if out.watchdog.stormed(prio) {
+		s.net.Drop(p, DropWatchdog, out)
+		return
+	}
+	e := s.egress[out.index]
+	q := &e.q[prio]
+	size := int64(p.Frame)
+	lossless := s.cfg.Lossless&(1<<prio) != 0
+	pgi := in.index*8 + prio
+	if lossless {
+		ok = s.buf.admitLossless(pgi, size)
+	} else {
+		ok = s.buf.admitLossy(q.Bytes(), size)
+	}
+	if !ok {
+		in.Counters.RxDiscards++
+		in.Counters.RxPrioDiscards[prio]++
+		reason := DropLossyOverflow
+		if lossless {
+			reason = DropHeadroomOverflow
+		}
+		s.net.Drop(p, reason, in)
+		return
+	}
+	p.InPort = int16(in.index)
+	if s.cfg.ECNAtEnqueue {
+		s.markECN(p, out, q.Bytes())
+	}
+	q.Push(p)
+	if b := q.Bytes(); b > e.maxBytes[prio] {
+		e.maxBytes[prio] = b
+	}
+	s.routedBytes[out.index] += size
+	if lossless && s.buf.wantXOFF(pgi) {
+		in.SendXOFF(prio)
+	}
+	out.Kick()
+}
+
+// markECN marks an ECN-capable packet CE by the queue's RED profile.
+func (s *Switch) markECN(p *packet.Packet, out *Port, qlen int64) {
+	r := &s.cfg.ECN[p.Prio]
+	if p.ECN == packet.NotECT || p.ECN == packet.CE || !r.Enabled() {
+		return
+	}
+	marked := r.Mark(qlen, s.rng)
+	if s.marks != nil {
+		s.marks.ObserveMark(p.Prio, qlen, r.Probability(qlen), marked)
+	}
+	if marked {
+		p.ECN = packet.CE
+		out.Counters.ECNMarked[p.Prio]++
+		s.net.Totals.ECNMarked++
+	}
+}
+
+// departed credits the buffer for a packet leaving for out, releases the
+// upstream if its PG drained, and marks ECN at dequeue.
+func (s *Switch) departed(p *packet.Packet, out *Port, qlen int64) {
+	prio := int(p.Prio)
+	lossless := s.cfg.Lossless&(1<<prio) != 0
+	pgi := int(p.InPort)*8 + prio
+	s.buf.release(pgi, int64(p.Frame), lossless)
+	if lossless {
+		if in := s.ports[p.InPort]; in.XOFF(prio) && s.buf.wantXON(pgi) {
+			in.SendXON(prio)
+		}
+	}
+	if !s.cfg.ECNAtEnqueue {
+		s.markECN(p, out, qlen)
+	}
+}
+
+// eachQueued calls f for every packet in the switch's queues.
+func (s *Switch) eachQueued(f func(p *packet.Packet)) {
+	for _, e := range s.egress {
+		for i := range e.q {
+			e.q[i].Each(f)
+		}
+	}
+}
+
+// QueueBytes returns the bytes queued at port i, priority prio.
+func (s *Switch) QueueBytes(i, prio int) int64 { return s.egress[i].q[prio].Bytes() }
+
+// QueueMax returns the largest depth port i's priority prio queue reached.
+func (s *Switch) QueueMax(i, prio int) int64 { return s.egress[i].maxBytes[prio] }
+
+// switchEgress holds one switch port's eight queues and its scheduler:
+// strict priority first (highest first), then deficit weighted round robin
+// over the rest by their weights.
+type switchEgress struct {
+	sw       *Switch
+	q        [8]packet.Queue
+	maxBytes [8]int64
+	quantum  [8]int64
+	deficit  [8]int64
+	rr       int
+	credited bool // the queue at rr has had its quantum this round
+}
+
+// dwrrBase is the DWRR quantum of a queue with the smallest weight: one
+// jumbo frame, so that every visit can send at least one packet.
+const dwrrBase = 9216
+
+func (e *switchEgress) initDWRR() {
+	minW := 0
+	for p, w := range e.sw.cfg.Weights {
+		if e.sw.cfg.Strict&(1<<p) == 0 && w > 0 && (minW == 0 || w < minW) {
+			minW = w
+		}
+	}
+	for p, w := range e.sw.cfg.Weights {
+		if w <= 0 || minW == 0 {
+			w, minW = 1, 1
+		}
+		e.quantum[p] = int64(w) * dwrrBase / int64(minW)
+	}
+}
+
+// Dequeue implements Egress.
+func (e *switchEgress) Dequeue(pt *Port, paused uint8) *packet.Packet {
+	strict := e.sw.cfg.Strict
+	for prio := 7; prio >= 0; prio-- {
+		if strict&(1<<prio) != 0 && paused&(1<<prio) == 0 && e.q[prio].Len() > 0 {
+			return e.pop(pt, prio)
+		}
+	}
+	// DWRR over non-strict, unpaused, non-empty queues.
+	eligible := false
+	for prio := 0; prio < 8; prio++ {
+		if strict&(1<<prio) == 0 && paused&(1<<prio) == 0 && e.q[prio].Len() > 0 {
+			eligible = true
+			break
+		}
+	}
+	if !eligible {
+		return nil
+	}
+	for {
+		prio := e.rr
+		if strict&(1<<prio) == 0 && paused&(1<<prio) == 0 && e.q[prio].Len() > 0 {
+			if !e.credited {
+				e.deficit[prio] += e.quantum[prio]
+				e.credited = true
+			}
+			if head := int64(e.q[prio].Head().Frame); e.deficit[prio] >= head {
+				e.deficit[prio] -= head
+				return e.pop(pt, prio)
+			}
+		}
+		e.rr = (e.rr + 1) & 7
+		e.credited = false
+	}
+}
+
+func (e *switchEgress) pop(pt *Port, prio int) *packet.Packet {
+	p := e.q[prio].Pop()
+	if e.q[prio].Len() == 0 {
+		e.deficit[prio] = 0
+	}
+	e.sw.departed(p, pt, e.q[prio].Bytes())
+	return p
+}
+
+// Flush implements Flusher: the watchdog drops a stormed queue.
+func (e *switchEgress) Flush(pt *Port, prio int, reason DropReason) {
+	for e.q[prio].Len() > 0 {
+		p := e.q[prio].Pop()
+		e.sw.departed(p, pt, e.q[prio].Bytes())
+		e.sw.net.Drop(p, reason, pt)
+	}
+}

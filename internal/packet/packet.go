@@ -1,0 +1,248 @@
+// Package packet defines the record that flows through the twin, the
+// RoCEv2 header sizes that decide its length on the wire, and 24-bit PSN
+// arithmetic.
+//
+// A Packet is a fixed-size value recycled through a Pool, so the data path
+// allocates nothing per packet once warm. Its next field links it into one
+// intrusive FIFO at a time (an egress queue or a link's in-flight list).
+package packet
+
+import "rocelab/internal/unit"
+
+// Kind is what a packet is at the link layer.
+type Kind uint8
+
+// Packet kinds.
+const (
+	// Data is a RoCEv2 request packet carrying payload (RDMA WRITE/SEND).
+	Data Kind = iota
+	// Ack is a RoCEv2 ACKNOWLEDGE (also NAK, by its AETH syndrome).
+	Ack
+	// CNP is a RoCEv2 congestion notification packet (BTH opcode 0x81).
+	CNP
+	// Pause is an IEEE 802.1Qbb PFC frame (MAC control 0x8808, opcode 0x0101).
+	Pause
+)
+
+// String returns the kind's name.
+func (k Kind) String() string {
+	switch k {
+	case Data:
+		return "data"
+	case Ack:
+		return "ack"
+	case CNP:
+		return "cnp"
+	case Pause:
+		return "pause"
+	}
+	return "kind?"
+}
+
+// ECN codepoints of the IP header's two low TOS bits.
+const (
+	NotECT uint8 = 0
+	ECT1   uint8 = 1
+	ECT0   uint8 = 2
+	CE     uint8 = 3
+)
+
+// Header sizes in bytes (facts.md §4).
+const (
+	PreambleIFG = 20 // preamble 7 + SFD 1 + minimum inter-frame gap 12
+	Ethernet    = 14
+	VLANTag     = 4
+	IPv4        = 20
+	UDP         = 8
+	BTH         = 12
+	RETH        = 16
+	AETH        = 4
+	ICRC        = 4
+	FCS         = 4
+	// MinFrame is the smallest Ethernet frame, FCS included.
+	MinFrame = 64
+	// PauseFrame is a PFC frame: 64 bytes with padding, FCS included.
+	PauseFrame = 64
+	// CNPPayload is the 16 reserved bytes a RoCEv2 CNP carries after its BTH.
+	CNPPayload = 16
+	// RoCEPort is the RoCEv2 UDP destination port.
+	RoCEPort = 4791
+)
+
+// BTH opcodes the twin emits (RC, facts.md §4).
+const (
+	OpWriteFirst  uint8 = 0x06
+	OpWriteMiddle uint8 = 0x07
+	OpWriteLast   uint8 = 0x08
+	OpWriteOnly   uint8 = 0x0A
+	OpAck         uint8 = 0x11
+	OpCNP         uint8 = 0x81
+)
+
+// Packet is one frame in the twin. Sizes are int32: a frame is at most a
+// jumbo frame, and the record stays small.
+type Packet struct {
+	next *Packet
+
+	// SentAt is when the first bit left the sending host, for one-way
+	// latency.
+	SentAt unit.Time
+
+	// Flow is the index of the flow the packet belongs to, or -1.
+	Flow int32
+	// Src and Dst are host indices.
+	Src, Dst int32
+	// Payload is the RDMA payload in bytes.
+	Payload int32
+	// Frame is the Ethernet frame length including FCS, excluding
+	// preamble and inter-frame gap.
+	Frame int32
+	// PSN is the 24-bit packet sequence number.
+	PSN uint32
+	// DstQP is the destination queue pair number (24 bits).
+	DstQP uint32
+	// SrcPort is the UDP source port, the per-QP ECMP entropy.
+	SrcPort uint16
+
+	// Quanta holds a PFC frame's eight pause times, in 512-bit-time quanta.
+	Quanta [8]uint16
+	// ClassVector is a PFC frame's class-enable vector (bit p = priority p).
+	ClassVector uint8
+
+	Kind   Kind
+	Opcode uint8
+	// DSCP is the IP DSCP the sender set.
+	DSCP uint8
+	// ECN is the IP ECN codepoint.
+	ECN uint8
+	// PCP is the 802.1Q priority, meaningful only when VLAN is set.
+	PCP uint8
+	// VLAN says whether the frame carries an 802.1Q tag.
+	VLAN bool
+	// AckReq is the BTH AckReq bit.
+	AckReq bool
+
+	// Prio is the priority the current node queues the packet on. Each
+	// node sets it on receipt from its own classification.
+	Prio uint8
+	// InPort is the ingress port at the current switch, whose priority
+	// group the packet is charged to.
+	InPort int16
+}
+
+// Wire returns the bytes the packet occupies on the wire, preamble and
+// inter-frame gap included.
+func (p *Packet) Wire() int32 { return p.Frame + PreambleIFG }
+
+// DataFrame returns the frame length of a RoCEv2 data packet with the given
+// payload over IPv4, with an optional VLAN tag and RETH.
+func DataFrame(payload int32, vlan, reth bool) int32 {
+	n := int32(Ethernet+IPv4+UDP+BTH+ICRC+FCS) + payload
+	if vlan {
+		n += VLANTag
+	}
+	if reth {
+		n += RETH
+	}
+	if n < MinFrame {
+		n = MinFrame
+	}
+	return n
+}
+
+// Overhead is the per-packet wire overhead of a RoCEv2 data packet over
+// IPv4 without extension headers: preamble and IFG, Ethernet, IPv4, UDP,
+// BTH, ICRC and FCS (82 bytes, 86 with a VLAN tag).
+func Overhead(vlan bool) int32 {
+	n := int32(PreambleIFG + Ethernet + IPv4 + UDP + BTH + ICRC + FCS)
+	if vlan {
+		n += VLANTag
+	}
+	return n
+}
+
+// A Queue is an intrusive FIFO of packets that also counts their bytes.
+type Queue struct {
+	head, tail *Packet
+	n          int32
+	bytes      int64
+}
+
+// Len returns the number of packets queued.
+func (q *Queue) Len() int { return int(q.n) }
+
+// Bytes returns the sum of the queued packets' frame lengths.
+func (q *Queue) Bytes() int64 { return q.bytes }
+
+// Head returns the first packet without removing it, or nil.
+func (q *Queue) Head() *Packet { return q.head }
+
+// Push appends p.
+func (q *Queue) Push(p *Packet) {
+	p.next = nil
+	if q.tail == nil {
+		q.head = p
+	} else {
+		q.tail.next = p
+	}
+	q.tail = p
+	q.n++
+	q.bytes += int64(p.Frame)
+}
+
+// Pop removes and returns the first packet, or nil when empty.
+func (q *Queue) Pop() *Packet {
+	p := q.head
+	if p == nil {
+		return nil
+	}
+	q.head = p.next
+	if q.head == nil {
+		q.tail = nil
+	}
+	p.next = nil
+	q.n--
+	q.bytes -= int64(p.Frame)
+	return p
+}
+
+// Each calls f for every queued packet, head first.
+func (q *Queue) Each(f func(p *Packet)) {
+	for p := q.head; p != nil; p = p.next {
+		f(p)
+	}
+}
+
+// A Pool recycles packets. It belongs to one simulation.
+type Pool struct {
+	free  *Packet
+	live  int
+	alloc int
+}
+
+// Get returns a zeroed packet.
+func (pl *Pool) Get() *Packet {
+	p := pl.free
+	if p == nil {
+		pl.alloc++
+		p = new(Packet)
+	} else {
+		pl.free = p.next
+		*p = Packet{}
+	}
+	pl.live++
+	return p
+}
+
+// Put returns p to the pool. p must not be used afterwards.
+func (pl *Pool) Put(p *Packet) {
+	p.next = pl.free
+	pl.free = p
+	pl.live--
+}
+
+// Live returns the number of packets handed out and not yet returned.
+func (pl *Pool) Live() int { return pl.live }
+
+// Allocated returns how many packets the pool has ever allocated.
+func (pl *Pool) Allocated() int { return pl.alloc }

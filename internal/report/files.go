@@ -1,0 +1,86 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"rocelab/internal/fabric"
+)
+
+// WriteDir writes the run into dir: result.json, summary.txt, flows.csv,
+// queues.csv, and one ethtool -S file per port under ethtool/ that the
+// doctor reads like a real dump.
+func (r *Run) WriteDir(dir string, net *fabric.Network) error {
+	if err := os.MkdirAll(filepath.Join(dir, "ethtool"), 0o755); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, "result.json"), func(w *bufio.Writer) error { return r.WriteJSON(w) }); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(dir, "summary.txt"), func(w *bufio.Writer) error { return r.WriteText(w) }); err != nil {
+		return err
+	}
+	err := writeFile(filepath.Join(dir, "flows.csv"), func(w *bufio.Writer) error {
+		fmt.Fprintln(w, "id,name,src,dst,bytes,priority,start_us,fct_us,goodput_gbps,delivered,dropped")
+		for _, f := range r.Flows {
+			fct := ""
+			if f.FCTUS != nil {
+				fct = fmt.Sprintf("%.6f", *f.FCTUS)
+			}
+			fmt.Fprintf(w, "%d,%s,%s,%s,%d,%d,%.6f,%s,%.6f,%d,%d\n", f.ID, f.Name, f.Src, f.Dst, f.Bytes, f.Priority, f.StartUS, fct, f.GoodputGbps, f.Delivered, f.Dropped)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	err = writeFile(filepath.Join(dir, "queues.csv"), func(w *bufio.Writer) error {
+		fmt.Fprintln(w, "port,priority,time_us,bytes")
+		for _, q := range r.Queues {
+			for i, v := range q.Samples {
+				fmt.Fprintf(w, "%s,%d,%.3f,%d\n", q.Port, q.Priority, q.FirstUS+float64(i)*q.EveryUS, v)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, pt := range net.Ports {
+		_, isSwitch := pt.Node().(*fabric.Switch)
+		name := strings.ReplaceAll(pt.Name(), "/", "-") + ".txt"
+		err := writeFile(filepath.Join(dir, "ethtool", name), func(w *bufio.Writer) error {
+			fmt.Fprintf(w, "# source: rocelab twin, scenario %q seed %d (simulated, not a real host)\n", r.Scenario.Name, r.Scenario.Seed)
+			fmt.Fprintf(w, "# what: ethtool -S of port %s (peer %s)\n", pt.Name(), pt.Peer().Name())
+			fmt.Fprintln(w, "NIC statistics:")
+			for _, c := range pt.Counters.Ethtool(isSwitch) {
+				fmt.Fprintf(w, "     %s: %d\n", c.Name, c.Value)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeFile(path string, fill func(w *bufio.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	if err := fill(w); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,418 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+
+	"rocelab/internal/unit"
+)
+
+// An Error is one problem in a scenario file, at a line and column.
+type Error struct {
+	File      string
+	Line, Col int
+	// Path is the key path, e.g. "topology.hosts_per_leaf".
+	Path string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d:%d", e.File, e.Line, e.Col)
+	}
+	if e.Path != "" {
+		return fmt.Sprintf("%s: %s: %s", loc, e.Path, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", loc, e.Msg)
+}
+
+// Errors is every problem found in a scenario file, in file order.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "\n")
+}
+
+// parseRaw parses YAML into the raw schema, rejecting unknown keys with the
+// list of keys expected there.
+func parseRaw(file string, data []byte) (*rawScenario, error) {
+	f, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return nil, Errors{yamlError(file, err)}
+	}
+	raw := &rawScenario{}
+	if len(f.Docs) == 0 || f.Docs[0].Body == nil {
+		return raw, nil
+	}
+	if len(f.Docs) > 1 {
+		return nil, Errors{{File: file, Line: 1, Col: 1, Msg: "expected one YAML document, found " + strconv.Itoa(len(f.Docs))}}
+	}
+	body := f.Docs[0].Body
+	var errs Errors
+	checkKeys(file, body, reflect.TypeOf(raw).Elem(), "", &errs)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	if err := yaml.NodeToValue(body, raw, yaml.Strict()); err != nil {
+		return nil, Errors{yamlError(file, err)}
+	}
+	return raw, nil
+}
+
+// yamlError turns a go-yaml error into an Error with its position.
+func yamlError(file string, err error) *Error {
+	var ye yaml.Error
+	if errors.As(err, &ye) {
+		e := &Error{File: file, Msg: ye.GetMessage()}
+		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
+			e.Line, e.Col = tk.Position.Line, tk.Position.Column
+		}
+		return e
+	}
+	return &Error{File: file, Msg: err.Error()}
+}
+
+var astNodeType = reflect.TypeOf((*ast.Node)(nil)).Elem()
+
+// checkKeys walks node alongside the raw type t and reports keys that t
+// does not have, and mappings or lists where the other is expected.
+func checkKeys(file string, node ast.Node, t reflect.Type, path string, errs *Errors) {
+	node = unwrap(node)
+	if node == nil || t == astNodeType {
+		return
+	}
+	if _, ok := node.(*ast.NullNode); ok {
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		pairs, ok := mappingPairs(node)
+		if !ok {
+			*errs = append(*errs, at(file, node, path, "expected a mapping of keys ("+strings.Join(keysOf(t), ", ")+")"))
+			return
+		}
+		for _, kv := range pairs {
+			key := kv.Key.GetToken().Value
+			f, ok := fieldByTag(t, key)
+			if !ok {
+				*errs = append(*errs, at(file, kv.Key, path, fmt.Sprintf("unknown key %q; expected one of: %s", key, strings.Join(keysOf(t), ", "))))
+				continue
+			}
+			checkKeys(file, kv.Value, f.Type, join(path, key), errs)
+		}
+	case reflect.Slice:
+		seq, ok := node.(*ast.SequenceNode)
+		if !ok {
+			*errs = append(*errs, at(file, node, path, "expected a list"))
+			return
+		}
+		for i, v := range seq.Values {
+			checkKeys(file, v, t.Elem(), fmt.Sprintf("%s[%d]", path, i), errs)
+		}
+	}
+}
+
+func unwrap(n ast.Node) ast.Node {
+	for {
+		switch v := n.(type) {
+		case *ast.AnchorNode:
+			n = v.Value
+		case *ast.TagNode:
+			n = v.Value
+		case *ast.CommentGroupNode:
+			return nil
+		default:
+			return n
+		}
+	}
+}
+
+func mappingPairs(n ast.Node) ([]*ast.MappingValueNode, bool) {
+	switch v := n.(type) {
+	case *ast.MappingNode:
+		return v.Values, true
+	case *ast.MappingValueNode:
+		return []*ast.MappingValueNode{v}, true
+	}
+	return nil, false
+}
+
+func fieldByTag(t reflect.Type, key string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if strings.Split(f.Tag.Get("yaml"), ",")[0] == key {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+func keysOf(t reflect.Type) []string {
+	var ks []string
+	for i := 0; i < t.NumField(); i++ {
+		ks = append(ks, strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0])
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func at(file string, n ast.Node, path, msg string) *Error {
+	e := &Error{File: file, Path: path, Msg: msg}
+	if n != nil {
+		if tk := n.GetToken(); tk != nil && tk.Position != nil {
+			e.Line, e.Col = tk.Position.Line, tk.Position.Column
+		}
+	}
+	return e
+}
+
+// conv converts raw scalars to typed values, collecting errors.
+type conv struct {
+	file string
+	errs Errors
+}
+
+func (c *conv) fail(n ast.Node, path, format string, args ...any) {
+	c.errs = append(c.errs, at(c.file, n, path, fmt.Sprintf(format, args...)))
+}
+
+// scalar returns a scalar node's text, or false when the key is absent or
+// null.
+func (c *conv) scalar(n ast.Node, path string) (string, bool) {
+	n = unwrap(n)
+	if n == nil {
+		return "", false
+	}
+	switch v := n.(type) {
+	case *ast.NullNode:
+		return "", false
+	case *ast.StringNode:
+		return v.Value, true
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
+		return v.GetToken().Value, true
+	case *ast.LiteralNode:
+		return v.Value.Value, true
+	}
+	c.fail(n, path, "expected a single value, got a %s", strings.ToLower(n.Type().String()))
+	return "", false
+}
+
+func quote(s string) string { return strconv.Quote(s) }
+
+func (c *conv) rate(n ast.Node, path string, def unit.BitRate) unit.BitRate {
+	s, ok := c.scalar(n, path)
+	if !ok {
+		return def
+	}
+	r, err := unit.ParseRate(s)
+	if err != nil || r <= 0 {
+		c.fail(n, path, "expected a positive bit rate such as 100G or 400Gbps, got %s", quote(s))
+		return def
+	}
+	return r
+}
+
+func (c *conv) bytes(n ast.Node, path string, def unit.Bytes) unit.Bytes {
+	s, ok := c.scalar(n, path)
+	if !ok {
+		return def
+	}
+	b, err := unit.ParseBytes(s)
+	if err != nil {
+		c.fail(n, path, "expected a size that is not negative, such as 4KiB, 32MiB or 9000, got %s", quote(s))
+		return def
+	}
+	return b
+}
+
+func (c *conv) duration(n ast.Node, path string, def unit.Time) unit.Time {
+	s, ok := c.scalar(n, path)
+	if !ok {
+		return def
+	}
+	d, err := unit.ParseTime(s)
+	if err != nil {
+		c.fail(n, path, "expected a duration that is not negative, such as 2us, 1.5ms or 300ns, got %s", quote(s))
+		return def
+	}
+	return d
+}
+
+func (c *conv) length(n ast.Node, path string, def unit.Length) unit.Length {
+	s, ok := c.scalar(n, path)
+	if !ok {
+		return def
+	}
+	l, err := unit.ParseLength(s)
+	if err != nil {
+		c.fail(n, path, "expected a cable length such as 3m or 300m, got %s", quote(s))
+		return def
+	}
+	return l
+}
+
+func (c *conv) integer(n ast.Node, path string, def, lo, hi int64) int64 {
+	s, ok := c.scalar(n, path)
+	if !ok {
+		return def
+	}
+	v, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 0, 64)
+	if err != nil || v < lo || v > hi {
+		c.fail(n, path, "expected a whole number from %d to %d, got %s", lo, hi, quote(s))
+		return def
+	}
+	return v
+}
+
+func (c *conv) float(n ast.Node, path string, def, lo, hi float64) float64 {
+	s, ok := c.scalar(n, path)
+	if !ok {
+		return def
+	}
+	v, err := parseFraction(s)
+	if err != nil || v < lo || v > hi || v != v {
+		c.fail(n, path, "expected a number from %g to %g, got %s", lo, hi, quote(s))
+		return def
+	}
+	return v
+}
+
+// parseFraction parses a number, or a fraction such as "1/8" (how dynamic
+// thresholds are often written).
+func parseFraction(s string) (float64, error) {
+	num, den, ok := strings.Cut(s, "/")
+	if !ok {
+		return strconv.ParseFloat(s, 64)
+	}
+	a, e1 := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	b, e2 := strconv.ParseFloat(strings.TrimSpace(den), 64)
+	if e1 != nil || e2 != nil || b == 0 {
+		return 0, errors.New("bad fraction")
+	}
+	return a / b, nil
+}
+
+func (c *conv) boolean(n ast.Node, path string, def bool) bool {
+	s, ok := c.scalar(n, path)
+	if !ok {
+		return def
+	}
+	switch strings.ToLower(s) {
+	case "true", "yes", "on":
+		return true
+	case "false", "no", "off":
+		return false
+	}
+	c.fail(n, path, "expected true or false, got %s", quote(s))
+	return def
+}
+
+func (c *conv) text(n ast.Node, path, def string) string {
+	s, ok := c.scalar(n, path)
+	if !ok {
+		return def
+	}
+	return s
+}
+
+func (c *conv) choice(n ast.Node, path, def string, allowed ...string) string {
+	s, ok := c.scalar(n, path)
+	if !ok {
+		return def
+	}
+	for _, a := range allowed {
+		if s == a {
+			return s
+		}
+	}
+	c.fail(n, path, "expected one of %s, got %s", strings.Join(allowed, ", "), quote(s))
+	return def
+}
+
+// list returns a sequence node's items, accepting a single scalar as a
+// one-item list.
+func (c *conv) list(n ast.Node, path string) ([]ast.Node, bool) {
+	n = unwrap(n)
+	if n == nil {
+		return nil, false
+	}
+	switch v := n.(type) {
+	case *ast.NullNode:
+		return nil, false
+	case *ast.SequenceNode:
+		return v.Values, true
+	case *ast.MappingNode, *ast.MappingValueNode:
+		c.fail(n, path, "expected a list")
+		return nil, false
+	}
+	return []ast.Node{n}, true
+}
+
+// priorities parses a list of priorities 0..7 into a bit mask.
+func (c *conv) priorities(n ast.Node, path string, def uint8) uint8 {
+	items, ok := c.list(n, path)
+	if !ok {
+		return def
+	}
+	var m uint8
+	for i, it := range items {
+		p := c.integer(it, fmt.Sprintf("%s[%d]", path, i), -1, 0, 7)
+		if p >= 0 {
+			m |= 1 << p
+		}
+	}
+	return m
+}
+
+// dscpMap parses "default" or a mapping of DSCP → priority. Unlisted DSCP
+// values keep the default map (DSCP >> 3, as mlx5 and Linux map them).
+func (c *conv) dscpMap(n ast.Node, path string) [64]uint8 {
+	var m [64]uint8
+	for d := range m {
+		m[d] = uint8(d >> 3)
+	}
+	n = unwrap(n)
+	if n == nil {
+		return m
+	}
+	if pairs, ok := mappingPairs(n); ok {
+		for _, kv := range pairs {
+			k := kv.Key.GetToken().Value
+			d, err := strconv.Atoi(k)
+			if err != nil || d < 0 || d > 63 {
+				c.fail(kv.Key, path, "expected a DSCP from 0 to 63 as key, got %s", quote(k))
+				continue
+			}
+			p := c.integer(kv.Value, path+"."+k, 0, 0, 7)
+			m[d] = uint8(p)
+		}
+		return m
+	}
+	if s, ok := c.scalar(n, path); ok && s != "default" {
+		c.fail(n, path, "expected \"default\" or a mapping of DSCP to priority such as {26: 3, 48: 6}, got %s", quote(s))
+	}
+	return m
+}

@@ -1,0 +1,156 @@
+package scenario
+
+import (
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"rocelab/examples"
+)
+
+// Each bad scenario must fail with file:line:col and say what was expected.
+func TestBadInput(t *testing.T) {
+	for _, c := range []struct {
+		name, yaml string
+		want       []string // substrings of the error, the first being file:line:col
+	}{
+		{"unknown key", `
+topology: {kind: single-switch, hosts: 2}
+swtich: {buffer: 1MiB}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:1:", `unknown key "swtich"`, "expected one of:", "switch"}},
+		{"unknown nested key", `
+topology:
+  kind: single-switch
+  hosts: 2
+  host_link: {rate: 100G, cabel: 3m}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:4:27:", "topology.host_link", `unknown key "cabel"`, "cable, rate"}},
+		{"bad unit", `
+topology: {kind: single-switch, hosts: 2, host_link: {rate: 100Q}}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:1:61:", "topology.host_link.rate", "expected a positive bit rate", `"100Q"`}},
+		{"negative size", `
+topology: {kind: single-switch, hosts: 2}
+traffic: {flows: [{src: h0, dst: h1, bytes: -4KiB}]}`,
+			[]string{"bad.yaml:2:45:", "traffic.flows[0].bytes", "not negative", `"-4KiB"`}},
+		{"uplinks do not fit the spines", `
+topology:
+  kind: leaf-spine
+  leaves: 4
+  spines: 3
+  hosts_per_leaf: 8
+  uplinks_per_leaf: 8
+traffic: {generators: [{kind: permutation, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:6:21:", "topology.uplinks_per_leaf", "cannot be spread evenly over 3 spines"}},
+		{"ports exceed the radix", `
+topology:
+  kind: leaf-spine
+  leaves: 2
+  spines: 2
+  hosts_per_leaf: 60
+  uplinks_per_leaf: 8
+  radix: 64
+traffic: {generators: [{kind: permutation, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:5:19:", "topology.hosts_per_leaf", "more than the switch radix 64"}},
+		{"host out of range", `
+topology: {kind: single-switch, hosts: 4}
+traffic: {flows: [{src: h0, dst: h9, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:34:", "traffic.flows[0].dst", "from h0 to h3"}},
+		{"key of another topology", `
+topology: {kind: fat-tree, k: 4, leaves: 2}
+traffic: {generators: [{kind: permutation, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:1:42:", "topology.leaves", "does not apply to a fat-tree"}},
+		{"odd fat-tree", `
+topology: {kind: fat-tree, k: 5}
+traffic: {generators: [{kind: permutation, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:1:31:", "topology.k", "even"}},
+		{"yaml syntax", "topology: {kind: single-switch\ntraffic: [",
+			[]string{"bad.yaml:"}},
+		{"buffer too small for headroom", `
+topology: {kind: single-switch, hosts: 64}
+switch: {buffer: 1MiB}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:18:", "switch.buffer", "headroom"}},
+		{"no traffic", `topology: {kind: single-switch, hosts: 2}`,
+			[]string{"bad.yaml:1:1:", "traffic", "missing"}},
+		{"bad MTU", `
+topology: {kind: single-switch, hosts: 2}
+host: {mtu: 1500}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:13:", "host.mtu", "256, 512, 1024, 2048 or 4096"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Load("bad.yaml", []byte(strings.TrimPrefix(c.yaml, "\n")))
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			var es Errors
+			if !errors.As(err, &es) {
+				t.Fatalf("error %T is not scenario.Errors: %v", err, err)
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, c.want[0]) {
+				t.Errorf("error %q does not start with %q", msg, c.want[0])
+			}
+			for _, w := range c.want[1:] {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q lacks %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+func TestExamplesLoad(t *testing.T) {
+	names, err := fs.Glob(examples.FS, "*.yaml")
+	if err != nil || len(names) < 5 {
+		t.Fatalf("examples: %v %v", names, err)
+	}
+	for _, n := range names {
+		data, _ := examples.FS.ReadFile(n)
+		s, err := Load(n, data)
+		if err != nil {
+			t.Errorf("%s: %v", n, err)
+			continue
+		}
+		if _, err := Build(s); err != nil {
+			t.Errorf("%s: build: %v", n, err)
+		}
+		if !strings.HasPrefix(string(data), "# ") {
+			t.Errorf("%s: an example starts with a comment saying what it shows", n)
+		}
+	}
+}
+
+// FuzzLoad: no input makes Load panic, and every rejection is an Errors
+// list whose entries carry the file name.
+func FuzzLoad(f *testing.F) {
+	names, _ := fs.Glob(examples.FS, "*.yaml")
+	for _, n := range names {
+		data, _ := examples.FS.ReadFile(n)
+		f.Add(data)
+	}
+	f.Add([]byte("topology: {kind: leaf-spine, leaves: 2, spines: 3, uplinks_per_leaf: 3}\ntraffic: {generators: [{kind: incast, senders: 1, receiver: h0}]}"))
+	f.Add([]byte("topology: [1, 2]\n"))
+	f.Add([]byte("a: &x {b: *x}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Load("fuzz.yaml", data)
+		if err != nil {
+			var es Errors
+			if !errors.As(err, &es) || len(es) == 0 {
+				t.Fatalf("error %T %v", err, err)
+			}
+			for _, e := range es {
+				if e.File != "fuzz.yaml" {
+					t.Fatalf("error without file: %v", e)
+				}
+			}
+			return
+		}
+		if s.Topo == nil || len(s.Flows)+len(s.Generators) == 0 {
+			t.Fatal("accepted a scenario without topology or flows")
+		}
+	})
+}

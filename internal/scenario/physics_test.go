@@ -1,0 +1,262 @@
+package scenario
+
+import (
+	"math"
+	"runtime"
+	"testing"
+
+	"rocelab/examples"
+	"rocelab/internal/fabric"
+	"rocelab/internal/packet"
+	"rocelab/internal/unit"
+)
+
+// mustLoad loads YAML text or fails the test.
+func mustLoad(t testing.TB, name, text string) *Scenario {
+	t.Helper()
+	s, err := Load(name, []byte(text))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return s
+}
+
+func example(t testing.TB, name string) *Scenario {
+	t.Helper()
+	data, err := examples.FS.ReadFile(name + ".yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mustLoad(t, name, string(data))
+}
+
+// run builds and runs s to completion or its time limit.
+func run(t testing.TB, s *Scenario) (*Twin, unit.Time) {
+	t.Helper()
+	tw, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tw, tw.Net.Run(s.Duration)
+}
+
+func goodput(f *fabric.Flow) float64 {
+	fct, ok := f.FCT()
+	if !ok {
+		return math.NaN()
+	}
+	return float64(f.Bytes) * 8 / fct.Seconds() / 1e9
+}
+
+// The analytic goodput of one flow is line rate × MTU / (MTU + 82): the
+// per-packet overhead is preamble+IFG 20, Ethernet 14, IPv4 20, UDP 8,
+// BTH 12, ICRC 4, FCS 4.
+func TestSingleFlowLineRate(t *testing.T) {
+	for _, mtu := range []int{4096, 1024} {
+		s := example(t, "single-flow")
+		s.Host.MTU = int32(mtu)
+		tw, _ := run(t, s)
+		got := goodput(&tw.Net.Flows[0])
+		want := 100 * float64(mtu) / float64(mtu+int(packet.Overhead(false)))
+		if math.Abs(got-want)/want > 0.01 {
+			t.Errorf("MTU %d: goodput %.3f Gb/s, analytic %.3f Gb/s", mtu, got, want)
+		}
+		t.Logf("MTU %d: goodput %.4f Gb/s, analytic %.4f Gb/s (%.3f%% off)", mtu, got, want, 100*(got-want)/want)
+	}
+}
+
+// 16:1 incast with PFC: no drops, fair shares, pauses on the upstream ports,
+// and a victim flow through the paused trunk slowed far below its path.
+func TestIncastPFC(t *testing.T) {
+	s := example(t, "incast-pfc")
+	tw, _ := run(t, s)
+	net := tw.Net
+	if net.Totals.PacketsDropped != 0 {
+		t.Fatalf("PFC incast dropped %d packets", net.Totals.PacketsDropped)
+	}
+	var victim *fabric.Flow
+	var incast []*fabric.Flow
+	for i := range net.Flows {
+		f := &net.Flows[i]
+		if tw.Flows[i].Name == "victim" {
+			victim = f
+		} else {
+			incast = append(incast, f)
+		}
+	}
+	// Fair share: the receiver's line-rate goodput split 16 ways, over the
+	// time all 16 were active (they start together and end together).
+	fair := 100 * 4096.0 / (4096 + 82) / 16
+	for _, f := range incast {
+		if g := goodput(f); math.Abs(g-fair)/fair > 0.05 {
+			t.Errorf("incast flow %d: %.3f Gb/s, fair share %.3f", f.ID, g, fair)
+		}
+	}
+	// Pause counters rise on the upstream ports: the right switch pauses
+	// the trunk, the left switch pauses every sender.
+	byName := map[string]*fabric.Port{}
+	for _, pt := range net.Ports {
+		byName[pt.Name()] = pt
+	}
+	trunk := byName["right/p2"]
+	if trunk.Counters.TxPause[3] == 0 || trunk.Peer().Counters.RxPauseDuration[3] == 0 {
+		t.Errorf("trunk: right sent %d pauses, left paused for %v", trunk.Counters.TxPause[3], trunk.Peer().Counters.RxPauseDuration[3])
+	}
+	for i := 0; i <= 16; i++ {
+		h := byName["h"+itoa(i)+"/p0"]
+		if h.Counters.RxPause[3] == 0 {
+			t.Errorf("sender h%d received no pause", i)
+		}
+	}
+	// The victim's path is idle 100G end to end, but it shares the paused
+	// trunk queue: it must be slowed well below its line rate.
+	vg := goodput(victim)
+	if vg > 25 {
+		t.Errorf("victim goodput %.2f Gb/s: not slowed by the spreading pauses", vg)
+	}
+	// Control: the victim alone runs at line rate.
+	alone := example(t, "incast-pfc")
+	alone.Generators = nil // the victim is the only explicit flow
+	tw2, _ := run(t, alone)
+	ag := goodput(&tw2.Net.Flows[0])
+	if ag < 97 {
+		t.Errorf("victim alone: %.2f Gb/s, want line rate", ag)
+	}
+	t.Logf("incast fair share %.3f Gb/s; victim %.2f Gb/s with the incast, %.2f Gb/s alone; trunk pauses %d, victim sender paused %v",
+		fair, vg, ag, trunk.Counters.TxPause[3], byName["h16/p0"].Counters.RxPauseDuration[3])
+}
+
+func itoa(i int) string {
+	const digits = "0123456789"
+	if i < 10 {
+		return digits[i : i+1]
+	}
+	return itoa(i/10) + digits[i%10:i%10+1]
+}
+
+// Without PFC and with a small buffer the incast drops, and every payload
+// byte is accounted for: sent = delivered + dropped + in flight, checked
+// mid-run (while packets are queued and on the wire) and at the end.
+func TestConservationWithoutPFC(t *testing.T) {
+	s := example(t, "incast-nopfc")
+	tw, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net := tw.Net
+	check := func(when string) {
+		inB, inP := net.InFlight()
+		tot := net.Totals
+		if tot.BytesSent != tot.BytesDelivered+tot.BytesDropped+inB {
+			t.Errorf("%s: sent %d != delivered %d + dropped %d + in flight %d", when, tot.BytesSent, tot.BytesDelivered, tot.BytesDropped, inB)
+		}
+		if tot.PacketsSent != tot.PacketsDelivered+tot.PacketsDropped+inP {
+			t.Errorf("%s: packets sent %d != %d + %d + %d", when, tot.PacketsSent, tot.PacketsDelivered, tot.PacketsDropped, inP)
+		}
+		if live := net.Pool.Live(); int64(live) != inP+int64(countControl(net)) {
+			t.Errorf("%s: %d packets live in the pool, %d data + %d control in the network", when, live, inP, countControl(net))
+		}
+		t.Logf("%s: sent %d = delivered %d + dropped %d + in flight %d", when, tot.BytesSent, tot.BytesDelivered, tot.BytesDropped, inB)
+	}
+	for _, at := range []unit.Time{50 * unit.Microsecond, 333 * unit.Microsecond} {
+		net.Sched.RunUntil(at)
+		if b, _ := net.InFlight(); b == 0 {
+			t.Fatalf("nothing in flight at %v: the mid-run check is vacuous", at)
+		}
+		check(at.String())
+	}
+	net.Run(s.Duration)
+	check("end")
+	if net.Totals.DropsByReason[fabric.DropLossyOverflow] == 0 {
+		t.Fatal("no lossy-overflow drops without PFC and a 2 MiB buffer")
+	}
+	if net.Totals.LosslessPacketsDropped != net.Totals.PacketsDropped {
+		t.Errorf("drops on the (unprotected) lossless class %d, all drops %d", net.Totals.LosslessPacketsDropped, net.Totals.PacketsDropped)
+	}
+}
+
+// countControl counts PFC frames queued or on the wire.
+func countControl(net *fabric.Network) int {
+	n := 0
+	for _, pt := range net.Ports {
+		pt.InFlight(func(p *packet.Packet) {
+			if p.Kind != packet.Data {
+				n++
+			}
+		})
+	}
+	return n
+}
+
+// Headroom sized for 3 m on 300 m cables overflows on the lossless class;
+// the computed headroom does not.
+func TestHeadroom(t *testing.T) {
+	short := example(t, "headroom-short")
+	tw, _ := run(t, short)
+	hdrm := tw.Net.Totals.DropsByReason[fabric.DropHeadroomOverflow]
+	if hdrm == 0 {
+		t.Fatal("headroom sized for 3 m gave no headroom overflow on 300 m cables")
+	}
+	if tw.Net.Totals.DropsByReason[fabric.DropLossyOverflow] != 0 {
+		t.Error("lossy drops in a lossless scenario")
+	}
+	auto := example(t, "headroom-short")
+	auto.Switch.PFC.Headroom = 0
+	tw2, _ := run(t, auto)
+	if d := tw2.Net.Totals.PacketsDropped; d != 0 {
+		t.Errorf("computed headroom %d B: %d drops", ComputeHeadroom(100*unit.Gbps, 300*unit.Metre, auto.Switch.PFC), d)
+	}
+	if !tw2.Net.AllDone() {
+		t.Error("flows did not complete with the computed headroom")
+	}
+	t.Logf("300 m: headroom 45056 B gave %d headroom-overflow drops; computed %d B gave 0", hdrm, ComputeHeadroom(100*unit.Gbps, 300*unit.Metre, auto.Switch.PFC))
+}
+
+// The SONiC formula by hand at 100G, MTU 9100, mac_phy_delay 1 KiB, peer
+// response 394 quanta (25216 B): cable bytes 2·L·1e11/1.98e8/8.
+func TestComputeHeadroom(t *testing.T) {
+	p := PFCSpec{MTU: 9100, MACPHYDelay: 1024, CellOccupancy: 1}
+	for _, c := range []struct {
+		cable unit.Length
+		want  unit.Bytes
+	}{
+		// 9100 + (9100 + 378.8 + 1024 + 25216) = 44818.8 → 44 KiB
+		{3 * unit.Metre, 45056},
+		// 9100 + (9100 + 37878.8 + 1024 + 25216) = 82318.8 → 81 KiB
+		{300 * unit.Metre, 82944},
+	} {
+		if got := ComputeHeadroom(100*unit.Gbps, c.cable, p); got != c.want {
+			t.Errorf("%v: headroom %d, want %d", c.cable, got, c.want)
+		}
+	}
+}
+
+// The data path allocates nothing per packet once warm: over a whole
+// incast run, heap allocations stay a small fraction of packet-hops (the
+// remainder is queue-sample and pool growth, amortized).
+func TestNoPerPacketAllocation(t *testing.T) {
+	s := example(t, "incast-pfc")
+	tw, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hops := func() (n int64) {
+		for _, pt := range tw.Net.Ports {
+			n += pt.Counters.TxPhyPackets
+		}
+		return n
+	}
+	// Warm up: the buffers fill and the packet pool grows to its peak.
+	tw.Net.Sched.RunUntil(3 * unit.Millisecond)
+	var before, after runtime.MemStats
+	h0, pool0 := hops(), tw.Net.Pool.Allocated()
+	runtime.ReadMemStats(&before)
+	tw.Net.Run(s.Duration)
+	runtime.ReadMemStats(&after)
+	allocs := after.Mallocs - before.Mallocs
+	n := hops() - h0
+	if per := float64(allocs) / float64(n); per > 0.01 {
+		t.Errorf("%d allocations over %d packet-hops after warm-up: %.4f per hop", allocs, n, per)
+	}
+	t.Logf("after warm-up: %d allocations over %d packet-hops (pool grew by %d packets)", allocs, n, tw.Net.Pool.Allocated()-pool0)
+}

@@ -1,0 +1,464 @@
+// Package scenario reads a twin scenario from strict YAML, fills defaults,
+// validates it with file:line:col messages, estimates its cost, and
+// assembles the fabric, hosts and traffic it describes. It is the only
+// package (with cmd) that puts concrete parts together.
+package scenario
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+
+	"rocelab/internal/fabric"
+	"rocelab/internal/topo"
+	"rocelab/internal/unit"
+)
+
+// Scenario is a validated scenario with every default filled in.
+type Scenario struct {
+	File        string
+	Name        string
+	Description string
+	Seed        uint64
+	// Duration is the simulated time limit; a run ends earlier when every
+	// flow has completed.
+	Duration unit.Time
+
+	Topo   *topo.Topology
+	Switch SwitchSpec
+	Host   HostSpec
+	// Flows are the explicit flows; Generators make more when the
+	// scenario is expanded (see Expand).
+	Flows      []FlowSpec
+	Generators []GeneratorSpec
+	Faults     []FaultSpec
+	// SampleInterval is how often queue depths are sampled.
+	SampleInterval unit.Time
+}
+
+// SwitchSpec is the switch configuration shared by every switch.
+type SwitchSpec struct {
+	Buffer            unit.Bytes
+	Alpha, AlphaLossy float64
+	Reserve           unit.Bytes
+	XONOffset         unit.Bytes
+	Trust             fabric.Trust
+	DSCPToPrio        [64]uint8
+	Strict            uint8
+	Weights           [8]int
+	PFC               PFCSpec
+	ECN               ECNSpec
+	Watchdog          fabric.WatchdogConfig
+	HashFields        fabric.HashField
+	PerSwitchSeed     bool
+}
+
+// PFCSpec is the switches' PFC configuration.
+type PFCSpec struct {
+	Enabled bool
+	// Priorities are the priorities PFC protects (the lossless class). When
+	// PFC is disabled they still name the class that should have been
+	// lossless, for the loss target.
+	Priorities uint8
+	Quanta     uint16
+	Refresh    unit.Time
+	XON        bool
+	// Headroom is the per-PG headroom; zero means computed by the SONiC
+	// formula from MTU, cable, MACPHYDelay, CellOccupancy and speed.
+	Headroom      unit.Bytes
+	MTU           unit.Bytes
+	MACPHYDelay   unit.Bytes
+	CellOccupancy float64
+	// ResponseTime is how long a port keeps sending after a pause
+	// arrives; zero means the IEEE bound for the port speed.
+	ResponseTime unit.Time
+}
+
+// ECNSpec is the switches' RED/ECN configuration.
+type ECNSpec struct {
+	Enabled    bool
+	Priorities uint8
+	Kmin, Kmax unit.Bytes
+	Pmax       float64
+	AtEnqueue  bool
+}
+
+// HostSpec is the host NICs' configuration.
+type HostSpec struct {
+	MTU  int32
+	DSCP uint8
+	// Priority is the priority the NIC queues and pauses on; -1 means
+	// taken from DSCPToPrio of the flow's DSCP.
+	Priority   int
+	Trust      fabric.Trust
+	DSCPToPrio [64]uint8
+	VLAN, ECN  bool
+}
+
+// FlowSpec is one flow with its hosts resolved.
+type FlowSpec struct {
+	Name     string
+	Src, Dst int
+	Bytes    unit.Bytes
+	Start    unit.Time
+	DSCP     uint8
+	Priority uint8
+	Rate     unit.BitRate
+	After    []int
+}
+
+// FaultSpec is one injected fault.
+type FaultSpec struct {
+	Kind       string
+	Host       int
+	Priority   int
+	Start, End unit.Time
+}
+
+// LoadFile reads and validates a scenario file.
+func LoadFile(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Load(path, data)
+}
+
+// Load validates scenario YAML. name is the file name used in messages.
+func Load(name string, data []byte) (*Scenario, error) {
+	raw, err := parseRaw(name, data)
+	if err != nil {
+		return nil, err
+	}
+	c := &conv{file: name}
+	s := &Scenario{File: name}
+	s.Name = c.text(raw.Name, "name", "unnamed")
+	s.Description = c.text(raw.Description, "description", "")
+	s.Seed = uint64(c.integer(raw.Seed, "seed", DefaultSeed, 0, 1<<62))
+	s.Duration = c.duration(raw.Duration, "duration", DefaultDuration)
+	if s.Duration == 0 {
+		c.fail(raw.Duration, "duration", "expected a positive duration")
+	}
+	if raw.Topology == nil {
+		c.errs = append(c.errs, &Error{File: name, Line: 1, Col: 1, Path: "topology", Msg: "missing: a scenario needs a topology (kind: single-switch, dumbbell, leaf-spine or fat-tree)"})
+		return nil, c.errs
+	}
+	s.Topo = c.topology(raw.Topology)
+	s.Switch = c.switchSpec(raw.Switch)
+	s.Host = c.hostSpec(raw.Host)
+	if c.metrics(s, raw.Metrics); len(c.errs) > 0 || s.Topo == nil {
+		return nil, c.errs
+	}
+	c.checkBuffer(s, raw.Switch)
+	c.traffic(s, raw.Traffic)
+	c.faults(s, raw.Faults)
+	if len(c.errs) > 0 {
+		return nil, c.errs
+	}
+	return s, nil
+}
+
+// metrics fills the metrics settings.
+func (c *conv) metrics(s *Scenario, m *rawMetrics) {
+	s.SampleInterval = DefaultSampleInterval
+	if m != nil {
+		s.SampleInterval = c.duration(m.SampleInterval, "metrics.sample_interval", DefaultSampleInterval)
+		if s.SampleInterval == 0 {
+			c.fail(m.SampleInterval, "metrics.sample_interval", "expected a positive interval")
+		}
+	}
+}
+
+func (c *conv) link(r *rawLink, path string, defRate unit.BitRate, defCable unit.Length) topo.LinkSpec {
+	l := topo.LinkSpec{Rate: defRate, Cable: defCable}
+	if r != nil {
+		l.Rate = c.rate(r.Rate, path+".rate", defRate)
+		l.Cable = c.length(r.Cable, path+".cable", defCable)
+	}
+	return l
+}
+
+// topology builds the topology, reporting a parameter that does not fit at
+// its own position.
+func (c *conv) topology(r *rawTopology) *topo.Topology {
+	const maxCount = 1 << 20
+	kind := c.choice(r.Kind, "topology.kind", "", "single-switch", "dumbbell", "leaf-spine", "fat-tree")
+	if kind == "" {
+		if _, ok := c.scalar(r.Kind, "topology.kind"); !ok {
+			c.fail(r.Kind, "topology.kind", "missing: expected one of single-switch, dumbbell, leaf-spine, fat-tree")
+		}
+		return nil
+	}
+	hostLink := c.link(r.HostLink, "topology.host_link", DefaultHostRate, DefaultHostCable)
+	fabricLink := c.link(r.FabricLink, "topology.fabric_link", hostLink.Rate, DefaultFabricCable)
+	nodes := map[string]ast.Node{
+		"hosts": r.Hosts, "left": r.Left, "right": r.Right, "trunk_links": r.TrunkLinks,
+		"leaves": r.Leaves, "spines": r.Spines, "hosts_per_leaf": r.HostsPerLeaf,
+		"uplinks_per_leaf": r.UplinksPerLeaf, "k": r.K, "radix": r.Radix,
+	}
+	num := func(key string, def int64) int {
+		return int(c.integer(nodes[key], "topology."+key, def, 1, maxCount))
+	}
+	// Keys that do not belong to the kind are a mistake worth reporting.
+	allowed := map[string][]string{
+		"single-switch": {"hosts"},
+		"dumbbell":      {"left", "right", "trunk_links"},
+		"leaf-spine":    {"leaves", "spines", "hosts_per_leaf", "uplinks_per_leaf", "radix"},
+		"fat-tree":      {"k"},
+	}
+	for _, key := range []string{"hosts", "left", "right", "trunk_links", "leaves", "spines", "hosts_per_leaf", "uplinks_per_leaf", "k", "radix"} {
+		if unwrap(nodes[key]) == nil || contains(allowed[kind], key) {
+			continue
+		}
+		c.fail(nodes[key], "topology."+key, "does not apply to a %s topology (its keys: %s)", kind, strings.Join(allowed[kind], ", "))
+	}
+	if r.Oversubscription != nil && kind != "leaf-spine" {
+		c.fail(r.Oversubscription, "topology.oversubscription", "applies only to a leaf-spine topology")
+	}
+	if r.Servers != nil && kind != "leaf-spine" {
+		c.fail(r.Servers.NICs, "topology.servers", "GPU servers are modelled on a leaf-spine topology only")
+	}
+	if len(c.errs) > 0 {
+		return nil
+	}
+	var t *topo.Topology
+	var err error
+	switch kind {
+	case "single-switch":
+		t, err = topo.SingleSwitch(num("hosts", 2), hostLink)
+	case "dumbbell":
+		t, err = topo.Dumbbell(num("left", 1), num("right", 1), num("trunk_links", 1), hostLink, fabricLink)
+	case "fat-tree":
+		t, err = topo.FatTree(num("k", 4), hostLink)
+	case "leaf-spine":
+		spec := topo.LeafSpine{
+			Leaves: num("leaves", 2), Spines: num("spines", 2), HostsPerLeaf: num("hosts_per_leaf", 4),
+			HostLink: hostLink, FabricLink: fabricLink,
+		}
+		if r.Radix != nil {
+			spec.Radix = num("radix", 0)
+		}
+		switch {
+		case r.UplinksPerLeaf != nil && r.Oversubscription != nil:
+			c.fail(r.Oversubscription, "topology.oversubscription", "give uplinks_per_leaf or oversubscription, not both")
+		case r.UplinksPerLeaf != nil:
+			spec.UplinksPerLeaf = num("uplinks_per_leaf", 0)
+		default:
+			over := c.float(r.Oversubscription, "topology.oversubscription", 1, 0.01, 1000)
+			up := float64(int64(spec.HostsPerLeaf)*int64(hostLink.Rate)) / (over * float64(fabricLink.Rate))
+			spec.UplinksPerLeaf = int(up + 0.5)
+			if d := up - float64(spec.UplinksPerLeaf); d > 1e-9 || d < -1e-9 || spec.UplinksPerLeaf == 0 {
+				node := r.Oversubscription
+				if node == nil {
+					node = r.HostsPerLeaf
+				}
+				c.fail(node, "topology.oversubscription", "%d hosts at %v over %v uplinks at %g:1 needs %.2f uplinks: not a whole number", spec.HostsPerLeaf, hostLink.Rate, fabricLink.Rate, over, up)
+			}
+			nodes["uplinks_per_leaf"] = r.Oversubscription
+		}
+		if r.Servers != nil {
+			spec.NICsPerServer = int(c.integer(r.Servers.NICs, "topology.servers.nics", 1, 1, 64))
+			c.integer(r.Servers.GPUs, "topology.servers.gpus", 8, 1, 64)
+			spec.RailOptimized = c.boolean(r.Servers.RailOptimized, "topology.servers.rail_optimized", false)
+			nodes["servers"] = r.Servers.NICs
+		}
+		if len(c.errs) > 0 {
+			return nil
+		}
+		t, err = topo.BuildLeafSpine(spec)
+	}
+	if err != nil {
+		if te, ok := err.(*topo.Error); ok {
+			node := nodes[te.Field]
+			if node == nil {
+				node = r.Kind
+			}
+			c.fail(node, "topology."+te.Field, "%s", te.Msg)
+		} else {
+			c.fail(r.Kind, "topology", "%v", err)
+		}
+		return nil
+	}
+	return t
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
+	s := SwitchSpec{
+		Buffer: DefaultBuffer, Alpha: DefaultAlpha, AlphaLossy: DefaultAlphaLossy,
+		Reserve: DefaultReserve, XONOffset: DefaultXONOffset, Trust: fabric.TrustDSCP,
+		Strict: DefaultStrict, HashFields: DefaultHash, PerSwitchSeed: true,
+		PFC: PFCSpec{Enabled: true, Priorities: 1 << DefaultPFCPriority, Quanta: DefaultPauseQuanta, XON: true,
+			MTU: DefaultPortMTU, MACPHYDelay: DefaultMACPHYDelay, CellOccupancy: DefaultCellOccupancy},
+		ECN:      ECNSpec{Enabled: true, Priorities: 1 << DefaultPFCPriority, Kmin: DefaultKmin, Kmax: DefaultKmax, Pmax: DefaultPmax},
+		Watchdog: fabric.WatchdogConfig{},
+	}
+	s.DSCPToPrio = c.dscpMap(nil, "")
+	for p := range s.Weights {
+		s.Weights[p] = 1
+	}
+	if r == nil {
+		return s
+	}
+	s.Buffer = c.bytes(r.Buffer, "switch.buffer", s.Buffer)
+	if s.Buffer == 0 {
+		c.fail(r.Buffer, "switch.buffer", "expected a positive size")
+	}
+	s.Alpha = c.float(r.Alpha, "switch.alpha", s.Alpha, 1.0/128, 128)
+	s.AlphaLossy = c.float(r.AlphaLossy, "switch.alpha_lossy", s.AlphaLossy, 1.0/128, 128)
+	s.Reserve = c.bytes(r.Reserve, "switch.reserve", s.Reserve)
+	if c.choice(r.Trust, "switch.trust", "dscp", "dscp", "pcp") == "pcp" {
+		s.Trust = fabric.TrustPCP
+	}
+	s.DSCPToPrio = c.dscpMap(r.DSCPToPriority, "switch.dscp_to_priority")
+	if r.Scheduler != nil {
+		s.Strict = c.priorities(r.Scheduler.Strict, "switch.scheduler.strict", s.Strict)
+		if items, ok := c.list(r.Scheduler.Weights, "switch.scheduler.weights"); ok {
+			if len(items) != 8 {
+				c.fail(r.Scheduler.Weights, "switch.scheduler.weights", "expected 8 weights (one per priority, as ETS bandwidth %%), got %d", len(items))
+			} else {
+				for i, it := range items {
+					s.Weights[i] = int(c.integer(it, "switch.scheduler.weights["+strconv.Itoa(i)+"]", 1, 0, 100))
+				}
+			}
+		}
+	}
+	if p := r.PFC; p != nil {
+		const path = "switch.pfc"
+		s.PFC.Enabled = c.boolean(p.Enabled, path+".enabled", true)
+		s.PFC.Priorities = c.priorities(p.Priorities, path+".priorities", s.PFC.Priorities)
+		s.PFC.Quanta = uint16(c.integer(p.Quanta, path+".quanta", DefaultPauseQuanta, 1, 0xFFFF))
+		if txt, ok := c.scalar(p.Refresh, path+".refresh"); ok && txt != "auto" {
+			s.PFC.Refresh = c.duration(p.Refresh, path+".refresh", 0)
+		}
+		s.PFC.XON = c.boolean(p.XON, path+".xon", true)
+		s.XONOffset = c.bytes(p.XONOffset, path+".xon_offset", s.XONOffset)
+		if txt, ok := c.scalar(p.Headroom, path+".headroom"); ok && txt != "auto" {
+			s.PFC.Headroom = c.bytes(p.Headroom, path+".headroom", 0)
+			if s.PFC.Headroom == 0 {
+				c.fail(p.Headroom, path+".headroom", "expected a positive size or \"auto\"")
+			}
+		}
+		s.PFC.MTU = c.bytes(p.MTU, path+".mtu", s.PFC.MTU)
+		s.PFC.MACPHYDelay = c.bytes(p.MACPHYDelay, path+".mac_phy_delay", s.PFC.MACPHYDelay)
+		s.PFC.CellOccupancy = c.float(p.CellOccupancy, path+".cell_occupancy", s.PFC.CellOccupancy, 1, 100)
+		if txt, ok := c.scalar(p.ResponseTime, path+".response_time"); ok && txt != "auto" {
+			s.PFC.ResponseTime = c.duration(p.ResponseTime, path+".response_time", 0)
+		}
+	}
+	if e := r.ECN; e != nil {
+		const path = "switch.ecn"
+		s.ECN.Enabled = c.boolean(e.Enabled, path+".enabled", true)
+		s.ECN.Priorities = c.priorities(e.Priorities, path+".priorities", s.ECN.Priorities)
+		s.ECN.Kmin = c.bytes(e.Kmin, path+".kmin", s.ECN.Kmin)
+		s.ECN.Kmax = c.bytes(e.Kmax, path+".kmax", s.ECN.Kmax)
+		s.ECN.Pmax = c.float(e.Pmax, path+".pmax", s.ECN.Pmax, 0, 1)
+		s.ECN.AtEnqueue = c.choice(e.At, path+".at", "dequeue", "dequeue", "enqueue") == "enqueue"
+		if s.ECN.Kmax < s.ECN.Kmin {
+			c.fail(e.Kmax, path+".kmax", "must not be below kmin (%v)", s.ECN.Kmin)
+		}
+	}
+	if w := r.Watchdog; w != nil {
+		const path = "switch.watchdog"
+		if c.boolean(w.Enabled, path+".enabled", false) {
+			s.Watchdog.Detect = c.duration(w.Detection, path+".detection", DefaultWatchdogDetect)
+			s.Watchdog.Restore = c.duration(w.Restoration, path+".restoration", DefaultWatchdogRestore)
+			if s.Watchdog.Detect == 0 {
+				c.fail(w.Detection, path+".detection", "expected a positive duration")
+			}
+		}
+	}
+	if e := r.ECMP; e != nil {
+		if items, ok := c.list(e.Hash, "switch.ecmp.hash"); ok {
+			s.HashFields = 0
+			names := map[string]fabric.HashField{
+				"src_ip": fabric.HashSrcIP, "dst_ip": fabric.HashDstIP, "src_port": fabric.HashSrcPort,
+				"dst_port": fabric.HashDstPort, "protocol": fabric.HashProto, "dst_qp": fabric.HashDstQP,
+			}
+			for i, it := range items {
+				name := c.choice(it, "switch.ecmp.hash["+strconv.Itoa(i)+"]", "", "src_ip", "dst_ip", "src_port", "dst_port", "protocol", "dst_qp")
+				s.HashFields |= names[name]
+			}
+			if s.HashFields == 0 && len(c.errs) == 0 {
+				c.fail(e.Hash, "switch.ecmp.hash", "expected at least one field")
+			}
+		}
+		s.PerSwitchSeed = c.boolean(e.PerSwitchSeed, "switch.ecmp.per_switch_seed", true)
+	}
+	return s
+}
+
+func (c *conv) hostSpec(r *rawHost) HostSpec {
+	h := HostSpec{MTU: DefaultMTU, DSCP: DefaultDSCP, Priority: -1, Trust: fabric.TrustDSCP, ECN: true}
+	h.DSCPToPrio = c.dscpMap(nil, "")
+	if r == nil {
+		return h
+	}
+	mtu := c.integer(r.MTU, "host.mtu", DefaultMTU, 256, 4096)
+	switch mtu {
+	case 256, 512, 1024, 2048, 4096:
+		h.MTU = int32(mtu)
+	default:
+		c.fail(r.MTU, "host.mtu", "expected a RoCE path MTU: 256, 512, 1024, 2048 or 4096, got %d", mtu)
+	}
+	h.DSCP = uint8(c.integer(r.DSCP, "host.dscp", DefaultDSCP, 0, 63))
+	h.Priority = int(c.integer(r.Priority, "host.priority", -1, 0, 7))
+	if c.choice(r.Trust, "host.trust", "dscp", "dscp", "pcp") == "pcp" {
+		h.Trust = fabric.TrustPCP
+	}
+	h.DSCPToPrio = c.dscpMap(r.DSCPToPriority, "host.dscp_to_priority")
+	h.VLAN = c.boolean(r.VLAN, "host.vlan", false)
+	h.ECN = c.boolean(r.ECN, "host.ecn", true)
+	return h
+}
+
+// hostRef resolves "h12" or 12 to a host index.
+func (c *conv) hostRef(n ast.Node, path string, hosts int) int {
+	s, ok := c.scalar(n, path)
+	if !ok {
+		c.fail(n, path, "missing: expected a host such as h0")
+		return -1
+	}
+	num := strings.TrimPrefix(s, "h")
+	i, err := strconv.Atoi(num)
+	if err != nil || i < 0 || i >= hosts {
+		c.fail(n, path, "expected a host from h0 to h%d, got %s", hosts-1, quote(s))
+		return -1
+	}
+	return i
+}
+
+func (c *conv) faults(s *Scenario, rs []*rawFault) {
+	for i, r := range rs {
+		path := fmt.Sprintf("faults[%d]", i)
+		if r == nil {
+			continue
+		}
+		f := FaultSpec{Kind: c.choice(r.Kind, path+".kind", "", "pause_storm")}
+		if f.Kind == "" {
+			if _, ok := c.scalar(r.Kind, path+".kind"); !ok {
+				c.fail(r.Kind, path+".kind", "missing: expected pause_storm")
+			}
+			continue
+		}
+		f.Host = c.hostRef(r.Host, path+".host", len(s.Topo.Hosts))
+		f.Priority = int(c.integer(r.Priority, path+".priority", DefaultPFCPriority, 0, 7))
+		f.Start = c.duration(r.Start, path+".start", 0)
+		f.End = c.duration(r.End, path+".end", 0)
+		if f.End != 0 && f.End <= f.Start {
+			c.fail(r.End, path+".end", "must be after start")
+		}
+		s.Faults = append(s.Faults, f)
+	}
+}

@@ -1,0 +1,156 @@
+package scenario
+
+import "github.com/goccy/go-yaml/ast"
+
+// The raw schema mirrors the YAML file. Every scalar is kept as its AST
+// node so that a bad value is reported at its own line and column; the
+// typed Scenario is built from it by convert.
+
+type rawScenario struct {
+	Name        ast.Node     `yaml:"name"`
+	Description ast.Node     `yaml:"description"`
+	Seed        ast.Node     `yaml:"seed"`
+	Duration    ast.Node     `yaml:"duration"`
+	Topology    *rawTopology `yaml:"topology"`
+	Switch      *rawSwitch   `yaml:"switch"`
+	Host        *rawHost     `yaml:"host"`
+	Traffic     *rawTraffic  `yaml:"traffic"`
+	Faults      []*rawFault  `yaml:"faults"`
+	Metrics     *rawMetrics  `yaml:"metrics"`
+}
+
+type rawLink struct {
+	Rate  ast.Node `yaml:"rate"`
+	Cable ast.Node `yaml:"cable"`
+}
+
+type rawServers struct {
+	GPUs          ast.Node `yaml:"gpus"`
+	NICs          ast.Node `yaml:"nics"`
+	RailOptimized ast.Node `yaml:"rail_optimized"`
+}
+
+type rawTopology struct {
+	Kind             ast.Node    `yaml:"kind"`
+	Hosts            ast.Node    `yaml:"hosts"`
+	Left             ast.Node    `yaml:"left"`
+	Right            ast.Node    `yaml:"right"`
+	TrunkLinks       ast.Node    `yaml:"trunk_links"`
+	Leaves           ast.Node    `yaml:"leaves"`
+	Spines           ast.Node    `yaml:"spines"`
+	HostsPerLeaf     ast.Node    `yaml:"hosts_per_leaf"`
+	UplinksPerLeaf   ast.Node    `yaml:"uplinks_per_leaf"`
+	Oversubscription ast.Node    `yaml:"oversubscription"`
+	K                ast.Node    `yaml:"k"`
+	Radix            ast.Node    `yaml:"radix"`
+	HostLink         *rawLink    `yaml:"host_link"`
+	FabricLink       *rawLink    `yaml:"fabric_link"`
+	Servers          *rawServers `yaml:"servers"`
+}
+
+type rawPFC struct {
+	Enabled       ast.Node `yaml:"enabled"`
+	Priorities    ast.Node `yaml:"priorities"`
+	Quanta        ast.Node `yaml:"quanta"`
+	Refresh       ast.Node `yaml:"refresh"`
+	XON           ast.Node `yaml:"xon"`
+	XONOffset     ast.Node `yaml:"xon_offset"`
+	Headroom      ast.Node `yaml:"headroom"`
+	MTU           ast.Node `yaml:"mtu"`
+	MACPHYDelay   ast.Node `yaml:"mac_phy_delay"`
+	CellOccupancy ast.Node `yaml:"cell_occupancy"`
+	ResponseTime  ast.Node `yaml:"response_time"`
+}
+
+type rawECN struct {
+	Enabled    ast.Node `yaml:"enabled"`
+	Priorities ast.Node `yaml:"priorities"`
+	Kmin       ast.Node `yaml:"kmin"`
+	Kmax       ast.Node `yaml:"kmax"`
+	Pmax       ast.Node `yaml:"pmax"`
+	At         ast.Node `yaml:"at"`
+}
+
+type rawWatchdog struct {
+	Enabled     ast.Node `yaml:"enabled"`
+	Detection   ast.Node `yaml:"detection"`
+	Restoration ast.Node `yaml:"restoration"`
+}
+
+type rawECMP struct {
+	Hash          ast.Node `yaml:"hash"`
+	PerSwitchSeed ast.Node `yaml:"per_switch_seed"`
+}
+
+type rawScheduler struct {
+	Strict  ast.Node `yaml:"strict"`
+	Weights ast.Node `yaml:"weights"`
+}
+
+type rawSwitch struct {
+	Buffer         ast.Node      `yaml:"buffer"`
+	Alpha          ast.Node      `yaml:"alpha"`
+	AlphaLossy     ast.Node      `yaml:"alpha_lossy"`
+	Reserve        ast.Node      `yaml:"reserve"`
+	Trust          ast.Node      `yaml:"trust"`
+	DSCPToPriority ast.Node      `yaml:"dscp_to_priority"`
+	Scheduler      *rawScheduler `yaml:"scheduler"`
+	PFC            *rawPFC       `yaml:"pfc"`
+	ECN            *rawECN       `yaml:"ecn"`
+	Watchdog       *rawWatchdog  `yaml:"watchdog"`
+	ECMP           *rawECMP      `yaml:"ecmp"`
+}
+
+type rawHost struct {
+	MTU            ast.Node `yaml:"mtu"`
+	DSCP           ast.Node `yaml:"dscp"`
+	Priority       ast.Node `yaml:"priority"`
+	Trust          ast.Node `yaml:"trust"`
+	DSCPToPriority ast.Node `yaml:"dscp_to_priority"`
+	VLAN           ast.Node `yaml:"vlan"`
+	ECN            ast.Node `yaml:"ecn"`
+}
+
+type rawFlow struct {
+	Src      ast.Node `yaml:"src"`
+	Dst      ast.Node `yaml:"dst"`
+	Bytes    ast.Node `yaml:"bytes"`
+	Start    ast.Node `yaml:"start"`
+	DSCP     ast.Node `yaml:"dscp"`
+	Priority ast.Node `yaml:"priority"`
+	Rate     ast.Node `yaml:"rate"`
+	After    ast.Node `yaml:"after"`
+	Name     ast.Node `yaml:"name"`
+}
+
+type rawGenerator struct {
+	Kind     ast.Node `yaml:"kind"`
+	Bytes    ast.Node `yaml:"bytes"`
+	Start    ast.Node `yaml:"start"`
+	DSCP     ast.Node `yaml:"dscp"`
+	Priority ast.Node `yaml:"priority"`
+	Rate     ast.Node `yaml:"rate"`
+	QPs      ast.Node `yaml:"qps"`
+	Senders  ast.Node `yaml:"senders"`
+	Receiver ast.Node `yaml:"receiver"`
+	Hosts    ast.Node `yaml:"hosts"`
+	Jitter   ast.Node `yaml:"jitter"`
+	Name     ast.Node `yaml:"name"`
+}
+
+type rawTraffic struct {
+	Flows      []*rawFlow      `yaml:"flows"`
+	Generators []*rawGenerator `yaml:"generators"`
+}
+
+type rawFault struct {
+	Kind     ast.Node `yaml:"kind"`
+	Host     ast.Node `yaml:"host"`
+	Priority ast.Node `yaml:"priority"`
+	Start    ast.Node `yaml:"start"`
+	End      ast.Node `yaml:"end"`
+}
+
+type rawMetrics struct {
+	SampleInterval ast.Node `yaml:"sample_interval"`
+}

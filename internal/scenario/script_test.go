@@ -1,0 +1,194 @@
+package scenario
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"rocelab/internal/fabric"
+	"rocelab/internal/unit"
+)
+
+var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testdata/scripts")
+
+// TestScripts runs the stories in testdata/scripts. A script is prose (lines
+// starting with #) and commands; each command is followed by its input
+// lines, a "----" line, and its expected output, ending at a blank line.
+// Run with -rewrite to regenerate the expected output, then read the diff.
+//
+// Commands:
+//
+//	scenario        build the scenario whose YAML is the input
+//	run [until=T]   run to T (or to completion) and print the time reached
+//	flows           per-flow delivered bytes, drops and completion
+//	queues          non-empty switch queues now
+//	pfc             which ports hold which priorities off, and are held off
+//	counters port=P [match=S]  the port's non-zero counters (names containing S)
+//	totals          network totals
+func TestScripts(t *testing.T) {
+	files, _ := filepath.Glob("testdata/scripts/*.txt")
+	if len(files) == 0 {
+		t.Fatal("no scripts")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) { runScript(t, f) })
+	}
+}
+
+func runScript(t *testing.T, path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	var out strings.Builder
+	var tw *Twin
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if l == "" || strings.HasPrefix(l, "#") {
+			out.WriteString(l + "\n")
+			continue
+		}
+		cmd := l
+		var input []string
+		i++
+		for i < len(lines) && lines[i] != "----" {
+			input = append(input, lines[i])
+			i++
+		}
+		var want []string
+		for i++; i < len(lines) && lines[i] != ""; i++ {
+			want = append(want, lines[i])
+		}
+		got := strings.TrimRight(execScript(t, &tw, cmd, strings.Join(input, "\n")), "\n")
+		out.WriteString(cmd + "\n")
+		for _, in := range input {
+			out.WriteString(in + "\n")
+		}
+		out.WriteString("----\n" + got + "\n")
+		if i < len(lines) {
+			out.WriteString("\n")
+		}
+		if !*rewrite && got != strings.Join(want, "\n") {
+			t.Errorf("%s: %s\n got:\n%s\nwant:\n%s", path, cmd, got, strings.Join(want, "\n"))
+		}
+	}
+	if *rewrite {
+		if err := os.WriteFile(path, []byte(strings.TrimRight(out.String(), "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func args(cmd string) (string, map[string]string) {
+	fs := strings.Fields(cmd)
+	kv := map[string]string{}
+	for _, a := range fs[1:] {
+		k, v, _ := strings.Cut(a, "=")
+		kv[k] = v
+	}
+	return fs[0], kv
+}
+
+func execScript(t *testing.T, tw **Twin, cmd, input string) string {
+	name, kv := args(cmd)
+	if name != "scenario" && *tw == nil {
+		t.Fatalf("%s before scenario", cmd)
+	}
+	var b strings.Builder
+	switch name {
+	case "scenario":
+		s, err := Load("script.yaml", []byte(input))
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		*tw, err = Build(s)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		fmt.Fprintf(&b, "%d hosts, %d switches, %d flows", len(s.Topo.Hosts), len((*tw).Net.Switches), len((*tw).Flows))
+	case "run":
+		net := (*tw).Net
+		if u, ok := kv["until"]; ok {
+			d, err := unit.ParseTime(u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			net.Sched.RunUntil(d)
+		} else {
+			net.Run((*tw).Scenario.Duration)
+		}
+		fmt.Fprintf(&b, "t=%v all flows done: %v", net.Sched.Now(), net.AllDone())
+	case "flows":
+		for i, f := range (*tw).Net.Flows {
+			fct := "running"
+			if d, ok := f.FCT(); ok {
+				fct = "fct " + d.String()
+			}
+			fmt.Fprintf(&b, "%s: delivered %d dropped %d %s\n", (*tw).Flows[i].Name, f.Delivered, f.Dropped, fct)
+		}
+	case "queues":
+		for _, sw := range (*tw).Net.Switches {
+			for i, pt := range sw.Ports() {
+				for p := 0; p < 8; p++ {
+					if q := sw.QueueBytes(i, p); q > 0 {
+						fmt.Fprintf(&b, "%s prio%d: %d B (max %d)\n", pt.Name(), p, q, sw.QueueMax(i, p))
+					}
+				}
+			}
+		}
+		if b.Len() == 0 {
+			b.WriteString("all empty")
+		}
+	case "pfc":
+		for _, pt := range (*tw).Net.Ports {
+			for p := 0; p < 8; p++ {
+				if pt.XOFF(p) {
+					fmt.Fprintf(&b, "%s holds prio%d off at %s\n", pt.Name(), p, pt.Peer().Name())
+				}
+				if pt.Paused(p) {
+					fmt.Fprintf(&b, "%s is paused on prio%d\n", pt.Name(), p)
+				}
+				if pt.Stormed(p) {
+					fmt.Fprintf(&b, "%s prio%d: watchdog storm (pauses ignored, queue dropped)\n", pt.Name(), p)
+				}
+			}
+		}
+		if b.Len() == 0 {
+			b.WriteString("no pause in effect")
+		}
+	case "counters":
+		var pt *fabric.Port
+		for _, p := range (*tw).Net.Ports {
+			if p.Name() == kv["port"] {
+				pt = p
+			}
+		}
+		if pt == nil {
+			t.Fatalf("no port %q", kv["port"])
+		}
+		_, isSwitch := pt.Node().(*fabric.Switch)
+		for _, c := range pt.Counters.Ethtool(isSwitch) {
+			if c.Value != 0 && strings.Contains(c.Name, kv["match"]) {
+				fmt.Fprintf(&b, "%s: %d\n", c.Name, c.Value)
+			}
+		}
+	case "totals":
+		tot := (*tw).Net.Totals
+		inB, _ := (*tw).Net.InFlight()
+		fmt.Fprintf(&b, "sent %d = delivered %d + dropped %d + in flight %d\n", tot.BytesSent, tot.BytesDelivered, tot.BytesDropped, inB)
+		var rs []string
+		for _, r := range fabric.DropReasons() {
+			rs = append(rs, fmt.Sprintf("%s=%d", r, tot.DropsByReason[r]))
+		}
+		sort.Strings(rs)
+		fmt.Fprintf(&b, "drops %s; pause frames %d; ecn marked %d", strings.Join(rs, " "), tot.PauseFrames, tot.ECNMarked)
+	default:
+		t.Fatalf("unknown command %q", cmd)
+	}
+	return b.String()
+}

@@ -1,0 +1,193 @@
+package sim
+
+import (
+	"fmt"
+
+	"rocelab/internal/unit"
+)
+
+// Handler receives the events scheduled for it. One handler serves many
+// timers, told apart by the tag given to At, so no closure is allocated per
+// event.
+type Handler interface {
+	Handle(now unit.Time, tag uint64)
+}
+
+// EventID names one scheduled event so that it can be cancelled. The zero
+// EventID is never issued. An id holds a slot index (low 32 bits) and the
+// generation of that slot (high 32 bits), so a stale id does not cancel a
+// later event that reuses the slot, unless that one slot has been reused
+// 2^32 times in between.
+type EventID uint64
+
+// defaultMinCompact is the number of tombstones below which Cancel never
+// compacts the queue; tests lower it to exercise compaction.
+const defaultMinCompact = 1024
+
+// Scheduler is a discrete-event queue with its clock. Events run in order of
+// (time, insertion order): events at equal times run first-in first-out.
+// The zero value is not usable; call NewScheduler. A Scheduler is not safe for
+// concurrent use.
+type Scheduler struct {
+	now        unit.Time
+	q          radixQueue
+	st         slotTable
+	live       int // pending events
+	dead       int // cancelled events still queued
+	minCompact int
+	executed   uint64
+	stopped    bool
+}
+
+// NewScheduler returns an empty scheduler at time 0.
+func NewScheduler() *Scheduler {
+	return &Scheduler{minCompact: defaultMinCompact}
+}
+
+// Now returns the current simulated time: the time of the event running or
+// last run, or the bound of the last RunUntil, whichever is later.
+func (s *Scheduler) Now() unit.Time { return s.now }
+
+// Pending returns the number of events scheduled and neither run nor
+// cancelled.
+func (s *Scheduler) Pending() int { return s.live }
+
+// Executed returns the number of events run so far; cancelled events do not
+// count.
+func (s *Scheduler) Executed() uint64 { return s.executed }
+
+// At schedules h.Handle(t, tag) at time t and returns an id for Cancel.
+//
+// Scheduling in the past (t < Now()) is a programming error that would break
+// causality, so At panics rather than silently running the event late. A nil
+// h schedules an event that does nothing but advance the clock when it runs.
+func (s *Scheduler) At(t unit.Time, h Handler, tag uint64) EventID {
+	if t < s.now {
+		panic(fmt.Sprintf("sim: At(%v) is before Now() = %v", t, s.now))
+	}
+	i, gen := s.st.alloc()
+	s.q.push(event{t: t, h: h, tag: tag, slot: i})
+	s.live++
+	return EventID(uint64(gen)<<32 | uint64(i))
+}
+
+// After schedules h.Handle at Now()+d; see At. A d so large that Now()+d
+// would overflow schedules at unit.MaxTime.
+func (s *Scheduler) After(d unit.Time, h Handler, tag uint64) EventID {
+	t := s.now + d
+	if d > 0 && t < s.now {
+		t = unit.MaxTime
+	}
+	return s.At(t, h, tag)
+}
+
+// Cancel removes a pending event and reports whether it was pending.
+// Cancelling an event that already ran or was cancelled, or an id that was
+// never issued, does nothing and returns false. Cancel is O(1) amortised and
+// does not allocate: the event stays queued as a tombstone that is dropped
+// when met, and the whole queue is swept once tombstones outnumber the
+// pending events.
+func (s *Scheduler) Cancel(id EventID) bool {
+	i, gen := uint64(id)&(1<<32-1), uint32(id>>32)
+	if !s.st.matches(i, gen) {
+		return false
+	}
+	s.st.kill(uint32(i))
+	s.live--
+	s.dead++
+	if s.dead > s.minCompact && s.dead > s.live {
+		s.q.compact(&s.st)
+		s.dead = 0
+	}
+	return true
+}
+
+// Step runs the next pending event and reports whether there was one.
+func (s *Scheduler) Step() bool {
+	e := s.next(unit.MaxTime)
+	if e != nil {
+		s.fire(e)
+	}
+	return e != nil
+}
+
+// RunUntil runs every event with time <= t, then sets Now() to t. If a
+// handler calls Stop, it returns after that handler and leaves Now() at that
+// event's time. A t before Now() runs nothing and leaves the clock alone.
+func (s *Scheduler) RunUntil(t unit.Time) {
+	s.stopped = false
+	for !s.stopped {
+		e := s.next(t)
+		if e == nil {
+			break
+		}
+		s.fire(e)
+	}
+	if !s.stopped && t > s.now {
+		s.now = t
+	}
+}
+
+// Run runs events until none is pending or a handler calls Stop.
+func (s *Scheduler) Run() {
+	s.stopped = false
+	for !s.stopped {
+		e := s.next(unit.MaxTime)
+		if e == nil {
+			return
+		}
+		s.fire(e)
+	}
+}
+
+// Stop makes the Run or RunUntil in progress return once the running handler
+// returns. Called outside Run and RunUntil it has no effect, since both clear
+// it when they start.
+func (s *Scheduler) Stop() { s.stopped = true }
+
+// next returns the earliest pending event if its time is <= limit, leaving it
+// at the front of bucket 0, or nil. It drops the tombstones it meets, and it
+// never moves the queue's base time past limit: the base time stays <= Now(),
+// so At may always schedule at Now().
+func (s *Scheduler) next(limit unit.Time) *event {
+	for {
+		if e := s.q.front(); e != nil {
+			if s.st.isLive(e.slot) {
+				if e.t > limit {
+					return nil
+				}
+				return e
+			}
+			s.st.release(e.slot)
+			s.q.popFront()
+			s.dead--
+			continue
+		}
+		b := s.q.lowest()
+		if b == 0 {
+			return nil
+		}
+		m, ok := s.q.minLive(b, &s.st)
+		if !ok {
+			m = s.q.last // only tombstones: all are dropped
+		} else if m > limit {
+			return nil
+		}
+		s.dead -= s.q.redistribute(b, m, &s.st)
+	}
+}
+
+// fire removes e, the front of the queue, and runs it. The slot is released
+// before the handler runs, so the handler sees its own id as stale.
+func (s *Scheduler) fire(e *event) {
+	t, h, tag, i := e.t, e.h, e.tag, e.slot
+	s.q.popFront()
+	s.st.kill(i)
+	s.st.release(i)
+	s.live--
+	s.now = t
+	s.executed++
+	if h != nil {
+		h.Handle(t, tag)
+	}
+}

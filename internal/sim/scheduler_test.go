@@ -1,0 +1,254 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"rocelab/internal/unit"
+)
+
+// newTestScheduler returns a Scheduler that compacts after minCompact
+// tombstones, so that small tests reach compaction.
+func newTestScheduler(minCompact int) *Scheduler {
+	s := NewScheduler()
+	s.minCompact = minCompact
+	return s
+}
+
+func randomProgram(r *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// TestDifferential runs random programs of At, After, Cancel (of pending,
+// fired, cancelled and unknown ids), Step, RunUntil, Run and Stop, also from
+// inside handlers, against the naive reference and requires identical
+// traces: execution order, return values, Now, Pending and Executed.
+func TestDifferential(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	for i := range 150 {
+		data := randomProgram(r, 50+r.IntN(3000))
+		for _, minCompact := range []int{0, 3, defaultMinCompact} {
+			ref := &world{s: &refScheduler{}}
+			got := &world{s: newTestScheduler(minCompact)}
+			if err := runProgram(data, ref, got); err != nil {
+				t.Fatalf("program %d (minCompact %d): %v", i, minCompact, err)
+			}
+		}
+	}
+}
+
+// firing records one event run by TestOrderProperties.
+type firing struct {
+	t, seq unit.Time
+}
+
+type orderChecker struct {
+	s     *Scheduler
+	r     *rand.Rand
+	seq   unit.Time
+	fired []firing
+	t     *testing.T
+	ids   []EventID
+}
+
+// Handle checks Now, then schedules more events, often at Now itself, and
+// cancels some, all from inside the handler.
+func (c *orderChecker) Handle(now unit.Time, tag uint64) {
+	if c.s.Now() != now {
+		c.t.Fatalf("Now() = %d inside a handler for time %d", c.s.Now(), now)
+	}
+	c.fired = append(c.fired, firing{now, unit.Time(tag)})
+	if len(c.fired) < 20000 {
+		for range c.r.IntN(3) {
+			c.schedule(now + unit.Time(c.r.IntN(3)))
+		}
+	}
+	if c.r.IntN(4) == 0 {
+		c.s.Cancel(c.ids[c.r.IntN(len(c.ids))])
+	}
+}
+
+func (c *orderChecker) schedule(t unit.Time) {
+	c.ids = append(c.ids, c.s.At(t, c, uint64(c.seq)))
+	c.seq++
+}
+
+// TestOrderProperties checks, over many equal times, that events run in
+// strictly increasing (time, insertion sequence) order, so equal times run
+// first-in first-out, and that Now never goes back.
+func TestOrderProperties(t *testing.T) {
+	for seed := range uint64(20) {
+		s := newTestScheduler(int(seed % 4))
+		c := &orderChecker{s: s, r: rand.New(rand.NewPCG(seed, 3)), t: t}
+		for range 2000 {
+			c.schedule(unit.Time(c.r.IntN(8)))
+		}
+		var prev unit.Time
+		for s.Step() {
+			if s.Now() < prev {
+				t.Fatalf("Now went back from %d to %d", prev, s.Now())
+			}
+			prev = s.Now()
+		}
+		for i := 1; i < len(c.fired); i++ {
+			a, b := c.fired[i-1], c.fired[i]
+			if b.t < a.t || (b.t == a.t && b.seq <= a.seq) {
+				t.Fatalf("seed %d: event (t=%d, seq=%d) ran after (t=%d, seq=%d)", seed, b.t, b.seq, a.t, a.seq)
+			}
+		}
+		if uint64(len(c.fired)) != s.Executed() || s.Pending() != 0 {
+			t.Fatalf("fired %d, Executed %d, Pending %d", len(c.fired), s.Executed(), s.Pending())
+		}
+	}
+}
+
+// counter counts events per tag.
+type counter map[uint64]int
+
+func (c counter) Handle(_ unit.Time, tag uint64) { c[tag]++ }
+
+func TestCancel(t *testing.T) {
+	s := NewScheduler()
+	c := counter{}
+	a := s.At(10, c, 1)
+	b := s.At(10, c, 2)
+	if a == 0 || b == 0 || a == b {
+		t.Fatalf("ids %d and %d", a, b)
+	}
+	if !s.Cancel(a) || s.Cancel(a) {
+		t.Fatal("Cancel of a pending event must succeed exactly once")
+	}
+	if s.Pending() != 1 {
+		t.Fatalf("Pending = %d, want 1", s.Pending())
+	}
+	s.Run()
+	if c[1] != 0 || c[2] != 1 {
+		t.Fatalf("ran %v, want only tag 2", c)
+	}
+	if s.Cancel(b) {
+		t.Fatal("Cancel of a fired event returned true")
+	}
+	// a's slot is reused; the stale id must not cancel the new event.
+	n := s.At(20, c, 3)
+	if s.Cancel(a) || s.Cancel(b) || s.Cancel(0) || s.Cancel(^EventID(0)) {
+		t.Fatal("a stale or unknown id cancelled something")
+	}
+	if !s.Cancel(n) {
+		t.Fatal("Cancel of the new event failed")
+	}
+}
+
+func TestAtPastPanics(t *testing.T) {
+	s := NewScheduler()
+	s.RunUntil(100)
+	defer func() {
+		msg, _ := recover().(string)
+		if !strings.Contains(msg, "before Now()") {
+			t.Fatalf("recovered %q, want a panic naming Now()", msg)
+		}
+	}()
+	s.At(99, nil, 0)
+}
+
+func TestAfterSaturates(t *testing.T) {
+	s := NewScheduler()
+	s.RunUntil(5)
+	s.After(unit.MaxTime, nil, 0)
+	s.Run()
+	if s.Now() != unit.MaxTime {
+		t.Fatalf("Now = %d, want MaxTime", s.Now())
+	}
+}
+
+// stopper stops the run at its first event.
+type stopper struct{ s *Scheduler }
+
+func (h stopper) Handle(unit.Time, uint64) { h.s.Stop() }
+
+func TestRunUntil(t *testing.T) {
+	s := NewScheduler()
+	c := counter{}
+	s.At(10, c, 1)
+	s.At(20, c, 2)
+	s.At(21, c, 3)
+	s.RunUntil(20)
+	if s.Now() != 20 || c[1] != 1 || c[2] != 1 || c[3] != 0 {
+		t.Fatalf("Now %d, ran %v", s.Now(), c)
+	}
+	// The queue must accept events before the next pending one after
+	// RunUntil has looked at it.
+	s.At(20, c, 4)
+	s.RunUntil(15) // in the past: nothing runs, the clock stays
+	if s.Now() != 20 || c[4] != 0 {
+		t.Fatalf("RunUntil(15) at 20: Now %d, ran %v", s.Now(), c)
+	}
+	s.RunUntil(30)
+	if s.Now() != 30 || c[3] != 1 || c[4] != 1 || s.Executed() != 4 {
+		t.Fatalf("Now %d, ran %v, Executed %d", s.Now(), c, s.Executed())
+	}
+
+	s.At(40, stopper{s}, 0)
+	s.At(40, c, 5)
+	s.RunUntil(100)
+	if s.Now() != 40 || c[5] != 0 || s.Pending() != 1 {
+		t.Fatalf("after Stop: Now %d, ran %v, Pending %d", s.Now(), c, s.Pending())
+	}
+	s.Stop() // outside a run: no effect on the next one
+	s.Run()
+	if c[5] != 1 || s.Pending() != 0 {
+		t.Fatalf("after Run: ran %v, Pending %d", c, s.Pending())
+	}
+	if s.Step() {
+		t.Fatal("Step on an empty scheduler returned true")
+	}
+}
+
+// TestNoAllocs requires a warmed-up scheduler to run a mix of pops, pushes
+// and cancels without allocating.
+func TestNoAllocs(t *testing.T) {
+	s := NewScheduler()
+	h := &holder{s: s, incr: holdIncrements(), cancel: true}
+	for i := range 10000 {
+		s.At(h.incr[i], h, uint64(i))
+	}
+	for j := range h.timers {
+		h.timers[j] = s.At(holdTimeout, h, 0)
+	}
+	for range 200000 {
+		s.Step()
+	}
+	allocs := testing.AllocsPerRun(20000, func() {
+		s.Step()
+		id := s.After(h.incr[s.Executed()%incrTable], nil, 0)
+		s.Cancel(id)
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per step, want 0", allocs)
+	}
+}
+
+// TestCompactionBounded requires the queue's memory to follow the pending
+// events when most events are cancelled before they run.
+func TestCompactionBounded(t *testing.T) {
+	s := NewScheduler()
+	var ids [100]EventID
+	for i := range 1_000_000 {
+		k := i % len(ids)
+		s.Cancel(ids[k])
+		ids[k] = s.At(unit.Time(1_000_000+i), nil, 0)
+	}
+	if s.Pending() != len(ids) {
+		t.Fatalf("Pending = %d, want %d", s.Pending(), len(ids))
+	}
+	if n := len(s.q.chunks) * chunkLen; n > 4*defaultMinCompact+numBuckets*chunkLen {
+		t.Fatalf("queue holds room for %d events with %d pending", n, s.Pending())
+	}
+	if len(s.st.gen) > 4*defaultMinCompact {
+		t.Fatalf("slot table has %d slots with %d pending", len(s.st.gen), s.Pending())
+	}
+}
