@@ -135,9 +135,10 @@ type Packet struct {
 func (p *Packet) Wire() int32 { return p.Frame + PreambleIFG }
 
 // DataFrame returns the frame length of a RoCEv2 data packet with the given
-// payload over IPv4, with an optional VLAN tag and RETH.
+// payload over IPv4, with an optional VLAN tag and RETH. The payload is
+// padded to a multiple of 4 bytes, as the BTH pad count says.
 func DataFrame(payload int32, vlan, reth bool) int32 {
-	n := int32(Ethernet+IPv4+UDP+BTH+ICRC+FCS) + payload
+	n := int32(Ethernet+IPv4+UDP+BTH+ICRC+FCS) + payload + Pad(payload)
 	if vlan {
 		n += VLANTag
 	}
@@ -149,6 +150,10 @@ func DataFrame(payload int32, vlan, reth bool) int32 {
 	}
 	return n
 }
+
+// Pad returns the BTH pad count of a payload: the bytes that bring it to a
+// multiple of 4.
+func Pad(payload int32) int32 { return (4 - payload%4) % 4 }
 
 // Overhead is the per-packet wire overhead of a RoCEv2 data packet over
 // IPv4 without extension headers: preamble and IFG, Ethernet, IPv4, UDP,

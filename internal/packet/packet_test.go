@@ -13,6 +13,9 @@ func TestOverhead(t *testing.T) {
 	if got := DataFrame(4096, false, true); got != 4096+62+16 {
 		t.Errorf("WRITE FIRST frame %d", got)
 	}
+	if got := DataFrame(1001, false, false); got != 1001+3+62 {
+		t.Errorf("odd payload frame %d: the pad to 4 bytes is missing", got)
+	}
 	if got := DataFrame(0, false, false); got != MinFrame {
 		t.Errorf("empty frame padded to %d, want 64", got)
 	}
