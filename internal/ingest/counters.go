@@ -127,20 +127,17 @@ func (s *CounterSample) Name() string {
 	if s.Host != "" {
 		b.WriteString(s.Host + " ")
 	}
-	switch s.Kind {
-	case KindHWCounters:
-		fmt.Fprintf(&b, "%s port %d", orUnnamed(s.Device), s.Port)
+	switch {
+	case s.Kind == KindHWCounters:
+		fmt.Fprintf(&b, "%s port %d", s.Device, s.Port)
+	case s.Device != "":
+		b.WriteString(s.Device)
+	case s.first().Len() > 0:
+		fmt.Fprintf(&b, "ethtool dump at line %d", s.first().Counters[0].Evidence.Line)
 	default:
-		b.WriteString(orUnnamed(s.Device))
+		b.WriteString("ethtool dump")
 	}
 	return b.String()
-}
-
-func orUnnamed(d string) string {
-	if d == "" {
-		return "(unnamed port)"
-	}
-	return d
 }
 
 // key identifies the port for joining dumps.

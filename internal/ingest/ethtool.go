@@ -127,17 +127,24 @@ func (p *ethtoolParser) command(c shellCommand) {
 	mode, dev := ethSettings, ""
 	for i := 0; i < len(c.Args); i++ {
 		a := c.Args[i]
+		m := ethNone
 		switch a {
 		case "-S", "--statistics":
-			mode = ethStats
+			m = ethStats
 		case "-i", "--driver":
-			mode = ethInfo
+			m = ethInfo
 		case "-a", "--show-pause":
-			mode = ethPause
-		default:
-			if !strings.HasPrefix(a, "-") && dev == "" && validName(a) {
-				dev = a
+			m = ethPause
+		}
+		if m != ethNone {
+			mode = m
+			if i+1 < len(c.Args) && validName(c.Args[i+1]) {
+				dev = c.Args[i+1]
 			}
+			break
+		}
+		if i == 0 && !strings.HasPrefix(a, "-") && validName(a) {
+			dev = a
 		}
 	}
 	p.mode, p.dev = mode, dev
