@@ -192,8 +192,7 @@ func (p *ethtoolParser) other(l Line, t string) {
 		p.drivers[p.dev] = val
 		p.out.lines++
 	case key == "Speed" && p.mode == ethSettings:
-		v := strings.TrimSuffix(strings.TrimSuffix(val, "/s"), "ps")
-		if r, err := unit.ParseRate(v); err == nil && r > 0 {
+		if r, err := unit.ParseRate(val); err == nil && r > 0 {
 			p.out.Speeds = append(p.out.Speeds, LinkSpeed{Device: p.dev, Rate: r, Evidence: At(p.out.src, l)})
 			p.out.lines++
 		}

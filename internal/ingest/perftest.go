@@ -242,6 +242,8 @@ type perftestParser struct {
 	addr *PerftestAddress
 	// summary table
 	md *mdTable
+	// warnings printed before the banner of the run they belong to
+	preWarn []Evidence
 }
 
 type mdTable struct {
@@ -271,7 +273,8 @@ func (p *perftestParser) newRun(start Evidence) *PerftestRun {
 		p.run = -1
 		return nil
 	}
-	p.out.Runs = append(p.out.Runs, PerftestRun{GIDIndex: -1, TOS: -1, Fields: map[string]Evidence{}, Start: start})
+	p.out.Runs = append(p.out.Runs, PerftestRun{GIDIndex: -1, TOS: -1, Fields: map[string]Evidence{}, Start: start, Warnings: p.preWarn})
+	p.preWarn = nil
 	p.run = len(p.out.Runs) - 1
 	return &p.out.Runs[p.run]
 }
@@ -781,7 +784,12 @@ func (p *perftestParser) noise(t string, ev Evidence) bool {
 	default:
 		return false
 	}
-	if r != nil && len(r.Warnings) < 64 {
+	switch {
+	case r == nil:
+		if len(p.preWarn) < 64 {
+			p.preWarn = append(p.preWarn, ev)
+		}
+	case len(r.Warnings) < 64:
 		r.Warnings = append(r.Warnings, ev)
 	}
 	return true
