@@ -155,9 +155,24 @@ func ipv4Suffix(v4 string) string {
 // RoCEv2 IPv4 row sits at different indices, so no single index fits all.
 func checkGIDMismatch(uses []ingest.GIDUse, entries []ingest.GIDEntry) []Finding {
 	var fs []Finding
-	byIndex := map[int]ingest.GIDUse{}
+	// The first index each user (host or input, and device) used: one host
+	// retrying with another index is not a mismatch.
+	byUser := map[string]ingest.GIDUse{}
+	var users []string
 	for _, u := range uses {
-		if _, ok := byIndex[u.Index]; !ok {
+		k := u.Host
+		if k == "" {
+			k = u.Evidence.File
+		}
+		k += "\x00" + u.Device
+		if _, ok := byUser[k]; !ok {
+			byUser[k] = u
+			users = append(users, k)
+		}
+	}
+	byIndex := map[int]ingest.GIDUse{}
+	for _, k := range users {
+		if u := byUser[k]; byIndex[u.Index].Evidence.File == "" {
 			byIndex[u.Index] = u
 		}
 	}
