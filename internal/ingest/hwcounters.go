@@ -105,7 +105,6 @@ func (p *hwParser) Feed(l Line) {
 				return
 			}
 		}
-		p.flushKey(p.secKey)
 		p.linkOpen = false
 	}
 	if d := deviceLine(t); d != "" {
@@ -150,7 +149,6 @@ func (p *hwParser) rdmaLine(l Line, t string) bool {
 		return false
 	}
 	k := hwKey{dev, port}
-	p.flushKey(k)
 	if len(f) == 2 {
 		p.secKey, p.linkOpen = k, true
 		return true
@@ -168,11 +166,7 @@ func (p *hwParser) rdmaLine(l Line, t string) bool {
 		n++
 		i++
 	}
-	if n == 0 {
-		return false
-	}
-	p.flushKey(k)
-	return true
+	return n > 0
 }
 
 // add records one counter of port k, starting a new dump when the name is
