@@ -369,3 +369,16 @@ func TestGoldenReports(t *testing.T) {
 		}
 	}
 }
+
+func TestMixedTrafficIsNotMisclassified(t *testing.T) {
+	// synthetic: RoCE on priority 3 beside a larger TCP share on priority 0.
+	in := "ethtool -S ens3np0\nNIC statistics:\n     rx_vport_unicast_packets: 10\n     rx_vport_rdma_unicast_packets: 100\n" +
+		"     rx_prio0_bytes: 7000\n     tx_prio0_bytes: 7000\n     rx_prio3_bytes: 3000\n     tx_prio3_bytes: 3000\n     rx_prio3_pause: 5\n     tx_prio3_pause: 0\n"
+	res, err := ingest.Read("synthetic-mixed", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := Check(&Incident{Artifacts: res.Artifacts})
+	mustNot(t, fs, "counters.pfc.not_on_roce_priority")
+	mustFind(t, fs, "counters.pfc.ok", Info, "30% of bytes on PFC priority 3", "rx_prio3_pause 5")
+}

@@ -205,7 +205,9 @@ func ifOr(name, placeholder string) string {
 }
 
 // checkRoCEPriority finds ports whose traffic all rides a priority PFC does
-// not protect: the classic "switch has PFC on 3, NIC sends RoCE on 0".
+// not protect: the classic "switch has PFC on 3, NIC sends RoCE on 0". A
+// port that moves at least 1% of its bytes on the lossless priority is taken
+// to carry RoCE there (TCP beside it on priority 0 is normal).
 func checkRoCEPriority(inc *Incident) []Finding {
 	samples, _ := ctrSamples(inc)
 	roce, roceEv := roceInUse(inc, samples)
@@ -256,7 +258,8 @@ func checkRoCEPriority(inc *Incident) []Finding {
 		}
 		dev := ifOr(s.Device, "<if>")
 		share := pct(onLossless, total)
-		if share >= 50 {
+		if share >= 1 {
+			// RoCE on the lossless priority, possibly beside TCP on others.
 			if !known {
 				continue
 			}
