@@ -140,9 +140,9 @@ func (s *CounterSample) Name() string {
 	return b.String()
 }
 
-// key identifies the port for joining dumps.
-func (s *CounterSample) key() string {
-	return fmt.Sprintf("%s\x00%s\x00%s\x00%d", s.Kind, s.Host, s.Device, s.Port)
+// samePort reports whether two samples are of the same port.
+func (s *CounterSample) samePort(o *CounterSample) bool {
+	return s.Kind == o.Kind && s.Host == o.Host && s.Device == o.Device && s.Port == o.Port
 }
 
 func (s *CounterSample) first() *CounterSet {
@@ -191,10 +191,9 @@ func (s *CounterSample) Has(name string) bool { return s.After.has(name) }
 // dumps). It reports false when s was neither joined nor kept because
 // samples already holds MaxSamples.
 func mergeInto(samples []CounterSample, s CounterSample) ([]CounterSample, bool) {
-	k := s.key()
 	for i := len(samples) - 1; i >= 0; i-- {
 		p := &samples[i]
-		if p.key() != k {
+		if !p.samePort(&s) {
 			continue
 		}
 		if monotonic(p.After, s.first()) {
