@@ -95,12 +95,12 @@ func readingsEvidence(rs ...ingest.Reading) []Evidence {
 	for _, r := range rs {
 		ev = append(ev, r.Evidence...)
 	}
-	sortEvidence(ev)
+	evidenceInOrder(ev)
 	return ev
 }
 
 // sortEvidence orders evidence by file and line and drops repeats.
-func sortEvidence(ev []Evidence) []Evidence {
+func evidenceInOrder(ev []Evidence) []Evidence {
 	sort.SliceStable(ev, func(i, j int) bool {
 		if ev[i].File != ev[j].File {
 			return ev[i].File < ev[j].File
@@ -117,7 +117,7 @@ func sortEvidence(ev []Evidence) []Evidence {
 	return out
 }
 
-func pct(a, b uint64) float64 {
+func percentOf(a, b uint64) float64 {
 	if b == 0 {
 		return 0
 	}
@@ -197,7 +197,7 @@ func pfcVector(ps []int) string {
 	return strings.Join(v, ",")
 }
 
-func ifOr(name, placeholder string) string {
+func nameOr(name, placeholder string) string {
 	if name == "" {
 		return placeholder
 	}
@@ -256,8 +256,8 @@ func checkRoCEPriority(inc *Incident) []Finding {
 				}
 			}
 		}
-		dev := ifOr(s.Device, "<if>")
-		share := pct(onLossless, total)
+		dev := nameOr(s.Device, "<if>")
+		share := percentOf(onLossless, total)
 		if share >= 1 {
 			// RoCE on the lossless priority, possibly beside TCP on others.
 			if !known {
@@ -299,7 +299,7 @@ func checkRoCEPriority(inc *Incident) []Finding {
 		}
 		sev := weaken(Error, s.IsDelta())
 		title := fmt.Sprintf("%s: RoCE traffic rides priority %d (%.1f%% of bytes); %.1f%% on lossless priority %s",
-			s.Name(), top, pct(bytes[top], total), share, prioList(lossless))
+			s.Name(), top, percentOf(bytes[top], total), share, prioList(lossless))
 		if !hasRoCE {
 			sev = Warn
 			title = fmt.Sprintf("%s: all traffic on priority %d, none on lossless priority %s (if this port carries RoCE, RoCE is lossy)",
@@ -317,7 +317,7 @@ func checkRoCEPriority(inc *Incident) []Finding {
 		fs = append(fs, Finding{
 			ID: "counters.pfc.not_on_roce_priority", Severity: sev, Layer: LayerFabric,
 			Title:     title,
-			Evidence:  sortEvidence(evidence),
+			Evidence:  evidenceInOrder(evidence),
 			Mechanism: mech,
 			Fix: fmt.Sprintf("mlnx_qos -i %s --trust dscp --pfc %s (PFC on the same priority on the switch), then mark RoCE into it: DSCP 26 → priority 3 is TOS 106, so NCCL_IB_TC=106, "+
 				"and for rdma_cm tools cma_roce_tos -d <dev> -t 106. Check afterwards that %s_prio%d_bytes grows during the test.", dev, pfcVector(lossless), "tx", lossless[0]),
@@ -404,9 +404,9 @@ func checkDiscards(inc *Incident) []Finding {
 			mech = append(mech, "hw_counters out_of_buffer counts RDMA packets that found no posted receive WQE (the application did not repost receives in time).")
 		}
 		mech = append(mech, "Counted "+window(s)+".")
-		fix := fmt.Sprintf("For RoCE, carry it on a PFC priority so the NIC pauses the sender instead of dropping: mlnx_qos -i %s --trust dscp --pfc 0,0,0,1,0,0,0,0 and NCCL_IB_TC=106; check the switch has PFC on the same priority.", ifOr(s.Device, "<if>"))
+		fix := fmt.Sprintf("For RoCE, carry it on a PFC priority so the NIC pauses the sender instead of dropping: mlnx_qos -i %s --trust dscp --pfc 0,0,0,1,0,0,0,0 and NCCL_IB_TC=106; check the switch has PFC on the same priority.", nameOr(s.Device, "<if>"))
 		if len(host) > 0 {
-			fix += fmt.Sprintf(" For the kernel rings: ethtool -G %s rx 8192, more channels (ethtool -L), IRQ affinity on the NIC's NUMA node.", ifOr(s.Device, "<if>"))
+			fix += fmt.Sprintf(" For the kernel rings: ethtool -G %s rx 8192, more channels (ethtool -L), IRQ affinity on the NIC's NUMA node.", nameOr(s.Device, "<if>"))
 		}
 		fs = append(fs, Finding{
 			ID: "counters.discards", Severity: sev, Layer: LayerFabric,
@@ -462,7 +462,7 @@ func checkGlobalPause(inc *Incident) []Finding {
 			mech += "The NIC sent pause because its own receive buffer filled (" + readingsText(disc) + "): the host did not drain the port fast enough. "
 		}
 		mech += "Counted " + window(s) + "."
-		dev := ifOr(s.Device, "<if>")
+		dev := nameOr(s.Device, "<if>")
 		fs = append(fs, Finding{
 			ID: "counters.pause.global", Severity: Warn, Layer: LayerFabric,
 			Title:     fmt.Sprintf("%s: 802.3x global pause instead of PFC: %s", s.Name(), readingsText(gp)),
@@ -476,7 +476,7 @@ func checkGlobalPause(inc *Incident) []Finding {
 			if !p.RX && !p.TX {
 				continue
 			}
-			dev := ifOr(p.Device, "<if>")
+			dev := nameOr(p.Device, "<if>")
 			fs = append(fs, Finding{
 				ID: "counters.pause.global", Severity: Warn, Layer: LayerFabric,
 				Title:     fmt.Sprintf("%s: 802.3x pause is enabled (ethtool -a: RX %s, TX %s)", dev, onOff(p.RX), onOff(p.TX)),
@@ -593,7 +593,7 @@ func checkECN(inc *Incident) []Finding {
 		if haveRx && marked > 0 && float64(marked) >= ecnHeavyFraction*float64(rx.Value) {
 			fs = append(fs, Finding{
 				ID: "counters.ecn.heavy_marking", Severity: Warn, Layer: LayerFabric,
-				Title:    fmt.Sprintf("%s: heavy ECN marking: %.2f%% of received RoCE packets carried CE (%s)", s.Name(), pct(marked, rx.Value), readingsText(rs)),
+				Title:    fmt.Sprintf("%s: heavy ECN marking: %.2f%% of received RoCE packets carried CE (%s)", s.Name(), percentOf(marked, rx.Value), readingsText(rs)),
 				Evidence: readingsEvidence(append(rs, rx)...),
 				Mechanism: fmt.Sprintf("Heavy here means at least %.0f%% of received RoCE packets ECN-marked, the DCQCN paper's Pmax: averaged over the window, the switch queue toward this NIC sat at or above Kmax much of the time. ", 100*ecnHeavyFraction) +
 					"Each mark makes this NIC send CNPs (np_cnp_sent) and the senders cut their rate (rp_cnp_handled on their side): the fabric is persistently congested toward this port (incast, ECMP collisions, or a slow receiver), so throughput is held below line rate. Counted " + window(s) + ".",
@@ -604,7 +604,7 @@ func checkECN(inc *Incident) []Finding {
 		title := fmt.Sprintf("%s: ECN/DCQCN active: %s", s.Name(), readingsText(rs))
 		mech := "The switch marks ECN and the NICs answer with CNPs and rate cuts: congestion control is working. "
 		if haveRx {
-			title += fmt.Sprintf(" (%.3f%% of received RoCE packets marked, below the %.0f%% heavy threshold)", pct(marked, rx.Value), 100*ecnHeavyFraction)
+			title += fmt.Sprintf(" (%.3f%% of received RoCE packets marked, below the %.0f%% heavy threshold)", percentOf(marked, rx.Value), 100*ecnHeavyFraction)
 			rs = append(rs, rx)
 		} else {
 			mech += "No RoCE packet count was found to weigh the marks against; add `ethtool -S <netdev>` (rx_vport_rdma_unicast_packets) from the same moment. "

@@ -40,10 +40,10 @@ func gidEvidence(u *ingest.GIDUse, es []ingest.GIDEntry) []Evidence {
 	for _, e := range es {
 		ev = append(ev, e.Evidence)
 	}
-	return sortEvidence(ev)
+	return evidenceInOrder(ev)
 }
 
-func where(host, dev string) string {
+func gidWhere(host, dev string) string {
 	s := dev
 	if s == "" {
 		s = "(device not named)"
@@ -93,7 +93,7 @@ func checkGIDUse(u *ingest.GIDUse, entries []ingest.GIDEntry) []Finding {
 			ipv4 = append(ipv4, e)
 		}
 	}
-	at := where(u.Host, u.Device)
+	at := gidWhere(u.Host, u.Device)
 	switch {
 	case len(link) > 0:
 		ver := link[0].Version
@@ -187,12 +187,12 @@ func checkGIDMismatch(uses []ingest.GIDUse, entries []ingest.GIDEntry) []Finding
 		for _, i := range idx {
 			u := byIndex[i]
 			ev = append(ev, u.Evidence)
-			parts = append(parts, fmt.Sprintf("%d on %s", i, where(u.Host, u.Device)))
+			parts = append(parts, fmt.Sprintf("%d on %s", i, gidWhere(u.Host, u.Device)))
 		}
 		fs = append(fs, Finding{
 			ID: "gid.index.mismatch", Severity: Warn, Layer: LayerRDMA,
 			Title:    "different GID indices in use: " + strings.Join(parts, ", "),
-			Evidence: sortEvidence(ev),
+			Evidence: evidenceInOrder(ev),
 			Mechanism: "Both ends of a QP must use GIDs of the same RoCE version and address family; when hosts or pods use different indices, some pairs mix v1 and v2 or IPv4 and link-local entries and fail to connect or time out. " +
 				"In containers (SR-IOV, macvlan) the table can differ per pod, so the right index may legitimately differ; then set it per pod, or let NCCL ≥ 2.21 pick it.",
 			Fix: gidFixTail,
@@ -214,7 +214,7 @@ func checkGIDMismatch(uses []ingest.GIDUse, entries []ingest.GIDEntry) []Finding
 			fs = append(fs, Finding{
 				ID: "gid.index.mismatch", Severity: Warn, Layer: LayerRDMA,
 				Title:     "the RoCEv2 IPv4 GID is at different indices: " + strings.Join(parts, ", "),
-				Evidence:  sortEvidence(ev),
+				Evidence:  evidenceInOrder(ev),
 				Mechanism: "NCCL_IB_GID_INDEX is one number for every HCA of a process; where the RoCEv2 IPv4 row sits at different indices, any fixed value points some ports at a v1, link-local or empty entry.",
 				Fix:       "Leave NCCL_IB_GID_INDEX unset with NCCL ≥ 2.21 (it picks the RoCEv2 IPv4 GID per port: NCCL_IB_ROCE_VERSION_NUM=2, NCCL_IB_ADDR_FAMILY=AF_INET), or set it per host/pod from show_gids.",
 			})
@@ -243,7 +243,7 @@ func roceV2Indices(entries []ingest.GIDEntry) []gidAt {
 			continue
 		}
 		seen[k] = true
-		out = append(out, gidAt{e.Index, where(e.Host, e.Device), e.IPv4, e.Evidence})
+		out = append(out, gidAt{e.Index, gidWhere(e.Host, e.Device), e.IPv4, e.Evidence})
 	}
 	return out
 }
@@ -273,7 +273,7 @@ func recommendGID(entries []ingest.GIDEntry) []Finding {
 		devs[g.where] = true
 	}
 	for _, e := range entries {
-		w := where(e.Host, e.Device)
+		w := gidWhere(e.Host, e.Device)
 		if !devs[w] && e.Version != "" {
 			devs[w] = true
 			noIP = append(noIP, w)
@@ -287,7 +287,7 @@ func recommendGID(entries []ingest.GIDEntry) []Finding {
 	}
 	return []Finding{{
 		ID: "gid.index.roce_v2", Severity: Info, Layer: LayerRDMA,
-		Title: title, Evidence: sortEvidence(ev), Mechanism: mech,
+		Title: title, Evidence: evidenceInOrder(ev), Mechanism: mech,
 		Fix: fmt.Sprintf("NCCL_IB_GID_INDEX=%d (or leave it unset on NCCL ≥ 2.21); ib_write_bw -x %d.", i, i),
 	}}
 }

@@ -60,13 +60,13 @@ func checkPCIe(inc *Incident) []Finding {
 				sev = Error
 			}
 			ev := []Evidence{l.Evidence}
-			title := fmt.Sprintf("%s %s: PCIe gives %s", l.Driver, l.Device, gbps(l.Available))
+			title := fmt.Sprintf("%s %s: PCIe gives %s", l.Driver, l.Device, rateText(l.Available))
 			if l.Limited() {
 				title += fmt.Sprintf(", limited by a x%d %.1f GT/s link at %s (device capable of %s with x%d %.1f GT/s)",
-					l.Width, l.GTs, l.LimitedAt, gbps(l.Capable), l.CapableWidth, l.CapableGTs)
+					l.Width, l.GTs, l.LimitedAt, rateText(l.Capable), l.CapableWidth, l.CapableGTs)
 			}
 			if below {
-				title += fmt.Sprintf(": below the %s port", gbps(rate))
+				title += fmt.Sprintf(": below the %s port", rateText(rate))
 				if rateEv.File != "" {
 					ev = append(ev, rateEv)
 				}

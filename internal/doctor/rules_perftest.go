@@ -71,7 +71,7 @@ func checkPerftestFailures(inc *Incident) []Finding {
 			title, mech, fix := perftestFailureText(r, kinds, status, vendor)
 			fs = append(fs, Finding{
 				ID: "perftest.connect.failed", Severity: Error, Layer: LayerRDMA,
-				Title: runName(r) + ": " + title, Evidence: sortEvidence(ev),
+				Title: runName(r) + ": " + title, Evidence: evidenceInOrder(ev),
 				Mechanism: mech, Fix: fix,
 			})
 		}
@@ -161,7 +161,7 @@ func checkPerftestBW(inc *Incident) []Finding {
 			if best.Bytes > 0 {
 				size = fmt.Sprintf("at %s messages", unit.Bytes(best.Bytes))
 			}
-			mech := fmt.Sprintf("A single RC QP of ib_write_bw reaches 90–97%% of line rate at ≥64 KiB messages on a healthy RoCE link; this %s run reached %.0f%% of %s. ", dir, 100*frac, gbps(expect)) +
+			mech := fmt.Sprintf("A single RC QP of ib_write_bw reaches 90–97%% of line rate at ≥64 KiB messages on a healthy RoCE link; this %s run reached %.0f%% of %s. ", dir, 100*frac, rateText(expect)) +
 				"Far less points below the application: PCIe width or generation, the NIC on a different NUMA node than the buffers, MTU 1024, a lossy fabric forcing go-back-N retransmission, or PFC pauses from a slow receiver."
 			if strings.Contains(r.Test, "read") {
 				mech += " ib_read_bw is also bounded by outstanding reads per QP (Outstand reads, max_qp_rd_atom)."
@@ -175,8 +175,8 @@ func checkPerftestBW(inc *Incident) []Finding {
 			}
 			fs = append(fs, Finding{
 				ID: "perftest.bw.low", Severity: sev, Layer: LayerNCCL,
-				Title:    fmt.Sprintf("%s: best %s %s = %.0f%% of the %s link rate%s", runName(r), gbps(best.BWAvg), size, 100*frac, gbps(rate), dirShort(r)),
-				Evidence: sortEvidence(ev), Mechanism: mech,
+				Title:    fmt.Sprintf("%s: best %s %s = %.0f%% of the %s link rate%s", runName(r), rateText(best.BWAvg), size, 100*frac, rateText(rate), dirShort(r)),
+				Evidence: evidenceInOrder(ev), Mechanism: mech,
 				Fix: "Check dmesg for the NIC's PCIe line (x16 at the card's generation), run perftest on the NIC's NUMA node (numactl -N <node> -m <node>), with --report_gbits -q 4 to rule out a single-QP limit, and read hw_counters before/after for out_of_sequence and CNPs; MTU must be 4096 on RoCE.",
 			})
 		}
@@ -185,7 +185,7 @@ func checkPerftestBW(inc *Incident) []Finding {
 }
 
 // gbps formats a rate as "397.0 Gb/s".
-func gbps(r unit.BitRate) string { return fmt.Sprintf("%.1f Gb/s", r.Gbps()) }
+func rateText(r unit.BitRate) string { return fmt.Sprintf("%.1f Gb/s", r.Gbps()) }
 
 func dirShort(r *ingest.PerftestRun) string {
 	if r.Bidirectional {
@@ -218,11 +218,11 @@ func checkMTU(inc *Incident) []Finding {
 			if r.LinkType != "Ethernet" || r.MTU <= 0 || r.MTU >= 4096 {
 				continue
 			}
-			nd := ifOr(netdevOf(inc, r.Device), "<netdev>")
+			nd := nameOr(netdevOf(inc, r.Device), "<netdev>")
 			fs = append(fs, Finding{
 				ID: "perftest.mtu.small", Severity: Warn, Layer: LayerNCCL,
 				Title:     fmt.Sprintf("%s: RoCE MTU %d (netdev MTU below 4192, e.g. 1500)", runName(r), r.MTU),
-				Evidence:  sortEvidence([]Evidence{r.Fields["Mtu"], r.Fields["Link type"]}),
+				Evidence:  evidenceInOrder([]Evidence{r.Fields["Mtu"], r.Fields["Link type"]}),
 				Mechanism: mtuMechanism,
 				Fix:       fmt.Sprintf("ip link set %s mtu 9000 on both hosts (and jumbo frames on every switch port in the path); ibv_devinfo must then show active_mtu: 4096 (5).", nd),
 			})
@@ -234,11 +234,11 @@ func checkMTU(inc *Incident) []Finding {
 				if pt.LinkLayer != "Ethernet" || pt.ActiveMTU <= 0 || pt.ActiveMTU >= 4096 || !strings.HasPrefix(pt.State, "PORT_ACTIVE") {
 					continue
 				}
-				nd := ifOr(netdevOf(inc, dev.Name), "<netdev>")
+				nd := nameOr(netdevOf(inc, dev.Name), "<netdev>")
 				fs = append(fs, Finding{
 					ID: "devinfo.mtu.small", Severity: Warn, Layer: LayerNCCL,
 					Title:     fmt.Sprintf("%s port %d: RoCE active_mtu %d (max_mtu %d): the netdev MTU is below 4192", dev.Name, pt.Port, pt.ActiveMTU, pt.MaxMTU),
-					Evidence:  sortEvidence([]Evidence{pt.Evidence["active_mtu"], pt.Evidence["link_layer"]}),
+					Evidence:  evidenceInOrder([]Evidence{pt.Evidence["active_mtu"], pt.Evidence["link_layer"]}),
 					Mechanism: mtuMechanism,
 					Fix:       fmt.Sprintf("ip link set %s mtu 9000 on every host (and jumbo frames on the switches).", nd),
 				})

@@ -32,8 +32,8 @@ func checkQoS(inc *Incident) []Finding {
 
 func checkQoSConfig(c *ingest.QoSConfig) []Finding {
 	var fs []Finding
-	dev := ifOr(c.Interface, "<if>")
-	name := ifOr(c.Interface, "mlnx_qos")
+	dev := nameOr(c.Interface, "<if>")
+	name := nameOr(c.Interface, "mlnx_qos")
 	rocePrio, mapped := 3, false
 	if c.Trust == "dscp" {
 		if p, ok := c.DSCPPrio(roceDSCP); ok {
@@ -66,14 +66,14 @@ func checkQoSConfig(c *ingest.QoSConfig) []Finding {
 					"Unless the fabric is deliberately run lossy (Resilient RoCE with ECN only), RoCE needs PFC on its priority on the NICs and every switch port.",
 				Fix: fmt.Sprintf("mlnx_qos -i %s --trust dscp --pfc 0,0,0,1,0,0,0,0 on every host, PFC on priority 3 on the switch ports, and NCCL_IB_TC=106 so RoCE uses DSCP 26 → priority 3.", dev),
 			})
-		case !containsInt(pfc, rocePrio):
+		case !hasPrio(pfc, rocePrio):
 			if mapped {
 				ev = append(ev, c.Evidence[fmt.Sprintf("dscp2prio:%d", rocePrio)])
 			}
 			fs = append(fs, Finding{
 				ID: "qos.pfc.disabled", Severity: Warn, Layer: LayerFabric,
 				Title:    fmt.Sprintf("%s: PFC is on priority %s but not on %d, where DSCP %d (NCCL_IB_TC=106) lands", name, prioList(pfc), rocePrio, roceDSCP),
-				Evidence: sortEvidence(ev),
+				Evidence: evidenceInOrder(ev),
 				Mechanism: fmt.Sprintf("RoCE marked DSCP %d maps to priority %d here, which PFC does not protect, so it is lossy; PFC protects priority %s instead. ", roceDSCP, rocePrio, prioList(pfc)) +
 					"Either RoCE is marked into a protected priority by a non-default traffic class, or the lossless class is configured on the wrong priority.",
 				Fix: fmt.Sprintf("Make them agree: mlnx_qos -i %s --pfc %s (and the switch), or mark RoCE with a DSCP that maps to priority %s (NCCL_IB_TC = DSCP×4+2).", dev, pfcVector([]int{rocePrio}), prioList(pfc)),
@@ -111,14 +111,14 @@ func checkQoSConfig(c *ingest.QoSConfig) []Finding {
 		fs = append(fs, Finding{
 			ID: "qos.ok", Severity: Info, Layer: LayerFabric,
 			Title:     fmt.Sprintf("%s: PFC on priority %d only, trust dscp%s: lossless config looks right", name, rocePrio, extra),
-			Evidence:  sortEvidence(ev),
+			Evidence:  evidenceInOrder(ev),
 			Mechanism: mech,
 		})
 	}
 	return fs
 }
 
-func containsInt(xs []int, x int) bool {
+func hasPrio(xs []int, x int) bool {
 	for _, v := range xs {
 		if v == x {
 			return true

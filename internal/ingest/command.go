@@ -104,7 +104,7 @@ func (c shellCommand) hasFlag(names ...string) bool {
 // validName reports whether s can be an interface, device or host name:
 // a letter or digit first, then letters, digits and "_.:@-", at most 64
 // bytes.
-func validName(s string) bool {
+func isIdentName(s string) bool {
 	if s == "" || len(s) > 64 {
 		return false
 	}

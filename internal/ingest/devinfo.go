@@ -106,7 +106,7 @@ func NewDevinfoParser(src string) Parser {
 func (p *devinfoParser) Feed(l Line) {
 	t := strings.TrimSpace(l.Text)
 	if c, ok := findCommand(t, "ibv_devinfo"); ok {
-		if d, ok := c.flagValue("-d", "--ib-dev"); ok && validName(d) {
+		if d, ok := c.flagValue("-d", "--ib-dev"); ok && isIdentName(d) {
 			p.cmdDev = d
 		}
 		p.host = c.Host
@@ -203,7 +203,7 @@ func (p *devinfoParser) field(l Line, key, val string) {
 		return
 	}
 	pt := p.port()
-	first := leadingInt(val)
+	first := atoiPrefix(val)
 	switch key {
 	case "state":
 		pt.State = val
@@ -266,7 +266,7 @@ func (p *devinfoParser) gid(l Line, t string) bool {
 }
 
 // leadingInt parses the integer at the start of s ("4096 (5)", "4X (2)").
-func leadingInt(s string) int {
+func atoiPrefix(s string) int {
 	n, i := 0, 0
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' && n < 1<<20 {
 		n = n*10 + int(s[i]-'0')

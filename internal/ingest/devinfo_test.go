@@ -7,8 +7,8 @@ import (
 )
 
 func TestDevinfoIssue769(t *testing.T) {
-	res := readCorpus(t, "ethtool/ibv-devinfo-gid-table-linklocal-v2-fails-issue769.txt")
-	d := artifact[*Devinfo](t, res)
+	res := nicReadCorpus(t, "ethtool/ibv-devinfo-gid-table-linklocal-v2-fails-issue769.txt")
+	d := nicArtifact[*Devinfo](t, res)
 	es := d.GIDEntries()
 	if len(es) != 4 {
 		t.Fatalf("%d GIDs", len(es))
@@ -54,7 +54,7 @@ hca_id:	mlx5_2
 `
 
 func TestDevinfoVerbose(t *testing.T) {
-	d := artifact[*Devinfo](t, readText(t, "synthetic-devinfo", syntheticDevinfo))
+	d := nicArtifact[*Devinfo](t, nicReadText(t, "synthetic-devinfo", syntheticDevinfo))
 	if len(d.Devices) != 2 {
 		t.Fatalf("%d devices", len(d.Devices))
 	}

@@ -97,8 +97,8 @@ func (p *dmesgParser) Feed(l Line) {
 			}
 			p.out.lines++
 		}
-	case containsFold(msg, "link is up") || containsFold(msg, "link up") ||
-		containsFold(msg, "link is down") || containsFold(msg, "link down"):
+	case hasFold(msg, "link is up") || hasFold(msg, "link up") ||
+		hasFold(msg, "link is down") || hasFold(msg, "link down"):
 		if e, ok := parseLinkLine(msg); ok {
 			e.Evidence = At(p.out.src, l)
 			if len(p.out.Links) < maxDmesgEvents {
@@ -133,7 +133,7 @@ func stripKernelPrefix(t string) string {
 	return t
 }
 
-func containsFold(s, sub string) bool {
+func hasFold(s, sub string) bool {
 	return strings.Contains(strings.ToLower(s), sub)
 }
 

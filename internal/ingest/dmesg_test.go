@@ -7,7 +7,7 @@ import (
 )
 
 func TestDmesgPCIeLimited(t *testing.T) {
-	d := artifact[*Dmesg](t, readCorpus(t, "ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt"))
+	d := nicArtifact[*Dmesg](t, nicReadCorpus(t, "ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt"))
 	if len(d.PCIe) != 1 {
 		t.Fatalf("%d PCIe lines", len(d.PCIe))
 	}
@@ -32,7 +32,7 @@ Jun  3 10:00:01 gpu01 kernel: [   12.5] mlx5_core 0000:3b:00.0 ens1f0np0: Link u
 `
 
 func TestDmesgLinks(t *testing.T) {
-	d := artifact[*Dmesg](t, readText(t, "synthetic-dmesg", syntheticDmesg))
+	d := nicArtifact[*Dmesg](t, nicReadText(t, "synthetic-dmesg", syntheticDmesg))
 	if len(d.PCIe) != 1 || d.PCIe[0].Limited() || d.PCIe[0].Width != 16 || d.PCIe[0].Available != unit.BitRate(252.048e9) {
 		t.Errorf("PCIe %+v", d.PCIe)
 	}

@@ -138,12 +138,12 @@ func (p *ethtoolParser) command(c shellCommand) {
 		}
 		if m != ethNone {
 			mode = m
-			if i+1 < len(c.Args) && validName(c.Args[i+1]) {
+			if i+1 < len(c.Args) && isIdentName(c.Args[i+1]) {
 				dev = c.Args[i+1]
 			}
 			break
 		}
-		if i == 0 && !strings.HasPrefix(a, "-") && validName(a) {
+		if i == 0 && !strings.HasPrefix(a, "-") && isIdentName(a) {
 			dev = a
 		}
 	}

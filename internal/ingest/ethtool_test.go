@@ -8,11 +8,11 @@ import (
 )
 
 func TestEthtoolLKMLCorpus(t *testing.T) {
-	res := readCorpus(t, "ethtool/mlx5-xdp-rx-discards-phy-global-pause-lkml.txt")
+	res := nicReadCorpus(t, "ethtool/mlx5-xdp-rx-discards-phy-global-pause-lkml.txt")
 	if res.Type() != string(KindEthtool) {
 		t.Fatalf("type %s", res.Type())
 	}
-	e := artifact[*EthtoolStats](t, res)
+	e := nicArtifact[*EthtoolStats](t, res)
 	// Two dumps of an unnamed port (kernel 5.15, then 6.5); counters go
 	// down between them, so they are two cumulative samples, not a delta.
 	if len(e.Samples) != 2 {
@@ -26,14 +26,14 @@ func TestEthtoolLKMLCorpus(t *testing.T) {
 		"rx_discards_phy": 58591428329, "rx_prio0_discards": 58591314012, "rx_out_of_buffer": 990473555,
 		"tx_global_pause": 5745042, "tx_pause_ctrl_phy": 5745055, "rx_packets_phy": 97052087562,
 	} {
-		if got := value(t, s1, name); got != want {
+		if got := nicValue(t, s1, name); got != want {
 			t.Errorf("5.15 %s = %d, want %d", name, got, want)
 		}
 	}
-	if got := value(t, s2, "rx_discards_phy"); got != 441063206498 {
+	if got := nicValue(t, s2, "rx_discards_phy"); got != 441063206498 {
 		t.Errorf("6.5 rx_discards_phy = %d", got)
 	}
-	if got := value(t, s2, "rx_buffer_passed_thres_phy"); got != 1192226 {
+	if got := nicValue(t, s2, "rx_buffer_passed_thres_phy"); got != 1192226 {
 		t.Errorf("6.5 rx_buffer_passed_thres_phy = %d", got)
 	}
 	// Per-ring counters are read but not kept.
@@ -85,7 +85,7 @@ After:
 `
 
 func TestEthtoolBeforeAfterDelta(t *testing.T) {
-	e := artifact[*EthtoolStats](t, readText(t, "synthetic-prio-pair", syntheticPrioPair))
+	e := nicArtifact[*EthtoolStats](t, nicReadText(t, "synthetic-prio-pair", syntheticPrioPair))
 	if len(e.Samples) != 1 {
 		t.Fatalf("%d samples, want one joined pair", len(e.Samples))
 	}
@@ -97,25 +97,25 @@ func TestEthtoolBeforeAfterDelta(t *testing.T) {
 	if !ok || r.Value != 7000000 || len(r.Evidence) != 2 {
 		t.Errorf("tx prio0 delta = %+v", r)
 	}
-	if got := value(t, s, "rx_prio3_bytes"); got != 0 {
+	if got := nicValue(t, s, "rx_prio3_bytes"); got != 0 {
 		t.Errorf("rx_prio3 delta %d", got)
 	}
 }
 
 func TestEthtoolDeltaAcrossInputs(t *testing.T) {
-	before := artifact[*EthtoolStats](t, readText(t, "before", "ethtool -S eth2\nNIC statistics:\n     rx_discards_phy: 10\n     rx_packets_phy: 100\n"))
-	after := artifact[*EthtoolStats](t, readText(t, "after", "ethtool -S eth2\nNIC statistics:\n     rx_discards_phy: 25\n     rx_packets_phy: 900\n"))
-	other := artifact[*EthtoolStats](t, readText(t, "other", "ethtool -S eth3\nNIC statistics:\n     rx_discards_phy: 1\n"))
+	before := nicArtifact[*EthtoolStats](t, nicReadText(t, "before", "ethtool -S eth2\nNIC statistics:\n     rx_discards_phy: 10\n     rx_packets_phy: 100\n"))
+	after := nicArtifact[*EthtoolStats](t, nicReadText(t, "after", "ethtool -S eth2\nNIC statistics:\n     rx_discards_phy: 25\n     rx_packets_phy: 900\n"))
+	other := nicArtifact[*EthtoolStats](t, nicReadText(t, "other", "ethtool -S eth3\nNIC statistics:\n     rx_discards_phy: 1\n"))
 	merged, dropped := MergeSamples(append(append(before.Samples, other.Samples...), after.Samples...))
 	if dropped != 0 || len(merged) != 2 {
 		t.Fatalf("merged %d (dropped %d), want 2", len(merged), dropped)
 	}
 	s := &merged[0]
-	if !s.IsDelta() || value(t, s, "rx_discards_phy") != 15 || value(t, s, "rx_packets_phy") != 800 {
+	if !s.IsDelta() || nicValue(t, s, "rx_discards_phy") != 15 || nicValue(t, s, "rx_packets_phy") != 800 {
 		t.Errorf("eth2 delta wrong: %v", s.IsDelta())
 	}
 	// A counter that went down (driver reload) keeps the dumps apart.
-	reload := artifact[*EthtoolStats](t, readText(t, "reload", "ethtool -S eth2\nNIC statistics:\n     rx_discards_phy: 3\n     rx_packets_phy: 50\n"))
+	reload := nicArtifact[*EthtoolStats](t, nicReadText(t, "reload", "ethtool -S eth2\nNIC statistics:\n     rx_discards_phy: 3\n     rx_packets_phy: 50\n"))
 	merged, _ = MergeSamples(append(append([]CounterSample{}, before.Samples...), reload.Samples...))
 	if len(merged) != 2 || merged[0].IsDelta() {
 		t.Errorf("reload joined: %d samples", len(merged))
@@ -155,7 +155,7 @@ NIC statistics:
 `
 
 func TestEthtoolBnxtAndSettings(t *testing.T) {
-	e := artifact[*EthtoolStats](t, readText(t, "synthetic-bnxt", syntheticBnxt))
+	e := nicArtifact[*EthtoolStats](t, nicReadText(t, "synthetic-bnxt", syntheticBnxt))
 	if len(e.Samples) != 1 {
 		t.Fatalf("%d samples", len(e.Samples))
 	}
@@ -190,7 +190,7 @@ func TestEthtoolBnxtAndSettings(t *testing.T) {
 const syntheticBe2netPaste = "> \x1b[1m$ ethtool -S eth4\x1b[0m\r\n> NIC statistics:\r\n>      rx_priority_pause_frames: 12\r\n>      rx_pause_frames: 3\r\n>      tx_pauseframes: 4\r\n>      rx_drops_no_pbuf: 8\r\n"
 
 func TestEthtoolBe2netPasteNoise(t *testing.T) {
-	e := artifact[*EthtoolStats](t, readText(t, "synthetic-be2net", syntheticBe2netPaste))
+	e := nicArtifact[*EthtoolStats](t, nicReadText(t, "synthetic-be2net", syntheticBe2netPaste))
 	s := &e.Samples[0]
 	if s.Device != "eth4" {
 		t.Errorf("device %q", s.Device)
@@ -201,7 +201,7 @@ func TestEthtoolBe2netPasteNoise(t *testing.T) {
 	if r, ok := s.GlobalPause(TX); !ok || r.Name != "tx_pauseframes" || r.Value != 4 {
 		t.Errorf("GlobalPause = %+v", r)
 	}
-	if got := value(t, s, "rx_drops_no_pbuf"); got != 8 {
+	if got := nicValue(t, s, "rx_drops_no_pbuf"); got != 8 {
 		t.Errorf("rx_drops_no_pbuf %d", got)
 	}
 }
@@ -210,13 +210,13 @@ func TestEthtoolTruncatedAndRepeated(t *testing.T) {
 	// synthetic: a dump cut mid-line, then a second dump with no header
 	// whose repeated names start a new (later) dump of the same port.
 	in := "ethtool -S eth0\nNIC statistics:\n     rx_prio3_bytes: 100\n     tx_prio3_bytes: 200\n     rx_prio3_pack"
-	e := artifact[*EthtoolStats](t, readText(t, "synthetic-trunc", in))
+	e := nicArtifact[*EthtoolStats](t, nicReadText(t, "synthetic-trunc", in))
 	if len(e.Samples) != 1 || e.Samples[0].After.Len() != 2 {
 		t.Fatalf("samples %d", len(e.Samples))
 	}
 	in = "ethtool -S eth0\n     rx_prio3_bytes: 100\n     tx_prio3_bytes: 200\n     rx_prio3_bytes: 150\n     tx_prio3_bytes: 260\n"
-	e = artifact[*EthtoolStats](t, readText(t, "synthetic-repeat", in))
-	if len(e.Samples) != 1 || !e.Samples[0].IsDelta() || value(t, &e.Samples[0], "tx_prio3_bytes") != 60 {
+	e = nicArtifact[*EthtoolStats](t, nicReadText(t, "synthetic-repeat", in))
+	if len(e.Samples) != 1 || !e.Samples[0].IsDelta() || nicValue(t, &e.Samples[0], "tx_prio3_bytes") != 60 {
 		t.Fatalf("repeated names not read as before/after")
 	}
 }
@@ -227,10 +227,10 @@ func TestEthtoolIgnoresOtherFormats(t *testing.T) {
 		"perftest/ib-write-bw-roce-gid3-duration-no-peak-perftest234.txt",
 		"ethtool/ibv-devinfo-gid-table-linklocal-v2-fails-issue769.txt",
 	} {
-		noArtifact[*EthtoolStats](t, readCorpus(t, rel))
+		nicNoArtifact[*EthtoolStats](t, nicReadCorpus(t, rel))
 	}
 	// show_counters blocks are hw_counters, not ethtool.
-	noArtifact[*EthtoolStats](t, readText(t, "synthetic", "Port 1 hw counters:\n    rx_write_requests: 5\n    out_of_sequence: 2\n"))
+	nicNoArtifact[*EthtoolStats](t, nicReadText(t, "synthetic", "Port 1 hw counters:\n    rx_write_requests: 5\n    out_of_sequence: 2\n"))
 }
 
 func TestPerRing(t *testing.T) {

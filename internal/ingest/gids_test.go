@@ -3,7 +3,7 @@ package ingest
 import "testing"
 
 func TestShowGIDsIssue1131(t *testing.T) {
-	g := artifact[*ShowGIDs](t, readCorpus(t, "ethtool/show-gids-h100-gid0-3-issue1131.txt"))
+	g := nicArtifact[*ShowGIDs](t, nicReadCorpus(t, "ethtool/show-gids-h100-gid0-3-issue1131.txt"))
 	if len(g.Entries) != 8 || g.Found != -1 {
 		t.Fatalf("%d entries, found %d", len(g.Entries), g.Found)
 	}
@@ -39,7 +39,7 @@ func TestShowGIDsIssue1131(t *testing.T) {
 }
 
 func TestShowGIDsNoNetdevAndCount(t *testing.T) {
-	g := artifact[*ShowGIDs](t, readCorpus(t, "ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt"))
+	g := nicArtifact[*ShowGIDs](t, nicReadCorpus(t, "ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt"))
 	if len(g.Entries) != 5 || g.Found != 5 {
 		t.Fatalf("%d entries, found %d", len(g.Entries), g.Found)
 	}
@@ -60,7 +60,7 @@ func TestShowGIDsTabsAndContainers(t *testing.T) {
 		"mlx5_4\t1\t5\t0000:0000:0000:0000:0000:ffff:0a00:0105\t10.0.1.5  \tv2\tnet1\n" +
 		"mlx5_4\t1\t6\tfd00:0000:0000:0000:0000:0000:0000:0005\t\tv2\tnet1\n" +
 		"mlx5_4 1 x fe80::1 v1\nmlx5_4 1 7 nonsense v2\n"
-	g := artifact[*ShowGIDs](t, readText(t, "synthetic-gids", in))
+	g := nicArtifact[*ShowGIDs](t, nicReadText(t, "synthetic-gids", in))
 	if len(g.Entries) != 3 {
 		t.Fatalf("%d entries", len(g.Entries))
 	}

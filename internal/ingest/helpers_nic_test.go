@@ -9,14 +9,14 @@ import (
 
 // corpusPath returns the path of a corpus copy under the repository's
 // testdata/corpus.
-func corpusPath(rel string) string {
+func nicCorpusPath(rel string) string {
 	return filepath.Join("..", "..", "testdata", "corpus", rel)
 }
 
 // readCorpus reads a corpus copy through every parser.
-func readCorpus(t *testing.T, rel string) *Result {
+func nicReadCorpus(t *testing.T, rel string) *Result {
 	t.Helper()
-	f, err := os.Open(corpusPath(rel))
+	f, err := os.Open(nicCorpusPath(rel))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func readCorpus(t *testing.T, rel string) *Result {
 }
 
 // readText reads an inline (synthetic) input through every parser.
-func readText(t *testing.T, name, text string) *Result {
+func nicReadText(t *testing.T, name, text string) *Result {
 	t.Helper()
 	res, err := Read(name, strings.NewReader(text))
 	if err != nil {
@@ -39,7 +39,7 @@ func readText(t *testing.T, name, text string) *Result {
 }
 
 // artifact returns the one artifact of type T in res.
-func artifact[T Artifact](t *testing.T, res *Result) T {
+func nicArtifact[T Artifact](t *testing.T, res *Result) T {
 	t.Helper()
 	var zero T
 	for _, a := range res.Artifacts {
@@ -47,12 +47,12 @@ func artifact[T Artifact](t *testing.T, res *Result) T {
 			return x
 		}
 	}
-	t.Fatalf("%s: no %T artifact; got %v", res.Source, zero, kinds(res))
+	t.Fatalf("%s: no %T artifact; got %v", res.Source, zero, nicKinds(res))
 	return zero
 }
 
 // noArtifact fails if res has an artifact of type T.
-func noArtifact[T Artifact](t *testing.T, res *Result) {
+func nicNoArtifact[T Artifact](t *testing.T, res *Result) {
 	t.Helper()
 	for _, a := range res.Artifacts {
 		if _, ok := a.(T); ok {
@@ -61,7 +61,7 @@ func noArtifact[T Artifact](t *testing.T, res *Result) {
 	}
 }
 
-func kinds(res *Result) []Kind {
+func nicKinds(res *Result) []Kind {
 	var ks []Kind
 	for _, a := range res.Artifacts {
 		ks = append(ks, a.Kind())
@@ -70,7 +70,7 @@ func kinds(res *Result) []Kind {
 }
 
 // value returns the reading of name in s, failing when absent.
-func value(t *testing.T, s *CounterSample, name string) uint64 {
+func nicValue(t *testing.T, s *CounterSample, name string) uint64 {
 	t.Helper()
 	r, ok := s.Get(name)
 	if !ok {

@@ -33,7 +33,7 @@ Port 1 counters:
 )
 
 func TestHWCountersSysfs(t *testing.T) {
-	h := artifact[*HWCounters](t, readText(t, "synthetic-sysfs", syntheticSysfs))
+	h := nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-sysfs", syntheticSysfs))
 	if len(h.Samples) != 2 {
 		t.Fatalf("%d samples", len(h.Samples))
 	}
@@ -41,19 +41,19 @@ func TestHWCountersSysfs(t *testing.T) {
 	if s.Device != "mlx5_0" || s.Port != 1 || s.Kind != KindHWCounters {
 		t.Errorf("sample %s", s.Name())
 	}
-	if value(t, s, NPCNPSent) != 1333 || value(t, s, "out_of_sequence") != 17 {
+	if nicValue(t, s, NPCNPSent) != 1333 || nicValue(t, s, "out_of_sequence") != 17 {
 		t.Error("values")
 	}
 	if r, ok := s.RoCEPackets(RX); !ok || r.Value != 100000 || r.Name != "port_rcv_packets" {
 		t.Errorf("RoCEPackets %+v", r)
 	}
-	if h.Samples[1].Device != "mlx5_1" || value(t, &h.Samples[1], NPCNPSent) != 5 {
+	if h.Samples[1].Device != "mlx5_1" || nicValue(t, &h.Samples[1], NPCNPSent) != 5 {
 		t.Error("second device")
 	}
 }
 
 func TestHWCountersRdmaStatisticDelta(t *testing.T) {
-	h := artifact[*HWCounters](t, readText(t, "synthetic-rdma", syntheticRdmaStat))
+	h := nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-rdma", syntheticRdmaStat))
 	if len(h.Samples) != 2 {
 		t.Fatalf("%d samples", len(h.Samples))
 	}
@@ -62,7 +62,7 @@ func TestHWCountersRdmaStatisticDelta(t *testing.T) {
 		t.Fatalf("mlx5_0 not a delta")
 	}
 	for n, want := range map[string]uint64{"rx_write_requests": 100, "out_of_sequence": 6, "local_ack_timeout_err": 2, "np_cnp_sent": 0} {
-		if got := value(t, s, n); got != want {
+		if got := nicValue(t, s, n); got != want {
 			t.Errorf("%s delta = %d, want %d", n, got, want)
 		}
 	}
@@ -72,16 +72,16 @@ func TestHWCountersRdmaStatisticDelta(t *testing.T) {
 }
 
 func TestHWCountersShowCountersAndPretty(t *testing.T) {
-	h := artifact[*HWCounters](t, readText(t, "synthetic-show", syntheticShowCounters))
+	h := nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-show", syntheticShowCounters))
 	if len(h.Samples) != 1 {
 		t.Fatalf("%d samples", len(h.Samples))
 	}
 	s := &h.Samples[0]
-	if s.Device != "mlx5_2" || s.Port != 1 || value(t, s, RPCNPHandled) != 99 || value(t, s, "port_xmit_packets") != 5000 {
+	if s.Device != "mlx5_2" || s.Port != 1 || nicValue(t, s, RPCNPHandled) != 99 || nicValue(t, s, "port_xmit_packets") != 5000 {
 		t.Errorf("show_counters sample %s", s.Name())
 	}
-	h = artifact[*HWCounters](t, readText(t, "synthetic-pretty", syntheticRdmaPretty))
-	if s := &h.Samples[0]; s.Device != "mlx5_3" || value(t, s, "packet_seq_err") != 2 {
+	h = nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-pretty", syntheticRdmaPretty))
+	if s := &h.Samples[0]; s.Device != "mlx5_3" || nicValue(t, s, "packet_seq_err") != 2 {
 		t.Errorf("pretty sample %s", s.Name())
 	}
 }
@@ -90,8 +90,8 @@ func TestHWCountersLifespanIsNotACounter(t *testing.T) {
 	// synthetic: lifespan goes down between dumps; the pair still joins.
 	in := "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/lifespan:10\n/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence:1\n" +
 		"/sys/class/infiniband/mlx5_0/ports/1/hw_counters/lifespan:5\n/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence:4\n"
-	h := artifact[*HWCounters](t, readText(t, "synthetic-lifespan", in))
-	if len(h.Samples) != 1 || !h.Samples[0].IsDelta() || value(t, &h.Samples[0], "out_of_sequence") != 3 {
+	h := nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-lifespan", in))
+	if len(h.Samples) != 1 || !h.Samples[0].IsDelta() || nicValue(t, &h.Samples[0], "out_of_sequence") != 3 {
 		t.Fatal("lifespan broke the pair")
 	}
 }
@@ -102,6 +102,6 @@ func TestHWCountersNotInOtherCorpus(t *testing.T) {
 		"ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt",
 		"perftest/ib-read-bw-ib-hdr-table-ucx8852.txt",
 	} {
-		noArtifact[*HWCounters](t, readCorpus(t, rel))
+		nicNoArtifact[*HWCounters](t, nicReadCorpus(t, rel))
 	}
 }

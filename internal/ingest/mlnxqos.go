@@ -169,7 +169,7 @@ func (p *qosParser) Feed(l Line) {
 	ev := At(p.out.src, l)
 	if c, ok := findCommand(t, "mlnx_qos"); ok {
 		p.cmdIf = ""
-		if i, ok := c.flagValue("-i", "--interface"); ok && validName(i) {
+		if i, ok := c.flagValue("-i", "--interface"); ok && isIdentName(i) {
 			p.cmdIf = i
 		}
 		p.cmdHost = c.Host
@@ -216,7 +216,7 @@ func (p *qosParser) line(t string, ev Evidence) bool {
 		return true
 	case hasColon && key == "Cable len":
 		if c := p.field("cable", ev); c != nil {
-			c.CableLen, c.Evidence["cable"] = leadingIntOr(val, -1), ev
+			c.CableLen, c.Evidence["cable"] = atoiPrefixOr(val, -1), ev
 		}
 		return true
 	case t == "PFC configuration:":
@@ -323,7 +323,7 @@ func (p *qosParser) tcLine(t string, ev Evidence) bool {
 		case "tsa":
 			tc.TSA = f[i+1]
 		case "bw":
-			tc.BW = leadingIntOr(f[i+1], -1)
+			tc.BW = atoiPrefixOr(f[i+1], -1)
 		}
 	}
 	c.TCs = append(c.TCs, tc)

@@ -3,11 +3,11 @@ package ingest
 import "testing"
 
 func TestMlnxQoSCX5Blog(t *testing.T) {
-	res := readCorpus(t, "ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt")
+	res := nicReadCorpus(t, "ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt")
 	if res.Type() != string(KindMlnxQoS) {
-		t.Errorf("type %s (contains %v)", res.Type(), kinds(res))
+		t.Errorf("type %s (contains %v)", res.Type(), nicKinds(res))
 	}
-	m := artifact[*MlnxQoS](t, res)
+	m := nicArtifact[*MlnxQoS](t, res)
 	if len(m.Configs) != 1 {
 		t.Fatalf("%d configs", len(m.Configs))
 	}
@@ -57,7 +57,7 @@ pfc enabled: 0 0 0 1 0 0 0 0
 `
 
 func TestMlnxQoSVariants(t *testing.T) {
-	m := artifact[*MlnxQoS](t, readText(t, "synthetic-qos", syntheticQoS))
+	m := nicArtifact[*MlnxQoS](t, nicReadText(t, "synthetic-qos", syntheticQoS))
 	if len(m.Configs) != 2 {
 		t.Fatalf("%d configs", len(m.Configs))
 	}

@@ -11,7 +11,7 @@ import (
 
 // signature summarises what the NIC-side parsers found, for comparing a
 // corpus file with mangled copies of it.
-func signature(res *Result) string {
+func nicSignature(res *Result) string {
 	var parts []string
 	for _, a := range res.Artifacts {
 		s := string(a.Kind())
@@ -45,7 +45,7 @@ func signature(res *Result) string {
 	return strings.Join(parts, "; ")
 }
 
-func mangle(text string, f func(string) string) string {
+func nicMangle(text string, f func(string) string) string {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		lines[i] = f(l)
@@ -57,7 +57,7 @@ func mangle(text string, f func(string) string) string {
 // through a mail client (CRLF, "> " quoting), a terminal (ANSI colour) and a
 // chat tool (indentation lost), and expects the same artifacts.
 func TestPasteTransformsKeepArtifacts(t *testing.T) {
-	files, _ := filepath.Glob(corpusPath("*/*.txt"))
+	files, _ := filepath.Glob(nicCorpusPath("*/*.txt"))
 	if len(files) < 8 {
 		t.Fatalf("corpus copies missing: %v", files)
 	}
@@ -72,12 +72,12 @@ func TestPasteTransformsKeepArtifacts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := signature(readText(t, path, string(b)))
+		want := nicSignature(nicReadText(t, path, string(b)))
 		if want == "" {
 			continue
 		}
 		for name, tr := range transforms {
-			if got := signature(readText(t, path, mangle(string(b), tr))); got != want {
+			if got := nicSignature(nicReadText(t, path, nicMangle(string(b), tr))); got != want {
 				t.Errorf("%s %s:\n got  %s\n want %s", filepath.Base(path), name, got, want)
 			}
 		}
@@ -87,22 +87,22 @@ func TestPasteTransformsKeepArtifacts(t *testing.T) {
 // TestTruncatedCorpus cuts every corpus copy at many points: parsers must
 // not panic and must never report more than the whole file holds.
 func TestTruncatedCorpus(t *testing.T) {
-	files, _ := filepath.Glob(corpusPath("*/*.txt"))
+	files, _ := filepath.Glob(nicCorpusPath("*/*.txt"))
 	for _, path := range files {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		full := readText(t, path, string(b))
+		full := nicReadText(t, path, string(b))
 		for cut := 0; cut < len(b); cut += 1 + len(b)/97 {
-			part := readText(t, path, string(b[:cut]))
+			part := nicReadText(t, path, string(b[:cut]))
 			for _, a := range part.Artifacts {
 				if a.Lines() > part.LineCount {
 					t.Fatalf("%s cut at %d: %s claims %d of %d lines", path, cut, a.Kind(), a.Lines(), part.LineCount)
 				}
 			}
 			if len(part.Artifacts) > len(full.Artifacts)+1 {
-				t.Errorf("%s cut at %d: %v vs %v", path, cut, kinds(part), kinds(full))
+				t.Errorf("%s cut at %d: %v vs %v", path, cut, nicKinds(part), nicKinds(full))
 			}
 		}
 	}

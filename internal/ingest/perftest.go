@@ -355,7 +355,7 @@ func commandFacts(r *PerftestRun, pc *ptCommand) {
 		r.Test = c.Args[0]
 	}
 	r.Host = c.Host
-	if d, ok := c.flagValue("-d", "--ib-dev"); ok && r.Device == "" && validName(d) {
+	if d, ok := c.flagValue("-d", "--ib-dev"); ok && r.Device == "" && isIdentName(d) {
 		r.Device = d
 	}
 	if c.hasFlag("-b", "--bidirectional") {
@@ -379,7 +379,7 @@ func commandFacts(r *PerftestRun, pc *ptCommand) {
 			}
 			continue
 		}
-		if validName(a) {
+		if isIdentName(a) {
 			r.Peer = a
 		}
 		break
@@ -452,7 +452,7 @@ func (p *perftestParser) banner(t string, ev Evidence) bool {
 			k = "GID index"
 		}
 		r.Fields[k] = ev
-		n := leadingInt(v)
+		n := atoiPrefix(v)
 		switch k {
 		case "Device":
 			r.Device = v
@@ -748,9 +748,9 @@ func parseFailedStatus(t string) (int, string) {
 	head, tail, _ := strings.Cut(t, ":")
 	status := -1
 	if i := strings.LastIndex(head, "("); i >= 0 {
-		status = leadingIntOr(strings.TrimSuffix(head[i+1:], ")"), -1)
+		status = atoiPrefixOr(strings.TrimSuffix(head[i+1:], ")"), -1)
 	} else {
-		status = leadingIntOr(strings.TrimSpace(strings.TrimPrefix(head, "Failed status")), -1)
+		status = atoiPrefixOr(strings.TrimSpace(strings.TrimPrefix(head, "Failed status")), -1)
 	}
 	vendor := ""
 	if i := strings.Index(tail, "syndrom"); i >= 0 {
@@ -762,11 +762,11 @@ func parseFailedStatus(t string) (int, string) {
 	return status, vendor
 }
 
-func leadingIntOr(s string, def int) int {
+func atoiPrefixOr(s string, def int) int {
 	if s == "" || s[0] < '0' || s[0] > '9' {
 		return def
 	}
-	return leadingInt(s)
+	return atoiPrefix(s)
 }
 
 // noise recognises perftest's warnings, which can sit inside the table.

@@ -7,10 +7,10 @@ import (
 	"rocelab/internal/unit"
 )
 
-func near(a, b unit.BitRate) bool { return math.Abs(float64(a-b)) <= 1 }
+func nicNear(a, b unit.BitRate) bool { return math.Abs(float64(a-b)) <= 1 }
 
 func TestPerftestUCXReadBW(t *testing.T) {
-	p := artifact[*Perftest](t, readCorpus(t, "perftest/ib-read-bw-ib-hdr-table-ucx8852.txt"))
+	p := nicArtifact[*Perftest](t, nicReadCorpus(t, "perftest/ib-read-bw-ib-hdr-table-ucx8852.txt"))
 	if len(p.Runs) != 1 {
 		t.Fatalf("%d runs", len(p.Runs))
 	}
@@ -27,7 +27,7 @@ func TestPerftestUCXReadBW(t *testing.T) {
 	}
 	last := r.Rows[6]
 	// 310.05 MB/sec = 310.05 * 2^20 * 8 bit/s.
-	if last.Bytes != 128 || last.Iterations != 1000 || !near(last.BWAvg, unit.BitRate(math.Round(310.05*8*1048576))) || last.MsgRateMpps != 2.539960 {
+	if last.Bytes != 128 || last.Iterations != 1000 || !nicNear(last.BWAvg, unit.BitRate(math.Round(310.05*8*1048576))) || last.MsgRateMpps != 2.539960 {
 		t.Errorf("last row %+v", last)
 	}
 	if len(p.GIDUses()) != 0 {
@@ -36,7 +36,7 @@ func TestPerftestUCXReadBW(t *testing.T) {
 }
 
 func TestPerftestDurationModeRoCE(t *testing.T) {
-	p := artifact[*Perftest](t, readCorpus(t, "perftest/ib-write-bw-roce-gid3-duration-no-peak-perftest234.txt"))
+	p := nicArtifact[*Perftest](t, nicReadCorpus(t, "perftest/ib-write-bw-roce-gid3-duration-no-peak-perftest234.txt"))
 	if len(p.Runs) != 1 {
 		t.Fatalf("%d runs", len(p.Runs))
 	}
@@ -61,7 +61,7 @@ func TestPerftestDurationModeRoCE(t *testing.T) {
 }
 
 func TestPerftestLatencyConnectX3(t *testing.T) {
-	p := artifact[*Perftest](t, readCorpus(t, "perftest/ib-write-lat-connectx3-roce-mtu1024-rdmatutorial8.txt"))
+	p := nicArtifact[*Perftest](t, nicReadCorpus(t, "perftest/ib-write-lat-connectx3-roce-mtu1024-rdmatutorial8.txt"))
 	r := p.Runs[0]
 	if r.Test != "ib_write_lat" || !r.Latency || r.MTU != 1024 || r.GIDIndex != 1 || r.Device != "mlx4_0" || r.Local.IPv4 != "12.12.12.1" {
 		t.Errorf("run %+v", r)
@@ -72,7 +72,7 @@ func TestPerftestLatencyConnectX3(t *testing.T) {
 }
 
 func TestPerftestSummaryTable(t *testing.T) {
-	p := artifact[*Perftest](t, readCorpus(t, "perftest/perftest-summary-table-400g-roce-ccimoc.txt"))
+	p := nicArtifact[*Perftest](t, nicReadCorpus(t, "perftest/perftest-summary-table-400g-roce-ccimoc.txt"))
 	if len(p.Runs) != 6 {
 		t.Fatalf("%d runs, want 3 bidirectional + 3 unidirectional", len(p.Runs))
 	}
@@ -80,11 +80,11 @@ func TestPerftestSummaryTable(t *testing.T) {
 	if w.Test != "ib_write_bw" || !w.Summary || !w.Bidirectional || len(w.Rows) != 23 || w.PeakRate != 400*unit.Gbps {
 		t.Fatalf("write run %+v", w)
 	}
-	if w.Rows[19].Bytes != 1048576 || !near(w.Rows[19].BWAvg, unit.BitRate(math.Round(47331.84*8*1048576))) {
+	if w.Rows[19].Bytes != 1048576 || !nicNear(w.Rows[19].BWAvg, unit.BitRate(math.Round(47331.84*8*1048576))) {
 		t.Errorf("1 MiB row %+v", w.Rows[19])
 	}
 	u := p.Runs[5]
-	if u.Test != "ib_read_bw" || u.Bidirectional || len(u.Rows) != 1 || !near(u.Rows[0].BWAvg, unit.BitRate(math.Round(10256.88*8*1048576))) {
+	if u.Test != "ib_read_bw" || u.Bidirectional || len(u.Rows) != 1 || !nicNear(u.Rows[0].BWAvg, unit.BitRate(math.Round(10256.88*8*1048576))) {
 		t.Errorf("unidirectional read %+v", u)
 	}
 	if ls := p.LinkSpeeds(); len(ls) != 6 || ls[0].Rate != 400*unit.Gbps {
@@ -140,7 +140,7 @@ ethernet_read_keys: Couldn't read remote address
 `
 
 func TestPerftestSyntheticRuns(t *testing.T) {
-	p := artifact[*Perftest](t, readText(t, "synthetic-perftest", syntheticPerftestRuns))
+	p := nicArtifact[*Perftest](t, nicReadText(t, "synthetic-perftest", syntheticPerftestRuns))
 	if len(p.Runs) != 5 {
 		t.Fatalf("%d runs", len(p.Runs))
 	}
