@@ -382,3 +382,23 @@ func TestMixedTrafficIsNotMisclassified(t *testing.T) {
 	nicMustNot(t, fs, "counters.pfc.not_on_roce_priority")
 	nicMustFind(t, fs, "counters.pfc.ok", Info, "30% of bytes on PFC priority 3", "rx_prio3_pause 5")
 }
+
+// Every finding cites each line once, in input order, and every NIC-side
+// finding has evidence.
+func TestEvidenceInvariants(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus"), nicTestdata("synthetic")}, nil, Options{NICSpeed: 100 * unit.Gbps})
+	for _, f := range rep.Findings {
+		if !nicRuleID(f.ID) {
+			continue
+		}
+		if len(f.Evidence) == 0 {
+			t.Errorf("%s %q: no evidence", f.ID, f.Title)
+		}
+		for i := 1; i < len(f.Evidence); i++ {
+			a, b := f.Evidence[i-1], f.Evidence[i]
+			if a.File == b.File && a.Line >= b.Line && !(a.Line == 0 && b.Line == 0) {
+				t.Errorf("%s %q: evidence out of order or repeated: %v, %v", f.ID, f.Title, a, b)
+			}
+		}
+	}
+}

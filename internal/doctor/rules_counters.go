@@ -95,11 +95,11 @@ func readingsEvidence(rs ...ingest.Reading) []Evidence {
 	for _, r := range rs {
 		ev = append(ev, r.Evidence...)
 	}
-	evidenceInOrder(ev)
-	return ev
+	return evidenceInOrder(ev)
 }
 
-// sortEvidence orders evidence by file and line and drops repeats.
+// evidenceInOrder orders evidence by file and line and drops repeats and
+// empty entries.
 func evidenceInOrder(ev []Evidence) []Evidence {
 	sort.SliceStable(ev, func(i, j int) bool {
 		if ev[i].File != ev[j].File {
@@ -107,9 +107,9 @@ func evidenceInOrder(ev []Evidence) []Evidence {
 		}
 		return ev[i].Line < ev[j].Line
 	})
-	out := ev[:0]
-	for i, e := range ev {
-		if i > 0 && e == ev[i-1] {
+	var out []Evidence
+	for _, e := range ev {
+		if e.File == "" && e.Text == "" || len(out) > 0 && e == out[len(out)-1] {
 			continue
 		}
 		out = append(out, e)
