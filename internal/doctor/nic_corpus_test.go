@@ -217,15 +217,39 @@ func TestGIDUseAcrossArtifacts(t *testing.T) {
 	nicMustNot(t, fs, "gid.index.mismatch")
 }
 
-// INDEX: InfiniBand (not RoCE) read BW; no RoCE findings.
+// INDEX: InfiniBand (not RoCE) read BW; small-message rate ~2.55 Mpps.
 func TestCorpusPerftestUCX(t *testing.T) {
 	fs := nicDiagnose(t, Options{}, "corpus/perftest/ib-read-bw-ib-hdr-table-ucx8852.txt")
-	if len(fs) != 0 {
-		t.Errorf("findings on an InfiniBand run:\n%s", nicTitles(fs))
+	u := nicMustFind(t, fs, "perftest.bw.unjudged", Info, "ib_read_bw on mlx5_1", "128B", "2.54 Mpps")
+	if !strings.Contains(u.Mechanism, "message rate") {
+		t.Errorf("mechanism %s", u.Mechanism)
+	}
+	for _, f := range fs {
+		if f.Severity != Info {
+			t.Errorf("%s on an InfiniBand run: %s", f.ID, f.Title)
+		}
 	}
 	// Small messages are message-rate bound: no bandwidth verdict even with a rate.
 	fs = nicDiagnose(t, Options{NICSpeed: 200 * unit.Gbps}, "corpus/perftest/ib-read-bw-ib-hdr-table-ucx8852.txt")
 	nicMustNot(t, fs, "perftest.bw.low")
+}
+
+func TestPerftestHealthyAndUnknownRate(t *testing.T) {
+	// synthetic: one ib_write_bw row at 1 MiB, 96.75 Gb/s.
+	in := "                    RDMA_Write BW Test\n Device         : mlx5_0\n Link type       : Ethernet\n Mtu             : 4096[B]\n" +
+		" #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n 1048576    5000             96.80              96.75              0.011536\n"
+	res, err := ingest.Read("synthetic-perftest", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := Check(&Incident{Options: Options{NICSpeed: 100 * unit.Gbps}, Artifacts: res.Artifacts})
+	nicMustFind(t, fs, "perftest.bw.ok", Info, "96.8 Gb/s = 97% of the 100.0 Gb/s link rate")
+	nicMustNot(t, fs, "perftest.bw.low")
+	fs = Check(&Incident{Artifacts: res.Artifacts})
+	nicMustFind(t, fs, "perftest.bw.unjudged", Info, "line rate is not known")
+	// Against a 200G port the same run is low.
+	fs = Check(&Incident{Options: Options{NICSpeed: 200 * unit.Gbps}, Artifacts: res.Artifacts})
+	nicMustFind(t, fs, "perftest.bw.low", Error, "48% of the 200.0 Gb/s")
 }
 
 // INDEX: RoCE GID index 3 (IPv4-mapped), MTU 4096; -D duration mode.

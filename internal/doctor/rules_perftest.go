@@ -12,7 +12,7 @@ import (
 func perftestRules() []Rule {
 	return []Rule{
 		{IDs: []string{"perftest.connect.failed"}, Check: checkPerftestFailures},
-		{IDs: []string{"perftest.bw.low"}, Check: checkPerftestBW},
+		{IDs: []string{"perftest.bw.low", "perftest.bw.ok", "perftest.bw.unjudged"}, Check: checkPerftestBW},
 		{IDs: []string{"perftest.mtu.small", "devinfo.mtu.small"}, Check: checkMTU},
 	}
 }
@@ -127,13 +127,25 @@ func checkPerftestBW(inc *Incident) []Finding {
 			if r.Latency || len(r.Rows) == 0 {
 				continue
 			}
-			var best ingest.PerftestRow
+			var best, bestAny ingest.PerftestRow
 			for _, row := range r.Rows {
 				if (row.Bytes == 0 || row.Bytes >= bwMinJudgedSize) && row.BWAvg > best.BWAvg {
 					best = row
 				}
+				if row.BWAvg > bestAny.BWAvg {
+					bestAny = row
+				}
 			}
 			if best.BWAvg == 0 {
+				if bestAny.BWAvg > 0 && len(r.Failures) == 0 {
+					fs = append(fs, Finding{
+						ID: "perftest.bw.unjudged", Severity: Info, Layer: LayerNCCL,
+						Title: fmt.Sprintf("%s: best %s at %s (%.2f Mpps); no message of 64 KiB or more, so bandwidth is not judged against the link",
+							runName(r), rateText(bestAny.BWAvg), unit.Bytes(bestAny.Bytes), bestAny.MsgRateMpps),
+						Evidence:  []Evidence{bestAny.Evidence},
+						Mechanism: "Below about 64 KiB a single QP is bound by message rate (per-message work-request, doorbell and completion cost), not by the link; run with -a or -s 1048576 to see the bandwidth the path sustains.",
+					})
+				}
 				continue
 			}
 			rate, rateEv, ok := nicPortRate(inc, r.Device)
@@ -141,6 +153,13 @@ func checkPerftestBW(inc *Incident) []Finding {
 				rate, rateEv, ok = r.PeakRate, best.Evidence, true
 			}
 			if !ok {
+				fs = append(fs, Finding{
+					ID: "perftest.bw.unjudged", Severity: Info, Layer: LayerNCCL,
+					Title:     fmt.Sprintf("%s: best %s; the NIC line rate is not known, so it is not judged", runName(r), rateText(best.BWAvg)),
+					Evidence:  []Evidence{best.Evidence},
+					Mechanism: "No input states the port speed (ibv_devinfo -v active_speed×active_width, ethtool <if> Speed, a dmesg link-up line).",
+					Fix:       "Pass --nic-speed (e.g. --nic-speed 100G) or add ibv_devinfo -v output.",
+				})
 				continue
 			}
 			expect := rate
@@ -151,13 +170,19 @@ func checkPerftestBW(inc *Incident) []Finding {
 			}
 			frac := float64(best.BWAvg) / float64(expect)
 			if frac >= bwLowFraction {
+				fs = append(fs, Finding{
+					ID: "perftest.bw.ok", Severity: Info, Layer: LayerNCCL,
+					Title:     fmt.Sprintf("%s: best %s = %.0f%% of the %s link rate%s: the RDMA path itself is healthy", runName(r), rateText(best.BWAvg), 100*frac, rateText(rate), dirShort(r)),
+					Evidence:  evidenceInOrder([]Evidence{best.Evidence, rateEv}),
+					Mechanism: "A single QP near line rate rules out the NIC, PCIe, MTU and the path between the two hosts; if the job is still slow, look at the collective (NCCL transport, GPUDirect RDMA, channels) and at congestion that only many flows create.",
+				})
 				continue
 			}
 			sev := Warn
 			if frac < bwBrokenFraction {
 				sev = Error
 			}
-			size := "at its best message size"
+			size := "(message size not given)"
 			if best.Bytes > 0 {
 				size = fmt.Sprintf("at %s messages", unit.Bytes(best.Bytes))
 			}
