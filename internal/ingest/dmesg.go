@@ -97,8 +97,7 @@ func (p *dmesgParser) Feed(l Line) {
 			}
 			p.out.lines++
 		}
-	case hasFold(msg, "link is up") || hasFold(msg, "link up") ||
-		hasFold(msg, "link is down") || hasFold(msg, "link down"):
+	case strings.Contains(msg, "ink") && isLinkEvent(strings.ToLower(msg)):
 		if e, ok := parseLinkLine(msg); ok {
 			e.Evidence = At(p.out.src, l)
 			if len(p.out.Links) < maxDmesgEvents {
@@ -133,8 +132,14 @@ func stripKernelPrefix(t string) string {
 	return t
 }
 
-func hasFold(s, sub string) bool {
-	return strings.Contains(strings.ToLower(s), sub)
+// isLinkEvent reports whether a lower-cased message is a link up/down line.
+func isLinkEvent(lower string) bool {
+	for _, k := range []string{"link is up", "link up", "link is down", "link down"} {
+		if strings.Contains(lower, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // driverDevice splits "mlx5_core 0001:43:00.0: rest" (or "mlx5_core
