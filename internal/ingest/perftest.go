@@ -321,6 +321,9 @@ func (p *perftestParser) Feed(l Line) {
 
 // command records a perftest command line; its flags apply to the next run.
 func (p *perftestParser) command(t string, ev Evidence) bool {
+	if !strings.Contains(t, "ib_") {
+		return false
+	}
 	for _, tool := range perftestTools {
 		c, ok := findCommand(t, tool)
 		if !ok {
