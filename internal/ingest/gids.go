@@ -96,7 +96,7 @@ func parseShowGIDsRow(f []string) (GIDEntry, bool) {
 	if err1 != nil || err2 != nil || port < 0 || idx < 0 || !isCounterName(f[0]) {
 		return GIDEntry{}, false
 	}
-	if _, err := netip.ParseAddr(f[3]); err != nil {
+	if a, err := netip.ParseAddr(f[3]); err != nil || !a.Is6() {
 		return GIDEntry{}, false
 	}
 	e := GIDEntry{Device: f[0], Port: port, Index: idx, GID: f[3]}

@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -196,33 +194,6 @@ var perftestBannerKeys = map[string]bool{
 	"Use CUDA memory": true, "Use MUSA memory": true,
 }
 
-type ptCol int
-
-const (
-	colPeak ptCol = iota
-	colAvg
-	colMsgRate
-	colTMin
-	colTMax
-	colTTyp
-	colTAvg
-	colTStdev
-	colP99
-	colP999
-	colTPS
-	colSL
-)
-
-// perftestCols are the result-table column headers, in the order tried.
-var perftestCols = []struct {
-	name string
-	col  ptCol
-}{
-	{"BW peak", colPeak}, {"BW average", colAvg}, {"MsgRate", colMsgRate},
-	{"t_min", colTMin}, {"t_max", colTMax}, {"t_typical", colTTyp}, {"t_avg", colTAvg},
-	{"t_stdev", colTStdev}, {"99.9%", colP999}, {"99%", colP99}, {"tps average", colTPS}, {"#sl", colSL},
-}
-
 type ptCommand struct {
 	cmd shellCommand
 	ev  Evidence
@@ -244,13 +215,6 @@ type perftestParser struct {
 	md *mdTable
 	// warnings printed before the banner of the run they belong to
 	preWarn []Evidence
-}
-
-type mdTable struct {
-	sizeCol int
-	peakCol int
-	runs    map[int]int // column → run index; MB/s preferred over Gbps
-	gbps    map[int]bool
 }
 
 // NewPerftestParser returns a parser for perftest output in the input src.
@@ -581,131 +545,6 @@ func perftestGID(s string) string {
 	return a
 }
 
-// header recognises the result-table header and its columns.
-func (p *perftestParser) header(t string) bool {
-	if !strings.Contains(t, "bytes") || !strings.Contains(t, "iterations") {
-		return false
-	}
-	type pos struct {
-		at  int
-		col ptCol
-	}
-	var ps []pos
-	rest := t
-	for _, c := range perftestCols {
-		if i := strings.Index(rest, c.name); i >= 0 {
-			ps = append(ps, pos{i, c.col})
-			// blank it so "99%" does not match inside "99.9%"
-			rest = rest[:i] + strings.Repeat(" ", len(c.name)) + rest[i+len(c.name):]
-		}
-	}
-	if len(ps) == 0 {
-		return false
-	}
-	sort.Slice(ps, func(i, j int) bool { return ps[i].at < ps[j].at })
-	p.cols = p.cols[:0]
-	for _, x := range ps {
-		p.cols = append(p.cols, x.col)
-	}
-	p.gbits = strings.Contains(t, "Gb/sec")
-	p.latUnit = "usec"
-	if strings.Contains(t, "[cycles]") {
-		p.latUnit = "cycles"
-	}
-	p.inTable = true
-	if p.cur() == nil {
-		p.newRun(Evidence{})
-		p.inTable = true
-	}
-	return true
-}
-
-// row parses one result line of the current table.
-func (p *perftestParser) row(t string, ev Evidence) bool {
-	r := p.cur()
-	if !p.inTable || r == nil {
-		return false
-	}
-	f := strings.Fields(t)
-	if len(f) < 3 {
-		return false
-	}
-	size, err1 := strconv.ParseInt(f[0], 10, 64)
-	iters, err2 := strconv.ParseInt(f[1], 10, 64)
-	if err1 != nil || err2 != nil || size < 0 || iters < 0 {
-		return false
-	}
-	row := PerftestRow{Bytes: size, Iterations: iters, Evidence: ev}
-	nums := f[2:]
-	cols := p.cols
-	if len(cols) > 0 && cols[0] == colSL { // QoS tables: #bytes #sl #iterations
-		row.Iterations = 0
-		nums = f[3:]
-		cols = cols[1:]
-		if n, err := strconv.ParseInt(f[2], 10, 64); err == nil {
-			row.Iterations = n
-		}
-	}
-	for i, c := range cols {
-		if i >= len(nums) {
-			break
-		}
-		v, err := strconv.ParseFloat(nums[i], 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return false
-		}
-		switch c {
-		case colPeak:
-			row.BWPeak = p.rate(v)
-		case colAvg:
-			row.BWAvg = p.rate(v)
-		case colMsgRate:
-			row.MsgRateMpps = v
-		case colTMin:
-			row.TMin = v
-		case colTMax:
-			row.TMax = v
-		case colTTyp:
-			row.TTypical = v
-		case colTAvg:
-			row.TAvg = v
-		case colTStdev:
-			row.TStdev = v
-		case colP99:
-			row.P99 = v
-		case colP999:
-			row.P999 = v
-		}
-	}
-	if r.Latency || row.BWAvg == 0 && row.TAvg > 0 {
-		row.LatUnit = p.latUnit
-	}
-	if len(r.Rows) >= maxPerftestRows {
-		p.out.Omitted++
-		return true
-	}
-	r.Rows = append(r.Rows, row)
-	return true
-}
-
-// rate converts a table value to a bit rate.
-func (p *perftestParser) rate(v float64) unit.BitRate {
-	if p.gbits {
-		return unit.BitRate(math.Round(v * 1e9))
-	}
-	return mibPerSec(v)
-}
-
-// mibPerSec converts perftest MB/sec (2^20 bytes per second) to a bit rate.
-func mibPerSec(v float64) unit.BitRate {
-	const max = float64(math.MaxInt64 / 2)
-	b := v * 8 * 1048576
-	if b > max {
-		b = max
-	}
-	return unit.BitRate(math.Round(b))
-}
-
 // failure recognises perftest's failure lines.
 func (p *perftestParser) failure(t string, ev Evidence) bool {
 	f := PerftestFailure{Status: -1, Evidence: ev}
@@ -795,124 +634,6 @@ func (p *perftestParser) noise(t string, ev Evidence) bool {
 	case len(r.Warnings) < 64:
 		r.Warnings = append(r.Warnings, ev)
 	}
-	return true
-}
-
-// summaryLine reads a Markdown summary table of perftest results.
-func (p *perftestParser) summaryLine(t string, ev Evidence) bool {
-	if !strings.HasPrefix(t, "|") {
-		return false
-	}
-	cells := strings.Split(strings.Trim(t, "|"), "|")
-	for i := range cells {
-		cells[i] = strings.TrimSpace(cells[i])
-	}
-	if p.md == nil {
-		return p.summaryHeader(cells, ev)
-	}
-	if strings.Trim(strings.Join(cells, ""), "-: ") == "" {
-		return true
-	}
-	vals := make([]float64, len(cells))
-	for i, c := range cells {
-		v, err := strconv.ParseFloat(c, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return false
-		}
-		vals[i] = v
-	}
-	var size int64
-	if p.md.sizeCol >= 0 && p.md.sizeCol < len(vals) {
-		size = int64(math.Min(vals[p.md.sizeCol], 1<<50))
-	}
-	var peak unit.BitRate
-	if p.md.peakCol >= 0 && p.md.peakCol < len(vals) {
-		peak = unit.BitRate(math.Round(math.Min(vals[p.md.peakCol], 1e6) * 1e9))
-	}
-	cols := make([]int, 0, len(p.md.runs))
-	for c := range p.md.runs {
-		cols = append(cols, c)
-	}
-	sort.Ints(cols)
-	for _, c := range cols {
-		if c >= len(vals) {
-			continue
-		}
-		r := &p.out.Runs[p.md.runs[c]]
-		bw := mibPerSec(vals[c])
-		if p.md.gbps[c] {
-			bw = unit.BitRate(math.Round(math.Min(vals[c], 1e6) * 1e9))
-		}
-		if len(r.Rows) < maxPerftestRows {
-			r.Rows = append(r.Rows, PerftestRow{Bytes: size, BWAvg: bw, Evidence: ev})
-		}
-		if peak > 0 && r.PeakRate == 0 {
-			r.PeakRate, r.PeakRateEvidence = peak, ev
-		}
-	}
-	return true
-}
-
-// summaryHeader recognises "| Data Size (B) | ib_send_bw (MB/s) | ... |".
-func (p *perftestParser) summaryHeader(cells []string, ev Evidence) bool {
-	md := &mdTable{sizeCol: -1, peakCol: -1, runs: map[int]int{}, gbps: map[int]bool{}}
-	byTool := map[string]int{}
-	var order []string
-	for i, c := range cells {
-		lc := strings.ToLower(c)
-		switch {
-		case strings.Contains(lc, "size"):
-			md.sizeCol = i
-			continue
-		case strings.HasPrefix(lc, "peak"):
-			md.peakCol = i
-			continue
-		}
-		tool, unitPart, ok := strings.Cut(lc, "(")
-		tool = strings.TrimSpace(tool)
-		if !ok || !strings.HasPrefix(tool, "ib_") || !(strings.HasSuffix(tool, "_bw") || strings.HasSuffix(tool, "_lat")) {
-			continue
-		}
-		unitPart = strings.TrimSuffix(strings.TrimSpace(unitPart), ")")
-		gb := strings.HasPrefix(unitPart, "gb")
-		if !gb && !strings.HasPrefix(unitPart, "mb") {
-			continue
-		}
-		if prev, seen := byTool[tool]; seen {
-			if md.gbps[prev] && !gb { // prefer MB/s, the more precise column
-				delete(md.gbps, prev)
-				byTool[tool] = i
-				md.gbps[i] = gb
-			}
-			continue
-		}
-		byTool[tool] = i
-		md.gbps[i] = gb
-		order = append(order, tool)
-	}
-	if len(byTool) == 0 {
-		return false
-	}
-	for _, tool := range order {
-		r := p.newRun(ev)
-		if r == nil {
-			break
-		}
-		r.Test, r.Summary = tool, true
-		r.Latency = strings.HasSuffix(tool, "_lat")
-		if pc := p.byTool[tool]; pc != nil {
-			commandFacts(r, pc)
-			delete(p.byTool, tool)
-		}
-		md.runs[byTool[tool]] = p.run
-	}
-	for c := range md.gbps {
-		if _, ok := md.runs[c]; !ok {
-			delete(md.gbps, c)
-		}
-	}
-	p.pending = nil
-	p.md = md
 	return true
 }
 
