@@ -40,6 +40,11 @@ type Rule struct {
 // rules lists every rule. Add one line per rule file.
 func rules() []Rule {
 	var rs []Rule
+	rs = append(rs, counterRules()...)
+	rs = append(rs, perftestRules()...)
+	rs = append(rs, gidRules()...)
+	rs = append(rs, qosRules()...)
+	rs = append(rs, hostRules()...)
 	return rs
 }
 

@@ -2,5 +2,13 @@ package ingest
 
 // formats lists the parsers. Add one line per format.
 func formats() []Format {
-	return []Format{}
+	return []Format{
+		{Kind: KindEthtool, New: NewEthtoolParser},
+		{Kind: KindHWCounters, New: NewHWCountersParser},
+		{Kind: KindPerftest, New: NewPerftestParser},
+		{Kind: KindShowGIDs, New: NewShowGIDsParser},
+		{Kind: KindDevinfo, New: NewDevinfoParser},
+		{Kind: KindMlnxQoS, New: NewMlnxQoSParser},
+		{Kind: KindDmesg, New: NewDmesgParser},
+	}
 }

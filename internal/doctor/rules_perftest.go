@@ -1,0 +1,274 @@
+package doctor
+
+import (
+	"fmt"
+	"strings"
+
+	"rocelab/internal/ingest"
+	"rocelab/internal/unit"
+)
+
+// perftestRules lists the perftest rules.
+func perftestRules() []Rule {
+	return []Rule{
+		{IDs: []string{"perftest.connect.failed"}, Check: checkPerftestFailures},
+		{IDs: []string{"perftest.bw.low", "perftest.bw.ok", "perftest.bw.unjudged"}, Check: checkPerftestBW},
+		{IDs: []string{"perftest.mtu.small", "devinfo.mtu.small"}, Check: checkMTU},
+	}
+}
+
+// Bandwidth thresholds, as a share of the line rate. A single RC QP of
+// ib_write_bw reaches 90–97% of line rate at 64 KiB messages on a healthy
+// RoCE link.
+const (
+	bwLowFraction    = 0.80
+	bwBrokenFraction = 0.50
+	// bwMinJudgedSize is the smallest message size whose bandwidth is judged
+	// against the link: below it perftest is message-rate bound.
+	bwMinJudgedSize = 64 << 10
+)
+
+func runName(r *ingest.PerftestRun) string {
+	n := r.Test
+	if n == "" {
+		n = "perftest"
+	}
+	if r.Device != "" {
+		n += " on " + r.Device
+	}
+	if r.Host != "" {
+		n = r.Host + ": " + n
+	}
+	return n
+}
+
+// checkPerftestFailures reports perftest runs that could not connect or
+// whose completions failed.
+func checkPerftestFailures(inc *Incident) []Finding {
+	var fs []Finding
+	for _, p := range All[*ingest.Perftest](inc) {
+		for i := range p.Runs {
+			r := &p.Runs[i]
+			if len(r.Failures) == 0 {
+				continue
+			}
+			kinds := map[ingest.FailureKind]bool{}
+			status := -1
+			vendor := ""
+			var ev []Evidence
+			for _, f := range r.Failures {
+				kinds[f.Kind] = true
+				if f.Status >= 0 {
+					status, vendor = f.Status, f.Vendor
+				}
+				ev = append(ev, f.Evidence)
+			}
+			for _, k := range []string{"GID index", "Link type", "Mtu"} {
+				if e, ok := r.Fields[k]; ok {
+					ev = append(ev, e)
+				}
+			}
+			title, mech, fix := perftestFailureText(r, kinds, status, vendor)
+			fs = append(fs, Finding{
+				ID: "perftest.connect.failed", Severity: Error, Layer: LayerRDMA,
+				Title: runName(r) + ": " + title, Evidence: evidenceInOrder(ev),
+				Mechanism: mech, Fix: fix,
+			})
+		}
+	}
+	return fs
+}
+
+func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]bool, status int, vendor string) (string, string, string) {
+	gid := "the RoCEv2 IPv4 GID index from show_gids (usually 3) on both ends, e.g. ib_write_bw -d <dev> -x 3"
+	switch {
+	case kinds[ingest.FailCompletion]:
+		t := "completion with error"
+		if status >= 0 {
+			t += fmt.Sprintf(" (status %d", status)
+			if status == 12 {
+				t += ", IBV_WC_RETRY_EXC_ERR"
+			}
+			if vendor != "" {
+				t += ", vendor syndrome " + vendor
+			}
+			t += ")"
+		}
+		mech := "The QPs connected (they reached RTS), but a work request failed. "
+		if status == 12 {
+			mech = "Status 12 is IBV_WC_RETRY_EXC_ERR: the requester retransmitted retry_cnt times without an ACK and moved the QP to error (mlx5 vendor syndrome 0x81 is this timeout). " +
+				"The QPs connected, so the addresses resolved; packets are lost or not routed back: a lossy fabric (RoCE on a priority without PFC), a GID the network cannot route (link-local across a router), or an MTU larger than the path."
+		}
+		return t, mech, "Check the path with the same GID index both ways (" + gid + "), ping over the RoCE netdev, PFC on the RoCE priority end to end, and hw_counters out_of_sequence / local_ack_timeout_err on both hosts."
+	case kinds[ingest.FailModifyQP] || kinds[ingest.FailConnect]:
+		return "QP could not be connected (modify QP to RTR/RTS failed)",
+			"ibv_modify_qp to RTR fails when the remote address cannot be turned into a path: the GID index points at an empty, link-local or other-family entry, the two ends use different RoCE versions, or the MTU asked for exceeds the port's active MTU. perftest then prints \"Unable to Connect the HCA's through the link\".",
+			"Use " + gid + "; make both ends use the same RoCE version; do not pass -m above ibv_devinfo's active_mtu."
+	case kinds[ingest.FailExchange]:
+		return "out-of-band exchange failed",
+			"Before any RDMA, perftest exchanges QP numbers, PSNs and GIDs over a TCP socket (port 18515 unless -p is given); this failed, so the problem is TCP reachability, not RDMA: the server was not listening yet, a firewall, or the wrong address or port.",
+			"Start the server first, open TCP 18515 (or pass the same -p on both), and give the client the server's address on a reachable network."
+	case kinds[ingest.FailPort]:
+		return "port not active",
+			"The port is not in ACTIVE state: the link is down (cable, switch port, speed/FEC mismatch) or, on InfiniBand, no subnet manager has configured it.",
+			"Check ibv_devinfo state and ip link on the RoCE netdev; bring the link up (and on IB start opensm)."
+	}
+	return "RDMA device or resources unavailable",
+		"perftest could not open the device or create its queues: the RDMA driver is not loaded (mlx5_ib), the -d name is wrong, or the memory-lock limit is too low.",
+		"ibv_devices to list devices, modprobe mlx5_ib, pass an existing -d, and ulimit -l unlimited."
+}
+
+// checkPerftestBW compares perftest bandwidth with the NIC line rate.
+func checkPerftestBW(inc *Incident) []Finding {
+	var fs []Finding
+	for _, p := range All[*ingest.Perftest](inc) {
+		for i := range p.Runs {
+			r := &p.Runs[i]
+			if r.Latency || len(r.Rows) == 0 {
+				continue
+			}
+			var best, bestAny ingest.PerftestRow
+			for _, row := range r.Rows {
+				if (row.Bytes == 0 || row.Bytes >= bwMinJudgedSize) && row.BWAvg > best.BWAvg {
+					best = row
+				}
+				if row.BWAvg > bestAny.BWAvg {
+					bestAny = row
+				}
+			}
+			if best.BWAvg == 0 {
+				if bestAny.BWAvg > 0 && len(r.Failures) == 0 {
+					fs = append(fs, Finding{
+						ID: "perftest.bw.unjudged", Severity: Info, Layer: LayerNCCL,
+						Title: fmt.Sprintf("%s: best %s at %s (%.2f Mpps); no message of 64 KiB or more, so bandwidth is not judged against the link",
+							runName(r), rateText(bestAny.BWAvg), unit.Bytes(bestAny.Bytes), bestAny.MsgRateMpps),
+						Evidence:  []Evidence{bestAny.Evidence},
+						Mechanism: "Below about 64 KiB a single QP is bound by message rate (per-message work-request, doorbell and completion cost), not by the link; run with -a or -s 1048576 to see the bandwidth the path sustains.",
+					})
+				}
+				continue
+			}
+			rate, rateEv, ok := nicPortRate(inc, r.Device)
+			if r.PeakRate > 0 && inc.Options.NICSpeed == 0 {
+				rate, rateEv, ok = r.PeakRate, best.Evidence, true
+			}
+			if !ok {
+				fs = append(fs, Finding{
+					ID: "perftest.bw.unjudged", Severity: Info, Layer: LayerNCCL,
+					Title:     fmt.Sprintf("%s: best %s; the NIC line rate is not known, so it is not judged", runName(r), rateText(best.BWAvg)),
+					Evidence:  []Evidence{best.Evidence},
+					Mechanism: "No input states the port speed (ibv_devinfo -v active_speed×active_width, ethtool <if> Speed, a dmesg link-up line).",
+					Fix:       "Pass --nic-speed (e.g. --nic-speed 100G) or add ibv_devinfo -v output.",
+				})
+				continue
+			}
+			expect := rate
+			dir := "unidirectional"
+			if r.Bidirectional {
+				expect = 2 * rate
+				dir = "bidirectional (both directions counted)"
+			}
+			frac := float64(best.BWAvg) / float64(expect)
+			if frac >= bwLowFraction {
+				fs = append(fs, Finding{
+					ID: "perftest.bw.ok", Severity: Info, Layer: LayerNCCL,
+					Title:     fmt.Sprintf("%s: best %s = %.0f%% of the %s link rate%s: the RDMA path itself is healthy", runName(r), rateText(best.BWAvg), 100*frac, rateText(rate), dirShort(r)),
+					Evidence:  evidenceInOrder([]Evidence{best.Evidence, rateEv}),
+					Mechanism: "A single QP near line rate rules out the NIC, PCIe, MTU and the path between the two hosts; if the job is still slow, look at the collective (NCCL transport, GPUDirect RDMA, channels) and at congestion that only many flows create.",
+				})
+				continue
+			}
+			sev := Warn
+			if frac < bwBrokenFraction {
+				sev = Error
+			}
+			size := "(message size not given)"
+			if best.Bytes > 0 {
+				size = fmt.Sprintf("at %s messages", unit.Bytes(best.Bytes))
+			}
+			mech := fmt.Sprintf("A single RC QP of ib_write_bw reaches 90–97%% of line rate at ≥64 KiB messages on a healthy RoCE link; this %s run reached %.0f%% of %s. ", dir, 100*frac, rateText(expect)) +
+				"Far less points below the application: PCIe width or generation, the NIC on a different NUMA node than the buffers, MTU 1024, a lossy fabric forcing go-back-N retransmission, or PFC pauses from a slow receiver."
+			if strings.Contains(r.Test, "read") {
+				mech += " ib_read_bw is also bounded by outstanding reads per QP (Outstand reads, max_qp_rd_atom)."
+			}
+			if r.Summary {
+				mech += " These numbers come from an author-made summary table; MB/s is read as perftest's MB/sec (2^20 bytes/s)."
+			}
+			ev := []Evidence{best.Evidence}
+			if rateEv.File != "" && rateEv != best.Evidence {
+				ev = append(ev, rateEv)
+			}
+			fs = append(fs, Finding{
+				ID: "perftest.bw.low", Severity: sev, Layer: LayerNCCL,
+				Title:    fmt.Sprintf("%s: best %s %s = %.0f%% of the %s link rate%s", runName(r), rateText(best.BWAvg), size, 100*frac, rateText(rate), dirShort(r)),
+				Evidence: evidenceInOrder(ev), Mechanism: mech,
+				Fix: "Check dmesg for the NIC's PCIe line (x16 at the card's generation), run perftest on the NIC's NUMA node (numactl -N <node> -m <node>), with --report_gbits -q 4 to rule out a single-QP limit, and read hw_counters before/after for out_of_sequence and CNPs; MTU must be 4096 on RoCE.",
+			})
+		}
+	}
+	return fs
+}
+
+// gbps formats a rate as "397.0 Gb/s".
+func rateText(r unit.BitRate) string { return fmt.Sprintf("%.1f Gb/s", r.Gbps()) }
+
+func dirShort(r *ingest.PerftestRun) string {
+	if r.Bidirectional {
+		return " (×2 for a bidirectional run)"
+	}
+	return ""
+}
+
+// netdevOf returns the netdev show_gids maps an RDMA device to.
+func netdevOf(inc *Incident, dev string) string {
+	for _, g := range All[*ingest.ShowGIDs](inc) {
+		for _, e := range g.Entries {
+			if e.Device == dev && e.Netdev != "" {
+				return e.Netdev
+			}
+		}
+	}
+	return ""
+}
+
+const mtuMechanism = "RoCE's path MTU is the largest IB MTU (256–4096) that fits in the netdev MTU minus 96 bytes of headers: Ethernet MTU 1500 gives 1024, 9000 gives 4096. " +
+	"At 1024 every large transfer needs four times the packets, with their headers, ACKs and per-packet processing, and NCCL uses the smaller active_mtu of the two ends."
+
+// checkMTU reports RoCE ports and runs at an IB MTU below 4096.
+func checkMTU(inc *Incident) []Finding {
+	var fs []Finding
+	for _, p := range All[*ingest.Perftest](inc) {
+		for i := range p.Runs {
+			r := &p.Runs[i]
+			if r.LinkType != "Ethernet" || r.MTU <= 0 || r.MTU >= 4096 {
+				continue
+			}
+			nd := nameOr(netdevOf(inc, r.Device), "<netdev>")
+			fs = append(fs, Finding{
+				ID: "perftest.mtu.small", Severity: Warn, Layer: LayerNCCL,
+				Title:     fmt.Sprintf("%s: RoCE MTU %d (netdev MTU below 4192, e.g. 1500)", runName(r), r.MTU),
+				Evidence:  evidenceInOrder([]Evidence{r.Fields["Mtu"], r.Fields["Link type"]}),
+				Mechanism: mtuMechanism,
+				Fix:       fmt.Sprintf("ip link set %s mtu 9000 on both hosts (and jumbo frames on every switch port in the path); ibv_devinfo must then show active_mtu: 4096 (5).", nd),
+			})
+		}
+	}
+	for _, d := range All[*ingest.Devinfo](inc) {
+		for _, dev := range d.Devices {
+			for _, pt := range dev.Ports {
+				if pt.LinkLayer != "Ethernet" || pt.ActiveMTU <= 0 || pt.ActiveMTU >= 4096 || !strings.HasPrefix(pt.State, "PORT_ACTIVE") {
+					continue
+				}
+				nd := nameOr(netdevOf(inc, dev.Name), "<netdev>")
+				fs = append(fs, Finding{
+					ID: "devinfo.mtu.small", Severity: Warn, Layer: LayerNCCL,
+					Title:     fmt.Sprintf("%s port %d: RoCE active_mtu %d (max_mtu %d): the netdev MTU is below 4192", dev.Name, pt.Port, pt.ActiveMTU, pt.MaxMTU),
+					Evidence:  evidenceInOrder([]Evidence{pt.Evidence["active_mtu"], pt.Evidence["link_layer"]}),
+					Mechanism: mtuMechanism,
+					Fix:       fmt.Sprintf("ip link set %s mtu 9000 on every host (and jumbo frames on the switches).", nd),
+				})
+			}
+		}
+	}
+	return fs
+}

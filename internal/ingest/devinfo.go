@@ -1,0 +1,283 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+
+	"rocelab/internal/unit"
+)
+
+// Devinfo is `ibv_devinfo` or `ibv_devinfo -v` output: per device (hca_id
+// block) the transport, firmware and part number, and per port the state,
+// MTUs, link layer, speed and (with -v) the GID table.
+//
+// GID lines ("GID[  3]:  ::ffff:200.0.209.6, RoCE v2") are recognised
+// anywhere, since pastes often keep only them; their device then comes from
+// the `ibv_devinfo -d <dev>` command line when the paste shows it.
+type Devinfo struct {
+	src   string
+	lines int
+	// Devices are the hca_id blocks in input order.
+	Devices []DevinfoDevice
+	// Omitted counts devices, ports or GIDs dropped by the memory caps.
+	Omitted int
+}
+
+// A DevinfoDevice is one hca_id block.
+type DevinfoDevice struct {
+	Name         string
+	Host         string
+	Transport    string // "InfiniBand (0)" also for RoCE
+	FWVer        string
+	VendorPartID int // 4117 = ConnectX-4 Lx, 4119 = ConnectX-5, 4125 = ConnectX-6 Dx, 4129 = ConnectX-7
+	Ports        []DevinfoPort
+	Evidence     Evidence // the hca_id line
+}
+
+// A DevinfoPort is one "port:" block.
+type DevinfoPort struct {
+	Port      int // 0 when the paste does not show the port line
+	State     string
+	MaxMTU    int
+	ActiveMTU int
+	LinkLayer string // "Ethernet" (RoCE) or "InfiniBand"
+	Width     int    // lanes, from active_width "4X"
+	LaneSpeed unit.BitRate
+	// Rate is LaneSpeed×Width, the port's line rate.
+	Rate unit.BitRate
+	GIDs []GIDEntry
+	// Evidence holds the lines of the fields above, by ibv_devinfo key
+	// ("state", "active_mtu", "link_layer", "active_speed", ...).
+	Evidence map[string]Evidence
+}
+
+// Kind returns KindDevinfo.
+func (d *Devinfo) Kind() Kind { return KindDevinfo }
+
+// Source returns the input's name.
+func (d *Devinfo) Source() string { return d.src }
+
+// Lines returns how many lines were recognised.
+func (d *Devinfo) Lines() int { return d.lines }
+
+// GIDEntries returns the GID rows of every port.
+func (d *Devinfo) GIDEntries() []GIDEntry {
+	var out []GIDEntry
+	for _, dev := range d.Devices {
+		for _, p := range dev.Ports {
+			out = append(out, p.GIDs...)
+		}
+	}
+	return out
+}
+
+// LinkSpeeds returns each port's active_speed × active_width.
+func (d *Devinfo) LinkSpeeds() []LinkSpeed {
+	var out []LinkSpeed
+	for _, dev := range d.Devices {
+		for _, p := range dev.Ports {
+			if p.Rate > 0 {
+				out = append(out, LinkSpeed{Device: dev.Name, Rate: p.Rate, Evidence: p.Evidence["active_speed"]})
+			}
+		}
+	}
+	return out
+}
+
+// Caps for Devinfo.
+const (
+	maxDevinfoDevices = 256
+	maxDevinfoPorts   = 16
+)
+
+type devinfoParser struct {
+	out     Devinfo
+	inBlock bool // inside an hca_id block or after an ibv_devinfo command
+	cmdDev  string
+	host    string
+	gids    int
+}
+
+// NewDevinfoParser returns a parser for ibv_devinfo output in the input src.
+func NewDevinfoParser(src string) Parser {
+	return &devinfoParser{out: Devinfo{src: src}}
+}
+
+func (p *devinfoParser) Feed(l Line) {
+	t := strings.TrimSpace(l.Text)
+	if c, ok := findCommand(t, "ibv_devinfo"); ok {
+		if d, ok := c.flagValue("-d", "--ib-dev"); ok && isIdentName(d) {
+			p.cmdDev = d
+		}
+		p.host = c.Host
+		p.inBlock = true
+		p.out.lines++
+		return
+	}
+	if strings.HasPrefix(t, "GID[") {
+		if p.gid(l, t) {
+			p.out.lines++
+		}
+		return
+	}
+	key, val, ok := strings.Cut(t, ":")
+	if !ok {
+		if t != "" {
+			p.inBlock = false
+		}
+		return
+	}
+	key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+	if key == "hca_id" && val != "" {
+		if len(p.out.Devices) >= maxDevinfoDevices {
+			p.out.Omitted++
+			p.inBlock = false
+			return
+		}
+		p.out.Devices = append(p.out.Devices, DevinfoDevice{Name: val, Host: p.host, Evidence: At(p.out.src, l)})
+		p.inBlock = true
+		p.out.lines++
+		return
+	}
+	if !p.inBlock || !devinfoKey(key) {
+		return
+	}
+	p.field(l, key, val)
+	p.out.lines++
+}
+
+// devinfoKey reports whether key is an ibv_devinfo field name.
+func devinfoKey(k string) bool {
+	if k == "" || len(k) > 40 {
+		return false
+	}
+	for _, c := range k {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == ' ') {
+			return false
+		}
+	}
+	return true
+}
+
+// dev returns the current device, creating one for pastes without hca_id.
+func (p *devinfoParser) dev() *DevinfoDevice {
+	if len(p.out.Devices) == 0 {
+		p.out.Devices = append(p.out.Devices, DevinfoDevice{Name: p.cmdDev, Host: p.host})
+	}
+	return &p.out.Devices[len(p.out.Devices)-1]
+}
+
+// port returns the current port of the current device.
+func (p *devinfoParser) port() *DevinfoPort {
+	d := p.dev()
+	if len(d.Ports) == 0 {
+		d.Ports = append(d.Ports, DevinfoPort{Evidence: map[string]Evidence{}})
+	}
+	return &d.Ports[len(d.Ports)-1]
+}
+
+func (p *devinfoParser) field(l Line, key, val string) {
+	d := p.dev()
+	ev := At(p.out.src, l)
+	switch key {
+	case "transport":
+		d.Transport = val
+	case "fw_ver":
+		d.FWVer = val
+	case "vendor_part_id":
+		d.VendorPartID, _ = strconv.Atoi(val)
+	case "port":
+		n, err := strconv.Atoi(val)
+		if err != nil {
+			return
+		}
+		if len(d.Ports) >= maxDevinfoPorts {
+			p.out.Omitted++
+			return
+		}
+		d.Ports = append(d.Ports, DevinfoPort{Port: n, Evidence: map[string]Evidence{"port": ev}})
+		return
+	}
+	if len(d.Ports) == 0 && key != "state" && key != "active_mtu" && key != "link_layer" && key != "max_mtu" &&
+		key != "active_speed" && key != "active_width" {
+		return
+	}
+	pt := p.port()
+	first := atoiPrefix(val)
+	switch key {
+	case "state":
+		pt.State = val
+	case "max_mtu":
+		pt.MaxMTU = first
+	case "active_mtu":
+		pt.ActiveMTU = first
+	case "link_layer":
+		pt.LinkLayer = val
+	case "active_width":
+		pt.Width = first
+	case "active_speed":
+		num, _, _ := strings.Cut(val, "(")
+		if r, err := unit.ParseRate(strings.TrimSpace(num)); err == nil {
+			pt.LaneSpeed = r
+		}
+	default:
+		return
+	}
+	pt.Evidence[key] = ev
+	if pt.Width > 0 && pt.LaneSpeed > 0 {
+		pt.Rate = pt.LaneSpeed * unit.BitRate(pt.Width)
+	}
+}
+
+// gid parses "GID[  3]:  ::ffff:200.0.209.6, RoCE v2".
+func (p *devinfoParser) gid(l Line, t string) bool {
+	end := strings.Index(t, "]:")
+	if end < 0 {
+		return false
+	}
+	idx, err := strconv.Atoi(strings.TrimSpace(t[len("GID["):end]))
+	if err != nil || idx < 0 {
+		return false
+	}
+	rest := strings.TrimSpace(t[end+2:])
+	addr, typ, _ := strings.Cut(rest, ",")
+	addr = strings.TrimSpace(addr)
+	class, v4 := ClassifyGID(addr)
+	if class == GIDUnknown {
+		return false
+	}
+	if p.gids >= MaxGIDEntries {
+		p.out.Omitted++
+		return true
+	}
+	p.gids++
+	d := p.dev()
+	pt := p.port()
+	e := GIDEntry{Host: d.Host, Device: d.Name, Port: pt.Port, Index: idx, GID: addr, IPv4: v4, Evidence: At(p.out.src, l)}
+	switch strings.TrimSpace(typ) {
+	case "RoCE v1":
+		e.Version = "v1"
+	case "RoCE v2":
+		e.Version = "v2"
+	}
+	pt.GIDs = append(pt.GIDs, e)
+	p.inBlock = true
+	return true
+}
+
+// leadingInt parses the integer at the start of s ("4096 (5)", "4X (2)").
+func atoiPrefix(s string) int {
+	n, i := 0, 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' && n < 1<<20 {
+		n = n*10 + int(s[i]-'0')
+		i++
+	}
+	return n
+}
+
+func (p *devinfoParser) Result() Artifact {
+	if p.out.lines == 0 || len(p.out.Devices) == 0 {
+		return nil
+	}
+	return &p.out
+}

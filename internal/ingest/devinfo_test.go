@@ -1,0 +1,76 @@
+package ingest
+
+import (
+	"testing"
+
+	"rocelab/internal/unit"
+)
+
+func TestDevinfoIssue769(t *testing.T) {
+	res := nicReadCorpus(t, "ethtool/ibv-devinfo-gid-table-linklocal-v2-fails-issue769.txt")
+	d := nicArtifact[*Devinfo](t, res)
+	es := d.GIDEntries()
+	if len(es) != 4 {
+		t.Fatalf("%d GIDs", len(es))
+	}
+	for i, w := range []struct {
+		ver, ipv4 string
+		class     GIDClass
+	}{{"v1", "", GIDLinkLocal}, {"v2", "", GIDLinkLocal}, {"v1", "200.0.209.6", GIDIPv4}, {"v2", "200.0.209.6", GIDIPv4}} {
+		e := es[i]
+		c, _ := ClassifyGID(e.GID)
+		if e.Index != i || e.Version != w.ver || e.IPv4 != w.ipv4 || c != w.class || e.Device != "mlx5_bond_0" {
+			t.Errorf("GID[%d] = %+v", i, e)
+		}
+	}
+}
+
+// synthetic: ibv_devinfo -v on a RoCE port at Ethernet MTU 1500, and an
+// InfiniBand port.
+const syntheticDevinfo = `hca_id:	mlx5_0
+	transport:			InfiniBand (0)
+	fw_ver:				16.35.4030
+	vendor_part_id:			4119
+	phys_port_cnt:			1
+		port:	1
+			state:			PORT_ACTIVE (4)
+			max_mtu:		4096 (5)
+			active_mtu:		1024 (3)
+			link_layer:		Ethernet
+			active_width:		4X (2)
+			active_speed:		25.0 Gbps (32)
+			phys_state:		LINK_UP (5)
+			GID[  0]:		fe80:0000:0000:0000:9640:c9ff:fe8c:a09c
+			GID[  3]:		::ffff:192.168.6.132, RoCE v2
+
+hca_id:	mlx5_2
+	transport:			InfiniBand (0)
+		port:	1
+			state:			PORT_DOWN (1)
+			active_mtu:		4096 (5)
+			link_layer:		InfiniBand
+			active_width:		4X (2)
+			active_speed:		100.0 Gbps (128)
+`
+
+func TestDevinfoVerbose(t *testing.T) {
+	d := nicArtifact[*Devinfo](t, nicReadText(t, "synthetic-devinfo", syntheticDevinfo))
+	if len(d.Devices) != 2 {
+		t.Fatalf("%d devices", len(d.Devices))
+	}
+	dev := d.Devices[0]
+	if dev.Name != "mlx5_0" || dev.FWVer != "16.35.4030" || dev.VendorPartID != 4119 || len(dev.Ports) != 1 {
+		t.Fatalf("device %+v", dev)
+	}
+	p := dev.Ports[0]
+	if p.Port != 1 || p.State != "PORT_ACTIVE (4)" || p.MaxMTU != 4096 || p.ActiveMTU != 1024 || p.LinkLayer != "Ethernet" || p.Rate != 100*unit.Gbps {
+		t.Errorf("port %+v", p)
+	}
+	if len(p.GIDs) != 2 || p.GIDs[0].Version != "" || p.GIDs[1].Index != 3 || p.GIDs[1].Port != 1 {
+		t.Errorf("GIDs %+v", p.GIDs)
+	}
+	ls := d.LinkSpeeds()
+	if len(ls) != 2 || ls[0].Rate != 100*unit.Gbps || ls[1].Rate != 400*unit.Gbps || ls[1].Device != "mlx5_2" {
+		t.Errorf("speeds %+v", ls)
+	}
+}

@@ -1,0 +1,266 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+
+	"rocelab/internal/unit"
+)
+
+// Dmesg holds the kernel log lines that matter for a RoCE host: the PCIe
+// bandwidth the NIC got at probe time,
+//
+//	mlx5_core 0001:43:00.0: 63.008 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link at 0001:42:01.0 (capable of 126.016 Gb/s with 8.0 GT/s PCIe x16 link)
+//	mlx5_core 0000:3b:00.0: 252.048 Gb/s available PCIe bandwidth (16.0 GT/s PCIe x16 link)
+//
+// and link up/down events with their speeds where the driver prints one.
+// Other lines (e.g. mlx5 "PCIe slot advertised sufficient power") are
+// ignored.
+type Dmesg struct {
+	src   string
+	lines int
+	// PCIe holds the bandwidth lines.
+	PCIe []PCIeLink
+	// Links holds link up/down events.
+	Links []LinkEvent
+	// Omitted counts lines dropped by the memory caps.
+	Omitted int
+}
+
+// maxDmesgEvents bounds the PCIe and link lines one artifact keeps.
+const maxDmesgEvents = 1024
+
+// A PCIeLink is one "available PCIe bandwidth" line.
+type PCIeLink struct {
+	Driver string // e.g. "mlx5_core"
+	Device string // PCI address, e.g. "0001:43:00.0"
+	// Available is the bandwidth the link provides; Capable is what the
+	// device could get at full width and speed (equal when not limited).
+	Available, Capable  unit.BitRate
+	Width, CapableWidth int     // lanes
+	GTs, CapableGTs     float64 // transfer rate per lane
+	// LimitedAt is the upstream port that limits the link, when limited.
+	LimitedAt string
+	Evidence  Evidence
+}
+
+// Limited reports whether the kernel says the link runs below what the
+// device is capable of.
+func (l PCIeLink) Limited() bool { return l.LimitedAt != "" }
+
+// A LinkEvent is a "Link up" / "Link down" line.
+type LinkEvent struct {
+	Driver, Device string // driver and PCI address or netdev, as printed
+	Up             bool
+	Rate           unit.BitRate // 0 when the line gives no speed
+	Evidence       Evidence
+}
+
+// Kind returns KindDmesg.
+func (d *Dmesg) Kind() Kind { return KindDmesg }
+
+// Source returns the input's name.
+func (d *Dmesg) Source() string { return d.src }
+
+// Lines returns how many lines were recognised.
+func (d *Dmesg) Lines() int { return d.lines }
+
+// LinkSpeeds returns the speeds of link-up lines.
+func (d *Dmesg) LinkSpeeds() []LinkSpeed {
+	var out []LinkSpeed
+	for _, e := range d.Links {
+		if e.Up && e.Rate > 0 {
+			out = append(out, LinkSpeed{Device: e.Device, Rate: e.Rate, Evidence: e.Evidence})
+		}
+	}
+	return out
+}
+
+type dmesgParser struct {
+	out Dmesg
+}
+
+// NewDmesgParser returns a parser for kernel log lines in the input src.
+func NewDmesgParser(src string) Parser { return &dmesgParser{out: Dmesg{src: src}} }
+
+func (p *dmesgParser) Feed(l Line) {
+	t := strings.TrimSpace(l.Text)
+	msg := stripKernelPrefix(t)
+	switch {
+	case strings.Contains(msg, "available PCIe bandwidth"):
+		if pl, ok := parsePCIeLine(msg); ok {
+			pl.Evidence = At(p.out.src, l)
+			if len(p.out.PCIe) < maxDmesgEvents {
+				p.out.PCIe = append(p.out.PCIe, pl)
+			} else {
+				p.out.Omitted++
+			}
+			p.out.lines++
+		}
+	case strings.Contains(msg, "ink") && isLinkEvent(strings.ToLower(msg)):
+		if e, ok := parseLinkLine(msg); ok {
+			e.Evidence = At(p.out.src, l)
+			if len(p.out.Links) < maxDmesgEvents {
+				p.out.Links = append(p.out.Links, e)
+			} else {
+				p.out.Omitted++
+			}
+			p.out.lines++
+		}
+	case msg != t && (strings.HasPrefix(msg, "mlx5_core ") || strings.HasPrefix(msg, "mlx5_ib") || strings.HasPrefix(msg, "bnxt_en ")):
+		// other timestamped NIC driver lines: part of the log, nothing to keep
+		p.out.lines++
+	}
+}
+
+// stripKernelPrefix removes "[    8.387840] ", "[Mon Jan  1 10:00:00 2024] "
+// and syslog "Jan  1 10:00:00 host kernel: " prefixes.
+func stripKernelPrefix(t string) string {
+	if strings.HasPrefix(t, "[") {
+		if i := strings.Index(t, "] "); i > 0 && i < 40 {
+			t = strings.TrimSpace(t[i+2:])
+		}
+	}
+	if i := strings.Index(t, "kernel: "); i >= 0 && i < 60 {
+		t = strings.TrimSpace(t[i+len("kernel: "):])
+		if strings.HasPrefix(t, "[") {
+			if j := strings.Index(t, "] "); j > 0 && j < 40 {
+				t = strings.TrimSpace(t[j+2:])
+			}
+		}
+	}
+	return t
+}
+
+// isLinkEvent reports whether a lower-cased message is a link up/down line.
+func isLinkEvent(lower string) bool {
+	for _, k := range []string{"link is up", "link up", "link is down", "link down"} {
+		if strings.Contains(lower, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// driverDevice splits "mlx5_core 0001:43:00.0: rest" (or "mlx5_core
+// 0000:3b:00.0 ens1f0: rest") into driver, device and rest.
+func driverDevice(msg string) (drv, dev, rest string) {
+	head, rest, ok := strings.Cut(msg, ": ")
+	if !ok {
+		return "", "", msg
+	}
+	f := strings.Fields(head)
+	switch len(f) {
+	case 2:
+		return f[0], f[1], rest
+	case 3:
+		return f[0], f[2], rest
+	}
+	return "", "", msg
+}
+
+// parsePCIeLine parses the kernel's pcie_print_link_status message.
+func parsePCIeLine(msg string) (PCIeLink, bool) {
+	drv, dev, rest := driverDevice(msg)
+	pl := PCIeLink{Driver: drv, Device: dev}
+	i := strings.Index(rest, " Gb/s available PCIe bandwidth")
+	if i < 0 {
+		return pl, false
+	}
+	avail, err := strconv.ParseFloat(strings.TrimSpace(rest[:i]), 64)
+	if err != nil || avail <= 0 || avail > 1e5 {
+		return pl, false
+	}
+	pl.Available = unit.BitRate(avail * 1e9)
+	tail := rest[i+len(" Gb/s available PCIe bandwidth"):]
+	if lim, ok := strings.CutPrefix(tail, ", limited by "); ok {
+		// "8.0 GT/s PCIe x8 link at 0001:42:01.0 (capable of 126.016 Gb/s with 8.0 GT/s PCIe x16 link)"
+		gts, w, after, ok := gtsWidth(lim)
+		if !ok {
+			return pl, false
+		}
+		pl.GTs, pl.Width = gts, w
+		at, capPart, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(after), "link at "), " (capable of ")
+		pl.LimitedAt = strings.TrimSpace(at)
+		if pl.LimitedAt == "" {
+			pl.LimitedAt = "?"
+		}
+		if capStr, capLink, ok := strings.Cut(capPart, " Gb/s with "); ok {
+			if c, err := strconv.ParseFloat(capStr, 64); err == nil && c > 0 && c < 1e5 {
+				pl.Capable = unit.BitRate(c * 1e9)
+			}
+			if g, w, _, ok := gtsWidth(capLink); ok {
+				pl.CapableGTs, pl.CapableWidth = g, w
+			}
+		}
+		return pl, true
+	}
+	// " (16.0 GT/s PCIe x16 link)"
+	gts, w, _, ok := gtsWidth(strings.TrimPrefix(strings.TrimSpace(tail), "("))
+	if !ok {
+		return pl, false
+	}
+	pl.GTs, pl.Width, pl.CapableGTs, pl.CapableWidth, pl.Capable = gts, w, gts, w, pl.Available
+	return pl, true
+}
+
+// gtsWidth parses "8.0 GT/s PCIe x8 link..." and returns the rest after the
+// width.
+func gtsWidth(s string) (float64, int, string, bool) {
+	f := strings.Fields(s)
+	if len(f) < 4 || f[1] != "GT/s" || f[2] != "PCIe" || !strings.HasPrefix(f[3], "x") {
+		return 0, 0, "", false
+	}
+	g, err := strconv.ParseFloat(f[0], 64)
+	if err != nil || g <= 0 || g > 1000 {
+		return 0, 0, "", false
+	}
+	w, err := strconv.Atoi(f[3][1:])
+	if err != nil || w <= 0 || w > 64 {
+		return 0, 0, "", false
+	}
+	i := strings.Index(s, f[3]) + len(f[3])
+	return g, w, s[i:], true
+}
+
+// parseLinkLine parses link up/down lines of common NIC drivers, e.g.
+// "mlx5_core 0000:3b:00.0 ens1f0: Link up",
+// "bnxt_en 0000:3b:00.0 eth0: NIC Link is Up, 100000 Mbps full duplex, ...",
+// "ice 0000:17:00.0 ens1: NIC Link is up 100 Gbps Full Duplex, ...".
+func parseLinkLine(msg string) (LinkEvent, bool) {
+	drv, dev, rest := driverDevice(msg)
+	lr := strings.ToLower(rest)
+	e := LinkEvent{Driver: drv, Device: dev}
+	switch {
+	case strings.HasPrefix(lr, "link up"), strings.HasPrefix(lr, "nic link is up"), strings.HasPrefix(lr, "link is up"):
+		e.Up = true
+	case strings.HasPrefix(lr, "link down"), strings.HasPrefix(lr, "nic link is down"), strings.HasPrefix(lr, "link is down"):
+	default:
+		return e, false
+	}
+	f := strings.Fields(strings.NewReplacer(",", " ", "/", " ").Replace(rest))
+	for i := 1; i < len(f); i++ {
+		mult := unit.BitRate(0)
+		switch strings.ToLower(f[i]) {
+		case "gbps", "gb":
+			mult = unit.Gbps
+		case "mbps", "mb":
+			mult = unit.Mbps
+		}
+		if mult == 0 {
+			continue
+		}
+		if v, err := strconv.ParseFloat(f[i-1], 64); err == nil && v > 0 && v < 1e7 {
+			e.Rate = unit.BitRate(v * float64(mult))
+			break
+		}
+	}
+	return e, true
+}
+
+func (p *dmesgParser) Result() Artifact {
+	if len(p.out.PCIe) == 0 && len(p.out.Links) == 0 {
+		return nil
+	}
+	return &p.out
+}

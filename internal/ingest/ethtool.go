@@ -1,0 +1,273 @@
+package ingest
+
+import (
+	"strings"
+
+	"rocelab/internal/unit"
+)
+
+// EthtoolStats is what `ethtool -S <if>` dumps (mlx5, bnxt_en, be2net or any
+// driver printing "name: value"), together with the `ethtool -i` driver,
+// `ethtool <if>` speed and `ethtool -a` pause settings shown in the same
+// input.
+//
+// A dump is a "NIC statistics:" block, or the "name: value" lines after an
+// `ethtool -S` command line, or (for pastes filtered with grep) a run of
+// lines whose names only ethtool prints (rx_prio3_bytes, rx_discards_phy,
+// ...). A name repeating inside a run starts a new dump. Per-ring counters
+// (rx0_*, tx12_*, ch3_*) are read but not kept: RoCE bypasses the rings.
+type EthtoolStats struct {
+	src   string
+	lines int
+	// Samples holds one entry per port: a single dump, or a before/after
+	// pair when the input has several dumps of the same interface.
+	Samples []CounterSample
+	// Speeds are the "Speed:" lines of `ethtool <if>`.
+	Speeds []LinkSpeed
+	// Pause holds the `ethtool -a <if>` settings.
+	Pause []PauseSetting
+	// Omitted counts counters and dumps dropped by the memory caps.
+	Omitted int
+}
+
+// A PauseSetting is one interface's 802.3x pause configuration from
+// `ethtool -a`.
+type PauseSetting struct {
+	Device   string
+	RX, TX   bool
+	Evidence []Evidence
+}
+
+// Kind returns KindEthtool.
+func (e *EthtoolStats) Kind() Kind { return KindEthtool }
+
+// Source returns the input's name.
+func (e *EthtoolStats) Source() string { return e.src }
+
+// Lines returns how many lines were recognised.
+func (e *EthtoolStats) Lines() int { return e.lines }
+
+// LinkSpeeds returns the speeds `ethtool <if>` printed.
+func (e *EthtoolStats) LinkSpeeds() []LinkSpeed { return e.Speeds }
+
+type ethtoolMode int
+
+const (
+	ethNone ethtoolMode = iota
+	ethStats
+	ethInfo
+	ethSettings
+	ethPause
+)
+
+type ethtoolParser struct {
+	out     EthtoolStats
+	mode    ethtoolMode
+	dev     string // interface of the current section
+	host    string
+	statDev string // interface of the last stats command, for bare dumps
+	drivers map[string]string
+	cur     *CounterSet
+	pending bool // an ethtool -S command or header awaits its first counter
+	pause   *PauseSetting
+}
+
+// NewEthtoolParser returns a parser for ethtool output in the input src.
+func NewEthtoolParser(src string) Parser {
+	return &ethtoolParser{out: EthtoolStats{src: src}, drivers: map[string]string{}}
+}
+
+func (p *ethtoolParser) Feed(l Line) {
+	t := strings.TrimSpace(l.Text)
+	if c, ok := findCommand(t, "ethtool"); ok && len(c.Args) > 0 {
+		p.command(c)
+		p.out.lines++
+		return
+	}
+	switch {
+	case t == "NIC statistics:":
+		p.flush()
+		p.pending = true
+		p.mode = ethStats
+		p.out.lines++
+		return
+	case strings.HasPrefix(t, "Settings for ") && strings.HasSuffix(t, ":"):
+		p.flush()
+		p.mode, p.dev = ethSettings, strings.TrimSuffix(strings.TrimPrefix(t, "Settings for "), ":")
+		p.out.lines++
+		return
+	case strings.HasPrefix(t, "Pause parameters for ") && strings.HasSuffix(t, ":"):
+		p.flush()
+		p.mode, p.dev = ethPause, strings.TrimSuffix(strings.TrimPrefix(t, "Pause parameters for "), ":")
+		p.pause = nil
+		p.out.lines++
+		return
+	}
+	if name, v, ok := splitNameValue(t); ok && p.counter(l, name, v) {
+		p.out.lines++
+		return
+	}
+	if t == "" {
+		if p.cur != nil && p.cur.Len() > 0 {
+			p.flush()
+		}
+		return
+	}
+	if p.cur != nil || p.pending {
+		p.flush()
+		p.pending = false
+	}
+	p.other(l, t)
+}
+
+// command starts the section an ethtool command line announces.
+func (p *ethtoolParser) command(c shellCommand) {
+	p.flush()
+	p.host = c.Host
+	mode, dev := ethSettings, ""
+	for i := 0; i < len(c.Args); i++ {
+		a := c.Args[i]
+		m := ethNone
+		switch a {
+		case "-S", "--statistics":
+			m = ethStats
+		case "-i", "--driver":
+			m = ethInfo
+		case "-a", "--show-pause":
+			m = ethPause
+		}
+		if m != ethNone {
+			mode = m
+			if i+1 < len(c.Args) && isIdentName(c.Args[i+1]) {
+				dev = c.Args[i+1]
+			}
+			break
+		}
+		if i == 0 && !strings.HasPrefix(a, "-") && isIdentName(a) {
+			dev = a
+		}
+	}
+	p.mode, p.dev = mode, dev
+	if mode == ethStats {
+		p.pending = true
+		p.statDev = dev
+	}
+	if mode == ethPause {
+		p.pause = nil
+	}
+}
+
+// counter handles one "name: value" line; it reports whether the line was
+// taken as an ethtool counter.
+func (p *ethtoolParser) counter(l Line, name string, v uint64) bool {
+	if p.cur == nil {
+		if !p.pending && !ethtoolOnlyName(name) {
+			return false
+		}
+		p.pending = false
+		p.cur = &CounterSet{}
+		p.mode = ethStats
+	} else if p.cur.has(name) {
+		p.flush()
+		p.cur = &CounterSet{}
+	}
+	if perRing(name) {
+		return true
+	}
+	if !p.cur.add(Counter{Name: name, Value: v, Evidence: At(p.out.src, l)}) {
+		p.out.Omitted++
+	}
+	return true
+}
+
+// other handles settings, driver and pause lines.
+func (p *ethtoolParser) other(l Line, t string) {
+	key, val, ok := strings.Cut(t, ":")
+	if !ok {
+		return
+	}
+	key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+	switch {
+	case key == "driver" && val != "" && !strings.ContainsAny(val, " \t"):
+		p.drivers[p.dev] = val
+		p.out.lines++
+	case key == "Speed" && p.mode == ethSettings:
+		if r, err := unit.ParseRate(val); err == nil && r > 0 {
+			p.out.Speeds = append(p.out.Speeds, LinkSpeed{Device: p.dev, Rate: r, Evidence: At(p.out.src, l)})
+			p.out.lines++
+		}
+	case (key == "RX" || key == "TX") && p.mode == ethPause && (val == "on" || val == "off"):
+		if p.pause == nil {
+			p.out.Pause = append(p.out.Pause, PauseSetting{Device: p.dev})
+			p.pause = &p.out.Pause[len(p.out.Pause)-1]
+		}
+		if key == "RX" {
+			p.pause.RX = val == "on"
+		} else {
+			p.pause.TX = val == "on"
+		}
+		p.pause.Evidence = append(p.pause.Evidence, At(p.out.src, l))
+		p.out.lines++
+	}
+}
+
+// flush ends the current dump.
+func (p *ethtoolParser) flush() {
+	if p.cur == nil {
+		return
+	}
+	if p.cur.Len() > 0 {
+		s := CounterSample{Kind: KindEthtool, Host: p.host, Device: p.statDev, After: p.cur}
+		var ok bool
+		if p.out.Samples, ok = mergeInto(p.out.Samples, s); !ok {
+			p.out.Omitted++
+		}
+	}
+	p.cur = nil
+}
+
+func (p *ethtoolParser) Result() Artifact {
+	p.flush()
+	if p.out.lines == 0 || len(p.out.Samples) == 0 && len(p.out.Speeds) == 0 && len(p.out.Pause) == 0 {
+		return nil
+	}
+	for i := range p.out.Samples {
+		s := &p.out.Samples[i]
+		if s.Driver == "" {
+			s.Driver = p.drivers[s.Device]
+		}
+	}
+	return &p.out
+}
+
+// ethtoolOnlyName reports whether name is one only ethtool -S prints, so a
+// run of "name: value" lines starting with it is an ethtool dump even
+// without a header (e.g. `ethtool -S eth0 | grep prio` pasted alone).
+func ethtoolOnlyName(n string) bool {
+	return strings.HasSuffix(n, "_phy") || strings.HasPrefix(n, "rx_prio") || strings.HasPrefix(n, "tx_prio") ||
+		strings.Contains(n, "_vport_") || strings.HasPrefix(n, "pfc_pri") || strings.Contains(n, "_pfc_") ||
+		n == "rx_out_of_buffer" || n == "tx_global_pause" || n == "rx_global_pause" ||
+		strings.Contains(n, "_bytes_pri") || strings.Contains(n, "_packets_pri") || strings.Contains(n, "_cos")
+}
+
+// perRing reports whether name is a per-ring or per-channel counter such as
+// rx0_packets, tx12_bytes or ch3_events.
+func perRing(n string) bool {
+	i := 0
+	for i < len(n) && (n[i] >= 'a' && n[i] <= 'z' || n[i] == '_') {
+		i++
+	}
+	prefix := n[:i]
+	j := i
+	for j < len(n) && n[j] >= '0' && n[j] <= '9' {
+		j++
+	}
+	if j == i || j >= len(n) || n[j] != '_' {
+		return false
+	}
+	switch prefix {
+	case "rx", "tx", "ch", "ptp", "xsk", "rx_xsk", "tx_xsk", "qos_tx", "rxq", "txq", "queue_":
+		return true
+	}
+	return false
+}

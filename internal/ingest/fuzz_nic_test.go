@@ -1,0 +1,207 @@
+package ingest
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// maxFuzzInput bounds fuzz inputs; the parsers are line-oriented, so
+// longer inputs only repeat what shorter ones exercise.
+const maxFuzzInput = 32 << 10
+
+// fuzzParser feeds data through one parser and checks what any artifact
+// must satisfy: no panic, evidence lines inside the input, counts within
+// the caps.
+func nicFuzz(f *testing.F, newParser func(string) Parser, seeds []string, check func(t *testing.T, a Artifact, lines int)) {
+	for _, s := range seeds {
+		if b, err := os.ReadFile(s); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzInput {
+			return
+		}
+		p := newParser("fuzz")
+		lr := NewLineReader(bytes.NewReader(data))
+		n := 0
+		for {
+			l, err := lr.Next()
+			if err != nil {
+				break
+			}
+			n = l.Num
+			p.Feed(l)
+		}
+		a := p.Result()
+		if a == nil {
+			return
+		}
+		if a.Lines() > n || a.Lines() < 0 {
+			t.Fatalf("Lines() = %d for %d input lines", a.Lines(), n)
+		}
+		if a.Source() != "fuzz" {
+			t.Fatalf("source %q", a.Source())
+		}
+		check(t, a, n)
+	})
+}
+
+func nicCheckEvidence(t *testing.T, e Evidence, lines int) {
+	t.Helper()
+	if e.Line < 0 || e.Line > lines || e.Line > 0 && e.File != "fuzz" {
+		t.Fatalf("evidence %+v outside the %d-line input", e, lines)
+	}
+}
+
+func nicCheckSamples(t *testing.T, ss []CounterSample, lines int) {
+	t.Helper()
+	if len(ss) > MaxSamples {
+		t.Fatalf("%d samples", len(ss))
+	}
+	for i := range ss {
+		s := &ss[i]
+		if s.After.Len() == 0 || s.After.Len() > MaxCountersPerDump {
+			t.Fatalf("dump of %d counters", s.After.Len())
+		}
+		for _, c := range s.After.Counters {
+			nicCheckEvidence(t, c.Evidence, lines)
+			if r, ok := s.Get(c.Name); !ok || !s.IsDelta() && r.Value != c.Value {
+				t.Fatalf("Get(%q) = %+v, %v", c.Name, r, ok)
+			}
+		}
+	}
+}
+
+func nicSeeds(glob ...string) []string {
+	var out []string
+	for _, g := range glob {
+		m, _ := filepath.Glob(filepath.Join("..", "..", "testdata", g))
+		out = append(out, m...)
+	}
+	return out
+}
+
+func FuzzEthtool(f *testing.F) {
+	nicFuzz(f, NewEthtoolParser, nicSeeds("corpus/ethtool/*.txt"), func(t *testing.T, a Artifact, n int) {
+		e := a.(*EthtoolStats)
+		nicCheckSamples(t, e.Samples, n)
+		for _, s := range e.Speeds {
+			nicCheckEvidence(t, s.Evidence, n)
+			if s.Rate <= 0 {
+				t.Fatalf("speed %v", s.Rate)
+			}
+		}
+	})
+}
+
+func FuzzHWCounters(f *testing.F) {
+	f.Add([]byte(syntheticSysfs))
+	f.Add([]byte(syntheticRdmaStat))
+	f.Add([]byte(syntheticShowCounters))
+	f.Add([]byte(syntheticRdmaPretty))
+	nicFuzz(f, NewHWCountersParser, nil, func(t *testing.T, a Artifact, n int) {
+		nicCheckSamples(t, a.(*HWCounters).Samples, n)
+	})
+}
+
+func FuzzPerftest(f *testing.F) {
+	f.Add([]byte(syntheticPerftestRuns))
+	nicFuzz(f, NewPerftestParser, nicSeeds("corpus/perftest/*.txt"), func(t *testing.T, a Artifact, n int) {
+		p := a.(*Perftest)
+		if len(p.Runs) > maxPerftestRuns {
+			t.Fatalf("%d runs", len(p.Runs))
+		}
+		for _, r := range p.Runs {
+			if len(r.Rows) > maxPerftestRows {
+				t.Fatalf("%d rows", len(r.Rows))
+			}
+			for _, row := range r.Rows {
+				nicCheckEvidence(t, row.Evidence, n)
+				if row.BWAvg < 0 || row.BWPeak < 0 || row.Bytes < 0 {
+					t.Fatalf("negative row %+v", row)
+				}
+			}
+			for _, fl := range r.Failures {
+				nicCheckEvidence(t, fl.Evidence, n)
+			}
+		}
+		for _, u := range p.GIDUses() {
+			nicCheckEvidence(t, u.Evidence, n)
+		}
+	})
+}
+
+func FuzzShowGIDs(f *testing.F) {
+	nicFuzz(f, NewShowGIDsParser, nicSeeds("corpus/ethtool/show-gids-*.txt", "corpus/ethtool/mlnx-qos-*.txt"), func(t *testing.T, a Artifact, n int) {
+		for _, e := range a.(*ShowGIDs).GIDEntries() {
+			nicCheckEvidence(t, e.Evidence, n)
+			if c, _ := ClassifyGID(e.GID); c == GIDUnknown || e.Version != "v1" && e.Version != "v2" || e.Index < 0 {
+				t.Fatalf("bad entry %+v", e)
+			}
+		}
+	})
+}
+
+func FuzzDevinfo(f *testing.F) {
+	f.Add([]byte(syntheticDevinfo))
+	nicFuzz(f, NewDevinfoParser, nicSeeds("corpus/ethtool/ibv-devinfo-*.txt"), func(t *testing.T, a Artifact, n int) {
+		d := a.(*Devinfo)
+		if len(d.Devices) > maxDevinfoDevices {
+			t.Fatalf("%d devices", len(d.Devices))
+		}
+		for _, e := range d.GIDEntries() {
+			nicCheckEvidence(t, e.Evidence, n)
+		}
+		for _, s := range d.LinkSpeeds() {
+			if s.Rate <= 0 {
+				t.Fatalf("rate %v", s.Rate)
+			}
+		}
+	})
+}
+
+func FuzzMlnxQoS(f *testing.F) {
+	f.Add([]byte(syntheticQoS))
+	nicFuzz(f, NewMlnxQoSParser, nicSeeds("corpus/ethtool/mlnx-qos-*.txt"), func(t *testing.T, a Artifact, n int) {
+		m := a.(*MlnxQoS)
+		if len(m.Configs) > maxQoSConfigs {
+			t.Fatalf("%d configs", len(m.Configs))
+		}
+		for _, c := range m.Configs {
+			for _, e := range c.Evidence {
+				nicCheckEvidence(t, e, n)
+			}
+			for _, p := range c.DSCP2Prio {
+				if p < -1 || p > 7 {
+					t.Fatalf("dscp2prio %v", c.DSCP2Prio)
+				}
+			}
+			for _, tc := range c.TCs {
+				for _, p := range tc.Prios {
+					if p < 0 || p > 7 {
+						t.Fatalf("tc prio %d", p)
+					}
+				}
+			}
+		}
+	})
+}
+
+func FuzzDmesg(f *testing.F) {
+	f.Add([]byte(syntheticDmesg))
+	nicFuzz(f, NewDmesgParser, nicSeeds("corpus/ethtool/mlnx-qos-*.txt"), func(t *testing.T, a Artifact, n int) {
+		d := a.(*Dmesg)
+		for _, l := range d.PCIe {
+			nicCheckEvidence(t, l.Evidence, n)
+			if l.Available <= 0 || l.Width <= 0 {
+				t.Fatalf("pcie %+v", l)
+			}
+		}
+		for _, l := range d.Links {
+			nicCheckEvidence(t, l.Evidence, n)
+		}
+	})
+}

@@ -1,0 +1,188 @@
+package ingest
+
+import (
+	"net/netip"
+	"strconv"
+	"strings"
+)
+
+// ShowGIDs is the GID table printed by the `show_gids` script:
+//
+//	DEV     PORT    INDEX   GID                                     IPv4            VER     DEV
+//	mlx5_0  1       3       0000:0000:0000:0000:0000:ffff:0b00:0048 11.0.0.72       v2      ens3np0
+//	n_gids_found=12
+//
+// Rows may be tab-separated or space-aligned, indented, without the IPv4
+// value (link-local rows) and without the netdev column.
+type ShowGIDs struct {
+	src   string
+	lines int
+	// Entries are the table rows in input order.
+	Entries []GIDEntry
+	// Found is the n_gids_found value, or -1 when not printed.
+	Found         int
+	FoundEvidence Evidence
+	// Omitted counts rows dropped by the memory cap.
+	Omitted int
+}
+
+// MaxGIDEntries bounds the GID rows one artifact keeps.
+const MaxGIDEntries = 4096
+
+// Kind returns KindShowGIDs.
+func (g *ShowGIDs) Kind() Kind { return KindShowGIDs }
+
+// Source returns the input's name.
+func (g *ShowGIDs) Source() string { return g.src }
+
+// Lines returns how many lines were recognised.
+func (g *ShowGIDs) Lines() int { return g.lines }
+
+// GIDEntries returns the table rows.
+func (g *ShowGIDs) GIDEntries() []GIDEntry { return g.Entries }
+
+type showGIDsParser struct {
+	out  ShowGIDs
+	host string
+}
+
+// NewShowGIDsParser returns a parser for show_gids output in the input src.
+func NewShowGIDsParser(src string) Parser {
+	return &showGIDsParser{out: ShowGIDs{src: src, Found: -1}}
+}
+
+func (p *showGIDsParser) Feed(l Line) {
+	t := strings.TrimSpace(l.Text)
+	if c, ok := findCommand(t, "show_gids"); ok {
+		p.host = c.Host
+		p.out.lines++
+		return
+	}
+	f := strings.Fields(t)
+	switch {
+	case len(f) >= 6 && f[0] == "DEV" && f[1] == "PORT" && f[2] == "INDEX" && f[3] == "GID":
+		p.out.lines++
+		return
+	case len(f) >= 4 && f[0] == "---" && f[1] == "----":
+		p.out.lines++
+		return
+	case strings.HasPrefix(t, "n_gids_found="):
+		if n, err := strconv.Atoi(strings.TrimPrefix(t, "n_gids_found=")); err == nil {
+			p.out.Found, p.out.FoundEvidence = n, At(p.out.src, l)
+			p.out.lines++
+		}
+		return
+	}
+	e, ok := parseShowGIDsRow(f)
+	if !ok {
+		return
+	}
+	p.out.lines++
+	if len(p.out.Entries) >= MaxGIDEntries {
+		p.out.Omitted++
+		return
+	}
+	e.Host, e.Evidence = p.host, At(p.out.src, l)
+	p.out.Entries = append(p.out.Entries, e)
+}
+
+// parseShowGIDsRow parses DEV PORT INDEX GID [IPv4] VER [NETDEV].
+func parseShowGIDsRow(f []string) (GIDEntry, bool) {
+	if len(f) < 5 || len(f) > 7 {
+		return GIDEntry{}, false
+	}
+	port, err1 := strconv.Atoi(f[1])
+	idx, err2 := strconv.Atoi(f[2])
+	if err1 != nil || err2 != nil || port < 0 || idx < 0 || !isCounterName(f[0]) {
+		return GIDEntry{}, false
+	}
+	if a, err := netip.ParseAddr(f[3]); err != nil || !a.Is6() {
+		return GIDEntry{}, false
+	}
+	e := GIDEntry{Device: f[0], Port: port, Index: idx, GID: f[3]}
+	rest := f[4:]
+	if a, err := netip.ParseAddr(rest[0]); err == nil && a.Is4() {
+		e.IPv4 = rest[0]
+		rest = rest[1:]
+	}
+	if len(rest) == 0 || rest[0] != "v1" && rest[0] != "v2" {
+		return GIDEntry{}, false
+	}
+	e.Version = rest[0]
+	switch len(rest) {
+	case 1:
+	case 2:
+		e.Netdev = rest[1]
+	default:
+		return GIDEntry{}, false
+	}
+	if e.IPv4 == "" {
+		if c, v4 := ClassifyGID(e.GID); c == GIDIPv4 {
+			e.IPv4 = v4
+		}
+	}
+	return e, true
+}
+
+// GIDClass says what kind of address a GID is.
+type GIDClass int
+
+// GID classes.
+const (
+	// GIDUnknown is a GID that does not parse as an IPv6 address.
+	GIDUnknown GIDClass = iota
+	// GIDZero is the all-zero GID of an unused table slot.
+	GIDZero
+	// GIDLinkLocal is an fe80::/10 GID derived from the MAC: not routable.
+	GIDLinkLocal
+	// GIDIPv4 is an IPv4-mapped GID (::ffff:a.b.c.d).
+	GIDIPv4
+	// GIDIPv6 is any other IPv6 GID (global or unique-local).
+	GIDIPv6
+)
+
+// String names the class.
+func (c GIDClass) String() string {
+	switch c {
+	case GIDZero:
+		return "zero"
+	case GIDLinkLocal:
+		return "link-local"
+	case GIDIPv4:
+		return "IPv4"
+	case GIDIPv6:
+		return "IPv6"
+	}
+	return "unknown"
+}
+
+// ClassifyGID classifies a GID written as an IPv6 address in any form
+// ("fe80::1", "0000:0000:0000:0000:0000:ffff:0b00:0048") and returns the
+// IPv4 address of an IPv4-mapped GID.
+func ClassifyGID(gid string) (GIDClass, string) {
+	a, err := netip.ParseAddr(strings.TrimSpace(gid))
+	if err != nil || !a.Is6() {
+		return GIDUnknown, ""
+	}
+	switch {
+	case a.IsUnspecified():
+		return GIDZero, ""
+	case a.Is4In6():
+		return GIDIPv4, a.Unmap().String()
+	case a.IsLinkLocalUnicast():
+		return GIDLinkLocal, ""
+	}
+	return GIDIPv6, ""
+}
+
+func (p *showGIDsParser) Result() Artifact {
+	if len(p.out.Entries) == 0 {
+		return nil
+	}
+	return &p.out
+}
+
+// addrFrom16 formats a 16-byte GID in IPv6 notation.
+func addrFrom16(b [16]byte) string {
+	return netip.AddrFrom16(b).String()
+}

@@ -1,0 +1,80 @@
+package ingest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// corpusPath returns the path of a corpus copy under the repository's
+// testdata/corpus.
+func nicCorpusPath(rel string) string {
+	return filepath.Join("..", "..", "testdata", "corpus", rel)
+}
+
+// readCorpus reads a corpus copy through every parser.
+func nicReadCorpus(t *testing.T, rel string) *Result {
+	t.Helper()
+	f, err := os.Open(nicCorpusPath(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	res, err := Read(rel, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// readText reads an inline (synthetic) input through every parser.
+func nicReadText(t *testing.T, name, text string) *Result {
+	t.Helper()
+	res, err := Read(name, strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// artifact returns the one artifact of type T in res.
+func nicArtifact[T Artifact](t *testing.T, res *Result) T {
+	t.Helper()
+	var zero T
+	for _, a := range res.Artifacts {
+		if x, ok := a.(T); ok {
+			return x
+		}
+	}
+	t.Fatalf("%s: no %T artifact; got %v", res.Source, zero, nicKinds(res))
+	return zero
+}
+
+// noArtifact fails if res has an artifact of type T.
+func nicNoArtifact[T Artifact](t *testing.T, res *Result) {
+	t.Helper()
+	for _, a := range res.Artifacts {
+		if _, ok := a.(T); ok {
+			t.Fatalf("%s: unexpected %s artifact", res.Source, a.Kind())
+		}
+	}
+}
+
+func nicKinds(res *Result) []Kind {
+	var ks []Kind
+	for _, a := range res.Artifacts {
+		ks = append(ks, a.Kind())
+	}
+	return ks
+}
+
+// value returns the reading of name in s, failing when absent.
+func nicValue(t *testing.T, s *CounterSample, name string) uint64 {
+	t.Helper()
+	r, ok := s.Get(name)
+	if !ok {
+		t.Fatalf("%s: no counter %s", s.Name(), name)
+	}
+	return r.Value
+}

@@ -1,0 +1,256 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+)
+
+// HWCounters holds RDMA port counters (np_cnp_sent, out_of_sequence,
+// local_ack_timeout_err, ...) in any of the three forms engineers paste:
+//
+//	/sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent:1333   (grep -r . <dir>)
+//	link mlx5_0/1 rx_write_requests 0 rx_read_requests 0 ...           (rdma statistic show)
+//	Port 1 hw counters:                                                 (show_counters)
+//	    np_cnp_sent: 1333
+//
+// Port counters from .../ports/<p>/counters/ (port_rcv_packets, ...) are
+// kept with the hw_counters of the same port. A name repeating for the same
+// device and port starts a new dump, so before/after pastes become deltas.
+type HWCounters struct {
+	src   string
+	lines int
+	// Samples holds one entry per device and port.
+	Samples []CounterSample
+	// Omitted counts counters and dumps dropped by the memory caps.
+	Omitted int
+}
+
+// Kind returns KindHWCounters.
+func (h *HWCounters) Kind() Kind { return KindHWCounters }
+
+// Source returns the input's name.
+func (h *HWCounters) Source() string { return h.src }
+
+// Lines returns how many lines were recognised.
+func (h *HWCounters) Lines() int { return h.lines }
+
+type hwKey struct {
+	dev  string
+	port int
+}
+
+// maxOpenPorts bounds the ports whose dumps are open at once.
+const maxOpenPorts = 256
+
+type hwParser struct {
+	out   HWCounters
+	open  map[hwKey]*CounterSet
+	order []hwKey
+	// show_counters state
+	section  bool
+	secKey   hwKey
+	lastDev  string // a device name seen on its own line or in a command
+	linkOpen bool   // an `rdma -p statistic` "link dev/port" line awaits its counters
+}
+
+// NewHWCountersParser returns a parser for RDMA hw_counters in the input
+// src.
+func NewHWCountersParser(src string) Parser {
+	return &hwParser{out: HWCounters{src: src}, open: map[hwKey]*CounterSet{}}
+}
+
+func (p *hwParser) Feed(l Line) {
+	t := strings.TrimSpace(l.Text)
+	if i := strings.Index(t, "/sys/class/infiniband/"); i >= 0 {
+		if p.sysfsLine(l, t[i+len("/sys/class/infiniband/"):]) {
+			p.out.lines++
+			return
+		}
+	}
+	if strings.HasPrefix(t, "link ") {
+		if p.rdmaLine(l, t) {
+			p.out.lines++
+			return
+		}
+	}
+	if c, ok := findCommand(t, "show_counters"); ok {
+		if len(c.Args) > 0 && !strings.HasPrefix(c.Args[0], "-") {
+			p.lastDev = c.Args[0]
+		}
+		p.out.lines++
+		return
+	}
+	if port, ok := showCountersHeader(t); ok {
+		p.section, p.linkOpen = true, false
+		p.secKey = hwKey{dev: p.lastDev, port: port}
+		p.out.lines++
+		return
+	}
+	if p.section {
+		if name, v, ok := splitNameValue(t); ok {
+			p.add(p.secKey, name, v, l)
+			p.out.lines++
+			return
+		}
+		if t == "" {
+			return
+		}
+		p.section = false
+	}
+	if p.linkOpen {
+		if f := strings.Fields(t); len(f) == 2 && isCounterName(f[0]) {
+			if v, ok := parseCounterValue(f[1]); ok {
+				p.add(p.secKey, f[0], v, l)
+				p.out.lines++
+				return
+			}
+		}
+		p.linkOpen = false
+	}
+	if d := deviceLine(t); d != "" {
+		p.lastDev = d
+	}
+}
+
+// sysfsLine parses "<dev>/ports/<p>/hw_counters/<name>:<value>" (the part
+// after /sys/class/infiniband/).
+func (p *hwParser) sysfsLine(l Line, rest string) bool {
+	parts := strings.Split(rest, "/")
+	if len(parts) != 5 || parts[1] != "ports" || parts[3] != "hw_counters" && parts[3] != "counters" {
+		return false
+	}
+	port, err := strconv.Atoi(parts[2])
+	if err != nil {
+		return false
+	}
+	name, val, ok := strings.Cut(parts[4], ":")
+	if !ok || !isCounterName(name) {
+		return false
+	}
+	v, ok := parseCounterValue(val)
+	if !ok {
+		return false
+	}
+	p.add(hwKey{parts[0], port}, name, v, l)
+	return true
+}
+
+// rdmaLine parses `rdma statistic show` output: "link mlx5_0/1 name value
+// name value ...". A line with the link alone (pretty mode) opens a block of
+// "name value" lines.
+func (p *hwParser) rdmaLine(l Line, t string) bool {
+	f := strings.Fields(t)
+	if len(f) < 2 {
+		return false
+	}
+	dev, ps, ok := strings.Cut(f[1], "/")
+	port, err := strconv.Atoi(ps)
+	if !ok || err != nil || dev == "" {
+		return false
+	}
+	k := hwKey{dev, port}
+	if len(f) == 2 {
+		p.secKey, p.linkOpen = k, true
+		return true
+	}
+	n := 0
+	for i := 2; i+1 < len(f); i++ {
+		if !isCounterName(f[i]) {
+			continue
+		}
+		v, ok := parseCounterValue(f[i+1])
+		if !ok {
+			continue
+		}
+		p.add(k, f[i], v, l)
+		n++
+		i++
+	}
+	return n > 0
+}
+
+// add records one counter of port k, starting a new dump when the name is
+// already in the open one.
+func (p *hwParser) add(k hwKey, name string, v uint64, l Line) {
+	s := p.open[k]
+	if s != nil && s.has(name) {
+		p.flushKey(k)
+		s = nil
+	}
+	if s == nil {
+		if len(p.open) >= maxOpenPorts {
+			p.out.Omitted++
+			return
+		}
+		s = &CounterSet{}
+		p.open[k] = s
+		p.order = append(p.order, k)
+	}
+	if !s.add(Counter{Name: name, Value: v, Evidence: At(p.out.src, l)}) {
+		p.out.Omitted++
+	}
+}
+
+// flushKey ends the open dump of port k.
+func (p *hwParser) flushKey(k hwKey) {
+	s := p.open[k]
+	if s == nil {
+		return
+	}
+	delete(p.open, k)
+	for i, o := range p.order {
+		if o == k {
+			p.order = append(p.order[:i], p.order[i+1:]...)
+			break
+		}
+	}
+	var ok bool
+	p.out.Samples, ok = mergeInto(p.out.Samples, CounterSample{Kind: KindHWCounters, Device: k.dev, Port: k.port, After: s})
+	if !ok {
+		p.out.Omitted++
+	}
+}
+
+func (p *hwParser) Result() Artifact {
+	for len(p.order) > 0 {
+		p.flushKey(p.order[0])
+	}
+	if p.out.lines == 0 || len(p.out.Samples) == 0 {
+		return nil
+	}
+	return &p.out
+}
+
+// showCountersHeader parses "Port 1 hw counters:" or "Port 1 counters:".
+func showCountersHeader(t string) (int, bool) {
+	if !strings.HasPrefix(t, "Port ") || !strings.HasSuffix(t, "counters:") {
+		return 0, false
+	}
+	f := strings.Fields(t)
+	if len(f) < 3 || len(f) > 4 {
+		return 0, false
+	}
+	port, err := strconv.Atoi(f[1])
+	if err != nil {
+		return 0, false
+	}
+	return port, true
+}
+
+// deviceLine returns the RDMA device named alone on a line ("mlx5_0",
+// "mlx5_0:", "Device: mlx5_0"), or "".
+func deviceLine(t string) string {
+	t = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(t, "Device:"), "device:"), ":")
+	t = strings.TrimSpace(t)
+	if strings.ContainsAny(t, " \t") || !isCounterName(t) {
+		return ""
+	}
+	i := strings.LastIndexByte(t, '_')
+	if i <= 0 || i == len(t)-1 {
+		return ""
+	}
+	if _, err := strconv.Atoi(t[i+1:]); err != nil {
+		return ""
+	}
+	return t
+}

@@ -1,0 +1,107 @@
+package ingest
+
+import "testing"
+
+// synthetic: the three forms of RDMA port counters.
+const (
+	syntheticSysfs = `# grep -r . /sys/class/infiniband/mlx5_0/ports/1/hw_counters /sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_packets
+/sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent:1333
+/sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_ecn_marked_roce_packets:2000
+/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence:17
+/sys/class/infiniband/mlx5_0/ports/1/hw_counters/lifespan:10
+/sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_packets:100000
+/sys/class/infiniband/mlx5_1/ports/1/hw_counters/np_cnp_sent:5
+`
+	syntheticRdmaStat = `$ rdma statistic show
+link mlx5_0/1 rx_write_requests 10 rx_read_requests 0 out_of_sequence 3 local_ack_timeout_err 0 np_cnp_sent 7
+link mlx5_1/1 rx_write_requests 0 rx_read_requests 0 out_of_sequence 0
+$ rdma statistic show
+link mlx5_0/1 rx_write_requests 110 rx_read_requests 0 out_of_sequence 9 local_ack_timeout_err 2 np_cnp_sent 7
+`
+	syntheticShowCounters = `mlx5_2
+Port 1 hw counters:
+	duplicate_request: 4
+	implied_nak_seq_err: 1
+	rp_cnp_handled: 99
+Port 1 counters:
+	port_xmit_packets: 5000
+`
+	syntheticRdmaPretty = `link mlx5_3/1
+    rx_write_requests 5
+    packet_seq_err 2
+`
+)
+
+func TestHWCountersSysfs(t *testing.T) {
+	h := nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-sysfs", syntheticSysfs))
+	if len(h.Samples) != 2 {
+		t.Fatalf("%d samples", len(h.Samples))
+	}
+	s := &h.Samples[0]
+	if s.Device != "mlx5_0" || s.Port != 1 || s.Kind != KindHWCounters {
+		t.Errorf("sample %s", s.Name())
+	}
+	if nicValue(t, s, NPCNPSent) != 1333 || nicValue(t, s, "out_of_sequence") != 17 {
+		t.Error("values")
+	}
+	if r, ok := s.RoCEPackets(RX); !ok || r.Value != 100000 || r.Name != "port_rcv_packets" {
+		t.Errorf("RoCEPackets %+v", r)
+	}
+	if h.Samples[1].Device != "mlx5_1" || nicValue(t, &h.Samples[1], NPCNPSent) != 5 {
+		t.Error("second device")
+	}
+}
+
+func TestHWCountersRdmaStatisticDelta(t *testing.T) {
+	h := nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-rdma", syntheticRdmaStat))
+	if len(h.Samples) != 2 {
+		t.Fatalf("%d samples", len(h.Samples))
+	}
+	s := &h.Samples[0]
+	if !s.IsDelta() || s.Device != "mlx5_0" {
+		t.Fatalf("mlx5_0 not a delta")
+	}
+	for n, want := range map[string]uint64{"rx_write_requests": 100, "out_of_sequence": 6, "local_ack_timeout_err": 2, "np_cnp_sent": 0} {
+		if got := nicValue(t, s, n); got != want {
+			t.Errorf("%s delta = %d, want %d", n, got, want)
+		}
+	}
+	if h.Samples[1].IsDelta() {
+		t.Error("mlx5_1 has one dump")
+	}
+}
+
+func TestHWCountersShowCountersAndPretty(t *testing.T) {
+	h := nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-show", syntheticShowCounters))
+	if len(h.Samples) != 1 {
+		t.Fatalf("%d samples", len(h.Samples))
+	}
+	s := &h.Samples[0]
+	if s.Device != "mlx5_2" || s.Port != 1 || nicValue(t, s, RPCNPHandled) != 99 || nicValue(t, s, "port_xmit_packets") != 5000 {
+		t.Errorf("show_counters sample %s", s.Name())
+	}
+	h = nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-pretty", syntheticRdmaPretty))
+	if s := &h.Samples[0]; s.Device != "mlx5_3" || nicValue(t, s, "packet_seq_err") != 2 {
+		t.Errorf("pretty sample %s", s.Name())
+	}
+}
+
+func TestHWCountersLifespanIsNotACounter(t *testing.T) {
+	// synthetic: lifespan goes down between dumps; the pair still joins.
+	in := "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/lifespan:10\n/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence:1\n" +
+		"/sys/class/infiniband/mlx5_0/ports/1/hw_counters/lifespan:5\n/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence:4\n"
+	h := nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-lifespan", in))
+	if len(h.Samples) != 1 || !h.Samples[0].IsDelta() || nicValue(t, &h.Samples[0], "out_of_sequence") != 3 {
+		t.Fatal("lifespan broke the pair")
+	}
+}
+
+func TestHWCountersNotInOtherCorpus(t *testing.T) {
+	for _, rel := range []string{
+		"ethtool/mlx5-xdp-rx-discards-phy-global-pause-lkml.txt",
+		"ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt",
+		"perftest/ib-read-bw-ib-hdr-table-ucx8852.txt",
+	} {
+		nicNoArtifact[*HWCounters](t, nicReadCorpus(t, rel))
+	}
+}

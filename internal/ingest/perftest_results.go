@@ -1,0 +1,168 @@
+package ingest
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/unit"
+)
+
+// The result table of a perftest run: its header names the columns (BW
+// tests: BW peak, BW average, MsgRate; latency tests: t_min ... 99.9%
+// percentile), in MB/sec (2^20 bytes/s) or, with --report_gbits, Gb/sec.
+// Noise lines inside the table are skipped, not taken as its end.
+
+// ptCol is a result-table column.
+type ptCol int
+
+const (
+	colPeak ptCol = iota
+	colAvg
+	colMsgRate
+	colTMin
+	colTMax
+	colTTyp
+	colTAvg
+	colTStdev
+	colP99
+	colP999
+	colTPS
+	colSL
+)
+
+// perftestCols are the result-table column headers, in the order tried.
+var perftestCols = []struct {
+	name string
+	col  ptCol
+}{
+	{"BW peak", colPeak}, {"BW average", colAvg}, {"MsgRate", colMsgRate},
+	{"t_min", colTMin}, {"t_max", colTMax}, {"t_typical", colTTyp}, {"t_avg", colTAvg},
+	{"t_stdev", colTStdev}, {"99.9%", colP999}, {"99%", colP99}, {"tps average", colTPS}, {"#sl", colSL},
+}
+
+// header recognises the result-table header and its columns.
+func (p *perftestParser) header(t string) bool {
+	if !strings.Contains(t, "bytes") || !strings.Contains(t, "iterations") {
+		return false
+	}
+	type pos struct {
+		at  int
+		col ptCol
+	}
+	var ps []pos
+	rest := t
+	for _, c := range perftestCols {
+		if i := strings.Index(rest, c.name); i >= 0 {
+			ps = append(ps, pos{i, c.col})
+			// blank it so "99%" does not match inside "99.9%"
+			rest = rest[:i] + strings.Repeat(" ", len(c.name)) + rest[i+len(c.name):]
+		}
+	}
+	if len(ps) == 0 {
+		return false
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].at < ps[j].at })
+	p.cols = p.cols[:0]
+	for _, x := range ps {
+		p.cols = append(p.cols, x.col)
+	}
+	p.gbits = strings.Contains(t, "Gb/sec")
+	p.latUnit = "usec"
+	if strings.Contains(t, "[cycles]") {
+		p.latUnit = "cycles"
+	}
+	p.inTable = true
+	if p.cur() == nil {
+		p.newRun(Evidence{})
+		p.inTable = true
+	}
+	return true
+}
+
+// row parses one result line of the current table.
+func (p *perftestParser) row(t string, ev Evidence) bool {
+	r := p.cur()
+	if !p.inTable || r == nil {
+		return false
+	}
+	f := strings.Fields(t)
+	if len(f) < 3 {
+		return false
+	}
+	size, err1 := strconv.ParseInt(f[0], 10, 64)
+	iters, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil || size < 0 || iters < 0 {
+		return false
+	}
+	row := PerftestRow{Bytes: size, Iterations: iters, Evidence: ev}
+	nums := f[2:]
+	cols := p.cols
+	if len(cols) > 0 && cols[0] == colSL { // QoS tables: #bytes #sl #iterations
+		row.Iterations = 0
+		nums = f[3:]
+		cols = cols[1:]
+		if n, err := strconv.ParseInt(f[2], 10, 64); err == nil {
+			row.Iterations = n
+		}
+	}
+	for i, c := range cols {
+		if i >= len(nums) {
+			break
+		}
+		v, err := strconv.ParseFloat(nums[i], 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return false
+		}
+		switch c {
+		case colPeak:
+			row.BWPeak = p.rate(v)
+		case colAvg:
+			row.BWAvg = p.rate(v)
+		case colMsgRate:
+			row.MsgRateMpps = v
+		case colTMin:
+			row.TMin = v
+		case colTMax:
+			row.TMax = v
+		case colTTyp:
+			row.TTypical = v
+		case colTAvg:
+			row.TAvg = v
+		case colTStdev:
+			row.TStdev = v
+		case colP99:
+			row.P99 = v
+		case colP999:
+			row.P999 = v
+		}
+	}
+	if r.Latency || row.BWAvg == 0 && row.TAvg > 0 {
+		row.LatUnit = p.latUnit
+	}
+	if len(r.Rows) >= maxPerftestRows {
+		p.out.Omitted++
+		return true
+	}
+	r.Rows = append(r.Rows, row)
+	return true
+}
+
+// rate converts a table value to a bit rate.
+func (p *perftestParser) rate(v float64) unit.BitRate {
+	if p.gbits {
+		return unit.BitRate(math.Round(v * 1e9))
+	}
+	return mibPerSec(v)
+}
+
+// mibPerSec converts perftest MB/sec (2^20 bytes per second) to a bit rate.
+func mibPerSec(v float64) unit.BitRate {
+	const max = float64(math.MaxInt64 / 2)
+	b := v * 8 * 1048576
+	if b > max {
+		b = max
+	}
+	return unit.BitRate(math.Round(b))
+}

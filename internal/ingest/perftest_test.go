@@ -1,0 +1,190 @@
+package ingest
+
+import (
+	"math"
+	"testing"
+
+	"rocelab/internal/unit"
+)
+
+func nicNear(a, b unit.BitRate) bool { return math.Abs(float64(a-b)) <= 1 }
+
+func TestPerftestUCXReadBW(t *testing.T) {
+	p := nicArtifact[*Perftest](t, nicReadCorpus(t, "perftest/ib-read-bw-ib-hdr-table-ucx8852.txt"))
+	if len(p.Runs) != 1 {
+		t.Fatalf("%d runs", len(p.Runs))
+	}
+	r := p.Runs[0]
+	if r.Test != "ib_read_bw" || r.Device != "mlx5_1" || r.LinkType != "IB" || r.MTU != 4096 || r.OutstandReads != 16 ||
+		r.TXDepth != 128 || r.Host != "cn3" || r.Peer != "cn2" || r.GIDIndex != -1 || r.Connection != "RC" || r.QPs != 1 {
+		t.Errorf("banner %+v", r)
+	}
+	if r.Local == nil || r.Local.LID != "0x06" || r.Remote == nil || r.Remote.QPN != "0x0d24" {
+		t.Errorf("addresses %+v %+v", r.Local, r.Remote)
+	}
+	if len(r.Rows) != 7 {
+		t.Fatalf("%d rows", len(r.Rows))
+	}
+	last := r.Rows[6]
+	// 310.05 MB/sec = 310.05 * 2^20 * 8 bit/s.
+	if last.Bytes != 128 || last.Iterations != 1000 || !nicNear(last.BWAvg, unit.BitRate(math.Round(310.05*8*1048576))) || last.MsgRateMpps != 2.539960 {
+		t.Errorf("last row %+v", last)
+	}
+	if len(p.GIDUses()) != 0 {
+		t.Error("InfiniBand run reported a GID use")
+	}
+}
+
+func TestPerftestDurationModeRoCE(t *testing.T) {
+	p := nicArtifact[*Perftest](t, nicReadCorpus(t, "perftest/ib-write-bw-roce-gid3-duration-no-peak-perftest234.txt"))
+	if len(p.Runs) != 1 {
+		t.Fatalf("%d runs", len(p.Runs))
+	}
+	r := p.Runs[0]
+	if r.Test != "ib_write_bw" || !r.DurationMode || r.GIDIndex != 3 || r.LinkType != "Ethernet" || r.MTU != 4096 || r.Device != "mlx5_0" {
+		t.Errorf("run %+v", r)
+	}
+	if r.Local.GID != "::ffff:10.255.255.5" || r.Local.IPv4 != "10.255.255.5" || r.Remote.IPv4 != "10.255.255.4" {
+		t.Errorf("GIDs %q %q", r.Local.GID, r.Remote.GID)
+	}
+	if len(r.Rows) != 0 {
+		t.Errorf("rows from a truncated table: %+v", r.Rows)
+	}
+	uses := p.GIDUses()
+	if len(uses) != 1 || uses[0].Index != 3 || uses[0].Device != "mlx5_0" || uses[0].Evidence.Line == 0 {
+		t.Errorf("uses %+v", uses)
+	}
+	es := p.GIDEntries()
+	if len(es) != 1 || es[0].Index != 3 || es[0].IPv4 != "10.255.255.5" {
+		t.Errorf("entries %+v", es)
+	}
+}
+
+func TestPerftestLatencyConnectX3(t *testing.T) {
+	p := nicArtifact[*Perftest](t, nicReadCorpus(t, "perftest/ib-write-lat-connectx3-roce-mtu1024-rdmatutorial8.txt"))
+	r := p.Runs[0]
+	if r.Test != "ib_write_lat" || !r.Latency || r.MTU != 1024 || r.GIDIndex != 1 || r.Device != "mlx4_0" || r.Local.IPv4 != "12.12.12.1" {
+		t.Errorf("run %+v", r)
+	}
+	if len(r.Warnings) != 2 {
+		t.Errorf("warnings %d, want the SQ-size pair", len(r.Warnings))
+	}
+}
+
+func TestPerftestSummaryTable(t *testing.T) {
+	p := nicArtifact[*Perftest](t, nicReadCorpus(t, "perftest/perftest-summary-table-400g-roce-ccimoc.txt"))
+	if len(p.Runs) != 6 {
+		t.Fatalf("%d runs, want 3 bidirectional + 3 unidirectional", len(p.Runs))
+	}
+	w := p.Runs[1]
+	if w.Test != "ib_write_bw" || !w.Summary || !w.Bidirectional || len(w.Rows) != 23 || w.PeakRate != 400*unit.Gbps {
+		t.Fatalf("write run %+v", w)
+	}
+	if w.Rows[19].Bytes != 1048576 || !nicNear(w.Rows[19].BWAvg, unit.BitRate(math.Round(47331.84*8*1048576))) {
+		t.Errorf("1 MiB row %+v", w.Rows[19])
+	}
+	u := p.Runs[5]
+	if u.Test != "ib_read_bw" || u.Bidirectional || len(u.Rows) != 1 || !nicNear(u.Rows[0].BWAvg, unit.BitRate(math.Round(10256.88*8*1048576))) {
+		t.Errorf("unidirectional read %+v", u)
+	}
+	if ls := p.LinkSpeeds(); len(ls) != 6 || ls[0].Rate != 400*unit.Gbps {
+		t.Errorf("link speeds %+v", ls)
+	}
+}
+
+// synthetic: client output with --report_gbits, noise lines inside the
+// table, then a failed run with a completion error in both message forms.
+const syntheticPerftestRuns = `[root@node3 bin]# ib_write_bw -a -d mlx5_0 --report_gbits -x 3 node1
+---------------------------------------------------------------------------------------
+                    RDMA_Write BW Test
+ Dual-port       : OFF		Device         : mlx5_0
+ Number of qps   : 2		Transport type : IB
+ Connection type : RC		Using SRQ      : OFF
+ TX depth        : 128
+ Mtu             : 4096[B]
+ Link type       : Ethernet
+ GID index       : 3
+ Max inline data : 0[B]
+ rdma_cm QPs	 : OFF
+ Data ex. method : Ethernet
+---------------------------------------------------------------------------------------
+ local address: LID 0000 QPN 0x27d8 PSN 0x79f042
+ GID: 00:00:00:00:00:00:00:00:00:00:255:255:192:168:01:39
+ remote address: LID 0000 QPN 0x1c901 PSN 0x6726b1
+ GID: 00:00:00:00:00:00:00:00:00:00:255:255:192:168:01:06
+---------------------------------------------------------------------------------------
+ #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]
+ 65536      5000             92.50              92.41              0.176
+Conflicting CPU frequency values detected: 2400.000000 != 3100.000000. CPU Frequency is not max.
+ 1048576    5000             96.80              96.75              0.011536
+---------------------------------------------------------------------------------------
+                    RDMA_Read Latency Test
+ Mtu             : 1024[B]
+ Link type       : Ethernet
+ #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]
+ 2       1000          2.10           9.80         2.25     	       2.30     	0.15		3.10 		9.80
+                    Send BW Test
+ Link type       : Ethernet
+ GID index       : 0
+Failed to modify QP 59 to RTR
+ Unable to Connect the HCA's through the link
+                    RDMA_Write BW Test
+ Completion with error at client
+ Failed status 12: wr_id 0 syndrom 0x81
+scnt=128, ccnt=0
+                    RDMA_Write BW Test
+ Completion with error at client
+ Failed status-transport retry counter exceeded (12): wr_id 0 syndrom 0x81
+ethernet_read_keys: Couldn't read remote address
+ Unable to read to socket/rdma_cm
+`
+
+func TestPerftestSyntheticRuns(t *testing.T) {
+	p := nicArtifact[*Perftest](t, nicReadText(t, "synthetic-perftest", syntheticPerftestRuns))
+	if len(p.Runs) != 5 {
+		t.Fatalf("%d runs", len(p.Runs))
+	}
+	w := p.Runs[0]
+	if w.QPs != 2 || w.GIDIndex != 3 || w.Host != "node3" || w.Peer != "node1" || len(w.Rows) != 2 {
+		t.Fatalf("write run %+v", w)
+	}
+	if w.Rows[1].BWAvg != unit.BitRate(96.75e9) || w.Rows[1].BWPeak != unit.BitRate(96.8e9) || w.Rows[0].Bytes != 65536 {
+		t.Errorf("gbits rows %+v", w.Rows)
+	}
+	if w.Local.IPv4 != "192.168.1.39" {
+		t.Errorf("local %q", w.Local.IPv4)
+	}
+	lat := p.Runs[1]
+	if !lat.Latency || lat.Test != "ib_read_lat" || len(lat.Rows) != 1 {
+		t.Fatalf("lat run %+v", lat)
+	}
+	row := lat.Rows[0]
+	if row.TMin != 2.10 || row.TMax != 9.80 || row.TTypical != 2.25 || row.TAvg != 2.30 || row.P99 != 3.10 || row.P999 != 9.80 || row.LatUnit != "usec" {
+		t.Errorf("lat row %+v", row)
+	}
+	s := p.Runs[2]
+	if s.Test != "ib_send_bw" || len(s.Failures) != 2 || s.Failures[0].Kind != FailModifyQP || s.Failures[1].Kind != FailConnect {
+		t.Errorf("send failures %+v", s.Failures)
+	}
+	c := p.Runs[3]
+	if len(c.Failures) != 2 || c.Failures[1].Status != 12 || c.Failures[1].Vendor != "0x81" {
+		t.Errorf("completion failures %+v", c.Failures)
+	}
+	x := p.Runs[4]
+	if len(x.Failures) != 4 || x.Failures[1].Status != 12 || x.Failures[2].Kind != FailExchange || x.Failures[3].Kind != FailExchange {
+		t.Errorf("exchange failures %+v", x.Failures)
+	}
+}
+
+func TestPerftestGID(t *testing.T) {
+	for in, want := range map[string]string{
+		"00:00:00:00:00:00:00:00:00:00:255:255:10:255:255:05":     "::ffff:10.255.255.5",
+		"254:128:00:00:00:00:00:00:10:192:235:255:254:218:28:251": "fe80::ac0:ebff:feda:1cfb",
+		"fe:80:00:00:00:00:00:00:0a:c0:eb:ff:fe:da:1c:fb":         "fe80::ac0:ebff:feda:1cfb",
+		"1:2:3": "", "00:00:00:00:00:00:00:00:00:00:255:255:10:255:255:256": "",
+	} {
+		if got := perftestGID(in); got != want {
+			t.Errorf("perftestGID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
