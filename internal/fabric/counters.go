@@ -101,10 +101,12 @@ type Counter struct {
 }
 
 // Ethtool returns the counters under their mlx5 ethtool -S names, in a
-// fixed order. Pause durations are in microseconds, as mlx5 reports them.
+// fixed order. As mlx5 does, it lists the PFC counters (pause frames,
+// durations, transitions) only for the priorities in pfc, the ones with PFC
+// enabled. Pause durations are in microseconds, as mlx5 reports them.
 // Switch-only counters (ECN marks, drops by reason, watchdog) follow under
 // descriptive names when withSwitch is set.
-func (c *Counters) Ethtool(withSwitch bool) []Counter {
+func (c *Counters) Ethtool(pfc uint8, withSwitch bool) []Counter {
 	out := []Counter{
 		{"rx_packets_phy", c.RxPhyPackets},
 		{"rx_bytes_phy", c.RxPhyBytes},
@@ -120,7 +122,11 @@ func (c *Counters) Ethtool(withSwitch bool) []Counter {
 			Counter{"rx_" + n + "_packets", c.RxPrioPackets[p]},
 			Counter{"rx_" + n + "_discards", c.RxPrioDiscards[p]},
 			Counter{"tx_" + n + "_bytes", c.TxPrioBytes[p]},
-			Counter{"tx_" + n + "_packets", c.TxPrioPackets[p]},
+			Counter{"tx_" + n + "_packets", c.TxPrioPackets[p]})
+		if pfc&(1<<p) == 0 {
+			continue
+		}
+		out = append(out,
 			Counter{"rx_" + n + "_pause", c.RxPause[p]},
 			Counter{"rx_" + n + "_pause_duration", us(c.RxPauseDuration[p])},
 			Counter{"tx_" + n + "_pause", c.TxPause[p]},

@@ -79,9 +79,12 @@ type Network struct {
 	Totals   Totals
 	// Latency holds one-way latency of delivered data packets.
 	Latency *metrics.Latency
-	// Lossless is the set of PFC-protected priorities (bit p = priority p),
-	// for the loss accounting of the health targets.
+	// Lossless is the set of priorities that should be lossless (bit p =
+	// priority p), for the loss accounting of the health targets.
 	Lossless uint8
+	// PFCEnabled is the set of priorities PFC is enabled on, which the
+	// counters list pause statistics for.
+	PFCEnabled uint8
 
 	flowsLeft int
 	lastDone  unit.Time

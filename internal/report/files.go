@@ -54,9 +54,10 @@ func (r *Run) WriteDir(dir string, net *fabric.Network) error {
 		name := strings.ReplaceAll(pt.Name(), "/", "-") + ".txt"
 		err := writeFile(filepath.Join(dir, "ethtool", name), func(w *bufio.Writer) error {
 			fmt.Fprintf(w, "# source: rocelab twin, scenario %q seed %d (simulated, not a real host)\n", r.Scenario.Name, r.Scenario.Seed)
-			fmt.Fprintf(w, "# what: ethtool -S of port %s (peer %s)\n", pt.Name(), pt.Peer().Name())
+			fmt.Fprintf(w, "# what: counters of port %s (peer %s) as mlx5 prints them\n", pt.Name(), pt.Peer().Name())
+			fmt.Fprintf(w, "$ ethtool -S %s\n", strings.ReplaceAll(pt.Name(), "/", "-"))
 			fmt.Fprintln(w, "NIC statistics:")
-			for _, c := range pt.Counters.Ethtool(isSwitch) {
+			for _, c := range pt.Counters.Ethtool(net.PFCEnabled, isSwitch) {
 				fmt.Fprintf(w, "     %s: %d\n", c.Name, c.Value)
 			}
 			return nil

@@ -158,7 +158,7 @@ func New(tw *scenario.Twin, end unit.Time) *Run {
 	for _, pt := range net.Ports {
 		_, isSwitch := pt.Node().(*fabric.Switch)
 		cs := map[string]int64{}
-		for _, c := range pt.Counters.Ethtool(isSwitch) {
+		for _, c := range pt.Counters.Ethtool(tw.Net.PFCEnabled, isSwitch) {
 			if c.Value != 0 {
 				cs[c.Name] = c.Value
 			}

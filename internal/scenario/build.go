@@ -58,6 +58,9 @@ func Build(s *Scenario) (*Twin, error) {
 		}
 	}
 	net.Lossless = s.Switch.PFC.Priorities
+	if s.Switch.PFC.Enabled {
+		net.PFCEnabled = s.Switch.PFC.Priorities
+	}
 	sport := net.Streams.Stream("flows/udp-sport")
 	for i, f := range tw.Flows {
 		after := make([]int32, len(f.After))

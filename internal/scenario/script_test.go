@@ -172,7 +172,7 @@ func execScript(t *testing.T, tw **Twin, cmd, input string) string {
 			t.Fatalf("no port %q", kv["port"])
 		}
 		_, isSwitch := pt.Node().(*fabric.Switch)
-		for _, c := range pt.Counters.Ethtool(isSwitch) {
+		for _, c := range pt.Counters.Ethtool(0xff, isSwitch) {
 			if c.Value != 0 && strings.Contains(c.Name, kv["match"]) {
 				fmt.Fprintf(&b, "%s: %d\n", c.Name, c.Value)
 			}
