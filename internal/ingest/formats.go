@@ -2,5 +2,8 @@ package ingest
 
 // formats lists the parsers. Add one line per format.
 func formats() []Format {
-	return []Format{}
+	return []Format{
+		{KindNCCLLog, NewNCCLLogParser},
+		{KindNCCLTests, NewNCCLTestsParser},
+	}
 }

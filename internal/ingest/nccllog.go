@@ -1,0 +1,889 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+
+	"rocelab/internal/unit"
+)
+
+// Bounds that keep an NCCL log's artifact small however long the log is:
+// every category keeps its first lines and counts the rest.
+const (
+	// maxKept is how many lines of one category are kept as evidence.
+	maxKept = 64
+	// maxDistinct caps the distinct values (hosts, env settings, devices,
+	// connections) a category remembers.
+	maxDistinct = 4096
+)
+
+// Values of GDRDecision.Reason.
+const (
+	// GDRNoModule: the GPU peer-memory kernel module is not loaded
+	// ("... (no module)", NCCL 2.6-2.1x).
+	GDRNoModule = "no module"
+	// GDRDistance: the GPU-NIC PCIe distance exceeds NCCL_NET_GDR_LEVEL
+	// ("... (distance 5 > 4)").
+	GDRDistance = "distance"
+)
+
+// NCCLLog is what an NCCL_DEBUG=INFO or WARN log (NCCL 2.4 to 2.2x) says
+// about the transport NCCL chose, GPUDirect RDMA, GIDs and RDMA errors.
+// Every slice is in input order and bounded; counts cover all lines.
+type NCCLLog struct {
+	src   string
+	lines int
+
+	// Versions are the distinct NCCL versions printed.
+	Versions []Versioned
+	// Networks are the "Using network X" choices, one per host and name.
+	Networks []NetChoice
+	// IBDevices are the "NET/IB : Using [0]mlx5_0:1/RoCE" entries, one per
+	// host, device and port.
+	IBDevices []NetDevice
+	// SocketDevices are the "NET/Socket : Using [0]eth0:10.0.0.1<0>" entries.
+	SocketDevices []NetDevice
+	// NoIBDevice holds "NET/IB : No device found." lines.
+	NoIBDevice HostLines
+	// VerbsMissing holds "Failed to open libibverbs.so" warnings.
+	VerbsMissing HostLines
+	// Plugins holds the net plugin lines ("NET/Plugin ...", "Plugin Path",
+	// "P2P plugin IBext", "Using non-device net plugin").
+	Plugins HostLines
+	// PluginFailures holds the plugin lines that say a plugin failed to load.
+	PluginFailures HostLines
+	// Env holds NCCL_* settings echoed by NCCL or set on a pasted command
+	// line, one per host, name and value.
+	Env []EnvSetting
+	// GDR holds the GPUDirect RDMA decisions, one per host, GPU, HCA and
+	// outcome.
+	GDR []GDRDecision
+	// Channels counts the per-connection transport lines by host and
+	// transport.
+	Channels []ChannelStat
+	// Rings holds the "Connected all rings, use ring PXN n GDR n" summaries,
+	// one per host and value.
+	Rings []RingSummary
+	// Completions holds the work completions with error, in input order.
+	Completions []CompletionError
+	// CompletionCount counts every completion-with-error line, kept or not.
+	CompletionCount int
+	// Setup holds failed verbs calls while connecting (ibv_modify_qp, the
+	// RoCE GID type lookup).
+	Setup []SetupError
+	// SetupCount counts every setup failure line, kept or not.
+	SetupCount int
+	// Warnings holds the other WARN lines.
+	Warnings []Warning
+	// WarningCount counts every other WARN line, kept or not.
+	WarningCount int
+	// VirtualDevices holds the "NET/IB : Made virtual device" speeds.
+	VirtualDevices []LinkSpeed
+	// Comm is the largest communicator the log describes.
+	Comm CommInfo
+	// NChannels is the largest ring channel count ("Channel 00/02 : 0 1").
+	NChannels int
+
+	hosts     map[string]string
+	hostList  []string
+	hostFirst []Evidence
+	seen      map[string]struct{}
+	lastWarn  map[string]warnRef
+	matrix    bool
+}
+
+// Versioned is an NCCL version as printed, with where.
+type Versioned struct {
+	Host     string
+	Version  string // e.g. "2.26.2+cuda12.4"
+	Evidence Evidence
+}
+
+// NetChoice is one "Using network X" line.
+type NetChoice struct {
+	Host     string
+	Name     string // "IB", "IBext", "IBext_v8", "Socket", or a plugin's name
+	Evidence Evidence
+}
+
+// NetDevice is one device NCCL's IB or socket transport will use.
+type NetDevice struct {
+	Host  string
+	Index int    // the [i] NCCL gives it; NET/IB/i in channel lines
+	Name  string // "mlx5_0", or the interface name for sockets
+	Port  int    // IB port, 0 for sockets
+	// LinkLayer is "RoCE" or "IB" for IB devices, "" for sockets.
+	LinkLayer string
+	// Addr is the socket device's address, "" for IB devices.
+	Addr     string
+	Evidence Evidence
+}
+
+// HostLines counts lines of one kind and keeps the first few, with the
+// distinct hosts that printed them.
+type HostLines struct {
+	Count int
+	Hosts []string // distinct, in first-seen order; "" for an unnamed host
+	Lines []Evidence
+}
+
+func (h *HostLines) add(host string, e Evidence) {
+	h.Count++
+	if len(h.Lines) < maxKept {
+		h.Lines = append(h.Lines, e)
+	}
+	for _, x := range h.Hosts {
+		if x == host {
+			return
+		}
+	}
+	if len(h.Hosts) < maxDistinct {
+		h.Hosts = append(h.Hosts, host)
+	}
+}
+
+// EnvSetting is an NCCL_* variable and its value.
+type EnvSetting struct {
+	Host  string
+	Name  string
+	Value string
+	// FromCommand is set when the value comes from a pasted command line
+	// (mpirun -x, export, an env prefix) rather than NCCL's own echo.
+	FromCommand bool
+	Evidence    Evidence
+}
+
+// GDRDecision is one "GPU Direct RDMA Enabled/Disabled" line.
+type GDRDecision struct {
+	Host string
+	Net  string // "IB", "FastSocket", ... when the line names it
+	// GPU is the GPU as printed ("86000", "2[2]"); "" for per-HCA lines.
+	GPU string
+	// HCA is the NIC index as printed; HCADev its name when given.
+	HCA, HCADev string
+	Enabled     bool
+	DMABuf      bool
+	// Reason is GDRNoModule, GDRDistance or "" (none given).
+	Reason string
+	// Distance and Limit are the PCIe path distance and the
+	// NCCL_NET_GDR_LEVEL it was compared with, -1 when not printed.
+	Distance, Limit int
+	Evidence        Evidence
+}
+
+// ChannelStat counts the connection lines of one transport on one host.
+type ChannelStat struct {
+	Host string
+	// Kind is "NET", "COLLNET", "P2P" or "SHM".
+	Kind string
+	// Net is the network name for NET and COLLNET ("IB", "Socket",
+	// "IBext_v8"), else the P2P mode ("IPC", "CUMEM", "direct pointer").
+	Net   string
+	Count int
+	// Recv and Send count the lines by direction; GDR, RecvGDR and
+	// SendGDR those with the /GDRDMA suffix.
+	Recv, Send, GDR, RecvGDR, SendGDR int
+	First                             Evidence
+	// FirstNoGDR is the first NET line without /GDRDMA, if any.
+	FirstNoGDR Evidence
+}
+
+// RingSummary is one "Connected all rings, use ring PXN n GDR n" line.
+type RingSummary struct {
+	Host     string
+	PXN, GDR int
+	Evidence Evidence
+}
+
+// CompletionError is one "NET/IB : Got completion ... with error" line.
+type CompletionError struct {
+	Host string
+	PID  int // -1 when the prefix does not say
+	// Status is the ibv_wc_status (12 retry exceeded, 5 flushed, 4 local
+	// protection, 13 RNR retry exceeded).
+	Status int
+	// Opcode, Len and VendorErr are as printed, -1 when absent.
+	Opcode    int
+	Len       int64
+	VendorErr int
+	// Direction is "Send", "Recv" or "".
+	Direction string
+	// Peer is the peer's socket address as printed ("10.1.2.3<54862>");
+	// PeerIP its address part.
+	Peer, PeerIP string
+	// LocalGID, RemoteGID and HCA are printed by NCCL 2.21 and later.
+	LocalGID, RemoteGID, HCA string
+	// Where is the source location NCCL printed ("ib_plugin.c:1615").
+	Where string
+	// Result is the ncclResult_t propagated after the WARN, -1 if none.
+	Result   int
+	Evidence Evidence
+}
+
+// Conn identifies the connection (queue pair) an error belongs to, as far
+// as the line says: process, peer and GIDs.
+func (c CompletionError) Conn() string {
+	return c.Host + "|" + strconv.Itoa(c.PID) + "|" + c.Peer + "|" + c.LocalGID + "|" + c.RemoteGID + "|" + c.HCA
+}
+
+// SetupError is a failed verbs call while NCCL connects a queue pair.
+type SetupError struct {
+	Host string
+	// Call is "ibv_modify_qp", "ibv_create_qp", ... or
+	// "ncclIbRoceGetVersionNum".
+	Call string
+	// Errno is the error number when printed, else -1; Message the error
+	// text ("Connection timed out").
+	Errno   int
+	Message string
+	// Dev, GIDIndex (-1 if absent), LocalGID, RemoteGID, FromState and
+	// ToState are printed by NCCL 2.2x.
+	Dev                 string
+	GIDIndex            int
+	LocalGID, RemoteGID string
+	FromState, ToState  string
+	Result              int
+	Evidence            Evidence
+}
+
+// Warning is any other NCCL WARN line.
+type Warning struct {
+	Host string
+	// Where is the source location NCCL printed ("misc/ibvwrap.cc:63").
+	Where    string
+	Message  string
+	Result   int
+	Evidence Evidence
+}
+
+// CommInfo is the size of the largest communicator in the log.
+type CommInfo struct {
+	Ranks, Nodes, LocalRanks int
+	// Evidence is the line that gave Nodes (or Ranks when Nodes is unknown).
+	Evidence Evidence
+}
+
+type warnRef struct {
+	kind byte // 'c' completion, 's' setup, 'w' warning
+	idx  int
+}
+
+// NewNCCLLogParser returns a parser for NCCL_DEBUG logs read from src.
+func NewNCCLLogParser(src string) Parser {
+	return &NCCLLog{
+		src:      src,
+		hosts:    map[string]string{},
+		seen:     map[string]struct{}{},
+		lastWarn: map[string]warnRef{},
+	}
+}
+
+// Kind returns KindNCCLLog.
+func (l *NCCLLog) Kind() Kind { return KindNCCLLog }
+
+// Source returns the input's name.
+func (l *NCCLLog) Source() string { return l.src }
+
+// Lines returns how many lines were NCCL's.
+func (l *NCCLLog) Lines() int { return l.lines }
+
+// Result returns the log, or nil when no NCCL line was seen.
+func (l *NCCLLog) Result() Artifact {
+	if l.lines == 0 {
+		return nil
+	}
+	return l
+}
+
+// Hosts returns the distinct host names that printed lines, in first-seen
+// order, without blank or placeholder ("<cluster_name>") names.
+func (l *NCCLLog) Hosts() []string {
+	var out []string
+	for _, h := range l.hostList {
+		if RealHost(h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// HostEvidence returns the first line host printed, or a zero Evidence.
+func (l *NCCLLog) HostEvidence(host string) Evidence {
+	for i, h := range l.hostList {
+		if h == host {
+			return l.hostFirst[i]
+		}
+	}
+	return Evidence{}
+}
+
+// RealHost reports whether h names a host: not blank and not a placeholder
+// such as "<cluster_name>".
+func RealHost(h string) bool {
+	return h != "" && !strings.HasPrefix(h, "<")
+}
+
+// EnvValues returns the settings of the named variable, in input order.
+func (l *NCCLLog) EnvValues(name string) []EnvSetting {
+	var out []EnvSetting
+	for _, e := range l.Env {
+		if e.Name == name {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// GIDUses reports the GID indices the log says NCCL was told to use
+// (NCCL_IB_GID_INDEX) or used (the GID index in a failed ibv_modify_qp).
+func (l *NCCLLog) GIDUses() []GIDUse {
+	var out []GIDUse
+	for _, e := range l.EnvValues("NCCL_IB_GID_INDEX") {
+		n, err := strconv.Atoi(e.Value)
+		if err != nil {
+			continue
+		}
+		out = append(out, GIDUse{Host: e.Host, Device: l.soleIBDevice(e.Host), Index: n, Evidence: e.Evidence})
+	}
+	for _, s := range l.Setup {
+		if s.GIDIndex >= 0 {
+			dev, _, _ := strings.Cut(s.Dev, ":")
+			out = append(out, GIDUse{Host: s.Host, Device: dev, Index: s.GIDIndex, Evidence: s.Evidence})
+		}
+	}
+	return out
+}
+
+// soleIBDevice returns the IB device host uses when it uses exactly one.
+func (l *NCCLLog) soleIBDevice(host string) string {
+	dev := ""
+	for _, d := range l.IBDevices {
+		if d.Host != host {
+			continue
+		}
+		if dev != "" && dev != d.Name {
+			return ""
+		}
+		dev = d.Name
+	}
+	return dev
+}
+
+// LinkSpeeds reports the speeds of NCCL's "Made virtual device" lines.
+func (l *NCCLLog) LinkSpeeds() []LinkSpeed { return l.VirtualDevices }
+
+// RoCE reports whether any IB device NCCL uses is RoCE (Ethernet).
+func (l *NCCLLog) RoCE() bool {
+	for _, d := range l.IBDevices {
+		if d.LinkLayer == "RoCE" {
+			return true
+		}
+	}
+	return false
+}
+
+// VersionAtLeast reports whether the first NCCL version printed is at least
+// major.minor, and whether a version was printed at all.
+func (l *NCCLLog) VersionAtLeast(major, minor int) (atLeast, known bool) {
+	if len(l.Versions) == 0 {
+		return false, false
+	}
+	ma, mi, ok := parseVersion(l.Versions[0].Version)
+	if !ok {
+		return false, false
+	}
+	return ma > major || (ma == major && mi >= minor), true
+}
+
+// parseVersion reads "2.26.2+cuda12.4" as 2, 26.
+func parseVersion(v string) (major, minor int, ok bool) {
+	a, rest, ok1 := strings.Cut(v, ".")
+	b, _, _ := strings.Cut(rest, ".")
+	ma, err1 := strconv.Atoi(a)
+	mi, err2 := strconv.Atoi(b)
+	return ma, mi, ok1 && err1 == nil && err2 == nil
+}
+
+// Feed reads one line.
+func (l *NCCLLog) Feed(ln Line) {
+	s := ln.Text
+	i := strings.Index(s, "NCCL")
+	if i < 0 {
+		l.matrix = false
+		return
+	}
+	if t := strings.TrimLeft(s, " \t"); t != "" && t[0] == '#' {
+		// NCCL never starts a line with "#": this is a comment, an
+		// nccl-tests line or a file header that quotes NCCL.
+		return
+	}
+	pre, warn, msg, ok := splitNCCL(s, i)
+	if !ok {
+		l.feedUnprefixed(ln, s)
+		return
+	}
+	l.matrix = false
+	l.lines++
+	o := parseOrigin(pre)
+	ev := At(l.src, ln)
+	host := l.intern(o.host, ev)
+	if warn {
+		l.feedWarn(o, host, msg, ev)
+		return
+	}
+	l.feedInfo(o, host, msg, ev)
+}
+
+// feedUnprefixed handles lines that mention NCCL without an INFO/WARN
+// marker: the bare version line, rows of the algorithm matrix, and pasted
+// command lines that set NCCL_* variables.
+func (l *NCCLLog) feedUnprefixed(ln Line, s string) {
+	t := strings.TrimSpace(s)
+	if strings.HasPrefix(t, "NCCL version ") {
+		l.lines++
+		l.addVersion("", t[len("NCCL version "):], At(l.src, ln))
+		return
+	}
+	if l.matrix && strings.Contains(s, "|") {
+		l.lines++
+		return
+	}
+	l.matrix = false
+	if strings.Contains(s, "NCCL_") && strings.Contains(s, "=") {
+		l.commandEnv(ln, s)
+	}
+}
+
+func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
+	if l.matrix = strings.HasPrefix(msg, "Enabled NCCL Func/Proto/Algo Matrix"); l.matrix {
+		return
+	}
+	switch {
+	case strings.HasPrefix(msg, "Channel ") || strings.HasPrefix(msg, "Ring ") || strings.HasPrefix(msg, "CollNet "):
+		l.channel(host, msg, ev)
+	case strings.HasPrefix(msg, "NCCL_"):
+		l.envEcho(host, msg, ev)
+	case strings.HasPrefix(msg, "NCCL version "):
+		l.addVersion(host, msg[len("NCCL version "):], ev)
+	case strings.HasPrefix(msg, "Using network "):
+		name := strings.TrimSpace(msg[len("Using network "):])
+		if l.once("net|" + host + "|" + name) {
+			l.Networks = append(l.Networks, NetChoice{Host: host, Name: strings.Clone(name), Evidence: ev})
+		}
+	case strings.HasPrefix(msg, "NET/"):
+		l.netLine(host, msg, ev)
+	case strings.HasPrefix(msg, "Plugin Path") || strings.HasPrefix(msg, "P2P plugin") || strings.HasPrefix(msg, "Using non-device net plugin"):
+		l.Plugins.add(host, ev)
+	case strings.HasPrefix(msg, "GPU Direct RDMA "):
+		l.gdr(host, msg, ev)
+	case strings.HasPrefix(msg, "Connected all rings"):
+		l.ringSummary(host, msg, ev)
+	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclCommInitRank comm "):
+		l.comm(msg, ev)
+	case strings.Contains(msg, "Call to ibv_") && strings.Contains(msg, "failed"):
+		// NCCL 2.2x logs ibv_modify_qp retries at INFO; only the final
+		// failure is a WARN, so retries are recognised but not kept.
+	case strings.Contains(msg, " -> "):
+		l.propagation(o, msg)
+	}
+}
+
+func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
+	key := o.thread()
+	switch {
+	case strings.Contains(msg, "Got completion"):
+		c := parseCompletion(msg)
+		c.Host, c.PID, c.Where, c.Evidence = host, o.pid, strings.Clone(o.loc), ev
+		l.CompletionCount++
+		if len(l.Completions) < maxDistinct {
+			l.Completions = append(l.Completions, c)
+			l.setLastWarn(key, warnRef{'c', len(l.Completions) - 1})
+		}
+	case strings.Contains(msg, "Call to ibv_") || strings.Contains(msg, "ncclIbRoceGetVersionNum"):
+		s := parseSetup(msg)
+		s.Host, s.Evidence = host, ev
+		l.SetupCount++
+		if len(l.Setup) < maxKept {
+			l.Setup = append(l.Setup, s)
+			l.setLastWarn(key, warnRef{'s', len(l.Setup) - 1})
+		}
+	case strings.Contains(msg, "Failed to open libibverbs"):
+		l.VerbsMissing.add(host, ev)
+	case strings.HasPrefix(msg, "NET/Plugin"):
+		l.Plugins.add(host, ev)
+		l.PluginFailures.add(host, ev)
+	default:
+		l.WarningCount++
+		if len(l.Warnings) < maxKept {
+			l.Warnings = append(l.Warnings, Warning{Host: host, Where: strings.Clone(o.loc), Message: strings.Clone(msg), Result: -1, Evidence: ev})
+			l.setLastWarn(key, warnRef{'w', len(l.Warnings) - 1})
+		}
+	}
+}
+
+func (l *NCCLLog) setLastWarn(key string, r warnRef) {
+	if len(l.lastWarn) >= maxDistinct {
+		clear(l.lastWarn)
+	}
+	l.lastWarn[strings.Clone(key)] = r
+}
+
+// propagation attaches a return-code line ("transport/net.cc:1302 -> 6")
+// to the WARN its thread printed last.
+func (l *NCCLLog) propagation(o origin, msg string) {
+	where, code, ok := strings.Cut(msg, " -> ")
+	if !ok || strings.ContainsRune(where, ' ') || !strings.ContainsRune(where, ':') {
+		return
+	}
+	code, _, _ = strings.Cut(code, " ")
+	n, err := strconv.Atoi(code)
+	if err != nil {
+		return
+	}
+	r, ok := l.lastWarn[o.thread()]
+	if !ok {
+		return
+	}
+	switch r.kind {
+	case 'c':
+		if l.Completions[r.idx].Result < 0 {
+			l.Completions[r.idx].Result = n
+		}
+	case 's':
+		if l.Setup[r.idx].Result < 0 {
+			l.Setup[r.idx].Result = n
+		}
+	case 'w':
+		if l.Warnings[r.idx].Result < 0 {
+			l.Warnings[r.idx].Result = n
+		}
+	}
+}
+
+// once reports whether key is new, remembering it while there is room.
+func (l *NCCLLog) once(key string) bool {
+	if _, ok := l.seen[key]; ok {
+		return false
+	}
+	if len(l.seen) >= 4*maxDistinct {
+		return false
+	}
+	l.seen[key] = struct{}{}
+	return true
+}
+
+// intern returns a copy of host that does not pin the line it came from,
+// and records it in the host list.
+func (l *NCCLLog) intern(h string, ev Evidence) string {
+	if v, ok := l.hosts[h]; ok {
+		return v
+	}
+	v := strings.Clone(h)
+	if len(l.hosts) < maxDistinct {
+		l.hosts[v] = v
+		l.hostList = append(l.hostList, v)
+		l.hostFirst = append(l.hostFirst, ev)
+	}
+	return v
+}
+
+func (l *NCCLLog) addVersion(host, v string, ev Evidence) {
+	v = strings.TrimSuffix(strings.TrimSpace(v), ".")
+	if f := strings.Fields(v); len(f) > 0 {
+		v = f[0]
+	}
+	for _, x := range l.Versions {
+		if x.Version == v {
+			return
+		}
+	}
+	if len(l.Versions) < maxKept {
+		l.Versions = append(l.Versions, Versioned{Host: host, Version: strings.Clone(v), Evidence: ev})
+	}
+}
+
+// netLine handles "NET/<transport> : ..." INFO lines.
+func (l *NCCLLog) netLine(host, msg string, ev Evidence) {
+	name, rest, ok := cutNetPrefix(msg)
+	if !ok {
+		return
+	}
+	switch {
+	case strings.HasPrefix(rest, "GPU Direct RDMA "):
+		l.gdr(host, msg, ev)
+	case name == "Plugin":
+		l.Plugins.add(host, ev)
+		if pluginFailed(rest) {
+			l.PluginFailures.add(host, ev)
+		}
+	case strings.HasPrefix(rest, "No device found"):
+		if name == "IB" {
+			l.NoIBDevice.add(host, ev)
+		}
+	case strings.HasPrefix(rest, "Using "):
+		for _, d := range parseNetDevices(rest[len("Using "):]) {
+			d.Host, d.Evidence = host, ev
+			if name != "Socket" && l.once("ibdev|"+host+"|"+d.Name+"|"+strconv.Itoa(d.Port)) {
+				l.IBDevices = append(l.IBDevices, d)
+			}
+			if name == "Socket" && l.once("sockdev|"+host+"|"+d.Name+"|"+d.Addr) {
+				l.SocketDevices = append(l.SocketDevices, d)
+			}
+		}
+	case strings.HasPrefix(rest, "Made virtual device"):
+		if s, ok := parseVirtualDevice(rest, ev); ok && len(l.VirtualDevices) < maxKept && l.once("vdev|"+s.Device+"|"+s.Rate.String()) {
+			l.VirtualDevices = append(l.VirtualDevices, s)
+		}
+	}
+}
+
+// pluginFailed reports whether a "NET/Plugin" line says a plugin that is
+// there failed to load. A missing libnccl-net.so is NCCL's normal case and
+// not a failure.
+func pluginFailed(rest string) bool {
+	if strings.Contains(rest, "cannot open shared object") || strings.Contains(rest, "No such file") {
+		return false
+	}
+	return strings.Contains(rest, "returned") || strings.Contains(rest, "ailed")
+}
+
+func (l *NCCLLog) envEcho(host, msg string, ev Evidence) {
+	name, rest, ok := strings.Cut(msg, " ")
+	if !ok {
+		return
+	}
+	var v string
+	switch {
+	case strings.HasPrefix(rest, "set by environment to "):
+		v = rest[len("set by environment to "):]
+	case strings.HasPrefix(rest, "set to "):
+		v = rest[len("set to "):]
+	default:
+		return
+	}
+	l.addEnv(host, name, envValue(v), false, ev)
+}
+
+// envValue trims the full stop NCCL prints after numeric values.
+func envValue(v string) string {
+	v = strings.TrimSpace(v)
+	if t := strings.TrimSuffix(v, "."); t != v {
+		if _, err := strconv.ParseFloat(t, 64); err == nil {
+			return t
+		}
+	}
+	return v
+}
+
+func (l *NCCLLog) addEnv(host, name, value string, cmd bool, ev Evidence) {
+	if !l.once("env|" + host + "|" + name + "|" + value) {
+		return
+	}
+	if len(l.Env) < maxDistinct {
+		l.Env = append(l.Env, EnvSetting{Host: host, Name: strings.Clone(name), Value: strings.Clone(value), FromCommand: cmd, Evidence: ev})
+	}
+}
+
+// commandEnv reads NCCL_*=value settings from a pasted command line:
+// "mpirun -x NCCL_IB_DISABLE=1 ...", "export NCCL_IB_GID_INDEX=3",
+// "NCCL_DEBUG=INFO torchrun ...". Prose that merely mentions a setting is
+// not a command and is ignored.
+func (l *NCCLLog) commandEnv(ln Line, s string) {
+	f := strings.Fields(s)
+	isCmd := strings.HasPrefix(strings.TrimSpace(s), "NCCL_")
+	for _, w := range f {
+		switch {
+		case strings.HasSuffix(w, "mpirun"), strings.HasSuffix(w, "mpiexec"), w == "srun", strings.HasSuffix(w, "torchrun"),
+			strings.Contains(w, "_perf"), w == "docker", w == "env":
+			isCmd = true
+		}
+	}
+	for i, w := range f {
+		w = strings.Trim(w, `"'`)
+		if !strings.HasPrefix(w, "NCCL_") {
+			continue
+		}
+		name, value, ok := strings.Cut(w, "=")
+		if !ok || !validEnvName(name) {
+			continue
+		}
+		flag := i > 0 && (f[i-1] == "-x" || f[i-1] == "-e" || f[i-1] == "--env" || f[i-1] == "export")
+		if isCmd || flag {
+			l.addEnv("", name, strings.Trim(value, `"'`), true, At(l.src, ln))
+		}
+	}
+}
+
+func validEnvName(n string) bool {
+	for _, c := range n {
+		if (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+func (l *NCCLLog) gdr(host, msg string, ev Evidence) {
+	d, ok := parseGDR(msg)
+	if !ok {
+		return
+	}
+	d.Host, d.Evidence = host, ev
+	key := "gdr|" + host + "|" + d.GPU + "|" + d.HCA + "|" + strconv.FormatBool(d.Enabled) + "|" + d.Reason
+	if l.once(key) && len(l.GDR) < maxDistinct {
+		l.GDR = append(l.GDR, d)
+	}
+}
+
+func (l *NCCLLog) ringSummary(host, msg string, ev Evidence) {
+	pxn, gdr := -1, -1
+	f := strings.Fields(msg)
+	for i := 0; i+1 < len(f); i++ {
+		switch f[i] {
+		case "PXN":
+			pxn = atoiOr(f[i+1], -1)
+		case "GDR":
+			gdr = atoiOr(f[i+1], -1)
+		}
+	}
+	if gdr < 0 {
+		return
+	}
+	if l.once("ring|"+host+"|"+strconv.Itoa(pxn)+"|"+strconv.Itoa(gdr)) && len(l.Rings) < maxDistinct {
+		l.Rings = append(l.Rings, RingSummary{Host: host, PXN: pxn, GDR: gdr, Evidence: ev})
+	}
+}
+
+func (l *NCCLLog) comm(msg string, ev Evidence) {
+	f := strings.Fields(msg)
+	for i := 0; i+1 < len(f); i++ {
+		n := atoiOr(f[i+1], -1)
+		if n < 0 {
+			continue
+		}
+		switch f[i] {
+		case "nRanks", "nranks":
+			if n > l.Comm.Ranks {
+				l.Comm.Ranks = n
+				if l.Comm.Nodes == 0 {
+					l.Comm.Evidence = ev
+				}
+			}
+		case "nNodes":
+			if n > l.Comm.Nodes {
+				l.Comm.Nodes = n
+				l.Comm.Evidence = ev
+			}
+		case "localRanks":
+			l.Comm.LocalRanks = max(l.Comm.LocalRanks, n)
+		}
+	}
+}
+
+func (l *NCCLLog) channel(host, msg string, ev Evidence) {
+	head, via, ok := strings.Cut(msg, " via ")
+	if !ok {
+		l.ringOrder(msg)
+		return
+	}
+	kind, net, gdr := classifyTransport(via)
+	recv := strings.Contains(head, "[receive]")
+	send := strings.Contains(head, "[send]")
+	var c *ChannelStat
+	for i := range l.Channels {
+		x := &l.Channels[i]
+		if x.Host == host && x.Kind == kind && x.Net == net {
+			c = x
+			break
+		}
+	}
+	if c == nil {
+		if len(l.Channels) >= maxDistinct {
+			return
+		}
+		l.Channels = append(l.Channels, ChannelStat{Host: host, Kind: kind, Net: strings.Clone(net), First: ev})
+		c = &l.Channels[len(l.Channels)-1]
+	}
+	c.Count++
+	if recv {
+		c.Recv++
+	}
+	if send {
+		c.Send++
+	}
+	if gdr {
+		c.GDR++
+		if recv {
+			c.RecvGDR++
+		}
+		if send {
+			c.SendGDR++
+		}
+	} else if kind == "NET" && c.FirstNoGDR.Line == 0 {
+		c.FirstNoGDR = ev
+	}
+}
+
+// ringOrder reads the channel count from "Channel 00/02 :    0   1".
+func (l *NCCLLog) ringOrder(msg string) {
+	rest, ok := strings.CutPrefix(msg, "Channel ")
+	if !ok {
+		return
+	}
+	id, order, _ := strings.Cut(rest, " ")
+	if _, n, ok := strings.Cut(id, "/"); ok {
+		l.NChannels = max(l.NChannels, atoiOr(n, 0))
+		_, order, _ = strings.Cut(order, ":")
+		l.Comm.Ranks = max(l.Comm.Ranks, len(strings.Fields(order)))
+	}
+}
+
+// classifyTransport splits what follows " via " in a connection line:
+// "NET/IB/1(2)/GDRDMA/Shared", "P2P/IPC/read", "direct shared memory",
+// "SHM/direct/direct", "COLLNET/IBext/0/GDRDMA".
+func classifyTransport(via string) (kind, net string, gdr bool) {
+	via = strings.TrimSpace(via)
+	gdr = strings.Contains(via, "/GDRDMA")
+	first, rest, _ := strings.Cut(via, "/")
+	second, _, _ := strings.Cut(rest, "/")
+	switch first {
+	case "NET", "COLLNET":
+		return first, second, gdr
+	case "P2P":
+		return "P2P", second, false
+	case "SHM":
+		return "SHM", "", false
+	}
+	if strings.Contains(via, "shared memory") {
+		return "SHM", "", false
+	}
+	return "OTHER", "", false
+}
+
+func atoiOr(s string, def int) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return def
+	}
+	return n
+}
+
+// parseVirtualDevice reads "Made virtual device [0] name=mlx5_0 speed=400000
+// ndevs=1 ..." (speed in Mb/s).
+func parseVirtualDevice(rest string, ev Evidence) (LinkSpeed, bool) {
+	var s LinkSpeed
+	for _, f := range strings.Fields(rest) {
+		switch {
+		case strings.HasPrefix(f, "name="):
+			s.Device = strings.Clone(f[5:])
+		case strings.HasPrefix(f, "speed="):
+			n, err := strconv.ParseInt(f[6:], 10, 64)
+			if err != nil || n <= 0 || n > 1<<40 {
+				return s, false
+			}
+			s.Rate = unit.BitRate(n) * unit.Mbps
+		}
+	}
+	s.Evidence = ev
+	return s, s.Rate > 0
+}
