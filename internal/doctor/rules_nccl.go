@@ -252,7 +252,7 @@ func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 	switch {
 	case sp.multi():
 		f.Severity = Error
-		f.Title = "Multi-node job falls back to TCP sockets, not RDMA" + where
+		f.Title = "Multi-node job falls back to TCP sockets (not RDMA)" + where
 		f.Mechanism += " The job spans nodes: " + sp.how + "."
 		f.Evidence = appendEvidence(f.Evidence, sp.ev)
 	case sp.single:

@@ -40,7 +40,7 @@ type nicSpeed struct {
 // fastest stated.
 func speedOf(inc *Incident) (nicSpeed, bool) {
 	if inc.Options.NICSpeed > 0 {
-		return nicSpeed{rate: inc.Options.NICSpeed, how: "--nic-speed " + inc.Options.NICSpeed.String()}, true
+		return nicSpeed{rate: inc.Options.NICSpeed, how: "given by --nic-speed"}, true
 	}
 	used := map[string]bool{}
 	for _, l := range All[*ingest.NCCLLog](inc) {
@@ -61,9 +61,9 @@ func speedOf(inc *Incident) (nicSpeed, bool) {
 		}
 	}
 	pick := matched
-	how := "the speed stated for the NIC NCCL uses"
+	how := "stated for the NIC NCCL uses"
 	if len(pick) == 0 {
-		pick, how = all, "the NIC speed the artifacts state"
+		pick, how = all, "stated by the artifacts"
 	}
 	if len(pick) == 0 {
 		return nicSpeed{}, false
@@ -77,10 +77,10 @@ func speedOf(inc *Incident) (nicSpeed, bool) {
 		}
 	}
 	if len(rates) > 1 {
-		how = "the fastest NIC speed the artifacts state (pass --nic-speed to choose)"
+		how = "the fastest the artifacts state; pass --nic-speed to choose"
 	}
 	if best.Device != "" {
-		how += " (" + best.Device + ")"
+		how += ", " + best.Device
 	}
 	return nicSpeed{rate: best.Rate, how: how, ev: []Evidence{best.Evidence}}, true
 }
@@ -216,9 +216,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	for _, row := range p.Rows[max(0, len(p.Rows)-3):] {
 		ev.add(row.Evidence)
 	}
-	plat := fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s) per rank at %s-%s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), unit.Bytes(p.MinSize), unit.Bytes(p.MaxSize))
+	plat := fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s) at %s-%s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), unit.Bytes(p.MinSize), unit.Bytes(p.MaxSize))
 	if p.Max > 1.02*p.BusBW {
-		plat = fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s, up to %s) per rank at %s-%s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), fmtGB(p.Max), unit.Bytes(p.MinSize), unit.Bytes(p.MaxSize))
+		plat = fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s, up to %s) at %s-%s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), fmtGB(p.Max), unit.Bytes(p.MinSize), unit.Bytes(p.MaxSize))
 	}
 	var notes []string
 	if r.AvgBusBW >= 0 && r.AvgBusBW < 0.8*p.BusBW {
@@ -240,7 +240,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	f := Finding{Layer: LayerNCCL}
 	if !speedKnown {
 		f.ID, f.Severity = "nccltests.busbw.low", Info
-		f.Title = fmt.Sprintf("nccl-tests %s %s; no NIC speed known to judge it", collName(r), plat)
+		f.Title = fmt.Sprintf("nccl-tests %s %s per rank; no NIC speed known to judge it", collName(r), plat)
 		above := perNIC / lowFraction
 		var judge string
 		switch {
@@ -267,7 +267,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		if sh.text != "" {
 			mech += " Here " + sh.text + ", so each rank gets that share of the NICs."
 		}
-		mech += fmt.Sprintf(" NIC speed: %s, from %s; the per-rank ceiling is %s GB/s line rate, %s-%s GB/s realistic.", speed.rate, speed.how, fmtGB(line), fmtGB(line*ceilingLo), fmtGB(line*ceilingHi))
+		mech += fmt.Sprintf(" NIC speed %s (%s): the per-rank ceiling is %s GB/s at line rate, %s-%s GB/s in practice.", speed.rate, speed.how, fmtGB(line), fmtGB(line*ceilingLo), fmtGB(line*ceilingHi))
 		switch {
 		case frac < lowFraction:
 			f.ID, f.Severity = "nccltests.busbw.low", Warn
@@ -275,7 +275,11 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 				f.Severity = Error
 			}
 			f.Title = fmt.Sprintf("nccl-tests %s %s is %.0f%% of what %s allows per rank (%s GB/s)", collName(r), plat, frac*100, speed.rate, fmtGB(line))
-			f.Fix = "Walk the layers above first: RDMA in use and QPs healthy, PFC/ECN on the RoCE priority. Then check GPUDirect RDMA (`lsmod | grep nvidia_peermem`, 'GDR 1' in the log), the GPU-NIC PCIe path (`nvidia-smi topo -m`, `lspci -vv` LnkSta at full width and speed), and rerun with NCCL_ALGO=RING and more channels (NCCL_MIN_NCHANNELS) to see whether the NIC or NCCL's pipeline is the limit."
+			rerun := "rerun with NCCL_ALGO=RING and more channels (NCCL_MIN_NCHANNELS)"
+			if ringOnly(inc) {
+				rerun = "rerun with more channels (NCCL_MIN_NCHANNELS)"
+			}
+			f.Fix = "Walk the layers above first: RDMA in use and QPs healthy, PFC/ECN on the RoCE priority. Then check GPUDirect RDMA (`lsmod | grep nvidia_peermem`, 'GDR 1' in the log), the GPU-NIC PCIe path (`nvidia-smi topo -m`, `lspci -vv` LnkSta at full width and speed), and " + rerun + " to see whether the NIC or NCCL's pipeline is the limit."
 			if causeText != "" {
 				f.Fix = causeText + " " + f.Fix
 				ev.add(causeEv...)

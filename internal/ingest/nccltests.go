@@ -132,7 +132,7 @@ func (t *NCCLTests) Lines() int { return t.lines }
 func (t *NCCLTests) Result() Artifact {
 	var runs []*TestRun
 	for _, r := range t.Runs {
-		if len(r.Rows) > 0 || r.RankCount > 0 || r.NThread > 0 || r.Header.Line > 0 {
+		if len(r.Rows) > 0 || len(r.Truncated) > 0 || r.RankCount > 0 || r.NThread > 0 || r.Header.Line > 0 {
 			r.finish()
 			runs = append(runs, r)
 		}
@@ -179,6 +179,10 @@ func (t *NCCLTests) Feed(ln Line) {
 		return
 	case c == '#':
 		s = strings.TrimLeft(s[1:], " \t")
+		if s == "" && len(t.Runs) > 0 {
+			t.lines++ // the bare "#" lines nccl-tests prints between sections
+			return
+		}
 	case c != 'n' && c != 'R' && c != 's' && c != 'U' && c != '(' && !strings.Contains(s, "_perf"):
 		return
 	}
@@ -220,7 +224,7 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 	case strings.HasPrefix(s, "Using devices"):
 	case strings.HasPrefix(s, "Rank "):
 		return t.rank(s, ev)
-	case strings.HasPrefix(s, "size ") && strings.Contains(s, "busbw"):
+	case strings.HasPrefix(s, "size ") && isHeader(s):
 		t.header(s, ev)
 	case strings.HasPrefix(s, "(B)") || (strings.HasPrefix(s, "out-of-place") && strings.Contains(s, "in-place")):
 	case strings.HasPrefix(s, "Out of bounds values"):
@@ -355,6 +359,22 @@ func (t *NCCLTests) header(s string, ev Evidence) {
 	r.Header = ev
 }
 
+// isHeader reports whether s names the columns of an nccl-tests table.
+func isHeader(s string) bool {
+	need := map[string]bool{"count": false, "type": false, "time": false, "algbw": false, "busbw": false}
+	for _, w := range strings.Fields(s) {
+		if _, ok := need[w]; ok {
+			need[w] = true
+		}
+	}
+	for _, ok := range need {
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // dataTypes are the nccl-tests type names a row can carry.
 var dataTypes = map[string]int{
 	"int8": 1, "uint8": 1, "char": 1, "int32": 4, "uint32": 4, "int": 4, "int64": 8, "uint64": 8,
@@ -412,6 +432,7 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 		return true
 	}
 	if !r.layout.known {
+		lay.known = true
 		r.layout, r.HasRedop, r.HasRoot = lay, lay.redop, lay.root
 	}
 	if len(r.Rows) < maxRows {
