@@ -87,7 +87,8 @@ type NCCLLog struct {
 	hosts     map[string]string
 	hostList  []string
 	hostFirst []Evidence
-	seen      map[string]struct{}
+	chanIdx   map[chanKey]int
+	seen      map[seenKey]struct{}
 	lastWarn  map[string]warnRef
 	matrix    bool
 }
@@ -273,7 +274,8 @@ func NewNCCLLogParser(src string) Parser {
 	return &NCCLLog{
 		src:      src,
 		hosts:    map[string]string{},
-		seen:     map[string]struct{}{},
+		seen:     map[seenKey]struct{}{},
+		chanIdx:  map[chanKey]int{},
 		lastWarn: map[string]warnRef{},
 	}
 }
@@ -467,7 +469,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		l.addVersion(host, msg[len("NCCL version "):], ev)
 	case strings.HasPrefix(msg, "Using network "):
 		name := strings.TrimSpace(msg[len("Using network "):])
-		if l.once("net|" + host + "|" + name) {
+		if l.once(seenKey{kind: 'n', a: host, b: name}) {
 			l.Networks = append(l.Networks, NetChoice{Host: host, Name: strings.Clone(name), Evidence: ev})
 		}
 	case strings.HasPrefix(msg, "NET/"):
@@ -560,15 +562,23 @@ func (l *NCCLLog) propagation(o origin, msg string) {
 	}
 }
 
-// once reports whether key is new, remembering it while there is room.
-func (l *NCCLLog) once(key string) bool {
-	if _, ok := l.seen[key]; ok {
+// seenKey identifies a fact already recorded: its kind and up to four
+// fields. Looking one up does not allocate.
+type seenKey struct {
+	kind       byte
+	a, b, c, d string
+}
+
+// once reports whether k is new, remembering it while there is room.
+func (l *NCCLLog) once(k seenKey) bool {
+	if _, ok := l.seen[k]; ok {
 		return false
 	}
 	if len(l.seen) >= 4*maxDistinct {
 		return false
 	}
-	l.seen[key] = struct{}{}
+	k.a, k.b, k.c, k.d = strings.Clone(k.a), strings.Clone(k.b), strings.Clone(k.c), strings.Clone(k.d)
+	l.seen[k] = struct{}{}
 	return true
 }
 
@@ -623,15 +633,15 @@ func (l *NCCLLog) netLine(host, msg string, ev Evidence) {
 	case strings.HasPrefix(rest, "Using "):
 		for _, d := range parseNetDevices(rest[len("Using "):]) {
 			d.Host, d.Evidence = host, ev
-			if name != "Socket" && l.once("ibdev|"+host+"|"+d.Name+"|"+strconv.Itoa(d.Port)) {
+			if name != "Socket" && l.once(seenKey{kind: 'i', a: host, b: d.Name, c: strconv.Itoa(d.Port)}) {
 				l.IBDevices = append(l.IBDevices, d)
 			}
-			if name == "Socket" && l.once("sockdev|"+host+"|"+d.Name+"|"+d.Addr) {
+			if name == "Socket" && l.once(seenKey{kind: 's', a: host, b: d.Name, c: d.Addr}) {
 				l.SocketDevices = append(l.SocketDevices, d)
 			}
 		}
 	case strings.HasPrefix(rest, "Made virtual device"):
-		if s, ok := parseVirtualDevice(rest, ev); ok && len(l.VirtualDevices) < maxKept && l.once("vdev|"+s.Device+"|"+s.Rate.String()) {
+		if s, ok := parseVirtualDevice(rest, ev); ok && len(l.VirtualDevices) < maxKept && l.once(seenKey{kind: 'v', a: s.Device, b: s.Rate.String()}) {
 			l.VirtualDevices = append(l.VirtualDevices, s)
 		}
 	}
@@ -676,7 +686,7 @@ func envValue(v string) string {
 }
 
 func (l *NCCLLog) addEnv(host, name, value string, cmd bool, ev Evidence) {
-	if !l.once("env|" + host + "|" + name + "|" + value) {
+	if !l.once(seenKey{kind: 'e', a: host, b: name, c: value}) {
 		return
 	}
 	if len(l.Env) < maxDistinct {
@@ -729,28 +739,19 @@ func (l *NCCLLog) gdr(host, msg string, ev Evidence) {
 		return
 	}
 	d.Host, d.Evidence = host, ev
-	key := "gdr|" + host + "|" + d.GPU + "|" + d.HCA + "|" + strconv.FormatBool(d.Enabled) + "|" + d.Reason
+	key := seenKey{kind: 'g', a: host, b: d.GPU, c: d.HCA, d: strconv.FormatBool(d.Enabled) + d.Reason}
 	if l.once(key) && len(l.GDR) < maxDistinct {
 		l.GDR = append(l.GDR, d)
 	}
 }
 
 func (l *NCCLLog) ringSummary(host, msg string, ev Evidence) {
-	pxn, gdr := -1, -1
-	f := strings.Fields(msg)
-	for i := 0; i+1 < len(f); i++ {
-		switch f[i] {
-		case "PXN":
-			pxn = atoiOr(f[i+1], -1)
-		case "GDR":
-			gdr = atoiOr(f[i+1], -1)
-		}
-	}
-	if gdr < 0 {
+	pxn, gdr := wordAfter(msg, " PXN "), wordAfter(msg, " GDR ")
+	if gdr == "" {
 		return
 	}
-	if l.once("ring|"+host+"|"+strconv.Itoa(pxn)+"|"+strconv.Itoa(gdr)) && len(l.Rings) < maxDistinct {
-		l.Rings = append(l.Rings, RingSummary{Host: host, PXN: pxn, GDR: gdr, Evidence: ev})
+	if l.once(seenKey{kind: 'r', a: host, b: pxn, c: gdr}) && len(l.Rings) < maxDistinct {
+		l.Rings = append(l.Rings, RingSummary{Host: host, PXN: atoiOr(pxn, -1), GDR: atoiOr(gdr, -1), Evidence: ev})
 	}
 }
 
@@ -790,18 +791,15 @@ func (l *NCCLLog) channel(host, msg string, ev Evidence) {
 	recv := strings.Contains(head, "[receive]")
 	send := strings.Contains(head, "[send]")
 	var c *ChannelStat
-	for i := range l.Channels {
-		x := &l.Channels[i]
-		if x.Host == host && x.Kind == kind && x.Net == net {
-			c = x
-			break
-		}
-	}
-	if c == nil {
+	if i, ok := l.chanIdx[chanKey{host, kind, net}]; ok {
+		c = &l.Channels[i]
+	} else {
 		if len(l.Channels) >= maxDistinct {
 			return
 		}
-		l.Channels = append(l.Channels, ChannelStat{Host: host, Kind: kind, Net: strings.Clone(net), First: ev})
+		net = strings.Clone(net)
+		l.chanIdx[chanKey{host, kind, net}] = len(l.Channels)
+		l.Channels = append(l.Channels, ChannelStat{Host: host, Kind: kind, Net: net, First: ev})
 		c = &l.Channels[len(l.Channels)-1]
 	}
 	c.Count++
@@ -836,6 +834,19 @@ func (l *NCCLLog) ringOrder(msg string) {
 		_, order, _ = strings.Cut(order, ":")
 		l.Comm.Ranks = max(l.Comm.Ranks, len(strings.Fields(order)))
 	}
+}
+
+// chanKey indexes ChannelStat by host and transport.
+type chanKey struct{ host, kind, net string }
+
+// wordAfter returns the word after the first occurrence of key in s.
+func wordAfter(s, key string) string {
+	i := strings.Index(s, key)
+	if i < 0 {
+		return ""
+	}
+	w, _, _ := strings.Cut(s[i+len(key):], " ")
+	return w
 }
 
 // classifyTransport splits what follows " via " in a connection line:

@@ -498,6 +498,11 @@ func parseHalf(f []string) (TestHalf, bool) {
 	if h.BusBW, err = strconv.ParseFloat(f[2], 64); err != nil {
 		return h, false
 	}
+	for _, v := range []float64{h.Time, h.AlgBW, h.BusBW} {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return h, false
+		}
+	}
 	h.Wrong = -1
 	if n, err := strconv.Atoi(f[3]); err == nil {
 		h.Wrong = n
