@@ -3,6 +3,7 @@ package doctor
 import (
 	"bytes"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,24 +98,7 @@ func TestCorpusDiagnoses(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			rep := diagnose(t, c.opts, filepath.Join(corpus, c.file))
-			for _, w := range c.want {
-				f := find(rep.Findings, w.id)
-				if f == nil {
-					t.Errorf("missing %s; got %v", w.id, ids(rep.Findings))
-					continue
-				}
-				if f.Severity != w.sev {
-					t.Errorf("%s severity %s, want %s", w.id, f.Severity, w.sev)
-				}
-				for _, s := range w.title {
-					if !strings.Contains(f.Title, s) {
-						t.Errorf("%s title %q lacks %q", w.id, f.Title, s)
-					}
-				}
-				if len(f.Evidence) == 0 || f.Mechanism == "" || (f.Severity > Info && f.Fix == "") {
-					t.Errorf("%s lacks evidence, mechanism or fix: %+v", w.id, f)
-				}
-			}
+			checkWants(t, rep.Findings, c.want)
 			allowed := map[string]bool{}
 			for _, id := range c.errors {
 				allowed[id] = true
@@ -128,6 +112,30 @@ func TestCorpusDiagnoses(t *testing.T) {
 				t.Errorf("exit code %d, want %d", got, c.exit)
 			}
 		})
+	}
+}
+
+// checkWants checks that fs holds each wanted finding, at its severity,
+// with the words its title needs, and with evidence, mechanism and fix.
+func checkWants(t *testing.T, fs []Finding, wants []want) {
+	t.Helper()
+	for _, w := range wants {
+		f := find(fs, w.id)
+		if f == nil {
+			t.Errorf("missing %s; got %v", w.id, ids(fs))
+			continue
+		}
+		if f.Severity != w.sev {
+			t.Errorf("%s severity %s, want %s", w.id, f.Severity, w.sev)
+		}
+		for _, s := range w.title {
+			if !strings.Contains(f.Title, s) {
+				t.Errorf("%s title %q lacks %q", w.id, f.Title, s)
+			}
+		}
+		if len(f.Evidence) == 0 || f.Mechanism == "" || (f.Severity > Info && f.Fix == "") {
+			t.Errorf("%s lacks evidence, mechanism or fix: %+v", w.id, f)
+		}
 	}
 }
 
@@ -266,21 +274,7 @@ func TestSyntheticRules(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			rep := diagnoseText(t, "# synthetic\n"+strings.Join(c.log, "\n")+"\n")
-			for _, w := range c.want {
-				f := find(rep.Findings, w.id)
-				if f == nil {
-					t.Errorf("missing %s; got %v", w.id, ids(rep.Findings))
-					continue
-				}
-				if f.Severity != w.sev {
-					t.Errorf("%s severity %s, want %s", w.id, f.Severity, w.sev)
-				}
-				for _, s := range w.title {
-					if !strings.Contains(f.Title, s) {
-						t.Errorf("%s title %q lacks %q", w.id, f.Title, s)
-					}
-				}
-			}
+			checkWants(t, rep.Findings, c.want)
 			for _, id := range c.not {
 				if f := find(rep.Findings, id); f != nil {
 					t.Errorf("unexpected %s: %s", id, f.Title)
@@ -330,4 +324,32 @@ func TestGoldenReports(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzDiagnoseNCCL runs the NCCL rules over whatever the parsers make of
+// arbitrary input: no rule may panic or emit a finding without an id,
+// title or evidence.
+func FuzzDiagnoseNCCL(f *testing.F) {
+	for _, dir := range []string{"nccl-log", "nccl-tests"} {
+		paths, _ := filepath.Glob(filepath.Join(corpus, dir, "*.txt"))
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b, int64(0))
+			f.Add(b, int64(400*unit.Gbps))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, speed int64) {
+		rep := Diagnose([]string{"-"}, bytes.NewReader(data), Options{NICSpeed: unit.BitRate(max(speed, 0))})
+		for _, fd := range rep.Findings {
+			if fd.ID == "" || fd.Title == "" || len(fd.Evidence) == 0 {
+				t.Fatalf("incomplete finding %+v", fd)
+			}
+		}
+		if err := rep.WriteText(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -274,7 +274,15 @@ func appendEvidence(evs []Evidence, e Evidence) []Evidence {
 }
 
 func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
+	// The evidence is one line per distinct fact: a summary, not a list.
 	var ev evidence
+	shown := map[string]bool{}
+	once := func(key string, e Evidence) {
+		if !shown[key] {
+			shown[key] = true
+			ev.add(e)
+		}
+	}
 	var nets, devs, gids, tcs, versions []string
 	var linkLayers []string
 	gdr := ingest.GDRReport{}
@@ -282,40 +290,35 @@ func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 		for _, c := range l.Networks {
 			if ibNetwork(c.Name) {
 				nets = append(nets, c.Name)
-				ev.add(c.Evidence)
+				once("net "+c.Name, c.Evidence)
 			}
 		}
 		for _, d := range l.IBDevices {
-			devs = append(devs, fmt.Sprintf("%s:%d", d.Name, d.Port))
+			dev := fmt.Sprintf("%s:%d", d.Name, d.Port)
+			devs = append(devs, dev)
 			linkLayers = append(linkLayers, d.LinkLayer)
-			ev.add(d.Evidence)
+			once("dev "+dev+"/"+d.LinkLayer, d.Evidence)
 		}
 		for _, c := range l.Channels {
 			if c.Kind == "NET" && ibNetwork(c.Net) {
 				nets = append(nets, c.Net)
 				if len(l.Networks) == 0 {
-					ev.add(c.First)
+					once("chan "+c.Net, c.First)
 				}
 			}
 		}
 		for _, e := range l.EnvValues("NCCL_IB_GID_INDEX") {
 			gids = append(gids, e.Value)
-			ev.add(e.Evidence)
+			once("gid "+e.Value, e.Evidence)
 		}
 		for _, e := range l.EnvValues("NCCL_IB_TC") {
 			tcs = append(tcs, e.Value)
-			ev.add(e.Evidence)
+			once("tc "+e.Value, e.Evidence)
 		}
 		for _, v := range l.Versions {
 			versions = append(versions, v.Version)
 		}
-		g := l.GDRReport()
-		gdr.Enabled = append(gdr.Enabled, g.Enabled...)
-		gdr.Disabled = append(gdr.Disabled, g.Disabled...)
-		gdr.RingsOn = append(gdr.RingsOn, g.RingsOn...)
-		gdr.RingsOff = append(gdr.RingsOff, g.RingsOff...)
-		gdr.ChannelsOn = append(gdr.ChannelsOn, g.ChannelsOn...)
-		gdr.ChannelsOff = append(gdr.ChannelsOff, g.ChannelsOff...)
+		gdr.Merge(l.GDRReport())
 	}
 	nets = distinct(nets)
 	if len(nets) == 0 && len(devs) == 0 {
@@ -480,6 +483,36 @@ func pathName(dist, limit int, level string, logs []*ingest.NCCLLog) string {
 	return cand[0][dist]
 }
 
+// gpuList names GPUs by bus id: "GPU 18000" or "GPUs 18000, 3b000".
+func gpuList(gpus []string) string {
+	g := distinct(gpus)
+	if len(g) == 1 {
+		return "GPU " + g[0]
+	}
+	return "GPUs " + list(g, 4)
+}
+
+// offHosts names the hosts where the report shows GPUDirect RDMA off.
+func offHosts(g ingest.GDRReport) []string {
+	var hs []string
+	for _, d := range g.Disabled {
+		hs = append(hs, d.Host)
+	}
+	for _, r := range g.RingsOff {
+		hs = append(hs, r.Host)
+	}
+	for _, c := range g.ChannelsOff {
+		hs = append(hs, c.Host)
+	}
+	var real []string
+	for _, h := range distinct(hs) {
+		if ingest.RealHost(h) {
+			real = append(real, h)
+		}
+	}
+	return real
+}
+
 // checkGDR reports GPUDirect RDMA off, with the reason the log gives: the
 // peer-memory module missing, the GPU-NIC distance above
 // NCCL_NET_GDR_LEVEL, or none given; and whether it is off for some GPUs
@@ -489,13 +522,7 @@ func checkGDR(inc *Incident) []Finding {
 	var all ingest.GDRReport
 	level := ""
 	for _, l := range logs {
-		g := l.GDRReport()
-		all.Enabled = append(all.Enabled, g.Enabled...)
-		all.Disabled = append(all.Disabled, g.Disabled...)
-		all.RingsOn = append(all.RingsOn, g.RingsOn...)
-		all.RingsOff = append(all.RingsOff, g.RingsOff...)
-		all.ChannelsOn = append(all.ChannelsOn, g.ChannelsOn...)
-		all.ChannelsOff = append(all.ChannelsOff, g.ChannelsOff...)
+		all.Merge(l.GDRReport())
 		if v := l.EnvValues("NCCL_NET_GDR_LEVEL"); len(v) > 0 && level == "" {
 			level = v[0].Value
 		}
@@ -542,7 +569,7 @@ func checkGDR(inc *Incident) []Finding {
 		if name != "" {
 			dist += " (" + name + ")"
 		}
-		what = append(what, fmt.Sprintf("GPU %s too far from HCA %s (distance %s > NCCL_NET_GDR_LEVEL %s)", list(distinct(gpus), 4), d0.HCA, dist, lim))
+		what = append(what, fmt.Sprintf("%s too far from HCA %s (distance %s > NCCL_NET_GDR_LEVEL %s)", gpuList(gpus), d0.HCA, dist, lim))
 		why = append(why, fmt.Sprintf("NCCL uses GPUDirect RDMA only when the PCIe path from GPU to NIC is no longer than NCCL_NET_GDR_LEVEL; here the path is %s against a limit of %s, i.e. it crosses the CPU's root complex or the inter-socket link, where peer-to-peer DMA is slow or unsupported.", dist, lim))
 		fix = append(fix, "Pair each GPU with a NIC on its own PCIe switch (multi-rail: list the NICs in NCCL_IB_HCA; `nvidia-smi topo -m` should show PIX/PXB between them), or, if that path does carry peer-to-peer DMA well, allow it with NCCL_NET_GDR_LEVEL=SYS and measure with nccl-tests before keeping it.")
 	}
@@ -556,13 +583,20 @@ func checkGDR(inc *Incident) []Finding {
 		ev.add(c.FirstNoGDR)
 	}
 	if len(noModule) == 0 && len(byDistance) == 0 {
+		var where string
+		if h := offHosts(all); len(h) > 0 {
+			where = " on " + list(h, 3)
+		}
 		switch {
 		case len(all.RingsOff) > 0:
-			what = append(what, "ring summary says GDR 0, no reason printed")
+			what = append(what, "ring summary says GDR 0"+where+", no reason printed")
 		case len(silent) > 0:
-			what = append(what, "disabled for HCA "+silent[0].HCADev+", no reason printed")
+			what = append(what, "disabled for HCA "+silent[0].HCADev+where+", no reason printed")
 		default:
-			what = append(what, "received data lands via NET/"+all.ChannelsOff[0].Net+" without /GDRDMA on the ranks this log shows")
+			if where == "" {
+				where = " on the ranks this log shows"
+			}
+			what = append(what, "received data lands via NET/"+all.ChannelsOff[0].Net+" without /GDRDMA"+where)
 		}
 		why = append(why, "The log shows that GPUDirect RDMA is off but not why: NCCL 2.1x-2.2x prints only 'GPU Direct RDMA Disabled for HCA', 'GDR 0' or connection lines without /GDRDMA unless the NET and GRAPH subsystems are logged.")
 		fix = append(fix, "Check the peer-memory path on every node: `lsmod | grep nvidia_peermem` (`sudo modprobe nvidia_peermem`), or DMA-BUF (open GPU kernel module, kernel 5.12 or later); check the GPU-NIC path with `nvidia-smi topo -m` against NCCL_NET_GDR_LEVEL (default PXB); rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH to see the reason.")
@@ -570,14 +604,21 @@ func checkGDR(inc *Incident) []Finding {
 	partial := all.On()
 	title := "GPUDirect RDMA off: " + strings.Join(what, "; ")
 	if partial {
-		var on []string
+		var gpusOn, hcasOn []string
 		for _, d := range all.Enabled {
 			if d.GPU != "" {
-				on = append(on, "GPU "+d.GPU)
+				gpusOn = append(gpusOn, d.GPU)
 			} else {
-				on = append(on, "HCA "+d.HCADev)
+				hcasOn = append(hcasOn, d.HCADev)
 			}
 			ev.add(d.Evidence)
+		}
+		var on []string
+		if len(gpusOn) > 0 {
+			on = append(on, gpuList(gpusOn))
+		}
+		if h := distinct(hcasOn); len(h) > 0 {
+			on = append(on, "HCA "+list(h, 4))
 		}
 		for _, r := range all.RingsOn {
 			ev.add(r.Evidence)
@@ -586,8 +627,8 @@ func checkGDR(inc *Incident) []Finding {
 			ev.add(c.First)
 		}
 		title = "GPUDirect RDMA only partly on: " + strings.Join(what, "; ")
-		if on = distinct(on); len(on) > 0 {
-			title += "; on for " + list(on, 4)
+		if len(on) > 0 {
+			title += "; on for " + strings.Join(on, ", ")
 		}
 	}
 	mech := "Without GPUDirect RDMA the NIC cannot read or write GPU memory: NCCL stages every chunk through a bounce buffer in host memory, adding a PCIe round trip through the CPU and competing for host memory bandwidth, which costs a large share of inter-node bandwidth at 100-400 Gb/s. " + strings.Join(why, " ")

@@ -240,7 +240,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	f := Finding{Layer: LayerNCCL}
 	if !speedKnown {
 		f.ID, f.Severity = "nccltests.busbw.low", Info
-		f.Title = fmt.Sprintf("nccl-tests %s %s per rank; no NIC speed known to judge it", collName(r), plat)
+		f.Title = fmt.Sprintf("nccl-tests %s per-rank %s; no NIC speed known to judge it", collName(r), plat)
 		above := perNIC / lowFraction
 		var judge string
 		switch {

@@ -49,6 +49,16 @@ func (l *NCCLLog) GDRReport() GDRReport {
 	return r
 }
 
+// Merge adds o's evidence to r, to judge several logs together.
+func (r *GDRReport) Merge(o GDRReport) {
+	r.Enabled = append(r.Enabled, o.Enabled...)
+	r.Disabled = append(r.Disabled, o.Disabled...)
+	r.RingsOn = append(r.RingsOn, o.RingsOn...)
+	r.RingsOff = append(r.RingsOff, o.RingsOff...)
+	r.ChannelsOn = append(r.ChannelsOn, o.ChannelsOn...)
+	r.ChannelsOff = append(r.ChannelsOff, o.ChannelsOff...)
+}
+
 // Off reports whether the log shows GPUDirect RDMA off anywhere.
 func (r GDRReport) Off() bool {
 	return len(r.Disabled) > 0 || len(r.RingsOff) > 0 || len(r.ChannelsOff) > 0

@@ -9,9 +9,9 @@ import (
 
 // Bounds on what one nccl-tests input keeps.
 const (
-	maxRuns     = 256
-	maxRows     = 4096
-	maxRanks    = 16384
+	maxRuns     = 64
+	maxRows     = 1024
+	maxRanks    = 4096
 	maxRankHost = 4096
 )
 
@@ -165,7 +165,7 @@ func (t *NCCLTests) cur(fresh bool) *TestRun {
 
 // Feed reads one line.
 func (t *NCCLTests) Feed(ln Line) {
-	s := strings.TrimLeft(ln.Text, " \t")
+	s := stripLabel(strings.TrimLeft(ln.Text, " \t"))
 	if s == "" {
 		return
 	}
@@ -191,6 +191,20 @@ func (t *NCCLTests) Feed(ln Line) {
 	} else if !hashed && strings.Contains(s, "_perf") {
 		t.binary(s)
 	}
+}
+
+// stripLabel removes the "0: " rank label that srun --label and similar
+// launchers put before every line. Table rows never hold a colon, so a
+// leading number followed by ": " is always a label.
+func stripLabel(s string) string {
+	i := 0
+	for i < len(s) && i < 8 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && strings.HasPrefix(s[i:], ": ") {
+		return strings.TrimLeft(s[i+2:], " \t")
+	}
+	return s
 }
 
 // preamble handles the "#" lines (also pasted without their "#").

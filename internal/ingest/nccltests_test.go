@@ -72,6 +72,7 @@ func TestNCCLTestsMangled(t *testing.T) {
 		"quoted":   "> " + strings.Join(synthTable, "\n> "),
 		"mpi-tags": "[1,0]<stdout>:" + strings.Join(synthTable, "\n[1,0]<stdout>:"),
 		"ansi":     "\x1b[0m" + strings.Join(synthTable, "\x1b[0m\n\x1b[1m"),
+		"srun":     "0: " + strings.Join(synthTable, "\n0: "),
 		"no-hash": strings.NewReplacer("\n#  Rank", "\n  Rank", "\n#       size", "\n       size", "\n# nThread", "\nnThread").
 			Replace("\n" + strings.Join(synthTable, "\n")),
 	}
