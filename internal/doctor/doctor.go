@@ -43,6 +43,7 @@ type Rule struct {
 func rules() []Rule {
 	var rs []Rule
 	rs = append(rs, ncclRules()...)
+	rs = append(rs, ncclGDRRules()...)
 	rs = append(rs, ncclIBRules()...)
 	rs = append(rs, ncclTestsRules()...)
 	return rs
