@@ -430,11 +430,19 @@ func (l *NCCLLog) ringOrder(msg string) {
 		return
 	}
 	id, order, _ := strings.Cut(rest, " ")
-	if _, n, ok := strings.Cut(id, "/"); ok {
-		l.NChannels = max(l.NChannels, atoiOr(n, 0))
-		_, order, _ = strings.Cut(order, ":")
-		l.Comm.Ranks = max(l.Comm.Ranks, len(strings.Fields(order)))
+	_, n, ok := strings.Cut(id, "/")
+	if !ok {
+		return
 	}
+	_, order, _ = strings.Cut(order, ":")
+	ranks := strings.Fields(order)
+	for _, r := range ranks {
+		if atoiOr(r, -1) < 0 {
+			return // not a ring order: two processes' lines run together
+		}
+	}
+	l.NChannels = max(l.NChannels, atoiOr(n, 0))
+	l.Comm.Ranks = max(l.Comm.Ranks, len(ranks))
 }
 
 // chanKey indexes ChannelStat by host and transport.

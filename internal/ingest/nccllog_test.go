@@ -349,6 +349,12 @@ func TestNCCLLogMangled(t *testing.T) {
 	if h := il.Hosts(); len(h) != 2 || h[0] != "hostB" || len(il.Completions) != 2 || il.Completions[0].Result != 6 || len(il.Env) != 2 {
 		t.Errorf("interleaved: %s", summary(il))
 	}
+	// Two processes' writes run together on one line: the first message is
+	// kept as far as it parses, and the merged text is not read as a ring.
+	merged := parseLog(t, "hostA:100:111 [0] NCCL INFO Channel 00/02 : hostB:200:211 [1] NCCL INFO Using network IB")
+	if merged.Comm.Ranks != 0 || merged.NChannels != 0 || merged.Lines() != 1 {
+		t.Errorf("merged line: ranks %d channels %d lines %d", merged.Comm.Ranks, merged.NChannels, merged.Lines())
+	}
 	// Blank and stripped host prefixes.
 	blank := strings.Join([]string{
 		":22901:22901 [0] NCCL INFO NET/IB : Using [0]mlx5_2:1/RoCE ; OOB br0:10.1.1.1<0>",
