@@ -236,6 +236,16 @@ func TestSyntheticRules(t *testing.T) {
 			"h:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.",
 			"h:1:1 [0] NCCL INFO Using network Socket",
 		}, []want{{"nccl.transport.socket_fallback", Warn, []string{"if the job spans nodes"}}}, nil},
+		{"one host without an RDMA device", []string{
+			"a:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
+			"a:1:1 [0] NCCL INFO Using network IB",
+			"b:1:1 [0] NCCL INFO NET/IB : No device found.",
+		}, []want{{"nccl.transport.socket_fallback", Error, []string{"1 host"}}}, nil},
+		{"no IB device under a net plugin is normal", []string{
+			"a:1:1 [0] NCCL INFO NET/IB : No device found.",
+			"a:1:1 [0] NCCL INFO Using network AWS Libfabric",
+			"b:1:1 [0] NCCL INFO Using network AWS Libfabric",
+		}, []want{{"nccl.transport.plugin", Info, []string{"AWS Libfabric"}}}, []string{"nccl.transport.socket_fallback"}},
 		{"plugin transport is not a socket fallback", []string{
 			"a:1:1 [0] NCCL INFO NET/Plugin: Loaded net plugin FasTrak (v8)",
 			"a:1:1 [0] NCCL INFO Using network FasTrak",

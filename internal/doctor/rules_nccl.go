@@ -171,6 +171,8 @@ func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 	var reasons, fixes []string
 	var sockHosts []string
 	rdma, plugin := false, false
+	rdmaHosts := map[string]bool{}
+	var failHosts []string // hosts where the IB transport could not start
 	ibDisabled := false
 	for _, l := range logs {
 		sev := l.SocketEvidence(4)
@@ -180,7 +182,7 @@ func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 			case c.Name == "Socket":
 				sockHosts = append(sockHosts, c.Host)
 			case ibNetwork(c.Name):
-				rdma = true
+				rdma, rdmaHosts[c.Host] = true, true
 			default:
 				plugin = true
 			}
@@ -188,12 +190,16 @@ func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 		for _, d := range l.SocketDevices {
 			sockHosts = append(sockHosts, d.Host)
 		}
-		rdma = rdma || len(l.IBDevices) > 0
+		for _, d := range l.IBDevices {
+			rdma, rdmaHosts[d.Host] = true, true
+		}
 		for _, c := range l.Channels {
 			if c.Kind == "NET" && ibNetwork(c.Net) {
-				rdma = true
+				rdma, rdmaHosts[c.Host] = true, true
 			}
 		}
+		failHosts = append(failHosts, l.NoIBDevice.Hosts...)
+		failHosts = append(failHosts, l.VerbsMissing.Hosts...)
 		for _, e := range l.EnvValues("NCCL_IB_DISABLE") {
 			if e.Value == "1" && !ibDisabled {
 				ibDisabled = true
@@ -224,7 +230,13 @@ func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 			fixes = append(fixes, "Fix the net plugin load error shown (library path, NCCL_NET_PLUGIN, plugin/NCCL version match).")
 		}
 	}
-	inferred := len(ev.list) == 0 && (ibDisabled || len(reasons) > 0) && !rdma && !plugin
+	// Without a socket line, infer the fallback from why IB could not
+	// start: on a host that shows no RDMA use, unless a net plugin (EFA,
+	// TCPX) carries the traffic instead.
+	inferred := (ibDisabled || len(reasons) > 0) && !rdma && !plugin
+	for _, h := range failHosts {
+		inferred = inferred || (!plugin && !rdmaHosts[h])
+	}
 	if len(ev.list) == 0 && !inferred {
 		return Finding{}, false
 	}
