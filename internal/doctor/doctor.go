@@ -19,8 +19,10 @@ type Incident struct {
 	Artifacts []ingest.Artifact
 }
 
-// All returns the incident's artifacts of type T, in input order.
-func All[T ingest.Artifact](inc *Incident) []T {
+// All returns the incident's artifacts of type T, in input order. T is a
+// concrete artifact type or an interface some artifacts implement (such as
+// ingest.LinkSpeeder).
+func All[T any](inc *Incident) []T {
 	var out []T
 	for _, a := range inc.Artifacts {
 		if t, ok := a.(T); ok {
@@ -40,6 +42,10 @@ type Rule struct {
 // rules lists every rule. Add one line per rule file.
 func rules() []Rule {
 	var rs []Rule
+	rs = append(rs, ncclRules()...)
+	rs = append(rs, ncclGDRRules()...)
+	rs = append(rs, ncclIBRules()...)
+	rs = append(rs, ncclTestsRules()...)
 	rs = append(rs, counterRules()...)
 	rs = append(rs, perftestRules()...)
 	rs = append(rs, gidRules()...)

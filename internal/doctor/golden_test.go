@@ -1,7 +1,59 @@
 package doctor
 
-import "flag"
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"rocelab/internal/unit"
+)
 
 // update rewrites golden files instead of comparing against them:
 // go test ./internal/doctor -run Golden -update
-var update = flag.Bool("update", false, "rewrite golden files")
+var update = flag.Bool("update", false, "rewrite the golden reports in testdata/golden")
+
+// TestGoldenReports compares the text report of corpus files with
+// testdata/golden; run with -update to rewrite them, then read the diff.
+func TestGoldenReports(t *testing.T) {
+	cases := []struct {
+		golden string
+		opts   Options
+		files  []string
+	}{
+		{"retry-exceeded-issue1405.txt", Options{}, []string{"nccl-log/roce-err12-vendor129-recv-gid-issue1405.txt"}},
+		{"allreduce-gdr0-400g.txt", Options{NICSpeed: 400 * unit.Gbps}, []string{"nccl-tests/allreduce-h100-1gpu-roce400g-gdr0-15GBps-ccimoc.txt"}},
+		{"socket-aws.txt", Options{}, []string{"nccl-log/socket-aws-ens3-no-ib-issue226.txt"}},
+		{"cx5blog-mlnx-qos.txt", Options{}, []string{"ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt"}},
+		{"lkml-ethtool.txt", Options{}, []string{"ethtool/mlx5-xdp-rx-discards-phy-global-pause-lkml.txt"}},
+	}
+	for _, c := range cases {
+		t.Run(c.golden, func(t *testing.T) {
+			var paths []string
+			for _, f := range c.files {
+				paths = append(paths, filepath.Join(corpus, f))
+			}
+			var b bytes.Buffer
+			if err := Diagnose(paths, nil, c.opts).WriteText(&b); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", "golden", c.golden)
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if !bytes.Equal(want, b.Bytes()) {
+				t.Errorf("report differs from %s (run with -update after checking the diff):\n%s", path, b.String())
+			}
+		})
+	}
+}

@@ -368,31 +368,6 @@ func TestDiagnoseDeterministic(t *testing.T) {
 	}
 }
 
-func TestGoldenReports(t *testing.T) {
-	for _, c := range []struct{ in, golden string }{
-		{"corpus/ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt", "cx5blog-mlnx-qos.txt"},
-		{"corpus/ethtool/mlx5-xdp-rx-discards-phy-global-pause-lkml.txt", "lkml-ethtool.txt"},
-	} {
-		var b bytes.Buffer
-		if err := Diagnose([]string{nicTestdata(c.in)}, nil, Options{}).WriteText(&b); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join("testdata", "golden", c.golden)
-		if *update {
-			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run with -update to create)", err)
-		}
-		if !bytes.Equal(want, b.Bytes()) {
-			t.Errorf("%s differs from %s (run with -update after checking the diff):\n%s", c.in, path, b.String())
-		}
-	}
-}
 
 func TestMixedTrafficIsNotMisclassified(t *testing.T) {
 	// synthetic: RoCE on priority 3 beside a larger TCP share on priority 0.

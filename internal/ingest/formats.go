@@ -3,6 +3,8 @@ package ingest
 // formats lists the parsers. Add one line per format.
 func formats() []Format {
 	return []Format{
+		{Kind: KindNCCLLog, New: NewNCCLLogParser},
+		{Kind: KindNCCLTests, New: NewNCCLTestsParser},
 		{Kind: KindEthtool, New: NewEthtoolParser},
 		{Kind: KindHWCounters, New: NewHWCountersParser},
 		{Kind: KindPerftest, New: NewPerftestParser},

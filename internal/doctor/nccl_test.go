@@ -1,0 +1,321 @@
+package doctor
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rocelab/internal/unit"
+)
+
+const corpus = "../../testdata/corpus"
+
+// want is a finding a corpus file must produce: its id, severity and words
+// its title must contain.
+type want struct {
+	id    string
+	sev   Severity
+	title []string
+}
+
+func find(fs []Finding, id string) *Finding {
+	for i := range fs {
+		if fs[i].ID == id {
+			return &fs[i]
+		}
+	}
+	return nil
+}
+
+func diagnose(t *testing.T, opts Options, paths ...string) *Report {
+	t.Helper()
+	rep := Diagnose(paths, nil, opts)
+	for _, in := range rep.Inputs {
+		if !in.Usable() {
+			t.Fatalf("input %s not usable: %+v", in.Path, in)
+		}
+	}
+	return rep
+}
+
+// TestCorpusDiagnoses checks, for every NCCL corpus file, the findings its
+// INDEX.md row calls for, and that no error-level finding contradicts it.
+func TestCorpusDiagnoses(t *testing.T) {
+	cases := []struct {
+		file string
+		opts Options
+		want []want
+		// errors lists the only ids allowed at error level.
+		errors []string
+		exit   int
+	}{
+		{"nccl-log/gdr-disabled-no-module-netib-channels-issue899.txt", Options{},
+			[]want{{"nccl.gdr.disabled", Warn, []string{"peer-memory module not loaded", "mlx5_1", "mlx5_3"}}, {"nccl.transport.ib", Info, []string{"NET/IB"}}}, nil, 0},
+		{"nccl-log/gdr-enabled-disabled-by-distance-dle383.txt", Options{},
+			[]want{{"nccl.gdr.disabled", Warn, []string{"partly", "18000", "3b000", "distance 5 (SYS) > NCCL_NET_GDR_LEVEL 4 (PHB)", "86000", "af000"}}}, nil, 0},
+		{"nccl-log/roce-err12-vendor129-recv-gid-issue1405.txt", Options{},
+			[]want{{"nccl.ib.retry_exceeded", Error, []string{"status 12", "0x81", "3 connections", "kp-ddp-worker-0", "10.216.210.236"}}},
+			[]string{"nccl.ib.retry_exceeded"}, 1},
+		{"nccl-log/roce-ibext-nccl2.10.3-init-llama162.txt", Options{},
+			[]want{{"nccl.transport.ib", Info, []string{"NET/IBext", "RoCE", "mlx5_3:1"}}}, nil, 0},
+		{"nccl-log/roce-nccl2.5.7-rings-trees-gdr-partial-issue392.txt", Options{},
+			[]want{{"nccl.transport.ib", Info, []string{"RoCE", "mlx5_0:1", "GID index 3"}}, {"nccl.gdr.disabled", Warn, []string{"without /GDRDMA"}}}, nil, 0},
+		{"nccl-log/socket-aws-ens3-no-ib-issue226.txt", Options{},
+			[]want{{"nccl.transport.socket_fallback", Error, []string{"Multi-node", "TCP sockets", "15 hosts"}}},
+			[]string{"nccl.transport.socket_fallback"}, 1},
+		{"nccl-tests/allreduce-a3mega-16xh100-tcpxo-338GBps-good.txt", Options{},
+			[]want{{"nccltests.busbw.low", Info, []string{"all_reduce", "330.58", "338.82", "no NIC speed"}}}, nil, 0},
+		{"nccl-tests/allreduce-gb10-2node-nccltests2.20-format-dgxspark103.txt", Options{},
+			[]want{{"nccltests.sizes.small", Info, []string{"all_reduce", "64KiB"}}}, nil, 0},
+		{"nccl-tests/allreduce-h100-1gpu-roce400g-gdr0-15GBps-ccimoc.txt", Options{},
+			[]want{{"nccl.transport.ib", Info, []string{"RoCE", "mlx5_5:1", "GID index 3"}}, {"nccl.gdr.disabled", Warn, []string{"GDR 0"}},
+				{"nccltests.busbw.low", Info, []string{"15.02", "no NIC speed"}}}, nil, 0},
+		{"nccl-tests/allreduce-h100-1gpu-roce400g-gdr0-15GBps-ccimoc.txt", Options{NICSpeed: 400 * unit.Gbps},
+			[]want{{"nccltests.busbw.low", Error, []string{"all_reduce", "30%", "400Gbps", "50.00 GB/s"}}, {"nccl.gdr.disabled", Warn, nil}},
+			[]string{"nccltests.busbw.low"}, 1},
+		{"nccl-tests/allreduce-h20-ib-error-column-format-issue1244.txt", Options{},
+			[]want{{"nccltests.sizes.small", Info, []string{"512B"}}}, nil, 0},
+		{"nccl-tests/broadcast-v100-socket-old-format-nccltests82.txt", Options{},
+			[]want{{"nccl.transport.socket_fallback", Error, []string{"Multi-node"}}, {"nccltests.sizes.small", Info, []string{"broadcast"}}},
+			[]string{"nccl.transport.socket_fallback"}, 1},
+		{"nccl-tests/sendrecv-h100-1gpu-roce400g-14GBps-ccimoc.txt", Options{},
+			[]want{{"nccltests.busbw.low", Info, []string{"sendrecv", "13.97"}}, {"nccl.gdr.disabled", Warn, []string{"without /GDRDMA"}}, {"nccl.transport.ib", Info, nil}}, nil, 0},
+		{"nccl-tests/sendrecv-h100-4gpu-shared-1nic-5.8GBps-ccimoc.txt", Options{},
+			[]want{{"nccltests.busbw.low", Info, []string{"sendrecv", "5.85"}}, {"nccl.transport.ib", Info, []string{"mlx5_5:1"}}}, nil, 0},
+		{"nccl-tests/sendrecv-h100-4gpu-shared-1nic-5.8GBps-ccimoc.txt", Options{NICSpeed: 400 * unit.Gbps},
+			[]want{{"nccltests.busbw.low", Error, []string{"47%", "12.50 GB/s"}}}, []string{"nccltests.busbw.low"}, 1},
+	}
+	for _, c := range cases {
+		name := filepath.Base(c.file)
+		if c.opts.NICSpeed > 0 {
+			name += "@" + c.opts.NICSpeed.String()
+		}
+		t.Run(name, func(t *testing.T) {
+			rep := diagnose(t, c.opts, filepath.Join(corpus, c.file))
+			checkWants(t, rep.Findings, c.want)
+			allowed := map[string]bool{}
+			for _, id := range c.errors {
+				allowed[id] = true
+			}
+			for _, f := range rep.Findings {
+				if f.Severity == Error && !allowed[f.ID] {
+					t.Errorf("unexpected error-level finding %s: %s", f.ID, f.Title)
+				}
+			}
+			if got := rep.ExitCode(); got != c.exit {
+				t.Errorf("exit code %d, want %d", got, c.exit)
+			}
+		})
+	}
+}
+
+// checkWants checks that fs holds each wanted finding, at its severity,
+// with the words its title needs, and with evidence, mechanism and fix.
+func checkWants(t *testing.T, fs []Finding, wants []want) {
+	t.Helper()
+	for _, w := range wants {
+		f := find(fs, w.id)
+		if f == nil {
+			t.Errorf("missing %s; got %v", w.id, ids(fs))
+			continue
+		}
+		if f.Severity != w.sev {
+			t.Errorf("%s severity %s, want %s", w.id, f.Severity, w.sev)
+		}
+		for _, s := range w.title {
+			if !strings.Contains(f.Title, s) {
+				t.Errorf("%s title %q lacks %q", w.id, f.Title, s)
+			}
+		}
+		if len(f.Evidence) == 0 || f.Mechanism == "" || (f.Severity > Info && f.Fix == "") {
+			t.Errorf("%s lacks evidence, mechanism or fix: %+v", w.id, f)
+		}
+	}
+}
+
+func ids(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.ID+"/"+f.Severity.String())
+	}
+	return out
+}
+
+// TestCorpusRetryRootCause checks that each connection's first error is
+// the evidence and that the GIDs and plugin are named.
+func TestCorpusRetryRootCause(t *testing.T) {
+	rep := diagnose(t, Options{}, filepath.Join(corpus, "nccl-log/roce-err12-vendor129-recv-gid-issue1405.txt"))
+	f := find(rep.Findings, "nccl.ib.retry_exceeded")
+	if f == nil {
+		t.Fatal("no retry finding")
+	}
+	var lines []int
+	for _, e := range f.Evidence {
+		lines = append(lines, e.Line)
+	}
+	if len(lines) != 3 || lines[0] != 4 || lines[1] != 9 || lines[2] != 14 {
+		t.Errorf("evidence lines %v, want 4, 9, 14", lines)
+	}
+	for _, s := range []string{"4.3 s per attempt", "NCCL_IB_RETRY_CNT=7", "go", "fd00:1148:9000:5000:4:200:3:ff22", "ib_plugin.c:1615"} {
+		if !strings.Contains(f.Mechanism, s) {
+			t.Errorf("mechanism lacks %q: %s", s, f.Mechanism)
+		}
+	}
+	if !strings.Contains(f.Fix, "show_gids") || !strings.Contains(f.Fix, "PFC") {
+		t.Errorf("fix lacks GID and PFC checks: %s", f.Fix)
+	}
+}
+
+// TestSplitIncident joins two files cut from one real artifact: the NCCL
+// lines in one, the nccl-tests table in the other. The busbw finding must
+// name GDR 0 from the other file as a likely cause.
+func TestSplitIncident(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(corpus, "nccl-tests/allreduce-h100-1gpu-roce400g-gdr0-15GBps-ccimoc.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logPart, tablePart []string
+	for _, l := range strings.Split(string(src), "\n") {
+		if strings.Contains(l, " NCCL INFO ") {
+			logPart = append(logPart, l)
+		} else {
+			tablePart = append(tablePart, l)
+		}
+	}
+	dir := t.TempDir()
+	write := func(name string, lines []string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a-nccl.log", logPart)
+	write("b-allreduce.txt", tablePart)
+	rep := diagnose(t, Options{NICSpeed: 400 * unit.Gbps}, dir)
+	f := find(rep.Findings, "nccltests.busbw.low")
+	if f == nil || f.Severity != Error {
+		t.Fatalf("busbw finding = %+v", f)
+	}
+	if !strings.Contains(f.Fix, "GPUDirect RDMA off (GDR 0)") {
+		t.Errorf("fix does not name GDR 0: %s", f.Fix)
+	}
+	cited := false
+	for _, e := range f.Evidence {
+		cited = cited || (strings.HasSuffix(e.File, "a-nccl.log") && strings.Contains(e.Text, "GDR 0"))
+	}
+	if !cited {
+		t.Errorf("evidence does not cite the GDR 0 line of the other file: %v", f.Evidence)
+	}
+}
+
+func diagnoseText(t *testing.T, text string) *Report {
+	t.Helper()
+	return Diagnose([]string{"-"}, strings.NewReader(text), Options{})
+}
+
+// Synthetic logs for the rules the corpus does not exercise.
+func TestSyntheticRules(t *testing.T) {
+	cases := []struct {
+		name string
+		log  []string
+		want []want
+		not  []string
+	}{
+		{"socket single node", []string{
+			"h:1:1 [0] NCCL INFO NET/IB : No device found.",
+			"h:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>",
+			"h:1:1 [0] NCCL INFO Using network Socket",
+			"h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 8 nNodes 1 localRanks 8 localRank 0 MNNVL 0",
+		}, []want{{"nccl.transport.socket_fallback", Info, []string{"single-node"}}}, nil},
+		{"socket span unknown", []string{
+			"h:1:1 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.",
+			"h:1:1 [0] NCCL INFO Using network Socket",
+		}, []want{{"nccl.transport.socket_fallback", Warn, []string{"if the job spans nodes"}}}, nil},
+		{"one host without an RDMA device", []string{
+			"a:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
+			"a:1:1 [0] NCCL INFO Using network IB",
+			"b:1:1 [0] NCCL INFO NET/IB : No device found.",
+		}, []want{{"nccl.transport.socket_fallback", Error, []string{"1 host"}}}, nil},
+		{"no IB device under a net plugin is normal", []string{
+			"a:1:1 [0] NCCL INFO NET/IB : No device found.",
+			"a:1:1 [0] NCCL INFO Using network AWS Libfabric",
+			"b:1:1 [0] NCCL INFO Using network AWS Libfabric",
+		}, []want{{"nccl.transport.plugin", Info, []string{"AWS Libfabric"}}}, []string{"nccl.transport.socket_fallback"}},
+		{"plugin transport is not a socket fallback", []string{
+			"a:1:1 [0] NCCL INFO NET/Plugin: Loaded net plugin FasTrak (v8)",
+			"a:1:1 [0] NCCL INFO Using network FasTrak",
+			"b:1:1 [0] NCCL INFO Using network FasTrak",
+		}, []want{{"nccl.transport.plugin", Info, []string{"FasTrak"}}}, []string{"nccl.transport.socket_fallback"}},
+		{"local protection with fallout", []string{
+			"a:1:2 [0] transport/net_ib.cc:1 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<5> with error 4, opcode 0, len 0, vendor err 81 (Send)",
+			"a:1:2 [0] transport/net_ib.cc:1 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<5> with error 5, opcode 0, len 0, vendor err 249 (Send)",
+			"a:1:3 [0] transport/net_ib.cc:1 NCCL WARN NET/IB : Got completion from peer 10.0.0.3<6> with error 5, opcode 0, len 0, vendor err 249 (Send)",
+		}, []want{{"nccl.ib.local_protection", Error, []string{"status 4", "0x51", "1 connection"}}},
+			[]string{"nccl.ib.completion_flushed", "nccl.ib.retry_exceeded"}},
+		{"flushed only", []string{
+			"a:1:2 [0] transport/net_ib.cc:1 NCCL WARN NET/IB : Got completion from peer 10.1.32.3<42519> with error 5, opcode 0, len 0, vendor err 249",
+		}, []want{{"nccl.ib.completion_flushed", Error, []string{"no root-cause error"}}}, nil},
+		{"link-local GID in completion", []string{
+			"a:1:2 [0] transport/net_ib.cc:2244 NCCL WARN NET/IB: Got completion from peer 10.0.0.2<5> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid fe80::1 remoteGidsfe80::2 hca mlx5_0",
+		}, []want{{"gid.index.link_local", Error, []string{"fe80::1"}}, {"nccl.ib.retry_exceeded", Error, nil}}, nil},
+		{"modify_qp timeout after index 1", []string{
+			"a:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
+			"a:1:2 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 1.",
+			"a:1:2 [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error Connection timed out",
+		}, []want{{"gid.index.link_local", Error, []string{"timed out"}}}, []string{"nccl.ib.qp_setup_failed", "gid.index.zero"}},
+		{"no such device", []string{
+			"a:1:2 [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error No such device",
+		}, []want{{"nccl.ib.qp_setup_failed", Error, []string{"ibv_modify_qp: No such device"}}}, []string{"gid.index.link_local"}},
+		{"gid mismatch and zero", []string{
+			"a:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
+			"a:1:2 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 0.",
+			"b:1:2 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 3.",
+		}, []want{{"gid.index.mismatch", Warn, []string{"0 on a", "3 on b"}}, {"gid.index.zero", Warn, nil}}, nil},
+		{"gid zero on InfiniBand is fine", []string{
+			"a:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB ib0:10.0.0.1<0>",
+			"a:1:2 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 0.",
+		}, nil, []string{"gid.index.zero"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rep := diagnoseText(t, "# synthetic\n"+strings.Join(c.log, "\n")+"\n")
+			checkWants(t, rep.Findings, c.want)
+			for _, id := range c.not {
+				if f := find(rep.Findings, id); f != nil {
+					t.Errorf("unexpected %s: %s", id, f.Title)
+				}
+			}
+		})
+	}
+}
+
+
+// FuzzDiagnoseNCCL runs the NCCL rules over whatever the parsers make of
+// arbitrary input: no rule may panic or emit a finding without an id,
+// title or evidence.
+func FuzzDiagnoseNCCL(f *testing.F) {
+	for _, dir := range []string{"nccl-log", "nccl-tests"} {
+		paths, _ := filepath.Glob(filepath.Join(corpus, dir, "*.txt"))
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(b, int64(0))
+			f.Add(b, int64(400*unit.Gbps))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, speed int64) {
+		rep := Diagnose([]string{"-"}, bytes.NewReader(data), Options{NICSpeed: unit.BitRate(max(speed, 0))})
+		for _, fd := range rep.Findings {
+			if fd.ID == "" || fd.Title == "" || len(fd.Evidence) == 0 {
+				t.Fatalf("incomplete finding %+v", fd)
+			}
+		}
+		if err := rep.WriteText(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

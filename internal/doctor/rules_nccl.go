@@ -1,0 +1,452 @@
+package doctor
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/ingest"
+)
+
+// ncclRules are the rules over NCCL_DEBUG logs about which transport NCCL
+// chose.
+func ncclRules() []Rule {
+	return []Rule{
+		{IDs: []string{"nccl.transport.socket_fallback", "nccl.transport.ib", "nccl.transport.plugin"}, Check: checkTransport},
+	}
+}
+
+// maxFindingEvidence caps the evidence lines a finding carries.
+const maxFindingEvidence = 12
+
+// evidence collects a finding's lines without duplicates, up to a cap.
+type evidence struct {
+	list []Evidence
+	seen map[Evidence]bool
+}
+
+func (e *evidence) add(evs ...Evidence) {
+	for _, ev := range evs {
+		if ev.File == "" || e.seen[ev] || len(e.list) >= maxFindingEvidence {
+			continue
+		}
+		if e.seen == nil {
+			e.seen = map[Evidence]bool{}
+		}
+		e.seen[ev] = true
+		e.list = append(e.list, ev)
+	}
+}
+
+// sorted returns the lines in input order.
+func (e *evidence) sorted() []Evidence {
+	out := append([]Evidence(nil), e.list...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].File != out[j].File {
+			return out[i].File < out[j].File
+		}
+		return out[i].Line < out[j].Line
+	})
+	return out
+}
+
+// distinct returns the distinct non-empty strings of xs in first-seen order.
+func distinct(xs []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range xs {
+		if x != "" && !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// list joins up to n items as "a, b, c and 2 more".
+func list(xs []string, n int) string {
+	if len(xs) <= n {
+		return strings.Join(xs, ", ")
+	}
+	return strings.Join(xs[:n], ", ") + fmt.Sprintf(" and %d more", len(xs)-n)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// span is what the incident says about how many nodes the job spans.
+type span struct {
+	nodes int // 0 when unknown
+	// single is set when the artifacts say the job runs on one node.
+	single bool
+	how    string
+	ev     Evidence
+}
+
+func (s span) multi() bool { return s.nodes >= 2 }
+
+// jobSpan reads the node count from NCCL's "nNodes", the hosts that print
+// NCCL lines or nccl-tests rank lines, and inter-node (NET) connections.
+func jobSpan(inc *Incident) span {
+	var s span
+	oneNode := false
+	consider := func(n int, how string, ev Evidence) {
+		if n > s.nodes {
+			s.nodes, s.how, s.ev = n, how, ev
+		}
+	}
+	var hosts []string
+	var hostEv []Evidence
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		if l.Comm.Nodes > 0 {
+			consider(l.Comm.Nodes, fmt.Sprintf("NCCL reports nNodes %d", l.Comm.Nodes), l.Comm.Evidence)
+			oneNode = oneNode || l.Comm.Nodes == 1
+		}
+		for _, c := range l.Channels {
+			if c.Kind == "NET" {
+				consider(2, "NCCL connects ranks over the network (via NET/"+c.Net+")", c.First)
+			}
+		}
+		for _, h := range l.Hosts() {
+			hosts = append(hosts, h)
+			hostEv = append(hostEv, l.HostEvidence(h))
+		}
+	}
+	for _, t := range All[*ingest.NCCLTests](inc) {
+		for _, r := range t.Runs {
+			hs, _ := r.RanksPerHost()
+			if len(hs) == 1 && r.NRanks() > 0 {
+				oneNode = true
+			}
+			for _, rk := range r.Ranks {
+				hosts = append(hosts, rk.Host)
+				hostEv = append(hostEv, rk.Evidence)
+			}
+		}
+	}
+	if d := distinct(hosts); len(d) >= 2 {
+		ev := Evidence{}
+		for i, h := range hosts {
+			if h == d[1] && hostEv[i].File != "" {
+				ev = hostEv[i]
+				break
+			}
+		}
+		consider(len(d), fmt.Sprintf("%d hosts appear (%s)", len(d), list(d, 3)), ev)
+	}
+	s.single = s.nodes < 2 && oneNode
+	return s
+}
+
+// checkTransport reports the transport NCCL moves inter-node data with: the
+// socket fallback (an error on a multi-node job), or, for the reader's
+// orientation, the RDMA or plugin transport in use.
+func checkTransport(inc *Incident) []Finding {
+	logs := All[*ingest.NCCLLog](inc)
+	if len(logs) == 0 {
+		return nil
+	}
+	var fs []Finding
+	if f, ok := socketFallback(inc, logs); ok {
+		fs = append(fs, f)
+	}
+	if f, ok := ibInUse(inc, logs); ok {
+		fs = append(fs, f)
+	}
+	fs = append(fs, pluginInUse(logs)...)
+	return fs
+}
+
+// ibNetwork reports whether a network name is NCCL's IB verbs transport
+// or the HPC-X plugin that wraps it (IBext, IBext_v8).
+func ibNetwork(name string) bool { return strings.HasPrefix(name, "IB") }
+
+func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
+	var ev, why evidence
+	var reasons, fixes []string
+	var sockHosts []string
+	rdma, plugin := false, false
+	rdmaHosts := map[string]bool{}
+	var failHosts []string // hosts where the IB transport could not start
+	ibDisabled := false
+	for _, l := range logs {
+		sev := l.SocketEvidence(4)
+		ev.add(sev...)
+		for _, c := range l.Networks {
+			switch {
+			case c.Name == "Socket":
+				sockHosts = append(sockHosts, c.Host)
+			case ibNetwork(c.Name):
+				rdma, rdmaHosts[c.Host] = true, true
+			default:
+				plugin = true
+			}
+		}
+		for _, d := range l.SocketDevices {
+			sockHosts = append(sockHosts, d.Host)
+		}
+		for _, d := range l.IBDevices {
+			rdma, rdmaHosts[d.Host] = true, true
+		}
+		for _, c := range l.Channels {
+			if c.Kind == "NET" && ibNetwork(c.Net) {
+				rdma, rdmaHosts[c.Host] = true, true
+			}
+		}
+		failHosts = append(failHosts, l.NoIBDevice.Hosts...)
+		failHosts = append(failHosts, l.VerbsMissing.Hosts...)
+		for _, e := range l.EnvValues("NCCL_IB_DISABLE") {
+			if e.Value == "1" && !ibDisabled {
+				ibDisabled = true
+				why.add(e.Evidence)
+				r := "NCCL_IB_DISABLE=1 turns the IB/RoCE transport off"
+				if e.FromCommand {
+					r += fmt.Sprintf(" (set on the command line at line %d)", e.Evidence.Line)
+				}
+				reasons = append(reasons, r)
+				fixes = append(fixes, "Unset NCCL_IB_DISABLE (or set it to 0) in the job's environment and launcher (-x NCCL_IB_DISABLE=0).")
+			}
+		}
+		sockHosts = append(sockHosts, l.VerbsMissing.Hosts...)
+		sockHosts = append(sockHosts, l.NoIBDevice.Hosts...)
+		if l.VerbsMissing.Count > 0 {
+			why.add(l.VerbsMissing.Lines[0])
+			reasons = append(reasons, fmt.Sprintf("libibverbs could not be loaded on %s", plural(len(l.VerbsMissing.Hosts), "host", "hosts")))
+			fixes = append(fixes, "Install the RDMA user space where NCCL runs (Debian/Ubuntu: apt-get install libibverbs1 ibverbs-providers; RHEL: dnf install rdma-core libibverbs), in the container image too; check with `ldconfig -p | grep libibverbs`.")
+		}
+		if l.NoIBDevice.Count > 0 {
+			why.add(l.NoIBDevice.Lines[0])
+			reasons = append(reasons, fmt.Sprintf("NET/IB found no RDMA device on %s", plural(len(l.NoIBDevice.Hosts), "host", "hosts")))
+			fixes = append(fixes, "Make the RDMA devices visible to NCCL: `ibv_devinfo` must list the mlx5_* ports as PORT_ACTIVE; load mlx5_ib and ib_uverbs; in containers pass /dev/infiniband (docker run --device=/dev/infiniband --cap-add=IPC_LOCK, or the Kubernetes RDMA/SR-IOV device plugin); check that NCCL_IB_HCA does not exclude them. On a cloud without RoCE/IB use its own net plugin (e.g. aws-ofi-nccl for EFA).")
+		}
+		if l.PluginFailures.Count > 0 {
+			why.add(l.PluginFailures.Lines[0])
+			reasons = append(reasons, "a net plugin failed to load")
+			fixes = append(fixes, "Fix the net plugin load error shown (library path, NCCL_NET_PLUGIN, plugin/NCCL version match).")
+		}
+	}
+	// Without a socket line, infer the fallback from why IB could not
+	// start: on a host that shows no RDMA use, unless a net plugin (EFA,
+	// TCPX) carries the traffic instead.
+	inferred := (ibDisabled || len(reasons) > 0) && !rdma && !plugin
+	for _, h := range failHosts {
+		inferred = inferred || (!plugin && !rdmaHosts[h])
+	}
+	if len(ev.list) == 0 && !inferred {
+		return Finding{}, false
+	}
+	if len(reasons) == 0 {
+		reasons = append(reasons, "the log does not say why the IB transport was not used")
+		fixes = append(fixes, "Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and check `ibv_devinfo` on every node.")
+	}
+	all := evidence{}
+	all.add(why.list...)
+	all.add(ev.list...)
+	sp := jobSpan(inc)
+	f := Finding{
+		ID: "nccl.transport.socket_fallback", Layer: LayerRDMA,
+		Evidence: all.sorted(),
+		Mechanism: "NCCL tries its IB verbs transport (IB or RoCE) first and falls back to TCP sockets when it finds no usable RDMA device or is told not to use one. " +
+			"Over sockets every byte crosses the kernel TCP stack and host memory on both sides, so inter-node bandwidth is a fraction of line rate and latency is tens of microseconds higher; PFC, ECN and GPUDirect RDMA do not apply. " +
+			"Why here: " + strings.Join(reasons, "; ") + ".",
+		Fix: strings.Join(fixes, " "),
+	}
+	where := ""
+	if h := distinct(sockHosts); len(h) > 0 {
+		where = " on " + plural(len(h), "host", "hosts")
+	}
+	switch {
+	case sp.multi():
+		f.Severity = Error
+		f.Title = "Multi-node job falls back to TCP sockets (not RDMA)" + where
+		f.Mechanism += " The job spans nodes: " + sp.how + "."
+		f.Evidence = appendEvidence(f.Evidence, sp.ev)
+	case sp.single:
+		f.Severity = Info
+		f.Title = "NCCL would use TCP sockets across nodes; this single-node job does not use the network for data"
+	default:
+		f.Severity = Warn
+		f.Title = "NCCL falls back to TCP sockets" + where + "; if the job spans nodes its inter-node traffic is not RDMA"
+	}
+	return f, true
+}
+
+// appendEvidence adds e to evs in input order unless it is empty or there.
+func appendEvidence(evs []Evidence, e Evidence) []Evidence {
+	var b evidence
+	b.add(evs...)
+	b.add(e)
+	return b.sorted()
+}
+
+func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
+	// The evidence is one line per distinct fact: a summary, not a list.
+	var ev evidence
+	shown := map[string]bool{}
+	once := func(key string, e Evidence) {
+		if !shown[key] {
+			shown[key] = true
+			ev.add(e)
+		}
+	}
+	var nets, devs, gids, tcs, versions []string
+	var linkLayers []string
+	gdr := ingest.GDRReport{}
+	for _, l := range logs {
+		for _, c := range l.Networks {
+			if ibNetwork(c.Name) {
+				nets = append(nets, c.Name)
+				once("net "+c.Name, c.Evidence)
+			}
+		}
+		for _, d := range l.IBDevices {
+			dev := fmt.Sprintf("%s:%d", d.Name, d.Port)
+			devs = append(devs, dev)
+			linkLayers = append(linkLayers, d.LinkLayer)
+			once("dev "+dev+"/"+d.LinkLayer, d.Evidence)
+		}
+		for _, c := range l.Channels {
+			if c.Kind == "NET" && ibNetwork(c.Net) {
+				nets = append(nets, c.Net)
+				if len(l.Networks) == 0 {
+					once("chan "+c.Net, c.First)
+				}
+			}
+		}
+		for _, e := range l.EnvValues("NCCL_IB_GID_INDEX") {
+			gids = append(gids, e.Value)
+			once("gid "+e.Value, e.Evidence)
+		}
+		for _, e := range l.EnvValues("NCCL_IB_TC") {
+			tcs = append(tcs, e.Value)
+			once("tc "+e.Value, e.Evidence)
+		}
+		for _, v := range l.Versions {
+			versions = append(versions, v.Version)
+		}
+		gdr.Merge(l.GDRReport())
+	}
+	nets = distinct(nets)
+	if len(nets) == 0 && len(devs) == 0 {
+		return Finding{}, false
+	}
+	ll := distinct(linkLayers)
+	over := ""
+	switch {
+	case len(ll) == 1 && ll[0] == "RoCE":
+		over = "RoCE"
+	case len(ll) == 1 && ll[0] == "IB":
+		over = "InfiniBand"
+	case len(ll) > 1:
+		over = strings.Join(ll, "+")
+	}
+	title := "RDMA in use: NET/" + strings.Join(nets, ", ")
+	if len(nets) == 0 {
+		title = "RDMA devices found: NET/IB"
+	}
+	if over != "" {
+		title += " over " + over
+	} else {
+		title += " (the link layer is not in these lines)"
+	}
+	if d := distinct(devs); len(d) > 0 {
+		title += " (" + list(d, 4) + ")"
+	}
+	var facts []string
+	if g := distinct(gids); len(g) > 0 {
+		title += ", GID index " + strings.Join(g, "/")
+	}
+	if t := distinct(tcs); len(t) > 0 {
+		facts = append(facts, "NCCL_IB_TC "+strings.Join(t, "/")+" (the IP TOS byte; DSCP = TC>>2)")
+	}
+	switch {
+	case gdr.Off() && gdr.On():
+		facts = append(facts, "GPUDirect RDMA on for some GPUs only (see nccl.gdr.disabled)")
+	case gdr.Off():
+		facts = append(facts, "GPUDirect RDMA off (see nccl.gdr.disabled)")
+	case gdr.On():
+		facts = append(facts, "GPUDirect RDMA on")
+	}
+	ranks, nch := 0, 0
+	var intra []string
+	for _, l := range logs {
+		ranks, nch = max(ranks, l.Comm.Ranks), max(nch, l.NChannels)
+		for _, c := range l.Channels {
+			switch c.Kind {
+			case "P2P":
+				intra = append(intra, "P2P/"+c.Net)
+			case "SHM":
+				intra = append(intra, "shared memory")
+			}
+		}
+	}
+	if ranks > 0 {
+		facts = append(facts, plural(ranks, "rank", "ranks"))
+	}
+	if nch > 0 {
+		facts = append(facts, plural(nch, "ring channel", "ring channels"))
+	}
+	if in := distinct(intra); len(in) > 0 {
+		facts = append(facts, "intra-node via "+strings.Join(in, ", "))
+	}
+	if v := distinct(versions); len(v) > 0 {
+		facts = append(facts, "NCCL "+strings.Join(v, ", "))
+	}
+	mech := "NCCL chose its IB verbs transport, so inter-node data moves by RDMA over reliable-connected queue pairs."
+	if over == "RoCE" {
+		mech += " On RoCE that traffic is lossless only if PFC (and ECN for DCQCN) is in effect on the priority its traffic class maps to; layer 2 of this report checks that."
+	}
+	if len(facts) > 0 {
+		mech += " Also seen: " + strings.Join(facts, "; ") + "."
+	}
+	fix := ""
+	if over == "RoCE" && len(gids) == 0 {
+		if atLeast, known := logsVersionAtLeast(logs, 2, 21); known && !atLeast {
+			fix = "No NCCL_IB_GID_INDEX echo in these lines. If it is unset, this NCCL (before 2.21) uses GID index 0, usually the link-local RoCE v1 GID: set NCCL_IB_GID_INDEX to the RoCE v2 index of the routable address (`show_gids`, usually 3) on every node."
+		}
+	}
+	return Finding{
+		ID: "nccl.transport.ib", Severity: Info, Layer: LayerRDMA,
+		Title:     title,
+		Evidence:  ev.sorted(),
+		Mechanism: mech,
+		Fix:       fix,
+	}, true
+}
+
+func logsVersionAtLeast(logs []*ingest.NCCLLog, major, minor int) (atLeast, known bool) {
+	for _, l := range logs {
+		if a, k := l.VersionAtLeast(major, minor); k {
+			return a, true
+		}
+	}
+	return false, false
+}
+
+func pluginInUse(logs []*ingest.NCCLLog) []Finding {
+	var ev evidence
+	var names []string
+	for _, l := range logs {
+		for _, c := range l.Networks {
+			if !ibNetwork(c.Name) && c.Name != "Socket" {
+				names = append(names, c.Name)
+				ev.add(c.Evidence)
+			}
+		}
+	}
+	names = distinct(names)
+	if len(names) == 0 {
+		return nil
+	}
+	return []Finding{{
+		ID: "nccl.transport.plugin", Severity: Info, Layer: LayerRDMA,
+		Title:     "NCCL uses the net plugin " + strings.Join(names, ", ") + ", not its IB or socket transport",
+		Evidence:  ev.sorted(),
+		Mechanism: "A net plugin (cloud or vendor transport such as EFA/OFI or GPUDirect-TCPX/TCPXO) carries the inter-node traffic; NCCL's RoCE checks (GID index, PFC on the RoCE priority) apply only if that plugin runs over RoCE.",
+	}}
+}

@@ -1,0 +1,220 @@
+package doctor
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/ingest"
+)
+
+// ncclGDRRules are the rules over what NCCL logs say about GPUDirect RDMA.
+func ncclGDRRules() []Rule {
+	return []Rule{
+		{IDs: []string{"nccl.gdr.disabled"}, Check: checkGDR},
+	}
+}
+
+// pathNames are NCCL's PCIe path types in enum order, per version range;
+// a GDR distance is an index into one of them.
+var pathNames = []struct {
+	from, to [2]int // first and last NCCL version (major, minor) using it
+	names    []string
+}{
+	{[2]int{2, 4}, [2]int{2, 4}, []string{"PIX", "PXB", "PHB", "NODE", "SYS"}},
+	{[2]int{2, 5}, [2]int{2, 7}, []string{"LOC", "NVL", "PIX", "PXB", "PHB", "SYS", "NET"}},
+	{[2]int{2, 8}, [2]int{2, 11}, []string{"LOC", "NVL", "NVB", "PIX", "PXB", "PHB", "SYS", "NET"}},
+	{[2]int{2, 12}, [2]int{2, 99}, []string{"LOC", "NVL", "NVB", "PIX", "PXB", "PXN", "PHB", "SYS", "NET", "DIS"}},
+}
+
+// pathName names a GDR distance: by the NCCL version when known, else by
+// the table in which NCCL_NET_GDR_LEVEL's name sits at limit. It returns ""
+// when neither pins the table down.
+func pathName(dist, limit int, level string, logs []*ingest.NCCLLog) string {
+	var cand [][]string
+	for _, l := range logs {
+		if len(l.Versions) == 0 {
+			continue
+		}
+		for _, t := range pathNames {
+			lo, _ := l.VersionAtLeast(t.from[0], t.from[1])
+			hi, _ := l.VersionAtLeast(t.to[0], t.to[1]+1)
+			if lo && !hi {
+				cand = append(cand, t.names)
+			}
+		}
+		break
+	}
+	if len(cand) == 0 && level != "" {
+		for _, t := range pathNames {
+			if limit >= 0 && limit < len(t.names) && t.names[limit] == strings.ToUpper(level) {
+				cand = append(cand, t.names)
+			}
+		}
+	}
+	if len(cand) != 1 || dist < 0 || dist >= len(cand[0]) {
+		return ""
+	}
+	return cand[0][dist]
+}
+
+// gpuList names GPUs by bus id: "GPU 18000" or "GPUs 18000, 3b000".
+func gpuList(gpus []string) string {
+	g := distinct(gpus)
+	if len(g) == 1 {
+		return "GPU " + g[0]
+	}
+	return "GPUs " + list(g, 4)
+}
+
+// offHosts names the hosts where the report shows GPUDirect RDMA off.
+func offHosts(g ingest.GDRReport) []string {
+	var hs []string
+	for _, d := range g.Disabled {
+		hs = append(hs, d.Host)
+	}
+	for _, r := range g.RingsOff {
+		hs = append(hs, r.Host)
+	}
+	for _, c := range g.ChannelsOff {
+		hs = append(hs, c.Host)
+	}
+	var real []string
+	for _, h := range distinct(hs) {
+		if ingest.RealHost(h) {
+			real = append(real, h)
+		}
+	}
+	return real
+}
+
+// checkGDR reports GPUDirect RDMA off, with the reason the log gives: the
+// peer-memory module missing, the GPU-NIC distance above
+// NCCL_NET_GDR_LEVEL, or none given; and whether it is off for some GPUs
+// only.
+func checkGDR(inc *Incident) []Finding {
+	logs := All[*ingest.NCCLLog](inc)
+	var all ingest.GDRReport
+	level := ""
+	for _, l := range logs {
+		all.Merge(l.GDRReport())
+		if v := l.EnvValues("NCCL_NET_GDR_LEVEL"); len(v) > 0 && level == "" {
+			level = v[0].Value
+		}
+	}
+	if !all.Off() {
+		return nil
+	}
+	var noModule, byDistance, silent []ingest.GDRDecision
+	for _, d := range all.Disabled {
+		switch d.Reason {
+		case ingest.GDRNoModule:
+			noModule = append(noModule, d)
+		case ingest.GDRDistance:
+			byDistance = append(byDistance, d)
+		default:
+			silent = append(silent, d)
+		}
+	}
+	var ev evidence
+	var why, fix, what []string
+	if len(noModule) > 0 {
+		var hcas []string
+		for _, d := range noModule {
+			hcas = append(hcas, d.HCADev)
+			ev.add(d.Evidence)
+		}
+		what = append(what, "peer-memory module not loaded (HCA "+list(distinct(hcas), 4)+")")
+		why = append(why, "NCCL prints '(no module)' when the kernel module that lets the RDMA stack pin GPU memory (nvidia_peermem; nv_peer_mem on older stacks) is not loaded.")
+		fix = append(fix, "Load it on every node: `sudo modprobe nvidia_peermem` (GPU driver R470 or later; older stacks use nv_peer_mem from MLNX_OFED), make it persistent (`echo nvidia_peermem > /etc/modules-load.d/nvidia-peermem.conf`), check `lsmod | grep -E 'nvidia_peermem|nv_peer_mem'`. In containers load it on the host.")
+	}
+	if len(byDistance) > 0 {
+		var gpus []string
+		d0 := byDistance[0]
+		for _, d := range byDistance {
+			gpus = append(gpus, d.GPU)
+			ev.add(d.Evidence)
+		}
+		name := pathName(d0.Distance, d0.Limit, level, logs)
+		lim := strconv.Itoa(d0.Limit)
+		if level != "" {
+			lim += " (" + level + ")"
+		}
+		dist := strconv.Itoa(d0.Distance)
+		if name != "" {
+			dist += " (" + name + ")"
+		}
+		what = append(what, fmt.Sprintf("%s too far from HCA %s (distance %s > NCCL_NET_GDR_LEVEL %s)", gpuList(gpus), d0.HCA, dist, lim))
+		why = append(why, fmt.Sprintf("NCCL uses GPUDirect RDMA only when the PCIe path from GPU to NIC is no longer than NCCL_NET_GDR_LEVEL; here the path is %s against a limit of %s, i.e. it crosses the CPU's root complex or the inter-socket link, where peer-to-peer DMA is slow or unsupported.", dist, lim))
+		fix = append(fix, "Pair each GPU with a NIC on its own PCIe switch (multi-rail: list the NICs in NCCL_IB_HCA; `nvidia-smi topo -m` should show PIX/PXB between them), or, if that path does carry peer-to-peer DMA well, allow it with NCCL_NET_GDR_LEVEL=SYS and measure with nccl-tests before keeping it.")
+	}
+	for _, d := range silent {
+		ev.add(d.Evidence)
+	}
+	for _, r := range all.RingsOff {
+		ev.add(r.Evidence)
+	}
+	for _, c := range all.ChannelsOff {
+		ev.add(c.FirstNoGDR)
+	}
+	if len(noModule) == 0 && len(byDistance) == 0 {
+		var where string
+		if h := offHosts(all); len(h) > 0 {
+			where = " on " + list(h, 3)
+		}
+		switch {
+		case len(all.RingsOff) > 0:
+			what = append(what, "ring summary says GDR 0"+where+", no reason printed")
+		case len(silent) > 0:
+			what = append(what, "disabled for HCA "+silent[0].HCADev+where+", no reason printed")
+		default:
+			if where == "" {
+				where = " on the ranks this log shows"
+			}
+			what = append(what, "received data lands via NET/"+all.ChannelsOff[0].Net+" without /GDRDMA"+where)
+		}
+		why = append(why, "The log shows that GPUDirect RDMA is off but not why: NCCL 2.1x-2.2x prints only 'GPU Direct RDMA Disabled for HCA', 'GDR 0' or connection lines without /GDRDMA unless the NET and GRAPH subsystems are logged.")
+		fix = append(fix, "Check the peer-memory path on every node: `lsmod | grep nvidia_peermem` (`sudo modprobe nvidia_peermem`), or DMA-BUF (open GPU kernel module, kernel 5.12 or later); check the GPU-NIC path with `nvidia-smi topo -m` against NCCL_NET_GDR_LEVEL (default PXB); rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH to see the reason.")
+	}
+	partial := all.On()
+	title := "GPUDirect RDMA off: " + strings.Join(what, "; ")
+	if partial {
+		var gpusOn, hcasOn []string
+		for _, d := range all.Enabled {
+			if d.GPU != "" {
+				gpusOn = append(gpusOn, d.GPU)
+			} else {
+				hcasOn = append(hcasOn, d.HCADev)
+			}
+			ev.add(d.Evidence)
+		}
+		var on []string
+		if len(gpusOn) > 0 {
+			on = append(on, gpuList(gpusOn))
+		}
+		if h := distinct(hcasOn); len(h) > 0 {
+			on = append(on, "HCA "+list(h, 4))
+		}
+		for _, r := range all.RingsOn {
+			ev.add(r.Evidence)
+		}
+		for _, c := range all.ChannelsOn {
+			ev.add(c.First)
+		}
+		title = "GPUDirect RDMA only partly on: " + strings.Join(what, "; ")
+		if len(on) > 0 {
+			title += "; on for " + strings.Join(on, ", ")
+		}
+	}
+	mech := "Without GPUDirect RDMA the NIC cannot read or write GPU memory: NCCL stages every chunk through a bounce buffer in host memory, adding a PCIe round trip through the CPU and competing for host memory bandwidth, which costs a large share of inter-node bandwidth at 100-400 Gb/s. " + strings.Join(why, " ")
+	if partial {
+		mech += " Where GPUDirect RDMA is on for some GPUs and off for others, the collective runs at the pace of the slowest ranks."
+	}
+	return []Finding{{
+		ID: "nccl.gdr.disabled", Severity: Warn, Layer: LayerNCCL,
+		Title:     title,
+		Evidence:  ev.sorted(),
+		Mechanism: mech,
+		Fix:       strings.Join(fix, " "),
+	}}
+}

@@ -1,0 +1,409 @@
+package doctor
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/ingest"
+)
+
+// ncclIBRules are the rules over NCCL's IB/RoCE failures: completions with
+// error, failed queue-pair setup, and the GID index NCCL was given.
+func ncclIBRules() []Rule {
+	return []Rule{
+		{IDs: []string{"nccl.ib.retry_exceeded", "nccl.ib.local_protection", "nccl.ib.completion_flushed", "nccl.ib.completion_error"}, Check: checkCompletions},
+		{IDs: []string{"nccl.ib.qp_setup_failed", "gid.index.link_local"}, Check: checkNCCLGIDs},
+	}
+}
+
+// ibv_wc_status values (rdma-core verbs.h).
+const (
+	wcLocProtErr   = 4
+	wcWRFlushErr   = 5
+	wcRetryExcErr  = 12
+	wcRNRRetryExc  = 13
+	ibTimeoutUnitS = 4.096e-6 // the IB ACK timeout unit, seconds
+)
+
+// wcStatusNames are the ibv_wc_status names by value.
+var wcStatusNames = []string{
+	"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR", "WR_FLUSH_ERR",
+	"MW_BIND_ERR", "BAD_RESP_ERR", "LOC_ACCESS_ERR", "REM_INV_REQ_ERR", "REM_ACCESS_ERR", "REM_OP_ERR",
+	"RETRY_EXC_ERR", "RNR_RETRY_EXC_ERR", "LOC_RDD_VIOL_ERR", "REM_INV_RD_REQ_ERR", "REM_ABORT_ERR",
+	"INV_EECN_ERR", "INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR", "GENERAL_ERR",
+}
+
+func wcName(s int) string {
+	if s >= 0 && s < len(wcStatusNames) {
+		return "IBV_WC_" + wcStatusNames[s]
+	}
+	return "status " + strconv.Itoa(s)
+}
+
+// connErrors is a connection's completion errors: the first is the root
+// cause, the rest its fallout.
+type connErrors struct {
+	root  ingest.CompletionError
+	later []ingest.CompletionError
+}
+
+// checkCompletions groups completion errors by connection (process, peer,
+// GIDs, HCA), takes the earliest on each as its root cause and reports the
+// later ones, and every WR-flushed error, as fallout.
+func checkCompletions(inc *Incident) []Finding {
+	logs := All[*ingest.NCCLLog](inc)
+	var conns []*connErrors
+	byKey := map[string]*connErrors{}
+	total := 0
+	for _, l := range logs {
+		total += l.CompletionCount
+		for _, c := range l.Completions {
+			k := l.Source() + "|" + c.Conn()
+			if g, ok := byKey[k]; ok {
+				g.later = append(g.later, c)
+				continue
+			}
+			g := &connErrors{root: c}
+			byKey[k] = g
+			conns = append(conns, g)
+		}
+	}
+	if len(conns) == 0 {
+		return nil
+	}
+	classes := map[int][]*connErrors{}
+	var order []int
+	var flushed []*connErrors
+	for _, g := range conns {
+		s := g.root.Status
+		if s == wcWRFlushErr {
+			flushed = append(flushed, g)
+			continue
+		}
+		if _, ok := classes[s]; !ok {
+			order = append(order, s)
+		}
+		classes[s] = append(classes[s], g)
+	}
+	var fs []Finding
+	fallout := flushed
+	for _, s := range order {
+		gs := classes[s]
+		f := completionFinding(s, gs, fallout, logs)
+		fallout = nil // the first finding carries the flushed connections
+		fs = append(fs, f)
+	}
+	if len(order) == 0 {
+		fs = append(fs, flushedFinding(flushed, total))
+	}
+	return fs
+}
+
+// completionFinding reports the root-cause errors of one status.
+func completionFinding(status int, gs, flushed []*connErrors, logs []*ingest.NCCLLog) Finding {
+	var ev evidence
+	var hosts, peers, vendor, gids []string
+	nLater := 0
+	for _, g := range gs {
+		ev.add(g.root.Evidence)
+		hosts = append(hosts, g.root.Host)
+		peers = append(peers, g.root.PeerIP)
+		if g.root.VendorErr >= 0 {
+			vendor = append(vendor, fmt.Sprintf("0x%x", g.root.VendorErr))
+		}
+		if g.root.LocalGID != "" {
+			gids = append(gids, g.root.LocalGID+" -> "+g.root.RemoteGID)
+		}
+		nLater += len(g.later)
+	}
+	var falloutEv []Evidence
+	for _, g := range gs {
+		for _, c := range g.later {
+			falloutEv = append(falloutEv, c.Evidence)
+		}
+	}
+	for _, g := range flushed {
+		falloutEv = append(falloutEv, g.root.Evidence)
+		nLater += 1 + len(g.later)
+	}
+	if len(falloutEv) > 0 {
+		ev.add(falloutEv[:min(2, len(falloutEv))]...)
+	}
+	where := ""
+	if h := distinct(hosts); len(h) > 0 {
+		where = " from " + list(h, 3)
+	}
+	if p := distinct(peers); len(p) > 0 {
+		where += " to peer " + list(p, 3)
+	}
+	vend := ""
+	if v := distinct(vendor); len(v) > 0 {
+		vend = ", vendor err " + strings.Join(v, "/")
+	}
+	conns := plural(len(gs), "connection", "connections")
+	f := Finding{Severity: Error, Layer: LayerRDMA, Evidence: ev.sorted()}
+	falloutText := ""
+	if nLater > 0 {
+		falloutText = fmt.Sprintf(" The %s after the first on each connection (and any status 5, WR flushed, vendor err 0xf9) are fallout, not separate faults: once a queue pair is in the error state every outstanding work request completes flushed.", plural(nLater, "later completion error", "later completion errors"))
+	}
+	gidText := ""
+	if g := distinct(gids); len(g) > 0 {
+		gidText = " GIDs in use (local -> remote): " + list(g, 2) + "."
+	}
+	switch status {
+	case wcRetryExcErr:
+		t, tSrc := ibTimeout(logs)
+		r, rSrc := ibRetryCount(logs)
+		per := ibTimeoutUnitS * math.Pow(2, float64(t))
+		f.ID = "nccl.ib.retry_exceeded"
+		f.Title = fmt.Sprintf("RC retry counter exceeded (status 12%s) on %s%s", vend, conns, where)
+		f.Mechanism = fmt.Sprintf("Status 12 is IBV_WC_RETRY_EXC_ERR. RoCE does retransmit: the RC queue pair goes back N to the first unacknowledged packet and resends it whenever the ACK timeout expires, 4.096 us x 2^timeout = %s per attempt at NCCL_IB_TIMEOUT=%d%s. "+
+			"The QP fails only when retry_cnt attempts (NCCL_IB_RETRY_CNT=%d%s) all time out, about %s of loss: the two NICs cannot talk over RoCE (wrong or unroutable GID, routing, traffic class) or the fabric keeps dropping packets (no PFC on the RoCE priority, buffer discards).%s%s%s",
+			seconds(per), t, tSrc, r, rSrc, seconds(per*float64(r)), gidText, pluginText(gs), falloutText)
+		f.Fix = "1) Check that both ends use routable GIDs of the same RoCE version: `show_gids` on each node, NCCL_IB_GID_INDEX = the RoCE v2 index of the routable address (usually 3 for IPv4 on bare metal), then `ib_write_bw -d <hca> -x <gid-index>` between the two hosts named here. " +
+			"2) Check that RoCE traffic is lossless: `mlnx_qos -i <netdev>` (trust dscp, PFC on the RoCE priority only, e.g. 3), NCCL_IB_TC mapping to that priority, and drops with `ethtool -S <netdev> | grep -E 'discard|pause'` and the RDMA counters (local_ack_timeout_err, out_of_sequence). " +
+			"Raising NCCL_IB_TIMEOUT only hides a lossy path."
+	case wcLocProtErr:
+		f.ID = "nccl.ib.local_protection"
+		f.Title = fmt.Sprintf("Local protection error (status 4%s) on %s%s", vend, conns, where)
+		f.Mechanism = "Status 4 is IBV_WC_LOC_PROT_ERR: the NIC was refused access to a buffer it was given. With GPUDirect RDMA the NIC reads and writes GPU memory peer to peer across PCIe; when ACS on the PCIe switches redirects that traffic to the root complex, or the IOMMU translates it, the access fails. NCCL's maintainers (and NCCL's own hint for this status) tie it to ACS breaking GPUDirect RDMA." + falloutText
+		f.Fix = "Disable ACS on the PCIe switches between GPUs and NICs (BIOS setting, or `setpci` on each bridge as in NVIDIA's GPUDirect RDMA guide) and boot with `iommu=pt` (or the IOMMU off on bare metal). To confirm, rerun with NCCL_NET_GDR_LEVEL=LOC (GPUDirect RDMA off): if the error goes away, the peer-to-peer path is the cause. Also check `lsmod | grep nvidia_peermem`."
+	default:
+		f.ID = "nccl.ib.completion_error"
+		f.Title = fmt.Sprintf("Completion with error %d (%s%s) on %s%s", status, wcName(status), vend, conns, where)
+		f.Mechanism = fmt.Sprintf("A work completion with status %s moves the queue pair to the error state and NCCL aborts the communicator.", wcName(status))
+		if status == wcRNRRetryExc {
+			f.Mechanism += " Status 13 means the receiver kept answering RNR NAK (no receive posted) beyond rnr_retry; NCCL sets rnr_retry to 7 (infinite), so seeing it points to a NIC, firmware or plugin setting it differently."
+		}
+		f.Mechanism += falloutText
+		f.Fix = "Look up the status in ibv_wc_status_str(3); compare firmware and driver versions across the nodes (`ibv_devinfo`), and collect the NIC's RDMA counters (`rdma statistic show`) from both hosts."
+	}
+	return f
+}
+
+// pluginText names the net plugin that printed the errors, when it is not
+// NCCL's built-in transport.
+func pluginText(gs []*connErrors) string {
+	for _, g := range gs {
+		if strings.HasPrefix(g.root.Where, "ib_plugin") {
+			return " The errors come from the HPC-X/SHARP IB plugin (" + g.root.Where + "), which wraps the same verbs transport."
+		}
+	}
+	return ""
+}
+
+func flushedFinding(flushed []*connErrors, total int) Finding {
+	var ev evidence
+	for _, g := range flushed {
+		ev.add(g.root.Evidence)
+	}
+	return Finding{
+		ID: "nccl.ib.completion_flushed", Severity: Error, Layer: LayerRDMA,
+		Title:     fmt.Sprintf("Work requests flushed (status 5, vendor err 0xf9) on %s, with no root-cause error in these logs", plural(len(flushed), "connection", "connections")),
+		Evidence:  ev.sorted(),
+		Mechanism: fmt.Sprintf("Status 5 (IBV_WC_WR_FLUSH_ERR) means the queue pair was already in the error state: every outstanding request completes flushed. The %d error lines here are fallout of an earlier error on this or another connection, usually logged by another rank (in NVIDIA/nccl#1405 vendor err 129, retry exceeded, came before the 249s).", total),
+		Fix:       "Collect NCCL_DEBUG=INFO logs from every rank and find the first completion error with status 12, 4 or 13 (or an ibv_modify_qp failure); diagnose that one.",
+	}
+}
+
+// ibTimeout returns NCCL_IB_TIMEOUT as echoed, else the default of the
+// NCCL version, else the current default, with where it came from.
+func ibTimeout(logs []*ingest.NCCLLog) (int, string) {
+	for _, l := range logs {
+		for _, e := range l.EnvValues("NCCL_IB_TIMEOUT") {
+			if n, err := strconv.Atoi(e.Value); err == nil && n > 0 && n < 32 {
+				return n, " (as set in the environment)"
+			}
+		}
+	}
+	if a23, known := logsVersionAtLeast(logs, 2, 23); known {
+		a14, _ := logsVersionAtLeast(logs, 2, 14)
+		switch {
+		case a23:
+			return 20, " (NCCL's default since 2.23)"
+		case a14:
+			return 18, " (NCCL's default in 2.14-2.22)"
+		default:
+			return 14, " (NCCL's default before 2.14)"
+		}
+	}
+	return 20, " (NCCL's default since 2.23; 18 in 2.14-2.22, 14 before)"
+}
+
+// ibRetryCount returns NCCL_IB_RETRY_CNT as echoed, else NCCL's default 7.
+func ibRetryCount(logs []*ingest.NCCLLog) (int, string) {
+	for _, l := range logs {
+		for _, e := range l.EnvValues("NCCL_IB_RETRY_CNT") {
+			if n, err := strconv.Atoi(e.Value); err == nil && n >= 0 && n <= 7 {
+				return n, " as set in the environment"
+			}
+		}
+	}
+	return 7, ", NCCL's default"
+}
+
+// seconds formats a duration in seconds with a sensible unit.
+func seconds(s float64) string {
+	switch {
+	case s >= 1:
+		return strconv.FormatFloat(s, 'f', 1, 64) + " s"
+	case s >= 1e-3:
+		return strconv.FormatFloat(s*1e3, 'f', 0, 64) + " ms"
+	default:
+		return strconv.FormatFloat(s*1e6, 'f', 0, 64) + " us"
+	}
+}
+
+// linkLocal reports whether a GID is an IPv6 link-local address.
+func linkLocal(gid string) bool {
+	return strings.HasPrefix(strings.ToLower(gid), "fe80:")
+}
+
+// gidEnv is one NCCL_IB_GID_INDEX setting.
+type gidEnv struct {
+	index int
+	e     ingest.EnvSetting
+}
+
+// checkNCCLGIDs reports failed queue-pair setup, and link-local GIDs that
+// the NCCL log itself shows in completion errors and setup failures. The
+// GID index choices (index 0, different indices per host) are judged by
+// the GID rules, which join the NCCL_IB_GID_INDEX the log echoes with the
+// GID tables of the incident.
+func checkNCCLGIDs(inc *Incident) []Finding {
+	logs := All[*ingest.NCCLLog](inc)
+	var envs []gidEnv
+	for _, l := range logs {
+		for _, e := range l.EnvValues("NCCL_IB_GID_INDEX") {
+			if n, err := strconv.Atoi(e.Value); err == nil {
+				envs = append(envs, gidEnv{n, e})
+			}
+		}
+	}
+	var fs []Finding
+	ll, _ := linkLocalFinding(logs, envs)
+	if ll.ID != "" {
+		fs = append(fs, ll)
+	}
+	return append(fs, setupFindings(logs, ll.ID != "")...)
+}
+
+// linkLocalFinding reports link-local GIDs in completion errors or setup
+// failures, and setup timeouts after a GID index that is link-local on a
+// standard table (0 or 1). It also reports whether index 0 was blamed.
+func linkLocalFinding(logs []*ingest.NCCLLog, envs []gidEnv) (Finding, bool) {
+	var ev evidence
+	var gids []string
+	timedOut := false
+	for _, l := range logs {
+		for _, c := range l.Completions {
+			for _, g := range []string{c.LocalGID, c.RemoteGID} {
+				if linkLocal(g) {
+					ev.add(c.Evidence)
+					gids = append(gids, g)
+				}
+			}
+		}
+		for _, s := range l.Setup {
+			for _, g := range []string{s.LocalGID, s.RemoteGID} {
+				if linkLocal(g) {
+					ev.add(s.Evidence)
+					gids = append(gids, g)
+				}
+			}
+			if s.Errno == 110 || strings.Contains(s.Message, "timed out") {
+				timedOut = true
+			}
+		}
+	}
+	index0 := false
+	if timedOut && len(ev.list) == 0 {
+		for _, g := range envs {
+			if g.index <= 1 {
+				ev.add(g.e.Evidence)
+				index0 = index0 || g.index == 0
+			}
+		}
+		if len(ev.list) > 0 {
+			for _, l := range logs {
+				for _, s := range l.Setup {
+					if s.Errno == 110 || strings.Contains(s.Message, "timed out") {
+						ev.add(s.Evidence)
+					}
+				}
+			}
+		}
+	}
+	if len(ev.list) == 0 {
+		return Finding{}, false
+	}
+	title := "Link-local GID used for RoCE"
+	if g := distinct(gids); len(g) > 0 {
+		title += ": " + list(g, 2)
+	} else {
+		title += ": ibv_modify_qp timed out with NCCL_IB_GID_INDEX 0/1, the link-local entries of a standard GID table"
+	}
+	return Finding{
+		ID: "gid.index.link_local", Severity: Error, Layer: LayerRDMA,
+		Title:     title,
+		Evidence:  ev.sorted(),
+		Mechanism: "A link-local GID (fe80::/64, indices 0 and 1 on a standard mlx5 table) is not routable: RoCE v2 packets addressed with it cannot cross an IP hop, and resolving the peer's address for the queue pair fails, so moving the QP to RTR times out (NVIDIA/nccl#769: index 1 = link-local v2 gives 'ibv_modify_qp failed with error Connection timed out', index 3 works).",
+		Fix:       "Use the RoCE v2 GID of the routable address: `show_gids` on every node, then NCCL_IB_GID_INDEX=<that index> (usually 3 for IPv4 on bare metal; it can differ per pod in containers). With NCCL 2.21 or later, unset NCCL_IB_GID_INDEX and let NCCL choose (NCCL_IB_ROCE_VERSION_NUM=2, NCCL_IB_ADDR_FAMILY=AF_INET).",
+	}, index0
+}
+
+// setupCauses explains an ibv_modify_qp or GID lookup failure by its error.
+func setupCause(s ingest.SetupError) string {
+	m := strings.ToLower(s.Message)
+	switch {
+	case s.Call == "ncclIbRoceGetVersionNum":
+		return "NCCL could not read the RoCE type of the GID index from sysfs: the index does not exist in this GID table (containers and SR-IOV VFs number their GIDs differently)"
+	case s.Errno == 110 || strings.Contains(m, "timed out"):
+		return "resolving the remote GID timed out: the GID is not reachable from this port (link-local, another subnet without a route, or the wrong GID index)"
+	case s.Errno == 19 || strings.Contains(m, "no such device"):
+		return "the GID index does not exist on this device (common in containers whose GID table differs from the host's)"
+	case s.Errno == 22 || strings.Contains(m, "invalid argument"):
+		return "the kernel rejected the QP attributes; NCCL's troubleshooting guide names a wrong GID index for RoCE v2 as the common cause"
+	case s.Errno == 61 || strings.Contains(m, "no data available"):
+		return "the local GID entry is empty (::): the interface lost its IP address, so the GID table entry vanished"
+	case s.Errno == 101 || strings.Contains(m, "unreachable"):
+		return "there is no route from this port to the remote GID's subnet"
+	}
+	return "the verbs call failed while connecting the queue pair"
+}
+
+// setupFindings reports failed queue-pair setup not already explained by
+// a link-local GID.
+func setupFindings(logs []*ingest.NCCLLog, explained bool) []Finding {
+	var ev evidence
+	var causes, calls []string
+	n := 0
+	for _, l := range logs {
+		n += l.SetupCount
+		for _, s := range l.Setup {
+			if explained && (s.Call == "ibv_modify_qp") {
+				continue
+			}
+			ev.add(s.Evidence)
+			causes = append(causes, setupCause(s))
+			c := s.Call
+			if s.Message != "" {
+				c += ": " + s.Message
+			}
+			calls = append(calls, c)
+		}
+	}
+	if len(ev.list) == 0 {
+		return nil
+	}
+	return []Finding{{
+		ID: "nccl.ib.qp_setup_failed", Severity: Error, Layer: LayerRDMA,
+		Title:     fmt.Sprintf("Queue pair setup failed (%s; %s)", list(distinct(calls), 2), plural(n, "line", "lines")),
+		Evidence:  ev.sorted(),
+		Mechanism: "NCCL connects each RoCE queue pair by moving it INIT -> RTR -> RTS with the peer's GID; " + strings.Join(distinct(causes), "; ") + ".",
+		Fix:       "Run `show_gids` on both hosts and set NCCL_IB_GID_INDEX to the RoCE v2 index of the address the peers route to (same version and family on every node); check `ip addr` on the RDMA netdev and `ip route` to the peer's subnet; verify with `ib_write_bw -d <hca> -x <gid-index> <peer>`.",
+	}}
+}
+

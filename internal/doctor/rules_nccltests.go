@@ -1,0 +1,385 @@
+package doctor
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/ingest"
+	"rocelab/internal/unit"
+)
+
+// ncclTestsRules are the rules over nccl-tests tables: bandwidth against
+// what the NIC allows, and data corruption.
+func ncclTestsRules() []Rule {
+	return []Rule{
+		{IDs: []string{"nccltests.busbw.low", "nccltests.busbw.ok", "nccltests.sizes.small"}, Check: checkBusBW},
+		{IDs: []string{"nccltests.wrong"}, Check: checkWrong},
+	}
+}
+
+// Bandwidth judgement thresholds (facts.md §6: a NIC delivers 96-98% of its
+// line rate as busbw; maintainers quote ~12 GB/s per 100G, 24 per 200G,
+// 48-49 per 400G).
+const (
+	lowFraction     = 0.90 // below this share of line rate busbw is low
+	veryLowFraction = 0.50 // below this it is an error
+	ceilingLo       = 0.96
+	ceilingHi       = 0.98
+)
+
+// nicSpeed is the NIC line rate to judge against and where it comes from.
+type nicSpeed struct {
+	rate unit.BitRate
+	how  string
+	ev   []Evidence
+}
+
+// speedOf picks the NIC speed: --nic-speed, else the speeds artifacts state
+// for the devices NCCL uses, else the one speed they all state, else the
+// fastest stated.
+func speedOf(inc *Incident) (nicSpeed, bool) {
+	if inc.Options.NICSpeed > 0 {
+		return nicSpeed{rate: inc.Options.NICSpeed, how: "given by --nic-speed"}, true
+	}
+	used := map[string]bool{}
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		for _, d := range l.IBDevices {
+			used[d.Name] = true
+		}
+	}
+	var all, matched []ingest.LinkSpeed
+	for _, a := range All[ingest.LinkSpeeder](inc) {
+		for _, s := range a.LinkSpeeds() {
+			if s.Rate <= 0 {
+				continue
+			}
+			all = append(all, s)
+			if used[s.Device] {
+				matched = append(matched, s)
+			}
+		}
+	}
+	pick := matched
+	how := "stated for the NIC NCCL uses"
+	if len(pick) == 0 {
+		pick, how = all, "stated by the artifacts"
+	}
+	if len(pick) == 0 {
+		return nicSpeed{}, false
+	}
+	best := pick[0]
+	rates := map[unit.BitRate]bool{}
+	for _, s := range pick {
+		rates[s.Rate] = true
+		if s.Rate > best.Rate {
+			best = s
+		}
+	}
+	if len(rates) > 1 {
+		how = "the fastest the artifacts state; pass --nic-speed to choose"
+	}
+	if best.Device != "" {
+		how += ", " + best.Device
+	}
+	return nicSpeed{rate: best.Rate, how: how, ev: []Evidence{best.Evidence}}, true
+}
+
+// share is how much of a NIC one rank gets.
+type share struct {
+	nics, ranks int // NICs per host and ranks per host; 0 when unknown
+	text        string
+	ev          []Evidence
+}
+
+// fraction is the NICs per rank; 1 when either count is unknown, which
+// never makes the ceiling higher than one NIC per rank.
+func (s share) fraction() float64 {
+	if s.nics == 0 || s.ranks == 0 {
+		return 1
+	}
+	return float64(s.nics) / float64(s.ranks)
+}
+
+// rankShare reads how many ranks share a host's NICs: ranks per host from
+// the table's rank lines (or NCCL's localRanks), NICs per host from NCCL's
+// "NET/IB : Using" lines.
+func rankShare(inc *Incident, r *ingest.TestRun) share {
+	var s share
+	_, counts := r.RanksPerHost()
+	for _, c := range counts {
+		s.ranks = max(s.ranks, c)
+	}
+	var devEv []Evidence
+	var names []string
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		if s.ranks == 0 {
+			s.ranks = l.Comm.LocalRanks
+		}
+		perHost := map[string]map[string]bool{}
+		for _, d := range l.IBDevices {
+			if perHost[d.Host] == nil {
+				perHost[d.Host] = map[string]bool{}
+			}
+			perHost[d.Host][d.Name] = true
+			if len(devEv) == 0 {
+				devEv = append(devEv, d.Evidence)
+			}
+			names = append(names, d.Name)
+		}
+		for _, m := range perHost {
+			s.nics = max(s.nics, len(m))
+		}
+	}
+	if s.nics > 0 && s.ranks > 1 {
+		s.text = fmt.Sprintf("%s per host share %s (%s)", plural(s.ranks, "rank", "ranks"), plural(s.nics, "NIC", "NICs"), list(distinct(names), 4))
+		s.ev = devEv
+	}
+	return s
+}
+
+// gbps converts a busbw in GB/s (10^9 bytes/s) to Gb/s.
+func gbps(gbs float64) float64 { return gbs * 8 }
+
+func fmtGB(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+func fmtGb(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+
+// checkBusBW judges the busbw plateau of every nccl-tests run against the
+// NIC's line rate, and names the incident's bottlenecks as likely causes.
+func checkBusBW(inc *Incident) []Finding {
+	var fs []Finding
+	sp := jobSpan(inc)
+	speed, speedKnown := speedOf(inc)
+	for _, t := range All[*ingest.NCCLTests](inc) {
+		for _, r := range t.Runs {
+			if len(r.Rows) == 0 {
+				continue
+			}
+			p, ok := r.Plateau()
+			if !ok {
+				fs = append(fs, smallSizes(r))
+				continue
+			}
+			fs = append(fs, judgePlateau(inc, r, p, sp, speed, speedKnown))
+		}
+	}
+	return fs
+}
+
+func smallSizes(r *ingest.TestRun) Finding {
+	last := r.Rows[len(r.Rows)-1]
+	return Finding{
+		ID: "nccltests.sizes.small", Severity: Info, Layer: LayerNCCL,
+		Title:     fmt.Sprintf("nccl-tests %s stops at %s: too small to judge bandwidth", collName(r), unit.Bytes(r.LargestSize())),
+		Evidence:  []Evidence{last.Evidence},
+		Mechanism: fmt.Sprintf("Below about %s per message the time is dominated by latency (kernel launch, network round trips), not bandwidth, so busbw there says nothing about the NIC or fabric.", unit.Bytes(ingest.PlateauMinSize)),
+		Fix:       "Run the sweep up to large sizes, e.g. `-b 8 -e 8G -f 2` (or at least to 1G), and judge the plateau of the largest sizes.",
+	}
+}
+
+func collName(r *ingest.TestRun) string {
+	switch {
+	case r.Collective != "":
+		return r.Collective
+	case len(r.Candidates) > 0:
+		return strings.Join(r.Candidates, "/")
+	}
+	return "table"
+}
+
+// mayBeAllReduce reports whether the run is, or could be, all_reduce.
+func mayBeAllReduce(r *ingest.TestRun) bool {
+	if r.Collective != "" {
+		return r.Collective == "all_reduce"
+	}
+	for _, c := range r.Candidates {
+		if c == "all_reduce" {
+			return true
+		}
+	}
+	return false
+}
+
+// runNodes counts the hosts of the run's rank lines, else the job's span.
+func runNodes(r *ingest.TestRun, sp span) int {
+	if hs, _ := r.RanksPerHost(); len(hs) > 0 {
+		return len(hs)
+	}
+	return sp.nodes
+}
+
+func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, speed nicSpeed, speedKnown bool) Finding {
+	sh := rankShare(inc, r)
+	nodes := runNodes(r, sp)
+	var ev evidence
+	for _, row := range p.Rows[max(0, len(p.Rows)-3):] {
+		ev.add(row.Evidence)
+	}
+	plat := fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s) at %s-%s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), unit.Bytes(p.MinSize), unit.Bytes(p.MaxSize))
+	if p.Max > 1.02*p.BusBW {
+		plat = fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s, up to %s) at %s-%s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), fmtGB(p.Max), unit.Bytes(p.MinSize), unit.Bytes(p.MaxSize))
+	}
+	var notes []string
+	if r.AvgBusBW >= 0 && r.AvgBusBW < 0.8*p.BusBW {
+		notes = append(notes, fmt.Sprintf("The table's 'Avg bus bandwidth' (%s) averages every size, small ones included; the plateau is the figure to judge.", fmtGB(r.AvgBusBW)))
+		ev.add(r.AvgEvidence)
+	}
+	twoNodeAR := mayBeAllReduce(r) && nodes == 2 && !ringOnly(inc)
+	causes, causeEv := bottlenecks(inc)
+	mech := fmt.Sprintf("nccl-tests busbw is the bandwidth each rank moves normalised by the collective's traffic factor, so it compares directly with one rank's share of NIC line rate (Gb/s / 8 = GB/s); a healthy NIC delivers %.0f-%.0f%% of it (about 48 GB/s per 400G, 24 per 200G, 12 per 100G).", ceilingLo*100, ceilingHi*100)
+	if sh.text != "" {
+		ev.add(sh.ev...)
+	}
+	twoNodeNote := "On exactly 2 nodes the Tree and NVLS all_reduce algorithms can report busbw above the NIC rate (nccl-tests maintainers); judge the network with NCCL_ALGO=RING."
+	perNIC := gbps(p.Max) / sh.fraction()
+	causeText := ""
+	if len(causes) > 0 {
+		causeText = "Likely causes in this incident: " + strings.Join(causes, "; ") + "."
+	}
+	f := Finding{Layer: LayerNCCL}
+	if !speedKnown {
+		f.ID, f.Severity = "nccltests.busbw.low", Info
+		f.Title = fmt.Sprintf("nccl-tests %s per-rank %s; no NIC speed known to judge it", collName(r), plat)
+		above := perNIC / lowFraction
+		var judge string
+		switch {
+		case perNIC > 800:
+			judge = fmt.Sprintf(" The best plateau row (%s GB/s = %s Gb/s per rank) is more than one 800G NIC carries: this figure is bounded by the GPUs' intra-node links or several NICs per rank, not by one NIC.", fmtGB(p.Max), fmtGb(gbps(p.Max)))
+			if twoNodeAR {
+				notes = append(notes, twoNodeNote)
+			}
+		case sh.text != "":
+			judge = fmt.Sprintf(" Here %s: at the best plateau row each NIC carries %d x %s GB/s = %s Gb/s, below %.0f%% of line rate for any NIC above %s Gb/s%s.", sh.text, sh.ranks/max(sh.nics, 1), fmtGB(p.Max), fmtGb(perNIC), lowFraction*100, fmtGb(above), examples(above))
+		default:
+			judge = fmt.Sprintf(" The best plateau row (%s GB/s) is below %.0f%% of line rate for any per-rank NIC share above %s Gb/s%s.", fmtGB(p.Max), lowFraction*100, fmtGb(above), examples(above))
+		}
+		f.Mechanism = mech + judge
+		f.Fix = "Give the NIC speed to judge it: --nic-speed (e.g. 400G), or add `ibv_devinfo -v` or `ethtool <netdev>` output to the incident."
+		if causeText != "" {
+			f.Fix = causeText + " " + f.Fix
+			ev.add(causeEv...)
+		}
+	} else {
+		line := speed.rate.Gbps() / 8 * sh.fraction()
+		ev.add(speed.ev...)
+		frac := p.Max / line
+		if sh.text != "" {
+			mech += " Here " + sh.text + ", so each rank gets that share of the NICs."
+		}
+		mech += fmt.Sprintf(" NIC speed %s (%s): the per-rank ceiling is %s GB/s at line rate, %s-%s GB/s in practice.", speed.rate, speed.how, fmtGB(line), fmtGB(line*ceilingLo), fmtGB(line*ceilingHi))
+		switch {
+		case frac < lowFraction:
+			f.ID, f.Severity = "nccltests.busbw.low", Warn
+			if frac < veryLowFraction {
+				f.Severity = Error
+			}
+			f.Title = fmt.Sprintf("nccl-tests %s %s is %.0f%% of what %s allows per rank (%s GB/s)", collName(r), plat, frac*100, speed.rate, fmtGB(line))
+			rerun := "rerun with NCCL_ALGO=RING and more channels (NCCL_MIN_NCHANNELS)"
+			if ringOnly(inc) {
+				rerun = "rerun with more channels (NCCL_MIN_NCHANNELS)"
+			}
+			f.Fix = "Walk the layers above first: RDMA in use and QPs healthy, PFC/ECN on the RoCE priority. Then check GPUDirect RDMA (`lsmod | grep nvidia_peermem`, 'GDR 1' in the log), the GPU-NIC PCIe path (`nvidia-smi topo -m`, `lspci -vv` LnkSta at full width and speed), and " + rerun + " to see whether the NIC or NCCL's pipeline is the limit."
+			if causeText != "" {
+				f.Fix = causeText + " " + f.Fix
+				ev.add(causeEv...)
+			}
+		case frac > 1:
+			f.ID, f.Severity = "nccltests.busbw.ok", Info
+			f.Title = fmt.Sprintf("nccl-tests %s %s exceeds what %s allows per rank (%s GB/s)", collName(r), plat, speed.rate, fmtGB(line))
+			if twoNodeAR {
+				notes = append(notes, twoNodeNote)
+			} else {
+				notes = append(notes, "More bandwidth than the stated NIC share means more NICs per rank than the artifacts show, or a faster NIC than the speed given.")
+			}
+		default:
+			f.ID, f.Severity = "nccltests.busbw.ok", Info
+			f.Title = fmt.Sprintf("nccl-tests %s %s is %.0f%% of what %s allows per rank: the network delivers its bandwidth", collName(r), plat, frac*100, speed.rate)
+		}
+		f.Mechanism = mech
+	}
+	if len(notes) > 0 {
+		f.Mechanism += " " + strings.Join(notes, " ")
+	}
+	f.Evidence = ev.sorted()
+	return f
+}
+
+// ringOnly reports whether an NCCL log says NCCL_ALGO is set to Ring only.
+func ringOnly(inc *Incident) bool {
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		for _, e := range l.EnvValues("NCCL_ALGO") {
+			if strings.EqualFold(e.Value, "ring") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// examples names the common NIC speeds above a rate in Gb/s.
+func examples(above float64) string {
+	var xs []string
+	for _, s := range []float64{100, 200, 400, 800} {
+		if s > above {
+			xs = append(xs, fmt.Sprintf("%.0fG", s))
+		}
+	}
+	if len(xs) == 0 {
+		return ""
+	}
+	return " (e.g. " + strings.Join(xs, ", ") + ")"
+}
+
+// bottlenecks collects what the incident's artifacts show capping
+// bandwidth, to name as likely causes of a low busbw.
+func bottlenecks(inc *Incident) (what []string, ev []Evidence) {
+	for _, a := range All[ingest.Bottlenecker](inc) {
+		for _, b := range a.Bottlenecks() {
+			w := b.What
+			if b.Cap > 0 {
+				w += fmt.Sprintf(" (caps at %s)", b.Cap)
+			}
+			what = append(what, w)
+			ev = append(ev, b.Evidence[:min(2, len(b.Evidence))]...)
+		}
+	}
+	return distinct(what), ev
+}
+
+// checkWrong reports rows with wrong elements and failed bound checks.
+func checkWrong(inc *Incident) []Finding {
+	var fs []Finding
+	for _, t := range All[*ingest.NCCLTests](inc) {
+		for _, r := range t.Runs {
+			var ev evidence
+			wrong, rows := 0, 0
+			for _, row := range r.Rows {
+				n := max(row.Out.Wrong, 0) + max(row.In.Wrong, 0)
+				if n > 0 {
+					wrong += n
+					rows++
+					ev.add(row.Evidence)
+				}
+			}
+			if r.OutOfBounds > 0 {
+				ev.add(r.OutOfBoundsEvidence)
+			}
+			if len(ev.list) == 0 {
+				continue
+			}
+			title := fmt.Sprintf("nccl-tests %s returned wrong data: %s in %s", collName(r), plural(wrong, "wrong element", "wrong elements"), plural(rows, "size", "sizes"))
+			if wrong == 0 {
+				title = fmt.Sprintf("nccl-tests %s reports %d out-of-bounds values", collName(r), r.OutOfBounds)
+			}
+			fs = append(fs, Finding{
+				ID: "nccltests.wrong", Severity: Error, Layer: LayerNCCL,
+				Title:     title,
+				Evidence:  ev.sorted(),
+				Mechanism: "#wrong counts result elements that differ from the expected values after the collective: data was corrupted between ranks. The transport is reliable (RC retransmits lost packets, TCP checksums), so wrong values point to a faulty GPU or its memory, a PCIe/NVLink path with errors, a NIC or GPUDirect RDMA path that delivers bad data, or a software bug.",
+				Fix:       "Find the host: rerun the failing sizes on subsets of nodes and GPUs. On the suspects check `nvidia-smi -q -d ECC,ROW_REMAPPER`, `dmesg` for Xid and PCIe AER errors, and rerun with NCCL_NET_GDR_LEVEL=LOC and NCCL_P2P_DISABLE=1 to see which data path corrupts. Update GPU driver, NIC firmware and NCCL.",
+			})
+		}
+	}
+	return fs
+}

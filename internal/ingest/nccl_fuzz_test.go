@@ -1,0 +1,96 @@
+package ingest
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// addCorpusSeeds seeds a fuzz target with every real corpus file of dir.
+func addCorpusSeeds(f *testing.F, dir string) {
+	paths, err := filepath.Glob(filepath.Join(corpusDir, dir, "*.txt"))
+	if err != nil || len(paths) == 0 {
+		f.Fatalf("no corpus in %s: %v", dir, err)
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+}
+
+// checkArtifact runs every parser over data and checks the invariants
+// that must hold for any input: no panic, evidence inside the input, caps
+// respected.
+func checkArtifact(t *testing.T, data []byte) *Result {
+	res, err := Read("fuzz", bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range res.Artifacts {
+		if a.Lines() <= 0 || a.Lines() > res.LineCount {
+			t.Fatalf("%s recognised %d of %d lines", a.Kind(), a.Lines(), res.LineCount)
+		}
+	}
+	return res
+}
+
+func FuzzNCCLLog(f *testing.F) {
+	addCorpusSeeds(f, "nccl-log")
+	f.Add([]byte(baseLogText()))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res := checkArtifact(t, data)
+		for _, a := range res.Artifacts {
+			l, ok := a.(*NCCLLog)
+			if !ok {
+				continue
+			}
+			if len(l.Completions) > l.CompletionCount || len(l.Setup) > l.SetupCount || len(l.Warnings) > l.WarningCount {
+				t.Fatal("kept more lines than counted")
+			}
+			for _, c := range l.Completions {
+				if c.Evidence.Line < 1 || c.Evidence.Line > res.LineCount {
+					t.Fatalf("evidence line %d outside 1..%d", c.Evidence.Line, res.LineCount)
+				}
+			}
+			l.GDRReport()
+			l.GIDUses()
+			l.Bottlenecks()
+			l.VersionAtLeast(2, 21)
+		}
+	})
+}
+
+func FuzzNCCLTests(f *testing.F) {
+	addCorpusSeeds(f, "nccl-tests")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res := checkArtifact(t, data)
+		for _, a := range res.Artifacts {
+			x, ok := a.(*NCCLTests)
+			if !ok {
+				continue
+			}
+			for _, r := range x.Runs {
+				if len(r.Rows) > maxRows || len(r.Ranks) > maxRanks {
+					t.Fatal("caps exceeded")
+				}
+				if p, ok := r.Plateau(); ok && (p.Max < p.BusBW || p.BusBW < p.Min || len(p.Rows) == 0) {
+					t.Fatalf("plateau %+v out of order", p)
+				}
+				r.RanksPerHost()
+			}
+		}
+	})
+}
+
+func baseLogText() string {
+	var b bytes.Buffer
+	for _, l := range baseLog {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

@@ -1,0 +1,412 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Bounds that keep an NCCL log's artifact small however long the log is:
+// every category keeps its first lines and counts the rest.
+const (
+	// maxKept is how many lines of one category are kept as evidence.
+	maxKept = 64
+	// maxDistinct caps the distinct values (hosts, env settings, devices,
+	// connections) a category remembers.
+	maxDistinct = 4096
+)
+
+// Values of GDRDecision.Reason.
+const (
+	// GDRNoModule: the GPU peer-memory kernel module is not loaded
+	// ("... (no module)", NCCL 2.6-2.1x).
+	GDRNoModule = "no module"
+	// GDRDistance: the GPU-NIC PCIe distance exceeds NCCL_NET_GDR_LEVEL
+	// ("... (distance 5 > 4)").
+	GDRDistance = "distance"
+)
+
+// NCCLLog is what an NCCL_DEBUG=INFO or WARN log (NCCL 2.4 to 2.2x) says
+// about the transport NCCL chose, GPUDirect RDMA, GIDs and RDMA errors.
+// Every slice is in input order and bounded; counts cover all lines.
+type NCCLLog struct {
+	src   string
+	lines int
+
+	// Versions are the distinct NCCL versions printed.
+	Versions []Versioned
+	// Networks are the "Using network X" choices, one per host and name.
+	Networks []NetChoice
+	// IBDevices are the "NET/IB : Using [0]mlx5_0:1/RoCE" entries, one per
+	// host, device and port.
+	IBDevices []NetDevice
+	// SocketDevices are the "NET/Socket : Using [0]eth0:10.0.0.1<0>" entries.
+	SocketDevices []NetDevice
+	// NoIBDevice holds "NET/IB : No device found." lines.
+	NoIBDevice HostLines
+	// VerbsMissing holds "Failed to open libibverbs.so" warnings.
+	VerbsMissing HostLines
+	// Plugins holds the net plugin lines ("NET/Plugin ...", "Plugin Path",
+	// "P2P plugin IBext", "Using non-device net plugin").
+	Plugins HostLines
+	// PluginFailures holds the plugin lines that say a plugin failed to load.
+	PluginFailures HostLines
+	// Env holds NCCL_* settings echoed by NCCL or set on a pasted command
+	// line, one per host, name and value.
+	Env []EnvSetting
+	// GDR holds the GPUDirect RDMA decisions, one per host, GPU, HCA and
+	// outcome.
+	GDR []GDRDecision
+	// Channels counts the per-connection transport lines by host and
+	// transport.
+	Channels []ChannelStat
+	// Rings holds the "Connected all rings, use ring PXN n GDR n" summaries,
+	// one per host and value.
+	Rings []RingSummary
+	// Completions holds the work completions with error, in input order.
+	Completions []CompletionError
+	// CompletionCount counts every completion-with-error line, kept or not.
+	CompletionCount int
+	// Setup holds failed verbs calls while connecting (ibv_modify_qp, the
+	// RoCE GID type lookup).
+	Setup []SetupError
+	// SetupCount counts every setup failure line, kept or not.
+	SetupCount int
+	// Warnings holds the other WARN lines.
+	Warnings []Warning
+	// WarningCount counts every other WARN line, kept or not.
+	WarningCount int
+	// VirtualDevices holds the "NET/IB : Made virtual device" speeds.
+	VirtualDevices []LinkSpeed
+	// Comm is the largest communicator the log describes.
+	Comm CommInfo
+	// NChannels is the largest ring channel count ("Channel 00/02 : 0 1").
+	NChannels int
+
+	hosts     map[string]string
+	hostList  []string
+	hostFirst []Evidence
+	chanIdx   map[chanKey]int
+	seen      map[seenKey]struct{}
+	lastWarn  map[string]warnRef
+	matrix    bool
+}
+
+// Versioned is an NCCL version as printed, with where.
+type Versioned struct {
+	Host     string
+	Version  string // e.g. "2.26.2+cuda12.4"
+	Evidence Evidence
+}
+
+// NetChoice is one "Using network X" line.
+type NetChoice struct {
+	Host     string
+	Name     string // "IB", "IBext", "IBext_v8", "Socket", or a plugin's name
+	Evidence Evidence
+}
+
+// NetDevice is one device NCCL's IB or socket transport will use.
+type NetDevice struct {
+	Host  string
+	Index int    // the [i] NCCL gives it; NET/IB/i in channel lines
+	Name  string // "mlx5_0", or the interface name for sockets
+	Port  int    // IB port, 0 for sockets
+	// LinkLayer is "RoCE" or "IB" for IB devices, "" for sockets.
+	LinkLayer string
+	// Addr is the socket device's address, "" for IB devices.
+	Addr     string
+	Evidence Evidence
+}
+
+// HostLines counts lines of one kind and keeps the first few, with the
+// distinct hosts that printed them.
+type HostLines struct {
+	Count int
+	Hosts []string // distinct, in first-seen order; "" for an unnamed host
+	Lines []Evidence
+}
+
+func (h *HostLines) add(host string, e Evidence) {
+	h.Count++
+	if len(h.Lines) < maxKept {
+		h.Lines = append(h.Lines, e)
+	}
+	for _, x := range h.Hosts {
+		if x == host {
+			return
+		}
+	}
+	if len(h.Hosts) < maxDistinct {
+		h.Hosts = append(h.Hosts, host)
+	}
+}
+
+// EnvSetting is an NCCL_* variable and its value.
+type EnvSetting struct {
+	Host  string
+	Name  string
+	Value string
+	// FromCommand is set when the value comes from a pasted command line
+	// (mpirun -x, export, an env prefix) rather than NCCL's own echo.
+	FromCommand bool
+	Evidence    Evidence
+}
+
+// GDRDecision is one "GPU Direct RDMA Enabled/Disabled" line.
+type GDRDecision struct {
+	Host string
+	Net  string // "IB", "FastSocket", ... when the line names it
+	// GPU is the GPU as printed ("86000", "2[2]"); "" for per-HCA lines.
+	GPU string
+	// HCA is the NIC index as printed; HCADev its name when given.
+	HCA, HCADev string
+	Enabled     bool
+	DMABuf      bool
+	// Reason is GDRNoModule, GDRDistance or "" (none given).
+	Reason string
+	// Distance and Limit are the PCIe path distance and the
+	// NCCL_NET_GDR_LEVEL it was compared with, -1 when not printed.
+	Distance, Limit int
+	Evidence        Evidence
+}
+
+// ChannelStat counts the connection lines of one transport on one host.
+type ChannelStat struct {
+	Host string
+	// Kind is "NET", "COLLNET", "P2P" or "SHM".
+	Kind string
+	// Net is the network name for NET and COLLNET ("IB", "Socket",
+	// "IBext_v8"), else the P2P mode ("IPC", "CUMEM", "direct pointer").
+	Net   string
+	Count int
+	// Recv and Send count the lines by direction; GDR, RecvGDR and
+	// SendGDR those with the /GDRDMA suffix.
+	Recv, Send, GDR, RecvGDR, SendGDR int
+	First                             Evidence
+	// FirstNoGDR is the first NET line without /GDRDMA, if any.
+	FirstNoGDR Evidence
+}
+
+// RingSummary is one "Connected all rings, use ring PXN n GDR n" line.
+type RingSummary struct {
+	Host     string
+	PXN, GDR int
+	Evidence Evidence
+}
+
+// CompletionError is one "NET/IB : Got completion ... with error" line.
+type CompletionError struct {
+	Host string
+	PID  int // -1 when the prefix does not say
+	// Status is the ibv_wc_status (12 retry exceeded, 5 flushed, 4 local
+	// protection, 13 RNR retry exceeded).
+	Status int
+	// Opcode, Len and VendorErr are as printed, -1 when absent.
+	Opcode    int
+	Len       int64
+	VendorErr int
+	// Direction is "Send", "Recv" or "".
+	Direction string
+	// Peer is the peer's socket address as printed ("10.1.2.3<54862>");
+	// PeerIP its address part.
+	Peer, PeerIP string
+	// LocalGID, RemoteGID and HCA are printed by NCCL 2.21 and later.
+	LocalGID, RemoteGID, HCA string
+	// Where is the source location NCCL printed ("ib_plugin.c:1615").
+	Where string
+	// Result is the ncclResult_t propagated after the WARN, -1 if none.
+	Result   int
+	Evidence Evidence
+}
+
+// Conn identifies the connection (queue pair) an error belongs to, as far
+// as the line says: process, peer and GIDs.
+func (c CompletionError) Conn() string {
+	return c.Host + "|" + strconv.Itoa(c.PID) + "|" + c.Peer + "|" + c.LocalGID + "|" + c.RemoteGID + "|" + c.HCA
+}
+
+// SetupError is a failed verbs call while NCCL connects a queue pair.
+type SetupError struct {
+	Host string
+	// Call is "ibv_modify_qp", "ibv_create_qp", ... or
+	// "ncclIbRoceGetVersionNum".
+	Call string
+	// Errno is the error number when printed, else -1; Message the error
+	// text ("Connection timed out").
+	Errno   int
+	Message string
+	// Dev, GIDIndex (-1 if absent), LocalGID, RemoteGID, FromState and
+	// ToState are printed by NCCL 2.2x.
+	Dev                 string
+	GIDIndex            int
+	LocalGID, RemoteGID string
+	FromState, ToState  string
+	Result              int
+	Evidence            Evidence
+}
+
+// Warning is any other NCCL WARN line.
+type Warning struct {
+	Host string
+	// Where is the source location NCCL printed ("misc/ibvwrap.cc:63").
+	Where    string
+	Message  string
+	Result   int
+	Evidence Evidence
+}
+
+// CommInfo is the size of the largest communicator in the log.
+type CommInfo struct {
+	Ranks, Nodes, LocalRanks int
+	// Evidence is the line that gave Nodes (or Ranks when Nodes is unknown).
+	Evidence Evidence
+}
+
+type warnRef struct {
+	kind byte // 'c' completion, 's' setup, 'w' warning
+	idx  int
+}
+
+// NewNCCLLogParser returns a parser for NCCL_DEBUG logs read from src.
+func NewNCCLLogParser(src string) Parser {
+	return &NCCLLog{
+		src:      src,
+		hosts:    map[string]string{},
+		seen:     map[seenKey]struct{}{},
+		chanIdx:  map[chanKey]int{},
+		lastWarn: map[string]warnRef{},
+	}
+}
+
+// Kind returns KindNCCLLog.
+func (l *NCCLLog) Kind() Kind { return KindNCCLLog }
+
+// Source returns the input's name.
+func (l *NCCLLog) Source() string { return l.src }
+
+// Lines returns how many lines were NCCL's.
+func (l *NCCLLog) Lines() int { return l.lines }
+
+// Result returns the log, or nil when no NCCL line was seen.
+func (l *NCCLLog) Result() Artifact {
+	if l.lines == 0 {
+		return nil
+	}
+	return l
+}
+
+// Hosts returns the distinct host names that printed lines, in first-seen
+// order, without blank or placeholder ("<cluster_name>") names.
+func (l *NCCLLog) Hosts() []string {
+	var out []string
+	for _, h := range l.hostList {
+		if RealHost(h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// HostEvidence returns the first line host printed, or a zero Evidence.
+func (l *NCCLLog) HostEvidence(host string) Evidence {
+	for i, h := range l.hostList {
+		if h == host {
+			return l.hostFirst[i]
+		}
+	}
+	return Evidence{}
+}
+
+// RealHost reports whether h names a host: not blank and not a placeholder
+// such as "<cluster_name>".
+func RealHost(h string) bool {
+	return h != "" && !strings.HasPrefix(h, "<")
+}
+
+// EnvValues returns the settings of the named variable, in input order.
+func (l *NCCLLog) EnvValues(name string) []EnvSetting {
+	var out []EnvSetting
+	for _, e := range l.Env {
+		if e.Name == name {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// GIDUses reports the GID indices the log says NCCL was told to use
+// (NCCL_IB_GID_INDEX) or used (the GID index in a failed ibv_modify_qp).
+//
+// On InfiniBand the GID index only selects a GRH source address, and 0 is
+// the normal value, so a log whose devices are all InfiniBand states no
+// RoCE GID use.
+func (l *NCCLLog) GIDUses() []GIDUse {
+	if len(l.IBDevices) > 0 && !l.RoCE() {
+		return nil
+	}
+	var out []GIDUse
+	for _, e := range l.EnvValues("NCCL_IB_GID_INDEX") {
+		n, err := strconv.Atoi(e.Value)
+		if err != nil {
+			continue
+		}
+		out = append(out, GIDUse{Host: e.Host, Device: l.soleIBDevice(e.Host), Index: n, Evidence: e.Evidence})
+	}
+	for _, s := range l.Setup {
+		if s.GIDIndex >= 0 {
+			dev, _, _ := strings.Cut(s.Dev, ":")
+			out = append(out, GIDUse{Host: s.Host, Device: dev, Index: s.GIDIndex, Evidence: s.Evidence})
+		}
+	}
+	return out
+}
+
+// soleIBDevice returns the IB device host uses when it uses exactly one.
+func (l *NCCLLog) soleIBDevice(host string) string {
+	dev := ""
+	for _, d := range l.IBDevices {
+		if d.Host != host {
+			continue
+		}
+		if dev != "" && dev != d.Name {
+			return ""
+		}
+		dev = d.Name
+	}
+	return dev
+}
+
+// LinkSpeeds reports the speeds of NCCL's "Made virtual device" lines.
+func (l *NCCLLog) LinkSpeeds() []LinkSpeed { return l.VirtualDevices }
+
+// RoCE reports whether any IB device NCCL uses is RoCE (Ethernet).
+func (l *NCCLLog) RoCE() bool {
+	for _, d := range l.IBDevices {
+		if d.LinkLayer == "RoCE" {
+			return true
+		}
+	}
+	return false
+}
+
+// VersionAtLeast reports whether the first NCCL version printed is at least
+// major.minor, and whether a version was printed at all.
+func (l *NCCLLog) VersionAtLeast(major, minor int) (atLeast, known bool) {
+	if len(l.Versions) == 0 {
+		return false, false
+	}
+	ma, mi, ok := parseVersion(l.Versions[0].Version)
+	if !ok {
+		return false, false
+	}
+	return ma > major || (ma == major && mi >= minor), true
+}
+
+// parseVersion reads "2.26.2+cuda12.4" as 2, 26.
+func parseVersion(v string) (major, minor int, ok bool) {
+	a, rest, ok1 := strings.Cut(v, ".")
+	b, _, _ := strings.Cut(rest, ".")
+	ma, err1 := strconv.Atoi(a)
+	mi, err2 := strconv.Atoi(b)
+	return ma, mi, ok1 && err1 == nil && err2 == nil
+}

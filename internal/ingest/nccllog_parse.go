@@ -1,0 +1,509 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+
+	"rocelab/internal/unit"
+)
+
+// Feed reads one line.
+func (l *NCCLLog) Feed(ln Line) {
+	s := ln.Text
+	i := strings.Index(s, "NCCL")
+	if i < 0 {
+		l.matrix = false
+		return
+	}
+	if t := strings.TrimLeft(s, " \t"); t != "" && t[0] == '#' {
+		// NCCL never starts a line with "#": this is a comment, an
+		// nccl-tests line or a file header that quotes NCCL.
+		return
+	}
+	pre, warn, msg, ok := splitNCCL(s, i)
+	if !ok {
+		l.feedUnprefixed(ln, s)
+		return
+	}
+	l.matrix = false
+	l.lines++
+	o := parseOrigin(pre)
+	ev := At(l.src, ln)
+	host := l.intern(o.host, ev)
+	if warn {
+		l.feedWarn(o, host, msg, ev)
+		return
+	}
+	l.feedInfo(o, host, msg, ev)
+}
+
+// feedUnprefixed handles lines that mention NCCL without an INFO/WARN
+// marker: the bare version line, rows of the algorithm matrix, and pasted
+// command lines that set NCCL_* variables.
+func (l *NCCLLog) feedUnprefixed(ln Line, s string) {
+	t := strings.TrimSpace(s)
+	if strings.HasPrefix(t, "NCCL version ") {
+		l.lines++
+		l.addVersion("", t[len("NCCL version "):], At(l.src, ln))
+		return
+	}
+	if l.matrix && strings.Contains(s, "|") {
+		l.lines++
+		return
+	}
+	l.matrix = false
+	if strings.Contains(s, "NCCL_") && strings.Contains(s, "=") {
+		l.commandEnv(ln, s)
+	}
+}
+
+func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
+	if l.matrix = strings.HasPrefix(msg, "Enabled NCCL Func/Proto/Algo Matrix"); l.matrix {
+		return
+	}
+	switch {
+	case strings.HasPrefix(msg, "Channel ") || strings.HasPrefix(msg, "Ring ") || strings.HasPrefix(msg, "CollNet "):
+		l.channel(host, msg, ev)
+	case strings.HasPrefix(msg, "NCCL_"):
+		l.envEcho(host, msg, ev)
+	case strings.HasPrefix(msg, "NCCL version "):
+		l.addVersion(host, msg[len("NCCL version "):], ev)
+	case strings.HasPrefix(msg, "Using network "):
+		name := strings.TrimSpace(msg[len("Using network "):])
+		if l.once(seenKey{kind: 'n', a: host, b: name}) {
+			l.Networks = append(l.Networks, NetChoice{Host: host, Name: strings.Clone(name), Evidence: ev})
+		}
+	case strings.HasPrefix(msg, "NET/"):
+		l.netLine(host, msg, ev)
+	case strings.HasPrefix(msg, "Plugin Path") || strings.HasPrefix(msg, "P2P plugin") || strings.HasPrefix(msg, "Using non-device net plugin"):
+		l.Plugins.add(host, ev)
+	case strings.HasPrefix(msg, "GPU Direct RDMA "):
+		l.gdr(host, msg, ev)
+	case strings.HasPrefix(msg, "Connected all rings"):
+		l.ringSummary(host, msg, ev)
+	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclCommInitRank comm "):
+		l.comm(msg, ev)
+	case strings.Contains(msg, "Call to ibv_") && strings.Contains(msg, "failed"):
+		// NCCL 2.2x logs ibv_modify_qp retries at INFO; only the final
+		// failure is a WARN, so retries are recognised but not kept.
+	case strings.Contains(msg, " -> "):
+		l.propagation(o, msg)
+	}
+}
+
+func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
+	key := o.thread()
+	switch {
+	case strings.Contains(msg, "Got completion"):
+		c := parseCompletion(msg)
+		c.Host, c.PID, c.Where, c.Evidence = host, o.pid, strings.Clone(o.loc), ev
+		l.CompletionCount++
+		if len(l.Completions) < maxDistinct {
+			l.Completions = append(l.Completions, c)
+			l.setLastWarn(key, warnRef{'c', len(l.Completions) - 1})
+		}
+	case strings.Contains(msg, "Call to ibv_") || strings.Contains(msg, "ncclIbRoceGetVersionNum"):
+		s := parseSetup(msg)
+		s.Host, s.Evidence = host, ev
+		l.SetupCount++
+		if len(l.Setup) < maxKept {
+			l.Setup = append(l.Setup, s)
+			l.setLastWarn(key, warnRef{'s', len(l.Setup) - 1})
+		}
+	case strings.Contains(msg, "Failed to open libibverbs"):
+		l.VerbsMissing.add(host, ev)
+	case strings.HasPrefix(msg, "NET/Plugin"):
+		l.Plugins.add(host, ev)
+		l.PluginFailures.add(host, ev)
+	default:
+		l.WarningCount++
+		if len(l.Warnings) < maxKept {
+			l.Warnings = append(l.Warnings, Warning{Host: host, Where: strings.Clone(o.loc), Message: strings.Clone(msg), Result: -1, Evidence: ev})
+			l.setLastWarn(key, warnRef{'w', len(l.Warnings) - 1})
+		}
+	}
+}
+
+func (l *NCCLLog) setLastWarn(key string, r warnRef) {
+	if len(l.lastWarn) >= maxDistinct {
+		clear(l.lastWarn)
+	}
+	l.lastWarn[strings.Clone(key)] = r
+}
+
+// propagation attaches a return-code line ("transport/net.cc:1302 -> 6")
+// to the WARN its thread printed last.
+func (l *NCCLLog) propagation(o origin, msg string) {
+	where, code, ok := strings.Cut(msg, " -> ")
+	if !ok || strings.ContainsRune(where, ' ') || !strings.ContainsRune(where, ':') {
+		return
+	}
+	code, _, _ = strings.Cut(code, " ")
+	n, err := strconv.Atoi(code)
+	if err != nil {
+		return
+	}
+	r, ok := l.lastWarn[o.thread()]
+	if !ok {
+		return
+	}
+	switch r.kind {
+	case 'c':
+		if l.Completions[r.idx].Result < 0 {
+			l.Completions[r.idx].Result = n
+		}
+	case 's':
+		if l.Setup[r.idx].Result < 0 {
+			l.Setup[r.idx].Result = n
+		}
+	case 'w':
+		if l.Warnings[r.idx].Result < 0 {
+			l.Warnings[r.idx].Result = n
+		}
+	}
+}
+
+// seenKey identifies a fact already recorded: its kind and up to four
+// fields. Looking one up does not allocate.
+type seenKey struct {
+	kind       byte
+	a, b, c, d string
+}
+
+// once reports whether k is new, remembering it while there is room.
+func (l *NCCLLog) once(k seenKey) bool {
+	if _, ok := l.seen[k]; ok {
+		return false
+	}
+	if len(l.seen) >= 4*maxDistinct {
+		return false
+	}
+	k.a, k.b, k.c, k.d = strings.Clone(k.a), strings.Clone(k.b), strings.Clone(k.c), strings.Clone(k.d)
+	l.seen[k] = struct{}{}
+	return true
+}
+
+// intern returns a copy of host that does not pin the line it came from,
+// and records it in the host list.
+func (l *NCCLLog) intern(h string, ev Evidence) string {
+	if v, ok := l.hosts[h]; ok {
+		return v
+	}
+	v := strings.Clone(h)
+	if len(l.hosts) < maxDistinct {
+		l.hosts[v] = v
+		l.hostList = append(l.hostList, v)
+		l.hostFirst = append(l.hostFirst, ev)
+	}
+	return v
+}
+
+func (l *NCCLLog) addVersion(host, v string, ev Evidence) {
+	v = strings.TrimSuffix(strings.TrimSpace(v), ".")
+	if f := strings.Fields(v); len(f) > 0 {
+		v = f[0]
+	}
+	for _, x := range l.Versions {
+		if x.Version == v {
+			return
+		}
+	}
+	if len(l.Versions) < maxKept {
+		l.Versions = append(l.Versions, Versioned{Host: host, Version: strings.Clone(v), Evidence: ev})
+	}
+}
+
+// netLine handles "NET/<transport> : ..." INFO lines.
+func (l *NCCLLog) netLine(host, msg string, ev Evidence) {
+	name, rest, ok := cutNetPrefix(msg)
+	if !ok {
+		return
+	}
+	switch {
+	case strings.HasPrefix(rest, "GPU Direct RDMA "):
+		l.gdr(host, msg, ev)
+	case name == "Plugin":
+		l.Plugins.add(host, ev)
+		if pluginFailed(rest) {
+			l.PluginFailures.add(host, ev)
+		}
+	case strings.HasPrefix(rest, "No device found"):
+		if name == "IB" {
+			l.NoIBDevice.add(host, ev)
+		}
+	case strings.HasPrefix(rest, "Using "):
+		for _, d := range parseNetDevices(rest[len("Using "):]) {
+			d.Host, d.Evidence = host, ev
+			if name != "Socket" && l.once(seenKey{kind: 'i', a: host, b: d.Name, c: strconv.Itoa(d.Port)}) {
+				l.IBDevices = append(l.IBDevices, d)
+			}
+			if name == "Socket" && l.once(seenKey{kind: 's', a: host, b: d.Name, c: d.Addr}) {
+				l.SocketDevices = append(l.SocketDevices, d)
+			}
+		}
+	case strings.HasPrefix(rest, "Made virtual device"):
+		if s, ok := parseVirtualDevice(rest, ev); ok && len(l.VirtualDevices) < maxKept && l.once(seenKey{kind: 'v', a: s.Device, b: s.Rate.String()}) {
+			l.VirtualDevices = append(l.VirtualDevices, s)
+		}
+	}
+}
+
+// pluginFailed reports whether a "NET/Plugin" line says a plugin that is
+// there failed to load. A missing libnccl-net.so is NCCL's normal case and
+// not a failure.
+func pluginFailed(rest string) bool {
+	if strings.Contains(rest, "cannot open shared object") || strings.Contains(rest, "No such file") {
+		return false
+	}
+	return strings.Contains(rest, "returned") || strings.Contains(rest, "ailed")
+}
+
+func (l *NCCLLog) envEcho(host, msg string, ev Evidence) {
+	name, rest, ok := strings.Cut(msg, " ")
+	if !ok {
+		return
+	}
+	var v string
+	switch {
+	case strings.HasPrefix(rest, "set by environment to "):
+		v = rest[len("set by environment to "):]
+	case strings.HasPrefix(rest, "set to "):
+		v = rest[len("set to "):]
+	default:
+		return
+	}
+	l.addEnv(host, name, envValue(v), false, ev)
+}
+
+// envValue trims the full stop NCCL prints after numeric values.
+func envValue(v string) string {
+	v = strings.TrimSpace(v)
+	if t := strings.TrimSuffix(v, "."); t != v {
+		if _, err := strconv.ParseFloat(t, 64); err == nil {
+			return t
+		}
+	}
+	return v
+}
+
+func (l *NCCLLog) addEnv(host, name, value string, cmd bool, ev Evidence) {
+	if !l.once(seenKey{kind: 'e', a: host, b: name, c: value}) {
+		return
+	}
+	if len(l.Env) < maxDistinct {
+		l.Env = append(l.Env, EnvSetting{Host: host, Name: strings.Clone(name), Value: strings.Clone(value), FromCommand: cmd, Evidence: ev})
+	}
+}
+
+// commandEnv reads NCCL_*=value settings from a pasted command line:
+// "mpirun -x NCCL_IB_DISABLE=1 ...", "export NCCL_IB_GID_INDEX=3",
+// "NCCL_DEBUG=INFO torchrun ...". Prose that merely mentions a setting is
+// not a command and is ignored.
+func (l *NCCLLog) commandEnv(ln Line, s string) {
+	f := strings.Fields(s)
+	isCmd := strings.HasPrefix(strings.TrimSpace(s), "NCCL_")
+	for _, w := range f {
+		switch {
+		case strings.HasSuffix(w, "mpirun"), strings.HasSuffix(w, "mpiexec"), w == "srun", strings.HasSuffix(w, "torchrun"),
+			strings.Contains(w, "_perf"), w == "docker", w == "env":
+			isCmd = true
+		}
+	}
+	for i, w := range f {
+		w = strings.Trim(w, `"'`)
+		if !strings.HasPrefix(w, "NCCL_") {
+			continue
+		}
+		name, value, ok := strings.Cut(w, "=")
+		if !ok || !validEnvName(name) {
+			continue
+		}
+		flag := i > 0 && (f[i-1] == "-x" || f[i-1] == "-e" || f[i-1] == "--env" || f[i-1] == "export")
+		if isCmd || flag {
+			l.addEnv("", name, strings.Trim(value, `"'`), true, At(l.src, ln))
+		}
+	}
+}
+
+func validEnvName(n string) bool {
+	for _, c := range n {
+		if (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+func (l *NCCLLog) gdr(host, msg string, ev Evidence) {
+	d, ok := parseGDR(msg)
+	if !ok {
+		return
+	}
+	d.Host, d.Evidence = host, ev
+	key := seenKey{kind: 'g', a: host, b: d.GPU, c: d.HCA, d: strconv.FormatBool(d.Enabled) + d.Reason}
+	if l.once(key) && len(l.GDR) < maxDistinct {
+		l.GDR = append(l.GDR, d)
+	}
+}
+
+func (l *NCCLLog) ringSummary(host, msg string, ev Evidence) {
+	pxn, gdr := wordAfter(msg, " PXN "), wordAfter(msg, " GDR ")
+	if gdr == "" {
+		return
+	}
+	if l.once(seenKey{kind: 'r', a: host, b: pxn, c: gdr}) && len(l.Rings) < maxDistinct {
+		l.Rings = append(l.Rings, RingSummary{Host: host, PXN: atoiOr(pxn, -1), GDR: atoiOr(gdr, -1), Evidence: ev})
+	}
+}
+
+func (l *NCCLLog) comm(msg string, ev Evidence) {
+	f := strings.Fields(msg)
+	for i := 0; i+1 < len(f); i++ {
+		n := atoiOr(f[i+1], -1)
+		if n < 0 {
+			continue
+		}
+		switch f[i] {
+		case "nRanks", "nranks":
+			if n > l.Comm.Ranks {
+				l.Comm.Ranks = n
+				if l.Comm.Nodes == 0 {
+					l.Comm.Evidence = ev
+				}
+			}
+		case "nNodes":
+			if n > l.Comm.Nodes {
+				l.Comm.Nodes = n
+				l.Comm.Evidence = ev
+			}
+		case "localRanks":
+			l.Comm.LocalRanks = max(l.Comm.LocalRanks, n)
+		}
+	}
+}
+
+func (l *NCCLLog) channel(host, msg string, ev Evidence) {
+	head, via, ok := strings.Cut(msg, " via ")
+	if !ok {
+		l.ringOrder(msg)
+		return
+	}
+	kind, net, gdr := classifyTransport(via)
+	recv := strings.Contains(head, "[receive]")
+	send := strings.Contains(head, "[send]")
+	var c *ChannelStat
+	if i, ok := l.chanIdx[chanKey{host, kind, net}]; ok {
+		c = &l.Channels[i]
+	} else {
+		if len(l.Channels) >= maxDistinct {
+			return
+		}
+		net = strings.Clone(net)
+		l.chanIdx[chanKey{host, kind, net}] = len(l.Channels)
+		l.Channels = append(l.Channels, ChannelStat{Host: host, Kind: kind, Net: net, First: ev})
+		c = &l.Channels[len(l.Channels)-1]
+	}
+	c.Count++
+	if recv {
+		c.Recv++
+	}
+	if send {
+		c.Send++
+	}
+	if gdr {
+		c.GDR++
+		if recv {
+			c.RecvGDR++
+		}
+		if send {
+			c.SendGDR++
+		}
+	} else if kind == "NET" && c.FirstNoGDR.Line == 0 {
+		c.FirstNoGDR = ev
+	}
+}
+
+// ringOrder reads the channel count from "Channel 00/02 :    0   1".
+func (l *NCCLLog) ringOrder(msg string) {
+	rest, ok := strings.CutPrefix(msg, "Channel ")
+	if !ok {
+		return
+	}
+	id, order, _ := strings.Cut(rest, " ")
+	_, n, ok := strings.Cut(id, "/")
+	if !ok {
+		return
+	}
+	_, order, _ = strings.Cut(order, ":")
+	ranks := strings.Fields(order)
+	for _, r := range ranks {
+		if atoiOr(r, -1) < 0 {
+			return // not a ring order: two processes' lines run together
+		}
+	}
+	l.NChannels = max(l.NChannels, atoiOr(n, 0))
+	l.Comm.Ranks = max(l.Comm.Ranks, len(ranks))
+}
+
+// chanKey indexes ChannelStat by host and transport.
+type chanKey struct{ host, kind, net string }
+
+// wordAfter returns the word after the first occurrence of key in s.
+func wordAfter(s, key string) string {
+	i := strings.Index(s, key)
+	if i < 0 {
+		return ""
+	}
+	w, _, _ := strings.Cut(s[i+len(key):], " ")
+	return w
+}
+
+// classifyTransport splits what follows " via " in a connection line:
+// "NET/IB/1(2)/GDRDMA/Shared", "P2P/IPC/read", "direct shared memory",
+// "SHM/direct/direct", "COLLNET/IBext/0/GDRDMA".
+func classifyTransport(via string) (kind, net string, gdr bool) {
+	via = strings.TrimSpace(via)
+	gdr = strings.Contains(via, "/GDRDMA")
+	first, rest, _ := strings.Cut(via, "/")
+	second, _, _ := strings.Cut(rest, "/")
+	switch first {
+	case "NET", "COLLNET":
+		return first, second, gdr
+	case "P2P":
+		return "P2P", second, false
+	case "SHM":
+		return "SHM", "", false
+	}
+	if strings.Contains(via, "shared memory") {
+		return "SHM", "", false
+	}
+	return "OTHER", "", false
+}
+
+func atoiOr(s string, def int) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return def
+	}
+	return n
+}
+
+// parseVirtualDevice reads "Made virtual device [0] name=mlx5_0 speed=400000
+// ndevs=1 ..." (speed in Mb/s).
+func parseVirtualDevice(rest string, ev Evidence) (LinkSpeed, bool) {
+	var s LinkSpeed
+	for _, f := range strings.Fields(rest) {
+		switch {
+		case strings.HasPrefix(f, "name="):
+			s.Device = strings.Clone(f[5:])
+		case strings.HasPrefix(f, "speed="):
+			n, err := strconv.ParseInt(f[6:], 10, 64)
+			if err != nil || n <= 0 || n > 1<<40 {
+				return s, false
+			}
+			s.Rate = unit.BitRate(n) * unit.Mbps
+		}
+	}
+	s.Evidence = ev
+	return s, s.Rate > 0
+}

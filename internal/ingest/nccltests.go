@@ -1,0 +1,529 @@
+package ingest
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Bounds on what one nccl-tests input keeps.
+const (
+	maxRuns     = 64
+	maxRows     = 1024
+	maxRanks    = 4096
+	maxRankHost = 4096
+)
+
+// Sources of TestRun.Collective.
+const (
+	FromBanner  = "banner"  // "# Collective test starting: all_reduce_perf"
+	FromBinary  = "binary"  // a pasted command line naming all_reduce_perf
+	FromColumns = "columns" // inferred from the table (busbw/algbw, redop, root)
+)
+
+// NCCLTests is the output of one or more nccl-tests *_perf runs.
+type NCCLTests struct {
+	src   string
+	lines int
+	// Runs are the tables in input order; a new run starts at a version or
+	// "Collective test starting" banner, an nThread line or a table header
+	// that follows data rows.
+	Runs []*TestRun
+
+	pendingBinary string
+}
+
+// TestRun is one nccl-tests table with its preamble and trailer.
+type TestRun struct {
+	// Version is the nccl-tests version banner's text ("2.20.0 (b4d5bee)
+	// nccl-headers=23102 nccl-library=23102"), or "".
+	Version string
+	// Collective is "all_reduce", "all_gather", "reduce_scatter",
+	// "alltoall", "broadcast", "reduce", "sendrecv", "gather", "scatter",
+	// "hypercube", or "" when it cannot be told; CollectiveFrom says how it
+	// was found (FromBanner, FromBinary, FromColumns).
+	Collective     string
+	CollectiveFrom string
+	// Candidates lists the collectives the columns allow when they do not
+	// single one out.
+	Candidates []string
+	// NThread and NGpus are from the "nThread 1 nGpus 1 ..." line (0 if absent).
+	NThread, NGpus int
+	Params         Evidence
+	// Ranks are the "#  Rank  0 Group  0 Pid ... on host device 0 [bus] GPU" lines.
+	Ranks []TestRank
+	// RankCount counts every rank line, kept or not.
+	RankCount int
+	// HasRedop and HasRoot say which optional columns the table has;
+	// WrongColumn is "#wrong" or "error".
+	HasRedop, HasRoot bool
+	WrongColumn       string
+	Header            Evidence
+	Rows              []TestRow
+	// Truncated holds rows cut short (a paste that ends mid-row).
+	Truncated []Evidence
+	// AvgBusBW is the "# Avg bus bandwidth" trailer (GB/s), -1 if absent.
+	AvgBusBW    float64
+	AvgEvidence Evidence
+	// OutOfBounds is the "# Out of bounds values : N OK|FAILED" count, -1 if absent.
+	OutOfBounds         int
+	OutOfBoundsEvidence Evidence
+
+	layout   rowLayout
+	hostSeen map[string]int
+}
+
+// TestRank is one device line of the preamble.
+type TestRank struct {
+	Rank, Group, PID int
+	Host             string
+	Device           int
+	BusID            string
+	GPU              string
+	Evidence         Evidence
+}
+
+// TestRow is one message size of the table.
+type TestRow struct {
+	Size, Count int64
+	Type, Redop string
+	// Root is the root rank, -1 for unrooted collectives or when the table
+	// has no root column.
+	Root     int
+	Out, In  TestHalf
+	Evidence Evidence
+}
+
+// TestHalf is the out-of-place or in-place half of a row.
+type TestHalf struct {
+	Time  float64 // microseconds
+	AlgBW float64 // GB/s
+	BusBW float64 // GB/s
+	// Wrong is the #wrong count, or -1 when printed as N/A or when the
+	// table has a numeric "error" column instead (then in ErrorText).
+	Wrong     int
+	ErrorText string
+}
+
+// BestBusBW is the larger of the row's out-of-place and in-place busbw.
+func (r TestRow) BestBusBW() float64 { return math.Max(r.Out.BusBW, r.In.BusBW) }
+
+type rowLayout struct {
+	known           bool
+	redop, root     bool
+	wrongIsErrorCol bool
+}
+
+// NewNCCLTestsParser returns a parser for nccl-tests output read from src.
+func NewNCCLTestsParser(src string) Parser { return &NCCLTests{src: src} }
+
+// Kind returns KindNCCLTests.
+func (t *NCCLTests) Kind() Kind { return KindNCCLTests }
+
+// Source returns the input's name.
+func (t *NCCLTests) Source() string { return t.src }
+
+// Lines returns how many lines belonged to nccl-tests output.
+func (t *NCCLTests) Lines() int { return t.lines }
+
+// Result finishes the runs and returns the artifact, or nil when no
+// nccl-tests table or preamble was seen.
+func (t *NCCLTests) Result() Artifact {
+	var runs []*TestRun
+	for _, r := range t.Runs {
+		if len(r.Rows) > 0 || len(r.Truncated) > 0 || r.RankCount > 0 || r.NThread > 0 || r.Header.Line > 0 {
+			r.finish()
+			runs = append(runs, r)
+		}
+	}
+	t.Runs = runs
+	if len(runs) == 0 || t.lines == 0 {
+		return nil
+	}
+	return t
+}
+
+// cur returns the run being read, starting one if needed. fresh asks for
+// a new run when the current one already has rows.
+func (t *NCCLTests) cur(fresh bool) *TestRun {
+	n := len(t.Runs)
+	if n > 0 && !(fresh && len(t.Runs[n-1].Rows) > 0) {
+		return t.Runs[n-1]
+	}
+	if n >= maxRuns {
+		return t.Runs[n-1]
+	}
+	r := &TestRun{AvgBusBW: -1, OutOfBounds: -1, hostSeen: map[string]int{}}
+	if t.pendingBinary != "" {
+		r.Collective, r.CollectiveFrom = t.pendingBinary, FromBinary
+		t.pendingBinary = ""
+	}
+	t.Runs = append(t.Runs, r)
+	return r
+}
+
+// Feed reads one line.
+func (t *NCCLTests) Feed(ln Line) {
+	s := stripLabel(strings.TrimLeft(ln.Text, " \t"))
+	if s == "" {
+		return
+	}
+	c := s[0]
+	hashed := c == '#'
+	switch {
+	case c >= '0' && c <= '9':
+		if t.row(ln, s) {
+			t.lines++
+		}
+		return
+	case c == '#':
+		s = strings.TrimLeft(s[1:], " \t")
+		if s == "" && len(t.Runs) > 0 {
+			t.lines++ // the bare "#" lines nccl-tests prints between sections
+			return
+		}
+	case c != 'n' && c != 'R' && c != 's' && c != 'U' && c != '(' && !strings.Contains(s, "_perf"):
+		return
+	}
+	if t.preamble(ln, s) {
+		t.lines++
+	} else if !hashed && strings.Contains(s, "_perf") {
+		t.binary(s)
+	}
+}
+
+// stripLabel removes the "0: " rank label that srun --label and similar
+// launchers put before every line. Table rows never hold a colon, so a
+// leading number followed by ": " is always a label.
+func stripLabel(s string) string {
+	i := 0
+	for i < len(s) && i < 8 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && strings.HasPrefix(s[i:], ": ") {
+		return strings.TrimLeft(s[i+2:], " \t")
+	}
+	return s
+}
+
+// preamble handles the "#" lines (also pasted without their "#").
+func (t *NCCLTests) preamble(ln Line, s string) bool {
+	ev := At(t.src, ln)
+	switch {
+	case strings.HasPrefix(s, "nccl-tests version "):
+		r := t.cur(true)
+		r.Version = strings.Clone(strings.TrimSpace(s[len("nccl-tests version "):]))
+	case strings.HasPrefix(s, "Collective test starting:"):
+		r := t.cur(true)
+		if name := collectiveName(strings.TrimSpace(s[len("Collective test starting:"):])); name != "" {
+			r.Collective, r.CollectiveFrom = name, FromBanner
+		}
+	case strings.HasPrefix(s, "Collective test concluded:"):
+	case strings.HasPrefix(s, "nThread "):
+		r := t.cur(true)
+		if r.NThread > 0 {
+			r = t.newRun()
+		}
+		f := strings.Fields(s)
+		for i := 0; i+1 < len(f); i++ {
+			switch f[i] {
+			case "nThread":
+				r.NThread = atoiOr(f[i+1], 0)
+			case "nGpus":
+				r.NGpus = atoiOr(f[i+1], 0)
+			}
+		}
+		r.Params = ev
+	case strings.HasPrefix(s, "Using devices"):
+	case strings.HasPrefix(s, "Rank "):
+		return t.rank(s, ev)
+	case strings.HasPrefix(s, "size ") && isHeader(s):
+		t.header(s, ev)
+	case strings.HasPrefix(s, "(B)") || (strings.HasPrefix(s, "out-of-place") && strings.Contains(s, "in-place")):
+	case strings.HasPrefix(s, "Out of bounds values"):
+		r := t.cur(false)
+		_, v, _ := strings.Cut(s, ":")
+		f := strings.Fields(v)
+		if len(f) > 0 {
+			r.OutOfBounds = atoiOr(f[0], -1)
+			r.OutOfBoundsEvidence = ev
+		}
+	case strings.HasPrefix(s, "Avg bus bandwidth"):
+		r := t.cur(false)
+		_, v, _ := strings.Cut(s, ":")
+		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+			r.AvgBusBW, r.AvgEvidence = f, ev
+		}
+	case strings.HasPrefix(s, "Errors with asterisks"):
+	default:
+		return false
+	}
+	return true
+}
+
+func (t *NCCLTests) newRun() *TestRun {
+	if len(t.Runs) >= maxRuns {
+		return t.Runs[len(t.Runs)-1]
+	}
+	r := &TestRun{AvgBusBW: -1, OutOfBounds: -1, hostSeen: map[string]int{}}
+	t.Runs = append(t.Runs, r)
+	return r
+}
+
+// binary notes a pasted command line naming a *_perf binary. It is context,
+// not nccl-tests output, so it is not counted as a recognised line.
+func (t *NCCLTests) binary(s string) {
+	for _, w := range strings.Fields(s) {
+		w = w[strings.LastIndexByte(w, '/')+1:]
+		base, _, _ := strings.Cut(w, "_perf")
+		if len(base) < len(w) {
+			if name := collectiveName(base + "_perf"); name != "" {
+				if n := len(t.Runs); n > 0 && len(t.Runs[n-1].Rows) == 0 && t.Runs[n-1].Collective == "" {
+					t.Runs[n-1].Collective, t.Runs[n-1].CollectiveFrom = name, FromBinary
+				} else {
+					t.pendingBinary = name
+				}
+				return
+			}
+		}
+	}
+}
+
+// collectiveName maps "all_reduce_perf" (or "all_reduce_perf_mpi") to
+// "all_reduce"; it returns "" for anything else.
+func collectiveName(bin string) string {
+	base, _, ok := strings.Cut(bin, "_perf")
+	if !ok {
+		return ""
+	}
+	switch base {
+	case "all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv", "gather", "scatter", "hypercube":
+		return base
+	}
+	return ""
+}
+
+// rank reads "Rank  0 Group  0 Pid 1666603 on spark-d708 device  0
+// [000f:01:00] NVIDIA GB10" (older: no Group).
+func (t *NCCLTests) rank(s string, ev Evidence) bool {
+	f := strings.Fields(s)
+	k := TestRank{Rank: -1, Group: -1, PID: -1, Device: -1, Evidence: ev}
+	i := 0
+pairs:
+	for ; i+1 < len(f); i += 2 {
+		switch f[i] {
+		case "Rank":
+			k.Rank = atoiOr(f[i+1], -1)
+		case "Group":
+			k.Group = atoiOr(f[i+1], -1)
+		case "Pid":
+			k.PID = atoiOr(f[i+1], -1)
+		case "on":
+			k.Host = f[i+1]
+		case "device":
+			k.Device = atoiOr(f[i+1], -1)
+		default:
+			break pairs
+		}
+	}
+	if k.Rank < 0 || k.Host == "" {
+		return false
+	}
+	if i < len(f) && strings.HasPrefix(f[i], "[") {
+		k.BusID = strings.Clone(strings.Trim(f[i], "[]"))
+		i++
+	}
+	if i < len(f) {
+		k.GPU = strings.Clone(strings.Join(f[i:], " "))
+	}
+	r := t.cur(true)
+	r.RankCount++
+	k.Host = strings.Clone(k.Host)
+	if _, ok := r.hostSeen[k.Host]; ok || len(r.hostSeen) < maxRankHost {
+		r.hostSeen[k.Host]++
+	}
+	if len(r.Ranks) < maxRanks {
+		r.Ranks = append(r.Ranks, k)
+	}
+	return true
+}
+
+// header reads the column names: "size count type redop root time algbw
+// busbw #wrong time algbw busbw #wrong" and its older variants.
+func (t *NCCLTests) header(s string, ev Evidence) {
+	r := t.cur(true)
+	f := strings.Fields(s)
+	r.layout = rowLayout{known: true}
+	for _, w := range f {
+		switch w {
+		case "redop":
+			r.layout.redop = true
+		case "root":
+			r.layout.root = true
+		case "error":
+			r.layout.wrongIsErrorCol = true
+		}
+	}
+	r.HasRedop, r.HasRoot = r.layout.redop, r.layout.root
+	r.WrongColumn = "#wrong"
+	if r.layout.wrongIsErrorCol {
+		r.WrongColumn = "error"
+	}
+	r.Header = ev
+}
+
+// isHeader reports whether s names the columns of an nccl-tests table.
+func isHeader(s string) bool {
+	need := map[string]bool{"count": false, "type": false, "time": false, "algbw": false, "busbw": false}
+	for _, w := range strings.Fields(s) {
+		if _, ok := need[w]; ok {
+			need[w] = true
+		}
+	}
+	for _, ok := range need {
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// dataTypes are the nccl-tests type names a row can carry.
+var dataTypes = map[string]int{
+	"int8": 1, "uint8": 1, "char": 1, "int32": 4, "uint32": 4, "int": 4, "int64": 8, "uint64": 8,
+	"half": 2, "float16": 2, "float": 4, "float32": 4, "double": 8, "float64": 8, "bfloat16": 2,
+	"f8e4m3": 1, "f8e5m2": 1, "fp8_e4m3": 1, "fp8_e5m2": 1,
+}
+
+// TypeSize returns the byte size of an nccl-tests data type name, 0 if unknown.
+func TypeSize(name string) int { return dataTypes[name] }
+
+// row reads one table row; it reports whether the line was one.
+func (t *NCCLTests) row(ln Line, s string) bool {
+	var buf [16]string
+	f := fieldsInto(buf[:0], s, 3)
+	if len(f) < 3 {
+		return false
+	}
+	if _, ok := dataTypes[f[2]]; !ok {
+		return false
+	}
+	f = fieldsInto(buf[:0], s, len(buf))
+	size, err1 := strconv.ParseInt(f[0], 10, 64)
+	count, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil || size < 0 || count < 0 {
+		return false
+	}
+	r := t.cur(false)
+	row := TestRow{Size: size, Count: count, Type: strings.Clone(f[2]), Root: -1, Evidence: At(t.src, ln)}
+	rest := f[3:]
+	lay := r.layout
+	if !lay.known {
+		lay = guessLayout(rest)
+	}
+	if lay.redop && len(rest) > 0 {
+		row.Redop = strings.Clone(rest[0])
+		rest = rest[1:]
+	}
+	if lay.root && len(rest) > 0 {
+		row.Root = atoiOr(rest[0], -1)
+		rest = rest[1:]
+	}
+	if len(rest) < 8 {
+		if len(r.Truncated) < maxKept {
+			r.Truncated = append(r.Truncated, row.Evidence)
+		}
+		return true
+	}
+	var ok1, ok2 bool
+	row.Out, ok1 = parseHalf(rest[0:4])
+	row.In, ok2 = parseHalf(rest[4:8])
+	if !ok1 || !ok2 {
+		if len(r.Truncated) < maxKept {
+			r.Truncated = append(r.Truncated, row.Evidence)
+		}
+		return true
+	}
+	if !r.layout.known {
+		lay.known = true
+		r.layout, r.HasRedop, r.HasRoot = lay, lay.redop, lay.root
+	}
+	if len(r.Rows) < maxRows {
+		r.Rows = append(r.Rows, row)
+	}
+	return true
+}
+
+// fieldsInto splits s on spaces into dst, at most n fields, without
+// allocating when dst has room.
+func fieldsInto(dst []string, s string, n int) []string {
+	for len(dst) < n {
+		s = strings.TrimLeft(s, " \t")
+		if s == "" {
+			return dst
+		}
+		i := strings.IndexAny(s, " \t")
+		if i < 0 {
+			return append(dst, s)
+		}
+		dst = append(dst, s[:i])
+		s = s[i:]
+	}
+	return dst
+}
+
+// guessLayout decides, for a table whose header was not seen, whether the
+// fields after the type hold a redop and a root.
+func guessLayout(rest []string) rowLayout {
+	var l rowLayout
+	if len(rest) > 0 && isWord(rest[0]) {
+		l.redop = true
+		rest = rest[1:]
+	}
+	if len(rest) == 9 || (len(rest) > 0 && len(rest) != 8 && rest[0] == "-1") {
+		l.root = true
+	}
+	return l
+}
+
+func isWord(s string) bool {
+	if s == "N/A" || s == "" {
+		return false
+	}
+	for _, c := range s {
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseHalf reads "time algbw busbw #wrong".
+func parseHalf(f []string) (TestHalf, bool) {
+	var h TestHalf
+	var err error
+	if h.Time, err = strconv.ParseFloat(f[0], 64); err != nil {
+		return h, false
+	}
+	if h.AlgBW, err = strconv.ParseFloat(f[1], 64); err != nil {
+		return h, false
+	}
+	if h.BusBW, err = strconv.ParseFloat(f[2], 64); err != nil {
+		return h, false
+	}
+	for _, v := range []float64{h.Time, h.AlgBW, h.BusBW} {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return h, false
+		}
+	}
+	h.Wrong = -1
+	if n, err := strconv.Atoi(f[3]); err == nil {
+		h.Wrong = n
+	} else if f[3] != "N/A" {
+		if _, err := strconv.ParseFloat(f[3], 64); err != nil {
+			return h, false
+		}
+		h.ErrorText = strings.Clone(f[3])
+	}
+	return h, true
+}

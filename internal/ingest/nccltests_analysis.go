@@ -1,0 +1,180 @@
+package ingest
+
+import (
+	"math"
+	"sort"
+)
+
+// finish infers the collective when no banner or binary named it.
+func (r *TestRun) finish() {
+	if r.Collective != "" {
+		return
+	}
+	c := r.inferCollective()
+	if len(c) == 1 {
+		r.Collective, r.CollectiveFrom = c[0], FromColumns
+		return
+	}
+	r.Candidates = c
+}
+
+// NRanks is the number of ranks: the rank lines counted, 0 if none.
+func (r *TestRun) NRanks() int { return r.RankCount }
+
+// RanksPerHost returns how many ranks each host runs, as host-sorted
+// pairs, from the rank lines.
+func (r *TestRun) RanksPerHost() (hosts []string, counts []int) {
+	for h := range r.hostSeen {
+		hosts = append(hosts, h)
+	}
+	sort.Strings(hosts)
+	for _, h := range hosts {
+		counts = append(counts, r.hostSeen[h])
+	}
+	return hosts, counts
+}
+
+// busbw factors of the collectives for n ranks.
+func busFactor(coll string, n int) float64 {
+	fn := float64(n)
+	switch coll {
+	case "all_reduce":
+		return 2 * (fn - 1) / fn
+	case "all_gather", "reduce_scatter", "alltoall", "gather", "scatter":
+		return (fn - 1) / fn
+	}
+	return 1
+}
+
+// inferCollective narrows the collective from the columns: the busbw/algbw
+// factor for the rank count, the redop and root columns, and the N/A that
+// sendrecv and alltoall print for in-place #wrong.
+func (r *TestRun) inferCollective() []string {
+	all := []string{"all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv", "gather", "scatter"}
+	var redop string
+	root, inNA, inChecked := -1, false, false
+	for _, row := range r.Rows {
+		redop, root = row.Redop, row.Root
+		inNA = inNA || (row.Out.Wrong >= 0 && row.In.Wrong < 0 && row.In.ErrorText == "")
+		inChecked = inChecked || row.In.Wrong >= 0
+	}
+	var out []string
+	for _, c := range all {
+		if !r.columnsAllow(c, redop, root, inNA) {
+			continue
+		}
+		if inChecked && (c == "sendrecv" || c == "alltoall") {
+			// Their in-place half prints N/A for #wrong.
+			continue
+		}
+		if ratio, ok := r.busRatio(); ok && r.NRanks() > 1 {
+			if math.Abs(ratio-busFactor(c, r.NRanks())) > 0.03 {
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// columnsAllow reports whether a collective could print these columns.
+func (r *TestRun) columnsAllow(c, redop string, root int, inNA bool) bool {
+	rooted := c == "broadcast" || c == "reduce" || c == "gather" || c == "scatter"
+	reducing := c == "all_reduce" || c == "reduce_scatter" || c == "reduce"
+	if r.HasRoot && (root >= 0) != rooted {
+		return false
+	}
+	if !r.HasRoot && r.Header.Line > 0 && rooted {
+		// Old tables print a root column only for rooted collectives.
+		return false
+	}
+	if r.HasRedop && redop != "" && redop != "none" && !reducing && c != "sendrecv" {
+		return false
+	}
+	if r.HasRedop && redop == "none" && reducing {
+		return false
+	}
+	if !r.HasRedop && r.Header.Line > 0 && reducing {
+		return false
+	}
+	if inNA && c != "sendrecv" && c != "alltoall" {
+		return false
+	}
+	if !r.HasRedop && r.Header.Line > 0 && c != "all_gather" && c != "broadcast" {
+		// Tables without a redop column predate the other collectives.
+		return false
+	}
+	return true
+}
+
+// busRatio is busbw/algbw on the row where both are most precise.
+func (r *TestRun) busRatio() (float64, bool) {
+	best := -1
+	for i, row := range r.Rows {
+		if row.Out.AlgBW >= 1 && (best < 0 || row.Out.AlgBW > r.Rows[best].Out.AlgBW) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return 0, false
+	}
+	return r.Rows[best].Out.BusBW / r.Rows[best].Out.AlgBW, true
+}
+
+// PlateauMinSize is the smallest message size a bandwidth plateau may rest
+// on: below it, latency rather than bandwidth sets the time.
+const PlateauMinSize = 64 << 20
+
+// Plateau is the busbw a run reaches at its largest sizes.
+type Plateau struct {
+	// BusBW is the median and Max the largest best-of-both-halves busbw
+	// (GB/s) over the plateau rows; Min the smallest.
+	BusBW, Min, Max float64
+	// MinSize and MaxSize bound the plateau rows' sizes (bytes).
+	MinSize, MaxSize int64
+	// Rows are the plateau rows, largest size last.
+	Rows []TestRow
+}
+
+// Plateau returns the busbw of the largest sizes: the rows of at least
+// PlateauMinSize within a factor 4 of the largest size (the last three
+// steps of a doubling sweep). It returns false when the table stops below
+// PlateauMinSize.
+func (r *TestRun) Plateau() (Plateau, bool) {
+	var p Plateau
+	var largest int64
+	for _, row := range r.Rows {
+		largest = max(largest, row.Size)
+	}
+	if largest < PlateauMinSize {
+		return p, false
+	}
+	for _, row := range r.Rows {
+		if row.Size >= PlateauMinSize && row.Size >= largest/4 {
+			p.Rows = append(p.Rows, row)
+		}
+	}
+	sort.SliceStable(p.Rows, func(i, j int) bool { return p.Rows[i].Size < p.Rows[j].Size })
+	bw := make([]float64, len(p.Rows))
+	for i, row := range p.Rows {
+		bw[i] = row.BestBusBW()
+	}
+	sort.Float64s(bw)
+	p.Min, p.Max = bw[0], bw[len(bw)-1]
+	if n := len(bw); n%2 == 1 {
+		p.BusBW = bw[n/2]
+	} else {
+		p.BusBW = (bw[n/2-1] + bw[n/2]) / 2
+	}
+	p.MinSize, p.MaxSize = p.Rows[0].Size, p.Rows[len(p.Rows)-1].Size
+	return p, true
+}
+
+// LargestSize returns the largest message size in the table, 0 if none.
+func (r *TestRun) LargestSize() int64 {
+	var m int64
+	for _, row := range r.Rows {
+		m = max(m, row.Size)
+	}
+	return m
+}
