@@ -291,7 +291,6 @@ func TestSyntheticRules(t *testing.T) {
 	}
 }
 
-
 // FuzzDiagnoseNCCL runs the NCCL rules over whatever the parsers make of
 // arbitrary input: no rule may panic or emit a finding without an id,
 // title or evidence.

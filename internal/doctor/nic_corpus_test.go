@@ -368,7 +368,6 @@ func TestDiagnoseDeterministic(t *testing.T) {
 	}
 }
 
-
 func TestMixedTrafficIsNotMisclassified(t *testing.T) {
 	// synthetic: RoCE on priority 3 beside a larger TCP share on priority 0.
 	in := "ethtool -S ens3np0\nNIC statistics:\n     rx_vport_unicast_packets: 10\n     rx_vport_rdma_unicast_packets: 100\n" +

@@ -406,4 +406,3 @@ func setupFindings(logs []*ingest.NCCLLog, explained bool) []Finding {
 		Fix:       "Run `show_gids` on both hosts and set NCCL_IB_GID_INDEX to the RoCE v2 index of the address the peers route to (same version and family on every node); check `ip addr` on the RDMA netdev and `ip route` to the peer's subnet; verify with `ib_write_bw -d <hca> -x <gid-index> <peer>`.",
 	}}
 }
-
