@@ -69,6 +69,7 @@ func newRootCmd() *cobra.Command {
 	}
 	root.AddCommand(
 		newDiagnoseCmd(),
+		newCaptureCmd(),
 	)
 	return root
 }
