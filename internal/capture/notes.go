@@ -13,7 +13,11 @@ func (a *Analysis) notes() []string {
 		a.LLDP.finish()
 	}
 	if a.RoCEPackets == 0 {
-		ns = append(ns, "no RoCEv2 packets (UDP port 4791): "+a.contents())
+		n := "no RoCEv2 packets (UDP port 4791): " + a.Contents()
+		if a.LLDP != nil {
+			n += "; " + a.LLDP.Describe()
+		}
+		ns = append(ns, n)
 	}
 	if a.TruncatedPackets > 0 {
 		ns = append(ns, fmt.Sprintf("%d RoCE packets were cut short by the snaplen (%d): their sizes come from the IP and UDP headers", a.TruncatedPackets, a.Snaplen))
@@ -37,8 +41,9 @@ func (a *Analysis) notes() []string {
 	return ns
 }
 
-// contents lists what the capture holds besides RoCE, most first.
-func (a *Analysis) contents() string {
+// Contents says what the capture holds besides RoCE, most first, e.g.
+// "the capture holds 31 LLDP, 20 IPv6".
+func (a *Analysis) Contents() string {
 	type kv struct {
 		k string
 		v int64
@@ -63,9 +68,5 @@ func (a *Analysis) contents() string {
 	for _, e := range kvs {
 		parts = append(parts, fmt.Sprintf("%d %s", e.v, e.k))
 	}
-	s := "the capture holds " + strings.Join(parts, ", ")
-	if a.LLDP != nil {
-		s += "; " + a.LLDP.Describe()
-	}
-	return s
+	return "the capture holds " + strings.Join(parts, ", ")
 }

@@ -40,6 +40,7 @@ type Rule struct {
 // rules lists every rule. Add one line per rule file.
 func rules() []Rule {
 	var rs []Rule
+	rs = append(rs, captureRule())
 	return rs
 }
 
