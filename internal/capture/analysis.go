@@ -79,7 +79,6 @@ type PSNStats struct {
 	TimeoutEpisodes  int64     `json:"timeout_episodes"`
 	Episodes         []Episode `json:"episodes"`
 	EpisodesDropped  int64     `json:"episodes_not_listed,omitempty"`
-	firstGapPacket   int
 	open             *Episode
 	lastTime         unit.Time
 	afterReadRequest bool
