@@ -8,6 +8,8 @@ import (
 	"net/netip"
 	"sort"
 
+	"github.com/gopacket/gopacket/layers"
+
 	"rocelab/internal/ingest"
 	"rocelab/internal/unit"
 	"rocelab/internal/wire"
@@ -20,7 +22,7 @@ const KindPcap ingest.Kind = "pcap"
 const (
 	DefaultBin = 10 * unit.Microsecond
 	// MaxBins caps the timeline bins summed over all flows.
-	MaxBins = 1 << 20
+	MaxBins = 1 << 16
 	// MaxEpisodes caps the episodes listed per flow; counts go on.
 	MaxEpisodes = 1000
 	// maxErrors caps the decode errors kept as examples.
@@ -261,18 +263,29 @@ func NewAnalysis(name string, opts Options) *Analysis {
 }
 
 // Add analyses one packet; ifSpeed is its interface's if_speed (0 if
-// unknown).
+// unknown). Packets must come in capture order with LinkType set (the
+// Reader sets it; frames of other link types are counted, not decoded).
 func (a *Analysis) Add(p *Packet, ifSpeed unit.BitRate) {
 	if !a.started {
 		a.started, a.t0 = true, p.Time
 	}
-	t := unit.Time(p.Time-a.t0) * unit.Nanosecond
+	t := unit.Time(-1) // before the first packet: counted as backwards
+	if d := p.Time - a.t0; d > int64(unit.MaxTime/unit.Nanosecond) {
+		t = unit.MaxTime // more than 106 days after the first packet
+	} else if d >= 0 {
+		t = unit.Time(d) * unit.Nanosecond
+	}
 	if t < a.last {
 		a.BackwardTime++
 		t = a.last
 	}
 	a.last = t
 	a.Packets++
+	if p.LinkType != layers.LinkTypeEthernet {
+		a.Bytes += int64(p.Length)
+		a.Other[fmt.Sprintf("link type %d (%s)", p.LinkType, p.LinkType)]++
+		return
+	}
 	f := &a.frame
 	if err := f.Decode(p.Data); err != nil {
 		a.DecodeErrors++

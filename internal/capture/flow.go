@@ -168,24 +168,30 @@ func (s *PSNStats) track(fl *Flow, p *Packet, t unit.Time, psn uint32, n int64) 
 	s.open.Bytes += n
 }
 
-// addTimeline adds n bytes at time t to the flow's bins.
+// addTimeline adds n bytes at time t to the flow's bins, first widening
+// the bins while the new ones would not fit in MaxBins.
 func (a *Analysis) addTimeline(fl *Flow, t unit.Time, n int64) {
+	for a.bins+a.binsNeeded(fl, t) > MaxBins && a.Bin < unit.MaxTime/4 {
+		a.coarsen()
+	}
 	idx := int(t / a.Bin)
 	if len(fl.Timeline) == 0 {
 		fl.TimelineStart = idx
 	}
-	i := idx - fl.TimelineStart
-	if i < 0 {
-		i = 0
-	}
+	i := max(idx-fl.TimelineStart, 0)
 	for i >= len(fl.Timeline) {
 		fl.Timeline = append(fl.Timeline, 0)
 		a.bins++
 	}
 	fl.Timeline[i] += n
-	for a.bins > MaxBins {
-		a.coarsen()
+}
+
+// binsNeeded is how many bins the flow must grow by to reach time t.
+func (a *Analysis) binsNeeded(fl *Flow, t unit.Time) int {
+	if len(fl.Timeline) == 0 {
+		return 1
 	}
+	return max(int(t/a.Bin)-fl.TimelineStart+1-len(fl.Timeline), 0)
 }
 
 // coarsen doubles the bin width, merging pairs of bins in every flow.

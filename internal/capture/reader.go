@@ -47,6 +47,7 @@ type FormatError struct {
 	Msg string
 }
 
+// Error returns the message.
 func (e *FormatError) Error() string { return e.Msg }
 
 // Packet is one captured frame. Data is valid until the next call to Next.
@@ -61,6 +62,9 @@ type Packet struct {
 	Length int
 	// Iface is the pcapng interface index (0 for pcap).
 	Iface int
+	// LinkType is the interface's link type; only Ethernet (1) is
+	// decoded (a pcap of another link type is refused when opened).
+	LinkType layers.LinkType
 }
 
 // Reader streams packets from a pcap or pcapng file with bounded memory.
@@ -78,7 +82,7 @@ type Reader struct {
 // NewReader recognises the format by its magic number and reads the file
 // header. Gzip-compressed pcap is read as pcap.
 func NewReader(r io.Reader) (*Reader, error) {
-	br := bufio.NewReaderSize(r, 1<<20)
+	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(4)
 	if err != nil {
 		return nil, &FormatError{Msg: fmt.Sprintf("not a pcap or pcapng file: %d bytes, expected at least a 24-byte pcap or 28-byte pcapng header", len(head))}
@@ -146,13 +150,14 @@ func (r *Reader) Next(p *Packet) error {
 		}
 		return fmt.Errorf("packet %d: %w", r.n+1, err)
 	}
+	lt := layers.LinkTypeEthernet
 	if r.ng != nil {
-		if intf, e := r.ng.Interface(ci.InterfaceIndex); e == nil && intf.LinkType != layers.LinkTypeEthernet {
-			return fmt.Errorf("packet %d: interface %d link type %d (%s) is not supported: expected Ethernet (1)", r.n+1, ci.InterfaceIndex, intf.LinkType, intf.LinkType)
+		if intf, e := r.ng.Interface(ci.InterfaceIndex); e == nil {
+			lt = intf.LinkType
 		}
 	}
 	r.n++
-	*p = Packet{Num: r.n, Time: ci.Timestamp.UnixNano(), Data: data, Length: ci.Length, Iface: ci.InterfaceIndex}
+	*p = Packet{Num: r.n, Time: ci.Timestamp.UnixNano(), Data: data, Length: ci.Length, Iface: ci.InterfaceIndex, LinkType: lt}
 	if p.Length < len(data) {
 		p.Length = len(data)
 	}

@@ -15,7 +15,7 @@ const (
 	MACControlPFC   uint16 = 0x0101 // IEEE 802.1Qbb priority-based flow control
 )
 
-// MAC control frames go to this multicast address.
+// MACControlDst is the multicast address MAC control frames go to.
 var MACControlDst = [6]byte{0x01, 0x80, 0xc2, 0x00, 0x00, 0x01}
 
 // Lengths of the MAC control bodies before padding.

@@ -77,6 +77,7 @@ type DecodeError struct {
 	Msg   string // set instead of Need/Have for other faults
 }
 
+// Error formats the fault as "BTH: truncated: need 12 bytes, have 8".
 func (e *DecodeError) Error() string {
 	if e.Msg != "" {
 		return e.Layer + ": " + e.Msg
