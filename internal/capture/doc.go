@@ -46,11 +46,13 @@
 // with the latest packet. F's peer is R and, if F had none, R's peer is F.
 // A flow with no peer reports its own counts only.
 //
-// Per flow: Packets and Bytes (all of its packets), Requests (request
-// opcodes, and UD), Responses (ACK, atomic ACK, READ RESPONSE), CNPs, ACKs
-// and NAKs by syndrome (packets of this flow, i.e. sent by its source),
-// CE and ECT (IP ECN field of its packets), and Truncated (packets the
-// capture cut before the end of the UDP datagram). The requester's view of
+// Per flow: Packets and Bytes (all of its packets), Requests (SEND,
+// WRITE, READ REQUEST, atomics, UD SEND), Responses (ACKNOWLEDGE, ATOMIC
+// ACKNOWLEDGE, READ RESPONSE), CNPs, ACKs (AETHs with an ACK syndrome,
+// including those of READ RESPONSE FIRST/LAST/ONLY) and NAKs by syndrome
+// (RNR NAKs under "RNR NAK"), all counting packets of this flow, i.e. sent
+// by its source; CE and ECT (the IP ECN field of its packets); and
+// Truncated (packets the capture cut before the end of the UDP datagram). The requester's view of
 // what came back is the peer's counts: NAKsReceived and CNPsReceived.
 //
 // # PSN analysis
