@@ -71,6 +71,7 @@ func newRootCmd() *cobra.Command {
 		newRunCmd(),
 		newExamplesCmd(),
 		newDiagnoseCmd(),
+		newCaptureCmd(),
 	)
 	return root
 }

@@ -51,6 +51,7 @@ func rules() []Rule {
 	rs = append(rs, gidRules()...)
 	rs = append(rs, qosRules()...)
 	rs = append(rs, hostRules()...)
+	rs = append(rs, captureRule())
 	return rs
 }
 

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"rocelab/internal/capture"
 	"rocelab/internal/ingest"
 )
 
@@ -39,7 +40,9 @@ type BinaryFormat struct {
 
 // binaryFormats lists the binary readers. Add one line per format.
 func binaryFormats() []BinaryFormat {
-	return nil
+	return []BinaryFormat{
+		{Kind: capture.KindPcap, Match: capture.IsCapture, Read: readCapture},
+	}
 }
 
 // Report is the result of a diagnosis.

@@ -1,0 +1,393 @@
+package capture
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"sort"
+
+	"github.com/gopacket/gopacket/layers"
+
+	"rocelab/internal/ingest"
+	"rocelab/internal/unit"
+	"rocelab/internal/wire"
+)
+
+// KindPcap is the ingest artifact kind of an analysed capture.
+const KindPcap ingest.Kind = "pcap"
+
+// Defaults and caps.
+const (
+	DefaultBin = 10 * unit.Microsecond
+	// MaxBins caps the timeline bins summed over all flows.
+	MaxBins = 1 << 16
+	// MaxEpisodes caps the episodes listed per flow; counts go on.
+	MaxEpisodes = 1000
+	// maxErrors caps the decode errors kept as examples.
+	maxErrors = 5
+)
+
+// Options tune an analysis.
+type Options struct {
+	// LinkSpeed converts pause quanta to time. Zero means: learn it from
+	// the pcapng if_speed option, else leave pause times unknown.
+	LinkSpeed unit.BitRate
+	// Bin is the timeline bin width; zero means DefaultBin.
+	Bin unit.Time
+}
+
+// FlowKey identifies a flow: one direction of a QP.
+type FlowKey struct {
+	Src netip.Addr `json:"src"`
+	Dst netip.Addr `json:"dst"`
+	QPN uint32     `json:"qpn"`
+}
+
+// String formats the key as "10.0.0.1 > 10.0.0.2 qp 0x000123".
+func (k FlowKey) String() string { return fmt.Sprintf("%s > %s qp 0x%06x", k.Src, k.Dst, k.QPN) }
+
+// Episode is one go-back-N retransmission episode (see the package doc).
+type Episode struct {
+	StartPacket int       `json:"start_packet"`
+	EndPacket   int       `json:"end_packet"` // 0 when still open at the end
+	Open        bool      `json:"open,omitempty"`
+	Start       unit.Time `json:"start_ps"`
+	End         unit.Time `json:"end_ps"`
+	FirstPSN    uint32    `json:"first_psn"`
+	HighestPSN  uint32    `json:"highest_psn"` // highest PSN sent before it
+	Packets     int64     `json:"packets"`
+	Bytes       int64     `json:"bytes"`
+	// Trigger is "nak" or "timeout".
+	Trigger     string    `json:"trigger"`
+	NAKPacket   int       `json:"nak_packet,omitempty"`
+	NAKSyndrome string    `json:"nak_syndrome,omitempty"`
+	IdleGap     unit.Time `json:"idle_gap_ps,omitempty"` // timeouts only
+}
+
+// PSNStats are the PSN analysis of one sequence (requests or READ
+// RESPONSEs) of a flow.
+type PSNStats struct {
+	Tracked          int64     `json:"tracked"`
+	FirstPSN         uint32    `json:"first_psn"`
+	HighestPSN       uint32    `json:"highest_psn"`
+	Gaps             int64     `json:"gaps"`
+	Missing          int64     `json:"missing"`
+	RetransPackets   int64     `json:"retransmitted_packets"`
+	RetransBytes     int64     `json:"retransmitted_bytes"`
+	EpisodeCount     int64     `json:"episode_count"`
+	NAKEpisodes      int64     `json:"nak_episodes"`
+	TimeoutEpisodes  int64     `json:"timeout_episodes"`
+	Episodes         []Episode `json:"episodes"`
+	EpisodesDropped  int64     `json:"episodes_not_listed,omitempty"`
+	open             *Episode
+	lastTime         unit.Time
+	afterReadRequest bool
+}
+
+// Flow is one direction of a QP and everything seen of it.
+type Flow struct {
+	Key        FlowKey `json:"key"`
+	SrcMAC     string  `json:"src_mac"`
+	DstMAC     string  `json:"dst_mac"`
+	UDPSrcPort uint16  `json:"udp_src_port"`
+	DSCP       uint8   `json:"dscp"`
+	// PCP is the 802.1Q priority, or -1 when untagged.
+	PCP         int       `json:"pcp"`
+	FirstPacket int       `json:"first_packet"`
+	LastPacket  int       `json:"last_packet"`
+	First       unit.Time `json:"first_ps"`
+	Last        unit.Time `json:"last_ps"`
+
+	Packets      int64 `json:"packets"`
+	Bytes        int64 `json:"bytes"`
+	PayloadBytes int64 `json:"payload_bytes"`
+	Requests     int64 `json:"requests"`
+	Responses    int64 `json:"responses"`
+	ACKs         int64 `json:"acks"`
+	// NAKs counts the NAKs this flow carries, by syndrome name.
+	NAKs      map[string]int64 `json:"naks"`
+	CNPs      int64            `json:"cnps"`
+	CE        int64            `json:"ce_marked"`
+	ECT       int64            `json:"ect"`
+	Truncated int64            `json:"truncated"`
+	// ThroughputBps is Bytes·8 over Last − First (0 with one packet).
+	ThroughputBps float64 `json:"throughput_bps"`
+
+	Requester PSNStats `json:"request_psn"`
+	Responder PSNStats `json:"read_response_psn"`
+
+	// Peer is the paired reverse flow, if any.
+	Peer *FlowKey `json:"peer,omitempty"`
+	// NAKsReceived and CNPsReceived are the peer's NAKs and CNPs.
+	NAKsReceived map[string]int64 `json:"naks_received"`
+	CNPsReceived int64            `json:"cnps_received"`
+
+	// Timeline holds wire bytes per bin from bin TimelineStart on.
+	TimelineStart int     `json:"timeline_start_bin"`
+	Timeline      []int64 `json:"timeline"`
+
+	peer       *Flow
+	pendingNAK *pendingNAK
+}
+
+type pendingNAK struct {
+	packet   int
+	syndrome uint8
+}
+
+// PauseStats are the pause frames one MAC sent for one priority.
+type PauseStats struct {
+	SrcMAC string `json:"src_mac"`
+	// Priority is "0".."7", or "all" for 802.3x PAUSE.
+	Priority    string `json:"priority"`
+	Frames      int64  `json:"frames"`
+	XOFF        int64  `json:"xoff"`
+	XON         int64  `json:"xon"`
+	Quanta      int64  `json:"quanta"`
+	FirstPacket int    `json:"first_packet"`
+	// Requested and Effective are nil when the link rate is unknown.
+	Requested *unit.Time `json:"requested_ps"`
+	Effective *unit.Time `json:"effective_ps"`
+	// LinkSpeed is the rate used to convert quanta (0: unknown).
+	LinkSpeed unit.BitRate `json:"link_speed_bps"`
+
+	start, until unit.Time
+	unknown      bool
+}
+
+// DecodeFailure is a packet that could not be decoded.
+type DecodeFailure struct {
+	Packet int    `json:"packet"`
+	Error  string `json:"error"`
+}
+
+// Analysis is what a capture shows. It is an ingest.Artifact.
+type Analysis struct {
+	File      string       `json:"file"`
+	Format    string       `json:"format"`
+	Snaplen   int          `json:"snaplen"`
+	LinkSpeed unit.BitRate `json:"link_speed_bps"`
+	// LinkSpeedSource says where LinkSpeed came from: "option", "if_speed"
+	// or "unknown".
+	LinkSpeedSource string    `json:"link_speed_source"`
+	Packets         int64     `json:"packets"`
+	Bytes           int64     `json:"bytes"`
+	Duration        unit.Time `json:"duration_ps"`
+	Bin             unit.Time `json:"bin_ps"`
+
+	RoCEPackets       int64            `json:"roce_packets"`
+	MACControlPackets int64            `json:"mac_control_packets"`
+	Other             map[string]int64 `json:"other"`
+	TruncatedPackets  int64            `json:"truncated_packets"`
+	DecodeErrors      int64            `json:"decode_errors"`
+	ErrorExamples     []DecodeFailure  `json:"decode_error_examples"`
+	BackwardTime      int64            `json:"timestamps_backwards"`
+
+	Flows []*Flow       `json:"flows"`
+	Pause []*PauseStats `json:"pause"`
+	LLDP  *LLDPSummary  `json:"lldp,omitempty"`
+	Notes []string      `json:"notes"`
+
+	opts    Options
+	t0      int64
+	started bool
+	last    unit.Time
+	flows   map[FlowKey]*Flow
+	byPair  map[[2]netip.Addr][]*Flow
+	cache   *Flow
+	pauses  map[pauseKey]*PauseStats
+	bins    int
+	frame   wire.Frame
+}
+
+type pauseKey struct {
+	mac  [6]byte
+	prio int8 // -1 for PAUSE
+}
+
+// Kind returns KindPcap.
+func (a *Analysis) Kind() ingest.Kind { return KindPcap }
+
+// Source returns the capture's name.
+func (a *Analysis) Source() string { return a.File }
+
+// Lines returns the number of packets, the unit a capture is made of.
+func (a *Analysis) Lines() int { return int(a.Packets) }
+
+// LinkSpeeds reports the pcapng if_speed, when the capture states one.
+func (a *Analysis) LinkSpeeds() []ingest.LinkSpeed {
+	if a.LinkSpeedSource != "if_speed" {
+		return nil
+	}
+	return []ingest.LinkSpeed{{Rate: a.LinkSpeed, Evidence: ingest.Evidence{File: a.File, Text: "pcapng if_speed " + a.LinkSpeed.String()}}}
+}
+
+// Analyze reads a whole capture from r and analyses it. name is the
+// input's display name. A capture that cannot be read at all, or that
+// breaks off, returns an error naming the file and what was expected; no
+// partial analysis is returned.
+func Analyze(name string, r io.Reader, opts Options) (*Analysis, error) {
+	rd, err := NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	a := NewAnalysis(name, opts)
+	a.Format, a.Snaplen = rd.Format(), rd.Snaplen()
+	var p Packet
+	for {
+		err := rd.Next(&p)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		a.Add(&p, rd.LinkSpeed(p.Iface))
+	}
+	a.Finish()
+	return a, nil
+}
+
+// NewAnalysis returns an empty analysis to feed with Add; Analyze does it
+// for a file.
+func NewAnalysis(name string, opts Options) *Analysis {
+	if opts.Bin <= 0 {
+		opts.Bin = DefaultBin
+	}
+	return &Analysis{
+		File: name, opts: opts, Bin: opts.Bin, Other: map[string]int64{},
+		flows: map[FlowKey]*Flow{}, byPair: map[[2]netip.Addr][]*Flow{}, pauses: map[pauseKey]*PauseStats{},
+	}
+}
+
+// Add analyses one packet; ifSpeed is its interface's if_speed (0 if
+// unknown). Packets must come in capture order with LinkType set (the
+// Reader sets it; frames of other link types are counted, not decoded).
+func (a *Analysis) Add(p *Packet, ifSpeed unit.BitRate) {
+	if !a.started {
+		a.started, a.t0 = true, p.Time
+	}
+	t := unit.Time(-1) // before the first packet: counted as backwards
+	if d := p.Time - a.t0; d > int64(unit.MaxTime/unit.Nanosecond) {
+		t = unit.MaxTime // more than 106 days after the first packet
+	} else if d >= 0 {
+		t = unit.Time(d) * unit.Nanosecond
+	}
+	if t < a.last {
+		a.BackwardTime++
+		t = a.last
+	}
+	a.last = t
+	a.Packets++
+	if p.LinkType != layers.LinkTypeEthernet {
+		a.Bytes += int64(p.Length)
+		a.Other[fmt.Sprintf("link type %d (%s)", p.LinkType, p.LinkType)]++
+		return
+	}
+	f := &a.frame
+	if err := f.Decode(p.Data); err != nil {
+		a.DecodeErrors++
+		if len(a.ErrorExamples) < maxErrors {
+			a.ErrorExamples = append(a.ErrorExamples, DecodeFailure{Packet: p.Num, Error: err.Error()})
+		}
+		a.Bytes += int64(p.Length)
+		return
+	}
+	switch f.Kind {
+	case wire.FrameRoCE:
+		a.RoCEPackets++
+		a.Bytes += int64(f.WireLen())
+		a.addRoCE(p, t, f)
+	case wire.FrameMACControl:
+		a.MACControlPackets++
+		a.Bytes += int64(f.WireLen())
+		a.addMACControl(p, t, f, ifSpeed)
+	default:
+		a.Bytes += int64(p.Length)
+		a.addOther(p, f)
+	}
+}
+
+// Finish closes open episodes and pause intervals, pairs the peers'
+// counts and sorts the results. Call it once after the last Add.
+func (a *Analysis) Finish() {
+	a.Duration = a.last
+	for _, fl := range a.flows {
+		a.Flows = append(a.Flows, fl)
+		for _, s := range []*PSNStats{&fl.Requester, &fl.Responder} {
+			if s.open != nil {
+				s.open.Open, s.open.End = true, a.last
+				s.open = nil
+			}
+		}
+		if d := fl.Last - fl.First; d > 0 {
+			fl.ThroughputBps = float64(fl.Bytes) * 8 / d.Seconds()
+		}
+	}
+	sort.Slice(a.Flows, func(i, j int) bool { return a.Flows[i].FirstPacket < a.Flows[j].FirstPacket })
+	for _, fl := range a.Flows {
+		if fl.peer != nil {
+			k := fl.peer.Key
+			fl.Peer = &k
+			fl.NAKsReceived = fl.peer.NAKs
+			fl.CNPsReceived = fl.peer.CNPs
+		}
+		if fl.NAKsReceived == nil {
+			fl.NAKsReceived = map[string]int64{}
+		}
+	}
+	for _, ps := range a.pauses {
+		ps.close()
+		a.Pause = append(a.Pause, ps)
+	}
+	sort.Slice(a.Pause, func(i, j int) bool {
+		if a.Pause[i].SrcMAC != a.Pause[j].SrcMAC {
+			return a.Pause[i].SrcMAC < a.Pause[j].SrcMAC
+		}
+		return a.Pause[i].Priority < a.Pause[j].Priority
+	})
+	a.setLinkSpeedSource()
+	a.Notes = a.notes()
+	if a.Flows == nil {
+		a.Flows = []*Flow{}
+	}
+	if a.Pause == nil {
+		a.Pause = []*PauseStats{}
+	}
+}
+
+func (a *Analysis) setLinkSpeedSource() {
+	switch {
+	case a.opts.LinkSpeed > 0:
+		a.LinkSpeed, a.LinkSpeedSource = a.opts.LinkSpeed, "option"
+	case a.LinkSpeed > 0:
+		a.LinkSpeedSource = "if_speed"
+	default:
+		a.LinkSpeedSource = "unknown"
+	}
+}
+
+func (a *Analysis) addOther(p *Packet, f *wire.Frame) {
+	name := fmt.Sprintf("ethertype 0x%04x", f.EtherType)
+	switch {
+	case f.EtherType == 0x88cc:
+		name = "LLDP"
+		if a.LLDP == nil {
+			a.LLDP = &LLDPSummary{}
+		}
+		a.LLDP.add(p.Num, p.Data[f.L2Len:], f.SrcMAC)
+	case f.EtherType < 0x0600:
+		name = "802.3 length frame (LLC)"
+	case f.IPVersion != 0 && f.DstPort != 0:
+		name = fmt.Sprintf("IPv%d UDP", f.IPVersion)
+	case f.IPVersion != 0:
+		name = fmt.Sprintf("IPv%d", f.IPVersion)
+	case f.EtherType == 0x0806:
+		name = "ARP"
+	}
+	a.Other[name]++
+}
+
+func macString(m [6]byte) string { return net.HardwareAddr(m[:]).String() }

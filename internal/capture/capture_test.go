@@ -1,0 +1,231 @@
+package capture
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"rocelab/internal/unit"
+	"rocelab/internal/wire/tshark"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// golden compares got with testdata/golden/name, or rewrites it.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file; run go test -update and review the diff\n--- got\n%s", name, got)
+	}
+}
+
+// TestRealCorpus reads the tcpdump test-suite captures (LLDP/DCBX, no
+// RoCE) and checks that they are reported as such.
+func TestRealCorpus(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/corpus/pcap/*.pcap")
+	if err != nil || len(files) != 4 {
+		t.Fatalf("corpus: %v %v", files, err)
+	}
+	var out bytes.Buffer
+	for _, path := range files {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := Analyze(filepath.Base(path), f, Options{})
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if a.RoCEPackets != 0 || a.MACControlPackets != 0 || a.DecodeErrors != 0 || a.LLDP == nil || a.LLDP.Frames == 0 {
+			t.Errorf("%s: roce %d macc %d errors %d lldp %+v", path, a.RoCEPackets, a.MACControlPackets, a.DecodeErrors, a.LLDP)
+		}
+		if !strings.HasPrefix(a.Notes[0], "no RoCEv2 packets") {
+			t.Errorf("%s: first note %q", path, a.Notes[0])
+		}
+		if err := a.WriteText(&out); err != nil {
+			t.Fatal(err)
+		}
+		out.WriteString("\n")
+	}
+	golden(t, "corpus.txt", out.Bytes())
+}
+
+// TestLLDPMatchesTshark checks the PFC enable bits read from the DCBX TLVs
+// against tshark's decoding of dcb_pfc.pcap.
+func TestLLDPMatchesTshark(t *testing.T) {
+	tshark.Require(t)
+	path := "../../testdata/corpus/pcap/dcb_pfc.pcap"
+	var fields []string
+	for p := range 8 {
+		fields = append(fields, fmt.Sprintf("lldp.dcbx.feature.pfc.prio%d", p))
+	}
+	rows, err := tshark.Fields(path, fields...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var enabled []uint64
+	for _, r := range rows {
+		if r[0] == "" {
+			continue
+		}
+		var mask uint64
+		for p, v := range r {
+			if v == "1" || v == "True" {
+				mask |= 1 << p
+			}
+		}
+		enabled = append(enabled, mask)
+	}
+	f, _ := os.Open(path)
+	defer f.Close()
+	a, err := Analyze("dcb_pfc.pcap", f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(enabled) != 4 || int64(len(enabled)) != a.LLDP.TLVs["PFC Configuration"] {
+		t.Fatalf("tshark PFC TLVs %v, ours %v", enabled, a.LLDP.TLVs)
+	}
+	for _, v := range enabled {
+		if v != 0x34 { // priorities 2, 4, 5
+			t.Errorf("tshark PFC enable bits %#x", v)
+		}
+	}
+	for _, p := range a.LLDP.PFCEnabled {
+		if !strings.Contains(p, ": 2,4,5 ") {
+			t.Errorf("ours: %s", p)
+		}
+	}
+}
+
+func TestGoldenText(t *testing.T) {
+	s := gbnScenario()
+	for _, p := range pfcScenario(0).pkts {
+		p.t += 300 * unit.Microsecond
+		s.pkts = append(s.pkts, p)
+	}
+	a, err := Analyze("synthetic-gbn-pfc.pcap", bytes.NewReader(s.pcap()), Options{LinkSpeed: 100 * unit.Gbps, Bin: 50 * unit.Microsecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, js bytes.Buffer
+	if err := a.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "synthetic-gbn-pfc.txt", text.Bytes())
+	golden(t, "synthetic-gbn-pfc.json", js.Bytes())
+}
+
+func TestBadInput(t *testing.T) {
+	good := gbnScenario().pcap()
+	for name, c := range map[string]struct {
+		data []byte
+		want string
+	}{
+		"empty":        {nil, "not a pcap or pcapng file"},
+		"text":         {[]byte("NCCL INFO hello\n"), "bad magic 0x4c43434e"},
+		"cut header":   {good[:20], "pcap: bad file header"},
+		"cut record":   {good[:24+16+10], "packet 1: file ends inside a packet record"},
+		"cut later":    {good[:len(good)-5], "packet 37:"},
+		"bad linktype": {append(append([]byte(nil), good[:20]...), 105, 0, 0, 0), "link type 105"},
+	} {
+		_, err := Analyze("in.pcap", bytes.NewReader(c.data), Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "in.pcap: ") {
+			t.Errorf("%s: error %v, want one naming the file and %q", name, err, c.want)
+		}
+	}
+}
+
+// TestPerQPAgainstTshark counts packets per (src, dst, dest QP) with
+// tshark on a generated capture and compares with the analysis.
+func TestPerQPAgainstTshark(t *testing.T) {
+	tshark.Require(t)
+	for _, ng := range []bool{false, true} {
+		s := mixScenario(20000, 7)
+		data, name := s.pcap(), "mix.pcap"
+		if ng {
+			data, name = s.pcapng([]uint64{100e9}, false), "mix.pcapng"
+		}
+		path := writeTemp(t, name, data)
+		rows, err := tshark.Fields(path, "ip.src", "ipv6.src", "ip.dst", "ipv6.dst", "infiniband.bth.destqp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs := map[string]int64{}
+		for _, r := range rows {
+			if r[4] == "" {
+				continue
+			}
+			qpn, _ := strconv.ParseUint(r[4], 0, 32)
+			theirs[fmt.Sprintf("%s%s > %s%s qp 0x%06x", r[0], r[1], r[2], r[3], qpn)]++
+		}
+		a := analyze(t, data, Options{})
+		ours := map[string]int64{}
+		for _, f := range a.Flows {
+			ours[f.Key.String()] = f.Packets
+		}
+		agree := 0
+		for k, v := range theirs {
+			if ours[k] == v {
+				agree++
+			} else {
+				t.Errorf("%s %s: tshark %d packets, ours %d", name, k, v, ours[k])
+			}
+		}
+		if len(ours) != len(theirs) {
+			t.Errorf("%s: tshark %d flows, ours %d", name, len(theirs), len(ours))
+		}
+		t.Logf("%s: %d packets, %d flows, %d/%d per-QP packet counts agree with tshark", name, len(rows), len(theirs), agree, len(theirs))
+	}
+}
+
+// FuzzAnalyze feeds arbitrary bytes to the reader and analysis: never a
+// panic, and the flows account for every RoCE packet.
+func FuzzAnalyze(f *testing.F) {
+	gbn := gbnScenario()
+	for i := range gbn.pkts {
+		gbn.pkts[i].data = gbn.pkts[i].data[:min(len(gbn.pkts[i].data), 100)]
+	}
+	f.Add(gbn.pcap())
+	f.Add(pfcScenario(1).pcapng([]uint64{1e9, 100e9}, true))
+	f.Add(mixScenario(50, 1).pcap())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, err := Analyze("fuzz", bytes.NewReader(data), Options{LinkSpeed: 100 * unit.Gbps})
+		if err != nil {
+			return
+		}
+		var n int64
+		for _, fl := range a.Flows {
+			n += fl.Packets
+		}
+		if n != a.RoCEPackets {
+			t.Fatalf("flows hold %d packets, RoCE packets %d", n, a.RoCEPackets)
+		}
+		if err := a.WriteText(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

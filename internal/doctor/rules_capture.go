@@ -1,0 +1,244 @@
+package doctor
+
+import (
+	"fmt"
+	"io"
+	"sort"
+
+	"rocelab/internal/capture"
+	"rocelab/internal/ingest"
+)
+
+// readCapture is the binary reader for pcap and pcapng inputs.
+func readCapture(src string, r io.Reader, opts Options) (ingest.Artifact, error) {
+	return capture.Analyze(src, r, capture.Options{LinkSpeed: opts.NICSpeed})
+}
+
+// Thresholds of the capture rules.
+const (
+	// cnpStormRate is the CNP arrival rate at a reaction point (over the
+	// flow's active time) above which CNPs are a storm rather than normal
+	// DCQCN signalling: one CNP per 50 us per QP.
+	cnpStormRate = 20_000
+	// cnpStormMin is the fewest CNPs that can make a storm.
+	cnpStormMin = 10
+	// pauseStormFraction is the share of the capture a priority may spend
+	// paused before the finding is an error.
+	pauseStormFraction = 0.5
+	// maxCaptureEvidence caps the evidence lines per capture finding.
+	maxCaptureEvidence = 8
+)
+
+func captureRule() Rule {
+	return Rule{
+		IDs: []string{"capture.no_roce", "capture.retransmission", "capture.cnp.storm", "capture.pfc.pause", "capture.ecn.marked"},
+		Check: func(inc *Incident) []Finding {
+			var fs []Finding
+			for _, a := range All[*capture.Analysis](inc) {
+				fs = append(fs, captureFindings(a)...)
+			}
+			return fs
+		},
+	}
+}
+
+func captureFindings(a *capture.Analysis) []Finding {
+	if a.RoCEPackets == 0 {
+		evs := []Evidence{{File: a.File, Text: a.Contents()}}
+		if a.LLDP != nil {
+			evs = append(evs, ev(a, a.LLDP.FirstPacket, "%s", a.LLDP.Describe()))
+		}
+		fs := []Finding{{
+			ID: "capture.no_roce", Severity: Warn, Layer: LayerRDMA,
+			Title:    fmt.Sprintf("%s holds no RoCEv2 traffic (%d packets, none to UDP port 4791)", a.File, a.Packets),
+			Evidence: evs,
+			Mechanism: "RDMA traffic is moved by the NIC without the kernel, so tcpdump on the Ethernet netdev sees only kernel traffic " +
+				"(LLDP, ARP, TCP); a capture without UDP 4791 says nothing about the RoCE data path.",
+			Fix: "Capture the RDMA traffic itself: NVIDIA ibdump, or tcpdump -i mlx5_0 with an RDMA-capable libpcap, or a switch port mirror; " +
+				"e.g. tcpdump -i mlx5_0 -s 100 udp port 4791 -w roce.pcap.",
+		}}
+		return append(fs, pauseFindings(a)...)
+	}
+	var fs []Finding
+	fs = append(fs, retransmissionFindings(a)...)
+	fs = append(fs, cnpFindings(a)...)
+	fs = append(fs, pauseFindings(a)...)
+	fs = append(fs, ecnFindings(a)...)
+	return fs
+}
+
+func ev(a *capture.Analysis, packet int, format string, args ...any) Evidence {
+	return Evidence{File: a.File, Line: packet, Text: fmt.Sprintf(format, args...)}
+}
+
+func retransmissionFindings(a *capture.Analysis) []Finding {
+	var evs []Evidence
+	var pkts, bytes, naks, timeouts, total int64
+	for _, f := range a.Flows {
+		for _, s := range []*capture.PSNStats{&f.Requester, &f.Responder} {
+			pkts += s.RetransPackets
+			bytes += s.RetransBytes
+			naks += s.NAKEpisodes
+			timeouts += s.TimeoutEpisodes
+			for _, e := range s.Episodes {
+				if len(evs) < maxCaptureEvidence {
+					evs = append(evs, ev(a, e.StartPacket, "%s: %s", f.Key, describeEpisode(e)))
+				}
+			}
+		}
+		total += f.Bytes
+	}
+	if pkts == 0 {
+		return nil
+	}
+	sev := Warn
+	if timeouts > 0 {
+		sev = Error
+	}
+	return []Finding{{
+		ID: "capture.retransmission", Severity: sev, Layer: LayerFabric,
+		Title: fmt.Sprintf("%s: %d go-back-N episodes (%d after a NAK, %d after an inferred ACK timeout) resent %d packets, %d bytes (%.2f%% of RoCE bytes)",
+			a.File, naks+timeouts, naks, timeouts, pkts, bytes, 100*float64(bytes)/float64(max(total, 1))),
+		Evidence: evs,
+		Mechanism: "RC queue pairs recover loss by go-back-N: on a PSN gap the responder sends a NAK (PSN sequence error) and the requester " +
+			"resends everything from that PSN; a lost tail or lost ACK waits for the local ACK timer (4.096 us·2^timeout, up to seconds). " +
+			"Retransmission means packets were dropped on a class that should be lossless.",
+		Fix: "Find the drop: ethtool -S for rx_discards_phy / rx_prioN_discards and the switch's drop counters; check that PFC is enabled on " +
+			"the RoCE priority end to end (mlnx_qos -i IF --pfc 0,0,0,1,0,0,0,0) with headroom for the cable length, and that DSCP/PCP map " +
+			"RoCE to it. For timeout episodes also review NCCL_IB_TIMEOUT and adaptive retransmission.",
+	}}
+}
+
+func describeEpisode(e capture.Episode) string {
+	cause := fmt.Sprintf("after %s at packet %d", e.NAKSyndrome, e.NAKPacket)
+	if e.Trigger == "timeout" {
+		cause = fmt.Sprintf("no NAK, inferred ACK timeout after %s idle", e.IdleGap)
+	}
+	return fmt.Sprintf("t=%s resent from PSN %d (highest sent %d), %d packets %d bytes, %s", e.Start, e.FirstPSN, e.HighestPSN, e.Packets, e.Bytes, cause)
+}
+
+func cnpFindings(a *capture.Analysis) []Finding {
+	type rp struct {
+		f    *capture.Flow
+		rate float64
+	}
+	var rps []rp
+	var total int64
+	for _, f := range a.Flows {
+		if f.CNPsReceived == 0 {
+			continue
+		}
+		total += f.CNPsReceived
+		rate := 0.0
+		if d := (f.Last - f.First).Seconds(); d > 0 {
+			rate = float64(f.CNPsReceived) / d
+		}
+		rps = append(rps, rp{f, rate})
+	}
+	if total == 0 {
+		return nil
+	}
+	sort.SliceStable(rps, func(i, j int) bool { return rps[i].rate > rps[j].rate })
+	sev := Info
+	if rps[0].rate >= cnpStormRate && rps[0].f.CNPsReceived >= cnpStormMin {
+		sev = Warn
+	}
+	var evs []Evidence
+	for _, r := range rps {
+		if len(evs) == maxCaptureEvidence {
+			break
+		}
+		evs = append(evs, ev(a, r.f.FirstPacket, "%s: %d CNPs received (%.0f/s over its %s), %d of its %d packets CE-marked",
+			r.f.Key, r.f.CNPsReceived, r.rate, r.f.Last-r.f.First, r.f.CE, r.f.Packets))
+	}
+	title := fmt.Sprintf("%s: %d CNPs (DCQCN congestion notifications)", a.File, total)
+	if sev == Warn {
+		title = fmt.Sprintf("%s: CNP storm, up to %.0f CNPs/s at one reaction point", a.File, rps[0].rate)
+	}
+	return []Finding{{
+		ID: "capture.cnp.storm", Severity: sev, Layer: LayerFabric, Title: title, Evidence: evs,
+		Mechanism: "A receiver (notification point) answers ECN-CE marked packets with CNPs (BTH opcode 0x81); each CNP makes the sender's " +
+			"DCQCN cut its rate. A steady stream of CNPs means a congested queue — incast or a slow receiver — holding the senders " +
+			"well below line rate.",
+		Fix: "Find the congested port (switch ECN-marked counters, np_ecn_marked_roce_packets / np_cnp_sent on receivers); reduce incast " +
+			"(fewer concurrent senders per receiver, NCCL channels), and check that switch ECN thresholds (Kmin/Kmax) suit the buffer " +
+			"and that rp_cnp_handled rises on senders.",
+	}}
+}
+
+func pauseFindings(a *capture.Analysis) []Finding {
+	var evs []Evidence
+	var frames int64
+	sev := Warn
+	global := false
+	for _, p := range a.Pause {
+		if p.XOFF == 0 {
+			continue
+		}
+		frames += p.Frames
+		global = global || p.Priority == "all"
+		eff := "unknown (give --nic-speed)"
+		if p.Effective != nil {
+			eff = p.Effective.String()
+			if a.Duration > 0 && float64(*p.Effective) >= pauseStormFraction*float64(a.Duration) {
+				sev = Error
+			}
+		}
+		evs = append(evs, ev(a, p.FirstPacket, "%s priority %s: %d pause frames (%d XOFF, %d XON), %d quanta, paused %s",
+			p.SrcMAC, p.Priority, p.Frames, p.XOFF, p.XON, p.Quanta, eff))
+	}
+	if frames == 0 {
+		return nil
+	}
+	if len(evs) > maxCaptureEvidence {
+		evs = evs[:maxCaptureEvidence]
+	}
+	mech := "A PFC frame (MAC control 0x8808, opcode 0x0101) stops the link peer's transmission on the enabled priorities for quanta of " +
+		"512 bit times (335.5 us for 0xFFFF at 100G); it is how a lossless class avoids drops, but sustained pausing spreads " +
+		"congestion upstream (head-of-line blocking, and in the worst case PFC storms and deadlock)."
+	if global {
+		mech += " An 802.3x PAUSE (opcode 0x0001) stops every priority at once: RoCE and everything else."
+	}
+	return []Finding{{
+		ID: "capture.pfc.pause", Severity: sev, Layer: LayerFabric,
+		Title:     fmt.Sprintf("%s: %d pause frames", a.File, frames),
+		Evidence:  evs,
+		Mechanism: mech,
+		Fix: "Find who is paused and why: rx/tx_prioN_pause and _pause_duration on the hosts, the switch's PFC counters per port; an endless " +
+			"stream from one MAC points at a stuck receiver (enable the PFC watchdog). Use PFC, not global pause: ethtool -A IF rx off tx off, " +
+			"and enable PFC only on the RoCE priority.",
+	}}
+}
+
+func ecnFindings(a *capture.Analysis) []Finding {
+	var ce, pkts, cnps, responses int64
+	var evs []Evidence
+	for _, f := range a.Flows {
+		ce += f.CE
+		pkts += f.Packets
+		cnps += f.CNPs
+		responses += f.Responses
+		if f.CE > 0 && len(evs) < maxCaptureEvidence {
+			evs = append(evs, ev(a, f.FirstPacket, "%s: %d of %d packets CE-marked, %d ECT", f.Key, f.CE, f.Packets, f.ECT))
+		}
+	}
+	if ce == 0 {
+		return nil
+	}
+	f := Finding{
+		ID: "capture.ecn.marked", Severity: Info, Layer: LayerFabric,
+		Title:    fmt.Sprintf("%s: %d of %d RoCE packets carry ECN CE (%.2f%%)", a.File, ce, pkts, 100*float64(ce)/float64(pkts)),
+		Evidence: evs,
+		Mechanism: "Switches mark ECN-capable RoCE packets CE when a queue passes its ECN threshold; receivers answer with CNPs and DCQCN " +
+			"slows the senders. Some marking under load is DCQCN working as designed.",
+		Fix: "None needed for occasional marks; for heavy marking see the CNP and PFC findings and the switch queue depth.",
+	}
+	if cnps == 0 && responses > 0 {
+		f.Severity = Warn
+		f.Title += ", and no CNPs come back although the reverse direction is captured"
+		f.Mechanism += " Here CE marks get no CNPs: the notification point is not reacting, so senders never slow down and queues fill until PFC or drops."
+		f.Fix = "Enable DCQCN notification on the RoCE priority at the receivers (e.g. /sys/class/net/IF/ecn/roce_np/enable/3 = 1, " +
+			"or mlxconfig ROCE_CC settings) and check that CNPs are not filtered."
+	}
+	return []Finding{f}
+}

@@ -1,0 +1,152 @@
+package doctor
+
+import (
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+
+	"rocelab/internal/unit"
+	"rocelab/internal/wire"
+)
+
+// writeSyntheticCapture writes a synthetic pcap: QP 0x11 from A to B with
+// a NAK-triggered and a timeout go-back-N, a CNP storm (CNP every 10 us)
+// answering CE marks, and PFC XOFF frames on priority 3.
+func writeSyntheticCapture(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "synthetic-roce.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := pcapgo.NewWriterNanos(f)
+	if err := w.WriteFileHeader(100, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	ab := wire.Endpoints{SrcMAC: [6]byte{2, 0, 0, 0, 0, 0xa}, DstMAC: [6]byte{2, 0, 0, 0, 0, 0xb},
+		SrcIP: netip.MustParseAddr("10.0.0.1"), DstIP: netip.MustParseAddr("10.0.0.2"), SrcPort: 0xc000, DSCP: 26, ECN: wire.ECT0}
+	ba := ab.Reversed()
+	var b wire.Builder
+	t0 := time.Unix(1700000000, 0)
+	emit := func(at time.Duration, frame []byte, n int) {
+		if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: t0.Add(at), CaptureLength: len(frame), Length: n}, frame); err != nil {
+			t.Fatal(err)
+		}
+	}
+	roce := func(at time.Duration, e wire.Endpoints, op wire.Opcode, qpn, psn uint32, syn uint8) {
+		tr := wire.Transport{BTH: wire.BTH{Opcode: op, DestQP: qpn, PSN: psn}, PayloadLen: 1024}
+		if op.Headers()&wire.HasPayload == 0 {
+			tr.PayloadLen = 0
+		}
+		tr.AETH.Syndrome = syn
+		frame, n, err := b.RoCE(&e, &tr, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		emit(at, frame, n)
+	}
+	us := time.Microsecond
+	ce := ab
+	ce.ECN = wire.CE
+	for i := range 20 { // packets 1-40: writes (CE) and CNPs
+		roce(time.Duration(i)*10*us, ce, wire.OpWriteMiddle, 0x11, uint32(i), 0)
+		roce(time.Duration(i)*10*us+5*us, ba, wire.OpCNP, 0x22, 0, 0)
+	}
+	roce(205*us, ba, wire.OpAcknowledge, 0x22, 15, wire.SyndromePSNSequenceError) // 41
+	roce(206*us, ab, wire.OpWriteMiddle, 0x11, 15, 0)                             // 42: NAK episode
+	roce(207*us, ab, wire.OpWriteMiddle, 0x11, 20, 0)                             // 43
+	roce(900*us, ab, wire.OpWriteMiddle, 0x11, 20, 0)                             // 44: timeout episode
+	roce(901*us, ab, wire.OpWriteMiddle, 0x11, 21, 0)                             // 45
+	for i := range 3 {                                                            // 46-48
+		frame, n := b.PFC([6]byte{2, 0, 0, 0, 0, 0xb}, 0x08, [8]uint16{3: 0xffff}, 0)
+		emit(time.Duration(1000+i*100)*us, frame, n)
+	}
+	return path
+}
+
+func findingByID(fs []Finding, id string) *Finding {
+	for i := range fs {
+		if fs[i].ID == id {
+			return &fs[i]
+		}
+	}
+	return nil
+}
+
+func TestCaptureFindings(t *testing.T) {
+	path := writeSyntheticCapture(t)
+	rep := Diagnose([]string{path}, nil, Options{NICSpeed: 100 * unit.Gbps})
+	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "pcap" || rep.Inputs[0].Error != "" {
+		t.Fatalf("inputs %+v", rep.Inputs)
+	}
+	re := findingByID(rep.Findings, "capture.retransmission")
+	if re == nil || re.Severity != Error || len(re.Evidence) != 2 || re.Evidence[0].Line != 42 || re.Evidence[1].Line != 44 {
+		t.Fatalf("retransmission finding %+v", re)
+	}
+	if !strings.Contains(re.Evidence[1].Text, "inferred ACK timeout after 693us idle") || !strings.Contains(re.Evidence[0].Text, "NAK PSN sequence error at packet 41") {
+		t.Errorf("episode evidence %v", re.Evidence)
+	}
+	cnp := findingByID(rep.Findings, "capture.cnp.storm")
+	if cnp == nil || cnp.Severity != Warn || !strings.Contains(cnp.Evidence[0].Text, "20 CNPs received") {
+		t.Errorf("CNP finding %+v", cnp)
+	}
+	pfc := findingByID(rep.Findings, "capture.pfc.pause")
+	if pfc == nil || pfc.Evidence[0].Line != 46 || !strings.Contains(pfc.Evidence[0].Text, "priority 3: 3 pause frames (3 XOFF, 0 XON)") ||
+		!strings.Contains(pfc.Evidence[0].Text, "paused 535.5392us") {
+		t.Errorf("PFC finding %+v", pfc)
+	}
+	ecn := findingByID(rep.Findings, "capture.ecn.marked")
+	if ecn == nil || ecn.Severity != Info || !strings.Contains(ecn.Title, "20 of 45 RoCE packets carry ECN CE") {
+		t.Errorf("ECN finding %+v", ecn)
+	}
+	if findingByID(rep.Findings, "capture.no_roce") != nil {
+		t.Error("capture.no_roce on a RoCE capture")
+	}
+	if rep.ExitCode() != 1 {
+		t.Errorf("exit code %d, want 1 (error-level finding)", rep.ExitCode())
+	}
+}
+
+func TestCaptureCorpusNoRoCE(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/corpus/pcap/*.pcap")
+	rep := Diagnose(files, nil, Options{})
+	n := 0
+	for _, f := range rep.Findings {
+		if f.ID != "capture.no_roce" {
+			t.Errorf("unexpected finding %s: %s", f.ID, f.Title)
+			continue
+		}
+		n++
+		if !strings.Contains(f.Evidence[0].Text, "LLDP") || len(f.Evidence) != 2 || !strings.Contains(f.Evidence[1].Text, "DCBX TLVs") {
+			t.Errorf("evidence %v", f.Evidence)
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d capture.no_roce findings, want 4", n)
+	}
+	for _, in := range rep.Inputs {
+		if in.Type != "pcap" || in.Error != "" {
+			t.Errorf("input %+v", in)
+		}
+	}
+}
+
+func TestCaptureUnreadable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cut.pcap")
+	data, _ := os.ReadFile(writeSyntheticCapture(t))
+	if err := os.WriteFile(path, data[:len(data)-7], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := Diagnose([]string{path}, nil, Options{})
+	if rep.Inputs[0].Error == "" || !strings.Contains(rep.Inputs[0].Error, "packet 48") || rep.ExitCode() != 2 {
+		t.Errorf("inputs %+v exit %d", rep.Inputs, rep.ExitCode())
+	}
+}
