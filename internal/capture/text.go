@@ -1,23 +1,18 @@
 package capture
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
+	"rocelab/internal/textout"
 	"rocelab/internal/unit"
 )
 
 // WriteJSON writes the whole analysis as indented JSON.
-func (a *Analysis) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(a)
-}
+func (a *Analysis) WriteJSON(w io.Writer) error { return textout.WriteJSON(w, a) }
 
 // maxEpisodesShown caps the episodes printed per flow in text.
 const maxEpisodesShown = 5

@@ -1,19 +1,15 @@
 package doctor
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+
+	"rocelab/internal/textout"
 )
 
 // WriteJSON writes the report as indented JSON.
-func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
-}
+func (r *Report) WriteJSON(w io.Writer) error { return textout.WriteJSON(w, r) }
 
 // maxEvidenceShown caps the evidence lines printed per finding in the text
 // report; JSON always carries all of them.

@@ -1,20 +1,16 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
+
+	"rocelab/internal/textout"
 )
 
 // WriteJSON writes the run as indented JSON.
-func (r *Run) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
-}
+func (r *Run) WriteJSON(w io.Writer) error { return textout.WriteJSON(w, r) }
 
 // maxRows caps the rows of the flow, port and queue tables in the text
 // summary; JSON and --out files hold everything.
@@ -43,12 +39,12 @@ func (r *Run) WriteText(w io.Writer) error {
 
 	b.WriteString("\nHealth targets\n")
 	h := r.Health
-	tbl := &table{head: []string{"target", "value", "goal", ""}}
-	tbl.add("P99 latency (lossless class)", fmt.Sprintf("%.2f us", h.P99LatencyUS.Value), "< 10 us", passFail(h.P99LatencyUS.Pass))
-	tbl.add("bandwidth utilization", pct(h.BandwidthUtilization.Value), "> 90 %", passFail(h.BandwidthUtilization.Pass))
-	tbl.add("loss on the lossless class", pct(h.LossRate.Value), "= 0", passFail(h.LossRate.Pass))
-	tbl.add("PFC pause time (worst port)", pct(h.PFCPauseRatio.Value), "< 0.1 %", passFail(h.PFCPauseRatio.Pass))
-	tbl.write(&b)
+	tbl := &textout.Table{Head: []string{"target", "value", "goal", ""}}
+	tbl.Add("P99 latency (lossless class)", fmt.Sprintf("%.2f us", h.P99LatencyUS.Value), "< 10 us", passFail(h.P99LatencyUS.Pass))
+	tbl.Add("bandwidth utilization", pct(h.BandwidthUtilization.Value), "> 90 %", passFail(h.BandwidthUtilization.Pass))
+	tbl.Add("loss on the lossless class", pct(h.LossRate.Value), "= 0", passFail(h.LossRate.Pass))
+	tbl.Add("PFC pause time (worst port)", pct(h.PFCPauseRatio.Value), "< 0.1 %", passFail(h.PFCPauseRatio.Pass))
+	tbl.Write(&b)
 
 	t := r.Totals
 	b.WriteString("\nTotals (RDMA payload)\n")
@@ -66,49 +62,49 @@ func (r *Run) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "\n  PFC frames %d, ECN-marked packets %d\n", t.PauseFrames, t.ECNMarked)
 
 	fmt.Fprintf(&b, "\nFlows (%d)\n", len(r.Flows))
-	tbl = &table{head: []string{"id", "name", "src", "dst", "bytes", "prio", "fct_us", "goodput_gbps", "dropped"}}
+	tbl = &textout.Table{Head: []string{"id", "name", "src", "dst", "bytes", "prio", "fct_us", "goodput_gbps", "dropped"}}
 	for i, f := range r.Flows {
 		if i == maxRows {
-			tbl.more = len(r.Flows) - i
+			tbl.More = len(r.Flows) - i
 			break
 		}
 		fct := "-"
 		if f.FCTUS != nil {
 			fct = fmt.Sprintf("%.2f", *f.FCTUS)
 		}
-		tbl.add(fmt.Sprint(f.ID), f.Name, f.Src, f.Dst, fmt.Sprint(f.Bytes), fmt.Sprint(f.Priority), fct, fmt.Sprintf("%.3f", f.GoodputGbps), fmt.Sprint(f.Dropped))
+		tbl.Add(fmt.Sprint(f.ID), f.Name, f.Src, f.Dst, fmt.Sprint(f.Bytes), fmt.Sprint(f.Priority), fct, fmt.Sprintf("%.3f", f.GoodputGbps), fmt.Sprint(f.Dropped))
 	}
-	tbl.write(&b)
+	tbl.Write(&b)
 
 	if len(r.Latency) > 0 {
 		b.WriteString("\nOne-way latency\n")
-		tbl = &table{head: []string{"prio", "packets", "p50_us", "p99_us", "p99.9_us", "max_us"}}
+		tbl = &textout.Table{Head: []string{"prio", "packets", "p50_us", "p99_us", "p99.9_us", "max_us"}}
 		for _, l := range r.Latency {
-			tbl.add(fmt.Sprint(l.Priority), fmt.Sprint(l.Packets), f2(l.P50US), f2(l.P99US), f2(l.P999US), f2(l.MaxUS))
+			tbl.Add(fmt.Sprint(l.Priority), fmt.Sprint(l.Packets), f2(l.P50US), f2(l.P99US), f2(l.P999US), f2(l.MaxUS))
 		}
-		tbl.write(&b)
+		tbl.Write(&b)
 	}
 
 	r.writePorts(&b)
 
 	if len(r.Queues) > 0 {
 		b.WriteString("\nDeepest queues\n")
-		tbl = &table{head: []string{"port", "prio", "max_bytes"}}
+		tbl = &textout.Table{Head: []string{"port", "prio", "max_bytes"}}
 		for i, q := range r.Queues {
 			if i == maxRows/2 {
 				break
 			}
-			tbl.add(q.Port, fmt.Sprint(q.Priority), fmt.Sprint(q.MaxBytes))
+			tbl.Add(q.Port, fmt.Sprint(q.Priority), fmt.Sprint(q.MaxBytes))
 		}
-		tbl.write(&b)
+		tbl.Write(&b)
 	}
 	if len(r.ECMP) > 0 {
 		b.WriteString("\nECMP uplink load\n")
-		tbl = &table{head: []string{"tier", "uplinks", "unused", "mean_bytes", "max_bytes", "max/mean"}}
+		tbl = &textout.Table{Head: []string{"tier", "uplinks", "unused", "mean_bytes", "max_bytes", "max/mean"}}
 		for _, e := range r.ECMP {
-			tbl.add(e.Tier, fmt.Sprint(e.Uplinks), fmt.Sprint(e.Unused), fmt.Sprintf("%.0f", e.MeanBytes), fmt.Sprint(e.MaxBytes), fmt.Sprintf("%.3f", e.Imbalance))
+			tbl.Add(e.Tier, fmt.Sprint(e.Uplinks), fmt.Sprint(e.Unused), fmt.Sprintf("%.0f", e.MeanBytes), fmt.Sprint(e.MaxBytes), fmt.Sprintf("%.3f", e.Imbalance))
 		}
-		tbl.write(&b)
+		tbl.Write(&b)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -143,15 +139,15 @@ func (r *Run) writePorts(b *strings.Builder) {
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].score > rows[j].score })
 	fmt.Fprintf(b, "\nPorts with PFC, discards or ECN (%d; mlx5 ethtool -S names, durations in us)\n", len(rows))
-	tbl := &table{head: []string{"port", "peer", "counters"}}
+	tbl := &textout.Table{Head: []string{"port", "peer", "counters"}}
 	for i, rw := range rows {
 		if i == maxRows {
-			tbl.more = len(rows) - i
+			tbl.More = len(rows) - i
 			break
 		}
-		tbl.add(rw.cells...)
+		tbl.Add(rw.cells...)
 	}
-	tbl.write(b)
+	tbl.Write(b)
 }
 
 func passFail(ok bool) string {
@@ -193,42 +189,4 @@ func sortedKeys(m map[string]int64) []string {
 	}
 	sort.Strings(ks)
 	return ks
-}
-
-// table is a left-aligned text table indented by two spaces.
-type table struct {
-	head []string
-	rows [][]string
-	more int // rows left out
-}
-
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
-
-func (t *table) write(b *strings.Builder) {
-	w := make([]int, len(t.head))
-	for _, r := range append([][]string{t.head}, t.rows...) {
-		for i, c := range r {
-			if i < len(w) && len([]rune(c)) > w[i] {
-				w[i] = len([]rune(c))
-			}
-		}
-	}
-	line := func(r []string) {
-		b.WriteString(" ")
-		for i, c := range r {
-			if i == len(r)-1 {
-				fmt.Fprintf(b, " %s", c)
-			} else {
-				fmt.Fprintf(b, " %-*s", w[i], c)
-			}
-		}
-		b.WriteString("\n")
-	}
-	line(t.head)
-	for _, r := range t.rows {
-		line(r)
-	}
-	if t.more > 0 {
-		fmt.Fprintf(b, "  … %d more (see --json or --out)\n", t.more)
-	}
 }
