@@ -28,9 +28,12 @@ func newRunCmd() *cobra.Command {
 		example   string
 		maxMemory string
 		maxEvents int64
+		pcapFile  string
+		pcapAt    string
+		snaplen   int
 	)
 	cmd := &cobra.Command{
-		Use:   "run [FILE] [--seed N] [--json] [--out DIR]",
+		Use:   "run [FILE] [--seed N] [--json] [--out DIR] [--pcap FILE [--pcap-at NODE:PORT]]",
 		Short: "Run the twin on a scenario (the embedded default when no FILE is given)",
 		Long: `run simulates a RoCEv2 fabric packet by packet and reports the four health
 targets (P99 latency, bandwidth utilization, loss on the lossless class, PFC
@@ -42,7 +45,13 @@ Without FILE it runs the embedded default scenario (` + examples.Default + `);
 byte-identical output.
 
 --out DIR also writes result.json, summary.txt, flows.csv, queues.csv and an
-ethtool -S file per port, which 'rocelab diagnose' reads like a real dump.`,
+ethtool -S file per port, which 'rocelab diagnose' reads like a real dump.
+
+--pcap FILE writes the frames one port sends and receives (--pcap-at
+NODE:PORT, default the first host's NIC port) as a pcapng capture of real
+RoCEv2 and PFC frames with nanosecond simulated timestamps, headers kept and
+payload cut at --snaplen. Wireshark opens it; 'rocelab capture FILE
+--link-speed RATE' analyses it.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := loadScenario(args, example)
@@ -73,6 +82,30 @@ ethtool -S file per port, which 'rocelab diagnose' reads like a real dump.`,
 			if err != nil {
 				return &exitError{code: 2, err: fmt.Errorf("%s: %w", s.File, err)}
 			}
+			if pcapAt != "" && pcapFile == "" {
+				return usageError("--pcap-at needs --pcap FILE")
+			}
+			var tap *scenario.PcapTap
+			if pcapFile != "" {
+				if snaplen < 0 {
+					return usageError("--snaplen: expected 0 (whole frames) or a positive length, got %d", snaplen)
+				}
+				if pcapAt == "" {
+					pcapAt = tw.Hosts[0].Name() + ":0"
+				}
+				pt, err := tw.Port(pcapAt)
+				if err != nil {
+					return usageError("--pcap-at: %v", err)
+				}
+				f, err := os.Create(pcapFile)
+				if err != nil {
+					return &exitError{code: 2, err: err}
+				}
+				defer f.Close()
+				if tap, err = tw.AttachPcap(pt, f, snaplen); err != nil {
+					return err
+				}
+			}
 			slog.Info("running", "scenario", s.Name, "seed", s.Seed, "hosts", len(s.Topo.Hosts), "flows", len(tw.Flows),
 				"est_packet_hops", est.PacketHops, "est_memory", fmt.Sprint(est.Memory))
 			wall := time.Now()
@@ -81,6 +114,12 @@ ethtool -S file per port, which 'rocelab diagnose' reads like a real dump.`,
 			events := tw.Net.Sched.Executed()
 			slog.Info("done", "simulated", end.String(), "events", events, "wall", elapsed.Round(time.Millisecond).String(),
 				"events_per_s", fmt.Sprintf("%.3g", float64(events)/elapsed.Seconds()))
+			if tap != nil {
+				if err := tap.Close(); err != nil {
+					return fmt.Errorf("--pcap %s: %w", pcapFile, err)
+				}
+				slog.Info("capture written", "file", pcapFile, "frames", tap.Frames, "analyse", "rocelab capture "+pcapFile+" --link-speed "+tap.Rate().String())
+			}
 			res := report.New(tw, end)
 			out := bufio.NewWriter(cmd.OutOrStdout())
 			if asJSON {
@@ -109,6 +148,9 @@ ethtool -S file per port, which 'rocelab diagnose' reads like a real dump.`,
 	f.StringVar(&example, "example", "", "run an embedded example by name (see 'rocelab examples')")
 	f.StringVar(&maxMemory, "max-memory", "", "refuse scenarios estimated to need more memory (default: 80% of available memory)")
 	f.Int64Var(&maxEvents, "max-events", 5_000_000_000, "refuse scenarios estimated to need more scheduler events")
+	f.StringVar(&pcapFile, "pcap", "", "write the frames seen at one port to this pcapng file")
+	f.StringVar(&pcapAt, "pcap-at", "", "the port to capture at, NODE:PORT (default: the first host's NIC port)")
+	f.IntVar(&snaplen, "snaplen", scenario.DefaultSnaplen, "bytes kept of each captured frame (0: whole frames)")
 	return cmd
 }
 

@@ -234,7 +234,7 @@ func Analyze(name string, r io.Reader, opts Options) (*Analysis, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	a := NewAnalysis(name, opts)
-	a.Format, a.Snaplen = rd.Format(), rd.Snaplen()
+	a.Format = rd.Format()
 	var p Packet
 	for {
 		err := rd.Next(&p)
@@ -246,6 +246,7 @@ func Analyze(name string, r io.Reader, opts Options) (*Analysis, error) {
 		}
 		a.Add(&p, rd.LinkSpeed(p.Iface))
 	}
+	a.Snaplen = rd.Snaplen()
 	a.Finish()
 	return a, nil
 }

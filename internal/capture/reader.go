@@ -97,11 +97,6 @@ func NewReader(r io.Reader) (*Reader, error) {
 			return nil, &FormatError{Msg: "pcapng: bad section header: " + err.Error()}
 		}
 		rd.ng, rd.src = ng, ng
-		for i := 0; i < ng.NInterfaces(); i++ {
-			if intf, err := ng.Interface(i); err == nil && int(intf.SnapLength) > rd.snaplen {
-				rd.snaplen = int(intf.SnapLength)
-			}
-		}
 	case magicPcapUs, magicPcapNs, magicPcapUsBE, magicPcapNsBE:
 		rd.format = FormatPcap
 		if m == magicPcapNs || m == magicPcapNsBE {
@@ -126,7 +121,21 @@ func (r *Reader) Format() string { return r.format }
 
 // Snaplen returns the largest snapshot length the file header states (0
 // when it states none).
-func (r *Reader) Snaplen() int { return r.snaplen }
+//
+// A pcapng file declares its interfaces as it goes, so the answer is final
+// only once every packet has been read.
+func (r *Reader) Snaplen() int {
+	if r.ng == nil {
+		return r.snaplen
+	}
+	n := 0
+	for i := 0; i < r.ng.NInterfaces(); i++ {
+		if intf, err := r.ng.Interface(i); err == nil && int(intf.SnapLength) > n {
+			n = int(intf.SnapLength)
+		}
+	}
+	return n
+}
 
 // LinkSpeed returns interface i's speed from the pcapng if_speed option, or
 // 0 when not stated.

@@ -81,7 +81,7 @@ func FuzzMACControl(f *testing.F) {
 // extension headers are a subset of those the opcode calls for.
 func FuzzFrame(f *testing.F) {
 	var b Builder
-	for i, tr := range oracleTransports() {
+	for i, tr := range OracleTransports() {
 		e := testEndpoints(i%2 == 0, i%3 == 0)
 		frame, _, _ := b.RoCE(&e, &tr, 0)
 		f.Add(append([]byte(nil), frame...))

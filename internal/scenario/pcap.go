@@ -1,0 +1,142 @@
+package scenario
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/capture"
+	"rocelab/internal/fabric"
+	"rocelab/internal/packet"
+	"rocelab/internal/unit"
+	"rocelab/internal/wire"
+)
+
+// DefaultSnaplen keeps the headers of a RoCEv2 frame (Ethernet, 802.1Q,
+// IPv4, UDP, BTH, RETH: 86 bytes) and cuts the payload, as
+// `tcpdump -s 128` would.
+const DefaultSnaplen = 128
+
+// HostIP is the IPv4 address the twin gives host id: 10.0.0.1 for h0, and
+// so on.
+func HostIP(id int32) netip.Addr {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], 10<<24+uint32(id)+1)
+	return netip.AddrFrom4(b)
+}
+
+// PortMAC is the locally administered MAC address the twin gives a port:
+// 02:00 followed by the port's index in the network.
+func PortMAC(pt *fabric.Port) [6]byte {
+	m := [6]byte{0x02, 0x00}
+	binary.BigEndian.PutUint32(m[2:], uint32(pt.ID()))
+	return m
+}
+
+// A PcapTap writes every frame a port sends and receives into a pcapng
+// capture, as real RoCEv2 and PFC frames: each hop's Ethernet addresses are
+// the link's two ports (a routed fabric), IP addresses are HostIP, data
+// packets are RDMA WRITEs whose RETH names the flow's length, and the
+// payload is zeros cut at the snaplen. Sent frames are stamped when their
+// first bit leaves, received ones when their last bit arrives.
+type PcapTap struct {
+	net     *fabric.Network
+	port    *fabric.Port
+	w       *capture.Writer
+	b       wire.Builder
+	snaplen int
+	err     error
+	// Frames counts the frames written.
+	Frames int64
+}
+
+// Port finds a port by "node:index" or "node/pN", e.g. "h0:0" or
+// "leaf1/p3".
+func (tw *Twin) Port(name string) (*fabric.Port, error) {
+	node, idx, ok := strings.Cut(name, ":")
+	if !ok {
+		node, idx, ok = strings.Cut(name, "/p")
+	}
+	i, err := strconv.Atoi(idx)
+	if ok && err == nil {
+		for _, pt := range tw.Net.Ports {
+			if pt.Node().Name() == node && pt.Index() == i {
+				return pt, nil
+			}
+		}
+	}
+	var some []string
+	for _, n := range tw.Nodes {
+		if len(some) == 4 {
+			some = append(some, "…")
+			break
+		}
+		some = append(some, n.Name()+":0")
+	}
+	return nil, fmt.Errorf("no port %q: expected NODE:PORT with a node of this topology, e.g. %s", name, strings.Join(some, ", "))
+}
+
+// AttachPcap taps pt and writes its frames to w. Call Close after the run.
+func (tw *Twin) AttachPcap(pt *fabric.Port, w io.Writer, snaplen int) (*PcapTap, error) {
+	desc := fmt.Sprintf("rocelab twin: port %s (peer %s) at %v, scenario %s, seed %d", pt.Name(), pt.Peer().Name(), pt.Rate(), tw.Scenario.Name, tw.Scenario.Seed)
+	cw, err := capture.NewWriter(w, pt.Name(), desc, snaplen)
+	if err != nil {
+		return nil, err
+	}
+	t := &PcapTap{net: tw.Net, port: pt, w: cw, snaplen: snaplen}
+	pt.SetTap(t)
+	return t, nil
+}
+
+// Frame implements fabric.Tap.
+func (t *PcapTap) Frame(now unit.Time, pt *fabric.Port, dir fabric.Direction, p *packet.Packet) {
+	if t.err != nil {
+		return
+	}
+	from, to := pt, pt.Peer()
+	if dir == fabric.Rx {
+		from, to = to, from
+	}
+	var frame []byte
+	var wireLen int
+	switch p.Kind {
+	case packet.Pause:
+		frame, wireLen = t.b.PFC(PortMAC(from), uint16(p.ClassVector), p.Quanta, t.snaplen)
+	case packet.Data:
+		e := wire.Endpoints{
+			SrcMAC: PortMAC(from), DstMAC: PortMAC(to),
+			SrcIP: HostIP(p.Src), DstIP: HostIP(p.Dst),
+			SrcPort: p.SrcPort, DSCP: p.DSCP, ECN: wire.ECN(p.ECN),
+			VLAN: p.VLAN, PCP: p.PCP,
+		}
+		tr := wire.Transport{
+			BTH:        wire.BTH{Opcode: wire.Opcode(p.Opcode), PKey: 0xffff, DestQP: p.DstQP, AckReq: p.AckReq, PSN: p.PSN},
+			PayloadLen: int(p.Payload),
+		}
+		if p.Opcode == packet.OpWriteFirst || p.Opcode == packet.OpWriteOnly {
+			tr.RETH.DMALength = uint32(t.net.Flows[p.Flow].Bytes)
+		}
+		frame, wireLen, t.err = t.b.RoCE(&e, &tr, t.snaplen)
+	default:
+		t.err = fmt.Errorf("pcap: no frame format for a %v packet", p.Kind)
+	}
+	if t.err == nil {
+		t.err = t.w.WriteFrame(now, frame, wireLen, dir == fabric.Tx)
+		t.Frames++
+	}
+}
+
+// Rate returns the tapped port's line rate, which converts pause quanta to
+// time when the capture is analysed.
+func (t *PcapTap) Rate() unit.BitRate { return t.port.Rate() }
+
+// Close flushes the capture and reports the first error met while writing.
+func (t *PcapTap) Close() error {
+	if t.err != nil {
+		return t.err
+	}
+	return t.w.Flush()
+}

@@ -1,0 +1,148 @@
+package scenario
+
+import (
+	"bytes"
+	"math"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"rocelab/internal/capture"
+	"rocelab/internal/fabric"
+	"rocelab/internal/unit"
+	"rocelab/internal/wire/oracle"
+	"rocelab/internal/wire/tshark"
+)
+
+// capturedRun runs the incast example with a pcap tap at port and returns
+// the twin, the capture's path, and its analysis at 100G.
+func capturedRun(t *testing.T, port string) (*Twin, string, *capture.Analysis) {
+	t.Helper()
+	s := example(t, "incast-pfc")
+	tw, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt, err := tw.Port(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	tap, err := tw.AttachPcap(pt, &buf, DefaultSnaplen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw.Net.Run(s.Duration)
+	if err := tap.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "twin.pcapng")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := capture.Analyze(path, bytes.NewReader(buf.Bytes()), capture.Options{LinkSpeed: 100 * unit.Gbps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tw, path, a
+}
+
+// checkFlows asserts that every flow crossing the tapped port shows in the
+// capture with exactly the packets and payload bytes the twin sent.
+func checkFlows(t *testing.T, tw *Twin, a *capture.Analysis, want func(f *fabric.Flow) bool) int {
+	t.Helper()
+	byKey := map[capture.FlowKey]*capture.Flow{}
+	for _, f := range a.Flows {
+		byKey[f.Key] = f
+	}
+	n := 0
+	for i := range tw.Net.Flows {
+		f := &tw.Net.Flows[i]
+		if !want(f) {
+			continue
+		}
+		n++
+		cf := byKey[capture.FlowKey{Src: HostIP(f.Src), Dst: HostIP(f.Dst), QPN: f.DstQP}]
+		if cf == nil {
+			t.Errorf("flow %d (%s) not in the capture", f.ID, tw.Flows[i].Name)
+			continue
+		}
+		if cf.Packets != f.SentPkts || cf.PayloadBytes != f.Sent {
+			t.Errorf("flow %d: capture %d packets %d payload bytes, twin %d packets %d bytes", f.ID, cf.Packets, cf.PayloadBytes, f.SentPkts, f.Sent)
+		}
+	}
+	return n
+}
+
+// A twin incast with PFC, captured at a sender's port: the pause frames
+// add up to the pause time the twin counts in rx_prio3_pause_duration
+// (within 1 %), and the flow's packets and bytes equal the twin's counters
+// exactly — the same definitions on both sides.
+func TestTwinCaptureSender(t *testing.T) {
+	tw, _, a := capturedRun(t, "h0:0")
+	h0 := tw.Hosts[0].Port()
+	var ps *capture.PauseStats
+	for _, p := range a.Pause {
+		if p.Priority == "3" {
+			ps = p
+		}
+	}
+	if ps == nil || ps.Effective == nil {
+		t.Fatalf("no priority-3 pause time in the capture: %+v", a.Pause)
+	}
+	twin := h0.Counters.RxPauseDuration[3]
+	if d := math.Abs(float64(*ps.Effective-twin)) / float64(twin); d > 0.01 {
+		t.Errorf("capture pause time %v, twin rx_prio3_pause_duration %v (%.3f%% apart)", *ps.Effective, twin, 100*d)
+	}
+	if ps.Frames != h0.Counters.RxPause[3] {
+		t.Errorf("capture %d pause frames, twin rx_prio3_pause %d", ps.Frames, h0.Counters.RxPause[3])
+	}
+	n := checkFlows(t, tw, a, func(f *fabric.Flow) bool { return f.Src == 0 })
+	var wire int64
+	for _, f := range a.Flows {
+		wire += f.Bytes + 4*f.Packets // the capture holds frames without FCS
+	}
+	if wire != h0.Counters.TxPrioBytes[3] {
+		t.Errorf("captured frame bytes + FCS %d, twin tx_prio3_bytes %d", wire, h0.Counters.TxPrioBytes[3])
+	}
+	t.Logf("h0: %d pause frames, capture %v vs twin %v of pause; %d flow(s) exact", ps.Frames, *ps.Effective, twin, n)
+}
+
+// Captured at the congested switch's trunk port, every flow crossing the
+// trunk matches, and the pauses the port sends are the twin's
+// tx_prio3_pause.
+func TestTwinCaptureTrunk(t *testing.T) {
+	tw, _, a := capturedRun(t, "right:2")
+	pt, _ := tw.Port("right:2")
+	n := checkFlows(t, tw, a, func(*fabric.Flow) bool { return true })
+	var frames int64
+	for _, p := range a.Pause {
+		if mac := PortMAC(pt); p.SrcMAC == net.HardwareAddr(mac[:]).String() && p.Priority == "3" {
+			frames += p.Frames
+		}
+	}
+	if frames != pt.Counters.TxPause[3] {
+		t.Errorf("capture %d pause frames from %s, twin tx_prio3_pause %d", frames, pt.Name(), pt.Counters.TxPause[3])
+	}
+	t.Logf("trunk: %d flows exact, %d pause frames", n, frames)
+}
+
+// Wireshark reads what the twin writes: on every packet of a twin capture,
+// tshark agrees with our decoders on BTH opcode, PSN, dest QP, ack-request,
+// P_Key, AETH, RETH length, and PFC class-enable vector and quanta.
+func TestTwinCaptureTshark(t *testing.T) {
+	v := tshark.Require(t)
+	_, path, _ := capturedRun(t, "right:2")
+	res, err := oracle.Check(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range res.Mismatches {
+		t.Error(m)
+	}
+	if res.Agree != res.Packets || res.Packets == 0 {
+		t.Errorf("%d of %d packets agree", res.Agree, res.Packets)
+	}
+	t.Logf("%s: %d/%d twin packets agree with tshark on all %d fields", v, res.Agree, res.Packets, len(oracle.Fields))
+}
