@@ -229,10 +229,7 @@ func (s *Switch) Receive(p *packet.Packet, in *Port) {
 	if s.cfg.ECNAtEnqueue {
 		s.markECN(p, out, q.Bytes())
 	}
-	q.Push(p)
-	if b := q.Bytes(); b > e.maxBytes[prio] {
-		e.maxBytes[prio] = b
-	}
+	e.push(p, prio)
 	s.routedBytes[out.index] += size
 	if lossless && s.buf.wantXOFF(pgi) {
 		in.SendXOFF(prio)
@@ -298,6 +295,7 @@ type switchEgress struct {
 	maxBytes [8]int64
 	quantum  [8]int64
 	deficit  [8]int64
+	busy     uint8 // priorities with packets queued
 	rr       int
 	credited bool // the queue at rr has had its quantum this round
 }
@@ -323,26 +321,17 @@ func (e *switchEgress) initDWRR() {
 
 // Dequeue implements Egress.
 func (e *switchEgress) Dequeue(pt *Port, paused uint8) *packet.Packet {
-	strict := e.sw.cfg.Strict
-	for prio := 7; prio >= 0; prio-- {
-		if strict&(1<<prio) != 0 && paused&(1<<prio) == 0 && e.q[prio].Len() > 0 {
-			return e.pop(pt, prio)
-		}
-	}
-	// DWRR over non-strict, unpaused, non-empty queues.
-	eligible := false
-	for prio := 0; prio < 8; prio++ {
-		if strict&(1<<prio) == 0 && paused&(1<<prio) == 0 && e.q[prio].Len() > 0 {
-			eligible = true
-			break
-		}
-	}
-	if !eligible {
+	ready := e.busy &^ paused
+	if ready == 0 {
 		return nil
 	}
+	if sp := ready & e.sw.cfg.Strict; sp != 0 {
+		return e.pop(pt, bits.Len8(sp)-1)
+	}
+	// DWRR over the ready non-strict queues, starting at rr.
 	for {
 		prio := e.rr
-		if strict&(1<<prio) == 0 && paused&(1<<prio) == 0 && e.q[prio].Len() > 0 {
+		if ready&(1<<prio) != 0 {
 			if !e.credited {
 				e.deficit[prio] += e.quantum[prio]
 				e.credited = true
@@ -361,16 +350,24 @@ func (e *switchEgress) pop(pt *Port, prio int) *packet.Packet {
 	p := e.q[prio].Pop()
 	if e.q[prio].Len() == 0 {
 		e.deficit[prio] = 0
+		e.busy &^= 1 << prio
 	}
 	e.sw.departed(p, pt, e.q[prio].Bytes())
 	return p
 }
 
+// push queues p on priority prio.
+func (e *switchEgress) push(p *packet.Packet, prio int) {
+	e.q[prio].Push(p)
+	e.busy |= 1 << prio
+	if b := e.q[prio].Bytes(); b > e.maxBytes[prio] {
+		e.maxBytes[prio] = b
+	}
+}
+
 // Flush implements Flusher: the watchdog drops a stormed queue.
 func (e *switchEgress) Flush(pt *Port, prio int, reason DropReason) {
 	for e.q[prio].Len() > 0 {
-		p := e.q[prio].Pop()
-		e.sw.departed(p, pt, e.q[prio].Bytes())
-		e.sw.net.Drop(p, reason, pt)
+		e.sw.net.Drop(e.pop(pt, prio), reason, pt)
 	}
 }
