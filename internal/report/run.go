@@ -36,10 +36,20 @@ type ScenarioInfo struct {
 	Switches         int     `json:"switches"`
 	Links            int     `json:"links"`
 	Oversubscription float64 `json:"oversubscription,omitempty"`
+	// Servers is set when hosts are NICs of GPU servers.
+	Servers *Servers `json:"servers,omitempty"`
 	MTU              int32   `json:"mtu"`
 	PFC              bool    `json:"pfc"`
 	LosslessPrios    []int   `json:"lossless_priorities"`
 	HeadroomBytes    []int64 `json:"headroom_bytes"`
+}
+
+// Servers describes the GPU servers the hosts belong to.
+type Servers struct {
+	Count         int  `json:"count"`
+	GPUs          int  `json:"gpus_per_server"`
+	NICs          int  `json:"nics_per_server"`
+	RailOptimized bool `json:"rail_optimized"`
 }
 
 // SimInfo is about the simulation itself.
@@ -131,6 +141,9 @@ func New(tw *scenario.Twin, end unit.Time) *Run {
 		Hosts: len(s.Topo.Hosts), Switches: len(net.Switches), Links: len(s.Topo.Links),
 		Oversubscription: s.Topo.Oversubscription, MTU: s.Host.MTU, PFC: s.Switch.PFC.Enabled,
 		LosslessPrios: prioList(s.Switch.PFC.Priorities), HeadroomBytes: headrooms(net),
+	}
+	if t := s.Topo; t.Servers > 0 {
+		r.Scenario.Servers = &Servers{t.Servers, t.GPUsPerServer, t.NICsPerServer, t.RailOptimized}
 	}
 	r.Sim = SimInfo{EndUS: us(end), Completed: net.AllDone(), Events: net.Sched.Executed()}
 	inB, _ := net.InFlight()

@@ -25,6 +25,13 @@ func (r *Run) WriteText(w io.Writer) error {
 	if s.Oversubscription > 0 {
 		fmt.Fprintf(&b, ", oversubscription %g:1", s.Oversubscription)
 	}
+	if sv := s.Servers; sv != nil {
+		rail := ""
+		if sv.RailOptimized {
+			rail = ", rail-optimised"
+		}
+		fmt.Fprintf(&b, "; %d servers × %d GPUs, %d NICs%s", sv.Count, sv.GPUs, sv.NICs, rail)
+	}
 	fmt.Fprintf(&b, "; path MTU %d", s.MTU)
 	if s.PFC {
 		fmt.Fprintf(&b, "; PFC on priority %s, headroom %s\n", ints(s.LosslessPrios), bytesList(s.HeadroomBytes))

@@ -261,7 +261,7 @@ func (c *conv) topology(r *rawTopology) *topo.Topology {
 		}
 		if r.Servers != nil {
 			spec.NICsPerServer = int(c.integer(r.Servers.NICs, "topology.servers.nics", 1, 1, 64))
-			c.integer(r.Servers.GPUs, "topology.servers.gpus", 8, 1, 64)
+			spec.GPUsPerServer = int(c.integer(r.Servers.GPUs, "topology.servers.gpus", 8, 1, 64))
 			spec.RailOptimized = c.boolean(r.Servers.RailOptimized, "topology.servers.rail_optimized", false)
 			nodes["servers"] = r.Servers.NICs
 		}

@@ -62,6 +62,11 @@ type Topology struct {
 	// Oversubscription is host bandwidth over uplink bandwidth at the
 	// first tier (1 when non-blocking, 0 when not applicable).
 	Oversubscription float64
+	// Servers, GPUsPerServer and NICsPerServer describe the GPU servers the
+	// hosts belong to (zero when servers are not modelled); RailOptimized
+	// says NIC i of every server sits on leaf i of its group.
+	Servers, GPUsPerServer, NICsPerServer int
+	RailOptimized                         bool
 }
 
 func (t *Topology) addNode(n Node) int {
@@ -150,6 +155,7 @@ type LeafSpine struct {
 	// Servers, when set, groups hosts into GPU servers of NICs hosts each;
 	// RailOptimized wires NIC i of every server to leaf i of its group.
 	NICsPerServer int
+	GPUsPerServer int
 	RailOptimized bool
 }
 
@@ -214,6 +220,9 @@ func BuildLeafSpine(c LeafSpine) (*Topology, error) {
 		}
 	}
 	t.Oversubscription = float64(int64(c.HostsPerLeaf)*int64(c.HostLink.Rate)) / float64(int64(c.UplinksPerLeaf)*int64(c.FabricLink.Rate))
+	if nics > 0 {
+		t.Servers, t.NICsPerServer, t.GPUsPerServer, t.RailOptimized = nh/nics, nics, c.GPUsPerServer, c.RailOptimized
+	}
 	return t, nil
 }
 

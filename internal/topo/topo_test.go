@@ -50,9 +50,12 @@ func TestLeafSpineErrors(t *testing.T) {
 }
 
 func TestRailOptimised(t *testing.T) {
-	tp, err := BuildLeafSpine(LeafSpine{Leaves: 8, Spines: 2, HostsPerLeaf: 4, UplinksPerLeaf: 2, HostLink: l100, FabricLink: l100, NICsPerServer: 8, RailOptimized: true})
+	tp, err := BuildLeafSpine(LeafSpine{Leaves: 8, Spines: 2, HostsPerLeaf: 4, UplinksPerLeaf: 2, HostLink: l100, FabricLink: l100, NICsPerServer: 8, GPUsPerServer: 8, RailOptimized: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if tp.Servers != 4 || tp.GPUsPerServer != 8 || tp.NICsPerServer != 8 {
+		t.Errorf("servers %d × %d GPUs, %d NICs", tp.Servers, tp.GPUsPerServer, tp.NICsPerServer)
 	}
 	// 4 servers of 8 NICs; NIC i of every server is on leaf i.
 	for hid, n := range tp.Hosts {
