@@ -37,11 +37,11 @@ type ScenarioInfo struct {
 	Links            int     `json:"links"`
 	Oversubscription float64 `json:"oversubscription,omitempty"`
 	// Servers is set when hosts are NICs of GPU servers.
-	Servers *Servers `json:"servers,omitempty"`
-	MTU              int32   `json:"mtu"`
-	PFC              bool    `json:"pfc"`
-	LosslessPrios    []int   `json:"lossless_priorities"`
-	HeadroomBytes    []int64 `json:"headroom_bytes"`
+	Servers       *Servers `json:"servers,omitempty"`
+	MTU           int32    `json:"mtu"`
+	PFC           bool     `json:"pfc"`
+	LosslessPrios []int    `json:"lossless_priorities"`
+	HeadroomBytes []int64  `json:"headroom_bytes"`
 }
 
 // Servers describes the GPU servers the hosts belong to.
