@@ -213,15 +213,8 @@ func (pt *Port) startTx(now unit.Time) {
 func (pt *Port) armWake(now unit.Time) {
 	next := unit.MaxTime
 	for p := range pt.pause {
-		ps := &pt.pause[p]
-		if ps.active {
-			t := ps.end
-			if ps.start > now && ps.start < t {
-				continue // not yet in effect: nothing to wake for
-			}
-			if t < next {
-				next = t
-			}
+		if ps := &pt.pause[p]; ps.active && ps.end > now {
+			next = min(next, ps.end)
 		}
 	}
 	if next == unit.MaxTime {
