@@ -8,15 +8,17 @@ import (
 	"rocelab/internal/unit"
 )
 
-// The hold model: holdPending events stay pending; each step pops the
-// earliest and schedules one new event an exponentially distributed time
-// later (mean holdMean). Increments come from a fixed table so that both
-// queues see the same workload and the RNG does not weigh on the figure.
+// The hold model: a fixed number of events stay pending (holdPending, or
+// holdSmall in the Small benchmarks); each step pops the earliest and
+// schedules one new event an exponentially distributed time later (mean
+// holdMean). Increments come from a fixed table so that both queues see the
+// same workload and the RNG does not weigh on the figure. Before timing,
+// each queue runs 20 events per pending event to reach its steady state.
 const (
 	holdPending = 100_000
+	holdSmall   = 1000
 	holdMean    = 1000 * unit.Nanosecond
-	holdWarmup  = 20 * holdPending
-	incrTable   = 1 << 16
+	incrTable   = 1 << 12
 	// Timer re-arms per step in the cancel benchmarks, over holdTimers
 	// timers whose timeout is far beyond the hold horizon: the pattern of a
 	// NIC re-arming a retransmission timer on every ACK.
@@ -58,17 +60,16 @@ func (h *holder) Handle(now unit.Time, tag uint64) {
 	}
 }
 
-func benchHold(b *testing.B, cancel bool) {
+func benchHold(b *testing.B, pending int, cancel bool) {
 	s := NewScheduler()
 	h := &holder{s: s, incr: holdIncrements(), cancel: cancel}
-	for i := range holdPending {
+	for i := range pending {
 		s.At(h.incr[i&(incrTable-1)], h, uint64(i))
 	}
 	for j := range h.timers {
 		h.timers[j] = s.At(holdTimeout, h, 0)
 	}
-	// Warm up so the queue has its steady-state shape and capacity.
-	for range holdWarmup {
+	for range 20 * pending {
 		s.Step()
 	}
 	start := s.Executed()
@@ -82,10 +83,13 @@ func benchHold(b *testing.B, cancel bool) {
 }
 
 // BenchmarkHold measures Scheduler in the hold model with 100k pending events.
-func BenchmarkHold(b *testing.B) { benchHold(b, false) }
+func BenchmarkHold(b *testing.B) { benchHold(b, holdPending, false) }
 
 // BenchmarkHoldCancel adds one timer re-arm (Cancel plus At) to every step.
-func BenchmarkHoldCancel(b *testing.B) { benchHold(b, true) }
+func BenchmarkHoldCancel(b *testing.B) { benchHold(b, holdPending, true) }
+
+// BenchmarkHoldSmall is BenchmarkHold with 1000 pending events.
+func BenchmarkHoldSmall(b *testing.B) { benchHold(b, holdSmall, false) }
 
 // chItem and chQueue are the plain container/heap baseline: pointer items
 // (recycled, so the figure is the heap's and not the garbage collector's)
@@ -183,16 +187,16 @@ func (h *chHolder) Handle(now unit.Time, tag uint64) {
 	}
 }
 
-func benchHoldContainerHeap(b *testing.B, cancel bool) {
+func benchHoldContainerHeap(b *testing.B, pending int, cancel bool) {
 	s := &chSched{}
 	h := &chHolder{s: s, incr: holdIncrements(), cancel: cancel}
-	for i := range holdPending {
+	for i := range pending {
 		s.at(h.incr[i&(incrTable-1)], h, uint64(i))
 	}
 	for j := range h.timers {
 		h.timers[j] = s.at(holdTimeout, h, 0)
 	}
-	for range holdWarmup {
+	for range 20 * pending {
 		s.step()
 	}
 	start := s.executed
@@ -206,8 +210,11 @@ func benchHoldContainerHeap(b *testing.B, cancel bool) {
 }
 
 // BenchmarkHoldContainerHeap is the container/heap baseline of BenchmarkHold.
-func BenchmarkHoldContainerHeap(b *testing.B) { benchHoldContainerHeap(b, false) }
+func BenchmarkHoldContainerHeap(b *testing.B) { benchHoldContainerHeap(b, holdPending, false) }
 
 // BenchmarkHoldCancelContainerHeap is the baseline of BenchmarkHoldCancel,
 // cancelling eagerly with heap.Remove.
-func BenchmarkHoldCancelContainerHeap(b *testing.B) { benchHoldContainerHeap(b, true) }
+func BenchmarkHoldCancelContainerHeap(b *testing.B) { benchHoldContainerHeap(b, holdPending, true) }
+
+// BenchmarkHoldSmallContainerHeap is the baseline of BenchmarkHoldSmall.
+func BenchmarkHoldSmallContainerHeap(b *testing.B) { benchHoldContainerHeap(b, holdSmall, false) }

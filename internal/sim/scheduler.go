@@ -26,8 +26,8 @@ const defaultMinCompact = 1024
 
 // Scheduler is a discrete-event queue with its clock. Events run in order of
 // (time, insertion order): events at equal times run first-in first-out.
-// The zero value is not usable; call NewScheduler. A Scheduler is not safe for
-// concurrent use.
+// At most 2^32 events can be pending at once. The zero value is not usable;
+// call NewScheduler. A Scheduler is not safe for concurrent use.
 type Scheduler struct {
 	now        unit.Time
 	q          radixQueue
@@ -65,10 +65,10 @@ func (s *Scheduler) At(t unit.Time, h Handler, tag uint64) EventID {
 	if t < s.now {
 		panic(fmt.Sprintf("sim: At(%v) is before Now() = %v", t, s.now))
 	}
-	i, gen := s.st.alloc()
-	s.q.push(event{t: t, h: h, tag: tag, slot: i})
+	id := s.st.alloc()
+	s.q.push(&event{t: t, h: h, tag: tag, id: id})
 	s.live++
-	return EventID(uint64(gen)<<32 | uint64(i))
+	return id
 }
 
 // After schedules h.Handle at Now()+d; see At. A d so large that Now()+d
@@ -88,11 +88,10 @@ func (s *Scheduler) After(d unit.Time, h Handler, tag uint64) EventID {
 // when met, and the whole queue is swept once tombstones outnumber the
 // pending events.
 func (s *Scheduler) Cancel(id EventID) bool {
-	i, gen := uint64(id)&(1<<32-1), uint32(id>>32)
-	if !s.st.matches(i, gen) {
+	if !s.st.pending(id) {
 		return false
 	}
-	s.st.kill(uint32(i))
+	s.st.kill(id.slot())
 	s.live--
 	s.dead++
 	if s.dead > s.minCompact && s.dead > s.live {
@@ -146,19 +145,20 @@ func (s *Scheduler) Run() {
 func (s *Scheduler) Stop() { s.stopped = true }
 
 // next returns the earliest pending event if its time is <= limit, leaving it
-// at the front of bucket 0, or nil. It drops the tombstones it meets, and it
-// never moves the queue's base time past limit: the base time stays <= Now(),
-// so At may always schedule at Now().
+// at the front of bucket 0, or nil. It drops the tombstones it meets. It
+// moves the queue's last time only up to limit and up to a live event, which
+// then runs, or which RunUntil passes by setting Now() to limit; so last
+// stays <= Now() and At may always schedule at Now().
 func (s *Scheduler) next(limit unit.Time) *event {
 	for {
 		if e := s.q.front(); e != nil {
-			if s.st.isLive(e.slot) {
+			if s.st.isLive(e.id.slot()) {
 				if e.t > limit {
 					return nil
 				}
 				return e
 			}
-			s.st.release(e.slot)
+			s.st.release(e.id)
 			s.q.popFront()
 			s.dead--
 			continue
@@ -167,23 +167,20 @@ func (s *Scheduler) next(limit unit.Time) *event {
 		if b == 0 {
 			return nil
 		}
-		m, ok := s.q.minLive(b, &s.st)
-		if !ok {
-			m = s.q.last // only tombstones: all are dropped
-		} else if m > limit {
+		if s.q.base(b) > limit {
 			return nil
 		}
-		s.dead -= s.q.redistribute(b, m, &s.st)
+		s.dead -= s.q.redistribute(b, &s.st)
 	}
 }
 
 // fire removes e, the front of the queue, and runs it. The slot is released
 // before the handler runs, so the handler sees its own id as stale.
 func (s *Scheduler) fire(e *event) {
-	t, h, tag, i := e.t, e.h, e.tag, e.slot
+	t, h, tag, id := e.t, e.h, e.tag, e.id
 	s.q.popFront()
-	s.st.kill(i)
-	s.st.release(i)
+	s.st.kill(id.slot())
+	s.st.release(id)
 	s.live--
 	s.now = t
 	s.executed++

@@ -6,39 +6,48 @@ package sim
 type slotTable struct {
 	gen  []uint32 // generation of the id last issued for each slot; never 0
 	live []uint64 // bit i set iff slot i holds a pending event
-	free []uint32 // slots that no queued event refers to
+	// free holds, for each slot that no queued event refers to, the id of
+	// its last event, so that alloc learns the generation without reading
+	// gen, which is cold by the time a slot is reused.
+	free []EventID
 }
 
 // alloc takes a free slot, marks it live and moves its generation on, so
 // that ids issued for the slot's earlier events no longer match.
-func (st *slotTable) alloc() (i, gen uint32) {
+func (st *slotTable) alloc() EventID {
+	var i, gen uint32
 	if n := len(st.free); n > 0 {
-		i = st.free[n-1]
+		last := st.free[n-1]
 		st.free = st.free[:n-1]
+		i, gen = last.slot(), uint32(last>>32)+1
+		if gen == 0 {
+			gen = 1
+		}
 	} else {
-		i = uint32(len(st.gen))
+		i, gen = uint32(len(st.gen)), 1
 		st.gen = append(st.gen, 0)
 		if i%64 == 0 {
 			st.live = append(st.live, 0)
 		}
 	}
-	gen = st.gen[i] + 1
-	if gen == 0 {
-		gen = 1
-	}
 	st.gen[i] = gen
 	st.live[i/64] |= 1 << (i % 64)
-	return i, gen
+	return EventID(uint64(gen)<<32 | uint64(i))
 }
+
+// slot returns the slot index of the id.
+func (id EventID) slot() uint32 { return uint32(id) }
 
 // isLive reports whether slot i holds a pending event.
 func (st *slotTable) isLive(i uint32) bool {
 	return st.live[i/64]&(1<<(i%64)) != 0
 }
 
-// matches reports whether the id (i, gen) names a pending event.
-func (st *slotTable) matches(i uint64, gen uint32) bool {
-	return i < uint64(len(st.gen)) && st.gen[i] == gen && st.isLive(uint32(i))
+// pending reports whether id names a pending event. An id's slot may be
+// out of range: the id was never issued.
+func (st *slotTable) pending(id EventID) bool {
+	i := uint64(id.slot())
+	return i < uint64(len(st.gen)) && st.gen[i] == uint32(id>>32) && st.isLive(uint32(i))
 }
 
 // kill marks slot i as no longer pending; the queue may still refer to it.
@@ -46,8 +55,8 @@ func (st *slotTable) kill(i uint32) {
 	st.live[i/64] &^= 1 << (i % 64)
 }
 
-// release returns slot i, which must not be live, for reuse once no queued
-// event refers to it.
-func (st *slotTable) release(i uint32) {
-	st.free = append(st.free, i)
+// release returns the slot of id, which must not be live, for reuse once no
+// queued event refers to it.
+func (st *slotTable) release(id EventID) {
+	st.free = append(st.free, id)
 }
