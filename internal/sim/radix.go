@@ -1,3 +1,5 @@
+//go:build !heapbaseline
+
 package sim
 
 import (
@@ -5,15 +7,6 @@ import (
 
 	"rocelab/internal/unit"
 )
-
-// event is one queued event, kept whole in the queue so that running it
-// touches no other table.
-type event struct {
-	t   unit.Time
-	h   Handler
-	tag uint64
-	id  EventID
-}
 
 // Shape of the radix queue: times are split into digits of digitBits bits,
 // and there is one bucket per (digit position, digit value).
@@ -63,6 +56,10 @@ type bucket struct {
 //
 // Cancelled events stay queued as tombstones (their slot is not live) and
 // are dropped, their slots freed, when met.
+// queue is the scheduler's event queue: the radix queue, or with the
+// heapbaseline build tag a plain container/heap for comparison.
+type queue = radixQueue
+
 type radixQueue struct {
 	last    unit.Time
 	nonzero [(numBuckets + 63) / 64]uint64 // bit b set iff bucket b is non-empty

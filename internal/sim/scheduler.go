@@ -30,7 +30,7 @@ const defaultMinCompact = 1024
 // call NewScheduler. A Scheduler is not safe for concurrent use.
 type Scheduler struct {
 	now        unit.Time
-	q          radixQueue
+	q          queue
 	st         slotTable
 	live       int // pending events
 	dead       int // cancelled events still queued

@@ -213,51 +213,6 @@ func TestRunUntil(t *testing.T) {
 	}
 }
 
-// TestNoAllocs requires a warmed-up scheduler to run a mix of pops, pushes
-// and cancels without allocating.
-func TestNoAllocs(t *testing.T) {
-	s := NewScheduler()
-	h := &holder{s: s, incr: holdIncrements(), cancel: true}
-	for i := range 10000 {
-		s.At(h.incr[i&(incrTable-1)], h, uint64(i))
-	}
-	for j := range h.timers {
-		h.timers[j] = s.At(holdTimeout, h, 0)
-	}
-	for range 200000 {
-		s.Step()
-	}
-	allocs := testing.AllocsPerRun(20000, func() {
-		s.Step()
-		id := s.After(h.incr[s.Executed()%incrTable], nil, 0)
-		s.Cancel(id)
-	})
-	if allocs != 0 {
-		t.Fatalf("%v allocations per step, want 0", allocs)
-	}
-}
-
-// TestCompactionBounded requires the queue's memory to follow the pending
-// events when most events are cancelled before they run.
-func TestCompactionBounded(t *testing.T) {
-	s := NewScheduler()
-	var ids [100]EventID
-	for i := range 1_000_000 {
-		k := i % len(ids)
-		s.Cancel(ids[k])
-		ids[k] = s.At(unit.Time(1_000_000+i), nil, 0)
-	}
-	if s.Pending() != len(ids) {
-		t.Fatalf("Pending = %d, want %d", s.Pending(), len(ids))
-	}
-	if n := chunkCount(&s.q) * chunkLen; n > 4*defaultMinCompact+numBuckets*chunkLen {
-		t.Fatalf("queue holds room for %d events with %d pending", n, s.Pending())
-	}
-	if len(s.st.gen) > 4*defaultMinCompact {
-		t.Fatalf("slot table has %d slots with %d pending", len(s.st.gen), s.Pending())
-	}
-}
-
 // TestStepOverTombstones checks that looking for an event among cancelled
 // ones does not move the queue past Now(), where later events could no
 // longer be placed.
@@ -284,17 +239,3 @@ func TestStepOverTombstones(t *testing.T) {
 type recorder struct{ log *[]uint64 }
 
 func (r recorder) Handle(_ unit.Time, tag uint64) { *r.log = append(*r.log, tag) }
-
-// chunkCount returns the number of chunks q holds, in buckets or free.
-func chunkCount(q *radixQueue) int {
-	n := 0
-	for c := q.free; c != nil; c = c.next {
-		n++
-	}
-	for _, bk := range q.buckets {
-		for c := bk.head; c != nil; c = c.next {
-			n++
-		}
-	}
-	return n
-}

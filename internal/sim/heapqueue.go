@@ -1,0 +1,76 @@
+//go:build heapbaseline
+
+package sim
+
+import (
+	"container/heap"
+
+	"rocelab/internal/unit"
+)
+
+// queue is, under the heapbaseline build tag, a plain container/heap
+// ordered by (time, insertion sequence): the baseline the radix queue is
+// measured against in whole-fabric benchmarks
+// (go test -tags heapbaseline -bench . ./internal/scenario). It offers the
+// radix queue's operations with every event in "bucket 0".
+type queue struct {
+	h   heapEvents
+	seq uint64
+}
+
+type heapEvent struct {
+	event
+	seq uint64
+}
+
+type heapEvents []heapEvent
+
+func (h heapEvents) Len() int { return len(h) }
+func (h heapEvents) Less(i, j int) bool {
+	if h[i].t != h[j].t {
+		return h[i].t < h[j].t
+	}
+	return h[i].seq < h[j].seq
+}
+func (h heapEvents) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *heapEvents) Push(x any)   { *h = append(*h, x.(heapEvent)) }
+func (h *heapEvents) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func (q *queue) push(e *event) {
+	q.seq++
+	heap.Push(&q.h, heapEvent{*e, q.seq})
+}
+
+func (q *queue) front() *event {
+	if len(q.h) == 0 {
+		return nil
+	}
+	return &q.h[0].event
+}
+
+func (q *queue) popFront() { heap.Pop(&q.h) }
+
+// lowest, base and redistribute serve the radix queue's higher buckets,
+// which the heap does not have: front always holds the minimum.
+func (q *queue) lowest() int                           { return 0 }
+func (q *queue) base(int) unit.Time                    { return 0 }
+func (q *queue) redistribute(b int, st *slotTable) int { return 0 }
+
+// compact drops every tombstone and frees its slot.
+func (q *queue) compact(st *slotTable) {
+	kept := q.h[:0]
+	for _, e := range q.h {
+		if st.isLive(e.id.slot()) {
+			kept = append(kept, e)
+		} else {
+			st.release(e.id)
+		}
+	}
+	q.h = kept
+	heap.Init(&q.h)
+}
