@@ -10,7 +10,8 @@ import (
 )
 
 // ncclIBRules are the rules over NCCL's IB/RoCE failures: completions with
-// error, failed queue-pair setup, and the GID index NCCL was given.
+// error and failed queue-pair setup. The GID rules judge the GID index NCCL
+// was given and the GIDs it prints.
 func ncclIBRules() []Rule {
 	return []Rule{
 		{IDs: []string{"nccl.ib.retry_exceeded", "nccl.ib.local_protection", "nccl.ib.completion_flushed", "nccl.ib.completion_error"}, Check: checkCompletions},
