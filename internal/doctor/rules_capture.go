@@ -115,9 +115,26 @@ func retransmissionFindings(a *capture.Analysis) []Finding {
 			"resends everything from that PSN; a lost tail or lost ACK waits for the local ACK timer (4.096 us·2^timeout, up to seconds). " +
 			"Retransmission means packets were dropped on a class that should be lossless.",
 		Fix: "Find the drop: ethtool -S for rx_discards_phy / rx_prioN_discards and the switch's drop counters; check that PFC is enabled on " +
-			"the RoCE priority end to end (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0) with headroom for the cable length, and that DSCP/PCP map " +
-			"RoCE to it. For timeout episodes also review NCCL_IB_TIMEOUT and adaptive retransmission.",
+			fmt.Sprintf("the RoCE priority end to end (%s) with headroom for the cable length. ", rocePriority(a)) +
+			"For timeout episodes also review NCCL_IB_TIMEOUT and adaptive retransmission.",
 	}}
+}
+
+// rocePriority says which priority the capture's RoCE data rides under the
+// default DSCP-to-priority map (DSCP>>3), from its largest data flow, and
+// the mlnx_qos setting that protects it.
+func rocePriority(a *capture.Analysis) string {
+	var top *capture.Flow
+	for _, f := range a.Flows {
+		if f.Requests > 0 && (top == nil || f.Bytes > top.Bytes) {
+			top = f
+		}
+	}
+	if top == nil {
+		return "mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0 for priority 3"
+	}
+	p := int(top.DSCP) >> 3
+	return fmt.Sprintf("the RoCE data here is marked DSCP %d, priority %d under the default DSCP map: mlnx_qos -i <if> --trust dscp --pfc %s", top.DSCP, p, pfcVector([]int{p}))
 }
 
 func describeEpisode(e capture.Episode) string {
