@@ -111,12 +111,17 @@ func (c *QoSConfig) RoCEPriority() (prio int, mapped bool) {
 // PFCOn reports whether PFC is enabled on priority p.
 func (c *QoSConfig) PFCOn(p int) bool { return p >= 0 && p < 8 && c.PFC[p] }
 
-// Name is the interface, or "mlnx_qos" when the dump does not say.
+// Name is the interface, after the host when the prompt shows it, or
+// "mlnx_qos" when the dump names neither.
 func (c *QoSConfig) Name() string {
-	if c.Interface == "" {
-		return "mlnx_qos"
+	n := c.Interface
+	if n == "" {
+		n = "mlnx_qos"
 	}
-	return c.Interface
+	if c.Host != "" {
+		n = c.Host + " " + n
+	}
+	return n
 }
 
 // Bottlenecks reports the configs that leave RoCE lossy: trust pcp (routed
