@@ -21,8 +21,11 @@ layer by layer, what is wrong, the lines that show it, and the fix:
   2. are PFC and ECN in effect on the RoCE priority?
   3. only then, NCCL parameters and end-to-end performance.
 
-PATH is a file, "-" for stdin, or a directory holding an incident's files.
-Findings from different files are joined into one story.
+PATH is a file, "-" for stdin, or a directory holding an incident's files
+(files in it that hold no artifact are skipped and listed once). Findings from
+different files are joined into one story. Like findings about many ports or
+files are grouped in the text report; --json keeps one finding per subject.
+Every finding id and the JSON schema: docs/diagnose.md.
 
 Exit status: 0 no error-level finding, 1 an error-level finding, 2 no usable input.`,
 		Args: cobra.MinimumNArgs(1),

@@ -78,7 +78,7 @@ func (l Layer) String() string {
 func (l Layer) Question() string {
 	switch l {
 	case LayerInput:
-		return "Inputs"
+		return "About the inputs"
 	case LayerRDMA:
 		return "1. Is RDMA used, and are the queue pairs up?"
 	case LayerFabric:
@@ -107,8 +107,37 @@ type Finding struct {
 	Evidence []Evidence `json:"evidence"`
 	// Mechanism explains in two or three sentences why this happens.
 	Mechanism string `json:"mechanism"`
-	// Fix is the concrete command or setting that mends it.
+	// Fix is the concrete command or setting that mends it; empty for
+	// findings that report a healthy state.
 	Fix string `json:"fix"`
+	// Subject names what the finding is about when a rule reports the same
+	// condition once per port, interface, run or file ("gpu01 ens3np0",
+	// "mlx5_0 port 1", a capture's path); empty for findings about the
+	// incident as a whole.
+	Subject string `json:"subject,omitempty"`
+
+	// group titles a group of like findings in the text report and noun
+	// names one of their subjects; generic holds pairs of the subject's own
+	// names in Mechanism and Fix and the placeholders a group shows instead.
+	// See per.
+	group, noun string
+	generic     []string
+}
+
+// per marks f as one of a set of like findings about different subjects.
+// The text report shows findings with the same id, severity, layer, group,
+// mechanism and fix as one entry titled "<group>: <n> <noun>s (...)" that
+// lists each member's title; JSON keeps one finding per subject. names are
+// pairs of a name of this subject that Mechanism or Fix mention and the
+// placeholder shown in their place in a group (e.g. "ens3np0", "<if>").
+func (f Finding) per(subject, noun, group string, names ...string) Finding {
+	f.Subject, f.group, f.noun = subject, group, noun
+	for i := 0; i+1 < len(names); i += 2 {
+		if names[i] != "" && names[i] != names[i+1] {
+			f.generic = append(f.generic, names[i], names[i+1])
+		}
+	}
+	return f
 }
 
 // SortFindings orders findings by layer, then severity (most serious

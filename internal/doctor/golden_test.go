@@ -27,6 +27,12 @@ func TestGoldenReports(t *testing.T) {
 		{"socket-aws.txt", Options{}, []string{"nccl-log/socket-aws-ens3-no-ib-issue226.txt"}},
 		{"cx5blog-mlnx-qos.txt", Options{}, []string{"ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt"}},
 		{"lkml-ethtool.txt", Options{}, []string{"ethtool/mlx5-xdp-rx-discards-phy-global-pause-lkml.txt"}},
+		// Two real incidents read as one: GDR 0 is the likely cause; the PCIe cap is below what the run reached.
+		{"gdr0-with-pcie-x8-400g.txt", Options{NICSpeed: 400 * unit.Gbps}, []string{"nccl-tests/allreduce-h100-1gpu-roce400g-gdr0-15GBps-ccimoc.txt", "ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt"}},
+		// Synthetic fixtures: a slow all_reduce and the NIC-side causes in three other files.
+		{"synthetic-nic-causes-100g.txt", Options{NICSpeed: 100 * unit.Gbps}, []string{"../synthetic/allreduce-2node-7GBps-synthetic.txt", "../synthetic/prio0-before-after-synthetic.txt", "../synthetic/mlnx-qos-pcp-pfc-off-synthetic.txt", "../synthetic/hwcounters-retrans-ecn-synthetic.txt"}},
+		// A directory: four captures grouped, their provenance notes skipped in one info finding.
+		{"pcap-dir.txt", Options{}, []string{"pcap"}},
 	}
 	for _, c := range cases {
 		t.Run(c.golden, func(t *testing.T) {

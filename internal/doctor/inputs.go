@@ -26,6 +26,11 @@ type InputInfo struct {
 	Contains []string `json:"contains,omitempty"`
 	// Error says why the input could not be read, if it could not.
 	Error string `json:"error,omitempty"`
+	// InDir is the directory argument the file was found in; empty for a
+	// file named on the command line (or stdin).
+	InDir string `json:"in_dir,omitempty"`
+	// binary is set for a file of binary data in no format rocelab reads.
+	binary bool
 }
 
 // Usable reports whether anything was recognised in the input.
@@ -76,8 +81,9 @@ func (r *Report) ExitCode() int {
 func Diagnose(paths []string, stdin io.Reader, opts Options) *Report {
 	inc := &Incident{Options: opts}
 	rep := &Report{}
-	for _, p := range expand(paths, rep) {
-		info, arts := readInput(p, stdin, opts)
+	for _, in := range expand(paths, rep) {
+		info, arts := readInput(in.path, stdin, opts)
+		info.InDir = in.dir
 		rep.Inputs = append(rep.Inputs, info)
 		inc.Artifacts = append(inc.Artifacts, arts...)
 	}
@@ -89,13 +95,16 @@ func Diagnose(paths []string, stdin io.Reader, opts Options) *Report {
 	return rep
 }
 
+// inputPath is a file to read and the directory argument it was found in.
+type inputPath struct{ path, dir string }
+
 // expand replaces directories by the regular files under them, sorted, and
 // skips hidden files. Errors become inputs with Error set.
-func expand(paths []string, rep *Report) []string {
-	var out []string
+func expand(paths []string, rep *Report) []inputPath {
+	var out []inputPath
 	for _, p := range paths {
 		if p == "-" {
-			out = append(out, p)
+			out = append(out, inputPath{path: p})
 			continue
 		}
 		st, err := os.Stat(p)
@@ -104,7 +113,7 @@ func expand(paths []string, rep *Report) []string {
 			continue
 		}
 		if !st.IsDir() {
-			out = append(out, p)
+			out = append(out, inputPath{path: p})
 			continue
 		}
 		var files []string
@@ -129,7 +138,9 @@ func expand(paths []string, rep *Report) []string {
 			rep.Inputs = append(rep.Inputs, InputInfo{Path: p, Type: "unknown", Error: errText(err)})
 		}
 		sort.Strings(files)
-		out = append(out, files...)
+		for _, f := range files {
+			out = append(out, inputPath{path: f, dir: p})
+		}
 	}
 	return out
 }
@@ -184,7 +195,7 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 		}
 	}
 	if looksBinary(head) {
-		info.Error = "binary data in no format rocelab reads (expected text, pcap or pcapng)"
+		info.binary = true
 		return info, nil
 	}
 	res, err := ingest.Read(name, br)
@@ -215,10 +226,18 @@ func looksBinary(head []byte) bool {
 	return len(head) > 0 && bad*10 > len(head)
 }
 
-// inputFindings reports inputs that could not be read or recognised.
+// inputFindings reports inputs that could not be read, and those in which
+// nothing was recognised: each named one as a warning, the files found in
+// directories (READMEs, provenance notes, screenshots) in one info finding.
 func inputFindings(ins []InputInfo) []Finding {
 	var fs []Finding
+	var skipped []Evidence
+	var names []string
 	for _, in := range ins {
+		what := "no NCCL log, nccl-tests table, counter dump, perftest, GID, QoS, dmesg or capture content found"
+		if in.binary {
+			what = "binary data in no format rocelab reads (expected text, pcap or pcapng)"
+		}
 		switch {
 		case in.Error != "":
 			fs = append(fs, Finding{
@@ -227,16 +246,31 @@ func inputFindings(ins []InputInfo) []Finding {
 				Evidence:  []Evidence{{File: in.Path, Text: in.Error}},
 				Mechanism: "The input could not be opened or decoded, so nothing in it was checked.",
 				Fix:       "Check the path and pass the artifact as plain text (or a pcap/pcapng capture).",
-			})
-		case in.Type == "unknown":
+			}.per(in.Path, "input", "Inputs that could not be read"))
+		case in.Type != "unknown":
+		case in.InDir != "":
+			skipped = append(skipped, Evidence{File: in.Path, Text: what})
+			names = append(names, in.Path)
+		default:
 			fs = append(fs, Finding{
 				ID: "input.unrecognized", Severity: Warn, Layer: LayerInput,
 				Title:     fmt.Sprintf("%s is in no format rocelab recognises", in.Path),
-				Evidence:  []Evidence{{File: in.Path, Text: "no NCCL log, nccl-tests table, counter dump, perftest, GID, QoS, dmesg or capture content found"}},
+				Evidence:  []Evidence{{File: in.Path, Text: what}},
 				Mechanism: "rocelab recognises artifacts by their machine-printed lines; none were found, so the file was skipped.",
-				Fix:       "Pass the unedited output of NCCL_DEBUG=INFO, *_perf, ethtool -S, hw_counters, perftest, show_gids, ibv_devinfo, mlnx_qos, dmesg, or a pcap/pcapng capture.",
-			})
+				Fix:       unrecognizedFix,
+			}.per(in.Path, "input", "Inputs in no format rocelab recognises"))
 		}
+	}
+	if len(skipped) > 0 {
+		fs = append(fs, Finding{
+			ID: "input.unrecognized", Severity: Info, Layer: LayerInput,
+			Title:     fmt.Sprintf("%s found in directories not recognised and skipped: %s", plural(len(skipped), "file", "files"), list(names, 8)),
+			Evidence:  skipped,
+			Mechanism: "rocelab reads every file under a directory it is given and recognises artifacts by their machine-printed lines; files with none (notes, READMEs, provenance files, images) are skipped without harm.",
+			Fix:       "Nothing to do if these are notes. If one should hold an artifact, pass it by name to see why it is not recognised. " + unrecognizedFix,
+		})
 	}
 	return fs
 }
+
+const unrecognizedFix = "rocelab reads the unedited output of NCCL_DEBUG=INFO, *_perf, ethtool -S, hw_counters, perftest, show_gids, ibv_devinfo, mlnx_qos, dmesg, and pcap/pcapng captures."

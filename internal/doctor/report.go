@@ -4,19 +4,75 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"rocelab/internal/textout"
 )
 
-// WriteJSON writes the report as indented JSON.
+// WriteJSON writes the report as indented JSON: one finding per subject,
+// never grouped (docs/diagnose.md describes the schema).
 func (r *Report) WriteJSON(w io.Writer) error { return textout.WriteJSON(w, r) }
 
-// maxEvidenceShown caps the evidence lines printed per finding in the text
-// report; JSON always carries all of them.
-const maxEvidenceShown = 6
+// Caps of the text report; JSON always carries everything.
+const (
+	// maxEvidenceShown caps the evidence lines printed per entry.
+	maxEvidenceShown = 6
+	// maxMembersShown caps the member titles printed for a group.
+	maxMembersShown = 8
+	// maxSubjectsNamed caps the subjects named in one line of a group.
+	maxSubjectsNamed = 40
+)
 
-// WriteText writes the report for a terminal: inputs, then findings grouped
-// by layer in diagnosis order, each with evidence, mechanism and fix.
+// A findingGroup is the findings the text report shows as one entry: like
+// findings about different subjects (see Finding.per), or a single one.
+type findingGroup struct {
+	members   []*Finding
+	mechanism string
+	fix       string
+}
+
+// groupFindings groups like findings, keeping the order of each group's
+// first member.
+func groupFindings(fs []Finding) []findingGroup {
+	var gs []findingGroup
+	at := map[string]int{}
+	for i := range fs {
+		f := &fs[i]
+		if f.Subject == "" || f.group == "" {
+			gs = append(gs, findingGroup{members: []*Finding{f}, mechanism: f.Mechanism, fix: f.Fix})
+			continue
+		}
+		r := strings.NewReplacer(f.generic...)
+		mech, fix := r.Replace(f.Mechanism), r.Replace(f.Fix)
+		key := strings.Join([]string{f.Layer.String(), f.Severity.String(), f.ID, f.group, f.noun, mech, fix}, "\x00")
+		if j, ok := at[key]; ok {
+			gs[j].members = append(gs[j].members, f)
+			continue
+		}
+		at[key] = len(gs)
+		gs = append(gs, findingGroup{members: []*Finding{f}, mechanism: mech, fix: fix})
+	}
+	for i := range gs {
+		if len(gs[i].members) == 1 {
+			gs[i].mechanism, gs[i].fix = gs[i].members[0].Mechanism, gs[i].members[0].Fix
+		}
+	}
+	return gs
+}
+
+// subjects returns the group's subjects in order.
+func (g *findingGroup) subjects() []string {
+	out := make([]string, len(g.members))
+	for i, f := range g.members {
+		out[i] = f.Subject
+	}
+	return out
+}
+
+// WriteText writes the report for a terminal: inputs, then findings by
+// layer in diagnosis order, each with evidence, mechanism and fix. Like
+// findings about several ports, interfaces, runs or files are shown once,
+// with each member's title.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("Inputs\n")
@@ -31,26 +87,27 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  %-14s %s\n", t, in.Path)
 	}
 	counts := map[Severity]int{}
-	layer := Layer(-1)
 	for _, f := range r.Findings {
 		counts[f.Severity]++
+	}
+	layer := Layer(-1)
+	for _, g := range groupFindings(r.Findings) {
+		f := g.members[0]
 		if f.Layer != layer {
 			layer = f.Layer
 			fmt.Fprintf(&b, "\n%s\n", layer.Question())
 		}
-		fmt.Fprintf(&b, "\n  [%s] %s  (%s)\n", strings.ToUpper(f.Severity.String()), f.Title, f.ID)
-		for i, e := range f.Evidence {
-			if i == maxEvidenceShown {
-				fmt.Fprintf(&b, "      ... %d more evidence lines (see --json)\n", len(f.Evidence)-i)
-				break
-			}
-			fmt.Fprintf(&b, "      %s\n", clip(e.String(), 200))
+		if len(g.members) == 1 {
+			fmt.Fprintf(&b, "\n  [%s] %s  (%s)\n", strings.ToUpper(f.Severity.String()), f.Title, f.ID)
+			writeEvidence(&b, f.Evidence, len(f.Evidence))
+		} else {
+			writeGroupHead(&b, &g)
 		}
-		if f.Mechanism != "" {
-			fmt.Fprintf(&b, "    why: %s\n", indentRest(f.Mechanism, "         "))
+		if g.mechanism != "" {
+			fmt.Fprintf(&b, "    why: %s\n", indentRest(g.mechanism, "         "))
 		}
-		if f.Fix != "" {
-			fmt.Fprintf(&b, "    fix: %s\n", indentRest(f.Fix, "         "))
+		if g.fix != "" {
+			fmt.Fprintf(&b, "    fix: %s\n", indentRest(g.fix, "         "))
 		}
 	}
 	if len(r.Findings) == 0 {
@@ -61,9 +118,49 @@ func (r *Report) WriteText(w io.Writer) error {
 	return err
 }
 
+// writeGroupHead writes a group's title, its members' titles and the
+// evidence of its first member.
+func writeGroupHead(b *strings.Builder, g *findingGroup) {
+	f := g.members[0]
+	n := len(g.members)
+	subj := g.subjects()
+	fmt.Fprintf(b, "\n  [%s] %s: %d %ss (%s)  (%s)\n", strings.ToUpper(f.Severity.String()), f.group, n, f.noun, list(subj, 4), f.ID)
+	for i, m := range g.members {
+		if i == maxMembersShown {
+			fmt.Fprintf(b, "      ... and %d more: %s (each in --json)\n", n-i, list(subj[i:], maxSubjectsNamed))
+			break
+		}
+		fmt.Fprintf(b, "      %s\n", clip(m.Title, 200))
+	}
+	total := 0
+	for _, m := range g.members {
+		total += len(m.Evidence)
+	}
+	fmt.Fprintf(b, "    evidence (%s):\n", f.Subject)
+	writeEvidence(b, f.Evidence, total)
+}
+
+// writeEvidence writes up to maxEvidenceShown lines of ev, and how many of
+// total lines were left out.
+func writeEvidence(b *strings.Builder, ev []Evidence, total int) {
+	for i, e := range ev {
+		if i == maxEvidenceShown {
+			break
+		}
+		fmt.Fprintf(b, "      %s\n", clip(e.String(), 200))
+	}
+	if shown := min(len(ev), maxEvidenceShown); total > shown {
+		fmt.Fprintf(b, "      ... %d more evidence lines (see --json)\n", total-shown)
+	}
+}
+
+// clip cuts s to at most n bytes, at a rune boundary.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

@@ -29,13 +29,24 @@ const (
 	maxCaptureEvidence = 8
 )
 
+// captureGroups titles the groups of like capture findings.
+var captureGroups = map[string]string{
+	"capture.no_roce":        "No RoCEv2 traffic in the capture",
+	"capture.retransmission": "Go-back-N retransmission in the capture",
+	"capture.cnp.storm":      "CNPs in the capture",
+	"capture.pfc.pause":      "Pause frames in the capture",
+	"capture.ecn.marked":     "ECN CE marks in the capture",
+}
+
 func captureRule() Rule {
 	return Rule{
 		IDs: []string{"capture.no_roce", "capture.retransmission", "capture.cnp.storm", "capture.pfc.pause", "capture.ecn.marked"},
 		Check: func(inc *Incident) []Finding {
 			var fs []Finding
 			for _, a := range All[*capture.Analysis](inc) {
-				fs = append(fs, captureFindings(a)...)
+				for _, f := range captureFindings(a) {
+					fs = append(fs, f.per(a.File, "capture", captureGroups[f.ID]))
+				}
 			}
 			return fs
 		},
@@ -50,7 +61,7 @@ func captureFindings(a *capture.Analysis) []Finding {
 		}
 		fs := []Finding{{
 			ID: "capture.no_roce", Severity: Warn, Layer: LayerRDMA,
-			Title:    fmt.Sprintf("%s holds no RoCEv2 traffic (%d packets, none to UDP port 4791)", a.File, a.Packets),
+			Title:    fmt.Sprintf("%s holds no RoCEv2 traffic (%s, none to UDP port 4791)", a.File, plural(int(a.Packets), "packet", "packets")),
 			Evidence: evs,
 			Mechanism: "RDMA traffic is moved by the NIC without the kernel, so tcpdump on the Ethernet netdev sees only kernel traffic " +
 				"(LLDP, ARP, TCP); a capture without UDP 4791 says nothing about the RoCE data path.",
@@ -104,9 +115,26 @@ func retransmissionFindings(a *capture.Analysis) []Finding {
 			"resends everything from that PSN; a lost tail or lost ACK waits for the local ACK timer (4.096 us·2^timeout, up to seconds). " +
 			"Retransmission means packets were dropped on a class that should be lossless.",
 		Fix: "Find the drop: ethtool -S for rx_discards_phy / rx_prioN_discards and the switch's drop counters; check that PFC is enabled on " +
-			"the RoCE priority end to end (mlnx_qos -i IF --pfc 0,0,0,1,0,0,0,0) with headroom for the cable length, and that DSCP/PCP map " +
-			"RoCE to it. For timeout episodes also review NCCL_IB_TIMEOUT and adaptive retransmission.",
+			fmt.Sprintf("the RoCE priority end to end (%s) with headroom for the cable length. ", rocePriority(a)) +
+			"For timeout episodes also review NCCL_IB_TIMEOUT and adaptive retransmission.",
 	}}
+}
+
+// rocePriority says which priority the capture's RoCE data rides under the
+// default DSCP-to-priority map (DSCP>>3), from its largest data flow, and
+// the mlnx_qos setting that protects it.
+func rocePriority(a *capture.Analysis) string {
+	var top *capture.Flow
+	for _, f := range a.Flows {
+		if f.Requests > 0 && (top == nil || f.Bytes > top.Bytes) {
+			top = f
+		}
+	}
+	if top == nil {
+		return "mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0 for priority 3"
+	}
+	p := int(top.DSCP) >> 3
+	return fmt.Sprintf("the RoCE data here is marked DSCP %d, priority %d under the default DSCP map: mlnx_qos -i <if> --trust dscp --pfc %s", top.DSCP, p, pfcVector([]int{p}))
 }
 
 func describeEpisode(e capture.Episode) string {
@@ -205,7 +233,7 @@ func pauseFindings(a *capture.Analysis) []Finding {
 		Evidence:  evs,
 		Mechanism: mech,
 		Fix: "Find who is paused and why: rx/tx_prioN_pause and _pause_duration on the hosts, the switch's PFC counters per port; an endless " +
-			"stream from one MAC points at a stuck receiver (enable the PFC watchdog). Use PFC, not global pause: ethtool -A IF rx off tx off, " +
+			"stream from one MAC points at a stuck receiver (enable the PFC watchdog). Use PFC, not global pause: ethtool -A <if> rx off tx off, " +
 			"and enable PFC only on the RoCE priority.",
 	}}
 }
@@ -237,7 +265,7 @@ func ecnFindings(a *capture.Analysis) []Finding {
 		f.Severity = Warn
 		f.Title += ", and no CNPs come back although the reverse direction is captured"
 		f.Mechanism += " Here CE marks get no CNPs: the notification point is not reacting, so senders never slow down and queues fill until PFC or drops."
-		f.Fix = "Enable DCQCN notification on the RoCE priority at the receivers (e.g. /sys/class/net/IF/ecn/roce_np/enable/3 = 1, " +
+		f.Fix = "Enable DCQCN notification on the RoCE priority at the receivers (e.g. /sys/class/net/<if>/ecn/roce_np/enable/3 = 1, " +
 			"or mlxconfig ROCE_CC settings) and check that CNPs are not filtered."
 	}
 	return []Finding{f}

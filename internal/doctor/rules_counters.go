@@ -2,7 +2,6 @@ package doctor
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -43,7 +42,8 @@ const (
 )
 
 // ctrSamples returns every counter sample of the incident, dumps of the
-// same port joined across inputs.
+// same port joined across inputs, and how many dumps or counters the
+// memory caps dropped.
 func ctrSamples(inc *Incident) ([]ingest.CounterSample, int) {
 	var all []ingest.CounterSample
 	omitted := 0
@@ -57,6 +57,29 @@ func ctrSamples(inc *Incident) ([]ingest.CounterSample, int) {
 	}
 	out, dropped := ingest.MergeSamples(all)
 	return out, omitted + dropped
+}
+
+// perSample runs check over every joined counter sample of the incident of
+// the given kind ("" for all) and collects the findings.
+func perSample(inc *Incident, kind ingest.Kind, check func(s *ingest.CounterSample) []Finding) []Finding {
+	samples, _ := ctrSamples(inc)
+	var fs []Finding
+	for i := range samples {
+		if kind == "" || samples[i].Kind == kind {
+			fs = append(fs, check(&samples[i])...)
+		}
+	}
+	return fs
+}
+
+// perPort marks f as one of a set of per-port findings titled group: the
+// port's device name in the mechanism and fix stands for any port.
+func perPort(f Finding, s *ingest.CounterSample, group string) Finding {
+	ph := "<if>"
+	if s.Kind == ingest.KindHWCounters {
+		ph = "<dev>"
+	}
+	return f.per(s.Name(), "port", group, s.Device, ph)
 }
 
 // weaken lowers a severity one level for cumulative counters.
@@ -75,66 +98,44 @@ func window(s *ingest.CounterSample) string {
 	return "since driver load (one dump; take a before/after pair around the test to see what the test itself did)"
 }
 
-// readingsText formats "name N, name M".
-func readingsText(rs []ingest.Reading) string {
-	parts := make([]string, len(rs))
-	for i, r := range rs {
-		parts[i] = fmt.Sprintf("%s %d", r.Name, r.Value)
-	}
-	return strings.Join(parts, ", ")
+// pfcConfig is what the incident says about the priorities PFC protects
+// on a port.
+type pfcConfig struct {
+	prios []int // enabled priorities; empty when PFC is off on every one
+	known bool  // false when no artifact says: prios is then the usual [3]
+	// from says where the configuration was read, for a mechanism; short
+	// says it in a few words, for a title.
+	from, short string
+	ev          []Evidence
 }
 
-func readingsEvidence(rs ...ingest.Reading) []Evidence {
-	var ev []Evidence
-	for _, r := range rs {
-		ev = append(ev, r.Evidence...)
+// target is the priority to make lossless: the first PFC priority, else
+// the priority the traffic rides unless that is 0, else 3.
+func (c pfcConfig) target(top int) int {
+	switch {
+	case len(c.prios) > 0:
+		return c.prios[0]
+	case top != 0:
+		return top
 	}
-	return evidenceInOrder(ev)
-}
-
-// evidenceInOrder orders evidence by file and line and drops repeats and
-// empty entries.
-func evidenceInOrder(ev []Evidence) []Evidence {
-	sort.SliceStable(ev, func(i, j int) bool {
-		if ev[i].File != ev[j].File {
-			return ev[i].File < ev[j].File
-		}
-		return ev[i].Line < ev[j].Line
-	})
-	var out []Evidence
-	for _, e := range ev {
-		if e.File == "" && e.Text == "" || len(out) > 0 && e == out[len(out)-1] {
-			continue
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-func percentOf(a, b uint64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return 100 * float64(a) / float64(b)
+	return 3
 }
 
 // losslessPrios returns the priorities PFC protects for this sample: from
-// the mlx5 counters themselves, else from mlnx_qos in the incident, else the
-// usual 3. known says whether an artifact stated it.
-func losslessPrios(inc *Incident, s *ingest.CounterSample) (prios []int, known bool, ev []Evidence) {
-	if ps, ok := s.PFCEnabledByCounters(); ok && len(ps) > 0 {
-		return ps, true, nil
+// the mlx5 counters themselves, else from mlnx_qos of the same interface in
+// the incident, else the usual 3 (not known).
+func losslessPrios(inc *Incident, s *ingest.CounterSample) pfcConfig {
+	if ps, ok := s.PFCEnabledByCounters(); ok {
+		return pfcConfig{prios: ps, known: true, from: "per the mlx5 counters, which list pause counters only for PFC priorities", short: "no rx_prioN_pause counters"}
 	}
 	for _, m := range All[*ingest.MlnxQoS](inc) {
 		for _, c := range m.Configs {
 			if c.PFCKnown && (s.Device == "" || c.Interface == "" || c.Interface == s.Device) {
-				if ps := c.PFCPrios(); len(ps) > 0 {
-					return ps, true, []Evidence{c.Evidence["pfc"]}
-				}
+				return pfcConfig{prios: c.PFCPrios(), known: true, from: "per mlnx_qos", short: "mlnx_qos", ev: []Evidence{c.Evidence["pfc"]}}
 			}
 		}
 	}
-	return []int{3}, false, nil
+	return pfcConfig{prios: []int{3}}
 }
 
 // roceInUse reports whether any artifact shows RoCE traffic or a RoCE port,
@@ -147,10 +148,8 @@ func roceInUse(inc *Incident, samples []ingest.CounterSample) (bool, []Evidence)
 				return true, r.Evidence
 			}
 		}
-		for _, n := range []string{"rx_write_requests", "rx_read_requests", "np_cnp_sent", "rp_cnp_handled"} {
-			if r, ok := s.Get(n); ok && r.Value > 0 {
-				return true, r.Evidence
-			}
+		if rs := s.Nonzero("rx_write_requests", "rx_read_requests", ingest.NPCNPSent, ingest.RPCNPHandled); len(rs) > 0 {
+			return true, rs[0].Evidence
 		}
 	}
 	for _, p := range All[*ingest.Perftest](inc) {
@@ -172,198 +171,122 @@ func roceInUse(inc *Incident, samples []ingest.CounterSample) (bool, []Evidence)
 	return false, nil
 }
 
-func prioList(ps []int) string {
-	parts := make([]string, len(ps))
-	for i, p := range ps {
-		parts[i] = fmt.Sprint(p)
-	}
-	return strings.Join(parts, ",")
-}
-
-// pfcVector returns "0,0,0,1,0,0,0,0" for the given priorities.
-func pfcVector(ps []int) string {
-	v := []string{"0", "0", "0", "0", "0", "0", "0", "0"}
-	for _, p := range ps {
-		if p >= 0 && p < 8 {
-			v[p] = "1"
-		}
-	}
-	return strings.Join(v, ",")
-}
-
-func nameOr(name, placeholder string) string {
-	if name == "" {
-		return placeholder
-	}
-	return name
-}
-
 // checkRoCEPriority finds ports whose traffic all rides a priority PFC does
-// not protect: the classic "switch has PFC on 3, NIC sends RoCE on 0". A
-// port that moves at least 1% of its bytes on the lossless priority is taken
-// to carry RoCE there (TCP beside it on priority 0 is normal).
+// not protect: the classic "switch has PFC on 3, NIC sends RoCE on 0", or
+// PFC off altogether. A port that moves at least 1% of its bytes on the
+// lossless priority is taken to carry RoCE there (TCP beside it on priority
+// 0 is normal).
 func checkRoCEPriority(inc *Incident) []Finding {
 	samples, _ := ctrSamples(inc)
 	roce, roceEv := roceInUse(inc, samples)
-	var fs []Finding
-	for i := range samples {
-		s := &samples[i]
-		if s.Kind != ingest.KindEthtool {
-			continue
+	return perSample(inc, ingest.KindEthtool, func(s *ingest.CounterSample) []Finding {
+		t, ok := s.PrioTraffic()
+		if !ok {
+			return nil
 		}
-		var bytes [8]uint64
-		var total uint64
-		var lines []ingest.Reading
-		seen := false
-		for p := 0; p < 8; p++ {
-			for _, d := range []ingest.Dir{ingest.RX, ingest.TX} {
-				if r, ok := s.PrioBytes(d, p); ok {
-					seen = true
-					bytes[p] += r.Value
-					total += r.Value
-					lines = append(lines, r)
-				}
-			}
-		}
-		if !seen || total == 0 {
-			continue
-		}
-		lossless, known, qosEv := losslessPrios(inc, s)
-		var onLossless uint64
-		for _, p := range lossless {
-			onLossless += bytes[p]
-		}
-		top := 0
-		for p := range bytes {
-			if bytes[p] > bytes[top] {
-				top = p
-			}
-		}
-		var ev []ingest.Reading
-		for _, r := range lines {
-			if strings.Contains(r.Name, fmt.Sprintf("prio%d", top)) || strings.HasSuffix(r.Name, fmt.Sprintf("pri%d", top)) {
-				ev = append(ev, r)
-			}
-			for _, p := range lossless {
-				if strings.Contains(r.Name, fmt.Sprintf("prio%d", p)) || strings.HasSuffix(r.Name, fmt.Sprintf("pri%d", p)) {
-					ev = append(ev, r)
-				}
-			}
-		}
-		dev := nameOr(s.Device, "<if>")
-		share := percentOf(onLossless, total)
+		pfc := losslessPrios(inc, s)
+		share := percentOf(t.On(pfc.prios), t.Total)
 		if share >= 1 {
-			// RoCE on the lossless priority, possibly beside TCP on others.
-			if !known {
-				continue
+			if !pfc.known {
+				return nil
 			}
-			var pause []ingest.Reading
-			for _, p := range lossless {
-				for _, d := range []ingest.Dir{ingest.RX, ingest.TX} {
-					if r, ok := s.PFCFrames(d, p); ok {
-						pause = append(pause, r)
-					}
-				}
-			}
-			fs = append(fs, Finding{
-				ID: "counters.pfc.ok", Severity: Info, Layer: LayerFabric,
-				Title:    fmt.Sprintf("%s: %.0f%% of bytes on PFC priority %s; PFC pause frames: %s", s.Name(), share, prioList(lossless), orNone(readingsText(pause))),
-				Evidence: readingsEvidence(append(ev, pause...)...),
-				Mechanism: "Traffic on the port rides the priority PFC protects, so congestion pauses the sender instead of dropping. " +
-					"Pause frames in the thousands per second are normal under incast; pauses that last (rx/tx_prioN_pause_duration) point at a slow receiver.",
-			})
-			continue
+			return []Finding{pfcOK(s, t, pfc, share)}
 		}
-		hasRoCE, ok := false, false
+		portRoCE, known := s.CarriesRoCE()
+		if !portRoCE && known {
+			return nil // a full dump without RoCE traffic: not a RoCE port
+		}
 		var rEv []Evidence
 		for _, d := range []ingest.Dir{ingest.RX, ingest.TX} {
-			if r, found := s.RoCEPackets(d); found {
-				ok = true
-				if r.Value > 0 {
-					hasRoCE = true
-					rEv = append(rEv, r.Evidence...)
-				}
+			if r, ok := s.RoCEPackets(d); ok && r.Value > 0 {
+				rEv = append(rEv, r.Evidence...)
 			}
 		}
-		if !hasRoCE && (ok || s.HasVportCounters()) {
-			continue // a full dump without RoCE traffic: not a RoCE port
+		hasRoCE := portRoCE || roce
+		if !portRoCE && roce {
+			rEv = roceEv
 		}
-		if !hasRoCE && roce {
-			hasRoCE, rEv = true, roceEv
-		}
-		sev := weaken(Error, s.IsDelta())
-		title := fmt.Sprintf("%s: RoCE traffic rides priority %d (%.1f%% of bytes); %.1f%% on lossless priority %s",
-			s.Name(), top, percentOf(bytes[top], total), share, prioList(lossless))
-		if !hasRoCE {
-			sev = Warn
-			title = fmt.Sprintf("%s: all traffic on priority %d, none on lossless priority %s (if this port carries RoCE, RoCE is lossy)",
-				s.Name(), top, prioList(lossless))
-		}
-		evidence := readingsEvidence(ev...)
-		evidence = append(evidence, rEv...)
-		evidence = append(evidence, qosEv...)
-		mech := "The NIC picks a packet's priority from its marking: with trust pcp, untagged RoCE carries no PCP and lands on priority 0; with trust dscp, RoCE sent with the default traffic class (DSCP 0) lands on priority 0 too. " +
-			fmt.Sprintf("PFC protects only priority %s, so RoCE on priority %d is lossy: under congestion the switch drops, and RC recovers by go-back-N and ACK timeouts, which costs far more bandwidth than the drops themselves. ", prioList(lossless), top)
-		if !known {
-			mech += "This dump does not say which priority PFC protects; priority 3 is the common choice. "
-		}
-		mech += "Counted " + window(s) + "."
-		fs = append(fs, Finding{
-			ID: "counters.pfc.not_on_roce_priority", Severity: sev, Layer: LayerFabric,
-			Title:     title,
-			Evidence:  evidenceInOrder(evidence),
-			Mechanism: mech,
-			Fix: fmt.Sprintf("mlnx_qos -i %s --trust dscp --pfc %s (PFC on the same priority on the switch), then mark RoCE into it: DSCP 26 → priority 3 is TOS 106, so NCCL_IB_TC=106, "+
-				"and for rdma_cm tools cma_roce_tos -d <dev> -t 106. Check afterwards that %s_prio%d_bytes grows during the test.", dev, pfcVector(lossless), "tx", lossless[0]),
-		})
-	}
-	return fs
+		return []Finding{notOnRoCEPriority(s, t, pfc, share, hasRoCE, rEv)}
+	})
 }
 
-func orNone(s string) string {
-	if s == "" {
-		return "none counted"
+func pfcOK(s *ingest.CounterSample, t ingest.PrioTraffic, pfc pfcConfig, share float64) Finding {
+	var pause []ingest.Reading
+	for _, p := range pfc.prios {
+		for _, d := range []ingest.Dir{ingest.RX, ingest.TX} {
+			if r, ok := s.PFCFrames(d, p); ok {
+				pause = append(pause, r)
+			}
+		}
 	}
-	return s
+	counted := "none counted"
+	if len(pause) > 0 {
+		counted = ingest.ReadingsText(pause)
+	}
+	ev := append(readingsEvidence(append(t.Of(t.Top), append(t.Of(pfc.prios...), pause...)...)...), pfc.ev...)
+	return perPort(Finding{
+		ID: "counters.pfc.ok", Severity: Info, Layer: LayerFabric,
+		Title:    fmt.Sprintf("%s: %.0f%% of bytes on PFC priority %s; PFC pause frames: %s", s.Name(), share, prioList(pfc.prios), counted),
+		Evidence: evidenceInOrder(ev),
+		Mechanism: fmt.Sprintf("Traffic on the port rides the priority PFC protects (%s), so congestion pauses the sender instead of dropping. ", pfc.from) +
+			"Pause frames in the thousands per second are normal under incast; pauses that last (rx/tx_prioN_pause_duration) point at a slow receiver.",
+	}, s, "Traffic rides the PFC priority")
+}
+
+func notOnRoCEPriority(s *ingest.CounterSample, t ingest.PrioTraffic, pfc pfcConfig, share float64, hasRoCE bool, rEv []Evidence) Finding {
+	dev := nameOr(s.Device, "<if>")
+	top := t.Top
+	protects := "PFC protects no priority on this port (" + pfc.from + ")"
+	onLossless := ", and PFC is off on every priority (" + pfc.short + ")"
+	if len(pfc.prios) > 0 {
+		protects = fmt.Sprintf("PFC protects only priority %s", prioList(pfc.prios))
+		onLossless = fmt.Sprintf("; %.1f%% on lossless priority %s", share, prioList(pfc.prios))
+	}
+	sev := weaken(Error, s.IsDelta())
+	title := fmt.Sprintf("%s: RoCE traffic rides priority %d (%.1f%% of bytes)%s", s.Name(), top, percentOf(t.Bytes[top], t.Total), onLossless)
+	if !hasRoCE {
+		sev = Warn
+		title = fmt.Sprintf("%s: all traffic on priority %d%s: if this port carries RoCE, RoCE is lossy", s.Name(), top, onLossless)
+	}
+	ev := append(readingsEvidence(append(t.Of(top), t.Of(pfc.prios...)...)...), rEv...)
+	ev = append(ev, pfc.ev...)
+	mech := fmt.Sprintf("%s, so RoCE on priority %d is lossy: under congestion the switch or NIC drops, and RC recovers by go-back-N and ACK timeouts, which costs far more bandwidth than the drops themselves. ", protects, top)
+	if top == 0 {
+		mech = "The NIC picks a packet's priority from its marking: with trust pcp, untagged RoCE carries no PCP and lands on priority 0; with trust dscp, RoCE sent with the default traffic class (DSCP 0) lands on priority 0 too. " + mech
+	}
+	if !pfc.known {
+		mech += "This dump does not say which priority PFC protects; priority 3 is the common choice. "
+	}
+	mech += "Counted " + window(s) + "."
+	want := pfc.target(top)
+	fix := fmt.Sprintf("mlnx_qos -i %s --trust dscp --pfc %s, with PFC on the same priority on the switch ports", dev, pfcVector([]int{want}))
+	if top != want {
+		fix += "; then " + markInto(want)
+	}
+	fix += fmt.Sprintf(". Check afterwards that tx_prio%d_bytes grows during the test and rx/tx_prio%d_pause appear.", want, want)
+	return perPort(Finding{
+		ID: "counters.pfc.not_on_roce_priority", Severity: sev, Layer: LayerFabric,
+		Title:     title,
+		Evidence:  evidenceInOrder(ev),
+		Mechanism: mech,
+		Fix:       fix,
+	}, s, "RoCE traffic outside the PFC priority")
 }
 
 // checkDiscards reports packets the NIC dropped for want of buffer.
 func checkDiscards(inc *Incident) []Finding {
-	samples, _ := ctrSamples(inc)
-	var fs []Finding
-	for i := range samples {
-		s := &samples[i]
-		var phy, host, rdma, prio []ingest.Reading
-		for _, n := range ingest.DiscardNames {
-			r, ok := s.Get(n)
-			if !ok || r.Value == 0 {
-				continue
-			}
-			switch n {
-			case "rx_out_of_buffer":
-				host = append(host, r)
-			case "out_of_buffer":
-				rdma = append(rdma, r)
-			default:
-				phy = append(phy, r)
-			}
+	return perSample(inc, "", func(s *ingest.CounterSample) []Finding {
+		d := s.Discards()
+		if !d.Any() {
+			return nil
 		}
-		lossless, _, _ := losslessPrios(inc, s)
+		pfc := losslessPrios(inc, s)
 		onLossless := false
-		for p := 0; p < 8; p++ {
-			if r, ok := s.PrioDiscards(p); ok && r.Value > 0 {
-				prio = append(prio, r)
-				for _, q := range lossless {
-					onLossless = onLossless || q == p
-				}
-			}
-		}
-		all := append(append(append(append([]ingest.Reading{}, phy...), prio...), host...), rdma...)
-		if len(all) == 0 {
-			continue
+		for _, p := range d.PrioOf {
+			onLossless = onLossless || pfc.known && hasPrio(pfc.prios, p)
 		}
 		var dropped uint64
-		for _, r := range phy {
+		for _, r := range d.Port {
 			if r.Name != "tx_discards_phy" {
 				dropped += r.Value
 			}
@@ -380,91 +303,87 @@ func checkDiscards(inc *Incident) []Finding {
 		if !s.IsDelta() && ratio < discardHeavyFraction {
 			sev = weaken(sev, false)
 		}
-		title := fmt.Sprintf("%s: NIC dropped packets: %s", s.Name(), readingsText(all))
+		all := d.All()
+		title := fmt.Sprintf("%s: NIC dropped packets: %s", s.Name(), ingest.ReadingsText(all))
 		if ratio > 0 {
 			title += fmt.Sprintf(" (%.3g%% of %s)", 100*ratio, rx.Name)
 		}
+		dev := nameOr(s.Device, "<if>")
 		var mech []string
-		if len(phy) > 0 || len(prio) > 0 {
+		if len(d.Port) > 0 || len(d.Prio) > 0 {
 			mech = append(mech, "rx_discards_phy and rx_prioN_discards count packets the port dropped because its receive buffer was full: traffic arrived faster than the NIC could move it to the host, on a priority that PFC does not protect (or whose pause the sender ignored).")
 		}
-		if onLossless {
-			mech = append(mech, fmt.Sprintf("Drops on PFC priority %s mean the lossless class is not lossless: PFC is off on the peer, or the buffer headroom for the cable length is too small.", prioList(lossless)))
+		switch {
+		case onLossless:
+			mech = append(mech, fmt.Sprintf("Drops on PFC priority %s mean the lossless class is not lossless: PFC is off on the peer, or the buffer headroom for the cable length is too small.", prioList(pfc.prios)))
+		case pfc.known && len(pfc.prios) == 0 && len(d.Prio) > 0:
+			mech = append(mech, "PFC is enabled on no priority of this port ("+pfc.from+"), so a full buffer drops instead of pausing the sender.")
 		}
-		if len(host) > 0 {
+		if len(d.Host) > 0 {
 			mech = append(mech, "rx_out_of_buffer counts packets for the kernel's receive rings that found no free descriptor (the host's CPU/NAPI fell behind); RoCE bypasses these rings, so this hurts TCP/XDP traffic, not RDMA.")
 		}
-		if len(rdma) > 0 {
+		if len(d.RDMA) > 0 {
 			mech = append(mech, "hw_counters out_of_buffer counts RDMA packets that found no posted receive WQE (the application did not repost receives in time).")
 		}
 		mech = append(mech, "Counted "+window(s)+".")
-		fix := fmt.Sprintf("For RoCE, carry it on a PFC priority so the NIC pauses the sender instead of dropping: mlnx_qos -i %s --trust dscp --pfc 0,0,0,1,0,0,0,0 and NCCL_IB_TC=106; check the switch has PFC on the same priority.", nameOr(s.Device, "<if>"))
-		if len(host) > 0 {
-			fix += fmt.Sprintf(" For the kernel rings: ethtool -G %s rx 8192, more channels (ethtool -L), IRQ affinity on the NIC's NUMA node.", nameOr(s.Device, "<if>"))
+		var fix string
+		if onLossless {
+			fix = fmt.Sprintf("Check PFC end to end on priority %s: the peer and every switch port must have it enabled (mlnx_qos -i %s shows the NIC side), and the switch's headroom must suit the cable length and MTU; watch rx/tx_prio%d_pause during the test.", prioList(pfc.prios), dev, pfc.prios[0])
+		} else {
+			top := 0
+			if len(d.PrioOf) > 0 {
+				top = d.PrioOf[0]
+			}
+			want := pfc.target(top)
+			fix = fmt.Sprintf("For RoCE, carry it on a PFC priority so the NIC pauses the sender instead of dropping: mlnx_qos -i %s --trust dscp --pfc %s, the same priority on the switch", dev, pfcVector([]int{want}))
+			if top != want {
+				fix += ", and " + markInto(want)
+			}
+			fix += "."
 		}
-		fs = append(fs, Finding{
+		if len(d.Host) > 0 {
+			fix += fmt.Sprintf(" For the kernel rings: ethtool -G %s rx 8192, more channels (ethtool -L), IRQ affinity on the NIC's NUMA node.", dev)
+		}
+		ev := all
+		if haveRx {
+			ev = append(ev, rx)
+		}
+		return []Finding{perPort(Finding{
 			ID: "counters.discards", Severity: sev, Layer: LayerFabric,
-			Title: title, Evidence: readingsEvidence(append(all, rx)...),
+			Title: title, Evidence: readingsEvidence(ev...),
 			Mechanism: strings.Join(mech, " "), Fix: fix,
-		})
-	}
-	return fs
+		}, s, "NIC dropped packets")}
+	})
 }
 
 // checkGlobalPause reports IEEE 802.3x link-level pause in place of PFC.
 func checkGlobalPause(inc *Incident) []Finding {
-	samples, _ := ctrSamples(inc)
-	var fs []Finding
-	for i := range samples {
-		s := &samples[i]
-		if s.Kind != ingest.KindEthtool {
-			continue
-		}
-		pfcMoving := false
-		for p := 0; p < 8; p++ {
-			for _, d := range []ingest.Dir{ingest.RX, ingest.TX} {
-				if r, ok := s.PFCFrames(d, p); ok && r.Value > 0 {
-					pfcMoving = true
-				}
-			}
-		}
-		var gp []ingest.Reading
-		for _, d := range []ingest.Dir{ingest.TX, ingest.RX} {
-			r, ok := s.GlobalPause(d)
-			if !ok || r.Value == 0 {
-				continue
-			}
-			if strings.HasSuffix(r.Name, "_pause_ctrl_phy") && pfcMoving {
-				continue // may count PFC frames too
-			}
-			gp = append(gp, r)
-		}
+	fs := perSample(inc, ingest.KindEthtool, func(s *ingest.CounterSample) []Finding {
+		gp := s.GlobalPauseFrames()
 		if len(gp) == 0 {
-			continue
+			return nil
 		}
-		var disc []ingest.Reading
-		for _, n := range []string{"rx_discards_phy", "rx_out_of_buffer"} {
-			if r, ok := s.Get(n); ok && r.Value > 0 {
-				disc = append(disc, r)
-			}
-		}
+		disc := s.Nonzero("rx_discards_phy", "rx_out_of_buffer")
 		mech := "IEEE 802.3x PAUSE stops every priority on the link, not just RoCE: one congested receiver freezes all traffic, CNPs and TCP included, and the back-pressure spreads upstream as head-of-line blocking. "
-		if _, ok := s.PFCEnabledByCounters(); ok && !pfcMoving {
+		if ps, ok := s.PFCEnabledByCounters(); ok && len(ps) == 0 {
 			mech += "mlx5 prints per-priority pause counters only for priorities with PFC enabled, and none appear here: PFC is not configured on this port. "
 		}
 		if len(disc) > 0 {
-			mech += "The NIC sent pause because its own receive buffer filled (" + readingsText(disc) + "): the host did not drain the port fast enough. "
+			var names []string
+			for _, r := range disc {
+				names = append(names, r.Name)
+			}
+			mech += "The NIC sent pause because its own receive buffer filled (" + strings.Join(names, " and ") + " count drops too): the host did not drain the port fast enough. "
 		}
 		mech += "Counted " + window(s) + "."
-		dev := nameOr(s.Device, "<if>")
-		fs = append(fs, Finding{
+		return []Finding{perPort(Finding{
 			ID: "counters.pause.global", Severity: Warn, Layer: LayerFabric,
-			Title:     fmt.Sprintf("%s: 802.3x global pause instead of PFC: %s", s.Name(), readingsText(gp)),
+			Title:     fmt.Sprintf("%s: 802.3x global pause instead of PFC: %s", s.Name(), ingest.ReadingsText(gp)),
 			Evidence:  readingsEvidence(append(gp, disc...)...),
 			Mechanism: mech,
-			Fix:       fmt.Sprintf("ethtool -A %s rx off tx off; mlnx_qos -i %s --trust dscp --pfc 0,0,0,1,0,0,0,0 with PFC on priority 3 on the switch port, so only the RoCE class is paused.", dev, dev),
-		})
-	}
+			Fix:       globalPauseFix(nameOr(s.Device, "<if>"), losslessPrios(inc, s)),
+		}, s, "802.3x global pause instead of PFC")}
+	})
 	for _, e := range All[*ingest.EthtoolStats](inc) {
 		for _, p := range e.Pause {
 			if !p.RX && !p.TX {
@@ -475,12 +394,18 @@ func checkGlobalPause(inc *Incident) []Finding {
 				ID: "counters.pause.global", Severity: Warn, Layer: LayerFabric,
 				Title:     fmt.Sprintf("%s: 802.3x pause is enabled (ethtool -a: RX %s, TX %s)", dev, onOff(p.RX), onOff(p.TX)),
 				Evidence:  p.Evidence,
-				Mechanism: "With link-level pause on, a full receive buffer pauses every priority on the link rather than only the RoCE class, and the NIC runs global pause instead of PFC.",
-				Fix:       fmt.Sprintf("ethtool -A %s rx off tx off; mlnx_qos -i %s --pfc 0,0,0,1,0,0,0,0", dev, dev),
-			})
+				Mechanism: "With link-level pause on, a full receive buffer pauses every priority on the link rather than only the RoCE class: the NIC runs global pause instead of PFC (mlx5 cannot run both).",
+				Fix:       globalPauseFix(dev, pfcConfig{prios: []int{3}}),
+			}.per(dev, "interface", "802.3x pause enabled", p.Device, "<if>"))
 		}
 	}
 	return fs
+}
+
+// globalPauseFix turns 802.3x pause off and PFC on for the RoCE priority.
+func globalPauseFix(dev string, pfc pfcConfig) string {
+	want := pfc.target(3)
+	return fmt.Sprintf("ethtool -A %s rx off tx off; mlnx_qos -i %s --trust dscp --pfc %s with PFC on priority %d on the switch port, so only the RoCE class is paused.", dev, dev, pfcVector([]int{want}), want)
 }
 
 func onOff(b bool) string {

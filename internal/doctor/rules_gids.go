@@ -10,7 +10,9 @@ import (
 
 // gidRules lists the GID rules. They join GID users (NCCL_IB_GID_INDEX in
 // NCCL logs, perftest's GID index) with GID tables (show_gids, ibv_devinfo
-// -v, perftest's own GID line) across every artifact of the incident.
+// -v, perftest's own GID line) across every artifact of the incident, and
+// read the GIDs NCCL prints in completion errors and setup failures. They
+// own every GID finding: one fact, one finding.
 func gidRules() []Rule {
 	return []Rule{
 		{IDs: []string{"gid.index.link_local", "gid.index.roce_v1", "gid.index.zero", "gid.index.mismatch", "gid.index.roce_v2"}, Check: checkGIDs},
@@ -32,8 +34,8 @@ func gidCandidates(u ingest.GIDUse, entries []ingest.GIDEntry) []ingest.GIDEntry
 	return out
 }
 
-func gidEvidence(u *ingest.GIDUse, es []ingest.GIDEntry) []Evidence {
-	var ev []Evidence
+func gidEvidence(u *ingest.GIDUse, es []ingest.GIDEntry, more ...Evidence) []Evidence {
+	ev := more
 	if u != nil && u.Evidence.File != "" {
 		ev = append(ev, u.Evidence)
 	}
@@ -57,18 +59,22 @@ func gidWhere(host, dev string) string {
 func checkGIDs(inc *Incident) []Finding {
 	var uses []ingest.GIDUse
 	var entries []ingest.GIDEntry
-	for _, a := range inc.Artifacts {
-		if u, ok := a.(ingest.GIDUser); ok {
-			uses = append(uses, u.GIDUses()...)
-		}
-		if t, ok := a.(ingest.GIDTabler); ok {
-			entries = append(entries, t.GIDEntries()...)
-		}
+	for _, a := range All[ingest.GIDUser](inc) {
+		uses = append(uses, a.GIDUses()...)
 	}
+	for _, a := range All[ingest.GIDTabler](inc) {
+		entries = append(entries, a.GIDEntries()...)
+	}
+	logs := All[*ingest.NCCLLog](inc)
+	timeouts := setupTimeouts(logs)
 	var fs []Finding
+	var hosts []string // the host of each finding's GID user
 	for i := range uses {
-		fs = append(fs, checkGIDUse(&uses[i], entries)...)
+		for _, f := range checkGIDUse(&uses[i], entries, timeouts) {
+			fs, hosts = append(fs, f), append(hosts, uses[i].Host)
+		}
 	}
+	fs = joinLinkLocalSeen(fs, hosts, logs)
 	fs = append(fs, checkGIDMismatch(uses, entries)...)
 	if len(uses) == 0 {
 		fs = append(fs, recommendGID(entries)...)
@@ -76,8 +82,93 @@ func checkGIDs(inc *Incident) []Finding {
 	return fs
 }
 
-// checkGIDUse classifies the entry one use points at.
-func checkGIDUse(u *ingest.GIDUse, entries []ingest.GIDEntry) []Finding {
+// setupTimeouts returns NCCL's queue-pair setup failures that timed out,
+// the symptom of an unroutable (link-local) GID.
+func setupTimeouts(logs []*ingest.NCCLLog) []ingest.SetupError {
+	var out []ingest.SetupError
+	for _, l := range logs {
+		for _, s := range l.Setup {
+			if s.Errno == 110 || strings.Contains(s.Message, "timed out") {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// setupEvidence returns the lines of setup failures.
+func setupEvidence(ss []ingest.SetupError) []Evidence {
+	var ev []Evidence
+	for _, s := range ss {
+		ev = append(ev, s.Evidence)
+	}
+	return ev
+}
+
+// linkLocal reports whether a GID is an IPv6 link-local address.
+func linkLocal(gid string) bool {
+	return strings.HasPrefix(strings.ToLower(gid), "fe80:")
+}
+
+const linkLocalMechanism = "A link-local GID (fe80::, derived from the MAC) is not routable: RoCE v2 packets addressed from it cannot cross a router, so across subnets or an L3 leaf-spine moving the QP to RTR times out in ibv_modify_qp, or the QP fails later with retry-exceeded, while it may work between hosts on one L2 segment (NVIDIA/nccl#769: index 1 = link-local v2 gives 'Connection timed out', index 3 works). " +
+	"Indices 0 and 1 hold the link-local GID on a bare-metal host (RoCE v1 and v2)."
+
+// joinLinkLocalSeen adds the completion errors and setup failures in which
+// NCCL printed a link-local GID: to the link-local finding of the same host
+// when the GID rules made one, else as a finding of their own.
+func joinLinkLocalSeen(fs []Finding, hosts []string, logs []*ingest.NCCLLog) []Finding {
+	type seen struct {
+		host, gid string
+		ev        Evidence
+	}
+	var lines []seen
+	for _, l := range logs {
+		for _, c := range l.Completions {
+			for _, g := range []string{c.LocalGID, c.RemoteGID} {
+				if linkLocal(g) {
+					lines = append(lines, seen{c.Host, g, c.Evidence})
+				}
+			}
+		}
+		for _, s := range l.Setup {
+			for _, g := range []string{s.LocalGID, s.RemoteGID} {
+				if linkLocal(g) {
+					lines = append(lines, seen{s.Host, g, s.Evidence})
+				}
+			}
+		}
+	}
+	var rest evidence
+	var gids []string
+	for _, sn := range lines {
+		joined := false
+		for i := range fs {
+			if fs[i].ID == "gid.index.link_local" && sameOrUnknown(sn.host, hosts[i]) {
+				fs[i].Evidence = appendEvidence(fs[i].Evidence, sn.ev)
+				joined = true
+				break
+			}
+		}
+		if !joined {
+			rest.add(sn.ev)
+			gids = append(gids, sn.gid)
+		}
+	}
+	if len(rest.list) == 0 {
+		return fs
+	}
+	return append(fs, Finding{
+		ID: "gid.index.link_local", Severity: Error, Layer: LayerRDMA,
+		Title:     "Link-local GID used for RoCE: " + list(distinct(gids), 2),
+		Evidence:  rest.sorted(),
+		Mechanism: linkLocalMechanism,
+		Fix:       gidFixTail,
+	})
+}
+
+// checkGIDUse classifies the entry one use points at. Without a table, an
+// index of 0 or 1 followed by setup timeouts is taken as link-local.
+func checkGIDUse(u *ingest.GIDUse, entries []ingest.GIDEntry, timeouts []ingest.SetupError) []Finding {
 	cands := gidCandidates(*u, entries)
 	var link, v1, good, ipv4 []ingest.GIDEntry
 	for _, e := range cands {
@@ -94,54 +185,75 @@ func checkGIDUse(u *ingest.GIDUse, entries []ingest.GIDEntry) []Finding {
 		}
 	}
 	at := gidWhere(u.Host, u.Device)
+	var timedOut []ingest.SetupError
+	for _, t := range timeouts {
+		if sameOrUnknown(t.Host, u.Host) {
+			timedOut = append(timedOut, t)
+		}
+	}
 	switch {
 	case len(link) > 0:
 		ver := link[0].Version
 		if ver == "" {
 			ver = "RoCE version not shown"
 		}
-		return []Finding{{
+		return []Finding{perUse(Finding{
 			ID: "gid.index.link_local", Severity: Error, Layer: LayerRDMA,
-			Title:    fmt.Sprintf("%s: GID index %d is the link-local GID %s (%s)", at, u.Index, link[0].GID, ver),
-			Evidence: gidEvidence(u, link),
-			Mechanism: "A link-local GID (fe80::, derived from the MAC) is not routable: packets addressed from it cannot cross a router, so across subnets or an L3 leaf-spine the QP times out in ibv_modify_qp or later with retry-exceeded, while it may work between hosts on one L2 segment. " +
-				"Index 0 and 1 hold the link-local GID on a bare-metal host (RoCE v1 and v2).",
-			Fix: gidFixTail,
-		}}
+			Title:     fmt.Sprintf("%s: GID index %d is the link-local GID %s (%s)", at, u.Index, link[0].GID, ver),
+			Evidence:  gidEvidence(u, link, setupEvidence(timedOut)...),
+			Mechanism: linkLocalMechanism,
+			Fix:       gidFixTail,
+		}, u, "GID index is link-local")}
 	case len(v1) > 0:
-		return []Finding{{
+		return []Finding{perUse(Finding{
 			ID: "gid.index.roce_v1", Severity: Warn, Layer: LayerRDMA,
 			Title:    fmt.Sprintf("%s: GID index %d is a RoCE v1 entry (%s)", at, u.Index, v1[0].GID),
 			Evidence: gidEvidence(u, v1),
 			Mechanism: "RoCE v1 carries RDMA directly in Ethernet (EtherType 0x8915) with no IP/UDP header: it is not routable, has no DSCP for the NIC and switches to classify on and no ECN field, so DCQCN cannot work and PFC depends on the VLAN PCP. " +
 				"Each IP address has a v1 and a v2 row in the GID table; the v2 row is the one to use.",
 			Fix: gidFixTail,
-		}}
+		}, u, "GID index is a RoCE v1 entry")}
+	case len(cands) == 0 && u.Index <= 1 && len(timedOut) > 0:
+		return []Finding{perUse(Finding{
+			ID: "gid.index.link_local", Severity: Error, Layer: LayerRDMA,
+			Title:     fmt.Sprintf("%s: GID index %d in use and queue pair setup timed out: indices 0 and 1 are the link-local entries of a standard GID table", at, u.Index),
+			Evidence:  gidEvidence(u, nil, setupEvidence(timedOut)...),
+			Mechanism: linkLocalMechanism + " No GID table was given to confirm what this index holds; the timeouts fit a link-local entry.",
+			Fix:       gidFixTail,
+		}, u, "GID index is link-local")}
 	case len(cands) == 0 && u.Index == 0:
-		return []Finding{{
+		return []Finding{perUse(Finding{
 			ID: "gid.index.zero", Severity: Warn, Layer: LayerRDMA,
 			Title:    fmt.Sprintf("%s: GID index 0 in use on RoCE", at),
 			Evidence: gidEvidence(u, nil),
 			Mechanism: "On a bare-metal host GID index 0 is the link-local (fe80::) RoCE v1 entry: not routable, no DSCP/ECN. It works only between hosts on one L2 segment. " +
 				"NCCL before 2.21 defaulted NCCL_IB_GID_INDEX to 0; no GID table was given here to confirm what index 0 holds.",
 			Fix: gidFixTail,
-		}}
+		}, u, "GID index 0 in use on RoCE")}
 	case len(good) > 0:
-		return []Finding{{
-			ID: "gid.index.roce_v2", Severity: Info, Layer: LayerRDMA,
-			Title:     fmt.Sprintf("%s: GID index %d in use is the RoCEv2 GID %s%s", at, u.Index, good[0].GID, ipv4Suffix(good[0].IPv4)),
-			Evidence:  gidEvidence(u, good),
-			Mechanism: "A RoCEv2 GID with an IP address is routable and carries DSCP and ECN, which PFC classification and DCQCN need.",
-		}}
+		return []Finding{roceV2InUse(u, at, good[0], good, "%s: GID index %d in use is the RoCEv2 GID %s%s",
+			"A RoCEv2 GID with an IP address is routable and carries DSCP and ECN, which PFC classification and DCQCN need.")}
 	case len(ipv4) > 0:
-		return []Finding{{
-			ID: "gid.index.roce_v2", Severity: Info, Layer: LayerRDMA,
-			Title:     fmt.Sprintf("%s: GID index %d in use is the IPv4 GID %s (RoCE version not shown)", at, u.Index, ipv4[0].GID),
-			Evidence:  gidEvidence(u, ipv4),
-			Mechanism: "The GID is IPv4-mapped, so it is routable if it is the RoCE v2 row; the output does not say which version the row is. show_gids prints the VER column.",
-		}}
+		return []Finding{roceV2InUse(u, at, ipv4[0], ipv4, "%s: GID index %d in use is the IPv4 GID %s%s (RoCE version not shown)",
+			"The GID is IPv4-mapped, so it is routable if it is the RoCE v2 row; the output does not say which version the row is. show_gids prints the VER column.")}
 	}
 	return nil
+}
+
+// roceV2InUse reports the routable GID a use points at; title takes the
+// place, index, GID and IPv4 suffix.
+func roceV2InUse(u *ingest.GIDUse, at string, e ingest.GIDEntry, es []ingest.GIDEntry, title, mech string) Finding {
+	return perUse(Finding{
+		ID: "gid.index.roce_v2", Severity: Info, Layer: LayerRDMA,
+		Title:     fmt.Sprintf(title, at, u.Index, e.GID, ipv4Suffix(e.IPv4)),
+		Evidence:  gidEvidence(u, es),
+		Mechanism: mech,
+	}, u, "GID index in use is routable")
+}
+
+// perUse marks f as one of a set of findings, one per GID user.
+func perUse(f Finding, u *ingest.GIDUse, group string) Finding {
+	return f.per(gidWhere(u.Host, u.Device), "GID user", group)
 }
 
 func ipv4Suffix(v4 string) string {

@@ -22,10 +22,8 @@ func nicPortRate(inc *Incident, device string) (unit.BitRate, Evidence, bool) {
 		return inc.Options.NICSpeed, Evidence{File: "--nic-speed", Text: inc.Options.NICSpeed.String()}, true
 	}
 	var all []ingest.LinkSpeed
-	for _, a := range inc.Artifacts {
-		if ls, ok := a.(ingest.LinkSpeeder); ok {
-			all = append(all, ls.LinkSpeeds()...)
-		}
+	for _, a := range All[ingest.LinkSpeeder](inc) {
+		all = append(all, a.LinkSpeeds()...)
 	}
 	if device != "" {
 		for _, s := range all {
@@ -81,7 +79,7 @@ func checkPCIe(inc *Incident) []Finding {
 					"Every RDMA byte crosses PCIe, so the NIC cannot move more than that (less after TLP/DLLP overhead, typically 80–90% of it) whatever its port speed. " +
 					"'Limited by ... at <port>' means the slot, riser or bifurcation upstream is narrower or slower than the card.",
 				Fix: fmt.Sprintf("Move the NIC to a x%d slot of its generation or fix the riser/BIOS bifurcation; confirm with lspci -vv -s %s | grep -E 'LnkCap|LnkSta' (LnkSta must match LnkCap).", max(l.CapableWidth, l.Width), l.Device),
-			})
+			}.per(l.Driver+" "+l.Device, "NIC", "PCIe link narrower or slower than the NIC", l.Device, "<pci>"))
 		}
 	}
 	return fs

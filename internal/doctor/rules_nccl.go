@@ -2,8 +2,6 @@ package doctor
 
 import (
 	"fmt"
-	"sort"
-	"strconv"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -15,68 +13,6 @@ func ncclRules() []Rule {
 	return []Rule{
 		{IDs: []string{"nccl.transport.socket_fallback", "nccl.transport.ib", "nccl.transport.plugin"}, Check: checkTransport},
 	}
-}
-
-// maxFindingEvidence caps the evidence lines a finding carries.
-const maxFindingEvidence = 12
-
-// evidence collects a finding's lines without duplicates, up to a cap.
-type evidence struct {
-	list []Evidence
-	seen map[Evidence]bool
-}
-
-func (e *evidence) add(evs ...Evidence) {
-	for _, ev := range evs {
-		if ev.File == "" || e.seen[ev] || len(e.list) >= maxFindingEvidence {
-			continue
-		}
-		if e.seen == nil {
-			e.seen = map[Evidence]bool{}
-		}
-		e.seen[ev] = true
-		e.list = append(e.list, ev)
-	}
-}
-
-// sorted returns the lines in input order.
-func (e *evidence) sorted() []Evidence {
-	out := append([]Evidence(nil), e.list...)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].File != out[j].File {
-			return out[i].File < out[j].File
-		}
-		return out[i].Line < out[j].Line
-	})
-	return out
-}
-
-// distinct returns the distinct non-empty strings of xs in first-seen order.
-func distinct(xs []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, x := range xs {
-		if x != "" && !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// list joins up to n items as "a, b, c and 2 more".
-func list(xs []string, n int) string {
-	if len(xs) <= n {
-		return strings.Join(xs, ", ")
-	}
-	return strings.Join(xs[:n], ", ") + fmt.Sprintf(" and %d more", len(xs)-n)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
 
 // span is what the incident says about how many nodes the job spans.
@@ -274,14 +210,6 @@ func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 		f.Title = "NCCL falls back to TCP sockets" + where + "; if the job spans nodes its inter-node traffic is not RDMA"
 	}
 	return f, true
-}
-
-// appendEvidence adds e to evs in input order unless it is empty or there.
-func appendEvidence(evs []Evidence, e Evidence) []Evidence {
-	var b evidence
-	b.add(evs...)
-	b.add(e)
-	return b.sorted()
 }
 
 func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {

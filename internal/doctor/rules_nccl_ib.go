@@ -10,11 +10,12 @@ import (
 )
 
 // ncclIBRules are the rules over NCCL's IB/RoCE failures: completions with
-// error, failed queue-pair setup, and the GID index NCCL was given.
+// error and failed queue-pair setup. The GID rules judge the GID index NCCL
+// was given and the GIDs it prints.
 func ncclIBRules() []Rule {
 	return []Rule{
 		{IDs: []string{"nccl.ib.retry_exceeded", "nccl.ib.local_protection", "nccl.ib.completion_flushed", "nccl.ib.completion_error"}, Check: checkCompletions},
-		{IDs: []string{"nccl.ib.qp_setup_failed", "gid.index.link_local"}, Check: checkNCCLGIDs},
+		{IDs: []string{"nccl.ib.qp_setup_failed"}, Check: checkSetup},
 	}
 }
 
@@ -256,105 +257,21 @@ func seconds(s float64) string {
 	}
 }
 
-// linkLocal reports whether a GID is an IPv6 link-local address.
-func linkLocal(gid string) bool {
-	return strings.HasPrefix(strings.ToLower(gid), "fe80:")
+// checkSetup reports failed queue-pair setup that no link-local GID
+// finding already explains (gid.index.link_local cites those lines).
+func checkSetup(inc *Incident) []Finding {
+	explained := map[Evidence]bool{}
+	for _, f := range checkGIDs(inc) {
+		if f.ID == "gid.index.link_local" {
+			for _, e := range f.Evidence {
+				explained[e] = true
+			}
+		}
+	}
+	return setupFindings(All[*ingest.NCCLLog](inc), explained)
 }
 
-// gidEnv is one NCCL_IB_GID_INDEX setting.
-type gidEnv struct {
-	index int
-	e     ingest.EnvSetting
-}
-
-// checkNCCLGIDs reports failed queue-pair setup, and link-local GIDs that
-// the NCCL log itself shows in completion errors and setup failures. The
-// GID index choices (index 0, different indices per host) are judged by
-// the GID rules, which join the NCCL_IB_GID_INDEX the log echoes with the
-// GID tables of the incident.
-func checkNCCLGIDs(inc *Incident) []Finding {
-	logs := All[*ingest.NCCLLog](inc)
-	var envs []gidEnv
-	for _, l := range logs {
-		for _, e := range l.EnvValues("NCCL_IB_GID_INDEX") {
-			if n, err := strconv.Atoi(e.Value); err == nil {
-				envs = append(envs, gidEnv{n, e})
-			}
-		}
-	}
-	var fs []Finding
-	ll, _ := linkLocalFinding(logs, envs)
-	if ll.ID != "" {
-		fs = append(fs, ll)
-	}
-	return append(fs, setupFindings(logs, ll.ID != "")...)
-}
-
-// linkLocalFinding reports link-local GIDs in completion errors or setup
-// failures, and setup timeouts after a GID index that is link-local on a
-// standard table (0 or 1). It also reports whether index 0 was blamed.
-func linkLocalFinding(logs []*ingest.NCCLLog, envs []gidEnv) (Finding, bool) {
-	var ev evidence
-	var gids []string
-	timedOut := false
-	for _, l := range logs {
-		for _, c := range l.Completions {
-			for _, g := range []string{c.LocalGID, c.RemoteGID} {
-				if linkLocal(g) {
-					ev.add(c.Evidence)
-					gids = append(gids, g)
-				}
-			}
-		}
-		for _, s := range l.Setup {
-			for _, g := range []string{s.LocalGID, s.RemoteGID} {
-				if linkLocal(g) {
-					ev.add(s.Evidence)
-					gids = append(gids, g)
-				}
-			}
-			if s.Errno == 110 || strings.Contains(s.Message, "timed out") {
-				timedOut = true
-			}
-		}
-	}
-	index0 := false
-	if timedOut && len(ev.list) == 0 {
-		for _, g := range envs {
-			if g.index <= 1 {
-				ev.add(g.e.Evidence)
-				index0 = index0 || g.index == 0
-			}
-		}
-		if len(ev.list) > 0 {
-			for _, l := range logs {
-				for _, s := range l.Setup {
-					if s.Errno == 110 || strings.Contains(s.Message, "timed out") {
-						ev.add(s.Evidence)
-					}
-				}
-			}
-		}
-	}
-	if len(ev.list) == 0 {
-		return Finding{}, false
-	}
-	title := "Link-local GID used for RoCE"
-	if g := distinct(gids); len(g) > 0 {
-		title += ": " + list(g, 2)
-	} else {
-		title += ": ibv_modify_qp timed out with NCCL_IB_GID_INDEX 0/1, the link-local entries of a standard GID table"
-	}
-	return Finding{
-		ID: "gid.index.link_local", Severity: Error, Layer: LayerRDMA,
-		Title:     title,
-		Evidence:  ev.sorted(),
-		Mechanism: "A link-local GID (fe80::/64, indices 0 and 1 on a standard mlx5 table) is not routable: RoCE v2 packets addressed with it cannot cross an IP hop, and resolving the peer's address for the queue pair fails, so moving the QP to RTR times out (NVIDIA/nccl#769: index 1 = link-local v2 gives 'ibv_modify_qp failed with error Connection timed out', index 3 works).",
-		Fix:       "Use the RoCE v2 GID of the routable address: `show_gids` on every node, then NCCL_IB_GID_INDEX=<that index> (usually 3 for IPv4 on bare metal; it can differ per pod in containers). With NCCL 2.21 or later, unset NCCL_IB_GID_INDEX and let NCCL choose (NCCL_IB_ROCE_VERSION_NUM=2, NCCL_IB_ADDR_FAMILY=AF_INET).",
-	}, index0
-}
-
-// setupCauses explains an ibv_modify_qp or GID lookup failure by its error.
+// setupCause explains an ibv_modify_qp or GID lookup failure by its error.
 func setupCause(s ingest.SetupError) string {
 	m := strings.ToLower(s.Message)
 	switch {
@@ -374,16 +291,17 @@ func setupCause(s ingest.SetupError) string {
 	return "the verbs call failed while connecting the queue pair"
 }
 
-// setupFindings reports failed queue-pair setup not already explained by
-// a link-local GID.
-func setupFindings(logs []*ingest.NCCLLog, explained bool) []Finding {
+// setupFindings reports failed queue-pair setup, leaving out the lines in
+// explained.
+func setupFindings(logs []*ingest.NCCLLog, explained map[Evidence]bool) []Finding {
 	var ev evidence
 	var causes, calls []string
 	n := 0
 	for _, l := range logs {
 		n += l.SetupCount
 		for _, s := range l.Setup {
-			if explained && (s.Call == "ibv_modify_qp") {
+			if explained[s.Evidence] {
+				n--
 				continue
 			}
 			ev.add(s.Evidence)

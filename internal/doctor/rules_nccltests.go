@@ -13,7 +13,7 @@ import (
 // what the NIC allows, and data corruption.
 func ncclTestsRules() []Rule {
 	return []Rule{
-		{IDs: []string{"nccltests.busbw.low", "nccltests.busbw.ok", "nccltests.sizes.small"}, Check: checkBusBW},
+		{IDs: []string{"nccltests.busbw.low", "nccltests.busbw.ok", "nccltests.busbw.unjudged", "nccltests.sizes.small"}, Check: checkBusBW},
 		{IDs: []string{"nccltests.wrong"}, Check: checkWrong},
 	}
 }
@@ -158,10 +158,10 @@ func checkBusBW(inc *Incident) []Finding {
 			}
 			p, ok := r.Plateau()
 			if !ok {
-				fs = append(fs, smallSizes(r))
+				fs = append(fs, smallSizes(r).per(t.Source()+" "+collName(r), "run", "nccl-tests too small to judge"))
 				continue
 			}
-			fs = append(fs, judgePlateau(inc, r, p, sp, speed, speedKnown))
+			fs = append(fs, judgePlateau(inc, r, p, sp, speed, speedKnown).per(t.Source()+" "+collName(r), "run", "nccl-tests "+collName(r)+" bandwidth"))
 		}
 	}
 	return fs
@@ -226,20 +226,20 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		ev.add(r.AvgEvidence)
 	}
 	twoNodeAR := mayBeAllReduce(r) && nodes == 2 && !ringOnly(inc)
-	causes, causeEv := bottlenecks(inc)
 	mech := fmt.Sprintf("nccl-tests busbw is the bandwidth each rank moves normalised by the collective's traffic factor, so it compares directly with one rank's share of NIC line rate (Gb/s / 8 = GB/s); a healthy NIC delivers %.0f-%.0f%% of it (about 48 GB/s per 400G, 24 per 200G, 12 per 100G).", ceilingLo*100, ceilingHi*100)
 	if sh.text != "" {
 		ev.add(sh.ev...)
 	}
 	twoNodeNote := "On exactly 2 nodes the Tree and NVLS all_reduce algorithms can report busbw above the NIC rate (nccl-tests maintainers); judge the network with NCCL_ALGO=RING."
 	perNIC := gbps(p.Max) / sh.fraction()
-	causeText := ""
-	if len(causes) > 0 {
-		causeText = "Likely causes in this incident: " + strings.Join(causes, "; ") + "."
-	}
 	f := Finding{Layer: LayerNCCL}
+	var line unit.BitRate
+	if speedKnown {
+		line = speed.rate
+	}
+	cs := bandwidthCauses(inc, unit.BitRate(perNIC*1e9), line)
 	if !speedKnown {
-		f.ID, f.Severity = "nccltests.busbw.low", Info
+		f.ID, f.Severity = "nccltests.busbw.unjudged", Info
 		f.Title = fmt.Sprintf("nccl-tests %s per-rank %s; no NIC speed known to judge it", collName(r), plat)
 		above := perNIC / lowFraction
 		var judge string
@@ -256,9 +256,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		}
 		f.Mechanism = mech + judge
 		f.Fix = "Give the NIC speed to judge it: --nic-speed (e.g. 400G), or add `ibv_devinfo -v` or `ethtool <netdev>` output to the incident."
-		if causeText != "" {
-			f.Fix = causeText + " " + f.Fix
-			ev.add(causeEv...)
+		if t := cs.text(); t != "" {
+			f.Fix = t + " " + f.Fix
+			ev.add(cs.ev...)
 		}
 	} else {
 		line := speed.rate.Gbps() / 8 * sh.fraction()
@@ -280,9 +280,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 				rerun = "rerun with more channels (NCCL_MIN_NCHANNELS)"
 			}
 			f.Fix = "Walk the layers above first: RDMA in use and QPs healthy, PFC/ECN on the RoCE priority. Then check GPUDirect RDMA (`lsmod | grep nvidia_peermem`, 'GDR 1' in the log), the GPU-NIC PCIe path (`nvidia-smi topo -m`, `lspci -vv` LnkSta at full width and speed), and " + rerun + " to see whether the NIC or NCCL's pipeline is the limit."
-			if causeText != "" {
-				f.Fix = causeText + " " + f.Fix
-				ev.add(causeEv...)
+			if t := cs.text(); t != "" {
+				f.Fix = t + " " + f.Fix
+				ev.add(cs.ev...)
 			}
 		case frac > 1:
 			f.ID, f.Severity = "nccltests.busbw.ok", Info
@@ -331,20 +331,72 @@ func examples(above float64) string {
 	return " (e.g. " + strings.Join(xs, ", ") + ")"
 }
 
-// bottlenecks collects what the incident's artifacts show capping
-// bandwidth, to name as likely causes of a low busbw.
-func bottlenecks(inc *Incident) (what []string, ev []Evidence) {
-	for _, a := range All[ingest.Bottlenecker](inc) {
-		for _, b := range a.Bottlenecks() {
-			w := b.What
-			if b.Cap > 0 {
-				w += fmt.Sprintf(" (caps at %s)", b.Cap)
-			}
-			what = append(what, w)
-			ev = append(ev, b.Evidence[:min(2, len(b.Evidence))]...)
-		}
+// causes are the incident's bottlenecks as they bear on one bandwidth
+// figure: likely causes, and caps below what the run reached, which cannot
+// be on its path.
+type causes struct {
+	likely, elsewhere []string
+	ev                []Evidence
+}
+
+// text names the causes for a fix.
+func (c causes) text() string {
+	var parts []string
+	if len(c.likely) > 0 {
+		parts = append(parts, "Likely causes in this incident: "+strings.Join(c.likely, "; ")+".")
 	}
-	return distinct(what), ev
+	if len(c.elsewhere) > 0 {
+		parts = append(parts, "Also in the incident but below what this run reached per NIC, so not on its path (another host or NIC): "+strings.Join(c.elsewhere, "; ")+".")
+	}
+	return strings.Join(parts, " ")
+}
+
+// incidentBottlenecks returns what the incident's artifacts show holding
+// bandwidth down: every Bottlenecker, and the counter samples joined
+// across inputs.
+func incidentBottlenecks(inc *Incident) []ingest.Bottleneck {
+	var out []ingest.Bottleneck
+	for _, a := range All[ingest.Bottlenecker](inc) {
+		out = append(out, a.Bottlenecks()...)
+	}
+	samples, _ := ctrSamples(inc)
+	for i := range samples {
+		out = append(out, samples[i].Bottlenecks()...)
+	}
+	return out
+}
+
+// bandwidthCauses sorts the incident's bottlenecks for a run that reached
+// measured per NIC, on NICs of line rate (0 when unknown). A cap at or
+// near line rate (or a perftest result near it) holds nothing down and is
+// left out; a measured cap is judged only against a known line rate; a cap
+// below what the run reached cannot be on its path.
+func bandwidthCauses(inc *Incident, measured, line unit.BitRate) causes {
+	var c causes
+	var likely, elsewhere []string
+	for _, b := range incidentBottlenecks(inc) {
+		w := b.What
+		if b.Cap > 0 {
+			limit := lowFraction
+			if b.Measured {
+				limit = bwLowFraction
+			}
+			switch {
+			case line > 0 && float64(b.Cap) >= limit*float64(line), line == 0 && b.Measured:
+				continue
+			case float64(b.Cap) < 0.98*float64(measured):
+				elsewhere = append(elsewhere, fmt.Sprintf("%s, at most %s, below the %s reached", w, rateText(b.Cap), rateText(measured)))
+				c.ev = append(c.ev, b.Evidence[:min(2, len(b.Evidence))]...)
+				continue
+			case !b.Measured:
+				w += ", capped at " + rateText(b.Cap)
+			}
+		}
+		likely = append(likely, w)
+		c.ev = append(c.ev, b.Evidence[:min(2, len(b.Evidence))]...)
+	}
+	c.likely, c.elsewhere = distinct(likely), distinct(elsewhere)
+	return c
 }
 
 // checkWrong reports rows with wrong elements and failed bound checks.
@@ -378,7 +430,7 @@ func checkWrong(inc *Incident) []Finding {
 				Evidence:  ev.sorted(),
 				Mechanism: "#wrong counts result elements that differ from the expected values after the collective: data was corrupted between ranks. The transport is reliable (RC retransmits lost packets, TCP checksums), so wrong values point to a faulty GPU or its memory, a PCIe/NVLink path with errors, a NIC or GPUDirect RDMA path that delivers bad data, or a software bug.",
 				Fix:       "Find the host: rerun the failing sizes on subsets of nodes and GPUs. On the suspects check `nvidia-smi -q -d ECC,ROW_REMAPPER`, `dmesg` for Xid and PCIe AER errors, and rerun with NCCL_NET_GDR_LEVEL=LOC and NCCL_P2P_DISABLE=1 to see which data path corrupts. Update GPU driver, NIC firmware and NCCL.",
-			})
+			}.per(t.Source()+" "+collName(r), "run", "nccl-tests returned wrong data"))
 		}
 	}
 	return fs

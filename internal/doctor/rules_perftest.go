@@ -23,60 +23,55 @@ func perftestRules() []Rule {
 const (
 	bwLowFraction    = 0.80
 	bwBrokenFraction = 0.50
-	// bwMinJudgedSize is the smallest message size whose bandwidth is judged
-	// against the link: below it perftest is message-rate bound.
-	bwMinJudgedSize = 64 << 10
 )
 
-func runName(r *ingest.PerftestRun) string {
-	n := r.Test
-	if n == "" {
-		n = "perftest"
+// perRun runs check over every perftest run of the incident and collects
+// the findings.
+func perRun(inc *Incident, check func(r *ingest.PerftestRun) []Finding) []Finding {
+	var fs []Finding
+	for _, p := range All[*ingest.Perftest](inc) {
+		for i := range p.Runs {
+			fs = append(fs, check(&p.Runs[i])...)
+		}
 	}
-	if r.Device != "" {
-		n += " on " + r.Device
-	}
-	if r.Host != "" {
-		n = r.Host + ": " + n
-	}
-	return n
+	return fs
+}
+
+// perPerftest marks f as one of a set of per-run findings titled group.
+func perPerftest(f Finding, r *ingest.PerftestRun, group string, names ...string) Finding {
+	return f.per(r.Name(), "run", group, append([]string{r.Device, "<dev>"}, names...)...)
 }
 
 // checkPerftestFailures reports perftest runs that could not connect or
 // whose completions failed.
 func checkPerftestFailures(inc *Incident) []Finding {
-	var fs []Finding
-	for _, p := range All[*ingest.Perftest](inc) {
-		for i := range p.Runs {
-			r := &p.Runs[i]
-			if len(r.Failures) == 0 {
-				continue
-			}
-			kinds := map[ingest.FailureKind]bool{}
-			status := -1
-			vendor := ""
-			var ev []Evidence
-			for _, f := range r.Failures {
-				kinds[f.Kind] = true
-				if f.Status >= 0 {
-					status, vendor = f.Status, f.Vendor
-				}
-				ev = append(ev, f.Evidence)
-			}
-			for _, k := range []string{"GID index", "Link type", "Mtu"} {
-				if e, ok := r.Fields[k]; ok {
-					ev = append(ev, e)
-				}
-			}
-			title, mech, fix := perftestFailureText(r, kinds, status, vendor)
-			fs = append(fs, Finding{
-				ID: "perftest.connect.failed", Severity: Error, Layer: LayerRDMA,
-				Title: runName(r) + ": " + title, Evidence: evidenceInOrder(ev),
-				Mechanism: mech, Fix: fix,
-			})
+	return perRun(inc, func(r *ingest.PerftestRun) []Finding {
+		if len(r.Failures) == 0 {
+			return nil
 		}
-	}
-	return fs
+		kinds := map[ingest.FailureKind]bool{}
+		status := -1
+		vendor := ""
+		var ev []Evidence
+		for _, f := range r.Failures {
+			kinds[f.Kind] = true
+			if f.Status >= 0 {
+				status, vendor = f.Status, f.Vendor
+			}
+			ev = append(ev, f.Evidence)
+		}
+		for _, k := range []string{"GID index", "Link type", "Mtu"} {
+			if e, ok := r.Fields[k]; ok {
+				ev = append(ev, e)
+			}
+		}
+		title, mech, fix := perftestFailureText(r, kinds, status, vendor)
+		return []Finding{perPerftest(Finding{
+			ID: "perftest.connect.failed", Severity: Error, Layer: LayerRDMA,
+			Title: r.Name() + ": " + title, Evidence: evidenceInOrder(ev),
+			Mechanism: mech, Fix: fix,
+		}, r, "perftest failed: "+title)}
+	})
 }
 
 func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]bool, status int, vendor string) (string, string, string) {
@@ -120,96 +115,83 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 
 // checkPerftestBW compares perftest bandwidth with the NIC line rate.
 func checkPerftestBW(inc *Incident) []Finding {
-	var fs []Finding
-	for _, p := range All[*ingest.Perftest](inc) {
-		for i := range p.Runs {
-			r := &p.Runs[i]
-			if r.Latency || len(r.Rows) == 0 {
-				continue
-			}
-			var best, bestAny ingest.PerftestRow
+	return perRun(inc, func(r *ingest.PerftestRun) []Finding {
+		if r.Latency || len(r.Rows) == 0 {
+			return nil
+		}
+		best, ok := r.BestBW()
+		if !ok {
+			var bestAny ingest.PerftestRow
 			for _, row := range r.Rows {
-				if (row.Bytes == 0 || row.Bytes >= bwMinJudgedSize) && row.BWAvg > best.BWAvg {
-					best = row
-				}
 				if row.BWAvg > bestAny.BWAvg {
 					bestAny = row
 				}
 			}
-			if best.BWAvg == 0 {
-				if bestAny.BWAvg > 0 && len(r.Failures) == 0 {
-					fs = append(fs, Finding{
-						ID: "perftest.bw.unjudged", Severity: Info, Layer: LayerNCCL,
-						Title: fmt.Sprintf("%s: best %s at %s (%.2f Mpps); no message of 64 KiB or more, so bandwidth is not judged against the link",
-							runName(r), rateText(bestAny.BWAvg), unit.Bytes(bestAny.Bytes), bestAny.MsgRateMpps),
-						Evidence:  []Evidence{bestAny.Evidence},
-						Mechanism: "Below about 64 KiB a single QP is bound by message rate (per-message work-request, doorbell and completion cost), not by the link; run with -a or -s 1048576 to see the bandwidth the path sustains.",
-					})
-				}
-				continue
+			if bestAny.BWAvg == 0 || len(r.Failures) > 0 {
+				return nil
 			}
-			rate, rateEv, ok := nicPortRate(inc, r.Device)
-			if r.PeakRate > 0 && inc.Options.NICSpeed == 0 {
-				rate, rateEv, ok = r.PeakRate, best.Evidence, true
-			}
-			if !ok {
-				fs = append(fs, Finding{
-					ID: "perftest.bw.unjudged", Severity: Info, Layer: LayerNCCL,
-					Title:     fmt.Sprintf("%s: best %s; the NIC line rate is not known, so it is not judged", runName(r), rateText(best.BWAvg)),
-					Evidence:  []Evidence{best.Evidence},
-					Mechanism: "No input states the port speed (ibv_devinfo -v active_speed×active_width, ethtool <if> Speed, a dmesg link-up line).",
-					Fix:       "Pass --nic-speed (e.g. --nic-speed 100G) or add ibv_devinfo -v output.",
-				})
-				continue
-			}
-			expect := rate
-			dir := "unidirectional"
-			if r.Bidirectional {
-				expect = 2 * rate
-				dir = "bidirectional (both directions counted)"
-			}
-			frac := float64(best.BWAvg) / float64(expect)
-			if frac >= bwLowFraction {
-				fs = append(fs, Finding{
-					ID: "perftest.bw.ok", Severity: Info, Layer: LayerNCCL,
-					Title:     fmt.Sprintf("%s: best %s = %.0f%% of the %s link rate%s: the RDMA path itself is healthy", runName(r), rateText(best.BWAvg), 100*frac, rateText(rate), dirShort(r)),
-					Evidence:  evidenceInOrder([]Evidence{best.Evidence, rateEv}),
-					Mechanism: "A single QP near line rate rules out the NIC, PCIe, MTU and the path between the two hosts; if the job is still slow, look at the collective (NCCL transport, GPUDirect RDMA, channels) and at congestion that only many flows create.",
-				})
-				continue
-			}
-			sev := Warn
-			if frac < bwBrokenFraction {
-				sev = Error
-			}
-			size := "(message size not given)"
-			if best.Bytes > 0 {
-				size = fmt.Sprintf("at %s messages", unit.Bytes(best.Bytes))
-			}
-			mech := fmt.Sprintf("A single RC QP of ib_write_bw reaches 90–97%% of line rate at ≥64 KiB messages on a healthy RoCE link; this %s run reached %.0f%% of %s. ", dir, 100*frac, rateText(expect)) +
-				"Far less points below the application: PCIe width or generation, the NIC on a different NUMA node than the buffers, MTU 1024, a lossy fabric forcing go-back-N retransmission, or PFC pauses from a slow receiver."
-			if strings.Contains(r.Test, "read") {
-				mech += " ib_read_bw is also bounded by outstanding reads per QP (Outstand reads, max_qp_rd_atom)."
-			}
-			if r.Summary {
-				mech += " These numbers come from an author-made summary table; MB/s is read as perftest's MB/sec (2^20 bytes/s)."
-			}
-			ev := []Evidence{best.Evidence}
-			if rateEv.File != "" && rateEv != best.Evidence {
-				ev = append(ev, rateEv)
-			}
-			fs = append(fs, Finding{
-				ID: "perftest.bw.low", Severity: sev, Layer: LayerNCCL,
-				Title:    fmt.Sprintf("%s: best %s %s = %.0f%% of the %s link rate%s", runName(r), rateText(best.BWAvg), size, 100*frac, rateText(rate), dirShort(r)),
-				Evidence: evidenceInOrder(ev), Mechanism: mech,
-				Fix: "Check dmesg for the NIC's PCIe line (x16 at the card's generation), run perftest on the NIC's NUMA node (numactl -N <node> -m <node>), with --report_gbits -q 4 to rule out a single-QP limit, and read hw_counters before/after for out_of_sequence and CNPs; MTU must be 4096 on RoCE.",
-			})
+			return []Finding{perPerftest(Finding{
+				ID: "perftest.bw.unjudged", Severity: Info, Layer: LayerNCCL,
+				Title: fmt.Sprintf("%s: best %s at %s (%.2f Mpps); no message of 64 KiB or more, so bandwidth is not judged against the link",
+					r.Name(), rateText(bestAny.BWAvg), unit.Bytes(bestAny.Bytes), bestAny.MsgRateMpps),
+				Evidence:  []Evidence{bestAny.Evidence},
+				Mechanism: "Below about 64 KiB a single QP is bound by message rate (per-message work-request, doorbell and completion cost), not by the link, so these rows say nothing about the bandwidth the path sustains.",
+				Fix:       "Rerun with -a (all sizes) or -s 1048576 to measure bandwidth at large messages.",
+			}, r, "perftest without large messages")}
 		}
-	}
-	return fs
+		rate, rateEv, known := nicPortRate(inc, r.Device)
+		if r.PeakRate > 0 && inc.Options.NICSpeed == 0 {
+			rate, rateEv, known = r.PeakRate, r.PeakRateEvidence, true
+		}
+		if !known {
+			return []Finding{perPerftest(Finding{
+				ID: "perftest.bw.unjudged", Severity: Info, Layer: LayerNCCL,
+				Title:     fmt.Sprintf("%s: best %s; the NIC line rate is not known, so it is not judged", r.Name(), rateText(best.BWAvg)),
+				Evidence:  []Evidence{best.Evidence},
+				Mechanism: "No input states the port speed (ibv_devinfo -v active_speed×active_width, ethtool <if> Speed, a dmesg link-up line), and perftest bandwidth means little without it.",
+				Fix:       "Pass --nic-speed (e.g. --nic-speed 100G) or add ibv_devinfo -v output.",
+			}, r, "perftest bandwidth not judged")}
+		}
+		frac := float64(r.PerDirection(best.BWAvg)) / float64(rate)
+		ev := evidenceInOrder([]Evidence{best.Evidence, rateEv})
+		if frac >= bwLowFraction {
+			return []Finding{perPerftest(Finding{
+				ID: "perftest.bw.ok", Severity: Info, Layer: LayerNCCL,
+				Title:     fmt.Sprintf("%s: best %s = %.0f%% of the %s link rate%s: the RDMA path itself is healthy", r.Name(), rateText(best.BWAvg), 100*frac, rateText(rate), dirShort(r)),
+				Evidence:  ev,
+				Mechanism: "A single QP near line rate rules out the NIC, PCIe, MTU and the path between the two hosts; if the job is still slow, look at the collective (NCCL transport, GPUDirect RDMA, channels) and at congestion that only many flows create.",
+			}, r, "perftest near line rate")}
+		}
+		sev := Warn
+		if frac < bwBrokenFraction {
+			sev = Error
+		}
+		size := "(message size not given)"
+		if best.Bytes > 0 {
+			size = fmt.Sprintf("at %s messages", unit.Bytes(best.Bytes))
+		}
+		dir := "unidirectional"
+		if r.Bidirectional {
+			dir = "bidirectional (both directions counted)"
+		}
+		mech := fmt.Sprintf("A single RC QP of ib_write_bw reaches 90–97%% of line rate at ≥64 KiB messages on a healthy RoCE link; this %s run reached %.0f%% of it. ", dir, 100*frac) +
+			"Far less points below the application: PCIe width or generation, the NIC on a different NUMA node than the buffers, MTU 1024, a lossy fabric forcing go-back-N retransmission, or PFC pauses from a slow receiver."
+		if strings.Contains(r.Test, "read") {
+			mech += " ib_read_bw is also bounded by outstanding reads per QP (Outstand reads, max_qp_rd_atom)."
+		}
+		if r.Summary {
+			mech += " These numbers come from an author-made summary table; MB/s is read as perftest's MB/sec (2^20 bytes/s)."
+		}
+		return []Finding{perPerftest(Finding{
+			ID: "perftest.bw.low", Severity: sev, Layer: LayerNCCL,
+			Title:    fmt.Sprintf("%s: best %s %s = %.0f%% of the %s link rate%s", r.Name(), rateText(best.BWAvg), size, 100*frac, rateText(rate), dirShort(r)),
+			Evidence: ev, Mechanism: mech,
+			Fix: "Check dmesg for the NIC's PCIe line (x16 at the card's generation), run perftest on the NIC's NUMA node (numactl -N <node> -m <node>), with --report_gbits -q 4 to rule out a single-QP limit, and read hw_counters before/after for out_of_sequence and CNPs; MTU must be 4096 on RoCE.",
+		}, r, "perftest bandwidth below line rate")}
+	})
 }
 
-// gbps formats a rate as "397.0 Gb/s".
+// rateText formats a rate as "397.0 Gb/s".
 func rateText(r unit.BitRate) string { return fmt.Sprintf("%.1f Gb/s", r.Gbps()) }
 
 func dirShort(r *ingest.PerftestRun) string {
@@ -236,23 +218,19 @@ const mtuMechanism = "RoCE's path MTU is the largest IB MTU (256–4096) that fi
 
 // checkMTU reports RoCE ports and runs at an IB MTU below 4096.
 func checkMTU(inc *Incident) []Finding {
-	var fs []Finding
-	for _, p := range All[*ingest.Perftest](inc) {
-		for i := range p.Runs {
-			r := &p.Runs[i]
-			if r.LinkType != "Ethernet" || r.MTU <= 0 || r.MTU >= 4096 {
-				continue
-			}
-			nd := nameOr(netdevOf(inc, r.Device), "<netdev>")
-			fs = append(fs, Finding{
-				ID: "perftest.mtu.small", Severity: Warn, Layer: LayerNCCL,
-				Title:     fmt.Sprintf("%s: RoCE MTU %d (netdev MTU below 4192, e.g. 1500)", runName(r), r.MTU),
-				Evidence:  evidenceInOrder([]Evidence{r.Fields["Mtu"], r.Fields["Link type"]}),
-				Mechanism: mtuMechanism,
-				Fix:       fmt.Sprintf("ip link set %s mtu 9000 on both hosts (and jumbo frames on every switch port in the path); ibv_devinfo must then show active_mtu: 4096 (5).", nd),
-			})
+	fs := perRun(inc, func(r *ingest.PerftestRun) []Finding {
+		if r.LinkType != "Ethernet" || r.MTU <= 0 || r.MTU >= 4096 {
+			return nil
 		}
-	}
+		nd := nameOr(netdevOf(inc, r.Device), "<netdev>")
+		return []Finding{perPerftest(Finding{
+			ID: "perftest.mtu.small", Severity: Warn, Layer: LayerNCCL,
+			Title:     fmt.Sprintf("%s: RoCE MTU %d (netdev MTU below 4192, e.g. 1500)", r.Name(), r.MTU),
+			Evidence:  evidenceInOrder([]Evidence{r.Fields["Mtu"], r.Fields["Link type"]}),
+			Mechanism: mtuMechanism,
+			Fix:       fmt.Sprintf("ip link set %s mtu 9000 on both hosts (and jumbo frames on every switch port in the path); ibv_devinfo must then show active_mtu: 4096 (5).", nd),
+		}, r, "RoCE MTU below 4096", nd, "<netdev>")}
+	})
 	for _, d := range All[*ingest.Devinfo](inc) {
 		for _, dev := range d.Devices {
 			for _, pt := range dev.Ports {
@@ -266,7 +244,7 @@ func checkMTU(inc *Incident) []Finding {
 					Evidence:  evidenceInOrder([]Evidence{pt.Evidence["active_mtu"], pt.Evidence["link_layer"]}),
 					Mechanism: mtuMechanism,
 					Fix:       fmt.Sprintf("ip link set %s mtu 9000 on every host (and jumbo frames on the switches).", nd),
-				})
+				}.per(gidWhere(dev.Host, dev.Name)+fmt.Sprintf(" port %d", pt.Port), "port", "RoCE active_mtu below 4096", dev.Name, "<dev>", nd, "<netdev>"))
 			}
 		}
 	}

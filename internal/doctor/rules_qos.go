@@ -14,10 +14,6 @@ func qosRules() []Rule {
 	}
 }
 
-// roceDSCP is the DSCP RoCE is conventionally marked with: 26, i.e.
-// NCCL_IB_TC / cma_roce_tos 106 (TOS = DSCP<<2 | ECT(0)).
-const roceDSCP = 26
-
 // checkQoS checks one mlnx_qos dump: PFC on the RoCE priority, trust
 // dscp, and the priority DSCP 26 maps to.
 func checkQoS(inc *Incident) []Finding {
@@ -33,23 +29,20 @@ func checkQoS(inc *Incident) []Finding {
 func checkQoSConfig(c *ingest.QoSConfig) []Finding {
 	var fs []Finding
 	dev := nameOr(c.Interface, "<if>")
-	name := nameOr(c.Interface, "mlnx_qos")
-	rocePrio, mapped := 3, false
-	if c.Trust == "dscp" {
-		if p, ok := c.DSCPPrio(roceDSCP); ok {
-			rocePrio, mapped = p, true
-		}
-	}
+	name := c.Name()
+	rocePrio, mapped := c.RoCEPriority()
+	roceDSCP := ingest.RoCEDSCP
 	pfc := c.PFCPrios()
+	per := func(f Finding, group string) Finding { return f.per(name, "interface", group, c.Interface, "<if>") }
 	if c.Trust == "pcp" {
-		fs = append(fs, Finding{
+		fs = append(fs, per(Finding{
 			ID: "qos.trust.pcp", Severity: Warn, Layer: LayerFabric,
 			Title:    name + ": priority trust is pcp",
 			Evidence: []Evidence{c.Evidence["trust"]},
 			Mechanism: "With trust pcp the NIC classifies received traffic by the VLAN PCP bits. RoCEv2 is IP/UDP: on a routed (L3) fabric frames are untagged or re-tagged at every hop, so PCP does not survive and RoCE falls to priority 0, outside PFC; DSCP in the IP header is what survives routing. " +
 				"The switches must then classify on DSCP as well.",
 			Fix: fmt.Sprintf("mlnx_qos -i %s --trust dscp (DSCP 24–31 map to priority 3 by default); mark RoCE with DSCP 26: NCCL_IB_TC=106, cma_roce_tos -d <dev> -t 106.", dev),
-		})
+		}, "Priority trust is pcp"))
 	}
 	if c.PFCKnown {
 		var ev []Evidence
@@ -58,26 +51,26 @@ func checkQoSConfig(c *ingest.QoSConfig) []Finding {
 		}
 		switch {
 		case len(pfc) == 0:
-			fs = append(fs, Finding{
+			fs = append(fs, per(Finding{
 				ID: "qos.pfc.disabled", Severity: Error, Layer: LayerFabric,
 				Title:    name + ": PFC is disabled on every priority",
 				Evidence: ev,
 				Mechanism: "Without PFC the NIC neither honours nor sends per-priority pause, so RoCE is lossy: when a switch queue fills it drops, and RC recovers by go-back-N and ACK timeouts. " +
 					"Unless the fabric is deliberately run lossy (Resilient RoCE with ECN only), RoCE needs PFC on its priority on the NICs and every switch port.",
-				Fix: fmt.Sprintf("mlnx_qos -i %s --trust dscp --pfc 0,0,0,1,0,0,0,0 on every host, PFC on priority 3 on the switch ports, and NCCL_IB_TC=106 so RoCE uses DSCP 26 → priority 3.", dev),
-			})
+				Fix: fmt.Sprintf("mlnx_qos -i %s --trust dscp --pfc %s on every host, PFC on priority %d on the switch ports, and %s.", dev, pfcVector([]int{rocePrio}), rocePrio, markInto(rocePrio)),
+			}, "PFC disabled on every priority"))
 		case !hasPrio(pfc, rocePrio):
 			if mapped {
 				ev = append(ev, c.Evidence[fmt.Sprintf("dscp2prio:%d", rocePrio)])
 			}
-			fs = append(fs, Finding{
+			fs = append(fs, per(Finding{
 				ID: "qos.pfc.disabled", Severity: Warn, Layer: LayerFabric,
 				Title:    fmt.Sprintf("%s: PFC is on priority %s but not on %d, where DSCP %d (NCCL_IB_TC=106) lands", name, prioList(pfc), rocePrio, roceDSCP),
 				Evidence: evidenceInOrder(ev),
 				Mechanism: fmt.Sprintf("RoCE marked DSCP %d maps to priority %d here, which PFC does not protect, so it is lossy; PFC protects priority %s instead. ", roceDSCP, rocePrio, prioList(pfc)) +
 					"Either RoCE is marked into a protected priority by a non-default traffic class, or the lossless class is configured on the wrong priority.",
-				Fix: fmt.Sprintf("Make them agree: mlnx_qos -i %s --pfc %s (and the switch), or mark RoCE with a DSCP that maps to priority %s (NCCL_IB_TC = DSCP×4+2).", dev, pfcVector([]int{rocePrio}), prioList(pfc)),
-			})
+				Fix: fmt.Sprintf("Make them agree: mlnx_qos -i %s --pfc %s (and the switch), or %s.", dev, pfcVector([]int{rocePrio}), markInto(pfc[0])),
+			}, "PFC not on the RoCE priority"))
 		}
 	}
 	if c.Trust == "dscp" && c.PFCKnown && len(pfc) == 1 && pfc[0] == rocePrio {
@@ -108,21 +101,12 @@ func checkQoSConfig(c *ingest.QoSConfig) []Finding {
 		if strings.HasPrefix(c.DCBX, "Firmware") {
 			mech += " DCBX is firmware-controlled: the switch's DCBX/LLDP advertisements can override these settings, so the switch must advertise the same PFC priority."
 		}
-		fs = append(fs, Finding{
+		fs = append(fs, per(Finding{
 			ID: "qos.ok", Severity: Info, Layer: LayerFabric,
 			Title:     fmt.Sprintf("%s: PFC on priority %d only, trust dscp%s: lossless config looks right", name, rocePrio, extra),
 			Evidence:  evidenceInOrder(ev),
 			Mechanism: mech,
-		})
+		}, "Lossless config looks right"))
 	}
 	return fs
-}
-
-func hasPrio(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }

@@ -2,7 +2,6 @@ package doctor
 
 import (
 	"fmt"
-	"strings"
 
 	"rocelab/internal/ingest"
 )
@@ -19,36 +18,26 @@ const ecnHeavyFraction = 0.01
 
 // checkRetransmission reports RC loss recovery in hw_counters.
 func checkRetransmission(inc *Incident) []Finding {
-	samples, _ := ctrSamples(inc)
-	var fs []Finding
-	for i := range samples {
-		s := &samples[i]
-		var rs []ingest.Reading
-		timeouts := false
-		for _, n := range ingest.RetransmissionNames {
-			if r, ok := s.Get(n); ok && r.Value > 0 {
-				rs = append(rs, r)
-				timeouts = timeouts || n == "local_ack_timeout_err"
-			}
-		}
+	return perSample(inc, "", func(s *ingest.CounterSample) []Finding {
+		rs := s.Retransmissions()
 		if len(rs) == 0 {
-			continue
+			return nil
 		}
 		sev := Warn
-		if timeouts {
+		if r, ok := s.Get("local_ack_timeout_err"); ok && r.Value > 0 {
 			sev = Error
 		}
-		sev = weaken(sev, s.IsDelta())
-		fs = append(fs, Finding{
-			ID: "counters.retransmission", Severity: sev, Layer: LayerFabric,
-			Title:    fmt.Sprintf("%s: RC retransmissions: %s", s.Name(), readingsText(rs)),
+		netdev := nameOr(netdevOf(inc, s.Device), "<netdev>")
+		want := losslessPrios(inc, s).target(3)
+		return []Finding{Finding{
+			ID: "counters.retransmission", Severity: weaken(sev, s.IsDelta()), Layer: LayerFabric,
+			Title:    fmt.Sprintf("%s: RC retransmissions: %s", s.Name(), ingest.ReadingsText(rs)),
 			Evidence: readingsEvidence(rs...),
 			Mechanism: "RoCE RC does retransmit: a lost packet makes the responder count out_of_sequence and NAK, and the requester (packet_seq_err) resends everything from that PSN (go-back-N); a lost tail or ACK is recovered only when the ACK timer fires (local_ack_timeout_err), 4.096 µs·2^timeout per attempt, about 4.3 s at NCCL_IB_TIMEOUT=20 unless adaptive retransmission shortens it. " +
 				"The QP fails with IBV_WC_RETRY_EXC_ERR (status 12) only after retry_cnt attempts; until then loss shows as lost bandwidth, not errors. Counted " + window(s) + ".",
-			Fix: "Find where packets drop: PFC on the RoCE priority end to end (mlnx_qos -i <if> --trust dscp --pfc 0,0,0,1,0,0,0,0 and the same priority on the switch), rx_discards_phy / rx_prioN_discards on both NICs, switch egress drops, and ECN marking (np_ecn_marked_roce_packets) starting before buffers fill.",
-		})
-	}
-	return fs
+			Fix: fmt.Sprintf("Find where packets drop: PFC on the RoCE priority end to end (mlnx_qos -i %s --trust dscp --pfc %s and the same priority on the switch), rx_discards_phy / rx_prioN_discards in ethtool -S %s on both hosts, switch egress drops, and ECN marking (np_ecn_marked_roce_packets) starting before buffers fill.", netdev, pfcVector([]int{want}), netdev),
+		}.per(s.Name(), "port", "RC retransmissions", s.Device, "<dev>", netdev, "<netdev>")}
+	})
 }
 
 // roceRxPackets finds the received RoCE packet count for an hw_counters
@@ -91,38 +80,27 @@ func roceRxPackets(inc *Incident, s *ingest.CounterSample, samples []ingest.Coun
 // checkECN weighs ECN marking and CNPs against RoCE traffic.
 func checkECN(inc *Incident) []Finding {
 	samples, _ := ctrSamples(inc)
-	var fs []Finding
-	for i := range samples {
-		s := &samples[i]
-		if s.Kind != ingest.KindHWCounters {
-			continue
-		}
-		var rs []ingest.Reading
-		var marked uint64
-		for _, n := range []string{ingest.NPECNMarked, ingest.NPCNPSent, ingest.RPCNPHandled, ingest.RPCNPIgnored} {
-			if r, ok := s.Get(n); ok && r.Value > 0 {
-				rs = append(rs, r)
-				if n == ingest.NPECNMarked {
-					marked = r.Value
-				}
-			}
-		}
+	return perSample(inc, ingest.KindHWCounters, func(s *ingest.CounterSample) []Finding {
+		rs := s.Nonzero(ingest.NPECNMarked, ingest.NPCNPSent, ingest.RPCNPHandled, ingest.RPCNPIgnored)
 		if len(rs) == 0 {
-			continue
+			return nil
+		}
+		var marked uint64
+		if rs[0].Name == ingest.NPECNMarked {
+			marked = rs[0].Value
 		}
 		rx, haveRx := roceRxPackets(inc, s, samples)
 		if haveRx && marked > 0 && float64(marked) >= ecnHeavyFraction*float64(rx.Value) {
-			fs = append(fs, Finding{
+			return []Finding{perPort(Finding{
 				ID: "counters.ecn.heavy_marking", Severity: Warn, Layer: LayerFabric,
-				Title:    fmt.Sprintf("%s: heavy ECN marking: %.2f%% of received RoCE packets carried CE (%s)", s.Name(), percentOf(marked, rx.Value), readingsText(rs)),
+				Title:    fmt.Sprintf("%s: heavy ECN marking: %.2f%% of received RoCE packets carried CE (%s)", s.Name(), percentOf(marked, rx.Value), ingest.ReadingsText(rs)),
 				Evidence: readingsEvidence(append(rs, rx)...),
 				Mechanism: fmt.Sprintf("Heavy here means at least %.0f%% of received RoCE packets ECN-marked, the DCQCN paper's Pmax: averaged over the window, the switch queue toward this NIC sat at or above Kmax much of the time. ", 100*ecnHeavyFraction) +
 					"Each mark makes this NIC send CNPs (np_cnp_sent) and the senders cut their rate (rp_cnp_handled on their side): the fabric is persistently congested toward this port (incast, ECMP collisions, or a slow receiver), so throughput is held below line rate. Counted " + window(s) + ".",
 				Fix: "Look for the hot spot: incast fan-in to this host, ECMP polarisation (RoCE entropy is only the UDP source port; raise NCCL_IB_QPS_PER_CONNECTION), or a receiver that pauses (rx_prioN_pause_duration). If the marking is early rather than the queue deep, raise the switch's ECN Kmin/Kmax toward 2–3×BDP.",
-			})
-			continue
+			}, s, "Heavy ECN marking")}
 		}
-		title := fmt.Sprintf("%s: ECN/DCQCN active: %s", s.Name(), readingsText(rs))
+		title := fmt.Sprintf("%s: ECN/DCQCN active: %s", s.Name(), ingest.ReadingsText(rs))
 		mech := "The switch marks ECN and the NICs answer with CNPs and rate cuts: congestion control is working. "
 		if haveRx {
 			title += fmt.Sprintf(" (%.3f%% of received RoCE packets marked, below the %.0f%% heavy threshold)", percentOf(marked, rx.Value), 100*ecnHeavyFraction)
@@ -130,35 +108,27 @@ func checkECN(inc *Incident) []Finding {
 		} else {
 			mech += "No RoCE packet count was found to weigh the marks against; add `ethtool -S <netdev>` (rx_vport_rdma_unicast_packets) from the same moment. "
 		}
-		fs = append(fs, Finding{
+		return []Finding{perPort(Finding{
 			ID: "counters.ecn.marking", Severity: Info, Layer: LayerFabric,
 			Title: title, Evidence: readingsEvidence(rs...),
 			Mechanism: mech + "Counted " + window(s) + ".",
-		})
-	}
-	return fs
+			Fix:       "Nothing to change while marking stays light; compare np_ecn_marked_roce_packets with the RoCE packets received over a before/after pair if throughput is low.",
+		}, s, "ECN/DCQCN active")}
+	})
 }
 
 // checkNoRoCE says when a full mlx5 ethtool dump shows no RDMA traffic at
 // all: whatever was slow, it was not RoCE on this port.
 func checkNoRoCE(inc *Incident) []Finding {
-	samples, _ := ctrSamples(inc)
-	var fs []Finding
-	for i := range samples {
-		s := &samples[i]
-		if s.Kind != ingest.KindEthtool || !s.HasVportCounters() {
-			continue
+	return perSample(inc, ingest.KindEthtool, func(s *ingest.CounterSample) []Finding {
+		if roce, _ := s.CarriesRoCE(); roce || !s.HasVportCounters() {
+			return nil
 		}
 		var rs []ingest.Reading
-		moved := false
 		for _, d := range []ingest.Dir{ingest.RX, ingest.TX} {
 			if r, ok := s.RoCEPackets(d); ok {
 				rs = append(rs, r)
-				moved = moved || r.Value > 0
 			}
-		}
-		if moved {
-			continue
 		}
 		var ev []Evidence
 		if len(rs) > 0 {
@@ -166,15 +136,15 @@ func checkNoRoCE(inc *Incident) []Finding {
 		} else if r, ok := s.Get("rx_vport_unicast_packets"); ok {
 			ev = r.Evidence
 		}
-		fs = append(fs, Finding{
+		return []Finding{perPort(Finding{
 			ID: "counters.roce.absent", Severity: Info, Layer: LayerRDMA,
 			Title:    fmt.Sprintf("%s: no RoCE traffic counted (rx/tx_vport_rdma_unicast_packets zero or absent from a full dump)", s.Name()),
 			Evidence: ev,
 			Mechanism: "mlx5 counts RDMA traffic separately in the rx/tx_vport_rdma_* counters; with those at zero everything this port moved was Ethernet (kernel or XDP), so RDMA findings do not apply to it. " +
 				"If the job was meant to use RoCE here, it fell back to TCP or used another port. Counted " + window(s) + ".",
-		})
-	}
-	return fs
+			Fix: "If RoCE was expected on this port: check NCCL's transport (NCCL_DEBUG=INFO shows 'Using network IB' and NET/IB channels), that NCCL_IB_HCA names this port's RDMA device, and `rdma link` / show_gids for the device-to-netdev mapping.",
+		}, s, "No RoCE traffic counted")}
+	})
 }
 
 // checkCounterCaps reports dumps or counters dropped by the memory caps.
@@ -183,18 +153,21 @@ func checkCounterCaps(inc *Incident) []Finding {
 	if omitted == 0 {
 		return nil
 	}
-	var srcs []string
+	limits := fmt.Sprintf("beyond the limits of %d dumps per input and %d counters per dump", ingest.MaxSamples, ingest.MaxCountersPerDump)
+	var ev []Evidence
 	for _, e := range All[*ingest.EthtoolStats](inc) {
 		if e.Omitted > 0 {
-			srcs = append(srcs, e.Source())
+			ev = append(ev, Evidence{File: e.Source(), Text: fmt.Sprintf("%d ethtool dumps or counters %s", e.Omitted, limits)})
 		}
 	}
 	for _, h := range All[*ingest.HWCounters](inc) {
 		if h.Omitted > 0 {
-			srcs = append(srcs, h.Source())
+			ev = append(ev, Evidence{File: h.Source(), Text: fmt.Sprintf("%d hw_counters dumps or counters %s", h.Omitted, limits)})
 		}
 	}
-	ev := []Evidence{{File: strings.Join(srcs, ", "), Text: fmt.Sprintf("%d counter dumps or counters beyond the limits of %d dumps per input and %d counters per dump", omitted, ingest.MaxSamples, ingest.MaxCountersPerDump)}}
+	if len(ev) == 0 {
+		ev = append(ev, Evidence{File: "(joined inputs)", Text: fmt.Sprintf("%d port samples %s", omitted, limits)})
+	}
 	return []Finding{{
 		ID: "input.partial", Severity: Warn, Layer: LayerInput,
 		Title:     "some counter dumps were not read",

@@ -101,7 +101,7 @@ func (c shellCommand) hasFlag(names ...string) bool {
 	return false
 }
 
-// validName reports whether s can be an interface, device or host name:
+// isIdentName reports whether s can be an interface, device or host name:
 // a letter or digit first, then letters, digits and "_.:@-", at most 64
 // bytes.
 func isIdentName(s string) bool {

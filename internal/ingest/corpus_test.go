@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 )
@@ -14,15 +13,7 @@ const corpusDir = "../../testdata/corpus"
 // readCorpus parses one corpus file and returns its artifacts by kind.
 func readCorpus(t testing.TB, rel string) map[Kind]Artifact {
 	t.Helper()
-	f, err := os.Open(filepath.Join(corpusDir, rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	res, err := Read(rel, f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := readFile(t, filepath.Join(corpusDir, rel), rel)
 	out := map[Kind]Artifact{}
 	for _, a := range res.Artifacts {
 		out[a.Kind()] = a

@@ -69,18 +69,26 @@ func (s *CounterSample) PFCTotal(d Dir) (Reading, bool) {
 // PFCEnabledByCounters returns the priorities whose PFC counters mlx5
 // prints. mlx5 prints rx_prioN_pause only for priorities with PFC enabled
 // (and rx_global_pause only when 802.3x pause is on), so on mlx5 this is the
-// NIC's PFC configuration. ok is false when the dump has no mlx5 per-priority
-// traffic counters to judge by.
+// NIC's PFC configuration; an empty list means PFC is off on every
+// priority. ok is false when no pause counter appears and the dump does not
+// list the mlx5 per-priority counters of every priority (bytes and packets
+// of priorities 0 and 7), as in a paste filtered with grep, where a missing
+// pause counter proves nothing; unless it prints rx/tx_global_pause: mlx5
+// runs either 802.3x pause or PFC, never both.
 func (s *CounterSample) PFCEnabledByCounters() (prios []int, ok bool) {
-	if !s.Has("rx_prio0_bytes") && !s.Has("tx_prio0_bytes") {
-		return nil, false
+	full := func(d Dir) bool {
+		return s.Has(fmt.Sprintf("%s_prio0_bytes", d)) && s.Has(fmt.Sprintf("%s_prio0_packets", d)) && s.Has(fmt.Sprintf("%s_prio7_bytes", d))
 	}
 	for p := 0; p < 8; p++ {
 		if s.Has(fmt.Sprintf("rx_prio%d_pause", p)) || s.Has(fmt.Sprintf("tx_prio%d_pause", p)) {
 			prios = append(prios, p)
 		}
 	}
-	return prios, true
+	if len(prios) > 0 {
+		return prios, true
+	}
+	global := s.Has("rx_global_pause") || s.Has("tx_global_pause")
+	return nil, full(RX) || full(TX) || global && (s.Has("rx_prio0_bytes") || s.Has("tx_prio0_bytes"))
 }
 
 // GlobalPause returns the IEEE 802.3x (link-level, all-priority) pause

@@ -191,11 +191,7 @@ func (p *devinfoParser) field(l Line, key, val string) {
 		if err != nil {
 			return
 		}
-		if len(d.Ports) >= maxDevinfoPorts {
-			p.out.Omitted++
-			return
-		}
-		d.Ports = append(d.Ports, DevinfoPort{Port: n, Evidence: map[string]Evidence{"port": ev}})
+		d.Ports = appendCapped(d.Ports, DevinfoPort{Port: n, Evidence: map[string]Evidence{"port": ev}}, maxDevinfoPorts, &p.out.Omitted)
 		return
 	}
 	if len(d.Ports) == 0 && key != "state" && key != "active_mtu" && key != "link_layer" && key != "max_mtu" &&

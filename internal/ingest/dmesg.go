@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -65,6 +66,24 @@ func (d *Dmesg) Source() string { return d.src }
 // Lines returns how many lines were recognised.
 func (d *Dmesg) Lines() int { return d.lines }
 
+// Bottlenecks reports the NICs whose PCIe link the kernel says runs below
+// what the device is capable of, capped at the bandwidth the link gives.
+func (d *Dmesg) Bottlenecks() []Bottleneck {
+	var out []Bottleneck
+	for _, l := range d.PCIe {
+		if !l.Limited() {
+			continue
+		}
+		out = append(out, Bottleneck{
+			What:     fmt.Sprintf("%s %s on a PCIe %.1f GT/s x%d link (capable of %.1f GT/s x%d)", l.Driver, l.Device, l.GTs, l.Width, l.CapableGTs, l.CapableWidth),
+			Cap:      l.Available,
+			Device:   l.Device,
+			Evidence: []Evidence{l.Evidence},
+		})
+	}
+	return out
+}
+
 // LinkSpeeds returns the speeds of link-up lines.
 func (d *Dmesg) LinkSpeeds() []LinkSpeed {
 	var out []LinkSpeed
@@ -90,21 +109,13 @@ func (p *dmesgParser) Feed(l Line) {
 	case strings.Contains(msg, "available PCIe bandwidth"):
 		if pl, ok := parsePCIeLine(msg); ok {
 			pl.Evidence = At(p.out.src, l)
-			if len(p.out.PCIe) < maxDmesgEvents {
-				p.out.PCIe = append(p.out.PCIe, pl)
-			} else {
-				p.out.Omitted++
-			}
+			p.out.PCIe = appendCapped(p.out.PCIe, pl, maxDmesgEvents, &p.out.Omitted)
 			p.out.lines++
 		}
 	case strings.Contains(msg, "ink") && isLinkEvent(strings.ToLower(msg)):
 		if e, ok := parseLinkLine(msg); ok {
 			e.Evidence = At(p.out.src, l)
-			if len(p.out.Links) < maxDmesgEvents {
-				p.out.Links = append(p.out.Links, e)
-			} else {
-				p.out.Omitted++
-			}
+			p.out.Links = appendCapped(p.out.Links, e, maxDmesgEvents, &p.out.Omitted)
 			p.out.lines++
 		}
 	case msg != t && (strings.HasPrefix(msg, "mlx5_core ") || strings.HasPrefix(msg, "mlx5_ib") || strings.HasPrefix(msg, "bnxt_en ")):

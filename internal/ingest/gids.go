@@ -78,12 +78,8 @@ func (p *showGIDsParser) Feed(l Line) {
 		return
 	}
 	p.out.lines++
-	if len(p.out.Entries) >= MaxGIDEntries {
-		p.out.Omitted++
-		return
-	}
 	e.Host, e.Evidence = p.host, At(p.out.src, l)
-	p.out.Entries = append(p.out.Entries, e)
+	p.out.Entries = appendCapped(p.out.Entries, e, MaxGIDEntries, &p.out.Omitted)
 }
 
 // parseShowGIDsRow parses DEV PORT INDEX GID [IPv4] VER [NETDEV].

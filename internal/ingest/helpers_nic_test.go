@@ -16,12 +16,25 @@ func nicCorpusPath(rel string) string {
 // readCorpus reads a corpus copy through every parser.
 func nicReadCorpus(t *testing.T, rel string) *Result {
 	t.Helper()
-	f, err := os.Open(nicCorpusPath(rel))
+	return readFile(t, nicCorpusPath(rel), rel)
+}
+
+// readSynthetic reads a labelled synthetic fixture from testdata/synthetic.
+func readSynthetic(t *testing.T, name string) *Result {
+	t.Helper()
+	path := filepath.Join("..", "..", "testdata", "synthetic", name)
+	return readFile(t, path, path)
+}
+
+// readFile reads the file at path, named name, through every parser.
+func readFile(t testing.TB, path, name string) *Result {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	res, err := Read(rel, f)
+	res, err := Read(name, f)
 	if err != nil {
 		t.Fatal(err)
 	}

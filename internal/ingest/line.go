@@ -151,3 +151,13 @@ func stripMPITag(s string) string {
 	}
 	return s
 }
+
+// appendCapped appends x to xs unless xs already holds limit items, in
+// which case it counts x in *omitted instead.
+func appendCapped[T any](xs []T, x T, limit int, omitted *int) []T {
+	if len(xs) >= limit {
+		*omitted++
+		return xs
+	}
+	return append(xs, x)
+}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -86,6 +87,65 @@ func (c *QoSConfig) PFCPrios() []int {
 	for p, on := range c.PFC {
 		if on {
 			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// RoCEDSCP is the DSCP RoCE is conventionally marked with: 26, i.e.
+// NCCL_IB_TC or cma_roce_tos 106 (TOS = DSCP<<2 | ECT(0)).
+const RoCEDSCP = 26
+
+// RoCEPriority returns the priority RoCE marked with DSCP 26 lands on: the
+// dscp2prio map's when the port trusts DSCP and the dump prints the map,
+// else 3, the usual lossless priority. mapped says whether the dump said.
+func (c *QoSConfig) RoCEPriority() (prio int, mapped bool) {
+	if c.Trust == "dscp" {
+		if p, ok := c.DSCPPrio(RoCEDSCP); ok {
+			return p, true
+		}
+	}
+	return 3, false
+}
+
+// PFCOn reports whether PFC is enabled on priority p.
+func (c *QoSConfig) PFCOn(p int) bool { return p >= 0 && p < 8 && c.PFC[p] }
+
+// Name is the interface, after the host when the prompt shows it, or
+// "mlnx_qos" when the dump names neither.
+func (c *QoSConfig) Name() string {
+	n := c.Interface
+	if n == "" {
+		n = "mlnx_qos"
+	}
+	if c.Host != "" {
+		n = c.Host + " " + n
+	}
+	return n
+}
+
+// Bottlenecks reports the configs that leave RoCE lossy: trust pcp (routed
+// RoCE carries no PCP and falls to priority 0), PFC off on every priority,
+// or PFC on priorities other than the one DSCP 26 lands on.
+func (m *MlnxQoS) Bottlenecks() []Bottleneck {
+	var out []Bottleneck
+	for i := range m.Configs {
+		c := &m.Configs[i]
+		if c.Trust == "pcp" {
+			out = append(out, Bottleneck{What: c.Name() + ": priority trust pcp, so routed RoCE falls to priority 0 outside PFC",
+				Device: c.Interface, Evidence: []Evidence{c.Evidence["trust"]}})
+		}
+		if !c.PFCKnown {
+			continue
+		}
+		prio, _ := c.RoCEPriority()
+		switch {
+		case len(c.PFCPrios()) == 0:
+			out = append(out, Bottleneck{What: c.Name() + ": PFC disabled on every priority, so RoCE is lossy",
+				Device: c.Interface, Evidence: []Evidence{c.Evidence["pfc"]}})
+		case !c.PFCOn(prio):
+			out = append(out, Bottleneck{What: fmt.Sprintf("%s: PFC not on priority %d, where DSCP %d lands, so RoCE is lossy", c.Name(), prio, RoCEDSCP),
+				Device: c.Interface, Evidence: []Evidence{c.Evidence["pfc"]}})
 		}
 	}
 	return out

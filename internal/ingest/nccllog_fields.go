@@ -276,6 +276,8 @@ func wcNumber(s string) int {
 //	Call to ibv_modify_qp failed with error Connection timed out
 //	Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_0:1, curr state INIT, next state RTR, local GID index 3, local GID ::ffff:10.0.0.1, remote GID ::ffff:10.0.0.2
 //	NET/IB: read failed in ncclIbRoceGetVersionNum: Invalid argument
+//
+// Markdown emphasis a paste wraps the line in ("_..._") is dropped.
 func parseSetup(msg string) SetupError {
 	s := SetupError{Errno: -1, GIDIndex: -1, Result: -1}
 	if i := strings.Index(msg, "Call to "); i >= 0 {
@@ -290,7 +292,7 @@ func parseSetup(msg string) SetupError {
 				s.Errno, what = e, m
 			}
 		}
-		s.Message = strings.Clone(strings.TrimSpace(what))
+		s.Message = strings.Clone(strings.TrimRight(strings.TrimSpace(what), "_*`"))
 		for _, p := range parts[1:] {
 			p = strings.TrimSpace(p)
 			switch {

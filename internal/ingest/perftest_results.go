@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -165,4 +166,70 @@ func mibPerSec(v float64) unit.BitRate {
 		b = max
 	}
 	return unit.BitRate(math.Round(b))
+}
+
+// PerftestMinJudgedSize is the smallest message size whose bandwidth says
+// anything about the link: below it a single QP is bound by message rate.
+const PerftestMinJudgedSize = 64 << 10
+
+// Name describes the run: "gpu02: ib_write_bw on mlx5_0".
+func (r *PerftestRun) Name() string {
+	n := r.Test
+	if n == "" {
+		n = "perftest"
+	}
+	if r.Device != "" {
+		n += " on " + r.Device
+	}
+	if r.Host != "" {
+		n = r.Host + ": " + n
+	}
+	return n
+}
+
+// BestBW returns the row with the highest average bandwidth among messages
+// of PerftestMinJudgedSize or more (or of unknown size, in summary tables).
+// ok is false for latency runs and runs without such a row.
+func (r *PerftestRun) BestBW() (best PerftestRow, ok bool) {
+	if r.Latency {
+		return best, false
+	}
+	for _, row := range r.Rows {
+		if (row.Bytes == 0 || row.Bytes >= PerftestMinJudgedSize) && row.BWAvg > best.BWAvg {
+			best = row
+		}
+	}
+	return best, best.BWAvg > 0
+}
+
+// PerDirection returns a bandwidth figure of the run per direction:
+// bidirectional runs count both directions, so half of it.
+func (r *PerftestRun) PerDirection(bw unit.BitRate) unit.BitRate {
+	if r.Bidirectional {
+		return bw / 2
+	}
+	return bw
+}
+
+// Bottlenecks reports the bandwidth every run reached, per direction, as a
+// measured cap: a single RC QP at large messages reaches 90–97% of a healthy
+// link, so a best far below line rate points below the application (PCIe,
+// NUMA, MTU, a lossy fabric). Whether it is far below is for the reader of
+// the line rate to judge.
+func (p *Perftest) Bottlenecks() []Bottleneck {
+	var out []Bottleneck
+	for i := range p.Runs {
+		r := &p.Runs[i]
+		best, ok := r.BestBW()
+		if !ok || len(r.Failures) > 0 {
+			continue
+		}
+		c := r.PerDirection(best.BWAvg)
+		what := fmt.Sprintf("%s reached %.1f Gb/s", r.Name(), c.Gbps())
+		if r.Bidirectional {
+			what += " per direction"
+		}
+		out = append(out, Bottleneck{What: what, Cap: c, Measured: true, Device: r.Device, Evidence: []Evidence{best.Evidence}})
+	}
+	return out
 }

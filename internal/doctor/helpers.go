@@ -1,0 +1,156 @@
+package doctor
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/ingest"
+)
+
+// Helpers shared by the rules: collecting evidence, and the words and lists
+// their titles are made of.
+
+// maxFindingEvidence caps the evidence lines a finding collects with
+// evidence.add.
+const maxFindingEvidence = 12
+
+// evidence collects a finding's lines without duplicates, up to a cap.
+type evidence struct {
+	list []Evidence
+	seen map[Evidence]bool
+}
+
+func (e *evidence) add(evs ...Evidence) {
+	for _, ev := range evs {
+		if ev.File == "" || e.seen[ev] || len(e.list) >= maxFindingEvidence {
+			continue
+		}
+		if e.seen == nil {
+			e.seen = map[Evidence]bool{}
+		}
+		e.seen[ev] = true
+		e.list = append(e.list, ev)
+	}
+}
+
+// sorted returns the lines in input order.
+func (e *evidence) sorted() []Evidence { return sortEvidence(append([]Evidence(nil), e.list...)) }
+
+// sortEvidence orders evidence by file, then line, in place.
+func sortEvidence(ev []Evidence) []Evidence {
+	sort.SliceStable(ev, func(i, j int) bool {
+		if ev[i].File != ev[j].File {
+			return ev[i].File < ev[j].File
+		}
+		return ev[i].Line < ev[j].Line
+	})
+	return ev
+}
+
+// evidenceInOrder orders evidence by file and line and drops repeats and
+// empty entries; unlike evidence.add it keeps every line.
+func evidenceInOrder(ev []Evidence) []Evidence {
+	sortEvidence(ev)
+	var out []Evidence
+	for _, e := range ev {
+		if e.File == "" && e.Text == "" || len(out) > 0 && e == out[len(out)-1] {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// appendEvidence adds e to evs in input order unless it is empty or there.
+func appendEvidence(evs []Evidence, e Evidence) []Evidence {
+	var b evidence
+	b.add(evs...)
+	b.add(e)
+	return b.sorted()
+}
+
+// readingsEvidence returns the lines that printed the readings, in order.
+func readingsEvidence(rs ...ingest.Reading) []Evidence {
+	var ev []Evidence
+	for _, r := range rs {
+		ev = append(ev, r.Evidence...)
+	}
+	return evidenceInOrder(ev)
+}
+
+// distinct returns the distinct non-empty strings of xs in first-seen order.
+func distinct(xs []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range xs {
+		if x != "" && !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// list joins up to n items as "a, b, c and 2 more".
+func list(xs []string, n int) string {
+	if len(xs) <= n {
+		return strings.Join(xs, ", ")
+	}
+	return strings.Join(xs[:n], ", ") + fmt.Sprintf(" and %d more", len(xs)-n)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+func nameOr(name, placeholder string) string {
+	if name == "" {
+		return placeholder
+	}
+	return name
+}
+
+func percentOf(a, b uint64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return 100 * float64(a) / float64(b)
+}
+
+// prioList formats priorities as "3" or "3,4", or "none".
+func prioList(ps []int) string { return ingest.PrioList(ps) }
+
+// pfcVector returns mlnx_qos's --pfc argument, "0,0,0,1,0,0,0,0", for the
+// given priorities.
+func pfcVector(ps []int) string {
+	v := []string{"0", "0", "0", "0", "0", "0", "0", "0"}
+	for _, p := range ps {
+		if p >= 0 && p < 8 {
+			v[p] = "1"
+		}
+	}
+	return strings.Join(v, ",")
+}
+
+func hasPrio(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// markInto says how to mark RoCE into priority p with the default
+// DSCP-to-priority map (DSCP 8p..8p+7 → p): for 3, DSCP 26 is TOS 106.
+func markInto(p int) string {
+	if p == 3 {
+		return "mark RoCE with DSCP 26, which maps to priority 3: TOS 106, so NCCL_IB_TC=106, and for rdma_cm tools cma_roce_tos -d <dev> -t 106"
+	}
+	return fmt.Sprintf("mark RoCE with a DSCP that maps to priority %d (DSCP %d–%d by default): NCCL_IB_TC = DSCP×4+2", p, 8*p, 8*p+7)
+}

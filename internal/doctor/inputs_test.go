@@ -1,0 +1,92 @@
+package doctor
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The corpus pcap directory holds four captures and a provenance note
+// (*.pcap.source) for each: the notes are listed as unknown inputs and
+// reported once, at info level.
+func TestDirectoryUnknownFiles(t *testing.T) {
+	dir := nicTestdata("corpus/pcap")
+	rep := Diagnose([]string{dir}, nil, Options{})
+	unknown := 0
+	for _, in := range rep.Inputs {
+		if in.InDir != dir {
+			t.Errorf("input %s: in_dir %q", in.Path, in.InDir)
+		}
+		if in.Type == "unknown" {
+			unknown++
+			if !strings.HasSuffix(in.Path, ".pcap.source") || in.Error != "" {
+				t.Errorf("unknown input %+v", in)
+			}
+		}
+	}
+	if unknown != 4 {
+		t.Errorf("%d unknown inputs, want 4", unknown)
+	}
+	var un []Finding
+	for _, f := range rep.Findings {
+		if strings.HasPrefix(f.ID, "input.") {
+			un = append(un, f)
+		}
+	}
+	if len(un) != 1 || un[0].ID != "input.unrecognized" || un[0].Severity != Info || len(un[0].Evidence) != 4 ||
+		!strings.Contains(un[0].Title, "4 files found in directories not recognised and skipped") {
+		t.Fatalf("input findings %+v", un)
+	}
+	if rep.ExitCode() != 0 {
+		t.Errorf("exit %d, want 0", rep.ExitCode())
+	}
+}
+
+func TestNamedUnknownFileWarns(t *testing.T) {
+	dir := t.TempDir()
+	readme := filepath.Join(dir, "README")
+	if err := os.WriteFile(readme, []byte("notes about the incident\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	png := filepath.Join(dir, "screenshot.png")
+	if err := os.WriteFile(png, []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Named explicitly: a warning each; nothing usable: exit 2.
+	rep := Diagnose([]string{readme, png}, nil, Options{})
+	n := 0
+	for _, f := range rep.Findings {
+		if f.ID == "input.unrecognized" && f.Severity == Warn {
+			n++
+		}
+	}
+	if n != 2 || rep.ExitCode() != 2 {
+		t.Errorf("%d warnings, exit %d; findings %v", n, rep.ExitCode(), ids(rep.Findings))
+	}
+	if f := find(rep.Findings, "input.unrecognized"); f == nil || !strings.Contains(findingText(rep, "screenshot.png"), "binary data") {
+		t.Errorf("binary file not explained: %+v", rep.Findings)
+	}
+	// Found in a directory: one info finding; still nothing usable: exit 2.
+	rep = Diagnose([]string{dir}, nil, Options{})
+	if len(rep.Findings) != 1 || rep.Findings[0].Severity != Info || rep.ExitCode() != 2 {
+		t.Errorf("findings %v, exit %d", ids(rep.Findings), rep.ExitCode())
+	}
+	// An unreadable path stays a warning.
+	rep = Diagnose([]string{filepath.Join(dir, "missing.txt"), readme}, nil, Options{})
+	if f := find(rep.Findings, "input.unreadable"); f == nil || f.Severity != Warn {
+		t.Errorf("findings %v", ids(rep.Findings))
+	}
+}
+
+// findingText returns the evidence text of the finding citing file.
+func findingText(rep *Report, file string) string {
+	for _, f := range rep.Findings {
+		for _, e := range f.Evidence {
+			if strings.HasSuffix(e.File, file) {
+				return e.Text
+			}
+		}
+	}
+	return ""
+}
