@@ -122,8 +122,17 @@ func checkKeys(file string, node ast.Node, t reflect.Type, path string, errs *Er
 			*errs = append(*errs, at(file, node, path, "expected a list"))
 			return
 		}
+		elem := t.Elem()
+		for elem.Kind() == reflect.Pointer {
+			elem = elem.Elem()
+		}
 		for i, v := range seq.Values {
-			checkKeys(file, v, t.Elem(), fmt.Sprintf("%s[%d]", path, i), errs)
+			item := fmt.Sprintf("%s[%d]", path, i)
+			if _, null := unwrap(v).(*ast.NullNode); (null || unwrap(v) == nil) && elem.Kind() == reflect.Struct {
+				*errs = append(*errs, at(file, v, item, "empty list item: expected a mapping of keys ("+strings.Join(keysOf(elem), ", ")+")"))
+				continue
+			}
+			checkKeys(file, v, t.Elem(), item, errs)
 		}
 	}
 }

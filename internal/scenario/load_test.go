@@ -73,6 +73,8 @@ topology: {kind: single-switch, hosts: 64}
 switch: {buffer: 1MiB}
 traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 			[]string{"bad.yaml:2:18:", "switch.buffer", "headroom"}},
+		{"empty list item", "topology: {kind: single-switch}\ntraffic:\n generators:\n -\n",
+			[]string{"bad.yaml:4:4:", "traffic.generators[0]", "empty list item", "kind"}},
 		{"no traffic", `topology: {kind: single-switch, hosts: 2}`,
 			[]string{"bad.yaml:1:1:", "traffic", "missing"}},
 		{"bad MTU", `
