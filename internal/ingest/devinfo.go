@@ -104,6 +104,9 @@ func NewDevinfoParser(src string) Parser {
 }
 
 func (p *devinfoParser) Feed(l Line) {
+	if l.NCCL {
+		return
+	}
 	t := strings.TrimSpace(l.Text)
 	if c, ok := findCommand(t, "ibv_devinfo"); ok {
 		if d, ok := c.flagValue("-d", "--ib-dev"); ok && isIdentName(d) {

@@ -103,6 +103,9 @@ type dmesgParser struct {
 func NewDmesgParser(src string) Parser { return &dmesgParser{out: Dmesg{src: src}} }
 
 func (p *dmesgParser) Feed(l Line) {
+	if l.NCCL {
+		return
+	}
 	t := strings.TrimSpace(l.Text)
 	msg := stripKernelPrefix(t)
 	switch {

@@ -78,6 +78,9 @@ func NewEthtoolParser(src string) Parser {
 }
 
 func (p *ethtoolParser) Feed(l Line) {
+	if l.NCCL {
+		return
+	}
 	t := strings.TrimSpace(l.Text)
 	if c, ok := findCommand(t, "ethtool"); ok && len(c.Args) > 0 {
 		p.command(c)

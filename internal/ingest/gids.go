@@ -52,10 +52,18 @@ func NewShowGIDsParser(src string) Parser {
 }
 
 func (p *showGIDsParser) Feed(l Line) {
+	if l.NCCL {
+		return
+	}
 	t := strings.TrimSpace(l.Text)
 	if c, ok := findCommand(t, "show_gids"); ok {
 		p.host = c.Host
 		p.out.lines++
+		return
+	}
+	// Every row names its RoCE version; the header and rule start with
+	// DEV and ---. Reject other lines before splitting them.
+	if !strings.Contains(t, "v1") && !strings.Contains(t, "v2") && !strings.HasPrefix(t, "DEV") && !strings.HasPrefix(t, "---") && !strings.HasPrefix(t, "n_gids_found=") {
 		return
 	}
 	f := strings.Fields(t)

@@ -60,6 +60,9 @@ func NewHWCountersParser(src string) Parser {
 }
 
 func (p *hwParser) Feed(l Line) {
+	if l.NCCL {
+		return
+	}
 	t := strings.TrimSpace(l.Text)
 	if i := strings.Index(t, "/sys/class/infiniband/"); i >= 0 {
 		if p.sysfsLine(l, t[i+len("/sys/class/infiniband/"):]) {

@@ -21,6 +21,9 @@ type Line struct {
 	Text string
 	// Truncated is set when the line was longer than MaxLineBytes.
 	Truncated bool
+	// NCCL is set when NCCL printed the line ("NCCL INFO", "NCCL WARN"):
+	// parsers of other formats skip such lines without looking further.
+	NCCL bool
 }
 
 // A LineReader yields cleaned lines from a stream with bounded memory.
@@ -67,7 +70,8 @@ func (lr *LineReader) Next() (Line, error) {
 		break
 	}
 	lr.n++
-	return Line{Num: lr.n, Text: Clean(lr.scratch), Truncated: truncated}, nil
+	text := Clean(lr.scratch)
+	return Line{Num: lr.n, Text: text, Truncated: truncated, NCCL: IsNCCLLine(text)}, nil
 }
 
 // Clean removes what pasting and log collection add to a machine-printed
@@ -160,4 +164,19 @@ func appendCapped[T any](xs []T, x T, limit int, omitted *int) []T {
 		return xs
 	}
 	return append(xs, x)
+}
+
+// IsNCCLLine reports whether NCCL printed the line: it holds "NCCL INFO"
+// or "NCCL WARN" after the host:pid:tid [dev] prefix.
+func IsNCCLLine(s string) bool {
+	for {
+		i := strings.Index(s, "NCCL ")
+		if i < 0 {
+			return false
+		}
+		s = s[i+5:]
+		if strings.HasPrefix(s, "INFO") || strings.HasPrefix(s, "WARN") {
+			return true
+		}
+	}
 }

@@ -225,6 +225,9 @@ func (p *qosParser) field(key string, ev Evidence) *QoSConfig {
 }
 
 func (p *qosParser) Feed(l Line) {
+	if l.NCCL {
+		return
+	}
 	t := strings.TrimSpace(l.Text)
 	ev := At(p.out.src, l)
 	if c, ok := findCommand(t, "mlnx_qos"); ok {

@@ -244,6 +244,9 @@ func (p *perftestParser) newRun(start Evidence) *PerftestRun {
 }
 
 func (p *perftestParser) Feed(l Line) {
+	if l.NCCL {
+		return
+	}
 	t := strings.TrimSpace(l.Text)
 	ev := At(p.out.src, l)
 	if t == "" {
@@ -393,6 +396,15 @@ func perftestTestName(title string) string {
 
 // banner parses "Key : value  Key : value" lines.
 func (p *perftestParser) banner(t string, ev Evidence) bool {
+	// A banner line starts with a known key: reject others before
+	// splitting them into pairs.
+	i := strings.IndexByte(t, ':')
+	if i < 0 || i > 40 {
+		return false
+	}
+	if k := strings.TrimSpace(strings.TrimLeft(t[:i], "| ")); !perftestBannerKeys[k] && !perftestBannerKeys[strings.Join(strings.Fields(k), " ")] {
+		return false
+	}
 	pairs := bannerPairs(t)
 	known := 0
 	for _, kv := range pairs {
