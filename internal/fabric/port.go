@@ -57,8 +57,7 @@ type Port struct {
 	response unit.Time
 	pause    [8]pauseState
 	pausing  uint8 // priorities with a pause state open (bit p = pause[p].active)
-	wakeID   sim.EventID
-	wakeAt   unit.Time
+	wake     sim.Alarm
 
 	pfc      pfcSender
 	watchdog watchdog
@@ -147,7 +146,7 @@ func (pt *Port) Handle(now unit.Time, tag uint64) {
 		pt.net.Pool.Put(f)
 		pt.Kick()
 	case tagWake:
-		pt.wakeID = 0
+		pt.wake.Fired()
 		pt.Kick()
 	case tagPFCRefresh:
 		pt.pfc.refresh(pt, now, int(tag>>8))
@@ -217,17 +216,9 @@ func (pt *Port) armWake(now unit.Time) {
 			next = min(next, ps.end)
 		}
 	}
-	if next == unit.MaxTime {
-		return
+	if next != unit.MaxTime {
+		pt.wake.ArmBy(pt.net.Sched, next, pt, tagWake)
 	}
-	if pt.wakeID != 0 {
-		if pt.wakeAt <= next {
-			return
-		}
-		pt.net.Sched.Cancel(pt.wakeID)
-	}
-	pt.wakeAt = next
-	pt.wakeID = pt.net.Sched.At(next, pt, tagWake)
 }
 
 // receive handles a frame whose last bit has arrived at pt.

@@ -46,8 +46,7 @@ type Standin struct {
 	cfg    Config
 	active []flowState
 	rr     int
-	wakeID sim.EventID
-	wakeAt unit.Time
+	wake   sim.Alarm
 
 	storm stormFault
 }
@@ -119,7 +118,7 @@ func (h *Standin) Dequeue(pt *fabric.Port, paused uint8) *packet.Packet {
 		return p
 	}
 	if earliest != unit.MaxTime {
-		h.armWake(earliest)
+		h.wake.ArmBy(h.net.Sched, earliest, h, tagWake)
 	}
 	return nil
 }
@@ -164,23 +163,11 @@ func (h *Standin) segment(st *flowState, now unit.Time) *packet.Packet {
 	return p
 }
 
-// armWake schedules a kick of the port when a paced flow may send again.
-func (h *Standin) armWake(t unit.Time) {
-	if h.wakeID != 0 {
-		if h.wakeAt <= t {
-			return
-		}
-		h.net.Sched.Cancel(h.wakeID)
-	}
-	h.wakeAt = t
-	h.wakeID = h.net.Sched.At(t, h, tagWake)
-}
-
 // Handle serves the stand-in's events.
 func (h *Standin) Handle(now unit.Time, tag uint64) {
 	switch tag {
 	case tagWake:
-		h.wakeID = 0
+		h.wake.Fired()
 		h.port.Kick()
 	case tagStormStart:
 		h.port.SendXOFF(h.storm.prio)

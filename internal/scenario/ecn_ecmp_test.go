@@ -26,19 +26,7 @@ func (m *markLog) ObserveMark(prio uint8, q int64, p float64, marked bool) {
 // bins, the marks stay within 4 standard deviations of the sum of the
 // per-packet probabilities (a Poisson-binomial count).
 func TestREDMarking(t *testing.T) {
-	s := mustLoad(t, "red.yaml", `
-name: red
-duration: 4ms
-topology: {kind: single-switch, hosts: 3}
-switch:
-  buffer: 1536KiB
-  alpha: 1/8
-  pfc: {priorities: [3], headroom: 64KiB}
-  ecn: {priorities: [3], kmin: 100KB, kmax: 400KB, pmax: 0.2}
-traffic:
-  generators:
-    - {kind: incast, senders: 2, receiver: h2, bytes: 64MiB}
-`)
+	s := redScenario(t, "dequeue")
 	tw, err := Build(s)
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +70,24 @@ traffic:
 		t.Errorf("%v marks, RED expects %.1f ± %.1f (z=%.1f)", to, tm, math.Sqrt(tv), z)
 	}
 	t.Logf("%d of %d dequeues between Kmin and Kmax; marked %v, expected %.1f ± %.1f (z=%.2f)", inside, len(log.q), to, tm, math.Sqrt(tv), z)
+}
+
+// redScenario is a 2:1 incast whose queue PFC holds between Kmin 100 KB
+// and Kmax 400 KB, marking at the given point.
+func redScenario(t *testing.T, at string) *Scenario {
+	return mustLoad(t, "red.yaml", `
+name: red
+duration: 4ms
+topology: {kind: single-switch, hosts: 3}
+switch:
+  buffer: 1536KiB
+  alpha: 1/8
+  pfc: {priorities: [3], headroom: 64KiB}
+  ecn: {priorities: [3], kmin: 100KB, kmax: 400KB, pmax: 0.2, at: `+at+`}
+traffic:
+  generators:
+    - {kind: incast, senders: 2, receiver: h2, bytes: 64MiB}
+`)
 }
 
 func TestREDProbability(t *testing.T) {

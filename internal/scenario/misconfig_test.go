@@ -57,19 +57,7 @@ func TestTrustPCPUntaggedIsLossy(t *testing.T) {
 
 // Marking at enqueue follows the same RED line.
 func TestREDAtEnqueue(t *testing.T) {
-	s := mustLoad(t, "red.yaml", `
-name: red-enqueue
-duration: 4ms
-topology: {kind: single-switch, hosts: 3}
-switch:
-  buffer: 1536KiB
-  alpha: 1/8
-  pfc: {priorities: [3], headroom: 64KiB}
-  ecn: {priorities: [3], kmin: 100KB, kmax: 400KB, pmax: 0.2, at: enqueue}
-traffic:
-  generators:
-    - {kind: incast, senders: 2, receiver: h2, bytes: 64MiB}
-`)
+	s := redScenario(t, "enqueue")
 	if !s.Switch.ECN.AtEnqueue {
 		t.Fatal("at: enqueue not read")
 	}

@@ -239,3 +239,24 @@ func TestStepOverTombstones(t *testing.T) {
 type recorder struct{ log *[]uint64 }
 
 func (r recorder) Handle(_ unit.Time, tag uint64) { *r.log = append(*r.log, tag) }
+
+// An Alarm keeps the earliest deadline it is armed for, once.
+func TestAlarm(t *testing.T) {
+	var log []uint64
+	h := recorder{&log}
+	s := NewScheduler()
+	var a Alarm
+	a.ArmBy(s, 500, h, 1)
+	a.ArmBy(s, 700, h, 2) // later: ignored
+	a.ArmBy(s, 300, h, 3) // earlier: moves it
+	if s.Pending() != 1 {
+		t.Fatalf("%d events pending, want 1", s.Pending())
+	}
+	s.Step()
+	a.Fired()
+	a.ArmBy(s, 900, h, 4)
+	s.Run()
+	if fmt.Sprint(log) != "[3 4]" || s.Now() != 900 {
+		t.Fatalf("ran %v, now %v", log, s.Now())
+	}
+}
