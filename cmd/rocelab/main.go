@@ -25,6 +25,7 @@ type exitError struct {
 	err  error
 }
 
+// Error implements error.
 func (e *exitError) Error() string {
 	if e.err == nil {
 		return fmt.Sprintf("exit %d", e.code)

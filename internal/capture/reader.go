@@ -191,6 +191,7 @@ type ngTap struct {
 
 const maxIDB = 64 << 10
 
+// Read implements io.Reader, watching the bytes for interface blocks.
 func (t *ngTap) Read(p []byte) (int, error) {
 	n, err := t.r.Read(p)
 	t.feed(p[:n])

@@ -103,6 +103,7 @@ func NewDevinfoParser(src string) Parser {
 	return &devinfoParser{out: Devinfo{src: src}}
 }
 
+// Feed implements Parser.
 func (p *devinfoParser) Feed(l Line) {
 	if l.NCCL {
 		return
@@ -274,6 +275,7 @@ func atoiPrefix(s string) int {
 	return n
 }
 
+// Result implements Parser.
 func (p *devinfoParser) Result() Artifact {
 	if p.out.lines == 0 || len(p.out.Devices) == 0 {
 		return nil

@@ -102,6 +102,7 @@ type dmesgParser struct {
 // NewDmesgParser returns a parser for kernel log lines in the input src.
 func NewDmesgParser(src string) Parser { return &dmesgParser{out: Dmesg{src: src}} }
 
+// Feed implements Parser.
 func (p *dmesgParser) Feed(l Line) {
 	if l.NCCL {
 		return
@@ -272,6 +273,7 @@ func parseLinkLine(msg string) (LinkEvent, bool) {
 	return e, true
 }
 
+// Result implements Parser.
 func (p *dmesgParser) Result() Artifact {
 	if len(p.out.PCIe) == 0 && len(p.out.Links) == 0 {
 		return nil

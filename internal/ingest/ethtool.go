@@ -77,6 +77,7 @@ func NewEthtoolParser(src string) Parser {
 	return &ethtoolParser{out: EthtoolStats{src: src}, drivers: map[string]string{}}
 }
 
+// Feed implements Parser.
 func (p *ethtoolParser) Feed(l Line) {
 	if l.NCCL {
 		return
@@ -229,6 +230,7 @@ func (p *ethtoolParser) flush() {
 	p.cur = nil
 }
 
+// Result implements Parser.
 func (p *ethtoolParser) Result() Artifact {
 	p.flush()
 	if p.out.lines == 0 || len(p.out.Samples) == 0 && len(p.out.Speeds) == 0 && len(p.out.Pause) == 0 {

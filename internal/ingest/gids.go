@@ -51,6 +51,7 @@ func NewShowGIDsParser(src string) Parser {
 	return &showGIDsParser{out: ShowGIDs{src: src, Found: -1}}
 }
 
+// Feed implements Parser.
 func (p *showGIDsParser) Feed(l Line) {
 	if l.NCCL {
 		return
@@ -179,6 +180,7 @@ func ClassifyGID(gid string) (GIDClass, string) {
 	return GIDIPv6, ""
 }
 
+// Result implements Parser.
 func (p *showGIDsParser) Result() Artifact {
 	if len(p.out.Entries) == 0 {
 		return nil

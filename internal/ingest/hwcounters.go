@@ -59,6 +59,7 @@ func NewHWCountersParser(src string) Parser {
 	return &hwParser{out: HWCounters{src: src}, open: map[hwKey]*CounterSet{}}
 }
 
+// Feed implements Parser.
 func (p *hwParser) Feed(l Line) {
 	if l.NCCL {
 		return
@@ -214,6 +215,7 @@ func (p *hwParser) flushKey(k hwKey) {
 	}
 }
 
+// Result implements Parser.
 func (p *hwParser) Result() Artifact {
 	for len(p.order) > 0 {
 		p.flushKey(p.order[0])

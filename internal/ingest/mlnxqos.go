@@ -224,6 +224,7 @@ func (p *qosParser) field(key string, ev Evidence) *QoSConfig {
 	return c
 }
 
+// Feed implements Parser.
 func (p *qosParser) Feed(l Line) {
 	if l.NCCL {
 		return
@@ -411,6 +412,7 @@ func qosRow(f []string) ([]int, bool) {
 	return out, true
 }
 
+// Result implements Parser.
 func (p *qosParser) Result() Artifact {
 	if p.out.lines == 0 || len(p.out.Configs) == 0 {
 		return nil

@@ -243,6 +243,7 @@ func (p *perftestParser) newRun(start Evidence) *PerftestRun {
 	return &p.out.Runs[p.run]
 }
 
+// Feed implements Parser.
 func (p *perftestParser) Feed(l Line) {
 	if l.NCCL {
 		return
@@ -649,6 +650,7 @@ func (p *perftestParser) noise(t string, ev Evidence) bool {
 	return true
 }
 
+// Result implements Parser.
 func (p *perftestParser) Result() Artifact {
 	if p.out.lines == 0 || len(p.out.Runs) == 0 {
 		return nil

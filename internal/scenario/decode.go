@@ -24,6 +24,7 @@ type Error struct {
 	Msg  string
 }
 
+// Error implements error.
 func (e *Error) Error() string {
 	loc := e.File
 	if e.Line > 0 {
@@ -38,6 +39,7 @@ func (e *Error) Error() string {
 // Errors is every problem found in a scenario file, in file order.
 type Errors []*Error
 
+// Error implements error.
 func (es Errors) Error() string {
 	parts := make([]string, len(es))
 	for i, e := range es {

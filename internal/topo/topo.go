@@ -99,6 +99,7 @@ type Error struct {
 	Msg   string
 }
 
+// Error implements error.
 func (e *Error) Error() string { return e.Field + ": " + e.Msg }
 
 // SingleSwitch puts n hosts on one switch.

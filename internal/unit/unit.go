@@ -182,6 +182,7 @@ type ParseError struct {
 	Expected string
 }
 
+// Error implements error.
 func (e *ParseError) Error() string {
 	return fmt.Sprintf("invalid %s %q", e.Expected, e.Text)
 }

@@ -146,6 +146,7 @@ func (f *Frame) WireLen() int {
 // noFeedback discards truncation feedback from the layer decoders.
 type noFeedback struct{}
 
+// SetTruncated implements gopacket.DecodeFeedback.
 func (noFeedback) SetTruncated() {}
 
 // Decode decodes an Ethernet frame. A frame that is not RoCEv2 or MAC
