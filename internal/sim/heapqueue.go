@@ -27,6 +27,7 @@ type heapEvents []heapEvent
 
 // Len implements heap.Interface.
 func (h heapEvents) Len() int { return len(h) }
+
 // Less implements heap.Interface.
 func (h heapEvents) Less(i, j int) bool {
 	if h[i].t != h[j].t {
@@ -34,10 +35,13 @@ func (h heapEvents) Less(i, j int) bool {
 	}
 	return h[i].seq < h[j].seq
 }
+
 // Swap implements heap.Interface.
 func (h heapEvents) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+
 // Push implements heap.Interface.
-func (h *heapEvents) Push(x any)   { *h = append(*h, x.(heapEvent)) }
+func (h *heapEvents) Push(x any) { *h = append(*h, x.(heapEvent)) }
+
 // Pop implements heap.Interface.
 func (h *heapEvents) Pop() any {
 	old := *h
