@@ -8,16 +8,28 @@ import (
 	"rocelab/internal/fabric"
 )
 
+// redLine is the marking probability RED should give at queue length q
+// for the profile redScenario configures (Kmin 100 KB, Kmax 400 KB, Pmax
+// 0.2), computed here independently of the switch.
+func redLine(q int64) float64 {
+	const kmin, kmax, pmax = 100_000, 400_000, 0.2
+	switch {
+	case q <= kmin:
+		return 0
+	case q > kmax:
+		return 1
+	}
+	return pmax * float64(q-kmin) / float64(kmax-kmin)
+}
+
 // markLog records every ECN decision at a switch.
 type markLog struct {
 	q      []int64
-	p      []float64
 	marked []bool
 }
 
-func (m *markLog) ObserveMark(prio uint8, q int64, p float64, marked bool) {
+func (m *markLog) ObserveMark(_ uint8, q int64, _ float64, marked bool) {
 	m.q = append(m.q, q)
-	m.p = append(m.p, p)
 	m.marked = append(m.marked, marked)
 }
 
@@ -46,8 +58,9 @@ func TestREDMarking(t *testing.T) {
 		inside++
 		b := int(float64(q-kmin) / float64(kmax-kmin) * bins)
 		b = min(b, bins-1)
-		mu[b] += log.p[i]
-		vr[b] += log.p[i] * (1 - log.p[i])
+		p := redLine(q)
+		mu[b] += p
+		vr[b] += p * (1 - p)
 		if log.marked[i] {
 			obs[b]++
 		}

@@ -69,9 +69,10 @@ func TestREDAtEnqueue(t *testing.T) {
 	tw.Net.Switches[0].SetMarkObserver(log)
 	tw.Net.Run(s.Duration)
 	var mu, vr, obs float64
-	for i := range log.q {
-		mu += log.p[i]
-		vr += log.p[i] * (1 - log.p[i])
+	for i, q := range log.q {
+		p := redLine(q)
+		mu += p
+		vr += p * (1 - p)
 		if log.marked[i] {
 			obs++
 		}
