@@ -81,3 +81,20 @@ func TestSingleFlowGoodput(t *testing.T) {
 		t.Logf("mtu %d: goodput %.4f Gbps (analytic %.4f), fct %v", mtu, good, want, fct)
 	}
 }
+
+// A pause quantum is 512 bit times: 5.12 ns at 100G, 1.28 ns at 400G; the
+// largest pause, 0xFFFF quanta, is 335.5392 us at 100G (facts.md §3).
+func TestQuantaTime(t *testing.T) {
+	net, _ := star(t, 2, 100*unit.Gbps, 3*unit.Metre, defaultSwitch(), defaultNIC(4096))
+	pt := net.Ports[0]
+	if got := pt.QuantaTime(1); got != 5120*unit.Picosecond {
+		t.Errorf("one quantum at 100G = %v", got)
+	}
+	if got := pt.QuantaTime(0xFFFF); got != 335539200*unit.Picosecond {
+		t.Errorf("0xFFFF quanta at 100G = %v, want 335.5392us", got)
+	}
+	net2, _ := star(t, 2, 400*unit.Gbps, 3*unit.Metre, defaultSwitch(), defaultNIC(4096))
+	if got := net2.Ports[0].QuantaTime(0xFFFF); got != 83884800*unit.Picosecond {
+		t.Errorf("0xFFFF quanta at 400G = %v, want 83.8848us", got)
+	}
+}
