@@ -34,18 +34,31 @@ func (m *markLog) ObserveMark(_ uint8, q int64, _ float64, marked bool) {
 }
 
 // With PFC holding a 2:1 incast queue between Kmin and Kmax, the fraction
-// of packets marked matches the RED line: overall and in five queue-length
-// bins, the marks stay within 4 standard deviations of the sum of the
-// per-packet probabilities (a Poisson-binomial count).
+// of packets marked matches the RED line, marking at dequeue (the default)
+// and at enqueue alike: overall and in five queue-length bins, the marks
+// stay within 4 standard deviations of the sum of the per-packet
+// probabilities (a Poisson-binomial count).
 func TestREDMarking(t *testing.T) {
-	s := redScenario(t, "dequeue")
-	tw, err := Build(s)
-	if err != nil {
-		t.Fatal(err)
+	for _, at := range []string{"dequeue", "enqueue"} {
+		t.Run(at, func(t *testing.T) {
+			s := redScenario(t, at)
+			if s.Switch.ECN.AtEnqueue != (at == "enqueue") {
+				t.Fatalf("at: %s not read", at)
+			}
+			tw, err := Build(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			log := &markLog{}
+			tw.Net.Switches[0].SetMarkObserver(log)
+			tw.Net.Run(s.Duration)
+			checkRED(t, log)
+		})
 	}
-	log := &markLog{}
-	tw.Net.Switches[0].SetMarkObserver(log)
-	tw.Net.Run(s.Duration)
+}
+
+// checkRED compares the marks in log with redLine.
+func checkRED(t *testing.T, log *markLog) {
 	kmin, kmax := int64(100_000), int64(400_000)
 	// Skip the fill-up transient: judge packets that saw the held queue.
 	var inside int
@@ -66,7 +79,7 @@ func TestREDMarking(t *testing.T) {
 		}
 	}
 	if inside < len(log.q)*8/10 {
-		t.Fatalf("queue held between Kmin and Kmax for only %d of %d dequeues", inside, len(log.q))
+		t.Fatalf("queue held between Kmin and Kmax for only %d of %d decisions", inside, len(log.q))
 	}
 	var tm, tv, to float64
 	for b := 0; b < bins; b++ {
@@ -82,7 +95,7 @@ func TestREDMarking(t *testing.T) {
 	if math.Abs(z) > 4 {
 		t.Errorf("%v marks, RED expects %.1f ± %.1f (z=%.1f)", to, tm, math.Sqrt(tv), z)
 	}
-	t.Logf("%d of %d dequeues between Kmin and Kmax; marked %v, expected %.1f ± %.1f (z=%.2f)", inside, len(log.q), to, tm, math.Sqrt(tv), z)
+	t.Logf("%d of %d decisions between Kmin and Kmax; marked %v, expected %.1f ± %.1f (z=%.2f)", inside, len(log.q), to, tm, math.Sqrt(tv), z)
 }
 
 // redScenario is a 2:1 incast whose queue PFC holds between Kmin 100 KB

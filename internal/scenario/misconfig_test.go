@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"math"
 	"testing"
 
 	"rocelab/internal/fabric"
@@ -52,32 +51,5 @@ func TestTrustPCPUntaggedIsLossy(t *testing.T) {
 	tw2, _ := run(t, s)
 	if d := tw2.Net.Totals.PacketsDropped; d != 0 {
 		t.Errorf("trust pcp with tagged frames: %d drops", d)
-	}
-}
-
-// Marking at enqueue follows the same RED line.
-func TestREDAtEnqueue(t *testing.T) {
-	s := redScenario(t, "enqueue")
-	if !s.Switch.ECN.AtEnqueue {
-		t.Fatal("at: enqueue not read")
-	}
-	tw, err := Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := &markLog{}
-	tw.Net.Switches[0].SetMarkObserver(log)
-	tw.Net.Run(s.Duration)
-	var mu, vr, obs float64
-	for i, q := range log.q {
-		p := redLine(q)
-		mu += p
-		vr += p * (1 - p)
-		if log.marked[i] {
-			obs++
-		}
-	}
-	if vr == 0 || (obs-mu)*(obs-mu) > 16*vr {
-		t.Errorf("enqueue marking: %v marks, RED expects %.1f ± %.1f", obs, mu, math.Sqrt(vr))
 	}
 }
