@@ -1,8 +1,7 @@
 package fabric
 
 import (
-	"strconv"
-
+	"rocelab/internal/counters"
 	"rocelab/internal/packet"
 	"rocelab/internal/unit"
 )
@@ -100,54 +99,59 @@ type Counter struct {
 	Value int64
 }
 
-// Ethtool returns the counters under their mlx5 ethtool -S names, in a
-// fixed order. As mlx5 does, it lists the PFC counters (pause frames,
-// durations, transitions) only for the priorities in pfc, the ones with PFC
-// enabled. Pause durations are in microseconds, as mlx5 reports them.
-// Switch-only counters (ECN marks, drops by reason, watchdog) follow under
-// descriptive names when withSwitch is set.
+// Ethtool returns the counters under their mlx5 ethtool -S names (from
+// the counters table), in a fixed order. As mlx5 does, it lists the PFC
+// counters (pause frames, durations, transitions) only for the priorities
+// in pfc, the ones with PFC enabled. Pause durations are in microseconds,
+// as mlx5 reports them. Switch-only counters (ECN marks, drops by reason,
+// watchdog) follow when withSwitch is set.
 func (c *Counters) Ethtool(pfc uint8, withSwitch bool) []Counter {
+	t := counters.Default()
+	name := func(cn counters.Concept, d counters.Dir, prio int) string {
+		return t.Name(counters.MLX5, counters.Ethtool, cn, d, prio)
+	}
 	out := []Counter{
-		{"rx_packets_phy", c.RxPhyPackets},
-		{"rx_bytes_phy", c.RxPhyBytes},
-		{"tx_packets_phy", c.TxPhyPackets},
-		{"tx_bytes_phy", c.TxPhyBytes},
-		{"rx_discards_phy", c.RxDiscards},
+		{name(counters.PhyPackets, counters.RX, 0), c.RxPhyPackets},
+		{name(counters.PhyBytes, counters.RX, 0), c.RxPhyBytes},
+		{name(counters.PhyPackets, counters.TX, 0), c.TxPhyPackets},
+		{name(counters.PhyBytes, counters.TX, 0), c.TxPhyBytes},
+		{name(counters.PhyDiscards, counters.RX, 0), c.RxDiscards},
 	}
 	us := func(t unit.Time) int64 { return int64(t / unit.Microsecond) }
 	for p := 0; p < 8; p++ {
-		n := "prio" + strconv.Itoa(p)
 		out = append(out,
-			Counter{"rx_" + n + "_bytes", c.RxPrioBytes[p]},
-			Counter{"rx_" + n + "_packets", c.RxPrioPackets[p]},
-			Counter{"rx_" + n + "_discards", c.RxPrioDiscards[p]},
-			Counter{"tx_" + n + "_bytes", c.TxPrioBytes[p]},
-			Counter{"tx_" + n + "_packets", c.TxPrioPackets[p]})
+			Counter{name(counters.PrioBytes, counters.RX, p), c.RxPrioBytes[p]},
+			Counter{name(counters.PrioPackets, counters.RX, p), c.RxPrioPackets[p]},
+			Counter{name(counters.PrioDiscards, counters.RX, p), c.RxPrioDiscards[p]},
+			Counter{name(counters.PrioBytes, counters.TX, p), c.TxPrioBytes[p]},
+			Counter{name(counters.PrioPackets, counters.TX, p), c.TxPrioPackets[p]})
 		if pfc&(1<<p) == 0 {
 			continue
 		}
 		out = append(out,
-			Counter{"rx_" + n + "_pause", c.RxPause[p]},
-			Counter{"rx_" + n + "_pause_duration", us(c.RxPauseDuration[p])},
-			Counter{"tx_" + n + "_pause", c.TxPause[p]},
-			Counter{"tx_" + n + "_pause_duration", us(c.TxPauseDuration[p])},
-			Counter{"rx_" + n + "_pause_transition", c.RxPauseTransition[p]},
+			Counter{name(counters.PauseFrames, counters.RX, p), c.RxPause[p]},
+			Counter{name(counters.PauseDuration, counters.RX, p), us(c.RxPauseDuration[p])},
+			Counter{name(counters.PauseFrames, counters.TX, p), c.TxPause[p]},
+			Counter{name(counters.PauseDuration, counters.TX, p), us(c.TxPauseDuration[p])},
+			Counter{name(counters.PauseTransition, counters.RX, p), c.RxPauseTransition[p]},
 		)
 	}
 	if !withSwitch {
 		return out
 	}
+	sw := func(cn counters.Concept, prio int) string {
+		return t.Name(counters.Twin, counters.SwitchPort, cn, counters.NoDir, prio)
+	}
 	for p := 0; p < 8; p++ {
-		out = append(out, Counter{"ecn_marked_prio" + strconv.Itoa(p), c.ECNMarked[p]})
+		out = append(out, Counter{sw(counters.ECNMarkedPrio, p), c.ECNMarked[p]})
 	}
 	for _, r := range DropReasons() {
 		out = append(out, Counter{"drop_" + r.String(), c.Drops[r]})
 	}
 	for p := 0; p < 8; p++ {
-		n := strconv.Itoa(p)
 		out = append(out,
-			Counter{"pfcwd_prio" + n + "_storms", c.WatchdogStorms[p]},
-			Counter{"pfcwd_prio" + n + "_restores", c.WatchdogRestores[p]})
+			Counter{sw(counters.WDStorms, p), c.WatchdogStorms[p]},
+			Counter{sw(counters.WDRestores, p), c.WatchdogRestores[p]})
 	}
 	return out
 }

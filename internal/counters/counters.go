@@ -1,0 +1,317 @@
+// Package counters is the one table of NIC and switch counter names that
+// rocelab speaks: the names mlx5 (and bnxt_en, be2net) print in ethtool -S,
+// the RDMA hw_counters and port counters under /sys/class/infiniband, and
+// the twin's switch-port counters. The twin writes its counters through
+// this table, the doctor reads dumps through it, and the exporter turns
+// names into metrics with it, so a name is spelled in one place.
+//
+// A Desc describes one counter: where it is read (Source), which driver
+// prints it (Vendor), what it measures (Concept, Dir), whether it exists
+// once per priority (its Name then holds %d), and its unit. Lookup parses a
+// concrete name back to its Desc and priority.
+package counters
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Source says where a counter is read.
+type Source uint8
+
+// Sources.
+const (
+	// Ethtool is `ethtool -S <netdev>` (the ETHTOOL_GSTATS ioctl).
+	Ethtool Source = iota
+	// HWCounters is /sys/class/infiniband/<dev>/ports/<p>/hw_counters/.
+	HWCounters
+	// PortCounters is /sys/class/infiniband/<dev>/ports/<p>/counters/ (the
+	// IB port counters; port_*_data are in 4-byte words).
+	PortCounters
+	// SwitchPort is a switch port's counters as the twin reports them.
+	SwitchPort
+)
+
+// String returns the source's name as engineers say it.
+func (s Source) String() string {
+	switch s {
+	case Ethtool:
+		return "ethtool"
+	case HWCounters:
+		return "hw_counters"
+	case PortCounters:
+		return "counters"
+	case SwitchPort:
+		return "switch"
+	}
+	return "source?"
+}
+
+// Vendor is the driver whose name a Desc is.
+type Vendor uint8
+
+// Vendors.
+const (
+	MLX5 Vendor = iota
+	BNXT
+	BE2NET
+	// Twin marks names only the twin prints (switch-side counters).
+	Twin
+)
+
+// String returns the driver name.
+func (v Vendor) String() string {
+	switch v {
+	case MLX5:
+		return "mlx5"
+	case BNXT:
+		return "bnxt_en"
+	case BE2NET:
+		return "be2net"
+	case Twin:
+		return "rocelab"
+	}
+	return "vendor?"
+}
+
+// Dir is the direction a counter counts, when it has one.
+type Dir uint8
+
+// Directions.
+const (
+	NoDir Dir = iota
+	RX
+	TX
+)
+
+// String returns "rx", "tx" or "".
+func (d Dir) String() string {
+	switch d {
+	case RX:
+		return "rx"
+	case TX:
+		return "tx"
+	}
+	return ""
+}
+
+// Unit is what one count of a counter is.
+type Unit uint8
+
+// Units.
+const (
+	Packets Unit = iota
+	Bytes
+	Microseconds
+	// Words4 is 4-byte words (IB port_xmit_data / port_rcv_data).
+	Words4
+	// Events counts occurrences (errors, transitions, CNPs handled).
+	Events
+)
+
+// String returns the unit's name.
+func (u Unit) String() string {
+	switch u {
+	case Packets:
+		return "packets"
+	case Bytes:
+		return "bytes"
+	case Microseconds:
+		return "microseconds"
+	case Words4:
+		return "4-byte words"
+	case Events:
+		return "events"
+	}
+	return "unit?"
+}
+
+// Concept is what a counter measures, independent of the driver that names
+// it. Rules and metrics key on concepts.
+type Concept string
+
+// Concepts. The comment says what one count means.
+const (
+	PhyPackets            Concept = "phy_packets"             // frames on the physical port
+	PhyBytes              Concept = "phy_bytes"               // frame bytes on the physical port
+	PhyDiscards           Concept = "phy_discards"            // frames the port dropped for want of buffer
+	PrioPackets           Concept = "prio_packets"            // frames on one priority
+	PrioBytes             Concept = "prio_bytes"              // frame bytes on one priority
+	PrioDiscards          Concept = "prio_discards"           // frames dropped on one priority
+	PauseFrames           Concept = "pause_frames"            // PFC frames on one priority (XON included)
+	PauseDuration         Concept = "pause_duration"          // time one priority was paused
+	PauseTransition       Concept = "pause_transition"        // pause episodes begun on one priority
+	PFCFramesTotal        Concept = "pfc_frames_total"        // PFC frames over all priorities
+	GlobalPause           Concept = "global_pause"            // IEEE 802.3x link-level pause frames
+	GlobalPauseDuration   Concept = "global_pause_duration"   // time the link was held by 802.3x pause
+	OutOfBufferHost       Concept = "rx_out_of_buffer"        // packets dropped because the host's receive queue was empty
+	BufferPassedThreshold Concept = "buffer_passed_threshold" // port buffer crossed its congestion threshold
+	PauseStormWarning     Concept = "pause_storm_warning"     // the NIC saw itself pausing for too long
+	PauseStormError       Concept = "pause_storm_error"       // the NIC's own watchdog stopped its pause storm
+	RDMAUnicastPackets    Concept = "rdma_unicast_packets"    // RoCE packets through the vport
+	RDMAUnicastBytes      Concept = "rdma_unicast_bytes"      // RoCE bytes through the vport
+
+	CNPSent            Concept = "np_cnp_sent"                // CNPs sent as notification point
+	ECNMarkedRoCE      Concept = "np_ecn_marked_roce_packets" // RoCE packets received with ECN CE
+	CNPHandled         Concept = "rp_cnp_handled"             // CNPs received that cut a QP's rate
+	CNPIgnored         Concept = "rp_cnp_ignored"             // CNPs received and ignored
+	OutOfSequence      Concept = "out_of_sequence"            // responder saw a PSN gap
+	PacketSeqErr       Concept = "packet_seq_err"             // requester received NAK-sequence errors
+	LocalAckTimeoutErr Concept = "local_ack_timeout_err"      // requester ACK timeouts
+	ImpliedNakSeqErr   Concept = "implied_nak_seq_err"        // requester inferred a NAK
+	DuplicateRequest   Concept = "duplicate_request"          // responder received a retransmitted request
+	RNRNakRetryErr     Concept = "rnr_nak_retry_err"          // RNR NAK retries exhausted
+	RespOutOfBuffer    Concept = "out_of_buffer"              // responder had no receive WQE
+	ReqCQEError        Concept = "req_cqe_error"              // requester completions with error
+	ReqCQEFlushError   Concept = "req_cqe_flush_error"        // requester completions flushed
+	RespCQEError       Concept = "resp_cqe_error"             // responder completions with error
+	RespCQEFlushError  Concept = "resp_cqe_flush_error"       // responder completions flushed
+	RxWriteRequests    Concept = "rx_write_requests"          // RDMA WRITE requests received
+	RxReadRequests     Concept = "rx_read_requests"           // RDMA READ requests received
+	RxAtomicRequests   Concept = "rx_atomic_requests"         // atomic requests received
+	AdpRetrans         Concept = "roce_adp_retrans"           // adaptive retransmissions
+	AdpRetransTimeout  Concept = "roce_adp_retrans_to"        // adaptive retransmission timeouts
+	SlowRestart        Concept = "roce_slow_restart"          // slow restarts after repeated loss
+	SlowRestartCNPs    Concept = "roce_slow_restart_cnps"     // CNPs during slow restart
+	SlowRestartTrans   Concept = "roce_slow_restart_trans"    // transitions into slow restart
+
+	PortXmitData    Concept = "port_xmit_data"    // IB port: data sent, in 4-byte words
+	PortRcvData     Concept = "port_rcv_data"     // IB port: data received, in 4-byte words
+	PortXmitPackets Concept = "port_xmit_packets" // IB port: packets sent
+	PortRcvPackets  Concept = "port_rcv_packets"  // IB port: packets received
+	PortXmitDiscard Concept = "port_xmit_discards"
+	PortRcvErrors   Concept = "port_rcv_errors"
+
+	ECNMarkedPrio Concept = "ecn_marked"         // switch: packets marked CE on one egress priority
+	DropReason    Concept = "drop"               // switch: packets dropped, by reason (Name holds the reason)
+	WDStorms      Concept = "pfcwd_storms"       // switch: PFC watchdog storms declared on one priority
+	WDRestores    Concept = "pfcwd_restores"     // switch: PFC watchdog restorations on one priority
+	Retransmitted Concept = "retransmitted_pkts" // twin NIC: data packets sent again by go-back-N
+)
+
+// Desc describes one counter name.
+type Desc struct {
+	// Name is the counter's name; for a per-priority counter it holds one
+	// %d for the priority, e.g. "rx_prio%d_pause".
+	Name    string
+	Vendor  Vendor
+	Source  Source
+	Concept Concept
+	Dir     Dir
+	PerPrio bool
+	Unit    Unit
+}
+
+// Of returns the concrete name for priority prio (ignored unless PerPrio).
+func (d *Desc) Of(prio int) string {
+	if !d.PerPrio {
+		return d.Name
+	}
+	return strings.Replace(d.Name, "%d", strconv.Itoa(prio), 1)
+}
+
+// Table is an immutable index of counter descriptions. Build one with New
+// (or use Default) and share it; it is safe for concurrent reads.
+type Table struct {
+	descs  []Desc
+	byName map[string]entry
+	byKey  map[key]int
+}
+
+type entry struct {
+	desc int
+	prio int
+}
+
+type key struct {
+	v Vendor
+	s Source
+	c Concept
+	d Dir
+}
+
+// New indexes descs. Two descriptions that expand to the same concrete
+// name, or that share vendor, source, concept and direction, are an error.
+func New(descs []Desc) (*Table, error) {
+	t := &Table{descs: descs, byName: map[string]entry{}, byKey: map[key]int{}}
+	for i := range descs {
+		d := &descs[i]
+		if d.PerPrio != strings.Contains(d.Name, "%d") {
+			return nil, fmt.Errorf("counters: %q: PerPrio %v does not match the name", d.Name, d.PerPrio)
+		}
+		n := 1
+		if d.PerPrio {
+			n = 8
+		}
+		for p := 0; p < n; p++ {
+			name := d.Of(p)
+			if _, dup := t.byName[name]; dup {
+				return nil, fmt.Errorf("counters: %q is described twice", name)
+			}
+			t.byName[name] = entry{desc: i, prio: p}
+		}
+		if d.Concept == DropReason {
+			continue // one concept, several names, told apart by name
+		}
+		k := key{d.Vendor, d.Source, d.Concept, d.Dir}
+		if _, dup := t.byKey[k]; dup {
+			return nil, fmt.Errorf("counters: %s %s %s %s is described twice", d.Vendor, d.Source, d.Concept, d.Dir)
+		}
+		t.byKey[k] = i
+	}
+	return t, nil
+}
+
+// Lookup returns the description of a concrete counter name and the
+// priority it is for (-1 when the counter is not per priority).
+func (t *Table) Lookup(name string) (*Desc, int, bool) {
+	e, ok := t.byName[name]
+	if !ok {
+		return nil, 0, false
+	}
+	d := &t.descs[e.desc]
+	if !d.PerPrio {
+		return d, -1, true
+	}
+	return d, e.prio, true
+}
+
+// Find returns the description of a concept as vendor names it at source.
+func (t *Table) Find(v Vendor, s Source, c Concept, dir Dir) (*Desc, bool) {
+	i, ok := t.byKey[key{v, s, c, dir}]
+	if !ok {
+		return nil, false
+	}
+	return &t.descs[i], true
+}
+
+// Name returns the concrete name of a concept as vendor names it at
+// source, for priority prio. It panics when the table has no such counter:
+// a writer asking for a name it does not describe is a programming error.
+func (t *Table) Name(v Vendor, s Source, c Concept, dir Dir, prio int) string {
+	d, ok := t.Find(v, s, c, dir)
+	if !ok {
+		panic(fmt.Sprintf("counters: no %s %s name for %s %s", v, s, dir, c))
+	}
+	return d.Of(prio)
+}
+
+// Names returns the concrete names of a concept in dir across every
+// vendor and source, for priority prio, mlx5 first: what a reader tries in
+// turn on a dump of unknown origin.
+func (t *Table) Names(c Concept, dir Dir, prio int) []string {
+	var out []string
+	for i := range t.descs {
+		if d := &t.descs[i]; d.Concept == c && d.Dir == dir {
+			out = append(out, d.Of(prio))
+		}
+	}
+	return out
+}
+
+// All returns every description, in table order.
+func (t *Table) All() []Desc { return t.descs }
+
+// Default returns the built-in table (see table.go).
+func Default() *Table { return defaultTable }

@@ -1,0 +1,136 @@
+package counters
+
+// defaultTable is built once from builtin and never changed.
+var defaultTable = must(New(builtin()))
+
+func must(t *Table, err error) *Table {
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// builtin is the counter table. Sources for the names: the mlx5 ethtool
+// counters documentation (docs.kernel.org networking/device_drivers/
+// ethernet/mellanox/mlx5/counters), the RDMA hw_counters list in the mlx5
+// driver (drivers/infiniband/hw/mlx5/counters.c), bnxt_en's
+// bnxt_ethtool.c, be2net's be_ethtool.c, and the dumps in testdata/corpus.
+func builtin() []Desc {
+	e := func(name string, c Concept, d Dir, u Unit) Desc {
+		return Desc{Name: name, Vendor: MLX5, Source: Ethtool, Concept: c, Dir: d, Unit: u}
+	}
+	ep := func(name string, c Concept, d Dir, u Unit) Desc {
+		return Desc{Name: name, Vendor: MLX5, Source: Ethtool, Concept: c, Dir: d, PerPrio: true, Unit: u}
+	}
+	hw := func(c Concept, d Dir) Desc {
+		return Desc{Name: string(c), Vendor: MLX5, Source: HWCounters, Concept: c, Dir: d, Unit: Events}
+	}
+	pc := func(c Concept, d Dir, u Unit) Desc {
+		return Desc{Name: string(c), Vendor: MLX5, Source: PortCounters, Concept: c, Dir: d, Unit: u}
+	}
+	other := func(v Vendor, name string, c Concept, d Dir, prio bool, u Unit) Desc {
+		return Desc{Name: name, Vendor: v, Source: Ethtool, Concept: c, Dir: d, PerPrio: prio, Unit: u}
+	}
+	sw := func(name string, c Concept, prio bool) Desc {
+		return Desc{Name: name, Vendor: Twin, Source: SwitchPort, Concept: c, PerPrio: prio, Unit: Packets}
+	}
+	return []Desc{
+		// mlx5 ethtool -S, physical port.
+		e("rx_packets_phy", PhyPackets, RX, Packets),
+		e("rx_bytes_phy", PhyBytes, RX, Bytes),
+		e("tx_packets_phy", PhyPackets, TX, Packets),
+		e("tx_bytes_phy", PhyBytes, TX, Bytes),
+		e("rx_discards_phy", PhyDiscards, RX, Packets),
+		e("tx_discards_phy", PhyDiscards, TX, Packets),
+		e("rx_out_of_buffer", OutOfBufferHost, RX, Packets),
+		e("rx_buffer_passed_thres_phy", BufferPassedThreshold, RX, Events),
+		e("rx_pause_ctrl_phy", GlobalPause, RX, Packets),
+		e("tx_pause_ctrl_phy", GlobalPause, TX, Packets),
+		e("tx_global_pause_duration", GlobalPauseDuration, TX, Microseconds),
+		e("rx_global_pause_duration", GlobalPauseDuration, RX, Microseconds),
+		e("tx_pause_storm_warning_events", PauseStormWarning, TX, Events),
+		e("tx_pause_storm_error_events", PauseStormError, TX, Events),
+		e("rx_vport_rdma_unicast_packets", RDMAUnicastPackets, RX, Packets),
+		e("tx_vport_rdma_unicast_packets", RDMAUnicastPackets, TX, Packets),
+		e("rx_vport_rdma_unicast_bytes", RDMAUnicastBytes, RX, Bytes),
+		e("tx_vport_rdma_unicast_bytes", RDMAUnicastBytes, TX, Bytes),
+		// mlx5 ethtool -S, per priority.
+		ep("rx_prio%d_bytes", PrioBytes, RX, Bytes),
+		ep("rx_prio%d_packets", PrioPackets, RX, Packets),
+		ep("rx_prio%d_discards", PrioDiscards, RX, Packets),
+		ep("tx_prio%d_bytes", PrioBytes, TX, Bytes),
+		ep("tx_prio%d_packets", PrioPackets, TX, Packets),
+		ep("rx_prio%d_pause", PauseFrames, RX, Packets),
+		ep("rx_prio%d_pause_duration", PauseDuration, RX, Microseconds),
+		ep("tx_prio%d_pause", PauseFrames, TX, Packets),
+		ep("tx_prio%d_pause_duration", PauseDuration, TX, Microseconds),
+		ep("rx_prio%d_pause_transition", PauseTransition, RX, Events),
+
+		// mlx5 RDMA hw_counters.
+		hw(CNPSent, TX),
+		hw(ECNMarkedRoCE, RX),
+		hw(CNPHandled, RX),
+		hw(CNPIgnored, RX),
+		hw(OutOfSequence, RX),
+		hw(PacketSeqErr, RX),
+		hw(LocalAckTimeoutErr, NoDir),
+		hw(ImpliedNakSeqErr, RX),
+		hw(DuplicateRequest, RX),
+		hw(RNRNakRetryErr, NoDir),
+		hw(RespOutOfBuffer, RX),
+		hw(ReqCQEError, NoDir),
+		hw(ReqCQEFlushError, NoDir),
+		hw(RespCQEError, NoDir),
+		hw(RespCQEFlushError, NoDir),
+		hw(RxWriteRequests, RX),
+		hw(RxReadRequests, RX),
+		hw(RxAtomicRequests, RX),
+		hw(AdpRetrans, TX),
+		hw(AdpRetransTimeout, NoDir),
+		hw(SlowRestart, NoDir),
+		hw(SlowRestartCNPs, RX),
+		hw(SlowRestartTrans, NoDir),
+
+		// IB port counters (counters/).
+		pc(PortXmitData, TX, Words4),
+		pc(PortRcvData, RX, Words4),
+		pc(PortXmitPackets, TX, Packets),
+		pc(PortRcvPackets, RX, Packets),
+		pc(PortXmitDiscard, TX, Packets),
+		pc(PortRcvErrors, RX, Packets),
+
+		// bnxt_en ethtool -S.
+		other(BNXT, "rx_bytes_pri%d", PrioBytes, RX, true, Bytes),
+		other(BNXT, "tx_bytes_pri%d", PrioBytes, TX, true, Bytes),
+		other(BNXT, "rx_packets_pri%d", PrioPackets, RX, true, Packets),
+		other(BNXT, "tx_packets_pri%d", PrioPackets, TX, true, Packets),
+		other(BNXT, "rx_pfc_ena_frames_pri%d", PauseFrames, RX, true, Packets),
+		other(BNXT, "tx_pfc_ena_frames_pri%d", PauseFrames, TX, true, Packets),
+		other(BNXT, "pfc_pri%d_rx_duration_us", PauseDuration, RX, true, Microseconds),
+		other(BNXT, "pfc_pri%d_tx_duration_us", PauseDuration, TX, true, Microseconds),
+		other(BNXT, "pfc_pri%d_rx_transitions", PauseTransition, RX, true, Events),
+		other(BNXT, "rx_discard_packets_cos%d", PrioDiscards, RX, true, Packets),
+		other(BNXT, "rx_pfc_frames", PFCFramesTotal, RX, false, Packets),
+		other(BNXT, "tx_pfc_frames", PFCFramesTotal, TX, false, Packets),
+		other(BNXT, "rx_pause_frames", GlobalPause, RX, false, Packets),
+		other(BNXT, "tx_pause_frames", GlobalPause, TX, false, Packets),
+		other(BNXT, "rx_total_frames", PhyPackets, RX, false, Packets),
+		other(BNXT, "tx_total_frames", PhyPackets, TX, false, Packets),
+
+		// be2net ethtool -S.
+		other(BE2NET, "rx_priority_pause_frames", PFCFramesTotal, RX, false, Packets),
+		other(BE2NET, "tx_priority_pauseframes", PFCFramesTotal, TX, false, Packets),
+		other(BE2NET, "tx_pauseframes", GlobalPause, TX, false, Packets),
+
+		// Switch ports, as the twin reports them (no vendor prints these).
+		sw("ecn_marked_prio%d", ECNMarkedPrio, true),
+		sw("pfcwd_prio%d_storms", WDStorms, true),
+		sw("pfcwd_prio%d_restores", WDRestores, true),
+		sw("drop_lossy_overflow", DropReason, false),
+		sw("drop_headroom_overflow", DropReason, false),
+		sw("drop_pfc_watchdog", DropReason, false),
+		sw("drop_no_route", DropReason, false),
+		sw("drop_link_down", DropReason, false),
+		sw("drop_link_loss", DropReason, false),
+	}
+}
