@@ -50,7 +50,7 @@ func FuzzParseHCA(f *testing.F) {
 			return
 		}
 		in := ParseHCA(s).Match(dev, port)
-		out := ParseHCA("^" + s).Match(dev, port)
+		out := ParseHCA("^"+s).Match(dev, port)
 		if in == out {
 			t.Fatalf("%q on %s:%d: include %v, exclude %v", s, dev, port, in, out)
 		}
