@@ -213,7 +213,9 @@ func (e *engine) producedOne(ci int32, b int64) {
 		return
 	}
 	c.bytes += b
-	e.t.After(e.tm.intraLat, e, tag(evVisible, ci))
+	if !e.tm.stream {
+		e.t.After(e.tm.intraLat, e, tag(evVisible, ci))
+	}
 }
 
 // openConn returns the connection of the given kind, channel and ranks,

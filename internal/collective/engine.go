@@ -54,11 +54,19 @@ type Listener interface {
 // overhead, so that the fabric's own latency is not counted twice.
 const NominalFabricLatency = 1500 * unit.Nanosecond
 
-// HostChannelBW is the GB/s one channel moves between GPU memory and a
-// host bounce buffer when GPUDirect RDMA is off: the CCI-MOC H100 log
-// (corpus allreduce-h100-1gpu-roce400g-gdr0-15GBps-ccimoc.txt, "GDR 0",
-// 2 channels) plateaus at 15.04 GB/s on a 400G port.
-const HostChannelBW = 7.5
+// HopSoftware is the proxy and polling time of one network hop, send and
+// receive side together: NCCL's Ring LL network latency (2.7 µs) less
+// NominalFabricLatency.
+const HopSoftware = 1200 * unit.Nanosecond
+
+// HostChannelBW is the GB/s one channel's kernel moves through a host
+// bounce buffer when GPUDirect RDMA is off. It is set so that the twin
+// reproduces the CCI-MOC log (corpus
+// allreduce-h100-1gpu-roce400g-gdr0-15GBps-ccimoc.txt: 2 × 1 H100, one
+// 400G port, "GDR 0", 2 channels, busbw 15.04 GB/s): in a two-rank ring
+// a channel's kernel touches the network in 3 operations per 2 chunks
+// sent, so 2 channels × 2/3 × 11.25 = 15 GB/s.
+const HostChannelBW = 11.25
 
 // HostBounceLatency is the extra latency per network hop when data goes
 // through host memory: one PCIe crossing at each end (assumed ~1 µs each).
@@ -105,6 +113,9 @@ type timing struct {
 	chanRate, hostRate   unit.BitRate
 	nvRate               unit.BitRate
 	wireNum, wireDen     int64
+	// stream: LL and LL128 lines are visible to an NVLink peer as they
+	// are written, so a local hop forwards while it receives.
+	stream bool
 }
 
 type engine struct {
@@ -199,44 +210,53 @@ func (c *Comm) Run(call Call, iters int) error {
 
 func us(x float32) unit.Time { return unit.Time(float64(x) * float64(unit.Microsecond)) }
 
+// setTiming derives the batch's latencies and rates. NCCL's tuning
+// latency for the call is its measured small-message time: the twin
+// charges it once per call, as launch and synchronisation overhead,
+// after taking out the per-hop latencies it models explicitly on the
+// call's critical path (an NVLink or PCIe hop costs the LL hop latency of
+// the tuning tables; a network hop costs HopSoftware plus the fabric's
+// own latency, of which NominalFabricLatency is already in NCCL's
+// numbers). So a small call takes about the model's time on a nominal
+// fabric, and a slower fabric, a socket transport or host bounce buffers
+// add to it.
 func (e *engine) setTiming() {
-	c, a, p := e.c, e.choice.Algo, e.choice.Proto
+	c, a, p, f := e.c, e.choice.Algo, e.choice.Proto, e.call.Func
 	srv := c.Sys.Server
 	intraHw := hwPCI
 	if srv.Intra == gpu.NVSwitch {
 		intraHw = hwNVLink
 	}
-	intra := hwLat[intraHw][a][p]
-	f := e.call.Func
-	if a == Ring && c.NNodes() > 1 && f != Broadcast && f != Reduce {
-		ovh := float32(c.Cfg.NetOverhead)
-		if ovh < 0 {
-			ovh = 1
-			if srv.CPU == gpu.AMD {
-				ovh = 2
-			}
-		}
-		if p == Simple {
-			ovh *= 3
-		}
-		intra = max(intra, ovh)
-	}
-	inter := hwLat[hwNet][a][p]
-	if c.PPN == 1 {
-		inter = hwLat[hwNet][Tree][p]
-	}
-	soft := max(us(inter)-NominalFabricLatency, 200*unit.Nanosecond)
+	hop := us(hwLat[intraHw][Ring][LL])
 	tm := timing{
-		launch: us(baseLat[a][p]), intraLat: us(intra),
-		sendDelay: soft / 2, recvDelay: soft - soft/2,
+		intraLat: hop, sendDelay: HopSoftware / 2, recvDelay: HopSoftware - HopSoftware/2,
 		chanRate: gpu.Rate(srv.GPU.ChannelBW), nvRate: gpu.Rate(srv.IntraBW()),
 		wireNum: 1, wireDen: 1,
 	}
+	netHop := HopSoftware + NominalFabricLatency
+	nn := c.NNodes()
+	var crit unit.Time
+	model := us(baseLat[Ring][Simple])
+	switch {
+	case f == SendRecv || f == AllToAll:
+		crit = netHop
+	case a == Tree:
+		model = us(c.Tuning.Lat[f][a][p])
+		crit = 2 * (unit.Time(c.PPN-1)*hop + unit.Time(log2i(int64(nn)))*netHop)
+	default:
+		model = us(c.Tuning.Lat[f][a][p])
+		steps, inter := c.NRanks-1, nn-1
+		if f == AllReduce {
+			steps, inter = 2*(c.NRanks-1), 2*(nn-1)
+		}
+		crit = unit.Time(steps-inter)*hop + unit.Time(inter)*netHop
+	}
+	tm.launch = max(model-crit, us(baseLat[a][p]))
 	switch p {
 	case LL:
-		tm.wireNum = 2
+		tm.wireNum, tm.stream = 2, true
 	case LL128:
-		tm.wireNum, tm.wireDen = 128, 120
+		tm.wireNum, tm.wireDen, tm.stream = 128, 120, true
 	}
 	if c.Net == NetSocket {
 		tm.sendDelay += SocketLatency / 2
@@ -309,13 +329,20 @@ func (e *engine) run(ki int32) {
 	}
 	end := now + rate.TxTime(unit.Bytes(wire))
 	if o.send {
+		reserved := false
 		for _, ci := range k.p.send[:k.p.nsend] {
-			if !e.conns[ci].net {
+			if e.conns[ci].net {
+				continue
+			}
+			if !reserved {
 				g := k.rank
 				st := max(now, e.gpuFree[g])
 				e.gpuFree[g] = st + e.tm.nvRate.TxTime(unit.Bytes(wire))
 				end = max(end, e.gpuFree[g])
-				break
+				reserved = true
+			}
+			if e.tm.stream {
+				e.t.After(e.tm.intraLat, e, tag(evVisible, ci))
 			}
 		}
 	}
