@@ -32,6 +32,22 @@ func All[T any](inc *Incident) []T {
 	return out
 }
 
+// ncclEnv returns the values the incident gives the named NCCL variable:
+// NCCL's own echo in its logs and the settings made in commands, scripts,
+// env files and manifests, in input order (echoes first within an input).
+func ncclEnv(inc *Incident, name string) []ingest.NCCLSetting {
+	var out []ingest.NCCLSetting
+	for _, a := range inc.Artifacts {
+		switch a := a.(type) {
+		case *ingest.NCCLLog:
+			out = append(out, a.EnvValues(name)...)
+		case *ingest.NCCLSettings:
+			out = append(out, a.Values(name)...)
+		}
+	}
+	return out
+}
+
 // A Rule inspects an incident and returns its findings. A rule may return
 // findings under several ids; each id it can return is listed in IDs.
 type Rule struct {

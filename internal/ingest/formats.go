@@ -12,5 +12,6 @@ func formats() []Format {
 		{Kind: KindDevinfo, New: NewDevinfoParser},
 		{Kind: KindMlnxQoS, New: NewMlnxQoSParser},
 		{Kind: KindDmesg, New: NewDmesgParser},
+		{Kind: KindNCCLSettings, New: NewNCCLSettingsParser},
 	}
 }
