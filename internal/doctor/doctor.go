@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"time"
+
 	"rocelab/internal/ingest"
 	"rocelab/internal/unit"
 )
@@ -10,6 +12,10 @@ type Options struct {
 	// NICSpeed is the NIC line rate to judge bandwidth against when the
 	// artifacts do not say it. Zero means unknown.
 	NICSpeed unit.BitRate
+	// Interval is the time between two dumps of a port when the dumps
+	// carry no time of their own (diagnose --interval); zero when not
+	// given.
+	Interval time.Duration
 }
 
 // An Incident is everything read from one set of inputs: the artifacts of
@@ -63,6 +69,7 @@ func rules() []Rule {
 	rs = append(rs, ncclIBRules()...)
 	rs = append(rs, ncclTestsRules()...)
 	rs = append(rs, counterRules()...)
+	rs = append(rs, windowRules()...)
 	rs = append(rs, perftestRules()...)
 	rs = append(rs, gidRules()...)
 	rs = append(rs, qosRules()...)
