@@ -316,6 +316,7 @@ func checkDiscards(inc *Incident) []Finding {
 		if ratio > 0 {
 			title += fmt.Sprintf(" (%.3g%% of %s)", 100*ratio, rx.Name)
 		}
+		title += rate(dropped, s)
 		dev := nameOr(s.Device, "<if>")
 		var mech []string
 		if len(d.Port) > 0 || len(d.Prio) > 0 {
