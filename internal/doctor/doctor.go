@@ -68,6 +68,8 @@ func rules() []Rule {
 	rs = append(rs, ncclGDRRules()...)
 	rs = append(rs, ncclIBRules()...)
 	rs = append(rs, ncclTestsRules()...)
+	rs = append(rs, ncclTestsLaunchRules()...)
+
 	rs = append(rs, counterRules()...)
 	rs = append(rs, windowRules()...)
 	rs = append(rs, perftestRules()...)
