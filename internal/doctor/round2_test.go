@@ -89,3 +89,21 @@ func TestClass8RanksSplit(t *testing.T) {
 
 func itoa(n int) string     { return strconv.Itoa(n) }
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+
+// Switch side, on the real-format SONiC outputs of testdata/corpus/switch:
+// the watchdog's storms, lossless drops as errors, headroom exhausted where
+// the same port dropped, ECN thresholds against the BDP.
+func TestSwitchRules(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus/switch")}, nil, Options{})
+	fs := rep.Findings
+	nicMustFind(t, fs, "switch.pfcwd.storm", Error, "Ethernet0 queue 3", "in a storm now")
+	nicMustFind(t, fs, "switch.pfcwd.storm", Warn, "Ethernet4 queue 3", "2 storms detected, 2 restored")
+	nicMustFind(t, fs, "switch.queue.drops", Error, "UC3", "lossless queue 3")
+	nicMustFind(t, fs, "switch.queue.drops", Warn, "UC0", "lossy queue 0")
+	nicMustFind(t, fs, "switch.headroom.exhausted", Error, "Ethernet0 PG3", "exhausted")
+	nicMustFind(t, fs, "switch.pfc.tx_pause", Warn, "Ethernet0", "1210 PFC pause frames on priority 0")
+	e := nicMustFind(t, fs, "switch.ecn.thresholds", Warn, "AZURE_LOSSLESS", "BDP 125KB")
+	if !strings.Contains(e.Mechanism, "Kmin 1MiB is 8.4 BDPs") {
+		t.Errorf("ECN mechanism: %s", e.Mechanism)
+	}
+}

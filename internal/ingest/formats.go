@@ -13,5 +13,6 @@ func formats() []Format {
 		{Kind: KindMlnxQoS, New: NewMlnxQoSParser},
 		{Kind: KindDmesg, New: NewDmesgParser},
 		{Kind: KindNCCLSettings, New: NewNCCLSettingsParser},
+		{Kind: KindSwitch, New: NewSwitchParser},
 	}
 }
