@@ -14,5 +14,6 @@ func formats() []Format {
 		{Kind: KindDmesg, New: NewDmesgParser},
 		{Kind: KindNCCLSettings, New: NewNCCLSettingsParser},
 		{Kind: KindSwitch, New: NewSwitchParser},
+		{Kind: KindCollectMeta, New: NewCollectMetaParser},
 	}
 }
