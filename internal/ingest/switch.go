@@ -161,7 +161,7 @@ func (p *switchParser) Feed(l Line) {
 		}
 		if k, cols := p.header(p.prev); k != swNone {
 			p.table, p.cols = k, cols
-			p.out.lines += 2
+			p.out.lines++
 		}
 		return
 	}
