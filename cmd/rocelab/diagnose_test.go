@@ -112,3 +112,22 @@ func TestReadmeDiagnoseExample(t *testing.T) {
 		t.Errorf("exit %d:\n%s\n%s", code, out, stderr)
 	}
 }
+
+// TestCollectThenDiagnose: collect on a host without RDMA devices (a tree
+// with no /sys/class/infiniband) exits 0 and writes an archive that
+// diagnose reads with a clear no-RDMA-device finding, exit 0.
+func TestCollectThenDiagnose(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "proc/sys/kernel"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "proc/sys/kernel/hostname"), []byte("box\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "box.tar.gz")
+	if code, _, stderr := rocelab(t, "collect", "--root", root, "--interval", "0", "--out", out); code != 0 {
+		t.Fatalf("collect exit %d: %s", code, stderr)
+	}
+	code, text, stderr := rocelab(t, "diagnose", out)
+	if code != 0 || !strings.Contains(text, "box: no RDMA device") || !strings.Contains(text, "(collect.no_rdma_device)") {
+		t.Errorf("diagnose exit %d:\n%s\n%s", code, text, stderr)
+	}
+}

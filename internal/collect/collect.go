@@ -309,6 +309,7 @@ func (c *collector) run(ctx context.Context, name string, args ...string) ([]byt
 	cmd := exec.CommandContext(ctx, name, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 200 * time.Millisecond // a killed command's children may hold its output open
 	err := cmd.Run()
 	if ctx.Err() == context.DeadlineExceeded {
 		return nil, fmt.Errorf("timed out after %s", c.opts.Timeout)
