@@ -126,10 +126,10 @@ func (e *engine) buildRing() {
 func (c *Comm) treeShape(ch, r int) (up int, down []int) {
 	nn := c.NNodes()
 	order := c.localOrder(ch)
-	node, g := c.Rank(r)
+	node, li := r/c.PPN, r%c.PPN
 	pos := 0
 	for i, x := range order {
-		if x == g {
+		if x == li {
 			pos = i
 		}
 	}
@@ -209,7 +209,12 @@ func (e *engine) buildP2P() {
 		bytes    int64
 	}
 	var pairs []pair
-	if call.Func == SendRecv {
+	switch {
+	case len(call.Pairs) > 0:
+		for _, p := range call.Pairs {
+			pairs = append(pairs, pair{p[0], p[1], call.Bytes})
+		}
+	case call.Func == SendRecv:
 		d := call.Peer
 		if d == 0 {
 			d = 1
@@ -217,7 +222,7 @@ func (e *engine) buildP2P() {
 		for r := 0; r < n; r++ {
 			pairs = append(pairs, pair{r, ((r+d)%n + n) % n, call.Bytes})
 		}
-	} else {
+	default:
 		for r := 0; r < n; r++ {
 			for k := 1; k < n; k++ {
 				pairs = append(pairs, pair{r, (r + k) % n, call.Bytes / int64(n)})

@@ -36,15 +36,16 @@ func (n Net) String() string {
 	return "NET/IB"
 }
 
-// Comm is an NCCL communicator over GPUs of some servers: its ranks, the
-// NICs and transport it uses, its tuning model and the connections it
-// opens on first use. Ranks are numbered server by server: rank =
-// node·PPN + local GPU.
+// Comm is an NCCL communicator over the same GPUs of some servers: its
+// ranks, the NICs and transport it uses, its tuning model and the
+// connections it opens on first use. Ranks are numbered server by server:
+// rank = node·PPN + i, on GPU GPUs[i] of server Servers[node].
 type Comm struct {
 	Cfg     *Config
 	Sys     System
 	Servers []int // the System servers that take part, in node order
-	PPN     int   // GPUs per server in the communicator
+	GPUs    []int // the GPUs of each server that take part
+	PPN     int   // len(GPUs)
 	NRanks  int
 	Net     Net
 	// NICs are the NIC indices NCCL uses on every server (NCCL_IB_HCA).
@@ -62,14 +63,14 @@ type Comm struct {
 	eng     engine
 }
 
-// NewComm builds the communicator over GPUs 0..ppn-1 of each server in
-// servers. It picks the network transport (IB unless NCCL_IB_DISABLE=1,
+// NewComm builds the communicator over GPUs gpus of each server in
+// servers (AllGPUs(n) for the first n). It picks the network transport (IB unless NCCL_IB_DISABLE=1,
 // no NIC passes NCCL_IB_HCA, or no RoCE v2 GID with an address exists),
 // the GID, GPUDirect RDMA from NCCL_NET_GDR_LEVEL, runs the topology
 // search and builds the tuning model. A GID index that points at an entry
 // RoCE cannot route over an IP fabric is an error, as the connection
 // would time out in NCCL (NVIDIA/nccl#769).
-func NewComm(cfg *Config, sys System, servers []int, ppn int) (*Comm, error) {
+func NewComm(cfg *Config, sys System, servers []int, gpus []int) (*Comm, error) {
 	srv := sys.Server
 	if err := srv.Validate(); err != nil {
 		return nil, err
@@ -77,15 +78,23 @@ func NewComm(cfg *Config, sys System, servers []int, ppn int) (*Comm, error) {
 	if len(servers) == 0 {
 		return nil, fmt.Errorf("communicator: no servers")
 	}
+	ppn := len(gpus)
 	if ppn < 1 || ppn > srv.GPUs {
 		return nil, fmt.Errorf("communicator: %d GPUs per server, the servers have %d", ppn, srv.GPUs)
+	}
+	seen := map[int]bool{}
+	for _, g := range gpus {
+		if g < 0 || g >= srv.GPUs || seen[g] {
+			return nil, fmt.Errorf("communicator: GPU list %v: each must be distinct, 0..%d", gpus, srv.GPUs-1)
+		}
+		seen[g] = true
 	}
 	for _, s := range servers {
 		if s < 0 || s >= len(sys.Hosts) || len(sys.Hosts[s]) != srv.NICs {
 			return nil, fmt.Errorf("communicator: server %d has no host for each of its %d NICs", s, srv.NICs)
 		}
 	}
-	c := &Comm{Cfg: cfg, Sys: sys, Servers: servers, PPN: ppn, NRanks: len(servers) * ppn, GID: -1}
+	c := &Comm{Cfg: cfg, Sys: sys, Servers: servers, GPUs: gpus, PPN: ppn, NRanks: len(servers) * ppn, GID: -1}
 	c.Notes = append(c.Notes, cfg.Notes...)
 	c.pickNet()
 	if c.Net == NetIB {
@@ -171,7 +180,7 @@ func (c *Comm) graphNICs() []int {
 	}
 	var out []int
 	for _, n := range c.NICs {
-		for g := 0; g < c.PPN; g++ {
+		for _, g := range c.GPUs {
 			if srv.NICOf(g) == n {
 				out = append(out, n)
 				break
@@ -187,8 +196,17 @@ func (c *Comm) graphNICs() []int {
 // NNodes returns the number of servers.
 func (c *Comm) NNodes() int { return len(c.Servers) }
 
-// Rank returns the server (index into Servers) and local GPU of rank r.
-func (c *Comm) Rank(r int) (node, gpu int) { return r / c.PPN, r % c.PPN }
+// Rank returns the node (index into Servers) and GPU of rank r.
+func (c *Comm) Rank(r int) (node, gpu int) { return r / c.PPN, c.GPUs[r%c.PPN] }
+
+// AllGPUs returns the GPU list 0..n-1.
+func AllGPUs(n int) []int {
+	g := make([]int, n)
+	for i := range g {
+		g[i] = i
+	}
+	return g
+}
 
 // channelNIC returns the NIC channel ch uses on every server.
 func (c *Comm) channelNIC(ch int) int {
@@ -196,13 +214,15 @@ func (c *Comm) channelNIC(ch int) int {
 	return nics[(ch%c.graphCh)%len(nics)]
 }
 
-// localOrder returns the order channel ch visits a server's GPUs: from
-// the first GPU its NIC serves, onwards.
+// localOrder returns the order (indices into GPUs) channel ch visits a
+// server's GPUs: from the first GPU its NIC serves, onwards.
 func (c *Comm) localOrder(ch int) []int {
-	srv := c.Sys.Server
 	start := 0
-	if c.PPN == srv.GPUs {
-		start = srv.FirstGPU(c.channelNIC(ch))
+	first := c.Sys.Server.FirstGPU(c.channelNIC(ch))
+	for i, g := range c.GPUs {
+		if g == first {
+			start = i
+		}
 	}
 	order := make([]int, c.PPN)
 	for i := range order {

@@ -21,6 +21,9 @@ type Call struct {
 	// Peer is SendRecv's destination offset: rank r sends to r+Peer and
 	// receives from r-Peer (nccl-tests uses 1). Zero means 1.
 	Peer int
+	// Pairs, when set, restricts SendRecv to these (source, destination)
+	// ranks, each moving Bytes: a pipeline stage handing on activations.
+	Pairs [][2]int
 }
 
 // Result is one finished batch of identical calls.
@@ -189,6 +192,11 @@ func (c *Comm) Run(call Call, iters int) error {
 		return fmt.Errorf("collective: negative size %d", call.Bytes)
 	case (call.Func == Broadcast || call.Func == Reduce) && (call.Root < 0 || call.Root >= c.NRanks):
 		return fmt.Errorf("collective: root %d outside 0..%d", call.Root, c.NRanks-1)
+	}
+	for _, p := range call.Pairs {
+		if call.Func != SendRecv || p[0] < 0 || p[1] < 0 || p[0] >= c.NRanks || p[1] >= c.NRanks || p[0] == p[1] {
+			return fmt.Errorf("collective: pair %v: pairs are distinct ranks of a SendRecv", p)
+		}
 	}
 	ch, err := c.Plan(call)
 	if err != nil {

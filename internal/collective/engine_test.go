@@ -261,7 +261,7 @@ func TestSocketFallback(t *testing.T) {
 	}
 	// A GID index on a link-local entry is an error, as the QPs never connect.
 	cfg, _ := NewConfig(map[string]string{"NCCL_IB_GID_INDEX": "1"}, DefaultVersion)
-	if _, err := NewComm(cfg, System{Server: preset(t, "a100-1nic"), Hosts: DenseHosts(2, 1)}, []int{0, 1}, 8); err == nil {
+	if _, err := NewComm(cfg, System{Server: preset(t, "a100-1nic"), Hosts: DenseHosts(2, 1)}, []int{0, 1}, AllGPUs(8)); err == nil {
 		t.Error("NCCL_IB_GID_INDEX=1 (link-local): want an error")
 	}
 }

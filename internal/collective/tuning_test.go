@@ -23,7 +23,7 @@ func mustComm(t testing.TB, srv gpu.Server, servers, ppn int, env map[string]str
 	for i := range sv {
 		sv[i] = i
 	}
-	c, err := NewComm(cfg, System{Server: srv, Hosts: DenseHosts(servers, srv.NICs)}, sv, ppn)
+	c, err := NewComm(cfg, System{Server: srv, Hosts: DenseHosts(servers, srv.NICs)}, sv, AllGPUs(ppn))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,7 @@ func comm(t testing.TB, servers, ppn int, env map[string]string) *collective.Com
 	for i := range sv {
 		sv[i] = i
 	}
-	c, err := collective.NewComm(cfg, collective.System{Server: srv, Hosts: collective.DenseHosts(servers, 1)}, sv, ppn)
+	c, err := collective.NewComm(cfg, collective.System{Server: srv, Hosts: collective.DenseHosts(servers, 1)}, sv, collective.AllGPUs(ppn))
 	if err != nil {
 		t.Fatal(err)
 	}
