@@ -77,6 +77,7 @@ type qp struct {
 	last     unit.Time
 	reverse  int32 // READ response QP, -1 until needed
 	readFor  []int32
+	readLen  []int64 // sizes of the READs in flight, in order
 }
 
 type seg struct {
@@ -142,6 +143,7 @@ func (n *Net) Post(q workload.QP, m workload.Message) {
 		}
 		r := &n.qps[p.reverse]
 		r.readFor = append(r.readFor, int32(q))
+		p.readLen = append(p.readLen, m.Bytes)
 		req := m
 		req.Bytes = 0
 		n.enqueue(int32(q), req)
@@ -265,7 +267,8 @@ func (n *Net) Handle(now unit.Time, t uint64) {
 		case s.msg.Op == workload.Read:
 			// The request reached the responder: send the data back.
 			resp := s.msg
-			resp.Bytes = s.msg.Bytes
+			resp.Bytes = p.readLen[0]
+			p.readLen = p.readLen[1:]
 			n.enqueue(p.reverse, resp)
 			n.free = append(n.free, i)
 			return
