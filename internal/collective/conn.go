@@ -45,8 +45,10 @@ type conn struct {
 	prodK, consK       int32 // producer and consumer kernel of the batch
 	waitSend, waitRecv bool
 
-	// Wire bytes posted, for reports.
-	bytes int64
+	// Wire bytes posted, for reports, and the hosts of a network
+	// connection.
+	bytes            int64
+	hostSrc, hostDst int32
 }
 
 // sendFree reports whether the sender has a free slot for its next slice.
@@ -236,6 +238,10 @@ func (e *engine) openConn(k connKey, srcNIC, dstNIC int) int32 {
 	}
 	c.net = true
 	hs, hd := cm.host(int(k.src), srcNIC), cm.host(int(k.dst), dstNIC)
+	c.hostSrc, c.hostDst = int32(hs), int32(hd)
+	if e.t == nil {
+		return ci // a dry run (Traffic) connects nothing
+	}
 	tagStr := fmt.Sprintf("nccl/%s%d/r%d->r%d", k.kind, k.ch, k.src, k.dst)
 	if cm.Net == NetSocket {
 		c.sock = true

@@ -298,3 +298,33 @@ func TestDeterminism(t *testing.T) {
 		t.Errorf("runs differ:\n%s\n%s", times[0], times[1])
 	}
 }
+
+// TestTrafficMatchesRun: the dry-run traffic of a call equals what the
+// run posts, and a ring AllReduce puts 2(n-1)/n of the buffer on every
+// server's link.
+func TestTrafficMatchesRun(t *testing.T) {
+	c := mustComm(t, preset(t, "a100-1nic"), 4, 8, map[string]string{"NCCL_ALGO": "ring", "NCCL_PROTO": "simple"})
+	const size = 96 << 20
+	tr, err := c.NetTraffic(Call{Func: AllReduce, Bytes: size}, 2, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runOn(t, c, 2, Call{Func: AllReduce, Bytes: size})
+	posted := map[[2]int]int64{}
+	for _, cn := range c.eng.conns {
+		if cn.net {
+			posted[[2]int{int(cn.hostSrc), int(cn.hostDst)}] += cn.bytes
+		}
+	}
+	if len(tr) != 4 {
+		t.Fatalf("%d host pairs, want the 4 ring links: %+v", len(tr), tr)
+	}
+	for _, x := range tr {
+		if posted[[2]int{x.Src, x.Dst}] != x.Bytes {
+			t.Errorf("%d->%d: traffic %d bytes, run posted %d", x.Src, x.Dst, x.Bytes, posted[[2]int{x.Src, x.Dst}])
+		}
+		if want := 2 * 2 * 31 * int64(size) / 32; math.Abs(float64(x.Bytes-want)) > float64(want)/1000 || x.Dst != (x.Src+1)%4 {
+			t.Errorf("%d->%d: %d bytes, want about %d", x.Src, x.Dst, x.Bytes, want)
+		}
+	}
+}

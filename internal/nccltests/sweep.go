@@ -253,3 +253,21 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	c.err = err
 	return n, err
 }
+
+// NetTraffic returns what the whole sweep puts on the network, per host
+// pair, without running it (for estimating a run's cost up front).
+func (s *Sweep) NetTraffic(mtu int64) ([]collective.Transfer, error) {
+	var all []collective.Transfer
+	for _, st := range s.steps {
+		iters := s.Opts.Iters
+		if st.warm {
+			iters = s.Opts.Warmup
+		}
+		tr, err := s.Comm.NetTraffic(st.call, iters, mtu)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, tr...)
+	}
+	return collective.MergeTransfers(all), nil
+}

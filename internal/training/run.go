@@ -431,3 +431,31 @@ func (r Report) String() string {
 	fmt.Fprintf(&b, "pipeline transfers: %d per iteration, %s each on average; DP gradient AllReduce %s (%s)\n", r.PPTransfers/max(r.Iterations, 1), r.PP, r.DP, r.Calls)
 	return b.String()
 }
+
+// NetTraffic returns what the run puts on the network, per host pair,
+// without running it: every pipeline transfer and every data-parallel
+// AllReduce of every iteration.
+func (w *Workload) NetTraffic(mtu int64) ([]collective.Transfer, error) {
+	var all []collective.Transfer
+	iters := w.Cfg.Iterations
+	for _, l := range w.links {
+		tr, err := l.comm.NetTraffic(collective.Call{Func: collective.SendRecv, Bytes: w.Traffic.PPBytes, Pairs: [][2]int{l.pairs()}}, iters*w.Cfg.MicroBatches, mtu)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, tr...)
+	}
+	for pp := range w.dp {
+		for _, cm := range w.dp[pp] {
+			if cm == nil {
+				continue
+			}
+			tr, err := cm.NetTraffic(collective.Call{Func: collective.AllReduce, Bytes: w.Traffic.DPBytes}, iters, mtu)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, tr...)
+		}
+	}
+	return collective.MergeTransfers(all), nil
+}

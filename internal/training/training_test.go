@@ -110,3 +110,34 @@ func TestIteration(t *testing.T) {
 	}
 	t.Logf("%s", r)
 }
+
+// TestSeed000Traffic is the 2048-GPU job of seed 000 (GPT-3 175B on 256
+// servers × 8 GPUs with eight 100G NICs, TP 8, PP 16, DP 16): its
+// network traffic per iteration, computed without running it, is what a
+// run would have to simulate.
+func TestSeed000Traffic(t *testing.T) {
+	c := Config{Model: Model{Params: 175e9, Layers: 96, Hidden: 12288, SeqLen: 2048, MicroBatch: 1, MicroBatches: 96, DType: "bf16"},
+		Parallel: Parallel{TP: 8, PP: 16, DP: 16}}
+	srv := gpu.Server{GPU: gpu.Models["A100"], GPUs: 8, NICs: 8, NICRate: 100 * unit.Gbps, NICPCIe: 4, Intra: gpu.NVSwitch, GPUNIC: gpu.PXB, CPU: gpu.AMD, PeerMem: true, GIDs: gpu.StandardGIDs}
+	nc, _ := collective.NewConfig(nil, collective.DefaultVersion)
+	w, err := New(c, nc, collective.System{Server: srv, Hosts: collective.DenseHosts(256, 8)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := w.NetTraffic(4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bytes int64
+	for _, x := range tr {
+		bytes += x.Bytes
+	}
+	// DP: 2048 GPUs × 2(15)/16 × 175e9/128 × 2 B = 10.5 TB; PP: 128
+	// pipelines × 15 boundaries × 2 directions × 96 micro-batches ×
+	// 50.3 MB / 8 = 2.3 TB.
+	dp := 2048 * 30.0 / 16 * 175e9 / 128 * 2
+	pp := 128 * 15 * 2 * 96 * float64(2048*12288*2/8)
+	if got := float64(bytes); math.Abs(got/(dp+pp)-1) > 0.01 {
+		t.Errorf("%.3g bytes on the network per iteration, want %.3g", got, dp+pp)
+	}
+}
