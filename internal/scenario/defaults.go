@@ -46,6 +46,23 @@ const (
 	DefaultDSCP = 26
 
 	DefaultSampleInterval = 10 * unit.Microsecond
+
+	// RDMA NIC (facts.md §1.2, §4, §5): DCQCN with the mlx5 defaults on
+	// every priority (ROCE_CC_PRIO_MASK 0xFF in mlxconfig dumps), the RC
+	// local ACK timeout and retry count NCCL sets since 2.23 (20, 7),
+	// adaptive retransmission's 4 us time base, the Linux minimum TCP RTO,
+	// and a receive buffer the size mlnx_qos reports (max_buffer_size
+	// 262016 on ConnectX-5).
+	DefaultCC           = "dcqcn"
+	DefaultDCQCNPreset  = "mlx5"
+	DefaultCCPrioMask   = 0xFF
+	DefaultQPTimeout    = 20
+	DefaultRetryCnt     = 7
+	DefaultAckCoalesce  = 4
+	DefaultAdaptiveBase = 4 * unit.Microsecond
+	DefaultTCPRTO       = 200 * unit.Millisecond
+	DefaultRxBuffer     = 262016 * unit.Byte
+	DefaultTTL          = 64
 )
 
 // DefaultStrict is the default set of strict-priority queues: 6 (CNPs) and 7.

@@ -51,7 +51,7 @@ func TestREDMarking(t *testing.T) {
 			}
 			log := &markLog{}
 			tw.Net.Switches[0].SetMarkObserver(log)
-			tw.Net.Run(s.Duration)
+			tw.Run()
 			checkRED(t, log)
 		})
 	}

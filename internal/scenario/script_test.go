@@ -112,24 +112,46 @@ func execScript(t *testing.T, tw **Twin, cmd, input string) string {
 		}
 		fmt.Fprintf(&b, "%d hosts, %d switches, %d flows", len(s.Topo.Hosts), len((*tw).Net.Switches), len((*tw).Flows))
 	case "run":
-		net := (*tw).Net
 		if u, ok := kv["until"]; ok {
 			d, err := unit.ParseTime(u)
 			if err != nil {
 				t.Fatal(err)
 			}
-			net.Sched.RunUntil(d)
+			(*tw).RunUntil(d)
 		} else {
-			net.Run((*tw).Scenario.Duration)
+			(*tw).Run()
 		}
-		fmt.Fprintf(&b, "t=%v all flows done: %v", net.Sched.Now(), net.AllDone())
+		fmt.Fprintf(&b, "t=%v all flows done: %v", (*tw).Net.Sched.Now(), (*tw).Done())
 	case "flows":
-		for i, f := range (*tw).Net.Flows {
-			fct := "running"
-			if d, ok := f.FCT(); ok {
-				fct = "fct " + d.String()
+		conns := (*tw).Transport.Conns()
+		for i := range (*tw).Flows {
+			st := (*tw).Traffic.State(i)
+			if !st.Started {
+				fmt.Fprintf(&b, "%s: not started\n", (*tw).Flows[i].Name)
+				continue
 			}
-			fmt.Fprintf(&b, "%s: delivered %d dropped %d %s\n", (*tw).Flows[i].Name, f.Delivered, f.Dropped, fct)
+			c := conns[st.QP]
+			fct := "running"
+			if d, ok := st.FCT(); ok {
+				fct = "fct " + d.String()
+			} else if st.Done {
+				fct = st.Status.String()
+			}
+			fmt.Fprintf(&b, "%s: delivered %d retransmitted %d %s\n", (*tw).Flows[i].Name, c.Delivered, c.Retransmit, fct)
+		}
+	case "hw":
+		for _, n := range (*tw).NICs {
+			if n.Name() != kv["host"] {
+				continue
+			}
+			for _, c := range n.HW.List() {
+				if c.Value != 0 && strings.Contains(c.Name, kv["match"]) {
+					fmt.Fprintf(&b, "%s: %d\n", c.Name, c.Value)
+				}
+			}
+		}
+		if b.Len() == 0 {
+			b.WriteString("all zero")
 		}
 	case "queues":
 		for _, sw := range (*tw).Net.Switches {
@@ -172,18 +194,22 @@ func execScript(t *testing.T, tw **Twin, cmd, input string) string {
 			t.Fatalf("no port %q", kv["port"])
 		}
 		_, isSwitch := pt.Node().(*fabric.Switch)
-		for _, c := range pt.Counters.Ethtool(0xff, isSwitch) {
+		snap := pt.Snapshot()
+		for _, c := range snap.Ethtool(0xff, isSwitch) {
 			if c.Value != 0 && strings.Contains(c.Name, kv["match"]) {
 				fmt.Fprintf(&b, "%s: %d\n", c.Name, c.Value)
 			}
 		}
 	case "totals":
 		tot := (*tw).Net.Totals
-		inB, _ := (*tw).Net.InFlight()
-		fmt.Fprintf(&b, "sent %d = delivered %d + dropped %d + in flight %d\n", tot.BytesSent, tot.BytesDelivered, tot.BytesDropped, inB)
+		in := (*tw).Net.InFlight()
+		fmt.Fprintf(&b, "sent %d + retransmitted %d = delivered %d + dropped %d + discarded %d + in flight %d\n",
+			tot.Sent.Bytes, tot.Retransmitted.Bytes, tot.Delivered.Bytes, tot.Dropped.Bytes, tot.Discarded.Bytes, in.Bytes)
 		var rs []string
 		for _, r := range fabric.DropReasons() {
-			rs = append(rs, fmt.Sprintf("%s=%d", r, tot.DropsByReason[r]))
+			if tot.DropsByReason[r] > 0 {
+				rs = append(rs, fmt.Sprintf("%s=%d", r, tot.DropsByReason[r]))
+			}
 		}
 		sort.Strings(rs)
 		fmt.Fprintf(&b, "drops %s; pause frames %d; ecn marked %d", strings.Join(rs, " "), tot.PauseFrames, tot.ECNMarked)
