@@ -4,7 +4,7 @@ import "rocelab/internal/unit"
 
 // ring is a FIFO of QPs that may send now, growing as needed.
 type ring struct {
-	buf        []*qp
+	buf         []*qp
 	first, size int
 }
 
