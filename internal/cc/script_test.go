@@ -22,7 +22,7 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testda
 // Commands (times like 10us, sizes like 4096 or 10MB, rates like 100G):
 //
 //	preset NAME line=R [knob=V ...]  a fresh reaction point and NP
-//	cnp t=T                          a CNP arrives
+//	cnp t=T [n=N every=D]            a CNP arrives (N CNPs, from T every D)
 //	send t=T bytes=B [n=N every=D]   N data packets of B bytes, from T every D
 //	advance t=T [quiet]              run the timers due up to T, a line each
 //	print t=T                        the state, α as at T
@@ -110,6 +110,9 @@ func (s *script) exec(line string) (string, error) {
 	case "preset":
 		return s.preset(flags, kv)
 	case "cnp":
+		if _, ok := kv["n"]; ok {
+			return s.cnps(now, kv)
+		}
 		s.steps(&b, now, 12)
 		s.rp.OnCNP(now)
 		fmt.Fprintf(&b, "t=%v cnp: %s", now, s.state(now))
@@ -181,6 +184,41 @@ func (s *script) preset(flags []string, kv map[string]string) (string, error) {
 	return out, nil
 }
 
+// repeat parses n= and every=.
+func repeat(kv map[string]string) (int, unit.Time, error) {
+	n, every := 1, unit.Time(0)
+	if v, ok := kv["n"]; ok {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil {
+			return 0, 0, err
+		}
+		if every, err = unit.ParseTime(kv["every"]); err != nil {
+			return 0, 0, err
+		}
+	}
+	return n, every, nil
+}
+
+// cnps feeds n CNPs from now every `every` and sums up what they caused.
+func (s *script) cnps(now unit.Time, kv map[string]string) (string, error) {
+	n, every, err := repeat(kv)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	before := s.rp.Stats()
+	t := now
+	for i := 0; i < n; i++ {
+		t = now + unit.Time(i)*every
+		s.steps(&b, t, 0)
+		s.rp.OnCNP(t)
+	}
+	d := diff(before, s.rp.Stats())
+	fmt.Fprintf(&b, "%d CNPs, %v..%v: decreases %d; timer steps %d; releases %d\n", n, now, t, d.Decreases, d.TimerIncreases, d.Releases)
+	fmt.Fprintf(&b, "t=%v %s", t, s.state(t))
+	return b.String(), nil
+}
+
 // send feeds n packets of bytes each, from now every `every`, running the
 // timers due before each, and sums up the steps they caused.
 func (s *script) send(now unit.Time, kv map[string]string) (string, error) {
@@ -188,14 +226,9 @@ func (s *script) send(now unit.Time, kv map[string]string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	n, every := 1, unit.Time(0)
-	if v, ok := kv["n"]; ok {
-		if n, err = strconv.Atoi(v); err != nil {
-			return "", err
-		}
-		if every, err = unit.ParseTime(kv["every"]); err != nil {
-			return "", err
-		}
+	n, every, err := repeat(kv)
+	if err != nil {
+		return "", err
 	}
 	var b strings.Builder
 	byPhase := map[Phase]int64{}
