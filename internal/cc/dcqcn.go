@@ -265,9 +265,13 @@ func (q *DCQCN) startEpisode(now unit.Time) {
 	q.active = true
 	q.t0 = now
 	q.alpha = q.p.alpha0
+	// The limiter starts at rate_to_set_on_first_cnp, or at the current rate
+	// as far as the ceiling allows.
+	r := min(q.rc, q.p.ceil)
 	if q.p.firstRate > 0 {
-		q.rc, q.rt = q.p.firstRate, q.p.firstRate
+		r = q.p.firstRate
 	}
+	q.rc, q.rt = r, r
 }
 
 // requestDecrease cuts now, or at the end of the current window when

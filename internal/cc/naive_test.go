@@ -13,18 +13,16 @@ import (
 // the fixed-point primitives (so that the two agree to the bit/s) with
 // DCQCN, against which TestNaiveAgrees runs it.
 type naive struct {
-	c             DCQCNConfig
-	line, ceil    int64
-	rc, rt        int64
-	alpha         uint64
-	active        bool
-	aFlag, dFlag  bool
-	counting      bool
-	T, BC, bytes  int64
-	nextA, nextD  unit.Time
-	nextI         unit.Time
-	lastA         unit.Time // paper: α decays K after this
-	paperDecaysAt unit.Time
+	c            DCQCNConfig
+	line, ceil   int64
+	rc, rt       int64
+	alpha        uint64
+	active       bool
+	aFlag, dFlag bool
+	counting     bool
+	T, BC, bytes int64
+	nextA, nextD unit.Time
+	nextI        unit.Time
 }
 
 const never = unit.MaxTime
@@ -117,10 +115,11 @@ func (n *naive) cnp(now unit.Time) {
 }
 
 func (n *naive) firstRate() {
+	n.rc = min(n.rc, n.ceil)
 	if r := n.c.RateToSetOnFirstCnp * 1e6; r > 0 {
 		n.rc = min(r, n.ceil)
-		n.rt = n.rc
 	}
+	n.rt = n.rc
 }
 
 func (n *naive) cut(t unit.Time) {
