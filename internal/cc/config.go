@@ -182,7 +182,7 @@ var knobs = [...]Knob{
 		field:   func(c *DCQCNConfig) *int64 { return &c.Cnp802pPrio }},
 	{Name: "roce_cc_prio_mask", Point: "port", Unit: "mask", Min: 0, Max: 255, MLX5: 255, Paper: 255,
 		Meaning: "priorities congestion control acts on, bit p for priority p; the NIC gives other QPs None",
-		Note:    "mlxconfig ROCE_CC_PRIO_MASK; sysfs splits it into ecn/roce_rp/enable/<p> and ecn/roce_np/enable/<p>",
+		Note:    "mlxconfig ROCE_CC_PRIO_MASK; sysfs splits it into the files ecn/roce_rp/enable/0..7 and ecn/roce_np/enable/0..7",
 		field:   func(c *DCQCNConfig) *int64 { return &c.RoceCcPrioMask }},
 	{Name: "cnp_pacing_scope", Point: "np", Unit: "enum", Min: ScopePort, Max: ScopeQP, MLX5: ScopePort, Paper: ScopeQP,
 		Meaning:   "what shares one CNP gap: 0 the NIC port, 1 each QP",
