@@ -18,28 +18,10 @@
 package nic
 
 import (
+	"rocelab/internal/cc"
 	"rocelab/internal/fabric"
 	"rocelab/internal/unit"
 )
-
-// CC is a queue pair's congestion controller as the NIC drives it (the
-// reaction point): a pure state machine stepped with explicit time
-// (internal/cc implements it).
-type CC interface {
-	// Rate is the QP's current sending rate.
-	Rate() unit.BitRate
-	// OnCNP tells the controller a CNP for this QP arrived.
-	OnCNP(now unit.Time)
-	// OnSend tells it bytes (wire bytes of data) the QP sent.
-	OnSend(now unit.Time, bytes int)
-	// OnAck tells it of an ACK and the RTT it measured (RTT schemes).
-	OnAck(now unit.Time, bytes int, rtt unit.Time)
-	// NextDeadline is when OnDeadline must next be called
-	// (unit.MaxTime: never).
-	NextDeadline() unit.Time
-	// OnDeadline runs the controller's timers due at or before now.
-	OnDeadline(now unit.Time)
-}
 
 // Adaptive configures adaptive retransmission (NVIDIA ConnectX): the
 // first timeout is drawn at random from [Base, 2·Base), later ones double,
@@ -87,18 +69,13 @@ type Config struct {
 	// Linux minimum RTO, 200 ms).
 	TCPRTO unit.Time
 
-	// CCPrioMask is ROCE_CC_PRIO_MASK: the priorities congestion control
-	// acts on (bit p = priority p); CNPs for QPs on other priorities are
-	// ignored (rp_cnp_ignored). NewCC makes a QP's controller for a line
-	// rate; nil means no congestion control (PFC only).
-	CCPrioMask uint8
-	NewCC      func(line unit.BitRate) CC
-	// CNPDSCP and CNPPrio mark generated CNPs (cnp_dscp, cnp_802p_prio).
-	CNPDSCP, CNPPrio uint8
-	// CNPGap is min_time_between_cnps; CNPGapPerPort applies it to all
-	// CNPs the port sends rather than per QP.
-	CNPGap        unit.Time
-	CNPGapPerPort bool
+	// DCQCN is the congestion control, nil for none (PFC only). Its
+	// roce_cc_prio_mask says which priorities it acts on: a QP on another
+	// priority keeps line rate and its CNPs count as rp_cnp_ignored, and
+	// the NIC sends CNPs only for CE marks on enabled priorities. CNPs go
+	// out with cnp_dscp and cnp_802p_prio, paced by min_time_between_cnps
+	// per port or per QP (cnp_pacing_scope).
+	DCQCN *cc.DCQCNConfig
 
 	// DrainRate, when positive, is how fast the host takes received data
 	// from the NIC (a slow PCIe link or host): data packets wait in a
@@ -111,6 +88,9 @@ type Config struct {
 	RxPFC         uint8
 	// PFC is how the NIC's port sends pause frames.
 	PFC fabric.PFCConfig
+	// SampleQPs is how many rate-limited queue pairs per NIC have their
+	// rate and α sampled as time series.
+	SampleQPs int
 }
 
 // ACKTimeout returns the local ACK timeout 4.096 us × 2^Timeout (IB spec

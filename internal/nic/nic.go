@@ -1,6 +1,7 @@
 package nic
 
 import (
+	"rocelab/internal/cc"
 	"rocelab/internal/fabric"
 	"rocelab/internal/packet"
 	"rocelab/internal/roce"
@@ -15,6 +16,7 @@ const (
 	tagRTO
 	tagCC
 	tagDrain
+	tagNP
 )
 
 // txClass is one priority's egress: control frames first, then the QPs
@@ -41,10 +43,17 @@ type NIC struct {
 	busy     uint8 // classes with a control frame or a ready QP
 	cal      calendar
 	calAlarm sim.Alarm
-	lastCNP  unit.Time
-	rng      *sim.Rand
+	// np is the port's notification point when CNPs are paced per port;
+	// npLast the QP of the last mark it held back, npTimer its timer.
+	np      cc.NP
+	npLast  *qp
+	npTimer sim.Timer
+	rng     *sim.Rand
 
 	rx rxBuffer
+
+	sampled int
+	series  []*QPSeries
 
 	// HW holds the RDMA counters (hw_counters).
 	HW HWCounters
@@ -55,7 +64,9 @@ func New(net *fabric.Network, id int32, name string, cfg *Config) *NIC {
 	n := &NIC{net: net, id: id, name: name, cfg: cfg, ets: fabric.NewETS(cfg.Strict, cfg.Weights)}
 	n.port = net.NewPort(n, 0)
 	n.port.SetEgress(n)
-	n.lastCNP = -unit.MaxTime
+	if cfg.DCQCN != nil {
+		n.np = cfg.DCQCN.NewNP()
+	}
 	if cfg.Adaptive != nil {
 		n.rng = net.Streams.Stream("nic/adaptive-retx/" + name)
 	}
@@ -83,6 +94,9 @@ func (n *NIC) newQP(conn workload.QP, class packet.Class, prio, dscp uint8, rate
 	if class == packet.ClassTCP {
 		q.mss = n.cfg.TCPMSS
 	}
+	if d := n.cfg.DCQCN; d != nil && class == packet.ClassRoCE {
+		q.np = d.NewNP()
+	}
 	n.qps = append(n.qps, q)
 	return q
 }
@@ -102,9 +116,13 @@ func (n *NIC) Handle(now unit.Time, tag uint64) {
 	case tagCalendar:
 		n.calAlarm.Fired()
 		for n.cal.len() > 0 && n.cal.min() <= now {
-			q := n.cal.pop()
-			q.where = idle
-			n.makeReady(q)
+			if q := n.cal.pop(); q != nil {
+				q.where = idle
+				n.makeReady(q)
+			}
+		}
+		if n.cal.len() > 0 {
+			n.calAlarm.ArmBy(n.net.Sched, n.cal.min(), n, tagCalendar)
 		}
 		n.port.Kick()
 	case tagRTO:
@@ -117,9 +135,21 @@ func (n *NIC) Handle(now unit.Time, tag uint64) {
 		if q.ccTimer.Fire(n.net.Sched, now) {
 			q.cc.OnDeadline(now)
 			n.armCC(q)
+			n.repace(q, now)
 		}
 	case tagDrain:
 		n.drain(now)
+	case tagNP:
+		if tag>>8 == 0xffffff {
+			if n.npTimer.Fire(n.net.Sched, now) && n.np.OnDeadline(now) {
+				n.sendCNP(n.npLast, now)
+			}
+			return
+		}
+		q := n.qps[tag>>8]
+		if q.npTimer.Fire(n.net.Sched, now) && q.np.OnDeadline(now) {
+			n.sendCNP(q, now)
+		}
 	}
 }
 
@@ -211,23 +241,52 @@ func (n *NIC) sent(q *qp, p *packet.Packet, retx bool, now unit.Time) {
 		q.posted, q.firstPost = true, now
 	}
 	wire := int(p.Wire())
-	rate := n.port.Rate()
 	if q.cc != nil {
 		q.cc.OnSend(now, wire)
-		rate = min(rate, q.cc.Rate())
 		n.armCC(q)
+	}
+	q.lastTx, q.lastWire = now, wire
+	q.nextTx = n.paceAfter(q, now)
+	if !q.rto.Armed() {
+		q.rto.Set(n.net.Sched, now+n.rtoOf(q), n, tagRTO|uint64(q.idx)<<8)
+	}
+}
+
+// rateOf returns the rate q may send at now.
+func (n *NIC) rateOf(q *qp) unit.BitRate {
+	rate := n.port.Rate()
+	if q.cc != nil {
+		rate = min(rate, q.cc.Rate())
 	}
 	if q.rateCap > 0 {
 		rate = min(rate, q.rateCap)
 	}
-	if rate < n.port.Rate() {
-		q.nextTx = now + rate.TxTime(unit.Bytes(wire))
-	} else {
-		q.nextTx = now
+	return rate
+}
+
+// paceAfter returns when q may send its next packet: one packet time at
+// its rate after its last one started, or now when it runs at line rate.
+func (n *NIC) paceAfter(q *qp, now unit.Time) unit.Time {
+	rate := n.rateOf(q)
+	if rate >= n.port.Rate() {
+		return now
 	}
-	if !q.rto.Armed() {
-		q.rto.Set(n.net.Sched, now+n.rtoOf(q), n, tagRTO|uint64(q.idx)<<8)
+	return q.lastTx + rate.TxTime(unit.Bytes(q.lastWire))
+}
+
+// repace moves a QP waiting in the calendar earlier when its rate rose.
+func (n *NIC) repace(q *qp, now unit.Time) {
+	if q.where != inCalendar {
+		return
 	}
+	next := max(n.paceAfter(q, now), now)
+	if next >= q.nextTx {
+		return
+	}
+	q.nextTx = next
+	q.calGen++
+	q.where = idle
+	n.makeReady(q)
 }
 
 // armCC sets the QP's congestion-control timer to its controller's next
@@ -310,7 +369,9 @@ func (n *NIC) rxData(p *packet.Packet) {
 	now := n.net.Sched.Now()
 	if p.ECN == packet.CE && p.Class == packet.ClassRoCE {
 		n.HW.NPECNMarkedRoCEPackets++
-		n.notify(q, now)
+		if d := n.cfg.DCQCN; d != nil && d.Enabled(int(p.Prio)) {
+			n.notify(q, now)
+		}
 	}
 	switch d := roce.PSNDiff(p.PSN, q.ePSN); {
 	case d == 0:
@@ -357,19 +418,31 @@ func opOf(op roce.Opcode) workload.Op {
 }
 
 // notify is the notification point: a CE-marked packet arrived for q;
-// send a CNP unless one went out less than min_time_between_cnps ago.
+// the NP of its scope decides whether a CNP goes out now, later (the paper
+// variant's deferred CNP) or not at all.
 func (n *NIC) notify(q *qp, now unit.Time) {
-	last := &q.lastCNP
-	sent := q.cnpSent
-	if n.cfg.CNPGapPerPort {
-		last = &n.lastCNP
-		sent = true
-	}
-	if sent && now-*last < n.cfg.CNPGap {
+	if n.cfg.DCQCN.Scope() == cc.ScopePort {
+		if n.np.OnCE(now) {
+			n.sendCNP(q, now)
+		} else {
+			n.npLast = q
+			if d := n.np.NextDeadline(); d != unit.MaxTime {
+				n.npTimer.Set(n.net.Sched, d, n, tagNP|0xffffff<<8)
+			}
+		}
 		return
 	}
-	*last = now
-	q.cnpSent = true
+	if q.np.OnCE(now) {
+		n.sendCNP(q, now)
+	} else if d := q.np.NextDeadline(); d != unit.MaxTime {
+		q.npTimer.Set(n.net.Sched, d, n, tagNP|uint64(q.idx)<<8)
+	}
+}
+
+// sendCNP queues a CNP naming q's peer, the QP to slow down.
+func (n *NIC) sendCNP(q *qp, now unit.Time) {
+	d := n.cfg.DCQCN
+	prio := uint8(d.Cnp802pPrio)
 	c := n.net.Pool.Get()
 	c.Kind = packet.CNP
 	c.Class = packet.ClassRoCE
@@ -377,8 +450,8 @@ func (n *NIC) notify(q *qp, now unit.Time) {
 	c.Src, c.Dst = n.id, q.peerHost
 	c.DstQP = q.peerQPN
 	c.SrcPort = q.srcPort
-	c.DSCP = n.cfg.CNPDSCP
-	c.Prio, c.PCP, c.VLAN = n.cfg.CNPPrio, n.cfg.CNPPrio, n.cfg.VLAN
+	c.DSCP = uint8(d.CnpDscp)
+	c.Prio, c.PCP, c.VLAN = prio, prio, n.cfg.VLAN
 	c.Frame = packet.DataFrame(0, packet.CNPPayload, n.cfg.VLAN)
 	c.TTL = n.cfg.TTL
 	c.SentAt = now

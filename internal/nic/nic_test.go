@@ -22,8 +22,7 @@ func (p *pair) Completed(c workload.Completion) { p.got = append(p.got, c) }
 
 func testConfig() *nic.Config {
 	c := &nic.Config{MTU: 1024, TCPMSS: 8948, ECT: true, DSCP: 26, Priority: -1, TTL: 64,
-		Timeout: 10, RetryCnt: 7, AckCoalesce: 4, CNPDSCP: 48, CNPPrio: 6, CCPrioMask: 0xff,
-		Strict: 1<<6 | 1<<7}
+		Timeout: 10, RetryCnt: 7, AckCoalesce: 4, Strict: 1<<6 | 1<<7}
 	for d := range c.Classifier.DSCPToPrio {
 		c.Classifier.DSCPToPrio[d] = uint8(d >> 3)
 	}

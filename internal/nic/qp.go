@@ -1,6 +1,7 @@
 package nic
 
 import (
+	"rocelab/internal/cc"
 	"rocelab/internal/packet"
 	"rocelab/internal/roce"
 	"rocelab/internal/sim"
@@ -64,9 +65,13 @@ type qp struct {
 	timeouts      int // consecutive timeouts, for adaptive retransmission
 	failed        bool
 	rto           sim.Timer
-	cc            CC
+	cc            cc.Controller
+	dcqcn         cc.DCQCN
 	ccTimer       sim.Timer
 	nextTx        unit.Time
+	lastTx        unit.Time // when the QP last started sending a data packet
+	lastWire      int       // that packet's wire bytes
+	calGen        uint32    // bumped when the QP's calendar entry is replaced
 	where         uint8
 
 	// Responder.
@@ -77,8 +82,9 @@ type qp struct {
 	msgBytes   int64 // bytes of the message being received
 	delivered  int64
 	lastDeliv  unit.Time
-	lastCNP    unit.Time
-	cnpSent    bool
+	np         cc.NP
+	npTimer    sim.Timer
+	series     *QPSeries
 	firstPost  unit.Time
 	posted     bool
 	sentBytes  int64

@@ -44,6 +44,7 @@ type calEntry struct {
 	t   unit.Time
 	seq uint64
 	q   *qp
+	gen uint32
 }
 
 func (c *calendar) len() int { return len(c.h) }
@@ -52,9 +53,11 @@ func (c *calendar) min() unit.Time { return c.h[0].t }
 
 func less(a, b *calEntry) bool { return a.t < b.t || a.t == b.t && a.seq < b.seq }
 
+// push queues q at t. An entry whose gen no longer matches its QP's
+// calGen is stale (the QP was rescheduled) and is dropped when popped.
 func (c *calendar) push(t unit.Time, q *qp) {
 	c.seq++
-	c.h = append(c.h, calEntry{t: t, seq: c.seq, q: q})
+	c.h = append(c.h, calEntry{t: t, seq: c.seq, q: q, gen: q.calGen})
 	i := len(c.h) - 1
 	for i > 0 {
 		parent := (i - 1) / 2
@@ -66,8 +69,13 @@ func (c *calendar) push(t unit.Time, q *qp) {
 	}
 }
 
+// pop removes the earliest entry and returns its QP, or nil when the
+// entry was stale.
 func (c *calendar) pop() *qp {
 	q := c.h[0].q
+	if c.h[0].gen != q.calGen {
+		q = nil
+	}
 	last := len(c.h) - 1
 	c.h[0] = c.h[last]
 	c.h[last] = calEntry{}

@@ -99,8 +99,9 @@ func (t *Transport) Connect(src, dst int, o workload.QPOptions, owner workload.O
 	// the only per-QP ECMP entropy.
 	req.srcPort = uint16(49152 + t.sport.IntN(16384))
 	resp.srcPort = req.srcPort
-	if class == packet.ClassRoCE && cfg.NewCC != nil && cfg.CCPrioMask&(1<<prio) != 0 {
-		req.cc = cfg.NewCC(s.port.Rate())
+	if d := cfg.DCQCN; class == packet.ClassRoCE && d != nil && d.Enabled(int(prio)) {
+		d.Init(&req.dcqcn, s.port.Rate())
+		req.cc = &req.dcqcn
 	}
 	t.conns = append(t.conns, conn{req: req, resp: resp, owner: owner, opts: o})
 	return id

@@ -316,12 +316,15 @@ func flowOf(tw *scenario.Twin, conns []nic.ConnInfo, i int, spec scenario.FlowSp
 
 func queues(net *fabric.Network) []Queue {
 	var out []Queue
-	every := us(net.SampleInterval())
 	for _, q := range net.QueueSeries() {
+		samples := make([]int64, len(q.Bytes.Values))
+		for i, v := range q.Bytes.Values {
+			samples[i] = int64(v)
+		}
 		out = append(out, Queue{
 			Port: q.Switch.Ports()[q.Port].Name(), Priority: q.Prio,
 			MaxBytes: q.Switch.QueueMax(q.Port, q.Prio),
-			FirstUS:  float64(q.First) * every, EveryUS: every, Samples: q.Bytes,
+			FirstUS:  us(q.Bytes.First), EveryUS: us(q.Bytes.Every), Samples: samples,
 		})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].MaxBytes > out[j].MaxBytes })

@@ -81,6 +81,7 @@ func Build(s *Scenario) (*Twin, error) {
 	}
 	for _, h := range tw.NICs {
 		h.Start()
+		net.AddSampler(h)
 	}
 	if s.Switch.PFC.Enabled {
 		net.PFCEnabled = s.Switch.PFC.Priorities
@@ -168,10 +169,9 @@ func (s *Scenario) nicConfig() (*nic.Config, error) {
 	c := &nic.Config{
 		MTU: h.MTU, TCPMSS: int32(s.Switch.PFC.MTU) - 52, VLAN: h.VLAN, ECT: h.ECN, DSCP: h.DSCP, Priority: h.Priority,
 		Classifier: fabric.Classifier{Trust: h.Trust, DSCPToPrio: h.DSCPToPrio},
-		Strict:     n.Strict, Weights: n.Weights, TTL: DefaultTTL,
+		Strict:     n.Strict, Weights: n.Weights, TTL: DefaultTTL, SampleQPs: DefaultSampleQPs,
 		Timeout: n.Timeout, RetryCnt: n.RetryCnt, AckCoalesce: n.AckCoalesce, TCPRTO: n.TCPRTO,
-		CCPrioMask: n.CCPrioMask,
-		DrainRate:  n.DrainRate, RxBuffer: n.RxBuffer, RxXOFF: n.RxXOFF, RxXON: n.RxXON,
+		DrainRate: n.DrainRate, RxBuffer: n.RxBuffer, RxXOFF: n.RxXOFF, RxXON: n.RxXON,
 		PFC: fabric.PFCConfig{Quanta: s.Switch.PFC.Quanta, Refresh: s.Switch.PFC.Refresh, XON: s.Switch.PFC.XON},
 	}
 	if c.TCPMSS > 9000-52 {

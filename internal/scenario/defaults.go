@@ -46,6 +46,9 @@ const (
 	DefaultDSCP = 26
 
 	DefaultSampleInterval = 10 * unit.Microsecond
+	// DefaultSampleQPs is how many rate-limited QPs per NIC have their rate
+	// and α sampled.
+	DefaultSampleQPs = 4
 
 	// RDMA NIC (facts.md §1.2, §4, §5): DCQCN with the mlx5 defaults on
 	// every priority (ROCE_CC_PRIO_MASK 0xFF in mlxconfig dumps), the RC
@@ -55,7 +58,6 @@ const (
 	// 262016 on ConnectX-5).
 	DefaultCC           = "dcqcn"
 	DefaultDCQCNPreset  = "mlx5"
-	DefaultCCPrioMask   = 0xFF
 	DefaultQPTimeout    = 20
 	DefaultRetryCnt     = 7
 	DefaultAckCoalesce  = 4

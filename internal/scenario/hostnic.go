@@ -6,6 +6,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
+	"rocelab/internal/cc"
 	"rocelab/internal/unit"
 )
 
@@ -16,7 +17,8 @@ type NICSpec struct {
 	CC string
 	// DCQCN holds the DCQCN preset and knob settings by their mlx5 names.
 	DCQCN DCQCNSpec
-	// CCPrioMask is ROCE_CC_PRIO_MASK: the priorities CC acts on.
+	// CCPrioMask is ROCE_CC_PRIO_MASK (host.firmware, or roce_cc_prio_mask
+	// in host.dcqcn): the priorities CC acts on; zero when CC is none.
 	CCPrioMask uint8
 	// Firmware holds every mlxconfig setting given, by name, as written.
 	Firmware []Setting
@@ -40,10 +42,13 @@ type NICSpec struct {
 	Weights [8]int
 }
 
-// DCQCNSpec is the DCQCN configuration: a preset and the knobs set over it.
+// DCQCNSpec is the DCQCN configuration: a preset and the knobs set over it
+// by their mlx5 names, and the configuration they make (nil when host.cc
+// is none).
 type DCQCNSpec struct {
 	Preset string
 	Knobs  []Setting
+	Config *cc.DCQCNConfig
 }
 
 // Setting is one named value from the scenario with its position.
@@ -97,7 +102,7 @@ func (c *conv) settings(n ast.Node, path string, valid func(name string) bool, e
 // scheduler.
 func (c *conv) nicSpec(r *rawHost) NICSpec {
 	s := NICSpec{
-		CC: DefaultCC, CCPrioMask: DefaultCCPrioMask,
+		CC:      DefaultCC,
 		DCQCN:   DCQCNSpec{Preset: DefaultDCQCNPreset},
 		Timeout: DefaultQPTimeout, RetryCnt: DefaultRetryCnt, AckCoalesce: DefaultAckCoalesce,
 		AdaptiveBase: DefaultAdaptiveBase, TCPRTO: DefaultTCPRTO,
@@ -108,6 +113,8 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 	}
 	if r == nil {
 		s.RxXOFF, s.RxXON = s.RxBuffer/2, s.RxBuffer/4
+		s.DCQCN.Config = c.dcqcnConfig(&s)
+		s.CCPrioMask = ccMask(s.DCQCN.Config)
 		return s
 	}
 	s.CC = c.choice(r.CC, "host.cc", DefaultCC, "dcqcn", "none")
@@ -128,18 +135,6 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 		}
 	}
 	s.Firmware = c.settings(r.Firmware, "host.firmware", isMlxconfigName, "mlxconfig settings such as ROCE_CC_PRIO_MASK")
-	for _, f := range s.Firmware {
-		name := strings.TrimSuffix(strings.TrimSuffix(f.Name, "_P1"), "_P2")
-		if name != "ROCE_CC_PRIO_MASK" {
-			continue
-		}
-		v, err := f.Int()
-		if err != nil || v < 0 || v > 255 {
-			c.errs = append(c.errs, &Error{File: c.file, Line: f.Line, Col: f.Col, Path: "host.firmware." + f.Name, Msg: "expected a priority bitmask from 0 to 0xFF, got " + quote(f.Value)})
-			continue
-		}
-		s.CCPrioMask = uint8(v)
-	}
 	if q := r.QP; q != nil {
 		s.Timeout = uint8(c.integer(q.Timeout, "host.qp.timeout", DefaultQPTimeout, 0, 31))
 		s.RetryCnt = int(c.integer(q.RetryCnt, "host.qp.retry_cnt", DefaultRetryCnt, 0, 7))
@@ -170,7 +165,17 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 	if r.Scheduler != nil {
 		s.Strict, s.Weights = c.scheduler(r.Scheduler, "host.scheduler", s.Strict, s.Weights)
 	}
+	s.DCQCN.Config = c.dcqcnConfig(&s)
+	s.CCPrioMask = ccMask(s.DCQCN.Config)
 	return s
+}
+
+// ccMask returns the priorities congestion control acts on.
+func ccMask(d *cc.DCQCNConfig) uint8 {
+	if d == nil {
+		return 0
+	}
+	return uint8(d.RoceCcPrioMask)
 }
 
 // mappingValues converts key-value nodes back into a mapping's values.
