@@ -29,6 +29,8 @@ type Run struct {
 	NICs     []NIC          `json:"nics"`
 	Queues   []Queue        `json:"queues"`
 	ECMP     []ECMPTier     `json:"ecmp"`
+
+	end unit.Time // when the run ended, for the dumps WriteDir writes
 }
 
 // ScenarioInfo describes what ran.
@@ -174,7 +176,7 @@ func us(t unit.Time) float64 { return float64(t) / float64(unit.Microsecond) }
 // twin without changing it: the run may continue afterwards.
 func New(tw *scenario.Twin, end unit.Time) *Run {
 	s, net := tw.Scenario, tw.Net
-	r := &Run{}
+	r := &Run{end: end}
 	cc := s.Host.NIC.CC
 	if cc == "dcqcn" {
 		cc += " (" + s.Host.NIC.DCQCN.Preset + ")"
