@@ -70,6 +70,12 @@ type Port struct {
 
 	// up is the link's state; frames that arrive while it is down are lost.
 	up bool
+	// jitter, when positive, delays each frame's arrival at the peer by a
+	// uniform draw from [0, jitter) (FEC codeword alignment), keeping
+	// arrivals in order; lastArrival is the latest arrival scheduled.
+	jitter      unit.Time
+	jrng        *sim.Rand
+	lastArrival unit.Time
 	// loss, when set, may lose frames arriving at this port.
 	loss LossHook
 
@@ -215,7 +221,12 @@ func (pt *Port) startTx(now unit.Time) {
 	pt.wire.Push(p)
 	s := pt.net.Sched
 	s.At(now+tx, pt, tagTxDone)
-	s.At(now+tx+pt.delay, pt, tagArrive)
+	arrive := now + tx + pt.delay
+	if pt.jitter > 0 {
+		arrive = max(arrive+unit.Time(pt.jrng.Uint64()%uint64(pt.jitter)), pt.lastArrival)
+		pt.lastArrival = arrive
+	}
+	s.At(arrive, pt, tagArrive)
 }
 
 // armWake schedules a retry at the earliest pause expiry, so that an idle
@@ -230,6 +241,17 @@ func (pt *Port) armWake(now unit.Time) {
 	if next != unit.MaxTime {
 		pt.wake.ArmBy(pt.net.Sched, next, pt, tagWake)
 	}
+}
+
+// SetPHY models the physical layer's imperfections: the transmitter's
+// clock runs ppm parts per million off the nominal rate (IEEE 802.3
+// allows ±100), and each frame reaches the peer up to jitter late, drawn
+// uniformly from rng (the receiver's FEC decoder releases a frame only at
+// the end of its last codeword, whose boundary falls anywhere in the
+// frame). Both break the exact phase locks of perfectly regular senders.
+func (pt *Port) SetPHY(ppm float64, jitter unit.Time, rng *sim.Rand) {
+	pt.rate = unit.BitRate(float64(pt.rate) * (1 + ppm/1e6))
+	pt.jitter, pt.jrng = jitter, rng
 }
 
 // SetLoss installs a loss hook on frames arriving at pt (nil removes it).

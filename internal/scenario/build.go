@@ -69,6 +69,18 @@ func Build(s *Scenario) (*Twin, error) {
 		net.Link(a, b, l.Rate, l.Cable)
 		tw.links = append(tw.links, fabricLink{a, b})
 	}
+	for _, pt := range net.Ports {
+		if pt.Peer() == nil {
+			continue
+		}
+		rng := net.Streams.Stream("phy/" + pt.Name())
+		ppm := (2*rng.Float64() - 1) * s.PHY.ClockPPM
+		jitter := s.PHY.FECJitter
+		if s.PHY.Auto {
+			jitter = pt.Rate().TxTime(FECCodeword(pt.Rate()))
+		}
+		pt.SetPHY(ppm, jitter, rng)
+	}
 	if rt := s.Switch.PFC.ResponseTime; rt > 0 {
 		for _, pt := range net.Ports {
 			pt.SetResponseTime(rt)

@@ -65,7 +65,20 @@ const (
 	DefaultTCPRTO       = 200 * unit.Millisecond
 	DefaultRxBuffer     = 262016 * unit.Byte
 	DefaultTTL          = 64
+
+	// PHY: IEEE 802.3 allows a transmit clock ±100 ppm off nominal; RS-FEC
+	// codewords are 5280 bits (RS(528,514), 25G-lane links up to 100G) or
+	// 5440 bits (RS(544,514), 50G-lane links at 200G and 400G).
+	DefaultClockPPM = 100.0
 )
+
+// FECCodeword returns the RS-FEC codeword length in bits at rate.
+func FECCodeword(rate unit.BitRate) unit.Bytes {
+	if rate > 100*unit.Gbps {
+		return 5440 / 8
+	}
+	return 5280 / 8
+}
 
 // DefaultStrict is the default set of strict-priority queues: 6 (CNPs) and 7.
 const DefaultStrict = 1<<6 | 1<<7

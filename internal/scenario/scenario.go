@@ -38,6 +38,18 @@ type Scenario struct {
 	SampleInterval unit.Time
 	// NCCL holds the nccl section: NCCL environment variables by name.
 	NCCL []Setting
+	// PHY is the physical layer's imperfection.
+	PHY PHYSpec
+}
+
+// PHYSpec models what makes real links imperfectly regular: each port's
+// clock is off by a uniform draw from ±ClockPPM parts per million, and each
+// frame's arrival is delayed by up to FECJitter (the FEC codeword time of
+// the link when Auto).
+type PHYSpec struct {
+	ClockPPM  float64
+	FECJitter unit.Time
+	Auto      bool
 }
 
 // SwitchSpec is the switch configuration shared by every switch.
@@ -149,6 +161,7 @@ func Load(name string, data []byte) (*Scenario, error) {
 	}
 	c.checkBuffer(s, raw.Switch)
 	s.NCCL = c.ncclEnv(raw.NCCL)
+	s.PHY = c.phy(raw.PHY)
 	c.traffic(s, raw.Traffic)
 	c.faults(s, raw.Faults)
 	if len(c.errs) > 0 {
@@ -440,4 +453,18 @@ func (c *conv) hostRef(n ast.Node, path string, hosts int) int {
 		return -1
 	}
 	return i
+}
+
+// phy reads the phy section.
+func (c *conv) phy(r *rawPHY) PHYSpec {
+	p := PHYSpec{ClockPPM: DefaultClockPPM, Auto: true}
+	if r == nil {
+		return p
+	}
+	p.ClockPPM = c.float(r.ClockPPM, "phy.clock_ppm", DefaultClockPPM, 0, 1000)
+	if txt, ok := c.scalar(r.FECJitter, "phy.fec_jitter"); ok && txt != "auto" {
+		p.Auto = false
+		p.FECJitter = c.duration(r.FECJitter, "phy.fec_jitter", 0)
+	}
+	return p
 }

@@ -18,6 +18,12 @@ type rawScenario struct {
 	Faults      []*rawFault  `yaml:"faults"`
 	Metrics     *rawMetrics  `yaml:"metrics"`
 	NCCL        ast.Node     `yaml:"nccl"`
+	PHY         *rawPHY      `yaml:"phy"`
+}
+
+type rawPHY struct {
+	ClockPPM  ast.Node `yaml:"clock_ppm"`
+	FECJitter ast.Node `yaml:"fec_jitter"`
 }
 
 type rawLink struct {
