@@ -59,7 +59,7 @@ func step(t *testing.T, q *DCQCN, want unit.Time) {
 // released at line rate.
 func TestClosedFormMLX5OneCNP(t *testing.T) {
 	const L = 100e9
-	q := preset(t, "mlx5", nil).New(100 * unit.Gbps)
+	q := preset(t, "mlx5", map[string]int64{"rpg_byte_reset": 32767}).New(100 * unit.Gbps)
 	t0 := 10 * us
 	q.OnCNP(t0)
 	if q.Rate() != 100*unit.Gbps {
@@ -133,7 +133,7 @@ func TestClosedFormMLX5TimerOnly(t *testing.T) {
 // the timer's second step both stages are past F = 1 and each step is a
 // hyper increase of a constant 50 Mb/s.
 func TestClosedFormMLX5ByteCounter(t *testing.T) {
-	c := preset(t, "mlx5", map[string]int64{"rate_to_set_on_first_cnp": 40000})
+	c := preset(t, "mlx5", map[string]int64{"rate_to_set_on_first_cnp": 40000, "rpg_byte_reset": 32767})
 	q := c.New(100 * unit.Gbps)
 	q.OnCNP(0)
 	step(t, q, 4*us)

@@ -149,9 +149,11 @@ var knobs = [...]Knob{
 	{Name: "rpg_time_reset", Point: "rp", Unit: "us", Min: 1, Max: 131071, MLX5: 300, Paper: 55,
 		Meaning: "rate-increase timer period T, restarted by each decrease",
 		field:   func(c *DCQCNConfig) *int64 { return &c.RpgTimeReset }},
-	{Name: "rpg_byte_reset", Point: "rp", Unit: "B", Min: 0, Max: 1<<31 - 1, MLX5: 32767, Paper: 10_000_000,
+	{Name: "rpg_byte_reset", Point: "rp", Unit: "B", Min: 0, Max: 1<<31 - 1, MLX5: 0, Paper: 10_000_000,
 		Meaning: "bytes sent per byte-counter increase event, counted from each decrease (0 = byte counter off)",
-		Note:    "the mlx5 field is 15 bits (≤ 32767, 'given in Bytes' per mstflint); larger values are for the paper's B = 10 MB",
+		Note: "firmware reports 32767 (a 15-bit field, 'given in Bytes' per mstflint); read as bytes it fires every 2.6 us at 100G and its increases outrun " +
+			"every decrease, so the queue runs to the PFC threshold. The mlx5 preset follows the HPCC ns-3 model of ConnectX DCQCN, which has no byte counter; " +
+			"set 32767 to try the firmware reading. Larger values are for the paper's B = 10 MB",
 		field:   func(c *DCQCNConfig) *int64 { return &c.RpgByteReset }},
 	{Name: "rpg_threshold", Point: "rp", Unit: "stages", Min: 0, Max: 31, MLX5: 1, Paper: 5,
 		Meaning: "F: increase events of fast recovery before additive increase",
