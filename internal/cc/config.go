@@ -154,7 +154,7 @@ var knobs = [...]Knob{
 		Note: "firmware reports 32767 (a 15-bit field, 'given in Bytes' per mstflint); read as bytes it fires every 2.6 us at 100G and its increases outrun " +
 			"every decrease, so the queue runs to the PFC threshold. The mlx5 preset follows the HPCC ns-3 model of ConnectX DCQCN, which has no byte counter; " +
 			"set 32767 to try the firmware reading. Larger values are for the paper's B = 10 MB",
-		field:   func(c *DCQCNConfig) *int64 { return &c.RpgByteReset }},
+		field: func(c *DCQCNConfig) *int64 { return &c.RpgByteReset }},
 	{Name: "rpg_threshold", Point: "rp", Unit: "stages", Min: 0, Max: 31, MLX5: 1, Paper: 5,
 		Meaning: "F: increase events of fast recovery before additive increase",
 		Note:    "mstflint's help text default 5 is stale for mlx5",
@@ -186,9 +186,11 @@ var knobs = [...]Knob{
 		Meaning: "priorities congestion control acts on, bit p for priority p; the NIC gives other QPs None",
 		Note:    "mlxconfig ROCE_CC_PRIO_MASK; sysfs splits it into the files ecn/roce_rp/enable/0..7 and ecn/roce_np/enable/0..7",
 		field:   func(c *DCQCNConfig) *int64 { return &c.RoceCcPrioMask }},
-	{Name: "cnp_pacing_scope", Point: "np", Unit: "enum", Min: ScopePort, Max: ScopeQP, MLX5: ScopePort, Paper: ScopeQP,
-		Meaning:   "what shares one CNP gap: 0 the NIC port, 1 each QP",
-		Note:      "not an mlx5 knob: firmware does not document the scope; 0 follows the PRM text 'from the port'",
+	{Name: "cnp_pacing_scope", Point: "np", Unit: "enum", Min: ScopePort, Max: ScopeQP, MLX5: ScopeQP, Paper: ScopeQP,
+		Meaning: "what shares one CNP gap: 0 the NIC port, 1 each QP",
+		Note: "not an mlx5 knob: firmware does not document the scope. The PRM text says 'from the port'; read as one gap for the whole port, " +
+			"16 incast QPs each get a CNP every 64 us while α decays every 1 us (dce_tcp_rtt), α stays near 0 and cuts near 1 %, and DCQCN " +
+			"cannot slow an incast at all. The preset paces per QP, as the paper's NP does per flow; 0 gives the per-port reading",
 		Extension: true,
 		field:     func(c *DCQCNConfig) *int64 { return &c.CnpPacingScope }},
 }

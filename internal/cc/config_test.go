@@ -17,10 +17,10 @@ func TestPresetMLX5IsTheDefaultsTable(t *testing.T) {
 		// Firmware reports 32767; the preset turns the byte counter off, as
 		// the HPCC ns-3 model of ConnectX DCQCN does (see the knob's note).
 		"rpg_byte_reset": 0,
-		"rpg_ai_rate": 5, "rpg_hai_rate": 50, "clamp_tgt_rate": 0,
+		"rpg_ai_rate":    5, "rpg_hai_rate": 50, "clamp_tgt_rate": 0,
 		"clamp_tgt_rate_after_time_inc": 1, "min_time_between_cnps": 4,
 		"cnp_dscp": 48, "cnp_802p_prio": 6, "roce_cc_prio_mask": 255,
-		"cnp_pacing_scope": ScopePort,
+		"cnp_pacing_scope": ScopeQP,
 	}
 	c, err := Preset("mlx5")
 	if err != nil {

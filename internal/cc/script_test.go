@@ -3,12 +3,12 @@ package cc
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"rocelab/internal/script"
 	"rocelab/internal/unit"
 )
 
@@ -39,63 +39,21 @@ func TestScripts(t *testing.T) {
 }
 
 func runScript(t *testing.T, path string) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	var out strings.Builder
-	var s script
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		if l == "" || strings.HasPrefix(l, "#") {
-			out.WriteString(l + "\n")
-			continue
-		}
-		if i+1 >= len(lines) || lines[i+1] != "----" {
-			t.Fatalf("%s:%d: command %q not followed by ----", path, i+1, l)
-		}
-		var want []string
-		for i += 2; i < len(lines) && lines[i] != ""; i++ {
-			want = append(want, lines[i])
-		}
-		got, err := s.exec(l)
-		if err != nil {
-			t.Fatalf("%s: %s: %v", path, l, err)
-		}
-		got = strings.TrimRight(got, "\n")
-		fmt.Fprintf(&out, "%s\n----\n%s\n\n", l, got)
-		if !*rewrite && got != strings.Join(want, "\n") {
-			t.Errorf("%s: %s\n got:\n%s\nwant:\n%s", path, l, got, strings.Join(want, "\n"))
-		}
-	}
-	if *rewrite {
-		if err := os.WriteFile(path, []byte(strings.TrimRight(out.String(), "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	var s story
+	script.Run(t, path, *rewrite, func(c script.Command) (string, error) { return s.exec(c) })
 }
 
-// script is the state of one story: a reaction point and a notification
+// story is the state of one story: a reaction point and a notification
 // point built from one configuration.
-type script struct {
+type story struct {
 	cfg DCQCNConfig
 	rp  *DCQCN
 	np  NP
 }
 
-func (s *script) exec(line string) (string, error) {
-	fs := strings.Fields(line)
-	kv := map[string]string{}
-	var flags []string
-	for _, a := range fs[1:] {
-		if k, v, ok := strings.Cut(a, "="); ok {
-			kv[k] = v
-		} else {
-			flags = append(flags, a)
-		}
-	}
-	if fs[0] != "preset" && s.rp == nil {
+func (s *story) exec(c script.Command) (string, error) {
+	kv, flags := c.Args, c.Flags
+	if c.Name != "preset" && s.rp == nil {
 		return "", fmt.Errorf("no preset yet")
 	}
 	var now unit.Time
@@ -106,7 +64,7 @@ func (s *script) exec(line string) (string, error) {
 		}
 	}
 	var b strings.Builder
-	switch fs[0] {
+	switch c.Name {
 	case "preset":
 		return s.preset(flags, kv)
 	case "cnp":
@@ -141,12 +99,12 @@ func (s *script) exec(line string) (string, error) {
 		}
 		fmt.Fprintf(&b, "t=%v np idle until %s", now, fmtTime(s.np.NextDeadline()))
 	default:
-		return "", fmt.Errorf("unknown command %q", fs[0])
+		return "", fmt.Errorf("unknown command %q", c.Name)
 	}
 	return b.String(), nil
 }
 
-func (s *script) preset(flags []string, kv map[string]string) (string, error) {
+func (s *story) preset(flags []string, kv map[string]string) (string, error) {
 	if len(flags) != 1 {
 		return "", fmt.Errorf("preset wants one name")
 	}
@@ -200,7 +158,7 @@ func repeat(kv map[string]string) (int, unit.Time, error) {
 }
 
 // cnps feeds n CNPs from now every `every` and sums up what they caused.
-func (s *script) cnps(now unit.Time, kv map[string]string) (string, error) {
+func (s *story) cnps(now unit.Time, kv map[string]string) (string, error) {
 	n, every, err := repeat(kv)
 	if err != nil {
 		return "", err
@@ -221,7 +179,7 @@ func (s *script) cnps(now unit.Time, kv map[string]string) (string, error) {
 
 // send feeds n packets of bytes each, from now every `every`, running the
 // timers due before each, and sums up the steps they caused.
-func (s *script) send(now unit.Time, kv map[string]string) (string, error) {
+func (s *story) send(now unit.Time, kv map[string]string) (string, error) {
 	size, err := unit.ParseBytes(kv["bytes"])
 	if err != nil {
 		return "", err
@@ -251,7 +209,7 @@ func (s *script) send(now unit.Time, kv map[string]string) (string, error) {
 
 // steps runs the timers due up to now, printing a line for each of the
 // first max and a count of the rest.
-func (s *script) steps(b *strings.Builder, now unit.Time, limit int) {
+func (s *story) steps(b *strings.Builder, now unit.Time, limit int) {
 	shown, hidden := 0, 0
 	for d := s.rp.NextDeadline(); d <= now; d = s.rp.NextDeadline() {
 		before := s.rp.Stats()
@@ -289,7 +247,7 @@ func diff(a, b DCQCNStats) DCQCNStats {
 	}
 }
 
-func (s *script) state(now unit.Time) string {
+func (s *story) state(now unit.Time) string {
 	tt, bc := s.rp.Stages()
 	st := fmt.Sprintf("rate=%s target=%s alpha=%.6f T=%d BC=%d next=%s",
 		fmtRate(s.rp.Rate()), fmtRate(s.rp.Target()), s.rp.Alpha(now), tt, bc, fmtTime(s.rp.NextDeadline()))

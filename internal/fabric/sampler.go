@@ -21,10 +21,14 @@ type Sampler interface {
 	Sample(now unit.Time)
 }
 
-// sampler records queue depths at a fixed interval. A queue's series
-// starts at its first non-empty sample, so idle queues cost nothing.
+// sampler records queue depths and calls other samplers, starting at the
+// configured interval and doubling it after every DefaultSeriesCap
+// samples, so that a run of any length costs O(cap · log(duration))
+// sample events and every series stays bounded. A queue's series starts at
+// its first non-empty sample, so idle queues cost nothing.
 type sampler struct {
 	every  unit.Time
+	n      int
 	series []*QueueSeries
 	index  []*QueueSeries // by port id × 8 + priority
 	others []Sampler
@@ -44,7 +48,8 @@ func (n *Network) AddSampler(s Sampler) { n.sampler.others = append(n.sampler.ot
 // QueueSeries returns the sampled queues, in the order they first held data.
 func (n *Network) QueueSeries() []*QueueSeries { return n.sampler.series }
 
-// SampleInterval returns the queue sampling interval (zero when off).
+// SampleInterval returns the current sampling interval (zero when off);
+// it doubles as a run goes on.
 func (n *Network) SampleInterval() unit.Time { return n.sampler.every }
 
 func (sm *sampler) sample(n *Network, now unit.Time) {
@@ -68,6 +73,10 @@ func (sm *sampler) sample(n *Network, now unit.Time) {
 	}
 	for _, o := range sm.others {
 		o.Sample(now)
+	}
+	if sm.n++; sm.n == metrics.DefaultSeriesCap {
+		sm.n = 0
+		sm.every *= 2
 	}
 	n.Sched.At(now+sm.every, n, tagSample)
 }

@@ -177,17 +177,6 @@ func (s *Switch) Headroom(i int) int64 {
 	return 0
 }
 
-// classify returns the priority the switch queues p on.
-func (s *Switch) classify(p *packet.Packet) uint8 {
-	if s.cfg.Trust == TrustPCP {
-		if p.VLAN {
-			return p.PCP & 7
-		}
-		return 0
-	}
-	return s.cfg.DSCPToPrio[p.DSCP&63]
-}
-
 // route picks the egress port toward p's destination.
 func (s *Switch) route(p *packet.Packet) (*Port, bool) {
 	if p.Dst < 0 || int(p.Dst) >= len(s.routes) {

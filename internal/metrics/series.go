@@ -5,11 +5,12 @@ import "rocelab/internal/unit"
 // DefaultSeriesCap is the number of points a Series keeps by default.
 const DefaultSeriesCap = 2048
 
-// A Series is a time series sampled at a fixed interval in bounded memory:
-// when it holds Cap points it drops every second one and doubles its
-// interval, so a run of any length keeps between Cap/2 and Cap points over
-// its whole span. The result depends only on the samples offered, not on
-// when the series was read.
+// A Series is a gauge's time series in bounded memory: point i is the
+// value at First + i·Every. When it holds its cap of points it drops every
+// second one and doubles Every, so a run of any length keeps between cap/2
+// and cap points over its whole span. Samples may come at any times in
+// increasing order; a slot that no sample falls in holds the value before
+// it, as a gauge does. The result depends only on the samples offered.
 type Series struct {
 	// First is the time of the first point; Every the interval between
 	// points.
@@ -17,42 +18,40 @@ type Series struct {
 	// Values are the points, oldest first.
 	Values []float64
 	max    int
-	// stride counts samples offered per point kept; skip counts down the
-	// samples to drop before the next one kept.
-	stride, skip int
 }
 
-// NewSeries returns an empty series for samples taken every d, keeping at
-// most max points (DefaultSeriesCap when max < 2 or odd).
+// NewSeries returns an empty series with points every d, keeping at most
+// max points (DefaultSeriesCap when max is below 2 or odd).
 func NewSeries(d unit.Time, max int) *Series {
 	if max < 2 || max%2 != 0 {
 		max = DefaultSeriesCap
 	}
-	return &Series{Every: d, max: max, stride: 1}
+	return &Series{Every: d, max: max}
 }
 
-// Add offers the sample taken at t. Samples must come every d, as
-// NewSeries was told.
+// Add offers the value v sampled at t (not before the last sample).
 func (s *Series) Add(t unit.Time, v float64) {
-	if s.skip > 0 {
-		s.skip--
+	n := len(s.Values)
+	if n == 0 {
+		s.First = t
+		s.Values = append(s.Values, v)
 		return
 	}
-	if len(s.Values) == 0 {
-		s.First = t
-	}
-	s.Values = append(s.Values, v)
-	s.skip = s.stride - 1
-	if len(s.Values) == s.max {
-		kept := s.Values[:0]
-		for i := 0; i < len(s.Values); i += 2 {
-			kept = append(kept, s.Values[i])
+	last := s.Values[n-1]
+	for next := s.First + unit.Time(n)*s.Every; next <= t; next = s.First + unit.Time(n)*s.Every {
+		if next+s.Every > t {
+			s.Values = append(s.Values, v) // the slot t falls in
+		} else {
+			s.Values = append(s.Values, last) // a slot no sample fell in
 		}
-		s.Values = kept
-		// The last point dropped was the sample one old stride before the
-		// next one to keep.
-		s.skip = s.stride - 1
-		s.stride *= 2
-		s.Every *= 2
+		if len(s.Values) == s.max {
+			kept := s.Values[:0]
+			for i := 0; i < len(s.Values); i += 2 {
+				kept = append(kept, s.Values[i])
+			}
+			s.Values = kept
+			s.Every *= 2
+		}
+		n = len(s.Values)
 	}
 }

@@ -29,3 +29,23 @@ func TestSeriesDecimates(t *testing.T) {
 		t.Errorf("%d points: fewer than half the cap", len(s.Values))
 	}
 }
+
+// Samples coarser than the series' interval fill the slots between them
+// with the value before (a gauge holds), and the value sampled lands in
+// the slot its time falls in.
+func TestSeriesHolds(t *testing.T) {
+	s := NewSeries(10*unit.Microsecond, 64)
+	s.Add(0, 1)
+	s.Add(40*unit.Microsecond, 5)
+	s.Add(45*unit.Microsecond, 6) // same slot as 40 us: not a new point
+	s.Add(60*unit.Microsecond, 7)
+	want := []float64{1, 1, 1, 1, 5, 5, 7}
+	if len(s.Values) != len(want) {
+		t.Fatalf("values %v, want %v", s.Values, want)
+	}
+	for i := range want {
+		if s.Values[i] != want[i] {
+			t.Fatalf("values %v, want %v", s.Values, want)
+		}
+	}
+}

@@ -184,45 +184,40 @@ func (n *NIC) HeadBytes(prio int) int64 {
 
 // Dequeue implements fabric.Egress.
 func (n *NIC) Dequeue(pt *fabric.Port, paused uint8) *packet.Packet {
-	now := n.net.Sched.Now()
-	for {
-		ready := n.busy &^ paused
-		if ready == 0 {
-			return nil
-		}
-		// A QP that failed while queued leaves the ring lazily.
-		for prio := range n.cls {
-			c := &n.cls[prio]
-			for ready&(1<<prio) != 0 && c.ctrl.Len() == 0 && !c.ready.head().hasData() {
-				c.ready.pop().where = idle
-				if c.ready.len() == 0 {
-					n.emptied(prio)
-					ready &^= 1 << prio
-				}
-			}
-		}
-		if ready == 0 {
-			return nil
-		}
-		prio := n.ets.Pick(ready, n)
+	ready := n.busy &^ paused
+	// A QP that failed while queued leaves its ring lazily, here.
+	for prio := range n.cls {
 		c := &n.cls[prio]
-		if p := c.ctrl.Pop(); p != nil {
-			if c.ctrl.Len() == 0 && c.ready.len() == 0 {
+		for ready&(1<<prio) != 0 && c.ctrl.Len() == 0 && !c.ready.head().hasData() {
+			c.ready.pop().where = idle
+			if c.ready.len() == 0 {
 				n.emptied(prio)
+				ready &^= 1 << prio
 			}
-			n.net.SentControl(p)
-			return p
 		}
-		q := c.ready.pop()
-		q.where = idle
-		p, retx := q.segment(now)
-		n.sent(q, p, retx, now)
-		if c.ready.len() == 0 && c.ctrl.Len() == 0 {
+	}
+	if ready == 0 {
+		return nil
+	}
+	prio := n.ets.Pick(ready, n)
+	c := &n.cls[prio]
+	if p := c.ctrl.Pop(); p != nil {
+		if c.ctrl.Len() == 0 && c.ready.len() == 0 {
 			n.emptied(prio)
 		}
-		n.makeReady(q)
+		n.net.SentControl(p)
 		return p
 	}
+	q := c.ready.pop()
+	q.where = idle
+	now := n.net.Sched.Now()
+	p, retx := q.segment(now)
+	n.sent(q, p, retx, now)
+	if c.ready.len() == 0 && c.ctrl.Len() == 0 {
+		n.emptied(prio)
+	}
+	n.makeReady(q)
+	return p
 }
 
 // emptied clears a class that has nothing left to send.
@@ -442,19 +437,8 @@ func (n *NIC) notify(q *qp, now unit.Time) {
 // sendCNP queues a CNP naming q's peer, the QP to slow down.
 func (n *NIC) sendCNP(q *qp, now unit.Time) {
 	d := n.cfg.DCQCN
-	prio := uint8(d.Cnp802pPrio)
-	c := n.net.Pool.Get()
-	c.Kind = packet.CNP
-	c.Class = packet.ClassRoCE
-	c.Opcode = roce.OpCNP
-	c.Src, c.Dst = n.id, q.peerHost
-	c.DstQP = q.peerQPN
-	c.SrcPort = q.srcPort
-	c.DSCP = uint8(d.CnpDscp)
-	c.Prio, c.PCP, c.VLAN = prio, prio, n.cfg.VLAN
+	c := n.ctrl(q, packet.CNP, roce.OpCNP, uint8(d.CnpDscp), uint8(d.Cnp802pPrio))
 	c.Frame = packet.DataFrame(0, packet.CNPPayload, n.cfg.VLAN)
-	c.TTL = n.cfg.TTL
-	c.SentAt = now
 	n.HW.NPCNPSent++
 	n.queueCtrl(c)
 }
@@ -462,29 +446,34 @@ func (n *NIC) sendCNP(q *qp, now unit.Time) {
 // sendAck queues an ACK (or a NAK, by syndrome) for the responder q.
 func (n *NIC) sendAck(q *qp, syndrome uint8) {
 	q.sinceAck = 0
-	a := n.net.Pool.Get()
-	a.Kind = packet.Ack
-	a.Class = q.class
-	a.Opcode = roce.OpAcknowledge
-	a.Src, a.Dst = n.id, q.peerHost
-	a.DstQP = q.peerQPN
-	a.SrcPort = q.srcPort
+	a := n.ctrl(q, packet.Ack, roce.OpAcknowledge, q.dscp, q.prio)
 	a.Syndrome = syndrome
 	a.MSN = q.msn
 	a.PSN = roce.PSNAdd(q.ePSN, -1)
 	if syndrome != roce.SyndromeACKUnlimited {
 		a.PSN = q.ePSN
 	}
-	a.DSCP = q.dscp
-	a.Prio, a.PCP, a.VLAN = q.prio, q.prio, n.cfg.VLAN
 	if q.class == packet.ClassTCP {
 		a.Frame = packet.TCPFrame(0, n.cfg.VLAN)
 	} else {
 		a.Frame = packet.DataFrame(0, packet.AETH, n.cfg.VLAN)
 	}
-	a.TTL = n.cfg.TTL
-	a.SentAt = n.net.Sched.Now()
 	n.queueCtrl(a)
+}
+
+// ctrl returns a control frame from q's end of its connection to its peer,
+// on priority prio with dscp.
+func (n *NIC) ctrl(q *qp, kind packet.Kind, op roce.Opcode, dscp, prio uint8) *packet.Packet {
+	p := n.net.Pool.Get()
+	p.Kind, p.Class, p.Opcode = kind, q.class, op
+	p.Src, p.Dst = n.id, q.peerHost
+	p.DstQP = q.peerQPN
+	p.SrcPort = q.srcPort
+	p.DSCP = dscp
+	p.Prio, p.PCP, p.VLAN = prio, prio, n.cfg.VLAN
+	p.TTL = n.cfg.TTL
+	p.SentAt = n.net.Sched.Now()
+	return p
 }
 
 // queueCtrl queues a control frame on its priority.

@@ -28,6 +28,7 @@ type Run struct {
 	Ports    []Port         `json:"ports"`
 	NICs     []NIC          `json:"nics"`
 	Queues   []Queue        `json:"queues"`
+	QPs      []QPSeries     `json:"qp_series"`
 	ECMP     []ECMPTier     `json:"ecmp"`
 
 	end unit.Time // when the run ended, for the dumps WriteDir writes
@@ -159,6 +160,17 @@ type Queue struct {
 	Samples  []int64 `json:"samples_bytes"`
 }
 
+// QPSeries is one rate-limited queue pair's DCQCN state over time: its
+// rate in Gb/s and α, sampled every every_us from first_us.
+type QPSeries struct {
+	Host     string    `json:"host"`
+	Flow     string    `json:"flow"`
+	FirstUS  float64   `json:"first_us"`
+	EveryUS  float64   `json:"every_us"`
+	RateGbps []float64 `json:"rate_gbps"`
+	Alpha    []float64 `json:"alpha"`
+}
+
 // ECMPTier is the load over one tier's uplinks.
 type ECMPTier struct {
 	Tier      string  `json:"tier"`
@@ -220,6 +232,14 @@ func New(tw *scenario.Twin, end unit.Time) *Run {
 		r.NICs = append(r.NICs, NIC{Name: n.Name(), Counters: nonZero(n.HW.List()), all: all})
 	}
 	r.Queues = queues(net)
+	for _, n := range tw.NICs {
+		for _, q := range n.Series() {
+			r.QPs = append(r.QPs, QPSeries{
+				Host: n.Name(), Flow: conns[q.Conn].Tag, FirstUS: us(q.Rate.First), EveryUS: us(q.Rate.Every),
+				RateGbps: q.Rate.Values, Alpha: q.Alpha.Values,
+			})
+		}
+	}
 	r.ECMP = ecmp(tw)
 	r.Health = health(tw, conns, end, rp, rl)
 	return r

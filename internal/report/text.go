@@ -127,74 +127,64 @@ func (r *Run) WriteText(w io.Writer) error {
 	return err
 }
 
-// writePorts lists the ports with PFC, discard or ECN activity, busiest
-// first, with the mlx5 counters that tell the story.
-func (r *Run) writePorts(b *strings.Builder) {
-	type row struct {
-		name  string
-		score int64
-		cells []string
-	}
-	var rows []row
-	for _, p := range r.Ports {
-		var notes []string
-		var score int64
-		for _, k := range sortedKeys(p.Counters) {
-			v := p.Counters[k]
-			if strings.HasSuffix(k, "_pause") || strings.HasSuffix(k, "_pause_duration") ||
-				strings.Contains(k, "discards") || strings.HasPrefix(k, "drop_") || strings.HasPrefix(k, "ecn_marked") || strings.HasPrefix(k, "pfcwd_") {
-				notes = append(notes, fmt.Sprintf("%s=%d", k, v))
-				score += v
-			}
-		}
-		if len(notes) > 0 {
-			rows = append(rows, row{p.Name, score, []string{p.Name, p.Peer, strings.Join(notes, " ")}})
-		}
-	}
-	if len(rows) == 0 {
-		return
-	}
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].score > rows[j].score })
-	fmt.Fprintf(b, "\nPorts with PFC, discards or ECN (%d; mlx5 ethtool -S names, durations in us)\n", len(rows))
-	tbl := &textout.Table{Head: []string{"port", "peer", "counters"}}
-	for i, rw := range rows {
-		if i == maxRows {
-			tbl.More = len(rows) - i
-			break
-		}
-		tbl.Add(rw.cells...)
-	}
-	tbl.Write(b)
-}
-
 // writeNICs lists the hosts whose RDMA counters moved beyond plain
 // traffic: CNPs, ECN marks, sequence errors, timeouts, failed completions.
 func (r *Run) writeNICs(b *strings.Builder) {
-	type row struct {
-		score int64
-		cells []string
-	}
-	var rows []row
+	var rows []busyRow
 	for _, n := range r.NICs {
-		var notes []string
-		var score int64
-		for _, k := range sortedKeys(n.Counters) {
-			if k == "rx_write_requests" {
-				continue
-			}
-			notes = append(notes, fmt.Sprintf("%s=%d", k, n.Counters[k]))
-			score += n.Counters[k]
-		}
-		if len(notes) > 0 {
-			rows = append(rows, row{score, []string{n.Name, strings.Join(notes, " ")}})
+		if row, ok := busy(n.Counters, func(k string) bool { return k != "rx_write_requests" }); ok {
+			row.cells = []string{n.Name, row.cells[0]}
+			rows = append(rows, row)
 		}
 	}
+	writeBusy(b, rows, fmt.Sprintf("NICs with congestion or loss recovery (%d; mlx5 hw_counters names)", len(rows)), "host", "counters")
+}
+
+// writePorts lists the ports with PFC, discard or ECN activity, busiest
+// first, with the mlx5 counters that tell the story.
+func (r *Run) writePorts(b *strings.Builder) {
+	var rows []busyRow
+	for _, p := range r.Ports {
+		row, ok := busy(p.Counters, func(k string) bool {
+			return strings.HasSuffix(k, "_pause") || strings.HasSuffix(k, "_pause_duration") ||
+				strings.Contains(k, "discards") || strings.HasPrefix(k, "drop_") || strings.HasPrefix(k, "ecn_marked") || strings.HasPrefix(k, "pfcwd_")
+		})
+		if ok {
+			row.cells = []string{p.Name, p.Peer, row.cells[0]}
+			rows = append(rows, row)
+		}
+	}
+	writeBusy(b, rows, fmt.Sprintf("Ports with PFC, discards or ECN (%d; mlx5 ethtool -S names, durations in us)", len(rows)), "port", "peer", "counters")
+}
+
+// busyRow is one row of a table of busy counters: their sum and cells.
+type busyRow struct {
+	score int64
+	cells []string
+}
+
+// busy returns the counters keep selects as "name=value" text, scored by
+// their sum, and whether there were any.
+func busy(counters map[string]int64, keep func(name string) bool) (busyRow, bool) {
+	var notes []string
+	var score int64
+	for _, k := range sortedKeys(counters) {
+		if keep(k) {
+			notes = append(notes, fmt.Sprintf("%s=%d", k, counters[k]))
+			score += counters[k]
+		}
+	}
+	return busyRow{score, []string{strings.Join(notes, " ")}}, len(notes) > 0
+}
+
+// writeBusy writes rows busiest first under title, at most maxRows.
+func writeBusy(b *strings.Builder, rows []busyRow, title string, head ...string) {
 	if len(rows) == 0 {
 		return
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].score > rows[j].score })
-	fmt.Fprintf(b, "\nNICs with congestion or loss recovery (%d; mlx5 hw_counters names)\n", len(rows))
-	tbl := &textout.Table{Head: []string{"host", "counters"}}
+	fmt.Fprintf(b, "\n%s\n", title)
+	tbl := &textout.Table{Head: head}
 	for i, rw := range rows {
 		if i == maxRows {
 			tbl.More = len(rows) - i

@@ -3,13 +3,13 @@ package scenario
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"rocelab/internal/fabric"
+	"rocelab/internal/script"
 	"rocelab/internal/unit"
 )
 
@@ -40,64 +40,16 @@ func TestScripts(t *testing.T) {
 }
 
 func runScript(t *testing.T, path string) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(data), "\n")
-	var out strings.Builder
 	var tw *Twin
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		if l == "" || strings.HasPrefix(l, "#") {
-			out.WriteString(l + "\n")
-			continue
-		}
-		cmd := l
-		var input []string
-		i++
-		for i < len(lines) && lines[i] != "----" {
-			input = append(input, lines[i])
-			i++
-		}
-		var want []string
-		for i++; i < len(lines) && lines[i] != ""; i++ {
-			want = append(want, lines[i])
-		}
-		got := strings.TrimRight(execScript(t, &tw, cmd, strings.Join(input, "\n")), "\n")
-		out.WriteString(cmd + "\n")
-		for _, in := range input {
-			out.WriteString(in + "\n")
-		}
-		out.WriteString("----\n" + got + "\n")
-		if i < len(lines) {
-			out.WriteString("\n")
-		}
-		if !*rewrite && got != strings.Join(want, "\n") {
-			t.Errorf("%s: %s\n got:\n%s\nwant:\n%s", path, cmd, got, strings.Join(want, "\n"))
-		}
-	}
-	if *rewrite {
-		if err := os.WriteFile(path, []byte(strings.TrimRight(out.String(), "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	script.Run(t, path, *rewrite, func(c script.Command) (string, error) {
+		return execScript(t, &tw, c), nil
+	})
 }
 
-func args(cmd string) (string, map[string]string) {
-	fs := strings.Fields(cmd)
-	kv := map[string]string{}
-	for _, a := range fs[1:] {
-		k, v, _ := strings.Cut(a, "=")
-		kv[k] = v
-	}
-	return fs[0], kv
-}
-
-func execScript(t *testing.T, tw **Twin, cmd, input string) string {
-	name, kv := args(cmd)
+func execScript(t *testing.T, tw **Twin, c script.Command) string {
+	name, kv, input := c.Name, c.Args, c.Input
 	if name != "scenario" && *tw == nil {
-		t.Fatalf("%s before scenario", cmd)
+		t.Fatalf("%s before scenario", c.Line)
 	}
 	var b strings.Builder
 	switch name {
@@ -214,7 +166,7 @@ func execScript(t *testing.T, tw **Twin, cmd, input string) string {
 		sort.Strings(rs)
 		fmt.Fprintf(&b, "drops %s; pause frames %d; ecn marked %d", strings.Join(rs, " "), tot.PauseFrames, tot.ECNMarked)
 	default:
-		t.Fatalf("unknown command %q", cmd)
+		t.Fatalf("unknown command %q", c.Line)
 	}
 	return b.String()
 }
