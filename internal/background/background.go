@@ -115,7 +115,7 @@ func (w *Workload) Start(t workload.Transport) {
 			continue
 		}
 		w.Stats = append(w.Stats, &Stats{Flow: f, Completed: hdrhistogram.New(1, int64(10*unit.Second/unit.Nanosecond), 3)})
-		w.qps = append(w.qps, t.Connect(f.Src, f.Dst, workload.QPOptions{Class: f.Class, TC: f.TC, RateCap: f.Rate, Tag: "bg/" + f.Name}, w))
+		w.qps = append(w.qps, t.Connect(f.Src, f.Dst, workload.QPOptions{Class: f.Class, SetTC: f.TC >= 0, TC: uint8(max(f.TC, 0)), RateCap: f.Rate, Tag: "bg/" + f.Name}, w))
 		t.After(f.Start, w, uint64(i))
 	}
 }

@@ -39,7 +39,7 @@ type conn struct {
 	total int64
 
 	size               [nSteps]int64
-	parts              [nSteps]uint8
+	nparts             uint8 // messages per slice: 1, or one per QP when split
 	arrParts, ackParts [nSteps]uint8
 
 	prodK, consK       int32 // producer and consumer kernel of the batch
@@ -69,10 +69,6 @@ func msgID(conn int32, kind int, slice int64, part int) uint64 {
 	return uint64(conn)<<40 | uint64(kind)<<39 | uint64(slice&(1<<31-1))<<8 | uint64(part)
 }
 
-func splitID(id uint64) (conn int32, kind int, slot int) {
-	return int32(id >> 40), int(id>>39) & 1, int(id>>8) & (nSteps - 1)
-}
-
 // schedulePosts hands slices that are in the send buffer and, on IB,
 // cleared by a CTS to the proxy, which posts them after its overhead.
 func (e *engine) schedulePosts(ci int32) {
@@ -89,32 +85,31 @@ func (e *engine) schedulePosts(ci int32) {
 
 // post sends the next slice: one WRITE with immediate on one QP chosen
 // round-robin, or split over every QP with NCCL_IB_SPLIT_DATA_ON_QPS=1
-// (and always over every socket of a socket connection).
+// (and always over every socket of a socket connection), one part per
+// QP even when some parts are empty, so that the k-th message on any of
+// the connection's QPs is always the same slice.
 func (e *engine) post(ci int32) {
 	c := &e.conns[ci]
 	s := c.posted
 	c.posted++
-	slot := s & (nSteps - 1)
-	b := c.size[slot]
+	b := c.size[s&(nSteps-1)]
 	c.bytes += b
 	opc := workload.WriteImm
 	if c.sock {
 		opc = workload.Send
 	}
-	n := len(c.qps)
-	if !(e.c.Cfg.SplitData || c.sock) || b < int64(n) {
-		c.parts[slot] = 1
-		e.t.Post(c.qps[s%int64(n)], workload.Message{Op: opc, Bytes: b, ID: msgID(ci, idData, s, 0)})
+	n := int64(len(c.qps))
+	if c.nparts == 1 {
+		e.t.Post(c.qps[s%n], workload.Message{Op: opc, Bytes: b, ID: msgID(ci, idData, s, 0)})
 		return
 	}
-	c.parts[slot] = uint8(n)
-	per := b / int64(n)
-	for j := 0; j < n; j++ {
+	per := b / n
+	for j := int64(0); j < n; j++ {
 		pb := per
 		if j == n-1 {
-			pb = b - per*int64(n-1)
+			pb = b - per*(n-1)
 		}
-		e.t.Post(c.qps[j], workload.Message{Op: opc, Bytes: pb, ID: msgID(ci, idData, s, j)})
+		e.t.Post(c.qps[j], workload.Message{Op: opc, Bytes: pb, ID: msgID(ci, idData, s, int(j))})
 	}
 }
 
@@ -132,32 +127,60 @@ func (e *engine) postCTS(ci int32) {
 	}
 }
 
+// qpRef says what one of the communicator's QPs is: a data QP (the idx-th
+// of its connection) or a CTS QP, with its completions counted at each
+// end. Completions on a QP arrive in order, so the k-th is known without
+// a work request id (a responder learns none, only the immediate).
+type qpRef struct {
+	conn      int32
+	idx       int32
+	cts, mine bool
+	recv, ack int64
+}
+
+func (e *engine) addQP(q workload.QP, conn int32, idx int32, cts bool) {
+	for int(q) >= len(e.qps) {
+		e.qps = append(e.qps, qpRef{})
+	}
+	e.qps[q] = qpRef{conn: conn, idx: idx, cts: cts, mine: true}
+}
+
 // Completed receives the completions of the communicator's queue pairs.
 func (e *engine) Completed(cp workload.Completion) {
-	if e.failed != nil {
+	if e.failed != nil || int(cp.QP) >= len(e.qps) || !e.qps[cp.QP].mine {
 		return
 	}
-	ci, kind, slot := splitID(cp.ID)
-	if int(ci) >= len(e.conns) {
-		return
-	}
+	ref := &e.qps[cp.QP]
+	ci := ref.conn
 	c := &e.conns[ci]
 	if cp.Status != workload.Success {
 		e.fail(fmt.Errorf("NET/IB: completion error on connection rank %d -> rank %d: status=%d (%s) at %s",
 			c.src, c.dst, cp.Status, cp.Status, cp.At))
 		return
 	}
-	switch {
-	case kind == idCTS && cp.Side == workload.Responder:
-		c.ctsArrived++
-		e.schedulePosts(ci)
-	case kind == idCTS:
-		// the CTS write was acknowledged: nothing to do
-	case cp.Side == workload.Requester:
+	if ref.cts {
+		if cp.Side == workload.Responder {
+			c.ctsArrived++
+			e.schedulePosts(ci)
+		}
+		return
+	}
+	// The slice of this completion: the k-th message on the QP.
+	k := &ref.ack
+	if cp.Side == workload.Responder {
+		k = &ref.recv
+	}
+	s := *k
+	*k++
+	if c.nparts == 1 {
+		s = int64(ref.idx) + s*int64(len(c.qps))
+	}
+	slot := s & (nSteps - 1)
+	if cp.Side == workload.Requester {
 		c.ackParts[slot]++
 		for c.acked < c.posted {
 			a := c.acked & (nSteps - 1)
-			if c.ackParts[a] != c.parts[a] {
+			if c.ackParts[a] != c.nparts {
 				break
 			}
 			c.ackParts[a] = 0
@@ -167,17 +190,17 @@ func (e *engine) Completed(cp workload.Completion) {
 			c.waitSend = false
 			e.run(c.prodK)
 		}
-	default:
-		c.arrParts[slot]++
-		for c.complete < c.posted {
-			a := c.complete & (nSteps - 1)
-			if c.arrParts[a] != c.parts[a] {
-				break
-			}
-			c.arrParts[a] = 0
-			c.complete++
-			e.t.After(e.tm.recvDelay, e, tag(evVisible, ci))
+		return
+	}
+	c.arrParts[slot]++
+	for c.complete < c.posted {
+		a := c.complete & (nSteps - 1)
+		if c.arrParts[a] != c.nparts {
+			break
 		}
+		c.arrParts[a] = 0
+		c.complete++
+		e.t.After(e.tm.recvDelay, e, tag(evVisible, ci))
 	}
 }
 
@@ -243,27 +266,40 @@ func (e *engine) openConn(k connKey, srcNIC, dstNIC int) int32 {
 		return ci // a dry run (Traffic) connects nothing
 	}
 	tagStr := fmt.Sprintf("nccl/%s%d/r%d->r%d", k.kind, k.ch, k.src, k.dst)
+	c.nparts = 1
 	if cm.Net == NetSocket {
 		c.sock = true
 		for j := 0; j < cm.Cfg.Sockets(); j++ {
-			c.qps = append(c.qps, e.t.Connect(hs, hd, workload.QPOptions{Class: workload.TCP, TC: -1, RateCap: SocketRate, Tag: tagStr}, e))
+			q := e.t.Connect(hs, hd, workload.QPOptions{Class: workload.TCP, RateCap: SocketRate, Tag: tagStr}, e)
+			e.addQP(q, ci, int32(j), false)
+			c.qps = append(c.qps, q)
 		}
-	} else {
-		o := e.qpOptions(tagStr, cm.Cfg.TC)
-		for j := 0; j < cm.Cfg.QPsPerConn; j++ {
-			c.qps = append(c.qps, e.t.Connect(hs, hd, o, e))
-		}
-		fifo := cm.Cfg.FifoTC
-		if fifo < 0 {
-			fifo = cm.Cfg.TC
-		}
-		c.cts = e.t.Connect(hd, hs, e.qpOptions(tagStr+"/cts", fifo), e)
+		c.nparts = uint8(len(c.qps))
+		return ci
 	}
+	o := e.qpOptions(tagStr, cm.Cfg.TC)
+	for j := 0; j < cm.Cfg.QPsPerConn; j++ {
+		q := e.t.Connect(hs, hd, o, e)
+		e.addQP(q, ci, int32(j), false)
+		c.qps = append(c.qps, q)
+	}
+	if cm.Cfg.SplitData {
+		c.nparts = uint8(len(c.qps))
+	}
+	fifo := cm.Cfg.FifoTC
+	if fifo < 0 {
+		fifo = cm.Cfg.TC
+	}
+	c.cts = e.t.Connect(hd, hs, e.qpOptions(tagStr+"/cts", fifo), e)
+	e.addQP(c.cts, ci, 0, true)
 	return ci
 }
 
+// qpOptions returns an IB queue pair's options: traffic class tc (-1,
+// NCCL_IB_TC unset, leaves the NIC's configured class), the ACK timeout
+// and retry count.
 func (e *engine) qpOptions(tag string, tc int) workload.QPOptions {
-	return workload.QPOptions{Class: workload.RoCE, TC: tc, Tag: tag, Timeout: e.c.Cfg.Timeout, RetryCount: e.c.Cfg.RetryCnt}
+	return workload.QPOptions{Class: workload.RoCE, SetTC: tc >= 0, TC: uint8(max(tc, 0)), Tag: tag, Timeout: e.c.Cfg.Timeout, RetryCount: e.c.Cfg.RetryCnt}
 }
 
 // Calibration of the socket transport (see the package documentation).

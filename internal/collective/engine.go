@@ -128,6 +128,7 @@ type engine struct {
 	t        workload.Transport
 	listener Listener
 	conns    []conn
+	qps      []qpRef
 	connIdx  map[connKey]int32
 
 	kernels  []kernel

@@ -15,7 +15,8 @@
 //     side serialises arrivals in arrival order at line rate, so an incast
 //     is limited by the receiver's line.
 //   - The responder completes a WRITE with immediate or a SEND when its
-//     last segment is received; the requester completes Latency later (the
+//     last segment is received (with no work request id, as the twin's NIC
+//     and real RDMA give none); the requester completes Latency later (the
 //     ACK). A READ sends a request packet and the data comes back on the
 //     reverse path.
 //
@@ -273,7 +274,9 @@ func (n *Net) Handle(now unit.Time, t uint64) {
 			n.free = append(n.free, i)
 			return
 		case s.msg.Op == workload.WriteImm || s.msg.Op == workload.Send:
-			p.owner.Completed(workload.Completion{QP: workload.QP(s.qp), Side: workload.Responder, Op: s.msg.Op, ID: s.msg.ID, Bytes: s.msg.Bytes, At: now})
+			// The responder learns no work request id (only the immediate),
+			// as with the twin's NIC.
+			p.owner.Completed(workload.Completion{QP: workload.QP(s.qp), Side: workload.Responder, Op: s.msg.Op, Bytes: s.msg.Bytes, At: now})
 		}
 		n.s.After(n.cfg.Latency, n, tagOf(evAck, i))
 	case evAck:

@@ -34,11 +34,12 @@ func (s *sink) Start(t workload.Transport) {
 	}
 }
 func (s *sink) Completed(c workload.Completion) {
+	id := s.posts[c.QP].m.ID // one message per QP here
 	if c.Side == workload.Requester {
-		s.req[c.ID] = c.At
+		s.req[id] = c.At
 		s.n++
 	} else {
-		s.resp[c.ID] = c.At
+		s.resp[id] = c.At
 	}
 }
 func (s *sink) Wake(unit.Time, uint64) {}
