@@ -31,6 +31,7 @@ func newRunCmd() *cobra.Command {
 		pcapFile  string
 		pcapAt    string
 		snaplen   int
+		ncclTests string
 	)
 	cmd := &cobra.Command{
 		Use:   "run [FILE] [--seed N] [--json] [--out DIR] [--pcap FILE [--pcap-at NODE:PORT]]",
@@ -63,6 +64,14 @@ payload cut at --snaplen. Wireshark opens it; 'rocelab capture FILE
 					return usageError("--seed: expected a number that is not negative, got %d", seed)
 				}
 				s.Seed = uint64(seed)
+				for _, v := range s.Variants {
+					v.Seed = uint64(seed)
+				}
+			}
+			if ncclTests != "" {
+				if err := s.OverrideNCCLTests(ncclTests); err != nil {
+					return usageError("--nccl-tests: %v", err)
+				}
 			}
 			limits := scenario.Limits{Events: maxEvents}
 			if maxMemory != "" {
@@ -73,6 +82,12 @@ payload cut at --snaplen. Wireshark opens it; 'rocelab capture FILE
 				limits.Memory = m
 			} else {
 				limits.Memory = defaultMemoryLimit()
+			}
+			if len(s.Variants) > 0 {
+				if pcapFile != "" || pcapAt != "" {
+					return usageError("--pcap: capture one scenario at a time; this one has variants")
+				}
+				return runVariants(cmd, s, limits, asJSON, outDir)
 			}
 			est := s.Estimate()
 			if err := est.Check(limits); err != nil {
@@ -121,16 +136,7 @@ payload cut at --snaplen. Wireshark opens it; 'rocelab capture FILE
 				slog.Info("capture written", "file", pcapFile, "frames", tap.Frames, "analyse", "rocelab capture "+pcapFile+" --link-speed "+tap.Rate().String())
 			}
 			res := report.New(tw, end)
-			out := bufio.NewWriter(cmd.OutOrStdout())
-			if asJSON {
-				err = res.WriteJSON(out)
-			} else {
-				err = res.WriteText(out)
-			}
-			if err == nil {
-				err = out.Flush()
-			}
-			if err != nil {
+			if err := writeResult(cmd.OutOrStdout(), asJSON, res); err != nil {
 				return err
 			}
 			if outDir != "" {
@@ -151,7 +157,29 @@ payload cut at --snaplen. Wireshark opens it; 'rocelab capture FILE
 	f.StringVar(&pcapFile, "pcap", "", "write the frames seen at one port to this pcapng file")
 	f.StringVar(&pcapAt, "pcap-at", "", "the port to capture at, NODE:PORT (default: the first host's NIC port)")
 	f.IntVar(&snaplen, "snaplen", scenario.DefaultSnaplen, "bytes kept of each captured frame (0: whole frames)")
+	f.StringVar(&ncclTests, "nccl-tests", "", "replace the workload's nccl-tests command line, e.g. 'all_reduce_perf -b 128M -e 8G -f 2 -g 8'")
 	return cmd
+}
+
+// result is a run's or a comparison's report.
+type result interface {
+	WriteJSON(io.Writer) error
+	WriteText(io.Writer) error
+}
+
+// writeResult writes r as JSON or text.
+func writeResult(w io.Writer, asJSON bool, r result) error {
+	out := bufio.NewWriter(w)
+	var err error
+	if asJSON {
+		err = r.WriteJSON(out)
+	} else {
+		err = r.WriteText(out)
+	}
+	if err == nil {
+		err = out.Flush()
+	}
+	return err
 }
 
 // loadScenario reads FILE, an embedded example, or the default example.
@@ -180,6 +208,12 @@ func runWithProgress(tw *scenario.Twin, stderr io.Writer) unit.Time {
 	limit := tw.Scenario.Duration
 	if !isTerminal(stderr) {
 		return tw.Run()
+	}
+	if _, _, ok := tw.WorkProgress(); ok {
+		p := mpb.New(mpb.WithOutput(stderr), mpb.WithWidth(40))
+		end := runTracked(tw, workBar(p, tw.Scenario.Name, tw))
+		p.Wait()
+		return end
 	}
 	p := mpb.New(mpb.WithOutput(stderr), mpb.WithWidth(40))
 	const steps = 200

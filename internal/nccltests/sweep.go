@@ -21,8 +21,10 @@ type Sweep struct {
 	// Progress, when set, hears after every batch how many of the total
 	// have finished.
 	Progress func(done, total int)
-	// Rows are the finished sizes; Results the raw batches.
+	// Rows are the finished sizes, Choices what NCCL picked for each, and
+	// Results the raw batches.
 	Rows    []Row
+	Choices []collective.Choice
 	Results []collective.Result
 	// Err is the first error (a call NCCL refuses, a failed QP).
 	Err error
@@ -130,6 +132,7 @@ func (s *Sweep) BatchDone(r collective.Result) {
 			s.Rows[len(s.Rows)-1].In = h
 		} else {
 			s.Rows = append(s.Rows, Row{Size: st.size, Count: st.count, Type: s.Opts.DType, Redop: s.redop(), Root: s.root(), Out: h})
+			s.Choices = append(s.Choices, r.Choice)
 		}
 	}
 	if s.Progress != nil {
@@ -181,6 +184,16 @@ func (s *Sweep) root() int {
 
 // Done implements workload.Workload.
 func (s *Sweep) Done() bool { return s.done }
+
+// RowChoice names the algorithm, protocol and channels of row i, e.g.
+// "Ring/Simple/2".
+func (s *Sweep) RowChoice(i int) string {
+	if i >= len(s.Choices) {
+		return ""
+	}
+	c := s.Choices[i]
+	return fmt.Sprintf("%s/%s/%d", c.Algo, c.Proto, c.Channels)
+}
 
 // Completed implements workload.Owner; the communicator owns its QPs.
 func (s *Sweep) Completed(workload.Completion) {}
@@ -271,3 +284,7 @@ func (s *Sweep) NetTraffic(mtu int64) ([]collective.Transfer, error) {
 	}
 	return collective.MergeTransfers(all), nil
 }
+
+// Steps returns the batches finished and the batches of the whole sweep
+// (warm-up, then out-of-place and in-place per size).
+func (s *Sweep) Steps() (done, total int) { return s.next, len(s.steps) }

@@ -62,7 +62,13 @@ func parseRaw(file string, data []byte) (*rawScenario, error) {
 	if len(f.Docs) > 1 {
 		return nil, Errors{{File: file, Line: 1, Col: 1, Msg: "expected one YAML document, found " + strconv.Itoa(len(f.Docs))}}
 	}
-	body := f.Docs[0].Body
+	return decodeRaw(file, f.Docs[0].Body)
+}
+
+// decodeRaw decodes a document's body into the raw schema, rejecting
+// unknown keys with the list of keys expected there.
+func decodeRaw(file string, body ast.Node) (*rawScenario, error) {
+	raw := &rawScenario{}
 	var errs Errors
 	checkKeys(file, body, reflect.TypeOf(raw).Elem(), "", &errs)
 	if len(errs) > 0 {

@@ -38,6 +38,7 @@ func (s *Scenario) Estimate() Estimate {
 		e.Packets += pk
 		e.PacketHops += pk * int64(hops(f.Src, f.Dst))
 	}
+	s.Workload.estimate(&e, hops, int64(s.Host.MTU))
 	nSwitch, nPorts := 0, 0
 	for _, n := range s.Topo.Nodes {
 		nPorts += n.Ports

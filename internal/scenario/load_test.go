@@ -151,8 +151,8 @@ func FuzzLoad(f *testing.F) {
 			}
 			return
 		}
-		if s.Topo == nil || len(s.Flows)+len(s.Generators) == 0 {
-			t.Fatal("accepted a scenario without topology or flows")
+		if s.Topo == nil || len(s.Flows)+len(s.Generators) == 0 && s.Workload == nil {
+			t.Fatal("accepted a scenario without topology, flows or workload")
 		}
 	})
 }

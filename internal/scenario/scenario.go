@@ -40,6 +40,12 @@ type Scenario struct {
 	NCCL []Setting
 	// PHY is the physical layer's imperfection.
 	PHY PHYSpec
+	// Workload is the NCCL job on the GPU servers, if any.
+	Workload *WorkloadSpec
+	// Variants are the file's named variants, each the whole scenario
+	// with its overrides applied; Variant names the one this is.
+	Variants []*Scenario
+	Variant  string
 }
 
 // PHYSpec models what makes real links imperfectly regular: each port's
@@ -135,11 +141,26 @@ func LoadFile(path string) (*Scenario, error) {
 }
 
 // Load validates scenario YAML. name is the file name used in messages.
+// A file with variants also loads each of them (see Variants).
 func Load(name string, data []byte) (*Scenario, error) {
 	raw, err := parseRaw(name, data)
 	if err != nil {
 		return nil, err
 	}
+	s, err := convert(name, raw)
+	if err != nil {
+		return nil, err
+	}
+	if len(raw.Variants) > 0 {
+		if s.Variants, err = loadVariants(name, data, raw.Variants); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// convert builds the typed scenario from its raw form.
+func convert(name string, raw *rawScenario) (*Scenario, error) {
 	c := &conv{file: name}
 	s := &Scenario{File: name}
 	s.Name = c.text(raw.Name, "name", "unnamed")
@@ -162,6 +183,7 @@ func Load(name string, data []byte) (*Scenario, error) {
 	c.checkBuffer(s, raw.Switch)
 	s.NCCL = c.ncclEnv(raw.NCCL)
 	s.PHY = c.phy(raw.PHY)
+	c.workload(s, raw)
 	c.traffic(s, raw.Traffic)
 	c.faults(s, raw.Faults)
 	if len(c.errs) > 0 {
