@@ -82,6 +82,23 @@ topology: {kind: single-switch, hosts: 2}
 host: {mtu: 1500}
 traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 			[]string{"bad.yaml:2:13:", "host.mtu", "256, 512, 1024, 2048 or 4096"}},
+		{"size beyond the parser", `
+topology: {kind: single-switch, hosts: 2}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1e30}]}`,
+			[]string{"bad.yaml:2:45:", "traffic.flows[0].bytes", `too large: at most 1PiB, got "1e30"`}},
+		{"duration beyond the parser", `
+duration: 1001h
+topology: {kind: single-switch, hosts: 2}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:1:11:", "duration", `too large: at most 1000h, got "1001h"`}},
+		{"rate beyond the parser", `
+topology: {kind: single-switch, hosts: 2, host_link: {rate: 1e400G}}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:1:61:", "topology.host_link.rate", "too large: at most 1000Tbps"}},
+		{"one host", `
+topology: {kind: single-switch, hosts: 1}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:1:40:", "topology.hosts", `expected a whole number from 2 to 1048576, got "1"`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Load("bad.yaml", []byte(strings.TrimPrefix(c.yaml, "\n")))

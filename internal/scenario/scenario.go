@@ -6,7 +6,6 @@ package scenario
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -37,6 +36,8 @@ type Scenario struct {
 	Faults     []FaultSpec
 	// SampleInterval is how often queue depths are sampled.
 	SampleInterval unit.Time
+	// Warnings are problems that do not stop the scenario, in file order.
+	Warnings Errors
 }
 
 // SwitchSpec is the switch configuration shared by every switch.
@@ -118,13 +119,14 @@ type FaultSpec struct {
 	Start, End unit.Time
 }
 
-// LoadFile reads and validates a scenario file.
+// LoadFile reads and validates a scenario file (see LoadReader).
 func LoadFile(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return Load(path, data)
+	defer f.Close()
+	return LoadReader(path, f)
 }
 
 // Load validates scenario YAML. name is the file name used in messages.
@@ -158,6 +160,7 @@ func Load(name string, data []byte) (*Scenario, error) {
 	if len(c.errs) > 0 {
 		return nil, c.errs
 	}
+	s.Warnings = c.warns
 	return s, nil
 }
 
@@ -199,8 +202,10 @@ func (c *conv) topology(r *rawTopology) *topo.Topology {
 		"leaves": r.Leaves, "spines": r.Spines, "hosts_per_leaf": r.HostsPerLeaf,
 		"uplinks_per_leaf": r.UplinksPerLeaf, "k": r.K, "radix": r.Radix,
 	}
+	// The least each count may be, so that one message gives the range.
+	least := map[string]int64{"hosts": 2, "k": 2}
 	num := func(key string, def int64) int {
-		return int(c.integer(nodes[key], "topology."+key, def, 1, maxCount))
+		return int(c.integer(nodes[key], "topology."+key, def, max(least[key], 1), maxCount))
 	}
 	// Keys that do not belong to the kind are a mistake worth reporting.
 	allowed := map[string][]string{

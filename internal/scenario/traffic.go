@@ -63,6 +63,7 @@ func (c *conv) traffic(s *Scenario, t *rawTraffic) {
 		if _, ok := c.scalar(r.Bytes, path+".bytes"); !ok {
 			c.fail(r.Bytes, path+".bytes", "missing: expected a size such as 8MiB")
 		}
+		c.warnFlow(s, path, r.Rate, r.Start, []int{f.Src}, d)
 		if f.Src >= 0 && f.Src == f.Dst {
 			c.fail(r.Dst, path+".dst", "a flow needs two different hosts, got %s twice", quote("h"+strconv.Itoa(f.Src)))
 		}
@@ -165,6 +166,11 @@ func (c *conv) generator(s *Scenario, r *rawGenerator, path string) {
 			c.fail(r.Senders, path+".senders", "missing: expected a sender count or a list of hosts")
 		}
 	}
+	srcs := g.Senders
+	if kind != "incast" {
+		srcs = g.Hosts
+	}
+	c.warnFlow(s, path, r.Rate, r.Start, srcs, d)
 	s.Generators = append(s.Generators, g)
 }
 

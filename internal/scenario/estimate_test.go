@@ -1,0 +1,65 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+
+	"rocelab/internal/unit"
+)
+
+// The estimate follows the traffic: a small flow under a huge duration is
+// cheap, because a lossless run ends when its traffic completes.
+func TestEstimateFollowsTraffic(t *testing.T) {
+	s := mustLoad(t, "long.yaml", "duration: 1000h\ntopology: {kind: single-switch, hosts: 2}\ntraffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}\n")
+	e := s.Estimate()
+	if e.Why != "" || e.Until > 2*unit.Millisecond {
+		t.Errorf("until %s (%s), want the traffic's bound, about 1 ms", e.Until, e.Why)
+	}
+	// 1 MiB at MTU 4096 is 256 packets over 2 links.
+	if e.Packets != 256 || e.PacketHops != 512 {
+		t.Errorf("packets %d, packet-hops %d; want 256, 512", e.Packets, e.PacketHops)
+	}
+	if err := e.Check(Limits{Memory: 64 * unit.MiB, Events: 1_000_000}); err != nil {
+		t.Error(err)
+	}
+
+	// Lossy traffic may never complete (the stand-in does not retransmit):
+	// the run lasts the duration, and the estimate says so.
+	s = mustLoad(t, "lossy.yaml", "duration: 1000h\ntopology: {kind: single-switch, hosts: 2}\nswitch: {pfc: {enabled: false}}\ntraffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}\n")
+	e = s.Estimate()
+	err := e.Check(Limits{Memory: 64 * unit.MiB, Events: 1_000_000})
+	if e.Until != s.Duration || err == nil || !strings.Contains(err.Error(), "the whole duration: PFC is off") {
+		t.Errorf("lossy: until %s, %v", e.Until, err)
+	}
+}
+
+// The bound the estimate puts on a lossless run holds: every example that
+// the estimate expects to complete ends by Until.
+func TestEstimateBoundHolds(t *testing.T) {
+	for _, name := range []string{"single-flow", "incast-pfc", "leafspine-permutation"} {
+		s := example(t, name)
+		e := s.Estimate()
+		if e.Why != "" {
+			t.Errorf("%s: expected to complete, estimate says %s", name, e.Why)
+			continue
+		}
+		tw, end := run(t, s)
+		if !tw.Net.AllDone() || end > e.Until {
+			t.Errorf("%s: ended at %s (all done %v), after the estimated bound %s", name, end, tw.Net.AllDone(), e.Until)
+		}
+	}
+}
+
+// Generators too large to expand are counted, not expanded: the estimate of
+// an all-to-all over a k=32 fat-tree (8,192 hosts) is immediate and exact
+// in flows.
+func TestEstimateHugeGenerator(t *testing.T) {
+	s := mustLoad(t, "a2a.yaml", "topology: {kind: fat-tree, k: 32}\ntraffic: {generators: [{kind: all-to-all, bytes: 4KiB}]}\n")
+	e := s.Estimate()
+	if e.Flows != 8192*8191 || e.Packets != 8192*8191 || e.PacketHops < 4*e.Packets || e.PacketHops > 6*e.Packets {
+		t.Errorf("flows %d, packets %d, packet-hops %d", e.Flows, e.Packets, e.PacketHops)
+	}
+	if err := e.Check(Limits{Memory: 4 * unit.GiB}); err == nil || !strings.Contains(err.Error(), "67100672 flows") {
+		t.Errorf("check: %v", err)
+	}
+}
