@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 
+	"rocelab/internal/fabric"
 	"rocelab/internal/packet"
+	"rocelab/internal/textout"
 	"rocelab/internal/topo"
 	"rocelab/internal/unit"
 )
@@ -184,28 +186,46 @@ func (s *Scenario) latestStart() unit.Time {
 // flow rides a priority PFC protects (the host stand-in does not recover
 // loss), no fault stops the fabric, and no flow starts after the end.
 func (s *Scenario) completes() string {
+	const lost = ", and lost packets keep a flow from completing"
 	switch {
 	case len(s.Faults) > 0:
 		return "a fault may hold the traffic"
 	case !s.Switch.PFC.Enabled:
-		return "PFC is off, and lost packets keep a flow from completing"
+		return "PFC is off" + lost
 	}
-	check := func(what string, prio uint8, start unit.Time) string {
-		switch {
-		case s.Switch.PFC.Priorities&(1<<prio) == 0:
-			return fmt.Sprintf("%s rides priority %d, which PFC does not protect, and lost packets keep a flow from completing", what, prio)
-		case start >= s.Duration:
+	if h := s.Switch.PFC.Headroom; h > 0 {
+		for _, l := range s.Topo.Links {
+			if need := ComputeHeadroom(l.Rate, l.Cable, s.Switch.PFC); h < need {
+				return fmt.Sprintf("the PFC headroom %v is below the %v a %v link on %v of cable needs, so packets may be dropped%s", h, need, l.Rate, l.Cable, lost)
+			}
+		}
+	}
+	check := func(what string, dscp, prio uint8, start unit.Time) string {
+		// The switch classifies by DSCP, or by the PCP of tagged frames.
+		sw := s.Switch.DSCPToPrio[dscp&63]
+		if s.Switch.Trust == fabric.TrustPCP {
+			sw = 0
+			if s.Host.VLAN {
+				sw = prio
+			}
+		}
+		for _, p := range []uint8{prio, sw} {
+			if s.Switch.PFC.Priorities&(1<<p) == 0 {
+				return fmt.Sprintf("%s rides priority %d at the switch, which PFC does not protect%s", what, p, lost)
+			}
+		}
+		if start >= s.Duration {
 			return fmt.Sprintf("%s starts at %s, after the run ends", what, start)
 		}
 		return ""
 	}
 	for _, f := range s.Flows {
-		if why := check("flow "+f.Name, f.Priority, f.Start); why != "" {
+		if why := check("flow "+f.Name, f.DSCP, f.Priority, f.Start); why != "" {
 			return why
 		}
 	}
 	for _, g := range s.Generators {
-		if why := check("generator "+g.Name, g.Priority, g.Start); why != "" {
+		if why := check("generator "+g.Name, g.DSCP, g.Priority, g.Start); why != "" {
 			return why
 		}
 	}
@@ -270,27 +290,19 @@ type Limits struct {
 
 // Check refuses an estimate over the limits, saying what it would cost.
 func (e Estimate) Check(l Limits) error {
-	until := fmt.Sprintf("%s until %s", plural(e.Samples, "queue sample", "queue samples"), e.Until)
+	until := fmt.Sprintf("%s until %s", textout.Count(e.Samples, "queue sample", "queue samples"), e.Until)
 	if e.Why != "" {
 		until += " (the whole duration: " + e.Why + ")"
 	}
 	if l.Memory > 0 && e.Memory > l.Memory {
 		return fmt.Errorf("scenario too large: it needs about %s of memory (%s, %s over %s, %s), more than the %s allowed; shrink it or raise --max-memory",
-			human(e.Memory), plural(e.Flows, "flow", "flows"), plural(e.Packets, "packet", "packets"), plural(e.PacketHops, "packet-hop", "packet-hops"), until, human(l.Memory))
+			human(e.Memory), textout.Count(e.Flows, "flow", "flows"), textout.Count(e.Packets, "packet", "packets"), textout.Count(e.PacketHops, "packet-hop", "packet-hops"), until, human(l.Memory))
 	}
 	if l.Events > 0 && e.Events > l.Events {
 		return fmt.Errorf("scenario too large: it needs about %d events (%s, %s), more than the %d allowed (about %s of wall time at 3 M events/s); shrink it or raise --max-events",
-			e.Events, plural(e.PacketHops, "packet-hop", "packet-hops"), until, l.Events, wallTime(e.Events/3_000_000))
+			e.Events, textout.Count(e.PacketHops, "packet-hop", "packet-hops"), until, l.Events, wallTime(e.Events/3_000_000))
 	}
 	return nil
-}
-
-// plural formats a count with the singular or plural noun: "1 flow", "2 flows".
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // wallTime formats whole seconds for a person: "45 s", "12 min", "3.2 h",

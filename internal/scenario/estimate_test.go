@@ -33,19 +33,27 @@ func TestEstimateFollowsTraffic(t *testing.T) {
 	}
 }
 
-// The bound the estimate puts on a lossless run holds: every example that
-// the estimate expects to complete ends by Until.
+// The bound the estimate puts on a run holds: every example that the
+// estimate expects to complete ends by Until, the others run the whole
+// duration; and the events estimated are within a factor of two of those
+// executed.
 func TestEstimateBoundHolds(t *testing.T) {
-	for _, name := range []string{"single-flow", "incast-pfc", "leafspine-permutation"} {
-		s := example(t, name)
+	for _, c := range []struct {
+		name      string
+		completes bool
+	}{{"single-flow", true}, {"incast-pfc", true}, {"leafspine-permutation", true}, {"incast-nopfc", false}, {"headroom-short", false}} {
+		s := example(t, c.name)
 		e := s.Estimate()
-		if e.Why != "" {
-			t.Errorf("%s: expected to complete, estimate says %s", name, e.Why)
+		if (e.Why == "") != c.completes {
+			t.Errorf("%s: estimate says %q", c.name, e.Why)
 			continue
 		}
 		tw, end := run(t, s)
-		if !tw.Net.AllDone() || end > e.Until {
-			t.Errorf("%s: ended at %s (all done %v), after the estimated bound %s", name, end, tw.Net.AllDone(), e.Until)
+		if tw.Net.AllDone() != c.completes || end > e.Until {
+			t.Errorf("%s: ended at %s (all done %v), after the estimated bound %s", c.name, end, tw.Net.AllDone(), e.Until)
+		}
+		if r := float64(tw.Net.Sched.Executed()) / float64(e.Events); r < 0.5 || r > 2 {
+			t.Errorf("%s: %d events executed, %d estimated", c.name, tw.Net.Sched.Executed(), e.Events)
 		}
 	}
 }

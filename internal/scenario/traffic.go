@@ -7,6 +7,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 
 	"rocelab/internal/sim"
+	"rocelab/internal/textout"
 	"rocelab/internal/unit"
 )
 
@@ -136,7 +137,7 @@ func (c *conv) generator(s *Scenario, r *rawGenerator, path string) {
 	case "permutation", "all-to-all":
 		g.Hosts = c.hostSet(r.Hosts, path+".hosts", hosts)
 		if len(g.Hosts) < 2 {
-			c.fail(r.Hosts, path+".hosts", "a %s needs at least 2 hosts", kind)
+			c.fail(r.Hosts, path+".hosts", "%s needs at least 2 hosts", textout.Article(kind))
 		}
 	case "incast":
 		g.Receiver = c.hostRef(r.Receiver, path+".receiver", hosts)
