@@ -13,7 +13,7 @@ func newDiagnoseCmd() *cobra.Command {
 		nicSpeed string
 	)
 	cmd := &cobra.Command{
-		Use:   "diagnose [--json] [--nic-speed 100G] PATH...",
+		Use:   "diagnose [-j|--json] [--nic-speed 100G] PATH...",
 		Short: "Diagnose real artifacts (NCCL logs, nccl-tests, counters, perftest, GIDs, QoS, captures)",
 		Long: `diagnose reads what an engineer has from a slow or failing job and reports,
 layer by layer, what is wrong, the lines that show it, and the fix:
@@ -27,7 +27,7 @@ different files are joined into one story. Like findings about many ports or
 files are grouped in the text report; --json keeps one finding per subject.
 Every finding id and the JSON schema: docs/diagnose.md.
 
-Exit status: 0 no error-level finding, 1 an error-level finding, 2 no usable input.`,
+` + exitDiagnose,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var opts doctor.Options
@@ -54,7 +54,7 @@ Exit status: 0 no error-level finding, 1 an error-level finding, 2 no usable inp
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "write the report as JSON")
+	cmd.Flags().BoolVarP(&asJSON, "json", "j", false, "write the report as JSON")
 	cmd.Flags().StringVar(&nicSpeed, "nic-speed", "", "NIC line rate to judge bandwidth against when the artifacts do not say it (e.g. 100G, 400G)")
 	return cmd
 }
