@@ -95,6 +95,10 @@ traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 topology: {kind: single-switch, hosts: 2, host_link: {rate: 1e400G}}
 traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 			[]string{"bad.yaml:1:61:", "topology.host_link.rate", "too large: at most 1000Tbps"}},
+		{"all-to-all of one host", `
+topology: {kind: single-switch, hosts: 4}
+traffic: {generators: [{kind: all-to-all, hosts: [h0], bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:50:", "traffic.generators[0].hosts", "an all-to-all needs at least 2 hosts"}},
 		{"one host", `
 topology: {kind: single-switch, hosts: 1}
 traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
