@@ -83,6 +83,7 @@ command's --help says more.`,
 		newExamplesCmd(),
 		newDiagnoseCmd(),
 		newCaptureCmd(),
+		newCollectCmd(),
 	)
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultHelpCmd()
