@@ -83,7 +83,8 @@ func TestSingleFlowGoodput(t *testing.T) {
 }
 
 // A pause quantum is 512 bit times: 5.12 ns at 100G, 1.28 ns at 400G; the
-// largest pause, 0xFFFF quanta, is 335.5392 us at 100G (facts.md §3).
+// largest pause, 0xFFFF quanta, is 335.5392 us at 100G (IEEE 802.1Qbb: a
+// pause quantum is 512 bit times).
 func TestQuantaTime(t *testing.T) {
 	net, _ := star(t, 2, 100*unit.Gbps, 3*unit.Metre, defaultSwitch(), defaultNIC(4096))
 	pt := net.Ports[0]

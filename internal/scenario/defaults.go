@@ -23,7 +23,8 @@ const (
 	DefaultReserve    = 0
 	DefaultXONOffset  = 8 * unit.KiB
 
-	// PFC (IEEE 802.1Qbb; SONiC headroom model, facts.md §3).
+	// PFC (IEEE 802.1Qbb; SONiC headroom model, sonic-swss
+	// cfgmgr/buffer_headroom_mellanox.lua).
 	DefaultPFCPriority   = 3
 	DefaultPauseQuanta   = 0xFFFF
 	DefaultPortMTU       = 9100 * unit.Byte
