@@ -99,6 +99,10 @@ traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 topology: {kind: single-switch, hosts: 4}
 traffic: {generators: [{kind: all-to-all, hosts: [h0], bytes: 1MiB}]}`,
 			[]string{"bad.yaml:2:50:", "traffic.generators[0].hosts", "an all-to-all needs at least 2 hosts"}},
+		{"topology too large to build", `
+topology: {kind: fat-tree, k: 1000}
+traffic: {generators: [{kind: permutation, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:1:31:", "topology: too large: a fat-tree of 250000000 hosts", "more than the 1048576 the twin builds"}},
 		{"one host", `
 topology: {kind: single-switch, hosts: 1}
 traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
@@ -158,6 +162,8 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("topology: {kind: leaf-spine, leaves: 2, spines: 3, uplinks_per_leaf: 3}\ntraffic: {generators: [{kind: incast, senders: 1, receiver: h0}]}"))
 	f.Add([]byte("topology: [1, 2]\n"))
 	f.Add([]byte("a: &x {b: *x}"))
+	f.Add([]byte("x-p: &p {enabled: true, priorities: [3]}\nx-l: &l {rate: 400G, cable: 30m}\ntopology: {kind: dumbbell, left: 2, right: 1, host_link: *l}\nswitch: {pfc: {<<: *p, quanta: 100}, ecn: {<<: [{kmin: 1KB}, {kmax: 9KB}]}}\ntraffic: {flows: [&f {src: h0, dst: h2, bytes: 1MiB, name: a}, {<<: *f, name: b}]}"))
+	f.Add([]byte("duration: 1h\ntopology: {kind: fat-tree, k: 8}\ntraffic: {generators: [{kind: all-to-all, bytes: 1e30, rate: 400G, start: 2h}]}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Load("fuzz.yaml", data)
 		if err != nil {
@@ -174,6 +180,9 @@ func FuzzLoad(f *testing.F) {
 		}
 		if s.Topo == nil || len(s.Flows)+len(s.Generators) == 0 {
 			t.Fatal("accepted a scenario without topology or flows")
+		}
+		if e := s.Estimate(); e.Events < 0 || e.Memory < 0 || e.PacketHops < 0 || e.Until < 0 {
+			t.Fatalf("estimate %+v", e)
 		}
 	})
 }

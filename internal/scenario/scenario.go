@@ -233,10 +233,22 @@ func (c *conv) topology(r *rawTopology) *topo.Topology {
 	var err error
 	switch kind {
 	case "single-switch":
+		if n := int64(num("hosts", 2)); c.tooLarge(nodes["hosts"], kind, n, n) {
+			return nil
+		}
 		t, err = topo.SingleSwitch(num("hosts", 2), hostLink)
 	case "dumbbell":
+		hosts := int64(num("left", 1)) + int64(num("right", 1))
+		if c.tooLarge(r.Kind, kind, hosts, hosts+int64(num("trunk_links", 1))) {
+			return nil
+		}
 		t, err = topo.Dumbbell(num("left", 1), num("right", 1), num("trunk_links", 1), hostLink, fabricLink)
 	case "fat-tree":
+		// k pods of k/2 edge and k/2 aggregation switches, (k/2)² cores:
+		// k³/4 hosts, and k³/4 links in each of the three tiers.
+		if k := int64(num("k", 4)); c.tooLarge(nodes["k"], kind, k*k*k/4, 3*k*k*k/4) {
+			return nil
+		}
 		t, err = topo.FatTree(num("k", 4), hostLink)
 	case "leaf-spine":
 		spec := topo.LeafSpine{
@@ -271,6 +283,10 @@ func (c *conv) topology(r *rawTopology) *topo.Topology {
 			nodes["servers"] = r.Servers.NICs
 		}
 		if len(c.errs) > 0 {
+			return nil
+		}
+		hosts := int64(spec.Leaves) * int64(spec.HostsPerLeaf)
+		if c.tooLarge(nodes["leaves"], kind, hosts, hosts+int64(spec.Leaves)*int64(spec.UplinksPerLeaf)) {
 			return nil
 		}
 		t, err = topo.BuildLeafSpine(spec)

@@ -45,3 +45,19 @@ func (c *conv) warnFlow(s *Scenario, path string, rateNode, startNode ast.Node, 
 		c.warn(startNode, path+".start", "starts at %v, at or after the end of the run (duration %v): it sends nothing", d.start, s.Duration)
 	}
 }
+
+// MaxPorts caps the ports a topology may have, checked before it is
+// built: a k=64 fat-tree (65,536 hosts) has 393,216; building the
+// topology of a far larger one would take minutes and gigabytes before the
+// cost estimate could refuse it.
+const MaxPorts = 1 << 20
+
+// tooLarge reports, at node, a topology of more than MaxPorts ports, given
+// its host and link counts (every link has two ports).
+func (c *conv) tooLarge(n ast.Node, kind string, hosts, links int64) bool {
+	if 2*links <= MaxPorts {
+		return false
+	}
+	c.fail(n, "topology", "too large: a %s of %d hosts and %d links has %d ports, more than the %d the twin builds", kind, hosts, links, 2*links, MaxPorts)
+	return true
+}
