@@ -101,6 +101,9 @@ type Truncation struct {
 
 // String describes the truncation in a sentence.
 func (t *Truncation) String() string {
+	if t.Size == t.Offset {
+		return fmt.Sprintf("the compressed stream breaks off at byte offset %d of the capture, after packet %d (the last whole one)", t.Offset, t.LastPacket)
+	}
 	return fmt.Sprintf("the capture ends %d bytes into a record that starts at byte offset %d, after packet %d (the last whole one)", t.Size-t.Offset, t.Offset, t.LastPacket)
 }
 
