@@ -154,7 +154,7 @@ func TestCaptureTruncatedExit(t *testing.T) {
 	cut := filepath.Join(dir, "cut.pcapng")
 	os.WriteFile(cut, data[:len(data)-100], 0o644)
 	code, out, stderr := rocelab(t, "capture", cut)
-	if code != 0 || !strings.Contains(out, "16383 packets") || !strings.Contains(out, "truncated: the capture ends") || !strings.Contains(out, "warn  capture.truncated:") {
+	if code != 0 || !strings.Contains(out, "20479 packets") || !strings.Contains(out, "truncated: the capture ends") || !strings.Contains(out, "warn  capture.truncated:") {
 		t.Errorf("exit %d %s\n%s", code, stderr, out)
 	}
 }

@@ -25,27 +25,27 @@ const progressUpdates = 400
 // events; slicing does not change the order of events.
 func runWithProgress(tw *scenario.Twin, estEvents int64, sink progressSink) unit.Time {
 	limit := tw.Scenario.Duration
-	net := tw.Net
+	sched := tw.Net.Sched
 	if sink == nil {
-		return net.Run(limit)
+		return tw.Run()
 	}
 	total := max(estEvents, 1)
 	target := max(total/progressUpdates, 1000)
 	step := max(limit/progressUpdates/16, unit.Nanosecond)
-	for now := net.Sched.Now(); now < limit && !net.AllDone(); now = net.Sched.Now() {
-		before := int64(net.Sched.Executed())
-		net.Sched.RunUntil(min(limit, now+step))
-		n := int64(net.Sched.Executed()) - before
+	for now := sched.Now(); now < limit && !tw.Done(); now = sched.Now() {
+		before := int64(sched.Executed())
+		tw.RunUntil(min(limit, now+step))
+		n := int64(sched.Executed()) - before
 		switch {
 		case n < target/2 && step < limit/4:
 			step *= 2
 		case n > 2*target && step > unit.Nanosecond:
 			step /= 2
 		}
-		sink.update(int64(net.Sched.Executed()), total)
+		sink.update(int64(sched.Executed()), total)
 	}
-	end := net.Run(limit)
-	sink.finish(int64(net.Sched.Executed()))
+	end := tw.Run()
+	sink.finish(int64(sched.Executed()))
 	return end
 }
 

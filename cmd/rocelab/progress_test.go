@@ -48,7 +48,7 @@ func TestProgressTracksWork(t *testing.T) {
 			t.Errorf("%s: finished at %d, executed %d", name, rec.final, executed)
 		}
 		plain, _ := scenario.Build(s)
-		plainEnd := plain.Net.Run(s.Duration)
+		plainEnd := plain.Run()
 		var a, b []byte
 		a, _ = jsonOf(report.New(tw, end))
 		b, _ = jsonOf(report.New(plain, plainEnd))

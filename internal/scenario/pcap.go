@@ -11,7 +11,6 @@ import (
 	"rocelab/internal/capture"
 	"rocelab/internal/fabric"
 	"rocelab/internal/packet"
-	"rocelab/internal/roce"
 	"rocelab/internal/unit"
 	"rocelab/internal/wire"
 )
@@ -59,6 +58,7 @@ func PortMAC(pt *fabric.Port) [6]byte {
 type PcapTap struct {
 	net     *fabric.Network
 	port    *fabric.Port
+	rate    unit.BitRate
 	w       *capture.Writer
 	b       wire.Builder
 	snaplen int
@@ -103,18 +103,19 @@ func (tw *Twin) AttachPcap(pt *fabric.Port, w io.Writer, snaplen int) (*PcapTap,
 	if snaplen != 0 && snaplen < MinSnaplen(tw.Scenario.Host.VLAN) {
 		return nil, fmt.Errorf("snaplen %d cuts the RoCE headers: expected 0 (whole frames) or at least %d", snaplen, MinSnaplen(tw.Scenario.Host.VLAN))
 	}
-	desc := fmt.Sprintf("rocelab twin: port %s (peer %s) at %v, scenario %s, seed %d", pt.Name(), pt.Peer().Name(), pt.Rate(), tw.Scenario.Name, tw.Scenario.Seed)
+	rate := tw.nominalRate(pt)
+	desc := fmt.Sprintf("rocelab twin: port %s (peer %s) at %v, scenario %s, seed %d", pt.Name(), pt.Peer().Name(), rate, tw.Scenario.Name, tw.Scenario.Seed)
 	topo := tw.Scenario.Topo
 	names := make([]capture.HostName, len(topo.Hosts))
 	for i, n := range topo.Hosts {
 		names[i] = capture.HostName{Addr: HostIP(int32(i)), Name: topo.Nodes[n].Name}
 	}
-	intf := capture.Interface{Name: pt.Name(), Description: desc, Speed: pt.Rate(), Snaplen: snaplen}
+	intf := capture.Interface{Name: pt.Name(), Description: desc, Speed: rate, Snaplen: snaplen}
 	cw, err := capture.NewWriter(w, "simulated by the rocelab twin, not captured on hardware", intf, names)
 	if err != nil {
 		return nil, err
 	}
-	t := &PcapTap{net: tw.Net, port: pt, w: cw, snaplen: snaplen}
+	t := &PcapTap{net: tw.Net, port: pt, rate: rate, w: cw, snaplen: snaplen}
 	pt.SetTap(t)
 	return t, nil
 }
@@ -133,7 +134,7 @@ func (t *PcapTap) Frame(now unit.Time, pt *fabric.Port, dir fabric.Direction, p 
 	switch p.Kind {
 	case packet.Pause:
 		frame, wireLen = t.b.PFC(PortMAC(from), uint16(p.ClassVector), p.Quanta, t.snaplen)
-	case packet.Data:
+	case packet.Data, packet.Ack, packet.CNP:
 		e := wire.Endpoints{
 			SrcMAC: PortMAC(from), DstMAC: PortMAC(to),
 			SrcIP: HostIP(p.Src), DstIP: HostIP(p.Dst),
@@ -144,8 +145,10 @@ func (t *PcapTap) Frame(now unit.Time, pt *fabric.Port, dir fabric.Direction, p 
 			BTH:        wire.BTH{Opcode: p.Opcode, PKey: 0xffff, DestQP: p.DstQP, AckReq: p.AckReq, PSN: p.PSN},
 			PayloadLen: int(p.Payload),
 		}
-		if p.Opcode == roce.OpWriteFirst || p.Opcode == roce.OpWriteOnly {
-			tr.RETH.DMALength = uint32(t.net.Flows[p.Flow].Bytes)
+		tr.RETH.DMALength = p.DMALen
+		tr.AETH.Syndrome, tr.AETH.MSN = p.Syndrome, p.MSN
+		if p.Class == packet.ClassTCP {
+			return // kernel TCP segments are not RoCE frames: the capture leaves them out
 		}
 		frame, wireLen, t.err = t.b.RoCE(&e, &tr, t.snaplen)
 	default:
@@ -159,7 +162,20 @@ func (t *PcapTap) Frame(now unit.Time, pt *fabric.Port, dir fabric.Direction, p 
 
 // Rate returns the tapped port's line rate, which converts pause quanta to
 // time when the capture is analysed.
-func (t *PcapTap) Rate() unit.BitRate { return t.port.Rate() }
+func (t *PcapTap) Rate() unit.BitRate { return t.rate }
+
+// nominalRate returns the rate the topology gives pt's link: the port's own
+// rate is off by its clock's ppm when the scenario models the PHY.
+func (tw *Twin) nominalRate(pt *fabric.Port) unit.BitRate {
+	t := tw.Scenario.Topo
+	name, i := pt.Node().Name(), pt.Index()
+	for _, l := range t.Links {
+		if t.Nodes[l.A].Name == name && l.PA == i || t.Nodes[l.B].Name == name && l.PB == i {
+			return l.Rate
+		}
+	}
+	return pt.Rate()
+}
 
 // Close flushes the capture and reports the first error met while writing.
 func (t *PcapTap) Close() error {
