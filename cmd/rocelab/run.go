@@ -55,7 +55,9 @@ host h0's NIC). A file cannot hold a /, so the per-port files are NODE-pN
 NODE/pN, default the first host's NIC port) as a pcapng capture of real
 RoCEv2 and PFC frames with nanosecond simulated timestamps, whole frames
 unless --snaplen cuts them, the link speed (if_speed) and the host names.
-Wireshark opens it; 'rocelab capture FILE' analyses it.
+Wireshark opens it; 'rocelab capture FILE' analyses it. (Wireshark's
+InfiniBand dissector labels every RoCE frame whose payload is cut "Invalid
+Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 
 ` + exitRun,
 		Args:              cobra.MaximumNArgs(1),
