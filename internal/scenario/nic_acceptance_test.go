@@ -96,7 +96,7 @@ func TestDCQCNFairness(t *testing.T) {
 // incastResult is what TestIncastThreeWays compares.
 type incastResult struct {
 	name                 string
-	pause, util, p99     float64
+	pause, p99           float64
 	goodput, victim      float64
 	cnps, marks, handled int64
 }
