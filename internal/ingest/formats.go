@@ -12,5 +12,8 @@ func formats() []Format {
 		{Kind: KindDevinfo, New: NewDevinfoParser},
 		{Kind: KindMlnxQoS, New: NewMlnxQoSParser},
 		{Kind: KindDmesg, New: NewDmesgParser},
+		{Kind: KindMlxConfig, New: NewMlxConfigParser},
+		{Kind: KindDCQCNSysfs, New: NewDCQCNSysfsParser},
+		{Kind: KindMlnxQoSCommands, New: NewMlnxQoSCommandParser},
 	}
 }

@@ -68,8 +68,12 @@ type PFCSpec struct {
 	XON        bool
 	// Headroom is the per-PG headroom; zero means computed by the SONiC
 	// formula from MTU, cable, MACPHYDelay, CellOccupancy and speed.
-	Headroom      unit.Bytes
-	MTU           unit.Bytes
+	Headroom unit.Bytes
+	// MTU is the switch port MTU.
+	MTU unit.Bytes
+	// LosslessMTU is the largest lossless frame SONiC's formula adds once
+	// (LOSSLESS_TRAFFIC_PATTERN mtu); zero means MTU.
+	LosslessMTU   unit.Bytes
 	MACPHYDelay   unit.Bytes
 	CellOccupancy float64
 	// ResponseTime is how long a port keeps sending after a pause
