@@ -74,6 +74,7 @@ func newRootCmd() *cobra.Command {
 		newDiagnoseCmd(),
 		newCaptureCmd(),
 		newCalcCmd(),
+		newLintCmd(),
 	)
 	return root
 }

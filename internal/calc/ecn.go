@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"math"
 
+	"rocelab/internal/scenario"
 	"rocelab/internal/unit"
 )
 
 // DefaultRTT is the base RTT ECN thresholds are sized for when none is
 // given: the one Huawei's AI Fabric guidance assumes (facts.md §2).
-const DefaultRTT = 20 * unit.Microsecond
+const DefaultRTT = scenario.DefaultECNRTT
 
 // BDP returns the bandwidth-delay product of a port in bytes.
 func BDP(rate unit.BitRate, rtt unit.Time) unit.Bytes {

@@ -69,6 +69,7 @@ type rawECN struct {
 	Kmax       ast.Node `yaml:"kmax"`
 	Pmax       ast.Node `yaml:"pmax"`
 	At         ast.Node `yaml:"at"`
+	RTT        ast.Node `yaml:"rtt"`
 }
 
 type rawWatchdog struct {
@@ -88,6 +89,7 @@ type rawScheduler struct {
 }
 
 type rawSwitch struct {
+	Vendor         ast.Node      `yaml:"vendor"`
 	Buffer         ast.Node      `yaml:"buffer"`
 	Alpha          ast.Node      `yaml:"alpha"`
 	AlphaLossy     ast.Node      `yaml:"alpha_lossy"`
@@ -103,6 +105,7 @@ type rawSwitch struct {
 
 type rawHost struct {
 	MTU            ast.Node `yaml:"mtu"`
+	NetdevMTU      ast.Node `yaml:"netdev_mtu"`
 	DSCP           ast.Node `yaml:"dscp"`
 	Priority       ast.Node `yaml:"priority"`
 	Trust          ast.Node `yaml:"trust"`
