@@ -75,6 +75,7 @@ func newRootCmd() *cobra.Command {
 		newCaptureCmd(),
 		newCalcCmd(),
 		newLintCmd(),
+		newConfigCmd(),
 	)
 	return root
 }
