@@ -76,6 +76,7 @@ func newRootCmd() *cobra.Command {
 		newCalcCmd(),
 		newLintCmd(),
 		newConfigCmd(),
+		newTuneCmd(),
 	)
 	return root
 }

@@ -17,6 +17,9 @@ type rawScenario struct {
 	Traffic     *rawTraffic  `yaml:"traffic"`
 	Faults      []*rawFault  `yaml:"faults"`
 	Metrics     *rawMetrics  `yaml:"metrics"`
+	// Tune is a parameter space for rocelab tune, which reads it; the
+	// twin ignores it.
+	Tune ast.Node `yaml:"tune"`
 }
 
 type rawLink struct {
