@@ -90,14 +90,9 @@ func (r *Result) WriteJSON(w io.Writer) error { return textout.WriteJSON(w, r) }
 // num formats a float without trailing zeros.
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// round3 formats f with at most 3 decimals.
-func round3(f float64) string {
-	return strconv.FormatFloat(f, 'f', 3, 64)
-}
-
 // bytesQ is a byte quantity, shown exactly and in KiB or MiB when large.
 func bytesQ(name string, v float64, source string) Quantity {
-	text := num(v) + " B"
+	text := num(roundTo(v, 1)) + " B"
 	switch {
 	case v >= 1<<20:
 		text += fmt.Sprintf(" (%.2f MiB)", v/(1<<20))

@@ -53,11 +53,22 @@ func Lint(paths []string, stdin io.Reader) (*doctor.Report, error) {
 	m := &Model{}
 	rep := &doctor.Report{}
 	for _, p := range paths {
-		info, err := m.read(p, stdin)
+		files, dir, err := expand(p)
 		if err != nil {
 			return nil, &BadInputError{err}
 		}
-		rep.Inputs = append(rep.Inputs, info)
+		for _, f := range files {
+			info, err := m.read(f, stdin)
+			if err != nil && dir != "" && errors.Is(err, errNotConfig) {
+				rep.Inputs = append(rep.Inputs, doctor.InputInfo{Path: f, Type: "unknown", InDir: dir})
+				continue
+			}
+			if err != nil {
+				return nil, &BadInputError{err}
+			}
+			info.InDir = dir
+			rep.Inputs = append(rep.Inputs, info)
+		}
 	}
 	rep.Findings = Check(m)
 	if rep.Findings == nil {
@@ -138,13 +149,42 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		if len(res.Artifacts) > 0 {
 			what = fmt.Sprintf("%s is not a configuration: use rocelab diagnose", res.Type())
 		}
-		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids)", name, what)
+		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
 	}
 	info.Type = kinds[0]
 	if len(kinds) > 1 {
 		info.Contains = kinds
 	}
 	return info, nil
+}
+
+// errNotConfig marks a file that holds no configuration lint reads.
+var errNotConfig = errors.New("not a configuration")
+
+// expand returns the files of a directory argument (sorted, without hidden
+// files, READMEs and .source provenance notes) and the directory; a file
+// argument is itself.
+func expand(p string) ([]string, string, error) {
+	if p == "-" {
+		return []string{p}, "", nil
+	}
+	st, err := os.Stat(p)
+	if err != nil || !st.IsDir() {
+		return []string{p}, "", nil
+	}
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return nil, "", err
+	}
+	var files []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || strings.HasPrefix(n, ".") || strings.HasSuffix(n, ".source") || strings.HasSuffix(n, ".md") || n == "expect.txt" {
+			continue
+		}
+		files = append(files, filepath.Join(p, n))
+	}
+	return files, p, nil
 }
 
 // readLimited reads a file of at most sonic.MaxFileBytes.

@@ -427,16 +427,6 @@ func maskList(m uint8) []int {
 	return out
 }
 
-func listMask(ps []int) uint8 {
-	var m uint8
-	for _, p := range ps {
-		if p >= 0 && p < 8 {
-			m |= 1 << p
-		}
-	}
-	return m
-}
-
 func contains(xs []string, x string) bool {
 	for _, y := range xs {
 		if y == x {

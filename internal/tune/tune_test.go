@@ -10,7 +10,7 @@ import (
 
 const headroomShort = "../../examples/headroom-short.yaml"
 
-func setup(t *testing.T, space string) (*Base, *Space) {
+func setup(t testing.TB, space string) (*Base, *Space) {
 	t.Helper()
 	data, err := os.ReadFile(headroomShort)
 	if err != nil {
@@ -30,7 +30,7 @@ func setup(t *testing.T, space string) (*Base, *Space) {
 	return b, sp
 }
 
-func spaceFile(t *testing.T) string {
+func spaceFile(t testing.TB) string {
 	data, err := os.ReadFile("testdata/headroom-space.yaml")
 	if err != nil {
 		t.Fatal(err)
