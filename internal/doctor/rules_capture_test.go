@@ -66,7 +66,7 @@ func writeSyntheticCapture(t *testing.T) string {
 	frame(207*us, ab, roce.OpWriteMiddle, 0x11, 20, 0)                             // 43
 	frame(900*us, ab, roce.OpWriteMiddle, 0x11, 20, 0)                             // 44: timeout episode
 	frame(901*us, ab, roce.OpWriteMiddle, 0x11, 21, 0)                             // 45
-	for i := range 3 {                                                            // 46-48
+	for i := range 3 {                                                             // 46-48
 		frame, n := b.PFC([6]byte{2, 0, 0, 0, 0, 0xb}, 0x08, [8]uint16{3: 0xffff}, 0)
 		emit(time.Duration(1000+i*100)*us, frame, n)
 	}
