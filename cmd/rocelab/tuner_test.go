@@ -25,7 +25,7 @@ func TestTunerCommands(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"lint", "../../testdata/lint/seed-002/bad/seed-as-found-synthetic.yaml"}, 1, "ecn.kmax.below_bdp"},
+		{[]string{"lint", "../../testdata/lint/seed-002/bad/seed-as-found-synthetic.yaml"}, 1, "switch.ecn.thresholds"},
 		{[]string{"lint", "../../testdata/lint/seed-002/fixed/seed-fixed-synthetic.yaml"}, 0, "0 error, 0 warn"},
 		{[]string{"lint", badJSON}, 2, badJSON + ":3:31: invalid JSON"},
 		{[]string{"lint", badYAML}, 2, badYAML + ":3:15: switch.ecn.kmin"},

@@ -34,7 +34,8 @@ const (
 // (logs, counters) are left to `rocelab diagnose`.
 var configKinds = map[ingest.Kind]bool{
 	ingest.KindMlnxQoS: true, ingest.KindMlnxQoSCommands: true, ingest.KindMlxConfig: true,
-	ingest.KindDCQCNSysfs: true, ingest.KindShowGIDs: true, ingest.KindDevinfo: true, kindNCCLEnv: true,
+	ingest.KindDCQCNSysfs: true, ingest.KindShowGIDs: true, ingest.KindDevinfo: true, ingest.KindNCCLSettings: true,
+	ingest.KindSwitch: true,
 }
 
 // A BadInputError is an input that could not be parsed; lint stops with it
@@ -131,13 +132,8 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 	if err != nil {
 		return info, err
 	}
-	env := readNCCLEnv(name, data)
-	arts := res.Artifacts
-	if env != nil {
-		arts = append(arts, env)
-	}
 	var kinds []string
-	for _, a := range arts {
+	for _, a := range res.Artifacts {
 		if !configKinds[a.Kind()] {
 			continue
 		}

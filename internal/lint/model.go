@@ -28,7 +28,7 @@ type Model struct {
 
 	// Joined by join.
 	roce  roceClass
-	nccl  []ncclSetting
+	nccl  []ingest.NCCLSetting
 	nics  []nicSide
 	sws   []switchSide
 	cnp   cnpMarking
@@ -129,8 +129,8 @@ func sonicEv(db *sonic.ConfigDB, v sonic.Value) Evidence {
 // join builds the RoCE class and the NIC and switch sides.
 func (m *Model) join() {
 	for _, a := range m.Artifacts {
-		if e, ok := a.(*ncclEnv); ok {
-			m.nccl = append(m.nccl, e.settings...)
+		if e, ok := a.(*ingest.NCCLSettings); ok {
+			m.nccl = append(m.nccl, e.Settings...)
 		}
 	}
 	m.roce = m.roceDSCP()
@@ -141,8 +141,8 @@ func (m *Model) join() {
 }
 
 // setting returns the last value given to an NCCL variable.
-func (m *Model) setting(name string) (ncclSetting, bool) {
-	var s ncclSetting
+func (m *Model) setting(name string) (ingest.NCCLSetting, bool) {
+	var s ingest.NCCLSetting
 	found := false
 	for _, x := range m.nccl {
 		if x.Name == name {
@@ -153,7 +153,7 @@ func (m *Model) setting(name string) (ncclSetting, bool) {
 }
 
 // ncclInt returns an NCCL variable's value as a number (decimal or 0x).
-func ncclInt(s ncclSetting) (int64, bool) {
+func ncclInt(s ingest.NCCLSetting) (int64, bool) {
 	n, err := strconv.ParseInt(s.Value, 0, 64)
 	return n, err == nil
 }
