@@ -174,9 +174,9 @@ func (p ecnProfile) check() []doctor.Finding {
 	if p.Kmax >= bdp && p.Kmin > kminMaxBDP*bdp {
 		fs = append(fs, doctor.Finding{
 			ID: "switch.ecn.thresholds", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-			Title:    fmt.Sprintf("%s: Kmin %v is %.1f BDPs (%v at %v, RTT %v): marking starts late", p.Subject, p.Kmin, float64(p.Kmin)/float64(bdp), bdp, p.Rate, p.RTT),
-			Subject:  p.Subject,
-			Evidence: evs(base...),
+			Title:     fmt.Sprintf("%s: Kmin %v is %.1f BDPs (%v at %v, RTT %v): marking starts late", p.Subject, p.Kmin, float64(p.Kmin)/float64(bdp), bdp, p.Rate, p.RTT),
+			Subject:   p.Subject,
+			Evidence:  evs(base...),
 			Mechanism: fmt.Sprintf("No packet is marked until the queue holds Kmin: %v is %.0f µs of line rate, during which senders keep full speed; under an incast the ingress ports can reach PFC XOFF before DCQCN slows anyone, so congestion spreads by pause instead of being controlled at the senders.", p.Kmin, float64(p.Kmin)*8/p.Rate.Gbps()/1e3),
 			Fix:       fmt.Sprintf("Kmin at most %d BDPs (%v here); published 100G values: NVIDIA 150 KB, HPCC ns-3 400 KB.", kminMaxBDP, kminMaxBDP*bdp),
 		})
