@@ -1,8 +1,11 @@
 package main
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
+	"rocelab/internal/doctor"
 	"rocelab/internal/lint"
 )
 
@@ -29,20 +32,27 @@ that cannot be read or parsed (reported as file:line:col).`,
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			if asJSON {
-				err = rep.WriteJSON(cmd.OutOrStdout())
-			} else {
-				err = rep.WriteText(cmd.OutOrStdout())
-			}
-			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			if code := rep.ExitCode(); code != 0 {
-				return &exitError{code: code}
-			}
-			return nil
+			return writeReport(cmd.OutOrStdout(), rep, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write the report as JSON")
 	return cmd
+}
+
+// writeReport prints a doctor report (diagnose, lint) as text or JSON and
+// turns its findings into the exit status.
+func writeReport(w io.Writer, rep *doctor.Report, asJSON bool) error {
+	var err error
+	if asJSON {
+		err = rep.WriteJSON(w)
+	} else {
+		err = rep.WriteText(w)
+	}
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	if code := rep.ExitCode(); code != 0 {
+		return &exitError{code: code}
+	}
+	return nil
 }

@@ -102,16 +102,7 @@ docs/tune.md.`,
 			el := time.Since(wall)
 			slog.Info("tune done", "runs", res.Cost.Runs, "events", res.Cost.Events, "wall", el.Round(time.Millisecond).String(),
 				"runs_per_s", fmt.Sprintf("%.3g", float64(res.Cost.Runs)/el.Seconds()), "workers", o.Workers)
-			out := bufio.NewWriter(c.OutOrStdout())
-			if asJSON {
-				err = res.WriteJSON(out)
-			} else {
-				err = res.WriteText(out, top)
-			}
-			if err == nil {
-				err = out.Flush()
-			}
-			if err != nil {
+			if err := writeTuneResult(c.OutOrStdout(), res, asJSON, top); err != nil {
 				return err
 			}
 			if outDir != "" {
@@ -243,21 +234,27 @@ func newTuneMergeCmd() *cobra.Command {
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			out := bufio.NewWriter(c.OutOrStdout())
-			if asJSON {
-				err = res.WriteJSON(out)
-			} else {
-				err = res.WriteText(out, top)
-			}
-			if err == nil {
-				err = out.Flush()
-			}
-			return err
+			return writeTuneResult(c.OutOrStdout(), res, asJSON, top)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write the merged results as JSON")
 	cmd.Flags().IntVar(&top, "top", 10, "rows of the ranked table")
 	return cmd
+}
+
+// writeTuneResult prints a result as JSON or as the ranked table.
+func writeTuneResult(w io.Writer, res *tune.Result, asJSON bool, top int) error {
+	out := bufio.NewWriter(w)
+	var err error
+	if asJSON {
+		err = res.WriteJSON(out)
+	} else {
+		err = res.WriteText(out, top)
+	}
+	if err == nil {
+		err = out.Flush()
+	}
+	return err
 }
 
 // progress is an mpb bar on a terminal, nothing elsewhere.
