@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -84,5 +85,38 @@ func TestLintCases(t *testing.T) {
 	}
 	if n < 15 {
 		t.Errorf("only %d cases", n)
+	}
+}
+
+// Findings cite the lines they rest on: the description's ECN line, the
+// mlxconfig command, the config_db entry.
+func TestEvidenceLines(t *testing.T) {
+	rep := lintDir(t, filepath.Join(casesDir, "seed-002", "bad"))
+	want := map[string]string{
+		"switch.ecn.thresholds": "seed-as-found-synthetic.yaml:18: ecn: {enabled: true, priorities: [3], kmin: 20000, kmax: 40000, pmax: 0.05}",
+		"nic.cc_prio_mask.wide": "nic-firmware-as-found-synthetic.txt:3: mlxconfig -d /dev/mst/mt4123_pciconf0 set ROCE_CC_PRIO_MASK=0xFF",
+	}
+	for _, f := range rep.Findings {
+		w, ok := want[f.ID]
+		if !ok {
+			continue
+		}
+		found := false
+		for _, e := range f.Evidence {
+			found = found || strings.HasSuffix(e.String(), w)
+		}
+		if !found {
+			t.Errorf("%s: evidence %v lacks %q", f.ID, f.Evidence, w)
+		}
+		delete(want, f.ID)
+	}
+	if len(want) > 0 {
+		t.Errorf("findings missing: %v", want)
+	}
+	rep = lintDir(t, filepath.Join(casesDir, "prio-mismatch-sonic", "bad"))
+	for _, f := range rep.Findings {
+		if f.ID == "qos.priority.mismatch" && !strings.Contains(fmt.Sprint(f.Evidence), `qos-mellanox4600c-c64-subset.json:132: "26": "1",`) {
+			t.Errorf("mismatch evidence %v lacks the config_db line", f.Evidence)
+		}
 	}
 }

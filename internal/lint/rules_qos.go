@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"strings"
 
 	"rocelab/internal/doctor"
 	"rocelab/internal/fabric"
@@ -26,7 +27,7 @@ func qosRules(m *Model) []doctor.Finding {
 				Evidence: evs(append(append(append([]Evidence{}, r.Evidence...), n.PrioEv...), s.TCEv)...),
 				Mechanism: fmt.Sprintf("The NIC queues RoCE on priority %d and stops only for pause frames of priority %d. The switch classifies DSCP %d into class %d and, when its buffer fills, pauses priority %d, which the NIC ignores: the switch's headroom overflows and it drops on what was meant to be the lossless class. "+
 					"RC then recovers by NAK and go-back-N, and tail losses by ACK timeouts (4.3 s each at NCCL_IB_TIMEOUT=20).", n.Prio, n.Prio, r.DSCP, s.TC, s.TC),
-				Fix: fmt.Sprintf("Make one side agree with the other: on the NICs `mlnx_qos -i <if> --dscp2prio set,%d,%d` (or mark RoCE with a DSCP the switch maps to %d), or map DSCP %d to class %d on the switches.", r.DSCP, s.TC, n.Prio, r.DSCP, n.Prio),
+				Fix: mismatchFix(r.DSCP, n, s),
 			})
 		}
 	}
@@ -142,4 +143,34 @@ func (m *Model) cnpRules(roceTC int) []doctor.Finding {
 		})
 	}
 	return fs
+}
+
+// mismatchFix proposes the change that makes NIC and switch agree on a
+// lossless class: the switch's map, or RoCE's marking, or the NIC's map.
+func mismatchFix(d int, n nicSide, s switchSide) string {
+	lossless := func(c int) bool { return !s.LosslessKnown || containsInt(s.Lossless, c) }
+	var fixes []string
+	if lossless(n.Prio) {
+		fixes = append(fixes, fmt.Sprintf("map DSCP %d to class %d on the switches (SONiC: DSCP_TO_TC_MAP \"%d\": \"%d\")", d, n.Prio, d, n.Prio))
+		if s.DSCPToTC != nil {
+			for x := 0; x < 64; x++ {
+				if tc, _, ok := s.DSCPToTC(x); !ok || tc != n.Prio {
+					continue
+				}
+				fix := fmt.Sprintf("mark RoCE with DSCP %d, which the switches map to class %d: NCCL_IB_TC=%d", x, n.Prio, x<<2|2)
+				if x>>3 != n.Prio {
+					fix += fmt.Sprintf(" and mlnx_qos -i <if> --dscp2prio set,%d,%d on the NICs", x, n.Prio)
+				}
+				fixes = append(fixes, fix)
+				break
+			}
+		}
+	}
+	if lossless(s.TC) {
+		fixes = append(fixes, fmt.Sprintf("put DSCP %d on priority %d on the NICs (mlnx_qos -i <if> --dscp2prio set,%d,%d, PFC on %d)", d, s.TC, d, s.TC, s.TC))
+	}
+	if len(fixes) == 0 {
+		return fmt.Sprintf("Choose one lossless priority for RoCE and configure it on both sides: the NICs' DSCP map (mlnx_qos --dscp2prio set,%d,P) and PFC, and the switches' DSCP map and pfc_enable.", d)
+	}
+	return "Make the two agree on a lossless class: " + strings.Join(fixes, "; or ") + "."
 }
