@@ -133,14 +133,18 @@ func calcHeadroomCmd(write writeResult) *cobra.Command {
 
 func calcECNCmd(write writeResult) *cobra.Command {
 	var alpha, pmax float64
+	var cell int
 	cmd := &cobra.Command{
-		Use:   "ecn --speed 100G [--rtt 20us] [--buffer 32MiB --alpha 1] [--kmin B --kmax B --pmax P]",
+		Use:   "ecn --speed 100G [--rtt 20us] [--buffer 32MiB --alpha 1] [--kmin B --kmax B --pmax P [--cell-size N]]",
 		Short: "ECN Kmin/Kmax/Pmax bounds from the BDP, with the source of each rule",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			u := &unitFlags{fs: c.Flags()}
 			in := calc.ECNInput{Rate: u.rate("speed"), RTT: u.time("rtt"), Buffer: u.bytes("buffer"), Alpha: alpha,
-				Kmin: u.bytes("kmin"), Kmax: u.bytes("kmax"), Pmax: pmax}
+				Kmin: u.bytes("kmin"), Kmax: u.bytes("kmax"), Pmax: pmax, CellSize: cell}
+			if cell < 0 || cell > 4096 {
+				u.fail("--cell-size: expected a cell size in bytes (96, 144, 208, ...), got %d", cell)
+			}
 			if alpha < 0 {
 				u.fail("--alpha: expected a positive fraction, got %g", alpha)
 			}
@@ -161,6 +165,7 @@ func calcECNCmd(write writeResult) *cobra.Command {
 	f.String("kmin", "0", "a Kmin to check")
 	f.String("kmax", "0", "a Kmax to check")
 	f.Float64Var(&pmax, "pmax", 0.2, "a Pmax to check (a fraction: 0.05 = 5%)")
+	f.IntVar(&cell, "cell-size", 0, "--kmin and --kmax count buffer cells of this many bytes")
 	return cmd
 }
 

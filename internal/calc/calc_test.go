@@ -157,6 +157,10 @@ func TestECNVerdicts(t *testing.T) {
 	if v := ECNVerdicts(150*unit.KB, 1500*unit.KB, 0.2, bdp); len(v) != 0 {
 		t.Errorf("NVIDIA example verdicts %q", v)
 	}
+	// The seed's fix taken literally: 50000 cells of 208 B.
+	if v := ECNVerdicts(50000*208, 100000*208, 0.05, bdp); len(v) != 1 || !strings.Contains(v[0], "41.6 BDPs") {
+		t.Errorf("seed literal verdicts %q", v)
+	}
 	if p := MarkProbability(bdp, 150*unit.KB, 1500*unit.KB, 0.2); math.Abs(p-0.2*100/1350) > 1e-12 {
 		t.Errorf("mark probability %g", p)
 	}

@@ -42,6 +42,9 @@ type ECNInput struct {
 	// Kmin, Kmax and Pmax, when set (Kmax > 0), are checked.
 	Kmin, Kmax unit.Bytes
 	Pmax       float64
+	// CellSize, when set, means Kmin and Kmax count buffer cells of this
+	// many bytes (as some switch CLIs write them).
+	CellSize int
 }
 
 // ECN gives the BDP-based bounds for Kmin, Kmax and Pmax with the source of
@@ -86,11 +89,28 @@ func ECN(in ECNInput) *Result {
 		unit.Bytes(4000*g), unit.Bytes(16000*g), g))
 	r.Notes = append(r.Notes, "Pmax: 1% (DCQCN paper), 5% (SONiC), 10–30% (Huawei), 20% (HPCC ns-3); it must be above 0 for any marking between Kmin and Kmax, and at most 1 (100%).")
 	if in.Kmax > 0 {
-		r.Inputs = append(r.Inputs, bytesQ("kmin", float64(in.Kmin), "given"), bytesQ("kmax", float64(in.Kmax), "given"), q("pmax", in.Pmax, "", "given"))
+		kminSrc, kmaxSrc := "given", "given"
+		if in.CellSize > 0 {
+			kminSrc = fmt.Sprintf("given as %d cells × %d B", in.Kmin, in.CellSize)
+			kmaxSrc = fmt.Sprintf("given as %d cells × %d B", in.Kmax, in.CellSize)
+			in.Kmin *= unit.Bytes(in.CellSize)
+			in.Kmax *= unit.Bytes(in.CellSize)
+			r.Formula = append(r.Formula, "threshold (bytes) = cells × cell size (Spectrum-1 96 B, Spectrum-2/3 144 B, Broadcom Tomahawk 208 B)")
+		}
+		r.Inputs = append(r.Inputs, bytesQ("kmin", float64(in.Kmin), kminSrc), bytesQ("kmax", float64(in.Kmax), kmaxSrc), q("pmax", in.Pmax, "", "given"))
 		p := MarkProbability(bdp, in.Kmin, in.Kmax, in.Pmax)
 		r.Outputs = append(r.Outputs, q("mark_probability_at_bdp", roundTo(p, 4), "", "RED line at a queue of one BDP"))
 		for _, v := range ECNVerdicts(in.Kmin, in.Kmax, in.Pmax, bdp) {
 			r.Notes = append(r.Notes, "check: "+v)
+		}
+		if in.Buffer > 0 {
+			alpha := in.Alpha
+			if alpha == 0 {
+				alpha = 1
+			}
+			if pfcAt := unit.Bytes(alpha / (1 + alpha) * float64(in.Buffer)); in.Kmin >= pfcAt {
+				r.Notes = append(r.Notes, fmt.Sprintf("check: Kmin %v is at or above %v, where one ingress port reaches PFC XOFF: PFC can pause before ECN marks", in.Kmin, pfcAt))
+			}
 		}
 	}
 	r.Sources = []string{srcHuaweiECN, "Alizadeh et al., Data Center TCP (SIGCOMM 2010), marking threshold guideline", srcECNTable}
@@ -103,6 +123,9 @@ func ECNVerdicts(kmin, kmax unit.Bytes, pmax float64, bdp unit.Bytes) []string {
 	var out []string
 	if kmax < bdp {
 		out = append(out, fmt.Sprintf("Kmax %v is below one BDP (%v): a queue of one round trip is marked at 100%%", kmax, bdp))
+	}
+	if kmax >= bdp && kmin > 2*bdp {
+		out = append(out, fmt.Sprintf("Kmin %v is %.1f BDPs: marking starts late, and PFC may pause before DCQCN slows anyone", kmin, float64(kmin)/float64(bdp)))
 	}
 	if pmax <= 0 && kmin < kmax {
 		out = append(out, "Pmax 0 marks nothing between Kmin and Kmax")
