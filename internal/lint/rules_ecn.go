@@ -217,6 +217,16 @@ func (p ecnProfile) check() []doctor.Finding {
 			alpha = 1
 		}
 		pfcAt := unit.Bytes(alpha / (1 + alpha) * float64(p.Buffer))
+		if p.Kmax > p.Buffer {
+			fs = append(fs, doctor.Finding{
+				ID: "ecn.kmax.above_buffer", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+				Title:     fmt.Sprintf("%s: Kmax %v is above the whole %v buffer", p.Subject, p.Kmax, p.Buffer),
+				Subject:   p.Subject,
+				Evidence:  evs(p.KmaxEv, p.BufferEv),
+				Mechanism: "No queue can grow to Kmax, so the marking probability never reaches Pmax: the RED ramp the profile describes is cut short, and under heavy congestion marking stays too weak while PFC and drops take over.",
+				Fix:       "Kmax about 2–3×BDP (`rocelab calc ecn`), well inside the buffer.",
+			})
+		}
 		if p.Kmin >= pfcAt {
 			sev, what := doctor.Warn, "PFC can pause before ECN marks a single packet"
 			if p.Kmin >= p.Buffer {
