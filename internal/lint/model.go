@@ -86,6 +86,8 @@ type ccMask struct {
 	Mask     uint8
 	Evidence Evidence
 	What     string // "ROCE_CC_PRIO_MASK" or "roce_rp/enable"
+	// Device is the mlxconfig device, when the mask comes from mlxconfig.
+	Device string
 }
 
 // at returns the evidence for a description key path: its line, or a note
@@ -376,7 +378,7 @@ func (m *Model) ccMasks() []ccMask {
 						if p.Port > 0 {
 							name += fmt.Sprintf(" port %d", p.Port)
 						}
-						out = append(out, ccMask{Name: name, Mask: uint8(n), Evidence: p.Evidence, What: "ROCE_CC_PRIO_MASK"})
+						out = append(out, ccMask{Name: name, Mask: uint8(n), Evidence: p.Evidence, What: "ROCE_CC_PRIO_MASK", Device: dev.Device})
 					}
 				}
 			}

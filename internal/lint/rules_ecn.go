@@ -68,7 +68,7 @@ func (m *Model) ecnProfiles() []ecnProfile {
 			KminEv: m.at("switch.ecn.kmin", scenario.DefaultKmin.String()), KmaxEv: m.at("switch.ecn.kmax", scenario.DefaultKmax.String()),
 			PmaxEv: m.at("switch.ecn.pmax", "0.2"), RateEv: rateEv, RTTEv: m.at("switch.ecn.rtt", scenario.DefaultECNRTT.String()),
 			Buffer: s.Switch.Buffer, Alpha: s.Switch.Alpha, BufferEv: m.at("switch.buffer", scenario.DefaultBuffer.String()),
-			Units: "sizes with units",
+			Units: "bytes (a bare number in the description is bytes)",
 		})
 	}
 	for _, db := range m.Sonic {

@@ -177,9 +177,17 @@ func firmwareRules(m *Model) []doctor.Finding {
 				Evidence: evs(c.Evidence),
 				Mechanism: fmt.Sprintf("Congestion control then also rate-limits RDMA QPs of the other priorities (storage, a second job) on CNPs meant for congestion they may not cause, and their traffic slows with the RoCE class's. TCP is not affected: DCQCN acts on RDMA QPs only. " +
 					"255 is the firmware default; the seed's fix was 0x8, RoCE's priority 3 alone."),
-				Fix: fmt.Sprintf("mlxconfig -d <dev> set ROCE_CC_PRIO_MASK_P1=%#x (and _P2): priority %d only.", 1<<p, p),
+				Fix: fmt.Sprintf("mlxconfig -d %s set ROCE_CC_PRIO_MASK_P1=%#x (and _P2): priority %d only.", devOf(c), 1<<p, p),
 			})
 		}
 	}
 	return fs
+}
+
+// devOf is the device of a mask for a command line, or <dev>.
+func devOf(c ccMask) string {
+	if c.What == "ROCE_CC_PRIO_MASK" && c.Device != "" {
+		return c.Device
+	}
+	return "<dev>"
 }
