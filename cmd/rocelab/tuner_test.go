@@ -57,7 +57,7 @@ func TestTuneOut(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(out, "best: #") || !strings.Contains(out, "(the base meets 1)") {
+	if !strings.Contains(out, "best: #") || !strings.Contains(out, "(the base meets 0)") {
 		t.Errorf("output:\n%s", out)
 	}
 	for _, f := range []string{"results.json", "results.txt", "best.yaml", "config/sonic", "config/sonic.provenance", "config/mlnx_qos", "config/nccl-env"} {

@@ -17,9 +17,16 @@ type rawScenario struct {
 	Traffic     *rawTraffic  `yaml:"traffic"`
 	Faults      []*rawFault  `yaml:"faults"`
 	Metrics     *rawMetrics  `yaml:"metrics"`
+	NCCL        ast.Node     `yaml:"nccl"`
+	PHY         *rawPHY      `yaml:"phy"`
 	// Tune is a parameter space for rocelab tune, which reads it; the
 	// twin ignores it.
 	Tune ast.Node `yaml:"tune"`
+}
+
+type rawPHY struct {
+	ClockPPM  ast.Node `yaml:"clock_ppm"`
+	FECJitter ast.Node `yaml:"fec_jitter"`
 }
 
 type rawLink struct {
@@ -107,14 +114,37 @@ type rawSwitch struct {
 }
 
 type rawHost struct {
-	MTU            ast.Node `yaml:"mtu"`
-	NetdevMTU      ast.Node `yaml:"netdev_mtu"`
-	DSCP           ast.Node `yaml:"dscp"`
-	Priority       ast.Node `yaml:"priority"`
-	Trust          ast.Node `yaml:"trust"`
-	DSCPToPriority ast.Node `yaml:"dscp_to_priority"`
-	VLAN           ast.Node `yaml:"vlan"`
-	ECN            ast.Node `yaml:"ecn"`
+	MTU            ast.Node      `yaml:"mtu"`
+	NetdevMTU      ast.Node      `yaml:"netdev_mtu"`
+	DSCP           ast.Node      `yaml:"dscp"`
+	Priority       ast.Node      `yaml:"priority"`
+	Trust          ast.Node      `yaml:"trust"`
+	DSCPToPriority ast.Node      `yaml:"dscp_to_priority"`
+	VLAN           ast.Node      `yaml:"vlan"`
+	ECN            ast.Node      `yaml:"ecn"`
+	CC             ast.Node      `yaml:"cc"`
+	DCQCN          ast.Node      `yaml:"dcqcn"`
+	Firmware       ast.Node      `yaml:"firmware"`
+	QP             *rawQP        `yaml:"qp"`
+	Rx             *rawRx        `yaml:"rx"`
+	Scheduler      *rawScheduler `yaml:"scheduler"`
+}
+
+type rawQP struct {
+	Timeout      ast.Node `yaml:"timeout"`
+	RetryCnt     ast.Node `yaml:"retry_cnt"`
+	AckCoalesce  ast.Node `yaml:"ack_coalesce"`
+	Adaptive     ast.Node `yaml:"adaptive_retransmission"`
+	AdaptiveBase ast.Node `yaml:"adaptive_base"`
+	TCPRTO       ast.Node `yaml:"tcp_rto"`
+}
+
+type rawRx struct {
+	DrainRate ast.Node `yaml:"drain_rate"`
+	Buffer    ast.Node `yaml:"buffer"`
+	XOFF      ast.Node `yaml:"xoff"`
+	XON       ast.Node `yaml:"xon"`
+	PFC       ast.Node `yaml:"pfc"`
 }
 
 type rawFlow struct {
@@ -155,6 +185,14 @@ type rawFault struct {
 	Priority ast.Node `yaml:"priority"`
 	Start    ast.Node `yaml:"start"`
 	End      ast.Node `yaml:"end"`
+	Link     ast.Node `yaml:"link"`
+	Rate     ast.Node `yaml:"rate"`
+	Burst    ast.Node `yaml:"burst"`
+	Reroute  ast.Node `yaml:"reroute"`
+	Converge ast.Node `yaml:"converge"`
+	Switch   ast.Node `yaml:"switch"`
+	Hosts    ast.Node `yaml:"hosts"`
+	Via      ast.Node `yaml:"via"`
 }
 
 type rawMetrics struct {

@@ -152,7 +152,7 @@ func runOne(b *Base, sp *Space, c Candidate, obj Objective, lim scenario.Limits)
 		r.Error = err.Error()
 		return r
 	}
-	end := tw.Net.Run(s.Duration)
+	end := tw.Run()
 	run := report.New(tw, end)
 	r.Health = run.Health
 	r.Met = Met(run.Health)
