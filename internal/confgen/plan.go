@@ -3,7 +3,9 @@ package confgen
 import (
 	"fmt"
 	"math"
+	"strings"
 
+	"rocelab/internal/cc"
 	"rocelab/internal/fabric"
 	"rocelab/internal/scenario"
 	"rocelab/internal/topo"
@@ -41,6 +43,9 @@ const (
 
 func newPlan(s *scenario.Scenario) *plan {
 	p := &plan{s: s, file: s.File, roceDSCP: int(s.Host.DSCP), cnpDSCP: defaultCNPDSCP, cnpPrio: defaultCNPPrio}
+	if cfg := s.Host.NIC.DCQCN.Config; cfg != nil {
+		p.cnpDSCP, p.cnpPrio = int(cfg.CnpDscp), int(cfg.Cnp802pPrio)
+	}
 	p.rocePrio = int(s.Switch.DSCPToPrio[p.roceDSCP])
 	if s.Switch.Trust == fabric.TrustPCP && s.Host.Priority >= 0 {
 		p.rocePrio = s.Host.Priority
@@ -116,8 +121,48 @@ func (p *plan) header(target, comment string) string {
 		comment, target, p.file, p.s.Name, comment, p.roceDSCP, p.from("host.dscp", "26"), p.rocePrio, p.from("switch.dscp_to_priority", "DSCP >> 3"))
 }
 
-// prioMask is the RoCE priority as a bit mask.
-func (p *plan) prioMask() int { return 1 << p.rocePrio }
+// ccMask is ROCE_CC_PRIO_MASK: 0 with host.cc none; the description's
+// when it sets one; else the RoCE priority alone (the description then
+// models the firmware default 0xFF, which is not what one should deploy).
+func (p *plan) ccMask() (int, string) {
+	nic := &p.s.Host.NIC
+	if nic.CC == "none" {
+		return 0, p.from("host.cc", "dcqcn") + ": congestion control off (PFC only)"
+	}
+	for _, f := range nic.Firmware {
+		if strings.HasPrefix(f.Name, "ROCE_CC_PRIO_MASK") {
+			return int(nic.CCPrioMask), fmt.Sprintf("%s:%d host.firmware.%s", p.file, f.Line, f.Name)
+		}
+	}
+	for _, k := range nic.DCQCN.Knobs {
+		if k.Name == "roce_cc_prio_mask" {
+			return int(nic.CCPrioMask), fmt.Sprintf("%s:%d host.dcqcn.roce_cc_prio_mask", p.file, k.Line)
+		}
+	}
+	return 1 << p.rocePrio, fmt.Sprintf("the RoCE priority %d only (host.firmware.ROCE_CC_PRIO_MASK not given; its firmware default 0xFF also slows RDMA on other priorities)", p.rocePrio)
+}
+
+// knobs are the DCQCN knobs the description sets, other than the priority
+// mask and rocelab's own extensions: what a real NIC should be given.
+func (p *plan) knobs() []knobValue {
+	var out []knobValue
+	for _, k := range p.s.Host.NIC.DCQCN.Knobs {
+		kn, ok := cc.LookupKnob(k.Name)
+		if !ok || kn.Extension || k.Name == "roce_cc_prio_mask" {
+			continue
+		}
+		v, _ := k.Int()
+		out = append(out, knobValue{Knob: kn, Value: v, From: fmt.Sprintf("%s:%d host.dcqcn.%s", p.file, k.Line, k.Name)})
+	}
+	return out
+}
+
+// knobValue is one DCQCN knob to set.
+type knobValue struct {
+	Knob  cc.Knob
+	Value int64
+	From  string
+}
 
 // portName names switch port i.
 func portName(o Options, i int) string {

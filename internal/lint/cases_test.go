@@ -91,7 +91,7 @@ func TestLintCases(t *testing.T) {
 // Findings cite the lines they rest on: the description's ECN line, the
 // mlxconfig command, the config_db entry.
 func TestEvidenceLines(t *testing.T) {
-	rep := lintDir(t, filepath.Join(casesDir, "seed-002", "bad"))
+	rep := lintDir(t, filepath.Join(casesDir, "seed-002-files", "bad"))
 	want := map[string]string{
 		"switch.ecn.thresholds": "seed-as-found-synthetic.yaml:18: ecn: {enabled: true, priorities: [3], kmin: 20000, kmax: 40000, pmax: 0.05}",
 		"nic.cc_prio_mask.wide": "nic-firmware-as-found-synthetic.txt:3: mlxconfig -d /dev/mst/mt4123_pciconf0 set ROCE_CC_PRIO_MASK=0xFF",
@@ -112,6 +112,13 @@ func TestEvidenceLines(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("findings missing: %v", want)
+	}
+	// The same facts from one cluster description.
+	rep = lintDir(t, filepath.Join(casesDir, "seed-002", "bad"))
+	for _, f := range rep.Findings {
+		if f.ID == "nic.cc_prio_mask.wide" && (len(f.Evidence) != 1 || f.Evidence[0].Line != 27) {
+			t.Errorf("mask evidence %v, want the host.firmware line 27", f.Evidence)
+		}
 	}
 	rep = lintDir(t, filepath.Join(casesDir, "prio-mismatch-sonic", "bad"))
 	for _, f := range rep.Findings {

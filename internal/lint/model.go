@@ -111,6 +111,27 @@ func (m *Model) at(path, def string) Evidence {
 	return Evidence{File: m.Desc.File, Text: fmt.Sprintf("%s not given: %s", path, def)}
 }
 
+// lineEv is the evidence for line n of the description.
+func (m *Model) lineEv(n int) Evidence {
+	if n < 1 || n > len(m.descLines) {
+		return Evidence{File: m.Desc.File}
+	}
+	return Evidence{File: m.Desc.File, Line: n, Text: strings.TrimSpace(m.descLines[n-1])}
+}
+
+// setting returns the description's setting named name (host.firmware,
+// host.dcqcn), with the evidence of its line.
+func (m *Model) descSetting(list []scenario.Setting, names ...string) (scenario.Setting, Evidence, bool) {
+	for _, x := range list {
+		for _, n := range names {
+			if x.Name == n {
+				return x, m.lineEv(x.Line), true
+			}
+		}
+	}
+	return scenario.Setting{}, Evidence{}, false
+}
+
 // given reports whether the description sets path.
 func (m *Model) given(path string) bool {
 	if m.Desc == nil {
@@ -130,6 +151,11 @@ func sonicEv(db *sonic.ConfigDB, v sonic.Value) Evidence {
 
 // join builds the RoCE class and the NIC and switch sides.
 func (m *Model) join() {
+	if d := m.Desc; d != nil {
+		for _, x := range d.NCCL {
+			m.nccl = append(m.nccl, ingest.NCCLSetting{Name: x.Name, Value: x.Value, Evidence: m.lineEv(x.Line)})
+		}
+	}
 	for _, a := range m.Artifacts {
 		if e, ok := a.(*ingest.NCCLSettings); ok {
 			m.nccl = append(m.nccl, e.Settings...)
@@ -326,6 +352,17 @@ func queueStrict(db *sonic.ConfigDB, port string, queue int) (bool, Evidence, bo
 
 func (m *Model) cnpMarking() cnpMarking {
 	c := cnpMarking{DSCP: 48, Prio: 6}
+	if d := m.Desc; d != nil && d.Host.NIC.DCQCN.Config != nil {
+		cfg := d.Host.NIC.DCQCN.Config
+		c.DSCP, c.Prio = int(cfg.CnpDscp), int(cfg.Cnp802pPrio)
+		knobs := d.Host.NIC.DCQCN.Knobs
+		if _, ev, ok := m.descSetting(knobs, "cnp_dscp"); ok {
+			c.DSCPEv, c.Given = ev, true
+		}
+		if _, ev, ok := m.descSetting(knobs, "cnp_802p_prio"); ok {
+			c.PrioEv, c.Given = ev, true
+		}
+	}
 	for _, a := range m.Artifacts {
 		switch v := a.(type) {
 		case *ingest.DCQCNSysfs:
@@ -361,6 +398,18 @@ func (m *Model) cnpMarking() cnpMarking {
 
 func (m *Model) ccMasks() []ccMask {
 	var out []ccMask
+	if d := m.Desc; d != nil && d.Host.NIC.CC == "dcqcn" {
+		// Only a mask the description sets: left out, it models the
+		// firmware default 0xFF, which real NICs may not have.
+		nic := &d.Host.NIC
+		_, ev, ok := m.descSetting(nic.Firmware, "ROCE_CC_PRIO_MASK", "ROCE_CC_PRIO_MASK_P1", "ROCE_CC_PRIO_MASK_P2")
+		if !ok {
+			_, ev, ok = m.descSetting(nic.DCQCN.Knobs, "roce_cc_prio_mask")
+		}
+		if ok {
+			out = append(out, ccMask{Name: "hosts (" + d.File + ")", Mask: nic.CCPrioMask, Evidence: ev, What: "ROCE_CC_PRIO_MASK"})
+		}
+	}
 	for _, a := range m.Artifacts {
 		switch v := a.(type) {
 		case *ingest.MlxConfig:

@@ -60,7 +60,7 @@ func ecnRules(m *Model) []doctor.Finding {
 
 func (m *Model) ecnProfiles() []ecnProfile {
 	var out []ecnProfile
-	if s := m.Desc; s != nil && s.Switch.ECN.Enabled {
+	if s := m.Desc; s != nil && s.Switch.ECN.Enabled && s.Host.NIC.CC != "none" {
 		e := s.Switch.ECN
 		rate, rateEv := fastestLink(m)
 		out = append(out, ecnProfile{

@@ -58,11 +58,11 @@ func mtuRules(m *Model) []doctor.Finding {
 
 // ncclRules checks NCCL_IB_TC, NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT.
 func ncclRules(m *Model) []doctor.Finding {
-	if len(m.nccl) == 0 {
+	if len(m.nccl) == 0 && m.Desc == nil {
 		return nil
 	}
 	var fs []doctor.Finding
-	if _, ok := m.setting("NCCL_IB_TC"); !ok {
+	if _, ok := m.setting("NCCL_IB_TC"); !ok && len(m.nccl) > 0 && !m.given("host.dscp") {
 		fs = append(fs, doctor.Finding{
 			ID: "nccl.ib_tc.unset", Severity: doctor.Warn, Layer: doctor.LayerNCCL,
 			Title:     "NCCL_IB_TC is not set: NCCL's RoCE traffic uses traffic class 0",
@@ -72,12 +72,21 @@ func ncclRules(m *Model) []doctor.Finding {
 		})
 	}
 	t, tEv, tGiven := 20, Evidence{}, false
+	r, rEv := 7, Evidence{}
+	if d := m.Desc; d != nil {
+		t, r = int(d.Host.NIC.Timeout), d.Host.NIC.RetryCnt
+		if m.given("host.qp.timeout") {
+			tEv, tGiven = m.at("host.qp.timeout", ""), true
+		}
+		if m.given("host.qp.retry_cnt") {
+			rEv = m.at("host.qp.retry_cnt", "")
+		}
+	}
 	if s, ok := m.setting("NCCL_IB_TIMEOUT"); ok {
 		if n, err := strconv.Atoi(s.Value); err == nil {
 			t, tEv, tGiven = n, s.Evidence, true
 		}
 	}
-	r, rEv := 7, Evidence{}
 	if s, ok := m.setting("NCCL_IB_RETRY_CNT"); ok {
 		if n, err := strconv.Atoi(s.Value); err == nil {
 			r, rEv = n, s.Evidence
@@ -160,6 +169,14 @@ func firmwareRules(m *Model) []doctor.Finding {
 	p := m.rocePriority()
 	for _, c := range m.masks {
 		switch {
+		case c.Mask == 0:
+			fs = append(fs, doctor.Finding{
+				ID: "nic.cc_prio_mask.off", Severity: doctor.Info, Layer: doctor.LayerFabric,
+				Title:     fmt.Sprintf("%s: %s 0: congestion control is off on every priority (PFC only)", c.Name, c.What),
+				Subject:   c.Name,
+				Evidence:  evs(c.Evidence),
+				Mechanism: "With no priority in the mask the NIC ignores CNPs and never slows down: congestion is handled by PFC alone, as Meta runs its 400G clusters (facts.md §6). That is a design choice, not a mistake, if the fabric was built for it; otherwise pauses spread congestion upstream.",
+			})
 		case c.Mask&(1<<p) == 0:
 			fs = append(fs, doctor.Finding{
 				ID: "nic.cc_prio_mask.missing", Severity: doctor.Error, Layer: doctor.LayerFabric,

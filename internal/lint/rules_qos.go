@@ -53,7 +53,9 @@ func qosRules(m *Model) []doctor.Finding {
 		fs = append(fs, f)
 	}
 	fs = append(fs, m.trustRules()...)
-	fs = append(fs, m.cnpRules(roceTC)...)
+	if m.Desc == nil || m.Desc.Host.NIC.CC != "none" {
+		fs = append(fs, m.cnpRules(roceTC)...)
+	}
 	return fs
 }
 

@@ -302,11 +302,11 @@ func (r *Range) At(f float64) Value {
 	var data any
 	switch r.Kind {
 	case "bytes":
-		data = unit.Bytes(math.Round(x)).String()
+		data = unit.Bytes(math.Round(roundSig3(x))).String()
 	case "time":
-		data = unit.Time(math.Round(x)).String()
+		data = unit.Time(math.Round(roundSig3(x))).String()
 	case "rate":
-		data = unit.BitRate(math.Round(x)).String()
+		data = unit.BitRate(math.Round(roundSig3(x))).String()
 	default:
 		data = roundSig(x)
 	}
@@ -320,6 +320,13 @@ func roundSig(x float64) float64 {
 		return 0
 	}
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 6, 64), 64)
+	return v
+}
+
+// roundSig3 rounds to 3 significant digits, so that sizes, durations and
+// rates drawn from a range print as 176KB, not 176301B.
+func roundSig3(x float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 3, 64), 64)
 	return v
 }
 
