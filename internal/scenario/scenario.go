@@ -467,7 +467,9 @@ func (c *conv) hostSpec(r *rawHost) HostSpec {
 	}
 	h.DSCPToPrio = c.dscpMap(r.DSCPToPriority, "host.dscp_to_priority")
 	h.VLAN = c.boolean(r.VLAN, "host.vlan", false)
-	h.ECN = c.boolean(r.ECN, "host.ecn", true)
+	// A NIC sets ECT on RoCE packets where ECN (DCQCN) is enabled; with
+	// congestion control off it sends Not-ECT unless told otherwise.
+	h.ECN = c.boolean(r.ECN, "host.ecn", h.NIC.CC != "none")
 	return h
 }
 
