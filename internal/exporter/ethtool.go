@@ -78,7 +78,7 @@ func (c *ethtoolCollector) Collect(s *Scrape) {
 				continue
 			}
 			c.seen[k] = st.Name
-			s.emit(m.Family.desc, m.Family.Type, float64(st.Value)*m.Scale, m.labelValues(p.Netdev, p.Device, p.Port)...)
+			s.emit(m.Family.desc, m.Family.Type, m.Value(st.Value), m.labelValues(p.Netdev, p.Device, p.Port)...)
 		}
 	}
 }

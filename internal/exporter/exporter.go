@@ -244,3 +244,24 @@ func (s *Scrape) readFile(name string) ([]byte, error) {
 // maxFileSize bounds what readFile accepts: sysfs attributes are at most a
 // page.
 const maxFileSize = 64 << 10
+
+// fqName picks the metric name out of a descriptor's description.
+var fqName = regexp.MustCompile(`fqName: "([^"]+)"`)
+
+// MetricNames returns the name of every metric the exporter can export,
+// sorted: what dashboards and rules may name.
+func MetricNames() []string {
+	ch := make(chan *prometheus.Desc)
+	go func() {
+		New(nil, Collectors(nil), nil).Describe(ch)
+		close(ch)
+	}()
+	var out []string
+	for d := range ch {
+		if m := fqName.FindStringSubmatch(d.String()); m != nil {
+			out = append(out, m[1])
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -234,10 +234,13 @@ type Mapped struct {
 	// Raw is the name as the driver spells it (made valid UTF-8): the
 	// extra label of a generic family.
 	Raw string
-	// Scale converts the counter's unit to the family's: 1e-6 for
-	// microseconds to seconds, 4 for 4-byte words to bytes.
-	Scale float64
+	// Mul and Div convert the counter's unit to the family's: Div 1e6 for
+	// microseconds to seconds, Mul 4 for 4-byte words to bytes.
+	Mul, Div float64
 }
+
+// Value converts a raw counter value to the family's unit.
+func (m *Mapped) Value(v uint64) float64 { return float64(v) * m.Mul / m.Div }
 
 // MapName places the counter name read from src in its metric family. It
 // never fails: a name the counters table does not know for src lands in
@@ -250,7 +253,13 @@ func MapName(src counters.Source, name string) Mapped {
 	d, prio, ok := counters.Default().Lookup(name)
 	if ok && d.Source == src {
 		if f := index.byConcept[conceptKey{src, d.Concept}]; f != nil {
-			m := Mapped{Family: f, Raw: raw, Scale: unitScale(d.Unit)}
+			m := Mapped{Family: f, Raw: raw, Mul: 1, Div: 1}
+			switch d.Unit {
+			case counters.Microseconds:
+				m.Div = 1e6
+			case counters.Words4:
+				m.Mul = 4
+			}
 			if f.Dir {
 				m.Dir = d.Dir.String()
 			}
@@ -262,21 +271,11 @@ func MapName(src counters.Source, name string) Mapped {
 	}
 	switch src {
 	case counters.HWCounters:
-		return Mapped{Family: genericHW, Raw: raw, Scale: 1}
+		return Mapped{Family: genericHW, Raw: raw, Mul: 1, Div: 1}
 	case counters.PortCounters:
-		return Mapped{Family: genericPort, Raw: raw, Scale: 1}
+		return Mapped{Family: genericPort, Raw: raw, Mul: 1, Div: 1}
 	}
-	return Mapped{Family: genericEthtool, Raw: raw, Scale: 1}
-}
-
-func unitScale(u counters.Unit) float64 {
-	switch u {
-	case counters.Microseconds:
-		return 1e-6
-	case counters.Words4:
-		return 4
-	}
-	return 1
+	return Mapped{Family: genericEthtool, Raw: raw, Mul: 1, Div: 1}
 }
 
 // labelValues appends the mapped labels after base, in Family.Labels order.

@@ -13,11 +13,11 @@ import (
 type netdevCollector struct{}
 
 var (
-	netdevLabels        = []string{"netdev", "device", "port"}
-	carrierChangesDesc  = prometheus.NewDesc("rocelab_nic_carrier_changes_total", "Times the netdev's carrier went up or down (sysfs carrier_changes): link flaps.", netdevLabels, nil)
-	operUpDesc          = prometheus.NewDesc("rocelab_nic_up", "1 when the netdev's operstate is up, else 0.", netdevLabels, nil)
-	speedDesc           = prometheus.NewDesc("rocelab_nic_speed_bits_per_second", "The netdev's link speed (sysfs speed, Mb/s scaled), exported while the link is up.", netdevLabels, nil)
-	mtuDesc             = prometheus.NewDesc("rocelab_nic_mtu_bytes", "The netdev's MTU; the RoCE path MTU follows it (1500 gives 1024, 9000 gives 4096).", netdevLabels, nil)
+	netdevLabels       = []string{"netdev", "device", "port"}
+	carrierChangesDesc = prometheus.NewDesc("rocelab_nic_carrier_changes_total", "Times the netdev's carrier went up or down (sysfs carrier_changes): link flaps.", netdevLabels, nil)
+	operUpDesc         = prometheus.NewDesc("rocelab_nic_up", "1 when the netdev's operstate is up, else 0.", netdevLabels, nil)
+	speedDesc          = prometheus.NewDesc("rocelab_nic_speed_bits_per_second", "The netdev's link speed (sysfs speed, Mb/s scaled), exported while the link is up.", netdevLabels, nil)
+	mtuDesc            = prometheus.NewDesc("rocelab_nic_mtu_bytes", "The netdev's MTU; the RoCE path MTU follows it (1500 gives 1024, 9000 gives 4096).", netdevLabels, nil)
 )
 
 func (c *netdevCollector) Name() string { return "netdev" }

@@ -118,7 +118,7 @@ func (c *rdmaCollector) counterDir(s *Scrape, p *Port, sub string, src counters.
 			continue
 		}
 		m := MapName(src, name)
-		s.emit(m.Family.desc, m.Family.Type, float64(v)*m.Scale, m.labelValues(p.Device, p.Port)...)
+		s.emit(m.Family.desc, m.Family.Type, m.Value(v), m.labelValues(p.Device, p.Port)...)
 	}
 }
 
