@@ -79,7 +79,11 @@ so that rates and ratios over wall-clock time read as on real hosts.`,
 				return out
 			}
 			reg := prometheus.NewRegistry()
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if twinFile != "" {
 				if speed <= 0 {
