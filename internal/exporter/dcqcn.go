@@ -30,18 +30,20 @@ func (c *dcqcnCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *dcqcnCollector) Collect(s *Scrape) {
-	for _, p := range s.Netdevs() {
+	nds := s.Netdevs()
+	s.Each(len(nds), func(s *Scrape, i int) {
+		p := &nds[i]
 		base := netDir(p.Netdev) + "/ecn"
 		if _, err := fs.Stat(s.Host.Sys, base); errors.Is(err, fs.ErrNotExist) {
-			continue
+			return
 		} else if err != nil {
 			s.Fail(p.Netdev, err)
-			continue
+			return
 		}
 		for _, role := range []string{"roce_np", "roce_rp"} {
-			c.role(s, &p, base+"/"+role, role[len("roce_"):])
+			c.role(s, p, base+"/"+role, role[len("roce_"):])
 		}
-	}
+	})
 }
 
 // role exports one role directory.

@@ -124,7 +124,7 @@ type Exporter struct {
 
 	mu     sync.Mutex
 	errors map[errKey]uint64
-	buf    []byte
+	bufs   [][]byte // one scratch buffer per reading goroutine
 }
 
 type errKey struct{ collector, device, reason string }
@@ -135,7 +135,7 @@ func New(host func() Host, collectors []Collector, logger *slog.Logger) *Exporte
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Exporter{host: host, collectors: collectors, logger: logger, errors: map[errKey]uint64{}, buf: make([]byte, 0, 512)}
+	return &Exporter{host: host, collectors: collectors, logger: logger, errors: map[errKey]uint64{}, bufs: make([][]byte, workers)}
 }
 
 // Describe implements prometheus.Collector.
@@ -152,15 +152,15 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s := &Scrape{Host: e.host(), ch: ch, e: e}
+	s := &Scrape{Host: e.host(), ch: ch, e: e, state: &scrapeState{}, disc: &discovery{}, worker: 0}
 	for _, c := range e.collectors {
-		s.collector = c.Name()
-		s.failed = false
+		s.state.collector = c.Name()
+		s.state.failed = false
 		start := time.Now()
 		c.Collect(s)
 		ch <- prometheus.MustNewConstMetric(scrapeDurationDesc, prometheus.GaugeValue, time.Since(start).Seconds(), c.Name())
 		ok := 1.0
-		if s.failed {
+		if s.state.failed {
 			ok = 0
 		}
 		ch <- prometheus.MustNewConstMetric(scrapeSuccessDesc, prometheus.GaugeValue, ok, c.Name())
@@ -184,28 +184,77 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// Scrape is one collector's view of one scrape.
+// Scrape is one collector's view of one scrape. A collector may read
+// devices in parallel with Each; each goroutine then has its own Scrape.
 type Scrape struct {
 	// Host is what to read.
 	Host Host
 
-	ch        chan<- prometheus.Metric
-	e         *Exporter
+	ch     chan<- prometheus.Metric
+	e      *Exporter
+	state  *scrapeState
+	disc   *discovery
+	worker int // index of this goroutine's scratch buffer
+}
+
+// scrapeState is shared by the goroutines of one collector's run.
+type scrapeState struct {
+	mu        sync.Mutex
 	collector string
 	failed    bool
-	ports     []Port
-	portsErr  []devError
-	portsDone bool
+}
+
+// discovery is the host's RDMA ports, found once per scrape.
+type discovery struct {
+	done  bool
+	ports []Port
+	errs  []devError
+}
+
+// workers bounds the goroutines a collector reads devices with: sysfs
+// reads are system calls that wait, so a few in flight hide their latency.
+const workers = 4
+
+// Each calls f(i) for i in [0, n) on up to workers goroutines, each with
+// its own Scrape, and returns when all are done.
+func (s *Scrape) Each(n int, f func(s *Scrape, i int)) {
+	if n <= 1 {
+		for i := 0; i < n; i++ {
+			f(s, i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers && w < n; w++ {
+		ws := *s
+		ws.worker = w
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(&ws, i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 // Fail records that device (an RDMA device or netdev; "" for the host as a
 // whole) could not be read, and why. The collector then skips that file
 // or device and goes on.
 func (s *Scrape) Fail(device string, err error) {
-	s.failed = true
 	reason := reasonOf(err)
-	s.e.errors[errKey{s.collector, device, reason}]++
-	s.e.logger.Warn("skipped", "collector", s.collector, "device", device, "reason", reason, "err", err)
+	s.state.mu.Lock()
+	s.state.failed = true
+	s.e.errors[errKey{s.state.collector, device, reason}]++
+	collector := s.state.collector
+	s.state.mu.Unlock()
+	s.e.logger.Warn("skipped", "collector", collector, "device", device, "reason", reason, "err", err)
 }
 
 // emit sends one sample.
@@ -216,12 +265,19 @@ func (s *Scrape) emit(d *prometheus.Desc, t prometheus.ValueType, v float64, lab
 // readFile reads a small file into the exporter's scratch buffer; the
 // result is valid until the next call.
 func (s *Scrape) readFile(name string) ([]byte, error) {
+	if r, ok := s.Host.Sys.(rawDir); ok {
+		b, err := r.readInto(name, s.e.bufs[s.worker])
+		if err == nil {
+			s.e.bufs[s.worker] = b
+		}
+		return b, err
+	}
 	f, err := s.Host.Sys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	buf := s.e.buf[:0]
+	buf := s.e.bufs[s.worker][:0]
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -229,14 +285,14 @@ func (s *Scrape) readFile(name string) ([]byte, error) {
 		n, err := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if err != nil {
-			s.e.buf = buf
+			s.e.bufs[s.worker] = buf
 			if errors.Is(err, io.EOF) {
 				return buf, nil
 			}
 			return nil, err
 		}
 		if len(buf) > maxFileSize {
-			return nil, fmt.Errorf("%s: larger than %d bytes, not a sysfs attribute", name, maxFileSize)
+			return nil, fmt.Errorf("%s: %w", name, errTooLarge)
 		}
 	}
 }
@@ -244,6 +300,8 @@ func (s *Scrape) readFile(name string) ([]byte, error) {
 // maxFileSize bounds what readFile accepts: sysfs attributes are at most a
 // page.
 const maxFileSize = 64 << 10
+
+var errTooLarge = errors.New("larger than 64 KiB, not a sysfs attribute")
 
 // fqName picks the metric name out of a descriptor's description.
 var fqName = regexp.MustCompile(`fqName: "([^"]+)"`)

@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 
 // fixtureHost is testdata/host read as a host.
 func fixtureHost(t testing.TB) Host {
-	h, err := TreeHost(os.DirFS("testdata/host"))
+	h, err := TreeHost(Dir("testdata/host"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ var (
 	netdevLabels       = []string{"netdev", "device", "port"}
 	carrierChangesDesc = prometheus.NewDesc("rocelab_nic_carrier_changes_total", "Times the netdev's carrier went up or down (sysfs carrier_changes): link flaps.", netdevLabels, nil)
 	operUpDesc         = prometheus.NewDesc("rocelab_nic_up", "1 when the netdev's operstate is up, else 0.", netdevLabels, nil)
-	speedDesc          = prometheus.NewDesc("rocelab_nic_speed_bits_per_second", "The netdev's link speed (sysfs speed, Mb/s scaled), exported while the link is up.", netdevLabels, nil)
+	speedDesc          = prometheus.NewDesc("rocelab_nic_speed_bytes_per_second", "The netdev's link speed (sysfs speed in Mb/s, as bytes per second), exported while the link is up.", netdevLabels, nil)
 	mtuDesc            = prometheus.NewDesc("rocelab_nic_mtu_bytes", "The netdev's MTU; the RoCE path MTU follows it (1500 gives 1024, 9000 gives 4096).", netdevLabels, nil)
 )
 
@@ -30,7 +30,9 @@ func (c *netdevCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *netdevCollector) Collect(s *Scrape) {
-	for _, p := range s.Netdevs() {
+	nds := s.Netdevs()
+	s.Each(len(nds), func(s *Scrape, i int) {
+		p := nds[i]
 		dir := netDir(p.Netdev)
 		lv := []string{p.Netdev, p.Device, p.Port}
 		up := false
@@ -43,9 +45,9 @@ func (c *netdevCollector) Collect(s *Scrape) {
 		c.number(s, p.Netdev, dir+"/carrier_changes", carrierChangesDesc, prometheus.CounterValue, 1, lv)
 		c.number(s, p.Netdev, dir+"/mtu", mtuDesc, prometheus.GaugeValue, 1, lv)
 		if up {
-			c.number(s, p.Netdev, dir+"/speed", speedDesc, prometheus.GaugeValue, 1e6, lv)
+			c.number(s, p.Netdev, dir+"/speed", speedDesc, prometheus.GaugeValue, 1e6/8, lv)
 		}
-	}
+	})
 }
 
 // number exports one numeric attribute file.

@@ -1,8 +1,8 @@
 package exporter
 
 import (
+	"bufio"
 	"errors"
-	"io"
 	"io/fs"
 	"strconv"
 
@@ -86,16 +86,15 @@ func (d MlnxQoSDir) QoS(netdev string) (QoS, error) {
 	}
 	defer f.Close()
 	p := ingest.NewMlnxQoSParser(name)
-	lr := ingest.NewLineReader(f)
-	for {
-		l, err := lr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return QoS{}, err
-		}
-		p.Feed(l)
+	// A small scanner: ingest's LineReader buffers 256 KiB for logs of
+	// any size, too much to allocate per netdev per scrape.
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1024), ingest.MaxLineBytes)
+	for n := 1; sc.Scan(); n++ {
+		p.Feed(ingest.Line{Num: n, Text: ingest.Clean(sc.Bytes())})
+	}
+	if err := sc.Err(); err != nil {
+		return QoS{}, &ParseError{File: name, Msg: err.Error()}
 	}
 	a, _ := p.Result().(*ingest.MlnxQoS)
 	if a == nil || len(a.Configs) != 1 {

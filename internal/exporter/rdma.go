@@ -24,7 +24,7 @@ var (
 	rdmaLabels        = []string{"device", "port"}
 	portStateDesc     = prometheus.NewDesc("rocelab_rdma_port_state", "Logical port state as the kernel numbers it (1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, 5 ACTIVE_DEFER).", rdmaLabels, nil)
 	portPhysStateDesc = prometheus.NewDesc("rocelab_rdma_port_phys_state", "Physical port state as the kernel numbers it (2 Polling, 3 Disabled, 5 LinkUp, 6 LinkErrorRecovery, ...).", rdmaLabels, nil)
-	portRateDesc      = prometheus.NewDesc("rocelab_rdma_port_rate_bits_per_second", "Port rate (sysfs rate, e.g. \"100 Gb/sec (4X EDR)\").", rdmaLabels, nil)
+	portRateDesc      = prometheus.NewDesc("rocelab_rdma_port_rate_bytes_per_second", "Port rate (sysfs rate, e.g. \"100 Gb/sec (4X EDR)\", as bytes per second).", rdmaLabels, nil)
 	portInfoDesc      = prometheus.NewDesc("rocelab_rdma_port_info", "The port's link layer and netdev; always 1.", []string{"device", "port", "link_layer", "netdev"}, nil)
 	gidInfoDesc       = prometheus.NewDesc("rocelab_rdma_gid_info", "One non-empty GID table entry: its index, GID, type (RoCE v2, IB/RoCE v1), netdev and the IPv4 address it maps, if any; always 1.", []string{"device", "port", "index", "gid", "type", "netdev", "ipv4"}, nil)
 	gidHashDesc       = prometheus.NewDesc("rocelab_rdma_gid_table_hash", "A 32-bit FNV-1a hash of the port's non-empty GID entries (index, GID, type, netdev): it changes when the table does, e.g. when the RoCE v2 IPv4 GID moves to another index.", rdmaLabels, nil)
@@ -46,16 +46,16 @@ func (c *rdmaCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c *rdmaCollector) Collect(s *Scrape) {
 	ports := s.Ports()
-	for _, e := range s.portsErr {
+	for _, e := range s.disc.errs {
 		s.Fail(e.device, e.err)
 	}
-	for i := range ports {
+	s.Each(len(ports), func(s *Scrape, i int) {
 		p := &ports[i]
 		c.portAttrs(s, p)
 		c.counterDir(s, p, "hw_counters", counters.HWCounters)
 		c.counterDir(s, p, "counters", counters.PortCounters)
 		c.gids(s, p)
-	}
+	})
 }
 
 // portAttrs exports state, phys_state, rate and link_layer.
@@ -217,7 +217,7 @@ func parseNumbered(b []byte) (float64, error) {
 	return float64(v), nil
 }
 
-// parseRate reads "100 Gb/sec (4X EDR)" as 100e9 bits per second.
+// parseRate reads "100 Gb/sec (4X EDR)" as 12.5e9 bytes per second.
 func parseRate(b []byte) (float64, error) {
 	f := bytes.Fields(b)
 	if len(f) < 2 {
@@ -229,9 +229,9 @@ func parseRate(b []byte) (float64, error) {
 	}
 	switch string(f[1]) {
 	case "Gb/sec":
-		return v * 1e9, nil
+		return v * 1e9 / 8, nil
 	case "Mb/sec":
-		return v * 1e6, nil
+		return v * 1e6 / 8, nil
 	}
 	return 0, fmt.Errorf("unknown rate unit %q", f[1])
 }

@@ -35,29 +35,30 @@ type devError struct {
 // of the device's device/net/). Devices that cannot be listed are left out
 // and reported by the rdma collector.
 func (s *Scrape) Ports() []Port {
-	if s.portsDone {
-		return s.ports
+	d := s.disc
+	if d.done {
+		return d.ports
 	}
-	s.portsDone = true
+	d.done = true
 	devs, err := fs.ReadDir(s.Host.Sys, "class/infiniband")
 	if err != nil {
-		s.portsErr = append(s.portsErr, devError{"", err})
+		d.errs = append(d.errs, devError{"", err})
 		return nil
 	}
-	for _, d := range devs {
-		dev := d.Name()
+	for _, de := range devs {
+		dev := de.Name()
 		ports, err := fs.ReadDir(s.Host.Sys, "class/infiniband/"+dev+"/ports")
 		if err != nil {
-			s.portsErr = append(s.portsErr, devError{dev, err})
+			d.errs = append(d.errs, devError{dev, err})
 			continue
 		}
 		for _, p := range ports {
 			pt := Port{Device: dev, Port: p.Name()}
 			pt.Netdev = s.netdevOf(&pt)
-			s.ports = append(s.ports, pt)
+			d.ports = append(d.ports, pt)
 		}
 	}
-	return s.ports
+	return d.ports
 }
 
 // netdevOf finds the netdev behind a port, or "".
