@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"io/fs"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -163,5 +164,19 @@ func TestMetricNamesLint(t *testing.T) {
 	}
 	for _, p := range problems {
 		t.Errorf("lint: %s: %s", p.Metric, p.Text)
+	}
+}
+
+// TestDocsListEveryMetric: docs/exporter.md names every metric the
+// exporter can export.
+func TestDocsListEveryMetric(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/exporter.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range MetricNames() {
+		if !strings.Contains(string(doc), "`"+n+"`") {
+			t.Errorf("docs/exporter.md does not list %s", n)
+		}
 	}
 }
