@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"rocelab/internal/doctor"
@@ -11,9 +13,10 @@ func newDiagnoseCmd() *cobra.Command {
 	var (
 		asJSON   bool
 		nicSpeed string
+		interval time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "diagnose [--json] [--nic-speed 100G] PATH...",
+		Use:   "diagnose [--json] [--nic-speed 100G] [--interval 10s] PATH...",
 		Short: "Diagnose real artifacts (NCCL logs, nccl-tests, counters, perftest, GIDs, QoS, captures)",
 		Long: `diagnose reads what an engineer has from a slow or failing job and reports,
 layer by layer, what is wrong, the lines that show it, and the fix:
@@ -21,8 +24,11 @@ layer by layer, what is wrong, the lines that show it, and the fix:
   2. are PFC and ECN in effect on the RoCE priority?
   3. only then, NCCL parameters and end-to-end performance.
 
-PATH is a file, "-" for stdin, or a directory holding an incident's files
-(files in it that hold no artifact are skipped and listed once). Findings from
+PATH is a file, "-" for stdin, a directory holding an incident's files
+(files in it that hold no artifact are skipped and listed once), or a
+rocelab collect archive (several hosts' archives may be given together).
+Two dumps of one port become rates over the window between them when a
+date line precedes each (date +%s.%N), or over --interval. Findings from
 different files are joined into one story. Like findings about many ports or
 files are grouped in the text report; --json keeps one finding per subject.
 Every finding id and the JSON schema: docs/diagnose.md.
@@ -38,6 +44,10 @@ Exit status: 0 no error-level finding, 1 an error-level finding, 2 no usable inp
 				}
 				opts.NICSpeed = r
 			}
+			if interval < 0 {
+				return usageError("--interval: expected a positive duration such as 10s, got %s", interval)
+			}
+			opts.Interval = interval
 			rep := doctor.Diagnose(args, cmd.InOrStdin(), opts)
 			var err error
 			if asJSON {
@@ -55,6 +65,7 @@ Exit status: 0 no error-level finding, 1 an error-level finding, 2 no usable inp
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write the report as JSON")
+	cmd.Flags().DurationVar(&interval, "interval", 0, "time between two dumps of a port that carry no date line of their own (e.g. 10s), to judge rates")
 	cmd.Flags().StringVar(&nicSpeed, "nic-speed", "", "NIC line rate to judge bandwidth against when the artifacts do not say it (e.g. 100G, 400G)")
 	return cmd
 }

@@ -73,6 +73,7 @@ func newRootCmd() *cobra.Command {
 		newExamplesCmd(),
 		newDiagnoseCmd(),
 		newCaptureCmd(),
+		newCollectCmd(),
 		newExporterCmd(),
 	)
 	return root

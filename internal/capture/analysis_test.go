@@ -4,17 +4,18 @@ import (
 	"reflect"
 	"testing"
 
+	"rocelab/internal/roce"
 	"rocelab/internal/unit"
 	"rocelab/internal/wire"
 )
 
 const us = unit.Microsecond
 
-func write(qpn, psn uint32, op wire.Opcode, payload int) wire.Transport {
+func write(qpn, psn uint32, op roce.Opcode, payload int) wire.Transport {
 	return wire.Transport{BTH: wire.BTH{Opcode: op, DestQP: qpn, PSN: psn, PKey: 0xffff}, PayloadLen: payload}
 }
 
-func aeth(qpn, psn uint32, op wire.Opcode, syn uint8, payload int) wire.Transport {
+func aeth(qpn, psn uint32, op roce.Opcode, syn uint8, payload int) wire.Transport {
 	t := write(qpn, psn, op, payload)
 	t.AETH = wire.AETH{Syndrome: syn, MSN: psn}
 	return t
@@ -28,18 +29,18 @@ func gbnScenario() *synth {
 	ab, ba := endpoints(true)
 	ce := ab
 	ce.ECN = wire.CE
-	const w = wire.OpWriteMiddle
+	const w = roce.OpWriteMiddle
 	at := func(x float64) unit.Time { return unit.Time(x * float64(us)) }
 	s.roce(at(0), ab, write(0x11, 100, w, 1024), 0)       // 1
 	s.roce(at(1), ab, write(0x11, 101, w, 1024), 0)       // 2
 	s.roce(at(2), ce, write(0x11, 102, w, 1024), 0)       // 3
-	s.roce(at(2.5), ba, write(0x22, 0, wire.OpCNP, 0), 0) // 4
+	s.roce(at(2.5), ba, write(0x22, 0, roce.OpCNP, 0), 0) // 4
 	s.roce(at(3), ce, write(0x11, 103, w, 1024), 0)       // 5
-	s.roce(at(3.5), ba, write(0x22, 0, wire.OpCNP, 0), 0) // 6
+	s.roce(at(3.5), ba, write(0x22, 0, roce.OpCNP, 0), 0) // 6
 	for i := range 6 {                                    // 7-12
 		s.roce(at(4+float64(i)), ab, write(0x11, 104+uint32(i), w, 1024), 0)
 	}
-	s.roce(at(12), ba, aeth(0x22, 105, wire.OpAcknowledge, wire.SyndromePSNSequenceError, 0), 0) // 13
+	s.roce(at(12), ba, aeth(0x22, 105, roce.OpAcknowledge, roce.SyndromePSNSequenceError, 0), 0) // 13
 	for i := range 5 {                                                                           // 14-18
 		s.roce(at(13+float64(i)), ab, write(0x11, 105+uint32(i), w, 1024), 0)
 	}
@@ -48,20 +49,20 @@ func gbnScenario() *synth {
 	s.roce(at(100), ab, write(0x11, 111, w, 1024), 0)                                         // 21
 	s.roce(at(101), ab, write(0x11, 112, w, 1024), 0)                                         // 22
 	s.roce(at(102), ab, write(0x11, 115, w, 1024), 0)                                         // 23
-	s.roce(at(105), ba, aeth(0x22, 115, wire.OpAcknowledge, wire.SyndromeACKUnlimited, 0), 0) // 24
-	rr := write(0x11, 116, wire.OpReadRequest, 0)
+	s.roce(at(105), ba, aeth(0x22, 115, roce.OpAcknowledge, roce.SyndromeACKUnlimited, 0), 0) // 24
+	rr := write(0x11, 116, roce.OpReadRequest, 0)
 	rr.RETH = wire.RETH{DMALength: 8192}
 	s.roce(at(106), ab, rr, 0) // 25
-	wo := write(0x11, 120, wire.OpWriteOnly, 1024)
+	wo := write(0x11, 120, roce.OpWriteOnly, 1024)
 	wo.RETH = wire.RETH{DMALength: 1024}
 	s.roce(at(107), ab, wo, 0)                                                                         // 26
-	s.roce(at(108), ba, aeth(0x22, 116, wire.OpReadResponseFirst, wire.SyndromeACKUnlimited, 4096), 0) // 27
-	s.roce(at(109), ba, aeth(0x22, 117, wire.OpReadResponseLast, wire.SyndromeACKUnlimited, 4096), 0)  // 28
-	const sm = wire.OpSendMiddle
+	s.roce(at(108), ba, aeth(0x22, 116, roce.OpReadResponseFirst, roce.SyndromeACKUnlimited, 4096), 0) // 27
+	s.roce(at(109), ba, aeth(0x22, 117, roce.OpReadResponseLast, roce.SyndromeACKUnlimited, 4096), 0)  // 28
+	const sm = roce.OpSendMiddle
 	for i, psn := range []uint32{0xfffffe, 0xffffff, 0, 1} { // 29-32
 		s.roce(at(200+float64(i)), ab, write(0x33, psn, sm, 256), 0)
 	}
-	s.roce(at(210), ba, aeth(0x44, 0xffffff, wire.OpAcknowledge, wire.SyndromePSNSequenceError, 0), 0) // 33
+	s.roce(at(210), ba, aeth(0x44, 0xffffff, roce.OpAcknowledge, roce.SyndromePSNSequenceError, 0), 0) // 33
 	for i, psn := range []uint32{0xffffff, 0, 1, 2} {                                                  // 34-37
 		s.roce(at(211+float64(i)), ab, write(0x33, psn, sm, 256), 0)
 	}
@@ -141,11 +142,11 @@ func TestPSNDiff(t *testing.T) {
 		a, b uint32
 		d    int32
 	}{{5, 3, 2}, {3, 5, -2}, {0, 0xffffff, 1}, {0xffffff, 0, -1}, {0x7fffff, 0, 0x7fffff}, {0x800000, 0, -0x800000}} {
-		if got := PSNDiff(c.a, c.b); got != c.d {
-			t.Errorf("PSNDiff(%#x, %#x) = %d, want %d", c.a, c.b, got, c.d)
+		if got := roce.PSNDiff(c.a, c.b); got != c.d {
+			t.Errorf("roce.PSNDiff(%#x, %#x) = %d, want %d", c.a, c.b, got, c.d)
 		}
 	}
-	if PSNAdd(0xffffff, 2) != 1 || PSNAdd(0, -1) != 0xffffff {
+	if roce.PSNAdd(0xffffff, 2) != 1 || roce.PSNAdd(0, -1) != 0xffffff {
 		t.Error("PSNAdd does not wrap")
 	}
 }

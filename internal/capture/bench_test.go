@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"rocelab/internal/roce"
 	"rocelab/internal/unit"
 	"rocelab/internal/wire"
 	"rocelab/internal/wire/tshark"
@@ -86,7 +87,7 @@ func hugeCapture(w *io.PipeWriter, size int64) {
 	var b wire.Builder
 	b.NoICRC = true
 	ab, _ := endpoints(true)
-	tr := write(0x100, 0, wire.OpWriteMiddle, 4096)
+	tr := write(0x100, 0, roce.OpWriteMiddle, 4096)
 	frame, wireLen, _ := b.RoCE(&ab, &tr, 0)
 	var buf bytes.Buffer
 	writePcapHeader(&buf, 65535)
@@ -99,9 +100,9 @@ func hugeCapture(w *io.PipeWriter, size int64) {
 		q := i % 8
 		p := psn[q]
 		if i%10000 == 9999 {
-			p = PSNAdd(p, -4) // resend the last 4: go-back-N
+			p = roce.PSNAdd(p, -4) // resend the last 4: go-back-N
 		} else {
-			psn[q] = PSNAdd(psn[q], 1)
+			psn[q] = roce.PSNAdd(psn[q], 1)
 		}
 		frame[qpnOff+2] = byte(q)
 		frame[psnOff], frame[psnOff+1], frame[psnOff+2] = byte(p>>16), byte(p>>8), byte(p)

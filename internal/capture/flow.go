@@ -3,6 +3,7 @@ package capture
 import (
 	"net/netip"
 
+	"rocelab/internal/roce"
 	"rocelab/internal/unit"
 	"rocelab/internal/wire"
 )
@@ -54,20 +55,20 @@ func (a *Analysis) addRoCE(p *Packet, t unit.Time, f *wire.Frame) {
 	a.addTimeline(fl, t, n)
 	op := bth.Opcode
 	switch {
-	case op == wire.OpCNP:
+	case op == roce.OpCNP:
 		fl.CNPs++
 		a.pair(fl, bth.PSN, false)
 	case op.IsRequest():
 		fl.Requests++
 		fl.Requester.track(fl, p, t, bth.PSN, n)
-		fl.Requester.afterReadRequest = op == wire.OpReadRequest
+		fl.Requester.afterReadRequest = op == roce.OpReadRequest
 	case op.IsResponse():
 		fl.Responses++
 		a.pair(fl, bth.PSN, true)
-		if f.Decoded&wire.HasAETH != 0 {
+		if f.Decoded&roce.HasAETH != 0 {
 			a.addAETH(fl, p, f.AETH.Syndrome)
 		}
-		if op >= wire.OpReadResponseFirst && op <= wire.OpReadResponseOnly {
+		if op >= roce.OpReadResponseFirst && op <= roce.OpReadResponseOnly {
 			fl.Responder.track(fl, p, t, bth.PSN, n)
 		}
 	}
@@ -75,14 +76,14 @@ func (a *Analysis) addRoCE(p *Packet, t unit.Time, f *wire.Frame) {
 
 // addAETH counts an ACK or NAK and hands a NAK to the peer's next episode.
 func (a *Analysis) addAETH(fl *Flow, p *Packet, syn uint8) {
-	switch wire.SyndromeKind(syn) {
-	case wire.KindACK:
+	switch roce.SyndromeKind(syn) {
+	case roce.KindACK:
 		fl.ACKs++
 		return
-	case wire.KindRNRNAK:
+	case roce.KindRNRNAK:
 		fl.NAKs["RNR NAK"]++
 	default:
-		fl.NAKs[wire.SyndromeName(syn)]++
+		fl.NAKs[roce.SyndromeName(syn)]++
 	}
 	if pr := fl.peer; pr != nil && pr.pendingNAK == nil {
 		pr.pendingNAK = &pendingNAK{packet: p.Num, syndrome: syn}
@@ -104,7 +105,7 @@ func (a *Analysis) pair(r *Flow, psn uint32, byPSN bool) {
 		if !byPSN || s.Tracked == 0 {
 			continue
 		}
-		if PSNDiff(psn, s.FirstPSN) >= 0 && PSNDiff(psn, PSNAdd(s.HighestPSN, 1)) <= 0 {
+		if roce.PSNDiff(psn, s.FirstPSN) >= 0 && roce.PSNDiff(psn, roce.PSNAdd(s.HighestPSN, 1)) <= 0 {
 			if best == nil || c.LastPacket > best.LastPacket {
 				best = c
 			}
@@ -129,7 +130,7 @@ func (s *PSNStats) track(fl *Flow, p *Packet, t unit.Time, psn uint32, n int64) 
 		s.FirstPSN, s.HighestPSN, s.lastTime = psn, psn, t
 		return
 	}
-	d := PSNDiff(psn, s.HighestPSN)
+	d := roce.PSNDiff(psn, s.HighestPSN)
 	prev := s.lastTime
 	s.lastTime = t
 	if d > 0 {
@@ -149,7 +150,7 @@ func (s *PSNStats) track(fl *Flow, p *Packet, t unit.Time, psn uint32, n int64) 
 	if s.open == nil {
 		e := Episode{StartPacket: p.Num, Start: t, FirstPSN: psn, HighestPSN: s.HighestPSN, Trigger: "timeout", IdleGap: t - prev}
 		if nak := fl.pendingNAK; nak != nil {
-			e.Trigger, e.NAKPacket, e.NAKSyndrome, e.IdleGap = "nak", nak.packet, wire.SyndromeName(nak.syndrome), 0
+			e.Trigger, e.NAKPacket, e.NAKSyndrome, e.IdleGap = "nak", nak.packet, roce.SyndromeName(nak.syndrome), 0
 			fl.pendingNAK = nil
 			s.NAKEpisodes++
 		} else {

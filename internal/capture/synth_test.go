@@ -10,6 +10,7 @@ import (
 	"sort"
 	"testing"
 
+	"rocelab/internal/roce"
 	"rocelab/internal/unit"
 	"rocelab/internal/wire"
 )
@@ -197,20 +198,20 @@ func mixScenario(n int, seed uint64) *synth {
 		if ce {
 			e.ECN = wire.CE
 		}
-		s.roce(t, e, write(q.qpn, q.psn, wire.OpWriteMiddle, 4096), 100)
-		q.psn = PSNAdd(q.psn, 1)
+		s.roce(t, e, write(q.qpn, q.psn, roce.OpWriteMiddle, 4096), 100)
+		q.psn = roce.PSNAdd(q.psn, 1)
 		q.sent++
 		if ce {
-			s.roce(t+2*unit.Microsecond, q.ba, write(q.qpn+0x1000, 0, wire.OpCNP, 0), 100)
+			s.roce(t+2*unit.Microsecond, q.ba, write(q.qpn+0x1000, 0, roce.OpCNP, 0), 100)
 		}
 		if q.sent%16 == 0 {
-			s.roce(t+3*unit.Microsecond, q.ba, aeth(q.qpn+0x1000, PSNAdd(q.psn, -1), wire.OpAcknowledge, wire.SyndromeACKUnlimited, 0), 100)
+			s.roce(t+3*unit.Microsecond, q.ba, aeth(q.qpn+0x1000, roce.PSNAdd(q.psn, -1), roce.OpAcknowledge, roce.SyndromeACKUnlimited, 0), 100)
 		}
 		if rng.IntN(1000) == 0 {
-			s.roce(t+3*unit.Microsecond, q.ba, aeth(q.qpn+0x1000, PSNAdd(q.psn, -8), wire.OpAcknowledge, wire.SyndromePSNSequenceError, 0), 100)
+			s.roce(t+3*unit.Microsecond, q.ba, aeth(q.qpn+0x1000, roce.PSNAdd(q.psn, -8), roce.OpAcknowledge, roce.SyndromePSNSequenceError, 0), 100)
 			for k := 8; k > 0; k-- {
 				t += 330 * unit.Nanosecond
-				s.roce(t+4*unit.Microsecond, q.ab, write(q.qpn, PSNAdd(q.psn, -k), wire.OpWriteMiddle, 4096), 100)
+				s.roce(t+4*unit.Microsecond, q.ab, write(q.qpn, roce.PSNAdd(q.psn, -k), roce.OpWriteMiddle, 4096), 100)
 			}
 		}
 		if rng.IntN(5000) == 0 {

@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"time"
+
 	"rocelab/internal/ingest"
 	"rocelab/internal/unit"
 )
@@ -10,6 +12,10 @@ type Options struct {
 	// NICSpeed is the NIC line rate to judge bandwidth against when the
 	// artifacts do not say it. Zero means unknown.
 	NICSpeed unit.BitRate
+	// Interval is the time between two dumps of a port when the dumps
+	// carry no time of their own (diagnose --interval); zero when not
+	// given.
+	Interval time.Duration
 }
 
 // An Incident is everything read from one set of inputs: the artifacts of
@@ -32,6 +38,22 @@ func All[T any](inc *Incident) []T {
 	return out
 }
 
+// ncclEnv returns the values the incident gives the named NCCL variable:
+// NCCL's own echo in its logs and the settings made in commands, scripts,
+// env files and manifests, in input order (echoes first within an input).
+func ncclEnv(inc *Incident, name string) []ingest.NCCLSetting {
+	var out []ingest.NCCLSetting
+	for _, a := range inc.Artifacts {
+		switch a := a.(type) {
+		case *ingest.NCCLLog:
+			out = append(out, a.EnvValues(name)...)
+		case *ingest.NCCLSettings:
+			out = append(out, a.Values(name)...)
+		}
+	}
+	return out
+}
+
 // A Rule inspects an incident and returns its findings. A rule may return
 // findings under several ids; each id it can return is listed in IDs.
 type Rule struct {
@@ -46,7 +68,12 @@ func rules() []Rule {
 	rs = append(rs, ncclGDRRules()...)
 	rs = append(rs, ncclIBRules()...)
 	rs = append(rs, ncclTestsRules()...)
+	rs = append(rs, ncclTestsLaunchRules()...)
+
 	rs = append(rs, counterRules()...)
+	rs = append(rs, windowRules()...)
+	rs = append(rs, switchRules()...)
+	rs = append(rs, collectRules()...)
 	rs = append(rs, perftestRules()...)
 	rs = append(rs, gidRules()...)
 	rs = append(rs, qosRules()...)

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"archive/tar"
 	"bufio"
 	"bytes"
 	"compress/gzip"
@@ -29,6 +30,8 @@ type InputInfo struct {
 	// InDir is the directory argument the file was found in; empty for a
 	// file named on the command line (or stdin).
 	InDir string `json:"in_dir,omitempty"`
+	// InArchive is the archive the file was read from; empty otherwise.
+	InArchive string `json:"in_archive,omitempty"`
 	// binary is set for a file of binary data in no format rocelab reads.
 	binary bool
 }
@@ -82,6 +85,14 @@ func Diagnose(paths []string, stdin io.Reader, opts Options) *Report {
 	inc := &Incident{Options: opts}
 	rep := &Report{}
 	for _, in := range expand(paths, rep) {
+		if infos, arts, ok := readArchive(in.path, opts); ok {
+			for i := range infos {
+				infos[i].InDir = in.dir
+			}
+			rep.Inputs = append(rep.Inputs, infos...)
+			inc.Artifacts = append(inc.Artifacts, arts...)
+			continue
+		}
 		info, arts := readInput(in.path, stdin, opts)
 		info.InDir = in.dir
 		rep.Inputs = append(rep.Inputs, info)
@@ -212,6 +223,74 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 	return info, res.Artifacts
 }
 
+// readArchive reads a tar archive (gzip-compressed or not), such as one
+// `rocelab collect` writes: every regular file in it is an input of its
+// own, named "archive:path". ok is false when path is not a tar archive.
+func readArchive(path string, opts Options) ([]InputInfo, []ingest.Artifact, bool) {
+	if path == "-" {
+		return nil, nil, false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, false
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	var r io.Reader = br
+	if head, _ := br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, false
+		}
+		defer zr.Close()
+		zb := bufio.NewReaderSize(zr, 64<<10)
+		r = zb
+		if head, _ := zb.Peek(512); !isTar(head) {
+			return nil, nil, false
+		}
+	} else if head, _ := br.Peek(512); !isTar(head) {
+		return nil, nil, false
+	}
+	var infos []InputInfo
+	var arts []ingest.Artifact
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			infos = append(infos, InputInfo{Path: path, Type: "unknown", Error: "tar: " + err.Error()})
+			break
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		name := path + ":" + h.Name
+		res, err := ingest.Read(name, tr)
+		info := InputInfo{Path: name, Type: "unknown", InArchive: path}
+		if err != nil {
+			info.Error = err.Error()
+		} else {
+			info.Type = res.Type()
+			if len(res.Artifacts) > 1 {
+				for _, a := range res.Artifacts {
+					info.Contains = append(info.Contains, string(a.Kind()))
+				}
+			}
+			arts = append(arts, res.Artifacts...)
+		}
+		infos = append(infos, info)
+	}
+	return infos, arts, true
+}
+
+// isTar reports whether head is the first block of a ustar or GNU tar
+// archive.
+func isTar(head []byte) bool {
+	return len(head) >= 263 && bytes.Equal(head[257:262], []byte("ustar"))
+}
+
 // looksBinary reports whether head has NUL bytes or is mostly not text.
 func looksBinary(head []byte) bool {
 	if bytes.IndexByte(head, 0) >= 0 {
@@ -248,7 +327,7 @@ func inputFindings(ins []InputInfo) []Finding {
 				Fix:       "Check the path and pass the artifact as plain text (or a pcap/pcapng capture).",
 			}.per(in.Path, "input", "Inputs that could not be read"))
 		case in.Type != "unknown":
-		case in.InDir != "":
+		case in.InDir != "" || in.InArchive != "":
 			skipped = append(skipped, Evidence{File: in.Path, Text: what})
 			names = append(names, in.Path)
 		default:

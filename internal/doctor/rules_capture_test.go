@@ -12,6 +12,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"rocelab/internal/roce"
 	"rocelab/internal/unit"
 	"rocelab/internal/wire"
 )
@@ -41,9 +42,9 @@ func writeSyntheticCapture(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	roce := func(at time.Duration, e wire.Endpoints, op wire.Opcode, qpn, psn uint32, syn uint8) {
+	frame := func(at time.Duration, e wire.Endpoints, op roce.Opcode, qpn, psn uint32, syn uint8) {
 		tr := wire.Transport{BTH: wire.BTH{Opcode: op, DestQP: qpn, PSN: psn}, PayloadLen: 1024}
-		if op.Headers()&wire.HasPayload == 0 {
+		if op.Headers()&roce.HasPayload == 0 {
 			tr.PayloadLen = 0
 		}
 		tr.AETH.Syndrome = syn
@@ -57,15 +58,15 @@ func writeSyntheticCapture(t *testing.T) string {
 	ce := ab
 	ce.ECN = wire.CE
 	for i := range 20 { // packets 1-40: writes (CE) and CNPs
-		roce(time.Duration(i)*10*us, ce, wire.OpWriteMiddle, 0x11, uint32(i), 0)
-		roce(time.Duration(i)*10*us+5*us, ba, wire.OpCNP, 0x22, 0, 0)
+		frame(time.Duration(i)*10*us, ce, roce.OpWriteMiddle, 0x11, uint32(i), 0)
+		frame(time.Duration(i)*10*us+5*us, ba, roce.OpCNP, 0x22, 0, 0)
 	}
-	roce(205*us, ba, wire.OpAcknowledge, 0x22, 15, wire.SyndromePSNSequenceError) // 41
-	roce(206*us, ab, wire.OpWriteMiddle, 0x11, 15, 0)                             // 42: NAK episode
-	roce(207*us, ab, wire.OpWriteMiddle, 0x11, 20, 0)                             // 43
-	roce(900*us, ab, wire.OpWriteMiddle, 0x11, 20, 0)                             // 44: timeout episode
-	roce(901*us, ab, wire.OpWriteMiddle, 0x11, 21, 0)                             // 45
-	for i := range 3 {                                                            // 46-48
+	frame(205*us, ba, roce.OpAcknowledge, 0x22, 15, roce.SyndromePSNSequenceError) // 41
+	frame(206*us, ab, roce.OpWriteMiddle, 0x11, 15, 0)                             // 42: NAK episode
+	frame(207*us, ab, roce.OpWriteMiddle, 0x11, 20, 0)                             // 43
+	frame(900*us, ab, roce.OpWriteMiddle, 0x11, 20, 0)                             // 44: timeout episode
+	frame(901*us, ab, roce.OpWriteMiddle, 0x11, 21, 0)                             // 45
+	for i := range 3 {                                                             // 46-48
 		frame, n := b.PFC([6]byte{2, 0, 0, 0, 0, 0xb}, 0x08, [8]uint16{3: 0xffff}, 0)
 		emit(time.Duration(1000+i*100)*us, frame, n)
 	}

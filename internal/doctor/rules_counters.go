@@ -56,6 +56,11 @@ func ctrSamples(inc *Incident) ([]ingest.CounterSample, int) {
 		omitted += h.Omitted
 	}
 	out, dropped := ingest.MergeSamples(all)
+	for i := range out {
+		if out[i].IsDelta() {
+			out[i].Given = inc.Options.Interval
+		}
+	}
 	return out, omitted + dropped
 }
 
@@ -92,8 +97,11 @@ func weaken(s Severity, delta bool) Severity {
 
 // window says over what period a sample's values were counted.
 func window(s *ingest.CounterSample) string {
+	if _, how := s.Span(); how != "" {
+		return "during " + how
+	}
 	if s.IsDelta() {
-		return "during the window between the two dumps"
+		return "during the window between the two dumps (they carry no times: put `date +%s.%N` before each, or pass --interval, to judge rates)"
 	}
 	return "since driver load (one dump; take a before/after pair around the test to see what the test itself did)"
 }
@@ -308,6 +316,7 @@ func checkDiscards(inc *Incident) []Finding {
 		if ratio > 0 {
 			title += fmt.Sprintf(" (%.3g%% of %s)", 100*ratio, rx.Name)
 		}
+		title += rate(dropped, s)
 		dev := nameOr(s.Device, "<if>")
 		var mech []string
 		if len(d.Port) > 0 || len(d.Prio) > 0 {

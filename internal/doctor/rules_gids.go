@@ -3,6 +3,7 @@ package doctor
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -15,7 +16,7 @@ import (
 // own every GID finding: one fact, one finding.
 func gidRules() []Rule {
 	return []Rule{
-		{IDs: []string{"gid.index.link_local", "gid.index.roce_v1", "gid.index.zero", "gid.index.mismatch", "gid.index.roce_v2"}, Check: checkGIDs},
+		{IDs: []string{"gid.index.link_local", "gid.index.roce_v1", "gid.index.empty", "gid.index.zero", "gid.index.mismatch", "gid.index.roce_v2", "gid.index.ipv4"}, Check: checkGIDs},
 	}
 }
 
@@ -110,8 +111,22 @@ func linkLocal(gid string) bool {
 	return strings.HasPrefix(strings.ToLower(gid), "fe80:")
 }
 
-const linkLocalMechanism = "A link-local GID (fe80::, derived from the MAC) is not routable: RoCE v2 packets addressed from it cannot cross a router, so across subnets or an L3 leaf-spine moving the QP to RTR times out in ibv_modify_qp, or the QP fails later with retry-exceeded, while it may work between hosts on one L2 segment (NVIDIA/nccl#769: index 1 = link-local v2 gives 'Connection timed out', index 3 works). " +
-	"Indices 0 and 1 hold the link-local GID on a bare-metal host (RoCE v1 and v2)."
+const linkLocalMechanism = "A link-local GID (fe80::, derived from the MAC) is not routable: RoCE v2 packets addressed from it cannot cross a router, so across subnets or an L3 leaf-spine moving the QP to RTR times out in ibv_modify_qp, or the QP fails later with retry-exceeded, while it may work between hosts on one L2 segment (NVIDIA/nccl#769: index 1 = link-local v2 gives 'Connection timed out', index 3 works)."
+
+// linkLocalRows says where the link-local rows are: in the tables given,
+// or, without a table, where they usually are.
+func linkLocalRows(entries []ingest.GIDEntry, host, dev string) string {
+	var idx []string
+	for _, e := range entries {
+		if c, _ := ingest.ClassifyGID(e.GID); c == ingest.GIDLinkLocal && sameOrUnknown(host, e.Host) && sameOrUnknown(dev, e.Device) {
+			idx = append(idx, fmt.Sprintf("%d (%s)", e.Index, nameOr(e.Version, "version not shown")))
+		}
+	}
+	if len(idx) > 0 {
+		return " In the table given, the link-local rows are index " + list(distinct(idx), 6) + "."
+	}
+	return " No GID table was given: on a bare-metal host with one address the link-local rows are usually indices 0 and 1 (RoCE v1 and v2), but in containers and SR-IOV pods the table can start elsewhere (link-local at 4 and 5 in NVIDIA/nccl#1573)."
+}
 
 // joinLinkLocalSeen adds the completion errors and setup failures in which
 // NCCL printed a link-local GID: to the link-local finding of the same host
@@ -161,7 +176,7 @@ func joinLinkLocalSeen(fs []Finding, hosts []string, logs []*ingest.NCCLLog) []F
 		ID: "gid.index.link_local", Severity: Error, Layer: LayerRDMA,
 		Title:     "Link-local GID used for RoCE: " + list(distinct(gids), 2),
 		Evidence:  rest.sorted(),
-		Mechanism: linkLocalMechanism,
+		Mechanism: linkLocalMechanism + linkLocalRows(nil, "", ""),
 		Fix:       gidFixTail,
 	})
 }
@@ -184,6 +199,19 @@ func checkGIDUse(u *ingest.GIDUse, entries []ingest.GIDEntry, timeouts []ingest.
 			ipv4 = append(ipv4, e)
 		}
 	}
+	var empty, tableOf []ingest.GIDEntry
+	for _, e := range cands {
+		if c, _ := ingest.ClassifyGID(e.GID); c == ingest.GIDZero {
+			empty = append(empty, e)
+		}
+	}
+	if len(cands) == 0 && u.Device != "" {
+		for _, e := range entries {
+			if e.Device == u.Device && sameOrUnknown(u.Host, e.Host) && e.Version != "" {
+				tableOf = append(tableOf, e)
+			}
+		}
+	}
 	at := gidWhere(u.Host, u.Device)
 	var timedOut []ingest.SetupError
 	for _, t := range timeouts {
@@ -199,26 +227,45 @@ func checkGIDUse(u *ingest.GIDUse, entries []ingest.GIDEntry, timeouts []ingest.
 		}
 		return []Finding{perUse(Finding{
 			ID: "gid.index.link_local", Severity: Error, Layer: LayerRDMA,
-			Title:     fmt.Sprintf("%s: GID index %d is the link-local GID %s (%s)", at, u.Index, link[0].GID, ver),
+			Title:     fmt.Sprintf("%s: GID index %d is the link-local GID %s (%s)%s", at, u.Index, link[0].GID, ver, setBy(u)),
 			Evidence:  gidEvidence(u, link, setupEvidence(timedOut)...),
-			Mechanism: linkLocalMechanism,
+			Mechanism: linkLocalMechanism + linkLocalRows(entries, u.Host, u.Device),
 			Fix:       gidFixTail,
 		}, u, "GID index is link-local")}
 	case len(v1) > 0:
 		return []Finding{perUse(Finding{
-			ID: "gid.index.roce_v1", Severity: Warn, Layer: LayerRDMA,
-			Title:    fmt.Sprintf("%s: GID index %d is a RoCE v1 entry (%s)", at, u.Index, v1[0].GID),
+			ID: "gid.index.roce_v1", Severity: Error, Layer: LayerRDMA,
+			Title:    fmt.Sprintf("%s: GID index %d is a RoCE v1 entry (%s)%s", at, u.Index, v1[0].GID, setBy(u)),
 			Evidence: gidEvidence(u, v1),
 			Mechanism: "RoCE v1 carries RDMA directly in Ethernet (EtherType 0x8915) with no IP/UDP header: it is not routable, has no DSCP for the NIC and switches to classify on and no ECN field, so DCQCN cannot work and PFC depends on the VLAN PCP. " +
 				"Each IP address has a v1 and a v2 row in the GID table; the v2 row is the one to use.",
 			Fix: gidFixTail,
 		}, u, "GID index is a RoCE v1 entry")}
+	case len(empty) > 0 || len(cands) == 0 && len(tableOf) > 0:
+		var rows []string
+		for _, e := range tableOf {
+			rows = append(rows, strconv.Itoa(e.Index))
+		}
+		what := fmt.Sprintf("is not in the GID table of %s (rows %s)", tableOf0(tableOf, u), list(distinct(rows), 12))
+		ev := gidEvidence(u, tableOf[:min(2, len(tableOf))])
+		if len(empty) > 0 {
+			what = "holds the empty GID (all zeros): an unused slot"
+			ev = gidEvidence(u, empty)
+		}
+		return []Finding{perUse(Finding{
+			ID: "gid.index.empty", Severity: Error, Layer: LayerRDMA,
+			Title:    fmt.Sprintf("%s: GID index %d %s%s", at, u.Index, what, setBy(u)),
+			Evidence: ev,
+			Mechanism: "A queue pair addressed from a GID slot with no address cannot connect: ibv_modify_qp fails (No such device, No data available) or NCCL cannot read the slot's RoCE type (ncclIbRoceGetVersionNum: Invalid argument). " +
+				"In Kubernetes and SR-IOV pods the table is sparse and differs per pod, so an index copied from another host often points at nothing (NVIDIA/nccl#718, #1573).",
+			Fix: gidFixTail,
+		}, u, "GID index points at no address")}
 	case len(cands) == 0 && u.Index <= 1 && len(timedOut) > 0:
 		return []Finding{perUse(Finding{
 			ID: "gid.index.link_local", Severity: Error, Layer: LayerRDMA,
 			Title:     fmt.Sprintf("%s: GID index %d in use and queue pair setup timed out: indices 0 and 1 are the link-local entries of a standard GID table", at, u.Index),
 			Evidence:  gidEvidence(u, nil, setupEvidence(timedOut)...),
-			Mechanism: linkLocalMechanism + " No GID table was given to confirm what this index holds; the timeouts fit a link-local entry.",
+			Mechanism: linkLocalMechanism + linkLocalRows(nil, "", "") + " The timeouts fit a link-local entry.",
 			Fix:       gidFixTail,
 		}, u, "GID index is link-local")}
 	case len(cands) == 0 && u.Index == 0:
@@ -234,10 +281,31 @@ func checkGIDUse(u *ingest.GIDUse, entries []ingest.GIDEntry, timeouts []ingest.
 		return []Finding{roceV2InUse(u, at, good[0], good, "%s: GID index %d in use is the RoCEv2 GID %s%s",
 			"A RoCEv2 GID with an IP address is routable and carries DSCP and ECN, which PFC classification and DCQCN need.")}
 	case len(ipv4) > 0:
-		return []Finding{roceV2InUse(u, at, ipv4[0], ipv4, "%s: GID index %d in use is the IPv4 GID %s%s (RoCE version not shown)",
-			"The GID is IPv4-mapped, so it is routable if it is the RoCE v2 row; the output does not say which version the row is. show_gids prints the VER column.")}
+		f := roceV2InUse(u, at, ipv4[0], ipv4, "%s: GID index %d in use is the IPv4 GID %s%s; the RoCE version is not shown",
+			"The GID is IPv4-mapped, so it is routable if it is the RoCE v2 row; the output does not say which version the row is (perftest's banner and older ibv_devinfo omit it). Each address has a v1 and a v2 row: show_gids prints the VER column.")
+		f.ID = "gid.index.ipv4"
+		f.Fix = "Check with show_gids that this index is the v2 row of the address (the v1 row sits next to it)."
+		f.group = "GID index in use is IPv4, version not shown"
+		return []Finding{f}
 	}
 	return nil
+}
+
+// setBy says how a GID index was set when it was not NCCL's own echo or
+// a tool's banner, e.g. " (set by export at t.txt:11)".
+func setBy(u *ingest.GIDUse) string {
+	if u.SetBy == "" || u.SetBy == ingest.SetByEcho {
+		return ""
+	}
+	return fmt.Sprintf(" (set by %s at %s:%d)", u.SetBy, u.Evidence.File, u.Evidence.Line)
+}
+
+// tableOf0 names the table rows belong to.
+func tableOf0(es []ingest.GIDEntry, u *ingest.GIDUse) string {
+	if len(es) == 0 {
+		return gidWhere(u.Host, u.Device)
+	}
+	return es[0].Where()
 }
 
 // roceV2InUse reports the routable GID a use points at; title takes the
@@ -245,7 +313,7 @@ func checkGIDUse(u *ingest.GIDUse, entries []ingest.GIDEntry, timeouts []ingest.
 func roceV2InUse(u *ingest.GIDUse, at string, e ingest.GIDEntry, es []ingest.GIDEntry, title, mech string) Finding {
 	return perUse(Finding{
 		ID: "gid.index.roce_v2", Severity: Info, Layer: LayerRDMA,
-		Title:     fmt.Sprintf(title, at, u.Index, e.GID, ipv4Suffix(e.IPv4)),
+		Title:     fmt.Sprintf(title, at, u.Index, e.GID, ipv4Suffix(e.IPv4)) + setBy(u),
 		Evidence:  gidEvidence(u, es),
 		Mechanism: mech,
 	}, u, "GID index in use is routable")
@@ -323,12 +391,24 @@ func checkGIDMismatch(uses []ingest.GIDUse, entries []ingest.GIDEntry) []Finding
 				ev = append(ev, g.ev)
 				parts = append(parts, fmt.Sprintf("%d on %s", g.idx, g.where))
 			}
+			var per []string
+			for _, g := range v2 {
+				per = append(per, fmt.Sprintf("NCCL_IB_GID_INDEX=%d on %s", g.idx, g.where))
+			}
+			mech := "NCCL_IB_GID_INDEX is one number for every HCA of a process and is usually set once for the whole job; where the RoCEv2 IPv4 row sits at different indices (each pod or SR-IOV VF numbers its own table), any single value points some hosts at a v1, link-local or empty entry."
+			if len(uses) > 0 {
+				var set []string
+				for _, u := range uses {
+					set = append(set, fmt.Sprintf("%d (%s:%d)", u.Index, u.Evidence.File, u.Evidence.Line))
+				}
+				mech += " Values set in this incident: " + list(distinct(set), 6) + "; each host must get the value of its own table."
+			}
 			fs = append(fs, Finding{
 				ID: "gid.index.mismatch", Severity: Warn, Layer: LayerRDMA,
 				Title:     "the RoCEv2 IPv4 GID is at different indices: " + strings.Join(parts, ", "),
 				Evidence:  evidenceInOrder(ev),
-				Mechanism: "NCCL_IB_GID_INDEX is one number for every HCA of a process; where the RoCEv2 IPv4 row sits at different indices, any fixed value points some ports at a v1, link-local or empty entry.",
-				Fix:       "Leave NCCL_IB_GID_INDEX unset with NCCL ≥ 2.21 (it picks the RoCEv2 IPv4 GID per port: NCCL_IB_ROCE_VERSION_NUM=2, NCCL_IB_ADDR_FAMILY=AF_INET), or set it per host/pod from show_gids.",
+				Mechanism: mech,
+				Fix:       "Per host: " + strings.Join(per, "; ") + ". Or leave NCCL_IB_GID_INDEX unset with NCCL ≥ 2.21 (it picks the RoCEv2 IPv4 GID per port: NCCL_IB_ROCE_VERSION_NUM=2, NCCL_IB_ADDR_FAMILY=AF_INET), or write it per pod into /etc/nccl.conf from show_gids at start-up.",
 			})
 		}
 	}
@@ -350,12 +430,12 @@ func roceV2Indices(entries []ingest.GIDEntry) []gidAt {
 		if e.Version != "v2" || e.IPv4 == "" {
 			continue
 		}
-		k := e.Host + "\x00" + e.Device
+		k := e.Owner()
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
-		out = append(out, gidAt{e.Index, gidWhere(e.Host, e.Device), e.IPv4, e.Evidence})
+		out = append(out, gidAt{e.Index, e.Where(), e.IPv4, e.Evidence})
 	}
 	return out
 }
@@ -385,7 +465,7 @@ func recommendGID(entries []ingest.GIDEntry) []Finding {
 		devs[g.where] = true
 	}
 	for _, e := range entries {
-		w := gidWhere(e.Host, e.Device)
+		w := e.Where()
 		if !devs[w] && e.Version != "" {
 			devs[w] = true
 			noIP = append(noIP, w)

@@ -136,18 +136,6 @@ func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 		}
 		failHosts = append(failHosts, l.NoIBDevice.Hosts...)
 		failHosts = append(failHosts, l.VerbsMissing.Hosts...)
-		for _, e := range l.EnvValues("NCCL_IB_DISABLE") {
-			if e.Value == "1" && !ibDisabled {
-				ibDisabled = true
-				why.add(e.Evidence)
-				r := "NCCL_IB_DISABLE=1 turns the IB/RoCE transport off"
-				if e.FromCommand {
-					r += fmt.Sprintf(" (set on the command line at line %d)", e.Evidence.Line)
-				}
-				reasons = append(reasons, r)
-				fixes = append(fixes, "Unset NCCL_IB_DISABLE (or set it to 0) in the job's environment and launcher (-x NCCL_IB_DISABLE=0).")
-			}
-		}
 		sockHosts = append(sockHosts, l.VerbsMissing.Hosts...)
 		sockHosts = append(sockHosts, l.NoIBDevice.Hosts...)
 		if l.VerbsMissing.Count > 0 {
@@ -164,6 +152,18 @@ func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 			why.add(l.PluginFailures.Lines[0])
 			reasons = append(reasons, "a net plugin failed to load")
 			fixes = append(fixes, "Fix the net plugin load error shown (library path, NCCL_NET_PLUGIN, plugin/NCCL version match).")
+		}
+	}
+	for _, e := range ncclEnv(inc, "NCCL_IB_DISABLE") {
+		if e.Value == "1" && !ibDisabled {
+			ibDisabled = true
+			why.add(e.Evidence)
+			r := "NCCL_IB_DISABLE=1 turns the IB/RoCE transport off"
+			if !e.Echoed() {
+				r += fmt.Sprintf(" (set by %s at line %d)", e.How, e.Evidence.Line)
+			}
+			reasons = append(reasons, r)
+			fixes = append(fixes, "Unset NCCL_IB_DISABLE (or set it to 0) in the job's environment and launcher (-x NCCL_IB_DISABLE=0).")
 		}
 	}
 	// Without a socket line, infer the fallback from why IB could not
@@ -246,18 +246,18 @@ func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 				}
 			}
 		}
-		for _, e := range l.EnvValues("NCCL_IB_GID_INDEX") {
-			gids = append(gids, e.Value)
-			once("gid "+e.Value, e.Evidence)
-		}
-		for _, e := range l.EnvValues("NCCL_IB_TC") {
-			tcs = append(tcs, e.Value)
-			once("tc "+e.Value, e.Evidence)
-		}
 		for _, v := range l.Versions {
 			versions = append(versions, v.Version)
 		}
 		gdr.Merge(l.GDRReport())
+	}
+	for _, e := range ncclEnv(inc, "NCCL_IB_GID_INDEX") {
+		gids = append(gids, e.Value)
+		once("gid "+e.Value, e.Evidence)
+	}
+	for _, e := range ncclEnv(inc, "NCCL_IB_TC") {
+		tcs = append(tcs, e.Value)
+		once("tc "+e.Value, e.Evidence)
 	}
 	nets = distinct(nets)
 	if len(nets) == 0 && len(devs) == 0 {

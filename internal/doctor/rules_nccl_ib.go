@@ -92,7 +92,7 @@ func checkCompletions(inc *Incident) []Finding {
 	fallout := flushed
 	for _, s := range order {
 		gs := classes[s]
-		f := completionFinding(s, gs, fallout, logs)
+		f := completionFinding(inc, s, gs, fallout, logs)
 		fallout = nil // the first finding carries the flushed connections
 		fs = append(fs, f)
 	}
@@ -103,7 +103,7 @@ func checkCompletions(inc *Incident) []Finding {
 }
 
 // completionFinding reports the root-cause errors of one status.
-func completionFinding(status int, gs, flushed []*connErrors, logs []*ingest.NCCLLog) Finding {
+func completionFinding(inc *Incident, status int, gs, flushed []*connErrors, logs []*ingest.NCCLLog) Finding {
 	var ev evidence
 	var hosts, peers, vendor, gids []string
 	nLater := 0
@@ -155,8 +155,8 @@ func completionFinding(status int, gs, flushed []*connErrors, logs []*ingest.NCC
 	}
 	switch status {
 	case wcRetryExcErr:
-		t, tSrc := ibTimeout(logs)
-		r, rSrc := ibRetryCount(logs)
+		t, tSrc := ibTimeout(inc, logs)
+		r, rSrc := ibRetryCount(inc)
 		per := ibTimeoutUnitS * math.Pow(2, float64(t))
 		f.ID = "nccl.ib.retry_exceeded"
 		f.Title = fmt.Sprintf("RC retry counter exceeded (status 12%s) on %s%s", vend, conns, where)
@@ -211,12 +211,10 @@ func flushedFinding(flushed []*connErrors, total int) Finding {
 
 // ibTimeout returns NCCL_IB_TIMEOUT as echoed, else the default of the
 // NCCL version, else the current default, with where it came from.
-func ibTimeout(logs []*ingest.NCCLLog) (int, string) {
-	for _, l := range logs {
-		for _, e := range l.EnvValues("NCCL_IB_TIMEOUT") {
-			if n, err := strconv.Atoi(e.Value); err == nil && n > 0 && n < 32 {
-				return n, " (as set in the environment)"
-			}
+func ibTimeout(inc *Incident, logs []*ingest.NCCLLog) (int, string) {
+	for _, e := range ncclEnv(inc, "NCCL_IB_TIMEOUT") {
+		if n, err := strconv.Atoi(e.Value); err == nil && n > 0 && n < 32 {
+			return n, " (as set in the environment)"
 		}
 	}
 	if a23, known := logsVersionAtLeast(logs, 2, 23); known {
@@ -234,12 +232,10 @@ func ibTimeout(logs []*ingest.NCCLLog) (int, string) {
 }
 
 // ibRetryCount returns NCCL_IB_RETRY_CNT as echoed, else NCCL's default 7.
-func ibRetryCount(logs []*ingest.NCCLLog) (int, string) {
-	for _, l := range logs {
-		for _, e := range l.EnvValues("NCCL_IB_RETRY_CNT") {
-			if n, err := strconv.Atoi(e.Value); err == nil && n >= 0 && n <= 7 {
-				return n, " as set in the environment"
-			}
+func ibRetryCount(inc *Incident) (int, string) {
+	for _, e := range ncclEnv(inc, "NCCL_IB_RETRY_CNT") {
+		if n, err := strconv.Atoi(e.Value); err == nil && n >= 0 && n <= 7 {
+			return n, " as set in the environment"
 		}
 	}
 	return 7, ", NCCL's default"

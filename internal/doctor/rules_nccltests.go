@@ -307,11 +307,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 
 // ringOnly reports whether an NCCL log says NCCL_ALGO is set to Ring only.
 func ringOnly(inc *Incident) bool {
-	for _, l := range All[*ingest.NCCLLog](inc) {
-		for _, e := range l.EnvValues("NCCL_ALGO") {
-			if strings.EqualFold(e.Value, "ring") {
-				return true
-			}
+	for _, e := range ncclEnv(inc, "NCCL_ALGO") {
+		if strings.EqualFold(e.Value, "ring") {
+			return true
 		}
 	}
 	return false

@@ -31,13 +31,22 @@ func checkRetransmission(inc *Incident) []Finding {
 		want := losslessPrios(inc, s).target(3)
 		return []Finding{Finding{
 			ID: "counters.retransmission", Severity: weaken(sev, s.IsDelta()), Layer: LayerFabric,
-			Title:    fmt.Sprintf("%s: RC retransmissions: %s", s.Name(), ingest.ReadingsText(rs)),
+			Title:    fmt.Sprintf("%s: RC retransmissions: %s%s", s.Name(), ingest.ReadingsText(rs), rate(sumOf(rs), s)),
 			Evidence: readingsEvidence(rs...),
 			Mechanism: "RoCE RC does retransmit: a lost packet makes the responder count out_of_sequence and NAK, and the requester (packet_seq_err) resends everything from that PSN (go-back-N); a lost tail or ACK is recovered only when the ACK timer fires (local_ack_timeout_err), 4.096 µs·2^timeout per attempt, about 4.3 s at NCCL_IB_TIMEOUT=20 unless adaptive retransmission shortens it. " +
 				"The QP fails with IBV_WC_RETRY_EXC_ERR (status 12) only after retry_cnt attempts; until then loss shows as lost bandwidth, not errors. Counted " + window(s) + ".",
 			Fix: fmt.Sprintf("Find where packets drop: PFC on the RoCE priority end to end (mlnx_qos -i %s --trust dscp --pfc %s and the same priority on the switch), rx_discards_phy / rx_prioN_discards in ethtool -S %s on both hosts, switch egress drops, and ECN marking (np_ecn_marked_roce_packets) starting before buffers fill.", netdev, pfcVector([]int{want}), netdev),
 		}.per(s.Name(), "port", "RC retransmissions", s.Device, "<dev>", netdev, "<netdev>")}
 	})
+}
+
+// sumOf adds the readings' values.
+func sumOf(rs []ingest.Reading) uint64 {
+	var n uint64
+	for _, r := range rs {
+		n += r.Value
+	}
+	return n
 }
 
 // roceRxPackets finds the received RoCE packet count for an hw_counters

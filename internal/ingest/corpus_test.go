@@ -206,7 +206,7 @@ func TestCorpusCCIMOCAllReduce(t *testing.T) {
 		t.Errorf("network %+v devices %+v", l.Networks, l.IBDevices)
 	}
 	for name, want := range map[string]string{"NCCL_IB_HCA": "mlx5_5", "NCCL_IB_GID_INDEX": "3", "NCCL_ALGO": "RING", "NCCL_IB_DISABLE": "0", "NCCL_SOCKET_IFNAME": "eno7np0"} {
-		if e := l.EnvValues(name); len(e) != 1 || e[0].Value != want || e[0].FromCommand {
+		if e := l.EnvValues(name); len(e) != 1 || e[0].Value != want || !e[0].Echoed() {
 			t.Errorf("%s = %+v, want %q echoed", name, e, want)
 		}
 	}
@@ -366,7 +366,11 @@ func TestCorpusBroadcastOldSocket(t *testing.T) {
 	if l.VerbsMissing.Count != 2 || len(l.Versions) != 1 || l.Versions[0].Version != "2.9.6+cuda11.2" {
 		t.Errorf("verbs missing %d versions %+v", l.VerbsMissing.Count, l.Versions)
 	}
-	if e := l.EnvValues("NCCL_IB_DISABLE"); len(e) != 1 || e[0].Value != "1" || !e[0].FromCommand || e[0].Evidence.Line != 4 {
-		t.Errorf("NCCL_IB_DISABLE = %+v, want 1 from the mpirun line", e)
+	set := arts[KindNCCLSettings].(*NCCLSettings)
+	if e := set.Values("NCCL_IB_DISABLE"); len(e) != 1 || e[0].Value != "1" || e[0].How != SetByMPI || e[0].Evidence.Line != 4 || e[0].Host != "v100-gpu-1" {
+		t.Errorf("NCCL_IB_DISABLE = %+v, want 1 from the mpirun line on v100-gpu-1", e)
+	}
+	if n := len(set.Settings); n != 9 {
+		t.Errorf("%d settings on the mpirun line, want 9: %+v", n, set.Settings)
 	}
 }

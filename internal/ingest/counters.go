@@ -2,8 +2,13 @@ package ingest
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 )
+
+func itoa(n int) string            { return strconv.Itoa(n) }
+func strconvQuote(s string) string { return strconv.Quote(s) }
 
 // Counter dumps (ethtool -S, RDMA hw_counters) share one generic model: a
 // CounterSet is one dump, name → value in printed order, and a CounterSample
@@ -40,7 +45,10 @@ type Counter struct {
 // A CounterSet is one dump of a port's counters, in printed order.
 type CounterSet struct {
 	Counters []Counter
-	index    map[string]int
+	// Stamp is when the dump was taken, when the input says so (a `date`
+	// line before it; see context.go); zero otherwise.
+	Stamp Stamp
+	index map[string]int
 }
 
 // Get returns the counter called name.
@@ -115,6 +123,25 @@ type CounterSample struct {
 	Before *CounterSet
 	// After is the last (or only) dump.
 	After *CounterSet
+	// Given is the time between the dumps of a pair as the user gave it
+	// (diagnose --interval), used when the dumps carry no times.
+	Given time.Duration
+}
+
+// Span returns the time between the two dumps of a pair and says how it is
+// known; zero for a single dump or a pair without times.
+func (s *CounterSample) Span() (time.Duration, string) {
+	if s.Before == nil {
+		return 0, ""
+	}
+	w := Window{From: s.Before.Stamp, To: s.After.Stamp}
+	if d := w.Duration(); d > 0 {
+		return d, "the " + FormatDuration(d) + " window between the dumps (" + strconvQuote(w.From.Text) + " at line " + itoa(w.From.Line) + ", " + strconvQuote(w.To.Text) + " at line " + itoa(w.To.Line) + ")"
+	}
+	if s.Given > 0 {
+		return s.Given, "the " + FormatDuration(s.Given) + " window given by --interval"
+	}
+	return 0, ""
 }
 
 // IsDelta reports whether the sample is a before/after pair, so that its
@@ -197,6 +224,10 @@ func mergeInto(samples []CounterSample, s CounterSample) ([]CounterSample, bool)
 			continue
 		}
 		if monotonic(p.After, s.first()) {
+			if s.first().Stamp.Line == p.After.Stamp.Line && s.first().Stamp.Unix == p.After.Stamp.Unix {
+				// One date line before both dumps dates neither.
+				s.first().Stamp = Stamp{}
+			}
 			p.Before = p.first()
 			p.After = s.After
 			if p.Driver == "" {

@@ -169,11 +169,14 @@ func (p *ethtoolParser) counter(l Line, name string, v uint64) bool {
 			return false
 		}
 		p.pending = false
-		p.cur = &CounterSet{}
+		p.cur = &CounterSet{Stamp: l.Stamp}
 		p.mode = ethStats
 	} else if p.cur.has(name) {
 		p.flush()
-		p.cur = &CounterSet{}
+		p.cur = &CounterSet{Stamp: l.Stamp}
+	}
+	if p.host == "" && l.Host != "" {
+		p.host = l.Host
 	}
 	if perRing(name) {
 		return true

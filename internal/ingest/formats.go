@@ -12,5 +12,8 @@ func formats() []Format {
 		{Kind: KindDevinfo, New: NewDevinfoParser},
 		{Kind: KindMlnxQoS, New: NewMlnxQoSParser},
 		{Kind: KindDmesg, New: NewDmesgParser},
+		{Kind: KindNCCLSettings, New: NewNCCLSettingsParser},
+		{Kind: KindSwitch, New: NewSwitchParser},
+		{Kind: KindCollectMeta, New: NewCollectMetaParser},
 	}
 }

@@ -44,6 +44,16 @@ func (g *ShowGIDs) GIDEntries() []GIDEntry { return g.Entries }
 type showGIDsParser struct {
 	out  ShowGIDs
 	host string
+	// table numbers the current table; rows marks (device, port, index)
+	// seen in it: a row seen again, or a header after rows, starts the
+	// next table.
+	table int
+	rows  map[gidKey]bool
+}
+
+type gidKey struct {
+	dev       string
+	port, idx int
 }
 
 // NewShowGIDsParser returns a parser for show_gids output in the input src.
@@ -59,6 +69,7 @@ func (p *showGIDsParser) Feed(l Line) {
 	t := strings.TrimSpace(l.Text)
 	if c, ok := findCommand(t, "show_gids"); ok {
 		p.host = c.Host
+		p.nextTable()
 		p.out.lines++
 		return
 	}
@@ -70,6 +81,7 @@ func (p *showGIDsParser) Feed(l Line) {
 	f := strings.Fields(t)
 	switch {
 	case len(f) >= 6 && f[0] == "DEV" && f[1] == "PORT" && f[2] == "INDEX" && f[3] == "GID":
+		p.nextTable()
 		p.out.lines++
 		return
 	case len(f) >= 4 && f[0] == "---" && f[1] == "----":
@@ -87,8 +99,31 @@ func (p *showGIDsParser) Feed(l Line) {
 		return
 	}
 	p.out.lines++
-	e.Host, e.Evidence = p.host, At(p.out.src, l)
+	host := p.host
+	if host == "" {
+		host = l.Host
+	}
+	k := gidKey{e.Device, e.Port, e.Index}
+	if p.rows[k] {
+		p.nextTable()
+	}
+	if p.table == 0 {
+		p.table = 1
+	}
+	if p.rows == nil {
+		p.rows = map[gidKey]bool{}
+	}
+	p.rows[k] = true
+	e.Host, e.Table, e.Evidence = host, p.table, At(p.out.src, l)
 	p.out.Entries = appendCapped(p.out.Entries, e, MaxGIDEntries, &p.out.Omitted)
+}
+
+// nextTable starts a new table if the current one has rows.
+func (p *showGIDsParser) nextTable() {
+	if len(p.rows) > 0 {
+		p.table++
+		clear(p.rows)
+	}
 }
 
 // parseShowGIDsRow parses DEV PORT INDEX GID [IPv4] VER [NETDEV].
@@ -184,6 +219,23 @@ func ClassifyGID(gid string) (GIDClass, string) {
 func (p *showGIDsParser) Result() Artifact {
 	if len(p.out.Entries) == 0 {
 		return nil
+	}
+	// Number tables only when a device appears in more than one.
+	tables := map[string]map[int]bool{}
+	for _, e := range p.out.Entries {
+		if tables[e.Device] == nil {
+			tables[e.Device] = map[int]bool{}
+		}
+		tables[e.Device][e.Table] = true
+	}
+	several := false
+	for _, ts := range tables {
+		several = several || len(ts) > 1
+	}
+	if !several {
+		for i := range p.out.Entries {
+			p.out.Entries[i].Table = 0
+		}
 	}
 	return &p.out
 }

@@ -45,6 +45,7 @@ const maxOpenPorts = 256
 type hwParser struct {
 	out   HWCounters
 	open  map[hwKey]*CounterSet
+	hosts map[hwKey]string // the host the input named before a port's dump
 	order []hwKey
 	// show_counters state
 	section  bool
@@ -56,7 +57,7 @@ type hwParser struct {
 // NewHWCountersParser returns a parser for RDMA hw_counters in the input
 // src.
 func NewHWCountersParser(src string) Parser {
-	return &hwParser{out: HWCounters{src: src}, open: map[hwKey]*CounterSet{}}
+	return &hwParser{out: HWCounters{src: src}, open: map[hwKey]*CounterSet{}, hosts: map[hwKey]string{}}
 }
 
 // Feed implements Parser.
@@ -186,8 +187,11 @@ func (p *hwParser) add(k hwKey, name string, v uint64, l Line) {
 			p.out.Omitted++
 			return
 		}
-		s = &CounterSet{}
+		s = &CounterSet{Stamp: l.Stamp}
 		p.open[k] = s
+		if l.Host != "" {
+			p.hosts[k] = l.Host
+		}
 		p.order = append(p.order, k)
 	}
 	if !s.add(Counter{Name: name, Value: v, Evidence: At(p.out.src, l)}) {
@@ -209,7 +213,7 @@ func (p *hwParser) flushKey(k hwKey) {
 		}
 	}
 	var ok bool
-	p.out.Samples, ok = mergeInto(p.out.Samples, CounterSample{Kind: KindHWCounters, Device: k.dev, Port: k.port, After: s})
+	p.out.Samples, ok = mergeInto(p.out.Samples, CounterSample{Kind: KindHWCounters, Host: p.hosts[k], Device: k.dev, Port: k.port, After: s})
 	if !ok {
 		p.out.Omitted++
 	}

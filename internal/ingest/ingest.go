@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 
 	"rocelab/internal/unit"
 )
@@ -71,9 +72,12 @@ type LinkSpeeder interface {
 // reports using (NCCL_IB_GID_INDEX echoed in an NCCL log, perftest's "GID
 // index" banner field).
 type GIDUse struct {
-	Host     string // host name when the artifact says it, else ""
-	Device   string // e.g. "mlx5_0", else ""
-	Index    int
+	Host   string // host name when the artifact says it, else ""
+	Device string // e.g. "mlx5_0", else ""
+	Index  int
+	// SetBy says how an NCCL setting gave the index ("" for a tool's own
+	// banner or a failed call that names it).
+	SetBy    SetBy
 	Evidence Evidence
 }
 
@@ -84,15 +88,45 @@ type GIDUser interface {
 
 // A GIDEntry is one row of a port's GID table (show_gids, ibv_devinfo -v).
 type GIDEntry struct {
-	Host     string // host name when the artifact says it, else ""
-	Device   string // e.g. "mlx5_0"
-	Port     int
-	Index    int
-	GID      string // as printed, e.g. "0000:0000:0000:0000:0000:ffff:0b00:0048" or "::ffff:11.0.0.72"
-	IPv4     string // the IPv4 address when the GID is IPv4-mapped, else ""
-	Version  string // "v1", "v2", or "" when the table does not say
-	Netdev   string // e.g. "ens3np0", else ""
+	Host    string // host name when the artifact says it, else ""
+	Device  string // e.g. "mlx5_0"
+	Port    int
+	Index   int
+	GID     string // as printed, e.g. "0000:0000:0000:0000:0000:ffff:0b00:0048" or "::ffff:11.0.0.72"
+	IPv4    string // the IPv4 address when the GID is IPv4-mapped, else ""
+	Version string // "v1", "v2", or "" when the table does not say
+	Netdev  string // e.g. "ens3np0", else ""
+	// Table numbers the tables of one input (1, 2, ...) when the input
+	// holds several tables of the same device, as a paste from several
+	// hosts or pods does; 0 otherwise. Rows of different tables belong to
+	// different hosts even when Host is "".
+	Table    int
 	Evidence Evidence
+}
+
+// Where names the table a row belongs to: its host, else the table's
+// place in its input when there are several, e.g. "mlx5_4 (table at
+// t.txt:7)".
+func (e GIDEntry) Where() string {
+	s := e.Device
+	if s == "" {
+		s = "(device not named)"
+	}
+	switch {
+	case e.Host != "":
+		return e.Host + " " + s
+	case e.Table > 0:
+		return s + " (table " + strconv.Itoa(e.Table) + " of " + e.Evidence.File + ")"
+	}
+	return s
+}
+
+// Owner is a key that tells rows of different hosts or tables apart.
+func (e GIDEntry) Owner() string {
+	if e.Host != "" {
+		return e.Host + "\x00" + e.Device
+	}
+	return e.Evidence.File + "\x00" + strconv.Itoa(e.Table) + "\x00" + e.Device
 }
 
 // A GIDTabler is an artifact that lists GID table rows.

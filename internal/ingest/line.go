@@ -24,13 +24,28 @@ type Line struct {
 	// NCCL is set when NCCL printed the line ("NCCL INFO", "NCCL WARN"):
 	// parsers of other formats skip such lines without looking further.
 	NCCL bool
+	// Host is the host the input last named before this line: a shell
+	// prompt ("[root@gpu01 ~]#", "user@gpu01:~$") or the output of a
+	// `hostname` command; "" when none was named.
+	Host string
+	// Stamp is the time the input last stated before this line (see
+	// Stamp); zero when none was.
+	Stamp Stamp
 }
 
-// A LineReader yields cleaned lines from a stream with bounded memory.
+// A LineReader yields cleaned lines from a stream with bounded memory. It
+// also follows the context a paste states between its dumps: the host
+// (shell prompts, `hostname` output) and the time (`date` output), which
+// it attaches to every later line.
 type LineReader struct {
 	br      *bufio.Reader
 	n       int
 	scratch []byte
+	// rest holds the further segments of a line that launcher tags split
+	// (two ranks' output run together on one line).
+	rest      []string
+	restTrunc bool
+	ctx       lineContext
 }
 
 // NewLineReader returns a LineReader over r.
@@ -43,6 +58,11 @@ func (lr *LineReader) LineNum() int { return lr.n }
 
 // Next returns the next line, or io.EOF after the last one.
 func (lr *LineReader) Next() (Line, error) {
+	if len(lr.rest) > 0 {
+		text := lr.rest[0]
+		lr.rest = lr.rest[1:]
+		return lr.line(text, lr.restTrunc), nil
+	}
 	lr.scratch = lr.scratch[:0]
 	truncated := false
 	for {
@@ -71,7 +91,23 @@ func (lr *LineReader) Next() (Line, error) {
 	}
 	lr.n++
 	text := Clean(lr.scratch)
-	return Line{Num: lr.n, Text: text, Truncated: truncated, NCCL: IsNCCLLine(text)}, nil
+	if i := midTag(text); i > 0 {
+		lr.rest = splitTags(text[i:], lr.rest[:0])
+		lr.restTrunc = truncated
+		text = text[:i]
+	}
+	return lr.line(text, truncated), nil
+}
+
+// line classifies one cleaned line and attaches the context before it,
+// then updates the context from it.
+func (lr *LineReader) line(text string, truncated bool) Line {
+	l := Line{Num: lr.n, Text: text, Truncated: truncated, NCCL: IsNCCLLine(text)}
+	l.Host, l.Stamp = lr.ctx.host, lr.ctx.stamp
+	if !l.NCCL {
+		lr.ctx.update(l)
+	}
+	return l
 }
 
 // Clean removes what pasting and log collection add to a machine-printed
@@ -94,7 +130,132 @@ func Clean(b []byte) string {
 	if strings.HasPrefix(strings.TrimSpace(s), "```") {
 		return ""
 	}
-	return stripMPITag(s)
+	return stripLauncherTags(s)
+}
+
+// stripLauncherTags removes what launchers and loggers put before every
+// line of a rank's output, repeatedly (two ranks' tags can run together
+// when their output interleaves): Open MPI "[1,0]<stdout>:" tags, short
+// rank tags "[0]", "[3]:", "rank0:", "[rank0]:", srun --label "0: ", and
+// ISO timestamps ("2024-05-01T12:00:00.123Z ", "[2024-05-01 12:00:00] ").
+// NCCL's own "host:pid:tid [dev]" prefix is not a launcher tag and stays;
+// so does a line that would be empty without its tag.
+func stripLauncherTags(s string) string {
+	for k := 0; k < 4; k++ {
+		t := stripMPITag(s)
+		if t == s {
+			t = stripShortTag(s)
+		}
+		if t == s {
+			t = stripTimestamp(s)
+		}
+		if t == s || strings.TrimSpace(t) == "" {
+			return s
+		}
+		s = t
+	}
+	return s
+}
+
+// stripShortTag removes "[0] ", "[12]:", "rank3: ", "[rank3]: ", "[Rank 3] "
+// or an srun label "0: " at the start of s.
+func stripShortTag(s string) string {
+	t := s
+	bracket := strings.HasPrefix(t, "[")
+	if bracket {
+		t = t[1:]
+	}
+	word := false
+	for _, w := range []string{"rank", "Rank", "RANK"} {
+		if r, ok := strings.CutPrefix(t, w); ok {
+			t, word = strings.TrimPrefix(r, " "), true
+			break
+		}
+	}
+	i := 0
+	for i < len(t) && i < 6 && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return s
+	}
+	t = t[i:]
+	if bracket {
+		if !strings.HasPrefix(t, "]") {
+			return s
+		}
+		t = strings.TrimPrefix(t[1:], ":")
+		if t != "" && t[0] != ' ' && t[0] != '\t' && !word {
+			return s // "[0]mlx5_0": an index, not a tag
+		}
+		return strings.TrimLeft(t, " \t")
+	}
+	// Unbracketed: "rank3:" or the srun label "3: ".
+	if !strings.HasPrefix(t, ":") || !word && !strings.HasPrefix(t, ": ") {
+		return s
+	}
+	return strings.TrimLeft(t[1:], " \t")
+}
+
+// stripTimestamp removes an ISO-8601 date and time (optionally bracketed)
+// and the separator after it from the start of s.
+func stripTimestamp(s string) string {
+	t := strings.TrimPrefix(s, "[")
+	if len(t) < 19 || !isDigits(t[0:4]) || t[4] != '-' || !isDigits(t[5:7]) || t[7] != '-' || !isDigits(t[8:10]) ||
+		(t[10] != 'T' && t[10] != ' ') || !isDigits(t[11:13]) || t[13] != ':' || !isDigits(t[14:16]) || t[16] != ':' || !isDigits(t[17:19]) {
+		return s
+	}
+	i := 19
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || strings.IndexByte(".,:+-Z", t[i]) >= 0) {
+		i++
+	}
+	rest := strings.TrimPrefix(t[i:], "]")
+	rest = strings.TrimLeft(rest, " \t|-")
+	if rest == "" || len(rest) == len(t[i:]) && i < len(t) {
+		return s
+	}
+	return rest
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// midTag returns where an Open MPI output tag starts inside s (another
+// rank's output run into this line), or 0.
+func midTag(s string) int {
+	for off := 1; off < len(s); {
+		j := strings.Index(s[off:], "]<std")
+		if j < 0 {
+			return 0
+		}
+		end := off + j
+		k := strings.LastIndexByte(s[:end], '[')
+		if k >= 1 && stripMPITag(s[k:]) != s[k:] {
+			return k
+		}
+		off = end + 5
+	}
+	return 0
+}
+
+// splitTags cuts s, which starts with a launcher tag, at every further
+// tag, and returns the cleaned segments appended to dst.
+func splitTags(s string, dst []string) []string {
+	for len(dst) < 64 {
+		i := midTag(s)
+		if i <= 0 {
+			break
+		}
+		dst = append(dst, stripLauncherTags(s[:i]))
+		s = s[i:]
+	}
+	return append(dst, stripLauncherTags(s))
 }
 
 // stripANSI removes CSI and OSC escape sequences.

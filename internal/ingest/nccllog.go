@@ -50,9 +50,11 @@ type NCCLLog struct {
 	Plugins HostLines
 	// PluginFailures holds the plugin lines that say a plugin failed to load.
 	PluginFailures HostLines
-	// Env holds NCCL_* settings echoed by NCCL or set on a pasted command
-	// line, one per host, name and value.
-	Env []EnvSetting
+	// Env holds the NCCL_* settings NCCL echoed ("NCCL_IB_GID_INDEX set by
+	// environment to 3."), one per host, name and value; How is SetByEcho.
+	// Settings made on command lines, in scripts and manifests are read by
+	// the NCCLSettings parser.
+	Env []NCCLSetting
 	// GDR holds the GPUDirect RDMA decisions, one per host, GPU, HCA and
 	// outcome.
 	GDR []GDRDecision
@@ -139,17 +141,6 @@ func (h *HostLines) add(host string, e Evidence) {
 	if len(h.Hosts) < maxDistinct {
 		h.Hosts = append(h.Hosts, host)
 	}
-}
-
-// EnvSetting is an NCCL_* variable and its value.
-type EnvSetting struct {
-	Host  string
-	Name  string
-	Value string
-	// FromCommand is set when the value comes from a pasted command line
-	// (mpirun -x, export, an env prefix) rather than NCCL's own echo.
-	FromCommand bool
-	Evidence    Evidence
 }
 
 // GDRDecision is one "GPU Direct RDMA Enabled/Disabled" line.
@@ -324,8 +315,8 @@ func RealHost(h string) bool {
 }
 
 // EnvValues returns the settings of the named variable, in input order.
-func (l *NCCLLog) EnvValues(name string) []EnvSetting {
-	var out []EnvSetting
+func (l *NCCLLog) EnvValues(name string) []NCCLSetting {
+	var out []NCCLSetting
 	for _, e := range l.Env {
 		if e.Name == name {
 			out = append(out, e)
@@ -350,7 +341,7 @@ func (l *NCCLLog) GIDUses() []GIDUse {
 		if err != nil {
 			continue
 		}
-		out = append(out, GIDUse{Host: e.Host, Device: l.soleIBDevice(e.Host), Index: n, Evidence: e.Evidence})
+		out = append(out, GIDUse{Host: e.Host, Device: l.soleIBDevice(e.Host), Index: n, SetBy: SetByEcho, Evidence: e.Evidence})
 	}
 	for _, s := range l.Setup {
 		if s.GIDIndex >= 0 {

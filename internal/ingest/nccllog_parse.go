@@ -38,8 +38,7 @@ func (l *NCCLLog) Feed(ln Line) {
 }
 
 // feedUnprefixed handles lines that mention NCCL without an INFO/WARN
-// marker: the bare version line, rows of the algorithm matrix, and pasted
-// command lines that set NCCL_* variables.
+// marker: the bare version line and rows of the algorithm matrix.
 func (l *NCCLLog) feedUnprefixed(ln Line, s string) {
 	t := strings.TrimSpace(s)
 	if strings.HasPrefix(t, "NCCL version ") {
@@ -52,9 +51,6 @@ func (l *NCCLLog) feedUnprefixed(ln Line, s string) {
 		return
 	}
 	l.matrix = false
-	if strings.Contains(s, "NCCL_") && strings.Contains(s, "=") {
-		l.commandEnv(ln, s)
-	}
 }
 
 func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
@@ -272,7 +268,7 @@ func (l *NCCLLog) envEcho(host, msg string, ev Evidence) {
 	default:
 		return
 	}
-	l.addEnv(host, name, envValue(v), false, ev)
+	l.addEnv(host, name, envValue(v), ev)
 }
 
 // envValue trims the full stop NCCL prints after numeric values.
@@ -286,42 +282,12 @@ func envValue(v string) string {
 	return v
 }
 
-func (l *NCCLLog) addEnv(host, name, value string, cmd bool, ev Evidence) {
+func (l *NCCLLog) addEnv(host, name, value string, ev Evidence) {
 	if !l.once(seenKey{kind: 'e', a: host, b: name, c: value}) {
 		return
 	}
 	if len(l.Env) < maxDistinct {
-		l.Env = append(l.Env, EnvSetting{Host: host, Name: strings.Clone(name), Value: strings.Clone(value), FromCommand: cmd, Evidence: ev})
-	}
-}
-
-// commandEnv reads NCCL_*=value settings from a pasted command line:
-// "mpirun -x NCCL_IB_DISABLE=1 ...", "export NCCL_IB_GID_INDEX=3",
-// "NCCL_DEBUG=INFO torchrun ...". Prose that merely mentions a setting is
-// not a command and is ignored.
-func (l *NCCLLog) commandEnv(ln Line, s string) {
-	f := strings.Fields(s)
-	isCmd := strings.HasPrefix(strings.TrimSpace(s), "NCCL_")
-	for _, w := range f {
-		switch {
-		case strings.HasSuffix(w, "mpirun"), strings.HasSuffix(w, "mpiexec"), w == "srun", strings.HasSuffix(w, "torchrun"),
-			strings.Contains(w, "_perf"), w == "docker", w == "env":
-			isCmd = true
-		}
-	}
-	for i, w := range f {
-		w = strings.Trim(w, `"'`)
-		if !strings.HasPrefix(w, "NCCL_") {
-			continue
-		}
-		name, value, ok := strings.Cut(w, "=")
-		if !ok || !validEnvName(name) {
-			continue
-		}
-		flag := i > 0 && (f[i-1] == "-x" || f[i-1] == "-e" || f[i-1] == "--env" || f[i-1] == "export")
-		if isCmd || flag {
-			l.addEnv("", name, strings.Trim(value, `"'`), true, At(l.src, ln))
-		}
+		l.Env = append(l.Env, NCCLSetting{Host: host, Name: strings.Clone(name), Value: strings.Clone(value), How: SetByEcho, Evidence: ev})
 	}
 }
 

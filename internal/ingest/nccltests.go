@@ -6,12 +6,21 @@ import (
 	"strings"
 )
 
-// Bounds on what one nccl-tests input keeps.
+// Bounds on what one nccl-tests input keeps. What lies beyond them is
+// counted in NCCLTests.Omitted and reported as input.partial, never merged
+// into another run.
 const (
-	maxRuns     = 64
-	maxRows     = 1024
+	maxRuns     = MaxTestRuns
+	maxRows     = MaxTestRows
 	maxRanks    = 4096
 	maxRankHost = 4096
+)
+
+// MaxTestRuns and MaxTestRows bound the runs one input keeps and the rows
+// of one run.
+const (
+	MaxTestRuns = 4096
+	MaxTestRows = 1024
 )
 
 // Sources of TestRun.Collective.
@@ -29,8 +38,15 @@ type NCCLTests struct {
 	// "Collective test starting" banner, an nThread line or a table header
 	// that follows data rows.
 	Runs []*TestRun
+	// Omitted counts runs, rows and rank lines beyond the bounds.
+	Omitted int
+	// BackToBack holds banners ("# nThread ...") printed right after
+	// another with no rank line or row between them: several processes
+	// each printing their own preamble.
+	BackToBack []Evidence
 
 	pendingBinary string
+	sink          *TestRun // takes what lies beyond maxRuns
 }
 
 // TestRun is one nccl-tests table with its preamble and trailer.
@@ -54,6 +70,13 @@ type TestRun struct {
 	Ranks []TestRank
 	// RankCount counts every rank line, kept or not.
 	RankCount int
+	// RankZero holds the first "Rank 0" lines; more than one means
+	// independent single-process jobs printing into one output.
+	RankZero []Evidence
+	// Backsteps counts rows whose size is below the row before (several
+	// processes' tables interleaved); FirstBackstep is the first.
+	Backsteps     int
+	FirstBackstep Evidence
 	// HasRedop and HasRoot say which optional columns the table has;
 	// WrongColumn is "#wrong" or "error".
 	HasRedop, HasRoot bool
@@ -146,12 +169,15 @@ func (t *NCCLTests) Result() Artifact {
 // cur returns the run being read, starting one if needed. fresh asks for
 // a new run when the current one already has rows.
 func (t *NCCLTests) cur(fresh bool) *TestRun {
+	if t.sink != nil && !(fresh && len(t.sink.Rows) > 0) {
+		return t.sink
+	}
 	n := len(t.Runs)
 	if n > 0 && !(fresh && len(t.Runs[n-1].Rows) > 0) {
 		return t.Runs[n-1]
 	}
 	if n >= maxRuns {
-		return t.Runs[n-1]
+		return t.overflow()
 	}
 	r := &TestRun{AvgBusBW: -1, OutOfBounds: -1, hostSeen: map[string]int{}}
 	if t.pendingBinary != "" {
@@ -222,6 +248,9 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 	case strings.HasPrefix(s, "nThread "):
 		r := t.cur(true)
 		if r.NThread > 0 {
+			if r.RankCount == 0 && len(r.Rows) == 0 && len(t.BackToBack) < maxKept {
+				t.BackToBack = append(t.BackToBack, ev)
+			}
 			r = t.newRun()
 		}
 		f := strings.Fields(s)
@@ -261,9 +290,17 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 	return true
 }
 
+// overflow counts a run beyond maxRuns and returns a scratch run that
+// takes its lines.
+func (t *NCCLTests) overflow() *TestRun {
+	t.Omitted++
+	t.sink = &TestRun{AvgBusBW: -1, OutOfBounds: -1, hostSeen: map[string]int{}}
+	return t.sink
+}
+
 func (t *NCCLTests) newRun() *TestRun {
 	if len(t.Runs) >= maxRuns {
-		return t.Runs[len(t.Runs)-1]
+		return t.overflow()
 	}
 	r := &TestRun{AvgBusBW: -1, OutOfBounds: -1, hostSeen: map[string]int{}}
 	t.Runs = append(t.Runs, r)
@@ -338,6 +375,9 @@ pairs:
 	}
 	r := t.cur(true)
 	r.RankCount++
+	if k.Rank == 0 && len(r.RankZero) < maxKept {
+		r.RankZero = append(r.RankZero, ev)
+	}
 	k.Host = strings.Clone(k.Host)
 	if _, ok := r.hostSeen[k.Host]; ok || len(r.hostSeen) < maxRankHost {
 		r.hostSeen[k.Host]++
@@ -448,8 +488,16 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 		lay.known = true
 		r.layout, r.HasRedop, r.HasRoot = lay, lay.redop, lay.root
 	}
+	if n := len(r.Rows); n > 0 && row.Size < r.Rows[n-1].Size {
+		if r.Backsteps == 0 {
+			r.FirstBackstep = row.Evidence
+		}
+		r.Backsteps++
+	}
 	if len(r.Rows) < maxRows {
 		r.Rows = append(r.Rows, row)
+	} else {
+		t.Omitted++
 	}
 	return true
 }

@@ -7,6 +7,7 @@ package nic
 import (
 	"rocelab/internal/fabric"
 	"rocelab/internal/packet"
+	"rocelab/internal/roce"
 	"rocelab/internal/sim"
 	"rocelab/internal/unit"
 )
@@ -132,13 +133,13 @@ func (h *Standin) segment(st *flowState, now unit.Time) *packet.Packet {
 	p.Kind = packet.Data
 	switch {
 	case first && last:
-		p.Opcode = packet.OpWriteOnly
+		p.Opcode = roce.OpWriteOnly
 	case first:
-		p.Opcode = packet.OpWriteFirst
+		p.Opcode = roce.OpWriteFirst
 	case last:
-		p.Opcode = packet.OpWriteLast
+		p.Opcode = roce.OpWriteLast
 	default:
-		p.Opcode = packet.OpWriteMiddle
+		p.Opcode = roce.OpWriteMiddle
 	}
 	p.Flow, p.Src, p.Dst = f.ID, f.Src, f.Dst
 	p.Payload = payload
@@ -155,7 +156,7 @@ func (h *Standin) segment(st *flowState, now unit.Time) *packet.Packet {
 		p.ECN = packet.ECT0
 	}
 	p.SentAt = now
-	st.psn = packet.PSNAdd(st.psn, 1)
+	st.psn = roce.PSNAdd(st.psn, 1)
 	st.off += int64(payload)
 	if f.Rate > 0 {
 		st.next = now + f.Rate.TxTime(unit.Bytes(p.Wire()))

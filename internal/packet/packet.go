@@ -7,7 +7,10 @@
 // intrusive FIFO at a time (an egress queue or a link's in-flight list).
 package packet
 
-import "rocelab/internal/unit"
+import (
+	"rocelab/internal/roce"
+	"rocelab/internal/unit"
+)
 
 // Kind is what a packet is at the link layer.
 type Kind uint8
@@ -69,16 +72,6 @@ const (
 	RoCEPort = 4791
 )
 
-// BTH opcodes the twin emits (RC, facts.md §4).
-const (
-	OpWriteFirst  uint8 = 0x06
-	OpWriteMiddle uint8 = 0x07
-	OpWriteLast   uint8 = 0x08
-	OpWriteOnly   uint8 = 0x0A
-	OpAck         uint8 = 0x11
-	OpCNP         uint8 = 0x81
-)
-
 // Packet is one frame in the twin. Sizes are int32: a frame is at most a
 // jumbo frame, and the record stays small.
 type Packet struct {
@@ -110,7 +103,7 @@ type Packet struct {
 	ClassVector uint8
 
 	Kind   Kind
-	Opcode uint8
+	Opcode roce.Opcode
 	// DSCP is the IP DSCP the sender set.
 	DSCP uint8
 	// ECN is the IP ECN codepoint.

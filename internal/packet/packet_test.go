@@ -21,26 +21,6 @@ func TestOverhead(t *testing.T) {
 	}
 }
 
-func TestPSN(t *testing.T) {
-	for _, c := range []struct {
-		a, b uint32
-		d    int32
-	}{
-		{0, 1, 1}, {1, 0, -1}, {PSNMask, 0, 1}, {0, PSNMask, -1}, {5, 5, 0},
-		{PSNMask - 2, 3, 6}, {0, 1 << 23, -(1 << 23)},
-	} {
-		if got := PSNDiff(c.a, c.b); got != c.d {
-			t.Errorf("PSNDiff(%#x,%#x)=%d want %d", c.a, c.b, got, c.d)
-		}
-	}
-	if PSNAdd(PSNMask, 1) != 0 || PSNAdd(0, -1) != PSNMask {
-		t.Error("PSNAdd does not wrap")
-	}
-	if !PSNLess(PSNMask, 0) || PSNLess(0, PSNMask) {
-		t.Error("PSNLess wrong across wrap")
-	}
-}
-
 func TestQueueAndPool(t *testing.T) {
 	var pl Pool
 	var q Queue

@@ -3,11 +3,13 @@ package report
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"rocelab/internal/fabric"
+	"rocelab/internal/unit"
 )
 
 // WriteDir writes the run into dir: result.json, summary.txt, flows.csv,
@@ -54,11 +56,19 @@ func (r *Run) WriteDir(dir string, net *fabric.Network) error {
 		name := strings.ReplaceAll(pt.Name(), "/", "-") + ".txt"
 		err := writeFile(filepath.Join(dir, "ethtool", name), func(w *bufio.Writer) error {
 			fmt.Fprintf(w, "# source: rocelab twin, scenario %q seed %d (simulated, not a real host)\n", r.Scenario.Name, r.Scenario.Seed)
-			fmt.Fprintf(w, "# what: counters of port %s (peer %s) as mlx5 prints them\n", pt.Name(), pt.Peer().Name())
-			fmt.Fprintf(w, "$ ethtool -S %s\n", strings.ReplaceAll(pt.Name(), "/", "-"))
-			fmt.Fprintln(w, "NIC statistics:")
-			for _, c := range pt.Counters.Ethtool(net.PFCEnabled, isSwitch) {
-				fmt.Fprintf(w, "     %s: %d\n", c.Name, c.Value)
+			fmt.Fprintf(w, "# what: counters of port %s (peer %s) as mlx5 prints them, at the start and at the end of the run (simulated time)\n", pt.Name(), pt.Peer().Name())
+			cs := pt.Counters.Ethtool(net.PFCEnabled, isSwitch)
+			for _, at := range []unit.Time{0, r.end} {
+				WriteTimeLine(w, at)
+				fmt.Fprintf(w, "$ ethtool -S %s\n", strings.ReplaceAll(pt.Name(), "/", "-"))
+				fmt.Fprintln(w, "NIC statistics:")
+				for _, c := range cs {
+					v := c.Value
+					if at == 0 {
+						v = 0
+					}
+					fmt.Fprintf(w, "     %s: %d\n", c.Name, v)
+				}
 			}
 			return nil
 		})
@@ -67,6 +77,17 @@ func (r *Run) WriteDir(dir string, net *fabric.Network) error {
 		}
 	}
 	return nil
+}
+
+// WriteTimeLine writes the time a counter dump is taken in the form
+// rocelab diagnose reads before a dump: a `date +%s.%N` command line and
+// its output. t is simulated time since the run started, so the twin's
+// dumps read as taken at 0.000000000 and at the run's end; two dumps of a
+// port then give rates over the window between them (docs/diagnose.md,
+// "Time windows").
+func WriteTimeLine(w io.Writer, t unit.Time) {
+	ns := int64(t / unit.Nanosecond)
+	fmt.Fprintf(w, "$ date +%%s.%%N\n%d.%09d\n", ns/1e9, ns%1e9)
 }
 
 func writeFile(path string, fill func(w *bufio.Writer) error) error {

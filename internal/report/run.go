@@ -24,6 +24,8 @@ type Run struct {
 	Ports    []Port         `json:"ports"`
 	Queues   []Queue        `json:"queues"`
 	ECMP     []ECMPTier     `json:"ecmp"`
+
+	end unit.Time // when the run ended, for the dumps WriteDir writes
 }
 
 // ScenarioInfo describes what ran.
@@ -135,7 +137,7 @@ func us(t unit.Time) float64 { return float64(t) / float64(unit.Microsecond) }
 // New collects the result of a finished run that ended at end.
 func New(tw *scenario.Twin, end unit.Time) *Run {
 	s, net := tw.Scenario, tw.Net
-	r := &Run{}
+	r := &Run{end: end}
 	r.Scenario = ScenarioInfo{
 		Name: s.Name, File: s.File, Seed: s.Seed, Topology: s.Topo.Kind,
 		Hosts: len(s.Topo.Hosts), Switches: len(net.Switches), Links: len(s.Topo.Links),

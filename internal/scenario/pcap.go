@@ -11,6 +11,7 @@ import (
 	"rocelab/internal/capture"
 	"rocelab/internal/fabric"
 	"rocelab/internal/packet"
+	"rocelab/internal/roce"
 	"rocelab/internal/unit"
 	"rocelab/internal/wire"
 )
@@ -113,10 +114,10 @@ func (t *PcapTap) Frame(now unit.Time, pt *fabric.Port, dir fabric.Direction, p 
 			VLAN: p.VLAN, PCP: p.PCP,
 		}
 		tr := wire.Transport{
-			BTH:        wire.BTH{Opcode: wire.Opcode(p.Opcode), PKey: 0xffff, DestQP: p.DstQP, AckReq: p.AckReq, PSN: p.PSN},
+			BTH:        wire.BTH{Opcode: p.Opcode, PKey: 0xffff, DestQP: p.DstQP, AckReq: p.AckReq, PSN: p.PSN},
 			PayloadLen: int(p.Payload),
 		}
-		if p.Opcode == packet.OpWriteFirst || p.Opcode == packet.OpWriteOnly {
+		if p.Opcode == roce.OpWriteFirst || p.Opcode == roce.OpWriteOnly {
 			tr.RETH.DMALength = uint32(t.net.Flows[p.Flow].Bytes)
 		}
 		frame, wireLen, t.err = t.b.RoCE(&e, &tr, t.snaplen)

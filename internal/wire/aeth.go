@@ -1,9 +1,9 @@
 package wire
 
 import (
-	"strconv"
-
 	"github.com/gopacket/gopacket"
+
+	"rocelab/internal/roce"
 )
 
 // AETH is the ACK Extended Transport Header, carried by ACKNOWLEDGE, ATOMIC
@@ -24,68 +24,8 @@ type AETH struct {
 	MSN      uint32 // 24 bits
 }
 
-// AckKind classifies an AETH syndrome.
-type AckKind uint8
-
-// Syndrome classes.
-const (
-	KindACK AckKind = iota
-	KindRNRNAK
-	KindReserved
-	KindNAK
-)
-
-// NAK codes (syndrome low five bits when Kind is KindNAK).
-const (
-	NAKPSNSequenceError   = 0
-	NAKInvalidRequest     = 1
-	NAKRemoteAccessError  = 2
-	NAKRemoteOperationErr = 3
-	NAKInvalidRDRequest   = 4
-)
-
-// Syndromes as whole bytes, for building and matching.
-const (
-	SyndromeACKUnlimited      uint8 = 0x1f // ACK, no credit count
-	SyndromeRNRNAK            uint8 = 0x20 // | timer
-	SyndromePSNSequenceError  uint8 = 0x60
-	SyndromeInvalidRequest    uint8 = 0x61
-	SyndromeRemoteAccessError uint8 = 0x62
-	SyndromeRemoteOpError     uint8 = 0x63
-	SyndromeInvalidRDRequest  uint8 = 0x64
-)
-
 // Kind returns the syndrome class.
-func (a *AETH) Kind() AckKind { return SyndromeKind(a.Syndrome) }
-
-// SyndromeKind returns the class of syndrome s.
-func SyndromeKind(s uint8) AckKind { return AckKind(s >> 5 & 3) }
-
-// SyndromeName names a syndrome: "ACK", "RNR NAK", "NAK PSN sequence
-// error", "NAK remote access error", ...
-func SyndromeName(s uint8) string {
-	switch SyndromeKind(s) {
-	case KindACK:
-		return "ACK"
-	case KindRNRNAK:
-		return "RNR NAK"
-	case KindNAK:
-		switch s & 0x1f {
-		case NAKPSNSequenceError:
-			return "NAK PSN sequence error"
-		case NAKInvalidRequest:
-			return "NAK invalid request"
-		case NAKRemoteAccessError:
-			return "NAK remote access error"
-		case NAKRemoteOperationErr:
-			return "NAK remote operational error"
-		case NAKInvalidRDRequest:
-			return "NAK invalid RD request"
-		}
-		return "NAK code " + strconv.Itoa(int(s&0x1f))
-	}
-	return "reserved syndrome 0x" + strconv.FormatUint(uint64(s), 16)
-}
+func (a *AETH) Kind() roce.AckKind { return roce.SyndromeKind(a.Syndrome) }
 
 // LayerType returns LayerTypeAETH.
 func (a *AETH) LayerType() gopacket.LayerType { return LayerTypeAETH }
@@ -95,11 +35,11 @@ func (a *AETH) CanDecode() gopacket.LayerClass { return LayerTypeAETH }
 
 // NextLayerType returns AtomicAckETH on ATOMIC ACKNOWLEDGE, the payload on
 // a READ RESPONSE, or nothing on an ACK.
-func (a *AETH) NextLayerType() gopacket.LayerType { return a.next(HasAETH) }
+func (a *AETH) NextLayerType() gopacket.LayerType { return a.next(roce.HasAETH) }
 
 // DecodeFromBytes decodes the 4-byte AETH.
 func (a *AETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if err := a.fixed("AETH", data, AETHLen, df); err != nil {
+	if err := a.fixed("AETH", data, roce.AETHLen, df); err != nil {
 		return err
 	}
 	a.Syndrome = data[0]
@@ -114,7 +54,7 @@ func (a *AETH) encode(p []byte) {
 
 // SerializeTo prepends the AETH.
 func (a *AETH) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptions) error {
-	p, err := b.PrependBytes(AETHLen)
+	p, err := b.PrependBytes(roce.AETHLen)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/binary"
+	"rocelab/internal/roce"
 
 	"github.com/gopacket/gopacket"
 )
@@ -35,11 +36,11 @@ func (a *AtomicETH) LayerType() gopacket.LayerType { return LayerTypeAtomicETH }
 func (a *AtomicETH) CanDecode() gopacket.LayerClass { return LayerTypeAtomicETH }
 
 // NextLayerType returns LayerTypeZero after an atomic request.
-func (a *AtomicETH) NextLayerType() gopacket.LayerType { return a.next(HasAtomicETH) }
+func (a *AtomicETH) NextLayerType() gopacket.LayerType { return a.next(roce.HasAtomicETH) }
 
 // DecodeFromBytes decodes the 28-byte AtomicETH.
 func (a *AtomicETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if err := a.fixed("AtomicETH", data, AtomicETHLen, df); err != nil {
+	if err := a.fixed("AtomicETH", data, roce.AtomicETHLen, df); err != nil {
 		return err
 	}
 	a.VA = binary.BigEndian.Uint64(data[0:8])
@@ -58,7 +59,7 @@ func (a *AtomicETH) encode(p []byte) {
 
 // SerializeTo prepends the AtomicETH.
 func (a *AtomicETH) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptions) error {
-	p, err := b.PrependBytes(AtomicETHLen)
+	p, err := b.PrependBytes(roce.AtomicETHLen)
 	if err != nil {
 		return err
 	}
@@ -90,11 +91,11 @@ func (a *AtomicAckETH) LayerType() gopacket.LayerType { return LayerTypeAtomicAc
 func (a *AtomicAckETH) CanDecode() gopacket.LayerClass { return LayerTypeAtomicAckETH }
 
 // NextLayerType returns LayerTypeZero.
-func (a *AtomicAckETH) NextLayerType() gopacket.LayerType { return a.next(HasAtomicAckETH) }
+func (a *AtomicAckETH) NextLayerType() gopacket.LayerType { return a.next(roce.HasAtomicAckETH) }
 
 // DecodeFromBytes decodes the 8-byte AtomicAckETH.
 func (a *AtomicAckETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if err := a.fixed("AtomicAckETH", data, AtomicAckETHLen, df); err != nil {
+	if err := a.fixed("AtomicAckETH", data, roce.AtomicAckETHLen, df); err != nil {
 		return err
 	}
 	a.OrigRemoteData = binary.BigEndian.Uint64(data)
@@ -103,7 +104,7 @@ func (a *AtomicAckETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) 
 
 // SerializeTo prepends the AtomicAckETH.
 func (a *AtomicAckETH) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptions) error {
-	p, err := b.PrependBytes(AtomicAckETHLen)
+	p, err := b.PrependBytes(roce.AtomicAckETHLen)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/binary"
+	"rocelab/internal/roce"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -26,7 +27,7 @@ import (
 // given the whole UDP payload; Frame.Decode handles truncated captures.
 type BTH struct {
 	layers.BaseLayer
-	Opcode         Opcode
+	Opcode         roce.Opcode
 	SolicitedEvent bool
 	MigReq         bool
 	PadCount       uint8 // 0-3 pad bytes before the ICRC
@@ -61,11 +62,11 @@ func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 		df.SetTruncated()
 		return err
 	}
-	rest := data[BTHLen:]
+	rest := data[roce.BTHLen:]
 	b.NoTrailer = len(rest) < ICRCLen
 	if b.NoTrailer {
 		b.ICRC = 0
-		b.BaseLayer = layers.BaseLayer{Contents: data[:BTHLen], Payload: rest}
+		b.BaseLayer = layers.BaseLayer{Contents: data[:roce.BTHLen], Payload: rest}
 		return nil
 	}
 	b.ICRC = binary.LittleEndian.Uint32(rest[len(rest)-ICRCLen:])
@@ -73,16 +74,16 @@ func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	if end < 0 {
 		end = 0
 	}
-	b.BaseLayer = layers.BaseLayer{Contents: data[:BTHLen], Payload: rest[:end]}
+	b.BaseLayer = layers.BaseLayer{Contents: data[:roce.BTHLen], Payload: rest[:end]}
 	return nil
 }
 
 // decodeHeader reads the 12 header bytes only.
 func (b *BTH) decodeHeader(data []byte) error {
-	if len(data) < BTHLen {
-		return short("BTH", BTHLen, len(data))
+	if len(data) < roce.BTHLen {
+		return short("BTH", roce.BTHLen, len(data))
 	}
-	b.Opcode = Opcode(data[0])
+	b.Opcode = roce.Opcode(data[0])
 	b.SolicitedEvent = data[1]&0x80 != 0
 	b.MigReq = data[1]&0x40 != 0
 	b.PadCount = data[1] >> 4 & 3
@@ -142,7 +143,7 @@ func (b *BTH) SerializeTo(buf gopacket.SerializeBuffer, opts gopacket.SerializeO
 		clear(tail[:b.PadCount])
 		binary.LittleEndian.PutUint32(tail[b.PadCount:], b.ICRC)
 	}
-	p, err := buf.PrependBytes(BTHLen)
+	p, err := buf.PrependBytes(roce.BTHLen)
 	if err != nil {
 		return err
 	}
@@ -161,25 +162,25 @@ func get24(p []byte) uint32 { return uint32(p[0])<<16 | uint32(p[1])<<8 | uint32
 // headerOrder lists the extension headers in wire order with their layer
 // types.
 var headerOrder = [...]struct {
-	h   Headers
+	h   roce.Headers
 	lt  *gopacket.LayerType
 	len int
 }{
-	{HasDETH, &LayerTypeDETH, DETHLen},
-	{HasRETH, &LayerTypeRETH, RETHLen},
-	{HasAtomicETH, &LayerTypeAtomicETH, AtomicETHLen},
-	{HasAETH, &LayerTypeAETH, AETHLen},
-	{HasAtomicAckETH, &LayerTypeAtomicAckETH, AtomicAckETHLen},
-	{HasImmDt, &LayerTypeImmDt, ImmDtLen},
-	{HasIETH, &LayerTypeIETH, IETHLen},
-	{HasCNP, &LayerTypeCNP, CNPLen},
+	{roce.HasDETH, &LayerTypeDETH, roce.DETHLen},
+	{roce.HasRETH, &LayerTypeRETH, roce.RETHLen},
+	{roce.HasAtomicETH, &LayerTypeAtomicETH, roce.AtomicETHLen},
+	{roce.HasAETH, &LayerTypeAETH, roce.AETHLen},
+	{roce.HasAtomicAckETH, &LayerTypeAtomicAckETH, roce.AtomicAckETHLen},
+	{roce.HasImmDt, &LayerTypeImmDt, roce.ImmDtLen},
+	{roce.HasIETH, &LayerTypeIETH, roce.IETHLen},
+	{roce.HasCNP, &LayerTypeCNP, roce.CNPLen},
 }
 
 // nextAfter returns the layer that follows header after in a packet with
 // opcode op (after = 0 means after the BTH).
-func nextAfter(op Opcode, after Headers) gopacket.LayerType {
+func nextAfter(op roce.Opcode, after roce.Headers) gopacket.LayerType {
 	hs := op.Headers()
-	if hs&Known == 0 {
+	if hs&roce.Known == 0 {
 		return gopacket.LayerTypePayload
 	}
 	seen := after == 0
@@ -191,7 +192,7 @@ func nextAfter(op Opcode, after Headers) gopacket.LayerType {
 			seen = true
 		}
 	}
-	if hs&HasPayload != 0 {
+	if hs&roce.HasPayload != 0 {
 		return gopacket.LayerTypePayload
 	}
 	return gopacket.LayerTypeZero
@@ -241,7 +242,7 @@ type ext struct {
 	bth *BTH
 }
 
-func (e *ext) next(h Headers) gopacket.LayerType {
+func (e *ext) next(h roce.Headers) gopacket.LayerType {
 	if e.bth == nil {
 		return gopacket.LayerTypePayload
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"net/netip"
+	"rocelab/internal/roce"
 )
 
 // Endpoints are the L2-L4 fields of one direction of a RoCEv2 path.
@@ -102,7 +103,7 @@ func (b *Builder) RoCE(e *Endpoints, t *Transport, snaplen int) (frame []byte, w
 	}
 	hs := t.BTH.Opcode.Headers()
 	pad := (4 - t.PayloadLen%4) % 4
-	udpLen := UDPLen + BTHLen + hs.Len() + t.PayloadLen + pad + ICRCLen
+	udpLen := UDPLen + roce.BTHLen + hs.Len() + t.PayloadLen + pad + ICRCLen
 	ipHdr := IPv6Len
 	if v4 {
 		ipHdr = IPv4Len
@@ -128,7 +129,7 @@ func (b *Builder) RoCE(e *Endpoints, t *Transport, snaplen int) (frame []byte, w
 	bth := t.BTH
 	bth.PadCount = uint8(pad)
 	bth.encode(p[off:])
-	off += BTHLen
+	off += roce.BTHLen
 	off = t.encodeExt(p, off, hs)
 	clear(p[off : n-ICRCLen])
 	var crc uint32
@@ -146,38 +147,38 @@ func (b *Builder) RoCE(e *Endpoints, t *Transport, snaplen int) (frame []byte, w
 
 // encodeExt writes the extension headers in hs at off and returns the
 // offset after them.
-func (t *ExtHeaders) encodeExt(p []byte, off int, hs Headers) int {
-	if hs&HasDETH != 0 {
+func (t *ExtHeaders) encodeExt(p []byte, off int, hs roce.Headers) int {
+	if hs&roce.HasDETH != 0 {
 		t.DETH.encode(p[off:])
-		off += DETHLen
+		off += roce.DETHLen
 	}
-	if hs&HasRETH != 0 {
+	if hs&roce.HasRETH != 0 {
 		t.RETH.encode(p[off:])
-		off += RETHLen
+		off += roce.RETHLen
 	}
-	if hs&HasAtomicETH != 0 {
+	if hs&roce.HasAtomicETH != 0 {
 		t.AtomicETH.encode(p[off:])
-		off += AtomicETHLen
+		off += roce.AtomicETHLen
 	}
-	if hs&HasAETH != 0 {
+	if hs&roce.HasAETH != 0 {
 		t.AETH.encode(p[off:])
-		off += AETHLen
+		off += roce.AETHLen
 	}
-	if hs&HasAtomicAckETH != 0 {
+	if hs&roce.HasAtomicAckETH != 0 {
 		binary.BigEndian.PutUint64(p[off:], t.AtomicAckETH.OrigRemoteData)
-		off += AtomicAckETHLen
+		off += roce.AtomicAckETHLen
 	}
-	if hs&HasImmDt != 0 {
+	if hs&roce.HasImmDt != 0 {
 		binary.BigEndian.PutUint32(p[off:], t.ImmDt.Data)
-		off += ImmDtLen
+		off += roce.ImmDtLen
 	}
-	if hs&HasIETH != 0 {
+	if hs&roce.HasIETH != 0 {
 		binary.BigEndian.PutUint32(p[off:], t.IETH.RKey)
-		off += IETHLen
+		off += roce.IETHLen
 	}
-	if hs&HasCNP != 0 {
-		clear(p[off : off+CNPLen])
-		off += CNPLen
+	if hs&roce.HasCNP != 0 {
+		clear(p[off : off+roce.CNPLen])
+		off += roce.CNPLen
 	}
 	return off
 }

@@ -1,6 +1,10 @@
 package wire
 
-import "github.com/gopacket/gopacket"
+import (
+	"rocelab/internal/roce"
+
+	"github.com/gopacket/gopacket"
+)
 
 // CNP is the body of a RoCEv2 Congestion Notification Packet (IBTA RoCEv2
 // Annex A17): a BTH with opcode 0x81, then 16 reserved bytes, then the ICRC.
@@ -20,7 +24,7 @@ import "github.com/gopacket/gopacket"
 //	+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 type CNP struct {
 	ext
-	Reserved [CNPLen]byte
+	Reserved [roce.CNPLen]byte
 }
 
 // LayerType returns LayerTypeCNP.
@@ -30,11 +34,11 @@ func (c *CNP) LayerType() gopacket.LayerType { return LayerTypeCNP }
 func (c *CNP) CanDecode() gopacket.LayerClass { return LayerTypeCNP }
 
 // NextLayerType returns LayerTypeZero when after a BTH.
-func (c *CNP) NextLayerType() gopacket.LayerType { return c.next(HasCNP) }
+func (c *CNP) NextLayerType() gopacket.LayerType { return c.next(roce.HasCNP) }
 
 // DecodeFromBytes decodes the 16 reserved bytes.
 func (c *CNP) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if err := c.fixed("CNP", data, CNPLen, df); err != nil {
+	if err := c.fixed("CNP", data, roce.CNPLen, df); err != nil {
 		return err
 	}
 	copy(c.Reserved[:], data)
@@ -43,7 +47,7 @@ func (c *CNP) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 
 // SerializeTo prepends the 16 reserved bytes.
 func (c *CNP) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptions) error {
-	p, err := b.PrependBytes(CNPLen)
+	p, err := b.PrependBytes(roce.CNPLen)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/binary"
+	"rocelab/internal/roce"
 
 	"github.com/gopacket/gopacket"
 )
@@ -29,11 +30,11 @@ func (d *DETH) CanDecode() gopacket.LayerClass { return LayerTypeDETH }
 
 // NextLayerType returns ImmDt on UD SEND ONLY with immediate, else the
 // payload.
-func (d *DETH) NextLayerType() gopacket.LayerType { return d.next(HasDETH) }
+func (d *DETH) NextLayerType() gopacket.LayerType { return d.next(roce.HasDETH) }
 
 // DecodeFromBytes decodes the 8-byte DETH.
 func (d *DETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if err := d.fixed("DETH", data, DETHLen, df); err != nil {
+	if err := d.fixed("DETH", data, roce.DETHLen, df); err != nil {
 		return err
 	}
 	d.QKey = binary.BigEndian.Uint32(data[0:4])
@@ -49,7 +50,7 @@ func (d *DETH) encode(p []byte) {
 
 // SerializeTo prepends the DETH.
 func (d *DETH) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptions) error {
-	p, err := b.PrependBytes(DETHLen)
+	p, err := b.PrependBytes(roce.DETHLen)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"net/netip"
+	"rocelab/internal/roce"
 	"strconv"
 
 	"github.com/gopacket/gopacket"
@@ -64,8 +65,8 @@ type Frame struct {
 
 	// Headers lists the extension headers the opcode calls for; Decoded
 	// lists those present in the captured bytes and decoded.
-	Headers Headers
-	Decoded Headers
+	Headers roce.Headers
+	Decoded roce.Headers
 	// Truncated is set when the capture ended before the end of the UDP
 	// datagram (a short snaplen); the ICRC was then not seen.
 	Truncated bool
@@ -94,23 +95,23 @@ type ExtHeaders struct {
 }
 
 // layer returns the header for bit h, bound to bth.
-func (x *ExtHeaders) layer(h Headers, bth *BTH) gopacket.DecodingLayer {
+func (x *ExtHeaders) layer(h roce.Headers, bth *BTH) gopacket.DecodingLayer {
 	var e *ext
 	var l gopacket.DecodingLayer
 	switch h {
-	case HasDETH:
+	case roce.HasDETH:
 		e, l = &x.DETH.ext, &x.DETH
-	case HasRETH:
+	case roce.HasRETH:
 		e, l = &x.RETH.ext, &x.RETH
-	case HasAtomicETH:
+	case roce.HasAtomicETH:
 		e, l = &x.AtomicETH.ext, &x.AtomicETH
-	case HasAETH:
+	case roce.HasAETH:
 		e, l = &x.AETH.ext, &x.AETH
-	case HasAtomicAckETH:
+	case roce.HasAtomicAckETH:
 		e, l = &x.AtomicAckETH.ext, &x.AtomicAckETH
-	case HasImmDt:
+	case roce.HasImmDt:
 		e, l = &x.ImmDt.ext, &x.ImmDt
-	case HasIETH:
+	case roce.HasIETH:
 		e, l = &x.IETH.ext, &x.IETH
 	default:
 		e, l = &x.CNP.ext, &x.CNP
@@ -247,7 +248,7 @@ func (f *Frame) decodeUDP(data []byte, off, room int) error {
 	if f.DstPort != UDPPort {
 		return nil
 	}
-	if f.UDPLength < UDPLen+BTHLen+ICRCLen || f.UDPLength > room {
+	if f.UDPLength < UDPLen+roce.BTHLen+ICRCLen || f.UDPLength > room {
 		return &DecodeError{Layer: "UDP", Msg: "length " + strconv.Itoa(f.UDPLength) + " does not fit a RoCEv2 packet in an IP payload of " + strconv.Itoa(room)}
 	}
 	f.Kind = FrameRoCE
@@ -263,11 +264,11 @@ func (f *Frame) decodeUDP(data []byte, off, room int) error {
 	}
 	hs := b.Opcode.Headers()
 	f.Headers = hs
-	f.PayloadLen = f.UDPLength - UDPLen - BTHLen - hs.Len() - int(b.PadCount) - ICRCLen
+	f.PayloadLen = f.UDPLength - UDPLen - roce.BTHLen - hs.Len() - int(b.PadCount) - ICRCLen
 	if f.PayloadLen < 0 {
 		return &DecodeError{Layer: "BTH", Msg: "UDP length " + strconv.Itoa(f.UDPLength) + " too short for " + b.Opcode.String()}
 	}
-	rest := body[BTHLen:]
+	rest := body[roce.BTHLen:]
 	if f.Truncated {
 		b.NoTrailer, b.ICRC = true, 0
 	} else {
@@ -275,8 +276,8 @@ func (f *Frame) decodeUDP(data []byte, off, room int) error {
 		b.ICRC = binary.LittleEndian.Uint32(rest[len(rest)-ICRCLen:])
 		rest = rest[:len(rest)-ICRCLen-int(b.PadCount)]
 	}
-	b.BaseLayer.Contents, b.BaseLayer.Payload = body[:BTHLen], rest
-	if hs&Known == 0 {
+	b.BaseLayer.Contents, b.BaseLayer.Payload = body[:roce.BTHLen], rest
+	if hs&roce.Known == 0 {
 		return nil
 	}
 	return f.decodeExt(hs, rest)
@@ -284,7 +285,7 @@ func (f *Frame) decodeUDP(data []byte, off, room int) error {
 
 // decodeExt decodes the extension headers in hs from p, in wire order,
 // stopping quietly where a truncated capture ends.
-func (f *Frame) decodeExt(hs Headers, p []byte) error {
+func (f *Frame) decodeExt(hs roce.Headers, p []byte) error {
 	for _, e := range headerOrder {
 		if hs&e.h == 0 {
 			continue

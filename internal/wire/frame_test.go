@@ -3,6 +3,7 @@ package wire
 import (
 	"errors"
 	"net/netip"
+	"rocelab/internal/roce"
 	"testing"
 )
 
@@ -31,7 +32,7 @@ func TestFrameDecodeBuilt(t *testing.T) {
 				b.FCS = fcs
 				e := testEndpoints(v4, vlan)
 				e.ECN = CE
-				tr := Transport{BTH: BTH{Opcode: OpWriteFirst, PKey: 0xffff, DestQP: 0xabc, PSN: 0xfffffe, AckReq: true},
+				tr := Transport{BTH: BTH{Opcode: roce.OpWriteFirst, PKey: 0xffff, DestQP: 0xabc, PSN: 0xfffffe, AckReq: true},
 					ExtHeaders: ExtHeaders{RETH: RETH{VA: 0x10, RKey: 0x20, DMALength: 4096}}, PayloadLen: 1021}
 				frame, wireLen, err := b.RoCE(&e, &tr, 0)
 				if err != nil {
@@ -61,7 +62,7 @@ func TestFrameDecodeBuilt(t *testing.T) {
 				if f.ECN() != CE || f.DSCP() != 26 || f.VLAN != vlan || (vlan && f.PCP != 3) || f.SrcIP != e.SrcIP || f.DstIP != e.DstIP {
 					t.Errorf("IP fields: ecn %v dscp %d vlan %v pcp %d %v>%v", f.ECN(), f.DSCP(), f.VLAN, f.PCP, f.SrcIP, f.DstIP)
 				}
-				if f.Decoded != HasRETH || f.RETH.DMALength != 4096 || f.BTH.PSN != 0xfffffe || f.BTH.NoTrailer {
+				if f.Decoded != roce.HasRETH || f.RETH.DMALength != 4096 || f.BTH.PSN != 0xfffffe || f.BTH.NoTrailer {
 					t.Errorf("RoCE fields: %+v %+v", f.BTH, f.RETH)
 				}
 				if got := ICRC(frame, l2); got != f.BTH.ICRC {
@@ -78,7 +79,7 @@ func TestFrameDecodeSnaplen(t *testing.T) {
 	var b Builder
 	var f Frame
 	e := testEndpoints(false, true)
-	tr := Transport{BTH: BTH{Opcode: OpWriteOnlyImm, PSN: 1}, ExtHeaders: ExtHeaders{RETH: RETH{DMALength: 4096}, ImmDt: ImmDt{Data: 0x77}}, PayloadLen: 4096}
+	tr := Transport{BTH: BTH{Opcode: roce.OpWriteOnlyImm, PSN: 1}, ExtHeaders: ExtHeaders{RETH: RETH{DMALength: 4096}, ImmDt: ImmDt{Data: 0x77}}, PayloadLen: 4096}
 	frame, wireLen, err := b.RoCE(&e, &tr, 100)
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +93,7 @@ func TestFrameDecodeSnaplen(t *testing.T) {
 	if !f.Truncated || !f.BTH.NoTrailer || f.WireLen() != wireLen || f.PayloadLen != 4096 {
 		t.Fatalf("truncated %v icrc %v wire %d payload %d", f.Truncated, !f.BTH.NoTrailer, f.WireLen(), f.PayloadLen)
 	}
-	if f.Decoded != HasRETH|HasImmDt || f.ImmDt.Data != 0x77 {
+	if f.Decoded != roce.HasRETH|roce.HasImmDt || f.ImmDt.Data != 0x77 {
 		t.Errorf("decoded %b imm %x", f.Decoded, f.ImmDt.Data)
 	}
 	// Cut inside the RETH: the BTH still decodes, the RETH is not claimed.
@@ -108,7 +109,7 @@ func TestFrameDecodeErrors(t *testing.T) {
 	var b Builder
 	var f Frame
 	e := testEndpoints(true, false)
-	tr := Transport{BTH: BTH{Opcode: OpAcknowledge}, ExtHeaders: ExtHeaders{AETH: AETH{Syndrome: SyndromeACKUnlimited}}}
+	tr := Transport{BTH: BTH{Opcode: roce.OpAcknowledge}, ExtHeaders: ExtHeaders{AETH: AETH{Syndrome: roce.SyndromeACKUnlimited}}}
 	frame, _, _ := b.RoCE(&e, &tr, 0)
 	good := append([]byte(nil), frame...)
 	cases := map[string]func(p []byte) []byte{
@@ -130,7 +131,7 @@ func TestFrameDecodeErrors(t *testing.T) {
 			t.Errorf("%s: err %v, want *DecodeError", name, err)
 		}
 	}
-	if err := f.Decode(good); err != nil || f.AETH.Syndrome != SyndromeACKUnlimited {
+	if err := f.Decode(good); err != nil || f.AETH.Syndrome != roce.SyndromeACKUnlimited {
 		t.Fatalf("good frame: %v", err)
 	}
 }
@@ -139,7 +140,7 @@ func TestFrameNotRoCE(t *testing.T) {
 	var b Builder
 	var f Frame
 	e := testEndpoints(true, false)
-	frame, _, _ := b.RoCE(&e, &Transport{BTH: BTH{Opcode: OpSendOnly}, PayloadLen: 8}, 0)
+	frame, _, _ := b.RoCE(&e, &Transport{BTH: BTH{Opcode: roce.OpSendOnly}, PayloadLen: 8}, 0)
 	frame[14+20+3] = 0xb8 // destination port 4792
 	if err := f.Decode(frame); err != nil || f.Kind != FrameOther || f.IPVersion != 4 {
 		t.Fatalf("kind %v err %v", f.Kind, err)
@@ -162,7 +163,7 @@ func TestBuilderAllocs(t *testing.T) {
 	var b Builder
 	var f Frame
 	e := testEndpoints(false, true)
-	tr := Transport{BTH: BTH{Opcode: OpWriteOnly}, PayloadLen: 4096}
+	tr := Transport{BTH: BTH{Opcode: roce.OpWriteOnly}, PayloadLen: 4096}
 	if n := testing.AllocsPerRun(100, func() {
 		frame, _, _ := b.RoCE(&e, &tr, 0)
 		_ = f.Decode(frame)
@@ -182,9 +183,9 @@ func BenchmarkFrameDecode(b *testing.B) {
 		tr   Transport
 		snap int
 	}{
-		{"write-4096", Transport{BTH: BTH{Opcode: OpWriteMiddle}, PayloadLen: 4096}, 0},
-		{"write-snap100", Transport{BTH: BTH{Opcode: OpWriteFirst}, PayloadLen: 4096}, 100},
-		{"ack", Transport{BTH: BTH{Opcode: OpAcknowledge}}, 0},
+		{"write-4096", Transport{BTH: BTH{Opcode: roce.OpWriteMiddle}, PayloadLen: 4096}, 0},
+		{"write-snap100", Transport{BTH: BTH{Opcode: roce.OpWriteFirst}, PayloadLen: 4096}, 100},
+		{"ack", Transport{BTH: BTH{Opcode: roce.OpAcknowledge}}, 0},
 	} {
 		frame, _, _ := bl.RoCE(&e, &c.tr, c.snap)
 		frame = append([]byte(nil), frame...)
@@ -202,7 +203,7 @@ func BenchmarkFrameDecode(b *testing.B) {
 func BenchmarkBuild(b *testing.B) {
 	var bl Builder
 	e := testEndpoints(true, true)
-	tr := Transport{BTH: BTH{Opcode: OpWriteMiddle}, PayloadLen: 4096}
+	tr := Transport{BTH: BTH{Opcode: roce.OpWriteMiddle}, PayloadLen: 4096}
 	b.Run("roce-4096-icrc", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

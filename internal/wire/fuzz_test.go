@@ -2,6 +2,7 @@ package wire
 
 import (
 	"reflect"
+	"rocelab/internal/roce"
 	"testing"
 
 	"github.com/gopacket/gopacket"
@@ -98,7 +99,7 @@ func FuzzFrame(f *testing.F) {
 		if fr.Decoded&^hs != 0 {
 			t.Fatalf("decoded headers %b not in opcode's %b", fr.Decoded, hs)
 		}
-		if hs&Known != 0 && UDPLen+BTHLen+hs.Len()+fr.PayloadLen+int(fr.BTH.PadCount)+ICRCLen != fr.UDPLength {
+		if hs&roce.Known != 0 && UDPLen+roce.BTHLen+hs.Len()+fr.PayloadLen+int(fr.BTH.PadCount)+ICRCLen != fr.UDPLength {
 			t.Fatalf("lengths do not add up: payload %d, UDP %d", fr.PayloadLen, fr.UDPLength)
 		}
 		if fr.WireLen() < fr.L2Len+fr.UDPLength {

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"rocelab/internal/roce"
 )
 
 // ICRC computes the RoCEv2 invariant CRC of a frame whose IP header starts
@@ -19,7 +20,7 @@ func ICRC(frame []byte, ipOff int) uint32 {
 }
 
 // icrcScratch holds the masked copy of the invariant headers.
-type icrcScratch [IPv6Len + UDPLen + BTHLen]byte
+type icrcScratch [IPv6Len + UDPLen + roce.BTHLen]byte
 
 func icrc(frame []byte, ipOff int, ph *icrcScratch) uint32 {
 	ipLen := IPv4Len
@@ -32,10 +33,10 @@ func icrc(frame []byte, ipOff int, ph *icrcScratch) uint32 {
 	udpLen := int(binary.BigEndian.Uint16(frame[udpOff+4:]))
 	var hdr []byte
 	if ipLen <= IPv6Len {
-		n := copy(ph[:], frame[ipOff:udpOff+UDPLen+BTHLen])
+		n := copy(ph[:], frame[ipOff:udpOff+UDPLen+roce.BTHLen])
 		hdr = ph[:n]
 	} else { // IPv4 with long options: mask in place on a copy
-		hdr = append([]byte(nil), frame[ipOff:udpOff+UDPLen+BTHLen]...)
+		hdr = append([]byte(nil), frame[ipOff:udpOff+UDPLen+roce.BTHLen]...)
 	}
 	if ipLen == IPv6Len && hdr[0]>>4 == 6 {
 		hdr[0] |= 0x0f // traffic class high nibble
@@ -50,7 +51,7 @@ func icrc(frame []byte, ipOff int, ph *icrcScratch) uint32 {
 	hdr[ipLen+UDPLen+4] = 0xff              // FECN, BECN, reserved
 	crc := crc32.Update(0, crc32.IEEETable, maskedLRH[:])
 	crc = crc32.Update(crc, crc32.IEEETable, hdr)
-	crc = crc32.Update(crc, crc32.IEEETable, frame[udpOff+UDPLen+BTHLen:udpOff+udpLen-ICRCLen])
+	crc = crc32.Update(crc, crc32.IEEETable, frame[udpOff+UDPLen+roce.BTHLen:udpOff+udpLen-ICRCLen])
 	return crc
 }
 

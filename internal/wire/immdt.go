@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/binary"
+	"rocelab/internal/roce"
 
 	"github.com/gopacket/gopacket"
 )
@@ -27,11 +28,11 @@ func (i *ImmDt) LayerType() gopacket.LayerType { return LayerTypeImmDt }
 func (i *ImmDt) CanDecode() gopacket.LayerClass { return LayerTypeImmDt }
 
 // NextLayerType returns the payload.
-func (i *ImmDt) NextLayerType() gopacket.LayerType { return i.next(HasImmDt) }
+func (i *ImmDt) NextLayerType() gopacket.LayerType { return i.next(roce.HasImmDt) }
 
 // DecodeFromBytes decodes the 4-byte ImmDt.
 func (i *ImmDt) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if err := i.fixed("ImmDt", data, ImmDtLen, df); err != nil {
+	if err := i.fixed("ImmDt", data, roce.ImmDtLen, df); err != nil {
 		return err
 	}
 	i.Data = binary.BigEndian.Uint32(data)
@@ -61,11 +62,11 @@ func (i *IETH) LayerType() gopacket.LayerType { return LayerTypeIETH }
 func (i *IETH) CanDecode() gopacket.LayerClass { return LayerTypeIETH }
 
 // NextLayerType returns the payload.
-func (i *IETH) NextLayerType() gopacket.LayerType { return i.next(HasIETH) }
+func (i *IETH) NextLayerType() gopacket.LayerType { return i.next(roce.HasIETH) }
 
 // DecodeFromBytes decodes the 4-byte IETH.
 func (i *IETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if err := i.fixed("IETH", data, IETHLen, df); err != nil {
+	if err := i.fixed("IETH", data, roce.IETHLen, df); err != nil {
 		return err
 	}
 	i.RKey = binary.BigEndian.Uint32(data)

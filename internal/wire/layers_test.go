@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/hex"
 	"reflect"
+	"rocelab/internal/roce"
 	"strings"
 	"testing"
 
@@ -30,10 +31,10 @@ type layerCase struct {
 
 var layerCases = []layerCase{
 	{"BTH", "0a a0 ffff 80 000123 80 00004d  aabbccdd 0000 78563412", func() gopacket.DecodingLayer { return &BTH{} },
-		&BTH{Opcode: OpWriteOnly, SolicitedEvent: true, PadCount: 2, PKey: 0xffff, FECN: true, DestQP: 0x123, AckReq: true, PSN: 0x4d, ICRC: 0x12345678}},
+		&BTH{Opcode: roce.OpWriteOnly, SolicitedEvent: true, PadCount: 2, PKey: 0xffff, FECN: true, DestQP: 0x123, AckReq: true, PSN: 0x4d, ICRC: 0x12345678}},
 	{"RETH", "0000 7f00 dead b000 1234 5678 0010 0000", func() gopacket.DecodingLayer { return &RETH{} },
 		&RETH{VA: 0x00007f00deadb000, RKey: 0x12345678, DMALength: 1 << 20}},
-	{"AETH", "60 00002a", func() gopacket.DecodingLayer { return &AETH{} }, &AETH{Syndrome: SyndromePSNSequenceError, MSN: 42}},
+	{"AETH", "60 00002a", func() gopacket.DecodingLayer { return &AETH{} }, &AETH{Syndrome: roce.SyndromePSNSequenceError, MSN: 42}},
 	{"ImmDt", "cafe f00d", func() gopacket.DecodingLayer { return &ImmDt{} }, &ImmDt{Data: 0xcafef00d}},
 	{"IETH", "0000 1234", func() gopacket.DecodingLayer { return &IETH{} }, &IETH{RKey: 0x1234}},
 	{"DETH", "8001 0000 00 000001", func() gopacket.DecodingLayer { return &DETH{} }, &DETH{QKey: 0x80010000, SrcQP: 1}},
@@ -99,7 +100,7 @@ func TestLayerTruncated(t *testing.T) {
 		min := len(data)
 		switch c.name {
 		case "BTH":
-			min = BTHLen
+			min = roce.BTHLen
 		case "PFC":
 			min = PFCLen
 		}
@@ -111,13 +112,13 @@ func TestLayerTruncated(t *testing.T) {
 }
 
 func TestBTHSerializeRoundTrip(t *testing.T) {
-	b := &BTH{Opcode: OpSendOnly, PKey: 0xffff, DestQP: 0xabcdef, AckReq: true, PSN: 0xffffff, MigReq: true}
+	b := &BTH{Opcode: roce.OpSendOnly, PKey: 0xffff, DestQP: 0xabcdef, AckReq: true, PSN: 0xffffff, MigReq: true}
 	buf := gopacket.NewSerializeBuffer()
 	opts := gopacket.SerializeOptions{FixLengths: true}
 	if err := gopacket.SerializeLayers(buf, opts, b, gopacket.Payload([]byte{1, 2, 3, 4, 5})); err != nil {
 		t.Fatal(err)
 	}
-	if got := len(buf.Bytes()); got != BTHLen+5+3+ICRCLen {
+	if got := len(buf.Bytes()); got != roce.BTHLen+5+3+ICRCLen {
 		t.Fatalf("length %d, want BTH+5+pad 3+ICRC", got)
 	}
 	var d BTH
@@ -153,7 +154,7 @@ func roundTrip(t *testing.T, ls ...gopacket.SerializableLayer) gopacket.Packet {
 
 func TestNewPacketRoundTrip(t *testing.T) {
 	t.Run("WRITE ONLY with immediate", func(t *testing.T) {
-		p := roundTrip(t, &BTH{Opcode: OpWriteOnlyImm, PSN: 9, DestQP: 7}, &RETH{VA: 1, RKey: 2, DMALength: 6},
+		p := roundTrip(t, &BTH{Opcode: roce.OpWriteOnlyImm, PSN: 9, DestQP: 7}, &RETH{VA: 1, RKey: 2, DMALength: 6},
 			&ImmDt{Data: 0xabcd}, gopacket.Payload("abcdef"))
 		want := []gopacket.LayerType{layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeUDP,
 			LayerTypeBTH, LayerTypeRETH, LayerTypeImmDt, gopacket.LayerTypePayload}
@@ -169,7 +170,7 @@ func TestNewPacketRoundTrip(t *testing.T) {
 		}
 	})
 	t.Run("ATOMIC ACKNOWLEDGE", func(t *testing.T) {
-		p := roundTrip(t, &BTH{Opcode: OpAtomicAcknowledge, PSN: 3}, &AETH{Syndrome: SyndromeACKUnlimited, MSN: 4},
+		p := roundTrip(t, &BTH{Opcode: roce.OpAtomicAcknowledge, PSN: 3}, &AETH{Syndrome: roce.SyndromeACKUnlimited, MSN: 4},
 			&AtomicAckETH{OrigRemoteData: 99})
 		assertLayers(t, p, []gopacket.LayerType{layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeUDP,
 			LayerTypeBTH, LayerTypeAETH, LayerTypeAtomicAckETH})
@@ -178,12 +179,12 @@ func TestNewPacketRoundTrip(t *testing.T) {
 		}
 	})
 	t.Run("UD SEND ONLY with immediate", func(t *testing.T) {
-		p := roundTrip(t, &BTH{Opcode: OpUDSendOnlyImm, DestQP: 1}, &DETH{QKey: 0x80010000, SrcQP: 0x55}, &ImmDt{Data: 1}, gopacket.Payload("x"))
+		p := roundTrip(t, &BTH{Opcode: roce.OpUDSendOnlyImm, DestQP: 1}, &DETH{QKey: 0x80010000, SrcQP: 0x55}, &ImmDt{Data: 1}, gopacket.Payload("x"))
 		assertLayers(t, p, []gopacket.LayerType{layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeUDP,
 			LayerTypeBTH, LayerTypeDETH, LayerTypeImmDt, gopacket.LayerTypePayload})
 	})
 	t.Run("CNP", func(t *testing.T) {
-		p := roundTrip(t, &BTH{Opcode: OpCNP, DestQP: 0x11, BECN: true}, &CNP{})
+		p := roundTrip(t, &BTH{Opcode: roce.OpCNP, DestQP: 0x11, BECN: true}, &CNP{})
 		assertLayers(t, p, []gopacket.LayerType{layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeUDP, LayerTypeBTH, LayerTypeCNP})
 	})
 	t.Run("PFC", func(t *testing.T) {
@@ -215,7 +216,7 @@ func assertLayers(t *testing.T, p gopacket.Packet, want []gopacket.LayerType) {
 func TestDecodingLayerParser(t *testing.T) {
 	var b Builder
 	e := testEndpoints(true, false)
-	tr := Transport{BTH: BTH{Opcode: OpWriteOnlyImm, PSN: 5, DestQP: 9}, ExtHeaders: ExtHeaders{RETH: RETH{DMALength: 100}, ImmDt: ImmDt{Data: 7}}, PayloadLen: 100}
+	tr := Transport{BTH: BTH{Opcode: roce.OpWriteOnlyImm, PSN: 5, DestQP: 9}, ExtHeaders: ExtHeaders{RETH: RETH{DMALength: 100}, ImmDt: ImmDt{Data: 7}}, PayloadLen: 100}
 	frame, _, err := b.RoCE(&e, &tr, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"rocelab/internal/roce"
 	"rocelab/internal/wire"
 	"rocelab/internal/wire/oracle"
 	"rocelab/internal/wire/tshark"
@@ -70,10 +71,10 @@ func oracleCapture(t *testing.T, path string, ng bool) [][]uint64 {
 			}
 			hs := tr.BTH.Opcode.Headers()
 			exp[0], exp[1], exp[2], exp[3], exp[4] = uint64(tr.BTH.Opcode), uint64(tr.BTH.PSN), uint64(tr.BTH.DestQP), b2u(tr.BTH.AckReq), uint64(tr.BTH.PKey)
-			if hs&wire.HasAETH != 0 {
+			if hs&roce.HasAETH != 0 {
 				exp[5], exp[6] = uint64(tr.AETH.Syndrome), uint64(tr.AETH.MSN)
 			}
-			if hs&wire.HasRETH != 0 {
+			if hs&roce.HasRETH != 0 {
 				exp[7] = uint64(tr.RETH.DMALength)
 			}
 			emit(frame, wireLen, exp)

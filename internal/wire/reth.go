@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/binary"
+	"rocelab/internal/roce"
 
 	"github.com/gopacket/gopacket"
 )
@@ -35,11 +36,11 @@ func (r *RETH) CanDecode() gopacket.LayerClass { return LayerTypeRETH }
 
 // NextLayerType returns ImmDt on WRITE ONLY with immediate, else the
 // payload (or nothing on a READ REQUEST).
-func (r *RETH) NextLayerType() gopacket.LayerType { return r.next(HasRETH) }
+func (r *RETH) NextLayerType() gopacket.LayerType { return r.next(roce.HasRETH) }
 
 // DecodeFromBytes decodes the 16-byte RETH.
 func (r *RETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if err := r.fixed("RETH", data, RETHLen, df); err != nil {
+	if err := r.fixed("RETH", data, roce.RETHLen, df); err != nil {
 		return err
 	}
 	r.VA = binary.BigEndian.Uint64(data[0:8])
@@ -56,7 +57,7 @@ func (r *RETH) encode(p []byte) {
 
 // SerializeTo prepends the RETH.
 func (r *RETH) SerializeTo(b gopacket.SerializeBuffer, _ gopacket.SerializeOptions) error {
-	p, err := b.PrependBytes(RETHLen)
+	p, err := b.PrependBytes(roce.RETHLen)
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,7 @@
 package wire
 
+import "rocelab/internal/roce"
+
 // Test vectors shared by the tshark oracle test (package wire_test) and
 // the fuzz seeds.
 
@@ -8,7 +10,7 @@ package wire
 // every syndrome class.
 func OracleTransports() []Transport {
 	var ts []Transport
-	add := func(op Opcode, syn uint8, payload int) {
+	add := func(op roce.Opcode, syn uint8, payload int) {
 		i := len(ts)
 		t := Transport{
 			BTH: BTH{Opcode: op, PKey: uint16(0xffff - i), DestQP: uint32(0xffffff - 977*i), AckReq: i%2 == 0,
@@ -24,32 +26,32 @@ func OracleTransports() []Transport {
 			IETH:         IETH{RKey: uint32(i)},
 			DETH:         DETH{QKey: 0x80010000, SrcQP: uint32(i)},
 		}
-		if op == OpCNP {
+		if op == roce.OpCNP {
 			t.BTH.PKey, t.BTH.PSN, t.BTH.AckReq, t.BTH.BECN = 0xffff, 0, false, true
 		}
 		ts = append(ts, t)
 	}
-	for _, tr := range []Opcode{TransportRC, TransportUC} {
-		for op := OpSendFirst; op <= OpWriteOnlyImm; op++ {
+	for _, tr := range []roce.Opcode{roce.TransportRC, roce.TransportUC} {
+		for op := roce.OpSendFirst; op <= roce.OpWriteOnlyImm; op++ {
 			add(tr|op, 0, 1+int(op)*97)
 		}
 	}
-	add(OpReadRequest, 0, 0)
-	add(OpReadResponseFirst, 0x1f, 1024)
-	add(OpReadResponseMiddle, 0, 1024)
-	add(OpReadResponseLast, 0x1f, 333)
-	add(OpReadResponseOnly, 0x1f, 8)
+	add(roce.OpReadRequest, 0, 0)
+	add(roce.OpReadResponseFirst, 0x1f, 1024)
+	add(roce.OpReadResponseMiddle, 0, 1024)
+	add(roce.OpReadResponseLast, 0x1f, 333)
+	add(roce.OpReadResponseOnly, 0x1f, 8)
 	for _, syn := range []uint8{0x00, 0x0a, 0x1f, 0x20, 0x2e, 0x3f, 0x60, 0x61, 0x62, 0x63, 0x64} {
-		add(OpAcknowledge, syn, 0)
+		add(roce.OpAcknowledge, syn, 0)
 	}
-	add(OpAtomicAcknowledge, 0x1f, 0)
-	add(OpCompareSwap, 0, 0)
-	add(OpFetchAdd, 0, 0)
-	add(OpSendLastInv, 0, 77)
-	add(OpSendOnlyInv, 0, 4)
-	add(OpUDSendOnly, 0, 256)
-	add(OpUDSendOnlyImm, 0, 255)
-	add(OpCNP, 0, 0)
+	add(roce.OpAtomicAcknowledge, 0x1f, 0)
+	add(roce.OpCompareSwap, 0, 0)
+	add(roce.OpFetchAdd, 0, 0)
+	add(roce.OpSendLastInv, 0, 77)
+	add(roce.OpSendOnlyInv, 0, 4)
+	add(roce.OpUDSendOnly, 0, 256)
+	add(roce.OpUDSendOnlyImm, 0, 255)
+	add(roce.OpCNP, 0, 0)
 	return ts
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"rocelab/internal/roce"
 	"rocelab/internal/wire"
 	"rocelab/internal/wire/tshark"
 )
@@ -83,10 +84,10 @@ func Decode(f *wire.Frame, frame []byte) ([]uint64, error) {
 	case wire.FrameRoCE:
 		var aeth *wire.AETH
 		var reth *wire.RETH
-		if f.Decoded&wire.HasAETH != 0 {
+		if f.Decoded&roce.HasAETH != 0 {
 			aeth = &f.AETH
 		}
-		if f.Decoded&wire.HasRETH != 0 {
+		if f.Decoded&roce.HasRETH != 0 {
 			reth = &f.RETH
 		}
 		return Columns(&f.BTH, aeth, reth, nil), nil

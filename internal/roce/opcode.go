@@ -1,4 +1,4 @@
-package wire
+package roce
 
 import "strconv"
 
@@ -79,6 +79,22 @@ const (
 	CNPLen          = 16
 )
 
+// HeaderOrder lists the extension headers in wire order with their
+// lengths.
+var HeaderOrder = [...]struct {
+	H   Headers
+	Len int
+}{
+	{HasDETH, DETHLen},
+	{HasRETH, RETHLen},
+	{HasAtomicETH, AtomicETHLen},
+	{HasAETH, AETHLen},
+	{HasAtomicAckETH, AtomicAckETHLen},
+	{HasImmDt, ImmDtLen},
+	{HasIETH, IETHLen},
+	{HasCNP, CNPLen},
+}
+
 type opInfo struct {
 	name string
 	hdrs Headers
@@ -147,9 +163,9 @@ func (o Opcode) Transport() Opcode { return o & 0xe0 }
 // Len returns the total length of the extension headers in h.
 func (h Headers) Len() int {
 	n := 0
-	for _, e := range headerOrder {
-		if h&e.h != 0 {
-			n += e.len
+	for _, e := range HeaderOrder {
+		if h&e.H != 0 {
+			n += e.Len
 		}
 	}
 	return n

@@ -1,0 +1,150 @@
+package collect
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// readArchive returns the archive's files by base name.
+func readArchive(t *testing.T, data []byte) map[string]string {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	out := map[string]string{}
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(tr)
+		out[filepath.Base(h.Name)] = string(b)
+	}
+	return out
+}
+
+func write(t *testing.T, root, path, data string) {
+	t.Helper()
+	p := filepath.Join(root, path)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCollectNoRDMA: a tree without /sys/class/infiniband gives an archive
+// that says so, and a command that is not installed is recorded.
+func TestCollectNoRDMA(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "proc/sys/kernel/hostname", "box\n")
+	write(t, root, "proc/sys/kernel/osrelease", "6.1.0\n")
+	t.Setenv("PATH", t.TempDir())
+	var buf bytes.Buffer
+	meta, err := Collect(context.Background(), Options{Root: root}, &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := readArchive(t, buf.Bytes())
+	m := files["meta.txt"]
+	if meta.Host != "box" || !strings.Contains(m, "rdma_devices: 0") || !strings.Contains(m, "missing: /sys/class/infiniband: no RDMA device") || !strings.Contains(m, "missing: ibv_devinfo -v: command not found") {
+		t.Errorf("meta:\n%s", m)
+	}
+}
+
+// TestCollectFixtureTree collects from a fake /sys built from the corpus's
+// real GID table (NVIDIA/nccl#1131) and fake commands on PATH: both
+// counter snapshots with their date lines, the GID table with types and
+// netdevs, the DCQCN settings, every command's output, and a command that
+// hangs stopped by its timeout.
+func TestCollectFixtureTree(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "proc/sys/kernel/hostname", "gpu01\n")
+	write(t, root, "proc/sys/kernel/osrelease", "5.15.0-91-generic\n")
+	port := "sys/class/infiniband/mlx5_0/ports/1/"
+	for i, g := range []string{"fe80:0000:0000:0000:1270:fdff:fe6e:3ad8", "fe80:0000:0000:0000:1270:fdff:fe6e:3ad8", "0000:0000:0000:0000:0000:ffff:0b00:0048", "0000:0000:0000:0000:0000:ffff:0b00:0048", "0000:0000:0000:0000:0000:0000:0000:0000"} {
+		n := string(rune('0' + i))
+		write(t, root, port+"gids/"+n, g+"\n")
+		typ := "IB/RoCE v1"
+		if i%2 == 1 {
+			typ = "RoCE v2"
+		}
+		write(t, root, port+"gid_attrs/types/"+n, typ+"\n")
+		write(t, root, port+"gid_attrs/ndevs/"+n, "ens3np0\n")
+	}
+	write(t, root, port+"hw_counters/np_cnp_sent", "1333\n")
+	write(t, root, port+"hw_counters/out_of_sequence", "7\n")
+	write(t, root, port+"counters/port_rcv_packets", "900000\n")
+	write(t, root, "sys/class/net/ens3np0/ecn/roce_np/enable/3", "1\n")
+	write(t, root, "sys/class/net/ens3np0/ecn/roce_np/cnp_dscp", "48\n")
+	write(t, root, "sys/class/net/ens3np0/ecn/roce_rp/enable/3", "1\n")
+	bin := t.TempDir()
+	script := func(name, body string) { write(t, bin, name, "#!/bin/sh\n"+body+"\n") }
+	state := filepath.Join(t.TempDir(), "n")
+	script("ethtool", `n=$(cat `+state+` 2>/dev/null || echo 0); n=$((n+1)); echo $n > `+state+`
+echo "NIC statistics:"; echo "     rx_prio3_bytes: $((n*1000000))"; echo "     rx_prio3_pause_duration: $((n*50))"; echo "     rx_prio3_pause: $((n*10))"`)
+	script("mlnx_qos", `echo "Priority trust state: dscp"`)
+	script("ibv_devinfo", `echo "hca_id:	mlx5_0"`)
+	script("rdma", `echo "link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev ens3np0"`)
+	script("ip", `echo "2: ens3np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000"`)
+	script("lspci", `sleep 5`)
+	script("nvidia-smi", `echo "GPU0 X NODE"`)
+	script("dmesg", `echo "[    8.387840] mlx5_core 0000:43:00.0: 63.008 Gb/s available PCIe bandwidth"; echo "[    9.0] usb 1-1: new device"`)
+	t.Setenv("PATH", bin+":/usr/bin:/bin")
+	env := filepath.Join(t.TempDir(), "job.env")
+	write(t, filepath.Dir(env), "job.env", "export NCCL_IB_GID_INDEX=3\n")
+	now := time.Unix(1732999999, 0)
+	var buf bytes.Buffer
+	meta, err := Collect(context.Background(), Options{
+		Root: root, Interval: 10 * time.Second, Timeout: 300 * time.Millisecond, EnvFile: env,
+		Now:   func() time.Time { t := now; now = now.Add(5 * time.Second); return t },
+		Sleep: func(context.Context, time.Duration) error { return nil },
+	}, &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := readArchive(t, buf.Bytes())
+	if meta.Host != "gpu01" || len(meta.Devices) != 1 || len(meta.Netdevs) != 1 || meta.Netdevs[0] != "ens3np0" {
+		t.Fatalf("meta %+v", meta)
+	}
+	if len(meta.Missing) != 1 || !strings.Contains(meta.Missing[0], "lspci -vv: timed out") {
+		t.Errorf("missing %v, want only the lspci timeout", meta.Missing)
+	}
+	rc := f["rdma_counters.txt"]
+	if strings.Count(rc, "$ date +%s.%N") != 2 || strings.Count(rc, "/ports/1/hw_counters/np_cnp_sent:1333") != 2 || !strings.Contains(rc, "/ports/1/counters/port_rcv_packets:900000") || !strings.HasPrefix(rc, "$ hostname\ngpu01\n") {
+		t.Errorf("rdma_counters.txt:\n%s", rc)
+	}
+	eth := f["ethtool_ens3np0.txt"]
+	if strings.Count(eth, "NIC statistics:") != 2 || !strings.Contains(eth, "rx_prio3_pause_duration: 100") {
+		t.Errorf("ethtool:\n%s", eth)
+	}
+	g := f["show_gids.txt"]
+	if !strings.Contains(g, "mlx5_0\t1\t3\t0000:0000:0000:0000:0000:ffff:0b00:0048\t11.0.0.72\tv2\tens3np0") || strings.Contains(g, "\t4\t") || !strings.Contains(g, "n_gids_found=4") {
+		t.Errorf("show_gids:\n%s", g)
+	}
+	if d := f["dcqcn_sysfs.txt"]; !strings.Contains(d, "/sys/class/net/ens3np0/ecn/roce_np/enable/3:1") || !strings.Contains(d, "roce_np/cnp_dscp:48") {
+		t.Errorf("dcqcn:\n%s", d)
+	}
+	if d := f["dmesg.txt"]; !strings.Contains(d, "mlx5_core") || strings.Contains(d, "usb") {
+		t.Errorf("dmesg:\n%s", d)
+	}
+	for _, name := range []string{"mlnx_qos_ens3np0.txt", "ibv_devinfo.txt", "rdma_link.txt", "ip_link.txt", "nvidia_smi_topo.txt", "nccl_env.txt"} {
+		if f[name] == "" {
+			t.Errorf("%s missing from the archive", name)
+		}
+	}
+}

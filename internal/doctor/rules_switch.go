@@ -1,0 +1,264 @@
+package doctor
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"rocelab/internal/ingest"
+	"rocelab/internal/unit"
+)
+
+// Rules over the switch side (SONiC CLI): the PFC watchdog, ports that keep
+// sending pause, queue drops split into lossy and lossless, PFC headroom,
+// and ECN thresholds against the bandwidth-delay product.
+
+func switchRules() []Rule {
+	return []Rule{
+		{IDs: []string{"switch.pfcwd.storm"}, Check: checkWatchdog},
+		{IDs: []string{"switch.pfc.tx_pause"}, Check: checkSwitchTxPause},
+		{IDs: []string{"switch.queue.drops"}, Check: checkQueueDrops},
+		{IDs: []string{"switch.headroom.exhausted"}, Check: checkHeadroom},
+		{IDs: []string{"switch.ecn.thresholds"}, Check: checkECNThresholds},
+	}
+}
+
+// sonicLossless are SONiC's default lossless queues and priorities
+// (pfc_enable 3,4; facts.md §2).
+var sonicLossless = []int{3, 4}
+
+// switchLossless returns the lossless queues: those the PFC watchdog
+// watches, else those PFC is enabled on per the hosts' mlnx_qos, else
+// SONiC's default 3 and 4, and says where it came from.
+func switchLossless(inc *Incident) ([]int, string) {
+	seen := map[int]bool{}
+	var qs []int
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		for _, w := range s.WD {
+			if !seen[w.Queue] {
+				seen[w.Queue] = true
+				qs = append(qs, w.Queue)
+			}
+		}
+	}
+	if len(qs) > 0 {
+		sort.Ints(qs)
+		return qs, "the queues the PFC watchdog watches"
+	}
+	return sonicLossless, "SONiC's default lossless queues"
+}
+
+func swName(s *ingest.SwitchCounters, port string) string {
+	if s.Switch != "" {
+		return s.Switch + " " + port
+	}
+	return port
+}
+
+// checkWatchdog reports queues the PFC watchdog found in a pause storm.
+func checkWatchdog(inc *Incident) []Finding {
+	var fs []Finding
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		for _, w := range s.WD {
+			stormed := strings.EqualFold(w.Status, "stormed")
+			if !stormed && w.Detected == 0 {
+				continue
+			}
+			sev := Warn
+			state := fmt.Sprintf("%d storms detected, %d restored", w.Detected, w.Restored)
+			if stormed || w.Detected > w.Restored {
+				sev = Error
+				state = "in a storm now (" + state + ")"
+			}
+			name := fmt.Sprintf("%s queue %d", swName(s, w.Port), w.Queue)
+			fs = append(fs, Finding{
+				ID: "switch.pfcwd.storm", Severity: sev, Layer: LayerFabric,
+				Title:    fmt.Sprintf("%s: PFC watchdog: %s; dropped TX %d, RX %d", name, state, w.TxDrop, w.RxDrop),
+				Evidence: []Evidence{w.Evidence},
+				Mechanism: "The PFC watchdog declares a storm when a lossless queue stays paused for its detection time (200 ms by default) while PFC frames keep arriving: the device downstream sends pause and never resumes (a stuck NIC or host, a pause storm, or a PFC deadlock). With the default action `drop` the switch then ignores the pause and drops that queue's traffic (TX OK/DROP) and what arrives for it (RX OK/DROP), so RoCE on this priority is no longer lossless and RC recovers by timeouts. " +
+					"Storms restored are past episodes; a count of detections above restorations is a storm now.",
+				Fix: fmt.Sprintf("Find the device on %s (LLDP: `show lldp table`): check its NIC for tx_pause_storm_* events and rx_prioN_pause_duration, the host for hangs (dmesg, a stuck process holding the RDMA receive queue), and the fabric for a cyclic buffer dependency. `show pfcwd config` shows the action and times; `show pfc counters` which ports send pause.", w.Port),
+			}.per(name, "queue", "PFC watchdog storms"))
+		}
+	}
+	return fs
+}
+
+// checkSwitchTxPause reports switch ports that send PFC pause on a
+// priority: the port's ingress was congested, so it paused its upstream.
+func checkSwitchTxPause(inc *Incident) []Finding {
+	var fs []Finding
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		type key struct {
+			port string
+			prio int
+		}
+		rx := map[key]uint64{}
+		for _, p := range s.PFC {
+			if p.Dir == ingest.RX {
+				rx[key{p.Port, p.Prio}] = p.Frames
+			}
+		}
+		for _, p := range s.PFC {
+			if p.Dir != ingest.TX || p.Frames == 0 {
+				continue
+			}
+			sev := Info
+			if p.Frames >= 1000 {
+				sev = Warn
+			}
+			in := rx[key{p.Port, p.Prio}]
+			role := "It also received pause on this priority: it sits in the path of congestion that started further downstream."
+			if in == 0 {
+				role = "It received no pause on this priority itself: the congestion starts at this port (its egress toward the receivers is the bottleneck) or at a receiver that does not drain."
+			}
+			name := swName(s, p.Port)
+			fs = append(fs, Finding{
+				ID: "switch.pfc.tx_pause", Severity: sev, Layer: LayerFabric,
+				Title:    fmt.Sprintf("%s: sent %d PFC pause frames on priority %d (received %d)", name, p.Frames, p.Prio, in),
+				Evidence: []Evidence{p.Evidence},
+				Mechanism: "A switch port sends PFC pause on a priority when the ingress buffer of that priority group crosses its XOFF threshold: traffic arrives faster than it can leave. " + role +
+					" Counted since the counters were last cleared; take two dumps with `date` lines to see a rate.",
+				Fix: "Follow the pause to its root: the port that sends pause without receiving it is the congestion point (incast toward one receiver, an oversubscribed uplink, or a slow host). Make ECN mark there before PFC triggers (Kmin below the XOFF threshold) and check `show queue counters` on the egress toward the receiver.",
+			}.per(name+fmt.Sprintf(" prio %d", p.Prio), "port", "Switch ports sending PFC pause"))
+		}
+	}
+	return fs
+}
+
+// checkQueueDrops reports egress queue drops, lossless ones as errors, and
+// ingress drops of the port counters.
+func checkQueueDrops(inc *Incident) []Finding {
+	lossless, from := switchLossless(inc)
+	var fs []Finding
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		for _, q := range s.Queues {
+			if q.DropPkts <= 0 {
+				continue
+			}
+			isLossless := q.Type != "MC" && hasPrio(lossless, q.Queue)
+			sev, class := Warn, "lossy"
+			mech := "A lossy queue drops when its share of the buffer fills: TCP and other lossy traffic recovers, but RoCE carried here is lossy too."
+			if isLossless {
+				sev, class = Error, "lossless"
+				mech = fmt.Sprintf("Queue %d is lossless (%s): PFC should pause the sender before the buffer fills, so any drop means PFC did not act in time (headroom too small for the cable and MTU), is off on the peer, or the watchdog dropped a stormed queue.", q.Queue, from)
+			}
+			name := fmt.Sprintf("%s %s%d", swName(s, q.Port), q.Type, q.Queue)
+			fs = append(fs, Finding{
+				ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
+				Title:     fmt.Sprintf("%s: %d packets dropped on %s queue %d (of %d sent)", name, q.DropPkts, class, q.Queue, q.Packets),
+				Evidence:  []Evidence{q.Evidence},
+				Mechanism: mech + " Counted since the counters were last cleared.",
+				Fix:       "For RoCE on a lossless queue: check PFC on the priority end to end (`show pfc counters`, the peer NIC's mlnx_qos), the PG headroom (`show priority-group watermark headroom`, `mmuconfig -l`) against the cable length, and `show pfcwd stats`. For RoCE on a lossy queue: map its DSCP (26 by default) to a lossless queue.",
+			}.per(name, "queue", "Switch queue drops"))
+		}
+		for _, p := range s.Ports {
+			if p.RxDrop <= 0 {
+				continue
+			}
+			name := swName(s, p.Port)
+			fs = append(fs, Finding{
+				ID: "switch.queue.drops", Severity: Warn, Layer: LayerFabric,
+				Title:     fmt.Sprintf("%s: %d packets dropped at ingress (RX_DRP; RX_OK %d)", name, p.RxDrop, p.RxOK),
+				Evidence:  []Evidence{p.Evidence},
+				Mechanism: "RX_DRP counts packets the port dropped on arrival: ingress buffer (priority group) full, or packets the pipeline discards (ACL, bad VLAN, no route). On a lossless priority a full PG means the headroom overflowed.",
+				Fix:       "Split the drops by reason with `show dropcounters counts` (or the platform's drop reasons) and by priority group with `show priority-group drop counters`; on a lossless PG, size the headroom for the cable length (`mmuconfig -l`).",
+			}.per(name, "port", "Switch ingress drops"))
+		}
+	}
+	return fs
+}
+
+// checkHeadroom reports lossless priority groups whose headroom was used,
+// as exhausted when the same port dropped at ingress or on a lossless
+// queue.
+func checkHeadroom(inc *Incident) []Finding {
+	lossless, from := switchLossless(inc)
+	var fs []Finding
+	sws := All[*ingest.SwitchCounters](inc)
+	dropped := map[string]Evidence{} // by switch and port, across inputs
+	for _, s := range sws {
+		for _, p := range s.Ports {
+			if p.RxDrop > 0 {
+				dropped[swName(s, p.Port)] = p.Evidence
+			}
+		}
+		for _, q := range s.Queues {
+			if q.DropPkts > 0 && hasPrio(lossless, q.Queue) {
+				dropped[swName(s, q.Port)] = q.Evidence
+			}
+		}
+	}
+	for _, s := range sws {
+		for _, g := range s.PGs {
+			if !g.Headroom || g.Bytes == 0 || !hasPrio(lossless, g.PG) {
+				continue
+			}
+			name := fmt.Sprintf("%s PG%d", swName(s, g.Port), g.PG)
+			ev := []Evidence{g.Evidence}
+			sev := Info
+			title := fmt.Sprintf("%s: PFC headroom used, peak %s (lossless per %s)", name, unit.Bytes(int64(g.Bytes)), from)
+			if d, ok := dropped[swName(s, g.Port)]; ok {
+				sev = Error
+				title = fmt.Sprintf("%s: PFC headroom exhausted: peak %s and the port dropped (lossless per %s)", name, unit.Bytes(int64(g.Bytes)), from)
+				ev = append(ev, d)
+			}
+			fs = append(fs, Finding{
+				ID: "switch.headroom.exhausted", Severity: sev, Layer: LayerFabric,
+				Title:     title,
+				Evidence:  evidenceInOrder(ev),
+				Mechanism: "Headroom holds what is still in flight after the port sends XOFF: the cable's round trip, the peer's response time and one MTU (SONiC's formula: xoff = MTU + 2·cable·rate/c + peer response, facts.md §3). Used headroom means PFC fired; drops on the same port mean the in-flight data exceeded it: the headroom was sized for a shorter cable, a smaller MTU or a lower speed.",
+				Fix:       "Compare the headroom profile (`mmuconfig -l`, `show buffer profile`) with the cable length and speed of this port (`config interface cable-length`, or SONiC's dynamic buffer model); raise xoff or shorten the cable assumption no further than the real cable.",
+			}.per(name, "priority group", "Switch PFC headroom"))
+		}
+	}
+	return fs
+}
+
+// Assumptions for the ECN check when nothing says otherwise.
+const (
+	ecnRTTUS         = 10  // µs: a leaf-spine round trip in one data centre
+	ecnDefaultGbps   = 100 // line rate when no artifact states one
+	ecnKminMaxBDP    = 2   // Kmin above this many BDPs marks late
+	ecnKmaxMinBDPPct = 100 // Kmax below one BDP marks before the link is full
+)
+
+// checkECNThresholds judges WRED/ECN thresholds against the bandwidth-delay
+// product.
+func checkECNThresholds(inc *Incident) []Finding {
+	rate, how := unit.BitRate(ecnDefaultGbps)*unit.Gbps, fmt.Sprintf("%d Gb/s assumed (no line rate stated; pass --nic-speed)", ecnDefaultGbps)
+	if sp, ok := speedOf(inc); ok {
+		rate, how = sp.rate, sp.rate.String()+" ("+sp.how+")"
+	}
+	bdp := int64(rate.Gbps() * 1e9 / 8 * ecnRTTUS * 1e-6)
+	var fs []Finding
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		for _, p := range s.ECN {
+			if p.GreenMin < 0 || p.GreenMax < 0 || !strings.Contains(p.ECN, "ecn") {
+				continue
+			}
+			sev := Info
+			var notes []string
+			if p.GreenMin > ecnKminMaxBDP*bdp {
+				sev = Warn
+				notes = append(notes, fmt.Sprintf("Kmin %s is %.1f BDPs: a queue of %s (%.0f µs at line rate) builds before the first mark, so PFC's XOFF may trigger before DCQCN slows the senders", unit.Bytes(p.GreenMin), float64(p.GreenMin)/float64(bdp), unit.Bytes(p.GreenMin), float64(p.GreenMin)*8/rate.Gbps()/1e3))
+			}
+			if p.GreenMax*100 < ecnKmaxMinBDPPct*bdp {
+				sev = Warn
+				notes = append(notes, fmt.Sprintf("Kmax %s is below one BDP: marking at full probability before the pipe is full holds throughput below line rate", unit.Bytes(p.GreenMax)))
+			}
+			if len(notes) == 0 {
+				notes = append(notes, fmt.Sprintf("Kmin %s and Kmax %s sit within the usual range (Kmin up to %d BDPs, Kmax about 2–3 BDPs)", unit.Bytes(p.GreenMin), unit.Bytes(p.GreenMax), ecnKminMaxBDP))
+			}
+			fs = append(fs, Finding{
+				ID: "switch.ecn.thresholds", Severity: sev, Layer: LayerFabric,
+				Title:    fmt.Sprintf("%s: ECN marks from %s to %s at up to %d%%; BDP %s at %s and %d µs RTT", nameOr(p.Name, "WRED profile"), unit.Bytes(p.GreenMin), unit.Bytes(p.GreenMax), p.GreenDropProbability, unit.Bytes(bdp), rate, ecnRTTUS),
+				Evidence: p.Evidence,
+				Mechanism: "DCQCN reacts to ECN marks: the switch marks between Kmin and Kmax with a probability rising to Pmax. The bandwidth-delay product (line rate × round trip) is the queue a flow needs to keep the link busy; the usual rule is Kmax ≈ 2–3×BDP (Huawei's AI fabric guide) and Kmin well below the PFC XOFF threshold, so that marking slows senders before pause spreads congestion. Line rate: " + how + ". " +
+					strings.Join(notes, "; ") + ".",
+				Fix: fmt.Sprintf("If marking starts late, lower Kmin toward one BDP (%s): `ecnconfig -p %s -gmin <bytes> -gmax <bytes>`; keep Kmax near 2–3×BDP and below the lossless PG's XOFF.", unit.Bytes(bdp), nameOr(p.Name, "<profile>")),
+			}.per(nameOr(p.Name, "WRED profile"), "profile", "ECN thresholds"))
+		}
+	}
+	return fs
+}

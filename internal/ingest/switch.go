@@ -1,0 +1,413 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+)
+
+// KindSwitch is the kind of SwitchCounters.
+const KindSwitch Kind = "switch-counters"
+
+// SwitchCounters is what a switch's CLI says about PFC, its watchdog,
+// queues, buffers and ECN. It reads the SONiC tables (tabulate output: a
+// header, a rule of dashes, rows):
+//
+//	show pfc counters / pfcstat         Port Rx|Tx  PFC0 ... PFC7
+//	show pfcwd stats                    QUEUE STATUS STORM DETECTED/RESTORED TX OK/DROP RX OK/DROP ...
+//	show queue counters                 Port TxQ Counter/pkts Counter/bytes Drop/pkts Drop/bytes
+//	show priority-group watermark ...   Ingress shared pool occupancy per PG: | Ingress headroom per PG:
+//	show interfaces counters / portstat IFACE STATE RX_OK ... RX_DRP RX_OVR TX_OK ... TX_DRP
+//	ecnconfig -l / show ecn             Profile: NAME, then key value rows
+//
+// Numbers may carry thousands separators; "N/A" cells are skipped.
+type SwitchCounters struct {
+	src   string
+	lines int
+	// Switch is the switch's name from a shell prompt ("admin@leaf1:~$"),
+	// else "".
+	Switch string
+	PFC    []SwitchPFC
+	WD     []WatchdogQueue
+	Queues []QueueCount
+	PGs    []PGWatermark
+	Ports  []PortCount
+	ECN    []ECNProfile
+	// Omitted counts rows beyond the cap.
+	Omitted int
+}
+
+// SwitchPFC is the PFC frames a port received or sent on one priority.
+type SwitchPFC struct {
+	Port     string
+	Dir      Dir
+	Prio     int
+	Frames   uint64
+	Evidence Evidence
+}
+
+// WatchdogQueue is one row of `show pfcwd stats`.
+type WatchdogQueue struct {
+	Port                   string
+	Queue                  int
+	Status                 string // "stormed", "operational", "N/A"
+	Detected, Restored     uint64
+	TxOK, TxDrop           uint64
+	RxOK, RxDrop           uint64
+	TxLastDrop, RxLastDrop uint64
+	Evidence               Evidence
+}
+
+// QueueCount is one egress queue of `show queue counters`.
+type QueueCount struct {
+	Port    string
+	Queue   int
+	Type    string // "UC", "MC" or "ALL"
+	Packets uint64
+	Bytes   uint64
+	// DropPkts and DropBytes are -1 when printed N/A.
+	DropPkts, DropBytes int64
+	Evidence            Evidence
+}
+
+// PGWatermark is the peak occupancy of one ingress priority group.
+type PGWatermark struct {
+	Port string
+	PG   int
+	// Headroom is set for headroom watermarks, clear for shared-pool ones.
+	Headroom bool
+	Bytes    uint64
+	Evidence Evidence
+}
+
+// PortCount is one row of `show interfaces counters`; -1 for N/A.
+type PortCount struct {
+	Port                        string
+	RxOK, RxErr, RxDrop, RxOver int64
+	TxOK, TxErr, TxDrop, TxOver int64
+	Evidence                    Evidence
+}
+
+// ECNProfile is one WRED/ECN profile of `ecnconfig -l`, thresholds in
+// bytes (-1 when absent).
+type ECNProfile struct {
+	Name                 string
+	GreenMin, GreenMax   int64
+	GreenDropProbability int64
+	ECN                  string
+	Evidence             []Evidence
+}
+
+// Kind returns KindSwitch.
+func (s *SwitchCounters) Kind() Kind { return KindSwitch }
+
+// Source returns the input's name.
+func (s *SwitchCounters) Source() string { return s.src }
+
+// Lines returns how many lines were recognised.
+func (s *SwitchCounters) Lines() int { return s.lines }
+
+// maxSwitchRows caps the rows one input keeps per table kind.
+const maxSwitchRows = 16384
+
+type swTable int
+
+const (
+	swNone swTable = iota
+	swPFCRx
+	swPFCTx
+	swWD
+	swQueue
+	swPGShared
+	swPGHeadroom
+	swPorts
+	swECN
+)
+
+type switchParser struct {
+	out   SwitchCounters
+	prev  string // the last non-empty line, a header candidate
+	title swTable
+	table swTable
+	cols  []string
+	ecn   *ECNProfile
+}
+
+// NewSwitchParser returns a parser for switch CLI output in the input src.
+func NewSwitchParser(src string) Parser {
+	return &switchParser{out: SwitchCounters{src: src}}
+}
+
+// Feed implements Parser.
+func (p *switchParser) Feed(l Line) {
+	if l.NCCL {
+		return
+	}
+	t := strings.TrimSpace(l.Text)
+	if t == "" {
+		if p.table != swECN {
+			p.table = swNone
+		}
+		return
+	}
+	if t[0] == '-' && isRule(t) {
+		if p.table == swECN && p.ecn != nil && len(p.ecn.Evidence) > 1 {
+			p.table, p.ecn = swNone, nil // the closing rule
+			p.out.lines++
+			return
+		}
+		if p.table == swECN {
+			p.out.lines++
+			return
+		}
+		if k, cols := p.header(p.prev); k != swNone {
+			p.table, p.cols = k, cols
+			p.out.lines++
+		}
+		return
+	}
+	if p.table != swNone && p.row(l, t) {
+		p.out.lines++
+		return
+	}
+	p.table = swNone
+	switch {
+	case t == "Ingress shared pool occupancy per PG:":
+		p.title = swPGShared
+		p.out.lines++
+	case t == "Ingress headroom per PG:":
+		p.title = swPGHeadroom
+		p.out.lines++
+	case strings.HasPrefix(t, "Profile: ") && len(t) < 80:
+		p.out.ECN = appendCapped(p.out.ECN, ECNProfile{Name: strings.Clone(t[len("Profile: "):]), GreenMin: -1, GreenMax: -1, GreenDropProbability: -1, Evidence: []Evidence{At(p.out.src, l)}}, maxSwitchRows, &p.out.Omitted)
+		if n := len(p.out.ECN); n > 0 && p.out.ECN[n-1].Evidence[0].Line == l.Num {
+			p.ecn = &p.out.ECN[n-1]
+			p.table = swECN
+		}
+		p.out.lines++
+	default:
+		if strings.Contains(t, "@") && (strings.Contains(t, "$ ") || strings.Contains(t, "# ")) {
+			if h := promptHost(t); h != "" && p.out.Switch == "" {
+				p.out.Switch = h
+			}
+		}
+	}
+	p.prev = t
+}
+
+// isRule reports whether t is a tabulate rule: runs of dashes separated by
+// spaces.
+func isRule(t string) bool {
+	if len(t) < 3 {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] != '-' && t[i] != ' ' {
+			return false
+		}
+	}
+	return true
+}
+
+// header classifies the line above a rule.
+func (p *switchParser) header(h string) (swTable, []string) {
+	f := strings.Fields(h)
+	if len(f) < 2 {
+		return swNone, nil
+	}
+	switch {
+	case len(f) >= 10 && f[0] == "Port" && (f[1] == "Rx" || f[1] == "Tx") && f[2] == "PFC0":
+		if f[1] == "Rx" {
+			return swPFCRx, f[2:]
+		}
+		return swPFCTx, f[2:]
+	case f[0] == "QUEUE" && strings.Contains(h, "STORM DETECTED/RESTORED"):
+		return swWD, nil
+	case f[0] == "Port" && f[1] == "TxQ" && strings.Contains(h, "Drop/pkts"):
+		return swQueue, f
+	case (f[0] == "Port" || f[0] == "Interface") && f[1] == "PG0" && (p.title == swPGShared || p.title == swPGHeadroom):
+		t := p.title
+		p.title = swNone
+		return t, f[1:]
+	case f[0] == "IFACE" && len(f) >= 8 && strings.Contains(h, "RX_DRP"):
+		return swPorts, f
+	}
+	return swNone, nil
+}
+
+// switchNum parses "1,200" or "1200"; ok is false for N/A and junk.
+func switchNum(s string) (uint64, bool) {
+	if strings.IndexByte(s, ',') >= 0 {
+		s = strings.ReplaceAll(s, ",", "")
+	}
+	return parseCounterValue(s)
+}
+
+func numOr(s string) int64 {
+	if v, ok := switchNum(s); ok && v < 1<<62 {
+		return int64(v)
+	}
+	return -1
+}
+
+// row reads one row of the current table; it reports whether it was one.
+func (p *switchParser) row(l Line, t string) bool {
+	f := strings.Fields(t)
+	ev := At(p.out.src, l)
+	switch p.table {
+	case swPFCRx, swPFCTx:
+		if len(f) != 9 || !isIdentName(f[0]) {
+			return false
+		}
+		d := RX
+		if p.table == swPFCTx {
+			d = TX
+		}
+		port := strings.Clone(f[0])
+		for i := 0; i < 8; i++ {
+			if v, ok := switchNum(f[1+i]); ok {
+				p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: port, Dir: d, Prio: i, Frames: v, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+			}
+		}
+		return true
+	case swWD:
+		if len(f) < 5 {
+			return false
+		}
+		port, q, ok := strings.Cut(f[0], ":")
+		qn, err := strconv.Atoi(q)
+		if !ok || err != nil || qn < 0 || qn > 15 || !isIdentName(port) {
+			return false
+		}
+		w := WatchdogQueue{Port: strings.Clone(port), Queue: qn, Status: strings.Clone(f[1]), Evidence: ev}
+		pairs := []*[2]uint64{}
+		var storm, tx, rx, txl, rxl [2]uint64
+		pairs = append(pairs, &storm, &tx, &rx, &txl, &rxl)
+		for i, pr := range pairs {
+			if 2+i >= len(f) {
+				break
+			}
+			a, b, _ := strings.Cut(f[2+i], "/")
+			pr[0], _ = switchNum(a)
+			pr[1], _ = switchNum(b)
+		}
+		w.Detected, w.Restored = storm[0], storm[1]
+		w.TxOK, w.TxDrop, w.RxOK, w.RxDrop = tx[0], tx[1], rx[0], rx[1]
+		w.TxLastDrop, w.RxLastDrop = txl[1], rxl[1]
+		p.out.WD = appendCapped(p.out.WD, w, maxSwitchRows, &p.out.Omitted)
+		return true
+	case swQueue:
+		if len(f) < 6 || !isIdentName(f[0]) {
+			return false
+		}
+		typ, num := splitQueueName(f[1])
+		if typ == "" {
+			return false
+		}
+		pk, _ := switchNum(f[2])
+		by, _ := switchNum(f[3])
+		p.out.Queues = appendCapped(p.out.Queues, QueueCount{Port: strings.Clone(f[0]), Queue: num, Type: typ, Packets: pk, Bytes: by, DropPkts: numOr(f[4]), DropBytes: numOr(f[5]), Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+		return true
+	case swPGShared, swPGHeadroom:
+		if len(f) < 2 || len(f) > 17 || !isIdentName(f[0]) {
+			return false
+		}
+		port := strings.Clone(f[0])
+		for i, c := range f[1:] {
+			if v, ok := switchNum(c); ok {
+				p.out.PGs = appendCapped(p.out.PGs, PGWatermark{Port: port, PG: i, Headroom: p.table == swPGHeadroom, Bytes: v, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+			}
+		}
+		return true
+	case swPorts:
+		return p.portRow(f, ev)
+	case swECN:
+		if len(f) != 2 || p.ecn == nil {
+			return false
+		}
+		switch f[0] {
+		case "green_min_threshold":
+			p.ecn.GreenMin = numOr(f[1])
+		case "green_max_threshold":
+			p.ecn.GreenMax = numOr(f[1])
+		case "green_drop_probability":
+			p.ecn.GreenDropProbability = numOr(f[1])
+		case "ecn":
+			p.ecn.ECN = strings.Clone(f[1])
+		default:
+			if !isCounterName(f[0]) {
+				return false
+			}
+			return true
+		}
+		if len(p.ecn.Evidence) < 8 {
+			p.ecn.Evidence = append(p.ecn.Evidence, ev)
+		}
+		return true
+	}
+	return false
+}
+
+// portRow reads a `show interfaces counters` row by the header's columns;
+// the rate columns ("2000.00 MB/s") take two fields.
+func (p *switchParser) portRow(f []string, ev Evidence) bool {
+	if len(f) < 4 || !isIdentName(f[0]) {
+		return false
+	}
+	var vals []string
+	for i := 0; i < len(f); i++ {
+		if i+1 < len(f) && strings.HasSuffix(f[i+1], "/s") && !strings.HasSuffix(f[i], "/s") {
+			vals = append(vals, f[i]+" "+f[i+1])
+			i++
+			continue
+		}
+		vals = append(vals, f[i])
+	}
+	if len(vals) != len(p.cols) {
+		return false
+	}
+	pc := PortCount{Port: strings.Clone(f[0]), Evidence: ev}
+	for i, c := range p.cols {
+		v := vals[i]
+		switch c {
+		case "RX_OK":
+			pc.RxOK = numOr(v)
+		case "RX_ERR":
+			pc.RxErr = numOr(v)
+		case "RX_DRP":
+			pc.RxDrop = numOr(v)
+		case "RX_OVR":
+			pc.RxOver = numOr(v)
+		case "TX_OK":
+			pc.TxOK = numOr(v)
+		case "TX_ERR":
+			pc.TxErr = numOr(v)
+		case "TX_DRP":
+			pc.TxDrop = numOr(v)
+		case "TX_OVR":
+			pc.TxOver = numOr(v)
+		}
+	}
+	p.out.Ports = appendCapped(p.out.Ports, pc, maxSwitchRows, &p.out.Omitted)
+	return true
+}
+
+// splitQueueName reads "UC3", "MC10", "ALL7".
+func splitQueueName(s string) (string, int) {
+	for _, t := range []string{"UC", "MC", "ALL"} {
+		if rest, ok := strings.CutPrefix(s, t); ok {
+			if n, err := strconv.Atoi(rest); err == nil && n >= 0 && n < 64 {
+				return t, n
+			}
+		}
+	}
+	return "", 0
+}
+
+// Result implements Parser.
+func (p *switchParser) Result() Artifact {
+	o := &p.out
+	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.Ports)+len(o.ECN) == 0 {
+		return nil
+	}
+	return o
+}

@@ -1,0 +1,90 @@
+package ingest
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSwitchSONiC reads the real-format SONiC outputs of
+// testdata/corpus/switch (sonic-utilities' expected CLI output).
+func TestSwitchSONiC(t *testing.T) {
+	get := func(rel string) *SwitchCounters {
+		t.Helper()
+		a, ok := readCorpus(t, rel)[KindSwitch].(*SwitchCounters)
+		if !ok {
+			t.Fatalf("%s: no switch counters", rel)
+		}
+		if a.Switch != "sonic" {
+			t.Errorf("%s: switch %q", rel, a.Switch)
+		}
+		return a
+	}
+	pfc := get("switch/sonic-show-pfc-counters-sonic-utilities.txt")
+	if len(pfc.PFC) != 48 || pfc.PFC[0].Frames != 1200 || pfc.PFC[0].Dir != RX || pfc.PFC[47].Frames != 817 || pfc.PFC[47].Dir != TX || pfc.PFC[47].Prio != 7 {
+		t.Errorf("pfc %d rows, first %+v last %+v", len(pfc.PFC), pfc.PFC[0], pfc.PFC[len(pfc.PFC)-1])
+	}
+	wd := get("switch/sonic-pfcwd-stats-sonic-utilities.txt").WD
+	if len(wd) != 3 || wd[2].Port != "Ethernet8" || wd[2].Queue != 4 || wd[2].Detected != 3 || wd[2].Restored != 2 || wd[2].TxDrop != 300 || wd[0].Status != "stormed" {
+		t.Errorf("watchdog %+v", wd)
+	}
+	q := get("switch/sonic-queue-counters-sonic-utilities.txt").Queues
+	if len(q) != 6 || q[3].Queue != 3 || q[3].Type != "UC" || q[3].DropPkts != 53 || q[3].Packets != 71 {
+		t.Errorf("queues %+v", q)
+	}
+	pg := get("switch/sonic-pg-watermark-sonic-utilities.txt").PGs
+	if len(pg) != 48 || pg[0].Headroom || !pg[24].Headroom || pg[23].Bytes != 807 || pg[23].PG != 7 {
+		t.Errorf("pg watermarks %d: %+v", len(pg), pg)
+	}
+	ecn := get("switch/sonic-ecnconfig-sonic-utilities.txt").ECN
+	if len(ecn) != 1 || ecn[0].Name != "AZURE_LOSSLESS" || ecn[0].GreenMin != 1048576 || ecn[0].GreenMax != 2097152 || ecn[0].GreenDropProbability != 5 || ecn[0].ECN != "ecn_all" {
+		t.Errorf("ecn %+v", ecn)
+	}
+	ports := get("switch/sonic-interfaces-counters-sonic-utilities.txt").Ports
+	if len(ports) != 3 || ports[1].RxDrop != 1000 || ports[0].RxErr != 10 || ports[0].TxDrop != -1 || ports[2].TxOK != 60 {
+		t.Errorf("ports %+v", ports)
+	}
+}
+
+// FuzzSwitch feeds arbitrary text to the switch parser: no panic, rows
+// within the cap, evidence inside the input.
+func FuzzSwitch(f *testing.F) {
+	nicFuzz(f, NewSwitchParser, nicSeeds("corpus/switch/*.txt"), func(t *testing.T, a Artifact, n int) {
+		s := a.(*SwitchCounters)
+		if len(s.PFC) > maxSwitchRows || len(s.WD) > maxSwitchRows || len(s.Queues) > maxSwitchRows || len(s.PGs) > maxSwitchRows || len(s.Ports) > maxSwitchRows || len(s.ECN) > maxSwitchRows {
+			t.Fatal("rows beyond the cap")
+		}
+		for _, p := range s.PFC {
+			nicCheckEvidence(t, p.Evidence, n)
+			if p.Prio < 0 || p.Prio > 7 {
+				t.Fatalf("priority %d", p.Prio)
+			}
+		}
+		for _, w := range s.WD {
+			nicCheckEvidence(t, w.Evidence, n)
+		}
+		for _, q := range s.Queues {
+			nicCheckEvidence(t, q.Evidence, n)
+		}
+		for _, e := range s.ECN {
+			for _, ev := range e.Evidence {
+				nicCheckEvidence(t, ev, n)
+			}
+		}
+	})
+}
+
+// FuzzNCCLSettings feeds arbitrary text to the NCCL settings parser.
+func FuzzNCCLSettings(f *testing.F) {
+	nicFuzz(f, NewNCCLSettingsParser, nicSeeds("corpus/threads/*.txt", "corpus/nccl-tests/broadcast-v100-socket-old-format-nccltests82.txt"), func(t *testing.T, a Artifact, n int) {
+		s := a.(*NCCLSettings)
+		if len(s.Settings) > maxSettings {
+			t.Fatalf("%d settings", len(s.Settings))
+		}
+		for _, e := range s.Settings {
+			nicCheckEvidence(t, e.Evidence, n)
+			if !strings.HasPrefix(e.Name, "NCCL_") || !validEnvName(e.Name) {
+				t.Fatalf("setting name %q", e.Name)
+			}
+		}
+	})
+}
