@@ -30,6 +30,7 @@ func newExporterCmd() *cobra.Command {
 		twinFile   string
 		speed      float64
 		tick       time.Duration
+		gidRefresh time.Duration
 		logLevel   string
 	)
 	enabled := map[string]*bool{}
@@ -71,7 +72,7 @@ so that rates and ratios over wall-clock time read as on real hosts.`,
 			}
 			pick := func() []exporter.Collector {
 				var out []exporter.Collector
-				for _, c := range exporter.Collectors(re) {
+				for _, c := range exporter.Collectors(exporter.Options{EthtoolExclude: re, GIDRefresh: gidRefresh}) {
 					if *enabled[c.Name()] && !*disabled[c.Name()] {
 						out = append(out, c)
 					}
@@ -115,11 +116,12 @@ so that rates and ratios over wall-clock time read as on real hosts.`,
 	f.StringVar(&ethtoolDir, "path.ethtool-stats", "", "read ethtool -S text files <netdev>.txt from this directory instead of the ioctl (test and twin path)")
 	f.StringVar(&qosDir, "path.mlnx-qos", "", "read mlnx_qos -i text files <netdev>.txt from this directory instead of dcbnl netlink (test and twin path)")
 	f.StringVar(&exclude, "collector.ethtool.exclude", exporter.DefaultEthtoolExclude, "leave out ethtool statistics whose name matches this regular expression (default: per-ring counters)")
+	f.DurationVar(&gidRefresh, "collector.rdma.gid-refresh", 30*time.Second, "reuse a port's GID table read cleanly for this long before reading its 255 entries again (0: every scrape)")
 	f.StringVar(&twinFile, "twin", "", "serve the twin's simulated hosts of this scenario instead of the real host")
 	f.Float64Var(&speed, "speed", 0.001, "with --twin: simulated seconds per wall-clock second")
 	f.DurationVar(&tick, "twin.step", 100*time.Millisecond, "with --twin: wall-clock time between twin advances")
 	f.StringVar(&logLevel, "log.level", "info", "log level: debug, info, warn, error")
-	for _, c := range exporter.Collectors(nil) {
+	for _, c := range exporter.Collectors(exporter.Options{}) {
 		n := c.Name()
 		enabled[n] = f.Bool("collector."+n, true, "enable the "+n+" collector")
 		disabled[n] = f.Bool("no-collector."+n, false, "disable the "+n+" collector")

@@ -22,13 +22,16 @@ var (
 	dcqcnParamDesc   = prometheus.NewDesc("rocelab_dcqcn_parameter", "A DCQCN parameter of the role as the driver reports it (e.g. np min_time_between_cnps, rp rpg_min_rate), in the driver's unit.", []string{"netdev", "device", "port", "role", "parameter"}, nil)
 )
 
+// Name implements Collector.
 func (c *dcqcnCollector) Name() string { return "dcqcn" }
 
+// Describe implements Collector.
 func (c *dcqcnCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- dcqcnEnabledDesc
 	ch <- dcqcnParamDesc
 }
 
+// Collect implements Collector.
 func (c *dcqcnCollector) Collect(s *Scrape) {
 	nds := s.Netdevs()
 	s.Each(len(nds), func(s *Scrape, i int) {

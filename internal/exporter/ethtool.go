@@ -40,8 +40,10 @@ func NewEthtoolCollector(exclude *regexp.Regexp) Collector {
 	return &ethtoolCollector{exclude: exclude}
 }
 
+// Name implements Collector.
 func (c *ethtoolCollector) Name() string { return "ethtool" }
 
+// Describe implements Collector.
 func (c *ethtoolCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, f := range Families() {
 		if f.Source == counters.Ethtool {
@@ -50,6 +52,7 @@ func (c *ethtoolCollector) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
+// Collect implements Collector.
 func (c *ethtoolCollector) Collect(s *Scrape) {
 	if s.Host.Ethtool == nil {
 		return

@@ -75,11 +75,21 @@ type Collector interface {
 	Collect(s *Scrape)
 }
 
+// Options tune the collectors.
+type Options struct {
+	// EthtoolExclude leaves out ethtool statistics whose name matches (nil:
+	// keep all).
+	EthtoolExclude *regexp.Regexp
+	// GIDRefresh is how long a port's GID table read cleanly is reused
+	// before it is read again (0: every scrape). A real table has 255
+	// entries per port, more files than all the port's counters together.
+	GIDRefresh time.Duration
+}
+
 // Collectors returns a fresh instance of every collector, in a fixed
-// order; the ethtool collector leaves out statistics matching
-// ethtoolExclude (nil: none).
-func Collectors(ethtoolExclude *regexp.Regexp) []Collector {
-	return []Collector{&rdmaCollector{}, NewEthtoolCollector(ethtoolExclude), &netdevCollector{}, &qosCollector{}, &dcqcnCollector{}}
+// order.
+func Collectors(o Options) []Collector {
+	return []Collector{&rdmaCollector{gidRefresh: o.GIDRefresh}, NewEthtoolCollector(o.EthtoolExclude), &netdevCollector{}, &qosCollector{}, &dcqcnCollector{}}
 }
 
 // Error reasons, the reason label of rocelab_exporter_collector_errors_total.
@@ -311,7 +321,7 @@ var fqName = regexp.MustCompile(`fqName: "([^"]+)"`)
 func MetricNames() []string {
 	ch := make(chan *prometheus.Desc)
 	go func() {
-		New(nil, Collectors(nil), nil).Describe(ch)
+		New(nil, Collectors(Options{}), nil).Describe(ch)
 		close(ch)
 	}()
 	var out []string

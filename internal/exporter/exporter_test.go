@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/fstest"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -90,11 +92,11 @@ func (d deniedFS) Open(name string) (fs.File, error) {
 func TestPermissionErrorIsCountedAndIsolated(t *testing.T) {
 	h := fixtureHost(t)
 	h.Sys = deniedFS{h.Sys, "class/net/mce0/ecn/roce_np/cnp_dscp"}
-	e := New(func() Host { return h }, Collectors(nil), nil)
+	e := New(func() Host { return h }, Collectors(Options{}), nil)
 	if got := gather(t, e, "rocelab_exporter_collector_errors_total")["collector=dcqcn,device=mce0,reason=permission"]; got != 1 {
 		t.Errorf("permission error count = %v, want 1", got)
 	}
-	e = New(func() Host { return h }, Collectors(nil), nil)
+	e = New(func() Host { return h }, Collectors(Options{}), nil)
 	params := gather(t, e, "rocelab_dcqcn_parameter")
 	if len(params) != 5 {
 		t.Errorf("dcqcn parameters = %d, want the 5 readable ones: %v", len(params), params)
@@ -157,7 +159,7 @@ func TestMetricNamesLint(t *testing.T) {
 	}
 	h := fixtureHost(t)
 	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(New(func() Host { return h }, Collectors(regexp.MustCompile(DefaultEthtoolExclude)), nil))
+	reg.MustRegister(New(func() Host { return h }, Collectors(Options{EthtoolExclude: regexp.MustCompile(DefaultEthtoolExclude)}), nil))
 	problems, err := testutil.GatherAndLint(reg)
 	if err != nil {
 		t.Fatal(err)
@@ -178,5 +180,42 @@ func TestDocsListEveryMetric(t *testing.T) {
 		if !strings.Contains(string(doc), "`"+n+"`") {
 			t.Errorf("docs/exporter.md does not list %s", n)
 		}
+	}
+}
+
+// TestGIDTableChange: a changed GID entry changes the table hash at once
+// when the table is read at every scrape, and only after the refresh
+// interval when it is reused.
+func TestGIDTableChange(t *testing.T) {
+	port := "sys/class/infiniband/mlx5_0/ports/1/"
+	tree := fstest.MapFS{
+		port + "state":             {Data: []byte("4: ACTIVE\n")},
+		port + "phys_state":        {Data: []byte("5: LinkUp\n")},
+		port + "rate":              {Data: []byte("100 Gb/sec (4X EDR)\n")},
+		port + "link_layer":        {Data: []byte("Ethernet\n")},
+		port + "hw_counters/x":     {Data: []byte("1\n")},
+		port + "counters/y":        {Data: []byte("1\n")},
+		port + "gids/3":            {Data: []byte("0000:0000:0000:0000:0000:ffff:0a00:0001\n")},
+		port + "gid_attrs/types/3": {Data: []byte("RoCE v2\n")},
+		"ethtool-stats/.keep":      {},
+		"mlnx_qos/.keep":           {},
+	}
+	h, err := TreeHost(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := func(e *Exporter) float64 { return gather(t, e, "rocelab_rdma_gid_table_hash")["device=mlx5_0,port=1"] }
+	every := New(func() Host { return h }, Collectors(Options{}), nil)
+	reused := New(func() Host { return h }, Collectors(Options{GIDRefresh: time.Hour}), nil)
+	before, beforeReused := hash(every), hash(reused)
+	if before == 0 || before != beforeReused {
+		t.Fatalf("hashes %v and %v", before, beforeReused)
+	}
+	tree[port+"gids/3"] = &fstest.MapFile{Data: []byte("0000:0000:0000:0000:0000:ffff:0a00:0002\n")}
+	if hash(every) == before {
+		t.Error("read at every scrape: the hash did not change with the table")
+	}
+	if hash(reused) != before {
+		t.Error("reused for an hour: the table was read again")
 	}
 }

@@ -50,7 +50,7 @@ func scrapeText(t testing.TB, exp *Exporter, drop *regexp.Regexp) string {
 
 func fixtureExporter(t testing.TB) *Exporter {
 	h := fixtureHost(t)
-	return New(func() Host { return h }, Collectors(regexp.MustCompile(DefaultEthtoolExclude)), nil)
+	return New(func() Host { return h }, Collectors(Options{EthtoolExclude: regexp.MustCompile(DefaultEthtoolExclude)}), nil)
 }
 
 // TestGoldenMetrics compares the fixture host's /metrics with

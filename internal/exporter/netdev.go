@@ -20,8 +20,10 @@ var (
 	mtuDesc            = prometheus.NewDesc("rocelab_nic_mtu_bytes", "The netdev's MTU; the RoCE path MTU follows it (1500 gives 1024, 9000 gives 4096).", netdevLabels, nil)
 )
 
+// Name implements Collector.
 func (c *netdevCollector) Name() string { return "netdev" }
 
+// Describe implements Collector.
 func (c *netdevCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- carrierChangesDesc
 	ch <- operUpDesc
@@ -29,6 +31,7 @@ func (c *netdevCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- mtuDesc
 }
 
+// Collect implements Collector.
 func (c *netdevCollector) Collect(s *Scrape) {
 	nds := s.Netdevs()
 	s.Each(len(nds), func(s *Scrape, i int) {

@@ -32,14 +32,17 @@ var (
 	qosDSCPDesc  = prometheus.NewDesc("rocelab_qos_dscp_priority", "The priority a received DSCP maps to (trust dscp); DSCPs without a mapping are left out.", []string{"netdev", "device", "port", "dscp"}, nil)
 )
 
+// Name implements Collector.
 func (c *qosCollector) Name() string { return "qos" }
 
+// Describe implements Collector.
 func (c *qosCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- qosTrustDesc
 	ch <- qosPFCDesc
 	ch <- qosDSCPDesc
 }
 
+// Collect implements Collector.
 func (c *qosCollector) Collect(s *Scrape) {
 	if s.Host.QoS == nil {
 		return

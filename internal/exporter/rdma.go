@@ -9,6 +9,8 @@ import (
 	"net/netip"
 	"sort"
 	"strconv"
+	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -18,7 +20,17 @@ import (
 // rdmaCollector reads /sys/class/infiniband/*/ports/*: every file under
 // hw_counters/ and counters/, the port's state, rate and link layer, and
 // its GID table.
-type rdmaCollector struct{}
+type rdmaCollector struct {
+	gidRefresh time.Duration
+	mu         sync.Mutex
+	gidCache   map[string]gidTable // by port directory
+}
+
+// gidTable is a port's GID table as last read cleanly.
+type gidTable struct {
+	read  time.Time
+	table []gid
+}
 
 var (
 	rdmaLabels        = []string{"device", "port"}
@@ -31,8 +43,10 @@ var (
 	gidCountDesc      = prometheus.NewDesc("rocelab_rdma_gid_entries", "Non-empty GID table entries of the port, by type.", []string{"device", "port", "type"}, nil)
 )
 
+// Name implements Collector.
 func (c *rdmaCollector) Name() string { return "rdma" }
 
+// Describe implements Collector.
 func (c *rdmaCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{portStateDesc, portPhysStateDesc, portRateDesc, portInfoDesc, gidInfoDesc, gidHashDesc, gidCountDesc} {
 		ch <- d
@@ -44,6 +58,7 @@ func (c *rdmaCollector) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
+// Collect implements Collector.
 func (c *rdmaCollector) Collect(s *Scrape) {
 	ports := s.Ports()
 	for _, e := range s.disc.errs {
@@ -133,48 +148,26 @@ type gid struct {
 // which the kernel refuses for them.
 func (c *rdmaCollector) gids(s *Scrape, p *Port) {
 	dir := p.dir()
-	files, err := fs.ReadDir(s.Host.Sys, dir+"/gids")
-	if err != nil {
-		s.Fail(p.Device, err)
-		return
+	now := time.Now()
+	c.mu.Lock()
+	cached, ok := c.gidCache[dir]
+	c.mu.Unlock()
+	table := cached.table
+	if !ok || now.Sub(cached.read) >= c.gidRefresh {
+		t, clean := c.readGIDs(s, p)
+		if t == nil {
+			return // the table could not be listed; the error is counted
+		}
+		table = t
+		if clean && c.gidRefresh > 0 {
+			c.mu.Lock()
+			if c.gidCache == nil {
+				c.gidCache = map[string]gidTable{}
+			}
+			c.gidCache[dir] = gidTable{now, table}
+			c.mu.Unlock()
+		}
 	}
-	var table []gid
-	for _, f := range files {
-		idx, err := strconv.Atoi(f.Name())
-		if err != nil || idx < 0 {
-			continue
-		}
-		b, err := s.readFile(dir + "/gids/" + f.Name())
-		if err != nil {
-			s.Fail(p.Device, err)
-			continue
-		}
-		g := string(bytes.TrimSpace(b))
-		addr, ok := parseGID(g)
-		if !ok {
-			s.Fail(p.Device, &ParseError{File: dir + "/gids/" + f.Name(), Line: 1, Msg: "expected a GID of eight 4-digit hex groups, got " + strconv.Quote(g)})
-			continue
-		}
-		if addr.IsUnspecified() {
-			continue
-		}
-		e := gid{index: idx, gid: g}
-		if addr.Is4In6() {
-			e.ipv4 = addr.Unmap().String()
-		}
-		if b, err := s.readFile(dir + "/gid_attrs/types/" + f.Name()); err == nil {
-			e.typ = string(bytes.TrimSpace(b))
-		} else {
-			s.Fail(p.Device, err)
-		}
-		if b, err := s.readFile(dir + "/gid_attrs/ndevs/" + f.Name()); err == nil {
-			e.netdev = string(bytes.TrimSpace(b))
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			s.Fail(p.Device, err)
-		}
-		table = append(table, e)
-	}
-	sort.Slice(table, func(i, j int) bool { return table[i].index < table[j].index })
 	h := fnv.New32a()
 	count := map[string]int{}
 	for _, e := range table {
@@ -191,6 +184,60 @@ func (c *rdmaCollector) gids(s *Scrape, p *Port) {
 	for _, t := range types {
 		s.emit(gidCountDesc, prometheus.GaugeValue, float64(count[t]), p.Device, p.Port, t)
 	}
+}
+
+// readGIDs reads the port's non-empty GID entries, sorted by index, and
+// says whether every file read cleanly.
+func (c *rdmaCollector) readGIDs(s *Scrape, p *Port) ([]gid, bool) {
+	dir := p.dir()
+	files, err := fs.ReadDir(s.Host.Sys, dir+"/gids")
+	if err != nil {
+		s.Fail(p.Device, err)
+		return nil, false
+	}
+	clean := true
+	table := []gid{}
+	for _, f := range files {
+		idx, err := strconv.Atoi(f.Name())
+		if err != nil || idx < 0 {
+			continue
+		}
+		b, err := s.readFile(dir + "/gids/" + f.Name())
+		if err != nil {
+			s.Fail(p.Device, err)
+			clean = false
+			continue
+		}
+		g := string(bytes.TrimSpace(b))
+		addr, ok := parseGID(g)
+		if !ok {
+			clean = false
+			s.Fail(p.Device, &ParseError{File: dir + "/gids/" + f.Name(), Line: 1, Msg: "expected a GID of eight 4-digit hex groups, got " + strconv.Quote(g)})
+			continue
+		}
+		if addr.IsUnspecified() {
+			continue
+		}
+		e := gid{index: idx, gid: g}
+		if addr.Is4In6() {
+			e.ipv4 = addr.Unmap().String()
+		}
+		if b, err := s.readFile(dir + "/gid_attrs/types/" + f.Name()); err == nil {
+			e.typ = string(bytes.TrimSpace(b))
+		} else {
+			s.Fail(p.Device, err)
+			clean = false
+		}
+		if b, err := s.readFile(dir + "/gid_attrs/ndevs/" + f.Name()); err == nil {
+			e.netdev = string(bytes.TrimSpace(b))
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			s.Fail(p.Device, err)
+			clean = false
+		}
+		table = append(table, e)
+	}
+	sort.Slice(table, func(i, j int) bool { return table[i].index < table[j].index })
+	return table, clean
 }
 
 // parseGID reads a GID as sysfs prints it (eight groups of four hex

@@ -132,7 +132,7 @@ func TestTreeReadsLikeAHost(t *testing.T) {
 			t.Fatal(err)
 		}
 		reg := prometheus.NewPedanticRegistry()
-		reg.MustRegister(exporter.New(func() exporter.Host { return h }, exporter.Collectors(nil), nil))
+		reg.MustRegister(exporter.New(func() exporter.Host { return h }, exporter.Collectors(exporter.Options{}), nil))
 		mfs, err := reg.Gather()
 		if err != nil {
 			t.Fatal(err)
