@@ -16,6 +16,7 @@
 package exporter
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -261,10 +262,17 @@ func (s *Scrape) Fail(device string, err error) {
 	reason := reasonOf(err)
 	s.state.mu.Lock()
 	s.state.failed = true
-	s.e.errors[errKey{s.state.collector, device, reason}]++
-	collector := s.state.collector
+	k := errKey{s.state.collector, device, reason}
+	s.e.errors[k]++
+	first := s.e.errors[k] == 1
 	s.state.mu.Unlock()
-	s.e.logger.Warn("skipped", "collector", collector, "device", device, "reason", reason, "err", err)
+	// The first failure of a kind is a warning; its repeats at every
+	// scrape are counted and logged at debug level only.
+	level := slog.LevelDebug
+	if first {
+		level = slog.LevelWarn
+	}
+	s.e.logger.Log(context.Background(), level, "skipped", "collector", k.collector, "device", device, "reason", reason, "err", err)
 }
 
 // emit sends one sample.
