@@ -60,7 +60,7 @@ func TestBrokenDeviceIsolated(t *testing.T) {
 		t.Errorf("mlx5_0 port_rcv_data = %v bytes, want 4 × 3072000000", got)
 	}
 	e = fixtureExporter(t)
-	if got := gather(t, e, "rocelab_rdma_hw_counter"); len(got) != 14 { // 13 hfi1 + mlx5_0 lifespan
+	if got := gather(t, e, "rocelab_rdma_hw_stat"); len(got) != 14 { // 13 hfi1 + mlx5_0 lifespan
 		t.Errorf("generic hw counters = %d, want 14: %v", len(got), got)
 	}
 	// N/A (no PMA) is skipped, not an error and not a zero.
@@ -121,10 +121,10 @@ func TestMapName(t *testing.T) {
 		{counters.Ethtool, "rx_xdp_drop", "rocelab_nic_ethtool_stat", "", "", 100},
 		{counters.Ethtool, "np_cnp_sent", "rocelab_nic_ethtool_stat", "", "", 100},
 		{counters.HWCounters, "np_cnp_sent", "rocelab_rdma_cnp_sent_total", "", "", 100},
-		{counters.HWCounters, "lifespan", "rocelab_rdma_hw_counter", "", "", 100},
+		{counters.HWCounters, "lifespan", "rocelab_rdma_hw_stat", "", "", 100},
 		{counters.PortCounters, "port_xmit_data", "rocelab_rdma_port_data_bytes_total", "tx", "", 400},
 		{counters.PortCounters, "port_rcv_data", "rocelab_rdma_port_data_bytes_total", "rx", "", 400},
-		{counters.PortCounters, "VL15_dropped", "rocelab_rdma_port_counter", "", "", 100},
+		{counters.PortCounters, "VL15_dropped", "rocelab_rdma_port_stat", "", "", 100},
 	}
 	for _, c := range cases {
 		m := MapName(c.src, c.name)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -94,4 +95,18 @@ func lineDiff(a, b string) string {
 		}
 	}
 	return out.String()
+}
+
+// TestGoldenPassesPromtool: promtool check metrics finds no problem in the
+// exposition (names, types, units), as node_exporter's CI checks its own.
+func TestGoldenPassesPromtool(t *testing.T) {
+	bin, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skip("promtool not installed (apt-get install prometheus; .ci/run installs it): exposition not linted")
+	}
+	cmd := exec.Command(bin, "check", "metrics")
+	cmd.Stdin = strings.NewReader(scrapeText(t, fixtureExporter(t), nil))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
+	}
 }

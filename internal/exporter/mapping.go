@@ -21,8 +21,8 @@ import (
 //
 // A name the counters table does not know is not dropped: it is exported
 // under its source's generic family with the raw name as a label
-// (rocelab_nic_ethtool_stat{stat=...}, rocelab_rdma_hw_counter{counter=...},
-// rocelab_rdma_port_counter{counter=...}), as an untyped value, since an
+// (rocelab_nic_ethtool_stat{stat=...}, rocelab_rdma_hw_stat{counter=...},
+// rocelab_rdma_port_stat{counter=...}), as an untyped value, since an
 // unknown file may be a gauge (hw_counters/lifespan is one).
 
 // A Family is one exported metric family.
@@ -167,8 +167,8 @@ var conceptAlias = map[counters.Concept]counters.Concept{
 // Generic families, one per source.
 var (
 	genericEthtool = &Family{Name: "rocelab_nic_ethtool_stat", Help: "An ethtool -S statistic the counters table does not know, under its raw name.", Type: prometheus.UntypedValue, Source: counters.Ethtool, Generic: true}
-	genericHW      = &Family{Name: "rocelab_rdma_hw_counter", Help: "A file under hw_counters/ the counters table does not know, under its raw name.", Type: prometheus.UntypedValue, Source: counters.HWCounters, Generic: true}
-	genericPort    = &Family{Name: "rocelab_rdma_port_counter", Help: "A file under counters/ the counters table does not know, under its raw name.", Type: prometheus.UntypedValue, Source: counters.PortCounters, Generic: true}
+	genericHW      = &Family{Name: "rocelab_rdma_hw_stat", Help: "A file under hw_counters/ the counters table does not know, under its raw name.", Type: prometheus.UntypedValue, Source: counters.HWCounters, Generic: true}
+	genericPort    = &Family{Name: "rocelab_rdma_port_stat", Help: "A file under counters/ the counters table does not know, under its raw name.", Type: prometheus.UntypedValue, Source: counters.PortCounters, Generic: true}
 )
 
 // index is the mapping table, built once.
