@@ -22,16 +22,17 @@ import (
 
 func newExporterCmd() *cobra.Command {
 	var (
-		cfg        exporter.ServeConfig
-		sysfs      string
-		ethtoolDir string
-		qosDir     string
-		exclude    string
-		twinFile   string
-		speed      float64
-		tick       time.Duration
-		gidRefresh time.Duration
-		logLevel   string
+		cfg          exporter.ServeConfig
+		sysfs        string
+		ethtoolDir   string
+		qosDir       string
+		exclude      string
+		twinFile     string
+		speed        float64
+		tick         time.Duration
+		gidRefresh   time.Duration
+		dcqcnRefresh time.Duration
+		logLevel     string
 	)
 	enabled := map[string]*bool{}
 	disabled := map[string]*bool{}
@@ -72,7 +73,7 @@ so that rates and ratios over wall-clock time read as on real hosts.`,
 			}
 			pick := func() []exporter.Collector {
 				var out []exporter.Collector
-				for _, c := range exporter.Collectors(exporter.Options{EthtoolExclude: re, GIDRefresh: gidRefresh}) {
+				for _, c := range exporter.Collectors(exporter.Options{EthtoolExclude: re, GIDRefresh: gidRefresh, DCQCNRefresh: dcqcnRefresh}) {
 					if *enabled[c.Name()] && !*disabled[c.Name()] {
 						out = append(out, c)
 					}
@@ -117,6 +118,7 @@ so that rates and ratios over wall-clock time read as on real hosts.`,
 	f.StringVar(&qosDir, "path.mlnx-qos", "", "read mlnx_qos -i text files <netdev>.txt from this directory instead of dcbnl netlink (test and twin path)")
 	f.StringVar(&exclude, "collector.ethtool.exclude", exporter.DefaultEthtoolExclude, "leave out ethtool statistics whose name matches this regular expression (default: per-ring counters)")
 	f.DurationVar(&gidRefresh, "collector.rdma.gid-refresh", 30*time.Second, "reuse a port's GID table read cleanly for this long before reading its 255 entries again (0: every scrape)")
+	f.DurationVar(&dcqcnRefresh, "collector.dcqcn.refresh", 30*time.Second, "reuse a netdev's DCQCN settings read cleanly for this long before reading them again (0: every scrape)")
 	f.StringVar(&twinFile, "twin", "", "serve the twin's simulated hosts of this scenario instead of the real host")
 	f.Float64Var(&speed, "speed", 0.001, "with --twin: simulated seconds per wall-clock second")
 	f.DurationVar(&tick, "twin.step", 100*time.Millisecond, "with --twin: wall-clock time between twin advances")

@@ -166,15 +166,16 @@ func (f indexedFS) Sub(dir string) (fs.FS, error) {
 // BenchmarkScrape measures one scrape (every collector, gathered through a
 // registry) of 8 devices × 2 ports × 120 counters, read from files on disk
 // (sys/) and from ethtool and mlnx_qos text.
-// The GID table is reused for 30 s, as by default, so this is the steady
-// state; BenchmarkScrapeGIDs reads the table at every scrape.
+// GID tables and DCQCN settings are reused for 30 s, as by default, so
+// this is the steady state; BenchmarkScrapeNoReuse reads them at every
+// scrape, as a scrape does every 30 s.
 func BenchmarkScrape(b *testing.B) {
 	benchScrape(b, diskHost(b, benchFiles(8, 2)), 30*time.Second)
 }
 
-// BenchmarkScrapeGIDs is BenchmarkScrape reading every GID table entry
-// (255 per port) at each scrape, as a scrape does every 30 s.
-func BenchmarkScrapeGIDs(b *testing.B) {
+// BenchmarkScrapeNoReuse is BenchmarkScrape reading every GID table entry
+// (255 per port) and every DCQCN setting at each scrape.
+func BenchmarkScrapeNoReuse(b *testing.B) {
 	benchScrape(b, diskHost(b, benchFiles(8, 2)), 0)
 }
 
@@ -200,9 +201,9 @@ func BenchmarkSysfsRead(b *testing.B) {
 	}
 }
 
-func benchScrape(b *testing.B, h Host, gidRefresh time.Duration) {
+func benchScrape(b *testing.B, h Host, reuse time.Duration) {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(New(func() Host { return h }, Collectors(Options{EthtoolExclude: regexp.MustCompile(DefaultEthtoolExclude), GIDRefresh: gidRefresh}), nil))
+	reg.MustRegister(New(func() Host { return h }, Collectors(Options{EthtoolExclude: regexp.MustCompile(DefaultEthtoolExclude), GIDRefresh: reuse, DCQCNRefresh: reuse}), nil))
 	mfs, err := reg.Gather()
 	if err != nil {
 		b.Fatal(err)

@@ -85,12 +85,21 @@ type Options struct {
 	// before it is read again (0: every scrape). A real table has 255
 	// entries per port, more files than all the port's counters together.
 	GIDRefresh time.Duration
+	// DCQCNRefresh is the same for a netdev's DCQCN settings (some 35
+	// files with MLNX_OFED).
+	DCQCNRefresh time.Duration
 }
 
 // Collectors returns a fresh instance of every collector, in a fixed
 // order.
 func Collectors(o Options) []Collector {
-	return []Collector{&rdmaCollector{gidRefresh: o.GIDRefresh}, NewEthtoolCollector(o.EthtoolExclude), &netdevCollector{}, &qosCollector{}, &dcqcnCollector{}}
+	return []Collector{
+		&rdmaCollector{gids: refresher[[]gid]{every: o.GIDRefresh}},
+		NewEthtoolCollector(o.EthtoolExclude),
+		&netdevCollector{},
+		&qosCollector{},
+		&dcqcnCollector{settings: refresher[[]dcqcnValue]{every: o.DCQCNRefresh}},
+	}
 }
 
 // Error reasons, the reason label of rocelab_exporter_collector_errors_total.

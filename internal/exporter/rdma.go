@@ -9,8 +9,6 @@ import (
 	"net/netip"
 	"sort"
 	"strconv"
-	"sync"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -21,15 +19,7 @@ import (
 // hw_counters/ and counters/, the port's state, rate and link layer, and
 // its GID table.
 type rdmaCollector struct {
-	gidRefresh time.Duration
-	mu         sync.Mutex
-	gidCache   map[string]gidTable // by port directory
-}
-
-// gidTable is a port's GID table as last read cleanly.
-type gidTable struct {
-	read  time.Time
-	table []gid
+	gids refresher[[]gid] // by port directory
 }
 
 var (
@@ -69,7 +59,7 @@ func (c *rdmaCollector) Collect(s *Scrape) {
 		c.portAttrs(s, p)
 		c.counterDir(s, p, "hw_counters", counters.HWCounters)
 		c.counterDir(s, p, "counters", counters.PortCounters)
-		c.gids(s, p)
+		c.gidTable(s, p)
 	})
 }
 
@@ -146,27 +136,13 @@ type gid struct {
 // gids exports the port's non-empty GID entries, their hash and counts.
 // Empty entries (all zeros) are skipped without reading their attributes,
 // which the kernel refuses for them.
-func (c *rdmaCollector) gids(s *Scrape, p *Port) {
-	dir := p.dir()
-	now := time.Now()
-	c.mu.Lock()
-	cached, ok := c.gidCache[dir]
-	c.mu.Unlock()
-	table := cached.table
-	if !ok || now.Sub(cached.read) >= c.gidRefresh {
+func (c *rdmaCollector) gidTable(s *Scrape, p *Port) {
+	table, ok := c.gids.get(p.dir(), func() ([]gid, bool, bool) {
 		t, clean := c.readGIDs(s, p)
-		if t == nil {
-			return // the table could not be listed; the error is counted
-		}
-		table = t
-		if clean && c.gidRefresh > 0 {
-			c.mu.Lock()
-			if c.gidCache == nil {
-				c.gidCache = map[string]gidTable{}
-			}
-			c.gidCache[dir] = gidTable{now, table}
-			c.mu.Unlock()
-		}
+		return t, t != nil, clean
+	})
+	if !ok {
+		return // the table could not be listed; the error is counted
 	}
 	h := fnv.New32a()
 	count := map[string]int{}
