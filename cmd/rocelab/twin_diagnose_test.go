@@ -72,15 +72,16 @@ func TestTwinPauseRatioOverWindow(t *testing.T) {
 	}
 }
 
-// TestTwinOutDiagnosesAsBefore: every example's --out directory gives the
-// findings it gave before the dumps became before/after pairs, and the
-// pause ratio only where ports were paused.
-func TestTwinOutDiagnosesAsBefore(t *testing.T) {
+// TestTwinOutDiagnoses: every example's --out directory (ethtool and
+// hw_counters dumps as before/after pairs) gives the findings of what the
+// example does: the pause ratio only where ports were paused, ECN marking
+// where the NICs saw CE marks, retransmission where packets were lost.
+func TestTwinOutDiagnoses(t *testing.T) {
 	for ex, want := range map[string][]string{
 		"single-flow":    {"counters.pfc.ok", "input.unrecognized"},
-		"incast-pfc":     {"counters.pause.ratio", "counters.pfc.ok", "input.unrecognized"},
-		"incast-nopfc":   {"counters.discards", "counters.pfc.not_on_roce_priority", "input.unrecognized"},
-		"headroom-short": {"counters.discards", "counters.pause.ratio", "counters.pfc.ok", "input.unrecognized"},
+		"incast-pfc":     {"counters.ecn.marking", "counters.pause.ratio", "counters.pfc.ok", "input.unrecognized"},
+		"incast-nopfc":   {"counters.discards", "counters.ecn.marking", "counters.pfc.not_on_roce_priority", "counters.retransmission", "input.unrecognized"},
+		"headroom-short": {"counters.discards", "counters.ecn.marking", "counters.pause.ratio", "counters.pfc.ok", "counters.retransmission", "input.unrecognized"},
 	} {
 		_, d := diagnoseOut(t, ex)
 		seen := map[string]bool{}

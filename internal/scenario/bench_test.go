@@ -24,7 +24,7 @@ func BenchmarkLeafSpinePermutation(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		tw.Net.Run(s.Duration)
+		tw.Run()
 		events += tw.Net.Sched.Executed()
 		for _, pt := range tw.Net.Ports {
 			hops += uint64(pt.Counters.TxPhyPackets)
