@@ -33,8 +33,7 @@ func Files(h *Host) map[string]string {
 			files[fmt.Sprintf("%s/gid_attrs/types/%d", port, g.Index)] = g.Type + "\n"
 			files[fmt.Sprintf("%s/gid_attrs/ndevs/%d", port, g.Index)] = d.Netdev + "\n"
 		}
-		// hw_counters/ exists on every mlx5 port, even before the twin
-		// has counters to put in it.
+		// hw_counters/ exists on every mlx5 port, even without counters.
 		files[port+"/hw_counters"] = ""
 		for _, c := range d.HWCounters {
 			files[port+"/hw_counters/"+c.Name] = strconv.FormatInt(c.Value, 10) + "\n"
@@ -47,6 +46,14 @@ func Files(h *Host) map[string]string {
 		files[net+"/carrier_changes"] = "1\n"
 		files[net+"/mtu"] = "9000\n"
 		files[net+"/speed"] = strconv.FormatInt(int64(d.Rate.Gbps()*1000), 10) + "\n"
+		for _, role := range []string{"np", "rp"} {
+			for p := 0; p < 8; p++ {
+				files[fmt.Sprintf("%s/ecn/roce_%s/enable/%d", net, role, p)] = strconv.Itoa(int(d.DCQCN.Enabled>>p&1)) + "\n"
+			}
+		}
+		for _, k := range d.DCQCN.Params {
+			files[fmt.Sprintf("%s/ecn/roce_%s/%s", net, k.Role, k.Name)] = strconv.FormatInt(k.Value, 10) + "\n"
+		}
 		files[path.Join(exporter.TreeEthtool, d.Netdev+".txt")] = ethtoolText(h.Name, &d)
 		files[path.Join(exporter.TreeQoS, d.Netdev+".txt")] = mlnxQoSText(&d)
 	}

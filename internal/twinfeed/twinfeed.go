@@ -3,22 +3,18 @@
 // an RDMA device port with its counters by name, and writes such a host as
 // the sysfs-shaped tree the exporter reads from a real host.
 //
-// The one function the exporter side calls is Feed.Advance. Today the
-// twin's hosts are stand-ins that have only port counters (the mlx5
-// ethtool -S names of fabric.Counters.Ethtool, and the IB port counters
-// derived from them); when the twin's RDMA NIC arrives its hw_counters
-// (np_cnp_sent, out_of_sequence, ...) go into Device.HWCounters here, and
-// nothing on the exporter side changes.
-//
-// Limit: a pause still in effect at the snapshot time is booked into the
-// pause-duration counters only when it ends, as the twin books it, so a
-// snapshot taken in the middle of a long pause under-reports it.
+// The one function the exporter side calls is Feed.Advance. Each host's
+// RDMA NIC gives its port counters (the mlx5 ethtool -S names of
+// fabric.Counters.Ethtool, pauses still in effect counted up to the
+// snapshot), the IB port counters derived from them, its hw_counters
+// (np_cnp_sent, out_of_sequence, ...) and its DCQCN settings.
 package twinfeed
 
 import (
 	"fmt"
 	"net/netip"
 
+	"rocelab/internal/cc"
 	"rocelab/internal/counters"
 	"rocelab/internal/fabric"
 	"rocelab/internal/scenario"
@@ -61,12 +57,29 @@ type Device struct {
 	QoS    QoS
 	// Ethtool holds the ethtool -S counters, in mlx5 names.
 	Ethtool []Counter
-	// HWCounters holds the RDMA hw_counters; empty until the twin has an
-	// RDMA NIC.
+	// HWCounters holds the RDMA hw_counters.
 	HWCounters []Counter
 	// PortCounters holds the IB port counters (counters/), in their units
 	// (port_*_data in 4-byte words).
 	PortCounters []Counter
+	// DCQCN holds the DCQCN settings as mlx5 exposes them under
+	// /sys/class/net/<netdev>/ecn.
+	DCQCN DCQCN
+}
+
+// DCQCN is a NIC's DCQCN settings.
+type DCQCN struct {
+	// Enabled is the set of priorities congestion control acts on, for
+	// both the notification and the reaction point (bit p = priority p).
+	Enabled uint8
+	// Params are the knobs by role ("np", "rp") and mlx5 name.
+	Params []Param
+}
+
+// A Param is one DCQCN knob.
+type Param struct {
+	Role, Name string
+	Value      int64
 }
 
 // A Host is one simulated host.
@@ -95,10 +108,9 @@ func (f *Feed) Duration() unit.Time { return f.tw.Scenario.Duration }
 // Now is the simulated time the twin has reached.
 func (f *Feed) Now() unit.Time { return f.tw.Net.Sched.Now() }
 
-// Advance runs the twin up to simulated time t (a t in the past runs
-// nothing) and returns every host with its counters at that time. It
-// observes the twin without closing pauses still in effect (see the
-// package limit).
+// Advance runs the twin's events up to simulated time t (a t in the past
+// runs nothing) and returns every host with its counters at that time.
+// Observing changes nothing: a run advanced in steps ends as one run does.
 func (f *Feed) Advance(t unit.Time) []Host {
 	if t > f.tw.Net.Sched.Now() {
 		f.tw.Net.Sched.RunUntil(t)
@@ -114,21 +126,50 @@ func Snapshot(tw *scenario.Twin) []Host {
 	if s.Host.Trust == fabric.TrustPCP {
 		qos.Trust = "pcp"
 	}
-	hosts := make([]Host, 0, len(tw.Hosts))
-	for _, h := range tw.Hosts {
-		pt := h.Port()
-		d := Device{Name: "mlx5_0", Port: 1, Netdev: "eth0", Rate: pt.Rate(), QoS: qos,
-			GIDs: gids(scenario.PortMAC(pt), scenario.HostIP(h.HostID()))}
-		for _, c := range pt.Counters.Ethtool(net.PFCEnabled, false) {
+	dcqcn := dcqcnOf(s.Host.NIC.DCQCN.Config)
+	hosts := make([]Host, 0, len(tw.NICs))
+	for _, n := range tw.NICs {
+		pt := n.Port()
+		snap := pt.Snapshot()
+		d := Device{Name: "mlx5_0", Port: 1, Netdev: "eth0", Rate: pt.Rate(), QoS: qos, DCQCN: dcqcn,
+			GIDs: gids(scenario.PortMAC(pt), scenario.HostIP(n.HostID()))}
+		for _, c := range snap.Ethtool(net.PFCEnabled, false) {
 			d.Ethtool = append(d.Ethtool, Counter{c.Name, c.Value})
 		}
-		d.PortCounters = portCounters(&pt.Counters)
-		hosts = append(hosts, Host{Name: h.Name(), Devices: []Device{d}})
+		for _, c := range n.HW.List() {
+			d.HWCounters = append(d.HWCounters, Counter{c.Name, c.Value})
+		}
+		d.PortCounters = portCounters(&snap)
+		hosts = append(hosts, Host{Name: n.Name(), Devices: []Device{d}})
 	}
 	return hosts
 }
 
-// portCounters derives the IB port counters of a stand-in's port from its
+// dcqcnOf is the DCQCN settings of a configuration (nil: congestion
+// control off, every priority disabled). Knobs that are not mlx5's, and
+// the priority mask, which is an mlxconfig setting, get no file.
+func dcqcnOf(c *cc.DCQCNConfig) DCQCN {
+	if c == nil {
+		return DCQCN{}
+	}
+	d := DCQCN{}
+	for p := 0; p < 8; p++ {
+		if c.Enabled(p) {
+			d.Enabled |= 1 << p
+		}
+	}
+	for _, k := range cc.Knobs() {
+		if k.Extension || (k.Point != "np" && k.Point != "rp") {
+			continue
+		}
+		if v, err := c.Get(k.Name); err == nil {
+			d.Params = append(d.Params, Param{k.Point, k.Name, v})
+		}
+	}
+	return d
+}
+
+// portCounters derives the IB port counters of a NIC's port from its
 // physical-port counters: all of the port's traffic is RoCE.
 func portCounters(c *fabric.Counters) []Counter {
 	t := counters.Default()

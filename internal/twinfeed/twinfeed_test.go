@@ -1,6 +1,7 @@
 package twinfeed
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -56,7 +57,7 @@ func TestAdvanceMatchesRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tw.Net.Run(s.Duration)
+	tw.Run()
 	whole := Snapshot(tw)
 	for _, name := range []string{"rx_prio3_pause", "rx_prio3_pause_duration", "tx_prio3_bytes", "port_xmit_data"} {
 		a, _ := counter(stepped, "h3", name)
@@ -113,7 +114,7 @@ func TestTreeReadsLikeAHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tw.Net.Run(s.Duration)
+	tw.Run()
 	hosts := Snapshot(tw)
 	dir := t.TempDir()
 	if err := WriteTree(dir, hosts); err != nil {
@@ -171,4 +172,61 @@ func labels[T interface {
 		m[l.GetName()] = l.GetValue()
 	}
 	return m
+}
+
+// TestNICCountersReachTheExporter: the NIC's hw_counters and DCQCN
+// settings are served as a real mlx5 host's.
+func TestNICCountersReachTheExporter(t *testing.T) {
+	s := load(t, "incast-pfc.yaml")
+	f, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := f.Advance(s.Duration)
+	want, ok := counter(hosts, "h17", "rx_write_requests")
+	if !ok || want == 0 {
+		t.Fatalf("h17 rx_write_requests = %d, %v", want, ok)
+	}
+	var h17 *Host
+	for i := range hosts {
+		if hosts[i].Name == "h17" {
+			h17 = &hosts[i]
+		}
+	}
+	h, err := exporter.TreeHost(FS(h17))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(exporter.New(func() exporter.Host { return h }, exporter.Collectors(exporter.Options{}), nil))
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			l := labels(m.GetLabel())
+			key := mf.GetName() + "/" + l["role"] + l["priority"] + l["parameter"]
+			got[key] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	if got["rocelab_rdma_rx_write_requests_total/"] != float64(want) {
+		t.Errorf("rx_write_requests served as %v, NIC says %d", got["rocelab_rdma_rx_write_requests_total/"], want)
+	}
+	cfg := s.Host.NIC.DCQCN.Config
+	for p := 0; p < 8; p++ {
+		for _, role := range []string{"np", "rp"} {
+			key := fmt.Sprintf("rocelab_dcqcn_enabled/%s%d", role, p)
+			if on := got[key] == 1; cfg != nil && on != cfg.Enabled(p) {
+				t.Errorf("%s = %v, config says %v", key, got[key], cfg.Enabled(p))
+			}
+		}
+	}
+	if cfg != nil {
+		v, _ := cfg.Get("rpg_min_rate")
+		if got["rocelab_dcqcn_parameter/rprpg_min_rate"] != float64(v) {
+			t.Errorf("rpg_min_rate served as %v, config says %d", got["rocelab_dcqcn_parameter/rprpg_min_rate"], v)
+		}
+	}
 }
