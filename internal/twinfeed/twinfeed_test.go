@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"rocelab/internal/exporter"
 	"rocelab/internal/scenario"
@@ -132,12 +133,7 @@ func TestTreeReadsLikeAHost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reg := prometheus.NewPedanticRegistry()
-		reg.MustRegister(exporter.New(func() exporter.Host { return h }, exporter.Collectors(exporter.Options{}), nil))
-		mfs, err := reg.Gather()
-		if err != nil {
-			t.Fatal(err)
-		}
+		mfs := scrape(t, h)
 		found := false
 		for _, mf := range mfs {
 			switch mf.GetName() {
@@ -197,14 +193,8 @@ func TestNICCountersReachTheExporter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(exporter.New(func() exporter.Host { return h }, exporter.Collectors(exporter.Options{}), nil))
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
 	got := map[string]float64{}
-	for _, mf := range mfs {
+	for _, mf := range scrape(t, h) {
 		for _, m := range mf.GetMetric() {
 			l := labels(m.GetLabel())
 			key := mf.GetName() + "/" + l["role"] + l["priority"] + l["parameter"]
@@ -229,4 +219,16 @@ func TestNICCountersReachTheExporter(t *testing.T) {
 			t.Errorf("rpg_min_rate served as %v, config says %d", got["rocelab_dcqcn_parameter/rprpg_min_rate"], v)
 		}
 	}
+}
+
+// scrape gathers every collector on h.
+func scrape(t *testing.T, h exporter.Host) []*dto.MetricFamily {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(exporter.New(func() exporter.Host { return h }, exporter.Collectors(exporter.Options{}), nil))
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mfs
 }
