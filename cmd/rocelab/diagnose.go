@@ -48,20 +48,7 @@ Exit status: 0 no error-level finding, 1 an error-level finding, 2 no usable inp
 				return usageError("--interval: expected a positive duration such as 10s, got %s", interval)
 			}
 			opts.Interval = interval
-			rep := doctor.Diagnose(args, cmd.InOrStdin(), opts)
-			var err error
-			if asJSON {
-				err = rep.WriteJSON(cmd.OutOrStdout())
-			} else {
-				err = rep.WriteText(cmd.OutOrStdout())
-			}
-			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			if code := rep.ExitCode(); code != 0 {
-				return &exitError{code: code}
-			}
-			return nil
+			return writeReport(cmd.OutOrStdout(), doctor.Diagnose(args, cmd.InOrStdin(), opts), asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write the report as JSON")

@@ -74,6 +74,10 @@ func newRootCmd() *cobra.Command {
 		newDiagnoseCmd(),
 		newCaptureCmd(),
 		newCollectCmd(),
+		newCalcCmd(),
+		newLintCmd(),
+		newConfigCmd(),
+		newTuneCmd(),
 		newExporterCmd(),
 	)
 	return root
