@@ -78,6 +78,7 @@ func newRootCmd() *cobra.Command {
 		newLintCmd(),
 		newConfigCmd(),
 		newTuneCmd(),
+		newExporterCmd(),
 	)
 	return root
 }

@@ -17,6 +17,7 @@ import (
 	"rocelab/examples"
 	"rocelab/internal/report"
 	"rocelab/internal/scenario"
+	"rocelab/internal/twinfeed"
 	"rocelab/internal/unit"
 )
 
@@ -25,6 +26,7 @@ func newRunCmd() *cobra.Command {
 		seed      int64
 		asJSON    bool
 		outDir    string
+		outSysfs  string
 		example   string
 		maxMemory string
 		maxEvents int64
@@ -46,6 +48,10 @@ byte-identical output.
 
 --out DIR also writes result.json, summary.txt, flows.csv, queues.csv and an
 ethtool -S file per port, which 'rocelab diagnose' reads like a real dump.
+
+--out-sysfs DIR writes each host as the tree 'rocelab exporter' reads from a
+real host: DIR/<host>/sys (--path.sysfs), DIR/<host>/ethtool-stats
+(--path.ethtool-stats) and DIR/<host>/mlnx_qos (--path.mlnx-qos).
 
 --pcap FILE writes the frames one port sends and receives (--pcap-at
 NODE:PORT, default the first host's NIC port) as a pcapng capture of real
@@ -138,6 +144,11 @@ payload cut at --snaplen. Wireshark opens it; 'rocelab capture FILE
 					return err
 				}
 			}
+			if outSysfs != "" {
+				if err := twinfeed.WriteTree(outSysfs, twinfeed.Snapshot(tw)); err != nil {
+					return err
+				}
+			}
 			return nil
 		},
 	}
@@ -145,6 +156,7 @@ payload cut at --snaplen. Wireshark opens it; 'rocelab capture FILE
 	f.Int64Var(&seed, "seed", 0, "override the scenario's seed")
 	f.BoolVar(&asJSON, "json", false, "write the result as JSON")
 	f.StringVar(&outDir, "out", "", "also write result files into this directory")
+	f.StringVar(&outSysfs, "out-sysfs", "", "also write each host's counters as a sysfs-shaped tree DIR/<host>/ that 'rocelab exporter --path.sysfs DIR/<host>/sys' reads")
 	f.StringVar(&example, "example", "", "run an embedded example by name (see 'rocelab examples')")
 	f.StringVar(&maxMemory, "max-memory", "", "refuse scenarios estimated to need more memory (default: 80% of available memory)")
 	f.Int64Var(&maxEvents, "max-events", 5_000_000_000, "refuse scenarios estimated to need more scheduler events")
