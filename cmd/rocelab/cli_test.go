@@ -43,7 +43,7 @@ func TestRunFlagChecks(t *testing.T) {
 		{[]string{"run", "--pcap", filepath.Join(t.TempDir(), "x.pcapng"), "--snaplen", "60"}, "--snaplen: 60 bytes cut the RoCE headers"},
 		{[]string{"run", "--snaplen", "-1"}, "--snaplen: expected 0 (whole frames)"},
 		{[]string{"run", "--fail-on", "slow"}, "--fail-on: expected targets or incomplete"},
-		{[]string{"run", "--force"}, "--force needs --out DIR"},
+		{[]string{"run", "--force"}, "--force needs --out DIR or --out-sysfs DIR"},
 		{[]string{"run", "--log-level", "loud"}, "--log-level: expected debug, info, warn or error"},
 		{[]string{"run", "--max-memory", "0"}, "--max-memory: expected a positive size"},
 	} {

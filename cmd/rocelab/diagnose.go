@@ -48,20 +48,7 @@ Every finding id and the JSON schema: docs/diagnose.md.
 				return usageError("--interval: expected a positive duration such as 10s, got %s", interval)
 			}
 			opts.Interval = interval
-			rep := doctor.Diagnose(args, cmd.InOrStdin(), opts)
-			var err error
-			if asJSON {
-				err = rep.WriteJSON(cmd.OutOrStdout())
-			} else {
-				err = rep.WriteText(cmd.OutOrStdout())
-			}
-			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			if code := rep.ExitCode(); code != 0 {
-				return &exitError{code: code}
-			}
-			return nil
+			return writeReport(cmd.OutOrStdout(), doctor.Diagnose(args, cmd.InOrStdin(), opts), asJSON)
 		},
 	}
 	cmd.Flags().BoolVarP(&asJSON, "json", "j", false, "write the report as JSON")

@@ -84,6 +84,11 @@ command's --help says more.`,
 		newDiagnoseCmd(),
 		newCaptureCmd(),
 		newCollectCmd(),
+		newCalcCmd(),
+		newLintCmd(),
+		newConfigCmd(),
+		newTuneCmd(),
+		newExporterCmd(),
 	)
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultHelpCmd()

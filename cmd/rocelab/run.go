@@ -12,6 +12,7 @@ import (
 	"rocelab/examples"
 	"rocelab/internal/report"
 	"rocelab/internal/scenario"
+	"rocelab/internal/twinfeed"
 	"rocelab/internal/unit"
 )
 
@@ -21,6 +22,7 @@ func newRunCmd() *cobra.Command {
 		asJSON    bool
 		outDir    string
 		force     bool
+		outSysfs  string
 		example   string
 		maxMemory string
 		maxEvents int64
@@ -51,6 +53,10 @@ Ports are named NODE/pN everywhere (left/p17: port 17 of switch left; h0/p0:
 host h0's NIC). A file cannot hold a /, so the per-port files are NODE-pN
 (left-p17.txt); --pcap-at takes either spelling.
 
+--out-sysfs DIR writes each host as the tree 'rocelab exporter' reads from a
+real host: DIR/<host>/sys (--path.sysfs), DIR/<host>/ethtool-stats
+(--path.ethtool-stats) and DIR/<host>/mlnx_qos (--path.mlnx-qos).
+
 --pcap FILE writes the frames one port sends and receives (--pcap-at
 NODE/pN, default the first host's NIC port) as a pcapng capture of real
 RoCEv2 and PFC frames with nanosecond simulated timestamps, whole frames
@@ -80,13 +86,16 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 			if err != nil {
 				return err
 			}
-			if force && outDir == "" {
-				return usageError("--force needs --out DIR")
+			if force && outDir == "" && outSysfs == "" {
+				return usageError("--force needs --out DIR or --out-sysfs DIR")
 			}
-			if outDir != "" {
-				warning, err := prepareOut(outDir, force)
+			for flag, dir := range map[string]string{"--out": outDir, "--out-sysfs": outSysfs} {
+				if dir == "" {
+					continue
+				}
+				warning, err := prepareOut(dir, force)
 				if err != nil {
-					return usageError("--out: %v", err)
+					return usageError("%s: %v", flag, err)
 				}
 				if warning != "" {
 					warnf(cmd.ErrOrStderr(), "%s", warning)
@@ -169,6 +178,14 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 					return err
 				}
 			}
+			if outSysfs != "" {
+				if err := twinfeed.WriteTree(outSysfs, twinfeed.Snapshot(tw)); err != nil {
+					return err
+				}
+				if err := writeManifest(outSysfs); err != nil {
+					return err
+				}
+			}
 			if why := failures(res, fail); len(why) > 0 {
 				return &exitError{code: 1, err: fmt.Errorf("--fail-on: %s", strings.Join(why, "; "))}
 			}
@@ -179,7 +196,8 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 	f.Int64Var(&seed, "seed", 0, "override the scenario's seed")
 	f.BoolVarP(&asJSON, "json", "j", false, "write the result as JSON")
 	f.StringVarP(&outDir, "out", "o", "", "also write result files into this directory (new or empty; see --force)")
-	f.BoolVar(&force, "force", false, "with --out: replace the files an earlier run wrote into DIR (and nothing else)")
+	f.BoolVar(&force, "force", false, "with --out or --out-sysfs: replace the files an earlier run wrote into DIR (and nothing else)")
+	f.StringVar(&outSysfs, "out-sysfs", "", "also write each host's counters as a sysfs-shaped tree DIR/<host>/ that 'rocelab exporter --path.sysfs DIR/<host>/sys' reads (new or empty; see --force)")
 	f.StringVar(&example, "example", "", "run an embedded example by name (see 'rocelab examples')")
 	f.StringVar(&maxMemory, "max-memory", "", "refuse scenarios estimated to need more memory (default: 80% of available memory)")
 	f.Int64Var(&maxEvents, "max-events", defaultMaxEvents, "refuse scenarios estimated to need more scheduler events (positive)")

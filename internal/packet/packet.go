@@ -156,6 +156,10 @@ type Packet struct {
 	// InPort is the ingress port at the current switch, whose priority
 	// group the packet is charged to.
 	InPort int16
+	// FieldsHash caches the ECMP hash of the header fields HashFields
+	// selects (fabric.FieldsHash), computed at the first switch.
+	FieldsHash uint64
+	HashFields uint8
 }
 
 // Wire returns the bytes the packet occupies on the wire, preamble and

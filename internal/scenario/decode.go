@@ -216,6 +216,28 @@ type conv struct {
 	file  string
 	errs  Errors
 	warns Errors
+	// pos records where each key path's value was read.
+	pos map[string]Pos
+	// description accepts a file without traffic (LoadDescription).
+	description bool
+}
+
+// A Pos is where a key's value is in the scenario file.
+type Pos struct{ Line, Col int }
+
+// note records where the value at path is.
+func (c *conv) note(n ast.Node, path string) {
+	if n == nil || path == "" {
+		return
+	}
+	if tk := n.GetToken(); tk != nil && tk.Position != nil {
+		if c.pos == nil {
+			c.pos = map[string]Pos{}
+		}
+		if _, seen := c.pos[path]; !seen {
+			c.pos[path] = Pos{tk.Position.Line, tk.Position.Column}
+		}
+	}
 }
 
 func (c *conv) fail(n ast.Node, path, format string, args ...any) {
@@ -229,6 +251,7 @@ func (c *conv) scalar(n ast.Node, path string) (string, bool) {
 	if n == nil {
 		return "", false
 	}
+	c.note(n, path)
 	switch v := n.(type) {
 	case *ast.NullNode:
 		return "", false
@@ -393,6 +416,7 @@ func (c *conv) list(n ast.Node, path string) ([]ast.Node, bool) {
 	if n == nil {
 		return nil, false
 	}
+	c.note(n, path)
 	switch v := n.(type) {
 	case *ast.NullNode:
 		return nil, false
@@ -432,6 +456,7 @@ func (c *conv) dscpMap(n ast.Node, path string) [64]uint8 {
 	if n == nil {
 		return m
 	}
+	c.note(n, path)
 	if pairs, ok := mappingPairs(n); ok {
 		for _, kv := range pairs {
 			k := kv.Key.GetToken().Value

@@ -36,6 +36,12 @@ const (
 	DefaultKmin = 150 * unit.KB
 	DefaultKmax = 1500 * unit.KB
 	DefaultPmax = 0.2
+	// DefaultECNRTT is the RTT ECN thresholds are judged against: the one
+	// Huawei's AI Fabric guidance assumes (Huawei CloudEngine AI Fabric guide, support.huawei.com EDOC1100155250).
+	DefaultECNRTT = 20 * unit.Microsecond
+
+	// DefaultVendor is the switch OS configs are generated for.
+	DefaultVendor = "generic"
 
 	// PFC watchdog (SONiC pfcwd defaults).
 	DefaultWatchdogDetect  = 200 * unit.Millisecond
