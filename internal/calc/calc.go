@@ -113,14 +113,14 @@ func q(name string, v float64, unit, source string) Quantity {
 
 // Source strings shared by the calculators.
 const (
-	srcSONiCHeadroom = "sonic-swss cfgmgr/buffer_headroom_mellanox.lua (SONiC dynamic buffer headroom; facts.md §3)"
-	srcIEEEQuanta    = "IEEE 802.3 Annex 31B.3.7 response budget per speed, as the SONiC lua tabulates it (facts.md §3)"
-	srcPFCQuantum    = "IEEE 802.1Qbb: one pause quantum is 512 bit times (facts.md §3)"
-	srcIBoE          = "Linux iboe_get_mtu(): RoCE path MTU is the largest IB MTU ≤ netdev MTU − 96 (facts.md §4)"
-	srcIBTimeout     = "IB spec 1.2 §12.7.34: local ACK timeout 4.096 µs·2^timeout; §12.7.38 retry_cnt (facts.md §4)"
-	srcNCCLDefaults  = "NCCL v2.30.7 defaults: NCCL_IB_TIMEOUT 20, NCCL_IB_RETRY_CNT 7 (facts.md §5)"
-	srcHuaweiECN     = "Huawei CloudEngine AI Fabric (support.huawei.com EDOC1100155250): Kmax ≈ 2–3×BDP, 100G at 20 µs RTT ⇒ BDP 250 KB (facts.md §2)"
-	srcECNTable      = "facts.md §2: published ECN thresholds (DCQCN paper, HPCC ns-3 run.py, SONiC qos templates, Huawei, NVIDIA)"
-	srcNCCLTests     = "nccl-tests doc/PERFORMANCE.md: busbw = algbw × factor per collective (facts.md §5)"
-	srcNCCLCeilings  = "NCCL maintainers: ~12 GB/s per 100G NIC (nccl-tests #29), 24 per 200G (#119), 48–49 per 400G (#267) ⇒ 96–98% of line rate (facts.md §6)"
+	srcSONiCHeadroom = "sonic-swss cfgmgr/buffer_headroom_mellanox.lua (SONiC dynamic buffer headroom)"
+	srcIEEEQuanta    = "IEEE 802.3 Annex 31B.3.7 response budget per speed, as the SONiC lua tabulates it"
+	srcPFCQuantum    = "IEEE 802.1Qbb: one pause quantum is 512 bit times"
+	srcIBoE          = "Linux iboe_get_mtu(): RoCE path MTU is the largest IB MTU ≤ netdev MTU − 96 (include/rdma/ib_addr.h)"
+	srcIBTimeout     = "IB spec 1.2 §12.7.34: local ACK timeout 4.096 µs·2^timeout; §12.7.38 retry_cnt"
+	srcNCCLDefaults  = "NCCL v2.30.7 defaults: NCCL_IB_TIMEOUT 20, NCCL_IB_RETRY_CNT 7 (src/transport/net_ib, git history of connect.cc)"
+	srcHuaweiECN     = "Huawei CloudEngine AI Fabric (support.huawei.com EDOC1100155250): Kmax ≈ 2–3×BDP, 100G at 20 µs RTT ⇒ BDP 250 KB"
+	srcECNTable      = "published ECN thresholds: DCQCN paper (SIGCOMM 2015), HPCC ns-3 simulation/run.py, SONiC files/build_templates/qos_config.j2, Huawei EDOC1100155250, NVIDIA's 100G example"
+	srcNCCLTests     = "nccl-tests doc/PERFORMANCE.md: busbw = algbw × factor per collective"
+	srcNCCLCeilings  = "NCCL maintainers: ~12 GB/s per 100G NIC (nccl-tests #29), 24 per 200G (#119), 48–49 per 400G (#267) ⇒ 96–98% of line rate"
 )

@@ -85,7 +85,7 @@ func TestHeadroomResponseTime(t *testing.T) {
 	}
 }
 
-// facts.md §3: 5.12 ns at 100G, 1.28 ns at 400G; 0xFFFF quanta = 335.5 µs
+// IEEE 802.1Qbb (512 bit times a quantum): 5.12 ns at 100G, 1.28 ns at 400G; 0xFFFF quanta = 335.5 µs
 // at 100G and 83.9 µs at 400G.
 func TestPause(t *testing.T) {
 	for _, c := range []struct {
@@ -102,7 +102,7 @@ func TestPause(t *testing.T) {
 	}
 }
 
-// facts.md §4: 1500 ⇒ 1024, ≥ 4192 ⇒ 4096.
+// iboe_get_mtu (include/rdma/ib_addr.h): 1500 ⇒ 1024, ≥ 4192 ⇒ 4096.
 func TestRoCEMTU(t *testing.T) {
 	for netdev, want := range map[int]int{1500: 1024, 9000: 4096, 4192: 4096, 4191: 2048, 2144: 2048, 351: 0, 352: 256} {
 		if got := RoCEMTU(netdev); got != want {
@@ -111,7 +111,7 @@ func TestRoCEMTU(t *testing.T) {
 	}
 }
 
-// facts.md §5: NCCL_IB_TIMEOUT 20 ⇒ 4.096 µs·2^20 ≈ 4.29 s per attempt.
+// NCCL v2.30.7: NCCL_IB_TIMEOUT 20 ⇒ 4.096 µs·2^20 ≈ 4.29 s per attempt.
 func TestTimeout(t *testing.T) {
 	r := Timeout(TimeoutInput{Timeout: 20, RetryCnt: 7})
 	if got := out(t, r, "ack_timeout"); math.Abs(got-4.294967296) > 1e-9 {
@@ -125,7 +125,7 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
-// facts.md §2: Huawei's rule Kmax ≈ 2–3×BDP with BDP 250 KB at 100G and a
+// Huawei CloudEngine AI Fabric guide, support.huawei.com EDOC1100155250: Huawei's rule Kmax ≈ 2–3×BDP with BDP 250 KB at 100G and a
 // 20 µs RTT gives 500–750 KB, which are Huawei's published 100GE Kmax for
 // its latency- and throughput-sensitive profiles. At 25GE the rule gives
 // 125–187.5 KB against published 150 and 200 KB.
@@ -166,7 +166,7 @@ func TestECNVerdicts(t *testing.T) {
 	}
 }
 
-// facts.md §6: ~12 GB/s per 100G NIC, 24 per 200G, 48–49 per 400G.
+// nccl-tests issues 29, 119, 267: ~12 GB/s per 100G NIC, 24 per 200G, 48–49 per 400G.
 func TestBusBWAgainstMaintainers(t *testing.T) {
 	for _, c := range []struct {
 		rate   unit.BitRate

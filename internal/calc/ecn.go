@@ -9,7 +9,7 @@ import (
 )
 
 // DefaultRTT is the base RTT ECN thresholds are sized for when none is
-// given: the one Huawei's AI Fabric guidance assumes (facts.md §2).
+// given: the one Huawei's AI Fabric guidance assumes (Huawei CloudEngine AI Fabric guide, support.huawei.com EDOC1100155250).
 const DefaultRTT = scenario.DefaultECNRTT
 
 // BDP returns the bandwidth-delay product of a port in bytes.
@@ -19,7 +19,8 @@ func BDP(rate unit.BitRate, rtt unit.Time) unit.Bytes {
 
 // MarkProbability is RED's marking probability at queue depth q for a
 // profile (Kmin, Kmax, Pmax): 0 below Kmin, linear to Pmax at Kmax, 1 above
-// Kmax (facts.md §1.1, the HPCC switch-mmu ShouldSendCN).
+// Kmax (DCQCN's congestion point, Zhu et al. SIGCOMM 2015; the HPCC ns-3
+// switch-mmu.cc ShouldSendCN).
 func MarkProbability(q, kmin, kmax unit.Bytes, pmax float64) float64 {
 	switch {
 	case q <= kmin:
@@ -83,9 +84,9 @@ func ECN(in ECNInput) *Result {
 		}
 		r.Inputs = append(r.Inputs, bytesQ("buffer", float64(in.Buffer), "given"), q("alpha", alpha, "", "dynamic threshold (SONiC dynamic_th 0 ⇒ 1)"))
 		r.Outputs = append(r.Outputs, bytesQ("kmin_ceiling", math.Floor(alpha/(1+alpha)*float64(in.Buffer)),
-			"a queue fed by one ingress port reaches PFC XOFF at α/(1+α) of the shared buffer (facts.md §3 dynamic threshold)"))
+			"a queue fed by one ingress port reaches PFC XOFF at α/(1+α) of the shared buffer (SAI_BUFFER_PROFILE_ATTR_SHARED_DYNAMIC_TH: threshold = α·free buffer)"))
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("Published profiles (facts.md §2): HPCC ns-3 %s/%s at %g G (4 KB and 16 KB per Gb/s, Pmax 0.2); NVIDIA example 150 KB/1500 KB at 100G; SONiC AZURE_LOSSLESS 1 MiB/2 MiB, 5%%; Huawei 100GE 7 KB/500–750 KB, 10–30%%; DCQCN paper 5 KB/200 KB, 1%% at 40G.",
+	r.Notes = append(r.Notes, fmt.Sprintf("Published profiles: HPCC ns-3 %s/%s at %g G (4 KB and 16 KB per Gb/s, Pmax 0.2); NVIDIA example 150 KB/1500 KB at 100G; SONiC AZURE_LOSSLESS 1 MiB/2 MiB, 5%%; Huawei 100GE 7 KB/500–750 KB, 10–30%%; DCQCN paper 5 KB/200 KB, 1%% at 40G.",
 		unit.Bytes(4000*g), unit.Bytes(16000*g), g))
 	r.Notes = append(r.Notes, "Pmax: 1% (DCQCN paper), 5% (SONiC), 10–30% (Huawei), 20% (HPCC ns-3); it must be above 0 for any marking between Kmin and Kmax, and at most 1 (100%).")
 	if in.Kmax > 0 {

@@ -80,7 +80,7 @@ func Timeout(in TimeoutInput) *Result {
 			{Name: "budget", Value: total.Seconds(), Unit: "s", Text: total.String(), Source: "until the QP fails on tail loss or a dead path"},
 		},
 		Notes: []string{
-			"This is the spec's upper setting. ConnectX adaptive retransmission starts lower and randomised and is capped by it; some older NICs clamp upward (facts.md §7).",
+			"This is the spec's upper setting. ConnectX adaptive retransmission starts lower and randomised and is capped by it; some older NICs clamp upward (NVIDIA \"Adaptive Retransmission\" parameters).",
 			"The budget must outlast the longest pause the fabric can hold a packet for (a PFC storm lasts until the watchdog acts: detection + restoration), or QPs fail before the watchdog breaks the storm.",
 		},
 		Sources: []string{srcIBTimeout, srcNCCLDefaults},

@@ -35,7 +35,8 @@ type switchPort struct {
 	ToHost   bool
 }
 
-// mlx5's default CNP marking (facts.md §1.2: cnp_dscp 48, cnp_802p_prio 6).
+// mlx5's default CNP marking (mlxconfig q on a ConnectX-5 Ex: cnp_dscp 48,
+// cnp_802p_prio 6).
 const (
 	defaultCNPDSCP = 48
 	defaultCNPPrio = 6

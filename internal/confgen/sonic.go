@@ -75,7 +75,7 @@ func genSONiC(p *plan, o Options) (Output, error) {
 	if wdOn {
 		table("PFC_WD")["GLOBAL"] = row{"POLL_INTERVAL": "200"}
 		note("PFC_WD detection_time/restoration_time (ms), action drop", p.from("switch.watchdog.detection", "200ms")+", "+p.from("switch.watchdog.restoration", "200ms"))
-		note("PFC_WD|GLOBAL POLL_INTERVAL 200", "SONiC pfcwd default poll interval (facts.md §3)")
+		note("PFC_WD|GLOBAL POLL_INTERVAL 200", "SONiC pfcwd default poll interval (sonic-utilities pfcwd/main.py)")
 	}
 	profiles := map[string]bool{}
 	for _, pt := range p.ports {

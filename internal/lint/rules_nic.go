@@ -175,7 +175,7 @@ func firmwareRules(m *Model) []doctor.Finding {
 				Title:     fmt.Sprintf("%s: %s 0: congestion control is off on every priority (PFC only)", c.Name, c.What),
 				Subject:   c.Name,
 				Evidence:  evs(c.Evidence),
-				Mechanism: "With no priority in the mask the NIC ignores CNPs and never slows down: congestion is handled by PFC alone, as Meta runs its 400G clusters (facts.md §6). That is a design choice, not a mistake, if the fabric was built for it; otherwise pauses spread congestion upstream.",
+				Mechanism: "With no priority in the mask the NIC ignores CNPs and never slows down: congestion is handled by PFC alone, as Meta runs its 400G clusters (Gangidi et al., \"RDMA over Ethernet for Distributed AI Training at Meta Scale\", SIGCOMM 2024). That is a design choice, not a mistake, if the fabric was built for it; otherwise pauses spread congestion upstream.",
 			})
 		case c.Mask&(1<<p) == 0:
 			fs = append(fs, doctor.Finding{

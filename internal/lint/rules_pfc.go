@@ -13,7 +13,7 @@ import (
 	"rocelab/internal/unit"
 )
 
-// SONiC's PFC watchdog limits (orchagent pfcwdorch.h, facts.md §3).
+// SONiC's PFC watchdog limits (sonic-swss orchagent pfcwdorch.h).
 const (
 	wdDetectMin, wdDetectMax   = 100, 5000
 	wdRestoreMin, wdRestoreMax = 100, 60000

@@ -5,7 +5,6 @@
 package scenario
 
 import (
-	"os"
 	"strconv"
 	"strings"
 
@@ -36,6 +35,8 @@ type Scenario struct {
 	Faults     []FaultSpec
 	// SampleInterval is how often queue depths are sampled.
 	SampleInterval unit.Time
+	// Warnings are problems that do not stop the scenario, in file order.
+	Warnings Errors
 	// NCCL holds the nccl section: NCCL environment variables by name.
 	NCCL []Setting
 	// PHY is the physical layer's imperfection.
@@ -143,13 +144,14 @@ type FlowSpec struct {
 	After    []int
 }
 
-// LoadFile reads and validates a scenario file.
+// LoadFile reads and validates a scenario file (see LoadReader).
 func LoadFile(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return Load(path, data)
+	defer f.Close()
+	return LoadReader(path, f)
 }
 
 // Load validates scenario YAML. name is the file name used in messages.
@@ -192,6 +194,7 @@ func load(name string, data []byte, description bool) (*Scenario, error) {
 	if len(c.errs) > 0 {
 		return nil, c.errs
 	}
+	s.Warnings = c.warns
 	s.Where = c.pos
 	return s, nil
 }
@@ -234,8 +237,10 @@ func (c *conv) topology(r *rawTopology) *topo.Topology {
 		"leaves": r.Leaves, "spines": r.Spines, "hosts_per_leaf": r.HostsPerLeaf,
 		"uplinks_per_leaf": r.UplinksPerLeaf, "k": r.K, "radix": r.Radix,
 	}
+	// The least each count may be, so that one message gives the range.
+	least := map[string]int64{"hosts": 2, "k": 2}
 	num := func(key string, def int64) int {
-		return int(c.integer(nodes[key], "topology."+key, def, 1, maxCount))
+		return int(c.integer(nodes[key], "topology."+key, def, max(least[key], 1), maxCount))
 	}
 	// Keys that do not belong to the kind are a mistake worth reporting.
 	allowed := map[string][]string{
@@ -263,10 +268,22 @@ func (c *conv) topology(r *rawTopology) *topo.Topology {
 	var err error
 	switch kind {
 	case "single-switch":
+		if n := int64(num("hosts", 2)); c.tooLarge(nodes["hosts"], kind, n, n) {
+			return nil
+		}
 		t, err = topo.SingleSwitch(num("hosts", 2), hostLink)
 	case "dumbbell":
+		hosts := int64(num("left", 1)) + int64(num("right", 1))
+		if c.tooLarge(r.Kind, kind, hosts, hosts+int64(num("trunk_links", 1))) {
+			return nil
+		}
 		t, err = topo.Dumbbell(num("left", 1), num("right", 1), num("trunk_links", 1), hostLink, fabricLink)
 	case "fat-tree":
+		// k pods of k/2 edge and k/2 aggregation switches, (k/2)² cores:
+		// k³/4 hosts, and k³/4 links in each of the three tiers.
+		if k := int64(num("k", 4)); c.tooLarge(nodes["k"], kind, k*k*k/4, 3*k*k*k/4) {
+			return nil
+		}
 		t, err = topo.FatTree(num("k", 4), hostLink)
 	case "leaf-spine":
 		spec := topo.LeafSpine{
@@ -301,6 +318,10 @@ func (c *conv) topology(r *rawTopology) *topo.Topology {
 			nodes["servers"] = r.Servers.NICs
 		}
 		if len(c.errs) > 0 {
+			return nil
+		}
+		hosts := int64(spec.Leaves) * int64(spec.HostsPerLeaf)
+		if c.tooLarge(nodes["leaves"], kind, hosts, hosts+int64(spec.Leaves)*int64(spec.UplinksPerLeaf)) {
 			return nil
 		}
 		t, err = topo.BuildLeafSpine(spec)
