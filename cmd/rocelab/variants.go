@@ -1,8 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
-	"log/slog"
+	"io"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -19,22 +20,25 @@ import (
 
 // runVariants runs every variant of s, independent twins spread over the
 // cores, and prints them side by side.
-func runVariants(cmd *cobra.Command, s *scenario.Scenario, limits scenario.Limits, asJSON bool, outDir string) error {
+func runVariants(cmd *cobra.Command, ls logSetup, s *scenario.Scenario, limits scenario.Limits, asJSON bool, outDir string) error {
 	vs := s.Variants
 	twins := make([]*scenario.Twin, len(vs))
+	ests := make([]int64, len(vs))
 	for i, v := range vs {
-		if err := v.Estimate().Check(limits); err != nil {
+		est := v.Estimate()
+		if err := est.Check(limits); err != nil {
 			return &exitError{code: 2, err: fmt.Errorf("%s (variant %s): %w", v.File, v.Variant, err)}
 		}
 		tw, err := scenario.Build(v)
 		if err != nil {
 			return &exitError{code: 2, err: fmt.Errorf("%s (variant %s): %w", v.File, v.Variant, err)}
 		}
-		twins[i] = tw
+		twins[i], ests[i] = tw, est.Events
+		ls.log.Info("running", "scenario", s.Name, "variant", v.Variant, "seed", v.Seed, "est_events", est.Events, "est_memory", fmt.Sprint(est.Memory))
 	}
 	var p *mpb.Progress
-	if stderr := cmd.ErrOrStderr(); isTerminal(stderr) {
-		p = mpb.New(mpb.WithOutput(stderr), mpb.WithWidth(40))
+	if ls.progress {
+		p = mpb.New(mpb.WithOutput(cmd.ErrOrStderr()), mpb.WithWidth(40))
 	}
 	ends := make([]unit.Time, len(vs))
 	wall := time.Now()
@@ -45,11 +49,11 @@ func runVariants(cmd *cobra.Command, s *scenario.Scenario, limits scenario.Limit
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				var bar *mpb.Bar
+				var sink progressSink
 				if p != nil {
-					bar = workBar(p, vs[i].Variant, twins[i])
+					sink = addBar(p, vs[i].Variant, ests[i])
 				}
-				ends[i] = runTracked(twins[i], bar)
+				ends[i] = runWithProgress(twins[i], ests[i], sink)
 			}
 		}()
 	}
@@ -68,9 +72,9 @@ func runVariants(cmd *cobra.Command, s *scenario.Scenario, limits scenario.Limit
 		cmp.Variants = append(cmp.Variants, report.Variant{Name: v.Variant, Description: v.Description, Run: report.New(twins[i], ends[i])})
 	}
 	elapsed := time.Since(wall)
-	slog.Info("done", "variants", len(vs), "events", events, "wall", elapsed.Round(time.Millisecond).String(),
+	ls.log.Info("done", "variants", len(vs), "events", events, "wall", elapsed.Round(time.Millisecond).String(),
 		"events_per_s", fmt.Sprintf("%.3g", float64(events)/elapsed.Seconds()))
-	if err := writeResult(cmd.OutOrStdout(), asJSON, cmp); err != nil {
+	if err := writeRunResult(cmd.OutOrStdout(), asJSON, cmp); err != nil {
 		return err
 	}
 	if outDir != "" {
@@ -79,40 +83,46 @@ func runVariants(cmd *cobra.Command, s *scenario.Scenario, limits scenario.Limit
 				return err
 			}
 		}
+		if err := writeManifest(outDir); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// workBar adds a progress bar that follows a twin's workload (nccl-tests
-// batches, training iterations) with an ETA, or its simulated time.
-func workBar(p *mpb.Progress, name string, tw *scenario.Twin) *mpb.Bar {
-	_, total, ok := tw.WorkProgress()
-	if !ok {
-		total = 200
-	}
-	return p.AddBar(int64(max(total, 1)),
-		mpb.PrependDecorators(decor.Name("simulating "+name+" "), decor.CountersNoUnit("%d/%d")),
-		mpb.AppendDecorators(decor.Percentage(), decor.Name(" ETA "), decor.AverageETA(decor.ET_STYLE_GO)))
+// variantBar is one variant's bar on a shared progress display.
+type variantBar struct{ bar *mpb.Bar }
+
+func addBar(p *mpb.Progress, name string, total int64) *variantBar {
+	return &variantBar{p.AddBar(max(total, 1),
+		mpb.PrependDecorators(decor.Name("simulating "+name+" ")),
+		mpb.AppendDecorators(
+			decor.Percentage(decor.WCSyncSpace),
+			decor.CountersNoUnit(" %d of ~%d events"),
+			decor.Name(", ETA "),
+			decor.AverageETA(decor.ET_STYLE_GO)))}
 }
 
-// runTracked runs tw to completion in slices of simulated time, moving
-// bar (if any) with the workload; slicing does not change the order of
-// events.
-func runTracked(tw *scenario.Twin, bar *mpb.Bar) unit.Time {
-	limit := tw.Scenario.Duration
-	const slice = unit.Millisecond
-	for !tw.Done() && tw.Net.Sched.Now() < limit {
-		tw.RunUntil(min(tw.Net.Sched.Now()+slice, limit))
-		if bar != nil {
-			if done, _, ok := tw.WorkProgress(); ok {
-				bar.SetCurrent(int64(done))
-			} else {
-				bar.SetCurrent(int64(200 * tw.Net.Sched.Now() / limit))
-			}
-		}
+func (b *variantBar) update(done, total int64) { b.bar.SetCurrent(min(done, total-1)) }
+func (b *variantBar) finish(done int64)        { b.bar.SetTotal(max(done, 1), true) }
+
+// runResult is a run's or a comparison's report.
+type runResult interface {
+	WriteJSON(io.Writer) error
+	WriteText(io.Writer) error
+}
+
+// writeRunResult writes r as JSON or text.
+func writeRunResult(w io.Writer, asJSON bool, r runResult) error {
+	out := bufio.NewWriter(w)
+	var err error
+	if asJSON {
+		err = r.WriteJSON(out)
+	} else {
+		err = r.WriteText(out)
 	}
-	if bar != nil {
-		bar.SetTotal(-1, true)
+	if err == nil {
+		err = out.Flush()
 	}
-	return tw.Net.Sched.Now()
+	return err
 }

@@ -124,13 +124,18 @@ func (r *Run) writeHWCounters(dir string) error {
 			fmt.Fprintf(w, "# what: RDMA hw_counters of host %s's NIC as mlx5 exposes them, at the start and at the end of the run (simulated time)\n", n.Name)
 			for _, at := range []unit.Time{0, r.end} {
 				WriteTimeLine(w, at)
-				fmt.Fprintf(w, "$ grep \"\" /sys/class/infiniband/%s/ports/1/hw_counters/*\n", n.Name)
-				for _, k := range sortedKeys(n.all) {
-					v := n.all[k]
-					if at == 0 {
-						v = 0
+				fmt.Fprintf(w, "$ grep \"\" /sys/class/infiniband/%s/ports/1/{hw_counters,counters}/*\n", n.Name)
+				for _, set := range []struct {
+					dir string
+					m   map[string]int64
+				}{{"hw_counters", n.all}, {"counters", n.port}} {
+					for _, k := range sortedKeys(set.m) {
+						v := set.m[k]
+						if at == 0 {
+							v = 0
+						}
+						fmt.Fprintf(w, "/sys/class/infiniband/%s/ports/1/%s/%s:%d\n", n.Name, set.dir, k, v)
 					}
-					fmt.Fprintf(w, "/sys/class/infiniband/%s/ports/1/hw_counters/%s:%d\n", n.Name, k, v)
 				}
 			}
 			return nil

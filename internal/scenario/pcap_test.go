@@ -22,6 +22,18 @@ func capturedRun(t *testing.T, port string, edit ...func(*Scenario)) (*Twin, str
 	for _, e := range edit {
 		e(s)
 	}
+	tw, path, data := captureRun(t, s, port, DefaultSnaplen)
+	a, err := capture.Analyze(path, bytes.NewReader(data), capture.Options{LinkSpeed: 100 * unit.Gbps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tw, path, a
+}
+
+// captureRun runs s with a tap on port at snaplen and returns the twin,
+// and the capture's path and bytes.
+func captureRun(t *testing.T, s *Scenario, port string, snaplen int) (*Twin, string, []byte) {
+	t.Helper()
 	tw, err := Build(s)
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +43,7 @@ func capturedRun(t *testing.T, port string, edit ...func(*Scenario)) (*Twin, str
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	tap, err := tw.AttachPcap(pt, &buf, DefaultSnaplen)
+	tap, err := tw.AttachPcap(pt, &buf, snaplen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +55,7 @@ func capturedRun(t *testing.T, port string, edit ...func(*Scenario)) (*Twin, str
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a, err := capture.Analyze(path, bytes.NewReader(buf.Bytes()), capture.Options{LinkSpeed: 100 * unit.Gbps})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tw, path, a
+	return tw, path, buf.Bytes()
 }
 
 // checkFlows asserts that every flow crossing the tapped port shows in the
@@ -171,4 +179,65 @@ func TestTwinCaptureTshark(t *testing.T) {
 		t.Errorf("%d of %d packets agree", res.Agree, res.Packets)
 	}
 	t.Logf("%s: %d/%d twin packets agree with tshark on all %d fields", v, res.Agree, res.Packets, len(oracle.Fields))
+}
+
+// The lossy-link example captured at the sender's port: the capture
+// analysis finds exactly the go-back-N episodes the NIC counters report —
+// one NAK episode per packet_seq_err, one timeout episode per
+// local_ack_timeout_err — and exactly the packets the NIC sent again; and
+// Wireshark decodes every frame as the twin wrote it.
+func TestLossyLinkCapture(t *testing.T) {
+	s := example(t, "lossy-link")
+	s.Flows[0].Bytes = 64 * unit.MiB
+	tw, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt, err := tw.Port("h0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	tap, err := tw.AttachPcap(pt, &buf, DefaultSnaplen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw.Run()
+	if err := tap.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "lossy.pcapng")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := capture.Analyze(path, bytes.NewReader(buf.Bytes()), capture.Options{LinkSpeed: 100 * unit.Gbps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nak, timeout, retx int64
+	for _, f := range a.Flows {
+		if f.Key.Src == HostIP(0) {
+			nak += f.Requester.NAKEpisodes
+			timeout += f.Requester.TimeoutEpisodes
+			retx += f.Requester.RetransPackets
+		}
+	}
+	hw := tw.NICs[0].HW
+	if nak != hw.PacketSeqErr || timeout != hw.LocalAckTimeoutErr || retx != hw.Retransmitted || nak == 0 {
+		t.Errorf("capture: %d NAK episodes, %d timeout episodes, %d packets resent; NIC: packet_seq_err %d, local_ack_timeout_err %d, %d resent",
+			nak, timeout, retx, hw.PacketSeqErr, hw.LocalAckTimeoutErr, hw.Retransmitted)
+	}
+	t.Logf("capture and NIC agree: %d NAK episodes, %d timeout episodes, %d packets resent", nak, timeout, retx)
+	v := tshark.Require(t)
+	res, err := oracle.Check(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range res.Mismatches {
+		t.Error(m)
+	}
+	if res.Agree != res.Packets || res.Packets == 0 {
+		t.Errorf("tshark: %d of %d packets agree", res.Agree, res.Packets)
+	}
+	t.Logf("%s: %d/%d packets agree", v, res.Agree, res.Packets)
 }

@@ -249,31 +249,34 @@ func TestComputeHeadroom(t *testing.T) {
 }
 
 // The data path allocates nothing per packet once warm: over a whole
-// incast run, heap allocations stay a small fraction of packet-hops (the
-// remainder is queue-sample and pool growth, amortized).
+// incast run, with PFC only and with DCQCN (CNPs, rate timers, the pacing
+// calendar), heap allocations stay a small fraction of packet-hops (the
+// remainder is sample-series and pool growth, amortized).
 func TestNoPerPacketAllocation(t *testing.T) {
-	s := example(t, "incast-pfc")
-	tw, err := Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hops := func() (n int64) {
-		for _, pt := range tw.Net.Ports {
-			n += pt.Counters.TxPhyPackets
+	for _, ex := range []string{"incast-pfc", "incast-dcqcn"} {
+		s := example(t, ex)
+		tw, err := Build(s)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return n
+		hops := func() (n int64) {
+			for _, pt := range tw.Net.Ports {
+				n += pt.Counters.TxPhyPackets
+			}
+			return n
+		}
+		// Warm up: the buffers fill and the packet pool grows to its peak.
+		tw.RunUntil(3 * unit.Millisecond)
+		var before, after runtime.MemStats
+		h0, pool0 := hops(), tw.Net.Pool.Allocated()
+		runtime.ReadMemStats(&before)
+		tw.Run()
+		runtime.ReadMemStats(&after)
+		allocs := after.Mallocs - before.Mallocs
+		n := hops() - h0
+		if per := float64(allocs) / float64(n); per > 0.01 {
+			t.Errorf("%s: %d allocations over %d packet-hops after warm-up: %.4f per hop", ex, allocs, n, per)
+		}
+		t.Logf("%s after warm-up: %d allocations over %d packet-hops (pool grew by %d packets)", ex, allocs, n, tw.Net.Pool.Allocated()-pool0)
 	}
-	// Warm up: the buffers fill and the packet pool grows to its peak.
-	tw.RunUntil(3 * unit.Millisecond)
-	var before, after runtime.MemStats
-	h0, pool0 := hops(), tw.Net.Pool.Allocated()
-	runtime.ReadMemStats(&before)
-	tw.Run()
-	runtime.ReadMemStats(&after)
-	allocs := after.Mallocs - before.Mallocs
-	n := hops() - h0
-	if per := float64(allocs) / float64(n); per > 0.01 {
-		t.Errorf("%d allocations over %d packet-hops after warm-up: %.4f per hop", allocs, n, per)
-	}
-	t.Logf("after warm-up: %d allocations over %d packet-hops (pool grew by %d packets)", allocs, n, tw.Net.Pool.Allocated()-pool0)
 }

@@ -21,6 +21,9 @@ type rawScenario struct {
 	PHY         *rawPHY       `yaml:"phy"`
 	Workload    *rawWorkload  `yaml:"workload"`
 	Variants    []*rawVariant `yaml:"variants"`
+	// Tune is a parameter space for rocelab tune, which reads it; the
+	// twin ignores it.
+	Tune ast.Node `yaml:"tune"`
 }
 
 type rawPHY struct {
@@ -84,6 +87,7 @@ type rawECN struct {
 	Kmax       ast.Node `yaml:"kmax"`
 	Pmax       ast.Node `yaml:"pmax"`
 	At         ast.Node `yaml:"at"`
+	RTT        ast.Node `yaml:"rtt"`
 }
 
 type rawWatchdog struct {
@@ -103,6 +107,7 @@ type rawScheduler struct {
 }
 
 type rawSwitch struct {
+	Vendor         ast.Node      `yaml:"vendor"`
 	Buffer         ast.Node      `yaml:"buffer"`
 	Alpha          ast.Node      `yaml:"alpha"`
 	AlphaLossy     ast.Node      `yaml:"alpha_lossy"`
@@ -118,6 +123,7 @@ type rawSwitch struct {
 
 type rawHost struct {
 	MTU            ast.Node      `yaml:"mtu"`
+	NetdevMTU      ast.Node      `yaml:"netdev_mtu"`
 	DSCP           ast.Node      `yaml:"dscp"`
 	Priority       ast.Node      `yaml:"priority"`
 	Trust          ast.Node      `yaml:"trust"`

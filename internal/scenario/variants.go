@@ -29,7 +29,7 @@ type rawVariant struct {
 }
 
 // loadVariants loads every variant of the file.
-func loadVariants(file string, data []byte, rv []*rawVariant) ([]*Scenario, error) {
+func loadVariants(file string, data []byte, rv []*rawVariant, description bool) ([]*Scenario, error) {
 	var out []*Scenario
 	c := &conv{file: file}
 	names := map[string]bool{}
@@ -86,7 +86,7 @@ func loadVariants(file string, data []byte, rv []*rawVariant) ([]*Scenario, erro
 		if err != nil {
 			return nil, err
 		}
-		s, err := convert(file, raw)
+		s, err := convert(file, raw, description)
 		if err != nil {
 			return nil, err
 		}
