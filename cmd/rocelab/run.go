@@ -133,10 +133,10 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 				limits.Memory = defaultMemoryLimit()
 			}
 			if len(s.Variants) > 0 {
-				if pcapFile != "" || outSysfs != "" || len(fail) > 0 {
-					return usageError("--pcap, --out-sysfs and --fail-on take one scenario at a time; this one has variants (run one with its own file)")
+				if pcapFile != "" || outSysfs != "" {
+					return usageError("--pcap and --out-sysfs take one scenario at a time; this one has variants (run one with its own file)")
 				}
-				return runVariants(cmd, ls, s, limits, asJSON, outDir)
+				return runVariants(cmd, ls, s, limits, asJSON, outDir, fail)
 			}
 			est := s.Estimate()
 			if err := est.Check(limits); err != nil {

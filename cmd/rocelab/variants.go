@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,7 +21,9 @@ import (
 
 // runVariants runs every variant of s, independent twins spread over the
 // cores, and prints them side by side.
-func runVariants(cmd *cobra.Command, ls logSetup, s *scenario.Scenario, limits scenario.Limits, asJSON bool, outDir string) error {
+// --fail-on applies to every variant: the run exits 1 when any meets the
+// condition.
+func runVariants(cmd *cobra.Command, ls logSetup, s *scenario.Scenario, limits scenario.Limits, asJSON bool, outDir string, fail map[string]bool) error {
 	vs := s.Variants
 	twins := make([]*scenario.Twin, len(vs))
 	ests := make([]int64, len(vs))
@@ -86,6 +89,15 @@ func runVariants(cmd *cobra.Command, ls logSetup, s *scenario.Scenario, limits s
 		if err := writeManifest(outDir); err != nil {
 			return err
 		}
+	}
+	var why []string
+	for _, v := range cmp.Variants {
+		for _, w := range failures(v.Run, fail) {
+			why = append(why, v.Name+": "+w)
+		}
+	}
+	if len(why) > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("--fail-on: %s", strings.Join(why, "; "))}
 	}
 	return nil
 }

@@ -12,7 +12,8 @@ import (
 // Version is an NCCL release, e.g. 2.30.7.
 type Version struct{ Major, Minor, Patch int }
 
-// DefaultVersion is the release facts.md §5 was read from.
+// DefaultVersion is the NCCL release whose sources (src/graph/tuning.cc,
+// search.cc, enqueue.cc, transport/net_ib.cc) this package models.
 var DefaultVersion = Version{2, 30, 7}
 
 // ParseVersion reads "2.18.3" (the patch may be omitted).
@@ -147,8 +148,8 @@ func NewConfig(env map[string]string, v Version) (*Config, error) {
 		P2PNetChunk: 1 << 17, ChannelsPerNetPeer: 2, NetOverhead: -1, SocksPerThread: 1,
 		Env: env,
 	}
-	// Version-dependent defaults (facts.md §5, from the git history of
-	// net_ib and init.cc).
+	// Version-dependent defaults (from the git history of
+	// src/transport/net_ib.cc and src/init.cc).
 	switch {
 	case !v.AtLeast(2, 14, 0):
 		c.Timeout = 14

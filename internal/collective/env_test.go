@@ -25,7 +25,7 @@ func TestParseListSemantics(t *testing.T) {
 		f          Func
 		want       string
 	}{
-		// The example of facts.md §5: every function gets Ring and Tree,
+		// A mixed list: every function gets Ring and Tree,
 		// then AllReduce everything but LL.
 		{"NCCL_ALGO", "ring,tree;allreduce:^LL", AllReduce, ""}, // ^LL is not an algorithm: error below
 		{"NCCL_PROTO", "LL,Simple;allreduce:^LL", AllReduce, "LL128,Simple"},

@@ -83,7 +83,7 @@ func TestSearch(t *testing.T) {
 }
 
 // TestTuningByHand recomputes a few grid points from the tuning.cc
-// formulas as facts.md §5 states them, independently of the code.
+// formulas of src/graph/tuning.cc, independently of the code.
 func TestTuningByHand(t *testing.T) {
 	// 4 servers × 8 A100 (AMD hosts), one 100G NIC: graph 1 channel at 12
 	// GB/s, 32 ranks, AllReduce nsteps 62, 6 network steps.

@@ -176,7 +176,7 @@ func TestDoctorReadsOutput(t *testing.T) {
 	}
 }
 
-// TestBusFactor checks the factors against facts.md §5 and each
+// TestBusFactor checks the factors against nccl-tests' doc/PERFORMANCE.md and each
 // collective's result: busbw/algbw of the sweep's own numbers.
 func TestBusFactor(t *testing.T) {
 	want := map[collective.Func]float64{
