@@ -78,6 +78,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	c.writeBusBW(&b)
 	c.writeHealth(&b)
 	c.writeCounters(&b)
+	c.writeLinks(&b)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -202,4 +203,52 @@ func (c *Comparison) writeCounters(b *strings.Builder) {
 	}
 	b.WriteString("\nCounters that explain the change\n")
 	tbl.Write(b)
+}
+
+// maxLinkRows bounds the link table of a comparison.
+const maxLinkRows = 32
+
+// writeLinks writes the bytes each switch-to-switch link carried, per
+// variant, when the fabric has such links: where ECMP put the traffic
+// (an idle uplink beside one carrying twice the mean is a hash
+// collision).
+func (c *Comparison) writeLinks(b *strings.Builder) {
+	hosts := map[string]bool{}
+	for _, n := range c.Variants[0].Run.NICs {
+		hosts[n.Name] = true
+	}
+	node := func(port string) string { n, _, _ := strings.Cut(port, "/"); return n }
+	head := []string{"switch link (tx bytes)"}
+	for _, v := range c.Variants {
+		head = append(head, v.Name)
+	}
+	tbl := &textout.Table{Head: head}
+	rows := 0
+	for i, p := range c.Variants[0].Run.Ports {
+		if hosts[node(p.Name)] || hosts[node(p.Peer)] || p.Peer == "" {
+			continue
+		}
+		if rows == maxLinkRows {
+			tbl.Add("...")
+			break
+		}
+		cells := []string{p.Name + " → " + p.Peer}
+		for _, v := range c.Variants {
+			if i < len(v.Run.Ports) {
+				cells = append(cells, fmt.Sprint(v.Run.Ports[i].Counters["tx_bytes_phy"]))
+			}
+		}
+		tbl.Add(cells...)
+		rows++
+	}
+	if rows == 0 {
+		return
+	}
+	b.WriteString("\nSwitch-to-switch links\n")
+	tbl.Write(b)
+	for _, v := range c.Variants {
+		for _, e := range v.Run.ECMP {
+			fmt.Fprintf(b, "  %s %s: %d uplinks, %d unused, max/mean %.2f\n", v.Name, e.Tier, e.Uplinks, e.Unused, e.Imbalance)
+		}
+	}
 }

@@ -94,9 +94,10 @@ func (c *conv) workload(s *Scenario, raw *rawScenario) {
 	if raw.Topology != nil {
 		rs = raw.Topology.Servers
 	}
-	if t.Servers == 0 || rs == nil {
-		c.fail(r.NCCLTests, "workload", "an NCCL workload runs on GPU servers: set topology.servers (a leaf-spine topology)")
-		return
+	if rs == nil {
+		// Without topology.servers every host is a server of one GPU
+		// (an A100) with one NIC.
+		rs = &rawServers{}
 	}
 	srv := c.gpuServer(s, rs)
 	vs := c.text(r.NCCLVersion, "workload.nccl_version", collective.DefaultVersion.String())
@@ -115,7 +116,7 @@ func (c *conv) workload(s *Scenario, raw *rawScenario) {
 		return
 	}
 	w := &WorkloadSpec{NCCL: cfg, System: collective.System{Server: srv, Hosts: serverHosts(t)}}
-	n := int(c.integer(r.Servers, "workload.servers", int64(t.Servers), 1, int64(t.Servers)))
+	n := int(c.integer(r.Servers, "workload.servers", int64(len(w.System.Hosts)), 1, int64(len(w.System.Hosts))))
 	for i := 0; i < n; i++ {
 		w.Servers = append(w.Servers, i)
 	}
@@ -184,8 +185,12 @@ func (c *conv) gpuServer(s *Scenario, r *rawServers) gpu.Server {
 	if c.choice(r.CPU, "topology.servers.cpu", "amd", "amd", "intel") == "intel" {
 		cpu = gpu.Intel
 	}
+	gpus, nics := t.GPUsPerServer, t.NICsPerServer
+	if t.Servers == 0 {
+		gpus, nics = 1, 1
+	}
 	return gpu.Server{
-		GPU: m, GPUs: t.GPUsPerServer, NICs: t.NICsPerServer, NICRate: hostRate(t),
+		GPU: m, GPUs: gpus, NICs: nics, NICRate: hostRate(t),
 		NICPCIe: int(c.integer(r.NICPCIe, "topology.servers.nic_pcie", int64(m.PCIe), 3, 6)),
 		Intra:   gpu.NVSwitch, GPUNIC: p, CPU: cpu,
 		PeerMem: c.boolean(r.PeerMem, "topology.servers.peermem", true),
@@ -193,8 +198,16 @@ func (c *conv) gpuServer(s *Scenario, r *rawServers) gpu.Server {
 	}
 }
 
-// serverHosts returns the host of every NIC of every server.
+// serverHosts returns the host of every NIC of every server (every host
+// its own server when the topology has no GPU servers).
 func serverHosts(t *topo.Topology) [][]int {
+	if t.Servers == 0 {
+		h := make([][]int, len(t.Hosts))
+		for i := range h {
+			h[i] = []int{i}
+		}
+		return h
+	}
 	h := make([][]int, t.Servers)
 	for s := range h {
 		h[s] = make([]int, t.NICsPerServer)
@@ -357,24 +370,27 @@ func (w *WorkloadSpec) applyNIC(c *nic.Config) {
 	c.RetryCnt = w.NCCL.RetryCnt
 }
 
-// estimate adds the job's network traffic (data and CTS packets) to e.
-func (w *WorkloadSpec) estimate(e *Estimate, hops func(a, b int) int, mtu int64) {
+// estimate returns the job's network traffic, data and CTS: packets,
+// packet-hops and wire bytes.
+func (w *WorkloadSpec) estimate(hops func(a, b int) int, mtu int64, overhead float64) (packets, packetHops, wire float64) {
 	if w == nil {
-		return
+		return 0, 0, 0
 	}
 	j, err := w.jobs()
 	if err != nil {
-		return
+		return 0, 0, 0
 	}
 	tr, err := j.netTraffic(mtu)
 	if err != nil {
-		return
+		return 0, 0, 0
 	}
 	for _, x := range tr {
-		h := int64(hops(x.Src, x.Dst))
-		e.Packets += x.Packets + x.CTS
-		e.PacketHops += (x.Packets + x.CTS) * h
+		pk := float64(x.Packets + x.CTS)
+		packets += pk
+		packetHops += pk * float64(hops(x.Src, x.Dst))
+		wire += float64(x.Bytes) + float64(x.CTS)*64 + pk*overhead
 	}
+	return packets, packetHops, wire
 }
 
 // OverrideNCCLTests replaces the nccl-tests command line of s and of its
