@@ -216,3 +216,44 @@ func TestNCCLGDR(t *testing.T) {
 		t.Errorf("GDR off: %.2f us, %.2f GB/s; on: %.2f us, %.2f GB/s", small[0], large[0], small[1], large[1])
 	}
 }
+
+// benchJob runs s b.N times and reports simulated time, wall seconds per
+// simulated second, collective bytes per wall second and events per
+// second.
+func benchJob(b *testing.B, s *Scenario) {
+	var sim, bytes float64
+	var events uint64
+	for i := 0; i < b.N; i++ {
+		tw, err := Build(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		end := tw.Run()
+		sim += end.Seconds()
+		events += tw.Net.Sched.Executed()
+		for _, r := range tw.Jobs.Sweep.Results {
+			bytes += float64(r.Call.Bytes) * float64(r.Iters)
+		}
+	}
+	wall := b.Elapsed().Seconds()
+	b.ReportMetric(sim/float64(b.N)*1e3, "sim-ms/op")
+	b.ReportMetric(wall/sim, "wall-s/sim-s")
+	b.ReportMetric(bytes/wall/1e9, "coll-GB/wall-s")
+	b.ReportMetric(float64(events)/wall, "events/s")
+}
+
+// BenchmarkNCCLSeedCase is the default scenario's tuned variant.
+func BenchmarkNCCLSeedCase(b *testing.B) {
+	s := example(b, "seed-case")
+	benchJob(b, s.Variants[1])
+}
+
+// BenchmarkNCCLAllReduce16 is a 1 GiB ring AllReduce on 16 servers of 8
+// A100 with one 100G NIC each, at packet level.
+func BenchmarkNCCLAllReduce16(b *testing.B) {
+	s, err := Load("cluster.yaml", []byte(cluster(16, 8, 1, "100G", "A100", "all_reduce_perf -b 1G -e 1G -g 8 -n 1 -w 0")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchJob(b, s)
+}
