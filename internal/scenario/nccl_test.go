@@ -257,3 +257,34 @@ func BenchmarkNCCLAllReduce16(b *testing.B) {
 	}
 	benchJob(b, s)
 }
+
+// TestNCCLTraining runs a small training job at packet level: 4 servers
+// of 8 A100 with one 100G NIC, TP 8 × PP 2 × DP 2: pipeline transfers
+// and the gradient AllReduce cross the network, and the report gives
+// the iteration's communication time.
+func TestNCCLTraining(t *testing.T) {
+	y := strings.Replace(cluster(4, 8, 1, "100G", "A100", "x"), "  nccl_tests: x\n",
+		"  training: {params: 1.2e9, layers: 24, hidden: 2048, seq_len: 2048, micro_batch: 1, micro_batches: 4, tp: 8, pp: 2, dp: 2}\n", 1)
+	y = strings.Replace(y, "nccl: {NCCL_ALGO: ring, NCCL_PROTO: simple}", "nccl: {}", 1)
+	s, err := Load("training.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw.Run()
+	w := tw.Jobs.Training
+	if !w.Done() || w.Err != nil || w.Report.Iterations != 1 {
+		t.Fatalf("training: done %v err %v: %s", w.Done(), w.Err, w.Report)
+	}
+	r := w.Report
+	// Per iteration: 2 · 4 micro-batches · (2-1) boundaries · 16
+	// pipelines transfers, and a gradient AllReduce of 1.2e9/16 × 2 B =
+	// 150 MB per GPU between 2 servers.
+	if r.PPTransfers != 2*4*16 || r.DP <= 0 || r.Communication() <= r.TP {
+		t.Errorf("%s", r)
+	}
+	t.Logf("%s", r)
+}
