@@ -309,6 +309,6 @@ const (
 	// channels on 100 Gb/s TCP: 4.5-5.2 GB/s busbw).
 	SocketRate = 16 * unit.Gbps
 	// SocketLatency is the kernel TCP path a message crosses, send and
-	// receive side together (tens of µs per the seeds; 15 µs assumed).
+	// receive side together (tens of µs; 15 µs assumed).
 	SocketLatency = 15 * unit.Microsecond
 )

@@ -183,7 +183,7 @@ func TestTuningGrid(t *testing.T) {
 		ppn          int
 		nodes        []int
 	}{
-		{"8x A100, 1x 100G NIC, AMD (the seed's servers)", "a100-1nic", 8, []int{1, 2, 4, 8, 16, 32}},
+		{"8x A100, 1x 100G NIC, AMD", "a100-1nic", 8, []int{1, 2, 4, 8, 16, 32}},
 		{"8x A100, 8x 200G NIC (DGX A100), AMD", "dgx-a100", 8, []int{1, 2, 4, 8, 16, 32}},
 		{"8x H100, 8x 400G NIC Gen5 (HGX H100), Intel", "hgx-h100", 8, []int{1, 2, 4, 8, 16, 32}},
 		{"1x A100 per node, 1x 100G NIC, AMD", "a100-1nic", 1, []int{2, 4, 8, 16, 32, 128}},

@@ -13,16 +13,17 @@ import (
 	"rocelab/internal/nccltests"
 )
 
-// TestSeed000Refused: the 2048-GPU training job is refused up front with
+// TestGPT3Refused: a 2048-GPU training job (GPT-3 175B, TP 8 PP 16 DP
+// 16 on 256 servers of 8 GPUs with 8 × 100G) is refused up front with
 // what it would cost (events, packet-hops, wall time), quickly and
 // without building the fabric.
-func TestSeed000Refused(t *testing.T) {
-	data, err := os.ReadFile("testdata/seed000-2048gpu.yaml")
+func TestGPT3Refused(t *testing.T) {
+	data, err := os.ReadFile("testdata/gpt3-2048gpu.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	wall := time.Now()
-	s, err := Load("seed000-2048gpu.yaml", data)
+	s, err := Load("gpt3-2048gpu.yaml", data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,9 +243,9 @@ func benchJob(b *testing.B, s *Scenario) {
 	b.ReportMetric(float64(events)/wall, "events/s")
 }
 
-// BenchmarkNCCLSeedCase is the default scenario's tuned variant.
-func BenchmarkNCCLSeedCase(b *testing.B) {
-	s := example(b, "seed-case")
+// BenchmarkNCCLTuningCase is the default scenario's tuned variant.
+func BenchmarkNCCLTuningCase(b *testing.B) {
+	s := example(b, "tuning-case")
 	benchJob(b, s.Variants[1])
 }
 

@@ -111,11 +111,11 @@ func TestIteration(t *testing.T) {
 	t.Logf("%s", r)
 }
 
-// TestSeed000Traffic is the 2048-GPU job of seed 000 (GPT-3 175B on 256
+// TestGPT3Traffic is a 2048-GPU job (GPT-3 175B on 256
 // servers × 8 GPUs with eight 100G NICs, TP 8, PP 16, DP 16): its
 // network traffic per iteration, computed without running it, is what a
 // run would have to simulate.
-func TestSeed000Traffic(t *testing.T) {
+func TestGPT3Traffic(t *testing.T) {
 	c := Config{Model: Model{Params: 175e9, Layers: 96, Hidden: 12288, SeqLen: 2048, MicroBatch: 1, MicroBatches: 96, DType: "bf16"},
 		Parallel: Parallel{TP: 8, PP: 16, DP: 16}}
 	srv := gpu.Server{GPU: gpu.Models["A100"], GPUs: 8, NICs: 8, NICRate: 100 * unit.Gbps, NICPCIe: 4, Intra: gpu.NVSwitch, GPUNIC: gpu.PXB, CPU: gpu.AMD, PeerMem: true, GIDs: gpu.StandardGIDs}

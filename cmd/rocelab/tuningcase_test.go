@@ -31,12 +31,12 @@ type comparison struct {
 	} `json:"variants"`
 }
 
-// TestRunDefaultSeedCase is the default scenario's acceptance: the seed's
-// cluster as found reaches at most half the tuned busbw, through the
+// TestRunDefaultTuningCase is the default scenario's acceptance: the
+// article's cluster as found reaches at most half the tuned busbw, through the
 // modelled mechanism (ECN marks and CNPs that the tuned thresholds do not
 // cause); tuned reaches at least 90% of the 2 × 100G the rings use; the
 // failing health rows turn to PASS.
-func TestRunDefaultSeedCase(t *testing.T) {
+func TestRunDefaultTuningCase(t *testing.T) {
 	code, out, stderr := rocelab(t, "run", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -100,10 +100,10 @@ func TestRunDefaultDeterministic(t *testing.T) {
 	}
 }
 
-// TestDiagnoseSeedCase: the doctor, given the twin's dumps of the default
+// TestDiagnoseTuningCase: the doctor, given the twin's dumps of the default
 // scenario, names the as-found fault (heavy ECN marking, answered by CNPs)
 // and finds none of it once tuned.
-func TestDiagnoseSeedCase(t *testing.T) {
+func TestDiagnoseTuningCase(t *testing.T) {
 	dir := t.TempDir()
 	if code, _, stderr := rocelab(t, "run", "-q", "--nccl-tests", "all_reduce_perf -b 64M -e 64M -g 8 -n 1 -w 0", "--out", dir); code != 0 {
 		t.Fatalf("run: exit %d: %s", code, stderr)
