@@ -101,6 +101,7 @@ const (
 	ckP2P
 )
 
+// String names the pattern in QP tags.
 func (k connKind) String() string { return [...]string{"ring", "tree", "p2p"}[k] }
 
 type kernel struct {

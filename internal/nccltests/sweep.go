@@ -257,6 +257,7 @@ type countWriter struct {
 	err error
 }
 
+// Write implements io.Writer, counting the bytes written.
 func (c *countWriter) Write(p []byte) (int, error) {
 	if c.err != nil {
 		return 0, c.err
