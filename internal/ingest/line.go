@@ -90,11 +90,11 @@ func (lr *LineReader) Next() (Line, error) {
 		break
 	}
 	lr.n++
-	text := Clean(lr.scratch)
-	if i := midTag(text); i > 0 {
-		lr.rest = splitTags(text[i:], lr.rest[:0])
-		lr.restTrunc = truncated
-		text = text[:i]
+	text, owner, k := clean(lr.scratch)
+	if k == tagMPI || k == tagRank {
+		if segs := splitMidTags(text, owner, k, lr.rest[:0]); len(segs) > 0 {
+			text, lr.rest, lr.restTrunc = segs[0], segs[1:], truncated
+		}
 	}
 	return lr.line(text, truncated), nil
 }
@@ -112,8 +112,15 @@ func (lr *LineReader) line(text string, truncated bool) Line {
 
 // Clean removes what pasting and log collection add to a machine-printed
 // line: the line ending, ANSI escape sequences, Markdown block quoting and
-// code fences, and Open MPI "[1,0]<stdout>:" tags.
+// code fences, and the launcher tags before it (see stripLauncherTags).
 func Clean(b []byte) string {
+	s, _, _ := clean(b)
+	return s
+}
+
+// clean is Clean that also returns the first launcher tag it removed and
+// its kind.
+func clean(b []byte) (text, owner string, k tagKind) {
 	b = bytes.TrimRight(b, "\r\n")
 	if bytes.IndexByte(b, 0x1b) >= 0 {
 		b = stripANSI(b)
@@ -128,93 +135,9 @@ func Clean(b []byte) string {
 		s = strings.TrimPrefix(t[1:], " ")
 	}
 	if strings.HasPrefix(strings.TrimSpace(s), "```") {
-		return ""
+		return "", "", tagNone
 	}
 	return stripLauncherTags(s)
-}
-
-// stripLauncherTags removes what launchers and loggers put before every
-// line of a rank's output, repeatedly (two ranks' tags can run together
-// when their output interleaves): Open MPI "[1,0]<stdout>:" tags, short
-// rank tags "[0]", "[3]:", "rank0:", "[rank0]:", srun --label "0: ", and
-// ISO timestamps ("2024-05-01T12:00:00.123Z ", "[2024-05-01 12:00:00] ").
-// NCCL's own "host:pid:tid [dev]" prefix is not a launcher tag and stays;
-// so does a line that would be empty without its tag.
-func stripLauncherTags(s string) string {
-	for k := 0; k < 4; k++ {
-		t := stripMPITag(s)
-		if t == s {
-			t = stripShortTag(s)
-		}
-		if t == s {
-			t = stripTimestamp(s)
-		}
-		if t == s || strings.TrimSpace(t) == "" {
-			return s
-		}
-		s = t
-	}
-	return s
-}
-
-// stripShortTag removes "[0] ", "[12]:", "rank3: ", "[rank3]: ", "[Rank 3] "
-// or an srun label "0: " at the start of s.
-func stripShortTag(s string) string {
-	t := s
-	bracket := strings.HasPrefix(t, "[")
-	if bracket {
-		t = t[1:]
-	}
-	word := false
-	for _, w := range []string{"rank", "Rank", "RANK"} {
-		if r, ok := strings.CutPrefix(t, w); ok {
-			t, word = strings.TrimPrefix(r, " "), true
-			break
-		}
-	}
-	i := 0
-	for i < len(t) && i < 6 && t[i] >= '0' && t[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return s
-	}
-	t = t[i:]
-	if bracket {
-		if !strings.HasPrefix(t, "]") {
-			return s
-		}
-		t = strings.TrimPrefix(t[1:], ":")
-		if t != "" && t[0] != ' ' && t[0] != '\t' && !word {
-			return s // "[0]mlx5_0": an index, not a tag
-		}
-		return strings.TrimLeft(t, " \t")
-	}
-	// Unbracketed: "rank3:" or the srun label "3: ".
-	if !strings.HasPrefix(t, ":") || !word && !strings.HasPrefix(t, ": ") {
-		return s
-	}
-	return strings.TrimLeft(t[1:], " \t")
-}
-
-// stripTimestamp removes an ISO-8601 date and time (optionally bracketed)
-// and the separator after it from the start of s.
-func stripTimestamp(s string) string {
-	t := strings.TrimPrefix(s, "[")
-	if len(t) < 19 || !isDigits(t[0:4]) || t[4] != '-' || !isDigits(t[5:7]) || t[7] != '-' || !isDigits(t[8:10]) ||
-		(t[10] != 'T' && t[10] != ' ') || !isDigits(t[11:13]) || t[13] != ':' || !isDigits(t[14:16]) || t[16] != ':' || !isDigits(t[17:19]) {
-		return s
-	}
-	i := 19
-	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || strings.IndexByte(".,:+-Z", t[i]) >= 0) {
-		i++
-	}
-	rest := strings.TrimPrefix(t[i:], "]")
-	rest = strings.TrimLeft(rest, " \t|-")
-	if rest == "" || len(rest) == len(t[i:]) && i < len(t) {
-		return s
-	}
-	return rest
 }
 
 func isDigits(s string) bool {
@@ -224,38 +147,6 @@ func isDigits(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-// midTag returns where an Open MPI output tag starts inside s (another
-// rank's output run into this line), or 0.
-func midTag(s string) int {
-	for off := 1; off < len(s); {
-		j := strings.Index(s[off:], "]<std")
-		if j < 0 {
-			return 0
-		}
-		end := off + j
-		k := strings.LastIndexByte(s[:end], '[')
-		if k >= 1 && stripMPITag(s[k:]) != s[k:] {
-			return k
-		}
-		off = end + 5
-	}
-	return 0
-}
-
-// splitTags cuts s, which starts with a launcher tag, at every further
-// tag, and returns the cleaned segments appended to dst.
-func splitTags(s string, dst []string) []string {
-	for len(dst) < 64 {
-		i := midTag(s)
-		if i <= 0 {
-			break
-		}
-		dst = append(dst, stripLauncherTags(s[:i]))
-		s = s[i:]
-	}
-	return append(dst, stripLauncherTags(s))
 }
 
 // stripANSI removes CSI and OSC escape sequences.
@@ -291,30 +182,6 @@ func stripANSI(b []byte) []byte {
 		}
 	}
 	return out
-}
-
-// stripMPITag removes an Open MPI --tag-output prefix such as
-// "[1,0]<stdout>:" or "[1,12]<stderr>: ".
-func stripMPITag(s string) string {
-	if len(s) < 10 || s[0] != '[' {
-		return s
-	}
-	end := strings.Index(s, "]<std")
-	if end < 2 || end > 16 {
-		return s
-	}
-	for _, c := range s[1:end] {
-		if (c < '0' || c > '9') && c != ',' {
-			return s
-		}
-	}
-	rest := s[end+1:]
-	for _, tag := range []string{"<stdout>:", "<stderr>:"} {
-		if strings.HasPrefix(rest, tag) {
-			return strings.TrimPrefix(rest[len(tag):], " ")
-		}
-	}
-	return s
 }
 
 // appendCapped appends x to xs unless xs already holds limit items, in
