@@ -69,6 +69,7 @@ func rules() []Rule {
 	rs = append(rs, ncclIBRules()...)
 	rs = append(rs, ncclTestsRules()...)
 	rs = append(rs, ncclTestsLaunchRules()...)
+	rs = append(rs, compareRules()...)
 
 	rs = append(rs, counterRules()...)
 	rs = append(rs, windowRules()...)

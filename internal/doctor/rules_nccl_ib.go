@@ -169,7 +169,7 @@ func completionFinding(inc *Incident, status int, gs, flushed []*connErrors, log
 	case wcLocProtErr:
 		f.ID = "nccl.ib.local_protection"
 		f.Title = fmt.Sprintf("Local protection error (status 4%s) on %s%s", vend, conns, where)
-		f.Mechanism = "Status 4 is IBV_WC_LOC_PROT_ERR: the NIC was refused access to a buffer it was given. With GPUDirect RDMA the NIC reads and writes GPU memory peer to peer across PCIe; when ACS on the PCIe switches redirects that traffic to the root complex, or the IOMMU translates it, the access fails. NCCL's maintainers (and NCCL's own hint for this status) tie it to ACS breaking GPUDirect RDMA." + falloutText
+		f.Mechanism = "Status 4 is IBV_WC_LOC_PROT_ERR: the NIC was refused access to a buffer it was given. With GPUDirect RDMA the NIC reads and writes GPU memory peer to peer across PCIe; when ACS on the PCIe switches redirects that traffic to the root complex, or the IOMMU translates it, the access fails. NCCL's maintainers (and NCCL's own hint for this status) tie it to ACS breaking GPUDirect RDMA." + pluginText(gs) + falloutText
 		f.Fix = "Disable ACS on the PCIe switches between GPUs and NICs (BIOS setting, or `setpci` on each bridge as in NVIDIA's GPUDirect RDMA guide) and boot with `iommu=pt` (or the IOMMU off on bare metal). To confirm, rerun with NCCL_NET_GDR_LEVEL=LOC (GPUDirect RDMA off): if the error goes away, the peer-to-peer path is the cause. Also check `lsmod | grep nvidia_peermem`."
 	default:
 		f.ID = "nccl.ib.completion_error"
@@ -178,7 +178,7 @@ func completionFinding(inc *Incident, status int, gs, flushed []*connErrors, log
 		if status == wcRNRRetryExc {
 			f.Mechanism += " Status 13 means the receiver kept answering RNR NAK (no receive posted) beyond rnr_retry; NCCL sets rnr_retry to 7 (infinite), so seeing it points to a NIC, firmware or plugin setting it differently."
 		}
-		f.Mechanism += falloutText
+		f.Mechanism += pluginText(gs) + falloutText
 		f.Fix = "Look up the status in ibv_wc_status_str(3); compare firmware and driver versions across the nodes (`ibv_devinfo`), and collect the NIC's RDMA counters (`rdma statistic show`) from both hosts."
 	}
 	return f
@@ -190,6 +190,11 @@ func pluginText(gs []*connErrors) string {
 	for _, g := range gs {
 		if strings.HasPrefix(g.root.Where, "ib_plugin") {
 			return " The errors come from the HPC-X/SHARP IB plugin (" + g.root.Where + "), which wraps the same verbs transport."
+		}
+	}
+	for _, g := range gs {
+		if n := g.root.Net; n != "" && n != "IB" {
+			return " The errors are reported under the plugin transport name NET/" + n + "; the status and vendor error are the verbs completion's own, whichever plugin prints them."
 		}
 	}
 	return ""

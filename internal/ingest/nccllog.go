@@ -77,6 +77,10 @@ type NCCLLog struct {
 	Warnings []Warning
 	// WarningCount counts every other WARN line, kept or not.
 	WarningCount int
+	// MTUs are the IB MTUs NCCL 2.2x prints per queue pair with
+	// NCCL_DEBUG_SUBSYS=NET ("NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 1047
+	// mtu 5 ..."), one per host, device and value.
+	MTUs []HostMTU
 	// VirtualDevices holds the "NET/IB : Made virtual device" speeds.
 	VirtualDevices []LinkSpeed
 	// Comm is the largest communicator the log describes.
@@ -120,11 +124,20 @@ type NetDevice struct {
 	Evidence Evidence
 }
 
+// HostMTU is the RoCE/IB path MTU a host's port uses.
+type HostMTU struct {
+	Host, Device string
+	MTU          int // bytes, 256 to 4096
+	Evidence     Evidence
+}
+
 // HostLines counts lines of one kind and keeps the first few, with the
 // distinct hosts that printed them.
 type HostLines struct {
 	Count int
 	Hosts []string // distinct, in first-seen order; "" for an unnamed host
+	// First is the first line of each host in Hosts.
+	First []Evidence
 	Lines []Evidence
 }
 
@@ -140,6 +153,7 @@ func (h *HostLines) add(host string, e Evidence) {
 	}
 	if len(h.Hosts) < maxDistinct {
 		h.Hosts = append(h.Hosts, host)
+		h.First = append(h.First, e)
 	}
 }
 
@@ -205,6 +219,10 @@ type CompletionError struct {
 	LocalGID, RemoteGID, HCA string
 	// Where is the source location NCCL printed ("ib_plugin.c:1615").
 	Where string
+	// Net is the transport that reported it, as printed before "Got
+	// completion": "IB", or a plugin's "IBext", "IBext_v8", "IBP"; "" when
+	// not printed.
+	Net string
 	// Result is the ncclResult_t propagated after the WARN, -1 if none.
 	Result   int
 	Evidence Evidence

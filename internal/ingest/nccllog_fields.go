@@ -84,7 +84,8 @@ func parseOrigin(pre string) origin {
 	if m := strings.LastIndex(host, "]:"); m >= 0 {
 		host = host[m+2:]
 	}
-	o.host = host
+	// Markdown and quoting a paste wraps the line in: "`host:1:2 [0] ...`".
+	o.host = strings.TrimLeft(host, "`'\"*_(")
 	return o
 }
 
@@ -204,7 +205,15 @@ func parseGDR(msg string) (GDRDecision, bool) {
 //	Got completion from peer 10.0.0.2<1234> with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_RECV_RDMA_WITH_IMM(129) vendor_err=129  localGid ... hca mlx5_0
 func parseCompletion(msg string) CompletionError {
 	c := CompletionError{PID: -1, Status: -1, Opcode: -1, Len: -1, VendorErr: -1, Result: -1}
-	rest := msg[strings.Index(msg, "Got completion")+len("Got completion"):]
+	at := strings.Index(msg, "Got completion")
+	if n := strings.LastIndex(msg[:at], "NET/"); n >= 0 {
+		name := strings.TrimSpace(msg[n+4 : at])
+		name = strings.TrimSpace(strings.TrimSuffix(name, ":"))
+		if name != "" && !strings.ContainsAny(name, " :") {
+			c.Net = strings.Clone(name)
+		}
+	}
+	rest := msg[at+len("Got completion"):]
 	if r, ok := strings.CutPrefix(strings.TrimSpace(rest), "from peer "); ok {
 		peer, r2, _ := strings.Cut(r, " ")
 		c.Peer = strings.Clone(peer)

@@ -13,6 +13,7 @@ func (l *NCCLLog) Feed(ln Line) {
 	i := strings.Index(s, "NCCL")
 	if i < 0 {
 		l.matrix = false
+		l.feedFragment(ln, s)
 		return
 	}
 	if t := strings.TrimLeft(s, " \t"); t != "" && t[0] == '#' {
@@ -22,7 +23,9 @@ func (l *NCCLLog) Feed(ln Line) {
 	}
 	pre, warn, msg, ok := splitNCCL(s, i)
 	if !ok {
-		l.feedUnprefixed(ln, s)
+		if !l.feedFragment(ln, s) {
+			l.feedUnprefixed(ln, s)
+		}
 		return
 	}
 	l.matrix = false
@@ -35,6 +38,44 @@ func (l *NCCLLog) Feed(ln Line) {
 		return
 	}
 	l.feedInfo(o, host, msg, ev)
+}
+
+// feedFragment reads an RDMA error NCCL printed that reached the input
+// without NCCL's "host:pid:tid [dev] NCCL WARN" prefix: quoted inline in
+// prose, cut out of a larger log line, or printed by a net plugin under
+// its own name ("NET/IBP:Got completion ...", "'transport/net_ib.cu:781
+// WARN NET/IB : Got completion with error 12, ...'"). The error is known
+// by its own text; a source location before "WARN" is kept. It reports
+// whether the line was one.
+func (l *NCCLLog) feedFragment(ln Line, s string) bool {
+	var msg string
+	switch {
+	case strings.Contains(s, "Got completion") && (strings.Contains(s, "with error") || strings.Contains(s, "status=")):
+		msg = s[strings.Index(s, "Got completion"):]
+	case strings.Contains(s, "Call to ibv_") && strings.Contains(s, " failed"):
+		msg = s[strings.Index(s, "Call to ibv_"):]
+	case strings.Contains(s, "ncclIbRoceGetVersionNum"):
+		msg = s
+	default:
+		return false
+	}
+	o := origin{pid: -1, tid: -1, dev: -1}
+	pre := s[:len(s)-len(msg)]
+	if j := strings.LastIndex(pre, "NET/"); j >= 0 {
+		msg = s[j:] // keep the transport name: "NET/IBP:Got completion"
+		pre = pre[:j]
+	}
+	if w := strings.LastIndex(pre, "WARN"); w >= 0 {
+		loc, _ := lastField(strings.TrimLeft(pre[:w], "'\"`* "))
+		if strings.ContainsRune(loc, ':') && strings.ContainsRune(loc, '.') {
+			o.loc = strings.TrimLeft(loc, "'\"`*")
+		}
+	}
+	msg = strings.TrimRight(msg, "'\"`_* .")
+	l.lines++
+	ev := At(l.src, ln)
+	l.feedWarn(o, l.intern("", ev), msg, ev)
+	return true
 }
 
 // feedUnprefixed handles lines that mention NCCL without an INFO/WARN
@@ -199,8 +240,11 @@ func (l *NCCLLog) addVersion(host, v string, ev Evidence) {
 	if f := strings.Fields(v); len(f) > 0 {
 		v = f[0]
 	}
-	for _, x := range l.Versions {
+	for i, x := range l.Versions {
 		if x.Version == v {
+			if !RealHost(x.Host) && RealHost(host) {
+				l.Versions[i].Host, l.Versions[i].Evidence = host, ev
+			}
 			return
 		}
 	}
@@ -237,10 +281,25 @@ func (l *NCCLLog) netLine(host, msg string, ev Evidence) {
 				l.SocketDevices = append(l.SocketDevices, d)
 			}
 		}
+	case strings.HasPrefix(rest, "NCCL Dev "):
+		l.qpMTU(host, rest, ev)
 	case strings.HasPrefix(rest, "Made virtual device"):
 		if s, ok := parseVirtualDevice(rest, ev); ok && len(l.VirtualDevices) < maxKept && l.once(seenKey{kind: 'v', a: s.Device, b: s.Rate.String()}) {
 			l.VirtualDevices = append(l.VirtualDevices, s)
 		}
+	}
+}
+
+// qpMTU reads the IB MTU enum of "NCCL Dev 0 IbDev 0 Port 1 qpn 1047 mtu 5
+// ..." (1 = 256 bytes ... 5 = 4096).
+func (l *NCCLLog) qpMTU(host, rest string, ev Evidence) {
+	n := atoiOr(wordAfter(rest, " mtu "), 0)
+	if n < 1 || n > 5 || len(l.MTUs) >= maxKept {
+		return
+	}
+	dev := wordAfter(rest, " IbDev ")
+	if l.once(seenKey{kind: 'm', a: host, b: dev, c: strconv.Itoa(n)}) {
+		l.MTUs = append(l.MTUs, HostMTU{Host: host, Device: strings.Clone(dev), MTU: 128 << n, Evidence: ev})
 	}
 }
 

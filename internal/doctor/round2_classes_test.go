@@ -1,0 +1,156 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// More tests of issue 9's classes. Real text sits under
+// testdata/corpus/threads with its source URL; synthetic text is written
+// here and says so.
+
+// diagnoseFiles diagnoses files under testdata and fails on an unusable
+// input.
+func diagnoseFiles(t *testing.T, opts Options, rels ...string) []Finding {
+	t.Helper()
+	var paths []string
+	for _, r := range rels {
+		paths = append(paths, nicTestdata(r))
+	}
+	rep := Diagnose(paths, nil, opts)
+	for _, in := range rep.Inputs {
+		if !in.Usable() {
+			t.Fatalf("input %s not usable: %+v", in.Path, in)
+		}
+	}
+	return rep.Findings
+}
+
+// synthFindings diagnoses SYNTHETIC text given as lines.
+func synthFindings(t *testing.T, opts Options, lines ...string) []Finding {
+	t.Helper()
+	return Diagnose([]string{"-"}, strings.NewReader(strings.Join(lines, "\n")+"\n"), opts).Findings
+}
+
+// Class 3, real text: NCCL 2.4.7 (Mellanox/nv_peer_memory#56) and a
+// 2.4-era NCCL (NVIDIA/nccl-tests#29) print "NET/Socket : Using" on every
+// rank beside NET/IB: not a socket fallback.
+func TestClass3OldNCCLSocketBootstrap(t *testing.T) {
+	for _, rel := range []string{
+		"corpus/threads/nccl2.4.7-socket-bootstrap-beside-netib-nvpeermem56.txt",
+		"corpus/threads/nccl-socket-lines-beside-netib-nccltests29.txt",
+	} {
+		fs := diagnoseFiles(t, Options{}, rel)
+		nicMustNot(t, fs, "nccl.transport.socket_fallback")
+		nicMustNot(t, fs, "nccl.transport.mismatch")
+		nicMustFind(t, fs, "nccl.transport.ib", Info, "InfiniBand")
+	}
+	// SYNTHETIC: a 2.18 log whose host shows only the socket transport is
+	// still a fallback.
+	fs := synthFindings(t, Options{},
+		"h1:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda12.2",
+		"h1:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>",
+		"h2:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>")
+	nicMustFind(t, fs, "nccl.transport.socket_fallback", Error, "2 hosts")
+}
+
+// Class 2: one host on IB and another on sockets is a mismatch, and its
+// cause is why IB did not start on the socket host. SYNTHETIC lines in
+// NCCL 2.2x format.
+func TestClass2TransportMismatch(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"gpu1:10:10 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
+		"gpu1:10:10 [0] NCCL INFO Using network IB",
+		"gpu2:20:20 [0] NCCL INFO NET/IB : No device found.",
+		"gpu2:20:20 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>",
+		"gpu2:20:20 [0] NCCL INFO Using network Socket")
+	f := nicMustFind(t, fs, "nccl.transport.mismatch", Error, "gpu1 on RDMA", "gpu2 on TCP sockets")
+	if !strings.Contains(f.Mechanism, "NET/IB found no RDMA device on 1 host") || !strings.Contains(f.Fix, "/dev/infiniband") {
+		t.Errorf("mismatch does not give the socket host's cause: %s / %s", f.Mechanism, f.Fix)
+	}
+	nicMustNot(t, fs, "nccl.transport.socket_fallback")
+}
+
+// Class 2: hosts on different NCCL versions; one host printing two
+// versions (two runs pasted) is not a mismatch. SYNTHETIC.
+func TestClass2VersionMismatch(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"gpu1:10:10 [0] NCCL INFO NCCL version 2.18.3+cuda12.2",
+		"gpu2:20:20 [0] NCCL INFO NCCL version 2.21.5+cuda12.4",
+		"gpu3:30:30 [0] NCCL INFO NCCL version 2.21.5+cuda12.2")
+	nicMustFind(t, fs, "nccl.version.mismatch", Warn, "2.18.3 on gpu1", "2.21.5 on gpu2")
+	fs = synthFindings(t, Options{},
+		"gpu1:10:10 [0] NCCL INFO NCCL version 2.18.3+cuda12.2",
+		"gpu1:11:11 [0] NCCL INFO NCCL version 2.21.5+cuda12.4")
+	nicMustNot(t, fs, "nccl.version.mismatch")
+}
+
+// Class 2: hosts whose RoCE ports run at different MTUs, from ibv_devinfo
+// after two prompts and from NCCL 2.2x's per-QP lines. SYNTHETIC.
+func TestClass2MTUMismatch(t *testing.T) {
+	port := func(mtu, enum string) []string {
+		return []string{
+			"hca_id:\tmlx5_0",
+			"\ttransport:\t\t\tInfiniBand (0)",
+			"\tphys_port_cnt:\t\t\t1",
+			"\t\tport:\t1",
+			"\t\t\tstate:\t\t\tPORT_ACTIVE (4)",
+			"\t\t\tmax_mtu:\t\t4096 (5)",
+			"\t\t\tactive_mtu:\t\t" + mtu + " (" + enum + ")",
+			"\t\t\tlink_layer:\t\tEthernet",
+		}
+	}
+	lines := append([]string{"[root@gpu1 ~]# ibv_devinfo"}, port("4096", "5")...)
+	lines = append(lines, "[root@gpu2 ~]# ibv_devinfo")
+	lines = append(lines, port("1024", "3")...)
+	fs := synthFindings(t, Options{}, lines...)
+	f := nicMustFind(t, fs, "host.mtu.mismatch", Warn, "1024 on gpu2", "4096 on gpu1")
+	if !strings.Contains(f.Mechanism, "every connection to gpu2 runs at 1024") {
+		t.Errorf("mechanism: %s", f.Mechanism)
+	}
+	fs = synthFindings(t, Options{},
+		"gpu1:10:10 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
+		"gpu1:10:12 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 1047 mtu 5 query_ece={supported=1, vendor_id=0x15b3, options=0x0, comp_mask=0x0} GID 3 (0/1000A8C0FFFF0000) fifoRkey=0x15e6c5 fifoLkey=0x15e6c5",
+		"gpu2:20:22 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 2047 mtu 3 query_ece={supported=1, vendor_id=0x15b3, options=0x0, comp_mask=0x0} GID 3 (0/2000A8C0FFFF0000) fifoRkey=0x15e6c5 fifoLkey=0x15e6c5")
+	nicMustFind(t, fs, "host.mtu.mismatch", Warn, "1024 on gpu2", "4096 on gpu1")
+}
+
+// Class 4, real text: completion errors quoted inline without NCCL's
+// prefix (NVIDIA/nccl#1664 under NET/IBP, horovod#147 with "WARN" but no
+// "NCCL") are read by their own text.
+func TestClass4CompletionFragments(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/completion-error-inline-netibp-nccl1664.txt")
+	f := nicMustFind(t, fs, "nccl.ib.retry_exceeded", Error, "status 12", "vendor err 0x81", "peer 7.6.13.83")
+	if !strings.Contains(f.Mechanism, "NET/IBP") {
+		t.Errorf("plugin transport not named: %s", f.Mechanism)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/threads/completion-error-quoted-warn-horovod147.txt")
+	nicMustFind(t, fs, "nccl.ib.retry_exceeded", Error, "status 12", "vendor err 0x81")
+	// SYNTHETIC: the plugin names NCCL's HPC-X plugin uses, with the
+	// prefix a logger may put before NCCL's.
+	fs = synthFindings(t, Options{},
+		"2024-05-01 12:00:00,123 worker-3 h1:5:7 [0] transport/net_ib.cc:1 NCCL WARN NET/IBext_v8 : Got completion from peer 10.0.0.2<5> with status=4 opcode=0 len=0 vendor err 81 (Send)")
+	nicMustFind(t, fs, "nccl.ib.local_protection", Error, "from h1")
+}
+
+// Class 6, SYNTHETIC: perftest's remote end exchanged the all-zero GID;
+// gid.index.zero names it as the cause of "Failed to modify QP to RTR".
+func TestClass6PerftestZeroGID(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "synthetic/perftest-remote-gid-zero-synthetic.txt")
+	f := nicMustFind(t, fs, "gid.index.zero", Error, "remote end's GID is all zeros", "why the QP could not be moved to RTR")
+	if len(f.Evidence) < 4 || !strings.Contains(f.Evidence[len(f.Evidence)-1].Text, "Unable to Connect") {
+		t.Errorf("evidence lacks the failure: %v", f.Evidence)
+	}
+	nicMustFind(t, fs, "perftest.connect.failed", Error, "the remote end's GID is all zeros")
+	nicMustNot(t, fs, "gid.index.default_zero")
+}
+
+// Class 12, real text (NVIDIA/nccl#1814): a log pasted inside a Markdown
+// code span; the backtick is not part of the host name.
+func TestClass12BacktickHost(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/completion-error-backtick-host-nccl1814.txt")
+	f := nicMustFind(t, fs, "nccl.ib.retry_exceeded", Error, "from hostname-test to peer 172.36.143.59")
+	if strings.Contains(f.Title, "`") {
+		t.Errorf("backtick in title: %s", f.Title)
+	}
+}
