@@ -154,3 +154,58 @@ func TestClass12BacktickHost(t *testing.T) {
 		t.Errorf("backtick in title: %s", f.Title)
 	}
 }
+
+// Class 9, real text (NVIDIA/nccl#2013): ibv_modify_qp timed out with GID
+// index 3 and IPv4-mapped GIDs at both ends. Not a GID problem: the
+// finding offers route, rail-only fabric with NCCL_CROSS_NIC, firewall and
+// MTU, and no GID rule blames the index.
+func TestClass9RoutableTimeout(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/qp-rtr-timeout-gid3-ipv4-rail-nccl2013.txt")
+	f := nicMustFind(t, fs, "nccl.ib.qp_setup_failed", Error, "routable RoCE GIDs", "not a GID problem")
+	for _, want := range []string{"no route between the two NICs' subnets", "NCCL_CROSS_NIC", "firewall", "MTU", "v1 row"} {
+		if !strings.Contains(f.Mechanism, want) {
+			t.Errorf("mechanism lacks %q: %s", want, f.Mechanism)
+		}
+	}
+	if !strings.HasPrefix(f.Fix, "Keep the GID index") || strings.Contains(f.Fix, "set NCCL_IB_GID_INDEX") {
+		t.Errorf("fix blames the GID index: %s", f.Fix)
+	}
+	for _, id := range []string{"gid.index.link_local", "gid.index.zero", "gid.index.empty", "gid.index.default_zero"} {
+		nicMustNot(t, fs, id)
+	}
+	nicMustFind(t, fs, "gid.index.ipv4", Info, "host-01.example.com", "GID index 3")
+	// SYNTHETIC: an older NCCL prints no GIDs in the line; show_gids says
+	// index 3 is the RoCE v2 IPv4 row, and the two ends' subnets differ.
+	fs = synthFindings(t, Options{},
+		"[root@gpu1 ~]# show_gids",
+		"DEV     PORT    INDEX   GID                                     IPv4            VER     DEV",
+		"---     ----    -----   ---                                     ------------    ---     ---",
+		"mlx5_0  1       3       0000:0000:0000:0000:0000:ffff:0a00:0105 10.0.1.5        v2      ens1np0",
+		"gpu1:10:12 [0] misc/ibvwrap.cc:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_0:1, curr state INIT, next state RTR, local GID index 3, local GID ::ffff:10.0.1.5, remote GID ::ffff:10.0.2.7")
+	f = nicMustFind(t, fs, "nccl.ib.qp_setup_failed", Error, "not a GID problem")
+	if !strings.Contains(f.Mechanism, "different subnets (10.0.1.5, 10.0.2.7)") {
+		t.Errorf("subnets not named: %s", f.Mechanism)
+	}
+	// A link-local GID in the same line is still the GID's fault.
+	fs = synthFindings(t, Options{},
+		"gpu1:10:12 [0] misc/ibvwrap.cc:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_0:1, curr state INIT, next state RTR, local GID index 1, local GID fe80::1, remote GID fe80::2")
+	nicMustFind(t, fs, "gid.index.link_local", Error)
+	nicMustNot(t, fs, "nccl.ib.qp_setup_failed")
+}
+
+// Class 12, real text (NVIDIA/nccl#1573): a pod's GID tables whose
+// link-local rows are 4 and 5. The text names those rows, never "0/1".
+func TestClass12LinkLocalRowsFromTable(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/show-gids-pod-linklocal-4-5-nccl1573.txt")
+	f := nicMustFind(t, fs, "gid.index.roce_v2", Info, "index 7", "NCCL_IB_GID_INDEX=7")
+	if !strings.Contains(f.Mechanism, "index 4 (v1), 5 (v2)") || strings.Contains(f.Mechanism, "0/1") || strings.Contains(f.Mechanism, "0 and 1") {
+		t.Errorf("link-local rows: %s", f.Mechanism)
+	}
+}
+
+// Class 5 at the doctor, real text (NVIDIA/nccl#1453): the rows whose
+// rank tag recurs mid-row are read and judged.
+func TestClass5TaggedRowsJudged(t *testing.T) {
+	fs := diagnoseFiles(t, Options{NICSpeed: 400e9}, "corpus/threads/allreduce-rank-tag-repeated-midline-nccl1453.txt")
+	nicMustFind(t, fs, "nccltests.busbw.low", Error, "5.30 GB/s")
+}

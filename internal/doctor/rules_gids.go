@@ -117,16 +117,32 @@ const linkLocalMechanism = "A link-local GID (fe80::, derived from the MAC) is n
 // linkLocalRows says where the link-local rows are: in the tables given,
 // or, without a table, where they usually are.
 func linkLocalRows(entries []ingest.GIDEntry, host, dev string) string {
+	if idx := linkLocalIndices(entries, host, dev); len(idx) > 0 {
+		return " In the table given, the link-local rows are index " + list(idx, 6) + "."
+	}
+	return " No GID table was given: on a bare-metal host with one address the link-local rows are usually indices 0 and 1 (RoCE v1 and v2), but in containers and SR-IOV pods the table can start elsewhere (link-local at 4 and 5 in NVIDIA/nccl#1573)."
+}
+
+// linkLocalIndices lists the link-local rows of the tables of host and dev
+// ("" matches any) as "4 (v1)".
+func linkLocalIndices(entries []ingest.GIDEntry, host, dev string) []string {
 	var idx []string
 	for _, e := range entries {
 		if c, _ := ingest.ClassifyGID(e.GID); c == ingest.GIDLinkLocal && sameOrUnknown(host, e.Host) && sameOrUnknown(dev, e.Device) {
 			idx = append(idx, fmt.Sprintf("%d (%s)", e.Index, nameOr(e.Version, "version not shown")))
 		}
 	}
-	if len(idx) > 0 {
-		return " In the table given, the link-local rows are index " + list(distinct(idx), 6) + "."
+	return distinct(idx)
+}
+
+// tableLinkLocal says where the given tables hold their link-local
+// (fe80::) rows, which are not routable; "" when they hold none.
+func tableLinkLocal(entries []ingest.GIDEntry) string {
+	idx := linkLocalIndices(entries, "", "")
+	if len(idx) == 0 {
+		return ""
 	}
-	return " No GID table was given: on a bare-metal host with one address the link-local rows are usually indices 0 and 1 (RoCE v1 and v2), but in containers and SR-IOV pods the table can start elsewhere (link-local at 4 and 5 in NVIDIA/nccl#1573)."
+	return " In the tables given, the link-local (fe80::) rows, which are not routable, are index " + list(idx, 6) + "."
 }
 
 // joinLinkLocalSeen adds the completion errors and setup failures in which
@@ -266,7 +282,7 @@ func checkGIDUse(u *ingest.GIDUse, entries []ingest.GIDEntry, timeouts []ingest.
 	case len(cands) == 0 && u.Index <= 1 && len(timedOut) > 0:
 		return []Finding{perUse(Finding{
 			ID: "gid.index.link_local", Severity: Error, Layer: LayerRDMA,
-			Title:     fmt.Sprintf("%s: GID index %d in use and queue pair setup timed out: indices 0 and 1 are the link-local entries of a standard GID table", at, u.Index),
+			Title:     fmt.Sprintf("%s: GID index %d in use and queue pair setup timed out: in a bare-metal GID table indices 0 and 1 are the link-local entries (no table was given)", at, u.Index),
 			Evidence:  gidEvidence(u, nil, setupEvidence(timedOut)...),
 			Mechanism: linkLocalMechanism + linkLocalRows(nil, "", "") + " The timeouts fit a link-local entry.",
 			Fix:       gidFixTail,
@@ -526,7 +542,7 @@ func recommendGID(entries []ingest.GIDEntry) []Finding {
 			ev = append(ev, e.Evidence)
 		}
 	}
-	mech := "Each IP address on the RoCE netdev adds a RoCE v1 and a v2 row to the GID table; the v2 row with an IPv4 address is routable and carries DSCP/ECN. Indices 0/1 are the link-local v1/v2 rows."
+	mech := "Each IP address on the RoCE netdev adds a RoCE v1 and a v2 row to the GID table; the v2 row with an IPv4 address is routable and carries DSCP/ECN." + tableLinkLocal(entries)
 	if len(noIP) > 0 {
 		title += "; no IPv4 GID on " + strings.Join(noIP, ", ")
 		mech += " A port without an IPv4 row has no address on its netdev: RoCEv2 over IPv4 cannot use it; give it an address or leave it out with NCCL_IB_HCA."

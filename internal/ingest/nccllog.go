@@ -370,6 +370,25 @@ func (l *NCCLLog) GIDUses() []GIDUse {
 	return out
 }
 
+// GIDEntries returns the GID rows NCCL 2.2x states in its failed
+// ibv_modify_qp lines ("local GID index 3, local GID ::ffff:10.0.0.1"):
+// what the index in use held. The RoCE version is not printed.
+func (l *NCCLLog) GIDEntries() []GIDEntry {
+	var out []GIDEntry
+	for _, s := range l.Setup {
+		if s.GIDIndex < 0 || s.LocalGID == "" {
+			continue
+		}
+		dev, port, _ := strings.Cut(s.Dev, ":")
+		e := GIDEntry{Host: s.Host, Device: dev, Port: atoiOr(port, 0), Index: s.GIDIndex, GID: s.LocalGID, Evidence: s.Evidence}
+		if c, v4 := ClassifyGID(s.LocalGID); c == GIDIPv4 {
+			e.IPv4 = v4
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
 // soleIBDevice returns the IB device host uses when it uses exactly one.
 func (l *NCCLLog) soleIBDevice(host string) string {
 	dev := ""

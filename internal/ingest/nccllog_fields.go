@@ -67,17 +67,28 @@ func parseOrigin(pre string) origin {
 	if j < 0 {
 		return o
 	}
+	// A poster may mask the pid and tid ("host:XXXXXX:XXXXXX", or both in
+	// one "host:XXXXXX").
 	tid, err := strconv.Atoi(tok[j+1:])
 	if err != nil {
-		return o
+		if !masked(tok[j+1:]) {
+			return o
+		}
+		tid = -1
 	}
 	k := strings.LastIndexByte(tok[:j], ':')
-	if k < 0 {
+	pid := -1
+	if k >= 0 {
+		if pid, err = strconv.Atoi(tok[k+1 : j]); err != nil {
+			if !masked(tok[k+1 : j]) {
+				return o
+			}
+			pid = -1
+		}
+	} else if tid >= 0 {
 		return o
-	}
-	pid, err := strconv.Atoi(tok[k+1 : j])
-	if err != nil {
-		return o
+	} else {
+		k = j
 	}
 	o.pid, o.tid = pid, tid
 	host := tok[:k]
@@ -87,6 +98,11 @@ func parseOrigin(pre string) origin {
 	// Markdown and quoting a paste wraps the line in: "`host:1:2 [0] ...`".
 	o.host = strings.TrimLeft(host, "`'\"*_(")
 	return o
+}
+
+// masked reports whether s is a value a poster replaced by x's.
+func masked(s string) bool {
+	return s != "" && strings.Trim(s, "xX") == ""
 }
 
 // cutNetPrefix splits "NET/IB : rest" or "NET/IB: rest" into "IB", "rest".
