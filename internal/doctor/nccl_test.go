@@ -86,7 +86,7 @@ func TestCorpusDiagnoses(t *testing.T) {
 		{"nccl-tests/sendrecv-h100-4gpu-shared-1nic-5.8GBps-ccimoc.txt", Options{},
 			[]want{{"nccltests.busbw.unjudged", Info, []string{"sendrecv", "5.85"}}, {"nccl.transport.ib", Info, []string{"mlx5_5:1"}}}, nil, 0},
 		{"nccl-tests/sendrecv-h100-4gpu-shared-1nic-5.8GBps-ccimoc.txt", Options{NICSpeed: 400 * unit.Gbps},
-			[]want{{"nccltests.busbw.low", Error, []string{"47%", "12.50 GB/s"}}}, []string{"nccltests.busbw.low"}, 1},
+			[]want{{"nccltests.busbw.low", Error, []string{"12%", "50.00 GB/s", "one NIC"}}}, []string{"nccltests.busbw.low"}, 1},
 	}
 	for _, c := range cases {
 		name := filepath.Base(c.file)
