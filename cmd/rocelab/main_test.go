@@ -51,7 +51,7 @@ func TestRunDefaultJSONIsDeterministic(t *testing.T) {
 			t.Errorf("health.%s missing", k)
 		}
 	}
-	for _, k := range []string{"bytes_sent", "bytes_delivered", "bytes_dropped", "bytes_in_flight", "packets_dropped", "pause_frames", "ecn_marked"} {
+	for _, k := range []string{"sent", "retransmitted", "delivered", "dropped", "discarded", "in_flight", "frames", "drops_by_reason", "pause_frames", "ecn_marked"} {
 		if _, ok := res.Totals[k]; !ok {
 			t.Errorf("totals.%s missing", k)
 		}

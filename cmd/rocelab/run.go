@@ -91,7 +91,7 @@ payload cut at --snaplen. Wireshark opens it; 'rocelab capture FILE
 					return usageError("--snaplen: expected 0 (whole frames) or a positive length, got %d", snaplen)
 				}
 				if pcapAt == "" {
-					pcapAt = tw.Hosts[0].Name() + ":0"
+					pcapAt = tw.NICs[0].Name() + ":0"
 				}
 				pt, err := tw.Port(pcapAt)
 				if err != nil {
@@ -179,20 +179,20 @@ func loadScenario(args []string, example string) (*scenario.Scenario, error) {
 func runWithProgress(tw *scenario.Twin, stderr io.Writer) unit.Time {
 	limit := tw.Scenario.Duration
 	if !isTerminal(stderr) {
-		return tw.Net.Run(limit)
+		return tw.Run()
 	}
 	p := mpb.New(mpb.WithOutput(stderr), mpb.WithWidth(40))
 	const steps = 200
 	bar := p.AddBar(steps,
 		mpb.PrependDecorators(decor.Name("simulating "+tw.Scenario.Name)),
 		mpb.AppendDecorators(decor.Percentage()))
-	for i := 1; i <= steps && !tw.Net.AllDone(); i++ {
-		tw.Net.Sched.RunUntil(limit * unit.Time(i) / steps)
+	for i := 1; i <= steps && !tw.Done(); i++ {
+		tw.RunUntil(limit * unit.Time(i) / steps)
 		bar.SetCurrent(int64(i))
 	}
 	bar.SetCurrent(steps)
 	p.Wait()
-	return tw.Net.Run(limit)
+	return tw.Run()
 }
 
 func isTerminal(w io.Writer) bool {

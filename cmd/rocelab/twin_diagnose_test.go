@@ -72,15 +72,17 @@ func TestTwinPauseRatioOverWindow(t *testing.T) {
 	}
 }
 
-// TestTwinOutDiagnosesAsBefore: every example's --out directory gives the
-// findings it gave before the dumps became before/after pairs, and the
-// pause ratio only where ports were paused.
-func TestTwinOutDiagnosesAsBefore(t *testing.T) {
+// TestTwinOutDiagnoses: every example's --out directory (ethtool and
+// hw_counters dumps as before/after pairs) gives the findings of what the
+// example does: the pause ratio only where ports were paused,
+// retransmission where packets were lost; these run without DCQCN, so their
+// NICs send Not-ECT and nothing is marked.
+func TestTwinOutDiagnoses(t *testing.T) {
 	for ex, want := range map[string][]string{
 		"single-flow":    {"counters.pfc.ok", "input.unrecognized"},
 		"incast-pfc":     {"counters.pause.ratio", "counters.pfc.ok", "input.unrecognized"},
-		"incast-nopfc":   {"counters.discards", "counters.pfc.not_on_roce_priority", "input.unrecognized"},
-		"headroom-short": {"counters.discards", "counters.pause.ratio", "counters.pfc.ok", "input.unrecognized"},
+		"incast-nopfc":   {"counters.discards", "counters.pfc.not_on_roce_priority", "counters.retransmission", "input.unrecognized"},
+		"headroom-short": {"counters.discards", "counters.pause.ratio", "counters.pfc.ok", "counters.retransmission", "input.unrecognized"},
 	} {
 		_, d := diagnoseOut(t, ex)
 		seen := map[string]bool{}
@@ -106,4 +108,26 @@ func sortedJoin(xs []string) string {
 		out += x + " "
 	}
 	return out
+}
+
+// TestTwinFaultsNamed: the doctor, run on the --out directory of each
+// example that injects a fault, names that fault.
+func TestTwinFaultsNamed(t *testing.T) {
+	for ex, want := range map[string]string{
+		"lossy-link":     "counters.retransmission",
+		"prio-mismatch":  "counters.pfc.not_on_roce_priority",
+		"incast-dcqcn":   "counters.ecn.heavy_marking",
+		"retry-exceeded": "counters.retry_exceeded",
+		"pause-storm":    "counters.pause.from_host",
+		"pfc-deadlock":   "switch.pfcwd.storm",
+	} {
+		_, d := diagnoseOut(t, ex)
+		found := false
+		for _, f := range d.Findings {
+			found = found || f.ID == want
+		}
+		if !found {
+			t.Errorf("%s: no %s finding", ex, want)
+		}
+	}
 }

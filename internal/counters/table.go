@@ -144,5 +144,7 @@ func builtin() []Desc {
 		sw("drop_no_route", DropReason, false),
 		sw("drop_link_down", DropReason, false),
 		sw("drop_link_loss", DropReason, false),
+		sw("drop_host_overflow", DropReason, false),
+		sw("drop_ttl_expired", DropReason, false),
 	}
 }

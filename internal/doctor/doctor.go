@@ -73,6 +73,7 @@ func rules() []Rule {
 
 	rs = append(rs, counterRules()...)
 	rs = append(rs, windowRules()...)
+	rs = append(rs, faultRules()...)
 	rs = append(rs, switchRules()...)
 	rs = append(rs, collectRules()...)
 	rs = append(rs, perftestRules()...)

@@ -21,7 +21,21 @@ const (
 	// DropWatchdog: the PFC watchdog declared a pause storm and drops the
 	// queue's packets.
 	DropWatchdog
-	numDropReasons
+	// DropNoRoute: a switch had no route to the destination (a link
+	// failure the topology cannot route around).
+	DropNoRoute
+	// DropLinkDown: the frame was on, or sent onto, a link that is down.
+	DropLinkDown
+	// DropLinkLoss: the link lost the frame (an injected loss fault: bit
+	// errors, a bad optic).
+	DropLinkLoss
+	// DropHostOverflow: a host NIC's receive buffer was full (the host
+	// drains slower than the link delivers and PFC did not hold it).
+	DropHostOverflow
+	// DropTTL: the packet's IP TTL ran out (a routing loop).
+	DropTTL
+	// NumDropReasons is the number of drop reasons.
+	NumDropReasons
 )
 
 // String returns the reason's stable name.
@@ -33,13 +47,27 @@ func (r DropReason) String() string {
 		return "headroom_overflow"
 	case DropWatchdog:
 		return "pfc_watchdog"
+	case DropNoRoute:
+		return "no_route"
+	case DropLinkDown:
+		return "link_down"
+	case DropLinkLoss:
+		return "link_loss"
+	case DropHostOverflow:
+		return "host_overflow"
+	case DropTTL:
+		return "ttl_expired"
 	}
 	return "drop?"
 }
 
 // DropReasons lists every drop reason in order.
 func DropReasons() []DropReason {
-	return []DropReason{DropLossyOverflow, DropHeadroomOverflow, DropWatchdog}
+	out := make([]DropReason, NumDropReasons)
+	for i := range out {
+		out[i] = DropReason(i)
+	}
+	return out
 }
 
 // Counters are one port's counters, kept as mlx5 ethtool -S keeps them:
@@ -68,7 +96,7 @@ type Counters struct {
 	// Drops counts packets dropped at this port, by reason: ingress
 	// admission drops on the port they arrived on, watchdog drops on the
 	// stormed egress port.
-	Drops [numDropReasons]int64
+	Drops [NumDropReasons]int64
 	// ECNMarked counts packets marked CE on this port's egress queues.
 	ECNMarked [8]int64
 	// WatchdogStorms and WatchdogRestores count PFC watchdog actions.

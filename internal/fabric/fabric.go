@@ -38,8 +38,8 @@ type Egress interface {
 }
 
 // An Endpoint is the NIC seam: a host-side node that sources and sinks
-// traffic through one port. The host stand-in implements it today; the RDMA
-// NIC (RC transport, DCQCN) replaces it behind the same interface.
+// traffic through one port. The RDMA NIC (internal/nic) implements it; the
+// fabric's tests use a fake one.
 type Endpoint interface {
 	Node
 	Egress
@@ -47,6 +47,29 @@ type Endpoint interface {
 	HostID() int32
 	// Port is the endpoint's port.
 	Port() *Port
-	// StartFlow begins sending f now.
-	StartFlow(f *Flow)
+}
+
+// Classifier maps a packet's headers to the priority a node queues it on,
+// by the DSCP (trust dscp) or the 802.1Q PCP (trust pcp; untagged frames
+// get priority 0). Switches and NICs classify with it, and reports use it
+// to say where a class of traffic lands.
+type Classifier struct {
+	Trust      Trust
+	DSCPToPrio [64]uint8
+}
+
+// Classify returns the priority of p.
+func (c *Classifier) Classify(p *packet.Packet) uint8 {
+	return c.Priority(p.DSCP, p.PCP, p.VLAN)
+}
+
+// Priority returns the priority of a frame with these header fields.
+func (c *Classifier) Priority(dscp, pcp uint8, vlan bool) uint8 {
+	if c.Trust == TrustPCP {
+		if vlan {
+			return pcp & 7
+		}
+		return 0
+	}
+	return c.DSCPToPrio[dscp&63]
 }

@@ -80,21 +80,10 @@ func (s *pfcSender) refresh(pt *Port, now unit.Time, prio int) {
 	s.refreshID[prio] = pt.net.Sched.At(now+s.cfg.Refresh, pt, tagPFCRefresh|uint64(prio)<<8)
 }
 
-// finish books the transmit pause time of priorities still held off.
-func (s *pfcSender) finish(pt *Port, now unit.Time) {
-	for prio := 0; prio < 8; prio++ {
-		if s.xoff&(1<<prio) != 0 {
-			pt.Counters.TxPauseDuration[prio] += now - s.since[prio]
-			s.since[prio] = now
-		}
-	}
-}
-
 // sendPFC queues a PFC frame for one priority ahead of any data.
 func (pt *Port) sendPFC(prio int, quanta uint16) {
 	f := pt.net.Pool.Get()
 	f.Kind = packet.Pause
-	f.Flow = -1
 	f.Src, f.Dst = -1, -1
 	f.Frame = packet.PauseFrame
 	f.ClassVector = 1 << prio
@@ -102,6 +91,7 @@ func (pt *Port) sendPFC(prio int, quanta uint16) {
 	f.Prio = uint8(prio)
 	pt.Counters.TxPause[prio]++
 	pt.net.Totals.PauseFrames++
+	pt.net.Totals.Frames[packet.Pause]++
 	pt.ctrl.Push(f)
 	pt.Kick()
 }

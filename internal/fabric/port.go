@@ -32,6 +32,12 @@ type Tap interface {
 	Frame(now unit.Time, pt *Port, dir Direction, p *packet.Packet)
 }
 
+// A LossHook decides whether a link loses a frame arriving at a port (an
+// injected fault: bit errors, a dirty connector, a flapping optic).
+type LossHook interface {
+	Lose(now unit.Time, p *packet.Packet) bool
+}
+
 // A Port is one end of a full-duplex link: a transmitter that serializes
 // frames at the port rate onto a cable with a propagation delay, and a MAC
 // that obeys received PFC frames and sends its node's.
@@ -61,6 +67,17 @@ type Port struct {
 
 	pfc      pfcSender
 	watchdog watchdog
+
+	// up is the link's state; frames that arrive while it is down are lost.
+	up bool
+	// jitter, when positive, delays each frame's arrival at the peer by a
+	// uniform draw from [0, jitter) (FEC codeword alignment), keeping
+	// arrivals in order; lastArrival is the latest arrival scheduled.
+	jitter      unit.Time
+	jrng        *sim.Rand
+	lastArrival unit.Time
+	// loss, when set, may lose frames arriving at this port.
+	loss LossHook
 
 	// Counters are the port's mlx5-named counters.
 	Counters Counters
@@ -139,7 +156,7 @@ func (pt *Port) Handle(now unit.Time, tag uint64) {
 		pt.startTx(now)
 	case tagArrive:
 		p := pt.wire.Pop()
-		pt.peer.receive(now, p)
+		pt.peer.arrive(now, p)
 	case tagPauseApply:
 		f := pt.pfcRx.Pop()
 		pt.applyPause(now, f)
@@ -204,7 +221,12 @@ func (pt *Port) startTx(now unit.Time) {
 	pt.wire.Push(p)
 	s := pt.net.Sched
 	s.At(now+tx, pt, tagTxDone)
-	s.At(now+tx+pt.delay, pt, tagArrive)
+	arrive := now + tx + pt.delay
+	if pt.jitter > 0 {
+		arrive = max(arrive+unit.Time(pt.jrng.Uint64()%uint64(pt.jitter)), pt.lastArrival)
+		pt.lastArrival = arrive
+	}
+	s.At(arrive, pt, tagArrive)
 }
 
 // armWake schedules a retry at the earliest pause expiry, so that an idle
@@ -218,6 +240,51 @@ func (pt *Port) armWake(now unit.Time) {
 	}
 	if next != unit.MaxTime {
 		pt.wake.ArmBy(pt.net.Sched, next, pt, tagWake)
+	}
+}
+
+// SetPHY models the physical layer's imperfections: the transmitter's
+// clock runs ppm parts per million off the nominal rate (IEEE 802.3
+// allows ±100), and each frame reaches the peer up to jitter late, drawn
+// uniformly from rng (the receiver's FEC decoder releases a frame only at
+// the end of its last codeword, whose boundary falls anywhere in the
+// frame). Both break the exact phase locks of perfectly regular senders.
+func (pt *Port) SetPHY(ppm float64, jitter unit.Time, rng *sim.Rand) {
+	pt.rate = unit.BitRate(float64(pt.rate) * (1 + ppm/1e6))
+	pt.jitter, pt.jrng = jitter, rng
+}
+
+// SetLoss installs a loss hook on frames arriving at pt (nil removes it).
+func (pt *Port) SetLoss(h LossHook) { pt.loss = h }
+
+// SetLinkUp brings the link at pt up or down, at both ends. Frames that
+// arrive while it is down are lost.
+func (pt *Port) SetLinkUp(up bool) {
+	pt.up = up
+	if pt.peer != nil {
+		pt.peer.up = up
+	}
+	if up {
+		pt.Kick()
+		if pt.peer != nil {
+			pt.peer.Kick()
+		}
+	}
+}
+
+// LinkUp reports whether the link at pt is up.
+func (pt *Port) LinkUp() bool { return pt.up }
+
+// arrive delivers a frame whose last bit reached pt, unless the link is
+// down or loses it.
+func (pt *Port) arrive(now unit.Time, p *packet.Packet) {
+	switch {
+	case !pt.up:
+		pt.net.Drop(p, DropLinkDown, pt)
+	case pt.loss != nil && pt.loss.Lose(now, p):
+		pt.net.Drop(p, DropLinkLoss, pt)
+	default:
+		pt.receive(now, p)
 	}
 }
 
@@ -286,16 +353,24 @@ func (pt *Port) closePause(prio int, t unit.Time) {
 	pt.pausing &^= 1 << prio
 }
 
-// finish books the pause time of pauses still in effect at the end of a
-// run, up to now, so that the duration counters are complete.
-func (pt *Port) finish(now unit.Time) {
+// Snapshot returns the port's counters as of now, with the pause time of
+// pauses still in effect (received, and sent) counted up to now. It
+// changes nothing: a run observed mid-way continues exactly as one that
+// was not.
+func (pt *Port) Snapshot() Counters {
+	now := pt.net.Sched.Now()
+	c := pt.Counters
 	for p := range pt.pause {
-		ps := &pt.pause[p]
-		if ps.active {
-			pt.closePause(p, min(now, ps.end))
+		if ps := &pt.pause[p]; ps.active && now > ps.start {
+			c.RxPauseDuration[p] += min(now, ps.end) - ps.start
 		}
 	}
-	pt.pfc.finish(pt, now)
+	for p := 0; p < 8; p++ {
+		if pt.pfc.xoff&(1<<p) != 0 {
+			c.TxPauseDuration[p] += now - pt.pfc.since[p]
+		}
+	}
+	return c
 }
 
 // Paused reports whether priority prio is held by a received pause now.

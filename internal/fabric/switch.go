@@ -34,9 +34,8 @@ type SwitchConfig struct {
 	// XONOffset is how far below the threshold a PG's shared use must fall
 	// before XON.
 	XONOffset unit.Bytes
-	// Trust and DSCPToPrio classify arriving packets.
-	Trust      Trust
-	DSCPToPrio [64]uint8
+	// Classifier classifies arriving packets.
+	Classifier
 	// Lossless is the set of PFC-enabled priorities (bit p = priority p).
 	Lossless uint8
 	// PFC says how XOFF frames are sent.
@@ -90,8 +89,7 @@ func (n *Network) NewSwitch(name string, nports int, cfg SwitchConfig) *Switch {
 	s := &Switch{net: n, name: name, cfg: cfg, rng: n.Streams.Stream("ecn/" + name)}
 	for i := 0; i < nports; i++ {
 		pt := n.NewPort(s, i)
-		e := &switchEgress{sw: s}
-		e.initDWRR()
+		e := &switchEgress{sw: s, ets: NewETS(cfg.Strict, cfg.Weights)}
 		pt.SetEgress(e)
 		s.ports = append(s.ports, pt)
 		s.egress = append(s.egress, e)
@@ -112,6 +110,21 @@ func (s *Switch) Config() *SwitchConfig { return &s.cfg }
 
 // SetRoutes sets the candidate ports toward each destination host.
 func (s *Switch) SetRoutes(r [][]int16) { s.routes = r }
+
+// Route returns the candidate ports toward host dst.
+func (s *Switch) Route(dst int) []int16 {
+	if dst < 0 || dst >= len(s.routes) {
+		return nil
+	}
+	return s.routes[dst]
+}
+
+// SetRoute replaces the candidate ports toward host dst.
+func (s *Switch) SetRoute(dst int, ports []int16) {
+	if dst >= 0 && dst < len(s.routes) {
+		s.routes[dst] = ports
+	}
+}
 
 // RoutedBytes returns the frame bytes the switch forwarded out of each port.
 func (s *Switch) RoutedBytes() []int64 { return s.routedBytes }
@@ -164,20 +177,9 @@ func (s *Switch) Headroom(i int) int64 {
 	return 0
 }
 
-// classify returns the priority the switch queues p on.
-func (s *Switch) classify(p *packet.Packet) uint8 {
-	if s.cfg.Trust == TrustPCP {
-		if p.VLAN {
-			return p.PCP & 7
-		}
-		return 0
-	}
-	return s.cfg.DSCPToPrio[p.DSCP&63]
-}
-
 // route picks the egress port toward p's destination.
 func (s *Switch) route(p *packet.Packet) (*Port, bool) {
-	if int(p.Dst) >= len(s.routes) {
+	if p.Dst < 0 || int(p.Dst) >= len(s.routes) {
 		return nil, false
 	}
 	c := s.routes[p.Dst]
@@ -194,11 +196,17 @@ func (s *Switch) route(p *packet.Packet) (*Port, bool) {
 
 // Receive classifies, routes and admits a packet that arrived on in.
 func (s *Switch) Receive(p *packet.Packet, in *Port) {
-	p.Prio = s.classify(p)
+	p.Prio = s.cfg.Classify(p)
 	in.Counters.CountRx(p)
+	if p.TTL <= 1 {
+		s.net.Drop(p, DropTTL, in)
+		return
+	}
+	p.TTL--
 	out, ok := s.route(p)
 	if !ok {
-		panic(fmt.Sprintf("fabric: switch %s has no route to host %d", s.name, p.Dst))
+		s.net.Drop(p, DropNoRoute, in)
+		return
 	}
 	prio := int(p.Prio)
 	if out.watchdog.stormed(prio) {
@@ -271,8 +279,8 @@ func (s *Switch) departed(p *packet.Packet, out *Port, qlen int64) {
 	}
 }
 
-// eachQueued calls f for every packet in the switch's queues.
-func (s *Switch) eachQueued(f func(p *packet.Packet)) {
+// EachQueued calls f for every packet in the switch's queues.
+func (s *Switch) EachQueued(f func(p *packet.Packet)) {
 	for _, e := range s.egress {
 		for i := range e.q {
 			e.q[i].Each(f)
@@ -286,38 +294,18 @@ func (s *Switch) QueueBytes(i, prio int) int64 { return s.egress[i].q[prio].Byte
 // QueueMax returns the largest depth port i's priority prio queue reached.
 func (s *Switch) QueueMax(i, prio int) int64 { return s.egress[i].maxBytes[prio] }
 
-// switchEgress holds one switch port's eight queues and its scheduler:
-// strict priority first (highest first), then deficit weighted round robin
-// over the rest by their weights.
+// switchEgress holds one switch port's eight queues and its ETS
+// scheduler.
 type switchEgress struct {
 	sw       *Switch
 	q        [8]packet.Queue
 	maxBytes [8]int64
-	quantum  [8]int64
-	deficit  [8]int64
+	ets      ETS
 	busy     uint8 // priorities with packets queued
-	rr       int
-	credited bool // the queue at rr has had its quantum this round
 }
 
-// dwrrBase is the DWRR quantum of a queue with the smallest weight: one
-// jumbo frame, so that every visit can send at least one packet.
-const dwrrBase = 9216
-
-func (e *switchEgress) initDWRR() {
-	minW := 0
-	for p, w := range e.sw.cfg.Weights {
-		if e.sw.cfg.Strict&(1<<p) == 0 && w > 0 && (minW == 0 || w < minW) {
-			minW = w
-		}
-	}
-	for p, w := range e.sw.cfg.Weights {
-		if w <= 0 || minW == 0 {
-			w, minW = 1, 1
-		}
-		e.quantum[p] = int64(w) * dwrrBase / int64(minW)
-	}
-}
+// HeadBytes implements HeadSizer.
+func (e *switchEgress) HeadBytes(prio int) int64 { return int64(e.q[prio].Head().Frame) }
 
 // Dequeue implements Egress.
 func (e *switchEgress) Dequeue(pt *Port, paused uint8) *packet.Packet {
@@ -325,31 +313,13 @@ func (e *switchEgress) Dequeue(pt *Port, paused uint8) *packet.Packet {
 	if ready == 0 {
 		return nil
 	}
-	if sp := ready & e.sw.cfg.Strict; sp != 0 {
-		return e.pop(pt, bits.Len8(sp)-1)
-	}
-	// DWRR over the ready non-strict queues, starting at rr.
-	for {
-		prio := e.rr
-		if ready&(1<<prio) != 0 {
-			if !e.credited {
-				e.deficit[prio] += e.quantum[prio]
-				e.credited = true
-			}
-			if head := int64(e.q[prio].Head().Frame); e.deficit[prio] >= head {
-				e.deficit[prio] -= head
-				return e.pop(pt, prio)
-			}
-		}
-		e.rr = (e.rr + 1) & 7
-		e.credited = false
-	}
+	return e.pop(pt, e.ets.Pick(ready, e))
 }
 
 func (e *switchEgress) pop(pt *Port, prio int) *packet.Packet {
 	p := e.q[prio].Pop()
 	if e.q[prio].Len() == 0 {
-		e.deficit[prio] = 0
+		e.ets.Emptied(prio)
 		e.busy &^= 1 << prio
 	}
 	e.sw.departed(p, pt, e.q[prio].Bytes())

@@ -6,6 +6,8 @@ type Target struct {
 	Value  float64 `json:"value"`
 	Target float64 `json:"target"`
 	Pass   bool    `json:"pass"`
+	// Note says why a target fails although its value would pass.
+	Note string `json:"note,omitempty"`
 }
 
 // Health holds the four targets (the seed's table): P99 latency < 10 us,
@@ -29,10 +31,10 @@ const (
 // NewHealth grades measured values against the targets.
 func NewHealth(p99us, utilization, loss, pauseRatio float64) Health {
 	return Health{
-		P99LatencyUS:         Target{p99us, TargetP99LatencyUS, p99us < TargetP99LatencyUS},
-		BandwidthUtilization: Target{utilization, TargetUtilization, utilization > TargetUtilization},
-		LossRate:             Target{loss, TargetLoss, loss <= TargetLoss},
-		PFCPauseRatio:        Target{pauseRatio, TargetPauseRatio, pauseRatio < TargetPauseRatio},
+		P99LatencyUS:         Target{Value: p99us, Target: TargetP99LatencyUS, Pass: p99us < TargetP99LatencyUS},
+		BandwidthUtilization: Target{Value: utilization, Target: TargetUtilization, Pass: utilization > TargetUtilization},
+		LossRate:             Target{Value: loss, Target: TargetLoss, Pass: loss <= TargetLoss},
+		PFCPauseRatio:        Target{Value: pauseRatio, Target: TargetPauseRatio, Pass: pauseRatio < TargetPauseRatio},
 	}
 }
 

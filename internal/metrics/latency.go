@@ -6,13 +6,16 @@ package metrics
 import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"rocelab/internal/packet"
 	"rocelab/internal/unit"
 )
 
-// Latency keeps one HDR histogram of one-way packet latency per priority,
-// in nanoseconds with three significant digits, from 1 ns to 10 s.
+// Latency keeps HDR histograms of one-way packet latency per priority and
+// per traffic class, in nanoseconds with three significant digits, from
+// 1 ns to 10 s.
 type Latency struct {
-	h [8]*hdrhistogram.Histogram
+	h     [8]*hdrhistogram.Histogram
+	class [packet.NumClasses]*hdrhistogram.Histogram
 }
 
 // NewLatency returns empty histograms.
@@ -21,16 +24,30 @@ func NewLatency() *Latency {
 	for i := range l.h {
 		l.h[i] = hdrhistogram.New(1, 10_000_000_000, 3)
 	}
+	for i := range l.class {
+		l.class[i] = hdrhistogram.New(1, 10_000_000_000, 3)
+	}
 	return l
 }
 
-// Record adds one packet's latency on priority prio.
-func (l *Latency) Record(prio uint8, d unit.Time) {
+// Record adds one packet's latency: of class c, received on priority prio.
+func (l *Latency) Record(c packet.Class, prio uint8, d unit.Time) {
 	ns := int64(d / unit.Nanosecond)
 	if ns < 1 {
 		ns = 1
 	}
-	_ = l.h[prio&7].RecordValue(ns) // values above 10 s saturate: the error is the only outcome and is not actionable
+	// Values above 10 s saturate: the error is the only outcome and is not
+	// actionable.
+	_ = l.h[prio&7].RecordValue(ns)
+	_ = l.class[c].RecordValue(ns)
+}
+
+// ClassCount returns how many packets of class c were recorded.
+func (l *Latency) ClassCount(c packet.Class) int64 { return l.class[c].TotalCount() }
+
+// ClassQuantile returns the q-th percentile (0..100) of class c's latency.
+func (l *Latency) ClassQuantile(c packet.Class, q float64) unit.Time {
+	return unit.Time(l.class[c].ValueAtQuantile(q)) * unit.Nanosecond
 }
 
 // Count returns how many packets priority prio recorded.

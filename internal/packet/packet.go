@@ -25,7 +25,30 @@ const (
 	CNP
 	// Pause is an IEEE 802.1Qbb PFC frame (MAC control 0x8808, opcode 0x0101).
 	Pause
+	// NumKinds is the number of kinds.
+	NumKinds
 )
+
+// Class is the transport a data packet belongs to.
+type Class uint8
+
+// Classes.
+const (
+	// ClassRoCE is RoCEv2 (UDP 4791): the traffic the lossless class is for.
+	ClassRoCE Class = iota
+	// ClassTCP is kernel TCP (NCCL's socket transport, background traffic).
+	ClassTCP
+	// NumClasses is the number of classes.
+	NumClasses
+)
+
+// String returns the class's name.
+func (c Class) String() string {
+	if c == ClassTCP {
+		return "tcp"
+	}
+	return "roce"
+}
 
 // String returns the kind's name.
 func (k Kind) String() string {
@@ -60,6 +83,7 @@ const (
 	BTH         = 12
 	RETH        = 16
 	AETH        = 4
+	ImmDt       = 4
 	ICRC        = 4
 	FCS         = 4
 	// MinFrame is the smallest Ethernet frame, FCS included.
@@ -81,8 +105,6 @@ type Packet struct {
 	// latency.
 	SentAt unit.Time
 
-	// Flow is the index of the flow the packet belongs to, or -1.
-	Flow int32
 	// Src and Dst are host indices.
 	Src, Dst int32
 	// Payload is the RDMA payload in bytes.
@@ -94,6 +116,11 @@ type Packet struct {
 	PSN uint32
 	// DstQP is the destination queue pair number (24 bits).
 	DstQP uint32
+	// MSN is an ACK's message sequence number (24 bits).
+	MSN uint32
+	// DMALen is the RETH DMA length of the first packet of an RDMA WRITE:
+	// the message's length (modulo 2^32, as the 32-bit field holds it).
+	DMALen uint32
 	// SrcPort is the UDP source port, the per-QP ECMP entropy.
 	SrcPort uint16
 
@@ -103,7 +130,13 @@ type Packet struct {
 	ClassVector uint8
 
 	Kind   Kind
+	Class  Class
 	Opcode roce.Opcode
+	// Syndrome is an ACK's AETH syndrome (ACK, or NAK with its code).
+	Syndrome uint8
+	// TTL is the IP time to live; a switch drops a packet whose TTL runs
+	// out (a routing loop).
+	TTL uint8
 	// DSCP is the IP DSCP the sender set.
 	DSCP uint8
 	// ECN is the IP ECN codepoint.
@@ -127,21 +160,34 @@ type Packet struct {
 // inter-frame gap included.
 func (p *Packet) Wire() int32 { return p.Frame + PreambleIFG }
 
-// DataFrame returns the frame length of a RoCEv2 data packet with the given
-// payload over IPv4, with an optional VLAN tag and RETH. The payload is
-// padded to a multiple of 4 bytes, as the BTH pad count says.
-func DataFrame(payload int32, vlan, reth bool) int32 {
-	n := int32(Ethernet+IPv4+UDP+BTH+ICRC+FCS) + payload + Pad(payload)
+// DataFrame returns the frame length of a RoCEv2 packet with the given
+// payload and extension headers (ext bytes: RETH 16, ImmDt 4, AETH 4, the
+// CNP's 16 reserved bytes) over IPv4, with an optional VLAN tag. The payload
+// is padded to a multiple of 4 bytes, as the BTH pad count says.
+func DataFrame(payload, ext int32, vlan bool) int32 {
+	n := int32(Ethernet+IPv4+UDP+BTH+ICRC+FCS) + ext + payload + Pad(payload)
 	if vlan {
 		n += VLANTag
 	}
-	if reth {
-		n += RETH
+	return max(n, MinFrame)
+}
+
+// TCP framing (kernel sockets): Ethernet, IPv4, TCP with the timestamp
+// option (32 bytes), FCS.
+const (
+	TCPHeader = 32
+	// TCPOverhead is a TCP segment's frame bytes besides its payload.
+	TCPOverhead = Ethernet + IPv4 + TCPHeader + FCS
+)
+
+// TCPFrame returns the frame length of a TCP segment with the given
+// payload, with an optional VLAN tag.
+func TCPFrame(payload int32, vlan bool) int32 {
+	n := TCPOverhead + payload
+	if vlan {
+		n += VLANTag
 	}
-	if n < MinFrame {
-		n = MinFrame
-	}
-	return n
+	return max(n, MinFrame)
 }
 
 // Pad returns the BTH pad count of a payload: the bytes that bring it to a

@@ -10,13 +10,13 @@ func TestOverhead(t *testing.T) {
 	if got := Overhead(true); got != 86 {
 		t.Errorf("overhead with VLAN %d, want 86", got)
 	}
-	if got := DataFrame(4096, false, true); got != 4096+62+16 {
+	if got := DataFrame(4096, RETH, false); got != 4096+62+16 {
 		t.Errorf("WRITE FIRST frame %d", got)
 	}
-	if got := DataFrame(1001, false, false); got != 1001+3+62 {
+	if got := DataFrame(1001, 0, false); got != 1001+3+62 {
 		t.Errorf("odd payload frame %d: the pad to 4 bytes is missing", got)
 	}
-	if got := DataFrame(0, false, false); got != MinFrame {
+	if got := DataFrame(0, 0, false); got != MinFrame {
 		t.Errorf("empty frame padded to %d, want 64", got)
 	}
 }
@@ -46,5 +46,19 @@ func TestQueueAndPool(t *testing.T) {
 	p := pl.Get()
 	if p.PSN != 0 || p.Frame != 0 || pl.Allocated() != 10 {
 		t.Fatalf("recycled packet not zeroed or pool grew: %+v alloc=%d", p, pl.Allocated())
+	}
+}
+
+// An ACK is Ethernet+IPv4+UDP+BTH+AETH+ICRC+FCS = 66 bytes; a CNP carries
+// 16 reserved bytes after its BTH (78); a TCP segment's headers are 70.
+func TestControlFrames(t *testing.T) {
+	if got := DataFrame(0, AETH, false); got != 66 {
+		t.Errorf("ACK frame %d, want 66", got)
+	}
+	if got := DataFrame(0, CNPPayload, false); got != 78 {
+		t.Errorf("CNP frame %d, want 78", got)
+	}
+	if got := TCPFrame(1448, false); got != 1448+70 {
+		t.Errorf("TCP frame %d, want 1518", got)
 	}
 }

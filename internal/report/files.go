@@ -26,13 +26,13 @@ func (r *Run) WriteDir(dir string, net *fabric.Network) error {
 		return err
 	}
 	err := writeFile(filepath.Join(dir, "flows.csv"), func(w *bufio.Writer) error {
-		fmt.Fprintln(w, "id,name,src,dst,bytes,priority,start_us,fct_us,goodput_gbps,delivered,dropped")
+		fmt.Fprintln(w, "id,name,src,dst,bytes,priority,start_us,fct_us,goodput_gbps,delivered,retransmitted,status")
 		for _, f := range r.Flows {
 			fct := ""
 			if f.FCTUS != nil {
 				fct = fmt.Sprintf("%.6f", *f.FCTUS)
 			}
-			fmt.Fprintf(w, "%d,%s,%s,%s,%d,%d,%.6f,%s,%.6f,%d,%d\n", f.ID, f.Name, f.Src, f.Dst, f.Bytes, f.Priority, f.StartUS, fct, f.GoodputGbps, f.Delivered, f.Dropped)
+			fmt.Fprintf(w, "%d,%s,%s,%s,%d,%d,%.6f,%s,%.6f,%d,%d,%s\n", f.ID, f.Name, f.Src, f.Dst, f.Bytes, f.Priority, f.StartUS, fct, f.GoodputGbps, f.Delivered, f.Retransmitted, f.Status)
 		}
 		return nil
 	})
@@ -51,13 +51,17 @@ func (r *Run) WriteDir(dir string, net *fabric.Network) error {
 	if err != nil {
 		return err
 	}
+	if err := r.writeHWCounters(dir); err != nil {
+		return err
+	}
 	for _, pt := range net.Ports {
 		_, isSwitch := pt.Node().(*fabric.Switch)
 		name := strings.ReplaceAll(pt.Name(), "/", "-") + ".txt"
 		err := writeFile(filepath.Join(dir, "ethtool", name), func(w *bufio.Writer) error {
 			fmt.Fprintf(w, "# source: rocelab twin, scenario %q seed %d (simulated, not a real host)\n", r.Scenario.Name, r.Scenario.Seed)
 			fmt.Fprintf(w, "# what: counters of port %s (peer %s) as mlx5 prints them, at the start and at the end of the run (simulated time)\n", pt.Name(), pt.Peer().Name())
-			cs := pt.Counters.Ethtool(net.PFCEnabled, isSwitch)
+			snap := pt.Snapshot()
+			cs := snap.Ethtool(net.PFCEnabled, isSwitch)
 			for _, at := range []unit.Time{0, r.end} {
 				WriteTimeLine(w, at)
 				fmt.Fprintf(w, "$ ethtool -S %s\n", strings.ReplaceAll(pt.Name(), "/", "-"))
@@ -105,4 +109,40 @@ func writeFile(path string, fill func(w *bufio.Writer) error) error {
 		return err
 	}
 	return f.Close()
+}
+
+// writeHWCounters writes each host NIC's RDMA counters under hw_counters/,
+// as `grep "" /sys/class/infiniband/<dev>/ports/1/hw_counters/*` prints
+// them, with the host's name as the device.
+func (r *Run) writeHWCounters(dir string) error {
+	if err := os.MkdirAll(filepath.Join(dir, "hw_counters"), 0o755); err != nil {
+		return err
+	}
+	for _, n := range r.NICs {
+		err := writeFile(filepath.Join(dir, "hw_counters", n.Name+".txt"), func(w *bufio.Writer) error {
+			fmt.Fprintf(w, "# source: rocelab twin, scenario %q seed %d (simulated, not a real host)\n", r.Scenario.Name, r.Scenario.Seed)
+			fmt.Fprintf(w, "# what: RDMA hw_counters of host %s's NIC as mlx5 exposes them, at the start and at the end of the run (simulated time)\n", n.Name)
+			for _, at := range []unit.Time{0, r.end} {
+				WriteTimeLine(w, at)
+				fmt.Fprintf(w, "$ grep \"\" /sys/class/infiniband/%s/ports/1/{hw_counters,counters}/*\n", n.Name)
+				for _, set := range []struct {
+					dir string
+					m   map[string]int64
+				}{{"hw_counters", n.all}, {"counters", n.port}} {
+					for _, k := range sortedKeys(set.m) {
+						v := set.m[k]
+						if at == 0 {
+							v = 0
+						}
+						fmt.Fprintf(w, "/sys/class/infiniband/%s/ports/1/%s/%s:%d\n", n.Name, set.dir, k, v)
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

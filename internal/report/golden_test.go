@@ -35,7 +35,7 @@ func TestExampleGoldens(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			end := tw.Net.Run(s.Duration)
+			end := tw.Run()
 			var b bytes.Buffer
 			if err := New(tw, end).WriteText(&b); err != nil {
 				t.Fatal(err)

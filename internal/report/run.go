@@ -5,11 +5,16 @@ package report
 
 import (
 	"sort"
+	"strconv"
 
+	"rocelab/internal/counters"
 	"rocelab/internal/fabric"
 	"rocelab/internal/metrics"
+	"rocelab/internal/nic"
+	"rocelab/internal/packet"
 	"rocelab/internal/scenario"
 	"rocelab/internal/unit"
+	"rocelab/internal/workload"
 )
 
 // Run is the result of one twin run. Its JSON form is documented in
@@ -22,7 +27,9 @@ type Run struct {
 	Flows    []Flow         `json:"flows"`
 	Latency  []Latency      `json:"latency"`
 	Ports    []Port         `json:"ports"`
+	NICs     []NIC          `json:"nics"`
 	Queues   []Queue        `json:"queues"`
+	QPs      []QPSeries     `json:"qp_series"`
 	ECMP     []ECMPTier     `json:"ecmp"`
 
 	end unit.Time // when the run ended, for the dumps WriteDir writes
@@ -44,6 +51,14 @@ type ScenarioInfo struct {
 	PFC           bool     `json:"pfc"`
 	LosslessPrios []int    `json:"lossless_priorities"`
 	HeadroomBytes []int64  `json:"headroom_bytes"`
+	// CC is the NIC congestion control ("dcqcn" preset, or "none") and
+	// CCPrioMask the priorities it acts on (ROCE_CC_PRIO_MASK).
+	CC         string `json:"cc"`
+	CCPrioMask uint8  `json:"cc_prio_mask"`
+	// RoCEPriorities are the priorities the switches queue the RoCE data
+	// on, and RoCELossless whether PFC protects all of them.
+	RoCEPriorities []int `json:"roce_priorities"`
+	RoCELossless   bool  `json:"roce_lossless"`
 }
 
 // Servers describes the GPU servers the hosts belong to.
@@ -57,40 +72,56 @@ type Servers struct {
 // SimInfo is about the simulation itself.
 type SimInfo struct {
 	EndUS float64 `json:"end_us"`
-	// Completed says whether every flow finished before the time limit.
+	// Completed says whether every workload finished before the time
+	// limit.
 	Completed bool   `json:"completed"`
 	Events    uint64 `json:"events"`
 }
 
-// Totals are network-wide sums; byte figures are RDMA payload bytes, and
-// bytes_sent = bytes_delivered + bytes_dropped + bytes_in_flight exactly.
-type Totals struct {
-	BytesSent        int64            `json:"bytes_sent"`
-	BytesDelivered   int64            `json:"bytes_delivered"`
-	BytesDropped     int64            `json:"bytes_dropped"`
-	BytesInFlight    int64            `json:"bytes_in_flight"`
-	PacketsSent      int64            `json:"packets_sent"`
-	PacketsDelivered int64            `json:"packets_delivered"`
-	PacketsDropped   int64            `json:"packets_dropped"`
-	DropsByReason    map[string]int64 `json:"drops_by_reason"`
-	PauseFrames      int64            `json:"pause_frames"`
-	ECNMarked        int64            `json:"ecn_marked"`
+// Data counts data packets and their RDMA payload bytes.
+type Data struct {
+	Packets int64 `json:"packets"`
+	Bytes   int64 `json:"bytes"`
 }
 
-// Flow is one flow's outcome. FCT is null when the flow did not complete;
-// goodput is then measured up to its last delivered byte.
+// Totals are network-wide sums. For data, conservation holds exactly:
+// sent + retransmitted = delivered + dropped + discarded + in_flight.
+type Totals struct {
+	Sent          Data `json:"sent"`
+	Retransmitted Data `json:"retransmitted"`
+	Delivered     Data `json:"delivered"`
+	Dropped       Data `json:"dropped"`
+	// Discarded are data packets their responder received but did not
+	// accept: out of sequence after a loss, or duplicates.
+	Discarded Data `json:"discarded"`
+	InFlight  Data `json:"in_flight"`
+	// Frames counts frames hosts and PFC senders put on the wire, by kind
+	// (data, ack, cnp, pause); FramesDropped those dropped.
+	Frames        map[string]int64 `json:"frames"`
+	FramesDropped map[string]int64 `json:"frames_dropped"`
+	DropsByReason map[string]int64 `json:"drops_by_reason"`
+	PauseFrames   int64            `json:"pause_frames"`
+	ECNMarked     int64            `json:"ecn_marked"`
+}
+
+// Flow is one flow's outcome. FCT is the time from its start to the
+// requester's completion (the ACK of its last packet), null when it did
+// not complete; goodput is then measured up to its last delivered byte.
 type Flow struct {
-	ID          int32    `json:"id"`
-	Name        string   `json:"name"`
-	Src         string   `json:"src"`
-	Dst         string   `json:"dst"`
-	Bytes       int64    `json:"bytes"`
-	Priority    uint8    `json:"priority"`
-	StartUS     float64  `json:"start_us"`
-	FCTUS       *float64 `json:"fct_us"`
-	GoodputGbps float64  `json:"goodput_gbps"`
-	Delivered   int64    `json:"delivered"`
-	Dropped     int64    `json:"dropped"`
+	ID            int32    `json:"id"`
+	Name          string   `json:"name"`
+	Src           string   `json:"src"`
+	Dst           string   `json:"dst"`
+	Bytes         int64    `json:"bytes"`
+	Priority      uint8    `json:"priority"`
+	StartUS       float64  `json:"start_us"`
+	FCTUS         *float64 `json:"fct_us"`
+	GoodputGbps   float64  `json:"goodput_gbps"`
+	Delivered     int64    `json:"delivered"`
+	Retransmitted int64    `json:"retransmitted"`
+	// Status is "ok", "running", "not started", "cancelled", or the
+	// ibv_wc_status of a failed completion.
+	Status string `json:"status"`
 }
 
 // Latency is one priority's one-way packet latency.
@@ -101,6 +132,31 @@ type Latency struct {
 	P99US    float64 `json:"p99_us"`
 	P999US   float64 `json:"p999_us"`
 	MaxUS    float64 `json:"max_us"`
+}
+
+// NIC is one host NIC's RDMA counters under their hw_counters names;
+// zero counters are left out.
+type NIC struct {
+	Name     string           `json:"name"`
+	Counters map[string]int64 `json:"counters"`
+	// all holds every counter, zeros included, for the hw_counters files;
+	// port the IB port counters (counters/) of the same port.
+	all, port map[string]int64
+}
+
+// portCounters returns the IB port counters of a NIC port as mlx5 exposes
+// them under counters/: packets, and data in 4-byte words.
+func portCounters(c fabric.Counters) map[string]int64 {
+	t := counters.Default()
+	name := func(cn counters.Concept, d counters.Dir) string {
+		return t.Name(counters.MLX5, counters.PortCounters, cn, d, 0)
+	}
+	return map[string]int64{
+		name(counters.PortXmitPackets, counters.TX): c.TxPhyPackets,
+		name(counters.PortRcvPackets, counters.RX):  c.RxPhyPackets,
+		name(counters.PortXmitData, counters.TX):    c.TxPhyBytes / 4,
+		name(counters.PortRcvData, counters.RX):     c.RxPhyBytes / 4,
+	}
 }
 
 // Port is one port's counters under mlx5 ethtool -S names; zero counters
@@ -121,6 +177,17 @@ type Queue struct {
 	Samples  []int64 `json:"samples_bytes"`
 }
 
+// QPSeries is one rate-limited queue pair's DCQCN state over time: its
+// rate in Gb/s and α, sampled every every_us from first_us.
+type QPSeries struct {
+	Host     string    `json:"host"`
+	Flow     string    `json:"flow"`
+	FirstUS  float64   `json:"first_us"`
+	EveryUS  float64   `json:"every_us"`
+	RateGbps []float64 `json:"rate_gbps"`
+	Alpha    []float64 `json:"alpha"`
+}
+
 // ECMPTier is the load over one tier's uplinks.
 type ECMPTier struct {
 	Tier      string  `json:"tier"`
@@ -134,32 +201,31 @@ type ECMPTier struct {
 
 func us(t unit.Time) float64 { return float64(t) / float64(unit.Microsecond) }
 
-// New collects the result of a finished run that ended at end.
+// New collects the result of a run that has reached end. It reads the
+// twin without changing it: the run may continue afterwards.
 func New(tw *scenario.Twin, end unit.Time) *Run {
 	s, net := tw.Scenario, tw.Net
 	r := &Run{end: end}
+	cc := s.Host.NIC.CC
+	if cc == "dcqcn" {
+		cc += " (" + s.Host.NIC.DCQCN.Preset + ")"
+	}
+	rp, rl := tw.RoCEPriorities()
 	r.Scenario = ScenarioInfo{
 		Name: s.Name, File: s.File, Seed: s.Seed, Topology: s.Topo.Kind,
 		Hosts: len(s.Topo.Hosts), Switches: len(net.Switches), Links: len(s.Topo.Links),
 		Oversubscription: s.Topo.Oversubscription, MTU: s.Host.MTU, PFC: s.Switch.PFC.Enabled,
 		LosslessPrios: prioList(s.Switch.PFC.Priorities), HeadroomBytes: headrooms(net),
+		CC: cc, CCPrioMask: s.Host.NIC.CCPrioMask, RoCEPriorities: prioList(rp), RoCELossless: rl,
 	}
 	if t := s.Topo; t.Servers > 0 {
 		r.Scenario.Servers = &Servers{t.Servers, t.GPUsPerServer, t.NICsPerServer, t.RailOptimized}
 	}
-	r.Sim = SimInfo{EndUS: us(end), Completed: net.AllDone(), Events: net.Sched.Executed()}
-	inB, _ := net.InFlight()
-	t := net.Totals
-	r.Totals = Totals{
-		BytesSent: t.BytesSent, BytesDelivered: t.BytesDelivered, BytesDropped: t.BytesDropped, BytesInFlight: inB,
-		PacketsSent: t.PacketsSent, PacketsDelivered: t.PacketsDelivered, PacketsDropped: t.PacketsDropped,
-		DropsByReason: map[string]int64{}, PauseFrames: t.PauseFrames, ECNMarked: t.ECNMarked,
-	}
-	for _, d := range fabric.DropReasons() {
-		r.Totals.DropsByReason[d.String()] = t.DropsByReason[d]
-	}
-	for i := range net.Flows {
-		r.Flows = append(r.Flows, flowOf(tw, &net.Flows[i]))
+	r.Sim = SimInfo{EndUS: us(end), Completed: tw.Done(), Events: net.Sched.Executed()}
+	r.Totals = totals(net)
+	conns := tw.Transport.Conns()
+	for i, f := range tw.Flows {
+		r.Flows = append(r.Flows, flowOf(tw, conns, i, f))
 	}
 	for p := 0; p < 8; p++ {
 		if n := net.Latency.Count(p); n > 0 {
@@ -172,18 +238,59 @@ func New(tw *scenario.Twin, end unit.Time) *Run {
 	}
 	for _, pt := range net.Ports {
 		_, isSwitch := pt.Node().(*fabric.Switch)
-		cs := map[string]int64{}
-		for _, c := range pt.Counters.Ethtool(tw.Net.PFCEnabled, isSwitch) {
-			if c.Value != 0 {
-				cs[c.Name] = c.Value
-			}
+		snap := pt.Snapshot()
+		r.Ports = append(r.Ports, Port{Name: pt.Name(), Peer: pt.Peer().Name(), Counters: nonZero(snap.Ethtool(net.PFCEnabled, isSwitch))})
+	}
+	for _, n := range tw.NICs {
+		all := map[string]int64{}
+		for _, c := range n.HW.List() {
+			all[c.Name] = c.Value
 		}
-		r.Ports = append(r.Ports, Port{Name: pt.Name(), Peer: pt.Peer().Name(), Counters: cs})
+		r.NICs = append(r.NICs, NIC{Name: n.Name(), Counters: nonZero(n.HW.List()), all: all, port: portCounters(n.Port().Snapshot())})
 	}
 	r.Queues = queues(net)
+	for _, n := range tw.NICs {
+		for _, q := range n.Series() {
+			r.QPs = append(r.QPs, QPSeries{
+				Host: n.Name(), Flow: conns[q.Conn].Tag, FirstUS: us(q.Rate.First), EveryUS: us(q.Rate.Every),
+				RateGbps: q.Rate.Values, Alpha: q.Alpha.Values,
+			})
+		}
+	}
 	r.ECMP = ecmp(tw)
-	r.Health = health(tw, end)
+	r.Health = health(tw, conns, end, rp, rl)
 	return r
+}
+
+// nonZero keeps the counters that are not zero.
+func nonZero(cs []fabric.Counter) map[string]int64 {
+	m := map[string]int64{}
+	for _, c := range cs {
+		if c.Value != 0 {
+			m[c.Name] = c.Value
+		}
+	}
+	return m
+}
+
+// totals converts the network's totals.
+func totals(net *fabric.Network) Totals {
+	t := net.Totals
+	d := func(c fabric.Count) Data { return Data{Packets: c.Packets, Bytes: c.Bytes} }
+	out := Totals{
+		Sent: d(t.Sent), Retransmitted: d(t.Retransmitted), Delivered: d(t.Delivered),
+		Dropped: d(t.Dropped), Discarded: d(t.Discarded), InFlight: d(net.InFlight()),
+		Frames: map[string]int64{}, FramesDropped: map[string]int64{}, DropsByReason: map[string]int64{},
+		PauseFrames: t.PauseFrames, ECNMarked: t.ECNMarked,
+	}
+	for k := packet.Kind(0); k < packet.NumKinds; k++ {
+		out.Frames[k.String()] = t.Frames[k]
+		out.FramesDropped[k.String()] = t.DroppedByKind[k]
+	}
+	for _, r := range fabric.DropReasons() {
+		out.DropsByReason[r.String()] = t.DropsByReason[r]
+	}
+	return out
 }
 
 func prioList(m uint8) []int {
@@ -212,30 +319,51 @@ func headrooms(net *fabric.Network) []int64 {
 	return out
 }
 
-func flowOf(tw *scenario.Twin, f *fabric.Flow) Flow {
-	spec := tw.Flows[f.ID]
+func flowOf(tw *scenario.Twin, conns []nic.ConnInfo, i int, spec scenario.FlowSpec) Flow {
+	st := tw.Traffic.State(i)
 	out := Flow{
-		ID: f.ID, Name: spec.Name, Src: tw.Hosts[f.Src].Name(), Dst: tw.Hosts[f.Dst].Name(),
-		Bytes: f.Bytes, Priority: f.Prio, StartUS: us(f.StartedAt), Delivered: f.Delivered, Dropped: f.Dropped,
+		ID: int32(i), Name: spec.Name, Src: tw.NICs[spec.Src].Name(), Dst: tw.NICs[spec.Dst].Name(),
+		Bytes: int64(spec.Bytes), Priority: spec.Priority, StartUS: us(st.StartedAt), Status: "not started",
 	}
-	if fct, ok := f.FCT(); ok {
+	if !st.Started {
+		if st.Cancelled {
+			out.Status = "cancelled"
+		}
+		return out
+	}
+	c := conns[st.QP]
+	out.Delivered, out.Retransmitted = c.Delivered, c.Retransmit
+	switch {
+	case !st.Done:
+		out.Status = "running"
+	case st.Status != workload.Success:
+		out.Status = st.Status.String()
+	default:
+		out.Status = "ok"
+	}
+	if fct, ok := st.FCT(); ok {
 		v := us(fct)
 		out.FCTUS = &v
-		out.GoodputGbps = float64(f.Bytes) * 8 / fct.Seconds() / 1e9
-	} else if f.Started && f.LastDelivery > f.StartedAt {
-		out.GoodputGbps = float64(f.Delivered) * 8 / (f.LastDelivery - f.StartedAt).Seconds() / 1e9
+		if fct > 0 {
+			out.GoodputGbps = float64(spec.Bytes) * 8 / fct.Seconds() / 1e9
+		}
+	} else if c.LastDelivery > st.StartedAt {
+		out.GoodputGbps = float64(c.Delivered) * 8 / (c.LastDelivery - st.StartedAt).Seconds() / 1e9
 	}
 	return out
 }
 
 func queues(net *fabric.Network) []Queue {
 	var out []Queue
-	every := us(net.SampleInterval())
 	for _, q := range net.QueueSeries() {
+		samples := make([]int64, len(q.Bytes.Values))
+		for i, v := range q.Bytes.Values {
+			samples[i] = int64(v)
+		}
 		out = append(out, Queue{
 			Port: q.Switch.Ports()[q.Port].Name(), Priority: q.Prio,
 			MaxBytes: q.Switch.QueueMax(q.Port, q.Prio),
-			FirstUS:  float64(q.First) * every, EveryUS: every, Samples: q.Bytes,
+			FirstUS:  us(q.Bytes.First), EveryUS: us(q.Bytes.Every), Samples: samples,
 		})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].MaxBytes > out[j].MaxBytes })
@@ -292,82 +420,82 @@ func ecmp(tw *scenario.Twin) []ECMPTier {
 	return out
 }
 
-// health grades the run against the four targets.
+// health grades the run against the four targets, on the traffic the
+// scenario declares as RoCE (every RDMA connection), whatever priority the
+// switches put it on.
 //
-//   - P99 latency: one-way latency of data packets on the lossless class
-//     (all data when none was delivered there).
+//   - P99 latency: one-way latency of delivered RoCE data packets.
 //   - Bandwidth utilization: payload bytes delivered to each receiving host
-//     over its line rate × the time from its first flow's start to its last
-//     delivery, summed over receivers.
-//   - Loss: data packets dropped on the lossless class over data packets
-//     sent into it (the class the switches classify the flow into).
+//     over its line rate × the time from the first send of a connection to
+//     it to its last delivery, summed over receivers.
+//   - Loss: RoCE data packets dropped over RoCE data packets sent (first
+//     transmissions and retransmissions). It fails, whatever the count,
+//     when RoCE rides a priority that PFC does not protect.
 //   - PFC pause ratio: the worst port's received pause time on any
 //     priority over the run time.
-func health(tw *scenario.Twin, end unit.Time) metrics.Health {
-	s, net := tw.Scenario, tw.Net
-	lossless := s.Switch.PFC.Priorities
-	var p99 unit.Time
-	var mask uint8
-	for p := 0; p < 8; p++ {
-		if lossless&(1<<p) != 0 && net.Latency.Count(p) > 0 {
-			mask |= 1 << p
-		}
-	}
-	if mask == 0 {
-		mask = 0xff
-	}
-	p99 = net.Latency.QuantileOf(mask, 99)
-
+func health(tw *scenario.Twin, conns []nic.ConnInfo, end unit.Time, roce uint8, lossless bool) metrics.Health {
+	net := tw.Net
+	p99 := net.Latency.ClassQuantile(packet.ClassRoCE, 99)
 	type window struct {
 		start, end unit.Time
 		bytes      int64
 		seen       bool
 	}
-	win := make([]window, len(net.Hosts))
-	var sentLossless int64
-	for i := range net.Flows {
-		f := &net.Flows[i]
-		if s.Switch.Trust == fabric.TrustDSCP && lossless&(1<<s.Switch.DSCPToPrio[f.DSCP]) != 0 ||
-			s.Switch.Trust == fabric.TrustPCP && s.Host.VLAN && lossless&(1<<f.Prio) != 0 {
-			sentLossless += f.SentPkts
-		}
-		if !f.Started || f.Delivered == 0 {
+	win := make([]window, len(tw.NICs))
+	for _, c := range conns {
+		if !c.Started || c.Delivered == 0 {
 			continue
 		}
-		w := &win[f.Dst]
-		if !w.seen || f.StartedAt < w.start {
-			w.start = f.StartedAt
+		w := &win[c.Dst]
+		if !w.seen || c.FirstSend < w.start {
+			w.start = c.FirstSend
 		}
-		w.end = max(w.end, f.LastDelivery)
-		w.bytes += f.Delivered
+		w.end = max(w.end, c.LastDelivery)
+		w.bytes += c.Delivered
 		w.seen = true
 	}
 	var got, capacity float64
 	for h, w := range win {
 		if w.seen && w.end > w.start {
 			got += float64(w.bytes)
-			capacity += float64(net.Hosts[h].Port().Rate().BytesIn(w.end - w.start))
+			capacity += float64(tw.NICs[h].Port().Rate().BytesIn(w.end - w.start))
 		}
 	}
 	util := 0.0
 	if capacity > 0 {
 		util = got / capacity
 	}
+	t := net.Totals
 	loss := 0.0
-	if sentLossless > 0 {
-		loss = float64(net.Totals.LosslessPacketsDropped) / float64(sentLossless)
-	} else if net.Totals.LosslessPacketsDropped > 0 {
-		loss = 1
+	if t.RoCESent.Packets > 0 {
+		loss = float64(t.RoCEDropped.Packets) / float64(t.RoCESent.Packets)
 	}
 	var worst unit.Time
 	for _, pt := range net.Ports {
+		snap := pt.Snapshot()
 		for p := 0; p < 8; p++ {
-			worst = max(worst, pt.Counters.RxPauseDuration[p])
+			worst = max(worst, snap.RxPauseDuration[p])
 		}
 	}
 	ratio := 0.0
 	if end > 0 {
 		ratio = float64(worst) / float64(end)
 	}
-	return metrics.NewHealth(us(p99), util, loss, ratio)
+	h := metrics.NewHealth(us(p99), util, loss, ratio)
+	if roce != 0 && !lossless {
+		h.LossRate.Pass = false
+		h.LossRate.Note = "RoCE rides priority " + joinInts(prioList(roce)) + ", which PFC does not protect"
+	}
+	return h
+}
+
+func joinInts(xs []int) string {
+	s := ""
+	for i, x := range xs {
+		if i > 0 {
+			s += ","
+		}
+		s += strconv.Itoa(x)
+	}
+	return s
 }

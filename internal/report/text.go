@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"rocelab/internal/metrics"
 	"rocelab/internal/textout"
 )
 
@@ -38,6 +39,11 @@ func (r *Run) WriteText(w io.Writer) error {
 	} else {
 		fmt.Fprintf(&b, "; PFC off (lossless class %s unprotected)\n", ints(s.LosslessPrios))
 	}
+	protected := "lossless"
+	if !s.RoCELossless {
+		protected = "NOT lossless"
+	}
+	fmt.Fprintf(&b, "RoCE on switch priority %s (%s); NIC congestion control %s on priorities %s\n", ints(s.RoCEPriorities), protected, s.CC, ints(prioList(s.CCPrioMask)))
 	state := "all flows completed"
 	if !r.Sim.Completed {
 		state = "time limit reached before all flows completed"
@@ -47,29 +53,32 @@ func (r *Run) WriteText(w io.Writer) error {
 	b.WriteString("\nHealth targets\n")
 	h := r.Health
 	tbl := &textout.Table{Head: []string{"target", "value", "goal", ""}}
-	tbl.Add("P99 latency (lossless class)", fmt.Sprintf("%.2f us", h.P99LatencyUS.Value), "< 10 us", passFail(h.P99LatencyUS.Pass))
-	tbl.Add("bandwidth utilization", pct(h.BandwidthUtilization.Value), "> 90 %", passFail(h.BandwidthUtilization.Pass))
-	tbl.Add("loss on the lossless class", pct(h.LossRate.Value), "= 0", passFail(h.LossRate.Pass))
-	tbl.Add("PFC pause time (worst port)", pct(h.PFCPauseRatio.Value), "< 0.1 %", passFail(h.PFCPauseRatio.Pass))
+	tbl.Add("P99 latency (RoCE)", fmt.Sprintf("%.2f us", h.P99LatencyUS.Value), "< 10 us", passFail(h.P99LatencyUS))
+	tbl.Add("bandwidth utilization", pct(h.BandwidthUtilization.Value), "> 90 %", passFail(h.BandwidthUtilization))
+	tbl.Add("loss of RoCE packets", pct(h.LossRate.Value), "= 0", passFail(h.LossRate))
+	tbl.Add("PFC pause time (worst port)", pct(h.PFCPauseRatio.Value), "< 0.1 %", passFail(h.PFCPauseRatio))
 	tbl.Write(&b)
 
 	t := r.Totals
 	b.WriteString("\nTotals (RDMA payload)\n")
-	fmt.Fprintf(&b, "  sent %d B = delivered %d + dropped %d + in flight %d\n", t.BytesSent, t.BytesDelivered, t.BytesDropped, t.BytesInFlight)
-	fmt.Fprintf(&b, "  packets sent %d, delivered %d, dropped %d", t.PacketsSent, t.PacketsDelivered, t.PacketsDropped)
-	if t.PacketsDropped > 0 {
+	fmt.Fprintf(&b, "  sent %d B + retransmitted %d = delivered %d + dropped %d + discarded %d + in flight %d\n",
+		t.Sent.Bytes, t.Retransmitted.Bytes, t.Delivered.Bytes, t.Dropped.Bytes, t.Discarded.Bytes, t.InFlight.Bytes)
+	fmt.Fprintf(&b, "  data packets sent %d, retransmitted %d, delivered %d, dropped %d, discarded %d\n",
+		t.Sent.Packets, t.Retransmitted.Packets, t.Delivered.Packets, t.Dropped.Packets, t.Discarded.Packets)
+	if n := sum(t.DropsByReason); n > 0 {
 		var rs []string
 		for _, k := range sortedKeys(t.DropsByReason) {
 			if v := t.DropsByReason[k]; v > 0 {
 				rs = append(rs, fmt.Sprintf("%s %d", k, v))
 			}
 		}
-		fmt.Fprintf(&b, " (%s)", strings.Join(rs, ", "))
+		fmt.Fprintf(&b, "  frames dropped %d: %s\n", n, strings.Join(rs, ", "))
 	}
-	fmt.Fprintf(&b, "\n  PFC frames %d, ECN-marked packets %d\n", t.PauseFrames, t.ECNMarked)
+	fmt.Fprintf(&b, "  frames sent: data %d, ack/nak %d, cnp %d, pfc %d; ECN-marked packets %d\n",
+		t.Frames["data"], t.Frames["ack"], t.Frames["cnp"], t.Frames["pause"], t.ECNMarked)
 
 	fmt.Fprintf(&b, "\nFlows (%d)\n", len(r.Flows))
-	tbl = &textout.Table{Head: []string{"id", "name", "src", "dst", "bytes", "prio", "fct_us", "goodput_gbps", "dropped"}}
+	tbl = &textout.Table{Head: []string{"id", "name", "src", "dst", "bytes", "prio", "fct_us", "goodput_gbps", "retx_bytes", "status"}}
 	for i, f := range r.Flows {
 		if i == maxRows {
 			tbl.More = len(r.Flows) - i
@@ -79,7 +88,7 @@ func (r *Run) WriteText(w io.Writer) error {
 		if f.FCTUS != nil {
 			fct = fmt.Sprintf("%.2f", *f.FCTUS)
 		}
-		tbl.Add(fmt.Sprint(f.ID), f.Name, f.Src, f.Dst, fmt.Sprint(f.Bytes), fmt.Sprint(f.Priority), fct, fmt.Sprintf("%.3f", f.GoodputGbps), fmt.Sprint(f.Dropped))
+		tbl.Add(fmt.Sprint(f.ID), f.Name, f.Src, f.Dst, fmt.Sprint(f.Bytes), fmt.Sprint(f.Priority), fct, fmt.Sprintf("%.3f", f.GoodputGbps), fmt.Sprint(f.Retransmitted), f.Status)
 	}
 	tbl.Write(&b)
 
@@ -92,6 +101,7 @@ func (r *Run) WriteText(w io.Writer) error {
 		tbl.Write(&b)
 	}
 
+	r.writeNICs(&b)
 	r.writePorts(&b)
 
 	if len(r.Queues) > 0 {
@@ -117,36 +127,64 @@ func (r *Run) WriteText(w io.Writer) error {
 	return err
 }
 
+// writeNICs lists the hosts whose RDMA counters moved beyond plain
+// traffic: CNPs, ECN marks, sequence errors, timeouts, failed completions.
+func (r *Run) writeNICs(b *strings.Builder) {
+	var rows []busyRow
+	for _, n := range r.NICs {
+		if row, ok := busy(n.Counters, func(k string) bool { return k != "rx_write_requests" }); ok {
+			row.cells = []string{n.Name, row.cells[0]}
+			rows = append(rows, row)
+		}
+	}
+	writeBusy(b, rows, fmt.Sprintf("NICs with congestion or loss recovery (%d; mlx5 hw_counters names)", len(rows)), "host", "counters")
+}
+
 // writePorts lists the ports with PFC, discard or ECN activity, busiest
 // first, with the mlx5 counters that tell the story.
 func (r *Run) writePorts(b *strings.Builder) {
-	type row struct {
-		name  string
-		score int64
-		cells []string
-	}
-	var rows []row
+	var rows []busyRow
 	for _, p := range r.Ports {
-		var notes []string
-		var score int64
-		for _, k := range sortedKeys(p.Counters) {
-			v := p.Counters[k]
-			if strings.HasSuffix(k, "_pause") || strings.HasSuffix(k, "_pause_duration") ||
-				strings.Contains(k, "discards") || strings.HasPrefix(k, "drop_") || strings.HasPrefix(k, "ecn_marked") || strings.HasPrefix(k, "pfcwd_") {
-				notes = append(notes, fmt.Sprintf("%s=%d", k, v))
-				score += v
-			}
-		}
-		if len(notes) > 0 {
-			rows = append(rows, row{p.Name, score, []string{p.Name, p.Peer, strings.Join(notes, " ")}})
+		row, ok := busy(p.Counters, func(k string) bool {
+			return strings.HasSuffix(k, "_pause") || strings.HasSuffix(k, "_pause_duration") ||
+				strings.Contains(k, "discards") || strings.HasPrefix(k, "drop_") || strings.HasPrefix(k, "ecn_marked") || strings.HasPrefix(k, "pfcwd_")
+		})
+		if ok {
+			row.cells = []string{p.Name, p.Peer, row.cells[0]}
+			rows = append(rows, row)
 		}
 	}
+	writeBusy(b, rows, fmt.Sprintf("Ports with PFC, discards or ECN (%d; mlx5 ethtool -S names, durations in us)", len(rows)), "port", "peer", "counters")
+}
+
+// busyRow is one row of a table of busy counters: their sum and cells.
+type busyRow struct {
+	score int64
+	cells []string
+}
+
+// busy returns the counters keep selects as "name=value" text, scored by
+// their sum, and whether there were any.
+func busy(counters map[string]int64, keep func(name string) bool) (busyRow, bool) {
+	var notes []string
+	var score int64
+	for _, k := range sortedKeys(counters) {
+		if keep(k) {
+			notes = append(notes, fmt.Sprintf("%s=%d", k, counters[k]))
+			score += counters[k]
+		}
+	}
+	return busyRow{score, []string{strings.Join(notes, " ")}}, len(notes) > 0
+}
+
+// writeBusy writes rows busiest first under title, at most maxRows.
+func writeBusy(b *strings.Builder, rows []busyRow, title string, head ...string) {
 	if len(rows) == 0 {
 		return
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].score > rows[j].score })
-	fmt.Fprintf(b, "\nPorts with PFC, discards or ECN (%d; mlx5 ethtool -S names, durations in us)\n", len(rows))
-	tbl := &textout.Table{Head: []string{"port", "peer", "counters"}}
+	fmt.Fprintf(b, "\n%s\n", title)
+	tbl := &textout.Table{Head: head}
 	for i, rw := range rows {
 		if i == maxRows {
 			tbl.More = len(rows) - i
@@ -157,11 +195,22 @@ func (r *Run) writePorts(b *strings.Builder) {
 	tbl.Write(b)
 }
 
-func passFail(ok bool) string {
-	if ok {
+func passFail(t metrics.Target) string {
+	switch {
+	case t.Pass:
 		return "PASS"
+	case t.Note != "":
+		return "FAIL: " + t.Note
 	}
 	return "FAIL"
+}
+
+func sum(m map[string]int64) int64 {
+	var n int64
+	for _, v := range m {
+		n += v
+	}
+	return n
 }
 
 func pct(f float64) string { return fmt.Sprintf("%.3f %%", 100*f) }

@@ -1,13 +1,38 @@
 package scenario
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"rocelab/examples"
 )
 
-// BenchmarkLeafSpinePermutation runs the 128-host permutation example and
-// reports packet-hops and events per second of wall time.
+// benchRun builds and runs s b.N times and reports packet-hops, events and
+// simulated microseconds per second of wall time.
+func benchRun(b *testing.B, s *Scenario) {
+	var hops, events uint64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tw, err := Build(s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tw.Run()
+		if !tw.Done() {
+			b.Fatal("the workload did not finish")
+		}
+		events += tw.Net.Sched.Executed()
+		for _, pt := range tw.Net.Ports {
+			hops += uint64(pt.Counters.TxPhyPackets)
+		}
+	}
+	b.ReportMetric(float64(hops)/b.Elapsed().Seconds(), "packet-hops/s")
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkLeafSpinePermutation runs the 128-host permutation example
+// (4 MiB per host, DCQCN on, the NIC's ACKs and CNPs included).
 func BenchmarkLeafSpinePermutation(b *testing.B) {
 	data, err := examples.FS.ReadFile("leafspine-permutation.yaml")
 	if err != nil {
@@ -17,19 +42,50 @@ func BenchmarkLeafSpinePermutation(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var hops, events uint64
+	benchRun(b, s)
+}
+
+// BenchmarkFatTreePermutation is the HPCC ns-3 comparison point: a k=8
+// fat-tree of 128 hosts at 100G, a permutation of 2 MB per host, DCQCN,
+// path MTU 1024. ns/op is the wall time of the whole run.
+func BenchmarkFatTreePermutation(b *testing.B) {
+	s, err := Load("fattree.yaml", []byte(`
+name: fattree-permutation
+duration: 10ms
+topology: {kind: fat-tree, k: 8, host_link: {rate: 100G, cable: 3m}}
+host: {mtu: 1024, cc: dcqcn}
+traffic: {generators: [{kind: permutation, bytes: 2MB}]}
+`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchRun(b, s)
+}
+
+// BenchmarkHost1000QPs is one sender with 1000 QPs, each paced at 100 Mb/s
+// by a rate cap, to one receiver: the NIC's ready rings and pacing
+// calendar at scale.
+func BenchmarkHost1000QPs(b *testing.B) {
+	var y strings.Builder
+	y.WriteString("name: host-1000-qps\nduration: 2ms\ntopology: {kind: single-switch, hosts: 2}\nhost: {cc: none}\ntraffic:\n  flows:\n")
+	for i := 0; i < 1000; i++ {
+		fmt.Fprintf(&y, "    - {name: q%d, src: h0, dst: h1, bytes: 100KB, rate: 100M}\n", i)
+	}
+	s, err := Load("qps.yaml", []byte(y.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var hops uint64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		tw, err := Build(s)
 		if err != nil {
 			b.Fatal(err)
 		}
-		tw.Net.Run(s.Duration)
-		events += tw.Net.Sched.Executed()
+		tw.Run()
 		for _, pt := range tw.Net.Ports {
 			hops += uint64(pt.Counters.TxPhyPackets)
 		}
 	}
 	b.ReportMetric(float64(hops)/b.Elapsed().Seconds(), "packet-hops/s")
-	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 }

@@ -5,36 +5,56 @@ import (
 	"math/bits"
 
 	"rocelab/internal/fabric"
+	"rocelab/internal/fault"
 	"rocelab/internal/nic"
+	"rocelab/internal/packet"
 	"rocelab/internal/topo"
 	"rocelab/internal/unit"
+	"rocelab/internal/workload"
 )
 
 // Twin is an assembled, runnable scenario.
 type Twin struct {
 	Scenario *Scenario
 	// Flows are the scenario's flows expanded with its seed, indexed like
-	// the network's.
+	// the Traffic workload's.
 	Flows []FlowSpec
 	Net   *fabric.Network
-	Hosts []*nic.Standin
+	NICs  []*nic.NIC
+	// Transport carries the workloads over the NICs.
+	Transport *nic.Transport
+	// Traffic is the workload of the scenario's flows.
+	Traffic *workload.Flows
 	// Nodes maps topology node index to the fabric node.
 	Nodes []fabric.Node
+	// Losses are the loss faults' models, for their counts.
+	Losses []*fault.Loss
+
+	links []fabricLink
+	down  fault.LinkState
 }
 
-// Build assembles the fabric, hosts, flows and faults of s.
+// fabricLink is a topology link's two fabric ports.
+type fabricLink struct{ a, b *fabric.Port }
+
+// Build assembles the fabric, NICs, traffic and faults of s.
 func Build(s *Scenario) (*Twin, error) {
 	net := fabric.NewNetwork(s.Seed)
 	tw := &Twin{Scenario: s, Net: net, Flows: s.Expand()}
 	ports := make([][]*fabric.Port, len(s.Topo.Nodes))
 	routes := s.Topo.Routes()
-	hostCfg := nic.Config{MTU: s.Host.MTU, VLAN: s.Host.VLAN, ECT: s.Host.ECN, DSCPToPrio: s.Host.DSCPToPrio, Trust: s.Host.Trust}
+	ncfg, err := s.nicConfig()
+	if err != nil {
+		return nil, err
+	}
 	for i, n := range s.Topo.Nodes {
 		switch n.Kind {
 		case topo.Host:
-			h := nic.NewStandin(net, int32(len(tw.Hosts)), n.Name, hostCfg)
-			net.AddHost(h)
-			tw.Hosts = append(tw.Hosts, h)
+			h := nic.New(net, int32(len(tw.NICs)), n.Name, ncfg)
+			if err := net.AddHost(h); err != nil {
+				return nil, err
+			}
+			tw.NICs = append(tw.NICs, h)
 			tw.Nodes = append(tw.Nodes, h)
 			ports[i] = []*fabric.Port{h.Port()}
 		case topo.Switch:
@@ -45,7 +65,21 @@ func Build(s *Scenario) (*Twin, error) {
 		}
 	}
 	for _, l := range s.Topo.Links {
-		net.Link(ports[l.A][l.PA], ports[l.B][l.PB], l.Rate, l.Cable)
+		a, b := ports[l.A][l.PA], ports[l.B][l.PB]
+		net.Link(a, b, l.Rate, l.Cable)
+		tw.links = append(tw.links, fabricLink{a, b})
+	}
+	for _, pt := range net.Ports {
+		if pt.Peer() == nil {
+			continue
+		}
+		rng := net.Streams.Stream("phy/" + pt.Name())
+		ppm := (2*rng.Float64() - 1) * s.PHY.ClockPPM
+		jitter := s.PHY.FECJitter
+		if s.PHY.Auto {
+			jitter = pt.Rate().TxTime(FECCodeword(pt.Rate()))
+		}
+		pt.SetPHY(ppm, jitter, rng)
 	}
 	if rt := s.Switch.PFC.ResponseTime; rt > 0 {
 		for _, pt := range net.Ports {
@@ -57,34 +91,114 @@ func Build(s *Scenario) (*Twin, error) {
 			return nil, err
 		}
 	}
-	net.Lossless = s.Switch.PFC.Priorities
+	for _, h := range tw.NICs {
+		h.Start()
+		net.AddSampler(h)
+	}
 	if s.Switch.PFC.Enabled {
 		net.PFCEnabled = s.Switch.PFC.Priorities
 	}
-	sport := net.Streams.Stream("flows/udp-sport")
+	tw.Transport = nic.NewTransport(net, tw.NICs)
+	flows := make([]workload.Flow, len(tw.Flows))
 	for i, f := range tw.Flows {
-		after := make([]int32, len(f.After))
-		for j, a := range f.After {
-			after[j] = int32(a)
-		}
-		err := net.AddFlow(fabric.Flow{
-			Src: int32(f.Src), Dst: int32(f.Dst), Bytes: int64(f.Bytes), Start: f.Start, After: after,
-			DSCP: f.DSCP, Prio: f.Priority, Rate: f.Rate,
-			// RoCEv2 source ports for QPs come from the dynamic range.
-			SrcPort: uint16(49152 + sport.IntN(16384)),
-			DstQP:   uint32(0x100 + i),
-		})
-		if err != nil {
-			return nil, err
+		flows[i] = workload.Flow{
+			Name: f.Name, Src: f.Src, Dst: f.Dst, Bytes: int64(f.Bytes), Start: f.Start, After: f.After,
+			Opts: workload.QPOptions{SetTC: true, TC: f.DSCP << 2, PinPriority: true, Priority: f.Priority, RateCap: f.Rate, Tag: f.Name},
 		}
 	}
-	for _, f := range s.Faults {
-		if f.Kind == "pause_storm" {
-			tw.Hosts[f.Host].PauseStorm(f.Priority, f.Start, f.End, fabric.PFCConfig{Quanta: s.Switch.PFC.Quanta, XON: true})
-		}
+	if tw.Traffic, err = workload.NewFlows(flows); err != nil {
+		return nil, err
+	}
+	tw.Transport.Start(tw.Traffic)
+	tw.down.Down = make([]bool, len(s.Topo.Links))
+	for i, f := range s.Faults {
+		tw.addFault(i, f)
 	}
 	net.SampleQueues(s.SampleInterval)
 	return tw, nil
+}
+
+// addFault arms one fault.
+func (tw *Twin) addFault(i int, f FaultSpec) {
+	s, net := tw.Scenario, tw.Net
+	switch f.Kind {
+	case "pause_storm":
+		pt := tw.NICs[f.Host].Port()
+		pt.SetPFC(fabric.PFCConfig{Quanta: s.Switch.PFC.Quanta, XON: true})
+		(&fault.PauseStorm{Port: pt, Priority: f.Priority, Start: f.Start, End: f.End}).Schedule(net.Sched)
+	case "loss":
+		l := tw.links[f.Link]
+		params := fault.Bernoulli(f.Rate)
+		if f.Burst > 1 {
+			params = fault.GilbertElliott(f.Rate, f.Burst)
+		}
+		params.Start, params.End = f.Start, f.End
+		for side, pt := range []*fabric.Port{l.a, l.b} {
+			m := fault.NewLoss(params, net.Streams.Stream(fmt.Sprintf("fault/%d/loss/%d", i, side)))
+			pt.SetLoss(m)
+			tw.Losses = append(tw.Losses, m)
+		}
+	case "link_down":
+		(&fault.LinkDown{Link: f.Link, Port: tw.links[f.Link].a, Down: f.Start, Up: f.End, Reroute: f.Reroute, Converge: f.Converge}).
+			Schedule(net.Sched, &tw.down, tw)
+	case "route":
+		sw := tw.Nodes[f.Switch].(*fabric.Switch)
+		(&fault.Route{Switch: sw, Hosts: f.Hosts, Ports: f.Via, At: f.Start, Until: f.End}).Schedule(net.Sched)
+	}
+}
+
+// Reroute implements fault.Router: every switch's routes are recomputed
+// over the links that are up.
+func (tw *Twin) Reroute(down []bool) {
+	routes := tw.Scenario.Topo.RoutesAvoiding(down)
+	for i, n := range tw.Nodes {
+		if sw, ok := n.(*fabric.Switch); ok {
+			sw.SetRoutes(routes[i])
+		}
+	}
+}
+
+// RunUntil runs the twin until every workload is done or until limit,
+// whichever is first, and returns the simulated time reached. It changes
+// nothing beyond running events, so a run split into pieces ends exactly
+// as one run does.
+func (tw *Twin) RunUntil(limit unit.Time) unit.Time {
+	if !tw.Done() {
+		tw.Net.Sched.RunUntil(limit)
+	}
+	return tw.Net.Sched.Now()
+}
+
+// Run runs the twin to completion or to the scenario's duration.
+func (tw *Twin) Run() unit.Time { return tw.RunUntil(tw.Scenario.Duration) }
+
+// Done reports whether every workload has finished.
+func (tw *Twin) Done() bool { return tw.Transport.Done() }
+
+// nicConfig is the configuration of every host NIC.
+func (s *Scenario) nicConfig() (*nic.Config, error) {
+	h, n := &s.Host, &s.Host.NIC
+	c := &nic.Config{
+		MTU: h.MTU, TCPMSS: int32(s.Switch.PFC.MTU) - 52, VLAN: h.VLAN, ECT: h.ECN, DSCP: h.DSCP, Priority: h.Priority,
+		Classifier: fabric.Classifier{Trust: h.Trust, DSCPToPrio: h.DSCPToPrio},
+		Strict:     n.Strict, Weights: n.Weights, TTL: DefaultTTL, SampleQPs: DefaultSampleQPs,
+		Timeout: n.Timeout, RetryCnt: n.RetryCnt, AckCoalesce: n.AckCoalesce, TCPRTO: n.TCPRTO,
+		DrainRate: n.DrainRate, RxBuffer: n.RxBuffer, RxXOFF: n.RxXOFF, RxXON: n.RxXON,
+		PFC: fabric.PFCConfig{Quanta: s.Switch.PFC.Quanta, Refresh: s.Switch.PFC.Refresh, XON: s.Switch.PFC.XON},
+	}
+	if c.TCPMSS > 9000-52 {
+		c.TCPMSS = 9000 - 52
+	}
+	if n.RxPFC {
+		c.RxPFC = s.Switch.PFC.Priorities
+	}
+	if n.Adaptive {
+		c.Adaptive = &nic.Adaptive{Base: n.AdaptiveBase}
+	}
+	if err := s.applyCC(c); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // switchConfig is the fabric configuration of switch name.
@@ -93,9 +207,9 @@ func (s *Scenario) switchConfig(name string, net *fabric.Network) fabric.SwitchC
 	c := fabric.SwitchConfig{
 		Buffer: sp.Buffer, Alpha: sp.Alpha, AlphaLossy: sp.AlphaLossy,
 		Reserve: sp.Reserve, XONOffset: sp.XONOffset,
-		Trust: sp.Trust, DSCPToPrio: sp.DSCPToPrio,
-		PFC:      fabric.PFCConfig{Quanta: sp.PFC.Quanta, Refresh: sp.PFC.Refresh, XON: sp.PFC.XON},
-		Watchdog: sp.Watchdog, ECNAtEnqueue: sp.ECN.AtEnqueue,
+		Classifier: fabric.Classifier{Trust: sp.Trust, DSCPToPrio: sp.DSCPToPrio},
+		PFC:        fabric.PFCConfig{Quanta: sp.PFC.Quanta, Refresh: sp.PFC.Refresh, XON: sp.PFC.XON},
+		Watchdog:   sp.Watchdog, ECNAtEnqueue: sp.ECN.AtEnqueue,
 		Strict: sp.Strict, Weights: sp.Weights, HashFields: sp.HashFields,
 	}
 	if sp.PFC.Enabled {
@@ -144,4 +258,22 @@ func (c *conv) checkBuffer(s *Scenario, r *rawSwitch) {
 			return
 		}
 	}
+}
+
+// RoCEPriorities returns the priorities the switches queue the RoCE data of
+// every connection on (bit p = priority p), and whether PFC protects all
+// of them.
+func (tw *Twin) RoCEPriorities() (uint8, bool) {
+	sw := fabric.Classifier{Trust: tw.Scenario.Switch.Trust, DSCPToPrio: tw.Scenario.Switch.DSCPToPrio}
+	var m uint8
+	for _, c := range tw.Transport.Conns() {
+		if c.Class == packet.ClassRoCE {
+			m |= 1 << sw.Priority(c.DSCP, c.Priority, tw.Scenario.Host.VLAN)
+		}
+	}
+	pfc := uint8(0)
+	if tw.Scenario.Switch.PFC.Enabled {
+		pfc = tw.Scenario.Switch.PFC.Priorities
+	}
+	return m, m&^pfc == 0
 }

@@ -46,7 +46,39 @@ const (
 	DefaultDSCP = 26
 
 	DefaultSampleInterval = 10 * unit.Microsecond
+	// DefaultSampleQPs is how many rate-limited QPs per NIC have their rate
+	// and α sampled.
+	DefaultSampleQPs = 4
+
+	// RDMA NIC (facts.md §1.2, §4, §5): DCQCN with the mlx5 defaults on
+	// every priority (ROCE_CC_PRIO_MASK 0xFF in mlxconfig dumps), the RC
+	// local ACK timeout and retry count NCCL sets since 2.23 (20, 7),
+	// adaptive retransmission's 4 us time base, the Linux minimum TCP RTO,
+	// and a receive buffer the size mlnx_qos reports (max_buffer_size
+	// 262016 on ConnectX-5).
+	DefaultCC           = "dcqcn"
+	DefaultDCQCNPreset  = "mlx5"
+	DefaultQPTimeout    = 20
+	DefaultRetryCnt     = 7
+	DefaultAckCoalesce  = 4
+	DefaultAdaptiveBase = 4 * unit.Microsecond
+	DefaultTCPRTO       = 200 * unit.Millisecond
+	DefaultRxBuffer     = 262016 * unit.Byte
+	DefaultTTL          = 64
+
+	// PHY: IEEE 802.3 allows a transmit clock ±100 ppm off nominal; RS-FEC
+	// codewords are 5280 bits (RS(528,514), 25G-lane links up to 100G) or
+	// 5440 bits (RS(544,514), 50G-lane links at 200G and 400G).
+	DefaultClockPPM = 100.0
 )
+
+// FECCodeword returns the RS-FEC codeword length in bits at rate.
+func FECCodeword(rate unit.BitRate) unit.Bytes {
+	if rate > 100*unit.Gbps {
+		return 5440 / 8
+	}
+	return 5280 / 8
+}
 
 // DefaultStrict is the default set of strict-priority queues: 6 (CNPs) and 7.
 const DefaultStrict = 1<<6 | 1<<7

@@ -51,7 +51,7 @@ func TestREDMarking(t *testing.T) {
 			}
 			log := &markLog{}
 			tw.Net.Switches[0].SetMarkObserver(log)
-			tw.Net.Run(s.Duration)
+			tw.Run()
 			checkRED(t, log)
 		})
 	}
@@ -99,7 +99,9 @@ func checkRED(t *testing.T, log *markLog) {
 }
 
 // redScenario is a 2:1 incast whose queue PFC holds between Kmin 100 KB
-// and Kmax 400 KB, marking at the given point.
+// and Kmax 400 KB, marking at the given point. The NICs send ECT but run
+// no congestion control, so the marks change nothing and the queue stays
+// put.
 func redScenario(t *testing.T, at string) *Scenario {
 	return mustLoad(t, "red.yaml", `
 name: red
@@ -110,6 +112,7 @@ switch:
   alpha: 1/8
   pfc: {priorities: [3], headroom: 64KiB}
   ecn: {priorities: [3], kmin: 100KB, kmax: 400KB, pmax: 0.2, at: `+at+`}
+host: {cc: none, ecn: true}
 traffic:
   generators:
     - {kind: incast, senders: 2, receiver: h2, bytes: 64MiB}

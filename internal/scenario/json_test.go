@@ -17,13 +17,18 @@ func resultJSON(tw *Twin, end unit.Time, w io.Writer) error {
 	}
 	var ports []port
 	for _, pt := range tw.Net.Ports {
-		ports = append(ports, port{pt.Name(), pt.Counters})
+		ports = append(ports, port{pt.Name(), pt.Snapshot()})
+	}
+	var hw []any
+	for _, n := range tw.NICs {
+		hw = append(hw, n.HW)
 	}
 	return json.NewEncoder(w).Encode(struct {
 		End    unit.Time
-		Flows  any
+		Conns  any
 		Totals any
 		Ports  []port
+		NICs   []any
 		Events uint64
-	}{end, tw.Net.Flows, tw.Net.Totals, ports, tw.Net.Sched.Executed()})
+	}{end, tw.Transport.Conns(), tw.Net.Totals, ports, hw, tw.Net.Sched.Executed()})
 }

@@ -11,7 +11,6 @@ import (
 	"rocelab/internal/capture"
 	"rocelab/internal/fabric"
 	"rocelab/internal/packet"
-	"rocelab/internal/roce"
 	"rocelab/internal/unit"
 	"rocelab/internal/wire"
 )
@@ -106,7 +105,7 @@ func (t *PcapTap) Frame(now unit.Time, pt *fabric.Port, dir fabric.Direction, p 
 	switch p.Kind {
 	case packet.Pause:
 		frame, wireLen = t.b.PFC(PortMAC(from), uint16(p.ClassVector), p.Quanta, t.snaplen)
-	case packet.Data:
+	case packet.Data, packet.Ack, packet.CNP:
 		e := wire.Endpoints{
 			SrcMAC: PortMAC(from), DstMAC: PortMAC(to),
 			SrcIP: HostIP(p.Src), DstIP: HostIP(p.Dst),
@@ -117,8 +116,10 @@ func (t *PcapTap) Frame(now unit.Time, pt *fabric.Port, dir fabric.Direction, p 
 			BTH:        wire.BTH{Opcode: p.Opcode, PKey: 0xffff, DestQP: p.DstQP, AckReq: p.AckReq, PSN: p.PSN},
 			PayloadLen: int(p.Payload),
 		}
-		if p.Opcode == roce.OpWriteFirst || p.Opcode == roce.OpWriteOnly {
-			tr.RETH.DMALength = uint32(t.net.Flows[p.Flow].Bytes)
+		tr.RETH.DMALength = p.DMALen
+		tr.AETH.Syndrome, tr.AETH.MSN = p.Syndrome, p.MSN
+		if p.Class == packet.ClassTCP {
+			return // kernel TCP segments are not RoCE frames: the capture leaves them out
 		}
 		frame, wireLen, t.err = t.b.RoCE(&e, &tr, t.snaplen)
 	default:

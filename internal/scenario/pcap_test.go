@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"rocelab/internal/capture"
-	"rocelab/internal/fabric"
+	"rocelab/internal/nic"
 	"rocelab/internal/unit"
 	"rocelab/internal/wire/oracle"
 	"rocelab/internal/wire/tshark"
@@ -35,7 +35,7 @@ func capturedRun(t *testing.T, port string, edit ...func(*Scenario)) (*Twin, str
 	if err != nil {
 		t.Fatal(err)
 	}
-	tw.Net.Run(s.Duration)
+	tw.Run()
 	if err := tap.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -52,26 +52,25 @@ func capturedRun(t *testing.T, port string, edit ...func(*Scenario)) (*Twin, str
 
 // checkFlows asserts that every flow crossing the tapped port shows in the
 // capture with exactly the packets and payload bytes the twin sent.
-func checkFlows(t *testing.T, tw *Twin, a *capture.Analysis, want func(f *fabric.Flow) bool) int {
+func checkFlows(t *testing.T, tw *Twin, a *capture.Analysis, want func(c nic.ConnInfo) bool) int {
 	t.Helper()
 	byKey := map[capture.FlowKey]*capture.Flow{}
 	for _, f := range a.Flows {
 		byKey[f.Key] = f
 	}
 	n := 0
-	for i := range tw.Net.Flows {
-		f := &tw.Net.Flows[i]
-		if !want(f) {
+	for i, c := range tw.Transport.Conns() {
+		if !want(c) {
 			continue
 		}
 		n++
-		cf := byKey[capture.FlowKey{Src: HostIP(f.Src), Dst: HostIP(f.Dst), QPN: f.DstQP}]
+		cf := byKey[capture.FlowKey{Src: HostIP(c.Src), Dst: HostIP(c.Dst), QPN: c.RespQPN}]
 		if cf == nil {
-			t.Errorf("flow %d (%s) not in the capture", f.ID, tw.Flows[i].Name)
+			t.Errorf("connection %d (%s) not in the capture", i, c.Tag)
 			continue
 		}
-		if cf.Packets != f.SentPkts || cf.PayloadBytes != f.Sent {
-			t.Errorf("flow %d: capture %d packets %d payload bytes, twin %d packets %d bytes", f.ID, cf.Packets, cf.PayloadBytes, f.SentPkts, f.Sent)
+		if pk, b := c.SentPkts+c.RetxPkts, c.Sent+c.Retransmit; cf.Packets != pk || cf.PayloadBytes != b {
+			t.Errorf("connection %d: capture %d packets %d payload bytes, twin %d packets %d bytes", i, cf.Packets, cf.PayloadBytes, pk, b)
 		}
 	}
 	return n
@@ -97,7 +96,7 @@ func TestTwinCaptureSender(t *testing.T) {
 
 func checkSenderCapture(t *testing.T, edit ...func(*Scenario)) {
 	tw, _, a := capturedRun(t, "h0:0", edit...)
-	h0 := tw.Hosts[0].Port()
+	h0 := tw.NICs[0].Port()
 	var ps *capture.PauseStats
 	for _, p := range a.Pause {
 		if p.Priority == "3" {
@@ -123,10 +122,12 @@ func checkSenderCapture(t *testing.T, edit ...func(*Scenario)) {
 	if ps.Frames != h0.Counters.RxPause[3] {
 		t.Errorf("capture %d pause frames, twin rx_prio3_pause %d", ps.Frames, h0.Counters.RxPause[3])
 	}
-	n := checkFlows(t, tw, a, func(f *fabric.Flow) bool { return f.Src == 0 })
+	n := checkFlows(t, tw, a, func(c nic.ConnInfo) bool { return c.Src == 0 })
 	var wire int64
 	for _, f := range a.Flows {
-		wire += f.Bytes + 4*f.Packets // the capture holds frames without FCS
+		if f.Key.Src == HostIP(0) {
+			wire += f.Bytes + 4*f.Packets // the capture holds frames without FCS
+		}
 	}
 	if wire != h0.Counters.TxPrioBytes[3] {
 		t.Errorf("captured frame bytes + FCS %d, twin tx_prio3_bytes %d", wire, h0.Counters.TxPrioBytes[3])
@@ -140,7 +141,7 @@ func checkSenderCapture(t *testing.T, edit ...func(*Scenario)) {
 func TestTwinCaptureTrunk(t *testing.T) {
 	tw, _, a := capturedRun(t, "right:2")
 	pt, _ := tw.Port("right:2")
-	n := checkFlows(t, tw, a, func(*fabric.Flow) bool { return true })
+	n := checkFlows(t, tw, a, func(nic.ConnInfo) bool { return true })
 	var frames int64
 	for _, p := range a.Pause {
 		if mac := PortMAC(pt); p.SrcMAC == net.HardwareAddr(mac[:]).String() && p.Priority == "3" {
@@ -170,4 +171,65 @@ func TestTwinCaptureTshark(t *testing.T) {
 		t.Errorf("%d of %d packets agree", res.Agree, res.Packets)
 	}
 	t.Logf("%s: %d/%d twin packets agree with tshark on all %d fields", v, res.Agree, res.Packets, len(oracle.Fields))
+}
+
+// The lossy-link example captured at the sender's port: the capture
+// analysis finds exactly the go-back-N episodes the NIC counters report —
+// one NAK episode per packet_seq_err, one timeout episode per
+// local_ack_timeout_err — and exactly the packets the NIC sent again; and
+// Wireshark decodes every frame as the twin wrote it.
+func TestLossyLinkCapture(t *testing.T) {
+	s := example(t, "lossy-link")
+	s.Flows[0].Bytes = 64 * unit.MiB
+	tw, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt, err := tw.Port("h0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	tap, err := tw.AttachPcap(pt, &buf, DefaultSnaplen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw.Run()
+	if err := tap.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "lossy.pcapng")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := capture.Analyze(path, bytes.NewReader(buf.Bytes()), capture.Options{LinkSpeed: 100 * unit.Gbps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nak, timeout, retx int64
+	for _, f := range a.Flows {
+		if f.Key.Src == HostIP(0) {
+			nak += f.Requester.NAKEpisodes
+			timeout += f.Requester.TimeoutEpisodes
+			retx += f.Requester.RetransPackets
+		}
+	}
+	hw := tw.NICs[0].HW
+	if nak != hw.PacketSeqErr || timeout != hw.LocalAckTimeoutErr || retx != hw.Retransmitted || nak == 0 {
+		t.Errorf("capture: %d NAK episodes, %d timeout episodes, %d packets resent; NIC: packet_seq_err %d, local_ack_timeout_err %d, %d resent",
+			nak, timeout, retx, hw.PacketSeqErr, hw.LocalAckTimeoutErr, hw.Retransmitted)
+	}
+	t.Logf("capture and NIC agree: %d NAK episodes, %d timeout episodes, %d packets resent", nak, timeout, retx)
+	v := tshark.Require(t)
+	res, err := oracle.Check(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range res.Mismatches {
+		t.Error(m)
+	}
+	if res.Agree != res.Packets || res.Packets == 0 {
+		t.Errorf("tshark: %d of %d packets agree", res.Agree, res.Packets)
+	}
+	t.Logf("%s: %d/%d packets agree", v, res.Agree, res.Packets)
 }

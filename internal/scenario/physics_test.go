@@ -37,15 +37,17 @@ func run(t testing.TB, s *Scenario) (*Twin, unit.Time) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tw, tw.Net.Run(s.Duration)
+	return tw, tw.Run()
 }
 
-func goodput(f *fabric.Flow) float64 {
-	fct, ok := f.FCT()
+// goodput returns flow i's goodput in Gb/s (bytes over its completion
+// time at the requester), NaN when it did not complete.
+func goodput(tw *Twin, i int) float64 {
+	fct, ok := tw.Traffic.State(i).FCT()
 	if !ok {
 		return math.NaN()
 	}
-	return float64(f.Bytes) * 8 / fct.Seconds() / 1e9
+	return float64(tw.Flows[i].Bytes) * 8 / fct.Seconds() / 1e9
 }
 
 // The analytic goodput of one flow is line rate × MTU / (MTU + 82): the
@@ -56,7 +58,7 @@ func TestSingleFlowLineRate(t *testing.T) {
 		s := example(t, "single-flow")
 		s.Host.MTU = int32(mtu)
 		tw, _ := run(t, s)
-		got := goodput(&tw.Net.Flows[0])
+		got := goodput(tw, 0)
 		want := 100 * float64(mtu) / float64(mtu+int(packet.Overhead(false)))
 		if math.Abs(got-want)/want > 0.01 {
 			t.Errorf("MTU %d: goodput %.3f Gb/s, analytic %.3f Gb/s", mtu, got, want)
@@ -71,25 +73,24 @@ func TestIncastPFC(t *testing.T) {
 	s := example(t, "incast-pfc")
 	tw, _ := run(t, s)
 	net := tw.Net
-	if net.Totals.PacketsDropped != 0 {
-		t.Fatalf("PFC incast dropped %d packets", net.Totals.PacketsDropped)
+	if d := net.Totals.Dropped.Packets; d != 0 {
+		t.Fatalf("PFC incast dropped %d packets", d)
 	}
-	var victim *fabric.Flow
-	var incast []*fabric.Flow
-	for i := range net.Flows {
-		f := &net.Flows[i]
+	victim := -1
+	var incast []int
+	for i := range tw.Flows {
 		if tw.Flows[i].Name == "victim" {
-			victim = f
+			victim = i
 		} else {
-			incast = append(incast, f)
+			incast = append(incast, i)
 		}
 	}
 	// Fair share: the receiver's line-rate goodput split 16 ways, over the
 	// time all 16 were active (they start together and end together).
 	fair := 100 * 4096.0 / (4096 + 82) / 16
 	for _, f := range incast {
-		if g := goodput(f); math.Abs(g-fair)/fair > 0.05 {
-			t.Errorf("incast flow %d: %.3f Gb/s, fair share %.3f", f.ID, g, fair)
+		if g := goodput(tw, f); math.Abs(g-fair)/fair > 0.05 {
+			t.Errorf("incast flow %d: %.3f Gb/s, fair share %.3f", f, g, fair)
 		}
 	}
 	// Pause counters rise on the upstream ports: the right switch pauses
@@ -110,7 +111,7 @@ func TestIncastPFC(t *testing.T) {
 	}
 	// The victim's path is idle 100G end to end, but it shares the paused
 	// trunk queue: it must be slowed well below its line rate.
-	vg := goodput(victim)
+	vg := goodput(tw, victim)
 	if vg > 25 {
 		t.Errorf("victim goodput %.2f Gb/s: not slowed by the spreading pauses", vg)
 	}
@@ -118,7 +119,7 @@ func TestIncastPFC(t *testing.T) {
 	alone := example(t, "incast-pfc")
 	alone.Generators = nil // the victim is the only explicit flow
 	tw2, _ := run(t, alone)
-	ag := goodput(&tw2.Net.Flows[0])
+	ag := goodput(tw2, 0)
 	if ag < 97 {
 		t.Errorf("victim alone: %.2f Gb/s, want line rate", ag)
 	}
@@ -134,8 +135,9 @@ func itoa(i int) string {
 	return itoa(i/10) + digits[i%10:i%10+1]
 }
 
-// Without PFC and with a small buffer the incast drops, and every payload
-// byte is accounted for: sent = delivered + dropped + in flight, checked
+// Without PFC and with a small buffer the incast drops, the RC transport
+// recovers by go-back-N, and every payload byte is accounted for: sent +
+// retransmitted = delivered + dropped + discarded + in flight, checked
 // mid-run (while packets are queued and on the wire) and at the end.
 func TestConservationWithoutPFC(t *testing.T) {
 	s := example(t, "incast-nopfc")
@@ -145,45 +147,60 @@ func TestConservationWithoutPFC(t *testing.T) {
 	}
 	net := tw.Net
 	check := func(when string) {
-		inB, inP := net.InFlight()
+		in := net.InFlight()
 		tot := net.Totals
-		if tot.BytesSent != tot.BytesDelivered+tot.BytesDropped+inB {
-			t.Errorf("%s: sent %d != delivered %d + dropped %d + in flight %d", when, tot.BytesSent, tot.BytesDelivered, tot.BytesDropped, inB)
+		if l, r := tot.Sent.Bytes+tot.Retransmitted.Bytes, tot.Delivered.Bytes+tot.Dropped.Bytes+tot.Discarded.Bytes+in.Bytes; l != r {
+			t.Errorf("%s: sent %d + retx %d != delivered %d + dropped %d + discarded %d + in flight %d",
+				when, tot.Sent.Bytes, tot.Retransmitted.Bytes, tot.Delivered.Bytes, tot.Dropped.Bytes, tot.Discarded.Bytes, in.Bytes)
 		}
-		if tot.PacketsSent != tot.PacketsDelivered+tot.PacketsDropped+inP {
-			t.Errorf("%s: packets sent %d != %d + %d + %d", when, tot.PacketsSent, tot.PacketsDelivered, tot.PacketsDropped, inP)
+		if l, r := tot.Sent.Packets+tot.Retransmitted.Packets, tot.Delivered.Packets+tot.Dropped.Packets+tot.Discarded.Packets+in.Packets; l != r {
+			t.Errorf("%s: packets %d != %d", when, l, r)
 		}
-		if live := net.Pool.Live(); int64(live) != inP+int64(countControl(net)) {
-			t.Errorf("%s: %d packets live in the pool, %d data + %d control in the network", when, live, inP, countControl(net))
+		if live := net.Pool.Live(); int64(live) != in.Packets+int64(countControl(net)) {
+			t.Errorf("%s: %d packets live in the pool, %d data + %d control in the network", when, live, in.Packets, countControl(net))
 		}
-		t.Logf("%s: sent %d = delivered %d + dropped %d + in flight %d", when, tot.BytesSent, tot.BytesDelivered, tot.BytesDropped, inB)
+		t.Logf("%s: sent %d + retx %d = delivered %d + dropped %d + discarded %d + in flight %d",
+			when, tot.Sent.Bytes, tot.Retransmitted.Bytes, tot.Delivered.Bytes, tot.Dropped.Bytes, tot.Discarded.Bytes, in.Bytes)
 	}
 	for _, at := range []unit.Time{50 * unit.Microsecond, 333 * unit.Microsecond} {
-		net.Sched.RunUntil(at)
-		if b, _ := net.InFlight(); b == 0 {
+		tw.RunUntil(at)
+		if net.InFlight().Bytes == 0 {
 			t.Fatalf("nothing in flight at %v: the mid-run check is vacuous", at)
 		}
 		check(at.String())
 	}
-	net.Run(s.Duration)
+	tw.Run()
 	check("end")
 	if net.Totals.DropsByReason[fabric.DropLossyOverflow] == 0 {
 		t.Fatal("no lossy-overflow drops without PFC and a 2 MiB buffer")
 	}
-	if net.Totals.LosslessPacketsDropped != net.Totals.PacketsDropped {
-		t.Errorf("drops on the (unprotected) lossless class %d, all drops %d", net.Totals.LosslessPacketsDropped, net.Totals.PacketsDropped)
+	if net.Totals.Retransmitted.Packets == 0 {
+		t.Error("drops but no retransmissions")
+	}
+	if net.Totals.RoCEDropped != net.Totals.Dropped {
+		t.Errorf("RoCE drops %v, all data drops %v", net.Totals.RoCEDropped, net.Totals.Dropped)
 	}
 }
 
-// countControl counts PFC frames queued or on the wire.
+// countControl counts control frames (PFC, ACK, CNP) queued or on the
+// wire, at NICs and switches.
 func countControl(net *fabric.Network) int {
 	n := 0
+	f := func(p *packet.Packet) {
+		if p.Kind != packet.Data {
+			n++
+		}
+	}
 	for _, pt := range net.Ports {
-		pt.InFlight(func(p *packet.Packet) {
-			if p.Kind != packet.Data {
-				n++
-			}
-		})
+		pt.InFlight(f)
+	}
+	for _, sw := range net.Switches {
+		sw.EachQueued(f)
+	}
+	for _, h := range net.Hosts {
+		if c, ok := h.(interface{ EachControl(func(*packet.Packet)) }); ok {
+			c.EachControl(f)
+		}
 	}
 	return n
 }
@@ -203,10 +220,10 @@ func TestHeadroom(t *testing.T) {
 	auto := example(t, "headroom-short")
 	auto.Switch.PFC.Headroom = 0
 	tw2, _ := run(t, auto)
-	if d := tw2.Net.Totals.PacketsDropped; d != 0 {
+	if d := tw2.Net.Totals.Dropped.Packets; d != 0 {
 		t.Errorf("computed headroom %d B: %d drops", ComputeHeadroom(100*unit.Gbps, 300*unit.Metre, auto.Switch.PFC), d)
 	}
-	if !tw2.Net.AllDone() {
+	if !tw2.Done() {
 		t.Error("flows did not complete with the computed headroom")
 	}
 	t.Logf("300 m: headroom 45056 B gave %d headroom-overflow drops; computed %d B gave 0", hdrm, ComputeHeadroom(100*unit.Gbps, 300*unit.Metre, auto.Switch.PFC))
@@ -232,31 +249,34 @@ func TestComputeHeadroom(t *testing.T) {
 }
 
 // The data path allocates nothing per packet once warm: over a whole
-// incast run, heap allocations stay a small fraction of packet-hops (the
-// remainder is queue-sample and pool growth, amortized).
+// incast run, with PFC only and with DCQCN (CNPs, rate timers, the pacing
+// calendar), heap allocations stay a small fraction of packet-hops (the
+// remainder is sample-series and pool growth, amortized).
 func TestNoPerPacketAllocation(t *testing.T) {
-	s := example(t, "incast-pfc")
-	tw, err := Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hops := func() (n int64) {
-		for _, pt := range tw.Net.Ports {
-			n += pt.Counters.TxPhyPackets
+	for _, ex := range []string{"incast-pfc", "incast-dcqcn"} {
+		s := example(t, ex)
+		tw, err := Build(s)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return n
+		hops := func() (n int64) {
+			for _, pt := range tw.Net.Ports {
+				n += pt.Counters.TxPhyPackets
+			}
+			return n
+		}
+		// Warm up: the buffers fill and the packet pool grows to its peak.
+		tw.RunUntil(3 * unit.Millisecond)
+		var before, after runtime.MemStats
+		h0, pool0 := hops(), tw.Net.Pool.Allocated()
+		runtime.ReadMemStats(&before)
+		tw.Run()
+		runtime.ReadMemStats(&after)
+		allocs := after.Mallocs - before.Mallocs
+		n := hops() - h0
+		if per := float64(allocs) / float64(n); per > 0.01 {
+			t.Errorf("%s: %d allocations over %d packet-hops after warm-up: %.4f per hop", ex, allocs, n, per)
+		}
+		t.Logf("%s after warm-up: %d allocations over %d packet-hops (pool grew by %d packets)", ex, allocs, n, tw.Net.Pool.Allocated()-pool0)
 	}
-	// Warm up: the buffers fill and the packet pool grows to its peak.
-	tw.Net.Sched.RunUntil(3 * unit.Millisecond)
-	var before, after runtime.MemStats
-	h0, pool0 := hops(), tw.Net.Pool.Allocated()
-	runtime.ReadMemStats(&before)
-	tw.Net.Run(s.Duration)
-	runtime.ReadMemStats(&after)
-	allocs := after.Mallocs - before.Mallocs
-	n := hops() - h0
-	if per := float64(allocs) / float64(n); per > 0.01 {
-		t.Errorf("%d allocations over %d packet-hops after warm-up: %.4f per hop", allocs, n, per)
-	}
-	t.Logf("after warm-up: %d allocations over %d packet-hops (pool grew by %d packets)", allocs, n, tw.Net.Pool.Allocated()-pool0)
 }

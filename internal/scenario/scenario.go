@@ -5,7 +5,6 @@
 package scenario
 
 import (
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -37,6 +36,20 @@ type Scenario struct {
 	Faults     []FaultSpec
 	// SampleInterval is how often queue depths are sampled.
 	SampleInterval unit.Time
+	// NCCL holds the nccl section: NCCL environment variables by name.
+	NCCL []Setting
+	// PHY is the physical layer's imperfection.
+	PHY PHYSpec
+}
+
+// PHYSpec models what makes real links imperfectly regular: each port's
+// clock is off by a uniform draw from ±ClockPPM parts per million, and each
+// frame's arrival is delayed by up to FECJitter (the FEC codeword time of
+// the link when Auto).
+type PHYSpec struct {
+	ClockPPM  float64
+	FECJitter unit.Time
+	Auto      bool
 }
 
 // SwitchSpec is the switch configuration shared by every switch.
@@ -96,6 +109,8 @@ type HostSpec struct {
 	Trust      fabric.Trust
 	DSCPToPrio [64]uint8
 	VLAN, ECN  bool
+	// NIC is the RDMA NIC's configuration.
+	NIC NICSpec
 }
 
 // FlowSpec is one flow with its hosts resolved.
@@ -108,14 +123,6 @@ type FlowSpec struct {
 	Priority uint8
 	Rate     unit.BitRate
 	After    []int
-}
-
-// FaultSpec is one injected fault.
-type FaultSpec struct {
-	Kind       string
-	Host       int
-	Priority   int
-	Start, End unit.Time
 }
 
 // LoadFile reads and validates a scenario file.
@@ -153,6 +160,8 @@ func Load(name string, data []byte) (*Scenario, error) {
 		return nil, c.errs
 	}
 	c.checkBuffer(s, raw.Switch)
+	s.NCCL = c.ncclEnv(raw.NCCL)
+	s.PHY = c.phy(raw.PHY)
 	c.traffic(s, raw.Traffic)
 	c.faults(s, raw.Faults)
 	if len(c.errs) > 0 {
@@ -323,16 +332,7 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 	}
 	s.DSCPToPrio = c.dscpMap(r.DSCPToPriority, "switch.dscp_to_priority")
 	if r.Scheduler != nil {
-		s.Strict = c.priorities(r.Scheduler.Strict, "switch.scheduler.strict", s.Strict)
-		if items, ok := c.list(r.Scheduler.Weights, "switch.scheduler.weights"); ok {
-			if len(items) != 8 {
-				c.fail(r.Scheduler.Weights, "switch.scheduler.weights", "expected 8 weights (one per priority, as ETS bandwidth %%), got %d", len(items))
-			} else {
-				for i, it := range items {
-					s.Weights[i] = int(c.integer(it, "switch.scheduler.weights["+strconv.Itoa(i)+"]", 1, 0, 100))
-				}
-			}
-		}
+		s.Strict, s.Weights = c.scheduler(r.Scheduler, "switch.scheduler", s.Strict, s.Weights)
 	}
 	if p := r.PFC; p != nil {
 		const path = "switch.pfc"
@@ -399,9 +399,25 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 	return s
 }
 
+// scheduler parses an ETS configuration: strict priorities and 8 weights.
+func (c *conv) scheduler(r *rawScheduler, path string, strict uint8, weights [8]int) (uint8, [8]int) {
+	strict = c.priorities(r.Strict, path+".strict", strict)
+	if items, ok := c.list(r.Weights, path+".weights"); ok {
+		if len(items) != 8 {
+			c.fail(r.Weights, path+".weights", "expected 8 weights (one per priority, as ETS bandwidth %%), got %d", len(items))
+		} else {
+			for i, it := range items {
+				weights[i] = int(c.integer(it, path+".weights["+strconv.Itoa(i)+"]", 1, 0, 100))
+			}
+		}
+	}
+	return strict, weights
+}
+
 func (c *conv) hostSpec(r *rawHost) HostSpec {
 	h := HostSpec{MTU: DefaultMTU, DSCP: DefaultDSCP, Priority: -1, Trust: fabric.TrustDSCP, ECN: true}
 	h.DSCPToPrio = c.dscpMap(nil, "")
+	h.NIC = c.nicSpec(r)
 	if r == nil {
 		return h
 	}
@@ -419,7 +435,9 @@ func (c *conv) hostSpec(r *rawHost) HostSpec {
 	}
 	h.DSCPToPrio = c.dscpMap(r.DSCPToPriority, "host.dscp_to_priority")
 	h.VLAN = c.boolean(r.VLAN, "host.vlan", false)
-	h.ECN = c.boolean(r.ECN, "host.ecn", true)
+	// A NIC sets ECT on RoCE packets where ECN (DCQCN) is enabled; with
+	// congestion control off it sends Not-ECT unless told otherwise.
+	h.ECN = c.boolean(r.ECN, "host.ecn", h.NIC.CC != "none")
 	return h
 }
 
@@ -439,26 +457,16 @@ func (c *conv) hostRef(n ast.Node, path string, hosts int) int {
 	return i
 }
 
-func (c *conv) faults(s *Scenario, rs []*rawFault) {
-	for i, r := range rs {
-		path := fmt.Sprintf("faults[%d]", i)
-		if r == nil {
-			continue
-		}
-		f := FaultSpec{Kind: c.choice(r.Kind, path+".kind", "", "pause_storm")}
-		if f.Kind == "" {
-			if _, ok := c.scalar(r.Kind, path+".kind"); !ok {
-				c.fail(r.Kind, path+".kind", "missing: expected pause_storm")
-			}
-			continue
-		}
-		f.Host = c.hostRef(r.Host, path+".host", len(s.Topo.Hosts))
-		f.Priority = int(c.integer(r.Priority, path+".priority", DefaultPFCPriority, 0, 7))
-		f.Start = c.duration(r.Start, path+".start", 0)
-		f.End = c.duration(r.End, path+".end", 0)
-		if f.End != 0 && f.End <= f.Start {
-			c.fail(r.End, path+".end", "must be after start")
-		}
-		s.Faults = append(s.Faults, f)
+// phy reads the phy section.
+func (c *conv) phy(r *rawPHY) PHYSpec {
+	p := PHYSpec{ClockPPM: DefaultClockPPM, Auto: true}
+	if r == nil {
+		return p
 	}
+	p.ClockPPM = c.float(r.ClockPPM, "phy.clock_ppm", DefaultClockPPM, 0, 1000)
+	if txt, ok := c.scalar(r.FECJitter, "phy.fec_jitter"); ok && txt != "auto" {
+		p.Auto = false
+		p.FECJitter = c.duration(r.FECJitter, "phy.fec_jitter", 0)
+	}
+	return p
 }

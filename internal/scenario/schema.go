@@ -17,6 +17,13 @@ type rawScenario struct {
 	Traffic     *rawTraffic  `yaml:"traffic"`
 	Faults      []*rawFault  `yaml:"faults"`
 	Metrics     *rawMetrics  `yaml:"metrics"`
+	NCCL        ast.Node     `yaml:"nccl"`
+	PHY         *rawPHY      `yaml:"phy"`
+}
+
+type rawPHY struct {
+	ClockPPM  ast.Node `yaml:"clock_ppm"`
+	FECJitter ast.Node `yaml:"fec_jitter"`
 }
 
 type rawLink struct {
@@ -102,13 +109,36 @@ type rawSwitch struct {
 }
 
 type rawHost struct {
-	MTU            ast.Node `yaml:"mtu"`
-	DSCP           ast.Node `yaml:"dscp"`
-	Priority       ast.Node `yaml:"priority"`
-	Trust          ast.Node `yaml:"trust"`
-	DSCPToPriority ast.Node `yaml:"dscp_to_priority"`
-	VLAN           ast.Node `yaml:"vlan"`
-	ECN            ast.Node `yaml:"ecn"`
+	MTU            ast.Node      `yaml:"mtu"`
+	DSCP           ast.Node      `yaml:"dscp"`
+	Priority       ast.Node      `yaml:"priority"`
+	Trust          ast.Node      `yaml:"trust"`
+	DSCPToPriority ast.Node      `yaml:"dscp_to_priority"`
+	VLAN           ast.Node      `yaml:"vlan"`
+	ECN            ast.Node      `yaml:"ecn"`
+	CC             ast.Node      `yaml:"cc"`
+	DCQCN          ast.Node      `yaml:"dcqcn"`
+	Firmware       ast.Node      `yaml:"firmware"`
+	QP             *rawQP        `yaml:"qp"`
+	Rx             *rawRx        `yaml:"rx"`
+	Scheduler      *rawScheduler `yaml:"scheduler"`
+}
+
+type rawQP struct {
+	Timeout      ast.Node `yaml:"timeout"`
+	RetryCnt     ast.Node `yaml:"retry_cnt"`
+	AckCoalesce  ast.Node `yaml:"ack_coalesce"`
+	Adaptive     ast.Node `yaml:"adaptive_retransmission"`
+	AdaptiveBase ast.Node `yaml:"adaptive_base"`
+	TCPRTO       ast.Node `yaml:"tcp_rto"`
+}
+
+type rawRx struct {
+	DrainRate ast.Node `yaml:"drain_rate"`
+	Buffer    ast.Node `yaml:"buffer"`
+	XOFF      ast.Node `yaml:"xoff"`
+	XON       ast.Node `yaml:"xon"`
+	PFC       ast.Node `yaml:"pfc"`
 }
 
 type rawFlow struct {
@@ -149,6 +179,14 @@ type rawFault struct {
 	Priority ast.Node `yaml:"priority"`
 	Start    ast.Node `yaml:"start"`
 	End      ast.Node `yaml:"end"`
+	Link     ast.Node `yaml:"link"`
+	Rate     ast.Node `yaml:"rate"`
+	Burst    ast.Node `yaml:"burst"`
+	Reroute  ast.Node `yaml:"reroute"`
+	Converge ast.Node `yaml:"converge"`
+	Switch   ast.Node `yaml:"switch"`
+	Hosts    ast.Node `yaml:"hosts"`
+	Via      ast.Node `yaml:"via"`
 }
 
 type rawMetrics struct {

@@ -3,13 +3,13 @@ package scenario
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
 	"rocelab/internal/fabric"
+	"rocelab/internal/script"
 	"rocelab/internal/unit"
 )
 
@@ -40,64 +40,16 @@ func TestScripts(t *testing.T) {
 }
 
 func runScript(t *testing.T, path string) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(data), "\n")
-	var out strings.Builder
 	var tw *Twin
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		if l == "" || strings.HasPrefix(l, "#") {
-			out.WriteString(l + "\n")
-			continue
-		}
-		cmd := l
-		var input []string
-		i++
-		for i < len(lines) && lines[i] != "----" {
-			input = append(input, lines[i])
-			i++
-		}
-		var want []string
-		for i++; i < len(lines) && lines[i] != ""; i++ {
-			want = append(want, lines[i])
-		}
-		got := strings.TrimRight(execScript(t, &tw, cmd, strings.Join(input, "\n")), "\n")
-		out.WriteString(cmd + "\n")
-		for _, in := range input {
-			out.WriteString(in + "\n")
-		}
-		out.WriteString("----\n" + got + "\n")
-		if i < len(lines) {
-			out.WriteString("\n")
-		}
-		if !*rewrite && got != strings.Join(want, "\n") {
-			t.Errorf("%s: %s\n got:\n%s\nwant:\n%s", path, cmd, got, strings.Join(want, "\n"))
-		}
-	}
-	if *rewrite {
-		if err := os.WriteFile(path, []byte(strings.TrimRight(out.String(), "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	script.Run(t, path, *rewrite, func(c script.Command) (string, error) {
+		return execScript(t, &tw, c), nil
+	})
 }
 
-func args(cmd string) (string, map[string]string) {
-	fs := strings.Fields(cmd)
-	kv := map[string]string{}
-	for _, a := range fs[1:] {
-		k, v, _ := strings.Cut(a, "=")
-		kv[k] = v
-	}
-	return fs[0], kv
-}
-
-func execScript(t *testing.T, tw **Twin, cmd, input string) string {
-	name, kv := args(cmd)
+func execScript(t *testing.T, tw **Twin, c script.Command) string {
+	name, kv, input := c.Name, c.Args, c.Input
 	if name != "scenario" && *tw == nil {
-		t.Fatalf("%s before scenario", cmd)
+		t.Fatalf("%s before scenario", c.Line)
 	}
 	var b strings.Builder
 	switch name {
@@ -112,24 +64,46 @@ func execScript(t *testing.T, tw **Twin, cmd, input string) string {
 		}
 		fmt.Fprintf(&b, "%d hosts, %d switches, %d flows", len(s.Topo.Hosts), len((*tw).Net.Switches), len((*tw).Flows))
 	case "run":
-		net := (*tw).Net
 		if u, ok := kv["until"]; ok {
 			d, err := unit.ParseTime(u)
 			if err != nil {
 				t.Fatal(err)
 			}
-			net.Sched.RunUntil(d)
+			(*tw).RunUntil(d)
 		} else {
-			net.Run((*tw).Scenario.Duration)
+			(*tw).Run()
 		}
-		fmt.Fprintf(&b, "t=%v all flows done: %v", net.Sched.Now(), net.AllDone())
+		fmt.Fprintf(&b, "t=%v all flows done: %v", (*tw).Net.Sched.Now(), (*tw).Done())
 	case "flows":
-		for i, f := range (*tw).Net.Flows {
-			fct := "running"
-			if d, ok := f.FCT(); ok {
-				fct = "fct " + d.String()
+		conns := (*tw).Transport.Conns()
+		for i := range (*tw).Flows {
+			st := (*tw).Traffic.State(i)
+			if !st.Started {
+				fmt.Fprintf(&b, "%s: not started\n", (*tw).Flows[i].Name)
+				continue
 			}
-			fmt.Fprintf(&b, "%s: delivered %d dropped %d %s\n", (*tw).Flows[i].Name, f.Delivered, f.Dropped, fct)
+			c := conns[st.QP]
+			fct := "running"
+			if d, ok := st.FCT(); ok {
+				fct = "fct " + d.String()
+			} else if st.Done {
+				fct = st.Status.String()
+			}
+			fmt.Fprintf(&b, "%s: delivered %d retransmitted %d %s\n", (*tw).Flows[i].Name, c.Delivered, c.Retransmit, fct)
+		}
+	case "hw":
+		for _, n := range (*tw).NICs {
+			if n.Name() != kv["host"] {
+				continue
+			}
+			for _, c := range n.HW.List() {
+				if c.Value != 0 && strings.Contains(c.Name, kv["match"]) {
+					fmt.Fprintf(&b, "%s: %d\n", c.Name, c.Value)
+				}
+			}
+		}
+		if b.Len() == 0 {
+			b.WriteString("all zero")
 		}
 	case "queues":
 		for _, sw := range (*tw).Net.Switches {
@@ -172,23 +146,27 @@ func execScript(t *testing.T, tw **Twin, cmd, input string) string {
 			t.Fatalf("no port %q", kv["port"])
 		}
 		_, isSwitch := pt.Node().(*fabric.Switch)
-		for _, c := range pt.Counters.Ethtool(0xff, isSwitch) {
+		snap := pt.Snapshot()
+		for _, c := range snap.Ethtool(0xff, isSwitch) {
 			if c.Value != 0 && strings.Contains(c.Name, kv["match"]) {
 				fmt.Fprintf(&b, "%s: %d\n", c.Name, c.Value)
 			}
 		}
 	case "totals":
 		tot := (*tw).Net.Totals
-		inB, _ := (*tw).Net.InFlight()
-		fmt.Fprintf(&b, "sent %d = delivered %d + dropped %d + in flight %d\n", tot.BytesSent, tot.BytesDelivered, tot.BytesDropped, inB)
+		in := (*tw).Net.InFlight()
+		fmt.Fprintf(&b, "sent %d + retransmitted %d = delivered %d + dropped %d + discarded %d + in flight %d\n",
+			tot.Sent.Bytes, tot.Retransmitted.Bytes, tot.Delivered.Bytes, tot.Dropped.Bytes, tot.Discarded.Bytes, in.Bytes)
 		var rs []string
 		for _, r := range fabric.DropReasons() {
-			rs = append(rs, fmt.Sprintf("%s=%d", r, tot.DropsByReason[r]))
+			if tot.DropsByReason[r] > 0 {
+				rs = append(rs, fmt.Sprintf("%s=%d", r, tot.DropsByReason[r]))
+			}
 		}
 		sort.Strings(rs)
 		fmt.Fprintf(&b, "drops %s; pause frames %d; ecn marked %d", strings.Join(rs, " "), tot.PauseFrames, tot.ECNMarked)
 	default:
-		t.Fatalf("unknown command %q", cmd)
+		t.Fatalf("unknown command %q", c.Line)
 	}
 	return b.String()
 }

@@ -5,10 +5,18 @@ package topo
 // for host nodes are nil. Candidate lists are shared between destinations
 // behind the same switch, so the table costs one slice header per (switch,
 // host) pair.
-func (t *Topology) Routes() [][][]int16 {
+func (t *Topology) Routes() [][][]int16 { return t.RoutesAvoiding(nil) }
+
+// RoutesAvoiding is Routes over the links that are up: down[i] set means
+// link i is down. A host whose own link is down, or that no path reaches,
+// has no route (nil candidates).
+func (t *Topology) RoutesAvoiding(down []bool) [][][]int16 {
 	type hop struct{ port, peer int }
 	adj := make([][]hop, len(t.Nodes))
-	for _, l := range t.Links {
+	for i, l := range t.Links {
+		if i < len(down) && down[i] {
+			continue
+		}
 		adj[l.A] = append(adj[l.A], hop{l.PA, l.B})
 		adj[l.B] = append(adj[l.B], hop{l.PB, l.A})
 	}
@@ -17,6 +25,9 @@ func (t *Topology) Routes() [][][]int16 {
 	behind := map[int][]int{}
 	var edges []int
 	for hid, n := range t.Hosts {
+		if len(adj[n]) == 0 {
+			continue // the host's link is down
+		}
 		e := adj[n][0].peer
 		edgeOf[hid] = e
 		if _, ok := behind[e]; !ok {

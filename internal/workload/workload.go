@@ -124,9 +124,16 @@ const (
 // QPOptions configure a connection.
 type QPOptions struct {
 	Class Class
-	// TC is the IP traffic class (TOS byte) as NCCL_IB_TC gives it; the
-	// DSCP is TC>>2. Negative means the host's default.
-	TC int
+	// TC, when SetTC, is the IP traffic class (TOS byte) as NCCL_IB_TC
+	// gives it; the DSCP is TC>>2. Without SetTC the host's default
+	// applies, as a NIC applies its configured traffic class to QPs that
+	// set none.
+	SetTC bool
+	TC    uint8
+	// PinPriority queues the connection on Priority, whatever its DSCP
+	// maps to (an explicit per-flow priority).
+	PinPriority bool
+	Priority    uint8
 	// RateCap limits the connection's sending rate; zero means none.
 	RateCap unit.BitRate
 	// Tag is the caller's label for reports (e.g. "ring0/ch3").

@@ -1,0 +1,57 @@
+package metrics
+
+import "rocelab/internal/unit"
+
+// DefaultSeriesCap is the number of points a Series keeps by default.
+const DefaultSeriesCap = 2048
+
+// A Series is a gauge's time series in bounded memory: point i is the
+// value at First + i·Every. When it holds its cap of points it drops every
+// second one and doubles Every, so a run of any length keeps between cap/2
+// and cap points over its whole span. Samples may come at any times in
+// increasing order; a slot that no sample falls in holds the value before
+// it, as a gauge does. The result depends only on the samples offered.
+type Series struct {
+	// First is the time of the first point; Every the interval between
+	// points.
+	First, Every unit.Time
+	// Values are the points, oldest first.
+	Values []float64
+	max    int
+}
+
+// NewSeries returns an empty series with points every d, keeping at most
+// max points (DefaultSeriesCap when max is below 2 or odd).
+func NewSeries(d unit.Time, max int) *Series {
+	if max < 2 || max%2 != 0 {
+		max = DefaultSeriesCap
+	}
+	return &Series{Every: d, max: max}
+}
+
+// Add offers the value v sampled at t (not before the last sample).
+func (s *Series) Add(t unit.Time, v float64) {
+	n := len(s.Values)
+	if n == 0 {
+		s.First = t
+		s.Values = append(s.Values, v)
+		return
+	}
+	last := s.Values[n-1]
+	for next := s.First + unit.Time(n)*s.Every; next <= t; next = s.First + unit.Time(n)*s.Every {
+		if next+s.Every > t {
+			s.Values = append(s.Values, v) // the slot t falls in
+		} else {
+			s.Values = append(s.Values, last) // a slot no sample fell in
+		}
+		if len(s.Values) == s.max {
+			kept := s.Values[:0]
+			for i := 0; i < len(s.Values); i += 2 {
+				kept = append(kept, s.Values[i])
+			}
+			s.Values = kept
+			s.Every *= 2
+		}
+		n = len(s.Values)
+	}
+}

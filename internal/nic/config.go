@@ -1,0 +1,100 @@
+// Package nic is the host side of the twin: an RDMA NIC as a ConnectX NIC
+// is one. It owns RC queue pairs (segmentation to the path MTU, 24-bit
+// PSNs, coalesced ACKs, NAK on a sequence gap and go-back-N at the
+// requester, duplicate detection, the local ACK timer with retry_cnt and
+// the error state), generates CNPs as DCQCN's notification point and
+// paces each QP at its congestion controller's rate as the reaction point,
+// maps traffic classes to priorities, obeys and sends PFC (a host that
+// drains slower than its link pauses its switch port), and counts what it
+// does under the mlx5 hw_counters names.
+//
+// Its egress picks among ready QPs without scanning them: each priority
+// has a ring of QPs that may send now and a queue of control frames (ACK,
+// NAK, CNP), an ETS scheduler (the switch's) serves the priorities, and
+// QPs paced below line rate wait in a calendar until their next send time.
+//
+// Transport implements workload.Transport over every NIC of a network:
+// workloads open connections, post messages and receive completions.
+package nic
+
+import (
+	"rocelab/internal/cc"
+	"rocelab/internal/fabric"
+	"rocelab/internal/unit"
+)
+
+// Adaptive configures adaptive retransmission (NVIDIA ConnectX): the
+// first timeout is drawn at random from [Base, 2·Base), later ones double,
+// and none exceeds the QP's configured timeout.
+type Adaptive struct {
+	Base unit.Time
+}
+
+// Config is the configuration every NIC of a scenario shares.
+type Config struct {
+	// MTU is the RoCE path MTU: the RDMA payload per packet (256..4096).
+	MTU int32
+	// TCPMSS is the TCP payload per segment for TCP-class connections.
+	TCPMSS int32
+	// VLAN tags frames with 802.1Q, the PCP set to the priority.
+	VLAN bool
+	// ECT marks RoCE data packets ECN-capable (ECT(0)).
+	ECT bool
+	// DSCP is the DSCP of connections that do not set a traffic class.
+	DSCP uint8
+	// Priority, when 0..7, is the priority every data connection is queued
+	// and paused on; -1 takes it from Classifier by the DSCP.
+	Priority int
+	// Classifier maps DSCP (trust dscp) or PCP (trust pcp) to a priority,
+	// for transmission and for receive counters.
+	Classifier fabric.Classifier
+	// Strict and Weights configure the NIC's ETS scheduler over its
+	// priorities.
+	Strict  uint8
+	Weights [8]int
+	// TTL is the IP time to live of packets the NIC sends.
+	TTL uint8
+
+	// Timeout is the RC local ACK timeout exponent: 4.096 us × 2^Timeout
+	// (NCCL_IB_TIMEOUT). RetryCnt is retry_cnt (NCCL_IB_RETRY_CNT).
+	Timeout  uint8
+	RetryCnt int
+	// Adaptive, when set, shortens and randomises early timeouts.
+	Adaptive *Adaptive
+	// AckCoalesce is how many in-order packets a responder may receive
+	// before it must ACK; packets with AckReq (the last of each message)
+	// are ACKed at once.
+	AckCoalesce int
+	// TCPRTO is the retransmission timeout of TCP-class connections (the
+	// Linux minimum RTO, 200 ms).
+	TCPRTO unit.Time
+
+	// DCQCN is the congestion control, nil for none (PFC only). Its
+	// roce_cc_prio_mask says which priorities it acts on: a QP on another
+	// priority keeps line rate and its CNPs count as rp_cnp_ignored, and
+	// the NIC sends CNPs only for CE marks on enabled priorities. CNPs go
+	// out with cnp_dscp and cnp_802p_prio, paced by min_time_between_cnps
+	// per port or per QP (cnp_pacing_scope).
+	DCQCN *cc.DCQCNConfig
+
+	// DrainRate, when positive, is how fast the host takes received data
+	// from the NIC (a slow PCIe link or host): data packets wait in a
+	// receive buffer of RxBuffer bytes, the NIC sends PFC XOFF on the
+	// packet's priority (when it is in RxPFC) once more than RxXOFF bytes
+	// wait and XON below RxXON, and drops what does not fit.
+	DrainRate     unit.BitRate
+	RxBuffer      unit.Bytes
+	RxXOFF, RxXON unit.Bytes
+	RxPFC         uint8
+	// PFC is how the NIC's port sends pause frames.
+	PFC fabric.PFCConfig
+	// SampleQPs is how many rate-limited queue pairs per NIC have their
+	// rate and α sampled as time series.
+	SampleQPs int
+}
+
+// ACKTimeout returns the local ACK timeout 4.096 us × 2^Timeout (IB spec
+// 1.2 §12.7.34).
+func (c *Config) ACKTimeout() unit.Time {
+	return 4096 * unit.Nanosecond << c.Timeout
+}

@@ -1,0 +1,53 @@
+package nic
+
+import (
+	"rocelab/internal/counters"
+	"rocelab/internal/fabric"
+)
+
+// HWCounters are a NIC port's RDMA counters, as mlx5 keeps them in
+// /sys/class/infiniband/<dev>/ports/1/hw_counters.
+type HWCounters struct {
+	// Notification point.
+	NPECNMarkedRoCEPackets int64 // RoCE packets received with ECN CE
+	NPCNPSent              int64 // CNPs sent
+	// Reaction point.
+	RPCNPHandled int64 // CNPs received that a QP's congestion control acted on
+	RPCNPIgnored int64 // CNPs received for QPs without congestion control
+	// Responder.
+	OutOfSequence    int64 // data packets received with a PSN after the expected one
+	DuplicateRequest int64 // data packets received with a PSN before the expected one
+	RxWriteRequests  int64 // RDMA WRITE request packets received
+	RxSendRequests   int64 // SEND request packets received (no mlx5 name; not listed)
+	// Requester.
+	PacketSeqErr       int64 // NAK-sequence errors received
+	LocalAckTimeoutErr int64 // local ACK timeouts
+	ImpliedNakSeqErr   int64 // NAKs implied by READ responses (no READ yet: 0)
+	ReqCQEError        int64 // completions with error (retry exceeded)
+	ReqCQEFlushError   int64 // completions flushed by a QP in error
+	AdpRetrans         int64 // adaptive retransmission timeouts
+	// Retransmitted counts data packets sent again (a twin-only counter).
+	Retransmitted int64
+}
+
+// List returns the counters under their hw_counters names, in a fixed
+// order; Retransmitted and RxSendRequests, which mlx5 does not print, are
+// left out.
+func (h *HWCounters) List() []fabric.Counter {
+	name := func(c counters.Concept) string { return string(c) }
+	return []fabric.Counter{
+		{Name: name(counters.CNPSent), Value: h.NPCNPSent},
+		{Name: name(counters.ECNMarkedRoCE), Value: h.NPECNMarkedRoCEPackets},
+		{Name: name(counters.CNPHandled), Value: h.RPCNPHandled},
+		{Name: name(counters.CNPIgnored), Value: h.RPCNPIgnored},
+		{Name: name(counters.OutOfSequence), Value: h.OutOfSequence},
+		{Name: name(counters.PacketSeqErr), Value: h.PacketSeqErr},
+		{Name: name(counters.LocalAckTimeoutErr), Value: h.LocalAckTimeoutErr},
+		{Name: name(counters.ImpliedNakSeqErr), Value: h.ImpliedNakSeqErr},
+		{Name: name(counters.DuplicateRequest), Value: h.DuplicateRequest},
+		{Name: name(counters.ReqCQEError), Value: h.ReqCQEError},
+		{Name: name(counters.ReqCQEFlushError), Value: h.ReqCQEFlushError},
+		{Name: name(counters.RxWriteRequests), Value: h.RxWriteRequests},
+		{Name: name(counters.AdpRetrans), Value: h.AdpRetrans},
+	}
+}

@@ -1,0 +1,232 @@
+package nic
+
+import (
+	"fmt"
+
+	"rocelab/internal/fabric"
+	"rocelab/internal/packet"
+	"rocelab/internal/sim"
+	"rocelab/internal/unit"
+	"rocelab/internal/workload"
+)
+
+// conn is one reliable connection: its requester QP on the source NIC and
+// its responder QP on the destination NIC.
+type conn struct {
+	req, resp *qp
+	owner     workload.Owner
+	opts      workload.QPOptions
+}
+
+// wake is a pending Transport.After call.
+type wake struct {
+	w    workload.Waker
+	tag  uint64
+	next int32 // free list
+}
+
+// Transport implements workload.Transport over the NICs of a network: the
+// packet-level twin. Connections are RC queue pairs, or TCP-class
+// connections with kernel framing and the Linux minimum RTO.
+type Transport struct {
+	net   *fabric.Network
+	nics  []*NIC
+	conns []conn
+	wakes []wake
+	free  int32
+	sport *sim.Rand
+
+	workloads []workload.Workload
+	started   bool
+}
+
+// Transport event tags.
+const (
+	tagStart uint64 = iota
+	tagWake
+	tagFlush
+)
+
+// NewTransport returns the transport over nics; nics[i] must be host i.
+func NewTransport(net *fabric.Network, nics []*NIC) *Transport {
+	t := &Transport{net: net, nics: nics, free: -1, sport: net.Streams.Stream("qp/udp-sport")}
+	for _, n := range nics {
+		n.tr = t
+	}
+	return t
+}
+
+// NICs returns the NICs, by host.
+func (t *Transport) NICs() []*NIC { return t.nics }
+
+// Now implements workload.Transport.
+func (t *Transport) Now() unit.Time { return t.net.Sched.Now() }
+
+// Hosts implements workload.Transport.
+func (t *Transport) Hosts() int { return len(t.nics) }
+
+// Connect implements workload.Transport.
+func (t *Transport) Connect(src, dst int, o workload.QPOptions, owner workload.Owner) workload.QP {
+	if src == dst || src < 0 || dst < 0 || src >= len(t.nics) || dst >= len(t.nics) {
+		panic(fmt.Sprintf("nic: Connect(%d, %d) over %d hosts", src, dst, len(t.nics)))
+	}
+	id := workload.QP(len(t.conns))
+	s, d := t.nics[src], t.nics[dst]
+	cfg := s.cfg
+	dscp := cfg.DSCP
+	if o.SetTC {
+		dscp = o.TC >> 2
+	}
+	prio := cfg.Classifier.Priority(dscp, 0, false)
+	if cfg.Classifier.Trust == fabric.TrustPCP {
+		prio = dscpDefaultPrio(dscp)
+	}
+	if cfg.Priority >= 0 {
+		prio = uint8(cfg.Priority)
+	}
+	if o.PinPriority {
+		prio = o.Priority & 7
+	}
+	class := packet.ClassRoCE
+	if o.Class == workload.TCP {
+		class = packet.ClassTCP
+	}
+	req := s.newQP(id, class, prio, dscp, o.RateCap)
+	resp := d.newQP(id, class, prio, dscp, 0)
+	req.peerHost, req.peerQPN = d.id, resp.qpn
+	resp.peerHost, resp.peerQPN = s.id, req.qpn
+	// RoCEv2 QPs take their UDP source port from the dynamic range; it is
+	// the only per-QP ECMP entropy.
+	req.srcPort = uint16(49152 + t.sport.IntN(16384))
+	resp.srcPort = req.srcPort
+	if d := cfg.DCQCN; class == packet.ClassRoCE && d != nil && d.Enabled(int(prio)) {
+		d.Init(&req.dcqcn, s.port.Rate())
+		req.cc = &req.dcqcn
+	}
+	t.conns = append(t.conns, conn{req: req, resp: resp, owner: owner, opts: o})
+	return id
+}
+
+// dscpDefaultPrio is the priority a NIC trusting PCP puts a DSCP on: the
+// class selector (DSCP / 8), what mlx5 maps by default.
+func dscpDefaultPrio(dscp uint8) uint8 { return dscp >> 3 }
+
+// Post implements workload.Transport.
+func (t *Transport) Post(id workload.QP, m workload.Message) {
+	c := &t.conns[id]
+	q := c.req
+	if q.failed {
+		q.post(m)
+		t.net.Sched.At(t.Now(), t, tagFlush|uint64(id)<<8)
+		return
+	}
+	q.post(m)
+	q.nic.makeReady(q)
+}
+
+// After implements workload.Transport.
+func (t *Transport) After(d unit.Time, w workload.Waker, tag uint64) {
+	i := t.free
+	if i >= 0 {
+		t.free = t.wakes[i].next
+	} else {
+		i = int32(len(t.wakes))
+		t.wakes = append(t.wakes, wake{})
+	}
+	t.wakes[i] = wake{w: w, tag: tag, next: -1}
+	t.net.Sched.After(d, t, tagWake|uint64(i)<<8)
+}
+
+// Progress implements workload.Transport.
+func (t *Transport) Progress(id workload.QP) (int64, unit.Time) {
+	r := t.conns[id].resp
+	return r.delivered, r.lastDeliv
+}
+
+// Start adds workloads, started at the current time once the run goes.
+func (t *Transport) Start(ws ...workload.Workload) {
+	t.workloads = append(t.workloads, ws...)
+	if !t.started {
+		t.started = true
+		t.net.Sched.At(t.Now(), t, tagStart)
+	}
+}
+
+// Done reports whether every workload has finished.
+func (t *Transport) Done() bool {
+	for _, w := range t.workloads {
+		if !w.Done() {
+			return false
+		}
+	}
+	return true
+}
+
+// Handle serves the transport's events.
+func (t *Transport) Handle(now unit.Time, tag uint64) {
+	switch tag & 0xff {
+	case tagStart:
+		for _, w := range t.workloads {
+			w.Start(t)
+		}
+	case tagWake:
+		i := int32(tag >> 8)
+		w := t.wakes[i]
+		t.wakes[i] = wake{next: t.free}
+		t.free = i
+		w.w.Wake(now, w.tag)
+	case tagFlush:
+		t.conns[tag>>8].req.flush()
+	}
+	t.checkDone()
+}
+
+// complete delivers a completion to the connection's owner.
+func (t *Transport) complete(id workload.QP, side workload.Side, op workload.Op, wr uint64, bytes int64, st workload.Status) {
+	c := &t.conns[id]
+	c.owner.Completed(workload.Completion{QP: id, Side: side, Op: op, ID: wr, Bytes: bytes, Status: st, At: t.Now()})
+	t.checkDone()
+}
+
+// checkDone stops the run once every workload has finished.
+func (t *Transport) checkDone() {
+	if t.started && t.Done() {
+		t.net.Sched.Stop()
+	}
+}
+
+// ConnInfo describes one connection for reports.
+type ConnInfo struct {
+	Src, Dst     int32
+	Class        packet.Class
+	Priority     uint8
+	DSCP         uint8
+	SrcPort      uint16
+	ReqQPN       uint32
+	RespQPN      uint32
+	Tag          string
+	FirstSend    unit.Time
+	Started      bool
+	Sent         int64 // payload bytes sent for the first time
+	Retransmit   int64 // payload bytes sent again
+	SentPkts     int64 // data packets sent for the first time
+	RetxPkts     int64 // data packets sent again
+	Delivered    int64 // payload bytes delivered in order
+	LastDelivery unit.Time
+	Failed       bool
+	HasCC        bool
+}
+
+// Conns returns every connection's state, in Connect order.
+func (t *Transport) Conns() []ConnInfo {
+	out := make([]ConnInfo, len(t.conns))
+	for i, c := range t.conns {
+		out[i] = ConnInfo{
+			Src: c.req.nic.id, Dst: c.resp.nic.id, Class: c.req.class, Priority: c.req.prio, DSCP: c.req.dscp,
+			SrcPort: c.req.srcPort, ReqQPN: c.req.qpn, RespQPN: c.resp.qpn, Tag: c.opts.Tag,
+			FirstSend: c.req.firstPost, Started: c.req.posted, Sent: c.req.sentBytes, Retransmit: c.req.retxBytes, SentPkts: c.req.sentPkts, RetxPkts: c.req.retxPkts,
+			Delivered: c.resp.delivered, LastDelivery: c.resp.lastDeliv, Failed: c.req.failed, HasCC: c.req.cc != nil,
+		}
+	}
+	return out
+}

@@ -1,0 +1,64 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"rocelab/internal/scenario"
+)
+
+// The loss target is judged on the traffic the scenario declares as RoCE,
+// whatever priority it lands on: with PFC on a priority other than the one
+// RoCE rides — PFC on 4 with the default DSCP 26, trust pcp with untagged
+// frames, or DSCP 26 mapped to 0 — RoCE is dropped and the table must say
+// FAIL with the reason; before, it said "0.000 % PASS" for the class that
+// carried nothing. The matched configuration passes.
+func TestHealthJudgesRoCE(t *testing.T) {
+	base := `
+name: h
+duration: 2ms
+topology: {kind: single-switch, hosts: 9}
+host: {cc: none, qp: {timeout: 10}}
+traffic: {generators: [{kind: incast, senders: 8, receiver: h8, bytes: 2MiB}]}
+switch:
+  buffer: 2MiB
+`
+	for name, sw := range map[string]string{
+		"pfc on 4":       "  pfc: {priorities: [4]}\n",
+		"trust pcp":      "  trust: pcp\n",
+		"dscp 26 to 0":   "  dscp_to_priority: {26: 0}\n",
+		"matched (PASS)": "",
+	} {
+		s, err := scenario.Load(name, []byte(base+sw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tw, err := scenario.Build(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := New(tw, tw.Run())
+		var b strings.Builder
+		if err := r.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		var row string
+		for _, l := range strings.Split(b.String(), "\n") {
+			if strings.Contains(l, "loss of RoCE packets") {
+				row = l
+			}
+		}
+		if name == "matched (PASS)" {
+			if !r.Health.LossRate.Pass || r.Totals.Dropped.Packets != 0 || !strings.HasSuffix(row, "PASS") {
+				t.Errorf("%s: %q, %d drops", name, row, r.Totals.Dropped.Packets)
+			}
+			continue
+		}
+		if r.Health.LossRate.Pass || r.Totals.Dropped.Packets == 0 || r.Scenario.RoCELossless ||
+			!strings.Contains(row, "FAIL: RoCE rides priority") || r.Health.LossRate.Value == 0 {
+			t.Errorf("%s: %q (loss %.4f, %d dropped, RoCE on %v lossless %v)", name, row, r.Health.LossRate.Value,
+				r.Totals.Dropped.Packets, r.Scenario.RoCEPriorities, r.Scenario.RoCELossless)
+		}
+		t.Logf("%s: %s", name, strings.TrimSpace(row))
+	}
+}

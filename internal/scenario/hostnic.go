@@ -1,0 +1,211 @@
+package scenario
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+
+	"rocelab/internal/cc"
+	"rocelab/internal/unit"
+)
+
+// NICSpec is the RDMA NIC configuration of every host: transport, congestion
+// control, firmware settings and the host's receive path.
+type NICSpec struct {
+	// CC is the congestion control: "dcqcn" or "none" (PFC only).
+	CC string
+	// DCQCN holds the DCQCN preset and knob settings by their mlx5 names.
+	DCQCN DCQCNSpec
+	// CCPrioMask is ROCE_CC_PRIO_MASK (host.firmware, or roce_cc_prio_mask
+	// in host.dcqcn): the priorities CC acts on; zero when CC is none.
+	CCPrioMask uint8
+	// Firmware holds every mlxconfig setting given, by name, as written.
+	Firmware []Setting
+
+	// RC transport.
+	Timeout      uint8
+	RetryCnt     int
+	AckCoalesce  int
+	Adaptive     bool
+	AdaptiveBase unit.Time
+	TCPRTO       unit.Time
+
+	// Receive path (a host slower than its link).
+	DrainRate     unit.BitRate
+	RxBuffer      unit.Bytes
+	RxXOFF, RxXON unit.Bytes
+	RxPFC         bool
+
+	// Strict and Weights configure the NIC's egress ETS.
+	Strict  uint8
+	Weights [8]int
+}
+
+// DCQCNSpec is the DCQCN configuration: a preset and the knobs set over it
+// by their mlx5 names, and the configuration they make (nil when host.cc
+// is none).
+type DCQCNSpec struct {
+	Preset string
+	Knobs  []Setting
+	Config *cc.DCQCNConfig
+}
+
+// Setting is one named value from the scenario with its position.
+type Setting struct {
+	Name, Value string
+	Line, Col   int
+}
+
+// Int returns the setting as an integer (decimal or 0x hex).
+func (s Setting) Int() (int64, error) { return strconv.ParseInt(s.Value, 0, 64) }
+
+// settings reads a mapping of names to scalar values, in file order.
+func (c *conv) settings(n ast.Node, path string, valid func(name string) bool, expect string) []Setting {
+	n = unwrap(n)
+	if n == nil {
+		return nil
+	}
+	if _, null := n.(*ast.NullNode); null {
+		return nil
+	}
+	pairs, ok := mappingPairs(n)
+	if !ok {
+		c.fail(n, path, "expected a mapping of %s to values", expect)
+		return nil
+	}
+	var out []Setting
+	seen := map[string]bool{}
+	for _, kv := range pairs {
+		name := kv.Key.GetToken().Value
+		if valid != nil && !valid(name) {
+			c.fail(kv.Key, path, "unknown name %s: expected %s", quote(name), expect)
+			continue
+		}
+		if seen[name] {
+			c.fail(kv.Key, path, "%s is set twice", name)
+			continue
+		}
+		seen[name] = true
+		v, ok := c.scalar(kv.Value, path+"."+name)
+		if !ok {
+			c.fail(kv.Value, path+"."+name, "expected a value")
+			continue
+		}
+		e := at(c.file, kv.Key, "", "")
+		out = append(out, Setting{Name: name, Value: v, Line: e.Line, Col: e.Col})
+	}
+	return out
+}
+
+// nicSpec fills the NIC settings of host: cc, dcqcn, firmware, qp, rx,
+// scheduler.
+func (c *conv) nicSpec(r *rawHost) NICSpec {
+	s := NICSpec{
+		CC:      DefaultCC,
+		DCQCN:   DCQCNSpec{Preset: DefaultDCQCNPreset},
+		Timeout: DefaultQPTimeout, RetryCnt: DefaultRetryCnt, AckCoalesce: DefaultAckCoalesce,
+		AdaptiveBase: DefaultAdaptiveBase, TCPRTO: DefaultTCPRTO,
+		RxBuffer: DefaultRxBuffer, RxPFC: true, Strict: DefaultStrict,
+	}
+	for p := range s.Weights {
+		s.Weights[p] = 1
+	}
+	if r == nil {
+		s.RxXOFF, s.RxXON = s.RxBuffer/2, s.RxBuffer/4
+		s.DCQCN.Config = c.dcqcnConfig(&s)
+		s.CCPrioMask = ccMask(s.DCQCN.Config)
+		return s
+	}
+	s.CC = c.choice(r.CC, "host.cc", DefaultCC, "dcqcn", "none")
+	if n := unwrap(r.DCQCN); n != nil {
+		pairs, _ := mappingPairs(n)
+		var knobs []ast.Node
+		for _, kv := range pairs {
+			if kv.Key.GetToken().Value == "preset" {
+				s.DCQCN.Preset = c.choice(kv.Value, "host.dcqcn.preset", DefaultDCQCNPreset, "mlx5", "paper")
+				continue
+			}
+			knobs = append(knobs, kv)
+		}
+		if pairs == nil {
+			c.settings(n, "host.dcqcn", nil, "DCQCN knobs by their mlx5 names")
+		} else {
+			s.DCQCN.Knobs = c.settings(&ast.MappingNode{Values: mappingValues(knobs)}, "host.dcqcn", nil, "DCQCN knobs by their mlx5 names")
+		}
+	}
+	s.Firmware = c.settings(r.Firmware, "host.firmware", isMlxconfigName, "mlxconfig settings such as ROCE_CC_PRIO_MASK")
+	if q := r.QP; q != nil {
+		s.Timeout = uint8(c.integer(q.Timeout, "host.qp.timeout", DefaultQPTimeout, 0, 31))
+		s.RetryCnt = int(c.integer(q.RetryCnt, "host.qp.retry_cnt", DefaultRetryCnt, 0, 7))
+		s.AckCoalesce = int(c.integer(q.AckCoalesce, "host.qp.ack_coalesce", DefaultAckCoalesce, 1, 1<<20))
+		s.Adaptive = c.boolean(q.Adaptive, "host.qp.adaptive_retransmission", false)
+		s.AdaptiveBase = c.duration(q.AdaptiveBase, "host.qp.adaptive_base", DefaultAdaptiveBase)
+		s.TCPRTO = c.duration(q.TCPRTO, "host.qp.tcp_rto", DefaultTCPRTO)
+		if s.AdaptiveBase == 0 {
+			c.fail(q.AdaptiveBase, "host.qp.adaptive_base", "expected a positive duration")
+		}
+	}
+	if x := r.Rx; x != nil {
+		s.DrainRate = c.rate(x.DrainRate, "host.rx.drain_rate", 0)
+		s.RxBuffer = c.bytes(x.Buffer, "host.rx.buffer", DefaultRxBuffer)
+		s.RxPFC = c.boolean(x.PFC, "host.rx.pfc", true)
+	}
+	s.RxXOFF, s.RxXON = s.RxBuffer/2, s.RxBuffer/4
+	if x := r.Rx; x != nil {
+		s.RxXOFF = c.bytes(x.XOFF, "host.rx.xoff", s.RxXOFF)
+		s.RxXON = c.bytes(x.XON, "host.rx.xon", s.RxXON)
+		if s.RxXOFF > s.RxBuffer {
+			c.fail(x.XOFF, "host.rx.xoff", "must not exceed the buffer (%v)", s.RxBuffer)
+		}
+		if s.RxXON > s.RxXOFF {
+			c.fail(x.XON, "host.rx.xon", "must not exceed xoff (%v)", s.RxXOFF)
+		}
+	}
+	if r.Scheduler != nil {
+		s.Strict, s.Weights = c.scheduler(r.Scheduler, "host.scheduler", s.Strict, s.Weights)
+	}
+	s.DCQCN.Config = c.dcqcnConfig(&s)
+	s.CCPrioMask = ccMask(s.DCQCN.Config)
+	return s
+}
+
+// ccMask returns the priorities congestion control acts on.
+func ccMask(d *cc.DCQCNConfig) uint8 {
+	if d == nil {
+		return 0
+	}
+	return uint8(d.RoceCcPrioMask)
+}
+
+// mappingValues converts key-value nodes back into a mapping's values.
+func mappingValues(ns []ast.Node) []*ast.MappingValueNode {
+	out := make([]*ast.MappingValueNode, 0, len(ns))
+	for _, n := range ns {
+		out = append(out, n.(*ast.MappingValueNode))
+	}
+	return out
+}
+
+// isMlxconfigName accepts mlxconfig parameter names: upper case, digits
+// and underscores.
+func isMlxconfigName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// isNCCLName accepts NCCL environment variable names.
+func isNCCLName(s string) bool { return strings.HasPrefix(s, "NCCL_") && isMlxconfigName(s) }
+
+// ncclEnv reads the top-level nccl section: NCCL environment variables by
+// their real names.
+func (c *conv) ncclEnv(n ast.Node) []Setting {
+	return c.settings(n, "nccl", isNCCLName, "NCCL environment variables such as NCCL_IB_TC")
+}
