@@ -75,6 +75,7 @@ func rules() []Rule {
 	rs = append(rs, windowRules()...)
 	rs = append(rs, faultRules()...)
 	rs = append(rs, switchRules()...)
+	rs = append(rs, switchBufferRules()...)
 	rs = append(rs, collectRules()...)
 	rs = append(rs, perftestRules()...)
 	rs = append(rs, gidRules()...)
