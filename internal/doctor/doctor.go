@@ -23,6 +23,10 @@ type Options struct {
 type Incident struct {
 	Options   Options
 	Artifacts []ingest.Artifact
+	// MTimes are the modification times of the input files (archive
+	// members: their header times), by input name; they time a
+	// before/after pair split over two files when nothing else does.
+	MTimes map[string]time.Time
 }
 
 // All returns the incident's artifacts of type T, in input order. T is a

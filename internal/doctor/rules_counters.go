@@ -3,6 +3,7 @@ package doctor
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"rocelab/internal/counters"
 	"rocelab/internal/ingest"
@@ -60,9 +61,29 @@ func ctrSamples(inc *Incident) ([]ingest.CounterSample, int) {
 	for i := range out {
 		if out[i].IsDelta() {
 			out[i].Given = inc.Options.Interval
+			if out[i].Given == 0 {
+				out[i].Given, out[i].GivenHow = mtimeWindow(inc, &out[i])
+			}
 		}
 	}
 	return out, omitted + dropped
+}
+
+// mtimeWindow times a before/after pair whose dumps carry no times and
+// come from two files by the files' modification times, and says so.
+func mtimeWindow(inc *Incident, s *ingest.CounterSample) (time.Duration, string) {
+	if d, _ := s.Span(); d > 0 {
+		return 0, ""
+	}
+	a, b := s.Before.File(), s.After.File()
+	ta, okA := inc.MTimes[a]
+	tb, okB := inc.MTimes[b]
+	if a == b || !okA || !okB || !tb.After(ta) {
+		return 0, ""
+	}
+	d := tb.Sub(ta)
+	return d, fmt.Sprintf("the %s between the files' modification times (%s %s, %s %s; pass --interval if the files were copied or touched since)",
+		ingest.FormatDuration(d), a, ta.UTC().Format("15:04:05.000"), b, tb.UTC().Format("15:04:05.000"))
 }
 
 // perSample runs check over every joined counter sample of the incident of
