@@ -24,6 +24,9 @@ type Line struct {
 	// NCCL is set when NCCL printed the line ("NCCL INFO", "NCCL WARN"):
 	// parsers of other formats skip such lines without looking further.
 	NCCL bool
+	// marker is one more than where "NCCL INFO" or "NCCL WARN" starts in
+	// Text, 0 when not known (a Line made by hand).
+	marker int
 	// Host is the host the input last named before this line: a shell
 	// prompt ("[root@gpu01 ~]#", "user@gpu01:~$") or the output of a
 	// `hostname` command; "" when none was named.
@@ -102,7 +105,8 @@ func (lr *LineReader) Next() (Line, error) {
 // line classifies one cleaned line and attaches the context before it,
 // then updates the context from it.
 func (lr *LineReader) line(text string, truncated bool) Line {
-	l := Line{Num: lr.n, Text: text, Truncated: truncated, NCCL: IsNCCLLine(text)}
+	m := ncclMarker(text)
+	l := Line{Num: lr.n, Text: text, Truncated: truncated, NCCL: m >= 0, marker: m + 1}
 	l.Host, l.Stamp = lr.ctx.host, lr.ctx.stamp
 	if !l.NCCL {
 		lr.ctx.update(l)
@@ -126,16 +130,18 @@ func clean(b []byte) (text, owner string, k tagKind) {
 		b = stripANSI(b)
 	}
 	s := string(b)
-	// Markdown block quotes, possibly nested: "> > text".
-	for {
-		t := strings.TrimLeft(s, " ")
-		if !strings.HasPrefix(t, ">") || len(s)-len(t) > 3 {
-			break
+	// Markdown block quotes, possibly nested: "> > text"; a code fence.
+	if i := firstNonSpace(s); i < len(s) && (s[i] == '>' || s[i] == '`') {
+		for {
+			t := strings.TrimLeft(s, " ")
+			if !strings.HasPrefix(t, ">") || len(s)-len(t) > 3 {
+				break
+			}
+			s = strings.TrimPrefix(t[1:], " ")
 		}
-		s = strings.TrimPrefix(t[1:], " ")
-	}
-	if strings.HasPrefix(strings.TrimSpace(s), "```") {
-		return "", "", tagNone
+		if strings.HasPrefix(strings.TrimSpace(s), "```") {
+			return "", "", tagNone
+		}
 	}
 	return stripLauncherTags(s)
 }
@@ -196,15 +202,14 @@ func appendCapped[T any](xs []T, x T, limit int, omitted *int) []T {
 
 // IsNCCLLine reports whether NCCL printed the line: it holds "NCCL INFO"
 // or "NCCL WARN" after the host:pid:tid [dev] prefix.
-func IsNCCLLine(s string) bool {
-	for {
-		i := strings.Index(s, "NCCL ")
-		if i < 0 {
-			return false
-		}
-		s = s[i+5:]
-		if strings.HasPrefix(s, "INFO") || strings.HasPrefix(s, "WARN") {
-			return true
-		}
+func IsNCCLLine(s string) bool { return ncclMarker(s) >= 0 }
+
+// firstNonSpace returns the index of the first byte of s that is not a
+// space or tab, len(s) when there is none.
+func firstNonSpace(s string) int {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
 	}
+	return i
 }

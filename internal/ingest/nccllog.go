@@ -89,6 +89,12 @@ type NCCLLog struct {
 	NChannels int
 
 	hosts     map[string]string
+	// origins caches parsed line prefixes ("host:pid:tid [dev]"): one
+	// thread prints many lines with the same prefix.
+	origins map[string]cachedOrigin
+	// vias caches what a connection line's transport ("NET/IB/0/GDRDMA")
+	// and host map to in Channels.
+	vias map[viaKey]int
 	hostList  []string
 	hostFirst []Evidence
 	chanIdx   map[chanKey]int
@@ -283,6 +289,8 @@ func NewNCCLLogParser(src string) Parser {
 		hosts:    map[string]string{},
 		seen:     map[seenKey]struct{}{},
 		chanIdx:  map[chanKey]int{},
+		origins:  map[string]cachedOrigin{},
+		vias:     map[viaKey]int{},
 		lastWarn: map[string]warnRef{},
 	}
 }

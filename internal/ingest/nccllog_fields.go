@@ -39,9 +39,15 @@ func splitNCCL(s string, i int) (pre string, warn bool, msg string, ok bool) {
 
 // lastField splits off the last space-separated field of s.
 func lastField(s string) (field, rest string) {
-	s = strings.TrimRight(s, " \t")
-	i := strings.LastIndexAny(s, " \t")
-	return s[i+1:], s[:max(i, 0)]
+	j := len(s)
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	i := j
+	for i > 0 && s[i-1] != ' ' && s[i-1] != '\t' {
+		i--
+	}
+	return s[i:j], s[:max(i-1, 0)]
 }
 
 // parseOrigin reads the prefix NCCL prints before its marker. It tolerates
@@ -96,7 +102,10 @@ func parseOrigin(pre string) origin {
 		host = host[m+2:]
 	}
 	// Markdown and quoting a paste wraps the line in: "`host:1:2 [0] ...`".
-	o.host = strings.TrimLeft(host, "`'\"*_(")
+	for host != "" && strings.IndexByte("`'\"*_(", host[0]) >= 0 {
+		host = host[1:]
+	}
+	o.host = host
 	return o
 }
 

@@ -10,13 +10,28 @@ import (
 // Feed reads one line.
 func (l *NCCLLog) Feed(ln Line) {
 	s := ln.Text
-	i := strings.Index(s, "NCCL")
-	if i < 0 {
+	if !ln.NCCL && ln.marker > 0 {
+		// The line reader found no NCCL marker: only the unprefixed forms
+		// (fragments, the bare version line, the algorithm matrix) remain.
+		if strings.Contains(s, "NCCL") {
+			if !l.feedFragment(ln, s) {
+				l.feedUnprefixed(ln, s)
+			}
+			return
+		}
 		l.matrix = false
 		l.feedFragment(ln, s)
 		return
 	}
-	if t := strings.TrimLeft(s, " \t"); t != "" && t[0] == '#' {
+	i := ln.marker - 1
+	if i < 0 {
+		if i = strings.Index(s, "NCCL"); i < 0 {
+			l.matrix = false
+			l.feedFragment(ln, s)
+			return
+		}
+	}
+	if j := firstNonSpace(s); j < len(s) && s[j] == '#' {
 		// NCCL never starts a line with "#": this is a comment, an
 		// nccl-tests line or a file header that quotes NCCL.
 		return
@@ -30,9 +45,8 @@ func (l *NCCLLog) Feed(ln Line) {
 	}
 	l.matrix = false
 	l.lines++
-	o := parseOrigin(pre)
 	ev := At(l.src, ln)
-	host := l.intern(o.host, ev)
+	o, host := l.origin(pre, ev)
 	if warn {
 		l.feedWarn(o, host, msg, ev)
 		return
@@ -218,6 +232,31 @@ func (l *NCCLLog) once(k seenKey) bool {
 	k.a, k.b, k.c, k.d = strings.Clone(k.a), strings.Clone(k.b), strings.Clone(k.c), strings.Clone(k.d)
 	l.seen[k] = struct{}{}
 	return true
+}
+
+// cachedOrigin is a parsed prefix and its interned host.
+type cachedOrigin struct {
+	o    origin
+	host string
+}
+
+// maxCachedOrigins bounds the prefix cache; it is emptied when full.
+const maxCachedOrigins = 8192
+
+// origin parses a line's prefix through the cache.
+func (l *NCCLLog) origin(pre string, ev Evidence) (origin, string) {
+	if c, ok := l.origins[pre]; ok {
+		return c.o, c.host
+	}
+	o := parseOrigin(pre)
+	host := l.intern(o.host, ev)
+	o.host = host
+	o.loc = strings.Clone(o.loc)
+	if len(l.origins) >= maxCachedOrigins {
+		clear(l.origins)
+	}
+	l.origins[strings.Clone(pre)] = cachedOrigin{o, host}
+	return o, host
 }
 
 // intern returns a copy of host that does not pin the line it came from,
@@ -413,21 +452,27 @@ func (l *NCCLLog) channel(host, msg string, ev Evidence) {
 		l.ringOrder(msg)
 		return
 	}
-	kind, net, gdr := classifyTransport(via)
 	recv := strings.Contains(head, "[receive]")
 	send := strings.Contains(head, "[send]")
-	var c *ChannelStat
-	if i, ok := l.chanIdx[chanKey{host, kind, net}]; ok {
-		c = &l.Channels[i]
-	} else {
-		if len(l.Channels) >= maxDistinct {
-			return
+	i, ok := l.vias[viaKey{host, via}]
+	if !ok {
+		kind, net, _ := classifyTransport(via)
+		if i, ok = l.chanIdx[chanKey{host, kind, net}]; !ok {
+			if len(l.Channels) >= maxDistinct {
+				return
+			}
+			net = strings.Clone(net)
+			i = len(l.Channels)
+			l.chanIdx[chanKey{host, kind, net}] = i
+			l.Channels = append(l.Channels, ChannelStat{Host: host, Kind: kind, Net: net, First: ev})
 		}
-		net = strings.Clone(net)
-		l.chanIdx[chanKey{host, kind, net}] = len(l.Channels)
-		l.Channels = append(l.Channels, ChannelStat{Host: host, Kind: kind, Net: net, First: ev})
-		c = &l.Channels[len(l.Channels)-1]
+		if len(l.vias) < maxDistinct {
+			l.vias[viaKey{host, strings.Clone(via)}] = i
+		}
 	}
+	c := &l.Channels[i]
+	gdr := strings.Contains(via, "/GDRDMA")
+	kind := c.Kind
 	c.Count++
 	if recv {
 		c.Recv++
@@ -472,6 +517,9 @@ func (l *NCCLLog) ringOrder(msg string) {
 
 // chanKey indexes ChannelStat by host and transport.
 type chanKey struct{ host, kind, net string }
+
+// viaKey indexes ChannelStat by host and the text after " via ".
+type viaKey struct{ host, via string }
 
 // wordAfter returns the word after the first occurrence of key in s.
 func wordAfter(s, key string) string {
