@@ -88,13 +88,13 @@ type NCCLLog struct {
 	// NChannels is the largest ring channel count ("Channel 00/02 : 0 1").
 	NChannels int
 
-	hosts     map[string]string
+	hosts map[string]string
 	// origins caches parsed line prefixes ("host:pid:tid [dev]"): one
 	// thread prints many lines with the same prefix.
 	origins map[string]cachedOrigin
 	// vias caches what a connection line's transport ("NET/IB/0/GDRDMA")
 	// and host map to in Channels.
-	vias map[viaKey]int
+	vias      map[viaKey]int
 	hostList  []string
 	hostFirst []Evidence
 	chanIdx   map[chanKey]int
