@@ -70,6 +70,26 @@ func FuzzSwitch(f *testing.F) {
 				nicCheckEvidence(t, ev, n)
 			}
 		}
+		if len(s.Pools) > maxSwitchRows || len(s.Profiles) > maxSwitchRows || len(s.Neighbors) > maxSwitchRows || len(s.PFCPrios) > 8 || len(s.PFCPrios) != len(s.PFCPrioEvs) {
+			t.Fatal("pools, profiles, neighbours or priorities beyond their caps")
+		}
+		for _, pl := range s.Pools {
+			for _, ev := range pl.Evidence {
+				nicCheckEvidence(t, ev, n)
+			}
+		}
+		for _, nb := range s.Neighbors {
+			nicCheckEvidence(t, nb.Evidence, n)
+			if nb.Port == "" || nb.Device == "" {
+				t.Fatalf("neighbour %+v", nb)
+			}
+			nb.Netdev()
+		}
+		for _, pr := range s.PFCPrios {
+			if pr < 0 || pr > 7 {
+				t.Fatalf("PFC priority %d", pr)
+			}
+		}
 	})
 }
 
@@ -124,5 +144,29 @@ func TestSwitchMoreFormats(t *testing.T) {
 	lldp := sw("switch/sonic-lldp-table-host-nic-sonic-mgmt.txt")
 	if len(lldp.Neighbors) != 1 || lldp.Neighbors[0].Port != "Ethernet0" || lldp.Neighbors[0].Device != "r-sonic-10-006" || lldp.Neighbors[0].Netdev() != "enp5s0f0" {
 		t.Errorf("lldp %+v", lldp.Neighbors)
+	}
+}
+
+// BenchmarkLongLines reads the lines the fuzzers found slow, each as long
+// as a fuzz input: thousands of settings on one line (quadratic before:
+// every word re-checked the words before it, and every setting hashed the
+// whole line), launcher tags repeated along one line. Linear now: compare
+// ns/op across the inputs.
+func BenchmarkLongLines(b *testing.B) {
+	for name, line := range map[string]string{
+		"settings":   strings.Repeat("NCCL_A=1 ", 3600),
+		"quoted":     "x " + strings.Repeat(`NCCL_A="1 `, 3600),
+		"mpi-tags":   "[1,0]<stdout>:" + strings.Repeat("a]<std", 5000),
+		"rank-tags":  "[0] " + strings.Repeat("x[0]", 8000),
+		"nccl-frags": strings.Repeat("Got completion with error 12 ", 1000),
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				if _, err := Read("bench", strings.NewReader(line)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
