@@ -188,8 +188,12 @@ func checkNoRoCE(inc *Incident) []Finding {
 		var ev []Evidence
 		if len(rs) > 0 {
 			ev = readingsEvidence(rs...)
-		} else if r, ok := s.Concept(counters.VportUnicastPackets, counters.RX, 0); ok {
-			ev = r.Evidence
+		} else {
+			for _, d := range []counters.Dir{counters.RX, counters.TX} {
+				if r, ok := s.Concept(counters.VportUnicastPackets, d, 0); ok {
+					ev = append(ev, r.Evidence...)
+				}
+			}
 		}
 		return []Finding{perPort(Finding{
 			ID: "counters.roce.absent", Severity: Info, Layer: LayerRDMA,
