@@ -16,7 +16,7 @@ func newDiagnoseCmd() *cobra.Command {
 		interval time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "diagnose [--json] [--nic-speed 100G] [--interval 10s] PATH...",
+		Use:   "diagnose [-j|--json] [--nic-speed 100G] [--interval 10s] PATH...",
 		Short: "Diagnose real artifacts (NCCL logs, nccl-tests, counters, perftest, GIDs, QoS, captures)",
 		Long: `diagnose reads what an engineer has from a slow or failing job and reports,
 layer by layer, what is wrong, the lines that show it, and the fix:
@@ -33,7 +33,7 @@ different files are joined into one story. Like findings about many ports or
 files are grouped in the text report; --json keeps one finding per subject.
 Every finding id and the JSON schema: docs/diagnose.md.
 
-Exit status: 0 no error-level finding, 1 an error-level finding, 2 no usable input.`,
+` + exitDiagnose,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var opts doctor.Options
@@ -48,23 +48,10 @@ Exit status: 0 no error-level finding, 1 an error-level finding, 2 no usable inp
 				return usageError("--interval: expected a positive duration such as 10s, got %s", interval)
 			}
 			opts.Interval = interval
-			rep := doctor.Diagnose(args, cmd.InOrStdin(), opts)
-			var err error
-			if asJSON {
-				err = rep.WriteJSON(cmd.OutOrStdout())
-			} else {
-				err = rep.WriteText(cmd.OutOrStdout())
-			}
-			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			if code := rep.ExitCode(); code != 0 {
-				return &exitError{code: code}
-			}
-			return nil
+			return writeReport(cmd.OutOrStdout(), doctor.Diagnose(args, cmd.InOrStdin(), opts), asJSON)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "write the report as JSON")
+	cmd.Flags().BoolVarP(&asJSON, "json", "j", false, "write the report as JSON")
 	cmd.Flags().DurationVar(&interval, "interval", 0, "time between two dumps of a port that carry no date line of their own (e.g. 10s), to judge rates")
 	cmd.Flags().StringVar(&nicSpeed, "nic-speed", "", "NIC line rate to judge bandwidth against when the artifacts do not say it (e.g. 100G, 400G)")
 	return cmd

@@ -14,7 +14,14 @@ func newExamplesCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "examples [NAME]",
 		Short: "List the embedded example scenarios, or print one",
-		Args:  cobra.MaximumNArgs(1),
+		Long: `examples lists the embedded example scenarios with what each shows, or prints
+one: a starting point for your own (rocelab examples incast-pfc > my.yaml).
+
+Exit status:
+  0  ok
+  2  no such example, or bad usage`,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeExamples,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				data, err := examples.FS.ReadFile(strings.TrimSuffix(args[0], ".yaml") + ".yaml")

@@ -63,17 +63,35 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "rocelab",
-		Short:         "Predict, explain and fix RoCEv2 fabric behaviour for GPU clusters",
+		Use:   "rocelab",
+		Short: "Predict, explain and fix RoCEv2 fabric behaviour for GPU clusters",
+		Long: `rocelab predicts, explains and fixes the behaviour of RoCEv2 fabrics for GPU
+clusters: a packet-level twin (run), a doctor for real artifacts (diagnose,
+capture), and the embedded example scenarios (examples).
+
+Exit status of every command: 0 when all is well, 1 for findings at error
+level (or a condition --fail-on names), 2 for bad usage or input; each
+command's --help says more.`,
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("rocelab {{.Version}}\n")
+	addLogFlags(root)
 	root.AddCommand(
 		newRunCmd(),
 		newExamplesCmd(),
 		newDiagnoseCmd(),
 		newCaptureCmd(),
 		newCollectCmd(),
+		newCalcCmd(),
+		newLintCmd(),
+		newConfigCmd(),
+		newTuneCmd(),
+		newExporterCmd(),
 	)
+	root.InitDefaultCompletionCmd()
+	root.InitDefaultHelpCmd()
+	documentExits(root)
 	return root
 }

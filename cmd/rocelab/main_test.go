@@ -110,18 +110,19 @@ func TestRunOutDir(t *testing.T) {
 func TestRunPcap(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "twin.pcapng")
-	code, _, stderr := rocelab(t, "run", "--example", "single-flow", "--pcap", p, "--pcap-at", "sw0:1")
+	code, _, stderr := rocelab(t, "run", "--example", "single-flow", "--pcap", p, "--pcap-at", "sw0/p1")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	code, out, stderr := rocelab(t, "capture", p, "--link-speed", "100G")
-	if code != 0 || !strings.Contains(out, "10.0.0.1 > 10.0.0.2") || !strings.Contains(out, "snaplen 128") {
+	// The twin's capture carries the link speed and the host names.
+	code, out, stderr := rocelab(t, "capture", p)
+	if code != 0 || !strings.Contains(out, "h0 > h1 qp 0x000100") || !strings.Contains(out, "snaplen 0, link speed 100Gbps (if_speed)") {
 		t.Fatalf("capture exit %d:\n%s\n%s", code, out, stderr)
 	}
-	if code, _, stderr := rocelab(t, "run", "--pcap", p, "--pcap-at", "sw9:0"); code != 2 || !strings.Contains(stderr, `no port "sw9:0"`) {
+	if code, _, stderr := rocelab(t, "run", "--pcap", p, "--pcap-at", "sw9/p0"); code != 2 || !strings.Contains(stderr, `no port "sw9/p0": expected NODE/pN`) {
 		t.Errorf("bad --pcap-at: exit %d %s", code, stderr)
 	}
-	if code, _, _ := rocelab(t, "run", "--pcap-at", "h0:0"); code != 2 {
+	if code, _, _ := rocelab(t, "run", "--pcap-at", "h0/p0"); code != 2 {
 		t.Errorf("--pcap-at without --pcap: exit %d", code)
 	}
 }

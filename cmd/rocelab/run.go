@@ -3,20 +3,16 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"io"
-	"log/slog"
-	"os"
 	"path"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
 
 	"rocelab/examples"
 	"rocelab/internal/report"
 	"rocelab/internal/scenario"
+	"rocelab/internal/twinfeed"
 	"rocelab/internal/unit"
 )
 
@@ -25,38 +21,92 @@ func newRunCmd() *cobra.Command {
 		seed      int64
 		asJSON    bool
 		outDir    string
+		force     bool
+		outSysfs  string
 		example   string
 		maxMemory string
 		maxEvents int64
 		pcapFile  string
 		pcapAt    string
 		snaplen   int
+		failOn    []string
 	)
 	cmd := &cobra.Command{
-		Use:   "run [FILE] [--seed N] [--json] [--out DIR] [--pcap FILE [--pcap-at NODE:PORT]]",
+		Use:   "run [FILE|-] [--seed N] [-j|--json] [-o|--out DIR] [--pcap FILE [--pcap-at NODE/pN]]",
 		Short: "Run the twin on a scenario (the embedded default when no FILE is given)",
 		Long: `run simulates a RoCEv2 fabric packet by packet and reports the four health
 targets (P99 latency, bandwidth utilization, loss on the lossless class, PFC
 pause time), totals, per-flow completion, per-port mlx5 counters, queue depths
 and ECMP load.
 
+FILE is a scenario (YAML, plain or gzip), or - to read it from stdin.
 Without FILE it runs the embedded default scenario (` + examples.Default + `);
 --example NAME runs another embedded example. The same scenario and seed give
 byte-identical output.
 
 --out DIR also writes result.json, summary.txt, flows.csv, queues.csv and an
 ethtool -S file per port, which 'rocelab diagnose' reads like a real dump.
+DIR must be new or empty; --force replaces the output of an earlier run there
+(only the files that run wrote).
+
+Ports are named NODE/pN everywhere (left/p17: port 17 of switch left; h0/p0:
+host h0's NIC). A file cannot hold a /, so the per-port files are NODE-pN
+(left-p17.txt); --pcap-at takes either spelling.
+
+--out-sysfs DIR writes each host as the tree 'rocelab exporter' reads from a
+real host: DIR/<host>/sys (--path.sysfs), DIR/<host>/ethtool-stats
+(--path.ethtool-stats) and DIR/<host>/mlnx_qos (--path.mlnx-qos).
 
 --pcap FILE writes the frames one port sends and receives (--pcap-at
-NODE:PORT, default the first host's NIC port) as a pcapng capture of real
-RoCEv2 and PFC frames with nanosecond simulated timestamps, headers kept and
-payload cut at --snaplen. Wireshark opens it; 'rocelab capture FILE
---link-speed RATE' analyses it.`,
-		Args: cobra.MaximumNArgs(1),
+NODE/pN, default the first host's NIC port) as a pcapng capture of real
+RoCEv2 and PFC frames with nanosecond simulated timestamps, whole frames
+unless --snaplen cuts them, the link speed (if_speed) and the host names.
+Wireshark opens it; 'rocelab capture FILE' analyses it. (Wireshark's
+InfiniBand dissector labels every RoCE frame whose payload is cut "Invalid
+Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
+
+` + exitRun,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeFiles("yaml", "yml", "gz"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := loadScenario(args, example)
+			ls, err := setupLog(cmd)
+			if err != nil {
+				return err
+			}
+			if maxEvents <= 0 {
+				return usageError("--max-events: expected a positive number of scheduler events (default %d), got %d", defaultMaxEvents, maxEvents)
+			}
+			if snaplen < 0 {
+				return usageError("--snaplen: expected 0 (whole frames) or a length of at least %d bytes, got %d", scenario.MinSnaplen(true), snaplen)
+			}
+			if pcapAt != "" && pcapFile == "" {
+				return usageError("--pcap-at needs --pcap FILE")
+			}
+			fail, err := parseFailOn(failOn)
+			if err != nil {
+				return err
+			}
+			if force && outDir == "" && outSysfs == "" {
+				return usageError("--force needs --out DIR or --out-sysfs DIR")
+			}
+			for flag, dir := range map[string]string{"--out": outDir, "--out-sysfs": outSysfs} {
+				if dir == "" {
+					continue
+				}
+				warning, err := prepareOut(dir, force)
+				if err != nil {
+					return usageError("%s: %v", flag, err)
+				}
+				if warning != "" {
+					warnf(cmd.ErrOrStderr(), "%s", warning)
+				}
+			}
+			s, err := loadScenario(cmd, args, example)
 			if err != nil {
 				return &exitError{code: 2, err: err}
+			}
+			for _, w := range s.Warnings {
+				warnf(cmd.ErrOrStderr(), "%v", w)
 			}
 			if cmd.Flags().Changed("seed") {
 				if seed < 0 {
@@ -67,8 +117,8 @@ payload cut at --snaplen. Wireshark opens it; 'rocelab capture FILE
 			limits := scenario.Limits{Events: maxEvents}
 			if maxMemory != "" {
 				m, err := unit.ParseBytes(maxMemory)
-				if err != nil {
-					return usageError("--max-memory: expected a size such as 8GiB, got %q", maxMemory)
+				if err != nil || m == 0 {
+					return usageError("--max-memory: expected a positive size such as 8GiB, got %q", maxMemory)
 				}
 				limits.Memory = m
 			} else {
@@ -82,43 +132,30 @@ payload cut at --snaplen. Wireshark opens it; 'rocelab capture FILE
 			if err != nil {
 				return &exitError{code: 2, err: fmt.Errorf("%s: %w", s.File, err)}
 			}
-			if pcapAt != "" && pcapFile == "" {
-				return usageError("--pcap-at needs --pcap FILE")
+			tap, err := attachPcap(tw, pcapFile, pcapAt, snaplen)
+			if err != nil {
+				return err
 			}
-			var tap *scenario.PcapTap
-			if pcapFile != "" {
-				if snaplen < 0 {
-					return usageError("--snaplen: expected 0 (whole frames) or a positive length, got %d", snaplen)
-				}
-				if pcapAt == "" {
-					pcapAt = tw.NICs[0].Name() + ":0"
-				}
-				pt, err := tw.Port(pcapAt)
-				if err != nil {
-					return usageError("--pcap-at: %v", err)
-				}
-				f, err := os.Create(pcapFile)
-				if err != nil {
-					return &exitError{code: 2, err: err}
-				}
-				defer f.Close()
-				if tap, err = tw.AttachPcap(pt, f, snaplen); err != nil {
-					return err
-				}
+			if tap != nil {
+				defer tap.file.Close()
 			}
-			slog.Info("running", "scenario", s.Name, "seed", s.Seed, "hosts", len(s.Topo.Hosts), "flows", len(tw.Flows),
-				"est_packet_hops", est.PacketHops, "est_memory", fmt.Sprint(est.Memory))
+			ls.log.Info("running", "scenario", s.Name, "seed", s.Seed, "hosts", len(s.Topo.Hosts), "flows", len(tw.Flows),
+				"est_packet_hops", est.PacketHops, "est_events", est.Events, "est_memory", fmt.Sprint(est.Memory))
 			wall := time.Now()
-			end := runWithProgress(tw, cmd.ErrOrStderr())
+			var sink progressSink
+			if ls.progress {
+				sink = newBar(cmd.ErrOrStderr(), s.Name, est.Events)
+			}
+			end := runWithProgress(tw, est.Events, sink)
 			elapsed := time.Since(wall)
 			events := tw.Net.Sched.Executed()
-			slog.Info("done", "simulated", end.String(), "events", events, "wall", elapsed.Round(time.Millisecond).String(),
+			ls.log.Info("done", "simulated", end.String(), "events", events, "wall", elapsed.Round(time.Millisecond).String(),
 				"events_per_s", fmt.Sprintf("%.3g", float64(events)/elapsed.Seconds()))
 			if tap != nil {
 				if err := tap.Close(); err != nil {
 					return fmt.Errorf("--pcap %s: %w", pcapFile, err)
 				}
-				slog.Info("capture written", "file", pcapFile, "frames", tap.Frames, "analyse", "rocelab capture "+pcapFile+" --link-speed "+tap.Rate().String())
+				ls.log.Info("capture written", "file", pcapFile, "frames", tap.Frames, "analyse", "rocelab capture "+pcapFile)
 			}
 			res := report.New(tw, end)
 			out := bufio.NewWriter(cmd.OutOrStdout())
@@ -137,31 +174,67 @@ payload cut at --snaplen. Wireshark opens it; 'rocelab capture FILE
 				if err := res.WriteDir(outDir, tw.Net); err != nil {
 					return err
 				}
+				if err := writeManifest(outDir); err != nil {
+					return err
+				}
+			}
+			if outSysfs != "" {
+				if err := twinfeed.WriteTree(outSysfs, twinfeed.Snapshot(tw)); err != nil {
+					return err
+				}
+				if err := writeManifest(outSysfs); err != nil {
+					return err
+				}
+			}
+			if why := failures(res, fail); len(why) > 0 {
+				return &exitError{code: 1, err: fmt.Errorf("--fail-on: %s", strings.Join(why, "; "))}
 			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.Int64Var(&seed, "seed", 0, "override the scenario's seed")
-	f.BoolVar(&asJSON, "json", false, "write the result as JSON")
-	f.StringVar(&outDir, "out", "", "also write result files into this directory")
+	f.BoolVarP(&asJSON, "json", "j", false, "write the result as JSON")
+	f.StringVarP(&outDir, "out", "o", "", "also write result files into this directory (new or empty; see --force)")
+	f.BoolVar(&force, "force", false, "with --out or --out-sysfs: replace the files an earlier run wrote into DIR (and nothing else)")
+	f.StringVar(&outSysfs, "out-sysfs", "", "also write each host's counters as a sysfs-shaped tree DIR/<host>/ that 'rocelab exporter --path.sysfs DIR/<host>/sys' reads (new or empty; see --force)")
 	f.StringVar(&example, "example", "", "run an embedded example by name (see 'rocelab examples')")
 	f.StringVar(&maxMemory, "max-memory", "", "refuse scenarios estimated to need more memory (default: 80% of available memory)")
-	f.Int64Var(&maxEvents, "max-events", 5_000_000_000, "refuse scenarios estimated to need more scheduler events")
+	f.Int64Var(&maxEvents, "max-events", defaultMaxEvents, "refuse scenarios estimated to need more scheduler events (positive)")
 	f.StringVar(&pcapFile, "pcap", "", "write the frames seen at one port to this pcapng file")
-	f.StringVar(&pcapAt, "pcap-at", "", "the port to capture at, NODE:PORT (default: the first host's NIC port)")
-	f.IntVar(&snaplen, "snaplen", scenario.DefaultSnaplen, "bytes kept of each captured frame (0: whole frames)")
+	f.StringVar(&pcapAt, "pcap-at", "", "the port to capture at, NODE/pN or NODE-pN (default: the first host's NIC port, h0/p0)")
+	f.IntVar(&snaplen, "snaplen", scenario.DefaultSnaplen, fmt.Sprintf("bytes kept of each captured frame: 0 keeps whole frames, else at least the RoCE headers (%d bytes, %d with VLAN)", scenario.MinSnaplen(false), scenario.MinSnaplen(true)))
+	f.StringSliceVar(&failOn, "fail-on", nil, "exit 1 when the run meets a condition: targets (a health target fails), incomplete (a flow did not complete)")
+	_ = cmd.RegisterFlagCompletionFunc("example", completeExamples)
+	_ = cmd.RegisterFlagCompletionFunc("pcap-at", completePorts)
+	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{failTargets, failIncomplete}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("pcap", completeFiles("pcapng"))
 	return cmd
 }
 
-// loadScenario reads FILE, an embedded example, or the default example.
-func loadScenario(args []string, example string) (*scenario.Scenario, error) {
+// defaultMaxEvents is --max-events' default: about half an hour of wall
+// time at 3 M events/s.
+const defaultMaxEvents = 5_000_000_000
+
+// loadScenario reads FILE ("-": stdin), an embedded example, or the default
+// example.
+func loadScenario(cmd *cobra.Command, args []string, example string) (*scenario.Scenario, error) {
 	if len(args) == 1 {
 		if example != "" {
 			return nil, fmt.Errorf("give a scenario FILE or --example, not both")
 		}
-		return scenario.LoadFile(args[0])
+		in, err := openInput(args[0], cmd.InOrStdin(), "a scenario", scenarioName, "")
+		if err != nil {
+			return nil, err
+		}
+		defer in.Close()
+		return scenario.LoadReader(in.name, in.r)
 	}
+	return loadExample(example)
+}
+
+// loadExample loads an embedded example by name, or the default one.
+func loadExample(example string) (*scenario.Scenario, error) {
 	name := examples.Default
 	if example != "" {
 		name = strings.TrimSuffix(example, ".yaml") + ".yaml"
@@ -171,50 +244,4 @@ func loadScenario(args []string, example string) (*scenario.Scenario, error) {
 		return nil, fmt.Errorf("no embedded example %q (see 'rocelab examples')", strings.TrimSuffix(name, ".yaml"))
 	}
 	return scenario.Load(path.Join("examples", name), data)
-}
-
-// runWithProgress runs the twin in slices of simulated time so that a
-// progress bar can follow it on a terminal; slicing does not change the
-// order of events.
-func runWithProgress(tw *scenario.Twin, stderr io.Writer) unit.Time {
-	limit := tw.Scenario.Duration
-	if !isTerminal(stderr) {
-		return tw.Run()
-	}
-	p := mpb.New(mpb.WithOutput(stderr), mpb.WithWidth(40))
-	const steps = 200
-	bar := p.AddBar(steps,
-		mpb.PrependDecorators(decor.Name("simulating "+tw.Scenario.Name)),
-		mpb.AppendDecorators(decor.Percentage()))
-	for i := 1; i <= steps && !tw.Done(); i++ {
-		tw.RunUntil(limit * unit.Time(i) / steps)
-		bar.SetCurrent(int64(i))
-	}
-	bar.SetCurrent(steps)
-	p.Wait()
-	return tw.Run()
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// defaultMemoryLimit is 80% of MemAvailable, or 0 (no limit) when unknown.
-func defaultMemoryLimit() unit.Bytes {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		var kb int64
-		if _, err := fmt.Sscanf(line, "MemAvailable: %d kB", &kb); err == nil {
-			return unit.Bytes(kb * 1024 * 8 / 10)
-		}
-	}
-	return 0
 }

@@ -36,6 +36,27 @@ type Options struct {
 	LinkSpeed unit.BitRate
 	// Bin is the timeline bin width; zero means DefaultBin.
 	Bin unit.Time
+	// QPs and Flows select RoCE packets: by BTH destination QP, or by the
+	// hosts at either end. With either set, pause frames are kept and
+	// everything else is left out (counted in FilteredOut).
+	QPs   []uint32
+	Flows []FlowFilter
+	// Count stops the analysis after this many packets (0: all), counting
+	// those the filter keeps, as tcpdump -c does.
+	Count int64
+}
+
+// FlowName names flow k as the report shows it: by host names when the
+// capture gives them ("h0 > h17 qp 0x000101"), else by addresses.
+func (a *Analysis) FlowName(k FlowKey) string {
+	src, dst := k.Src.String(), k.Dst.String()
+	if n, ok := a.names[k.Src]; ok {
+		src = n
+	}
+	if n, ok := a.names[k.Dst]; ok {
+		dst = n
+	}
+	return fmt.Sprintf("%s > %s qp 0x%06x", src, dst, k.QPN)
 }
 
 // FlowKey identifies a flow: one direction of a QP.
@@ -185,12 +206,26 @@ type Analysis struct {
 	ErrorExamples     []DecodeFailure  `json:"decode_error_examples"`
 	BackwardTime      int64            `json:"timestamps_backwards"`
 
+	// Truncated says where the capture breaks off inside a record (every
+	// whole packet before it is analysed); nil when it ends cleanly.
+	Truncated *Truncation `json:"truncated,omitempty"`
+	// HostNames are the names the capture gives addresses (a pcapng Name
+	// Resolution Block, as the twin writes), by address.
+	HostNames map[string]string `json:"host_names,omitempty"`
+	// Filter says what -c, --qp and --flow selected; FilteredOut counts
+	// the packets they left out.
+	Filter      string `json:"filter,omitempty"`
+	FilteredOut int64  `json:"filtered_out,omitempty"`
+	// Stopped is set when the analysis stopped at Options.Count packets.
+	Stopped bool `json:"stopped_at_count,omitempty"`
+
 	Flows []*Flow       `json:"flows"`
 	Pause []*PauseStats `json:"pause"`
 	LLDP  *LLDPSummary  `json:"lldp,omitempty"`
 	Notes []string      `json:"notes"`
 
 	opts    Options
+	names   map[netip.Addr]string
 	t0      int64
 	started bool
 	last    unit.Time
@@ -225,9 +260,11 @@ func (a *Analysis) LinkSpeeds() []ingest.LinkSpeed {
 }
 
 // Analyze reads a whole capture from r and analyses it. name is the
-// input's display name. A capture that cannot be read at all, or that
-// breaks off, returns an error naming the file and what was expected; no
-// partial analysis is returned.
+// input's display name. A capture that cannot be read at all, or whose
+// records are corrupt, returns an error naming the file and what was
+// expected. A capture that breaks off inside its last record (tcpdump
+// killed, a copy cut) is analysed up to its last whole packet, and
+// Truncated says where it ends.
 func Analyze(name string, r io.Reader, opts Options) (*Analysis, error) {
 	rd, err := NewReader(r)
 	if err != nil {
@@ -236,7 +273,8 @@ func Analyze(name string, r io.Reader, opts Options) (*Analysis, error) {
 	a := NewAnalysis(name, opts)
 	a.Format = rd.Format()
 	var p Packet
-	for {
+	nNames := 0
+	for opts.Count <= 0 || a.Packets < opts.Count {
 		err := rd.Next(&p)
 		if errors.Is(err, io.EOF) {
 			break
@@ -244,8 +282,16 @@ func Analyze(name string, r io.Reader, opts Options) (*Analysis, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		if rd.ng != nil && rd.ng.NNames() != nNames {
+			a.names, nNames = rd.Names(), rd.ng.NNames()
+		}
 		a.Add(&p, rd.LinkSpeed(p.Iface))
 	}
+	a.Stopped = opts.Count > 0 && a.Packets >= opts.Count
+	if !a.Stopped {
+		a.Truncated = rd.Truncated()
+	}
+	a.names = rd.Names()
 	a.Snaplen = rd.Snaplen()
 	a.Finish()
 	return a, nil
@@ -266,9 +312,25 @@ func NewAnalysis(name string, opts Options) *Analysis {
 // Add analyses one packet; ifSpeed is its interface's if_speed (0 if
 // unknown). Packets must come in capture order with LinkType set (the
 // Reader sets it; frames of other link types are counted, not decoded).
-func (a *Analysis) Add(p *Packet, ifSpeed unit.BitRate) {
+//
+// With a filter (Options.QPs, Options.Flows), a packet it leaves out is
+// only counted in FilteredOut; Add reports whether the packet was kept.
+func (a *Analysis) Add(p *Packet, ifSpeed unit.BitRate) bool {
+	f := &a.frame
+	ethernet := p.LinkType == layers.LinkTypeEthernet
+	var decodeErr error
+	if ethernet {
+		decodeErr = f.Decode(p.Data)
+	}
+	if a.opts.filtering() && !a.keep(f, ethernet && decodeErr == nil) {
+		a.FilteredOut++
+		return false
+	}
 	if !a.started {
 		a.started, a.t0 = true, p.Time
+	}
+	if a.LinkSpeed == 0 {
+		a.LinkSpeed = ifSpeed // the first interface that states one
 	}
 	t := unit.Time(-1) // before the first packet: counted as backwards
 	if d := p.Time - a.t0; d > int64(unit.MaxTime/unit.Nanosecond) {
@@ -282,19 +344,18 @@ func (a *Analysis) Add(p *Packet, ifSpeed unit.BitRate) {
 	}
 	a.last = t
 	a.Packets++
-	if p.LinkType != layers.LinkTypeEthernet {
+	if !ethernet {
 		a.Bytes += int64(p.Length)
 		a.Other[fmt.Sprintf("link type %d (%s)", p.LinkType, p.LinkType)]++
-		return
+		return true
 	}
-	f := &a.frame
-	if err := f.Decode(p.Data); err != nil {
+	if decodeErr != nil {
 		a.DecodeErrors++
 		if len(a.ErrorExamples) < maxErrors {
-			a.ErrorExamples = append(a.ErrorExamples, DecodeFailure{Packet: p.Num, Error: err.Error()})
+			a.ErrorExamples = append(a.ErrorExamples, DecodeFailure{Packet: p.Num, Error: decodeErr.Error()})
 		}
 		a.Bytes += int64(p.Length)
-		return
+		return true
 	}
 	switch f.Kind {
 	case wire.FrameRoCE:
@@ -309,6 +370,7 @@ func (a *Analysis) Add(p *Packet, ifSpeed unit.BitRate) {
 		a.Bytes += int64(p.Length)
 		a.addOther(p, f)
 	}
+	return true
 }
 
 // Finish closes open episodes and pause intervals, pairs the peers'
@@ -350,6 +412,13 @@ func (a *Analysis) Finish() {
 		return a.Pause[i].Priority < a.Pause[j].Priority
 	})
 	a.setLinkSpeedSource()
+	a.Filter = a.opts.describeFilter()
+	if len(a.names) > 0 {
+		a.HostNames = map[string]string{}
+		for ip, n := range a.names {
+			a.HostNames[ip.String()] = n
+		}
+	}
 	a.Notes = a.notes()
 	if a.Flows == nil {
 		a.Flows = []*Flow{}

@@ -12,6 +12,15 @@ func (a *Analysis) notes() []string {
 	if a.LLDP != nil {
 		a.LLDP.finish()
 	}
+	if a.Truncated != nil {
+		ns = append(ns, fmt.Sprintf("truncated: %s; the %d whole packets were analysed (a capture stopped before tcpdump flushed, or a copy cut short)", a.Truncated, a.Truncated.LastPacket))
+	}
+	if a.Filter != "" {
+		ns = append(ns, fmt.Sprintf("filtered to %s (and pause frames): %d packets left out", a.Filter, a.FilteredOut))
+	}
+	if a.Stopped {
+		ns = append(ns, fmt.Sprintf("stopped after %d packets (-c)", a.Packets))
+	}
 	if a.RoCEPackets == 0 {
 		n := "no RoCEv2 packets (UDP port 4791): " + a.Contents()
 		if a.LLDP != nil {

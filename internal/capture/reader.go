@@ -2,10 +2,13 @@ package capture
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
+	"strings"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -73,21 +76,53 @@ type Reader struct {
 	src    interface {
 		ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error)
 	}
-	ng      *pcapgo.NgReader
-	tap     *ngTap
-	snaplen int
-	n       int
+	ng       *pcapgo.NgReader
+	tap      *ngTap
+	count    *countingReader // pcap: bytes read from the file so far
+	whole    int64           // pcap: offset of the end of the last whole record
+	linkType layers.LinkType // pcap: the file's link type
+	snaplen  int
+	n        int
+	trunc    *Truncation
+	cooked   []byte // a Linux cooked frame rewritten as Ethernet
+}
+
+// A Truncation says where a capture breaks off inside a record, as a
+// capture does when tcpdump is killed before it flushes or a copy is cut.
+// Offsets count bytes of the capture itself (after gzip decompression).
+type Truncation struct {
+	// Offset is where the incomplete record starts; Size is where the data
+	// ends.
+	Offset int64 `json:"offset"`
+	Size   int64 `json:"size"`
+	// LastPacket is the number of the last whole packet.
+	LastPacket int `json:"last_whole_packet"`
+}
+
+// String describes the truncation in a sentence.
+func (t *Truncation) String() string {
+	if t.Size == t.Offset {
+		return fmt.Sprintf("the compressed stream breaks off at byte offset %d of the capture, after packet %d (the last whole one)", t.Offset, t.LastPacket)
+	}
+	return fmt.Sprintf("the capture ends %d bytes into a record that starts at byte offset %d, after packet %d (the last whole one)", t.Size-t.Offset, t.Offset, t.LastPacket)
 }
 
 // NewReader recognises the format by its magic number and reads the file
-// header. Gzip-compressed pcap is read as pcap.
+// header. A gzip-compressed capture is read through gzip.
 func NewReader(r io.Reader) (*Reader, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
+	if head, _ := br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, &FormatError{Msg: "gzip: " + err.Error()}
+		}
+		br = bufio.NewReaderSize(zr, 64<<10)
+	}
 	head, err := br.Peek(4)
 	if err != nil {
 		return nil, &FormatError{Msg: fmt.Sprintf("not a pcap or pcapng file: %d bytes, expected at least a 24-byte pcap or 28-byte pcapng header", len(head))}
 	}
-	rd := &Reader{}
+	rd := &Reader{linkType: layers.LinkTypeEthernet}
 	switch m := binary.LittleEndian.Uint32(head); m {
 	case magicPcapNG:
 		rd.format = FormatPcapNG
@@ -102,13 +137,15 @@ func NewReader(r io.Reader) (*Reader, error) {
 		if m == magicPcapNs || m == magicPcapNsBE {
 			rd.format = FormatPcapNs
 		}
-		pr, err := pcapgo.NewReader(br)
+		rd.count = &countingReader{r: br}
+		pr, err := pcapgo.NewReader(rd.count)
 		if err != nil {
 			return nil, &FormatError{Msg: "pcap: bad file header: " + err.Error()}
 		}
-		rd.src, rd.snaplen = pr, int(pr.Snaplen())
-		if lt := pr.LinkType(); lt != layers.LinkTypeEthernet {
-			return nil, &FormatError{Msg: fmt.Sprintf("pcap link type %d (%s) is not supported: expected Ethernet (1)", lt, lt)}
+		rd.src, rd.snaplen, rd.whole = pr, int(pr.Snaplen()), pcapHeaderLen
+		rd.linkType = pr.LinkType()
+		if lt := rd.linkType; !readable(lt) {
+			return nil, &FormatError{Msg: fmt.Sprintf("pcap link type %d (%s) is not supported: expected Ethernet (1) or Linux cooked capture (113, 276: tcpdump -i any)", lt, lt)}
 		}
 	default:
 		return nil, &FormatError{Msg: fmt.Sprintf("not a pcap or pcapng file: bad magic 0x%08x (expected a1b2c3d4, a1b23c4d, their byte swaps, or 0a0d0d0a)", m)}
@@ -148,18 +185,21 @@ func (r *Reader) LinkSpeed(i int) unit.BitRate {
 
 // Next returns the next packet, or io.EOF after the last one. An error
 // names the packet number where reading failed.
+//
+// A capture that breaks off inside a record ends with io.EOF after its last
+// whole packet; Truncated then says where.
 func (r *Reader) Next(p *Packet) error {
 	data, ci, err := r.src.ZeroCopyReadPacketData()
-	if err == io.EOF {
-		return io.EOF
-	}
 	if err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return fmt.Errorf("packet %d: file ends inside a packet record (truncated capture)", r.n+1)
+		if r.trunc = r.truncation(err); r.trunc != nil || err == io.EOF {
+			return io.EOF
 		}
 		return fmt.Errorf("packet %d: %w", r.n+1, err)
 	}
-	lt := layers.LinkTypeEthernet
+	if r.count != nil {
+		r.whole += pcapRecordHeaderLen + int64(len(data))
+	}
+	lt := r.linkType
 	if r.ng != nil {
 		if intf, e := r.ng.Interface(ci.InterfaceIndex); e == nil {
 			lt = intf.LinkType
@@ -170,7 +210,74 @@ func (r *Reader) Next(p *Packet) error {
 	if p.Length < len(data) {
 		p.Length = len(data)
 	}
+	r.uncook(p)
 	return nil
+}
+
+// Truncated says where the capture broke off inside a record, or nil when
+// it ended cleanly (or has not been read to its end).
+func (r *Reader) Truncated() *Truncation { return r.trunc }
+
+// truncation returns where the capture breaks off when err is the end of
+// the data inside a record, or nil.
+func (r *Reader) truncation(err error) *Truncation {
+	if r.count != nil {
+		// pcap: at the end of the data every byte has been read, so any
+		// byte past the last whole record belongs to one that is cut.
+		if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF && r.count.n > r.whole {
+			return &Truncation{Offset: r.whole, Size: r.count.n, LastPacket: r.n}
+		}
+		return nil
+	}
+	// pcapng: the reader reports a cut block as an unexpected EOF, at times
+	// only in its message; the tap knows where that block starts.
+	t := r.tap
+	if t == nil || !t.eof || t.stopped || !(t.left > 0 || t.hdrN > 0) {
+		return nil
+	}
+	if !errors.Is(err, io.ErrUnexpectedEOF) && !strings.Contains(err.Error(), io.ErrUnexpectedEOF.Error()) {
+		return nil
+	}
+	return &Truncation{Offset: t.blockStart, Size: t.pos, LastPacket: r.n}
+}
+
+// Names returns the host names a pcapng Name Resolution Block gives, by
+// address (nil when there are none).
+func (r *Reader) Names() map[netip.Addr]string {
+	if r.ng == nil || r.ng.NNames() == 0 {
+		return nil
+	}
+	m := map[netip.Addr]string{}
+	for i := 0; i < r.ng.NNames(); i++ {
+		rec, err := r.ng.Name(i)
+		ip, ok := rec.Addr.(*pcapgo.NgIPAddress)
+		if err != nil || !ok || !ip.Addr.IsValid() || len(rec.Names) == 0 || rec.Names[0] == "" {
+			continue
+		}
+		if _, dup := m[ip.Addr]; !dup {
+			m[ip.Addr] = rec.Names[0]
+		}
+	}
+	return m
+}
+
+// Sizes of the pcap file header and record header.
+const (
+	pcapHeaderLen       = 24
+	pcapRecordHeaderLen = 16
+)
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+// Read implements io.Reader.
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // ngTap watches the pcapng block stream as NgReader consumes it, to learn
@@ -187,6 +294,10 @@ type ngTap struct {
 	// stopped is set on a malformed block; NgReader reports the fault.
 	stopped bool
 	speeds  []uint64 // per interface of the current section
+	// pos counts the bytes passed; blockStart is where the current block
+	// starts; eof is set once the input has ended.
+	pos, blockStart int64
+	eof             bool
 }
 
 const maxIDB = 64 << 10
@@ -195,12 +306,16 @@ const maxIDB = 64 << 10
 func (t *ngTap) Read(p []byte) (int, error) {
 	n, err := t.r.Read(p)
 	t.feed(p[:n])
+	t.eof = t.eof || err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF)
 	return n, err
 }
 
 func (t *ngTap) feed(p []byte) {
 	for len(p) > 0 && !t.stopped {
 		if t.left == 0 {
+			if t.hdrN == 0 {
+				t.blockStart = t.pos
+			}
 			shb := t.hdrN >= 4 && binary.LittleEndian.Uint32(t.hdr[:4]) == magicPcapNG
 			need := 8
 			if shb {
@@ -208,6 +323,7 @@ func (t *ngTap) feed(p []byte) {
 			}
 			k := copy(t.hdr[t.hdrN:need], p)
 			t.hdrN += k
+			t.pos += int64(k)
 			p = p[k:]
 			if t.hdrN < need || (need == 8 && binary.LittleEndian.Uint32(t.hdr[:4]) == magicPcapNG) {
 				continue
@@ -220,6 +336,7 @@ func (t *ngTap) feed(p []byte) {
 			t.idb = append(t.idb, p[:k]...)
 		}
 		t.left -= k
+		t.pos += int64(k)
 		p = p[k:]
 		if t.left == 0 && t.inIDB {
 			t.endIDB()

@@ -35,7 +35,7 @@ func (a *Analysis) WriteText(w io.Writer) error {
 			s := f.Requester
 			s.add(&f.Responder)
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%d/%d\t%d\t%d\t%d\t%d\t\n",
-				f.Key, f.Packets, f.Bytes, f.ThroughputBps/1e9, f.Requests, f.Responses, s.Gaps, s.Missing,
+				a.FlowName(f.Key), f.Packets, f.Bytes, f.ThroughputBps/1e9, f.Requests, f.Responses, s.Gaps, s.Missing,
 				s.RetransPackets, s.RetransBytes, s.NAKEpisodes, s.TimeoutEpisodes, sum(f.NAKsReceived), f.CE, f.CNPs, f.CNPsReceived)
 		}
 		if err := tw.Flush(); err != nil {
@@ -75,10 +75,10 @@ func (a *Analysis) writeEpisodes(b *strings.Builder) {
 					first = false
 				}
 				if i == maxEpisodesShown {
-					fmt.Fprintf(b, "  %s: ... %d more (see --json)\n", f.Key, s.EpisodeCount-int64(i))
+					fmt.Fprintf(b, "  %s: ... %d more (see --json)\n", a.FlowName(f.Key), s.EpisodeCount-int64(i))
 					break
 				}
-				fmt.Fprintf(b, "  %s: %s\n", f.Key, e.describe())
+				fmt.Fprintf(b, "  %s: %s\n", a.FlowName(f.Key), e.describe())
 			}
 		}
 	}
@@ -108,7 +108,7 @@ func (a *Analysis) writeNAKs(b *strings.Builder) {
 			b.WriteString("\nNAKs sent, by syndrome\n")
 			first = false
 		}
-		fmt.Fprintf(b, "  %s: %s\n", f.Key, counts(f.NAKs))
+		fmt.Fprintf(b, "  %s: %s\n", a.FlowName(f.Key), counts(f.NAKs))
 	}
 }
 

@@ -8,7 +8,9 @@ import (
 )
 
 // The tests in this file check the reaction point against the closed forms
-// of facts.md §1.1–1.3, computed here in float64 from the knob values alone.
+// of the DCQCN paper (Zhu et al., SIGCOMM 2015), the mlx5 knobs and the HPCC
+// ns-3 model (rdma-hw.cc), computed here in float64 from the knob values
+// alone.
 // The implementation works in integers (bit/s, α in Q62) and rounds averages
 // up, so a rate may differ from the float by a few bit/s; α agrees to 1e-12.
 

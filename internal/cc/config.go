@@ -116,7 +116,7 @@ const maxUint32 = 1<<32 - 1
 var knobs = [...]Knob{
 	{Name: "dce_tcp_g", Point: "rp", Unit: "1/1024", Min: 0, Max: 1023, MLX5: 1019, Paper: 1020,
 		Meaning: "α keep factor G: each α update α ← α·G/1024, plus (1024−G)/1024 on a CNP; the paper's g is (1024−G)/1024",
-		Note:    "paper g = 1/256 is G = 1020; mstflint's help text default 64 is stale (facts.md §7)",
+		Note:    "paper g = 1/256 is G = 1020; mstflint's help text default 64 is stale (mlxconfig q shows 1019)",
 		field:   func(c *DCQCNConfig) *int64 { return &c.DceTcpG }},
 	{Name: "dce_tcp_rtt", Point: "rp", Unit: "us", Min: 1, Max: 131071, MLX5: 1, Paper: 55,
 		Meaning: "α update period (mlx5); the paper's K, after which α decays if no CNP came",
@@ -220,8 +220,9 @@ func LookupKnob(name string) (Knob, bool) {
 // Presets returns the preset names Preset accepts.
 func Presets() []string { return []string{"mlx5", "paper"} }
 
-// Preset returns the named configuration: "mlx5" (ConnectX defaults,
-// facts.md §1.2) or "paper" (Zhu et al. 2015 at 40 Gb/s, facts.md §1.1).
+// Preset returns the named configuration: "mlx5" (ConnectX defaults, from
+// mlxconfig q on a ConnectX-5 Ex) or "paper" (Zhu et al., SIGCOMM 2015, at
+// 40 Gb/s).
 func Preset(name string) (DCQCNConfig, error) {
 	var c DCQCNConfig
 	switch name {

@@ -7,7 +7,7 @@ import (
 	"rocelab/internal/unit"
 )
 
-// The mlx5 preset is facts.md §1.2's defaults table, value for value.
+// The mlx5 preset is the defaults table of mlxconfig q on a ConnectX-5 Ex, fw 16.27.2008 (xdp-newbies list, 22 Jun 2020), cross-checked with NVIDIA DOCA's "DCQCN CC Parameters" page, value for value.
 func TestPresetMLX5IsTheDefaultsTable(t *testing.T) {
 	want := map[string]int64{
 		"dce_tcp_g": 1019, "dce_tcp_rtt": 1, "initial_alpha_value": 1023,
@@ -39,7 +39,8 @@ func TestPresetMLX5IsTheDefaultsTable(t *testing.T) {
 	}
 }
 
-// The paper preset is facts.md §1.1: g = 1/256, K = T = 55 µs, B = 10 MB,
+// The paper preset is Zhu et al. (SIGCOMM 2015, as htsim's DCQCN model
+// reads it): g = 1/256, K = T = 55 µs, B = 10 MB,
 // F = 5, R_AI = 40 Mb/s, N = 50 µs per flow, a cut on every CNP.
 func TestPresetPaper(t *testing.T) {
 	c, err := Preset("paper")

@@ -7,7 +7,8 @@ import "rocelab/internal/unit"
 // move them. It is a value the NIC may embed in its QP (Init) or hold by
 // pointer (New); it does not allocate after construction.
 //
-// The algorithm, per facts.md §1.1–1.4 (docs/cc.md walks through it):
+// The algorithm, per Zhu et al. (SIGCOMM 2015), NVIDIA's DCQCN pages and the
+// HPCC ns-3 model (docs/cc.md walks through it and its sources):
 //
 //   - Decrease. A CNP (or, with a monitor period, the end of a window in
 //     which one arrived) cuts RC ← max(RC·(1 − α/Gd), RC·rpg_min_dec_fac%,

@@ -154,7 +154,6 @@ const (
 	VportUnicastPackets   Concept = "vport_unicast_packets"   // unicast packets through the vport (Ethernet and RoCE)
 	NetdevPackets         Concept = "netdev_packets"          // packets the netdev's rings handled (software count; RDMA bypasses it)
 	GlobalPauseQoS        Concept = "global_pause_qos"        // IEEE 802.3x pause frames as mlx5's QoS group counts them (printed only with 802.3x on)
-	BufferDrops           Concept = "buffer_drops"            // packets dropped for want of buffer, one of several per driver (Name tells which)
 
 	CNPSent            Concept = "np_cnp_sent"                // CNPs sent as notification point
 	ECNMarkedRoCE      Concept = "np_ecn_marked_roce_packets" // RoCE packets received with ECN CE
@@ -255,7 +254,7 @@ func New(descs []Desc) (*Table, error) {
 			}
 			t.byName[name] = entry{desc: i, prio: p}
 		}
-		if d.Concept == DropReason || d.Concept == BufferDrops {
+		if d.Concept == DropReason {
 			continue // one concept, several names, told apart by name
 		}
 		k := key{d.Vendor, d.Source, d.Concept, d.Dir}

@@ -41,6 +41,8 @@ func builtin() []Desc {
 		e("tx_packets_phy", PhyPackets, TX, Packets),
 		e("tx_bytes_phy", PhyBytes, TX, Bytes),
 		e("rx_discards_phy", PhyDiscards, RX, Packets),
+		e("rx_crc_errors_phy", PhyCRCErrors, RX, Packets),
+		e("tx_errors_phy", PhyErrors, TX, Packets),
 		e("tx_discards_phy", PhyDiscards, TX, Packets),
 		e("rx_out_of_buffer", OutOfBufferHost, RX, Packets),
 		e("rx_buffer_passed_thres_phy", BufferPassedThreshold, RX, Events),
@@ -96,6 +98,12 @@ func builtin() []Desc {
 		hw(SlowRestart, NoDir),
 		hw(SlowRestartCNPs, RX),
 		hw(SlowRestartTrans, NoDir),
+		hw(ICRCEncapsulated, RX),
+		hw(ReqRemoteAccessErr, NoDir),
+		hw(ReqRemoteInvalidReq, NoDir),
+		hw(RespLocalLengthErr, NoDir),
+		hw(RespRemoteAccessErrs, NoDir),
+		hw(RxDCTConnect, RX),
 
 		// IB port counters (counters/).
 		pc(PortXmitData, TX, Words4),
@@ -104,6 +112,14 @@ func builtin() []Desc {
 		pc(PortRcvPackets, RX, Packets),
 		pc(PortXmitDiscard, TX, Packets),
 		pc(PortRcvErrors, RX, Packets),
+		{Name: "port_unicast_xmit_packets", Vendor: MLX5, Source: PortCounters, Concept: PortUnicastPackets, Dir: TX, Unit: Packets},
+		{Name: "port_unicast_rcv_packets", Vendor: MLX5, Source: PortCounters, Concept: PortUnicastPackets, Dir: RX, Unit: Packets},
+		{Name: "port_multicast_xmit_packets", Vendor: MLX5, Source: PortCounters, Concept: PortMcastPackets, Dir: TX, Unit: Packets},
+		{Name: "port_multicast_rcv_packets", Vendor: MLX5, Source: PortCounters, Concept: PortMcastPackets, Dir: RX, Unit: Packets},
+		pc(LinkDowned, NoDir, Events),
+		pc(LinkErrorRecovery, NoDir, Events),
+		pc(SymbolError, RX, Events),
+		pc(PortXmitWait, TX, Events),
 
 		// bnxt_en ethtool -S.
 		other(BNXT, "rx_bytes_pri%d", PrioBytes, RX, true, Bytes),
@@ -129,10 +145,7 @@ func builtin() []Desc {
 		other(BE2NET, "tx_pauseframes", GlobalPause, TX, false, Packets),
 		other(BE2NET, "rx_roce_frames", RDMAUnicastPackets, RX, false, Packets),
 		other(BE2NET, "rx_drops_no_pbuf", OutOfBufferHost, RX, false, Packets),
-		other(BE2NET, "rx_drops_no_erx_descr", BufferDrops, RX, false, Packets),
-		other(BE2NET, "rxpp_fifo_overflow_drop", BufferDrops, RX, false, Packets),
-		other(BE2NET, "rx_input_fifo_overflow_drop", BufferDrops, RX, false, Packets),
-		other(BE2NET, "pmem_fifo_overflow_drop", BufferDrops, RX, false, Packets),
+		other(BE2NET, "rxpp_fifo_overflow_drop", PhyDiscards, RX, false, Packets),
 
 		// Switch ports, as the twin reports them (no vendor prints these).
 		sw("ecn_marked_prio%d", ECNMarkedPrio, true),

@@ -7,7 +7,7 @@ import (
 )
 
 // What the network lets an nccl-tests busbw reach, per collective. busbw
-// normalises each collective's traffic (facts.md §5: AllReduce algbw ×
+// normalises each collective's traffic (nccl-tests doc/PERFORMANCE.md: AllReduce algbw ×
 // 2(n−1)/n, AllGather/ReduceScatter/AlltoAll ×(n−1)/n, Broadcast/Reduce/
 // SendRecv ×1), so the ceiling is a multiple m of one NIC's line rate L:
 //

@@ -36,11 +36,12 @@ var captureGroups = map[string]string{
 	"capture.cnp.storm":      "CNPs in the capture",
 	"capture.pfc.pause":      "Pause frames in the capture",
 	"capture.ecn.marked":     "ECN CE marks in the capture",
+	"capture.truncated":      "Captures that end inside a record",
 }
 
 func captureRule() Rule {
 	return Rule{
-		IDs: []string{"capture.no_roce", "capture.retransmission", "capture.cnp.storm", "capture.pfc.pause", "capture.ecn.marked"},
+		IDs: []string{"capture.no_roce", "capture.retransmission", "capture.cnp.storm", "capture.pfc.pause", "capture.ecn.marked", "capture.truncated"},
 		Check: func(inc *Incident) []Finding {
 			var fs []Finding
 			for _, a := range All[*capture.Analysis](inc) {
@@ -54,12 +55,13 @@ func captureRule() Rule {
 }
 
 func captureFindings(a *capture.Analysis) []Finding {
+	fs := truncatedFindings(a)
 	if a.RoCEPackets == 0 {
 		evs := []Evidence{{File: a.File, Text: a.Contents()}}
 		if a.LLDP != nil {
 			evs = append(evs, ev(a, a.LLDP.FirstPacket, "%s", a.LLDP.Describe()))
 		}
-		fs := []Finding{{
+		fs = append(fs, Finding{
 			ID: "capture.no_roce", Severity: Warn, Layer: LayerRDMA,
 			Title:    fmt.Sprintf("%s holds no RoCEv2 traffic (%s, none to UDP port 4791)", a.File, plural(int(a.Packets), "packet", "packets")),
 			Evidence: evs,
@@ -67,15 +69,32 @@ func captureFindings(a *capture.Analysis) []Finding {
 				"(LLDP, ARP, TCP); a capture without UDP 4791 says nothing about the RoCE data path.",
 			Fix: "Capture the RDMA traffic itself: NVIDIA ibdump, or tcpdump -i mlx5_0 with an RDMA-capable libpcap, or a switch port mirror; " +
 				"e.g. tcpdump -i mlx5_0 -s 100 udp port 4791 -w roce.pcap.",
-		}}
+		})
 		return append(fs, pauseFindings(a)...)
 	}
-	var fs []Finding
 	fs = append(fs, retransmissionFindings(a)...)
 	fs = append(fs, cnpFindings(a)...)
 	fs = append(fs, pauseFindings(a)...)
 	fs = append(fs, ecnFindings(a)...)
 	return fs
+}
+
+// truncatedFindings reports a capture that ends inside a record: what was
+// analysed is every whole packet, and the tail is missing.
+func truncatedFindings(a *capture.Analysis) []Finding {
+	t := a.Truncated
+	if t == nil {
+		return nil
+	}
+	return []Finding{{
+		ID: "capture.truncated", Severity: Warn, Layer: LayerInput,
+		Title:    fmt.Sprintf("%s is truncated: it ends inside a record at byte offset %d, after packet %d; the %s before it were analysed", a.File, t.Offset, t.LastPacket, plural(t.LastPacket, "whole packet", "whole packets")),
+		Evidence: []Evidence{{File: a.File, Line: t.LastPacket, Text: t.String()}},
+		Mechanism: "A capture file is written record by record through a buffer; when tcpdump is killed (SIGKILL, a timeout) before it flushes, " +
+			"the disk fills, or a copy is cut short, the file ends inside a record. Everything before it is whole; what happened after it is unknown.",
+		Fix: "Stop tcpdump with Ctrl-C or SIGTERM so that it flushes (or write with -U, packet-buffered), check free space, and copy the whole file; " +
+			"the findings from the whole packets stand, but a drop or pause after the cut would not show.",
+	}}
 }
 
 func ev(a *capture.Analysis, packet int, format string, args ...any) Evidence {
@@ -93,7 +112,7 @@ func retransmissionFindings(a *capture.Analysis) []Finding {
 			timeouts += s.TimeoutEpisodes
 			for _, e := range s.Episodes {
 				if len(evs) < maxCaptureEvidence {
-					evs = append(evs, ev(a, e.StartPacket, "%s: %s", f.Key, describeEpisode(e)))
+					evs = append(evs, ev(a, e.StartPacket, "%s: %s", a.FlowName(f.Key), describeEpisode(e)))
 				}
 			}
 		}
@@ -177,7 +196,7 @@ func cnpFindings(a *capture.Analysis) []Finding {
 			break
 		}
 		evs = append(evs, ev(a, r.f.FirstPacket, "%s: %d CNPs received (%.0f/s over its %s), %d of its %d packets CE-marked",
-			r.f.Key, r.f.CNPsReceived, r.rate, r.f.Last-r.f.First, r.f.CE, r.f.Packets))
+			a.FlowName(r.f.Key), r.f.CNPsReceived, r.rate, r.f.Last-r.f.First, r.f.CE, r.f.Packets))
 	}
 	title := fmt.Sprintf("%s: %d CNPs (DCQCN congestion notifications)", a.File, total)
 	if sev == Warn {
@@ -247,7 +266,7 @@ func ecnFindings(a *capture.Analysis) []Finding {
 		cnps += f.CNPs
 		responses += f.Responses
 		if f.CE > 0 && len(evs) < maxCaptureEvidence {
-			evs = append(evs, ev(a, f.FirstPacket, "%s: %d of %d packets CE-marked, %d ECT", f.Key, f.CE, f.Packets, f.ECT))
+			evs = append(evs, ev(a, f.FirstPacket, "%s: %d of %d packets CE-marked, %d ECT", a.FlowName(f.Key), f.CE, f.Packets, f.ECT))
 		}
 	}
 	if ce == 0 {

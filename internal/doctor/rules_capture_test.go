@@ -140,14 +140,52 @@ func TestCaptureCorpusNoRoCE(t *testing.T) {
 	}
 }
 
+// A capture whose records are corrupt (here the first record claims more
+// bytes than the snaplen) is unreadable, not truncated.
 func TestCaptureUnreadable(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "cut.pcap")
+	path := filepath.Join(t.TempDir(), "corrupt.pcap")
 	data, _ := os.ReadFile(writeSyntheticCapture(t))
-	if err := os.WriteFile(path, data[:len(data)-7], 0o644); err != nil {
+	data[24+11] = 0x7f // caplen of packet 1: about 2 GB
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rep := Diagnose([]string{path}, nil, Options{})
-	if rep.Inputs[0].Error == "" || !strings.Contains(rep.Inputs[0].Error, "packet 48") || rep.ExitCode() != 2 {
+	if rep.Inputs[0].Error == "" || !strings.Contains(rep.Inputs[0].Error, "packet 1") || rep.ExitCode() != 2 {
 		t.Errorf("inputs %+v exit %d", rep.Inputs, rep.ExitCode())
+	}
+}
+
+// cutCapture copies a capture without its last cut bytes, as a capture
+// whose writer was killed before it flushed.
+func cutCapture(t *testing.T, path string, cut int) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "cut-"+filepath.Base(path))
+	if err := os.WriteFile(out, data[:len(data)-cut], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// A capture that breaks off is diagnosed from its whole packets, with a
+// warning that says where it ends, not refused as unreadable.
+func TestCaptureTruncated(t *testing.T) {
+	full := Diagnose([]string{writeSyntheticCapture(t)}, nil, Options{NICSpeed: 100 * unit.Gbps})
+	rep := Diagnose([]string{cutCapture(t, writeSyntheticCapture(t), 7)}, nil, Options{NICSpeed: 100 * unit.Gbps})
+	if rep.ExitCode() != 1 || rep.Inputs[0].Error != "" || rep.Inputs[0].Type != "pcap" {
+		t.Fatalf("exit %d, input %+v", rep.ExitCode(), rep.Inputs[0])
+	}
+	f := findingByID(rep.Findings, "capture.truncated")
+	if f == nil || f.Severity != Warn || !strings.Contains(f.Title, "ends inside a record at byte offset") || f.Evidence[0].Line == 0 {
+		t.Fatalf("capture.truncated: %+v", f)
+	}
+	// Every other finding of the whole capture is still made from the cut one.
+	for _, w := range full.Findings {
+		if findingByID(rep.Findings, w.ID) == nil {
+			t.Errorf("%s is lost when the capture is cut", w.ID)
+		}
 	}
 }

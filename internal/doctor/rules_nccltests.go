@@ -18,9 +18,10 @@ func ncclTestsRules() []Rule {
 	}
 }
 
-// Bandwidth judgement thresholds (facts.md §6: a NIC delivers 96-98% of its
-// line rate as busbw; maintainers quote ~12 GB/s per 100G, 24 per 200G,
-// 48-49 per 400G).
+// Bandwidth judgement thresholds. A NIC delivers 96-98% of its line rate as
+// busbw: the nccl-tests maintainers quote ~12 GB/s per 100G NIC
+// (github.com/NVIDIA/nccl-tests/issues/29), 24 GB/s per 200G (issues/119)
+// and 48-49 GB/s per 400G ConnectX-7 (issues/267).
 const (
 	lowFraction     = 0.90 // below this share of line rate busbw is low
 	veryLowFraction = 0.50 // below this it is an error

@@ -24,7 +24,7 @@ func switchRules() []Rule {
 }
 
 // sonicLossless are SONiC's default lossless queues and priorities
-// (pfc_enable 3,4; facts.md §2).
+// (sonic-buildimage files/build_templates/qos_config.j2: pfc_enable 3,4).
 var sonicLossless = []int{3, 4}
 
 // switchLossless returns the lossless queues: those the PFC watchdog
@@ -221,7 +221,7 @@ func checkHeadroom(inc *Incident) []Finding {
 				ID: "switch.headroom.exhausted", Severity: sev, Layer: LayerFabric,
 				Title:     title,
 				Evidence:  evidenceInOrder(ev),
-				Mechanism: "Headroom holds what is still in flight after the port sends XOFF: the cable's round trip, the peer's response time and one MTU (SONiC's formula: xoff = MTU + 2·cable·rate/c + peer response, facts.md §3). Used headroom means PFC fired; drops on the same port mean the in-flight data exceeded it: the headroom was sized for a shorter cable, a smaller MTU or a lower speed.",
+				Mechanism: "Headroom holds what is still in flight after the port sends XOFF: the cable's round trip, the peer's response time and one MTU (SONiC's formula in sonic-swss buffer_headroom_mellanox.lua: xoff = MTU + 2·cable·rate/c + peer response). Used headroom means PFC fired; drops on the same port mean the in-flight data exceeded it: the headroom was sized for a shorter cable, a smaller MTU or a lower speed.",
 				Fix:       "Compare the headroom profile (`mmuconfig -l`, `show buffer profile`) with the cable length and speed of this port (`config interface cable-length`, or SONiC's dynamic buffer model); raise xoff or shorten the cable assumption no further than the real cable.",
 			}.per(name, "priority group", "Switch PFC headroom"))
 		}

@@ -46,6 +46,7 @@ var vocabulary = []struct {
 	{"capture.pfc.pause", Options{NICSpeed: 100 * unit.Gbps}, []string{"synthetic-roce.pcap"}},
 	{"capture.ecn.marked", Options{NICSpeed: 100 * unit.Gbps}, []string{"synthetic-roce.pcap"}},
 	{"capture.no_roce", Options{}, []string{"corpus/pcap/dcb_pfc.pcap"}},
+	{"capture.truncated", Options{}, []string{"synthetic-roce-cut.pcap"}},
 }
 
 // TestVocabulary checks that every id of the minimum vocabulary is produced
@@ -59,6 +60,10 @@ func TestVocabulary(t *testing.T) {
 			for _, f := range v.files {
 				if f == "synthetic-roce.pcap" {
 					paths = append(paths, capturePath)
+					continue
+				}
+				if f == "synthetic-roce-cut.pcap" {
+					paths = append(paths, cutCapture(t, capturePath, 7))
 					continue
 				}
 				paths = append(paths, nicTestdata(f))

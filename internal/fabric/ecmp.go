@@ -24,11 +24,18 @@ const (
 // FiveTuple is the default ECMP hash: addresses, ports and protocol.
 const FiveTuple = HashSrcIP | HashDstIP | HashSrcPort | HashDstPort | HashProto
 
-// ECMPHash hashes the selected fields of p with a switch's seed. The mix
-// is a multiply-xorshift per field and a final avalanche, so that
-// neighbouring values spread and a different seed reorders choices.
+// ECMPHash hashes the selected fields of p with a switch's seed: the
+// fields' hash (FieldsHash), avalanched with the seed, so neighbouring
+// values spread and a different seed reorders choices.
 func ECMPHash(seed uint64, fields HashField, p *packet.Packet) uint64 {
-	h := seed ^ 0x9e3779b97f4a7c15
+	return seeded(seed, FieldsHash(fields, p))
+}
+
+// FieldsHash mixes the selected header fields of p with a multiply-xorshift
+// per field. It does not depend on the switch, so a packet carries it from
+// hop to hop and each switch only mixes in its seed.
+func FieldsHash(fields HashField, p *packet.Packet) uint64 {
+	h := uint64(0x9e3779b97f4a7c15)
 	if fields&HashSrcIP != 0 {
 		h = mix(h, uint64(p.Src)|1<<40)
 	}
@@ -47,6 +54,12 @@ func ECMPHash(seed uint64, fields HashField, p *packet.Packet) uint64 {
 	if fields&HashDstQP != 0 {
 		h = mix(h, uint64(p.DstQP)|6<<40)
 	}
+	return h
+}
+
+// seeded avalanches a fields hash with a switch's seed.
+func seeded(seed, h uint64) uint64 {
+	h ^= seed
 	h ^= h >> 33
 	h *= 0xff51afd7ed558ccd
 	h ^= h >> 33

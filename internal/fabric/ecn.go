@@ -4,7 +4,9 @@ import "rocelab/internal/sim"
 
 // RED is a RED/ECN marking profile for one egress queue: no mark at or
 // below Kmin bytes, probability rising linearly to Pmax at Kmax, and every
-// ECN-capable packet marked above Kmax (DCQCN's CP, facts.md §1.1).
+// ECN-capable packet marked above Kmax: the congestion point of DCQCN (Zhu
+// et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM
+// 2015).
 type RED struct {
 	Kmin, Kmax int64
 	Pmax       float64

@@ -151,7 +151,8 @@ type everyOther struct{ n int }
 func (e *everyOther) Lose(unit.Time, *packet.Packet) bool { e.n++; return e.n%2 == 0 }
 
 // A pause quantum is 512 bit times: 5.12 ns at 100G, 1.28 ns at 400G; the
-// largest pause, 0xFFFF quanta, is 335.5392 us at 100G (facts.md §3).
+// largest pause, 0xFFFF quanta, is 335.5392 us at 100G (IEEE 802.1Qbb: a
+// pause quantum is 512 bit times).
 func TestQuantaTime(t *testing.T) {
 	net, _, _ := star(t, 2, 100*unit.Gbps, 3*unit.Metre, defaultSwitch())
 	pt := net.Ports[0]

@@ -189,7 +189,10 @@ func (s *Switch) route(p *packet.Packet) (*Port, bool) {
 	case 1:
 		return s.ports[c[0]], true
 	}
-	h := ECMPHash(s.cfg.Seed, s.cfg.HashFields, p)
+	if p.HashFields != uint8(s.cfg.HashFields) || p.FieldsHash == 0 {
+		p.FieldsHash, p.HashFields = FieldsHash(s.cfg.HashFields, p), uint8(s.cfg.HashFields)
+	}
+	h := seeded(s.cfg.Seed, p.FieldsHash)
 	i, _ := bits.Mul64(h, uint64(len(c)))
 	return s.ports[c[i]], true
 }

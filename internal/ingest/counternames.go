@@ -188,10 +188,10 @@ func (s *CounterSample) HasVportCounters() bool {
 
 // discardConcepts are the concepts of packets a NIC dropped for want of
 // buffer: the port buffer full, the host's receive queue empty, the RDMA
-// responder without a receive WQE, and the drivers' other buffer drops.
+// responder without a receive WQE.
 // Per-priority discards are read per priority (PrioDiscards), except
 // where a driver counts them per class of service (bnxt).
-var discardConcepts = []counters.Concept{counters.PhyDiscards, counters.OutOfBufferHost, counters.RespOutOfBuffer, counters.BufferDrops}
+var discardConcepts = []counters.Concept{counters.PhyDiscards, counters.OutOfBufferHost, counters.RespOutOfBuffer}
 
 // PrioDiscards returns the packets dropped on priority p (mlx5
 // rx_prio3_discards, bnxt rx_discard_packets_cos3).

@@ -44,8 +44,8 @@ func TestCounterNamesFromTable(t *testing.T) {
 	for name, want := range map[string]counters.Concept{
 		"rx_discards_phy": counters.PhyDiscards, "tx_discards_phy": counters.PhyDiscards, "rx_out_of_buffer": counters.OutOfBufferHost,
 		"out_of_buffer": counters.RespOutOfBuffer, "rx_discard_packets_cos5": counters.PrioDiscards, "rx_drops_no_pbuf": counters.OutOfBufferHost,
-		"rxpp_fifo_overflow_drop": counters.BufferDrops, "pmem_fifo_overflow_drop": counters.BufferDrops,
-		"local_ack_timeout_err": counters.LocalAckTimeoutErr, "roce_slow_restart": counters.SlowRestart, "rnr_nak_retry_err": counters.RNRNakRetryErr,
+		"rxpp_fifo_overflow_drop": counters.PhyDiscards,
+		"local_ack_timeout_err":   counters.LocalAckTimeoutErr, "roce_slow_restart": counters.SlowRestart, "rnr_nak_retry_err": counters.RNRNakRetryErr,
 		"np_ecn_marked_roce_packets": counters.ECNMarkedRoCE, "np_cnp_sent": counters.CNPSent, "rp_cnp_handled": counters.CNPHandled,
 		"rx_global_pause": counters.GlobalPauseQoS, "tx_pause_ctrl_phy": counters.GlobalPause, "tx_pauseframes": counters.GlobalPause,
 		"rx_roce_frames": counters.RDMAUnicastPackets, "port_rcv_packets": counters.PortRcvPackets, "rx_vport_unicast_packets": counters.VportUnicastPackets,

@@ -15,5 +15,8 @@ func formats() []Format {
 		{Kind: KindNCCLSettings, New: NewNCCLSettingsParser},
 		{Kind: KindSwitch, New: NewSwitchParser},
 		{Kind: KindCollectMeta, New: NewCollectMetaParser},
+		{Kind: KindMlxConfig, New: NewMlxConfigParser},
+		{Kind: KindDCQCNSysfs, New: NewDCQCNSysfsParser},
+		{Kind: KindMlnxQoSCommands, New: NewMlnxQoSCommandParser},
 	}
 }

@@ -233,3 +233,71 @@ func TestRetryExceeded(t *testing.T) {
 		t.Errorf("post to a failed QP: %+v", last)
 	}
 }
+
+// chain is a workload that posts its next message when the previous one
+// completes at the responder, opening connections as the run goes on.
+type chain struct {
+	t     workload.Transport
+	left  int
+	done  bool
+	at    []unit.Time
+	hosts []int
+}
+
+func (c *chain) Start(t workload.Transport) {
+	c.t = t
+	c.Wake(0, 0)
+}
+
+func (c *chain) Wake(now unit.Time, tag uint64) {
+	src, dst := c.hosts[c.left%2], c.hosts[(c.left+1)%2]
+	qp := c.t.Connect(src, dst, workload.QPOptions{}, c)
+	c.t.Post(qp, workload.Message{Op: workload.WriteImm, Bytes: int64(c.left) * 1000})
+}
+
+func (c *chain) Completed(cp workload.Completion) {
+	if cp.Side != workload.Responder {
+		return
+	}
+	c.at = append(c.at, cp.At)
+	if c.left--; c.left == 0 {
+		c.done = true
+		return
+	}
+	c.t.After(unit.Microsecond, c, 0) // a local step before the next hop
+}
+
+func (c *chain) Done() bool { return c.done }
+
+// Connections opened while the run goes on, messages posted from
+// completions, a zero-byte message among them, and local steps between:
+// the chain ping-pongs five times and the run ends when it is done.
+func TestWorkloadChain(t *testing.T) {
+	p := newPair(t, testConfig())
+	c := &chain{left: 5, hosts: []int{0, 1}}
+	p.tr.Start(c)
+	p.net.Sched.Run()
+	if !c.done || len(c.at) != 5 || !p.tr.Done() {
+		t.Fatalf("chain: done %v after %d completions", c.done, len(c.at))
+	}
+	for i := 1; i < len(c.at); i++ {
+		if c.at[i]-c.at[i-1] < unit.Microsecond {
+			t.Errorf("step %d came %v after the previous: the local step was skipped", i, c.at[i]-c.at[i-1])
+		}
+	}
+	if n := len(p.tr.Conns()); n != 5 {
+		t.Errorf("%d connections, want one per hop", n)
+	}
+}
+
+// A READ, which the NIC does not carry, completes with an error instead of
+// travelling as a WRITE.
+func TestReadRefused(t *testing.T) {
+	p := newPair(t, testConfig())
+	qp := p.tr.Connect(0, 1, workload.QPOptions{}, p)
+	p.tr.Post(qp, workload.Message{Op: workload.Read, Bytes: 4096, ID: 3})
+	p.net.Sched.Run()
+	if len(p.got) != 1 || p.got[0].Status != workload.RemoteInvalidRequest || p.net.Totals.Sent.Packets != 0 {
+		t.Errorf("completions %+v, %d packets sent", p.got, p.net.Totals.Sent.Packets)
+	}
+}

@@ -38,6 +38,13 @@ type Transport struct {
 
 	workloads []workload.Workload
 	started   bool
+	refused   []refusal
+}
+
+// refusal is a work request the NIC refuses, to complete with an error.
+type refusal struct {
+	qp workload.QP
+	m  workload.Message
 }
 
 // Transport event tags.
@@ -45,6 +52,7 @@ const (
 	tagStart uint64 = iota
 	tagWake
 	tagFlush
+	tagRefuse
 )
 
 // NewTransport returns the transport over nics; nics[i] must be host i.
@@ -115,6 +123,13 @@ func dscpDefaultPrio(dscp uint8) uint8 { return dscp >> 3 }
 func (t *Transport) Post(id workload.QP, m workload.Message) {
 	c := &t.conns[id]
 	q := c.req
+	if m.Op == workload.Read {
+		// READ is not modelled: refuse it as a responder would an
+		// operation it does not support, rather than carry it as a WRITE.
+		t.refused = append(t.refused, refusal{id, m})
+		t.net.Sched.At(t.Now(), t, tagRefuse)
+		return
+	}
 	if q.failed {
 		q.post(m)
 		t.net.Sched.At(t.Now(), t, tagFlush|uint64(id)<<8)
@@ -177,6 +192,11 @@ func (t *Transport) Handle(now unit.Time, tag uint64) {
 		w.w.Wake(now, w.tag)
 	case tagFlush:
 		t.conns[tag>>8].req.flush()
+	case tagRefuse:
+		r := t.refused[0]
+		t.refused = t.refused[1:]
+		t.conns[r.qp].req.nic.HW.ReqCQEError++
+		t.complete(r.qp, workload.Requester, r.m.Op, r.m.ID, r.m.Bytes, workload.RemoteInvalidRequest)
 	}
 	t.checkDone()
 }

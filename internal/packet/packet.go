@@ -73,7 +73,9 @@ const (
 	CE     uint8 = 3
 )
 
-// Header sizes in bytes (facts.md §4).
+// Header sizes in bytes: IEEE 802.3 framing, RFC 791 IPv4, RFC 768 UDP, and
+// the RoCEv2 transport headers of the InfiniBand Architecture Specification
+// (Annex A17), as the kernel's rxe driver lays them out (rxe_opcode.c).
 const (
 	PreambleIFG = 20 // preamble 7 + SFD 1 + minimum inter-frame gap 12
 	Ethernet    = 14
@@ -154,6 +156,10 @@ type Packet struct {
 	// InPort is the ingress port at the current switch, whose priority
 	// group the packet is charged to.
 	InPort int16
+	// FieldsHash caches the ECMP hash of the header fields HashFields
+	// selects (fabric.FieldsHash), computed at the first switch.
+	FieldsHash uint64
+	HashFields uint8
 }
 
 // Wire returns the bytes the packet occupies on the wire, preamble and

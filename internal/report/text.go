@@ -22,7 +22,8 @@ func (r *Run) WriteText(w io.Writer) error {
 	var b strings.Builder
 	s := r.Scenario
 	fmt.Fprintf(&b, "rocelab run: %s (seed %d)\n", s.Name, s.Seed)
-	fmt.Fprintf(&b, "topology %s: %d hosts, %d switches, %d links", s.Topology, s.Hosts, s.Switches, s.Links)
+	fmt.Fprintf(&b, "topology %s: %s, %s, %s", s.Topology, textout.Count(int64(s.Hosts), "host", "hosts"),
+		textout.Count(int64(s.Switches), "switch", "switches"), textout.Count(int64(s.Links), "link", "links"))
 	if s.Oversubscription > 0 {
 		fmt.Fprintf(&b, ", oversubscription %g:1", s.Oversubscription)
 	}

@@ -48,9 +48,17 @@ func (es Errors) Error() string {
 	return strings.Join(parts, "\n")
 }
 
-// parseRaw parses YAML into the raw schema, rejecting unknown keys with the
-// list of keys expected there.
+// MaxFileSize caps a scenario file. 1 MiB holds about 20,000 explicit
+// flows, which the YAML parser takes about a second and 200 MB to read
+// (measured); a generator describes more traffic in one line.
+const MaxFileSize = 1 * unit.MiB
+
+// parseRaw parses YAML into the raw schema, resolving anchors and aliases
+// and rejecting unknown keys with the list of keys expected there.
 func parseRaw(file string, data []byte) (*rawScenario, error) {
+	if unit.Bytes(len(data)) > MaxFileSize {
+		return nil, Errors{{File: file, Msg: fmt.Sprintf("%s is %s, more than the %s a scenario may be; a scenario describes traffic with generators, not flow by flow", file, human(unit.Bytes(len(data))), human(MaxFileSize))}}
+	}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, Errors{yamlError(file, err)}
@@ -62,8 +70,11 @@ func parseRaw(file string, data []byte) (*rawScenario, error) {
 	if len(f.Docs) > 1 {
 		return nil, Errors{{File: file, Line: 1, Col: 1, Msg: "expected one YAML document, found " + strconv.Itoa(len(f.Docs))}}
 	}
-	body := f.Docs[0].Body
-	var errs Errors
+	body, errs := resolveAliases(file, f.Docs[0].Body)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	body = dropExtensions(body)
 	checkKeys(file, body, reflect.TypeOf(raw).Elem(), "", &errs)
 	if len(errs) > 0 {
 		return nil, errs
@@ -202,8 +213,31 @@ func at(file string, n ast.Node, path, msg string) *Error {
 
 // conv converts raw scalars to typed values, collecting errors.
 type conv struct {
-	file string
-	errs Errors
+	file  string
+	errs  Errors
+	warns Errors
+	// pos records where each key path's value was read.
+	pos map[string]Pos
+	// description accepts a file without traffic (LoadDescription).
+	description bool
+}
+
+// A Pos is where a key's value is in the scenario file.
+type Pos struct{ Line, Col int }
+
+// note records where the value at path is.
+func (c *conv) note(n ast.Node, path string) {
+	if n == nil || path == "" {
+		return
+	}
+	if tk := n.GetToken(); tk != nil && tk.Position != nil {
+		if c.pos == nil {
+			c.pos = map[string]Pos{}
+		}
+		if _, seen := c.pos[path]; !seen {
+			c.pos[path] = Pos{tk.Position.Line, tk.Position.Column}
+		}
+	}
 }
 
 func (c *conv) fail(n ast.Node, path, format string, args ...any) {
@@ -217,6 +251,7 @@ func (c *conv) scalar(n ast.Node, path string) (string, bool) {
 	if n == nil {
 		return "", false
 	}
+	c.note(n, path)
 	switch v := n.(type) {
 	case *ast.NullNode:
 		return "", false
@@ -240,7 +275,7 @@ func (c *conv) rate(n ast.Node, path string, def unit.BitRate) unit.BitRate {
 	}
 	r, err := unit.ParseRate(s)
 	if err != nil || r <= 0 {
-		c.fail(n, path, "expected a positive bit rate such as 100G or 400Gbps, got %s", quote(s))
+		c.badValue(n, path, err, "a positive bit rate such as 100G or 400Gbps", s)
 		return def
 	}
 	return r
@@ -253,7 +288,7 @@ func (c *conv) bytes(n ast.Node, path string, def unit.Bytes) unit.Bytes {
 	}
 	b, err := unit.ParseBytes(s)
 	if err != nil {
-		c.fail(n, path, "expected a size that is not negative, such as 4KiB, 32MiB or 9000, got %s", quote(s))
+		c.badValue(n, path, err, "a size that is not negative, such as 4KiB, 32MiB or 9000", s)
 		return def
 	}
 	return b
@@ -266,7 +301,7 @@ func (c *conv) duration(n ast.Node, path string, def unit.Time) unit.Time {
 	}
 	d, err := unit.ParseTime(s)
 	if err != nil {
-		c.fail(n, path, "expected a duration that is not negative, such as 2us, 1.5ms or 300ns, got %s", quote(s))
+		c.badValue(n, path, err, "a duration that is not negative, such as 2us, 1.5ms or 300ns", s)
 		return def
 	}
 	return d
@@ -279,10 +314,21 @@ func (c *conv) length(n ast.Node, path string, def unit.Length) unit.Length {
 	}
 	l, err := unit.ParseLength(s)
 	if err != nil {
-		c.fail(n, path, "expected a cable length such as 3m or 300m, got %s", quote(s))
+		c.badValue(n, path, err, "a cable length such as 3m or 300m", s)
 		return def
 	}
 	return l
+}
+
+// badValue reports a value that did not parse: one above the parser's
+// limit says the limit, anything else what was expected.
+func (c *conv) badValue(n ast.Node, path string, err error, expected, s string) {
+	var re *unit.RangeError
+	if errors.As(err, &re) && !re.Negative {
+		c.fail(n, path, "too large: at most %s, got %s", re.Max, quote(s))
+		return
+	}
+	c.fail(n, path, "expected %s, got %s", expected, quote(s))
 }
 
 func (c *conv) integer(n ast.Node, path string, def, lo, hi int64) int64 {
@@ -370,6 +416,7 @@ func (c *conv) list(n ast.Node, path string) ([]ast.Node, bool) {
 	if n == nil {
 		return nil, false
 	}
+	c.note(n, path)
 	switch v := n.(type) {
 	case *ast.NullNode:
 		return nil, false
@@ -409,6 +456,7 @@ func (c *conv) dscpMap(n ast.Node, path string) [64]uint8 {
 	if n == nil {
 		return m
 	}
+	c.note(n, path)
 	if pairs, ok := mappingPairs(n); ok {
 		for _, kv := range pairs {
 			k := kv.Key.GetToken().Value

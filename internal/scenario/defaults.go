@@ -23,7 +23,8 @@ const (
 	DefaultReserve    = 0
 	DefaultXONOffset  = 8 * unit.KiB
 
-	// PFC (IEEE 802.1Qbb; SONiC headroom model, facts.md §3).
+	// PFC (IEEE 802.1Qbb; SONiC headroom model, sonic-swss
+	// cfgmgr/buffer_headroom_mellanox.lua).
 	DefaultPFCPriority   = 3
 	DefaultPauseQuanta   = 0xFFFF
 	DefaultPortMTU       = 9100 * unit.Byte
@@ -35,6 +36,12 @@ const (
 	DefaultKmin = 150 * unit.KB
 	DefaultKmax = 1500 * unit.KB
 	DefaultPmax = 0.2
+	// DefaultECNRTT is the RTT ECN thresholds are judged against: the one
+	// Huawei's AI Fabric guidance assumes (Huawei CloudEngine AI Fabric guide, support.huawei.com EDOC1100155250).
+	DefaultECNRTT = 20 * unit.Microsecond
+
+	// DefaultVendor is the switch OS configs are generated for.
+	DefaultVendor = "generic"
 
 	// PFC watchdog (SONiC pfcwd defaults).
 	DefaultWatchdogDetect  = 200 * unit.Millisecond
@@ -50,7 +57,9 @@ const (
 	// and α sampled.
 	DefaultSampleQPs = 4
 
-	// RDMA NIC (facts.md §1.2, §4, §5): DCQCN with the mlx5 defaults on
+	// RDMA NIC (mlx5 defaults from mlxconfig q on a ConnectX-5 Ex; NCCL
+	// src/transport/net_ib at v2.30.7; NVIDIA "Adaptive Retransmission"
+	// parameters): DCQCN with the mlx5 defaults on
 	// every priority (ROCE_CC_PRIO_MASK 0xFF in mlxconfig dumps), the RC
 	// local ACK timeout and retry count NCCL sets since 2.23 (20, 7),
 	// adaptive retransmission's 4 us time base, the Linux minimum TCP RTO,

@@ -1,7 +1,10 @@
 package scenario
 
 import (
+	"bytes"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -38,5 +41,34 @@ func TestDocsListDefaults(t *testing.T) {
 	}
 	if DefaultAlpha != 1 || DefaultAlphaLossy != 8 || DefaultPmax != 0.2 || DefaultPauseQuanta != 65535 {
 		t.Error("a default changed: update docs/scenario.md")
+	}
+}
+
+// TestCitesPrimarySources checks that no document, example or comment cites
+// the team's fact sheet, which is not in the repository: a reader must be
+// able to follow every citation.
+func TestCitesPrimarySources(t *testing.T) {
+	needle := "facts" + ".md"
+	err := filepath.WalkDir(filepath.Join("..", ".."), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		switch filepath.Ext(p) {
+		case ".go", ".md", ".yaml":
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			if bytes.Contains(data, []byte(needle)) {
+				t.Errorf("%s cites %s, which is not in the repository: cite the primary source", p, needle)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

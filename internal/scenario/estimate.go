@@ -2,62 +2,257 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 
+	"rocelab/internal/fabric"
+	"rocelab/internal/metrics"
+	"rocelab/internal/packet"
+	"rocelab/internal/textout"
 	"rocelab/internal/topo"
 	"rocelab/internal/unit"
 )
 
 // Estimate is the expected cost of running a scenario, computed before
 // anything is built so that a scenario too large for the machine is refused
-// up front.
+// up front. It follows the traffic (packets × hops), not the duration: the
+// duration only caps how long the run may last.
 type Estimate struct {
+	Flows      int64 // flows, generators expanded
 	Packets    int64 // data packets to send
 	PacketHops int64 // packets × links traversed
 	Events     int64
 	Memory     unit.Bytes
+	// Until is how long the run is expected to last: the duration when the
+	// traffic may not complete (loss on a class PFC does not protect, a
+	// pause storm, a flow starting after the end), else a bound on the time
+	// the traffic needs, capped by the duration.
+	Until unit.Time
+	// Why says why the run is expected to last the whole duration ("" when
+	// the traffic bounds it).
+	Why string
+	// Samples is the number of queue-depth samples taken until then.
+	Samples int64
 }
 
 // Cost model constants, measured on this code (see the benchmark note in
 // docs/scenario.md): scheduler events per packet-hop, bytes per object.
 const (
-	eventsPerHop       = 2
+	// eventsPerHop counts a packet's hops and its share of the ACKs, CNPs
+	// and timers of the RDMA NIC: executed/estimated is 1.0-1.3 on the
+	// lossless examples with 2.7 (TestEstimateBoundHolds).
+	eventsPerHop       = 2.7
 	bytesPerPort       = 1 << 10
 	bytesPerPacket     = 160
 	bytesPerRouteEntry = 24
 	bytesPerFlow       = 320
 	bytesPerSample     = 8
+	// maxExpand is the most flows the estimate expands one by one; beyond
+	// it a generator's flows are counted with the longest path.
+	maxExpand = 1 << 20
 )
 
 // Estimate returns the cost of running s.
 func (s *Scenario) Estimate() Estimate {
 	var e Estimate
+	var packets, hopsSum, wireBytes float64
+	var serial unit.Time // the slowest single flow: start + bytes at its rate
 	hops := s.hopCounter()
-	flows := s.Expand()
-	for _, f := range flows {
-		pk := (int64(f.Bytes) + int64(s.Host.MTU) - 1) / int64(s.Host.MTU)
-		e.Packets += pk
-		e.PacketHops += pk * int64(hops(f.Src, f.Dst))
+	overhead := float64(packet.Overhead(s.Host.VLAN))
+	add := func(n float64, bytes unit.Bytes, start unit.Time, rate unit.BitRate, h int) {
+		pk := float64((int64(bytes) + int64(s.Host.MTU) - 1) / int64(s.Host.MTU))
+		packets += n * pk
+		hopsSum += n * pk * float64(h)
+		wireBytes += n * (float64(bytes) + pk*overhead)
+		if rate > 0 {
+			serial = max(serial, satAdd(start, rate.TxTime(bytes)))
+		}
+	}
+	count := s.flowCount()
+	e.Flows = int64(min(count, math.MaxInt64/2))
+	if count <= maxExpand {
+		for _, f := range s.Expand() {
+			add(1, f.Bytes, f.Start, f.Rate, hops(f.Src, f.Dst))
+		}
+	} else {
+		for _, f := range s.Flows {
+			add(1, f.Bytes, f.Start, f.Rate, hops(f.Src, f.Dst))
+		}
+		longest := s.longestPath(hops)
+		for _, g := range s.Generators {
+			per := g.Bytes / unit.Bytes(g.QPs)
+			add(g.flowCount()*float64(g.QPs), per, g.Start+g.Jitter, g.Rate, longest)
+		}
 	}
 	nSwitch, nPorts := 0, 0
+	slowest := unit.BitRate(0)
 	for _, n := range s.Topo.Nodes {
 		nPorts += n.Ports
 		if n.Kind == topo.Switch {
 			nSwitch++
 		}
 	}
-	samples := int64(s.Duration / s.SampleInterval)
-	e.Events = e.PacketHops*eventsPerHop + samples
+	for _, l := range s.Topo.Links {
+		if slowest == 0 || l.Rate < slowest {
+			slowest = l.Rate
+		}
+	}
+	e.Until = s.Duration
+	if e.Why = s.completes(); e.Why == "" {
+		// Every byte through the slowest link one after the other, twice
+		// over, plus a millisecond: loose, but a bound a lossless fabric
+		// keeps, so that the sampled series are not underestimated.
+		bound := unit.Time(min(2*wireBytes*8/float64(slowest)*float64(unit.Second), float64(unit.MaxTime/4)))
+		bound = satAdd(satAdd(bound, s.latestStart()), unit.Millisecond)
+		e.Until = min(s.Duration, max(bound, serial))
+	}
+	e.Samples = samplesUntil(e.Until, s.SampleInterval)
+	e.Packets = sat(packets)
+	e.PacketHops = sat(hopsSum)
+	e.Events = sat(hopsSum*eventsPerHop + float64(e.Samples))
 	// In flight at most: every switch buffer full of minimum frames.
-	inFlight := int64(nSwitch) * int64(s.Switch.Buffer) / 64
-	inFlight = min(inFlight, e.Packets)
-	mem := int64(nPorts)*bytesPerPort +
-		int64(nSwitch)*int64(len(s.Topo.Hosts))*bytesPerRouteEntry +
-		int64(len(flows))*bytesPerFlow +
+	inFlight := min(float64(nSwitch)*float64(s.Switch.Buffer)/64, packets)
+	mem := float64(nPorts)*bytesPerPort +
+		float64(nSwitch)*float64(len(s.Topo.Hosts))*bytesPerRouteEntry +
+		count*bytesPerFlow +
 		inFlight*bytesPerPacket +
-		// sampled series: at worst every queue of every switch port
-		int64(nPorts)*8*samples*bytesPerSample/4
-	e.Memory = unit.Bytes(mem)
+		// sampled series, each bounded: at worst a quarter of the switch
+		// queues busy
+		float64(nPorts)*8*float64(min(e.Samples, metrics.DefaultSeriesCap))*bytesPerSample/4
+	e.Memory = unit.Bytes(sat(mem))
 	return e
+}
+
+// samplesUntil returns the queue samples taken until t: the sampler starts
+// at every and doubles its interval after each metrics.DefaultSeriesCap
+// samples, so a long run costs a number of samples logarithmic in its
+// length.
+func samplesUntil(t, every unit.Time) int64 {
+	const c = metrics.DefaultSeriesCap
+	var n int64
+	for covered := unit.Time(0); ; every *= 2 {
+		left := t - covered
+		if every > left/c { // the last, partial round
+			return n + int64(left/every) + 1
+		}
+		covered += every * c
+		n += c
+	}
+}
+
+// sat converts a non-negative float to int64, saturating.
+func sat(f float64) int64 {
+	if f >= math.MaxInt64/2 {
+		return math.MaxInt64 / 2
+	}
+	return int64(f)
+}
+
+// satAdd adds two non-negative times, saturating at MaxTime.
+func satAdd(a, b unit.Time) unit.Time {
+	if a > unit.MaxTime-b {
+		return unit.MaxTime
+	}
+	return a + b
+}
+
+// flowCount returns the number of flows Expand makes, without making them.
+func (s *Scenario) flowCount() float64 {
+	n := float64(len(s.Flows))
+	for _, g := range s.Generators {
+		n += g.flowCount() * float64(g.QPs)
+	}
+	return n
+}
+
+// flowCount returns the host pairs of g (each carries QPs flows).
+func (g *GeneratorSpec) flowCount() float64 {
+	switch g.Kind {
+	case "permutation":
+		return float64(len(g.Hosts))
+	case "all-to-all":
+		n := float64(len(g.Hosts))
+		return n * (n - 1)
+	}
+	return float64(len(g.Senders))
+}
+
+// longestPath returns the most links between two hosts.
+func (s *Scenario) longestPath(hops func(a, b int) int) int {
+	h := 2
+	for b := range s.Topo.Hosts {
+		h = max(h, hops(0, b))
+	}
+	return h
+}
+
+// latestStart bounds when the last flow starts: the latest start, plus the
+// starts of flows that wait on others (their start counts from the end of
+// what they wait for), plus generator jitter.
+func (s *Scenario) latestStart() unit.Time {
+	var latest, chained unit.Time
+	for _, f := range s.Flows {
+		if len(f.After) > 0 {
+			chained = satAdd(chained, f.Start)
+		} else {
+			latest = max(latest, f.Start)
+		}
+	}
+	for _, g := range s.Generators {
+		latest = max(latest, satAdd(g.Start, g.Jitter))
+	}
+	return satAdd(latest, chained)
+}
+
+// completes says why the traffic may not complete long before the duration
+// runs out, or "" when it can be expected to, so that the run ends early:
+// every flow rides a priority PFC protects with enough headroom (a loss
+// costs a NAK round or an ACK timeout of seconds), no fault stops the
+// fabric, and no flow starts after the end.
+func (s *Scenario) completes() string {
+	const lost = ": lost packets are resent after a NAK or, for a lost tail, the ACK timeout (4.3 s at NCCL's default), so the run may last the whole duration"
+	switch {
+	case len(s.Faults) > 0:
+		return "a fault may hold the traffic"
+	case !s.Switch.PFC.Enabled:
+		return "PFC is off" + lost
+	}
+	if h := s.Switch.PFC.Headroom; h > 0 {
+		for _, l := range s.Topo.Links {
+			if need := ComputeHeadroom(l.Rate, l.Cable, s.Switch.PFC); h < need {
+				return fmt.Sprintf("the PFC headroom %v is below the %v a %v link on %v of cable needs, so packets may be dropped%s", h, need, l.Rate, l.Cable, lost)
+			}
+		}
+	}
+	check := func(what string, dscp, prio uint8, start unit.Time) string {
+		// The switch classifies by DSCP, or by the PCP of tagged frames.
+		sw := s.Switch.DSCPToPrio[dscp&63]
+		if s.Switch.Trust == fabric.TrustPCP {
+			sw = 0
+			if s.Host.VLAN {
+				sw = prio
+			}
+		}
+		for _, p := range []uint8{prio, sw} {
+			if s.Switch.PFC.Priorities&(1<<p) == 0 {
+				return fmt.Sprintf("%s rides priority %d at the switch, which PFC does not protect%s", what, p, lost)
+			}
+		}
+		if start >= s.Duration {
+			return fmt.Sprintf("%s starts at %s, after the run ends", what, start)
+		}
+		return ""
+	}
+	for _, f := range s.Flows {
+		if why := check("flow "+f.Name, f.DSCP, f.Priority, f.Start); why != "" {
+			return why
+		}
+	}
+	for _, g := range s.Generators {
+		if why := check("generator "+g.Name, g.DSCP, g.Priority, g.Start); why != "" {
+			return why
+		}
+	}
+	return ""
 }
 
 // hopCounter returns a function giving the number of links between hosts,
@@ -118,13 +313,33 @@ type Limits struct {
 
 // Check refuses an estimate over the limits, saying what it would cost.
 func (e Estimate) Check(l Limits) error {
+	until := fmt.Sprintf("%s until %s", textout.Count(e.Samples, "queue sample", "queue samples"), e.Until)
+	if e.Why != "" {
+		until += " (the whole duration: " + e.Why + ")"
+	}
 	if l.Memory > 0 && e.Memory > l.Memory {
-		return fmt.Errorf("scenario too large: it needs about %s of memory (%d packets over %d packet-hops), more than the %s allowed; shrink it or raise --max-memory", human(e.Memory), e.Packets, e.PacketHops, human(l.Memory))
+		return fmt.Errorf("scenario too large: it needs about %s of memory (%s, %s over %s, %s), more than the %s allowed; shrink it or raise --max-memory",
+			human(e.Memory), textout.Count(e.Flows, "flow", "flows"), textout.Count(e.Packets, "packet", "packets"), textout.Count(e.PacketHops, "packet-hop", "packet-hops"), until, human(l.Memory))
 	}
 	if l.Events > 0 && e.Events > l.Events {
-		return fmt.Errorf("scenario too large: it needs about %d events (%d packet-hops), more than the %d allowed (about %s of wall time at 3 M events/s); shrink it or raise --max-events", e.Events, e.PacketHops, l.Events, unit.Time(e.Events/3)*unit.Microsecond)
+		return fmt.Errorf("scenario too large: it needs about %d events (%s, %s), more than the %d allowed (about %s of wall time at 3 M events/s); shrink it or raise --max-events",
+			e.Events, textout.Count(e.PacketHops, "packet-hop", "packet-hops"), until, l.Events, wallTime(e.Events/3_000_000))
 	}
 	return nil
+}
+
+// wallTime formats whole seconds for a person: "45 s", "12 min", "3.2 h",
+// "4.1 days".
+func wallTime(sec int64) string {
+	switch {
+	case sec < 120:
+		return fmt.Sprintf("%d s", sec)
+	case sec < 7200:
+		return fmt.Sprintf("%d min", sec/60)
+	case sec < 2*86400:
+		return fmt.Sprintf("%.1f h", float64(sec)/3600)
+	}
+	return fmt.Sprintf("%.1f days", float64(sec)/86400)
 }
 
 func human(b unit.Bytes) string {

@@ -11,16 +11,25 @@ import (
 const fibreSpeed = 1.98e8
 
 // ComputeHeadroom returns the per-PG XOFF headroom of a port by SONiC's
-// dynamic-buffer formula (sonic-swss buffer_headroom_mellanox.lua, facts.md
-// §3): the bytes that can still arrive after XOFF is generated — the port
-// MTU, the round trip on the cable, the switch's MAC/PHY pipeline, and the
-// peer's IEEE response budget — plus one lossless MTU, scaled by cell
-// occupancy and rounded up to 1 KB.
+// dynamic-buffer formula (sonic-swss cfgmgr/buffer_headroom_mellanox.lua):
+// the bytes that can still arrive after XOFF is generated — the port MTU,
+// the round trip on the cable, the switch's MAC/PHY pipeline, and the
+// peer's response (the IEEE 802.3 Annex 31B.3.7 budget for the speed, or
+// ResponseTime at line rate when it is set) — plus one lossless MTU
+// (LosslessMTU, or the port MTU when unset), scaled by cell occupancy and
+// rounded up to 1 KB.
 func ComputeHeadroom(rate unit.BitRate, cable unit.Length, p PFCSpec) unit.Bytes {
 	peer := float64(fabric.PeerResponseQuanta(rate)) * 512 / 8
+	if p.ResponseTime > 0 {
+		peer = float64(rate) * p.ResponseTime.Seconds() / 8
+	}
+	lossless := p.LosslessMTU
+	if lossless == 0 {
+		lossless = p.MTU
+	}
 	onCable := 2 * cable.Metres() * float64(rate) / fibreSpeed / 8
 	prop := float64(p.MTU) + onCable + float64(p.MACPHYDelay) + peer
-	xoff := float64(p.MTU) + prop*p.CellOccupancy
+	xoff := float64(lossless) + prop*p.CellOccupancy
 	return unit.Bytes(math.Ceil(xoff/1024) * 1024)
 }
 

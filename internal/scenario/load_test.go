@@ -82,6 +82,31 @@ topology: {kind: single-switch, hosts: 2}
 host: {mtu: 1500}
 traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 			[]string{"bad.yaml:2:13:", "host.mtu", "256, 512, 1024, 2048 or 4096"}},
+		{"size beyond the parser", `
+topology: {kind: single-switch, hosts: 2}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1e30}]}`,
+			[]string{"bad.yaml:2:45:", "traffic.flows[0].bytes", `too large: at most 1PiB, got "1e30"`}},
+		{"duration beyond the parser", `
+duration: 1001h
+topology: {kind: single-switch, hosts: 2}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:1:11:", "duration", `too large: at most 1000h, got "1001h"`}},
+		{"rate beyond the parser", `
+topology: {kind: single-switch, hosts: 2, host_link: {rate: 1e400G}}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:1:61:", "topology.host_link.rate", "too large: at most 1000Tbps"}},
+		{"all-to-all of one host", `
+topology: {kind: single-switch, hosts: 4}
+traffic: {generators: [{kind: all-to-all, hosts: [h0], bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:50:", "traffic.generators[0].hosts", "an all-to-all needs at least 2 hosts"}},
+		{"topology too large to build", `
+topology: {kind: fat-tree, k: 1000}
+traffic: {generators: [{kind: permutation, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:1:31:", "topology: too large: a fat-tree of 250000000 hosts", "more than the 1048576 the twin builds"}},
+		{"one host", `
+topology: {kind: single-switch, hosts: 1}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:1:40:", "topology.hosts", `expected a whole number from 2 to 1048576, got "1"`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Load("bad.yaml", []byte(strings.TrimPrefix(c.yaml, "\n")))
@@ -137,6 +162,8 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("topology: {kind: leaf-spine, leaves: 2, spines: 3, uplinks_per_leaf: 3}\ntraffic: {generators: [{kind: incast, senders: 1, receiver: h0}]}"))
 	f.Add([]byte("topology: [1, 2]\n"))
 	f.Add([]byte("a: &x {b: *x}"))
+	f.Add([]byte("x-p: &p {enabled: true, priorities: [3]}\nx-l: &l {rate: 400G, cable: 30m}\ntopology: {kind: dumbbell, left: 2, right: 1, host_link: *l}\nswitch: {pfc: {<<: *p, quanta: 100}, ecn: {<<: [{kmin: 1KB}, {kmax: 9KB}]}}\ntraffic: {flows: [&f {src: h0, dst: h2, bytes: 1MiB, name: a}, {<<: *f, name: b}]}"))
+	f.Add([]byte("duration: 1h\ntopology: {kind: fat-tree, k: 8}\ntraffic: {generators: [{kind: all-to-all, bytes: 1e30, rate: 400G, start: 2h}]}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Load("fuzz.yaml", data)
 		if err != nil {
@@ -153,6 +180,9 @@ func FuzzLoad(f *testing.F) {
 		}
 		if s.Topo == nil || len(s.Flows)+len(s.Generators) == 0 {
 			t.Fatal("accepted a scenario without topology or flows")
+		}
+		if e := s.Estimate(); e.Events < 0 || e.Memory < 0 || e.PacketHops < 0 || e.Until < 0 {
+			t.Fatalf("estimate %+v", e)
 		}
 	})
 }

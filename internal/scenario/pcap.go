@@ -15,10 +15,23 @@ import (
 	"rocelab/internal/wire"
 )
 
-// DefaultSnaplen keeps the headers of a RoCEv2 frame (Ethernet, 802.1Q,
-// IPv4, UDP, BTH, RETH: 86 bytes) and cuts the payload, as
-// `tcpdump -s 128` would.
-const DefaultSnaplen = 128
+// DefaultSnaplen keeps frames whole. Wireshark's InfiniBand dissector
+// labels every RoCE frame whose payload is cut "Invalid Packet Length from
+// LRH! [Malformed Packet]" (it checks the payload length against the
+// captured bytes), so a cut capture looks broken in Wireshark although its
+// headers are whole; rocelab capture reads either.
+const DefaultSnaplen = 0
+
+// MinSnaplen returns the shortest snaplen that keeps every header the twin
+// writes whole: Ethernet 14, 802.1Q 4 when vlan, IPv4 20, UDP 8, BTH 12 and
+// RETH 16 (an AETH, 4, is shorter; a PFC frame is 60).
+func MinSnaplen(vlan bool) int {
+	n := int(packet.Ethernet + packet.IPv4 + packet.UDP + packet.BTH + packet.RETH)
+	if vlan {
+		n += int(packet.VLANTag)
+	}
+	return max(n, 60)
+}
 
 // HostIP is the IPv4 address the twin gives host id: 10.0.0.1 for h0, and
 // so on.
@@ -45,6 +58,7 @@ func PortMAC(pt *fabric.Port) [6]byte {
 type PcapTap struct {
 	net     *fabric.Network
 	port    *fabric.Port
+	rate    unit.BitRate
 	w       *capture.Writer
 	b       wire.Builder
 	snaplen int
@@ -53,12 +67,17 @@ type PcapTap struct {
 	Frames int64
 }
 
-// Port finds a port by "node:index" or "node/pN", e.g. "h0:0" or
-// "leaf1/p3".
+// Port finds a port by name. Ports are named NODE/pN ("leaf1/p3", "h0/p0")
+// in every report; a file name cannot hold the "/", so per-port files are
+// NODE-pN ("leaf1-p3.txt"), and both spellings are accepted here, as is the
+// older NODE:N.
 func (tw *Twin) Port(name string) (*fabric.Port, error) {
-	node, idx, ok := strings.Cut(name, ":")
-	if !ok {
-		node, idx, ok = strings.Cut(name, "/p")
+	node, idx, ok := "", "", false
+	for _, sep := range []string{"/p", "-p", ":"} {
+		if i := strings.LastIndex(name, sep); i > 0 {
+			node, idx, ok = name[:i], name[i+len(sep):], true
+			break
+		}
 	}
 	i, err := strconv.Atoi(idx)
 	if ok && err == nil {
@@ -74,19 +93,29 @@ func (tw *Twin) Port(name string) (*fabric.Port, error) {
 			some = append(some, "…")
 			break
 		}
-		some = append(some, n.Name()+":0")
+		some = append(some, n.Name()+"/p0")
 	}
-	return nil, fmt.Errorf("no port %q: expected NODE:PORT with a node of this topology, e.g. %s", name, strings.Join(some, ", "))
+	return nil, fmt.Errorf("no port %q: expected NODE/pN (or NODE-pN, as the per-port files are named) with a node of this topology, e.g. %s", name, strings.Join(some, ", "))
 }
 
 // AttachPcap taps pt and writes its frames to w. Call Close after the run.
 func (tw *Twin) AttachPcap(pt *fabric.Port, w io.Writer, snaplen int) (*PcapTap, error) {
-	desc := fmt.Sprintf("rocelab twin: port %s (peer %s) at %v, scenario %s, seed %d", pt.Name(), pt.Peer().Name(), pt.Rate(), tw.Scenario.Name, tw.Scenario.Seed)
-	cw, err := capture.NewWriter(w, pt.Name(), desc, snaplen)
+	if snaplen != 0 && snaplen < MinSnaplen(tw.Scenario.Host.VLAN) {
+		return nil, fmt.Errorf("snaplen %d cuts the RoCE headers: expected 0 (whole frames) or at least %d", snaplen, MinSnaplen(tw.Scenario.Host.VLAN))
+	}
+	rate := tw.nominalRate(pt)
+	desc := fmt.Sprintf("rocelab twin: port %s (peer %s) at %v, scenario %s, seed %d", pt.Name(), pt.Peer().Name(), rate, tw.Scenario.Name, tw.Scenario.Seed)
+	topo := tw.Scenario.Topo
+	names := make([]capture.HostName, len(topo.Hosts))
+	for i, n := range topo.Hosts {
+		names[i] = capture.HostName{Addr: HostIP(int32(i)), Name: topo.Nodes[n].Name}
+	}
+	intf := capture.Interface{Name: pt.Name(), Description: desc, Speed: rate, Snaplen: snaplen}
+	cw, err := capture.NewWriter(w, "simulated by the rocelab twin, not captured on hardware", intf, names)
 	if err != nil {
 		return nil, err
 	}
-	t := &PcapTap{net: tw.Net, port: pt, w: cw, snaplen: snaplen}
+	t := &PcapTap{net: tw.Net, port: pt, rate: rate, w: cw, snaplen: snaplen}
 	pt.SetTap(t)
 	return t, nil
 }
@@ -133,7 +162,20 @@ func (t *PcapTap) Frame(now unit.Time, pt *fabric.Port, dir fabric.Direction, p 
 
 // Rate returns the tapped port's line rate, which converts pause quanta to
 // time when the capture is analysed.
-func (t *PcapTap) Rate() unit.BitRate { return t.port.Rate() }
+func (t *PcapTap) Rate() unit.BitRate { return t.rate }
+
+// nominalRate returns the rate the topology gives pt's link: the port's own
+// rate is off by its clock's ppm when the scenario models the PHY.
+func (tw *Twin) nominalRate(pt *fabric.Port) unit.BitRate {
+	t := tw.Scenario.Topo
+	name, i := pt.Node().Name(), pt.Index()
+	for _, l := range t.Links {
+		if t.Nodes[l.A].Name == name && l.PA == i || t.Nodes[l.B].Name == name && l.PB == i {
+			return l.Rate
+		}
+	}
+	return pt.Rate()
+}
 
 // Close flushes the capture and reports the first error met while writing.
 func (t *PcapTap) Close() error {

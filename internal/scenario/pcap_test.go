@@ -22,6 +22,18 @@ func capturedRun(t *testing.T, port string, edit ...func(*Scenario)) (*Twin, str
 	for _, e := range edit {
 		e(s)
 	}
+	tw, path, data := captureRun(t, s, port, DefaultSnaplen)
+	a, err := capture.Analyze(path, bytes.NewReader(data), capture.Options{LinkSpeed: 100 * unit.Gbps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tw, path, a
+}
+
+// captureRun runs s with a tap on port at snaplen and returns the twin,
+// and the capture's path and bytes.
+func captureRun(t *testing.T, s *Scenario, port string, snaplen int) (*Twin, string, []byte) {
+	t.Helper()
 	tw, err := Build(s)
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +43,7 @@ func capturedRun(t *testing.T, port string, edit ...func(*Scenario)) (*Twin, str
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	tap, err := tw.AttachPcap(pt, &buf, DefaultSnaplen)
+	tap, err := tw.AttachPcap(pt, &buf, snaplen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +55,7 @@ func capturedRun(t *testing.T, port string, edit ...func(*Scenario)) (*Twin, str
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a, err := capture.Analyze(path, bytes.NewReader(buf.Bytes()), capture.Options{LinkSpeed: 100 * unit.Gbps})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tw, path, a
+	return tw, path, buf.Bytes()
 }
 
 // checkFlows asserts that every flow crossing the tapped port shows in the

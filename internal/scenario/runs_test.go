@@ -110,3 +110,27 @@ func TestLossyIncastNoLockout(t *testing.T) {
 		t.Logf("seed %d: Jain %.3f, top sender %.1f%% (ideal phy: Jain %.3f, top %.1f%%)", seed, j, 100*top, ji, 100*topi)
 	}
 }
+
+// A zero-byte flow completes (one packet with no payload) and the flows
+// after it start: before the NIC it never completed and its dependents
+// never started.
+func TestZeroByteFlowCompletes(t *testing.T) {
+	s := mustLoad(t, "zero.yaml", `
+name: zero
+duration: 1ms
+topology: {kind: single-switch, hosts: 3}
+traffic:
+  flows:
+    - {name: empty, src: h0, dst: h1, bytes: 0}
+    - {name: next, src: h1, dst: h2, bytes: 64KiB, after: [empty]}
+`)
+	tw, _ := run(t, s)
+	for i := range tw.Flows {
+		if _, ok := tw.Traffic.State(i).FCT(); !ok {
+			t.Errorf("flow %s did not complete", tw.Flows[i].Name)
+		}
+	}
+	if !tw.Done() {
+		t.Error("the run did not finish")
+	}
+}

@@ -5,7 +5,6 @@
 package scenario
 
 import (
-	"os"
 	"strconv"
 	"strings"
 
@@ -36,10 +35,17 @@ type Scenario struct {
 	Faults     []FaultSpec
 	// SampleInterval is how often queue depths are sampled.
 	SampleInterval unit.Time
+	// Warnings are problems that do not stop the scenario, in file order.
+	Warnings Errors
 	// NCCL holds the nccl section: NCCL environment variables by name.
 	NCCL []Setting
 	// PHY is the physical layer's imperfection.
 	PHY PHYSpec
+
+	// Where maps each key path given in the file ("switch.ecn.kmin",
+	// "switch.pfc.priorities[0]") to the position of its value, so that
+	// checks of a valid scenario (rocelab lint) can cite the line.
+	Where map[string]Pos
 }
 
 // PHYSpec models what makes real links imperfectly regular: each port's
@@ -54,6 +60,9 @@ type PHYSpec struct {
 
 // SwitchSpec is the switch configuration shared by every switch.
 type SwitchSpec struct {
+	// Vendor is the switch OS the configs are generated for: sonic,
+	// arista, cumulus or generic. The twin does not use it.
+	Vendor            string
 	Buffer            unit.Bytes
 	Alpha, AlphaLossy float64
 	Reserve           unit.Bytes
@@ -81,8 +90,12 @@ type PFCSpec struct {
 	XON        bool
 	// Headroom is the per-PG headroom; zero means computed by the SONiC
 	// formula from MTU, cable, MACPHYDelay, CellOccupancy and speed.
-	Headroom      unit.Bytes
-	MTU           unit.Bytes
+	Headroom unit.Bytes
+	// MTU is the switch port MTU.
+	MTU unit.Bytes
+	// LosslessMTU is the largest lossless frame SONiC's formula adds once
+	// (LOSSLESS_TRAFFIC_PATTERN mtu); zero means MTU.
+	LosslessMTU   unit.Bytes
 	MACPHYDelay   unit.Bytes
 	CellOccupancy float64
 	// ResponseTime is how long a port keeps sending after a pause
@@ -97,12 +110,18 @@ type ECNSpec struct {
 	Kmin, Kmax unit.Bytes
 	Pmax       float64
 	AtEnqueue  bool
+	// RTT is the base round-trip time the thresholds are sized for; lint
+	// and the calculators compare them with one BDP at the port speed.
+	RTT unit.Time
 }
 
 // HostSpec is the host NICs' configuration.
 type HostSpec struct {
-	MTU  int32
-	DSCP uint8
+	MTU int32
+	// NetdevMTU is the NIC's Ethernet (netdev) MTU; 0 means not given
+	// (the twin frames at MTU and does not use it).
+	NetdevMTU int
+	DSCP      uint8
 	// Priority is the priority the NIC queues and pauses on; -1 means
 	// taken from DSCPToPrio of the flow's DSCP.
 	Priority   int
@@ -125,22 +144,30 @@ type FlowSpec struct {
 	After    []int
 }
 
-// LoadFile reads and validates a scenario file.
+// LoadFile reads and validates a scenario file (see LoadReader).
 func LoadFile(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return Load(path, data)
+	defer f.Close()
+	return LoadReader(path, f)
 }
 
 // Load validates scenario YAML. name is the file name used in messages.
-func Load(name string, data []byte) (*Scenario, error) {
+func Load(name string, data []byte) (*Scenario, error) { return load(name, data, false) }
+
+// LoadDescription validates a cluster description: a scenario whose traffic
+// may be absent (rocelab lint and config gen read the switch, host and
+// topology sections). A description without traffic cannot be run.
+func LoadDescription(name string, data []byte) (*Scenario, error) { return load(name, data, true) }
+
+func load(name string, data []byte, description bool) (*Scenario, error) {
 	raw, err := parseRaw(name, data)
 	if err != nil {
 		return nil, err
 	}
-	c := &conv{file: name}
+	c := &conv{file: name, description: description}
 	s := &Scenario{File: name}
 	s.Name = c.text(raw.Name, "name", "unnamed")
 	s.Description = c.text(raw.Description, "description", "")
@@ -167,6 +194,8 @@ func Load(name string, data []byte) (*Scenario, error) {
 	if len(c.errs) > 0 {
 		return nil, c.errs
 	}
+	s.Warnings = c.warns
+	s.Where = c.pos
 	return s, nil
 }
 
@@ -208,8 +237,10 @@ func (c *conv) topology(r *rawTopology) *topo.Topology {
 		"leaves": r.Leaves, "spines": r.Spines, "hosts_per_leaf": r.HostsPerLeaf,
 		"uplinks_per_leaf": r.UplinksPerLeaf, "k": r.K, "radix": r.Radix,
 	}
+	// The least each count may be, so that one message gives the range.
+	least := map[string]int64{"hosts": 2, "k": 2}
 	num := func(key string, def int64) int {
-		return int(c.integer(nodes[key], "topology."+key, def, 1, maxCount))
+		return int(c.integer(nodes[key], "topology."+key, def, max(least[key], 1), maxCount))
 	}
 	// Keys that do not belong to the kind are a mistake worth reporting.
 	allowed := map[string][]string{
@@ -237,10 +268,22 @@ func (c *conv) topology(r *rawTopology) *topo.Topology {
 	var err error
 	switch kind {
 	case "single-switch":
+		if n := int64(num("hosts", 2)); c.tooLarge(nodes["hosts"], kind, n, n) {
+			return nil
+		}
 		t, err = topo.SingleSwitch(num("hosts", 2), hostLink)
 	case "dumbbell":
+		hosts := int64(num("left", 1)) + int64(num("right", 1))
+		if c.tooLarge(r.Kind, kind, hosts, hosts+int64(num("trunk_links", 1))) {
+			return nil
+		}
 		t, err = topo.Dumbbell(num("left", 1), num("right", 1), num("trunk_links", 1), hostLink, fabricLink)
 	case "fat-tree":
+		// k pods of k/2 edge and k/2 aggregation switches, (k/2)² cores:
+		// k³/4 hosts, and k³/4 links in each of the three tiers.
+		if k := int64(num("k", 4)); c.tooLarge(nodes["k"], kind, k*k*k/4, 3*k*k*k/4) {
+			return nil
+		}
 		t, err = topo.FatTree(num("k", 4), hostLink)
 	case "leaf-spine":
 		spec := topo.LeafSpine{
@@ -277,6 +320,10 @@ func (c *conv) topology(r *rawTopology) *topo.Topology {
 		if len(c.errs) > 0 {
 			return nil
 		}
+		hosts := int64(spec.Leaves) * int64(spec.HostsPerLeaf)
+		if c.tooLarge(nodes["leaves"], kind, hosts, hosts+int64(spec.Leaves)*int64(spec.UplinksPerLeaf)) {
+			return nil
+		}
 		t, err = topo.BuildLeafSpine(spec)
 	}
 	if err != nil {
@@ -305,12 +352,12 @@ func contains(xs []string, x string) bool {
 
 func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 	s := SwitchSpec{
-		Buffer: DefaultBuffer, Alpha: DefaultAlpha, AlphaLossy: DefaultAlphaLossy,
+		Vendor: DefaultVendor, Buffer: DefaultBuffer, Alpha: DefaultAlpha, AlphaLossy: DefaultAlphaLossy,
 		Reserve: DefaultReserve, XONOffset: DefaultXONOffset, Trust: fabric.TrustDSCP,
 		Strict: DefaultStrict, HashFields: DefaultHash, PerSwitchSeed: true,
 		PFC: PFCSpec{Enabled: true, Priorities: 1 << DefaultPFCPriority, Quanta: DefaultPauseQuanta, XON: true,
 			MTU: DefaultPortMTU, MACPHYDelay: DefaultMACPHYDelay, CellOccupancy: DefaultCellOccupancy},
-		ECN:      ECNSpec{Enabled: true, Priorities: 1 << DefaultPFCPriority, Kmin: DefaultKmin, Kmax: DefaultKmax, Pmax: DefaultPmax},
+		ECN:      ECNSpec{Enabled: true, Priorities: 1 << DefaultPFCPriority, Kmin: DefaultKmin, Kmax: DefaultKmax, Pmax: DefaultPmax, RTT: DefaultECNRTT},
 		Watchdog: fabric.WatchdogConfig{},
 	}
 	s.DSCPToPrio = c.dscpMap(nil, "")
@@ -320,6 +367,7 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 	if r == nil {
 		return s
 	}
+	s.Vendor = c.choice(r.Vendor, "switch.vendor", DefaultVendor, "sonic", "arista", "cumulus", "generic")
 	s.Buffer = c.bytes(r.Buffer, "switch.buffer", s.Buffer)
 	if s.Buffer == 0 {
 		c.fail(r.Buffer, "switch.buffer", "expected a positive size")
@@ -365,6 +413,10 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 		s.ECN.Kmax = c.bytes(e.Kmax, path+".kmax", s.ECN.Kmax)
 		s.ECN.Pmax = c.float(e.Pmax, path+".pmax", s.ECN.Pmax, 0, 1)
 		s.ECN.AtEnqueue = c.choice(e.At, path+".at", "dequeue", "dequeue", "enqueue") == "enqueue"
+		s.ECN.RTT = c.duration(e.RTT, path+".rtt", s.ECN.RTT)
+		if s.ECN.RTT == 0 {
+			c.fail(e.RTT, path+".rtt", "expected a positive duration")
+		}
 		if s.ECN.Kmax < s.ECN.Kmin {
 			c.fail(e.Kmax, path+".kmax", "must not be below kmin (%v)", s.ECN.Kmin)
 		}
@@ -428,6 +480,7 @@ func (c *conv) hostSpec(r *rawHost) HostSpec {
 	default:
 		c.fail(r.MTU, "host.mtu", "expected a RoCE path MTU: 256, 512, 1024, 2048 or 4096, got %d", mtu)
 	}
+	h.NetdevMTU = int(c.integer(r.NetdevMTU, "host.netdev_mtu", 0, 576, 65535))
 	h.DSCP = uint8(c.integer(r.DSCP, "host.dscp", DefaultDSCP, 0, 63))
 	h.Priority = int(c.integer(r.Priority, "host.priority", -1, 0, 7))
 	if c.choice(r.Trust, "host.trust", "dscp", "dscp", "pcp") == "pcp" {

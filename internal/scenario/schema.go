@@ -19,6 +19,9 @@ type rawScenario struct {
 	Metrics     *rawMetrics  `yaml:"metrics"`
 	NCCL        ast.Node     `yaml:"nccl"`
 	PHY         *rawPHY      `yaml:"phy"`
+	// Tune is a parameter space for rocelab tune, which reads it; the
+	// twin ignores it.
+	Tune ast.Node `yaml:"tune"`
 }
 
 type rawPHY struct {
@@ -76,6 +79,7 @@ type rawECN struct {
 	Kmax       ast.Node `yaml:"kmax"`
 	Pmax       ast.Node `yaml:"pmax"`
 	At         ast.Node `yaml:"at"`
+	RTT        ast.Node `yaml:"rtt"`
 }
 
 type rawWatchdog struct {
@@ -95,6 +99,7 @@ type rawScheduler struct {
 }
 
 type rawSwitch struct {
+	Vendor         ast.Node      `yaml:"vendor"`
 	Buffer         ast.Node      `yaml:"buffer"`
 	Alpha          ast.Node      `yaml:"alpha"`
 	AlphaLossy     ast.Node      `yaml:"alpha_lossy"`
@@ -110,6 +115,7 @@ type rawSwitch struct {
 
 type rawHost struct {
 	MTU            ast.Node      `yaml:"mtu"`
+	NetdevMTU      ast.Node      `yaml:"netdev_mtu"`
 	DSCP           ast.Node      `yaml:"dscp"`
 	Priority       ast.Node      `yaml:"priority"`
 	Trust          ast.Node      `yaml:"trust"`

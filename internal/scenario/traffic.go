@@ -7,6 +7,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 
 	"rocelab/internal/sim"
+	"rocelab/internal/textout"
 	"rocelab/internal/unit"
 )
 
@@ -42,6 +43,9 @@ func (c *conv) flowCommon(s *Scenario, path string, start, dscp, prio, rate ast.
 // traffic resolves explicit flows and expands generators, in file order.
 func (c *conv) traffic(s *Scenario, t *rawTraffic) {
 	if t == nil || len(t.Flows)+len(t.Generators) == 0 {
+		if c.description {
+			return
+		}
 		c.errs = append(c.errs, &Error{File: c.file, Line: 1, Col: 1, Path: "traffic", Msg: "missing: a scenario needs traffic (flows or generators)"})
 		return
 	}
@@ -63,6 +67,7 @@ func (c *conv) traffic(s *Scenario, t *rawTraffic) {
 		if _, ok := c.scalar(r.Bytes, path+".bytes"); !ok {
 			c.fail(r.Bytes, path+".bytes", "missing: expected a size such as 8MiB")
 		}
+		c.warnFlow(s, path, r.Rate, r.Start, []int{f.Src}, d)
 		if f.Src >= 0 && f.Src == f.Dst {
 			c.fail(r.Dst, path+".dst", "a flow needs two different hosts, got %s twice", quote("h"+strconv.Itoa(f.Src)))
 		}
@@ -135,7 +140,7 @@ func (c *conv) generator(s *Scenario, r *rawGenerator, path string) {
 	case "permutation", "all-to-all":
 		g.Hosts = c.hostSet(r.Hosts, path+".hosts", hosts)
 		if len(g.Hosts) < 2 {
-			c.fail(r.Hosts, path+".hosts", "a %s needs at least 2 hosts", kind)
+			c.fail(r.Hosts, path+".hosts", "%s needs at least 2 hosts", textout.Article(kind))
 		}
 	case "incast":
 		g.Receiver = c.hostRef(r.Receiver, path+".receiver", hosts)
@@ -165,6 +170,11 @@ func (c *conv) generator(s *Scenario, r *rawGenerator, path string) {
 			c.fail(r.Senders, path+".senders", "missing: expected a sender count or a list of hosts")
 		}
 	}
+	srcs := g.Senders
+	if kind != "incast" {
+		srcs = g.Hosts
+	}
+	c.warnFlow(s, path, r.Rate, r.Start, srcs, d)
 	s.Generators = append(s.Generators, g)
 }
 

@@ -62,3 +62,20 @@ func (t *Table) Write(b *strings.Builder) {
 		fmt.Fprintf(b, "  … %d more (see --json or --out)\n", t.More)
 	}
 }
+
+// Count formats n with the singular or plural noun: "1 switch", "2 switches".
+func Count(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// Article returns word with "a" or "an" before it, by its first letter:
+// "an all-to-all", "a permutation".
+func Article(word string) string {
+	if word != "" && strings.ContainsRune("aeiouAEIOU", rune(word[0])) {
+		return "an " + word
+	}
+	return "a " + word
+}

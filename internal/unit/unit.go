@@ -5,6 +5,7 @@
 package unit
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -187,7 +188,35 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("invalid %s %q", e.Expected, e.Text)
 }
 
+// A RangeError says a value was written well but lies outside what the
+// quantity may be: negative, or above Max.
+type RangeError struct {
+	Text string
+	// Negative is set for a negative value; otherwise the value is above
+	// Max, written as it parses back (e.g. "1PiB").
+	Negative bool
+	Max      string
+}
+
+// Error implements error.
+func (e *RangeError) Error() string {
+	if e.Negative {
+		return fmt.Sprintf("%q is negative", e.Text)
+	}
+	return fmt.Sprintf("%q is too large: at most %s", e.Text, e.Max)
+}
+
+// Limits of the parsers: far above any fabric, far below int64 overflow
+// when quantities are added or multiplied by small factors.
+const (
+	MaxParsedTime   = 1000 * 3600 * Second // 1000h
+	MaxParsedBytes  = 1024 * 1024 * GiB    // 1PiB
+	MaxParsedRate   = 1000_000 * Gbps      // 1000Tbps
+	MaxParsedLength = 1000 * Kilometre     // 1000km
+)
+
 // splitNumber splits "2.5us" into 2.5 and "us", tolerating spaces between.
+// A number too large for a float64 is +Inf.
 func splitNumber(s string) (float64, string, bool) {
 	s = strings.TrimSpace(s)
 	i := 0
@@ -198,24 +227,30 @@ func splitNumber(s string) (float64, string, bool) {
 		return 0, "", false
 	}
 	f, err := strconv.ParseFloat(s[:i], 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+	if err != nil && !(errors.Is(err, strconv.ErrRange) && math.IsInf(f, 0)) || math.IsNaN(f) {
 		return 0, "", false
 	}
 	return f, strings.TrimSpace(s[i:]), true
 }
 
-func scaled(f float64, mult int64, max int64) (int64, bool) {
+// scaled returns f·mult, or a RangeError naming max when it is negative or
+// above max.
+func scaled(text string, f float64, mult, max int64, maxText string) (int64, error) {
 	v := f * float64(mult)
-	if v < 0 || v > float64(max) || math.IsNaN(v) {
-		return 0, false
+	if v < 0 || math.IsInf(v, -1) {
+		return 0, &RangeError{Text: text, Negative: true}
 	}
-	return int64(math.Round(v)), true
+	if v > float64(max) {
+		return 0, &RangeError{Text: text, Max: maxText}
+	}
+	return int64(math.Round(v)), nil
 }
 
 // ParseTime parses a duration such as "2us", "1.5 ms", "300ns", "500ps",
-// "2µs" or "1s". A unit is required; the value must not be negative.
+// "2µs", "1s", "5min" or "1h". A unit is required. A negative value or one
+// above MaxParsedTime is a *RangeError.
 func ParseTime(s string) (Time, error) {
-	const exp = "duration (a number and a unit: ps, ns, us, ms, s)"
+	const exp = "duration (a number and a unit: ps, ns, us, ms, s, min, h)"
 	f, u, ok := splitNumber(s)
 	if !ok {
 		return 0, &ParseError{s, exp}
@@ -232,21 +267,23 @@ func ParseTime(s string) (Time, error) {
 		mult = Millisecond
 	case "s", "sec":
 		mult = Second
+	case "min":
+		mult = 60 * Second
+	case "h":
+		mult = 3600 * Second
 	default:
 		return 0, &ParseError{s, exp}
 	}
-	v, ok := scaled(f, int64(mult), math.MaxInt64/2)
-	if !ok {
-		return 0, &ParseError{s, exp + ", not negative"}
-	}
-	return Time(v), nil
+	v, err := scaled(s, f, int64(mult), int64(MaxParsedTime), "1000h")
+	return Time(v), err
 }
 
 // ParseBytes parses a size such as "4KiB", "9000", "1.5MB", "64 B" or
 // "2GiB". K, M, G and T are decimal (powers of 1000); Ki, Mi, Gi and Ti are
-// binary. A bare number means bytes. The value must not be negative.
+// binary. A bare number means bytes. A negative value or one above
+// MaxParsedBytes is a *RangeError.
 func ParseBytes(s string) (Bytes, error) {
-	const exp = "size (a number and an optional unit: B, KB, KiB, MB, MiB, GB, GiB)"
+	const exp = "size (a number and an optional unit: B, KB, KiB, MB, MiB, GB, GiB, TB, TiB, PB, PiB)"
 	f, u, ok := splitNumber(s)
 	if !ok {
 		return 0, &ParseError{s, exp}
@@ -271,6 +308,10 @@ func ParseBytes(s string) (Bytes, error) {
 		mult = int64(GiB)
 	case "ti":
 		mult = 1024 * int64(GiB)
+	case "p":
+		mult = 1000_000 * int64(GB)
+	case "pi":
+		mult = 1024 * 1024 * int64(GiB)
 	default:
 		return 0, &ParseError{s, exp}
 	}
@@ -278,16 +319,13 @@ func ParseBytes(s string) (Bytes, error) {
 		// "Kb" is kilobits: refuse rather than guess.
 		return 0, &ParseError{s, exp + " (lower-case b means bits)"}
 	}
-	v, ok := scaled(f, mult, math.MaxInt64/2)
-	if !ok {
-		return 0, &ParseError{s, exp + ", not negative"}
-	}
-	return Bytes(v), nil
+	v, err := scaled(s, f, mult, int64(MaxParsedBytes), "1PiB")
+	return Bytes(v), err
 }
 
 // ParseRate parses a bit rate such as "100G", "400Gbps", "25 Gb/s",
-// "100Gbit/s" or "800M". A bare number means bits per second. The value must
-// not be negative.
+// "100Gbit/s" or "800M". A bare number means bits per second. A negative
+// value or one above MaxParsedRate is a *RangeError.
 func ParseRate(s string) (BitRate, error) {
 	const exp = "bit rate (a number and a unit: G, Gbps, Gb/s, M, Mbps)"
 	f, u, ok := splitNumber(s)
@@ -316,15 +354,12 @@ func ParseRate(s string) (BitRate, error) {
 	default:
 		return 0, &ParseError{s, exp}
 	}
-	v, ok := scaled(f, mult, math.MaxInt64/2)
-	if !ok {
-		return 0, &ParseError{s, exp + ", not negative"}
-	}
-	return BitRate(v), nil
+	v, err := scaled(s, f, mult, int64(MaxParsedRate), "1000Tbps")
+	return BitRate(v), err
 }
 
 // ParseLength parses a cable length such as "300m", "3 m", "1.5km" or
-// "50cm". The value must not be negative.
+// "50cm". A negative value or one above MaxParsedLength is a *RangeError.
 func ParseLength(s string) (Length, error) {
 	const exp = "length (a number and a unit: mm, cm, m, km)"
 	f, u, ok := splitNumber(s)
@@ -344,9 +379,6 @@ func ParseLength(s string) (Length, error) {
 	default:
 		return 0, &ParseError{s, exp}
 	}
-	v, ok := scaled(f, int64(mult), math.MaxInt64/2)
-	if !ok {
-		return 0, &ParseError{s, exp + ", not negative"}
-	}
-	return Length(v), nil
+	v, err := scaled(s, f, int64(mult), int64(MaxParsedLength), "1000km")
+	return Length(v), err
 }

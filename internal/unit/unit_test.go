@@ -113,3 +113,39 @@ func TestStringsRoundTrip(t *testing.T) {
 		t.Errorf("rate string %q", s)
 	}
 }
+
+// Values written well but out of range say which bound they break, with
+// the limit as the parser would read it back.
+func TestParseRange(t *testing.T) {
+	for _, c := range []struct {
+		in       string
+		parse    func(string) (int64, error)
+		negative bool
+		max      string
+	}{
+		{"1e30", func(s string) (int64, error) { b, err := ParseBytes(s); return int64(b), err }, false, "1PiB"},
+		{"2PiB", func(s string) (int64, error) { b, err := ParseBytes(s); return int64(b), err }, false, "1PiB"},
+		{"1e400", func(s string) (int64, error) { b, err := ParseBytes(s); return int64(b), err }, false, "1PiB"},
+		{"-4KiB", func(s string) (int64, error) { b, err := ParseBytes(s); return int64(b), err }, true, ""},
+		{"1001h", func(s string) (int64, error) { d, err := ParseTime(s); return int64(d), err }, false, "1000h"},
+		{"-1us", func(s string) (int64, error) { d, err := ParseTime(s); return int64(d), err }, true, ""},
+		{"1e400G", func(s string) (int64, error) { r, err := ParseRate(s); return int64(r), err }, false, "1000Tbps"},
+		{"2000km", func(s string) (int64, error) { l, err := ParseLength(s); return int64(l), err }, false, "1000km"},
+	} {
+		_, err := c.parse(c.in)
+		re, ok := err.(*RangeError)
+		if !ok || re.Negative != c.negative || re.Max != c.max {
+			t.Errorf("%q: error %#v, want a RangeError negative=%v max=%q", c.in, err, c.negative, c.max)
+		}
+	}
+	for in, want := range map[string]Time{"1h": 3600 * Second, "1.5min": 90 * Second, "1000h": MaxParsedTime} {
+		if got, err := ParseTime(in); err != nil || got != want {
+			t.Errorf("ParseTime(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for in, want := range map[string]Bytes{"1PiB": MaxParsedBytes, "1PB": 1e15} {
+		if got, err := ParseBytes(in); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+}

@@ -32,7 +32,9 @@ const (
 	// Send is a SEND: like WriteImm for completions.
 	Send
 	// Read is an RDMA READ: the responder sends the data back; completes
-	// at the requester when the last response arrives.
+	// at the requester when the last response arrives. (The packet-level
+	// NIC does not carry READ yet: it completes a READ with
+	// RemoteInvalidRequest.)
 	Read
 )
 
@@ -69,6 +71,9 @@ const (
 	// Flushed is IBV_WC_WR_FLUSH_ERR: the QP went to the error state
 	// before this request ran.
 	Flushed Status = 5
+	// RemoteInvalidRequest is IBV_WC_REM_INV_REQ_ERR: the responder
+	// refused the request (an operation the transport does not carry).
+	RemoteInvalidRequest Status = 9
 	// RetryExceeded is IBV_WC_RETRY_EXC_ERR: the transport retry counter
 	// ran out (lost packets or ACKs, retry_cnt timeouts in a row).
 	RetryExceeded Status = 12
@@ -81,6 +86,8 @@ func (s Status) String() string {
 		return "success"
 	case Flushed:
 		return "Work Request Flushed Error"
+	case RemoteInvalidRequest:
+		return "remote invalid request error"
 	case RetryExceeded:
 		return "transport retry counter exceeded"
 	}

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bufio"
+	"strconv"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"rocelab/internal/calc"
+	"rocelab/internal/unit"
+)
+
+func newCalcCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "calc",
+		Short: "Calculators: PFC headroom, ECN thresholds, RoCE MTU, pause time, busbw, ACK timeout",
+		Long: `calc computes the numbers a RoCE fabric is configured with. Each
+calculator prints its formula, every input (given or defaulted, and from
+where), the outputs, and the sources of the rules.`,
+	}
+	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "write the result as JSON")
+	write := func(c *cobra.Command, r *calc.Result) error {
+		out := bufio.NewWriter(c.OutOrStdout())
+		var err error
+		if asJSON {
+			err = r.WriteJSON(out)
+		} else {
+			err = r.WriteText(out)
+		}
+		if err == nil {
+			err = out.Flush()
+		}
+		return err
+	}
+	cmd.AddCommand(calcHeadroomCmd(write), calcECNCmd(write), calcMTUCmd(write), calcPauseCmd(write),
+		calcBusBWCmd(write), calcTimeoutCmd(write))
+	return cmd
+}
+
+type writeResult func(*cobra.Command, *calc.Result) error
+
+// unitFlags parses flags written with units, reporting the flag by name.
+type unitFlags struct {
+	fs  *pflag.FlagSet
+	err error
+}
+
+// value parses flag name with parse, reporting what was expected.
+func value[T any](u *unitFlags, name, expected string, parse func(string) (T, error)) T {
+	s, _ := u.fs.GetString(name)
+	v, err := parse(s)
+	if err != nil {
+		u.fail("--%s: expected %s, got %q", name, expected, s)
+	}
+	return v
+}
+
+func (u *unitFlags) rate(name string) unit.BitRate {
+	r := value(u, name, "a positive rate such as 100G", unit.ParseRate)
+	if r <= 0 {
+		u.fail("--%s: expected a positive rate such as 100G", name)
+	}
+	return r
+}
+
+func (u *unitFlags) bytes(name string) unit.Bytes {
+	return value(u, name, "a size such as 9100, 1KiB or 32MiB", unit.ParseBytes)
+}
+
+func (u *unitFlags) length(name string) unit.Length {
+	return value(u, name, "a length such as 3m or 300m", unit.ParseLength)
+}
+
+// time parses a duration flag; "auto" (or empty) is 0.
+func (u *unitFlags) time(name string) unit.Time {
+	return value(u, name, "a duration such as 2us or 20us", func(s string) (unit.Time, error) {
+		if s == "" || s == "auto" {
+			return 0, nil
+		}
+		return unit.ParseTime(s)
+	})
+}
+
+func (u *unitFlags) fail(format string, args ...any) {
+	if u.err == nil {
+		u.err = usageError(format, args...)
+	}
+}
+
+func calcHeadroomCmd(write writeResult) *cobra.Command {
+	var occ, small float64
+	var cell int
+	cmd := &cobra.Command{
+		Use:   "headroom --speed 100G --cable 300m [--mtu 9100] [--lossless-mtu N] [--mac-phy-delay 1KiB] [--cell-size 96 --small-packet-percent 100 | --cell-occupancy F] [--response-time T]",
+		Short: "XOFF headroom of a lossless priority group (SONiC's formula)",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			u := &unitFlags{fs: c.Flags()}
+			in := calc.HeadroomInput{
+				Rate: u.rate("speed"), Cable: u.length("cable"), PortMTU: u.bytes("mtu"),
+				LosslessMTU: u.bytes("lossless-mtu"), MACPHYDelay: u.bytes("mac-phy-delay"),
+				CellOccupancy: occ, CellSize: cell, SmallPacketPercent: small, ResponseTime: u.time("response-time"),
+			}
+			if occ != 0 && (occ < 1 || occ > 100) {
+				u.fail("--cell-occupancy: expected a factor from 1 to 100, got %g", occ)
+			}
+			if small < 0 || small > 100 {
+				u.fail("--small-packet-percent: expected 0 to 100, got %g", small)
+			}
+			if cell < 0 {
+				u.fail("--cell-size: expected a positive size, got %d", cell)
+			}
+			if u.err != nil {
+				return u.err
+			}
+			return write(c, calc.Headroom(in))
+		},
+	}
+	f := cmd.Flags()
+	f.String("speed", "100G", "port speed")
+	f.String("cable", "3m", "cable length")
+	f.String("mtu", "9100", "switch port MTU (SONiC default 9100)")
+	f.String("lossless-mtu", "0", "largest lossless frame (SONiC LOSSLESS_TRAFFIC_PATTERN mtu); 0 = --mtu")
+	f.String("mac-phy-delay", "1KiB", "bytes in the switch's MAC/PHY pipeline after XOFF (ASIC table; Spectrum-1 0.8KiB)")
+	f.Float64Var(&occ, "cell-occupancy", 0, "worst-case cell occupancy factor (default 1, or computed from --cell-size)")
+	f.IntVar(&cell, "cell-size", 0, "buffer cell size in bytes (Spectrum-1 96, Spectrum-2/3 144)")
+	f.Float64Var(&small, "small-packet-percent", 100, "percent of lossless packets that are 64 B (with --cell-size)")
+	f.String("response-time", "auto", "peer response time (default: the IEEE 802.3 31B.3.7 budget for the speed)")
+	return cmd
+}
+
+func calcECNCmd(write writeResult) *cobra.Command {
+	var alpha, pmax float64
+	var cell int
+	cmd := &cobra.Command{
+		Use:   "ecn --speed 100G [--rtt 20us] [--buffer 32MiB --alpha 1] [--kmin B --kmax B --pmax P [--cell-size N]]",
+		Short: "ECN Kmin/Kmax/Pmax bounds from the BDP, with the source of each rule",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			u := &unitFlags{fs: c.Flags()}
+			in := calc.ECNInput{Rate: u.rate("speed"), RTT: u.time("rtt"), Buffer: u.bytes("buffer"), Alpha: alpha,
+				Kmin: u.bytes("kmin"), Kmax: u.bytes("kmax"), Pmax: pmax, CellSize: cell}
+			if cell < 0 || cell > 4096 {
+				u.fail("--cell-size: expected a cell size in bytes (96, 144, 208, ...), got %d", cell)
+			}
+			if alpha < 0 {
+				u.fail("--alpha: expected a positive fraction, got %g", alpha)
+			}
+			if in.Kmin > 0 && in.Kmax == 0 {
+				u.fail("--kmin needs --kmax")
+			}
+			if u.err != nil {
+				return u.err
+			}
+			return write(c, calc.ECN(in))
+		},
+	}
+	f := cmd.Flags()
+	f.String("speed", "100G", "port speed")
+	f.String("rtt", "auto", "base RTT the thresholds are sized for (default 20us, Huawei's)")
+	f.String("buffer", "0", "shared buffer, to bound Kmin by the PFC threshold")
+	f.Float64Var(&alpha, "alpha", 1, "dynamic threshold α of the lossless pool")
+	f.String("kmin", "0", "a Kmin to check")
+	f.String("kmax", "0", "a Kmax to check")
+	f.Float64Var(&pmax, "pmax", 0.2, "a Pmax to check (a fraction: 0.05 = 5%)")
+	f.IntVar(&cell, "cell-size", 0, "--kmin and --kmax count buffer cells of this many bytes")
+	return cmd
+}
+
+func calcMTUCmd(write writeResult) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mtu NETDEV_MTU",
+		Short: "RoCE path MTU from the netdev MTU",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			m, err := strconv.Atoi(args[0])
+			if err != nil || m < 68 || m > 65535 {
+				return usageError("NETDEV_MTU: expected a number of bytes from 68 to 65535, got %q", args[0])
+			}
+			return write(c, calc.PathMTU(m))
+		},
+	}
+}
+
+func calcPauseCmd(write writeResult) *cobra.Command {
+	var quanta int
+	cmd := &cobra.Command{
+		Use:   "pause --speed 100G [--quanta 65535]",
+		Short: "PFC quantum and pause time at a port speed",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			u := &unitFlags{fs: c.Flags()}
+			in := calc.PauseInput{Rate: u.rate("speed"), Quanta: quanta}
+			if quanta < 0 || quanta > 0xFFFF {
+				u.fail("--quanta: expected 0 to 65535, got %d", quanta)
+			}
+			if u.err != nil {
+				return u.err
+			}
+			return write(c, calc.Pause(in))
+		},
+	}
+	cmd.Flags().String("speed", "100G", "port speed")
+	cmd.Flags().IntVar(&quanta, "quanta", 0xFFFF, "pause value in quanta")
+	return cmd
+}
+
+func calcBusBWCmd(write writeResult) *cobra.Command {
+	var in calc.BusBWInput
+	cmd := &cobra.Command{
+		Use:   "busbw --speed 100G --nodes N [--nics 1] [--gpus 8] [--op allreduce] [--size 1GiB]",
+		Short: "Expected nccl-tests busbw per collective from NIC speed and node count",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			u := &unitFlags{fs: c.Flags()}
+			in.Rate, in.Size = u.rate("speed"), u.bytes("size")
+			if in.Efficiency < 0 || in.Efficiency > 1 {
+				u.fail("--efficiency: expected a fraction from 0 to 1, got %g", in.Efficiency)
+			}
+			if u.err != nil {
+				return u.err
+			}
+			r, err := calc.BusBW(in)
+			if err != nil {
+				return usageError("%v", err)
+			}
+			return write(c, r)
+		},
+	}
+	f := cmd.Flags()
+	f.String("speed", "100G", "NIC speed")
+	f.IntVar(&in.Nodes, "nodes", 2, "servers")
+	f.IntVar(&in.NICsPerNode, "nics", 1, "NICs per server the rings use")
+	f.IntVar(&in.GPUsPerNode, "gpus", 8, "GPUs (ranks) per server")
+	f.StringVar(&in.Op, "op", "allreduce", "collective: allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv")
+	f.Float64Var(&in.Efficiency, "efficiency", 0, "fraction of line rate reached (default 0.97)")
+	f.String("size", "0", "message size for a time estimate")
+	return cmd
+}
+
+func calcTimeoutCmd(write writeResult) *cobra.Command {
+	var in calc.TimeoutInput
+	cmd := &cobra.Command{
+		Use:   "timeout [--timeout 20] [--retry-cnt 7]",
+		Short: "RC ACK timeout and retry budget from NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if in.Timeout < 0 || in.Timeout > 31 {
+				return usageError("--timeout: expected 0 to 31 (5 bits), got %d", in.Timeout)
+			}
+			if in.RetryCnt < 0 || in.RetryCnt > 7 {
+				return usageError("--retry-cnt: expected 0 to 7 (3 bits), got %d", in.RetryCnt)
+			}
+			in.TimeoutGiven, in.RetryGiven = c.Flags().Changed("timeout"), c.Flags().Changed("retry-cnt")
+			return write(c, calc.Timeout(in))
+		},
+	}
+	cmd.Flags().IntVar(&in.Timeout, "timeout", 20, "QP timeout exponent (NCCL_IB_TIMEOUT)")
+	cmd.Flags().IntVar(&in.RetryCnt, "retry-cnt", 7, "QP retry count (NCCL_IB_RETRY_CNT)")
+	return cmd
+}

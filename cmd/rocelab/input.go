@@ -1,0 +1,92 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// stdinName is how standard input is named in messages.
+const stdinName = "<stdin>"
+
+// An input is one file a command reads: a path, or "-" for stdin.
+type input struct {
+	name string
+	r    io.Reader
+	f    *os.File
+}
+
+// Close closes the file (not stdin).
+func (in *input) Close() {
+	if in.f != nil {
+		in.f.Close()
+	}
+}
+
+// openInput opens path for a command that reads one file of the kind what
+// ("a capture", "a scenario"): "-" is stdin; a directory is refused with
+// the files in it that look like what was asked for, and the command that
+// reads them all when there is one. Gzip is left to the readers, which
+// recognise it by its magic number.
+func openInput(path string, stdin io.Reader, what string, looksRight func(name string) bool, forDirs string) (*input, error) {
+	if path == "-" {
+		return &input{name: stdinName, r: stdin}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s: %v", path, pe.Err)
+		}
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if st.IsDir() {
+		f.Close()
+		msg := fmt.Sprintf("%s is a directory: expected %s file", path, what)
+		if some := filesIn(path, looksRight, 5); len(some) > 0 {
+			msg += " such as " + strings.Join(some, ", ")
+		}
+		return nil, errors.New(msg + forDirs)
+	}
+	return &input{name: path, r: f, f: f}, nil
+}
+
+// filesIn lists up to n files directly in dir whose names pass keep.
+func filesIn(dir string, keep func(string) bool, n int) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if e.Type().IsRegular() && keep(e.Name()) {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Strings(out)
+	if len(out) > n {
+		out = append(out[:n], "…")
+	}
+	return out
+}
+
+// captureName and scenarioName tell capture and scenario files by name.
+func captureName(n string) bool {
+	n = strings.TrimSuffix(n, ".gz")
+	return strings.HasSuffix(n, ".pcap") || strings.HasSuffix(n, ".pcapng") || strings.HasSuffix(n, ".cap")
+}
+
+func scenarioName(n string) bool {
+	n = strings.TrimSuffix(n, ".gz")
+	return strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml")
+}

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"rocelab/internal/confgen"
+	"rocelab/internal/scenario"
+	"rocelab/internal/tune"
+)
+
+func newTuneCmd() *cobra.Command {
+	var (
+		spaceFile, outDir string
+		asJSON            bool
+		workers, top      int
+		shardIndex        int
+		shardCount        int
+		maxEvents         int64
+	)
+	cmd := &cobra.Command{
+		Use:   "tune SCENARIO [--space FILE] [--workers N] [--shard-index I --shard-count N] [--json] [--out DIR]",
+		Short: "Search a parameter space on the twin against the health targets",
+		Long: `tune runs the twin on every candidate of a declared parameter space and ranks
+them by an objective (default: most health targets met, then total slack).
+The space is the scenario's top-level tune: section or a --space file:
+
+  search: grid            # or random (with samples: N, seed: S)
+  objective: targets      # targets, utilization, p99, pause, loss
+  params:
+    switch.pfc.headroom: [45056, 65536, auto]
+    switch.alpha: {range: [0.125, 8], steps: 7, scale: log}
+
+Each parameter is a scenario key path; any key the scenario accepts can be
+searched. Candidate 0 is the scenario unchanged. Candidates run in parallel
+(--workers, default all cores) with the same results whatever the worker
+count, and split into shards: --shard-index/--shard-count, or from
+SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT or JOB_COMPLETION_INDEX; 'rocelab
+tune merge' joins shard results into exactly the unsharded result.
+
+--out DIR writes results.json, results.txt, best.yaml (the chosen scenario)
+and config/ with 'config gen' output of every target for it. Details:
+docs/tune.md.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			data, err := os.ReadFile(args[0])
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			spName, spData := args[0], data
+			if spaceFile != "" {
+				if spData, err = os.ReadFile(spaceFile); err != nil {
+					return &exitError{code: 2, err: err}
+				}
+				spName = spaceFile
+			} else if !tune.HasSpace(data) {
+				return usageError("%s has no tune: section; give the space with --space FILE", args[0])
+			}
+			sp, err := tune.ParseSpace(spName, spData)
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			base, err := tune.NewBase(args[0], data)
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			if err := base.Check(sp); err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			shard, err := shardFlags(c, shardIndex, shardCount)
+			if err != nil {
+				return err
+			}
+			n := 0
+			for _, cand := range sp.Candidates() {
+				if cand.Index%shard.Count == shard.Index {
+					n++
+				}
+			}
+			prog := newProgress(c.ErrOrStderr(), n)
+			o := tune.Options{Workers: workers, Shard: shard, Limits: scenario.Limits{Events: maxEvents, Memory: defaultMemoryLimit()},
+				Done: func(tune.RunResult) { prog.inc() }}
+			if o.Workers <= 0 {
+				o.Workers = runtime.GOMAXPROCS(0)
+			}
+			wall := time.Now()
+			res, err := tune.Search(base, sp, o)
+			prog.wait()
+			if err != nil {
+				return usageError("%v", err)
+			}
+			el := time.Since(wall)
+			slog.Info("tune done", "runs", res.Cost.Runs, "events", res.Cost.Events, "wall", el.Round(time.Millisecond).String(),
+				"runs_per_s", fmt.Sprintf("%.3g", float64(res.Cost.Runs)/el.Seconds()), "workers", o.Workers)
+			if err := writeTuneResult(c.OutOrStdout(), res, asJSON, top); err != nil {
+				return err
+			}
+			if outDir != "" {
+				return writeTuneDir(outDir, base, sp, res, top)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&spaceFile, "space", "", "parameter space file (default: the scenario's tune: section)")
+	f.IntVar(&workers, "workers", 0, "candidates run in parallel (default: all cores)")
+	f.IntVar(&shardIndex, "shard-index", -1, "this shard (default from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX)")
+	f.IntVar(&shardCount, "shard-count", 0, "number of shards (default from SLURM_ARRAY_TASK_COUNT)")
+	f.BoolVar(&asJSON, "json", false, "write the results as JSON")
+	f.StringVar(&outDir, "out", "", "write results.json, results.txt, best.yaml and config/ into DIR")
+	f.IntVar(&top, "top", 10, "rows of the ranked table")
+	f.Int64Var(&maxEvents, "max-events", 5_000_000_000, "refuse candidates estimated to need more scheduler events")
+	cmd.AddCommand(newTuneMergeCmd())
+	return cmd
+}
+
+// shardFlags resolves the shard from flags, then the environment.
+func shardFlags(c *cobra.Command, index, count int) (tune.Shard, error) {
+	if c.Flags().Changed("shard-index") {
+		if !c.Flags().Changed("shard-count") {
+			return tune.Shard{}, usageError("--shard-index needs --shard-count")
+		}
+		s := tune.Shard{Index: index, Count: count}
+		if err := s.Check(); err != nil {
+			return s, usageError("%v", err)
+		}
+		return s, nil
+	}
+	s, ok, err := tune.ShardFromEnv(count)
+	if err != nil {
+		return s, usageError("%v", err)
+	}
+	if !ok {
+		s = tune.Shard{Index: 0, Count: 1}
+		if count > 1 {
+			return s, usageError("--shard-count needs --shard-index (or SLURM_ARRAY_TASK_ID / JOB_COMPLETION_INDEX)")
+		}
+	}
+	if err := s.Check(); err != nil {
+		return s, usageError("%v", err)
+	}
+	return s, nil
+}
+
+// writeTuneDir writes the results, the chosen scenario and its configs.
+func writeTuneDir(dir string, base *tune.Base, sp *tune.Space, res *tune.Result, top int) error {
+	if err := os.MkdirAll(filepath.Join(dir, "config"), 0o755); err != nil {
+		return err
+	}
+	write := func(name string, fn func(io.Writer) error) error {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		w := bufio.NewWriter(f)
+		err = fn(w)
+		if err == nil {
+			err = w.Flush()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	if err := write("results.json", res.WriteJSON); err != nil {
+		return err
+	}
+	if err := write("results.txt", func(w io.Writer) error { return res.WriteText(w, top) }); err != nil {
+		return err
+	}
+	if res.Shard.Count > 1 || res.Best < 0 {
+		return nil
+	}
+	best := sp.Candidates()[res.Best]
+	s, yml, err := base.Scenario(sp, best)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "best.yaml"), yml, 0o644); err != nil {
+		return err
+	}
+	for _, t := range confgen.Targets() {
+		out, err := confgen.Generate(t[0], s, confgen.DefaultOptions())
+		if err != nil {
+			return err
+		}
+		name := filepath.Join(dir, "config", t[0])
+		if err := os.WriteFile(name, out.Config, 0o644); err != nil {
+			return err
+		}
+		if len(out.Provenance) > 0 {
+			if err := os.WriteFile(name+".provenance", out.Provenance, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func newTuneMergeCmd() *cobra.Command {
+	var (
+		asJSON bool
+		top    int
+	)
+	cmd := &cobra.Command{
+		Use:   "merge [--json] SHARD.json...",
+		Short: "Join the results of tune shards into the result of the whole search",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			var shards []*tune.Result
+			for _, a := range args {
+				f, err := os.Open(a)
+				if err != nil {
+					return &exitError{code: 2, err: err}
+				}
+				r, err := tune.ReadResult(a, bufio.NewReader(f))
+				f.Close()
+				if err != nil {
+					return &exitError{code: 2, err: err}
+				}
+				shards = append(shards, r)
+			}
+			res, err := tune.Merge(args, shards)
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			return writeTuneResult(c.OutOrStdout(), res, asJSON, top)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "write the merged results as JSON")
+	cmd.Flags().IntVar(&top, "top", 10, "rows of the ranked table")
+	return cmd
+}
+
+// writeTuneResult prints a result as JSON or as the ranked table.
+func writeTuneResult(w io.Writer, res *tune.Result, asJSON bool, top int) error {
+	out := bufio.NewWriter(w)
+	var err error
+	if asJSON {
+		err = res.WriteJSON(out)
+	} else {
+		err = res.WriteText(out, top)
+	}
+	if err == nil {
+		err = out.Flush()
+	}
+	return err
+}
+
+// progress is an mpb bar on a terminal, nothing elsewhere.
+type progress struct {
+	p   *mpb.Progress
+	bar *mpb.Bar
+}
+
+func newProgress(w io.Writer, total int) *progress {
+	if !isTerminal(w) || total == 0 {
+		return &progress{}
+	}
+	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(40))
+	bar := p.AddBar(int64(total), mpb.PrependDecorators(decor.Name("tuning"), decor.CountersNoUnit(" %d/%d")),
+		mpb.AppendDecorators(decor.Percentage(), decor.Name(" "), decor.AverageETA(decor.ET_STYLE_GO)))
+	return &progress{p: p, bar: bar}
+}
+
+func (p *progress) inc() {
+	if p.bar != nil {
+		p.bar.Increment()
+	}
+}
+
+func (p *progress) wait() {
+	if p.p != nil {
+		p.p.Wait()
+	}
+}

@@ -1,0 +1,24 @@
+package counters
+
+// Concepts of the IB port counters (counters/) that tell link health, the
+// extra RDMA error counters in hw_counters/, and the physical-port error
+// counters in ethtool -S. The exporter keys its link-flap and error metrics
+// on them.
+const (
+	LinkDowned         Concept = "link_downed"          // IB port: link went down (a flap)
+	LinkErrorRecovery  Concept = "link_error_recovery"  // IB port: link retrained after errors
+	SymbolError        Concept = "symbol_error"         // IB port: symbol errors on the wire
+	PortUnicastPackets Concept = "port_unicast_packets" // IB port: unicast packets
+	PortMcastPackets   Concept = "port_multicast_packets"
+	PortXmitWait       Concept = "port_xmit_wait" // IB port: ticks with data to send but no credit (pause)
+
+	ICRCEncapsulated     Concept = "rx_icrc_encapsulated"       // RoCE packets received with a bad ICRC
+	ReqRemoteAccessErr   Concept = "req_remote_access_errors"   // requester got a remote access NAK
+	ReqRemoteInvalidReq  Concept = "req_remote_invalid_request" // requester got a remote invalid request NAK
+	RespLocalLengthErr   Concept = "resp_local_length_error"    // responder: incoming message longer than the WQE
+	RespRemoteAccessErrs Concept = "resp_remote_access_errors"  // responder refused a remote access
+	RxDCTConnect         Concept = "rx_dct_connect"             // DCT connect requests received
+
+	PhyCRCErrors Concept = "phy_crc_errors" // frames received with a bad FCS
+	PhyErrors    Concept = "phy_errors"     // frames the port failed to send
+)

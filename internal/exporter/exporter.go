@@ -1,0 +1,352 @@
+// Package exporter is rocelab's Prometheus exporter for RoCE hosts: a set of
+// isolated collectors that read the RDMA devices under
+// /sys/class/infiniband, the ethtool statistics and sysfs attributes of the
+// netdevs behind them, their QoS state (trust mode, PFC, DSCP map) and
+// their DCQCN settings.
+//
+// Every collector is isolated per device and per file: a file that fails
+// to read increments rocelab_exporter_collector_errors_total{collector,
+// device,reason} and is skipped, and everything else is still exported.
+// The exporter only reads: it never writes to sysfs and never runs a
+// command.
+//
+// A Host says where the collectors read, so that a real host (the sysfs
+// mount and the ethtool ioctl), a fixture tree, or a simulated host of the
+// twin are read by the same code.
+package exporter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"regexp"
+	"sort"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// A Host is what the collectors read.
+type Host struct {
+	// Sys is the sysfs tree: what is mounted at /sys.
+	Sys fs.FS
+	// Ethtool gives the ethtool statistics of a netdev.
+	Ethtool EthtoolSource
+	// QoS gives the QoS state of a netdev.
+	QoS QoSSource
+}
+
+// A Stat is one named statistic.
+type Stat struct {
+	Name  string
+	Value uint64
+}
+
+// An EthtoolSource gives a netdev's ethtool statistics.
+type EthtoolSource interface {
+	// Stats returns the statistics of netdev. Names may repeat only if
+	// the source says so with an error.
+	Stats(netdev string) ([]Stat, error)
+}
+
+// A QoSSource gives a netdev's QoS state.
+type QoSSource interface {
+	// QoS returns the state of netdev; an error wrapping ErrUnsupported
+	// means the netdev has no such state (no DCB support), not a fault.
+	QoS(netdev string) (QoS, error)
+}
+
+// ErrUnsupported is wrapped by sources when a netdev does not provide the
+// state asked for at all (a driver without DCB, a kernel without the mlx5
+// ecn directory). Collectors export nothing for it and count no error.
+var ErrUnsupported = errors.New("not supported by this netdev")
+
+// A Collector reads one kind of state.
+type Collector interface {
+	// Name is the collector's flag name: --collector.<name>.
+	Name() string
+	// Describe sends the descriptors of every metric it may produce.
+	Describe(ch chan<- *prometheus.Desc)
+	// Collect reads the host and sends metrics through s.
+	Collect(s *Scrape)
+}
+
+// Options tune the collectors.
+type Options struct {
+	// EthtoolExclude leaves out ethtool statistics whose name matches (nil:
+	// keep all).
+	EthtoolExclude *regexp.Regexp
+	// GIDRefresh is how long a port's GID table read cleanly is reused
+	// before it is read again (0: every scrape). A real table has 255
+	// entries per port, more files than all the port's counters together.
+	GIDRefresh time.Duration
+	// DCQCNRefresh is the same for a netdev's DCQCN settings (some 35
+	// files with MLNX_OFED).
+	DCQCNRefresh time.Duration
+}
+
+// Collectors returns a fresh instance of every collector, in a fixed
+// order.
+func Collectors(o Options) []Collector {
+	return []Collector{
+		&rdmaCollector{gids: refresher[[]gid]{every: o.GIDRefresh}},
+		NewEthtoolCollector(o.EthtoolExclude),
+		&netdevCollector{},
+		&qosCollector{},
+		&dcqcnCollector{settings: refresher[[]dcqcnValue]{every: o.DCQCNRefresh}},
+	}
+}
+
+// Error reasons, the reason label of rocelab_exporter_collector_errors_total.
+const (
+	ReasonPermission = "permission" // the exporter lacks the privilege to read it
+	ReasonMissing    = "missing"    // a file or directory that should exist does not
+	ReasonRead       = "read"       // reading failed (I/O error, a directory where a file belongs)
+	ReasonParse      = "parse"      // the content is not what the kernel writes
+	ReasonDuplicate  = "duplicate"  // two statistics map to the same series
+)
+
+// reasonOf classifies a read error.
+func reasonOf(err error) string {
+	var ve *ValueError
+	var pe *ParseError
+	switch {
+	case errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.EPERM):
+		return ReasonPermission
+	case errors.Is(err, fs.ErrNotExist):
+		return ReasonMissing
+	case errors.As(err, &ve), errors.As(err, &pe):
+		return ReasonParse
+	}
+	return ReasonRead
+}
+
+var (
+	scrapeDurationDesc = prometheus.NewDesc("rocelab_exporter_scrape_duration_seconds",
+		"Time one collector took to read the host.", []string{"collector"}, nil)
+	scrapeSuccessDesc = prometheus.NewDesc("rocelab_exporter_scrape_success",
+		"1 when the collector read every device and file cleanly, 0 when anything failed (see rocelab_exporter_collector_errors_total).", []string{"collector"}, nil)
+	collectorErrorsDesc = prometheus.NewDesc("rocelab_exporter_collector_errors_total",
+		"Devices or files a collector could not read and skipped, by reason (permission, missing, read, parse, duplicate).", []string{"collector", "device", "reason"}, nil)
+)
+
+// Exporter runs the enabled collectors on a host at each scrape. It is a
+// prometheus.Collector: register it on a registry of your own.
+type Exporter struct {
+	host       func() Host
+	collectors []Collector
+	logger     *slog.Logger
+
+	mu     sync.Mutex
+	errors map[errKey]uint64
+	bufs   [][]byte // one scratch buffer per reading goroutine
+}
+
+type errKey struct{ collector, device, reason string }
+
+// New returns an exporter running collectors on the host host returns at
+// each scrape.
+func New(host func() Host, collectors []Collector, logger *slog.Logger) *Exporter {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Exporter{host: host, collectors: collectors, logger: logger, errors: map[errKey]uint64{}, bufs: make([][]byte, workers)}
+}
+
+// Describe implements prometheus.Collector.
+func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
+	ch <- scrapeDurationDesc
+	ch <- scrapeSuccessDesc
+	ch <- collectorErrorsDesc
+	for _, c := range e.collectors {
+		c.Describe(ch)
+	}
+}
+
+// Collect implements prometheus.Collector: it runs each collector in turn.
+func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := &Scrape{Host: e.host(), ch: ch, e: e, state: &scrapeState{}, disc: &discovery{}, worker: 0}
+	for _, c := range e.collectors {
+		s.state.collector = c.Name()
+		s.state.failed = false
+		start := time.Now()
+		c.Collect(s)
+		ch <- prometheus.MustNewConstMetric(scrapeDurationDesc, prometheus.GaugeValue, time.Since(start).Seconds(), c.Name())
+		ok := 1.0
+		if s.state.failed {
+			ok = 0
+		}
+		ch <- prometheus.MustNewConstMetric(scrapeSuccessDesc, prometheus.GaugeValue, ok, c.Name())
+	}
+	keys := make([]errKey, 0, len(e.errors))
+	for k := range e.errors {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.collector != b.collector {
+			return a.collector < b.collector
+		}
+		if a.device != b.device {
+			return a.device < b.device
+		}
+		return a.reason < b.reason
+	})
+	for _, k := range keys {
+		ch <- prometheus.MustNewConstMetric(collectorErrorsDesc, prometheus.CounterValue, float64(e.errors[k]), k.collector, k.device, k.reason)
+	}
+}
+
+// Scrape is one collector's view of one scrape. A collector may read
+// devices in parallel with Each; each goroutine then has its own Scrape.
+type Scrape struct {
+	// Host is what to read.
+	Host Host
+
+	ch     chan<- prometheus.Metric
+	e      *Exporter
+	state  *scrapeState
+	disc   *discovery
+	worker int // index of this goroutine's scratch buffer
+}
+
+// scrapeState is shared by the goroutines of one collector's run.
+type scrapeState struct {
+	mu        sync.Mutex
+	collector string
+	failed    bool
+}
+
+// discovery is the host's RDMA ports, found once per scrape.
+type discovery struct {
+	done  bool
+	ports []Port
+	errs  []devError
+}
+
+// workers bounds the goroutines a collector reads devices with: sysfs
+// reads are system calls that wait, so a few in flight hide their latency.
+const workers = 4
+
+// Each calls f(i) for i in [0, n) on up to workers goroutines, each with
+// its own Scrape, and returns when all are done.
+func (s *Scrape) Each(n int, f func(s *Scrape, i int)) {
+	if n <= 1 {
+		for i := 0; i < n; i++ {
+			f(s, i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers && w < n; w++ {
+		ws := *s
+		ws.worker = w
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(&ws, i)
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// Fail records that device (an RDMA device or netdev; "" for the host as a
+// whole) could not be read, and why. The collector then skips that file
+// or device and goes on.
+func (s *Scrape) Fail(device string, err error) {
+	reason := reasonOf(err)
+	s.state.mu.Lock()
+	s.state.failed = true
+	k := errKey{s.state.collector, device, reason}
+	s.e.errors[k]++
+	first := s.e.errors[k] == 1
+	s.state.mu.Unlock()
+	// The first failure of a kind is a warning; its repeats at every
+	// scrape are counted and logged at debug level only.
+	level := slog.LevelDebug
+	if first {
+		level = slog.LevelWarn
+	}
+	s.e.logger.Log(context.Background(), level, "skipped", "collector", k.collector, "device", device, "reason", reason, "err", err)
+}
+
+// emit sends one sample.
+func (s *Scrape) emit(d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) {
+	s.ch <- prometheus.MustNewConstMetric(d, t, v, labels...)
+}
+
+// readFile reads a small file into the exporter's scratch buffer; the
+// result is valid until the next call.
+func (s *Scrape) readFile(name string) ([]byte, error) {
+	if r, ok := s.Host.Sys.(rawDir); ok {
+		b, err := r.readInto(name, s.e.bufs[s.worker])
+		if err == nil {
+			s.e.bufs[s.worker] = b
+		}
+		return b, err
+	}
+	f, err := s.Host.Sys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := s.e.bufs[s.worker][:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			s.e.bufs[s.worker] = buf
+			if errors.Is(err, io.EOF) {
+				return buf, nil
+			}
+			return nil, err
+		}
+		if len(buf) > maxFileSize {
+			return nil, fmt.Errorf("%s: %w", name, errTooLarge)
+		}
+	}
+}
+
+// maxFileSize bounds what readFile accepts: sysfs attributes are at most a
+// page.
+const maxFileSize = 64 << 10
+
+var errTooLarge = errors.New("larger than 64 KiB, not a sysfs attribute")
+
+// fqName picks the metric name out of a descriptor's description.
+var fqName = regexp.MustCompile(`fqName: "([^"]+)"`)
+
+// MetricNames returns the name of every metric the exporter can export,
+// sorted: what dashboards and rules may name.
+func MetricNames() []string {
+	ch := make(chan *prometheus.Desc)
+	go func() {
+		New(nil, Collectors(Options{}), nil).Describe(ch)
+		close(ch)
+	}()
+	var out []string
+	for d := range ch {
+		if m := fqName.FindStringSubmatch(d.String()); m != nil {
+			out = append(out, m[1])
+		}
+	}
+	sort.Strings(out)
+	return out
+}

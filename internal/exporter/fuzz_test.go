@@ -1,0 +1,115 @@
+package exporter
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"rocelab/internal/counters"
+)
+
+// FuzzParseValue: ParseValue never panics, accepts exactly the decimal
+// numbers that fit in 64 bits (with surrounding white space), and gives
+// back their value.
+func FuzzParseValue(f *testing.F) {
+	for _, s := range []string{"0\n", "1333\n", "18446744073709551615", "18446744073709551616", "N/A (no PMA)\n", "", " \n", "-1", "4: ACTIVE", "0x10", "12 34", "\x00"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := ParseValue(b)
+		trimmed := strings.Trim(string(b), " \n\t\r")
+		want, werr := strconv.ParseUint(trimmed, 10, 64)
+		digits := trimmed != "" && strings.Trim(trimmed, "0123456789") == ""
+		switch {
+		case err == nil:
+			if werr != nil || v != want {
+				t.Fatalf("ParseValue(%q) = %d, strconv says %d, %v", b, v, want, werr)
+			}
+		case errors.Is(err, ErrNotAvailable):
+			if !strings.HasPrefix(trimmed, "N/A") {
+				t.Fatalf("ParseValue(%q): not available without N/A", b)
+			}
+		default:
+			var ve *ValueError
+			if !errors.As(err, &ve) || ve.Offset < 0 || ve.Offset > len(b) {
+				t.Fatalf("ParseValue(%q): error %v without a valid offset", b, err)
+			}
+			if digits && werr == nil {
+				t.Fatalf("ParseValue(%q) rejected a number strconv accepts: %v", b, err)
+			}
+		}
+	})
+}
+
+// FuzzMapName: the ethtool (and sysfs) name mapper never panics, always
+// places a name in a family, fills exactly the labels the family has, and
+// round-trips known names through the counters table.
+func FuzzMapName(f *testing.F) {
+	for _, s := range []string{"rx_prio3_pause", "tx_prio7_pause_duration", "rx_pfc_ena_frames_pri5", "pfc_pri2_rx_duration_us", "rx_discards_phy", "rx0_packets", "port_xmit_data", "np_cnp_sent", "rx_prio8_pause", "rx_prio%d_pause", "\xff\xfe", ""} {
+		f.Add(s, uint8(0))
+	}
+	tb := counters.Default()
+	f.Fuzz(func(t *testing.T, name string, src uint8) {
+		s := []counters.Source{counters.Ethtool, counters.HWCounters, counters.PortCounters}[int(src)%3]
+		m := MapName(s, name)
+		if m.Family == nil || m.Family.Source != s {
+			t.Fatalf("MapName(%v, %q) = family %v", s, name, m.Family)
+		}
+		if !utf8.ValidString(m.Raw) {
+			t.Fatalf("MapName(%q): raw label %q is not UTF-8", name, m.Raw)
+		}
+		if m.Mul <= 0 || m.Div <= 0 {
+			t.Fatalf("MapName(%q): scale %g/%g", name, m.Mul, m.Div)
+		}
+		if (m.Dir != "") != (m.Family.Dir && !m.Family.Generic) {
+			t.Fatalf("MapName(%q): direction %q in family %s", name, m.Dir, m.Family.Name)
+		}
+		if (m.Prio != "") != m.Family.Prio {
+			t.Fatalf("MapName(%q): priority %q in family %s", name, m.Prio, m.Family.Name)
+		}
+		if got := len(m.labelValues("a", "b", "c")[3:]); s == counters.Ethtool && got != len(m.Family.Labels())-3 {
+			t.Fatalf("MapName(%q): %d extra label values for %v", name, got, m.Family.Labels())
+		}
+		if m.Family.Generic {
+			if d, _, ok := tb.Lookup(name); ok && d.Source == s {
+				t.Fatalf("known name %q fell through to %s", name, m.Family.Name)
+			}
+			return
+		}
+		d, prio, ok := tb.Lookup(name)
+		if !ok || d.Of(prio) != name {
+			t.Fatalf("MapName(%q) placed a name the table does not round-trip", name)
+		}
+	})
+}
+
+// FuzzParseEthtoolStats: the ethtool -S text parser never panics, and what
+// it returns has unique names and survives a print and re-parse.
+func FuzzParseEthtoolStats(f *testing.F) {
+	f.Add([]byte("NIC statistics:\n     rx_prio3_pause: 12\n     tx_bytes: 5\n"))
+	f.Add([]byte("# c\n$ ethtool -S x\n     [0]: rx_bytes: 1\n"))
+	f.Add([]byte("a: 1\na: 2\n"))
+	f.Add([]byte("bad line\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		stats, err := ParseEthtoolStats("fuzz", bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		var out strings.Builder
+		seen := map[string]bool{}
+		for _, s := range stats {
+			if seen[s.Name] {
+				t.Fatalf("name %q twice", s.Name)
+			}
+			seen[s.Name] = true
+			out.WriteString(s.Name + ": " + strconv.FormatUint(s.Value, 10) + "\n")
+		}
+		again, err := ParseEthtoolStats("again", strings.NewReader(out.String()))
+		if err != nil || len(again) != len(stats) {
+			t.Fatalf("re-parse of %q: %v (%d of %d)", out.String(), err, len(again), len(stats))
+		}
+	})
+}

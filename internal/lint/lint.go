@@ -1,0 +1,215 @@
+// Package lint checks a RoCE cluster's configuration before it carries
+// traffic: a cluster description (a twin scenario's switch, host and
+// topology sections) and the real configs engineers have — SONiC
+// config_db.json, mlnx_qos output or commands, mlxconfig query output or set
+// commands, NCCL environment files and DCQCN sysfs dumps. It joins them into
+// one model of the RoCE class and reports what disagrees or breaks a known
+// rule, as doctor findings (same format, severities and, where the fact is
+// the same, ids).
+package lint
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"rocelab/internal/doctor"
+	"rocelab/internal/ingest"
+	"rocelab/internal/scenario"
+	"rocelab/internal/sonic"
+)
+
+// Input kinds lint reads besides the ingest formats.
+const (
+	KindClusterDescription = "cluster-description"
+	KindSONiCConfigDB      = "sonic-config-db"
+)
+
+// configKinds are the ingest formats lint reads; other recognised formats
+// (logs, counters) are left to `rocelab diagnose`.
+var configKinds = map[ingest.Kind]bool{
+	ingest.KindMlnxQoS: true, ingest.KindMlnxQoSCommands: true, ingest.KindMlxConfig: true,
+	ingest.KindDCQCNSysfs: true, ingest.KindShowGIDs: true, ingest.KindDevinfo: true, ingest.KindNCCLSettings: true,
+	ingest.KindSwitch: true,
+}
+
+// A BadInputError is an input that could not be parsed; lint stops with it
+// (exit 2) rather than lint half a configuration.
+type BadInputError struct{ Err error }
+
+// Error implements error.
+func (e *BadInputError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the parse error.
+func (e *BadInputError) Unwrap() error { return e.Err }
+
+// Lint reads every path ("-" is stdin, read as text), joins them and checks
+// the result. A file that cannot be parsed is a BadInputError.
+func Lint(paths []string, stdin io.Reader) (*doctor.Report, error) {
+	m := &Model{}
+	rep := &doctor.Report{}
+	for _, p := range paths {
+		files, dir, err := expand(p)
+		if err != nil {
+			return nil, &BadInputError{err}
+		}
+		for _, f := range files {
+			info, err := m.read(f, stdin)
+			if err != nil && dir != "" && errors.Is(err, errNotConfig) {
+				rep.Inputs = append(rep.Inputs, doctor.InputInfo{Path: f, Type: "unknown", InDir: dir})
+				continue
+			}
+			if err != nil {
+				return nil, &BadInputError{err}
+			}
+			info.InDir = dir
+			rep.Inputs = append(rep.Inputs, info)
+		}
+	}
+	rep.Findings = Check(m)
+	if rep.Findings == nil {
+		rep.Findings = []doctor.Finding{}
+	}
+	return rep, nil
+}
+
+// Check runs the doctor's rules over the configs' artifacts and lint's
+// rules over the joined model, and returns the sorted findings.
+func Check(m *Model) []doctor.Finding {
+	fs := doctor.Check(&doctor.Incident{Artifacts: m.Artifacts})
+	m.join()
+	for _, r := range rules() {
+		fs = append(fs, r(m)...)
+	}
+	doctor.SortFindings(fs)
+	return fs
+}
+
+// read reads one input into the model.
+func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
+	name := path
+	var data []byte
+	var err error
+	if path == "-" {
+		name = "<stdin>"
+		data, err = io.ReadAll(io.LimitReader(stdin, sonic.MaxFileBytes+1))
+	} else {
+		data, err = readLimited(path)
+	}
+	if err != nil {
+		return doctor.InputInfo{}, err
+	}
+	info := doctor.InputInfo{Path: name, Type: "unknown"}
+	head := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	ext := strings.ToLower(filepath.Ext(path))
+	switch {
+	case ext == ".json" || len(head) > 0 && head[0] == '{':
+		db, err := sonic.Parse(name, data)
+		if err != nil {
+			return info, err
+		}
+		m.Sonic = append(m.Sonic, db)
+		info.Type = KindSONiCConfigDB
+		return info, nil
+	case (ext == ".yaml" || ext == ".yml") && looksLikeDescription(data):
+		s, err := scenario.LoadDescription(name, data)
+		if err != nil {
+			return info, err
+		}
+		if m.Desc != nil {
+			return info, fmt.Errorf("%s: a second cluster description (the first is %s): lint one fabric at a time", name, m.Desc.File)
+		}
+		m.Desc, m.descLines = s, strings.Split(string(data), "\n")
+		info.Type = KindClusterDescription
+		return info, nil
+	}
+	res, err := ingest.Read(name, bytes.NewReader(data))
+	if err != nil {
+		return info, err
+	}
+	var kinds []string
+	for _, a := range res.Artifacts {
+		if !configKinds[a.Kind()] {
+			continue
+		}
+		m.Artifacts = append(m.Artifacts, a)
+		kinds = append(kinds, string(a.Kind()))
+	}
+	if len(kinds) == 0 {
+		what := "no configuration lint reads"
+		if len(res.Artifacts) > 0 {
+			what = fmt.Sprintf("%s is not a configuration: use rocelab diagnose", res.Type())
+		}
+		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
+	}
+	info.Type = kinds[0]
+	if len(kinds) > 1 {
+		info.Contains = kinds
+	}
+	return info, nil
+}
+
+// errNotConfig marks a file that holds no configuration lint reads.
+var errNotConfig = errors.New("not a configuration")
+
+// expand returns the files of a directory argument (sorted, without hidden
+// files, READMEs and .source provenance notes) and the directory; a file
+// argument is itself.
+func expand(p string) ([]string, string, error) {
+	if p == "-" {
+		return []string{p}, "", nil
+	}
+	st, err := os.Stat(p)
+	if err != nil || !st.IsDir() {
+		return []string{p}, "", nil
+	}
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return nil, "", err
+	}
+	var files []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || strings.HasPrefix(n, ".") || strings.HasSuffix(n, ".source") || strings.HasSuffix(n, ".md") || n == "expect.txt" {
+			continue
+		}
+		files = append(files, filepath.Join(p, n))
+	}
+	return files, p, nil
+}
+
+// readLimited reads a file of at most sonic.MaxFileBytes.
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%s: %v", path, pe.Err)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(bufio.NewReader(f), sonic.MaxFileBytes+1))
+	if err == nil && len(data) > sonic.MaxFileBytes {
+		err = fmt.Errorf("%s: larger than %d MiB: not a configuration file", path, sonic.MaxFileBytes>>20)
+	}
+	return data, err
+}
+
+// looksLikeDescription reports whether YAML has a top-level topology,
+// switch or host key (a Kubernetes manifest with NCCL env has none).
+func looksLikeDescription(data []byte) bool {
+	for _, line := range strings.Split(string(data), "\n") {
+		for _, k := range []string{"topology:", "switch:", "host:"} {
+			if strings.HasPrefix(line, k) {
+				return true
+			}
+		}
+	}
+	return false
+}

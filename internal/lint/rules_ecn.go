@@ -1,0 +1,257 @@
+package lint
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+
+	"rocelab/internal/calc"
+	"rocelab/internal/doctor"
+	"rocelab/internal/scenario"
+	"rocelab/internal/sonic"
+	"rocelab/internal/unit"
+)
+
+// ecnProfile is one set of RED/ECN thresholds on the RoCE queue, at the
+// fastest port speed it applies to.
+type ecnProfile struct {
+	Subject          string
+	Kmin, Kmax       unit.Bytes
+	Pmax             float64
+	Rate             unit.BitRate
+	RTT              unit.Time
+	KminEv, KmaxEv   Evidence
+	PmaxEv, RateEv   Evidence
+	RTTEv            Evidence
+	Buffer           unit.Bytes
+	Alpha            float64
+	BufferEv         Evidence
+	Units            string // how the source writes thresholds
+	PmaxWrittenAsPct bool
+}
+
+// kminMaxBDP is the most BDPs of queue Kmin may let build before the first
+// mark, as the doctor's switch.ecn.thresholds judges it.
+const kminMaxBDP = 2
+
+// ecnRules checks ECN thresholds against one BDP, the buffer and the PFC
+// threshold, and Pmax's range.
+func ecnRules(m *Model) []doctor.Finding {
+	var fs []doctor.Finding
+	for _, p := range m.ecnProfiles() {
+		fs = append(fs, p.check()...)
+	}
+	if s := m.Desc; s != nil && s.Switch.ECN.Enabled && s.Switch.ECN.Priorities != 0 {
+		roce := m.rocePriority()
+		if s.Switch.ECN.Priorities&(1<<roce) == 0 {
+			fs = append(fs, doctor.Finding{
+				ID: "ecn.disabled", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+				Title:     fmt.Sprintf("switches (%s): ECN marks priority %s but not %d, where RoCE rides", s.File, prios(maskList(s.Switch.ECN.Priorities)), roce),
+				Subject:   "switches (" + s.File + ")",
+				Evidence:  evs(m.at("switch.ecn.priorities", "[3]")),
+				Mechanism: "DCQCN slows a sender only when its packets come back marked: without ECN on the RoCE queue no CNP is ever sent, congestion is left to PFC alone, and pauses spread it upstream.",
+				Fix:       fmt.Sprintf("switch.ecn.priorities: [%d] (SONiC: wred_profile on QUEUE <port>|%d).", roce, roce),
+			})
+		}
+	}
+	return fs
+}
+
+func (m *Model) ecnProfiles() []ecnProfile {
+	var out []ecnProfile
+	if s := m.Desc; s != nil && s.Switch.ECN.Enabled && s.Host.NIC.CC != "none" {
+		e := s.Switch.ECN
+		rate, rateEv := fastestLink(m)
+		out = append(out, ecnProfile{
+			Subject: "switches (" + s.File + ")", Kmin: e.Kmin, Kmax: e.Kmax, Pmax: e.Pmax, Rate: rate, RTT: e.RTT,
+			KminEv: m.at("switch.ecn.kmin", scenario.DefaultKmin.String()), KmaxEv: m.at("switch.ecn.kmax", scenario.DefaultKmax.String()),
+			PmaxEv: m.at("switch.ecn.pmax", "0.2"), RateEv: rateEv, RTTEv: m.at("switch.ecn.rtt", scenario.DefaultECNRTT.String()),
+			Buffer: s.Switch.Buffer, Alpha: s.Switch.Alpha, BufferEv: m.at("switch.buffer", scenario.DefaultBuffer.String()),
+			Units: "bytes (a bare number in the description is bytes)",
+		})
+	}
+	for _, db := range m.Sonic {
+		out = append(out, m.sonicECN(db)...)
+	}
+	return out
+}
+
+// fastestLink returns the fastest link rate of the description's topology:
+// a queue needs its BDP at the speed it drains at.
+func fastestLink(m *Model) (unit.BitRate, Evidence) {
+	var best unit.BitRate
+	for _, l := range m.Desc.Topo.Links {
+		best = max(best, l.Rate)
+	}
+	ev := m.at("topology.fabric_link.rate", "")
+	if !m.given("topology.fabric_link.rate") {
+		ev = m.at("topology.host_link.rate", scenario.DefaultHostRate.String())
+	}
+	return best, ev
+}
+
+// sonicECN returns the WRED profiles attached to the RoCE queue, once per
+// profile, at the fastest port that uses it.
+func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
+	roce := m.rocePriority()
+	lossless := map[string][]int{}
+	for _, pq := range db.PortQoSMaps() {
+		lossless[pq.Port] = pq.PFCEnable
+	}
+	type use struct {
+		rate   unit.BitRate
+		rateEv Evidence
+		ports  []string
+	}
+	uses := map[string]*use{}
+	var names []string
+	for _, q := range db.Queues() {
+		if q.WREDProfile.Text == "" || !containsInt(q.Queues, roce) && !anyIn(q.Queues, lossless[q.Ports[0]]) {
+			continue
+		}
+		u, ok := uses[q.WREDProfile.Text]
+		if !ok {
+			u = &use{}
+			uses[q.WREDProfile.Text] = u
+			names = append(names, q.WREDProfile.Text)
+		}
+		for _, p := range q.Ports {
+			u.ports = append(u.ports, p)
+			if v, ok := db.Field("PORT", p, "speed"); ok {
+				if mbps, err := strconv.ParseInt(v.Text, 10, 64); err == nil && unit.BitRate(mbps)*unit.Mbps > u.rate {
+					u.rate, u.rateEv = unit.BitRate(mbps)*unit.Mbps, sonicEv(db, v)
+				}
+			}
+		}
+	}
+	sort.Strings(names)
+	var out []ecnProfile
+	for _, name := range names {
+		w, ok := db.WREDProfile(name)
+		if !ok || !w.OK {
+			continue
+		}
+		u := uses[name]
+		p := ecnProfile{
+			Subject: fmt.Sprintf("%s WRED_PROFILE %s (on %s)", db.File, name, portList(u.ports)),
+			Kmin:    unit.Bytes(w.Min), Kmax: unit.Bytes(w.Max), Pmax: float64(w.Prob) / 100,
+			Rate: u.rate, RateEv: u.rateEv, RTT: scenario.DefaultECNRTT,
+			KminEv: sonicEv(db, w.MinAt), KmaxEv: sonicEv(db, w.MaxAt), PmaxEv: sonicEv(db, w.ProbAt),
+			Units: "bytes (SONiC WRED thresholds)", PmaxWrittenAsPct: true,
+		}
+		if p.Rate == 0 {
+			p.Rate = scenario.DefaultHostRate
+		}
+		if w.Prob > 100 || w.Prob < 0 {
+			p.Pmax = float64(w.Prob) / 100
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func (p ecnProfile) check() []doctor.Finding {
+	var fs []doctor.Finding
+	bdp := calc.BDP(p.Rate, p.RTT)
+	base := []Evidence{p.KminEv, p.KmaxEv, p.RateEv, p.RTTEv}
+	pct := func(f float64) string { return strconv.FormatFloat(f*100, 'f', -1, 64) + "%" }
+	if p.Kmax < bdp {
+		below := fmt.Sprintf("Kmax %v", p.Kmax)
+		if p.Kmin < bdp {
+			below = fmt.Sprintf("Kmin %v and Kmax %v", p.Kmin, p.Kmax)
+		}
+		fs = append(fs, doctor.Finding{
+			ID: "switch.ecn.thresholds", Severity: doctor.Error, Layer: doctor.LayerFabric,
+			Title:    fmt.Sprintf("%s: %s are below one BDP (%v at %v, RTT %v)", p.Subject, below, bdp, p.Rate, p.RTT),
+			Subject:  p.Subject,
+			Evidence: evs(base...),
+			Mechanism: fmt.Sprintf("Above Kmax every packet is marked. A queue of one bandwidth-delay product is what a port holds while senders learn of congestion, so with Kmax below it nearly every packet of a busy queue carries CE, receivers send a CNP per flow every few microseconds, and DCQCN keeps cutting rates that were never too high: bandwidth collapses without any loss. "+
+				"Thresholds are %s here; numbers meant as buffer cells (96–256 B each) are far smaller as bytes. Huawei sizes Kmax at 2–3 BDP (%v–%v here).", p.Units, 2*bdp, 3*bdp),
+			Fix: fmt.Sprintf("Raise Kmax to 2–3×BDP (%v–%v) and Kmin to at least BDP/7 (%v); `rocelab calc ecn --speed %v --rtt %v` shows the rules and published profiles.", 2*bdp, 3*bdp, unit.Bytes(math.Ceil(float64(bdp)/7)), p.Rate, p.RTT),
+		})
+	}
+	if p.Kmax >= bdp && p.Kmin > kminMaxBDP*bdp {
+		fs = append(fs, doctor.Finding{
+			ID: "switch.ecn.thresholds", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+			Title:     fmt.Sprintf("%s: Kmin %v is %.1f BDPs (%v at %v, RTT %v): marking starts late", p.Subject, p.Kmin, float64(p.Kmin)/float64(bdp), bdp, p.Rate, p.RTT),
+			Subject:   p.Subject,
+			Evidence:  evs(base...),
+			Mechanism: fmt.Sprintf("No packet is marked until the queue holds Kmin: %v is %.0f µs of line rate, during which senders keep full speed; under an incast the ingress ports can reach PFC XOFF before DCQCN slows anyone, so congestion spreads by pause instead of being controlled at the senders.", p.Kmin, float64(p.Kmin)*8/p.Rate.Gbps()/1e3),
+			Fix:       fmt.Sprintf("Kmin at most %d BDPs (%v here); published 100G values: NVIDIA 150 KB, HPCC ns-3 400 KB.", kminMaxBDP, kminMaxBDP*bdp),
+		})
+	}
+	if p.Kmin > p.Kmax {
+		fs = append(fs, doctor.Finding{
+			ID: "ecn.pmax.range", Severity: doctor.Error, Layer: doctor.LayerFabric,
+			Title:     fmt.Sprintf("%s: Kmin %v is above Kmax %v", p.Subject, p.Kmin, p.Kmax),
+			Subject:   p.Subject,
+			Evidence:  evs(p.KminEv, p.KmaxEv),
+			Mechanism: "RED marks with a probability rising from 0 at Kmin to Pmax at Kmax; with the two swapped the ramp is empty and the switch either rejects the profile or marks everything above Kmax.",
+			Fix:       "Swap them.",
+		})
+	}
+	switch {
+	case p.Pmax <= 0 && p.Kmin < p.Kmax:
+		fs = append(fs, doctor.Finding{
+			ID: "ecn.pmax.range", Severity: doctor.Error, Layer: doctor.LayerFabric,
+			Title:     fmt.Sprintf("%s: Pmax is 0", p.Subject),
+			Subject:   p.Subject,
+			Evidence:  evs(p.PmaxEv),
+			Mechanism: "With Pmax 0 nothing is marked between Kmin and Kmax: ECN acts only once the queue is above Kmax, as a cliff. A fraction written into a percent field (0.05 into green_drop_probability) becomes 0.",
+			Fix:       "Pmax 1–30 % (1 % DCQCN paper, 5 % SONiC, 10–30 % Huawei, 20 % HPCC ns-3).",
+		})
+	case p.Pmax > 1:
+		fs = append(fs, doctor.Finding{
+			ID: "ecn.pmax.range", Severity: doctor.Error, Layer: doctor.LayerFabric,
+			Title:     fmt.Sprintf("%s: Pmax %s is above 100%%", p.Subject, pct(p.Pmax)),
+			Subject:   p.Subject,
+			Evidence:  evs(p.PmaxEv),
+			Mechanism: "A probability cannot exceed 100 %; the switch rejects the profile or clamps it.",
+			Fix:       "Pmax 1–30 %.",
+		})
+	}
+	if p.Buffer > 0 {
+		alpha := p.Alpha
+		if alpha <= 0 {
+			alpha = 1
+		}
+		pfcAt := unit.Bytes(alpha / (1 + alpha) * float64(p.Buffer))
+		if p.Kmax > p.Buffer {
+			fs = append(fs, doctor.Finding{
+				ID: "ecn.kmax.above_buffer", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+				Title:     fmt.Sprintf("%s: Kmax %v is above the whole %v buffer", p.Subject, p.Kmax, p.Buffer),
+				Subject:   p.Subject,
+				Evidence:  evs(p.KmaxEv, p.BufferEv),
+				Mechanism: "No queue can grow to Kmax, so the marking probability never reaches Pmax: the RED ramp the profile describes is cut short, and under heavy congestion marking stays too weak while PFC and drops take over.",
+				Fix:       "Kmax about 2–3×BDP (`rocelab calc ecn`), well inside the buffer.",
+			})
+		}
+		if p.Kmin >= pfcAt {
+			sev, what := doctor.Warn, "PFC can pause before ECN marks a single packet"
+			if p.Kmin >= p.Buffer {
+				sev, what = doctor.Error, "ECN never marks"
+			}
+			fs = append(fs, doctor.Finding{
+				ID: "ecn.kmin.above_pfc", Severity: sev, Layer: doctor.LayerFabric,
+				Title:    fmt.Sprintf("%s: Kmin %v is at or above where one ingress port's PFC threshold stops the queue (%v of %v, α=%g): %s", p.Subject, p.Kmin, pfcAt, p.Buffer, alpha, what),
+				Subject:  p.Subject,
+				Evidence: evs(p.KminEv, p.BufferEv),
+				Mechanism: "A queue fed by one ingress port reaches that port's XOFF threshold at α/(1+α) of the shared buffer. ECN must mark below it, so that senders slow down before PFC pauses the link and spreads congestion upstream. " +
+					"The seed's \"50000 cells (about 25 MB)\" is such a threshold on a 100G switch.",
+				Fix: fmt.Sprintf("Kmin below %v; size thresholds from the BDP (`rocelab calc ecn`), not from the buffer.", pfcAt),
+			})
+		}
+	}
+	return fs
+}
+
+// anyIn reports whether any of xs is in ys.
+func anyIn(xs, ys []int) bool {
+	for _, x := range xs {
+		if containsInt(ys, x) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,272 @@
+package lint
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/doctor"
+	"rocelab/internal/scenario"
+	"rocelab/internal/sonic"
+	"rocelab/internal/topo"
+	"rocelab/internal/unit"
+)
+
+// SONiC's PFC watchdog limits (sonic-swss orchagent pfcwdorch.h).
+const (
+	wdDetectMin, wdDetectMax   = 100, 5000
+	wdRestoreMin, wdRestoreMax = 100, 60000
+)
+
+// pfcRules checks headroom against SONiC's formula, headroom sized as a
+// share of the buffer, the number of lossless priorities, and the PFC
+// watchdog.
+func pfcRules(m *Model) []doctor.Finding {
+	var fs []doctor.Finding
+	if m.Desc != nil {
+		fs = append(fs, m.descHeadroom()...)
+		fs = append(fs, m.descWatchdog()...)
+	}
+	for _, db := range m.Sonic {
+		fs = append(fs, sonicHeadroom(db)...)
+		fs = append(fs, sonicWatchdog(db)...)
+	}
+	return fs
+}
+
+// linkKind is a distinct speed and cable length among a topology's links.
+type linkKind struct {
+	rate  unit.BitRate
+	cable unit.Length
+	n     int // switch ports with it
+}
+
+func (m *Model) linkKinds() []linkKind {
+	var out []linkKind
+	idx := map[[2]int64]int{}
+	t := m.Desc.Topo
+	for _, l := range t.Links {
+		k := [2]int64{int64(l.Rate), int64(l.Cable)}
+		ends := 0
+		for _, n := range []int{l.A, l.B} {
+			if t.Nodes[n].Kind == topo.Switch {
+				ends++
+			}
+		}
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, linkKind{rate: l.Rate, cable: l.Cable})
+		}
+		out[i].n += ends
+	}
+	return out
+}
+
+func (m *Model) descHeadroom() []doctor.Finding {
+	s := m.Desc
+	p := s.Switch.PFC
+	if !p.Enabled {
+		return nil
+	}
+	var fs []doctor.Finding
+	kinds := m.linkKinds()
+	hdrEv := m.at("switch.pfc.headroom", "auto")
+	var reserved int64
+	nprio := len(maskList(p.Priorities))
+	for _, k := range kinds {
+		need := scenario.ComputeHeadroom(k.rate, k.cable, p)
+		have := need
+		if p.Headroom > 0 {
+			have = p.Headroom
+		}
+		reserved += int64(have) * int64(k.n) * int64(nprio)
+		linkEv := m.at("topology.host_link", fmt.Sprintf("rate %v, cable %v", k.rate, k.cable))
+		switch {
+		case p.Headroom == 0:
+		case have < need:
+			fs = append(fs, doctor.Finding{
+				ID: "pfc.headroom.short", Severity: doctor.Error, Layer: doctor.LayerFabric,
+				Title:    fmt.Sprintf("switches (%s): headroom %v per lossless PG is below the %v SONiC's formula gives for %v on %v of cable", s.File, have, need, k.rate, k.cable),
+				Subject:  fmt.Sprintf("switches (%s) %v %v ports", s.File, k.rate, k.cable),
+				Evidence: evs(hdrEv, linkEv, m.at("switch.pfc.mtu", "9100")),
+				Mechanism: "After a switch sends XOFF, data keeps arriving: the frame in progress, the cable's round trip, the switch's own pipeline and the peer's response time (394 quanta at 100G). Headroom must hold all of it, or the lossless class drops exactly when PFC is needed. " +
+					"Longer cables need more: 300 m of fibre holds 37.9 KB in flight each way at 100G.",
+				Fix: fmt.Sprintf("switch.pfc.headroom: auto (or at least %v); `rocelab calc headroom --speed %v --cable %v --mtu %d` shows the terms.", need, k.rate, k.cable, int64(p.MTU)),
+			})
+		case have >= 4*need && float64(have) >= 0.05*float64(s.Switch.Buffer):
+			fs = append(fs, doctor.Finding{
+				ID: "pfc.xoff.percent", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+				Title:     fmt.Sprintf("switches (%s): headroom %v per lossless PG (%.0f%% of the %v buffer) is %.1f× what SONiC's formula needs (%v)", s.File, have, 100*float64(have)/float64(s.Switch.Buffer), s.Switch.Buffer, float64(have)/float64(need), need),
+				Subject:   fmt.Sprintf("switches (%s) %v %v ports", s.File, k.rate, k.cable),
+				Evidence:  evs(hdrEv, m.at("switch.buffer", scenario.DefaultBuffer.String())),
+				Mechanism: "Headroom is reserved per port and lossless priority and held back from the shared pool. Sizing XOFF as a share of the buffer (the seed's \"60–70 % of the port buffer\") reserves far more than the data in flight after a pause, so the shared pool — what absorbs bursts before anything is paused — shrinks, and PFC fires sooner.",
+				Fix:       fmt.Sprintf("switch.pfc.headroom: auto (%v here), the bytes in flight after XOFF.", need),
+			})
+		}
+	}
+	if nprio > 2 && float64(reserved) > 0.25*float64(s.Switch.Buffer) {
+		fs = append(fs, doctor.Finding{
+			ID: "pfc.priorities.too_many", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+			Title:    fmt.Sprintf("switches (%s): %d lossless priorities reserve %v of headroom, %.0f%% of the %v buffer", s.File, nprio, unit.Bytes(reserved), 100*float64(reserved)/float64(s.Switch.Buffer), s.Switch.Buffer),
+			Subject:  "switches (" + s.File + ")",
+			Evidence: evs(m.at("switch.pfc.priorities", "[3]"), m.at("switch.buffer", scenario.DefaultBuffer.String())),
+			Mechanism: "Every lossless priority needs its own headroom on every port. On a shallow-buffer switch more than two lossless classes leave little shared buffer, so queues reach XOFF sooner and pauses spread. " +
+				"SONiC defaults to two lossless classes (3 and 4).",
+			Fix: "Keep one lossless class for RoCE (two at most: SONiC's 3 and 4) and run other traffic lossy.",
+		})
+	}
+	return fs
+}
+
+func (m *Model) descWatchdog() []doctor.Finding {
+	s := m.Desc
+	if !s.Switch.PFC.Enabled || s.Switch.Watchdog.Detect > 0 {
+		return nil
+	}
+	return []doctor.Finding{watchdogOff("switches ("+s.File+")", []Evidence{m.at("switch.watchdog.enabled", "false")},
+		"switch.watchdog: {enabled: true, detection: 200ms, restoration: 200ms}")}
+}
+
+func watchdogOff(subject string, ev []Evidence, fix string) doctor.Finding {
+	return doctor.Finding{
+		ID: "pfc.watchdog.off", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+		Title:    subject + ": PFC is on without a PFC watchdog",
+		Subject:  subject,
+		Evidence: evs(ev...),
+		Mechanism: "A NIC stuck sending pauses (a PFC storm) or a cyclic buffer dependency (a PFC deadlock, e.g. after a reroute around a failed link) freezes the lossless class on every link upstream of it, indefinitely. " +
+			"The watchdog detects a queue paused for longer than its detection time and drops or forwards its traffic until the storm ends (SONiC default: 200 ms detection, 200 ms restoration, action drop).",
+		Fix: fix,
+	}
+}
+
+// sonicHeadroom checks lossless BUFFER_PG profiles against the formula.
+func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
+	var fs []doctor.Finding
+	type hit struct {
+		ports     []string
+		need      unit.Bytes
+		rate      unit.BitRate
+		cable     float64
+		profileEv Evidence
+		cableEv   Evidence
+		have      int64
+		pool      int64
+	}
+	hits := map[string]*hit{}
+	var keys []string
+	for _, pg := range db.PGs() {
+		prof, ok := db.Profile(pg.Profile.Text)
+		if !ok || prof.Xoff <= 0 {
+			continue
+		}
+		for _, port := range pg.Ports {
+			speed, okS := db.Field("PORT", port, "speed")
+			mbps, err := strconv.ParseInt(speed.Text, 10, 64)
+			metres, cableV, okC := db.CableLength(port)
+			if !okS || err != nil || !okC {
+				continue
+			}
+			mtu := int64(scenario.DefaultPortMTU)
+			if v, ok := db.Field("PORT", port, "mtu"); ok {
+				if n, err := strconv.ParseInt(v.Text, 10, 64); err == nil {
+					mtu = n
+				}
+			}
+			rate := unit.BitRate(mbps) * unit.Mbps
+			cable := unit.Length(metres * float64(unit.Metre))
+			need := scenario.ComputeHeadroom(rate, cable, scenario.PFCSpec{MTU: unit.Bytes(mtu), MACPHYDelay: scenario.DefaultMACPHYDelay, CellOccupancy: scenario.DefaultCellOccupancy})
+			poolSize, _, _ := db.PoolSize(prof.Pool.Text)
+			k := fmt.Sprintf("%s|%d|%g", prof.Name, mbps, metres)
+			h, ok := hits[k]
+			if !ok {
+				h = &hit{need: need, rate: rate, cable: metres, profileEv: sonicEv(db, prof.XoffAt), cableEv: sonicEv(db, cableV), have: prof.Xoff, pool: poolSize}
+				hits[k] = h
+				keys = append(keys, k)
+			}
+			h.ports = append(h.ports, port)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		h := hits[k]
+		name := strings.SplitN(k, "|", 2)[0]
+		subject := fmt.Sprintf("%s BUFFER_PROFILE %s on %s", db.File, name, portList(h.ports))
+		switch {
+		case unit.Bytes(h.have) < h.need:
+			fs = append(fs, doctor.Finding{
+				ID: "pfc.headroom.short", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+				Title:    fmt.Sprintf("%s: xoff %d B is below the %v SONiC's dynamic formula gives for %v on %gm", subject, h.have, h.need, h.rate, h.cable),
+				Subject:  subject,
+				Evidence: evs(h.profileEv, h.cableEv),
+				Mechanism: "After a switch sends XOFF, the cable's round trip, the frame in progress and the peer's IEEE response time (394 quanta = 25216 B at 100G) still arrive; xoff must hold them. " +
+					"The formula's ASIC terms are assumed here (mac_phy_delay 1 KiB, no cell overhead); static pg_profile_lookup tables predate it and some give less.",
+				Fix: fmt.Sprintf("Use SONiC's dynamic buffer model (headroom computed per port), or raise xoff to at least %v; `rocelab calc headroom --speed %v --cable %gm` shows the terms (--cell-size for the ASIC).", h.need, h.rate, h.cable),
+			})
+		case h.have >= 4*int64(h.need) && h.pool > 0 && float64(h.have) >= 0.05*float64(h.pool):
+			fs = append(fs, doctor.Finding{
+				ID: "pfc.xoff.percent", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+				Title:     fmt.Sprintf("%s: xoff %d B (%.0f%% of the pool) is %.1f× what SONiC's formula needs (%v)", subject, h.have, 100*float64(h.have)/float64(h.pool), float64(h.have)/float64(h.need), h.need),
+				Subject:   subject,
+				Evidence:  evs(h.profileEv),
+				Mechanism: "xoff is what must fit after a pause is sent, not a share of the buffer; an oversized xoff is held back from the shared pool on every lossless port, so bursts hit XOFF sooner.",
+				Fix:       fmt.Sprintf("xoff %v (the bytes in flight after XOFF).", h.need),
+			})
+		}
+	}
+	for _, pq := range db.PortQoSMaps() {
+		if len(pq.PFCEnable) > 2 {
+			fs = append(fs, doctor.Finding{
+				ID: "pfc.priorities.too_many", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+				Title:     fmt.Sprintf("%s %s: PFC on %d priorities (%s)", db.File, pq.Port, len(pq.PFCEnable), prios(pq.PFCEnable)),
+				Subject:   db.File + " " + pq.Port,
+				Evidence:  evs(sonicEv(db, pq.PFCEnableAt)),
+				Mechanism: "Every lossless priority needs its own headroom on every port; on a shallow-buffer switch more than two lossless classes leave little shared buffer. SONiC defaults to two (3,4).",
+				Fix:       "pfc_enable with one or two priorities (the RoCE class, and at most one more).",
+			})
+		}
+	}
+	return fs
+}
+
+// sonicWatchdog checks PFC_WD against the ports with PFC on.
+func sonicWatchdog(db *sonic.ConfigDB) []doctor.Finding {
+	var fs []doctor.Finding
+	wd := map[string]sonic.Watchdog{}
+	for _, w := range db.Watchdogs() {
+		wd[w.Port] = w
+		if w.Detection >= 0 && (w.Detection < wdDetectMin || w.Detection > wdDetectMax) ||
+			w.Restoration >= 0 && (w.Restoration < wdRestoreMin || w.Restoration > wdRestoreMax) {
+			fs = append(fs, doctor.Finding{
+				ID: "pfc.watchdog.range", Severity: doctor.Error, Layer: doctor.LayerFabric,
+				Title:     fmt.Sprintf("%s PFC_WD %s: detection %d ms / restoration %d ms outside SONiC's limits (%d–%d / %d–%d ms)", db.File, w.Port, w.Detection, w.Restoration, wdDetectMin, wdDetectMax, wdRestoreMin, wdRestoreMax),
+				Subject:   db.File + " PFC_WD " + w.Port,
+				Evidence:  evs(sonicEv(db, w.DetectionAt), sonicEv(db, w.RestorationAt)),
+				Mechanism: "orchagent refuses watchdog times outside these limits, so the port runs without a watchdog.",
+				Fix:       "detection_time 200, restoration_time 200 (the SONiC defaults).",
+			})
+		}
+	}
+	var missing []string
+	var ev Evidence
+	for _, pq := range db.PortQoSMaps() {
+		if len(pq.PFCEnable) == 0 || pq.Port == "global" {
+			continue
+		}
+		if _, ok := wd[pq.Port]; !ok {
+			missing = append(missing, pq.Port)
+			if ev.File == "" {
+				ev = sonicEv(db, pq.PFCEnableAt)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		f := watchdogOff(fmt.Sprintf("%s %s", db.File, portList(missing)), []Evidence{ev},
+			"`pfcwd start_default` (or PFC_WD rows with detection_time 200, restoration_time 200, action drop).")
+		f.Title = fmt.Sprintf("%s: PFC on %d ports without a PFC_WD entry", db.File, len(missing))
+		fs = append(fs, f)
+	}
+	return fs
+}

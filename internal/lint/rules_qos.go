@@ -1,0 +1,178 @@
+package lint
+
+import (
+	"fmt"
+	"strings"
+
+	"rocelab/internal/doctor"
+	"rocelab/internal/fabric"
+	"rocelab/internal/ingest"
+)
+
+// qosRules checks that NICs and switches agree on the RoCE class, that the
+// switch keeps it lossless, that priorities survive routing, and that CNPs
+// travel on their own strict class.
+func qosRules(m *Model) []doctor.Finding {
+	var fs []doctor.Finding
+	r := m.roce
+	for _, n := range m.nics {
+		for _, s := range m.sws {
+			if n.Prio < 0 || s.TC < 0 || n.Prio == s.TC {
+				continue
+			}
+			fs = append(fs, doctor.Finding{
+				ID: "qos.priority.mismatch", Severity: doctor.Error, Layer: doctor.LayerFabric,
+				Title:    fmt.Sprintf("RoCE (DSCP %d, from %s) rides priority %d on %s but class %d on %s", r.DSCP, r.From, n.Prio, n.Name, s.TC, s.Name),
+				Subject:  n.Name + " / " + s.Name,
+				Evidence: evs(append(append(append([]Evidence{}, r.Evidence...), n.PrioEv...), s.TCEv)...),
+				Mechanism: fmt.Sprintf("The NIC queues RoCE on priority %d and stops only for pause frames of priority %d. The switch classifies DSCP %d into class %d and, when its buffer fills, pauses priority %d, which the NIC ignores: the switch's headroom overflows and it drops on what was meant to be the lossless class. "+
+					"RC then recovers by NAK and go-back-N, and tail losses by ACK timeouts (4.3 s each at NCCL_IB_TIMEOUT=20).", n.Prio, n.Prio, r.DSCP, s.TC, s.TC),
+				Fix: mismatchFix(r.DSCP, n, s),
+			})
+		}
+	}
+	roceTC := m.rocePriority()
+	for _, s := range m.sws {
+		if s.TC < 0 || !s.LosslessKnown || containsInt(s.Lossless, s.TC) {
+			continue
+		}
+		f := doctor.Finding{
+			ID: "qos.pfc.disabled", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+			Title:    fmt.Sprintf("%s: RoCE (DSCP %d) lands in class %d, but PFC is on %s", s.Name, r.DSCP, s.TC, prios(s.Lossless)),
+			Subject:  s.Name,
+			Evidence: evs(append(append([]Evidence{}, r.Evidence...), s.TCEv, s.LosslessEv)...),
+			Mechanism: fmt.Sprintf("The switch puts DSCP %d into class %d, which PFC does not protect: under congestion it drops RoCE instead of pausing, and RC recovers by go-back-N and timeouts. ", r.DSCP, s.TC) +
+				"Either RoCE is marked with a DSCP the switch does not treat as lossless, or the lossless class is configured on another priority.",
+			Fix: fmt.Sprintf("Map DSCP %d to a lossless class on the switch, or enable PFC on class %d (and on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, s.TC, s.TC),
+		}
+		if len(s.Lossless) == 0 {
+			f.Severity = doctor.Error
+			f.Title = fmt.Sprintf("%s: PFC is off on every priority", s.Name)
+			f.Mechanism = "Without PFC the switch drops when a queue fills, and RoCE's RC transport recovers only by go-back-N and ACK timeouts. Unless the fabric is deliberately lossy (Resilient RoCE, selective repeat), RoCE needs PFC on its class on every switch port and NIC."
+		}
+		fs = append(fs, f)
+	}
+	fs = append(fs, m.trustRules()...)
+	if m.Desc == nil || m.Desc.Host.NIC.CC != "none" {
+		fs = append(fs, m.cnpRules(roceTC)...)
+	}
+	return fs
+}
+
+// trustRules reports trust pcp where RoCE is routed.
+func (m *Model) trustRules() []doctor.Finding {
+	var fs []doctor.Finding
+	pcp := func(subject string, ev []Evidence, vlan bool) {
+		f := doctor.Finding{
+			ID: "qos.trust.pcp", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+			Title:    subject + ": priority trust is pcp",
+			Subject:  subject,
+			Evidence: evs(ev...),
+			Mechanism: "With trust pcp the priority comes from the VLAN tag's PCP bits. RoCEv2 is IP/UDP: on a routed fabric frames are untagged or re-tagged at every hop, so PCP does not survive and RoCE falls to priority 0, outside PFC. " +
+				"DSCP in the IP header is what survives routing.",
+			Fix: "Trust DSCP on NICs and switches (mlnx_qos -i <if> --trust dscp; the switch's DSCP map) and mark RoCE with DSCP 26 (NCCL_IB_TC=106).",
+		}
+		if !vlan {
+			f.Severity = doctor.Error
+			f.Title = subject + ": priority trust is pcp, but frames carry no VLAN tag"
+			f.Mechanism = "With trust pcp the priority comes from the VLAN tag's PCP bits, and these frames are untagged (host.vlan is false): every packet, RoCE included, is classified to priority 0, outside PFC."
+		}
+		fs = append(fs, f)
+	}
+	if s := m.Desc; s != nil {
+		if s.Switch.Trust == fabric.TrustPCP {
+			pcp("switches ("+s.File+")", []Evidence{m.at("switch.trust", ""), m.at("host.vlan", "false")}, s.Host.VLAN)
+		}
+		if s.Host.Trust == fabric.TrustPCP {
+			pcp("hosts ("+s.File+")", []Evidence{m.at("host.trust", ""), m.at("host.vlan", "false")}, s.Host.VLAN)
+		}
+	}
+	for _, a := range m.Artifacts {
+		if c, ok := a.(*ingest.MlnxQoSCommands); ok {
+			for i := range c.Configs {
+				if c.Configs[i].Trust == "pcp" {
+					pcp(c.Configs[i].Name()+" (mlnx_qos commands)", []Evidence{c.Configs[i].Evidence["trust"]}, true)
+				}
+			}
+		}
+	}
+	return fs
+}
+
+// cnpRules checks that CNPs are mapped to a class of their own, served
+// strictly, on every switch.
+func (m *Model) cnpRules(roceTC int) []doctor.Finding {
+	var fs []doctor.Finding
+	c := m.cnp
+	from := "the mlx5 default cnp_dscp 48"
+	if c.Given {
+		from = "cnp_dscp"
+	}
+	for _, s := range m.sws {
+		if s.DSCPToTC == nil {
+			continue
+		}
+		tc, ev, ok := s.DSCPToTC(c.DSCP)
+		if !ok {
+			continue
+		}
+		base := []Evidence{c.DSCPEv, ev}
+		if tc == roceTC {
+			fs = append(fs, doctor.Finding{
+				ID: "qos.cnp.not_mapped", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+				Title:     fmt.Sprintf("%s: CNPs (DSCP %d, %s) share class %d with RoCE data", s.Name, c.DSCP, from, tc),
+				Subject:   s.Name,
+				Evidence:  evs(base...),
+				Mechanism: "A CNP tells a sender to slow down; queued behind the data of the congestion it reports, it arrives late, DCQCN reacts late, and queues and pauses grow. CNPs need a class of their own, served strictly.",
+				Fix:       fmt.Sprintf("Map DSCP %d to its own class on the switches (SONiC: DSCP_TO_TC_MAP \"%d\": \"6\") with a STRICT scheduler, or set cnp_dscp on the NICs to a DSCP that is.", c.DSCP, c.DSCP),
+			})
+			continue
+		}
+		if s.Strict == nil {
+			continue
+		}
+		strict, sev, known := s.Strict(tc)
+		if !known || strict {
+			continue
+		}
+		fs = append(fs, doctor.Finding{
+			ID: "qos.cnp.not_strict", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+			Title:     fmt.Sprintf("%s: CNPs (DSCP %d, %s) go to class %d, which is not served strictly", s.Name, c.DSCP, from, tc),
+			Subject:   s.Name,
+			Evidence:  evs(append(base, sev)...),
+			Mechanism: "CNPs are few and small but time-critical: under weighted scheduling they wait their turn behind bulk traffic of their class's weight, delaying every rate decrease DCQCN makes.",
+			Fix:       fmt.Sprintf("Serve class %d strictly (SONiC: a SCHEDULER of type STRICT on QUEUE <port>|%d; the twin: switch.scheduler.strict).", tc, tc),
+		})
+	}
+	return fs
+}
+
+// mismatchFix proposes the change that makes NIC and switch agree on a
+// lossless class: the switch's map, or RoCE's marking, or the NIC's map.
+func mismatchFix(d int, n nicSide, s switchSide) string {
+	lossless := func(c int) bool { return !s.LosslessKnown || containsInt(s.Lossless, c) }
+	var fixes []string
+	if lossless(n.Prio) {
+		fixes = append(fixes, fmt.Sprintf("map DSCP %d to class %d on the switches (SONiC: DSCP_TO_TC_MAP \"%d\": \"%d\")", d, n.Prio, d, n.Prio))
+		if s.DSCPToTC != nil {
+			for x := 0; x < 64; x++ {
+				if tc, _, ok := s.DSCPToTC(x); !ok || tc != n.Prio {
+					continue
+				}
+				fix := fmt.Sprintf("mark RoCE with DSCP %d, which the switches map to class %d: NCCL_IB_TC=%d", x, n.Prio, x<<2|2)
+				if x>>3 != n.Prio {
+					fix += fmt.Sprintf(" and mlnx_qos -i <if> --dscp2prio set,%d,%d on the NICs", x, n.Prio)
+				}
+				fixes = append(fixes, fix)
+				break
+			}
+		}
+	}
+	if lossless(s.TC) {
+		fixes = append(fixes, fmt.Sprintf("put DSCP %d on priority %d on the NICs (mlnx_qos -i <if> --dscp2prio set,%d,%d, PFC on %d)", d, s.TC, d, s.TC, s.TC))
+	}
+	if len(fixes) == 0 {
+		return fmt.Sprintf("Choose one lossless priority for RoCE and configure it on both sides: the NICs' DSCP map (mlnx_qos --dscp2prio set,%d,P) and PFC, and the switches' DSCP map and pfc_enable.", d)
+	}
+	return "Make the two agree on a lossless class: " + strings.Join(fixes, "; or ") + "."
+}

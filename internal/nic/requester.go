@@ -1,0 +1,174 @@
+package nic
+
+import (
+	"rocelab/internal/packet"
+	"rocelab/internal/roce"
+	"rocelab/internal/unit"
+	"rocelab/internal/workload"
+)
+
+// The requester side of a queue pair: what it sends is paced by its
+// congestion controller, and ACKs, NAKs, CNPs and timeouts move it.
+
+// sent books a data packet and paces its QP.
+func (n *NIC) sent(q *qp, p *packet.Packet, retx bool, now unit.Time) {
+	n.net.SentData(p, retx)
+	if retx {
+		n.HW.Retransmitted++
+	}
+	if !q.posted {
+		q.posted, q.firstPost = true, now
+	}
+	wire := int(p.Wire())
+	if q.cc != nil {
+		q.cc.OnSend(now, wire)
+		n.armCC(q)
+	}
+	q.lastTx, q.lastWire = now, wire
+	q.nextTx = n.paceAfter(q, now)
+	if !q.rto.Armed() {
+		q.rto.Set(n.net.Sched, now+n.rtoOf(q), n, tagRTO|uint64(q.idx)<<8)
+	}
+}
+
+// rateOf returns the rate q may send at now.
+func (n *NIC) rateOf(q *qp) unit.BitRate {
+	rate := n.port.Rate()
+	if q.cc != nil {
+		rate = min(rate, q.cc.Rate())
+	}
+	if q.rateCap > 0 {
+		rate = min(rate, q.rateCap)
+	}
+	return rate
+}
+
+// paceAfter returns when q may send its next packet: one packet time at
+// its rate after its last one started, or now when it runs at line rate.
+func (n *NIC) paceAfter(q *qp, now unit.Time) unit.Time {
+	rate := n.rateOf(q)
+	if rate >= n.port.Rate() {
+		return now
+	}
+	return q.lastTx + rate.TxTime(unit.Bytes(q.lastWire))
+}
+
+// repace moves a QP waiting in the calendar earlier when its rate rose.
+func (n *NIC) repace(q *qp, now unit.Time) {
+	if q.where != inCalendar {
+		return
+	}
+	next := max(n.paceAfter(q, now), now)
+	if next >= q.nextTx {
+		return
+	}
+	q.nextTx = next
+	q.calGen++
+	q.where = idle
+	n.makeReady(q)
+}
+
+// armCC sets the QP's congestion-control timer to its controller's next
+// deadline.
+func (n *NIC) armCC(q *qp) {
+	if d := q.cc.NextDeadline(); d != unit.MaxTime {
+		q.ccTimer.Set(n.net.Sched, max(d, n.net.Sched.Now()), n, tagCC|uint64(q.idx)<<8)
+	} else {
+		q.ccTimer.Stop()
+	}
+}
+
+// rtoOf returns the QP's current retransmission timeout.
+func (n *NIC) rtoOf(q *qp) unit.Time {
+	if q.class == packet.ClassTCP {
+		return n.cfg.TCPRTO << min(q.timeouts, 6)
+	}
+	t := n.cfg.ACKTimeout()
+	if a := n.cfg.Adaptive; a != nil {
+		first := a.Base + unit.Time(n.rng.Float64()*float64(a.Base))
+		return min(t, first<<min(q.timeouts, 30))
+	}
+	return t
+}
+
+// timeout is a requester's local ACK timeout: retry from the oldest
+// unacknowledged PSN, or fail once retry_cnt retries are spent.
+func (n *NIC) timeout(q *qp, now unit.Time) {
+	if q.failed || !q.outstanding() {
+		return
+	}
+	n.HW.LocalAckTimeoutErr++
+	if n.cfg.Adaptive != nil && q.class == packet.ClassRoCE {
+		n.HW.AdpRetrans++
+	}
+	q.timeouts++
+	if q.class == packet.ClassRoCE {
+		q.retries--
+		if q.retries < 0 {
+			q.fail(workload.RetryExceeded)
+			return
+		}
+	}
+	q.goBack(q.sndUna)
+	q.rto.Set(n.net.Sched, now+n.rtoOf(q), n, tagRTO|uint64(q.idx)<<8)
+	n.makeReady(q)
+}
+
+// rxAck is the requester receiving an ACK or NAK.
+func (n *NIC) rxAck(p *packet.Packet) {
+	q := n.byQPN(p.DstQP)
+	if q == nil || q.failed {
+		return
+	}
+	now := n.net.Sched.Now()
+	switch roce.SyndromeKind(p.Syndrome) {
+	case roce.KindACK:
+		n.progress(q, q.ackTo(roce.PSNAdd(p.PSN, 1)), now)
+	case roce.KindNAK:
+		if p.Syndrome&0x1f != roce.NAKPSNSequenceError {
+			return
+		}
+		n.HW.PacketSeqErr++
+		n.progress(q, q.ackTo(p.PSN), now)
+		if q.failed {
+			return
+		}
+		q.retries--
+		if q.retries < 0 {
+			q.fail(workload.RetryExceeded)
+			return
+		}
+		q.goBack(p.PSN)
+		n.makeReady(q)
+	}
+}
+
+// progress resets the retry budget and the timer after an acknowledgement
+// that advanced the oldest unacknowledged PSN.
+func (n *NIC) progress(q *qp, advanced bool, now unit.Time) {
+	if !advanced {
+		return
+	}
+	q.retries = n.cfg.RetryCnt
+	q.timeouts = 0
+	if q.outstanding() {
+		q.rto.Set(n.net.Sched, now+n.rtoOf(q), n, tagRTO|uint64(q.idx)<<8)
+	} else {
+		q.rto.Stop()
+	}
+}
+
+// rxCNP is the reaction point receiving a CNP.
+func (n *NIC) rxCNP(p *packet.Packet) {
+	q := n.byQPN(p.DstQP)
+	if q == nil {
+		return
+	}
+	if q.cc == nil {
+		n.HW.RPCNPIgnored++
+		return
+	}
+	n.HW.RPCNPHandled++
+	q.cc.OnCNP(n.net.Sched.Now())
+	n.armCC(q)
+}

@@ -1,0 +1,331 @@
+// Package sonic reads a SONiC config_db.json (or a fragment of one, such as
+// the qos.json and buffers.json SONiC renders) with the position of every
+// value, and exposes the QoS tables RoCE depends on: DSCP_TO_TC_MAP,
+// TC_TO_PRIORITY_GROUP_MAP, TC_TO_QUEUE_MAP, PORT_QOS_MAP, BUFFER_POOL,
+// BUFFER_PROFILE, BUFFER_PG, WRED_PROFILE, QUEUE, SCHEDULER, PFC_WD, PORT
+// and CABLE_LENGTH.
+package sonic
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// MaxFileBytes bounds a config_db.json read into memory.
+const MaxFileBytes = 256 << 20
+
+// An Error is a problem in a config_db.json at a line and column.
+type Error struct {
+	File      string
+	Line, Col int
+	Msg       string
+}
+
+// Error implements error.
+func (e *Error) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
+
+// A Value is one field value with where it is.
+type Value struct {
+	Text      string
+	Line, Col int
+}
+
+// A Table is one config_db table: key → field → value.
+type Table map[string]map[string]Value
+
+// ConfigDB is a parsed config_db.json.
+type ConfigDB struct {
+	File string
+	// Tables maps a table name to its rows.
+	Tables map[string]Table
+	// tablePos is where each table's name is.
+	tablePos map[string]Value
+	lines    []string
+}
+
+// Read reads a config_db.json from r. name is used in messages.
+func Read(name string, r io.Reader) (*ConfigDB, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, &Error{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("larger than %d MiB: not a config_db.json", MaxFileBytes>>20)}
+	}
+	return Parse(name, data)
+}
+
+// Parse parses config_db.json text.
+func Parse(name string, data []byte) (*ConfigDB, error) {
+	p := &parser{name: name, data: data, dec: json.NewDecoder(bytes.NewReader(data))}
+	p.dec.UseNumber()
+	p.index()
+	db := &ConfigDB{File: name, Tables: map[string]Table{}, tablePos: map[string]Value{}}
+	if err := p.top(db); err != nil {
+		return nil, err
+	}
+	db.lines = strings.Split(string(data), "\n")
+	return db, nil
+}
+
+type parser struct {
+	name   string
+	data   []byte
+	dec    *json.Decoder
+	starts []int // byte offset of each line start
+}
+
+func (p *parser) index() {
+	p.starts = []int{0}
+	for i, c := range p.data {
+		if c == '\n' {
+			p.starts = append(p.starts, i+1)
+		}
+	}
+}
+
+// pos converts a byte offset into a 1-based line and column (in bytes).
+func (p *parser) pos(off int) (int, int) {
+	if off > len(p.data) {
+		off = len(p.data)
+	}
+	l := sort.Search(len(p.starts), func(i int) bool { return p.starts[i] > off }) - 1
+	return l + 1, off - p.starts[l] + 1
+}
+
+// next returns the offset where the next token starts.
+func (p *parser) next() int {
+	off := int(p.dec.InputOffset())
+	for off < len(p.data) {
+		switch p.data[off] {
+		case ' ', '\t', '\r', '\n', ':', ',':
+			off++
+			continue
+		}
+		break
+	}
+	return off
+}
+
+func (p *parser) errAt(off int, format string, args ...any) *Error {
+	l, c := p.pos(off)
+	return &Error{File: p.name, Line: l, Col: c, Msg: fmt.Sprintf(format, args...)}
+}
+
+// token reads a token, turning decoder errors into positioned ones.
+func (p *parser) token() (json.Token, int, error) {
+	off := p.next()
+	t, err := p.dec.Token()
+	if err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, off, p.errAt(int(se.Offset), "invalid JSON: %s", se.Error())
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, off, p.errAt(len(p.data), "invalid JSON: unexpected end of input")
+		}
+		return nil, off, p.errAt(off, "invalid JSON: %v", err)
+	}
+	return t, off, nil
+}
+
+// open expects '{'.
+func (p *parser) open(what string) (int, error) {
+	t, off, err := p.token()
+	if err != nil {
+		return off, err
+	}
+	if d, ok := t.(json.Delim); !ok || d != '{' {
+		return off, p.errAt(off, "%s: expected an object ({...}), got %s", what, describe(t))
+	}
+	return off, nil
+}
+
+// key reads an object key, or reports the object's end.
+func (p *parser) key() (string, int, bool, error) {
+	t, off, err := p.token()
+	if err != nil {
+		return "", off, false, err
+	}
+	if d, ok := t.(json.Delim); ok && d == '}' {
+		return "", off, false, nil
+	}
+	k, ok := t.(string)
+	if !ok {
+		return "", off, false, p.errAt(off, "expected a key, got %s", describe(t))
+	}
+	return k, off, true, nil
+}
+
+func (p *parser) top(db *ConfigDB) error {
+	if _, err := p.open("config_db.json"); err != nil {
+		return err
+	}
+	for {
+		name, off, ok, err := p.key()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		if _, dup := db.Tables[name]; dup {
+			return p.errAt(off, "table %q appears twice", name)
+		}
+		l, c := p.pos(off)
+		db.tablePos[name] = Value{Text: name, Line: l, Col: c}
+		tab := Table{}
+		if err := p.table(name, tab); err != nil {
+			return err
+		}
+		db.Tables[name] = tab
+	}
+	if p.dec.More() {
+		return p.errAt(p.next(), "unexpected data after the top-level object")
+	}
+	if off := p.next(); off < len(p.data) {
+		return p.errAt(off, "unexpected data after the top-level object")
+	}
+	return nil
+}
+
+func (p *parser) table(name string, tab Table) error {
+	if _, err := p.open(name); err != nil {
+		return err
+	}
+	for {
+		key, off, ok, err := p.key()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if _, dup := tab[key]; dup {
+			return p.errAt(off, "%s|%s appears twice", name, key)
+		}
+		row := map[string]Value{}
+		if err := p.row(name+"|"+key, row); err != nil {
+			return err
+		}
+		tab[key] = row
+	}
+}
+
+func (p *parser) row(what string, row map[string]Value) error {
+	if _, err := p.open(what); err != nil {
+		return err
+	}
+	for {
+		field, off, ok, err := p.key()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if _, dup := row[field]; dup {
+			return p.errAt(off, "%s field %q appears twice", what, field)
+		}
+		v, err := p.value(what + "." + field)
+		if err != nil {
+			return err
+		}
+		row[field] = v
+	}
+}
+
+// value reads a field value: a string, number or boolean, or a list of
+// them (joined with commas, as SONiC stores lists in Redis).
+func (p *parser) value(what string) (Value, error) {
+	t, off, err := p.token()
+	if err != nil {
+		return Value{}, err
+	}
+	l, c := p.pos(off)
+	v := Value{Line: l, Col: c}
+	switch x := t.(type) {
+	case string:
+		v.Text = x
+	case json.Number:
+		v.Text = x.String()
+	case bool:
+		v.Text = fmt.Sprint(x)
+	case json.Delim:
+		if x != '[' {
+			return v, p.errAt(off, "%s: expected a string, number or list, got an object", what)
+		}
+		var items []string
+		for {
+			t, off, err := p.token()
+			if err != nil {
+				return v, err
+			}
+			if d, ok := t.(json.Delim); ok && d == ']' {
+				break
+			}
+			switch y := t.(type) {
+			case string:
+				items = append(items, y)
+			case json.Number:
+				items = append(items, y.String())
+			default:
+				return v, p.errAt(off, "%s: expected strings or numbers in the list, got %s", what, describe(t))
+			}
+		}
+		v.Text = strings.Join(items, ",")
+	default:
+		return v, p.errAt(off, "%s: expected a string, got %s", what, describe(t))
+	}
+	return v, nil
+}
+
+func describe(t json.Token) string {
+	switch x := t.(type) {
+	case json.Delim:
+		if x == '[' || x == ']' {
+			return "a list"
+		}
+		return "an object"
+	case string:
+		return fmt.Sprintf("the string %q", x)
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%v", t)
+}
+
+// LineText returns line n of the file (1-based), trimmed.
+func (db *ConfigDB) LineText(n int) string {
+	if n < 1 || n > len(db.lines) {
+		return ""
+	}
+	return strings.TrimSpace(db.lines[n-1])
+}
+
+// Has reports whether the file has the table.
+func (db *ConfigDB) Has(table string) bool {
+	_, ok := db.Tables[table]
+	return ok
+}
+
+// TablePos returns where a table's name is.
+func (db *ConfigDB) TablePos(table string) (Value, bool) {
+	v, ok := db.tablePos[table]
+	return v, ok
+}
+
+// Keys returns a table's keys, sorted, for deterministic iteration.
+func (t Table) Keys() []string {
+	ks := make([]string, 0, len(t))
+	for k := range t {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,124 @@
+package sonic
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+const realQoS = "../../testdata/corpus/sonic/qos-mellanox4600c-c64-subset.json"
+
+func TestRealQoS(t *testing.T) {
+	data, err := os.ReadFile(realQoS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := Parse("qos.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := db.NumMap("DSCP_TO_TC_MAP", "AZURE")
+	if !ok || m.To[26] != 1 || m.To[3] != 3 || m.To[48] != 7 {
+		t.Fatalf("AZURE map: 26→%d 3→%d 48→%d", m.To[26], m.To[3], m.To[48])
+	}
+	if !strings.Contains(db.LineText(m.At[26].Line), `"26": "1"`) {
+		t.Errorf("position of DSCP 26: line %d %q", m.At[26].Line, db.LineText(m.At[26].Line))
+	}
+	var eth0 PortQoS
+	for _, pq := range db.PortQoSMaps() {
+		if pq.Port == "Ethernet0" {
+			eth0 = pq
+		}
+	}
+	if eth0.DSCPToTC.Text != "AZURE_UPLINK" || len(eth0.PFCEnable) != 2 || eth0.PFCEnable[0] != 3 || eth0.PFCEnable[1] != 4 {
+		t.Errorf("Ethernet0: %+v", eth0)
+	}
+	w, ok := db.WREDProfile("AZURE_LOSSLESS")
+	if !ok || !w.OK || w.Min != 2000000 || w.Max != 10000000 || w.Prob != 5 || w.ECN.Text != "ecn_all" {
+		t.Errorf("WRED %+v", w)
+	}
+	strict := 0
+	for _, q := range db.Queues() {
+		if q.Scheduler.Text == "scheduler.1" {
+			strict++
+		}
+	}
+	if strict != 4 {
+		t.Errorf("%d queues on scheduler.1, want 4 (3 and 4 of two ports)", strict)
+	}
+}
+
+func TestKeys(t *testing.T) {
+	ports, ids, ok := PortKey("Ethernet0,Ethernet4|3-4")
+	if !ok || len(ports) != 2 || len(ids) != 2 || ids[1] != 4 {
+		t.Errorf("%v %v %v", ports, ids, ok)
+	}
+	if _, _, ok := PortKey("Ethernet0|4-3"); ok {
+		t.Error("descending range accepted")
+	}
+	if r, ok := Range("0-2,5"); !ok || len(r) != 4 {
+		t.Errorf("Range: %v", r)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, c := range []struct {
+		text, want string
+		line, col  int
+	}{
+		{"{\n  \"PORT\": {\n    \"Ethernet0\": {\"mtu\": \"9100\",}\n  }\n}", "invalid JSON", 3, 33},
+		{"[1, 2]", "expected an object", 1, 1},
+		{"{\"PORT\": {\"Ethernet0\": \"9100\"}}", "PORT|Ethernet0: expected an object", 1, 24},
+		{"{\"A\": {}, \"A\": {}}", `table "A" appears twice`, 1, 11},
+		{"{\"PORT\": {\"E\": {\"mtu\": {\"x\": 1}}}}", "PORT|E.mtu: expected a string, number or list", 1, 24},
+		{"{\"PORT\": {\n\"E\": {\"mtu\": null}}}", "expected a string, got null", 2, 14},
+		{"{\"PORT\": {}", "unexpected end of input", 1, 12},
+		{"{} {}", "unexpected data after", 1, 4},
+	} {
+		_, err := Parse("c.json", []byte(c.text))
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Errorf("%q: error %v", c.text, err)
+			continue
+		}
+		if !strings.Contains(e.Msg, c.want) || e.Line != c.line || e.Col != c.col {
+			t.Errorf("%q: %v, want %q at %d:%d", c.text, e, c.want, c.line, c.col)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	if data, err := os.ReadFile(realQoS); err == nil {
+		f.Add(data)
+	}
+	f.Add([]byte(`{"PFC_WD": {"Ethernet0": {"detection_time": "200", "action": "drop"}}, "PORT": {"Ethernet0": {"speed": "100000", "mtu": "9100"}}}`))
+	f.Add([]byte(`{"BUFFER_PG": {"Ethernet0,Ethernet4|3-4": {"profile": "pg_lossless_100000_300m_profile"}}, "CABLE_LENGTH": {"AZURE": {"Ethernet0": "300m"}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 64<<10 {
+			return
+		}
+		db, err := Parse("f.json", data)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Line < 1 || e.Col < 1 {
+				t.Fatalf("error without a position: %v", err)
+			}
+			return
+		}
+		lines := strings.Count(string(data), "\n") + 1
+		for _, tab := range db.Tables {
+			for _, k := range tab.Keys() {
+				for _, v := range tab[k] {
+					if v.Line < 1 || v.Line > lines || v.Col < 1 {
+						t.Fatalf("value %+v outside the %d-line input", v, lines)
+					}
+				}
+			}
+		}
+		db.PortQoSMaps()
+		db.Queues()
+		db.PGs()
+		db.Watchdogs()
+	})
+}

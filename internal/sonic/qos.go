@@ -1,0 +1,270 @@
+package sonic
+
+import (
+	"strconv"
+	"strings"
+)
+
+// PortKey splits a "PORTS|IDS" key such as "Ethernet0|3-4",
+// "Ethernet0,Ethernet4|3" or "Ethernet0|0-2" into ports and numbers.
+func PortKey(key string) (ports []string, ids []int, ok bool) {
+	pp, ii, found := strings.Cut(key, "|")
+	if !found || pp == "" {
+		return nil, nil, false
+	}
+	ports = strings.Split(pp, ",")
+	ids, ok = Range(ii)
+	return ports, ids, ok
+}
+
+// Range reads "3", "3-4" or "3,4" into numbers from 0 to 15.
+func Range(s string) ([]int, bool) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 0 || a > 15 {
+			return nil, false
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a || b > 15 {
+				return nil, false
+			}
+		}
+		for i := a; i <= b; i++ {
+			out = append(out, i)
+		}
+	}
+	return out, len(out) > 0
+}
+
+// A Map is a numbered map such as DSCP_TO_TC_MAP: from → to, with each
+// entry's position; absent entries are -1.
+type Map struct {
+	Name string
+	To   [64]int
+	At   [64]Value
+}
+
+// NumMap returns the map named name of table (DSCP_TO_TC_MAP,
+// TC_TO_PRIORITY_GROUP_MAP, TC_TO_QUEUE_MAP), and whether it exists.
+func (db *ConfigDB) NumMap(table, name string) (*Map, bool) {
+	row, ok := db.Tables[table][name]
+	if !ok {
+		return nil, false
+	}
+	m := &Map{Name: name}
+	for i := range m.To {
+		m.To[i] = -1
+	}
+	for k, v := range row {
+		from, err1 := strconv.Atoi(k)
+		to, err2 := strconv.Atoi(v.Text)
+		if err1 == nil && err2 == nil && from >= 0 && from < 64 && to >= 0 && to < 16 {
+			m.To[from], m.At[from] = to, v
+		}
+	}
+	return m, true
+}
+
+// PortQoS is one PORT_QOS_MAP row.
+type PortQoS struct {
+	// Port is a port name, or "global".
+	Port                         string
+	DSCPToTC, TCToPG, TCToQueue  Value
+	PFCEnable                    []int
+	PFCEnableAt                  Value
+	HasPFCEnable                 bool
+	PFCWDSWEnable                []int
+	Trust                        Value // "trust" field where present
+	Scheduler, PFCToQueueMapName Value
+}
+
+// PortQoSMaps returns the PORT_QOS_MAP rows, one per port (a row keyed by
+// several ports gives one per port), in key order.
+func (db *ConfigDB) PortQoSMaps() []PortQoS {
+	t := db.Tables["PORT_QOS_MAP"]
+	var out []PortQoS
+	for _, k := range t.Keys() {
+		row := t[k]
+		base := PortQoS{DSCPToTC: row["dscp_to_tc_map"], TCToPG: row["tc_to_pg_map"], TCToQueue: row["tc_to_queue_map"],
+			Trust: row["trust"], Scheduler: row["scheduler"], PFCToQueueMapName: row["pfc_to_queue_map"]}
+		if v, ok := row["pfc_enable"]; ok {
+			base.HasPFCEnable, base.PFCEnableAt = true, v
+			if v.Text != "" {
+				base.PFCEnable, _ = Range(v.Text)
+			}
+		}
+		if v, ok := row["pfcwd_sw_enable"]; ok && v.Text != "" {
+			base.PFCWDSWEnable, _ = Range(v.Text)
+		}
+		for _, port := range strings.Split(k, ",") {
+			pq := base
+			pq.Port = port
+			out = append(out, pq)
+		}
+	}
+	return out
+}
+
+// WRED is one WRED_PROFILE's green (ECN) thresholds.
+type WRED struct {
+	Name                 string
+	MinAt, MaxAt, ProbAt Value
+	ECN                  Value
+	GreenEnable          Value
+	// Min and Max are the green thresholds in bytes; Prob the green drop
+	// (mark) probability in percent. OK is false when a number is missing
+	// or malformed.
+	Min, Max int64
+	Prob     int64
+	OK       bool
+}
+
+// WREDProfile returns the named WRED profile.
+func (db *ConfigDB) WREDProfile(name string) (*WRED, bool) {
+	row, ok := db.Tables["WRED_PROFILE"][name]
+	if !ok {
+		return nil, false
+	}
+	w := &WRED{Name: name, MinAt: row["green_min_threshold"], MaxAt: row["green_max_threshold"],
+		ProbAt: row["green_drop_probability"], ECN: row["ecn"], GreenEnable: row["wred_green_enable"]}
+	var e1, e2, e3 error
+	w.Min, e1 = strconv.ParseInt(w.MinAt.Text, 10, 64)
+	w.Max, e2 = strconv.ParseInt(w.MaxAt.Text, 10, 64)
+	w.Prob, e3 = strconv.ParseInt(w.ProbAt.Text, 10, 64)
+	w.OK = e1 == nil && e2 == nil && e3 == nil
+	return w, true
+}
+
+// A QueueRow is one QUEUE row: ports, queue numbers and what is attached.
+type QueueRow struct {
+	Key                    string
+	Ports                  []string
+	Queues                 []int
+	WREDProfile, Scheduler Value
+}
+
+// Queues returns the QUEUE rows whose keys parse.
+func (db *ConfigDB) Queues() []QueueRow {
+	t := db.Tables["QUEUE"]
+	var out []QueueRow
+	for _, k := range t.Keys() {
+		ports, ids, ok := PortKey(k)
+		if !ok {
+			continue
+		}
+		out = append(out, QueueRow{Key: k, Ports: ports, Queues: ids, WREDProfile: t[k]["wred_profile"], Scheduler: t[k]["scheduler"]})
+	}
+	return out
+}
+
+// BufferProfile is one BUFFER_PROFILE row; numbers are -1 when absent.
+type BufferProfile struct {
+	Name                               string
+	Pool                               Value
+	Size, Xon, Xoff, DynamicTh, Static int64
+	SizeAt, XoffAt, DynamicThAt        Value
+}
+
+// Profile returns the named BUFFER_PROFILE.
+func (db *ConfigDB) Profile(name string) (*BufferProfile, bool) {
+	row, ok := db.Tables["BUFFER_PROFILE"][name]
+	if !ok {
+		return nil, false
+	}
+	num := func(f string) int64 {
+		v, ok := row[f]
+		if !ok {
+			return -1
+		}
+		n, err := strconv.ParseInt(v.Text, 10, 64)
+		if err != nil {
+			return -1
+		}
+		return n
+	}
+	return &BufferProfile{Name: name, Pool: row["pool"], Size: num("size"), Xon: num("xon"), Xoff: num("xoff"),
+		DynamicTh: num("dynamic_th"), Static: num("static_th"), SizeAt: row["size"], XoffAt: row["xoff"], DynamicThAt: row["dynamic_th"]}, true
+}
+
+// A PGRow is one BUFFER_PG row.
+type PGRow struct {
+	Key     string
+	Ports   []string
+	PGs     []int
+	Profile Value
+}
+
+// PGs returns the BUFFER_PG rows whose keys parse.
+func (db *ConfigDB) PGs() []PGRow {
+	t := db.Tables["BUFFER_PG"]
+	var out []PGRow
+	for _, k := range t.Keys() {
+		ports, ids, ok := PortKey(k)
+		if !ok {
+			continue
+		}
+		out = append(out, PGRow{Key: k, Ports: ports, PGs: ids, Profile: t[k]["profile"]})
+	}
+	return out
+}
+
+// PoolSize returns a BUFFER_POOL's size in bytes.
+func (db *ConfigDB) PoolSize(name string) (int64, Value, bool) {
+	v, ok := db.Tables["BUFFER_POOL"][name]["size"]
+	if !ok {
+		return 0, v, false
+	}
+	n, err := strconv.ParseInt(v.Text, 10, 64)
+	return n, v, err == nil
+}
+
+// Watchdog is one PFC_WD row.
+type Watchdog struct {
+	Port                                 string
+	Detection, Restoration               int64 // ms; -1 when absent
+	DetectionAt, RestorationAt, ActionAt Value
+}
+
+// Watchdogs returns the PFC_WD rows other than GLOBAL, one per port.
+func (db *ConfigDB) Watchdogs() []Watchdog {
+	t := db.Tables["PFC_WD"]
+	var out []Watchdog
+	for _, k := range t.Keys() {
+		if k == "GLOBAL" {
+			continue
+		}
+		row := t[k]
+		ms := func(f string) int64 {
+			n, err := strconv.ParseInt(row[f].Text, 10, 64)
+			if err != nil {
+				return -1
+			}
+			return n
+		}
+		for _, port := range strings.Split(k, ",") {
+			out = append(out, Watchdog{Port: port, Detection: ms("detection_time"), Restoration: ms("restoration_time"),
+				DetectionAt: row["detection_time"], RestorationAt: row["restoration_time"], ActionAt: row["action"]})
+		}
+	}
+	return out
+}
+
+// Field returns a row's field.
+func (db *ConfigDB) Field(table, key, field string) (Value, bool) {
+	v, ok := db.Tables[table][key][field]
+	return v, ok
+}
+
+// CableLength returns the CABLE_LENGTH of a port in metres.
+func (db *ConfigDB) CableLength(port string) (float64, Value, bool) {
+	for _, k := range db.Tables["CABLE_LENGTH"].Keys() {
+		if v, ok := db.Tables["CABLE_LENGTH"][k][port]; ok {
+			m, err := strconv.ParseFloat(strings.TrimSuffix(v.Text, "m"), 64)
+			return m, v, err == nil
+		}
+	}
+	return 0, Value{}, false
+}

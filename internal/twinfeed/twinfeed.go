@@ -1,0 +1,198 @@
+// Package twinfeed is all the glue between the twin and the exporter: it
+// advances a twin to a simulated time and returns each simulated host as
+// an RDMA device port with its counters by name, and writes such a host as
+// the sysfs-shaped tree the exporter reads from a real host.
+//
+// The one function the exporter side calls is Feed.Advance. Each host's
+// RDMA NIC gives its port counters (the mlx5 ethtool -S names of
+// fabric.Counters.Ethtool, pauses still in effect counted up to the
+// snapshot), the IB port counters derived from them, its hw_counters
+// (np_cnp_sent, out_of_sequence, ...) and its DCQCN settings.
+package twinfeed
+
+import (
+	"fmt"
+	"net/netip"
+
+	"rocelab/internal/cc"
+	"rocelab/internal/counters"
+	"rocelab/internal/fabric"
+	"rocelab/internal/scenario"
+	"rocelab/internal/unit"
+)
+
+// A Counter is one named counter value.
+type Counter struct {
+	Name  string
+	Value int64
+}
+
+// A GID is one GID table entry.
+type GID struct {
+	Index int
+	GID   netip.Addr
+	// Type is the kernel's spelling: "IB/RoCE v1" or "RoCE v2".
+	Type string
+}
+
+// QoS is a host's QoS configuration as mlnx_qos would show it.
+type QoS struct {
+	// Trust is "dscp" or "pcp".
+	Trust string
+	// PFC is the set of priorities with PFC enabled (bit p = priority p).
+	PFC uint8
+	// DSCP maps each DSCP to its priority.
+	DSCP [64]uint8
+}
+
+// A Device is one simulated RDMA device port and its netdev.
+type Device struct {
+	// Name is the RDMA device (mlx5_0), Port its port number (1), Netdev
+	// the interface behind it (eth0).
+	Name   string
+	Port   int
+	Netdev string
+	Rate   unit.BitRate
+	GIDs   []GID
+	QoS    QoS
+	// Ethtool holds the ethtool -S counters, in mlx5 names.
+	Ethtool []Counter
+	// HWCounters holds the RDMA hw_counters.
+	HWCounters []Counter
+	// PortCounters holds the IB port counters (counters/), in their units
+	// (port_*_data in 4-byte words).
+	PortCounters []Counter
+	// DCQCN holds the DCQCN settings as mlx5 exposes them under
+	// /sys/class/net/<netdev>/ecn.
+	DCQCN DCQCN
+}
+
+// DCQCN is a NIC's DCQCN settings.
+type DCQCN struct {
+	// Enabled is the set of priorities congestion control acts on, for
+	// both the notification and the reaction point (bit p = priority p).
+	Enabled uint8
+	// Params are the knobs by role ("np", "rp") and mlx5 name.
+	Params []Param
+}
+
+// A Param is one DCQCN knob.
+type Param struct {
+	Role, Name string
+	Value      int64
+}
+
+// A Host is one simulated host.
+type Host struct {
+	Name    string
+	Devices []Device
+}
+
+// A Feed is one run of a scenario's twin, advanced step by step.
+type Feed struct {
+	tw *scenario.Twin
+}
+
+// New builds the twin of s.
+func New(s *scenario.Scenario) (*Feed, error) {
+	tw, err := scenario.Build(s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.File, err)
+	}
+	return &Feed{tw: tw}, nil
+}
+
+// Duration is the scenario's simulated duration.
+func (f *Feed) Duration() unit.Time { return f.tw.Scenario.Duration }
+
+// Now is the simulated time the twin has reached.
+func (f *Feed) Now() unit.Time { return f.tw.Net.Sched.Now() }
+
+// Advance runs the twin's events up to simulated time t (a t in the past
+// runs nothing) and returns every host with its counters at that time.
+// Observing changes nothing: a run advanced in steps ends as one run does.
+func (f *Feed) Advance(t unit.Time) []Host {
+	if t > f.tw.Net.Sched.Now() {
+		f.tw.Net.Sched.RunUntil(t)
+	}
+	return Snapshot(f.tw)
+}
+
+// Snapshot returns every host of tw with its counters as they stand.
+func Snapshot(tw *scenario.Twin) []Host {
+	net := tw.Net
+	s := tw.Scenario
+	qos := QoS{Trust: "dscp", PFC: net.PFCEnabled, DSCP: s.Host.DSCPToPrio}
+	if s.Host.Trust == fabric.TrustPCP {
+		qos.Trust = "pcp"
+	}
+	dcqcn := dcqcnOf(s.Host.NIC.DCQCN.Config)
+	hosts := make([]Host, 0, len(tw.NICs))
+	for _, n := range tw.NICs {
+		pt := n.Port()
+		snap := pt.Snapshot()
+		d := Device{Name: "mlx5_0", Port: 1, Netdev: "eth0", Rate: pt.Rate(), QoS: qos, DCQCN: dcqcn,
+			GIDs: gids(scenario.PortMAC(pt), scenario.HostIP(n.HostID()))}
+		for _, c := range snap.Ethtool(net.PFCEnabled, false) {
+			d.Ethtool = append(d.Ethtool, Counter{c.Name, c.Value})
+		}
+		for _, c := range n.HW.List() {
+			d.HWCounters = append(d.HWCounters, Counter{c.Name, c.Value})
+		}
+		d.PortCounters = portCounters(&snap)
+		hosts = append(hosts, Host{Name: n.Name(), Devices: []Device{d}})
+	}
+	return hosts
+}
+
+// dcqcnOf is the DCQCN settings of a configuration (nil: congestion
+// control off, every priority disabled). Knobs that are not mlx5's, and
+// the priority mask, which is an mlxconfig setting, get no file.
+func dcqcnOf(c *cc.DCQCNConfig) DCQCN {
+	if c == nil {
+		return DCQCN{}
+	}
+	d := DCQCN{}
+	for p := 0; p < 8; p++ {
+		if c.Enabled(p) {
+			d.Enabled |= 1 << p
+		}
+	}
+	for _, k := range cc.Knobs() {
+		if k.Extension || (k.Point != "np" && k.Point != "rp") {
+			continue
+		}
+		if v, err := c.Get(k.Name); err == nil {
+			d.Params = append(d.Params, Param{k.Point, k.Name, v})
+		}
+	}
+	return d
+}
+
+// portCounters derives the IB port counters of a NIC's port from its
+// physical-port counters: all of the port's traffic is RoCE.
+func portCounters(c *fabric.Counters) []Counter {
+	t := counters.Default()
+	name := func(cn counters.Concept, d counters.Dir) string {
+		return t.Name(counters.MLX5, counters.PortCounters, cn, d, 0)
+	}
+	return []Counter{
+		{name(counters.PortXmitData, counters.TX), c.TxPhyBytes / 4},
+		{name(counters.PortRcvData, counters.RX), c.RxPhyBytes / 4},
+		{name(counters.PortXmitPackets, counters.TX), c.TxPhyPackets},
+		{name(counters.PortRcvPackets, counters.RX), c.RxPhyPackets},
+	}
+}
+
+// gids is the standard bare-metal GID table: 0/1 the link-local address
+// from the MAC (RoCE v1, v2), 2/3 the IPv4-mapped host address (v1, v2).
+func gids(mac [6]byte, ip netip.Addr) []GID {
+	ll := [16]byte{0: 0xfe, 1: 0x80, 8: mac[0] ^ 2, 9: mac[1], 10: mac[2], 11: 0xff, 12: 0xfe, 13: mac[3], 14: mac[4], 15: mac[5]}
+	v4 := netip.AddrFrom16(ip.As16())
+	return []GID{
+		{0, netip.AddrFrom16(ll), "IB/RoCE v1"},
+		{1, netip.AddrFrom16(ll), "RoCE v2"},
+		{2, v4, "IB/RoCE v1"},
+		{3, v4, "RoCE v2"},
+	}
+}

@@ -1,0 +1,234 @@
+package twinfeed
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"rocelab/internal/exporter"
+	"rocelab/internal/scenario"
+	"rocelab/internal/unit"
+)
+
+func load(t *testing.T, name string) *scenario.Scenario {
+	t.Helper()
+	s, err := scenario.LoadFile(filepath.Join("../../examples", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func counter(hosts []Host, host, name string) (int64, bool) {
+	for _, h := range hosts {
+		if h.Name != host {
+			continue
+		}
+		for _, d := range h.Devices {
+			for _, cs := range [][]Counter{d.Ethtool, d.HWCounters, d.PortCounters} {
+				for _, c := range cs {
+					if c.Name == name {
+						return c.Value, true
+					}
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
+// TestAdvanceMatchesRun: advancing in steps and snapshotting reaches the
+// same counters as one uninterrupted run (observation does not change the
+// run), once the run is over and no pause is open.
+func TestAdvanceMatchesRun(t *testing.T) {
+	s := load(t, "incast-pfc.yaml")
+	f, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ms := 1; ms <= 30; ms++ {
+		f.Advance(unit.Time(ms) * unit.Millisecond)
+	}
+	stepped := f.Advance(s.Duration)
+	tw, err := scenario.Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw.Run()
+	whole := Snapshot(tw)
+	for _, name := range []string{"rx_prio3_pause", "rx_prio3_pause_duration", "tx_prio3_bytes", "port_xmit_data"} {
+		a, _ := counter(stepped, "h3", name)
+		b, _ := counter(whole, "h3", name)
+		if a != b || a == 0 {
+			t.Errorf("h3 %s: stepped %d, whole run %d", name, a, b)
+		}
+	}
+}
+
+// TestLoopCarriesAndScales: a loop keeps counters rising across runs of
+// the scenario and scales them.
+func TestLoopCarriesAndScales(t *testing.T) {
+	s := load(t, "incast-pfc.yaml")
+	l, err := NewLoop(s, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneRun := f.Advance(s.Duration)
+	endOfRun, _ := counter(oneRun, "h0", "rx_prio3_pause")
+	var prev int64
+	for _, at := range []unit.Time{5 * unit.Millisecond, 29 * unit.Millisecond, 35 * unit.Millisecond, 65 * unit.Millisecond} {
+		hosts, err := l.At(at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, ok := counter(hosts, "h0", "rx_prio3_pause")
+		if !ok || v < prev {
+			t.Fatalf("at %v: rx_prio3_pause %d after %d", at, v, prev)
+		}
+		prev = v
+	}
+	if l.Loops != 2 {
+		t.Errorf("loops = %d, want 2 after 65 ms of a 30 ms scenario", l.Loops)
+	}
+	// After two whole runs and 5 ms of a third (all h0's pauses fall in
+	// the first 11 ms of a run, some before 5 ms), the count is at least
+	// twice a run's, scaled by 1000.
+	if prev < 2*endOfRun*1000 || prev > 3*endOfRun*1000 {
+		t.Errorf("rx_prio3_pause = %d, want between 2 and 3 runs of %d × 1000", prev, endOfRun)
+	}
+}
+
+// TestTreeReadsLikeAHost: the tree written for a host is read by the
+// exporter's plain collectors without an error, and its pause time is the
+// twin's counter in seconds.
+func TestTreeReadsLikeAHost(t *testing.T) {
+	s := load(t, "incast-pfc.yaml")
+	tw, err := scenario.Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw.Run()
+	hosts := Snapshot(tw)
+	dir := t.TempDir()
+	if err := WriteTree(dir, hosts); err != nil {
+		t.Fatal(err)
+	}
+	us, _ := counter(hosts, "h5", "rx_prio3_pause_duration")
+	for _, tree := range []struct {
+		name string
+		h    func() (exporter.Host, error)
+	}{
+		{"disk", func() (exporter.Host, error) { return exporter.TreeHost(exporter.Dir(filepath.Join(dir, "h5"))) }},
+		{"memory", func() (exporter.Host, error) { return exporter.TreeHost(FS(&hosts[5])) }},
+	} {
+		h, err := tree.h()
+		if err != nil {
+			t.Fatal(err)
+		}
+		mfs := scrape(t, h)
+		found := false
+		for _, mf := range mfs {
+			switch mf.GetName() {
+			case "rocelab_exporter_collector_errors_total":
+				t.Errorf("%s: errors reading the twin's tree: %v", tree.name, mf.GetMetric())
+			case "rocelab_nic_pause_duration_seconds_total":
+				for _, m := range mf.GetMetric() {
+					if labels(m.GetLabel())["direction"] == "rx" {
+						found = true
+						if got := m.GetCounter().GetValue(); got != float64(us)/1e6 {
+							t.Errorf("%s: rx pause %v s, twin says %d us", tree.name, got, us)
+						}
+					}
+				}
+			}
+		}
+		if !found || us == 0 {
+			t.Errorf("%s: no rx pause duration (twin %d us)", tree.name, us)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "h5", "sys/class/infiniband/mlx5_0/ports/1/hw_counters")); err != nil {
+		t.Errorf("hw_counters directory missing: %v", err)
+	}
+}
+
+func labels[T interface {
+	GetName() string
+	GetValue() string
+}](ls []T) map[string]string {
+	m := map[string]string{}
+	for _, l := range ls {
+		m[l.GetName()] = l.GetValue()
+	}
+	return m
+}
+
+// TestNICCountersReachTheExporter: the NIC's hw_counters and DCQCN
+// settings are served as a real mlx5 host's.
+func TestNICCountersReachTheExporter(t *testing.T) {
+	s := load(t, "incast-pfc.yaml")
+	f, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := f.Advance(s.Duration)
+	want, ok := counter(hosts, "h17", "rx_write_requests")
+	if !ok || want == 0 {
+		t.Fatalf("h17 rx_write_requests = %d, %v", want, ok)
+	}
+	var h17 *Host
+	for i := range hosts {
+		if hosts[i].Name == "h17" {
+			h17 = &hosts[i]
+		}
+	}
+	h, err := exporter.TreeHost(FS(h17))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range scrape(t, h) {
+		for _, m := range mf.GetMetric() {
+			l := labels(m.GetLabel())
+			key := mf.GetName() + "/" + l["role"] + l["priority"] + l["parameter"]
+			got[key] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	if got["rocelab_rdma_rx_write_requests_total/"] != float64(want) {
+		t.Errorf("rx_write_requests served as %v, NIC says %d", got["rocelab_rdma_rx_write_requests_total/"], want)
+	}
+	cfg := s.Host.NIC.DCQCN.Config
+	for p := 0; p < 8; p++ {
+		for _, role := range []string{"np", "rp"} {
+			key := fmt.Sprintf("rocelab_dcqcn_enabled/%s%d", role, p)
+			if on := got[key] == 1; cfg != nil && on != cfg.Enabled(p) {
+				t.Errorf("%s = %v, config says %v", key, got[key], cfg.Enabled(p))
+			}
+		}
+	}
+	if cfg != nil {
+		v, _ := cfg.Get("rpg_min_rate")
+		if got["rocelab_dcqcn_parameter/rprpg_min_rate"] != float64(v) {
+			t.Errorf("rpg_min_rate served as %v, config says %d", got["rocelab_dcqcn_parameter/rprpg_min_rate"], v)
+		}
+	}
+}
+
+// scrape gathers every collector on h.
+func scrape(t *testing.T, h exporter.Host) []*dto.MetricFamily {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(exporter.New(func() exporter.Host { return h }, exporter.Collectors(exporter.Options{}), nil))
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mfs
+}
