@@ -231,7 +231,12 @@ func checkHeadroom(inc *Incident) []Finding {
 
 // Assumptions for the ECN check when nothing says otherwise.
 const (
-	ecnRTTUS         = 10  // µs: a leaf-spine round trip in one data centre
+	// ecnRTTUS is the base RTT thresholds are judged against: 20 µs, the
+	// one Huawei's AI Fabric guidance assumes (EDOC1100155250). It is the
+	// same as scenario.DefaultECNRTT, which lint and calc use, so the
+	// doctor and lint judge one profile alike (the doctor imports nothing
+	// of the twin, hence the copy).
+	ecnRTTUS         = 20
 	ecnDefaultGbps   = 100 // line rate when no artifact states one
 	ecnKminMaxBDP    = 2   // Kmin above this many BDPs marks late
 	ecnKmaxMinBDPPct = 100 // Kmax below one BDP marks before the link is full
