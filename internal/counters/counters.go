@@ -151,6 +151,9 @@ const (
 	PauseStormError       Concept = "pause_storm_error"       // the NIC's own watchdog stopped its pause storm
 	RDMAUnicastPackets    Concept = "rdma_unicast_packets"    // RoCE packets through the vport
 	RDMAUnicastBytes      Concept = "rdma_unicast_bytes"      // RoCE bytes through the vport
+	VportUnicastPackets   Concept = "vport_unicast_packets"   // unicast packets through the vport (Ethernet and RoCE)
+	NetdevPackets         Concept = "netdev_packets"          // packets the netdev's rings handled (software count; RDMA bypasses it)
+	GlobalPauseQoS        Concept = "global_pause_qos"        // IEEE 802.3x pause frames as mlx5's QoS group counts them (printed only with 802.3x on)
 
 	CNPSent            Concept = "np_cnp_sent"                // CNPs sent as notification point
 	ECNMarkedRoCE      Concept = "np_ecn_marked_roce_packets" // RoCE packets received with ECN CE

@@ -56,6 +56,12 @@ func builtin() []Desc {
 		e("tx_vport_rdma_unicast_packets", RDMAUnicastPackets, TX, Packets),
 		e("rx_vport_rdma_unicast_bytes", RDMAUnicastBytes, RX, Bytes),
 		e("tx_vport_rdma_unicast_bytes", RDMAUnicastBytes, TX, Bytes),
+		e("rx_vport_unicast_packets", VportUnicastPackets, RX, Packets),
+		e("tx_vport_unicast_packets", VportUnicastPackets, TX, Packets),
+		e("rx_global_pause", GlobalPauseQoS, RX, Packets),
+		e("tx_global_pause", GlobalPauseQoS, TX, Packets),
+		e("rx_packets", NetdevPackets, RX, Packets),
+		e("tx_packets", NetdevPackets, TX, Packets),
 		// mlx5 ethtool -S, per priority.
 		ep("rx_prio%d_bytes", PrioBytes, RX, Bytes),
 		ep("rx_prio%d_packets", PrioPackets, RX, Packets),
@@ -137,6 +143,9 @@ func builtin() []Desc {
 		other(BE2NET, "rx_priority_pause_frames", PFCFramesTotal, RX, false, Packets),
 		other(BE2NET, "tx_priority_pauseframes", PFCFramesTotal, TX, false, Packets),
 		other(BE2NET, "tx_pauseframes", GlobalPause, TX, false, Packets),
+		other(BE2NET, "rx_roce_frames", RDMAUnicastPackets, RX, false, Packets),
+		other(BE2NET, "rx_drops_no_pbuf", OutOfBufferHost, RX, false, Packets),
+		other(BE2NET, "rxpp_fifo_overflow_drop", PhyDiscards, RX, false, Packets),
 
 		// Switch ports, as the twin reports them (no vendor prints these).
 		sw("ecn_marked_prio%d", ECNMarkedPrio, true),

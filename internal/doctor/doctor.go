@@ -23,6 +23,10 @@ type Options struct {
 type Incident struct {
 	Options   Options
 	Artifacts []ingest.Artifact
+	// MTimes are the modification times of the input files (archive
+	// members: their header times), by input name; they time a
+	// before/after pair split over two files when nothing else does.
+	MTimes map[string]time.Time
 }
 
 // All returns the incident's artifacts of type T, in input order. T is a
@@ -69,11 +73,13 @@ func rules() []Rule {
 	rs = append(rs, ncclIBRules()...)
 	rs = append(rs, ncclTestsRules()...)
 	rs = append(rs, ncclTestsLaunchRules()...)
+	rs = append(rs, compareRules()...)
 
 	rs = append(rs, counterRules()...)
 	rs = append(rs, windowRules()...)
 	rs = append(rs, faultRules()...)
 	rs = append(rs, switchRules()...)
+	rs = append(rs, switchBufferRules()...)
 	rs = append(rs, collectRules()...)
 	rs = append(rs, perftestRules()...)
 	rs = append(rs, gidRules()...)

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"rocelab/internal/capture"
 	"rocelab/internal/ingest"
@@ -82,10 +83,10 @@ func (r *Report) ExitCode() int {
 // Unreadable or unrecognised inputs are reported, never fatal: one bad file
 // does not hide the findings of the good ones.
 func Diagnose(paths []string, stdin io.Reader, opts Options) *Report {
-	inc := &Incident{Options: opts}
+	inc := &Incident{Options: opts, MTimes: map[string]time.Time{}}
 	rep := &Report{}
 	for _, in := range expand(paths, rep) {
-		if infos, arts, ok := readArchive(in.path, opts); ok {
+		if infos, arts, ok := readArchive(in.path, opts, inc.MTimes); ok {
 			for i := range infos {
 				infos[i].InDir = in.dir
 			}
@@ -94,6 +95,11 @@ func Diagnose(paths []string, stdin io.Reader, opts Options) *Report {
 			continue
 		}
 		info, arts := readInput(in.path, stdin, opts)
+		if in.path != "-" {
+			if st, err := os.Stat(in.path); err == nil {
+				inc.MTimes[in.path] = st.ModTime()
+			}
+		}
 		info.InDir = in.dir
 		rep.Inputs = append(rep.Inputs, info)
 		inc.Artifacts = append(inc.Artifacts, arts...)
@@ -226,7 +232,7 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 // readArchive reads a tar archive (gzip-compressed or not), such as one
 // `rocelab collect` writes: every regular file in it is an input of its
 // own, named "archive:path". ok is false when path is not a tar archive.
-func readArchive(path string, opts Options) ([]InputInfo, []ingest.Artifact, bool) {
+func readArchive(path string, opts Options, mtimes map[string]time.Time) ([]InputInfo, []ingest.Artifact, bool) {
 	if path == "-" {
 		return nil, nil, false
 	}
@@ -267,6 +273,9 @@ func readArchive(path string, opts Options) ([]InputInfo, []ingest.Artifact, boo
 			continue
 		}
 		name := path + ":" + h.Name
+		if !h.ModTime.IsZero() {
+			mtimes[name] = h.ModTime
+		}
 		res, err := ingest.Read(name, tr)
 		info := InputInfo{Path: name, Type: "unknown", InArchive: path}
 		if err != nil {

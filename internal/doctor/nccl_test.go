@@ -86,7 +86,7 @@ func TestCorpusDiagnoses(t *testing.T) {
 		{"nccl-tests/sendrecv-h100-4gpu-shared-1nic-5.8GBps-ccimoc.txt", Options{},
 			[]want{{"nccltests.busbw.unjudged", Info, []string{"sendrecv", "5.85"}}, {"nccl.transport.ib", Info, []string{"mlx5_5:1"}}}, nil, 0},
 		{"nccl-tests/sendrecv-h100-4gpu-shared-1nic-5.8GBps-ccimoc.txt", Options{NICSpeed: 400 * unit.Gbps},
-			[]want{{"nccltests.busbw.low", Error, []string{"47%", "12.50 GB/s"}}}, []string{"nccltests.busbw.low"}, 1},
+			[]want{{"nccltests.busbw.low", Error, []string{"12%", "50.00 GB/s", "one NIC"}}}, []string{"nccltests.busbw.low"}, 1},
 	}
 	for _, c := range cases {
 		name := filepath.Base(c.file)
@@ -237,7 +237,7 @@ func TestSyntheticRules(t *testing.T) {
 			"a:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
 			"a:1:1 [0] NCCL INFO Using network IB",
 			"b:1:1 [0] NCCL INFO NET/IB : No device found.",
-		}, []want{{"nccl.transport.socket_fallback", Error, []string{"1 host"}}}, nil},
+		}, []want{{"nccl.transport.mismatch", Error, []string{"a on RDMA", "b on TCP sockets"}}}, []string{"nccl.transport.socket_fallback"}},
 		{"no IB device under a net plugin is normal", []string{
 			"a:1:1 [0] NCCL INFO NET/IB : No device found.",
 			"a:1:1 [0] NCCL INFO Using network AWS Libfabric",
@@ -264,12 +264,12 @@ func TestSyntheticRules(t *testing.T) {
 			"a:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
 			"a:1:2 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 1.",
 			"a:1:2 [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error Connection timed out",
-		}, []want{{"gid.index.link_local", Error, []string{"timed out"}}}, []string{"nccl.ib.qp_setup_failed", "gid.index.zero"}},
+		}, []want{{"gid.index.link_local", Error, []string{"timed out"}}}, []string{"nccl.ib.qp_setup_failed", "gid.index.default_zero"}},
 		{"modify_qp timeout after index 0: link-local, not also index zero", []string{
 			"a:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
 			"a:1:2 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 0.",
 			"a:1:2 [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error Connection timed out",
-		}, []want{{"gid.index.link_local", Error, []string{"GID index 0", "timed out"}}}, []string{"nccl.ib.qp_setup_failed", "gid.index.zero"}},
+		}, []want{{"gid.index.link_local", Error, []string{"GID index 0", "timed out"}}}, []string{"nccl.ib.qp_setup_failed", "gid.index.default_zero"}},
 		{"no such device", []string{
 			"a:1:2 [0] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error No such device",
 		}, []want{{"nccl.ib.qp_setup_failed", Error, []string{"ibv_modify_qp: No such device"}}}, []string{"gid.index.link_local"}},
@@ -277,11 +277,11 @@ func TestSyntheticRules(t *testing.T) {
 			"a:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
 			"a:1:2 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 0.",
 			"b:1:2 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 3.",
-		}, []want{{"gid.index.mismatch", Warn, []string{"0 on a", "3 on b"}}, {"gid.index.zero", Warn, nil}}, nil},
+		}, []want{{"gid.index.mismatch", Warn, []string{"0 on a", "3 on b"}}, {"gid.index.default_zero", Warn, nil}}, nil},
 		{"gid zero on InfiniBand is fine", []string{
 			"a:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB ib0:10.0.0.1<0>",
 			"a:1:2 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 0.",
-		}, nil, []string{"gid.index.zero"}},
+		}, nil, []string{"gid.index.default_zero"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

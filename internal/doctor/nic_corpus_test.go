@@ -26,18 +26,8 @@ func nicRuleID(id string) bool {
 
 func nicDiagnose(t *testing.T, opts Options, rels ...string) []Finding {
 	t.Helper()
-	var paths []string
-	for _, r := range rels {
-		paths = append(paths, nicTestdata(r))
-	}
-	rep := Diagnose(paths, nil, opts)
-	for _, in := range rep.Inputs {
-		if !in.Usable() {
-			t.Fatalf("input %s not usable: %+v", in.Path, in)
-		}
-	}
 	var out []Finding
-	for _, f := range rep.Findings {
+	for _, f := range diagnoseFiles(t, opts, rels...) {
 		if nicRuleID(f.ID) {
 			out = append(out, f)
 		}
@@ -211,7 +201,7 @@ func TestGIDUseAcrossArtifacts(t *testing.T) {
 	nicMustFind(t, check(nicUse("node1", "", 3)), "gid.index.roce_v2", Info, "GID index 3 in use is the RoCEv2 GID", "200.0.209.6")
 	// Index 0 with no table to say what it holds.
 	fs = Check(&Incident{Artifacts: []ingest.Artifact{&nicFakeGIDUser{[]ingest.GIDUse{nicUse("node1", "", 0)}}}})
-	nicMustFind(t, fs, "gid.index.zero", Warn, "GID index 0")
+	nicMustFind(t, fs, "gid.index.default_zero", Warn, "GID index 0")
 	// Two hosts on different indices.
 	fs = Check(&Incident{Artifacts: []ingest.Artifact{&nicFakeGIDUser{[]ingest.GIDUse{nicUse("node1", "", 3), nicUse("node2", "", 1)}}}})
 	nicMustFind(t, fs, "gid.index.mismatch", Warn, "3 on node1", "1 on node2")

@@ -1,9 +1,12 @@
 package doctor
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Tests of issue 9's classes of what fell short ("second round"). Each
@@ -102,8 +105,87 @@ func TestSwitchRules(t *testing.T) {
 	nicMustFind(t, fs, "switch.queue.drops", Warn, "UC0", "lossy queue 0")
 	nicMustFind(t, fs, "switch.headroom.exhausted", Error, "Ethernet0 PG3", "exhausted")
 	nicMustFind(t, fs, "switch.pfc.tx_pause", Warn, "Ethernet0", "1210 PFC pause frames on priority 0")
-	e := nicMustFind(t, fs, "switch.ecn.thresholds", Warn, "AZURE_LOSSLESS", "BDP 125KB")
-	if !strings.Contains(e.Mechanism, "Kmin 1MiB is 8.4 BDPs") {
+	e := nicMustFind(t, fs, "switch.ecn.thresholds", Warn, "AZURE_LOSSLESS", "BDP 250KB")
+	if !strings.Contains(e.Mechanism, "Kmin 1MiB is 4.2 BDPs") {
 		t.Errorf("ECN mechanism: %s", e.Mechanism)
+	}
+}
+
+// Switch side, second part, on real outputs: the pool watermark joined
+// with the pool sizes of another file, the headroom pool in use, Onyx ECN
+// thresholds in KB, EOS egress queue drops, an LLDP neighbour that is a
+// host NIC named in the switch findings. SYNTHETIC lines for the watermark
+// near the pool's size and for the PFC mismatch with a host.
+func TestSwitchRulesMore(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-buffer-pool-watermark-sonic-utilities.txt", "corpus/switch/sonic-buffer-information-sonic-utilities.txt")
+	nicMustFind(t, fs, "switch.buffer.pool", Info, "ingress_lossless_pool", "shared headroom pool held up to")
+	nicMustNot(t, fs, "switch.ecn.thresholds") // buffer profiles are not ECN profiles
+	fs = synthFindings(t, Options{},
+		"admin@sonic:~$ show buffer_pool watermark",
+		"Shared pool maximum occupancy:",
+		"                 Pool    Bytes",
+		"---------------------  -------",
+		"ingress_lossless_pool  4400000",
+		"admin@sonic:~$ show buffer information",
+		"Pool: ingress_lossless_pool",
+		"----  -------",
+		"mode  dynamic",
+		"size  4580864",
+		"type  ingress",
+		"----  -------")
+	nicMustFind(t, fs, "switch.buffer.pool", Warn, "peaked at", "(96%)")
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/onyx-show-roce-nvidia-manual.txt")
+	nicMustFind(t, fs, "switch.ecn.thresholds", Info, "150KiB to 1500KiB")
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/eos-egress-queue-counters-ntc-templates.txt")
+	nicMustFind(t, fs, "switch.queue.drops", Warn, "Et4/2/1", "lossy queue 7")
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/onyx-show-roce-nvidia-manual.txt", "synthetic/mlnx-qos-pcp-pfc-off-synthetic.txt")
+	nicMustFind(t, fs, "switch.pfc.mismatch", Error, "priority 3 on the switch but none on")
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/onyx-show-roce-nvidia-manual.txt", "corpus/ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt")
+	nicMustNot(t, fs, "switch.pfc.mismatch")
+	// LLDP: the neighbour is a host NIC; SYNTHETIC pfc counters of the
+	// same switch port then name that NIC.
+	lldp := nicTestdata("corpus/switch/sonic-lldp-table-host-nic-sonic-mgmt.txt")
+	text, err := os.ReadFile(lldp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := append(strings.Split(strings.TrimSpace(string(text)), "\n"),
+		"  Port Tx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7",
+		"---------  ------  ------  ------  ------  ------  ------  ------  ------",
+		"Ethernet0        0       0       0   5,000       0       0       0       0")
+	fs = synthFindings(t, Options{}, lines...)
+	nicMustFind(t, fs, "switch.lldp.host", Info, "Ethernet0 leads to r-sonic-10-006 enp5s0f0")
+	nicMustFind(t, fs, "switch.pfc.tx_pause", Warn, "Ethernet0 (to r-sonic-10-006 enp5s0f0)")
+}
+
+// Item 5 of the second round: two dumps of one port in two files without
+// date lines are timed by the files' modification times when --interval is
+// not given, and the finding says so; --interval takes precedence.
+// SYNTHETIC ethtool dumps of 10 s at 5% pause (500 ms of 10 s).
+func TestWindowFromMTimes(t *testing.T) {
+	dir := t.TempDir()
+	dump := func(name string, pause uint64, at time.Time) string {
+		p := filepath.Join(dir, name)
+		text := "# synthetic: rocelab test, one ethtool dump\n[root@gpu01 ~]# ethtool -S ens3np0\nNIC statistics:\n" +
+			"     rx_prio3_pause: " + strconv.FormatUint(pause/100, 10) + "\n" +
+			"     rx_prio3_pause_duration: " + strconv.FormatUint(pause, 10) + "\n"
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	t0 := time.Date(2026, 11, 30, 22, 15, 16, 0, time.UTC)
+	a := dump("before.txt", 1000000, t0)
+	b := dump("after.txt", 1500000, t0.Add(10*time.Second))
+	f := nicMustFind(t, Diagnose([]string{a, b}, nil, Options{}).Findings, "counters.pause.ratio", Warn, "5.000% of the 10 s window")
+	if !strings.Contains(f.Mechanism, "modification times") || !strings.Contains(f.Mechanism, "22:15:16.000") {
+		t.Errorf("mechanism does not say how the window is timed: %s", f.Mechanism)
+	}
+	f = nicMustFind(t, Diagnose([]string{a, b}, nil, Options{Interval: 20 * time.Second}).Findings, "counters.pause.ratio", Warn, "2.500% of the 20 s window")
+	if !strings.Contains(f.Mechanism, "--interval") {
+		t.Errorf("--interval not named: %s", f.Mechanism)
 	}
 }

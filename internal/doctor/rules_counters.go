@@ -3,7 +3,9 @@ package doctor
 import (
 	"fmt"
 	"strings"
+	"time"
 
+	"rocelab/internal/counters"
 	"rocelab/internal/ingest"
 )
 
@@ -59,9 +61,29 @@ func ctrSamples(inc *Incident) ([]ingest.CounterSample, int) {
 	for i := range out {
 		if out[i].IsDelta() {
 			out[i].Given = inc.Options.Interval
+			if out[i].Given == 0 {
+				out[i].Given, out[i].GivenHow = mtimeWindow(inc, &out[i])
+			}
 		}
 	}
 	return out, omitted + dropped
+}
+
+// mtimeWindow times a before/after pair whose dumps carry no times and
+// come from two files by the files' modification times, and says so.
+func mtimeWindow(inc *Incident, s *ingest.CounterSample) (time.Duration, string) {
+	if d, _ := s.Span(); d > 0 {
+		return 0, ""
+	}
+	a, b := s.Before.File(), s.After.File()
+	ta, okA := inc.MTimes[a]
+	tb, okB := inc.MTimes[b]
+	if a == b || !okA || !okB || !tb.After(ta) {
+		return 0, ""
+	}
+	d := tb.Sub(ta)
+	return d, fmt.Sprintf("the %s between the files' modification times (%s %s, %s %s; pass --interval if the files were copied or touched since)",
+		ingest.FormatDuration(d), a, ta.UTC().Format("15:04:05.000"), b, tb.UTC().Format("15:04:05.000"))
 }
 
 // perSample runs check over every joined counter sample of the incident of
@@ -156,7 +178,7 @@ func roceInUse(inc *Incident, samples []ingest.CounterSample) (bool, []Evidence)
 				return true, r.Evidence
 			}
 		}
-		if rs := s.Nonzero("rx_write_requests", "rx_read_requests", ingest.NPCNPSent, ingest.RPCNPHandled); len(rs) > 0 {
+		if rs := s.NonzeroConcepts(counters.RxWriteRequests, counters.RxReadRequests, counters.CNPSent, counters.CNPHandled); len(rs) > 0 {
 			return true, rs[0].Evidence
 		}
 	}
@@ -295,7 +317,7 @@ func checkDiscards(inc *Incident) []Finding {
 		}
 		var dropped uint64
 		for _, r := range d.Port {
-			if r.Name != "tx_discards_phy" {
+			if d, _, ok := counters.Default().Lookup(r.Name); !ok || d.Dir != counters.TX {
 				dropped += r.Value
 			}
 		}
@@ -365,6 +387,11 @@ func checkDiscards(inc *Incident) []Finding {
 	})
 }
 
+// counterName is the name mlx5's ethtool -S gives a concept.
+func counterName(c counters.Concept, d counters.Dir) string {
+	return counters.Default().Name(counters.MLX5, counters.Ethtool, c, d, 0)
+}
+
 // checkGlobalPause reports IEEE 802.3x link-level pause in place of PFC.
 func checkGlobalPause(inc *Incident) []Finding {
 	fs := perSample(inc, ingest.KindEthtool, func(s *ingest.CounterSample) []Finding {
@@ -372,7 +399,7 @@ func checkGlobalPause(inc *Incident) []Finding {
 		if len(gp) == 0 {
 			return nil
 		}
-		disc := s.Nonzero("rx_discards_phy", "rx_out_of_buffer")
+		disc := s.Nonzero(counterName(counters.PhyDiscards, counters.RX), counterName(counters.OutOfBufferHost, counters.RX))
 		mech := "IEEE 802.3x PAUSE stops every priority on the link, not just RoCE: one congested receiver freezes all traffic, CNPs and TCP included, and the back-pressure spreads upstream as head-of-line blocking. "
 		if ps, ok := s.PFCEnabledByCounters(); ok && len(ps) == 0 {
 			mech += "mlx5 prints per-priority pause counters only for priorities with PFC enabled, and none appear here: PFC is not configured on this port. "

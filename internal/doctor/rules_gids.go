@@ -16,7 +16,7 @@ import (
 // own every GID finding: one fact, one finding.
 func gidRules() []Rule {
 	return []Rule{
-		{IDs: []string{"gid.index.link_local", "gid.index.roce_v1", "gid.index.empty", "gid.index.zero", "gid.index.mismatch", "gid.index.roce_v2", "gid.index.ipv4"}, Check: checkGIDs},
+		{IDs: []string{"gid.index.link_local", "gid.index.roce_v1", "gid.index.zero", "gid.index.empty", "gid.index.default_zero", "gid.index.mismatch", "gid.index.roce_v2", "gid.index.ipv4"}, Check: checkGIDs},
 	}
 }
 
@@ -76,6 +76,7 @@ func checkGIDs(inc *Incident) []Finding {
 		}
 	}
 	fs = joinLinkLocalSeen(fs, hosts, logs)
+	fs = append(fs, perftestZeroGIDs(inc)...)
 	fs = append(fs, checkGIDMismatch(uses, entries)...)
 	if len(uses) == 0 {
 		fs = append(fs, recommendGID(entries)...)
@@ -116,16 +117,32 @@ const linkLocalMechanism = "A link-local GID (fe80::, derived from the MAC) is n
 // linkLocalRows says where the link-local rows are: in the tables given,
 // or, without a table, where they usually are.
 func linkLocalRows(entries []ingest.GIDEntry, host, dev string) string {
+	if idx := linkLocalIndices(entries, host, dev); len(idx) > 0 {
+		return " In the table given, the link-local rows are index " + list(idx, 6) + "."
+	}
+	return " No GID table was given: on a bare-metal host with one address the link-local rows are usually indices 0 and 1 (RoCE v1 and v2), but in containers and SR-IOV pods the table can start elsewhere (link-local at 4 and 5 in NVIDIA/nccl#1573)."
+}
+
+// linkLocalIndices lists the link-local rows of the tables of host and dev
+// ("" matches any) as "4 (v1)".
+func linkLocalIndices(entries []ingest.GIDEntry, host, dev string) []string {
 	var idx []string
 	for _, e := range entries {
 		if c, _ := ingest.ClassifyGID(e.GID); c == ingest.GIDLinkLocal && sameOrUnknown(host, e.Host) && sameOrUnknown(dev, e.Device) {
 			idx = append(idx, fmt.Sprintf("%d (%s)", e.Index, nameOr(e.Version, "version not shown")))
 		}
 	}
-	if len(idx) > 0 {
-		return " In the table given, the link-local rows are index " + list(distinct(idx), 6) + "."
+	return distinct(idx)
+}
+
+// tableLinkLocal says where the given tables hold their link-local
+// (fe80::) rows, which are not routable; "" when they hold none.
+func tableLinkLocal(entries []ingest.GIDEntry) string {
+	idx := linkLocalIndices(entries, "", "")
+	if len(idx) == 0 {
+		return ""
 	}
-	return " No GID table was given: on a bare-metal host with one address the link-local rows are usually indices 0 and 1 (RoCE v1 and v2), but in containers and SR-IOV pods the table can start elsewhere (link-local at 4 and 5 in NVIDIA/nccl#1573)."
+	return " In the tables given, the link-local (fe80::) rows, which are not routable, are index " + list(idx, 6) + "."
 }
 
 // joinLinkLocalSeen adds the completion errors and setup failures in which
@@ -241,21 +258,23 @@ func checkGIDUse(u *ingest.GIDUse, entries []ingest.GIDEntry, timeouts []ingest.
 				"Each IP address has a v1 and a v2 row in the GID table; the v2 row is the one to use.",
 			Fix: gidFixTail,
 		}, u, "GID index is a RoCE v1 entry")}
-	case len(empty) > 0 || len(cands) == 0 && len(tableOf) > 0:
+	case len(empty) > 0:
+		return []Finding{perUse(Finding{
+			ID: "gid.index.zero", Severity: Error, Layer: LayerRDMA,
+			Title:     fmt.Sprintf("%s: GID index %d holds the all-zero GID (an empty slot)%s", at, u.Index, setBy(u)),
+			Evidence:  gidEvidence(u, empty),
+			Mechanism: zeroGIDMechanism,
+			Fix:       gidFixTail,
+		}, u, "GID index holds the all-zero GID")}
+	case len(cands) == 0 && len(tableOf) > 0:
 		var rows []string
 		for _, e := range tableOf {
 			rows = append(rows, strconv.Itoa(e.Index))
 		}
-		what := fmt.Sprintf("is not in the GID table of %s (rows %s)", tableOf0(tableOf, u), list(distinct(rows), 12))
-		ev := gidEvidence(u, tableOf[:min(2, len(tableOf))])
-		if len(empty) > 0 {
-			what = "holds the empty GID (all zeros): an unused slot"
-			ev = gidEvidence(u, empty)
-		}
 		return []Finding{perUse(Finding{
 			ID: "gid.index.empty", Severity: Error, Layer: LayerRDMA,
-			Title:    fmt.Sprintf("%s: GID index %d %s%s", at, u.Index, what, setBy(u)),
-			Evidence: ev,
+			Title:    fmt.Sprintf("%s: GID index %d is not in the GID table of %s (rows %s)%s", at, u.Index, tableOf0(tableOf, u), list(distinct(rows), 12), setBy(u)),
+			Evidence: gidEvidence(u, tableOf[:min(2, len(tableOf))]),
 			Mechanism: "A queue pair addressed from a GID slot with no address cannot connect: ibv_modify_qp fails (No such device, No data available) or NCCL cannot read the slot's RoCE type (ncclIbRoceGetVersionNum: Invalid argument). " +
 				"In Kubernetes and SR-IOV pods the table is sparse and differs per pod, so an index copied from another host often points at nothing (NVIDIA/nccl#718, #1573).",
 			Fix: gidFixTail,
@@ -263,14 +282,14 @@ func checkGIDUse(u *ingest.GIDUse, entries []ingest.GIDEntry, timeouts []ingest.
 	case len(cands) == 0 && u.Index <= 1 && len(timedOut) > 0:
 		return []Finding{perUse(Finding{
 			ID: "gid.index.link_local", Severity: Error, Layer: LayerRDMA,
-			Title:     fmt.Sprintf("%s: GID index %d in use and queue pair setup timed out: indices 0 and 1 are the link-local entries of a standard GID table", at, u.Index),
+			Title:     fmt.Sprintf("%s: GID index %d in use and queue pair setup timed out: in a bare-metal GID table indices 0 and 1 are the link-local entries (no table was given)", at, u.Index),
 			Evidence:  gidEvidence(u, nil, setupEvidence(timedOut)...),
 			Mechanism: linkLocalMechanism + linkLocalRows(nil, "", "") + " The timeouts fit a link-local entry.",
 			Fix:       gidFixTail,
 		}, u, "GID index is link-local")}
 	case len(cands) == 0 && u.Index == 0:
 		return []Finding{perUse(Finding{
-			ID: "gid.index.zero", Severity: Warn, Layer: LayerRDMA,
+			ID: "gid.index.default_zero", Severity: Warn, Layer: LayerRDMA,
 			Title:    fmt.Sprintf("%s: GID index 0 in use on RoCE", at),
 			Evidence: gidEvidence(u, nil),
 			Mechanism: "On a bare-metal host GID index 0 is the link-local (fe80::) RoCE v1 entry: not routable, no DSCP/ECN. It works only between hosts on one L2 segment. " +
@@ -289,6 +308,57 @@ func checkGIDUse(u *ingest.GIDUse, entries []ingest.GIDEntry, timeouts []ingest.
 		return []Finding{f}
 	}
 	return nil
+}
+
+const zeroGIDMechanism = "The all-zero GID (::) marks an unused slot of the GID table: no IP address (and so no RoCE GID) sits at that index on this port, typically because the index was copied from another host, the interface lost its address, or a container's table is sparse. " +
+	"A queue pair cannot be addressed from or to it: moving the QP to RTR fails (perftest: \"Failed to modify QP to RTR\", \"Unable to Connect the HCA's through the link\"; NCCL: ibv_modify_qp No data available or Invalid argument)."
+
+// perftestZeroGIDs reports perftest runs whose local or remote end
+// exchanged the all-zero GID, and names it as the cause of the run's
+// failure to connect.
+func perftestZeroGIDs(inc *Incident) []Finding {
+	return perRun(inc, func(r *ingest.PerftestRun) []Finding {
+		var fs []Finding
+		for _, end := range []struct {
+			name string
+			a    *ingest.PerftestAddress
+		}{{"local", r.Local}, {"remote", r.Remote}} {
+			if end.a == nil || end.a.GID == "" {
+				continue
+			}
+			if c, _ := ingest.ClassifyGID(end.a.GID); c != ingest.GIDZero {
+				continue
+			}
+			ev := []Evidence{end.a.Evidence, end.a.GIDEvidence, r.Fields["GID index"]}
+			idx := "the GID index it was given"
+			if r.GIDIndex >= 0 {
+				idx = fmt.Sprintf("GID index %d", r.GIDIndex)
+			}
+			who := "this host"
+			if end.name == "remote" {
+				who = "the peer"
+				if r.Peer != "" {
+					who = "the peer " + r.Peer
+				}
+				idx = "the index it was given (-x on the server)"
+			}
+			failed := ""
+			for _, f := range r.Failures {
+				if f.Kind == ingest.FailModifyQP || f.Kind == ingest.FailConnect {
+					ev = append(ev, f.Evidence)
+					failed = "; this is why the QP could not be moved to RTR"
+				}
+			}
+			fs = append(fs, perPerftest(Finding{
+				ID: "gid.index.zero", Severity: Error, Layer: LayerRDMA,
+				Title:     fmt.Sprintf("%s: the %s end's GID is all zeros: %s holds no address at %s%s", r.Name(), end.name, who, idx, failed),
+				Evidence:  evidenceInOrder(ev),
+				Mechanism: zeroGIDMechanism,
+				Fix:       "On " + who + ": `show_gids` (or ibv_devinfo -v) and pick the RoCE v2 row with the IPv4 address; start perftest with that -x on both ends (the indices may differ per host). " + gidFixTail,
+			}, r, "perftest end with the all-zero GID"))
+		}
+		return fs
+	})
 }
 
 // setBy says how a GID index was set when it was not NCCL's own echo or
@@ -472,7 +542,7 @@ func recommendGID(entries []ingest.GIDEntry) []Finding {
 			ev = append(ev, e.Evidence)
 		}
 	}
-	mech := "Each IP address on the RoCE netdev adds a RoCE v1 and a v2 row to the GID table; the v2 row with an IPv4 address is routable and carries DSCP/ECN. Indices 0/1 are the link-local v1/v2 rows."
+	mech := "Each IP address on the RoCE netdev adds a RoCE v1 and a v2 row to the GID table; the v2 row with an IPv4 address is routable and carries DSCP/ECN." + tableLinkLocal(entries)
 	if len(noIP) > 0 {
 		title += "; no IPv4 GID on " + strings.Join(noIP, ", ")
 		mech += " A port without an IPv4 row has no address on its netdev: RoCEv2 over IPv4 cannot use it; give it an address or leave it out with NCCL_IB_HCA."

@@ -11,7 +11,7 @@ import (
 // chose.
 func ncclRules() []Rule {
 	return []Rule{
-		{IDs: []string{"nccl.transport.socket_fallback", "nccl.transport.ib", "nccl.transport.plugin"}, Check: checkTransport},
+		{IDs: []string{"nccl.transport.socket_fallback", "nccl.transport.mismatch", "nccl.transport.ib", "nccl.transport.plugin"}, Check: checkTransport},
 	}
 }
 
@@ -102,54 +102,57 @@ func checkTransport(inc *Incident) []Finding {
 // or the HPC-X plugin that wraps it (IBext, IBext_v8).
 func ibNetwork(name string) bool { return strings.HasPrefix(name, "IB") }
 
-func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
-	var ev, why evidence
-	var reasons, fixes []string
-	var sockHosts []string
-	rdma, plugin := false, false
-	rdmaHosts := map[string]bool{}
-	var failHosts []string // hosts where the IB transport could not start
-	ibDisabled := false
+// netHosts is the transport each host of the incident uses for data.
+type netHosts struct {
+	rdma, sock []string // real hosts, in first-seen order
+	rdmaEv     []Evidence
+	sockEv     []Evidence
+	anyRDMA    bool // also counting lines without a host
+	anyPlugin  bool
+	bootstrap  bool // some log's NET/Socket lines are bootstrap lines
+}
+
+// transportsByHost joins the logs' per-host transports.
+func transportsByHost(logs []*ingest.NCCLLog) netHosts {
+	var n netHosts
+	seenR, seenS := map[string]bool{}, map[string]bool{}
 	for _, l := range logs {
-		sev := l.SocketEvidence(4)
-		ev.add(sev...)
-		for _, c := range l.Networks {
-			switch {
-			case c.Name == "Socket":
-				sockHosts = append(sockHosts, c.Host)
-			case ibNetwork(c.Name):
-				rdma, rdmaHosts[c.Host] = true, true
-			default:
-				plugin = true
+		n.bootstrap = n.bootstrap || len(l.SocketDevices) > 0 && l.SocketLinesBootstrap()
+		for _, t := range l.Transports() {
+			n.anyRDMA = n.anyRDMA || t.RDMA
+			n.anyPlugin = n.anyPlugin || t.Plugin != ""
+			if !ingest.RealHost(t.Host) {
+				continue
+			}
+			if t.RDMA && !seenR[t.Host] {
+				seenR[t.Host] = true
+				n.rdma, n.rdmaEv = append(n.rdma, t.Host), append(n.rdmaEv, t.RDMAEvidence)
+			}
+			if t.Socket && !t.RDMA && !seenS[t.Host] {
+				seenS[t.Host] = true
+				n.sock, n.sockEv = append(n.sock, t.Host), append(n.sockEv, t.SocketEvidence)
 			}
 		}
-		for _, d := range l.SocketDevices {
-			sockHosts = append(sockHosts, d.Host)
-		}
-		for _, d := range l.IBDevices {
-			rdma, rdmaHosts[d.Host] = true, true
-		}
-		for _, c := range l.Channels {
-			if c.Kind == "NET" && ibNetwork(c.Net) {
-				rdma, rdmaHosts[c.Host] = true, true
-			}
-		}
-		failHosts = append(failHosts, l.NoIBDevice.Hosts...)
-		failHosts = append(failHosts, l.VerbsMissing.Hosts...)
-		sockHosts = append(sockHosts, l.VerbsMissing.Hosts...)
-		sockHosts = append(sockHosts, l.NoIBDevice.Hosts...)
+	}
+	return n
+}
+
+// whyNoIB collects why the IB transport did not start: libibverbs
+// missing, no RDMA device, a plugin failure, NCCL_IB_DISABLE=1.
+func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fixes []string, ibDisabled bool) {
+	for _, l := range logs {
 		if l.VerbsMissing.Count > 0 {
-			why.add(l.VerbsMissing.Lines[0])
+			why = append(why, l.VerbsMissing.Lines[0])
 			reasons = append(reasons, fmt.Sprintf("libibverbs could not be loaded on %s", plural(len(l.VerbsMissing.Hosts), "host", "hosts")))
 			fixes = append(fixes, "Install the RDMA user space where NCCL runs (Debian/Ubuntu: apt-get install libibverbs1 ibverbs-providers; RHEL: dnf install rdma-core libibverbs), in the container image too; check with `ldconfig -p | grep libibverbs`.")
 		}
 		if l.NoIBDevice.Count > 0 {
-			why.add(l.NoIBDevice.Lines[0])
+			why = append(why, l.NoIBDevice.Lines[0])
 			reasons = append(reasons, fmt.Sprintf("NET/IB found no RDMA device on %s", plural(len(l.NoIBDevice.Hosts), "host", "hosts")))
 			fixes = append(fixes, "Make the RDMA devices visible to NCCL: `ibv_devinfo` must list the mlx5_* ports as PORT_ACTIVE; load mlx5_ib and ib_uverbs; in containers pass /dev/infiniband (docker run --device=/dev/infiniband --cap-add=IPC_LOCK, or the Kubernetes RDMA/SR-IOV device plugin); check that NCCL_IB_HCA does not exclude them. On a cloud without RoCE/IB use its own net plugin (e.g. aws-ofi-nccl for EFA).")
 		}
 		if l.PluginFailures.Count > 0 {
-			why.add(l.PluginFailures.Lines[0])
+			why = append(why, l.PluginFailures.Lines[0])
 			reasons = append(reasons, "a net plugin failed to load")
 			fixes = append(fixes, "Fix the net plugin load error shown (library path, NCCL_NET_PLUGIN, plugin/NCCL version match).")
 		}
@@ -157,7 +160,7 @@ func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 	for _, e := range ncclEnv(inc, "NCCL_IB_DISABLE") {
 		if e.Value == "1" && !ibDisabled {
 			ibDisabled = true
-			why.add(e.Evidence)
+			why = append(why, e.Evidence)
 			r := "NCCL_IB_DISABLE=1 turns the IB/RoCE transport off"
 			if !e.Echoed() {
 				r += fmt.Sprintf(" (set by %s at line %d)", e.How, e.Evidence.Line)
@@ -166,14 +169,31 @@ func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 			fixes = append(fixes, "Unset NCCL_IB_DISABLE (or set it to 0) in the job's environment and launcher (-x NCCL_IB_DISABLE=0).")
 		}
 	}
-	// Without a socket line, infer the fallback from why IB could not
-	// start: on a host that shows no RDMA use, unless a net plugin (EFA,
-	// TCPX) carries the traffic instead.
-	inferred := (ibDisabled || len(reasons) > 0) && !rdma && !plugin
-	for _, h := range failHosts {
-		inferred = inferred || (!plugin && !rdmaHosts[h])
+	return why, reasons, fixes, ibDisabled
+}
+
+const socketMechanism = "NCCL tries its IB verbs transport (IB or RoCE) first and falls back to TCP sockets when it finds no usable RDMA device or is told not to use one. " +
+	"Over sockets every byte crosses the kernel TCP stack and host memory on both sides, so inter-node bandwidth is a fraction of line rate and latency is tens of microseconds higher; PFC, ECN and GPUDirect RDMA do not apply."
+
+// socketFallback reports NCCL moving data over TCP sockets. When some
+// hosts use RDMA and others sockets, the mismatch is the finding
+// (nccl.transport.mismatch). NCCL 2.4-2.7 print "NET/Socket : Using" on
+// every rank for bootstrap; those lines beside IB devices are not a
+// fallback.
+func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
+	n := transportsByHost(logs)
+	why, reasons, fixes, ibDisabled := whyNoIB(inc, logs)
+	var sockEv []Evidence
+	for _, l := range logs {
+		sockEv = append(sockEv, l.SocketEvidence(4)...)
 	}
-	if len(ev.list) == 0 && !inferred {
+	if len(n.rdma) > 0 && len(n.sock) > 0 {
+		return transportMismatch(n, why, reasons, fixes), true
+	}
+	// Without a socket line, infer the fallback from why IB could not
+	// start, unless RDMA or a net plugin (EFA, TCPX) carries the traffic.
+	inferred := (ibDisabled || len(reasons) > 0) && !n.anyRDMA && !n.anyPlugin || len(n.sock) > 0
+	if len(sockEv) == 0 && !inferred {
 		return Finding{}, false
 	}
 	if len(reasons) == 0 {
@@ -181,20 +201,23 @@ func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 		fixes = append(fixes, "Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and check `ibv_devinfo` on every node.")
 	}
 	all := evidence{}
-	all.add(why.list...)
-	all.add(ev.list...)
+	all.add(why...)
+	all.add(sockEv...)
+	all.add(n.sockEv[:min(4, len(n.sockEv))]...)
 	sp := jobSpan(inc)
+	mech := socketMechanism
+	if n.bootstrap {
+		mech += " (The \"NET/Socket : Using\" lines of this NCCL version are printed on every rank for bootstrap and are not counted here.)"
+	}
 	f := Finding{
 		ID: "nccl.transport.socket_fallback", Layer: LayerRDMA,
-		Evidence: all.sorted(),
-		Mechanism: "NCCL tries its IB verbs transport (IB or RoCE) first and falls back to TCP sockets when it finds no usable RDMA device or is told not to use one. " +
-			"Over sockets every byte crosses the kernel TCP stack and host memory on both sides, so inter-node bandwidth is a fraction of line rate and latency is tens of microseconds higher; PFC, ECN and GPUDirect RDMA do not apply. " +
-			"Why here: " + strings.Join(reasons, "; ") + ".",
-		Fix: strings.Join(fixes, " "),
+		Evidence:  all.sorted(),
+		Mechanism: mech + " Why here: " + strings.Join(reasons, "; ") + ".",
+		Fix:       strings.Join(fixes, " "),
 	}
 	where := ""
-	if h := distinct(sockHosts); len(h) > 0 {
-		where = " on " + plural(len(h), "host", "hosts")
+	if len(n.sock) > 0 {
+		where = " on " + plural(len(n.sock), "host", "hosts")
 	}
 	switch {
 	case sp.multi():
@@ -210,6 +233,29 @@ func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 		f.Title = "NCCL falls back to TCP sockets" + where + "; if the job spans nodes its inter-node traffic is not RDMA"
 	}
 	return f, true
+}
+
+// transportMismatch reports hosts of one job on different transports.
+func transportMismatch(n netHosts, why []Evidence, reasons, fixes []string) Finding {
+	var ev evidence
+	ev.add(n.rdmaEv[:min(2, len(n.rdmaEv))]...)
+	ev.add(n.sockEv[:min(4, len(n.sockEv))]...)
+	ev.add(why...)
+	because := "the log does not say why IB did not start there"
+	if len(reasons) > 0 {
+		because = strings.Join(reasons, "; ")
+	}
+	if len(fixes) == 0 {
+		fixes = []string{"Compare the socket hosts with the RDMA hosts: `ibv_devinfo` (ports PORT_ACTIVE), the container's /dev/infiniband and RDMA device plugin, and the NCCL_* environment each host's ranks get (NCCL_IB_DISABLE, NCCL_IB_HCA, NCCL_NET)."}
+	}
+	return Finding{
+		ID: "nccl.transport.mismatch", Severity: Error, Layer: LayerRDMA,
+		Title:    fmt.Sprintf("Hosts disagree on the transport: %s on RDMA (NET/IB), %s on TCP sockets", list(n.rdma, 3), list(n.sock, 3)),
+		Evidence: ev.sorted(),
+		Mechanism: "Both ends of an NCCL network connection must use the same network plugin: the connection handle one rank sends is specific to its transport, so a rank on NET/IB and a rank on NET/Socket cannot connect. " +
+			"The job then fails or hangs while connecting, or, where every rank of a communicator falls back, runs at socket speed. The mismatch is the cause: the socket hosts could not start the IB transport (" + because + "), while the others did.",
+		Fix: strings.Join(distinct(fixes), " ") + " Then rerun with NCCL_DEBUG=INFO and check that every host prints \"Using network IB\".",
+	}
 }
 
 func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {

@@ -163,13 +163,18 @@ func completionFinding(inc *Incident, status int, gs, flushed []*connErrors, log
 		f.Mechanism = fmt.Sprintf("Status 12 is IBV_WC_RETRY_EXC_ERR. RoCE does retransmit: the RC queue pair goes back N to the first unacknowledged packet and resends it whenever the ACK timeout expires, 4.096 us x 2^timeout = %s per attempt at NCCL_IB_TIMEOUT=%d%s. "+
 			"The QP fails only when retry_cnt attempts (NCCL_IB_RETRY_CNT=%d%s) all time out, about %s of loss: the two NICs cannot talk over RoCE (wrong or unroutable GID, routing, traffic class) or the fabric keeps dropping packets (no PFC on the RoCE priority, buffer discards).%s%s%s",
 			seconds(per), t, tSrc, r, rSrc, seconds(per*float64(r)), gidText, pluginText(gs), falloutText)
-		f.Fix = "1) Check that both ends use routable GIDs of the same RoCE version: `show_gids` on each node, NCCL_IB_GID_INDEX = the RoCE v2 index of the routable address (usually 3 for IPv4 on bare metal), then `ib_write_bw -d <hca> -x <gid-index>` between the two hosts named here. " +
+		step1 := "1) Check that both ends use routable GIDs of the same RoCE version: `show_gids` on each node, NCCL_IB_GID_INDEX = the RoCE v2 index of the routable address (usually 3 for IPv4 on bare metal), then `ib_write_bw -d <hca> -x <gid-index>` between the two hosts named here. "
+		if ipv4GIDs(gs) {
+			f.Mechanism += " The GIDs in these errors are IPv4-mapped, routable addresses, so the GID index is not the suspect (unless it is the address's v1 row); the path between the NICs and the loss on it are."
+			step1 = "1) The GIDs are routable: check the path between the two NICs named here with `ib_write_bw -d <hca> -x <gid-index> <peer>` and `ip route get <peer IP> from <local IP>` (through the RDMA netdev). "
+		}
+		f.Fix = step1 +
 			"2) Check that RoCE traffic is lossless: `mlnx_qos -i <netdev>` (trust dscp, PFC on the RoCE priority only, e.g. 3), NCCL_IB_TC mapping to that priority, and drops with `ethtool -S <netdev> | grep -E 'discard|pause'` and the RDMA counters (local_ack_timeout_err, out_of_sequence). " +
 			"Raising NCCL_IB_TIMEOUT only hides a lossy path."
 	case wcLocProtErr:
 		f.ID = "nccl.ib.local_protection"
 		f.Title = fmt.Sprintf("Local protection error (status 4%s) on %s%s", vend, conns, where)
-		f.Mechanism = "Status 4 is IBV_WC_LOC_PROT_ERR: the NIC was refused access to a buffer it was given. With GPUDirect RDMA the NIC reads and writes GPU memory peer to peer across PCIe; when ACS on the PCIe switches redirects that traffic to the root complex, or the IOMMU translates it, the access fails. NCCL's maintainers (and NCCL's own hint for this status) tie it to ACS breaking GPUDirect RDMA." + falloutText
+		f.Mechanism = "Status 4 is IBV_WC_LOC_PROT_ERR: the NIC was refused access to a buffer it was given. With GPUDirect RDMA the NIC reads and writes GPU memory peer to peer across PCIe; when ACS on the PCIe switches redirects that traffic to the root complex, or the IOMMU translates it, the access fails. NCCL's maintainers (and NCCL's own hint for this status) tie it to ACS breaking GPUDirect RDMA." + pluginText(gs) + falloutText
 		f.Fix = "Disable ACS on the PCIe switches between GPUs and NICs (BIOS setting, or `setpci` on each bridge as in NVIDIA's GPUDirect RDMA guide) and boot with `iommu=pt` (or the IOMMU off on bare metal). To confirm, rerun with NCCL_NET_GDR_LEVEL=LOC (GPUDirect RDMA off): if the error goes away, the peer-to-peer path is the cause. Also check `lsmod | grep nvidia_peermem`."
 	default:
 		f.ID = "nccl.ib.completion_error"
@@ -178,10 +183,23 @@ func completionFinding(inc *Incident, status int, gs, flushed []*connErrors, log
 		if status == wcRNRRetryExc {
 			f.Mechanism += " Status 13 means the receiver kept answering RNR NAK (no receive posted) beyond rnr_retry; NCCL sets rnr_retry to 7 (infinite), so seeing it points to a NIC, firmware or plugin setting it differently."
 		}
-		f.Mechanism += falloutText
+		f.Mechanism += pluginText(gs) + falloutText
 		f.Fix = "Look up the status in ibv_wc_status_str(3); compare firmware and driver versions across the nodes (`ibv_devinfo`), and collect the NIC's RDMA counters (`rdma statistic show`) from both hosts."
 	}
 	return f
+}
+
+// ipv4GIDs reports whether every root error prints IPv4-mapped GIDs at
+// both ends.
+func ipv4GIDs(gs []*connErrors) bool {
+	for _, g := range gs {
+		l, _ := ingest.ClassifyGID(g.root.LocalGID)
+		r, _ := ingest.ClassifyGID(g.root.RemoteGID)
+		if l != ingest.GIDIPv4 || r != ingest.GIDIPv4 {
+			return false
+		}
+	}
+	return len(gs) > 0
 }
 
 // pluginText names the net plugin that printed the errors, when it is not
@@ -190,6 +208,11 @@ func pluginText(gs []*connErrors) string {
 	for _, g := range gs {
 		if strings.HasPrefix(g.root.Where, "ib_plugin") {
 			return " The errors come from the HPC-X/SHARP IB plugin (" + g.root.Where + "), which wraps the same verbs transport."
+		}
+	}
+	for _, g := range gs {
+		if n := g.root.Net; n != "" && n != "IB" {
+			return " The errors are reported under the plugin transport name NET/" + n + "; the status and vendor error are the verbs completion's own, whichever plugin prints them."
 		}
 	}
 	return ""
@@ -264,16 +287,72 @@ func checkSetup(inc *Incident) []Finding {
 			}
 		}
 	}
-	return setupFindings(All[*ingest.NCCLLog](inc), explained)
+	var entries []ingest.GIDEntry
+	for _, a := range All[ingest.GIDTabler](inc) {
+		entries = append(entries, a.GIDEntries()...)
+	}
+	return setupFindings(All[*ingest.NCCLLog](inc), entries, explained)
 }
 
+// routableGIDs says whether a failed setup's GIDs are routable addresses
+// (IPv4-mapped, or global IPv6), from the GIDs the line prints or the
+// table row of its GID index, and how it knows.
+func routableGIDs(s ingest.SetupError, entries []ingest.GIDEntry) (bool, string) {
+	routable := func(g string) bool {
+		c, _ := ingest.ClassifyGID(g)
+		return c == ingest.GIDIPv4 || c == ingest.GIDIPv6
+	}
+	if s.LocalGID != "" && routable(s.LocalGID) && (s.RemoteGID == "" || routable(s.RemoteGID)) {
+		what := "local GID " + s.LocalGID
+		if s.GIDIndex >= 0 {
+			what = fmt.Sprintf("local GID index %d = %s", s.GIDIndex, s.LocalGID)
+		}
+		if s.RemoteGID != "" {
+			what += ", remote GID " + s.RemoteGID
+		}
+		return true, what
+	}
+	if s.LocalGID != "" || s.GIDIndex < 0 {
+		return false, ""
+	}
+	dev, _, _ := strings.Cut(s.Dev, ":")
+	for _, e := range entries {
+		if e.Index == s.GIDIndex && e.Version == "v2" && routable(e.GID) && sameOrUnknown(s.Host, e.Host) && sameOrUnknown(dev, e.Device) {
+			return true, fmt.Sprintf("GID index %d is the RoCE v2 row %s (%s:%d)", s.GIDIndex, e.GID, e.Evidence.File, e.Evidence.Line)
+		}
+	}
+	return false, ""
+}
+
+// otherSubnets says when two IPv4 GIDs sit in different /24 subnets.
+func otherSubnets(local, remote string) string {
+	_, a := ingest.ClassifyGID(local)
+	_, b := ingest.ClassifyGID(remote)
+	pa, pb := a[:max(0, strings.LastIndexByte(a, '.'))], b[:max(0, strings.LastIndexByte(b, '.'))]
+	if pa == "" || pb == "" || pa == pb || strings.ContainsAny(pa+pb, "xX") {
+		return ""
+	}
+	return fmt.Sprintf(" The two ends are in different subnets (%s, %s): only a route through the RDMA netdev, not the host's default route, lets them reach each other.", a, b)
+}
+
+// routableTimeoutCauses is what remains when a QP setup times out between
+// routable RoCE v2 GIDs.
+const routableTimeoutCauses = "With RoCE, moving a QP to RTR resolves the remote GID's IP address to a MAC through the neighbour table of the RDMA netdev; a timeout means that address did not answer from this port. The GIDs are routable addresses, so the GID index is not what failed. What the evidence leaves: " +
+	"(1) no route between the two NICs' subnets: each NIC of a multi-rail host usually has its own subnet, reachable only through that NIC (policy routing, or ARP answered on the wrong interface when several NICs share a subnet: arp_ignore=1, arp_announce=2); " +
+	"(2) a rail-only fabric, where NIC i of one host reaches only NIC i of the others, while NCCL_CROSS_NIC lets NCCL pair NICs of different rails (in NVIDIA/nccl#2013 the maintainer pointed to this and NCCL_CROSS_NIC=0 fixed it); " +
+	"(3) a firewall or ACL on the hosts or switches dropping ARP or RoCE (UDP 4791); " +
+	"(4) an MTU the path does not carry (a RoCE MTU of 4096 needs jumbo frames on every hop), which more often shows later as retry-exceeded errors."
+
 // setupCause explains an ibv_modify_qp or GID lookup failure by its error.
-func setupCause(s ingest.SetupError) string {
+func setupCause(s ingest.SetupError, entries []ingest.GIDEntry) string {
 	m := strings.ToLower(s.Message)
 	switch {
 	case s.Call == "ncclIbRoceGetVersionNum":
 		return "NCCL could not read the RoCE type of the GID index from sysfs: the index does not exist in this GID table (containers and SR-IOV VFs number their GIDs differently)"
 	case s.Errno == 110 || strings.Contains(m, "timed out"):
+		if ok, how := routableGIDs(s, entries); ok {
+			return "resolving the remote GID timed out with routable GIDs (" + how + ")"
+		}
 		return "resolving the remote GID timed out: the GID is not reachable from this port (link-local, another subnet without a route, or the wrong GID index)"
 	case s.Errno == 19 || strings.Contains(m, "no such device"):
 		return "the GID index does not exist on this device (common in containers whose GID table differs from the host's)"
@@ -289,10 +368,11 @@ func setupCause(s ingest.SetupError) string {
 
 // setupFindings reports failed queue-pair setup, leaving out the lines in
 // explained.
-func setupFindings(logs []*ingest.NCCLLog, explained map[Evidence]bool) []Finding {
+func setupFindings(logs []*ingest.NCCLLog, entries []ingest.GIDEntry, explained map[Evidence]bool) []Finding {
 	var ev evidence
 	var causes, calls []string
-	n := 0
+	n, routable, timeouts := 0, 0, 0
+	subnets, version := "", ""
 	for _, l := range logs {
 		n += l.SetupCount
 		for _, s := range l.Setup {
@@ -301,22 +381,41 @@ func setupFindings(logs []*ingest.NCCLLog, explained map[Evidence]bool) []Findin
 				continue
 			}
 			ev.add(s.Evidence)
-			causes = append(causes, setupCause(s))
+			causes = append(causes, setupCause(s, entries))
 			c := s.Call
 			if s.Message != "" {
 				c += ": " + s.Message
 			}
 			calls = append(calls, c)
+			if s.Errno == 110 || strings.Contains(strings.ToLower(s.Message), "timed out") {
+				timeouts++
+				if ok, how := routableGIDs(s, entries); ok {
+					routable++
+					if subnets == "" {
+						subnets = otherSubnets(s.LocalGID, s.RemoteGID)
+					}
+					if version == "" && !strings.Contains(how, "RoCE v2 row") {
+						version = " The line does not show the RoCE version of the index: if it is the v1 row of that address (show_gids, VER column), use the v2 row next to it; a v2 row rules the GID out."
+					}
+				}
+			}
 		}
 	}
 	if len(ev.list) == 0 {
 		return nil
 	}
-	return []Finding{{
+	f := Finding{
 		ID: "nccl.ib.qp_setup_failed", Severity: Error, Layer: LayerRDMA,
 		Title:     fmt.Sprintf("Queue pair setup failed (%s; %s)", list(distinct(calls), 2), plural(n, "line", "lines")),
 		Evidence:  ev.sorted(),
 		Mechanism: "NCCL connects each RoCE queue pair by moving it INIT -> RTR -> RTS with the peer's GID; " + strings.Join(distinct(causes), "; ") + ".",
 		Fix:       "Run `show_gids` on both hosts and set NCCL_IB_GID_INDEX to the RoCE v2 index of the address the peers route to (same version and family on every node); check `ip addr` on the RDMA netdev and `ip route` to the peer's subnet; verify with `ib_write_bw -d <hca> -x <gid-index> <peer>`.",
-	}}
+	}
+	if routable > 0 && routable == timeouts && timeouts == len(ev.list) {
+		f.Title = fmt.Sprintf("Queue pair setup timed out between routable RoCE GIDs (%s): not a GID problem", plural(n, "line", "lines"))
+		f.Mechanism += " " + routableTimeoutCauses + subnets + version
+		f.Fix = "Keep the GID index. From the failing host: `ip route get <remote IP> from <local GID's IP>` must leave through the RDMA netdev, and `arping -I <rdma netdev> <remote IP>` must answer; `ib_write_bw -d <hca> -x <gid-index> <peer>` between the same NIC pair. " +
+			"On a rail-only fabric set NCCL_CROSS_NIC=0 (keep rails aligned). Check host firewalls (iptables/nftables) and switch ACLs for ARP and UDP 4791, and that the netdev MTU (ip link) and the switch MTU carry the RoCE MTU on every hop."
+	}
+	return []Finding{f}
 }

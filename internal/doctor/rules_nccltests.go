@@ -86,20 +86,11 @@ func speedOf(inc *Incident) (nicSpeed, bool) {
 	return nicSpeed{rate: best.Rate, how: how, ev: []Evidence{best.Evidence}}, true
 }
 
-// share is how much of a NIC one rank gets.
+// share is how many ranks and NICs a host has.
 type share struct {
 	nics, ranks int // NICs per host and ranks per host; 0 when unknown
 	text        string
 	ev          []Evidence
-}
-
-// fraction is the NICs per rank; 1 when either count is unknown, which
-// never makes the ceiling higher than one NIC per rank.
-func (s share) fraction() float64 {
-	if s.nics == 0 || s.ranks == 0 {
-		return 1
-	}
-	return float64(s.nics) / float64(s.ranks)
 }
 
 // rankShare reads how many ranks share a host's NICs: ranks per host from
@@ -227,13 +218,23 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		ev.add(r.AvgEvidence)
 	}
 	twoNodeAR := mayBeAllReduce(r) && nodes == 2 && !ringOnly(inc)
-	mech := fmt.Sprintf("nccl-tests busbw is the bandwidth each rank moves normalised by the collective's traffic factor, so it compares directly with one rank's share of NIC line rate (Gb/s / 8 = GB/s); a healthy NIC delivers %.0f-%.0f%% of it (about 48 GB/s per 400G, 24 per 200G, 12 per 100G).", ceilingLo*100, ceilingHi*100)
+	mech := fmt.Sprintf("nccl-tests busbw is the bandwidth each rank moves normalised by the collective's traffic factor, so the network caps it at a multiple of one NIC's line rate L (Gb/s / 8 = GB/s) set by the collective, the NICs and GPUs per node and the rank count; a healthy NIC delivers %.0f-%.0f%% of its line rate (about 48 GB/s per 400G, 24 per 200G, 12 per 100G).", ceilingLo*100, ceilingHi*100)
 	if sh.text != "" {
 		ev.add(sh.ev...)
+		mech += " Here " + sh.text + "."
 	}
 	twoNodeNote := "On exactly 2 nodes the Tree and NVLS all_reduce algorithms can report busbw above the NIC rate (nccl-tests maintainers); judge the network with NCCL_ALGO=RING."
-	perNIC := gbps(p.Max) / sh.fraction()
+	lim := limitFor(r, nodes, sh)
 	f := Finding{Layer: LayerNCCL}
+	if lim.offNode {
+		f.ID, f.Severity = "nccltests.busbw.unjudged", Info
+		f.Title = fmt.Sprintf("nccl-tests %s %s: %s, so no NIC is on its path", collName(r), plat, lim.model)
+		f.Mechanism = "Ranks on one node exchange data over NVLink or PCIe (P2P, shared memory), not the network: their busbw judges the GPU interconnect, not the NIC or the fabric."
+		f.Fix = "Run the test across nodes (e.g. mpirun -np 16 -N 8 over two hosts) to judge the network."
+		f.Evidence = ev.sorted()
+		return f
+	}
+	perNIC := gbps(p.Max) / lim.m // Gb/s each NIC carries at the best row
 	var line unit.BitRate
 	if speedKnown {
 		line = speed.rate
@@ -246,14 +247,12 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		var judge string
 		switch {
 		case perNIC > 800:
-			judge = fmt.Sprintf(" The best plateau row (%s GB/s = %s Gb/s per rank) is more than one 800G NIC carries: this figure is bounded by the GPUs' intra-node links or several NICs per rank, not by one NIC.", fmtGB(p.Max), fmtGb(gbps(p.Max)))
+			judge = fmt.Sprintf(" At the best plateau row each NIC would carry %s Gb/s, more than one 800G NIC carries: this figure is bounded by the GPUs' intra-node links or more NICs than the artifacts show, not by one NIC.", fmtGb(perNIC))
 			if twoNodeAR {
 				notes = append(notes, twoNodeNote)
 			}
-		case sh.text != "":
-			judge = fmt.Sprintf(" Here %s: at the best plateau row each NIC carries %d x %s GB/s = %s Gb/s, below %.0f%% of line rate for any NIC above %s Gb/s%s.", sh.text, sh.ranks/max(sh.nics, 1), fmtGB(p.Max), fmtGb(perNIC), lowFraction*100, fmtGb(above), examples(above))
 		default:
-			judge = fmt.Sprintf(" The best plateau row (%s GB/s) is below %.0f%% of line rate for any per-rank NIC share above %s Gb/s%s.", fmtGB(p.Max), lowFraction*100, fmtGb(above), examples(above))
+			judge = fmt.Sprintf(" Limit model: %s. At the best plateau row (%s GB/s) each NIC carries %s Gb/s, below %.0f%% of line rate for any NIC above %s Gb/s%s.", lim.model, fmtGB(p.Max), fmtGb(perNIC), lowFraction*100, fmtGb(above), examples(above))
 		}
 		f.Mechanism = mech + judge
 		f.Fix = "Give the NIC speed to judge it: --nic-speed (e.g. 400G), or add `ibv_devinfo -v` or `ethtool <netdev>` output to the incident."
@@ -262,20 +261,17 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 			ev.add(cs.ev...)
 		}
 	} else {
-		line := speed.rate.Gbps() / 8 * sh.fraction()
+		line := speed.rate.Gbps() / 8 * lim.m
 		ev.add(speed.ev...)
 		frac := p.Max / line
-		if sh.text != "" {
-			mech += " Here " + sh.text + ", so each rank gets that share of the NICs."
-		}
-		mech += fmt.Sprintf(" NIC speed %s (%s): the per-rank ceiling is %s GB/s at line rate, %s-%s GB/s in practice.", speed.rate, speed.how, fmtGB(line), fmtGB(line*ceilingLo), fmtGB(line*ceilingHi))
+		mech += fmt.Sprintf(" Limit used: %s. NIC speed %s (%s): the per-rank ceiling is %s GB/s at line rate, %s-%s GB/s in practice.", lim.model, speed.rate, speed.how, fmtGB(line), fmtGB(line*ceilingLo), fmtGB(line*ceilingHi))
 		switch {
 		case frac < lowFraction:
 			f.ID, f.Severity = "nccltests.busbw.low", Warn
 			if frac < veryLowFraction {
 				f.Severity = Error
 			}
-			f.Title = fmt.Sprintf("nccl-tests %s %s is %.0f%% of what %s allows per rank (%s GB/s)", collName(r), plat, frac*100, speed.rate, fmtGB(line))
+			f.Title = fmt.Sprintf("nccl-tests %s %s is %.0f%% of what %s allows per rank (%s GB/s, %s)", collName(r), plat, frac*100, speed.rate, fmtGB(line), limitShort(lim))
 			rerun := "rerun with NCCL_ALGO=RING and more channels (NCCL_MIN_NCHANNELS)"
 			if ringOnly(inc) {
 				rerun = "rerun with more channels (NCCL_MIN_NCHANNELS)"
@@ -285,17 +281,21 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 				f.Fix = t + " " + f.Fix
 				ev.add(cs.ev...)
 			}
+		case lim.lowerBound:
+			f.ID, f.Severity = "nccltests.busbw.unjudged", Info
+			f.Title = fmt.Sprintf("nccl-tests %s %s is %.0f%% of what one %s NIC per node allows (%s GB/s); the host's NIC count decides the limit", collName(r), plat, frac*100, speed.rate, fmtGB(line))
+			f.Fix = "Add the NCCL log (NET/IB : Using lists the host's NICs) or `ibv_devinfo` of one host: the limit is that many times this figure."
 		case frac > 1:
 			f.ID, f.Severity = "nccltests.busbw.ok", Info
-			f.Title = fmt.Sprintf("nccl-tests %s %s exceeds what %s allows per rank (%s GB/s)", collName(r), plat, speed.rate, fmtGB(line))
+			f.Title = fmt.Sprintf("nccl-tests %s %s exceeds what %s allows per rank (%s GB/s, %s)", collName(r), plat, speed.rate, fmtGB(line), limitShort(lim))
 			if twoNodeAR {
 				notes = append(notes, twoNodeNote)
 			} else {
-				notes = append(notes, "More bandwidth than the stated NIC share means more NICs per rank than the artifacts show, or a faster NIC than the speed given.")
+				notes = append(notes, "More bandwidth than the limit means more NICs per node than the artifacts show, or a faster NIC than the speed given.")
 			}
 		default:
 			f.ID, f.Severity = "nccltests.busbw.ok", Info
-			f.Title = fmt.Sprintf("nccl-tests %s %s is %.0f%% of what %s allows per rank: the network delivers its bandwidth", collName(r), plat, frac*100, speed.rate)
+			f.Title = fmt.Sprintf("nccl-tests %s %s is %.0f%% of what %s allows per rank (%s GB/s, %s): the network delivers its bandwidth", collName(r), plat, frac*100, speed.rate, fmtGB(line), limitShort(lim))
 		}
 		f.Mechanism = mech
 	}

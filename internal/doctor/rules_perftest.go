@@ -95,6 +95,11 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 				"The QPs connected, so the addresses resolved; packets are lost or not routed back: a lossy fabric (RoCE on a priority without PFC), a GID the network cannot route (link-local across a router), or an MTU larger than the path."
 		}
 		return t, mech, "Check the path with the same GID index both ways (" + gid + "), ping over the RoCE netdev, PFC on the RoCE priority end to end, and hw_counters out_of_sequence / local_ack_timeout_err on both hosts."
+	case (kinds[ingest.FailModifyQP] || kinds[ingest.FailConnect]) && zeroEnd(r) != "":
+		end := zeroEnd(r)
+		return "QP could not be connected: the " + end + " end's GID is all zeros (see gid.index.zero)",
+			"The cause is the GID the " + end + " end exchanged: all zeros, the mark of an empty slot of the GID table, so ibv_modify_qp to RTR has no address to build the path from. perftest then prints \"Unable to Connect the HCA's through the link\".",
+			"Start perftest on the " + end + " host with the -x index of its RoCE v2 IPv4 row (show_gids there; tables differ per host and per pod)."
 	case kinds[ingest.FailModifyQP] || kinds[ingest.FailConnect]:
 		return "QP could not be connected (modify QP to RTR/RTS failed)",
 			"ibv_modify_qp to RTR fails when the remote address cannot be turned into a path: the GID index points at an empty, link-local or other-family entry, the two ends use different RoCE versions, or the MTU asked for exceeds the port's active MTU. perftest then prints \"Unable to Connect the HCA's through the link\".",
@@ -111,6 +116,22 @@ func perftestFailureText(r *ingest.PerftestRun, kinds map[ingest.FailureKind]boo
 	return "RDMA device or resources unavailable",
 		"perftest could not open the device or create its queues: the RDMA driver is not loaded (mlx5_ib), the -d name is wrong, or the memory-lock limit is too low.",
 		"ibv_devices to list devices, modprobe mlx5_ib, pass an existing -d, and ulimit -l unlimited."
+}
+
+// zeroEnd names the end of a run ("local", "remote") that exchanged the
+// all-zero GID, or "".
+func zeroEnd(r *ingest.PerftestRun) string {
+	for _, e := range []struct {
+		name string
+		a    *ingest.PerftestAddress
+	}{{"local", r.Local}, {"remote", r.Remote}} {
+		if e.a != nil && e.a.GID != "" {
+			if c, _ := ingest.ClassifyGID(e.a.GID); c == ingest.GIDZero {
+				return e.name
+			}
+		}
+	}
+	return ""
 }
 
 // checkPerftestBW compares perftest bandwidth with the NIC line rate.

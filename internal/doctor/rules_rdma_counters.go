@@ -3,6 +3,7 @@ package doctor
 import (
 	"fmt"
 
+	"rocelab/internal/counters"
 	"rocelab/internal/ingest"
 )
 
@@ -24,7 +25,7 @@ func checkRetransmission(inc *Incident) []Finding {
 			return nil
 		}
 		sev := Warn
-		if r, ok := s.Get("local_ack_timeout_err"); ok && r.Value > 0 {
+		if r, ok := s.Concept(counters.LocalAckTimeoutErr, counters.NoDir, 0); ok && r.Value > 0 {
 			sev = Error
 		}
 		netdev := nameOr(netdevOf(inc, s.Device), "<netdev>")
@@ -86,43 +87,88 @@ func roceRxPackets(inc *Incident, s *ingest.CounterSample, samples []ingest.Coun
 	return ingest.Reading{}, false
 }
 
-// checkECN weighs ECN marking and CNPs against RoCE traffic.
+// ecnDenominator is what marks are weighed against: RoCE packets
+// received, or RDMA WRITE requests received, a lower bound of them (a
+// WRITE longer than one MTU is several packets), which makes the ratio an
+// upper bound.
+type ecnDenominator struct {
+	r          ingest.Reading
+	lowerBound bool
+}
+
+// ecnBase finds the denominator for a hw_counters sample's marks.
+func ecnBase(inc *Incident, s *ingest.CounterSample, samples []ingest.CounterSample) (ecnDenominator, bool) {
+	if r, ok := roceRxPackets(inc, s, samples); ok {
+		return ecnDenominator{r: r}, true
+	}
+	if r, ok := s.Concept(counters.RxWriteRequests, counters.RX, 0); ok && r.Value > 0 {
+		return ecnDenominator{r: r, lowerBound: true}, true
+	}
+	return ecnDenominator{}, false
+}
+
+// checkECN weighs ECN marking and CNPs against RoCE traffic. Marking is
+// called light only with a ratio that shows it; without a count of RoCE
+// packets the finding says it cannot judge, and next to retransmissions
+// it says the two together mean congestion with loss.
 func checkECN(inc *Incident) []Finding {
 	samples, _ := ctrSamples(inc)
 	return perSample(inc, ingest.KindHWCounters, func(s *ingest.CounterSample) []Finding {
-		rs := s.Nonzero(ingest.NPECNMarked, ingest.NPCNPSent, ingest.RPCNPHandled, ingest.RPCNPIgnored)
+		rs := s.NonzeroConcepts(counters.ECNMarkedRoCE, counters.CNPSent, counters.CNPHandled, counters.CNPIgnored)
 		if len(rs) == 0 {
 			return nil
 		}
 		var marked uint64
-		if rs[0].Name == ingest.NPECNMarked {
-			marked = rs[0].Value
+		if r, ok := s.Concept(counters.ECNMarkedRoCE, counters.RX, 0); ok {
+			marked = r.Value
 		}
-		rx, haveRx := roceRxPackets(inc, s, samples)
-		if haveRx && marked > 0 && float64(marked) >= ecnHeavyFraction*float64(rx.Value) {
+		base, haveBase := ecnBase(inc, s, samples)
+		pct := 0.0
+		if haveBase {
+			pct = percentOf(marked, base.r.Value)
+		}
+		heavy := haveBase && !base.lowerBound && marked > 0 && float64(marked) >= ecnHeavyFraction*float64(base.r.Value)
+		if heavy {
 			return []Finding{perPort(Finding{
 				ID: "counters.ecn.heavy_marking", Severity: Warn, Layer: LayerFabric,
-				Title:    fmt.Sprintf("%s: heavy ECN marking: %.2f%% of received RoCE packets carried CE (%s)", s.Name(), percentOf(marked, rx.Value), ingest.ReadingsText(rs)),
-				Evidence: readingsEvidence(append(rs, rx)...),
+				Title:    fmt.Sprintf("%s: heavy ECN marking: %.2f%% of received RoCE packets carried CE (%s)", s.Name(), pct, ingest.ReadingsText(rs)),
+				Evidence: readingsEvidence(append(rs, base.r)...),
 				Mechanism: fmt.Sprintf("Heavy here means at least %.0f%% of received RoCE packets ECN-marked, the DCQCN paper's Pmax: averaged over the window, the switch queue toward this NIC sat at or above Kmax much of the time. ", 100*ecnHeavyFraction) +
 					"Each mark makes this NIC send CNPs (np_cnp_sent) and the senders cut their rate (rp_cnp_handled on their side): the fabric is persistently congested toward this port (incast, ECMP collisions, or a slow receiver), so throughput is held below line rate. Counted " + window(s) + ".",
 				Fix: "Look for the hot spot: incast fan-in to this host, ECMP polarisation (RoCE entropy is only the UDP source port; raise NCCL_IB_QPS_PER_CONNECTION), or a receiver that pauses (rx_prioN_pause_duration). If the marking is early rather than the queue deep, raise the switch's ECN Kmin/Kmax toward 2–3×BDP.",
 			}, s, "Heavy ECN marking")}
 		}
-		title := fmt.Sprintf("%s: ECN/DCQCN active: %s", s.Name(), ingest.ReadingsText(rs))
-		mech := "The switch marks ECN and the NICs answer with CNPs and rate cuts: congestion control is working. "
-		if haveRx {
-			title += fmt.Sprintf(" (%.3f%% of received RoCE packets marked, below the %.0f%% heavy threshold)", percentOf(marked, rx.Value), 100*ecnHeavyFraction)
-			rs = append(rs, rx)
-		} else {
-			mech += "No RoCE packet count was found to weigh the marks against; add `ethtool -S <netdev>` (rx_vport_rdma_unicast_packets) from the same moment. "
+		retrans := s.Retransmissions()
+		f := Finding{ID: "counters.ecn.marking", Severity: Info, Layer: LayerFabric, Evidence: readingsEvidence(rs...)}
+		switch {
+		case haveBase && !base.lowerBound:
+			f.Title = fmt.Sprintf("%s: light ECN marking: %.3f%% of received RoCE packets carried CE, below the %.0f%% heavy threshold (%s)", s.Name(), pct, 100*ecnHeavyFraction, ingest.ReadingsText(rs))
+			f.Evidence = readingsEvidence(append(rs, base.r)...)
+			f.Mechanism = fmt.Sprintf("The switch marks ECN and the NICs answer with CNPs and rate cuts; %d marked of %d RoCE packets received (%s) is congestion control at work, not a congested path. ", marked, base.r.Value, base.r.Name)
+			f.Fix = "Nothing to change for the marking itself; if throughput is low, look at the layers above and at PFC pause time."
+		case haveBase && pct < 100*ecnHeavyFraction:
+			f.Title = fmt.Sprintf("%s: light ECN marking: at most %.3f%% of received RoCE packets carried CE (%d against %d RDMA WRITE requests, a lower bound of the packets)", s.Name(), pct, marked, base.r.Value)
+			f.Evidence = readingsEvidence(append(rs, base.r)...)
+			f.Mechanism = "No RoCE packet count was found, but every RDMA WRITE request received is at least one RoCE packet, so marks over rx_write_requests bound the marked share from above; that bound is below the heavy threshold. "
+			f.Fix = "Nothing to change for the marking itself; for the exact share add `ethtool -S <netdev>` (rx_vport_rdma_unicast_packets) from the same moment."
+		case haveBase:
+			f.Title = fmt.Sprintf("%s: ECN marking cannot be judged: %d marks against %d RDMA WRITE requests (%.1f%%) is only an upper bound of the marked share", s.Name(), marked, base.r.Value, pct)
+			f.Evidence = readingsEvidence(append(rs, base.r)...)
+			f.Mechanism = "rx_write_requests counts WRITE requests, and a WRITE longer than one MTU is several RoCE packets, so the share of marked packets is at most this and may be far lower. "
+			f.Fix = "Add `ethtool -S <netdev>` (rx_vport_rdma_unicast_packets) with the hw_counters, as a before/after pair around the test, to weigh the marks against the RoCE packets received."
+		default:
+			f.Title = fmt.Sprintf("%s: ECN marking cannot be judged: %s with no count of RoCE packets to weigh them against", s.Name(), ingest.ReadingsText(rs))
+			f.Mechanism = "Marks and CNPs alone say that congestion control acted, not how often: without the RoCE packets received (rx_vport_rdma_unicast_packets, port_rcv_packets, or at least rx_write_requests) their share cannot be known, and since-boot totals say nothing about the test. "
+			f.Fix = "Take a before/after pair around the test of the hw_counters and `ethtool -S <netdev>` (rx_vport_rdma_unicast_packets), and weigh np_ecn_marked_roce_packets against the RoCE packets received."
 		}
-		return []Finding{perPort(Finding{
-			ID: "counters.ecn.marking", Severity: Info, Layer: LayerFabric,
-			Title: title, Evidence: readingsEvidence(rs...),
-			Mechanism: mech + "Counted " + window(s) + ".",
-			Fix:       "Nothing to change while marking stays light; compare np_ecn_marked_roce_packets with the RoCE packets received over a before/after pair if throughput is low.",
-		}, s, "ECN/DCQCN active")}
+		if len(retrans) > 0 && !(haveBase && !base.lowerBound) {
+			f.Severity = Warn
+			f.Title += fmt.Sprintf("; beside RC retransmissions (%s)", ingest.ReadingsText(retrans))
+			f.Evidence = evidenceInOrder(append(f.Evidence, readingsEvidence(retrans...)...))
+			f.Mechanism += "The same counters show loss recovery (out_of_sequence, packet_seq_err, local_ack_timeout_err): marks and retransmissions together mean the path is congested and losing packets, which DCQCN alone did not prevent; this is not light marking. "
+		}
+		f.Mechanism += "Counted " + window(s) + "."
+		return []Finding{perPort(f, s, "ECN/DCQCN active")}
 	})
 }
 
@@ -142,8 +188,12 @@ func checkNoRoCE(inc *Incident) []Finding {
 		var ev []Evidence
 		if len(rs) > 0 {
 			ev = readingsEvidence(rs...)
-		} else if r, ok := s.Get("rx_vport_unicast_packets"); ok {
-			ev = r.Evidence
+		} else {
+			for _, d := range []counters.Dir{counters.RX, counters.TX} {
+				if r, ok := s.Concept(counters.VportUnicastPackets, d, 0); ok {
+					ev = append(ev, r.Evidence...)
+				}
+			}
 		}
 		return []Finding{perPort(Finding{
 			ID: "counters.roce.absent", Severity: Info, Layer: LayerRDMA,

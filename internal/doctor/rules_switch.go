@@ -45,14 +45,28 @@ func switchLossless(inc *Incident) ([]int, string) {
 		sort.Ints(qs)
 		return qs, "the queues the PFC watchdog watches"
 	}
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		if len(s.PFCPrios) > 0 {
+			return distinctInts(s.PFCPrios), "the priorities the switch enables PFC on"
+		}
+	}
 	return sonicLossless, "SONiC's default lossless queues"
 }
 
+// swName names a switch port, with the host NIC its LLDP neighbour names.
 func swName(s *ingest.SwitchCounters, port string) string {
+	name := port
 	if s.Switch != "" {
-		return s.Switch + " " + port
+		name = s.Switch + " " + port
 	}
-	return port
+	for _, n := range s.Neighbors {
+		if n.Port == port {
+			if nd := n.Netdev(); nd != "" {
+				return name + " (to " + n.Device + " " + nd + ")"
+			}
+		}
+	}
+	return name
 }
 
 // checkWatchdog reports queues the PFC watchdog found in a pause storm.
@@ -217,7 +231,12 @@ func checkHeadroom(inc *Incident) []Finding {
 
 // Assumptions for the ECN check when nothing says otherwise.
 const (
-	ecnRTTUS         = 10  // µs: a leaf-spine round trip in one data centre
+	// ecnRTTUS is the base RTT thresholds are judged against: 20 µs, the
+	// one Huawei's AI Fabric guidance assumes (EDOC1100155250). It is the
+	// same as scenario.DefaultECNRTT, which lint and calc use, so the
+	// doctor and lint judge one profile alike (the doctor imports nothing
+	// of the twin, hence the copy).
+	ecnRTTUS         = 20
 	ecnDefaultGbps   = 100 // line rate when no artifact states one
 	ecnKminMaxBDP    = 2   // Kmin above this many BDPs marks late
 	ecnKmaxMinBDPPct = 100 // Kmax below one BDP marks before the link is full
@@ -252,7 +271,7 @@ func checkECNThresholds(inc *Incident) []Finding {
 			}
 			fs = append(fs, Finding{
 				ID: "switch.ecn.thresholds", Severity: sev, Layer: LayerFabric,
-				Title:    fmt.Sprintf("%s: ECN marks from %s to %s at up to %d%%; BDP %s at %s and %d µs RTT", nameOr(p.Name, "WRED profile"), unit.Bytes(p.GreenMin), unit.Bytes(p.GreenMax), p.GreenDropProbability, unit.Bytes(bdp), rate, ecnRTTUS),
+				Title:    fmt.Sprintf("%s: ECN marks from %s to %s%s; BDP %s at %s and %d µs RTT", nameOr(p.Name, "WRED profile"), unit.Bytes(p.GreenMin), unit.Bytes(p.GreenMax), upTo(p.GreenDropProbability), unit.Bytes(bdp), rate, ecnRTTUS),
 				Evidence: p.Evidence,
 				Mechanism: "DCQCN reacts to ECN marks: the switch marks between Kmin and Kmax with a probability rising to Pmax. The bandwidth-delay product (line rate × round trip) is the queue a flow needs to keep the link busy; the usual rule is Kmax ≈ 2–3×BDP (Huawei's AI fabric guide) and Kmin well below the PFC XOFF threshold, so that marking slows senders before pause spreads congestion. Line rate: " + how + ". " +
 					strings.Join(notes, "; ") + ".",
@@ -261,4 +280,12 @@ func checkECNThresholds(inc *Incident) []Finding {
 		}
 	}
 	return fs
+}
+
+// upTo says the marking probability at Kmax, when the output gives it.
+func upTo(pct int64) string {
+	if pct < 0 {
+		return ""
+	}
+	return fmt.Sprintf(" at up to %d%%", pct)
 }

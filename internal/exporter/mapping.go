@@ -103,6 +103,9 @@ func mappingTable() []familyRow {
 		{e, counters.PauseStormError, "rocelab_nic_pause_storm_error_events_total", "Times the NIC's pause-storm watchdog stopped its own pause storm (mlx5 tx_pause_storm_error_events)."},
 		{e, counters.RDMAUnicastPackets, "rocelab_nic_rdma_unicast_packets_total", "RoCE packets through the vport (mlx5 rx/tx_vport_rdma_unicast_packets)."},
 		{e, counters.RDMAUnicastBytes, "rocelab_nic_rdma_unicast_bytes_total", "RoCE bytes through the vport (mlx5 rx/tx_vport_rdma_unicast_bytes)."},
+		{e, counters.VportUnicastPackets, "rocelab_nic_vport_unicast_packets_total", "Unicast packets through the vport, Ethernet and RoCE (mlx5 rx/tx_vport_unicast_packets)."},
+		{e, counters.NetdevPackets, "rocelab_nic_netdev_packets_total", "Packets the netdev's rings handled, a software count that RDMA bypasses (rx/tx_packets)."},
+		{e, counters.GlobalPauseQoS, "rocelab_nic_global_pause_qos_frames_total", "IEEE 802.3x pause frames as mlx5's QoS group counts them, printed only with 802.3x pause on (mlx5 rx/tx_global_pause)."},
 		{e, counters.PFCFramesTotal, "rocelab_nic_pfc_frames_total", "PFC frames over all priorities, where the driver has no per-priority counter (bnxt rx/tx_pfc_frames, be2net)."},
 		// ethtool -S, per priority.
 		{e, counters.PrioPackets, "rocelab_nic_priority_packets_total", "Frames on one priority (mlx5 rx/tx_prioN_packets, bnxt rx/tx_packets_priN)."},

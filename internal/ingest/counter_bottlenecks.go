@@ -3,6 +3,8 @@ package ingest
 import (
 	"fmt"
 	"strings"
+
+	"rocelab/internal/counters"
 )
 
 // What a port's counters say about loss and pause, read the same way by the
@@ -52,11 +54,11 @@ func (d Discards) All() []Reading {
 // Discards returns the port's non-zero drop counters.
 func (s *CounterSample) Discards() Discards {
 	var d Discards
-	for _, r := range s.Nonzero(DiscardNames...) {
-		switch r.Name {
-		case "rx_out_of_buffer":
+	for _, r := range s.NonzeroConcepts(discardConcepts...) {
+		switch ConceptOf(r.Name) {
+		case counters.OutOfBufferHost:
 			d.Host = append(d.Host, r)
-		case "out_of_buffer":
+		case counters.RespOutOfBuffer:
 			d.RDMA = append(d.RDMA, r)
 		default:
 			d.Port = append(d.Port, r)
@@ -91,7 +93,7 @@ func (s *CounterSample) GlobalPauseFrames() []Reading {
 	var out []Reading
 	for _, d := range []Dir{TX, RX} {
 		r, ok := s.GlobalPause(d)
-		if !ok || r.Value == 0 || pfc && strings.HasSuffix(r.Name, "_pause_ctrl_phy") {
+		if !ok || r.Value == 0 || pfc && ConceptOf(r.Name) == counters.GlobalPause && strings.HasSuffix(r.Name, "_phy") {
 			continue
 		}
 		out = append(out, r)
@@ -100,7 +102,9 @@ func (s *CounterSample) GlobalPauseFrames() []Reading {
 }
 
 // Retransmissions returns the non-zero RC loss-recovery counters.
-func (s *CounterSample) Retransmissions() []Reading { return s.Nonzero(RetransmissionNames...) }
+func (s *CounterSample) Retransmissions() []Reading {
+	return s.NonzeroConcepts(retransmissionConcepts...)
+}
 
 // PrioTraffic is how a port's bytes spread over the eight priorities.
 type PrioTraffic struct {

@@ -1,10 +1,12 @@
 package ingest
 
-import "fmt"
+import "rocelab/internal/counters"
 
-// Typed accessors over the driver-specific counter names that rules use.
-// Each accessor tries the mlx5 name first, then bnxt_en, then be2net, so a
-// rule reads "PFC frames received on priority 3" without knowing the NIC.
+// Typed accessors over the driver-specific counter names rules use. The
+// names come from the one table of counter names, internal/counters: an
+// accessor asks for a concept and tries every name the table gives it,
+// mlx5 first, so a rule reads "PFC frames received on priority 3" without
+// knowing the NIC.
 
 // Dir is a traffic direction on a port.
 type Dir int
@@ -23,9 +25,31 @@ func (d Dir) String() string {
 	return "rx"
 }
 
-// firstOf returns the reading of the first of names the dump has.
-func (s *CounterSample) firstOf(names ...string) (Reading, bool) {
-	for _, n := range names {
+// counterDir is d in the counters table's terms.
+func (d Dir) counterDir() counters.Dir {
+	if d == TX {
+		return counters.TX
+	}
+	return counters.RX
+}
+
+// counterTable is the table every accessor reads names from.
+func counterTable() *counters.Table { return counters.Default() }
+
+// ConceptOf returns the concept a counter name measures, "" when the
+// table does not know the name.
+func ConceptOf(name string) counters.Concept {
+	if d, _, ok := counterTable().Lookup(name); ok {
+		return d.Concept
+	}
+	return ""
+}
+
+// Concept returns the reading of the first name the table gives concept c
+// in direction d for priority prio (ignored unless the counter is per
+// priority) that the dump has.
+func (s *CounterSample) Concept(c counters.Concept, d counters.Dir, prio int) (Reading, bool) {
+	for _, n := range counterTable().Names(c, d, prio) {
 		if r, ok := s.Get(n); ok {
 			return r, true
 		}
@@ -33,37 +57,68 @@ func (s *CounterSample) firstOf(names ...string) (Reading, bool) {
 	return Reading{}, false
 }
 
+// NonzeroConcepts returns the readings of every name of the concepts, in
+// any direction and (for per-priority counters) any priority, that moved.
+func (s *CounterSample) NonzeroConcepts(cs ...counters.Concept) []Reading {
+	return s.Nonzero(conceptNames(cs...)...)
+}
+
+// conceptNames lists every concrete name of the concepts, concept by
+// concept, each in table order.
+func conceptNames(cs ...counters.Concept) []string {
+	var out []string
+	all := counterTable().All()
+	for _, c := range cs {
+		for i := range all {
+			d := &all[i]
+			if d.Concept != c {
+				continue
+			}
+			if !d.PerPrio {
+				out = append(out, d.Name)
+				continue
+			}
+			for p := 0; p < 8; p++ {
+				out = append(out, d.Of(p))
+			}
+		}
+	}
+	return out
+}
+
+// mlx5Name is the name mlx5's ethtool -S gives a concept.
+func mlx5Name(c counters.Concept, d Dir, prio int) string {
+	return counterTable().Name(counters.MLX5, counters.Ethtool, c, d.counterDir(), prio)
+}
+
 // PrioBytes returns the bytes moved on priority p (mlx5 rx_prio3_bytes,
 // bnxt rx_bytes_pri3).
 func (s *CounterSample) PrioBytes(d Dir, p int) (Reading, bool) {
-	return s.firstOf(fmt.Sprintf("%s_prio%d_bytes", d, p), fmt.Sprintf("%s_bytes_pri%d", d, p))
+	return s.Concept(counters.PrioBytes, d.counterDir(), p)
 }
 
 // PrioPackets returns the packets moved on priority p (mlx5
 // rx_prio3_packets, bnxt rx_packets_pri3).
 func (s *CounterSample) PrioPackets(d Dir, p int) (Reading, bool) {
-	return s.firstOf(fmt.Sprintf("%s_prio%d_packets", d, p), fmt.Sprintf("%s_packets_pri%d", d, p))
+	return s.Concept(counters.PrioPackets, d.counterDir(), p)
 }
 
 // PFCFrames returns the PFC pause frames for priority p (mlx5
 // rx_prio3_pause, bnxt rx_pfc_ena_frames_pri3).
 func (s *CounterSample) PFCFrames(d Dir, p int) (Reading, bool) {
-	return s.firstOf(fmt.Sprintf("%s_prio%d_pause", d, p), fmt.Sprintf("%s_pfc_ena_frames_pri%d", d, p))
+	return s.Concept(counters.PauseFrames, d.counterDir(), p)
 }
 
 // PFCDuration returns the time priority p spent paused, in microseconds
 // (mlx5 rx_prio3_pause_duration, bnxt pfc_pri3_rx_duration_us).
 func (s *CounterSample) PFCDuration(d Dir, p int) (Reading, bool) {
-	return s.firstOf(fmt.Sprintf("%s_prio%d_pause_duration", d, p), fmt.Sprintf("pfc_pri%d_%s_duration_us", p, d))
+	return s.Concept(counters.PauseDuration, d.counterDir(), p)
 }
 
 // PFCTotal returns PFC frames over all priorities where the NIC counts them
-// only as a total (be2net rx_priority_pause_frames, bnxt rx_pfc_frames).
+// only as a total (bnxt rx_pfc_frames, be2net rx_priority_pause_frames).
 func (s *CounterSample) PFCTotal(d Dir) (Reading, bool) {
-	if d == RX {
-		return s.firstOf("rx_pfc_frames", "rx_priority_pause_frames")
-	}
-	return s.firstOf("tx_pfc_frames", "tx_priority_pauseframes")
+	return s.Concept(counters.PFCFramesTotal, d.counterDir(), 0)
 }
 
 // PFCEnabledByCounters returns the priorities whose PFC counters mlx5
@@ -77,90 +132,87 @@ func (s *CounterSample) PFCTotal(d Dir) (Reading, bool) {
 // runs either 802.3x pause or PFC, never both.
 func (s *CounterSample) PFCEnabledByCounters() (prios []int, ok bool) {
 	full := func(d Dir) bool {
-		return s.Has(fmt.Sprintf("%s_prio0_bytes", d)) && s.Has(fmt.Sprintf("%s_prio0_packets", d)) && s.Has(fmt.Sprintf("%s_prio7_bytes", d))
+		return s.Has(mlx5Name(counters.PrioBytes, d, 0)) && s.Has(mlx5Name(counters.PrioPackets, d, 0)) && s.Has(mlx5Name(counters.PrioBytes, d, 7))
 	}
 	for p := 0; p < 8; p++ {
-		if s.Has(fmt.Sprintf("rx_prio%d_pause", p)) || s.Has(fmt.Sprintf("tx_prio%d_pause", p)) {
+		if s.Has(mlx5Name(counters.PauseFrames, RX, p)) || s.Has(mlx5Name(counters.PauseFrames, TX, p)) {
 			prios = append(prios, p)
 		}
 	}
 	if len(prios) > 0 {
 		return prios, true
 	}
-	global := s.Has("rx_global_pause") || s.Has("tx_global_pause")
-	return nil, full(RX) || full(TX) || global && (s.Has("rx_prio0_bytes") || s.Has("tx_prio0_bytes"))
+	global := s.Has(mlx5Name(counters.GlobalPauseQoS, RX, 0)) || s.Has(mlx5Name(counters.GlobalPauseQoS, TX, 0))
+	return nil, full(RX) || full(TX) || global && (s.Has(mlx5Name(counters.PrioBytes, RX, 0)) || s.Has(mlx5Name(counters.PrioBytes, TX, 0)))
 }
 
 // GlobalPause returns the IEEE 802.3x (link-level, all-priority) pause
 // frames: mlx5 tx_global_pause or tx_pause_ctrl_phy, bnxt tx_pause_frames,
 // be2net tx_pauseframes.
 func (s *CounterSample) GlobalPause(d Dir) (Reading, bool) {
-	if d == RX {
-		return s.firstOf("rx_global_pause", "rx_pause_ctrl_phy", "rx_pause_frames")
+	if r, ok := s.Concept(counters.GlobalPauseQoS, d.counterDir(), 0); ok {
+		return r, true
 	}
-	return s.firstOf("tx_global_pause", "tx_pause_ctrl_phy", "tx_pause_frames", "tx_pauseframes")
+	return s.Concept(counters.GlobalPause, d.counterDir(), 0)
 }
 
 // PortRxPackets returns the packets the port received, for ratios: mlx5
-// rx_packets_phy, bnxt rx_total_frames, else rx_packets.
+// rx_packets_phy, bnxt rx_total_frames, else the netdev's rx_packets.
 func (s *CounterSample) PortRxPackets() (Reading, bool) {
-	return s.firstOf("rx_packets_phy", "rx_total_frames", "rx_packets")
+	if r, ok := s.Concept(counters.PhyPackets, counters.RX, 0); ok {
+		return r, true
+	}
+	return s.Concept(counters.NetdevPackets, counters.RX, 0)
 }
 
 // RoCEPackets returns the RoCE packets the port moved: mlx5 ethtool
-// rx_vport_rdma_unicast_packets, RDMA port counters port_rcv_packets /
-// port_xmit_packets, be2net rx_roce_frames.
+// rx_vport_rdma_unicast_packets, be2net rx_roce_frames, RDMA port counters
+// port_rcv_packets / port_xmit_packets.
 func (s *CounterSample) RoCEPackets(d Dir) (Reading, bool) {
-	if d == RX {
-		return s.firstOf("rx_vport_rdma_unicast_packets", "port_rcv_packets", "rx_roce_frames")
+	if r, ok := s.Concept(counters.RDMAUnicastPackets, d.counterDir(), 0); ok {
+		return r, true
 	}
-	return s.firstOf("tx_vport_rdma_unicast_packets", "port_xmit_packets")
+	if d == RX {
+		return s.Concept(counters.PortRcvPackets, counters.RX, 0)
+	}
+	return s.Concept(counters.PortXmitPackets, counters.TX, 0)
 }
 
 // HasVportCounters reports whether the dump is a full mlx5 ethtool -S (it
 // prints vport counters), in which a missing RDMA vport counter means zero
 // RoCE traffic rather than a filtered paste.
 func (s *CounterSample) HasVportCounters() bool {
-	return s.Has("rx_vport_unicast_packets") || s.Has("tx_vport_unicast_packets") || s.Has("rx_vport_rdma_unicast_packets")
+	return s.Has(mlx5Name(counters.VportUnicastPackets, RX, 0)) || s.Has(mlx5Name(counters.VportUnicastPackets, TX, 0)) ||
+		s.Has(mlx5Name(counters.RDMAUnicastPackets, RX, 0))
 }
 
-// DiscardNames lists the counters of packets a NIC dropped for want of
-// buffer, per driver. rx_prioN_discards are added per priority.
-var DiscardNames = []string{
-	// mlx5: port buffer full (physical port), and host receive queue empty.
-	"rx_discards_phy", "tx_discards_phy", "rx_out_of_buffer",
-	// RDMA hw_counters: responder had no receive WQE.
-	"out_of_buffer",
-	// bnxt_en per-CoS discards.
-	"rx_discard_packets_cos0", "rx_discard_packets_cos1", "rx_discard_packets_cos2", "rx_discard_packets_cos3",
-	"rx_discard_packets_cos4", "rx_discard_packets_cos5", "rx_discard_packets_cos6", "rx_discard_packets_cos7",
-	// be2net.
-	"rx_drops_no_pbuf", "rx_drops_no_erx_descr", "rxpp_fifo_overflow_drop", "rx_input_fifo_overflow_drop", "pmem_fifo_overflow_drop",
-}
+// discardConcepts are the concepts of packets a NIC dropped for want of
+// buffer: the port buffer full, the host's receive queue empty, the RDMA
+// responder without a receive WQE.
+// Per-priority discards are read per priority (PrioDiscards), except
+// where a driver counts them per class of service (bnxt).
+var discardConcepts = []counters.Concept{counters.PhyDiscards, counters.OutOfBufferHost, counters.RespOutOfBuffer}
 
 // PrioDiscards returns the packets dropped on priority p (mlx5
-// rx_prio3_discards).
+// rx_prio3_discards, bnxt rx_discard_packets_cos3).
 func (s *CounterSample) PrioDiscards(p int) (Reading, bool) {
-	return s.Get(fmt.Sprintf("rx_prio%d_discards", p))
+	return s.Concept(counters.PrioDiscards, counters.RX, p)
 }
 
-// RetransmissionNames lists RDMA hw_counters that count RC loss recovery.
-var RetransmissionNames = []string{
-	"local_ack_timeout_err", // requester ACK timeout: tail loss, retransmit after the timer
-	"out_of_sequence",       // responder saw a PSN gap: a packet was lost
-	"packet_seq_err",        // requester received a NAK-sequence error
-	"implied_nak_seq_err",   // requester inferred a NAK from a later read response / ack
-	"duplicate_request",     // responder received a retransmitted request
-	"roce_adp_retrans",      // adaptive retransmission fired
-	"roce_adp_retrans_to",   // adaptive retransmission timed out
-	"roce_slow_restart",     // rate cut to restart after repeated loss
-	"rnr_nak_retry_err",     // receiver-not-ready NAK retries exhausted
+// retransmissionConcepts are the RDMA hw_counters that count RC loss
+// recovery: ACK timeouts (tail loss), PSN gaps seen by the responder,
+// NAK-sequence errors and implied NAKs at the requester, retransmitted
+// requests received, adaptive retransmissions and their timeouts, slow
+// restarts, and RNR NAK retries exhausted.
+var retransmissionConcepts = []counters.Concept{
+	counters.LocalAckTimeoutErr, counters.OutOfSequence, counters.PacketSeqErr, counters.ImpliedNakSeqErr,
+	counters.DuplicateRequest, counters.AdpRetrans, counters.AdpRetransTimeout, counters.SlowRestart, counters.RNRNakRetryErr,
 }
 
-// ECN and CNP counters in RDMA hw_counters.
-const (
-	NPECNMarked  = "np_ecn_marked_roce_packets" // received RoCE packets with ECN CE
-	NPCNPSent    = "np_cnp_sent"                // CNPs this NIC sent back as notification point
-	RPCNPHandled = "rp_cnp_handled"             // CNPs this NIC received and slowed down for
-	RPCNPIgnored = "rp_cnp_ignored"             // CNPs this NIC received but ignored
-)
+// isEthtoolName reports whether the counters table knows n as a name some
+// driver's ethtool -S prints (other than the netdev's generic software
+// counters every driver prints, which say nothing alone).
+func isEthtoolName(n string) bool {
+	d, _, ok := counterTable().Lookup(n)
+	return ok && d.Source == counters.Ethtool && d.Concept != counters.NetdevPackets
+}

@@ -63,6 +63,14 @@ func (s *CounterSet) Get(name string) (Counter, bool) {
 	return s.Counters[i], true
 }
 
+// File returns the input the dump was read from, "" for an empty dump.
+func (s *CounterSet) File() string {
+	if s == nil || len(s.Counters) == 0 {
+		return ""
+	}
+	return s.Counters[0].Evidence.File
+}
+
 // Len returns how many counters the dump holds.
 func (s *CounterSet) Len() int {
 	if s == nil {
@@ -124,8 +132,11 @@ type CounterSample struct {
 	// After is the last (or only) dump.
 	After *CounterSet
 	// Given is the time between the dumps of a pair as the user gave it
-	// (diagnose --interval), used when the dumps carry no times.
-	Given time.Duration
+	// (diagnose --interval), used when the dumps carry no times; GivenHow
+	// says where it came from when that was not --interval (the files'
+	// modification times).
+	Given    time.Duration
+	GivenHow string
 }
 
 // Span returns the time between the two dumps of a pair and says how it is
@@ -139,6 +150,9 @@ func (s *CounterSample) Span() (time.Duration, string) {
 		return d, "the " + FormatDuration(d) + " window between the dumps (" + strconvQuote(w.From.Text) + " at line " + itoa(w.From.Line) + ", " + strconvQuote(w.To.Text) + " at line " + itoa(w.To.Line) + ")"
 	}
 	if s.Given > 0 {
+		if s.GivenHow != "" {
+			return s.Given, s.GivenHow
+		}
 		return s.Given, "the " + FormatDuration(s.Given) + " window given by --interval"
 	}
 	return 0, ""

@@ -250,11 +250,13 @@ func (p *ethtoolParser) Result() Artifact {
 
 // ethtoolOnlyName reports whether name is one only ethtool -S prints, so a
 // run of "name: value" lines starting with it is an ethtool dump even
-// without a header (e.g. `ethtool -S eth0 | grep prio` pasted alone).
+// without a header (e.g. `ethtool -S eth0 | grep prio` or `| grep pause`
+// pasted alone): a name the counters table knows from some driver
+// (rx_pause_frames, tx_pause_ctrl_phy, rx_out_of_buffer), or one of the
+// shapes of mlx5's and bnxt's names.
 func ethtoolOnlyName(n string) bool {
-	return strings.HasSuffix(n, "_phy") || strings.HasPrefix(n, "rx_prio") || strings.HasPrefix(n, "tx_prio") ||
+	return isEthtoolName(n) || strings.HasSuffix(n, "_phy") || strings.HasPrefix(n, "rx_prio") || strings.HasPrefix(n, "tx_prio") ||
 		strings.Contains(n, "_vport_") || strings.HasPrefix(n, "pfc_pri") || strings.Contains(n, "_pfc_") ||
-		n == "rx_out_of_buffer" || n == "tx_global_pause" || n == "rx_global_pause" ||
 		strings.Contains(n, "_bytes_pri") || strings.Contains(n, "_packets_pri") || strings.Contains(n, "_cos")
 }
 

@@ -200,8 +200,13 @@ func (c GIDClass) String() string {
 // ("fe80::1", "0000:0000:0000:0000:0000:ffff:0b00:0048") and returns the
 // IPv4 address of an IPv4-mapped GID.
 func ClassifyGID(gid string) (GIDClass, string) {
-	a, err := netip.ParseAddr(strings.TrimSpace(gid))
+	gid = strings.TrimSpace(gid)
+	a, err := netip.ParseAddr(gid)
 	if err != nil || !a.Is6() {
+		// A log with the addresses masked: "::ffff:xxx.xx.xx.xx".
+		if v4, ok := strings.CutPrefix(strings.ToLower(gid), "::ffff:"); ok && strings.Count(v4, ".") == 3 {
+			return GIDIPv4, v4
+		}
 		return GIDUnknown, ""
 	}
 	switch {

@@ -41,13 +41,13 @@ func TestHWCountersSysfs(t *testing.T) {
 	if s.Device != "mlx5_0" || s.Port != 1 || s.Kind != KindHWCounters {
 		t.Errorf("sample %s", s.Name())
 	}
-	if nicValue(t, s, NPCNPSent) != 1333 || nicValue(t, s, "out_of_sequence") != 17 {
+	if nicValue(t, s, "np_cnp_sent") != 1333 || nicValue(t, s, "out_of_sequence") != 17 {
 		t.Error("values")
 	}
 	if r, ok := s.RoCEPackets(RX); !ok || r.Value != 100000 || r.Name != "port_rcv_packets" {
 		t.Errorf("RoCEPackets %+v", r)
 	}
-	if h.Samples[1].Device != "mlx5_1" || nicValue(t, &h.Samples[1], NPCNPSent) != 5 {
+	if h.Samples[1].Device != "mlx5_1" || nicValue(t, &h.Samples[1], "np_cnp_sent") != 5 {
 		t.Error("second device")
 	}
 }
@@ -77,7 +77,7 @@ func TestHWCountersShowCountersAndPretty(t *testing.T) {
 		t.Fatalf("%d samples", len(h.Samples))
 	}
 	s := &h.Samples[0]
-	if s.Device != "mlx5_2" || s.Port != 1 || nicValue(t, s, RPCNPHandled) != 99 || nicValue(t, s, "port_xmit_packets") != 5000 {
+	if s.Device != "mlx5_2" || s.Port != 1 || nicValue(t, s, "rp_cnp_handled") != 99 || nicValue(t, s, "port_xmit_packets") != 5000 {
 		t.Errorf("show_counters sample %s", s.Name())
 	}
 	h = nicArtifact[*HWCounters](t, nicReadText(t, "synthetic-pretty", syntheticRdmaPretty))

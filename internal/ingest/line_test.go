@@ -23,15 +23,7 @@ func TestIsNCCLLine(t *testing.T) {
 
 func TestLineReaderCleansAndClassifies(t *testing.T) {
 	in := "\x1b[32mhost:1:2 [0] NCCL INFO ok\x1b[0m\r\n> > [1,0]<stdout>:     rx_discards_phy: 7\n```\n" + strings.Repeat("x", MaxLineBytes+10) + "\nlast"
-	lr := NewLineReader(strings.NewReader(in))
-	var got []Line
-	for {
-		l, err := lr.Next()
-		if err != nil {
-			break
-		}
-		got = append(got, l)
-	}
+	got := readAllLines(in)
 	if len(got) != 5 {
 		t.Fatalf("%d lines", len(got))
 	}
@@ -46,5 +38,18 @@ func TestLineReaderCleansAndClassifies(t *testing.T) {
 	}
 	if !got[3].Truncated || len(got[3].Text) != MaxLineBytes || got[4].Text != "last" || got[4].Num != 5 {
 		t.Errorf("long line: truncated %v len %d; next %+v", got[3].Truncated, len(got[3].Text), got[4])
+	}
+}
+
+// readAllLines returns every line a LineReader yields from text.
+func readAllLines(text string) []Line {
+	lr := NewLineReader(strings.NewReader(text))
+	var out []Line
+	for {
+		l, err := lr.Next()
+		if err != nil {
+			return out
+		}
+		out = append(out, l)
 	}
 }

@@ -40,6 +40,7 @@ func checkArtifact(t *testing.T, data []byte) *Result {
 
 func FuzzNCCLLog(f *testing.F) {
 	addCorpusSeeds(f, "nccl-log")
+	addCorpusSeeds(f, "threads")
 	f.Add([]byte(baseLogText()))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := checkArtifact(t, data)
@@ -56,8 +57,19 @@ func FuzzNCCLLog(f *testing.F) {
 					t.Fatalf("evidence line %d outside 1..%d", c.Evidence.Line, res.LineCount)
 				}
 			}
+			if len(l.MTUs) > maxKept || len(l.origins) > maxCachedOrigins || len(l.vias) > maxDistinct {
+				t.Fatal("caches or MTUs beyond their caps")
+			}
+			for _, m := range l.MTUs {
+				if m.MTU < 256 || m.MTU > 4096 {
+					t.Fatalf("MTU %d", m.MTU)
+				}
+			}
 			l.GDRReport()
 			l.GIDUses()
+			l.GIDEntries()
+			l.Transports()
+			l.SocketEvidence(4)
 			l.Bottlenecks()
 			l.VersionAtLeast(2, 21)
 		}

@@ -77,6 +77,10 @@ type NCCLLog struct {
 	Warnings []Warning
 	// WarningCount counts every other WARN line, kept or not.
 	WarningCount int
+	// MTUs are the IB MTUs NCCL 2.2x prints per queue pair with
+	// NCCL_DEBUG_SUBSYS=NET ("NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 1047
+	// mtu 5 ..."), one per host, device and value.
+	MTUs []HostMTU
 	// VirtualDevices holds the "NET/IB : Made virtual device" speeds.
 	VirtualDevices []LinkSpeed
 	// Comm is the largest communicator the log describes.
@@ -84,7 +88,13 @@ type NCCLLog struct {
 	// NChannels is the largest ring channel count ("Channel 00/02 : 0 1").
 	NChannels int
 
-	hosts     map[string]string
+	hosts map[string]string
+	// origins caches parsed line prefixes ("host:pid:tid [dev]"): one
+	// thread prints many lines with the same prefix.
+	origins map[string]cachedOrigin
+	// vias caches what a connection line's transport ("NET/IB/0/GDRDMA")
+	// and host map to in Channels.
+	vias      map[viaKey]int
 	hostList  []string
 	hostFirst []Evidence
 	chanIdx   map[chanKey]int
@@ -120,11 +130,20 @@ type NetDevice struct {
 	Evidence Evidence
 }
 
+// HostMTU is the RoCE/IB path MTU a host's port uses.
+type HostMTU struct {
+	Host, Device string
+	MTU          int // bytes, 256 to 4096
+	Evidence     Evidence
+}
+
 // HostLines counts lines of one kind and keeps the first few, with the
 // distinct hosts that printed them.
 type HostLines struct {
 	Count int
 	Hosts []string // distinct, in first-seen order; "" for an unnamed host
+	// First is the first line of each host in Hosts.
+	First []Evidence
 	Lines []Evidence
 }
 
@@ -140,6 +159,7 @@ func (h *HostLines) add(host string, e Evidence) {
 	}
 	if len(h.Hosts) < maxDistinct {
 		h.Hosts = append(h.Hosts, host)
+		h.First = append(h.First, e)
 	}
 }
 
@@ -205,6 +225,10 @@ type CompletionError struct {
 	LocalGID, RemoteGID, HCA string
 	// Where is the source location NCCL printed ("ib_plugin.c:1615").
 	Where string
+	// Net is the transport that reported it, as printed before "Got
+	// completion": "IB", or a plugin's "IBext", "IBext_v8", "IBP"; "" when
+	// not printed.
+	Net string
 	// Result is the ncclResult_t propagated after the WARN, -1 if none.
 	Result   int
 	Evidence Evidence
@@ -265,6 +289,8 @@ func NewNCCLLogParser(src string) Parser {
 		hosts:    map[string]string{},
 		seen:     map[seenKey]struct{}{},
 		chanIdx:  map[chanKey]int{},
+		origins:  map[string]cachedOrigin{},
+		vias:     map[viaKey]int{},
 		lastWarn: map[string]warnRef{},
 	}
 }
@@ -348,6 +374,25 @@ func (l *NCCLLog) GIDUses() []GIDUse {
 			dev, _, _ := strings.Cut(s.Dev, ":")
 			out = append(out, GIDUse{Host: s.Host, Device: dev, Index: s.GIDIndex, Evidence: s.Evidence})
 		}
+	}
+	return out
+}
+
+// GIDEntries returns the GID rows NCCL 2.2x states in its failed
+// ibv_modify_qp lines ("local GID index 3, local GID ::ffff:10.0.0.1"):
+// what the index in use held. The RoCE version is not printed.
+func (l *NCCLLog) GIDEntries() []GIDEntry {
+	var out []GIDEntry
+	for _, s := range l.Setup {
+		if s.GIDIndex < 0 || s.LocalGID == "" {
+			continue
+		}
+		dev, port, _ := strings.Cut(s.Dev, ":")
+		e := GIDEntry{Host: s.Host, Device: dev, Port: atoiOr(port, 0), Index: s.GIDIndex, GID: s.LocalGID, Evidence: s.Evidence}
+		if c, v4 := ClassifyGID(s.LocalGID); c == GIDIPv4 {
+			e.IPv4 = v4
+		}
+		out = append(out, e)
 	}
 	return out
 }

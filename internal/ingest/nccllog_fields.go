@@ -39,9 +39,15 @@ func splitNCCL(s string, i int) (pre string, warn bool, msg string, ok bool) {
 
 // lastField splits off the last space-separated field of s.
 func lastField(s string) (field, rest string) {
-	s = strings.TrimRight(s, " \t")
-	i := strings.LastIndexAny(s, " \t")
-	return s[i+1:], s[:max(i, 0)]
+	j := len(s)
+	for j > 0 && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	i := j
+	for i > 0 && s[i-1] != ' ' && s[i-1] != '\t' {
+		i--
+	}
+	return s[i:j], s[:max(i-1, 0)]
 }
 
 // parseOrigin reads the prefix NCCL prints before its marker. It tolerates
@@ -67,25 +73,45 @@ func parseOrigin(pre string) origin {
 	if j < 0 {
 		return o
 	}
+	// A poster may mask the pid and tid ("host:XXXXXX:XXXXXX", or both in
+	// one "host:XXXXXX").
 	tid, err := strconv.Atoi(tok[j+1:])
 	if err != nil {
-		return o
+		if !masked(tok[j+1:]) {
+			return o
+		}
+		tid = -1
 	}
 	k := strings.LastIndexByte(tok[:j], ':')
-	if k < 0 {
+	pid := -1
+	if k >= 0 {
+		if pid, err = strconv.Atoi(tok[k+1 : j]); err != nil {
+			if !masked(tok[k+1 : j]) {
+				return o
+			}
+			pid = -1
+		}
+	} else if tid >= 0 {
 		return o
-	}
-	pid, err := strconv.Atoi(tok[k+1 : j])
-	if err != nil {
-		return o
+	} else {
+		k = j
 	}
 	o.pid, o.tid = pid, tid
 	host := tok[:k]
 	if m := strings.LastIndex(host, "]:"); m >= 0 {
 		host = host[m+2:]
 	}
+	// Markdown and quoting a paste wraps the line in: "`host:1:2 [0] ...`".
+	for host != "" && strings.IndexByte("`'\"*_(", host[0]) >= 0 {
+		host = host[1:]
+	}
 	o.host = host
 	return o
+}
+
+// masked reports whether s is a value a poster replaced by x's.
+func masked(s string) bool {
+	return s != "" && strings.Trim(s, "xX") == ""
 }
 
 // cutNetPrefix splits "NET/IB : rest" or "NET/IB: rest" into "IB", "rest".
@@ -204,7 +230,15 @@ func parseGDR(msg string) (GDRDecision, bool) {
 //	Got completion from peer 10.0.0.2<1234> with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_RECV_RDMA_WITH_IMM(129) vendor_err=129  localGid ... hca mlx5_0
 func parseCompletion(msg string) CompletionError {
 	c := CompletionError{PID: -1, Status: -1, Opcode: -1, Len: -1, VendorErr: -1, Result: -1}
-	rest := msg[strings.Index(msg, "Got completion")+len("Got completion"):]
+	at := strings.Index(msg, "Got completion")
+	if n := strings.LastIndex(msg[:at], "NET/"); n >= 0 {
+		name := strings.TrimSpace(msg[n+4 : at])
+		name = strings.TrimSpace(strings.TrimSuffix(name, ":"))
+		if name != "" && !strings.ContainsAny(name, " :") {
+			c.Net = strings.Clone(name)
+		}
+	}
+	rest := msg[at+len("Got completion"):]
 	if r, ok := strings.CutPrefix(strings.TrimSpace(rest), "from peer "); ok {
 		peer, r2, _ := strings.Cut(r, " ")
 		c.Peer = strings.Clone(peer)

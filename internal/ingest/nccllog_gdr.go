@@ -90,32 +90,6 @@ func (r GDRReport) OffEvidence(n int) []Evidence {
 	return out
 }
 
-// SocketEvidence returns up to n lines that show NCCL moving data over its
-// TCP socket transport: "Using network Socket", "NET/Socket : Using",
-// connections via NET/Socket.
-func (l *NCCLLog) SocketEvidence(n int) []Evidence {
-	var out []Evidence
-	add := func(e Evidence) {
-		if len(out) < n {
-			out = append(out, e)
-		}
-	}
-	for _, c := range l.Networks {
-		if c.Name == "Socket" {
-			add(c.Evidence)
-		}
-	}
-	for _, d := range l.SocketDevices {
-		add(d.Evidence)
-	}
-	for _, c := range l.Channels {
-		if c.Kind == "NET" && c.Net == "Socket" {
-			add(c.First)
-		}
-	}
-	return out
-}
-
 // Bottlenecks reports GPUDirect RDMA off and the socket transport, which
 // both hold NCCL's inter-node bandwidth well below the NIC's line rate.
 func (l *NCCLLog) Bottlenecks() []Bottleneck {

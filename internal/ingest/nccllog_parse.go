@@ -10,31 +10,86 @@ import (
 // Feed reads one line.
 func (l *NCCLLog) Feed(ln Line) {
 	s := ln.Text
-	i := strings.Index(s, "NCCL")
-	if i < 0 {
+	if !ln.NCCL && ln.marker > 0 {
+		// The line reader found no NCCL marker: only the unprefixed forms
+		// (fragments, the bare version line, the algorithm matrix) remain.
+		if strings.Contains(s, "NCCL") {
+			if !l.feedFragment(ln, s) {
+				l.feedUnprefixed(ln, s)
+			}
+			return
+		}
 		l.matrix = false
+		l.feedFragment(ln, s)
 		return
 	}
-	if t := strings.TrimLeft(s, " \t"); t != "" && t[0] == '#' {
+	i := ln.marker - 1
+	if i < 0 {
+		if i = strings.Index(s, "NCCL"); i < 0 {
+			l.matrix = false
+			l.feedFragment(ln, s)
+			return
+		}
+	}
+	if j := firstNonSpace(s); j < len(s) && s[j] == '#' {
 		// NCCL never starts a line with "#": this is a comment, an
 		// nccl-tests line or a file header that quotes NCCL.
 		return
 	}
 	pre, warn, msg, ok := splitNCCL(s, i)
 	if !ok {
-		l.feedUnprefixed(ln, s)
+		if !l.feedFragment(ln, s) {
+			l.feedUnprefixed(ln, s)
+		}
 		return
 	}
 	l.matrix = false
 	l.lines++
-	o := parseOrigin(pre)
 	ev := At(l.src, ln)
-	host := l.intern(o.host, ev)
+	o, host := l.origin(pre, ev)
 	if warn {
 		l.feedWarn(o, host, msg, ev)
 		return
 	}
 	l.feedInfo(o, host, msg, ev)
+}
+
+// feedFragment reads an RDMA error NCCL printed that reached the input
+// without NCCL's "host:pid:tid [dev] NCCL WARN" prefix: quoted inline in
+// prose, cut out of a larger log line, or printed by a net plugin under
+// its own name ("NET/IBP:Got completion ...", "'transport/net_ib.cu:781
+// WARN NET/IB : Got completion with error 12, ...'"). The error is known
+// by its own text; a source location before "WARN" is kept. It reports
+// whether the line was one.
+func (l *NCCLLog) feedFragment(ln Line, s string) bool {
+	var msg string
+	switch {
+	case strings.Contains(s, "Got completion") && (strings.Contains(s, "with error") || strings.Contains(s, "status=")):
+		msg = s[strings.Index(s, "Got completion"):]
+	case strings.Contains(s, "Call to ibv_") && strings.Contains(s, " failed"):
+		msg = s[strings.Index(s, "Call to ibv_"):]
+	case strings.Contains(s, "ncclIbRoceGetVersionNum"):
+		msg = s
+	default:
+		return false
+	}
+	o := origin{pid: -1, tid: -1, dev: -1}
+	pre := s[:len(s)-len(msg)]
+	if j := strings.LastIndex(pre, "NET/"); j >= 0 {
+		msg = s[j:] // keep the transport name: "NET/IBP:Got completion"
+		pre = pre[:j]
+	}
+	if w := strings.LastIndex(pre, "WARN"); w >= 0 {
+		loc, _ := lastField(strings.TrimLeft(pre[:w], "'\"`* "))
+		if strings.ContainsRune(loc, ':') && strings.ContainsRune(loc, '.') {
+			o.loc = strings.TrimLeft(loc, "'\"`*")
+		}
+	}
+	msg = strings.TrimRight(msg, "'\"`_* .")
+	l.lines++
+	ev := At(l.src, ln)
+	l.feedWarn(o, l.intern("", ev), msg, ev)
+	return true
 }
 
 // feedUnprefixed handles lines that mention NCCL without an INFO/WARN
@@ -179,6 +234,31 @@ func (l *NCCLLog) once(k seenKey) bool {
 	return true
 }
 
+// cachedOrigin is a parsed prefix and its interned host.
+type cachedOrigin struct {
+	o    origin
+	host string
+}
+
+// maxCachedOrigins bounds the prefix cache; it is emptied when full.
+const maxCachedOrigins = 8192
+
+// origin parses a line's prefix through the cache.
+func (l *NCCLLog) origin(pre string, ev Evidence) (origin, string) {
+	if c, ok := l.origins[pre]; ok {
+		return c.o, c.host
+	}
+	o := parseOrigin(pre)
+	host := l.intern(o.host, ev)
+	o.host = host
+	o.loc = strings.Clone(o.loc)
+	if len(l.origins) >= maxCachedOrigins {
+		clear(l.origins)
+	}
+	l.origins[strings.Clone(pre)] = cachedOrigin{o, host}
+	return o, host
+}
+
 // intern returns a copy of host that does not pin the line it came from,
 // and records it in the host list.
 func (l *NCCLLog) intern(h string, ev Evidence) string {
@@ -199,8 +279,11 @@ func (l *NCCLLog) addVersion(host, v string, ev Evidence) {
 	if f := strings.Fields(v); len(f) > 0 {
 		v = f[0]
 	}
-	for _, x := range l.Versions {
+	for i, x := range l.Versions {
 		if x.Version == v {
+			if !RealHost(x.Host) && RealHost(host) {
+				l.Versions[i].Host, l.Versions[i].Evidence = host, ev
+			}
 			return
 		}
 	}
@@ -237,10 +320,25 @@ func (l *NCCLLog) netLine(host, msg string, ev Evidence) {
 				l.SocketDevices = append(l.SocketDevices, d)
 			}
 		}
+	case strings.HasPrefix(rest, "NCCL Dev "):
+		l.qpMTU(host, rest, ev)
 	case strings.HasPrefix(rest, "Made virtual device"):
 		if s, ok := parseVirtualDevice(rest, ev); ok && len(l.VirtualDevices) < maxKept && l.once(seenKey{kind: 'v', a: s.Device, b: s.Rate.String()}) {
 			l.VirtualDevices = append(l.VirtualDevices, s)
 		}
+	}
+}
+
+// qpMTU reads the IB MTU enum of "NCCL Dev 0 IbDev 0 Port 1 qpn 1047 mtu 5
+// ..." (1 = 256 bytes ... 5 = 4096).
+func (l *NCCLLog) qpMTU(host, rest string, ev Evidence) {
+	n := atoiOr(wordAfter(rest, " mtu "), 0)
+	if n < 1 || n > 5 || len(l.MTUs) >= maxKept {
+		return
+	}
+	dev := wordAfter(rest, " IbDev ")
+	if l.once(seenKey{kind: 'm', a: host, b: dev, c: strconv.Itoa(n)}) {
+		l.MTUs = append(l.MTUs, HostMTU{Host: host, Device: strings.Clone(dev), MTU: 128 << n, Evidence: ev})
 	}
 }
 
@@ -354,21 +452,27 @@ func (l *NCCLLog) channel(host, msg string, ev Evidence) {
 		l.ringOrder(msg)
 		return
 	}
-	kind, net, gdr := classifyTransport(via)
 	recv := strings.Contains(head, "[receive]")
 	send := strings.Contains(head, "[send]")
-	var c *ChannelStat
-	if i, ok := l.chanIdx[chanKey{host, kind, net}]; ok {
-		c = &l.Channels[i]
-	} else {
-		if len(l.Channels) >= maxDistinct {
-			return
+	i, ok := l.vias[viaKey{host, via}]
+	if !ok {
+		kind, net, _ := classifyTransport(via)
+		if i, ok = l.chanIdx[chanKey{host, kind, net}]; !ok {
+			if len(l.Channels) >= maxDistinct {
+				return
+			}
+			net = strings.Clone(net)
+			i = len(l.Channels)
+			l.chanIdx[chanKey{host, kind, net}] = i
+			l.Channels = append(l.Channels, ChannelStat{Host: host, Kind: kind, Net: net, First: ev})
 		}
-		net = strings.Clone(net)
-		l.chanIdx[chanKey{host, kind, net}] = len(l.Channels)
-		l.Channels = append(l.Channels, ChannelStat{Host: host, Kind: kind, Net: net, First: ev})
-		c = &l.Channels[len(l.Channels)-1]
+		if len(l.vias) < maxDistinct {
+			l.vias[viaKey{host, strings.Clone(via)}] = i
+		}
 	}
+	c := &l.Channels[i]
+	gdr := strings.Contains(via, "/GDRDMA")
+	kind := c.Kind
 	c.Count++
 	if recv {
 		c.Recv++
@@ -413,6 +517,9 @@ func (l *NCCLLog) ringOrder(msg string) {
 
 // chanKey indexes ChannelStat by host and transport.
 type chanKey struct{ host, kind, net string }
+
+// viaKey indexes ChannelStat by host and the text after " via ".
+type viaKey struct{ host, via string }
 
 // wordAfter returns the word after the first occurrence of key in s.
 func wordAfter(s, key string) string {

@@ -190,7 +190,10 @@ func (t *NCCLTests) cur(fresh bool) *TestRun {
 
 // Feed reads one line.
 func (t *NCCLTests) Feed(ln Line) {
-	s := stripLabel(strings.TrimLeft(ln.Text, " \t"))
+	if ln.NCCL {
+		return
+	}
+	s := stripLabel(ln.Text[firstNonSpace(ln.Text):])
 	if s == "" {
 		return
 	}

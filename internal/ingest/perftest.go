@@ -160,6 +160,11 @@ func (p *Perftest) GIDEntries() []GIDEntry {
 		if r.GIDIndex < 0 || r.Local == nil || r.Local.GID == "" {
 			continue
 		}
+		if c, _ := ClassifyGID(r.Local.GID); c == GIDZero {
+			// Not a row of the table: the all-zero GID says the index holds
+			// none (the GID rules report it with the run).
+			continue
+		}
 		out = append(out, GIDEntry{Host: r.Host, Device: r.Device, Index: r.GIDIndex, GID: r.Local.GID, IPv4: r.Local.IPv4, Evidence: r.Local.GIDEvidence})
 	}
 	return out

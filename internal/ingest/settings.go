@@ -159,7 +159,7 @@ const maxSettings = 4096
 
 type settingsParser struct {
 	out  NCCLSettings
-	seen map[NCCLSetting]bool
+	seen map[settingKey]bool
 	// k8sName is a Kubernetes "- name: NCCL_X" awaiting its value line,
 	// k8sLine the line it was on.
 	k8sName string
@@ -170,7 +170,7 @@ type settingsParser struct {
 // NewNCCLSettingsParser returns a parser for NCCL settings made outside
 // NCCL's echo in the input src.
 func NewNCCLSettingsParser(src string) Parser {
-	return &settingsParser{out: NCCLSettings{src: src}, seen: map[NCCLSetting]bool{}}
+	return &settingsParser{out: NCCLSettings{src: src}, seen: map[settingKey]bool{}}
 }
 
 // Feed implements Parser.
@@ -214,16 +214,25 @@ func (p *settingsParser) add(l Line, name, value string, how SetBy) {
 	if !validEnvName(name) || !strings.HasPrefix(name, "NCCL_") || len(name) <= len("NCCL_") {
 		return
 	}
-	s := NCCLSetting{Host: p.host, Name: name, Value: unquote(value), How: how, Evidence: At(p.out.src, l)}
-	if p.seen[s] {
+	value = unquote(value)
+	k := settingKey{p.host, name, value, how, l.Num}
+	if p.seen[k] {
 		return
 	}
 	if len(p.out.Settings) >= maxSettings {
 		p.out.Omitted++
 		return
 	}
-	p.seen[s] = true
-	p.out.Settings = append(p.out.Settings, s)
+	p.seen[k] = true
+	p.out.Settings = append(p.out.Settings, NCCLSetting{Host: p.host, Name: strings.Clone(name), Value: strings.Clone(value), How: how, Evidence: At(p.out.src, l)})
+}
+
+// settingKey identifies a setting made on one line, without the line's
+// text (hashing that per setting made long lines quadratic).
+type settingKey struct {
+	host, name, value string
+	how               SetBy
+	line              int
 }
 
 // unquote strips matching quotes and a trailing comma or semicolon.
@@ -332,7 +341,11 @@ func (p *settingsParser) words(l Line, t string) {
 	}
 	launcher := launcherOf(f)
 	first := true
+	assigns := true // every word before f[i] is an assignment (isAssignment(f[:i]))
 	for i := 0; i < len(f); i++ {
+		if i > 0 {
+			assigns = assigns && isAssignmentWord(f[i-1])
+		}
 		w := strings.Trim(f[i], "`\"'();")
 		prev := ""
 		if i > 0 {
@@ -368,8 +381,13 @@ func (p *settingsParser) words(l Line, t string) {
 			n, v, _ := strings.Cut(w, "=")
 			v = unquote(v)
 			if v == "" && i+1 < len(f) && strings.HasPrefix(f[i], n+`="`) {
-				// A quoted value with spaces: NCCL_X="a b".
-				v = unquote(strings.TrimPrefix(strings.Join(f[i:], " "), n+"="))
+				// A quoted value with spaces: NCCL_X="a b", up to the word
+				// that closes the quote.
+				j := i + 1
+				for j < len(f) && j-i < 16 && !strings.HasSuffix(f[j], `"`) {
+					j++
+				}
+				v = unquote(strings.TrimPrefix(strings.Join(f[i:min(j+1, len(f))], " "), n+"="))
 			}
 			switch {
 			case prev == "export" || prev == "declare" || prev == "-x" && i >= 2 && f[i-2] == "declare":
@@ -385,9 +403,9 @@ func (p *settingsParser) words(l Line, t string) {
 				p.add(l, n, v, how)
 			case prev == "ENV":
 				p.add(l, n, v, SetByDocker)
-			case first || i > 0 && isAssignment(f[:i]):
+			case first || i > 0 && assigns:
 				how := SetByPrefix
-				if len(f) == i+1 && (first || isAssignment(f[:i])) {
+				if len(f) == i+1 {
 					how = SetByEnvList
 				}
 				p.add(l, n, v, how)
@@ -404,7 +422,7 @@ func (p *settingsParser) words(l Line, t string) {
 // nohup, exec) names the launcher.
 func launcherOf(f []string) SetBy {
 	for _, w := range f {
-		if n, _, ok := strings.Cut(w, "="); ok && validEnvName(strings.ToUpper(n)) && n != "" {
+		if n, _, ok := strings.Cut(w, "="); ok && envNameFold(n) && n != "" {
 			continue
 		}
 		base := w[strings.LastIndexByte(w, '/')+1:]
@@ -425,15 +443,22 @@ func launcherOf(f []string) SetBy {
 	return ""
 }
 
-// isAssignment reports whether every word is a VAR=value assignment or
-// "env", as before a command: "FOO=1 NCCL_X=2 cmd".
-func isAssignment(ws []string) bool {
-	for _, w := range ws {
-		n, _, ok := strings.Cut(w, "=")
-		if w == "env" || w == "export" {
-			continue
-		}
-		if !ok || n == "" || !validEnvName(strings.ToUpper(n)) {
+// isAssignmentWord reports whether w is a VAR=value assignment or "env"
+// or "export", as before a command: "FOO=1 NCCL_X=2 cmd".
+func isAssignmentWord(w string) bool {
+	if w == "env" || w == "export" {
+		return true
+	}
+	n, _, ok := strings.Cut(w, "=")
+	return ok && n != "" && envNameFold(n)
+}
+
+// envNameFold reports whether n is an environment variable name in any
+// letter case.
+func envNameFold(n string) bool {
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		if (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
 			return false
 		}
 	}

@@ -32,6 +32,18 @@ type SwitchCounters struct {
 	PGs    []PGWatermark
 	Ports  []PortCount
 	ECN    []ECNProfile
+	// Pools are the buffer pools of `show buffer information` /
+	// `mmuconfig -l`, with their peak occupancy from `show buffer_pool
+	// watermark` and `show headroom-pool watermark`.
+	Pools []BufferPool
+	// Profiles are the buffer profiles (xon, xoff, size of lossless PGs).
+	Profiles []BufferProfile
+	// Neighbors are the LLDP neighbours of `show lldp table`.
+	Neighbors []LLDPNeighbor
+	// PFCPrios are the priorities a switch says PFC is enabled on (NVIDIA
+	// Onyx `show roce`: "switch-priority 3: enabled"), with the lines.
+	PFCPrios   []int
+	PFCPrioEvs []Evidence
 	// Omitted counts rows beyond the cap.
 	Omitted int
 }
@@ -97,6 +109,33 @@ type ECNProfile struct {
 	Evidence             []Evidence
 }
 
+// BufferPool is one shared buffer pool; sizes in bytes, -1 when not shown.
+type BufferPool struct {
+	Name       string
+	Type, Mode string // "ingress"/"egress", "dynamic"/"static"
+	Size       int64
+	// Peak is the shared-pool watermark, HeadroomPeak that of the shared
+	// headroom pool (ingress lossless pools).
+	Peak, HeadroomPeak int64
+	Evidence           []Evidence
+}
+
+// BufferProfile is one buffer profile; bytes, -1 when not shown.
+type BufferProfile struct {
+	Name, Pool      string
+	Xon, Xoff, Size int64
+	DynamicTh       int64
+	Evidence        []Evidence
+}
+
+// LLDPNeighbor is one row of `show lldp table`: what is on the far end of
+// a switch port. A Linux host running lldpd names its port by the netdev
+// ("enp5s0f0") or describes it as "Interface 8 as enp5s0f0".
+type LLDPNeighbor struct {
+	Port, Device, PortID, PortDescr string
+	Evidence                        Evidence
+}
+
 // Kind returns KindSwitch.
 func (s *SwitchCounters) Kind() Kind { return KindSwitch }
 
@@ -121,7 +160,20 @@ const (
 	swPGHeadroom
 	swPorts
 	swECN
+	swPoolWM
+	swHdrmWM
+	swLLDP
+	swEOSQueue
+	swRoCE
 )
+
+// swTitles are the titles SONiC prints above a table.
+var swTitles = map[string]swTable{
+	"Ingress shared pool occupancy per PG:": swPGShared,
+	"Ingress headroom per PG:":              swPGHeadroom,
+	"Shared pool maximum occupancy:":        swPoolWM,
+	"Headroom pool maximum occupancy:":      swHdrmWM,
+}
 
 type switchParser struct {
 	out   SwitchCounters
@@ -130,6 +182,15 @@ type switchParser struct {
 	table swTable
 	cols  []string
 	ecn   *ECNProfile
+	// block is the "Pool:" or "Profile:" block being read (mmuconfig and
+	// ecnconfig print key/value tables under such a title).
+	block *keyedBlock
+	// spans are the column spans of the current table, from its rule.
+	spans [][2]int
+	// roce is set inside Onyx `show roce` output; congestion after its
+	// "Port congestion-control:" line.
+	congestion bool
+	roceECN    *ECNProfile
 }
 
 // NewSwitchParser returns a parser for switch CLI output in the input src.
@@ -150,39 +211,54 @@ func (p *switchParser) Feed(l Line) {
 		return
 	}
 	if t[0] == '-' && isRule(t) {
-		if p.table == swECN && p.ecn != nil && len(p.ecn.Evidence) > 1 {
-			p.table, p.ecn = swNone, nil // the closing rule
+		if p.table == swECN && p.block != nil && p.block.rows > 0 {
+			p.endBlock() // the closing rule
 			p.out.lines++
 			return
 		}
-		if p.table == swECN {
+		if p.table == swECN || p.table == swRoCE {
 			p.out.lines++
 			return
 		}
 		if k, cols := p.header(p.prev); k != swNone {
 			p.table, p.cols = k, cols
+			p.spans = ruleSpans(l.Text)
 			p.out.lines++
 		}
+		return
+	}
+	if p.table == swNone && isEOSQueueHeader(t) {
+		p.table = swEOSQueue
+		p.out.lines++
+		p.prev = t
 		return
 	}
 	if p.table != swNone && p.row(l, t) {
 		p.out.lines++
 		return
 	}
+	if p.table == swECN {
+		p.endBlock()
+	}
 	p.table = swNone
 	switch {
-	case t == "Ingress shared pool occupancy per PG:":
-		p.title = swPGShared
-		p.out.lines++
-	case t == "Ingress headroom per PG:":
-		p.title = swPGHeadroom
+	case swTitles[t] != swNone:
+		p.title = swTitles[t]
 		p.out.lines++
 	case strings.HasPrefix(t, "Profile: ") && len(t) < 80:
 		p.out.ECN = appendCapped(p.out.ECN, ECNProfile{Name: strings.Clone(t[len("Profile: "):]), GreenMin: -1, GreenMax: -1, GreenDropProbability: -1, Evidence: []Evidence{At(p.out.src, l)}}, maxSwitchRows, &p.out.Omitted)
 		if n := len(p.out.ECN); n > 0 && p.out.ECN[n-1].Evidence[0].Line == l.Num {
 			p.ecn = &p.out.ECN[n-1]
-			p.table = swECN
 		}
+		p.block = newBlock('r', t[len("Profile: "):], At(p.out.src, l))
+		p.table = swECN
+		p.out.lines++
+	case strings.HasPrefix(t, "Pool: ") && len(t) < 80:
+		p.block = newBlock('p', t[len("Pool: "):], At(p.out.src, l))
+		p.table = swECN
+		p.out.lines++
+	case strings.HasPrefix(t, "RoCE mode") && strings.Contains(t, ":"):
+		p.table, p.congestion, p.roceECN = swRoCE, false, nil
 		p.out.lines++
 	default:
 		if strings.Contains(t, "@") && (strings.Contains(t, "$ ") || strings.Contains(t, "# ")) {
@@ -230,6 +306,12 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return t, f[1:]
 	case f[0] == "IFACE" && len(f) >= 8 && strings.Contains(h, "RX_DRP"):
 		return swPorts, f
+	case f[0] == "Pool" && f[1] == "Bytes" && (p.title == swPoolWM || p.title == swHdrmWM):
+		t := p.title
+		p.title = swNone
+		return t, f
+	case f[0] == "LocalPort" && f[1] == "RemoteDevice" && len(f) >= 3:
+		return swLLDP, f
 	}
 	return swNone, nil
 }
@@ -320,7 +402,18 @@ func (p *switchParser) row(l Line, t string) bool {
 		return true
 	case swPorts:
 		return p.portRow(f, ev)
+	case swPoolWM, swHdrmWM:
+		return p.poolWatermark(f, ev)
+	case swLLDP:
+		return p.lldpRow(l.Text, ev)
+	case swEOSQueue:
+		return p.eosQueueRow(f, ev)
+	case swRoCE:
+		return p.roceLine(t, ev)
 	case swECN:
+		if p.block != nil && len(f) == 2 && p.block.add(f[0], f[1], ev) {
+			return true
+		}
 		if len(f) != 2 || p.ecn == nil {
 			return false
 		}
@@ -405,8 +498,17 @@ func splitQueueName(s string) (string, int) {
 
 // Result implements Parser.
 func (p *switchParser) Result() Artifact {
+	p.endBlock()
 	o := &p.out
-	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.Ports)+len(o.ECN) == 0 {
+	// A "Profile:" block of buffer keys is a buffer profile, not ECN.
+	ecn := o.ECN[:0]
+	for _, e := range o.ECN {
+		if e.GreenMin >= 0 || e.GreenMax >= 0 || e.ECN != "" {
+			ecn = append(ecn, e)
+		}
+	}
+	o.ECN = ecn
+	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios) == 0 {
 		return nil
 	}
 	return o

@@ -70,6 +70,26 @@ func FuzzSwitch(f *testing.F) {
 				nicCheckEvidence(t, ev, n)
 			}
 		}
+		if len(s.Pools) > maxSwitchRows || len(s.Profiles) > maxSwitchRows || len(s.Neighbors) > maxSwitchRows || len(s.PFCPrios) > 8 || len(s.PFCPrios) != len(s.PFCPrioEvs) {
+			t.Fatal("pools, profiles, neighbours or priorities beyond their caps")
+		}
+		for _, pl := range s.Pools {
+			for _, ev := range pl.Evidence {
+				nicCheckEvidence(t, ev, n)
+			}
+		}
+		for _, nb := range s.Neighbors {
+			nicCheckEvidence(t, nb.Evidence, n)
+			if nb.Port == "" || nb.Device == "" {
+				t.Fatalf("neighbour %+v", nb)
+			}
+			nb.Netdev()
+		}
+		for _, pr := range s.PFCPrios {
+			if pr < 0 || pr > 7 {
+				t.Fatalf("PFC priority %d", pr)
+			}
+		}
 	})
 }
 
@@ -87,4 +107,66 @@ func FuzzNCCLSettings(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The other switch formats, on real outputs: SONiC buffer pools, profiles
+// and watermarks (sonic-utilities tests), LLDP (sonic-mgmt), Arista EOS
+// egress queues (ntc-templates), NVIDIA Onyx `show roce` (its manual).
+func TestSwitchMoreFormats(t *testing.T) {
+	sw := func(rel string) *SwitchCounters {
+		t.Helper()
+		s, ok := readCorpus(t, rel)[KindSwitch].(*SwitchCounters)
+		if !ok {
+			t.Fatalf("%s: no switch artifact", rel)
+		}
+		return s
+	}
+	wm := sw("switch/sonic-buffer-pool-watermark-sonic-utilities.txt")
+	if len(wm.Pools) != 3 || wm.Pools[2].Name != "ingress_lossless_pool" || wm.Pools[2].Peak != 3000 || wm.Pools[2].HeadroomPeak != 432640 || wm.Pools[0].HeadroomPeak != -1 {
+		t.Errorf("watermarks %+v", wm.Pools)
+	}
+	info := sw("switch/sonic-buffer-information-sonic-utilities.txt")
+	if len(info.Pools) != 4 || info.Pools[0].Size != 13945824 || info.Pools[0].Type != "egress" || info.Pools[0].Mode != "dynamic" {
+		t.Errorf("pools %+v", info.Pools)
+	}
+	if len(info.Profiles) != 2 || info.Profiles[1].Name != "headroom_profile" || info.Profiles[1].Xoff != 32768 || info.Profiles[1].Xon != 18432 || info.Profiles[1].Pool != "ingress_lossless_pool" || len(info.ECN) != 0 {
+		t.Errorf("profiles %+v ecn %+v", info.Profiles, info.ECN)
+	}
+	onyx := sw("switch/onyx-show-roce-nvidia-manual.txt")
+	if len(onyx.ECN) != 1 || onyx.ECN[0].GreenMin != 150*1024 || onyx.ECN[0].GreenMax != 1500*1024 || len(onyx.PFCPrios) != 1 || onyx.PFCPrios[0] != 3 {
+		t.Errorf("onyx ecn %+v prios %v", onyx.ECN, onyx.PFCPrios)
+	}
+	eos := sw("switch/eos-egress-queue-counters-ntc-templates.txt")
+	last := eos.Queues[len(eos.Queues)-1]
+	if len(eos.Queues) != 20 || last.Port != "Et4/4/1" || last.Queue != 7 || last.DropPkts != 1 || last.DropBytes != 110 || eos.Queues[0].Packets != 67521 {
+		t.Errorf("eos queues %d, last %+v", len(eos.Queues), last)
+	}
+	lldp := sw("switch/sonic-lldp-table-host-nic-sonic-mgmt.txt")
+	if len(lldp.Neighbors) != 1 || lldp.Neighbors[0].Port != "Ethernet0" || lldp.Neighbors[0].Device != "r-sonic-10-006" || lldp.Neighbors[0].Netdev() != "enp5s0f0" {
+		t.Errorf("lldp %+v", lldp.Neighbors)
+	}
+}
+
+// BenchmarkLongLines reads the lines the fuzzers found slow, each as long
+// as a fuzz input: thousands of settings on one line (quadratic before:
+// every word re-checked the words before it, and every setting hashed the
+// whole line), launcher tags repeated along one line. Linear now: compare
+// ns/op across the inputs.
+func BenchmarkLongLines(b *testing.B) {
+	for name, line := range map[string]string{
+		"settings":   strings.Repeat("NCCL_A=1 ", 3600),
+		"quoted":     "x " + strings.Repeat(`NCCL_A="1 `, 3600),
+		"mpi-tags":   "[1,0]<stdout>:" + strings.Repeat("a]<std", 5000),
+		"rank-tags":  "[0] " + strings.Repeat("x[0]", 8000),
+		"nccl-frags": strings.Repeat("Got completion with error 12 ", 1000),
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				if _, err := Read("bench", strings.NewReader(line)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

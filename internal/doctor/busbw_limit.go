@@ -1,0 +1,102 @@
+package doctor
+
+import (
+	"fmt"
+
+	"rocelab/internal/ingest"
+)
+
+// What the network lets an nccl-tests busbw reach, per collective. busbw
+// normalises each collective's traffic (nccl-tests doc/PERFORMANCE.md: AllReduce algbw ×
+// 2(n−1)/n, AllGather/ReduceScatter/AlltoAll ×(n−1)/n, Broadcast/Reduce/
+// SendRecv ×1), so the ceiling is a multiple m of one NIC's line rate L:
+//
+//   - ring and tree collectives (AllReduce, AllGather, ReduceScatter,
+//     Broadcast, Reduce): every ring crosses each node boundary once, and
+//     NCCL spreads the rings (channels) over the node's NICs, so each
+//     node's NICs carry busbw between them: m = NICs per node, whatever
+//     the GPUs per node (nccl-tests#29: 12 GB/s per 100G NIC with eight
+//     GPUs behind it; NVIDIA/nccl#1576: 192 GB/s on a DGX-A100's eight
+//     200G NICs), but no more than the GPUs per node, each of which drives
+//     about one NIC through its PCIe link. On exactly two nodes Tree and
+//     NVLS AllReduce can beat it (nccl-tests#169, #196);
+//   - AlltoAll: each rank sends (n−G)/n of its data off-node through its
+//     own share of the NICs, k/G, and cannot combine NICs (nccl-tests#267):
+//     m = (k/G)·(n−1)/(n−G);
+//   - Gather and Scatter: the root's one NIC carries the off-node part:
+//     m = (n−1)/(n−G);
+//   - SendRecv: each pair that crosses a node boundary uses one NIC: m = 1.
+//
+// n is the rank count, G the ranks per node and k the NICs per node.
+
+// busbwLimit is the per-rank busbw ceiling the network sets for a run.
+type busbwLimit struct {
+	// m is the ceiling in units of one NIC's line rate.
+	m float64
+	// model says which rule gave m, with the counts it used.
+	model string
+	// lowerBound is set when a count the model needs is unknown and m is
+	// the smallest value it could take: a busbw below it is low, one above
+	// it cannot be judged.
+	lowerBound bool
+	// offNode is set when the run does not leave its node: the NIC is not
+	// on its path.
+	offNode bool
+}
+
+// limitFor returns the ceiling model of run r on nodes nodes, with the
+// ranks and NICs per host sh states.
+func limitFor(r *ingest.TestRun, nodes int, sh share) busbwLimit {
+	g, k := sh.ranks, sh.nics
+	n := r.NRanks()
+	if g <= 0 {
+		g = 1
+	}
+	if n < g*max(nodes, 1) {
+		n = g * max(nodes, 1)
+	}
+	if nodes == 1 {
+		return busbwLimit{offNode: true, model: fmt.Sprintf("all %s on one node", plural(n, "rank", "ranks"))}
+	}
+	kText := plural(k, "NIC", "NICs") + " per node"
+	known := k > 0
+	if !known {
+		k, kText = 1, "one NIC per node assumed (the artifacts do not list the host's NICs)"
+	}
+	coll := r.Collective
+	switch coll {
+	case "alltoall":
+		if n <= g {
+			return busbwLimit{offNode: true}
+		}
+		m := float64(k) / float64(g) * float64(n-1) / float64(n-g)
+		return busbwLimit{m: m, lowerBound: !known && g > 1,
+			model: fmt.Sprintf("alltoall: each rank sends %d/%d of its data off-node through its share of the NICs and cannot combine NICs, so busbw ≤ L·(k/G)·(n−1)/(n−G) with n=%d ranks, G=%d per node, %s: %.2f × L", n-g, n, n, g, kText, m)}
+	case "gather", "scatter":
+		if n <= g {
+			return busbwLimit{offNode: true}
+		}
+		m := float64(n-1) / float64(n-g)
+		return busbwLimit{m: m, model: fmt.Sprintf("%s: the root's one NIC carries the off-node part, so busbw ≤ L·(n−1)/(n−G) with n=%d ranks, G=%d per node: %.2f × L", coll, n, g, m)}
+	case "sendrecv":
+		return busbwLimit{m: 1, model: "sendrecv: each pair that crosses a node boundary uses one NIC, so busbw ≤ one NIC's line rate"}
+	}
+	name := coll
+	if name == "" {
+		name = "collective not named; judged as a ring collective"
+	}
+	m, model := k, fmt.Sprintf("%s: each ring crosses every node boundary once and NCCL spreads the rings over the node's NICs, so busbw ≤ the node's NIC bandwidth, %s × L (the GPUs per node do not divide it)", name, kText)
+	if sh.ranks > 0 && sh.ranks < k {
+		m = sh.ranks
+		model += fmt.Sprintf("; with %s per node, each driving about one NIC's line rate through its PCIe link, %d × L", plural(sh.ranks, "GPU", "GPUs"), m)
+	}
+	return busbwLimit{m: float64(m), lowerBound: !known && g > 1, model: model}
+}
+
+// limitShort names the limit in a title: "4 NICs per node x 400Gbps".
+func limitShort(l busbwLimit) string {
+	if l.m == 1 {
+		return "one NIC's line rate"
+	}
+	return fmt.Sprintf("%.2g × one NIC's line rate", l.m)
+}

@@ -1,0 +1,211 @@
+package doctor
+
+import (
+	"fmt"
+	"strings"
+
+	"rocelab/internal/ingest"
+	"rocelab/internal/unit"
+)
+
+// Switch rules over buffer pools, LLDP neighbours and the PFC priorities a
+// switch states: a shared pool run full, the shared headroom pool in use,
+// which host NIC sits behind a switch port, and PFC on different
+// priorities on the switch and the hosts.
+
+func switchBufferRules() []Rule {
+	return []Rule{
+		{IDs: []string{"switch.buffer.pool"}, Check: checkBufferPools},
+		{IDs: []string{"switch.lldp.host"}, Check: checkLLDPHosts},
+		{IDs: []string{"switch.pfc.mismatch"}, Check: checkSwitchHostPFC},
+	}
+}
+
+// poolFullFraction is the peak share of a shared pool above which the
+// switch ran out of shared buffer for it: dynamic thresholds cap every
+// queue well before the pool is full, so a peak near its size means many
+// queues were congested at once.
+const poolFullFraction = 0.9
+
+// checkBufferPools reports pools whose peak occupancy came near their
+// size, and a shared headroom pool that was used.
+func checkBufferPools(inc *Incident) []Finding {
+	// A pool's size and its watermark often come from two commands, two
+	// files: join them by switch and pool name.
+	type sized struct {
+		size int64
+		ev   Evidence
+	}
+	sizes := map[string]sized{}
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		for _, p := range s.Pools {
+			if p.Size > 0 && len(p.Evidence) > 0 {
+				sizes[s.Switch+"\x00"+p.Name] = sized{p.Size, p.Evidence[0]}
+			}
+		}
+	}
+	var fs []Finding
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		for _, p := range s.Pools {
+			name := swName(s, p.Name)
+			if z, ok := sizes[s.Switch+"\x00"+p.Name]; ok && p.Size <= 0 {
+				p.Size = z.size
+				p.Evidence = append(append([]Evidence(nil), p.Evidence...), z.ev)
+			}
+			if p.Peak >= 0 && p.Size > 0 && float64(p.Peak) >= poolFullFraction*float64(p.Size) {
+				fs = append(fs, Finding{
+					ID: "switch.buffer.pool", Severity: Warn, Layer: LayerFabric,
+					Title:     fmt.Sprintf("%s: shared buffer peaked at %s of %s (%.0f%%)", name, unit.Bytes(p.Peak), unit.Bytes(p.Size), 100*float64(p.Peak)/float64(p.Size)),
+					Evidence:  evidenceInOrder(append([]Evidence(nil), p.Evidence...)),
+					Mechanism: "Queues draw on the shared pool up to a dynamic threshold (alpha times what is still free); a peak near the pool's size means many queues were congested at once, so each got little: lossy queues dropped and lossless PGs reached XOFF early, spreading PFC upstream.",
+					Fix:       "Find the congested ports with `show queue watermark unicast` and `show priority-group watermark shared`; spread the load (ECMP entropy, fewer senders per receiver) or let ECN mark earlier so senders slow before the pool fills.",
+				}.per(name, "pool", "shared buffer pool near full"))
+			}
+			if p.HeadroomPeak > 0 {
+				fs = append(fs, Finding{
+					ID: "switch.buffer.pool", Severity: Info, Layer: LayerFabric,
+					Title:     fmt.Sprintf("%s: the shared headroom pool held up to %s", name, unit.Bytes(p.HeadroomPeak)),
+					Evidence:  evidenceInOrder(append([]Evidence(nil), p.Evidence...)),
+					Mechanism: "Headroom absorbs what is still in flight after a lossless priority group sends XOFF; data in the headroom pool means the switch did pause its senders. That is PFC working, and a sign of congestion at the ports whose PGs used it.",
+					Fix:       "Look for the ports with `show priority-group watermark headroom` and the pause they sent with `show pfc counters`.",
+				}.per(name+" headroom", "pool", "shared headroom pool used"))
+			}
+		}
+	}
+	return fs
+}
+
+// hostNetdevs returns the host names and netdevs the incident's host-side
+// artifacts name.
+func hostNetdevs(inc *Incident) (hosts, netdevs map[string]bool) {
+	hosts, netdevs = map[string]bool{}, map[string]bool{}
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		for _, h := range l.Hosts() {
+			hosts[h] = true
+		}
+	}
+	for _, g := range All[ingest.GIDTabler](inc) {
+		for _, e := range g.GIDEntries() {
+			hosts[e.Host] = e.Host != ""
+			if e.Netdev != "" {
+				netdevs[e.Netdev] = true
+			}
+		}
+	}
+	for _, q := range All[*ingest.MlnxQoS](inc) {
+		for _, c := range q.Configs {
+			hosts[c.Host] = c.Host != ""
+			netdevs[c.Interface] = c.Interface != ""
+		}
+	}
+	samples, _ := ctrSamples(inc)
+	for _, s := range samples {
+		hosts[s.Host] = s.Host != ""
+		netdevs[s.Device] = s.Device != "" && s.Kind == ingest.KindEthtool
+	}
+	return hosts, netdevs
+}
+
+// checkLLDPHosts names the host NIC behind each switch port whose LLDP
+// neighbour is a host interface, and says when the incident holds that
+// host's or NIC's own artifacts.
+func checkLLDPHosts(inc *Incident) []Finding {
+	hosts, netdevs := hostNetdevs(inc)
+	var fs []Finding
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		for _, n := range s.Neighbors {
+			nd := n.Netdev()
+			if nd == "" {
+				continue
+			}
+			var joined []string
+			if hosts[n.Device] {
+				joined = append(joined, "host "+n.Device)
+			}
+			if netdevs[nd] {
+				joined = append(joined, "netdev "+nd)
+			}
+			port := n.Port
+			if s.Switch != "" {
+				port = s.Switch + " " + port
+			}
+			title := fmt.Sprintf("%s leads to %s %s (LLDP)", port, n.Device, nd)
+			mech := "The neighbour runs LLDP on a host interface, so switch-side findings on this port and host-side findings on that NIC describe the two ends of one link."
+			if len(joined) > 0 {
+				title += "; the incident has the " + strings.Join(joined, " and ") + " side"
+				mech += " Findings on " + strings.Join(joined, " and ") + " above are that link's host end."
+			}
+			fs = append(fs, Finding{
+				ID: "switch.lldp.host", Severity: Info, Layer: LayerFabric,
+				Title: title, Evidence: []Evidence{n.Evidence}, Mechanism: mech,
+			}.per(port, "port", "switch port to host NIC"))
+		}
+	}
+	return fs
+}
+
+// checkSwitchHostPFC compares the priorities a switch enables PFC on
+// (Onyx `show roce`) with the hosts' mlnx_qos.
+func checkSwitchHostPFC(inc *Incident) []Finding {
+	var sw []int
+	var swEv []Evidence
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		sw = append(sw, s.PFCPrios...)
+		swEv = append(swEv, s.PFCPrioEvs...)
+	}
+	if len(sw) == 0 {
+		return nil
+	}
+	var fs []Finding
+	for _, q := range All[*ingest.MlnxQoS](inc) {
+		for _, c := range q.Configs {
+			if !c.PFCKnown {
+				continue
+			}
+			host := c.PFCPrios()
+			if samePrios(host, sw) {
+				continue
+			}
+			name := nameOr(strings.TrimSpace(c.Host+" "+c.Interface), "host NIC")
+			fs = append(fs, Finding{
+				ID: "switch.pfc.mismatch", Severity: Error, Layer: LayerFabric,
+				Title:    fmt.Sprintf("PFC on priority %s on the switch but %s on %s", ingest.PrioList(distinctInts(sw)), ingest.PrioList(host), name),
+				Evidence: evidenceInOrder(append(append([]Evidence(nil), swEv...), c.Evidence["pfc"])),
+				Mechanism: "PFC works per priority and per hop: the receiver of a link pauses only the priorities it has PFC on, and the sender honours pause only on those. " +
+					"Where the switch and the NIC disagree, one direction of the RoCE priority is lossy: the switch drops what the NIC will not stop sending, or the NIC drops what the switch keeps sending.",
+				Fix: fmt.Sprintf("Use one lossless priority end to end: mlnx_qos -i %s --pfc %s on the host (or change the switch's), and map RoCE's DSCP to it on both.", nameOr(c.Interface, "<netdev>"), pfcVector(distinctInts(sw))),
+			}.per(name, "host NIC", "PFC priorities differ from the switch's"))
+		}
+	}
+	return fs
+}
+
+func samePrios(a, b []int) bool {
+	a, b = distinctInts(a), distinctInts(b)
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// distinctInts returns the distinct values in ascending order.
+func distinctInts(xs []int) []int {
+	var seen [256]bool
+	var out []int
+	for _, x := range xs {
+		if x >= 0 && x < len(seen) && !seen[x] {
+			seen[x] = true
+		}
+	}
+	for i, ok := range seen {
+		if ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}

@@ -1,0 +1,75 @@
+package ingest
+
+import (
+	"strings"
+	"testing"
+
+	"rocelab/internal/counters"
+)
+
+// Class 7 of issue 9: a few "name: value" lines without the "NIC
+// statistics:" header are a counter dump when the counters table knows
+// the names, whichever driver prints them. Real text: xsos#112 (a grep
+// over an sosreport); SYNTHETIC excerpts for the rest.
+func TestHeaderlessCounterExcerpts(t *testing.T) {
+	e, ok := readCorpus(t, "threads/ethtool-grep-pause-no-header-xsos112.txt")[KindEthtool].(*EthtoolStats)
+	if !ok || len(e.Samples) != 1 {
+		t.Fatalf("xsos#112 excerpt not read as a dump")
+	}
+	if r, ok := e.Samples[0].GlobalPause(RX); !ok || r.Value != 95331 || r.Name != "rx_pause_frames" {
+		t.Errorf("global pause rx = %+v %v", r, ok)
+	}
+	for name, text := range map[string]string{
+		"grep pause mlx5": "     tx_pause_ctrl_phy: 12\n     rx_pause_ctrl_phy: 0\n",
+		"grep -i drop":    "     rx_out_of_buffer: 4012\n     rx_discards_phy: 7\n",
+		"be2net":          "     rx_drops_no_pbuf: 3\n     tx_pauseframes: 0\n",
+	} {
+		res, err := Read(name, strings.NewReader("# synthetic: "+name+"\n"+text))
+		if err != nil || res.Type() != string(KindEthtool) {
+			t.Errorf("%s: type %s, err %v", name, res.Type(), err)
+		}
+	}
+	// Generic netdev counters alone are not a dump: every program prints
+	// such lines.
+	res, _ := Read("generic", strings.NewReader("rx_packets: 10\ntx_packets: 12\n"))
+	if res.Type() == string(KindEthtool) {
+		t.Error("rx_packets alone read as an ethtool dump")
+	}
+}
+
+// The counter names the doctor reads come from the counters table: every
+// name of the old hand-written lists is in it under the concept the
+// accessors ask for.
+func TestCounterNamesFromTable(t *testing.T) {
+	for name, want := range map[string]counters.Concept{
+		"rx_discards_phy": counters.PhyDiscards, "tx_discards_phy": counters.PhyDiscards, "rx_out_of_buffer": counters.OutOfBufferHost,
+		"out_of_buffer": counters.RespOutOfBuffer, "rx_discard_packets_cos5": counters.PrioDiscards, "rx_drops_no_pbuf": counters.OutOfBufferHost,
+		"rxpp_fifo_overflow_drop": counters.PhyDiscards,
+		"local_ack_timeout_err":   counters.LocalAckTimeoutErr, "roce_slow_restart": counters.SlowRestart, "rnr_nak_retry_err": counters.RNRNakRetryErr,
+		"np_ecn_marked_roce_packets": counters.ECNMarkedRoCE, "np_cnp_sent": counters.CNPSent, "rp_cnp_handled": counters.CNPHandled,
+		"rx_global_pause": counters.GlobalPauseQoS, "tx_pause_ctrl_phy": counters.GlobalPause, "tx_pauseframes": counters.GlobalPause,
+		"rx_roce_frames": counters.RDMAUnicastPackets, "port_rcv_packets": counters.PortRcvPackets, "rx_vport_unicast_packets": counters.VportUnicastPackets,
+		"rx_priority_pause_frames": counters.PFCFramesTotal, "pfc_pri3_rx_duration_us": counters.PauseDuration,
+	} {
+		if got := ConceptOf(name); got != want {
+			t.Errorf("%s: concept %q, want %q", name, got, want)
+		}
+	}
+	var s CounterSample
+	s.After = &CounterSet{}
+	for _, n := range []string{"rx_prio3_pause", "rx_global_pause", "rx_pause_ctrl_phy", "out_of_sequence", "rx_discards_phy", "rx_drops_no_pbuf"} {
+		s.After.add(Counter{Name: n, Value: 5})
+	}
+	if r, _ := s.GlobalPause(RX); r.Name != "rx_global_pause" {
+		t.Errorf("global pause reads %s first", r.Name)
+	}
+	if d := s.Discards(); len(d.Port) != 1 || len(d.Host) != 1 {
+		t.Errorf("discards %+v", d)
+	}
+	if r := s.Retransmissions(); len(r) != 1 || r[0].Name != "out_of_sequence" {
+		t.Errorf("retransmissions %+v", r)
+	}
+	if ps, ok := s.PFCEnabledByCounters(); !ok || len(ps) != 1 || ps[0] != 3 {
+		t.Errorf("PFC prios %v %v", ps, ok)
+	}
+}

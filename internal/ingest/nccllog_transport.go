@@ -1,0 +1,143 @@
+package ingest
+
+import "strings"
+
+// HostTransport is what one host's lines say about the network NCCL moves
+// inter-node data with.
+type HostTransport struct {
+	// Host is the host that printed the lines; "" for lines without a
+	// host prefix.
+	Host string
+	// RDMA is set when NCCL's IB verbs transport (or the HPC-X plugin that
+	// wraps it, IBext*) is in use: IB devices listed, "Using network IB",
+	// connections via NET/IB.
+	RDMA bool
+	// Socket is set when the TCP socket transport carries data: "Using
+	// network Socket", connections via NET/Socket, NET/IB finding no
+	// device or libibverbs missing, or a "NET/Socket : Using" line where
+	// this NCCL prints it only for the data transport (see
+	// SocketLinesBootstrap).
+	Socket bool
+	// Plugin is another net plugin the host uses ("AWS Libfabric").
+	Plugin string
+	// RDMAEvidence and SocketEvidence are the first line of each.
+	RDMAEvidence, SocketEvidence Evidence
+}
+
+// SocketLinesBootstrap reports whether this log's "NET/Socket : Using"
+// lines say nothing about the data transport: NCCL 2.4 to 2.7 initialise
+// the socket transport on every rank for bootstrap and print the line even
+// when the IB transport carries the data. That is so when the version is
+// known to be older than 2.8, or when a host prints the line beside its IB
+// devices.
+func (l *NCCLLog) SocketLinesBootstrap() bool {
+	if atLeast, known := l.VersionAtLeast(2, 8); known && !atLeast {
+		return true
+	}
+	ib := map[string]bool{}
+	for _, d := range l.IBDevices {
+		ib[d.Host] = true
+	}
+	for _, d := range l.SocketDevices {
+		if ib[d.Host] {
+			return true
+		}
+	}
+	return false
+}
+
+// Transports returns, per host in first-seen order, the transports the
+// host's lines show.
+func (l *NCCLLog) Transports() []HostTransport {
+	var out []HostTransport
+	idx := map[string]int{}
+	at := func(h string) *HostTransport {
+		i, ok := idx[h]
+		if !ok {
+			i = len(out)
+			idx[h] = i
+			out = append(out, HostTransport{Host: h})
+		}
+		return &out[i]
+	}
+	rdma := func(h string, ev Evidence) {
+		if t := at(h); !t.RDMA {
+			t.RDMA, t.RDMAEvidence = true, ev
+		}
+	}
+	sock := func(h string, ev Evidence) {
+		if t := at(h); !t.Socket {
+			t.Socket, t.SocketEvidence = true, ev
+		}
+	}
+	for _, c := range l.Networks {
+		switch {
+		case c.Name == "Socket":
+			sock(c.Host, c.Evidence)
+		case strings.HasPrefix(c.Name, "IB"):
+			rdma(c.Host, c.Evidence)
+		default:
+			if t := at(c.Host); t.Plugin == "" {
+				t.Plugin = c.Name
+			}
+		}
+	}
+	for _, d := range l.IBDevices {
+		rdma(d.Host, d.Evidence)
+	}
+	for _, c := range l.Channels {
+		if c.Kind != "NET" {
+			continue
+		}
+		switch {
+		case c.Net == "Socket":
+			sock(c.Host, c.First)
+		case strings.HasPrefix(c.Net, "IB"):
+			rdma(c.Host, c.First)
+		}
+	}
+	if !l.SocketLinesBootstrap() {
+		for _, d := range l.SocketDevices {
+			sock(d.Host, d.Evidence)
+		}
+	}
+	// NET/IB finding no device, or no libibverbs, means sockets unless the
+	// host's IB transport works anyway or another plugin carries the data.
+	for _, h := range []HostLines{l.NoIBDevice, l.VerbsMissing} {
+		for i, host := range h.Hosts {
+			if t := at(host); !t.RDMA && t.Plugin == "" {
+				sock(host, h.First[i])
+			}
+		}
+	}
+	return out
+}
+
+// SocketEvidence returns up to n lines that show NCCL moving data over its
+// TCP socket transport: "Using network Socket", connections via
+// NET/Socket, and "NET/Socket : Using" unless those are bootstrap lines
+// (SocketLinesBootstrap).
+func (l *NCCLLog) SocketEvidence(n int) []Evidence {
+	var out []Evidence
+	add := func(e Evidence) {
+		if len(out) < n {
+			out = append(out, e)
+		}
+	}
+	for _, c := range l.Networks {
+		if c.Name == "Socket" {
+			add(c.Evidence)
+		}
+	}
+	if !l.SocketLinesBootstrap() {
+		for _, d := range l.SocketDevices {
+			add(d.Evidence)
+		}
+	}
+	for _, c := range l.Channels {
+		if c.Kind == "NET" && c.Net == "Socket" {
+			add(c.First)
+		}
+	}
+	return out
+}

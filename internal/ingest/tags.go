@@ -1,0 +1,313 @@
+package ingest
+
+import "strings"
+
+// Launcher and logger tags. What launchers put before each piece of a
+// rank's output:
+//
+//   - Open MPI --tag-output: "[1,0]<stdout>:" (job, rank);
+//   - MPICH/Intel MPI -prepend-rank and many wrappers: "[0] ", "[12]:";
+//     they tag every write, so a line a program prints in pieces (an
+//     nccl-tests row) carries the tag again mid-line: "... -1[0]  1626.5";
+//   - rank-named loggers: "rank0: ", "[rank0]: ", "[Rank 3] ";
+//   - Slurm srun --label: "0: ", padded to the width of the largest rank
+//     ("  3: ");
+//   - timestamps of log collectors: "2024-05-01T12:00:00.123Z ",
+//     "[2026-03-13 22:26:02] ".
+//
+// NCCL's own "host:pid:tid [dev]" prefix is not a launcher tag and stays.
+
+// tagKind says which kind of launcher tag starts a line.
+type tagKind uint8
+
+const (
+	tagNone  tagKind = iota
+	tagMPI           // [1,0]<stdout>:
+	tagRank          // [0], [12]:
+	tagWord          // rank3:, [rank3]:, [Rank 3]
+	tagLabel         // srun --label "3: "
+	tagTime          // ISO 8601 timestamp
+)
+
+// cutTag splits the launcher tag at the start of s from the text after it
+// (and after the separator that follows the tag). It returns kind tagNone
+// and s unchanged when s starts with no tag.
+func cutTag(s string) (tag, rest string, k tagKind) {
+	if s == "" {
+		return "", s, tagNone
+	}
+	switch c := s[0]; {
+	case c == '[':
+		if r, ok := cutMPITag(s); ok {
+			return s[:len(s)-len(r)], r, tagMPI
+		}
+		if r, k := cutRankTag(s); k != tagNone {
+			return s[:len(s)-len(r)], r, k
+		}
+		if r, ok := cutTimestamp(s); ok {
+			return s[:len(s)-len(r)], r, tagTime
+		}
+	case c == 'r' || c == 'R':
+		if r, k := cutRankTag(s); k != tagNone {
+			return s[:len(s)-len(r)], r, k
+		}
+	case c >= '0' && c <= '9':
+		if r, ok := cutTimestamp(s); ok {
+			return s[:len(s)-len(r)], r, tagTime
+		}
+		if r, ok := cutLabel(s); ok {
+			return s[:len(s)-len(r)], r, tagLabel
+		}
+	case c == ' ':
+		if r, ok := cutLabel(s); ok {
+			return s[:len(s)-len(r)], r, tagLabel
+		}
+	}
+	return "", s, tagNone
+}
+
+// stripLauncherTags removes the launcher tags at the start of s, several
+// when they run together ("[1,0]<stdout>:[0] 2024-05-01T12:00:00Z ..."),
+// and returns the text and the first tag removed with its kind. A line
+// that would be empty without its tag keeps it.
+func stripLauncherTags(s string) (text, owner string, k tagKind) {
+	text = s
+	for range 4 {
+		tag, rest, kind := cutTag(text)
+		if kind == tagNone || strings.TrimSpace(rest) == "" {
+			break
+		}
+		if k == tagNone {
+			owner, k = tag, kind
+		}
+		text = rest
+	}
+	return text, owner, k
+}
+
+// cutMPITag cuts an Open MPI --tag-output prefix such as "[1,0]<stdout>:"
+// or "[1,12]<stderr>: ".
+func cutMPITag(s string) (string, bool) {
+	if len(s) < 10 || s[0] != '[' {
+		return s, false
+	}
+	end := strings.Index(s, "]<std")
+	if end < 2 || end > 16 {
+		return s, false
+	}
+	for i := 1; i < end; i++ {
+		if c := s[i]; (c < '0' || c > '9') && c != ',' {
+			return s, false
+		}
+	}
+	rest := s[end+1:]
+	for _, tag := range []string{"<stdout>:", "<stderr>:"} {
+		if strings.HasPrefix(rest, tag) {
+			return strings.TrimPrefix(rest[len(tag):], " "), true
+		}
+	}
+	return s, false
+}
+
+// cutRankTag cuts "[0] ", "[12]:", "rank3: ", "[rank3]: " or "[Rank 3] ".
+func cutRankTag(s string) (string, tagKind) {
+	t := s
+	bracket := t[0] == '['
+	if bracket {
+		t = t[1:]
+	}
+	word := false
+	if len(t) >= 4 && (t[0] == 'r' || t[0] == 'R') && strings.EqualFold(t[:4], "rank") {
+		t, word = strings.TrimPrefix(t[4:], " "), true
+	}
+	i := 0
+	for i < len(t) && i < 6 && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return s, tagNone
+	}
+	t = t[i:]
+	k := tagRank
+	if word {
+		k = tagWord
+	}
+	if bracket {
+		if !strings.HasPrefix(t, "]") {
+			return s, tagNone
+		}
+		t = strings.TrimPrefix(t[1:], ":")
+		if t != "" && t[0] != ' ' && t[0] != '\t' && !word {
+			return s, tagNone // "[0]mlx5_0": an index, not a tag
+		}
+		return strings.TrimLeft(t, " \t"), k
+	}
+	if !word || !strings.HasPrefix(t, ":") {
+		return s, tagNone
+	}
+	return strings.TrimLeft(t[1:], " \t"), k
+}
+
+// cutLabel cuts an srun --label prefix: up to four spaces of padding, a
+// task number and ": ".
+func cutLabel(s string) (string, bool) {
+	i := 0
+	for i < len(s) && i < 4 && s[i] == ' ' {
+		i++
+	}
+	j := i
+	for j < len(s) && j-i < 6 && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	if j == i || !strings.HasPrefix(s[j:], ": ") {
+		return s, false
+	}
+	return strings.TrimLeft(s[j+2:], " \t"), true
+}
+
+// cutTimestamp cuts an ISO-8601 date and time (optionally bracketed) and
+// the separator after it.
+func cutTimestamp(s string) (string, bool) {
+	t := strings.TrimPrefix(s, "[")
+	if len(t) < 19 || !isDigits(t[0:4]) || t[4] != '-' || !isDigits(t[5:7]) || t[7] != '-' || !isDigits(t[8:10]) ||
+		(t[10] != 'T' && t[10] != ' ') || !isDigits(t[11:13]) || t[13] != ':' || !isDigits(t[14:16]) || t[16] != ':' || !isDigits(t[17:19]) {
+		return s, false
+	}
+	i := 19
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || strings.IndexByte(".,:+-Z", t[i]) >= 0) {
+		i++
+	}
+	rest := strings.TrimPrefix(t[i:], "]")
+	rest = strings.TrimLeft(rest, " \t|-")
+	if rest == "" || len(rest) == len(t[i:]) && i < len(t) {
+		return s, false
+	}
+	return rest, true
+}
+
+// maxSegments caps how many tagged pieces one input line is cut into.
+const maxSegments = 64
+
+// splitMidTags finds launcher tags of the kind that started the line
+// inside the rest of it, s. A launcher that tags every write repeats the
+// line's own tag where the program wrote the line in pieces; another
+// rank's tag means that rank's output ran into this line. Pieces of the
+// same tag are joined back into one line, pieces of other tags become
+// lines of their own. It returns the lines (the first one the line's own)
+// appended to dst, or dst unchanged when s holds no further tag.
+//
+// Short rank tags ("[0]") are looked for only where a write would leave
+// them: right after other text, with no space before; and never after
+// "NCCL INFO" or "NCCL WARN" in the same piece: NCCL prints a line in one
+// write, and its "rank[dev]" pairs look alike.
+func splitMidTags(s, owner string, k tagKind, dst []string) []string {
+	var find func(s string, from int) (at, end int)
+	switch k {
+	case tagMPI:
+		find = findMPITag
+	case tagRank:
+		find = findRankTag
+	default:
+		return dst
+	}
+	at, end := find(s, 0)
+	if at < 0 {
+		return dst
+	}
+	type piece struct {
+		tag string
+		b   []byte
+	}
+	pieces := []piece{{tag: tagKey(owner), b: []byte(s[:at])}}
+	for at >= 0 && len(pieces) <= maxSegments {
+		tag := tagKey(s[at:end])
+		next, nextEnd := find(s, end)
+		text := s[end:]
+		if next >= 0 {
+			text = s[end:next]
+		}
+		i := 0
+		for i < len(pieces) && pieces[i].tag != tag {
+			i++
+		}
+		if i == len(pieces) {
+			if len(pieces) == maxSegments {
+				break
+			}
+			pieces = append(pieces, piece{tag: tag})
+		}
+		pieces[i].b = append(pieces[i].b, text...)
+		at, end = next, nextEnd
+	}
+	for i := range pieces {
+		dst = append(dst, string(pieces[i].b))
+	}
+	return dst
+}
+
+// tagKey is a tag without the separator after it: "[0]:" and "[0] " are
+// the same tag.
+func tagKey(t string) string { return strings.TrimRight(t, " \t:") }
+
+// findMPITag returns where the next Open MPI tag at or after from starts
+// and ends (after its colon and one space), or -1.
+func findMPITag(s string, from int) (at, end int) {
+	for from < len(s) {
+		j := strings.Index(s[from:], "]<std")
+		if j < 0 {
+			return -1, -1
+		}
+		e := from + j
+		lo := max(0, e-16) // a tag's "[" is at most 16 bytes before its "]<std"
+		if k := strings.LastIndexByte(s[lo:e], '['); k >= 0 && lo+k > 0 {
+			if r, ok := cutMPITag(s[lo+k:]); ok {
+				return lo + k, len(s) - len(r)
+			}
+		}
+		from = e + 5
+	}
+	return -1, -1
+}
+
+// findRankTag returns where the next "[digits]" tag written right after
+// other text in the piece that starts at from starts and ends, or -1.
+func findRankTag(s string, from int) (at, end int) {
+	for i := from; i < len(s); {
+		j := strings.IndexByte(s[i:], '[')
+		if j < 0 {
+			return -1, -1
+		}
+		k := i + j
+		i = k + 1
+		if k == 0 || s[k-1] == ' ' || s[k-1] == '\t' {
+			continue
+		}
+		e := k + 1
+		for e < len(s) && e-k <= 6 && s[e] >= '0' && s[e] <= '9' {
+			e++
+		}
+		if e == k+1 || e >= len(s) || s[e] != ']' {
+			continue
+		}
+		if ncclMarker(s[from:k]) >= 0 {
+			return -1, -1
+		}
+		return k, e + 1
+	}
+	return -1, -1
+}
+
+// ncclMarker returns where "NCCL INFO" or "NCCL WARN" starts in s, or -1.
+func ncclMarker(s string) int {
+	for off := 0; ; {
+		i := strings.Index(s[off:], "NCCL ")
+		if i < 0 {
+			return -1
+		}
+		r := s[off+i+5:]
+		if strings.HasPrefix(r, "INFO") || strings.HasPrefix(r, "WARN") {
+			return off + i
+		}
+		off += i + 5
+	}
+}

@@ -1,0 +1,100 @@
+package ingest
+
+import (
+	"strings"
+	"testing"
+)
+
+// readLines returns the texts of the cleaned lines of text.
+func readLines(t *testing.T, text string) []string {
+	t.Helper()
+	var out []string
+	for _, l := range readAllLines(text) {
+		out = append(out, l.Text)
+	}
+	return out
+}
+
+// Class 5 of issue 9: launcher tags of every common form are removed from
+// the start of a line, and a tag repeated mid-line is handled. SYNTHETIC
+// lines built around one real nccl-tests row and one real NCCL line.
+func TestLauncherTags(t *testing.T) {
+	const row = "     1048576        262144     float     sum      -1    1626.5    0.64    1.24      0    2302.3    0.46    0.87      0"
+	const nccl = "node1:100:111 [3] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.1<0>"
+	for _, c := range []struct{ name, in, want string }{
+		{"short", "[0] " + nccl, nccl},
+		{"short colon", "[12]: " + nccl, nccl},
+		{"rank word", "rank0: " + nccl, nccl},
+		{"rank word bracket", "[rank3]: " + nccl, nccl},
+		{"Rank space", "[Rank 3] " + nccl, nccl},
+		{"srun label", "0: " + nccl, nccl},
+		{"srun label padded", "  7: " + nccl, nccl},
+		{"iso timestamp", "2024-05-01T12:00:00.123Z " + nccl, nccl},
+		{"bracketed timestamp", "[2026-03-13 22:26:02] " + nccl, nccl},
+		{"mpi", "[1,0]<stdout>:" + nccl, nccl},
+		{"stacked", "[1,3]<stderr>: [3] 2024-05-01T12:00:00Z " + nccl, nccl},
+		{"index not tag", "[0]mlx5_0:1/RoCE", "[0]mlx5_0:1/RoCE"},
+		{"tag alone", "[0]", "[0]"},
+		{"ip link not label", "2: eth0: <BROADCAST,MULTICAST,UP>", "eth0: <BROADCAST,MULTICAST,UP>"},
+	} {
+		got := readLines(t, c.in)
+		if len(got) != 1 || got[0] != c.want {
+			t.Errorf("%s: %q -> %q, want %q", c.name, c.in, got, c.want)
+		}
+	}
+	// A row written in pieces, each piece tagged: the pieces are joined.
+	pieces := "[0]      1048576        262144     float     sum      -1[0]    1626.5    0.64    1.24      0[0]    2302.3    0.46    0.87      0"
+	if got := readLines(t, pieces); len(got) != 1 || strings.Join(strings.Fields(got[0]), " ") != strings.Join(strings.Fields(row), " ") {
+		t.Errorf("pieces: %q", got)
+	}
+	mpiPieces := "[1,0]<stdout>:     1048576        262144     float     sum      -1[1,0]<stdout>:    1626.5    0.64    1.24      0[1,0]<stdout>:    2302.3    0.46    0.87      0"
+	if got := readLines(t, mpiPieces); len(got) != 1 || strings.Join(strings.Fields(got[0]), " ") != strings.Join(strings.Fields(row), " ") {
+		t.Errorf("mpi pieces: %q", got)
+	}
+	// Two ranks' output interleaved on one line: each rank's pieces make
+	// its own line, in the order the ranks first appear.
+	const row2 = "     2097152        524288     float     sum      -1    2325.3    0.90    1.73      0     416.7    5.03    9.65      0"
+	inter := "[0]      1048576        262144     float     sum      -1[1]      2097152        524288     float     sum      -1[0]    1626.5    0.64    1.24      0[1]    2325.3    0.90    1.73      0[0]    2302.3    0.46    0.87      0[1]     416.7    5.03    9.65      0"
+	got := readLines(t, inter)
+	if len(got) != 2 || strings.Join(strings.Fields(got[0]), " ") != strings.Join(strings.Fields(row), " ") || strings.Join(strings.Fields(got[1]), " ") != strings.Join(strings.Fields(row2), " ") {
+		t.Errorf("interleaved: %q", got)
+	}
+	// An NCCL line inside runs to the end of the line: NCCL prints a line in
+	// one write, and its "rank[dev]" pairs are not tags.
+	ncclIn := "[0]      1048576[1] hostB:2:2 [1] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0"
+	if got := readLines(t, ncclIn); len(got) != 2 || got[1] != " hostB:2:2 [1] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0" {
+		t.Errorf("NCCL piece: %q", got)
+	}
+	mpiInter := "[1,0]<stdout>:" + nccl + "[1,1]<stdout>:hostB:2:2 [1] NCCL INFO Using network IB"
+	if got := readLines(t, mpiInter); len(got) != 2 || got[0] != nccl || got[1] != "hostB:2:2 [1] NCCL INFO Using network IB" {
+		t.Errorf("mpi interleaved: %q", got)
+	}
+	// NCCL's own "[dev]" field and "rank[busid]" pairs after a rank tag
+	// are not tags.
+	ring := "[3] node1:100:111 [3] NCCL INFO Ring 00 : 15[41000] -> 0[3] via NET/IB/0"
+	if got := readLines(t, ring); len(got) != 1 || got[0] != ring[4:] {
+		t.Errorf("ring: %q", got)
+	}
+}
+
+// Class 5, real text: NVIDIA/nccl#1453 (rank tag "[0]" repeated mid-row)
+// and NVIDIA/nccl#302 (rank tag "[155] " before NCCL's prefix).
+func TestLauncherTagsCorpus(t *testing.T) {
+	arts := readCorpus(t, "threads/allreduce-rank-tag-repeated-midline-nccl1453.txt")
+	nt, ok := arts[KindNCCLTests].(*NCCLTests)
+	if !ok || len(nt.Runs) != 1 {
+		t.Fatalf("no nccl-tests run read: %v", arts)
+	}
+	r := nt.Runs[0]
+	if len(r.Rows) != 10 || len(r.Ranks) != 14 {
+		t.Fatalf("rows %d ranks %d, want 10 and 14", len(r.Rows), len(r.Ranks))
+	}
+	last := r.Rows[len(r.Rows)-1]
+	if last.Size != 536870912 || last.Out.BusBW != 5.31 || last.In.BusBW != 5.33 {
+		t.Errorf("last row %+v", last)
+	}
+	l := readCorpus(t, "threads/nccl-rank-tag-prefix-nccl302.txt")[KindNCCLLog].(*NCCLLog)
+	if h := l.Hosts(); len(h) != 1 || h[0] != "crow-ib-new-nccl-256-info-19" || len(l.IBDevices) != 5 || l.Lines() != 10 {
+		t.Errorf("hosts %v devices %d lines %d", h, len(l.IBDevices), l.Lines())
+	}
+}
