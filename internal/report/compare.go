@@ -223,7 +223,7 @@ func (c *Comparison) writeLinks(b *strings.Builder) {
 		head = append(head, v.Name)
 	}
 	tbl := &textout.Table{Head: head}
-	rows := 0
+	rows, carried := 0, false
 	for i, p := range c.Variants[0].Run.Ports {
 		if hosts[node(p.Name)] || hosts[node(p.Peer)] || p.Peer == "" {
 			continue
@@ -235,13 +235,15 @@ func (c *Comparison) writeLinks(b *strings.Builder) {
 		cells := []string{p.Name + " → " + p.Peer}
 		for _, v := range c.Variants {
 			if i < len(v.Run.Ports) {
-				cells = append(cells, fmt.Sprint(v.Run.Ports[i].Counters["tx_bytes_phy"]))
+				n := v.Run.Ports[i].Counters["tx_bytes_phy"]
+				carried = carried || n > 0
+				cells = append(cells, fmt.Sprint(n))
 			}
 		}
 		tbl.Add(cells...)
 		rows++
 	}
-	if rows == 0 {
+	if !carried {
 		return
 	}
 	b.WriteString("\nSwitch-to-switch links\n")
