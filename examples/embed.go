@@ -10,4 +10,4 @@ import "embed"
 var FS embed.FS
 
 // Default is the scenario `rocelab run` runs without a file.
-const Default = "incast-pfc.yaml"
+const Default = "tuning-case.yaml"

@@ -40,7 +40,8 @@ func TestRunFlagChecks(t *testing.T) {
 	}{
 		{[]string{"run", "--max-events", "0"}, "--max-events: expected a positive number of scheduler events"},
 		{[]string{"run", "--max-events", "-5"}, "--max-events: expected a positive number"},
-		{[]string{"run", "--pcap", filepath.Join(t.TempDir(), "x.pcapng"), "--snaplen", "60"}, "--snaplen: 60 bytes cut the RoCE headers"},
+		{[]string{"run", "--example", "single-flow", "--pcap", filepath.Join(t.TempDir(), "x.pcapng"), "--snaplen", "60"}, "--snaplen: 60 bytes cut the RoCE headers"},
+		{[]string{"run", "--pcap", filepath.Join(t.TempDir(), "x.pcapng")}, "--pcap and --out-sysfs take one scenario at a time"},
 		{[]string{"run", "--snaplen", "-1"}, "--snaplen: expected 0 (whole frames)"},
 		{[]string{"run", "--fail-on", "slow"}, "--fail-on: expected targets or incomplete"},
 		{[]string{"run", "--force"}, "--force needs --out DIR or --out-sysfs DIR"},
@@ -203,7 +204,8 @@ func TestFailOn(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "-q"}, 0, ""},
-		{[]string{"run", "-q", "--fail-on", "targets"}, 1, "--fail-on: health targets FAIL: p99_latency_us, bandwidth_utilization, pfc_pause_ratio"},
+		{[]string{"run", "-q", "--fail-on", "targets", "--example", "incast-pfc"}, 1, "--fail-on: health targets FAIL: p99_latency_us, bandwidth_utilization, pfc_pause_ratio"},
+		{[]string{"run", "-q", "--fail-on", "targets", "--nccl-tests", "all_reduce_perf -b 64M -e 64M -g 8 -n 1 -w 0"}, 1, "--fail-on: as-found: health targets FAIL: bandwidth_utilization"},
 		{[]string{"run", "-q", "--fail-on", "incomplete", "--example", "incast-nopfc"}, 1, "flows did not complete"},
 		{[]string{"run", "-q", "--fail-on", "incomplete", "--example", "single-flow"}, 0, ""},
 	} {

@@ -18,14 +18,14 @@ func rocelab(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-func TestRunDefaultJSONIsDeterministic(t *testing.T) {
-	code, a, stderr := rocelab(t, "run", "--json")
+func TestRunJSONIsDeterministic(t *testing.T) {
+	code, a, stderr := rocelab(t, "run", "--json", "--example", "incast-pfc")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	_, b, _ := rocelab(t, "run", "--json")
+	_, b, _ := rocelab(t, "run", "--json", "--example", "incast-pfc")
 	if a != b {
-		t.Fatal("two runs of the default scenario gave different JSON")
+		t.Fatal("two runs of incast-pfc gave different JSON")
 	}
 	var res struct {
 		Health map[string]struct {
@@ -119,7 +119,7 @@ func TestRunPcap(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "h0 > h1 qp 0x000100") || !strings.Contains(out, "snaplen 0, link speed 100Gbps (if_speed)") {
 		t.Fatalf("capture exit %d:\n%s\n%s", code, out, stderr)
 	}
-	if code, _, stderr := rocelab(t, "run", "--pcap", p, "--pcap-at", "sw9/p0"); code != 2 || !strings.Contains(stderr, `no port "sw9/p0": expected NODE/pN`) {
+	if code, _, stderr := rocelab(t, "run", "--example", "single-flow", "--pcap", p, "--pcap-at", "sw9/p0"); code != 2 || !strings.Contains(stderr, `no port "sw9/p0": expected NODE/pN`) {
 		t.Errorf("bad --pcap-at: exit %d %s", code, stderr)
 	}
 	if code, _, _ := rocelab(t, "run", "--pcap-at", "h0/p0"); code != 2 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"path"
 	"strings"
@@ -30,6 +29,7 @@ func newRunCmd() *cobra.Command {
 		pcapAt    string
 		snaplen   int
 		failOn    []string
+		ncclTests string
 	)
 	cmd := &cobra.Command{
 		Use:   "run [FILE|-] [--seed N] [-j|--json] [-o|--out DIR] [--pcap FILE [--pcap-at NODE/pN]]",
@@ -113,6 +113,14 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 					return usageError("--seed: expected a number that is not negative, got %d", seed)
 				}
 				s.Seed = uint64(seed)
+				for _, v := range s.Variants {
+					v.Seed = uint64(seed)
+				}
+			}
+			if ncclTests != "" {
+				if err := s.OverrideNCCLTests(ncclTests); err != nil {
+					return usageError("--nccl-tests: %v", err)
+				}
 			}
 			limits := scenario.Limits{Events: maxEvents}
 			if maxMemory != "" {
@@ -123,6 +131,12 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 				limits.Memory = m
 			} else {
 				limits.Memory = defaultMemoryLimit()
+			}
+			if len(s.Variants) > 0 {
+				if pcapFile != "" || outSysfs != "" {
+					return usageError("--pcap and --out-sysfs take one scenario at a time; this one has variants (run one with its own file)")
+				}
+				return runVariants(cmd, ls, s, limits, asJSON, outDir, fail)
 			}
 			est := s.Estimate()
 			if err := est.Check(limits); err != nil {
@@ -158,16 +172,7 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 				ls.log.Info("capture written", "file", pcapFile, "frames", tap.Frames, "analyse", "rocelab capture "+pcapFile)
 			}
 			res := report.New(tw, end)
-			out := bufio.NewWriter(cmd.OutOrStdout())
-			if asJSON {
-				err = res.WriteJSON(out)
-			} else {
-				err = res.WriteText(out)
-			}
-			if err == nil {
-				err = out.Flush()
-			}
-			if err != nil {
+			if err := writeRunResult(cmd.OutOrStdout(), asJSON, res); err != nil {
 				return err
 			}
 			if outDir != "" {
@@ -205,6 +210,7 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 	f.StringVar(&pcapAt, "pcap-at", "", "the port to capture at, NODE/pN or NODE-pN (default: the first host's NIC port, h0/p0)")
 	f.IntVar(&snaplen, "snaplen", scenario.DefaultSnaplen, fmt.Sprintf("bytes kept of each captured frame: 0 keeps whole frames, else at least the RoCE headers (%d bytes, %d with VLAN)", scenario.MinSnaplen(false), scenario.MinSnaplen(true)))
 	f.StringSliceVar(&failOn, "fail-on", nil, "exit 1 when the run meets a condition: targets (a health target fails), incomplete (a flow did not complete)")
+	f.StringVar(&ncclTests, "nccl-tests", "", "replace the workload's nccl-tests command line, e.g. 'all_reduce_perf -b 128M -e 8G -f 2 -g 8'")
 	_ = cmd.RegisterFlagCompletionFunc("example", completeExamples)
 	_ = cmd.RegisterFlagCompletionFunc("pcap-at", completePorts)
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{failTargets, failIncomplete}, cobra.ShellCompDirectiveNoFileComp))

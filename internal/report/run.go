@@ -31,6 +31,7 @@ type Run struct {
 	Queues   []Queue        `json:"queues"`
 	QPs      []QPSeries     `json:"qp_series"`
 	ECMP     []ECMPTier     `json:"ecmp"`
+	NCCL     *NCCL          `json:"nccl,omitempty"`
 
 	end unit.Time // when the run ended, for the dumps WriteDir writes
 }
@@ -259,6 +260,7 @@ func New(tw *scenario.Twin, end unit.Time) *Run {
 	}
 	r.ECMP = ecmp(tw)
 	r.Health = health(tw, conns, end, rp, rl)
+	r.NCCL = ncclResult(tw)
 	return r
 }
 

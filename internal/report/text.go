@@ -78,6 +78,8 @@ func (r *Run) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "  frames sent: data %d, ack/nak %d, cnp %d, pfc %d; ECN-marked packets %d\n",
 		t.Frames["data"], t.Frames["ack"], t.Frames["cnp"], t.Frames["pause"], t.ECNMarked)
 
+	writeNCCL(&b, r.NCCL)
+
 	fmt.Fprintf(&b, "\nFlows (%d)\n", len(r.Flows))
 	tbl = &textout.Table{Head: []string{"id", "name", "src", "dst", "bytes", "prio", "fct_us", "goodput_gbps", "retx_bytes", "status"}}
 	for i, f := range r.Flows {

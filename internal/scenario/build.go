@@ -29,6 +29,8 @@ type Twin struct {
 	Nodes []fabric.Node
 	// Losses are the loss faults' models, for their counts.
 	Losses []*fault.Loss
+	// Jobs is the workload section's NCCL job, if any.
+	Jobs *Jobs
 
 	links []fabricLink
 	down  fault.LinkState
@@ -47,6 +49,7 @@ func Build(s *Scenario) (*Twin, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.Workload.applyNIC(ncfg)
 	for i, n := range s.Topo.Nodes {
 		switch n.Kind {
 		case topo.Host:
@@ -110,6 +113,12 @@ func Build(s *Scenario) (*Twin, error) {
 		return nil, err
 	}
 	tw.Transport.Start(tw.Traffic)
+	if s.Workload != nil {
+		if tw.Jobs, err = s.Workload.jobs(); err != nil {
+			return nil, err
+		}
+		tw.Transport.Start(tw.Jobs.Workloads()...)
+	}
 	tw.down.Down = make([]bool, len(s.Topo.Links))
 	for i, f := range s.Faults {
 		tw.addFault(i, f)

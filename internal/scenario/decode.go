@@ -70,7 +70,15 @@ func parseRaw(file string, data []byte) (*rawScenario, error) {
 	if len(f.Docs) > 1 {
 		return nil, Errors{{File: file, Line: 1, Col: 1, Msg: "expected one YAML document, found " + strconv.Itoa(len(f.Docs))}}
 	}
-	body, errs := resolveAliases(file, f.Docs[0].Body)
+	return decodeRaw(file, f.Docs[0].Body)
+}
+
+// decodeRaw decodes a document's body into the raw schema: it resolves
+// anchors and aliases, drops extension keys and rejects unknown keys with
+// the list of keys expected there.
+func decodeRaw(file string, body ast.Node) (*rawScenario, error) {
+	raw := &rawScenario{}
+	body, errs := resolveAliases(file, body)
 	if len(errs) > 0 {
 		return nil, errs
 	}

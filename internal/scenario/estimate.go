@@ -83,6 +83,8 @@ func (s *Scenario) Estimate() Estimate {
 			add(g.flowCount()*float64(g.QPs), per, g.Start+g.Jitter, g.Rate, longest)
 		}
 	}
+	pk, ph, wb := s.Workload.estimate(hops, int64(s.Host.MTU), overhead)
+	packets, hopsSum, wireBytes = packets+pk, hopsSum+ph, wireBytes+wb
 	nSwitch, nPorts := 0, 0
 	slowest := unit.BitRate(0)
 	for _, n := range s.Topo.Nodes {
@@ -322,8 +324,8 @@ func (e Estimate) Check(l Limits) error {
 			human(e.Memory), textout.Count(e.Flows, "flow", "flows"), textout.Count(e.Packets, "packet", "packets"), textout.Count(e.PacketHops, "packet-hop", "packet-hops"), until, human(l.Memory))
 	}
 	if l.Events > 0 && e.Events > l.Events {
-		return fmt.Errorf("scenario too large: it needs about %d events (%s, %s), more than the %d allowed (about %s of wall time at 3 M events/s); shrink it or raise --max-events",
-			e.Events, textout.Count(e.PacketHops, "packet-hop", "packet-hops"), until, l.Events, wallTime(e.Events/3_000_000))
+		return fmt.Errorf("scenario too large: it needs about %d events (%s, %s) and %s of memory, more than the %d events allowed (about %s of wall time at 3 M events/s); shrink it or raise --max-events",
+			e.Events, textout.Count(e.PacketHops, "packet-hop", "packet-hops"), until, human(e.Memory), l.Events, wallTime(e.Events/3_000_000))
 	}
 	return nil
 }

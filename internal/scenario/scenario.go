@@ -41,6 +41,12 @@ type Scenario struct {
 	NCCL []Setting
 	// PHY is the physical layer's imperfection.
 	PHY PHYSpec
+	// Workload is the NCCL job on the GPU servers, if any.
+	Workload *WorkloadSpec
+	// Variants are the file's named variants, each the whole scenario
+	// with its overrides applied; Variant names the one this is.
+	Variants []*Scenario
+	Variant  string
 
 	// Where maps each key path given in the file ("switch.ecn.kmin",
 	// "switch.pfc.priorities[0]") to the position of its value, so that
@@ -155,6 +161,7 @@ func LoadFile(path string) (*Scenario, error) {
 }
 
 // Load validates scenario YAML. name is the file name used in messages.
+// A file with variants also loads each of them (see Variants).
 func Load(name string, data []byte) (*Scenario, error) { return load(name, data, false) }
 
 // LoadDescription validates a cluster description: a scenario whose traffic
@@ -167,6 +174,20 @@ func load(name string, data []byte, description bool) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
+	s, err := convert(name, raw, description)
+	if err != nil {
+		return nil, err
+	}
+	if len(raw.Variants) > 0 {
+		if s.Variants, err = loadVariants(name, data, raw.Variants, description); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// convert builds the typed scenario from its raw form.
+func convert(name string, raw *rawScenario, description bool) (*Scenario, error) {
 	c := &conv{file: name, description: description}
 	s := &Scenario{File: name}
 	s.Name = c.text(raw.Name, "name", "unnamed")
@@ -189,6 +210,7 @@ func load(name string, data []byte, description bool) (*Scenario, error) {
 	c.checkBuffer(s, raw.Switch)
 	s.NCCL = c.ncclEnv(raw.NCCL)
 	s.PHY = c.phy(raw.PHY)
+	c.workload(s, raw)
 	c.traffic(s, raw.Traffic)
 	c.faults(s, raw.Faults)
 	if len(c.errs) > 0 {

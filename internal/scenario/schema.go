@@ -7,18 +7,20 @@ import "github.com/goccy/go-yaml/ast"
 // typed Scenario is built from it by convert.
 
 type rawScenario struct {
-	Name        ast.Node     `yaml:"name"`
-	Description ast.Node     `yaml:"description"`
-	Seed        ast.Node     `yaml:"seed"`
-	Duration    ast.Node     `yaml:"duration"`
-	Topology    *rawTopology `yaml:"topology"`
-	Switch      *rawSwitch   `yaml:"switch"`
-	Host        *rawHost     `yaml:"host"`
-	Traffic     *rawTraffic  `yaml:"traffic"`
-	Faults      []*rawFault  `yaml:"faults"`
-	Metrics     *rawMetrics  `yaml:"metrics"`
-	NCCL        ast.Node     `yaml:"nccl"`
-	PHY         *rawPHY      `yaml:"phy"`
+	Name        ast.Node      `yaml:"name"`
+	Description ast.Node      `yaml:"description"`
+	Seed        ast.Node      `yaml:"seed"`
+	Duration    ast.Node      `yaml:"duration"`
+	Topology    *rawTopology  `yaml:"topology"`
+	Switch      *rawSwitch    `yaml:"switch"`
+	Host        *rawHost      `yaml:"host"`
+	Traffic     *rawTraffic   `yaml:"traffic"`
+	Faults      []*rawFault   `yaml:"faults"`
+	Metrics     *rawMetrics   `yaml:"metrics"`
+	NCCL        ast.Node      `yaml:"nccl"`
+	PHY         *rawPHY       `yaml:"phy"`
+	Workload    *rawWorkload  `yaml:"workload"`
+	Variants    []*rawVariant `yaml:"variants"`
 	// Tune is a parameter space for rocelab tune, which reads it; the
 	// twin ignores it.
 	Tune ast.Node `yaml:"tune"`
@@ -38,6 +40,12 @@ type rawServers struct {
 	GPUs          ast.Node `yaml:"gpus"`
 	NICs          ast.Node `yaml:"nics"`
 	RailOptimized ast.Node `yaml:"rail_optimized"`
+	// The GPU server model (see rawWorkload).
+	GPU     ast.Node `yaml:"gpu"`
+	GPUNIC  ast.Node `yaml:"gpu_nic"`
+	CPU     ast.Node `yaml:"cpu"`
+	PeerMem ast.Node `yaml:"peermem"`
+	NICPCIe ast.Node `yaml:"nic_pcie"`
 }
 
 type rawTopology struct {

@@ -43,10 +43,10 @@ func (c *conv) flowCommon(s *Scenario, path string, start, dscp, prio, rate ast.
 // traffic resolves explicit flows and expands generators, in file order.
 func (c *conv) traffic(s *Scenario, t *rawTraffic) {
 	if t == nil || len(t.Flows)+len(t.Generators) == 0 {
-		if c.description {
+		if c.description || s.Workload != nil {
 			return
 		}
-		c.errs = append(c.errs, &Error{File: c.file, Line: 1, Col: 1, Path: "traffic", Msg: "missing: a scenario needs traffic (flows or generators)"})
+		c.errs = append(c.errs, &Error{File: c.file, Line: 1, Col: 1, Path: "traffic", Msg: "missing: a scenario needs traffic (flows or generators) or a workload"})
 		return
 	}
 	hosts := len(s.Topo.Hosts)

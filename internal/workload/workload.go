@@ -145,6 +145,11 @@ type QPOptions struct {
 	RateCap unit.BitRate
 	// Tag is the caller's label for reports (e.g. "ring0/ch3").
 	Tag string
+	// Timeout is the local ACK timeout exponent (4.096 µs·2^Timeout) and
+	// RetryCount the transport retry count, as NCCL_IB_TIMEOUT and
+	// NCCL_IB_RETRY_CNT set them on NCCL's queue pairs; a zero Timeout
+	// leaves the host's defaults for both.
+	Timeout, RetryCount int
 }
 
 // An Owner receives the completions of the connections it opened, at both

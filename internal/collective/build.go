@@ -1,0 +1,282 @@
+package collective
+
+// build lays out the batch's kernels and connections: which rank runs
+// which program on which channel, and over which connections.
+func (e *engine) build() {
+	e.kernels = e.kernels[:0]
+	for r := range e.rankK {
+		e.rankK[r] = e.rankK[r][:0]
+	}
+	c := e.c
+	switch {
+	case c.NRanks == 1:
+	case e.call.Func == SendRecv || e.call.Func == AllToAll:
+		e.buildP2P()
+	case e.choice.Algo == Tree:
+		e.buildTree()
+	default:
+		e.buildRing()
+	}
+	// Count each connection's slices per call so that CTS stop where the
+	// batch ends, and record its producer and consumer.
+	for ki := range e.kernels {
+		k := &e.kernels[ki]
+		k.n = k.p.length()
+		var o op
+		for i := 0; i < k.n; i++ {
+			k.p.op(i, &o)
+			if o.send {
+				for _, ci := range k.p.send[:k.p.nsend] {
+					e.conns[ci].total += int64(e.iters)
+				}
+			}
+		}
+		for _, ci := range k.p.send[:k.p.nsend] {
+			e.conns[ci].prodK = int32(ki)
+		}
+		for _, ci := range k.p.recv[:k.p.nrecv] {
+			e.conns[ci].consK = int32(ki)
+		}
+	}
+}
+
+func (e *engine) addKernel(r int, p prog) {
+	e.rankK[r] = append(e.rankK[r], int32(len(e.kernels)))
+	e.kernels = append(e.kernels, kernel{rank: int32(r), p: p})
+}
+
+// chunking returns NCCL's chunk size (data bytes), slices per chunk and
+// window (slices in flight) for an algorithm and protocol
+// (enqueue.cc calcCollChunking, collectives.h).
+func (e *engine) chunking(a Algo, p Proto, f Func) (chunk int64, slices int, window int64) {
+	step := e.c.Cfg.BuffSize / nSteps
+	switch p {
+	case LL:
+		return 524288 / nSteps / 2, 1, nSteps
+	case LL128:
+		chunk = 4915200 / nSteps / 16 * 15
+		if a == Tree {
+			nn := e.c.NNodes()
+			ppn := float64(e.c.PPN)
+			ns := 1 + float64(log2i(int64(nn))) + 0.1*ppn
+			nc := int64(e.choice.Channels)
+			for float64(e.call.Bytes/(nc*chunk)) < ns*64/ppn && chunk > 131072 {
+				chunk /= 2
+			}
+			for float64(e.call.Bytes/(nc*chunk)) < ns*16/ppn && chunk > 32768 {
+				chunk /= 2
+			}
+		}
+		return chunk, 1, nSteps
+	}
+	if a == Ring && (f == AllReduce || f == AllGather || f == ReduceScatter) {
+		return 4 * step, 2, nSteps / 2
+	}
+	return step, 1, nSteps
+}
+
+// part returns channel ch's share of total split over nc channels.
+func part(total int64, ch, nc int) int64 {
+	return total*int64(ch+1)/int64(nc) - total*int64(ch)/int64(nc)
+}
+
+func (e *engine) buildRing() {
+	c, f := e.c, e.call.Func
+	nc := e.choice.Channels
+	chunk, slices, window := e.chunking(Ring, e.choice.Proto, f)
+	n := c.NRanks
+	per := e.call.Bytes
+	if f == AllGather || f == ReduceScatter {
+		per = e.call.Bytes / int64(n)
+	}
+	for ch := 0; ch < nc; ch++ {
+		nic := c.channelNIC(ch)
+		order := c.localOrder(ch)
+		ring := make([]int, 0, n)
+		for node := 0; node < c.NNodes(); node++ {
+			for _, g := range order {
+				ring = append(ring, node*c.PPN+g)
+			}
+		}
+		conns := make([]int32, n) // conns[i]: ring[i] -> ring[i+1]
+		for i := range ring {
+			src, dst := ring[i], ring[(i+1)%n]
+			conns[i] = e.openConn(connKey{ckRing, int32(ch), int32(src), int32(dst)}, nic, nic)
+			e.conns[conns[i]].window = window
+		}
+		rootPos := 0
+		for i, r := range ring {
+			if r == e.call.Root {
+				rootPos = i
+			}
+		}
+		for i, r := range ring {
+			p := prog{kind: progRing, f: f, n: n, pos: i, root: rootPos, part: part(per, ch, nc), chunk: chunk, slices: slices, nrecv: 1, nsend: 1}
+			p.recv[0] = conns[(i-1+n)%n]
+			p.send[0] = conns[i]
+			e.addKernel(r, p)
+		}
+	}
+}
+
+// treeShape returns rank r's parent and children in channel ch's tree:
+// NCCL's double binary tree across servers (tree 0 for the first half
+// of the channels, its mirror for the second), a chain inside each
+// server starting at the GPU next to the channel's NIC.
+func (c *Comm) treeShape(ch, r int) (up int, down []int) {
+	nn := c.NNodes()
+	order := c.localOrder(ch)
+	node, li := r/c.PPN, r%c.PPN
+	pos := 0
+	for i, x := range order {
+		if x == li {
+			pos = i
+		}
+	}
+	head := func(n int) int { return n*c.PPN + order[0] }
+	if pos+1 < len(order) {
+		down = append(down, node*c.PPN+order[pos+1])
+	}
+	if pos > 0 {
+		return node*c.PPN + order[pos-1], down
+	}
+	var u, d0, d1 int
+	if (ch/c.graphCh)%2 == 0 {
+		u, d0, d1 = btree(nn, node)
+	} else {
+		u, d0, d1 = dtree(nn, node)
+	}
+	for _, d := range []int{d0, d1} {
+		if d >= 0 {
+			down = append(down, head(d))
+		}
+	}
+	up = -1
+	if u >= 0 {
+		up = head(u)
+	}
+	return up, down
+}
+
+func (e *engine) buildTree() {
+	c := e.c
+	nc := e.choice.Channels
+	chunk, _, window := e.chunking(Tree, e.choice.Proto, AllReduce)
+	for ch := 0; ch < nc; ch++ {
+		nic := c.channelNIC(ch)
+		pt := part(e.call.Bytes, ch, nc)
+		upConn := func(child, parent int) int32 {
+			ci := e.openConn(connKey{ckTree, int32(ch), int32(child), int32(parent)}, nic, nic)
+			e.conns[ci].window = window
+			return ci
+		}
+		for r := 0; r < c.NRanks; r++ {
+			up, down := c.treeShape(ch, r)
+			base := prog{f: AllReduce, part: pt, chunk: chunk, slices: 1}
+			if up < 0 {
+				p := base
+				p.kind = progTreeRoot
+				for _, d := range down {
+					p.recv[p.nrecv] = upConn(d, r)
+					p.nrecv++
+					p.send[p.nsend] = upConn(r, d)
+					p.nsend++
+				}
+				e.addKernel(r, p)
+				continue
+			}
+			pu, pd := base, base
+			pu.kind, pd.kind = progTreeUp, progTreeDown
+			pu.send[0], pu.nsend = upConn(r, up), 1
+			pd.recv[0], pd.nrecv = upConn(up, r), 1
+			for _, d := range down {
+				pu.recv[pu.nrecv] = upConn(d, r)
+				pu.nrecv++
+				pd.send[pd.nsend] = upConn(r, d)
+				pd.nsend++
+			}
+			e.addKernel(r, pu)
+			e.addKernel(r, pd)
+		}
+	}
+}
+
+func (e *engine) buildP2P() {
+	c, call := e.c, e.call
+	n := c.NRanks
+	type pair struct {
+		src, dst int
+		bytes    int64
+	}
+	var pairs []pair
+	switch {
+	case len(call.Pairs) > 0:
+		for _, p := range call.Pairs {
+			pairs = append(pairs, pair{p[0], p[1], call.Bytes})
+		}
+	case call.Func == SendRecv:
+		d := call.Peer
+		if d == 0 {
+			d = 1
+		}
+		for r := 0; r < n; r++ {
+			pairs = append(pairs, pair{r, ((r+d)%n + n) % n, call.Bytes})
+		}
+	default:
+		for r := 0; r < n; r++ {
+			for k := 1; k < n; k++ {
+				pairs = append(pairs, pair{r, (r + k) % n, call.Bytes / int64(n)})
+			}
+		}
+	}
+	proto := e.choice.Proto
+	for _, pr := range pairs {
+		if pr.src == pr.dst {
+			continue
+		}
+		sn, sg := c.Rank(pr.src)
+		dn, dg := c.Rank(pr.dst)
+		netPeer := sn != dn
+		chunk := int64(524288) // NCCL_P2P_NVL_CHUNKSIZE
+		perPeer := 2
+		if netPeer {
+			chunk = c.Cfg.P2PNetChunk
+			perPeer = c.Cfg.ChannelsPerNetPeer
+			if proto == Simple && pr.bytes < chunk {
+				chunk /= 4
+			} else if pr.bytes < 8*chunk {
+				chunk /= 2
+			}
+		}
+		if proto == LL {
+			chunk = 524288 / nSteps / 2
+		}
+		minPart := max(chunk/2, 1)
+		parts := int(min(int64(perPeer), max(1, ceilDiv(pr.bytes, minPart))))
+		for j := 0; j < parts; j++ {
+			ci := e.openConn(connKey{ckP2P, int32(j), int32(pr.src), int32(pr.dst)}, c.p2pNIC(sg), c.p2pNIC(dg))
+			e.conns[ci].window = nSteps
+			pt := part(pr.bytes, j, parts)
+			s := prog{kind: progP2PSend, part: pt, chunk: chunk, slices: 1, nsend: 1}
+			s.send[0] = ci
+			r := prog{kind: progP2PRecv, part: pt, chunk: chunk, slices: 1, nrecv: 1}
+			r.recv[0] = ci
+			e.addKernel(pr.src, s)
+			e.addKernel(pr.dst, r)
+		}
+	}
+}
+
+// p2pNIC returns the NIC a GPU's point-to-point traffic uses: its
+// nearest usable NIC. NCCL does not spread one GPU's peers over several
+// NICs, which is why AllToAll gets one NIC's bandwidth per GPU
+// (nccl-tests #267).
+func (c *Comm) p2pNIC(g int) int {
+	want := c.Sys.Server.NICOf(g)
+	for _, n := range c.NICs {
+		if n == want {
+			return n
+		}
+	}
+	return c.NICs[g%len(c.NICs)]
+}

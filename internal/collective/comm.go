@@ -1,0 +1,278 @@
+package collective
+
+import (
+	"fmt"
+	"strings"
+
+	"rocelab/internal/gpu"
+	"rocelab/internal/workload"
+)
+
+// System is the cluster a communicator runs on: identical GPU servers and
+// the transport host of every NIC.
+type System struct {
+	Server gpu.Server
+	// Hosts[s][n] is the transport host (topology host id) of NIC n on
+	// server s.
+	Hosts [][]int
+}
+
+// Net is the network transport NCCL selected.
+type Net uint8
+
+// Network transports.
+const (
+	// NetIB is NCCL's IB verbs transport over RoCE.
+	NetIB Net = iota
+	// NetSocket is NCCL's socket transport over kernel TCP.
+	NetSocket
+)
+
+// String returns the transport as NCCL's log names it.
+func (n Net) String() string {
+	if n == NetSocket {
+		return "NET/Socket"
+	}
+	return "NET/IB"
+}
+
+// Comm is an NCCL communicator over the same GPUs of some servers: its
+// ranks, the NICs and transport it uses, its tuning model and the
+// connections it opens on first use. Ranks are numbered server by server:
+// rank = node·PPN + i, on GPU GPUs[i] of server Servers[node].
+type Comm struct {
+	Cfg     *Config
+	Sys     System
+	Servers []int // the System servers that take part, in node order
+	GPUs    []int // the GPUs of each server that take part
+	PPN     int   // len(GPUs)
+	NRanks  int
+	Net     Net
+	// NICs are the NIC indices NCCL uses on every server (NCCL_IB_HCA).
+	NICs []int
+	// GID is the GID index the IB transport uses.
+	GID int
+	// GDR says GPUDirect RDMA is used between GPUs and NICs.
+	GDR    bool
+	Tuning *Tuning
+	// Notes explain the transport and GDR decisions, as NCCL's INFO lines
+	// would.
+	Notes []string
+
+	graphCh int
+	eng     engine
+}
+
+// NewComm builds the communicator over GPUs gpus of each server in
+// servers (AllGPUs(n) for the first n). It picks the network transport (IB unless NCCL_IB_DISABLE=1,
+// no NIC passes NCCL_IB_HCA, or no RoCE v2 GID with an address exists),
+// the GID, GPUDirect RDMA from NCCL_NET_GDR_LEVEL, runs the topology
+// search and builds the tuning model. A GID index that points at an entry
+// RoCE cannot route over an IP fabric is an error, as the connection
+// would time out in NCCL (NVIDIA/nccl#769).
+func NewComm(cfg *Config, sys System, servers []int, gpus []int) (*Comm, error) {
+	srv := sys.Server
+	if err := srv.Validate(); err != nil {
+		return nil, err
+	}
+	if len(servers) == 0 {
+		return nil, fmt.Errorf("communicator: no servers")
+	}
+	ppn := len(gpus)
+	if ppn < 1 || ppn > srv.GPUs {
+		return nil, fmt.Errorf("communicator: %d GPUs per server, the servers have %d", ppn, srv.GPUs)
+	}
+	seen := map[int]bool{}
+	for _, g := range gpus {
+		if g < 0 || g >= srv.GPUs || seen[g] {
+			return nil, fmt.Errorf("communicator: GPU list %v: each must be distinct, 0..%d", gpus, srv.GPUs-1)
+		}
+		seen[g] = true
+	}
+	for _, s := range servers {
+		if s < 0 || s >= len(sys.Hosts) || len(sys.Hosts[s]) != srv.NICs {
+			return nil, fmt.Errorf("communicator: server %d has no host for each of its %d NICs", s, srv.NICs)
+		}
+	}
+	c := &Comm{Cfg: cfg, Sys: sys, Servers: servers, GPUs: gpus, PPN: ppn, NRanks: len(servers) * ppn, GID: -1}
+	c.Notes = append(c.Notes, cfg.Notes...)
+	c.pickNet()
+	if c.Net == NetIB {
+		if err := c.pickGID(); err != nil {
+			return nil, err
+		}
+	}
+	if c.Net == NetIB {
+		c.GDR = srv.GDR(cfg.GDRLevel)
+		switch {
+		case !srv.PeerMem:
+			c.Notes = append(c.Notes, "GPU Direct RDMA Disabled: no nvidia_peermem module; data bounces through host memory")
+		case !c.GDR:
+			c.Notes = append(c.Notes, fmt.Sprintf("GPU Direct RDMA Disabled: GPU-NIC path %s is farther than NCCL_NET_GDR_LEVEL=%s; data bounces through host memory", srv.GPUNIC, cfg.GDRLevel))
+		default:
+			c.Notes = append(c.Notes, fmt.Sprintf("GPU Direct RDMA Enabled (path %s <= NCCL_NET_GDR_LEVEL=%s)", srv.GPUNIC, cfg.GDRLevel))
+		}
+	}
+	n := node{srv: srv, nics: len(c.graphNICs()), inter: len(servers) > 1, ppn: ppn}
+	ring, tree := search(n)
+	c.Tuning = newTuning(cfg, srv, c.NRanks, len(servers), ring, tree)
+	c.graphCh = c.Tuning.Ring.NChannels
+	return c, nil
+}
+
+func (c *Comm) pickNet() {
+	cfg, srv := c.Cfg, c.Sys.Server
+	for n := 0; n < srv.NICs; n++ {
+		if cfg.HCA.Match(fmt.Sprintf("mlx5_%d", n), 1) {
+			c.NICs = append(c.NICs, n)
+		}
+	}
+	switch {
+	case cfg.IBDisable:
+		c.Net = NetSocket
+		c.Notes = append(c.Notes, "NCCL_IB_DISABLE=1: NET/Socket over kernel TCP")
+	case len(c.NICs) == 0:
+		c.Net = NetSocket
+		c.Notes = append(c.Notes, fmt.Sprintf("NET/IB : No device found (NCCL_IB_HCA=%q matches no NIC): NET/Socket over kernel TCP", cfg.Env["NCCL_IB_HCA"]))
+	}
+	if len(c.NICs) == 0 {
+		for n := 0; n < srv.NICs; n++ {
+			c.NICs = append(c.NICs, n)
+		}
+	}
+}
+
+func (c *Comm) pickGID() error {
+	gids := c.Sys.Server.GIDs
+	idx := c.Cfg.GIDIndex
+	if idx < 0 {
+		for i, g := range gids {
+			if g.V2 && g.Routable {
+				c.GID = i
+				c.Notes = append(c.Notes, fmt.Sprintf("NET/IB: GID index %d selected automatically (RoCE v2, IPv4)", i))
+				return nil
+			}
+		}
+		c.Net = NetSocket
+		c.Notes = append(c.Notes, "NET/IB: no RoCE v2 GID with an IP address on any NIC: NET/Socket over kernel TCP")
+		return nil
+	}
+	if idx >= len(gids) {
+		return fmt.Errorf("NCCL_IB_GID_INDEX=%d: the NICs have %d GIDs (0-%d); ibv_query_gid fails and NCCL aborts", idx, len(gids), len(gids)-1)
+	}
+	switch g := gids[idx]; {
+	case !g.V2:
+		return fmt.Errorf("NCCL_IB_GID_INDEX=%d is a RoCE v1 GID, which an IP-routed fabric does not carry: the QPs never connect (use the RoCE v2 IPv4 GID, usually index 3)", idx)
+	case !g.Routable:
+		return fmt.Errorf("NCCL_IB_GID_INDEX=%d is a link-local fe80:: GID, which does not cross a router: ibv_modify_qp times out as in NVIDIA/nccl#769 (use the RoCE v2 IPv4 GID, usually index 3)", idx)
+	}
+	c.GID = idx
+	return nil
+}
+
+// graphNICs returns the NICs the topology search sees for the GPUs in
+// the communicator: all usable NICs, or with fewer GPUs than the server
+// has, the usable NICs nearest to those GPUs.
+func (c *Comm) graphNICs() []int {
+	srv := c.Sys.Server
+	if c.PPN == srv.GPUs {
+		return c.NICs
+	}
+	var out []int
+	for _, n := range c.NICs {
+		for _, g := range c.GPUs {
+			if srv.NICOf(g) == n {
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = c.NICs[:1]
+	}
+	return out
+}
+
+// NNodes returns the number of servers.
+func (c *Comm) NNodes() int { return len(c.Servers) }
+
+// Rank returns the node (index into Servers) and GPU of rank r.
+func (c *Comm) Rank(r int) (node, gpu int) { return r / c.PPN, c.GPUs[r%c.PPN] }
+
+// AllGPUs returns the GPU list 0..n-1.
+func AllGPUs(n int) []int {
+	g := make([]int, n)
+	for i := range g {
+		g[i] = i
+	}
+	return g
+}
+
+// channelNIC returns the NIC channel ch uses on every server.
+func (c *Comm) channelNIC(ch int) int {
+	nics := c.graphNICs()
+	return nics[(ch%c.graphCh)%len(nics)]
+}
+
+// localOrder returns the order (indices into GPUs) channel ch visits a
+// server's GPUs: from the first GPU its NIC serves, onwards.
+func (c *Comm) localOrder(ch int) []int {
+	start := 0
+	first := c.Sys.Server.FirstGPU(c.channelNIC(ch))
+	for i, g := range c.GPUs {
+		if g == first {
+			start = i
+		}
+	}
+	order := make([]int, c.PPN)
+	for i := range order {
+		order[i] = (start + i) % c.PPN
+	}
+	return order
+}
+
+// host returns the transport host rank r uses on channel ch's NIC.
+func (c *Comm) host(r, nic int) int {
+	node, _ := c.Rank(r)
+	return c.Sys.Hosts[c.Servers[node]][nic]
+}
+
+// Describe returns a few lines on the communicator as NCCL's INFO output
+// would give them: transport, channels, graph bandwidths.
+func (c *Comm) Describe() string {
+	var b strings.Builder
+	t := c.Tuning
+	fmt.Fprintf(&b, "NCCL %s: %d ranks on %d servers (%d GPUs each), %s via %d NIC(s)", c.Cfg.Version, c.NRanks, c.NNodes(), c.PPN, c.Net, len(c.NICs))
+	if c.Net == NetIB {
+		fmt.Fprintf(&b, ", GID %d, GDR %v", c.GID, c.GDR)
+	}
+	fmt.Fprintf(&b, "\nring graph: %d channels x %.1f/%.1f GB/s (%s/%s); tree graph: %d x %.1f/%.1f GB/s; %d coll channels\n",
+		t.Ring.NChannels, t.Ring.BWIntra, t.Ring.BWInter, t.Ring.TypeIntra, t.Ring.TypeInter,
+		t.Tree.NChannels, t.Tree.BWIntra, t.Tree.BWInter, t.NChannels)
+	for _, n := range c.Notes {
+		b.WriteString(n + "\n")
+	}
+	return b.String()
+}
+
+// Open binds the communicator to transport t, forgetting any earlier
+// run; l hears of every finished batch. Connections are opened on first
+// use, as NCCL does.
+func (c *Comm) Open(t workload.Transport, l Listener) {
+	c.eng.init(c)
+	c.eng.t = t
+	c.eng.listener = l
+}
+
+// DenseHosts returns the host layout where NIC n of server s is host
+// s·nics+n, as topo's builders number GPU servers' NICs.
+func DenseHosts(servers, nics int) [][]int {
+	h := make([][]int, servers)
+	for s := range h {
+		h[s] = make([]int, nics)
+		for n := range h[s] {
+			h[s][n] = s*nics + n
+		}
+	}
+	return h
+}

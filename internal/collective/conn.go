@@ -1,0 +1,314 @@
+package collective
+
+import (
+	"fmt"
+
+	"rocelab/internal/unit"
+	"rocelab/internal/workload"
+)
+
+// nSteps is NCCL_STEPS: the slots of a connection's buffer.
+const nSteps = 8
+
+// ctsBytes is the size of one CTS FIFO entry NCCL's receiver RDMA-writes
+// into the sender's FIFO (struct ncclIbSendFifo, padded).
+const ctsBytes = 64
+
+// A conn is one direction of one NCCL connection: a channel's link from
+// a sending rank to a receiving rank, over NVLink (local) or over the
+// network through a NIC's queue pairs. Its counters run over the whole
+// run, as NCCL's step counters do.
+type conn struct {
+	net      bool
+	src, dst int32
+	qps      []workload.QP
+	cts      workload.QP // receiver-to-sender CTS queue pair (IB only)
+	sock     bool        // socket transport: no CTS
+	window   int64
+
+	// Sender side: slices written into the send buffer by the kernel,
+	// scheduled for posting, posted, and completed (send slot free).
+	produced, sched, posted, acked int64
+	// Receiver side: slices fully arrived, visible to the kernel, and
+	// consumed by it (receive slot free); CTS messages posted and
+	// arrived at the sender.
+	complete, arrived, consumed int64
+	ctsPosted, ctsArrived       int64
+	// total is the slices of all calls started so far; CTS are not
+	// posted beyond it.
+	total int64
+
+	size               [nSteps]int64
+	nparts             uint8 // messages per slice: 1, or one per QP when split
+	arrParts, ackParts [nSteps]uint8
+
+	prodK, consK       int32 // producer and consumer kernel of the batch
+	waitSend, waitRecv bool
+
+	// Wire bytes posted, for reports, and the hosts of a network
+	// connection.
+	bytes            int64
+	hostSrc, hostDst int32
+}
+
+// sendFree reports whether the sender has a free slot for its next slice.
+func (c *conn) sendFree() bool {
+	if c.net {
+		return c.produced-c.acked < c.window
+	}
+	return c.produced-c.consumed < c.window
+}
+
+// Message ids: connection, kind, slice and part.
+const (
+	idData = 0
+	idCTS  = 1
+)
+
+func msgID(conn int32, kind int, slice int64, part int) uint64 {
+	return uint64(conn)<<40 | uint64(kind)<<39 | uint64(slice&(1<<31-1))<<8 | uint64(part)
+}
+
+// schedulePosts hands slices that are in the send buffer and, on IB,
+// cleared by a CTS to the proxy, which posts them after its overhead.
+func (e *engine) schedulePosts(ci int32) {
+	c := &e.conns[ci]
+	limit := c.produced
+	if !c.sock {
+		limit = min(limit, c.ctsArrived)
+	}
+	for c.sched < limit {
+		c.sched++
+		e.t.After(e.tm.sendDelay, e, tag(evPost, ci))
+	}
+}
+
+// post sends the next slice: one WRITE with immediate on one QP chosen
+// round-robin, or split over every QP with NCCL_IB_SPLIT_DATA_ON_QPS=1
+// (and always over every socket of a socket connection), one part per
+// QP even when some parts are empty, so that the k-th message on any of
+// the connection's QPs is always the same slice.
+func (e *engine) post(ci int32) {
+	c := &e.conns[ci]
+	s := c.posted
+	c.posted++
+	b := c.size[s&(nSteps-1)]
+	c.bytes += b
+	opc := workload.WriteImm
+	if c.sock {
+		opc = workload.Send
+	}
+	n := int64(len(c.qps))
+	if c.nparts == 1 {
+		e.t.Post(c.qps[s%n], workload.Message{Op: opc, Bytes: b, ID: msgID(ci, idData, s, 0)})
+		return
+	}
+	per := b / n
+	for j := int64(0); j < n; j++ {
+		pb := per
+		if j == n-1 {
+			pb = b - per*(n-1)
+		}
+		e.t.Post(c.qps[j], workload.Message{Op: opc, Bytes: pb, ID: msgID(ci, idData, s, int(j))})
+	}
+}
+
+// postCTS posts the receiver's clear-to-send for every free slot up to
+// the slices started so far (NCCL's recv proxy posting irecv).
+func (e *engine) postCTS(ci int32) {
+	c := &e.conns[ci]
+	if !c.net || c.sock {
+		return
+	}
+	limit := min(c.consumed+c.window, c.total)
+	for c.ctsPosted < limit {
+		e.t.Post(c.cts, workload.Message{Op: workload.WriteImm, Bytes: ctsBytes, ID: msgID(ci, idCTS, c.ctsPosted, 0)})
+		c.ctsPosted++
+	}
+}
+
+// qpRef says what one of the communicator's QPs is: a data QP (the idx-th
+// of its connection) or a CTS QP, with its completions counted at each
+// end. Completions on a QP arrive in order, so the k-th is known without
+// a work request id (a responder learns none, only the immediate).
+type qpRef struct {
+	conn      int32
+	idx       int32
+	cts, mine bool
+	recv, ack int64
+}
+
+func (e *engine) addQP(q workload.QP, conn int32, idx int32, cts bool) {
+	for int(q) >= len(e.qps) {
+		e.qps = append(e.qps, qpRef{})
+	}
+	e.qps[q] = qpRef{conn: conn, idx: idx, cts: cts, mine: true}
+}
+
+// Completed receives the completions of the communicator's queue pairs.
+func (e *engine) Completed(cp workload.Completion) {
+	if e.failed != nil || int(cp.QP) >= len(e.qps) || !e.qps[cp.QP].mine {
+		return
+	}
+	ref := &e.qps[cp.QP]
+	ci := ref.conn
+	c := &e.conns[ci]
+	if cp.Status != workload.Success {
+		e.fail(fmt.Errorf("NET/IB: completion error on connection rank %d -> rank %d: status=%d (%s) at %s",
+			c.src, c.dst, cp.Status, cp.Status, cp.At))
+		return
+	}
+	if ref.cts {
+		if cp.Side == workload.Responder {
+			c.ctsArrived++
+			e.schedulePosts(ci)
+		}
+		return
+	}
+	// The slice of this completion: the k-th message on the QP.
+	k := &ref.ack
+	if cp.Side == workload.Responder {
+		k = &ref.recv
+	}
+	s := *k
+	*k++
+	if c.nparts == 1 {
+		s = int64(ref.idx) + s*int64(len(c.qps))
+	}
+	slot := s & (nSteps - 1)
+	if cp.Side == workload.Requester {
+		c.ackParts[slot]++
+		for c.acked < c.posted {
+			a := c.acked & (nSteps - 1)
+			if c.ackParts[a] != c.nparts {
+				break
+			}
+			c.ackParts[a] = 0
+			c.acked++
+		}
+		if c.waitSend && c.sendFree() {
+			c.waitSend = false
+			e.run(c.prodK)
+		}
+		return
+	}
+	c.arrParts[slot]++
+	for c.complete < c.posted {
+		a := c.complete & (nSteps - 1)
+		if c.arrParts[a] != c.nparts {
+			break
+		}
+		c.arrParts[a] = 0
+		c.complete++
+		e.t.After(e.tm.recvDelay, e, tag(evVisible, ci))
+	}
+}
+
+// visible makes the next slice of ci visible to its consumer kernel.
+func (e *engine) visible(ci int32) {
+	c := &e.conns[ci]
+	c.arrived++
+	if c.waitRecv {
+		c.waitRecv = false
+		e.run(c.consK)
+	}
+}
+
+// consumed frees the receive slot of ci's oldest slice.
+func (e *engine) consumedOne(ci int32) {
+	c := &e.conns[ci]
+	c.consumed++
+	if c.net {
+		e.postCTS(ci)
+		return
+	}
+	if c.waitSend && c.sendFree() {
+		c.waitSend = false
+		e.run(c.prodK)
+	}
+}
+
+// producedOne records that the producer wrote a slice of wire bytes b.
+func (e *engine) producedOne(ci int32, b int64) {
+	c := &e.conns[ci]
+	c.size[c.produced&(nSteps-1)] = b
+	c.produced++
+	if c.net {
+		e.schedulePosts(ci)
+		return
+	}
+	c.bytes += b
+	if !e.tm.stream {
+		e.t.After(e.tm.intraLat, e, tag(evVisible, ci))
+	}
+}
+
+// openConn returns the connection of the given kind, channel and ranks,
+// connecting its queue pairs on first use.
+func (e *engine) openConn(k connKey, srcNIC, dstNIC int) int32 {
+	if ci, ok := e.connIdx[k]; ok {
+		return ci
+	}
+	cm := e.c
+	sn, _ := cm.Rank(int(k.src))
+	dn, _ := cm.Rank(int(k.dst))
+	ci := int32(len(e.conns))
+	e.conns = append(e.conns, conn{src: k.src, dst: k.dst, window: nSteps, cts: -1})
+	c := &e.conns[ci]
+	e.connIdx[k] = ci
+	if sn == dn {
+		return ci
+	}
+	c.net = true
+	hs, hd := cm.host(int(k.src), srcNIC), cm.host(int(k.dst), dstNIC)
+	c.hostSrc, c.hostDst = int32(hs), int32(hd)
+	if e.t == nil {
+		return ci // a dry run (Traffic) connects nothing
+	}
+	tagStr := fmt.Sprintf("nccl/%s%d/r%d->r%d", k.kind, k.ch, k.src, k.dst)
+	c.nparts = 1
+	if cm.Net == NetSocket {
+		c.sock = true
+		for j := 0; j < cm.Cfg.Sockets(); j++ {
+			q := e.t.Connect(hs, hd, workload.QPOptions{Class: workload.TCP, RateCap: SocketRate, Tag: tagStr}, e)
+			e.addQP(q, ci, int32(j), false)
+			c.qps = append(c.qps, q)
+		}
+		c.nparts = uint8(len(c.qps))
+		return ci
+	}
+	o := e.qpOptions(tagStr, cm.Cfg.TC)
+	for j := 0; j < cm.Cfg.QPsPerConn; j++ {
+		q := e.t.Connect(hs, hd, o, e)
+		e.addQP(q, ci, int32(j), false)
+		c.qps = append(c.qps, q)
+	}
+	if cm.Cfg.SplitData {
+		c.nparts = uint8(len(c.qps))
+	}
+	fifo := cm.Cfg.FifoTC
+	if fifo < 0 {
+		fifo = cm.Cfg.TC
+	}
+	c.cts = e.t.Connect(hd, hs, e.qpOptions(tagStr+"/cts", fifo), e)
+	e.addQP(c.cts, ci, 0, true)
+	return ci
+}
+
+// qpOptions returns an IB queue pair's options: traffic class tc (-1,
+// NCCL_IB_TC unset, leaves the NIC's configured class), the ACK timeout
+// and retry count.
+func (e *engine) qpOptions(tag string, tc int) workload.QPOptions {
+	return workload.QPOptions{Class: workload.RoCE, SetTC: tc >= 0, TC: uint8(max(tc, 0)), Tag: tag, Timeout: e.c.Cfg.Timeout, RetryCount: e.c.Cfg.RetryCnt}
+}
+
+// Calibration of the socket transport (see the package documentation).
+const (
+	// SocketRate is what one NCCL socket carries: about 2 GB/s, from
+	// NVIDIA/nccl#209 (one ring over TCP: 2.06 GB/s) and #450 (four
+	// channels on 100 Gb/s TCP: 4.5-5.2 GB/s busbw).
+	SocketRate = 16 * unit.Gbps
+	// SocketLatency is the kernel TCP path a message crosses, send and
+	// receive side together (tens of µs; 15 µs assumed).
+	SocketLatency = 15 * unit.Microsecond
+)

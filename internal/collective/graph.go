@@ -1,0 +1,179 @@
+package collective
+
+import "rocelab/internal/gpu"
+
+// Graph is what NCCL's topology search (src/graph/search.cc) finds for one
+// pattern: how many channels, at what bandwidth per channel inside the
+// node and across the network, over which path types.
+type Graph struct {
+	NChannels        int
+	BWIntra, BWInter float32
+	TypeIntra        gpu.Path
+	TypeInter        gpu.Path
+	// SameChannels says every channel visits the GPUs in the same order.
+	SameChannels bool
+}
+
+// NCCL's per-channel speed ladders (search.cc), GB/s.
+var (
+	speedIntra      = []float32{40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3}
+	speedInter      = []float32{48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12}
+	speedIntraSM90  = []float32{60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3}
+	speedInterSM90  = []float32{48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12}
+	speedIntraSM100 = []float32{90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18}
+	speedInterSM100 = []float32{96, 86, 80, 48, 45.1, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12}
+)
+
+// maxGraphChannels is MAXCHANNELS/2, the ring search's limit.
+const maxGraphChannels = 32
+
+// node is the part of the system the search looks at: one server, the
+// NICs NCCL may use on it, and whether the communicator spans servers.
+type node struct {
+	srv   gpu.Server
+	nics  int  // usable NICs
+	inter bool // more than one server
+	ppn   int  // GPUs of this server in the communicator
+}
+
+func (n node) speeds() []float32 {
+	cc := n.srv.GPU.CompCap
+	switch {
+	case cc >= 100 && n.inter:
+		return speedInterSM100
+	case cc >= 100:
+		return speedIntraSM100
+	case cc >= 90 && n.inter:
+		return speedInterSM90
+	case cc >= 90:
+		return speedIntraSM90
+	case n.inter:
+		return speedInter
+	}
+	return speedIntra
+}
+
+// maxBW is system->maxBw: the best path bandwidth from a GPU to a NIC
+// (multi-node) or to another GPU.
+func (n node) maxBW() float32 {
+	if n.inter {
+		return float32(min(n.srv.GPUNICBW(), n.srv.NICBW()))
+	}
+	if n.ppn == 1 {
+		return 5000 // LOC_BW
+	}
+	return float32(n.srv.IntraBW())
+}
+
+// totalBW is system->totalBw: a GPU's NVLink or PCIe bandwidth.
+func (n node) totalBW() float32 {
+	return float32(max(n.srv.IntraBW(), gpu.PCIeBW(n.srv.GPU.PCIe)))
+}
+
+// channels returns how many channels of bw per channel inside the node
+// and bwNet across the network the node can carry: every channel crosses
+// each GPU's NVLink (or PCIe) once per direction, and, across servers,
+// enters and leaves through a NIC whose port and PCIe link bound it.
+func (n node) channels(bw, bwNet float32) int {
+	c := maxGraphChannels
+	if n.ppn > 1 {
+		c = min(c, int(float32(n.srv.IntraBW())/bw+1e-4))
+	}
+	if n.inter {
+		nic := float32(min(n.srv.NICBW(), gpu.PCIeBW(n.srv.NICPCIe)))
+		c = min(c, n.nics*int(nic/bwNet+1e-4))
+		if n.ppn == 1 {
+			c = min(c, int(float32(gpu.PCIeBW(n.srv.GPU.PCIe))/bwNet+1e-4))
+		}
+	}
+	return c
+}
+
+// search models ncclTopoCompute for the ring pattern, then the tree
+// pattern with the ring's channel count, as NCCL runs them at init
+// (init.cc): start at the fastest speed the paths allow, keep the
+// solution with the most channels × bandwidth while the next speed is
+// more than .49 of the best, double channels above 25 GB/s
+// (ncclTopoDupChannels), and for trees raise the intra-node bandwidth up
+// to twice the network bandwidth. It does not search GPU orders: every
+// GPU of an NVSwitch server is one NVLink hop from the others.
+func search(n node) (ring, tree Graph) {
+	speeds := n.speeds()
+	maxBw, totalBw := n.maxBW(), n.totalBW()
+	typeIntra := n.srv.IntraPath()
+	typeInter := gpu.PIX
+	if n.inter {
+		typeInter = n.srv.GPUNIC
+	}
+	ring = Graph{TypeIntra: typeIntra, TypeInter: typeInter, SameChannels: n.nics <= 1 || !n.inter}
+	tree = ring
+
+	start := 0
+	for start < len(speeds)-1 && (speeds[start] > maxBw || speeds[start] > totalBw) {
+		start++
+	}
+	for i := start; i < len(speeds); i++ {
+		s := speeds[i]
+		if ring.NChannels > 0 && s/ring.BWInter <= .49 {
+			break
+		}
+		c := n.channels(s, s)
+		if c >= 1 && float32(c)*s > float32(ring.NChannels)*ring.BWInter {
+			ring.NChannels, ring.BWIntra, ring.BWInter = c, s, s
+		}
+		if ring.NChannels == maxGraphChannels || float32(ring.NChannels)*ring.BWInter >= totalBw {
+			break
+		}
+	}
+	if ring.NChannels == 0 {
+		// NCCL's fallback: one channel at a token bandwidth.
+		ring.NChannels, ring.BWIntra, ring.BWInter = 1, 0.1, 0.1
+	}
+	dupChannels(&ring, n.srv.GPU.CompCap, maxGraphChannels)
+
+	// Tree: the same channel count, at the best network speed that fits.
+	tree.NChannels = ring.NChannels
+	treeTotal := totalBw
+	if n.srv.GPUs > 1 {
+		treeTotal *= float32(n.srv.GPUs) / float32(n.srv.GPUs-1)
+	}
+	idx := -1
+	for i := 0; i < len(speeds); i++ {
+		s := speeds[i]
+		if s > maxBw || s > treeTotal {
+			continue
+		}
+		if n.channels(s, s) >= tree.NChannels {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		tree.BWIntra, tree.BWInter = ring.BWIntra, ring.BWInter
+		return ring, tree
+	}
+	tree.BWIntra, tree.BWInter = speeds[idx], speeds[idx]
+	// Pass 2: raise bwIntra while below twice bwInter and still carried.
+	for j := idx - 1; j >= 0 && tree.BWIntra < 2*tree.BWInter; j-- {
+		if n.channels(speeds[j], tree.BWInter) < tree.NChannels {
+			break
+		}
+		tree.BWIntra = speeds[j]
+	}
+	dupChannels(&tree, n.srv.GPU.CompCap, ring.NChannels)
+	return ring, tree
+}
+
+// dupChannels is ncclTopoDupChannels: above 25 GB/s per channel, split
+// each channel in two at half the bandwidth (not on Hopper and later
+// when under 50 GB/s with more than 4 channels).
+func dupChannels(g *Graph, cc, maxCh int) {
+	if g.BWIntra < 25 || (cc > 80 && g.BWIntra < 50 && g.NChannels > 4) {
+		return
+	}
+	dup := min(2*g.NChannels, maxCh)
+	div := float32((dup + g.NChannels - 1) / g.NChannels)
+	g.BWIntra /= div
+	g.BWInter /= div
+	g.NChannels = dup
+}

@@ -1,0 +1,129 @@
+package collective
+
+// A program is what one NCCL kernel thread group does in one collective
+// call, as a sequence of primitive operations (prims: send, recv,
+// recvReduceSend, recvCopySend, ...), each on one slice. An operation
+// waits for a slice on every connection it receives from and a free slot
+// on every connection it sends to. Programs are computed, not stored:
+// op(i) derives operation i from the chunking NCCL uses.
+
+type progKind uint8
+
+const (
+	progRing progKind = iota
+	progTreeUp
+	progTreeDown
+	progTreeRoot
+	progP2PSend
+	progP2PRecv
+)
+
+// maxIO is the most connections one operation touches: a tree node's
+// parent plus three children (NCCL_MAX_TREE_ARITY).
+const maxIO = 4
+
+type prog struct {
+	kind progKind
+	f    Func
+	// Ring: ring size, this rank's position, the root's position.
+	n, pos, root int
+	// part is the bytes this channel carries for this rank (AllGather and
+	// ReduceScatter: of one rank's piece); chunk and slices are NCCL's
+	// chunk size and slices per chunk.
+	part, chunk int64
+	slices      int
+	recv, send  [maxIO]int32
+	nrecv       int8
+	nsend       int8
+}
+
+// op is one primitive operation.
+type op struct {
+	bytes        int64
+	recv, send   bool
+	nrecv, nsend int8
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// loops returns the number of chunk loops the program runs.
+func (p *prog) loops() int64 {
+	if p.part <= 0 {
+		return 0
+	}
+	if p.kind == progRing && p.f == AllReduce {
+		return ceilDiv(p.part, int64(p.n)*p.chunk)
+	}
+	return ceilDiv(p.part, p.chunk)
+}
+
+// perLoop returns the operations per loop.
+func (p *prog) perLoop() int {
+	if p.kind != progRing {
+		return p.slices
+	}
+	switch p.f {
+	case AllReduce:
+		return (2*p.n - 1) * p.slices
+	case AllGather, ReduceScatter:
+		return p.n * p.slices
+	}
+	return p.slices
+}
+
+// length returns the number of operations.
+func (p *prog) length() int {
+	if p.kind == progP2PSend || p.kind == progP2PRecv {
+		return int(max(1, p.loops()))
+	}
+	return int(p.loops()) * p.perLoop()
+}
+
+func sliceOf(chunkBytes, realChunk int64, slices, m int) int64 {
+	ss := ceilDiv(realChunk, int64(slices))
+	return min(max(chunkBytes-int64(m)*ss, 0), ss)
+}
+
+// op fills o with operation i.
+func (p *prog) op(i int, o *op) {
+	per := p.perLoop()
+	l, j := int64(i/per), i%per
+	o.nrecv, o.nsend = p.nrecv, p.nsend
+	switch p.kind {
+	case progP2PSend, progP2PRecv:
+		rem := p.part - l*p.chunk
+		o.bytes = min(max(rem, 0), p.chunk)
+		o.recv, o.send = p.kind == progP2PRecv, p.kind == progP2PSend
+		return
+	case progTreeUp, progTreeDown, progTreeRoot:
+		rem := p.part - l*p.chunk
+		o.bytes = min(rem, p.chunk)
+		o.recv, o.send = p.nrecv > 0, p.nsend > 0
+		return
+	}
+	k, m := j/p.slices, j%p.slices
+	n := p.n
+	switch p.f {
+	case AllReduce:
+		rem := p.part - l*int64(n)*p.chunk
+		real := min(p.chunk, (ceilDiv(rem, int64(n))+15)&^15)
+		c := int64(((p.pos-k)%n + n) % n)
+		cb := min(max(rem-c*real, 0), real)
+		o.bytes = sliceOf(cb, real, p.slices, m)
+		o.recv, o.send = k >= 1, k <= 2*n-3
+	case AllGather, ReduceScatter:
+		rem := p.part - l*p.chunk
+		real := min(p.chunk, rem)
+		o.bytes = sliceOf(real, real, p.slices, m)
+		o.recv, o.send = k >= 1, k <= n-2
+	case Broadcast, Reduce:
+		rem := p.part - l*p.chunk
+		real := min(p.chunk, rem)
+		o.bytes = sliceOf(real, real, p.slices, m)
+		q := ((p.pos-p.root)%n + n) % n
+		if p.f == Reduce {
+			q = ((p.pos-p.root-1)%n + n) % n
+		}
+		o.recv, o.send = q > 0, q < n-1
+	}
+}

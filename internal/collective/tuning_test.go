@@ -1,0 +1,232 @@
+package collective
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"rocelab/internal/gpu"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/tuning_grid.txt")
+
+func mustComm(t testing.TB, srv gpu.Server, servers, ppn int, env map[string]string) *Comm {
+	t.Helper()
+	cfg, err := NewConfig(env, DefaultVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := make([]int, servers)
+	for i := range sv {
+		sv[i] = i
+	}
+	c, err := NewComm(cfg, System{Server: srv, Hosts: DenseHosts(servers, srv.NICs)}, sv, AllGPUs(ppn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func preset(t testing.TB, name string) gpu.Server {
+	t.Helper()
+	s, err := gpu.Preset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestSearch checks the modelled topology search on systems whose NCCL
+// graph is known: a DGX A100's eight 200G HDR NICs at Gen4 give 8
+// channels at 24 GB/s ("Pattern 4, nChannels 8, bw 24/24, type NVL/PXB"
+// in NCCL logs), one 100G NIC gives one channel at 12 GB/s, and every
+// communicator then builds twice the graph's channels.
+func TestSearch(t *testing.T) {
+	cases := []struct {
+		preset            string
+		servers           int
+		ringCh            int
+		ringBW            float32
+		treeIntra         float32
+		collCh            int
+		typeIntra, typeIn gpu.Path
+	}{
+		{"a100-1nic", 4, 1, 12, 24, 2, gpu.NVL, gpu.PXB},
+		{"dgx-a100", 4, 8, 24, 30, 16, gpu.NVL, gpu.PXB},
+		// H100: NVLink 18 × 20.6 = 370.8 GB/s per GPU (the "totalBw
+		// 370.8" NCCL prints) allows 8 channels at 45 GB/s, not 8 at 48.
+		{"hgx-h100", 4, 8, 45, 45, 16, gpu.NVL, gpu.PXB},
+		// One server: NVLink only, 6 channels at 40 split to 12 at 20.
+		{"dgx-a100", 1, 12, 20, 20, 24, gpu.NVL, gpu.PIX},
+	}
+	for _, c := range cases {
+		cm := mustComm(t, preset(t, c.preset), c.servers, 8, nil)
+		tu := cm.Tuning
+		if tu.Ring.NChannels != c.ringCh || tu.Ring.BWInter != c.ringBW || tu.Tree.BWIntra != c.treeIntra || tu.NChannels != c.collCh ||
+			tu.Ring.TypeIntra != c.typeIntra || tu.Ring.TypeInter != c.typeIn {
+			t.Errorf("%s × %d: ring %d×%v/%v (%s/%s), tree intra %v, %d coll channels; want %d×%v, tree %v, %d",
+				c.preset, c.servers, tu.Ring.NChannels, tu.Ring.BWIntra, tu.Ring.BWInter, tu.Ring.TypeIntra, tu.Ring.TypeInter,
+				tu.Tree.BWIntra, tu.NChannels, c.ringCh, c.ringBW, c.treeIntra, c.collCh)
+		}
+	}
+	cm := mustComm(t, preset(t, "dgx-a100"), 2, 8, map[string]string{"NCCL_MAX_NCHANNELS": "4", "NCCL_MIN_NCHANNELS": "2"})
+	if cm.Tuning.NChannels != 4 {
+		t.Errorf("NCCL_MAX_NCHANNELS=4: %d channels", cm.Tuning.NChannels)
+	}
+	cm = mustComm(t, preset(t, "a100-1nic"), 2, 8, map[string]string{"NCCL_MIN_NCHANNELS": "8"})
+	if cm.Tuning.NChannels != 8 {
+		t.Errorf("NCCL_MIN_NCHANNELS=8: %d channels", cm.Tuning.NChannels)
+	}
+}
+
+// TestTuningByHand recomputes a few grid points from the tuning.cc
+// formulas of src/graph/tuning.cc, independently of the code.
+func TestTuningByHand(t *testing.T) {
+	// 4 servers × 8 A100 (AMD hosts), one 100G NIC: graph 1 channel at 12
+	// GB/s, 32 ranks, AllReduce nsteps 62, 6 network steps.
+	cm := mustComm(t, preset(t, "a100-1nic"), 4, 8, nil)
+	tu := cm.Tuning
+	// Ring LL latency: base 6.6 + 56 intra steps × max(0.6 NVLink,
+	// 2 µs AMD net overhead) + 6 × 2.7 = 134.8 µs.
+	if got := tu.Lat[AllReduce][Ring][LL]; math.Abs(float64(got)-134.8) > 1e-3 {
+		t.Errorf("ring LL latency %v, want 134.8", got)
+	}
+	// Ring Simple: 8.4 + 56 × max(3.4, 2×3) + 6 × 14 = 428.4; the ring
+	// plateau factor 1.4 applies at 1 MiB.
+	if got := tu.Lat[AllReduce][Ring][Simple]; math.Abs(float64(got)-428.4) > 1e-3 {
+		t.Errorf("ring Simple latency %v, want 428.4", got)
+	}
+	// Tree Simple: 8.4 + 2 × (7 × 4.0 + log2(4)=2 × 14) = 120.4.
+	if got := tu.Lat[AllReduce][Tree][Simple]; math.Abs(float64(got)-120.4) > 1e-3 {
+		t.Errorf("tree Simple latency %v, want 120.4", got)
+	}
+	// Bandwidths: ring Simple 1 × 12 × 32/62; ring LL min(19, 12 × .5) ×
+	// 32/62; tree Simple min(12 × .92, 17.8) × .5 (more than 2 nodes: bwInter).
+	want := map[[2]int]float64{
+		{int(Ring), int(Simple)}: 12 * 32.0 / 62,
+		{int(Ring), int(LL)}:     6 * 32.0 / 62,
+		{int(Ring), int(LL128)}:  12 * 0.92 * 32.0 / 62,
+		{int(Tree), int(Simple)}: 12 * .92 * .5,
+		{int(Tree), int(LL)}:     12 * .92 / 3.8 * .5,
+	}
+	for k, w := range want {
+		if got := tu.BW[AllReduce][k[0]][k[1]]; math.Abs(float64(got)-w) > 1e-4 {
+			t.Errorf("%s/%s bandwidth %v, want %v", Algo(k[0]), Proto(k[1]), got, w)
+		}
+	}
+	// Predicted time of 1 MiB ring Simple: 428.4 × 1.4 + 1048576/(1000 × 6.194).
+	got := tu.Time(AllReduce, Ring, Simple, 1<<20)
+	if w := 428.4*1.4 + 1048576/(1000*12*32.0/62); math.Abs(float64(got)-w) > 0.01 {
+		t.Errorf("ring Simple 1 MiB: %v µs, want %v", got, w)
+	}
+	// Two servers: trees use bwIntra 24: tree Simple algbw = min(24 × .92,
+	// Ampere's N2 per-channel tree limit 23.6) × .5 = 11.04 > the ring's
+	// 12 × 16/30 = 6.4, which is why Tree wins large sizes on 2 nodes.
+	cm2 := mustComm(t, preset(t, "a100-1nic"), 2, 8, nil)
+	if got := cm2.Tuning.BW[AllReduce][Tree][Simple]; math.Abs(float64(got)-11.04) > 1e-4 {
+		t.Errorf("2-node tree Simple bandwidth %v, want 11.04", got)
+	}
+	if ch, _ := cm2.Tuning.Choose(AllReduce, 1<<30); ch.Algo != Tree {
+		t.Errorf("2 nodes, 1 GiB: %v, want Tree", ch)
+	}
+	// NCCL_ALGO=ring leaves no tree.
+	cmR := mustComm(t, preset(t, "a100-1nic"), 2, 8, map[string]string{"NCCL_ALGO": "ring"})
+	if ch, _ := cmR.Tuning.Choose(AllReduce, 1<<30); ch.Algo != Ring {
+		t.Errorf("NCCL_ALGO=ring: %v", ch)
+	}
+	// Only an algorithm the twin cannot run: NCCL's "no algorithm" error.
+	cmN := mustComm(t, preset(t, "a100-1nic"), 2, 8, map[string]string{"NCCL_ALGO": "nvls"})
+	if _, err := cmN.Tuning.Choose(AllReduce, 1<<20); err == nil {
+		t.Error("NCCL_ALGO=nvls: want no algorithm")
+	}
+}
+
+// gridSizes are the sizes of the golden grid: 8 B to 8 GiB by 4.
+func gridSizes() []int64 {
+	var s []int64
+	for b := int64(8); b <= 8<<30; b *= 4 {
+		s = append(s, b)
+	}
+	return s
+}
+
+func sizeName(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%dG", b>>30)
+	case b >= 1<<20:
+		return fmt.Sprintf("%dM", b>>20)
+	case b >= 1<<10:
+		return fmt.Sprintf("%dK", b>>10)
+	}
+	return fmt.Sprintf("%d", b)
+}
+
+// TestTuningGrid writes NCCL's choice of algorithm, protocol and channels
+// on a grid of systems, node counts and sizes, and compares it with
+// testdata/tuning_grid.txt (go test -run TestTuningGrid -update rewrites
+// it).
+func TestTuningGrid(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`# NCCL 2.30.7 tuning model (src/graph/tuning.cc, enqueue.cc topoGetAlgoInfo) as
+# rocelab models it: the algorithm/protocol NCCL picks and the channels it
+# keeps after the thread-threshold reduction, for AllReduce and AllGather.
+# Ring and Tree only: NVLS, NVLSTree, CollNet and PAT are disabled in the
+# twin (no NVSwitch multicast, no SHARP, PAT not executed).
+# Cell: algorithm/protocol/channels; e.g. Tree/LL128/2.
+`)
+	systems := []struct {
+		name, preset string
+		ppn          int
+		nodes        []int
+	}{
+		{"8x A100, 1x 100G NIC, AMD", "a100-1nic", 8, []int{1, 2, 4, 8, 16, 32}},
+		{"8x A100, 8x 200G NIC (DGX A100), AMD", "dgx-a100", 8, []int{1, 2, 4, 8, 16, 32}},
+		{"8x H100, 8x 400G NIC Gen5 (HGX H100), Intel", "hgx-h100", 8, []int{1, 2, 4, 8, 16, 32}},
+		{"1x A100 per node, 1x 100G NIC, AMD", "a100-1nic", 1, []int{2, 4, 8, 16, 32, 128}},
+	}
+	for _, sys := range systems {
+		for _, f := range []Func{AllReduce, AllGather} {
+			fmt.Fprintf(&b, "\n## %s: %s\n", sys.name, f)
+			fmt.Fprintf(&b, "%8s", "size")
+			for _, n := range sys.nodes {
+				fmt.Fprintf(&b, "  %18s", fmt.Sprintf("%d node(s)", n))
+			}
+			b.WriteString("\n")
+			for _, sz := range gridSizes() {
+				fmt.Fprintf(&b, "%8s", sizeName(sz))
+				for _, n := range sys.nodes {
+					if n*sys.ppn < 2 {
+						fmt.Fprintf(&b, "  %18s", "-")
+						continue
+					}
+					cm := mustComm(t, preset(t, sys.preset), n, sys.ppn, nil)
+					ch, err := cm.Tuning.Choose(f, sz)
+					cell := fmt.Sprintf("%s/%s/%d", ch.Algo, ch.Proto, ch.Channels)
+					if err != nil {
+						cell = "error"
+					}
+					fmt.Fprintf(&b, "  %18s", cell)
+				}
+				b.WriteString("\n")
+			}
+		}
+	}
+	got := b.String()
+	path := "testdata/tuning_grid.txt"
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("tuning grid differs from %s (run with -update after checking):\n%s", path, got)
+	}
+}

@@ -1,0 +1,256 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"rocelab/internal/textout"
+)
+
+// Comparison is one scenario run several ways (its variants): each run's
+// result, and what changed between them.
+type Comparison struct {
+	Name     string    `json:"name"`
+	Variants []Variant `json:"variants"`
+}
+
+// Variant is one variant's run.
+type Variant struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Run         *Run   `json:"run"`
+}
+
+// WriteJSON writes the comparison as indented JSON.
+func (c *Comparison) WriteJSON(w io.Writer) error { return textout.WriteJSON(w, c) }
+
+// counterChanges are the counters that explain a change in an NCCL
+// workload's busbw, in the order an engineer reads them: marking, the
+// notifications and reactions it causes, then pauses and loss.
+var counterChanges = []string{
+	"np_ecn_marked_roce_packets", "np_cnp_sent", "rp_cnp_handled", "rp_cnp_ignored",
+	"out_of_sequence", "packet_seq_err", "local_ack_timeout_err",
+}
+
+// WriteText writes the variants side by side: each nccl-tests table, the
+// busbw change per size, the health targets, and the counters that
+// changed.
+func (c *Comparison) WriteText(w io.Writer) error {
+	var b strings.Builder
+	names := make([]string, len(c.Variants))
+	for i, v := range c.Variants {
+		names[i] = v.Name
+	}
+	fmt.Fprintf(&b, "rocelab run: %s, %d variants: %s\n", c.Name, len(c.Variants), strings.Join(names, ", "))
+	if len(c.Variants) == 0 {
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	first := c.Variants[0].Run
+	s := first.Scenario
+	fmt.Fprintf(&b, "topology %s: %d hosts, %d switches", s.Topology, s.Hosts, s.Switches)
+	if sv := s.Servers; sv != nil {
+		fmt.Fprintf(&b, "; %d servers × %d GPUs, %d NICs each", sv.Count, sv.GPUs, sv.NICs)
+	}
+	b.WriteString("\n")
+	for _, v := range c.Variants {
+		r := v.Run
+		fmt.Fprintf(&b, "\n== %s: %s\n", v.Name, strings.TrimSpace(v.Description))
+		fmt.Fprintf(&b, "   NIC congestion control %s on priorities %s; simulated %.3f ms, %d events\n",
+			r.Scenario.CC, ints(prioList(r.Scenario.CCPrioMask)), r.Sim.EndUS/1000, r.Sim.Events)
+		if n := r.NCCL; n != nil {
+			for _, l := range strings.Split(strings.TrimRight(n.Comm, "\n"), "\n") {
+				b.WriteString("   " + l + "\n")
+			}
+			if n.Err != "" {
+				fmt.Fprintf(&b, "   FAILED: %s\n", n.Err)
+			}
+			b.WriteString("\n" + n.Tests)
+			if n.Training != nil {
+				b.WriteString(indent(n.Training.Summary))
+			}
+			if n.Background != "" {
+				b.WriteString("background traffic:\n" + indent(n.Background))
+			}
+		}
+	}
+	c.writeBusBW(&b)
+	c.writeHealth(&b)
+	c.writeCounters(&b)
+	c.writeLinks(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (c *Comparison) writeBusBW(b *strings.Builder) {
+	base := c.Variants[0].Run.NCCL
+	if base == nil || len(base.Rows) == 0 {
+		return
+	}
+	b.WriteString("\nbusbw, out-of-place (GB/s)\n")
+	head := []string{"size"}
+	for _, v := range c.Variants {
+		head = append(head, v.Name)
+	}
+	last := c.Variants[len(c.Variants)-1]
+	head = append(head, fmt.Sprintf("%s/%s", last.Name, c.Variants[0].Name))
+	tbl := &textout.Table{Head: head}
+	for i, row := range base.Rows {
+		cells := []string{fmt.Sprint(row.Bytes)}
+		var firstBW, lastBW float64
+		for j, v := range c.Variants {
+			n := v.Run.NCCL
+			if n == nil || i >= len(n.Rows) {
+				cells = append(cells, "-")
+				continue
+			}
+			bw := n.Rows[i].OutBusBW
+			cells = append(cells, fmt.Sprintf("%.2f (%s)", bw, n.Rows[i].Algo))
+			if j == 0 {
+				firstBW = bw
+			}
+			lastBW = bw
+		}
+		ratio := "-"
+		if firstBW > 0 {
+			ratio = fmt.Sprintf("×%.2f", lastBW/firstBW)
+		}
+		tbl.Add(append(cells, ratio)...)
+	}
+	avg := []string{"avg"}
+	for _, v := range c.Variants {
+		if n := v.Run.NCCL; n != nil {
+			avg = append(avg, fmt.Sprintf("%.2f", n.AvgBusBW))
+		}
+	}
+	tbl.Add(append(avg, "")...)
+	tbl.Write(b)
+}
+
+func (c *Comparison) writeHealth(b *strings.Builder) {
+	b.WriteString("\nHealth targets\n")
+	head := []string{"target"}
+	for _, v := range c.Variants {
+		head = append(head, v.Name)
+	}
+	tbl := &textout.Table{Head: append(head, "goal")}
+	rows := []struct {
+		name, goal string
+		cell       func(r *Run) string
+	}{
+		{"P99 latency (RoCE)", "< 10 us", func(r *Run) string {
+			return fmt.Sprintf("%.2f us %s", r.Health.P99LatencyUS.Value, passFail(r.Health.P99LatencyUS))
+		}},
+		{"bandwidth utilization", "> 90 %", func(r *Run) string {
+			return pct(r.Health.BandwidthUtilization.Value) + " " + passFail(r.Health.BandwidthUtilization)
+		}},
+		{"loss of RoCE packets", "= 0", func(r *Run) string { return pct(r.Health.LossRate.Value) + " " + passFail(r.Health.LossRate) }},
+		{"PFC pause time (worst port)", "< 0.1 %", func(r *Run) string {
+			return pct(r.Health.PFCPauseRatio.Value) + " " + passFail(r.Health.PFCPauseRatio)
+		}},
+	}
+	for _, row := range rows {
+		cells := []string{row.name}
+		for _, v := range c.Variants {
+			cells = append(cells, row.cell(v.Run))
+		}
+		tbl.Add(append(cells, row.goal)...)
+	}
+	tbl.Write(b)
+}
+
+// writeCounters writes the counters whose sums over the NICs differ
+// between variants, and the switch-side marks and pauses.
+func (c *Comparison) writeCounters(b *strings.Builder) {
+	sums := make([]map[string]int64, len(c.Variants))
+	for i, v := range c.Variants {
+		sums[i] = map[string]int64{}
+		for _, n := range v.Run.NICs {
+			for k, x := range n.Counters {
+				sums[i][k] += x
+			}
+		}
+		sums[i]["switch ECN-marked packets"] = v.Run.Totals.ECNMarked
+		sums[i]["PFC pause frames"] = v.Run.Totals.PauseFrames
+		sums[i]["RoCE retransmitted packets"] = v.Run.Totals.Retransmitted.Packets
+	}
+	keys := append([]string{"switch ECN-marked packets"}, counterChanges...)
+	keys = append(keys, "PFC pause frames", "RoCE retransmitted packets")
+	head := []string{"counter (sum over NICs)"}
+	for _, v := range c.Variants {
+		head = append(head, v.Name)
+	}
+	tbl := &textout.Table{Head: head}
+	for _, k := range keys {
+		same, any := true, false
+		for i := range sums {
+			if sums[i][k] != sums[0][k] {
+				same = false
+			}
+			if sums[i][k] != 0 {
+				any = true
+			}
+		}
+		if same && !any {
+			continue
+		}
+		cells := []string{k}
+		for i := range sums {
+			cells = append(cells, fmt.Sprint(sums[i][k]))
+		}
+		tbl.Add(cells...)
+	}
+	b.WriteString("\nCounters that explain the change\n")
+	tbl.Write(b)
+}
+
+// maxLinkRows bounds the link table of a comparison.
+const maxLinkRows = 32
+
+// writeLinks writes the bytes each switch-to-switch link carried, per
+// variant, when the fabric has such links: where ECMP put the traffic
+// (an idle uplink beside one carrying twice the mean is a hash
+// collision).
+func (c *Comparison) writeLinks(b *strings.Builder) {
+	hosts := map[string]bool{}
+	for _, n := range c.Variants[0].Run.NICs {
+		hosts[n.Name] = true
+	}
+	node := func(port string) string { n, _, _ := strings.Cut(port, "/"); return n }
+	head := []string{"switch link (tx bytes)"}
+	for _, v := range c.Variants {
+		head = append(head, v.Name)
+	}
+	tbl := &textout.Table{Head: head}
+	rows, carried := 0, false
+	for i, p := range c.Variants[0].Run.Ports {
+		if hosts[node(p.Name)] || hosts[node(p.Peer)] || p.Peer == "" {
+			continue
+		}
+		if rows == maxLinkRows {
+			tbl.Add("...")
+			break
+		}
+		cells := []string{p.Name + " → " + p.Peer}
+		for _, v := range c.Variants {
+			if i < len(v.Run.Ports) {
+				n := v.Run.Ports[i].Counters["tx_bytes_phy"]
+				carried = carried || n > 0
+				cells = append(cells, fmt.Sprint(n))
+			}
+		}
+		tbl.Add(cells...)
+		rows++
+	}
+	if !carried {
+		return
+	}
+	b.WriteString("\nSwitch-to-switch links\n")
+	tbl.Write(b)
+	for _, v := range c.Variants {
+		for _, e := range v.Run.ECMP {
+			fmt.Fprintf(b, "  %s %s: %d uplinks, %d unused, max/mean %.2f\n", v.Name, e.Tier, e.Uplinks, e.Unused, e.Imbalance)
+		}
+	}
+}
