@@ -93,8 +93,9 @@ type Config struct {
 	SampleQPs int
 }
 
-// ACKTimeout returns the local ACK timeout 4.096 us × 2^Timeout (IB spec
-// 1.2 §12.7.34).
-func (c *Config) ACKTimeout() unit.Time {
-	return 4096 * unit.Nanosecond << c.Timeout
-}
+// ACKTimeout returns the host's default local ACK timeout, 4.096 us ×
+// 2^Timeout (IB spec 1.2 §12.7.34).
+func (c *Config) ACKTimeout() unit.Time { return ackTimeout(c.Timeout) }
+
+// ackTimeout returns 4.096 us × 2^exp.
+func ackTimeout(exp uint8) unit.Time { return 4096 * unit.Nanosecond << exp }

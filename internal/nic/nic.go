@@ -88,7 +88,8 @@ func (n *NIC) Start() { n.port.SetPFC(n.cfg.PFC) }
 func (n *NIC) newQP(conn workload.QP, class packet.Class, prio, dscp uint8, rateCap unit.BitRate) *qp {
 	q := &qp{
 		nic: n, idx: int32(len(n.qps)), qpn: QPNBase + uint32(len(n.qps)), conn: conn,
-		class: class, prio: prio, dscp: dscp, mss: n.cfg.MTU, rateCap: rateCap, retries: n.cfg.RetryCnt,
+		class: class, prio: prio, dscp: dscp, mss: n.cfg.MTU, rateCap: rateCap,
+		retries: n.cfg.RetryCnt, retryCnt: n.cfg.RetryCnt, timeoutExp: n.cfg.Timeout,
 	}
 	if class == packet.ClassTCP {
 		q.mss = n.cfg.TCPMSS

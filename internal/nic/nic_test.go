@@ -301,3 +301,21 @@ func TestReadRefused(t *testing.T) {
 		t.Errorf("completions %+v, %d packets sent", p.got, p.net.Totals.Sent.Packets)
 	}
 }
+
+// A QP carries its own timeout and retry count, as NCCL sets them
+// (NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT), over the host's defaults: with
+// timeout 12 and 2 retries it fails after 3 × 16.8 ms.
+func TestPerQPTimeout(t *testing.T) {
+	p := newPair(t, testConfig())
+	p.b.Port().SetLoss(&dropNth{all: true})
+	qp := p.tr.Connect(0, 1, workload.QPOptions{Timeout: 12, RetryCount: 2}, p)
+	p.tr.Post(qp, workload.Message{Op: workload.WriteImm, Bytes: 4096})
+	p.net.Sched.Run()
+	want := 3 * (4096 * unit.Nanosecond << 12)
+	if len(p.got) != 1 || p.got[0].Status != workload.RetryExceeded || p.got[0].At < want || p.got[0].At > want+unit.Microsecond {
+		t.Fatalf("completions %+v, want failure at %v", p.got, want)
+	}
+	if p.a.HW.LocalAckTimeoutErr != 3 {
+		t.Errorf("local_ack_timeout_err %d, want 3", p.a.HW.LocalAckTimeoutErr)
+	}
+}

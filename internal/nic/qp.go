@@ -62,7 +62,9 @@ type qp struct {
 	sndUna        uint32 // oldest unacknowledged PSN
 	sndMax        uint32 // one past the highest PSN ever sent
 	retries       int
-	timeouts      int // consecutive timeouts, for adaptive retransmission
+	retryCnt      int   // retry_cnt of this QP
+	timeoutExp    uint8 // local ACK timeout exponent of this QP
+	timeouts      int   // consecutive timeouts, for adaptive retransmission
 	failed        bool
 	rto           sim.Timer
 	cc            cc.Controller

@@ -83,7 +83,7 @@ func (n *NIC) rtoOf(q *qp) unit.Time {
 	if q.class == packet.ClassTCP {
 		return n.cfg.TCPRTO << min(q.timeouts, 6)
 	}
-	t := n.cfg.ACKTimeout()
+	t := ackTimeout(q.timeoutExp)
 	if a := n.cfg.Adaptive; a != nil {
 		first := a.Base + unit.Time(n.rng.Float64()*float64(a.Base))
 		return min(t, first<<min(q.timeouts, 30))
@@ -149,7 +149,7 @@ func (n *NIC) progress(q *qp, advanced bool, now unit.Time) {
 	if !advanced {
 		return
 	}
-	q.retries = n.cfg.RetryCnt
+	q.retries = q.retryCnt
 	q.timeouts = 0
 	if q.outstanding() {
 		q.rto.Set(n.net.Sched, now+n.rtoOf(q), n, tagRTO|uint64(q.idx)<<8)

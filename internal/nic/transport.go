@@ -100,6 +100,12 @@ func (t *Transport) Connect(src, dst int, o workload.QPOptions, owner workload.O
 		class = packet.ClassTCP
 	}
 	req := s.newQP(id, class, prio, dscp, o.RateCap)
+	if o.Timeout > 0 {
+		// The application's QP attributes (NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT).
+		req.timeoutExp = uint8(min(o.Timeout, 31))
+		req.retryCnt = min(max(o.RetryCount, 0), 7)
+		req.retries = req.retryCnt
+	}
 	resp := d.newQP(id, class, prio, dscp, 0)
 	req.peerHost, req.peerQPN = d.id, resp.qpn
 	resp.peerHost, resp.peerQPN = s.id, req.qpn

@@ -49,7 +49,6 @@ func Build(s *Scenario) (*Twin, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Workload.applyNIC(ncfg)
 	for i, n := range s.Topo.Nodes {
 		switch n.Kind {
 		case topo.Host:

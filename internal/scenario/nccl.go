@@ -12,7 +12,6 @@ import (
 	"rocelab/internal/collective"
 	"rocelab/internal/gpu"
 	"rocelab/internal/nccltests"
-	"rocelab/internal/nic"
 	"rocelab/internal/topo"
 	"rocelab/internal/training"
 	"rocelab/internal/unit"
@@ -357,17 +356,6 @@ func (j *Jobs) netTraffic(mtu int64) ([]collective.Transfer, error) {
 		return j.Training.NetTraffic(mtu)
 	}
 	return nil, nil
-}
-
-// applyNIC sets what NCCL sets on its queue pairs, NCCL_IB_TIMEOUT and
-// NCCL_IB_RETRY_CNT (or their defaults for the NCCL version), on the
-// NICs, whose RC transport reads them per NIC.
-func (w *WorkloadSpec) applyNIC(c *nic.Config) {
-	if w == nil {
-		return
-	}
-	c.Timeout = uint8(w.NCCL.Timeout)
-	c.RetryCnt = w.NCCL.RetryCnt
 }
 
 // estimate returns the job's network traffic, data and CTS: packets,
