@@ -61,7 +61,7 @@ func parseRaw(file string, data []byte) (*rawScenario, error) {
 	}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
-		return nil, Errors{yamlError(file, err)}
+		return nil, Errors{YAMLError(file, err)}
 	}
 	raw := &rawScenario{}
 	if len(f.Docs) == 0 || f.Docs[0].Body == nil {
@@ -88,13 +88,13 @@ func decodeRaw(file string, body ast.Node) (*rawScenario, error) {
 		return nil, errs
 	}
 	if err := yaml.NodeToValue(body, raw, yaml.Strict()); err != nil {
-		return nil, Errors{yamlError(file, err)}
+		return nil, Errors{YAMLError(file, err)}
 	}
 	return raw, nil
 }
 
-// yamlError turns a go-yaml error into an Error with its position.
-func yamlError(file string, err error) *Error {
+// YAMLError turns a go-yaml error into an Error with its position.
+func YAMLError(file string, err error) *Error {
 	var ye yaml.Error
 	if errors.As(err, &ye) {
 		e := &Error{File: file, Msg: ye.GetMessage()}
@@ -208,6 +208,9 @@ func join(path, key string) string {
 	}
 	return path + "." + key
 }
+
+// ErrorAt returns an Error at node n's position (none when n is nil).
+func ErrorAt(file string, n ast.Node, path, msg string) *Error { return at(file, n, path, msg) }
 
 func at(file string, n ast.Node, path, msg string) *Error {
 	e := &Error{File: file, Path: path, Msg: msg}

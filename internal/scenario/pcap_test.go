@@ -22,6 +22,13 @@ func capturedRun(t *testing.T, port string, edit ...func(*Scenario)) (*Twin, str
 	for _, e := range edit {
 		e(s)
 	}
+	return capturedScenario(t, s, port)
+}
+
+// capturedScenario runs s with a tap on port and returns the twin, the
+// capture's path, and its analysis at 100G.
+func capturedScenario(t *testing.T, s *Scenario, port string) (*Twin, string, *capture.Analysis) {
+	t.Helper()
 	tw, path, data := captureRun(t, s, port, DefaultSnaplen)
 	a, err := capture.Analyze(path, bytes.NewReader(data), capture.Options{LinkSpeed: 100 * unit.Gbps})
 	if err != nil {
@@ -189,31 +196,7 @@ func TestTwinCaptureTshark(t *testing.T) {
 func TestLossyLinkCapture(t *testing.T) {
 	s := example(t, "lossy-link")
 	s.Flows[0].Bytes = 64 * unit.MiB
-	tw, err := Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pt, err := tw.Port("h0:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	tap, err := tw.AttachPcap(pt, &buf, DefaultSnaplen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tw.Run()
-	if err := tap.Close(); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "lossy.pcapng")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	a, err := capture.Analyze(path, bytes.NewReader(buf.Bytes()), capture.Options{LinkSpeed: 100 * unit.Gbps})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tw, path, a := capturedScenario(t, s, "h0:0")
 	var nak, timeout, retx int64
 	for _, f := range a.Flows {
 		if f.Key.Src == HostIP(0) {

@@ -52,7 +52,7 @@ func loadVariants(file string, data []byte, rv []*rawVariant, description bool) 
 		// A fresh parse for each variant: the merge changes the tree.
 		f, err := parser.ParseBytes(data, 0)
 		if err != nil {
-			return nil, Errors{yamlError(file, err)}
+			return nil, Errors{YAMLError(file, err)}
 		}
 		body := f.Docs[0].Body
 		pairs, _ := mappingPairs(unwrap(body))

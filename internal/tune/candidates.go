@@ -94,7 +94,7 @@ type Base struct {
 func NewBase(file string, data []byte) (*Base, error) {
 	var v any
 	if err := yaml.UnmarshalWithOptions(data, &v, yaml.UseOrderedMap()); err != nil {
-		return nil, yamlErr(file, err)
+		return nil, scenario.YAMLError(file, err)
 	}
 	doc, ok := v.(yaml.MapSlice)
 	if !ok {

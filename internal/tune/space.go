@@ -7,7 +7,6 @@
 package tune
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
+	"rocelab/internal/scenario"
 	"rocelab/internal/unit"
 )
 
@@ -62,20 +62,9 @@ type Range struct {
 	Kind string
 }
 
-// An Error is a problem in a space, at a line and column.
-type Error struct {
-	File      string
-	Line, Col int
-	Msg       string
-}
-
-// Error implements error.
-func (e *Error) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.File, e.Msg)
-}
+// An Error is a problem in a space, at a line and column: the scenario's
+// error, without a key path.
+type Error = scenario.Error
 
 // Defaults of a space.
 const (
@@ -88,7 +77,7 @@ const (
 func ParseSpace(file string, data []byte) (*Space, error) {
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
-		return nil, yamlErr(file, err)
+		return nil, scenario.YAMLError(file, err)
 	}
 	if len(f.Docs) != 1 || f.Docs[0].Body == nil {
 		return nil, &Error{File: file, Line: 1, Col: 1, Msg: "expected one YAML document with a parameter space"}
@@ -409,23 +398,5 @@ func scalarText(n ast.Node) string {
 }
 
 func errAt(file string, n ast.Node, format string, args ...any) *Error {
-	e := &Error{File: file, Msg: fmt.Sprintf(format, args...)}
-	if n != nil {
-		if tk := n.GetToken(); tk != nil && tk.Position != nil {
-			e.Line, e.Col = tk.Position.Line, tk.Position.Column
-		}
-	}
-	return e
-}
-
-func yamlErr(file string, err error) *Error {
-	var ye yaml.Error
-	if errors.As(err, &ye) {
-		e := &Error{File: file, Msg: ye.GetMessage()}
-		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
-			e.Line, e.Col = tk.Position.Line, tk.Position.Column
-		}
-		return e
-	}
-	return &Error{File: file, Msg: err.Error()}
+	return scenario.ErrorAt(file, n, "", fmt.Sprintf(format, args...))
 }
