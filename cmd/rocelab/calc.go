@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -21,25 +20,14 @@ calculator prints its formula, every input (given or defaulted, and from
 where), the outputs, and the sources of the rules.`,
 	}
 	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "write the result as JSON")
-	write := func(c *cobra.Command, r *calc.Result) error {
-		out := bufio.NewWriter(c.OutOrStdout())
-		var err error
-		if asJSON {
-			err = r.WriteJSON(out)
-		} else {
-			err = r.WriteText(out)
-		}
-		if err == nil {
-			err = out.Flush()
-		}
-		return err
-	}
+	write := func(c *cobra.Command, r *calc.Result) error { return writeResult(c.OutOrStdout(), asJSON, r) }
 	cmd.AddCommand(calcHeadroomCmd(write), calcECNCmd(write), calcMTUCmd(write), calcPauseCmd(write),
 		calcBusBWCmd(write), calcTimeoutCmd(write))
 	return cmd
 }
 
-type writeResult func(*cobra.Command, *calc.Result) error
+// calcWriter writes a calculator's result.
+type calcWriter func(*cobra.Command, *calc.Result) error
 
 // unitFlags parses flags written with units, reporting the flag by name.
 type unitFlags struct {
@@ -89,7 +77,7 @@ func (u *unitFlags) fail(format string, args ...any) {
 	}
 }
 
-func calcHeadroomCmd(write writeResult) *cobra.Command {
+func calcHeadroomCmd(write calcWriter) *cobra.Command {
 	var occ, small float64
 	var cell int
 	cmd := &cobra.Command{
@@ -131,7 +119,7 @@ func calcHeadroomCmd(write writeResult) *cobra.Command {
 	return cmd
 }
 
-func calcECNCmd(write writeResult) *cobra.Command {
+func calcECNCmd(write calcWriter) *cobra.Command {
 	var alpha, pmax float64
 	var cell int
 	cmd := &cobra.Command{
@@ -169,7 +157,7 @@ func calcECNCmd(write writeResult) *cobra.Command {
 	return cmd
 }
 
-func calcMTUCmd(write writeResult) *cobra.Command {
+func calcMTUCmd(write calcWriter) *cobra.Command {
 	return &cobra.Command{
 		Use:   "mtu NETDEV_MTU",
 		Short: "RoCE path MTU from the netdev MTU",
@@ -184,7 +172,7 @@ func calcMTUCmd(write writeResult) *cobra.Command {
 	}
 }
 
-func calcPauseCmd(write writeResult) *cobra.Command {
+func calcPauseCmd(write calcWriter) *cobra.Command {
 	var quanta int
 	cmd := &cobra.Command{
 		Use:   "pause --speed 100G [--quanta 65535]",
@@ -207,7 +195,7 @@ func calcPauseCmd(write writeResult) *cobra.Command {
 	return cmd
 }
 
-func calcBusBWCmd(write writeResult) *cobra.Command {
+func calcBusBWCmd(write calcWriter) *cobra.Command {
 	var in calc.BusBWInput
 	cmd := &cobra.Command{
 		Use:   "busbw --speed 100G --nodes N [--nics 1] [--gpus 8] [--op allreduce] [--size 1GiB]",
@@ -240,7 +228,7 @@ func calcBusBWCmd(write writeResult) *cobra.Command {
 	return cmd
 }
 
-func calcTimeoutCmd(write writeResult) *cobra.Command {
+func calcTimeoutCmd(write calcWriter) *cobra.Command {
 	var in calc.TimeoutInput
 	cmd := &cobra.Command{
 		Use:   "timeout [--timeout 20] [--retry-cnt 7]",

@@ -172,7 +172,7 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 				ls.log.Info("capture written", "file", pcapFile, "frames", tap.Frames, "analyse", "rocelab capture "+pcapFile)
 			}
 			res := report.New(tw, end)
-			if err := writeRunResult(cmd.OutOrStdout(), asJSON, res); err != nil {
+			if err := writeResult(cmd.OutOrStdout(), asJSON, res); err != nil {
 				return err
 			}
 			if outDir != "" {

@@ -77,7 +77,7 @@ func runVariants(cmd *cobra.Command, ls logSetup, s *scenario.Scenario, limits s
 	elapsed := time.Since(wall)
 	ls.log.Info("done", "variants", len(vs), "events", events, "wall", elapsed.Round(time.Millisecond).String(),
 		"events_per_s", fmt.Sprintf("%.3g", float64(events)/elapsed.Seconds()))
-	if err := writeRunResult(cmd.OutOrStdout(), asJSON, cmp); err != nil {
+	if err := writeResult(cmd.OutOrStdout(), asJSON, cmp); err != nil {
 		return err
 	}
 	if outDir != "" {
@@ -118,14 +118,15 @@ func addBar(p *mpb.Progress, name string, total int64) *variantBar {
 func (b *variantBar) update(done, total int64) { b.bar.SetCurrent(min(done, total-1)) }
 func (b *variantBar) finish(done int64)        { b.bar.SetTotal(max(done, 1), true) }
 
-// runResult is a run's or a comparison's report.
-type runResult interface {
+// A result is anything a command prints as text or JSON: a run, a
+// comparison of variants, a calculator.
+type result interface {
 	WriteJSON(io.Writer) error
 	WriteText(io.Writer) error
 }
 
-// writeRunResult writes r as JSON or text.
-func writeRunResult(w io.Writer, asJSON bool, r runResult) error {
+// writeResult writes r as JSON or text.
+func writeResult(w io.Writer, asJSON bool, r result) error {
 	out := bufio.NewWriter(w)
 	var err error
 	if asJSON {
