@@ -1,6 +1,7 @@
 package nic
 
 import (
+	"math/bits"
 	"rocelab/internal/cc"
 	"rocelab/internal/fabric"
 	"rocelab/internal/packet"
@@ -186,7 +187,8 @@ func (n *NIC) HeadBytes(prio int) int64 {
 func (n *NIC) Dequeue(pt *fabric.Port, paused uint8) *packet.Packet {
 	ready := n.busy &^ paused
 	// A QP that failed while queued leaves its ring lazily, here.
-	for prio := range n.cls {
+	for m := ready; m != 0; m &= m - 1 {
+		prio := bits.TrailingZeros8(m)
 		c := &n.cls[prio]
 		for ready&(1<<prio) != 0 && c.ctrl.Len() == 0 && !c.ready.head().hasData() {
 			c.ready.pop().where = idle
