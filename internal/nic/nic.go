@@ -2,6 +2,7 @@ package nic
 
 import (
 	"math/bits"
+
 	"rocelab/internal/cc"
 	"rocelab/internal/fabric"
 	"rocelab/internal/packet"
