@@ -3,7 +3,6 @@ package cc
 import (
 	"flag"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,18 +28,10 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testda
 //	ce t=T                           a CE-marked packet reaches the NP
 //	np t=T                           run the NP's deferred CNPs due up to T
 func TestScripts(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.txt")
-	if len(files) == 0 {
-		t.Fatal("no scripts")
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) { runScript(t, f) })
-	}
-}
-
-func runScript(t *testing.T, path string) {
-	var s story
-	script.Run(t, path, *rewrite, func(c script.Command) (string, error) { return s.exec(c) })
+	script.RunAll(t, "testdata/*.txt", *rewrite, func(*testing.T) func(script.Command) (string, error) {
+		var s story
+		return s.exec
+	})
 }
 
 // story is the state of one story: a reaction point and a notification

@@ -3,7 +3,6 @@ package scenario
 import (
 	"flag"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -30,19 +29,9 @@ var rewrite = flag.Bool("rewrite", false, "rewrite the expected output of testda
 //	counters port=P [match=S]  the port's non-zero counters (names containing S)
 //	totals          network totals
 func TestScripts(t *testing.T) {
-	files, _ := filepath.Glob("testdata/scripts/*.txt")
-	if len(files) == 0 {
-		t.Fatal("no scripts")
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) { runScript(t, f) })
-	}
-}
-
-func runScript(t *testing.T, path string) {
-	var tw *Twin
-	script.Run(t, path, *rewrite, func(c script.Command) (string, error) {
-		return execScript(t, &tw, c), nil
+	script.RunAll(t, "testdata/scripts/*.txt", *rewrite, func(t *testing.T) func(script.Command) (string, error) {
+		var tw *Twin
+		return func(c script.Command) (string, error) { return execScript(t, &tw, c), nil }
 	})
 }
 

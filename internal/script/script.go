@@ -11,7 +11,9 @@ package script
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // A Command is one command of a script, split into its name, its key=value
@@ -29,6 +31,20 @@ type T interface {
 	Helper()
 	Errorf(format string, args ...any)
 	Fatalf(format string, args ...any)
+}
+
+// RunAll runs every script matching glob as a subtest named after its file.
+// fresh gives each script its own interpreter, so no state leaks between
+// stories. A glob that matches nothing fails the test.
+func RunAll(t *testing.T, glob string, rewrite bool, fresh func(t *testing.T) func(Command) (string, error)) {
+	t.Helper()
+	files, _ := filepath.Glob(glob)
+	if len(files) == 0 {
+		t.Fatalf("no scripts match %s", glob)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) { Run(t, f, rewrite, fresh(t)) })
+	}
 }
 
 // Run runs the script at path, calling exec for each command, and checks
