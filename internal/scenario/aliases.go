@@ -111,11 +111,11 @@ func (a *aliases) mapping(m *ast.MappingNode) *ast.MappingNode {
 			continue
 		}
 		srcs := []ast.Node{kv.Value}
-		if seq, ok := unwrap(kv.Value).(*ast.SequenceNode); ok {
+		if seq, ok := Unwrap(kv.Value).(*ast.SequenceNode); ok {
 			srcs = seq.Values
 		}
 		for _, src := range srcs {
-			pairs, ok := mappingPairs(unwrap(src))
+			pairs, ok := MappingPairs(src)
 			if !ok {
 				a.fail(src, "a merge key (<<) takes a mapping or a list of mappings, such as <<: *profile")
 				continue
@@ -176,9 +176,9 @@ func keyText(kv *ast.MappingValueNode) string { return kv.Key.GetToken().Value }
 
 // dropExtensions removes the top-level keys that start with x-.
 func dropExtensions(body ast.Node) ast.Node {
-	m, ok := unwrap(body).(*ast.MappingNode)
+	m, ok := Unwrap(body).(*ast.MappingNode)
 	if !ok {
-		if kv, ok := unwrap(body).(*ast.MappingValueNode); ok && strings.HasPrefix(keyText(kv), extensionPrefix) {
+		if kv, ok := Unwrap(body).(*ast.MappingValueNode); ok && strings.HasPrefix(keyText(kv), extensionPrefix) {
 			return ast.Mapping(kv.GetToken(), kv.IsFlowStyle)
 		}
 		return body

@@ -8,9 +8,10 @@ import (
 	"rocelab/examples"
 )
 
-// benchRun builds and runs s b.N times and reports packet-hops, events and
-// simulated microseconds per second of wall time.
-func benchRun(b *testing.B, s *Scenario) {
+// benchRun builds and runs s b.N times and reports packet-hops and events
+// per second of wall time. With finish set, a run whose workload is not
+// done by the scenario's end fails the benchmark.
+func benchRun(b *testing.B, s *Scenario, finish bool) {
 	var hops, events uint64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -19,7 +20,7 @@ func benchRun(b *testing.B, s *Scenario) {
 			b.Fatal(err)
 		}
 		tw.Run()
-		if !tw.Done() {
+		if finish && !tw.Done() {
 			b.Fatal("the workload did not finish")
 		}
 		events += tw.Net.Sched.Executed()
@@ -42,7 +43,7 @@ func BenchmarkLeafSpinePermutation(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchRun(b, s)
+	benchRun(b, s, true)
 }
 
 // BenchmarkFatTreePermutation is the HPCC ns-3 comparison point: a k=8
@@ -59,12 +60,12 @@ traffic: {generators: [{kind: permutation, bytes: 2MB}]}
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchRun(b, s)
+	benchRun(b, s, true)
 }
 
 // BenchmarkHost1000QPs is one sender with 1000 QPs, each paced at 100 Mb/s
 // by a rate cap, to one receiver: the NIC's ready rings and pacing
-// calendar at scale.
+// calendar at scale. It stops at 2 ms, long before the QPs finish.
 func BenchmarkHost1000QPs(b *testing.B) {
 	var y strings.Builder
 	y.WriteString("name: host-1000-qps\nduration: 2ms\ntopology: {kind: single-switch, hosts: 2}\nhost: {cc: none}\ntraffic:\n  flows:\n")
@@ -75,17 +76,5 @@ func BenchmarkHost1000QPs(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var hops uint64
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		tw, err := Build(s)
-		if err != nil {
-			b.Fatal(err)
-		}
-		tw.Run()
-		for _, pt := range tw.Net.Ports {
-			hops += uint64(pt.Counters.TxPhyPackets)
-		}
-	}
-	b.ReportMetric(float64(hops)/b.Elapsed().Seconds(), "packet-hops/s")
+	benchRun(b, s, false)
 }

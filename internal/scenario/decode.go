@@ -111,7 +111,7 @@ var astNodeType = reflect.TypeOf((*ast.Node)(nil)).Elem()
 // checkKeys walks node alongside the raw type t and reports keys that t
 // does not have, and mappings or lists where the other is expected.
 func checkKeys(file string, node ast.Node, t reflect.Type, path string, errs *Errors) {
-	node = unwrap(node)
+	node = Unwrap(node)
 	if node == nil || t == astNodeType {
 		return
 	}
@@ -123,7 +123,7 @@ func checkKeys(file string, node ast.Node, t reflect.Type, path string, errs *Er
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		pairs, ok := mappingPairs(node)
+		pairs, ok := MappingPairs(node)
 		if !ok {
 			*errs = append(*errs, at(file, node, path, "expected a mapping of keys ("+strings.Join(keysOf(t), ", ")+")"))
 			return
@@ -149,7 +149,7 @@ func checkKeys(file string, node ast.Node, t reflect.Type, path string, errs *Er
 		}
 		for i, v := range seq.Values {
 			item := fmt.Sprintf("%s[%d]", path, i)
-			if _, null := unwrap(v).(*ast.NullNode); (null || unwrap(v) == nil) && elem.Kind() == reflect.Struct {
+			if _, null := Unwrap(v).(*ast.NullNode); (null || Unwrap(v) == nil) && elem.Kind() == reflect.Struct {
 				*errs = append(*errs, at(file, v, item, "empty list item: expected a mapping of keys ("+strings.Join(keysOf(elem), ", ")+")"))
 				continue
 			}
@@ -158,7 +158,9 @@ func checkKeys(file string, node ast.Node, t reflect.Type, path string, errs *Er
 	}
 }
 
-func unwrap(n ast.Node) ast.Node {
+// Unwrap returns the node under any anchors and tags, or nil for a node
+// that holds only comments.
+func Unwrap(n ast.Node) ast.Node {
 	for {
 		switch v := n.(type) {
 		case *ast.AnchorNode:
@@ -173,8 +175,10 @@ func unwrap(n ast.Node) ast.Node {
 	}
 }
 
-func mappingPairs(n ast.Node) ([]*ast.MappingValueNode, bool) {
-	switch v := n.(type) {
+// MappingPairs returns the key-value pairs of a mapping node (a single pair
+// is a one-entry mapping), and false when n, unwrapped, is not a mapping.
+func MappingPairs(n ast.Node) ([]*ast.MappingValueNode, bool) {
+	switch v := Unwrap(n).(type) {
 	case *ast.MappingNode:
 		return v.Values, true
 	case *ast.MappingValueNode:
@@ -258,7 +262,7 @@ func (c *conv) fail(n ast.Node, path, format string, args ...any) {
 // scalar returns a scalar node's text, or false when the key is absent or
 // null.
 func (c *conv) scalar(n ast.Node, path string) (string, bool) {
-	n = unwrap(n)
+	n = Unwrap(n)
 	if n == nil {
 		return "", false
 	}
@@ -423,7 +427,7 @@ func (c *conv) choice(n ast.Node, path, def string, allowed ...string) string {
 // list returns a sequence node's items, accepting a single scalar as a
 // one-item list.
 func (c *conv) list(n ast.Node, path string) ([]ast.Node, bool) {
-	n = unwrap(n)
+	n = Unwrap(n)
 	if n == nil {
 		return nil, false
 	}
@@ -463,12 +467,12 @@ func (c *conv) dscpMap(n ast.Node, path string) [64]uint8 {
 	for d := range m {
 		m[d] = uint8(d >> 3)
 	}
-	n = unwrap(n)
+	n = Unwrap(n)
 	if n == nil {
 		return m
 	}
 	c.note(n, path)
-	if pairs, ok := mappingPairs(n); ok {
+	if pairs, ok := MappingPairs(n); ok {
 		for _, kv := range pairs {
 			k := kv.Key.GetToken().Value
 			d, err := strconv.Atoi(k)

@@ -62,14 +62,14 @@ func (s Setting) Int() (int64, error) { return strconv.ParseInt(s.Value, 0, 64) 
 
 // settings reads a mapping of names to scalar values, in file order.
 func (c *conv) settings(n ast.Node, path string, valid func(name string) bool, expect string) []Setting {
-	n = unwrap(n)
+	n = Unwrap(n)
 	if n == nil {
 		return nil
 	}
 	if _, null := n.(*ast.NullNode); null {
 		return nil
 	}
-	pairs, ok := mappingPairs(n)
+	pairs, ok := MappingPairs(n)
 	if !ok {
 		c.fail(n, path, "expected a mapping of %s to values", expect)
 		return nil
@@ -118,8 +118,8 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 		return s
 	}
 	s.CC = c.choice(r.CC, "host.cc", DefaultCC, "dcqcn", "none")
-	if n := unwrap(r.DCQCN); n != nil {
-		pairs, _ := mappingPairs(n)
+	if n := Unwrap(r.DCQCN); n != nil {
+		pairs, _ := MappingPairs(n)
 		var knobs []ast.Node
 		for _, kv := range pairs {
 			if kv.Key.GetToken().Value == "preset" {

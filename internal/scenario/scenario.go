@@ -272,7 +272,7 @@ func (c *conv) topology(r *rawTopology) *topo.Topology {
 		"fat-tree":      {"k"},
 	}
 	for _, key := range []string{"hosts", "left", "right", "trunk_links", "leaves", "spines", "hosts_per_leaf", "uplinks_per_leaf", "k", "radix"} {
-		if unwrap(nodes[key]) == nil || contains(allowed[kind], key) {
+		if Unwrap(nodes[key]) == nil || contains(allowed[kind], key) {
 			continue
 		}
 		c.fail(nodes[key], "topology."+key, "does not apply to a %s topology (its keys: %s)", kind, strings.Join(allowed[kind], ", "))

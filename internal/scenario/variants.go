@@ -55,7 +55,7 @@ func loadVariants(file string, data []byte, rv []*rawVariant, description bool) 
 			return nil, Errors{YAMLError(file, err)}
 		}
 		body := f.Docs[0].Body
-		pairs, _ := mappingPairs(unwrap(body))
+		pairs, _ := MappingPairs(body)
 		var set ast.Node
 		var kept []*ast.MappingValueNode
 		for _, kv := range pairs {
@@ -65,7 +65,7 @@ func loadVariants(file string, data []byte, rv []*rawVariant, description bool) 
 			}
 			items, _ := c.list(kv.Value, "variants")
 			if i < len(items) {
-				if vp, ok := mappingPairs(unwrap(items[i])); ok {
+				if vp, ok := MappingPairs(items[i]); ok {
 					for _, x := range vp {
 						if x.Key.GetToken().Value == "set" {
 							set = x.Value
@@ -75,8 +75,8 @@ func loadVariants(file string, data []byte, rv []*rawVariant, description bool) 
 			}
 		}
 		base := ast.Node(ast.Mapping(body.GetToken(), false, kept...))
-		if set != nil && unwrap(set) != nil {
-			if _, ok := mappingPairs(unwrap(set)); !ok {
+		if set != nil && Unwrap(set) != nil {
+			if _, ok := MappingPairs(set); !ok {
 				c.fail(set, path+".set", "expected a mapping of scenario keys to override")
 				continue
 			}
@@ -103,8 +103,8 @@ func loadVariants(file string, data []byte, rv []*rawVariant, description bool) 
 // merge merges over into base: mappings key by key, anything else
 // replaced.
 func merge(base, over ast.Node) ast.Node {
-	bp, bok := mappingPairs(unwrap(base))
-	op, ook := mappingPairs(unwrap(over))
+	bp, bok := MappingPairs(base)
+	op, ook := MappingPairs(over)
 	if !bok || !ook {
 		return over
 	}
@@ -125,5 +125,5 @@ func merge(base, over ast.Node) ast.Node {
 			out = append(out, o)
 		}
 	}
-	return ast.Mapping(unwrap(base).GetToken(), false, out...)
+	return ast.Mapping(Unwrap(base).GetToken(), false, out...)
 }

@@ -83,7 +83,7 @@ func ParseSpace(file string, data []byte) (*Space, error) {
 		return nil, &Error{File: file, Line: 1, Col: 1, Msg: "expected one YAML document with a parameter space"}
 	}
 	body := f.Docs[0].Body
-	pairs, ok := pairsOf(body)
+	pairs, ok := scenario.MappingPairs(body)
 	if !ok {
 		return nil, errAt(file, body, "expected a mapping (search, samples, seed, objective, params)")
 	}
@@ -107,7 +107,7 @@ func HasSpace(data []byte) bool {
 
 func spaceFrom(file string, n ast.Node) (*Space, error) {
 	sp := &Space{File: file, Search: "grid", Samples: DefaultSamples, Seed: 1, Objective: "targets"}
-	pairs, ok := pairsOf(n)
+	pairs, ok := scenario.MappingPairs(n)
 	if !ok {
 		return nil, errAt(file, n, "expected a mapping (search, samples, seed, objective, params)")
 	}
@@ -144,7 +144,7 @@ func spaceFrom(file string, n ast.Node) (*Space, error) {
 			return nil, errAt(file, kv.Key, "unknown key %q; expected one of: objective, params, samples, search, seed", key)
 		}
 	}
-	pp, ok := pairsOf(params)
+	pp, ok := scenario.MappingPairs(params)
 	if !ok || len(pp) == 0 {
 		return nil, errAt(file, n, "params: expected a mapping of scenario key paths to values, e.g. switch.ecn.kmin: [50KB, 100KB]")
 	}
@@ -175,7 +175,7 @@ func spaceFrom(file string, n ast.Node) (*Space, error) {
 func param(file, path string, kv *ast.MappingValueNode) (Param, error) {
 	tk := kv.Key.GetToken()
 	p := Param{Path: path, Line: tk.Position.Line, Col: tk.Position.Column}
-	v := unwrap(kv.Value)
+	v := scenario.Unwrap(kv.Value)
 	switch x := v.(type) {
 	case *ast.SequenceNode:
 		if len(x.Values) == 0 {
@@ -226,7 +226,7 @@ func label(data any) string {
 }
 
 func rangeOf(file, path string, n ast.Node) (*Range, error) {
-	pairs, _ := pairsOf(n)
+	pairs, _ := scenario.MappingPairs(n)
 	r := &Range{Steps: 5}
 	var ends ast.Node
 	for _, kv := range pairs {
@@ -252,7 +252,7 @@ func rangeOf(file, path string, n ast.Node) (*Range, error) {
 			return nil, errAt(file, kv.Key, "params.%s: unknown key %q; expected range, steps, scale", path, key)
 		}
 	}
-	seq, ok := unwrap(ends).(*ast.SequenceNode)
+	seq, ok := scenario.Unwrap(ends).(*ast.SequenceNode)
 	if !ok || len(seq.Values) != 2 {
 		return nil, errAt(file, n, "params.%s: expected range: [lo, hi]", path)
 	}
@@ -359,31 +359,8 @@ func validPath(p string) bool {
 	return true
 }
 
-func unwrap(n ast.Node) ast.Node {
-	for {
-		switch v := n.(type) {
-		case *ast.AnchorNode:
-			n = v.Value
-		case *ast.TagNode:
-			n = v.Value
-		default:
-			return n
-		}
-	}
-}
-
-func pairsOf(n ast.Node) ([]*ast.MappingValueNode, bool) {
-	switch v := unwrap(n).(type) {
-	case *ast.MappingNode:
-		return v.Values, true
-	case *ast.MappingValueNode:
-		return []*ast.MappingValueNode{v}, true
-	}
-	return nil, false
-}
-
 func scalarText(n ast.Node) string {
-	n = unwrap(n)
+	n = scenario.Unwrap(n)
 	if n == nil {
 		return ""
 	}
