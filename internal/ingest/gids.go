@@ -15,6 +15,7 @@ import (
 // Rows may be tab-separated or space-aligned, indented, without the IPv4
 // value (link-local rows) and without the netdev column.
 type ShowGIDs struct {
+	Scoped
 	src   string
 	lines int
 	// Entries are the table rows in input order.

@@ -29,6 +29,7 @@ const (
 // about the transport NCCL chose, GPUDirect RDMA, GIDs and RDMA errors.
 // Every slice is in input order and bounded; counts cover all lines.
 type NCCLLog struct {
+	Scoped
 	src   string
 	lines int
 
@@ -88,7 +89,16 @@ type NCCLLog struct {
 	// NChannels is the largest ring channel count ("Channel 00/02 : 0 1").
 	NChannels int
 
+	// QPs are the queue pairs NCCL 2.3 to 2.18 describe with
+	// NCCL_DEBUG_SUBSYS=NET (NCCL 2.3: by default), one per host, device
+	// and GID index: the GID index in use and the GID it holds.
+	QPs []QPInfo
+
 	hosts map[string]string
+	// procBoot and bootAddrs tell hosts apart by the address each process
+	// bootstraps on (see nccllog_hosts.go).
+	procBoot  map[procKey]string
+	bootAddrs map[string][]string
 	// origins caches parsed line prefixes ("host:pid:tid [dev]"): one
 	// thread prints many lines with the same prefix.
 	origins map[string]cachedOrigin
@@ -285,13 +295,15 @@ type warnRef struct {
 // NewNCCLLogParser returns a parser for NCCL_DEBUG logs read from src.
 func NewNCCLLogParser(src string) Parser {
 	return &NCCLLog{
-		src:      src,
-		hosts:    map[string]string{},
-		seen:     map[seenKey]struct{}{},
-		chanIdx:  map[chanKey]int{},
-		origins:  map[string]cachedOrigin{},
-		vias:     map[viaKey]int{},
-		lastWarn: map[string]warnRef{},
+		src:       src,
+		hosts:     map[string]string{},
+		procBoot:  map[procKey]string{},
+		bootAddrs: map[string][]string{},
+		seen:      map[seenKey]struct{}{},
+		chanIdx:   map[chanKey]int{},
+		origins:   map[string]cachedOrigin{},
+		vias:      map[viaKey]int{},
+		lastWarn:  map[string]warnRef{},
 	}
 }
 
@@ -309,6 +321,7 @@ func (l *NCCLLog) Result() Artifact {
 	if l.lines == 0 {
 		return nil
 	}
+	l.finishHosts()
 	return l
 }
 

@@ -68,6 +68,7 @@ const KindNCCLSettings Kind = "nccl-settings"
 // NCCLSettings holds the NCCL_* settings of one input in input order, one
 // per host, name, value and form.
 type NCCLSettings struct {
+	Scoped
 	src      string
 	lines    int
 	Settings []NCCLSetting
