@@ -317,7 +317,7 @@ const zeroGIDMechanism = "The all-zero GID (::) marks an unused slot of the GID 
 // exchanged the all-zero GID, and names it as the cause of the run's
 // failure to connect.
 func perftestZeroGIDs(inc *Incident) []Finding {
-	return perRun(inc, func(r *ingest.PerftestRun) []Finding {
+	return perRun(inc, func(_ *ingest.Perftest, r *ingest.PerftestRun) []Finding {
 		var fs []Finding
 		for _, end := range []struct {
 			name string

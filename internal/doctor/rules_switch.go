@@ -246,7 +246,7 @@ const (
 // product.
 func checkECNThresholds(inc *Incident) []Finding {
 	rate, how := unit.BitRate(ecnDefaultGbps)*unit.Gbps, fmt.Sprintf("%d Gb/s assumed (no line rate stated; pass --nic-speed)", ecnDefaultGbps)
-	if sp, ok := speedOf(inc); ok {
+	if sp, ok := speedOf(inc, ingest.Scope{}); ok {
 		rate, how = sp.rate, sp.rate.String()+" ("+sp.how+")"
 	}
 	bdp := int64(rate.Gbps() * 1e9 / 8 * ecnRTTUS * 1e-6)
