@@ -388,14 +388,36 @@ func (l *NCCLLog) GIDUses() []GIDUse {
 			out = append(out, GIDUse{Host: s.Host, Device: dev, Index: s.GIDIndex, Evidence: s.Evidence})
 		}
 	}
+	if len(l.EnvValues("NCCL_IB_GID_INDEX")) == 0 {
+		// NCCL 2.3 prints the index on every RoCE queue pair by default.
+		seen := map[string]bool{}
+		for _, q := range l.QPs {
+			k := q.Host + "\x00" + q.Device + "\x00" + strconv.Itoa(q.GIDIndex)
+			if q.GIDIndex >= 0 && !seen[k] {
+				seen[k] = true
+				out = append(out, GIDUse{Host: q.Host, Device: q.Device, Index: q.GIDIndex, Evidence: q.Evidence})
+			}
+		}
+	}
 	return out
 }
 
-// GIDEntries returns the GID rows NCCL 2.2x states in its failed
-// ibv_modify_qp lines ("local GID index 3, local GID ::ffff:10.0.0.1"):
-// what the index in use held. The RoCE version is not printed.
+// GIDEntries returns the GID rows NCCL states: in its failed
+// ibv_modify_qp lines (2.2x: "local GID index 3, local GID
+// ::ffff:10.0.0.1") and in its queue-pair lines ("GID 3 (0/...)", see
+// QPInfo): what the index in use held. The RoCE version is not printed.
 func (l *NCCLLog) GIDEntries() []GIDEntry {
 	var out []GIDEntry
+	for _, q := range l.QPs {
+		if q.GIDIndex < 0 || q.GID == "" {
+			continue
+		}
+		e := GIDEntry{Host: q.Host, Device: q.Device, Port: q.Port, Index: q.GIDIndex, GID: q.GID, Evidence: q.Evidence}
+		if c, v4 := ClassifyGID(q.GID); c == GIDIPv4 {
+			e.IPv4 = v4
+		}
+		out = append(out, e)
+	}
 	for _, s := range l.Setup {
 		if s.GIDIndex < 0 || s.LocalGID == "" {
 			continue

@@ -227,3 +227,68 @@ func (l *NCCLLog) StatedHost() Host {
 	}
 	return ids[0]
 }
+
+// GIDDefaults returns, per host that connects RoCE queue pairs without
+// stating a GID index, the index NCCL uses by default: 0 before 2.21, and
+// from 2.21 its own choice (Index -1, SetByAuto), which a GID table
+// resolves. NCCL echoes NCCL_IB_GID_INDEX when it is set ("set by
+// environment to 3."): at every debug subsystem up to 2.15, under
+// NCCL_DEBUG_SUBSYS=ENV in 2.16 to 2.19, and by default from 2.20 (NCCL
+// src/include/param.h, src/debug.cc). A host is reported only where the
+// echo would show: its log connects over NET/IB (the variable is read
+// when a queue pair is made), and for 2.16 to 2.19 it echoes other
+// variables.
+func (l *NCCLLog) GIDDefaults() []GIDUse {
+	if len(l.Versions) == 0 || !l.RoCE() {
+		return nil
+	}
+	v := l.Versions[0]
+	major, minor, ok := parseVersion(v.Version)
+	if !ok || major != 2 {
+		return nil
+	}
+	envShown := minor <= 15 || minor >= 20
+	for _, e := range l.Env {
+		envShown = envShown || e.How == SetByEcho
+	}
+	if !envShown {
+		return nil
+	}
+	stated := map[string]bool{}
+	for _, e := range l.EnvValues("NCCL_IB_GID_INDEX") {
+		stated[e.Host] = true
+	}
+	for _, q := range l.QPs {
+		if q.GIDIndex >= 0 {
+			stated[q.Host] = true
+		}
+	}
+	connects := map[string]bool{}
+	for _, c := range l.Channels {
+		if c.Kind == "NET" && strings.HasPrefix(c.Net, "IB") {
+			connects[c.Host] = true
+		}
+	}
+	for _, r := range l.Rings {
+		connects[r.Host] = true
+	}
+	for _, c := range l.Completions {
+		connects[c.Host] = true
+	}
+	var out []GIDUse
+	seen := map[string]bool{}
+	for _, d := range l.IBDevices {
+		if d.LinkLayer != "RoCE" || stated[d.Host] || !connects[d.Host] || seen[d.Host+"\x00"+d.Name] {
+			continue
+		}
+		seen[d.Host+"\x00"+d.Name] = true
+		u := GIDUse{Host: d.Host, Device: d.Name, Index: 0, SetBy: SetByDefault, Evidence: d.Evidence,
+			Note: "NCCL_IB_GID_INDEX is not set (NCCL " + v.Version + " echoes it when it is), and NCCL before 2.21 uses index 0"}
+		if minor >= 21 {
+			u.Index, u.SetBy = -1, SetByAuto
+			u.Note = "NCCL_IB_GID_INDEX is not set, and NCCL " + v.Version + " chooses the index itself: the RoCE v2 GID of NCCL_IB_ADDR_FAMILY (default AF_INET), else index 0"
+		}
+		out = append(out, u)
+	}
+	return out
+}

@@ -341,6 +341,7 @@ func (l *NCCLLog) netLine(o origin, host, msg string, ev Evidence) {
 		}
 	case strings.HasPrefix(rest, "NCCL Dev "):
 		l.qpMTU(host, rest, ev)
+		l.qpLine(host, rest[len("NCCL "):], ev)
 	case strings.HasPrefix(rest, "Dev ") && strings.Contains(rest, " qpn "):
 		l.qpLine(host, rest, ev)
 	case strings.HasPrefix(rest, "[") && name != "Socket" && (strings.Contains(rest, "/IB") || strings.Contains(rest, "/RoCE")):
