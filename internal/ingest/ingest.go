@@ -77,7 +77,7 @@ type GIDUse struct {
 	Index  int
 	// SetBy says how an NCCL setting gave the index ("" for a tool's own
 	// banner or a failed call that names it).
-	SetBy    SetBy
+	SetBy SetBy
 	// Note says, for an index NCCL chose by default, which NCCL and why
 	// ("NCCL 2.10.3 (before 2.21) uses 0").
 	Note     string
