@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"rocelab/internal/ecmp"
+	"rocelab/internal/metrics"
 	"rocelab/internal/packet"
 	"rocelab/internal/sim"
 	"rocelab/internal/unit"
@@ -78,6 +79,8 @@ type Engine struct {
 	tau    float64
 	dcqcnQ map[int]float64
 	shared []float64
+	// lat holds each delivered packet's estimated one-way latency.
+	lat *metrics.Latency
 }
 
 // New builds the engine for c.
@@ -94,6 +97,7 @@ func New(c *Config) (*Engine, error) {
 	e.nics = make([]NICCounters, len(c.Topo.Hosts))
 	e.sol.init(len(net.links), 0)
 	e.dcqcnQ = map[int]float64{}
+	e.lat = metrics.NewLatency()
 	if c.DCQCN != nil {
 		e.tau = float64(c.DCQCN.MinTimeBetweenCnps) * 1e-6
 	}
@@ -514,6 +518,7 @@ func (e *Engine) delivered(f int32, m *msg, now unit.Time) {
 	fl := &e.flows[f]
 	fl.resp++
 	fl.delivered += m.bytes
+	fl.deliveredPkts += int64(m.pkts)
 	fl.lastDeliv = now
 	m.respAt = now
 	m.reqAt = now + fl.ackLat

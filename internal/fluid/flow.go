@@ -120,18 +120,20 @@ type flow struct {
 	stallT    sim.Timer
 
 	// Counters.
-	posted    bool
-	firstPost unit.Time
-	delivered int64
-	lastDeliv unit.Time
-	sentBytes int64
-	sentPkts  int64
-	retxPkts  float64
-	retxBytes float64
-	marked    float64
-	cnps      float64
-	failed    bool
-	ccOn      bool
+	posted        bool
+	firstPost     unit.Time
+	delivered     int64
+	deliveredPkts int64
+	acks          int64
+	lastDeliv     unit.Time
+	sentBytes     int64
+	sentPkts      int64
+	retxPkts      float64
+	retxBytes     float64
+	marked        float64
+	cnps          float64
+	failed        bool
+	ccOn          bool
 	// pMark is the probability a packet of the flow arrives CE-marked.
 	pMark float64
 }

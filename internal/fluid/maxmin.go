@@ -113,7 +113,9 @@ type solver struct {
 	froze []uint32
 	// bneck is the hop each flow froze at: its bottleneck (-1: its cap).
 	bneck []int32
-	multi []int32 // links with more than one class in use
+	// ingress is scratch for the congestion estimate.
+	ingress []ingress
+	multi   []int32 // links with more than one class in use
 }
 
 func (s *solver) init(nlinks, nflows int) {

@@ -22,6 +22,13 @@ const maxRows = 20
 func (r *Run) WriteText(w io.Writer) error {
 	var b strings.Builder
 	s := r.Scenario
+	if e := r.Engine; e.Name != "" {
+		why := e.Reason
+		if why == "" {
+			why = e.Name
+		}
+		fmt.Fprintf(&b, "engine: %s\n", why)
+	}
 	fmt.Fprintf(&b, "rocelab run: %s (seed %d)\n", s.Name, s.Seed)
 	fmt.Fprintf(&b, "topology %s: %s, %s, %s", s.Topology, textout.Count(int64(s.Hosts), "host", "hosts"),
 		textout.Count(int64(s.Switches), "switch", "switches"), textout.Count(int64(s.Links), "link", "links"))
@@ -51,6 +58,12 @@ func (r *Run) WriteText(w io.Writer) error {
 		state = "time limit reached before all flows completed"
 	}
 	fmt.Fprintf(&b, "simulated %.3f us, %d events; %s\n", r.Sim.EndUS, r.Sim.Events, state)
+	if nm := r.Engine.NotModelled; len(nm) > 0 {
+		fmt.Fprintf(&b, "not modelled by the %s engine:\n", r.Engine.Name)
+		for _, n := range nm {
+			fmt.Fprintf(&b, "  - %s\n", n)
+		}
+	}
 
 	b.WriteString("\nHealth targets\n")
 	h := r.Health
@@ -116,6 +129,14 @@ func (r *Run) WriteText(w io.Writer) error {
 				break
 			}
 			tbl.Add(q.Port, fmt.Sprint(q.Priority), fmt.Sprint(q.MaxBytes))
+		}
+		tbl.Write(&b)
+	}
+	if len(r.Busiest) > 0 {
+		b.WriteString("\nBusiest links (frame bytes sent over the run, share of line rate)\n")
+		tbl = &textout.Table{Head: []string{"port", "peer", "gbps", "utilization"}}
+		for _, l := range r.Busiest {
+			tbl.Add(l.Port, l.Peer, fmt.Sprintf("%.3f", l.Gbps), pct(l.Utilization))
 		}
 		tbl.Write(&b)
 	}

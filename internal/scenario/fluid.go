@@ -9,13 +9,14 @@ import (
 	"rocelab/internal/workload"
 )
 
-// FluidTwin is a scenario assembled on the fluid (flow-level) engine.
+// FluidTwin is a scenario assembled on the fluid (flow-level) engine. It
+// is a twin.Engine: the embedded engine carries the workloads.
 type FluidTwin struct {
+	*fluid.Engine
 	Scenario *Scenario
 	// Flows are the scenario's flows expanded with its seed, indexed like
 	// the Traffic workload's.
 	Flows   []FlowSpec
-	Engine  *fluid.Engine
 	Traffic *workload.Flows
 	Jobs    *Jobs
 }

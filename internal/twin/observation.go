@@ -170,6 +170,8 @@ type Port struct {
 	Name   string `json:"name"`
 	Peer   string `json:"peer"`
 	Switch bool   `json:"switch"`
+	// Rate is the port's line rate (0 when it is not linked).
+	Rate unit.BitRate `json:"rate"`
 	// Counters is nil when the engine does not model per-port counters.
 	Counters []Counter `json:"counters"`
 }
