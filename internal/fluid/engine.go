@@ -28,13 +28,6 @@ const (
 	tagLoss
 )
 
-// wake is a pending Transport.After call.
-type wake struct {
-	w    workload.Waker
-	tag  uint64
-	next int32
-}
-
 // flowHop is an active flow crossing a link, at hop of its path.
 type flowHop struct {
 	flow int32
@@ -58,8 +51,7 @@ type Engine struct {
 	flows []flow
 	sol   solver
 
-	wakes     []wake
-	free      int32
+	wakes     workload.Wakes
 	workloads []workload.Workload
 	started   bool
 	refused   []refusal
@@ -89,7 +81,7 @@ func New(c *Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: c, sched: sim.NewScheduler(), net: net, free: -1}
+	e := &Engine{cfg: c, sched: sim.NewScheduler(), net: net}
 	streams := sim.NewStreams(c.Seed)
 	e.sport = streams.Stream("qp/udp-sport")
 	e.lossR = streams.Stream("fluid/loss")
@@ -262,15 +254,7 @@ func (e *Engine) refuse(qp workload.QP, m workload.Message, st workload.Status) 
 
 // After implements workload.Transport.
 func (e *Engine) After(d unit.Time, w workload.Waker, tag uint64) {
-	i := e.free
-	if i >= 0 {
-		e.free = e.wakes[i].next
-	} else {
-		i = int32(len(e.wakes))
-		e.wakes = append(e.wakes, wake{})
-	}
-	e.wakes[i] = wake{w: w, tag: tag, next: -1}
-	e.sched.After(d, e, tagWake|uint64(i)<<8)
+	e.sched.After(d, e, tagWake|uint64(e.wakes.Add(w, tag))<<8)
 }
 
 // Progress implements workload.Transport.
@@ -319,11 +303,8 @@ func (e *Engine) Handle(now unit.Time, tag uint64) {
 			w.Start(e)
 		}
 	case tagWake:
-		i := int32(tag >> 8)
-		w := e.wakes[i]
-		e.wakes[i] = wake{next: e.free}
-		e.free = i
-		w.w.Wake(now, w.tag)
+		w, wt := e.wakes.Take(f)
+		w.Wake(now, wt)
 	case tagSolve:
 		e.queued = false
 		e.resolve(now)

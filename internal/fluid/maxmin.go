@@ -153,9 +153,8 @@ func (e *Engine) component(seeds []int32) {
 			s.queue = append(s.queue, l)
 		}
 	}
-	for len(s.queue) > 0 {
-		l := s.queue[0]
-		s.queue = s.queue[1:]
+	for i := 0; i < len(s.queue); i++ {
+		l := s.queue[i]
 		s.links = append(s.links, l)
 		for _, fh := range e.net.links[l].flows {
 			if s.flowSeen[fh.flow] == g {

@@ -18,13 +18,6 @@ type conn struct {
 	opts      workload.QPOptions
 }
 
-// wake is a pending Transport.After call.
-type wake struct {
-	w    workload.Waker
-	tag  uint64
-	next int32 // free list
-}
-
 // Transport implements workload.Transport over the NICs of a network: the
 // packet-level twin. Connections are RC queue pairs, or TCP-class
 // connections with kernel framing and the Linux minimum RTO.
@@ -32,8 +25,7 @@ type Transport struct {
 	net   *fabric.Network
 	nics  []*NIC
 	conns []conn
-	wakes []wake
-	free  int32
+	wakes workload.Wakes
 	sport *sim.Rand
 
 	workloads []workload.Workload
@@ -57,7 +49,7 @@ const (
 
 // NewTransport returns the transport over nics; nics[i] must be host i.
 func NewTransport(net *fabric.Network, nics []*NIC) *Transport {
-	t := &Transport{net: net, nics: nics, free: -1, sport: net.Streams.Stream("qp/udp-sport")}
+	t := &Transport{net: net, nics: nics, sport: net.Streams.Stream("qp/udp-sport")}
 	for _, n := range nics {
 		n.tr = t
 	}
@@ -147,15 +139,7 @@ func (t *Transport) Post(id workload.QP, m workload.Message) {
 
 // After implements workload.Transport.
 func (t *Transport) After(d unit.Time, w workload.Waker, tag uint64) {
-	i := t.free
-	if i >= 0 {
-		t.free = t.wakes[i].next
-	} else {
-		i = int32(len(t.wakes))
-		t.wakes = append(t.wakes, wake{})
-	}
-	t.wakes[i] = wake{w: w, tag: tag, next: -1}
-	t.net.Sched.After(d, t, tagWake|uint64(i)<<8)
+	t.net.Sched.After(d, t, tagWake|uint64(t.wakes.Add(w, tag))<<8)
 }
 
 // Progress implements workload.Transport.
@@ -191,11 +175,8 @@ func (t *Transport) Handle(now unit.Time, tag uint64) {
 			w.Start(t)
 		}
 	case tagWake:
-		i := int32(tag >> 8)
-		w := t.wakes[i]
-		t.wakes[i] = wake{next: t.free}
-		t.free = i
-		w.w.Wake(now, w.tag)
+		w, wt := t.wakes.Take(int32(tag >> 8))
+		w.Wake(now, wt)
 	case tagFlush:
 		t.conns[tag>>8].req.flush()
 	case tagRefuse:
