@@ -23,15 +23,8 @@ type Workloads struct {
 // NewWorkloads builds the workloads of s.
 func (s *Scenario) NewWorkloads() (*Workloads, error) {
 	w := &Workloads{Flows: s.Expand()}
-	flows := make([]workload.Flow, len(w.Flows))
-	for i, f := range w.Flows {
-		flows[i] = workload.Flow{
-			Name: f.Name, Src: f.Src, Dst: f.Dst, Bytes: int64(f.Bytes), Start: f.Start, After: f.After,
-			Opts: workload.QPOptions{SetTC: true, TC: f.DSCP << 2, PinPriority: true, Priority: f.Priority, RateCap: f.Rate, Tag: f.Name},
-		}
-	}
 	var err error
-	if w.Traffic, err = workload.NewFlows(flows); err != nil {
+	if w.Traffic, err = workload.NewFlows(trafficFlows(w.Flows)); err != nil {
 		return nil, err
 	}
 	if s.Workload != nil {
