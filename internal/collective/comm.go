@@ -15,6 +15,17 @@ type System struct {
 	// Hosts[s][n] is the transport host (topology host id) of NIC n on
 	// server s.
 	Hosts [][]int
+	// Models, when set, is each server's GPU model (a job that mixes
+	// GPU generations); otherwise every server has Server.GPU.
+	Models []gpu.Model
+}
+
+// ModelOf returns the GPU model of server s.
+func (s System) ModelOf(srv int) gpu.Model {
+	if srv >= 0 && srv < len(s.Models) && s.Models[srv].CompCap != 0 {
+		return s.Models[srv]
+	}
+	return s.Server.GPU
 }
 
 // Net is the network transport NCCL selected.
@@ -115,9 +126,51 @@ func NewComm(cfg *Config, sys System, servers []int, gpus []int) (*Comm, error) 
 	}
 	n := node{srv: srv, nics: len(c.graphNICs()), inter: len(servers) > 1, ppn: ppn}
 	ring, tree := search(n)
-	c.Tuning = newTuning(cfg, srv, c.NRanks, len(servers), ring, tree)
+	in := tuneIn{srv: srv, nRanks: c.NRanks, nNodes: len(servers), ring: ring, tree: tree}
+	in.minCC, in.maxCC = c.compCaps()
+	if cfg.NVLSEnable != 0 && in.minCC >= 90 {
+		in.nvls = nvlsSearch(n)
+		if in.nvls.NChannels > 0 {
+			in.nvlsChannels = nvlsChannels(cfg, in.minCC, len(servers))
+		}
+	}
+	c.Tuning = newTuning(cfg, in)
 	c.graphCh = c.Tuning.Ring.NChannels
 	return c, nil
+}
+
+// compCaps returns the lowest and highest compute capability of the
+// communicator's GPUs.
+func (c *Comm) compCaps() (lo, hi int) {
+	for i := range c.Servers {
+		cc := c.model(i).CompCap
+		if i == 0 || cc < lo {
+			lo = cc
+		}
+		hi = max(hi, cc)
+	}
+	return lo, hi
+}
+
+// model returns the GPU model of the communicator's node i.
+func (c *Comm) model(node int) gpu.Model {
+	return c.Sys.ModelOf(c.Servers[node])
+}
+
+// nvlsChannels is comm->nvlsChannels (transport/nvls.cc ncclNvlsTuning):
+// 16 on Hopper, 32 on Blackwell across servers and 24 on one, or
+// NCCL_NVLS_NCHANNELS.
+func nvlsChannels(cfg *Config, minCC, nNodes int) int {
+	if cfg.NVLSChannels > 0 {
+		return cfg.NVLSChannels
+	}
+	switch {
+	case minCC >= 100 && nNodes > 1:
+		return 32
+	case minCC >= 100:
+		return 24
+	}
+	return 16
 }
 
 func (c *Comm) pickNet() {

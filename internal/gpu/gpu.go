@@ -113,13 +113,16 @@ var Models = map[string]Model{
 	"A100": {Name: "A100", CompCap: 80, NVLinks: 12, LinkBW: 20, NVLinkNominal: 600, ChannelBW: 40, PCIe: 4},
 	"H100": {Name: "H100", CompCap: 90, NVLinks: 18, LinkBW: 20.6, NVLinkNominal: 900, ChannelBW: 60, PCIe: 5},
 	"B200": {Name: "B200", CompCap: 100, NVLinks: 18, LinkBW: 40.1, NVLinkNominal: 1800, ChannelBW: 90, PCIe: 5},
+	// GB10 (DGX Spark): one Blackwell GPU per node, no NVLink; its
+	// channel speed is assumed equal to an A100's.
+	"GB10": {Name: "GB10", CompCap: 121, ChannelBW: 40, PCIe: 5},
 }
 
 // LookupModel returns a known model by name (case-insensitive).
 func LookupModel(name string) (Model, error) {
 	m, ok := Models[strings.ToUpper(strings.TrimSpace(name))]
 	if !ok {
-		return Model{}, fmt.Errorf("unknown GPU model %q: want V100, A100, H100 or B200", name)
+		return Model{}, fmt.Errorf("unknown GPU model %q: want V100, A100, H100, B200 or GB10", name)
 	}
 	return m, nil
 }
@@ -139,18 +142,17 @@ func PCIeBW(gen int) float64 {
 // bandwidth limits.
 type CPU uint8
 
-// CPU vendors.
+// CPU vendors. NCCL's constants tell only AMD x86 hosts apart (a larger
+// network overhead, lower LL limits); ARM hosts get Intel's.
 const (
 	Intel CPU = iota
 	AMD
+	ARM
 )
 
 // String returns the vendor's name.
 func (c CPU) String() string {
-	if c == AMD {
-		return "AMD"
-	}
-	return "Intel"
+	return [...]string{"Intel", "AMD", "ARM"}[c]
 }
 
 // Interconnect is how the GPUs of one server reach each other.
@@ -198,6 +200,48 @@ type Server struct {
 	PeerMem bool
 	// GIDs is each NIC port's GID table.
 	GIDs []GID
+	// StepOverhead is host time added to every network operation of
+	// NCCL's proxy thread: a hypervisor's exits, a slow driver stack.
+	StepOverhead unit.Time
+	// NICPCIeWidth is the NIC's PCIe lane count (16 when zero).
+	NICPCIeWidth int
+	// ACS says PCIe Access Control Services are on in the switches
+	// between GPUs and NICs: peer-to-peer traffic goes up to the root
+	// complex and back.
+	ACS bool
+}
+
+// NICPCIeBW returns the bandwidth of the NIC's PCIe link as NCCL's
+// topology counts it, GB/s (its per-lane table).
+func (s Server) NICPCIeBW() float64 {
+	return PCIeBW(s.NICPCIe) * float64(s.nicWidth()) / 16
+}
+
+func (s Server) nicWidth() int {
+	if s.NICPCIeWidth <= 0 {
+		return 16
+	}
+	return s.NICPCIeWidth
+}
+
+// pcieLaneGBps is a PCIe lane's raw data rate after line coding, GB/s
+// (Gen3 8 GT/s 128b/130b: 0.985).
+var pcieLaneGBps = map[int]float64{1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.877}
+
+// PCIeTLPEfficiency is the share of a PCIe link's raw rate left for DMA
+// payload after transaction-layer headers (256-byte payloads and read
+// completions): about 0.86.
+const PCIeTLPEfficiency = 0.86
+
+// NICDMABW returns what the NIC's PCIe link carries in DMA payload, GB/s:
+// lanes × raw lane rate × PCIeTLPEfficiency (Gen3 x8: 6.8 GB/s, 54 Gb/s,
+// below a 100G port; Gen4 x16: 27 GB/s, above a 200G port).
+func (s Server) NICDMABW() float64 {
+	lane, ok := pcieLaneGBps[s.NICPCIe]
+	if !ok {
+		lane = pcieLaneGBps[3]
+	}
+	return lane * float64(s.nicWidth()) * PCIeTLPEfficiency
 }
 
 // Validate reports the first field that does not fit.
@@ -238,7 +282,7 @@ func (s Server) NICBW() float64 { return GBps(s.NICRate) }
 // GPUNICBW returns the bandwidth of the PCIe path between a GPU and its
 // NIC: the slower of the two PCIe links.
 func (s Server) GPUNICBW() float64 {
-	return min(PCIeBW(s.GPU.PCIe), PCIeBW(s.NICPCIe))
+	return min(PCIeBW(s.GPU.PCIe), s.NICPCIeBW())
 }
 
 // IntraBW returns the bandwidth one GPU has towards the others, GB/s:
