@@ -285,7 +285,7 @@ func (e *engine) buildP2P() {
 // NICs, which is why AllToAll gets one NIC's bandwidth per GPU
 // (nccl-tests #267).
 func (c *Comm) p2pNIC(g int) int {
-	want := c.Sys.Server.NICOf(g)
+	want := c.dev.NICOf(g)
 	for _, n := range c.NICs {
 		if n == want {
 			return n

@@ -134,14 +134,28 @@ func (c *Comm) llMaxBw() float64 {
 	return float64(llMaxBws[index1][min(c.NNodes(), 3)-1])
 }
 
-// nicDMA returns the rate at which a NIC moves data over its PCIe link,
-// GB/s (gpu.Server.NICDMABW), halved when PCIe ACS sends peer-to-peer
-// traffic (GPUDirect RDMA) up to the root complex and back down the same
-// switch uplink.
-func (c *Comm) nicDMA() float64 {
-	bw := c.Sys.Server.NICDMABW()
-	if c.Sys.Server.ACS && c.GDR {
+// nicDMA returns the rate at which NIC port p moves data between the
+// network and its GPUs' memory, GB/s: what its PCIe link carries
+// (gpu.Server.NICDMABW), halved when PCIe ACS sends peer-to-peer traffic
+// (GPUDirect RDMA) up to the root complex and back down the same switch
+// uplink, and no more than its share of the link between the CPU sockets
+// when the NIC's GPU is on the other socket (SYS).
+func (c *Comm) nicDMA(p int) float64 {
+	srv := c.Sys.Server
+	bw := srv.NICDMABW()
+	b := max(srv.Bond, 1)
+	g := c.dev.FirstGPU(p / b)
+	if srv.ACS && srv.GDR(g, c.Cfg.GDRLevel) {
 		bw /= 2
+	}
+	if srv.PathOf(g) == gpu.SYS {
+		far := 0
+		for q := 0; q < srv.NICs; q++ {
+			if srv.PathOf(c.dev.FirstGPU(q/b)) == gpu.SYS {
+				far++
+			}
+		}
+		bw = min(bw, srv.SocketBW()/float64(far))
 	}
 	return bw
 }

@@ -54,6 +54,9 @@ type conn struct {
 	bytes            int64
 	hostSrc, hostDst int32
 	nicSrc, nicDst   int32
+	// bounce and bounceRx say the sender's and the receiver's GPU move
+	// the data through host memory (no GPUDirect RDMA).
+	bounce, bounceRx bool
 }
 
 // sendFree reports whether the sender has a free slot for its next slice.
@@ -86,12 +89,15 @@ func (e *engine) schedulePosts(ci int32) {
 	for c.sched < limit {
 		c.sched++
 		d := e.proxy(c.src, c.sendReady, e.tm.proxyOp) + e.tm.sendLat
-		if e.tm.nicRate > 0 && !c.sock {
+		if c.bounce {
+			d += HostBounceLatency / 2
+		}
+		if r := e.nicRate[c.nicSrc]; r > 0 && !c.sock {
 			// The NIC reads the slice over its PCIe link: a slice waits
 			// while the link is behind.
 			now := e.t.Now()
 			st := max(now+d, e.nicTx[c.nicSrc])
-			e.nicTx[c.nicSrc] = st + e.tm.nicRate.TxTime(unit.Bytes(c.size[(c.sched-1)&(nSteps-1)]))
+			e.nicTx[c.nicSrc] = st + r.TxTime(unit.Bytes(c.size[(c.sched-1)&(nSteps-1)]))
 			d = st - now
 		}
 		e.t.After(d, e, tag(evPost, ci))
@@ -224,10 +230,13 @@ func (e *engine) Completed(cp workload.Completion) {
 		c.arrParts[a] = 0
 		c.complete++
 		d := e.tm.recvLat
-		if e.tm.nicRate > 0 && !c.sock {
+		if c.bounceRx {
+			d += HostBounceLatency - HostBounceLatency/2
+		}
+		if r := e.nicRate[c.nicDst]; r > 0 && !c.sock {
 			// ... and writes it over its PCIe link as it arrives.
 			now := e.t.Now()
-			dur := e.tm.nicRate.TxTime(unit.Bytes(c.size[a]))
+			dur := r.TxTime(unit.Bytes(c.size[a]))
 			e.nicRx[c.nicDst] = max(e.nicRx[c.nicDst], now-dur) + dur
 			d += e.nicRx[c.nicDst] - now
 		}
@@ -297,9 +306,17 @@ func (e *engine) openConn(k connKey, srcNIC, dstNIC int) int32 {
 		return ci
 	}
 	c.net = true
-	hs, hd := cm.host(int(k.src), srcNIC), cm.host(int(k.dst), dstNIC)
+	lane := int(k.ch)
+	ps, pd := cm.port(srcNIC, lane), cm.port(dstNIC, lane)
+	hs, hd := cm.host(int(k.src), ps), cm.host(int(k.dst), pd)
 	c.hostSrc, c.hostDst = int32(hs), int32(hd)
-	c.nicSrc, c.nicDst = int32(sn*cm.Sys.Server.NICs+srcNIC), int32(dn*cm.Sys.Server.NICs+dstNIC)
+	c.nicSrc, c.nicDst = int32(sn*cm.Sys.Server.NICs+ps), int32(dn*cm.Sys.Server.NICs+pd)
+	if !cm.gdrOf(int(k.src)) || cm.Net == NetSocket {
+		c.bounce = true
+	}
+	if !cm.gdrOf(int(k.dst)) || cm.Net == NetSocket {
+		c.bounceRx = true
+	}
 	if e.t == nil {
 		return ci // a dry run (Traffic) connects nothing
 	}
@@ -317,7 +334,7 @@ func (e *engine) openConn(k connKey, srcNIC, dstNIC int) int32 {
 	}
 	o := e.qpOptions(tagStr, cm.Cfg.TC)
 	for j := 0; j < cm.Cfg.QPsPerConn; j++ {
-		q := e.t.Connect(hs, hd, o, e)
+		q := e.t.Connect(cm.host(int(k.src), cm.port(srcNIC, lane+j)), cm.host(int(k.dst), cm.port(dstNIC, lane+j)), o, e)
 		e.addQP(q, ci, int32(j), false)
 		c.qps = append(c.qps, q)
 	}

@@ -130,10 +130,8 @@ type timing struct {
 	recvOps            int
 	chanRate, hostRate unit.BitRate
 	// netRate caps a kernel operation that feeds or drains a network
-	// connection (LL: NCCL's llMaxBw shared by the channels); nicRate is
-	// a NIC's DMA rate over its PCIe link when that is below its line
-	// rate (0 otherwise).
-	netRate, nicRate unit.BitRate
+	// connection (LL: NCCL's llMaxBw shared by the channels).
+	netRate unit.BitRate
 	nvRate           unit.BitRate
 	// wireNum/wireDen is the protocol's bytes on the network per byte of
 	// data (LL 2, LL128 128/120); nvNum/nvDen on NVLink, where LL128 moves
@@ -167,6 +165,9 @@ type engine struct {
 	// nicTx and nicRx are when each NIC's PCIe link is next free for
 	// reading data to send and writing data received (node·NICs + nic).
 	nicTx, nicRx []unit.Time
+	// nicRate is each NIC port's DMA rate when the host limits it below
+	// its line rate (0 otherwise): nicDMA.
+	nicRate []unit.BitRate
 
 	busy   bool
 	call   Call
@@ -187,6 +188,21 @@ func (e *engine) init(c *Comm) {
 	e.rankNet = make([][]int32, c.NRanks)
 	e.nicTx = make([]unit.Time, c.NNodes()*c.Sys.Server.NICs)
 	e.nicRx = make([]unit.Time, c.NNodes()*c.Sys.Server.NICs)
+	e.nicRate = make([]unit.BitRate, c.NNodes()*c.Sys.Server.NICs)
+}
+
+// setNICRates sets the DMA rate of every NIC port the host limits below
+// its line rate.
+func (e *engine) setNICRates() {
+	c := e.c
+	n := c.Sys.Server.NICs
+	line := gpu.GBps(c.Sys.Server.NICRate)
+	for i := range e.nicRate {
+		e.nicRate[i] = 0
+		if r := c.nicDMA(i % n); r < line {
+			e.nicRate[i] = gpu.Rate(r)
+		}
+	}
 }
 
 // Busy reports whether a batch is running.
@@ -300,9 +316,7 @@ func (e *engine) setTiming() {
 	}
 	tm.sendLat = soft
 	tm.recvLat = GPUPoll
-	if nic := c.nicDMA(); nic < gpu.GBps(srv.NICRate) {
-		tm.nicRate = gpu.Rate(nic)
-	}
+	e.setNICRates()
 	switch p {
 	case LL:
 		tm.wireNum, tm.nvNum, tm.stream = 2, 2, true
@@ -324,11 +338,7 @@ func (e *engine) setTiming() {
 		tm.sendLat += SocketLatency / 2
 		tm.recvLat += SocketLatency - SocketLatency/2
 	}
-	if c.Net == NetSocket || !c.GDR {
-		tm.sendLat += HostBounceLatency / 2
-		tm.recvLat += HostBounceLatency - HostBounceLatency/2
-		tm.hostRate = gpu.Rate(HostChannelBW)
-	}
+	tm.hostRate = gpu.Rate(HostChannelBW)
 	e.tm = tm
 }
 
@@ -414,7 +424,7 @@ func (e *engine) run(ki int32) {
 	now := e.t.Now()
 	wire := o.bytes * e.tm.wireNum / e.tm.wireDen
 	rate := e.tm.chanRate
-	if net && e.tm.hostRate > 0 {
+	if net && (e.c.Net == NetSocket || !e.c.gdrOf(int(k.rank))) {
 		rate = min(rate, e.tm.hostRate)
 	}
 	if net && e.tm.netRate > 0 {

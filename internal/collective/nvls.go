@@ -34,7 +34,7 @@ func (c *Comm) nvlsHeads() []int {
 	var heads []int
 	seen := map[int]bool{}
 	for _, n := range c.graphNICs() {
-		g := c.Sys.Server.FirstGPU(n)
+		g := c.dev.FirstGPU(n)
 		for i, x := range c.GPUs {
 			if x == g && !seen[i] {
 				seen[i] = true
@@ -66,7 +66,7 @@ func (e *engine) buildNVLS() {
 	heads := c.nvlsHeads()
 	for ch := 0; ch < nc; ch++ {
 		hl := heads[ch%len(heads)]
-		nic := c.Sys.Server.NICOf(c.GPUs[hl])
+		nic := c.dev.NICOf(c.GPUs[hl])
 		pt := part(e.call.Bytes, ch, nc)
 		conn := func(src, dst int32) int32 {
 			ci := e.openConn(connKey{ckNVLS, int32(ch), src, dst}, nic, nic)

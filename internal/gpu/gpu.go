@@ -200,48 +200,8 @@ type Server struct {
 	PeerMem bool
 	// GIDs is each NIC port's GID table.
 	GIDs []GID
-	// StepOverhead is host time added to every network operation of
-	// NCCL's proxy thread: a hypervisor's exits, a slow driver stack.
-	StepOverhead unit.Time
-	// NICPCIeWidth is the NIC's PCIe lane count (16 when zero).
-	NICPCIeWidth int
-	// ACS says PCIe Access Control Services are on in the switches
-	// between GPUs and NICs: peer-to-peer traffic goes up to the root
-	// complex and back.
-	ACS bool
-}
-
-// NICPCIeBW returns the bandwidth of the NIC's PCIe link as NCCL's
-// topology counts it, GB/s (its per-lane table).
-func (s Server) NICPCIeBW() float64 {
-	return PCIeBW(s.NICPCIe) * float64(s.nicWidth()) / 16
-}
-
-func (s Server) nicWidth() int {
-	if s.NICPCIeWidth <= 0 {
-		return 16
-	}
-	return s.NICPCIeWidth
-}
-
-// pcieLaneGBps is a PCIe lane's raw data rate after line coding, GB/s
-// (Gen3 8 GT/s 128b/130b: 0.985).
-var pcieLaneGBps = map[int]float64{1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.877}
-
-// PCIeTLPEfficiency is the share of a PCIe link's raw rate left for DMA
-// payload after transaction-layer headers (256-byte payloads and read
-// completions): about 0.86.
-const PCIeTLPEfficiency = 0.86
-
-// NICDMABW returns what the NIC's PCIe link carries in DMA payload, GB/s:
-// lanes × raw lane rate × PCIeTLPEfficiency (Gen3 x8: 6.8 GB/s, 54 Gb/s,
-// below a 100G port; Gen4 x16: 27 GB/s, above a 200G port).
-func (s Server) NICDMABW() float64 {
-	lane, ok := pcieLaneGBps[s.NICPCIe]
-	if !ok {
-		lane = pcieLaneGBps[3]
-	}
-	return lane * float64(s.nicWidth()) * PCIeTLPEfficiency
+	// Host holds the server's host-side details (host.go).
+	Host
 }
 
 // Validate reports the first field that does not fit.
@@ -257,6 +217,10 @@ func (s Server) Validate() error {
 		return fmt.Errorf("gpu: model not set")
 	case s.GPUNIC < PIX || s.GPUNIC > SYS || s.GPUNIC == P2C || s.GPUNIC == PXN:
 		return fmt.Errorf("gpu_nic: want PIX, PXB, PHB or SYS, got %s", s.GPUNIC)
+	case len(s.GPUNICPaths) != 0 && len(s.GPUNICPaths) != s.GPUs:
+		return fmt.Errorf("gpu_nic: %d paths for %d GPUs", len(s.GPUNICPaths), s.GPUs)
+	case s.Bond > 1 && s.NICs%s.Bond != 0:
+		return fmt.Errorf("nic_bond: %d ports per bond do not divide %d NIC ports", s.Bond, s.NICs)
 	}
 	return nil
 }
@@ -279,10 +243,16 @@ func (s Server) FirstGPU(n int) int {
 // in Mb/s divided by 8000 (topo.cc), so 12.5 GB/s for 100G.
 func (s Server) NICBW() float64 { return GBps(s.NICRate) }
 
-// GPUNICBW returns the bandwidth of the PCIe path between a GPU and its
-// NIC: the slower of the two PCIe links.
+// GPUNICBW returns the bandwidth of the path between the GPUs and their
+// NICs as NCCL's topology counts it: the slower of the two PCIe links,
+// and of the link between the CPU sockets when a GPU's NIC is on the
+// other socket (SYS).
 func (s Server) GPUNICBW() float64 {
-	return min(PCIeBW(s.GPU.PCIe), s.NICPCIeBW())
+	bw := min(PCIeBW(s.gpuPCIe()), s.NICPCIeBW())
+	if s.WorstPath() == SYS {
+		bw = min(bw, s.SocketBW())
+	}
+	return bw
 }
 
 // IntraBW returns the bandwidth one GPU has towards the others, GB/s:
@@ -291,7 +261,7 @@ func (s Server) IntraBW() float64 {
 	if s.Intra == NVSwitch {
 		return s.GPU.NVLinkBW()
 	}
-	return PCIeBW(s.GPU.PCIe)
+	return PCIeBW(s.gpuPCIe())
 }
 
 // IntraPath returns the path type between two GPUs of the server.
@@ -299,14 +269,14 @@ func (s Server) IntraPath() Path {
 	if s.Intra == NVSwitch {
 		return NVL
 	}
-	return s.GPUNIC
+	return s.WorstPath()
 }
 
-// GDR reports whether NCCL uses GPUDirect RDMA between a GPU and its NIC
+// GDR reports whether NCCL uses GPUDirect RDMA between GPU g and its NIC
 // with NCCL_NET_GDR_LEVEL at level: the module must be loaded and the path
 // no farther than the level (net.cc ncclTopoCheckGdr: distance <= level).
-func (s Server) GDR(level Path) bool {
-	return s.PeerMem && s.GPUNIC <= level
+func (s Server) GDR(g int, level Path) bool {
+	return s.PeerMem && s.PathOf(g) <= level
 }
 
 // Preset returns a named server: "dgx-a100" (8 A100, 8×200G, NVSwitch,
