@@ -132,7 +132,7 @@ type timing struct {
 	// netRate caps a kernel operation that feeds or drains a network
 	// connection (LL: NCCL's llMaxBw shared by the channels).
 	netRate unit.BitRate
-	nvRate           unit.BitRate
+	nvRate  unit.BitRate
 	// wireNum/wireDen is the protocol's bytes on the network per byte of
 	// data (LL 2, LL128 128/120); nvNum/nvDen on NVLink, where LL128 moves
 	// 7 bytes of data in 9 (NCCL's single-server LL128 efficiency, since
