@@ -42,6 +42,8 @@ type DevinfoPort struct {
 	MaxMTU    int
 	ActiveMTU int
 	LinkLayer string // "Ethernet" (RoCE) or "InfiniBand"
+	// LID is port_lid, -1 when not printed; a RoCE port has none (0).
+	LID int
 	Width     int    // lanes, from active_width "4X"
 	LaneSpeed unit.BitRate
 	// Rate is LaneSpeed×Width, the port's line rate.
@@ -176,7 +178,7 @@ func (p *devinfoParser) dev() *DevinfoDevice {
 func (p *devinfoParser) port() *DevinfoPort {
 	d := p.dev()
 	if len(d.Ports) == 0 {
-		d.Ports = append(d.Ports, DevinfoPort{Evidence: map[string]Evidence{}})
+		d.Ports = append(d.Ports, DevinfoPort{LID: -1, Evidence: map[string]Evidence{}})
 	}
 	return &d.Ports[len(d.Ports)-1]
 }
@@ -196,7 +198,7 @@ func (p *devinfoParser) field(l Line, key, val string) {
 		if err != nil {
 			return
 		}
-		d.Ports = appendCapped(d.Ports, DevinfoPort{Port: n, Evidence: map[string]Evidence{"port": ev}}, maxDevinfoPorts, &p.out.Omitted)
+		d.Ports = appendCapped(d.Ports, DevinfoPort{Port: n, LID: -1, Evidence: map[string]Evidence{"port": ev}}, maxDevinfoPorts, &p.out.Omitted)
 		return
 	}
 	if len(d.Ports) == 0 && key != "state" && key != "active_mtu" && key != "link_layer" && key != "max_mtu" &&
@@ -214,6 +216,8 @@ func (p *devinfoParser) field(l Line, key, val string) {
 		pt.ActiveMTU = first
 	case "link_layer":
 		pt.LinkLayer = val
+	case "port_lid":
+		pt.LID = first
 	case "active_width":
 		pt.Width = first
 	case "active_speed":
