@@ -359,8 +359,8 @@ func checkWatchdogStopped(inc *Incident) []Finding {
 		name := nameOr(s.Switch, s.Source())
 		fs = append(fs, Finding{
 			ID: "switch.pfcwd.stopped", Severity: Warn, Layer: LayerFabric,
-			Title:    fmt.Sprintf("%s: PFC watchdog not running (status N/A) on lossless queue %s of %d ports (%s)%s", name, prioList(qs), len(ports), list(ports, 4), also),
-			Evidence: ev,
+			Title:     fmt.Sprintf("%s: PFC watchdog not running (status N/A) on lossless queue %s of %d ports (%s)%s", name, prioList(qs), len(ports), list(ports, 4), also),
+			Evidence:  ev,
 			Mechanism: fmt.Sprintf("`show pfcwd stats` prints N/A where no watchdog runs on a queue: it was stopped (`pfcwd stop`), never started (DEVICE_METADATA default_pfcwd_status not \"enable\", so `pfcwd start_default` did nothing), or the port has no PFC_WD entry. Queues %s are lossless (%s): a NIC stuck sending pause or a PFC deadlock then freezes them, and every queue upstream, indefinitely. The storm and drop counters beside N/A are left from an earlier run and say nothing now.", prioList(qs), from),
 			Fix:       "`pfcwd start_default` (after `config pfcwd start_default` / default_pfcwd_status enable), or `pfcwd start --action drop ports all detection-time 200 --restoration-time 200`; check with `show pfcwd config` and `show pfcwd stats` (status operational).",
 		}.per(name, "switch", "PFC watchdog not running"))
@@ -423,7 +423,9 @@ func checkCounterMismatch(inc *Incident) []Finding {
 		for k := range asic {
 			keys = append(keys, k)
 		}
-		sort.Slice(keys, func(i, j int) bool { return keys[i].dir < keys[j].dir || keys[i].dir == keys[j].dir && keys[i].prio < keys[j].prio })
+		sort.Slice(keys, func(i, j int) bool {
+			return keys[i].dir < keys[j].dir || keys[i].dir == keys[j].dir && keys[i].prio < keys[j].prio
+		})
 		for _, k := range keys {
 			if asic[k] == 0 || !shown[k.dir] || cli[k] != 0 {
 				continue

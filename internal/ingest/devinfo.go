@@ -43,8 +43,8 @@ type DevinfoPort struct {
 	ActiveMTU int
 	LinkLayer string // "Ethernet" (RoCE) or "InfiniBand"
 	// LID is port_lid, -1 when not printed; a RoCE port has none (0).
-	LID int
-	Width     int    // lanes, from active_width "4X"
+	LID       int
+	Width     int // lanes, from active_width "4X"
 	LaneSpeed unit.BitRate
 	// Rate is LaneSpeed×Width, the port's line rate.
 	Rate unit.BitRate
