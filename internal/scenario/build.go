@@ -103,14 +103,7 @@ func Build(s *Scenario) (*Twin, error) {
 		net.PFCEnabled = s.Switch.PFC.Priorities
 	}
 	tw.Transport = nic.NewTransport(net, tw.NICs)
-	flows := make([]workload.Flow, len(tw.Flows))
-	for i, f := range tw.Flows {
-		flows[i] = workload.Flow{
-			Name: f.Name, Src: f.Src, Dst: f.Dst, Bytes: int64(f.Bytes), Start: f.Start, After: f.After,
-			Opts: workload.QPOptions{SetTC: true, TC: f.DSCP << 2, PinPriority: true, Priority: f.Priority, RateCap: f.Rate, Tag: f.Name},
-		}
-	}
-	if tw.Traffic, err = workload.NewFlows(flows); err != nil {
+	if tw.Traffic, err = workload.NewFlows(trafficFlows(tw.Flows)); err != nil {
 		return nil, err
 	}
 	tw.Transport.Start(tw.Traffic)
