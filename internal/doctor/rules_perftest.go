@@ -223,15 +223,31 @@ func dirShort(r *ingest.PerftestRun) string {
 }
 
 // netdevOf returns the netdev show_gids maps an RDMA device to.
-func netdevOf(inc *Incident, dev string) string {
+func netdevOf(inc *Incident, at ingest.Scope, dev string) string {
+	far := ""
 	for _, g := range All[*ingest.ShowGIDs](inc) {
+		r := reachOf(at, g.Scope())
+		if r == otherHost {
+			continue
+		}
 		for _, e := range g.Entries {
-			if e.Device == dev && e.Netdev != "" {
+			if e.Device != dev || e.Netdev == "" {
+				continue
+			}
+			if r != unknownHost {
 				return e.Netdev
+			}
+			if far != "" && far != e.Netdev {
+				far = "\x00" // tables of unknown hosts disagree
+			} else if far == "" {
+				far = e.Netdev
 			}
 		}
 	}
-	return ""
+	if far == "\x00" {
+		return ""
+	}
+	return far
 }
 
 const mtuMechanism = "RoCE's path MTU is the largest IB MTU (256–4096) that fits in the netdev MTU minus 96 bytes of headers: Ethernet MTU 1500 gives 1024, 9000 gives 4096. " +
@@ -243,7 +259,7 @@ func checkMTU(inc *Incident) []Finding {
 		if r.LinkType != "Ethernet" || r.MTU <= 0 || r.MTU >= 4096 {
 			return nil
 		}
-		nd := nameOr(netdevOf(inc, r.Device), "<netdev>")
+		nd := nameOr(netdevOf(inc, pf.Scope(), r.Device), "<netdev>")
 		return []Finding{perPerftest(Finding{
 			ID: "perftest.mtu.small", Severity: Warn, Layer: LayerNCCL,
 			Title:     fmt.Sprintf("%s: RoCE MTU %d (netdev MTU below 4192, e.g. 1500)", r.Name(), r.MTU),
@@ -272,7 +288,7 @@ func checkMTU(inc *Incident) []Finding {
 				if !roce {
 					continue
 				}
-				nd := nameOr(netdevOf(inc, dev.Name), "<netdev>")
+				nd := nameOr(netdevOf(inc, d.Scope(), dev.Name), "<netdev>")
 				linkEv, inferred := pt.Evidence["link_layer"], ""
 				if linkEv.File == "" {
 					linkEv, inferred = dev.Evidence, " ("+how+")"

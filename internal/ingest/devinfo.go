@@ -31,6 +31,9 @@ type DevinfoDevice struct {
 	Transport    string // "InfiniBand (0)" also for RoCE
 	FWVer        string
 	VendorPartID int // 4117 = ConnectX-4 Lx, 4119 = ConnectX-5, 4125 = ConnectX-6 Dx, 4129 = ConnectX-7
+	// NodeGUID and SysImageGUID identify the adapter and the host's set of
+	// adapters ("7cfe:9003:00a0:8d36"), "" when not printed.
+	NodeGUID, SysImageGUID string
 	Ports        []DevinfoPort
 	Evidence     Evidence // the hca_id line
 }
@@ -193,6 +196,10 @@ func (p *devinfoParser) field(l Line, key, val string) {
 		d.FWVer = val
 	case "vendor_part_id":
 		d.VendorPartID, _ = strconv.Atoi(val)
+	case "node_guid":
+		d.NodeGUID = strings.Clone(val)
+	case "sys_image_guid":
+		d.SysImageGUID = strings.Clone(val)
 	case "port":
 		n, err := strconv.Atoi(val)
 		if err != nil {
@@ -286,4 +293,20 @@ func (p *devinfoParser) Result() Artifact {
 		return nil
 	}
 	return &p.out
+}
+
+// StatedHost is the host the devices identify: their node and system
+// image GUIDs, and the host named before them when one is.
+func (d *Devinfo) StatedHost() Host {
+	var h Host
+	for _, dev := range d.Devices {
+		if dev.Host != "" && h.Name == "" {
+			h.Name = dev.Host
+		} else if dev.Host != "" && dev.Host != h.Name {
+			return Host{} // several hosts' devices
+		}
+		h.AddGUID(dev.NodeGUID)
+		h.AddGUID(dev.SysImageGUID)
+	}
+	return h
 }
