@@ -5,6 +5,7 @@ import (
 
 	"rocelab/internal/textout"
 	"rocelab/internal/topo"
+	"rocelab/internal/twin"
 	"rocelab/internal/unit"
 )
 
@@ -73,7 +74,7 @@ func (e FluidEstimate) String() string {
 }
 
 // Check refuses an estimate over the limits, saying what it would cost.
-func (e FluidEstimate) Check(l Limits) error {
+func (e FluidEstimate) Check(l twin.Limits) error {
 	if l.Memory > 0 && e.Memory > l.Memory {
 		return fmt.Errorf("scenario too large for the fluid engine: it needs about %s of memory (%s, %s), more than the %s allowed",
 			human(e.Memory), textout.Count(e.Connections, "connection", "connections"), textout.Count(e.Messages, "message", "messages"), human(l.Memory))
