@@ -17,6 +17,8 @@ import (
 // Run is the result of one twin run. Its JSON form is documented in
 // docs/run-json.md; everything in it is a function of scenario and seed.
 type Run struct {
+	// Schema is the version of this JSON (twin.Schema).
+	Schema int `json:"schema"`
 	// Engine names the engine that ran, why, and what it leaves out.
 	Engine   twin.EngineInfo `json:"engine"`
 	Scenario twin.Setup      `json:"scenario"`
@@ -116,7 +118,7 @@ type ECMPTier struct {
 
 // New turns an observation into the result engineers read.
 func New(o *twin.Observation) *Run {
-	r := &Run{obs: o, Engine: o.Engine, Scenario: o.Scenario, Health: o.Health, Totals: o.Totals, Flows: o.Flows, NCCL: o.NCCL,
+	r := &Run{obs: o, Schema: twin.Schema, Engine: o.Engine, Scenario: o.Scenario, Health: o.Health, Totals: o.Totals, Flows: o.Flows, NCCL: o.NCCL,
 		Sim: SimInfo{EndUS: twin.US(o.Sim.End), Completed: o.Sim.Completed, Events: o.Sim.Events}}
 	for _, l := range o.Latency {
 		h := &l.Hist
@@ -177,8 +179,12 @@ func busiest(o *twin.Observation) []LinkLoad {
 	return out[:min(len(out), busiestLinks)]
 }
 
-// nonZero keeps the counters that are not zero.
+// nonZero keeps the counters that are not zero; nil (not modelled) stays
+// nil.
 func nonZero(cs []twin.Counter) map[string]int64 {
+	if cs == nil {
+		return nil
+	}
 	m := map[string]int64{}
 	for _, c := range cs {
 		if c.Value != 0 {

@@ -14,11 +14,8 @@ import (
 type FluidTwin struct {
 	*fluid.Engine
 	Scenario *Scenario
-	// Flows are the scenario's flows expanded with its seed, indexed like
-	// the Traffic workload's.
-	Flows   []FlowSpec
-	Traffic *workload.Flows
-	Jobs    *Jobs
+	// Workloads are the traffic the engine carries.
+	*Workloads
 }
 
 // BuildFluid assembles the scenario's traffic and jobs on the fluid
@@ -28,18 +25,12 @@ func BuildFluid(s *Scenario) (*FluidTwin, error) {
 	if err != nil {
 		return nil, err
 	}
-	tw := &FluidTwin{Scenario: s, Flows: s.Expand(), Engine: e}
-	if tw.Traffic, err = workload.NewFlows(trafficFlows(tw.Flows)); err != nil {
+	w, err := s.NewWorkloads()
+	if err != nil {
 		return nil, err
 	}
-	e.Start(tw.Traffic)
-	if s.Workload != nil {
-		if tw.Jobs, err = s.Workload.jobs(); err != nil {
-			return nil, err
-		}
-		e.Start(tw.Jobs.Workloads()...)
-	}
-	return tw, nil
+	e.Start(w.List()...)
+	return &FluidTwin{Scenario: s, Workloads: w, Engine: e}, nil
 }
 
 // trafficFlows turns the scenario's flows into the Flows workload's.

@@ -44,13 +44,18 @@ func (tw *FluidTwin) Observe() twin.Observation {
 		Engine:   twin.EngineInfo{Name: twin.Fluid, NotModelled: append(append([]string{}, fluidNotModelled...), e.Config().Unsupported...)},
 		Scenario: s.setup(s.fluidHeadrooms(), roce, rl),
 		Sim:      twin.Sim{End: end, Completed: tw.Done(), Events: tw.Events()},
-		NCCL:     tw.Jobs.observe(),
 		Latency:  []twin.PrioLatency{},
 	}
 	o.Totals = fluidTotals(conns, links)
-	for i, f := range tw.Flows {
-		o.Flows = append(o.Flows, tw.flowOf(conns, i, f))
+	t := s.Topo
+	hosts := make([]string, len(t.Hosts))
+	for i, n := range t.Hosts {
+		hosts[i] = t.Nodes[n].Name
 	}
+	tw.Workloads.observe(&o, hosts, func(qp workload.QP) ConnStat {
+		c := &conns[qp]
+		return ConnStat{Delivered: c.Delivered, Retransmitted: c.RetxBytes, LastDelivery: c.LastDeliv}
+	})
 	lat := e.Latency()
 	for p := 0; p < 8; p++ {
 		if lat.Count(p) > 0 {
@@ -58,7 +63,6 @@ func (tw *FluidTwin) Observe() twin.Observation {
 		}
 	}
 	ports := tw.portCounters(links)
-	t := s.Topo
 	id := 0
 	for n, nd := range t.Nodes {
 		for p := 0; p < nd.Ports; p++ {
@@ -201,42 +205,6 @@ func fluidTotals(conns []fluid.ConnStats, links []fluid.LinkStats) *twin.Totals 
 		}
 	}
 	return t
-}
-
-// flowOf is flow i's outcome.
-func (tw *FluidTwin) flowOf(conns []fluid.ConnStats, i int, spec FlowSpec) twin.Flow {
-	st := tw.Traffic.State(i)
-	t := tw.Scenario.Topo
-	out := twin.Flow{
-		ID: int32(i), Name: spec.Name, Src: t.Nodes[t.Hosts[spec.Src]].Name, Dst: t.Nodes[t.Hosts[spec.Dst]].Name,
-		Bytes: int64(spec.Bytes), Priority: spec.Priority, StartUS: twin.US(st.StartedAt), Status: "not started",
-	}
-	if !st.Started {
-		if st.Cancelled {
-			out.Status = "cancelled"
-		}
-		return out
-	}
-	c := conns[st.QP]
-	out.Delivered, out.Retransmitted = c.Delivered, c.RetxBytes
-	switch {
-	case !st.Done:
-		out.Status = "running"
-	case st.Status != workload.Success:
-		out.Status = st.Status.String()
-	default:
-		out.Status = "ok"
-	}
-	if fct, ok := st.FCT(); ok {
-		v := twin.US(fct)
-		out.FCTUS = &v
-		if fct > 0 {
-			out.GoodputGbps = float64(spec.Bytes) * 8 / fct.Seconds() / 1e9
-		}
-	} else if c.LastDeliv > st.StartedAt {
-		out.GoodputGbps = float64(c.Delivered) * 8 / (c.LastDeliv - st.StartedAt).Seconds() / 1e9
-	}
-	return out
 }
 
 // uplinks lists the bytes sent over each uplink, by tier.

@@ -33,7 +33,7 @@ func TestAutoPicksFluid(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", j.Label(), err)
 			}
-			if ch.Plan.Engine != twin.Fluid || !strings.Contains(ch.Reason, "packet: scenario too large") {
+			if ch.Plan.Engine != twin.Fluid || !strings.Contains(ch.Reason, "not packet: scenario too large") {
 				t.Errorf("%s: chose %s: %s", j.Label(), ch.Plan.Engine, ch.Reason)
 			}
 			if _, err := twin.Choose(&j, &twin.Config{Engine: twin.Packet, Limits: defaultLimits}); err == nil {
@@ -80,7 +80,7 @@ func TestFluidDeterminism(t *testing.T) {
 		if !bytes.Equal(a, b) {
 			t.Fatalf("%s: two fluid runs differ", f)
 		}
-		if o.Engine.Name != twin.Fluid || len(o.Engine.NotModelled) == 0 || !strings.HasPrefix(o.Engine.Reason, "fluid, as --engine asks") {
+		if o.Engine.Name != twin.Fluid || len(o.Engine.NotModelled) == 0 || !strings.HasPrefix(o.Engine.Reason, "asked for by name") {
 			t.Errorf("%s: engine %+v", f, o.Engine)
 		}
 		tt := o.Totals
