@@ -107,7 +107,7 @@ func (e *Engine) congestion(now unit.Time) {
 		// delivers at most its own rate.
 		in := e.sol.ingress[:0]
 		for _, fh := range lk.flows {
-			if e.sol.bneck[fh.flow] == fh.hop && fh.hop > 0 {
+			if e.dataBottleneck(fh.flow) == fh.hop && fh.hop > 0 {
 				fl := &e.flows[fh.flow]
 				in = append(in, ingress{link: fl.path[fh.hop-1], cls: fl.cls[fh.hop], up: e.upstream(fl, fh.hop)})
 			}
@@ -142,8 +142,11 @@ func (e *Engine) congestion(now unit.Time) {
 		var nin, nheld [8]int
 		for _, fh := range lk.flows {
 			fl := &e.flows[fh.flow]
+			if int(fh.hop) >= len(fl.path) {
+				continue // its ACKs
+			}
 			cls := fl.cls[fh.hop]
-			b := e.sol.bneck[fh.flow]
+			b := e.dataBottleneck(fh.flow)
 			switch {
 			case b > fh.hop:
 				// Held by a congested port further along, without
@@ -247,12 +250,21 @@ func (e *Engine) upstream(fl *flow, h int32) float64 {
 	return up
 }
 
+// dataBottleneck returns the hop of its data path flow f froze at, or -1
+// when its own cap or its ACKs' way back held it.
+func (e *Engine) dataBottleneck(f int32) int32 {
+	if b := e.sol.bneck[f]; int(b) < len(e.flows[f].path) {
+		return b
+	}
+	return -1
+}
+
 // ccHeldHere reports whether the flows bottlenecked at link l in class p
 // are rate controlled by DCQCN.
 func (e *Engine) ccHeldHere(l int32, p uint8) bool {
 	for _, fh := range e.net.links[l].flows {
 		fl := &e.flows[fh.flow]
-		if e.sol.bneck[fh.flow] == fh.hop && fl.cls[fh.hop] == p && fl.ccOn {
+		if e.dataBottleneck(fh.flow) == fh.hop && fl.cls[fh.hop] == p && fl.ccOn {
 			return true
 		}
 	}

@@ -149,18 +149,24 @@ func (e *Engine) Connect(src, dst int, o workload.QPOptions, owner workload.Owne
 	fl.respQPN = QPNBase + e.qpns[dst]
 	e.qpns[dst]++
 	fl.sport = uint16(49152 + e.sport.IntN(16384))
-	fl.path = e.net.path(src, dst, ecmp.Key{Src: int32(src), Dst: int32(dst), SrcPort: fl.sport, DstQP: fl.respQPN}, nil)
+	path := e.net.path(src, dst, ecmp.Key{Src: int32(src), Dst: int32(dst), SrcPort: fl.sport, DstQP: fl.respQPN}, nil)
 	back := e.net.path(dst, src, ecmp.Key{Src: int32(dst), Dst: int32(src), SrcPort: fl.sport, DstQP: fl.reqQPN}, nil)
-	if fl.path == nil || back == nil {
+	if path == nil || back == nil {
 		fl.noRoute = true
+		path, back = nil, nil
 	}
-	fl.cls = make([]uint8, len(fl.path))
-	fl.pos = make([]int32, len(fl.path))
-	for h, l := range fl.path {
+	// The flow's legs: its data's path, then its ACKs' path back.
+	fl.legs = append(path, back...)
+	fl.path, fl.back = fl.legs[:len(path)], fl.legs[len(path):]
+	fl.cls = make([]uint8, len(fl.legs))
+	fl.pos = make([]int32, len(fl.legs))
+	for h, l := range fl.legs {
 		fl.cls[h] = swPrio
 		if e.net.links[l].nicTx {
 			fl.cls[h] = prio
 		}
+	}
+	for _, l := range fl.path {
 		lk := &e.net.links[l]
 		fl.baseLat += lk.delay + lk.jitter
 	}
@@ -172,7 +178,11 @@ func (e *Engine) Connect(src, dst int, o workload.QPOptions, owner workload.Owne
 		lk := &e.net.links[l]
 		fl.ackLat += lk.rate.TxTime(unit.Bytes(fl.ackFrame+packet.PreambleIFG)) + lk.delay + lk.jitter
 	}
-	fl.back, fl.swPrio = back, swPrio
+	// ACKs take their share of the links back: one ACK frame per
+	// AckCoalesce full packets of data.
+	data := float64(int64(fl.mss)+int64(packet.Overhead(c.VLAN))) * float64(max(c.AckCoalesce, 1))
+	fl.ackW = float64(fl.ackFrame+packet.PreambleIFG) / data
+	fl.swPrio = swPrio
 	fl.pData, fl.pAck = e.pathLoss(fl.path), e.pathLoss(back)
 	e.flows = append(e.flows, fl)
 	e.sol.grow(len(e.flows))
@@ -353,7 +363,7 @@ func (e *Engine) checkDone() {
 func (e *Engine) activate(f int32) {
 	fl := &e.flows[f]
 	fl.active, fl.rate, fl.upd = true, 0, e.Now()
-	for h, l := range fl.path {
+	for h, l := range fl.legs {
 		lk := &e.net.links[l]
 		fl.pos[h] = int32(len(lk.flows))
 		lk.flows = append(lk.flows, flowHop{f, int32(h)})
@@ -365,7 +375,7 @@ func (e *Engine) activate(f int32) {
 func (e *Engine) deactivate(f int32) {
 	fl := &e.flows[f]
 	fl.active = false
-	for h, l := range fl.path {
+	for h, l := range fl.legs {
 		lk := &e.net.links[l]
 		i := fl.pos[h]
 		last := lk.flows[len(lk.flows)-1]
@@ -378,7 +388,7 @@ func (e *Engine) deactivate(f int32) {
 
 // touch marks f's links for the next solve and schedules it now.
 func (e *Engine) touch(f int32) {
-	e.dirty = append(e.dirty, e.flows[f].path...)
+	e.dirty = append(e.dirty, e.flows[f].legs...)
 	if !e.queued {
 		e.queued = true
 		e.sched.At(e.Now(), e, tagSolve)

@@ -70,17 +70,18 @@ type flow struct {
 	reqQPN   uint32
 	respQPN  uint32
 	tag      string
-	// path is the links the data crosses; cls and pos are parallel: the
-	// class the flow rides on each hop, and its index in that link's
-	// active list while active.
-	path []int32
-	cls  []uint8
-	pos  []int32
-	// back is the ACKs' path, swPrio the class the switches give the
-	// connection, ackFrame an ACK's frame bytes.
-	back     []int32
+	// legs are the links the flow loads: path, the links its data
+	// crosses, then back, the links its ACKs cross. cls and pos are
+	// parallel to legs: the class the flow rides on each, and its index
+	// in that link's active list while active.
+	legs, path, back []int32
+	cls              []uint8
+	pos              []int32
+	// swPrio is the class the switches give the connection, ackFrame an
+	// ACK's frame bytes, ackW the ACKs' wire bytes per data wire byte.
 	swPrio   uint8
 	ackFrame int32
+	ackW     float64
 	capBps   float64
 	mss      int32
 	// baseLat is the data path's propagation and mean jitter; ackLat the
@@ -138,8 +139,17 @@ type flow struct {
 	pMark float64
 }
 
-// pathOf returns flow f's links.
+// pathOf returns flow f's data path.
 func (e *Engine) pathOf(f int32) []int32 { return e.flows[f].path }
+
+// weight is what flow fl's leg h takes of a link per unit of its rate: all
+// of it on its data's path, its ACKs' share on the way back.
+func (fl *flow) weight(h int) float64 {
+	if h < len(fl.path) {
+		return 1
+	}
+	return fl.ackW
+}
 
 // wireOf returns a message's wire bytes, packets and last packet's wire
 // bytes on flow fl, framed as the packet NIC frames it: RETH on the first

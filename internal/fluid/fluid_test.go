@@ -80,30 +80,32 @@ func TestSingleFlowGoodput(t *testing.T) {
 }
 
 // naiveMaxMin is progressive filling written the slow, obvious way: raise
-// every unfrozen flow together to the smallest fair share of any link (or
-// cap), freeze the flows there, repeat.
-func naiveMaxMin(paths [][]int32, caps []float64, capOf func(l int32) float64) []float64 {
+// every unfrozen flow together to the smallest level any link (its
+// capacity left over the weights of the unfrozen flows crossing it) or
+// cap allows, freeze the flows there, repeat. Flow f loads link
+// paths[f][i] with weights[f][i] per unit of its rate.
+func naiveMaxMin(paths [][]int32, weights [][]float64, caps []float64, capOf func(l int32) float64) []float64 {
 	n := len(paths)
 	rate := make([]float64, n)
 	frozen := make([]bool, n)
 	for left := n; left > 0; {
 		rem := map[int32]float64{}
-		cnt := map[int32]int{}
+		wsum := map[int32]float64{}
 		for f, p := range paths {
-			for _, l := range p {
+			for i, l := range p {
 				if _, ok := rem[l]; !ok {
 					rem[l] = capOf(l)
 				}
 				if frozen[f] {
-					rem[l] -= rate[f]
+					rem[l] -= weights[f][i] * rate[f]
 				} else {
-					cnt[l]++
+					wsum[l] += weights[f][i]
 				}
 			}
 		}
 		level := math.Inf(1)
-		for l, c := range cnt {
-			level = math.Min(level, rem[l]/float64(c))
+		for l, w := range wsum {
+			level = math.Min(level, rem[l]/w)
 		}
 		for f := range paths {
 			if !frozen[f] && caps[f] > 0 {
@@ -116,7 +118,7 @@ func naiveMaxMin(paths [][]int32, caps []float64, capOf func(l int32) float64) [
 			}
 			hit := caps[f] > 0 && caps[f] <= level*(1+1e-12)
 			for _, l := range p {
-				if rem[l]/float64(cnt[l]) <= level*(1+1e-12) {
+				if wsum[l] > 0 && rem[l]/wsum[l] <= level*(1+1e-12) {
 					hit = true
 				}
 			}
@@ -130,7 +132,8 @@ func naiveMaxMin(paths [][]int32, caps []float64, capOf func(l int32) float64) [
 }
 
 // The water-filling against the naive version, on random flow sets over
-// a 2:1 leaf-spine with ECMP, some flows rate-capped.
+// a 2:1 leaf-spine with ECMP, some flows rate-capped, each flow's ACKs
+// loading its way back.
 func TestMaxMinAgainstNaive(t *testing.T) {
 	tp, err := topo.BuildLeafSpine(topo.LeafSpine{Leaves: 4, Spines: 2, HostsPerLeaf: 8, UplinksPerLeaf: 4,
 		HostLink: topo.LinkSpec{Rate: 100 * unit.Gbps, Cable: unit.Metre}, FabricLink: topo.LinkSpec{Rate: 100 * unit.Gbps, Cable: unit.Metre}})
@@ -148,6 +151,7 @@ func TestMaxMinAgainstNaive(t *testing.T) {
 		var r recorder
 		n := 1 + rng.IntN(60)
 		var paths [][]int32
+		var weights [][]float64
 		var caps []float64
 		for i := 0; i < n; i++ {
 			src := rng.IntN(32)
@@ -158,11 +162,16 @@ func TestMaxMinAgainstNaive(t *testing.T) {
 			}
 			qp := e.Connect(src, dst, o, &r)
 			e.Post(qp, workload.Message{Op: workload.Write, Bytes: 1 << 30})
-			paths = append(paths, e.flows[qp].path)
+			fl := &e.flows[qp]
+			var w []float64
+			for h := range fl.legs {
+				w = append(w, fl.weight(h))
+			}
+			paths, weights = append(paths, fl.legs), append(weights, w)
 			caps = append(caps, float64(o.RateCap))
 		}
 		e.Sched().RunUntil(unit.Nanosecond)
-		want := naiveMaxMin(paths, caps, func(l int32) float64 { return e.net.links[l].bps })
+		want := naiveMaxMin(paths, weights, caps, func(l int32) float64 { return e.net.links[l].bps })
 		for f := range paths {
 			if got := e.flows[f].rate; math.Abs(got-want[f]) > 1e-6*want[f] {
 				t.Fatalf("trial %d, flow %d of %d: %.6g bit/s, naive %.6g", trial, f, n, got, want[f])

@@ -162,7 +162,7 @@ func (e *Engine) component(seeds []int32) {
 			}
 			s.flowSeen[fh.flow] = g
 			s.flows = append(s.flows, fh.flow)
-			for _, l2 := range e.pathOf(fh.flow) {
+			for _, l2 := range e.flows[fh.flow].legs {
 				if s.linkSeen[l2] != g {
 					s.linkSeen[l2] = g
 					s.queue = append(s.queue, l2)
@@ -316,8 +316,8 @@ func (e *Engine) fill() {
 	s.capd = s.capd[:0]
 	for _, f := range s.flows {
 		fl := &e.flows[f]
-		for h, l := range e.pathOf(f) {
-			s.wt[subOf(l, fl.cls[h])]++
+		for h, l := range fl.legs {
+			s.wt[subOf(l, fl.cls[h])] += fl.weight(h)
 		}
 		if fl.capBps > 0 {
 			s.capd = append(s.capd, f)
@@ -337,7 +337,7 @@ func (e *Engine) fill() {
 	}
 	s.heap = s.heap[:0]
 	for _, sub := range s.subs {
-		if s.wt[sub] > 0 {
+		if s.wt[sub] > 1e-9 {
 			s.heap.push(hent{key: s.rem[sub] / s.wt[sub], sub: sub, ver: s.ver[sub]})
 		}
 	}
@@ -345,7 +345,7 @@ func (e *Engine) fill() {
 	for {
 		for len(s.heap) > 0 {
 			top := s.heap[0]
-			if top.ver == s.ver[top.sub] && s.wt[top.sub] > 0 {
+			if top.ver == s.ver[top.sub] && s.wt[top.sub] > 1e-9 {
 				break
 			}
 			s.heap.pop()
@@ -380,13 +380,14 @@ func (e *Engine) freeze(f int32, r float64, fg uint32, hop int32) {
 	s.rate[f] = r
 	s.bneck[f] = hop
 	fl := &e.flows[f]
-	for h, l := range e.pathOf(f) {
+	for h, l := range fl.legs {
 		sub := subOf(l, fl.cls[h])
-		s.rem[sub] -= r
-		s.used[sub] += r
-		s.wt[sub]--
+		w := fl.weight(h)
+		s.rem[sub] -= w * r
+		s.used[sub] += w * r
+		s.wt[sub] -= w
 		s.ver[sub]++
-		if s.wt[sub] > 0 {
+		if s.wt[sub] > 1e-9 {
 			s.heap.push(hent{key: s.rem[sub] / s.wt[sub], sub: sub, ver: s.ver[sub]})
 		}
 	}
