@@ -212,8 +212,7 @@ func (e *Engine) Post(qp workload.QP, m workload.Message) {
 		fl.failed = true
 		e.nics[fl.src].LocalAckTimeoutErr += int64(fl.retryCnt + 1)
 		e.nics[fl.src].ReqCQEError++
-		e.refused = append(e.refused, refusal{qp, m, workload.RetryExceeded})
-		e.sched.At(now+unit.Time(fl.retryCnt+1)*fl.timeout, e, tagRefuse)
+		e.refuseAt(now+unit.Time(fl.retryCnt+1)*fl.timeout, qp, m, workload.RetryExceeded)
 		return
 	}
 	if !fl.posted {
@@ -256,10 +255,16 @@ func (e *Engine) Post(qp workload.QP, m workload.Message) {
 	e.activate(f)
 }
 
-// refuse completes a work request with an error status, as an event.
+// refuse completes a work request with an error status, as an event now.
 func (e *Engine) refuse(qp workload.QP, m workload.Message, st workload.Status) {
+	e.refuseAt(e.Now(), qp, m, st)
+}
+
+// refuseAt completes a work request with an error status at t. Refusals
+// are rare (a READ, a dead path): each keeps its slot.
+func (e *Engine) refuseAt(t unit.Time, qp workload.QP, m workload.Message, st workload.Status) {
+	e.sched.At(t, e, tagRefuse|uint64(len(e.refused))<<8)
 	e.refused = append(e.refused, refusal{qp, m, st})
-	e.sched.At(e.Now(), e, tagRefuse)
 }
 
 // After implements workload.Transport.
@@ -335,8 +340,7 @@ func (e *Engine) Handle(now unit.Time, tag uint64) {
 			e.unstall(f, now)
 		}
 	case tagRefuse:
-		r := e.refused[0]
-		e.refused = e.refused[1:]
+		r := e.refused[f]
 		if r.status == workload.RemoteInvalidRequest {
 			e.nics[e.flows[r.qp].src].ReqCQEError++
 		}

@@ -339,3 +339,27 @@ func TestLostTailWaitsForTimeout(t *testing.T) {
 		t.Errorf("followed message: first completion %+v; its tail should be exposed at once", r.got[0])
 	}
 }
+
+// A READ is refused as the packet NIC refuses it, and what follows on the
+// connection still completes in order.
+func TestReadRefused(t *testing.T) {
+	tp, err := topo.SingleSwitch(2, topo.LinkSpec{Rate: 100 * unit.Gbps, Cable: unit.Metre})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(config(tp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r recorder
+	qp := e.Connect(0, 1, workload.QPOptions{}, &r)
+	e.Post(qp, workload.Message{Op: workload.Read, Bytes: 4096, ID: 1})
+	e.Post(qp, workload.Message{Op: workload.Write, Bytes: 4096, ID: 2})
+	e.Sched().RunUntil(unit.Second)
+	if len(r.got) != 2 || r.got[0].ID != 1 || r.got[0].Status != workload.RemoteInvalidRequest || r.got[1].ID != 2 || r.got[1].Status != workload.Success {
+		t.Fatalf("completions %+v", r.got)
+	}
+	if e.NICs()[0].ReqCQEError != 1 {
+		t.Errorf("req_cqe_error %d", e.NICs()[0].ReqCQEError)
+	}
+}

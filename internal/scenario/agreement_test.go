@@ -19,12 +19,14 @@ import (
 // of testdata/agreement (issue 15, acceptance 2). The packet engine's
 // results are kept in testdata/agreement/packet.golden, since the large
 // cases take minutes at packet level; TestPacketGoldenHonest reruns the
-// cheap ones (all of them with -agreement-full) and -update regenerates
-// the golden and the table.
+// cheap ones (all of them with -agreement-full), -update regenerates the
+// golden and the table, -update-table the table alone (after a change to
+// the fluid engine).
 
 var (
 	update        = flag.Bool("update", false, "rerun the packet engine on every agreement case and rewrite testdata/agreement/packet.golden and table.txt (minutes)")
 	agreementFull = flag.Bool("agreement-full", false, "check every packet result in testdata/agreement/packet.golden against a fresh packet run (minutes)")
+	updateTable   = flag.Bool("update-table", false, "rewrite testdata/agreement/table.txt from packet.golden and fresh fluid runs")
 )
 
 const agreementDir = "testdata/agreement"
@@ -249,7 +251,7 @@ func TestFluidAgreement(t *testing.T) {
 	table := agreementTable(rows)
 	t.Log("\n" + table)
 	path := filepath.Join(agreementDir, "table.txt")
-	if *update {
+	if *update || *updateTable {
 		if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
 			t.Fatal(err)
 		}
