@@ -30,6 +30,25 @@ func config(t *topo.Topology) *Config {
 	}
 }
 
+// singleSwitch returns an engine over n hosts on one switch at 100G over
+// cable, its configuration changed by set (when not nil).
+func singleSwitch(t *testing.T, n int, cable unit.Length, set func(*Config)) *Engine {
+	t.Helper()
+	tp, err := topo.SingleSwitch(n, topo.LinkSpec{Rate: 100 * unit.Gbps, Cable: cable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := config(tp)
+	if set != nil {
+		set(c)
+	}
+	e, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
 // recorder is a workload owner that keeps every completion.
 type recorder struct{ got []workload.Completion }
 
@@ -39,14 +58,7 @@ func (r *recorder) Completed(c workload.Completion) { r.got = append(r.got, c) }
 // 64 MiB at 100G and MTU 4096 in 64 MiB·(4096+82)/4096 bits at 100 Gb/s,
 // plus the latency of its last packet and its ACK.
 func TestSingleFlowGoodput(t *testing.T) {
-	tp, err := topo.SingleSwitch(2, topo.LinkSpec{Rate: 100 * unit.Gbps, Cable: 3 * unit.Metre})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(config(tp))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := singleSwitch(t, 2, 3*unit.Metre, nil)
 	var r recorder
 	qp := e.Connect(0, 1, workload.QPOptions{}, &r)
 	const size = 64 << 20
@@ -220,14 +232,7 @@ func TestETSShares(t *testing.T) {
 // Messages on one connection complete in order at both ends, one-packet
 // messages included, and a connection's messages in a row keep its rate.
 func TestCompletionOrder(t *testing.T) {
-	tp, err := topo.SingleSwitch(3, topo.LinkSpec{Rate: 100 * unit.Gbps, Cable: unit.Metre})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(config(tp))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := singleSwitch(t, 3, unit.Metre, nil)
 	var r recorder
 	a := e.Connect(0, 2, workload.QPOptions{}, &r)
 	b := e.Connect(1, 2, workload.QPOptions{}, &r)
@@ -304,16 +309,10 @@ func TestDeterminism(t *testing.T) {
 // (4.096 µs·2^14 here); one followed at once by another message is
 // exposed by the next packet and costs no timer.
 func TestLostTailWaitsForTimeout(t *testing.T) {
-	tp, err := topo.SingleSwitch(2, topo.LinkSpec{Rate: 100 * unit.Gbps, Cable: unit.Metre})
-	if err != nil {
-		t.Fatal(err)
+	lossy := func(rate float64) func(*Config) {
+		return func(c *Config) { c.Losses = []Loss{{Link: 0, Rate: rate, Burst: 1}} } // h0's cable
 	}
-	c := config(tp)
-	c.Losses = []Loss{{Link: 0, Rate: 1, Burst: 1}} // h0's cable loses everything
-	e, err := New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := singleSwitch(t, 2, unit.Metre, lossy(1))
 	var r recorder
 	a := e.Connect(0, 1, workload.QPOptions{}, &r)
 	e.Post(a, workload.Message{Op: workload.WriteImm, Bytes: 1 << 20, ID: 1})
@@ -327,8 +326,7 @@ func TestLostTailWaitsForTimeout(t *testing.T) {
 	if n := e.NICs()[0]; n.LocalAckTimeoutErr != 2 {
 		t.Errorf("local_ack_timeout_err %d, want 2 (the lost tail and its lost ACK)", n.LocalAckTimeoutErr)
 	}
-	c.Losses[0].Rate = 0.5
-	e, _ = New(c)
+	e = singleSwitch(t, 2, unit.Metre, lossy(0.5))
 	r.got = nil
 	b := e.Connect(0, 1, workload.QPOptions{}, &r)
 	for i := 0; i < 2; i++ {
@@ -343,14 +341,7 @@ func TestLostTailWaitsForTimeout(t *testing.T) {
 // A READ is refused as the packet NIC refuses it, and what follows on the
 // connection still completes in order.
 func TestReadRefused(t *testing.T) {
-	tp, err := topo.SingleSwitch(2, topo.LinkSpec{Rate: 100 * unit.Gbps, Cable: unit.Metre})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(config(tp))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := singleSwitch(t, 2, unit.Metre, nil)
 	var r recorder
 	qp := e.Connect(0, 1, workload.QPOptions{}, &r)
 	e.Post(qp, workload.Message{Op: workload.Read, Bytes: 4096, ID: 1})
