@@ -85,8 +85,11 @@ type flow struct {
 	capBps   float64
 	mss      int32
 	// baseLat is the data path's propagation and mean jitter; ackLat the
-	// ACK's whole way back.
+	// ACK's whole way back; lat the last latOf, for a last packet of
+	// latWire bytes.
 	baseLat, ackLat unit.Time
+	lat             unit.Time
+	latWire         int32
 	timeout         unit.Time
 	retryCnt        int
 	// pData and pAck are the probabilities that a data packet and an
@@ -191,10 +194,14 @@ func (e *Engine) wireOf(fl *flow, op workload.Op, bytes int64) (wire int64, pkts
 // store-and-forward on every hop after the first.
 func (e *Engine) latOf(f int32, lastWire int32) unit.Time {
 	fl := &e.flows[f]
+	if lastWire == fl.latWire {
+		return fl.lat // most messages end on a packet of the same size
+	}
 	d := fl.baseLat
-	for _, l := range e.pathOf(f)[1:] {
+	for _, l := range fl.path[1:] {
 		d += e.net.links[l].rate.TxTime(unit.Bytes(lastWire))
 	}
+	fl.latWire, fl.lat = lastWire, d
 	return d
 }
 
