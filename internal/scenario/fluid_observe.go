@@ -21,7 +21,7 @@ var fluidNotModelled = []string{
 	"PFC's per-ingress-port sharing, head-of-line blocking and victim flows: rates are max-min fair per flow; pause time is estimated",
 	"DCQCN's rate dynamics and their transients: flows take their fair share at once; ECN marks and CNPs come from DCQCN's fixed point",
 	"drops from buffer overflow on lossy classes, and TCP's loss recovery",
-	"the bandwidth of ACKs and CNPs (their frames are counted)",
+	"the bandwidth of CNPs (their frames are counted)",
 	"sampled queue depths and per-QP DCQCN rates over time (the peak standing queue is estimated)",
 }
 
