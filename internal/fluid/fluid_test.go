@@ -94,8 +94,10 @@ func TestSingleFlowGoodput(t *testing.T) {
 // naiveMaxMin is progressive filling written the slow, obvious way: raise
 // every unfrozen flow together to the smallest level any link (its
 // capacity left over the weights of the unfrozen flows crossing it) or
-// cap allows, freeze the flows there, repeat. Flow f loads link
-// paths[f][i] with weights[f][i] per unit of its rate.
+// cap allows, freeze the flows whose data crosses a link at that level,
+// repeat. Flow f loads link paths[f][i] with weights[f][i] per unit of its
+// rate; the legs of weight 1 are its data's, the others its ACKs', which
+// take capacity but are not held by a full link.
 func naiveMaxMin(paths [][]int32, weights [][]float64, caps []float64, capOf func(l int32) float64) []float64 {
 	n := len(paths)
 	rate := make([]float64, n)
@@ -103,6 +105,7 @@ func naiveMaxMin(paths [][]int32, weights [][]float64, caps []float64, capOf fun
 	for left := n; left > 0; {
 		rem := map[int32]float64{}
 		wsum := map[int32]float64{}
+		data := map[int32]bool{}
 		for f, p := range paths {
 			for i, l := range p {
 				if _, ok := rem[l]; !ok {
@@ -110,14 +113,17 @@ func naiveMaxMin(paths [][]int32, weights [][]float64, caps []float64, capOf fun
 				}
 				if frozen[f] {
 					rem[l] -= weights[f][i] * rate[f]
-				} else {
-					wsum[l] += weights[f][i]
+					continue
 				}
+				wsum[l] += weights[f][i]
+				data[l] = data[l] || weights[f][i] == 1
 			}
 		}
 		level := math.Inf(1)
 		for l, w := range wsum {
-			level = math.Min(level, rem[l]/w)
+			if data[l] {
+				level = math.Min(level, rem[l]/w)
+			}
 		}
 		for f := range paths {
 			if !frozen[f] && caps[f] > 0 {
@@ -129,8 +135,8 @@ func naiveMaxMin(paths [][]int32, weights [][]float64, caps []float64, capOf fun
 				continue
 			}
 			hit := caps[f] > 0 && caps[f] <= level*(1+1e-12)
-			for _, l := range p {
-				if wsum[l] > 0 && rem[l]/wsum[l] <= level*(1+1e-12) {
+			for i, l := range p {
+				if weights[f][i] == 1 && rem[l]/wsum[l] <= level*(1+1e-12) {
 					hit = true
 				}
 			}

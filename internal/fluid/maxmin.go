@@ -100,8 +100,12 @@ type solver struct {
 	share []float64
 	rem   []float64
 	wt    []float64
-	ver   []uint32
-	used  []float64
+	// dwt counts the unfrozen flows whose data crosses each sub-link: only
+	// those a full sub-link freezes (ACKs take their share of it, but a
+	// link full of others' data does not hold a flow's ACKs back).
+	dwt  []float64
+	ver  []uint32
+	used []float64
 
 	links []int32 // the component's links
 	flows []int32 // the component's flows
@@ -125,6 +129,7 @@ func (s *solver) init(nlinks, nflows int) {
 	s.share = make([]float64, n)
 	s.rem = make([]float64, n)
 	s.wt = make([]float64, n)
+	s.dwt = make([]float64, n)
 	s.ver = make([]uint32, n)
 	s.used = make([]float64, n)
 	s.grow(nflows)
@@ -310,6 +315,7 @@ func (e *Engine) fill() {
 	for _, sub := range s.subs {
 		s.rem[sub] = s.share[sub]
 		s.wt[sub] = 0
+		s.dwt[sub] = 0
 		s.used[sub] = 0
 		s.ver[sub]++
 	}
@@ -317,7 +323,11 @@ func (e *Engine) fill() {
 	for _, f := range s.flows {
 		fl := &e.flows[f]
 		for h, l := range fl.legs {
-			s.wt[subOf(l, fl.cls[h])] += fl.weight(h)
+			sub := subOf(l, fl.cls[h])
+			s.wt[sub] += fl.weight(h)
+			if h < len(fl.path) {
+				s.dwt[sub]++
+			}
 		}
 		if fl.capBps > 0 {
 			s.capd = append(s.capd, f)
@@ -337,7 +347,7 @@ func (e *Engine) fill() {
 	}
 	s.heap = s.heap[:0]
 	for _, sub := range s.subs {
-		if s.wt[sub] > 1e-9 {
+		if s.dwt[sub] > 0 {
 			s.heap.push(hent{key: s.rem[sub] / s.wt[sub], sub: sub, ver: s.ver[sub]})
 		}
 	}
@@ -345,7 +355,7 @@ func (e *Engine) fill() {
 	for {
 		for len(s.heap) > 0 {
 			top := s.heap[0]
-			if top.ver == s.ver[top.sub] && s.wt[top.sub] > 1e-9 {
+			if top.ver == s.ver[top.sub] && s.dwt[top.sub] > 0 {
 				break
 			}
 			s.heap.pop()
@@ -365,7 +375,8 @@ func (e *Engine) fill() {
 		level := math.Max(0, top.key)
 		l, c := top.sub/8, uint8(top.sub%8)
 		for _, fh := range e.net.links[l].flows {
-			if s.froze[fh.flow] != fg && e.flows[fh.flow].cls[fh.hop] == c {
+			fl := &e.flows[fh.flow]
+			if s.froze[fh.flow] != fg && fl.cls[fh.hop] == c && int(fh.hop) < len(fl.path) {
 				e.freeze(fh.flow, level, fg, fh.hop)
 			}
 		}
@@ -387,7 +398,7 @@ func (e *Engine) freeze(f int32, r float64, fg uint32, hop int32) {
 		s.used[sub] += w * r
 		s.wt[sub] -= w
 		s.ver[sub]++
-		if s.wt[sub] > 1e-9 {
+		if s.dwt[sub] > 0 {
 			s.heap.push(hent{key: s.rem[sub] / s.wt[sub], sub: sub, ver: s.ver[sub]})
 		}
 	}
