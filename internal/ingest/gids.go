@@ -263,3 +263,24 @@ func (p *showGIDsParser) Result() Artifact {
 func addrFrom16(b [16]byte) string {
 	return netip.AddrFrom16(b).String()
 }
+
+// StatedHost is the host a single table belongs to: its name when the
+// input says it, and the IP addresses of its GIDs (the host's RoCE
+// addresses). A paste of several hosts' tables states none.
+func (g *ShowGIDs) StatedHost() Host {
+	var h Host
+	for _, e := range g.Entries {
+		if e.Table > 1 || e.Host != "" && h.Name != "" && e.Host != h.Name {
+			return Host{}
+		}
+		if e.Host != "" {
+			h.Name = e.Host
+		}
+		if e.IPv4 != "" {
+			h.AddAddr(e.IPv4)
+		} else if c, _ := ClassifyGID(e.GID); c == GIDIPv6 {
+			h.AddAddr(e.GID)
+		}
+	}
+	return h
+}
