@@ -118,6 +118,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(`{"PFC_WD": {"Ethernet0": {"detection_time": "200", "action": "drop"}}, "PORT": {"Ethernet0": {"speed": "100000", "mtu": "9100"}}}`))
 	f.Add([]byte(`{"BUFFER_PG": {"Ethernet0,Ethernet4|3-4": {"profile": "pg_lossless_100000_300m_profile"}}, "CABLE_LENGTH": {"AZURE": {"Ethernet0": "300m"}}}`))
+	f.Add([]byte(`{"PORT_QOS_MAP|Ethernet0": {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]"}, "VERSIONS": {"DATABASE|VERSION": "v", "X": {"a": [1, {"b": 2}]}}, "QUEUE": {"E|3": {}, "E|3": {"x": "y"}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 64<<10 {
 			return
@@ -138,6 +139,11 @@ func FuzzParse(f *testing.F) {
 						t.Fatalf("value %+v outside the %d-line input", v, lines)
 					}
 				}
+			}
+		}
+		for _, v := range append(append([]Value{}, db.Duplicates...), db.Skipped...) {
+			if v.Line < 1 || v.Line > lines || v.Col < 1 {
+				t.Fatalf("note %+v outside the %d-line input", v, lines)
 			}
 		}
 		db.PortQoSMaps()
