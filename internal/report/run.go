@@ -15,18 +15,21 @@ import (
 // Run is the result of one twin run. Its JSON form is documented in
 // docs/run-json.md; everything in it is a function of scenario and seed.
 type Run struct {
-	Scenario twin.Setup     `json:"scenario"`
-	Sim      SimInfo        `json:"sim"`
-	Health   metrics.Health `json:"health"`
-	Totals   *twin.Totals   `json:"totals"`
-	Flows    []twin.Flow    `json:"flows"`
-	Latency  []Latency      `json:"latency"`
-	Ports    []Port         `json:"ports"`
-	NICs     []NIC          `json:"nics"`
-	Queues   []Queue        `json:"queues"`
-	QPs      []QPSeries     `json:"qp_series"`
-	ECMP     []ECMPTier     `json:"ecmp"`
-	NCCL     *twin.NCCL     `json:"nccl,omitempty"`
+	// Schema is the version of this JSON (twin.Schema).
+	Schema   int             `json:"schema"`
+	Engine   twin.EngineInfo `json:"engine"`
+	Scenario twin.Setup      `json:"scenario"`
+	Sim      SimInfo         `json:"sim"`
+	Health   metrics.Health  `json:"health"`
+	Totals   *twin.Totals    `json:"totals"`
+	Flows    []twin.Flow     `json:"flows"`
+	Latency  []Latency       `json:"latency"`
+	Ports    []Port          `json:"ports"`
+	NICs     []NIC           `json:"nics"`
+	Queues   []Queue         `json:"queues"`
+	QPs      []QPSeries      `json:"qp_series"`
+	ECMP     []ECMPTier      `json:"ecmp"`
+	NCCL     *twin.NCCL      `json:"nccl,omitempty"`
 
 	obs *twin.Observation // what the run showed, for the files WriteDir writes
 }
@@ -99,7 +102,7 @@ type ECMPTier struct {
 
 // New turns an observation into the result engineers read.
 func New(o *twin.Observation) *Run {
-	r := &Run{obs: o, Scenario: o.Scenario, Health: o.Health, Totals: o.Totals, Flows: o.Flows, NCCL: o.NCCL,
+	r := &Run{obs: o, Schema: twin.Schema, Engine: o.Engine, Scenario: o.Scenario, Health: o.Health, Totals: o.Totals, Flows: o.Flows, NCCL: o.NCCL,
 		Sim: SimInfo{EndUS: twin.US(o.Sim.End), Completed: o.Sim.Completed, Events: o.Sim.Events}}
 	for _, l := range o.Latency {
 		h := &l.Hist
@@ -132,8 +135,12 @@ func New(o *twin.Observation) *Run {
 	return r
 }
 
-// nonZero keeps the counters that are not zero.
+// nonZero keeps the counters that are not zero; nil (not modelled) stays
+// nil.
 func nonZero(cs []twin.Counter) map[string]int64 {
+	if cs == nil {
+		return nil
+	}
 	m := map[string]int64{}
 	for _, c := range cs {
 		if c.Value != 0 {

@@ -12,12 +12,9 @@ import (
 // FluidTwin is a scenario assembled on the fluid (flow-level) engine.
 type FluidTwin struct {
 	Scenario *Scenario
-	// Flows are the scenario's flows expanded with its seed, indexed like
-	// the Traffic workload's.
-	Flows   []FlowSpec
-	Engine  *fluid.Engine
-	Traffic *workload.Flows
-	Jobs    *Jobs
+	// Workloads are the traffic the engine carries.
+	*Workloads
+	Engine *fluid.Engine
 }
 
 // BuildFluid assembles the scenario's traffic and jobs on the fluid
@@ -27,18 +24,12 @@ func BuildFluid(s *Scenario) (*FluidTwin, error) {
 	if err != nil {
 		return nil, err
 	}
-	tw := &FluidTwin{Scenario: s, Flows: s.Expand(), Engine: e}
-	if tw.Traffic, err = workload.NewFlows(trafficFlows(tw.Flows)); err != nil {
+	w, err := s.NewWorkloads()
+	if err != nil {
 		return nil, err
 	}
-	e.Start(tw.Traffic)
-	if s.Workload != nil {
-		if tw.Jobs, err = s.Workload.jobs(); err != nil {
-			return nil, err
-		}
-		e.Start(tw.Jobs.Workloads()...)
-	}
-	return tw, nil
+	e.Start(w.List()...)
+	return &FluidTwin{Scenario: s, Workloads: w, Engine: e}, nil
 }
 
 // trafficFlows turns the scenario's flows into the Flows workload's.
