@@ -282,3 +282,17 @@ func TestClass4TableShapes(t *testing.T) {
 		"NCCL_IB_GID_INDEX=1")
 	nicMustFind(t, fs, "gid.index.ipv4", Info, "GID index 1", "172.19.0.60")
 }
+
+// Class 1, launcher rank tags: SYNTHETIC lines whose NCCL prefix was
+// stripped to " [0]" under Open MPI's --tag-output: the rank tags tell
+// the two processes apart, and their bootstrap addresses the two hosts.
+func TestClass1RankTags(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"[1,0]<stdout>: [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
+		"[1,1]<stdout>: [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>",
+		"[1,0]<stdout>: [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.1<0>",
+		"[1,0]<stdout>: [0] NCCL INFO Using network IB",
+		"[1,1]<stdout>: [0] NCCL INFO NET/IB : No device found.",
+		"[1,1]<stdout>: [0] NCCL INFO Using network Socket")
+	nicMustFind(t, fs, "nccl.transport.mismatch", Error, "10.0.0.1", "10.0.0.2")
+}
