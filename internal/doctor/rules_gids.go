@@ -62,10 +62,22 @@ func checkGIDs(inc *Incident) []Finding {
 	var uses []ingest.GIDUse
 	var entries []ingest.GIDEntry
 	for _, a := range All[ingest.GIDUser](inc) {
-		uses = append(uses, a.GIDUses()...)
+		h := scopeHostName(a)
+		for _, u := range a.GIDUses() {
+			if u.Host == "" {
+				u.Host = h // mlx5_0 of this input's host, not of every host
+			}
+			uses = append(uses, u)
+		}
 	}
 	for _, a := range All[ingest.GIDTabler](inc) {
-		entries = append(entries, a.GIDEntries()...)
+		h := scopeHostName(a)
+		for _, e := range a.GIDEntries() {
+			if e.Host == "" {
+				e.Host = h
+			}
+			entries = append(entries, e)
+		}
 	}
 	uses = append(uses, impliedUses(inc, entries)...)
 	logs := All[*ingest.NCCLLog](inc)
@@ -791,4 +803,13 @@ func ncclAutoGID(rows []ingest.GIDEntry) (idx int, why string, ok bool) {
 		return 0, "the table has no IPv4 GID, so NCCL keeps index 0 (NCCL_IB_ADDR_FAMILY=AF_INET6 makes it take an IPv6 one)", true
 	}
 	return cur.Index, fmt.Sprintf("it takes index %d, the %s IPv4 GID %s", cur.Index, nameOr(cur.Version, "(version not shown)"), cur.IPv4), true
+}
+
+// scopeHostName is the name of the host an artifact's input states, ""
+// when it states none.
+func scopeHostName(a any) string {
+	if art, ok := a.(ingest.Artifact); ok {
+		return art.Scope().Host.Name
+	}
+	return ""
 }
