@@ -31,10 +31,11 @@ const (
 	// adaptive routing of Spectrum-X or Broadcom DLB in per-packet mode
 	// decides).
 	PathAdaptive
-	// PathSpray sends consecutive packets to consecutive candidate ports
-	// (round robin per destination) or to a random one: packet spraying,
-	// as Ultra Ethernet specifies it. Packets of one flow reorder unless
-	// the paths are equally loaded.
+	// PathSpray sends each packet to a random candidate port (a new
+	// entropy per packet, as Ultra Ethernet sprays) or to the next one,
+	// round robin per destination. Packets of one flow reorder whenever
+	// the paths' queues differ: random spraying makes them differ,
+	// round robin keeps near-equal loads near-equal.
 	PathSpray
 )
 
@@ -60,7 +61,7 @@ type PathConfig struct {
 	// PerPacket makes adaptive routing decide for every packet instead of
 	// every flowlet.
 	PerPacket bool
-	// Random makes spraying pick a random port instead of the next one.
+	// Random makes spraying pick a random port; otherwise the next one.
 	Random bool
 }
 

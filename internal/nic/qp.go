@@ -350,7 +350,11 @@ func (q *qp) segment(now unit.Time) (*packet.Packet, bool) {
 		p.DMALen = uint32(w.bytes)
 	}
 	if q.hpcc != nil {
+		// HPCC takes its signal from every packet's INT: each asks for an
+		// ACK (AckReq), as HPCC's ns-3 model ACKs every packet; a coalescing
+		// responder would also leave a shrunken window shut.
 		p.INT = q.nic.net.INTs.Get()
+		p.AckReq = true
 	}
 	retx := roce.PSNDiff(psn, q.sndMax) < 0
 	p.Resent = retx

@@ -228,9 +228,14 @@ func (n *NIC) queueCtrl(p *packet.Packet) {
 func (n *NIC) EachBuffered(f func(p *packet.Packet)) { n.rx.q.Each(f) }
 
 // EachControl calls f for every control frame (ACK, NAK, CNP) waiting to
-// be sent.
+// be sent, those held behind READ responses included.
 func (n *NIC) EachControl(f func(p *packet.Packet)) {
 	for i := range n.cls {
 		n.cls[i].ctrl.Each(f)
+	}
+	for _, q := range n.qps {
+		if q.held != nil {
+			f(q.held)
+		}
 	}
 }

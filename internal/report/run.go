@@ -140,6 +140,14 @@ type Latency struct {
 type NIC struct {
 	Name     string           `json:"name"`
 	Counters map[string]int64 `json:"counters"`
+	// Reordered counts first transmissions that reached this NIC after a
+	// higher PSN of their QP (reordering in the fabric), ReorderMaxPSNs
+	// the largest such distance, PlacedOutOfOrder the packets an
+	// out-of-order responder placed ahead of the expected PSN. Twin-only:
+	// mlx5 has no such counters.
+	Reordered        int64 `json:"reordered_packets,omitempty"`
+	ReorderMaxPSNs   int64 `json:"reorder_max_psns,omitempty"`
+	PlacedOutOfOrder int64 `json:"placed_out_of_order,omitempty"`
 	// all holds every counter, zeros included, for the hw_counters files;
 	// port the IB port counters (counters/) of the same port.
 	all, port map[string]int64
@@ -247,7 +255,8 @@ func New(tw *scenario.Twin, end unit.Time) *Run {
 		for _, c := range n.HW.List() {
 			all[c.Name] = c.Value
 		}
-		r.NICs = append(r.NICs, NIC{Name: n.Name(), Counters: nonZero(n.HW.List()), all: all, port: portCounters(n.Port().Snapshot())})
+		r.NICs = append(r.NICs, NIC{Name: n.Name(), Counters: nonZero(n.HW.List()), all: all, port: portCounters(n.Port().Snapshot()),
+			Reordered: n.HW.Reordered, ReorderMaxPSNs: n.HW.ReorderMax, PlacedOutOfOrder: n.HW.PlacedOutOfOrder})
 	}
 	r.Queues = queues(net)
 	for _, n := range tw.NICs {

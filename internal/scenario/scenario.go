@@ -489,7 +489,7 @@ func (c *conv) loadBalancing(r *rawLB) [4]fabric.PathConfig {
 	base := fabric.PathConfig{
 		FlowletGap: c.duration(r.FlowletGap, path+".flowlet_gap", DefaultFlowletGap),
 		PerPacket:  c.choice(r.Adaptive, path+".adaptive", "packet", "packet", "flowlet") == "packet",
-		Random:     c.choice(r.Spray, path+".spray", "round-robin", "round-robin", "random") == "random",
+		Random:     c.choice(r.Spray, path+".spray", "random", "random", "round-robin") == "random",
 	}
 	if base.FlowletGap <= 0 {
 		c.fail(r.FlowletGap, path+".flowlet_gap", "expected a positive duration")
