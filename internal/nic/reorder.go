@@ -10,7 +10,11 @@ import (
 // request that arrives ahead of the expected PSN into its reorder buffer
 // (the data goes straight to memory; the buffer keeps what completing it
 // needs), and completes messages in PSN order once the gap before them
-// fills. A PSN still missing when the highest placed one is more than
+// fills. A placed packet counts as placed_out_of_order (twin-only), not
+// out_of_sequence, which keeps counting the packets a responder could not
+// take: those past the window. (Whether mlx5 counts placed packets in
+// out_of_sequence is not documented; this reading keeps the counter a sign
+// of loss.) A PSN still missing when the highest placed one is more than
 // NAKThreshold past it is NAKed, once, with the missing range: a
 // selective-repeat requester resends that range, a go-back-N one
 // everything from its start.
@@ -47,6 +51,7 @@ func (n *NIC) place(q *qp, p *packet.Packet, d int32, now unit.Time) {
 	case int(d) >= len(q.rob) || p.Opcode == roce.OpReadRequest:
 		// Past the window, or a READ (answered in order only): dropped,
 		// and its PSN a hole like a loss.
+		n.HW.OutOfSequence++
 		n.net.Discarded(p)
 	case q.slot(p.PSN).used:
 		n.HW.DuplicateRequest++

@@ -47,7 +47,7 @@ func TestSelectiveRepeat(t *testing.T) {
 	if a.PacketSeqErr != 2 || a.Retransmitted != 2 || a.LocalAckTimeoutErr != 0 {
 		t.Errorf("packet_seq_err %d, retransmitted %d, timeouts %d; want 2, 2, 0", a.PacketSeqErr, a.Retransmitted, a.LocalAckTimeoutErr)
 	}
-	if b.PlacedOutOfOrder == 0 || b.PlacedOutOfOrder != b.OutOfSequence || b.DuplicateRequest != 0 {
+	if b.PlacedOutOfOrder == 0 || b.OutOfSequence != 0 || b.DuplicateRequest != 0 {
 		t.Errorf("placed %d, out_of_sequence %d, duplicate_request %d", b.PlacedOutOfOrder, b.OutOfSequence, b.DuplicateRequest)
 	}
 	if d := p.net.Totals.Discarded.Packets; d != 0 {

@@ -50,11 +50,11 @@ func (n *NIC) rxData(p *packet.Packet) {
 			n.sendAck(q, roce.SyndromeACKUnlimited, p)
 		}
 	case d > 0:
-		n.HW.OutOfSequence++
 		if q.ooo {
 			n.place(q, p, d, now)
 			return
 		}
+		n.HW.OutOfSequence++
 		n.net.Discarded(p)
 		if !q.nakSent {
 			q.nakSent = true

@@ -77,9 +77,11 @@ const (
 	// An out-of-order responder's reorder buffer and NAK threshold (twin
 	// choices: NVIDIA documents out-of-order placement, not its sizes):
 	// 1024 PSNs hold 4 MiB at MTU 4096, more than a 100G path's BDP; a
-	// hole is NAKed once 64 later PSNs arrived, 21 us at 100G and 4 KB,
-	// longer than the reordering spraying causes on a fabric whose ECN
-	// thresholds hold queues near Kmin.
+	// responder set to receive out of order NAKs a hole once a packet
+	// more than 64 PSNs past it arrived (21 us at 100G and 4 KB), longer
+	// than the reordering spraying causes on a fabric whose ECN thresholds
+	// hold queues near Kmin; one there for selective repeat only NAKs at
+	// once (0), as IRN does.
 	DefaultReorderWindow = 1024
 	DefaultNAKThreshold  = 64
 

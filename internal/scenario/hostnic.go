@@ -163,7 +163,13 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 			c.fail(q.Receive, "host.qp.receive", "selective repeat needs a responder that keeps what arrives after a gap: receive: out-of-order")
 		}
 		s.ReorderWindow = int(c.integer(q.Window, "host.qp.reorder_window", DefaultReorderWindow, 1, 1<<20))
-		s.NAKThreshold = int(c.integer(q.NAKThreshold, "host.qp.nak_threshold", DefaultNAKThreshold, 0, 1<<20))
+		// A responder asked to tolerate reordering waits it out before a
+		// NAK; one there only for selective repeat (IRN's) NAKs at once.
+		def := int64(0)
+		if recv == "out-of-order" {
+			def = DefaultNAKThreshold
+		}
+		s.NAKThreshold = int(c.integer(q.NAKThreshold, "host.qp.nak_threshold", def, 0, 1<<20))
 	}
 	if x := r.Rx; x != nil {
 		s.DrainRate = c.rate(x.DrainRate, "host.rx.drain_rate", 0)
