@@ -20,8 +20,6 @@ type ccResult struct {
 	p99us            float64
 	cnps             int64
 	done             unit.Time
-	maxU             float64
-	timelyDecreases  int64
 }
 
 // runCC runs a variant of cc-compare.yaml and reads the bottleneck queue

@@ -10,11 +10,11 @@ import (
 
 // lbRow is one cell pair of the load-balancing table.
 type lbRow struct {
-	name               string
-	busbw              float64
-	naks, oos, retx    int64
-	reordered, placed  int64
-	uplinkMax, pauseUS float64
+	name              string
+	busbw             float64
+	naks, oos, retx   int64
+	reordered, placed int64
+	uplinkMax         float64
 }
 
 // lbRun runs one variant of load-balancing.yaml at the given message
@@ -84,7 +84,14 @@ func TestLoadBalancingTable(t *testing.T) {
 	rows := map[string]lbRow{}
 	for _, mode := range []string{"ecmp", "flowlet", "adaptive", "spray"} {
 		for _, ooo := range []bool{false, true} {
-			r := lbRun(t, text, mode, ooo)
+			var r lbRow
+			if gbn := rows[mode+"/go-back-N"]; ooo && gbn.reordered == 0 {
+				// Nothing arrived out of order: the out-of-order NIC
+				// changes nothing, and the run would repeat to the bit.
+				r = gbn
+			} else {
+				r = lbRun(t, text, mode, ooo)
+			}
 			nicName := "go-back-N"
 			if ooo {
 				nicName = "ooo"
