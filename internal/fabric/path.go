@@ -2,8 +2,8 @@ package fabric
 
 import (
 	"fmt"
-	"math/bits"
 
+	"rocelab/internal/ecmp"
 	"rocelab/internal/packet"
 	"rocelab/internal/sim"
 	"rocelab/internal/unit"
@@ -124,7 +124,7 @@ func (ps *pathSelector) pick(s *Switch, p *packet.Packet, c []int16, h uint64, n
 		return c[i%uint32(len(c))]
 	case PathAdaptive:
 		if ps.cfg.PerPacket {
-			return s.leastLoaded(c, int(p.Prio), hashIndex(h, len(c)))
+			return s.leastLoaded(c, int(p.Prio), ecmp.Pick(h, len(c)))
 		}
 	}
 	f := &ps.flowlet[h&(flowletSlots-1)]
@@ -134,7 +134,7 @@ func (ps *pathSelector) pick(s *Switch, p *packet.Packet, c []int16, h uint64, n
 	}
 	f.used, f.last = true, now
 	f.gen++
-	i := hashIndex(seeded(uint64(f.gen), h), len(c))
+	i := ecmp.Pick(ecmp.Seeded(uint64(f.gen), h), len(c))
 	if ps.cfg.Mode == PathAdaptive {
 		f.port = s.leastLoaded(c, int(p.Prio), i)
 	} else {
@@ -155,12 +155,6 @@ func (s *Switch) leastLoaded(c []int16, prio, first int) int16 {
 		}
 	}
 	return best
-}
-
-// hashIndex maps a hash onto n choices without a division's bias.
-func hashIndex(h uint64, n int) int {
-	i, _ := bits.Mul64(h, uint64(n))
-	return int(i)
 }
 
 func containsPort(c []int16, p int16) bool {

@@ -10,27 +10,23 @@ import (
 	"rocelab/internal/packet"
 	"rocelab/internal/topo"
 	"rocelab/internal/unit"
-	"rocelab/internal/workload"
 )
 
-// Twin is an assembled, runnable scenario.
+// Twin is an assembled, runnable scenario: the packet engine, a
+// twin.Engine.
 type Twin struct {
 	Scenario *Scenario
-	// Flows are the scenario's flows expanded with its seed, indexed like
-	// the Traffic workload's.
-	Flows []FlowSpec
-	Net   *fabric.Network
-	NICs  []*nic.NIC
-	// Transport carries the workloads over the NICs.
-	Transport *nic.Transport
-	// Traffic is the workload of the scenario's flows.
-	Traffic *workload.Flows
+	// Workloads are the traffic the twin carries.
+	*Workloads
+	Net  *fabric.Network
+	NICs []*nic.NIC
+	// Transport carries the workloads over the NICs; through it the twin
+	// is the workloads' workload.Transport.
+	*nic.Transport
 	// Nodes maps topology node index to the fabric node.
 	Nodes []fabric.Node
 	// Losses are the loss faults' models, for their counts.
 	Losses []*fault.Loss
-	// Jobs is the workload section's NCCL job, if any.
-	Jobs *Jobs
 
 	links []fabricLink
 	down  fault.LinkState
@@ -42,7 +38,11 @@ type fabricLink struct{ a, b *fabric.Port }
 // Build assembles the fabric, NICs, traffic and faults of s.
 func Build(s *Scenario) (*Twin, error) {
 	net := fabric.NewNetwork(s.Seed)
-	tw := &Twin{Scenario: s, Net: net, Flows: s.Expand()}
+	w, err := s.NewWorkloads()
+	if err != nil {
+		return nil, err
+	}
+	tw := &Twin{Scenario: s, Net: net, Workloads: w}
 	ports := make([][]*fabric.Port, len(s.Topo.Nodes))
 	routes := s.Topo.Routes()
 	ncfg, err := s.nicConfig()
@@ -101,23 +101,7 @@ func Build(s *Scenario) (*Twin, error) {
 		net.PFCEnabled = s.Switch.PFC.Priorities
 	}
 	tw.Transport = nic.NewTransport(net, tw.NICs)
-	flows := make([]workload.Flow, len(tw.Flows))
-	for i, f := range tw.Flows {
-		flows[i] = workload.Flow{
-			Name: f.Name, Src: f.Src, Dst: f.Dst, Bytes: int64(f.Bytes), Start: f.Start, After: f.After,
-			Opts: workload.QPOptions{SetTC: true, TC: f.DSCP << 2, PinPriority: true, Priority: f.Priority, RateCap: f.Rate, Tag: f.Name},
-		}
-	}
-	if tw.Traffic, err = workload.NewFlows(flows); err != nil {
-		return nil, err
-	}
-	tw.Transport.Start(tw.Traffic)
-	if s.Workload != nil {
-		if tw.Jobs, err = s.Workload.jobs(); err != nil {
-			return nil, err
-		}
-		tw.Transport.Start(tw.Jobs.Workloads()...)
-	}
+	tw.Transport.Start(w.List()...)
 	tw.down.Down = make([]bool, len(s.Topo.Links))
 	for i, f := range s.Faults {
 		tw.addFault(i, f)
@@ -279,10 +263,12 @@ func (c *conv) checkBuffer(s *Scenario, r *rawSwitch) {
 // RoCEPriorities returns the priorities the switches queue the RoCE data of
 // every connection on (bit p = priority p), and whether PFC protects all
 // of them.
-func (tw *Twin) RoCEPriorities() (uint8, bool) {
+func (tw *Twin) RoCEPriorities() (uint8, bool) { return tw.rocePriorities(tw.Transport.Conns()) }
+
+func (tw *Twin) rocePriorities(conns []nic.ConnInfo) (uint8, bool) {
 	sw := fabric.Classifier{Trust: tw.Scenario.Switch.Trust, DSCPToPrio: tw.Scenario.Switch.DSCPToPrio}
 	var m uint8
-	for _, c := range tw.Transport.Conns() {
+	for _, c := range conns {
 		if c.Class == packet.ClassRoCE {
 			m |= 1 << sw.Priority(c.DSCP, c.Priority, tw.Scenario.Host.VLAN)
 		}

@@ -33,7 +33,8 @@ func runCC(t *testing.T, v *Scenario) ccResult {
 	}
 	r.pause = float64(worst) / float64(end)
 	r.pauseFrames = tw.Net.Totals.PauseFrames
-	r.p99us = float64(tw.Net.Latency.ClassQuantile(packet.ClassRoCE, 99)) / float64(unit.Microsecond)
+	lat := tw.Net.Latency.ClassHistogram(packet.ClassRoCE)
+	r.p99us = float64(lat.Quantile(99)) / float64(unit.Microsecond)
 	var q []float64
 	for _, ser := range tw.Net.QueueSeries() {
 		if ser.Switch.Ports()[ser.Port].Peer().Node().Name() == "h17" && ser.Prio == 3 {

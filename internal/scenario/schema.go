@@ -46,6 +46,13 @@ type rawServers struct {
 	CPU     ast.Node `yaml:"cpu"`
 	PeerMem ast.Node `yaml:"peermem"`
 	NICPCIe ast.Node `yaml:"nic_pcie"`
+	// Host-side details (gpu.Host).
+	NICPCIeWidth ast.Node `yaml:"nic_pcie_width"`
+	GPUPCIe      ast.Node `yaml:"gpu_pcie"`
+	SocketLink   ast.Node `yaml:"socket_link"`
+	ACS          ast.Node `yaml:"acs"`
+	NICBond      ast.Node `yaml:"nic_bond"`
+	StepOverhead ast.Node `yaml:"step_overhead"`
 }
 
 type rawTopology struct {
