@@ -78,6 +78,11 @@ type rawPFC struct {
 	MACPHYDelay   ast.Node `yaml:"mac_phy_delay"`
 	CellOccupancy ast.Node `yaml:"cell_occupancy"`
 	ResponseTime  ast.Node `yaml:"response_time"`
+	Formula       ast.Node `yaml:"formula"`
+	ASIC          ast.Node `yaml:"asic"`
+	CellSize      ast.Node `yaml:"cell_size"`
+	SmallPackets  ast.Node `yaml:"small_packet_percentage"`
+	LosslessMTU   ast.Node `yaml:"lossless_mtu"`
 }
 
 type rawECN struct {
