@@ -123,6 +123,19 @@ func (m *Model) descHeadroom() []doctor.Finding {
 
 func (m *Model) descWatchdog() []doctor.Finding {
 	s := m.Desc
+	if w := s.Switch.Watchdog; s.Switch.PFC.Enabled && w.Detect > 0 {
+		d, r := int64(w.Detect/unit.Millisecond), int64(w.Restore/unit.Millisecond)
+		if d < wdDetectMin || d > wdDetectMax || r < wdRestoreMin || r > wdRestoreMax {
+			return []doctor.Finding{{
+				ID: "pfc.watchdog.range", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+				Title:     fmt.Sprintf("switches (%s): PFC watchdog detection %v / restoration %v outside SONiC's limits (%d–%d / %d–%d ms)", s.File, w.Detect, w.Restore, wdDetectMin, wdDetectMax, wdRestoreMin, wdRestoreMax),
+				Subject:   "switches (" + s.File + ")",
+				Evidence:  evs(m.at("switch.watchdog.detection", "200ms"), m.at("switch.watchdog.restoration", "200ms")),
+				Mechanism: "SONiC's YANG model (sonic-pfcwd.yang) and orchagent refuse watchdog times outside these limits, so a switch given them runs without a watchdog. The twin can simulate shorter times, which fit a short run; `config gen --target sonic` clamps them into range and says so (or refuses with --strict).",
+				Fix:       fmt.Sprintf("switch.watchdog: {detection: %dms, restoration: %dms} or longer for a deployed switch (SONiC's default is 200 ms each).", min(max(d, wdDetectMin), wdDetectMax), min(max(r, wdRestoreMin), wdRestoreMax)),
+			}}
+		}
+	}
 	if !s.Switch.PFC.Enabled || s.Switch.Watchdog.Detect > 0 {
 		return nil
 	}

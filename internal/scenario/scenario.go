@@ -392,7 +392,7 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 		PFC: PFCSpec{Enabled: true, Priorities: 1 << DefaultPFCPriority, Quanta: DefaultPauseQuanta, XON: true,
 			MTU: DefaultPortMTU, MACPHYDelay: DefaultMACPHYDelay, CellOccupancy: DefaultCellOccupancy, Formula: headroom.Mellanox},
 		ECN:      ECNSpec{Enabled: true, Priorities: 1 << DefaultPFCPriority, Kmin: DefaultKmin, Kmax: DefaultKmax, Pmax: DefaultPmax, RTT: DefaultECNRTT},
-		Watchdog: fabric.WatchdogConfig{},
+		Watchdog: fabric.WatchdogConfig{Detect: DefaultWatchdogDetect, Restore: DefaultWatchdogRestore},
 	}
 	s.DSCPToPrio = c.dscpMap(nil, "")
 	for p := range s.Weights {
@@ -456,12 +456,14 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 	}
 	if w := r.Watchdog; w != nil {
 		const path = "switch.watchdog"
-		if c.boolean(w.Enabled, path+".enabled", false) {
+		if c.boolean(w.Enabled, path+".enabled", true) {
 			s.Watchdog.Detect = c.duration(w.Detection, path+".detection", DefaultWatchdogDetect)
 			s.Watchdog.Restore = c.duration(w.Restoration, path+".restoration", DefaultWatchdogRestore)
 			if s.Watchdog.Detect == 0 {
 				c.fail(w.Detection, path+".detection", "expected a positive duration")
 			}
+		} else {
+			s.Watchdog = fabric.WatchdogConfig{}
 		}
 	}
 	if e := r.ECMP; e != nil {
@@ -504,6 +506,7 @@ func (c *conv) hostSpec(r *rawHost) HostSpec {
 	h.DSCPToPrio = c.dscpMap(nil, "")
 	h.NIC = c.nicSpec(r)
 	if r == nil {
+		h.NIC.defaultMask(h.RoCEPriority())
 		return h
 	}
 	mtu := c.integer(r.MTU, "host.mtu", DefaultMTU, 256, 4096)
@@ -524,7 +527,17 @@ func (c *conv) hostSpec(r *rawHost) HostSpec {
 	// A NIC sets ECT on RoCE packets where ECN (DCQCN) is enabled; with
 	// congestion control off it sends Not-ECT unless told otherwise.
 	h.ECN = c.boolean(r.ECN, "host.ecn", h.NIC.CC != "none")
+	h.NIC.defaultMask(h.RoCEPriority())
 	return h
+}
+
+// RoCEPriority is the priority the hosts send RoCE on: host.priority, else
+// what host.dscp_to_priority maps host.dscp to.
+func (h *HostSpec) RoCEPriority() int {
+	if h.Priority >= 0 {
+		return h.Priority
+	}
+	return int(h.DSCPToPrio[h.DSCP])
 }
 
 // hostRef resolves "h12" or 12 to a host index.

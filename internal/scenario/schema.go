@@ -138,6 +138,7 @@ type rawHost struct {
 	CC             ast.Node      `yaml:"cc"`
 	DCQCN          ast.Node      `yaml:"dcqcn"`
 	Firmware       ast.Node      `yaml:"firmware"`
+	NICPorts       ast.Node      `yaml:"nic_ports"`
 	QP             *rawQP        `yaml:"qp"`
 	Rx             *rawRx        `yaml:"rx"`
 	Scheduler      *rawScheduler `yaml:"scheduler"`
