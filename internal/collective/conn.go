@@ -139,18 +139,25 @@ type qpRef struct {
 }
 
 func (e *engine) addQP(q workload.QP, conn int32, idx int32, cts bool) {
-	for int(q) >= len(e.qps) {
+	if len(e.qps) == 0 {
+		// The communicator's QPs are numbered from its first one: a
+		// transport numbers every QP of a job densely, and a table from 0
+		// in each of thousands of communicators would cost their product.
+		e.qpBase = q
+	}
+	for int(q-e.qpBase) >= len(e.qps) {
 		e.qps = append(e.qps, qpRef{})
 	}
-	e.qps[q] = qpRef{conn: conn, idx: idx, cts: cts, mine: true}
+	e.qps[q-e.qpBase] = qpRef{conn: conn, idx: idx, cts: cts, mine: true}
 }
 
 // Completed receives the completions of the communicator's queue pairs.
 func (e *engine) Completed(cp workload.Completion) {
-	if e.failed != nil || int(cp.QP) >= len(e.qps) || !e.qps[cp.QP].mine {
+	i := int(cp.QP - e.qpBase)
+	if e.failed != nil || i < 0 || i >= len(e.qps) || !e.qps[i].mine {
 		return
 	}
-	ref := &e.qps[cp.QP]
+	ref := &e.qps[i]
 	ci := ref.conn
 	c := &e.conns[ci]
 	if cp.Status != workload.Success {

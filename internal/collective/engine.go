@@ -129,7 +129,8 @@ type engine struct {
 	t        workload.Transport
 	listener Listener
 	conns    []conn
-	qps      []qpRef
+	qps      []qpRef // by QP - qpBase
+	qpBase   workload.QP
 	connIdx  map[connKey]int32
 
 	kernels  []kernel

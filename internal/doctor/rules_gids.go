@@ -17,6 +17,7 @@ import (
 func gidRules() []Rule {
 	return []Rule{
 		{IDs: []string{"gid.index.link_local", "gid.index.roce_v1", "gid.index.zero", "gid.index.empty", "gid.index.default_zero", "gid.index.mismatch", "gid.index.roce_v2", "gid.index.ipv4"}, Check: checkGIDs},
+		{IDs: []string{"gid.table.empty"}, Check: checkEmptyTables},
 	}
 }
 
@@ -66,6 +67,7 @@ func checkGIDs(inc *Incident) []Finding {
 	for _, a := range All[ingest.GIDTabler](inc) {
 		entries = append(entries, a.GIDEntries()...)
 	}
+	uses = append(uses, impliedUses(inc, entries)...)
 	logs := All[*ingest.NCCLLog](inc)
 	timeouts := setupTimeouts(logs)
 	var fs []Finding
@@ -290,7 +292,7 @@ func checkGIDUse(u *ingest.GIDUse, entries []ingest.GIDEntry, timeouts []ingest.
 	case len(cands) == 0 && u.Index == 0:
 		return []Finding{perUse(Finding{
 			ID: "gid.index.default_zero", Severity: Warn, Layer: LayerRDMA,
-			Title:    fmt.Sprintf("%s: GID index 0 in use on RoCE", at),
+			Title:    fmt.Sprintf("%s: GID index 0 in use on RoCE%s", at, setBy(u)),
 			Evidence: gidEvidence(u, nil),
 			Mechanism: "On a bare-metal host GID index 0 is the link-local (fe80::) RoCE v1 entry: not routable, no DSCP/ECN. It works only between hosts on one L2 segment. " +
 				"NCCL before 2.21 defaulted NCCL_IB_GID_INDEX to 0; no GID table was given here to confirm what index 0 holds.",
@@ -317,7 +319,7 @@ const zeroGIDMechanism = "The all-zero GID (::) marks an unused slot of the GID 
 // exchanged the all-zero GID, and names it as the cause of the run's
 // failure to connect.
 func perftestZeroGIDs(inc *Incident) []Finding {
-	return perRun(inc, func(r *ingest.PerftestRun) []Finding {
+	return perRun(inc, func(_ *ingest.Perftest, r *ingest.PerftestRun) []Finding {
 		var fs []Finding
 		for _, end := range []struct {
 			name string
@@ -364,8 +366,13 @@ func perftestZeroGIDs(inc *Incident) []Finding {
 // setBy says how a GID index was set when it was not NCCL's own echo or
 // a tool's banner, e.g. " (set by export at t.txt:11)".
 func setBy(u *ingest.GIDUse) string {
-	if u.SetBy == "" || u.SetBy == ingest.SetByEcho {
+	switch u.SetBy {
+	case "", ingest.SetByEcho:
 		return ""
+	case ingest.SetByDefault:
+		return " (NCCL's default: NCCL_IB_GID_INDEX is not set)"
+	case ingest.SetByAuto:
+		return " (NCCL's own choice: NCCL_IB_GID_INDEX is not set)"
 	}
 	return fmt.Sprintf(" (set by %s at %s:%d)", u.SetBy, u.Evidence.File, u.Evidence.Line)
 }
@@ -391,6 +398,9 @@ func roceV2InUse(u *ingest.GIDUse, at string, e ingest.GIDEntry, es []ingest.GID
 
 // perUse marks f as one of a set of findings, one per GID user.
 func perUse(f Finding, u *ingest.GIDUse, group string) Finding {
+	if u.Note != "" {
+		f.Mechanism += " The index in use: " + u.Note + "."
+	}
 	return f.per(gidWhere(u.Host, u.Device), "GID user", group)
 }
 
@@ -552,4 +562,146 @@ func recommendGID(entries []ingest.GIDEntry) []Finding {
 		Title: title, Evidence: evidenceInOrder(ev), Mechanism: mech,
 		Fix: fmt.Sprintf("NCCL_IB_GID_INDEX=%d (or leave it unset on NCCL ≥ 2.21); ib_write_bw -x %d.", i, i),
 	}}
+}
+
+// checkEmptyTables reports GID tables with no entry at all
+// (n_gids_found=0): no RDMA port of the host has an address, so RoCE
+// cannot address a queue pair from it.
+func checkEmptyTables(inc *Incident) []Finding {
+	var fs []Finding
+	for _, g := range All[*ingest.ShowGIDs](inc) {
+		if g.Found != 0 || len(g.Entries) > 0 {
+			continue
+		}
+		sev, also := Warn, ""
+		if ev, ok := roceInReach(inc, g.Scope()); ok {
+			sev, also = Error, fmt.Sprintf(" while RoCE is in use (%s:%d)", ev.File, ev.Line)
+		}
+		fs = append(fs, Finding{
+			ID: "gid.table.empty", Severity: sev, Layer: LayerRDMA,
+			Title:    fmt.Sprintf("%s: the GID table is empty (n_gids_found=0)%s", g.Source(), also),
+			Evidence: []Evidence{g.FoundEvidence},
+			Mechanism: "A RoCE GID is an IP address of the port's netdev (plus the link-local one derived from its MAC). With no entry at all, no netdev of any RDMA port is visible here: in a container the pod's network namespace holds no RDMA netdev (a veth from the default CNI instead of a macvlan/SR-IOV interface of the HCA), or the netdev is down or has no address. " +
+				"NCCL then finds no usable GID (ncclIbRoceGetVersionNum fails, ibv_modify_qp returns No data available) or falls back to TCP sockets.",
+			Fix: "Give the pod an RDMA netdev (Multus with a macvlan or SR-IOV network on the HCA's netdev, the RDMA shared or SR-IOV device plugin) with an IP address, or on bare metal bring the port's netdev up with an address (`ip addr add`), then check `show_gids` again.",
+		}.per(g.Source(), "table", "Empty GID tables"))
+	}
+	return fs
+}
+
+// roceInReach returns a line of an input that may belong to scope at
+// which shows RoCE in use: NCCL's IB transport over RoCE, or a perftest
+// run over Ethernet.
+func roceInReach(inc *Incident, at ingest.Scope) (Evidence, bool) {
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		if reachOf(at, l.Scope()) == otherHost || !l.RoCE() {
+			continue
+		}
+		for _, d := range l.IBDevices {
+			if d.LinkLayer == "RoCE" {
+				return d.Evidence, true
+			}
+		}
+	}
+	for _, p := range All[*ingest.Perftest](inc) {
+		if reachOf(at, p.Scope()) == otherHost {
+			continue
+		}
+		for _, r := range p.Runs {
+			if r.LinkType == "Ethernet" {
+				return r.Fields["Link type"], true
+			}
+		}
+	}
+	return Evidence{}, false
+}
+
+// impliedUses returns the GID index NCCL uses on hosts whose logs connect
+// RoCE queue pairs without stating one (NCCLLog.GIDDefaults), unless a
+// setting that may apply to the log (its own file or host, or an input of
+// no stated host) gives NCCL_IB_GID_INDEX. NCCL's own choice (2.21+) is
+// worked out from the host's GID table, and left out without one.
+func impliedUses(inc *Incident, entries []ingest.GIDEntry) []ingest.GIDUse {
+	var out []ingest.GIDUse
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		set := false
+		for _, s := range All[*ingest.NCCLSettings](inc) {
+			set = set || len(s.Values("NCCL_IB_GID_INDEX")) > 0 && reachOf(l.Scope(), s.Scope()) != otherHost
+		}
+		if set {
+			continue
+		}
+		for _, u := range l.GIDDefaults() {
+			if u.Index >= 0 {
+				out = append(out, u)
+				continue
+			}
+			owners := map[string][]ingest.GIDEntry{}
+			var order []string
+			for _, e := range entries {
+				if e.Device == u.Device && sameOrUnknown(u.Host, e.Host) {
+					if _, ok := owners[e.Owner()]; !ok {
+						order = append(order, e.Owner())
+					}
+					owners[e.Owner()] = append(owners[e.Owner()], e)
+				}
+			}
+			if len(order) != 1 {
+				continue
+			}
+			idx, why, ok := ncclAutoGID(owners[order[0]])
+			if !ok {
+				continue
+			}
+			u.Index = idx
+			u.Note += "; for this table: " + why
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// ncclAutoGID works out the index NCCL 2.21 and later choose in one port's
+// GID table when NCCL_IB_GID_INDEX is not set (net_ib.cc
+// ncclIbGetGidIndex with the defaults NCCL_IB_ADDR_FAMILY=AF_INET,
+// NCCL_IB_ROCE_VERSION_NUM=2): start at 0, move to a later IPv4 GID of
+// another family than the current one, or to a valid IPv4 RoCE v2 GID
+// when the current one is not valid or not v2. ok is false when the
+// choice depends on a row whose RoCE version the table does not show.
+func ncclAutoGID(rows []ingest.GIDEntry) (idx int, why string, ok bool) {
+	byIdx := map[int]ingest.GIDEntry{}
+	last := 0
+	for _, e := range rows {
+		byIdx[e.Index] = e
+		last = max(last, e.Index)
+	}
+	ipv4 := func(e ingest.GIDEntry) bool { c, _ := ingest.ClassifyGID(e.GID); return c == ingest.GIDIPv4 }
+	valid := func(e ingest.GIDEntry) bool {
+		c, _ := ingest.ClassifyGID(e.GID)
+		return c == ingest.GIDIPv4 || c == ingest.GIDIPv6
+	}
+	cur := byIdx[0] // an absent row is an empty (::) slot
+	for i := 1; i <= last; i++ {
+		cand, present := byIdx[i]
+		if !present || !ipv4(cand) {
+			continue
+		}
+		if !ipv4(cur) {
+			cur = cand
+			continue
+		}
+		if !valid(cand) {
+			continue
+		}
+		if cand.Version == "" || cur.Version == "" && valid(cur) {
+			return 0, "", false
+		}
+		if (cur.Version != cand.Version || !valid(cur)) && cand.Version == "v2" {
+			cur = cand
+		}
+	}
+	if _, present := byIdx[cur.Index]; !present || !ipv4(cur) {
+		return 0, "the table has no IPv4 GID, so NCCL keeps index 0 (NCCL_IB_ADDR_FAMILY=AF_INET6 makes it take an IPv6 one)", true
+	}
+	return cur.Index, fmt.Sprintf("it takes index %d, the %s IPv4 GID %s", cur.Index, nameOr(cur.Version, "(version not shown)"), cur.IPv4), true
 }

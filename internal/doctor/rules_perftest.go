@@ -27,11 +27,11 @@ const (
 
 // perRun runs check over every perftest run of the incident and collects
 // the findings.
-func perRun(inc *Incident, check func(r *ingest.PerftestRun) []Finding) []Finding {
+func perRun(inc *Incident, check func(pf *ingest.Perftest, r *ingest.PerftestRun) []Finding) []Finding {
 	var fs []Finding
 	for _, p := range All[*ingest.Perftest](inc) {
 		for i := range p.Runs {
-			fs = append(fs, check(&p.Runs[i])...)
+			fs = append(fs, check(p, &p.Runs[i])...)
 		}
 	}
 	return fs
@@ -45,7 +45,7 @@ func perPerftest(f Finding, r *ingest.PerftestRun, group string, names ...string
 // checkPerftestFailures reports perftest runs that could not connect or
 // whose completions failed.
 func checkPerftestFailures(inc *Incident) []Finding {
-	return perRun(inc, func(r *ingest.PerftestRun) []Finding {
+	return perRun(inc, func(pf *ingest.Perftest, r *ingest.PerftestRun) []Finding {
 		if len(r.Failures) == 0 {
 			return nil
 		}
@@ -136,7 +136,7 @@ func zeroEnd(r *ingest.PerftestRun) string {
 
 // checkPerftestBW compares perftest bandwidth with the NIC line rate.
 func checkPerftestBW(inc *Incident) []Finding {
-	return perRun(inc, func(r *ingest.PerftestRun) []Finding {
+	return perRun(inc, func(pf *ingest.Perftest, r *ingest.PerftestRun) []Finding {
 		if r.Latency || len(r.Rows) == 0 {
 			return nil
 		}
@@ -160,7 +160,7 @@ func checkPerftestBW(inc *Incident) []Finding {
 				Fix:       "Rerun with -a (all sizes) or -s 1048576 to measure bandwidth at large messages.",
 			}, r, "perftest without large messages")}
 		}
-		rate, rateEv, known := nicPortRate(inc, r.Device)
+		rate, rateEv, known := nicPortRate(inc, pf.Scope(), r.Device)
 		if r.PeakRate > 0 && inc.Options.NICSpeed == 0 {
 			rate, rateEv, known = r.PeakRate, r.PeakRateEvidence, true
 		}
@@ -239,7 +239,7 @@ const mtuMechanism = "RoCE's path MTU is the largest IB MTU (256–4096) that fi
 
 // checkMTU reports RoCE ports and runs at an IB MTU below 4096.
 func checkMTU(inc *Incident) []Finding {
-	fs := perRun(inc, func(r *ingest.PerftestRun) []Finding {
+	fs := perRun(inc, func(pf *ingest.Perftest, r *ingest.PerftestRun) []Finding {
 		if r.LinkType != "Ethernet" || r.MTU <= 0 || r.MTU >= 4096 {
 			return nil
 		}

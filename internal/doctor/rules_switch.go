@@ -237,47 +237,32 @@ const (
 	// same as scenario.DefaultECNRTT, which lint and calc use, so the
 	// doctor and lint judge one profile alike (the doctor imports nothing
 	// of the twin, hence the copy).
-	ecnRTTUS         = 20
-	ecnDefaultGbps   = 100 // line rate when no artifact states one
-	ecnKminMaxBDP    = 2   // Kmin above this many BDPs marks late
-	ecnKmaxMinBDPPct = 100 // Kmax below one BDP marks before the link is full
+	ecnRTTUS       = 20
+	ecnDefaultGbps = 100 // line rate when no artifact states one
 )
 
-// checkECNThresholds judges WRED/ECN thresholds against the bandwidth-delay
-// product.
+// checkECNThresholds judges `ecnconfig -l` profiles against the
+// bandwidth-delay product (JudgeECN, shared with lint).
 func checkECNThresholds(inc *Incident) []Finding {
-	rate, how := unit.BitRate(ecnDefaultGbps)*unit.Gbps, fmt.Sprintf("%d Gb/s assumed (no line rate stated; pass --nic-speed)", ecnDefaultGbps)
-	if sp, ok := speedOf(inc); ok {
-		rate, how = sp.rate, sp.rate.String()+" ("+sp.how+")"
-	}
-	bdp := int64(rate.Gbps() * 1e9 / 8 * ecnRTTUS * 1e-6)
 	var fs []Finding
 	for _, s := range All[*ingest.SwitchCounters](inc) {
+		rate, how, assumed := unit.BitRate(ecnDefaultGbps)*unit.Gbps, fmt.Sprintf("%d Gb/s assumed: no input states a line rate (pass --nic-speed)", ecnDefaultGbps), true
+		if sp, ok := speedOf(inc, s.Scope()); ok {
+			rate, how, assumed = sp.rate, "the hosts' NIC line rate, "+sp.rate.String()+" ("+sp.how+")", false
+		}
 		for _, p := range s.ECN {
 			if p.GreenMin < 0 || p.GreenMax < 0 || !strings.Contains(p.ECN, "ecn") {
 				continue
 			}
-			sev := Info
-			var notes []string
-			if p.GreenMin > ecnKminMaxBDP*bdp {
-				sev = Warn
-				notes = append(notes, fmt.Sprintf("Kmin %s is %.1f BDPs: a queue of %s (%.0f µs at line rate) builds before the first mark, so PFC's XOFF may trigger before DCQCN slows the senders", unit.Bytes(p.GreenMin), float64(p.GreenMin)/float64(bdp), unit.Bytes(p.GreenMin), float64(p.GreenMin)*8/rate.Gbps()/1e3))
+			pmax := -1.0
+			if p.GreenDropProbability >= 0 {
+				pmax = float64(p.GreenDropProbability) / 100
 			}
-			if p.GreenMax*100 < ecnKmaxMinBDPPct*bdp {
-				sev = Warn
-				notes = append(notes, fmt.Sprintf("Kmax %s is below one BDP: marking at full probability before the pipe is full holds throughput below line rate", unit.Bytes(p.GreenMax)))
-			}
-			if len(notes) == 0 {
-				notes = append(notes, fmt.Sprintf("Kmin %s and Kmax %s sit within the usual range (Kmin up to %d BDPs, Kmax about 2–3 BDPs)", unit.Bytes(p.GreenMin), unit.Bytes(p.GreenMax), ecnKminMaxBDP))
-			}
-			fs = append(fs, Finding{
-				ID: "switch.ecn.thresholds", Severity: sev, Layer: LayerFabric,
-				Title:    fmt.Sprintf("%s: ECN marks from %s to %s%s; BDP %s at %s and %d µs RTT", nameOr(p.Name, "WRED profile"), unit.Bytes(p.GreenMin), unit.Bytes(p.GreenMax), upTo(p.GreenDropProbability), unit.Bytes(bdp), rate, ecnRTTUS),
-				Evidence: p.Evidence,
-				Mechanism: "DCQCN reacts to ECN marks: the switch marks between Kmin and Kmax with a probability rising to Pmax. The bandwidth-delay product (line rate × round trip) is the queue a flow needs to keep the link busy; the usual rule is Kmax ≈ 2–3×BDP (Huawei's AI fabric guide) and Kmin well below the PFC XOFF threshold, so that marking slows senders before pause spreads congestion. Line rate: " + how + ". " +
-					strings.Join(notes, "; ") + ".",
-				Fix: fmt.Sprintf("If marking starts late, lower Kmin toward one BDP (%s): `ecnconfig -p %s -gmin <bytes> -gmax <bytes>`; keep Kmax near 2–3×BDP and below the lossless PG's XOFF.", unit.Bytes(bdp), nameOr(p.Name, "<profile>")),
-			}.per(nameOr(p.Name, "WRED profile"), "profile", "ECN thresholds"))
+			fs = append(fs, JudgeECN(ECNProfile{
+				Subject: nameOr(p.Name, "WRED profile"), Kmin: unit.Bytes(p.GreenMin), Kmax: unit.Bytes(p.GreenMax), Pmax: pmax,
+				Rate: rate, RateHow: how, RateAssumed: assumed, RTT: ecnRTTUS * unit.Microsecond,
+				Units: "bytes (ecnconfig prints bytes)", Evidence: p.Evidence,
+			}, true)...)
 		}
 	}
 	return fs

@@ -4,21 +4,21 @@ import (
 	"fmt"
 	"math/bits"
 
+	"rocelab/internal/ecmp"
 	"rocelab/internal/packet"
+	"rocelab/internal/qos"
 	"rocelab/internal/sim"
 	"rocelab/internal/unit"
 )
 
-// Trust says which header a switch classifies priority from.
-type Trust uint8
+// Trust says which header a switch classifies priority from (see package
+// qos).
+type Trust = qos.Trust
 
 // Trust modes.
 const (
-	// TrustDSCP maps the IP DSCP to a priority: what survives routing on
-	// an L3 RoCEv2 fabric.
-	TrustDSCP Trust = iota
-	// TrustPCP takes the 802.1Q PCP; untagged frames get priority 0.
-	TrustPCP
+	TrustDSCP = qos.TrustDSCP
+	TrustPCP  = qos.TrustPCP
 )
 
 // SwitchConfig is the QoS and buffer configuration of a switch.
@@ -192,9 +192,7 @@ func (s *Switch) route(p *packet.Packet) (*Port, bool) {
 	if p.HashFields != uint8(s.cfg.HashFields) || p.FieldsHash == 0 {
 		p.FieldsHash, p.HashFields = FieldsHash(s.cfg.HashFields, p), uint8(s.cfg.HashFields)
 	}
-	h := seeded(s.cfg.Seed, p.FieldsHash)
-	i, _ := bits.Mul64(h, uint64(len(c)))
-	return s.ports[c[i]], true
+	return s.ports[c[ecmp.Pick(ecmp.Seeded(s.cfg.Seed, p.FieldsHash), len(c))]], true
 }
 
 // Receive classifies, routes and admits a packet that arrived on in.

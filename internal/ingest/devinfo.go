@@ -15,6 +15,7 @@ import (
 // anywhere, since pastes often keep only them; their device then comes from
 // the `ibv_devinfo -d <dev>` command line when the paste shows it.
 type Devinfo struct {
+	Scoped
 	src   string
 	lines int
 	// Devices are the hca_id blocks in input order.

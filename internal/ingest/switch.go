@@ -21,6 +21,7 @@ const KindSwitch Kind = "switch-counters"
 //
 // Numbers may carry thousands separators; "N/A" cells are skipped.
 type SwitchCounters struct {
+	Scoped
 	src   string
 	lines int
 	// Switch is the switch's name from a shell prompt ("admin@leaf1:~$"),

@@ -86,6 +86,7 @@ func Check(m *Model) []doctor.Finding {
 	for _, r := range rules() {
 		fs = append(fs, r(m)...)
 	}
+	doctor.Conform(fs)
 	doctor.SortFindings(fs)
 	return fs
 }

@@ -8,6 +8,7 @@ import (
 
 	"rocelab/internal/metrics"
 	"rocelab/internal/textout"
+	"rocelab/internal/twin"
 )
 
 // WriteJSON writes the run as indented JSON.
@@ -44,7 +45,7 @@ func (r *Run) WriteText(w io.Writer) error {
 	if !s.RoCELossless {
 		protected = "NOT lossless"
 	}
-	fmt.Fprintf(&b, "RoCE on switch priority %s (%s); NIC congestion control %s on priorities %s\n", ints(s.RoCEPriorities), protected, s.CC, ints(prioList(s.CCPrioMask)))
+	fmt.Fprintf(&b, "RoCE on switch priority %s (%s); NIC congestion control %s on priorities %s\n", ints(s.RoCEPriorities), protected, s.CC, ints(twin.Priorities(s.CCPrioMask)))
 	state := "all flows completed"
 	if !r.Sim.Completed {
 		state = "time limit reached before all flows completed"

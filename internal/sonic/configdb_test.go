@@ -70,7 +70,6 @@ func TestErrors(t *testing.T) {
 		{"{\n  \"PORT\": {\n    \"Ethernet0\": {\"mtu\": \"9100\",}\n  }\n}", "invalid JSON", 3, 33},
 		{"[1, 2]", "expected an object", 1, 1},
 		{"{\"PORT\": {\"Ethernet0\": \"9100\"}}", "PORT|Ethernet0: expected an object", 1, 24},
-		{"{\"A\": {}, \"A\": {}}", `table "A" appears twice`, 1, 11},
 		{"{\"PORT\": {\"E\": {\"mtu\": {\"x\": 1}}}}", "PORT|E.mtu: expected a string, number or list", 1, 24},
 		{"{\"PORT\": {\n\"E\": {\"mtu\": null}}}", "expected a string, got null", 2, 14},
 		{"{\"PORT\": {}", "unexpected end of input", 1, 12},
@@ -85,6 +84,31 @@ func TestErrors(t *testing.T) {
 		if !strings.Contains(e.Msg, c.want) || e.Line != c.line || e.Col != c.col {
 			t.Errorf("%q: %v, want %q at %d:%d", c.text, e, c.want, c.line, c.col)
 		}
+	}
+}
+
+// TestLenient: duplicate keys (the later wins, as in SONiC's loaders),
+// flat "TABLE|key" dumps, the "[TABLE|name]" reference form, and odd
+// shapes in tables lint does not read (skipped, not refused).
+func TestLenient(t *testing.T) {
+	db, err := Parse("c.json", []byte(`{
+"QUEUE": {"Ethernet0|3": {"scheduler": "[SCHEDULER|scheduler.1]"}, "Ethernet0|3": {"wred_profile": "[WRED_PROFILE|AZURE_LOSSLESS]"}},
+"PORT_QOS_MAP|Ethernet0": {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]", "pfc_enable": "3,4"},
+"VERSIONS": {"DATABASE|VERSION": "version_3_0_1", "X": {"a": {"b": 1}, "c": [1, {"d": 2}], "e": "f"}},
+"ACL_RULE": {"r": {"x": [{"y": 1}]}}
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := db.Tables["QUEUE"]["Ethernet0|3"]
+	if _, ok := q["scheduler"]; ok || q["wred_profile"].Text != "AZURE_LOSSLESS" || len(db.Duplicates) != 1 {
+		t.Errorf("duplicate row: %+v, duplicates %+v", q, db.Duplicates)
+	}
+	if pq := db.PortQoSMaps(); len(pq) != 1 || pq[0].DSCPToTC.Text != "AZURE" || len(pq[0].PFCEnable) != 2 {
+		t.Errorf("flat row: %+v", pq)
+	}
+	if db.Tables["VERSIONS"]["X"]["e"].Text != "f" || len(db.Skipped) != 4 {
+		t.Errorf("skipped %+v, VERSIONS %+v", db.Skipped, db.Tables["VERSIONS"])
 	}
 }
 
