@@ -41,7 +41,7 @@ type Family struct {
 	// extra label holds the raw name.
 	Generic bool
 
-	desc *prometheus.Desc
+	metric *metric
 }
 
 // Labels returns the family's label names, in order.
@@ -198,7 +198,7 @@ func buildIndex() *mapIndex {
 	}
 	m.families = append(m.families, genericEthtool, genericHW, genericPort)
 	for _, f := range m.families {
-		f.desc = prometheus.NewDesc(f.Name, f.Help, f.Labels(), nil)
+		f.metric = newMetric(f.Name, f.Help, f.Type, f.Labels()...)
 	}
 	return m
 }
@@ -232,6 +232,8 @@ func Families() []*Family { return index.families }
 
 // A Mapped counter is a counter name placed in its family.
 type Mapped struct {
+	// Name is the counter's name as read.
+	Name   string
 	Family *Family
 	// Dir and Prio are the direction and priority label values ("" when
 	// the family has no such label).
@@ -258,7 +260,7 @@ func MapName(src counters.Source, name string) Mapped {
 	d, prio, ok := counters.Default().Lookup(name)
 	if ok && d.Source == src {
 		if f := index.byConcept[conceptKey{src, d.Concept}]; f != nil {
-			m := Mapped{Family: f, Raw: raw, Mul: 1, Div: 1}
+			m := Mapped{Name: name, Family: f, Raw: raw, Mul: 1, Div: 1}
 			switch d.Unit {
 			case counters.Microseconds:
 				m.Div = 1e6
@@ -276,24 +278,30 @@ func MapName(src counters.Source, name string) Mapped {
 	}
 	switch src {
 	case counters.HWCounters:
-		return Mapped{Family: genericHW, Raw: raw, Mul: 1, Div: 1}
+		return Mapped{Name: name, Family: genericHW, Raw: raw, Mul: 1, Div: 1}
 	case counters.PortCounters:
-		return Mapped{Family: genericPort, Raw: raw, Mul: 1, Div: 1}
+		return Mapped{Name: name, Family: genericPort, Raw: raw, Mul: 1, Div: 1}
 	}
-	return Mapped{Family: genericEthtool, Raw: raw, Mul: 1, Div: 1}
+	return Mapped{Name: name, Family: genericEthtool, Raw: raw, Mul: 1, Div: 1}
 }
 
-// labelValues appends the mapped labels after base, in Family.Labels order.
-func (m *Mapped) labelValues(base ...string) []string {
-	l := base
+// emitMapped sends the sample of a mapped counter: the base labels, then
+// the direction, priority and raw name its family has, in Family.Labels
+// order, without building a slice on the heap.
+func (s *Scrape) emitMapped(m *Mapped, v uint64, base ...string) {
+	var lv [6]string
+	n := copy(lv[:3], base)
 	if m.Family.Dir {
-		l = append(l, m.Dir)
+		lv[n] = m.Dir
+		n++
 	}
 	if m.Family.Prio {
-		l = append(l, m.Prio)
+		lv[n] = m.Prio
+		n++
 	}
 	if m.Family.Generic {
-		l = append(l, m.Raw)
+		lv[n] = m.Raw
+		n++
 	}
-	return l
+	s.emit(m.Family.metric, m.Value(v), lv[:n]...)
 }
