@@ -200,25 +200,32 @@ func serveTwin(ctx context.Context, reg *prometheus.Registry, file string, speed
 		return nil, &exitError{code: 2, err: err}
 	}
 	var exps []*exporter.Exporter
-	var snap atomic.Pointer[[]twinfeed.Host]
-	snap.Store(&first)
+	// A snapshot is the hosts at a simulated time and the wall-clock time
+	// that simulated time stands for: samples are stamped with it, so
+	// that rates stay exact when the twin lags the wall clock.
+	type snapshot struct {
+		hosts []twinfeed.Host
+		at    time.Time
+	}
+	start := time.Now()
+	var snap atomic.Pointer[snapshot]
+	snap.Store(&snapshot{first, start})
 	var simulated atomic.Int64
 	for i := range first {
 		host := func() exporter.Host {
-			hs := *snap.Load()
+			hs := snap.Load().hosts
 			h, err := exporter.TreeHost(twinfeed.FS(&hs[i]))
 			if err != nil {
 				panic(err) // the tree always has the layout's directories
 			}
 			return h
 		}
-		exps = append(exps, exporter.New(host, pick(), logger).WithLabels("host", first[i].Name))
+		exps = append(exps, exporter.New(host, pick(), logger).WithLabels("host", first[i].Name).WithTimestamp(func() time.Time { return snap.Load().at }))
 	}
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "rocelab_twin_simulated_seconds", Help: "Simulated time the twin has reached, across loops of the scenario.",
 	}, func() float64 { return unit.Time(simulated.Load()).Seconds() }))
 	logger.Info("twin", "scenario", s.Name, "hosts", len(first), "speed", speed, "loop_wall", time.Duration(float64(s.Duration.Seconds())/speed*float64(time.Second)).String())
-	start := time.Now()
 	go func() {
 		t := time.NewTicker(tick)
 		defer t.Stop()
@@ -228,13 +235,14 @@ func serveTwin(ctx context.Context, reg *prometheus.Registry, file string, speed
 				return
 			case <-t.C:
 			}
-			target := unit.Time(time.Since(start).Seconds() * speed * float64(unit.Second))
+			now := time.Now()
+			target := unit.Time(now.Sub(start).Seconds() * speed * float64(unit.Second))
 			hs, err := loop.At(target)
 			if err != nil {
 				logger.Error("twin stopped", "err", err)
 				return
 			}
-			snap.Store(&hs)
+			snap.Store(&snapshot{hs, now})
 			simulated.Store(int64(target))
 		}
 	}()

@@ -25,6 +25,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -140,10 +141,15 @@ func reasonOf(err error) string {
 }
 
 var (
-	scrapeDuration  = newMetric("rocelab_exporter_scrape_duration_seconds", "Time one collector took to read the host.", prometheus.GaugeValue, "collector")
-	scrapeSuccess   = newMetric("rocelab_exporter_scrape_success", "1 when the collector read every device and file cleanly, 0 when anything failed (see rocelab_exporter_collector_errors_total).", prometheus.GaugeValue, "collector")
-	collectorErrors = newMetric("rocelab_exporter_collector_errors_total", "Devices or files a collector could not read and skipped, by reason (permission, missing, read, parse, duplicate).", prometheus.CounterValue, "collector", "device", "reason")
+	scrapeDuration  = selfMetric(newMetric("rocelab_exporter_scrape_duration_seconds", "Time one collector took to read the host.", prometheus.GaugeValue, "collector"))
+	scrapeSuccess   = selfMetric(newMetric("rocelab_exporter_scrape_success", "1 when the collector read every device and file cleanly, 0 when anything failed (see rocelab_exporter_collector_errors_total).", prometheus.GaugeValue, "collector"))
+	collectorErrors = selfMetric(newMetric("rocelab_exporter_collector_errors_total", "Devices or files a collector could not read and skipped, by reason (permission, missing, read, parse, duplicate).", prometheus.CounterValue, "collector", "device", "reason"))
 )
+
+func selfMetric(m *metric) *metric {
+	m.self = true
+	return m
+}
 
 // Exporter runs the enabled collectors on a host at each scrape. It is a
 // prometheus.Collector (register it on a registry of your own), and
@@ -155,6 +161,11 @@ type Exporter struct {
 	// layout places the labels of the text exposition, constant labels
 	// (the twin's host) among them; a registry adds its own instead.
 	layout layout
+	// stamp, when set, gives the time the host's state is of, written on
+	// every sample of the host (the twin's snapshots lag the wall clock
+	// when the machine is busy; stamped, rates stay exact).
+	stamp func() time.Time
+	ts    []byte
 
 	mu      sync.Mutex
 	errors  map[errKey]uint64
@@ -184,6 +195,13 @@ func (e *Exporter) WithLabels(pairs ...string) *Exporter {
 	return e
 }
 
+// WithTimestamp stamps the host's samples of the text exposition with the
+// time stamp gives at each scrape; it returns e.
+func (e *Exporter) WithTimestamp(stamp func() time.Time) *Exporter {
+	e.stamp = stamp
+	return e
+}
+
 // Describe implements prometheus.Collector.
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 	ch <- scrapeDuration.desc
@@ -205,7 +223,11 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 func (e *Exporter) writeText(x *exposition) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.main.reset(e.layout)
+	e.ts = e.ts[:0]
+	if e.stamp != nil {
+		e.ts = strconv.AppendInt(append(e.ts, ' '), e.stamp().UnixMilli(), 10)
+	}
+	e.main.reset(e.layout, e.ts)
 	e.scrape(&Scrape{sink: &e.main})
 	x.add(&e.main)
 }
@@ -291,7 +313,7 @@ func (s *Scrape) Each(n int, f func(s *Scrape, i int)) {
 			s.e.items = append(s.e.items, &textSink{})
 		}
 		for i := 0; i < n; i++ {
-			s.e.items[i].reset(s.sink.layout)
+			s.e.items[i].reset(s.sink.layout, s.sink.ts)
 		}
 	}
 	var wg sync.WaitGroup

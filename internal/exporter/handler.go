@@ -61,6 +61,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if r.Context().Err() != nil {
+		return // the client gave up while an earlier scrape ran: do not read the host for nobody
+	}
 	h.out.Reset()
 	if err := h.write(&h.out); err != nil {
 		h.logger.Error("writing metrics", "err", err)

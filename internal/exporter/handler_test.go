@@ -250,3 +250,35 @@ func TestFIFOSkipped(t *testing.T) {
 		t.Errorf("a FIFO was exported:\n%s", text)
 	}
 }
+
+// TestTimestamp: a stamped exporter (the twin's) writes the time its state
+// is of on every sample of the host, and none on its own scrape metrics.
+func TestTimestamp(t *testing.T) {
+	at := time.UnixMilli(1700000000123)
+	_, body := scrapeHandler(t, NewHandler([]*Exporter{fixtureExporter(t).WithTimestamp(func() time.Time { return at })}, nil, 0, nil), nil)
+	host, self := 0, 0
+	for _, l := range strings.Split(string(body), "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		stamped := strings.HasSuffix(l, " 1700000000123")
+		if strings.HasPrefix(l, "rocelab_exporter_") {
+			self++
+			if stamped {
+				t.Errorf("self metric stamped: %s", l)
+			}
+			continue
+		}
+		host++
+		if !stamped {
+			t.Errorf("host sample without the stamp: %s", l)
+		}
+	}
+	if host < 100 || self < 5 {
+		t.Errorf("%d host samples, %d self", host, self)
+	}
+	p := expfmt.NewTextParser(model.LegacyValidation)
+	if _, err := p.TextToMetricFamilies(strings.NewReader(string(body))); err != nil {
+		t.Errorf("stamped exposition does not parse: %v", err)
+	}
+}

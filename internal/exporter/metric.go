@@ -19,6 +19,9 @@ type metric struct {
 	labels     []string
 	desc       *prometheus.Desc
 	id         int
+	// self marks the exporter's own metrics, which describe the scrape,
+	// not the host: they never carry the host's timestamp.
+	self bool
 }
 
 // allMetrics is every metric, in the order newMetric made them (at
@@ -86,12 +89,15 @@ type textSink struct {
 	lines  []byte
 	recs   []textRec
 	layout layout
+	// ts is " <milliseconds>", the time the host's state is of, or empty
+	// for now (a real host).
+	ts []byte
 }
 
 type textRec struct{ id, start, end int }
 
-func (t *textSink) reset(l layout) {
-	t.lines, t.recs, t.layout = t.lines[:0], t.recs[:0], l
+func (t *textSink) reset(l layout, ts []byte) {
+	t.lines, t.recs, t.layout, t.ts = t.lines[:0], t.recs[:0], l, ts
 }
 
 // sample appends one exposition line of m.
@@ -118,6 +124,9 @@ func (t *textSink) sample(m *metric, v float64, values []string) {
 	}
 	b = append(b, ' ')
 	b = appendFloat(b, v)
+	if !m.self {
+		b = append(b, t.ts...)
+	}
 	b = append(b, '\n')
 	t.lines = b
 	t.recs = append(t.recs, textRec{m.id, start, len(b)})
