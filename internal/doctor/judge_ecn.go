@@ -35,6 +35,8 @@ type ECNProfile struct {
 	// thresholds)").
 	Units    string
 	Evidence []Evidence
+	// Note is added to every finding's mechanism (what was inferred).
+	Note string
 }
 
 // BDP is the bandwidth-delay product of the profile's rate and RTT.
@@ -97,6 +99,9 @@ func JudgeECN(p ECNProfile, healthy bool) []Finding {
 		f.Mechanism = fmt.Sprintf("DCQCN reacts to ECN marks: the switch marks between Kmin and Kmax with a probability rising to Pmax. Kmin %v and Kmax %v sit within the usual range (Kmin up to %d BDPs, Kmax at least one BDP, about 2–3 BDPs by Huawei's AI fabric guide). %s", p.Kmin, p.Kmax, ECNKminMaxBDP, rateNote)
 	default:
 		return nil
+	}
+	if p.Note != "" {
+		f.Mechanism += " " + p.Note
 	}
 	return []Finding{f.per(p.Subject, "profile", "ECN thresholds")}
 }

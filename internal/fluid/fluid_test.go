@@ -290,3 +290,43 @@ func TestDeterminism(t *testing.T) {
 		t.Fatal("another seed gave the same run")
 	}
 }
+
+// A lost last packet with nothing behind it waits for the local ACK timer
+// (4.096 µs·2^14 here); one followed at once by another message is
+// exposed by the next packet and costs no timer.
+func TestLostTailWaitsForTimeout(t *testing.T) {
+	tp, err := topo.SingleSwitch(2, topo.LinkSpec{Rate: 100 * unit.Gbps, Cable: unit.Metre})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := config(tp)
+	c.Losses = []Loss{{Link: 0, Rate: 1, Burst: 1}} // h0's cable loses everything
+	e, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r recorder
+	a := e.Connect(0, 1, workload.QPOptions{}, &r)
+	e.Post(a, workload.Message{Op: workload.WriteImm, Bytes: 1 << 20, ID: 1})
+	e.Sched().RunUntil(unit.Second)
+	timeout := 4096 * unit.Nanosecond << 14
+	// Go-back-N at a loss rate of 1 stretches the sending to about 1 ms;
+	// the tail then waits for the timer.
+	if len(r.got) != 2 || r.got[0].At < timeout || r.got[0].At > timeout+unit.Millisecond {
+		t.Fatalf("lone message: %+v, want its responder completion just after the %v timer", r.got, timeout)
+	}
+	if n := e.NICs()[0]; n.LocalAckTimeoutErr != 2 {
+		t.Errorf("local_ack_timeout_err %d, want 2 (the lost tail and its lost ACK)", n.LocalAckTimeoutErr)
+	}
+	c.Losses[0].Rate = 0.5
+	e, _ = New(c)
+	r.got = nil
+	b := e.Connect(0, 1, workload.QPOptions{}, &r)
+	for i := 0; i < 2; i++ {
+		e.Post(b, workload.Message{Op: workload.WriteImm, Bytes: 1 << 20, ID: uint64(i)})
+	}
+	e.Sched().RunUntil(unit.Second)
+	if r.got[0].ID != 0 || r.got[0].At > timeout/2 {
+		t.Errorf("followed message: first completion %+v; its tail should be exposed at once", r.got[0])
+	}
+}

@@ -148,9 +148,11 @@ func parseShowGIDsRow(f []string, noVer bool) (GIDEntry, bool) {
 	}
 	e := GIDEntry{Device: f[0], Port: port, Index: idx, GID: f[3]}
 	rest := f[4:]
-	if a, err := netip.ParseAddr(rest[0]); err == nil && a.Is4() {
-		e.IPv4 = rest[0]
-		rest = rest[1:]
+	if len(rest) > 0 {
+		if a, err := netip.ParseAddr(rest[0]); err == nil && a.Is4() {
+			e.IPv4 = rest[0]
+			rest = rest[1:]
+		}
 	}
 	if len(rest) > 0 && (rest[0] == "v1" || rest[0] == "v2") {
 		e.Version, rest = rest[0], rest[1:]
@@ -262,4 +264,25 @@ func (p *showGIDsParser) Result() Artifact {
 // addrFrom16 formats a 16-byte GID in IPv6 notation.
 func addrFrom16(b [16]byte) string {
 	return netip.AddrFrom16(b).String()
+}
+
+// StatedHost is the host a single table belongs to: its name when the
+// input says it, and the IP addresses of its GIDs (the host's RoCE
+// addresses). A paste of several hosts' tables states none.
+func (g *ShowGIDs) StatedHost() Host {
+	var h Host
+	for _, e := range g.Entries {
+		if e.Table > 1 || e.Host != "" && h.Name != "" && e.Host != h.Name {
+			return Host{}
+		}
+		if e.Host != "" {
+			h.Name = e.Host
+		}
+		if e.IPv4 != "" {
+			h.AddAddr(e.IPv4)
+		} else if c, _ := ClassifyGID(e.GID); c == GIDIPv6 {
+			h.AddAddr(e.GID)
+		}
+	}
+	return h
 }

@@ -13,12 +13,6 @@ import (
 	"rocelab/internal/unit"
 )
 
-// SONiC's PFC watchdog limits (sonic-swss orchagent pfcwdorch.h).
-const (
-	wdDetectMin, wdDetectMax   = 100, 5000
-	wdRestoreMin, wdRestoreMax = 100, 60000
-)
-
 // pfcRules checks headroom against SONiC's formula, headroom sized as a
 // share of the buffer, the number of lossless priorities, and the PFC
 // watchdog.
@@ -257,17 +251,7 @@ func sonicWatchdog(db *sonic.ConfigDB) []doctor.Finding {
 	wd := map[string]sonic.Watchdog{}
 	for _, w := range db.Watchdogs() {
 		wd[w.Port] = w
-		if w.Detection >= 0 && (w.Detection < wdDetectMin || w.Detection > wdDetectMax) ||
-			w.Restoration >= 0 && (w.Restoration < wdRestoreMin || w.Restoration > wdRestoreMax) {
-			fs = append(fs, doctor.Finding{
-				ID: "pfc.watchdog.range", Severity: doctor.Error, Layer: doctor.LayerFabric,
-				Title:     fmt.Sprintf("%s PFC_WD %s: detection %d ms / restoration %d ms outside SONiC's limits (%d–%d / %d–%d ms)", db.File, w.Port, w.Detection, w.Restoration, wdDetectMin, wdDetectMax, wdRestoreMin, wdRestoreMax),
-				Subject:   db.File + " PFC_WD " + w.Port,
-				Evidence:  evs(sonicEv(db, w.DetectionAt), sonicEv(db, w.RestorationAt)),
-				Mechanism: "orchagent refuses watchdog times outside these limits, so the port runs without a watchdog.",
-				Fix:       "detection_time 200, restoration_time 200 (the SONiC defaults).",
-			})
-		}
+		fs = append(fs, doctor.JudgeWatchdogTimes(db.File+" PFC_WD "+w.Port, w.Detection, w.Restoration, []Evidence{sonicEv(db, w.DetectionAt), sonicEv(db, w.RestorationAt)})...)
 	}
 	// A fragment (qos.json, buffers.json) says nothing of the watchdog:
 	// SONiC creates its rows at boot (`pfcwd start_default`) when

@@ -25,7 +25,7 @@ func (r *Run) WriteDir(dir string) error {
 		return err
 	}
 	err := writeFile(filepath.Join(dir, "flows.csv"), func(w *bufio.Writer) error {
-		fmt.Fprintln(w, "id,name,src,dst,bytes,priority,start_us,fct_us,goodput_gbps,delivered,retransmitted,status")
+		fmt.Fprintln(w, "id,name,src,dst,bytes,priority,start_us,fct_us,goodput_gbps,delivered_bytes,retransmitted_bytes,status")
 		for _, f := range r.Flows {
 			fct := ""
 			if f.FCTUS != nil {
@@ -118,6 +118,9 @@ func (r *Run) writeHWCounters(dir string) error {
 		return err
 	}
 	for _, n := range r.obs.NICs {
+		if n.HW == nil {
+			continue
+		}
 		err := writeFile(filepath.Join(dir, "hw_counters", n.Name+".txt"), func(w *bufio.Writer) error {
 			fmt.Fprintf(w, "# source: rocelab twin, scenario %q seed %d (simulated, not a real host)\n", r.Scenario.Name, r.Scenario.Seed)
 			fmt.Fprintf(w, "# what: RDMA hw_counters of host %s's NIC as mlx5 exposes them, at the start and at the end of the run (simulated time)\n", n.Name)

@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 
+	"rocelab/internal/fabric"
 	"rocelab/internal/fluid"
 	"rocelab/internal/qos"
 	"rocelab/internal/unit"
@@ -12,12 +13,9 @@ import (
 // FluidTwin is a scenario assembled on the fluid (flow-level) engine.
 type FluidTwin struct {
 	Scenario *Scenario
-	// Flows are the scenario's flows expanded with its seed, indexed like
-	// the Traffic workload's.
-	Flows   []FlowSpec
-	Engine  *fluid.Engine
-	Traffic *workload.Flows
-	Jobs    *Jobs
+	// Workloads are the traffic the engine carries.
+	*Workloads
+	Engine *fluid.Engine
 }
 
 // BuildFluid assembles the scenario's traffic and jobs on the fluid
@@ -27,18 +25,12 @@ func BuildFluid(s *Scenario) (*FluidTwin, error) {
 	if err != nil {
 		return nil, err
 	}
-	tw := &FluidTwin{Scenario: s, Flows: s.Expand(), Engine: e}
-	if tw.Traffic, err = workload.NewFlows(trafficFlows(tw.Flows)); err != nil {
+	w, err := s.NewWorkloads()
+	if err != nil {
 		return nil, err
 	}
-	e.Start(tw.Traffic)
-	if s.Workload != nil {
-		if tw.Jobs, err = s.Workload.jobs(); err != nil {
-			return nil, err
-		}
-		e.Start(tw.Jobs.Workloads()...)
-	}
-	return tw, nil
+	e.Start(w.List()...)
+	return &FluidTwin{Scenario: s, Workloads: w, Engine: e}, nil
 }
 
 // trafficFlows turns the scenario's flows into the Flows workload's.
@@ -98,6 +90,25 @@ func (s *Scenario) FluidConfig() *fluid.Config {
 	}
 	if n.Adaptive {
 		c.Unsupported = append(c.Unsupported, "adaptive retransmission: lost tails wait the full local ACK timeout")
+	}
+	for tier, p := range sw.Paths {
+		if p.Mode != fabric.PathECMP {
+			c.Unsupported = append(c.Unsupported, fmt.Sprintf("switch.load_balancing %v at tier %d: every flow is hashed with ECMP", p.Mode, tier))
+		}
+	}
+	if n.CC == "timely" || n.CC == "hpcc" {
+		c.Unsupported = append(c.Unsupported, "host.cc "+n.CC+": the fluid engine models DCQCN only; these flows run without congestion control")
+	}
+	if w := s.Workload; w != nil {
+		for _, b := range w.Background {
+			if b.Op == workload.Read {
+				c.Unsupported = append(c.Unsupported, "RDMA READ (workload.background "+b.Name+"): the fluid engine refuses READs; the packet engine carries them")
+				break
+			}
+		}
+	}
+	if n.OutOfOrder || n.SelectiveRepeat {
+		c.Unsupported = append(c.Unsupported, "host.qp out-of-order receive and selective repeat: losses are recovered by go-back-N")
 	}
 	return c
 }

@@ -30,11 +30,15 @@ func (tw *Twin) Observe() twin.Observation {
 		Sim:      twin.Sim{End: end, Completed: tw.Done(), Events: tw.Events()},
 		Totals:   totals(net),
 		Latency:  []twin.PrioLatency{},
-		NCCL:     tw.Jobs.observe(),
 	}
-	for i, f := range tw.Flows {
-		o.Flows = append(o.Flows, tw.flowOf(conns, i, f))
+	hosts := make([]string, len(tw.NICs))
+	for i, n := range tw.NICs {
+		hosts[i] = n.Name()
 	}
+	tw.Workloads.observe(&o, hosts, func(qp workload.QP) ConnStat {
+		c := &conns[qp]
+		return ConnStat{Delivered: c.Delivered, Retransmitted: c.Retransmit, LastDelivery: c.LastDelivery}
+	})
 	for p := 0; p < 8; p++ {
 		if net.Latency.Count(p) > 0 {
 			o.Latency = append(o.Latency, twin.PrioLatency{Priority: p, Hist: net.Latency.Histogram(p)})
@@ -52,7 +56,8 @@ func (tw *Twin) Observe() twin.Observation {
 	for _, n := range tw.NICs {
 		snap := n.Port().Snapshot()
 		o.NICs = append(o.NICs, twin.NIC{Name: n.Name(), Port: n.Port().ID(), Rate: n.Port().Rate(),
-			HW: countersOf(n.HW.List()), IB: ibPortCounters(&snap)})
+			HW: countersOf(n.HW.List()), IB: ibPortCounters(&snap),
+			Reorder: twin.Reorder{Packets: n.HW.Reordered, MaxPSNs: n.HW.ReorderMax, PlacedOutOfOrder: n.HW.PlacedOutOfOrder}})
 	}
 	for _, q := range net.QueueSeries() {
 		o.Queues = append(o.Queues, twin.Queue{Port: q.Switch.Ports()[q.Port].Name(), Priority: q.Prio,
@@ -147,41 +152,6 @@ func headrooms(net *fabric.Network) []int64 {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
-}
-
-// flowOf is flow i's outcome.
-func (tw *Twin) flowOf(conns []nic.ConnInfo, i int, spec FlowSpec) twin.Flow {
-	st := tw.Traffic.State(i)
-	out := twin.Flow{
-		ID: int32(i), Name: spec.Name, Src: tw.NICs[spec.Src].Name(), Dst: tw.NICs[spec.Dst].Name(),
-		Bytes: int64(spec.Bytes), Priority: spec.Priority, StartUS: twin.US(st.StartedAt), Status: "not started",
-	}
-	if !st.Started {
-		if st.Cancelled {
-			out.Status = "cancelled"
-		}
-		return out
-	}
-	c := conns[st.QP]
-	out.Delivered, out.Retransmitted = c.Delivered, c.Retransmit
-	switch {
-	case !st.Done:
-		out.Status = "running"
-	case st.Status != workload.Success:
-		out.Status = st.Status.String()
-	default:
-		out.Status = "ok"
-	}
-	if fct, ok := st.FCT(); ok {
-		v := twin.US(fct)
-		out.FCTUS = &v
-		if fct > 0 {
-			out.GoodputGbps = float64(spec.Bytes) * 8 / fct.Seconds() / 1e9
-		}
-	} else if c.LastDelivery > st.StartedAt {
-		out.GoodputGbps = float64(c.Delivered) * 8 / (c.LastDelivery - st.StartedAt).Seconds() / 1e9
-	}
 	return out
 }
 
