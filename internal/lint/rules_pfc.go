@@ -119,14 +119,14 @@ func (m *Model) descWatchdog() []doctor.Finding {
 	s := m.Desc
 	if w := s.Switch.Watchdog; s.Switch.PFC.Enabled && w.Detect > 0 {
 		d, r := int64(w.Detect/unit.Millisecond), int64(w.Restore/unit.Millisecond)
-		if d < wdDetectMin || d > wdDetectMax || r < wdRestoreMin || r > wdRestoreMax {
+		if d < doctor.WatchdogDetectMin || d > doctor.WatchdogDetectMax || r < doctor.WatchdogRestoreMin || r > doctor.WatchdogRestoreMax {
 			return []doctor.Finding{{
 				ID: "pfc.watchdog.range", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-				Title:     fmt.Sprintf("switches (%s): PFC watchdog detection %v / restoration %v outside SONiC's limits (%d–%d / %d–%d ms)", s.File, w.Detect, w.Restore, wdDetectMin, wdDetectMax, wdRestoreMin, wdRestoreMax),
+				Title:     fmt.Sprintf("switches (%s): PFC watchdog detection %v / restoration %v outside SONiC's limits (%d–%d / %d–%d ms)", s.File, w.Detect, w.Restore, doctor.WatchdogDetectMin, doctor.WatchdogDetectMax, doctor.WatchdogRestoreMin, doctor.WatchdogRestoreMax),
 				Subject:   "switches (" + s.File + ")",
 				Evidence:  evs(m.at("switch.watchdog.detection", "200ms"), m.at("switch.watchdog.restoration", "200ms")),
 				Mechanism: "SONiC's YANG model (sonic-pfcwd.yang) and orchagent refuse watchdog times outside these limits, so a switch given them runs without a watchdog. The twin can simulate shorter times, which fit a short run; `config gen --target sonic` clamps them into range and says so (or refuses with --strict).",
-				Fix:       fmt.Sprintf("switch.watchdog: {detection: %dms, restoration: %dms} or longer for a deployed switch (SONiC's default is 200 ms each).", min(max(d, wdDetectMin), wdDetectMax), min(max(r, wdRestoreMin), wdRestoreMax)),
+				Fix:       fmt.Sprintf("switch.watchdog: {detection: %dms, restoration: %dms} or longer for a deployed switch (SONiC's default is 200 ms each).", min(max(d, doctor.WatchdogDetectMin), doctor.WatchdogDetectMax), min(max(r, doctor.WatchdogRestoreMin), doctor.WatchdogRestoreMax)),
 			}}
 		}
 	}
