@@ -129,6 +129,12 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		info.Type = KindClusterDescription
 		return info, nil
 	}
+	if db, ok := sonic.ParseRedis(name, data); ok {
+		// CONFIG_DB rows as redis-cli or sonic-db-cli hgetall print them.
+		m.Sonic = append(m.Sonic, db)
+		info.Type = KindSONiCConfigDB
+		return info, nil
+	}
 	res, err := ingest.Read(name, bytes.NewReader(data))
 	if err != nil {
 		return info, err
