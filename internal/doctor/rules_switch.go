@@ -22,6 +22,7 @@ func switchRules() []Rule {
 		{IDs: []string{"switch.pfc.tx_pause"}, Check: checkSwitchTxPause},
 		{IDs: []string{"switch.queue.drops"}, Check: checkQueueDrops},
 		{IDs: []string{"switch.headroom.exhausted"}, Check: checkHeadroom},
+		{IDs: []string{"switch.headroom.short"}, Check: checkProfileHeadroom},
 		{IDs: []string{"switch.ecn.thresholds"}, Check: checkECNThresholds},
 	}
 }

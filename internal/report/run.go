@@ -58,6 +58,14 @@ type Latency struct {
 type NIC struct {
 	Name     string           `json:"name"`
 	Counters map[string]int64 `json:"counters"`
+	// Reordered counts first transmissions that reached this NIC after a
+	// higher PSN of their QP (reordering in the fabric), ReorderMaxPSNs
+	// the largest such distance, PlacedOutOfOrder the packets an
+	// out-of-order responder placed ahead of the expected PSN. Twin-only:
+	// mlx5 has no such counters.
+	Reordered        int64 `json:"reordered_packets,omitempty"`
+	ReorderMaxPSNs   int64 `json:"reorder_max_psns,omitempty"`
+	PlacedOutOfOrder int64 `json:"placed_out_of_order,omitempty"`
 }
 
 // Port is one port's counters under mlx5 ethtool -S names; zero counters
@@ -116,7 +124,8 @@ func New(o *twin.Observation) *Run {
 		r.Ports = append(r.Ports, Port{Name: p.Name, Peer: p.Peer, Counters: nonZero(p.Counters)})
 	}
 	for _, n := range o.NICs {
-		r.NICs = append(r.NICs, NIC{Name: n.Name, Counters: nonZero(n.HW)})
+		r.NICs = append(r.NICs, NIC{Name: n.Name, Counters: nonZero(n.HW),
+			Reordered: n.Reorder.Packets, ReorderMaxPSNs: n.Reorder.MaxPSNs, PlacedOutOfOrder: n.Reorder.PlacedOutOfOrder})
 	}
 	for _, q := range o.Queues {
 		samples := make([]int64, len(q.Depth.Values))

@@ -63,6 +63,7 @@ func (r *Run) WriteText(w io.Writer) error {
 	tbl.Write(&b)
 
 	writeTotals(&b, r.Totals)
+	r.writeReordering(&b)
 
 	writeNCCL(&b, r.NCCL)
 
@@ -139,12 +140,30 @@ func writeTotals(b *strings.Builder, t *twin.Totals) {
 		t.Frames["data"], t.Frames["ack"], t.Frames["cnp"], t.Frames["pause"], t.ECNMarked)
 }
 
+// writeReordering sums the reordering the receivers saw, when there was
+// any.
+func (r *Run) writeReordering(b *strings.Builder) {
+	var n, worst, placed int64
+	at := 0
+	for _, x := range r.NICs {
+		if x.Reordered > 0 {
+			at++
+		}
+		n, placed = n+x.Reordered, placed+x.PlacedOutOfOrder
+		worst = max(worst, x.ReorderMaxPSNs)
+	}
+	if n == 0 && placed == 0 {
+		return
+	}
+	fmt.Fprintf(b, "  reordering: %d packets reached %d receivers after a higher PSN (up to %d PSNs late); %d placed out of order\n", n, at, worst, placed)
+}
+
 // writeNICs lists the hosts whose RDMA counters moved beyond plain
 // traffic: CNPs, ECN marks, sequence errors, timeouts, failed completions.
 func (r *Run) writeNICs(b *strings.Builder) {
 	var rows []busyRow
 	for _, n := range r.NICs {
-		if row, ok := busy(n.Counters, func(k string) bool { return k != "rx_write_requests" }); ok {
+		if row, ok := busy(n.Counters, func(k string) bool { return k != "rx_write_requests" && k != "rx_read_requests" }); ok {
 			row.cells = []string{n.Name, row.cells[0]}
 			rows = append(rows, row)
 		}

@@ -60,7 +60,7 @@ func Build(s *Scenario) (*Twin, error) {
 			tw.Nodes = append(tw.Nodes, h)
 			ports[i] = []*fabric.Port{h.Port()}
 		case topo.Switch:
-			sw := net.NewSwitch(n.Name, n.Ports, s.switchConfig(n.Name, net))
+			sw := net.NewSwitch(n.Name, n.Ports, s.switchConfig(n.Name, n.Tier, net))
 			sw.SetRoutes(routes[i])
 			tw.Nodes = append(tw.Nodes, sw)
 			ports[i] = sw.Ports()
@@ -187,14 +187,19 @@ func (s *Scenario) nicConfig() (*nic.Config, error) {
 	if n.Adaptive {
 		c.Adaptive = &nic.Adaptive{Base: n.AdaptiveBase}
 	}
+	if n.OutOfOrder {
+		c.Receive = nic.PlaceOutOfOrder
+	}
+	c.SelectiveRepeat, c.ReorderWindow, c.NAKThreshold = n.SelectiveRepeat, n.ReorderWindow, n.NAKThreshold
 	if err := s.applyCC(c); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// switchConfig is the fabric configuration of switch name.
-func (s *Scenario) switchConfig(name string, net *fabric.Network) fabric.SwitchConfig {
+// switchConfig is the fabric configuration of switch name, of the given
+// topology tier.
+func (s *Scenario) switchConfig(name string, tier int, net *fabric.Network) fabric.SwitchConfig {
 	sp := &s.Switch
 	c := fabric.SwitchConfig{
 		Buffer: sp.Buffer, Alpha: sp.Alpha, AlphaLossy: sp.AlphaLossy,
@@ -203,6 +208,9 @@ func (s *Scenario) switchConfig(name string, net *fabric.Network) fabric.SwitchC
 		PFC:        fabric.PFCConfig{Quanta: sp.PFC.Quanta, Refresh: sp.PFC.Refresh, XON: sp.PFC.XON},
 		Watchdog:   sp.Watchdog, ECNAtEnqueue: sp.ECN.AtEnqueue,
 		Strict: sp.Strict, Weights: sp.Weights, HashFields: sp.HashFields,
+	}
+	if tier > 0 && tier < len(sp.Paths) {
+		c.Path = sp.Paths[tier]
 	}
 	if sp.PFC.Enabled {
 		c.Lossless = sp.PFC.Priorities

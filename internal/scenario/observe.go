@@ -56,7 +56,8 @@ func (tw *Twin) Observe() twin.Observation {
 	for _, n := range tw.NICs {
 		snap := n.Port().Snapshot()
 		o.NICs = append(o.NICs, twin.NIC{Name: n.Name(), Port: n.Port().ID(), Rate: n.Port().Rate(),
-			HW: countersOf(n.HW.List()), IB: ibPortCounters(&snap)})
+			HW: countersOf(n.HW.List()), IB: ibPortCounters(&snap),
+			Reorder: twin.Reorder{Packets: n.HW.Reordered, MaxPSNs: n.HW.ReorderMax, PlacedOutOfOrder: n.HW.PlacedOutOfOrder}})
 	}
 	for _, q := range net.QueueSeries() {
 		o.Queues = append(o.Queues, twin.Queue{Port: q.Switch.Ports()[q.Port].Name(), Priority: q.Prio,
@@ -217,6 +218,7 @@ func (j *Jobs) observe() *twin.NCCL {
 	n := &twin.NCCL{}
 	if s := j.Sweep; s != nil {
 		n.Comm = s.Comm.Describe()
+		n.Tuning = s.Explain()
 		n.Completed = s.Done() && s.Err == nil
 		var b bytes.Buffer
 		if _, err := s.WriteTo(&b); err == nil {

@@ -186,6 +186,19 @@ type NIC struct {
 	// (counters/: port_*_data in 4-byte words), zeros included.
 	HW []Counter `json:"hw_counters"`
 	IB []Counter `json:"port_counters"`
+	// Reorder is the reordering the NIC saw as a receiver (packet engine
+	// only; mlx5 has no such counters).
+	Reorder Reorder `json:"reorder"`
+}
+
+// Reorder is what reached a receiver out of order: first transmissions
+// that arrived after a higher PSN of their QP, the largest such distance
+// in PSNs, and the packets an out-of-order responder placed ahead of the
+// expected PSN.
+type Reorder struct {
+	Packets          int64 `json:"reordered_packets"`
+	MaxPSNs          int64 `json:"reorder_max_psns"`
+	PlacedOutOfOrder int64 `json:"placed_out_of_order"`
 }
 
 // Queue is one switch egress queue: its exact peak and sampled depth in
@@ -219,6 +232,9 @@ type Uplink struct {
 type NCCL struct {
 	// Comm describes the communicator: transport, NICs, GDR, channels.
 	Comm string `json:"comm"`
+	// Tuning is NCCL's choice for each size and the predicted time of
+	// every candidate (NCCL_DEBUG_SUBSYS=TUNING).
+	Tuning string `json:"tuning,omitempty"`
 	// Tests is the nccl-tests output, as nccl-tests prints it.
 	Tests      string          `json:"nccl_tests,omitempty"`
 	Rows       []TestsRow      `json:"rows,omitempty"`
