@@ -220,9 +220,6 @@ func (s *Sweep) AvgBusBW() float64 {
 // gpuNames are the device names CUDA reports.
 var gpuNames = map[string]string{"V100": "Tesla V100-SXM2-32GB", "A100": "NVIDIA A100-SXM4-80GB", "H100": "NVIDIA H100 80GB HBM3", "B200": "NVIDIA B200"}
 
-// busIDs are the PCI buses of a DGX's eight GPUs.
-var busIDs = []int{0x07, 0x0f, 0x47, 0x4e, 0x87, 0x90, 0xb7, 0xbd}
-
 // WriteTo writes the whole nccl-tests output: preamble, device list,
 // table and footer.
 func (s *Sweep) WriteTo(w io.Writer) (int64, error) {
@@ -236,11 +233,7 @@ func (s *Sweep) WriteTo(w io.Writer) (int64, error) {
 		if node < len(s.Hosts) {
 			host = s.Hosts[node]
 		}
-		bus := 0x10 + g
-		if g < len(busIDs) {
-			bus = busIDs[g]
-		}
-		devs = append(devs, deviceLine(r, 10000+r/s.Opts.NGpus, host, g, bus, gpuName))
+		devs = append(devs, deviceLine(r, collective.LogPID(r/s.Opts.NGpus), host, g, collective.BusID(g), gpuName))
 	}
 	v := c.Cfg.Version
 	writePreamble(cw, &s.Opts, versionCode(v.Major, v.Minor, v.Patch), devs)
