@@ -176,7 +176,7 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 				return err
 			}
 			if outDir != "" {
-				if err := res.WriteDir(outDir, tw.Net); err != nil {
+				if err := writeOut(outDir, res, tw, end); err != nil {
 					return err
 				}
 				if err := writeManifest(outDir); err != nil {

@@ -82,7 +82,7 @@ func runVariants(cmd *cobra.Command, ls logSetup, s *scenario.Scenario, limits s
 	}
 	if outDir != "" {
 		for i, v := range cmp.Variants {
-			if err := v.Run.WriteDir(filepath.Join(outDir, v.Name), twins[i].Net); err != nil {
+			if err := writeOut(filepath.Join(outDir, v.Name), v.Run, twins[i], ends[i]); err != nil {
 				return err
 			}
 		}

@@ -63,7 +63,7 @@ func (c *Comm) WriteInfoLog(w io.Writer, hosts []LogHost) error {
 	if len(hosts) < c.NNodes() {
 		return fmt.Errorf("NCCL log: %d host names for %d servers", len(hosts), c.NNodes())
 	}
-	commID := uint64(0x5f3759df)<<32 | uint64(c.NRanks)<<16 | uint64(c.PPN)
+	commID := c.logID()
 	for node := 0; node < c.NNodes(); node++ {
 		h := hosts[node]
 		l := &infoLogger{w: w, host: h.Name, pid: LogPID(node)}
@@ -73,6 +73,16 @@ func (c *Comm) WriteInfoLog(w io.Writer, hosts []LogHost) error {
 		}
 	}
 	return nil
+}
+
+// logID is a commId that tells communicators over different servers or
+// GPUs apart (FNV-1a over both lists).
+func (c *Comm) logID() uint64 {
+	h := uint64(14695981039346656037)
+	for _, x := range append(append([]int{c.NRanks}, c.Servers...), c.GPUs...) {
+		h = (h ^ uint64(x)) * 1099511628211
+	}
+	return h
 }
 
 // Thread ids: the main thread, then per local rank an init thread and a

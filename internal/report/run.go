@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 
-	"rocelab/internal/counters"
 	"rocelab/internal/fabric"
 	"rocelab/internal/metrics"
 	"rocelab/internal/nic"
@@ -140,24 +139,6 @@ type Latency struct {
 type NIC struct {
 	Name     string           `json:"name"`
 	Counters map[string]int64 `json:"counters"`
-	// all holds every counter, zeros included, for the hw_counters files;
-	// port the IB port counters (counters/) of the same port.
-	all, port map[string]int64
-}
-
-// portCounters returns the IB port counters of a NIC port as mlx5 exposes
-// them under counters/: packets, and data in 4-byte words.
-func portCounters(c fabric.Counters) map[string]int64 {
-	t := counters.Default()
-	name := func(cn counters.Concept, d counters.Dir) string {
-		return t.Name(counters.MLX5, counters.PortCounters, cn, d, 0)
-	}
-	return map[string]int64{
-		name(counters.PortXmitPackets, counters.TX): c.TxPhyPackets,
-		name(counters.PortRcvPackets, counters.RX):  c.RxPhyPackets,
-		name(counters.PortXmitData, counters.TX):    c.TxPhyBytes / 4,
-		name(counters.PortRcvData, counters.RX):     c.RxPhyBytes / 4,
-	}
 }
 
 // Port is one port's counters under mlx5 ethtool -S names; zero counters
@@ -243,11 +224,7 @@ func New(tw *scenario.Twin, end unit.Time) *Run {
 		r.Ports = append(r.Ports, Port{Name: pt.Name(), Peer: pt.Peer().Name(), Counters: nonZero(snap.Ethtool(net.PFCEnabled, isSwitch))})
 	}
 	for _, n := range tw.NICs {
-		all := map[string]int64{}
-		for _, c := range n.HW.List() {
-			all[c.Name] = c.Value
-		}
-		r.NICs = append(r.NICs, NIC{Name: n.Name(), Counters: nonZero(n.HW.List()), all: all, port: portCounters(n.Port().Snapshot())})
+		r.NICs = append(r.NICs, NIC{Name: n.Name(), Counters: nonZero(n.HW.List())})
 	}
 	r.Queues = queues(net)
 	for _, n := range tw.NICs {

@@ -48,13 +48,16 @@ type QoS struct {
 // A Device is one simulated RDMA device port and its netdev.
 type Device struct {
 	// Name is the RDMA device (mlx5_0), Port its port number (1), Netdev
-	// the interface behind it (eth0).
+	// the interface behind it (eth0), as scenario.Machine names them.
 	Name   string
 	Port   int
 	Netdev string
-	Rate   unit.BitRate
-	GIDs   []GID
-	QoS    QoS
+	// Rate is the nominal line rate, as the kernel reports it; MTU the
+	// RoCE MTU (ibv_devinfo's active_mtu).
+	Rate unit.BitRate
+	MTU  int
+	GIDs []GID
+	QoS  QoS
 	// Ethtool holds the ethtool -S counters, in mlx5 names.
 	Ethtool []Counter
 	// HWCounters holds the RDMA hw_counters.
@@ -82,7 +85,8 @@ type Param struct {
 	Value      int64
 }
 
-// A Host is one simulated host.
+// A Host is one simulated machine: a GPU server with its NICs, or a host
+// of one NIC (scenario.Machine).
 type Host struct {
 	Name    string
 	Devices []Device
@@ -127,20 +131,27 @@ func Snapshot(tw *scenario.Twin) []Host {
 		qos.Trust = "pcp"
 	}
 	dcqcn := dcqcnOf(s.Host.NIC.DCQCN.Config)
-	hosts := make([]Host, 0, len(tw.NICs))
-	for _, n := range tw.NICs {
-		pt := n.Port()
-		snap := pt.Snapshot()
-		d := Device{Name: "mlx5_0", Port: 1, Netdev: "eth0", Rate: pt.Rate(), QoS: qos, DCQCN: dcqcn,
-			GIDs: gids(scenario.PortMAC(pt), scenario.HostIP(n.HostID()))}
-		for _, c := range snap.Ethtool(net.PFCEnabled, false) {
-			d.Ethtool = append(d.Ethtool, Counter{c.Name, c.Value})
+	var hosts []Host
+	for _, m := range s.Machines() {
+		var h Host
+		for _, i := range m {
+			n := tw.NICs[i]
+			name := s.Machine(i)
+			pt := n.Port()
+			snap := pt.Snapshot()
+			d := Device{Name: name.Device, Port: 1, Netdev: name.Netdev, Rate: name.Rate, MTU: int(s.Host.MTU), QoS: qos, DCQCN: dcqcn,
+				GIDs: gids(scenario.PortMAC(pt), name.IP)}
+			for _, c := range snap.Ethtool(net.PFCEnabled, false) {
+				d.Ethtool = append(d.Ethtool, Counter{c.Name, c.Value})
+			}
+			for _, c := range n.HW.List() {
+				d.HWCounters = append(d.HWCounters, Counter{c.Name, c.Value})
+			}
+			d.PortCounters = portCounters(&snap)
+			h.Name = name.Host
+			h.Devices = append(h.Devices, d)
 		}
-		for _, c := range n.HW.List() {
-			d.HWCounters = append(d.HWCounters, Counter{c.Name, c.Value})
-		}
-		d.PortCounters = portCounters(&snap)
-		hosts = append(hosts, Host{Name: n.Name(), Devices: []Device{d}})
+		hosts = append(hosts, h)
 	}
 	return hosts
 }
