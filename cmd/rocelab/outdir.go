@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,11 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"rocelab/internal/report"
-	"rocelab/internal/scenario"
-	"rocelab/internal/twinfeed"
-	"rocelab/internal/unit"
 )
 
 // manifestName lists the files an earlier 'rocelab run --out' wrote into a
@@ -152,25 +146,4 @@ func someOf(files []string) string {
 		return strings.Join(files, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(files[:3], ", "), len(files)-3)
-}
-
-// writeOut writes a run's --out directory: the run's own files
-// (result.json, summary.txt, CSVs, switch port dumps), then the incident
-// an engineer would gather from its hosts (twinfeed.Incident) and the
-// NCCL_DEBUG=INFO log of its NCCL job, all with the same host and device
-// names as --out-sysfs.
-func writeOut(dir string, res *report.Run, tw *scenario.Twin, end unit.Time) error {
-	if err := res.WriteDir(dir, tw); err != nil {
-		return err
-	}
-	header := fmt.Sprintf("# source: rocelab twin, scenario %q seed %d (simulated, not a real host)\n", tw.Scenario.Name, tw.Scenario.Seed)
-	if err := twinfeed.WriteIncident(dir, twinfeed.Incident(twinfeed.Snapshot(tw), end, header)); err != nil {
-		return err
-	}
-	var log bytes.Buffer
-	log.WriteString(header + "# what: NCCL_DEBUG=INFO output of every rank while the communicator initialises and connects\n")
-	if ok, err := tw.WriteNCCLLog(&log); err != nil || !ok {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "nccl.log"), log.Bytes(), 0o644)
 }

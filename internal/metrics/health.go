@@ -6,8 +6,17 @@ type Target struct {
 	Value  float64 `json:"value"`
 	Target float64 `json:"target"`
 	Pass   bool    `json:"pass"`
-	// Note says why a target fails although its value would pass.
+	// NA says there was nothing to measure (no RoCE traffic ran): the
+	// target neither passes nor fails, and Value means nothing.
+	NA bool `json:"na,omitempty"`
+	// Note says why a target fails although its value would pass, or why
+	// it is not applicable.
 	Note string `json:"note,omitempty"`
+}
+
+// NotApplicable is a target with nothing to measure, and why.
+func NotApplicable(target float64, why string) Target {
+	return Target{Target: target, NA: true, Note: why}
 }
 
 // Health holds the four targets (the seed's table): P99 latency < 10 us,
@@ -38,7 +47,30 @@ func NewHealth(p99us, utilization, loss, pauseRatio float64) Health {
 	}
 }
 
-// Passed reports whether every target passes.
-func (h Health) Passed() bool {
-	return h.P99LatencyUS.Pass && h.BandwidthUtilization.Pass && h.LossRate.Pass && h.PFCPauseRatio.Pass
+// A NamedTarget is one target of a Health under its JSON name.
+type NamedTarget struct {
+	Name string
+	Target
+}
+
+// Targets lists the four targets in the table's order, under their JSON
+// names.
+func (h Health) Targets() []NamedTarget {
+	return []NamedTarget{
+		{"p99_latency_us", h.P99LatencyUS},
+		{"bandwidth_utilization", h.BandwidthUtilization},
+		{"loss_rate", h.LossRate},
+		{"pfc_pause_ratio", h.PFCPauseRatio},
+	}
+}
+
+// Met counts the targets that pass.
+func (h Health) Met() int {
+	n := 0
+	for _, t := range h.Targets() {
+		if t.Pass {
+			n++
+		}
+	}
+	return n
 }

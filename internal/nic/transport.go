@@ -5,6 +5,7 @@ import (
 
 	"rocelab/internal/fabric"
 	"rocelab/internal/packet"
+	"rocelab/internal/roce"
 	"rocelab/internal/sim"
 	"rocelab/internal/unit"
 	"rocelab/internal/workload"
@@ -241,6 +242,11 @@ type ConnInfo struct {
 	LastDelivery unit.Time
 	Failed       bool
 	HasCC        bool
+	// Pending says the requester still holds work it has not completed:
+	// a connection stalled at the end of a run. Unacked counts the data
+	// packets it has sent that no ACK has covered yet.
+	Pending bool
+	Unacked int64
 }
 
 // Conns returns every connection's state, in Connect order.
@@ -252,6 +258,7 @@ func (t *Transport) Conns() []ConnInfo {
 			SrcPort: c.req.srcPort, ReqQPN: c.req.qpn, RespQPN: c.resp.qpn, Tag: c.opts.Tag,
 			FirstSend: c.req.firstPost, Started: c.req.posted, Sent: c.req.sentBytes, Retransmit: c.req.retxBytes, SentPkts: c.req.sentPkts, RetxPkts: c.req.retxPkts,
 			Delivered: c.resp.delivered, LastDelivery: c.resp.lastDeliv, Failed: c.req.failed, HasCC: c.req.cc != nil,
+			Pending: c.req.sqLen > 0 && !c.req.failed, Unacked: int64(roce.PSNDiff(c.req.sndMax, c.req.sndUna)),
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"rocelab/internal/textout"
+	"rocelab/internal/twin"
 )
 
 // Comparison is one scenario run several ways (its variants): each run's
@@ -58,7 +59,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		r := v.Run
 		fmt.Fprintf(&b, "\n== %s: %s\n", v.Name, strings.TrimSpace(v.Description))
 		fmt.Fprintf(&b, "   NIC congestion control %s on priorities %s; simulated %.3f ms, %d events\n",
-			r.Scenario.CC, ints(prioList(r.Scenario.CCPrioMask)), r.Sim.EndUS/1000, r.Sim.Events)
+			r.Scenario.CC, ints(twin.Priorities(r.Scenario.CCPrioMask)), r.Sim.EndUS/1000, r.Sim.Events)
 		if n := r.NCCL; n != nil {
 			for _, l := range strings.Split(strings.TrimRight(n.Comm, "\n"), "\n") {
 				b.WriteString("   " + l + "\n")
@@ -140,10 +141,10 @@ func (c *Comparison) writeHealth(b *strings.Builder) {
 		cell       func(r *Run) string
 	}{
 		{"P99 latency (RoCE)", "< 10 us", func(r *Run) string {
-			return fmt.Sprintf("%.2f us %s", r.Health.P99LatencyUS.Value, passFail(r.Health.P99LatencyUS))
+			return usValue(r.Health.P99LatencyUS) + " " + passFail(r.Health.P99LatencyUS)
 		}},
 		{"bandwidth utilization", "> 90 %", func(r *Run) string {
-			return pct(r.Health.BandwidthUtilization.Value) + " " + passFail(r.Health.BandwidthUtilization)
+			return pctValue(r.Health.BandwidthUtilization) + " " + passFail(r.Health.BandwidthUtilization)
 		}},
 		{"loss of RoCE packets", "= 0", func(r *Run) string { return pct(r.Health.LossRate.Value) + " " + passFail(r.Health.LossRate) }},
 		{"PFC pause time (worst port)", "< 0.1 %", func(r *Run) string {

@@ -6,15 +6,15 @@ import (
 	"os"
 	"path/filepath"
 
-	"rocelab/internal/scenario"
 	"rocelab/internal/textout"
 	"rocelab/internal/unit"
 )
 
 // WriteDir writes the run into dir: result.json, summary.txt, flows.csv,
-// queues.csv, and the switches' files (WriteSwitches); the hosts' files are
-// twinfeed.Incident's.
-func (r *Run) WriteDir(dir string, tw *scenario.Twin) error {
+// queues.csv, the NCCL job's NCCL_DEBUG=INFO log (nccl.log) and the
+// switches' files (writeSwitches), which the doctor reads like a real
+// incident; the hosts' files are twinfeed.Incident's.
+func (r *Run) WriteDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -50,7 +50,18 @@ func (r *Run) WriteDir(dir string, tw *scenario.Twin) error {
 	if err != nil {
 		return err
 	}
-	return r.writeSwitches(dir, tw)
+	if r.obs.NCCLLog != "" {
+		err := textout.WriteFile(filepath.Join(dir, "nccl.log"), func(w io.Writer) error {
+			fmt.Fprintf(w, "# source: rocelab twin, scenario %q seed %d (simulated, not a real host)\n", r.Scenario.Name, r.Scenario.Seed)
+			fmt.Fprintln(w, "# what: NCCL_DEBUG=INFO output of every rank while the communicator initialises and connects")
+			_, err := io.WriteString(w, r.obs.NCCLLog)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return r.writeSwitches(dir)
 }
 
 // WriteTimeLine writes the time a counter dump is taken in the form

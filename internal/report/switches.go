@@ -7,9 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"rocelab/internal/fabric"
-	"rocelab/internal/scenario"
 	"rocelab/internal/textout"
+	"rocelab/internal/twin"
 	"rocelab/internal/unit"
 )
 
@@ -21,52 +20,38 @@ import (
 // named by its machine and netdev as the hosts' own files name them, and
 // its WRED/ECN profile as `ecnconfig -l` prints it. The port names are the
 // twin's (NODE-pN), the same in every file.
-func (r *Run) writeSwitches(dir string, tw *scenario.Twin) error {
-	net := tw.Net
+func (r *Run) writeSwitches(dir string) error {
+	o := r.obs
 	for _, d := range []string{"ethtool", "switch"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			return err
 		}
 	}
-	node := map[fabric.Node]int{}
-	for i, n := range tw.Nodes {
-		node[n] = i
+	hostOf := map[string]*twin.NIC{}
+	for i := range o.NICs {
+		hostOf[o.Ports[o.NICs[i].Port].Name] = &o.NICs[i]
 	}
-	rates := map[[2]int]unit.BitRate{}
-	for _, l := range tw.Scenario.Topo.Links {
-		rates[[2]int{l.A, l.PA}], rates[[2]int{l.B, l.PB}] = l.Rate, l.Rate
-	}
-	peerOf := func(pt *fabric.Port) (device, port string) {
-		p := pt.Peer()
-		if h, ok := p.Node().(interface{ HostID() int32 }); ok {
-			m := tw.Scenario.Machine(int(h.HostID()))
-			return m.Host, m.Netdev
-		}
-		return p.Node().Name(), portFile(p)
-	}
-	bySwitch := map[string][]*fabric.Port{}
+	bySwitch := map[string][]*twin.Port{}
 	var order []string
-	for _, pt := range net.Ports {
-		sw, isSwitch := pt.Node().(*fabric.Switch)
-		if !isSwitch {
+	for i := range o.Ports {
+		pt := &o.Ports[i]
+		if !pt.Switch || pt.Counters == nil {
 			continue
 		}
-		if _, ok := bySwitch[sw.Name()]; !ok {
-			order = append(order, sw.Name())
+		sw, _, _ := strings.Cut(pt.Name, "/")
+		if _, ok := bySwitch[sw]; !ok {
+			order = append(order, sw)
 		}
-		bySwitch[sw.Name()] = append(bySwitch[sw.Name()], pt)
-		rate := rates[[2]int{node[pt.Node()], pt.Index()}]
-		err := textout.WriteFile(filepath.Join(dir, "ethtool", portFile(pt)+".txt"), func(w io.Writer) error {
+		bySwitch[sw] = append(bySwitch[sw], pt)
+		file := portFile(pt.Name)
+		err := textout.WriteFile(filepath.Join(dir, "ethtool", file+".txt"), func(w io.Writer) error {
 			fmt.Fprintf(w, "# source: rocelab twin, scenario %q seed %d (simulated, not a real host)\n", r.Scenario.Name, r.Scenario.Seed)
-			fmt.Fprintf(w, "# what: switch port %s (peer %s): its speed, then its counters under mlx5 names at the start and at the end of the run (simulated time)\n", pt.Name(), pt.Peer().Name())
-			fmt.Fprintf(w, "$ ethtool %s\nSettings for %s:\n\tSpeed: %dMb/s\n\tDuplex: Full\n\tLink detected: yes\n", portFile(pt), portFile(pt), int64(rate.Gbps()*1000))
-			snap := pt.Snapshot()
-			cs := snap.Ethtool(net.PFCEnabled, true)
-			for _, at := range []unit.Time{0, r.end} {
+			fmt.Fprintf(w, "# what: switch port %s (peer %s): its speed, then its counters under mlx5 names at the start and at the end of the run (simulated time)\n", pt.Name, pt.Peer)
+			fmt.Fprintf(w, "$ ethtool %s\nSettings for %s:\n\tSpeed: %dMb/s\n\tDuplex: Full\n\tLink detected: yes\n", file, file, int64(pt.LineRate.Gbps()*1000))
+			for _, at := range []unit.Time{0, o.Sim.End} {
 				WriteTimeLine(w, at)
-				fmt.Fprintf(w, "$ ethtool -S %s\n", portFile(pt))
-				fmt.Fprintln(w, "NIC statistics:")
-				for _, c := range cs {
+				fmt.Fprintf(w, "$ ethtool -S %s\nNIC statistics:\n", file)
+				for _, c := range pt.Counters {
 					v := c.Value
 					if at == 0 {
 						v = 0
@@ -89,15 +74,15 @@ func (r *Run) writeSwitches(dir string, tw *scenario.Twin) error {
 			fmt.Fprintf(w, row, "LocalPort", "RemoteDevice", "RemotePortID", "Capability", "RemotePortDescr")
 			fmt.Fprintf(w, row, strings.Repeat("-", 14), strings.Repeat("-", 16), strings.Repeat("-", 16), strings.Repeat("-", 12), strings.Repeat("-", 16))
 			for _, pt := range bySwitch[sw] {
-				dev, port := peerOf(pt)
-				capab := "BR"
-				if _, isSwitch := pt.Peer().Node().(*fabric.Switch); !isSwitch {
-					capab = "O"
+				dev, _, _ := strings.Cut(pt.Peer, "/")
+				port, capab := portFile(pt.Peer), "BR"
+				if n, ok := hostOf[pt.Peer]; ok {
+					dev, port, capab = n.Machine, n.Netdev, "O"
 				}
-				fmt.Fprintf(w, row, portFile(pt), dev, port, capab, port)
+				fmt.Fprintf(w, row, portFile(pt.Name), dev, port, capab, port)
 			}
 			fmt.Fprintf(w, "%s\nTotal entries displayed:  %d\n", strings.Repeat("-", 50), len(bySwitch[sw]))
-			writeECNProfile(w, sw, tw.Scenario.Switch.ECN)
+			writeECNProfile(w, sw, o.Config.ECN)
 			return nil
 		})
 		if err != nil {
@@ -107,13 +92,10 @@ func (r *Run) writeSwitches(dir string, tw *scenario.Twin) error {
 	return nil
 }
 
-// portFile names a port in a file name and in its dumps: NODE-pN.
-func portFile(pt *fabric.Port) string { return strings.ReplaceAll(pt.Name(), "/", "-") }
-
 // writeECNProfile writes the switches' RED/ECN settings of the lossless
 // queue as SONiC's `ecnconfig -l` prints a profile.
-func writeECNProfile(w io.Writer, sw string, e scenario.ECNSpec) {
-	if !e.Enabled {
+func writeECNProfile(w io.Writer, sw string, e *twin.ECNProfile) {
+	if e == nil {
 		return
 	}
 	rows := [][2]string{
@@ -127,3 +109,6 @@ func writeECNProfile(w io.Writer, sw string, e scenario.ECNSpec) {
 	}
 	fmt.Fprintf(w, "%s  %s\n", strings.Repeat("-", 23), strings.Repeat("-", 7))
 }
+
+// portFile names a port in a file name and in its dumps: NODE-pN.
+func portFile(name string) string { return strings.ReplaceAll(name, "/", "-") }

@@ -8,6 +8,7 @@ import (
 
 	"rocelab/internal/metrics"
 	"rocelab/internal/textout"
+	"rocelab/internal/twin"
 )
 
 // WriteJSON writes the run as indented JSON.
@@ -44,18 +45,15 @@ func (r *Run) WriteText(w io.Writer) error {
 	if !s.RoCELossless {
 		protected = "NOT lossless"
 	}
-	fmt.Fprintf(&b, "RoCE on switch priority %s (%s); NIC congestion control %s on priorities %s\n", ints(s.RoCEPriorities), protected, s.CC, ints(prioList(s.CCPrioMask)))
-	state := "all flows completed"
-	if !r.Sim.Completed {
-		state = "time limit reached before all flows completed"
-	}
+	fmt.Fprintf(&b, "RoCE on switch priority %s (%s); NIC congestion control %s on priorities %s\n", ints(s.RoCEPriorities), protected, s.CC, ints(twin.Priorities(s.CCPrioMask)))
+	state := r.outcome()
 	fmt.Fprintf(&b, "simulated %.3f us, %d events; %s\n", r.Sim.EndUS, r.Sim.Events, state)
 
 	b.WriteString("\nHealth targets\n")
 	h := r.Health
 	tbl := &textout.Table{Head: []string{"target", "value", "goal", ""}}
-	tbl.Add("P99 latency (RoCE)", fmt.Sprintf("%.2f us", h.P99LatencyUS.Value), "< 10 us", passFail(h.P99LatencyUS))
-	tbl.Add("bandwidth utilization", pct(h.BandwidthUtilization.Value), "> 90 %", passFail(h.BandwidthUtilization))
+	tbl.Add("P99 latency (RoCE)", usValue(h.P99LatencyUS), "< 10 us", passFail(h.P99LatencyUS))
+	tbl.Add("bandwidth utilization", pctValue(h.BandwidthUtilization), "> 90 %", passFail(h.BandwidthUtilization))
 	tbl.Add("loss of RoCE packets", pct(h.LossRate.Value), "= 0", passFail(h.LossRate))
 	tbl.Add("PFC pause time (worst port)", pct(h.PFCPauseRatio.Value), "< 0.1 %", passFail(h.PFCPauseRatio))
 	tbl.Write(&b)
@@ -198,8 +196,62 @@ func writeBusy(b *strings.Builder, rows []busyRow, title string, head ...string)
 	tbl.Write(b)
 }
 
+// outcome says how the run ended: whether the time limit cut it, and how
+// many flows completed, failed, were cancelled or still ran.
+func (r *Run) outcome() string {
+	var ok, running, cancelled, notStarted int
+	failed := map[string]int{}
+	var statuses []string
+	for _, f := range r.Flows {
+		switch f.Status {
+		case "ok":
+			ok++
+		case "running":
+			running++
+		case "cancelled":
+			cancelled++
+		case "not started":
+			notStarted++
+		default:
+			if failed[f.Status] == 0 {
+				statuses = append(statuses, f.Status)
+			}
+			failed[f.Status]++
+		}
+	}
+	limit := "every workload finished"
+	if !r.Sim.Completed {
+		limit = "time limit reached"
+	}
+	n := len(r.Flows)
+	if n == 0 {
+		return limit
+	}
+	switch {
+	case ok == n && n == 1:
+		return limit + "; the flow completed"
+	case ok == n:
+		return fmt.Sprintf("%s; all %d flows completed", limit, n)
+	}
+	parts := []string{fmt.Sprintf("%d of %d flows completed", ok, n)}
+	for _, st := range statuses {
+		parts = append(parts, fmt.Sprintf("%d failed (%s)", failed[st], st))
+	}
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{cancelled, "cancelled"}, {running, "still running"}, {notStarted, "not started"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	return limit + "; " + strings.Join(parts, ", ")
+}
+
 func passFail(t metrics.Target) string {
 	switch {
+	case t.NA:
+		return "(" + t.Note + ")"
 	case t.Pass:
 		return "PASS"
 	case t.Note != "":
@@ -217,6 +269,22 @@ func sum(m map[string]int64) int64 {
 }
 
 func pct(f float64) string { return fmt.Sprintf("%.3f %%", 100*f) }
+
+// usValue and pctValue print a target's value, n/a when there was nothing
+// to measure.
+func usValue(t metrics.Target) string {
+	if t.NA {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f us", t.Value)
+}
+
+func pctValue(t metrics.Target) string {
+	if t.NA {
+		return "n/a"
+	}
+	return pct(t.Value)
+}
 func f2(f float64) string  { return fmt.Sprintf("%.2f", f) }
 
 func ints(xs []int) string {

@@ -13,7 +13,8 @@ import (
 	"rocelab/internal/workload"
 )
 
-// Twin is an assembled, runnable scenario.
+// Twin is an assembled, runnable scenario: the packet engine, a
+// twin.Engine.
 type Twin struct {
 	Scenario *Scenario
 	// Flows are the scenario's flows expanded with its seed, indexed like
@@ -21,8 +22,9 @@ type Twin struct {
 	Flows []FlowSpec
 	Net   *fabric.Network
 	NICs  []*nic.NIC
-	// Transport carries the workloads over the NICs.
-	Transport *nic.Transport
+	// Transport carries the workloads over the NICs; through it the twin
+	// is the workloads' workload.Transport.
+	*nic.Transport
 	// Traffic is the workload of the scenario's flows.
 	Traffic *workload.Flows
 	// Nodes maps topology node index to the fabric node.
@@ -271,10 +273,12 @@ func (c *conv) checkBuffer(s *Scenario, r *rawSwitch) {
 // RoCEPriorities returns the priorities the switches queue the RoCE data of
 // every connection on (bit p = priority p), and whether PFC protects all
 // of them.
-func (tw *Twin) RoCEPriorities() (uint8, bool) {
+func (tw *Twin) RoCEPriorities() (uint8, bool) { return tw.rocePriorities(tw.Transport.Conns()) }
+
+func (tw *Twin) rocePriorities(conns []nic.ConnInfo) (uint8, bool) {
 	sw := fabric.Classifier{Trust: tw.Scenario.Switch.Trust, DSCPToPrio: tw.Scenario.Switch.DSCPToPrio}
 	var m uint8
-	for _, c := range tw.Transport.Conns() {
+	for _, c := range conns {
 		if c.Class == packet.ClassRoCE {
 			m |= 1 << sw.Priority(c.DSCP, c.Priority, tw.Scenario.Host.VLAN)
 		}

@@ -397,6 +397,7 @@ func (s *Scenario) OverrideNCCLTests(cmd string) error {
 			return fmt.Errorf("-g %d -t %d asks for more GPUs per server than the %d the servers have", o.NGpus, o.NThreads, w.System.Server.GPUs)
 		}
 		w.Tests = &o
+		sc.Digest = digest(sc.Digest, "nccl-tests", cmd)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"rocelab/internal/collective"
 	"rocelab/internal/nccltests"
+	"rocelab/internal/twin"
 )
 
 // TestGPT3Refused: a 2048-GPU training job (GPT-3 175B, TP 8 PP 16 DP
@@ -28,7 +29,7 @@ func TestGPT3Refused(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := s.Estimate()
-	err = e.Check(Limits{Events: 5_000_000_000, Memory: 64 << 30})
+	err = e.Check(twin.Limits{Events: 5_000_000_000, Memory: 64 << 30})
 	if err == nil || !strings.Contains(err.Error(), "scenario too large") || !strings.Contains(err.Error(), "wall time") || !strings.Contains(err.Error(), "of memory") {
 		t.Fatalf("estimate %+v: %v", e, err)
 	}

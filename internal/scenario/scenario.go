@@ -47,6 +47,9 @@ type Scenario struct {
 	// with its overrides applied; Variant names the one this is.
 	Variants []*Scenario
 	Variant  string
+	// Digest identifies the source the scenario was loaded from and the
+	// overrides applied since (Job's Key adds the variant and seed).
+	Digest string
 
 	// Where maps each key path given in the file ("switch.ecn.kmin",
 	// "switch.pfc.priorities[0]") to the position of its value, so that
@@ -182,6 +185,10 @@ func load(name string, data []byte, description bool) (*Scenario, error) {
 		if s.Variants, err = loadVariants(name, data, raw.Variants, description); err != nil {
 			return nil, err
 		}
+	}
+	s.Digest = digest(string(data))
+	for _, v := range s.Variants {
+		v.Digest = s.Digest
 	}
 	return s, nil
 }

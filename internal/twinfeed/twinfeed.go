@@ -3,29 +3,25 @@
 // an RDMA device port with its counters by name, and writes such a host as
 // the sysfs-shaped tree the exporter reads from a real host.
 //
-// The one function the exporter side calls is Feed.Advance. Each host's
-// RDMA NIC gives its port counters (the mlx5 ethtool -S names of
-// fabric.Counters.Ethtool, pauses still in effect counted up to the
-// snapshot), the IB port counters derived from them, its hw_counters
-// (np_cnp_sent, out_of_sequence, ...) and its DCQCN settings.
+// The one function the exporter side calls is Feed.Advance. The counters
+// come from the run's twin.Observation only: each host NIC's port counters
+// (mlx5 ethtool -S names, pauses still in effect counted up to the
+// snapshot), its IB port counters and its hw_counters (np_cnp_sent,
+// out_of_sequence, ...); its QoS and DCQCN settings come from the
+// scenario.
 package twinfeed
 
 import (
 	"fmt"
 	"net/netip"
 
-	"rocelab/internal/cc"
-	"rocelab/internal/counters"
-	"rocelab/internal/fabric"
 	"rocelab/internal/scenario"
+	"rocelab/internal/twin"
 	"rocelab/internal/unit"
 )
 
 // A Counter is one named counter value.
-type Counter struct {
-	Name  string
-	Value int64
-}
+type Counter = twin.Counter
 
 // A GID is one GID table entry.
 type GID struct {
@@ -48,7 +44,7 @@ type QoS struct {
 // A Device is one simulated RDMA device port and its netdev.
 type Device struct {
 	// Name is the RDMA device (mlx5_0), Port its port number (1), Netdev
-	// the interface behind it (eth0), as scenario.Machine names them.
+	// the interface behind it (eth0), as twin.NIC names them.
 	Name   string
 	Port   int
 	Netdev string
@@ -86,7 +82,7 @@ type Param struct {
 }
 
 // A Host is one simulated machine: a GPU server with its NICs, or a host
-// of one NIC (scenario.Machine).
+// of one NIC.
 type Host struct {
 	Name    string
 	Devices []Device
@@ -94,105 +90,62 @@ type Host struct {
 
 // A Feed is one run of a scenario's twin, advanced step by step.
 type Feed struct {
-	tw *scenario.Twin
+	s *scenario.Scenario
+	e twin.Engine
 }
 
-// New builds the twin of s.
-func New(s *scenario.Scenario) (*Feed, error) {
-	tw, err := scenario.Build(s)
+// New builds the twin of s through the pipeline (estimate, limits,
+// build).
+func New(s *scenario.Scenario, c twin.Config) (*Feed, error) {
+	j := s.Job()
+	e, _, err := twin.Start(&j, &c)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.File, err)
+		return nil, fmt.Errorf("%s: %w", j.Label(), err)
 	}
-	return &Feed{tw: tw}, nil
+	return &Feed{s: s, e: e}, nil
 }
 
 // Duration is the scenario's simulated duration.
-func (f *Feed) Duration() unit.Time { return f.tw.Scenario.Duration }
+func (f *Feed) Duration() unit.Time { return f.s.Duration }
 
-// Now is the simulated time the twin has reached.
-func (f *Feed) Now() unit.Time { return f.tw.Net.Sched.Now() }
-
-// Advance runs the twin's events up to simulated time t (a t in the past
-// runs nothing) and returns every host with its counters at that time.
+// Advance runs the twin up to simulated time t (a t in the past runs
+// nothing) and returns every host with its counters at that time.
 // Observing changes nothing: a run advanced in steps ends as one run does.
 func (f *Feed) Advance(t unit.Time) []Host {
-	if t > f.tw.Net.Sched.Now() {
-		f.tw.Net.Sched.RunUntil(t)
+	if t > f.e.Now() {
+		f.e.RunUntil(t)
 	}
-	return Snapshot(f.tw)
+	o := f.e.Observe()
+	return Hosts(&o)
 }
 
-// Snapshot returns every host of tw with its counters as they stand.
-func Snapshot(tw *scenario.Twin) []Host {
-	net := tw.Net
-	s := tw.Scenario
-	qos := QoS{Trust: "dscp", PFC: net.PFCEnabled, DSCP: s.Host.DSCPToPrio}
-	if s.Host.Trust == fabric.TrustPCP {
-		qos.Trust = "pcp"
+// Hosts returns every machine of an observation with its NICs' counters
+// and configuration: a GPU server with its NICs, or a host of one NIC
+// (twin.NIC's Machine, Device and Netdev), in order of first appearance.
+func Hosts(o *twin.Observation) []Host {
+	c := &o.Config
+	qos := QoS{Trust: c.Trust, PFC: c.PFC, DSCP: c.DSCP}
+	dcqcn := DCQCN{Enabled: c.CCEnabled}
+	for _, p := range c.DCQCN {
+		dcqcn.Params = append(dcqcn.Params, Param{p.Role, p.Name, p.Value})
 	}
-	dcqcn := dcqcnOf(s.Host.NIC.DCQCN.Config)
 	var hosts []Host
-	for _, m := range s.Machines() {
-		var h Host
-		for _, i := range m {
-			n := tw.NICs[i]
-			name := s.Machine(i)
-			pt := n.Port()
-			snap := pt.Snapshot()
-			d := Device{Name: name.Device, Port: 1, Netdev: name.Netdev, Rate: name.Rate, MTU: int(s.Host.MTU), QoS: qos, DCQCN: dcqcn,
-				GIDs: gids(scenario.PortMAC(pt), name.IP)}
-			for _, c := range snap.Ethtool(net.PFCEnabled, false) {
-				d.Ethtool = append(d.Ethtool, Counter{c.Name, c.Value})
-			}
-			for _, c := range n.HW.List() {
-				d.HWCounters = append(d.HWCounters, Counter{c.Name, c.Value})
-			}
-			d.PortCounters = portCounters(&snap)
-			h.Name = name.Host
-			h.Devices = append(h.Devices, d)
+	at := map[string]int{}
+	for _, n := range o.NICs {
+		ip, _ := netip.ParseAddr(n.IP)
+		d := Device{Name: n.Device, Port: 1, Netdev: n.Netdev, Rate: o.Ports[n.Port].LineRate, MTU: n.MTU, QoS: qos, DCQCN: dcqcn,
+			GIDs:       gids(scenario.MAC(n.Port), ip),
+			Ethtool:    append([]Counter(nil), o.Ports[n.Port].Counters...),
+			HWCounters: append([]Counter(nil), n.HW...), PortCounters: append([]Counter(nil), n.IB...)}
+		k, ok := at[n.Machine]
+		if !ok {
+			k = len(hosts)
+			at[n.Machine] = k
+			hosts = append(hosts, Host{Name: n.Machine})
 		}
-		hosts = append(hosts, h)
+		hosts[k].Devices = append(hosts[k].Devices, d)
 	}
 	return hosts
-}
-
-// dcqcnOf is the DCQCN settings of a configuration (nil: congestion
-// control off, every priority disabled). Knobs that are not mlx5's, and
-// the priority mask, which is an mlxconfig setting, get no file.
-func dcqcnOf(c *cc.DCQCNConfig) DCQCN {
-	if c == nil {
-		return DCQCN{}
-	}
-	d := DCQCN{}
-	for p := 0; p < 8; p++ {
-		if c.Enabled(p) {
-			d.Enabled |= 1 << p
-		}
-	}
-	for _, k := range cc.Knobs() {
-		if k.Extension || (k.Point != "np" && k.Point != "rp") {
-			continue
-		}
-		if v, err := c.Get(k.Name); err == nil {
-			d.Params = append(d.Params, Param{k.Point, k.Name, v})
-		}
-	}
-	return d
-}
-
-// portCounters derives the IB port counters of a NIC's port from its
-// physical-port counters: all of the port's traffic is RoCE.
-func portCounters(c *fabric.Counters) []Counter {
-	t := counters.Default()
-	name := func(cn counters.Concept, d counters.Dir) string {
-		return t.Name(counters.MLX5, counters.PortCounters, cn, d, 0)
-	}
-	return []Counter{
-		{name(counters.PortXmitData, counters.TX), c.TxPhyBytes / 4},
-		{name(counters.PortRcvData, counters.RX), c.RxPhyBytes / 4},
-		{name(counters.PortXmitPackets, counters.TX), c.TxPhyPackets},
-		{name(counters.PortRcvPackets, counters.RX), c.RxPhyPackets},
-	}
 }
 
 // gids is the standard bare-metal GID table: 0/1 the link-local address

@@ -1,0 +1,302 @@
+package twin
+
+import (
+	"rocelab/internal/metrics"
+	"rocelab/internal/unit"
+)
+
+// An Observation is everything a run shows, as plain data: what ran, the
+// health targets, totals, flows, counters, histograms, sampled series and
+// the NCCL tables. Engines fill it; reports, the exporter's twin feed,
+// --fail-on and tune read only it.
+//
+// Rules that hold for every engine:
+//   - A field the engine does not model is absent (nil), not zero, and
+//     named in Engine.NotModelled; an empty list means "modelled, none".
+//   - Counters carry the names of internal/counters (mlx5 ethtool -S,
+//     hw_counters and port counters), zeros included, in the order the
+//     driver prints them.
+//   - It is a snapshot: it shares no memory with the engine, so the engine
+//     may run on after Observe.
+//   - It is exact: times are integer picoseconds, counts integers,
+//     histograms whole. A partitioned engine builds it by merging its
+//     parts (Merge), and it survives a JSON round trip unchanged, so shards
+//     of a sweep merge into the unsharded output byte for byte.
+type Observation struct {
+	Engine   EngineInfo `json:"engine"`
+	Scenario Setup      `json:"scenario"`
+	Sim      Sim        `json:"sim"`
+	// Health is graded from Basis (Grade).
+	Health metrics.Health `json:"health"`
+	Basis  HealthBasis    `json:"health_basis"`
+	Totals *Totals        `json:"totals"`
+	Flows  []Flow         `json:"flows"`
+	// Latency is the one-way latency of delivered data packets, per
+	// priority that carried any.
+	Latency []PrioLatency `json:"latency"`
+	// Ports are every port, by port id (switch ports and host NIC ports).
+	Ports []Port `json:"ports"`
+	// NICs are the host NICs, by host index.
+	NICs []NIC `json:"nics"`
+	// Queues are the switch egress queues that ever held data, by port id
+	// and priority.
+	Queues []Queue `json:"queues"`
+	// QPs are the sampled congestion-control state of rate-limited queue
+	// pairs, by host and connection.
+	QPs []QPSeries `json:"qps"`
+	// Uplinks are the bytes routed over each uplink, by tier and port.
+	Uplinks []Uplink `json:"uplinks"`
+	NCCL    *NCCL    `json:"nccl"`
+	// Config is the configuration the hosts and switches show an engineer
+	// (mlnx_qos, DCQCN sysfs, ecnconfig); NCCLLog the NCCL_DEBUG=INFO
+	// output of the NCCL job's ranks, "" without one. With the counters
+	// they are the incident --out writes.
+	Config  Setting `json:"config"`
+	NCCLLog string  `json:"nccl_log,omitempty"`
+}
+
+// Setting is the QoS, congestion-control and ECN configuration of the
+// twin's hosts and switches, alike on every host and every switch.
+type Setting struct {
+	// Trust is the hosts' priority trust ("dscp" or "pcp"), PFC the
+	// priorities with PFC enabled (bit p = priority p), DSCP each DSCP's
+	// priority.
+	Trust string    `json:"trust"`
+	PFC   uint8     `json:"pfc"`
+	DSCP  [64]uint8 `json:"dscp_to_priority"`
+	// CCEnabled is the set of priorities DCQCN acts on, DCQCN its knobs by
+	// mlx5 name; both empty with congestion control off.
+	CCEnabled uint8   `json:"cc_enabled"`
+	DCQCN     []Param `json:"dcqcn"`
+	// ECN is the switches' RED/ECN profile of the lossless queue, nil when
+	// they do not mark.
+	ECN *ECNProfile `json:"ecn"`
+}
+
+// A Param is one DCQCN knob: its role ("np", "rp"), mlx5 name and value.
+type Param struct {
+	Role  string `json:"role"`
+	Name  string `json:"name"`
+	Value int64  `json:"value"`
+}
+
+// ECNProfile is a WRED/ECN profile: marking from Kmin, rising to Pmax at
+// Kmax.
+type ECNProfile struct {
+	Kmin unit.Bytes `json:"kmin"`
+	Kmax unit.Bytes `json:"kmax"`
+	Pmax float64    `json:"pmax"`
+}
+
+// EngineInfo names the engine that ran, why it was chosen, and what it
+// does not model.
+type EngineInfo struct {
+	Name string `json:"name"`
+	// Reason says why the pipeline chose this engine.
+	Reason string `json:"reason"`
+	// NotModelled lists the phenomena the engine leaves out, in words an
+	// engineer reads ("PFC pause spreading", "per-packet latency").
+	NotModelled []string `json:"not_modelled"`
+}
+
+// Setup describes what ran: the scenario and the configuration its
+// results depend on.
+type Setup struct {
+	Name             string  `json:"name"`
+	File             string  `json:"file"`
+	Seed             uint64  `json:"seed"`
+	Topology         string  `json:"topology"`
+	Hosts            int     `json:"hosts"`
+	Switches         int     `json:"switches"`
+	Links            int     `json:"links"`
+	Oversubscription float64 `json:"oversubscription,omitempty"`
+	// Servers is set when hosts are NICs of GPU servers.
+	Servers       *Servers `json:"servers,omitempty"`
+	MTU           int32    `json:"mtu"`
+	PFC           bool     `json:"pfc"`
+	LosslessPrios []int    `json:"lossless_priorities"`
+	HeadroomBytes []int64  `json:"headroom_bytes"`
+	// CC is the NIC congestion control ("dcqcn (preset)", or "none") and
+	// CCPrioMask the priorities it acts on (ROCE_CC_PRIO_MASK).
+	CC         string `json:"cc"`
+	CCPrioMask uint8  `json:"cc_prio_mask"`
+	// RoCEPriorities are the priorities the switches queue the RoCE data
+	// on, and RoCELossless whether PFC protects all of them.
+	RoCEPriorities []int `json:"roce_priorities"`
+	RoCELossless   bool  `json:"roce_lossless"`
+}
+
+// Servers describes the GPU servers the hosts belong to.
+type Servers struct {
+	Count         int  `json:"count"`
+	GPUs          int  `json:"gpus_per_server"`
+	NICs          int  `json:"nics_per_server"`
+	RailOptimized bool `json:"rail_optimized"`
+}
+
+// Sim is about the run itself.
+type Sim struct {
+	// End is the simulated time the run reached.
+	End unit.Time `json:"end"`
+	// Completed says whether every workload finished before the time
+	// limit.
+	Completed bool `json:"completed"`
+	// Events counts the engine's work (Engine.Events).
+	Events uint64 `json:"events"`
+}
+
+// Data counts data packets and their RDMA payload bytes.
+type Data struct {
+	Packets int64 `json:"packets"`
+	Bytes   int64 `json:"bytes"`
+}
+
+// Totals are network-wide sums. For data, conservation holds exactly:
+// sent + retransmitted = delivered + dropped + discarded + in_flight.
+type Totals struct {
+	Sent          Data `json:"sent"`
+	Retransmitted Data `json:"retransmitted"`
+	Delivered     Data `json:"delivered"`
+	Dropped       Data `json:"dropped"`
+	// Discarded are data packets their responder received but did not
+	// accept: out of sequence after a loss, or duplicates.
+	Discarded Data `json:"discarded"`
+	InFlight  Data `json:"in_flight"`
+	// Frames counts frames hosts and PFC senders put on the wire, by kind
+	// (data, ack, cnp, pause); FramesDropped those dropped.
+	Frames        map[string]int64 `json:"frames"`
+	FramesDropped map[string]int64 `json:"frames_dropped"`
+	DropsByReason map[string]int64 `json:"drops_by_reason"`
+	PauseFrames   int64            `json:"pause_frames"`
+	ECNMarked     int64            `json:"ecn_marked"`
+}
+
+// Flow is one flow's outcome. FCT is the time from its start to the
+// requester's completion (the ACK of its last packet), nil when it did
+// not complete; goodput is then measured up to its last delivered byte.
+type Flow struct {
+	ID            int32    `json:"id"`
+	Name          string   `json:"name"`
+	Src           string   `json:"src"`
+	Dst           string   `json:"dst"`
+	Bytes         int64    `json:"bytes"`
+	Priority      uint8    `json:"priority"`
+	StartUS       float64  `json:"start_us"`
+	FCTUS         *float64 `json:"fct_us"`
+	GoodputGbps   float64  `json:"goodput_gbps"`
+	Delivered     int64    `json:"delivered"`
+	Retransmitted int64    `json:"retransmitted"`
+	// Status is "ok", "running", "not started", "cancelled", or the
+	// ibv_wc_status of a failed completion.
+	Status string `json:"status"`
+}
+
+// PrioLatency is one priority's latency histogram, in nanoseconds.
+type PrioLatency struct {
+	Priority int               `json:"priority"`
+	Hist     metrics.Histogram `json:"hist"`
+}
+
+// A Counter is one named counter value.
+type Counter struct {
+	Name  string `json:"name"`
+	Value int64  `json:"value"`
+}
+
+// Port is one port's counters under mlx5 ethtool -S names, zeros
+// included, in ethtool's order.
+type Port struct {
+	Name   string `json:"name"`
+	Peer   string `json:"peer"`
+	Switch bool   `json:"switch"`
+	// LineRate is the port's nominal speed, as ethtool reports it.
+	LineRate unit.BitRate `json:"line_rate"`
+	// Counters is nil when the engine does not model per-port counters.
+	Counters []Counter `json:"counters"`
+}
+
+// NIC is one host NIC.
+type NIC struct {
+	Name string `json:"name"`
+	// Port is the NIC's port: its index in Observation.Ports.
+	Port int          `json:"port"`
+	Rate unit.BitRate `json:"rate"`
+	// Machine, Device and Netdev name the NIC as its host shows it: the
+	// hostname (a GPU server's, or the host's own), the RDMA device and
+	// the netdev; IP is its address and MTU its RoCE MTU.
+	Machine string `json:"machine"`
+	Device  string `json:"device"`
+	Netdev  string `json:"netdev"`
+	IP      string `json:"ip"`
+	MTU     int    `json:"mtu"`
+	// HW are the RDMA hw_counters, and IB the IB port counters
+	// (counters/: port_*_data in 4-byte words), zeros included.
+	HW []Counter `json:"hw_counters"`
+	IB []Counter `json:"port_counters"`
+}
+
+// Queue is one switch egress queue: its exact peak and sampled depth in
+// bytes.
+type Queue struct {
+	Port     string         `json:"port"`
+	Priority int            `json:"priority"`
+	MaxBytes int64          `json:"max_bytes"`
+	Depth    metrics.Points `json:"depth"`
+}
+
+// QPSeries is one rate-limited queue pair's DCQCN state over time: its
+// rate in Gb/s and α.
+type QPSeries struct {
+	Host     string         `json:"host"`
+	Flow     string         `json:"flow"`
+	RateGbps metrics.Points `json:"rate_gbps"`
+	Alpha    metrics.Points `json:"alpha"`
+}
+
+// Uplink is the bytes routed over one uplink: from a switch of Level
+// (1 = leaf or edge) toward the next tier.
+type Uplink struct {
+	Level int    `json:"level"`
+	Tier  string `json:"tier"`
+	Port  string `json:"port"`
+	Bytes int64  `json:"bytes"`
+}
+
+// NCCL is the outcome of a scenario's NCCL workload.
+type NCCL struct {
+	// Comm describes the communicator: transport, NICs, GDR, channels.
+	Comm string `json:"comm"`
+	// Tests is the nccl-tests output, as nccl-tests prints it.
+	Tests      string          `json:"nccl_tests,omitempty"`
+	Rows       []TestsRow      `json:"rows,omitempty"`
+	AvgBusBW   float64         `json:"avg_busbw_gbps,omitempty"`
+	Training   *TrainingResult `json:"training,omitempty"`
+	Err        string          `json:"error,omitempty"`
+	Background string          `json:"background,omitempty"`
+	Completed  bool            `json:"completed"`
+}
+
+// TestsRow is one size of the nccl-tests table.
+type TestsRow struct {
+	Bytes     int64   `json:"bytes"`
+	Algo      string  `json:"algo"`
+	OutTimeUS float64 `json:"out_time_us"`
+	OutBusBW  float64 `json:"out_busbw_gbps"`
+	InTimeUS  float64 `json:"in_time_us"`
+	InBusBW   float64 `json:"in_busbw_gbps"`
+}
+
+// TrainingResult is a training run's per-iteration times.
+type TrainingResult struct {
+	Iterations    int     `json:"iterations"`
+	IterationUS   float64 `json:"iteration_us"`
+	ComputeUS     float64 `json:"compute_us"`
+	TPUS          float64 `json:"tp_allreduce_us"`
+	CommUS        float64 `json:"communication_us"`
+	PPTransferUS  float64 `json:"pp_transfer_us"`
+	DPAllReduceUS float64 `json:"dp_allreduce_us"`
+	Summary       string  `json:"summary"`
+}
+
+// US converts a time to microseconds, the unit the reports print.
+func US(t unit.Time) float64 { return float64(t) / float64(unit.Microsecond) }
