@@ -285,7 +285,7 @@ func pctValue(t metrics.Target) string {
 	}
 	return pct(t.Value)
 }
-func f2(f float64) string  { return fmt.Sprintf("%.2f", f) }
+func f2(f float64) string { return fmt.Sprintf("%.2f", f) }
 
 func ints(xs []int) string {
 	if len(xs) == 0 {
