@@ -94,5 +94,8 @@ command's --help says more.`,
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultHelpCmd()
 	documentExits(root)
+	for _, c := range root.Commands() {
+		requireSubcommand(c)
+	}
 	return root
 }

@@ -59,6 +59,9 @@ func parseRaw(file string, data []byte) (*rawScenario, error) {
 	if unit.Bytes(len(data)) > MaxFileSize {
 		return nil, Errors{{File: file, Msg: fmt.Sprintf("%s is %s, more than the %s a scenario may be; a scenario describes traffic with generators, not flow by flow", file, human(unit.Bytes(len(data))), human(MaxFileSize))}}
 	}
+	if err := CheckDepth(file, data); err != nil {
+		return nil, err
+	}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, Errors{YAMLError(file, err)}
