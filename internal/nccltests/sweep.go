@@ -3,6 +3,7 @@ package nccltests
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"rocelab/internal/collective"
 	"rocelab/internal/unit"
@@ -240,8 +241,42 @@ func (s *Sweep) WriteTo(w io.Writer) (int64, error) {
 	for _, r := range s.Rows {
 		fmt.Fprintln(cw, r.String())
 	}
+	if missing := s.missingSizes(); len(missing) > 0 {
+		// nccl-tests stopped mid-sweep prints no trailer; say what is
+		// missing in a comment its parsers skip.
+		what := "the run's time limit was reached"
+		if s.Err != nil {
+			what = "the sweep failed: " + s.Err.Error()
+		}
+		fmt.Fprintf(cw, "# Cut short: %s after %d of %d sizes; not run: %s\n", what, len(s.Rows), len(s.Opts.Sizes()), sizeList(missing))
+		return cw.n, cw.err
+	}
 	writeFooter(cw, s.Opts.Binary, s.AvgBusBW())
 	return cw.n, cw.err
+}
+
+// missingSizes lists the sizes of the sweep without a finished row.
+func (s *Sweep) missingSizes() []int64 {
+	all := s.Opts.Sizes()
+	if len(s.Rows) >= len(all) {
+		return nil
+	}
+	return all[len(s.Rows):]
+}
+
+// sizeList names sizes, the first and last few of a long list.
+func sizeList(sizes []int64) string {
+	var parts []string
+	for i, b := range sizes {
+		if len(sizes) > 6 && i == 3 {
+			parts = append(parts, fmt.Sprintf("… (%d more)", len(sizes)-5))
+		}
+		if len(sizes) > 6 && i >= 3 && i < len(sizes)-2 {
+			continue
+		}
+		parts = append(parts, fmt.Sprint(b))
+	}
+	return strings.Join(parts, ", ")
 }
 
 type countWriter struct {

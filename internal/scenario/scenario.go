@@ -218,6 +218,10 @@ func convert(name string, raw *rawScenario, description bool) (*Scenario, error)
 	s.NCCL = c.ncclEnv(raw.NCCL)
 	s.PHY = c.phy(raw.PHY)
 	c.workload(s, raw)
+	if _, given := c.scalar(raw.Duration, "duration"); !given && s.Workload != nil {
+		// An NCCL job runs until it is done: the cap is only a guard.
+		s.Duration = DefaultJobDuration
+	}
 	c.traffic(s, raw.Traffic)
 	c.faults(s, raw.Faults)
 	if len(c.errs) > 0 {
