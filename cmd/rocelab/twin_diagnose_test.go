@@ -91,6 +91,7 @@ var loopFaults = map[string]string{
 	"leafspine-permutation": "counters.dcqcn.hotspot", // ECMP collisions on the uplinks
 	"lossy-link":            "counters.retransmission",
 	"pause-storm":           "counters.pause.from_host",
+	"perftest":              "",
 	"pfc-deadlock":          "switch.pfcwd.storm",
 	"prio-mismatch":         "counters.pfc.not_on_roce_priority",
 	"qps-ecmp/qps-1":        "counters.dcqcn.hotspot", // two rings' flows on one uplink

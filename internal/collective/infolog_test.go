@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"rocelab/internal/golden"
 	"rocelab/internal/gpu"
 	"rocelab/internal/ingest"
 )
@@ -118,19 +118,7 @@ func TestInfoLogGolden(t *testing.T) {
 	if err := c.WriteInfoLog(&b, logHosts(2, 2)); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "infolog_2x2.txt")
-	if *update {
-		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(want, b.Bytes()) {
-		t.Errorf("log differs from %s (go test -update rewrites it):\n%s", golden, b.Bytes())
-	}
+	golden.Check(t, filepath.Join("testdata", "infolog_2x2.txt"), b.Bytes(), *update)
 }
 
 // TestInfoLogSocket: with NCCL_IB_DISABLE=1 the log says so and lists the

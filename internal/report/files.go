@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"rocelab/internal/textout"
 	"rocelab/internal/unit"
@@ -61,7 +62,32 @@ func (r *Run) WriteDir(dir string) error {
 			return err
 		}
 	}
+	if err := r.writePerftest(dir); err != nil {
+		return err
+	}
 	return r.writeSwitches(dir)
+}
+
+// writePerftest writes each perftest run as the client printed it, after
+// its command line on the client's prompt: perftest/<client>-<tool>-<k>.txt.
+func (r *Run) writePerftest(dir string) error {
+	for k, p := range r.obs.Perftest {
+		if err := os.MkdirAll(filepath.Join(dir, "perftest"), 0o755); err != nil {
+			return err
+		}
+		tool, _, _ := strings.Cut(p.Command, " ")
+		err := textout.WriteFile(filepath.Join(dir, "perftest", fmt.Sprintf("%s-%s-%d.txt", p.Client, tool, k)), func(w io.Writer) error {
+			fmt.Fprintf(w, "# source: rocelab twin, scenario %q seed %d (simulated, not a real host)\n", r.Scenario.Name, r.Scenario.Seed)
+			fmt.Fprintf(w, "# what: the client's output of %s against %s\n", tool, p.Server)
+			fmt.Fprintf(w, "[root@%s ~]# %s %s\n", p.Client, p.Command, p.ServerIP)
+			_, err := io.WriteString(w, p.Output)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // WriteTimeLine writes the time a counter dump is taken in the form

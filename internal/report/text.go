@@ -77,25 +77,17 @@ func (r *Run) WriteText(w io.Writer) error {
 		t.Frames["data"], t.Frames["ack"], t.Frames["cnp"], t.Frames["pause"], t.ECNMarked)
 
 	writeNCCL(&b, r.NCCL)
-
-	fmt.Fprintf(&b, "\nFlows (%d)\n", len(r.Flows))
-	tbl = &textout.Table{Head: []string{"id", "name", "src", "dst", "bytes", "prio", "fct_us", "goodput_gbps", "retx_bytes", "status"}}
-	for i, f := range r.Flows {
-		if i == maxRows {
-			tbl.More = len(r.Flows) - i
-			break
-		}
-		fct := "-"
-		if f.FCTUS != nil {
-			fct = fmt.Sprintf("%.2f", *f.FCTUS)
-		}
-		tbl.Add(fmt.Sprint(f.ID), f.Name, f.Src, f.Dst, fmt.Sprint(f.Bytes), fmt.Sprint(f.Priority), fct, fmt.Sprintf("%.3f", f.GoodputGbps), fmt.Sprint(f.Retransmitted), f.Status)
+	for _, p := range r.obs.Perftest {
+		fmt.Fprintf(&b, "\nperftest %s → %s: %s\n%s", p.Client, p.Server, p.Summary, p.Output)
 	}
-	tbl.Write(&b)
+
+	if len(r.Flows) > 0 {
+		r.writeFlows(&b)
+	}
 
 	if len(r.Latency) > 0 {
 		b.WriteString("\nOne-way latency\n")
-		tbl = &textout.Table{Head: []string{"prio", "packets", "p50_us", "p99_us", "p99.9_us", "max_us"}}
+		tbl := &textout.Table{Head: []string{"prio", "packets", "p50_us", "p99_us", "p99.9_us", "max_us"}}
 		for _, l := range r.Latency {
 			tbl.Add(fmt.Sprint(l.Priority), fmt.Sprint(l.Packets), f2(l.P50US), f2(l.P99US), f2(l.P999US), f2(l.MaxUS))
 		}
@@ -126,6 +118,24 @@ func (r *Run) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeFlows lists the flows: completion, goodput, status.
+func (r *Run) writeFlows(b *strings.Builder) {
+	fmt.Fprintf(b, "\nFlows (%d)\n", len(r.Flows))
+	tbl := &textout.Table{Head: []string{"id", "name", "src", "dst", "bytes", "prio", "fct_us", "goodput_gbps", "retx_bytes", "status"}}
+	for i, f := range r.Flows {
+		if i == maxRows {
+			tbl.More = len(r.Flows) - i
+			break
+		}
+		fct := "-"
+		if f.FCTUS != nil {
+			fct = fmt.Sprintf("%.2f", *f.FCTUS)
+		}
+		tbl.Add(fmt.Sprint(f.ID), f.Name, f.Src, f.Dst, fmt.Sprint(f.Bytes), fmt.Sprint(f.Priority), fct, fmt.Sprintf("%.3f", f.GoodputGbps), fmt.Sprint(f.Retransmitted), f.Status)
+	}
+	tbl.Write(b)
 }
 
 // writeNICs lists the hosts whose RDMA counters moved beyond plain

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/bits"
 
+	"rocelab/internal/perftest"
+
 	"rocelab/internal/fabric"
 	"rocelab/internal/fault"
 	"rocelab/internal/nic"
@@ -33,6 +35,8 @@ type Twin struct {
 	Losses []*fault.Loss
 	// Jobs is the workload section's NCCL job, if any.
 	Jobs *Jobs
+	// Perftests are the traffic section's perftest runs.
+	Perftests []*perftest.Test
 
 	links []fabricLink
 	down  fault.LinkState
@@ -114,6 +118,15 @@ func Build(s *Scenario) (*Twin, error) {
 		return nil, err
 	}
 	tw.Transport.Start(tw.Traffic)
+	for _, p := range s.Perftests {
+		o := p.Opts
+		if !o.DeviceGiven {
+			o.Device = s.Machine(p.Client).Device
+		}
+		t := perftest.New(o, perftest.Endpoint{Host: p.Client, IP: HostIP(int32(p.Client))}, perftest.Endpoint{Host: p.Server, IP: HostIP(int32(p.Server))}, int(s.Host.MTU))
+		tw.Perftests = append(tw.Perftests, t)
+		tw.Transport.Start(t)
+	}
 	if s.Workload != nil {
 		if tw.Jobs, err = s.Workload.jobs(); err != nil {
 			return nil, err

@@ -39,6 +39,12 @@ func (tw *Twin) Observe() twin.Observation {
 	if ok, err := tw.WriteNCCLLog(&log); ok && err == nil {
 		o.NCCLLog = log.String()
 	}
+	for _, p := range tw.Perftests {
+		var out bytes.Buffer
+		p.WriteTo(&out)
+		o.Perftest = append(o.Perftest, twin.PerftestRun{Command: p.Opts.Command, Client: s.Machine(p.Client.Host).Host, Server: s.Machine(p.Server.Host).Host,
+			ServerIP: p.Server.IP.String(), Summary: p.Summary(), Output: out.String()})
+	}
 	rates := s.portRates()
 	node := map[fabric.Node]int{}
 	for i, n := range tw.Nodes {

@@ -18,7 +18,8 @@ import (
 //     part that owns them (the flow's requester, the queue's switch, the
 //     QP's host) and come out in canonical order: flows by id, queues by
 //     port and priority, series by host.
-//   - The NCCL tables come from the one part that has them; the
+//   - The NCCL tables and the perftest output come from the one part that
+//     has them; the
 //     configuration and the NCCL log, alike in every part, from the first.
 //   - The run ends at the parts' latest time, completes when every part
 //     does, and its events add; health is graded again on the merged basis.
@@ -122,6 +123,12 @@ func (o *Observation) add(p *Observation, rest bool) error {
 			return fmt.Errorf("NCCL tables in two parts")
 		}
 		o.NCCL = p.NCCL
+	}
+	if len(p.Perftest) > 0 {
+		if len(o.Perftest) > 0 {
+			return fmt.Errorf("perftest output in two parts")
+		}
+		o.Perftest = p.Perftest
 	}
 	return nil
 }

@@ -53,6 +53,21 @@ type Observation struct {
 	// they are the incident --out writes.
 	Config  Setting `json:"config"`
 	NCCLLog string  `json:"nccl_log,omitempty"`
+	// Perftest holds the perftest runs' output, as perftest prints it on
+	// the client.
+	Perftest []PerftestRun `json:"perftest,omitempty"`
+}
+
+// A PerftestRun is one perftest run: its command, the client and server
+// (machine names), and the client's output.
+type PerftestRun struct {
+	Command string `json:"command"`
+	Client  string `json:"client"`
+	Server  string `json:"server"`
+	// ServerIP is the address the client connects to.
+	ServerIP string `json:"server_ip"`
+	Summary  string `json:"summary"`
+	Output   string `json:"output"`
 }
 
 // Setting is the QoS, congestion-control and ECN configuration of the
