@@ -60,6 +60,19 @@ host h0's NIC). A file cannot hold a /, so the per-port files are NODE-pN
 real host: DIR/<host>/sys (--path.sysfs), DIR/<host>/ethtool-stats
 (--path.ethtool-stats) and DIR/<host>/mlnx_qos (--path.mlnx-qos).
 
+--engine picks the engine: packet (the fabric and RDMA NICs, packet by
+packet), or auto (the default): the first engine whose estimated cost fits
+--max-memory and --max-events. The report's second line names the engine and
+why.
+
+A scenario with variants splits into shards: under a Slurm array
+(SLURM_ARRAY_TASK_ID of SLURM_ARRAY_TASK_COUNT), a Kubernetes Indexed Job
+(JOB_COMPLETION_INDEX, with --shard-count the Job's completions), or with
+--shard-index and --shard-count, shard i runs the variants whose index is i
+modulo the count and prints a shard file instead of its result; 'rocelab
+merge' joins the shards into exactly the unsharded output. A plain scenario
+splits only with --shard-index; --shard-count 1 turns splitting off.
+
 --pcap FILE writes the frames one port sends and receives (--pcap-at
 NODE/pN, default the first host's NIC port) as a pcapng capture of real
 RoCEv2 and PFC frames with nanosecond simulated timestamps, whole frames

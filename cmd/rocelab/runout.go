@@ -105,7 +105,7 @@ func (o *runOutput) write(cmd *cobra.Command, asJSON bool, outDir string) error 
 		r := report.New(&o.results[0].Observation)
 		res, runs = r, []*report.Run{r}
 	} else {
-		cmp := &report.Comparison{Name: o.name}
+		cmp := report.NewComparison(o.name)
 		for i := range o.results {
 			v := &o.results[i]
 			r := report.New(&v.Observation)

@@ -315,7 +315,7 @@ func lldpPeers(inc *Incident) (map[string]ingest.LLDPNeighbor, map[string]*inges
 func earlyMarking(roots []ccRoot, line unit.BitRate) (*ingest.ECNProfile, int64) {
 	bdp := int64(line.Gbps() * 1e9 / 8 * ecnRTTUS * 1e-6)
 	for _, r := range roots {
-		if e := r.ecn; e != nil && e.GreenMax >= 0 && e.GreenMax*100 < ecnKmaxMinBDPPct*bdp {
+		if e := r.ecn; e != nil && e.GreenMax >= 0 && e.GreenMax < bdp {
 			return e, bdp
 		}
 	}
@@ -325,7 +325,7 @@ func earlyMarking(roots []ccRoot, line unit.BitRate) (*ingest.ECNProfile, int64)
 // nicLine is the line rate to recover toward: --nic-speed, else the
 // artifacts' one NIC rate, else 100G.
 func nicLine(inc *Incident) unit.BitRate {
-	if sp, ok := speedOf(inc); ok {
+	if sp, ok := speedOf(inc, ingest.Scope{}); ok {
 		return sp.rate
 	}
 	return 100 * unit.Gbps

@@ -51,6 +51,8 @@ type Network struct {
 	Sched *sim.Scheduler
 	// Pool recycles packets.
 	Pool packet.Pool
+	// INTs holds the in-band telemetry of packets that carry it.
+	INTs packet.INTPool
 	// Streams splits the run's seed into named random streams.
 	Streams *sim.Streams
 
@@ -162,6 +164,15 @@ func (n *Network) Drop(p *packet.Packet, reason DropReason, at *Port) {
 		if p.Class == packet.ClassRoCE {
 			n.Totals.RoCEDropped.add(p)
 		}
+	}
+	n.Free(p)
+}
+
+// Free returns a packet a node has consumed to the pool, with its
+// telemetry record.
+func (n *Network) Free(p *packet.Packet) {
+	if p.INT != nil {
+		n.INTs.Put(p.INT)
 	}
 	n.Pool.Put(p)
 }

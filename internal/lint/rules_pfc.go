@@ -3,20 +3,14 @@ package lint
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"rocelab/internal/doctor"
+	"rocelab/internal/headroom"
 	"rocelab/internal/scenario"
 	"rocelab/internal/sonic"
 	"rocelab/internal/topo"
 	"rocelab/internal/unit"
-)
-
-// SONiC's PFC watchdog limits (sonic-swss orchagent pfcwdorch.h).
-const (
-	wdDetectMin, wdDetectMax   = 100, 5000
-	wdRestoreMin, wdRestoreMax = 100, 60000
 )
 
 // pfcRules checks headroom against SONiC's formula, headroom sized as a
@@ -123,6 +117,19 @@ func (m *Model) descHeadroom() []doctor.Finding {
 
 func (m *Model) descWatchdog() []doctor.Finding {
 	s := m.Desc
+	if w := s.Switch.Watchdog; s.Switch.PFC.Enabled && w.Detect > 0 {
+		d, r := int64(w.Detect/unit.Millisecond), int64(w.Restore/unit.Millisecond)
+		if d < doctor.WatchdogDetectMin || d > doctor.WatchdogDetectMax || r < doctor.WatchdogRestoreMin || r > doctor.WatchdogRestoreMax {
+			return []doctor.Finding{{
+				ID: "pfc.watchdog.range", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+				Title:     fmt.Sprintf("switches (%s): PFC watchdog detection %v / restoration %v outside SONiC's limits (%d–%d / %d–%d ms)", s.File, w.Detect, w.Restore, doctor.WatchdogDetectMin, doctor.WatchdogDetectMax, doctor.WatchdogRestoreMin, doctor.WatchdogRestoreMax),
+				Subject:   "switches (" + s.File + ")",
+				Evidence:  evs(m.at("switch.watchdog.detection", "200ms"), m.at("switch.watchdog.restoration", "200ms")),
+				Mechanism: "SONiC's YANG model (sonic-pfcwd.yang) and orchagent refuse watchdog times outside these limits, so a switch given them runs without a watchdog. The twin can simulate shorter times, which fit a short run; `config gen --target sonic` clamps them into range and says so (or refuses with --strict).",
+				Fix:       fmt.Sprintf("switch.watchdog: {detection: %dms, restoration: %dms} or longer for a deployed switch (SONiC's default is 200 ms each).", min(max(d, doctor.WatchdogDetectMin), doctor.WatchdogDetectMax), min(max(r, doctor.WatchdogRestoreMin), doctor.WatchdogRestoreMax)),
+			}}
+		}
+	}
 	if !s.Switch.PFC.Enabled || s.Switch.Watchdog.Detect > 0 {
 		return nil
 	}
@@ -154,6 +161,8 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 		cableEv   Evidence
 		have      int64
 		pool      int64
+		asic      string
+		assumed   []string
 	}
 	hits := map[string]*hit{}
 	var keys []string
@@ -163,26 +172,18 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 			continue
 		}
 		for _, port := range pg.Ports {
-			speed, okS := db.Field("PORT", port, "speed")
-			mbps, err := strconv.ParseInt(speed.Text, 10, 64)
-			metres, cableV, okC := db.CableLength(port)
-			if !okS || err != nil || !okC {
+			ph, ok := db.PortHeadroom(port)
+			if !ok {
 				continue
 			}
-			mtu := int64(scenario.DefaultPortMTU)
-			if v, ok := db.Field("PORT", port, "mtu"); ok {
-				if n, err := strconv.ParseInt(v.Text, 10, 64); err == nil {
-					mtu = n
-				}
-			}
-			rate := unit.BitRate(mbps) * unit.Mbps
-			cable := unit.Length(metres * float64(unit.Metre))
-			need := scenario.ComputeHeadroom(rate, cable, scenario.PFCSpec{MTU: unit.Bytes(mtu), MACPHYDelay: scenario.DefaultMACPHYDelay, CellOccupancy: scenario.DefaultCellOccupancy})
+			mbps, metres, rate := int64(ph.Input.Speed/unit.Mbps), ph.Input.Cable.Metres(), ph.Input.Speed
+			need := headroom.Compute(ph.Input).Xoff
+			cableV := ph.Cable
 			poolSize, _, _ := db.PoolSize(prof.Pool.Text)
 			k := fmt.Sprintf("%s|%d|%g", prof.Name, mbps, metres)
 			h, ok := hits[k]
 			if !ok {
-				h = &hit{need: need, rate: rate, cable: metres, profileEv: sonicEv(db, prof.XoffAt), cableEv: sonicEv(db, cableV), have: prof.Xoff, pool: poolSize}
+				h = &hit{need: need, rate: rate, cable: metres, profileEv: sonicEv(db, prof.XoffAt), cableEv: sonicEv(db, cableV), have: prof.Xoff, pool: poolSize, asic: ph.ASIC, assumed: ph.Assumed}
 				hits[k] = h
 				keys = append(keys, k)
 			}
@@ -198,12 +199,12 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 		case unit.Bytes(h.have) < h.need:
 			fs = append(fs, doctor.Finding{
 				ID: "pfc.headroom.short", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-				Title:    fmt.Sprintf("%s: xoff %d B is below the %v SONiC's dynamic formula gives for %v on %gm", subject, h.have, h.need, h.rate, h.cable),
+				Title:    fmt.Sprintf("%s: xoff %d B is below the %d B that %s gives for %v on %gm", subject, h.have, int64(h.need), formulaName(h.asic), h.rate, h.cable),
 				Subject:  subject,
 				Evidence: evs(h.profileEv, h.cableEv),
 				Mechanism: "After a switch sends XOFF, the cable's round trip, the frame in progress and the peer's IEEE response time (394 quanta = 25216 B at 100G) still arrive; xoff must hold them. " +
-					"The formula's ASIC terms are assumed here (mac_phy_delay 1 KiB, no cell overhead); static pg_profile_lookup tables predate it and some give less.",
-				Fix: fmt.Sprintf("Use SONiC's dynamic buffer model (headroom computed per port), or raise xoff to at least %v; `rocelab calc headroom --speed %v --cable %gm` shows the terms (--cell-size for the ASIC).", h.need, h.rate, h.cable),
+					assumedText(h.assumed),
+				Fix: fmt.Sprintf("Use SONiC's dynamic buffer model (headroom computed per port), or raise xoff to at least %d B; `rocelab calc headroom --speed %v --cable %gm%s` shows the terms.", int64(h.need), h.rate, h.cable, asicFlag(h.asic)),
 			})
 		case h.have >= 4*int64(h.need) && h.pool > 0 && float64(h.have) >= 0.05*float64(h.pool):
 			fs = append(fs, doctor.Finding{
@@ -216,19 +217,32 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 			})
 		}
 	}
-	for _, pq := range db.PortQoSMaps() {
-		if len(pq.PFCEnable) > 2 {
-			fs = append(fs, doctor.Finding{
-				ID: "pfc.priorities.too_many", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-				Title:     fmt.Sprintf("%s %s: PFC on %d priorities (%s)", db.File, pq.Port, len(pq.PFCEnable), prios(pq.PFCEnable)),
-				Subject:   db.File + " " + pq.Port,
-				Evidence:  evs(sonicEv(db, pq.PFCEnableAt)),
-				Mechanism: "Every lossless priority needs its own headroom on every port; on a shallow-buffer switch more than two lossless classes leave little shared buffer. SONiC defaults to two (3,4).",
-				Fix:       "pfc_enable with one or two priorities (the RoCE class, and at most one more).",
-			})
-		}
-	}
+	fs = append(fs, sonicTooMany(db)...)
 	return fs
+}
+
+// formulaName says which formula and ASIC a need comes from.
+func formulaName(asic string) string {
+	if asic == "" {
+		return "buffer_headroom_mellanox.lua (cells not counted)"
+	}
+	return "buffer_headroom_mellanox.lua for " + asic
+}
+
+// asicFlag is the calc flag that names the ASIC, or "".
+func asicFlag(asic string) string {
+	if asic == "" {
+		return ""
+	}
+	return " --asic " + asic
+}
+
+// assumedText lists what the need assumed.
+func assumedText(assumed []string) string {
+	if len(assumed) == 0 {
+		return "Every input of the formula is in the file."
+	}
+	return "Assumed, as the file does not say: " + strings.Join(assumed, "; ") + "."
 }
 
 // sonicWatchdog checks PFC_WD against the ports with PFC on.
@@ -237,36 +251,97 @@ func sonicWatchdog(db *sonic.ConfigDB) []doctor.Finding {
 	wd := map[string]sonic.Watchdog{}
 	for _, w := range db.Watchdogs() {
 		wd[w.Port] = w
-		if w.Detection >= 0 && (w.Detection < wdDetectMin || w.Detection > wdDetectMax) ||
-			w.Restoration >= 0 && (w.Restoration < wdRestoreMin || w.Restoration > wdRestoreMax) {
-			fs = append(fs, doctor.Finding{
-				ID: "pfc.watchdog.range", Severity: doctor.Error, Layer: doctor.LayerFabric,
-				Title:     fmt.Sprintf("%s PFC_WD %s: detection %d ms / restoration %d ms outside SONiC's limits (%d–%d / %d–%d ms)", db.File, w.Port, w.Detection, w.Restoration, wdDetectMin, wdDetectMax, wdRestoreMin, wdRestoreMax),
-				Subject:   db.File + " PFC_WD " + w.Port,
-				Evidence:  evs(sonicEv(db, w.DetectionAt), sonicEv(db, w.RestorationAt)),
-				Mechanism: "orchagent refuses watchdog times outside these limits, so the port runs without a watchdog.",
-				Fix:       "detection_time 200, restoration_time 200 (the SONiC defaults).",
-			})
-		}
+		fs = append(fs, doctor.JudgeWatchdogTimes(db.File+" PFC_WD "+w.Port, w.Detection, w.Restoration, []Evidence{sonicEv(db, w.DetectionAt), sonicEv(db, w.RestorationAt)})...)
+	}
+	// A fragment (qos.json, buffers.json) says nothing of the watchdog:
+	// SONiC creates its rows at boot (`pfcwd start_default`) when
+	// DEVICE_METADATA|localhost default_pfcwd_status is "enable". Only a
+	// full config_db whose metadata does not enable it, and that has no
+	// row for a port with PFC, runs that port without one.
+	meta, full := db.Tables["DEVICE_METADATA"]["localhost"]
+	if !full || !db.Has("PORT") {
+		return fs
+	}
+	status, set := meta["default_pfcwd_status"]
+	if set && strings.EqualFold(status.Text, "enable") {
+		return fs
 	}
 	var missing []string
-	var ev Evidence
 	for _, pq := range db.PortQoSMaps() {
 		if len(pq.PFCEnable) == 0 || pq.Port == "global" {
 			continue
 		}
 		if _, ok := wd[pq.Port]; !ok {
 			missing = append(missing, pq.Port)
-			if ev.File == "" {
-				ev = sonicEv(db, pq.PFCEnableAt)
-			}
 		}
 	}
 	if len(missing) > 0 {
+		ev := sonicEv(db, status)
+		why := fmt.Sprintf("default_pfcwd_status is %q", status.Text)
+		if !set {
+			pos, _ := db.TablePos("DEVICE_METADATA")
+			ev, why = sonicEv(db, pos), "DEVICE_METADATA|localhost sets no default_pfcwd_status"
+		}
 		f := watchdogOff(fmt.Sprintf("%s %s", db.File, portList(missing)), []Evidence{ev},
-			"`pfcwd start_default` (or PFC_WD rows with detection_time 200, restoration_time 200, action drop).")
-		f.Title = fmt.Sprintf("%s: PFC on %d ports without a PFC_WD entry", db.File, len(missing))
+			"`pfcwd start_default` after setting DEVICE_METADATA|localhost default_pfcwd_status to \"enable\" (or PFC_WD rows with detection_time 200, restoration_time 200, action drop).")
+		f.Title = fmt.Sprintf("%s: PFC on %d ports without a PFC_WD entry, and %s, so none is created at boot", db.File, len(missing), why)
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// sonicTooMany reports ports with more than two lossless priorities, one
+// finding per file and set of priorities. SONiC's dual-ToR design (and
+// T1s facing dual-ToR pairs) runs PFC on 2, 3, 4 and 6: traffic of the
+// lossless classes 3 and 4 that crosses the IPinIP tunnel between the
+// ToRs is remapped to priorities 2 and 6 (SONiC "Tunnel QoS remap"), so
+// that its pauses do not block the untunnelled lossless traffic; the
+// watchdog still watches 3 and 4 (pfcwd_sw_enable). That design is not
+// flagged.
+func sonicTooMany(db *sonic.ConfigDB) []doctor.Finding {
+	type group struct {
+		prios []int
+		ports []string
+		ev    Evidence
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, pq := range db.PortQoSMaps() {
+		if len(pq.PFCEnable) <= 2 || pq.Port == "global" || tunnelRemap(db, pq) {
+			continue
+		}
+		k := prios(pq.PFCEnable)
+		g, ok := byKey[k]
+		if !ok {
+			g = &group{prios: pq.PFCEnable, ev: sonicEv(db, pq.PFCEnableAt)}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		g.ports = append(g.ports, pq.Port)
+	}
+	var fs []doctor.Finding
+	for _, g := range groups {
+		fs = append(fs, doctor.Finding{
+			ID: "pfc.priorities.too_many", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+			Title:     fmt.Sprintf("%s %s: PFC on %d priorities (%s)", db.File, portList(g.ports), len(g.prios), prios(g.prios)),
+			Subject:   db.File + " " + portList(g.ports),
+			Evidence:  evs(g.ev),
+			Mechanism: "Every lossless priority needs its own headroom on every port; on a shallow-buffer switch more than two lossless classes leave little shared buffer. SONiC defaults to two (3,4), and four only in its dual-ToR tunnel remap (2,3,4,6).",
+			Fix:       "pfc_enable with one or two priorities (the RoCE class, and at most one more).",
+		})
+	}
+	return fs
+}
+
+// tunnelRemap reports whether a port's lossless priorities are SONiC's
+// dual-ToR set: 3 and 4, and 2 and 6 for their tunnelled copies, with the
+// watchdog (when the row says) on 3 and 4 only.
+func tunnelRemap(db *sonic.ConfigDB, pq sonic.PortQoS) bool {
+	if prios(pq.PFCEnable) != "2,3,4,6" {
+		return false
+	}
+	if len(pq.PFCWDSWEnable) > 0 && prios(pq.PFCWDSWEnable) != "3,4" {
+		return false
+	}
+	return true
 }

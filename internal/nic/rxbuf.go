@@ -42,7 +42,7 @@ func (n *NIC) drain(now unit.Time) {
 	b := &n.rx
 	p := b.q.Pop()
 	n.rxData(p)
-	n.net.Pool.Put(p)
+	n.net.Free(p)
 	if b.xoff != 0 && b.q.Bytes() <= int64(n.cfg.RxXON) {
 		for prio := 0; prio < 8; prio++ {
 			if b.xoff&(1<<prio) != 0 {

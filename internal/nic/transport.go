@@ -39,13 +39,6 @@ type Transport struct {
 
 	workloads []workload.Workload
 	started   bool
-	refused   []refusal
-}
-
-// refusal is a work request the NIC refuses, to complete with an error.
-type refusal struct {
-	qp workload.QP
-	m  workload.Message
 }
 
 // Transport event tags.
@@ -53,7 +46,6 @@ const (
 	tagStart uint64 = iota
 	tagWake
 	tagFlush
-	tagRefuse
 )
 
 // NewTransport returns the transport over nics; nics[i] must be host i.
@@ -114,12 +106,41 @@ func (t *Transport) Connect(src, dst int, o workload.QPOptions, owner workload.O
 	// the only per-QP ECMP entropy.
 	req.srcPort = uint16(49152 + t.sport.IntN(16384))
 	resp.srcPort = req.srcPort
-	if d := cfg.DCQCN; class == packet.ClassRoCE && d != nil && d.Enabled(int(prio)) {
-		d.Init(&req.dcqcn, s.port.Rate())
-		req.cc = &req.dcqcn
+	if class == packet.ClassRoCE {
+		s.initCC(req)
 	}
 	t.conns = append(t.conns, conn{req: req, resp: resp, owner: owner, opts: o})
 	return id
+}
+
+// initCC gives a RoCE QP the congestion control its priority selects.
+func (n *NIC) initCC(q *qp) {
+	line, prio := n.port.Rate(), int(q.prio)
+	switch cfg := n.cfg; {
+	case cfg.DCQCN != nil:
+		if cfg.DCQCN.Enabled(prio) {
+			cfg.DCQCN.Init(&q.dcqcn, line)
+			q.cc = &q.dcqcn
+		}
+	case cfg.CCPrio>>prio&1 == 0:
+	case cfg.Timely != nil:
+		q.timely = cfg.Timely.New(line)
+		q.cc = q.timely
+	case cfg.HPCC != nil:
+		q.hpcc = cfg.HPCC.New(line)
+		q.cc = q.hpcc
+	}
+}
+
+// responderCC gives a responder that starts answering READs the DCQCN
+// reaction point of its priority: it is the data source. TIMELY and HPCC
+// need the requester's ACKs, which READ responses do not get, so a READ
+// responder under them sends at line rate.
+func (t *Transport) responderCC(q *qp) {
+	if d := q.nic.cfg.DCQCN; q.class == packet.ClassRoCE && d != nil && d.Enabled(int(q.prio)) {
+		d.Init(&q.dcqcn, q.nic.port.Rate())
+		q.cc = &q.dcqcn
+	}
 }
 
 // dscpDefaultPrio is the priority a NIC trusting PCP puts a DSCP on: the
@@ -130,13 +151,6 @@ func dscpDefaultPrio(dscp uint8) uint8 { return dscp >> 3 }
 func (t *Transport) Post(id workload.QP, m workload.Message) {
 	c := &t.conns[id]
 	q := c.req
-	if m.Op == workload.Read {
-		// READ is not modelled: refuse it as a responder would an
-		// operation it does not support, rather than carry it as a WRITE.
-		t.refused = append(t.refused, refusal{id, m})
-		t.net.Sched.At(t.Now(), t, tagRefuse)
-		return
-	}
 	if q.failed {
 		q.post(m)
 		t.net.Sched.At(t.Now(), t, tagFlush|uint64(id)<<8)
@@ -161,8 +175,8 @@ func (t *Transport) After(d unit.Time, w workload.Waker, tag uint64) {
 
 // Progress implements workload.Transport.
 func (t *Transport) Progress(id workload.QP) (int64, unit.Time) {
-	r := t.conns[id].resp
-	return r.delivered, r.lastDeliv
+	c := &t.conns[id]
+	return c.resp.delivered + c.req.delivered, max(c.resp.lastDeliv, c.req.lastDeliv)
 }
 
 // Start adds workloads, started at the current time once the run goes.
@@ -199,11 +213,6 @@ func (t *Transport) Handle(now unit.Time, tag uint64) {
 		w.w.Wake(now, w.tag)
 	case tagFlush:
 		t.conns[tag>>8].req.flush()
-	case tagRefuse:
-		r := t.refused[0]
-		t.refused = t.refused[1:]
-		t.conns[r.qp].req.nic.HW.ReqCQEError++
-		t.complete(r.qp, workload.Requester, r.m.Op, r.m.ID, r.m.Bytes, workload.RemoteInvalidRequest)
 	}
 	t.checkDone()
 }
@@ -256,8 +265,10 @@ func (t *Transport) Conns() []ConnInfo {
 		out[i] = ConnInfo{
 			Src: c.req.nic.id, Dst: c.resp.nic.id, Class: c.req.class, Priority: c.req.prio, DSCP: c.req.dscp,
 			SrcPort: c.req.srcPort, ReqQPN: c.req.qpn, RespQPN: c.resp.qpn, Tag: c.opts.Tag,
-			FirstSend: c.req.firstPost, Started: c.req.posted, Sent: c.req.sentBytes, Retransmit: c.req.retxBytes, SentPkts: c.req.sentPkts, RetxPkts: c.req.retxPkts,
-			Delivered: c.resp.delivered, LastDelivery: c.resp.lastDeliv, Failed: c.req.failed, HasCC: c.req.cc != nil,
+			FirstSend: c.req.firstPost, Started: c.req.posted,
+			Sent: c.req.sentBytes + c.resp.sentBytes, Retransmit: c.req.retxBytes + c.resp.retxBytes,
+			SentPkts: c.req.sentPkts + c.resp.sentPkts, RetxPkts: c.req.retxPkts + c.resp.retxPkts,
+			Delivered: c.resp.delivered + c.req.delivered, LastDelivery: max(c.resp.lastDeliv, c.req.lastDeliv), Failed: c.req.failed, HasCC: c.req.cc != nil,
 			Pending: c.req.sqLen > 0 && !c.req.failed, Unacked: int64(roce.PSNDiff(c.req.sndMax, c.req.sndUna)),
 		}
 	}

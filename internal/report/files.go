@@ -26,7 +26,7 @@ func (r *Run) WriteDir(dir string) error {
 		return err
 	}
 	err := textout.WriteFile(filepath.Join(dir, "flows.csv"), func(w io.Writer) error {
-		fmt.Fprintln(w, "id,name,src,dst,bytes,priority,start_us,fct_us,goodput_gbps,delivered,retransmitted,status")
+		fmt.Fprintln(w, "id,name,src,dst,bytes,priority,start_us,fct_us,goodput_gbps,delivered_bytes,retransmitted_bytes,status")
 		for _, f := range r.Flows {
 			fct := ""
 			if f.FCTUS != nil {

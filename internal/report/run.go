@@ -15,18 +15,21 @@ import (
 // Run is the result of one twin run. Its JSON form is documented in
 // docs/run-json.md; everything in it is a function of scenario and seed.
 type Run struct {
-	Scenario twin.Setup     `json:"scenario"`
-	Sim      SimInfo        `json:"sim"`
-	Health   metrics.Health `json:"health"`
-	Totals   *twin.Totals   `json:"totals"`
-	Flows    []twin.Flow    `json:"flows"`
-	Latency  []Latency      `json:"latency"`
-	Ports    []Port         `json:"ports"`
-	NICs     []NIC          `json:"nics"`
-	Queues   []Queue        `json:"queues"`
-	QPs      []QPSeries     `json:"qp_series"`
-	ECMP     []ECMPTier     `json:"ecmp"`
-	NCCL     *twin.NCCL     `json:"nccl,omitempty"`
+	// Schema is the version of this JSON (twin.Schema).
+	Schema   int             `json:"schema"`
+	Engine   twin.EngineInfo `json:"engine"`
+	Scenario twin.Setup      `json:"scenario"`
+	Sim      SimInfo         `json:"sim"`
+	Health   metrics.Health  `json:"health"`
+	Totals   *twin.Totals    `json:"totals"`
+	Flows    []twin.Flow     `json:"flows"`
+	Latency  []Latency       `json:"latency"`
+	Ports    []Port          `json:"ports"`
+	NICs     []NIC           `json:"nics"`
+	Queues   []Queue         `json:"queues"`
+	QPs      []QPSeries      `json:"qp_series"`
+	ECMP     []ECMPTier      `json:"ecmp"`
+	NCCL     *twin.NCCL      `json:"nccl,omitempty"`
 
 	obs *twin.Observation // what the run showed, for the files WriteDir writes
 }
@@ -55,6 +58,14 @@ type Latency struct {
 type NIC struct {
 	Name     string           `json:"name"`
 	Counters map[string]int64 `json:"counters"`
+	// Reordered counts first transmissions that reached this NIC after a
+	// higher PSN of their QP (reordering in the fabric), ReorderMaxPSNs
+	// the largest such distance, PlacedOutOfOrder the packets an
+	// out-of-order responder placed ahead of the expected PSN. Twin-only:
+	// mlx5 has no such counters.
+	Reordered        int64 `json:"reordered_packets,omitempty"`
+	ReorderMaxPSNs   int64 `json:"reorder_max_psns,omitempty"`
+	PlacedOutOfOrder int64 `json:"placed_out_of_order,omitempty"`
 }
 
 // Port is one port's counters under mlx5 ethtool -S names; zero counters
@@ -99,7 +110,7 @@ type ECMPTier struct {
 
 // New turns an observation into the result engineers read.
 func New(o *twin.Observation) *Run {
-	r := &Run{obs: o, Scenario: o.Scenario, Health: o.Health, Totals: o.Totals, Flows: o.Flows, NCCL: o.NCCL,
+	r := &Run{obs: o, Schema: twin.Schema, Engine: o.Engine, Scenario: o.Scenario, Health: o.Health, Totals: o.Totals, Flows: o.Flows, NCCL: o.NCCL,
 		Sim: SimInfo{EndUS: twin.US(o.Sim.End), Completed: o.Sim.Completed, Events: o.Sim.Events}}
 	for _, l := range o.Latency {
 		h := &l.Hist
@@ -113,7 +124,8 @@ func New(o *twin.Observation) *Run {
 		r.Ports = append(r.Ports, Port{Name: p.Name, Peer: p.Peer, Counters: nonZero(p.Counters)})
 	}
 	for _, n := range o.NICs {
-		r.NICs = append(r.NICs, NIC{Name: n.Name, Counters: nonZero(n.HW)})
+		r.NICs = append(r.NICs, NIC{Name: n.Name, Counters: nonZero(n.HW),
+			Reordered: n.Reorder.Packets, ReorderMaxPSNs: n.Reorder.MaxPSNs, PlacedOutOfOrder: n.Reorder.PlacedOutOfOrder})
 	}
 	for _, q := range o.Queues {
 		samples := make([]int64, len(q.Depth.Values))
@@ -132,8 +144,12 @@ func New(o *twin.Observation) *Run {
 	return r
 }
 
-// nonZero keeps the counters that are not zero.
+// nonZero keeps the counters that are not zero; nil (not modelled) stays
+// nil.
 func nonZero(cs []twin.Counter) map[string]int64 {
+	if cs == nil {
+		return nil
+	}
 	m := map[string]int64{}
 	for _, c := range cs {
 		if c.Value != 0 {

@@ -4,39 +4,29 @@ import (
 	"fmt"
 	"math/bits"
 
-	"rocelab/internal/perftest"
-
 	"rocelab/internal/fabric"
 	"rocelab/internal/fault"
 	"rocelab/internal/nic"
 	"rocelab/internal/packet"
 	"rocelab/internal/topo"
 	"rocelab/internal/unit"
-	"rocelab/internal/workload"
 )
 
 // Twin is an assembled, runnable scenario: the packet engine, a
 // twin.Engine.
 type Twin struct {
 	Scenario *Scenario
-	// Flows are the scenario's flows expanded with its seed, indexed like
-	// the Traffic workload's.
-	Flows []FlowSpec
-	Net   *fabric.Network
-	NICs  []*nic.NIC
+	// Workloads are the traffic the twin carries.
+	*Workloads
+	Net  *fabric.Network
+	NICs []*nic.NIC
 	// Transport carries the workloads over the NICs; through it the twin
 	// is the workloads' workload.Transport.
 	*nic.Transport
-	// Traffic is the workload of the scenario's flows.
-	Traffic *workload.Flows
 	// Nodes maps topology node index to the fabric node.
 	Nodes []fabric.Node
 	// Losses are the loss faults' models, for their counts.
 	Losses []*fault.Loss
-	// Jobs is the workload section's NCCL job, if any.
-	Jobs *Jobs
-	// Perftests are the traffic section's perftest runs.
-	Perftests []*perftest.Test
 
 	links []fabricLink
 	down  fault.LinkState
@@ -48,7 +38,11 @@ type fabricLink struct{ a, b *fabric.Port }
 // Build assembles the fabric, NICs, traffic and faults of s.
 func Build(s *Scenario) (*Twin, error) {
 	net := fabric.NewNetwork(s.Seed)
-	tw := &Twin{Scenario: s, Net: net, Flows: s.Expand()}
+	w, err := s.NewWorkloads()
+	if err != nil {
+		return nil, err
+	}
+	tw := &Twin{Scenario: s, Net: net, Workloads: w}
 	ports := make([][]*fabric.Port, len(s.Topo.Nodes))
 	routes := s.Topo.Routes()
 	ncfg, err := s.nicConfig()
@@ -66,7 +60,7 @@ func Build(s *Scenario) (*Twin, error) {
 			tw.Nodes = append(tw.Nodes, h)
 			ports[i] = []*fabric.Port{h.Port()}
 		case topo.Switch:
-			sw := net.NewSwitch(n.Name, n.Ports, s.switchConfig(n.Name, net))
+			sw := net.NewSwitch(n.Name, n.Ports, s.switchConfig(n.Name, n.Tier, net))
 			sw.SetRoutes(routes[i])
 			tw.Nodes = append(tw.Nodes, sw)
 			ports[i] = sw.Ports()
@@ -107,32 +101,7 @@ func Build(s *Scenario) (*Twin, error) {
 		net.PFCEnabled = s.Switch.PFC.Priorities
 	}
 	tw.Transport = nic.NewTransport(net, tw.NICs)
-	flows := make([]workload.Flow, len(tw.Flows))
-	for i, f := range tw.Flows {
-		flows[i] = workload.Flow{
-			Name: f.Name, Src: f.Src, Dst: f.Dst, Bytes: int64(f.Bytes), Start: f.Start, After: f.After,
-			Opts: workload.QPOptions{SetTC: true, TC: f.DSCP << 2, PinPriority: true, Priority: f.Priority, RateCap: f.Rate, Tag: f.Name},
-		}
-	}
-	if tw.Traffic, err = workload.NewFlows(flows); err != nil {
-		return nil, err
-	}
-	tw.Transport.Start(tw.Traffic)
-	for _, p := range s.Perftests {
-		o := p.Opts
-		if !o.DeviceGiven {
-			o.Device = s.Machine(p.Client).Device
-		}
-		t := perftest.New(o, perftest.Endpoint{Host: p.Client, IP: HostIP(int32(p.Client))}, perftest.Endpoint{Host: p.Server, IP: HostIP(int32(p.Server))}, int(s.Host.MTU))
-		tw.Perftests = append(tw.Perftests, t)
-		tw.Transport.Start(t)
-	}
-	if s.Workload != nil {
-		if tw.Jobs, err = s.Workload.jobs(); err != nil {
-			return nil, err
-		}
-		tw.Transport.Start(tw.Jobs.Workloads()...)
-	}
+	tw.Transport.Start(w.List()...)
 	tw.down.Down = make([]bool, len(s.Topo.Links))
 	for i, f := range s.Faults {
 		tw.addFault(i, f)
@@ -218,14 +187,19 @@ func (s *Scenario) nicConfig() (*nic.Config, error) {
 	if n.Adaptive {
 		c.Adaptive = &nic.Adaptive{Base: n.AdaptiveBase}
 	}
+	if n.OutOfOrder {
+		c.Receive = nic.PlaceOutOfOrder
+	}
+	c.SelectiveRepeat, c.ReorderWindow, c.NAKThreshold = n.SelectiveRepeat, n.ReorderWindow, n.NAKThreshold
 	if err := s.applyCC(c); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// switchConfig is the fabric configuration of switch name.
-func (s *Scenario) switchConfig(name string, net *fabric.Network) fabric.SwitchConfig {
+// switchConfig is the fabric configuration of switch name, of the given
+// topology tier.
+func (s *Scenario) switchConfig(name string, tier int, net *fabric.Network) fabric.SwitchConfig {
 	sp := &s.Switch
 	c := fabric.SwitchConfig{
 		Buffer: sp.Buffer, Alpha: sp.Alpha, AlphaLossy: sp.AlphaLossy,
@@ -234,6 +208,9 @@ func (s *Scenario) switchConfig(name string, net *fabric.Network) fabric.SwitchC
 		PFC:        fabric.PFCConfig{Quanta: sp.PFC.Quanta, Refresh: sp.PFC.Refresh, XON: sp.PFC.XON},
 		Watchdog:   sp.Watchdog, ECNAtEnqueue: sp.ECN.AtEnqueue,
 		Strict: sp.Strict, Weights: sp.Weights, HashFields: sp.HashFields,
+	}
+	if tier > 0 && tier < len(sp.Paths) {
+		c.Path = sp.Paths[tier]
 	}
 	if sp.PFC.Enabled {
 		c.Lossless = sp.PFC.Priorities

@@ -336,7 +336,7 @@ func (e Estimate) Work() int64 { return e.Events }
 
 // String implements twin.Estimate.
 func (e Estimate) String() string {
-	return fmt.Sprintf("%d events, %s", e.Events, human(e.Memory))
+	return fmt.Sprintf("about %d events and %s of memory", e.Events, human(e.Memory))
 }
 
 // LogAttrs implements twin.Estimate.

@@ -94,10 +94,10 @@ func (s *Scenario) LogHosts(servers [][]int) []collective.LogHost {
 }
 
 // WriteNCCLLog writes the NCCL_DEBUG=INFO log of the communicators of the
-// twin's NCCL job (the nccl-tests communicator, or a training run's
+// workloads' NCCL job (the nccl-tests communicator, or a training run's
 // data-parallel groups); it reports false when the twin has no NCCL job.
-func (tw *Twin) WriteNCCLLog(w io.Writer) (bool, error) {
-	j := tw.Jobs
+func (wl *Workloads) WriteNCCLLog(w io.Writer) (bool, error) {
+	j := wl.Jobs
 	var comms []*collective.Comm
 	switch {
 	case j == nil:
@@ -111,7 +111,7 @@ func (tw *Twin) WriteNCCLLog(w io.Writer) (bool, error) {
 		for i, s := range c.Servers {
 			servers[i] = c.Sys.Hosts[s]
 		}
-		if err := c.WriteInfoLog(w, tw.Scenario.LogHosts(servers)); err != nil {
+		if err := c.WriteInfoLog(w, wl.scenario.LogHosts(servers)); err != nil {
 			return true, err
 		}
 	}

@@ -32,27 +32,21 @@ func (tw *Twin) Observe() twin.Observation {
 		Sim:      twin.Sim{End: end, Completed: tw.Done(), Events: tw.Events()},
 		Totals:   totals(net),
 		Latency:  []twin.PrioLatency{},
-		NCCL:     tw.Jobs.observe(),
 		Config:   s.setting(net.PFCEnabled),
-	}
-	var log bytes.Buffer
-	if ok, err := tw.WriteNCCLLog(&log); ok && err == nil {
-		o.NCCLLog = log.String()
-	}
-	for _, p := range tw.Perftests {
-		var out bytes.Buffer
-		p.WriteTo(&out)
-		o.Perftest = append(o.Perftest, twin.PerftestRun{Command: p.Opts.Command, Client: s.Machine(p.Client.Host).Host, Server: s.Machine(p.Server.Host).Host,
-			ServerIP: p.Server.IP.String(), Summary: p.Summary(), Output: out.String()})
 	}
 	rates := s.portRates()
 	node := map[fabric.Node]int{}
 	for i, n := range tw.Nodes {
 		node[n] = i
 	}
-	for i, f := range tw.Flows {
-		o.Flows = append(o.Flows, tw.flowOf(conns, i, f, end))
+	hosts := make([]string, len(tw.NICs))
+	for i, n := range tw.NICs {
+		hosts[i] = n.Name()
 	}
+	tw.Workloads.observe(&o, hosts, func(qp workload.QP) ConnStat {
+		c := &conns[qp]
+		return ConnStat{Delivered: c.Delivered, Retransmitted: c.Retransmit, LastDelivery: c.LastDelivery}
+	})
 	for p := 0; p < 8; p++ {
 		if net.Latency.Count(p) > 0 {
 			o.Latency = append(o.Latency, twin.PrioLatency{Priority: p, Hist: net.Latency.Histogram(p)})
@@ -68,13 +62,13 @@ func (tw *Twin) Observe() twin.Observation {
 		o.Ports = append(o.Ports, twin.Port{Name: pt.Name(), Peer: peer, Switch: isSwitch, LineRate: rates[[2]int{node[pt.Node()], pt.Index()}],
 			Counters: countersOf(snap.Ethtool(net.PFCEnabled, isSwitch))})
 	}
-	for i, n := range tw.NICs {
+	for _, n := range tw.NICs {
 		snap := n.Port().Snapshot()
-		m := s.Machine(i)
 		o.NICs = append(o.NICs, twin.NIC{Name: n.Name(), Port: n.Port().ID(), Rate: n.Port().Rate(),
-			Machine: m.Host, Device: m.Device, Netdev: m.Netdev, IP: m.IP.String(), MTU: int(s.Host.MTU),
-			HW: countersOf(n.HW.List()), IB: ibPortCounters(&snap)})
+			HW: countersOf(n.HW.List()), IB: ibPortCounters(&snap),
+			Reorder: twin.Reorder{Packets: n.HW.Reordered, MaxPSNs: n.HW.ReorderMax, PlacedOutOfOrder: n.HW.PlacedOutOfOrder}})
 	}
+	s.nameNICs(o.NICs)
 	for _, q := range net.QueueSeries() {
 		o.Queues = append(o.Queues, twin.Queue{Port: q.Switch.Ports()[q.Port].Name(), Priority: q.Prio,
 			MaxBytes: q.Switch.QueueMax(q.Port, q.Prio), Depth: q.Bytes.Points()})
@@ -117,6 +111,15 @@ func (s *Scenario) portRates() map[[2]int]unit.BitRate {
 		rates[[2]int{l.A, l.PA}], rates[[2]int{l.B, l.PB}] = l.Rate, l.Rate
 	}
 	return rates
+}
+
+// nameNICs names each host NIC (by host index) as its machine shows it.
+func (s *Scenario) nameNICs(nics []twin.NIC) {
+	for i := range nics {
+		m := s.Machine(i)
+		n := &nics[i]
+		n.Machine, n.Device, n.Netdev, n.IP, n.MTU = m.Host, m.Device, m.Netdev, m.IP.String(), int(s.Host.MTU)
+	}
 }
 
 // setting is the QoS, DCQCN and ECN configuration of s's hosts and
@@ -210,50 +213,6 @@ func headrooms(net *fabric.Network) []int64 {
 	return out
 }
 
-// flowOf is flow i's outcome at time end. A flow that completed has its
-// goodput over its completion time; one that did not is measured to when
-// it failed, or to end while it still runs: what it delivered in the time
-// it took, however little arrived.
-func (tw *Twin) flowOf(conns []nic.ConnInfo, i int, spec FlowSpec, end unit.Time) twin.Flow {
-	st := tw.Traffic.State(i)
-	out := twin.Flow{
-		ID: int32(i), Name: spec.Name, Src: tw.NICs[spec.Src].Name(), Dst: tw.NICs[spec.Dst].Name(),
-		Bytes: int64(spec.Bytes), Priority: spec.Priority, StartUS: twin.US(st.StartedAt), Status: "not started",
-	}
-	if !st.Started {
-		if st.Cancelled {
-			out.Status = "cancelled"
-		}
-		return out
-	}
-	c := conns[st.QP]
-	out.Delivered, out.Retransmitted = c.Delivered, c.Retransmit
-	switch {
-	case !st.Done:
-		out.Status = "running"
-	case st.Status != workload.Success:
-		out.Status = st.Status.String()
-	default:
-		out.Status = "ok"
-	}
-	if fct, ok := st.FCT(); ok {
-		v := twin.US(fct)
-		out.FCTUS = &v
-		if fct > 0 {
-			out.GoodputGbps = float64(spec.Bytes) * 8 / fct.Seconds() / 1e9
-		}
-	} else {
-		until := end
-		if st.Done {
-			until = st.FinishedAt
-		}
-		if until > st.StartedAt {
-			out.GoodputGbps = float64(c.Delivered) * 8 / (until - st.StartedAt).Seconds() / 1e9
-		}
-	}
-	return out
-}
-
 // uplinks lists the bytes routed over each uplink, by tier.
 func (tw *Twin) uplinks() []twin.Uplink {
 	t := tw.Scenario.Topo
@@ -330,6 +289,7 @@ func (j *Jobs) observe() *twin.NCCL {
 	n := &twin.NCCL{}
 	if s := j.Sweep; s != nil {
 		n.Comm = s.Comm.Describe()
+		n.Tuning = s.Explain()
 		n.Completed = s.Done() && s.Err == nil
 		var b bytes.Buffer
 		if _, err := s.WriteTo(&b); err == nil {

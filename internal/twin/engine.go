@@ -16,7 +16,10 @@
 // Shards that merge back into exactly the unsharded output.
 //
 // An engine joins by offering a Plan for a scenario: its name, its own cost
-// estimate, and how to build it (scenario.Scenario.Plans lists them).
+// estimate, and how to build it. scenario.Scenario.Plans lists them, in
+// order of preference; scenario assembles each engine from its core and
+// the scenario's Workloads, which observe the flows and NCCL tables the
+// same way for every engine. cmd/rocelab's --engine takes the names.
 package twin
 
 import (

@@ -84,6 +84,10 @@ func (o *Observation) add(p *Observation, rest bool) error {
 			if err := addCounters(o.NICs[i].IB, p.NICs[i].IB); err != nil {
 				return fmt.Errorf("NIC %s: %w", p.NICs[i].Name, err)
 			}
+			r, q := &o.NICs[i].Reorder, p.NICs[i].Reorder
+			r.Packets += q.Packets
+			r.PlacedOutOfOrder += q.PlacedOutOfOrder
+			r.MaxPSNs = max(r.MaxPSNs, q.MaxPSNs)
 		}
 		for i, u := range p.Uplinks {
 			o.Uplinks[i].Bytes += u.Bytes

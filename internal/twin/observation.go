@@ -127,7 +127,7 @@ type Setup struct {
 	Oversubscription float64 `json:"oversubscription,omitempty"`
 	// Servers is set when hosts are NICs of GPU servers.
 	Servers       *Servers `json:"servers,omitempty"`
-	MTU           int32    `json:"mtu"`
+	MTU           int32    `json:"mtu_bytes"`
 	PFC           bool     `json:"pfc"`
 	LosslessPrios []int    `json:"lossless_priorities"`
 	HeadroomBytes []int64  `json:"headroom_bytes"`
@@ -188,7 +188,9 @@ type Totals struct {
 
 // Flow is one flow's outcome. FCT is the time from its start to the
 // requester's completion (the ACK of its last packet), nil when it did
-// not complete; goodput is then measured up to its last delivered byte.
+// not complete; goodput (Gb/s, 10^9 bits per second) is then measured up
+// to its last delivered byte. Delivered and Retransmitted count payload
+// bytes.
 type Flow struct {
 	ID            int32    `json:"id"`
 	Name          string   `json:"name"`
@@ -199,8 +201,8 @@ type Flow struct {
 	StartUS       float64  `json:"start_us"`
 	FCTUS         *float64 `json:"fct_us"`
 	GoodputGbps   float64  `json:"goodput_gbps"`
-	Delivered     int64    `json:"delivered"`
-	Retransmitted int64    `json:"retransmitted"`
+	Delivered     int64    `json:"delivered_bytes"`
+	Retransmitted int64    `json:"retransmitted_bytes"`
 	// Status is "ok", "running", "not started", "cancelled", or the
 	// ibv_wc_status of a failed completion.
 	Status string `json:"status"`
@@ -248,6 +250,19 @@ type NIC struct {
 	// (counters/: port_*_data in 4-byte words), zeros included.
 	HW []Counter `json:"hw_counters"`
 	IB []Counter `json:"port_counters"`
+	// Reorder is the reordering the NIC saw as a receiver (packet engine
+	// only; mlx5 has no such counters).
+	Reorder Reorder `json:"reorder"`
+}
+
+// Reorder is what reached a receiver out of order: first transmissions
+// that arrived after a higher PSN of their QP, the largest such distance
+// in PSNs, and the packets an out-of-order responder placed ahead of the
+// expected PSN.
+type Reorder struct {
+	Packets          int64 `json:"reordered_packets"`
+	MaxPSNs          int64 `json:"reorder_max_psns"`
+	PlacedOutOfOrder int64 `json:"placed_out_of_order"`
 }
 
 // Queue is one switch egress queue: its exact peak and sampled depth in
@@ -281,24 +296,28 @@ type Uplink struct {
 type NCCL struct {
 	// Comm describes the communicator: transport, NICs, GDR, channels.
 	Comm string `json:"comm"`
+	// Tuning is NCCL's choice for each size and the predicted time of
+	// every candidate (NCCL_DEBUG_SUBSYS=TUNING).
+	Tuning string `json:"tuning,omitempty"`
 	// Tests is the nccl-tests output, as nccl-tests prints it.
 	Tests      string          `json:"nccl_tests,omitempty"`
 	Rows       []TestsRow      `json:"rows,omitempty"`
-	AvgBusBW   float64         `json:"avg_busbw_gbps,omitempty"`
+	AvgBusBW   float64         `json:"avg_busbw_GBps,omitempty"`
 	Training   *TrainingResult `json:"training,omitempty"`
 	Err        string          `json:"error,omitempty"`
 	Background string          `json:"background,omitempty"`
 	Completed  bool            `json:"completed"`
 }
 
-// TestsRow is one size of the nccl-tests table.
+// TestsRow is one size of the nccl-tests table; bus bandwidths are in
+// GB/s (10^9 bytes per second), as nccl-tests prints them.
 type TestsRow struct {
 	Bytes     int64   `json:"bytes"`
 	Algo      string  `json:"algo"`
 	OutTimeUS float64 `json:"out_time_us"`
-	OutBusBW  float64 `json:"out_busbw_gbps"`
+	OutBusBW  float64 `json:"out_busbw_GBps"`
 	InTimeUS  float64 `json:"in_time_us"`
-	InBusBW   float64 `json:"in_busbw_gbps"`
+	InBusBW   float64 `json:"in_busbw_GBps"`
 }
 
 // TrainingResult is a training run's per-iteration times.

@@ -40,7 +40,9 @@ type Meter interface {
 	Finish(done int64)
 }
 
-// A Choice is the engine the pipeline picked for a job, and why.
+// A Choice is the engine the pipeline picked for a job, and why (the
+// reason names what the engine would cost, and why engines preferred to it
+// were not taken).
 type Choice struct {
 	Plan   Plan
 	Reason string
@@ -59,7 +61,7 @@ func Choose(j *Job, c *Config) (Choice, error) {
 				if err := p.Estimate.Check(c.Limits); err != nil {
 					return Choice{}, err
 				}
-				return Choice{p, fmt.Sprintf("%s, as --engine asks (estimate %s)", p.Engine, p.Estimate)}, nil
+				return Choice{p, fmt.Sprintf("asked for by name; its estimate: %s", p.Estimate)}, nil
 			}
 		}
 		return Choice{}, fmt.Errorf("no engine %q for this scenario: expected %s", c.Engine, strings.Join(engineNames(j.Plans), " or "))
@@ -69,9 +71,9 @@ func Choose(j *Job, c *Config) (Choice, error) {
 	for _, p := range j.Plans {
 		err := p.Estimate.Check(c.Limits)
 		if err == nil {
-			reason := fmt.Sprintf("%s, the first engine whose estimate fits the limits (%s)", p.Engine, p.Estimate)
+			reason := "its estimate fits the limits: " + p.Estimate.String()
 			if len(refused) > 0 {
-				reason += "; " + strings.Join(refused, "; ")
+				reason += "; not " + strings.Join(refused, "; not ")
 			}
 			return Choice{p, reason}, nil
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"rocelab/examples"
+	"rocelab/internal/report"
 	"rocelab/internal/scenario"
 	"rocelab/internal/twin"
 )
@@ -158,5 +159,35 @@ func TestChooseRefuses(t *testing.T) {
 	ch, err := twin.Choose(&j, &twin.Config{})
 	if err != nil || ch.Plan.Engine != twin.Packet || !strings.Contains(ch.Reason, "fits the limits") {
 		t.Errorf("auto: %+v %v", ch, err)
+	}
+}
+
+// Same scenario and seed give byte-identical output, text and JSON, on
+// every engine that can run the scenario (issue 15, acceptance 6): each
+// run is built afresh from the file.
+func TestEveryEngineDeterministic(t *testing.T) {
+	for _, name := range []string{"incast-pfc", "lossy-link", "dcqcn-fairness"} {
+		for _, p := range load(t, name).Job().Plans {
+			var outs [2]string
+			for k := range outs {
+				j := load(t, name).Job()
+				o, err := twin.Run(&j, &twin.Config{Engine: p.Engine})
+				if err != nil {
+					t.Fatalf("%s on %s: %v", name, p.Engine, err)
+				}
+				var text, js bytes.Buffer
+				r := report.New(&o)
+				if err := r.WriteText(&text); err != nil {
+					t.Fatal(err)
+				}
+				if err := r.WriteJSON(&js); err != nil {
+					t.Fatal(err)
+				}
+				outs[k] = text.String() + js.String()
+			}
+			if outs[0] != outs[1] {
+				t.Errorf("%s on %s: two runs differ", name, p.Engine)
+			}
+		}
 	}
 }
