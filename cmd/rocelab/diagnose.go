@@ -40,7 +40,7 @@ Every finding id and the JSON schema: docs/diagnose.md.
 			var opts doctor.Options
 			if nicSpeed != "" {
 				r, err := unit.ParseRate(nicSpeed)
-				if err != nil || r == 0 {
+				if err != nil || r == 0 || unit.Bare(nicSpeed) {
 					return usageError("--nic-speed: expected a link rate such as 100G or 400Gbps, got %q", nicSpeed)
 				}
 				opts.NICSpeed = r

@@ -296,6 +296,9 @@ func (c *conv) rate(n ast.Node, path string, def unit.BitRate) unit.BitRate {
 		c.badValue(n, path, err, "a positive bit rate such as 100G or 400Gbps", s)
 		return def
 	}
+	if unit.Bare(s) {
+		c.warn(n, path, "%s has no unit, so it is %s bits per second: write %sG for %s Gb/s", s, s, s, s)
+	}
 	return r
 }
 
