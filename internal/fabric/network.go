@@ -171,7 +171,7 @@ func (n *Network) Drop(p *packet.Packet, reason DropReason, at *Port) {
 // Free returns a packet a node has consumed to the pool, with its
 // telemetry record.
 func (n *Network) Free(p *packet.Packet) {
-	if p.INT != 0 {
+	if p.INT != nil {
 		n.INTs.Put(p.INT)
 	}
 	n.Pool.Put(p)
