@@ -108,8 +108,13 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 			if err := checkEngine(engine); err != nil {
 				return err
 			}
-			if err := prepareOuts(cmd, force, outDir, outSysfs); err != nil {
+			release, err := prepareOuts(cmd, force, outDir, outSysfs)
+			if err != nil {
 				return err
+			}
+			defer release()
+			if cmd.Flags().Changed("example") && strings.TrimSpace(example) == "" {
+				return usageError("--example: expected an example's name (see 'rocelab examples'), got an empty one")
 			}
 			s, err := loadScenario(cmd, args, example)
 			if err != nil {
@@ -238,22 +243,36 @@ func runLimits(maxMemory string, maxEvents int64) (twin.Limits, error) {
 	return limits, nil
 }
 
-// prepareOuts checks --out and --out-sysfs before anything runs.
-func prepareOuts(cmd *cobra.Command, force bool, dirs ...string) error {
+// prepareOuts locks and checks --out and --out-sysfs before anything
+// runs; release drops the locks when the command is done.
+func prepareOuts(cmd *cobra.Command, force bool, dirs ...string) (release func(), err error) {
+	var unlocks []func()
+	release = func() {
+		for _, u := range unlocks {
+			u()
+		}
+	}
 	for i, dir := range dirs {
 		if dir == "" {
 			continue
 		}
 		flag := []string{"--out", "--out-sysfs"}[i]
+		unlock, err := lockOut(dir)
+		if err != nil {
+			release()
+			return func() {}, usageError("%s: %v", flag, err)
+		}
+		unlocks = append(unlocks, unlock)
 		warning, err := prepareOut(dir, force)
 		if err != nil {
-			return usageError("%s: %v", flag, err)
+			release()
+			return func() {}, usageError("%s: %v", flag, err)
 		}
 		if warning != "" {
 			warnf(cmd.ErrOrStderr(), "%s", warning)
 		}
 	}
-	return nil
+	return release, nil
 }
 
 // defaultMaxEvents is --max-events' default: about half an hour of wall
