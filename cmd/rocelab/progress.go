@@ -25,27 +25,26 @@ const progressUpdates = 400
 // events; slicing does not change the order of events.
 func runWithProgress(tw *scenario.Twin, estEvents int64, sink progressSink) unit.Time {
 	limit := tw.Scenario.Duration
-	sched := tw.Net.Sched
 	if sink == nil {
 		return tw.Run()
 	}
 	total := max(estEvents, 1)
 	target := max(total/progressUpdates, 1000)
 	step := max(limit/progressUpdates/16, unit.Nanosecond)
-	for now := sched.Now(); now < limit && !tw.Done(); now = sched.Now() {
-		before := int64(sched.Executed())
+	for now := tw.Net.Now(); now < limit && !tw.Done(); now = tw.Net.Now() {
+		before := int64(tw.Executed())
 		tw.RunUntil(min(limit, now+step))
-		n := int64(sched.Executed()) - before
+		n := int64(tw.Executed()) - before
 		switch {
 		case n < target/2 && step < limit/4:
 			step *= 2
 		case n > 2*target && step > unit.Nanosecond:
 			step /= 2
 		}
-		sink.update(int64(sched.Executed()), total)
+		sink.update(int64(tw.Executed()), total)
 	}
 	end := tw.Run()
-	sink.finish(int64(sched.Executed()))
+	sink.finish(int64(tw.Executed()))
 	return end
 }
 

@@ -35,7 +35,7 @@ func TestProgressTracksWork(t *testing.T) {
 		}
 		var rec recorder
 		end := runWithProgress(tw, est.Events, &rec)
-		executed := int64(tw.Net.Sched.Executed())
+		executed := int64(tw.Executed())
 		if len(rec.done) < 50 {
 			t.Errorf("%s: %d progress updates, want at least 50", name, len(rec.done))
 		}

@@ -162,7 +162,7 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 			}
 			end := runWithProgress(tw, est.Events, sink)
 			elapsed := time.Since(wall)
-			events := tw.Net.Sched.Executed()
+			events := tw.Executed()
 			ls.log.Info("done", "simulated", end.String(), "events", events, "wall", elapsed.Round(time.Millisecond).String(),
 				"events_per_s", fmt.Sprintf("%.3g", float64(events)/elapsed.Seconds()))
 			if tap != nil {

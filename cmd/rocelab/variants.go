@@ -71,7 +71,7 @@ func runVariants(cmd *cobra.Command, ls logSetup, s *scenario.Scenario, limits s
 	var events uint64
 	cmp := &report.Comparison{Name: s.Name}
 	for i, v := range vs {
-		events += twins[i].Net.Sched.Executed()
+		events += twins[i].Executed()
 		cmp.Variants = append(cmp.Variants, report.Variant{Name: v.Variant, Description: v.Description, Run: report.New(twins[i], ends[i])})
 	}
 	elapsed := time.Since(wall)

@@ -47,11 +47,11 @@ func (pt *Port) SendXOFF(prio int) {
 	if s.xoff&(1<<prio) != 0 {
 		return
 	}
-	now := pt.net.Sched.Now()
+	now := pt.dom.Sched.Now()
 	s.xoff |= 1 << prio
 	s.since[prio] = now
 	pt.sendPFC(prio, s.cfg.Quanta)
-	s.refreshID[prio] = pt.net.Sched.At(now+s.cfg.Refresh, pt, tagPFCRefresh|uint64(prio)<<8)
+	s.refreshID[prio] = pt.dom.Sched.At(now+s.cfg.Refresh, pt.key, pt, tagPFCRefresh|uint64(prio)<<8)
 }
 
 // SendXON releases priority prio at the peer.
@@ -60,10 +60,10 @@ func (pt *Port) SendXON(prio int) {
 	if s.xoff&(1<<prio) == 0 {
 		return
 	}
-	now := pt.net.Sched.Now()
+	now := pt.dom.Sched.Now()
 	s.xoff &^= 1 << prio
 	pt.Counters.TxPauseDuration[prio] += now - s.since[prio]
-	pt.net.Sched.Cancel(s.refreshID[prio])
+	pt.dom.Sched.Cancel(s.refreshID[prio])
 	s.refreshID[prio] = 0
 	if s.cfg.XON {
 		pt.sendPFC(prio, 0)
@@ -77,12 +77,12 @@ func (s *pfcSender) refresh(pt *Port, now unit.Time, prio int) {
 		return
 	}
 	pt.sendPFC(prio, s.cfg.Quanta)
-	s.refreshID[prio] = pt.net.Sched.At(now+s.cfg.Refresh, pt, tagPFCRefresh|uint64(prio)<<8)
+	s.refreshID[prio] = pt.dom.Sched.At(now+s.cfg.Refresh, pt.key, pt, tagPFCRefresh|uint64(prio)<<8)
 }
 
 // sendPFC queues a PFC frame for one priority ahead of any data.
 func (pt *Port) sendPFC(prio int, quanta uint16) {
-	f := pt.net.Pool.Get()
+	f := pt.dom.Pool.Get()
 	f.Kind = packet.Pause
 	f.Src, f.Dst = -1, -1
 	f.Frame = packet.PauseFrame
@@ -90,8 +90,8 @@ func (pt *Port) sendPFC(prio int, quanta uint16) {
 	f.Quanta[prio] = quanta
 	f.Prio = uint8(prio)
 	pt.Counters.TxPause[prio]++
-	pt.net.Totals.PauseFrames++
-	pt.net.Totals.Frames[packet.Pause]++
+	pt.dom.Totals.PauseFrames++
+	pt.dom.Totals.Frames[packet.Pause]++
 	pt.ctrl.Push(f)
 	pt.Kick()
 }
@@ -144,7 +144,7 @@ func (w *watchdog) onPause(pt *Port, now unit.Time, prio int, quanta uint16) {
 			f.Flush(pt, prio, DropWatchdog)
 		}
 		pt.closePause(prio, now)
-		w.restoreID[prio] = pt.net.Sched.At(now+w.cfg.Restore, pt, tagWatchdog|uint64(prio)<<8)
+		w.restoreID[prio] = pt.dom.Sched.At(now+w.cfg.Restore, pt.key, pt, tagWatchdog|uint64(prio)<<8)
 	}
 }
 
@@ -155,7 +155,7 @@ func (w *watchdog) check(pt *Port, now unit.Time, prio int) {
 		return
 	}
 	if quiet := now - w.lastRx[prio]; quiet < w.cfg.Restore {
-		w.restoreID[prio] = pt.net.Sched.At(w.lastRx[prio]+w.cfg.Restore, pt, tagWatchdog|uint64(prio)<<8)
+		w.restoreID[prio] = pt.dom.Sched.At(w.lastRx[prio]+w.cfg.Restore, pt.key, pt, tagWatchdog|uint64(prio)<<8)
 		return
 	}
 	w.storm &^= 1 << prio

@@ -14,6 +14,8 @@ const (
 	tagWake
 	tagPFCRefresh
 	tagWatchdog
+	tagLinkDown
+	tagLinkUp
 )
 
 // Direction says whether a tapped frame was sent or received by the port.
@@ -41,23 +43,36 @@ type LossHook interface {
 // A Port is one end of a full-duplex link: a transmitter that serializes
 // frames at the port rate onto a cable with a propagation delay, and a MAC
 // that obeys received PFC frames and sends its node's.
+//
+// The transmitter schedules no event when a frame's serialisation ends
+// unless something waits to go next: it notes when the line frees up,
+// and a frame that becomes sendable later starts then, or at once if the
+// line is already free. A store-and-forward switch port that forwards a
+// stream at line rate so runs one event per frame, its arrival.
 type Port struct {
-	net   *Network
+	dom   *Domain
 	node  Node
 	name  string
-	index int // index within the node
-	id    int // index within the network
+	index int     // index within the node
+	id    int     // index within the network
+	key   sim.Key // the key of the node's own events
 
 	rate  unit.BitRate
 	delay unit.Time // one-way propagation delay to the peer
 	cable unit.Length
 	peer  *Port
+	tx    *linkDir // the link direction the port sends on
+	rx    *linkDir // and the one it receives from
 
 	egress Egress
-	busy   bool
-	ctrl   packet.Queue // MAC control frames, sent ahead of data
-	wire   packet.Queue // frames on the link toward the peer
-	pfcRx  packet.Queue // received PFC frames waiting out the response time
+	// busyUntil is when the frame being sent has left; txQueued says an
+	// event is queued for then; sending guards against re-entry while the
+	// egress picks a frame.
+	busyUntil unit.Time
+	txQueued  bool
+	sending   bool
+	ctrl      packet.Queue // MAC control frames, sent ahead of data
+	pfcRx     packet.Queue // received PFC frames waiting out the response time
 
 	// response is how long after a PFC frame arrives its effect begins.
 	response unit.Time
@@ -68,8 +83,6 @@ type Port struct {
 	pfc      pfcSender
 	watchdog watchdog
 
-	// up is the link's state; frames that arrive while it is down are lost.
-	up bool
 	// jitter, when positive, delays each frame's arrival at the peer by a
 	// uniform draw from [0, jitter) (FEC codeword alignment), keeping
 	// arrivals in order; lastArrival is the latest arrival scheduled.
@@ -115,6 +128,20 @@ func (pt *Port) Cable() unit.Length { return pt.cable }
 // Peer returns the port at the other end of the link.
 func (pt *Port) Peer() *Port { return pt.peer }
 
+// Link returns the link the port is attached to, or nil.
+func (pt *Port) Link() *Link {
+	if pt.tx == nil {
+		return nil
+	}
+	return pt.tx.link
+}
+
+// Domain returns the domain the port's node belongs to.
+func (pt *Port) Domain() *Domain { return pt.dom }
+
+// Key returns the key of the events the port's node schedules for itself.
+func (pt *Port) Key() sim.Key { return pt.key }
+
 // SetEgress sets what the port transmits.
 func (pt *Port) SetEgress(e Egress) { pt.egress = e }
 
@@ -132,35 +159,33 @@ func (pt *Port) QuantaTime(q uint16) unit.Time {
 }
 
 // Busy reports whether the port is transmitting.
-func (pt *Port) Busy() bool { return pt.busy }
+func (pt *Port) Busy() bool { return pt.sending || pt.dom.Sched.Now() < pt.busyUntil }
 
 // InFlight calls f for every packet on the link toward the peer, including
 // the one being serialized, and for queued control frames.
 func (pt *Port) InFlight(f func(p *packet.Packet)) {
-	pt.wire.Each(f)
+	if pt.tx != nil {
+		pt.tx.wire.Each(f)
+	}
 	pt.ctrl.Each(f)
 }
 
-// Kick asks an idle port to look for something to send.
-func (pt *Port) Kick() {
-	if !pt.busy {
-		pt.startTx(pt.net.Sched.Now())
-	}
-}
+// Kick tells the port that something may have become sendable: an idle
+// port starts sending now, a busy one when its frame has left.
+func (pt *Port) Kick() { pt.startTx(pt.dom.Sched.Now()) }
 
 // Handle serves the port's events.
 func (pt *Port) Handle(now unit.Time, tag uint64) {
 	switch tag & 0xff {
 	case tagTxDone:
-		pt.busy = false
+		pt.txQueued = false
 		pt.startTx(now)
 	case tagArrive:
-		p := pt.wire.Pop()
-		pt.peer.arrive(now, p)
+		pt.arrive(now, pt.rx.wire.Pop())
 	case tagPauseApply:
 		f := pt.pfcRx.Pop()
 		pt.applyPause(now, f)
-		pt.net.Pool.Put(f)
+		pt.dom.Pool.Put(f)
 		pt.Kick()
 	case tagWake:
 		pt.wake.Fired()
@@ -169,6 +194,11 @@ func (pt *Port) Handle(now unit.Time, tag uint64) {
 		pt.pfc.refresh(pt, now, int(tag>>8))
 	case tagWatchdog:
 		pt.watchdog.check(pt, now, int(tag>>8))
+	case tagLinkDown:
+		pt.rx.down = true
+	case tagLinkUp:
+		pt.rx.down = false
+		pt.Kick()
 	}
 }
 
@@ -195,38 +225,55 @@ func (pt *Port) pausedMask(now unit.Time) uint8 {
 	return m
 }
 
-// startTx sends the next frame if the port is idle and has one.
+// startTx sends the next frame if the line is free and there is one; if
+// the line is busy, it makes sure the port looks again when it frees up.
 func (pt *Port) startTx(now unit.Time) {
-	if pt.busy {
+	if pt.sending {
 		return
 	}
-	pt.busy = true // guards against re-entry from Dequeue
+	if now < pt.busyUntil {
+		pt.txAt(pt.busyUntil)
+		return
+	}
+	pt.sending = true // guards against re-entry from Dequeue
 	p := pt.ctrl.Pop()
+	more := false
 	if p == nil {
-		p = pt.egress.Dequeue(pt, pt.pausedMask(now))
+		p, more = pt.egress.Dequeue(pt, pt.pausedMask(now))
 	}
 	if p == nil {
 		p = pt.ctrl.Pop() // a control frame queued during Dequeue
 	}
+	pt.sending = false
 	if p == nil {
-		pt.busy = false
 		pt.armWake(now)
 		return
 	}
 	tx := pt.rate.TxTime(unit.Bytes(p.Wire()))
+	pt.busyUntil = now + tx
+	if more || pt.ctrl.Len() > 0 {
+		pt.txAt(pt.busyUntil)
+	} else if pt.pausing != 0 {
+		pt.armWake(now)
+	}
 	pt.Counters.countTx(p)
 	if pt.tap != nil {
 		pt.tap.Frame(now, pt, Tx, p)
 	}
-	pt.wire.Push(p)
-	s := pt.net.Sched
-	s.At(now+tx, pt, tagTxDone)
 	arrive := now + tx + pt.delay
 	if pt.jitter > 0 {
 		arrive = max(arrive+unit.Time(pt.jrng.Uint64()%uint64(pt.jitter)), pt.lastArrival)
 		pt.lastArrival = arrive
 	}
-	s.At(arrive, pt, tagArrive)
+	pt.tx.send(p, arrive)
+}
+
+// txAt queues the port's next look at its queues for t, once.
+func (pt *Port) txAt(t unit.Time) {
+	if !pt.txQueued {
+		pt.txQueued = true
+		pt.dom.Sched.At(t, pt.key, pt, tagTxDone)
+	}
 }
 
 // armWake schedules a retry at the earliest pause expiry, so that an idle
@@ -239,7 +286,7 @@ func (pt *Port) armWake(now unit.Time) {
 		}
 	}
 	if next != unit.MaxTime {
-		pt.wake.ArmBy(pt.net.Sched, next, pt, tagWake)
+		pt.wake.ArmBy(pt.dom.Sched, next, pt.key, pt, tagWake)
 	}
 }
 
@@ -257,32 +304,17 @@ func (pt *Port) SetPHY(ppm float64, jitter unit.Time, rng *sim.Rand) {
 // SetLoss installs a loss hook on frames arriving at pt (nil removes it).
 func (pt *Port) SetLoss(h LossHook) { pt.loss = h }
 
-// SetLinkUp brings the link at pt up or down, at both ends. Frames that
-// arrive while it is down are lost.
-func (pt *Port) SetLinkUp(up bool) {
-	pt.up = up
-	if pt.peer != nil {
-		pt.peer.up = up
-	}
-	if up {
-		pt.Kick()
-		if pt.peer != nil {
-			pt.peer.Kick()
-		}
-	}
-}
-
-// LinkUp reports whether the link at pt is up.
-func (pt *Port) LinkUp() bool { return pt.up }
+// LinkUp reports whether the port sees its link up.
+func (pt *Port) LinkUp() bool { return pt.rx != nil && !pt.rx.down }
 
 // arrive delivers a frame whose last bit reached pt, unless the link is
 // down or loses it.
 func (pt *Port) arrive(now unit.Time, p *packet.Packet) {
 	switch {
-	case !pt.up:
-		pt.net.Drop(p, DropLinkDown, pt)
+	case pt.rx.down:
+		pt.dom.Drop(p, DropLinkDown, pt)
 	case pt.loss != nil && pt.loss.Lose(now, p):
-		pt.net.Drop(p, DropLinkLoss, pt)
+		pt.dom.Drop(p, DropLinkLoss, pt)
 	default:
 		pt.receive(now, p)
 	}
@@ -302,7 +334,7 @@ func (pt *Port) receive(now unit.Time, p *packet.Packet) {
 			}
 		}
 		pt.pfcRx.Push(p)
-		pt.net.Sched.At(now+pt.response, pt, tagPauseApply)
+		pt.dom.Sched.At(now+pt.response, pt.key, pt, tagPauseApply)
 		return
 	}
 	pt.node.Receive(p, pt)
@@ -358,7 +390,7 @@ func (pt *Port) closePause(prio int, t unit.Time) {
 // changes nothing: a run observed mid-way continues exactly as one that
 // was not.
 func (pt *Port) Snapshot() Counters {
-	now := pt.net.Sched.Now()
+	now := pt.dom.Sched.Now()
 	c := pt.Counters
 	for p := range pt.pause {
 		if ps := &pt.pause[p]; ps.active && now > ps.start {
@@ -375,5 +407,5 @@ func (pt *Port) Snapshot() Counters {
 
 // Paused reports whether priority prio is held by a received pause now.
 func (pt *Port) Paused(prio int) bool {
-	return pt.pausedMask(pt.net.Sched.Now())&(1<<prio) != 0
+	return pt.pausedMask(pt.dom.Sched.Now())&(1<<prio) != 0
 }

@@ -61,7 +61,8 @@ type SwitchConfig struct {
 // into its buffer, sends PFC for its ingress priority groups, marks ECN and
 // schedules each egress port's eight queues.
 type Switch struct {
-	net    *Network
+	dom    *Domain
+	id     uint32
 	name   string
 	cfg    SwitchConfig
 	ports  []*Port
@@ -84,11 +85,11 @@ type MarkObserver interface {
 // SetMarkObserver installs an observer of ECN decisions (nil removes it).
 func (s *Switch) SetMarkObserver(o MarkObserver) { s.marks = o }
 
-// NewSwitch creates a switch with nports ports.
-func (n *Network) NewSwitch(name string, nports int, cfg SwitchConfig) *Switch {
-	s := &Switch{net: n, name: name, cfg: cfg, rng: n.Streams.Stream("ecn/" + name)}
+// NewSwitch creates a switch with nports ports in domain d.
+func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig) *Switch {
+	s := &Switch{dom: d, id: n.NewNodeID(), name: name, cfg: cfg, rng: n.Streams.Stream("ecn/" + name)}
 	for i := 0; i < nports; i++ {
-		pt := n.NewPort(s, i)
+		pt := n.NewPort(d, s, s.id, i)
 		e := &switchEgress{sw: s, ets: NewETS(cfg.Strict, cfg.Weights)}
 		pt.SetEgress(e)
 		s.ports = append(s.ports, pt)
@@ -96,8 +97,16 @@ func (n *Network) NewSwitch(name string, nports int, cfg SwitchConfig) *Switch {
 	}
 	s.routedBytes = make([]int64, nports)
 	n.Switches = append(n.Switches, s)
+	d.switches = append(d.switches, s)
 	return s
 }
+
+// Domain returns the switch's domain.
+func (s *Switch) Domain() *Domain { return s.dom }
+
+// Key returns the key of events the control side schedules for the
+// switch (faults that change its routes).
+func (s *Switch) Key() sim.Key { return sim.NodeKey(s.id, sim.SrcControl) }
 
 // Name returns the switch's name.
 func (s *Switch) Name() string { return s.name }
@@ -202,18 +211,18 @@ func (s *Switch) Receive(p *packet.Packet, in *Port) {
 	p.Prio = s.cfg.Classify(p)
 	in.Counters.CountRx(p)
 	if p.TTL <= 1 {
-		s.net.Drop(p, DropTTL, in)
+		s.dom.Drop(p, DropTTL, in)
 		return
 	}
 	p.TTL--
 	out, ok := s.route(p)
 	if !ok {
-		s.net.Drop(p, DropNoRoute, in)
+		s.dom.Drop(p, DropNoRoute, in)
 		return
 	}
 	prio := int(p.Prio)
 	if out.watchdog.stormed(prio) {
-		s.net.Drop(p, DropWatchdog, out)
+		s.dom.Drop(p, DropWatchdog, out)
 		return
 	}
 	e := s.egress[out.index]
@@ -233,7 +242,7 @@ func (s *Switch) Receive(p *packet.Packet, in *Port) {
 		if lossless {
 			reason = DropHeadroomOverflow
 		}
-		s.net.Drop(p, reason, in)
+		s.dom.Drop(p, reason, in)
 		return
 	}
 	p.InPort = int16(in.index)
@@ -261,7 +270,7 @@ func (s *Switch) markECN(p *packet.Packet, out *Port, qlen int64) {
 	if marked {
 		p.ECN = packet.CE
 		out.Counters.ECNMarked[p.Prio]++
-		s.net.Totals.ECNMarked++
+		s.dom.Totals.ECNMarked++
 	}
 }
 
@@ -311,12 +320,13 @@ type switchEgress struct {
 func (e *switchEgress) HeadBytes(prio int) int64 { return int64(e.q[prio].Head().Frame) }
 
 // Dequeue implements Egress.
-func (e *switchEgress) Dequeue(pt *Port, paused uint8) *packet.Packet {
+func (e *switchEgress) Dequeue(pt *Port, paused uint8) (*packet.Packet, bool) {
 	ready := e.busy &^ paused
 	if ready == 0 {
-		return nil
+		return nil, false
 	}
-	return e.pop(pt, e.ets.Pick(ready, e))
+	p := e.pop(pt, e.ets.Pick(ready, e))
+	return p, e.busy&^paused != 0
 }
 
 func (e *switchEgress) pop(pt *Port, prio int) *packet.Packet {
@@ -341,6 +351,6 @@ func (e *switchEgress) push(p *packet.Packet, prio int) {
 // Flush implements Flusher: the watchdog drops a stormed queue.
 func (e *switchEgress) Flush(pt *Port, prio int, reason DropReason) {
 	for e.q[prio].Len() > 0 {
-		e.sw.net.Drop(e.pop(pt, prio), reason, pt)
+		e.sw.dom.Drop(e.pop(pt, prio), reason, pt)
 	}
 }

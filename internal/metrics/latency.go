@@ -76,3 +76,14 @@ func (l *Latency) QuantileOf(mask uint8, q float64) unit.Time {
 	}
 	return unit.Time(m.ValueAtQuantile(q)) * unit.Nanosecond
 }
+
+// Merge adds every value recorded in o, exactly: the histograms share
+// their layout, so the merged one is the one a single recorder would hold.
+func (l *Latency) Merge(o *Latency) {
+	for i := range l.h {
+		l.h[i].Merge(o.h[i])
+	}
+	for i := range l.class {
+		l.class[i].Merge(o.class[i])
+	}
+}

@@ -204,7 +204,7 @@ func (q *qp) segment(now unit.Time) (*packet.Packet, bool) {
 	n := q.nic
 	w := q.wqeAt(q.cur)
 	payload, first, last := q.payloadAt()
-	p := n.net.Pool.Get()
+	p := n.dom.Pool.Get()
 	p.Kind = packet.Data
 	p.Class = q.class
 	p.Opcode = opcode(w.op, first, last)
@@ -282,7 +282,7 @@ func (q *qp) ackTo(una uint32) bool {
 		if roce.PSNDiff(una, w.lastPSN()) <= 0 {
 			break
 		}
-		q.nic.tr.complete(q.conn, workload.Requester, w.op, w.id, w.bytes, workload.Success)
+		q.nic.complete(q.conn, workload.Requester, w.op, w.id, w.bytes, workload.Success)
 		q.sqHead = (q.sqHead + 1) % len(q.sq)
 		q.sqLen--
 		q.cur--
@@ -301,7 +301,7 @@ func (q *qp) fail(status workload.Status) {
 		n.HW.ReqCQEError++
 		q.sqHead = (q.sqHead + 1) % len(q.sq)
 		q.sqLen--
-		n.tr.complete(q.conn, workload.Requester, w.op, w.id, w.bytes, status)
+		n.complete(q.conn, workload.Requester, w.op, w.id, w.bytes, status)
 	}
 	q.flush()
 }
@@ -313,7 +313,7 @@ func (q *qp) flush() {
 	for q.sqLen > 0 {
 		w := q.wqeAt(0)
 		n.HW.ReqCQEFlushError++
-		n.tr.complete(q.conn, workload.Requester, w.op, w.id, w.bytes, workload.Flushed)
+		n.complete(q.conn, workload.Requester, w.op, w.id, w.bytes, workload.Flushed)
 		q.sqHead = (q.sqHead + 1) % len(q.sq)
 		q.sqLen--
 	}

@@ -12,7 +12,7 @@ import (
 
 // sent books a data packet and paces its QP.
 func (n *NIC) sent(q *qp, p *packet.Packet, retx bool, now unit.Time) {
-	n.net.SentData(p, retx)
+	n.dom.SentData(p, retx)
 	if retx {
 		n.HW.Retransmitted++
 	}
@@ -27,7 +27,7 @@ func (n *NIC) sent(q *qp, p *packet.Packet, retx bool, now unit.Time) {
 	q.lastTx, q.lastWire = now, wire
 	q.nextTx = n.paceAfter(q, now)
 	if !q.rto.Armed() {
-		q.rto.Set(n.net.Sched, now+n.rtoOf(q), n, tagRTO|uint64(q.idx)<<8)
+		q.rto.Set(n.dom.Sched, now+n.rtoOf(q), n.key, n, tagRTO|uint64(q.idx)<<8)
 	}
 }
 
@@ -72,7 +72,7 @@ func (n *NIC) repace(q *qp, now unit.Time) {
 // deadline.
 func (n *NIC) armCC(q *qp) {
 	if d := q.cc.NextDeadline(); d != unit.MaxTime {
-		q.ccTimer.Set(n.net.Sched, max(d, n.net.Sched.Now()), n, tagCC|uint64(q.idx)<<8)
+		q.ccTimer.Set(n.dom.Sched, max(d, n.dom.Sched.Now()), n.key, n, tagCC|uint64(q.idx)<<8)
 	} else {
 		q.ccTimer.Stop()
 	}
@@ -110,7 +110,7 @@ func (n *NIC) timeout(q *qp, now unit.Time) {
 		}
 	}
 	q.goBack(q.sndUna)
-	q.rto.Set(n.net.Sched, now+n.rtoOf(q), n, tagRTO|uint64(q.idx)<<8)
+	q.rto.Set(n.dom.Sched, now+n.rtoOf(q), n.key, n, tagRTO|uint64(q.idx)<<8)
 	n.makeReady(q)
 }
 
@@ -120,7 +120,7 @@ func (n *NIC) rxAck(p *packet.Packet) {
 	if q == nil || q.failed {
 		return
 	}
-	now := n.net.Sched.Now()
+	now := n.dom.Sched.Now()
 	switch roce.SyndromeKind(p.Syndrome) {
 	case roce.KindACK:
 		n.progress(q, q.ackTo(roce.PSNAdd(p.PSN, 1)), now)
@@ -152,7 +152,7 @@ func (n *NIC) progress(q *qp, advanced bool, now unit.Time) {
 	q.retries = q.retryCnt
 	q.timeouts = 0
 	if q.outstanding() {
-		q.rto.Set(n.net.Sched, now+n.rtoOf(q), n, tagRTO|uint64(q.idx)<<8)
+		q.rto.Set(n.dom.Sched, now+n.rtoOf(q), n.key, n, tagRTO|uint64(q.idx)<<8)
 	} else {
 		q.rto.Stop()
 	}
@@ -169,6 +169,6 @@ func (n *NIC) rxCNP(p *packet.Packet) {
 		return
 	}
 	n.HW.RPCNPHandled++
-	q.cc.OnCNP(n.net.Sched.Now())
+	q.cc.OnCNP(n.dom.Sched.Now())
 	n.armCC(q)
 }

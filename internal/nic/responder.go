@@ -15,7 +15,7 @@ import (
 func (n *NIC) rxData(p *packet.Packet) {
 	q := n.byQPN(p.DstQP)
 	if q == nil {
-		n.net.Discarded(p)
+		n.dom.Discarded(p)
 		return
 	}
 	if p.Opcode <= roce.OpWriteOnlyImm && p.Opcode >= roce.OpWriteFirst {
@@ -23,7 +23,7 @@ func (n *NIC) rxData(p *packet.Packet) {
 	} else {
 		n.HW.RxSendRequests++
 	}
-	now := n.net.Sched.Now()
+	now := n.dom.Sched.Now()
 	if p.ECN == packet.CE && p.Class == packet.ClassRoCE {
 		n.HW.NPECNMarkedRoCEPackets++
 		if d := n.cfg.DCQCN; d != nil && d.Enabled(int(p.Prio)) {
@@ -32,7 +32,7 @@ func (n *NIC) rxData(p *packet.Packet) {
 	}
 	switch d := roce.PSNDiff(p.PSN, q.ePSN); {
 	case d == 0:
-		n.net.Delivered(p)
+		n.dom.Delivered(p)
 		q.ePSN = roce.PSNAdd(q.ePSN, 1)
 		q.nakSent = false
 		q.msgBytes += int64(p.Payload)
@@ -42,7 +42,7 @@ func (n *NIC) rxData(p *packet.Packet) {
 		if last, notify := isLast(p.Opcode); last {
 			q.msn = roce.PSNAdd(q.msn, 1)
 			if notify {
-				n.tr.complete(q.conn, workload.Responder, opOf(p.Opcode), 0, q.msgBytes, workload.Success)
+				n.complete(q.conn, workload.Responder, opOf(p.Opcode), 0, q.msgBytes, workload.Success)
 			}
 			q.deliverMsg++
 			q.msgBytes = 0
@@ -52,14 +52,14 @@ func (n *NIC) rxData(p *packet.Packet) {
 		}
 	case d > 0:
 		n.HW.OutOfSequence++
-		n.net.Discarded(p)
+		n.dom.Discarded(p)
 		if !q.nakSent {
 			q.nakSent = true
 			n.sendAck(q, roce.SyndromePSNSequenceError)
 		}
 	default:
 		n.HW.DuplicateRequest++
-		n.net.Discarded(p)
+		n.dom.Discarded(p)
 		if p.AckReq {
 			n.sendAck(q, roce.SyndromeACKUnlimited)
 		}
@@ -84,7 +84,7 @@ func (n *NIC) notify(q *qp, now unit.Time) {
 		} else {
 			n.npLast = q
 			if d := n.np.NextDeadline(); d != unit.MaxTime {
-				n.npTimer.Set(n.net.Sched, d, n, tagNP|0xffffff<<8)
+				n.npTimer.Set(n.dom.Sched, d, n.key, n, tagNP|0xffffff<<8)
 			}
 		}
 		return
@@ -92,7 +92,7 @@ func (n *NIC) notify(q *qp, now unit.Time) {
 	if q.np.OnCE(now) {
 		n.sendCNP(q, now)
 	} else if d := q.np.NextDeadline(); d != unit.MaxTime {
-		q.npTimer.Set(n.net.Sched, d, n, tagNP|uint64(q.idx)<<8)
+		q.npTimer.Set(n.dom.Sched, d, n.key, n, tagNP|uint64(q.idx)<<8)
 	}
 }
 
@@ -126,7 +126,7 @@ func (n *NIC) sendAck(q *qp, syndrome uint8) {
 // ctrl returns a control frame from q's end of its connection to its peer,
 // on priority prio with dscp.
 func (n *NIC) ctrl(q *qp, kind packet.Kind, op roce.Opcode, dscp, prio uint8) *packet.Packet {
-	p := n.net.Pool.Get()
+	p := n.dom.Pool.Get()
 	p.Kind, p.Class, p.Opcode = kind, q.class, op
 	p.Src, p.Dst = n.id, q.peerHost
 	p.DstQP = q.peerQPN
@@ -134,7 +134,7 @@ func (n *NIC) ctrl(q *qp, kind packet.Kind, op roce.Opcode, dscp, prio uint8) *p
 	p.DSCP = dscp
 	p.Prio, p.PCP, p.VLAN = prio, prio, n.cfg.VLAN
 	p.TTL = n.cfg.TTL
-	p.SentAt = n.net.Sched.Now()
+	p.SentAt = n.dom.Sched.Now()
 	return p
 }
 

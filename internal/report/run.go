@@ -222,18 +222,19 @@ func New(tw *scenario.Twin, end unit.Time) *Run {
 	if t := s.Topo; t.Servers > 0 {
 		r.Scenario.Servers = &Servers{t.Servers, t.GPUsPerServer, t.NICsPerServer, t.RailOptimized}
 	}
-	r.Sim = SimInfo{EndUS: us(end), Completed: tw.Done(), Events: net.Sched.Executed()}
+	r.Sim = SimInfo{EndUS: us(end), Completed: tw.Done(), Events: tw.Executed()}
 	r.Totals = totals(net)
+	lat := net.Latency()
 	conns := tw.Transport.Conns()
 	for i, f := range tw.Flows {
 		r.Flows = append(r.Flows, flowOf(tw, conns, i, f))
 	}
 	for p := 0; p < 8; p++ {
-		if n := net.Latency.Count(p); n > 0 {
+		if n := lat.Count(p); n > 0 {
 			r.Latency = append(r.Latency, Latency{
 				Priority: p, Packets: n,
-				P50US: us(net.Latency.Quantile(p, 50)), P99US: us(net.Latency.Quantile(p, 99)),
-				P999US: us(net.Latency.Quantile(p, 99.9)), MaxUS: us(net.Latency.Max(p)),
+				P50US: us(lat.Quantile(p, 50)), P99US: us(lat.Quantile(p, 99)),
+				P999US: us(lat.Quantile(p, 99.9)), MaxUS: us(lat.Max(p)),
 			})
 		}
 	}
@@ -277,7 +278,7 @@ func nonZero(cs []fabric.Counter) map[string]int64 {
 
 // totals converts the network's totals.
 func totals(net *fabric.Network) Totals {
-	t := net.Totals
+	t := net.Totals()
 	d := func(c fabric.Count) Data { return Data{Packets: c.Packets, Bytes: c.Bytes} }
 	out := Totals{
 		Sent: d(t.Sent), Retransmitted: d(t.Retransmitted), Delivered: d(t.Delivered),
@@ -437,7 +438,7 @@ func ecmp(tw *scenario.Twin) []ECMPTier {
 //     priority over the run time.
 func health(tw *scenario.Twin, conns []nic.ConnInfo, end unit.Time, roce uint8, lossless bool) metrics.Health {
 	net := tw.Net
-	p99 := net.Latency.ClassQuantile(packet.ClassRoCE, 99)
+	p99 := net.Latency().ClassQuantile(packet.ClassRoCE, 99)
 	type window struct {
 		start, end unit.Time
 		bytes      int64
@@ -467,7 +468,7 @@ func health(tw *scenario.Twin, conns []nic.ConnInfo, end unit.Time, roce uint8, 
 	if capacity > 0 {
 		util = got / capacity
 	}
-	t := net.Totals
+	t := net.Totals()
 	loss := 0.0
 	if t.RoCESent.Packets > 0 {
 		loss = float64(t.RoCEDropped.Packets) / float64(t.RoCESent.Packets)

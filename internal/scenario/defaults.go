@@ -74,6 +74,12 @@ const (
 	DefaultTCPRTO       = 200 * unit.Millisecond
 	DefaultRxBuffer     = 262016 * unit.Byte
 	DefaultTTL          = 64
+	// DefaultCompletionDelay is how long after a NIC writes a completion
+	// the application sees it: the CQE's DMA over PCIe and the poll that
+	// finds it. An assumption (a PCIe posted write takes a few hundred
+	// nanoseconds); it is also the lookahead from the fabric to the
+	// workloads that lets a run use several cores.
+	DefaultCompletionDelay = 200 * unit.Nanosecond
 
 	// PHY: IEEE 802.3 allows a transmit clock ±100 ppm off nominal; RS-FEC
 	// codewords are 5280 bits (RS(528,514), 25G-lane links up to 100G) or

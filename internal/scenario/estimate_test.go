@@ -74,8 +74,8 @@ func TestEstimateBoundHolds(t *testing.T) {
 		if c.completes && !tw.Done() || end > e.Until {
 			t.Errorf("%s: ended at %s (all done %v), after the estimated bound %s", c.name, end, tw.Done(), e.Until)
 		}
-		if r := float64(tw.Net.Sched.Executed()) / float64(e.Events); c.completes && (r < 0.7 || r > 1.5) || r < 0.3 || r > 2 {
-			t.Errorf("%s: %d events executed, %d estimated", c.name, tw.Net.Sched.Executed(), e.Events)
+		if r := float64(tw.Executed()) / float64(e.Events); c.completes && (r < 0.7 || r > 1.5) || r < 0.3 || r > 2 {
+			t.Errorf("%s: %d events executed, %d estimated", c.name, tw.Executed(), e.Events)
 		}
 	}
 }

@@ -106,14 +106,14 @@ func New(s *scenario.Scenario) (*Feed, error) {
 func (f *Feed) Duration() unit.Time { return f.tw.Scenario.Duration }
 
 // Now is the simulated time the twin has reached.
-func (f *Feed) Now() unit.Time { return f.tw.Net.Sched.Now() }
+func (f *Feed) Now() unit.Time { return f.tw.Net.Now() }
 
 // Advance runs the twin's events up to simulated time t (a t in the past
 // runs nothing) and returns every host with its counters at that time.
 // Observing changes nothing: a run advanced in steps ends as one run does.
 func (f *Feed) Advance(t unit.Time) []Host {
-	if t > f.tw.Net.Sched.Now() {
-		f.tw.Net.Sched.RunUntil(t)
+	if t > f.tw.Net.Now() {
+		f.tw.Advance(t)
 	}
 	return Snapshot(f.tw)
 }
