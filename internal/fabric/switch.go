@@ -66,9 +66,9 @@ type Switch struct {
 	name   string
 	cfg    SwitchConfig
 	ports  []*Port
-	egress []*switchEgress
-	// routes[dst] lists the ports toward host dst.
-	routes [][]int16
+	egress []switchEgress // by port
+	// routes gives the ports toward each host.
+	routes routeTable
 	buf    buffer
 	rng    *sim.Rand
 	// routedBytes is the frame bytes forwarded out of each port.
@@ -88,12 +88,15 @@ func (s *Switch) SetMarkObserver(o MarkObserver) { s.marks = o }
 // NewSwitch creates a switch with nports ports in domain d.
 func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig) *Switch {
 	s := &Switch{dom: d, id: n.NewNodeID(), name: name, cfg: cfg, rng: n.Streams.Stream("ecn/" + name)}
-	for i := 0; i < nports; i++ {
-		pt := n.NewPort(d, s, s.id, i)
-		e := &switchEgress{sw: s, ets: NewETS(cfg.Strict, cfg.Weights)}
-		pt.SetEgress(e)
+	// The ports and their queues lie side by side, each in one array.
+	ports := make([]Port, nports)
+	s.egress = make([]switchEgress, nports)
+	for i := range ports {
+		pt := &ports[i]
+		n.initPort(pt, d, s, s.id, i)
+		s.egress[i] = switchEgress{sw: s, ets: NewETS(cfg.Strict, cfg.Weights)}
+		pt.SetEgress(&s.egress[i])
 		s.ports = append(s.ports, pt)
-		s.egress = append(s.egress, e)
 	}
 	s.routedBytes = make([]int64, nports)
 	n.Switches = append(n.Switches, s)
@@ -118,20 +121,22 @@ func (s *Switch) Ports() []*Port { return s.ports }
 func (s *Switch) Config() *SwitchConfig { return &s.cfg }
 
 // SetRoutes sets the candidate ports toward each destination host.
-func (s *Switch) SetRoutes(r [][]int16) { s.routes = r }
+func (s *Switch) SetRoutes(r [][]int16) { s.routes = newRouteTable(r) }
 
 // Route returns the candidate ports toward host dst.
 func (s *Switch) Route(dst int) []int16 {
-	if dst < 0 || dst >= len(s.routes) {
+	if dst < 0 || dst >= s.routes.hosts {
 		return nil
 	}
-	return s.routes[dst]
+	return s.routes.lookup(int32(dst))
 }
 
 // SetRoute replaces the candidate ports toward host dst.
 func (s *Switch) SetRoute(dst int, ports []int16) {
-	if dst >= 0 && dst < len(s.routes) {
-		s.routes[dst] = ports
+	if dst >= 0 && dst < s.routes.hosts {
+		r := s.routes.expand()
+		r[dst] = ports
+		s.routes = newRouteTable(r)
 	}
 }
 
@@ -188,10 +193,10 @@ func (s *Switch) Headroom(i int) int64 {
 
 // route picks the egress port toward p's destination.
 func (s *Switch) route(p *packet.Packet) (*Port, bool) {
-	if p.Dst < 0 || int(p.Dst) >= len(s.routes) {
+	if p.Dst < 0 || int(p.Dst) >= s.routes.hosts {
 		return nil, false
 	}
-	c := s.routes[p.Dst]
+	c := s.routes.lookup(p.Dst)
 	switch len(c) {
 	case 0:
 		return nil, false
@@ -209,7 +214,7 @@ func (s *Switch) route(p *packet.Packet) (*Port, bool) {
 // Receive classifies, routes and admits a packet that arrived on in.
 func (s *Switch) Receive(p *packet.Packet, in *Port) {
 	p.Prio = s.cfg.Classify(p)
-	in.Counters.CountRx(p)
+	in.CountRx(p)
 	if p.TTL <= 1 {
 		s.dom.Drop(p, DropTTL, in)
 		return
@@ -221,11 +226,11 @@ func (s *Switch) Receive(p *packet.Packet, in *Port) {
 		return
 	}
 	prio := int(p.Prio)
-	if out.watchdog.stormed(prio) {
+	if out.stormed(prio) {
 		s.dom.Drop(p, DropWatchdog, out)
 		return
 	}
-	e := s.egress[out.index]
+	e := &s.egress[out.index]
 	q := &e.q[prio]
 	size := int64(p.Frame)
 	lossless := s.cfg.Lossless&(1<<prio) != 0
@@ -236,8 +241,7 @@ func (s *Switch) Receive(p *packet.Packet, in *Port) {
 		ok = s.buf.admitLossy(q.Bytes(), size)
 	}
 	if !ok {
-		in.Counters.RxDiscards++
-		in.Counters.RxPrioDiscards[prio]++
+		in.CountRxDiscard(uint8(prio))
 		reason := DropLossyOverflow
 		if lossless {
 			reason = DropHeadroomOverflow
@@ -269,7 +273,7 @@ func (s *Switch) markECN(p *packet.Packet, out *Port, qlen int64) {
 	}
 	if marked {
 		p.ECN = packet.CE
-		out.Counters.ECNMarked[p.Prio]++
+		out.ctr.ECNMarked[p.Prio]++
 		s.dom.Totals.ECNMarked++
 	}
 }
@@ -293,7 +297,8 @@ func (s *Switch) departed(p *packet.Packet, out *Port, qlen int64) {
 
 // EachQueued calls f for every packet in the switch's queues.
 func (s *Switch) EachQueued(f func(p *packet.Packet)) {
-	for _, e := range s.egress {
+	for k := range s.egress {
+		e := &s.egress[k]
 		for i := range e.q {
 			e.q[i].Each(f)
 		}
