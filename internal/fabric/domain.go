@@ -124,7 +124,7 @@ func (d *Domain) Discarded(p *packet.Packet) {
 // Drop books a frame discarded at port at (a switch's ingress or egress,
 // a link, or a host's receive buffer) and frees it.
 func (d *Domain) Drop(p *packet.Packet, reason DropReason, at *Port) {
-	at.Counters.Drops[reason]++
+	at.ctr.Drops[reason]++
 	d.Totals.DropsByReason[reason]++
 	d.Totals.DroppedByKind[p.Kind]++
 	if p.Kind == packet.Data {

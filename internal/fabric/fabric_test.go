@@ -28,7 +28,7 @@ func (h *fakeHost) Name() string       { return "h" + itoa(int(h.id)) }
 func (h *fakeHost) HostID() int32      { return h.id }
 func (h *fakeHost) Port() *fabric.Port { return h.port }
 func (h *fakeHost) Receive(p *packet.Packet, in *fabric.Port) {
-	in.Counters.CountRx(p)
+	in.CountRx(p)
 	h.dom.Delivered(p)
 	h.got += int64(p.Payload)
 	h.last = h.dom.Sched.Now()
@@ -141,7 +141,7 @@ func TestLinkLossHook(t *testing.T) {
 	if d := net.Totals().DropsByReason[fabric.DropLinkLoss]; d != 50 || hs[1].got != 50*1024 {
 		t.Errorf("link_loss drops %d, delivered %d B; want 50 and 51200", d, hs[1].got)
 	}
-	if sw.Ports()[0].Counters.Drops[fabric.DropLinkLoss] != 50 {
+	if sw.Ports()[0].Snapshot().Drops[fabric.DropLinkLoss] != 50 {
 		t.Error("the drops are not booked at the receiving port")
 	}
 }

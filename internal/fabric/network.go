@@ -112,10 +112,16 @@ func (n *Network) NewNodeID() uint32 {
 // NewPort creates a port of node, whose id is nodeID, in domain d. It is
 // attached to a link by Link.
 func (n *Network) NewPort(d *Domain, node Node, nodeID uint32, index int) *Port {
-	pt := &Port{dom: d, node: node, index: index, id: len(n.Ports), key: sim.NodeKey(nodeID, sim.SrcSelf)}
+	pt := &Port{}
+	n.initPort(pt, d, node, nodeID, index)
+	return pt
+}
+
+// initPort sets up pt as NewPort's port.
+func (n *Network) initPort(pt *Port, d *Domain, node Node, nodeID uint32, index int) {
+	*pt = Port{dom: d, node: node, index: index, id: len(n.Ports), key: sim.NodeKey(nodeID, sim.SrcSelf)}
 	pt.name = fmt.Sprintf("%s/p%d", node.Name(), index)
 	n.Ports = append(n.Ports, pt)
-	return pt
 }
 
 // AddHost registers an endpoint; its HostID must equal its index.

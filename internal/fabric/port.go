@@ -1,6 +1,8 @@
 package fabric
 
 import (
+	"math/rand/v2"
+
 	"rocelab/internal/packet"
 	"rocelab/internal/sim"
 	"rocelab/internal/unit"
@@ -49,53 +51,66 @@ type LossHook interface {
 // and a frame that becomes sendable later starts then, or at once if the
 // line is already free. A store-and-forward switch port that forwards a
 // stream at line rate so runs one event per frame, its arrival.
+//
+// The state every frame touches comes first and the per-priority frame
+// counts next, so that a frame costs the port two or three cache lines;
+// a fabric of tens of thousands of ports otherwise spends its time on
+// cache misses.
 type Port struct {
-	dom   *Domain
-	node  Node
-	name  string
-	index int     // index within the node
-	id    int     // index within the network
-	key   sim.Key // the key of the node's own events
-
-	rate  unit.BitRate
-	delay unit.Time // one-way propagation delay to the peer
-	cable unit.Length
-	peer  *Port
-	tx    *linkDir // the link direction the port sends on
-	rx    *linkDir // and the one it receives from
-
+	dom    *Domain
+	tx     *linkDir // the link direction the port sends on
+	rx     *linkDir // and the one it receives from
 	egress Egress
+	node   Node
+	key    sim.Key // the key of the node's own events
 	// busyUntil is when the frame being sent has left; txQueued says an
 	// event is queued for then; sending guards against re-entry while the
 	// egress picks a frame.
 	busyUntil unit.Time
-	txQueued  bool
-	sending   bool
-	ctrl      packet.Queue // MAC control frames, sent ahead of data
-	pfcRx     packet.Queue // received PFC frames waiting out the response time
+	rate      unit.BitRate
+	delay     unit.Time // one-way propagation delay to the peer
+	// jitter, when positive, delays each frame's arrival at the peer by a
+	// uniform draw from [0, jitter) (FEC codeword alignment) from jsrc,
+	// keeping arrivals in order; lastArrival is the latest arrival
+	// scheduled.
+	jitter      unit.Time
+	lastArrival unit.Time
+	jsrc        rand.PCG
+	// loss, when set, may lose frames arriving at this port.
+	loss LossHook
+	tap  Tap
+	ctrl packet.Queue // MAC control frames, sent ahead of data
+	// pausing are the priorities with a received pause in effect (bit p
+	// = pause[p].active), xoff those the port holds off at its peer, storm
+	// those the PFC watchdog holds in its storm state.
+	pausing, xoff, storm uint8
+	txQueued, sending    bool
+
+	// txPrio and rxPrio count frames and frame bytes per priority.
+	txPrio, rxPrio [8]traffic
+
+	name  string
+	index int // index within the node
+	id    int // index within the network
+	cable unit.Length
+	peer  *Port
+	pfcRx packet.Queue // received PFC frames waiting out the response time
 
 	// response is how long after a PFC frame arrives its effect begins.
 	response unit.Time
 	pause    [8]pauseState
-	pausing  uint8 // priorities with a pause state open (bit p = pause[p].active)
 	wake     sim.Alarm
 
 	pfc      pfcSender
 	watchdog watchdog
 
-	// jitter, when positive, delays each frame's arrival at the peer by a
-	// uniform draw from [0, jitter) (FEC codeword alignment), keeping
-	// arrivals in order; lastArrival is the latest arrival scheduled.
-	jitter      unit.Time
-	jrng        *sim.Rand
-	lastArrival unit.Time
-	// loss, when set, may lose frames arriving at this port.
-	loss LossHook
-
-	// Counters are the port's mlx5-named counters.
-	Counters Counters
-	tap      Tap
+	// ctr holds the counters besides txPrio and rxPrio; its phy counts
+	// are PFC frames only (Snapshot adds the rest).
+	ctr Counters
 }
+
+// traffic is a count of frames and their bytes.
+type traffic struct{ pkts, bytes int64 }
 
 // pauseState tracks how a received PFC pause holds one priority.
 type pauseState struct {
@@ -218,7 +233,7 @@ func (pt *Port) pausedMask(now unit.Time) uint8 {
 			pt.closePause(p, ps.end)
 			continue
 		}
-		if now >= ps.start && !pt.watchdog.stormed(p) {
+		if now >= ps.start && !pt.stormed(p) {
 			m |= 1 << p
 		}
 	}
@@ -256,13 +271,13 @@ func (pt *Port) startTx(now unit.Time) {
 	} else if pt.pausing != 0 {
 		pt.armWake(now)
 	}
-	pt.Counters.countTx(p)
+	pt.countTx(p)
 	if pt.tap != nil {
 		pt.tap.Frame(now, pt, Tx, p)
 	}
 	arrive := now + tx + pt.delay
 	if pt.jitter > 0 {
-		arrive = max(arrive+unit.Time(pt.jrng.Uint64()%uint64(pt.jitter)), pt.lastArrival)
+		arrive = max(arrive+unit.Time(pt.jsrc.Uint64()%uint64(pt.jitter)), pt.lastArrival)
 		pt.lastArrival = arrive
 	}
 	pt.tx.send(p, arrive)
@@ -293,12 +308,12 @@ func (pt *Port) armWake(now unit.Time) {
 // SetPHY models the physical layer's imperfections: the transmitter's
 // clock runs ppm parts per million off the nominal rate (IEEE 802.3
 // allows ±100), and each frame reaches the peer up to jitter late, drawn
-// uniformly from rng (the receiver's FEC decoder releases a frame only at
+// uniformly from src (the receiver's FEC decoder releases a frame only at
 // the end of its last codeword, whose boundary falls anywhere in the
 // frame). Both break the exact phase locks of perfectly regular senders.
-func (pt *Port) SetPHY(ppm float64, jitter unit.Time, rng *sim.Rand) {
+func (pt *Port) SetPHY(ppm float64, jitter unit.Time, src rand.PCG) {
 	pt.rate = unit.BitRate(float64(pt.rate) * (1 + ppm/1e6))
-	pt.jitter, pt.jrng = jitter, rng
+	pt.jitter, pt.jsrc = jitter, src
 }
 
 // SetLoss installs a loss hook on frames arriving at pt (nil removes it).
@@ -326,11 +341,11 @@ func (pt *Port) receive(now unit.Time, p *packet.Packet) {
 		pt.tap.Frame(now, pt, Rx, p)
 	}
 	if p.Kind == packet.Pause {
-		pt.Counters.RxPhyPackets++
-		pt.Counters.RxPhyBytes += int64(p.Frame)
+		pt.ctr.RxPhyPackets++
+		pt.ctr.RxPhyBytes += int64(p.Frame)
 		for prio := 0; prio < 8; prio++ {
 			if p.ClassVector&(1<<prio) != 0 {
-				pt.Counters.RxPause[prio]++
+				pt.ctr.RxPause[prio]++
 			}
 		}
 		pt.pfcRx.Push(p)
@@ -365,7 +380,7 @@ func (pt *Port) applyPause(now unit.Time, f *packet.Packet) {
 			}
 			ps.active, ps.start, ps.end = true, now, now+pt.QuantaTime(q)
 			pt.pausing |= 1 << prio
-			pt.Counters.RxPauseTransition[prio]++
+			pt.ctr.RxPauseTransition[prio]++
 		}
 		pt.watchdog.onPause(pt, now, prio, q)
 	}
@@ -378,7 +393,7 @@ func (pt *Port) closePause(prio int, t unit.Time) {
 		return
 	}
 	if t > ps.start {
-		pt.Counters.RxPauseDuration[prio] += t - ps.start
+		pt.ctr.RxPauseDuration[prio] += t - ps.start
 	}
 	ps.active = false
 	ps.end = t
@@ -391,14 +406,24 @@ func (pt *Port) closePause(prio int, t unit.Time) {
 // was not.
 func (pt *Port) Snapshot() Counters {
 	now := pt.dom.Sched.Now()
-	c := pt.Counters
+	c := pt.ctr
+	for p, t := range pt.txPrio {
+		c.TxPrioPackets[p], c.TxPrioBytes[p] = t.pkts, t.bytes
+		c.TxPhyPackets += t.pkts
+		c.TxPhyBytes += t.bytes
+	}
+	for p, t := range pt.rxPrio {
+		c.RxPrioPackets[p], c.RxPrioBytes[p] = t.pkts, t.bytes
+		c.RxPhyPackets += t.pkts
+		c.RxPhyBytes += t.bytes
+	}
 	for p := range pt.pause {
 		if ps := &pt.pause[p]; ps.active && now > ps.start {
 			c.RxPauseDuration[p] += min(now, ps.end) - ps.start
 		}
 	}
 	for p := 0; p < 8; p++ {
-		if pt.pfc.xoff&(1<<p) != 0 {
+		if pt.xoff&(1<<p) != 0 {
 			c.TxPauseDuration[p] += now - pt.pfc.since[p]
 		}
 	}

@@ -244,7 +244,7 @@ func (n *NIC) emptied(prio int) {
 // Receive implements fabric.Node.
 func (n *NIC) Receive(p *packet.Packet, in *fabric.Port) {
 	p.Prio = n.cfg.Classifier.Classify(p)
-	in.Counters.CountRx(p)
+	in.CountRx(p)
 	switch p.Kind {
 	case packet.Data:
 		if n.cfg.DrainRate > 0 {

@@ -21,8 +21,7 @@ func (n *NIC) buffer(p *packet.Packet) {
 	b := &n.rx
 	c := n.cfg
 	if b.q.Bytes()+int64(p.Frame) > int64(c.RxBuffer) {
-		n.port.Counters.RxDiscards++
-		n.port.Counters.RxPrioDiscards[p.Prio]++
+		n.port.CountRxDiscard(p.Prio)
 		n.dom.Drop(p, fabric.DropHostOverflow, n.port)
 		return
 	}

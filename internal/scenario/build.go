@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math/bits"
+	"math/rand/v2"
 	"slices"
 
 	"rocelab/internal/fabric"
@@ -102,13 +103,13 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 		if pt.Peer() == nil {
 			continue
 		}
-		rng := net.Streams.Stream("phy/" + pt.Name())
-		ppm := (2*rng.Float64() - 1) * s.PHY.ClockPPM
+		src := net.Streams.PCG("phy/" + pt.Name())
+		ppm := (2*rand.New(&src).Float64() - 1) * s.PHY.ClockPPM
 		jitter := s.PHY.FECJitter
 		if s.PHY.Auto {
 			jitter = pt.Rate().TxTime(FECCodeword(pt.Rate()))
 		}
-		pt.SetPHY(ppm, jitter, rng)
+		pt.SetPHY(ppm, jitter, src)
 	}
 	if rt := s.Switch.PFC.ResponseTime; rt > 0 {
 		for _, pt := range net.Ports {

@@ -29,7 +29,7 @@ func TestNICPriorityMismatchDrops(t *testing.T) {
 	if tot.DropsByReason[fabric.DropHeadroomOverflow] == 0 {
 		t.Fatalf("NIC on priority 0 against a switch pausing priority 3: no headroom overflow (%+v)", tot)
 	}
-	if tx := tw.NICs[0].Port().Counters.TxPrioBytes[0]; tx == 0 {
+	if tx := tw.NICs[0].Port().Snapshot().TxPrioBytes[0]; tx == 0 {
 		t.Error("the NIC did not send on priority 0")
 	}
 	t.Logf("NIC on priority 0: %d headroom-overflow drops though the switch sent %d pause frames", tot.DropsByReason[fabric.DropHeadroomOverflow], tot.PauseFrames)

@@ -439,7 +439,7 @@ func TestPFCDeadlockAndWatchdog(t *testing.T) {
 	tw.Run()
 	var storms int64
 	for _, pt := range tw.Net.Ports {
-		storms += pt.Counters.WatchdogStorms[3]
+		storms += pt.Snapshot().WatchdogStorms[3]
 	}
 	if !tw.Done() || storms < 1 || tw.Net.Totals().DropsByReason[fabric.DropWatchdog] == 0 {
 		t.Errorf("after the watchdog: done %v, %d storms, %d watchdog drops", tw.Done(), storms, tw.Net.Totals().DropsByReason[fabric.DropWatchdog])

@@ -100,12 +100,12 @@ func TestIncastPFC(t *testing.T) {
 		byName[pt.Name()] = pt
 	}
 	trunk := byName["right/p2"]
-	if trunk.Counters.TxPause[3] == 0 || trunk.Peer().Counters.RxPauseDuration[3] == 0 {
-		t.Errorf("trunk: right sent %d pauses, left paused for %v", trunk.Counters.TxPause[3], trunk.Peer().Counters.RxPauseDuration[3])
+	if trunk.Snapshot().TxPause[3] == 0 || trunk.Peer().Snapshot().RxPauseDuration[3] == 0 {
+		t.Errorf("trunk: right sent %d pauses, left paused for %v", trunk.Snapshot().TxPause[3], trunk.Peer().Snapshot().RxPauseDuration[3])
 	}
 	for i := 0; i <= 16; i++ {
 		h := byName["h"+itoa(i)+"/p0"]
-		if h.Counters.RxPause[3] == 0 {
+		if h.Snapshot().RxPause[3] == 0 {
 			t.Errorf("sender h%d received no pause", i)
 		}
 	}
@@ -124,7 +124,7 @@ func TestIncastPFC(t *testing.T) {
 		t.Errorf("victim alone: %.2f Gb/s, want line rate", ag)
 	}
 	t.Logf("incast fair share %.3f Gb/s; victim %.2f Gb/s with the incast, %.2f Gb/s alone; trunk pauses %d, victim sender paused %v",
-		fair, vg, ag, trunk.Counters.TxPause[3], byName["h16/p0"].Counters.RxPauseDuration[3])
+		fair, vg, ag, trunk.Snapshot().TxPause[3], byName["h16/p0"].Snapshot().RxPauseDuration[3])
 }
 
 func itoa(i int) string {
@@ -261,7 +261,7 @@ func TestNoPerPacketAllocation(t *testing.T) {
 		}
 		hops := func() (n int64) {
 			for _, pt := range tw.Net.Ports {
-				n += pt.Counters.TxPhyPackets
+				n += pt.Snapshot().TxPhyPackets
 			}
 			return n
 		}
