@@ -16,6 +16,7 @@ import (
 
 	"rocelab/internal/exporter"
 	"rocelab/internal/scenario"
+	"rocelab/internal/twin"
 	"rocelab/internal/twinfeed"
 	"rocelab/internal/unit"
 )
@@ -160,7 +161,7 @@ func serveTwin(ctx context.Context, reg *prometheus.Registry, file string, speed
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	loop, err := twinfeed.NewLoop(s, 1/speed)
+	loop, err := twinfeed.NewLoop(s, 1/speed, twin.Config{Limits: twin.Limits{Memory: defaultMemoryLimit()}})
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}

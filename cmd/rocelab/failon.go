@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 
-	"rocelab/internal/metrics"
-	"rocelab/internal/report"
+	"rocelab/internal/twin"
 )
 
 // Conditions --fail-on accepts.
@@ -29,40 +27,31 @@ func parseFailOn(vals []string) (map[string]bool, error) {
 	return on, nil
 }
 
-// failures says which --fail-on conditions the run meets: a health target
-// that fails, flows that did not complete.
-func failures(r *report.Run, on map[string]bool) []string {
+// failures says which --fail-on conditions a run's observation meets: a
+// health target that fails, flows that did not complete.
+func failures(o *twin.Observation, on map[string]bool) []string {
 	var out []string
 	if on[failTargets] {
-		if names := failedTargets(r.Health); len(names) > 0 {
+		var names []string
+		for _, t := range o.Health.Targets() {
+			if !t.Pass {
+				names = append(names, t.Name)
+			}
+		}
+		if len(names) > 0 {
 			out = append(out, fmt.Sprintf("health targets FAIL: %s", strings.Join(names, ", ")))
 		}
 	}
 	if on[failIncomplete] {
 		n := 0
-		for _, f := range r.Flows {
+		for _, f := range o.Flows {
 			if f.FCTUS == nil {
 				n++
 			}
 		}
 		if n > 0 {
-			out = append(out, fmt.Sprintf("%d of %d flows did not complete", n, len(r.Flows)))
+			out = append(out, fmt.Sprintf("%d of %d flows did not complete", n, len(o.Flows)))
 		}
 	}
 	return out
-}
-
-// failedTargets names the health targets that fail, by their JSON names,
-// for every metrics.Target the health table holds.
-func failedTargets(h metrics.Health) []string {
-	var names []string
-	v := reflect.ValueOf(h)
-	for i := 0; i < v.NumField(); i++ {
-		t, ok := v.Field(i).Interface().(metrics.Target)
-		if ok && !t.Pass {
-			name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
-			names = append(names, name)
-		}
-	}
-	return names
 }

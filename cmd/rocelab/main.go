@@ -80,6 +80,7 @@ command's --help says more.`,
 	addLogFlags(root)
 	root.AddCommand(
 		newRunCmd(),
+		newMergeCmd(),
 		newExamplesCmd(),
 		newDiagnoseCmd(),
 		newCaptureCmd(),

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"rocelab/internal/scenario"
+	"rocelab/internal/twin"
 	"rocelab/internal/unit"
 )
 
@@ -16,11 +17,12 @@ type pcapOut struct {
 }
 
 // attachPcap opens --pcap FILE and taps the --pcap-at port (default: the
-// first host's NIC), before the run so that a bad port or file fails fast.
-// It returns nil without --pcap.
-func attachPcap(tw *scenario.Twin, file, at string, snaplen int) (*pcapOut, error) {
-	if file == "" {
-		return nil, nil
+// first host's NIC) of the packet engine, before the run so that a bad port
+// or file fails fast.
+func attachPcap(e twin.Engine, file, at string, snaplen int) (*pcapOut, error) {
+	tw, ok := e.(*scenario.Twin)
+	if !ok {
+		return nil, usageError("--pcap: the %s engine carries no packets; run with --engine packet", e.Observe().Engine.Name)
 	}
 	if at == "" {
 		at = tw.Scenario.Topo.Nodes[tw.Scenario.Topo.Hosts[0]].Name + "/p0"

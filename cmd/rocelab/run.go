@@ -3,14 +3,14 @@ package main
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"rocelab/examples"
-	"rocelab/internal/report"
 	"rocelab/internal/scenario"
+	"rocelab/internal/twin"
 	"rocelab/internal/twinfeed"
 	"rocelab/internal/unit"
 )
@@ -30,6 +30,9 @@ func newRunCmd() *cobra.Command {
 		snaplen   int
 		failOn    []string
 		ncclTests string
+		engine    string
+		shardIdx  int
+		shardCnt  int
 	)
 	cmd := &cobra.Command{
 		Use:   "run [FILE|-] [--seed N] [-j|--json] [-o|--out DIR] [--pcap FILE [--pcap-at NODE/pN]]",
@@ -56,6 +59,19 @@ host h0's NIC). A file cannot hold a /, so the per-port files are NODE-pN
 --out-sysfs DIR writes each host as the tree 'rocelab exporter' reads from a
 real host: DIR/<host>/sys (--path.sysfs), DIR/<host>/ethtool-stats
 (--path.ethtool-stats) and DIR/<host>/mlnx_qos (--path.mlnx-qos).
+
+--engine picks the engine: packet (the fabric and RDMA NICs, packet by
+packet), or auto (the default): the first engine whose estimated cost fits
+--max-memory and --max-events. The report's second line names the engine and
+why.
+
+A scenario with variants splits into shards: under a Slurm array
+(SLURM_ARRAY_TASK_ID of SLURM_ARRAY_TASK_COUNT), a Kubernetes Indexed Job
+(JOB_COMPLETION_INDEX, with --shard-count the Job's completions), or with
+--shard-index and --shard-count, shard i runs the variants whose index is i
+modulo the count and prints a shard file instead of its result; 'rocelab
+merge' joins the shards into exactly the unsharded output. A plain scenario
+splits only with --shard-index; --shard-count 1 turns splitting off.
 
 --pcap FILE writes the frames one port sends and receives (--pcap-at
 NODE/pN, default the first host's NIC port) as a pcapng capture of real
@@ -89,17 +105,11 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 			if force && outDir == "" && outSysfs == "" {
 				return usageError("--force needs --out DIR or --out-sysfs DIR")
 			}
-			for flag, dir := range map[string]string{"--out": outDir, "--out-sysfs": outSysfs} {
-				if dir == "" {
-					continue
-				}
-				warning, err := prepareOut(dir, force)
-				if err != nil {
-					return usageError("%s: %v", flag, err)
-				}
-				if warning != "" {
-					warnf(cmd.ErrOrStderr(), "%s", warning)
-				}
+			if err := checkEngine(engine); err != nil {
+				return err
+			}
+			if err := prepareOuts(cmd, force, outDir, outSysfs); err != nil {
+				return err
 			}
 			s, err := loadScenario(cmd, args, example)
 			if err != nil {
@@ -122,79 +132,62 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 					return usageError("--nccl-tests: %v", err)
 				}
 			}
-			limits := scenario.Limits{Events: maxEvents}
-			if maxMemory != "" {
-				m, err := unit.ParseBytes(maxMemory)
-				if err != nil || m == 0 {
-					return usageError("--max-memory: expected a positive size such as 8GiB, got %q", maxMemory)
-				}
-				limits.Memory = m
-			} else {
-				limits.Memory = defaultMemoryLimit()
-			}
-			if len(s.Variants) > 0 {
-				if pcapFile != "" || outSysfs != "" {
-					return usageError("--pcap and --out-sysfs take one scenario at a time; this one has variants (run one with its own file)")
-				}
-				return runVariants(cmd, ls, s, limits, asJSON, outDir, fail)
-			}
-			est := s.Estimate()
-			if err := est.Check(limits); err != nil {
-				return &exitError{code: 2, err: fmt.Errorf("%s: %w", s.File, err)}
-			}
-			tw, err := scenario.Build(s)
-			if err != nil {
-				return &exitError{code: 2, err: fmt.Errorf("%s: %w", s.File, err)}
-			}
-			tap, err := attachPcap(tw, pcapFile, pcapAt, snaplen)
+			jobs := s.Jobs()
+			shard, from, err := resolveShard(cmd, shardIdx, shardCnt, len(jobs))
 			if err != nil {
 				return err
 			}
-			if tap != nil {
-				defer tap.file.Close()
+			limits, err := runLimits(maxMemory, maxEvents)
+			if err != nil {
+				return err
 			}
-			ls.log.Info("running", "scenario", s.Name, "seed", s.Seed, "hosts", len(s.Topo.Hosts), "flows", len(tw.Flows),
-				"est_packet_hops", est.PacketHops, "est_events", est.Events, "est_memory", fmt.Sprint(est.Memory))
-			wall := time.Now()
-			var sink progressSink
-			if ls.progress {
-				sink = newBar(cmd.ErrOrStderr(), s.Name, est.Events)
+			cfg := &twin.Config{Engine: engine, Limits: limits, Log: ls.log}
+			out := &runOutput{name: s.Name, variants: len(s.Variants) > 0}
+			switch {
+			case shard.Sharded():
+				for flag, set := range map[string]bool{"--out": outDir != "", "--out-sysfs": outSysfs != "", "--pcap": pcapFile != "", "--fail-on": len(failOn) > 0} {
+					if set {
+						return usageError("%s: this run is shard %d of %d, whose output is for 'rocelab merge': give %s to merge", flag, shard.Index, shard.Count, flag)
+					}
+				}
+				ls.log.Info("shard", "index", shard.Index, "count", shard.Count, "from", from, "merge", "rocelab merge SHARD.json...")
+				return runShard(cmd, ls, out, jobs, shard, cfg)
+			case out.variants && (pcapFile != "" || outSysfs != ""):
+				return usageError("--pcap and --out-sysfs take one scenario at a time; this one has variants (run one with its own file)")
 			}
-			end := runWithProgress(tw, est.Events, sink)
-			elapsed := time.Since(wall)
-			events := tw.Executed()
-			ls.log.Info("done", "simulated", end.String(), "events", events, "wall", elapsed.Round(time.Millisecond).String(),
-				"events_per_s", fmt.Sprintf("%.3g", float64(events)/elapsed.Seconds()))
+			var tap *pcapOut
+			if pcapFile != "" {
+				cfg.Attach = func(e twin.Engine) (err error) {
+					tap, err = attachPcap(e, pcapFile, pcapAt, snaplen)
+					return err
+				}
+				defer func() {
+					if tap != nil {
+						tap.file.Close()
+					}
+				}()
+			}
+			if err := runJobs(cmd, ls, out, jobs, cfg); err != nil {
+				return err
+			}
 			if tap != nil {
 				if err := tap.Close(); err != nil {
 					return fmt.Errorf("--pcap %s: %w", pcapFile, err)
 				}
 				ls.log.Info("capture written", "file", pcapFile, "frames", tap.Frames, "analyse", "rocelab capture "+pcapFile)
 			}
-			res := report.New(tw, end)
-			if err := writeResult(cmd.OutOrStdout(), asJSON, res); err != nil {
+			if err := out.write(cmd, asJSON, outDir); err != nil {
 				return err
 			}
-			if outDir != "" {
-				if err := res.WriteDir(outDir, tw.Net); err != nil {
-					return err
-				}
-				if err := writeManifest(outDir); err != nil {
-					return err
-				}
-			}
 			if outSysfs != "" {
-				if err := twinfeed.WriteTree(outSysfs, twinfeed.Snapshot(tw)); err != nil {
+				if err := twinfeed.WriteTree(outSysfs, twinfeed.Hosts(&out.results[0].Observation, s)); err != nil {
 					return err
 				}
 				if err := writeManifest(outSysfs); err != nil {
 					return err
 				}
 			}
-			if why := failures(res, fail); len(why) > 0 {
-				return &exitError{code: 1, err: fmt.Errorf("--fail-on: %s", strings.Join(why, "; "))}
-			}
-			return nil
+			return out.failOn(fail)
 		},
 	}
 	f := cmd.Flags()
@@ -211,11 +204,56 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 	f.IntVar(&snaplen, "snaplen", scenario.DefaultSnaplen, fmt.Sprintf("bytes kept of each captured frame: 0 keeps whole frames, else at least the RoCE headers (%d bytes, %d with VLAN)", scenario.MinSnaplen(false), scenario.MinSnaplen(true)))
 	f.StringSliceVar(&failOn, "fail-on", nil, "exit 1 when the run meets a condition: targets (a health target fails), incomplete (a flow did not complete)")
 	f.StringVar(&ncclTests, "nccl-tests", "", "replace the workload's nccl-tests command line, e.g. 'all_reduce_perf -b 128M -e 8G -f 2 -g 8'")
+	f.StringVar(&engine, "engine", twin.Auto, "the engine that runs the scenario: "+strings.Join(engines, ", ")+" (auto: the first whose estimate fits the limits)")
+	addShardFlags(f, &shardIdx, &shardCnt, "variants")
 	_ = cmd.RegisterFlagCompletionFunc("example", completeExamples)
 	_ = cmd.RegisterFlagCompletionFunc("pcap-at", completePorts)
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{failTargets, failIncomplete}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("pcap", completeFiles("pcapng"))
+	_ = cmd.RegisterFlagCompletionFunc("engine", cobra.FixedCompletions(engines, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+// engines are the values --engine takes.
+var engines = []string{twin.Auto, twin.Packet}
+
+// checkEngine checks --engine.
+func checkEngine(e string) error {
+	if !slices.Contains(engines, e) {
+		return usageError("--engine: expected %s, got %q", strings.Join(engines, " or "), e)
+	}
+	return nil
+}
+
+// runLimits are the limits --max-memory and --max-events set.
+func runLimits(maxMemory string, maxEvents int64) (twin.Limits, error) {
+	limits := twin.Limits{Events: maxEvents, Memory: defaultMemoryLimit()}
+	if maxMemory != "" {
+		m, err := unit.ParseBytes(maxMemory)
+		if err != nil || m == 0 {
+			return limits, usageError("--max-memory: expected a positive size such as 8GiB, got %q", maxMemory)
+		}
+		limits.Memory = m
+	}
+	return limits, nil
+}
+
+// prepareOuts checks --out and --out-sysfs before anything runs.
+func prepareOuts(cmd *cobra.Command, force bool, dirs ...string) error {
+	for i, dir := range dirs {
+		if dir == "" {
+			continue
+		}
+		flag := []string{"--out", "--out-sysfs"}[i]
+		warning, err := prepareOut(dir, force)
+		if err != nil {
+			return usageError("%s: %v", flag, err)
+		}
+		if warning != "" {
+			warnf(cmd.ErrOrStderr(), "%s", warning)
+		}
+	}
+	return nil
 }
 
 // defaultMaxEvents is --max-events' default: about half an hour of wall

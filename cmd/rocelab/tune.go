@@ -12,11 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/vbauerster/mpb/v8"
-	"github.com/vbauerster/mpb/v8/decor"
 
 	"rocelab/internal/confgen"
-	"rocelab/internal/scenario"
 	"rocelab/internal/tune"
+	"rocelab/internal/twin"
 )
 
 func newTuneCmd() *cobra.Command {
@@ -77,21 +76,22 @@ docs/tune.md.`,
 			if err := base.Check(sp); err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			shard, err := shardFlags(c, shardIndex, shardCount)
+			cands := sp.Candidates()
+			shard, _, err := resolveShard(c, shardIndex, shardCount, len(cands))
 			if err != nil {
 				return err
 			}
 			n := 0
-			for _, cand := range sp.Candidates() {
-				if cand.Index%shard.Count == shard.Index {
+			for _, cand := range cands {
+				if shard.Owns(cand.Index) {
 					n++
 				}
 			}
 			prog := newProgress(c.ErrOrStderr(), n)
-			o := tune.Options{Workers: workers, Shard: shard, Limits: scenario.Limits{Events: maxEvents, Memory: defaultMemoryLimit()},
+			o := tune.Options{Shard: shard, Config: twin.Config{Workers: workers, Limits: twin.Limits{Events: maxEvents, Memory: defaultMemoryLimit()}},
 				Done: func(tune.RunResult) { prog.inc() }}
-			if o.Workers <= 0 {
-				o.Workers = runtime.GOMAXPROCS(0)
+			if o.Config.Workers <= 0 {
+				o.Config.Workers = runtime.GOMAXPROCS(0)
 			}
 			wall := time.Now()
 			res, err := tune.Search(base, sp, o)
@@ -101,7 +101,7 @@ docs/tune.md.`,
 			}
 			el := time.Since(wall)
 			slog.Info("tune done", "runs", res.Cost.Runs, "events", res.Cost.Events, "wall", el.Round(time.Millisecond).String(),
-				"runs_per_s", fmt.Sprintf("%.3g", float64(res.Cost.Runs)/el.Seconds()), "workers", o.Workers)
+				"runs_per_s", fmt.Sprintf("%.3g", float64(res.Cost.Runs)/el.Seconds()), "workers", o.Config.Workers)
 			if err := writeTuneResult(c.OutOrStdout(), res, asJSON, top); err != nil {
 				return err
 			}
@@ -114,42 +114,13 @@ docs/tune.md.`,
 	f := cmd.Flags()
 	f.StringVar(&spaceFile, "space", "", "parameter space file (default: the scenario's tune: section)")
 	f.IntVar(&workers, "workers", 0, "candidates run in parallel (default: all cores)")
-	f.IntVar(&shardIndex, "shard-index", -1, "this shard (default from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX)")
-	f.IntVar(&shardCount, "shard-count", 0, "number of shards (default from SLURM_ARRAY_TASK_COUNT)")
+	addShardFlags(f, &shardIndex, &shardCount, "candidates")
 	f.BoolVar(&asJSON, "json", false, "write the results as JSON")
 	f.StringVar(&outDir, "out", "", "write results.json, results.txt, best.yaml and config/ into DIR")
 	f.IntVar(&top, "top", 10, "rows of the ranked table")
 	f.Int64Var(&maxEvents, "max-events", 5_000_000_000, "refuse candidates estimated to need more scheduler events")
 	cmd.AddCommand(newTuneMergeCmd())
 	return cmd
-}
-
-// shardFlags resolves the shard from flags, then the environment.
-func shardFlags(c *cobra.Command, index, count int) (tune.Shard, error) {
-	if c.Flags().Changed("shard-index") {
-		if !c.Flags().Changed("shard-count") {
-			return tune.Shard{}, usageError("--shard-index needs --shard-count")
-		}
-		s := tune.Shard{Index: index, Count: count}
-		if err := s.Check(); err != nil {
-			return s, usageError("%v", err)
-		}
-		return s, nil
-	}
-	s, ok, err := tune.ShardFromEnv(count)
-	if err != nil {
-		return s, usageError("%v", err)
-	}
-	if !ok {
-		s = tune.Shard{Index: 0, Count: 1}
-		if count > 1 {
-			return s, usageError("--shard-count needs --shard-index (or SLURM_ARRAY_TASK_ID / JOB_COMPLETION_INDEX)")
-		}
-	}
-	if err := s.Check(); err != nil {
-		return s, usageError("%v", err)
-	}
-	return s, nil
 }
 
 // writeTuneDir writes the results, the chosen scenario and its configs.
@@ -217,24 +188,14 @@ func newTuneMergeCmd() *cobra.Command {
 		Short: "Join the results of tune shards into the result of the whole search",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			var shards []*tune.Result
-			for _, a := range args {
-				f, err := os.Open(a)
-				if err != nil {
+			datas := make([][]byte, len(args))
+			for i, a := range args {
+				var err error
+				if datas[i], err = readShard(a, c.InOrStdin()); err != nil {
 					return &exitError{code: 2, err: err}
 				}
-				r, err := tune.ReadResult(a, bufio.NewReader(f))
-				f.Close()
-				if err != nil {
-					return &exitError{code: 2, err: err}
-				}
-				shards = append(shards, r)
 			}
-			res, err := tune.Merge(args, shards)
-			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			return writeTuneResult(c.OutOrStdout(), res, asJSON, top)
+			return mergeTune(c.OutOrStdout(), args, datas, asJSON, top)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write the merged results as JSON")
@@ -257,20 +218,19 @@ func writeTuneResult(w io.Writer, res *tune.Result, asJSON bool, top int) error 
 	return err
 }
 
-// progress is an mpb bar on a terminal, nothing elsewhere.
+// progress counts finished candidates on a bar on a terminal, nothing
+// elsewhere.
 type progress struct {
-	p   *mpb.Progress
-	bar *mpb.Bar
+	bars *progressBars
+	bar  *mpb.Bar
 }
 
 func newProgress(w io.Writer, total int) *progress {
 	if !isTerminal(w) || total == 0 {
 		return &progress{}
 	}
-	p := mpb.New(mpb.WithOutput(w), mpb.WithWidth(40))
-	bar := p.AddBar(int64(total), mpb.PrependDecorators(decor.Name("tuning"), decor.CountersNoUnit(" %d/%d")),
-		mpb.AppendDecorators(decor.Percentage(), decor.Name(" "), decor.AverageETA(decor.ET_STYLE_GO)))
-	return &progress{p: p, bar: bar}
+	b := newProgressBars(w)
+	return &progress{bars: b, bar: b.counter("tuning", total)}
 }
 
 func (p *progress) inc() {
@@ -280,7 +240,7 @@ func (p *progress) inc() {
 }
 
 func (p *progress) wait() {
-	if p.p != nil {
-		p.p.Wait()
+	if p.bars != nil {
+		p.bars.wait()
 	}
 }

@@ -23,7 +23,7 @@ type comparison struct {
 			NCCL struct {
 				Rows []struct {
 					Bytes    int64   `json:"bytes"`
-					OutBusBW float64 `json:"out_busbw_gbps"`
+					OutBusBW float64 `json:"out_busbw_GBps"`
 				} `json:"rows"`
 				Completed bool `json:"completed"`
 			} `json:"nccl"`

@@ -186,6 +186,7 @@ type DecodeFailure struct {
 
 // Analysis is what a capture shows. It is an ingest.Artifact.
 type Analysis struct {
+	ingest.Scoped
 	File      string       `json:"file"`
 	Format    string       `json:"format"`
 	Snaplen   int          `json:"snaplen"`

@@ -14,11 +14,18 @@ func (e *engine) build() {
 		e.buildP2P()
 	case e.choice.Algo == Tree:
 		e.buildTree()
+	case e.choice.Algo == NVLS || e.choice.Algo == NVLSTree:
+		e.buildNVLS()
 	default:
 		e.buildRing()
 	}
 	// Count each connection's slices per call so that CTS stop where the
-	// batch ends, and record its producer and consumer.
+	// batch ends, record its producer and consumer, and list each rank's
+	// network connections (its proxy starts one operation per call on
+	// each: sends as ci, receives as -ci-1).
+	for r := range e.rankNet {
+		e.rankNet[r] = e.rankNet[r][:0]
+	}
 	for ki := range e.kernels {
 		k := &e.kernels[ki]
 		k.n = k.p.length()
@@ -33,9 +40,15 @@ func (e *engine) build() {
 		}
 		for _, ci := range k.p.send[:k.p.nsend] {
 			e.conns[ci].prodK = int32(ki)
+			if e.conns[ci].net {
+				e.rankNet[k.rank] = append(e.rankNet[k.rank], ci)
+			}
 		}
 		for _, ci := range k.p.recv[:k.p.nrecv] {
 			e.conns[ci].consK = int32(ki)
+			if e.conns[ci].net {
+				e.rankNet[k.rank] = append(e.rankNet[k.rank], -ci-1)
+			}
 		}
 	}
 }
@@ -272,7 +285,7 @@ func (e *engine) buildP2P() {
 // NICs, which is why AllToAll gets one NIC's bandwidth per GPU
 // (nccl-tests #267).
 func (c *Comm) p2pNIC(g int) int {
-	want := c.Sys.Server.NICOf(g)
+	want := c.dev.NICOf(g)
 	for _, n := range c.NICs {
 		if n == want {
 			return n

@@ -15,6 +15,17 @@ type System struct {
 	// Hosts[s][n] is the transport host (topology host id) of NIC n on
 	// server s.
 	Hosts [][]int
+	// Models, when set, is each server's GPU model (a job that mixes
+	// GPU generations); otherwise every server has Server.GPU.
+	Models []gpu.Model
+}
+
+// ModelOf returns the GPU model of server s.
+func (s System) ModelOf(srv int) gpu.Model {
+	if srv >= 0 && srv < len(s.Models) && s.Models[srv].CompCap != 0 {
+		return s.Models[srv]
+	}
+	return s.Server.GPU
 }
 
 // Net is the network transport NCCL selected.
@@ -52,15 +63,20 @@ type Comm struct {
 	NICs []int
 	// GID is the GID index the IB transport uses.
 	GID int
-	// GDR says GPUDirect RDMA is used between GPUs and NICs.
+	// GDR says GPUDirect RDMA is used between every GPU and its NIC;
+	// gdr is each GPU's (by index into GPUs).
 	GDR    bool
+	gdr    []bool
 	Tuning *Tuning
 	// Notes explain the transport and GDR decisions, as NCCL's INFO lines
 	// would.
 	Notes []string
 
 	graphCh int
-	eng     engine
+	// dev is the server as NCCL sees it: one NIC device per bond of
+	// ports (Sys.Server when nothing is bonded).
+	dev gpu.Server
+	eng engine
 }
 
 // NewComm builds the communicator over GPUs gpus of each server in
@@ -95,6 +111,9 @@ func NewComm(cfg *Config, sys System, servers []int, gpus []int) (*Comm, error) 
 		}
 	}
 	c := &Comm{Cfg: cfg, Sys: sys, Servers: servers, GPUs: gpus, PPN: ppn, NRanks: len(servers) * ppn, GID: -1}
+	c.dev = srv
+	c.dev.NICs, c.dev.NICRate, c.dev.Bond = srv.Devices(), srv.DeviceRate(), 0
+	c.dev.GPUNIC = srv.WorstPath()
 	c.Notes = append(c.Notes, cfg.Notes...)
 	c.pickNet()
 	if c.Net == NetIB {
@@ -102,26 +121,88 @@ func NewComm(cfg *Config, sys System, servers []int, gpus []int) (*Comm, error) 
 			return nil, err
 		}
 	}
+	c.gdr = make([]bool, ppn)
 	if c.Net == NetIB {
-		c.GDR = srv.GDR(cfg.GDRLevel)
-		switch {
-		case !srv.PeerMem:
-			c.Notes = append(c.Notes, "GPU Direct RDMA Disabled: no nvidia_peermem module; data bounces through host memory")
-		case !c.GDR:
-			c.Notes = append(c.Notes, fmt.Sprintf("GPU Direct RDMA Disabled: GPU-NIC path %s is farther than NCCL_NET_GDR_LEVEL=%s; data bounces through host memory", srv.GPUNIC, cfg.GDRLevel))
-		default:
-			c.Notes = append(c.Notes, fmt.Sprintf("GPU Direct RDMA Enabled (path %s <= NCCL_NET_GDR_LEVEL=%s)", srv.GPUNIC, cfg.GDRLevel))
+		c.pickGDR()
+	}
+	n := node{srv: c.dev, nics: len(c.graphNICs()), inter: len(servers) > 1, ppn: ppn}
+	ring, tree := search(n)
+	in := tuneIn{srv: c.dev, nRanks: c.NRanks, nNodes: len(servers), ring: ring, tree: tree}
+	in.minCC, in.maxCC = c.compCaps()
+	if cfg.NVLSEnable != 0 && in.minCC >= 90 {
+		in.nvls = nvlsSearch(n)
+		if in.nvls.NChannels > 0 {
+			in.nvlsChannels = nvlsChannels(cfg, in.minCC, len(servers))
 		}
 	}
-	n := node{srv: srv, nics: len(c.graphNICs()), inter: len(servers) > 1, ppn: ppn}
-	ring, tree := search(n)
-	c.Tuning = newTuning(cfg, srv, c.NRanks, len(servers), ring, tree)
+	c.Tuning = newTuning(cfg, in)
 	c.graphCh = c.Tuning.Ring.NChannels
 	return c, nil
 }
 
+// compCaps returns the lowest and highest compute capability of the
+// communicator's GPUs.
+func (c *Comm) compCaps() (lo, hi int) {
+	for i := range c.Servers {
+		cc := c.model(i).CompCap
+		if i == 0 || cc < lo {
+			lo = cc
+		}
+		hi = max(hi, cc)
+	}
+	return lo, hi
+}
+
+// model returns the GPU model of the communicator's node i.
+func (c *Comm) model(node int) gpu.Model {
+	return c.Sys.ModelOf(c.Servers[node])
+}
+
+// nvlsChannels is comm->nvlsChannels (transport/nvls.cc ncclNvlsTuning):
+// 16 on Hopper, 32 on Blackwell across servers and 24 on one, or
+// NCCL_NVLS_NCHANNELS.
+func nvlsChannels(cfg *Config, minCC, nNodes int) int {
+	if cfg.NVLSChannels > 0 {
+		return cfg.NVLSChannels
+	}
+	switch {
+	case minCC >= 100 && nNodes > 1:
+		return 32
+	case minCC >= 100:
+		return 24
+	}
+	return 16
+}
+
+// pickGDR decides GPUDirect RDMA per GPU (net.cc ncclTopoCheckGdr): the
+// module must be loaded and the GPU's path to its NIC no farther than
+// NCCL_NET_GDR_LEVEL.
+func (c *Comm) pickGDR() {
+	srv, level := c.Sys.Server, c.Cfg.GDRLevel
+	c.GDR = true
+	var off []string
+	for i, g := range c.GPUs {
+		c.gdr[i] = srv.GDR(g, level)
+		c.GDR = c.GDR && c.gdr[i]
+		if !c.gdr[i] {
+			off = append(off, fmt.Sprintf("GPU %d (%s)", g, srv.PathOf(g)))
+		}
+	}
+	switch {
+	case !srv.PeerMem:
+		c.Notes = append(c.Notes, "GPU Direct RDMA Disabled: no nvidia_peermem module; data bounces through host memory")
+	case len(off) > 0:
+		c.Notes = append(c.Notes, fmt.Sprintf("GPU Direct RDMA Disabled for %s: the GPU-NIC path is farther than NCCL_NET_GDR_LEVEL=%s; its data bounces through host memory", strings.Join(off, ", "), level))
+	default:
+		c.Notes = append(c.Notes, fmt.Sprintf("GPU Direct RDMA Enabled (path %s <= NCCL_NET_GDR_LEVEL=%s)", srv.WorstPath(), level))
+	}
+}
+
+// gdrOf reports whether rank r's GPU uses GPUDirect RDMA.
+func (c *Comm) gdrOf(r int) bool { return c.Net == NetIB && c.gdr[r%c.PPN] }
+
 func (c *Comm) pickNet() {
-	cfg, srv := c.Cfg, c.Sys.Server
+	cfg, srv := c.Cfg, c.dev
 	for n := 0; n < srv.NICs; n++ {
 		if cfg.HCA.Match(fmt.Sprintf("mlx5_%d", n), 1) {
 			c.NICs = append(c.NICs, n)
@@ -174,7 +255,7 @@ func (c *Comm) pickGID() error {
 // the communicator: all usable NICs, or with fewer GPUs than the server
 // has, the usable NICs nearest to those GPUs.
 func (c *Comm) graphNICs() []int {
-	srv := c.Sys.Server
+	srv := c.dev
 	if c.PPN == srv.GPUs {
 		return c.NICs
 	}
@@ -218,7 +299,7 @@ func (c *Comm) channelNIC(ch int) int {
 // server's GPUs: from the first GPU its NIC serves, onwards.
 func (c *Comm) localOrder(ch int) []int {
 	start := 0
-	first := c.Sys.Server.FirstGPU(c.channelNIC(ch))
+	first := c.dev.FirstGPU(c.channelNIC(ch))
 	for i, g := range c.GPUs {
 		if g == first {
 			start = i
@@ -231,10 +312,18 @@ func (c *Comm) localOrder(ch int) []int {
 	return order
 }
 
-// host returns the transport host rank r uses on channel ch's NIC.
-func (c *Comm) host(r, nic int) int {
+// port returns the NIC port a queue pair on NIC device dev uses: the
+// device's own, or with bonded ports the lane-th of its bond (the bond
+// hashes each queue pair to one port).
+func (c *Comm) port(dev, lane int) int {
+	b := max(c.Sys.Server.Bond, 1)
+	return dev*b + lane%b
+}
+
+// host returns the transport host of NIC port port on rank r's server.
+func (c *Comm) host(r, port int) int {
 	node, _ := c.Rank(r)
-	return c.Sys.Hosts[c.Servers[node]][nic]
+	return c.Sys.Hosts[c.Servers[node]][port]
 }
 
 // Describe returns a few lines on the communicator as NCCL's INFO output

@@ -33,7 +33,11 @@ type conn struct {
 	// consumed by it (receive slot free); CTS messages posted and
 	// arrived at the sender.
 	complete, arrived, consumed int64
-	ctsPosted, ctsArrived       int64
+	ctsQueued, ctsPosted        int64
+	ctsArrived                  int64
+	// sendReady and recvReady are when the sender's and the receiver's
+	// proxies took up the current call's operation.
+	sendReady, recvReady unit.Time
 	// total is the slices of all calls started so far; CTS are not
 	// posted beyond it.
 	total int64
@@ -45,10 +49,14 @@ type conn struct {
 	prodK, consK       int32 // producer and consumer kernel of the batch
 	waitSend, waitRecv bool
 
-	// Wire bytes posted, for reports, and the hosts of a network
-	// connection.
+	// Wire bytes posted, for reports, the hosts of a network connection
+	// and its NICs (node·NICs + nic).
 	bytes            int64
 	hostSrc, hostDst int32
+	nicSrc, nicDst   int32
+	// bounce and bounceRx say the sender's and the receiver's GPU move
+	// the data through host memory (no GPUDirect RDMA).
+	bounce, bounceRx bool
 }
 
 // sendFree reports whether the sender has a free slot for its next slice.
@@ -70,7 +78,8 @@ func msgID(conn int32, kind int, slice int64, part int) uint64 {
 }
 
 // schedulePosts hands slices that are in the send buffer and, on IB,
-// cleared by a CTS to the proxy, which posts them after its overhead.
+// cleared by a CTS to the sender's proxy thread, which posts each after
+// noticing it and spending its per-operation time on it.
 func (e *engine) schedulePosts(ci int32) {
 	c := &e.conns[ci]
 	limit := c.produced
@@ -79,7 +88,19 @@ func (e *engine) schedulePosts(ci int32) {
 	}
 	for c.sched < limit {
 		c.sched++
-		e.t.After(e.tm.sendDelay, e, tag(evPost, ci))
+		d := e.proxy(c.src, c.sendReady, e.tm.proxyOp) + e.tm.sendLat
+		if c.bounce {
+			d += HostBounceLatency / 2
+		}
+		if r := e.nicRate[c.nicSrc]; r > 0 && !c.sock {
+			// The NIC reads the slice over its PCIe link: a slice waits
+			// while the link is behind.
+			now := e.t.Now()
+			st := max(now+d, e.nicTx[c.nicSrc])
+			e.nicTx[c.nicSrc] = st + r.TxTime(unit.Bytes(c.size[(c.sched-1)&(nSteps-1)]))
+			d = st - now
+		}
+		e.t.After(d, e, tag(evPost, ci))
 	}
 }
 
@@ -113,18 +134,26 @@ func (e *engine) post(ci int32) {
 	}
 }
 
-// postCTS posts the receiver's clear-to-send for every free slot up to
-// the slices started so far (NCCL's recv proxy posting irecv).
+// postCTS has the receiver's proxy post a clear-to-send for every free
+// slot up to the slices started so far (NCCL's recv proxy posting irecv,
+// one proxy operation each).
 func (e *engine) postCTS(ci int32) {
 	c := &e.conns[ci]
 	if !c.net || c.sock {
 		return
 	}
 	limit := min(c.consumed+c.window, c.total)
-	for c.ctsPosted < limit {
-		e.t.Post(c.cts, workload.Message{Op: workload.WriteImm, Bytes: ctsBytes, ID: msgID(ci, idCTS, c.ctsPosted, 0)})
-		c.ctsPosted++
+	for c.ctsQueued < limit {
+		c.ctsQueued++
+		e.t.After(e.proxy(c.dst, c.recvReady, e.tm.proxyOp), e, tag(evCTS, ci))
 	}
+}
+
+// sendCTS writes the next CTS into the sender's FIFO.
+func (e *engine) sendCTS(ci int32) {
+	c := &e.conns[ci]
+	e.t.Post(c.cts, workload.Message{Op: workload.WriteImm, Bytes: ctsBytes, ID: msgID(ci, idCTS, c.ctsPosted, 0)})
+	c.ctsPosted++
 }
 
 // qpRef says what one of the communicator's QPs is: a data QP (the idx-th
@@ -139,18 +168,25 @@ type qpRef struct {
 }
 
 func (e *engine) addQP(q workload.QP, conn int32, idx int32, cts bool) {
-	for int(q) >= len(e.qps) {
+	if len(e.qps) == 0 {
+		// The communicator's QPs are numbered from its first one: a
+		// transport numbers every QP of a job densely, and a table from 0
+		// in each of thousands of communicators would cost their product.
+		e.qpBase = q
+	}
+	for int(q-e.qpBase) >= len(e.qps) {
 		e.qps = append(e.qps, qpRef{})
 	}
-	e.qps[q] = qpRef{conn: conn, idx: idx, cts: cts, mine: true}
+	e.qps[q-e.qpBase] = qpRef{conn: conn, idx: idx, cts: cts, mine: true}
 }
 
 // Completed receives the completions of the communicator's queue pairs.
 func (e *engine) Completed(cp workload.Completion) {
-	if e.failed != nil || int(cp.QP) >= len(e.qps) || !e.qps[cp.QP].mine {
+	i := int(cp.QP - e.qpBase)
+	if e.failed != nil || i < 0 || i >= len(e.qps) || !e.qps[i].mine {
 		return
 	}
-	ref := &e.qps[cp.QP]
+	ref := &e.qps[i]
 	ci := ref.conn
 	c := &e.conns[ci]
 	if cp.Status != workload.Success {
@@ -200,7 +236,21 @@ func (e *engine) Completed(cp workload.Completion) {
 		}
 		c.arrParts[a] = 0
 		c.complete++
-		e.t.After(e.tm.recvDelay, e, tag(evVisible, ci))
+		d := e.tm.recvLat
+		if c.bounceRx {
+			d += HostBounceLatency - HostBounceLatency/2
+		}
+		if r := e.nicRate[c.nicDst]; r > 0 && !c.sock {
+			// ... and writes it over its PCIe link as it arrives.
+			now := e.t.Now()
+			dur := r.TxTime(unit.Bytes(c.size[a]))
+			e.nicRx[c.nicDst] = max(e.nicRx[c.nicDst], now-dur) + dur
+			d += e.nicRx[c.nicDst] - now
+		}
+		if e.tm.recvOps > 0 && !c.sock {
+			d += e.proxy(c.dst, 0, unit.Time(e.tm.recvOps)*e.tm.proxyOp)
+		}
+		e.t.After(d, e, tag(evVisible, ci))
 	}
 }
 
@@ -250,18 +300,30 @@ func (e *engine) openConn(k connKey, srcNIC, dstNIC int) int32 {
 		return ci
 	}
 	cm := e.c
-	sn, _ := cm.Rank(int(k.src))
-	dn, _ := cm.Rank(int(k.dst))
 	ci := int32(len(e.conns))
 	e.conns = append(e.conns, conn{src: k.src, dst: k.dst, window: nSteps, cts: -1})
 	c := &e.conns[ci]
 	e.connIdx[k] = ci
+	if k.src < 0 || k.dst < 0 {
+		return ci // to or from an NVSwitch: NVLink
+	}
+	sn, _ := cm.Rank(int(k.src))
+	dn, _ := cm.Rank(int(k.dst))
 	if sn == dn {
 		return ci
 	}
 	c.net = true
-	hs, hd := cm.host(int(k.src), srcNIC), cm.host(int(k.dst), dstNIC)
+	lane := int(k.ch)
+	ps, pd := cm.port(srcNIC, lane), cm.port(dstNIC, lane)
+	hs, hd := cm.host(int(k.src), ps), cm.host(int(k.dst), pd)
 	c.hostSrc, c.hostDst = int32(hs), int32(hd)
+	c.nicSrc, c.nicDst = int32(sn*cm.Sys.Server.NICs+ps), int32(dn*cm.Sys.Server.NICs+pd)
+	if !cm.gdrOf(int(k.src)) || cm.Net == NetSocket {
+		c.bounce = true
+	}
+	if !cm.gdrOf(int(k.dst)) || cm.Net == NetSocket {
+		c.bounceRx = true
+	}
 	if e.t == nil {
 		return ci // a dry run (Traffic) connects nothing
 	}
@@ -279,7 +341,7 @@ func (e *engine) openConn(k connKey, srcNIC, dstNIC int) int32 {
 	}
 	o := e.qpOptions(tagStr, cm.Cfg.TC)
 	for j := 0; j < cm.Cfg.QPsPerConn; j++ {
-		q := e.t.Connect(hs, hd, o, e)
+		q := e.t.Connect(cm.host(int(k.src), cm.port(srcNIC, lane+j)), cm.host(int(k.dst), cm.port(dstNIC, lane+j)), o, e)
 		e.addQP(q, ci, int32(j), false)
 		c.qps = append(c.qps, q)
 	}

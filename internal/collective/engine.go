@@ -55,14 +55,9 @@ type Listener interface {
 // NominalFabricLatency is the one-way small-message latency of a RoCE
 // fabric that NCCL's network latency constants already contain (NIC
 // pipeline, cable, one switch). The engine subtracts it from the tuning
-// model's per-hop network latency and adds the rest as proxy and polling
-// overhead, so that the fabric's own latency is not counted twice.
+// model's per-hop network latency and lets the simulated fabric add its
+// own, so that the fabric's latency is not counted twice.
 const NominalFabricLatency = 1500 * unit.Nanosecond
-
-// HopSoftware is the proxy and polling time of one network hop, send and
-// receive side together: NCCL's Ring LL network latency (2.7 µs) less
-// NominalFabricLatency.
-const HopSoftware = 1200 * unit.Nanosecond
 
 // HostChannelBW is the GB/s one channel's kernel moves through a host
 // bounce buffer when GPUDirect RDMA is off. It is set so that the twin
@@ -83,6 +78,7 @@ const (
 	evVisible
 	evPost
 	evRankStart
+	evCTS
 )
 
 func tag(kind int, idx int32) uint64 { return uint64(kind)<<32 | uint64(uint32(idx)) }
@@ -99,10 +95,11 @@ const (
 	ckRing connKind = iota
 	ckTree
 	ckP2P
+	ckNVLS
 )
 
 // String names the pattern in QP tags.
-func (k connKind) String() string { return [...]string{"ring", "tree", "p2p"}[k] }
+func (k connKind) String() string { return [...]string{"ring", "tree", "p2p", "nvls"}[k] }
 
 type kernel struct {
 	rank  int32
@@ -112,13 +109,36 @@ type kernel struct {
 	cur   op
 }
 
-// timing holds a batch's latencies and rates.
+// timing holds a batch's per-step costs and rates (docs/nccl.md, "Per-step
+// costs"; the constants and their sources are in calibration.go).
 type timing struct {
-	launch, intraLat     unit.Time
-	sendDelay, recvDelay unit.Time
-	chanRate, hostRate   unit.BitRate
-	nvRate               unit.BitRate
-	wireNum, wireDen     int64
+	// launch is the per-call cost on every rank (NCCL's base latency of
+	// the algorithm and protocol); intraLat the latency of one NVLink or
+	// PCIe step (NCCL's per-protocol hardware latency).
+	launch, intraLat unit.Time
+	// sendLat is the software latency of a network step at the sender
+	// (the proxy noticing the slice and posting it), recvLat at the
+	// receiver (GPU polling for LL/LL128; the proxy noticing the
+	// completion and signalling the GPU for Simple).
+	sendLat, recvLat unit.Time
+	// proxyOp is the proxy thread's CPU time for one network operation;
+	// the thread serves all of its rank's connections in turn. recvOps is
+	// how many of them a received Simple slice costs before the GPU may
+	// read it (completion, and the GPUDirect flush); 0 for LL and LL128,
+	// whose flags the GPU polls itself.
+	proxyOp            unit.Time
+	recvOps            int
+	chanRate, hostRate unit.BitRate
+	// netRate caps a kernel operation that feeds or drains a network
+	// connection (LL: NCCL's llMaxBw shared by the channels).
+	netRate unit.BitRate
+	nvRate  unit.BitRate
+	// wireNum/wireDen is the protocol's bytes on the network per byte of
+	// data (LL 2, LL128 128/120); nvNum/nvDen on NVLink, where LL128 moves
+	// 7 bytes of data in 9 (NCCL's single-server LL128 efficiency, since
+	// NVLink is what limits it there).
+	wireNum, wireDen int64
+	nvNum, nvDen     int64
 	// stream: LL and LL128 lines are visible to an NVLink peer as they
 	// are written, so a local hop forwards while it receives.
 	stream bool
@@ -129,7 +149,8 @@ type engine struct {
 	t        workload.Transport
 	listener Listener
 	conns    []conn
-	qps      []qpRef
+	qps      []qpRef // by QP - qpBase
+	qpBase   workload.QP
 	connIdx  map[connKey]int32
 
 	kernels  []kernel
@@ -137,6 +158,17 @@ type engine struct {
 	rankIter []int
 	ranksFin int
 	gpuFree  []unit.Time
+
+	// proxyFree is when each rank's proxy thread is next idle; rankNet
+	// lists each rank's network connections in the batch.
+	proxyFree []unit.Time
+	rankNet   [][]int32
+	// nicTx and nicRx are when each NIC's PCIe link is next free for
+	// reading data to send and writing data received (node·NICs + nic).
+	nicTx, nicRx []unit.Time
+	// nicRate is each NIC port's DMA rate when the host limits it below
+	// its line rate (0 otherwise): nicDMA.
+	nicRate []unit.BitRate
 
 	busy   bool
 	call   Call
@@ -153,6 +185,25 @@ func (e *engine) init(c *Comm) {
 	e.rankK = make([][]int32, c.NRanks)
 	e.rankIter = make([]int, c.NRanks)
 	e.gpuFree = make([]unit.Time, c.NRanks)
+	e.proxyFree = make([]unit.Time, c.NRanks)
+	e.rankNet = make([][]int32, c.NRanks)
+	e.nicTx = make([]unit.Time, c.NNodes()*c.Sys.Server.NICs)
+	e.nicRx = make([]unit.Time, c.NNodes()*c.Sys.Server.NICs)
+	e.nicRate = make([]unit.BitRate, c.NNodes()*c.Sys.Server.NICs)
+}
+
+// setNICRates sets the DMA rate of every NIC port the host limits below
+// its line rate.
+func (e *engine) setNICRates() {
+	c := e.c
+	n := c.Sys.Server.NICs
+	line := gpu.GBps(c.Sys.Server.NICRate)
+	for i := range e.nicRate {
+		e.nicRate[i] = 0
+		if r := c.nicDMA(i % n); r < line {
+			e.nicRate[i] = gpu.Rate(r)
+		}
+	}
 }
 
 // Busy reports whether a batch is running.
@@ -222,64 +273,99 @@ func (c *Comm) Run(call Call, iters int) error {
 
 func us(x float32) unit.Time { return unit.Time(float64(x) * float64(unit.Microsecond)) }
 
-// setTiming derives the batch's latencies and rates. NCCL's tuning
-// latency for the call is its measured small-message time: the twin
-// charges it once per call, as launch and synchronisation overhead,
-// after taking out the per-hop latencies it models explicitly on the
-// call's critical path (an NVLink or PCIe hop costs the LL hop latency of
-// the tuning tables; a network hop costs HopSoftware plus the fabric's
-// own latency, of which NominalFabricLatency is already in NCCL's
-// numbers). So a small call takes about the model's time on a nominal
-// fabric, and a slower fabric, a socket transport or host bounce buffers
-// add to it.
+// setTiming derives the batch's per-step costs and rates from NCCL's
+// tuning constants for the chosen algorithm and protocol and from the
+// calibration in calibration.go. Every step is charged where NCCL's
+// implementation incurs it: the kernel launch once per call, each NVLink
+// step at its protocol's latency, each network step at the proxy
+// threads of both ends (serial per rank) and on the simulated fabric,
+// whose own latency NCCL's constants already assume (NominalFabricLatency
+// is taken out of them).
 func (e *engine) setTiming() {
-	c, a, p, f := e.c, e.choice.Algo, e.choice.Proto, e.call.Func
+	c, a, p := e.c, e.choice.Algo, e.choice.Proto
 	srv := c.Sys.Server
+	if e.call.Func == SendRecv || e.call.Func == AllToAll {
+		a = Ring
+	}
 	intraHw := hwPCI
 	if srv.Intra == gpu.NVSwitch {
 		intraHw = hwNVLink
 	}
-	hop := us(hwLat[intraHw][Ring][LL])
 	tm := timing{
-		intraLat: hop, sendDelay: HopSoftware / 2, recvDelay: HopSoftware - HopSoftware/2,
-		chanRate: gpu.Rate(srv.GPU.ChannelBW), nvRate: gpu.Rate(srv.IntraBW()),
-		wireNum: 1, wireDen: 1,
+		launch:   us(baseLat[a][p]),
+		intraLat: us(hwLat[intraHw][a][p]),
+		proxyOp:  c.proxyOp(),
+		chanRate: gpu.Rate(c.channelCap(e.call.Func, a, p, e.choice.Channels) * treeFactor(e.call.Func, a, p, e.call.Bytes, c.Tuning.minCC)),
+		nvRate:   gpu.Rate(srv.IntraBW()),
+		wireNum:  1, wireDen: 1, nvNum: 1, nvDen: 1,
 	}
-	netHop := HopSoftware + NominalFabricLatency
-	nn := c.NNodes()
-	var crit unit.Time
-	model := us(baseLat[Ring][Simple])
-	switch {
-	case f == SendRecv || f == AllToAll:
-		crit = netHop
-	case a == Tree:
-		model = us(c.Tuning.Lat[f][a][p])
-		crit = 2 * (unit.Time(c.PPN-1)*hop + unit.Time(log2i(int64(nn)))*netHop)
-	default:
-		model = us(c.Tuning.Lat[f][a][p])
-		steps, inter := c.NRanks-1, nn-1
-		if f == AllReduce {
-			steps, inter = 2*(c.NRanks-1), 2*(nn-1)
-		}
-		crit = unit.Time(steps-inter)*hop + unit.Time(inter)*netHop
+	if a == NVLS || a == NVLSTree {
+		// NCCL charges NVLS no base latency; each crossing of the switch
+		// (GPU to switch, switch to GPU) costs NVLSHop.
+		tm.intraLat = NVLSHop
+		tm.nvRate = gpu.Rate(srv.IntraBW() * float64(nvlsEfficiency[compCapIndex(c.Tuning.minCC)]))
 	}
-	tm.launch = max(model-crit, us(baseLat[a][p]))
+	netHop := hwLat[hwNet][a][p]
+	if c.NRanks == c.NNodes() {
+		netHop = hwLat[hwNet][Tree][p]
+	}
+	soft := max(us(netHop)-NominalFabricLatency, 0) + c.netOverhead() + c.Sys.Server.StepOverhead
+	if p != Simple {
+		// NCCL's LL and LL128 network latencies are the GPU-visible path
+		// only; its Simple ones already hold the proxy's round.
+		soft += ProxyPoll
+	}
+	tm.sendLat = soft
+	tm.recvLat = GPUPoll
+	e.setNICRates()
 	switch p {
 	case LL:
-		tm.wireNum, tm.stream = 2, true
+		tm.wireNum, tm.nvNum, tm.stream = 2, 2, true
+		if c.NNodes() > 1 && e.choice.Channels > 0 {
+			tm.netRate = gpu.Rate(2 * c.llMaxBw() / float64(e.choice.Channels))
+		}
 	case LL128:
-		tm.wireNum, tm.wireDen, tm.stream = 128, 120, true
+		tm.wireNum, tm.wireDen, tm.nvNum, tm.nvDen, tm.stream = 128, 120, 9, 7, true
+	case Simple:
+		// The receiver's proxy must see the completion (and flush
+		// GPUDirect writes) before it bumps the tail the GPU polls.
+		tm.sendLat, tm.recvLat = soft/2, soft-soft/2
+		tm.recvOps = 1
+		if c.GDR {
+			tm.recvOps = 2
+		}
 	}
 	if c.Net == NetSocket {
-		tm.sendDelay += SocketLatency / 2
-		tm.recvDelay += SocketLatency - SocketLatency/2
+		tm.sendLat += SocketLatency / 2
+		tm.recvLat += SocketLatency - SocketLatency/2
 	}
-	if c.Net == NetSocket || !c.GDR {
-		tm.sendDelay += HostBounceLatency / 2
-		tm.recvDelay += HostBounceLatency - HostBounceLatency/2
-		tm.hostRate = gpu.Rate(HostChannelBW)
-	}
+	tm.hostRate = gpu.Rate(HostChannelBW)
 	e.tm = tm
+}
+
+// proxy books cost on rank r's proxy thread, which serves its work in
+// order and not before from, and returns how long from now until it is
+// done.
+func (e *engine) proxy(r int32, from, cost unit.Time) unit.Time {
+	now := e.t.Now()
+	st := max(now, from, e.proxyFree[r])
+	e.proxyFree[r] = st + cost
+	return e.proxyFree[r] - now
+}
+
+// startProxyOps has rank r's proxy take up the call's operation on each
+// of its network connections, one after the other (ProxyOpStart each):
+// a connection moves no data of the call before its operation started.
+func (e *engine) startProxyOps(r int32) {
+	now := e.t.Now()
+	for _, x := range e.rankNet[r] {
+		ready := now + e.proxy(r, 0, ProxyOpStart)
+		if x >= 0 {
+			e.conns[x].sendReady = ready
+		} else {
+			e.conns[-x-1].recvReady = ready
+		}
+	}
 }
 
 // Wake dispatches the engine's timed events.
@@ -296,10 +382,13 @@ func (e *engine) Wake(_ unit.Time, tg uint64) {
 	case evPost:
 		e.post(idx)
 	case evRankStart:
+		e.startProxyOps(idx)
 		for _, k := range e.rankK[idx] {
 			e.run(k)
 		}
 		e.rankCheck(idx)
+	case evCTS:
+		e.sendCTS(idx)
 	}
 }
 
@@ -336,11 +425,17 @@ func (e *engine) run(ki int32) {
 	now := e.t.Now()
 	wire := o.bytes * e.tm.wireNum / e.tm.wireDen
 	rate := e.tm.chanRate
-	if net && e.tm.hostRate > 0 {
+	if net && (e.c.Net == NetSocket || !e.c.gdrOf(int(k.rank))) {
 		rate = min(rate, e.tm.hostRate)
 	}
+	if net && e.tm.netRate > 0 {
+		rate = min(rate, e.tm.netRate)
+	}
 	end := now + rate.TxTime(unit.Bytes(wire))
-	if o.send {
+	if k.p.virt || k.p.passive {
+		end = now
+	}
+	if o.send && !k.p.virt {
 		reserved := false
 		for _, ci := range k.p.send[:k.p.nsend] {
 			if e.conns[ci].net {
@@ -349,7 +444,7 @@ func (e *engine) run(ki int32) {
 			if !reserved {
 				g := k.rank
 				st := max(now, e.gpuFree[g])
-				e.gpuFree[g] = st + e.tm.nvRate.TxTime(unit.Bytes(wire))
+				e.gpuFree[g] = st + e.tm.nvRate.TxTime(unit.Bytes(o.bytes*e.tm.nvNum/e.tm.nvDen))
 				end = max(end, e.gpuFree[g])
 				reserved = true
 			}

@@ -104,6 +104,15 @@ type Config struct {
 	// NetOverhead is NCCL_NET_OVERHEAD in µs, or -1 for the CPU's
 	// default (1 µs Intel, 2 µs AMD).
 	NetOverhead float64
+	// NVLSEnable is NCCL_NVLS_ENABLE: 0 off, 1 on, 2 (default) where the
+	// NVSwitch supports multicast. NVLSChannels is NCCL_NVLS_NCHANNELS
+	// (0: the architecture's default).
+	NVLSEnable, NVLSChannels int
+	// PXNDisable is NCCL_PXN_DISABLE; P2PPXNLevel is NCCL_P2P_PXN_LEVEL
+	// (0 never, 1 when the peer's NIC is behind another PCIe switch, 2
+	// always, the default).
+	PXNDisable  bool
+	P2PPXNLevel int
 	// Env is the environment as given.
 	Env map[string]string
 	// Notes are remarks on the environment: variables that do not exist
@@ -126,7 +135,8 @@ var knownVars = []string{
 	"NCCL_IB_SPLIT_DATA_ON_QPS", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_NRINGS",
 	"NCCL_MAX_NRINGS", "NCCL_ALGO", "NCCL_PROTO", "NCCL_NET_GDR_LEVEL", "NCCL_SOCKET_NTHREADS",
 	"NCCL_NSOCKS_PERTHREAD", "NCCL_BUFFSIZE", "NCCL_P2P_NET_CHUNKSIZE", "NCCL_NCHANNELS_PER_NET_PEER",
-	"NCCL_NET_OVERHEAD", "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY",
+	"NCCL_NET_OVERHEAD", "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY", "NCCL_NVLS_ENABLE",
+	"NCCL_NVLS_NCHANNELS", "NCCL_PXN_DISABLE", "NCCL_P2P_PXN_LEVEL", "NCCL_COLLNET_ENABLE",
 }
 
 // inertVars are accepted and have no effect in the twin.
@@ -146,6 +156,7 @@ func NewConfig(env map[string]string, v Version) (*Config, error) {
 		Version: v, GIDIndex: -1, TC: -1, FifoTC: -1, Timeout: 20, RetryCnt: 7,
 		QPsPerConn: 1, MaxChannels: 64, GDRLevel: gpu.PXB, BuffSize: 1 << 22,
 		P2PNetChunk: 1 << 17, ChannelsPerNetPeer: 2, NetOverhead: -1, SocksPerThread: 1,
+		NVLSEnable: 2, P2PPXNLevel: 2,
 		Env: env,
 	}
 	// Version-dependent defaults (from the git history of
@@ -285,6 +296,21 @@ func (c *Config) set(k, val string) error {
 	case "NCCL_IB_ADDR_FAMILY":
 		if s != "AF_INET" && s != "AF_INET6" {
 			return &EnvError{k, val, "AF_INET or AF_INET6"}
+		}
+	case "NCCL_NVLS_ENABLE":
+		c.NVLSEnable, err = intIn(0, 2, "0, 1 or 2")
+	case "NCCL_NVLS_NCHANNELS":
+		c.NVLSChannels, err = intIn(1, 32, "1 to 32 channels")
+	case "NCCL_PXN_DISABLE":
+		var n int
+		n, err = intIn(0, 1, "0 or 1")
+		c.PXNDisable = n == 1
+	case "NCCL_P2P_PXN_LEVEL":
+		c.P2PPXNLevel, err = intIn(0, 2, "0, 1 or 2")
+	case "NCCL_COLLNET_ENABLE":
+		_, err = intIn(0, 1, "0 or 1")
+		if s == "1" {
+			c.Notes = append(c.Notes, "NCCL_COLLNET_ENABLE=1: the fabric has no SHARP aggregation nodes, so NCCL finds no CollNet and runs without it")
 		}
 	case "NCCL_NCHANNELS":
 		c.Notes = append(c.Notes, "NCCL_NCHANNELS does not exist in NCCL and is ignored: use NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS")

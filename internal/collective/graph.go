@@ -177,3 +177,52 @@ func dupChannels(g *Graph, cc, maxCh int) {
 	g.BWInter /= div
 	g.NChannels = dup
 }
+
+// maxNVLSArity is NCCL_MAX_NVLS_ARITY, the most NVLS heads.
+const maxNVLSArity = 32
+
+// nvlsSearch models ncclTopoCompute for the NVLS pattern (search.cc): on
+// an NVSwitch server of Hopper or later GPUs, one channel per head. On
+// one server every GPU is a head; across servers a head is a GPU with a
+// NIC of its own (ncclTopoSearchTryNet: one per NIC, no GPU twice). Each
+// channel pulls bwIntra over the NVLink of every GPU and twice over its
+// head's, so the speed is the fastest of the ladder at which (heads + 1)
+// × speed fits a GPU's NVLink; pass 2 then raises bwInter up to twice
+// bwIntra while the heads' NICs (or, on one server, the ladder) allow.
+// A system without NVLS gets a graph of no channels.
+func nvlsSearch(n node) Graph {
+	g := Graph{TypeIntra: gpu.NVL, TypeInter: gpu.PIX}
+	srv := n.srv
+	if srv.Intra != gpu.NVSwitch || srv.GPU.CompCap < 90 || n.ppn < 2 {
+		return g
+	}
+	heads := min(maxNVLSArity, n.ppn)
+	if n.inter {
+		heads = min(heads, n.nics)
+		g.TypeInter = srv.GPUNIC
+	}
+	speeds := n.speeds()
+	nvl := float32(srv.IntraBW())
+	idx := -1
+	for i, s := range speeds {
+		if s <= n.maxBW() && float32(heads+1)*s <= nvl+1e-4 {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 || heads < 1 {
+		return g
+	}
+	g.NChannels, g.BWIntra, g.BWInter = heads, speeds[idx], speeds[idx]
+	limit := float32(speeds[0])
+	if n.inter {
+		limit = float32(min(srv.GPUNICBW(), srv.NICBW()))
+	}
+	for j := idx - 1; j >= 0 && g.BWInter < 2*g.BWIntra; j-- {
+		if speeds[j] > limit {
+			break
+		}
+		g.BWInter = speeds[j]
+	}
+	return g
+}

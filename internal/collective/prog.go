@@ -18,9 +18,10 @@ const (
 	progP2PRecv
 )
 
-// maxIO is the most connections one operation touches: a tree node's
-// parent plus three children (NCCL_MAX_TREE_ARITY).
-const maxIO = 4
+// maxIO is the most connections one operation touches: an NVSwitch
+// reducing the contributions of every GPU of a server
+// (NCCL_MAX_NVLS_ARITY).
+const maxIO = maxNVLSArity
 
 type prog struct {
 	kind progKind
@@ -35,6 +36,10 @@ type prog struct {
 	recv, send  [maxIO]int32
 	nrecv       int8
 	nsend       int8
+	// virt marks an NVSwitch's reduction or multicast (no GPU, no time of
+	// its own); passive a GPU that only receives what the switch stores
+	// into its memory.
+	virt, passive bool
 }
 
 // op is one primitive operation.

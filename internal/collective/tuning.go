@@ -20,18 +20,26 @@ const (
 	hwNet
 )
 
-// baseLat[algo][proto] and hwLat[hw][algo][proto] (ncclTunerConstantsDefaults).
+// baseLat[algo][proto] and hwLat[hw][algo][proto]
+// (ncclTunerConstantsDefaults), for every algorithm in NCCL's order.
 var (
-	baseLat = [2][nProtos]float32{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}}
-	hwLat   = [3][2][nProtos]float32{
-		{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}},
-		{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}},
-		{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}},
+	baseLat = [nAlgos][nProtos]float32{
+		{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}, // Tree, Ring
+		{0, 0, 0}, {0, 0, 0}, // CollNetDirect, CollNetChain
+		{0, 0, 0}, {0, 0, 0}, // NVLS, NVLSTree
+		{8.0, 8.0, 8.0}, // PAT
+	}
+	hwLat = [3][nAlgos][nProtos]float32{
+		{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 25}, {0, 0, 25}, {0, 0, 4.0}},
+		{{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}, {0, 0, 3.7}, {0, 0, 2.8}, {0, 0, 0}, {0, 0, 0}, {0, 0, 4.0}},
+		{{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 20.9}, {0, 0, 14}},
 	}
 	llMaxBws            = [4][3]float32{{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}, {2 * 141.0, 2 * 45.0, 2 * 35.0}}
 	perChMaxRingLL128Bw = [4][3]float32{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 36.7}, {40, 40, 40}}
 	perChMaxTreeLL128Bw = [4][3]float32{{20, 20, 20}, {20, 20, 20}, {36.7, 36.7, 29.0}, {55.6, 31.67, 20.0}}
 	perChMaxTreeBw      = [4][3]float32{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}, {70.0, 42.8, 24.0}}
+	perChMaxNVLSTreeBw  = [4][3]float32{{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}}
+	nvlsEfficiency      = [4]float32{0, 0, 0.85, 0.74}
 	// treeCorrection[proto][log2(bytes/64)] (ncclTopoGetAlgoTime).
 	treeCorrection = [nProtos][24]float32{
 		{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
@@ -48,21 +56,26 @@ const (
 	llThreadThreshold  = 8
 	ll128ThreadThresh  = 8
 	simpleThreadThresh = 64
-	pciBW              = 12 // PCI_BW, Gen3 x16
+	maxThreadsAll      = 640 // NCCL_MAX_NTHREADS: CollNet, NVLS and PAT
+	pciBW              = 12  // PCI_BW, Gen3 x16
 )
 
 // Tuning is the tuning model of one communicator.
 type Tuning struct {
 	NRanks, NNodes int
 	Ring, Tree     Graph
+	// NVLS is the NVLS graph (NVLink SHARP heads); NChannels 0 when the
+	// servers have no NVSwitch multicast.
+	NVLS Graph
 	// NChannels is comm->nChannels: the channels the communicator built
-	// (twice the graph's, then bounded by NCCL_MIN/MAX_NCHANNELS).
-	NChannels int
+	// (twice the graph's, then bounded by NCCL_MIN/MAX_NCHANNELS);
+	// NVLSChannels is comm->nvlsChannels.
+	NChannels, NVLSChannels int
 	// Lat and BW are NCCL's latency (µs) and algorithm bandwidth (GB/s)
 	// tables; BW 0 means unavailable.
-	Lat, BW    [nTunedFuncs][2][nProtos]float32
-	maxThreads [2][nProtos]int
-	thresholds [2][nProtos]int64
+	Lat, BW    [nTunedFuncs][nAlgos][nProtos]float32
+	maxThreads [nAlgos][nProtos]int
+	thresholds [nAlgos][nProtos]int64
 	minCC      int
 }
 
@@ -87,40 +100,59 @@ func log2i(n int64) int {
 	return 63 - bits.LeadingZeros64(uint64(n))
 }
 
+// tuneIn is what ncclTopoTuneModel reads besides the graphs.
+type tuneIn struct {
+	srv          gpu.Server // CPU vendor
+	minCC, maxCC int        // the communicator's lowest and highest compute capability
+	nRanks       int
+	nNodes       int
+	ring, tree   Graph
+	nvls         Graph
+	nvlsChannels int
+}
+
 // newTuning builds the model from the graphs, as ncclTopoTuneModel does,
-// then applies NCCL_ALGO and NCCL_PROTO and LL128's topology rule.
-func newTuning(cfg *Config, srv gpu.Server, nRanks, nNodes int, ring, tree Graph) *Tuning {
-	t := &Tuning{NRanks: nRanks, NNodes: nNodes, Ring: ring, Tree: tree, minCC: srv.GPU.CompCap}
-	ch := min(ring.NChannels, tree.NChannels)
+// then applies NCCL_ALGO and NCCL_PROTO, the algorithms the system cannot
+// run (NVLSTree on one node, NVLS across nodes without CollNet, CollNet
+// without SHARP) and LL128's topology rule.
+func newTuning(cfg *Config, in tuneIn) *Tuning {
+	nRanks, nNodes := in.nRanks, in.nNodes
+	t := &Tuning{NRanks: nRanks, NNodes: nNodes, Ring: in.ring, Tree: in.tree, NVLS: in.nvls, minCC: in.minCC, NVLSChannels: in.nvlsChannels}
+	ch := min(in.ring.NChannels, in.tree.NChannels)
 	t.Ring.NChannels, t.Tree.NChannels = ch, ch
-	t.NChannels = runtimeChannels(cfg, srv, ch, nNodes, ring.BWIntra)
+	t.NChannels = runtimeChannels(cfg, in.minCC, ch, nNodes, in.ring.BWIntra)
 
 	simpleThreads := simpleMaxThreads
-	if ring.BWIntra*float32(ch) <= pciBW {
+	if in.ring.BWIntra*float32(ch) <= pciBW {
 		simpleThreads = 256
 	}
-	t.maxThreads = [2][nProtos]int{{llMaxThreads, ll128MaxThreads, simpleMaxThreads}, {llMaxThreads, ll128MaxThreads, simpleThreads}}
-	t.thresholds = [2][nProtos]int64{{llThreadThreshold, ll128ThreadThresh, simpleThreadThresh}, {llThreadThreshold * int64(nRanks), ll128ThreadThresh, simpleThreadThresh}}
+	for a := range t.maxThreads {
+		t.maxThreads[a] = [nProtos]int{llMaxThreads, ll128MaxThreads, maxThreadsAll}
+		t.thresholds[a] = [nProtos]int64{llThreadThreshold, ll128ThreadThresh, simpleThreadThresh}
+	}
+	t.maxThreads[Tree][Simple], t.maxThreads[Ring][Simple] = simpleMaxThreads, simpleThreads
+	t.thresholds[Ring][LL] *= int64(nRanks)
+	t.thresholds[CollNetDirect][Simple], t.thresholds[CollNetChain][Simple] = 512, 512
 	if nRanks <= 1 {
 		return t
 	}
 
-	cci := compCapIndex(srv.GPU.CompCap)
+	cci := compCapIndex(in.minCC)
 	index2 := min(nNodes, 3) - 1
 	index1 := cci
 	if nNodes > 1 {
 		index1 = 0
-		if srv.CPU == gpu.AMD {
+		if in.srv.CPU == gpu.AMD {
 			index1 = 1
 		}
 	}
 	llMaxBw := llMaxBws[index1][index2]
 	ppn := float32(nRanks) / float32(nNodes)
-	graphs := [2]Graph{t.Tree, t.Ring}
+	graphs := [nAlgos]Graph{t.Tree, t.Ring, {}, {}, t.NVLS, t.NVLS, t.Ring}
 	netOverhead := float32(cfg.NetOverhead)
 	if netOverhead < 0 {
 		netOverhead = 1
-		if srv.CPU == gpu.AMD {
+		if in.srv.CPU == gpu.AMD {
 			netOverhead = 2
 		}
 	}
@@ -133,9 +165,9 @@ func newTuning(cfg *Config, srv gpu.Server, nRanks, nNodes int, ring, tree Graph
 		case ReduceScatter, AllGather:
 			nsteps = nRanks - 1
 		}
-		for a := Tree; a <= Ring; a++ {
-			if a == Tree && f != AllReduce {
-				continue // Tree only runs AllReduce
+		for a := Tree; a < nAlgos; a++ {
+			if !algoApplies(f, a) {
+				continue
 			}
 			g := graphs[a]
 			intraHw := hwPCI
@@ -147,9 +179,31 @@ func newTuning(cfg *Config, srv gpu.Server, nRanks, nNodes int, ring, tree Graph
 				hw = intraHw
 			}
 			for p := LL; p < nProtos; p++ {
+				if (a == NVLS || a == NVLSTree || a == CollNetDirect || a == CollNetChain || a == PAT) && p != Simple {
+					continue
+				}
 				bw := g.BWInter
 				if nNodes <= 2 {
 					bw = g.BWIntra
+				}
+				if a == NVLS || a == NVLSTree {
+					if g.NChannels < 2 {
+						continue
+					}
+					intraBw := g.BWIntra * nvlsEfficiency[cci] * float32(g.NChannels-1) / float32(g.NChannels)
+					if f == AllReduce {
+						intraBw *= 2
+					} else {
+						intraBw *= (ppn - 1) / ppn
+					}
+					interBw := g.BWInter
+					if nNodes <= 2 && a == NVLSTree {
+						interBw *= 2
+					}
+					bw = min(intraBw, interBw)
+					if a == NVLSTree {
+						bw = min(bw, perChMaxNVLSTreeBw[cci][index2])
+					}
 				}
 				busBw := float32(g.NChannels) * bw
 				if a == Ring && p == LL {
@@ -171,86 +225,126 @@ func newTuning(cfg *Config, srv gpu.Server, nRanks, nNodes int, ring, tree Graph
 					}
 					busBw = min(busBw*eff, float32(g.NChannels)*perChMaxTreeLL128Bw[cci][index2])
 				}
-				ratio := float32(.5)
-				if a == Ring {
-					ratio = float32(nRanks) / float32(nsteps)
+				if a == NVLS && (f == AllGather || f == ReduceScatter) && nNodes > 1 {
+					busBw = 0 // needs CollNet (SHARP) across nodes
 				}
-				t.BW[f][a][p] = busBw * ratio
-
-				lat := baseLat[a][p]
-				intraLat := hwLat[intraHw][a][p]
-				interLat := hwLat[hwNet][a][p]
-				if ppn == 1 {
-					interLat = hwLat[hwNet][Tree][p]
-				}
-				if a == Ring {
-					if f == Reduce || f == Broadcast {
-						hl := hwLat[hw][a][p]
-						if g.SameChannels {
-							lat += hl
-						} else {
-							if p == Simple {
-								hl = hwLat[hw][Tree][p]
-							}
-							lat += float32(nsteps) * hl
-						}
-					} else {
-						var ovh float32
-						if nNodes > 1 {
-							ovh = netOverhead
-							if p == Simple {
-								ovh *= 3
-							}
-						}
-						intraLat = max(intraLat, ovh)
-						nInter := 0
-						if nNodes > 1 {
-							nInter = nNodes - 1
-							if f == AllReduce {
-								nInter = 2 * (nNodes - 1)
-							}
-						}
-						lat += float32(nsteps-nInter)*intraLat + float32(nInter)*interLat
-					}
+				if a != Ring && (f == AllGather || f == ReduceScatter) {
+					// NCCL keeps their bus bandwidth as the algorithm's.
+				} else if a == Ring || a == NVLS || a == NVLSTree {
+					busBw *= float32(nRanks) / float32(nsteps)
 				} else {
-					lat += 2 * (float32(nRanks/nNodes-1)*intraLat + float32(log2i(int64(nNodes)))*interLat)
+					busBw *= .5
 				}
-				t.Lat[f][a][p] = lat
+				t.BW[f][a][p] = busBw
+				t.Lat[f][a][p] = latency(f, a, p, in, graphs[a], nsteps, netOverhead, intraHw, hw)
 			}
 		}
 	}
+	t.applyEnables(cfg, in, graphs)
+	return t
+}
 
+// algoApplies says whether NCCL's model has an entry for algorithm a of
+// function f: Broadcast and Reduce run only on rings; AllGather and
+// ReduceScatter on Ring, NVLS, CollNetDirect and PAT; AllReduce on all
+// but PAT.
+func algoApplies(f Func, a Algo) bool {
+	switch f {
+	case Broadcast, Reduce:
+		return a == Ring
+	case AllGather, ReduceScatter:
+		return a == Ring || a == NVLS || a == CollNetDirect || a == PAT
+	}
+	return a != PAT
+}
+
+// latency is NCCL's latency of algorithm a and protocol p for f, µs.
+func latency(f Func, a Algo, p Proto, in tuneIn, g Graph, nsteps int, netOverhead float32, intraHw, hw int) float32 {
+	nRanks, nNodes := in.nRanks, in.nNodes
+	lat := baseLat[a][p]
+	intraLat := hwLat[intraHw][a][p]
+	interLat := hwLat[hwNet][a][p]
+	if nRanks == nNodes {
+		interLat = hwLat[hwNet][Tree][p]
+	}
+	switch a {
+	case Ring:
+		if f == Reduce || f == Broadcast {
+			hl := hwLat[hw][a][p]
+			if g.SameChannels {
+				return lat + hl
+			}
+			if p == Simple {
+				hl = hwLat[hw][Tree][p]
+			}
+			return lat + float32(nsteps)*hl
+		}
+		var ovh float32
+		if nNodes > 1 {
+			ovh = netOverhead
+			if p == Simple {
+				ovh *= 3
+			}
+		}
+		intraLat = max(intraLat, ovh)
+		nInter := 0
+		if nNodes > 1 {
+			nInter = nNodes - 1
+			if f == AllReduce {
+				nInter = 2 * (nNodes - 1)
+			}
+		}
+		return lat + float32(nsteps-nInter)*intraLat + float32(nInter)*interLat
+	case Tree:
+		return lat + 2*(float32(nRanks/nNodes-1)*intraLat+float32(log2i(int64(nNodes)))*interLat)
+	case NVLS:
+		if nNodes > 1 {
+			return intraLat + interLat
+		}
+		return intraLat
+	case NVLSTree:
+		return lat + intraLat + 2*float32(log2i(int64(nNodes)))*interLat
+	}
+	return lat
+}
+
+// applyEnables zeroes the bandwidth of what NCCL will not run: NCCL_ALGO
+// and NCCL_PROTO, NVLSTree on one node, NVLS across nodes and CollNet
+// (no SHARP: NCCL_COLLNET_ENABLE is off), PAT (not executed by the twin),
+// and LL128 where its topology rule forbids it.
+func (t *Tuning) applyEnables(cfg *Config, in tuneIn, graphs [nAlgos]Graph) {
 	for f := 0; f < nTunedFuncs; f++ {
-		for a := Tree; a <= Ring; a++ {
+		for a := Tree; a < nAlgos; a++ {
+			off := cfg.Algos[f][a] == 0 || a == CollNetDirect || a == CollNetChain || a == PAT ||
+				(a == NVLSTree && in.nNodes == 1) || (a == NVLS && in.nNodes > 1)
 			g := graphs[a]
 			for p := LL; p < nProtos; p++ {
 				on := cfg.Protos[f][p]
 				if on == 2 && p == LL128 {
-					on = 0
 					okInter := g.TypeInter <= gpu.PXB
-					if srv.GPU.CompCap >= 90 {
+					if in.minCC >= 90 {
 						okInter = g.TypeInter <= gpu.PXN
 					}
-					if okInter && g.TypeIntra <= gpu.NVB && srv.GPU.CompCap >= 70 {
+					on = 0
+					if okInter && g.TypeIntra <= gpu.NVB && in.minCC >= 70 && (in.minCC == in.maxCC || in.minCC >= 90) {
 						on = 1
 					}
 				}
-				if on == 0 || cfg.Algos[f][a] == 0 {
+				if on == 0 || off {
 					t.BW[f][a][p] = 0
 				}
 			}
 		}
 	}
-	return t
 }
 
 // runtimeChannels is comm->nChannels after ncclTopoPostset: the graph's
 // channels doubled, doubled again on Hopper and later across nodes above
 // 45 GB/s, then bounded by NCCL_MAX_NCHANNELS and raised to
 // NCCL_MIN_NCHANNELS.
-func runtimeChannels(cfg *Config, srv gpu.Server, graphCh, nNodes int, bwIntra float32) int {
+func runtimeChannels(cfg *Config, minCC, graphCh, nNodes int, bwIntra float32) int {
 	n := min(64, 2*graphCh)
-	if srv.GPU.CompCap >= 90 && nNodes > 1 && bwIntra > 45 && n < 16 {
+	if minCC >= 90 && nNodes > 1 && bwIntra > 45 && n < 16 {
 		n *= 2
 	}
 	n = min(n, cfg.MaxChannels)
@@ -261,7 +355,7 @@ func runtimeChannels(cfg *Config, srv gpu.Server, graphCh, nNodes int, bwIntra f
 // algorithm a and protocol p, or -1 when the pair is unavailable
 // (ncclTopoGetAlgoTime with one operation in the pipe).
 func (t *Tuning) Time(f Func, a Algo, p Proto, nBytes int64) float32 {
-	if f >= nTunedFuncs || a > Ring {
+	if f >= nTunedFuncs || a >= nAlgos {
 		return -1
 	}
 	bw, lat := t.BW[f][a][p], t.Lat[f][a][p]
@@ -271,6 +365,9 @@ func (t *Tuning) Time(f Func, a Algo, p Proto, nBytes int64) float32 {
 	logSize := log2i(nBytes >> 6)
 	if a == Tree && f == AllReduce && logSize >= 0 && logSize < 23 {
 		bw *= treeCorrection[p][logSize]
+	}
+	if a == NVLSTree && f == AllReduce && logSize >= 0 && logSize < 24 && t.minCC >= 100 {
+		bw *= treeCorrection[p][logSize] // x86 hosts, the only CPUs the twin models
 	}
 	if a == Ring && p == Simple && t.NNodes > 1 && f == AllReduce && nBytes/int64(t.NChannels*t.NRanks) >= 64 {
 		if t.minCC < 80 {
@@ -301,7 +398,7 @@ func (t *Tuning) Choose(f Func, nBytes int64) (Choice, error) {
 		return Choice{Algo: Ring, Proto: Simple, Channels: 1, Threads: 32 * 3}, nil
 	}
 	best := Choice{Predicted: -1}
-	for a := Tree; a <= Ring; a++ {
+	for a := Tree; a < nAlgos; a++ {
 		for p := LL; p < nProtos; p++ {
 			tm := t.Time(f, a, p, nBytes)
 			if tm >= 0 && (best.Predicted < 0 || tm < best.Predicted) {
@@ -315,6 +412,11 @@ func (t *Tuning) Choose(f Func, nBytes int64) (Choice, error) {
 	nc := t.NChannels
 	nt := t.maxThreads[best.Algo][best.Proto]
 	thr := t.thresholds[best.Algo][best.Proto]
+	if best.Algo == NVLS || best.Algo == NVLSTree {
+		// NVLS uses its own channel count whatever the size.
+		best.Channels, best.Threads = t.NVLSChannels, nt
+		return best, nil
+	}
 	for nBytes < int64(nc*nt)*thr && nc >= 2 {
 		nc--
 	}

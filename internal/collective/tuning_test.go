@@ -137,7 +137,8 @@ func TestTuningByHand(t *testing.T) {
 	if ch, _ := cmR.Tuning.Choose(AllReduce, 1<<30); ch.Algo != Ring {
 		t.Errorf("NCCL_ALGO=ring: %v", ch)
 	}
-	// Only an algorithm the twin cannot run: NCCL's "no algorithm" error.
+	// Only an algorithm the system cannot run (NVLS on A100, no NVSwitch
+	// multicast): NCCL's "no algorithm" error.
 	cmN := mustComm(t, preset(t, "a100-1nic"), 2, 8, map[string]string{"NCCL_ALGO": "nvls"})
 	if _, err := cmN.Tuning.Choose(AllReduce, 1<<20); err == nil {
 		t.Error("NCCL_ALGO=nvls: want no algorithm")
@@ -174,8 +175,9 @@ func TestTuningGrid(t *testing.T) {
 	b.WriteString(`# NCCL 2.30.7 tuning model (src/graph/tuning.cc, enqueue.cc topoGetAlgoInfo) as
 # rocelab models it: the algorithm/protocol NCCL picks and the channels it
 # keeps after the thread-threshold reduction, for AllReduce and AllGather.
-# Ring and Tree only: NVLS, NVLSTree, CollNet and PAT are disabled in the
-# twin (no NVSwitch multicast, no SHARP, PAT not executed).
+# Ring, Tree, and on NVSwitch H100 servers NVLS (one server) and NVLSTree
+# (across servers); CollNet (no SHARP in the fabric) and PAT (not executed
+# by the twin) are disabled.
 # Cell: algorithm/protocol/channels; e.g. Tree/LL128/2.
 `)
 	systems := []struct {

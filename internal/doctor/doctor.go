@@ -95,6 +95,7 @@ func Check(inc *Incident) []Finding {
 	for _, r := range rules() {
 		fs = append(fs, r.Check(inc)...)
 	}
+	Conform(fs)
 	SortFindings(fs)
 	return fs
 }

@@ -208,6 +208,9 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 				return info, nil
 			}
 			info.Type = string(bf.Kind)
+			if a.Scope().Source == "" {
+				a.SetScope(ingest.Scope{Source: name})
+			}
 			return info, []ingest.Artifact{a}
 		}
 	}
@@ -291,7 +294,29 @@ func readArchive(path string, opts Options, mtimes map[string]time.Time) ([]Inpu
 		}
 		infos = append(infos, info)
 	}
+	archiveHost(arts)
 	return infos, arts, true
+}
+
+// archiveHost gives every artifact of a `rocelab collect` archive the host
+// its metadata names: the archive is one host's, whatever its members say.
+func archiveHost(arts []ingest.Artifact) {
+	var h ingest.Host
+	for _, a := range arts {
+		if m, ok := a.(*ingest.CollectMeta); ok && m.Host != "" {
+			h = ingest.Host{Name: m.Host, Evidence: m.Evidence["host"]}
+		}
+	}
+	if h.IsZero() {
+		return
+	}
+	for _, a := range arts {
+		sc := a.Scope()
+		if same, known := sc.Host.Same(h); !known || same {
+			sc.Host = h.Merge(sc.Host)
+			a.SetScope(sc)
+		}
+	}
 }
 
 // isTar reports whether head is the first block of a ustar or GNU tar

@@ -156,7 +156,10 @@ func TestCorpusDevinfo769(t *testing.T) {
 }
 
 // fakeGIDUser stands in for an NCCL log that states NCCL_IB_GID_INDEX.
-type nicFakeGIDUser struct{ uses []ingest.GIDUse }
+type nicFakeGIDUser struct {
+	ingest.Scoped
+	uses []ingest.GIDUse
+}
 
 func (f *nicFakeGIDUser) Kind() ingest.Kind        { return ingest.KindNCCLLog }
 func (f *nicFakeGIDUser) Source() string           { return "fake-nccl.log" }
@@ -185,7 +188,7 @@ func nicReadArtifacts(t *testing.T, rel string) []ingest.Artifact {
 func TestGIDUseAcrossArtifacts(t *testing.T) {
 	table := nicReadArtifacts(t, "corpus/ethtool/ibv-devinfo-gid-table-linklocal-v2-fails-issue769.txt")
 	check := func(uses ...ingest.GIDUse) []Finding {
-		inc := &Incident{Artifacts: append(append([]ingest.Artifact{}, table...), &nicFakeGIDUser{uses})}
+		inc := &Incident{Artifacts: append(append([]ingest.Artifact{}, table...), &nicFakeGIDUser{uses: uses})}
 		return Check(inc)
 	}
 	fs := check(nicUse("node1", "", 1))
@@ -195,18 +198,18 @@ func TestGIDUseAcrossArtifacts(t *testing.T) {
 	if len(ll.Evidence) != 3 || ll.Evidence[0].Line != 4 || ll.Evidence[1].Line != 11 || ll.Evidence[2].File != "fake-nccl.log" {
 		t.Errorf("evidence %+v", ll.Evidence)
 	}
-	nicMustNot(t, Check(&Incident{Artifacts: append(append([]ingest.Artifact{}, table...), &nicFakeGIDUser{[]ingest.GIDUse{nicUse("node1", "", 1)}})}), "nccl.ib.qp_setup_failed")
+	nicMustNot(t, Check(&Incident{Artifacts: append(append([]ingest.Artifact{}, table...), &nicFakeGIDUser{uses: []ingest.GIDUse{nicUse("node1", "", 1)}})}), "nccl.ib.qp_setup_failed")
 	nicMustNot(t, fs, "gid.index.roce_v2")
 	nicMustFind(t, check(nicUse("node1", "mlx5_bond_0", 2)), "gid.index.roce_v1", Error, "GID index 2")
 	nicMustFind(t, check(nicUse("node1", "", 3)), "gid.index.roce_v2", Info, "GID index 3 in use is the RoCEv2 GID", "200.0.209.6")
 	// Index 0 with no table to say what it holds.
-	fs = Check(&Incident{Artifacts: []ingest.Artifact{&nicFakeGIDUser{[]ingest.GIDUse{nicUse("node1", "", 0)}}}})
+	fs = Check(&Incident{Artifacts: []ingest.Artifact{&nicFakeGIDUser{uses: []ingest.GIDUse{nicUse("node1", "", 0)}}}})
 	nicMustFind(t, fs, "gid.index.default_zero", Warn, "GID index 0")
 	// Two hosts on different indices.
-	fs = Check(&Incident{Artifacts: []ingest.Artifact{&nicFakeGIDUser{[]ingest.GIDUse{nicUse("node1", "", 3), nicUse("node2", "", 1)}}}})
+	fs = Check(&Incident{Artifacts: []ingest.Artifact{&nicFakeGIDUser{uses: []ingest.GIDUse{nicUse("node1", "", 3), nicUse("node2", "", 1)}}}})
 	nicMustFind(t, fs, "gid.index.mismatch", Warn, "3 on node1", "1 on node2")
 	// One host retrying with another index is not a mismatch.
-	fs = Check(&Incident{Artifacts: []ingest.Artifact{&nicFakeGIDUser{[]ingest.GIDUse{nicUse("node1", "", 3), nicUse("node1", "", 1)}}}})
+	fs = Check(&Incident{Artifacts: []ingest.Artifact{&nicFakeGIDUser{uses: []ingest.GIDUse{nicUse("node1", "", 3), nicUse("node1", "", 1)}}}})
 	nicMustNot(t, fs, "gid.index.mismatch")
 }
 

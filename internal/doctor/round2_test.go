@@ -105,8 +105,10 @@ func TestSwitchRules(t *testing.T) {
 	nicMustFind(t, fs, "switch.queue.drops", Warn, "UC0", "lossy queue 0")
 	nicMustFind(t, fs, "switch.headroom.exhausted", Error, "Ethernet0 PG3", "exhausted")
 	nicMustFind(t, fs, "switch.pfc.tx_pause", Warn, "Ethernet0", "1210 PFC pause frames on priority 0")
-	e := nicMustFind(t, fs, "switch.ecn.thresholds", Warn, "AZURE_LOSSLESS", "BDP 250KB")
-	if !strings.Contains(e.Mechanism, "Kmin 1MiB is 4.2 BDPs") {
+	// No line rate is stated: at an assumed 100G SONiC's default Kmin is
+	// 4.2 BDPs, said as info (lint leaves it out; see JudgeECN).
+	e := nicMustFind(t, fs, "switch.ecn.thresholds", Info, "AZURE_LOSSLESS", "Kmin 1MiB is 4.2 BDPs", "assumed 100Gbps")
+	if !strings.Contains(e.Mechanism, "100 Gb/s assumed") {
 		t.Errorf("ECN mechanism: %s", e.Mechanism)
 	}
 }

@@ -49,12 +49,22 @@ const (
 func ctrSamples(inc *Incident) ([]ingest.CounterSample, int) {
 	var all []ingest.CounterSample
 	omitted := 0
+	add := func(ss []ingest.CounterSample, sc ingest.Scope) {
+		for _, s := range ss {
+			s.Scope = sc
+			if s.Host == "" {
+				// A dump that names no host belongs to its input's.
+				s.Host = sc.Host.Name
+			}
+			all = append(all, s)
+		}
+	}
 	for _, e := range All[*ingest.EthtoolStats](inc) {
-		all = append(all, e.Samples...)
+		add(e.Samples, e.Scope())
 		omitted += e.Omitted
 	}
 	for _, h := range All[*ingest.HWCounters](inc) {
-		all = append(all, h.Samples...)
+		add(h.Samples, h.Scope())
 		omitted += h.Omitted
 	}
 	out, dropped := ingest.MergeSamples(all)
@@ -153,12 +163,15 @@ func (c pfcConfig) target(top int) int {
 
 // losslessPrios returns the priorities PFC protects for this sample: from
 // the mlx5 counters themselves, else from mlnx_qos of the same interface in
-// the incident, else the usual 3 (not known).
+// an input that may come from the same host, else the usual 3 (not known).
 func losslessPrios(inc *Incident, s *ingest.CounterSample) pfcConfig {
 	if ps, ok := s.PFCEnabledByCounters(); ok {
 		return pfcConfig{prios: ps, known: true, from: "per the mlx5 counters, which list pause counters only for PFC priorities", short: "no rx_prioN_pause counters"}
 	}
 	for _, m := range All[*ingest.MlnxQoS](inc) {
+		if reachOf(s.Scope, m.Scope()) == otherHost {
+			continue // eth0's mlnx_qos on another host
+		}
 		for _, c := range m.Configs {
 			if c.PFCKnown && (s.Device == "" || c.Interface == "" || c.Interface == s.Device) {
 				return pfcConfig{prios: c.PFCPrios(), known: true, from: "per mlnx_qos", short: "mlnx_qos", ev: []Evidence{c.Evidence["pfc"]}}

@@ -17,6 +17,7 @@ import (
 func gidRules() []Rule {
 	return []Rule{
 		{IDs: []string{"gid.index.link_local", "gid.index.roce_v1", "gid.index.zero", "gid.index.empty", "gid.index.default_zero", "gid.index.mismatch", "gid.index.roce_v2", "gid.index.ipv4"}, Check: checkGIDs},
+		{IDs: []string{"gid.table.empty"}, Check: checkEmptyTables},
 	}
 }
 
@@ -61,11 +62,24 @@ func checkGIDs(inc *Incident) []Finding {
 	var uses []ingest.GIDUse
 	var entries []ingest.GIDEntry
 	for _, a := range All[ingest.GIDUser](inc) {
-		uses = append(uses, a.GIDUses()...)
+		h := scopeHostName(a)
+		for _, u := range a.GIDUses() {
+			if u.Host == "" {
+				u.Host = h // mlx5_0 of this input's host, not of every host
+			}
+			uses = append(uses, u)
+		}
 	}
 	for _, a := range All[ingest.GIDTabler](inc) {
-		entries = append(entries, a.GIDEntries()...)
+		h := scopeHostName(a)
+		for _, e := range a.GIDEntries() {
+			if e.Host == "" {
+				e.Host = h
+			}
+			entries = append(entries, e)
+		}
 	}
+	uses = append(uses, impliedUses(inc, entries)...)
 	logs := All[*ingest.NCCLLog](inc)
 	timeouts := setupTimeouts(logs)
 	var fs []Finding
@@ -290,7 +304,7 @@ func checkGIDUse(u *ingest.GIDUse, entries []ingest.GIDEntry, timeouts []ingest.
 	case len(cands) == 0 && u.Index == 0:
 		return []Finding{perUse(Finding{
 			ID: "gid.index.default_zero", Severity: Warn, Layer: LayerRDMA,
-			Title:    fmt.Sprintf("%s: GID index 0 in use on RoCE", at),
+			Title:    fmt.Sprintf("%s: GID index 0 in use on RoCE%s", at, setBy(u)),
 			Evidence: gidEvidence(u, nil),
 			Mechanism: "On a bare-metal host GID index 0 is the link-local (fe80::) RoCE v1 entry: not routable, no DSCP/ECN. It works only between hosts on one L2 segment. " +
 				"NCCL before 2.21 defaulted NCCL_IB_GID_INDEX to 0; no GID table was given here to confirm what index 0 holds.",
@@ -317,7 +331,7 @@ const zeroGIDMechanism = "The all-zero GID (::) marks an unused slot of the GID 
 // exchanged the all-zero GID, and names it as the cause of the run's
 // failure to connect.
 func perftestZeroGIDs(inc *Incident) []Finding {
-	return perRun(inc, func(r *ingest.PerftestRun) []Finding {
+	return perRun(inc, func(_ *ingest.Perftest, r *ingest.PerftestRun) []Finding {
 		var fs []Finding
 		for _, end := range []struct {
 			name string
@@ -364,8 +378,13 @@ func perftestZeroGIDs(inc *Incident) []Finding {
 // setBy says how a GID index was set when it was not NCCL's own echo or
 // a tool's banner, e.g. " (set by export at t.txt:11)".
 func setBy(u *ingest.GIDUse) string {
-	if u.SetBy == "" || u.SetBy == ingest.SetByEcho {
+	switch u.SetBy {
+	case "", ingest.SetByEcho:
 		return ""
+	case ingest.SetByDefault:
+		return " (NCCL's default: NCCL_IB_GID_INDEX is not set)"
+	case ingest.SetByAuto:
+		return " (NCCL's own choice: NCCL_IB_GID_INDEX is not set)"
 	}
 	return fmt.Sprintf(" (set by %s at %s:%d)", u.SetBy, u.Evidence.File, u.Evidence.Line)
 }
@@ -391,6 +410,9 @@ func roceV2InUse(u *ingest.GIDUse, at string, e ingest.GIDEntry, es []ingest.GID
 
 // perUse marks f as one of a set of findings, one per GID user.
 func perUse(f Finding, u *ingest.GIDUse, group string) Finding {
+	if u.Note != "" {
+		f.Mechanism += " The index in use: " + u.Note + "."
+	}
 	return f.per(gidWhere(u.Host, u.Device), "GID user", group)
 }
 
@@ -490,24 +512,96 @@ type gidAt struct {
 	where string
 	gid   string
 	ev    Evidence
+	// ipv6 is set when the table has no IPv4 RoCE v2 row and the row is
+	// an IPv6 one; note says why this row and not another.
+	ipv6 bool
+	note string
 }
 
-// roceV2Indices returns, per host and device, the first RoCEv2 IPv4 row.
+// roceV2Indices returns, per table (host and device), the RoCE v2 row a
+// QP should use (see bestV2Row).
 func roceV2Indices(entries []ingest.GIDEntry) []gidAt {
 	var out []gidAt
-	seen := map[string]bool{}
+	var order []string
+	byOwner := map[string][]ingest.GIDEntry{}
 	for _, e := range entries {
-		if e.Version != "v2" || e.IPv4 == "" {
-			continue
-		}
 		k := e.Owner()
-		if seen[k] {
-			continue
+		if _, ok := byOwner[k]; !ok {
+			order = append(order, k)
 		}
-		seen[k] = true
-		out = append(out, gidAt{e.Index, e.Where(), e.IPv4, e.Evidence})
+		byOwner[k] = append(byOwner[k], e)
+	}
+	for _, k := range order {
+		if g, ok := bestV2Row(byOwner[k]); ok {
+			out = append(out, g)
+		}
 	}
 	return out
+}
+
+// bestV2Row chooses a table's RoCE v2 row with a routable address: an
+// IPv4 one, else (an IPv6-only table) a global or unique-local IPv6 one.
+// When one address sits on several netdevs (a VXLAN device and the bond
+// under it) the row of the netdev that carries RoCE wins: the one that
+// owns the port's link-local GID (the GID the port derives from its own
+// MAC), never merely the first row.
+func bestV2Row(rows []ingest.GIDEntry) (gidAt, bool) {
+	roceDev := ""
+	for _, e := range rows {
+		if c, _ := ingest.ClassifyGID(e.GID); c == ingest.GIDLinkLocal && e.Netdev != "" && (roceDev == "" || e.Index < lowestIndex(rows, roceDev)) {
+			roceDev = e.Netdev
+		}
+	}
+	pick := func(class ingest.GIDClass) (ingest.GIDEntry, string, bool) {
+		var cands []ingest.GIDEntry
+		for _, e := range rows {
+			if c, _ := ingest.ClassifyGID(e.GID); c == class && e.Version == "v2" {
+				cands = append(cands, e)
+			}
+		}
+		if len(cands) == 0 {
+			return ingest.GIDEntry{}, "", false
+		}
+		best, note := cands[0], ""
+		netdevs := map[string]bool{}
+		for _, e := range cands {
+			netdevs[e.Netdev] = true
+		}
+		if roceDev != "" && len(netdevs) > 1 {
+			for _, e := range cands {
+				if e.Netdev == roceDev {
+					best = e
+					note = fmt.Sprintf("the row on %s, the netdev that owns the port's link-local GID (RoCE's), not the %s rows", roceDev, plural(len(netdevs)-1, "other netdev's", "other netdevs'"))
+					break
+				}
+			}
+		}
+		return best, note, true
+	}
+	e, note, ok := pick(ingest.GIDIPv4)
+	ipv6 := false
+	if !ok {
+		if e, note, ok = pick(ingest.GIDIPv6); !ok {
+			return gidAt{}, false
+		}
+		ipv6 = true
+	}
+	gid := e.IPv4
+	if ipv6 {
+		gid = e.GID
+	}
+	return gidAt{idx: e.Index, where: e.Where(), gid: gid, ev: e.Evidence, ipv6: ipv6, note: note}, true
+}
+
+// lowestIndex is the lowest index of a netdev's rows.
+func lowestIndex(rows []ingest.GIDEntry, netdev string) int {
+	low := -1
+	for _, e := range rows {
+		if e.Netdev == netdev && (low < 0 || e.Index < low) {
+			low = e.Index
+		}
+	}
+	return low
 }
 
 // recommendGID names the index to use when only GID tables are given.
@@ -528,7 +622,11 @@ func recommendGID(entries []ingest.GIDEntry) []Finding {
 		return nil // reported as gid.index.mismatch
 	}
 	i := v2[0].idx
-	title := fmt.Sprintf("RoCEv2 IPv4 GID is index %d (%s): NCCL_IB_GID_INDEX=%d", i, strings.Join(parts, ", "), i)
+	family := "IPv4"
+	if v2[0].ipv6 {
+		family = "IPv6"
+	}
+	title := fmt.Sprintf("RoCEv2 %s GID is index %d (%s): NCCL_IB_GID_INDEX=%d", family, i, strings.Join(parts, ", "), i)
 	var noIP []string
 	devs := map[string]bool{}
 	for _, g := range v2 {
@@ -542,14 +640,176 @@ func recommendGID(entries []ingest.GIDEntry) []Finding {
 			ev = append(ev, e.Evidence)
 		}
 	}
-	mech := "Each IP address on the RoCE netdev adds a RoCE v1 and a v2 row to the GID table; the v2 row with an IPv4 address is routable and carries DSCP/ECN." + tableLinkLocal(entries)
+	mech := "Each IP address on the RoCE netdev adds a RoCE v1 and a v2 row to the GID table; the v2 row with a routable address (IPv4, or a global or unique-local IPv6 one) carries DSCP/ECN and crosses routers." + tableLinkLocal(entries)
+	for _, g := range v2 {
+		if g.note != "" {
+			mech += " On " + g.where + " the address sits on several netdevs: index " + strconv.Itoa(g.idx) + " is " + g.note + "."
+			break
+		}
+	}
+	fix := fmt.Sprintf("NCCL_IB_GID_INDEX=%d (or leave it unset on NCCL ≥ 2.21); ib_write_bw -x %d.", i, i)
+	if v2[0].ipv6 {
+		mech += " The table has no IPv4 GID: NCCL 2.21 and later choose the GID by NCCL_IB_ADDR_FAMILY, AF_INET by default, and with no IPv4 row they keep index 0, the link-local GID (the failure uccl-project/uccl#803 describes on Broadcom NICs with ULA addresses)."
+		fix = fmt.Sprintf("NCCL_IB_GID_INDEX=%d, or NCCL_IB_ADDR_FAMILY=AF_INET6 on NCCL ≥ 2.21 so that it chooses this row itself; ib_write_bw -x %d.", i, i)
+	}
 	if len(noIP) > 0 {
-		title += "; no IPv4 GID on " + strings.Join(noIP, ", ")
-		mech += " A port without an IPv4 row has no address on its netdev: RoCEv2 over IPv4 cannot use it; give it an address or leave it out with NCCL_IB_HCA."
+		title += "; no routable GID on " + strings.Join(noIP, ", ")
+		mech += " A port without a routable row has no address on its netdev: RoCEv2 cannot use it; give it an address or leave it out with NCCL_IB_HCA."
 	}
 	return []Finding{{
 		ID: "gid.index.roce_v2", Severity: Info, Layer: LayerRDMA,
 		Title: title, Evidence: evidenceInOrder(ev), Mechanism: mech,
-		Fix: fmt.Sprintf("NCCL_IB_GID_INDEX=%d (or leave it unset on NCCL ≥ 2.21); ib_write_bw -x %d.", i, i),
+		Fix: fix,
 	}}
+}
+
+// checkEmptyTables reports GID tables with no entry at all
+// (n_gids_found=0): no RDMA port of the host has an address, so RoCE
+// cannot address a queue pair from it.
+func checkEmptyTables(inc *Incident) []Finding {
+	var fs []Finding
+	for _, g := range All[*ingest.ShowGIDs](inc) {
+		if g.Found != 0 || len(g.Entries) > 0 {
+			continue
+		}
+		sev, also := Warn, ""
+		if ev, ok := roceInReach(inc, g.Scope()); ok {
+			sev, also = Error, fmt.Sprintf(" while RoCE is in use (%s:%d)", ev.File, ev.Line)
+		}
+		fs = append(fs, Finding{
+			ID: "gid.table.empty", Severity: sev, Layer: LayerRDMA,
+			Title:    fmt.Sprintf("%s: the GID table is empty (n_gids_found=0)%s", g.Source(), also),
+			Evidence: []Evidence{g.FoundEvidence},
+			Mechanism: "A RoCE GID is an IP address of the port's netdev (plus the link-local one derived from its MAC). With no entry at all, no netdev of any RDMA port is visible here: in a container the pod's network namespace holds no RDMA netdev (a veth from the default CNI instead of a macvlan/SR-IOV interface of the HCA), or the netdev is down or has no address. " +
+				"NCCL then finds no usable GID (ncclIbRoceGetVersionNum fails, ibv_modify_qp returns No data available) or falls back to TCP sockets.",
+			Fix: "Give the pod an RDMA netdev (Multus with a macvlan or SR-IOV network on the HCA's netdev, the RDMA shared or SR-IOV device plugin) with an IP address, or on bare metal bring the port's netdev up with an address (`ip addr add`), then check `show_gids` again.",
+		}.per(g.Source(), "table", "Empty GID tables"))
+	}
+	return fs
+}
+
+// roceInReach returns a line of an input that may belong to scope at
+// which shows RoCE in use: NCCL's IB transport over RoCE, or a perftest
+// run over Ethernet.
+func roceInReach(inc *Incident, at ingest.Scope) (Evidence, bool) {
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		if reachOf(at, l.Scope()) == otherHost || !l.RoCE() {
+			continue
+		}
+		for _, d := range l.IBDevices {
+			if d.LinkLayer == "RoCE" {
+				return d.Evidence, true
+			}
+		}
+	}
+	for _, p := range All[*ingest.Perftest](inc) {
+		if reachOf(at, p.Scope()) == otherHost {
+			continue
+		}
+		for _, r := range p.Runs {
+			if r.LinkType == "Ethernet" {
+				return r.Fields["Link type"], true
+			}
+		}
+	}
+	return Evidence{}, false
+}
+
+// impliedUses returns the GID index NCCL uses on hosts whose logs connect
+// RoCE queue pairs without stating one (NCCLLog.GIDDefaults), unless a
+// setting that may apply to the log (its own file or host, or an input of
+// no stated host) gives NCCL_IB_GID_INDEX. NCCL's own choice (2.21+) is
+// worked out from the host's GID table, and left out without one.
+func impliedUses(inc *Incident, entries []ingest.GIDEntry) []ingest.GIDUse {
+	var out []ingest.GIDUse
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		set := false
+		for _, s := range All[*ingest.NCCLSettings](inc) {
+			set = set || len(s.Values("NCCL_IB_GID_INDEX")) > 0 && reachOf(l.Scope(), s.Scope()) != otherHost
+		}
+		if set {
+			continue
+		}
+		for _, u := range l.GIDDefaults() {
+			if u.Index >= 0 {
+				out = append(out, u)
+				continue
+			}
+			owners := map[string][]ingest.GIDEntry{}
+			var order []string
+			for _, e := range entries {
+				if e.Device == u.Device && sameOrUnknown(u.Host, e.Host) {
+					if _, ok := owners[e.Owner()]; !ok {
+						order = append(order, e.Owner())
+					}
+					owners[e.Owner()] = append(owners[e.Owner()], e)
+				}
+			}
+			if len(order) != 1 {
+				continue
+			}
+			idx, why, ok := ncclAutoGID(owners[order[0]])
+			if !ok {
+				continue
+			}
+			u.Index = idx
+			u.Note += "; for this table: " + why
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// ncclAutoGID works out the index NCCL 2.21 and later choose in one port's
+// GID table when NCCL_IB_GID_INDEX is not set (net_ib.cc
+// ncclIbGetGidIndex with the defaults NCCL_IB_ADDR_FAMILY=AF_INET,
+// NCCL_IB_ROCE_VERSION_NUM=2): start at 0, move to a later IPv4 GID of
+// another family than the current one, or to a valid IPv4 RoCE v2 GID
+// when the current one is not valid or not v2. ok is false when the
+// choice depends on a row whose RoCE version the table does not show.
+func ncclAutoGID(rows []ingest.GIDEntry) (idx int, why string, ok bool) {
+	byIdx := map[int]ingest.GIDEntry{}
+	last := 0
+	for _, e := range rows {
+		byIdx[e.Index] = e
+		last = max(last, e.Index)
+	}
+	ipv4 := func(e ingest.GIDEntry) bool { c, _ := ingest.ClassifyGID(e.GID); return c == ingest.GIDIPv4 }
+	valid := func(e ingest.GIDEntry) bool {
+		c, _ := ingest.ClassifyGID(e.GID)
+		return c == ingest.GIDIPv4 || c == ingest.GIDIPv6
+	}
+	cur := byIdx[0] // an absent row is an empty (::) slot
+	for i := 1; i <= last; i++ {
+		cand, present := byIdx[i]
+		if !present || !ipv4(cand) {
+			continue
+		}
+		if !ipv4(cur) {
+			cur = cand
+			continue
+		}
+		if !valid(cand) {
+			continue
+		}
+		if cand.Version == "" || cur.Version == "" && valid(cur) {
+			return 0, "", false
+		}
+		if (cur.Version != cand.Version || !valid(cur)) && cand.Version == "v2" {
+			cur = cand
+		}
+	}
+	if _, present := byIdx[cur.Index]; !present || !ipv4(cur) {
+		return 0, "the table has no IPv4 GID, so NCCL keeps index 0 (NCCL_IB_ADDR_FAMILY=AF_INET6 makes it take an IPv6 one)", true
+	}
+	return cur.Index, fmt.Sprintf("it takes index %d, the %s IPv4 GID %s", cur.Index, nameOr(cur.Version, "(version not shown)"), cur.IPv4), true
+}
+
+// scopeHostName is the name of the host an artifact's input states, ""
+// when it states none.
+func scopeHostName(a any) string {
+	if art, ok := a.(ingest.Artifact); ok {
+		return art.Scope().Host.Name
+	}
+	return ""
 }

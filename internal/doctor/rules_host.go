@@ -14,41 +14,12 @@ func hostRules() []Rule {
 	}
 }
 
-// nicPortRate returns the NIC line rate to judge against: --nic-speed,
-// else the rate an artifact states for device, else the one rate all
-// artifacts agree on. ok is false when unknown or ambiguous.
-func nicPortRate(inc *Incident, device string) (unit.BitRate, Evidence, bool) {
-	if inc.Options.NICSpeed > 0 {
-		return inc.Options.NICSpeed, Evidence{File: "--nic-speed", Text: inc.Options.NICSpeed.String()}, true
-	}
-	var all []ingest.LinkSpeed
-	for _, a := range All[ingest.LinkSpeeder](inc) {
-		all = append(all, a.LinkSpeeds()...)
-	}
-	if device != "" {
-		for _, s := range all {
-			if s.Device == device {
-				return s.Rate, s.Evidence, true
-			}
-		}
-	}
-	if len(all) == 0 {
-		return 0, Evidence{}, false
-	}
-	for _, s := range all[1:] {
-		if s.Rate != all[0].Rate {
-			return 0, Evidence{}, false
-		}
-	}
-	return all[0].Rate, all[0].Evidence, true
-}
-
 // checkPCIe reports NICs whose PCIe link caps them below the port.
 func checkPCIe(inc *Incident) []Finding {
 	var fs []Finding
 	for _, d := range All[*ingest.Dmesg](inc) {
 		for _, l := range d.PCIe {
-			rate, rateEv, known := nicPortRate(inc, l.Device)
+			rate, rateEv, known := nicPortRate(inc, d.Scope(), l.Device)
 			below := known && l.Available < rate
 			if !l.Limited() && !below {
 				continue

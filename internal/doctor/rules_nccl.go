@@ -379,8 +379,8 @@ func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 		mech += " Also seen: " + strings.Join(facts, "; ") + "."
 	}
 	fix := ""
-	if over == "RoCE" && len(gids) == 0 {
-		if atLeast, known := logsVersionAtLeast(logs, 2, 21); known && !atLeast {
+	if over == "RoCE" && len(gids) == 0 && len(logs) == 1 {
+		if atLeast, known := logs[0].VersionAtLeast(2, 21); known && !atLeast {
 			fix = "No NCCL_IB_GID_INDEX echo in these lines. If it is unset, this NCCL (before 2.21) uses GID index 0, usually the link-local RoCE v1 GID: set NCCL_IB_GID_INDEX to the RoCE v2 index of the routable address (`show_gids`, usually 3) on every node."
 		}
 	}
@@ -391,15 +391,6 @@ func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 		Mechanism: mech,
 		Fix:       fix,
 	}, true
-}
-
-func logsVersionAtLeast(logs []*ingest.NCCLLog, major, minor int) (atLeast, known bool) {
-	for _, l := range logs {
-		if a, k := l.VersionAtLeast(major, minor); k {
-			return a, true
-		}
-	}
-	return false, false
 }
 
 func pluginInUse(logs []*ingest.NCCLLog) []Finding {

@@ -27,15 +27,12 @@ var pathNames = []struct {
 	{[2]int{2, 12}, [2]int{2, 99}, []string{"LOC", "NVL", "NVB", "PIX", "PXB", "PXN", "PHB", "SYS", "NET", "DIS"}},
 }
 
-// pathName names a GDR distance: by the NCCL version when known, else by
-// the table in which NCCL_NET_GDR_LEVEL's name sits at limit. It returns ""
-// when neither pins the table down.
-func pathName(dist, limit int, level string, logs []*ingest.NCCLLog) string {
+// pathName names a GDR distance: by the version of the NCCL that printed
+// it when known, else by the table in which that log's NCCL_NET_GDR_LEVEL
+// name sits at limit. It returns "" when neither pins the table down.
+func pathName(dist, limit int, level string, l *ingest.NCCLLog) string {
 	var cand [][]string
-	for _, l := range logs {
-		if len(l.Versions) == 0 {
-			continue
-		}
+	if l != nil && len(l.Versions) > 0 {
 		for _, t := range pathNames {
 			lo, _ := l.VersionAtLeast(t.from[0], t.from[1])
 			hi, _ := l.VersionAtLeast(t.to[0], t.to[1]+1)
@@ -43,7 +40,6 @@ func pathName(dist, limit int, level string, logs []*ingest.NCCLLog) string {
 				cand = append(cand, t.names)
 			}
 		}
-		break
 	}
 	if len(cand) == 0 && level != "" {
 		for _, t := range pathNames {
@@ -95,12 +91,8 @@ func offHosts(g ingest.GDRReport) []string {
 func checkGDR(inc *Incident) []Finding {
 	logs := All[*ingest.NCCLLog](inc)
 	var all ingest.GDRReport
-	level := ""
 	for _, l := range logs {
 		all.Merge(l.GDRReport())
-		if v := l.EnvValues("NCCL_NET_GDR_LEVEL"); len(v) > 0 && level == "" {
-			level = v[0].Value
-		}
 	}
 	if !all.Off() {
 		return nil
@@ -135,7 +127,17 @@ func checkGDR(inc *Incident) []Finding {
 			gpus = append(gpus, d.GPU)
 			ev.add(d.Evidence)
 		}
-		name := pathName(d0.Distance, d0.Limit, level, logs)
+		// The distance is named by the NCCL that printed it, with that
+		// log's NCCL_NET_GDR_LEVEL: another file's is another job's.
+		l0, level := logOf(logs, d0.Evidence.File), ""
+		if l0 != nil {
+			for _, v := range l0.EnvValues("NCCL_NET_GDR_LEVEL") {
+				if v.Host == d0.Host || level == "" {
+					level = v.Value
+				}
+			}
+		}
+		name := pathName(d0.Distance, d0.Limit, level, l0)
 		lim := strconv.Itoa(d0.Limit)
 		if level != "" {
 			lim += " (" + level + ")"

@@ -155,7 +155,7 @@ func completionFinding(inc *Incident, status int, gs, flushed []*connErrors, log
 	}
 	switch status {
 	case wcRetryExcErr:
-		t, tSrc := ibTimeout(inc, logs)
+		t, tSrc := ibTimeout(inc, logOf(logs, gs[0].root.Evidence.File))
 		r, rSrc := ibRetryCount(inc)
 		per := ibTimeoutUnitS * math.Pow(2, float64(t))
 		f.ID = "nccl.ib.retry_exceeded"
@@ -232,26 +232,40 @@ func flushedFinding(flushed []*connErrors, total int) Finding {
 	}
 }
 
-// ibTimeout returns NCCL_IB_TIMEOUT as echoed, else the default of the
-// NCCL version, else the current default, with where it came from.
-func ibTimeout(inc *Incident, logs []*ingest.NCCLLog) (int, string) {
+// ibTimeout returns NCCL_IB_TIMEOUT as set for the log, else the default
+// of the log's NCCL version, else the current default, with where it came
+// from. Only the log's own version counts: another file's NCCL is another
+// job's.
+func ibTimeout(inc *Incident, l *ingest.NCCLLog) (int, string) {
 	for _, e := range ncclEnv(inc, "NCCL_IB_TIMEOUT") {
 		if n, err := strconv.Atoi(e.Value); err == nil && n > 0 && n < 32 {
 			return n, " (as set in the environment)"
 		}
 	}
-	if a23, known := logsVersionAtLeast(logs, 2, 23); known {
-		a14, _ := logsVersionAtLeast(logs, 2, 14)
-		switch {
-		case a23:
-			return 20, " (NCCL's default since 2.23)"
-		case a14:
-			return 18, " (NCCL's default in 2.14-2.22)"
-		default:
-			return 14, " (NCCL's default before 2.14)"
+	if l != nil {
+		if a23, known := l.VersionAtLeast(2, 23); known {
+			a14, _ := l.VersionAtLeast(2, 14)
+			switch {
+			case a23:
+				return 20, " (NCCL's default since 2.23)"
+			case a14:
+				return 18, " (NCCL's default in 2.14-2.22)"
+			default:
+				return 14, " (NCCL's default before 2.14)"
+			}
 		}
 	}
 	return 20, " (NCCL's default since 2.23; 18 in 2.14-2.22, 14 before)"
+}
+
+// logOf returns the log read from the input named src.
+func logOf(logs []*ingest.NCCLLog, src string) *ingest.NCCLLog {
+	for _, l := range logs {
+		if l.Source() == src {
+			return l
+		}
+	}
+	return nil
 }
 
 // ibRetryCount returns NCCL_IB_RETRY_CNT as echoed, else NCCL's default 7.

@@ -36,35 +36,41 @@ type nicSpeed struct {
 	ev   []Evidence
 }
 
-// speedOf picks the NIC speed: --nic-speed, else the speeds artifacts state
-// for the devices NCCL uses, else the one speed they all state, else the
-// fastest stated.
-func speedOf(inc *Incident) (nicSpeed, bool) {
+// speedOf picks the NIC speed to judge a run in scope at against:
+// --nic-speed, else the speeds its own file and host state for the
+// devices NCCL uses, else the one speed they state, else the fastest they
+// state; only when they state none, the speeds of inputs that do not say
+// their host (never those of another host: see scope.go).
+func speedOf(inc *Incident, at ingest.Scope) (nicSpeed, bool) {
 	if inc.Options.NICSpeed > 0 {
 		return nicSpeed{rate: inc.Options.NICSpeed, how: "given by --nic-speed"}, true
 	}
 	used := map[string]bool{}
 	for _, l := range All[*ingest.NCCLLog](inc) {
+		if reachOf(at, l.Scope()) == otherHost {
+			continue
+		}
 		for _, d := range l.IBDevices {
 			used[d.Name] = true
 		}
 	}
-	var all, matched []ingest.LinkSpeed
-	for _, a := range All[ingest.LinkSpeeder](inc) {
-		for _, s := range a.LinkSpeeds() {
-			if s.Rate <= 0 {
-				continue
-			}
-			all = append(all, s)
-			if used[s.Device] {
-				matched = append(matched, s)
-			}
+	near, far := speedsFor(inc, at)
+	how := "stated for this host"
+	all := near
+	if len(all) == 0 {
+		all, how = far, "stated by inputs that do not name their host"
+	}
+	var matched []scopedSpeed
+	for _, s := range all {
+		if used[s.Device] {
+			matched = append(matched, s)
 		}
 	}
 	pick := matched
-	how := "stated for the NIC NCCL uses"
-	if len(pick) == 0 {
-		pick, how = all, "stated by the artifacts"
+	if len(pick) > 0 {
+		how = "stated for the NIC NCCL uses"
+	} else {
+		pick = all
 	}
 	if len(pick) == 0 {
 		return nicSpeed{}, false
@@ -78,7 +84,7 @@ func speedOf(inc *Incident) (nicSpeed, bool) {
 		}
 	}
 	if len(rates) > 1 {
-		how = "the fastest the artifacts state; pass --nic-speed to choose"
+		how = "the fastest stated; pass --nic-speed to choose"
 	}
 	if best.Device != "" {
 		how += ", " + best.Device
@@ -142,8 +148,8 @@ func fmtGb(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
 func checkBusBW(inc *Incident) []Finding {
 	var fs []Finding
 	sp := jobSpan(inc)
-	speed, speedKnown := speedOf(inc)
 	for _, t := range All[*ingest.NCCLTests](inc) {
+		speed, speedKnown := speedOf(inc, t.Scope())
 		for _, r := range t.Runs {
 			if len(r.Rows) == 0 {
 				continue

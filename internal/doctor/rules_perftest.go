@@ -13,7 +13,7 @@ func perftestRules() []Rule {
 	return []Rule{
 		{IDs: []string{"perftest.connect.failed"}, Check: checkPerftestFailures},
 		{IDs: []string{"perftest.bw.low", "perftest.bw.ok", "perftest.bw.unjudged"}, Check: checkPerftestBW},
-		{IDs: []string{"perftest.mtu.small", "devinfo.mtu.small"}, Check: checkMTU},
+		{IDs: []string{"perftest.mtu.small", "devinfo.mtu.small", "devinfo.mtu.unjudged"}, Check: checkMTU},
 	}
 }
 
@@ -27,11 +27,11 @@ const (
 
 // perRun runs check over every perftest run of the incident and collects
 // the findings.
-func perRun(inc *Incident, check func(r *ingest.PerftestRun) []Finding) []Finding {
+func perRun(inc *Incident, check func(pf *ingest.Perftest, r *ingest.PerftestRun) []Finding) []Finding {
 	var fs []Finding
 	for _, p := range All[*ingest.Perftest](inc) {
 		for i := range p.Runs {
-			fs = append(fs, check(&p.Runs[i])...)
+			fs = append(fs, check(p, &p.Runs[i])...)
 		}
 	}
 	return fs
@@ -45,7 +45,7 @@ func perPerftest(f Finding, r *ingest.PerftestRun, group string, names ...string
 // checkPerftestFailures reports perftest runs that could not connect or
 // whose completions failed.
 func checkPerftestFailures(inc *Incident) []Finding {
-	return perRun(inc, func(r *ingest.PerftestRun) []Finding {
+	return perRun(inc, func(pf *ingest.Perftest, r *ingest.PerftestRun) []Finding {
 		if len(r.Failures) == 0 {
 			return nil
 		}
@@ -136,7 +136,7 @@ func zeroEnd(r *ingest.PerftestRun) string {
 
 // checkPerftestBW compares perftest bandwidth with the NIC line rate.
 func checkPerftestBW(inc *Incident) []Finding {
-	return perRun(inc, func(r *ingest.PerftestRun) []Finding {
+	return perRun(inc, func(pf *ingest.Perftest, r *ingest.PerftestRun) []Finding {
 		if r.Latency || len(r.Rows) == 0 {
 			return nil
 		}
@@ -160,7 +160,7 @@ func checkPerftestBW(inc *Incident) []Finding {
 				Fix:       "Rerun with -a (all sizes) or -s 1048576 to measure bandwidth at large messages.",
 			}, r, "perftest without large messages")}
 		}
-		rate, rateEv, known := nicPortRate(inc, r.Device)
+		rate, rateEv, known := nicPortRate(inc, pf.Scope(), r.Device)
 		if r.PeakRate > 0 && inc.Options.NICSpeed == 0 {
 			rate, rateEv, known = r.PeakRate, r.PeakRateEvidence, true
 		}
@@ -223,15 +223,31 @@ func dirShort(r *ingest.PerftestRun) string {
 }
 
 // netdevOf returns the netdev show_gids maps an RDMA device to.
-func netdevOf(inc *Incident, dev string) string {
+func netdevOf(inc *Incident, at ingest.Scope, dev string) string {
+	far := ""
 	for _, g := range All[*ingest.ShowGIDs](inc) {
+		r := reachOf(at, g.Scope())
+		if r == otherHost {
+			continue
+		}
 		for _, e := range g.Entries {
-			if e.Device == dev && e.Netdev != "" {
+			if e.Device != dev || e.Netdev == "" {
+				continue
+			}
+			if r != unknownHost {
 				return e.Netdev
+			}
+			if far != "" && far != e.Netdev {
+				far = "\x00" // tables of unknown hosts disagree
+			} else if far == "" {
+				far = e.Netdev
 			}
 		}
 	}
-	return ""
+	if far == "\x00" {
+		return ""
+	}
+	return far
 }
 
 const mtuMechanism = "RoCE's path MTU is the largest IB MTU (256–4096) that fits in the netdev MTU minus 96 bytes of headers: Ethernet MTU 1500 gives 1024, 9000 gives 4096. " +
@@ -239,11 +255,11 @@ const mtuMechanism = "RoCE's path MTU is the largest IB MTU (256–4096) that fi
 
 // checkMTU reports RoCE ports and runs at an IB MTU below 4096.
 func checkMTU(inc *Incident) []Finding {
-	fs := perRun(inc, func(r *ingest.PerftestRun) []Finding {
+	fs := perRun(inc, func(pf *ingest.Perftest, r *ingest.PerftestRun) []Finding {
 		if r.LinkType != "Ethernet" || r.MTU <= 0 || r.MTU >= 4096 {
 			return nil
 		}
-		nd := nameOr(netdevOf(inc, r.Device), "<netdev>")
+		nd := nameOr(netdevOf(inc, pf.Scope(), r.Device), "<netdev>")
 		return []Finding{perPerftest(Finding{
 			ID: "perftest.mtu.small", Severity: Warn, Layer: LayerNCCL,
 			Title:     fmt.Sprintf("%s: RoCE MTU %d (netdev MTU below 4192, e.g. 1500)", r.Name(), r.MTU),
@@ -255,14 +271,32 @@ func checkMTU(inc *Incident) []Finding {
 	for _, d := range All[*ingest.Devinfo](inc) {
 		for _, dev := range d.Devices {
 			for _, pt := range dev.Ports {
-				if pt.LinkLayer != "Ethernet" || pt.ActiveMTU <= 0 || pt.ActiveMTU >= 4096 || !strings.HasPrefix(pt.State, "PORT_ACTIVE") {
+				if pt.ActiveMTU <= 0 || pt.ActiveMTU >= 4096 || !strings.HasPrefix(pt.State, "PORT_ACTIVE") {
 					continue
 				}
-				nd := nameOr(netdevOf(inc, dev.Name), "<netdev>")
+				roce, how := portIsRoCE(inc, d, dev, pt)
+				if how == "" {
+					fs = append(fs, Finding{
+						ID: "devinfo.mtu.unjudged", Severity: Info, Layer: LayerNCCL,
+						Title:     fmt.Sprintf("%s port %d: active_mtu %d not judged: the output shows no link_layer and nothing tells RoCE from InfiniBand", dev.Name, pt.Port, pt.ActiveMTU),
+						Evidence:  evidenceInOrder([]Evidence{pt.Evidence["active_mtu"]}),
+						Mechanism: "An active_mtu below 4096 costs RoCE throughput when the netdev MTU is below 4192, but on InfiniBand the MTU is the subnet manager's choice. This ibv_devinfo prints no link_layer (older rdma-core), the port shows no LID, and no NCCL log or perftest in the incident names the link layer of this device.",
+						Fix:       "Run `ibv_devinfo -d " + dev.Name + "` with a current rdma-core, or `cat /sys/class/infiniband/" + dev.Name + "/ports/" + fmt.Sprint(pt.Port) + "/link_layer`.",
+					}.per(gidWhere(dev.Host, dev.Name)+fmt.Sprintf(" port %d", pt.Port), "port", "active_mtu not judged", dev.Name, "<dev>"))
+					continue
+				}
+				if !roce {
+					continue
+				}
+				nd := nameOr(netdevOf(inc, d.Scope(), dev.Name), "<netdev>")
+				linkEv, inferred := pt.Evidence["link_layer"], ""
+				if linkEv.File == "" {
+					linkEv, inferred = dev.Evidence, " ("+how+")"
+				}
 				fs = append(fs, Finding{
 					ID: "devinfo.mtu.small", Severity: Warn, Layer: LayerNCCL,
-					Title:     fmt.Sprintf("%s port %d: RoCE active_mtu %d (max_mtu %d): the netdev MTU is below 4192", dev.Name, pt.Port, pt.ActiveMTU, pt.MaxMTU),
-					Evidence:  evidenceInOrder([]Evidence{pt.Evidence["active_mtu"], pt.Evidence["link_layer"]}),
+					Title:     fmt.Sprintf("%s port %d: RoCE active_mtu %d (max_mtu %d): the netdev MTU is below 4192%s", dev.Name, pt.Port, pt.ActiveMTU, pt.MaxMTU, inferred),
+					Evidence:  evidenceInOrder([]Evidence{pt.Evidence["active_mtu"], linkEv}),
 					Mechanism: mtuMechanism,
 					Fix:       fmt.Sprintf("ip link set %s mtu 9000 on every host (and jumbo frames on the switches).", nd),
 				}.per(gidWhere(dev.Host, dev.Name)+fmt.Sprintf(" port %d", pt.Port), "port", "RoCE active_mtu below 4096", dev.Name, "<dev>", nd, "<netdev>"))
@@ -270,4 +304,33 @@ func checkMTU(inc *Incident) []Finding {
 		}
 	}
 	return fs
+}
+
+// portIsRoCE says whether an ibv_devinfo port runs RoCE, and how that is
+// known: its link_layer; else inferred from an rxe (Soft-RoCE) device, an
+// active port without a LID (InfiniBand ports get one from the subnet
+// manager), or an NCCL log or perftest that may belong to the same host
+// naming the device's link layer. how is "" when nothing tells.
+func portIsRoCE(inc *Incident, d *ingest.Devinfo, dev ingest.DevinfoDevice, pt ingest.DevinfoPort) (bool, string) {
+	switch {
+	case pt.LinkLayer != "":
+		return pt.LinkLayer == "Ethernet", "link_layer " + pt.LinkLayer
+	case strings.HasPrefix(dev.Name, "rxe"):
+		return true, "link layer inferred: rxe is Soft-RoCE, which runs over an Ethernet netdev"
+	case pt.LID == 0:
+		return true, "link layer inferred: an active port with port_lid 0 is Ethernet (an InfiniBand port gets a LID from the subnet manager)"
+	case pt.LID > 0:
+		return false, "port_lid set: InfiniBand"
+	}
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		if reachOf(d.Scope(), l.Scope()) == otherHost {
+			continue
+		}
+		for _, nd := range l.IBDevices {
+			if nd.Name == dev.Name {
+				return nd.LinkLayer == "RoCE", "link layer from NCCL (" + nd.Name + "/" + nd.LinkLayer + ")"
+			}
+		}
+	}
+	return false, ""
 }

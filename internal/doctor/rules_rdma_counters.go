@@ -28,7 +28,7 @@ func checkRetransmission(inc *Incident) []Finding {
 		if r, ok := s.Concept(counters.LocalAckTimeoutErr, counters.NoDir, 0); ok && r.Value > 0 {
 			sev = Error
 		}
-		netdev := nameOr(netdevOf(inc, s.Device), "<netdev>")
+		netdev := nameOr(netdevOf(inc, s.Scope, s.Device), "<netdev>")
 		want := losslessPrios(inc, s).target(3)
 		return []Finding{Finding{
 			ID: "counters.retransmission", Severity: weaken(sev, s.IsDelta()), Layer: LayerFabric,
@@ -58,18 +58,11 @@ func roceRxPackets(inc *Incident, s *ingest.CounterSample, samples []ingest.Coun
 	if r, ok := s.RoCEPackets(ingest.RX); ok && r.Value > 0 {
 		return r, true
 	}
-	netdev := ""
-	for _, g := range All[*ingest.ShowGIDs](inc) {
-		for _, e := range g.Entries {
-			if e.Device == s.Device && e.Netdev != "" {
-				netdev = e.Netdev
-			}
-		}
-	}
+	netdev := netdevOf(inc, s.Scope, s.Device)
 	var cands []ingest.Reading
 	for i := range samples {
 		e := &samples[i]
-		if e.Kind != ingest.KindEthtool || e.IsDelta() != s.IsDelta() {
+		if e.Kind != ingest.KindEthtool || e.IsDelta() != s.IsDelta() || reachOf(s.Scope, e.Scope) == otherHost {
 			continue
 		}
 		r, ok := e.RoCEPackets(ingest.RX)

@@ -16,6 +16,9 @@ import (
 func switchRules() []Rule {
 	return []Rule{
 		{IDs: []string{"switch.pfcwd.storm"}, Check: checkWatchdog},
+		{IDs: []string{"switch.pfcwd.stopped"}, Check: checkWatchdogStopped},
+		{IDs: []string{"switch.counters.mismatch"}, Check: checkCounterMismatch},
+		{IDs: []string{"pfc.watchdog.range"}, Check: checkWatchdogConfig},
 		{IDs: []string{"switch.pfc.tx_pause"}, Check: checkSwitchTxPause},
 		{IDs: []string{"switch.queue.drops"}, Check: checkQueueDrops},
 		{IDs: []string{"switch.headroom.exhausted"}, Check: checkHeadroom},
@@ -35,7 +38,7 @@ func switchLossless(inc *Incident) ([]int, string) {
 	var qs []int
 	for _, s := range All[*ingest.SwitchCounters](inc) {
 		for _, w := range s.WD {
-			if !seen[w.Queue] {
+			if w.Running() && !seen[w.Queue] {
 				seen[w.Queue] = true
 				qs = append(qs, w.Queue)
 			}
@@ -75,7 +78,9 @@ func checkWatchdog(inc *Incident) []Finding {
 	for _, s := range All[*ingest.SwitchCounters](inc) {
 		for _, w := range s.WD {
 			stormed := strings.EqualFold(w.Status, "stormed")
-			if !stormed && w.Detected == 0 {
+			if !stormed && w.Detected == 0 || !w.Running() {
+				// A watchdog that does not run (N/A) is in no storm now;
+				// switch.pfcwd.stopped reports it.
 				continue
 			}
 			sev := Warn
@@ -167,6 +172,9 @@ func checkQueueDrops(inc *Incident) []Finding {
 			}.per(name, "queue", "Switch queue drops"))
 		}
 		for _, p := range s.Ports {
+			if p.TxDrop > 0 {
+				fs = append(fs, txDropFinding(s, p))
+			}
 			if p.RxDrop <= 0 {
 				continue
 			}
@@ -236,47 +244,39 @@ const (
 	// same as scenario.DefaultECNRTT, which lint and calc use, so the
 	// doctor and lint judge one profile alike (the doctor imports nothing
 	// of the twin, hence the copy).
-	ecnRTTUS         = 20
-	ecnDefaultGbps   = 100 // line rate when no artifact states one
-	ecnKminMaxBDP    = 2   // Kmin above this many BDPs marks late
-	ecnKmaxMinBDPPct = 100 // Kmax below one BDP marks before the link is full
+	ecnRTTUS       = 20
+	ecnDefaultGbps = 100 // line rate when no artifact states one
 )
 
-// checkECNThresholds judges WRED/ECN thresholds against the bandwidth-delay
-// product.
+// checkECNThresholds judges `ecnconfig -l` profiles against the
+// bandwidth-delay product (JudgeECN, shared with lint).
 func checkECNThresholds(inc *Incident) []Finding {
-	rate, how := unit.BitRate(ecnDefaultGbps)*unit.Gbps, fmt.Sprintf("%d Gb/s assumed (no line rate stated; pass --nic-speed)", ecnDefaultGbps)
-	if sp, ok := speedOf(inc); ok {
-		rate, how = sp.rate, sp.rate.String()+" ("+sp.how+")"
-	}
-	bdp := int64(rate.Gbps() * 1e9 / 8 * ecnRTTUS * 1e-6)
 	var fs []Finding
 	for _, s := range All[*ingest.SwitchCounters](inc) {
+		rate, how, assumed := unit.BitRate(ecnDefaultGbps)*unit.Gbps, fmt.Sprintf("%d Gb/s assumed: no input states a line rate (pass --nic-speed)", ecnDefaultGbps), true
+		if sp, ok := speedOf(inc, s.Scope()); ok {
+			rate, how, assumed = sp.rate, "the hosts' NIC line rate, "+sp.rate.String()+" ("+sp.how+")", false
+		}
 		for _, p := range s.ECN {
-			if p.GreenMin < 0 || p.GreenMax < 0 || !strings.Contains(p.ECN, "ecn") {
+			if p.GreenMin < 0 || p.GreenMax < 0 || p.ECN != "" && !strings.Contains(p.ECN, "ecn") || p.ECN == "ecn_none" {
 				continue
 			}
-			sev := Info
-			var notes []string
-			if p.GreenMin > ecnKminMaxBDP*bdp {
-				sev = Warn
-				notes = append(notes, fmt.Sprintf("Kmin %s is %.1f BDPs: a queue of %s (%.0f µs at line rate) builds before the first mark, so PFC's XOFF may trigger before DCQCN slows the senders", unit.Bytes(p.GreenMin), float64(p.GreenMin)/float64(bdp), unit.Bytes(p.GreenMin), float64(p.GreenMin)*8/rate.Gbps()/1e3))
+			note := ""
+			if p.ECN == "" {
+				// Some platforms print the thresholds without the mode row:
+				// they are judged as marking thresholds, and the finding
+				// says so.
+				note = "The output shows no `ecn` mode row: the green thresholds are judged as ECN marking thresholds (if the profile only drops, `ecnconfig -p " + nameOr(p.Name, "<profile>") + " -m ecn_all` makes them mark)."
 			}
-			if p.GreenMax*100 < ecnKmaxMinBDPPct*bdp {
-				sev = Warn
-				notes = append(notes, fmt.Sprintf("Kmax %s is below one BDP: marking at full probability before the pipe is full holds throughput below line rate", unit.Bytes(p.GreenMax)))
+			pmax := -1.0
+			if p.GreenDropProbability >= 0 {
+				pmax = float64(p.GreenDropProbability) / 100
 			}
-			if len(notes) == 0 {
-				notes = append(notes, fmt.Sprintf("Kmin %s and Kmax %s sit within the usual range (Kmin up to %d BDPs, Kmax about 2–3 BDPs)", unit.Bytes(p.GreenMin), unit.Bytes(p.GreenMax), ecnKminMaxBDP))
-			}
-			fs = append(fs, Finding{
-				ID: "switch.ecn.thresholds", Severity: sev, Layer: LayerFabric,
-				Title:    fmt.Sprintf("%s: ECN marks from %s to %s%s; BDP %s at %s and %d µs RTT", nameOr(p.Name, "WRED profile"), unit.Bytes(p.GreenMin), unit.Bytes(p.GreenMax), upTo(p.GreenDropProbability), unit.Bytes(bdp), rate, ecnRTTUS),
-				Evidence: p.Evidence,
-				Mechanism: "DCQCN reacts to ECN marks: the switch marks between Kmin and Kmax with a probability rising to Pmax. The bandwidth-delay product (line rate × round trip) is the queue a flow needs to keep the link busy; the usual rule is Kmax ≈ 2–3×BDP (Huawei's AI fabric guide) and Kmin well below the PFC XOFF threshold, so that marking slows senders before pause spreads congestion. Line rate: " + how + ". " +
-					strings.Join(notes, "; ") + ".",
-				Fix: fmt.Sprintf("If marking starts late, lower Kmin toward one BDP (%s): `ecnconfig -p %s -gmin <bytes> -gmax <bytes>`; keep Kmax near 2–3×BDP and below the lossless PG's XOFF.", unit.Bytes(bdp), nameOr(p.Name, "<profile>")),
-			}.per(nameOr(p.Name, "WRED profile"), "profile", "ECN thresholds"))
+			fs = append(fs, JudgeECN(ECNProfile{
+				Subject: nameOr(p.Name, "WRED profile"), Kmin: unit.Bytes(p.GreenMin), Kmax: unit.Bytes(p.GreenMax), Pmax: pmax,
+				Rate: rate, RateHow: how, RateAssumed: assumed, RTT: ecnRTTUS * unit.Microsecond,
+				Units: "bytes (ecnconfig prints bytes)", Evidence: p.Evidence, Note: note,
+			}, true)...)
 		}
 	}
 	return fs
@@ -288,4 +288,162 @@ func upTo(pct int64) string {
 		return ""
 	}
 	return fmt.Sprintf(" at up to %d%%", pct)
+}
+
+// txDropFinding reports egress drops of a port (`show interfaces
+// counters` TX_DRP): where the PFC watchdog's drop action and egress
+// congestion on lossy queues show.
+func txDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
+	name := swName(s, p.Port)
+	ev := []Evidence{p.Evidence}
+	var wdDrops uint64
+	for _, w := range s.WD {
+		if w.Port == p.Port && w.TxDrop > 0 {
+			wdDrops += w.TxDrop
+			ev = append(ev, w.Evidence)
+		}
+	}
+	sev, why := Warn, ""
+	if wdDrops > 0 {
+		sev = Error
+		why = fmt.Sprintf(" The PFC watchdog dropped %d packets on this port's lossless queues (show pfcwd stats): some of these are RoCE packets of a stormed queue.", wdDrops)
+	}
+	return Finding{
+		ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
+		Title:     fmt.Sprintf("%s: %d packets dropped at egress (TX_DRP; TX_OK %d)", name, p.TxDrop, p.TxOK),
+		Evidence:  evidenceInOrder(ev),
+		Mechanism: "TX_DRP counts packets the port dropped on the way out: a lossy egress queue full (congestion toward this port's peer), or a lossless queue the PFC watchdog declared stormed and now drops (action drop), which is where its drops show in the port counters." + why,
+		Fix:       "Split them by queue with `show queue counters " + p.Port + "` (drops on queues 3/4 are lossless traffic) and check `show pfcwd stats`; if the watchdog dropped, find the device on this port that keeps sending pause (`show lldp table`, its NIC's tx_prioN_pause counters).",
+	}.per(name+" TX_DRP", "port", "Switch egress drops")
+}
+
+// checkWatchdogStopped reports lossless queues on which `show pfcwd stats`
+// shows the watchdog not running (status N/A): a pause storm or deadlock
+// there is never broken.
+func checkWatchdogStopped(inc *Incident) []Finding {
+	lossless, from := switchLossless(inc)
+	var fs []Finding
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		var ports []string
+		var ev []Evidence
+		queues := map[int]bool{}
+		running := 0
+		for _, w := range s.WD {
+			if w.Running() {
+				running++
+				continue
+			}
+			if !hasPrio(lossless, w.Queue) {
+				continue
+			}
+			queues[w.Queue] = true
+			if !slicesContains(ports, w.Port) {
+				ports = append(ports, w.Port)
+			}
+			if len(ev) < 4 {
+				ev = append(ev, w.Evidence)
+			}
+		}
+		if len(ports) == 0 {
+			continue
+		}
+		var qs []int
+		for q := range queues {
+			qs = append(qs, q)
+		}
+		sort.Ints(qs)
+		also := ""
+		if running > 0 {
+			also = fmt.Sprintf("; it runs on %d other queues", running)
+		}
+		name := nameOr(s.Switch, s.Source())
+		fs = append(fs, Finding{
+			ID: "switch.pfcwd.stopped", Severity: Warn, Layer: LayerFabric,
+			Title:     fmt.Sprintf("%s: PFC watchdog not running (status N/A) on lossless queue %s of %d ports (%s)%s", name, prioList(qs), len(ports), list(ports, 4), also),
+			Evidence:  ev,
+			Mechanism: fmt.Sprintf("`show pfcwd stats` prints N/A where no watchdog runs on a queue: it was stopped (`pfcwd stop`), never started (DEVICE_METADATA default_pfcwd_status not \"enable\", so `pfcwd start_default` did nothing), or the port has no PFC_WD entry. Queues %s are lossless (%s): a NIC stuck sending pause or a PFC deadlock then freezes them, and every queue upstream, indefinitely. The storm and drop counters beside N/A are left from an earlier run and say nothing now.", prioList(qs), from),
+			Fix:       "`pfcwd start_default` (after `config pfcwd start_default` / default_pfcwd_status enable), or `pfcwd start --action drop ports all detection-time 200 --restoration-time 200`; check with `show pfcwd config` and `show pfcwd stats` (status operational).",
+		}.per(name, "switch", "PFC watchdog not running"))
+	}
+	return fs
+}
+
+// checkWatchdogConfig judges `show pfcwd config` times against SONiC's
+// limits (JudgeWatchdogTimes, shared with lint).
+func checkWatchdogConfig(inc *Incident) []Finding {
+	var fs []Finding
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		for _, c := range s.WDConfig {
+			fs = append(fs, JudgeWatchdogTimes(swName(s, c.Port), c.Detection, c.Restoration, []Evidence{c.Evidence})...)
+		}
+	}
+	return fs
+}
+
+func slicesContains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// checkCounterMismatch reports a priority on which the CLI's PFC counters
+// (`show pfc counters`, pfcstat) are zero on every port while the ASIC's
+// own counter dump in the same input counts PFC frames.
+func checkCounterMismatch(inc *Incident) []Finding {
+	var fs []Finding
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		type key struct {
+			dir  ingest.Dir
+			prio int
+		}
+		asic := map[key]uint64{}
+		asicEv := map[key]Evidence{}
+		for _, a := range s.ASICPFC {
+			k := key{a.Dir, a.Prio}
+			asic[k] += a.Frames
+			if _, ok := asicEv[k]; !ok && a.Frames > 0 {
+				asicEv[k] = a.Evidence
+			}
+		}
+		cli := map[key]uint64{}
+		cliEv := map[key]Evidence{}
+		shown := map[ingest.Dir]bool{}
+		for _, p := range s.PFC {
+			k := key{p.Dir, p.Prio}
+			shown[p.Dir] = true
+			cli[k] += p.Frames
+			if _, ok := cliEv[k]; !ok {
+				cliEv[k] = p.Evidence
+			}
+		}
+		var keys []key
+		for k := range asic {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			return keys[i].dir < keys[j].dir || keys[i].dir == keys[j].dir && keys[i].prio < keys[j].prio
+		})
+		for _, k := range keys {
+			if asic[k] == 0 || !shown[k.dir] || cli[k] != 0 {
+				continue
+			}
+			dir := "received"
+			if k.dir == ingest.TX {
+				dir = "sent"
+			}
+			name := nameOr(s.Switch, s.Source())
+			fs = append(fs, Finding{
+				ID: "switch.counters.mismatch", Severity: Warn, Layer: LayerFabric,
+				Title:    fmt.Sprintf("%s: the ASIC counts %d PFC frames %s on priority %d, the CLI's PFC counters show 0 on every port", name, asic[k], dir, k.prio),
+				Evidence: []Evidence{asicEv[k], cliEv[k]},
+				Mechanism: "The CLI's counters are read from the switch's counter database, which the flex-counter poller fills from the ASIC through SAI: they show 0 while the ASIC counts when PFC counter polling is off or stale (`counterpoll show`), when pfcstat subtracts a snapshot a `sonic-clear pfccounters` saved (its \"Last cached time\" line), or when the SAI maps the priority's counter wrongly. " +
+					"Pause is then invisible to `show pfc counters`, the PFC watchdog and any alert built on them, while it throttles the port.",
+				Fix: "Compare with the counter database (`redis-cli -n 2 hgetall COUNTERS:<port oid>`, SAI_PORT_STAT_PFC_" + fmt.Sprint(k.prio) + "_RX_PKTS; the oid from COUNTERS_PORT_NAME_MAP), check `counterpoll show` (PFCWD and PORT polling enabled), and `sonic-clear pfccounters` to reset the cached snapshot; report a SAI mismatch to the platform vendor.",
+			}.per(fmt.Sprintf("%s prio %d %s", name, k.prio, dir), "priority", "CLI and ASIC PFC counters disagree"))
+		}
+	}
+	return fs
 }

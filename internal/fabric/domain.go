@@ -27,19 +27,25 @@ type Domain struct {
 	// Latency holds the one-way latency of data packets the domain's
 	// hosts accepted, by priority and class.
 	Latency *metrics.Latency
+	// INTs holds the in-band telemetry of the domain's packets that carry
+	// it.
+	INTs packet.INTPool
 
 	net      *Network
 	switches []*Switch
 	sampler  sampler
 	// out holds frames sent onto cut links, by window parity and
-	// receiving domain; the receiver takes them at its next window.
+	// receiving domain, and outINT their telemetry records; the receiver
+	// takes them at its next window.
 	out     [2][][]frameMsg
+	outINT  [2][][]packet.INTRecord
 	window  uint64
 	sentMin unit.Time
 }
 
-// frameMsg is a frame crossing to another domain: a copy of the packet,
-// the direction of the link it is on and its arrival time.
+// frameMsg is a frame crossing to another domain: a copy of the packet
+// (its INT, when set, is one more than the index of its record in
+// outINT), the direction of the link it is on and its arrival time.
 type frameMsg struct {
 	at  unit.Time
 	dir *linkDir
@@ -54,12 +60,17 @@ func (d *Domain) Switches() []*Switch { return d.switches }
 
 // post queues a frame for another domain and frees the sender's packet.
 func (d *Domain) post(dir *linkDir, p *packet.Packet, at unit.Time) {
-	to := dir.to.dom.ID
-	d.out[d.window&1][to] = append(d.out[d.window&1][to], frameMsg{at: at, dir: dir, pkt: *p})
+	to, w := dir.to.dom.ID, d.window&1
+	m := frameMsg{at: at, dir: dir, pkt: *p}
+	if p.INT != 0 {
+		d.outINT[w][to] = append(d.outINT[w][to], *d.INTs.Record(p.INT))
+		m.pkt.INT = uint32(len(d.outINT[w][to]))
+	}
+	d.out[w][to] = append(d.out[w][to], m)
 	if d.sentMin == 0 || at < d.sentMin {
 		d.sentMin = at
 	}
-	d.Pool.Put(p)
+	d.Free(p)
 }
 
 // Receive starts a window: it takes the frames other domains sent it in
@@ -76,11 +87,17 @@ func (d *Domain) Receive() {
 			m := &msgs[i]
 			p := d.Pool.Get()
 			*p = m.pkt
+			if p.INT != 0 {
+				i := d.INTs.Get()
+				*d.INTs.Record(i) = src.outINT[prev][d.ID][p.INT-1]
+				p.INT = i
+			}
 			m.dir.wire.Push(p)
 			d.Sched.At(m.at, m.dir.key, m.dir.to, tagArrive)
 		}
 		clear(msgs)
 		src.out[prev][d.ID] = msgs[:0]
+		src.outINT[prev][d.ID] = src.outINT[prev][d.ID][:0]
 	}
 }
 
@@ -132,6 +149,15 @@ func (d *Domain) Drop(p *packet.Packet, reason DropReason, at *Port) {
 		if p.Class == packet.ClassRoCE {
 			d.Totals.RoCEDropped.add(p)
 		}
+	}
+	d.Free(p)
+}
+
+// Free returns a packet a node has consumed to the pool, with its
+// telemetry record.
+func (d *Domain) Free(p *packet.Packet) {
+	if p.INT != 0 {
+		d.INTs.Put(p.INT)
 	}
 	d.Pool.Put(p)
 }

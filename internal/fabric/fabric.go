@@ -19,6 +19,7 @@ package fabric
 
 import (
 	"rocelab/internal/packet"
+	"rocelab/internal/qos"
 )
 
 // A Node owns ports and receives the packets that arrive on them. Pause
@@ -54,27 +55,5 @@ type Endpoint interface {
 	Port() *Port
 }
 
-// Classifier maps a packet's headers to the priority a node queues it on,
-// by the DSCP (trust dscp) or the 802.1Q PCP (trust pcp; untagged frames
-// get priority 0). Switches and NICs classify with it, and reports use it
-// to say where a class of traffic lands.
-type Classifier struct {
-	Trust      Trust
-	DSCPToPrio [64]uint8
-}
-
-// Classify returns the priority of p.
-func (c *Classifier) Classify(p *packet.Packet) uint8 {
-	return c.Priority(p.DSCP, p.PCP, p.VLAN)
-}
-
-// Priority returns the priority of a frame with these header fields.
-func (c *Classifier) Priority(dscp, pcp uint8, vlan bool) uint8 {
-	if c.Trust == TrustPCP {
-		if vlan {
-			return pcp & 7
-		}
-		return 0
-	}
-	return c.DSCPToPrio[dscp&63]
-}
+// Classifier maps a packet's headers to its priority (see package qos).
+type Classifier = qos.Classifier

@@ -97,7 +97,10 @@ func NewNetwork(seed uint64, domains int) *Network {
 		n.Domains = append(n.Domains, &Domain{ID: i, net: n, Sched: sim.NewScheduler(), Latency: metrics.NewLatency()})
 	}
 	for _, d := range n.Domains {
-		d.out = [2][][]frameMsg{make([][]frameMsg, len(n.Domains)), make([][]frameMsg, len(n.Domains))}
+		for w := range d.out {
+			d.out[w] = make([][]frameMsg, len(n.Domains))
+			d.outINT[w] = make([][]packet.INTRecord, len(n.Domains))
+		}
 	}
 	return n
 }

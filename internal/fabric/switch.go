@@ -4,21 +4,21 @@ import (
 	"fmt"
 	"math/bits"
 
+	"rocelab/internal/ecmp"
 	"rocelab/internal/packet"
+	"rocelab/internal/qos"
 	"rocelab/internal/sim"
 	"rocelab/internal/unit"
 )
 
-// Trust says which header a switch classifies priority from.
-type Trust uint8
+// Trust says which header a switch classifies priority from (see package
+// qos).
+type Trust = qos.Trust
 
 // Trust modes.
 const (
-	// TrustDSCP maps the IP DSCP to a priority: what survives routing on
-	// an L3 RoCEv2 fabric.
-	TrustDSCP Trust = iota
-	// TrustPCP takes the 802.1Q PCP; untagged frames get priority 0.
-	TrustPCP
+	TrustDSCP = qos.TrustDSCP
+	TrustPCP  = qos.TrustPCP
 )
 
 // SwitchConfig is the QoS and buffer configuration of a switch.
@@ -55,6 +55,9 @@ type SwitchConfig struct {
 	// HashFields and Seed drive ECMP.
 	HashFields HashField
 	Seed       uint64
+	// Path is how the switch picks among equal-cost ports; the zero value
+	// is ECMP.
+	Path PathConfig
 }
 
 // Switch is a shared-buffer switch: it classifies, routes with ECMP, admits
@@ -74,6 +77,8 @@ type Switch struct {
 	// routedBytes is the frame bytes forwarded out of each port.
 	routedBytes []int64
 	marks       MarkObserver
+	// path is the path selector; nil for ECMP.
+	path *pathSelector
 }
 
 // A MarkObserver sees every ECN marking decision: the queue length the
@@ -99,6 +104,9 @@ func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig
 		s.ports = append(s.ports, pt)
 	}
 	s.routedBytes = make([]int64, nports)
+	if cfg.Path.Mode != PathECMP {
+		s.path = newPathSelector(cfg.Path, 0, n.Streams.Stream("path/"+name))
+	}
 	n.Switches = append(n.Switches, s)
 	d.switches = append(d.switches, s)
 	return s
@@ -121,7 +129,12 @@ func (s *Switch) Ports() []*Port { return s.ports }
 func (s *Switch) Config() *SwitchConfig { return &s.cfg }
 
 // SetRoutes sets the candidate ports toward each destination host.
-func (s *Switch) SetRoutes(r [][]int16) { s.routes = newRouteTable(r) }
+func (s *Switch) SetRoutes(r [][]int16) {
+	s.routes = newRouteTable(r)
+	if s.path != nil && s.path.next != nil && len(s.path.next) < len(r) {
+		s.path.next = append(s.path.next, make([]uint32, len(r)-len(s.path.next))...)
+	}
+}
 
 // Route returns the candidate ports toward host dst.
 func (s *Switch) Route(dst int) []int16 {
@@ -206,9 +219,11 @@ func (s *Switch) route(p *packet.Packet) (*Port, bool) {
 	if p.HashFields != uint8(s.cfg.HashFields) || p.FieldsHash == 0 {
 		p.FieldsHash, p.HashFields = FieldsHash(s.cfg.HashFields, p), uint8(s.cfg.HashFields)
 	}
-	h := seeded(s.cfg.Seed, p.FieldsHash)
-	i, _ := bits.Mul64(h, uint64(len(c)))
-	return s.ports[c[i]], true
+	h := ecmp.Seeded(s.cfg.Seed, p.FieldsHash)
+	if s.path != nil {
+		return s.ports[s.path.pick(s, p, c, h, s.dom.Sched.Now())], true
+	}
+	return s.ports[c[ecmp.Pick(h, len(c))]], true
 }
 
 // Receive classifies, routes and admits a packet that arrived on in.
@@ -293,6 +308,21 @@ func (s *Switch) departed(p *packet.Packet, out *Port, qlen int64) {
 	if !s.cfg.ECNAtEnqueue {
 		s.markECN(p, out, qlen)
 	}
+	if p.INT != 0 && p.Kind == packet.Data {
+		s.pushINT(p, out)
+	}
+}
+
+// pushINT writes the egress port's hop into p's telemetry: the time, the
+// bytes the port sent before p, the bytes still queued on all its
+// priorities, and its rate (HPCC's INT, written at dequeue).
+func (s *Switch) pushINT(p *packet.Packet, out *Port) {
+	var q int64
+	e := s.egress[out.index]
+	for prio := range e.q {
+		q += e.q[prio].Bytes()
+	}
+	s.dom.INTs.Push(p.INT, packet.INTHop{Port: int32(out.id), Time: s.dom.Sched.Now(), TxBytes: out.TxBytes(), QLen: q, Rate: out.rate})
 }
 
 // EachQueued calls f for every packet in the switch's queues.

@@ -113,13 +113,16 @@ var Models = map[string]Model{
 	"A100": {Name: "A100", CompCap: 80, NVLinks: 12, LinkBW: 20, NVLinkNominal: 600, ChannelBW: 40, PCIe: 4},
 	"H100": {Name: "H100", CompCap: 90, NVLinks: 18, LinkBW: 20.6, NVLinkNominal: 900, ChannelBW: 60, PCIe: 5},
 	"B200": {Name: "B200", CompCap: 100, NVLinks: 18, LinkBW: 40.1, NVLinkNominal: 1800, ChannelBW: 90, PCIe: 5},
+	// GB10 (DGX Spark): one Blackwell GPU per node, no NVLink; its
+	// channel speed is assumed equal to an A100's.
+	"GB10": {Name: "GB10", CompCap: 121, ChannelBW: 40, PCIe: 5},
 }
 
 // LookupModel returns a known model by name (case-insensitive).
 func LookupModel(name string) (Model, error) {
 	m, ok := Models[strings.ToUpper(strings.TrimSpace(name))]
 	if !ok {
-		return Model{}, fmt.Errorf("unknown GPU model %q: want V100, A100, H100 or B200", name)
+		return Model{}, fmt.Errorf("unknown GPU model %q: want V100, A100, H100, B200 or GB10", name)
 	}
 	return m, nil
 }
@@ -139,18 +142,17 @@ func PCIeBW(gen int) float64 {
 // bandwidth limits.
 type CPU uint8
 
-// CPU vendors.
+// CPU vendors. NCCL's constants tell only AMD x86 hosts apart (a larger
+// network overhead, lower LL limits); ARM hosts get Intel's.
 const (
 	Intel CPU = iota
 	AMD
+	ARM
 )
 
 // String returns the vendor's name.
 func (c CPU) String() string {
-	if c == AMD {
-		return "AMD"
-	}
-	return "Intel"
+	return [...]string{"Intel", "AMD", "ARM"}[c]
 }
 
 // Interconnect is how the GPUs of one server reach each other.
@@ -198,6 +200,8 @@ type Server struct {
 	PeerMem bool
 	// GIDs is each NIC port's GID table.
 	GIDs []GID
+	// Host holds the server's host-side details (host.go).
+	Host
 }
 
 // Validate reports the first field that does not fit.
@@ -213,6 +217,10 @@ func (s Server) Validate() error {
 		return fmt.Errorf("gpu: model not set")
 	case s.GPUNIC < PIX || s.GPUNIC > SYS || s.GPUNIC == P2C || s.GPUNIC == PXN:
 		return fmt.Errorf("gpu_nic: want PIX, PXB, PHB or SYS, got %s", s.GPUNIC)
+	case len(s.GPUNICPaths) != 0 && len(s.GPUNICPaths) != s.GPUs:
+		return fmt.Errorf("gpu_nic: %d paths for %d GPUs", len(s.GPUNICPaths), s.GPUs)
+	case s.Bond > 1 && s.NICs%s.Bond != 0:
+		return fmt.Errorf("nic_bond: %d ports per bond do not divide %d NIC ports", s.Bond, s.NICs)
 	}
 	return nil
 }
@@ -235,10 +243,16 @@ func (s Server) FirstGPU(n int) int {
 // in Mb/s divided by 8000 (topo.cc), so 12.5 GB/s for 100G.
 func (s Server) NICBW() float64 { return GBps(s.NICRate) }
 
-// GPUNICBW returns the bandwidth of the PCIe path between a GPU and its
-// NIC: the slower of the two PCIe links.
+// GPUNICBW returns the bandwidth of the path between the GPUs and their
+// NICs as NCCL's topology counts it: the slower of the two PCIe links,
+// and of the link between the CPU sockets when a GPU's NIC is on the
+// other socket (SYS).
 func (s Server) GPUNICBW() float64 {
-	return min(PCIeBW(s.GPU.PCIe), PCIeBW(s.NICPCIe))
+	bw := min(PCIeBW(s.gpuPCIe()), s.NICPCIeBW())
+	if s.WorstPath() == SYS {
+		bw = min(bw, s.SocketBW())
+	}
+	return bw
 }
 
 // IntraBW returns the bandwidth one GPU has towards the others, GB/s:
@@ -247,7 +261,7 @@ func (s Server) IntraBW() float64 {
 	if s.Intra == NVSwitch {
 		return s.GPU.NVLinkBW()
 	}
-	return PCIeBW(s.GPU.PCIe)
+	return PCIeBW(s.gpuPCIe())
 }
 
 // IntraPath returns the path type between two GPUs of the server.
@@ -255,14 +269,14 @@ func (s Server) IntraPath() Path {
 	if s.Intra == NVSwitch {
 		return NVL
 	}
-	return s.GPUNIC
+	return s.WorstPath()
 }
 
-// GDR reports whether NCCL uses GPUDirect RDMA between a GPU and its NIC
+// GDR reports whether NCCL uses GPUDirect RDMA between GPU g and its NIC
 // with NCCL_NET_GDR_LEVEL at level: the module must be loaded and the path
 // no farther than the level (net.cc ncclTopoCheckGdr: distance <= level).
-func (s Server) GDR(level Path) bool {
-	return s.PeerMem && s.GPUNIC <= level
+func (s Server) GDR(g int, level Path) bool {
+	return s.PeerMem && s.PathOf(g) <= level
 }
 
 // Preset returns a named server: "dgx-a100" (8 A100, 8×200G, NVSwitch,

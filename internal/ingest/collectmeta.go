@@ -12,6 +12,7 @@ const KindCollectMeta Kind = "collect-meta"
 // kernel, when and how long the collection ran, the RDMA devices found and
 // every source that could not be read.
 type CollectMeta struct {
+	Scoped
 	src   string
 	lines int
 	Host  string

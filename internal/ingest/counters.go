@@ -137,6 +137,8 @@ type CounterSample struct {
 	// modification times).
 	Given    time.Duration
 	GivenHow string
+	// Scope is the scope of the input the (last) dump came from.
+	Scope Scope
 }
 
 // Span returns the time between the two dumps of a pair and says how it is
@@ -183,6 +185,9 @@ func (s *CounterSample) Name() string {
 
 // samePort reports whether two samples are of the same port.
 func (s *CounterSample) samePort(o *CounterSample) bool {
+	if same, known := s.Scope.Host.Same(o.Scope.Host); known && !same {
+		return false // eth0 of another host
+	}
 	return s.Kind == o.Kind && s.Host == o.Host && s.Device == o.Device && s.Port == o.Port
 }
 

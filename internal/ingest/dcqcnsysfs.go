@@ -19,6 +19,7 @@ const KindDCQCNSysfs Kind = "dcqcn-sysfs"
 // kernel's debugfs (`/sys/kernel/debug/mlx5/<pci>/cc_params/rp_ai_rate`,
 // whose names are mapped to the sysfs ones).
 type DCQCNSysfs struct {
+	Scoped
 	src   string
 	lines int
 	// Interfaces are in the order first seen.

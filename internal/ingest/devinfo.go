@@ -15,6 +15,7 @@ import (
 // anywhere, since pastes often keep only them; their device then comes from
 // the `ibv_devinfo -d <dev>` command line when the paste shows it.
 type Devinfo struct {
+	Scoped
 	src   string
 	lines int
 	// Devices are the hca_id blocks in input order.
@@ -30,8 +31,11 @@ type DevinfoDevice struct {
 	Transport    string // "InfiniBand (0)" also for RoCE
 	FWVer        string
 	VendorPartID int // 4117 = ConnectX-4 Lx, 4119 = ConnectX-5, 4125 = ConnectX-6 Dx, 4129 = ConnectX-7
-	Ports        []DevinfoPort
-	Evidence     Evidence // the hca_id line
+	// NodeGUID and SysImageGUID identify the adapter and the host's set of
+	// adapters ("7cfe:9003:00a0:8d36"), "" when not printed.
+	NodeGUID, SysImageGUID string
+	Ports                  []DevinfoPort
+	Evidence               Evidence // the hca_id line
 }
 
 // A DevinfoPort is one "port:" block.
@@ -41,7 +45,9 @@ type DevinfoPort struct {
 	MaxMTU    int
 	ActiveMTU int
 	LinkLayer string // "Ethernet" (RoCE) or "InfiniBand"
-	Width     int    // lanes, from active_width "4X"
+	// LID is port_lid, -1 when not printed; a RoCE port has none (0).
+	LID       int
+	Width     int // lanes, from active_width "4X"
 	LaneSpeed unit.BitRate
 	// Rate is LaneSpeed×Width, the port's line rate.
 	Rate unit.BitRate
@@ -175,7 +181,7 @@ func (p *devinfoParser) dev() *DevinfoDevice {
 func (p *devinfoParser) port() *DevinfoPort {
 	d := p.dev()
 	if len(d.Ports) == 0 {
-		d.Ports = append(d.Ports, DevinfoPort{Evidence: map[string]Evidence{}})
+		d.Ports = append(d.Ports, DevinfoPort{LID: -1, Evidence: map[string]Evidence{}})
 	}
 	return &d.Ports[len(d.Ports)-1]
 }
@@ -190,12 +196,16 @@ func (p *devinfoParser) field(l Line, key, val string) {
 		d.FWVer = val
 	case "vendor_part_id":
 		d.VendorPartID, _ = strconv.Atoi(val)
+	case "node_guid":
+		d.NodeGUID = strings.Clone(val)
+	case "sys_image_guid":
+		d.SysImageGUID = strings.Clone(val)
 	case "port":
 		n, err := strconv.Atoi(val)
 		if err != nil {
 			return
 		}
-		d.Ports = appendCapped(d.Ports, DevinfoPort{Port: n, Evidence: map[string]Evidence{"port": ev}}, maxDevinfoPorts, &p.out.Omitted)
+		d.Ports = appendCapped(d.Ports, DevinfoPort{Port: n, LID: -1, Evidence: map[string]Evidence{"port": ev}}, maxDevinfoPorts, &p.out.Omitted)
 		return
 	}
 	if len(d.Ports) == 0 && key != "state" && key != "active_mtu" && key != "link_layer" && key != "max_mtu" &&
@@ -213,6 +223,8 @@ func (p *devinfoParser) field(l Line, key, val string) {
 		pt.ActiveMTU = first
 	case "link_layer":
 		pt.LinkLayer = val
+	case "port_lid":
+		pt.LID = first
 	case "active_width":
 		pt.Width = first
 	case "active_speed":
@@ -281,4 +293,20 @@ func (p *devinfoParser) Result() Artifact {
 		return nil
 	}
 	return &p.out
+}
+
+// StatedHost is the host the devices identify: their node and system
+// image GUIDs, and the host named before them when one is.
+func (d *Devinfo) StatedHost() Host {
+	var h Host
+	for _, dev := range d.Devices {
+		if dev.Host != "" && h.Name == "" {
+			h.Name = dev.Host
+		} else if dev.Host != "" && dev.Host != h.Name {
+			return Host{} // several hosts' devices
+		}
+		h.AddGUID(dev.NodeGUID)
+		h.AddGUID(dev.SysImageGUID)
+	}
+	return h
 }

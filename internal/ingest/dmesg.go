@@ -18,6 +18,7 @@ import (
 // Other lines (e.g. mlx5 "PCIe slot advertised sufficient power") are
 // ignored.
 type Dmesg struct {
+	Scoped
 	src   string
 	lines int
 	// PCIe holds the bandwidth lines.

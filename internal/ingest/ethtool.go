@@ -17,6 +17,7 @@ import (
 // ...). A name repeating inside a run starts a new dump. Per-ring counters
 // (rx0_*, tx12_*, ch3_*) are read but not kept: RoCE bypasses the rings.
 type EthtoolStats struct {
+	Scoped
 	src   string
 	lines int
 	// Samples holds one entry per port: a single dump, or a before/after

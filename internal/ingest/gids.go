@@ -15,6 +15,7 @@ import (
 // Rows may be tab-separated or space-aligned, indented, without the IPv4
 // value (link-local rows) and without the netdev column.
 type ShowGIDs struct {
+	Scoped
 	src   string
 	lines int
 	// Entries are the table rows in input order.
@@ -49,6 +50,10 @@ type showGIDsParser struct {
 	// next table.
 	table int
 	rows  map[gidKey]bool
+	// noVer is set after a header without the VER column (the show_gids
+	// of older MLNX_OFED, other vendors' scripts): rows then carry no
+	// version.
+	noVer bool
 }
 
 type gidKey struct {
@@ -75,13 +80,14 @@ func (p *showGIDsParser) Feed(l Line) {
 	}
 	// Every row names its RoCE version; the header and rule start with
 	// DEV and ---. Reject other lines before splitting them.
-	if !strings.Contains(t, "v1") && !strings.Contains(t, "v2") && !strings.HasPrefix(t, "DEV") && !strings.HasPrefix(t, "---") && !strings.HasPrefix(t, "n_gids_found=") {
+	if !p.noVer && !strings.Contains(t, "v1") && !strings.Contains(t, "v2") && !strings.HasPrefix(t, "DEV") && !strings.HasPrefix(t, "---") && !strings.HasPrefix(t, "n_gids_found=") {
 		return
 	}
 	f := strings.Fields(t)
 	switch {
-	case len(f) >= 6 && f[0] == "DEV" && f[1] == "PORT" && f[2] == "INDEX" && f[3] == "GID":
+	case len(f) >= 4 && f[0] == "DEV" && f[1] == "PORT" && f[2] == "INDEX" && f[3] == "GID":
 		p.nextTable()
+		p.noVer = !strings.Contains(t, "VER")
 		p.out.lines++
 		return
 	case len(f) >= 4 && f[0] == "---" && f[1] == "----":
@@ -94,7 +100,7 @@ func (p *showGIDsParser) Feed(l Line) {
 		}
 		return
 	}
-	e, ok := parseShowGIDsRow(f)
+	e, ok := parseShowGIDsRow(f, p.noVer)
 	if !ok {
 		return
 	}
@@ -126,9 +132,10 @@ func (p *showGIDsParser) nextTable() {
 	}
 }
 
-// parseShowGIDsRow parses DEV PORT INDEX GID [IPv4] VER [NETDEV].
-func parseShowGIDsRow(f []string) (GIDEntry, bool) {
-	if len(f) < 5 || len(f) > 7 {
+// parseShowGIDsRow parses DEV PORT INDEX GID [IPv4] VER [NETDEV], or,
+// after a header without VER, DEV PORT INDEX GID [IPv4] [NETDEV].
+func parseShowGIDsRow(f []string, noVer bool) (GIDEntry, bool) {
+	if len(f) < 4 || len(f) > 7 || len(f) == 4 && !noVer {
 		return GIDEntry{}, false
 	}
 	port, err1 := strconv.Atoi(f[1])
@@ -141,18 +148,24 @@ func parseShowGIDsRow(f []string) (GIDEntry, bool) {
 	}
 	e := GIDEntry{Device: f[0], Port: port, Index: idx, GID: f[3]}
 	rest := f[4:]
-	if a, err := netip.ParseAddr(rest[0]); err == nil && a.Is4() {
-		e.IPv4 = rest[0]
-		rest = rest[1:]
+	if len(rest) > 0 {
+		if a, err := netip.ParseAddr(rest[0]); err == nil && a.Is4() {
+			e.IPv4 = rest[0]
+			rest = rest[1:]
+		}
 	}
-	if len(rest) == 0 || rest[0] != "v1" && rest[0] != "v2" {
+	if len(rest) > 0 && (rest[0] == "v1" || rest[0] == "v2") {
+		e.Version, rest = rest[0], rest[1:]
+	} else if !noVer {
 		return GIDEntry{}, false
 	}
-	e.Version = rest[0]
 	switch len(rest) {
+	case 0:
 	case 1:
-	case 2:
-		e.Netdev = rest[1]
+		if !isCounterName(rest[0]) {
+			return GIDEntry{}, false
+		}
+		e.Netdev = rest[0]
 	default:
 		return GIDEntry{}, false
 	}
@@ -223,6 +236,9 @@ func ClassifyGID(gid string) (GIDClass, string) {
 // Result implements Parser.
 func (p *showGIDsParser) Result() Artifact {
 	if len(p.out.Entries) == 0 {
+		if p.out.Found == 0 && p.out.lines > 0 {
+			return &p.out // an empty table: n_gids_found=0
+		}
 		return nil
 	}
 	// Number tables only when a device appears in more than one.
@@ -248,4 +264,25 @@ func (p *showGIDsParser) Result() Artifact {
 // addrFrom16 formats a 16-byte GID in IPv6 notation.
 func addrFrom16(b [16]byte) string {
 	return netip.AddrFrom16(b).String()
+}
+
+// StatedHost is the host a single table belongs to: its name when the
+// input says it, and the IP addresses of its GIDs (the host's RoCE
+// addresses). A paste of several hosts' tables states none.
+func (g *ShowGIDs) StatedHost() Host {
+	var h Host
+	for _, e := range g.Entries {
+		if e.Table > 1 || e.Host != "" && h.Name != "" && e.Host != h.Name {
+			return Host{}
+		}
+		if e.Host != "" {
+			h.Name = e.Host
+		}
+		if e.IPv4 != "" {
+			h.AddAddr(e.IPv4)
+		} else if c, _ := ClassifyGID(e.GID); c == GIDIPv6 {
+			h.AddAddr(e.GID)
+		}
+	}
+	return h
 }

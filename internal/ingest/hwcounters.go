@@ -17,6 +17,7 @@ import (
 // kept with the hw_counters of the same port. A name repeating for the same
 // device and port starts a new dump, so before/after pastes become deltas.
 type HWCounters struct {
+	Scoped
 	src   string
 	lines int
 	// Samples holds one entry per device and port.

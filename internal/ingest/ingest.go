@@ -77,7 +77,10 @@ type GIDUse struct {
 	Index  int
 	// SetBy says how an NCCL setting gave the index ("" for a tool's own
 	// banner or a failed call that names it).
-	SetBy    SetBy
+	SetBy SetBy
+	// Note says, for an index NCCL chose by default, which NCCL and why
+	// ("NCCL 2.10.3 (before 2.21) uses 0").
+	Note     string
 	Evidence Evidence
 }
 
@@ -143,6 +146,11 @@ type Artifact interface {
 	// Lines is how many input lines the parser recognised as its own; the
 	// input's reported type is the kind with the most.
 	Lines() int
+	// Scope is where the artifact's facts hold: its input, and the host
+	// and time the input states (see Scope).
+	Scope() Scope
+	// SetScope replaces it.
+	SetScope(Scope)
 }
 
 // A Parser consumes the cleaned lines of one input and produces an artifact.
@@ -191,6 +199,7 @@ func Read(src string, r io.Reader) (*Result, error) {
 	}
 	lr := NewLineReader(r)
 	n := 0
+	var ctx inputContext
 	for {
 		l, err := lr.Next()
 		if err == io.EOF {
@@ -200,6 +209,7 @@ func Read(src string, r io.Reader) (*Result, error) {
 			return nil, fmt.Errorf("%s: line %d: %w", src, lr.LineNum()+1, err)
 		}
 		n = l.Num
+		ctx.see(src, l)
 		for _, p := range ps {
 			p.Feed(l)
 		}
@@ -207,6 +217,7 @@ func Read(src string, r io.Reader) (*Result, error) {
 	res := &Result{Source: src, LineCount: n}
 	for _, p := range ps {
 		if a := p.Result(); a != nil && a.Lines() > 0 {
+			a.SetScope(ctx.scope(src, a))
 			res.Artifacts = append(res.Artifacts, a)
 		}
 	}

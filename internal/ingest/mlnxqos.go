@@ -27,6 +27,7 @@ import (
 // mode:" (older tools) are read too. Several dumps in one input give several
 // configs.
 type MlnxQoS struct {
+	Scoped
 	src   string
 	lines int
 	// Configs are the dumps in input order.

@@ -13,6 +13,7 @@ const KindMlnxQoSCommands Kind = "mlnx-qos-commands"
 // interface (later commands update earlier ones). Fields a command does not
 // set stay unknown: Trust "", PFCKnown false, DSCP2Prio -1.
 type MlnxQoSCommands struct {
+	Scoped
 	src   string
 	lines int
 	// Configs are the interfaces in the order first set.

@@ -23,6 +23,7 @@ const KindMlxConfig Kind = "mlxconfig"
 //	         ROCE_CC_PRIO_MASK_P1                255
 //	         CNP_DSCP_P1                         48
 type MlxConfig struct {
+	Scoped
 	src   string
 	lines int
 	// Devices are the devices in input order; settings seen before any

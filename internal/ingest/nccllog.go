@@ -29,6 +29,7 @@ const (
 // about the transport NCCL chose, GPUDirect RDMA, GIDs and RDMA errors.
 // Every slice is in input order and bounded; counts cover all lines.
 type NCCLLog struct {
+	Scoped
 	src   string
 	lines int
 
@@ -88,7 +89,16 @@ type NCCLLog struct {
 	// NChannels is the largest ring channel count ("Channel 00/02 : 0 1").
 	NChannels int
 
+	// QPs are the queue pairs NCCL 2.3 to 2.18 describe with
+	// NCCL_DEBUG_SUBSYS=NET (NCCL 2.3: by default), one per host, device
+	// and GID index: the GID index in use and the GID it holds.
+	QPs []QPInfo
+
 	hosts map[string]string
+	// procBoot and bootAddrs tell hosts apart by the address each process
+	// bootstraps on (see nccllog_hosts.go).
+	procBoot  map[procKey]string
+	bootAddrs map[string][]string
 	// origins caches parsed line prefixes ("host:pid:tid [dev]"): one
 	// thread prints many lines with the same prefix.
 	origins map[string]cachedOrigin
@@ -285,13 +295,15 @@ type warnRef struct {
 // NewNCCLLogParser returns a parser for NCCL_DEBUG logs read from src.
 func NewNCCLLogParser(src string) Parser {
 	return &NCCLLog{
-		src:      src,
-		hosts:    map[string]string{},
-		seen:     map[seenKey]struct{}{},
-		chanIdx:  map[chanKey]int{},
-		origins:  map[string]cachedOrigin{},
-		vias:     map[viaKey]int{},
-		lastWarn: map[string]warnRef{},
+		src:       src,
+		hosts:     map[string]string{},
+		procBoot:  map[procKey]string{},
+		bootAddrs: map[string][]string{},
+		seen:      map[seenKey]struct{}{},
+		chanIdx:   map[chanKey]int{},
+		origins:   map[string]cachedOrigin{},
+		vias:      map[viaKey]int{},
+		lastWarn:  map[string]warnRef{},
 	}
 }
 
@@ -309,6 +321,7 @@ func (l *NCCLLog) Result() Artifact {
 	if l.lines == 0 {
 		return nil
 	}
+	l.finishHosts()
 	return l
 }
 
@@ -375,14 +388,36 @@ func (l *NCCLLog) GIDUses() []GIDUse {
 			out = append(out, GIDUse{Host: s.Host, Device: dev, Index: s.GIDIndex, Evidence: s.Evidence})
 		}
 	}
+	if len(l.EnvValues("NCCL_IB_GID_INDEX")) == 0 {
+		// NCCL 2.3 prints the index on every RoCE queue pair by default.
+		seen := map[string]bool{}
+		for _, q := range l.QPs {
+			k := q.Host + "\x00" + q.Device + "\x00" + strconv.Itoa(q.GIDIndex)
+			if q.GIDIndex >= 0 && !seen[k] {
+				seen[k] = true
+				out = append(out, GIDUse{Host: q.Host, Device: q.Device, Index: q.GIDIndex, Evidence: q.Evidence})
+			}
+		}
+	}
 	return out
 }
 
-// GIDEntries returns the GID rows NCCL 2.2x states in its failed
-// ibv_modify_qp lines ("local GID index 3, local GID ::ffff:10.0.0.1"):
-// what the index in use held. The RoCE version is not printed.
+// GIDEntries returns the GID rows NCCL states: in its failed
+// ibv_modify_qp lines (2.2x: "local GID index 3, local GID
+// ::ffff:10.0.0.1") and in its queue-pair lines ("GID 3 (0/...)", see
+// QPInfo): what the index in use held. The RoCE version is not printed.
 func (l *NCCLLog) GIDEntries() []GIDEntry {
 	var out []GIDEntry
+	for _, q := range l.QPs {
+		if q.GIDIndex < 0 || q.GID == "" {
+			continue
+		}
+		e := GIDEntry{Host: q.Host, Device: q.Device, Port: q.Port, Index: q.GIDIndex, GID: q.GID, Evidence: q.Evidence}
+		if c, v4 := ClassifyGID(q.GID); c == GIDIPv4 {
+			e.IPv4 = v4
+		}
+		out = append(out, e)
+	}
 	for _, s := range l.Setup {
 		if s.GIDIndex < 0 || s.LocalGID == "" {
 			continue

@@ -7,7 +7,8 @@ import (
 
 // origin is the "host:pid:tid [dev] file.cc:123" prefix of an NCCL line.
 type origin struct {
-	host     string // "" when blank or stripped
+	host     string // "" when blank or stripped; after NCCLLog.origin, the resolved host label
+	name     string // the host name as printed (see nccllog_hosts.go)
 	pid, tid int    // -1 when unknown
 	dev      int    // the thread's CUDA device, -1 when unknown
 	loc      string // source location printed before "NCCL WARN"

@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"encoding/binary"
+	"net/netip"
 	"strconv"
 	"strings"
 
@@ -47,6 +49,12 @@ func (l *NCCLLog) Feed(ln Line) {
 	l.lines++
 	ev := At(l.src, ln)
 	o, host := l.origin(pre, ev)
+	if r := ln.Rank(); o.pid < 0 && r >= 0 {
+		// A prefix without a pid: the launcher's rank tag tells the
+		// processes apart.
+		o.pid = -2 - r
+		host = l.intern(l.resolveHost(o.name, o.pid), ev)
+	}
 	if warn {
 		l.feedWarn(o, host, msg, ev)
 		return
@@ -125,14 +133,27 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 			l.Networks = append(l.Networks, NetChoice{Host: host, Name: strings.Clone(name), Evidence: ev})
 		}
 	case strings.HasPrefix(msg, "NET/"):
-		l.netLine(host, msg, ev)
+		l.netLine(o, host, msg, ev)
+	case strings.HasPrefix(msg, "Bootstrap"):
+		if _, rest, ok := strings.Cut(msg, "Using "); ok {
+			l.learnBoot(o, bootAddr(rest))
+		}
+	case strings.HasPrefix(msg, "NET : Using interface "):
+		// NCCL 2.3: the interface of the bootstrap network.
+		l.learnBoot(o, bootAddr(msg[len("NET : Using interface "):]))
+	case strings.HasPrefix(msg, "Using internal Network ") || strings.HasPrefix(msg, "Using external Network "):
+		// NCCL 2.3 names its network so.
+		name := strings.TrimSpace(msg[len("Using internal Network "):])
+		if l.once(seenKey{kind: 'n', a: host, b: name}) {
+			l.Networks = append(l.Networks, NetChoice{Host: host, Name: strings.Clone(name), Evidence: ev})
+		}
 	case strings.HasPrefix(msg, "Plugin Path") || strings.HasPrefix(msg, "P2P plugin") || strings.HasPrefix(msg, "Using non-device net plugin"):
 		l.Plugins.add(host, ev)
 	case strings.HasPrefix(msg, "GPU Direct RDMA "):
 		l.gdr(host, msg, ev)
 	case strings.HasPrefix(msg, "Connected all rings"):
 		l.ringSummary(host, msg, ev)
-	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclCommInitRank comm "):
+	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclCommInitRank comm ") || strings.HasPrefix(msg, "rank ") && strings.Contains(msg, " nranks "):
 		l.comm(msg, ev)
 	case strings.Contains(msg, "Call to ibv_") && strings.Contains(msg, "failed"):
 		// NCCL 2.2x logs ibv_modify_qp retries at INFO; only the final
@@ -249,7 +270,8 @@ func (l *NCCLLog) origin(pre string, ev Evidence) (origin, string) {
 		return c.o, c.host
 	}
 	o := parseOrigin(pre)
-	host := l.intern(o.host, ev)
+	o.name = strings.Clone(o.host)
+	host := l.intern(l.resolveHost(o.name, o.pid), ev)
 	o.host = host
 	o.loc = strings.Clone(o.loc)
 	if len(l.origins) >= maxCachedOrigins {
@@ -293,10 +315,13 @@ func (l *NCCLLog) addVersion(host, v string, ev Evidence) {
 }
 
 // netLine handles "NET/<transport> : ..." INFO lines.
-func (l *NCCLLog) netLine(host, msg string, ev Evidence) {
+func (l *NCCLLog) netLine(o origin, host, msg string, ev Evidence) {
 	name, rest, ok := cutNetPrefix(msg)
 	if !ok {
 		return
+	}
+	if i := strings.Index(rest, "; OOB "); i >= 0 {
+		l.learnBoot(o, bootAddr(rest[i+len("; OOB "):]))
 	}
 	switch {
 	case strings.HasPrefix(rest, "GPU Direct RDMA "):
@@ -322,6 +347,17 @@ func (l *NCCLLog) netLine(host, msg string, ev Evidence) {
 		}
 	case strings.HasPrefix(rest, "NCCL Dev "):
 		l.qpMTU(host, rest, ev)
+		l.qpLine(host, rest[len("NCCL "):], ev)
+	case strings.HasPrefix(rest, "Dev ") && strings.Contains(rest, " qpn "):
+		l.qpLine(host, rest, ev)
+	case strings.HasPrefix(rest, "[") && name != "Socket" && (strings.Contains(rest, "/IB") || strings.Contains(rest, "/RoCE")):
+		// NCCL 2.3 lists each device on a line of its own: "NET/IB: [0] mlx5_0:1/RoCE".
+		for _, d := range parseNetDevices(strings.Replace(rest, "] ", "]", 1)) {
+			d.Host, d.Evidence = host, ev
+			if l.once(seenKey{kind: 'i', a: host, b: d.Name, c: strconv.Itoa(d.Port)}) {
+				l.IBDevices = append(l.IBDevices, d)
+			}
+		}
 	case strings.HasPrefix(rest, "Made virtual device"):
 		if s, ok := parseVirtualDevice(rest, ev); ok && len(l.VirtualDevices) < maxKept && l.once(seenKey{kind: 'v', a: s.Device, b: s.Rate.String()}) {
 			l.VirtualDevices = append(l.VirtualDevices, s)
@@ -579,4 +615,78 @@ func parseVirtualDevice(rest string, ev Evidence) (LinkSpeed, bool) {
 	}
 	s.Evidence = ev
 	return s, s.Rate > 0
+}
+
+// QPInfo is a queue pair NCCL describes as it connects (NCCL 2.3 to 2.18:
+// "NET/IB: Dev 0 Port 1 qpn 305 mtu 5 LID 4" on InfiniBand, "... mtu 5 GID
+// 3 (0/1000A0AFFFF0000)" on RoCE).
+type QPInfo struct {
+	Host string
+	// Dev is NCCL's index of the device (the [i] of its device list);
+	// Device its name when the log lists the devices.
+	Dev    int
+	Device string
+	Port   int
+	MTU    int // bytes
+	// GIDIndex is the GID index the QP uses, -1 on InfiniBand (LID).
+	GIDIndex int
+	// GID is the GID at that index, decoded from the subnet prefix and
+	// interface id NCCL prints in host byte order; "" when not printed.
+	GID      string
+	Evidence Evidence
+}
+
+// qpLine reads "Dev 0 Port 1 qpn 305 mtu 5 GID 3 (0/1000A0AFFFF0000)".
+func (l *NCCLLog) qpLine(host, rest string, ev Evidence) {
+	f := strings.Fields(rest)
+	q := QPInfo{Host: host, Dev: -1, GIDIndex: -1, Evidence: ev}
+	for i := 0; i+1 < len(f); i++ {
+		switch f[i] {
+		case "Dev":
+			q.Dev = atoiOr(f[i+1], -1)
+		case "Port":
+			q.Port = atoiOr(f[i+1], 0)
+		case "mtu":
+			if n := atoiOr(f[i+1], 0); n >= 1 && n <= 5 {
+				q.MTU = 128 << n
+			}
+		case "GID":
+			q.GIDIndex = atoiOr(f[i+1], -1)
+			if i+2 < len(f) {
+				q.GID = decodeQPGID(f[i+2])
+			}
+		}
+	}
+	if q.Dev < 0 || len(l.QPs) >= maxKept {
+		return
+	}
+	for _, d := range l.IBDevices {
+		if d.Host == host && d.Index == q.Dev {
+			q.Device = d.Name
+		}
+	}
+	if l.once(seenKey{kind: 'q', a: host, b: strconv.Itoa(q.Dev), c: strconv.Itoa(q.GIDIndex), d: q.GID}) {
+		l.QPs = append(l.QPs, q)
+	}
+}
+
+// decodeQPGID turns NCCL's "(%lX/%lX)" print of a GID's subnet prefix and
+// interface id — two 64-bit words in network byte order printed as
+// little-endian integers — back into the GID: "(0/1000A0AFFFF0000)" is
+// ::ffff:10.10.0.1, "(80FE/...)" a link-local fe80:: GID.
+func decodeQPGID(s string) string {
+	s = strings.Trim(s, "()")
+	a, b, ok := strings.Cut(s, "/")
+	if !ok {
+		return ""
+	}
+	spn, err1 := strconv.ParseUint(a, 16, 64)
+	iid, err2 := strconv.ParseUint(b, 16, 64)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	var g [16]byte
+	binary.LittleEndian.PutUint64(g[:8], spn)
+	binary.LittleEndian.PutUint64(g[8:], iid)
+	return netip.AddrFrom16(g).String()
 }

@@ -32,6 +32,7 @@ const (
 
 // NCCLTests is the output of one or more nccl-tests *_perf runs.
 type NCCLTests struct {
+	Scoped
 	src   string
 	lines int
 	// Runs are the tables in input order; a new run starts at a version or

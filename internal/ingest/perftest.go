@@ -20,6 +20,7 @@ import (
 // say MiB/sec) and Gb/sec (--report_gbits) in 10^9 bits per second; both are
 // stored as unit.BitRate.
 type Perftest struct {
+	Scoped
 	src   string
 	lines int
 	// Runs are the test runs in input order.

@@ -43,6 +43,12 @@ const (
 	SetByDocker SetBy = "docker"
 	// SetByPython is os.environ["NCCL_X"] = "1" (or setdefault).
 	SetByPython SetBy = "python"
+	// SetByDefault is no setting at all: the value is NCCL's documented
+	// default for the version the log prints (see NCCLLog.GIDDefaults).
+	SetByDefault SetBy = "nccl-default"
+	// SetByAuto is no setting, where NCCL chooses by itself (the GID
+	// index since 2.21).
+	SetByAuto SetBy = "nccl-auto"
 )
 
 // NCCLSetting is one NCCL_* variable given a value, with where and how.
@@ -68,6 +74,7 @@ const KindNCCLSettings Kind = "nccl-settings"
 // NCCLSettings holds the NCCL_* settings of one input in input order, one
 // per host, name, value and form.
 type NCCLSettings struct {
+	Scoped
 	src      string
 	lines    int
 	Settings []NCCLSetting

@@ -21,6 +21,7 @@ const KindSwitch Kind = "switch-counters"
 //
 // Numbers may carry thousands separators; "N/A" cells are skipped.
 type SwitchCounters struct {
+	Scoped
 	src   string
 	lines int
 	// Switch is the switch's name from a shell prompt ("admin@leaf1:~$"),
@@ -40,6 +41,13 @@ type SwitchCounters struct {
 	Profiles []BufferProfile
 	// Neighbors are the LLDP neighbours of `show lldp table`.
 	Neighbors []LLDPNeighbor
+	// ASICPFC are PFC frame counts of an ASIC's own counter dump (the
+	// Mellanox SDK's per-port dump: "Prio 3" then "rx_pause = 1234"),
+	// to hold the CLI's counters against. Port is the ASIC's port id.
+	ASICPFC []SwitchPFC
+	// WDConfig are the rows of `show pfcwd config`: the watchdog's action
+	// and times per port.
+	WDConfig []WatchdogConfig
 	// PFCPrios are the priorities a switch says PFC is enabled on (NVIDIA
 	// Onyx `show roce`: "switch-priority 3: enabled"), with the lines.
 	PFCPrios   []int
@@ -68,6 +76,20 @@ type WatchdogQueue struct {
 	TxLastDrop, RxLastDrop uint64
 	Evidence               Evidence
 }
+
+// WatchdogConfig is one row of `show pfcwd config`; times in ms, -1 when
+// not a number.
+type WatchdogConfig struct {
+	Port                   string
+	Action                 string // "drop", "forward", "alert"
+	Detection, Restoration int64
+	Evidence               Evidence
+}
+
+// Running reports whether the watchdog runs on a queue: `show pfcwd stats`
+// prints N/A as its status where it does not (stopped, or never started
+// on that port).
+func (w WatchdogQueue) Running() bool { return !strings.EqualFold(w.Status, "N/A") }
 
 // QueueCount is one egress queue of `show queue counters`.
 type QueueCount struct {
@@ -165,6 +187,7 @@ const (
 	swLLDP
 	swEOSQueue
 	swRoCE
+	swWDConfig
 )
 
 // swTitles are the titles SONiC prints above a table.
@@ -191,6 +214,10 @@ type switchParser struct {
 	// "Port congestion-control:" line.
 	congestion bool
 	roceECN    *ECNProfile
+	// sdkPort and sdkPrio follow a Mellanox SDK counter dump ("Port
+	// 0x10500 - ... Counters Group", "Prio 3").
+	sdkPort string
+	sdkPrio int
 }
 
 // NewSwitchParser returns a parser for switch CLI output in the input src.
@@ -224,8 +251,24 @@ func (p *switchParser) Feed(l Line) {
 			p.table, p.cols = k, cols
 			p.spans = ruleSpans(l.Text)
 			p.out.lines++
+		} else if p.table != swNone && bareHeader(p.table) {
+			// The rule under a header that already started the table.
+			p.spans = ruleSpans(l.Text)
+			p.out.lines++
 		}
 		return
+	}
+	if p.table != swECN && p.table != swRoCE {
+		// A header saved without its rule of dashes starts its table too,
+		// for the headers no row can be mistaken for.
+		title := p.title
+		if k, cols := p.header(t); k != swNone && bareHeader(k) {
+			p.table, p.cols, p.spans = k, cols, nil
+			p.out.lines++
+			p.prev = t
+			return
+		}
+		p.title = title // header() consumes a title only for tables that need their rule
 	}
 	if p.table == swNone && isEOSQueueHeader(t) {
 		p.table = swEOSQueue
@@ -257,6 +300,21 @@ func (p *switchParser) Feed(l Line) {
 		p.block = newBlock('p', t[len("Pool: "):], At(p.out.src, l))
 		p.table = swECN
 		p.out.lines++
+	case strings.HasPrefix(t, "Port 0x") && strings.HasSuffix(t, "Counters Group"):
+		p.sdkPort, p.sdkPrio = strings.Clone(strings.Fields(t)[1]), -1
+		p.out.lines++
+	case p.sdkPort != "" && strings.HasPrefix(t, "Prio ") && len(t) <= 7:
+		p.sdkPrio = atoiOr(t[len("Prio "):], -1)
+		p.out.lines++
+	case p.sdkPort != "" && p.sdkPrio >= 0 && (strings.HasPrefix(t, "rx_pause = ") || strings.HasPrefix(t, "tx_pause = ")):
+		if v, ok := switchNum(t[len("rx_pause = "):]); ok {
+			d := RX
+			if t[0] == 't' {
+				d = TX
+			}
+			p.out.ASICPFC = appendCapped(p.out.ASICPFC, SwitchPFC{Port: p.sdkPort, Dir: d, Prio: p.sdkPrio, Frames: v, Evidence: At(p.out.src, l)}, maxSwitchRows, &p.out.Omitted)
+			p.out.lines++
+		}
 	case strings.HasPrefix(t, "RoCE mode") && strings.Contains(t, ":"):
 		p.table, p.congestion, p.roceECN = swRoCE, false, nil
 		p.out.lines++
@@ -312,8 +370,21 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return t, f
 	case f[0] == "LocalPort" && f[1] == "RemoteDevice" && len(f) >= 3:
 		return swLLDP, f
+	case f[0] == "PORT" && f[1] == "ACTION" && strings.Contains(h, "DETECTION TIME") && strings.Contains(h, "RESTORATION TIME"):
+		return swWDConfig, f
 	}
 	return swNone, nil
+}
+
+// bareHeader reports whether a table's header is distinctive enough to
+// start the table without the rule of dashes under it (a saved or
+// reformatted paste drops the rule).
+func bareHeader(k swTable) bool {
+	switch k {
+	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig:
+		return true
+	}
+	return false
 }
 
 // switchNum parses "1,200" or "1200"; ok is false for N/A and junk.
@@ -402,6 +473,12 @@ func (p *switchParser) row(l Line, t string) bool {
 		return true
 	case swPorts:
 		return p.portRow(f, ev)
+	case swWDConfig:
+		if len(f) < 4 || !isIdentName(f[0]) {
+			return false
+		}
+		p.out.WDConfig = appendCapped(p.out.WDConfig, WatchdogConfig{Port: strings.Clone(f[0]), Action: strings.Clone(f[1]), Detection: numOr(f[2]), Restoration: numOr(f[3]), Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+		return true
 	case swPoolWM, swHdrmWM:
 		return p.poolWatermark(f, ev)
 	case swLLDP:
@@ -508,8 +585,44 @@ func (p *switchParser) Result() Artifact {
 		}
 	}
 	o.ECN = ecn
-	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios) == 0 {
+	o.latestSnapshots()
+	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC) == 0 {
 		return nil
 	}
 	return o
+}
+
+// latestSnapshots keeps one row per port and queue (or priority, PG) of
+// each table: a paste that holds the same table twice (before and after,
+// or the command run twice) is two snapshots of one set of counters, and
+// the later one is the current state. Rows keep their first-seen order.
+func (o *SwitchCounters) latestSnapshots() {
+	o.PFC = lastBy(o.PFC, func(r SwitchPFC) string { return r.Port + "|" + strconv.Itoa(int(r.Dir)) + "|" + strconv.Itoa(r.Prio) })
+	o.WD = lastBy(o.WD, func(r WatchdogQueue) string { return r.Port + "|" + strconv.Itoa(r.Queue) })
+	o.Queues = lastBy(o.Queues, func(r QueueCount) string { return r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue) })
+	o.PGs = lastBy(o.PGs, func(r PGWatermark) string {
+		return r.Port + "|" + strconv.Itoa(r.PG) + "|" + strconv.FormatBool(r.Headroom)
+	})
+	o.Ports = lastBy(o.Ports, func(r PortCount) string { return r.Port })
+	o.WDConfig = lastBy(o.WDConfig, func(r WatchdogConfig) string { return r.Port })
+}
+
+// lastBy keeps, for each key, the last row with that key, at the place of
+// the first.
+func lastBy[T any](rows []T, key func(T) string) []T {
+	if len(rows) < 2 {
+		return rows
+	}
+	at := make(map[string]int, len(rows))
+	out := rows[:0]
+	for _, r := range rows {
+		k := key(r)
+		if i, ok := at[k]; ok {
+			out[i] = r
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, r)
+	}
+	return out
 }

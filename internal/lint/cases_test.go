@@ -31,6 +31,9 @@ func lintDir(t *testing.T, dir string) *doctor.Report {
 	if err != nil {
 		t.Fatalf("%s: %v", dir, err)
 	}
+	for _, msg := range doctor.Nonconforming(rep.Findings) {
+		t.Errorf("%s: %s", dir, msg)
+	}
 	return rep
 }
 

@@ -86,6 +86,7 @@ func Check(m *Model) []doctor.Finding {
 	for _, r := range rules() {
 		fs = append(fs, r(m)...)
 	}
+	doctor.Conform(fs)
 	doctor.SortFindings(fs)
 	return fs
 }
@@ -126,6 +127,12 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		}
 		m.Desc, m.descLines = s, strings.Split(string(data), "\n")
 		info.Type = KindClusterDescription
+		return info, nil
+	}
+	if db, ok := sonic.ParseRedis(name, data); ok {
+		// CONFIG_DB rows as redis-cli or sonic-db-cli hgetall print them.
+		m.Sonic = append(m.Sonic, db)
+		info.Type = KindSONiCConfigDB
 		return info, nil
 	}
 	res, err := ingest.Read(name, bytes.NewReader(data))

@@ -38,10 +38,12 @@ type Model struct {
 // roceClass is the DSCP RoCE data is marked with, and where that is said.
 type roceClass struct {
 	DSCP int
-	// From names the source: "NCCL_IB_TC=106", "host.dscp", or an
-	// assumption.
+	// From names the source: "NCCL_IB_TC=106", "host.dscp", an
+	// inference from a lossless map, or an assumption.
 	From     string
 	Evidence []Evidence
+	// Assumed is set when nothing given states or implies it.
+	Assumed bool
 }
 
 // nicSide is what one NIC-side source says about the RoCE class.
@@ -186,6 +188,11 @@ func ncclInt(s ingest.NCCLSetting) (int64, bool) {
 	return n, err == nil
 }
 
+// roceDSCP finds the DSCP RoCE data carries: NCCL_IB_TC when set, the
+// description's host.dscp, NCCL's default 0 when an env file leaves
+// NCCL_IB_TC unset; else it is inferred from a SONiC config's lossless
+// map (the lowest DSCP mapped to a class with PFC on), and only without
+// any of these assumed to be 26 (NCCL_IB_TC=106). From says which.
 func (m *Model) roceDSCP() roceClass {
 	if s, ok := m.setting("NCCL_IB_TC"); ok {
 		if tc, ok := ncclInt(s); ok && tc >= 0 && tc <= 255 {
@@ -199,7 +206,118 @@ func (m *Model) roceDSCP() roceClass {
 		// NCCL's default traffic class is 0 when NCCL_IB_TC is unset.
 		return roceClass{DSCP: 0, From: "NCCL_IB_TC unset (NCCL uses traffic class 0)"}
 	}
-	return roceClass{DSCP: ingest.RoCEDSCP, From: "assumed DSCP 26 (NCCL_IB_TC=106, the usual marking)"}
+	// Nothing states it: infer it from what the configs keep lossless. A
+	// DSCP lossless on both the NICs and the switches is RoCE's; when the
+	// NICs are given, one they keep lossless (26 when it is one of them:
+	// NCCL_IB_TC=106 is the usual marking), so that a switch that does
+	// not is reported; a switch config alone gives its own lossless DSCP.
+	nicDSCPs, nicEv := m.nicLosslessDSCPs()
+	for _, db := range m.Sonic {
+		if r, ok := losslessDSCP(db, nicDSCPs); ok {
+			return r
+		}
+	}
+	if len(nicDSCPs) > 0 {
+		d := nicDSCPs[0]
+		if containsInt(nicDSCPs, ingest.RoCEDSCP) {
+			d = ingest.RoCEDSCP
+		}
+		return roceClass{DSCP: d, Evidence: nicEv, From: fmt.Sprintf("inferred from the NICs' mlnx_qos: a DSCP they keep lossless (%d–%d)", nicDSCPs[0], nicDSCPs[len(nicDSCPs)-1])}
+	}
+	for _, db := range m.Sonic {
+		if r, ok := losslessDSCP(db, nil); ok {
+			return r
+		}
+	}
+	return roceClass{DSCP: ingest.RoCEDSCP, From: "assumed DSCP 26 (NCCL_IB_TC=106, the usual marking; nothing given states RoCE's DSCP)", Assumed: true}
+}
+
+// losslessDSCP infers RoCE's DSCP from a SONiC config: the lowest DSCP
+// that every port with PFC maps to a class PFC protects on it (SONiC's
+// stock maps put DSCP 3 and 4 in the lossless classes 3 and 4), else the
+// one that does so on the most ports.
+func losslessDSCP(db *sonic.ConfigDB, among []int) (roceClass, bool) {
+	var global sonic.PortQoS
+	for _, pq := range db.PortQoSMaps() {
+		if pq.Port == "global" {
+			global = pq
+		}
+	}
+	var ports [64]int
+	var first [64]roceClass
+	n := 0
+	for _, pq := range db.PortQoSMaps() {
+		if pq.Port == "global" || len(pq.PFCEnable) == 0 {
+			continue
+		}
+		mapName := pq.DSCPToTC
+		if mapName.Text == "" {
+			mapName = global.DSCPToTC
+		}
+		mp, ok := db.NumMap("DSCP_TO_TC_MAP", mapName.Text)
+		if !ok {
+			continue
+		}
+		n++
+		for d := range 64 {
+			if mp.To[d] < 0 || !containsInt(pq.PFCEnable, mp.To[d]) || among != nil && !containsInt(among, d) {
+				continue
+			}
+			if ports[d] == 0 {
+				first[d] = roceClass{DSCP: d, Evidence: []Evidence{sonicEv(db, mp.At[d]), sonicEv(db, pq.PFCEnableAt)},
+					From: fmt.Sprintf("inferred from %s: the lowest DSCP its map %s sends to a lossless class (TC %d, pfc_enable %s)", db.File, mapName.Text, mp.To[d], pq.PFCEnableAt.Text)}
+			}
+			ports[d]++
+		}
+	}
+	best := -1
+	for d := range 64 {
+		if ports[d] > 0 && (best < 0 || ports[d] > ports[best]) {
+			best = d
+		}
+	}
+	if best < 0 {
+		return roceClass{}, false
+	}
+	return first[best], true
+}
+
+// nicLosslessDSCPs returns the DSCPs the NICs' mlnx_qos configs (dumps or
+// commands) put on a priority with PFC, ascending, and the lines that say
+// so; nil when no NIC config states both trust dscp and PFC.
+func (m *Model) nicLosslessDSCPs() ([]int, []Evidence) {
+	var out []int
+	var ev []Evidence
+	add := func(c *ingest.QoSConfig) {
+		if c.Trust != "dscp" || !c.PFCKnown {
+			return
+		}
+		pfc := c.PFCPrios()
+		for d := range 64 {
+			p, ok := c.DSCPPrio(d)
+			if !ok {
+				p = d >> 3
+			}
+			if containsInt(pfc, p) && !containsInt(out, d) {
+				out = append(out, d)
+			}
+		}
+		ev = append(ev, c.Evidence["trust"], c.Evidence["pfc"])
+	}
+	for _, a := range m.Artifacts {
+		switch v := a.(type) {
+		case *ingest.MlnxQoS:
+			for i := range v.Configs {
+				add(&v.Configs[i])
+			}
+		case *ingest.MlnxQoSCommands:
+			for i := range v.Configs {
+				add(&v.Configs[i])
+			}
+		}
+	}
+	sort.Ints(out)
+	return out, ev
 }
 
 func (m *Model) nicSides() []nicSide {
@@ -548,5 +666,5 @@ type rule func(m *Model) []doctor.Finding
 
 // rules lists lint's rules. Add one line per rule file.
 func rules() []rule {
-	return []rule{qosRules, ecnRules, pfcRules, mtuRules, ncclRules, firmwareRules}
+	return []rule{qosRules, ecnRules, pfcRules, mtuRules, ncclRules, firmwareRules, configRules}
 }

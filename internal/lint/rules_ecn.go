@@ -2,11 +2,9 @@ package lint
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 
-	"rocelab/internal/calc"
 	"rocelab/internal/doctor"
 	"rocelab/internal/scenario"
 	"rocelab/internal/sonic"
@@ -29,6 +27,10 @@ type ecnProfile struct {
 	BufferEv         Evidence
 	Units            string // how the source writes thresholds
 	PmaxWrittenAsPct bool
+	// RateHow says where Rate comes from; RateAssumed that nothing
+	// stated it.
+	RateHow     string
+	RateAssumed bool
 }
 
 // kminMaxBDP is the most BDPs of queue Kmin may let build before the first
@@ -68,7 +70,8 @@ func (m *Model) ecnProfiles() []ecnProfile {
 			KminEv: m.at("switch.ecn.kmin", scenario.DefaultKmin.String()), KmaxEv: m.at("switch.ecn.kmax", scenario.DefaultKmax.String()),
 			PmaxEv: m.at("switch.ecn.pmax", "0.2"), RateEv: rateEv, RTTEv: m.at("switch.ecn.rtt", scenario.DefaultECNRTT.String()),
 			Buffer: s.Switch.Buffer, Alpha: s.Switch.Alpha, BufferEv: m.at("switch.buffer", scenario.DefaultBuffer.String()),
-			Units: "bytes (a bare number in the description is bytes)",
+			Units:   "bytes (a bare number in the description is bytes)",
+			RateHow: fmt.Sprintf("%v, the fastest link of the description's topology", rate),
 		})
 	}
 	for _, db := range m.Sonic {
@@ -141,7 +144,10 @@ func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
 			Units: "bytes (SONiC WRED thresholds)", PmaxWrittenAsPct: true,
 		}
 		if p.Rate == 0 {
-			p.Rate = scenario.DefaultHostRate
+			p.Rate, p.RateAssumed = scenario.DefaultHostRate, true
+			p.RateHow = fmt.Sprintf("%v assumed: %s has no PORT speed for %s", p.Rate, db.File, portList(u.ports))
+		} else {
+			p.RateHow = fmt.Sprintf("%v, the fastest PORT speed of the ports that use it", p.Rate)
 		}
 		if w.Prob > 100 || w.Prob < 0 {
 			p.Pmax = float64(w.Prob) / 100
@@ -152,35 +158,11 @@ func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
 }
 
 func (p ecnProfile) check() []doctor.Finding {
-	var fs []doctor.Finding
-	bdp := calc.BDP(p.Rate, p.RTT)
-	base := []Evidence{p.KminEv, p.KmaxEv, p.RateEv, p.RTTEv}
 	pct := func(f float64) string { return strconv.FormatFloat(f*100, 'f', -1, 64) + "%" }
-	if p.Kmax < bdp {
-		below := fmt.Sprintf("Kmax %v", p.Kmax)
-		if p.Kmin < bdp {
-			below = fmt.Sprintf("Kmin %v and Kmax %v", p.Kmin, p.Kmax)
-		}
-		fs = append(fs, doctor.Finding{
-			ID: "switch.ecn.thresholds", Severity: doctor.Error, Layer: doctor.LayerFabric,
-			Title:    fmt.Sprintf("%s: %s are below one BDP (%v at %v, RTT %v)", p.Subject, below, bdp, p.Rate, p.RTT),
-			Subject:  p.Subject,
-			Evidence: evs(base...),
-			Mechanism: fmt.Sprintf("Above Kmax every packet is marked. A queue of one bandwidth-delay product is what a port holds while senders learn of congestion, so with Kmax below it nearly every packet of a busy queue carries CE, receivers send a CNP per flow every few microseconds, and DCQCN keeps cutting rates that were never too high: bandwidth collapses without any loss. "+
-				"Thresholds are %s here; numbers meant as buffer cells (96–256 B each) are far smaller as bytes. Huawei sizes Kmax at 2–3 BDP (%v–%v here).", p.Units, 2*bdp, 3*bdp),
-			Fix: fmt.Sprintf("Raise Kmax to 2–3×BDP (%v–%v) and Kmin to at least BDP/7 (%v); `rocelab calc ecn --speed %v --rtt %v` shows the rules and published profiles.", 2*bdp, 3*bdp, unit.Bytes(math.Ceil(float64(bdp)/7)), p.Rate, p.RTT),
-		})
-	}
-	if p.Kmax >= bdp && p.Kmin > kminMaxBDP*bdp {
-		fs = append(fs, doctor.Finding{
-			ID: "switch.ecn.thresholds", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-			Title:     fmt.Sprintf("%s: Kmin %v is %.1f BDPs (%v at %v, RTT %v): marking starts late", p.Subject, p.Kmin, float64(p.Kmin)/float64(bdp), bdp, p.Rate, p.RTT),
-			Subject:   p.Subject,
-			Evidence:  evs(base...),
-			Mechanism: fmt.Sprintf("No packet is marked until the queue holds Kmin: %v is %.0f µs of line rate, during which senders keep full speed; under an incast the ingress ports can reach PFC XOFF before DCQCN slows anyone, so congestion spreads by pause instead of being controlled at the senders.", p.Kmin, float64(p.Kmin)*8/p.Rate.Gbps()/1e3),
-			Fix:       fmt.Sprintf("Kmin at most %d BDPs (%v here); published 100G values: NVIDIA 150 KB, HPCC ns-3 400 KB.", kminMaxBDP, kminMaxBDP*bdp),
-		})
-	}
+	fs := doctor.JudgeECN(doctor.ECNProfile{
+		Subject: p.Subject, Kmin: p.Kmin, Kmax: p.Kmax, Pmax: p.Pmax, Rate: p.Rate, RateHow: p.RateHow, RateAssumed: p.RateAssumed,
+		RTT: p.RTT, Units: p.Units, Evidence: evs(p.KminEv, p.KmaxEv, p.RateEv, p.RTTEv),
+	}, false)
 	if p.Kmin > p.Kmax {
 		fs = append(fs, doctor.Finding{
 			ID: "ecn.pmax.range", Severity: doctor.Error, Layer: doctor.LayerFabric,

@@ -105,9 +105,11 @@ func ncclRules(m *Model) []doctor.Finding {
 	per := calc.ACKTimeout(t)
 	budget := per * unit.Time(r+1)
 	rate := 100 * unit.Gbps
+	rateText := "an assumed 100Gbps (no link speed given)"
 	quanta := 0xFFFF
 	if s := m.Desc; s != nil {
 		rate = slowestLink(m)
+		rateText = rate.String()
 		quanta = int(s.Switch.PFC.Quanta)
 	}
 	pause := unit.Time(float64(quanta) * 512 / float64(rate) * float64(unit.Second))
@@ -118,7 +120,7 @@ func ncclRules(m *Model) []doctor.Finding {
 	if per <= pause {
 		fs = append(fs, doctor.Finding{
 			ID: "nccl.ib_timeout.short", Severity: doctor.Warn, Layer: doctor.LayerNCCL,
-			Title:     fmt.Sprintf("NCCL_IB_TIMEOUT=%d gives an ACK timeout of %v, within one PFC pause of %d quanta at %v (%v)", t, per, quanta, rate, pause),
+			Title:     fmt.Sprintf("NCCL_IB_TIMEOUT=%d gives an ACK timeout of %v, within one PFC pause of %d quanta at %s (%v)", t, per, quanta, rateText, pause),
 			Evidence:  evs(tev...),
 			Mechanism: "A packet held by a single pause frame outlasts the ACK timeout: the requester retransmits what was only delayed, and under sustained pauses uses up its retries and fails the QP with IBV_WC_RETRY_EXC_ERR (12).",
 			Fix:       "NCCL_IB_TIMEOUT=20 or 22 (4.3 s or 17 s per attempt).",

@@ -13,12 +13,6 @@ import (
 	"rocelab/internal/unit"
 )
 
-// SONiC's PFC watchdog limits (sonic-swss orchagent pfcwdorch.h).
-const (
-	wdDetectMin, wdDetectMax   = 100, 5000
-	wdRestoreMin, wdRestoreMax = 100, 60000
-)
-
 // pfcRules checks headroom against SONiC's formula, headroom sized as a
 // share of the buffer, the number of lossless priorities, and the PFC
 // watchdog.
@@ -216,18 +210,7 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 			})
 		}
 	}
-	for _, pq := range db.PortQoSMaps() {
-		if len(pq.PFCEnable) > 2 {
-			fs = append(fs, doctor.Finding{
-				ID: "pfc.priorities.too_many", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-				Title:     fmt.Sprintf("%s %s: PFC on %d priorities (%s)", db.File, pq.Port, len(pq.PFCEnable), prios(pq.PFCEnable)),
-				Subject:   db.File + " " + pq.Port,
-				Evidence:  evs(sonicEv(db, pq.PFCEnableAt)),
-				Mechanism: "Every lossless priority needs its own headroom on every port; on a shallow-buffer switch more than two lossless classes leave little shared buffer. SONiC defaults to two (3,4).",
-				Fix:       "pfc_enable with one or two priorities (the RoCE class, and at most one more).",
-			})
-		}
-	}
+	fs = append(fs, sonicTooMany(db)...)
 	return fs
 }
 
@@ -237,36 +220,97 @@ func sonicWatchdog(db *sonic.ConfigDB) []doctor.Finding {
 	wd := map[string]sonic.Watchdog{}
 	for _, w := range db.Watchdogs() {
 		wd[w.Port] = w
-		if w.Detection >= 0 && (w.Detection < wdDetectMin || w.Detection > wdDetectMax) ||
-			w.Restoration >= 0 && (w.Restoration < wdRestoreMin || w.Restoration > wdRestoreMax) {
-			fs = append(fs, doctor.Finding{
-				ID: "pfc.watchdog.range", Severity: doctor.Error, Layer: doctor.LayerFabric,
-				Title:     fmt.Sprintf("%s PFC_WD %s: detection %d ms / restoration %d ms outside SONiC's limits (%d–%d / %d–%d ms)", db.File, w.Port, w.Detection, w.Restoration, wdDetectMin, wdDetectMax, wdRestoreMin, wdRestoreMax),
-				Subject:   db.File + " PFC_WD " + w.Port,
-				Evidence:  evs(sonicEv(db, w.DetectionAt), sonicEv(db, w.RestorationAt)),
-				Mechanism: "orchagent refuses watchdog times outside these limits, so the port runs without a watchdog.",
-				Fix:       "detection_time 200, restoration_time 200 (the SONiC defaults).",
-			})
-		}
+		fs = append(fs, doctor.JudgeWatchdogTimes(db.File+" PFC_WD "+w.Port, w.Detection, w.Restoration, []Evidence{sonicEv(db, w.DetectionAt), sonicEv(db, w.RestorationAt)})...)
+	}
+	// A fragment (qos.json, buffers.json) says nothing of the watchdog:
+	// SONiC creates its rows at boot (`pfcwd start_default`) when
+	// DEVICE_METADATA|localhost default_pfcwd_status is "enable". Only a
+	// full config_db whose metadata does not enable it, and that has no
+	// row for a port with PFC, runs that port without one.
+	meta, full := db.Tables["DEVICE_METADATA"]["localhost"]
+	if !full || !db.Has("PORT") {
+		return fs
+	}
+	status, set := meta["default_pfcwd_status"]
+	if set && strings.EqualFold(status.Text, "enable") {
+		return fs
 	}
 	var missing []string
-	var ev Evidence
 	for _, pq := range db.PortQoSMaps() {
 		if len(pq.PFCEnable) == 0 || pq.Port == "global" {
 			continue
 		}
 		if _, ok := wd[pq.Port]; !ok {
 			missing = append(missing, pq.Port)
-			if ev.File == "" {
-				ev = sonicEv(db, pq.PFCEnableAt)
-			}
 		}
 	}
 	if len(missing) > 0 {
+		ev := sonicEv(db, status)
+		why := fmt.Sprintf("default_pfcwd_status is %q", status.Text)
+		if !set {
+			pos, _ := db.TablePos("DEVICE_METADATA")
+			ev, why = sonicEv(db, pos), "DEVICE_METADATA|localhost sets no default_pfcwd_status"
+		}
 		f := watchdogOff(fmt.Sprintf("%s %s", db.File, portList(missing)), []Evidence{ev},
-			"`pfcwd start_default` (or PFC_WD rows with detection_time 200, restoration_time 200, action drop).")
-		f.Title = fmt.Sprintf("%s: PFC on %d ports without a PFC_WD entry", db.File, len(missing))
+			"`pfcwd start_default` after setting DEVICE_METADATA|localhost default_pfcwd_status to \"enable\" (or PFC_WD rows with detection_time 200, restoration_time 200, action drop).")
+		f.Title = fmt.Sprintf("%s: PFC on %d ports without a PFC_WD entry, and %s, so none is created at boot", db.File, len(missing), why)
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// sonicTooMany reports ports with more than two lossless priorities, one
+// finding per file and set of priorities. SONiC's dual-ToR design (and
+// T1s facing dual-ToR pairs) runs PFC on 2, 3, 4 and 6: traffic of the
+// lossless classes 3 and 4 that crosses the IPinIP tunnel between the
+// ToRs is remapped to priorities 2 and 6 (SONiC "Tunnel QoS remap"), so
+// that its pauses do not block the untunnelled lossless traffic; the
+// watchdog still watches 3 and 4 (pfcwd_sw_enable). That design is not
+// flagged.
+func sonicTooMany(db *sonic.ConfigDB) []doctor.Finding {
+	type group struct {
+		prios []int
+		ports []string
+		ev    Evidence
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, pq := range db.PortQoSMaps() {
+		if len(pq.PFCEnable) <= 2 || pq.Port == "global" || tunnelRemap(db, pq) {
+			continue
+		}
+		k := prios(pq.PFCEnable)
+		g, ok := byKey[k]
+		if !ok {
+			g = &group{prios: pq.PFCEnable, ev: sonicEv(db, pq.PFCEnableAt)}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		g.ports = append(g.ports, pq.Port)
+	}
+	var fs []doctor.Finding
+	for _, g := range groups {
+		fs = append(fs, doctor.Finding{
+			ID: "pfc.priorities.too_many", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+			Title:     fmt.Sprintf("%s %s: PFC on %d priorities (%s)", db.File, portList(g.ports), len(g.prios), prios(g.prios)),
+			Subject:   db.File + " " + portList(g.ports),
+			Evidence:  evs(g.ev),
+			Mechanism: "Every lossless priority needs its own headroom on every port; on a shallow-buffer switch more than two lossless classes leave little shared buffer. SONiC defaults to two (3,4), and four only in its dual-ToR tunnel remap (2,3,4,6).",
+			Fix:       "pfc_enable with one or two priorities (the RoCE class, and at most one more).",
+		})
+	}
+	return fs
+}
+
+// tunnelRemap reports whether a port's lossless priorities are SONiC's
+// dual-ToR set: 3 and 4, and 2 and 6 for their tunnelled copies, with the
+// watchdog (when the row says) on 3 and 4 only.
+func tunnelRemap(db *sonic.ConfigDB, pq sonic.PortQoS) bool {
+	if prios(pq.PFCEnable) != "2,3,4,6" {
+		return false
+	}
+	if len(pq.PFCWDSWEnable) > 0 && prios(pq.PFCWDSWEnable) != "3,4" {
+		return false
+	}
+	return true
 }

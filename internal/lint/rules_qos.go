@@ -53,10 +53,19 @@ func qosRules(m *Model) []doctor.Finding {
 		fs = append(fs, f)
 	}
 	fs = append(fs, m.trustRules()...)
-	if m.Desc == nil || m.Desc.Host.NIC.CC != "none" {
+	// Where CNPs go depends on how the NICs mark them; without any NIC-side
+	// input (a switch config alone) that is not known, and the mlx5
+	// default is not assumed.
+	if m.Desc != nil && m.Desc.Host.NIC.CC != "none" || m.Desc == nil && m.nicSideGiven() {
 		fs = append(fs, m.cnpRules(roceTC)...)
 	}
 	return fs
+}
+
+// nicSideGiven reports whether any input describes the NICs: CNP
+// marking, a congestion-control mask, mlnx_qos, or NCCL settings.
+func (m *Model) nicSideGiven() bool {
+	return m.cnp.Given || len(m.masks) > 0 || len(m.nics) > 0 || len(m.nccl) > 0
 }
 
 // trustRules reports trust pcp where RoCE is routed.

@@ -38,7 +38,30 @@ func NewHealth(p99us, utilization, loss, pauseRatio float64) Health {
 	}
 }
 
-// Passed reports whether every target passes.
-func (h Health) Passed() bool {
-	return h.P99LatencyUS.Pass && h.BandwidthUtilization.Pass && h.LossRate.Pass && h.PFCPauseRatio.Pass
+// A NamedTarget is one target of a Health under its JSON name.
+type NamedTarget struct {
+	Name string
+	Target
+}
+
+// Targets lists the four targets in the table's order, under their JSON
+// names.
+func (h Health) Targets() []NamedTarget {
+	return []NamedTarget{
+		{"p99_latency_us", h.P99LatencyUS},
+		{"bandwidth_utilization", h.BandwidthUtilization},
+		{"loss_rate", h.LossRate},
+		{"pfc_pause_ratio", h.PFCPauseRatio},
+	}
+}
+
+// Met counts the targets that pass.
+func (h Health) Met() int {
+	n := 0
+	for _, t := range h.Targets() {
+		if t.Pass {
+			n++
+		}
+	}
+	return n
 }

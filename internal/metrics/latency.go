@@ -42,40 +42,14 @@ func (l *Latency) Record(c packet.Class, prio uint8, d unit.Time) {
 	_ = l.class[c].RecordValue(ns)
 }
 
-// ClassCount returns how many packets of class c were recorded.
-func (l *Latency) ClassCount(c packet.Class) int64 { return l.class[c].TotalCount() }
+// Histogram returns priority prio's latencies as plain data.
+func (l *Latency) Histogram(prio int) Histogram { return histogramOf(l.h[prio]) }
 
-// ClassQuantile returns the q-th percentile (0..100) of class c's latency.
-func (l *Latency) ClassQuantile(c packet.Class, q float64) unit.Time {
-	return unit.Time(l.class[c].ValueAtQuantile(q)) * unit.Nanosecond
-}
+// ClassHistogram returns class c's latencies as plain data.
+func (l *Latency) ClassHistogram(c packet.Class) Histogram { return histogramOf(l.class[c]) }
 
 // Count returns how many packets priority prio recorded.
 func (l *Latency) Count(prio int) int64 { return l.h[prio].TotalCount() }
-
-// Quantile returns the q-th percentile (0..100) of priority prio's latency.
-func (l *Latency) Quantile(prio int, q float64) unit.Time {
-	return unit.Time(l.h[prio].ValueAtQuantile(q)) * unit.Nanosecond
-}
-
-// Max returns the largest latency recorded on priority prio.
-func (l *Latency) Max(prio int) unit.Time { return unit.Time(l.h[prio].Max()) * unit.Nanosecond }
-
-// Mean returns the mean latency on priority prio.
-func (l *Latency) Mean(prio int) unit.Time {
-	return unit.Time(l.h[prio].Mean() * float64(unit.Nanosecond))
-}
-
-// QuantileOf returns the q-th percentile over the priorities in mask.
-func (l *Latency) QuantileOf(mask uint8, q float64) unit.Time {
-	m := hdrhistogram.New(1, 10_000_000_000, 3)
-	for p := 0; p < 8; p++ {
-		if mask&(1<<p) != 0 {
-			m.Merge(l.h[p])
-		}
-	}
-	return unit.Time(m.ValueAtQuantile(q)) * unit.Nanosecond
-}
 
 // Merge adds every value recorded in o, exactly: the histograms share
 // their layout, so the merged one is the one a single recorder would hold.

@@ -55,3 +55,16 @@ func (s *Series) Add(t unit.Time, v float64) {
 		n = len(s.Values)
 	}
 }
+
+// Points are a series' points as plain data: point i is the value at
+// First + i·Every.
+type Points struct {
+	First  unit.Time `json:"first"`
+	Every  unit.Time `json:"every"`
+	Values []float64 `json:"values"`
+}
+
+// Points returns a copy of the series' points.
+func (s *Series) Points() Points {
+	return Points{First: s.First, Every: s.Every, Values: append([]float64(nil), s.Values...)}
+}

@@ -105,6 +105,9 @@ func (n *NIC) newQP(conn workload.QP, class packet.Class, prio, dscp uint8, rate
 	}
 	if class == packet.ClassTCP {
 		q.mss = n.cfg.TCPMSS
+	} else {
+		q.ooo = n.cfg.Receive == PlaceOutOfOrder && n.cfg.ReorderWindow > 0
+		q.sr = n.cfg.SelectiveRepeat
 	}
 	if d := n.cfg.DCQCN; d != nil && class == packet.ClassRoCE {
 		q.np = d.NewNP()
@@ -257,5 +260,5 @@ func (n *NIC) Receive(p *packet.Packet, in *fabric.Port) {
 	case packet.CNP:
 		n.rxCNP(p)
 	}
-	n.dom.Pool.Put(p)
+	n.dom.Free(p)
 }

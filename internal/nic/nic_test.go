@@ -300,18 +300,6 @@ func TestWorkloadChain(t *testing.T) {
 	}
 }
 
-// A READ, which the NIC does not carry, completes with an error instead of
-// travelling as a WRITE.
-func TestReadRefused(t *testing.T) {
-	p := newPair(t, testConfig())
-	qp := p.tr.Connect(0, 1, workload.QPOptions{}, p)
-	p.tr.Post(qp, workload.Message{Op: workload.Read, Bytes: 4096, ID: 3})
-	p.run()
-	if len(p.got) != 1 || p.got[0].Status != workload.RemoteInvalidRequest || p.net.Totals().Sent.Packets != 0 {
-		t.Errorf("completions %+v, %d packets sent", p.got, p.net.Totals().Sent.Packets)
-	}
-}
-
 // A QP carries its own timeout and retry count, as NCCL sets them
 // (NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT), over the host's defaults: with
 // timeout 12 and 2 retries it fails after 3 × 16.8 ms.

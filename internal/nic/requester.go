@@ -1,6 +1,7 @@
 package nic
 
 import (
+	"rocelab/internal/cc"
 	"rocelab/internal/packet"
 	"rocelab/internal/roce"
 	"rocelab/internal/unit"
@@ -26,7 +27,7 @@ func (n *NIC) sent(q *qp, p *packet.Packet, retx bool, now unit.Time) {
 	}
 	q.lastTx, q.lastWire = now, wire
 	q.nextTx = n.paceAfter(q, now)
-	if !q.rto.Armed() {
+	if !q.rto.Armed() && !isResponse(p.Opcode) {
 		q.rto.Set(n.dom.Sched, now+n.rtoOf(q), n.key, n, tagRTO|uint64(q.idx)<<8)
 	}
 }
@@ -121,26 +122,66 @@ func (n *NIC) rxAck(p *packet.Packet) {
 		return
 	}
 	now := n.dom.Sched.Now()
+	una := q.acked
 	switch roce.SyndromeKind(p.Syndrome) {
 	case roce.KindACK:
-		n.progress(q, q.ackTo(roce.PSNAdd(p.PSN, 1)), now)
+		n.ackReads(q, roce.PSNAdd(p.PSN, 1), now)
 	case roce.KindNAK:
 		if p.Syndrome&0x1f != roce.NAKPSNSequenceError {
 			return
 		}
 		n.HW.PacketSeqErr++
-		n.progress(q, q.ackTo(p.PSN), now)
-		if q.failed {
+		if roce.PSNDiff(p.PSN, q.sndUna) < 0 {
+			return // older than an ACK already taken: reordered on the way
+		}
+		if !n.ackReads(q, p.PSN, now) || q.failed {
 			return
 		}
-		q.retries--
-		if q.retries < 0 {
-			q.fail(workload.RetryExceeded)
-			return
+		from, to := p.PSN, roce.PSNAdd(p.PSN, 1)
+		if p.NAKFrom != p.NAKEnd {
+			from, to = p.NAKFrom, p.NAKEnd
 		}
-		q.goBack(p.PSN)
+		if q.sr {
+			q.queueResend(from, to)
+		} else {
+			if q.retries--; q.retries < 0 {
+				q.fail(workload.RetryExceeded)
+				return
+			}
+			q.goBack(from)
+		}
 		n.makeReady(q)
 	}
+	n.feedback(q, p, q.acked-una, now)
+}
+
+// feedback hands an acknowledgement's RTT and INT to an RTT- or INT-based
+// controller, and lets the QP send if its rate rose or its window opened.
+func (n *NIC) feedback(q *qp, p *packet.Packet, acked int64, now unit.Time) {
+	if q.timely == nil && q.hpcc == nil {
+		return
+	}
+	f := cc.Feedback{
+		Acked: q.acked, Next: q.acked + int64(roce.PSNDiff(q.sndNxt, q.sndUna)),
+		Bytes: int(acked) * int(q.mss), RTT: now - p.Echo,
+	}
+	if q.timely != nil {
+		q.timely.OnFeedback(now, f)
+	} else if p.INT != 0 {
+		r := n.dom.INTs.Record(p.INT)
+		k := min(int(r.N), packet.MaxINTHops)
+		if q.hops == nil {
+			q.hops = make([]cc.Hop, packet.MaxINTHops)
+		}
+		for i := 0; i < k; i++ {
+			h := &r.Hops[i]
+			q.hops[i] = cc.Hop{Port: h.Port, Time: h.Time, TxBytes: h.TxBytes, QLen: h.QLen, Rate: h.Rate}
+		}
+		f.Hops = q.hops[:k]
+		q.hpcc.OnFeedback(now, f)
+	}
+	n.repace(q, now)
+	n.makeReady(q)
 }
 
 // progress resets the retry budget and the timer after an acknowledgement

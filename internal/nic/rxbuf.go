@@ -41,7 +41,7 @@ func (n *NIC) drain(now unit.Time) {
 	b := &n.rx
 	p := b.q.Pop()
 	n.rxData(p)
-	n.dom.Pool.Put(p)
+	n.dom.Free(p)
 	if b.xoff != 0 && b.q.Bytes() <= int64(n.cfg.RxXON) {
 		for prio := 0; prio < 8; prio++ {
 			if b.xoff&(1<<prio) != 0 {

@@ -136,12 +136,41 @@ func (t *Transport) Connect(src, dst int, o workload.QPOptions, owner workload.O
 	// the only per-QP ECMP entropy.
 	req.srcPort = uint16(49152 + t.sport.IntN(16384))
 	resp.srcPort = req.srcPort
-	if d := cfg.DCQCN; class == packet.ClassRoCE && d != nil && d.Enabled(int(prio)) {
-		d.Init(&req.dcqcn, s.port.Rate())
-		req.cc = &req.dcqcn
+	if class == packet.ClassRoCE {
+		s.initCC(req)
 	}
 	t.conns = append(t.conns, conn{req: req, resp: resp, owner: owner, opts: o})
 	return id
+}
+
+// initCC gives a RoCE QP the congestion control its priority selects.
+func (n *NIC) initCC(q *qp) {
+	line, prio := n.port.Rate(), int(q.prio)
+	switch cfg := n.cfg; {
+	case cfg.DCQCN != nil:
+		if cfg.DCQCN.Enabled(prio) {
+			cfg.DCQCN.Init(&q.dcqcn, line)
+			q.cc = &q.dcqcn
+		}
+	case cfg.CCPrio>>prio&1 == 0:
+	case cfg.Timely != nil:
+		q.timely = cfg.Timely.New(line)
+		q.cc = q.timely
+	case cfg.HPCC != nil:
+		q.hpcc = cfg.HPCC.New(line)
+		q.cc = q.hpcc
+	}
+}
+
+// responderCC gives a responder that starts answering READs the DCQCN
+// reaction point of its priority: it is the data source. TIMELY and HPCC
+// need the requester's ACKs, which READ responses do not get, so a READ
+// responder under them sends at line rate.
+func (n *NIC) responderCC(q *qp) {
+	if d := q.nic.cfg.DCQCN; q.class == packet.ClassRoCE && d != nil && d.Enabled(int(q.prio)) {
+		d.Init(&q.dcqcn, q.nic.port.Rate())
+		q.cc = &q.dcqcn
+	}
 }
 
 // dscpDefaultPrio is the priority a NIC trusting PCP puts a DSCP on: the
@@ -176,8 +205,8 @@ const controlKey = sim.Key(sim.SrcSelf)
 
 // Progress implements workload.Transport.
 func (t *Transport) Progress(id workload.QP) (int64, unit.Time) {
-	r := t.conns[id].resp
-	return r.delivered, r.lastDeliv
+	c := &t.conns[id]
+	return c.resp.delivered + c.req.delivered, max(c.resp.lastDeliv, c.req.lastDeliv)
 }
 
 // Start adds workloads, started at the current time once the run goes.
@@ -271,10 +300,7 @@ func (n *NIC) complete(id workload.QP, side workload.Side, op workload.Op, wr ui
 }
 
 // post takes the oldest work request posted to the NIC: a QP in the error
-// state flushes it at once, a READ is refused (it is not modelled: the
-// responder refuses it as one refuses an operation it does not support,
-// rather than carry it as a WRITE), and anything else waits its turn to
-// be sent.
+// state flushes it at once, and anything else waits its turn to be sent.
 func (n *NIC) post() {
 	w := n.posts[n.postHead]
 	n.posts[n.postHead] = posted{}
@@ -283,9 +309,6 @@ func (n *NIC) post() {
 	}
 	q := w.q
 	switch {
-	case w.m.Op == workload.Read:
-		n.HW.ReqCQEError++
-		n.complete(q.conn, workload.Requester, w.m.Op, w.m.ID, w.m.Bytes, workload.RemoteInvalidRequest)
 	case q.failed:
 		q.post(w.m)
 		q.flush()
@@ -324,8 +347,10 @@ func (t *Transport) Conns() []ConnInfo {
 		out[i] = ConnInfo{
 			Src: c.req.nic.id, Dst: c.resp.nic.id, Class: c.req.class, Priority: c.req.prio, DSCP: c.req.dscp,
 			SrcPort: c.req.srcPort, ReqQPN: c.req.qpn, RespQPN: c.resp.qpn, Tag: c.opts.Tag,
-			FirstSend: c.req.firstPost, Started: c.req.posted, Sent: c.req.sentBytes, Retransmit: c.req.retxBytes, SentPkts: c.req.sentPkts, RetxPkts: c.req.retxPkts,
-			Delivered: c.resp.delivered, LastDelivery: c.resp.lastDeliv, Failed: c.req.failed, HasCC: c.req.cc != nil,
+			FirstSend: c.req.firstPost, Started: c.req.posted,
+			Sent: c.req.sentBytes + c.resp.sentBytes, Retransmit: c.req.retxBytes + c.resp.retxBytes,
+			SentPkts: c.req.sentPkts + c.resp.sentPkts, RetxPkts: c.req.retxPkts + c.resp.retxPkts,
+			Delivered: c.resp.delivered + c.req.delivered, LastDelivery: max(c.resp.lastDeliv, c.req.lastDeliv), Failed: c.req.failed, HasCC: c.req.cc != nil,
 		}
 	}
 	return out

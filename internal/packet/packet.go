@@ -160,6 +160,23 @@ type Packet struct {
 	// selects (fabric.FieldsHash), computed at the first switch.
 	FieldsHash uint64
 	HashFields uint8
+	// Resent marks a data packet sent again (go-back-N or selective
+	// repeat): twin bookkeeping, so that a receiver tells the network's
+	// reordering from the late arrival of a retransmission.
+	Resent bool
+
+	// Echo is, on an ACK, the SentAt of the data packet that made the
+	// responder send it: the timestamp RTT-based congestion control (TIMELY)
+	// measures the round trip with.
+	Echo unit.Time
+	// NAKFrom and NAKEnd are, on a NAK of an out-of-order responder, the
+	// missing PSNs it asks for, NAKFrom..NAKEnd-1 (PSN stays the expected
+	// one, acknowledging everything before it). Equal means a plain NAK.
+	NAKFrom, NAKEnd uint32
+	// INT is the packet's in-band telemetry record in the network's
+	// INTPool (HPCC), 0 for none. A data packet collects one hop per
+	// switch egress; the ACK it triggers carries the record back.
+	INT uint32
 }
 
 // Wire returns the bytes the packet occupies on the wire, preamble and

@@ -6,14 +6,20 @@ import (
 	"strings"
 
 	"rocelab/internal/textout"
+	"rocelab/internal/twin"
 )
 
 // Comparison is one scenario run several ways (its variants): each run's
 // result, and what changed between them.
 type Comparison struct {
+	// Schema is the version of this JSON (twin.Schema).
+	Schema   int       `json:"schema"`
 	Name     string    `json:"name"`
 	Variants []Variant `json:"variants"`
 }
+
+// NewComparison returns an empty comparison of scenario name's variants.
+func NewComparison(name string) *Comparison { return &Comparison{Schema: twin.Schema, Name: name} }
 
 // Variant is one variant's run.
 type Variant struct {
@@ -30,8 +36,14 @@ func (c *Comparison) WriteJSON(w io.Writer) error { return textout.WriteJSON(w, 
 // notifications and reactions it causes, then pauses and loss.
 var counterChanges = []string{
 	"np_ecn_marked_roce_packets", "np_cnp_sent", "rp_cnp_handled", "rp_cnp_ignored",
-	"out_of_sequence", "packet_seq_err", "local_ack_timeout_err",
+	"out_of_sequence", "packet_seq_err", "implied_nak_seq_err", "local_ack_timeout_err",
 }
+
+// Twin-only rows of the counter table: reordering at the receivers.
+const (
+	reorderedRow = "packets reordered in the fabric"
+	placedRow    = "placed out of order by the NIC"
+)
 
 // WriteText writes the variants side by side: each nccl-tests table, the
 // busbw change per size, the health targets, and the counters that
@@ -49,16 +61,26 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	}
 	first := c.Variants[0].Run
 	s := first.Scenario
-	fmt.Fprintf(&b, "topology %s: %d hosts, %d switches", s.Topology, s.Hosts, s.Switches)
+	fmt.Fprintf(&b, "topology %s: %s, %s", s.Topology, textout.Count(int64(s.Hosts), "host", "hosts"), textout.Count(int64(s.Switches), "switch", "switches"))
 	if sv := s.Servers; sv != nil {
 		fmt.Fprintf(&b, "; %d servers × %d GPUs, %d NICs each", sv.Count, sv.GPUs, sv.NICs)
 	}
 	b.WriteString("\n")
+	same := true
+	for _, v := range c.Variants {
+		same = same && v.Run.Engine.Name == first.Engine.Name && v.Run.Engine.Reason == first.Engine.Reason
+	}
+	if same {
+		writeEngine(&b, first.Engine, "")
+	}
 	for _, v := range c.Variants {
 		r := v.Run
 		fmt.Fprintf(&b, "\n== %s: %s\n", v.Name, strings.TrimSpace(v.Description))
+		if !same {
+			writeEngine(&b, r.Engine, "   ")
+		}
 		fmt.Fprintf(&b, "   NIC congestion control %s on priorities %s; simulated %.3f ms, %d events\n",
-			r.Scenario.CC, ints(prioList(r.Scenario.CCPrioMask)), r.Sim.EndUS/1000, r.Sim.Events)
+			r.Scenario.CC, ints(twin.Priorities(r.Scenario.CCPrioMask)), r.Sim.EndUS/1000, r.Sim.Events)
 		if n := r.NCCL; n != nil {
 			for _, l := range strings.Split(strings.TrimRight(n.Comm, "\n"), "\n") {
 				b.WriteString("   " + l + "\n")
@@ -171,12 +193,18 @@ func (c *Comparison) writeCounters(b *strings.Builder) {
 				sums[i][k] += x
 			}
 		}
-		sums[i]["switch ECN-marked packets"] = v.Run.Totals.ECNMarked
-		sums[i]["PFC pause frames"] = v.Run.Totals.PauseFrames
-		sums[i]["RoCE retransmitted packets"] = v.Run.Totals.Retransmitted.Packets
+		if t := v.Run.Totals; t != nil {
+			sums[i]["switch ECN-marked packets"] = t.ECNMarked
+			sums[i]["PFC pause frames"] = t.PauseFrames
+			sums[i]["RoCE retransmitted packets"] = t.Retransmitted.Packets
+		}
+		for _, n := range v.Run.NICs {
+			sums[i][reorderedRow] += n.Reordered
+			sums[i][placedRow] += n.PlacedOutOfOrder
+		}
 	}
 	keys := append([]string{"switch ECN-marked packets"}, counterChanges...)
-	keys = append(keys, "PFC pause frames", "RoCE retransmitted packets")
+	keys = append(keys, "PFC pause frames", "RoCE retransmitted packets", reorderedRow, placedRow)
 	head := []string{"counter (sum over NICs)"}
 	for _, v := range c.Variants {
 		head = append(head, v.Name)

@@ -8,14 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 
-	"rocelab/internal/fabric"
 	"rocelab/internal/unit"
 )
 
 // WriteDir writes the run into dir: result.json, summary.txt, flows.csv,
 // queues.csv, and one ethtool -S file per port under ethtool/ that the
 // doctor reads like a real dump.
-func (r *Run) WriteDir(dir string, net *fabric.Network) error {
+func (r *Run) WriteDir(dir string) error {
 	if err := os.MkdirAll(filepath.Join(dir, "ethtool"), 0o755); err != nil {
 		return err
 	}
@@ -26,7 +25,7 @@ func (r *Run) WriteDir(dir string, net *fabric.Network) error {
 		return err
 	}
 	err := writeFile(filepath.Join(dir, "flows.csv"), func(w *bufio.Writer) error {
-		fmt.Fprintln(w, "id,name,src,dst,bytes,priority,start_us,fct_us,goodput_gbps,delivered,retransmitted,status")
+		fmt.Fprintln(w, "id,name,src,dst,bytes,priority,start_us,fct_us,goodput_gbps,delivered_bytes,retransmitted_bytes,status")
 		for _, f := range r.Flows {
 			fct := ""
 			if f.FCTUS != nil {
@@ -54,19 +53,19 @@ func (r *Run) WriteDir(dir string, net *fabric.Network) error {
 	if err := r.writeHWCounters(dir); err != nil {
 		return err
 	}
-	for _, pt := range net.Ports {
-		_, isSwitch := pt.Node().(*fabric.Switch)
-		name := strings.ReplaceAll(pt.Name(), "/", "-") + ".txt"
-		err := writeFile(filepath.Join(dir, "ethtool", name), func(w *bufio.Writer) error {
+	for _, pt := range r.obs.Ports {
+		if pt.Counters == nil {
+			continue
+		}
+		file := strings.ReplaceAll(pt.Name, "/", "-")
+		err := writeFile(filepath.Join(dir, "ethtool", file+".txt"), func(w *bufio.Writer) error {
 			fmt.Fprintf(w, "# source: rocelab twin, scenario %q seed %d (simulated, not a real host)\n", r.Scenario.Name, r.Scenario.Seed)
-			fmt.Fprintf(w, "# what: counters of port %s (peer %s) as mlx5 prints them, at the start and at the end of the run (simulated time)\n", pt.Name(), pt.Peer().Name())
-			snap := pt.Snapshot()
-			cs := snap.Ethtool(net.PFCEnabled, isSwitch)
-			for _, at := range []unit.Time{0, r.end} {
+			fmt.Fprintf(w, "# what: counters of port %s (peer %s) as mlx5 prints them, at the start and at the end of the run (simulated time)\n", pt.Name, pt.Peer)
+			for _, at := range []unit.Time{0, r.obs.Sim.End} {
 				WriteTimeLine(w, at)
-				fmt.Fprintf(w, "$ ethtool -S %s\n", strings.ReplaceAll(pt.Name(), "/", "-"))
+				fmt.Fprintf(w, "$ ethtool -S %s\n", file)
 				fmt.Fprintln(w, "NIC statistics:")
-				for _, c := range cs {
+				for _, c := range pt.Counters {
 					v := c.Value
 					if at == 0 {
 						v = 0
@@ -118,17 +117,20 @@ func (r *Run) writeHWCounters(dir string) error {
 	if err := os.MkdirAll(filepath.Join(dir, "hw_counters"), 0o755); err != nil {
 		return err
 	}
-	for _, n := range r.NICs {
+	for _, n := range r.obs.NICs {
+		if n.HW == nil {
+			continue
+		}
 		err := writeFile(filepath.Join(dir, "hw_counters", n.Name+".txt"), func(w *bufio.Writer) error {
 			fmt.Fprintf(w, "# source: rocelab twin, scenario %q seed %d (simulated, not a real host)\n", r.Scenario.Name, r.Scenario.Seed)
 			fmt.Fprintf(w, "# what: RDMA hw_counters of host %s's NIC as mlx5 exposes them, at the start and at the end of the run (simulated time)\n", n.Name)
-			for _, at := range []unit.Time{0, r.end} {
+			for _, at := range []unit.Time{0, r.obs.Sim.End} {
 				WriteTimeLine(w, at)
 				fmt.Fprintf(w, "$ grep \"\" /sys/class/infiniband/%s/ports/1/{hw_counters,counters}/*\n", n.Name)
 				for _, set := range []struct {
 					dir string
 					m   map[string]int64
-				}{{"hw_counters", n.all}, {"counters", n.port}} {
+				}{{"hw_counters", counterMap(n.HW)}, {"counters", counterMap(n.IB)}} {
 					for _, k := range sortedKeys(set.m) {
 						v := set.m[k]
 						if at == 0 {

@@ -11,6 +11,7 @@ import (
 
 	"rocelab/examples"
 	"rocelab/internal/scenario"
+	"rocelab/internal/twin"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden")
@@ -31,13 +32,8 @@ func TestExampleGoldens(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tw, err := scenario.Build(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			end := tw.Run()
 			var b bytes.Buffer
-			if err := New(tw, end).WriteText(&b); err != nil {
+			if err := run(t, s).WriteText(&b); err != nil {
 				t.Fatal(err)
 			}
 			path := filepath.Join("testdata", "golden", strings.TrimSuffix(n, ".yaml")+".txt")
@@ -55,4 +51,15 @@ func TestExampleGoldens(t *testing.T) {
 			}
 		})
 	}
+}
+
+// run runs s through the twin pipeline and reports it.
+func run(t *testing.T, s *scenario.Scenario) *Run {
+	t.Helper()
+	j := s.Job()
+	o, err := twin.Run(&j, &twin.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(&o)
 }

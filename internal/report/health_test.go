@@ -33,11 +33,7 @@ switch:
 		if err != nil {
 			t.Fatal(err)
 		}
-		tw, err := scenario.Build(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := New(tw, tw.Run())
+		r := run(t, s)
 		var b strings.Builder
 		if err := r.WriteText(&b); err != nil {
 			t.Fatal(err)

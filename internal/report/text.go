@@ -8,6 +8,7 @@ import (
 
 	"rocelab/internal/metrics"
 	"rocelab/internal/textout"
+	"rocelab/internal/twin"
 )
 
 // WriteJSON writes the run as indented JSON.
@@ -22,6 +23,7 @@ func (r *Run) WriteText(w io.Writer) error {
 	var b strings.Builder
 	s := r.Scenario
 	fmt.Fprintf(&b, "rocelab run: %s (seed %d)\n", s.Name, s.Seed)
+	writeEngine(&b, r.Engine, "")
 	fmt.Fprintf(&b, "topology %s: %s, %s, %s", s.Topology, textout.Count(int64(s.Hosts), "host", "hosts"),
 		textout.Count(int64(s.Switches), "switch", "switches"), textout.Count(int64(s.Links), "link", "links"))
 	if s.Oversubscription > 0 {
@@ -44,7 +46,7 @@ func (r *Run) WriteText(w io.Writer) error {
 	if !s.RoCELossless {
 		protected = "NOT lossless"
 	}
-	fmt.Fprintf(&b, "RoCE on switch priority %s (%s); NIC congestion control %s on priorities %s\n", ints(s.RoCEPriorities), protected, s.CC, ints(prioList(s.CCPrioMask)))
+	fmt.Fprintf(&b, "RoCE on switch priority %s (%s); NIC congestion control %s on priorities %s\n", ints(s.RoCEPriorities), protected, s.CC, ints(twin.Priorities(s.CCPrioMask)))
 	state := "all flows completed"
 	if !r.Sim.Completed {
 		state = "time limit reached before all flows completed"
@@ -60,23 +62,8 @@ func (r *Run) WriteText(w io.Writer) error {
 	tbl.Add("PFC pause time (worst port)", pct(h.PFCPauseRatio.Value), "< 0.1 %", passFail(h.PFCPauseRatio))
 	tbl.Write(&b)
 
-	t := r.Totals
-	b.WriteString("\nTotals (RDMA payload)\n")
-	fmt.Fprintf(&b, "  sent %d B + retransmitted %d = delivered %d + dropped %d + discarded %d + in flight %d\n",
-		t.Sent.Bytes, t.Retransmitted.Bytes, t.Delivered.Bytes, t.Dropped.Bytes, t.Discarded.Bytes, t.InFlight.Bytes)
-	fmt.Fprintf(&b, "  data packets sent %d, retransmitted %d, delivered %d, dropped %d, discarded %d\n",
-		t.Sent.Packets, t.Retransmitted.Packets, t.Delivered.Packets, t.Dropped.Packets, t.Discarded.Packets)
-	if n := sum(t.DropsByReason); n > 0 {
-		var rs []string
-		for _, k := range sortedKeys(t.DropsByReason) {
-			if v := t.DropsByReason[k]; v > 0 {
-				rs = append(rs, fmt.Sprintf("%s %d", k, v))
-			}
-		}
-		fmt.Fprintf(&b, "  frames dropped %d: %s\n", n, strings.Join(rs, ", "))
-	}
-	fmt.Fprintf(&b, "  frames sent: data %d, ack/nak %d, cnp %d, pfc %d; ECN-marked packets %d\n",
-		t.Frames["data"], t.Frames["ack"], t.Frames["cnp"], t.Frames["pause"], t.ECNMarked)
+	writeTotals(&b, r.Totals)
+	r.writeReordering(&b)
 
 	writeNCCL(&b, r.NCCL)
 
@@ -130,12 +117,53 @@ func (r *Run) WriteText(w io.Writer) error {
 	return err
 }
 
+// writeTotals writes the network-wide sums, when the engine counts them.
+func writeTotals(b *strings.Builder, t *twin.Totals) {
+	if t == nil {
+		return
+	}
+	b.WriteString("\nTotals (RDMA payload)\n")
+	fmt.Fprintf(b, "  sent %d B + retransmitted %d = delivered %d + dropped %d + discarded %d + in flight %d\n",
+		t.Sent.Bytes, t.Retransmitted.Bytes, t.Delivered.Bytes, t.Dropped.Bytes, t.Discarded.Bytes, t.InFlight.Bytes)
+	fmt.Fprintf(b, "  data packets sent %d, retransmitted %d, delivered %d, dropped %d, discarded %d\n",
+		t.Sent.Packets, t.Retransmitted.Packets, t.Delivered.Packets, t.Dropped.Packets, t.Discarded.Packets)
+	if n := sum(t.DropsByReason); n > 0 {
+		var rs []string
+		for _, k := range sortedKeys(t.DropsByReason) {
+			if v := t.DropsByReason[k]; v > 0 {
+				rs = append(rs, fmt.Sprintf("%s %d", k, v))
+			}
+		}
+		fmt.Fprintf(b, "  frames dropped %d: %s\n", n, strings.Join(rs, ", "))
+	}
+	fmt.Fprintf(b, "  frames sent: data %d, ack/nak %d, cnp %d, pfc %d; ECN-marked packets %d\n",
+		t.Frames["data"], t.Frames["ack"], t.Frames["cnp"], t.Frames["pause"], t.ECNMarked)
+}
+
+// writeReordering sums the reordering the receivers saw, when there was
+// any.
+func (r *Run) writeReordering(b *strings.Builder) {
+	var n, worst, placed int64
+	at := 0
+	for _, x := range r.NICs {
+		if x.Reordered > 0 {
+			at++
+		}
+		n, placed = n+x.Reordered, placed+x.PlacedOutOfOrder
+		worst = max(worst, x.ReorderMaxPSNs)
+	}
+	if n == 0 && placed == 0 {
+		return
+	}
+	fmt.Fprintf(b, "  reordering: %d packets reached %d receivers after a higher PSN (up to %d PSNs late); %d placed out of order\n", n, at, worst, placed)
+}
+
 // writeNICs lists the hosts whose RDMA counters moved beyond plain
 // traffic: CNPs, ECN marks, sequence errors, timeouts, failed completions.
 func (r *Run) writeNICs(b *strings.Builder) {
 	var rows []busyRow
 	for _, n := range r.NICs {
-		if row, ok := busy(n.Counters, func(k string) bool { return k != "rx_write_requests" }); ok {
+		if row, ok := busy(n.Counters, func(k string) bool { return k != "rx_write_requests" && k != "rx_read_requests" }); ok {
 			row.cells = []string{n.Name, row.cells[0]}
 			rows = append(rows, row)
 		}
@@ -196,6 +224,18 @@ func writeBusy(b *strings.Builder, rows []busyRow, title string, head ...string)
 		tbl.Add(rw.cells...)
 	}
 	tbl.Write(b)
+}
+
+// writeEngine names the engine that ran and why, and what it leaves out.
+func writeEngine(b *strings.Builder, e twin.EngineInfo, indent string) {
+	fmt.Fprintf(b, "%sengine %s", indent, e.Name)
+	if e.Reason != "" {
+		fmt.Fprintf(b, ": %s", e.Reason)
+	}
+	b.WriteString("\n")
+	if len(e.NotModelled) > 0 {
+		fmt.Fprintf(b, "%snot modelled by the %s engine: %s\n", indent, e.Name, strings.Join(e.NotModelled, "; "))
+	}
 }
 
 func passFail(t metrics.Target) string {

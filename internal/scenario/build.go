@@ -14,27 +14,23 @@ import (
 	"rocelab/internal/sim"
 	"rocelab/internal/topo"
 	"rocelab/internal/unit"
-	"rocelab/internal/workload"
 )
 
-// Twin is an assembled, runnable scenario.
+// Twin is an assembled, runnable scenario: the packet engine, a
+// twin.Engine.
 type Twin struct {
 	Scenario *Scenario
-	// Flows are the scenario's flows expanded with its seed, indexed like
-	// the Traffic workload's.
-	Flows []FlowSpec
-	Net   *fabric.Network
-	NICs  []*nic.NIC
-	// Transport carries the workloads over the NICs.
-	Transport *nic.Transport
-	// Traffic is the workload of the scenario's flows.
-	Traffic *workload.Flows
+	// Workloads are the traffic the twin carries.
+	*Workloads
+	Net  *fabric.Network
+	NICs []*nic.NIC
+	// Transport carries the workloads over the NICs; through it the twin
+	// is the workloads' workload.Transport.
+	*nic.Transport
 	// Nodes maps topology node index to the fabric node.
 	Nodes []fabric.Node
 	// Losses are the loss faults' models, for their counts.
 	Losses []*fault.Loss
-	// Jobs is the workload section's NCCL job, if any.
-	Jobs *Jobs
 	// Partition is how the fabric is split into domains.
 	Partition Partition
 
@@ -64,7 +60,11 @@ func Build(s *Scenario) (*Twin, error) { return BuildWith(s, Options{}) }
 // BuildWith assembles the fabric, NICs, traffic and faults of s, split
 // as o says.
 func BuildWith(s *Scenario, o Options) (*Twin, error) {
-	tw := &Twin{Scenario: s, Flows: s.Expand()}
+	w, err := s.NewWorkloads()
+	if err != nil {
+		return nil, err
+	}
+	tw := &Twin{Scenario: s, Workloads: w}
 	if o.Spread {
 		tw.Partition = spreadTopology(s.Topo, o.Threads)
 	} else {
@@ -90,7 +90,7 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 			tw.Nodes = append(tw.Nodes, h)
 			ports[i] = []*fabric.Port{h.Port()}
 		case topo.Switch:
-			sw := net.NewSwitch(dom, n.Name, n.Ports, s.switchConfig(n.Name, net))
+			sw := net.NewSwitch(dom, n.Name, n.Ports, s.switchConfig(n.Name, n.Tier, net))
 			sw.SetRoutes(routes[i])
 			tw.Nodes = append(tw.Nodes, sw)
 			ports[i] = sw.Ports()
@@ -129,23 +129,7 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 		net.PFCEnabled = s.Switch.PFC.Priorities
 	}
 	tw.Transport = nic.NewTransport(net, tw.NICs)
-	flows := make([]workload.Flow, len(tw.Flows))
-	for i, f := range tw.Flows {
-		flows[i] = workload.Flow{
-			Name: f.Name, Src: f.Src, Dst: f.Dst, Bytes: int64(f.Bytes), Start: f.Start, After: f.After,
-			Opts: workload.QPOptions{SetTC: true, TC: f.DSCP << 2, PinPriority: true, Priority: f.Priority, RateCap: f.Rate, Tag: f.Name},
-		}
-	}
-	if tw.Traffic, err = workload.NewFlows(flows); err != nil {
-		return nil, err
-	}
-	tw.Transport.Start(tw.Traffic)
-	if s.Workload != nil {
-		if tw.Jobs, err = s.Workload.jobs(); err != nil {
-			return nil, err
-		}
-		tw.Transport.Start(tw.Jobs.Workloads()...)
-	}
+	tw.Transport.Start(w.List()...)
 	for i, f := range s.Faults {
 		tw.addFault(i, f)
 	}
@@ -296,14 +280,19 @@ func (s *Scenario) nicConfig() (*nic.Config, error) {
 	if n.Adaptive {
 		c.Adaptive = &nic.Adaptive{Base: n.AdaptiveBase}
 	}
+	if n.OutOfOrder {
+		c.Receive = nic.PlaceOutOfOrder
+	}
+	c.SelectiveRepeat, c.ReorderWindow, c.NAKThreshold = n.SelectiveRepeat, n.ReorderWindow, n.NAKThreshold
 	if err := s.applyCC(c); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// switchConfig is the fabric configuration of switch name.
-func (s *Scenario) switchConfig(name string, net *fabric.Network) fabric.SwitchConfig {
+// switchConfig is the fabric configuration of switch name, of the given
+// topology tier.
+func (s *Scenario) switchConfig(name string, tier int, net *fabric.Network) fabric.SwitchConfig {
 	sp := &s.Switch
 	c := fabric.SwitchConfig{
 		Buffer: sp.Buffer, Alpha: sp.Alpha, AlphaLossy: sp.AlphaLossy,
@@ -312,6 +301,9 @@ func (s *Scenario) switchConfig(name string, net *fabric.Network) fabric.SwitchC
 		PFC:        fabric.PFCConfig{Quanta: sp.PFC.Quanta, Refresh: sp.PFC.Refresh, XON: sp.PFC.XON},
 		Watchdog:   sp.Watchdog, ECNAtEnqueue: sp.ECN.AtEnqueue,
 		Strict: sp.Strict, Weights: sp.Weights, HashFields: sp.HashFields,
+	}
+	if tier > 0 && tier < len(sp.Paths) {
+		c.Path = sp.Paths[tier]
 	}
 	if sp.PFC.Enabled {
 		c.Lossless = sp.PFC.Priorities
@@ -364,10 +356,12 @@ func (c *conv) checkBuffer(s *Scenario, r *rawSwitch) {
 // RoCEPriorities returns the priorities the switches queue the RoCE data of
 // every connection on (bit p = priority p), and whether PFC protects all
 // of them.
-func (tw *Twin) RoCEPriorities() (uint8, bool) {
+func (tw *Twin) RoCEPriorities() (uint8, bool) { return tw.rocePriorities(tw.Transport.Conns()) }
+
+func (tw *Twin) rocePriorities(conns []nic.ConnInfo) (uint8, bool) {
 	sw := fabric.Classifier{Trust: tw.Scenario.Switch.Trust, DSCPToPrio: tw.Scenario.Switch.DSCPToPrio}
 	var m uint8
-	for _, c := range tw.Transport.Conns() {
+	for _, c := range conns {
 		if c.Class == packet.ClassRoCE {
 			m |= 1 << sw.Priority(c.DSCP, c.Priority, tw.Scenario.Host.VLAN)
 		}

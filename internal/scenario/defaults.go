@@ -80,6 +80,21 @@ const (
 	// nanoseconds); it is also the lookahead from the fabric to the
 	// workloads that lets a run use several cores.
 	DefaultCompletionDelay = 200 * unit.Nanosecond
+	// An out-of-order responder's reorder buffer and NAK threshold (twin
+	// choices: NVIDIA documents out-of-order placement, not its sizes):
+	// 1024 PSNs hold 4 MiB at MTU 4096, more than a 100G path's BDP; a
+	// responder set to receive out of order NAKs a hole once a packet
+	// more than 64 PSNs past it arrived (21 us at 100G and 4 KB), longer
+	// than the reordering spraying causes on a fabric whose ECN thresholds
+	// hold queues near Kmin; one there for selective repeat only NAKs at
+	// once (0), as IRN does.
+	DefaultReorderWindow = 1024
+	DefaultNAKThreshold  = 64
+
+	// DefaultFlowletGap is the idle time that starts a new flowlet: within
+	// LetFlow's 50-500 us (NSDI 2017), at its low end for 100G links whose
+	// queues the ECN thresholds keep near Kmin (150 KB, 12 us).
+	DefaultFlowletGap = 50 * unit.Microsecond
 
 	// PHY: IEEE 802.3 allows a transmit clock ±100 ppm off nominal; RS-FEC
 	// codewords are 5280 bits (RS(528,514), 25G-lane links up to 100G) or

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"log/slog"
 	"math"
 
 	"rocelab/internal/fabric"
@@ -9,6 +10,7 @@ import (
 	"rocelab/internal/packet"
 	"rocelab/internal/textout"
 	"rocelab/internal/topo"
+	"rocelab/internal/twin"
 	"rocelab/internal/unit"
 )
 
@@ -305,16 +307,8 @@ func podOf(name string) string {
 	return name
 }
 
-// Limits bound what a run may cost.
-type Limits struct {
-	Memory unit.Bytes
-	// Events caps the scheduler events; at the measured speed of a few
-	// million events per second, it bounds the wall time.
-	Events int64
-}
-
 // Check refuses an estimate over the limits, saying what it would cost.
-func (e Estimate) Check(l Limits) error {
+func (e Estimate) Check(l twin.Limits) error {
 	until := fmt.Sprintf("%s until %s", textout.Count(e.Samples, "queue sample", "queue samples"), e.Until)
 	if e.Why != "" {
 		until += " (the whole duration: " + e.Why + ")"
@@ -328,6 +322,19 @@ func (e Estimate) Check(l Limits) error {
 			e.Events, textout.Count(e.PacketHops, "packet-hop", "packet-hops"), until, human(e.Memory), l.Events, wallTime(e.Events/3_000_000))
 	}
 	return nil
+}
+
+// Work implements twin.Estimate: the scheduler events expected.
+func (e Estimate) Work() int64 { return e.Events }
+
+// String implements twin.Estimate.
+func (e Estimate) String() string {
+	return fmt.Sprintf("about %d events and %s of memory", e.Events, human(e.Memory))
+}
+
+// LogAttrs implements twin.Estimate.
+func (e Estimate) LogAttrs() []slog.Attr {
+	return []slog.Attr{slog.Int64("est_packet_hops", e.PacketHops), slog.Int64("est_events", e.Events), slog.String("est_memory", fmt.Sprint(e.Memory))}
 }
 
 // wallTime formats whole seconds for a person: "45 s", "12 min", "3.2 h",

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"rocelab/internal/twin"
 	"rocelab/internal/unit"
 )
 
@@ -19,7 +20,7 @@ func TestEstimateFollowsTraffic(t *testing.T) {
 	if e.Packets != 256 || e.PacketHops != 512 {
 		t.Errorf("packets %d, packet-hops %d; want 256, 512", e.Packets, e.PacketHops)
 	}
-	if err := e.Check(Limits{Memory: 64 * unit.MiB, Events: 1_000_000}); err != nil {
+	if err := e.Check(twin.Limits{Memory: 64 * unit.MiB, Events: 1_000_000}); err != nil {
 		t.Error(err)
 	}
 
@@ -32,7 +33,7 @@ func TestEstimateFollowsTraffic(t *testing.T) {
 	if e.Until != s.Duration || !strings.Contains(e.Why, "PFC is off: lost packets are resent") || e.Samples != 27*2048+635 {
 		t.Errorf("lossy: until %s (%s), %d samples", e.Until, e.Why, e.Samples)
 	}
-	if err := e.Check(Limits{Memory: 64 * unit.MiB, Events: 1_000_000}); err != nil {
+	if err := e.Check(twin.Limits{Memory: 64 * unit.MiB, Events: 1_000_000}); err != nil {
 		t.Error(err)
 	}
 }
@@ -89,7 +90,7 @@ func TestEstimateHugeGenerator(t *testing.T) {
 	if e.Flows != 8192*8191 || e.Packets != 8192*8191 || e.PacketHops < 4*e.Packets || e.PacketHops > 6*e.Packets {
 		t.Errorf("flows %d, packets %d, packet-hops %d", e.Flows, e.Packets, e.PacketHops)
 	}
-	if err := e.Check(Limits{Memory: 4 * unit.GiB}); err == nil || !strings.Contains(err.Error(), "67100672 flows") {
+	if err := e.Check(twin.Limits{Memory: 4 * unit.GiB}); err == nil || !strings.Contains(err.Error(), "67100672 flows") {
 		t.Errorf("check: %v", err)
 	}
 }

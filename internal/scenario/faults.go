@@ -20,7 +20,8 @@ type FaultSpec struct {
 	Start, End unit.Time
 	// Link is the topology link a loss or link_down fault acts on (a loss
 	// fault loses frames in both directions, each by its own draw);
-	// LinkName is the name it was given by.
+	// LinkName is the name it was given by. A loss fault on link "hosts"
+	// becomes one fault per host cable.
 	Link     int
 	LinkName string
 	// Rate is a loss fault's long-run loss rate; Burst the mean length of
@@ -78,7 +79,11 @@ func (c *conv) faults(s *Scenario, rs []*rawFault) {
 			f.Host = c.hostRef(r.Host, path+".host", len(t.Hosts))
 			f.Priority = int(c.integer(r.Priority, path+".priority", DefaultPFCPriority, 0, 7))
 		case "loss":
-			f.Link, f.LinkName = c.linkRef(t, r.Link, path+".link")
+			if txt, _ := c.scalar(r.Link, path+".link"); txt == "hosts" {
+				f.Link, f.LinkName = -1, txt
+			} else {
+				f.Link, f.LinkName = c.linkRef(t, r.Link, path+".link")
+			}
 			f.Rate = c.float(r.Rate, path+".rate", 0, 0, 1)
 			f.Burst = c.float(r.Burst, path+".burst", 1, 1, 1e9)
 			if _, ok := c.scalar(r.Rate, path+".rate"); !ok {
@@ -98,8 +103,26 @@ func (c *conv) faults(s *Scenario, rs []*rawFault) {
 				f.Via = c.viaPorts(t, f.Switch, r.Via, path+".via")
 			}
 		}
+		if f.Kind == "loss" && f.LinkName == "hosts" {
+			// Every host's cable, each its own fault with its own draws.
+			for _, h := range t.Hosts {
+				f.Link, f.LinkName = hostLink(t, h), t.Nodes[h].Name
+				s.Faults = append(s.Faults, f)
+			}
+			continue
+		}
 		s.Faults = append(s.Faults, f)
 	}
+}
+
+// hostLink returns the link of host node h.
+func hostLink(t *topo.Topology, h int) int {
+	for i, l := range t.Links {
+		if l.A == h || l.B == h {
+			return i
+		}
+	}
+	return -1
 }
 
 // linkRef resolves a link by one of its ports ("leaf0/p4", "leaf0:4"), by

@@ -13,10 +13,15 @@ import (
 // NICSpec is the RDMA NIC configuration of every host: transport, congestion
 // control, firmware settings and the host's receive path.
 type NICSpec struct {
-	// CC is the congestion control: "dcqcn" or "none" (PFC only).
+	// CC is the congestion control: "dcqcn", "timely", "hpcc" or "none"
+	// (PFC only).
 	CC string
 	// DCQCN holds the DCQCN preset and knob settings by their mlx5 names.
 	DCQCN DCQCNSpec
+	// Timely and HPCC hold those algorithms' presets and knobs, and the
+	// configuration they make when host.cc selects them.
+	Timely CCSpec[cc.TimelyConfig]
+	HPCC   CCSpec[cc.HPCCConfig]
 	// CCPrioMask is ROCE_CC_PRIO_MASK (host.firmware, or roce_cc_prio_mask
 	// in host.dcqcn): the priorities CC acts on; zero when CC is none.
 	CCPrioMask uint8
@@ -30,6 +35,13 @@ type NICSpec struct {
 	Adaptive     bool
 	AdaptiveBase unit.Time
 	TCPRTO       unit.Time
+	// OutOfOrder places packets that arrive ahead of the expected PSN
+	// (host.qp.receive: out-of-order); SelectiveRepeat resends only the
+	// PSNs a NAK names (host.qp.retransmission: selective-repeat).
+	OutOfOrder      bool
+	SelectiveRepeat bool
+	ReorderWindow   int
+	NAKThreshold    int
 
 	// Receive path (a host slower than its link).
 	DrainRate     unit.BitRate
@@ -49,6 +61,15 @@ type DCQCNSpec struct {
 	Preset string
 	Knobs  []Setting
 	Config *cc.DCQCNConfig
+}
+
+// CCSpec is an RTT- or INT-based algorithm's preset, the knobs set over it
+// by name, and the configuration they make (nil unless host.cc selects
+// it).
+type CCSpec[C any] struct {
+	Preset string
+	Knobs  []Setting
+	Config *C
 }
 
 // Setting is one named value from the scenario with its position.
@@ -104,7 +125,10 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 	s := NICSpec{
 		CC:      DefaultCC,
 		DCQCN:   DCQCNSpec{Preset: DefaultDCQCNPreset},
+		Timely:  CCSpec[cc.TimelyConfig]{Preset: "paper"},
+		HPCC:    CCSpec[cc.HPCCConfig]{Preset: "ns3"},
 		Timeout: DefaultQPTimeout, RetryCnt: DefaultRetryCnt, AckCoalesce: DefaultAckCoalesce,
+		ReorderWindow: DefaultReorderWindow, NAKThreshold: DefaultNAKThreshold,
 		AdaptiveBase: DefaultAdaptiveBase, TCPRTO: DefaultTCPRTO,
 		RxBuffer: DefaultRxBuffer, RxPFC: true, Strict: DefaultStrict,
 	}
@@ -117,23 +141,10 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 		s.CCPrioMask = ccMask(s.DCQCN.Config)
 		return s
 	}
-	s.CC = c.choice(r.CC, "host.cc", DefaultCC, "dcqcn", "none")
-	if n := Unwrap(r.DCQCN); n != nil {
-		pairs, _ := MappingPairs(n)
-		var knobs []ast.Node
-		for _, kv := range pairs {
-			if kv.Key.GetToken().Value == "preset" {
-				s.DCQCN.Preset = c.choice(kv.Value, "host.dcqcn.preset", DefaultDCQCNPreset, "mlx5", "paper")
-				continue
-			}
-			knobs = append(knobs, kv)
-		}
-		if pairs == nil {
-			c.settings(n, "host.dcqcn", nil, "DCQCN knobs by their mlx5 names")
-		} else {
-			s.DCQCN.Knobs = c.settings(&ast.MappingNode{Values: mappingValues(knobs)}, "host.dcqcn", nil, "DCQCN knobs by their mlx5 names")
-		}
-	}
+	s.CC = c.choice(r.CC, "host.cc", DefaultCC, "dcqcn", "timely", "hpcc", "none")
+	s.DCQCN.Preset, s.DCQCN.Knobs = c.ccSection(r.DCQCN, "host.dcqcn", s.DCQCN.Preset, "DCQCN knobs by their mlx5 names", "mlx5", "paper")
+	s.Timely.Preset, s.Timely.Knobs = c.ccSection(r.Timely, "host.timely", s.Timely.Preset, "TIMELY knobs (docs/cc.md)", "paper", "ns3")
+	s.HPCC.Preset, s.HPCC.Knobs = c.ccSection(r.HPCC, "host.hpcc", s.HPCC.Preset, "HPCC knobs (docs/cc.md)", "ns3", "paper")
 	s.Firmware = c.settings(r.Firmware, "host.firmware", isMlxconfigName, "mlxconfig settings such as ROCE_CC_PRIO_MASK")
 	if q := r.QP; q != nil {
 		s.Timeout = uint8(c.integer(q.Timeout, "host.qp.timeout", DefaultQPTimeout, 0, 31))
@@ -145,6 +156,20 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 		if s.AdaptiveBase == 0 {
 			c.fail(q.AdaptiveBase, "host.qp.adaptive_base", "expected a positive duration")
 		}
+		s.SelectiveRepeat = c.choice(q.Retransmit, "host.qp.retransmission", "go-back-n", "go-back-n", "selective-repeat") == "selective-repeat"
+		recv := c.choice(q.Receive, "host.qp.receive", "", "in-order", "out-of-order")
+		s.OutOfOrder = recv == "out-of-order" || recv == "" && s.SelectiveRepeat
+		if recv == "in-order" && s.SelectiveRepeat {
+			c.fail(q.Receive, "host.qp.receive", "selective repeat needs a responder that keeps what arrives after a gap: receive: out-of-order")
+		}
+		s.ReorderWindow = int(c.integer(q.Window, "host.qp.reorder_window", DefaultReorderWindow, 1, 1<<20))
+		// A responder asked to tolerate reordering waits it out before a
+		// NAK; one there only for selective repeat (IRN's) NAKs at once.
+		def := int64(0)
+		if recv == "out-of-order" {
+			def = DefaultNAKThreshold
+		}
+		s.NAKThreshold = int(c.integer(q.NAKThreshold, "host.qp.nak_threshold", def, 0, 1<<20))
 	}
 	if x := r.Rx; x != nil {
 		s.DrainRate = c.rate(x.DrainRate, "host.rx.drain_rate", 0)
@@ -167,7 +192,31 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 	}
 	s.DCQCN.Config = c.dcqcnConfig(&s)
 	s.CCPrioMask = ccMask(s.DCQCN.Config)
+	c.rttCC(&s)
 	return s
+}
+
+// ccSection reads host.dcqcn, host.timely or host.hpcc: a preset and knobs
+// by name, in file order.
+func (c *conv) ccSection(n ast.Node, path, preset, expect string, presets ...string) (string, []Setting) {
+	n = Unwrap(n)
+	if n == nil {
+		return preset, nil
+	}
+	pairs, _ := MappingPairs(n)
+	if pairs == nil {
+		c.settings(n, path, nil, expect)
+		return preset, nil
+	}
+	var knobs []ast.Node
+	for _, kv := range pairs {
+		if kv.Key.GetToken().Value == "preset" {
+			preset = c.choice(kv.Value, path+".preset", preset, presets...)
+			continue
+		}
+		knobs = append(knobs, kv)
+	}
+	return preset, c.settings(&ast.MappingNode{Values: mappingValues(knobs)}, path, nil, expect)
 }
 
 // ccMask returns the priorities congestion control acts on.

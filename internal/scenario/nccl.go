@@ -98,7 +98,7 @@ func (c *conv) workload(s *Scenario, raw *rawScenario) {
 		// (an A100) with one NIC.
 		rs = &rawServers{}
 	}
-	srv := c.gpuServer(s, rs)
+	srv, models := c.gpuServer(s, rs)
 	vs := c.text(r.NCCLVersion, "workload.nccl_version", collective.DefaultVersion.String())
 	ver, err := collective.ParseVersion(vs)
 	if err != nil {
@@ -114,7 +114,7 @@ func (c *conv) workload(s *Scenario, raw *rawScenario) {
 		c.ncclError(s, err)
 		return
 	}
-	w := &WorkloadSpec{NCCL: cfg, System: collective.System{Server: srv, Hosts: serverHosts(t)}}
+	w := &WorkloadSpec{NCCL: cfg, System: collective.System{Server: srv, Hosts: serverHosts(t), Models: models}}
 	n := int(c.integer(r.Servers, "workload.servers", int64(len(w.System.Hosts)), 1, int64(len(w.System.Hosts))))
 	for i := 0; i < n; i++ {
 		w.Servers = append(w.Servers, i)
@@ -173,28 +173,79 @@ func (c *conv) ncclError(s *Scenario, err error) {
 	c.errs = append(c.errs, &Error{File: c.file, Path: "nccl", Msg: err.Error()})
 }
 
-// gpuServer reads the GPU server model from topology.servers.
-func (c *conv) gpuServer(s *Scenario, r *rawServers) gpu.Server {
+// gpuServer reads the GPU server model from topology.servers: the GPU
+// model (one, or one per server: a job mixing GPU generations), each
+// GPU's path to its NIC (one, or one per GPU), the CPU, GPUDirect RDMA's
+// module, and the host-side details NCCL's speed depends on (docs/nccl.md,
+// "Host-side causes").
+func (c *conv) gpuServer(s *Scenario, r *rawServers) (gpu.Server, []gpu.Model) {
 	t := s.Topo
-	name := c.choice(r.GPU, "topology.servers.gpu", "A100", "V100", "A100", "H100", "B200")
-	m, _ := gpu.LookupModel(name)
-	path := c.choice(r.GPUNIC, "topology.servers.gpu_nic", "PXB", "PIX", "PXB", "PHB", "SYS")
-	p, _ := gpu.ParsePath(path)
-	cpu := gpu.AMD
-	if c.choice(r.CPU, "topology.servers.cpu", "amd", "amd", "intel") == "intel" {
-		cpu = gpu.Intel
-	}
 	gpus, nics := t.GPUsPerServer, t.NICsPerServer
 	if t.Servers == 0 {
 		gpus, nics = 1, 1
 	}
-	return gpu.Server{
+	models := []string{"A100"}
+	if items, ok := c.list(r.GPU, "topology.servers.gpu"); ok {
+		models = models[:0]
+		for i, it := range items {
+			models = append(models, c.choice(it, fmt.Sprintf("topology.servers.gpu[%d]", i), "A100", "V100", "A100", "H100", "B200", "GB10"))
+		}
+		if n := max(t.Servers, 1); len(models) != 1 && len(models) != n {
+			c.fail(r.GPU, "topology.servers.gpu", "%d models for %d servers: give one model, or one per server", len(models), n)
+		}
+	}
+	m, _ := gpu.LookupModel(models[0])
+	var perServer []gpu.Model
+	if len(models) > 1 {
+		for _, name := range models {
+			x, _ := gpu.LookupModel(name)
+			perServer = append(perServer, x)
+		}
+	}
+	srv := gpu.Server{
 		GPU: m, GPUs: gpus, NICs: nics, NICRate: hostRate(t),
 		NICPCIe: int(c.integer(r.NICPCIe, "topology.servers.nic_pcie", int64(m.PCIe), 3, 6)),
-		Intra:   gpu.NVSwitch, GPUNIC: p, CPU: cpu,
+		Intra:   gpu.NVSwitch, GPUNIC: gpu.PXB, CPU: gpu.AMD,
 		PeerMem: c.boolean(r.PeerMem, "topology.servers.peermem", true),
 		GIDs:    gpu.StandardGIDs,
 	}
+	if m.NVLinks == 0 {
+		srv.Intra = gpu.PCIeOnly
+	}
+	switch c.choice(r.CPU, "topology.servers.cpu", "amd", "amd", "intel", "arm") {
+	case "intel":
+		srv.CPU = gpu.Intel
+	case "arm":
+		srv.CPU = gpu.ARM
+	}
+	if items, ok := c.list(r.GPUNIC, "topology.servers.gpu_nic"); ok {
+		var paths []gpu.Path
+		for i, it := range items {
+			p, _ := gpu.ParsePath(c.choice(it, fmt.Sprintf("topology.servers.gpu_nic[%d]", i), "PXB", "PIX", "PXB", "PHB", "SYS"))
+			paths = append(paths, p)
+		}
+		switch {
+		case len(paths) == 1:
+			srv.GPUNIC = paths[0]
+		case len(paths) == gpus:
+			srv.GPUNIC, srv.GPUNICPaths = paths[0], paths
+		default:
+			c.fail(r.GPUNIC, "topology.servers.gpu_nic", "%d paths for %d GPUs: give one path, or one per GPU", len(paths), gpus)
+		}
+	}
+	srv.NICPCIeWidth = int(c.integer(r.NICPCIeWidth, "topology.servers.nic_pcie_width", 16, 1, 16))
+	if srv.NICPCIeWidth&(srv.NICPCIeWidth-1) != 0 {
+		c.fail(r.NICPCIeWidth, "topology.servers.nic_pcie_width", "want 1, 2, 4, 8 or 16 lanes, got %d", srv.NICPCIeWidth)
+	}
+	srv.GPUPCIe = int(c.integer(r.GPUPCIe, "topology.servers.gpu_pcie", int64(m.PCIe), 3, 6))
+	srv.SocketLink = gpu.GBps(c.rate(r.SocketLink, "topology.servers.socket_link", 0))
+	srv.ACS = c.boolean(r.ACS, "topology.servers.acs", false)
+	srv.Bond = int(c.integer(r.NICBond, "topology.servers.nic_bond", 1, 1, 8))
+	if srv.Bond > 1 && nics%srv.Bond != 0 {
+		c.fail(r.NICBond, "topology.servers.nic_bond", "%d ports per bond do not divide the %d NIC ports of a server", srv.Bond, nics)
+	}
+	srv.StepOverhead = c.duration(r.StepOverhead, "topology.servers.step_overhead", 0)
+	return srv, perServer
 }
 
 // serverHosts returns the host of every NIC of every server (every host
@@ -397,6 +448,7 @@ func (s *Scenario) OverrideNCCLTests(cmd string) error {
 			return fmt.Errorf("-g %d -t %d asks for more GPUs per server than the %d the servers have", o.NGpus, o.NThreads, w.System.Server.GPUs)
 		}
 		w.Tests = &o
+		sc.Digest = digest(sc.Digest, "nccl-tests", cmd)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"rocelab/internal/collective"
 	"rocelab/internal/nccltests"
+	"rocelab/internal/twin"
 )
 
 // TestGPT3Refused: a 2048-GPU training job (GPT-3 175B, TP 8 PP 16 DP
@@ -28,7 +29,7 @@ func TestGPT3Refused(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := s.Estimate()
-	err = e.Check(Limits{Events: 5_000_000_000, Memory: 64 << 30})
+	err = e.Check(twin.Limits{Events: 5_000_000_000, Memory: 64 << 30})
 	if err == nil || !strings.Contains(err.Error(), "scenario too large") || !strings.Contains(err.Error(), "wall time") || !strings.Contains(err.Error(), "of memory") {
 		t.Fatalf("estimate %+v: %v", e, err)
 	}
@@ -137,9 +138,11 @@ func TestNCCLBusBWCeilings(t *testing.T) {
 }
 
 // TestNCCLFatTreeRing: a ring AllReduce over the 128 hosts of a k=8
-// fat-tree (8 pods of 16, one GPU per host) finishes within a few percent
-// of the ring's analytic time, 2(n-1)/n · S/B plus NCCL's latency for the
-// call, on a non-blocking fabric.
+// fat-tree (8 pods of 16, one GPU per host) takes no less than its links
+// need, 2(n-1)/n · S/B, and no more than that plus NCCL's latency for the
+// call (which adds the 254 steps' latency to the transfer; in the ring the
+// steps' latency overlaps the slices behind them), on a non-blocking
+// fabric.
 func TestNCCLFatTreeRing(t *testing.T) {
 	y := `name: fattree-ring
 duration: 10s
@@ -158,10 +161,11 @@ workload: {nccl_tests: all_reduce_perf -b 64M -e 64M -g 1 -n 1 -w 0}
 	n := float64(sw.Comm.NRanks)
 	got := sw.Rows[0].Out.Time * 1e-6
 	bw := 100e9 / 8 * 4096 / (4096 + 82)
-	want := 2*(n-1)/n*float64(64<<20)/bw + float64(sw.Comm.Tuning.Lat[collective.AllReduce][collective.Ring][collective.Simple])*1e-6
-	t.Logf("128 hosts: %.3f ms, analytic %.3f ms (%+.1f%%)", got*1e3, want*1e3, 100*(got/want-1))
-	if d := got/want - 1; d > 0.05 || d < -0.05 {
-		t.Errorf("ring over 128 hosts: %.3f ms, analytic %.3f ms", got*1e3, want*1e3)
+	lo := 2 * (n - 1) / n * float64(64<<20) / bw
+	hi := lo + float64(sw.Comm.Tuning.Lat[collective.AllReduce][collective.Ring][collective.Simple])*1e-6
+	t.Logf("128 hosts: %.3f ms; the links' time %.3f ms, with NCCL's latency for the call added %.3f ms", got*1e3, lo*1e3, hi*1e3)
+	if got < lo || got > hi*1.05 {
+		t.Errorf("ring over 128 hosts: %.3f ms, outside %.3f..%.3f ms", got*1e3, lo*1e3, hi*1.05*1e3)
 	}
 }
 

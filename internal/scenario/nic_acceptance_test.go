@@ -112,7 +112,7 @@ func runIncast(t *testing.T, name string, edit func(*Scenario)) incastResult {
 		worst = max(worst, snap.RxPauseDuration[3])
 	}
 	r.pause = float64(worst) / float64(end)
-	r.p99 = float64(tw.Net.Latency().ClassQuantile(packet.ClassRoCE, 99)) / float64(unit.Microsecond)
+	r.p99 = float64(func() unit.Time { h := tw.Net.Latency().ClassHistogram(packet.ClassRoCE); return h.Quantile(99) }()) / float64(unit.Microsecond)
 	var sum float64
 	n := 0
 	for i, f := range tw.Flows {

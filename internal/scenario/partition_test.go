@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -10,39 +11,14 @@ import (
 	"rocelab/internal/unit"
 )
 
-// fingerprint prints everything a run's reports read, exactly: the time
-// reached, events, totals, every port's counters, every NIC's RDMA
-// counters and queue pairs, latency percentiles and the sampled series.
-func fingerprint(tw *Twin, end unit.Time) string {
-	var b strings.Builder
-	net := tw.Net
-	fmt.Fprintf(&b, "end %v done %v events %d\n", end, tw.Done(), tw.Executed())
-	fmt.Fprintf(&b, "totals %+v in flight %+v\n", net.Totals(), net.InFlight())
-	for _, pt := range net.Ports {
-		fmt.Fprintf(&b, "%s %+v\n", pt.Name(), pt.Snapshot())
+// fingerprint is everything a run's reports read: its observation as
+// JSON, and the events it took.
+func fingerprint(t testing.TB, tw *Twin) string {
+	b, err := json.MarshalIndent(tw.Observe(), "", " ")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, n := range tw.NICs {
-		fmt.Fprintf(&b, "%s %+v\n", n.Name(), n.HW)
-		for _, s := range n.Series() {
-			fmt.Fprintf(&b, "  qp %d rate %v alpha %v\n", s.Conn, s.Rate.Values, s.Alpha.Values)
-		}
-	}
-	for _, c := range tw.Transport.Conns() {
-		fmt.Fprintf(&b, "conn %+v\n", c)
-	}
-	lat := net.Latency()
-	for p := 0; p < 8; p++ {
-		if lat.Count(p) > 0 {
-			fmt.Fprintf(&b, "prio %d n %d p50 %v p99 %v max %v mean %v\n", p, lat.Count(p), lat.Quantile(p, 50), lat.Quantile(p, 99), lat.Max(p), lat.Mean(p))
-		}
-	}
-	for _, q := range net.QueueSeries() {
-		fmt.Fprintf(&b, "queue %s/%d prio %d %v\n", q.Switch.Name(), q.Port, q.Prio, q.Bytes.Values)
-	}
-	for i := range tw.Flows {
-		fmt.Fprintf(&b, "flow %d %+v\n", i, *tw.Traffic.State(i))
-	}
-	return b.String()
+	return fmt.Sprintf("%s\nevents %d\n", b, tw.Executed())
 }
 
 // runParted builds s split as o, runs it, and returns its fingerprint.
@@ -54,8 +30,8 @@ func runParted(t testing.TB, s *Scenario, o Options) string {
 	}
 	// Two pieces, as an observed run goes: the result must not change.
 	tw.RunUntil(s.Duration / 3)
-	end := tw.Run()
-	return fingerprint(tw, end)
+	tw.Run()
+	return fingerprint(t, tw)
 }
 
 // partitionings are the splits every run must agree across: one domain,

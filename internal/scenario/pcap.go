@@ -42,10 +42,13 @@ func HostIP(id int32) netip.Addr {
 }
 
 // PortMAC is the locally administered MAC address the twin gives a port:
-// 02:00 followed by the port's index in the network.
-func PortMAC(pt *fabric.Port) [6]byte {
+// 02:00 followed by the port's index in the network (MAC).
+func PortMAC(pt *fabric.Port) [6]byte { return MAC(pt.ID()) }
+
+// MAC is the MAC address of the port of index id in the network.
+func MAC(id int) [6]byte {
 	m := [6]byte{0x02, 0x00}
-	binary.BigEndian.PutUint32(m[2:], uint32(pt.ID()))
+	binary.BigEndian.PutUint32(m[2:], uint32(id))
 	return m
 }
 

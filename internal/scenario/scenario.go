@@ -47,6 +47,9 @@ type Scenario struct {
 	// with its overrides applied; Variant names the one this is.
 	Variants []*Scenario
 	Variant  string
+	// Digest identifies the source the scenario was loaded from and the
+	// overrides applied since (Job's Key adds the variant and seed).
+	Digest string
 
 	// Where maps each key path given in the file ("switch.ecn.kmin",
 	// "switch.pfc.priorities[0]") to the position of its value, so that
@@ -82,6 +85,10 @@ type SwitchSpec struct {
 	Watchdog          fabric.WatchdogConfig
 	HashFields        fabric.HashField
 	PerSwitchSeed     bool
+	// Paths is the path selection of each tier's switches, by topology
+	// tier: 1 leaf (ToR, edge; a single switch, a dumbbell's two), 2
+	// spine (aggregation), 3 core.
+	Paths [4]fabric.PathConfig
 }
 
 // PFCSpec is the switches' PFC configuration.
@@ -182,6 +189,10 @@ func load(name string, data []byte, description bool) (*Scenario, error) {
 		if s.Variants, err = loadVariants(name, data, raw.Variants, description); err != nil {
 			return nil, err
 		}
+	}
+	s.Digest = digest(string(data))
+	for _, v := range s.Variants {
+		v.Digest = s.Digest
 	}
 	return s, nil
 }
@@ -470,7 +481,36 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 		}
 		s.PerSwitchSeed = c.boolean(e.PerSwitchSeed, "switch.ecmp.per_switch_seed", true)
 	}
+	if r.LoadBalancing != nil {
+		s.Paths = c.loadBalancing(r.LoadBalancing)
+	}
 	return s
+}
+
+// loadBalancing reads switch.load_balancing: a mode for every tier, or
+// one per tier, and the modes' parameters.
+func (c *conv) loadBalancing(r *rawLB) [4]fabric.PathConfig {
+	const path = "switch.load_balancing"
+	modes := map[string]fabric.PathMode{"ecmp": fabric.PathECMP, "flowlet": fabric.PathFlowlet, "adaptive": fabric.PathAdaptive, "spray": fabric.PathSpray}
+	names := []string{"ecmp", "flowlet", "adaptive", "spray"}
+	base := fabric.PathConfig{
+		FlowletGap: c.duration(r.FlowletGap, path+".flowlet_gap", DefaultFlowletGap),
+		PerPacket:  c.choice(r.Adaptive, path+".adaptive", "packet", "packet", "flowlet") == "packet",
+		Random:     c.choice(r.Spray, path+".spray", "random", "random", "round-robin") == "random",
+	}
+	if base.FlowletGap <= 0 {
+		c.fail(r.FlowletGap, path+".flowlet_gap", "expected a positive duration")
+	}
+	all := modes[c.choice(r.Mode, path+".mode", "ecmp", names...)]
+	var out [4]fabric.PathConfig
+	for tier, n := range []ast.Node{nil, r.Leaf, r.Spine, r.Core} {
+		if tier == 0 {
+			continue
+		}
+		out[tier] = base
+		out[tier].Mode = modes[c.choice(n, path+"."+[]string{"", "leaf", "spine", "core"}[tier], all.String(), names...)]
+	}
+	return out
 }
 
 // scheduler parses an ETS configuration: strict priorities and 8 weights.
@@ -511,8 +551,9 @@ func (c *conv) hostSpec(r *rawHost) HostSpec {
 	h.DSCPToPrio = c.dscpMap(r.DSCPToPriority, "host.dscp_to_priority")
 	h.VLAN = c.boolean(r.VLAN, "host.vlan", false)
 	// A NIC sets ECT on RoCE packets where ECN (DCQCN) is enabled; with
-	// congestion control off it sends Not-ECT unless told otherwise.
-	h.ECN = c.boolean(r.ECN, "host.ecn", h.NIC.CC != "none")
+	// congestion control off, or an RTT- or INT-based one, it sends
+	// Not-ECT unless told otherwise.
+	h.ECN = c.boolean(r.ECN, "host.ecn", h.NIC.CC == "dcqcn")
 	return h
 }
 

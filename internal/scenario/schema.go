@@ -46,6 +46,13 @@ type rawServers struct {
 	CPU     ast.Node `yaml:"cpu"`
 	PeerMem ast.Node `yaml:"peermem"`
 	NICPCIe ast.Node `yaml:"nic_pcie"`
+	// Host-side details (gpu.Host).
+	NICPCIeWidth ast.Node `yaml:"nic_pcie_width"`
+	GPUPCIe      ast.Node `yaml:"gpu_pcie"`
+	SocketLink   ast.Node `yaml:"socket_link"`
+	ACS          ast.Node `yaml:"acs"`
+	NICBond      ast.Node `yaml:"nic_bond"`
+	StepOverhead ast.Node `yaml:"step_overhead"`
 }
 
 type rawTopology struct {
@@ -101,6 +108,16 @@ type rawECMP struct {
 	PerSwitchSeed ast.Node `yaml:"per_switch_seed"`
 }
 
+type rawLB struct {
+	Mode       ast.Node `yaml:"mode"`
+	Leaf       ast.Node `yaml:"leaf"`
+	Spine      ast.Node `yaml:"spine"`
+	Core       ast.Node `yaml:"core"`
+	FlowletGap ast.Node `yaml:"flowlet_gap"`
+	Adaptive   ast.Node `yaml:"adaptive"`
+	Spray      ast.Node `yaml:"spray"`
+}
+
 type rawScheduler struct {
 	Strict  ast.Node `yaml:"strict"`
 	Weights ast.Node `yaml:"weights"`
@@ -119,6 +136,7 @@ type rawSwitch struct {
 	ECN            *rawECN       `yaml:"ecn"`
 	Watchdog       *rawWatchdog  `yaml:"watchdog"`
 	ECMP           *rawECMP      `yaml:"ecmp"`
+	LoadBalancing  *rawLB        `yaml:"load_balancing"`
 }
 
 type rawHost struct {
@@ -132,6 +150,8 @@ type rawHost struct {
 	ECN            ast.Node      `yaml:"ecn"`
 	CC             ast.Node      `yaml:"cc"`
 	DCQCN          ast.Node      `yaml:"dcqcn"`
+	Timely         ast.Node      `yaml:"timely"`
+	HPCC           ast.Node      `yaml:"hpcc"`
 	Firmware       ast.Node      `yaml:"firmware"`
 	QP             *rawQP        `yaml:"qp"`
 	Rx             *rawRx        `yaml:"rx"`
@@ -145,6 +165,10 @@ type rawQP struct {
 	Adaptive     ast.Node `yaml:"adaptive_retransmission"`
 	AdaptiveBase ast.Node `yaml:"adaptive_base"`
 	TCPRTO       ast.Node `yaml:"tcp_rto"`
+	Retransmit   ast.Node `yaml:"retransmission"`
+	Receive      ast.Node `yaml:"receive"`
+	Window       ast.Node `yaml:"reorder_window"`
+	NAKThreshold ast.Node `yaml:"nak_threshold"`
 }
 
 type rawRx struct {

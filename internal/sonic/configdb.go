@@ -43,9 +43,31 @@ type ConfigDB struct {
 	File string
 	// Tables maps a table name to its rows.
 	Tables map[string]Table
+	// Duplicates are keys the file gives twice: a table, a row or a
+	// field. As SONiC's loaders (Python's json) do, the later one wins;
+	// Text names what was replaced ("QUEUE|Ethernet0|3").
+	Duplicates []Value
+	// Skipped are the entries of tables lint does not read that are not
+	// rows of fields (a VERSIONS string, an object-valued field): kept
+	// out, not refused.
+	Skipped []Value
 	// tablePos is where each table's name is.
 	tablePos map[string]Value
 	lines    []string
+}
+
+// ReadTable reports whether lint reads the table (and Parse insists on
+// its shape).
+func ReadTable(name string) bool { return readTables[name] }
+
+// readTables are the tables whose shape Parse insists on; any other
+// table is read as far as it is rows of fields, and what is not is
+// skipped (ACL rules, telemetry settings, a VERSIONS string).
+var readTables = map[string]bool{
+	"DSCP_TO_TC_MAP": true, "TC_TO_PRIORITY_GROUP_MAP": true, "TC_TO_QUEUE_MAP": true, "MAP_PFC_PRIORITY_TO_QUEUE": true,
+	"PORT_QOS_MAP": true, "BUFFER_POOL": true, "BUFFER_PROFILE": true, "BUFFER_PG": true, "BUFFER_QUEUE": true,
+	"WRED_PROFILE": true, "QUEUE": true, "SCHEDULER": true, "PFC_WD": true, "PORT": true, "CABLE_LENGTH": true,
+	"DEVICE_METADATA": true,
 }
 
 // Read reads a config_db.json from r. name is used in messages.
@@ -78,6 +100,11 @@ type parser struct {
 	data   []byte
 	dec    *json.Decoder
 	starts []int // byte offset of each line start
+	// lastDelim is the opening delimiter of the value token last read
+	// ('{' or '['), 0 for a scalar; lastSyntax is set when the last
+	// error was a JSON syntax error.
+	lastDelim  json.Delim
+	lastSyntax bool
 }
 
 func (p *parser) index() {
@@ -121,6 +148,10 @@ func (p *parser) errAt(off int, format string, args ...any) *Error {
 func (p *parser) token() (json.Token, int, error) {
 	off := p.next()
 	t, err := p.dec.Token()
+	p.lastDelim, p.lastSyntax = 0, err != nil
+	if d, ok := t.(json.Delim); ok && (d == '{' || d == '[') {
+		p.lastDelim = d
+	}
 	if err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
@@ -174,13 +205,22 @@ func (p *parser) top(db *ConfigDB) error {
 		if !ok {
 			break
 		}
-		if _, dup := db.Tables[name]; dup {
-			return p.errAt(off, "table %q appears twice", name)
-		}
 		l, c := p.pos(off)
+		if table, key, flat := strings.Cut(name, "|"); flat {
+			// A flat dump (sonic-cfggen --print-data, redis dumps of
+			// CONFIG_DB): "TABLE|key": {fields}.
+			if err := p.flatRow(db, table, key, Value{Text: name, Line: l, Col: c}); err != nil {
+				return err
+			}
+			continue
+		}
+		tab, dup := db.Tables[name]
+		if dup {
+			db.Duplicates = append(db.Duplicates, Value{Text: name, Line: l, Col: c})
+		}
 		db.tablePos[name] = Value{Text: name, Line: l, Col: c}
-		tab := Table{}
-		if err := p.table(name, tab); err != nil {
+		tab = Table{}
+		if err := p.table(db, name, tab); err != nil {
 			return err
 		}
 		db.Tables[name] = tab
@@ -194,9 +234,36 @@ func (p *parser) top(db *ConfigDB) error {
 	return nil
 }
 
-func (p *parser) table(name string, tab Table) error {
-	if _, err := p.open(name); err != nil {
+// flatRow reads the fields of one "TABLE|key" entry of a flat dump.
+func (p *parser) flatRow(db *ConfigDB, table, key string, at Value) error {
+	tab, ok := db.Tables[table]
+	if !ok {
+		tab = Table{}
+		db.Tables[table] = tab
+		db.tablePos[table] = at
+	}
+	if _, dup := tab[key]; dup {
+		db.Duplicates = append(db.Duplicates, at)
+	}
+	row := map[string]Value{}
+	if err := p.row(db, table, table+"|"+key, row); err != nil {
 		return err
+	}
+	if row != nil {
+		tab[key] = row
+	}
+	return nil
+}
+
+func (p *parser) table(db *ConfigDB, name string, tab Table) error {
+	off, err := p.open(name)
+	if err != nil {
+		if readTables[name] {
+			return err
+		}
+		l, c := p.pos(off)
+		db.Skipped = append(db.Skipped, Value{Text: name, Line: l, Col: c})
+		return p.skipRest(err)
 	}
 	for {
 		key, off, ok, err := p.key()
@@ -207,19 +274,28 @@ func (p *parser) table(name string, tab Table) error {
 			return nil
 		}
 		if _, dup := tab[key]; dup {
-			return p.errAt(off, "%s|%s appears twice", name, key)
+			l, c := p.pos(off)
+			db.Duplicates = append(db.Duplicates, Value{Text: name + "|" + key, Line: l, Col: c})
 		}
 		row := map[string]Value{}
-		if err := p.row(name+"|"+key, row); err != nil {
+		if err := p.row(db, name, name+"|"+key, row); err != nil {
 			return err
 		}
 		tab[key] = row
 	}
 }
 
-func (p *parser) row(what string, row map[string]Value) error {
-	if _, err := p.open(what); err != nil {
-		return err
+// row reads one row's fields. In a table lint does not read, a row that is
+// not an object, or a field that is not a value, is skipped.
+func (p *parser) row(db *ConfigDB, table, what string, row map[string]Value) error {
+	off, err := p.open(what)
+	if err != nil {
+		if readTables[table] {
+			return err
+		}
+		l, c := p.pos(off)
+		db.Skipped = append(db.Skipped, Value{Text: what, Line: l, Col: c})
+		return p.skipRest(err)
 	}
 	for {
 		field, off, ok, err := p.key()
@@ -229,15 +305,51 @@ func (p *parser) row(what string, row map[string]Value) error {
 		if !ok {
 			return nil
 		}
+		l, c := p.pos(off)
 		if _, dup := row[field]; dup {
-			return p.errAt(off, "%s field %q appears twice", what, field)
+			db.Duplicates = append(db.Duplicates, Value{Text: what + "." + field, Line: l, Col: c})
 		}
 		v, err := p.value(what + "." + field)
 		if err != nil {
-			return err
+			if readTables[table] {
+				return err
+			}
+			db.Skipped = append(db.Skipped, Value{Text: what + "." + field, Line: l, Col: c})
+			if err := p.skipRest(err); err != nil {
+				return err
+			}
+			continue
 		}
 		row[field] = v
 	}
+}
+
+// skipRest recovers from a shape error in a table lint does not read: the
+// token that did not fit has been read, so the rest of its value (when it
+// opened an object or a list) is consumed. Syntax errors stay errors.
+func (p *parser) skipRest(shapeErr error) error {
+	if p.lastDelim == 0 {
+		return nil
+	}
+	if p.lastSyntax {
+		return shapeErr
+	}
+	depth := 1
+	for depth > 0 {
+		t, _, err := p.token()
+		if err != nil {
+			return err
+		}
+		if d, ok := t.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+		}
+	}
+	return nil
 }
 
 // value reads a field value: a string, number or boolean, or a list of
@@ -251,7 +363,7 @@ func (p *parser) value(what string) (Value, error) {
 	v := Value{Line: l, Col: c}
 	switch x := t.(type) {
 	case string:
-		v.Text = x
+		v.Text = unref(x)
 	case json.Number:
 		v.Text = x.String()
 	case bool:
@@ -261,6 +373,7 @@ func (p *parser) value(what string) (Value, error) {
 			return v, p.errAt(off, "%s: expected a string, number or list, got an object", what)
 		}
 		var items []string
+		var bad error
 		for {
 			t, off, err := p.token()
 			if err != nil {
@@ -271,18 +384,49 @@ func (p *parser) value(what string) (Value, error) {
 			}
 			switch y := t.(type) {
 			case string:
-				items = append(items, y)
+				items = append(items, unref(y))
 			case json.Number:
 				items = append(items, y.String())
 			default:
-				return v, p.errAt(off, "%s: expected strings or numbers in the list, got %s", what, describe(t))
+				if bad == nil {
+					bad = p.errAt(off, "%s: expected strings or numbers in the list, got %s", what, describe(t))
+				}
+				if err := p.skipRest(bad); err != nil {
+					return v, err
+				}
 			}
+		}
+		p.lastDelim = 0
+		if bad != nil {
+			return v, bad
 		}
 		v.Text = strings.Join(items, ",")
 	default:
 		return v, p.errAt(off, "%s: expected a string, got %s", what, describe(t))
 	}
 	return v, nil
+}
+
+// unref turns the reference form config_db used before SONiC 202111,
+// "[DSCP_TO_TC_MAP|AZURE]" (a list: "[BUFFER_PROFILE|a],[BUFFER_PROFILE|b]"),
+// into the plain name the newer form writes ("AZURE"; "a,b").
+func unref(s string) string {
+	if len(s) < 4 || s[0] != '[' || s[len(s)-1] != ']' || !strings.Contains(s, "|") {
+		return s
+	}
+	parts := strings.Split(s, ",")
+	for i, x := range parts {
+		x = strings.TrimSpace(x)
+		if len(x) < 4 || x[0] != '[' || x[len(x)-1] != ']' {
+			return s
+		}
+		_, name, ok := strings.Cut(x[1:len(x)-1], "|")
+		if !ok {
+			return s
+		}
+		parts[i] = name
+	}
+	return strings.Join(parts, ",")
 }
 
 func describe(t json.Token) string {

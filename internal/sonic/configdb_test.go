@@ -70,7 +70,6 @@ func TestErrors(t *testing.T) {
 		{"{\n  \"PORT\": {\n    \"Ethernet0\": {\"mtu\": \"9100\",}\n  }\n}", "invalid JSON", 3, 33},
 		{"[1, 2]", "expected an object", 1, 1},
 		{"{\"PORT\": {\"Ethernet0\": \"9100\"}}", "PORT|Ethernet0: expected an object", 1, 24},
-		{"{\"A\": {}, \"A\": {}}", `table "A" appears twice`, 1, 11},
 		{"{\"PORT\": {\"E\": {\"mtu\": {\"x\": 1}}}}", "PORT|E.mtu: expected a string, number or list", 1, 24},
 		{"{\"PORT\": {\n\"E\": {\"mtu\": null}}}", "expected a string, got null", 2, 14},
 		{"{\"PORT\": {}", "unexpected end of input", 1, 12},
@@ -88,12 +87,38 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestLenient: duplicate keys (the later wins, as in SONiC's loaders),
+// flat "TABLE|key" dumps, the "[TABLE|name]" reference form, and odd
+// shapes in tables lint does not read (skipped, not refused).
+func TestLenient(t *testing.T) {
+	db, err := Parse("c.json", []byte(`{
+"QUEUE": {"Ethernet0|3": {"scheduler": "[SCHEDULER|scheduler.1]"}, "Ethernet0|3": {"wred_profile": "[WRED_PROFILE|AZURE_LOSSLESS]"}},
+"PORT_QOS_MAP|Ethernet0": {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]", "pfc_enable": "3,4"},
+"VERSIONS": {"DATABASE|VERSION": "version_3_0_1", "X": {"a": {"b": 1}, "c": [1, {"d": 2}], "e": "f"}},
+"ACL_RULE": {"r": {"x": [{"y": 1}]}}
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := db.Tables["QUEUE"]["Ethernet0|3"]
+	if _, ok := q["scheduler"]; ok || q["wred_profile"].Text != "AZURE_LOSSLESS" || len(db.Duplicates) != 1 {
+		t.Errorf("duplicate row: %+v, duplicates %+v", q, db.Duplicates)
+	}
+	if pq := db.PortQoSMaps(); len(pq) != 1 || pq[0].DSCPToTC.Text != "AZURE" || len(pq[0].PFCEnable) != 2 {
+		t.Errorf("flat row: %+v", pq)
+	}
+	if db.Tables["VERSIONS"]["X"]["e"].Text != "f" || len(db.Skipped) != 4 {
+		t.Errorf("skipped %+v, VERSIONS %+v", db.Skipped, db.Tables["VERSIONS"])
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	if data, err := os.ReadFile(realQoS); err == nil {
 		f.Add(data)
 	}
 	f.Add([]byte(`{"PFC_WD": {"Ethernet0": {"detection_time": "200", "action": "drop"}}, "PORT": {"Ethernet0": {"speed": "100000", "mtu": "9100"}}}`))
 	f.Add([]byte(`{"BUFFER_PG": {"Ethernet0,Ethernet4|3-4": {"profile": "pg_lossless_100000_300m_profile"}}, "CABLE_LENGTH": {"AZURE": {"Ethernet0": "300m"}}}`))
+	f.Add([]byte(`{"PORT_QOS_MAP|Ethernet0": {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]"}, "VERSIONS": {"DATABASE|VERSION": "v", "X": {"a": [1, {"b": 2}]}}, "QUEUE": {"E|3": {}, "E|3": {"x": "y"}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 64<<10 {
 			return
@@ -116,9 +141,59 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
+		for _, v := range append(append([]Value{}, db.Duplicates...), db.Skipped...) {
+			if v.Line < 1 || v.Line > lines || v.Col < 1 {
+				t.Fatalf("note %+v outside the %d-line input", v, lines)
+			}
+		}
 		db.PortQoSMaps()
 		db.Queues()
 		db.PGs()
+		db.Watchdogs()
+	})
+}
+
+// TestParseRedis reads SYNTHETIC hgetall output of redis-cli and
+// sonic-db-cli in the form those tools print.
+func TestParseRedis(t *testing.T) {
+	db, ok := ParseRedis("r.txt", []byte(`admin@sonic:~$ redis-cli -n 4 hgetall "PORT_QOS_MAP|Ethernet0"
+ 1) "dscp_to_tc_map"
+ 2) "[DSCP_TO_TC_MAP|AZURE]"
+ 3) "pfc_enable"
+ 4) "3,4"
+admin@sonic:~$ sonic-db-cli CONFIG_DB hgetall 'PFC_WD|Ethernet0'
+{'action': 'drop', 'detection_time': '1', 'restoration_time': '200'}
+`))
+	if !ok {
+		t.Fatal("nothing read")
+	}
+	pq := db.PortQoSMaps()
+	if len(pq) != 1 || pq[0].DSCPToTC.Text != "AZURE" || pq[0].PFCEnableAt.Line != 5 {
+		t.Errorf("PORT_QOS_MAP %+v", pq)
+	}
+	if w := db.Watchdogs(); len(w) != 1 || w[0].Detection != 1 || w[0].DetectionAt.Line != 7 {
+		t.Errorf("PFC_WD %+v", w)
+	}
+}
+
+func FuzzParseRedis(f *testing.F) {
+	f.Add([]byte("127.0.0.1:6379[4]> hgetall \"QUEUE|Ethernet0|3\"\n1) \"scheduler\"\n2) \"scheduler.1\"\n$ sonic-db-cli CONFIG_DB hgetall 'X|y'\n{'a': 'b'}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 64<<10 {
+			return
+		}
+		db, _ := ParseRedis("f.txt", data)
+		lines := strings.Count(string(data), "\n") + 1
+		for _, tab := range db.Tables {
+			for _, k := range tab.Keys() {
+				for _, v := range tab[k] {
+					if v.Line < 1 || v.Line > lines {
+						t.Fatalf("value %+v outside the %d-line input", v, lines)
+					}
+				}
+			}
+		}
+		db.PortQoSMaps()
 		db.Watchdogs()
 	})
 }

@@ -3,6 +3,8 @@ package tune
 import (
 	"fmt"
 	"testing"
+
+	"rocelab/internal/twin"
 )
 
 // BenchmarkSearch runs the headroom-short space (4 candidates) with 1 and 2
@@ -12,7 +14,7 @@ func BenchmarkSearch(b *testing.B) {
 	for _, w := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if _, err := Search(base, sp, Options{Workers: w}); err != nil {
+				if _, err := Search(base, sp, Options{Config: twin.Config{Workers: w}}); err != nil {
 					b.Fatal(err)
 				}
 			}

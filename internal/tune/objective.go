@@ -4,8 +4,7 @@ import (
 	"math"
 	"sort"
 
-	"rocelab/internal/metrics"
-	"rocelab/internal/report"
+	"rocelab/internal/twin"
 )
 
 // A Score grades one run; higher is better. Candidates are ranked by Met,
@@ -25,12 +24,12 @@ func (a Score) Better(b Score, byMet bool) bool {
 	return a.Value > b.Value
 }
 
-// An Objective turns a run's report into a score.
+// An Objective turns a run's observation into a score.
 type Objective struct {
 	Name, What string
 	// ByMet ranks by the number of targets met before Value.
 	ByMet bool
-	Score func(r *report.Run) float64
+	Score func(o *twin.Observation) float64
 }
 
 // objectives are the objectives a space may name. busbw joins them when
@@ -38,13 +37,13 @@ type Objective struct {
 var objectives = map[string]Objective{
 	"targets": {Name: "targets", ByMet: true, Score: slack,
 		What: "most health targets met, then the largest total slack: each target's ratio to its threshold in decades (log10), capped at +1 so that no target is over-optimised"},
-	"utilization": {Name: "utilization", Score: func(r *report.Run) float64 { return r.Health.BandwidthUtilization.Value },
+	"utilization": {Name: "utilization", Score: func(o *twin.Observation) float64 { return o.Health.BandwidthUtilization.Value },
 		What: "highest bandwidth utilization"},
-	"p99": {Name: "p99", Score: func(r *report.Run) float64 { return -r.Health.P99LatencyUS.Value },
+	"p99": {Name: "p99", Score: func(o *twin.Observation) float64 { return -o.Health.P99LatencyUS.Value },
 		What: "lowest P99 latency on the lossless class"},
-	"pause": {Name: "pause", Score: func(r *report.Run) float64 { return -r.Health.PFCPauseRatio.Value },
+	"pause": {Name: "pause", Score: func(o *twin.Observation) float64 { return -o.Health.PFCPauseRatio.Value },
 		What: "lowest PFC pause ratio"},
-	"loss": {Name: "loss", Score: func(r *report.Run) float64 { return -r.Health.LossRate.Value },
+	"loss": {Name: "loss", Score: func(o *twin.Observation) float64 { return -o.Health.LossRate.Value },
 		What: "lowest loss on the lossless class"},
 }
 
@@ -58,24 +57,13 @@ func ObjectiveNames() []string {
 	return out
 }
 
-// Met counts the targets a health record meets.
-func Met(h metrics.Health) int {
-	n := 0
-	for _, t := range []metrics.Target{h.P99LatencyUS, h.BandwidthUtilization, h.LossRate, h.PFCPauseRatio} {
-		if t.Pass {
-			n++
-		}
-	}
-	return n
-}
-
 // slack sums each target's margin in decades: log10(threshold/value) for
 // P99 latency and pause ratio (values floored at 1e-6 of the threshold),
 // log10(value/threshold) for utilization, and −log10(1 + loss/1e-6) for
 // loss, whose threshold is 0. Each term is capped at +1, so meeting a
 // target by more than 10× earns nothing more, while a miss keeps counting.
-func slack(r *report.Run) float64 {
-	h := r.Health
+func slack(o *twin.Observation) float64 {
+	h := o.Health
 	dec := func(good, bad float64) float64 {
 		bad = math.Max(bad, good*1e-6)
 		return math.Min(1, math.Log10(good/bad))

@@ -9,6 +9,7 @@ import (
 
 	"rocelab/internal/metrics"
 	"rocelab/internal/textout"
+	"rocelab/internal/twin"
 )
 
 // Result is a search's outcome, or one shard's. Everything in it is a
@@ -25,7 +26,7 @@ type Result struct {
 	Params      []string `json:"params"`
 	// Candidates is the size of the whole space, base included.
 	Candidates int         `json:"candidates"`
-	Shard      Shard       `json:"shard"`
+	Shard      twin.Shard  `json:"shard"`
 	Runs       []RunResult `json:"runs"`
 	// Best is the index of the best run, -1 when none ran.
 	Best int  `json:"best"`
@@ -59,7 +60,7 @@ type ParamValue struct {
 	Value string `json:"value"`
 }
 
-func newResult(b *Base, sp *Space, n int, sh Shard) *Result {
+func newResult(b *Base, sp *Space, n int, sh twin.Shard) *Result {
 	r := &Result{Scenario: b.File, Space: sp.File, Fingerprint: fingerprint(b, sp), Search: sp.Search,
 		Objective: sp.Objective, Candidates: n, Shard: sh, Best: -1}
 	if sp.Search == "random" {
@@ -130,7 +131,7 @@ func Merge(names []string, shards []*Result) (*Result, error) {
 	first := shards[0]
 	out := *first
 	out.Runs = nil
-	out.Shard = Shard{Index: 0, Count: 1}
+	out.Shard = twin.Whole
 	owner := map[int]string{}
 	for i, s := range shards {
 		if s.Fingerprint != first.Fingerprint || s.Candidates != first.Candidates || s.Objective != first.Objective {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"rocelab/internal/twin"
 )
 
 const headroomShort = "../../examples/headroom-short.yaml"
@@ -42,7 +44,7 @@ func spaceFile(t testing.TB) string {
 // search finds a headroom that meets more targets than the base.
 func TestSearchImproves(t *testing.T) {
 	b, sp := setup(t, spaceFile(t))
-	res, err := Search(b, sp, Options{Workers: 2})
+	res, err := Search(b, sp, Options{Config: twin.Config{Workers: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,15 +80,15 @@ func TestDeterminismAndShards(t *testing.T) {
 		}
 		return buf.Bytes()
 	}
-	one, _ := Search(b, sp, Options{Workers: 1})
-	two, _ := Search(b, sp, Options{Workers: 2})
+	one, _ := Search(b, sp, Options{Config: twin.Config{Workers: 1}})
+	two, _ := Search(b, sp, Options{Config: twin.Config{Workers: 2}})
 	if !bytes.Equal(js(one), js(two)) {
 		t.Fatal("1 and 2 workers give different results")
 	}
 	var shards []*Result
 	var names []string
 	for i := 0; i < 3; i++ {
-		s, err := Search(b, sp, Options{Workers: 1, Shard: Shard{Index: i, Count: 3}})
+		s, err := Search(b, sp, Options{Config: twin.Config{Workers: 1}, Shard: twin.Shard{Index: i, Count: 3}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,24 +193,6 @@ func TestSpaceInScenario(t *testing.T) {
 	}
 }
 
-func TestShardFromEnv(t *testing.T) {
-	t.Setenv("SLURM_ARRAY_TASK_ID", "5")
-	t.Setenv("SLURM_ARRAY_TASK_MIN", "4")
-	t.Setenv("SLURM_ARRAY_TASK_COUNT", "3")
-	s, ok, err := ShardFromEnv(0)
-	if err != nil || !ok || s != (Shard{Index: 1, Count: 3}) {
-		t.Errorf("slurm: %+v %v %v", s, ok, err)
-	}
-	t.Setenv("SLURM_ARRAY_TASK_ID", "")
-	t.Setenv("JOB_COMPLETION_INDEX", "2")
-	if _, _, err := ShardFromEnv(0); err == nil {
-		t.Error("JOB_COMPLETION_INDEX without a count accepted")
-	}
-	if s, ok, err := ShardFromEnv(4); err != nil || !ok || s != (Shard{Index: 2, Count: 4}) {
-		t.Errorf("k8s: %+v %v %v", s, ok, err)
-	}
-}
-
 func TestSetPaths(t *testing.T) {
 	data := []byte("traffic:\n  generators:\n    - {kind: permutation, bytes: 4MiB}\ntopology: {kind: single-switch, hosts: 2}\n")
 	b, err := NewBase("x.yaml", data)
@@ -246,7 +230,7 @@ func TestIncastDCQCN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Search(b, sp, Options{Workers: 2})
+	res, err := Search(b, sp, Options{Config: twin.Config{Workers: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"rocelab/internal/scenario"
+	"rocelab/internal/twin"
 	"rocelab/internal/unit"
 )
 
@@ -16,6 +17,7 @@ import (
 // second, pause seconds per second.
 type Loop struct {
 	s     *scenario.Scenario
+	cfg   twin.Config
 	scale float64
 	feed  *Feed
 	start unit.Time // total simulated time at which feed began
@@ -24,13 +26,14 @@ type Loop struct {
 	Loops int
 }
 
-// NewLoop returns a loop over s with counters multiplied by scale.
-func NewLoop(s *scenario.Scenario, scale float64) (*Loop, error) {
-	f, err := New(s)
+// NewLoop returns a loop over s with counters multiplied by scale; each
+// run goes through the pipeline with c.
+func NewLoop(s *scenario.Scenario, scale float64, c twin.Config) (*Loop, error) {
+	f, err := New(s, c)
 	if err != nil {
 		return nil, err
 	}
-	return &Loop{s: s, scale: scale, feed: f, base: map[string]int64{}}, nil
+	return &Loop{s: s, cfg: c, scale: scale, feed: f, base: map[string]int64{}}, nil
 }
 
 // At advances to total simulated time t (counted from the first run's
@@ -40,7 +43,7 @@ func (l *Loop) At(t unit.Time) ([]Host, error) {
 	for t-l.start >= l.feed.Duration() {
 		end := l.feed.Advance(l.feed.Duration())
 		l.carry(end)
-		f, err := New(l.s)
+		f, err := New(l.s, l.cfg)
 		if err != nil {
 			return nil, err
 		}

@@ -3,11 +3,12 @@
 // an RDMA device port with its counters by name, and writes such a host as
 // the sysfs-shaped tree the exporter reads from a real host.
 //
-// The one function the exporter side calls is Feed.Advance. Each host's
-// RDMA NIC gives its port counters (the mlx5 ethtool -S names of
-// fabric.Counters.Ethtool, pauses still in effect counted up to the
-// snapshot), the IB port counters derived from them, its hw_counters
-// (np_cnp_sent, out_of_sequence, ...) and its DCQCN settings.
+// The one function the exporter side calls is Feed.Advance. The counters
+// come from the run's twin.Observation only: each host NIC's port counters
+// (mlx5 ethtool -S names, pauses still in effect counted up to the
+// snapshot), its IB port counters and its hw_counters (np_cnp_sent,
+// out_of_sequence, ...); its QoS and DCQCN settings come from the
+// scenario.
 package twinfeed
 
 import (
@@ -15,17 +16,14 @@ import (
 	"net/netip"
 
 	"rocelab/internal/cc"
-	"rocelab/internal/counters"
 	"rocelab/internal/fabric"
 	"rocelab/internal/scenario"
+	"rocelab/internal/twin"
 	"rocelab/internal/unit"
 )
 
 // A Counter is one named counter value.
-type Counter struct {
-	Name  string
-	Value int64
-}
+type Counter = twin.Counter
 
 // A GID is one GID table entry.
 type GID struct {
@@ -90,57 +88,52 @@ type Host struct {
 
 // A Feed is one run of a scenario's twin, advanced step by step.
 type Feed struct {
-	tw *scenario.Twin
+	s *scenario.Scenario
+	e twin.Engine
 }
 
-// New builds the twin of s.
-func New(s *scenario.Scenario) (*Feed, error) {
-	tw, err := scenario.Build(s)
+// New builds the twin of s through the pipeline (estimate, limits,
+// build).
+func New(s *scenario.Scenario, c twin.Config) (*Feed, error) {
+	j := s.Job()
+	e, _, err := twin.Start(&j, &c)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.File, err)
+		return nil, fmt.Errorf("%s: %w", j.Label(), err)
 	}
-	return &Feed{tw: tw}, nil
+	return &Feed{s: s, e: e}, nil
 }
 
 // Duration is the scenario's simulated duration.
-func (f *Feed) Duration() unit.Time { return f.tw.Scenario.Duration }
+func (f *Feed) Duration() unit.Time { return f.s.Duration }
 
-// Now is the simulated time the twin has reached.
-func (f *Feed) Now() unit.Time { return f.tw.Net.Now() }
-
-// Advance runs the twin's events up to simulated time t (a t in the past
-// runs nothing) and returns every host with its counters at that time.
+// Advance runs the twin up to simulated time t (a t in the past runs
+// nothing) and returns every host with its counters at that time.
 // Observing changes nothing: a run advanced in steps ends as one run does.
 func (f *Feed) Advance(t unit.Time) []Host {
-	if t > f.tw.Net.Now() {
-		f.tw.Advance(t)
+	if t > f.e.Now() {
+		f.e.RunUntil(t)
 	}
-	return Snapshot(f.tw)
+	o := f.e.Observe()
+	return Hosts(&o, f.s)
 }
 
-// Snapshot returns every host of tw with its counters as they stand.
-func Snapshot(tw *scenario.Twin) []Host {
-	net := tw.Net
-	s := tw.Scenario
-	qos := QoS{Trust: "dscp", PFC: net.PFCEnabled, DSCP: s.Host.DSCPToPrio}
+// Hosts returns every host NIC of an observation of s with its counters.
+func Hosts(o *twin.Observation, s *scenario.Scenario) []Host {
+	qos := QoS{Trust: "dscp", PFC: s.Switch.PFC.Priorities, DSCP: s.Host.DSCPToPrio}
+	if !s.Switch.PFC.Enabled {
+		qos.PFC = 0
+	}
 	if s.Host.Trust == fabric.TrustPCP {
 		qos.Trust = "pcp"
 	}
 	dcqcn := dcqcnOf(s.Host.NIC.DCQCN.Config)
-	hosts := make([]Host, 0, len(tw.NICs))
-	for _, n := range tw.NICs {
-		pt := n.Port()
-		snap := pt.Snapshot()
-		d := Device{Name: "mlx5_0", Port: 1, Netdev: "eth0", Rate: pt.Rate(), QoS: qos, DCQCN: dcqcn,
-			GIDs: gids(scenario.PortMAC(pt), scenario.HostIP(n.HostID()))}
-		for _, c := range snap.Ethtool(net.PFCEnabled, false) {
-			d.Ethtool = append(d.Ethtool, Counter{c.Name, c.Value})
-		}
-		for _, c := range n.HW.List() {
-			d.HWCounters = append(d.HWCounters, Counter{c.Name, c.Value})
-		}
-		d.PortCounters = portCounters(&snap)
-		hosts = append(hosts, Host{Name: n.Name(), Devices: []Device{d}})
+	hosts := make([]Host, 0, len(o.NICs))
+	for i, n := range o.NICs {
+		d := Device{Name: "mlx5_0", Port: 1, Netdev: "eth0", Rate: n.Rate, QoS: qos, DCQCN: dcqcn,
+			GIDs:       gids(scenario.MAC(n.Port), scenario.HostIP(int32(i))),
+			Ethtool:    append([]Counter(nil), o.Ports[n.Port].Counters...),
+			HWCounters: append([]Counter(nil), n.HW...), PortCounters: append([]Counter(nil), n.IB...)}
+		hosts = append(hosts, Host{Name: n.Name, Devices: []Device{d}})
 	}
 	return hosts
 }
@@ -167,21 +160,6 @@ func dcqcnOf(c *cc.DCQCNConfig) DCQCN {
 		}
 	}
 	return d
-}
-
-// portCounters derives the IB port counters of a NIC's port from its
-// physical-port counters: all of the port's traffic is RoCE.
-func portCounters(c *fabric.Counters) []Counter {
-	t := counters.Default()
-	name := func(cn counters.Concept, d counters.Dir) string {
-		return t.Name(counters.MLX5, counters.PortCounters, cn, d, 0)
-	}
-	return []Counter{
-		{name(counters.PortXmitData, counters.TX), c.TxPhyBytes / 4},
-		{name(counters.PortRcvData, counters.RX), c.RxPhyBytes / 4},
-		{name(counters.PortXmitPackets, counters.TX), c.TxPhyPackets},
-		{name(counters.PortRcvPackets, counters.RX), c.RxPhyPackets},
-	}
 }
 
 // gids is the standard bare-metal GID table: 0/1 the link-local address

@@ -11,6 +11,7 @@ import (
 
 	"rocelab/internal/exporter"
 	"rocelab/internal/scenario"
+	"rocelab/internal/twin"
 	"rocelab/internal/unit"
 )
 
@@ -46,7 +47,7 @@ func counter(hosts []Host, host, name string) (int64, bool) {
 // run), once the run is over and no pause is open.
 func TestAdvanceMatchesRun(t *testing.T) {
 	s := load(t, "incast-pfc.yaml")
-	f, err := New(s)
+	f, err := New(s, twin.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,12 +55,7 @@ func TestAdvanceMatchesRun(t *testing.T) {
 		f.Advance(unit.Time(ms) * unit.Millisecond)
 	}
 	stepped := f.Advance(s.Duration)
-	tw, err := scenario.Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tw.Run()
-	whole := Snapshot(tw)
+	whole := runHosts(t, s)
 	for _, name := range []string{"rx_prio3_pause", "rx_prio3_pause_duration", "tx_prio3_bytes", "port_xmit_data"} {
 		a, _ := counter(stepped, "h3", name)
 		b, _ := counter(whole, "h3", name)
@@ -73,11 +69,11 @@ func TestAdvanceMatchesRun(t *testing.T) {
 // the scenario and scales them.
 func TestLoopCarriesAndScales(t *testing.T) {
 	s := load(t, "incast-pfc.yaml")
-	l, err := NewLoop(s, 1000)
+	l, err := NewLoop(s, 1000, twin.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := New(s)
+	f, err := New(s, twin.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,12 +107,7 @@ func TestLoopCarriesAndScales(t *testing.T) {
 // twin's counter in seconds.
 func TestTreeReadsLikeAHost(t *testing.T) {
 	s := load(t, "incast-pfc.yaml")
-	tw, err := scenario.Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tw.Run()
-	hosts := Snapshot(tw)
+	hosts := runHosts(t, s)
 	dir := t.TempDir()
 	if err := WriteTree(dir, hosts); err != nil {
 		t.Fatal(err)
@@ -174,7 +165,7 @@ func labels[T interface {
 // settings are served as a real mlx5 host's.
 func TestNICCountersReachTheExporter(t *testing.T) {
 	s := load(t, "incast-pfc.yaml")
-	f, err := New(s)
+	f, err := New(s, twin.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,4 +222,15 @@ func scrape(t *testing.T, h exporter.Host) []*dto.MetricFamily {
 		t.Fatal(err)
 	}
 	return mfs
+}
+
+// runHosts runs s to its end through the pipeline and returns its hosts.
+func runHosts(t *testing.T, s *scenario.Scenario) []Host {
+	t.Helper()
+	j := s.Job()
+	o, err := twin.Run(&j, &twin.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Hosts(&o, s)
 }

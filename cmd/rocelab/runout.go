@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"rocelab/internal/report"
+	"rocelab/internal/twin"
+)
+
+// runOutput is what a run prints and writes: its jobs' observations, from
+// this process or merged from shards.
+type runOutput struct {
+	name string
+	// variants says the run compares variants (else it is one job).
+	variants bool
+	results  []twin.JobResult
+}
+
+// runJobs runs jobs through the pipeline, spread over the cores, into
+// out.results. Every job's estimate is checked before any runs, so that a
+// run too large is refused up front.
+func runJobs(cmd *cobra.Command, ls logSetup, out *runOutput, jobs []twin.Job, cfg *twin.Config) error {
+	for i := range jobs {
+		if _, err := twin.Choose(&jobs[i], cfg); err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("%s: %w", jobs[i].Label(), err)}
+		}
+	}
+	var bars *progressBars
+	if ls.progress {
+		bars = newProgressBars(cmd.ErrOrStderr())
+		cfg.Progress = bars
+	}
+	out.results = make([]twin.JobResult, len(jobs))
+	var errs []error
+	wall := time.Now()
+	twin.RunAll(jobs, cfg, func(i int, o *twin.Observation, err error) {
+		if err != nil {
+			var ee *exitError
+			if !errors.As(err, &ee) {
+				err = &exitError{code: 2, err: fmt.Errorf("%s: %w", jobs[i].Label(), err)}
+			}
+			errs = append(errs, err)
+			return
+		}
+		out.results[i] = twin.JobResult{Index: i, Variant: jobs[i].Variant, Description: jobs[i].Description, Observation: *o}
+	})
+	if bars != nil {
+		bars.wait()
+	}
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	var events uint64
+	var end float64
+	for _, r := range out.results {
+		events += r.Observation.Sim.Events
+		end = max(end, twin.US(r.Observation.Sim.End))
+	}
+	elapsed := time.Since(wall)
+	ls.log.Info("done", "jobs", len(jobs), "simulated_us", end, "events", events, "wall", elapsed.Round(time.Millisecond).String(),
+		"events_per_s", fmt.Sprintf("%.3g", float64(events)/elapsed.Seconds()))
+	return nil
+}
+
+// runShard runs this shard's jobs and writes them as a shard file on
+// stdout, for 'rocelab merge'.
+func runShard(cmd *cobra.Command, ls logSetup, out *runOutput, jobs []twin.Job, sh twin.Shard, cfg *twin.Config) error {
+	var mine []twin.Job
+	for i := range jobs {
+		if sh.Owns(i) {
+			mine = append(mine, jobs[i])
+		}
+	}
+	if err := runJobs(cmd, ls, out, mine, cfg); err != nil {
+		return err
+	}
+	f := &twin.ShardFile{Kind: twin.ShardKind, Schema: twin.Schema, Name: out.name, Variants: out.variants,
+		Fingerprint: twin.Fingerprint(jobs, cfg.Engine), Shard: sh, Jobs: len(jobs), Results: out.results}
+	for k := range f.Results {
+		f.Results[k].Index = k*sh.Count + sh.Index
+	}
+	return writeResult(cmd.OutOrStdout(), true, shardResult{f})
+}
+
+// shardResult prints a shard file, as JSON only.
+type shardResult struct{ *twin.ShardFile }
+
+func (s shardResult) WriteText(w io.Writer) error { return s.WriteJSON(w) }
+
+// write prints the run (text or JSON) and writes its --out directory: one
+// run, or each variant under DIR/<variant>/.
+func (o *runOutput) write(cmd *cobra.Command, asJSON bool, outDir string) error {
+	var res result
+	var runs []*report.Run
+	if !o.variants {
+		r := report.New(&o.results[0].Observation)
+		res, runs = r, []*report.Run{r}
+	} else {
+		cmp := report.NewComparison(o.name)
+		for i := range o.results {
+			v := &o.results[i]
+			r := report.New(&v.Observation)
+			cmp.Variants = append(cmp.Variants, report.Variant{Name: v.Variant, Description: v.Description, Run: r})
+			runs = append(runs, r)
+		}
+		res = cmp
+	}
+	if err := writeResult(cmd.OutOrStdout(), asJSON, res); err != nil {
+		return err
+	}
+	if outDir == "" {
+		return nil
+	}
+	for i, r := range runs {
+		dir := outDir
+		if o.variants {
+			dir = filepath.Join(outDir, o.results[i].Variant)
+		}
+		if err := r.WriteDir(dir); err != nil {
+			return err
+		}
+	}
+	return writeManifest(outDir)
+}
+
+// failOn applies --fail-on to every job: exit 1 when any meets a
+// condition.
+func (o *runOutput) failOn(on map[string]bool) error {
+	var why []string
+	for _, r := range o.results {
+		for _, w := range failures(&r.Observation, on) {
+			if o.variants {
+				w = r.Variant + ": " + w
+			}
+			why = append(why, w)
+		}
+	}
+	if len(why) > 0 {
+		return &exitError{code: 1, err: fmt.Errorf("--fail-on: %s", strings.Join(why, "; "))}
+	}
+	return nil
+}
+
+// A result is anything a command prints as text or JSON: a run, a
+// comparison of variants, a calculator.
+type result interface {
+	WriteJSON(io.Writer) error
+	WriteText(io.Writer) error
+}
+
+// writeResult writes r as JSON or text.
+func writeResult(w io.Writer, asJSON bool, r result) error {
+	out := bufio.NewWriter(w)
+	var err error
+	if asJSON {
+		err = r.WriteJSON(out)
+	} else {
+		err = r.WriteText(out)
+	}
+	if err == nil {
+		err = out.Flush()
+	}
+	return err
+}

@@ -1,0 +1,176 @@
+package collective
+
+import (
+	"rocelab/internal/gpu"
+	"rocelab/internal/unit"
+)
+
+// The twin's per-step costs come from NCCL's own tuning constants where
+// NCCL has them (tuning.go: base latency per call, hardware latency per
+// step and protocol, per-channel bandwidth limits, network overhead per
+// operation) and from two constants calibrated on public nccl-tests
+// results (ProxyPoll, GPUPoll). Calibration lists them all with their
+// sources; docs/nccl.md carries the table (go test ./internal/collective
+// -run TestDocs -update rewrites it).
+
+// ProxyPoll is the time a proxy thread takes to notice that a network
+// step can proceed (the GPU's slice in the send buffer) and to ring the
+// NIC's doorbell, on top of NCCL's per-step network latency. NCCL's
+// hardware latencies (5.0 µs for a tree LL network step) put a 2-node
+// AllReduce of 8 bytes at 25 µs; published runs measure 36-45 µs
+// (Calibration, "small sizes"), about 5 µs more per network step.
+const ProxyPoll = 5 * unit.Microsecond
+
+// ProxyOpStart is the proxy thread's time to take up a call's operation
+// on one network connection (one per channel and peer and call), before
+// which that connection moves nothing. It is what makes small calls
+// slower with more channels: public 2-node runs grow by about 0.3-1.1 µs
+// per extra channel between 1 and 32 channels (Calibration).
+const ProxyOpStart = 500 * unit.Nanosecond
+
+// NVLSHop is one crossing of an NVSwitch in NVLS and NVLSTree (a GPU's
+// multimem store reaching the switch, or the switch's multicast reaching
+// the GPUs), calibrated on the one public small-size NVLSTree run
+// (NVIDIA/nccl#1244: 47 µs at 8 bytes on 2 × 8 H20, of which the two
+// network crossings take about 40); NCCL's model puts 25 µs on the four
+// switch crossings.
+const NVLSHop = 1 * unit.Microsecond
+
+// GPUPoll is the time a GPU takes to see LL or LL128 data that a NIC has
+// written into its memory (it polls the flags of the lines).
+const GPUPoll = 500 * unit.Nanosecond
+
+// ProxyOp is the proxy thread's CPU time for one network operation
+// (posting a slice or a CTS, reaping a completion, a GPUDirect flush),
+// during which it serves nothing else: about what ibv_post_send and a CQ
+// poll cost. It is what makes the proxy a bottleneck when steps are small
+// and many (NVLSTree's 64 KiB chunks on four servers and more).
+const ProxyOp = 100 * unit.Nanosecond
+
+// netOverhead returns NCCL's network overhead per step (NCCL_NET_OVERHEAD,
+// else 1 µs on Intel and 2 µs on AMD hosts, tuning.cc getNetOverhead):
+// the proxy's work between noticing a step and posting it, which NCCL's
+// model adds to every ring step across servers.
+func (c *Comm) netOverhead() unit.Time {
+	ovh := c.Cfg.NetOverhead
+	if ovh < 0 {
+		ovh = 1
+		if c.Sys.Server.CPU == gpu.AMD {
+			ovh = 2
+		}
+	}
+	return unit.Time(ovh * float64(unit.Microsecond))
+}
+
+// proxyOp returns the proxy thread's time for one network operation:
+// ProxyOp plus the servers' per-step host overhead (a hypervisor's exits
+// or a slow driver stack on every post and poll).
+func (c *Comm) proxyOp() unit.Time {
+	return ProxyOp + c.Sys.Server.StepOverhead
+}
+
+// channelCap returns the data rate, GB/s, one channel's kernel moves in
+// algorithm a and protocol p: the GPU's channel speed, less NCCL's
+// per-channel limits of the protocol (tuning.cc: LL at half the speed and
+// under llMaxBw in all, LL128 at 120/128 and under perChMax*LL128Bw, trees
+// under perChMaxTreeBw, NVLSTree under perChMaxNVLSTreeBw), spread over
+// the channels the call uses (nc) and turned from bus into algorithm
+// bandwidth as each algorithm's kernel carries it.
+func (c *Comm) channelCap(f Func, a Algo, p Proto, used int) float64 {
+	t := c.Tuning
+	base := c.slowestGPU().ChannelBW
+	if t == nil || c.NRanks < 2 || f == SendRecv || f == AllToAll {
+		if p == LL {
+			return base / 2
+		}
+		return base
+	}
+	cci := compCapIndex(t.minCC)
+	index2 := min(t.NNodes, 3) - 1
+	nc := float64(max(used, 1))
+	// Per-channel limits scale with the graph's channels over the
+	// communicator's (each graph channel is doubled at run time).
+	gch := float64(t.Ring.NChannels) / float64(max(t.NChannels, 1)) * nc
+	switch {
+	case a == Ring && p == LL:
+		return base / 2
+	case a == Ring && p == LL128:
+		return min(base*120/128, gch*float64(perChMaxRingLL128Bw[cci][index2])/nc)
+	case a == Tree && p == LL:
+		return base / 3.8
+	case a == Tree && p == LL128:
+		return min(base*120/128, gch*float64(perChMaxTreeLL128Bw[cci][index2])/2/nc)
+	case a == Tree:
+		return min(base, gch*float64(perChMaxTreeBw[cci][index2])/2/nc)
+	case a == NVLSTree:
+		nsteps := 2 * (c.NRanks - 1)
+		bus := float64(t.NVLS.NChannels) * float64(perChMaxNVLSTreeBw[cci][index2])
+		return min(base, bus*float64(c.NRanks)/float64(nsteps)/float64(max(t.NVLSChannels, used)))
+	}
+	return base
+}
+
+// slowestGPU returns the communicator's GPU model with the slowest
+// channel (a mixed job runs at its slowest GPU's pace).
+func (c *Comm) slowestGPU() gpu.Model {
+	m := c.model(0)
+	for i := range c.Servers {
+		if x := c.model(i); x.ChannelBW < m.ChannelBW {
+			m = x
+		}
+	}
+	return m
+}
+
+// llMaxBw is NCCL's cap on LL's bus bandwidth across servers (tuning.cc
+// llMaxBws: by CPU vendor and node count), GB/s. The twin applies it to
+// the kernel operations that feed or drain the network, shared by the
+// call's channels: LL lines reach the NIC a few bytes at a time.
+func (c *Comm) llMaxBw() float64 {
+	index1 := 0
+	if c.Sys.Server.CPU == gpu.AMD {
+		index1 = 1
+	}
+	return float64(llMaxBws[index1][min(c.NNodes(), 3)-1])
+}
+
+// nicDMA returns the rate at which NIC port p moves data between the
+// network and its GPUs' memory, GB/s: what its PCIe link carries
+// (gpu.Server.NICDMABW), halved when PCIe ACS sends peer-to-peer traffic
+// (GPUDirect RDMA) up to the root complex and back down the same switch
+// uplink, and no more than its share of the link between the CPU sockets
+// when the NIC's GPU is on the other socket (SYS).
+func (c *Comm) nicDMA(p int) float64 {
+	srv := c.Sys.Server
+	bw := srv.NICDMABW()
+	b := max(srv.Bond, 1)
+	g := c.dev.FirstGPU(p / b)
+	if srv.ACS && srv.GDR(g, c.Cfg.GDRLevel) {
+		bw /= 2
+	}
+	if srv.PathOf(g) == gpu.SYS {
+		far := 0
+		for q := 0; q < srv.NICs; q++ {
+			if srv.PathOf(c.dev.FirstGPU(q/b)) == gpu.SYS {
+				far++
+			}
+		}
+		bw = min(bw, srv.SocketBW()/float64(far))
+	}
+	return bw
+}
+
+// treeFactor is NCCL's correction of tree bandwidth by size
+// (ncclTopoGetAlgoTime: "trees are not perfectly sticking to the model
+// for medium sizes"), which the twin applies to a tree kernel's rate: the
+// measured shortfall NCCL keeps in its own model at 256 B to 64 MiB.
+func treeFactor(f Func, a Algo, p Proto, nBytes int64, minCC int) float64 {
+	if f != AllReduce || !(a == Tree || (a == NVLSTree && minCC >= 100)) {
+		return 1
+	}
+	i := log2i(nBytes >> 6)
+	if i < 0 || i >= 23 {
+		return 1
+	}
+	return float64(treeCorrection[p][i])
+}

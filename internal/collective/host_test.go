@@ -1,0 +1,83 @@
+package collective
+
+import (
+	"testing"
+
+	"rocelab/internal/gpu"
+	"rocelab/internal/unit"
+)
+
+// TestHostCauses: each host-side cause changes busbw the way public
+// reports show, on the test network (a healthy fabric):
+//   - PCIe ACS on: peer-to-peer traffic, GPUDirect RDMA's, goes up to the
+//     root complex and back down the switch uplink: about half the
+//     bandwidth ("Did you make sure ACS was disabled? That could explain
+//     why bandwidth is halved", NVIDIA/nccl-tests#112; "all traffic goes
+//     back to the CPU and your bandwidth is halved", nccl-tests#156; a VM
+//     at ~56% of line rate reached it once ACS was set, NVIDIA/nccl#949).
+//   - GPUDirect RDMA off: data bounces through host memory, 15.04 GB/s on
+//     a 400G port (corpus allreduce-h100-1gpu-roce400g-gdr0-15GBps-ccimoc:
+//     "GDR 0"), about a third of what the port carries.
+//   - NICs on the other CPU socket (gpu_nic SYS): NCCL turns GPUDirect
+//     RDMA off beyond PXB by default (NVIDIA/DeepLearningExamples#383:
+//     "GPU Direct RDMA Disabled ... distance 5 > 4") and the data crosses
+//     the socket link; NVIDIA/nccl#595 saw about 3 GB/s across two nodes
+//     of 200G HDR with NICs at SYS.
+//   - A 100G NIC in a PCIe Gen3 x8 slot: "63.008 Gb/s available PCIe
+//     bandwidth" (corpus mlnx-qos-...-pcie-x8-cx5blog dmesg), about half
+//     of the port.
+//   - A per-step host overhead (a hypervisor's exits on every post and
+//     poll): small and medium calls slow down, large ones barely (NCCL
+//     sessions in VMs: NVIDIA/nccl-tests#309, NVIDIA/nccl#1453).
+func TestHostCauses(t *testing.T) {
+	ring := map[string]string{"NCCL_ALGO": "ring"}
+	busbw := func(srv gpu.Server, servers, ppn int, env map[string]string, size int64) float64 {
+		c := mustComm(t, srv, servers, ppn, env)
+		r, _ := runOn(t, c, 1, Call{Func: AllReduce, Bytes: size})
+		return busBW(r[0], c.NRanks)
+	}
+	time := func(srv gpu.Server, size int64) float64 {
+		c := mustComm(t, srv, 2, 8, nil)
+		r, _ := runOn(t, c, 4, Call{Func: AllReduce, Bytes: size})
+		return r[0].Time().Micros()
+	}
+	check := func(name string, base, got, lo, hi float64) {
+		t.Logf("%s: %.2f -> %.2f (x%.2f)", name, base, got, got/base)
+		if r := got / base; r < lo || r > hi {
+			t.Errorf("%s: x%.2f, want x%.2f..x%.2f", name, r, lo, hi)
+		}
+	}
+
+	dgx := preset(t, "dgx-a100")
+	base := busbw(dgx, 2, 8, ring, 1<<30)
+	acs := dgx
+	acs.ACS = true
+	check("ACS on, 2 × 8 A100 × 8 × 200G, ring, 1 GiB", base, busbw(acs, 2, 8, ring, 1<<30), 0.4, 0.65)
+
+	h := server("H100", 1, 1, 400*unit.Gbps, 5)
+	env := map[string]string{"NCCL_ALGO": "ring", "NCCL_MAX_NCHANNELS": "2"}
+	on := busbw(h, 2, 1, env, 1<<30)
+	noGDR := h
+	noGDR.PeerMem = false
+	off := busbw(noGDR, 2, 1, env, 1<<30)
+	check("GDR off, 2 × 1 H100 × 400G, 2 channels", on, off, 0.2, 0.45)
+	if off < 14.3 || off > 15.8 {
+		t.Errorf("GDR off: %.2f GB/s, the CCI-MOC run measured 15.04", off)
+	}
+
+	far := dgx
+	far.GPUNICPaths = []gpu.Path{gpu.PXB, gpu.PXB, gpu.PXB, gpu.PXB, gpu.SYS, gpu.SYS, gpu.SYS, gpu.SYS}
+	check("NICs of GPUs 4-7 on the far socket, ring, 1 GiB", base, busbw(far, 2, 8, ring, 1<<30), 0.1, 0.6)
+
+	nic := preset(t, "a100-1nic")
+	b1 := busbw(nic, 2, 8, ring, 1<<30)
+	x8 := nic
+	x8.NICPCIe, x8.NICPCIeWidth = 3, 8
+	check("100G NIC in PCIe Gen3 x8, ring, 1 GiB", b1, busbw(x8, 2, 8, ring, 1<<30), 0.45, 0.65)
+
+	slow := dgx
+	slow.StepOverhead = 5 * unit.Microsecond
+	check("5 µs per network step, 8 B time", time(dgx, 8), time(slow, 8), 1.2, 3)
+	check("5 µs per network step, 1 MiB time", time(dgx, 1<<20), time(slow, 1<<20), 1.15, 3)
+	check("5 µs per network step, 1 GiB busbw", base, busbw(slow, 2, 8, ring, 1<<30), 0.9, 1.01)
+}

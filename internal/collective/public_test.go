@@ -1,0 +1,264 @@
+package collective
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"rocelab/internal/gpu"
+	"rocelab/internal/unit"
+)
+
+var publicAll = flag.Bool("public-all", false, "run every size of the public nccl-tests results (up to 16 GiB; slow)")
+
+// publicRun is one public nccl-tests all_reduce_perf result, healthy, on
+// two or more servers over RoCE or InfiniBand, with the system it ran on
+// as its source describes it (testdata/public/*.txt keep the printed rows
+// and the source line).
+type publicRun struct {
+	file    string
+	label   string
+	fabric  string
+	srv     gpu.Server
+	servers int
+	ppn     int
+	env     map[string]string
+	version string
+	// quoted rows stand for a figure given in words rather than a table
+	// ("NVLS on: 430 GB/s"); rows read from file otherwise.
+	quoted []publicRow
+	// excluded says why a result is listed but not part of the
+	// acceptance set.
+	excluded string
+}
+
+type publicRow struct {
+	size  int64
+	time  float64 // out-of-place, µs
+	busbw float64 // GB/s
+}
+
+func serverOf(model string, nics int, rate unit.BitRate, pcie int, path gpu.Path, cpu gpu.CPU) gpu.Server {
+	m, _ := gpu.LookupModel(model)
+	s := gpu.Server{GPU: m, GPUs: 8, NICs: nics, NICRate: rate, NICPCIe: pcie, Intra: gpu.NVSwitch, GPUNIC: path, CPU: cpu, PeerMem: true, GIDs: gpu.StandardGIDs}
+	if m.NVLinks == 0 {
+		s.GPUs, s.Intra = 1, gpu.PCIeOnly
+	}
+	return s
+}
+
+// publicRuns are the results the per-step model is checked against
+// (docs/nccl.md, "Calibration"). ProxyPoll was set from the 8-byte times
+// of the first two; everything else is a check.
+var publicRuns = []publicRun{
+	{file: "oci-gpu4.8-a100-2n-roce.txt", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE", fabric: "RoCE",
+		srv: serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD), servers: 2, ppn: 8,
+		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_SPLIT_DATA_ON_QPS": "0"}, version: "2.23.4"},
+	{file: "h200-2n-roce400g-spectrumx.txt", label: "2 × 8 H200 (Dell XE9680), 8 × 400G RoCE (Spectrum-X)", fabric: "RoCE",
+		srv: serverOf("H100", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), servers: 2, ppn: 8,
+		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "2", "NCCL_IB_SPLIT_DATA_ON_QPS": "0", "NCCL_MIN_NCHANNELS": "32", "NCCL_P2P_NET_CHUNKSIZE": "524288"}, version: "2.30.4"},
+	{file: "azure-ndv4-a100-2n-ib200g.txt", label: "Azure ND96asr_v4, 2 × 8 A100, 8 × 200G HDR IB", fabric: "IB",
+		srv: serverOf("A100", 8, 200*unit.Gbps, 4, gpu.PXB, gpu.AMD), servers: 2, ppn: 8, version: "2.17.1"},
+	{file: "oci-b4.8-a100-2n-roce-ring.txt", label: "OCI BM.GPU.B4.8, 2 × 8 A100, 16 × 100G RoCE, NCCL_ALGO=Ring", fabric: "RoCE",
+		srv: serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD), servers: 2, ppn: 8,
+		env: map[string]string{"NCCL_ALGO": "Ring", "NCCL_IB_QPS_PER_CONNECTION": "4"}, version: "2.29.3"},
+	{file: "h100-2n-ib400g-ring-wutz.txt", label: "2 × 8 H100, 8 × 400G IB, NCCL_ALGO=Ring", fabric: "IB",
+		srv: serverOf("H100", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel), servers: 2, ppn: 8,
+		env: map[string]string{"NCCL_ALGO": "Ring", "NCCL_IB_QPS_PER_CONNECTION": "4"}, version: "2.19.3"},
+	{file: "h20-2n-ib-nvlstree-nccl1244.txt", label: "2 × 8 H20, 8 × 400G NDR IB, NCCL_ALGO=NVLSTree", fabric: "IB",
+		srv: serverOf("H100", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel), servers: 2, ppn: 8,
+		env: map[string]string{"NCCL_ALGO": "NVLSTree"}, version: "2.21.5"},
+	{file: "gb10-2x1-roce200g-dgxspark103.txt", label: "2 × 1 GB10 (DGX Spark), 200G RoCE", fabric: "RoCE",
+		srv: serverOf("GB10", 1, 200*unit.Gbps, 5, gpu.PIX, gpu.ARM), servers: 2, ppn: 1, version: "2.31.2"},
+	{file: "NVIDIA/nccl#1221", label: "2 × 8 H100, 8 × 400G RoCE, NCCL_NVLS_ENABLE=1 (\"430GB\")", fabric: "RoCE",
+		srv: serverOf("H100", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel), servers: 2, ppn: 8,
+		env: map[string]string{"NCCL_NVLS_ENABLE": "1", "NCCL_IB_GID_INDEX": "3"}, version: "2.19.3", quoted: []publicRow{{size: 4 << 30, busbw: 430}}},
+	{file: "oci-a100-2n-roce-default-2024.txt", label: "OCI A100, 2 × 8 A100, 16 × 100G RoCE, NCCL defaults", fabric: "RoCE",
+		srv: serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD), servers: 2, ppn: 8,
+		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4"}, version: "2.23.4",
+		excluded: "NCCL's model puts Tree (110.4 GB/s) just above Ring (102.4) on this shape; the twin follows it and matches the BM.GPU4.8 run (Tree), this run is ring-like"},
+}
+
+// readPublic reads the out-of-place rows of a result file: the usual
+// 13-column rows and the older 12-column ones without a root column.
+func readPublic(t testing.TB, name string) []publicRow {
+	f, err := os.Open(filepath.Join("testdata/public", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rows []publicRow
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) < 12 || fs[0][0] < '0' || fs[0][0] > '9' || fs[2] != "float" {
+			continue
+		}
+		ti := 5
+		if len(fs) == 12 {
+			ti = 4
+		}
+		size, _ := strconv.ParseInt(fs[0], 10, 64)
+		tm, _ := strconv.ParseFloat(fs[ti], 64)
+		bw, _ := strconv.ParseFloat(fs[ti+2], 64)
+		rows = append(rows, publicRow{size: size, time: tm, busbw: bw})
+	}
+	if len(rows) == 0 {
+		t.Fatalf("%s: no rows", name)
+	}
+	return rows
+}
+
+// publicCheck is the twin's figure for one public row and the band the
+// acceptance asks of it.
+type publicCheck struct {
+	run        *publicRun
+	row        publicRow
+	twinTime   float64
+	twinBusBW  float64
+	choice     Choice
+	band       string // "time", "mid", "large" or "" (reported only)
+	ratio, tol float64
+}
+
+func (c publicCheck) pass() bool { return c.band == "" || math.Abs(c.ratio-1) <= c.tol }
+
+// sizeBand is the acceptance band of a size: time within 25% up to 64 KiB,
+// busbw within 15% from 1 to 16 MiB and within 5% from 256 MiB.
+func sizeBand(size int64) (string, float64) {
+	switch {
+	case size <= 64<<10:
+		return "time", 0.25
+	case size >= 1<<20 && size <= 16<<20:
+		return "mid", 0.15
+	case size >= 256<<20:
+		return "large", 0.05
+	}
+	return "", 0
+}
+
+// runPublic runs the twin on the test network for every row of r (up to
+// maxSize) and returns the checks.
+func runPublic(t testing.TB, r *publicRun, maxSize int64) []publicCheck {
+	rows := r.quoted
+	if rows == nil {
+		rows = readPublic(t, r.file)
+	}
+	v, _ := ParseVersion(r.version)
+	env := map[string]string{}
+	for k, x := range r.env {
+		env[k] = x
+	}
+	if r.fabric == "IB" && !v.AtLeast(2, 21, 0) {
+		// The twin's fabric is RoCE: give an InfiniBand run's older NCCL
+		// the RoCE v2 GID that later versions pick by themselves.
+		env["NCCL_IB_GID_INDEX"] = "3"
+	}
+	cfg, err := NewConfig(env, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := make([]int, r.servers)
+	for i := range sv {
+		sv[i] = i
+	}
+	cm, err := NewComm(cfg, System{Server: r.srv, Hosts: DenseHosts(r.servers, r.srv.NICs)}, sv, AllGPUs(r.ppn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []publicCheck
+	for _, row := range rows {
+		if row.size > maxSize && r.quoted == nil {
+			continue
+		}
+		iters := 4
+		if row.size >= 64<<20 {
+			iters = 1
+		}
+		res, _ := runOn(t, cm, iters, Call{Func: AllReduce, Bytes: row.size})
+		ch, _ := cm.Plan(Call{Func: AllReduce, Bytes: row.size})
+		c := publicCheck{run: r, row: row, twinTime: res[0].Time().Micros(), twinBusBW: busBW(res[0], cm.NRanks), choice: ch}
+		c.band, c.tol = sizeBand(row.size)
+		if r.quoted != nil {
+			// A figure given in words ("from 330GB to 430GB"): the
+			// acceptance asks 10% of it.
+			c.band, c.tol = "figure", 0.10
+		}
+		switch c.band {
+		case "time":
+			c.ratio = c.twinTime / row.time
+		default:
+			c.ratio = c.twinBusBW / row.busbw
+		}
+		if row.time == 0 && c.band == "time" {
+			c.band = ""
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// knownMisses are the rows of the acceptance set outside their band, each
+// with what the public run shows that the twin does not model; docs/nccl.md
+// lists them. A row that leaves its band without being listed fails the
+// test, and so does a listed row that is back in its band.
+var knownMisses = map[string]string{
+	"oci-gpu4.8-a100-2n-roce.txt@8M":        "tree LL128 at mid sizes: the run is 16% slower than the twin's NCCL-corrected tree rate",
+	"oci-gpu4.8-a100-2n-roce.txt@16M":       "as 8M",
+	"oci-gpu4.8-a100-2n-roce.txt@256M":      "tree LL128 plateau: the run reaches 165 GB/s, the twin 185 (NVLink at LL128's 7/9)",
+	"oci-gpu4.8-a100-2n-roce.txt@512M":      "NCCL's model switches to Tree/Simple at 512M, the run still shows LL128's plateau",
+	"oci-gpu4.8-a100-2n-roce.txt@2G":        "tree Simple plateau 5% above the run",
+	"h200-2n-roce400g-spectrumx.txt@32K":    "LL across the network grows with size far more in the run (65 µs at 32K) than NCCL's LL limits give",
+	"h200-2n-roce400g-spectrumx.txt@64K":    "as 32K",
+	"h200-2n-roce400g-spectrumx.txt@2M":     "tree LL128 at 2M: NCCL's tree correction (0.6) makes the twin 16% slower than the run",
+	"h200-2n-roce400g-spectrumx.txt@8M":     "the run stays on Tree/LL128 up to 16M (with NCCL_MIN_NCHANNELS=32); NCCL's model and the twin take NVLSTree from 4M",
+	"h200-2n-roce400g-spectrumx.txt@16M":    "as 8M; the run's out-of-place 16M (304 µs) is also slower than its own in-place (208 µs)",
+	"h200-2n-roce400g-spectrumx.txt@256M":   "NVLSTree ramp: the twin reaches 425 GB/s at 256M, the run 395",
+	"azure-ndv4-a100-2n-ib200g.txt@8K":      "LL across the network grows with size far more in the run than NCCL's LL limits give; its out-of-place column is noisy (16K: 105 µs, in-place 57)",
+	"azure-ndv4-a100-2n-ib200g.txt@16K":     "as 8K",
+	"azure-ndv4-a100-2n-ib200g.txt@32K":     "as 8K",
+	"azure-ndv4-a100-2n-ib200g.txt@64K":     "as 8K",
+	"azure-ndv4-a100-2n-ib200g.txt@16M":     "ring LL128 at 16-32M: the run is 25-30% slower than the twin",
+	"azure-ndv4-a100-2n-ib200g.txt@256M":    "ring Simple ramp: the run approaches its 188 GB/s plateau more slowly (NCCL's ring plateau factor 1.4 on the call's latency)",
+	"azure-ndv4-a100-2n-ib200g.txt@512M":    "as 256M",
+	"azure-ndv4-a100-2n-ib200g.txt@1G":      "as 256M",
+	"azure-ndv4-a100-2n-ib200g.txt@2G":      "as 256M",
+	"gb10-2x1-roce200g-dgxspark103.txt@64K": "the run jumps from 40 to 68 µs between 32K and 64K (a protocol change NCCL's model does not make on one GPU per node)",
+}
+
+func missKey(r *publicRun, size int64) string { return r.file + "@" + sizeName(size) }
+
+// TestPublicResults: on the public results of the acceptance set the twin
+// is within 25% in time up to 64 KiB, 15% in busbw from 1 to 16 MiB and
+// 5% in busbw from 256 MiB (sizes up to 2 GiB; -public-all runs them all),
+// but for the known misses.
+func TestPublicResults(t *testing.T) {
+	maxSize := int64(2 << 30)
+	if *publicAll {
+		maxSize = 64 << 30
+	}
+	for i := range publicRuns {
+		r := &publicRuns[i]
+		for _, c := range runPublic(t, r, maxSize) {
+			line := fmt.Sprintf("%s: %s: twin %.1f µs %.2f GB/s (%s/%s/%d), real %.1f µs %.2f GB/s, ratio %.2f",
+				r.label, sizeName(c.row.size), c.twinTime, c.twinBusBW, c.choice.Algo, c.choice.Proto, c.choice.Channels, c.row.time, c.row.busbw, c.ratio)
+			t.Log(line)
+			if r.excluded != "" || c.band == "" {
+				continue
+			}
+			_, known := knownMisses[missKey(r, c.row.size)]
+			switch {
+			case !c.pass() && !known:
+				t.Errorf("%s: outside ±%.0f%% (%q)", line, 100*c.tol, missKey(r, c.row.size))
+			case c.pass() && known:
+				t.Errorf("%s: listed as a known miss but within ±%.0f%%", line, 100*c.tol)
+			}
+		}
+	}
+}

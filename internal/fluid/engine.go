@@ -1,0 +1,564 @@
+package fluid
+
+import (
+	"fmt"
+
+	"rocelab/internal/ecmp"
+	"rocelab/internal/packet"
+	"rocelab/internal/sim"
+	"rocelab/internal/unit"
+	"rocelab/internal/workload"
+)
+
+// QPNBase is the number of a host's first queue pair, as the packet NIC
+// numbers them (the responder's number is ECMP entropy under dst_qp).
+const QPNBase = 0x100
+
+// Event tags: the kind in the low byte, a flow (or wake) index above.
+const (
+	tagStart uint64 = iota
+	tagWake
+	tagSolve
+	tagIdle
+	tagResp
+	tagReq
+	tagStall
+	tagRefuse
+	tagLoss
+)
+
+// wake is a pending Transport.After call.
+type wake struct {
+	w    workload.Waker
+	tag  uint64
+	next int32
+}
+
+// flowHop is an active flow crossing a link, at hop of its path.
+type flowHop struct {
+	flow int32
+	hop  int32
+}
+
+// refusal is a work request the engine completes with an error.
+type refusal struct {
+	qp     workload.QP
+	m      workload.Message
+	status workload.Status
+}
+
+// Engine is the fluid twin: it implements workload.Transport with
+// connections whose sending is a fluid at max-min fair rates over their
+// paths, recomputed only when a connection starts or stops sending.
+type Engine struct {
+	cfg   *Config
+	sched *sim.Scheduler
+	net   *network
+	flows []flow
+	sol   solver
+
+	wakes     []wake
+	free      int32
+	workloads []workload.Workload
+	started   bool
+	refused   []refusal
+
+	sport  *sim.Rand
+	lossR  *sim.Rand
+	qpns   []uint32 // per host, QPs created so far
+	dirty  []int32  // links whose flows changed since the last solve
+	queued bool     // a solve is scheduled
+
+	nics    []NICCounters
+	solves  int64
+	flowsIn int64 // flows recomputed, summed over solves
+	// tau is min_time_between_cnps in seconds; dcqcnQ memoises the
+	// DCQCN marking equilibrium by rate (Mb/s); shared is each switch's
+	// shared buffer.
+	tau    float64
+	dcqcnQ map[int]float64
+	shared []float64
+}
+
+// New builds the engine for c.
+func New(c *Config) (*Engine, error) {
+	net, err := newNetwork(c)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{cfg: c, sched: sim.NewScheduler(), net: net, free: -1}
+	streams := sim.NewStreams(c.Seed)
+	e.sport = streams.Stream("qp/udp-sport")
+	e.lossR = streams.Stream("fluid/loss")
+	e.qpns = make([]uint32, len(c.Topo.Hosts))
+	e.nics = make([]NICCounters, len(c.Topo.Hosts))
+	e.sol.init(len(net.links), 0)
+	e.dcqcnQ = map[int]float64{}
+	if c.DCQCN != nil {
+		e.tau = float64(c.DCQCN.MinTimeBetweenCnps) * 1e-6
+	}
+	e.sharedPools()
+	e.armLosses()
+	return e, nil
+}
+
+// Sched returns the engine's scheduler.
+func (e *Engine) Sched() *sim.Scheduler { return e.sched }
+
+// Now implements workload.Transport.
+func (e *Engine) Now() unit.Time { return e.sched.Now() }
+
+// Hosts implements workload.Transport.
+func (e *Engine) Hosts() int { return len(e.cfg.Topo.Hosts) }
+
+// Connect implements workload.Transport. The connection takes the path
+// the packet engine would give it: the same UDP source port draw, the
+// same queue pair numbers, the same hash.
+func (e *Engine) Connect(src, dst int, o workload.QPOptions, owner workload.Owner) workload.QP {
+	if src == dst || src < 0 || dst < 0 || src >= e.Hosts() || dst >= e.Hosts() {
+		panic(fmt.Sprintf("fluid: Connect(%d, %d) over %d hosts", src, dst, e.Hosts()))
+	}
+	c := e.cfg
+	id := int32(len(e.flows))
+	dscp := c.DSCP
+	if o.SetTC {
+		dscp = o.TC >> 2
+	}
+	prio := c.NIC.Priority(dscp, 0, false)
+	if c.NIC.Trust == 1 { // trust pcp: the class selector
+		prio = dscp >> 3
+	}
+	if c.NICPriority >= 0 {
+		prio = uint8(c.NICPriority)
+	}
+	if o.PinPriority {
+		prio = o.Priority & 7
+	}
+	swPrio := c.Switch.Priority(dscp, prio, c.VLAN)
+	fl := flow{
+		src: int32(src), dst: int32(dst), owner: owner, tcp: o.Class == workload.TCP, prio: prio, dscp: dscp,
+		tag: o.Tag, capBps: float64(o.RateCap), mss: c.MTU, eff: 1,
+		timeout: ackTimeout(c.Timeout), retryCnt: c.RetryCnt,
+	}
+	if fl.tcp {
+		fl.mss = c.TCPMSS
+		fl.timeout = c.TCPRTO
+	} else if o.Timeout > 0 {
+		fl.timeout = ackTimeout(uint8(min(o.Timeout, 31)))
+		fl.retryCnt = min(max(o.RetryCount, 0), 7)
+	}
+	fl.ccOn = !fl.tcp && c.DCQCN != nil && c.DCQCN.Enabled(int(prio))
+	fl.reqQPN = QPNBase + e.qpns[src]
+	e.qpns[src]++
+	fl.respQPN = QPNBase + e.qpns[dst]
+	e.qpns[dst]++
+	fl.sport = uint16(49152 + e.sport.IntN(16384))
+	fl.path = e.net.path(src, dst, ecmp.Key{Src: int32(src), Dst: int32(dst), SrcPort: fl.sport, DstQP: fl.respQPN}, nil)
+	back := e.net.path(dst, src, ecmp.Key{Src: int32(dst), Dst: int32(src), SrcPort: fl.sport, DstQP: fl.reqQPN}, nil)
+	if fl.path == nil || back == nil {
+		fl.noRoute = true
+	}
+	fl.cls = make([]uint8, len(fl.path))
+	fl.pos = make([]int32, len(fl.path))
+	for h, l := range fl.path {
+		fl.cls[h] = swPrio
+		if e.net.links[l].nicTx {
+			fl.cls[h] = prio
+		}
+		lk := &e.net.links[l]
+		fl.baseLat += lk.delay + lk.jitter
+	}
+	fl.ackFrame = packet.DataFrame(0, packet.AETH, c.VLAN)
+	if fl.tcp {
+		fl.ackFrame = packet.TCPFrame(0, c.VLAN)
+	}
+	for _, l := range back {
+		lk := &e.net.links[l]
+		fl.ackLat += lk.rate.TxTime(unit.Bytes(fl.ackFrame+packet.PreambleIFG)) + lk.delay + lk.jitter
+	}
+	fl.back, fl.swPrio = back, swPrio
+	fl.pData, fl.pAck = e.pathLoss(fl.path), e.pathLoss(back)
+	e.flows = append(e.flows, fl)
+	e.sol.grow(len(e.flows))
+	return workload.QP(id)
+}
+
+// ackTimeout returns 4.096 µs × 2^exp.
+func ackTimeout(exp uint8) unit.Time { return 4096 * unit.Nanosecond << exp }
+
+// Post implements workload.Transport.
+func (e *Engine) Post(qp workload.QP, m workload.Message) {
+	f := int32(qp)
+	fl := &e.flows[f]
+	now := e.Now()
+	switch {
+	case m.Op == workload.Read:
+		// READ is not carried, as in the packet NIC: the responder
+		// refuses it.
+		e.refuse(qp, m, workload.RemoteInvalidRequest)
+		return
+	case fl.failed:
+		e.refuse(qp, m, workload.Flushed)
+		return
+	case fl.noRoute:
+		// Nothing reaches the peer: the requester retries retry_cnt
+		// times, one timeout each, and fails.
+		fl.failed = true
+		e.nics[fl.src].LocalAckTimeoutErr += int64(fl.retryCnt + 1)
+		e.nics[fl.src].ReqCQEError++
+		e.refused = append(e.refused, refusal{qp, m, workload.RetryExceeded})
+		e.sched.At(now+unit.Time(fl.retryCnt+1)*fl.timeout, 0, e, tagRefuse)
+		return
+	}
+	if !fl.posted {
+		fl.posted, fl.firstPost = true, now
+	}
+	wire, pkts, last := e.wireOf(fl, m.Op, m.Bytes)
+	fl.total += float64(wire)
+	fl.msgs.push(msg{op: m.Op, bytes: m.Bytes, id: m.ID, wire: wire, end: fl.total, pkts: pkts, lastWire: last, posted: now})
+	idx := fl.msgs.len() - 1
+	if fl.stalled {
+		// The first packet of this message reaches the responder after a
+		// gap: it NAKs, and the requester resends the lost tail.
+		if !fl.nak {
+			t := now + e.latOf(f, last) + fl.ackLat + e.latOf(f, last)
+			if t < fl.resolveAt {
+				fl.resolveAt, fl.nak = t, true
+				fl.stallT.Set(e.sched, t, 0, e, tagStall|uint64(f)<<8)
+			}
+		}
+		return
+	}
+	if fl.active {
+		fl.idleT.Set(e.sched, fl.timeTo(fl.total), 0, e, tagIdle|uint64(f)<<8)
+		return
+	}
+	if pkts == 1 && fl.send == idx {
+		// A one-packet message on an idle connection (a CTS, a small
+		// step) does not start a fluid: it leaves after its own
+		// serialization, and the rates of the others stay as they are.
+		first := &e.net.links[fl.path[0]]
+		done := max(now, fl.miceFree) + first.rate.TxTime(unit.Bytes(wire))
+		fl.miceFree = done
+		fl.sent = fl.total
+		fl.upd = now
+		e.settled(f, fl.msgs.at(idx), done)
+		fl.send++
+		e.armResp(f)
+		return
+	}
+	e.activate(f)
+}
+
+// refuse completes a work request with an error status, as an event.
+func (e *Engine) refuse(qp workload.QP, m workload.Message, st workload.Status) {
+	e.refused = append(e.refused, refusal{qp, m, st})
+	e.sched.At(e.Now(), 0, e, tagRefuse)
+}
+
+// After implements workload.Transport.
+func (e *Engine) After(d unit.Time, w workload.Waker, tag uint64) {
+	i := e.free
+	if i >= 0 {
+		e.free = e.wakes[i].next
+	} else {
+		i = int32(len(e.wakes))
+		e.wakes = append(e.wakes, wake{})
+	}
+	e.wakes[i] = wake{w: w, tag: tag, next: -1}
+	e.sched.After(d, 0, e, tagWake|uint64(i)<<8)
+}
+
+// Progress implements workload.Transport.
+func (e *Engine) Progress(qp workload.QP) (int64, unit.Time) {
+	fl := &e.flows[qp]
+	return fl.delivered, fl.lastDeliv
+}
+
+// Start adds workloads, started at the current time once the run goes.
+func (e *Engine) Start(ws ...workload.Workload) {
+	e.workloads = append(e.workloads, ws...)
+	if !e.started {
+		e.started = true
+		e.sched.At(e.Now(), 0, e, tagStart)
+	}
+}
+
+// Done reports whether every workload has finished.
+func (e *Engine) Done() bool {
+	for _, w := range e.workloads {
+		if !w.Done() {
+			return false
+		}
+	}
+	return true
+}
+
+// RunUntil runs until every workload is done or until limit, and returns
+// the simulated time reached.
+func (e *Engine) RunUntil(limit unit.Time) unit.Time {
+	if !e.Done() {
+		e.sched.RunUntil(limit)
+	}
+	return e.sched.Now()
+}
+
+// Events returns the events run so far.
+func (e *Engine) Events() uint64 { return e.sched.Executed() }
+
+// Handle serves the engine's events.
+func (e *Engine) Handle(now unit.Time, tag uint64) {
+	f := int32(tag >> 8)
+	switch tag & 0xff {
+	case tagStart:
+		for _, w := range e.workloads {
+			w.Start(e)
+		}
+	case tagWake:
+		i := int32(tag >> 8)
+		w := e.wakes[i]
+		e.wakes[i] = wake{next: e.free}
+		e.free = i
+		w.w.Wake(now, w.tag)
+	case tagSolve:
+		e.queued = false
+		e.resolve(now)
+	case tagIdle:
+		if e.flows[f].idleT.Fire(e.sched, now) {
+			e.idle(f, now)
+		}
+	case tagResp:
+		if e.flows[f].respT.Fire(e.sched, now) {
+			e.respond(f, now)
+		}
+	case tagReq:
+		if e.flows[f].reqT.Fire(e.sched, now) {
+			e.acked(f, now)
+		}
+	case tagStall:
+		if e.flows[f].stallT.Fire(e.sched, now) {
+			e.unstall(f, now)
+		}
+	case tagRefuse:
+		r := e.refused[0]
+		e.refused = e.refused[1:]
+		if r.status == workload.RemoteInvalidRequest {
+			e.nics[e.flows[r.qp].src].ReqCQEError++
+		}
+		e.complete(r.qp, workload.Requester, r.m.Op, r.m.ID, r.m.Bytes, r.status)
+	case tagLoss:
+		e.lossChange(now, int(tag>>8))
+	}
+	e.checkDone()
+}
+
+// complete delivers a completion to the connection's owner.
+func (e *Engine) complete(qp workload.QP, side workload.Side, op workload.Op, id uint64, bytes int64, st workload.Status) {
+	e.flows[qp].owner.Completed(workload.Completion{QP: qp, Side: side, Op: op, ID: id, Bytes: bytes, Status: st, At: e.Now()})
+}
+
+// checkDone stops the run once every workload has finished.
+func (e *Engine) checkDone() {
+	if e.started && e.Done() {
+		e.sched.Stop()
+	}
+}
+
+// activate starts flow f's fluid; its rate comes with the next solve.
+func (e *Engine) activate(f int32) {
+	fl := &e.flows[f]
+	fl.active, fl.rate, fl.upd = true, 0, e.Now()
+	for h, l := range fl.path {
+		lk := &e.net.links[l]
+		fl.pos[h] = int32(len(lk.flows))
+		lk.flows = append(lk.flows, flowHop{f, int32(h)})
+	}
+	e.touch(f)
+}
+
+// deactivate takes flow f out of the links it crossed.
+func (e *Engine) deactivate(f int32) {
+	fl := &e.flows[f]
+	fl.active = false
+	for h, l := range fl.path {
+		lk := &e.net.links[l]
+		i := fl.pos[h]
+		last := lk.flows[len(lk.flows)-1]
+		lk.flows[i] = last
+		e.flows[last.flow].pos[last.hop] = i
+		lk.flows = lk.flows[:len(lk.flows)-1]
+	}
+	e.touch(f)
+}
+
+// touch marks f's links for the next solve and schedules it now.
+func (e *Engine) touch(f int32) {
+	e.dirty = append(e.dirty, e.flows[f].path...)
+	if !e.queued {
+		e.queued = true
+		e.sched.At(e.Now(), 0, e, tagSolve)
+	}
+}
+
+// resolve recomputes the rates of the component the changed links belong
+// to and moves each flow whose rate changed.
+func (e *Engine) resolve(now unit.Time) {
+	e.component(e.dirty)
+	e.dirty = e.dirty[:0]
+	if len(e.sol.flows) > 0 {
+		e.solve()
+	}
+	e.solves++
+	e.flowsIn += int64(len(e.sol.flows))
+	for _, f := range e.sol.flows {
+		if r := e.sol.rate[f]; r != e.flows[f].rate {
+			e.setRate(f, r, now)
+		}
+	}
+	e.congestion(now)
+}
+
+// setRate moves flow f to rate r from now on.
+func (e *Engine) setRate(f int32, r float64, now unit.Time) {
+	fl := &e.flows[f]
+	e.settle(f, now)
+	fl.sent = fl.progress(now)
+	fl.upd = now
+	for _, l := range fl.path {
+		e.net.links[l].addLoad(now, r-fl.rate)
+	}
+	fl.rate = r
+	fl.eff = e.efficiency(f)
+	if fl.active {
+		fl.idleT.Set(e.sched, fl.timeTo(fl.total), 0, e, tagIdle|uint64(f)<<8)
+	}
+	e.armResp(f)
+}
+
+// settle books the messages of f whose last byte has left by now.
+func (e *Engine) settle(f int32, now unit.Time) {
+	fl := &e.flows[f]
+	for fl.send < fl.msgs.len() {
+		m := fl.msgs.at(fl.send)
+		t := fl.timeTo(m.end)
+		if t > now {
+			break
+		}
+		e.settled(f, m, max(t, m.posted))
+		fl.send++
+	}
+}
+
+// idle is flow f's last queued byte leaving: it stops sending.
+func (e *Engine) idle(f int32, now unit.Time) {
+	fl := &e.flows[f]
+	e.settle(f, now)
+	for fl.send < fl.msgs.len() { // rounding: what is left is sent now
+		e.settled(f, fl.msgs.at(fl.send), now)
+		fl.send++
+	}
+	fl.sent = fl.total
+	fl.upd = now
+	for _, l := range fl.path {
+		e.net.links[l].addLoad(now, -fl.rate)
+	}
+	fl.rate = 0
+	fl.miceFree = now
+	e.deactivate(f)
+	e.armResp(f)
+}
+
+// armResp sets f's responder timer for its next message: when its last
+// byte arrives, or, while it is still being sent, when it would at the
+// current rate.
+func (e *Engine) armResp(f int32) {
+	fl := &e.flows[f]
+	if fl.stalled || fl.resp >= fl.msgs.len() {
+		fl.respT.Stop()
+		return
+	}
+	m := fl.msgs.at(fl.resp)
+	var t unit.Time
+	if fl.resp < fl.send {
+		t = m.done
+	} else if t = fl.timeTo(m.end); t == unit.MaxTime {
+		fl.respT.Stop()
+		return
+	}
+	fl.respT.Set(e.sched, t+e.latOf(f, m.lastWire), 0, e, tagResp|uint64(f)<<8)
+}
+
+// respond delivers the responder completions that are due.
+func (e *Engine) respond(f int32, now unit.Time) {
+	fl := &e.flows[f]
+	if fl.active {
+		e.settle(f, now)
+	}
+	for fl.resp < fl.send && !fl.stalled {
+		m := fl.msgs.at(fl.resp)
+		if m.done+e.latOf(f, m.lastWire) > now {
+			break
+		}
+		if e.tailLost(f, m, now) {
+			break
+		}
+		e.delivered(f, m, now)
+		fl = &e.flows[f]
+	}
+	e.armResp(f)
+}
+
+// delivered is the responder receiving message m whole: its completion,
+// then the ACK on its way back.
+func (e *Engine) delivered(f int32, m *msg, now unit.Time) {
+	fl := &e.flows[f]
+	fl.resp++
+	fl.delivered += m.bytes
+	fl.lastDeliv = now
+	m.respAt = now
+	m.reqAt = now + fl.ackLat
+	if fl.pAck > 0 && fl.resp == fl.msgs.len() && e.lossR.Float64() < fl.pAck {
+		// The ACK of the last packet is lost and nothing follows to
+		// acknowledge it: the requester's timer runs out, it resends the
+		// last packet, the responder ACKs the duplicate.
+		m.ackLost = true
+		m.reqAt = m.done + fl.timeout + e.latOf(f, m.lastWire) + fl.ackLat
+	}
+	// A later ACK acknowledges what came before it.
+	for i := fl.resp - 2; i >= 0; i-- {
+		p := fl.msgs.at(i)
+		if !p.ackLost || p.reqAt <= m.reqAt {
+			break
+		}
+		p.reqAt, p.ackLost = m.reqAt, false
+	}
+	if front := fl.msgs.front(); fl.resp > 0 {
+		fl.reqT.Set(e.sched, front.reqAt, 0, e, tagReq|uint64(f)<<8)
+	}
+	if m.op != workload.Write {
+		e.complete(workload.QP(f), workload.Responder, m.op, 0, m.bytes, workload.Success)
+	}
+}
+
+// acked delivers the requester completions that are due.
+func (e *Engine) acked(f int32, now unit.Time) {
+	fl := &e.flows[f]
+	for fl.resp > 0 {
+		m := fl.msgs.front()
+		if m.reqAt > now {
+			fl.reqT.Set(e.sched, m.reqAt, 0, e, tagReq|uint64(f)<<8)
+			return
+		}
+		if m.ackLost {
+			e.nics[fl.src].LocalAckTimeoutErr++
+			fl.retxPkts++
+			fl.retxBytes += float64(m.lastWire)
+		}
+		op, id, bytes := m.op, m.id, m.bytes
+		fl.msgs.popFront()
+		fl.resp--
+		fl.send--
+		e.complete(workload.QP(f), workload.Requester, op, id, bytes, workload.Success)
+		fl = &e.flows[f]
+	}
+}

@@ -1,0 +1,213 @@
+package fluid
+
+import (
+	"math"
+
+	"rocelab/internal/packet"
+	"rocelab/internal/sim"
+	"rocelab/internal/unit"
+	"rocelab/internal/workload"
+)
+
+// msg is one posted work request as the fluid engine carries it.
+type msg struct {
+	op    workload.Op
+	bytes int64
+	id    uint64
+	// wire is the bytes its packets occupy on the wire, headers,
+	// preamble and gap included; end is the flow's cumulative wire bytes
+	// at its last byte.
+	wire     int64
+	end      float64
+	pkts     int32
+	lastWire int32
+	// posted, done (its last byte left the source), respAt and reqAt
+	// (its completions at each end).
+	posted, done, respAt, reqAt unit.Time
+	// ackLost: the ACK of its last packet was lost and no later ACK has
+	// covered it yet, so the requester waits for its timeout.
+	ackLost bool
+}
+
+// msgQueue is a FIFO of messages indexed from the oldest: a ring that
+// doubles when full, so a connection's steady traffic never allocates.
+type msgQueue struct {
+	buf  []msg
+	head int
+	n    int
+}
+
+func (q *msgQueue) len() int      { return q.n }
+func (q *msgQueue) at(i int) *msg { return &q.buf[(q.head+i)&(len(q.buf)-1)] }
+func (q *msgQueue) front() *msg   { return &q.buf[q.head] }
+
+func (q *msgQueue) push(m msg) {
+	if q.n == len(q.buf) {
+		buf := make([]msg, max(4, 2*len(q.buf)))
+		for i := 0; i < q.n; i++ {
+			buf[i] = *q.at(i)
+		}
+		q.buf, q.head = buf, 0
+	}
+	*q.at(q.n) = m
+	q.n++
+}
+
+func (q *msgQueue) popFront() {
+	q.head = (q.head + 1) & (len(q.buf) - 1)
+	q.n--
+}
+
+// flow is one connection: its requester's sending as a fluid, its
+// messages, and its path.
+type flow struct {
+	src, dst int32
+	owner    workload.Owner
+	tcp      bool
+	prio     uint8 // at the NIC
+	dscp     uint8
+	sport    uint16
+	reqQPN   uint32
+	respQPN  uint32
+	tag      string
+	// path is the links the data crosses; cls and pos are parallel: the
+	// class the flow rides on each hop, and its index in that link's
+	// active list while active.
+	path []int32
+	cls  []uint8
+	pos  []int32
+	// back is the ACKs' path, swPrio the class the switches give the
+	// connection, ackFrame an ACK's frame bytes.
+	back     []int32
+	swPrio   uint8
+	ackFrame int32
+	capBps   float64
+	mss      int32
+	// baseLat is the data path's propagation and mean jitter; ackLat the
+	// ACK's whole way back.
+	baseLat, ackLat unit.Time
+	timeout         unit.Time
+	retryCnt        int
+	// pData and pAck are the probabilities that a data packet and an
+	// ACK are lost on the way; eff the share of the wire rate that is
+	// not go-back-N resends.
+	pData, pAck float64
+	eff         float64
+	// k is go-back-N's packets in flight when a loss is noticed.
+	k float64
+
+	msgs msgQueue
+	// resp is the index of the next message to complete at the
+	// responder; send the first whose last byte has not left yet.
+	resp, send int
+
+	active   bool
+	noRoute  bool
+	rate     float64 // allocated wire bit/s
+	sent     float64 // wire bytes sent (useful, resends not counted)
+	total    float64 // wire bytes posted
+	upd      unit.Time
+	miceFree unit.Time
+	idleT    sim.Timer
+	respT    sim.Timer
+	reqT     sim.Timer
+	// A lost tail: the responder waits for the message at resp until
+	// resolveAt, when a NAK (nak) or the requester's timeout brings the
+	// resend.
+	stalled   bool
+	resolveAt unit.Time
+	nak       bool
+	stallT    sim.Timer
+
+	// Counters.
+	posted    bool
+	firstPost unit.Time
+	delivered int64
+	lastDeliv unit.Time
+	sentBytes int64
+	sentPkts  int64
+	retxPkts  float64
+	retxBytes float64
+	marked    float64
+	cnps      float64
+	failed    bool
+	ccOn      bool
+	// pMark is the probability a packet of the flow arrives CE-marked.
+	pMark float64
+}
+
+// pathOf returns flow f's links.
+func (e *Engine) pathOf(f int32) []int32 { return e.flows[f].path }
+
+// wireOf returns a message's wire bytes, packets and last packet's wire
+// bytes on flow fl, framed as the packet NIC frames it: RETH on the first
+// packet of a WRITE, ImmDt on the last of a WRITE with immediate or a
+// SEND, the payload padded to 4 bytes, preamble and gap.
+func (e *Engine) wireOf(fl *flow, op workload.Op, bytes int64) (wire int64, pkts, last int32) {
+	vlan := e.cfg.VLAN
+	frame := func(payload int32, first, lastPkt bool) int64 {
+		if fl.tcp {
+			return int64(packet.TCPFrame(payload, vlan)) + packet.PreambleIFG
+		}
+		var ext int32
+		if first && op != workload.Send {
+			ext += packet.RETH
+		}
+		if lastPkt && op != workload.Write {
+			ext += packet.ImmDt
+		}
+		return int64(packet.DataFrame(payload, ext, vlan)) + packet.PreambleIFG
+	}
+	mss := int64(fl.mss)
+	n := int64(1)
+	if bytes > 0 {
+		n = (bytes + mss - 1) / mss
+	}
+	if n == 1 {
+		w := frame(int32(bytes), true, true)
+		return w, 1, int32(w)
+	}
+	tail := bytes - (n-1)*mss
+	first := frame(int32(mss), true, false)
+	mid := frame(int32(mss), false, false)
+	lw := frame(int32(tail), false, true)
+	return first + (n-2)*mid + lw, int32(n), int32(lw)
+}
+
+// latOf returns how long after a message's last byte leaves the source it
+// reaches the responder: propagation and jitter, and the last packet's
+// store-and-forward on every hop after the first.
+func (e *Engine) latOf(f int32, lastWire int32) unit.Time {
+	fl := &e.flows[f]
+	d := fl.baseLat
+	for _, l := range e.pathOf(f)[1:] {
+		d += e.net.links[l].rate.TxTime(unit.Bytes(lastWire))
+	}
+	return d
+}
+
+// progress returns the flow's useful wire bytes sent by now.
+func (fl *flow) progress(now unit.Time) float64 {
+	if !fl.active || fl.rate <= 0 {
+		return fl.sent
+	}
+	p := fl.sent + fl.rate*fl.eff/8*float64(now-fl.upd)/float64(unit.Second)
+	return math.Min(p, fl.total)
+}
+
+// timeTo returns when the flow's progress reaches bytes at its current
+// rate, or MaxTime when it is not moving.
+func (fl *flow) timeTo(bytes float64) unit.Time {
+	if bytes <= fl.sent {
+		return fl.upd
+	}
+	r := fl.rate * fl.eff / 8 // bytes/s
+	if !fl.active || r <= 0 {
+		return unit.MaxTime
+	}
+	dt := math.Ceil((bytes - fl.sent) / r * float64(unit.Second))
+	if dt > float64(unit.MaxTime/2) {
+		return unit.MaxTime
+	}
+	return fl.upd + unit.Time(dt)
+}

@@ -1,0 +1,120 @@
+package fluid
+
+import (
+	"math"
+
+	"rocelab/internal/unit"
+)
+
+// LinkStats is what one direction of a topology link carried: frames by
+// class (bytes without preamble and gap, as ethtool counts them), frames
+// lost on it, its sender's PFC pause time, the CE marks its queue made,
+// and its estimated peak standing queue.
+type LinkStats struct {
+	// Link is the topology link, Dir 0 from its A end, 1 from its B end.
+	Link, Dir      int
+	Bytes, Packets [8]int64
+	Lost           int64
+	// Paused is how long the sender was held off, on the priorities in
+	// PausePrios; PauseFrames estimates the PFC frames that took.
+	Paused      unit.Time
+	PausePrios  uint8
+	PauseFrames int64
+	Marks       [8]int64
+	PeakQueue   int64
+	// Busy is the bits carried (resends included), for utilization.
+	Busy float64
+}
+
+// Links returns every link direction's counters up to now, by directed
+// link (2·topology link + direction). It changes nothing.
+func (e *Engine) Links() []LinkStats {
+	now := e.Now()
+	out := make([]LinkStats, len(e.net.links))
+	for i := range e.net.links {
+		lk := &e.net.links[i]
+		st := lk.st
+		dt := float64(now-st.since) / float64(unit.Second)
+		busy, paused := st.busy+st.load*dt, st.pauseTime+st.pause*dt
+		ls := LinkStats{Link: i / 2, Dir: i % 2, Lost: round(st.lost), PausePrios: pausePrios(lk),
+			Paused: unit.Time(paused * float64(unit.Second)), PeakQueue: round(st.peakQueue), Busy: busy}
+		for c := 0; c < 8; c++ {
+			ls.Bytes[c], ls.Packets[c], ls.Marks[c] = round(st.bytes[c]), round(st.packets[c]), round(st.marks[c])
+		}
+		if ls.Paused > 0 {
+			// A paused sender is held by XOFF frames its peer refreshes
+			// every half quanta.
+			q := lk.rate.TxTime(unit.Bytes(e.cfg.PFCQuanta) * 64)
+			if e.cfg.PFCRefresh > 0 {
+				q = 2 * e.cfg.PFCRefresh
+			}
+			if q > 0 {
+				ls.PauseFrames = int64(2*ls.Paused/q) + 1
+			}
+		}
+		out[i] = ls
+	}
+	return out
+}
+
+// pausePrios returns the priorities a link's sender was ever paused on.
+func pausePrios(lk *link) uint8 { return lk.everPaused }
+
+// round rounds an expected count to the nearest whole number.
+func round(f float64) int64 { return int64(math.Round(f)) }
+
+// NICs returns every host NIC's counters up to now, by host.
+func (e *Engine) NICs() []NICCounters { return append([]NICCounters(nil), e.nics...) }
+
+// ConnStats is one connection as observed.
+type ConnStats struct {
+	Src, Dst  int
+	Priority  uint8
+	DSCP      uint8
+	SrcPort   uint16
+	Tag       string
+	TCP       bool
+	Started   bool
+	FirstPost unit.Time
+	// Sent and SentPkts are payload bytes and packets sent the first
+	// time; RetxPkts the expected go-back-N resends.
+	Sent      int64
+	SentPkts  int64
+	RetxPkts  int64
+	RetxBytes int64
+	Delivered int64
+	LastDeliv unit.Time
+	Failed    bool
+	HasCC     bool
+	// Marked and CNPs are the CE-marked packets it delivered and the
+	// CNPs its receiver sent back, as expected values.
+	Marked, CNPs int64
+	// Path lists the directed links its data takes.
+	Path []int32
+}
+
+// Conns returns every connection in Connect order.
+func (e *Engine) Conns() []ConnStats {
+	out := make([]ConnStats, len(e.flows))
+	for i := range e.flows {
+		fl := &e.flows[i]
+		out[i] = ConnStats{
+			Src: int(fl.src), Dst: int(fl.dst), Priority: fl.prio, DSCP: fl.dscp, SrcPort: fl.sport, Tag: fl.tag, TCP: fl.tcp,
+			Started: fl.posted, FirstPost: fl.firstPost, Sent: fl.sentBytes, SentPkts: fl.sentPkts,
+			RetxPkts: round(fl.retxPkts), RetxBytes: round(fl.retxBytes), Delivered: fl.delivered, LastDeliv: fl.lastDeliv,
+			Failed: fl.failed, HasCC: fl.ccOn, Marked: round(fl.marked), CNPs: round(fl.cnps), Path: fl.path,
+		}
+	}
+	return out
+}
+
+// Work is the engine's effort so far: solves and the flows they moved,
+// for the cost model.
+type Work struct {
+	Events, Solves, FlowsSolved int64
+}
+
+// Work returns the effort so far.
+func (e *Engine) Work() Work {
+	return Work{Events: int64(e.sched.Executed()), Solves: e.solves, FlowsSolved: e.flowsIn}
+}

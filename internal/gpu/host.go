@@ -1,0 +1,119 @@
+package gpu
+
+import "rocelab/internal/unit"
+
+// Host is what a GPU server adds around its GPUs and NICs that NCCL's
+// performance depends on: where each GPU's NIC sits, the PCIe links, ACS,
+// bonding and per-step host cost. The zero value is a well-built server:
+// every GPU's NIC at the server's GPUNIC distance, x16 links, ACS off, no
+// bonds, no extra cost.
+type Host struct {
+	// GPUNICPaths, when set, is each GPU's path to its nearest NIC (one
+	// per GPU; SYS is a NIC on the other CPU socket), overriding GPUNIC.
+	GPUNICPaths []Path
+	// SocketLink is the bandwidth of the link between CPU sockets, GB/s
+	// (0: the CPU's, as NCCL's topology counts it).
+	SocketLink float64
+	// GPUPCIe overrides the GPU model's PCIe generation (0: the model's).
+	GPUPCIe int
+	// NICPCIeWidth is the NIC's PCIe lane count (0: 16).
+	NICPCIeWidth int
+	// ACS says PCIe Access Control Services are on in the switches
+	// between GPUs and NICs: peer-to-peer traffic, GPUDirect RDMA
+	// included, goes up to the root complex and back down.
+	ACS bool
+	// Bond is the number of NIC ports bonded into one device (RoCE LAG;
+	// 0 or 1: none). NCCL sees NICs/Bond devices of Bond × the port
+	// speed; each queue pair runs on one port of its bond.
+	Bond int
+	// StepOverhead is host time added to every network operation of
+	// NCCL's proxy thread: a hypervisor's exits, a slow driver stack.
+	StepOverhead unit.Time
+}
+
+// PathOf returns GPU g's path to its nearest NIC.
+func (s Server) PathOf(g int) Path {
+	if g >= 0 && g < len(s.GPUNICPaths) {
+		return s.GPUNICPaths[g]
+	}
+	return s.GPUNIC
+}
+
+// WorstPath returns the farthest of the GPUs' paths to their NICs (NCCL's
+// graph takes the farthest path its channels use).
+func (s Server) WorstPath() Path {
+	w := s.GPUNIC
+	if len(s.GPUNICPaths) > 0 {
+		w = s.GPUNICPaths[0]
+		for _, p := range s.GPUNICPaths {
+			w = max(w, p)
+		}
+	}
+	return w
+}
+
+// SocketBW returns the bandwidth of the link between CPU sockets, GB/s:
+// SocketLink, else NCCL's for the vendor (topo.h: Intel Sapphire Rapids
+// 22, AMD 16, ARM 6).
+func (s Server) SocketBW() float64 {
+	if s.SocketLink > 0 {
+		return s.SocketLink
+	}
+	return [...]float64{22, 16, 6}[s.CPU]
+}
+
+func (s Server) gpuPCIe() int {
+	if s.GPUPCIe > 0 {
+		return s.GPUPCIe
+	}
+	return s.GPU.PCIe
+}
+
+// Devices returns the NIC devices NCCL sees: the ports, or one per bond.
+func (s Server) Devices() int {
+	if s.Bond > 1 {
+		return s.NICs / s.Bond
+	}
+	return s.NICs
+}
+
+// DeviceRate returns a device's speed: a port's, times the ports bonded.
+func (s Server) DeviceRate() unit.BitRate {
+	if s.Bond > 1 {
+		return s.NICRate * unit.BitRate(s.Bond)
+	}
+	return s.NICRate
+}
+
+// NICPCIeBW returns the bandwidth of the NIC's PCIe link as NCCL's
+// topology counts it, GB/s (its per-lane table).
+func (s Server) NICPCIeBW() float64 {
+	return PCIeBW(s.NICPCIe) * float64(s.nicWidth()) / 16
+}
+
+func (s Server) nicWidth() int {
+	if s.NICPCIeWidth <= 0 {
+		return 16
+	}
+	return s.NICPCIeWidth
+}
+
+// pcieLaneGBps is a PCIe lane's raw data rate after line coding, GB/s
+// (Gen3 8 GT/s 128b/130b: 0.985).
+var pcieLaneGBps = map[int]float64{1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.877}
+
+// PCIeTLPEfficiency is the share of a PCIe link's raw rate left for DMA
+// payload after transaction-layer headers (256-byte payloads and read
+// completions): about 0.86.
+const PCIeTLPEfficiency = 0.86
+
+// NICDMABW returns what the NIC's PCIe link carries in DMA payload, GB/s:
+// lanes × raw lane rate × PCIeTLPEfficiency (Gen3 x8: 6.8 GB/s, 54 Gb/s,
+// below a 100G port; Gen4 x16: 27 GB/s, above a 200G port).
+func (s Server) NICDMABW() float64 {
+	lane, ok := pcieLaneGBps[s.NICPCIe]
+	if !ok {
+		lane = pcieLaneGBps[3]
+	}
+	return lane * float64(s.nicWidth()) * PCIeTLPEfficiency
+}

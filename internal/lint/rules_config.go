@@ -1,0 +1,61 @@
+package lint
+
+import (
+	"fmt"
+	"strings"
+
+	"rocelab/internal/doctor"
+	"rocelab/internal/sonic"
+)
+
+// configRules reports config_db keys given twice in the tables lint
+// reads: SONiC's loaders (Python's json) keep the later one, so the
+// earlier row or field is silently lost.
+func configRules(m *Model) []doctor.Finding {
+	var fs []doctor.Finding
+	for _, db := range m.Sonic {
+		var keys []string
+		var ev []Evidence
+		for _, d := range db.Duplicates {
+			table, _, _ := strings.Cut(d.Text, "|")
+			table, _, _ = strings.Cut(table, ".")
+			if !sonic.ReadTable(table) {
+				continue
+			}
+			keys = append(keys, shortKey(d.Text))
+			ev = append(ev, sonicEv(db, d))
+		}
+		if len(keys) == 0 {
+			continue
+		}
+		fs = append(fs, doctor.Finding{
+			ID: "config.duplicate_key", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+			Title:     fmt.Sprintf("%s: %d keys given twice (%s): the later replaces the earlier", db.File, len(keys), list(keys, 3)),
+			Subject:   db.File,
+			Evidence:  evs(ev...),
+			Mechanism: "JSON objects have one value per key. `config load` and sonic-cfggen read config_db.json with Python's json module, which keeps the last value of a repeated key: a QUEUE row given once for its scheduler and again for its WRED profile ends up with the WRED profile only, and the queue runs on the default scheduler.",
+			Fix:       "Merge the repeated rows into one (both fields under one key).",
+		})
+	}
+	return fs
+}
+
+// list names up to n items, then how many more.
+func list(xs []string, n int) string {
+	if len(xs) <= n {
+		return strings.Join(xs, ", ")
+	}
+	return strings.Join(xs[:n], ", ") + fmt.Sprintf(" and %d more", len(xs)-n)
+}
+
+// shortKey abbreviates the port list of a key such as
+// "QUEUE|Ethernet1,Ethernet2,...|3".
+func shortKey(k string) string {
+	parts := strings.Split(k, "|")
+	for i, p := range parts {
+		if ports := strings.Split(p, ","); len(ports) > 4 {
+			parts[i] = portList(ports)
+		}
+	}
+	return strings.Join(parts, "|")
+}

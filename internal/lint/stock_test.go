@@ -1,0 +1,116 @@
+package lint
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"rocelab/internal/doctor"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/corpus/sonic-stock/golden.txt")
+
+const stockDir = "../../testdata/corpus/sonic-stock"
+
+// knownStockMistakes are the findings lint may raise on SONiC's stock
+// files: each is a real mistake for a RoCE fabric, and docs/lint.md
+// ("Stock SONiC") says why.
+var knownStockMistakes = []string{"pfc.watchdog.off", "switch.ecn.thresholds", "config.duplicate_key"}
+
+// TestLintSONiCStock lints every real config_db.json and rendered QoS
+// file of SONiC's repositories under testdata/corpus/sonic-stock (their
+// sources in SOURCES.md), one at a time, and compares every finding with
+// golden.txt (-update rewrites it). Nothing but the known mistakes may
+// fire, and none of those on a file that does not show it.
+func TestLintSONiCStock(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(stockDir, "*.json"))
+	if err != nil || len(files) < 20 {
+		t.Fatalf("%d stock files (%v)", len(files), err)
+	}
+	var b strings.Builder
+	b.WriteString("# rocelab lint on each stock SONiC file alone (go test ./internal/lint -run TestLintSONiCStock -update)\n\n")
+	for _, f := range files {
+		rep, err := Lint([]string{f}, nil)
+		name := filepath.Base(f)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			fmt.Fprintf(&b, "%s: refused: %v\n", name, err)
+			continue
+		}
+		fmt.Fprintf(&b, "%s: %d findings\n", name, len(rep.Findings))
+		for _, fd := range rep.Findings {
+			title := strings.TrimLeft(strings.TrimPrefix(fd.Title, f), ": ")
+			fmt.Fprintf(&b, "  %s %s: %s\n", fd.Severity, fd.ID, title)
+			if !slices.Contains(knownStockMistakes, fd.ID) {
+				t.Errorf("%s: %s %s on a stock file: %s", name, fd.Severity, fd.ID, fd.Title)
+			}
+		}
+		for _, msg := range doctor.Nonconforming(rep.Findings) {
+			t.Errorf("%s: %s", name, msg)
+		}
+	}
+	golden := filepath.Join(stockDir, "golden.txt")
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != b.String() {
+		t.Errorf("findings differ from %s; run go test ./internal/lint -run TestLintSONiCStock -update and review the diff", golden)
+	}
+}
+
+// TestLintRedisHgetall reads CONFIG_DB rows printed by redis-cli
+// (SYNTHETIC, in the tool's format) with an NCCL env file that marks RoCE
+// DSCP 26, which this switch sends to a lossy class.
+func TestLintRedisHgetall(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	redis := write("redis.txt", `# SYNTHETIC: hgetall output in the form redis-cli prints it
+admin@sonic:~$ redis-cli -n 4 hgetall "PORT_QOS_MAP|Ethernet0"
+ 1) "dscp_to_tc_map"
+ 2) "AZURE"
+ 3) "pfc_enable"
+ 4) "3,4"
+admin@sonic:~$ redis-cli -n 4 hgetall "DSCP_TO_TC_MAP|AZURE"
+ 1) "3"
+ 2) "3"
+ 3) "26"
+ 4) "1"
+`)
+	env := write("nccl.env", "export NCCL_IB_TC=106\n")
+	rep, err := Lint([]string{redis, env}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		if f.ID != "qos.pfc.disabled" || !strings.Contains(f.Title, "DSCP 26") {
+			continue
+		}
+		lines := map[int]bool{}
+		for _, e := range f.Evidence {
+			lines[e.Line] = true
+		}
+		found = lines[6] && lines[11] // pfc_enable's value, DSCP 26's class
+
+	}
+	if !found || rep.Inputs[0].Type != KindSONiCConfigDB {
+		t.Errorf("inputs %+v, findings %+v", rep.Inputs, rep.Findings)
+	}
+}

@@ -1,0 +1,56 @@
+package metrics
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"rocelab/internal/packet"
+	"rocelab/internal/unit"
+)
+
+// Latencies recorded in two parts and merged as plain data equal the
+// latencies recorded in one instrument: buckets, count, quantiles and
+// maximum. This is what lets a partitioned run merge its observation
+// exactly.
+func TestHistogramMergesExactly(t *testing.T) {
+	whole, a, b := NewLatency(), NewLatency(), NewLatency()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		d := unit.Time(rng.ExpFloat64() * float64(5*unit.Microsecond))
+		whole.Record(packet.ClassRoCE, 3, d)
+		part := a
+		if i%3 == 0 {
+			part = b
+		}
+		part.Record(packet.ClassRoCE, 3, d)
+	}
+	got := a.Histogram(3)
+	if !got.Merge(b.Histogram(3)) {
+		t.Fatal("same geometry refused")
+	}
+	want := whole.Histogram(3)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("merged buckets differ from the whole's")
+	}
+	if got.Count() != 20000 || got.Count() != whole.Count(3) {
+		t.Errorf("count %d, want 20000", got.Count())
+	}
+	live := whole.h[3]
+	for _, q := range []float64{50, 99, 99.9} {
+		if g, w := got.Quantile(q), unit.Time(live.ValueAtQuantile(q))*unit.Nanosecond; g != w || g == 0 {
+			t.Errorf("p%g = %v, the live histogram says %v", q, g, w)
+		}
+	}
+	if g, w := got.Max(), unit.Time(live.Max())*unit.Nanosecond; g != w {
+		t.Errorf("max %v, want %v", g, w)
+	}
+	var empty Histogram
+	if empty.Quantile(99) != 0 || empty.Max() != 0 || !empty.Merge(Histogram{}) {
+		t.Error("an empty histogram is not zero")
+	}
+	other := Histogram{Lowest: 1, Highest: 1000, Digits: 2}
+	if got.Merge(other) {
+		t.Error("merged histograms of different geometries")
+	}
+}

@@ -1,0 +1,87 @@
+package scenario
+
+import (
+	"fmt"
+
+	"rocelab/internal/textout"
+	"rocelab/internal/topo"
+	"rocelab/internal/twin"
+	"rocelab/internal/unit"
+)
+
+// FluidEstimate is the fluid engine's expected cost of a scenario. Its
+// cost follows messages, not packets: each message is two completions and
+// the workload's own steps around it, each connection a path and a few
+// rate changes, whatever the bytes.
+type FluidEstimate struct {
+	// Connections are the queue pairs the workloads open, Messages the
+	// messages they post (flows, NCCL slices and clear-to-sends).
+	Connections int64
+	Messages    int64
+	Events      int64
+	Memory      unit.Bytes
+}
+
+// Cost model of the fluid engine, measured on the GPT-3 job at 128 to
+// 2048 GPUs (BenchmarkFluidGrowth): 4.1-4.2 scheduler events per message,
+// about 4 KiB of heap per connection with its NCCL state.
+const (
+	fluidEventsPerMessage = 4.2
+	fluidEventsPerConn    = 10
+	fluidBytesPerConn     = 4 << 10
+	fluidBytesPerLink     = 512
+	// fluidQPsPerPair is how many queue pairs an NCCL job opens per pair
+	// of hosts that exchange data: the channels' data QPs and their
+	// clear-to-send QPs.
+	fluidQPsPerPair = 4
+)
+
+// FluidEstimate returns the fluid engine's cost of running s.
+func (s *Scenario) FluidEstimate() FluidEstimate {
+	var e FluidEstimate
+	n := s.flowCount()
+	e.Connections, e.Messages = int64(n), int64(n)
+	if w := s.Workload; w != nil {
+		if j, err := w.jobs(); err == nil {
+			if tr, err := j.netTraffic(int64(s.Host.MTU)); err == nil {
+				for _, x := range tr {
+					e.Messages += x.Messages + x.CTS
+				}
+				e.Connections += fluidQPsPerPair * int64(len(tr))
+			}
+		}
+	}
+	e.Events = sat(fluidEventsPerMessage*float64(e.Messages) + fluidEventsPerConn*float64(e.Connections))
+	switches := 0
+	for _, nd := range s.Topo.Nodes {
+		if nd.Kind == topo.Switch {
+			switches++
+		}
+	}
+	mem := float64(e.Connections)*fluidBytesPerConn + float64(2*len(s.Topo.Links))*fluidBytesPerLink +
+		float64(switches)*float64(len(s.Topo.Hosts))*bytesPerRouteEntry + 1<<20
+	e.Memory = unit.Bytes(sat(mem))
+	return e
+}
+
+// Work is the expected number of scheduler events.
+func (e FluidEstimate) Work() int64 { return e.Events }
+
+// String summarises the estimate.
+func (e FluidEstimate) String() string {
+	return fmt.Sprintf("%s, %s, about %d events and %s of memory",
+		textout.Count(e.Connections, "connection", "connections"), textout.Count(e.Messages, "message", "messages"), e.Events, human(e.Memory))
+}
+
+// Check refuses an estimate over the limits, saying what it would cost.
+func (e FluidEstimate) Check(l twin.Limits) error {
+	if l.Memory > 0 && e.Memory > l.Memory {
+		return fmt.Errorf("scenario too large for the fluid engine: it needs about %s of memory (%s, %s), more than the %s allowed",
+			human(e.Memory), textout.Count(e.Connections, "connection", "connections"), textout.Count(e.Messages, "message", "messages"), human(l.Memory))
+	}
+	if l.Events > 0 && e.Events > l.Events {
+		return fmt.Errorf("scenario too large for the fluid engine: it needs about %d events (%s), more than the %d allowed (about %s of wall time at 3 M events/s)",
+			e.Events, textout.Count(e.Messages, "message", "messages"), l.Events, wallTime(e.Events/3_000_000))
+	}
+	return nil
+}

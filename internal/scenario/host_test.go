@@ -1,0 +1,109 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+
+	"rocelab/internal/gpu"
+	"rocelab/internal/unit"
+)
+
+const hostServers = `name: host-keys
+duration: 1s
+topology:
+  kind: leaf-spine
+  leaves: 1
+  spines: 1
+  hosts_per_leaf: 4
+  uplinks_per_leaf: 1
+  host_link: {rate: 100G, cable: 3m}
+  servers:
+    gpus: 4
+    nics: 2
+    gpu: [H100, A100]
+    gpu_nic: [PIX, PIX, SYS, SYS]
+    cpu: intel
+    nic_pcie: 3
+    nic_pcie_width: 8
+    gpu_pcie: 4
+    socket_link: 176G
+    acs: true
+    nic_bond: 2
+    step_overhead: 3us
+workload:
+  nccl_tests: all_reduce_perf -b 8 -e 8 -g 4
+`
+
+// TestServerHostKeys: topology.servers carries the host-side details into
+// the GPU server model, and says where a value does not fit.
+func TestServerHostKeys(t *testing.T) {
+	s, err := Load("host.yaml", []byte(hostServers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := s.Workload.System
+	srv := sys.Server
+	if srv.GPU.Name != "H100" || len(sys.Models) != 2 || sys.ModelOf(1).Name != "A100" {
+		t.Errorf("models: %s, %v", srv.GPU.Name, sys.Models)
+	}
+	if srv.PathOf(0) != gpu.PIX || srv.PathOf(3) != gpu.SYS || srv.WorstPath() != gpu.SYS || srv.CPU != gpu.Intel {
+		t.Errorf("paths %v, cpu %s", srv.GPUNICPaths, srv.CPU)
+	}
+	if srv.NICPCIe != 3 || srv.NICPCIeWidth != 8 || srv.GPUPCIe != 4 || srv.SocketBW() != 22 || !srv.ACS || srv.Bond != 2 || srv.StepOverhead != 3*unit.Microsecond {
+		t.Errorf("host: %+v", srv.Host)
+	}
+	for _, c := range []struct{ from, to, want string }{
+		{"gpu_nic: [PIX, PIX, SYS, SYS]", "gpu_nic: [PIX, SYS]", "2 paths for 4 GPUs"},
+		{"gpu: [H100, A100]", "gpu: [H100, A100, A100]", "3 models for 2 servers"},
+		{"nic_bond: 2", "nic_bond: 3", "3 ports per bond do not divide"},
+		{"nic_pcie_width: 8", "nic_pcie_width: 6", "want 1, 2, 4, 8 or 16 lanes"},
+		{"gpu_nic: [PIX, PIX, SYS, SYS]", "gpu_nic: [PIX, PIX, SYS, NODE]", "gpu_nic[3]"},
+	} {
+		_, err := Load("host.yaml", []byte(strings.Replace(hostServers, c.from, c.to, 1)))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "host.yaml:") {
+			t.Errorf("%s: %v, want %q with its position", c.to, err, c.want)
+		}
+	}
+}
+
+// TestNCCLNVLSTreeH100 is the H100 acceptance at packet level: two HGX H100
+// servers (NVSwitch, 8 × 400G RoCE each) on one switch. NCCL 2.2x's model
+// picks NVLSTree for a 1 GiB AllReduce across two servers (the maintainers:
+// "the default NVLSTree", NVIDIA/nccl-tests#319), and the busbw lands
+// within 10% of the published figure for this system: "from 330GB to
+// 430GB" with NCCL_NVLS_ENABLE=1 on 2 × 8 H100 with 8 × 400G RoCE
+// (NVIDIA/nccl#1221); NVIDIA/nccl#2409 expects "~470 GB/s"; a 2 × 8 H200
+// Spectrum-X run (testdata of internal/collective) measured 459 at 1 GiB.
+func TestNCCLNVLSTreeH100(t *testing.T) {
+	y := strings.NewReplacer("RATE", "400G", "GPU", "H100").Replace(`name: h100-nvlstree
+duration: 5s
+topology:
+  kind: leaf-spine
+  leaves: 1
+  spines: 1
+  hosts_per_leaf: 16
+  uplinks_per_leaf: 1
+  host_link: {rate: RATE, cable: 3m}
+  servers: {gpus: 8, nics: 8, gpu: GPU, cpu: intel, nic_pcie: 5}
+switch:
+  buffer: 64MiB
+  pfc: {enabled: true, priorities: [3], headroom: auto}
+  ecn: {enabled: true, priorities: [3], kmin: 150KB, kmax: 1500KB, pmax: 0.2}
+host: {mtu: 4096, dscp: 26, cc: dcqcn, dcqcn: {preset: mlx5}, firmware: {ROCE_CC_PRIO_MASK_P1: 0x08}}
+workload:
+  nccl_tests: all_reduce_perf -b 1G -e 1G -g 8 -n 1 -w 0
+`)
+	s, err := Load("h100.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sw := runJob(t, s)
+	row := sw.Rows[0]
+	t.Logf("2 × 8 H100 × 8 × 400G, 1 GiB: %s, busbw %.1f GB/s", sw.RowChoice(0), row.Out.BusBW)
+	if !strings.HasPrefix(sw.RowChoice(0), "NVLSTree/") {
+		t.Errorf("chose %s, want NVLSTree", sw.RowChoice(0))
+	}
+	if d := row.Out.BusBW/430 - 1; d < -0.10 || d > 0.10 {
+		t.Errorf("busbw %.1f GB/s, more than 10%% from the 430 GB/s of NVIDIA/nccl#1221", row.Out.BusBW)
+	}
+}

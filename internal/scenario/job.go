@@ -1,0 +1,51 @@
+package scenario
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"rocelab/internal/twin"
+)
+
+// Plans lists the engines that can run s, in order of preference: each
+// with its own estimate and its builder. An engine joins the pipeline by
+// adding its plan here.
+func (s *Scenario) Plans() []twin.Plan {
+	return []twin.Plan{{Engine: twin.Packet, Estimate: s.Estimate(), Build: func() (twin.Engine, error) {
+		tw, err := Build(s)
+		if err != nil {
+			return nil, err
+		}
+		return tw, nil
+	}}}
+}
+
+// Job returns s as a job of the twin pipeline.
+func (s *Scenario) Job() twin.Job {
+	h := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%d", s.Digest, s.Variant, s.Seed))
+	return twin.Job{Name: s.Name, File: s.File, Variant: s.Variant, Description: s.Description, Seed: s.Seed,
+		Duration: s.Duration, Key: hex.EncodeToString(h[:8]), Plans: s.Plans()}
+}
+
+// Jobs returns what running s runs: each of its variants, or s itself.
+func (s *Scenario) Jobs() []twin.Job {
+	if len(s.Variants) == 0 {
+		return []twin.Job{s.Job()}
+	}
+	out := make([]twin.Job, len(s.Variants))
+	for i, v := range s.Variants {
+		out[i] = v.Job()
+	}
+	return out
+}
+
+// digest identifies source bytes.
+func digest(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}

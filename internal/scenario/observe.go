@@ -1,0 +1,253 @@
+package scenario
+
+import (
+	"bytes"
+	"sort"
+
+	"rocelab/internal/counters"
+	"rocelab/internal/fabric"
+	"rocelab/internal/nic"
+	"rocelab/internal/packet"
+	"rocelab/internal/twin"
+	"rocelab/internal/workload"
+)
+
+var _ twin.Engine = (*Twin)(nil)
+
+// Events implements twin.Engine: the scheduler events executed.
+func (tw *Twin) Events() uint64 { return tw.Executed() }
+
+// Observe implements twin.Engine: the packet engine's observation, read
+// from the fabric, the NICs and the workloads without changing them.
+func (tw *Twin) Observe() twin.Observation {
+	s, net := tw.Scenario, tw.Net
+	end := net.Now()
+	conns := tw.Transport.Conns()
+	rp, rl := tw.rocePriorities(conns)
+	o := twin.Observation{
+		Engine:   twin.EngineInfo{Name: twin.Packet, NotModelled: []string{}},
+		Scenario: s.setup(headrooms(net), rp, rl),
+		Sim:      twin.Sim{End: end, Completed: tw.Done(), Events: tw.Events()},
+		Totals:   totals(net),
+		Latency:  []twin.PrioLatency{},
+	}
+	hosts := make([]string, len(tw.NICs))
+	for i, n := range tw.NICs {
+		hosts[i] = n.Name()
+	}
+	tw.Workloads.observe(&o, hosts, func(qp workload.QP) ConnStat {
+		c := &conns[qp]
+		return ConnStat{Delivered: c.Delivered, Retransmitted: c.Retransmit, LastDelivery: c.LastDelivery}
+	})
+	lat := net.Latency()
+	for p := 0; p < 8; p++ {
+		if lat.Count(p) > 0 {
+			o.Latency = append(o.Latency, twin.PrioLatency{Priority: p, Hist: lat.Histogram(p)})
+		}
+	}
+	for _, pt := range net.Ports {
+		_, isSwitch := pt.Node().(*fabric.Switch)
+		snap := pt.Snapshot()
+		peer := ""
+		if pt.Peer() != nil {
+			peer = pt.Peer().Name()
+		}
+		o.Ports = append(o.Ports, twin.Port{Name: pt.Name(), Peer: peer, Switch: isSwitch, Counters: countersOf(snap.Ethtool(net.PFCEnabled, isSwitch))})
+	}
+	for _, n := range tw.NICs {
+		snap := n.Port().Snapshot()
+		o.NICs = append(o.NICs, twin.NIC{Name: n.Name(), Port: n.Port().ID(), Rate: n.Port().Rate(),
+			HW: countersOf(n.HW.List()), IB: ibPortCounters(&snap),
+			Reorder: twin.Reorder{Packets: n.HW.Reordered, MaxPSNs: n.HW.ReorderMax, PlacedOutOfOrder: n.HW.PlacedOutOfOrder}})
+	}
+	for _, q := range net.QueueSeries() {
+		o.Queues = append(o.Queues, twin.Queue{Port: q.Switch.Ports()[q.Port].Name(), Priority: q.Prio,
+			MaxBytes: q.Switch.QueueMax(q.Port, q.Prio), Depth: q.Bytes.Points()})
+	}
+	for _, n := range tw.NICs {
+		for _, q := range n.Series() {
+			o.QPs = append(o.QPs, twin.QPSeries{Host: n.Name(), Flow: conns[q.Conn].Tag, RateGbps: q.Rate.Points(), Alpha: q.Alpha.Points()})
+		}
+	}
+	o.Uplinks = tw.uplinks()
+	o.Basis = tw.healthBasis(conns, rp, rl)
+	o.Health = o.Basis.Grade(end)
+	return o
+}
+
+// setup describes s for an observation, with the headroom sizes in use and
+// the priorities RoCE rides.
+func (s *Scenario) setup(headroom []int64, roce uint8, lossless bool) twin.Setup {
+	cc := s.Host.NIC.CC
+	if cc == "dcqcn" {
+		cc += " (" + s.Host.NIC.DCQCN.Preset + ")"
+	}
+	out := twin.Setup{
+		Name: s.Name, File: s.File, Seed: s.Seed, Topology: s.Topo.Kind,
+		Hosts: len(s.Topo.Hosts), Switches: len(s.Topo.Nodes) - len(s.Topo.Hosts), Links: len(s.Topo.Links),
+		Oversubscription: s.Topo.Oversubscription, MTU: s.Host.MTU, PFC: s.Switch.PFC.Enabled,
+		LosslessPrios: twin.Priorities(s.Switch.PFC.Priorities), HeadroomBytes: headroom,
+		CC: cc, CCPrioMask: s.Host.NIC.CCPrioMask, RoCEPriorities: twin.Priorities(roce), RoCELossless: lossless,
+	}
+	if t := s.Topo; t.Servers > 0 {
+		out.Servers = &twin.Servers{Count: t.Servers, GPUs: t.GPUsPerServer, NICs: t.NICsPerServer, RailOptimized: t.RailOptimized}
+	}
+	return out
+}
+
+// countersOf converts fabric counters.
+func countersOf(cs []fabric.Counter) []twin.Counter {
+	out := make([]twin.Counter, len(cs))
+	for i, c := range cs {
+		out[i] = twin.Counter{Name: c.Name, Value: c.Value}
+	}
+	return out
+}
+
+// ibPortCounters derives the IB port counters of a NIC's port (counters/)
+// from its physical-port counters, as mlx5 exposes them: all of the port's
+// traffic is RoCE, and data counts in 4-byte words.
+func ibPortCounters(c *fabric.Counters) []twin.Counter {
+	t := counters.Default()
+	name := func(cn counters.Concept, d counters.Dir) string {
+		return t.Name(counters.MLX5, counters.PortCounters, cn, d, 0)
+	}
+	return []twin.Counter{
+		{Name: name(counters.PortXmitData, counters.TX), Value: c.TxPhyBytes / 4},
+		{Name: name(counters.PortRcvData, counters.RX), Value: c.RxPhyBytes / 4},
+		{Name: name(counters.PortXmitPackets, counters.TX), Value: c.TxPhyPackets},
+		{Name: name(counters.PortRcvPackets, counters.RX), Value: c.RxPhyPackets},
+	}
+}
+
+// totals converts the network's totals.
+func totals(net *fabric.Network) *twin.Totals {
+	t := net.Totals()
+	d := func(c fabric.Count) twin.Data { return twin.Data{Packets: c.Packets, Bytes: c.Bytes} }
+	out := &twin.Totals{
+		Sent: d(t.Sent), Retransmitted: d(t.Retransmitted), Delivered: d(t.Delivered),
+		Dropped: d(t.Dropped), Discarded: d(t.Discarded), InFlight: d(net.InFlight()),
+		Frames: map[string]int64{}, FramesDropped: map[string]int64{}, DropsByReason: map[string]int64{},
+		PauseFrames: t.PauseFrames, ECNMarked: t.ECNMarked,
+	}
+	for k := packet.Kind(0); k < packet.NumKinds; k++ {
+		out.Frames[k.String()] = t.Frames[k]
+		out.FramesDropped[k.String()] = t.DroppedByKind[k]
+	}
+	for _, r := range fabric.DropReasons() {
+		out.DropsByReason[r.String()] = t.DropsByReason[r]
+	}
+	return out
+}
+
+// headrooms lists the distinct per-PG headroom sizes in use.
+func headrooms(net *fabric.Network) []int64 {
+	seen := map[int64]bool{}
+	out := []int64{}
+	for _, sw := range net.Switches {
+		for i := range sw.Ports() {
+			if h := sw.Headroom(i); h > 0 && !seen[h] {
+				seen[h] = true
+				out = append(out, h)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// uplinks lists the bytes routed over each uplink, by tier.
+func (tw *Twin) uplinks() []twin.Uplink {
+	t := tw.Scenario.Topo
+	names := map[int]string{1: "leaf→spine", 2: "aggregation→core"}
+	switch t.Kind {
+	case "fat-tree":
+		names[1] = "edge→aggregation"
+	case "dumbbell":
+		names[1] = "trunk"
+	}
+	var out []twin.Uplink
+	for _, l := range t.Links {
+		if !l.Uplink {
+			continue
+		}
+		lo, port := l.A, l.PA
+		if t.Nodes[l.B].Tier < t.Nodes[l.A].Tier {
+			lo, port = l.B, l.PB
+		}
+		sw := tw.Nodes[lo].(*fabric.Switch)
+		level := t.Nodes[lo].Tier
+		out = append(out, twin.Uplink{Level: level, Tier: names[level], Port: sw.Ports()[port].Name(), Bytes: sw.RoutedBytes()[port]})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Level < out[j].Level })
+	return out
+}
+
+// healthBasis collects what the health targets are graded on, for the
+// traffic the scenario declares as RoCE (every RDMA connection), whatever
+// priority the switches put it on.
+func (tw *Twin) healthBasis(conns []nic.ConnInfo, roce uint8, lossless bool) twin.HealthBasis {
+	net := tw.Net
+	tot := net.Totals()
+	b := twin.HealthBasis{
+		RoCELatency: net.Latency().ClassHistogram(packet.ClassRoCE),
+		Receivers:   make([]twin.Window, len(tw.NICs)),
+		RoCESent:    tot.RoCESent.Packets, RoCEDropped: tot.RoCEDropped.Packets,
+		RoCEPriorities: roce, RoCELossless: lossless,
+	}
+	for h, n := range tw.NICs {
+		b.Receivers[h].Rate = n.Port().Rate()
+	}
+	for _, c := range conns {
+		if c.Started {
+			b.Receivers[c.Dst].Add(c.FirstSend, c.LastDelivery, c.Delivered)
+		}
+	}
+	for _, pt := range net.Ports {
+		snap := pt.Snapshot()
+		for p := 0; p < 8; p++ {
+			b.WorstPause = max(b.WorstPause, snap.RxPauseDuration[p])
+		}
+	}
+	return b
+}
+
+// observe is the NCCL workload's outcome, nil without one.
+func (j *Jobs) observe() *twin.NCCL {
+	if j == nil {
+		return nil
+	}
+	n := &twin.NCCL{}
+	if s := j.Sweep; s != nil {
+		n.Comm = s.Comm.Describe()
+		n.Completed = s.Done() && s.Err == nil
+		var b bytes.Buffer
+		if _, err := s.WriteTo(&b); err == nil {
+			n.Tests = b.String()
+		}
+		n.AvgBusBW = s.AvgBusBW()
+		for i, r := range s.Rows {
+			row := twin.TestsRow{Bytes: r.Size, OutTimeUS: r.Out.Time, OutBusBW: r.Out.BusBW, InTimeUS: r.In.Time, InBusBW: r.In.BusBW}
+			if ch := s.RowChoice(i); ch != "" {
+				row.Algo = ch
+			}
+			n.Rows = append(n.Rows, row)
+		}
+		if s.Err != nil {
+			n.Err = s.Err.Error()
+		}
+	}
+	if w := j.Training; w != nil {
+		r := w.Report
+		n.Completed = w.Done() && w.Err == nil
+		n.Training = &twin.TrainingResult{Iterations: r.Iterations, IterationUS: twin.US(r.Iteration), ComputeUS: twin.US(r.Compute), TPUS: twin.US(r.TP),
+			CommUS: twin.US(r.Communication()), PPTransferUS: twin.US(r.PP), DPAllReduceUS: twin.US(r.DP), Summary: r.String()}
+		if w.Err != nil {
+			n.Err = w.Err.Error()
+		}
+	}
+	if bg := j.Background; bg != nil {
+		n.Background = bg.Summary()
+	}
+	return n
+}

@@ -1,0 +1,269 @@
+package twin
+
+import (
+	"rocelab/internal/metrics"
+	"rocelab/internal/unit"
+)
+
+// An Observation is everything a run shows, as plain data: what ran, the
+// health targets, totals, flows, counters, histograms, sampled series and
+// the NCCL tables. Engines fill it; reports, the exporter's twin feed,
+// --fail-on and tune read only it.
+//
+// Rules that hold for every engine:
+//   - A field the engine does not model is absent (nil), not zero, and
+//     named in Engine.NotModelled; an empty list means "modelled, none".
+//   - Counters carry the names of internal/counters (mlx5 ethtool -S,
+//     hw_counters and port counters), zeros included, in the order the
+//     driver prints them.
+//   - It is a snapshot: it shares no memory with the engine, so the engine
+//     may run on after Observe.
+//   - It is exact: times are integer picoseconds, counts integers,
+//     histograms whole. A partitioned engine builds it by merging its
+//     parts (Merge), and it survives a JSON round trip unchanged, so shards
+//     of a sweep merge into the unsharded output byte for byte.
+type Observation struct {
+	Engine   EngineInfo `json:"engine"`
+	Scenario Setup      `json:"scenario"`
+	Sim      Sim        `json:"sim"`
+	// Health is graded from Basis (Grade).
+	Health metrics.Health `json:"health"`
+	Basis  HealthBasis    `json:"health_basis"`
+	Totals *Totals        `json:"totals"`
+	Flows  []Flow         `json:"flows"`
+	// Latency is the one-way latency of delivered data packets, per
+	// priority that carried any.
+	Latency []PrioLatency `json:"latency"`
+	// Ports are every port, by port id (switch ports and host NIC ports).
+	Ports []Port `json:"ports"`
+	// NICs are the host NICs, by host index.
+	NICs []NIC `json:"nics"`
+	// Queues are the switch egress queues that ever held data, by port id
+	// and priority.
+	Queues []Queue `json:"queues"`
+	// QPs are the sampled congestion-control state of rate-limited queue
+	// pairs, by host and connection.
+	QPs []QPSeries `json:"qps"`
+	// Uplinks are the bytes routed over each uplink, by tier and port.
+	Uplinks []Uplink `json:"uplinks"`
+	NCCL    *NCCL    `json:"nccl"`
+}
+
+// EngineInfo names the engine that ran, why it was chosen, and what it
+// does not model.
+type EngineInfo struct {
+	Name string `json:"name"`
+	// Reason says why the pipeline chose this engine.
+	Reason string `json:"reason"`
+	// NotModelled lists the phenomena the engine leaves out, in words an
+	// engineer reads ("PFC pause spreading", "per-packet latency").
+	NotModelled []string `json:"not_modelled"`
+}
+
+// Setup describes what ran: the scenario and the configuration its
+// results depend on.
+type Setup struct {
+	Name             string  `json:"name"`
+	File             string  `json:"file"`
+	Seed             uint64  `json:"seed"`
+	Topology         string  `json:"topology"`
+	Hosts            int     `json:"hosts"`
+	Switches         int     `json:"switches"`
+	Links            int     `json:"links"`
+	Oversubscription float64 `json:"oversubscription,omitempty"`
+	// Servers is set when hosts are NICs of GPU servers.
+	Servers       *Servers `json:"servers,omitempty"`
+	MTU           int32    `json:"mtu_bytes"`
+	PFC           bool     `json:"pfc"`
+	LosslessPrios []int    `json:"lossless_priorities"`
+	HeadroomBytes []int64  `json:"headroom_bytes"`
+	// CC is the NIC congestion control ("dcqcn (preset)", or "none") and
+	// CCPrioMask the priorities it acts on (ROCE_CC_PRIO_MASK).
+	CC         string `json:"cc"`
+	CCPrioMask uint8  `json:"cc_prio_mask"`
+	// RoCEPriorities are the priorities the switches queue the RoCE data
+	// on, and RoCELossless whether PFC protects all of them.
+	RoCEPriorities []int `json:"roce_priorities"`
+	RoCELossless   bool  `json:"roce_lossless"`
+}
+
+// Servers describes the GPU servers the hosts belong to.
+type Servers struct {
+	Count         int  `json:"count"`
+	GPUs          int  `json:"gpus_per_server"`
+	NICs          int  `json:"nics_per_server"`
+	RailOptimized bool `json:"rail_optimized"`
+}
+
+// Sim is about the run itself.
+type Sim struct {
+	// End is the simulated time the run reached.
+	End unit.Time `json:"end"`
+	// Completed says whether every workload finished before the time
+	// limit.
+	Completed bool `json:"completed"`
+	// Events counts the engine's work (Engine.Events).
+	Events uint64 `json:"events"`
+}
+
+// Data counts data packets and their RDMA payload bytes.
+type Data struct {
+	Packets int64 `json:"packets"`
+	Bytes   int64 `json:"bytes"`
+}
+
+// Totals are network-wide sums. For data, conservation holds exactly:
+// sent + retransmitted = delivered + dropped + discarded + in_flight.
+type Totals struct {
+	Sent          Data `json:"sent"`
+	Retransmitted Data `json:"retransmitted"`
+	Delivered     Data `json:"delivered"`
+	Dropped       Data `json:"dropped"`
+	// Discarded are data packets their responder received but did not
+	// accept: out of sequence after a loss, or duplicates.
+	Discarded Data `json:"discarded"`
+	InFlight  Data `json:"in_flight"`
+	// Frames counts frames hosts and PFC senders put on the wire, by kind
+	// (data, ack, cnp, pause); FramesDropped those dropped.
+	Frames        map[string]int64 `json:"frames"`
+	FramesDropped map[string]int64 `json:"frames_dropped"`
+	DropsByReason map[string]int64 `json:"drops_by_reason"`
+	PauseFrames   int64            `json:"pause_frames"`
+	ECNMarked     int64            `json:"ecn_marked"`
+}
+
+// Flow is one flow's outcome. FCT is the time from its start to the
+// requester's completion (the ACK of its last packet), nil when it did
+// not complete; goodput (Gb/s, 10^9 bits per second) is then measured up
+// to its last delivered byte. Delivered and Retransmitted count payload
+// bytes.
+type Flow struct {
+	ID            int32    `json:"id"`
+	Name          string   `json:"name"`
+	Src           string   `json:"src"`
+	Dst           string   `json:"dst"`
+	Bytes         int64    `json:"bytes"`
+	Priority      uint8    `json:"priority"`
+	StartUS       float64  `json:"start_us"`
+	FCTUS         *float64 `json:"fct_us"`
+	GoodputGbps   float64  `json:"goodput_gbps"`
+	Delivered     int64    `json:"delivered_bytes"`
+	Retransmitted int64    `json:"retransmitted_bytes"`
+	// Status is "ok", "running", "not started", "cancelled", or the
+	// ibv_wc_status of a failed completion.
+	Status string `json:"status"`
+}
+
+// PrioLatency is one priority's latency histogram, in nanoseconds.
+type PrioLatency struct {
+	Priority int               `json:"priority"`
+	Hist     metrics.Histogram `json:"hist"`
+}
+
+// A Counter is one named counter value.
+type Counter struct {
+	Name  string `json:"name"`
+	Value int64  `json:"value"`
+}
+
+// Port is one port's counters under mlx5 ethtool -S names, zeros
+// included, in ethtool's order.
+type Port struct {
+	Name   string `json:"name"`
+	Peer   string `json:"peer"`
+	Switch bool   `json:"switch"`
+	// Counters is nil when the engine does not model per-port counters.
+	Counters []Counter `json:"counters"`
+}
+
+// NIC is one host NIC.
+type NIC struct {
+	Name string `json:"name"`
+	// Port is the NIC's port: its index in Observation.Ports.
+	Port int          `json:"port"`
+	Rate unit.BitRate `json:"rate"`
+	// HW are the RDMA hw_counters, and IB the IB port counters
+	// (counters/: port_*_data in 4-byte words), zeros included.
+	HW []Counter `json:"hw_counters"`
+	IB []Counter `json:"port_counters"`
+	// Reorder is the reordering the NIC saw as a receiver (packet engine
+	// only; mlx5 has no such counters).
+	Reorder Reorder `json:"reorder"`
+}
+
+// Reorder is what reached a receiver out of order: first transmissions
+// that arrived after a higher PSN of their QP, the largest such distance
+// in PSNs, and the packets an out-of-order responder placed ahead of the
+// expected PSN.
+type Reorder struct {
+	Packets          int64 `json:"reordered_packets"`
+	MaxPSNs          int64 `json:"reorder_max_psns"`
+	PlacedOutOfOrder int64 `json:"placed_out_of_order"`
+}
+
+// Queue is one switch egress queue: its exact peak and sampled depth in
+// bytes.
+type Queue struct {
+	Port     string         `json:"port"`
+	Priority int            `json:"priority"`
+	MaxBytes int64          `json:"max_bytes"`
+	Depth    metrics.Points `json:"depth"`
+}
+
+// QPSeries is one rate-limited queue pair's DCQCN state over time: its
+// rate in Gb/s and α.
+type QPSeries struct {
+	Host     string         `json:"host"`
+	Flow     string         `json:"flow"`
+	RateGbps metrics.Points `json:"rate_gbps"`
+	Alpha    metrics.Points `json:"alpha"`
+}
+
+// Uplink is the bytes routed over one uplink: from a switch of Level
+// (1 = leaf or edge) toward the next tier.
+type Uplink struct {
+	Level int    `json:"level"`
+	Tier  string `json:"tier"`
+	Port  string `json:"port"`
+	Bytes int64  `json:"bytes"`
+}
+
+// NCCL is the outcome of a scenario's NCCL workload.
+type NCCL struct {
+	// Comm describes the communicator: transport, NICs, GDR, channels.
+	Comm string `json:"comm"`
+	// Tests is the nccl-tests output, as nccl-tests prints it.
+	Tests      string          `json:"nccl_tests,omitempty"`
+	Rows       []TestsRow      `json:"rows,omitempty"`
+	AvgBusBW   float64         `json:"avg_busbw_GBps,omitempty"`
+	Training   *TrainingResult `json:"training,omitempty"`
+	Err        string          `json:"error,omitempty"`
+	Background string          `json:"background,omitempty"`
+	Completed  bool            `json:"completed"`
+}
+
+// TestsRow is one size of the nccl-tests table; bus bandwidths are in
+// GB/s (10^9 bytes per second), as nccl-tests prints them.
+type TestsRow struct {
+	Bytes     int64   `json:"bytes"`
+	Algo      string  `json:"algo"`
+	OutTimeUS float64 `json:"out_time_us"`
+	OutBusBW  float64 `json:"out_busbw_GBps"`
+	InTimeUS  float64 `json:"in_time_us"`
+	InBusBW   float64 `json:"in_busbw_GBps"`
+}
+
+// TrainingResult is a training run's per-iteration times.
+type TrainingResult struct {
+	Iterations    int     `json:"iterations"`
+	IterationUS   float64 `json:"iteration_us"`
+	ComputeUS     float64 `json:"compute_us"`
+	TPUS          float64 `json:"tp_allreduce_us"`
+	CommUS        float64 `json:"communication_us"`
+	PPTransferUS  float64 `json:"pp_transfer_us"`
+	DPAllReduceUS float64 `json:"dp_allreduce_us"`
+	Summary       string  `json:"summary"`
+}
+
+// US converts a time to microseconds, the unit the reports print.
+func US(t unit.Time) float64 { return float64(t) / float64(unit.Microsecond) }
