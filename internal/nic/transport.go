@@ -40,6 +40,12 @@ type wake struct {
 // run on one. Connections are made on the control side too, at once:
 // nothing reaches a new queue pair before its peer learns of it, and the
 // UDP source ports are drawn in the order the workloads connect.
+//
+// A workload handles a completion as of the time the NIC wrote it: Now
+// returns that time and After counts from it, so the latencies a workload
+// models after a completion (a proxy thread's, a kernel's) include the
+// CQE's way to the host, and only reactions faster than CompletionDelay
+// wait for it. Posts take effect when the workload saw the completion.
 type Transport struct {
 	sched *sim.Scheduler
 	nics  []*NIC
@@ -54,6 +60,10 @@ type Transport struct {
 	mail     []*mailbox
 	comps    []workload.Completion
 	compFree []int32
+	// inCQE is set while a workload handles a completion, which it sees
+	// at the time the NIC wrote it, cqeAt.
+	inCQE bool
+	cqeAt unit.Time
 
 	workloads []workload.Workload
 	started   bool
@@ -91,7 +101,12 @@ func (t *Transport) CompletionDelay() unit.Time { return t.delay }
 func (t *Transport) NICs() []*NIC { return t.nics }
 
 // Now implements workload.Transport.
-func (t *Transport) Now() unit.Time { return t.sched.Now() }
+func (t *Transport) Now() unit.Time {
+	if t.inCQE {
+		return t.cqeAt
+	}
+	return t.sched.Now()
+}
 
 // Hosts implements workload.Transport.
 func (t *Transport) Hosts() int { return len(t.nics) }
@@ -196,7 +211,11 @@ func (t *Transport) After(d unit.Time, w workload.Waker, tag uint64) {
 		t.wakes = append(t.wakes, wake{})
 	}
 	t.wakes[i] = wake{w: w, tag: tag, next: -1}
-	t.sched.After(d, controlKey, t, tagWake|uint64(i)<<8)
+	at := t.sched.Now()
+	if base := t.Now(); d > at-base {
+		at = base + min(d, unit.MaxTime-base)
+	}
+	t.sched.At(at, controlKey, t, tagWake|uint64(i)<<8)
 }
 
 // controlKey is the key of the transport's own events: node 0, the
@@ -246,7 +265,9 @@ func (t *Transport) Handle(now unit.Time, tag uint64) {
 		c := t.comps[i]
 		t.comps[i] = workload.Completion{}
 		t.compFree = append(t.compFree, i)
+		t.inCQE, t.cqeAt = true, c.At
 		t.conns[c.QP].owner.Completed(c)
+		t.inCQE = false
 	}
 	if t.started && t.Done() {
 		t.sched.Stop()

@@ -25,7 +25,7 @@ func (tw *Twin) Observe() twin.Observation {
 	conns := tw.Transport.Conns()
 	rp, rl := tw.rocePriorities(conns)
 	o := twin.Observation{
-		Engine:   twin.EngineInfo{Name: twin.Packet, NotModelled: []string{}},
+		Engine:   twin.EngineInfo{Name: twin.Packet, NotModelled: []string{}, Parallel: tw.parallel()},
 		Scenario: s.setup(headrooms(net), rp, rl),
 		Sim:      twin.Sim{End: end, Completed: tw.Done(), Events: tw.Events()},
 		Totals:   totals(net),
@@ -73,6 +73,23 @@ func (tw *Twin) Observe() twin.Observation {
 	o.Basis = tw.healthBasis(conns, rp, rl)
 	o.Health = o.Basis.Grade(end)
 	return o
+}
+
+// parallel describes how the run was split and how its windows went.
+func (tw *Twin) parallel() *twin.Parallel {
+	p, window, st := tw.RunStats()
+	out := &twin.Parallel{Threads: tw.run.Workers, Domains: p.Domains, Load: p.Load, Window: window, Windows: st.Windows,
+		DomainEvents: st.PartEvents, CriticalEvents: st.CriticalEvents, ControlEvents: st.ControlEvents}
+	var work, wait int64
+	for i := range st.WorkerNS {
+		work += st.WorkerNS[i]
+		wait += st.WaitNS[i]
+	}
+	if work+wait > 0 {
+		out.WaitShare = float64(wait) / float64(work+wait)
+		out.ControlShare = float64(st.ControlNS) / float64(st.ControlNS+(work+wait)/int64(len(st.WorkerNS)))
+	}
+	return out
 }
 
 // setup describes s for an observation, with the headroom sizes in use and
