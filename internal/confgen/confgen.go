@@ -24,6 +24,9 @@ type Options struct {
 	// Ports names the switch ports (SONiC), in the order of the first
 	// switch's ports in the topology; missing names are Ethernet<4·i>.
 	Ports []string
+	// Strict refuses a value the device would not accept instead of
+	// clamping it to the nearest legal one with a warning.
+	Strict bool
 }
 
 // DefaultOptions are the names used when none are given.
@@ -38,6 +41,9 @@ type Output struct {
 	// Provenance says where each value comes from, for targets whose
 	// syntax has no comments (JSON); empty otherwise.
 	Provenance []byte
+	// Warnings name each value written other than the description gives
+	// (clamped into the device's range), with both values.
+	Warnings []string
 }
 
 // A target writes one device's configuration.

@@ -16,11 +16,16 @@ type Port struct {
 	// Netdev is the Ethernet interface behind the port ("" when none is
 	// found, e.g. an InfiniBand port).
 	Netdev string
+
+	path string // the sysfs directory, made once
 }
 
 // dir is the port's sysfs directory.
 func (p *Port) dir() string {
-	return "class/infiniband/" + p.Device + "/ports/" + p.Port
+	if p.path == "" {
+		p.path = "class/infiniband/" + p.Device + "/ports/" + p.Port
+	}
+	return p.path
 }
 
 // devError is a device discovery could not list.

@@ -35,17 +35,15 @@ type Domain struct {
 	switches []*Switch
 	sampler  sampler
 	// out holds frames sent onto cut links, by window parity and
-	// receiving domain, and outINT their telemetry records; the receiver
-	// takes them at its next window.
+	// receiving domain; the receiver takes them at its next window.
 	out     [2][][]frameMsg
-	outINT  [2][][]packet.INTRecord
 	window  uint64
 	sentMin unit.Time
 }
 
 // frameMsg is a frame crossing to another domain: a copy of the packet
-// (its INT, when set, is one more than the index of its record in
-// outINT), the direction of the link it is on and its arrival time.
+// (its INT record, if any, goes with it), the direction of the link it is
+// on and its arrival time.
 type frameMsg struct {
 	at  unit.Time
 	dir *linkDir
@@ -61,16 +59,12 @@ func (d *Domain) Switches() []*Switch { return d.switches }
 // post queues a frame for another domain and frees the sender's packet.
 func (d *Domain) post(dir *linkDir, p *packet.Packet, at unit.Time) {
 	to, w := dir.to.dom.ID, d.window&1
-	m := frameMsg{at: at, dir: dir, pkt: *p}
-	if p.INT != 0 {
-		d.outINT[w][to] = append(d.outINT[w][to], *d.INTs.Record(p.INT))
-		m.pkt.INT = uint32(len(d.outINT[w][to]))
-	}
-	d.out[w][to] = append(d.out[w][to], m)
+	d.out[w][to] = append(d.out[w][to], frameMsg{at: at, dir: dir, pkt: *p})
 	if d.sentMin == 0 || at < d.sentMin {
 		d.sentMin = at
 	}
-	d.Free(p)
+	p.INT = nil // the record travels with the copy
+	d.Pool.Put(p)
 }
 
 // Receive starts a window: it takes the frames other domains sent it in
@@ -87,17 +81,11 @@ func (d *Domain) Receive() {
 			m := &msgs[i]
 			p := d.Pool.Get()
 			*p = m.pkt
-			if p.INT != 0 {
-				i := d.INTs.Get()
-				*d.INTs.Record(i) = src.outINT[prev][d.ID][p.INT-1]
-				p.INT = i
-			}
 			m.dir.wire.Push(p)
 			d.Sched.At(m.at, m.dir.key, m.dir.to, tagArrive)
 		}
 		clear(msgs)
 		src.out[prev][d.ID] = msgs[:0]
-		src.outINT[prev][d.ID] = src.outINT[prev][d.ID][:0]
 	}
 }
 
@@ -156,7 +144,7 @@ func (d *Domain) Drop(p *packet.Packet, reason DropReason, at *Port) {
 // Free returns a packet a node has consumed to the pool, with its
 // telemetry record.
 func (d *Domain) Free(p *packet.Packet) {
-	if p.INT != 0 {
+	if p.INT != nil {
 		d.INTs.Put(p.INT)
 	}
 	d.Pool.Put(p)

@@ -99,7 +99,6 @@ func NewNetwork(seed uint64, domains int) *Network {
 	for _, d := range n.Domains {
 		for w := range d.out {
 			d.out[w] = make([][]frameMsg, len(n.Domains))
-			d.outINT[w] = make([][]packet.INTRecord, len(n.Domains))
 		}
 	}
 	return n

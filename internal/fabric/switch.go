@@ -308,7 +308,7 @@ func (s *Switch) departed(p *packet.Packet, out *Port, qlen int64) {
 	if !s.cfg.ECNAtEnqueue {
 		s.markECN(p, out, qlen)
 	}
-	if p.INT != 0 && p.Kind == packet.Data {
+	if p.INT != nil && p.Kind == packet.Data {
 		s.pushINT(p, out)
 	}
 }
@@ -322,7 +322,7 @@ func (s *Switch) pushINT(p *packet.Packet, out *Port) {
 	for prio := range e.q {
 		q += e.q[prio].Bytes()
 	}
-	s.dom.INTs.Push(p.INT, packet.INTHop{Port: int32(out.id), Time: s.dom.Sched.Now(), TxBytes: out.TxBytes(), QLen: q, Rate: out.rate})
+	p.INT.Push(packet.INTHop{Port: int32(out.id), Time: s.dom.Sched.Now(), TxBytes: out.TxBytes(), QLen: q, Rate: out.rate})
 }
 
 // EachQueued calls f for every packet in the switch's queues.

@@ -195,6 +195,18 @@ func (s *Sweep) RowChoice(i int) string {
 	return fmt.Sprintf("%s/%s/%d", c.Algo, c.Proto, c.Channels)
 }
 
+// Explain says, for each size of the table, which algorithm, protocol
+// and channels NCCL's model picked and the predicted time of every
+// candidate, as NCCL_DEBUG_SUBSYS=TUNING's per-call line plus the costs
+// (collective.Comm.Explain).
+func (s *Sweep) Explain() string {
+	sizes := make([]int64, 0, len(s.Rows))
+	for _, r := range s.Rows {
+		sizes = append(sizes, s.stepFor(r.Size).call.Bytes)
+	}
+	return s.Comm.Explain(s.Opts.Func, sizes)
+}
+
 // Completed implements workload.Owner; the communicator owns its QPs.
 func (s *Sweep) Completed(workload.Completion) {}
 

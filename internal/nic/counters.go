@@ -30,8 +30,10 @@ type HWCounters struct {
 	LocalAckTimeoutErr int64 // local ACK timeouts
 	ImpliedNakSeqErr   int64 // READ responses with a PSN gap: the requester re-reads from the gap
 	ReqCQEError        int64 // completions with error (retry exceeded)
-	ReqCQEFlushError   int64 // completions flushed by a QP in error
-	AdpRetrans         int64 // adaptive retransmission timeouts
+	// ReqTransportRetriesExceeded counts QPs that ran out of retry_cnt.
+	ReqTransportRetriesExceeded int64
+	ReqCQEFlushError            int64 // completions flushed by a QP in error
+	AdpRetrans                  int64 // adaptive retransmission timeouts
 	// Retransmitted counts data packets sent again (a twin-only counter).
 	Retransmitted int64
 }
@@ -53,6 +55,7 @@ func (h *HWCounters) List() []fabric.Counter {
 		{Name: name(counters.DuplicateRequest), Value: h.DuplicateRequest},
 		{Name: name(counters.ReqCQEError), Value: h.ReqCQEError},
 		{Name: name(counters.ReqCQEFlushError), Value: h.ReqCQEFlushError},
+		{Name: name(counters.ReqTransportRetriesExceeded), Value: h.ReqTransportRetriesExceeded},
 		{Name: name(counters.RxWriteRequests), Value: h.RxWriteRequests},
 		{Name: name(counters.RxReadRequests), Value: h.RxReadRequests},
 		{Name: name(counters.AdpRetrans), Value: h.AdpRetrans},

@@ -488,6 +488,9 @@ func (q *qp) fail(status workload.Status) {
 	q.failed = true
 	q.rto.Stop()
 	n := q.nic
+	if status == workload.RetryExceeded {
+		n.HW.ReqTransportRetriesExceeded++
+	}
 	if q.sqLen > 0 {
 		w := *q.wqeAt(0)
 		n.HW.ReqCQEError++

@@ -167,8 +167,7 @@ func (n *NIC) feedback(q *qp, p *packet.Packet, acked int64, now unit.Time) {
 	}
 	if q.timely != nil {
 		q.timely.OnFeedback(now, f)
-	} else if p.INT != 0 {
-		r := n.dom.INTs.Record(p.INT)
+	} else if r := p.INT; r != nil {
 		k := min(int(r.N), packet.MaxINTHops)
 		if q.hops == nil {
 			q.hops = make([]cc.Hop, packet.MaxINTHops)

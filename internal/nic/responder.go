@@ -186,8 +186,8 @@ func (n *NIC) sendAck(q *qp, syndrome uint8, trig *packet.Packet) *packet.Packet
 	} else {
 		a.Frame = packet.DataFrame(0, packet.AETH, n.cfg.VLAN)
 	}
-	if trig.INT != 0 {
-		a.INT, trig.INT = trig.INT, 0
+	if trig.INT != nil {
+		a.INT, trig.INT = trig.INT, nil
 		a.Frame += packet.INTBytes
 	}
 	if q.rdLen > 0 {

@@ -26,50 +26,47 @@ type INTHop struct {
 type INTRecord struct {
 	Hops [MaxINTHops]INTHop
 	N    uint8
+	next *INTRecord
 }
 
-// An INTPool holds the INT records of the packets in flight. Records are
-// recycled, so telemetry costs no allocation per packet once warm; index 0
-// is never used, so that a packet's zero INT means none.
-type INTPool struct {
-	recs []INTRecord
-	free []uint32
-}
-
-// Get returns the index of an empty record.
-func (ip *INTPool) Get() uint32 {
-	if n := len(ip.free); n > 0 {
-		i := ip.free[n-1]
-		ip.free = ip.free[:n-1]
-		ip.recs[i].N = 0
-		return i
-	}
-	if len(ip.recs) == 0 {
-		ip.recs = append(ip.recs, INTRecord{})
-	}
-	ip.recs = append(ip.recs, INTRecord{})
-	return uint32(len(ip.recs) - 1)
-}
-
-// Put returns record i to the pool; 0 is ignored.
-func (ip *INTPool) Put(i uint32) {
-	if i != 0 {
-		ip.free = append(ip.free, i)
-	}
-}
-
-// Record returns record i.
-func (ip *INTPool) Record(i uint32) *INTRecord { return &ip.recs[i] }
-
-// Push appends a hop to record i; past MaxINTHops it overwrites from the
-// first, as HPCC's does.
-func (ip *INTPool) Push(i uint32, h INTHop) {
-	r := &ip.recs[i]
+// Push appends a hop; past MaxINTHops it overwrites from the first, as
+// HPCC's does.
+func (r *INTRecord) Push(h INTHop) {
 	r.Hops[int(r.N)%MaxINTHops] = h
 	if r.N < 255 {
 		r.N++
 	}
 }
 
-// Live returns how many records are in use.
-func (ip *INTPool) Live() int { return max(len(ip.recs)-1-len(ip.free), 0) }
+// An INTPool recycles INT records, so telemetry costs no allocation per
+// packet once warm. A record travels with its packet (a data packet's,
+// then the ACK's that echoes it) and goes back to the pool of whichever
+// node frees it.
+type INTPool struct {
+	free *INTRecord
+	live int
+}
+
+// Get returns an empty record.
+func (ip *INTPool) Get() *INTRecord {
+	r := ip.free
+	if r == nil {
+		r = new(INTRecord)
+	} else {
+		ip.free = r.next
+		*r = INTRecord{}
+	}
+	ip.live++
+	return r
+}
+
+// Put returns r to the pool.
+func (ip *INTPool) Put(r *INTRecord) {
+	r.next = ip.free
+	ip.free = r
+	ip.live--
+}
+
+// Live returns how many records are handed out and not yet returned to
+// this pool (negative when records came from another pool).
+func (ip *INTPool) Live() int { return ip.live }

@@ -173,10 +173,10 @@ type Packet struct {
 	// missing PSNs it asks for, NAKFrom..NAKEnd-1 (PSN stays the expected
 	// one, acknowledging everything before it). Equal means a plain NAK.
 	NAKFrom, NAKEnd uint32
-	// INT is the packet's in-band telemetry record in the network's
-	// INTPool (HPCC), 0 for none. A data packet collects one hop per
-	// switch egress; the ACK it triggers carries the record back.
-	INT uint32
+	// INT is the packet's in-band telemetry (HPCC), nil for none. A data
+	// packet collects one hop per switch egress; the ACK it triggers
+	// carries the record back.
+	INT *INTRecord
 }
 
 // Wire returns the bytes the packet occupies on the wire, preamble and

@@ -85,6 +85,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 			for _, l := range strings.Split(strings.TrimRight(n.Comm, "\n"), "\n") {
 				b.WriteString("   " + l + "\n")
 			}
+			writeTuning(&b, "   ", n.Tuning)
 			if n.Err != "" {
 				fmt.Fprintf(&b, "   FAILED: %s\n", n.Err)
 			}

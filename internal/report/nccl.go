@@ -18,6 +18,7 @@ func writeNCCL(b *strings.Builder, n *twin.NCCL) {
 			b.WriteString("  " + l + "\n")
 		}
 	}
+	writeTuning(b, "  ", n.Tuning)
 	if n.Err != "" {
 		fmt.Fprintf(b, "  FAILED: %s\n", n.Err)
 	}
@@ -38,4 +39,15 @@ func indent(s string) string {
 		b.WriteString("  " + l + "\n")
 	}
 	return b.String()
+}
+
+// writeTuning writes NCCL's choice per size and its candidates' costs.
+func writeTuning(b *strings.Builder, pre, tuning string) {
+	if tuning == "" {
+		return
+	}
+	b.WriteString(pre + "NCCL's choice per size (NCCL_DEBUG_SUBSYS=TUNING; predicted latency + bytes/bandwidth):\n")
+	for _, l := range strings.Split(strings.TrimRight(tuning, "\n"), "\n") {
+		b.WriteString(pre + "  " + l + "\n")
+	}
 }

@@ -43,7 +43,9 @@ const (
 	// DefaultVendor is the switch OS configs are generated for.
 	DefaultVendor = "generic"
 
-	// PFC watchdog (SONiC pfcwd defaults).
+	// PFC watchdog, on by default as on SONiC (DEVICE_METADATA
+	// default_pfcwd_status enable; pfcwd start_default's times, sonic-utilities
+	// pfcwd/main.py).
 	DefaultWatchdogDetect  = 200 * unit.Millisecond
 	DefaultWatchdogRestore = 200 * unit.Millisecond
 
@@ -65,7 +67,10 @@ const (
 	// adaptive retransmission's 4 us time base, the Linux minimum TCP RTO,
 	// and a receive buffer the size mlnx_qos reports (max_buffer_size
 	// 262016 on ConnectX-5).
-	DefaultCC           = "dcqcn"
+	DefaultCC = "dcqcn"
+	// DefaultNICPorts is a single-port adapter: mlxconfig then takes _P1
+	// parameters only.
+	DefaultNICPorts     = 1
 	DefaultDCQCNPreset  = "mlx5"
 	DefaultQPTimeout    = 20
 	DefaultRetryCnt     = 7

@@ -25,8 +25,15 @@ type NICSpec struct {
 	// CCPrioMask is ROCE_CC_PRIO_MASK (host.firmware, or roce_cc_prio_mask
 	// in host.dcqcn): the priorities CC acts on; zero when CC is none.
 	CCPrioMask uint8
+	// CCPrioMaskDefault is set when the description gives no mask and
+	// CCPrioMask is the RoCE priority alone.
+	CCPrioMaskDefault bool
 	// Firmware holds every mlxconfig setting given, by name, as written.
 	Firmware []Setting
+	// Ports is the number of ports of one NIC adapter (host.nic_ports):
+	// mlxconfig sets a dual-port card's parameters per port (_P1, _P2),
+	// a single-port card's with _P1 alone.
+	Ports int
 
 	// RC transport.
 	Timeout      uint8
@@ -123,7 +130,7 @@ func (c *conv) settings(n ast.Node, path string, valid func(name string) bool, e
 // scheduler.
 func (c *conv) nicSpec(r *rawHost) NICSpec {
 	s := NICSpec{
-		CC:      DefaultCC,
+		CC: DefaultCC, Ports: DefaultNICPorts,
 		DCQCN:   DCQCNSpec{Preset: DefaultDCQCNPreset},
 		Timely:  CCSpec[cc.TimelyConfig]{Preset: "paper"},
 		HPCC:    CCSpec[cc.HPCCConfig]{Preset: "ns3"},
@@ -146,6 +153,13 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 	s.Timely.Preset, s.Timely.Knobs = c.ccSection(r.Timely, "host.timely", s.Timely.Preset, "TIMELY knobs (docs/cc.md)", "paper", "ns3")
 	s.HPCC.Preset, s.HPCC.Knobs = c.ccSection(r.HPCC, "host.hpcc", s.HPCC.Preset, "HPCC knobs (docs/cc.md)", "ns3", "paper")
 	s.Firmware = c.settings(r.Firmware, "host.firmware", isMlxconfigName, "mlxconfig settings such as ROCE_CC_PRIO_MASK")
+	s.Ports = int(c.integer(r.NICPorts, "host.nic_ports", DefaultNICPorts, 1, 2))
+	for _, f := range s.Firmware {
+		if s.Ports == 1 && strings.HasSuffix(f.Name, "_P2") {
+			c.errs = append(c.errs, &Error{File: c.file, Line: f.Line, Col: f.Col, Path: "host.firmware." + f.Name,
+				Msg: "names port 2, but host.nic_ports is 1: a single-port adapter has no _P2 parameters (set host.nic_ports: 2 for a dual-port card)"})
+		}
+	}
 	if q := r.QP; q != nil {
 		s.Timeout = uint8(c.integer(q.Timeout, "host.qp.timeout", DefaultQPTimeout, 0, 31))
 		s.RetryCnt = int(c.integer(q.RetryCnt, "host.qp.retry_cnt", DefaultRetryCnt, 0, 7))
@@ -220,6 +234,30 @@ func (c *conv) ccSection(n ast.Node, path, preset, expect string, presets ...str
 }
 
 // ccMask returns the priorities congestion control acts on.
+// defaultMask gives DCQCN the RoCE priority alone when the description
+// sets no ROCE_CC_PRIO_MASK (host.firmware or host.dcqcn.roce_cc_prio_mask):
+// the mask lint recommends and config gen writes, so that what the twin
+// simulates is what gets deployed. A description that wants the firmware
+// default says ROCE_CC_PRIO_MASK: 0xFF.
+func (n *NICSpec) defaultMask(prio int) {
+	if n.DCQCN.Config == nil || prio < 0 || prio > 7 {
+		return
+	}
+	for _, f := range n.Firmware {
+		if strings.HasPrefix(f.Name, "ROCE_CC_PRIO_MASK") {
+			return
+		}
+	}
+	for _, k := range n.DCQCN.Knobs {
+		if k.Name == "roce_cc_prio_mask" {
+			return
+		}
+	}
+	n.DCQCN.Config.RoceCcPrioMask = 1 << prio
+	n.CCPrioMask = 1 << prio
+	n.CCPrioMaskDefault = true
+}
+
 func ccMask(d *cc.DCQCNConfig) uint8 {
 	if d == nil {
 		return 0

@@ -237,6 +237,7 @@ func (j *Jobs) observe() *twin.NCCL {
 	n := &twin.NCCL{}
 	if s := j.Sweep; s != nil {
 		n.Comm = s.Comm.Describe()
+		n.Tuning = s.Explain()
 		n.Completed = s.Done() && s.Err == nil
 		var b bytes.Buffer
 		if _, err := s.WriteTo(&b); err == nil {

@@ -3,6 +3,7 @@ package scenario
 import (
 	"math"
 	"runtime"
+	"strings"
 	"testing"
 
 	"rocelab/examples"
@@ -278,5 +279,26 @@ func TestNoPerPacketAllocation(t *testing.T) {
 			t.Errorf("%s: %d allocations over %d packet-hops after warm-up: %.4f per hop", ex, allocs, n, per)
 		}
 		t.Logf("%s after warm-up: %d allocations over %d packet-hops (pool grew by %d packets)", ex, allocs, n, tw.Net.PacketsAllocated()-pool0)
+	}
+}
+
+// An ASIC named in the description: the twin's headroom: auto is the lua's
+// for Spectrum-2 (cell 144 B, mac_phy_delay 0.8 KiB) with 50 % small
+// packets of 1024 B and no shared headroom pool: 51200 B, plus the lua's
+// 2 KiB small-packet compensation (`rocelab calc headroom --asic
+// MELLANOX-SPECTRUM-2 --cable 40m --lossless-mtu 1024` prints the terms).
+// A cell size alone derives the occupancy; a named ASIC that does not
+// exist is an error with its line.
+func TestHeadroomFromASIC(t *testing.T) {
+	s := mustLoad(t, "asic.yaml", "topology: {kind: single-switch, hosts: 2}\ntraffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}\nswitch:\n  pfc: {asic: MELLANOX-SPECTRUM-2, small_packet_percentage: 50, lossless_mtu: 1024}\n")
+	if got := ComputeHeadroom(100*unit.Gbps, 40*unit.Metre, s.Switch.PFC); got != 53248 {
+		t.Errorf("Spectrum-2 100G 40 m: %d, want 53248", got)
+	}
+	if s.Switch.PFC.CellOccupancy != 0 || s.Switch.PFC.MACPHYDelay != 0 {
+		t.Errorf("the ASIC's terms are not used: %+v", s.Switch.PFC)
+	}
+	_, err := Load("bad.yaml", []byte("topology: {kind: single-switch, hosts: 2}\nswitch:\n  pfc: {asic: TOMAHAWK-9}\n"))
+	if err == nil || !strings.Contains(err.Error(), "bad.yaml:3") || !strings.Contains(err.Error(), "MELLANOX-SPECTRUM-2") {
+		t.Errorf("unknown ASIC: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 
 	"rocelab/internal/fabric"
+	"rocelab/internal/headroom"
 	"rocelab/internal/topo"
 	"rocelab/internal/unit"
 )
@@ -105,15 +106,26 @@ type PFCSpec struct {
 	Quanta     uint16
 	Refresh    unit.Time
 	XON        bool
-	// Headroom is the per-PG headroom; zero means computed by the SONiC
-	// formula from MTU, cable, MACPHYDelay, CellOccupancy and speed.
+	// Headroom is the per-PG headroom; zero means computed by Formula
+	// (package headroom) from the port's speed and cable and the fields
+	// below.
 	Headroom unit.Bytes
+	// Formula is the headroom formula; ASIC, when set, names the
+	// ASIC_TABLE row whose cell size and MAC/PHY delay it uses unless
+	// CellSize or MACPHYDelay are given.
+	Formula            headroom.Formula
+	ASIC               string
+	CellSize           int
+	SmallPacketPercent float64
 	// MTU is the switch port MTU.
 	MTU unit.Bytes
 	// LosslessMTU is the largest lossless frame SONiC's formula adds once
 	// (LOSSLESS_TRAFFIC_PATTERN mtu); zero means MTU.
-	LosslessMTU   unit.Bytes
-	MACPHYDelay   unit.Bytes
+	LosslessMTU unit.Bytes
+	// MACPHYDelay zero means the ASIC's.
+	MACPHYDelay unit.Bytes
+	// CellOccupancy, when positive, replaces the occupancy the formula
+	// derives from the cell size and small-packet share.
 	CellOccupancy float64
 	// ResponseTime is how long a port keeps sending after a pause
 	// arrives; zero means the IEEE bound for the port speed.
@@ -393,9 +405,9 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 		Reserve: DefaultReserve, XONOffset: DefaultXONOffset, Trust: fabric.TrustDSCP,
 		Strict: DefaultStrict, HashFields: DefaultHash, PerSwitchSeed: true,
 		PFC: PFCSpec{Enabled: true, Priorities: 1 << DefaultPFCPriority, Quanta: DefaultPauseQuanta, XON: true,
-			MTU: DefaultPortMTU, MACPHYDelay: DefaultMACPHYDelay, CellOccupancy: DefaultCellOccupancy},
+			MTU: DefaultPortMTU, MACPHYDelay: DefaultMACPHYDelay, CellOccupancy: DefaultCellOccupancy, Formula: headroom.Mellanox},
 		ECN:      ECNSpec{Enabled: true, Priorities: 1 << DefaultPFCPriority, Kmin: DefaultKmin, Kmax: DefaultKmax, Pmax: DefaultPmax, RTT: DefaultECNRTT},
-		Watchdog: fabric.WatchdogConfig{},
+		Watchdog: fabric.WatchdogConfig{Detect: DefaultWatchdogDetect, Restore: DefaultWatchdogRestore},
 	}
 	s.DSCPToPrio = c.dscpMap(nil, "")
 	for p := range s.Weights {
@@ -436,8 +448,7 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 			}
 		}
 		s.PFC.MTU = c.bytes(p.MTU, path+".mtu", s.PFC.MTU)
-		s.PFC.MACPHYDelay = c.bytes(p.MACPHYDelay, path+".mac_phy_delay", s.PFC.MACPHYDelay)
-		s.PFC.CellOccupancy = c.float(p.CellOccupancy, path+".cell_occupancy", s.PFC.CellOccupancy, 1, 100)
+		c.headroomModel(p, &s.PFC)
 		if txt, ok := c.scalar(p.ResponseTime, path+".response_time"); ok && txt != "auto" {
 			s.PFC.ResponseTime = c.duration(p.ResponseTime, path+".response_time", 0)
 		}
@@ -460,12 +471,14 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 	}
 	if w := r.Watchdog; w != nil {
 		const path = "switch.watchdog"
-		if c.boolean(w.Enabled, path+".enabled", false) {
+		if c.boolean(w.Enabled, path+".enabled", true) {
 			s.Watchdog.Detect = c.duration(w.Detection, path+".detection", DefaultWatchdogDetect)
 			s.Watchdog.Restore = c.duration(w.Restoration, path+".restoration", DefaultWatchdogRestore)
 			if s.Watchdog.Detect == 0 {
 				c.fail(w.Detection, path+".detection", "expected a positive duration")
 			}
+		} else {
+			s.Watchdog = fabric.WatchdogConfig{}
 		}
 	}
 	if e := r.ECMP; e != nil {
@@ -537,6 +550,7 @@ func (c *conv) hostSpec(r *rawHost) HostSpec {
 	h.DSCPToPrio = c.dscpMap(nil, "")
 	h.NIC = c.nicSpec(r)
 	if r == nil {
+		h.NIC.defaultMask(h.RoCEPriority())
 		return h
 	}
 	mtu := c.integer(r.MTU, "host.mtu", DefaultMTU, 256, 4096)
@@ -558,7 +572,17 @@ func (c *conv) hostSpec(r *rawHost) HostSpec {
 	// congestion control off, or an RTT- or INT-based one, it sends
 	// Not-ECT unless told otherwise.
 	h.ECN = c.boolean(r.ECN, "host.ecn", h.NIC.CC == "dcqcn")
+	h.NIC.defaultMask(h.RoCEPriority())
 	return h
+}
+
+// RoCEPriority is the priority the hosts send RoCE on: host.priority, else
+// what host.dscp_to_priority maps host.dscp to.
+func (h *HostSpec) RoCEPriority() int {
+	if h.Priority >= 0 {
+		return h.Priority
+	}
+	return int(h.DSCPToPrio[h.DSCP])
 }
 
 // hostRef resolves "h12" or 12 to a host index.

@@ -85,6 +85,11 @@ type rawPFC struct {
 	MACPHYDelay   ast.Node `yaml:"mac_phy_delay"`
 	CellOccupancy ast.Node `yaml:"cell_occupancy"`
 	ResponseTime  ast.Node `yaml:"response_time"`
+	Formula       ast.Node `yaml:"formula"`
+	ASIC          ast.Node `yaml:"asic"`
+	CellSize      ast.Node `yaml:"cell_size"`
+	SmallPackets  ast.Node `yaml:"small_packet_percentage"`
+	LosslessMTU   ast.Node `yaml:"lossless_mtu"`
 }
 
 type rawECN struct {
@@ -153,6 +158,7 @@ type rawHost struct {
 	Timely         ast.Node      `yaml:"timely"`
 	HPCC           ast.Node      `yaml:"hpcc"`
 	Firmware       ast.Node      `yaml:"firmware"`
+	NICPorts       ast.Node      `yaml:"nic_ports"`
 	QP             *rawQP        `yaml:"qp"`
 	Rx             *rawRx        `yaml:"rx"`
 	Scheduler      *rawScheduler `yaml:"scheduler"`

@@ -76,7 +76,7 @@ func ParseRedis(name string, data []byte) (*ConfigDB, bool) {
 // hgetallKey reads the key of a `redis-cli ... hgetall KEY` or
 // `sonic-db-cli CONFIG_DB hgetall KEY` command line.
 func hgetallKey(t string) (string, bool) {
-	low := strings.ToLower(t)
+	low := asciiLower(t) // same length as t, so its indices are t's
 	i := strings.Index(low, "hgetall ")
 	if i < 0 || !strings.Contains(low, "redis-cli") && !strings.Contains(low, "sonic-db-cli") && !strings.Contains(low, "> hgetall") {
 		return "", false
@@ -100,4 +100,15 @@ func pyDict(t string) map[string]string {
 		out[strings.Trim(k, "' ")] = strings.Trim(v, "' ")
 	}
 	return out
+}
+
+// asciiLower lowers ASCII letters only, keeping every byte where it is.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }

@@ -41,6 +41,9 @@ func split(o twin.Observation, n int) []twin.Observation {
 		}
 		for i, nc := range o.NICs {
 			nc.HW, nc.IB = zero(nc.HW, i%n == k), zero(nc.IB, i%n == k)
+			if i%n != k {
+				nc.Reorder = twin.Reorder{}
+			}
 			p.NICs = append(p.NICs, nc)
 		}
 		t := *o.Totals

@@ -254,6 +254,9 @@ type Uplink struct {
 type NCCL struct {
 	// Comm describes the communicator: transport, NICs, GDR, channels.
 	Comm string `json:"comm"`
+	// Tuning is NCCL's choice for each size and the predicted time of
+	// every candidate (NCCL_DEBUG_SUBSYS=TUNING).
+	Tuning string `json:"tuning,omitempty"`
 	// Tests is the nccl-tests output, as nccl-tests prints it.
 	Tests      string          `json:"nccl_tests,omitempty"`
 	Rows       []TestsRow      `json:"rows,omitempty"`
