@@ -22,10 +22,35 @@ calculator prints its formula, every input (given or defaulted, and from
 where), the outputs, and the sources of the rules.`,
 	}
 	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "write the result as JSON")
-	write := func(c *cobra.Command, r *calc.Result) error { return writeResult(c.OutOrStdout(), asJSON, r) }
+	write := func(c *cobra.Command, r *calc.Result) error {
+		markDefaults(c, r)
+		return writeResult(c.OutOrStdout(), asJSON, r)
+	}
 	cmd.AddCommand(calcHeadroomCmd(write), calcECNCmd(write), calcMTUCmd(write), calcPauseCmd(write),
 		calcBusBWCmd(write), calcTimeoutCmd(write))
 	return cmd
+}
+
+// inputFlags names the flag of a calculator input whose name differs.
+var inputFlags = map[string]string{"nic_speed": "speed", "nics_per_node": "nics", "gpus_per_node": "gpus", "netdev_mtu": "mtu"}
+
+// markDefaults says "default" where a calculator labels an input "given"
+// but its flag was left at its default.
+func markDefaults(c *cobra.Command, r *calc.Result) {
+	for i := range r.Inputs {
+		in := &r.Inputs[i]
+		rest, ok := strings.CutPrefix(in.Source, "given")
+		if !ok {
+			continue
+		}
+		name, ok := inputFlags[in.Name]
+		if !ok {
+			name = strings.ReplaceAll(in.Name, "_", "-")
+		}
+		if f := c.Flags().Lookup(name); f != nil && !f.Changed {
+			in.Source = "default: --" + name + " " + f.DefValue + rest
+		}
+	}
 }
 
 // calcWriter writes a calculator's result.
@@ -49,8 +74,9 @@ func value[T any](u *unitFlags, name, expected string, parse func(string) (T, er
 
 func (u *unitFlags) rate(name string) unit.BitRate {
 	r := value(u, name, "a positive rate such as 100G", unit.ParseRate)
-	if r <= 0 {
-		u.fail("--%s: expected a positive rate such as 100G", name)
+	s, _ := u.fs.GetString(name)
+	if r <= 0 || unit.Bare(s) {
+		u.fail("--%s: expected a positive rate with its unit, such as 100G (a bare %q would be bits per second)", name, s)
 	}
 	return r
 }

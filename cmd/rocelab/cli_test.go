@@ -83,10 +83,10 @@ func TestRunOutDirChecks(t *testing.T) {
 		t.Fatalf("--force: exit %d %s", code, stderr)
 	}
 	// incast-nopfc has 17 hosts; single-flow 2: the old per-port files are gone.
-	if _, err := os.Stat(filepath.Join(out1, "ethtool", "h16-p0.txt")); !os.IsNotExist(err) {
-		t.Errorf("stale h16-p0.txt: %v", err)
+	if _, err := os.Stat(filepath.Join(out1, "ethtool", "h16-eth0.txt")); !os.IsNotExist(err) {
+		t.Errorf("stale h16-eth0.txt: %v", err)
 	}
-	for _, f := range []string{"README", "ethtool/h1-p0.txt", "result.json", manifestName} {
+	for _, f := range []string{"README", "ethtool/h1-eth0.txt", "hw_counters/h1.txt", "ibv_devinfo/h1.txt", "result.json", manifestName} {
 		if _, err := os.Stat(filepath.Join(out1, f)); err != nil {
 			t.Error(err)
 		}
@@ -303,7 +303,7 @@ func TestPortSpelling(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	data, err := os.ReadFile(filepath.Join(out, "ethtool", "left-p16.txt"))
-	if err != nil || !strings.Contains(string(data), "counters of port left/p16") {
+	if err != nil || !strings.Contains(string(data), "switch port left/p16") {
 		t.Errorf("left-p16.txt: %v", err)
 	}
 }

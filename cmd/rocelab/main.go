@@ -45,7 +45,7 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return 0
 	}
@@ -58,6 +58,9 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	// Cobra's own errors: unknown command or flag, wrong argument count.
 	fmt.Fprintln(stderr, "rocelab:", err)
+	if cmd != nil && cmd != root {
+		fmt.Fprintf(stderr, "usage: %s (see '%s --help')\n", cmd.UseLine(), cmd.CommandPath())
+	}
 	return 2
 }
 
@@ -94,5 +97,8 @@ command's --help says more.`,
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultHelpCmd()
 	documentExits(root)
+	for _, c := range root.Commands() {
+		requireSubcommand(c)
+	}
 	return root
 }

@@ -195,7 +195,7 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 				return err
 			}
 			if outSysfs != "" {
-				if err := twinfeed.WriteTree(outSysfs, twinfeed.Hosts(&out.results[0].Observation, s)); err != nil {
+				if err := twinfeed.WriteTree(outSysfs, twinfeed.Hosts(&out.results[0].Observation)); err != nil {
 					return err
 				}
 				if err := writeManifest(outSysfs); err != nil {

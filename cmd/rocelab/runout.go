@@ -13,6 +13,7 @@ import (
 
 	"rocelab/internal/report"
 	"rocelab/internal/twin"
+	"rocelab/internal/twinfeed"
 )
 
 // runOutput is what a run prints and writes: its jobs' observations, from
@@ -147,11 +148,23 @@ func (o *runOutput) write(cmd *cobra.Command, asJSON bool, outDir string) error 
 		if o.variants {
 			dir = filepath.Join(outDir, o.results[i].Variant)
 		}
-		if err := r.WriteDir(dir); err != nil {
+		if err := writeOut(dir, r, &o.results[i].Observation); err != nil {
 			return err
 		}
 	}
 	return writeManifest(outDir)
+}
+
+// writeOut writes one run's --out directory: the run's own files and the
+// switches' (report), then the incident an engineer would gather from its
+// hosts (twinfeed.Incident), all from the observation alone, with the host
+// and device names of --out-sysfs.
+func writeOut(dir string, r *report.Run, o *twin.Observation) error {
+	if err := r.WriteDir(dir); err != nil {
+		return err
+	}
+	header := fmt.Sprintf("# source: rocelab twin, scenario %q seed %d (simulated, not a real host)\n", o.Scenario.Name, o.Scenario.Seed)
+	return twinfeed.WriteIncident(dir, twinfeed.Incident(twinfeed.Hosts(o), o.Sim.End, header))
 }
 
 // failOn applies --fail-on to every job: exit 1 when any meets a

@@ -52,16 +52,18 @@ and config/ with 'config gen' output of every target for it. Details:
 docs/tune.md.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			data, err := os.ReadFile(args[0])
+			name, data, err := readSmall(args[0], c.InOrStdin(), "a scenario")
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			spName, spData := args[0], data
+			spName, spData := name, data
 			if spaceFile != "" {
-				if spData, err = os.ReadFile(spaceFile); err != nil {
+				if spaceFile == "-" && args[0] == "-" {
+					return usageError("--space - and a scenario on stdin: only one input can be read from stdin")
+				}
+				if spName, spData, err = readSmall(spaceFile, c.InOrStdin(), "a tune space"); err != nil {
 					return &exitError{code: 2, err: err}
 				}
-				spName = spaceFile
 			} else if !tune.HasSpace(data) {
 				return usageError("%s has no tune: section; give the space with --space FILE", args[0])
 			}
@@ -69,7 +71,7 @@ docs/tune.md.`,
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			base, err := tune.NewBase(args[0], data)
+			base, err := tune.NewBase(name, data)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}

@@ -120,7 +120,11 @@ func genSONiC(p *plan, o Options) (Output, error) {
 			table("BUFFER_POOL")[sonicPool] = row{"type": "ingress", "mode": "dynamic"}
 			table("BUFFER_PROFILE")[prof] = row{"pool": sonicPool, "xoff": strconv.FormatInt(int64(pt.Headroom), 10),
 				"xon": strconv.FormatInt(xon, 10), "size": strconv.FormatInt(int64(pt.Headroom)+xon, 10), "dynamic_th": strconv.Itoa(p.dynamicTh)}
-			table("BUFFER_PG")[name+"|"+rangeText(p.lossless)] = row{"profile": prof}
+			// One key per run of priorities: the YANG model takes "3" or
+			// "3-4", not a list, so lossless 1 and 3 are two PGs.
+			for _, run := range runsOf(p.lossless) {
+				table("BUFFER_PG")[name+"|"+rangeText(run)] = row{"profile": prof}
+			}
 			if !profiles[prof] {
 				profiles[prof] = true
 				hfrom := fmt.Sprintf("%s for %v over %v (package headroom, as the twin's headroom: auto; %s)", s.Switch.PFC.Formula.Source(), pt.Rate, pt.Cable, p.from("switch.pfc.mtu", "9100"))
@@ -239,6 +243,18 @@ func maskInts(m uint8) []int {
 		if m&(1<<q) != 0 {
 			out = append(out, q)
 		}
+	}
+	return out
+}
+
+// runsOf splits ascending priorities into runs of consecutive ones.
+func runsOf(xs []int) [][]int {
+	var out [][]int
+	for i, x := range xs {
+		if i == 0 || x != xs[i-1]+1 {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], x)
 	}
 	return out
 }

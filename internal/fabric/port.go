@@ -86,8 +86,9 @@ type Port struct {
 	pausing, xoff, storm uint8
 	txQueued, sending    bool
 
-	// txPrio and rxPrio count frames and frame bytes per priority.
-	txPrio, rxPrio [8]traffic
+	// txc and rxc count frames and frame bytes per priority and class: a
+	// frame touches one entry, 16 bytes.
+	txc, rxc [8][packet.NumClasses]traffic
 
 	name  string
 	index int // index within the node
@@ -104,7 +105,7 @@ type Port struct {
 	pfc      pfcSender
 	watchdog watchdog
 
-	// ctr holds the counters besides txPrio and rxPrio; its phy counts
+	// ctr holds the counters besides txc and rxc; its phy counts
 	// are PFC frames only (Snapshot adds the rest).
 	ctr Counters
 }
@@ -407,15 +408,23 @@ func (pt *Port) closePause(prio int, t unit.Time) {
 func (pt *Port) Snapshot() Counters {
 	now := pt.dom.Sched.Now()
 	c := pt.ctr
-	for p, t := range pt.txPrio {
-		c.TxPrioPackets[p], c.TxPrioBytes[p] = t.pkts, t.bytes
-		c.TxPhyPackets += t.pkts
-		c.TxPhyBytes += t.bytes
-	}
-	for p, t := range pt.rxPrio {
-		c.RxPrioPackets[p], c.RxPrioBytes[p] = t.pkts, t.bytes
-		c.RxPhyPackets += t.pkts
-		c.RxPhyBytes += t.bytes
+	for p := range pt.txc {
+		for cl := range pt.txc[p] {
+			t, r := pt.txc[p][cl], pt.rxc[p][cl]
+			c.TxPrioPackets[p] += t.pkts
+			c.TxPrioBytes[p] += t.bytes
+			c.RxPrioPackets[p] += r.pkts
+			c.RxPrioBytes[p] += r.bytes
+			v := &c.Vport[cl]
+			v.TxPackets += t.pkts
+			v.TxBytes += t.bytes
+			v.RxPackets += r.pkts
+			v.RxBytes += r.bytes
+		}
+		c.TxPhyPackets += c.TxPrioPackets[p]
+		c.TxPhyBytes += c.TxPrioBytes[p]
+		c.RxPhyPackets += c.RxPrioPackets[p]
+		c.RxPhyBytes += c.RxPrioBytes[p]
 	}
 	for p := range pt.pause {
 		if ps := &pt.pause[p]; ps.active && now > ps.start {

@@ -151,5 +151,6 @@ func (m ReceiveMode) String() string {
 // 2^Timeout (IB spec 1.2 §12.7.34).
 func (c *Config) ACKTimeout() unit.Time { return ackTimeout(c.Timeout) }
 
-// ackTimeout returns 4.096 us × 2^exp.
+// ackTimeout returns 4.096 us × 2^exp; exponent 0 means no timeout at
+// all (armRTO never arms it).
 func ackTimeout(exp uint8) unit.Time { return 4096 * unit.Nanosecond << exp }

@@ -28,7 +28,7 @@ func (n *NIC) sent(q *qp, p *packet.Packet, retx bool, now unit.Time) {
 	q.lastTx, q.lastWire = now, wire
 	q.nextTx = n.paceAfter(q, now)
 	if !q.rto.Armed() && !isResponse(p.Opcode) {
-		q.rto.Set(n.dom.Sched, now+n.rtoOf(q), n.key, n, tagRTO|uint64(q.idx)<<8)
+		n.armRTO(q, now)
 	}
 }
 
@@ -79,6 +79,16 @@ func (n *NIC) armCC(q *qp) {
 	}
 }
 
+// armRTO starts the QP's retransmission timer, unless its local ACK
+// timeout is infinite (exponent 0, IB spec §12.7.34 and ibv_modify_qp(3)):
+// then a lost tail is never retransmitted and the QP waits forever.
+func (n *NIC) armRTO(q *qp, now unit.Time) {
+	if q.class == packet.ClassRoCE && q.timeoutExp == 0 {
+		return
+	}
+	q.rto.Set(n.dom.Sched, now+n.rtoOf(q), n.key, n, tagRTO|uint64(q.idx)<<8)
+}
+
 // rtoOf returns the QP's current retransmission timeout.
 func (n *NIC) rtoOf(q *qp) unit.Time {
 	if q.class == packet.ClassTCP {
@@ -111,7 +121,7 @@ func (n *NIC) timeout(q *qp, now unit.Time) {
 		}
 	}
 	q.goBack(q.sndUna)
-	q.rto.Set(n.dom.Sched, now+n.rtoOf(q), n.key, n, tagRTO|uint64(q.idx)<<8)
+	n.armRTO(q, now)
 	n.makeReady(q)
 }
 
@@ -192,7 +202,7 @@ func (n *NIC) progress(q *qp, advanced bool, now unit.Time) {
 	q.retries = q.retryCnt
 	q.timeouts = 0
 	if q.outstanding() {
-		q.rto.Set(n.dom.Sched, now+n.rtoOf(q), n.key, n, tagRTO|uint64(q.idx)<<8)
+		n.armRTO(q, now)
 	} else {
 		q.rto.Stop()
 	}

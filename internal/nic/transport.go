@@ -5,6 +5,7 @@ import (
 
 	"rocelab/internal/fabric"
 	"rocelab/internal/packet"
+	"rocelab/internal/roce"
 	"rocelab/internal/sim"
 	"rocelab/internal/unit"
 	"rocelab/internal/workload"
@@ -359,6 +360,11 @@ type ConnInfo struct {
 	LastDelivery unit.Time
 	Failed       bool
 	HasCC        bool
+	// Pending says the requester still holds work it has not completed:
+	// a connection stalled at the end of a run. Unacked counts the data
+	// packets it has sent that no ACK has covered yet.
+	Pending bool
+	Unacked int64
 }
 
 // Conns returns every connection's state, in Connect order.
@@ -372,6 +378,7 @@ func (t *Transport) Conns() []ConnInfo {
 			Sent: c.req.sentBytes + c.resp.sentBytes, Retransmit: c.req.retxBytes + c.resp.retxBytes,
 			SentPkts: c.req.sentPkts + c.resp.sentPkts, RetxPkts: c.req.retxPkts + c.resp.retxPkts,
 			Delivered: c.resp.delivered + c.req.delivered, LastDelivery: max(c.resp.lastDeliv, c.req.lastDeliv), Failed: c.req.failed, HasCC: c.req.cc != nil,
+			Pending: c.req.sqLen > 0 && !c.req.failed, Unacked: int64(roce.PSNDiff(c.req.sndMax, c.req.sndUna)),
 		}
 	}
 	return out

@@ -10,6 +10,11 @@ import (
 const (
 	DefaultSeed     = 1
 	DefaultDuration = 10 * unit.Millisecond
+	// DefaultJobDuration caps a scenario with an NCCL job (nccl_tests,
+	// training) that gives no duration: the job ends the run, and a cap of
+	// a simulated minute lets a sweep to 8 GiB on 100G finish. The cost
+	// estimate follows the job, not the cap.
+	DefaultJobDuration = 60 * unit.Second
 
 	DefaultHostRate    = 100 * unit.Gbps
 	DefaultHostCable   = 3 * unit.Metre

@@ -85,6 +85,13 @@ func (s *Scenario) Estimate() Estimate {
 			add(g.flowCount()*float64(g.QPs), per, g.Start+g.Jitter, g.Rate, longest)
 		}
 	}
+	for _, p := range s.Perftests {
+		n, _ := p.Opts.Messages()
+		per := n / int64(len(p.Opts.Sizes()))
+		for _, size := range p.Opts.Sizes() {
+			add(float64(per), unit.Bytes(max(size, 1)), 0, 0, hops(p.Client, p.Server))
+		}
+	}
 	pk, ph, wb := s.Workload.estimate(hops, int64(s.Host.MTU), overhead)
 	packets, hopsSum, wireBytes = packets+pk, hopsSum+ph, wireBytes+wb
 	nSwitch, nPorts := 0, 0

@@ -240,7 +240,8 @@ func (c *conv) ccSection(n ast.Node, path, preset, expect string, presets ...str
 // simulates is what gets deployed. A description that wants the firmware
 // default says ROCE_CC_PRIO_MASK: 0xFF.
 func (n *NICSpec) defaultMask(prio int) {
-	if n.DCQCN.Config == nil || prio < 0 || prio > 7 {
+	rtt := n.CC == "timely" || n.CC == "hpcc"
+	if n.DCQCN.Config == nil && !rtt || prio < 0 || prio > 7 {
 		return
 	}
 	for _, f := range n.Firmware {
@@ -253,7 +254,9 @@ func (n *NICSpec) defaultMask(prio int) {
 			return
 		}
 	}
-	n.DCQCN.Config.RoceCcPrioMask = 1 << prio
+	if !rtt {
+		n.DCQCN.Config.RoceCcPrioMask = 1 << prio
+	}
 	n.CCPrioMask = 1 << prio
 	n.CCPrioMaskDefault = true
 }

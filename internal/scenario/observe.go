@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"sort"
 
+	"rocelab/internal/cc"
 	"rocelab/internal/counters"
 	"rocelab/internal/fabric"
 	"rocelab/internal/nic"
 	"rocelab/internal/packet"
 	"rocelab/internal/twin"
+	"rocelab/internal/unit"
 	"rocelab/internal/workload"
 )
 
@@ -30,6 +32,12 @@ func (tw *Twin) Observe() twin.Observation {
 		Sim:      twin.Sim{End: end, Completed: tw.Done(), Events: tw.Events()},
 		Totals:   totals(net),
 		Latency:  []twin.PrioLatency{},
+		Config:   s.setting(net.PFCEnabled),
+	}
+	rates := s.portRates()
+	node := map[fabric.Node]int{}
+	for i, n := range tw.Nodes {
+		node[n] = i
 	}
 	hosts := make([]string, len(tw.NICs))
 	for i, n := range tw.NICs {
@@ -52,7 +60,8 @@ func (tw *Twin) Observe() twin.Observation {
 		if pt.Peer() != nil {
 			peer = pt.Peer().Name()
 		}
-		o.Ports = append(o.Ports, twin.Port{Name: pt.Name(), Peer: peer, Switch: isSwitch, Counters: countersOf(snap.Ethtool(net.PFCEnabled, isSwitch))})
+		o.Ports = append(o.Ports, twin.Port{Name: pt.Name(), Peer: peer, Switch: isSwitch, LineRate: rates[[2]int{node[pt.Node()], pt.Index()}],
+			Counters: countersOf(snap.Ethtool(net.PFCEnabled, isSwitch))})
 	}
 	for _, n := range tw.NICs {
 		snap := n.Port().Snapshot()
@@ -60,6 +69,7 @@ func (tw *Twin) Observe() twin.Observation {
 			HW: countersOf(n.HW.List()), IB: ibPortCounters(&snap),
 			Reorder: twin.Reorder{Packets: n.HW.Reordered, MaxPSNs: n.HW.ReorderMax, PlacedOutOfOrder: n.HW.PlacedOutOfOrder}})
 	}
+	s.nameNICs(o.NICs)
 	for _, q := range net.QueueSeries() {
 		o.Queues = append(o.Queues, twin.Queue{Port: q.Switch.Ports()[q.Port].Name(), Priority: q.Prio,
 			MaxBytes: q.Switch.QueueMax(q.Port, q.Prio), Depth: q.Bytes.Points()})
@@ -108,6 +118,54 @@ func (s *Scenario) setup(headroom []int64, roce uint8, lossless bool) twin.Setup
 	}
 	if t := s.Topo; t.Servers > 0 {
 		out.Servers = &twin.Servers{Count: t.Servers, GPUs: t.GPUsPerServer, NICs: t.NICsPerServer, RailOptimized: t.RailOptimized}
+	}
+	return out
+}
+
+// portRates maps (topology node, port) to the nominal rate of its link.
+func (s *Scenario) portRates() map[[2]int]unit.BitRate {
+	rates := map[[2]int]unit.BitRate{}
+	for _, l := range s.Topo.Links {
+		rates[[2]int{l.A, l.PA}], rates[[2]int{l.B, l.PB}] = l.Rate, l.Rate
+	}
+	return rates
+}
+
+// nameNICs names each host NIC (by host index) as its machine shows it.
+func (s *Scenario) nameNICs(nics []twin.NIC) {
+	for i := range nics {
+		m := s.Machine(i)
+		n := &nics[i]
+		n.Machine, n.Device, n.Netdev, n.IP, n.MTU = m.Host, m.Device, m.Netdev, m.IP.String(), int(s.Host.MTU)
+	}
+}
+
+// setting is the QoS, DCQCN and ECN configuration of s's hosts and
+// switches; pfc is the priorities with PFC in effect.
+func (s *Scenario) setting(pfc uint8) twin.Setting {
+	out := twin.Setting{Trust: "dscp", PFC: pfc, DSCP: s.Host.DSCPToPrio}
+	if s.Host.Trust == fabric.TrustPCP {
+		out.Trust = "pcp"
+	}
+	if c := s.Host.NIC.DCQCN.Config; c != nil {
+		for p := 0; p < 8; p++ {
+			if c.Enabled(p) {
+				out.CCEnabled |= 1 << p
+			}
+		}
+		// Knobs that are not mlx5's, and the priority mask, which is an
+		// mlxconfig setting, have no sysfs file.
+		for _, k := range cc.Knobs() {
+			if k.Extension || (k.Point != "np" && k.Point != "rp") {
+				continue
+			}
+			if v, err := c.Get(k.Name); err == nil {
+				out.DCQCN = append(out.DCQCN, twin.Param{Role: k.Point, Name: k.Name, Value: v})
+			}
+		}
+	}
+	if e := s.Switch.ECN; e.Enabled {
+		out.ECN = &twin.ECNProfile{Kmin: e.Kmin, Kmax: e.Kmax, Pmax: e.Pmax}
 	}
 	return out
 }
@@ -215,9 +273,22 @@ func (tw *Twin) healthBasis(conns []nic.ConnInfo, roce uint8, lossless bool) twi
 	for h, n := range tw.NICs {
 		b.Receivers[h].Rate = n.Port().Rate()
 	}
+	end := net.Now()
 	for _, c := range conns {
-		if c.Started {
-			b.Receivers[c.Dst].Add(c.FirstSend, c.LastDelivery, c.Delivered)
+		if !c.Started {
+			continue
+		}
+		until := c.LastDelivery
+		if c.Pending || c.Failed {
+			until = end
+		}
+		b.Receivers[c.Dst].Add(c.FirstSend, until, c.Delivered)
+	}
+	// Packets a stalled connection sent and no ACK covered are on their way
+	// (in flight, queued, paused) or lost and waiting to be sent again.
+	for _, c := range conns {
+		if c.Pending && c.Class == packet.ClassRoCE {
+			b.RoCEStalled += c.Unacked
 		}
 	}
 	for _, pt := range net.Ports {

@@ -44,6 +44,8 @@ type Scenario struct {
 	PHY PHYSpec
 	// Workload is the NCCL job on the GPU servers, if any.
 	Workload *WorkloadSpec
+	// Perftests are the perftest runs of the traffic section.
+	Perftests []PerftestSpec
 	// Variants are the file's named variants, each the whole scenario
 	// with its overrides applied; Variant names the one this is.
 	Variants []*Scenario
@@ -239,6 +241,11 @@ func convert(name string, raw *rawScenario, description bool) (*Scenario, error)
 	s.PHY = c.phy(raw.PHY)
 	c.workload(s, raw)
 	c.traffic(s, raw.Traffic)
+	if _, given := c.scalar(raw.Duration, "duration"); !given && (s.Workload != nil || len(s.Perftests) > 0) {
+		// An NCCL job or a perftest runs until it is done: the cap is only
+		// a guard.
+		s.Duration = DefaultJobDuration
+	}
 	c.faults(s, raw.Faults)
 	if len(c.errs) > 0 {
 		return nil, c.errs
