@@ -94,3 +94,23 @@ func TestEstimateHugeGenerator(t *testing.T) {
 		t.Errorf("check: %v", err)
 	}
 }
+
+// Threads cost memory: each domain of a split run adds its histograms and
+// buffers, which the check counts and says; what the run prints about the
+// estimate does not change.
+func TestEstimateCountsDomains(t *testing.T) {
+	s := mustLoad(t, "ft.yaml", "topology: {kind: fat-tree, k: 8}\ntraffic: {generators: [{kind: permutation, bytes: 1MB}]}\n")
+	one := s.Estimate()
+	s.Run.Threads = 8
+	eight := s.Estimate()
+	if one.String() != eight.String() || eight.Domains != 8 {
+		t.Fatalf("estimates %q and %q, %d domains", one, eight, eight.Domains)
+	}
+	limit := twin.Limits{Memory: one.Memory + bytesPerDomain}
+	if err := one.Check(limit); err != nil {
+		t.Errorf("one domain: %v", err)
+	}
+	if err := eight.Check(limit); err == nil || !strings.Contains(err.Error(), "split into 8 domains") {
+		t.Errorf("eight domains: %v", err)
+	}
+}
