@@ -58,6 +58,10 @@ type Scenario struct {
 	// "switch.pfc.priorities[0]") to the position of its value, so that
 	// checks of a valid scenario (rocelab lint) can cite the line.
 	Where map[string]Pos
+
+	// Run is how the packet engine runs the scenario (cores, a clock for
+	// its statistics): not part of the file, and never of the results.
+	Run Options
 }
 
 // PHYSpec models what makes real links imperfectly regular: each port's
