@@ -4,8 +4,10 @@ package monitoring
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -131,6 +133,54 @@ func substitute(expr string) string {
 	})
 }
 
+type dsRef struct {
+	Type string `json:"type"`
+	UID  string `json:"uid"`
+}
+
+type fieldUnit struct {
+	Defaults struct {
+		Unit string `json:"unit"`
+	} `json:"defaults"`
+}
+
+// checkShape refuses two query shapes that lie: "a + b or vector(0)",
+// which shows 0 when either side has no series (the whole sum is empty,
+// so vector(0) replaces it; each side needs its own "or vector(0)"), and a
+// sum in a percent panel, which adds ratios of different ports past 100 %.
+func checkShape(t *testing.T, where, expr, unit string) {
+	t.Helper()
+	e, err := parser.NewParser(parser.Options{}).ParseExpr(expr)
+	if err != nil {
+		return // checkExpr reports it
+	}
+	parser.Inspect(e, func(n parser.Node, _ []parser.Node) error {
+		switch b := n.(type) {
+		case *parser.BinaryExpr:
+			if b.Op == parser.LOR {
+				if l, ok := unparen(b.LHS).(*parser.BinaryExpr); ok && l.Op.IsOperator() && l.Op != parser.LOR && l.Op != parser.LAND && l.Op != parser.LUNLESS && !l.Op.IsComparisonOperator() {
+					t.Errorf("%s: %q: \"a %s b or vector(0)\" hides one side when the other has no series; give each side its own \"or vector(0)\"", where, expr, l.Op)
+				}
+			}
+		case *parser.AggregateExpr:
+			if b.Op == parser.SUM && unit == "percentunit" {
+				t.Errorf("%s: %q sums ratios in a percent panel: use max, or one series per port", where, expr)
+			}
+		}
+		return nil
+	})
+}
+
+func unparen(e parser.Expr) parser.Expr {
+	for {
+		p, ok := e.(*parser.ParenExpr)
+		if !ok {
+			return e
+		}
+		e = p.Expr
+	}
+}
+
 func TestDashboardQueries(t *testing.T) {
 	data, err := os.ReadFile("grafana/rocelab.json")
 	if err != nil {
@@ -139,42 +189,74 @@ func TestDashboardQueries(t *testing.T) {
 	var dash struct {
 		Title  string `json:"title"`
 		Panels []struct {
-			Title   string `json:"title"`
-			Type    string `json:"type"`
-			Targets []struct {
-				Expr string `json:"expr"`
+			Title      string    `json:"title"`
+			Type       string    `json:"type"`
+			Datasource *dsRef    `json:"datasource"`
+			FieldCfg   fieldUnit `json:"fieldConfig"`
+			Targets    []struct {
+				Expr       string `json:"expr"`
+				Datasource *dsRef `json:"datasource"`
 			} `json:"targets"`
 		} `json:"panels"`
 		Templating struct {
 			List []struct {
 				Name       string `json:"name"`
-				Definition string `json:"definition"`
+				Type       string `json:"type"`
+				Query      any    `json:"query"`
+				Datasource *dsRef `json:"datasource"`
 			} `json:"list"`
 		} `json:"templating"`
+		Inputs []any `json:"__inputs"`
 	}
 	if err := json.Unmarshal(data, &dash); err != nil {
 		t.Fatalf("grafana/rocelab.json is not a dashboard: %v", err)
 	}
 	k := known(t)
 	exprs := 0
+	// The data source is a template variable, so that a provisioned copy
+	// works as an imported one does: no __inputs, every query on
+	// ${datasource}.
+	if len(dash.Inputs) > 0 {
+		t.Error("__inputs: the data source must be the datasource variable, not an import-time input")
+	}
+	onVar := func(what string, d *dsRef) {
+		if d == nil || d.UID != "${datasource}" || d.Type != "prometheus" {
+			t.Errorf("%s: data source %+v, want the ${datasource} variable", what, d)
+		}
+	}
 	for _, p := range dash.Panels {
 		if p.Type == "row" {
 			continue
 		}
+		onVar("panel "+p.Title, p.Datasource)
 		if len(p.Targets) == 0 {
 			t.Errorf("panel %q has no query", p.Title)
 		}
 		for _, tg := range p.Targets {
 			exprs++
-			checkExpr(t, "panel "+p.Title, substitute(tg.Expr), k)
+			onVar("panel "+p.Title+" query", tg.Datasource)
+			e := substitute(tg.Expr)
+			checkExpr(t, "panel "+p.Title, e, k)
+			checkShape(t, "panel "+p.Title, e, p.FieldCfg.Defaults.Unit)
 		}
 	}
 	lv := regexp.MustCompile(`^label_values\((\w+),\s*\w+\)$`)
+	hasDS := false
 	for _, v := range dash.Templating.List {
-		m := lv.FindStringSubmatch(v.Definition)
-		if m == nil || !k[m[1]] {
-			t.Errorf("variable %s: %q is not label_values of an exported metric", v.Name, v.Definition)
+		if v.Type == "datasource" {
+			hasDS = v.Name == "datasource" && v.Query == "prometheus"
+			continue
 		}
+		onVar("variable "+v.Name, v.Datasource)
+		q, _ := v.Query.(map[string]any)
+		def, _ := q["query"].(string)
+		m := lv.FindStringSubmatch(def)
+		if m == nil || !k[m[1]] {
+			t.Errorf("variable %s: %q is not label_values of an exported metric", v.Name, def)
+		}
+	}
+	if !hasDS {
+		t.Error("no datasource variable of type prometheus")
 	}
 	if exprs < 15 {
 		t.Errorf("only %d queries; the dashboard lost panels", exprs)
@@ -189,5 +271,50 @@ func TestDashboardQueries(t *testing.T) {
 		if !found {
 			t.Errorf("no panel titled like %q", want)
 		}
+	}
+}
+
+// grafanaSchemaDir is where `.ci/run` installs @grafana/schema and the
+// TypeScript compiler from the npm registry (ROCELAB_GRAFANA_SCHEMA).
+func grafanaSchemaDir(t *testing.T) (dir, node string) {
+	dir = os.Getenv("ROCELAB_GRAFANA_SCHEMA")
+	node, err := exec.LookPath("node")
+	if dir == "" || err != nil {
+		t.Skip("ROCELAB_GRAFANA_SCHEMA not set or no node (.ci/run installs @grafana/schema and typescript with npm): dashboard schema not checked")
+	}
+	for _, p := range []string{"node_modules/@grafana/schema/package.json", "node_modules/typescript/bin/tsc"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+			t.Fatalf("ROCELAB_GRAFANA_SCHEMA=%s: %v", dir, err)
+		}
+	}
+	return dir, node
+}
+
+// TestDashboardSchema type-checks grafana/rocelab.json against Grafana's
+// own schema package (@grafana/schema's Dashboard, the classic JSON
+// model): the JSON is written as a TypeScript object literal of that type,
+// with each enum accepting its string values, and compiled with tsc
+// --strict. Unknown fields, wrong types and missing required fields fail.
+func TestDashboardSchema(t *testing.T) {
+	dir, node := grafanaSchemaDir(t)
+	data, err := os.ReadFile("grafana/rocelab.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src strings.Builder
+	src.WriteString("import type { Dashboard } from '@grafana/schema';\n")
+	src.WriteString("type Json<T> = T extends string ? `${T}` : T extends number | boolean | null | undefined ? T : T extends ReadonlyArray<infer U> ? Array<Json<U>> : T extends object ? { [K in keyof T]: Json<T[K]> } : T;\n")
+	src.WriteString("export const dashboard: Json<Dashboard> = ")
+	src.Write(data)
+	src.WriteString(";\n")
+	check := filepath.Join(dir, fmt.Sprintf("rocelab-dashboard-%d.ts", os.Getpid()))
+	if err := os.WriteFile(check, []byte(src.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(check)
+	out, err := exec.Command(node, filepath.Join(dir, "node_modules/typescript/bin/tsc"), "--noEmit", "--strict", "--target", "es2020",
+		"--module", "nodenext", "--moduleResolution", "nodenext", "--skipLibCheck", check).CombinedOutput()
+	if err != nil {
+		t.Errorf("grafana/rocelab.json does not conform to @grafana/schema's Dashboard (tsc; line numbers are the JSON's + 3):\n%s", out)
 	}
 }

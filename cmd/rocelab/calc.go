@@ -2,11 +2,13 @@ package main
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"rocelab/internal/calc"
+	"rocelab/internal/headroom"
 	"rocelab/internal/unit"
 )
 
@@ -19,11 +21,36 @@ func newCalcCmd() *cobra.Command {
 calculator prints its formula, every input (given or defaulted, and from
 where), the outputs, and the sources of the rules.`,
 	}
-	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "write the result as JSON")
-	write := func(c *cobra.Command, r *calc.Result) error { return writeResult(c.OutOrStdout(), asJSON, r) }
+	cmd.PersistentFlags().BoolVarP(&asJSON, "json", "j", false, "write the result as JSON")
+	write := func(c *cobra.Command, r *calc.Result) error {
+		markDefaults(c, r)
+		return writeResult(c.OutOrStdout(), asJSON, r)
+	}
 	cmd.AddCommand(calcHeadroomCmd(write), calcECNCmd(write), calcMTUCmd(write), calcPauseCmd(write),
 		calcBusBWCmd(write), calcTimeoutCmd(write))
 	return cmd
+}
+
+// inputFlags names the flag of a calculator input whose name differs.
+var inputFlags = map[string]string{"nic_speed": "speed", "nics_per_node": "nics", "gpus_per_node": "gpus", "netdev_mtu": "mtu"}
+
+// markDefaults says "default" where a calculator labels an input "given"
+// but its flag was left at its default.
+func markDefaults(c *cobra.Command, r *calc.Result) {
+	for i := range r.Inputs {
+		in := &r.Inputs[i]
+		rest, ok := strings.CutPrefix(in.Source, "given")
+		if !ok {
+			continue
+		}
+		name, ok := inputFlags[in.Name]
+		if !ok {
+			name = strings.ReplaceAll(in.Name, "_", "-")
+		}
+		if f := c.Flags().Lookup(name); f != nil && !f.Changed {
+			in.Source = "default: --" + name + " " + f.DefValue + rest
+		}
+	}
 }
 
 // calcWriter writes a calculator's result.
@@ -47,8 +74,9 @@ func value[T any](u *unitFlags, name, expected string, parse func(string) (T, er
 
 func (u *unitFlags) rate(name string) unit.BitRate {
 	r := value(u, name, "a positive rate such as 100G", unit.ParseRate)
-	if r <= 0 {
-		u.fail("--%s: expected a positive rate such as 100G", name)
+	s, _ := u.fs.GetString(name)
+	if r <= 0 || unit.Bare(s) {
+		u.fail("--%s: expected a positive rate with its unit, such as 100G (a bare %q would be bits per second)", name, s)
 	}
 	return r
 }
@@ -78,27 +106,70 @@ func (u *unitFlags) fail(format string, args ...any) {
 }
 
 func calcHeadroomCmd(write calcWriter) *cobra.Command {
-	var occ, small float64
-	var cell int
+	var occ, small, gearbox float64
+	var cell, lanes int
+	var formula, asic string
+	var shp bool
 	cmd := &cobra.Command{
-		Use:   "headroom --speed 100G --cable 300m [--mtu 9100] [--lossless-mtu N] [--mac-phy-delay 1KiB] [--cell-size 96 --small-packet-percent 100 | --cell-occupancy F] [--response-time T]",
-		Short: "XOFF headroom of a lossless priority group (SONiC's formula)",
-		Args:  cobra.NoArgs,
+		Use:   "headroom --speed 100G --cable 300m [--formula mellanox|sonic] [--asic MELLANOX-SPECTRUM-3] [--mtu 9100] [--lossless-mtu N] [--mac-phy-delay 1KiB] [--cell-size 144 --small-packet-percent 50 | --cell-occupancy F] [--response-time T] [--shared-headroom-pool] [--lanes 8]",
+		Short: "PFC headroom (xoff, xon, size) of a lossless priority group by SONiC's formulas",
+		Long: `calc headroom computes xoff, xon and size of one lossless priority group by a
+vendor's published formula: --formula mellanox (default) is sonic-swss
+cfgmgr/buffer_headroom_mellanox.lua, --formula sonic the well-known formula of
+SONiC's dynamic buffer design. --asic fills cell size, MAC/PHY delay, pipeline
+latency and the per-generation terms from SONiC's ASIC_TABLE (` + strings.Join(headroom.ASICNames(), ", ") + `);
+flags given explicitly override it. The twin's headroom: auto, lint and the
+doctor use the same function.`,
+		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			u := &unitFlags{fs: c.Flags()}
-			in := calc.HeadroomInput{
-				Rate: u.rate("speed"), Cable: u.length("cable"), PortMTU: u.bytes("mtu"),
-				LosslessMTU: u.bytes("lossless-mtu"), MACPHYDelay: u.bytes("mac-phy-delay"),
-				CellOccupancy: occ, CellSize: cell, SmallPacketPercent: small, ResponseTime: u.time("response-time"),
+			f, err := headroom.ParseFormula(formula)
+			if err != nil {
+				u.fail("--formula: %v", err)
 			}
-			if occ != 0 && (occ < 1 || occ > 100) {
+			in := calc.HeadroomInput{Given: map[string]bool{}}
+			in.Formula = f
+			if asic != "" {
+				a, ok := headroom.LookupASIC(asic)
+				if !ok {
+					u.fail("--asic: expected one of %s, got %q", strings.Join(headroom.ASICNames(), ", "), asic)
+				}
+				a.Apply(&in.Input)
+				in.ASIC = a.Name
+			}
+			fl := c.Flags()
+			for flag, name := range map[string]string{"speed": "speed", "cable": "cable", "mtu": "mtu", "lossless-mtu": "lossless_mtu",
+				"mac-phy-delay": "mac_phy_delay", "cell-size": "cell_size", "small-packet-percent": "small_packet_percentage",
+				"cell-occupancy": "cell_occupancy", "response-time": "response_time", "gearbox-delay": "gearbox_delay",
+				"shared-headroom-pool": "shared_headroom_pool", "pipeline-latency": "pipeline_latency"} {
+				in.Given[name] = fl.Changed(flag)
+			}
+			in.Speed, in.Cable, in.PortMTU, in.LosslessMTU = u.rate("speed"), u.length("cable"), u.bytes("mtu"), u.bytes("lossless-mtu")
+			if asic == "" || fl.Changed("mac-phy-delay") {
+				in.MACPHYDelay = float64(u.bytes("mac-phy-delay"))
+			}
+			if asic == "" || fl.Changed("pipeline-latency") {
+				in.PipelineLatency = float64(u.bytes("pipeline-latency"))
+			}
+			if asic == "" || fl.Changed("cell-size") {
+				in.CellSize = cell
+			}
+			in.CellOccupancy, in.SmallPacketPercent, in.GearboxDelay = occ, small, gearbox
+			in.ResponseTime, in.SharedHeadroomPool, in.Lanes = u.time("response-time"), shp, lanes
+			if occ != 0 && !(occ >= 1 && occ <= 100) {
 				u.fail("--cell-occupancy: expected a factor from 1 to 100, got %g", occ)
 			}
-			if small < 0 || small > 100 {
+			if !(small >= 0 && small <= 100) {
 				u.fail("--small-packet-percent: expected 0 to 100, got %g", small)
 			}
-			if cell < 0 {
-				u.fail("--cell-size: expected a positive size, got %d", cell)
+			if cell < 0 || cell > 4096 {
+				u.fail("--cell-size: expected a cell size in bytes (96, 144, 192, 256), got %d", cell)
+			}
+			if !(gearbox >= 0 && gearbox < 1e6) {
+				u.fail("--gearbox-delay: expected nanoseconds from 0, got %g", gearbox)
+			}
+			if in.PortMTU <= 0 || in.PortMTU > 65535 || in.LosslessMTU < 0 || in.LosslessMTU > 65535 {
+				u.fail("--mtu, --lossless-mtu: expected up to 65535 bytes")
 			}
 			if u.err != nil {
 				return u.err
@@ -109,13 +180,19 @@ func calcHeadroomCmd(write calcWriter) *cobra.Command {
 	f := cmd.Flags()
 	f.String("speed", "100G", "port speed")
 	f.String("cable", "3m", "cable length")
-	f.String("mtu", "9100", "switch port MTU (SONiC default 9100)")
+	f.StringVar(&formula, "formula", "mellanox", "mellanox (sonic-swss buffer_headroom_mellanox.lua) or sonic (SONiC's generic formula)")
+	f.StringVar(&asic, "asic", "", "SONiC ASIC_TABLE row whose cell size, MAC/PHY delay and pipeline latency to use")
+	f.String("mtu", "9100", "switch port MTU (SONiC's)")
 	f.String("lossless-mtu", "0", "largest lossless frame (SONiC LOSSLESS_TRAFFIC_PATTERN mtu); 0 = --mtu")
-	f.String("mac-phy-delay", "1KiB", "bytes in the switch's MAC/PHY pipeline after XOFF (ASIC table; Spectrum-1 0.8KiB)")
+	f.String("mac-phy-delay", "1KiB", "bytes in the switch's MAC/PHY pipeline after XOFF (ASIC table; Spectrum 0.8KiB)")
+	f.String("pipeline-latency", "0", "xon: the ASIC's pipeline latency (Spectrum 19KiB)")
 	f.Float64Var(&occ, "cell-occupancy", 0, "worst-case cell occupancy factor (default 1, or computed from --cell-size)")
-	f.IntVar(&cell, "cell-size", 0, "buffer cell size in bytes (Spectrum-1 96, Spectrum-2/3 144)")
-	f.Float64Var(&small, "small-packet-percent", 100, "percent of lossless packets that are 64 B (with --cell-size)")
-	f.String("response-time", "auto", "peer response time (default: the IEEE 802.3 31B.3.7 budget for the speed)")
+	f.IntVar(&cell, "cell-size", 0, "buffer cell size in bytes (Spectrum-1 96, Spectrum-2/3 144, -4/5 192, -6 256)")
+	f.Float64Var(&small, "small-packet-percent", 50, "percent of lossless packets that are 64 B (with --cell-size; SONiC's LOSSLESS_TRAFFIC_PATTERN)")
+	f.Float64Var(&gearbox, "gearbox-delay", 0, "gearbox delay in nanoseconds (SONiC PERIPHERIAL_TABLE)")
+	f.String("response-time", "auto", "peer response time; auto: the IEEE 802.3 31B.3.7 budget for the speed")
+	f.BoolVar(&shp, "shared-headroom-pool", false, "the switch pools xoff (size = xon; no small-packet compensation)")
+	f.IntVar(&lanes, "lanes", 0, "lanes of the port; 8 doubles xon and adds one MTU to size (lua)")
 	return cmd
 }
 
@@ -147,7 +224,7 @@ func calcECNCmd(write calcWriter) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.String("speed", "100G", "port speed")
-	f.String("rtt", "auto", "base RTT the thresholds are sized for (default 20us, Huawei's)")
+	f.String("rtt", "auto", "base RTT the thresholds are sized for; auto: 20us, Huawei's")
 	f.String("buffer", "0", "shared buffer, to bound Kmin by the PFC threshold")
 	f.Float64Var(&alpha, "alpha", 1, "dynamic threshold α of the lossless pool")
 	f.String("kmin", "0", "a Kmin to check")

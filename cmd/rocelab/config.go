@@ -24,6 +24,7 @@ func newConfigGenCmd() *cobra.Command {
 	var (
 		target, device, out string
 		ifaces, ports       []string
+		strict              bool
 	)
 	var help strings.Builder
 	for _, t := range confgen.Targets() {
@@ -40,21 +41,31 @@ Every value carries a comment saying where it comes from (the description's
 line, or the default and its source); for sonic, whose JSON has no comments,
 that provenance goes to stderr (or FILE.provenance with --out). The output is
 deterministic, and 'rocelab lint' on it together with the description gives no
-warning or error. Details: docs/lint.md.`,
+warning or error.
+
+The sonic target checks every value of every table it writes against SONiC's
+published YANG models (sonic-yang-models: ranges, enums, patterns, leafrefs
+such as a BUFFER_PROFILE's pool). A number outside its range is clamped to the
+nearest legal value with a warning on stderr that names the twin's value and
+the written one (--strict refuses instead); anything else is refused with
+exit 2. Details: docs/lint.md.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			data, err := os.ReadFile(args[0])
+			name, data, err := readSmall(args[0], c.InOrStdin(), "a cluster description")
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			s, err := scenario.LoadDescription(args[0], data)
+			s, err := scenario.LoadDescription(name, data)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			o := confgen.Options{Interfaces: ifaces, Device: device, Ports: ports}
+			o := confgen.Options{Interfaces: ifaces, Device: device, Ports: ports, Strict: strict}
 			res, err := confgen.Generate(target, s, o)
 			if err != nil {
 				return usageError("--target %s: %v", target, err)
+			}
+			for _, w := range res.Warnings {
+				fmt.Fprintf(c.ErrOrStderr(), "rocelab: warning: %s\n", w)
 			}
 			if out != "" {
 				if err := os.WriteFile(out, res.Config, 0o644); err != nil {
@@ -80,6 +91,7 @@ warning or error. Details: docs/lint.md.`,
 	f.StringVar(&device, "device", "", "NIC for mlxconfig -d (default mlx5_0)")
 	f.StringSliceVar(&ports, "ports", nil, "switch port names in topology order (default Ethernet0, Ethernet4, ...)")
 	f.StringVar(&out, "out", "", "write to FILE (and FILE.provenance) instead of stdout")
+	f.BoolVar(&strict, "strict", false, "refuse a value the device would not accept (exit 2) instead of clamping it with a warning")
 	_ = cmd.MarkFlagRequired("target")
 	return cmd
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
 	"regexp"
@@ -34,6 +35,8 @@ func newExporterCmd() *cobra.Command {
 		gidRefresh   time.Duration
 		dcqcnRefresh time.Duration
 		logLevel     string
+		maxRequests  int
+		netlink      bool
 	)
 	enabled := map[string]*bool{}
 	disabled := map[string]*bool{}
@@ -63,9 +66,14 @@ second and looping when the scenario ends. Counters are scaled by 1/speed,
 so that rates and ratios over wall-clock time read as on real hosts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// --log-level, as every command takes it; --log.level, the
+			// Prometheus exporters' spelling, is kept as a hidden alias.
+			if l, _ := cmd.Flags().GetString(flagLogLevel); cmd.Flags().Changed(flagLogLevel) {
+				logLevel = l
+			}
 			var level slog.Level
 			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
-				return usageError("--log.level: expected debug, info, warn or error, got %q", logLevel)
+				return usageError("--log-level: expected debug, info, warn or error, got %q", logLevel)
 			}
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 			re, err := regexp.Compile(exclude)
@@ -81,7 +89,12 @@ so that rates and ratios over wall-clock time read as on real hosts.`,
 				}
 				return out
 			}
-			reg := prometheus.NewRegistry()
+			if maxRequests < 0 {
+				return usageError("--web.max-requests: expected 0 (no limit) or more, got %d", maxRequests)
+			}
+			bi := buildFields()
+			reg := exporter.Registry(bi.version, bi.revision, bi.goVersion)
+			var exps []*exporter.Exporter
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
@@ -89,22 +102,26 @@ so that rates and ratios over wall-clock time read as on real hosts.`,
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if twinFile != "" {
-				if speed <= 0 {
+				if !(speed > 0) || math.IsInf(speed, 0) {
 					return usageError("--speed: expected a positive ratio of simulated to wall-clock time, got %g", speed)
 				}
-				if err := serveTwin(ctx, reg, twinFile, speed, tick, pick, logger); err != nil {
+				if tick <= 0 {
+					return usageError("--twin.step: expected a positive duration such as 100ms, got %v", tick)
+				}
+				var err error
+				if exps, err = serveTwin(ctx, reg, twinFile, speed, tick, pick, logger); err != nil {
 					return err
 				}
 			} else {
-				host, closeHost, err := realHost(sysfs, ethtoolDir, qosDir, logger)
+				host, closeHost, err := realHost(sysfs, ethtoolDir, qosDir, netlink, logger)
 				if err != nil {
 					return &exitError{code: 2, err: err}
 				}
 				defer closeHost()
-				reg.MustRegister(exporter.New(func() exporter.Host { return host }, pick(), logger))
+				exps = append(exps, exporter.New(func() exporter.Host { return host }, pick(), logger))
 			}
-			logger.Info("serving", "listen", cfg.ListenAddresses, "web_config", cfg.WebConfigFile)
-			if err := exporter.Serve(ctx, reg, cfg, logger); err != nil {
+			logger.Info("serving", "listen", cfg.ListenAddresses, "web_config", cfg.WebConfigFile, "max_requests", maxRequests)
+			if err := exporter.Serve(ctx, exporter.NewHandler(exps, reg, maxRequests, logger), cfg, logger); err != nil {
 				return &exitError{code: 2, err: err}
 			}
 			return nil
@@ -114,16 +131,19 @@ so that rates and ratios over wall-clock time read as on real hosts.`,
 	f.StringSliceVar(&cfg.ListenAddresses, "web.listen-address", []string{":9879"}, "addresses to listen on (repeatable)")
 	f.StringVar(&cfg.WebConfigFile, "web.config.file", "", "exporter-toolkit web configuration file (TLS, basic auth)")
 	f.BoolVar(&cfg.SystemdSocket, "web.systemd-socket", false, "serve on systemd-activated sockets instead of --web.listen-address")
+	f.IntVar(&maxRequests, "web.max-requests", exporter.DefaultMaxRequests, "scrapes served at once; more are answered 503 (0: no limit)")
 	f.StringVar(&sysfs, "path.sysfs", "/sys", "sysfs mount point")
 	f.StringVar(&ethtoolDir, "path.ethtool-stats", "", "read ethtool -S text files <netdev>.txt from this directory instead of the ioctl (test and twin path)")
 	f.StringVar(&qosDir, "path.mlnx-qos", "", "read mlnx_qos -i text files <netdev>.txt from this directory instead of dcbnl netlink (test and twin path)")
-	f.StringVar(&exclude, "collector.ethtool.exclude", exporter.DefaultEthtoolExclude, "leave out ethtool statistics whose name matches this regular expression (default: per-ring counters)")
+	f.StringVar(&exclude, "collector.ethtool.exclude", exporter.DefaultEthtoolExclude, "leave out ethtool statistics whose name matches this regular expression (as given: the per-ring counters)")
+	f.BoolVar(&netlink, "collector.rdma.netlink", true, "read hw_counters over RDMA netlink (one message per port) where the kernel has it, else from sysfs; off with --path.ethtool-stats (a fixture tree)")
 	f.DurationVar(&gidRefresh, "collector.rdma.gid-refresh", 30*time.Second, "reuse a port's GID table read cleanly for this long before reading its 255 entries again (0: every scrape)")
 	f.DurationVar(&dcqcnRefresh, "collector.dcqcn.refresh", 30*time.Second, "reuse a netdev's DCQCN settings read cleanly for this long before reading them again (0: every scrape)")
 	f.StringVar(&twinFile, "twin", "", "serve the twin's simulated hosts of this scenario instead of the real host")
 	f.Float64Var(&speed, "speed", 0.001, "with --twin: simulated seconds per wall-clock second")
 	f.DurationVar(&tick, "twin.step", 100*time.Millisecond, "with --twin: wall-clock time between twin advances")
-	f.StringVar(&logLevel, "log.level", "info", "log level: debug, info, warn, error")
+	f.StringVar(&logLevel, "log.level", "info", "alias of --log-level, as Prometheus exporters spell it")
+	_ = f.MarkHidden("log.level")
 	for _, c := range exporter.Collectors(exporter.Options{}) {
 		n := c.Name()
 		enabled[n] = f.Bool("collector."+n, true, "enable the "+n+" collector")
@@ -133,61 +153,85 @@ so that rates and ratios over wall-clock time read as on real hosts.`,
 }
 
 // realHost is the host the exporter runs on, or the fixture directories.
-func realHost(sysfs, ethtoolDir, qosDir string, logger *slog.Logger) (exporter.Host, func(), error) {
+func realHost(sysfs, ethtoolDir, qosDir string, netlink bool, logger *slog.Logger) (exporter.Host, func(), error) {
 	if st, err := os.Stat(sysfs); err != nil || !st.IsDir() {
 		return exporter.Host{}, nil, fmt.Errorf("--path.sysfs %s: not a directory", sysfs)
 	}
-	h := exporter.Host{Sys: os.DirFS(sysfs), QoS: exporter.DCBNetlink{}}
-	closeHost := func() {}
+	h := exporter.Host{Sys: exporter.Dir(sysfs), QoS: exporter.DCBNetlink{}}
+	var closers []func()
+	closeHost := func() {
+		for _, c := range closers {
+			c()
+		}
+	}
+	if netlink && ethtoolDir == "" {
+		// hw_counters over netlink, one message per port, from the
+		// running kernel: a host's own sysfs, not a fixture tree (which
+		// comes with --path.ethtool-stats).
+		if n, err := exporter.NewNetlinkRDMA(); err != nil {
+			logger.Info("RDMA netlink unavailable; hw_counters are read from sysfs", "err", err)
+		} else {
+			h.RDMA = n
+			closers = append(closers, n.Close)
+		}
+	}
 	if ethtoolDir != "" {
-		h.Ethtool = exporter.EthtoolDir{FS: os.DirFS(ethtoolDir)}
+		h.Ethtool = exporter.EthtoolDir{FS: exporter.Dir(ethtoolDir)}
 	} else if io, err := exporter.NewEthtoolIoctl(); err != nil {
 		logger.Warn("ethtool ioctl unavailable; every netdev will count an error", "err", err)
 		h.Ethtool = exporter.UnavailableEthtool(err)
 	} else {
 		h.Ethtool = io
-		closeHost = io.Close
+		closers = append(closers, io.Close)
 	}
 	if qosDir != "" {
-		h.QoS = exporter.MlnxQoSDir{FS: os.DirFS(qosDir)}
+		h.QoS = exporter.MlnxQoSDir{FS: exporter.Dir(qosDir)}
 	}
 	return h, closeHost, nil
 }
 
-// serveTwin registers one exporter per simulated host, labelled host=NAME,
+// serveTwin returns one exporter per simulated host, labelled host=NAME,
 // and advances the twin against the wall clock until ctx is done.
-func serveTwin(ctx context.Context, reg *prometheus.Registry, file string, speed float64, tick time.Duration, pick func() []exporter.Collector, logger *slog.Logger) error {
+func serveTwin(ctx context.Context, reg *prometheus.Registry, file string, speed float64, tick time.Duration, pick func() []exporter.Collector, logger *slog.Logger) ([]*exporter.Exporter, error) {
 	s, err := scenario.LoadFile(file)
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return nil, &exitError{code: 2, err: err}
 	}
 	loop, err := twinfeed.NewLoop(s, 1/speed, twin.Config{Limits: twin.Limits{Memory: defaultMemoryLimit()}})
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return nil, &exitError{code: 2, err: err}
 	}
 	first, err := loop.At(0)
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return nil, &exitError{code: 2, err: err}
 	}
-	var snap atomic.Pointer[[]twinfeed.Host]
-	snap.Store(&first)
+	var exps []*exporter.Exporter
+	// A snapshot is the hosts at a simulated time and the wall-clock time
+	// that simulated time stands for: samples are stamped with it, so
+	// that rates stay exact when the twin lags the wall clock.
+	type snapshot struct {
+		hosts []twinfeed.Host
+		at    time.Time
+	}
+	start := time.Now()
+	var snap atomic.Pointer[snapshot]
+	snap.Store(&snapshot{first, start})
 	var simulated atomic.Int64
 	for i := range first {
 		host := func() exporter.Host {
-			hs := *snap.Load()
+			hs := snap.Load().hosts
 			h, err := exporter.TreeHost(twinfeed.FS(&hs[i]))
 			if err != nil {
 				panic(err) // the tree always has the layout's directories
 			}
 			return h
 		}
-		prometheus.WrapRegistererWith(prometheus.Labels{"host": first[i].Name}, reg).MustRegister(exporter.New(host, pick(), logger))
+		exps = append(exps, exporter.New(host, pick(), logger).WithLabels("host", first[i].Name).WithTimestamp(func() time.Time { return snap.Load().at }))
 	}
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "rocelab_twin_simulated_seconds", Help: "Simulated time the twin has reached, across loops of the scenario.",
 	}, func() float64 { return unit.Time(simulated.Load()).Seconds() }))
 	logger.Info("twin", "scenario", s.Name, "hosts", len(first), "speed", speed, "loop_wall", time.Duration(float64(s.Duration.Seconds())/speed*float64(time.Second)).String())
-	start := time.Now()
 	go func() {
 		t := time.NewTicker(tick)
 		defer t.Stop()
@@ -197,15 +241,16 @@ func serveTwin(ctx context.Context, reg *prometheus.Registry, file string, speed
 				return
 			case <-t.C:
 			}
-			target := unit.Time(time.Since(start).Seconds() * speed * float64(unit.Second))
+			now := time.Now()
+			target := unit.Time(now.Sub(start).Seconds() * speed * float64(unit.Second))
 			hs, err := loop.At(target)
 			if err != nil {
 				logger.Error("twin stopped", "err", err)
 				return
 			}
-			snap.Store(&hs)
+			snap.Store(&snapshot{hs, now})
 			simulated.Store(int64(target))
 		}
 	}()
-	return nil
+	return exps, nil
 }

@@ -20,6 +20,10 @@ func TestExporterBadUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"exporter", "--twin", "../../examples/single-flow.yaml", "--speed", "0"}, "--speed"},
+		{[]string{"exporter", "--twin", "../../examples/single-flow.yaml", "--twin.step", "0"}, "--twin.step"},
+		{[]string{"exporter", "--twin", "../../examples/single-flow.yaml", "--twin.step", "-5ms"}, "--twin.step"},
+		{[]string{"exporter", "--twin", "../../examples/single-flow.yaml", "--speed", "NaN"}, "--speed"},
+		{[]string{"exporter", "--web.max-requests", "-1"}, "--web.max-requests"},
 		{[]string{"exporter", "--collector.ethtool.exclude", "("}, "--collector.ethtool.exclude"},
 		{[]string{"exporter", "--path.sysfs", filepath.Join(dir, "nope")}, "not a directory"},
 		{[]string{"exporter", "--twin", filepath.Join(dir, "nope.yaml")}, "nope.yaml"},

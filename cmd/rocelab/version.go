@@ -47,3 +47,24 @@ func describeBuild(bi *debug.BuildInfo) string {
 	}
 	return fmt.Sprintf("%s, %s", v, bi.GoVersion)
 }
+
+// build is what rocelab_build_info labels.
+type build struct{ version, revision, goVersion string }
+
+// buildFields reads the binary's build information.
+func buildFields() build {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return build{version: "unknown", revision: "unknown", goVersion: "unknown"}
+	}
+	b := build{version: bi.Main.Version, goVersion: bi.GoVersion, revision: "unknown"}
+	if b.version == "" {
+		b.version = "(devel)"
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			b.revision = s.Value
+		}
+	}
+	return b
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"rocelab/internal/headroom"
 	"rocelab/internal/unit"
 )
 
@@ -18,8 +19,10 @@ func out(t *testing.T, r *Result, name string) float64 {
 	return q.Value
 }
 
-// The SONiC formula by hand with the twin's defaults (port MTU 9100,
-// mac_phy_delay 1 KiB, occupancy 1) at 100G:
+func hin(in headroom.Input) HeadroomInput { return HeadroomInput{Input: in} }
+
+// The formula by hand with the twin's defaults (port MTU 9100,
+// mac_phy_delay 1 KiB, bytes not cells) at 100G:
 // 3 m:   9100 + (9100 + 378.8 + 1024 + 25216) = 44818.8 → 45056
 // 300 m: 9100 + (9100 + 37878.8 + 1024 + 25216) = 82318.8 → 82944
 func TestHeadroomByHand(t *testing.T) {
@@ -27,7 +30,7 @@ func TestHeadroomByHand(t *testing.T) {
 		cable unit.Length
 		want  float64
 	}{{3 * unit.Metre, 45056}, {300 * unit.Metre, 82944}} {
-		r := Headroom(HeadroomInput{Rate: 100 * unit.Gbps, Cable: c.cable, PortMTU: 9100, MACPHYDelay: 1024})
+		r := Headroom(hin(headroom.Input{Speed: 100 * unit.Gbps, Cable: c.cable, PortMTU: 9100, MACPHYDelay: 1024}))
 		if got := out(t, r, "xoff"); got != c.want {
 			t.Errorf("%v: xoff %g, want %g", c.cable, got, c.want)
 		}
@@ -37,49 +40,37 @@ func TestHeadroomByHand(t *testing.T) {
 	}
 }
 
-// Spectrum-1 as SONiC configures it (platform/mellanox/asic_table.j2: cell
-// 96 B, mac_phy_delay 0.8 KiB; LOSSLESS_TRAFFIC_PATTERN mtu 1024 and
-// small_packet_percentage 100), by hand:
-//
-//	worst_case_factor = ceil(2·96/97) = 2, cell_occupancy = 2
-//	5 m:   1024 + 2·(9100 + 631.3 + 819 + 25216)  = 72556.6  → 72704
-//	300 m: 1024 + 2·(9100 + 37878.8 + 819 + 25216) = 147053.6 → 147456
-//
-// The published static table for the same ASIC (device/mellanox/
-// x86_64-mlnx_msn2700-r0/ACS-MSN2700/pg_profile_lookup.ini) has xoff 30720
-// at 100G 5 m and 104448 at 300 m. Its absolute values come from an older
-// model, but its slope — the cost of 295 m more fibre — is 73728 B, which
-// the formula reproduces within its 1 KiB rounding (74752 B).
-func TestHeadroomSpectrum1(t *testing.T) {
-	in := HeadroomInput{Rate: 100 * unit.Gbps, PortMTU: 9100, LosslessMTU: 1024, MACPHYDelay: 819, CellSize: 96, SmallPacketPercent: 100}
-	in.Cable = 5 * unit.Metre
-	r5 := Headroom(in)
-	in.Cable = 300 * unit.Metre
-	r300 := Headroom(in)
-	if got := out(t, r5, "xoff"); got != 72704 {
-		t.Errorf("5 m: xoff %g, want 72704", got)
+// Spectrum-5 as NVIDIA's Mellanox-SN5640-C512X2 image configures it
+// (asic_table.j2: cell 192 B, mac_phy_delay 0.8 KiB, pipeline 19 KiB, kB
+// on tile; 50 % small packets, lossless MTU 4096, port MTU 9216, shared
+// headroom pool): its pg_profile_lookup.ini row 400000 40m has xoff 104448
+// and size 19456. package headroom checks every row of that table; this
+// checks that calc shows the same numbers and the terms behind them.
+func TestHeadroomSpectrum5(t *testing.T) {
+	a, _ := headroom.LookupASIC("MELLANOX-SPECTRUM-5")
+	in := HeadroomInput{ASIC: a.Name}
+	in.Formula, in.Speed, in.Cable, in.PortMTU, in.LosslessMTU, in.SmallPacketPercent, in.SharedHeadroomPool =
+		headroom.Mellanox, 400*unit.Gbps, 40*unit.Metre, 9216, 4096, 50, true
+	a.Apply(&in.Input)
+	r := Headroom(in)
+	for name, want := range map[string]float64{"xoff": 104448, "xon": 19456, "size": 19456, "kb_on_tile": 6000, "worst_case": 3, "peer_response": 57920} {
+		if got := out(t, r, name); got != want {
+			t.Errorf("%s %g, want %g", name, got, want)
+		}
 	}
-	if got := out(t, r300, "xoff"); got != 147456 {
-		t.Errorf("300 m: xoff %g, want 147456", got)
+	var b bytes.Buffer
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
 	}
-	slope := out(t, r300, "xoff") - out(t, r5, "xoff")
-	const published = 104448 - 30720
-	if math.Abs(slope-published) > 1024 {
-		t.Errorf("xoff(300 m) − xoff(5 m) = %g, published table %d: more than 1 KiB apart", slope, published)
-	}
-	if occ := CellOccupancy(96, 100, 1024); occ != 2 {
-		t.Errorf("cell occupancy %g, want 2", occ)
-	}
-	// Broadcom-sized cells (208 B) with 100% small packets: ceil(208/64) = 4.
-	if occ := CellOccupancy(208, 100, 1024); occ != 4 {
-		t.Errorf("cell occupancy %g, want 4", occ)
+	if !strings.Contains(b.String(), "ASIC_TABLE MELLANOX-SPECTRUM-5") || !strings.Contains(b.String(), "small_by_bytes") {
+		t.Errorf("text lacks the ASIC source or the lua's byte share:\n%s", b.String())
 	}
 }
 
 func TestHeadroomResponseTime(t *testing.T) {
 	// 2.0173 µs at 100G is 25216 B: the IEEE budget, so the same xoff.
-	a := Headroom(HeadroomInput{Rate: 100 * unit.Gbps, Cable: 3 * unit.Metre, PortMTU: 9100, MACPHYDelay: 1024})
-	b := Headroom(HeadroomInput{Rate: 100 * unit.Gbps, Cable: 3 * unit.Metre, PortMTU: 9100, MACPHYDelay: 1024, ResponseTime: 201728 * unit.Picosecond * 10})
+	a := Headroom(hin(headroom.Input{Speed: 100 * unit.Gbps, Cable: 3 * unit.Metre, PortMTU: 9100, MACPHYDelay: 1024}))
+	b := Headroom(hin(headroom.Input{Speed: 100 * unit.Gbps, Cable: 3 * unit.Metre, PortMTU: 9100, MACPHYDelay: 1024, ResponseTime: 201728 * unit.Picosecond * 10}))
 	if out(t, a, "xoff") != out(t, b, "xoff") {
 		t.Errorf("response time equal to 394 quanta changed xoff: %g vs %g", out(t, a, "xoff"), out(t, b, "xoff"))
 	}
@@ -195,7 +186,7 @@ func TestBusBWAgainstMaintainers(t *testing.T) {
 
 func TestWriteText(t *testing.T) {
 	var b bytes.Buffer
-	if err := Headroom(HeadroomInput{Rate: 100 * unit.Gbps, Cable: 300 * unit.Metre, PortMTU: 9100, MACPHYDelay: 1024}).WriteText(&b); err != nil {
+	if err := Headroom(hin(headroom.Input{Speed: 100 * unit.Gbps, Cable: 300 * unit.Metre, PortMTU: 9100, MACPHYDelay: 1024})).WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Formula", "xoff = ceil", "82944 B (81.0 KiB)", "buffer_headroom_mellanox.lua"} {

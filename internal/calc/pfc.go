@@ -4,101 +4,145 @@ import (
 	"fmt"
 	"math"
 
-	"rocelab/internal/fabric"
-	"rocelab/internal/scenario"
+	"rocelab/internal/headroom"
 	"rocelab/internal/unit"
 )
 
-// HeadroomInput is what the headroom of one lossless priority group depends
-// on.
+// HeadroomInput is what the headroom of one lossless priority group
+// depends on: package headroom's input, the ASIC_TABLE row it was filled
+// from, and which inputs the user gave.
 type HeadroomInput struct {
-	Rate  unit.BitRate
-	Cable unit.Length
-	// PortMTU is the switch port MTU; LosslessMTU the largest lossless
-	// frame (SONiC LOSSLESS_TRAFFIC_PATTERN mtu), 0 meaning PortMTU.
-	PortMTU, LosslessMTU unit.Bytes
-	MACPHYDelay          unit.Bytes
-	// CellOccupancy scales the in-flight bytes for small packets filling
-	// whole cells; 0 means computed from CellSize and SmallPacketPercent
-	// when CellSize is set, else 1.
-	CellOccupancy      float64
-	CellSize           int
-	SmallPacketPercent float64
-	// ResponseTime overrides the IEEE response budget of the speed.
-	ResponseTime unit.Time
+	headroom.Input
+	// ASIC is the ASIC_TABLE row whose terms fill the inputs not given
+	// ("" when none was named).
+	ASIC string
+	// Given holds the names of the inputs the user gave; the others are
+	// printed as defaults.
+	Given map[string]bool
 }
 
-// CellOccupancy is SONiC's worst-case factor for a buffer of cellSize-byte
-// cells when smallPct percent of lossless packets are 64-byte packets and
-// the rest are losslessMTU bytes (buffer_headroom_mellanox.lua).
-func CellOccupancy(cellSize int, smallPct float64, losslessMTU unit.Bytes) float64 {
-	const minPkt = 64
-	var worst float64
-	if cellSize > 2*minPkt {
-		worst = float64(cellSize) / minPkt
-	} else {
-		worst = 2 * float64(cellSize) / (1 + float64(cellSize))
-	}
-	worst = math.Ceil(worst)
-	byBytes := 100 * minPkt / ((smallPct*minPkt + (100-smallPct)*float64(losslessMTU)) / 100)
-	return (100 - byBytes + byBytes*worst) / 100
-}
-
-// Headroom computes the XOFF headroom of one lossless PG by SONiC's formula.
-// The arithmetic is scenario.ComputeHeadroom, the twin's one source; this
-// shows its terms.
+// Headroom computes xoff, xon and size of one lossless PG by the formula
+// of in (package headroom, the one the twin, lint, the doctor and config
+// gen use) and shows every term.
 func Headroom(in HeadroomInput) *Result {
-	r := &Result{Name: "PFC headroom (XOFF) of one lossless priority group"}
+	f := in.Formula
+	if f == "" {
+		f = headroom.Mellanox
+		in.Formula = f
+	}
+	h := headroom.Compute(in.Input)
+	r := &Result{Name: "PFC headroom (xoff, xon, size) of one lossless priority group"}
+	from := func(name, def string) string {
+		switch {
+		case in.Given[name]:
+			return "given"
+		case in.ASIC != "" && (name == "cell_size" || name == "mac_phy_delay" || name == "pipeline_latency"):
+			return "ASIC_TABLE " + in.ASIC + " (sonic-buildimage platform/mellanox/asic_table.j2)"
+		}
+		return "default: " + def
+	}
 	lossless := in.LosslessMTU
 	if lossless == 0 {
 		lossless = in.PortMTU
 	}
-	occ, occSrc := in.CellOccupancy, "given"
-	switch {
-	case occ == 0 && in.CellSize > 0:
-		occ = CellOccupancy(in.CellSize, in.SmallPacketPercent, lossless)
-		occSrc = fmt.Sprintf("from cell %d B, %g%% small packets (lua worst_case_factor)", in.CellSize, in.SmallPacketPercent)
-	case occ == 0:
-		occ, occSrc = 1, "default: bytes, not cells, are counted"
-	}
-	quanta := fabric.PeerResponseQuanta(in.Rate)
-	peer := float64(quanta) * 512 / 8
-	peerSrc := fmt.Sprintf("%d quanta × 64 B (%s)", quanta, srcIEEEQuanta)
-	if in.ResponseTime > 0 {
-		peer = float64(in.Rate) * in.ResponseTime.Seconds() / 8
-		peerSrc = fmt.Sprintf("response time %v at line rate", in.ResponseTime)
-	}
-	onCable := 2 * in.Cable.Metres() * float64(in.Rate) / 1.98e8 / 8
-	prop := float64(in.PortMTU) + onCable + float64(in.MACPHYDelay) + peer
-	xoff := scenario.ComputeHeadroom(in.Rate, in.Cable, scenario.PFCSpec{
-		MTU: in.PortMTU, LosslessMTU: in.LosslessMTU, MACPHYDelay: in.MACPHYDelay,
-		CellOccupancy: occ, ResponseTime: in.ResponseTime,
-	})
 	r.Formula = []string{
-		"peer_response = pause_quanta(speed) × 512 / 8",
+		"peer_response = pause_quanta(speed) × 512 / 8   (or response_time × speed / 8)",
 		"bytes_on_cable = 2 × cable × speed / 1.98e8 m/s / 8",
-		"propagation = port_mtu + bytes_on_cable + mac_phy_delay + peer_response",
-		"xoff = ceil((lossless_mtu + propagation × cell_occupancy) / 1024) × 1024",
+		"propagation = port_mtu + bytes_on_cable + bytes_on_gearbox + mac_phy_delay + peer_response" + map[bool]string{true: " + kb_on_tile"}[in.KBOnTile && f == headroom.Mellanox],
 	}
+	switch {
+	case in.CellOccupancy > 0:
+		r.Formula = append(r.Formula, "cell_occupancy as given")
+	case in.CellSize <= 0:
+		r.Formula = append(r.Formula, "cell_occupancy = 1 (no cell size: bytes, not cells, are counted)")
+	case f == headroom.Generic:
+		r.Formula = append(r.Formula,
+			"worst_case = cell / 64 if cell > 128, else 2·cell / (1 + cell)",
+			"cell_occupancy = (100 − small% + small% × worst_case) / 100   (small% of packets)")
+	default:
+		r.Formula = append(r.Formula,
+			"worst_case = ceil(cell / 64 if cell > 128, else 2·cell / (1 + cell))",
+			"small_by_bytes = 100 × 64 / ((small% × 64 + (100 − small%) × lossless_mtu) / 100)",
+			"cell_occupancy = (100 − small_by_bytes + small_by_bytes × worst_case) / 100")
+	}
+	r.Formula = append(r.Formula, "xoff = ceil((lossless_mtu + propagation × cell_occupancy) / 1024) × 1024")
+	if f == headroom.Mellanox {
+		r.Formula = append(r.Formula, "  + 2 KiB when, without a shared headroom pool, xoff + 2 KiB < the all-small xoff (lua, sonic-swss #4757)")
+		if in.Compensation > 0 {
+			r.Formula = append(r.Formula, "  + the ASIC's compensation (Spectrum-6: 18 KiB)")
+		}
+	}
+	r.Formula = append(r.Formula, "xon = ceil(pipeline_latency / 1024) × 1024", "size = xon with a shared headroom pool, else xoff + xon")
+
 	r.Inputs = []Quantity{
-		q("speed", in.Rate.Gbps(), "Gbps", "given"),
-		q("cable", in.Cable.Metres(), "m", "given"),
-		bytesQ("port_mtu", float64(in.PortMTU), "given"),
-		bytesQ("lossless_mtu", float64(lossless), "given, or port_mtu"),
-		bytesQ("mac_phy_delay", float64(in.MACPHYDelay), "given (an ASIC table value; SPC-1 0.8 KiB)"),
-		q("cell_occupancy", occ, "", occSrc),
+		{Name: "formula", Text: string(f), Source: f.Source()},
+		q("speed", in.Speed.Gbps(), "Gbps", from("speed", "100G")),
+		q("cable", in.Cable.Metres(), "m", from("cable", "3m")),
+		bytesQ("port_mtu", float64(in.PortMTU), from("mtu", "SONiC's 9100")),
+		bytesQ("lossless_mtu", float64(lossless), from("lossless_mtu", "port_mtu")),
+		bytesQ("mac_phy_delay", in.MACPHYDelay, from("mac_phy_delay", "1 KiB")),
 	}
-	r.Outputs = []Quantity{
-		bytesQ("peer_response", peer, peerSrc),
-		bytesQ("bytes_on_cable", onCable, "signal at 1.98e8 m/s, both directions"),
-		bytesQ("propagation", prop, "sum of the terms above"),
-		bytesQ("xoff", float64(xoff), "the headroom each lossless PG needs on this port"),
+	if in.CellOccupancy > 0 {
+		r.Inputs = append(r.Inputs, q("cell_occupancy", in.CellOccupancy, "", from("cell_occupancy", "")))
+	} else {
+		r.Inputs = append(r.Inputs, q("cell_size", float64(in.CellSize), "B", from("cell_size", "0, bytes are counted")))
+		if in.CellSize > 0 {
+			r.Inputs = append(r.Inputs, q("small_packet_percentage", in.SmallPacketPercent, "%", from("small_packet_percentage", "50, SONiC's LOSSLESS_TRAFFIC_PATTERN (files/build_templates/buffers_config.j2)")))
+		}
 	}
+	if in.ResponseTime > 0 {
+		r.Inputs = append(r.Inputs, q("response_time", roundTo(in.ResponseTime.Seconds()*1e6, 4), "us", from("response_time", "")))
+	}
+	if in.GearboxDelay > 0 {
+		r.Inputs = append(r.Inputs, q("gearbox_delay", in.GearboxDelay, "ns", from("gearbox_delay", "0")))
+	}
+	r.Inputs = append(r.Inputs, bytesQ("pipeline_latency", in.PipelineLatency, from("pipeline_latency", "0")))
+	shp := "no: each PG reserves xoff + xon"
+	if in.SharedHeadroomPool {
+		shp = "yes: xoff is a threshold in the shared headroom pool"
+	}
+	r.Inputs = append(r.Inputs, Quantity{Name: "shared_headroom_pool", Text: shp, Source: from("shared_headroom_pool", "off")})
+
+	peerSrc := fmt.Sprintf("%d quanta × 64 B (%s)", h.PauseQuanta, srcIEEEQuanta)
+	switch {
+	case in.ResponseTime > 0:
+		peerSrc = fmt.Sprintf("response time %v at line rate", in.ResponseTime)
+	case h.PauseQuanta == 0:
+		peerSrc = "the ASIC's peer_response_time: the speed has no IEEE budget"
+	}
+	r.Outputs = []Quantity{bytesQ("peer_response", h.PeerResponse, peerSrc),
+		bytesQ("bytes_on_cable", h.OnCable, "signal at 1.98e8 m/s, both directions")}
+	if h.OnGearbox > 0 {
+		r.Outputs = append(r.Outputs, bytesQ("bytes_on_gearbox", h.OnGearbox, "both directions"))
+	}
+	if h.OnTile > 0 {
+		r.Outputs = append(r.Outputs, bytesQ("kb_on_tile", h.OnTile, "speed(Gb/s) × 120 / 8 (Spectrum-4/5, lua)"))
+	}
+	r.Outputs = append(r.Outputs, bytesQ("propagation", h.Propagation, "sum of the terms above"))
+	if h.WorstCase > 0 {
+		share := "of packets"
+		if f == headroom.Mellanox {
+			share = "of bytes (lua)"
+		}
+		r.Outputs = append(r.Outputs, q("worst_case", roundTo(h.WorstCase, 4), "", fmt.Sprintf("cell %d B", in.CellSize)),
+			q("small_share", roundTo(h.SmallShare, 4), "%", share))
+	}
+	r.Outputs = append(r.Outputs, q("cell_occupancy", roundTo(h.Occupancy, 6), "", "factor on propagation"))
+	xoffSrc := "the headroom each lossless PG needs on this port"
+	if h.SmallCompensated {
+		xoffSrc += " (2 KiB small-packet compensation added)"
+	}
+	r.Outputs = append(r.Outputs, bytesQ("xoff", float64(h.Xoff), xoffSrc),
+		bytesQ("xon", float64(h.Xon), "pipeline latency"),
+		bytesQ("size", float64(h.Size), "what BUFFER_PROFILE size holds"))
 	r.Notes = []string{
-		"xon (pipeline latency) and the shared headroom pool are left out: with SHP on, SONiC reserves only xon per PG and pools xoff.",
+		"Tested against NVIDIA's published pg_profile_lookup.ini of Spectrum-3, -4, -5 and -6 SKUs, every row (internal/headroom).",
 		"Sizing xoff as a percentage of the port buffer (the 60–70 % rule of thumb) is folklore: what must fit is the data in flight after XOFF, which this formula counts.",
 	}
-	r.Sources = []string{srcSONiCHeadroom, srcIEEEQuanta}
+	if in.CellSize <= 0 && in.CellOccupancy <= 0 {
+		r.Notes = append(r.Notes, "Without --cell-size (or --asic) bytes are counted, not cells: a lower bound. A real ASIC stores small packets in whole cells and needs more.")
+	}
+	r.Sources = []string{f.Source(), srcIEEEQuanta}
 	return r
 }
 

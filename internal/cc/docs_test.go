@@ -8,15 +8,25 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the knob table in docs/cc.md")
+var update = flag.Bool("update", false, "rewrite the knob tables in docs/cc.md")
 
-const (
-	docsPath   = "../../docs/cc.md"
-	tableBegin = "<!-- knob table: generated from cc.Knobs() by go test ./internal/cc -update -->"
-	tableEnd   = "<!-- end of knob table -->"
-)
+const docsPath = "../../docs/cc.md"
 
-// knobTable renders Knobs() as the markdown table of docs/cc.md.
+// docTable is one generated table of docs/cc.md, between its markers.
+type docTable struct {
+	begin, end string
+	render     func() string
+}
+
+var docTables = []docTable{
+	{"<!-- knob table: generated from cc.Knobs() by go test ./internal/cc -update -->", "<!-- end of knob table -->", knobTable},
+	{"<!-- TIMELY knob table: generated from cc.TimelyKnobs by go test ./internal/cc -update -->", "<!-- end of TIMELY knob table -->",
+		func() string { return paramTable(TimelyKnobs.Table()) }},
+	{"<!-- HPCC knob table: generated from cc.HPCCKnobs by go test ./internal/cc -update -->", "<!-- end of HPCC knob table -->",
+		func() string { return paramTable(HPCCKnobs.Table()) }},
+}
+
+// knobTable renders Knobs() as the DCQCN table of docs/cc.md.
 func knobTable() string {
 	var b strings.Builder
 	b.WriteString("| knob | at | unit | range | mlx5 | paper | meaning |\n|---|---|---|---|---|---|---|\n")
@@ -25,37 +35,53 @@ func knobTable() string {
 		if k.Extension {
 			name += " (rocelab)"
 		}
-		meaning := k.Meaning
-		if k.Note != "" {
-			meaning += "; " + k.Note
-		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d..%d | %d | %d | %s |\n",
-			name, k.Point, k.Unit, k.Min, k.Max, k.MLX5, k.Paper, strings.ReplaceAll(meaning, "|", "\\|"))
+			name, k.Point, k.Unit, k.Min, k.Max, k.MLX5, k.Paper, meaning(k.Meaning, k.Note))
 	}
 	return b.String()
 }
 
-// TestDocsKnobTable keeps the table in docs/cc.md equal to the knob table
-// in config.go; run with -update to rewrite it.
+// paramTable renders a TIMELY or HPCC knob table.
+func paramTable[C any](ps []Param[C]) string {
+	var b strings.Builder
+	b.WriteString("| knob | unit | range | paper | ns3 | meaning |\n|---|---|---|---|---|---|\n")
+	for _, k := range ps {
+		fmt.Fprintf(&b, "| `%s` | %s | %d..%d | %d | %d | %s |\n", k.Name, k.Unit, k.Min, k.Max, k.Paper, k.NS3, meaning(k.Meaning, k.Note))
+	}
+	return b.String()
+}
+
+func meaning(m, note string) string {
+	if note != "" {
+		m += "; " + note
+	}
+	return strings.ReplaceAll(m, "|", "\\|")
+}
+
+// TestDocsKnobTable keeps the tables in docs/cc.md equal to the knob
+// tables in the code; run with -update to rewrite them.
 func TestDocsKnobTable(t *testing.T) {
 	data, err := os.ReadFile(docsPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(data)
-	i, j := strings.Index(doc, tableBegin), strings.Index(doc, tableEnd)
-	if i < 0 || j < i {
-		t.Fatalf("%s: no knob table markers", docsPath)
+	changed := false
+	for _, d := range docTables {
+		i, j := strings.Index(doc, d.begin), strings.Index(doc, d.end)
+		if i < 0 || j < i {
+			t.Fatalf("%s: no markers %q", docsPath, d.begin)
+		}
+		if want := d.render(); doc[i+len(d.begin)+1:j] != want {
+			doc, changed = doc[:i+len(d.begin)+1]+want+doc[j:], true
+		}
 	}
-	got := doc[i+len(tableBegin)+1 : j]
-	want := knobTable()
-	if got == want {
+	if !changed {
 		return
 	}
 	if !*update {
-		t.Fatalf("%s: the knob table differs from Knobs(); run go test ./internal/cc -update", docsPath)
+		t.Fatalf("%s: a knob table differs from the code; run go test ./internal/cc -update", docsPath)
 	}
-	doc = doc[:i+len(tableBegin)+1] + want + doc[j:]
 	if err := os.WriteFile(docsPath, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,7 @@
 package collective
 
+import "rocelab/internal/gpu"
+
 // build lays out the batch's kernels and connections: which rank runs
 // which program on which channel, and over which connections.
 func (e *engine) build() {
@@ -41,7 +43,7 @@ func (e *engine) build() {
 		for _, ci := range k.p.send[:k.p.nsend] {
 			e.conns[ci].prodK = int32(ki)
 			if e.conns[ci].net {
-				e.rankNet[k.rank] = append(e.rankNet[k.rank], ci)
+				e.rankNet[e.conns[ci].proxySrc] = append(e.rankNet[e.conns[ci].proxySrc], ci)
 			}
 		}
 		for _, ci := range k.p.recv[:k.p.nrecv] {
@@ -266,9 +268,21 @@ func (e *engine) buildP2P() {
 		}
 		minPart := max(chunk/2, 1)
 		parts := int(min(int64(perPeer), max(1, ceilDiv(pr.bytes, minPart))))
+		srcNIC := c.p2pNIC(sg)
+		pxn := netPeer && c.usePXN(sg, dg)
+		if pxn {
+			srcNIC = c.p2pNIC(dg)
+		}
 		for j := 0; j < parts; j++ {
-			ci := e.openConn(connKey{ckP2P, int32(j), int32(pr.src), int32(pr.dst)}, c.p2pNIC(sg), c.p2pNIC(dg))
+			ci := e.openConn(connKey{ckP2P, int32(j), int32(pr.src), int32(pr.dst)}, srcNIC, c.p2pNIC(dg))
 			e.conns[ci].window = nSteps
+			if pxn {
+				// The data crosses NVLink to the GPU next to srcNIC, whose
+				// proxy posts it (NCCL's PXN).
+				cn := &e.conns[ci]
+				cn.pxn = true
+				cn.proxySrc = int32(sn*c.PPN + c.localIndex(c.dev.FirstGPU(srcNIC)))
+			}
 			pt := part(pr.bytes, j, parts)
 			s := prog{kind: progP2PSend, part: pt, chunk: chunk, slices: 1, nsend: 1}
 			s.send[0] = ci
@@ -292,4 +306,27 @@ func (c *Comm) p2pNIC(g int) int {
 		}
 	}
 	return c.NICs[g%len(c.NICs)]
+}
+
+// usePXN says whether a send from local GPU sg to GPU dg of another
+// server goes through PXN (NCCL_PXN_DISABLE=0, NCCL_P2P_PXN_LEVEL > 0):
+// over NVLink to the GPU next to the NIC on dg's rail, then from that
+// NIC, so that the traffic stays on the rail. Level 1 uses it only when
+// dg's NIC is not the sender's own (behind another PCIe switch); level 2,
+// NCCL's default, whenever the NICs differ, which is the same here.
+func (c *Comm) usePXN(sg, dg int) bool {
+	if c.Cfg.PXNDisable || c.Cfg.P2PPXNLevel == 0 || c.dev.Intra != gpu.NVSwitch || c.Net != NetIB {
+		return false
+	}
+	return c.p2pNIC(sg) != c.p2pNIC(dg) && c.localIndex(c.dev.FirstGPU(c.p2pNIC(dg))) >= 0
+}
+
+// localIndex returns the index into GPUs of server GPU g, or -1.
+func (c *Comm) localIndex(g int) int {
+	for i, x := range c.GPUs {
+		if x == g {
+			return i
+		}
+	}
+	return -1
 }

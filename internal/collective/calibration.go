@@ -1,6 +1,8 @@
 package collective
 
 import (
+	"fmt"
+
 	"rocelab/internal/gpu"
 	"rocelab/internal/unit"
 )
@@ -173,4 +175,42 @@ func treeFactor(f Func, a Algo, p Proto, nBytes int64, minCC int) float64 {
 		return 1
 	}
 	return float64(treeCorrection[p][i])
+}
+
+// A CalibrationEntry is one per-step cost of the twin: its value, where it
+// is charged and where the value comes from.
+type CalibrationEntry struct {
+	Name, Value, Charged, Source string
+}
+
+// Calibration lists the twin's per-step costs (docs/nccl.md carries it).
+func Calibration() []CalibrationEntry {
+	f := func(x float32) string { return fmt.Sprintf("%g", x) }
+	return []CalibrationEntry{
+		{"launch", "base latency: Tree " + f(baseLat[Tree][LL]) + "/" + f(baseLat[Tree][LL128]) + "/" + f(baseLat[Tree][Simple]) +
+			", Ring " + f(baseLat[Ring][LL]) + "/" + f(baseLat[Ring][LL128]) + "/" + f(baseLat[Ring][Simple]) + " µs (LL/LL128/Simple), NVLS 0",
+			"once per call on every rank, before its kernels start", "NCCL tuning.cc baseLatencies"},
+		{"NVLink step", "Tree " + f(hwLat[hwNVLink][Tree][LL]) + "/" + f(hwLat[hwNVLink][Tree][LL128]) + "/" + f(hwLat[hwNVLink][Tree][Simple]) +
+			", Ring " + f(hwLat[hwNVLink][Ring][LL]) + "/" + f(hwLat[hwNVLink][Ring][LL128]) + "/" + f(hwLat[hwNVLink][Ring][Simple]) + " µs (PCIe: " +
+			f(hwLat[hwPCI][Ring][LL]) + "/" + f(hwLat[hwPCI][Ring][LL128]) + "/" + f(hwLat[hwPCI][Ring][Simple]) + ")",
+			"between a producer and its consumer on the same server (LL/LL128 stream: from the start of the write)", "NCCL tuning.cc hwLatencies NVLINK, PCI"},
+		{"network step", "Tree " + f(hwLat[hwNet][Tree][LL]) + "/" + f(hwLat[hwNet][Tree][LL128]) + "/" + f(hwLat[hwNet][Tree][Simple]) +
+			", Ring " + f(hwLat[hwNet][Ring][LL]) + "/" + f(hwLat[hwNet][Ring][LL128]) + "/" + f(hwLat[hwNet][Ring][Simple]) +
+			", NVLSTree " + f(hwLat[hwNet][NVLSTree][Simple]) + " µs, less " + NominalFabricLatency.String() + " of fabric",
+			"sender's proxy before the post (Simple: half at each end), the simulated fabric after it", "NCCL tuning.cc hwLatencies NET; the fabric's own latency is simulated"},
+		{"network overhead", "1 µs Intel and ARM, 2 µs AMD, or NCCL_NET_OVERHEAD", "added to every network step's latency", "NCCL tuning.cc getNetOverhead"},
+		{"ProxyPoll", ProxyPoll.String(), "added to an LL or LL128 network step (NCCL's Simple latency already holds the proxy's round)",
+			"calibrated: 2-node AllReduce of 8 B measures 36-45 µs where NCCL's constants give 25 (OCI BM.GPU4.8, H200 Spectrum-X runs)"},
+		{"ProxyOpStart", ProxyOpStart.String(), "the rank's proxy taking up a call on each network connection, one after the other",
+			"assumed from the growth of small calls with channels in the public runs (0.3-1.1 µs per channel)"},
+		{"ProxyOp", ProxyOp.String(), "proxy thread busy per post, CTS, completion and GPUDirect flush (Simple: completion and flush before the GPU sees the slice)",
+			"assumed (ibv_post_send and a CQ poll); small enough for NVLSTree's 64 KiB steps on 4+ servers"},
+		{"GPUPoll", GPUPoll.String(), "an LL or LL128 slice landing in GPU memory until the kernel sees it", "assumed"},
+		{"NVLSHop", NVLSHop.String(), "each NVSwitch crossing of NVLS and NVLSTree (4 per call)", "calibrated on NVIDIA/nccl#1244 (2 × 8 H20 NVLSTree: 47 µs at 8 B)"},
+		{"channel rate", "the GPU's channel speed; LL ×1/2 (tree 1/3.8), LL128 ×120/128, under NCCL's per-channel limits, tree rates × NCCL's tree correction by size",
+			"every kernel operation", "NCCL search.cc speed arrays; tuning.cc perChMax*, llMaxBws, treeCorrectionFactor"},
+		{"LL network rate", "NCCL's llMaxBw (by CPU vendor and node count) shared by the call's channels", "kernel operations that feed or drain a network connection with LL", "NCCL tuning.cc llMaxBws"},
+		{"NVLink bytes", "LL ×2, LL128 ×9/7, NVLS at the link × 0.85 (Hopper) or 0.74 (Blackwell)", "each GPU's NVLink, per byte sent to a peer or the switch", "NCCL tuning.cc (LL128 7/9 on one server, nvlsEfficiency)"},
+		{"NIC DMA", "PCIe lanes × raw lane rate × 0.86; ÷2 with ACS; ≤ its share of the socket link for a far-socket NIC", "a NIC's reads of slices to send and writes of slices received, when below its line rate", "PCIe Gen1-6 lane rates; TLP efficiency assumed"},
+	}
 }

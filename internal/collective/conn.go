@@ -57,6 +57,10 @@ type conn struct {
 	// bounce and bounceRx say the sender's and the receiver's GPU move
 	// the data through host memory (no GPUDirect RDMA).
 	bounce, bounceRx bool
+	// pxn says the sender hands its data over NVLink to the rank whose
+	// proxy posts it (proxySrc) from that rank's NIC.
+	pxn      bool
+	proxySrc int32
 }
 
 // sendFree reports whether the sender has a free slot for its next slice.
@@ -88,9 +92,12 @@ func (e *engine) schedulePosts(ci int32) {
 	}
 	for c.sched < limit {
 		c.sched++
-		d := e.proxy(c.src, c.sendReady, e.tm.proxyOp) + e.tm.sendLat
+		d := e.proxy(c.proxySrc, c.sendReady, e.tm.proxyOp) + e.tm.sendLat
 		if c.bounce {
 			d += HostBounceLatency / 2
+		}
+		if c.pxn {
+			d += e.tm.intraLat
 		}
 		if r := e.nicRate[c.nicSrc]; r > 0 && !c.sock {
 			// The NIC reads the slice over its PCIe link: a slice waits
@@ -301,7 +308,7 @@ func (e *engine) openConn(k connKey, srcNIC, dstNIC int) int32 {
 	}
 	cm := e.c
 	ci := int32(len(e.conns))
-	e.conns = append(e.conns, conn{src: k.src, dst: k.dst, window: nSteps, cts: -1})
+	e.conns = append(e.conns, conn{src: k.src, dst: k.dst, proxySrc: k.src, window: nSteps, cts: -1})
 	c := &e.conns[ci]
 	e.connIdx[k] = ci
 	if k.src < 0 || k.dst < 0 {

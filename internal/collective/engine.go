@@ -438,7 +438,7 @@ func (e *engine) run(ki int32) {
 	if o.send && !k.p.virt {
 		reserved := false
 		for _, ci := range k.p.send[:k.p.nsend] {
-			if e.conns[ci].net {
+			if e.conns[ci].net && !e.conns[ci].pxn {
 				continue
 			}
 			if !reserved {
@@ -448,7 +448,7 @@ func (e *engine) run(ki int32) {
 				end = max(end, e.gpuFree[g])
 				reserved = true
 			}
-			if e.tm.stream {
+			if e.tm.stream && !e.conns[ci].net {
 				e.t.After(e.tm.intraLat, e, tag(evVisible, ci))
 			}
 		}

@@ -116,8 +116,11 @@ var full = flag.Bool("full", false, "run the whole busbw acceptance grid (2-16 s
 // With a NIC per GPU, a channel's ring enters and leaves each server
 // through one NIC and crosses NVLink 7 times in 8, so an H100's
 // 370.8 GB/s NVLink carries eight 400G NICs (392 GB/s of payload).
-// CI runs 2 and 4 servers; -full adds 8 and 16.
+// CI runs 2 and 4 servers; -full adds 8 and 16. No run may pass the
+// payload share of a RoCE frame at MTU 4096 (packet.Overhead: 82 bytes of
+// headers, preamble and gap around 4096 of payload).
 func TestBusbwCeilings(t *testing.T) {
+	const wireShare = 4096.0 / (4096 + 82)
 	type cfg struct {
 		model string
 		nics  int
@@ -152,7 +155,7 @@ func TestBusbwCeilings(t *testing.T) {
 			bus := busBW(w.Results[0], c.NRanks)
 			r := bus / line
 			t.Logf("%2d × %d %s, %d×%v: %5s  busbw %7.2f GB/s = %.1f%% of %3.0f GB/s", n, 8, k.model, k.nics, k.rate, sizeName(size), bus, 100*r, line)
-			if r < 0.96 || r > 0.98 {
+			if r < 0.96 || r > wireShare {
 				t.Errorf("%d × %s %d×%v: busbw %.2f GB/s = %.1f%% of %.0f GB/s line rate", n, k.model, k.nics, k.rate, bus, 100*r, line)
 			}
 		}

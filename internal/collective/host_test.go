@@ -81,3 +81,46 @@ func TestHostCauses(t *testing.T) {
 	check("5 µs per network step, 1 MiB time", time(dgx, 1<<20), time(slow, 1<<20), 1.15, 3)
 	check("5 µs per network step, 1 GiB busbw", base, busbw(slow, 2, 8, ring, 1<<30), 0.9, 1.01)
 }
+
+// TestPXN: on servers of 8 GPUs with a NIC each, an AllToAll's traffic
+// between servers stays on the rails with PXN (NCCL's default since 2.12:
+// the sender hands its data over NVLink to the GPU next to the NIC on the
+// peer's rail), and crosses rails with NCCL_PXN_DISABLE=1 or
+// NCCL_P2P_PXN_LEVEL=0; a rail-optimised fabric carries cross-rail
+// traffic through its spines.
+func TestPXN(t *testing.T) {
+	srv := preset(t, "hgx-h100")
+	cross := func(env map[string]string) (int64, int64) {
+		c := mustComm(t, srv, 2, 8, env)
+		tr, err := c.NetTraffic(Call{Func: AllToAll, Bytes: 64 << 20}, 1, 4096)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var on, off int64
+		for _, x := range tr {
+			if x.Src%srv.NICs == x.Dst%srv.NICs {
+				on += x.Bytes
+			} else {
+				off += x.Bytes
+			}
+		}
+		return on, off
+	}
+	if on, off := cross(nil); off != 0 || on == 0 {
+		t.Errorf("PXN on: %d bytes on the rails, %d across", on, off)
+	}
+	for _, env := range []map[string]string{{"NCCL_PXN_DISABLE": "1"}, {"NCCL_P2P_PXN_LEVEL": "0"}} {
+		if on, off := cross(env); off <= 6*on {
+			t.Errorf("%v: %d bytes on the rails, %d across; want 7 in 8 across", env, on, off)
+		}
+	}
+	// The NVLink hop costs time but leaves the bandwidth to the NICs.
+	c := mustComm(t, srv, 2, 8, nil)
+	d := mustComm(t, srv, 2, 8, map[string]string{"NCCL_PXN_DISABLE": "1"})
+	r1, _ := runOn(t, c, 1, Call{Func: AllToAll, Bytes: 256 << 20})
+	r2, _ := runOn(t, d, 1, Call{Func: AllToAll, Bytes: 256 << 20})
+	t.Logf("AllToAll 256 MiB on the test network: PXN %s, without %s", r1[0].Time(), r2[0].Time())
+	if x := float64(r1[0].Time()) / float64(r2[0].Time()); x < 0.9 || x > 1.1 {
+		t.Errorf("PXN changes a non-blocking fabric's AllToAll time by x%.2f", x)
+	}
+}

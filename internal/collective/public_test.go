@@ -239,13 +239,9 @@ func missKey(r *publicRun, size int64) string { return r.file + "@" + sizeName(s
 // 5% in busbw from 256 MiB (sizes up to 2 GiB; -public-all runs them all),
 // but for the known misses.
 func TestPublicResults(t *testing.T) {
-	maxSize := int64(2 << 30)
-	if *publicAll {
-		maxSize = 64 << 30
-	}
-	for i := range publicRuns {
+	for i, checks := range allPublic(t) {
 		r := &publicRuns[i]
-		for _, c := range runPublic(t, r, maxSize) {
+		for _, c := range checks {
 			line := fmt.Sprintf("%s: %s: twin %.1f µs %.2f GB/s (%s/%s/%d), real %.1f µs %.2f GB/s, ratio %.2f",
 				r.label, sizeName(c.row.size), c.twinTime, c.twinBusBW, c.choice.Algo, c.choice.Proto, c.choice.Channels, c.row.time, c.row.busbw, c.ratio)
 			t.Log(line)

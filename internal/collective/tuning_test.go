@@ -11,7 +11,7 @@ import (
 	"rocelab/internal/gpu"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/tuning_grid.txt")
+var update = flag.Bool("update", false, "rewrite testdata/tuning_grid.txt and the generated tables of docs/nccl.md")
 
 func mustComm(t testing.TB, srv gpu.Server, servers, ppn int, env map[string]string) *Comm {
 	t.Helper()
@@ -230,5 +230,55 @@ func TestTuningGrid(t *testing.T) {
 	}
 	if string(want) != got {
 		t.Errorf("tuning grid differs from %s (run with -update after checking):\n%s", path, got)
+	}
+}
+
+// TestNVLSTuningByHand: NVLS and NVLSTree on HGX H100 from tuning.cc's
+// formulas. The NVLS graph has 8 heads at bwIntra 40 (9 × 40 ≤ 370.8 GB/s
+// of NVLink), bwInter raised to 60 on one server and to the 48 GB/s of
+// the Gen5 NICs across servers. One server, NVLS: min(40 × .85 × 7/8 × 2,
+// 60) × 8 × 8/14 = 272 GB/s at 25 µs. Two servers, NVLSTree: min(59.5,
+// 2 × 48, 57.7) × 8 × 16/30 = 246.2 GB/s at 25 + 2 × 20.9 µs. With
+// NCCL_NVLS_ENABLE=0 two servers switch from Tree/LL128 to Ring/LL128 at
+// 32 MiB, the fall of busbw issue 18 saw there.
+func TestNVLSTuningByHand(t *testing.T) {
+	one := mustComm(t, preset(t, "hgx-h100"), 1, 8, nil)
+	g := one.Tuning.NVLS
+	if g.NChannels != 8 || g.BWIntra != 40 || g.BWInter != 60 || one.Tuning.NVLSChannels != 16 {
+		t.Errorf("one server: NVLS graph %+v, %d channels", g, one.Tuning.NVLSChannels)
+	}
+	if bw, lat := one.Tuning.BW[AllReduce][NVLS][Simple], one.Tuning.Lat[AllReduce][NVLS][Simple]; math.Abs(float64(bw)-59.5*8*8/14) > 1e-3 || lat != 25 {
+		t.Errorf("NVLS: %v GB/s at %v µs", bw, lat)
+	}
+	two := mustComm(t, preset(t, "hgx-h100"), 2, 8, nil)
+	if g := two.Tuning.NVLS; g.BWInter != 48 {
+		t.Errorf("two servers: NVLS graph %+v", g)
+	}
+	if bw, lat := two.Tuning.BW[AllReduce][NVLSTree][Simple], two.Tuning.Lat[AllReduce][NVLSTree][Simple]; math.Abs(float64(bw)-57.7*8*16/30) > 1e-3 || math.Abs(float64(lat)-66.8) > 1e-3 {
+		t.Errorf("NVLSTree: %v GB/s at %v µs", bw, lat)
+	}
+	if two.Tuning.BW[AllReduce][NVLS][Simple] != 0 || one.Tuning.BW[AllReduce][NVLSTree][Simple] != 0 {
+		t.Error("NVLS across servers or NVLSTree on one server is enabled")
+	}
+	off := mustComm(t, preset(t, "hgx-h100"), 2, 8, map[string]string{"NCCL_NVLS_ENABLE": "0"})
+	for _, c := range []struct {
+		size int64
+		algo Algo
+		p    Proto
+	}{{8 << 20, Tree, LL128}, {32 << 20, Ring, LL128}, {128 << 20, Ring, Simple}} {
+		if ch, _ := off.Tuning.Choose(AllReduce, c.size); ch.Algo != c.algo || ch.Proto != c.p {
+			t.Errorf("NVLS off, %s: %s/%s, want %s/%s", sizeName(c.size), ch.Algo, ch.Proto, c.algo, c.p)
+		}
+	}
+	// A100 and mixed generations: no NVLS; LL128 off below Hopper.
+	mixed := preset(t, "hgx-h100")
+	a100, _ := gpu.LookupModel("A100")
+	cfg, _ := NewConfig(nil, DefaultVersion)
+	cm, err := NewComm(cfg, System{Server: mixed, Hosts: DenseHosts(2, 8), Models: []gpu.Model{mixed.GPU, a100}}, []int{0, 1}, AllGPUs(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm.Tuning.NVLS.NChannels != 0 || cm.Tuning.BW[AllReduce][Ring][LL128] != 0 {
+		t.Errorf("H100 + A100: NVLS %d channels, ring LL128 %v GB/s", cm.Tuning.NVLS.NChannels, cm.Tuning.BW[AllReduce][Ring][LL128])
 	}
 }

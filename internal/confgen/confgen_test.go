@@ -2,14 +2,20 @@ package confgen
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"rocelab/examples"
 	"rocelab/internal/doctor"
 	"rocelab/internal/lint"
 	"rocelab/internal/scenario"
+	"rocelab/internal/sonic"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -103,5 +109,146 @@ func TestBadTarget(t *testing.T) {
 	}
 	if _, err := Generate("mlnx_qos", load(t), Options{Interfaces: []string{"eth0; reboot"}}); err == nil {
 		t.Error("interface name with shell characters accepted")
+	}
+}
+
+// TestExamplesSONiC runs every example through `config gen --target sonic`
+// and checks what it writes against SONiC's YANG constraints again, read
+// back from the JSON. testdata/examples-sonic.golden lists, per example, the
+// rows written and every value clamped (pause-storm's and pfc-deadlock's
+// watchdog times, which the twin runs short to fit a 10 ms run); -update
+// rewrites it. With Strict, those two are refused with a clear message.
+func TestExamplesSONiC(t *testing.T) {
+	names, err := fs.Glob(examples.FS, "*.yaml")
+	if err != nil || len(names) == 0 {
+		t.Fatal(err)
+	}
+	var golden strings.Builder
+	golden.WriteString("# config gen --target sonic on every example: rows written, values clamped to SONiC's YANG ranges\n")
+	for _, name := range names {
+		data, _ := examples.FS.ReadFile(name)
+		s, err := scenario.LoadDescription(name, data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out, err := Generate("sonic", s, Options{})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		var db sonic.Rows
+		if err := json.Unmarshal(out.Config, &db); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if vs := sonic.CheckYANG(db); len(vs) > 0 {
+			t.Errorf("%s: written config breaks SONiC's YANG model: %v", name, vs)
+		}
+		rows := 0
+		for _, tab := range db {
+			rows += len(tab)
+		}
+		fmt.Fprintf(&golden, "\n%s: %d tables, %d rows\n", name, len(db), rows)
+		for _, w := range out.Warnings {
+			fmt.Fprintf(&golden, "  warning: %s\n", w)
+		}
+		_, strictErr := Generate("sonic", s, Options{Strict: true})
+		if (len(out.Warnings) > 0) != (strictErr != nil) {
+			t.Errorf("%s: %d warnings, strict error %v", name, len(out.Warnings), strictErr)
+		}
+		if strictErr != nil && !strings.Contains(strictErr.Error(), ".yang ") {
+			t.Errorf("%s: strict error does not name the model: %v", name, strictErr)
+		}
+	}
+	for _, name := range []string{"pause-storm.yaml", "pfc-deadlock.yaml"} {
+		if !strings.Contains(golden.String(), "\n"+name) || !strings.Contains(golden.String(), "PFC_WD detection_time (Ethernet0") {
+			t.Errorf("%s: no clamped watchdog time", name)
+		}
+	}
+	path := filepath.Join("testdata", "examples-sonic.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(golden.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != golden.String() {
+		t.Errorf("differs from %s (run with -update and review the diff):\n%s", path, golden.String())
+	}
+}
+
+// TestDefaultsLintClean generates every target from a description that
+// gives nothing but a topology, and lints each output with it: the
+// scenario's defaults trip none of the project's own rules at warn or
+// error, and the firmware mask written is the one the twin simulates.
+func TestDefaultsLintClean(t *testing.T) {
+	dir := t.TempDir()
+	desc := filepath.Join(dir, "defaults.yaml")
+	if err := os.WriteFile(desc, []byte("name: defaults\ntopology: {kind: single-switch, hosts: 4}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(desc)
+	s, err := scenario.LoadDescription(desc, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range Targets() {
+		name := tg[0]
+		out, err := Generate(name, s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Warnings) > 0 {
+			t.Errorf("%s: warnings on the defaults: %q", name, out.Warnings)
+		}
+		file := filepath.Join(dir, name+ext[name])
+		if err := os.WriteFile(file, out.Config, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := lint.Lint([]string{desc, file}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range rep.Findings {
+			if f.Severity >= doctor.Warn {
+				t.Errorf("%s: %s %s: %s", name, f.Severity, f.ID, f.Title)
+			}
+		}
+	}
+}
+
+// TestMlxConfigIsSimulated: for every example, the ROCE_CC_PRIO_MASK that
+// config gen writes is the mask the twin simulates, and a single-port
+// adapter gets no _P2 parameter.
+func TestMlxConfigIsSimulated(t *testing.T) {
+	names, _ := fs.Glob(examples.FS, "*.yaml")
+	for _, name := range names {
+		data, _ := examples.FS.ReadFile(name)
+		s, err := scenario.LoadDescription(name, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := Generate("mlxconfig", s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var simulated int64
+		if cfg := s.Host.NIC.DCQCN.Config; cfg != nil {
+			simulated = cfg.RoceCcPrioMask
+		}
+		want := fmt.Sprintf("ROCE_CC_PRIO_MASK_P1=%#x ", simulated)
+		if !strings.Contains(string(out.Config), want) {
+			t.Errorf("%s: the twin simulates ROCE_CC_PRIO_MASK %#x; config gen wrote:\n%s", name, simulated, out.Config)
+		}
+		if s.Host.NIC.Ports == 1 && strings.Contains(string(out.Config), "_P2=") {
+			t.Errorf("%s: _P2 parameters for a single-port adapter", name)
+		}
+	}
+	bad := "topology: {kind: single-switch, hosts: 2}\nhost:\n  firmware: {ROCE_CC_PRIO_MASK_P2: 0x08}\n"
+	if _, err := scenario.LoadDescription("p2.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), "p2.yaml:3") || !strings.Contains(err.Error(), "nic_ports") {
+		t.Errorf("_P2 on a single-port adapter: %v", err)
 	}
 }

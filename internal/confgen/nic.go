@@ -62,16 +62,21 @@ func genMlnxQoS(p *plan, o Options) (Output, error) {
 
 // genMlxConfig writes the firmware settings: the priorities DCQCN acts on,
 // the CNP marking the switches expect, the DCQCN knobs the description sets,
-// and any other mlxconfig setting it gives, for both ports.
+// and any other mlxconfig setting it gives, for each port of the adapter
+// (host.nic_ports: _P1 alone on a single-port card).
 func genMlxConfig(p *plan, o Options) (Output, error) {
+	ports := p.s.Host.NIC.Ports
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n")
 	b.WriteString(p.header("mlxconfig", "#"))
+	fmt.Fprintf(&b, "# Adapter ports: %d (%s).\n", ports, p.from("host.nic_ports", "1"))
 	b.WriteString("# Firmware (NVConfig) settings take effect after a reboot or `mlxfwreset -d <dev> reset`.\nset -e\n")
 	var args []string
 	add := func(name string, v string, from string) {
 		fmt.Fprintf(&b, "# %s = %s: %s\n", name, v, from)
-		args = append(args, name+"_P1="+v, name+"_P2="+v)
+		for port := 1; port <= ports; port++ {
+			args = append(args, fmt.Sprintf("%s_P%d=%s", name, port, v))
+		}
 	}
 	mask, from := p.ccMask()
 	add("ROCE_CC_PRIO_MASK", fmt.Sprintf("%#x", mask), from)

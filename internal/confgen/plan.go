@@ -122,9 +122,9 @@ func (p *plan) header(target, comment string) string {
 		comment, target, p.file, p.s.Name, comment, p.roceDSCP, p.from("host.dscp", "26"), p.rocePrio, p.from("switch.dscp_to_priority", "DSCP >> 3"))
 }
 
-// ccMask is ROCE_CC_PRIO_MASK: 0 with host.cc none; the description's
-// when it sets one; else the RoCE priority alone (the description then
-// models the firmware default 0xFF, which is not what one should deploy).
+// ccMask is ROCE_CC_PRIO_MASK as the twin simulates it: 0 with host.cc
+// none; the description's when it sets one; else the RoCE priority alone,
+// the scenario's default.
 func (p *plan) ccMask() (int, string) {
 	nic := &p.s.Host.NIC
 	if nic.CC == "none" {
@@ -140,7 +140,7 @@ func (p *plan) ccMask() (int, string) {
 			return int(nic.CCPrioMask), fmt.Sprintf("%s:%d host.dcqcn.roce_cc_prio_mask", p.file, k.Line)
 		}
 	}
-	return 1 << p.rocePrio, fmt.Sprintf("the RoCE priority %d only (host.firmware.ROCE_CC_PRIO_MASK not given; its firmware default 0xFF also slows RDMA on other priorities)", p.rocePrio)
+	return int(nic.CCPrioMask), fmt.Sprintf("host.firmware.ROCE_CC_PRIO_MASK (default: the priorities the description's RDMA traffic rides, %s, as the twin simulates it)", joinInts(maskInts(nic.CCPrioMask)))
 }
 
 // knobs are the DCQCN knobs the description sets, other than the priority

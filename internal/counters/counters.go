@@ -164,7 +164,7 @@ const (
 	LocalAckTimeoutErr Concept = "local_ack_timeout_err"      // requester ACK timeouts
 	ImpliedNakSeqErr   Concept = "implied_nak_seq_err"        // requester inferred a NAK
 	DuplicateRequest   Concept = "duplicate_request"          // responder received a retransmitted request
-	RNRNakRetryErr     Concept = "rnr_nak_retry_err"          // RNR NAK retries exhausted
+	RNRNakRetryErr     Concept = "rnr_nak_retry_err"          // RNR NAKs received (each a retry; mlx5 counts every one)
 	RespOutOfBuffer    Concept = "out_of_buffer"              // responder had no receive WQE
 	ReqCQEError        Concept = "req_cqe_error"              // requester completions with error
 	ReqCQEFlushError   Concept = "req_cqe_flush_error"        // requester completions flushed
@@ -178,6 +178,12 @@ const (
 	SlowRestart        Concept = "roce_slow_restart"          // slow restarts after repeated loss
 	SlowRestartCNPs    Concept = "roce_slow_restart_cnps"     // CNPs during slow restart
 	SlowRestartTrans   Concept = "roce_slow_restart_trans"    // transitions into slow restart
+
+	// ReqTransportRetriesExceeded counts requester QPs that ran out of
+	// retry_cnt (IBV_WC_RETRY_EXC_ERR: the connection is gone);
+	// ReqRNRRetriesExceeded those that ran out of rnr_retry.
+	ReqTransportRetriesExceeded Concept = "req_transport_retries_exceeded"
+	ReqRNRRetriesExceeded       Concept = "req_rnr_retries_exceeded"
 
 	PortXmitData    Concept = "port_xmit_data"    // IB port: data sent, in 4-byte words
 	PortRcvData     Concept = "port_rcv_data"     // IB port: data received, in 4-byte words
@@ -204,6 +210,10 @@ type Desc struct {
 	Dir     Dir
 	PerPrio bool
 	Unit    Unit
+	// Origin is where the kernel or driver source spells the name:
+	// "<tree> <file>:<line> <token>" and the substitutions "old=new" that
+	// turn the token into Name; empty for names only the twin prints.
+	Origin string
 }
 
 // Of returns the concrete name for priority prio (ignored unless PerPrio).

@@ -1,6 +1,10 @@
 package counters
 
-import "testing"
+import (
+	"os"
+	"strings"
+	"testing"
+)
 
 func TestLookupRoundTrip(t *testing.T) {
 	tb := Default()
@@ -50,5 +54,62 @@ func TestNewRejectsDuplicates(t *testing.T) {
 	_, err = New([]Desc{{Name: "x_%d", Concept: PrioBytes}})
 	if err == nil {
 		t.Error("a per-priority name without PerPrio accepted")
+	}
+}
+
+// TestProvenance checks the provenance column: every name a driver prints
+// cites a line of testdata/kernel-names.txt (names and line numbers
+// extracted from the kernel and MLNX_OFED sources), the token cited is on
+// that line, and the token with its substitutions is the name. Names only
+// the twin prints have no origin.
+func TestProvenance(t *testing.T) {
+	data, err := os.ReadFile("testdata/kernel-names.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := map[string]bool{} // "tree file:line token"
+	for _, l := range strings.Split(string(data), "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			at[l] = true
+		}
+	}
+	n := 0
+	for _, d := range Default().All() {
+		if d.Vendor == Twin {
+			if d.Origin != "" {
+				t.Errorf("%s: a twin-only name with an origin", d.Name)
+			}
+			continue
+		}
+		f := strings.Fields(d.Origin)
+		if len(f) < 3 {
+			t.Errorf("%s (%s %s): no provenance", d.Name, d.Vendor, d.Source)
+			continue
+		}
+		if !at[f[0]+" "+f[1]+" "+f[2]] {
+			t.Errorf("%s: %s %s does not spell %s", d.Name, f[0], f[1], f[2])
+		}
+		name := strings.Trim(f[2], `"`)
+		for _, sub := range f[3:] {
+			old, nw, ok := strings.Cut(sub, "=")
+			if !ok {
+				t.Fatalf("%s: bad substitution %q", d.Name, sub)
+			}
+			name = strings.Replace(name, old, nw, 1)
+		}
+		if name != d.Name {
+			t.Errorf("%s: the cited token %s with %v gives %q", d.Name, f[2], f[3:], name)
+		}
+		n++
+	}
+	if n < 100 {
+		t.Errorf("only %d names traced", n)
+	}
+	// The IB port counters are the kernel's names: no port_ prefix on the
+	// extended unicast and multicast counters.
+	for _, name := range []string{"unicast_xmit_packets", "unicast_rcv_packets", "multicast_xmit_packets", "multicast_rcv_packets", "req_transport_retries_exceeded", "req_rnr_retries_exceeded"} {
+		if _, _, ok := Default().Lookup(name); !ok {
+			t.Errorf("%s is not in the table", name)
+		}
 	}
 }

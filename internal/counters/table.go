@@ -1,7 +1,16 @@
 package counters
 
 // defaultTable is built once from builtin and never changed.
-var defaultTable = must(New(builtin()))
+var defaultTable = must(New(withProvenance(builtin())))
+
+// withProvenance fills each description's Origin from the provenance
+// column (provenance.go).
+func withProvenance(ds []Desc) []Desc {
+	for i := range ds {
+		ds[i].Origin = provenance[ds[i].Name]
+	}
+	return ds
+}
 
 func must(t *Table, err error) *Table {
 	if err != nil {
@@ -10,11 +19,12 @@ func must(t *Table, err error) *Table {
 	return t
 }
 
-// builtin is the counter table. Sources for the names: the mlx5 ethtool
-// counters documentation (docs.kernel.org networking/device_drivers/
-// ethernet/mellanox/mlx5/counters), the RDMA hw_counters list in the mlx5
-// driver (drivers/infiniband/hw/mlx5/counters.c), bnxt_en's
-// bnxt_ethtool.c, be2net's be_ethtool.c, and the dumps in testdata/corpus.
+// builtin is the counter table. Every name is traced to the kernel or
+// driver source line that spells it (provenance.go, checked by
+// TestProvenance): the IB port counters of drivers/infiniband/core/sysfs.c,
+// the mlx5 hw_counters of drivers/infiniband/hw/mlx5/counters.c, mlx5e's
+// ethtool statistics in en_stats.c, bnxt_en's bnxt_ethtool.c and be2net's
+// be_ethtool.c.
 func builtin() []Desc {
 	e := func(name string, c Concept, d Dir, u Unit) Desc {
 		return Desc{Name: name, Vendor: MLX5, Source: Ethtool, Concept: c, Dir: d, Unit: u}
@@ -104,6 +114,8 @@ func builtin() []Desc {
 		hw(RespLocalLengthErr, NoDir),
 		hw(RespRemoteAccessErrs, NoDir),
 		hw(RxDCTConnect, RX),
+		hw(ReqTransportRetriesExceeded, NoDir),
+		hw(ReqRNRRetriesExceeded, NoDir),
 
 		// IB port counters (counters/).
 		pc(PortXmitData, TX, Words4),
@@ -112,10 +124,12 @@ func builtin() []Desc {
 		pc(PortRcvPackets, RX, Packets),
 		pc(PortXmitDiscard, TX, Packets),
 		pc(PortRcvErrors, RX, Packets),
-		{Name: "port_unicast_xmit_packets", Vendor: MLX5, Source: PortCounters, Concept: PortUnicastPackets, Dir: TX, Unit: Packets},
-		{Name: "port_unicast_rcv_packets", Vendor: MLX5, Source: PortCounters, Concept: PortUnicastPackets, Dir: RX, Unit: Packets},
-		{Name: "port_multicast_xmit_packets", Vendor: MLX5, Source: PortCounters, Concept: PortMcastPackets, Dir: TX, Unit: Packets},
-		{Name: "port_multicast_rcv_packets", Vendor: MLX5, Source: PortCounters, Concept: PortMcastPackets, Dir: RX, Unit: Packets},
+		// The extended counters' unicast and multicast names carry no
+		// port_ prefix (PORT_PMA_ATTR_EXT in sysfs.c).
+		{Name: "unicast_xmit_packets", Vendor: MLX5, Source: PortCounters, Concept: PortUnicastPackets, Dir: TX, Unit: Packets},
+		{Name: "unicast_rcv_packets", Vendor: MLX5, Source: PortCounters, Concept: PortUnicastPackets, Dir: RX, Unit: Packets},
+		{Name: "multicast_xmit_packets", Vendor: MLX5, Source: PortCounters, Concept: PortMcastPackets, Dir: TX, Unit: Packets},
+		{Name: "multicast_rcv_packets", Vendor: MLX5, Source: PortCounters, Concept: PortMcastPackets, Dir: RX, Unit: Packets},
 		pc(LinkDowned, NoDir, Events),
 		pc(LinkErrorRecovery, NoDir, Events),
 		pc(SymbolError, RX, Events),

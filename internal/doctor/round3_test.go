@@ -245,3 +245,54 @@ func TestContextAcrossFiles(t *testing.T) {
 	}
 	nicMustFind(t, rep.Findings, "perftest.bw.unjudged", Info, "line rate is not known")
 }
+
+// Class 4, more table shapes. SYNTHETIC tables in show_gids' format: an
+// IPv6-only table (ULA addresses, as on the Broadcom NICs of
+// uccl-project/uccl#803), one address on a VXLAN device and on the bond
+// that carries RoCE, and an older show_gids without the VER and DEV
+// columns.
+func TestClass4TableShapes(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"DEV     PORT    INDEX   GID                                     IPv4            VER     DEV",
+		"bnxt_re0  1     0       fe80:0000:0000:0000:5ea7:21ff:fe41:8a1a                 v1      eth2",
+		"bnxt_re0  1     1       fe80:0000:0000:0000:5ea7:21ff:fe41:8a1a                 v2      eth2",
+		"bnxt_re0  1     2       fd93:16d3:59b6:0023:0000:0000:0000:0011                 v1      eth2",
+		"bnxt_re0  1     3       fd93:16d3:59b6:0023:0000:0000:0000:0011                 v2      eth2")
+	f := nicMustFind(t, fs, "gid.index.roce_v2", Info, "RoCEv2 IPv6 GID is index 3")
+	if !strings.Contains(f.Fix, "NCCL_IB_ADDR_FAMILY=AF_INET6") {
+		t.Errorf("fix does not name the address family: %s", f.Fix)
+	}
+	fs = synthFindings(t, Options{},
+		"DEV     PORT    INDEX   GID                                     IPv4            VER     DEV",
+		"mlx5_bond_0  1  0       fe80:0000:0000:0000:0e42:a1ff:fe5d:4db8                 v1      bond0",
+		"mlx5_bond_0  1  1       fe80:0000:0000:0000:0e42:a1ff:fe5d:4db8                 v2      bond0",
+		"mlx5_bond_0  1  2       0000:0000:0000:0000:0000:ffff:0a00:0005 10.0.0.5        v1      vxlan100",
+		"mlx5_bond_0  1  3       0000:0000:0000:0000:0000:ffff:0a00:0005 10.0.0.5        v2      vxlan100",
+		"mlx5_bond_0  1  4       0000:0000:0000:0000:0000:ffff:0a00:0005 10.0.0.5        v1      bond0",
+		"mlx5_bond_0  1  5       0000:0000:0000:0000:0000:ffff:0a00:0005 10.0.0.5        v2      bond0")
+	f = nicMustFind(t, fs, "gid.index.roce_v2", Info, "index 5", "10.0.0.5")
+	if !strings.Contains(f.Mechanism, "bond0") {
+		t.Errorf("mechanism does not say why bond0's row: %s", f.Mechanism)
+	}
+	fs = synthFindings(t, Options{},
+		"DEV     PORT    INDEX   GID                                     IPv4",
+		"---     ----    -----   ---                                     ------------",
+		"mlx5_0  1       0       fe80:0000:0000:0000:0e42:a1ff:fe5d:4db8",
+		"mlx5_0  1       1       0000:0000:0000:0000:0000:ffff:ac13:003c 172.19.0.60",
+		"NCCL_IB_GID_INDEX=1")
+	nicMustFind(t, fs, "gid.index.ipv4", Info, "GID index 1", "172.19.0.60")
+}
+
+// Class 1, launcher rank tags: SYNTHETIC lines whose NCCL prefix was
+// stripped to " [0]" under Open MPI's --tag-output: the rank tags tell
+// the two processes apart, and their bootstrap addresses the two hosts.
+func TestClass1RankTags(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"[1,0]<stdout>: [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
+		"[1,1]<stdout>: [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>",
+		"[1,0]<stdout>: [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.1<0>",
+		"[1,0]<stdout>: [0] NCCL INFO Using network IB",
+		"[1,1]<stdout>: [0] NCCL INFO NET/IB : No device found.",
+		"[1,1]<stdout>: [0] NCCL INFO Using network Socket")
+	nicMustFind(t, fs, "nccl.transport.mismatch", Error, "10.0.0.1", "10.0.0.2")
+}

@@ -62,10 +62,22 @@ func checkGIDs(inc *Incident) []Finding {
 	var uses []ingest.GIDUse
 	var entries []ingest.GIDEntry
 	for _, a := range All[ingest.GIDUser](inc) {
-		uses = append(uses, a.GIDUses()...)
+		h := scopeHostName(a)
+		for _, u := range a.GIDUses() {
+			if u.Host == "" {
+				u.Host = h // mlx5_0 of this input's host, not of every host
+			}
+			uses = append(uses, u)
+		}
 	}
 	for _, a := range All[ingest.GIDTabler](inc) {
-		entries = append(entries, a.GIDEntries()...)
+		h := scopeHostName(a)
+		for _, e := range a.GIDEntries() {
+			if e.Host == "" {
+				e.Host = h
+			}
+			entries = append(entries, e)
+		}
 	}
 	uses = append(uses, impliedUses(inc, entries)...)
 	logs := All[*ingest.NCCLLog](inc)
@@ -500,24 +512,96 @@ type gidAt struct {
 	where string
 	gid   string
 	ev    Evidence
+	// ipv6 is set when the table has no IPv4 RoCE v2 row and the row is
+	// an IPv6 one; note says why this row and not another.
+	ipv6 bool
+	note string
 }
 
-// roceV2Indices returns, per host and device, the first RoCEv2 IPv4 row.
+// roceV2Indices returns, per table (host and device), the RoCE v2 row a
+// QP should use (see bestV2Row).
 func roceV2Indices(entries []ingest.GIDEntry) []gidAt {
 	var out []gidAt
-	seen := map[string]bool{}
+	var order []string
+	byOwner := map[string][]ingest.GIDEntry{}
 	for _, e := range entries {
-		if e.Version != "v2" || e.IPv4 == "" {
-			continue
-		}
 		k := e.Owner()
-		if seen[k] {
-			continue
+		if _, ok := byOwner[k]; !ok {
+			order = append(order, k)
 		}
-		seen[k] = true
-		out = append(out, gidAt{e.Index, e.Where(), e.IPv4, e.Evidence})
+		byOwner[k] = append(byOwner[k], e)
+	}
+	for _, k := range order {
+		if g, ok := bestV2Row(byOwner[k]); ok {
+			out = append(out, g)
+		}
 	}
 	return out
+}
+
+// bestV2Row chooses a table's RoCE v2 row with a routable address: an
+// IPv4 one, else (an IPv6-only table) a global or unique-local IPv6 one.
+// When one address sits on several netdevs (a VXLAN device and the bond
+// under it) the row of the netdev that carries RoCE wins: the one that
+// owns the port's link-local GID (the GID the port derives from its own
+// MAC), never merely the first row.
+func bestV2Row(rows []ingest.GIDEntry) (gidAt, bool) {
+	roceDev := ""
+	for _, e := range rows {
+		if c, _ := ingest.ClassifyGID(e.GID); c == ingest.GIDLinkLocal && e.Netdev != "" && (roceDev == "" || e.Index < lowestIndex(rows, roceDev)) {
+			roceDev = e.Netdev
+		}
+	}
+	pick := func(class ingest.GIDClass) (ingest.GIDEntry, string, bool) {
+		var cands []ingest.GIDEntry
+		for _, e := range rows {
+			if c, _ := ingest.ClassifyGID(e.GID); c == class && e.Version == "v2" {
+				cands = append(cands, e)
+			}
+		}
+		if len(cands) == 0 {
+			return ingest.GIDEntry{}, "", false
+		}
+		best, note := cands[0], ""
+		netdevs := map[string]bool{}
+		for _, e := range cands {
+			netdevs[e.Netdev] = true
+		}
+		if roceDev != "" && len(netdevs) > 1 {
+			for _, e := range cands {
+				if e.Netdev == roceDev {
+					best = e
+					note = fmt.Sprintf("the row on %s, the netdev that owns the port's link-local GID (RoCE's), not the %s rows", roceDev, plural(len(netdevs)-1, "other netdev's", "other netdevs'"))
+					break
+				}
+			}
+		}
+		return best, note, true
+	}
+	e, note, ok := pick(ingest.GIDIPv4)
+	ipv6 := false
+	if !ok {
+		if e, note, ok = pick(ingest.GIDIPv6); !ok {
+			return gidAt{}, false
+		}
+		ipv6 = true
+	}
+	gid := e.IPv4
+	if ipv6 {
+		gid = e.GID
+	}
+	return gidAt{idx: e.Index, where: e.Where(), gid: gid, ev: e.Evidence, ipv6: ipv6, note: note}, true
+}
+
+// lowestIndex is the lowest index of a netdev's rows.
+func lowestIndex(rows []ingest.GIDEntry, netdev string) int {
+	low := -1
+	for _, e := range rows {
+		if e.Netdev == netdev && (low < 0 || e.Index < low) {
+			low = e.Index
+		}
+	}
+	return low
 }
 
 // recommendGID names the index to use when only GID tables are given.
@@ -538,7 +622,11 @@ func recommendGID(entries []ingest.GIDEntry) []Finding {
 		return nil // reported as gid.index.mismatch
 	}
 	i := v2[0].idx
-	title := fmt.Sprintf("RoCEv2 IPv4 GID is index %d (%s): NCCL_IB_GID_INDEX=%d", i, strings.Join(parts, ", "), i)
+	family := "IPv4"
+	if v2[0].ipv6 {
+		family = "IPv6"
+	}
+	title := fmt.Sprintf("RoCEv2 %s GID is index %d (%s): NCCL_IB_GID_INDEX=%d", family, i, strings.Join(parts, ", "), i)
 	var noIP []string
 	devs := map[string]bool{}
 	for _, g := range v2 {
@@ -552,15 +640,26 @@ func recommendGID(entries []ingest.GIDEntry) []Finding {
 			ev = append(ev, e.Evidence)
 		}
 	}
-	mech := "Each IP address on the RoCE netdev adds a RoCE v1 and a v2 row to the GID table; the v2 row with an IPv4 address is routable and carries DSCP/ECN." + tableLinkLocal(entries)
+	mech := "Each IP address on the RoCE netdev adds a RoCE v1 and a v2 row to the GID table; the v2 row with a routable address (IPv4, or a global or unique-local IPv6 one) carries DSCP/ECN and crosses routers." + tableLinkLocal(entries)
+	for _, g := range v2 {
+		if g.note != "" {
+			mech += " On " + g.where + " the address sits on several netdevs: index " + strconv.Itoa(g.idx) + " is " + g.note + "."
+			break
+		}
+	}
+	fix := fmt.Sprintf("NCCL_IB_GID_INDEX=%d (or leave it unset on NCCL ≥ 2.21); ib_write_bw -x %d.", i, i)
+	if v2[0].ipv6 {
+		mech += " The table has no IPv4 GID: NCCL 2.21 and later choose the GID by NCCL_IB_ADDR_FAMILY, AF_INET by default, and with no IPv4 row they keep index 0, the link-local GID (the failure uccl-project/uccl#803 describes on Broadcom NICs with ULA addresses)."
+		fix = fmt.Sprintf("NCCL_IB_GID_INDEX=%d, or NCCL_IB_ADDR_FAMILY=AF_INET6 on NCCL ≥ 2.21 so that it chooses this row itself; ib_write_bw -x %d.", i, i)
+	}
 	if len(noIP) > 0 {
-		title += "; no IPv4 GID on " + strings.Join(noIP, ", ")
-		mech += " A port without an IPv4 row has no address on its netdev: RoCEv2 over IPv4 cannot use it; give it an address or leave it out with NCCL_IB_HCA."
+		title += "; no routable GID on " + strings.Join(noIP, ", ")
+		mech += " A port without a routable row has no address on its netdev: RoCEv2 cannot use it; give it an address or leave it out with NCCL_IB_HCA."
 	}
 	return []Finding{{
 		ID: "gid.index.roce_v2", Severity: Info, Layer: LayerRDMA,
 		Title: title, Evidence: evidenceInOrder(ev), Mechanism: mech,
-		Fix: fmt.Sprintf("NCCL_IB_GID_INDEX=%d (or leave it unset on NCCL ≥ 2.21); ib_write_bw -x %d.", i, i),
+		Fix: fix,
 	}}
 }
 
@@ -704,4 +803,13 @@ func ncclAutoGID(rows []ingest.GIDEntry) (idx int, why string, ok bool) {
 		return 0, "the table has no IPv4 GID, so NCCL keeps index 0 (NCCL_IB_ADDR_FAMILY=AF_INET6 makes it take an IPv6 one)", true
 	}
 	return cur.Index, fmt.Sprintf("it takes index %d, the %s IPv4 GID %s", cur.Index, nameOr(cur.Version, "(version not shown)"), cur.IPv4), true
+}
+
+// scopeHostName is the name of the host an artifact's input states, ""
+// when it states none.
+func scopeHostName(a any) string {
+	if art, ok := a.(ingest.Artifact); ok {
+		return art.Scope().Host.Name
+	}
+	return ""
 }

@@ -393,7 +393,6 @@ func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 	}, true
 }
 
-
 func pluginInUse(logs []*ingest.NCCLLog) []Finding {
 	var ev evidence
 	var names []string

@@ -22,6 +22,7 @@ func switchRules() []Rule {
 		{IDs: []string{"switch.pfc.tx_pause"}, Check: checkSwitchTxPause},
 		{IDs: []string{"switch.queue.drops"}, Check: checkQueueDrops},
 		{IDs: []string{"switch.headroom.exhausted"}, Check: checkHeadroom},
+		{IDs: []string{"switch.headroom.short"}, Check: checkProfileHeadroom},
 		{IDs: []string{"switch.ecn.thresholds"}, Check: checkECNThresholds},
 	}
 }
@@ -280,14 +281,6 @@ func checkECNThresholds(inc *Incident) []Finding {
 		}
 	}
 	return fs
-}
-
-// upTo says the marking probability at Kmax, when the output gives it.
-func upTo(pct int64) string {
-	if pct < 0 {
-		return ""
-	}
-	return fmt.Sprintf(" at up to %d%%", pct)
 }
 
 // txDropFinding reports egress drops of a port (`show interfaces

@@ -28,8 +28,8 @@ type dcqcnValue struct {
 }
 
 var (
-	dcqcnEnabledDesc = prometheus.NewDesc("rocelab_dcqcn_enabled", "1 when DCQCN is enabled for the priority in the role (np: notification point, rp: reaction point), else 0.", []string{"netdev", "device", "port", "role", "priority"}, nil)
-	dcqcnParamDesc   = prometheus.NewDesc("rocelab_dcqcn_parameter", "A DCQCN parameter of the role as the driver reports it (e.g. np min_time_between_cnps, rp rpg_min_rate), in the driver's unit.", []string{"netdev", "device", "port", "role", "parameter"}, nil)
+	dcqcnEnabled = newMetric("rocelab_dcqcn_enabled", "1 when DCQCN is enabled for the priority in the role (np: notification point, rp: reaction point), else 0.", prometheus.GaugeValue, "netdev", "device", "port", "role", "priority")
+	dcqcnParam   = newMetric("rocelab_dcqcn_parameter", "A DCQCN parameter of the role as the driver reports it (e.g. np min_time_between_cnps, rp rpg_min_rate), in the driver's unit.", prometheus.GaugeValue, "netdev", "device", "port", "role", "parameter")
 )
 
 // Name implements Collector.
@@ -37,8 +37,8 @@ func (c *dcqcnCollector) Name() string { return "dcqcn" }
 
 // Describe implements Collector.
 func (c *dcqcnCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- dcqcnEnabledDesc
-	ch <- dcqcnParamDesc
+	ch <- dcqcnEnabled.desc
+	ch <- dcqcnParam.desc
 }
 
 // Collect implements Collector.
@@ -49,9 +49,9 @@ func (c *dcqcnCollector) Collect(s *Scrape) {
 		vals, _ := c.settings.get(p.Netdev, func() ([]dcqcnValue, bool, bool) { return c.read(s, p) })
 		for _, v := range vals {
 			if v.enable {
-				s.emit(dcqcnEnabledDesc, prometheus.GaugeValue, v.v, p.Netdev, p.Device, p.Port, v.role, v.key)
+				s.emit(dcqcnEnabled, v.v, p.Netdev, p.Device, p.Port, v.role, v.key)
 			} else {
-				s.emit(dcqcnParamDesc, prometheus.GaugeValue, v.v, p.Netdev, p.Device, p.Port, v.role, v.key)
+				s.emit(dcqcnParam, v.v, p.Netdev, p.Device, p.Port, v.role, v.key)
 			}
 		}
 	})

@@ -47,7 +47,7 @@ func (c *ethtoolCollector) Name() string { return "ethtool" }
 func (c *ethtoolCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, f := range Families() {
 		if f.Source == counters.Ethtool {
-			ch <- f.desc
+			ch <- f.metric.desc
 		}
 	}
 }
@@ -81,7 +81,7 @@ func (c *ethtoolCollector) Collect(s *Scrape) {
 				continue
 			}
 			c.seen[k] = st.Name
-			s.emit(m.Family.desc, m.Family.Type, m.Value(st.Value), m.labelValues(p.Netdev, p.Device, p.Port)...)
+			s.emitMapped(&m, st.Value, p.Netdev, p.Device, p.Port)
 		}
 	}
 }
@@ -145,7 +145,7 @@ type EthtoolDir struct{ FS fs.FS }
 // Stats implements EthtoolSource.
 func (d EthtoolDir) Stats(netdev string) ([]Stat, error) {
 	name := netdev + ".txt"
-	f, err := d.FS.Open(name)
+	f, err := openRegular(d.FS, name)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,9 @@ import (
 	"io/fs"
 	"log/slog"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -39,6 +41,18 @@ type Host struct {
 	Ethtool EthtoolSource
 	// QoS gives the QoS state of a netdev.
 	QoS QoSSource
+	// RDMA gives a port's hw_counters in one call (netlink); nil reads
+	// the files under hw_counters/.
+	RDMA HWCounterSource
+}
+
+// A HWCounterSource reads all hw_counters of an RDMA port at once.
+type HWCounterSource interface {
+	// HWCounters calls fn with each counter of port (sysfs numbering)
+	// of device. name is valid only during the call. An error wrapping
+	// ErrUnsupported means this source cannot read the port; any error
+	// sends the port to the sysfs files instead.
+	HWCounters(device, port string, fn func(name []byte, value uint64)) error
 }
 
 // A Stat is one named statistic.
@@ -127,24 +141,40 @@ func reasonOf(err error) string {
 }
 
 var (
-	scrapeDurationDesc = prometheus.NewDesc("rocelab_exporter_scrape_duration_seconds",
-		"Time one collector took to read the host.", []string{"collector"}, nil)
-	scrapeSuccessDesc = prometheus.NewDesc("rocelab_exporter_scrape_success",
-		"1 when the collector read every device and file cleanly, 0 when anything failed (see rocelab_exporter_collector_errors_total).", []string{"collector"}, nil)
-	collectorErrorsDesc = prometheus.NewDesc("rocelab_exporter_collector_errors_total",
-		"Devices or files a collector could not read and skipped, by reason (permission, missing, read, parse, duplicate).", []string{"collector", "device", "reason"}, nil)
+	scrapeDuration  = selfMetric(newMetric("rocelab_exporter_scrape_duration_seconds", "Time one collector took to read the host.", prometheus.GaugeValue, "collector"))
+	scrapeSuccess   = selfMetric(newMetric("rocelab_exporter_scrape_success", "1 when the collector read every device and file cleanly, 0 when anything failed (see rocelab_exporter_collector_errors_total).", prometheus.GaugeValue, "collector"))
+	collectorErrors = selfMetric(newMetric("rocelab_exporter_collector_errors_total", "Devices or files a collector could not read and skipped, by reason (permission, missing, read, parse, duplicate).", prometheus.CounterValue, "collector", "device", "reason"))
 )
 
+func selfMetric(m *metric) *metric {
+	m.self = true
+	return m
+}
+
 // Exporter runs the enabled collectors on a host at each scrape. It is a
-// prometheus.Collector: register it on a registry of your own.
+// prometheus.Collector (register it on a registry of your own), and
+// Handler writes its exposition directly, without a registry's copies.
 type Exporter struct {
 	host       func() Host
 	collectors []Collector
 	logger     *slog.Logger
+	// layout places the labels of the text exposition, constant labels
+	// (the twin's host) among them; a registry adds its own instead.
+	layout layout
+	// stamp, when set, gives the time the host's state is of, written on
+	// every sample of the host (the twin's snapshots lag the wall clock
+	// when the machine is busy; stamped, rates stay exact).
+	stamp func() time.Time
+	ts    []byte
 
-	mu     sync.Mutex
-	errors map[errKey]uint64
-	bufs   [][]byte // one scratch buffer per reading goroutine
+	mu      sync.Mutex
+	errors  map[errKey]uint64
+	bufs    [][]byte // one scratch buffer per reading goroutine
+	dirbufs [][]byte // and one for directory entries
+	// main and items are the text sinks of a scrape: items for the units
+	// a collector reads in parallel, merged into main in order.
+	main  textSink
+	items []*textSink
 }
 
 type errKey struct{ collector, device, reason string }
@@ -155,14 +185,28 @@ func New(host func() Host, collectors []Collector, logger *slog.Logger) *Exporte
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Exporter{host: host, collectors: collectors, logger: logger, errors: map[errKey]uint64{}, bufs: make([][]byte, workers)}
+	return &Exporter{host: host, collectors: collectors, logger: logger, layout: newLayout(), errors: map[errKey]uint64{}, bufs: make([][]byte, workers), dirbufs: make([][]byte, workers)}
+}
+
+// WithLabels gives every sample of the text exposition the constant labels
+// name, value, ... (the twin's host="h0"); it returns e.
+func (e *Exporter) WithLabels(pairs ...string) *Exporter {
+	e.layout = newLayout(pairs...)
+	return e
+}
+
+// WithTimestamp stamps the host's samples of the text exposition with the
+// time stamp gives at each scrape; it returns e.
+func (e *Exporter) WithTimestamp(stamp func() time.Time) *Exporter {
+	e.stamp = stamp
+	return e
 }
 
 // Describe implements prometheus.Collector.
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
-	ch <- scrapeDurationDesc
-	ch <- scrapeSuccessDesc
-	ch <- collectorErrorsDesc
+	ch <- scrapeDuration.desc
+	ch <- scrapeSuccess.desc
+	ch <- collectorErrors.desc
 	for _, c := range e.collectors {
 		c.Describe(ch)
 	}
@@ -172,18 +216,36 @@ func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s := &Scrape{Host: e.host(), ch: ch, e: e, state: &scrapeState{}, disc: &discovery{}, worker: 0}
+	e.scrape(&Scrape{ch: ch})
+}
+
+// writeText runs a scrape and adds its samples to x.
+func (e *Exporter) writeText(x *exposition) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.ts = e.ts[:0]
+	if e.stamp != nil {
+		e.ts = strconv.AppendInt(append(e.ts, ' '), e.stamp().UnixMilli(), 10)
+	}
+	e.main.reset(e.layout, e.ts)
+	e.scrape(&Scrape{sink: &e.main})
+	x.add(&e.main)
+}
+
+// scrape runs every collector into s's sink or channel.
+func (e *Exporter) scrape(s *Scrape) {
+	s.Host, s.e, s.state, s.disc = e.host(), e, &scrapeState{}, &discovery{}
 	for _, c := range e.collectors {
 		s.state.collector = c.Name()
 		s.state.failed = false
 		start := time.Now()
 		c.Collect(s)
-		ch <- prometheus.MustNewConstMetric(scrapeDurationDesc, prometheus.GaugeValue, time.Since(start).Seconds(), c.Name())
+		s.emit(scrapeDuration, time.Since(start).Seconds(), c.Name())
 		ok := 1.0
 		if s.state.failed {
 			ok = 0
 		}
-		ch <- prometheus.MustNewConstMetric(scrapeSuccessDesc, prometheus.GaugeValue, ok, c.Name())
+		s.emit(scrapeSuccess, ok, c.Name())
 	}
 	keys := make([]errKey, 0, len(e.errors))
 	for k := range e.errors {
@@ -200,7 +262,7 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 		return a.reason < b.reason
 	})
 	for _, k := range keys {
-		ch <- prometheus.MustNewConstMetric(collectorErrorsDesc, prometheus.CounterValue, float64(e.errors[k]), k.collector, k.device, k.reason)
+		s.emit(collectorErrors, float64(e.errors[k]), k.collector, k.device, k.reason)
 	}
 }
 
@@ -210,7 +272,8 @@ type Scrape struct {
 	// Host is what to read.
 	Host Host
 
-	ch     chan<- prometheus.Metric
+	ch     chan<- prometheus.Metric // the registry path
+	sink   *textSink                // the text path
 	e      *Exporter
 	state  *scrapeState
 	disc   *discovery
@@ -236,13 +299,22 @@ type discovery struct {
 const workers = 4
 
 // Each calls f(i) for i in [0, n) on up to workers goroutines, each with
-// its own Scrape, and returns when all are done.
+// its own Scrape, and returns when all are done. The samples of each i are
+// kept in the order of i, whichever goroutine read it.
 func (s *Scrape) Each(n int, f func(s *Scrape, i int)) {
 	if n <= 1 {
 		for i := 0; i < n; i++ {
 			f(s, i)
 		}
 		return
+	}
+	if s.sink != nil {
+		for len(s.e.items) < n {
+			s.e.items = append(s.e.items, &textSink{})
+		}
+		for i := 0; i < n; i++ {
+			s.e.items[i].reset(s.sink.layout, s.sink.ts)
+		}
 	}
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -253,7 +325,11 @@ func (s *Scrape) Each(n int, f func(s *Scrape, i int)) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				f(&ws, i)
+				is := ws
+				if s.sink != nil {
+					is.sink = s.e.items[i]
+				}
+				f(&is, i)
 			}
 		}()
 	}
@@ -262,6 +338,11 @@ func (s *Scrape) Each(n int, f func(s *Scrape, i int)) {
 	}
 	close(next)
 	wg.Wait()
+	if s.sink != nil {
+		for _, it := range s.e.items[:n] {
+			s.sink.merge(it)
+		}
+	}
 }
 
 // Fail records that device (an RDMA device or netdev; "" for the host as a
@@ -284,13 +365,19 @@ func (s *Scrape) Fail(device string, err error) {
 	s.e.logger.Log(context.Background(), level, "skipped", "collector", k.collector, "device", device, "reason", reason, "err", err)
 }
 
-// emit sends one sample.
-func (s *Scrape) emit(d *prometheus.Desc, t prometheus.ValueType, v float64, labels ...string) {
-	s.ch <- prometheus.MustNewConstMetric(d, t, v, labels...)
+// emit sends one sample of m with the given label values.
+func (s *Scrape) emit(m *metric, v float64, labels ...string) {
+	if s.sink != nil {
+		s.sink.sample(m, v, labels)
+		return
+	}
+	s.ch <- prometheus.MustNewConstMetric(m.desc, m.typ, v, slices.Clone(labels)...)
 }
 
-// readFile reads a small file into the exporter's scratch buffer; the
-// result is valid until the next call.
+// readFile reads a small regular file into the exporter's scratch buffer;
+// the result is valid until the next call. Anything but a regular file (a
+// FIFO, a device, a directory) is refused without being opened for
+// reading, so that a stray FIFO cannot hang a scrape.
 func (s *Scrape) readFile(name string) ([]byte, error) {
 	if r, ok := s.Host.Sys.(rawDir); ok {
 		b, err := r.readInto(name, s.e.bufs[s.worker])
@@ -299,7 +386,7 @@ func (s *Scrape) readFile(name string) ([]byte, error) {
 		}
 		return b, err
 	}
-	f, err := s.Host.Sys.Open(name)
+	f, err := openRegular(s.Host.Sys, name)
 	if err != nil {
 		return nil, err
 	}
@@ -324,29 +411,28 @@ func (s *Scrape) readFile(name string) ([]byte, error) {
 	}
 }
 
+// openRegular opens name in fsys if it is a regular file, and refuses
+// anything else (a FIFO would block the open) without opening it.
+func openRegular(fsys fs.FS, name string) (fs.File, error) {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: errNotRegular}
+	}
+	return fsys.Open(name)
+}
+
 // maxFileSize bounds what readFile accepts: sysfs attributes are at most a
 // page.
 const maxFileSize = 64 << 10
 
-var errTooLarge = errors.New("larger than 64 KiB, not a sysfs attribute")
-
-// fqName picks the metric name out of a descriptor's description.
-var fqName = regexp.MustCompile(`fqName: "([^"]+)"`)
+var (
+	errTooLarge   = errors.New("larger than 64 KiB, not a sysfs attribute")
+	errNotRegular = errors.New("not a regular file (a sysfs attribute is one)")
+)
 
 // MetricNames returns the name of every metric the exporter can export,
 // sorted: what dashboards and rules may name.
-func MetricNames() []string {
-	ch := make(chan *prometheus.Desc)
-	go func() {
-		New(nil, Collectors(Options{}), nil).Describe(ch)
-		close(ch)
-	}()
-	var out []string
-	for d := range ch {
-		if m := fqName.FindStringSubmatch(d.String()); m != nil {
-			out = append(out, m[1])
-		}
-	}
-	sort.Strings(out)
-	return out
-}
+func MetricNames() []string { return metricNames() }

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
 	"rocelab/internal/counters"
 )
 
@@ -70,8 +73,36 @@ func FuzzMapName(f *testing.F) {
 		if (m.Prio != "") != m.Family.Prio {
 			t.Fatalf("MapName(%q): priority %q in family %s", name, m.Prio, m.Family.Name)
 		}
-		if got := len(m.labelValues("a", "b", "c")[3:]); s == counters.Ethtool && got != len(m.Family.Labels())-3 {
-			t.Fatalf("MapName(%q): %d extra label values for %v", name, got, m.Family.Labels())
+		// The text exposition of the sample parses, with every label of
+		// the family and the raw name intact.
+		sink := textSink{layout: newLayout()}
+		base := []string{"a", "b", "c"}
+		if s != counters.Ethtool {
+			base = base[:2] // device, port
+		}
+		(&Scrape{sink: &sink}).emitMapped(&m, 7, base...)
+		var x exposition
+		x.add(&sink)
+		var out bytes.Buffer
+		if err := x.writeTo(&out); err != nil {
+			t.Fatal(err)
+		}
+		p := expfmt.NewTextParser(model.LegacyValidation)
+		fams, err := p.TextToMetricFamilies(&out)
+		if err != nil {
+			t.Fatalf("MapName(%q): exposition does not parse: %v\n%s", name, err, out.String())
+		}
+		got := fams[m.Family.Name].GetMetric()[0].GetLabel()
+		if len(got) != len(m.Family.Labels()) {
+			t.Fatalf("MapName(%q): %d labels, family has %v", name, len(got), m.Family.Labels())
+		}
+		if m.Family.Generic {
+			raw := m.Family.Labels()[len(m.Family.Labels())-1]
+			for _, l := range got {
+				if l.GetName() == raw && l.GetValue() != m.Raw {
+					t.Fatalf("MapName(%q): raw label %q", name, l.GetValue())
+				}
+			}
 		}
 		if m.Family.Generic {
 			if d, _, ok := tb.Lookup(name); ok && d.Source == s {

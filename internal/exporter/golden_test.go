@@ -1,16 +1,12 @@
 package exporter
 
 import (
-	"bytes"
 	"flag"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/common/expfmt"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -24,24 +20,17 @@ func fixtureHost(t testing.TB) Host {
 	return h
 }
 
-// scrapeText gathers a registry holding exp and returns the exposition
-// text, without the lines matching drop.
-func scrapeText(t testing.TB, exp *Exporter, drop *regexp.Regexp) string {
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(exp)
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	enc := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeTextPlain))
-	for _, mf := range mfs {
-		if err := enc.Encode(mf); err != nil {
-			t.Fatal(err)
-		}
-	}
+func fixtureExporter(t testing.TB) *Exporter {
+	h := fixtureHost(t)
+	return New(func() Host { return h }, Collectors(Options{EthtoolExclude: regexp.MustCompile(DefaultEthtoolExclude)}), nil)
+}
+
+// servedText is the fixture host's /metrics as the handler serves it,
+// without the lines matching drop.
+func servedText(t testing.TB, drop *regexp.Regexp) string {
+	_, body := scrapeHandler(t, NewHandler([]*Exporter{fixtureExporter(t)}, nil, 0, nil), nil)
 	var out []string
-	for _, l := range strings.SplitAfter(buf.String(), "\n") {
+	for _, l := range strings.SplitAfter(string(body), "\n") {
 		if drop == nil || !drop.MatchString(l) {
 			out = append(out, l)
 		}
@@ -49,15 +38,10 @@ func scrapeText(t testing.TB, exp *Exporter, drop *regexp.Regexp) string {
 	return strings.Join(out, "")
 }
 
-func fixtureExporter(t testing.TB) *Exporter {
-	h := fixtureHost(t)
-	return New(func() Host { return h }, Collectors(Options{EthtoolExclude: regexp.MustCompile(DefaultEthtoolExclude)}), nil)
-}
-
-// TestGoldenMetrics compares the fixture host's /metrics with
+// TestGoldenMetrics compares the fixture host's /metrics, as served, with
 // testdata/metrics.golden.
 func TestGoldenMetrics(t *testing.T) {
-	got := scrapeText(t, fixtureExporter(t), regexp.MustCompile(`^rocelab_exporter_scrape_duration_seconds\{`))
+	got := servedText(t, regexp.MustCompile(`^rocelab_exporter_scrape_duration_seconds\{`))
 	const file = "testdata/metrics.golden"
 	if *update {
 		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
@@ -105,7 +89,7 @@ func TestGoldenPassesPromtool(t *testing.T) {
 		t.Skip("promtool not installed (apt-get install prometheus; .ci/run installs it): exposition not linted")
 	}
 	cmd := exec.Command(bin, "check", "metrics")
-	cmd.Stdin = strings.NewReader(scrapeText(t, fixtureExporter(t), nil))
+	cmd.Stdin = strings.NewReader(servedText(t, nil))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("promtool check metrics: %v\n%s", err, out)
 	}

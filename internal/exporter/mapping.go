@@ -41,7 +41,7 @@ type Family struct {
 	// extra label holds the raw name.
 	Generic bool
 
-	desc *prometheus.Desc
+	metric *metric
 }
 
 // Labels returns the family's label names, in order.
@@ -125,7 +125,9 @@ func mappingTable() []familyRow {
 		{hw, counters.LocalAckTimeoutErr, "rocelab_rdma_local_ack_timeout_errors_total", "Requester ACK timeouts, each a retransmission (local_ack_timeout_err)."},
 		{hw, counters.ImpliedNakSeqErr, "rocelab_rdma_implied_nak_seq_errors_total", "Requester inferred a NAK (implied_nak_seq_err)."},
 		{hw, counters.DuplicateRequest, "rocelab_rdma_duplicate_requests_total", "Retransmitted requests the responder received (duplicate_request)."},
-		{hw, counters.RNRNakRetryErr, "rocelab_rdma_rnr_nak_retry_errors_total", "RNR NAK retries exhausted (rnr_nak_retry_err)."},
+		{hw, counters.RNRNakRetryErr, "rocelab_rdma_rnr_nak_retry_errors_total", "RNR NAKs the requester received, each retried within its rnr_retry limit (rnr_nak_retry_err)."},
+		{hw, counters.ReqTransportRetriesExceeded, "rocelab_rdma_req_transport_retries_exceeded_total", "Requester QPs that ran out of retry_cnt retransmissions, each an IBV_WC_RETRY_EXC_ERR completion and a broken connection (req_transport_retries_exceeded)."},
+		{hw, counters.ReqRNRRetriesExceeded, "rocelab_rdma_req_rnr_retries_exceeded_total", "Requester QPs that ran out of rnr_retry RNR retries (req_rnr_retries_exceeded)."},
 		{hw, counters.RespOutOfBuffer, "rocelab_rdma_out_of_buffer_total", "Responder had no receive WQE (out_of_buffer)."},
 		{hw, counters.ReqCQEError, "rocelab_rdma_req_cqe_errors_total", "Requester completions with error (req_cqe_error)."},
 		{hw, counters.ReqCQEFlushError, "rocelab_rdma_req_cqe_flush_errors_total", "Requester completions flushed (req_cqe_flush_error)."},
@@ -151,8 +153,8 @@ func mappingTable() []familyRow {
 		{pc, counters.PortXmitPackets, "rocelab_rdma_port_packets_total", "Packets through the port (port_xmit_packets/port_rcv_packets)."},
 		{pc, counters.PortXmitDiscard, "rocelab_rdma_port_discards_total", "Packets the port discarded (port_xmit_discards)."},
 		{pc, counters.PortRcvErrors, "rocelab_rdma_port_errors_total", "Packets received with errors (port_rcv_errors)."},
-		{pc, counters.PortUnicastPackets, "rocelab_rdma_port_unicast_packets_total", "Unicast packets through the port (port_unicast_xmit/rcv_packets)."},
-		{pc, counters.PortMcastPackets, "rocelab_rdma_port_multicast_packets_total", "Multicast packets through the port (port_multicast_xmit/rcv_packets)."},
+		{pc, counters.PortUnicastPackets, "rocelab_rdma_port_unicast_packets_total", "Unicast packets through the port (unicast_xmit/rcv_packets)."},
+		{pc, counters.PortMcastPackets, "rocelab_rdma_port_multicast_packets_total", "Multicast packets through the port (multicast_xmit/rcv_packets)."},
 		{pc, counters.LinkDowned, "rocelab_rdma_link_downed_total", "Times the link went down (link_downed): link flaps."},
 		{pc, counters.LinkErrorRecovery, "rocelab_rdma_link_error_recovery_total", "Times the link retrained after errors (link_error_recovery)."},
 		{pc, counters.SymbolError, "rocelab_rdma_symbol_errors_total", "Symbol errors on the wire (symbol_error)."},
@@ -196,7 +198,7 @@ func buildIndex() *mapIndex {
 	}
 	m.families = append(m.families, genericEthtool, genericHW, genericPort)
 	for _, f := range m.families {
-		f.desc = prometheus.NewDesc(f.Name, f.Help, f.Labels(), nil)
+		f.metric = newMetric(f.Name, f.Help, f.Type, f.Labels()...)
 	}
 	return m
 }
@@ -230,6 +232,8 @@ func Families() []*Family { return index.families }
 
 // A Mapped counter is a counter name placed in its family.
 type Mapped struct {
+	// Name is the counter's name as read.
+	Name   string
 	Family *Family
 	// Dir and Prio are the direction and priority label values ("" when
 	// the family has no such label).
@@ -256,7 +260,7 @@ func MapName(src counters.Source, name string) Mapped {
 	d, prio, ok := counters.Default().Lookup(name)
 	if ok && d.Source == src {
 		if f := index.byConcept[conceptKey{src, d.Concept}]; f != nil {
-			m := Mapped{Family: f, Raw: raw, Mul: 1, Div: 1}
+			m := Mapped{Name: name, Family: f, Raw: raw, Mul: 1, Div: 1}
 			switch d.Unit {
 			case counters.Microseconds:
 				m.Div = 1e6
@@ -274,24 +278,30 @@ func MapName(src counters.Source, name string) Mapped {
 	}
 	switch src {
 	case counters.HWCounters:
-		return Mapped{Family: genericHW, Raw: raw, Mul: 1, Div: 1}
+		return Mapped{Name: name, Family: genericHW, Raw: raw, Mul: 1, Div: 1}
 	case counters.PortCounters:
-		return Mapped{Family: genericPort, Raw: raw, Mul: 1, Div: 1}
+		return Mapped{Name: name, Family: genericPort, Raw: raw, Mul: 1, Div: 1}
 	}
-	return Mapped{Family: genericEthtool, Raw: raw, Mul: 1, Div: 1}
+	return Mapped{Name: name, Family: genericEthtool, Raw: raw, Mul: 1, Div: 1}
 }
 
-// labelValues appends the mapped labels after base, in Family.Labels order.
-func (m *Mapped) labelValues(base ...string) []string {
-	l := base
+// emitMapped sends the sample of a mapped counter: the base labels, then
+// the direction, priority and raw name its family has, in Family.Labels
+// order, without building a slice on the heap.
+func (s *Scrape) emitMapped(m *Mapped, v uint64, base ...string) {
+	var lv [6]string
+	n := copy(lv[:3], base)
 	if m.Family.Dir {
-		l = append(l, m.Dir)
+		lv[n] = m.Dir
+		n++
 	}
 	if m.Family.Prio {
-		l = append(l, m.Prio)
+		lv[n] = m.Prio
+		n++
 	}
 	if m.Family.Generic {
-		l = append(l, m.Raw)
+		lv[n] = m.Raw
+		n++
 	}
-	return l
+	s.emit(m.Family.metric, m.Value(v), lv[:n]...)
 }

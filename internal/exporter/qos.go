@@ -27,9 +27,9 @@ type QoS struct {
 type qosCollector struct{}
 
 var (
-	qosTrustDesc = prometheus.NewDesc("rocelab_qos_trust_info", "The netdev's priority trust mode (dscp or pcp); always 1.", []string{"netdev", "device", "port", "trust"}, nil)
-	qosPFCDesc   = prometheus.NewDesc("rocelab_qos_pfc_enabled", "1 when PFC is enabled on the priority, else 0.", []string{"netdev", "device", "port", "priority"}, nil)
-	qosDSCPDesc  = prometheus.NewDesc("rocelab_qos_dscp_priority", "The priority a received DSCP maps to (trust dscp); DSCPs without a mapping are left out.", []string{"netdev", "device", "port", "dscp"}, nil)
+	qosTrust = newMetric("rocelab_qos_trust_info", "The netdev's priority trust mode (dscp or pcp); always 1.", prometheus.GaugeValue, "netdev", "device", "port", "trust")
+	qosPFC   = newMetric("rocelab_qos_pfc_enabled", "1 when PFC is enabled on the priority, else 0.", prometheus.GaugeValue, "netdev", "device", "port", "priority")
+	qosDSCP  = newMetric("rocelab_qos_dscp_priority", "The priority a received DSCP maps to (trust dscp); DSCPs without a mapping are left out.", prometheus.GaugeValue, "netdev", "device", "port", "dscp")
 )
 
 // Name implements Collector.
@@ -37,9 +37,9 @@ func (c *qosCollector) Name() string { return "qos" }
 
 // Describe implements Collector.
 func (c *qosCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- qosTrustDesc
-	ch <- qosPFCDesc
-	ch <- qosDSCPDesc
+	ch <- qosTrust.desc
+	ch <- qosPFC.desc
+	ch <- qosDSCP.desc
 }
 
 // Collect implements Collector.
@@ -57,16 +57,16 @@ func (c *qosCollector) Collect(s *Scrape) {
 			continue
 		}
 		if q.Trust != "" {
-			s.emit(qosTrustDesc, prometheus.GaugeValue, 1, p.Netdev, p.Device, p.Port, q.Trust)
+			s.emit(qosTrust, 1, p.Netdev, p.Device, p.Port, q.Trust)
 		}
 		if q.PFCKnown {
 			for prio, on := range q.PFC {
-				s.emit(qosPFCDesc, prometheus.GaugeValue, b2f(on), p.Netdev, p.Device, p.Port, strconv.Itoa(prio))
+				s.emit(qosPFC, b2f(on), p.Netdev, p.Device, p.Port, strconv.Itoa(prio))
 			}
 		}
 		for dscp, prio := range q.DSCP {
 			if prio >= 0 {
-				s.emit(qosDSCPDesc, prometheus.GaugeValue, float64(prio), p.Netdev, p.Device, p.Port, strconv.Itoa(dscp))
+				s.emit(qosDSCP, float64(prio), p.Netdev, p.Device, p.Port, strconv.Itoa(dscp))
 			}
 		}
 	}
@@ -80,7 +80,7 @@ type MlnxQoSDir struct{ FS fs.FS }
 // QoS implements QoSSource.
 func (d MlnxQoSDir) QoS(netdev string) (QoS, error) {
 	name := netdev + ".txt"
-	f, err := d.FS.Open(name)
+	f, err := openRegular(d.FS, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return QoS{}, ErrUnsupported
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/exporter-toolkit/web"
 )
 
@@ -25,21 +25,17 @@ type ServeConfig struct {
 	Version string
 }
 
-// Serve serves /metrics from reg and a landing page at /, until ctx is
-// done. TLS and basic auth come from the web configuration file, in the
-// format every Prometheus exporter reads.
-func Serve(ctx context.Context, reg *prometheus.Registry, cfg ServeConfig, logger *slog.Logger) error {
+// Serve serves metrics (a Handler) at /metrics and a landing page at /,
+// until ctx is done. TLS and basic auth come from the web configuration
+// file, in the format every Prometheus exporter reads.
+func Serve(ctx context.Context, metrics http.Handler, cfg ServeConfig, logger *slog.Logger) error {
 	if cfg.WebConfigFile != "" {
 		if err := web.Validate(cfg.WebConfigFile); err != nil {
 			return err
 		}
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{
-		ErrorLog:      slog.NewLogLogger(logger.Handler(), slog.LevelError),
-		ErrorHandling: promhttp.ContinueOnError,
-		Registry:      reg,
-	}))
+	mux.Handle("/metrics", metrics)
 	landing, err := web.NewLandingPage(web.LandingConfig{
 		Name:        "rocelab exporter",
 		Description: "Prometheus exporter for RoCE hosts: RDMA hw_counters and port counters, ethtool PFC and discard counters, QoS and DCQCN state",
@@ -68,4 +64,18 @@ func Serve(ctx context.Context, reg *prometheus.Registry, cfg ServeConfig, logge
 		return nil
 	}
 	return err
+}
+
+// Registry returns a registry with what every rocelab exporter exports
+// beside its collectors: client_golang's Go and process collectors and
+// rocelab_build_info.
+func Registry(version, revision, goVersion string) *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name:        "rocelab_build_info",
+		Help:        "The rocelab binary: its version, VCS revision and Go version; always 1.",
+		ConstLabels: prometheus.Labels{"version": version, "revision": revision, "goversion": goVersion},
+	}, func() float64 { return 1 }))
+	return reg
 }

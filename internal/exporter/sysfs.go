@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"bytes"
+	"errors"
 	"io/fs"
 	"path"
 	"strings"
@@ -16,11 +17,16 @@ type Port struct {
 	// Netdev is the Ethernet interface behind the port ("" when none is
 	// found, e.g. an InfiniBand port).
 	Netdev string
+
+	path string // the sysfs directory, made once
 }
 
 // dir is the port's sysfs directory.
 func (p *Port) dir() string {
-	return "class/infiniband/" + p.Device + "/ports/" + p.Port
+	if p.path == "" {
+		p.path = "class/infiniband/" + p.Device + "/ports/" + p.Port
+	}
+	return p.path
 }
 
 // devError is a device discovery could not list.
@@ -41,6 +47,9 @@ func (s *Scrape) Ports() []Port {
 	}
 	d.done = true
 	devs, err := fs.ReadDir(s.Host.Sys, "class/infiniband")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // no RDMA device (ib_core not loaded): nothing to read, nothing broken
+	}
 	if err != nil {
 		d.errs = append(d.errs, devError{"", err})
 		return nil

@@ -34,8 +34,8 @@ type DevinfoDevice struct {
 	// NodeGUID and SysImageGUID identify the adapter and the host's set of
 	// adapters ("7cfe:9003:00a0:8d36"), "" when not printed.
 	NodeGUID, SysImageGUID string
-	Ports        []DevinfoPort
-	Evidence     Evidence // the hca_id line
+	Ports                  []DevinfoPort
+	Evidence               Evidence // the hca_id line
 }
 
 // A DevinfoPort is one "port:" block.

@@ -135,13 +135,19 @@ func FuzzPerftest(f *testing.F) {
 }
 
 func FuzzShowGIDs(f *testing.F) {
-	nicFuzz(f, NewShowGIDsParser, nicSeeds("corpus/ethtool/show-gids-*.txt", "corpus/ethtool/mlnx-qos-*.txt"), func(t *testing.T, a Artifact, n int) {
-		for _, e := range a.(*ShowGIDs).GIDEntries() {
+	f.Add([]byte("DEV PORT INDEX GID IPv4\n--- ---- ----- --- ----\nmlx5_0 1 0 fe80::1\nmlx5_0 1 1 ::ffff:10.0.0.1 10.0.0.1 eth0\nn_gids_found=0\n"))
+	nicFuzz(f, NewShowGIDsParser, nicSeeds("corpus/ethtool/show-gids-*.txt", "corpus/ethtool/mlnx-qos-*.txt", "corpus/threads/show-gids-*.txt"), func(t *testing.T, a Artifact, n int) {
+		g := a.(*ShowGIDs)
+		for _, e := range g.GIDEntries() {
 			nicCheckEvidence(t, e.Evidence, n)
-			if c, _ := ClassifyGID(e.GID); c == GIDUnknown || e.Version != "v1" && e.Version != "v2" || e.Index < 0 {
+			if c, _ := ClassifyGID(e.GID); c == GIDUnknown || e.Version != "v1" && e.Version != "v2" && e.Version != "" || e.Index < 0 {
 				t.Fatalf("bad entry %+v", e)
 			}
 		}
+		if len(g.Entries) == 0 && g.Found != 0 {
+			t.Fatalf("an artifact with no rows and n_gids_found=%d", g.Found)
+		}
+		g.StatedHost()
 	})
 }
 
@@ -158,6 +164,11 @@ func FuzzDevinfo(f *testing.F) {
 		for _, s := range d.LinkSpeeds() {
 			if s.Rate <= 0 {
 				t.Fatalf("rate %v", s.Rate)
+			}
+		}
+		for _, g := range d.StatedHost().GUIDs {
+			if len(g) != 16 {
+				t.Fatalf("GUID %q", g)
 			}
 		}
 	})

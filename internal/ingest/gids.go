@@ -148,9 +148,11 @@ func parseShowGIDsRow(f []string, noVer bool) (GIDEntry, bool) {
 	}
 	e := GIDEntry{Device: f[0], Port: port, Index: idx, GID: f[3]}
 	rest := f[4:]
-	if a, err := netip.ParseAddr(rest[0]); err == nil && a.Is4() {
-		e.IPv4 = rest[0]
-		rest = rest[1:]
+	if len(rest) > 0 {
+		if a, err := netip.ParseAddr(rest[0]); err == nil && a.Is4() {
+			e.IPv4 = rest[0]
+			rest = rest[1:]
+		}
 	}
 	if len(rest) > 0 && (rest[0] == "v1" || rest[0] == "v2") {
 		e.Version, rest = rest[0], rest[1:]

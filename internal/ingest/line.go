@@ -34,7 +34,14 @@ type Line struct {
 	// Stamp is the time the input last stated before this line (see
 	// Stamp); zero when none was.
 	Stamp Stamp
+	// rank is one more than the rank a launcher tag names (see Rank);
+	// 0 for none, as in a Line made by hand.
+	rank int
 }
+
+// Rank is the rank a launcher tag names ("[1,3]<stdout>:", "[3]",
+// "rank3:", srun's "3: "), -1 when the line has none.
+func (l Line) Rank() int { return l.rank - 1 }
 
 // A LineReader yields cleaned lines from a stream with bounded memory. It
 // also follows the context a paste states between its dumps: the host
@@ -49,6 +56,7 @@ type LineReader struct {
 	rest      []string
 	restTrunc bool
 	ctx       lineContext
+	rank      int
 }
 
 // NewLineReader returns a LineReader over r.
@@ -64,6 +72,7 @@ func (lr *LineReader) Next() (Line, error) {
 	if len(lr.rest) > 0 {
 		text := lr.rest[0]
 		lr.rest = lr.rest[1:]
+		lr.rank = -1
 		return lr.line(text, lr.restTrunc), nil
 	}
 	lr.scratch = lr.scratch[:0]
@@ -94,6 +103,7 @@ func (lr *LineReader) Next() (Line, error) {
 	}
 	lr.n++
 	text, owner, k := clean(lr.scratch)
+	lr.rank = tagRankNumber(owner, k)
 	if k == tagMPI || k == tagRank {
 		if segs := splitMidTags(text, owner, k, lr.rest[:0]); len(segs) > 0 {
 			text, lr.rest, lr.restTrunc = segs[0], segs[1:], truncated
@@ -106,7 +116,7 @@ func (lr *LineReader) Next() (Line, error) {
 // then updates the context from it.
 func (lr *LineReader) line(text string, truncated bool) Line {
 	m := ncclMarker(text)
-	l := Line{Num: lr.n, Text: text, Truncated: truncated, NCCL: m >= 0, marker: m + 1}
+	l := Line{Num: lr.n, Text: text, Truncated: truncated, NCCL: m >= 0, marker: m + 1, rank: lr.rank + 1}
 	l.Host, l.Stamp = lr.ctx.host, lr.ctx.stamp
 	if !l.NCCL {
 		lr.ctx.update(l)

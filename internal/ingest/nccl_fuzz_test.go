@@ -42,6 +42,7 @@ func FuzzNCCLLog(f *testing.F) {
 	addCorpusSeeds(f, "nccl-log")
 	addCorpusSeeds(f, "threads")
 	f.Add([]byte(baseLogText()))
+	f.Add([]byte("localhost:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nlocalhost:2:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n:3:3 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.3<0>\n[0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 305 mtu 5 GID 3 (0/1000A0AFFFF0000)\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := checkArtifact(t, data)
 		for _, a := range res.Artifacts {
@@ -65,6 +66,20 @@ func FuzzNCCLLog(f *testing.F) {
 					t.Fatalf("MTU %d", m.MTU)
 				}
 			}
+			if len(l.QPs) > maxKept || len(l.procBoot) > maxDistinct {
+				t.Fatal("queue pairs or processes beyond their caps")
+			}
+			for _, q := range l.QPs {
+				if q.Evidence.Line < 1 || q.Evidence.Line > res.LineCount {
+					t.Fatalf("QP evidence line %d outside 1..%d", q.Evidence.Line, res.LineCount)
+				}
+			}
+			for _, h := range l.HostIdents() {
+				if h.IsZero() {
+					t.Fatal("a host with no name, address or GUID")
+				}
+			}
+			l.GIDDefaults()
 			l.GDRReport()
 			l.GIDUses()
 			l.GIDEntries()

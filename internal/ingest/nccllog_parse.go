@@ -49,6 +49,12 @@ func (l *NCCLLog) Feed(ln Line) {
 	l.lines++
 	ev := At(l.src, ln)
 	o, host := l.origin(pre, ev)
+	if r := ln.Rank(); o.pid < 0 && r >= 0 {
+		// A prefix without a pid: the launcher's rank tag tells the
+		// processes apart.
+		o.pid = -2 - r
+		host = l.intern(l.resolveHost(o.name, o.pid), ev)
+	}
 	if warn {
 		l.feedWarn(o, host, msg, ev)
 		return

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -89,6 +90,23 @@ func FuzzSwitch(f *testing.F) {
 			if pr < 0 || pr > 7 {
 				t.Fatalf("PFC priority %d", pr)
 			}
+		}
+		if len(s.ASICPFC) > maxSwitchRows || len(s.WDConfig) > maxSwitchRows {
+			t.Fatal("ASIC counters or watchdog config beyond the cap")
+		}
+		for _, p := range s.ASICPFC {
+			nicCheckEvidence(t, p.Evidence, n)
+		}
+		for _, c := range s.WDConfig {
+			nicCheckEvidence(t, c.Evidence, n)
+		}
+		seen := map[string]bool{}
+		for _, w := range s.WD {
+			k := w.Port + ":" + strconv.Itoa(w.Queue)
+			if seen[k] {
+				t.Fatalf("queue %s twice: one table pasted twice is one snapshot", k)
+			}
+			seen[k] = true
 		}
 	})
 }

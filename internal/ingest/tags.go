@@ -311,3 +311,29 @@ func ncclMarker(s string) int {
 		off += i + 5
 	}
 }
+
+// tagRankNumber is the rank a launcher tag names, -1 for none: the second
+// number of Open MPI's "[1,3]<stdout>:", the number of "[3]", "rank3:"
+// and srun's "3: ".
+func tagRankNumber(tag string, k tagKind) int {
+	switch k {
+	case tagMPI:
+		_, after, ok := strings.Cut(tag, ",")
+		if !ok {
+			return -1
+		}
+		tag = after
+	case tagRank, tagWord, tagLabel:
+	default:
+		return -1
+	}
+	i := strings.IndexAny(tag, "0123456789")
+	if i < 0 {
+		return -1
+	}
+	n := 0
+	for ; i < len(tag) && tag[i] >= '0' && tag[i] <= '9' && n < 1<<20; i++ {
+		n = n*10 + int(tag[i]-'0')
+	}
+	return n
+}

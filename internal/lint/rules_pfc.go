@@ -3,10 +3,10 @@ package lint
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"rocelab/internal/doctor"
+	"rocelab/internal/headroom"
 	"rocelab/internal/scenario"
 	"rocelab/internal/sonic"
 	"rocelab/internal/topo"
@@ -117,6 +117,19 @@ func (m *Model) descHeadroom() []doctor.Finding {
 
 func (m *Model) descWatchdog() []doctor.Finding {
 	s := m.Desc
+	if w := s.Switch.Watchdog; s.Switch.PFC.Enabled && w.Detect > 0 {
+		d, r := int64(w.Detect/unit.Millisecond), int64(w.Restore/unit.Millisecond)
+		if d < doctor.WatchdogDetectMin || d > doctor.WatchdogDetectMax || r < doctor.WatchdogRestoreMin || r > doctor.WatchdogRestoreMax {
+			return []doctor.Finding{{
+				ID: "pfc.watchdog.range", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+				Title:     fmt.Sprintf("switches (%s): PFC watchdog detection %v / restoration %v outside SONiC's limits (%d–%d / %d–%d ms)", s.File, w.Detect, w.Restore, doctor.WatchdogDetectMin, doctor.WatchdogDetectMax, doctor.WatchdogRestoreMin, doctor.WatchdogRestoreMax),
+				Subject:   "switches (" + s.File + ")",
+				Evidence:  evs(m.at("switch.watchdog.detection", "200ms"), m.at("switch.watchdog.restoration", "200ms")),
+				Mechanism: "SONiC's YANG model (sonic-pfcwd.yang) and orchagent refuse watchdog times outside these limits, so a switch given them runs without a watchdog. The twin can simulate shorter times, which fit a short run; `config gen --target sonic` clamps them into range and says so (or refuses with --strict).",
+				Fix:       fmt.Sprintf("switch.watchdog: {detection: %dms, restoration: %dms} or longer for a deployed switch (SONiC's default is 200 ms each).", min(max(d, doctor.WatchdogDetectMin), doctor.WatchdogDetectMax), min(max(r, doctor.WatchdogRestoreMin), doctor.WatchdogRestoreMax)),
+			}}
+		}
+	}
 	if !s.Switch.PFC.Enabled || s.Switch.Watchdog.Detect > 0 {
 		return nil
 	}
@@ -148,6 +161,8 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 		cableEv   Evidence
 		have      int64
 		pool      int64
+		asic      string
+		assumed   []string
 	}
 	hits := map[string]*hit{}
 	var keys []string
@@ -157,26 +172,18 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 			continue
 		}
 		for _, port := range pg.Ports {
-			speed, okS := db.Field("PORT", port, "speed")
-			mbps, err := strconv.ParseInt(speed.Text, 10, 64)
-			metres, cableV, okC := db.CableLength(port)
-			if !okS || err != nil || !okC {
+			ph, ok := db.PortHeadroom(port)
+			if !ok {
 				continue
 			}
-			mtu := int64(scenario.DefaultPortMTU)
-			if v, ok := db.Field("PORT", port, "mtu"); ok {
-				if n, err := strconv.ParseInt(v.Text, 10, 64); err == nil {
-					mtu = n
-				}
-			}
-			rate := unit.BitRate(mbps) * unit.Mbps
-			cable := unit.Length(metres * float64(unit.Metre))
-			need := scenario.ComputeHeadroom(rate, cable, scenario.PFCSpec{MTU: unit.Bytes(mtu), MACPHYDelay: scenario.DefaultMACPHYDelay, CellOccupancy: scenario.DefaultCellOccupancy})
+			mbps, metres, rate := int64(ph.Input.Speed/unit.Mbps), ph.Input.Cable.Metres(), ph.Input.Speed
+			need := headroom.Compute(ph.Input).Xoff
+			cableV := ph.Cable
 			poolSize, _, _ := db.PoolSize(prof.Pool.Text)
 			k := fmt.Sprintf("%s|%d|%g", prof.Name, mbps, metres)
 			h, ok := hits[k]
 			if !ok {
-				h = &hit{need: need, rate: rate, cable: metres, profileEv: sonicEv(db, prof.XoffAt), cableEv: sonicEv(db, cableV), have: prof.Xoff, pool: poolSize}
+				h = &hit{need: need, rate: rate, cable: metres, profileEv: sonicEv(db, prof.XoffAt), cableEv: sonicEv(db, cableV), have: prof.Xoff, pool: poolSize, asic: ph.ASIC, assumed: ph.Assumed}
 				hits[k] = h
 				keys = append(keys, k)
 			}
@@ -192,12 +199,12 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 		case unit.Bytes(h.have) < h.need:
 			fs = append(fs, doctor.Finding{
 				ID: "pfc.headroom.short", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-				Title:    fmt.Sprintf("%s: xoff %d B is below the %v SONiC's dynamic formula gives for %v on %gm", subject, h.have, h.need, h.rate, h.cable),
+				Title:    fmt.Sprintf("%s: xoff %d B is below the %d B that %s gives for %v on %gm", subject, h.have, int64(h.need), formulaName(h.asic), h.rate, h.cable),
 				Subject:  subject,
 				Evidence: evs(h.profileEv, h.cableEv),
 				Mechanism: "After a switch sends XOFF, the cable's round trip, the frame in progress and the peer's IEEE response time (394 quanta = 25216 B at 100G) still arrive; xoff must hold them. " +
-					"The formula's ASIC terms are assumed here (mac_phy_delay 1 KiB, no cell overhead); static pg_profile_lookup tables predate it and some give less.",
-				Fix: fmt.Sprintf("Use SONiC's dynamic buffer model (headroom computed per port), or raise xoff to at least %v; `rocelab calc headroom --speed %v --cable %gm` shows the terms (--cell-size for the ASIC).", h.need, h.rate, h.cable),
+					assumedText(h.assumed),
+				Fix: fmt.Sprintf("Use SONiC's dynamic buffer model (headroom computed per port), or raise xoff to at least %d B; `rocelab calc headroom --speed %v --cable %gm%s` shows the terms.", int64(h.need), h.rate, h.cable, asicFlag(h.asic)),
 			})
 		case h.have >= 4*int64(h.need) && h.pool > 0 && float64(h.have) >= 0.05*float64(h.pool):
 			fs = append(fs, doctor.Finding{
@@ -212,6 +219,30 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 	}
 	fs = append(fs, sonicTooMany(db)...)
 	return fs
+}
+
+// formulaName says which formula and ASIC a need comes from.
+func formulaName(asic string) string {
+	if asic == "" {
+		return "buffer_headroom_mellanox.lua (cells not counted)"
+	}
+	return "buffer_headroom_mellanox.lua for " + asic
+}
+
+// asicFlag is the calc flag that names the ASIC, or "".
+func asicFlag(asic string) string {
+	if asic == "" {
+		return ""
+	}
+	return " --asic " + asic
+}
+
+// assumedText lists what the need assumed.
+func assumedText(assumed []string) string {
+	if len(assumed) == 0 {
+		return "Every input of the formula is in the file."
+	}
+	return "Assumed, as the file does not say: " + strings.Join(assumed, "; ") + "."
 }
 
 // sonicWatchdog checks PFC_WD against the ports with PFC on.

@@ -68,3 +68,49 @@ func TestLintSONiCStock(t *testing.T) {
 		t.Errorf("findings differ from %s; run go test ./internal/lint -run TestLintSONiCStock -update and review the diff", golden)
 	}
 }
+
+// TestLintRedisHgetall reads CONFIG_DB rows printed by redis-cli
+// (SYNTHETIC, in the tool's format) with an NCCL env file that marks RoCE
+// DSCP 26, which this switch sends to a lossy class.
+func TestLintRedisHgetall(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	redis := write("redis.txt", `# SYNTHETIC: hgetall output in the form redis-cli prints it
+admin@sonic:~$ redis-cli -n 4 hgetall "PORT_QOS_MAP|Ethernet0"
+ 1) "dscp_to_tc_map"
+ 2) "AZURE"
+ 3) "pfc_enable"
+ 4) "3,4"
+admin@sonic:~$ redis-cli -n 4 hgetall "DSCP_TO_TC_MAP|AZURE"
+ 1) "3"
+ 2) "3"
+ 3) "26"
+ 4) "1"
+`)
+	env := write("nccl.env", "export NCCL_IB_TC=106\n")
+	rep, err := Lint([]string{redis, env}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		if f.ID != "qos.pfc.disabled" || !strings.Contains(f.Title, "DSCP 26") {
+			continue
+		}
+		lines := map[int]bool{}
+		for _, e := range f.Evidence {
+			lines[e.Line] = true
+		}
+		found = lines[6] && lines[11] // pfc_enable's value, DSCP 26's class
+
+	}
+	if !found || rep.Inputs[0].Type != KindSONiCConfigDB {
+		t.Errorf("inputs %+v, findings %+v", rep.Inputs, rep.Findings)
+	}
+}

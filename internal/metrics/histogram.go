@@ -1,6 +1,9 @@
 package metrics
 
 import (
+	"fmt"
+	"math"
+
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"rocelab/internal/unit"
@@ -105,4 +108,39 @@ func (h *Histogram) Merge(o Histogram) bool {
 	}
 	h.Buckets = out
 	return true
+}
+
+// maxHighest bounds the range of a histogram read from a file, so that
+// checking it allocates little (the twin's histograms, nanoseconds up to
+// 10 s at 3 digits, are well inside).
+const maxHighest = 1 << 40
+
+// Check reports what makes h unusable: a geometry HDR histograms cannot
+// have, buckets out of order, out of range, or not positive. The zero
+// Histogram (nothing recorded, no geometry) is valid.
+func (h *Histogram) Check() error {
+	if h.Lowest == 0 && h.Highest == 0 && h.Digits == 0 && len(h.Buckets) == 0 {
+		return nil
+	}
+	if h.Digits < 0 || h.Digits > 3 || h.Lowest < 1 || h.Highest < 2*h.Lowest || h.Highest > maxHighest {
+		return fmt.Errorf("geometry %d to %d at %d digits: expected 1 ≤ lowest, 2·lowest ≤ highest ≤ 2^40, 0 to 3 digits", h.Lowest, h.Highest, h.Digits)
+	}
+	geometry := &hdrhistogram.Snapshot{LowestTrackableValue: h.Lowest, HighestTrackableValue: h.Highest, SignificantFigures: int64(h.Digits)}
+	if err := geometry.Validate(); err != nil {
+		return err
+	}
+	n := int32(len(hdrhistogram.Import(geometry).Export().Counts))
+	var total int64
+	for i, b := range h.Buckets {
+		switch {
+		case b.Index < 0 || b.Index >= n:
+			return fmt.Errorf("bucket %d: index %d of %d", i, b.Index, n)
+		case i > 0 && b.Index <= h.Buckets[i-1].Index:
+			return fmt.Errorf("bucket %d: index %d after %d", i, b.Index, h.Buckets[i-1].Index)
+		case b.Count <= 0 || b.Count > math.MaxInt64-total:
+			return fmt.Errorf("bucket %d: count %d", i, b.Count)
+		}
+		total += b.Count
+	}
+	return nil
 }

@@ -76,6 +76,28 @@ type Config struct {
 	// out with cnp_dscp and cnp_802p_prio, paced by min_time_between_cnps
 	// per port or per QP (cnp_pacing_scope).
 	DCQCN *cc.DCQCNConfig
+	// Timely and HPCC are the RTT- and INT-based alternatives, on the
+	// priorities in CCPrio (ROCE_CC_PRIO_MASK). HPCC's data packets and
+	// the ACKs that echo them carry INT (packet.INTBytes more on the
+	// wire), which every switch egress fills in.
+	Timely *cc.TimelyConfig
+	HPCC   *cc.HPCCConfig
+	CCPrio uint8
+
+	// Receive is how a responder takes packets that arrive out of order:
+	// InOrder (plain RC) or PlaceOutOfOrder. SelectiveRepeat makes the
+	// requester resend only the PSNs a NAK names; it needs
+	// PlaceOutOfOrder.
+	Receive         ReceiveMode
+	SelectiveRepeat bool
+	// ReorderWindow is how many PSNs past the expected one an
+	// out-of-order responder places (its reorder buffer); later ones are
+	// dropped as out of sequence. NAKThreshold is how far (in PSNs) the
+	// highest placed packet must be past a missing one before the
+	// responder NAKs it: 0 NAKs a hole at once, larger values wait out
+	// reordering.
+	ReorderWindow int
+	NAKThreshold  int
 
 	// DrainRate, when positive, is how fast the host takes received data
 	// from the NIC (a slow PCIe link or host): data packets wait in a
@@ -91,11 +113,44 @@ type Config struct {
 	// SampleQPs is how many rate-limited queue pairs per NIC have their
 	// rate and α sampled as time series.
 	SampleQPs int
+	// CompletionDelay is how long after the NIC writes a completion the
+	// workload sees it: the CQE's DMA to host memory and the poll that
+	// finds it. It must be positive: it is what lets the workloads and a
+	// partitioned fabric run apart.
+	CompletionDelay unit.Time
+}
+
+// ReceiveMode is how an RC responder handles a packet that arrives ahead of
+// the PSN it expects.
+type ReceiveMode uint8
+
+// Receive modes.
+const (
+	// InOrder is plain RC: a packet past the expected PSN is dropped, the
+	// first of a gap is NAKed (PSN sequence error) and the requester goes
+	// back N. Every reordering in the fabric costs a NAK and a go-back-N
+	// episode.
+	InOrder ReceiveMode = iota
+	// PlaceOutOfOrder places packets within the reorder window directly
+	// (out-of-order data placement, MLX5DV_QP_CREATE_OOO_DP on ConnectX-5
+	// and later, as Spectrum-X fabrics run it with adaptive routing) and
+	// completes messages in order; a hole is NAKed only once NAKThreshold
+	// later packets show it is a loss.
+	PlaceOutOfOrder
+)
+
+// String returns "in-order" or "out-of-order".
+func (m ReceiveMode) String() string {
+	if m == PlaceOutOfOrder {
+		return "out-of-order"
+	}
+	return "in-order"
 }
 
 // ACKTimeout returns the host's default local ACK timeout, 4.096 us ×
 // 2^Timeout (IB spec 1.2 §12.7.34).
 func (c *Config) ACKTimeout() unit.Time { return ackTimeout(c.Timeout) }
 
-// ackTimeout returns 4.096 us × 2^exp.
+// ackTimeout returns 4.096 us × 2^exp; exponent 0 means no timeout at
+// all (armRTO never arms it).
 func ackTimeout(exp uint8) unit.Time { return 4096 * unit.Nanosecond << exp }

@@ -13,7 +13,9 @@ import (
 // QPNBase+i on the wire (numbers below are reserved, as in real NICs).
 const QPNBase = 0x100
 
-// wqe is one posted work request at the requester.
+// wqe is one posted work request at the requester. A READ takes one PSN
+// per response packet: the request goes out at firstPSN and the responses
+// come back at firstPSN..lastPSN.
 type wqe struct {
 	op       workload.Op
 	bytes    int64
@@ -32,8 +34,16 @@ const (
 	inCalendar
 )
 
+// psnRange is the PSNs from..to-1.
+type psnRange struct{ from, to uint32 }
+
+// maxRetxRanges bounds a selective-repeat requester's list of PSN ranges
+// to resend; past it the requester goes back N instead.
+const maxRetxRanges = 8
+
 // qp is one end of a reliable connection: the requester end sends the
-// connection's messages and the responder end receives them.
+// connection's messages and the responder end receives them (and, for
+// READs, sends the data back).
 type qp struct {
 	nic  *NIC
 	idx  int32
@@ -61,14 +71,25 @@ type qp struct {
 	sndNxt        uint32 // PSN of the next packet to send
 	sndUna        uint32 // oldest unacknowledged PSN
 	sndMax        uint32 // one past the highest PSN ever sent
+	acked         int64  // PSNs acknowledged since the start (no wrap), for CC feedback
 	retries       int
 	retryCnt      int   // retry_cnt of this QP
 	timeoutExp    uint8 // local ACK timeout exponent of this QP
 	timeouts      int   // consecutive timeouts, for adaptive retransmission
 	failed        bool
+	sr            bool // selective repeat
+	retx          [maxRetxRanges]psnRange
+	retxHead      int
+	retxN         int
+	reads         int    // READ WQEs outstanding
+	rdGap         bool   // an implied NAK for rdGapAt went out
+	rdGapAt       uint32 // the READ response PSN it asked for again
 	rto           sim.Timer
 	cc            cc.Controller
 	dcqcn         cc.DCQCN
+	timely        *cc.Timely
+	hpcc          *cc.HPCC
+	hops          []cc.Hop // HPCC: the INT an ACK echoes, decoded
 	ccTimer       sim.Timer
 	nextTx        unit.Time
 	lastTx        unit.Time // when the QP last started sending a data packet
@@ -77,13 +98,31 @@ type qp struct {
 	where         uint8
 
 	// Responder.
-	ePSN       uint32 // expected PSN
-	msn        uint32
-	nakSent    bool
-	sinceAck   int
-	msgBytes   int64 // bytes of the message being received
-	delivered  int64
-	lastDeliv  unit.Time
+	ePSN      uint32 // expected PSN
+	msn       uint32
+	nakSent   bool
+	sinceAck  int
+	ackNow    bool  // an in-order packet asked for an ACK
+	msgBytes  int64 // bytes of the message being received
+	delivered int64 // payload delivered in order (READ data, at the requester)
+	lastDeliv unit.Time
+	ooo       bool // places packets out of order
+	rob       []robSlot
+	robHigh   uint32 // one past the highest PSN that arrived ahead of ePSN
+	nakTo     uint32 // holes below this have been NAKed
+	// READ responses to send: a ring of jobs, oldest first; rdMax is one
+	// past the highest response PSN sent.
+	rd            []readJob
+	rdHead, rdLen int
+	rdMax         uint32
+	rdSent        bool
+	// held is an ACK or NAK generated while READ responses were still to
+	// send: it goes out after them, as a responder answers in PSN order.
+	held *packet.Packet
+	// Reordering seen at this end: the highest PSN of a first
+	// transmission that arrived.
+	maxSeen    uint32
+	seenAny    bool
 	np         cc.NP
 	npTimer    sim.Timer
 	series     *QPSeries
@@ -96,8 +135,30 @@ type qp struct {
 	deliverMsg int64
 }
 
-// hasData reports whether the requester has a packet to send.
-func (q *qp) hasData() bool { return !q.failed && q.cur < q.sqLen }
+// readJob is a READ the responder answers: npkts response packets from
+// psn, carrying bytes, sent of them out.
+type readJob struct {
+	psn   uint32
+	npkts int32
+	sent  int32
+	bytes int64
+}
+
+// hasData reports whether the QP has a packet to send: a READ response, a
+// selective resend, or the next packet of its send queue, within the
+// congestion window when its controller keeps one.
+func (q *qp) hasData() bool {
+	if q.failed {
+		return false
+	}
+	if q.rdLen > 0 {
+		return true
+	}
+	if q.retxN == 0 && q.cur >= q.sqLen {
+		return false
+	}
+	return q.hpcc == nil || int64(roce.PSNDiff(q.sndNxt, q.sndUna))*int64(q.mss) < q.hpcc.Window()
+}
 
 // wqeAt returns the i-th outstanding WQE.
 func (q *qp) wqeAt(i int) *wqe { return &q.sq[(q.sqHead+i)%len(q.sq)] }
@@ -118,16 +179,46 @@ func (q *qp) post(m workload.Message) {
 	}
 	*q.wqeAt(q.sqLen) = wqe{op: m.Op, bytes: m.Bytes, id: m.ID, firstPSN: q.nextPSN, npkts: np}
 	q.sqLen++
+	if m.Op == workload.Read {
+		q.reads++
+	}
 	q.nextPSN = roce.PSNAdd(q.nextPSN, int(np))
 }
 
-// payloadAt returns the payload of the next packet and whether it is the
-// first and last of its message.
-func (q *qp) payloadAt() (payload int32, first, last bool) {
-	w := q.wqeAt(q.cur)
-	rest := w.bytes - q.curOff
+// nextSend returns the WQE index, byte offset and PSN of the packet the
+// requester sends next: the first selective resend, else the packet at
+// the send cursor.
+func (q *qp) nextSend() (int, int64, uint32) {
+	if q.retxN > 0 {
+		psn := q.retx[q.retxHead].from
+		i, off := q.locate(psn)
+		return i, off, psn
+	}
+	return q.cur, q.curOff, q.sndNxt
+}
+
+// locate returns the WQE holding psn and the byte offset of its packet,
+// or sqLen when psn is where the next WQE starts.
+func (q *qp) locate(psn uint32) (int, int64) {
+	for i := 0; i < q.sqLen; i++ {
+		w := q.wqeAt(i)
+		if d := roce.PSNDiff(psn, w.firstPSN); d >= 0 && d < w.npkts {
+			return i, int64(d) * int64(q.mss)
+		}
+	}
+	return q.sqLen, 0
+}
+
+// payloadAt returns the payload of the packet at offset off of w and
+// whether it is the first and last of its message. A READ request carries
+// no payload and is the whole (rest of the) message.
+func (q *qp) payloadAt(w *wqe, off int64) (payload int32, first, last bool) {
+	if w.op == workload.Read {
+		return 0, true, true
+	}
+	rest := w.bytes - off
 	payload = int32(min(int64(q.mss), rest))
-	return payload, q.curOff == 0, q.curOff+int64(payload) >= w.bytes
+	return payload, off == 0, off+int64(payload) >= w.bytes
 }
 
 // frameOf returns the frame length of a packet of w with this payload.
@@ -139,21 +230,32 @@ func (q *qp) frameOf(w *wqe, payload int32, first, last bool) int32 {
 	if first && w.op != workload.Send {
 		ext += packet.RETH
 	}
-	if last && w.op != workload.Write {
+	if last && (w.op == workload.WriteImm || w.op == workload.Send) {
 		ext += packet.ImmDt
+	}
+	if q.hpcc != nil {
+		ext += packet.INTBytes
 	}
 	return packet.DataFrame(payload, ext, q.nic.cfg.VLAN)
 }
 
 // headFrame returns the frame length of the next packet the QP sends.
 func (q *qp) headFrame() int64 {
-	payload, first, last := q.payloadAt()
-	return int64(q.frameOf(q.wqeAt(q.cur), payload, first, last))
+	if q.rdLen > 0 {
+		_, payload, ext := q.response()
+		return int64(packet.DataFrame(payload, ext, q.nic.cfg.VLAN))
+	}
+	i, off, _ := q.nextSend()
+	w := q.wqeAt(i)
+	payload, first, last := q.payloadAt(w, off)
+	return int64(q.frameOf(w, payload, first, last))
 }
 
 // opcode returns the BTH opcode of a packet of w.
 func opcode(op workload.Op, first, last bool) roce.Opcode {
 	switch op {
+	case workload.Read:
+		return roce.OpReadRequest
 	case workload.Send:
 		switch {
 		case first && last:
@@ -199,41 +301,81 @@ func isLast(op roce.Opcode) (last, notify bool) {
 	return false, false
 }
 
-// segment builds the QP's next data packet and advances its send state.
-func (q *qp) segment(now unit.Time) (*packet.Packet, bool) {
+// isResponse reports whether op is a READ response.
+func isResponse(op roce.Opcode) bool {
+	return op >= roce.OpReadResponseFirst && op <= roce.OpReadResponseOnly
+}
+
+// newPacket returns a data packet of q to its peer, stamped now.
+func (q *qp) newPacket(op roce.Opcode, psn uint32, payload int32, now unit.Time) *packet.Packet {
 	n := q.nic
-	w := q.wqeAt(q.cur)
-	payload, first, last := q.payloadAt()
-	p := n.net.Pool.Get()
+	p := n.dom.Pool.Get()
 	p.Kind = packet.Data
 	p.Class = q.class
-	p.Opcode = opcode(w.op, first, last)
+	p.Opcode = op
 	p.Src, p.Dst = n.id, q.peerHost
 	p.DstQP = q.peerQPN
-	p.PSN = q.sndNxt
+	p.PSN = psn
 	p.SrcPort = q.srcPort
 	p.DSCP = q.dscp
 	p.Prio, p.PCP, p.VLAN = q.prio, q.prio, n.cfg.VLAN
 	p.Payload = payload
-	p.Frame = q.frameOf(w, payload, first, last)
-	p.AckReq = last
-	if first && w.op != workload.Send {
-		p.DMALen = uint32(w.bytes)
-	}
 	p.TTL = n.cfg.TTL
 	p.SentAt = now
 	if q.class == packet.ClassRoCE && n.cfg.ECT {
 		p.ECN = packet.ECT0
 	}
-	retx := roce.PSNDiff(q.sndNxt, q.sndMax) < 0
-	q.sndNxt = roce.PSNAdd(q.sndNxt, 1)
-	if !retx {
-		q.sndMax = q.sndNxt
-		q.sentBytes += int64(payload)
-		q.sentPkts++
-	} else {
+	return p
+}
+
+// segment builds the QP's next data packet and advances its send state:
+// a READ response first, then a selective resend, then the send queue.
+func (q *qp) segment(now unit.Time) (*packet.Packet, bool) {
+	if q.rdLen > 0 {
+		return q.respond(now)
+	}
+	fromRetx := q.retxN > 0
+	i, off, psn := q.nextSend()
+	w := q.wqeAt(i)
+	payload, first, last := q.payloadAt(w, off)
+	p := q.newPacket(opcode(w.op, first, last), psn, payload, now)
+	p.Frame = q.frameOf(w, payload, first, last)
+	p.AckReq = last && w.op != workload.Read
+	span := 1
+	switch {
+	case w.op == workload.Read:
+		p.DMALen = uint32(w.bytes - off)
+		span = int(w.npkts) - int(off/int64(q.mss))
+	case first && w.op != workload.Send:
+		p.DMALen = uint32(w.bytes)
+	}
+	if q.hpcc != nil {
+		// HPCC takes its signal from every packet's INT: each asks for an
+		// ACK (AckReq), as HPCC's ns-3 model ACKs every packet; a coalescing
+		// responder would also leave a shrunken window shut.
+		p.INT = q.nic.dom.INTs.Get()
+		p.AckReq = true
+	}
+	retx := roce.PSNDiff(psn, q.sndMax) < 0
+	p.Resent = retx
+	if retx {
 		q.retxBytes += int64(payload)
 		q.retxPkts++
+	} else {
+		q.sentBytes += int64(payload)
+		q.sentPkts++
+	}
+	next := roce.PSNAdd(psn, span)
+	if fromRetx {
+		r := &q.retx[q.retxHead]
+		if r.from = next; roce.PSNDiff(r.from, r.to) >= 0 {
+			q.popRetx()
+		}
+		return p, retx
+	}
+	q.sndNxt = next
+	if roce.PSNDiff(next, q.sndMax) > 0 {
+		q.sndMax = next
 	}
 	q.curOff += int64(payload)
 	if last {
@@ -245,23 +387,54 @@ func (q *qp) segment(now unit.Time) (*packet.Packet, bool) {
 
 // goBack rewinds the requester to resend from psn (go-back-N).
 func (q *qp) goBack(psn uint32) {
+	q.retxN = 0
 	if roce.PSNDiff(psn, q.sndNxt) < 0 {
 		q.seek(psn)
 	}
 }
 
 // seek moves the send cursor to psn: the WQE holding it and the offset of
-// its packet, or past the last WQE when psn is where the next one starts.
+// its packet (a READ is asked again from there), or past the last WQE
+// when psn is where the next one starts.
 func (q *qp) seek(psn uint32) {
 	q.sndNxt = psn
-	for i := 0; i < q.sqLen; i++ {
-		w := q.wqeAt(i)
-		if d := roce.PSNDiff(psn, w.firstPSN); d >= 0 && d < w.npkts {
-			q.cur, q.curOff = i, int64(d)*int64(q.mss)
-			return
+	q.cur, q.curOff = q.locate(psn)
+}
+
+// queueResend adds the PSNs from..to-1 to a selective-repeat requester's
+// resends, within what is sent and not acknowledged. When the list is
+// full it goes back N from its oldest PSN instead.
+func (q *qp) queueResend(from, to uint32) {
+	if roce.PSNDiff(from, q.sndUna) < 0 {
+		from = q.sndUna
+	}
+	if roce.PSNDiff(to, q.sndMax) > 0 || roce.PSNDiff(to, from) <= 0 {
+		to = q.sndMax
+	}
+	if roce.PSNDiff(to, from) <= 0 {
+		return
+	}
+	for k := 0; k < q.retxN; k++ {
+		r := &q.retx[(q.retxHead+k)%maxRetxRanges]
+		if roce.PSNDiff(from, r.from) >= 0 && roce.PSNDiff(to, r.to) <= 0 {
+			return // already queued
 		}
 	}
-	q.cur, q.curOff = q.sqLen, 0
+	if q.retxN == maxRetxRanges {
+		oldest := q.retx[q.retxHead].from
+		if roce.PSNDiff(from, oldest) < 0 {
+			oldest = from
+		}
+		q.goBack(oldest)
+		return
+	}
+	q.retx[(q.retxHead+q.retxN)%maxRetxRanges] = psnRange{from, to}
+	q.retxN++
+}
+
+func (q *qp) popRetx() {
+	q.retxHead = (q.retxHead + 1) % maxRetxRanges
+	q.retxN--
 }
 
 // outstanding reports whether sent packets wait for acknowledgement.
@@ -273,21 +446,40 @@ func (q *qp) ackTo(una uint32) bool {
 	if roce.PSNDiff(una, q.sndUna) <= 0 || roce.PSNDiff(una, q.sndMax) > 0 {
 		return false
 	}
+	q.acked += int64(roce.PSNDiff(una, q.sndUna))
 	q.sndUna = una
 	if roce.PSNDiff(q.sndNxt, una) < 0 {
 		q.seek(una) // acknowledged beyond where go-back-N rewound
+	}
+	for q.retxN > 0 {
+		r := &q.retx[q.retxHead]
+		if roce.PSNDiff(r.to, una) > 0 {
+			if roce.PSNDiff(r.from, una) < 0 {
+				r.from = una
+			}
+			break
+		}
+		q.popRetx()
 	}
 	for q.sqLen > 0 {
 		w := q.wqeAt(0)
 		if roce.PSNDiff(una, w.lastPSN()) <= 0 {
 			break
 		}
-		q.nic.tr.complete(q.conn, workload.Requester, w.op, w.id, w.bytes, workload.Success)
-		q.sqHead = (q.sqHead + 1) % len(q.sq)
-		q.sqLen--
+		q.pop()
+		q.nic.complete(q.conn, workload.Requester, w.op, w.id, w.bytes, workload.Success)
 		q.cur--
 	}
 	return true
+}
+
+// pop removes the oldest WQE.
+func (q *qp) pop() {
+	if q.wqeAt(0).op == workload.Read {
+		q.reads--
+	}
+	q.sqHead = (q.sqHead + 1) % len(q.sq)
+	q.sqLen--
 }
 
 // fail puts the QP in the error state: the oldest WQE completes with
@@ -296,12 +488,14 @@ func (q *qp) fail(status workload.Status) {
 	q.failed = true
 	q.rto.Stop()
 	n := q.nic
+	if status == workload.RetryExceeded {
+		n.HW.ReqTransportRetriesExceeded++
+	}
 	if q.sqLen > 0 {
-		w := q.wqeAt(0)
+		w := *q.wqeAt(0)
 		n.HW.ReqCQEError++
-		q.sqHead = (q.sqHead + 1) % len(q.sq)
-		q.sqLen--
-		n.tr.complete(q.conn, workload.Requester, w.op, w.id, w.bytes, status)
+		q.pop()
+		n.complete(q.conn, workload.Requester, w.op, w.id, w.bytes, status)
 	}
 	q.flush()
 }
@@ -311,11 +505,20 @@ func (q *qp) fail(status workload.Status) {
 func (q *qp) flush() {
 	n := q.nic
 	for q.sqLen > 0 {
-		w := q.wqeAt(0)
+		w := *q.wqeAt(0)
 		n.HW.ReqCQEFlushError++
-		n.tr.complete(q.conn, workload.Requester, w.op, w.id, w.bytes, workload.Flushed)
-		q.sqHead = (q.sqHead + 1) % len(q.sq)
-		q.sqLen--
+		q.pop()
+		n.complete(q.conn, workload.Requester, w.op, w.id, w.bytes, workload.Flushed)
 	}
 	q.cur, q.curOff = 0, 0
+	q.retxN = 0
+}
+
+// limited reports whether the QP's congestion control holds it below line
+// rate, for sampling.
+func (q *qp) limited() bool {
+	if q.cc == cc.Controller(&q.dcqcn) {
+		return q.dcqcn.Limited()
+	}
+	return q.cc.Rate() < q.nic.port.Rate()
 }

@@ -1,6 +1,7 @@
 package nic
 
 import (
+	"rocelab/internal/cc"
 	"rocelab/internal/packet"
 	"rocelab/internal/roce"
 	"rocelab/internal/unit"
@@ -12,7 +13,7 @@ import (
 
 // sent books a data packet and paces its QP.
 func (n *NIC) sent(q *qp, p *packet.Packet, retx bool, now unit.Time) {
-	n.net.SentData(p, retx)
+	n.dom.SentData(p, retx)
 	if retx {
 		n.HW.Retransmitted++
 	}
@@ -26,8 +27,8 @@ func (n *NIC) sent(q *qp, p *packet.Packet, retx bool, now unit.Time) {
 	}
 	q.lastTx, q.lastWire = now, wire
 	q.nextTx = n.paceAfter(q, now)
-	if !q.rto.Armed() {
-		q.rto.Set(n.net.Sched, now+n.rtoOf(q), n, tagRTO|uint64(q.idx)<<8)
+	if !q.rto.Armed() && !isResponse(p.Opcode) {
+		n.armRTO(q, now)
 	}
 }
 
@@ -72,10 +73,20 @@ func (n *NIC) repace(q *qp, now unit.Time) {
 // deadline.
 func (n *NIC) armCC(q *qp) {
 	if d := q.cc.NextDeadline(); d != unit.MaxTime {
-		q.ccTimer.Set(n.net.Sched, max(d, n.net.Sched.Now()), n, tagCC|uint64(q.idx)<<8)
+		q.ccTimer.Set(n.dom.Sched, max(d, n.dom.Sched.Now()), n.key, n, tagCC|uint64(q.idx)<<8)
 	} else {
 		q.ccTimer.Stop()
 	}
+}
+
+// armRTO starts the QP's retransmission timer, unless its local ACK
+// timeout is infinite (exponent 0, IB spec §12.7.34 and ibv_modify_qp(3)):
+// then a lost tail is never retransmitted and the QP waits forever.
+func (n *NIC) armRTO(q *qp, now unit.Time) {
+	if q.class == packet.ClassRoCE && q.timeoutExp == 0 {
+		return
+	}
+	q.rto.Set(n.dom.Sched, now+n.rtoOf(q), n.key, n, tagRTO|uint64(q.idx)<<8)
 }
 
 // rtoOf returns the QP's current retransmission timeout.
@@ -110,7 +121,7 @@ func (n *NIC) timeout(q *qp, now unit.Time) {
 		}
 	}
 	q.goBack(q.sndUna)
-	q.rto.Set(n.net.Sched, now+n.rtoOf(q), n, tagRTO|uint64(q.idx)<<8)
+	n.armRTO(q, now)
 	n.makeReady(q)
 }
 
@@ -120,27 +131,66 @@ func (n *NIC) rxAck(p *packet.Packet) {
 	if q == nil || q.failed {
 		return
 	}
-	now := n.net.Sched.Now()
+	now := n.dom.Sched.Now()
+	una := q.acked
 	switch roce.SyndromeKind(p.Syndrome) {
 	case roce.KindACK:
-		n.progress(q, q.ackTo(roce.PSNAdd(p.PSN, 1)), now)
+		n.ackReads(q, roce.PSNAdd(p.PSN, 1), now)
 	case roce.KindNAK:
 		if p.Syndrome&0x1f != roce.NAKPSNSequenceError {
 			return
 		}
 		n.HW.PacketSeqErr++
-		n.progress(q, q.ackTo(p.PSN), now)
-		if q.failed {
+		if roce.PSNDiff(p.PSN, q.sndUna) < 0 {
+			return // older than an ACK already taken: reordered on the way
+		}
+		if !n.ackReads(q, p.PSN, now) || q.failed {
 			return
 		}
-		q.retries--
-		if q.retries < 0 {
-			q.fail(workload.RetryExceeded)
-			return
+		from, to := p.PSN, roce.PSNAdd(p.PSN, 1)
+		if p.NAKFrom != p.NAKEnd {
+			from, to = p.NAKFrom, p.NAKEnd
 		}
-		q.goBack(p.PSN)
+		if q.sr {
+			q.queueResend(from, to)
+		} else {
+			if q.retries--; q.retries < 0 {
+				q.fail(workload.RetryExceeded)
+				return
+			}
+			q.goBack(from)
+		}
 		n.makeReady(q)
 	}
+	n.feedback(q, p, q.acked-una, now)
+}
+
+// feedback hands an acknowledgement's RTT and INT to an RTT- or INT-based
+// controller, and lets the QP send if its rate rose or its window opened.
+func (n *NIC) feedback(q *qp, p *packet.Packet, acked int64, now unit.Time) {
+	if q.timely == nil && q.hpcc == nil {
+		return
+	}
+	f := cc.Feedback{
+		Acked: q.acked, Next: q.acked + int64(roce.PSNDiff(q.sndNxt, q.sndUna)),
+		Bytes: int(acked) * int(q.mss), RTT: now - p.Echo,
+	}
+	if q.timely != nil {
+		q.timely.OnFeedback(now, f)
+	} else if r := p.INT; r != nil {
+		k := min(int(r.N), packet.MaxINTHops)
+		if q.hops == nil {
+			q.hops = make([]cc.Hop, packet.MaxINTHops)
+		}
+		for i := 0; i < k; i++ {
+			h := &r.Hops[i]
+			q.hops[i] = cc.Hop{Port: h.Port, Time: h.Time, TxBytes: h.TxBytes, QLen: h.QLen, Rate: h.Rate}
+		}
+		f.Hops = q.hops[:k]
+		q.hpcc.OnFeedback(now, f)
+	}
+	n.repace(q, now)
+	n.makeReady(q)
 }
 
 // progress resets the retry budget and the timer after an acknowledgement
@@ -152,7 +202,7 @@ func (n *NIC) progress(q *qp, advanced bool, now unit.Time) {
 	q.retries = q.retryCnt
 	q.timeouts = 0
 	if q.outstanding() {
-		q.rto.Set(n.net.Sched, now+n.rtoOf(q), n, tagRTO|uint64(q.idx)<<8)
+		n.armRTO(q, now)
 	} else {
 		q.rto.Stop()
 	}
@@ -169,6 +219,6 @@ func (n *NIC) rxCNP(p *packet.Packet) {
 		return
 	}
 	n.HW.RPCNPHandled++
-	q.cc.OnCNP(n.net.Sched.Now())
+	q.cc.OnCNP(n.dom.Sched.Now())
 	n.armCC(q)
 }

@@ -1,6 +1,7 @@
 package nic
 
 import (
+	"rocelab/internal/cc"
 	"rocelab/internal/metrics"
 	"rocelab/internal/unit"
 )
@@ -9,7 +10,8 @@ import (
 type QPSeries struct {
 	// Conn is the connection the QP sends for.
 	Conn int32
-	// Rate is the sending rate in Gb/s; Alpha DCQCN's α.
+	// Rate is the sending rate in Gb/s; Alpha DCQCN's α (0 for TIMELY and
+	// HPCC).
 	Rate, Alpha *metrics.Series
 }
 
@@ -22,16 +24,20 @@ func (n *NIC) Sample(now unit.Time) {
 			continue
 		}
 		if q.series == nil {
-			if n.sampled >= n.cfg.SampleQPs || !q.dcqcn.Limited() {
+			if n.sampled >= n.cfg.SampleQPs || !q.limited() {
 				continue
 			}
 			n.sampled++
-			every := n.net.SampleInterval()
+			every := n.dom.SampleInterval()
 			q.series = &QPSeries{Conn: int32(q.conn), Rate: metrics.NewSeries(every, 512), Alpha: metrics.NewSeries(every, 512)}
 			n.series = append(n.series, q.series)
 		}
 		q.series.Rate.Add(now, float64(q.cc.Rate())/1e9)
-		q.series.Alpha.Add(now, q.dcqcn.Alpha(now))
+		alpha := 0.0
+		if q.cc == cc.Controller(&q.dcqcn) {
+			alpha = q.dcqcn.Alpha(now)
+		}
+		q.series.Alpha.Add(now, alpha)
 	}
 }
 

@@ -36,8 +36,14 @@ func (c *Comparison) WriteJSON(w io.Writer) error { return textout.WriteJSON(w, 
 // notifications and reactions it causes, then pauses and loss.
 var counterChanges = []string{
 	"np_ecn_marked_roce_packets", "np_cnp_sent", "rp_cnp_handled", "rp_cnp_ignored",
-	"out_of_sequence", "packet_seq_err", "local_ack_timeout_err",
+	"out_of_sequence", "packet_seq_err", "implied_nak_seq_err", "local_ack_timeout_err",
 }
+
+// Twin-only rows of the counter table: reordering at the receivers.
+const (
+	reorderedRow = "packets reordered in the fabric"
+	placedRow    = "placed out of order by the NIC"
+)
 
 // WriteText writes the variants side by side: each nccl-tests table, the
 // busbw change per size, the health targets, and the counters that
@@ -79,6 +85,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 			for _, l := range strings.Split(strings.TrimRight(n.Comm, "\n"), "\n") {
 				b.WriteString("   " + l + "\n")
 			}
+			writeTuning(&b, "   ", n.Tuning)
 			if n.Err != "" {
 				fmt.Fprintf(&b, "   FAILED: %s\n", n.Err)
 			}
@@ -156,10 +163,10 @@ func (c *Comparison) writeHealth(b *strings.Builder) {
 		cell       func(r *Run) string
 	}{
 		{"P99 latency (RoCE)", "< 10 us", func(r *Run) string {
-			return fmt.Sprintf("%.2f us %s", r.Health.P99LatencyUS.Value, passFail(r.Health.P99LatencyUS))
+			return usValue(r.Health.P99LatencyUS) + " " + passFail(r.Health.P99LatencyUS)
 		}},
 		{"bandwidth utilization", "> 90 %", func(r *Run) string {
-			return pct(r.Health.BandwidthUtilization.Value) + " " + passFail(r.Health.BandwidthUtilization)
+			return pctValue(r.Health.BandwidthUtilization) + " " + passFail(r.Health.BandwidthUtilization)
 		}},
 		{"loss of RoCE packets", "= 0", func(r *Run) string { return pct(r.Health.LossRate.Value) + " " + passFail(r.Health.LossRate) }},
 		{"PFC pause time (worst port)", "< 0.1 %", func(r *Run) string {
@@ -192,9 +199,13 @@ func (c *Comparison) writeCounters(b *strings.Builder) {
 			sums[i]["PFC pause frames"] = t.PauseFrames
 			sums[i]["RoCE retransmitted packets"] = t.Retransmitted.Packets
 		}
+		for _, n := range v.Run.NICs {
+			sums[i][reorderedRow] += n.Reordered
+			sums[i][placedRow] += n.PlacedOutOfOrder
+		}
 	}
 	keys := append([]string{"switch ECN-marked packets"}, counterChanges...)
-	keys = append(keys, "PFC pause frames", "RoCE retransmitted packets")
+	keys = append(keys, "PFC pause frames", "RoCE retransmitted packets", reorderedRow, placedRow)
 	head := []string{"counter (sum over NICs)"}
 	for _, v := range c.Variants {
 		head = append(head, v.Name)

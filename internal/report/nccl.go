@@ -19,6 +19,7 @@ func writeNCCL(b *strings.Builder, n *twin.NCCL) {
 			b.WriteString("  " + l + "\n")
 		}
 	}
+	writeTuning(b, "  ", n.Tuning)
 	if n.Err != "" {
 		fmt.Fprintf(b, "  FAILED: %s\n", n.Err)
 	}
@@ -57,4 +58,15 @@ func writeSplit(b *strings.Builder, t *twin.TrainingResult) {
 	var sb strings.Builder
 	tbl.Write(&sb)
 	b.WriteString(indent(sb.String()))
+}
+
+// writeTuning writes NCCL's choice per size and its candidates' costs.
+func writeTuning(b *strings.Builder, pre, tuning string) {
+	if tuning == "" {
+		return
+	}
+	b.WriteString(pre + "NCCL's choice per size (NCCL_DEBUG_SUBSYS=TUNING; predicted latency + bytes/bandwidth):\n")
+	for _, l := range strings.Split(strings.TrimRight(tuning, "\n"), "\n") {
+		b.WriteString(pre + "  " + l + "\n")
+	}
 }

@@ -64,6 +64,14 @@ type Latency struct {
 type NIC struct {
 	Name     string           `json:"name"`
 	Counters map[string]int64 `json:"counters"`
+	// Reordered counts first transmissions that reached this NIC after a
+	// higher PSN of their QP (reordering in the fabric), ReorderMaxPSNs
+	// the largest such distance, PlacedOutOfOrder the packets an
+	// out-of-order responder placed ahead of the expected PSN. Twin-only:
+	// mlx5 has no such counters.
+	Reordered        int64 `json:"reordered_packets,omitempty"`
+	ReorderMaxPSNs   int64 `json:"reorder_max_psns,omitempty"`
+	PlacedOutOfOrder int64 `json:"placed_out_of_order,omitempty"`
 }
 
 // Port is one port's counters under mlx5 ethtool -S names; zero counters
@@ -132,7 +140,8 @@ func New(o *twin.Observation) *Run {
 		r.Ports = append(r.Ports, Port{Name: p.Name, Peer: p.Peer, Counters: nonZero(p.Counters)})
 	}
 	for _, n := range o.NICs {
-		r.NICs = append(r.NICs, NIC{Name: n.Name, Counters: nonZero(n.HW)})
+		r.NICs = append(r.NICs, NIC{Name: n.Name, Counters: nonZero(n.HW),
+			Reordered: n.Reorder.Packets, ReorderMaxPSNs: n.Reorder.MaxPSNs, PlacedOutOfOrder: n.Reorder.PlacedOutOfOrder})
 	}
 	for _, q := range o.Queues {
 		samples := make([]int64, len(q.Depth.Values))
@@ -165,13 +174,13 @@ func busiest(o *twin.Observation) []LinkLoad {
 	name := counters.Default().Name(counters.MLX5, counters.Ethtool, counters.PhyBytes, counters.TX, 0)
 	var out []LinkLoad
 	for _, p := range o.Ports {
-		if p.Rate <= 0 {
+		if p.LineRate <= 0 {
 			continue
 		}
 		for _, c := range p.Counters {
 			if c.Name == name && c.Value > 0 {
 				g := float64(c.Value) * 8 / secs / 1e9
-				out = append(out, LinkLoad{Port: p.Name, Peer: p.Peer, Gbps: g, Utilization: g * 1e9 / float64(p.Rate)})
+				out = append(out, LinkLoad{Port: p.Name, Peer: p.Peer, Gbps: g, Utilization: g * 1e9 / float64(p.LineRate)})
 			}
 		}
 	}
@@ -190,15 +199,6 @@ func nonZero(cs []twin.Counter) map[string]int64 {
 		if c.Value != 0 {
 			m[c.Name] = c.Value
 		}
-	}
-	return m
-}
-
-// counterMap holds every counter, zeros included.
-func counterMap(cs []twin.Counter) map[string]int64 {
-	m := make(map[string]int64, len(cs))
-	for _, c := range cs {
-		m[c.Name] = c.Value
 	}
 	return m
 }

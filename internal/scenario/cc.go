@@ -6,6 +6,9 @@ import (
 
 	"rocelab/internal/cc"
 	"rocelab/internal/nic"
+	"rocelab/internal/packet"
+	"rocelab/internal/topo"
+	"rocelab/internal/unit"
 )
 
 // dcqcnConfig returns the DCQCN configuration host.dcqcn and host.firmware
@@ -47,8 +50,78 @@ func (c *conv) dcqcnConfig(n *NICSpec) *cc.DCQCNConfig {
 	return &cfg
 }
 
-// applyCC gives the NIC its congestion control.
+// rttCC fills the TIMELY or HPCC configuration when host.cc selects it,
+// and the priority mask (ROCE_CC_PRIO_MASK, 0xFF unless host.firmware
+// sets it) it acts on.
+func (c *conv) rttCC(n *NICSpec) {
+	switch n.CC {
+	case "timely":
+		n.Timely.Config = ccConfig(c, n.Timely, "host.timely", cc.TimelyPreset, (*cc.TimelyConfig).Set, cc.TimelyKnobs.Names())
+	case "hpcc":
+		n.HPCC.Config = ccConfig(c, n.HPCC, "host.hpcc", cc.HPCCPreset, (*cc.HPCCConfig).Set, cc.HPCCKnobs.Names())
+	default:
+		return
+	}
+	n.CCPrioMask = 0xFF
+	for _, s := range n.Firmware {
+		if strings.TrimSuffix(strings.TrimSuffix(s.Name, "_P1"), "_P2") != "ROCE_CC_PRIO_MASK" {
+			continue
+		}
+		if v, err := s.Int(); err != nil || v < 0 || v > 0xFF {
+			c.errs = append(c.errs, &Error{File: c.file, Line: s.Line, Col: s.Col, Path: "host.firmware." + s.Name, Msg: fmt.Sprintf("expected a priority mask 0..0xFF, got %s", quote(s.Value))})
+		} else {
+			n.CCPrioMask = uint8(v)
+		}
+	}
+}
+
+// ccConfig builds an algorithm's configuration from its preset and knobs,
+// reporting each bad knob at its position.
+func ccConfig[C any](c *conv, spec CCSpec[C], path string, preset func(string) (C, error), set func(*C, string, int64) error, names []string) *C {
+	cfg, err := preset(spec.Preset)
+	if err != nil {
+		c.errs = append(c.errs, &Error{File: c.file, Path: path + ".preset", Msg: err.Error()})
+		return nil
+	}
+	for _, k := range spec.Knobs {
+		v, err := k.Int()
+		if err != nil {
+			err = fmt.Errorf("expected an integer, got %s", quote(k.Value))
+		} else if err = set(&cfg, k.Name, v); err != nil && !contains(names, k.Name) {
+			err = fmt.Errorf("unknown knob; expected preset or one of: %s", strings.Join(names, ", "))
+		}
+		if err != nil {
+			c.errs = append(c.errs, &Error{File: c.file, Line: k.Line, Col: k.Col, Path: path + "." + k.Name, Msg: err.Error()})
+		}
+	}
+	return &cfg
+}
+
+// applyCC gives the NIC its congestion control. HPCC's base RTT and
+// window, when not set, come from the fabric's longest path.
 func (s *Scenario) applyCC(c *nic.Config) error {
-	c.DCQCN = s.Host.NIC.DCQCN.Config
+	n := &s.Host.NIC
+	c.DCQCN = n.DCQCN.Config
+	c.CCPrio = n.CCPrioMask
+	c.Timely = n.Timely.Config
+	if h := n.HPCC.Config; h != nil {
+		v := *h
+		if v.BaseRTT == 0 {
+			v.BaseRTT = int64(s.BaseRTT() / unit.Nanosecond)
+		}
+		c.HPCC = &v
+	}
 	return nil
+}
+
+// BaseRTT is the largest unloaded round trip between two hosts, as the
+// HPCC ns-3 model computes it for its base RTT T (GLOBAL_T): twice the
+// propagation delay of the longest path plus one MTU packet's
+// serialisation at each of its hops.
+func (s *Scenario) BaseRTT() unit.Time {
+	frame := unit.Bytes(packet.DataFrame(s.Host.MTU, packet.RETH, s.Host.VLAN) + packet.PreambleIFG)
+	delay, tx := s.Topo.WorstPath(func(l topo.Link) (unit.Time, unit.Time) {
+		return l.Cable.Delay(), l.Rate.TxTime(frame)
+	})
+	return 2*delay + tx
 }

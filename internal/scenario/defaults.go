@@ -10,6 +10,11 @@ import (
 const (
 	DefaultSeed     = 1
 	DefaultDuration = 10 * unit.Millisecond
+	// DefaultJobDuration caps a scenario with an NCCL job (nccl_tests,
+	// training) that gives no duration: the job ends the run, and a cap of
+	// a simulated minute lets a sweep to 8 GiB on 100G finish. The cost
+	// estimate follows the job, not the cap.
+	DefaultJobDuration = 60 * unit.Second
 
 	DefaultHostRate    = 100 * unit.Gbps
 	DefaultHostCable   = 3 * unit.Metre
@@ -43,7 +48,9 @@ const (
 	// DefaultVendor is the switch OS configs are generated for.
 	DefaultVendor = "generic"
 
-	// PFC watchdog (SONiC pfcwd defaults).
+	// PFC watchdog, on by default as on SONiC (DEVICE_METADATA
+	// default_pfcwd_status enable; pfcwd start_default's times, sonic-utilities
+	// pfcwd/main.py).
 	DefaultWatchdogDetect  = 200 * unit.Millisecond
 	DefaultWatchdogRestore = 200 * unit.Millisecond
 
@@ -65,7 +72,10 @@ const (
 	// adaptive retransmission's 4 us time base, the Linux minimum TCP RTO,
 	// and a receive buffer the size mlnx_qos reports (max_buffer_size
 	// 262016 on ConnectX-5).
-	DefaultCC           = "dcqcn"
+	DefaultCC = "dcqcn"
+	// DefaultNICPorts is a single-port adapter: mlxconfig then takes _P1
+	// parameters only.
+	DefaultNICPorts     = 1
 	DefaultDCQCNPreset  = "mlx5"
 	DefaultQPTimeout    = 20
 	DefaultRetryCnt     = 7
@@ -74,6 +84,27 @@ const (
 	DefaultTCPRTO       = 200 * unit.Millisecond
 	DefaultRxBuffer     = 262016 * unit.Byte
 	DefaultTTL          = 64
+	// DefaultCompletionDelay is how long after a NIC writes a completion
+	// the application sees it: the CQE's DMA over PCIe and the poll that
+	// finds it. An assumption (a PCIe posted write takes a few hundred
+	// nanoseconds); it is also the lookahead from the fabric to the
+	// workloads that lets a run use several cores.
+	DefaultCompletionDelay = 200 * unit.Nanosecond
+	// An out-of-order responder's reorder buffer and NAK threshold (twin
+	// choices: NVIDIA documents out-of-order placement, not its sizes):
+	// 1024 PSNs hold 4 MiB at MTU 4096, more than a 100G path's BDP; a
+	// responder set to receive out of order NAKs a hole once a packet
+	// more than 64 PSNs past it arrived (21 us at 100G and 4 KB), longer
+	// than the reordering spraying causes on a fabric whose ECN thresholds
+	// hold queues near Kmin; one there for selective repeat only NAKs at
+	// once (0), as IRN does.
+	DefaultReorderWindow = 1024
+	DefaultNAKThreshold  = 64
+
+	// DefaultFlowletGap is the idle time that starts a new flowlet: within
+	// LetFlow's 50-500 us (NSDI 2017), at its low end for 100G links whose
+	// queues the ECN thresholds keep near Kmin (150 KB, 12 us).
+	DefaultFlowletGap = 50 * unit.Microsecond
 
 	// PHY: IEEE 802.3 allows a transmit clock ±100 ppm off nominal; RS-FEC
 	// codewords are 5280 bits (RS(528,514), 25G-lane links up to 100G) or

@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 
+	"rocelab/internal/fabric"
 	"rocelab/internal/fluid"
 	"rocelab/internal/qos"
 	"rocelab/internal/unit"
@@ -57,7 +58,7 @@ func (s *Scenario) FluidConfig() *fluid.Config {
 		SwitchStrict: sw.Strict, SwitchWeights: sw.Weights,
 		Hash: sw.HashFields, PerSwitchSeed: sw.PerSwitchSeed,
 		ClockPPM: s.PHY.ClockPPM,
-		Timeout:  n.Timeout, RetryCnt: n.RetryCnt, TCPRTO: n.TCPRTO, AckCoalesce: n.AckCoalesce,
+		Timeout:  n.Timeout, RetryCnt: n.RetryCnt, TCPRTO: n.TCPRTO, AckCoalesce: n.AckCoalesce, CompletionDelay: DefaultCompletionDelay,
 		PFCQuanta: sw.PFC.Quanta, PFCRefresh: sw.PFC.Refresh,
 		Buffer: int64(sw.Buffer), Alpha: sw.Alpha, Reserve: int64(sw.Reserve),
 		ECT: h.ECN, DCQCN: n.DCQCN.Config,
@@ -90,6 +91,25 @@ func (s *Scenario) FluidConfig() *fluid.Config {
 	}
 	if n.Adaptive {
 		c.Unsupported = append(c.Unsupported, "adaptive retransmission: lost tails wait the full local ACK timeout")
+	}
+	for tier, p := range sw.Paths {
+		if p.Mode != fabric.PathECMP {
+			c.Unsupported = append(c.Unsupported, fmt.Sprintf("switch.load_balancing %v at tier %d: every flow is hashed with ECMP", p.Mode, tier))
+		}
+	}
+	if n.CC == "timely" || n.CC == "hpcc" {
+		c.Unsupported = append(c.Unsupported, "host.cc "+n.CC+": the fluid engine models DCQCN only; these flows run without congestion control")
+	}
+	if w := s.Workload; w != nil {
+		for _, b := range w.Background {
+			if b.Op == workload.Read {
+				c.Unsupported = append(c.Unsupported, "RDMA READ (workload.background "+b.Name+"): the fluid engine refuses READs; the packet engine carries them")
+				break
+			}
+		}
+	}
+	if n.OutOfOrder || n.SelectiveRepeat {
+		c.Unsupported = append(c.Unsupported, "host.qp out-of-order receive and selective repeat: losses are recovered by go-back-N")
 	}
 	return c
 }

@@ -69,7 +69,7 @@ func (tw *FluidTwin) Observe() twin.Observation {
 			pt := twin.Port{Name: portName(t, n, p), Switch: nd.Kind == topo.Switch}
 			if l := e.PortLink(n, p); l >= 0 {
 				peer := linkEnds(t, l)
-				pt.Peer, pt.Rate = peer, e.Rate(l)
+				pt.Peer, pt.LineRate = peer, t.Links[l/2].Rate
 				pt.Counters = countersOf(ports[id].Ethtool(s.pfcMask(), pt.Switch))
 			}
 			o.Ports = append(o.Ports, pt)

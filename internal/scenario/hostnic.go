@@ -6,22 +6,36 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
+	"rocelab/internal/background"
 	"rocelab/internal/cc"
 	"rocelab/internal/unit"
+	"rocelab/internal/workload"
 )
 
 // NICSpec is the RDMA NIC configuration of every host: transport, congestion
 // control, firmware settings and the host's receive path.
 type NICSpec struct {
-	// CC is the congestion control: "dcqcn" or "none" (PFC only).
+	// CC is the congestion control: "dcqcn", "timely", "hpcc" or "none"
+	// (PFC only).
 	CC string
 	// DCQCN holds the DCQCN preset and knob settings by their mlx5 names.
 	DCQCN DCQCNSpec
+	// Timely and HPCC hold those algorithms' presets and knobs, and the
+	// configuration they make when host.cc selects them.
+	Timely CCSpec[cc.TimelyConfig]
+	HPCC   CCSpec[cc.HPCCConfig]
 	// CCPrioMask is ROCE_CC_PRIO_MASK (host.firmware, or roce_cc_prio_mask
 	// in host.dcqcn): the priorities CC acts on; zero when CC is none.
 	CCPrioMask uint8
+	// CCPrioMaskDefault is set when the description gives no mask and
+	// CCPrioMask is the RoCE priority alone.
+	CCPrioMaskDefault bool
 	// Firmware holds every mlxconfig setting given, by name, as written.
 	Firmware []Setting
+	// Ports is the number of ports of one NIC adapter (host.nic_ports):
+	// mlxconfig sets a dual-port card's parameters per port (_P1, _P2),
+	// a single-port card's with _P1 alone.
+	Ports int
 
 	// RC transport.
 	Timeout      uint8
@@ -30,6 +44,13 @@ type NICSpec struct {
 	Adaptive     bool
 	AdaptiveBase unit.Time
 	TCPRTO       unit.Time
+	// OutOfOrder places packets that arrive ahead of the expected PSN
+	// (host.qp.receive: out-of-order); SelectiveRepeat resends only the
+	// PSNs a NAK names (host.qp.retransmission: selective-repeat).
+	OutOfOrder      bool
+	SelectiveRepeat bool
+	ReorderWindow   int
+	NAKThreshold    int
 
 	// Receive path (a host slower than its link).
 	DrainRate     unit.BitRate
@@ -49,6 +70,15 @@ type DCQCNSpec struct {
 	Preset string
 	Knobs  []Setting
 	Config *cc.DCQCNConfig
+}
+
+// CCSpec is an RTT- or INT-based algorithm's preset, the knobs set over it
+// by name, and the configuration they make (nil unless host.cc selects
+// it).
+type CCSpec[C any] struct {
+	Preset string
+	Knobs  []Setting
+	Config *C
 }
 
 // Setting is one named value from the scenario with its position.
@@ -102,9 +132,12 @@ func (c *conv) settings(n ast.Node, path string, valid func(name string) bool, e
 // scheduler.
 func (c *conv) nicSpec(r *rawHost) NICSpec {
 	s := NICSpec{
-		CC:      DefaultCC,
+		CC: DefaultCC, Ports: DefaultNICPorts,
 		DCQCN:   DCQCNSpec{Preset: DefaultDCQCNPreset},
+		Timely:  CCSpec[cc.TimelyConfig]{Preset: "paper"},
+		HPCC:    CCSpec[cc.HPCCConfig]{Preset: "ns3"},
 		Timeout: DefaultQPTimeout, RetryCnt: DefaultRetryCnt, AckCoalesce: DefaultAckCoalesce,
+		ReorderWindow: DefaultReorderWindow, NAKThreshold: DefaultNAKThreshold,
 		AdaptiveBase: DefaultAdaptiveBase, TCPRTO: DefaultTCPRTO,
 		RxBuffer: DefaultRxBuffer, RxPFC: true, Strict: DefaultStrict,
 	}
@@ -117,24 +150,18 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 		s.CCPrioMask = ccMask(s.DCQCN.Config)
 		return s
 	}
-	s.CC = c.choice(r.CC, "host.cc", DefaultCC, "dcqcn", "none")
-	if n := Unwrap(r.DCQCN); n != nil {
-		pairs, _ := MappingPairs(n)
-		var knobs []ast.Node
-		for _, kv := range pairs {
-			if kv.Key.GetToken().Value == "preset" {
-				s.DCQCN.Preset = c.choice(kv.Value, "host.dcqcn.preset", DefaultDCQCNPreset, "mlx5", "paper")
-				continue
-			}
-			knobs = append(knobs, kv)
-		}
-		if pairs == nil {
-			c.settings(n, "host.dcqcn", nil, "DCQCN knobs by their mlx5 names")
-		} else {
-			s.DCQCN.Knobs = c.settings(&ast.MappingNode{Values: mappingValues(knobs)}, "host.dcqcn", nil, "DCQCN knobs by their mlx5 names")
+	s.CC = c.choice(r.CC, "host.cc", DefaultCC, "dcqcn", "timely", "hpcc", "none")
+	s.DCQCN.Preset, s.DCQCN.Knobs = c.ccSection(r.DCQCN, "host.dcqcn", s.DCQCN.Preset, "DCQCN knobs by their mlx5 names", "mlx5", "paper")
+	s.Timely.Preset, s.Timely.Knobs = c.ccSection(r.Timely, "host.timely", s.Timely.Preset, "TIMELY knobs (docs/cc.md)", "paper", "ns3")
+	s.HPCC.Preset, s.HPCC.Knobs = c.ccSection(r.HPCC, "host.hpcc", s.HPCC.Preset, "HPCC knobs (docs/cc.md)", "ns3", "paper")
+	s.Firmware = c.settings(r.Firmware, "host.firmware", isMlxconfigName, "mlxconfig settings such as ROCE_CC_PRIO_MASK")
+	s.Ports = int(c.integer(r.NICPorts, "host.nic_ports", DefaultNICPorts, 1, 2))
+	for _, f := range s.Firmware {
+		if s.Ports == 1 && strings.HasSuffix(f.Name, "_P2") {
+			c.errs = append(c.errs, &Error{File: c.file, Line: f.Line, Col: f.Col, Path: "host.firmware." + f.Name,
+				Msg: "names port 2, but host.nic_ports is 1: a single-port adapter has no _P2 parameters (set host.nic_ports: 2 for a dual-port card)"})
 		}
 	}
-	s.Firmware = c.settings(r.Firmware, "host.firmware", isMlxconfigName, "mlxconfig settings such as ROCE_CC_PRIO_MASK")
 	if q := r.QP; q != nil {
 		s.Timeout = uint8(c.integer(q.Timeout, "host.qp.timeout", DefaultQPTimeout, 0, 31))
 		s.RetryCnt = int(c.integer(q.RetryCnt, "host.qp.retry_cnt", DefaultRetryCnt, 0, 7))
@@ -145,6 +172,20 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 		if s.AdaptiveBase == 0 {
 			c.fail(q.AdaptiveBase, "host.qp.adaptive_base", "expected a positive duration")
 		}
+		s.SelectiveRepeat = c.choice(q.Retransmit, "host.qp.retransmission", "go-back-n", "go-back-n", "selective-repeat") == "selective-repeat"
+		recv := c.choice(q.Receive, "host.qp.receive", "", "in-order", "out-of-order")
+		s.OutOfOrder = recv == "out-of-order" || recv == "" && s.SelectiveRepeat
+		if recv == "in-order" && s.SelectiveRepeat {
+			c.fail(q.Receive, "host.qp.receive", "selective repeat needs a responder that keeps what arrives after a gap: receive: out-of-order")
+		}
+		s.ReorderWindow = int(c.integer(q.Window, "host.qp.reorder_window", DefaultReorderWindow, 1, 1<<20))
+		// A responder asked to tolerate reordering waits it out before a
+		// NAK; one there only for selective repeat (IRN's) NAKs at once.
+		def := int64(0)
+		if recv == "out-of-order" {
+			def = DefaultNAKThreshold
+		}
+		s.NAKThreshold = int(c.integer(q.NAKThreshold, "host.qp.nak_threshold", def, 0, 1<<20))
 	}
 	if x := r.Rx; x != nil {
 		s.DrainRate = c.rate(x.DrainRate, "host.rx.drain_rate", 0)
@@ -167,10 +208,95 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 	}
 	s.DCQCN.Config = c.dcqcnConfig(&s)
 	s.CCPrioMask = ccMask(s.DCQCN.Config)
+	c.rttCC(&s)
 	return s
 }
 
+// ccSection reads host.dcqcn, host.timely or host.hpcc: a preset and knobs
+// by name, in file order.
+func (c *conv) ccSection(n ast.Node, path, preset, expect string, presets ...string) (string, []Setting) {
+	n = Unwrap(n)
+	if n == nil {
+		return preset, nil
+	}
+	pairs, _ := MappingPairs(n)
+	if pairs == nil {
+		c.settings(n, path, nil, expect)
+		return preset, nil
+	}
+	var knobs []ast.Node
+	for _, kv := range pairs {
+		if kv.Key.GetToken().Value == "preset" {
+			preset = c.choice(kv.Value, path+".preset", preset, presets...)
+			continue
+		}
+		knobs = append(knobs, kv)
+	}
+	return preset, c.settings(&ast.MappingNode{Values: mappingValues(knobs)}, path, nil, expect)
+}
+
 // ccMask returns the priorities congestion control acts on.
+// defaultMask gives congestion control the priorities the scenario's RDMA
+// traffic rides (mask) when the description sets no ROCE_CC_PRIO_MASK
+// (host.firmware or host.dcqcn.roce_cc_prio_mask): RoCE's priority alone
+// for most, and a storage class's too where one runs: what config gen
+// writes, so that what the twin simulates is what gets deployed. A
+// description that wants the firmware default says ROCE_CC_PRIO_MASK: 0xFF.
+func (n *NICSpec) defaultMask(mask uint8) {
+	rtt := n.CC == "timely" || n.CC == "hpcc"
+	if n.DCQCN.Config == nil && !rtt || mask == 0 {
+		return
+	}
+	for _, f := range n.Firmware {
+		if strings.HasPrefix(f.Name, "ROCE_CC_PRIO_MASK") {
+			return
+		}
+	}
+	for _, k := range n.DCQCN.Knobs {
+		if k.Name == "roce_cc_prio_mask" {
+			return
+		}
+	}
+	if !rtt {
+		n.DCQCN.Config.RoceCcPrioMask = int64(mask)
+	}
+	n.CCPrioMask = mask
+	n.CCPrioMaskDefault = true
+}
+
+// rdmaPriorities is the mask of the priorities RDMA traffic rides: the
+// hosts' RoCE priority, explicit flows and generators, and RoCE background
+// streams (storage).
+func (s *Scenario) rdmaPriorities() uint8 {
+	h := &s.Host
+	m := uint8(1) << h.RoCEPriority()
+	for _, f := range s.Flows {
+		m |= 1 << (f.Priority & 7)
+	}
+	for _, g := range s.Generators {
+		m |= 1 << (g.Priority & 7)
+	}
+	var bg []background.Flow
+	if s.Workload != nil {
+		bg = s.Workload.Background
+	}
+	for _, b := range bg {
+		if b.Class != workload.RoCE {
+			continue
+		}
+		p := h.RoCEPriority()
+		if b.TC >= 0 {
+			if h.Priority >= 0 {
+				p = h.Priority
+			} else {
+				p = int(h.DSCPToPrio[(b.TC>>2)&63])
+			}
+		}
+		m |= 1 << (p & 7)
+	}
+	return m
+}
+
 func ccMask(d *cc.DCQCNConfig) uint8 {
 	if d == nil {
 		return 0

@@ -17,7 +17,7 @@ import (
 func (s *Scenario) Plans() []twin.Plan {
 	tr := s.Workload.traffic(int64(s.Host.MTU)) // laid out once for both estimates
 	return []twin.Plan{{Engine: twin.Packet, Estimate: s.estimate(tr), Build: func() (twin.Engine, error) {
-		tw, err := Build(s)
+		tw, err := BuildWith(s, s.Run)
 		if err != nil {
 			return nil, err
 		}

@@ -107,6 +107,31 @@ traffic: {generators: [{kind: permutation, bytes: 1MiB}]}`,
 topology: {kind: single-switch, hosts: 1}
 traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 			[]string{"bad.yaml:1:40:", "topology.hosts", `expected a whole number from 2 to 1048576, got "1"`}},
+		{"unknown path selection", `
+topology: {kind: single-switch, hosts: 2}
+switch: {load_balancing: {mode: spary}}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:33:", "switch.load_balancing.mode", "expected one of ecmp, flowlet, adaptive, spray", `"spary"`}},
+		{"zero flowlet gap", `
+topology: {kind: single-switch, hosts: 2}
+switch: {load_balancing: {spine: adaptive, flowlet_gap: 0us}}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:57:", "switch.load_balancing.flowlet_gap", "positive duration"}},
+		{"selective repeat in order", `
+topology: {kind: single-switch, hosts: 2}
+host: {qp: {retransmission: selective-repeat, receive: in-order}}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:56:", "host.qp.receive", "selective repeat needs", "out-of-order"}},
+		{"HPCC knob out of range", `
+topology: {kind: single-switch, hosts: 2}
+host: {cc: hpcc, hpcc: {eta: 2000}}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:25:", "host.hpcc.eta", "allowed 1..1000"}},
+		{"unknown TIMELY knob", `
+topology: {kind: single-switch, hosts: 2}
+host: {cc: timely, timely: {preset: ns3, t_lo: 10}}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:42:", "host.timely.t_lo", "unknown knob", "t_low"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Load("bad.yaml", []byte(strings.TrimPrefix(c.yaml, "\n")))
@@ -164,6 +189,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("a: &x {b: *x}"))
 	f.Add([]byte("x-p: &p {enabled: true, priorities: [3]}\nx-l: &l {rate: 400G, cable: 30m}\ntopology: {kind: dumbbell, left: 2, right: 1, host_link: *l}\nswitch: {pfc: {<<: *p, quanta: 100}, ecn: {<<: [{kmin: 1KB}, {kmax: 9KB}]}}\ntraffic: {flows: [&f {src: h0, dst: h2, bytes: 1MiB, name: a}, {<<: *f, name: b}]}"))
 	f.Add([]byte("duration: 1h\ntopology: {kind: fat-tree, k: 8}\ntraffic: {generators: [{kind: all-to-all, bytes: 1e30, rate: 400G, start: 2h}]}"))
+	f.Add([]byte("topology: {kind: fat-tree, k: 4}\nswitch: {load_balancing: {mode: adaptive, core: spray, adaptive: flowlet, flowlet_gap: 1ns}}\nhost: {cc: hpcc, hpcc: {preset: paper, window: 1}, qp: {retransmission: selective-repeat, nak_threshold: 9, reorder_window: 1}}\ntraffic: {generators: [{kind: permutation, bytes: 1MiB}]}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Load("fuzz.yaml", data)
 		if err != nil {
@@ -178,7 +204,7 @@ func FuzzLoad(f *testing.F) {
 			}
 			return
 		}
-		if s.Topo == nil || len(s.Flows)+len(s.Generators) == 0 && s.Workload == nil {
+		if s.Topo == nil || len(s.Flows)+len(s.Generators)+len(s.Perftests) == 0 && s.Workload == nil {
 			t.Fatal("accepted a scenario without topology, flows or workload")
 		}
 		if e := s.Estimate(); e.Events < 0 || e.Memory < 0 || e.PacketHops < 0 || e.Until < 0 {

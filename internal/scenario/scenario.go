@@ -11,6 +11,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 
 	"rocelab/internal/fabric"
+	"rocelab/internal/headroom"
 	"rocelab/internal/topo"
 	"rocelab/internal/unit"
 )
@@ -43,6 +44,8 @@ type Scenario struct {
 	PHY PHYSpec
 	// Workload is the NCCL job on the GPU servers, if any.
 	Workload *WorkloadSpec
+	// Perftests are the perftest runs of the traffic section.
+	Perftests []PerftestSpec
 	// Variants are the file's named variants, each the whole scenario
 	// with its overrides applied; Variant names the one this is.
 	Variants []*Scenario
@@ -55,6 +58,10 @@ type Scenario struct {
 	// "switch.pfc.priorities[0]") to the position of its value, so that
 	// checks of a valid scenario (rocelab lint) can cite the line.
 	Where map[string]Pos
+
+	// Run is how the packet engine runs the scenario (cores, a clock for
+	// its statistics): not part of the file, and never of the results.
+	Run Options
 }
 
 // PHYSpec models what makes real links imperfectly regular: each port's
@@ -85,6 +92,10 @@ type SwitchSpec struct {
 	Watchdog          fabric.WatchdogConfig
 	HashFields        fabric.HashField
 	PerSwitchSeed     bool
+	// Paths is the path selection of each tier's switches, by topology
+	// tier: 1 leaf (ToR, edge; a single switch, a dumbbell's two), 2
+	// spine (aggregation), 3 core.
+	Paths [4]fabric.PathConfig
 }
 
 // PFCSpec is the switches' PFC configuration.
@@ -97,15 +108,26 @@ type PFCSpec struct {
 	Quanta     uint16
 	Refresh    unit.Time
 	XON        bool
-	// Headroom is the per-PG headroom; zero means computed by the SONiC
-	// formula from MTU, cable, MACPHYDelay, CellOccupancy and speed.
+	// Headroom is the per-PG headroom; zero means computed by Formula
+	// (package headroom) from the port's speed and cable and the fields
+	// below.
 	Headroom unit.Bytes
+	// Formula is the headroom formula; ASIC, when set, names the
+	// ASIC_TABLE row whose cell size and MAC/PHY delay it uses unless
+	// CellSize or MACPHYDelay are given.
+	Formula            headroom.Formula
+	ASIC               string
+	CellSize           int
+	SmallPacketPercent float64
 	// MTU is the switch port MTU.
 	MTU unit.Bytes
 	// LosslessMTU is the largest lossless frame SONiC's formula adds once
 	// (LOSSLESS_TRAFFIC_PATTERN mtu); zero means MTU.
-	LosslessMTU   unit.Bytes
-	MACPHYDelay   unit.Bytes
+	LosslessMTU unit.Bytes
+	// MACPHYDelay zero means the ASIC's.
+	MACPHYDelay unit.Bytes
+	// CellOccupancy, when positive, replaces the occupancy the formula
+	// derives from the cell size and small-packet share.
 	CellOccupancy float64
 	// ResponseTime is how long a port keeps sending after a pause
 	// arrives; zero means the IEEE bound for the port speed.
@@ -219,6 +241,12 @@ func convert(name string, raw *rawScenario, description bool) (*Scenario, error)
 	s.PHY = c.phy(raw.PHY)
 	c.workload(s, raw)
 	c.traffic(s, raw.Traffic)
+	if _, given := c.scalar(raw.Duration, "duration"); !given && (s.Workload != nil || len(s.Perftests) > 0) {
+		// An NCCL job or a perftest runs until it is done: the cap is only
+		// a guard.
+		s.Duration = DefaultJobDuration
+	}
+	s.Host.NIC.defaultMask(s.rdmaPriorities())
 	c.faults(s, raw.Faults)
 	if len(c.errs) > 0 {
 		return nil, c.errs
@@ -385,9 +413,9 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 		Reserve: DefaultReserve, XONOffset: DefaultXONOffset, Trust: fabric.TrustDSCP,
 		Strict: DefaultStrict, HashFields: DefaultHash, PerSwitchSeed: true,
 		PFC: PFCSpec{Enabled: true, Priorities: 1 << DefaultPFCPriority, Quanta: DefaultPauseQuanta, XON: true,
-			MTU: DefaultPortMTU, MACPHYDelay: DefaultMACPHYDelay, CellOccupancy: DefaultCellOccupancy},
+			MTU: DefaultPortMTU, MACPHYDelay: DefaultMACPHYDelay, CellOccupancy: DefaultCellOccupancy, Formula: headroom.Mellanox},
 		ECN:      ECNSpec{Enabled: true, Priorities: 1 << DefaultPFCPriority, Kmin: DefaultKmin, Kmax: DefaultKmax, Pmax: DefaultPmax, RTT: DefaultECNRTT},
-		Watchdog: fabric.WatchdogConfig{},
+		Watchdog: fabric.WatchdogConfig{Detect: DefaultWatchdogDetect, Restore: DefaultWatchdogRestore},
 	}
 	s.DSCPToPrio = c.dscpMap(nil, "")
 	for p := range s.Weights {
@@ -428,8 +456,7 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 			}
 		}
 		s.PFC.MTU = c.bytes(p.MTU, path+".mtu", s.PFC.MTU)
-		s.PFC.MACPHYDelay = c.bytes(p.MACPHYDelay, path+".mac_phy_delay", s.PFC.MACPHYDelay)
-		s.PFC.CellOccupancy = c.float(p.CellOccupancy, path+".cell_occupancy", s.PFC.CellOccupancy, 1, 100)
+		c.headroomModel(p, &s.PFC)
 		if txt, ok := c.scalar(p.ResponseTime, path+".response_time"); ok && txt != "auto" {
 			s.PFC.ResponseTime = c.duration(p.ResponseTime, path+".response_time", 0)
 		}
@@ -452,12 +479,14 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 	}
 	if w := r.Watchdog; w != nil {
 		const path = "switch.watchdog"
-		if c.boolean(w.Enabled, path+".enabled", false) {
+		if c.boolean(w.Enabled, path+".enabled", true) {
 			s.Watchdog.Detect = c.duration(w.Detection, path+".detection", DefaultWatchdogDetect)
 			s.Watchdog.Restore = c.duration(w.Restoration, path+".restoration", DefaultWatchdogRestore)
 			if s.Watchdog.Detect == 0 {
 				c.fail(w.Detection, path+".detection", "expected a positive duration")
 			}
+		} else {
+			s.Watchdog = fabric.WatchdogConfig{}
 		}
 	}
 	if e := r.ECMP; e != nil {
@@ -477,7 +506,36 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 		}
 		s.PerSwitchSeed = c.boolean(e.PerSwitchSeed, "switch.ecmp.per_switch_seed", true)
 	}
+	if r.LoadBalancing != nil {
+		s.Paths = c.loadBalancing(r.LoadBalancing)
+	}
 	return s
+}
+
+// loadBalancing reads switch.load_balancing: a mode for every tier, or
+// one per tier, and the modes' parameters.
+func (c *conv) loadBalancing(r *rawLB) [4]fabric.PathConfig {
+	const path = "switch.load_balancing"
+	modes := map[string]fabric.PathMode{"ecmp": fabric.PathECMP, "flowlet": fabric.PathFlowlet, "adaptive": fabric.PathAdaptive, "spray": fabric.PathSpray}
+	names := []string{"ecmp", "flowlet", "adaptive", "spray"}
+	base := fabric.PathConfig{
+		FlowletGap: c.duration(r.FlowletGap, path+".flowlet_gap", DefaultFlowletGap),
+		PerPacket:  c.choice(r.Adaptive, path+".adaptive", "packet", "packet", "flowlet") == "packet",
+		Random:     c.choice(r.Spray, path+".spray", "random", "random", "round-robin") == "random",
+	}
+	if base.FlowletGap <= 0 {
+		c.fail(r.FlowletGap, path+".flowlet_gap", "expected a positive duration")
+	}
+	all := modes[c.choice(r.Mode, path+".mode", "ecmp", names...)]
+	var out [4]fabric.PathConfig
+	for tier, n := range []ast.Node{nil, r.Leaf, r.Spine, r.Core} {
+		if tier == 0 {
+			continue
+		}
+		out[tier] = base
+		out[tier].Mode = modes[c.choice(n, path+"."+[]string{"", "leaf", "spine", "core"}[tier], all.String(), names...)]
+	}
+	return out
 }
 
 // scheduler parses an ETS configuration: strict priorities and 8 weights.
@@ -518,9 +576,19 @@ func (c *conv) hostSpec(r *rawHost) HostSpec {
 	h.DSCPToPrio = c.dscpMap(r.DSCPToPriority, "host.dscp_to_priority")
 	h.VLAN = c.boolean(r.VLAN, "host.vlan", false)
 	// A NIC sets ECT on RoCE packets where ECN (DCQCN) is enabled; with
-	// congestion control off it sends Not-ECT unless told otherwise.
-	h.ECN = c.boolean(r.ECN, "host.ecn", h.NIC.CC != "none")
+	// congestion control off, or an RTT- or INT-based one, it sends
+	// Not-ECT unless told otherwise.
+	h.ECN = c.boolean(r.ECN, "host.ecn", h.NIC.CC == "dcqcn")
 	return h
+}
+
+// RoCEPriority is the priority the hosts send RoCE on: host.priority, else
+// what host.dscp_to_priority maps host.dscp to.
+func (h *HostSpec) RoCEPriority() int {
+	if h.Priority >= 0 {
+		return h.Priority
+	}
+	return int(h.DSCPToPrio[h.DSCP])
 }
 
 // hostRef resolves "h12" or 12 to a host index.

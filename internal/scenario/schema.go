@@ -85,6 +85,11 @@ type rawPFC struct {
 	MACPHYDelay   ast.Node `yaml:"mac_phy_delay"`
 	CellOccupancy ast.Node `yaml:"cell_occupancy"`
 	ResponseTime  ast.Node `yaml:"response_time"`
+	Formula       ast.Node `yaml:"formula"`
+	ASIC          ast.Node `yaml:"asic"`
+	CellSize      ast.Node `yaml:"cell_size"`
+	SmallPackets  ast.Node `yaml:"small_packet_percentage"`
+	LosslessMTU   ast.Node `yaml:"lossless_mtu"`
 }
 
 type rawECN struct {
@@ -108,6 +113,16 @@ type rawECMP struct {
 	PerSwitchSeed ast.Node `yaml:"per_switch_seed"`
 }
 
+type rawLB struct {
+	Mode       ast.Node `yaml:"mode"`
+	Leaf       ast.Node `yaml:"leaf"`
+	Spine      ast.Node `yaml:"spine"`
+	Core       ast.Node `yaml:"core"`
+	FlowletGap ast.Node `yaml:"flowlet_gap"`
+	Adaptive   ast.Node `yaml:"adaptive"`
+	Spray      ast.Node `yaml:"spray"`
+}
+
 type rawScheduler struct {
 	Strict  ast.Node `yaml:"strict"`
 	Weights ast.Node `yaml:"weights"`
@@ -126,6 +141,7 @@ type rawSwitch struct {
 	ECN            *rawECN       `yaml:"ecn"`
 	Watchdog       *rawWatchdog  `yaml:"watchdog"`
 	ECMP           *rawECMP      `yaml:"ecmp"`
+	LoadBalancing  *rawLB        `yaml:"load_balancing"`
 }
 
 type rawHost struct {
@@ -139,7 +155,10 @@ type rawHost struct {
 	ECN            ast.Node      `yaml:"ecn"`
 	CC             ast.Node      `yaml:"cc"`
 	DCQCN          ast.Node      `yaml:"dcqcn"`
+	Timely         ast.Node      `yaml:"timely"`
+	HPCC           ast.Node      `yaml:"hpcc"`
 	Firmware       ast.Node      `yaml:"firmware"`
+	NICPorts       ast.Node      `yaml:"nic_ports"`
 	QP             *rawQP        `yaml:"qp"`
 	Rx             *rawRx        `yaml:"rx"`
 	Scheduler      *rawScheduler `yaml:"scheduler"`
@@ -152,6 +171,10 @@ type rawQP struct {
 	Adaptive     ast.Node `yaml:"adaptive_retransmission"`
 	AdaptiveBase ast.Node `yaml:"adaptive_base"`
 	TCPRTO       ast.Node `yaml:"tcp_rto"`
+	Retransmit   ast.Node `yaml:"retransmission"`
+	Receive      ast.Node `yaml:"receive"`
+	Window       ast.Node `yaml:"reorder_window"`
+	NAKThreshold ast.Node `yaml:"nak_threshold"`
 }
 
 type rawRx struct {
@@ -192,6 +215,13 @@ type rawGenerator struct {
 type rawTraffic struct {
 	Flows      []*rawFlow      `yaml:"flows"`
 	Generators []*rawGenerator `yaml:"generators"`
+	Perftest   []*rawPerftest  `yaml:"perftest"`
+}
+
+type rawPerftest struct {
+	Command ast.Node `yaml:"command"`
+	Client  ast.Node `yaml:"client"`
+	Server  ast.Node `yaml:"server"`
 }
 
 type rawFault struct {

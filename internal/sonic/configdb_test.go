@@ -118,6 +118,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(`{"PFC_WD": {"Ethernet0": {"detection_time": "200", "action": "drop"}}, "PORT": {"Ethernet0": {"speed": "100000", "mtu": "9100"}}}`))
 	f.Add([]byte(`{"BUFFER_PG": {"Ethernet0,Ethernet4|3-4": {"profile": "pg_lossless_100000_300m_profile"}}, "CABLE_LENGTH": {"AZURE": {"Ethernet0": "300m"}}}`))
+	f.Add([]byte(`{"PORT_QOS_MAP|Ethernet0": {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]"}, "VERSIONS": {"DATABASE|VERSION": "v", "X": {"a": [1, {"b": 2}]}}, "QUEUE": {"E|3": {}, "E|3": {"x": "y"}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 64<<10 {
 			return
@@ -140,9 +141,59 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
+		for _, v := range append(append([]Value{}, db.Duplicates...), db.Skipped...) {
+			if v.Line < 1 || v.Line > lines || v.Col < 1 {
+				t.Fatalf("note %+v outside the %d-line input", v, lines)
+			}
+		}
 		db.PortQoSMaps()
 		db.Queues()
 		db.PGs()
+		db.Watchdogs()
+	})
+}
+
+// TestParseRedis reads SYNTHETIC hgetall output of redis-cli and
+// sonic-db-cli in the form those tools print.
+func TestParseRedis(t *testing.T) {
+	db, ok := ParseRedis("r.txt", []byte(`admin@sonic:~$ redis-cli -n 4 hgetall "PORT_QOS_MAP|Ethernet0"
+ 1) "dscp_to_tc_map"
+ 2) "[DSCP_TO_TC_MAP|AZURE]"
+ 3) "pfc_enable"
+ 4) "3,4"
+admin@sonic:~$ sonic-db-cli CONFIG_DB hgetall 'PFC_WD|Ethernet0'
+{'action': 'drop', 'detection_time': '1', 'restoration_time': '200'}
+`))
+	if !ok {
+		t.Fatal("nothing read")
+	}
+	pq := db.PortQoSMaps()
+	if len(pq) != 1 || pq[0].DSCPToTC.Text != "AZURE" || pq[0].PFCEnableAt.Line != 5 {
+		t.Errorf("PORT_QOS_MAP %+v", pq)
+	}
+	if w := db.Watchdogs(); len(w) != 1 || w[0].Detection != 1 || w[0].DetectionAt.Line != 7 {
+		t.Errorf("PFC_WD %+v", w)
+	}
+}
+
+func FuzzParseRedis(f *testing.F) {
+	f.Add([]byte("127.0.0.1:6379[4]> hgetall \"QUEUE|Ethernet0|3\"\n1) \"scheduler\"\n2) \"scheduler.1\"\n$ sonic-db-cli CONFIG_DB hgetall 'X|y'\n{'a': 'b'}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 64<<10 {
+			return
+		}
+		db, _ := ParseRedis("f.txt", data)
+		lines := strings.Count(string(data), "\n") + 1
+		for _, tab := range db.Tables {
+			for _, k := range tab.Keys() {
+				for _, v := range tab[k] {
+					if v.Line < 1 || v.Line > lines {
+						t.Fatalf("value %+v outside the %d-line input", v, lines)
+					}
+				}
+			}
+		}
+		db.PortQoSMaps()
 		db.Watchdogs()
 	})
 }

@@ -1,5 +1,7 @@
 package topo
 
+import "rocelab/internal/unit"
+
 // Routes returns, for every switch node and every destination host, the
 // ports on shortest paths toward that host: the ECMP candidates. Entries
 // for host nodes are nil. Candidate lists are shared between destinations
@@ -97,4 +99,67 @@ func (t *Topology) hostIndex(n int) int {
 		}
 	}
 	return lo
+}
+
+// WorstPath returns the largest cost of a shortest path between two hosts,
+// a link costing cost(l) in each of two measures (a propagation delay and
+// a serialisation time, say), summed along the path; where shortest paths
+// tie, the costlier is taken. It is what HPCC's base RTT is computed from.
+func (t *Topology) WorstPath(cost func(l Link) (a, b unit.Time)) (unit.Time, unit.Time) {
+	type hop struct{ link, peer int }
+	adj := make([][]hop, len(t.Nodes))
+	for i, l := range t.Links {
+		adj[l.A] = append(adj[l.A], hop{i, l.B})
+		adj[l.B] = append(adj[l.B], hop{i, l.A})
+	}
+	// The costliest host link at each edge switch.
+	type pair struct{ a, b unit.Time }
+	edge := map[int]pair{}
+	var edges []int
+	for _, h := range t.Hosts {
+		for _, x := range adj[h] {
+			a, b := cost(t.Links[x.link])
+			p, ok := edge[x.peer]
+			if !ok {
+				edges = append(edges, x.peer)
+			}
+			edge[x.peer] = pair{max(p.a, a), max(p.b, b)}
+		}
+	}
+	var worst pair
+	dist := make([]int, len(t.Nodes))
+	acc := make([]pair, len(t.Nodes))
+	for _, e := range edges {
+		for i := range dist {
+			dist[i] = -1
+		}
+		dist[e], acc[e] = 0, pair{}
+		queue := []int{e}
+		for len(queue) > 0 {
+			u := queue[0]
+			queue = queue[1:]
+			for _, x := range adj[u] {
+				if t.Nodes[x.peer].Kind != Switch {
+					continue
+				}
+				a, b := cost(t.Links[x.link])
+				c := pair{acc[u].a + a, acc[u].b + b}
+				switch {
+				case dist[x.peer] < 0:
+					dist[x.peer], acc[x.peer] = dist[u]+1, c
+					queue = append(queue, x.peer)
+				case dist[x.peer] == dist[u]+1:
+					acc[x.peer] = pair{max(acc[x.peer].a, c.a), max(acc[x.peer].b, c.b)}
+				}
+			}
+		}
+		for _, f := range edges {
+			if dist[f] < 0 {
+				continue
+			}
+			w := pair{edge[e].a + acc[f].a + edge[f].a, edge[e].b + acc[f].b + edge[f].b}
+			worst = pair{max(worst.a, w.a), max(worst.b, w.b)}
+		}
+	}
+	return worst.a, worst.b
 }

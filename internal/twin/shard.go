@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -78,6 +79,9 @@ func ShardFromEnv(count int) (s Shard, from string, ok bool, err error) {
 	return Shard{}, "", false, nil
 }
 
+// maxJobs bounds the jobs and shards of a shard file read back.
+const maxJobs = 1 << 20
+
 // ShardKind marks a shard file of a run's jobs.
 const ShardKind = "rocelab run shard"
 
@@ -140,6 +144,22 @@ func ReadShard(name string, r io.Reader) (*ShardFile, error) {
 	if err := f.Shard.Check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	switch {
+	case f.Jobs < 1 || f.Jobs > maxJobs || f.Shard.Count > maxJobs:
+		return nil, fmt.Errorf("%s: %d jobs in %d shards: expected 1 to %d of each", name, f.Jobs, f.Shard.Count, maxJobs)
+	case !f.Variants && f.Jobs != 1:
+		return nil, fmt.Errorf("%s: %d jobs of a scenario without variants: expected 1", name, f.Jobs)
+	}
+	for i := range f.Results {
+		r := &f.Results[i]
+		err := r.Observation.Check()
+		if err == nil && f.Variants {
+			err = FileName(r.Variant)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: results[%d]: %w", name, i, err)
+		}
+	}
 	return &f, nil
 }
 
@@ -151,10 +171,10 @@ func MergeShards(names []string, shards []*ShardFile) (*ShardFile, error) {
 		return nil, fmt.Errorf("no shards")
 	}
 	first := shards[0]
-	seen := make([]string, first.Shard.Count)
+	seen := map[int]string{}
+	have := map[int]bool{}
 	out := &ShardFile{Kind: ShardKind, Schema: Schema, Name: first.Name, Variants: first.Variants,
-		Fingerprint: first.Fingerprint, Shard: Whole, Jobs: first.Jobs, Results: make([]JobResult, first.Jobs)}
-	have := make([]bool, first.Jobs)
+		Fingerprint: first.Fingerprint, Shard: Whole, Jobs: first.Jobs}
 	for k, s := range shards {
 		switch {
 		case s.Fingerprint != first.Fingerprint || s.Jobs != first.Jobs || s.Name != first.Name || s.Variants != first.Variants:
@@ -170,22 +190,28 @@ func MergeShards(names []string, shards []*ShardFile) (*ShardFile, error) {
 				return nil, fmt.Errorf("%s: job %d does not belong to shard %d of %d", names[k], r.Index, s.Shard.Index, s.Shard.Count)
 			}
 			have[r.Index] = true
-			out.Results[r.Index] = r
+			out.Results = append(out.Results, r)
 		}
 	}
-	var missing []string
-	for i, n := range seen {
-		if n == "" {
-			missing = append(missing, strconv.Itoa(i))
+	if len(seen) < first.Shard.Count {
+		var missing []string
+		for i := 0; i < first.Shard.Count && len(missing) <= 10; i++ {
+			if seen[i] == "" {
+				missing = append(missing, strconv.Itoa(i))
+			}
 		}
-	}
-	if len(missing) > 0 {
+		if len(missing) > 10 {
+			missing[10] = "…"
+		}
 		return nil, fmt.Errorf("shards %s of %d missing", strings.Join(missing, ", "), first.Shard.Count)
 	}
-	for i, ok := range have {
-		if !ok {
-			return nil, fmt.Errorf("job %d is in no shard", i)
+	if len(out.Results) != first.Jobs {
+		i := 0
+		for have[i] {
+			i++
 		}
+		return nil, fmt.Errorf("job %d is in no shard", i)
 	}
+	sort.Slice(out.Results, func(i, j int) bool { return out.Results[i].Index < out.Results[j].Index })
 	return out, nil
 }

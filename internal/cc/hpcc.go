@@ -1,0 +1,236 @@
+package cc
+
+import "rocelab/internal/unit"
+
+// HPCCConfig holds HPCC's knobs (Li et al., "HPCC: High Precision
+// Congestion Control", SIGCOMM 2019), by the names of HPCCKnobs, in their
+// units. Presets fill it.
+type HPCCConfig struct {
+	Eta       int64 // eta: target utilisation η, 1/1000
+	MaxStage  int64 // max_stage: additive-increase stages before a multiplicative update
+	AIRate    int64 // ai_rate: additive increase W_AI as a rate, Mb/s
+	MinRate   int64 // min_rate, Mb/s
+	BaseRTT   int64 // base_rtt T, ns; 0: the NIC's longest path, set before New
+	Window    int64 // window W, bytes; 0: line rate × T
+	FastReact int64 // fast_react: 1 reacts to every ACK between per-RTT updates
+}
+
+// HPCCKnobs is HPCC's knob table.
+var HPCCKnobs = &params[HPCCConfig]{algo: "HPCC", table: []Param[HPCCConfig]{
+	{Name: "eta", Unit: "1/1000", Min: 1, Max: 1000, Paper: 950, NS3: 950,
+		Meaning: "target utilisation η of the most loaded hop: the rate is scaled by η/U",
+		Note:    "ns-3 U_TARGET; the HPCC project page later recommends 99 %",
+		field:   func(c *HPCCConfig) *int64 { return &c.Eta }},
+	{Name: "max_stage", Unit: "stages", Min: 0, Max: 1 << 20, Paper: 5, NS3: 0,
+		Meaning: "per-RTT updates of additive increase (U < η) before a multiplicative one",
+		Note:    "the paper prints maxStage = 5; its project page says that is a typo and the runs used 0 (ns-3 MI_THRESH 0)",
+		field:   func(c *HPCCConfig) *int64 { return &c.MaxStage }},
+	{Name: "ai_rate", Unit: "Mb/s", Min: 0, Max: 1_000_000, Paper: 40, NS3: 40,
+		Meaning: "additive increase W_AI, as a rate (W_AI / T), added at every update",
+		Note:    "ns-3 run.py RATE_AI = 10·bw/25 Mb/s, 40 at 100G",
+		field:   func(c *HPCCConfig) *int64 { return &c.AIRate }},
+	{Name: "min_rate", Unit: "Mb/s", Min: 1, Max: 10_000_000, Paper: 1000, NS3: 1000,
+		Meaning: "rate floor",
+		Note:    "ns-3 run.py MIN_RATE",
+		field:   func(c *HPCCConfig) *int64 { return &c.MinRate }},
+	{Name: "base_rtt", Unit: "ns", Min: 0, Max: 1_000_000_000, Paper: 0, NS3: 0,
+		Meaning: "T, the base RTT the queue term and the EWMA are normalised by; 0 takes the fabric's longest path",
+		Note:    "ns-3 GLOBAL_T 1 uses the largest RTT over all host pairs: 2 × propagation + one MTU packet's serialisation per hop",
+		field:   func(c *HPCCConfig) *int64 { return &c.BaseRTT }},
+	{Name: "window", Unit: "B", Min: 0, Max: 1 << 40, Paper: 0, NS3: 0,
+		Meaning: "W, the window at line rate; bytes in flight are held below W·rate/line (ns-3 VAR_WIN 1); 0 is line rate × T",
+		field:   func(c *HPCCConfig) *int64 { return &c.Window }},
+	{Name: "fast_react", Unit: "bool", Min: 0, Max: 1, Paper: 1, NS3: 1,
+		Meaning: "1: every ACK recomputes the rate from the last committed one; the per-RTT update commits it",
+		field:   func(c *HPCCConfig) *int64 { return &c.FastReact }},
+}}
+
+// HPCCPreset returns the named HPCC configuration: "paper" or "ns3".
+func HPCCPreset(name string) (HPCCConfig, error) {
+	var c HPCCConfig
+	return c, HPCCKnobs.preset(&c, name)
+}
+
+// Set sets the knob called name to v; out of range or unknown is an error.
+func (c *HPCCConfig) Set(name string, v int64) error { return HPCCKnobs.set(c, name, v) }
+
+// Get returns the knob called name.
+func (c *HPCCConfig) Get(name string) (int64, error) { return HPCCKnobs.get(c, name) }
+
+// Validate reports the first knob out of range.
+func (c *HPCCConfig) Validate() error { return HPCCKnobs.validate(c) }
+
+// Hop is one switch egress port's in-band telemetry as an ACK echoes it.
+type Hop struct {
+	Port    int32 // which port wrote it: a changed path restarts the hop
+	Time    unit.Time
+	TxBytes int64
+	QLen    int64
+	Rate    unit.BitRate
+}
+
+// HPCC is HPCC's sender for one queue pair, as the HPCC ns-3 model runs it
+// (rdma-hw.cc, CC_MODE 3, one rate for all hops):
+//
+//   - each ACK echoes the INT of every hop the data packet crossed; for
+//     each hop, against the previous record of that hop, the link's
+//     normalised load is u = txRate/B + min(qlen, qlen_prev)·8/(B·T);
+//   - U is the largest u, and τ the time between that hop's records; the
+//     utilisation estimate moves as u ← (u·(T − τ) + U·τ)/T, τ ≤ T;
+//   - the rate from the last committed rate Rc: Rc·η/u + W_AI when u ≥ η or
+//     after max_stage additive stages, else Rc + W_AI, within [min_rate,
+//     line];
+//   - the first ACK of each RTT (one beyond the sequence sent at the last
+//     update) commits the new rate as Rc and counts the stage; the ACKs
+//     between only set the rate (fast_react).
+//
+// The window is W·rate/line. The first ACK only records the hops.
+type HPCC struct {
+	line, minRate int64
+	eta           float64
+	maxStage      int64
+	ai            int64
+	t             float64 // base RTT, ns
+	w             int64   // window at line rate, bytes
+	fast          bool
+
+	rate, rc int64
+	u        float64
+	stage    int64
+	lastSeq  int64
+	primed   bool
+	hops     [8]Hop
+	nhops    int
+	stats    HPCCStats
+}
+
+// HPCCStats counts what an HPCC sender did.
+type HPCCStats struct {
+	Updates, FastReacts int64
+	// MaxU is the largest utilisation estimate seen.
+	MaxU float64
+}
+
+// New returns HPCC for a QP on a port of the given line rate, starting at
+// line rate. A zero base_rtt is taken as 10 µs; the caller should set it.
+func (c *HPCCConfig) New(line unit.BitRate) *HPCC {
+	v := *c
+	for i := range HPCCKnobs.table {
+		k := &HPCCKnobs.table[i]
+		f := k.field(&v)
+		*f = min(max(*f, k.Min), k.Max)
+	}
+	l := max(int64(line), 1)
+	t := v.BaseRTT
+	if t == 0 {
+		t = 10_000
+	}
+	w := v.Window
+	if w == 0 {
+		w = max(int64(float64(l)*float64(t)/8e9), 1)
+	}
+	mbps := func(x int64) int64 { return x * int64(unit.Mbps) }
+	return &HPCC{
+		line: l, minRate: min(mbps(v.MinRate), l), eta: float64(v.Eta) / 1000, maxStage: v.MaxStage,
+		ai: mbps(v.AIRate), t: float64(t), w: w, fast: v.FastReact == 1,
+		rate: l, rc: l, u: 1,
+	}
+}
+
+// Rate returns the current rate.
+func (h *HPCC) Rate() unit.BitRate { return unit.BitRate(h.rate) }
+
+// Window returns the bytes the QP may have in flight now: W·rate/line.
+func (h *HPCC) Window() int64 {
+	return max(int64(float64(h.w)*(float64(h.rate)/float64(h.line))), 1)
+}
+
+// Utilization returns the current utilisation estimate u.
+func (h *HPCC) Utilization() float64 { return h.u }
+
+// Stats returns what the sender has done.
+func (h *HPCC) Stats() HPCCStats { return h.stats }
+
+// OnCNP ignores the CNP: HPCC reads INT.
+func (*HPCC) OnCNP(unit.Time) {}
+
+// OnSend ignores the bytes.
+func (*HPCC) OnSend(unit.Time, int) {}
+
+// OnAck ignores an acknowledgement without INT.
+func (*HPCC) OnAck(unit.Time, int, unit.Time) {}
+
+// NextDeadline returns unit.MaxTime: HPCC has no timer.
+func (*HPCC) NextDeadline() unit.Time { return unit.MaxTime }
+
+// OnDeadline does nothing.
+func (*HPCC) OnDeadline(unit.Time) {}
+
+// OnFeedback takes one acknowledgement's INT.
+func (h *HPCC) OnFeedback(_ unit.Time, f Feedback) {
+	if len(f.Hops) == 0 {
+		return
+	}
+	if !h.primed {
+		h.primed = true
+		h.store(f.Hops)
+		h.lastSeq = f.Next
+		return
+	}
+	full := f.Acked > h.lastSeq
+	if !full && !h.fast {
+		return
+	}
+	var peak float64
+	var tau unit.Time
+	seen := false
+	for i := range f.Hops {
+		n, o := &f.Hops[i], &h.hops[i]
+		if i >= h.nhops || n.Port != o.Port || n.Time <= o.Time || n.Rate <= 0 {
+			continue
+		}
+		dt := n.Time - o.Time
+		b := float64(n.Rate)
+		tx := float64(n.TxBytes-o.TxBytes) * 8 / (float64(dt) / float64(unit.Second))
+		u := tx/b + float64(min(n.QLen, o.QLen))*8/float64(b*(h.t/1e9))
+		if u > peak || !seen {
+			peak, tau = u, dt
+		}
+		seen = true
+	}
+	h.store(f.Hops)
+	if seen {
+		t := min(float64(tau)/float64(unit.Nanosecond), h.t)
+		h.u = (float64(h.u*(h.t-t)) + float64(peak*t)) / h.t
+		h.stats.MaxU = max(h.stats.MaxU, h.u)
+		c := h.u / h.eta
+		var r float64
+		stage := h.stage + 1
+		if c >= 1 || h.stage >= h.maxStage {
+			r = float64(h.rc)/max(c, 1e-9) + float64(h.ai)
+			stage = 0
+		} else {
+			r = float64(h.rc + h.ai)
+		}
+		rate := h.line
+		if r < float64(h.line) {
+			rate = max(int64(r), h.minRate)
+		}
+		h.rate = rate
+		if full {
+			h.rc, h.stage = rate, stage
+			h.stats.Updates++
+		} else {
+			h.stats.FastReacts++
+		}
+	}
+	if full && f.Next > h.lastSeq {
+		h.lastSeq = f.Next
+	}
+}
+
+func (h *HPCC) store(hops []Hop) {
+	h.nhops = copy(h.hops[:], hops)
+}
+
+var _ Controller = (*HPCC)(nil)

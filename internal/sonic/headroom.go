@@ -1,0 +1,87 @@
+package sonic
+
+import (
+	"strconv"
+
+	"rocelab/internal/headroom"
+	"rocelab/internal/unit"
+)
+
+// PortHeadroom is what a config_db says about the headroom of a port's
+// lossless PGs: the formula input, and which inputs the file does not give
+// and were assumed.
+type PortHeadroom struct {
+	Input headroom.Input
+	// ASIC is the ASIC_TABLE row of DEVICE_METADATA's platform, "" when
+	// the platform is absent or unknown.
+	ASIC string
+	// Assumed lists the inputs the file does not give, each with the value
+	// used ("mtu 9100 (SONiC's default)").
+	Assumed []string
+	// Speed and Cable are where the port's speed and cable length are
+	// written.
+	Speed, Cable Value
+}
+
+// DefaultPortMTU is SONiC's port MTU when PORT has none.
+const DefaultPortMTU = 9100
+
+// LosslessPattern returns LOSSLESS_TRAFFIC_PATTERN's mtu and
+// small_packet_percentage (the first row), and whether the file has them.
+func (db *ConfigDB) LosslessPattern() (mtu int64, small float64, ok bool) {
+	t := db.Tables["LOSSLESS_TRAFFIC_PATTERN"]
+	for _, k := range t.Keys() {
+		m, err1 := strconv.ParseInt(t[k]["mtu"].Text, 10, 64)
+		s, err2 := strconv.ParseFloat(t[k]["small_packet_percentage"].Text, 64)
+		if err1 == nil && err2 == nil {
+			return m, s, true
+		}
+	}
+	return 0, 0, false
+}
+
+// PortHeadroom returns the headroom input of port: its PORT speed and mtu,
+// its CABLE_LENGTH, the ASIC of DEVICE_METADATA|localhost|platform, the
+// LOSSLESS_TRAFFIC_PATTERN, and whether ingress_lossless_pool has a shared
+// headroom pool (xoff). Without an ASIC, bytes are counted (no cell
+// overhead) with the MAC/PHY delay every Spectrum has (0.8 KiB): the need
+// is then a lower bound, which the Assumed list says. Without a
+// LOSSLESS_TRAFFIC_PATTERN, SONiC's default (mtu 1024, 50 %) is used. It returns false when the port's speed or
+// cable length is missing.
+func (db *ConfigDB) PortHeadroom(port string) (PortHeadroom, bool) {
+	var h PortHeadroom
+	speed, okS := db.Field("PORT", port, "speed")
+	mbps, err := strconv.ParseInt(speed.Text, 10, 64)
+	metres, cable, okC := db.CableLength(port)
+	if !okS || err != nil || mbps <= 0 || !okC || metres < 0 {
+		return h, false
+	}
+	h.Speed, h.Cable = speed, cable
+	in := headroom.Floor(unit.BitRate(mbps)*unit.Mbps, unit.Length(metres*float64(unit.Metre)), DefaultPortMTU)
+	if v, ok := db.Field("PORT", port, "mtu"); ok {
+		if n, err := strconv.ParseInt(v.Text, 10, 64); err == nil && n > 0 {
+			in.PortMTU = unit.Bytes(n)
+		}
+	} else {
+		h.Assumed = append(h.Assumed, "port mtu 9100 (SONiC's default)")
+	}
+	if p, ok := db.Field("DEVICE_METADATA", "localhost", "platform"); ok {
+		if a, ok := headroom.PlatformASIC(p.Text); ok {
+			a.Apply(&in)
+			h.ASIC = a.Name
+		}
+	}
+	if h.ASIC == "" {
+		h.Assumed = append(h.Assumed, "bytes, not cells, and mac_phy_delay 0.8 KiB: the ASIC is not known from DEVICE_METADATA platform, so this is a lower bound")
+	}
+	if mtu, small, ok := db.LosslessPattern(); ok {
+		in.LosslessMTU, in.SmallPacketPercent = unit.Bytes(mtu), small
+	} else {
+		h.Assumed = append(h.Assumed, "LOSSLESS_TRAFFIC_PATTERN mtu 1024, small_packet_percentage 50 (SONiC's default, buffers_config.j2)")
+	}
+	if v, ok := db.Field("BUFFER_POOL", "ingress_lossless_pool", "xoff"); ok && v.Text != "" && v.Text != "0" {
+		in.SharedHeadroomPool = true
+	}
+	h.Input = in
+	return h, true
+}
