@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -33,6 +35,7 @@ func newRunCmd() *cobra.Command {
 		engine    string
 		shardIdx  int
 		shardCnt  int
+		threads   int
 	)
 	cmd := &cobra.Command{
 		Use:   "run [FILE|-] [--seed N] [-j|--json] [-o|--out DIR] [--pcap FILE [--pcap-at NODE/pN]]",
@@ -59,6 +62,14 @@ host h0's NIC). A file cannot hold a /, so the per-port files are NODE-pN
 --out-sysfs DIR writes each host as the tree 'rocelab exporter' reads from a
 real host: DIR/<host>/sys (--path.sysfs), DIR/<host>/ethtool-stats
 (--path.ethtool-stats) and DIR/<host>/mlnx_qos (--path.mlnx-qos).
+
+--threads N runs the packet engine on N cores (default: the cores Go
+may use, GOMAXPROCS): the fabric is split into N domains of switches and
+their hosts, which run side by side in windows no wider than the shortest
+link between domains (the log's "parallel" line says how the run was
+split, the window, and how long the workers waited at barriers). The
+results are the same, byte for byte, whatever N; variants that run at
+once share the cores.
 
 --engine picks the engine: packet (the fabric and RDMA NICs, packet by
 packet), or auto (the default): the first engine whose estimated cost fits
@@ -137,6 +148,10 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 					return usageError("--nccl-tests: %v", err)
 				}
 			}
+			if threads < 0 {
+				return usageError("--threads: expected a number of cores, 1 or more (0: all that Go may use), got %d", threads)
+			}
+			setThreads(s, threads)
 			jobs := s.Jobs()
 			shard, from, err := resolveShard(cmd, shardIdx, shardCnt, len(jobs))
 			if err != nil {
@@ -210,6 +225,7 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 	f.StringSliceVar(&failOn, "fail-on", nil, "exit 1 when the run meets a condition: targets (a health target fails), incomplete (a flow did not complete)")
 	f.StringVar(&ncclTests, "nccl-tests", "", "replace the workload's nccl-tests command line, e.g. 'all_reduce_perf -b 128M -e 8G -f 2 -g 8'")
 	f.StringVar(&engine, "engine", twin.Auto, "the engine that runs the scenario: "+strings.Join(engines, ", ")+" (auto: the first whose estimate fits the limits)")
+	f.IntVar(&threads, "threads", 0, "cores the packet engine runs on (0: GOMAXPROCS); the results do not depend on it")
 	addShardFlags(f, &shardIdx, &shardCnt, "variants")
 	_ = cmd.RegisterFlagCompletionFunc("example", completeExamples)
 	_ = cmd.RegisterFlagCompletionFunc("pcap-at", completePorts)
@@ -228,6 +244,22 @@ func checkEngine(e string) error {
 		return usageError("--engine: expected %s, got %q", strings.Join(engines, " or "), e)
 	}
 	return nil
+}
+
+// setThreads shares threads cores (0: GOMAXPROCS) among the jobs of s
+// that run at once, each variant with its part, and gives the packet
+// engine a wall clock for its barrier statistics.
+func setThreads(s *scenario.Scenario, threads int) {
+	if threads == 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	jobs := max(1, len(s.Variants))
+	per := max(1, threads/min(jobs, threads))
+	clock := func() int64 { return time.Now().UnixNano() }
+	s.Run = scenario.Options{Threads: per, Clock: clock}
+	for _, v := range s.Variants {
+		v.Run = s.Run
+	}
 }
 
 // runLimits are the limits --max-memory and --max-events set.

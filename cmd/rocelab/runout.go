@@ -52,6 +52,7 @@ func runJobs(cmd *cobra.Command, ls logSetup, out *runOutput, jobs []twin.Job, c
 			return
 		}
 		out.results[i] = twin.JobResult{Index: i, Variant: jobs[i].Variant, Description: jobs[i].Description, Observation: *o}
+		logParallel(ls, &jobs[i], o.Engine.Parallel)
 	})
 	if bars != nil {
 		bars.wait()
@@ -69,6 +70,28 @@ func runJobs(cmd *cobra.Command, ls logSetup, out *runOutput, jobs []twin.Job, c
 	ls.log.Info("done", "jobs", len(jobs), "simulated_us", end, "events", events, "wall", elapsed.Round(time.Millisecond).String(),
 		"events_per_s", fmt.Sprintf("%.3g", float64(events)/elapsed.Seconds()))
 	return nil
+}
+
+// logParallel logs how a packet run used its cores: the partition, the
+// window, the balance of events over domains, and the share of time
+// spent waiting at barriers.
+func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
+	if p == nil {
+		return
+	}
+	var total, most uint64
+	for _, e := range p.DomainEvents {
+		total += e
+		most = max(most, e)
+	}
+	attrs := []any{"job", j.Label(), "threads", p.Threads, "domains", p.Domains, "load", fmt.Sprint(p.Load),
+		"window", p.Window.String(), "windows", p.Windows}
+	if most > 0 && p.CriticalEvents > 0 {
+		attrs = append(attrs, "balance", fmt.Sprintf("%.3f", float64(total)/float64(most)/float64(len(p.DomainEvents))),
+			"critical_path", fmt.Sprintf("%.3f", float64(p.CriticalEvents)/float64(total)))
+	}
+	attrs = append(attrs, "barrier_wait", fmt.Sprintf("%.1f%%", 100*p.WaitShare), "control_alone", fmt.Sprintf("%.1f%%", 100*p.ControlShare))
+	ls.log.Info("parallel", attrs...)
 }
 
 // runShard runs this shard's jobs and writes them as a shard file on

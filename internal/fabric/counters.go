@@ -112,28 +112,42 @@ type VportCount struct {
 	TxPackets, TxBytes, RxPackets, RxBytes int64
 }
 
-func (c *Counters) countTx(p *packet.Packet) {
-	c.TxPhyPackets++
-	c.TxPhyBytes += int64(p.Frame)
-	if p.Kind != packet.Pause {
-		c.TxPrioPackets[p.Prio]++
-		c.TxPrioBytes[p.Prio] += int64(p.Frame)
-		v := &c.Vport[p.Class%packet.NumClasses]
-		v.TxPackets++
-		v.TxBytes += int64(p.Frame)
+// countTx books a frame the port sends.
+func (pt *Port) countTx(p *packet.Packet) {
+	if p.Kind == packet.Pause {
+		pt.ctr.TxPhyPackets++
+		pt.ctr.TxPhyBytes += int64(p.Frame)
+		return
 	}
+	t := &pt.txc[p.Prio&7][p.Class%packet.NumClasses]
+	t.pkts++
+	t.bytes += int64(p.Frame)
 }
 
-// CountRx books a received data frame on priority prio. Nodes call it
-// after classifying the frame.
-func (c *Counters) CountRx(p *packet.Packet) {
-	c.RxPhyPackets++
-	c.RxPhyBytes += int64(p.Frame)
-	c.RxPrioPackets[p.Prio]++
-	c.RxPrioBytes[p.Prio] += int64(p.Frame)
-	v := &c.Vport[p.Class%packet.NumClasses]
-	v.RxPackets++
-	v.RxBytes += int64(p.Frame)
+// CountRx books a received frame on its priority. Nodes call it after
+// classifying the frame (PFC frames never reach them).
+func (pt *Port) CountRx(p *packet.Packet) {
+	t := &pt.rxc[p.Prio&7][p.Class%packet.NumClasses]
+	t.pkts++
+	t.bytes += int64(p.Frame)
+}
+
+// CountRxDiscard books a frame of priority prio dropped on arrival for
+// lack of buffer (rx_discards_phy).
+func (pt *Port) CountRxDiscard(prio uint8) {
+	pt.ctr.RxDiscards++
+	pt.ctr.RxPrioDiscards[prio&7]++
+}
+
+// TxBytes returns the frame bytes the port has sent.
+func (pt *Port) TxBytes() int64 {
+	b := pt.ctr.TxPhyBytes
+	for _, ts := range pt.txc {
+		for _, t := range ts {
+			b += t.bytes
+		}
+	}
+	return b
 }
 
 // A Counter is one named value, as ethtool -S prints it.

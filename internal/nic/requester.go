@@ -13,7 +13,7 @@ import (
 
 // sent books a data packet and paces its QP.
 func (n *NIC) sent(q *qp, p *packet.Packet, retx bool, now unit.Time) {
-	n.net.SentData(p, retx)
+	n.dom.SentData(p, retx)
 	if retx {
 		n.HW.Retransmitted++
 	}
@@ -73,7 +73,7 @@ func (n *NIC) repace(q *qp, now unit.Time) {
 // deadline.
 func (n *NIC) armCC(q *qp) {
 	if d := q.cc.NextDeadline(); d != unit.MaxTime {
-		q.ccTimer.Set(n.net.Sched, max(d, n.net.Sched.Now()), n, tagCC|uint64(q.idx)<<8)
+		q.ccTimer.Set(n.dom.Sched, max(d, n.dom.Sched.Now()), n.key, n, tagCC|uint64(q.idx)<<8)
 	} else {
 		q.ccTimer.Stop()
 	}
@@ -86,7 +86,7 @@ func (n *NIC) armRTO(q *qp, now unit.Time) {
 	if q.class == packet.ClassRoCE && q.timeoutExp == 0 {
 		return
 	}
-	q.rto.Set(n.net.Sched, now+n.rtoOf(q), n, tagRTO|uint64(q.idx)<<8)
+	q.rto.Set(n.dom.Sched, now+n.rtoOf(q), n.key, n, tagRTO|uint64(q.idx)<<8)
 }
 
 // rtoOf returns the QP's current retransmission timeout.
@@ -131,7 +131,7 @@ func (n *NIC) rxAck(p *packet.Packet) {
 	if q == nil || q.failed {
 		return
 	}
-	now := n.net.Sched.Now()
+	now := n.dom.Sched.Now()
 	una := q.acked
 	switch roce.SyndromeKind(p.Syndrome) {
 	case roce.KindACK:
@@ -219,6 +219,6 @@ func (n *NIC) rxCNP(p *packet.Packet) {
 		return
 	}
 	n.HW.RPCNPHandled++
-	q.cc.OnCNP(n.net.Sched.Now())
+	q.cc.OnCNP(n.dom.Sched.Now())
 	n.armCC(q)
 }

@@ -84,6 +84,12 @@ const (
 	DefaultTCPRTO       = 200 * unit.Millisecond
 	DefaultRxBuffer     = 262016 * unit.Byte
 	DefaultTTL          = 64
+	// DefaultCompletionDelay is how long after a NIC writes a completion
+	// the application sees it: the CQE's DMA over PCIe and the poll that
+	// finds it. An assumption (a PCIe posted write takes a few hundred
+	// nanoseconds); it is also the lookahead from the fabric to the
+	// workloads that lets a run use several cores.
+	DefaultCompletionDelay = 200 * unit.Nanosecond
 	// An out-of-order responder's reorder buffer and NAK threshold (twin
 	// choices: NVIDIA documents out-of-order placement, not its sizes):
 	// 1024 PSNs hold 4 MiB at MTU 4096, more than a 100G path's BDP; a

@@ -17,17 +17,17 @@ import (
 var _ twin.Engine = (*Twin)(nil)
 
 // Events implements twin.Engine: the scheduler events executed.
-func (tw *Twin) Events() uint64 { return tw.Net.Sched.Executed() }
+func (tw *Twin) Events() uint64 { return tw.Executed() }
 
 // Observe implements twin.Engine: the packet engine's observation, read
 // from the fabric, the NICs and the workloads without changing them.
 func (tw *Twin) Observe() twin.Observation {
 	s, net := tw.Scenario, tw.Net
-	end := net.Sched.Now()
+	end := net.Now()
 	conns := tw.Transport.Conns()
 	rp, rl := tw.rocePriorities(conns)
 	o := twin.Observation{
-		Engine:   twin.EngineInfo{Name: twin.Packet, NotModelled: []string{}},
+		Engine:   twin.EngineInfo{Name: twin.Packet, NotModelled: []string{}, Parallel: tw.parallel()},
 		Scenario: s.setup(headrooms(net), rp, rl),
 		Sim:      twin.Sim{End: end, Completed: tw.Done(), Events: tw.Events()},
 		Totals:   totals(net),
@@ -47,9 +47,10 @@ func (tw *Twin) Observe() twin.Observation {
 		c := &conns[qp]
 		return ConnStat{Delivered: c.Delivered, Retransmitted: c.Retransmit, LastDelivery: c.LastDelivery}
 	})
+	lat := net.Latency()
 	for p := 0; p < 8; p++ {
-		if net.Latency.Count(p) > 0 {
-			o.Latency = append(o.Latency, twin.PrioLatency{Priority: p, Hist: net.Latency.Histogram(p)})
+		if lat.Count(p) > 0 {
+			o.Latency = append(o.Latency, twin.PrioLatency{Priority: p, Hist: lat.Histogram(p)})
 		}
 	}
 	for _, pt := range net.Ports {
@@ -82,6 +83,23 @@ func (tw *Twin) Observe() twin.Observation {
 	o.Basis = tw.healthBasis(conns, rp, rl)
 	o.Health = o.Basis.Grade(end)
 	return o
+}
+
+// parallel describes how the run was split and how its windows went.
+func (tw *Twin) parallel() *twin.Parallel {
+	p, window, st := tw.RunStats()
+	out := &twin.Parallel{Threads: tw.run.Workers, Domains: p.Domains, Load: p.Load, Window: window, Windows: st.Windows,
+		DomainEvents: st.PartEvents, CriticalEvents: st.CriticalEvents, ControlEvents: st.ControlEvents}
+	var work, wait int64
+	for i := range st.WorkerNS {
+		work += st.WorkerNS[i]
+		wait += st.WaitNS[i]
+	}
+	if work+wait > 0 {
+		out.WaitShare = float64(wait) / float64(work+wait)
+		out.ControlShare = float64(st.ControlNS) / float64(st.ControlNS+(work+wait)/int64(len(st.WorkerNS)))
+	}
+	return out
 }
 
 // setup describes s for an observation, with the headroom sizes in use and
@@ -179,7 +197,7 @@ func ibPortCounters(c *fabric.Counters) []twin.Counter {
 
 // totals converts the network's totals.
 func totals(net *fabric.Network) *twin.Totals {
-	t := net.Totals
+	t := net.Totals()
 	d := func(c fabric.Count) twin.Data { return twin.Data{Packets: c.Packets, Bytes: c.Bytes} }
 	out := &twin.Totals{
 		Sent: d(t.Sent), Retransmitted: d(t.Retransmitted), Delivered: d(t.Delivered),
@@ -245,16 +263,17 @@ func (tw *Twin) uplinks() []twin.Uplink {
 // priority the switches put it on.
 func (tw *Twin) healthBasis(conns []nic.ConnInfo, roce uint8, lossless bool) twin.HealthBasis {
 	net := tw.Net
+	tot := net.Totals()
 	b := twin.HealthBasis{
-		RoCELatency: net.Latency.ClassHistogram(packet.ClassRoCE),
+		RoCELatency: net.Latency().ClassHistogram(packet.ClassRoCE),
 		Receivers:   make([]twin.Window, len(tw.NICs)),
-		RoCESent:    net.Totals.RoCESent.Packets, RoCEDropped: net.Totals.RoCEDropped.Packets,
+		RoCESent:    tot.RoCESent.Packets, RoCEDropped: tot.RoCEDropped.Packets,
 		RoCEPriorities: roce, RoCELossless: lossless,
 	}
 	for h, n := range tw.NICs {
 		b.Receivers[h].Rate = n.Port().Rate()
 	}
-	end := net.Sched.Now()
+	end := net.Now()
 	for _, c := range conns {
 		if !c.Started {
 			continue

@@ -58,6 +58,10 @@ type Scenario struct {
 	// "switch.pfc.priorities[0]") to the position of its value, so that
 	// checks of a valid scenario (rocelab lint) can cite the line.
 	Where map[string]Pos
+
+	// Run is how the packet engine runs the scenario (cores, a clock for
+	// its statistics): not part of the file, and never of the results.
+	Run Options
 }
 
 // PHYSpec models what makes real links imperfectly regular: each port's
@@ -242,6 +246,7 @@ func convert(name string, raw *rawScenario, description bool) (*Scenario, error)
 		// a guard.
 		s.Duration = DefaultJobDuration
 	}
+	s.Host.NIC.defaultMask(s.rdmaPriorities())
 	c.faults(s, raw.Faults)
 	if len(c.errs) > 0 {
 		return nil, c.errs
@@ -553,7 +558,6 @@ func (c *conv) hostSpec(r *rawHost) HostSpec {
 	h.DSCPToPrio = c.dscpMap(nil, "")
 	h.NIC = c.nicSpec(r)
 	if r == nil {
-		h.NIC.defaultMask(h.RoCEPriority())
 		return h
 	}
 	mtu := c.integer(r.MTU, "host.mtu", DefaultMTU, 256, 4096)
@@ -575,7 +579,6 @@ func (c *conv) hostSpec(r *rawHost) HostSpec {
 	// congestion control off, or an RTT- or INT-based one, it sends
 	// Not-ECT unless told otherwise.
 	h.ECN = c.boolean(r.ECN, "host.ecn", h.NIC.CC == "dcqcn")
-	h.NIC.defaultMask(h.RoCEPriority())
 	return h
 }
 

@@ -112,6 +112,28 @@ type EngineInfo struct {
 	// NotModelled lists the phenomena the engine leaves out, in words an
 	// engineer reads ("PFC pause spreading", "per-packet latency").
 	NotModelled []string `json:"not_modelled"`
+	// Parallel says how a run used cores, for the log: never written out,
+	// since the results must not depend on it.
+	Parallel *Parallel `json:"-"`
+}
+
+// Parallel describes a partitioned packet run.
+type Parallel struct {
+	// Threads ran Domains domains, whose weights were Load (ports, a
+	// host's counting double), in Windows windows of at most Window.
+	Threads, Domains int
+	Load             []int
+	Window           unit.Time
+	Windows          uint64
+	// DomainEvents are the events each domain ran; CriticalEvents the sum
+	// over windows of the most one domain ran; ControlEvents the
+	// workloads' events.
+	DomainEvents                  []uint64
+	CriticalEvents, ControlEvents uint64
+	// WaitShare is the share of the workers' wall time spent waiting at
+	// barriers, and ControlShare the share of the run's wall time the
+	// workloads and window planning took alone (0 without a clock).
+	WaitShare, ControlShare float64
 }
 
 // Setup describes what ran: the scenario and the configuration its
