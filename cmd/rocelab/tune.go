@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -52,16 +51,22 @@ and config/ with 'config gen' output of every target for it. Details:
 docs/tune.md.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			data, err := os.ReadFile(args[0])
+			ls, err := setupLog(c)
+			if err != nil {
+				return err
+			}
+			name, data, err := readSmall(args[0], c.InOrStdin(), "a scenario")
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			spName, spData := args[0], data
+			spName, spData := name, data
 			if spaceFile != "" {
-				if spData, err = os.ReadFile(spaceFile); err != nil {
+				if spaceFile == "-" && args[0] == "-" {
+					return usageError("--space - and a scenario on stdin: only one input can be read from stdin")
+				}
+				if spName, spData, err = readSmall(spaceFile, c.InOrStdin(), "a tune space"); err != nil {
 					return &exitError{code: 2, err: err}
 				}
-				spName = spaceFile
 			} else if !tune.HasSpace(data) {
 				return usageError("%s has no tune: section; give the space with --space FILE", args[0])
 			}
@@ -69,7 +74,7 @@ docs/tune.md.`,
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			base, err := tune.NewBase(args[0], data)
+			base, err := tune.NewBase(name, data)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -100,7 +105,7 @@ docs/tune.md.`,
 				return usageError("%v", err)
 			}
 			el := time.Since(wall)
-			slog.Info("tune done", "runs", res.Cost.Runs, "events", res.Cost.Events, "wall", el.Round(time.Millisecond).String(),
+			ls.log.Info("tune done", "runs", res.Cost.Runs, "events", res.Cost.Events, "wall", el.Round(time.Millisecond).String(),
 				"runs_per_s", fmt.Sprintf("%.3g", float64(res.Cost.Runs)/el.Seconds()), "workers", o.Config.Workers)
 			if err := writeTuneResult(c.OutOrStdout(), res, asJSON, top); err != nil {
 				return err
@@ -115,7 +120,7 @@ docs/tune.md.`,
 	f.StringVar(&spaceFile, "space", "", "parameter space file (default: the scenario's tune: section)")
 	f.IntVar(&workers, "workers", 0, "candidates run in parallel (default: all cores)")
 	addShardFlags(f, &shardIndex, &shardCount, "candidates")
-	f.BoolVar(&asJSON, "json", false, "write the results as JSON")
+	f.BoolVarP(&asJSON, "json", "j", false, "write the results as JSON")
 	f.StringVar(&outDir, "out", "", "write results.json, results.txt, best.yaml and config/ into DIR")
 	f.IntVar(&top, "top", 10, "rows of the ranked table")
 	f.Int64Var(&maxEvents, "max-events", 5_000_000_000, "refuse candidates estimated to need more scheduler events")
@@ -198,7 +203,7 @@ func newTuneMergeCmd() *cobra.Command {
 			return mergeTune(c.OutOrStdout(), args, datas, asJSON, top)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "write the merged results as JSON")
+	cmd.Flags().BoolVarP(&asJSON, "json", "j", false, "write the merged results as JSON")
 	cmd.Flags().IntVar(&top, "top", 10, "rows of the ranked table")
 	return cmd
 }

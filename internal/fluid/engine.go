@@ -207,7 +207,7 @@ func (e *Engine) Post(qp workload.QP, m workload.Message) {
 		e.nics[fl.src].LocalAckTimeoutErr += int64(fl.retryCnt + 1)
 		e.nics[fl.src].ReqCQEError++
 		e.refused = append(e.refused, refusal{qp, m, workload.RetryExceeded})
-		e.sched.At(now+unit.Time(fl.retryCnt+1)*fl.timeout, e, tagRefuse)
+		e.sched.At(now+unit.Time(fl.retryCnt+1)*fl.timeout, 0, e, tagRefuse)
 		return
 	}
 	if !fl.posted {
@@ -224,13 +224,13 @@ func (e *Engine) Post(qp workload.QP, m workload.Message) {
 			t := now + e.latOf(f, last) + fl.ackLat + e.latOf(f, last)
 			if t < fl.resolveAt {
 				fl.resolveAt, fl.nak = t, true
-				fl.stallT.Set(e.sched, t, e, tagStall|uint64(f)<<8)
+				fl.stallT.Set(e.sched, t, 0, e, tagStall|uint64(f)<<8)
 			}
 		}
 		return
 	}
 	if fl.active {
-		fl.idleT.Set(e.sched, fl.timeTo(fl.total), e, tagIdle|uint64(f)<<8)
+		fl.idleT.Set(e.sched, fl.timeTo(fl.total), 0, e, tagIdle|uint64(f)<<8)
 		return
 	}
 	if pkts == 1 && fl.send == idx {
@@ -253,7 +253,7 @@ func (e *Engine) Post(qp workload.QP, m workload.Message) {
 // refuse completes a work request with an error status, as an event.
 func (e *Engine) refuse(qp workload.QP, m workload.Message, st workload.Status) {
 	e.refused = append(e.refused, refusal{qp, m, st})
-	e.sched.At(e.Now(), e, tagRefuse)
+	e.sched.At(e.Now(), 0, e, tagRefuse)
 }
 
 // After implements workload.Transport.
@@ -266,7 +266,7 @@ func (e *Engine) After(d unit.Time, w workload.Waker, tag uint64) {
 		e.wakes = append(e.wakes, wake{})
 	}
 	e.wakes[i] = wake{w: w, tag: tag, next: -1}
-	e.sched.After(d, e, tagWake|uint64(i)<<8)
+	e.sched.After(d, 0, e, tagWake|uint64(i)<<8)
 }
 
 // Progress implements workload.Transport.
@@ -280,7 +280,7 @@ func (e *Engine) Start(ws ...workload.Workload) {
 	e.workloads = append(e.workloads, ws...)
 	if !e.started {
 		e.started = true
-		e.sched.At(e.Now(), e, tagStart)
+		e.sched.At(e.Now(), 0, e, tagStart)
 	}
 }
 
@@ -396,7 +396,7 @@ func (e *Engine) touch(f int32) {
 	e.dirty = append(e.dirty, e.flows[f].path...)
 	if !e.queued {
 		e.queued = true
-		e.sched.At(e.Now(), e, tagSolve)
+		e.sched.At(e.Now(), 0, e, tagSolve)
 	}
 }
 
@@ -430,7 +430,7 @@ func (e *Engine) setRate(f int32, r float64, now unit.Time) {
 	fl.rate = r
 	fl.eff = e.efficiency(f)
 	if fl.active {
-		fl.idleT.Set(e.sched, fl.timeTo(fl.total), e, tagIdle|uint64(f)<<8)
+		fl.idleT.Set(e.sched, fl.timeTo(fl.total), 0, e, tagIdle|uint64(f)<<8)
 	}
 	e.armResp(f)
 }
@@ -485,7 +485,7 @@ func (e *Engine) armResp(f int32) {
 		fl.respT.Stop()
 		return
 	}
-	fl.respT.Set(e.sched, t+e.latOf(f, m.lastWire), e, tagResp|uint64(f)<<8)
+	fl.respT.Set(e.sched, t+e.latOf(f, m.lastWire), 0, e, tagResp|uint64(f)<<8)
 }
 
 // respond delivers the responder completions that are due.
@@ -533,7 +533,7 @@ func (e *Engine) delivered(f int32, m *msg, now unit.Time) {
 		p.reqAt, p.ackLost = m.reqAt, false
 	}
 	if front := fl.msgs.front(); fl.resp > 0 {
-		fl.reqT.Set(e.sched, front.reqAt, e, tagReq|uint64(f)<<8)
+		fl.reqT.Set(e.sched, front.reqAt, 0, e, tagReq|uint64(f)<<8)
 	}
 	if m.op != workload.Write {
 		e.complete(workload.QP(f), workload.Responder, m.op, 0, m.bytes, workload.Success)
@@ -546,7 +546,7 @@ func (e *Engine) acked(f int32, now unit.Time) {
 	for fl.resp > 0 {
 		m := fl.msgs.front()
 		if m.reqAt > now {
-			fl.reqT.Set(e.sched, m.reqAt, e, tagReq|uint64(f)<<8)
+			fl.reqT.Set(e.sched, m.reqAt, 0, e, tagReq|uint64(f)<<8)
 			return
 		}
 		if m.ackLost {

@@ -117,7 +117,12 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		m.Sonic = append(m.Sonic, db)
 		info.Type = KindSONiCConfigDB
 		return info, nil
-	case (ext == ".yaml" || ext == ".yml") && looksLikeDescription(data):
+	case bytes.HasPrefix(head, []byte("# provenance of ")) && bytes.Contains(head[:min(len(head), 200)], []byte("rocelab config gen")):
+		// config gen's notes on where each SONiC value came from (FILE.provenance):
+		// not a configuration, nothing to check.
+		info.Type = "config-gen-provenance"
+		return info, nil
+	case (ext == ".yaml" || ext == ".yml" || path == "-") && looksLikeDescription(data):
 		s, err := scenario.LoadDescription(name, data)
 		if err != nil {
 			return info, err
@@ -182,7 +187,7 @@ func expand(p string) ([]string, string, error) {
 	var files []string
 	for _, e := range entries {
 		n := e.Name()
-		if e.IsDir() || strings.HasPrefix(n, ".") || strings.HasSuffix(n, ".source") || strings.HasSuffix(n, ".md") || n == "expect.txt" {
+		if e.IsDir() || strings.HasPrefix(n, ".") || strings.HasSuffix(n, ".source") || strings.HasSuffix(n, ".md") || strings.HasSuffix(n, ".provenance") || n == "expect.txt" {
 			continue
 		}
 		files = append(files, filepath.Join(p, n))

@@ -50,3 +50,14 @@ func (l *Latency) ClassHistogram(c packet.Class) Histogram { return histogramOf(
 
 // Count returns how many packets priority prio recorded.
 func (l *Latency) Count(prio int) int64 { return l.h[prio].TotalCount() }
+
+// Merge adds every value recorded in o, exactly: the histograms share
+// their layout, so the merged one is the one a single recorder would hold.
+func (l *Latency) Merge(o *Latency) {
+	for i := range l.h {
+		l.h[i].Merge(o.h[i])
+	}
+	for i := range l.class {
+		l.class[i].Merge(o.class[i])
+	}
+}

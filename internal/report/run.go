@@ -159,15 +159,6 @@ func nonZero(cs []twin.Counter) map[string]int64 {
 	return m
 }
 
-// counterMap holds every counter, zeros included.
-func counterMap(cs []twin.Counter) map[string]int64 {
-	m := make(map[string]int64, len(cs))
-	for _, c := range cs {
-		m[c.Name] = c.Value
-	}
-	return m
-}
-
 // ecmp sums the bytes routed over each tier's uplinks; uplinks come by
 // tier.
 func ecmp(ups []twin.Uplink) []ECMPTier {

@@ -13,7 +13,7 @@ import (
 // adding its plan here.
 func (s *Scenario) Plans() []twin.Plan {
 	return []twin.Plan{{Engine: twin.Packet, Estimate: s.Estimate(), Build: func() (twin.Engine, error) {
-		tw, err := Build(s)
+		tw, err := BuildWith(s, s.Run)
 		if err != nil {
 			return nil, err
 		}

@@ -4,9 +4,11 @@
 package textout
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -78,4 +80,22 @@ func Article(word string) string {
 		return "an " + word
 	}
 	return "a " + word
+}
+
+// WriteFile creates path and fills it through a buffered writer.
+func WriteFile(path string, fill func(w io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	if err := fill(w); err != nil {
+		f.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
