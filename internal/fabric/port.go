@@ -373,6 +373,17 @@ func (pt *Port) Snapshot() Counters {
 	return c
 }
 
+// PauseHeld returns how long received pause has held priority prio, up
+// to now (a pause still in effect counts until now), and whether the port
+// ever received one on it.
+func (pt *Port) PauseHeld(prio int, now unit.Time) (unit.Time, bool) {
+	held := pt.Counters.RxPauseDuration[prio]
+	if ps := &pt.pause[prio]; ps.active && now > ps.start {
+		held += min(now, ps.end) - ps.start
+	}
+	return held, pt.Counters.RxPauseTransition[prio] > 0
+}
+
 // Paused reports whether priority prio is held by a received pause now.
 func (pt *Port) Paused(prio int) bool {
 	return pt.pausedMask(pt.net.Sched.Now())&(1<<prio) != 0

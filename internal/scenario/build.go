@@ -28,8 +28,9 @@ type Twin struct {
 	// Losses are the loss faults' models, for their counts.
 	Losses []*fault.Loss
 
-	links []fabricLink
-	down  fault.LinkState
+	links  []fabricLink
+	down   fault.LinkState
+	pauses *fabric.PauseSampler
 }
 
 // fabricLink is a topology link's two fabric ports.
@@ -106,6 +107,8 @@ func Build(s *Scenario) (*Twin, error) {
 	for i, f := range s.Faults {
 		tw.addFault(i, f)
 	}
+	tw.pauses = fabric.NewPauseSampler(net.Ports, s.SampleInterval)
+	net.AddSampler(tw.pauses)
 	net.SampleQueues(s.SampleInterval)
 	return tw, nil
 }

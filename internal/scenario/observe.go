@@ -61,7 +61,11 @@ func (tw *Twin) Observe() twin.Observation {
 	}
 	for _, q := range net.QueueSeries() {
 		o.Queues = append(o.Queues, twin.Queue{Port: q.Switch.Ports()[q.Port].Name(), Priority: q.Prio,
-			MaxBytes: q.Switch.QueueMax(q.Port, q.Prio), Depth: q.Bytes.Points()})
+			MaxBytes: q.Switch.QueueMax(q.Port, q.Prio), Depth: q.Bytes.Points(), Levels: queueLevels(q.Switch, q.Prio)})
+	}
+	o.Pauses = []twin.PortPause{}
+	for _, p := range tw.pauses.Series() {
+		o.Pauses = append(o.Pauses, twin.PortPause{Port: p.Port.Name(), Priority: p.Prio, Held: p.Held.Points()})
 	}
 	for _, n := range tw.NICs {
 		for _, q := range n.Series() {
@@ -92,6 +96,22 @@ func (s *Scenario) setup(headroom []int64, roce uint8, lossless bool) twin.Setup
 		out.Servers = &twin.Servers{Count: t.Servers, GPUs: t.GPUsPerServer, NICs: t.NICsPerServer, RailOptimized: t.RailOptimized}
 	}
 	return out
+}
+
+// queueLevels are the ECN and XOFF levels of a switch's queues of
+// priority prio.
+func queueLevels(sw *fabric.Switch, prio int) *twin.QueueLevels {
+	cfg := sw.Config()
+	lv := &twin.QueueLevels{}
+	if r := cfg.ECN[prio]; r.Enabled() {
+		lv.ECN = &twin.ECNLevels{KminBytes: r.Kmin, KmaxBytes: r.Kmax, Pmax: r.Pmax}
+	}
+	if cfg.Lossless&(1<<prio) != 0 {
+		s := float64(sw.SharedSize())
+		x := int64(cfg.Reserve) + int64(cfg.Alpha*s/(1+cfg.Alpha))
+		lv.XoffBytes = &x
+	}
+	return lv
 }
 
 // countersOf converts fabric counters.

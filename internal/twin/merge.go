@@ -14,10 +14,11 @@ import (
 //     order, with the counts it owns (zeros elsewhere): counters add.
 //   - Totals, basis counts and uplink loads add; latency histograms merge
 //     bucket by bucket; the worst pause is the maximum.
-//   - Flows, queues and queue-pair series are each reported by the one
-//     part that owns them (the flow's requester, the queue's switch, the
-//     QP's host) and come out in canonical order: flows by id, queues by
-//     port and priority, series by host.
+//   - Flows, queues, queue-pair series and pause series are each reported
+//     by the one part that owns them (the flow's requester, the queue's
+//     switch, the QP's host, the port's node) and come out in canonical
+//     order: flows by id, queues and pauses by port and priority, series
+//     by host. Pause series are nil when the first part has none.
 //   - The NCCL tables come from the one part that has them.
 //   - The run ends at the parts' latest time, completes when every part
 //     does, and its events add; health is graded again on the merged basis.
@@ -42,6 +43,9 @@ func Merge(parts []Observation) (Observation, error) {
 	}
 	if first.Latency != nil {
 		out.Latency = []PrioLatency{}
+	}
+	if first.Pauses != nil {
+		out.Pauses = []PortPause{}
 	}
 	for k := range parts {
 		p := &parts[k]
@@ -118,6 +122,10 @@ func (o *Observation) add(p *Observation, rest bool) error {
 	o.Flows = append(o.Flows, p.Flows...)
 	o.Queues = append(o.Queues, p.Queues...)
 	o.QPs = append(o.QPs, p.QPs...)
+	if p.Pauses != nil && o.Pauses == nil {
+		return fmt.Errorf("pause series where the first part has none")
+	}
+	o.Pauses = append(o.Pauses, p.Pauses...)
 	if p.NCCL != nil {
 		if o.NCCL != nil {
 			return fmt.Errorf("NCCL tables in two parts")
@@ -157,6 +165,13 @@ func (o *Observation) sortOwned() error {
 		}
 		return a.Priority < b.Priority
 	})
+	sort.SliceStable(o.Pauses, func(i, j int) bool {
+		a, b := &o.Pauses[i], &o.Pauses[j]
+		if port[a.Port] != port[b.Port] {
+			return port[a.Port] < port[b.Port]
+		}
+		return a.Priority < b.Priority
+	})
 	host := map[string]int{}
 	for i, n := range o.NICs {
 		host[n.Name] = i
@@ -171,6 +186,11 @@ func (o *Observation) sortOwned() error {
 	for i := 1; i < len(o.Queues); i++ {
 		if a, b := &o.Queues[i], &o.Queues[i-1]; a.Port == b.Port && a.Priority == b.Priority {
 			return fmt.Errorf("queue %s priority %d reported by two parts", a.Port, a.Priority)
+		}
+	}
+	for i := 1; i < len(o.Pauses); i++ {
+		if a, b := &o.Pauses[i], &o.Pauses[i-1]; a.Port == b.Port && a.Priority == b.Priority {
+			return fmt.Errorf("pause series of %s priority %d reported by two parts", a.Port, a.Priority)
 		}
 	}
 	return nil
