@@ -38,15 +38,15 @@ func (r *Run) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "; path MTU %d", s.MTU)
 	if s.PFC {
-		fmt.Fprintf(&b, "; PFC on priority %s, headroom %s\n", ints(s.LosslessPrios), bytesList(s.HeadroomBytes))
+		fmt.Fprintf(&b, "; PFC on priority %s, headroom %s\n", textout.Ints(s.LosslessPrios), bytesList(s.HeadroomBytes))
 	} else {
-		fmt.Fprintf(&b, "; PFC off (lossless class %s unprotected)\n", ints(s.LosslessPrios))
+		fmt.Fprintf(&b, "; PFC off (lossless class %s unprotected)\n", textout.Ints(s.LosslessPrios))
 	}
 	protected := "lossless"
 	if !s.RoCELossless {
 		protected = "NOT lossless"
 	}
-	fmt.Fprintf(&b, "RoCE on switch priority %s (%s); NIC congestion control %s on priorities %s\n", ints(s.RoCEPriorities), protected, s.CC, ints(twin.Priorities(s.CCPrioMask)))
+	fmt.Fprintf(&b, "RoCE on switch priority %s (%s); NIC congestion control %s on priorities %s\n", textout.Ints(s.RoCEPriorities), protected, s.CC, textout.Ints(twin.Priorities(s.CCPrioMask)))
 	state := "all flows completed"
 	if !r.Sim.Completed {
 		state = "time limit reached before all flows completed"
@@ -258,17 +258,6 @@ func sum(m map[string]int64) int64 {
 
 func pct(f float64) string { return fmt.Sprintf("%.3f %%", 100*f) }
 func f2(f float64) string  { return fmt.Sprintf("%.2f", f) }
-
-func ints(xs []int) string {
-	if len(xs) == 0 {
-		return "none"
-	}
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = fmt.Sprint(x)
-	}
-	return strings.Join(s, ",")
-}
 
 func bytesList(xs []int64) string {
 	if len(xs) == 0 {

@@ -59,6 +59,8 @@ func (tw *Twin) Observe() twin.Observation {
 			HW: countersOf(n.HW.List()), IB: ibPortCounters(&snap),
 			Reorder: twin.Reorder{Packets: n.HW.Reordered, MaxPSNs: n.HW.ReorderMax, PlacedOutOfOrder: n.HW.PlacedOutOfOrder}})
 	}
+	// Modelled, even when none: empty, not absent.
+	o.Queues, o.QPs = []twin.Queue{}, []twin.QPSeries{}
 	for _, q := range net.QueueSeries() {
 		o.Queues = append(o.Queues, twin.Queue{Port: q.Switch.Ports()[q.Port].Name(), Priority: q.Prio,
 			MaxBytes: q.Switch.QueueMax(q.Port, q.Prio), Depth: q.Bytes.Points(), Levels: queueLevels(q.Switch, q.Prio)})
@@ -72,7 +74,7 @@ func (tw *Twin) Observe() twin.Observation {
 			o.QPs = append(o.QPs, twin.QPSeries{Host: n.Name(), Flow: conns[q.Conn].Tag, RateGbps: q.Rate.Points(), Alpha: q.Alpha.Points()})
 		}
 	}
-	o.Uplinks = tw.uplinks()
+	o.Uplinks = append([]twin.Uplink{}, tw.uplinks()...)
 	o.Basis = tw.healthBasis(conns, rp, rl)
 	o.Health = o.Basis.Grade(end)
 	return o

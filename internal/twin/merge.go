@@ -37,12 +37,21 @@ func Merge(parts []Observation) (Observation, error) {
 	out.Basis = first.Basis
 	out.Basis.RoCELatency.Buckets = append([]metrics.Bucket(nil), first.Basis.RoCELatency.Buckets...)
 	out.Basis.Receivers = append([]Window(nil), first.Basis.Receivers...)
-	out.Uplinks = append([]Uplink(nil), first.Uplinks...)
+	if first.Uplinks != nil {
+		out.Uplinks = append([]Uplink{}, first.Uplinks...)
+	}
 	if first.Totals != nil {
 		out.Totals = &Totals{}
 	}
 	if first.Latency != nil {
 		out.Latency = []PrioLatency{}
+	}
+	// What the first part models stays modelled when no part has any.
+	if first.Queues != nil {
+		out.Queues = []Queue{}
+	}
+	if first.QPs != nil {
+		out.QPs = []QPSeries{}
 	}
 	if first.Pauses != nil {
 		out.Pauses = []PortPause{}
