@@ -110,7 +110,7 @@ func writeGroup(p *Page, g []*doctor.Finding) {
 	if len(g) > 1 {
 		title = fmt.Sprintf("%s, and %d more like it", f.Title, len(g)-1)
 	}
-	fmt.Fprintf(b, "<h3><span class=\"sev %s\">%s</span>%s <span class=\"id\">(%s)</span></h3>\n", sev, strings.ToUpper(sev), esc(title), esc(f.ID))
+	fmt.Fprintf(b, "<h3><span class=\"sev %s\">%s</span> %s <span class=\"id\">(%s)</span></h3>\n", sev, strings.ToUpper(sev), esc(title), esc(f.ID))
 	if len(g) == 1 {
 		if f.Subject != "" {
 			fmt.Fprintf(b, "<p><span class=\"label\">Subject:</span> %s</p>\n", esc(f.Subject))

@@ -281,11 +281,23 @@ func writeDCQCN(p *Page, o *twin.Observation, ts timeScale) {
 		"No queue pair was rate-limited: no CNP reached a requester under DCQCN (or the NICs run no DCQCN).") {
 		return
 	}
-	// Busiest: the most bytes sent under the limiter (the rate's area).
+	// Busiest: the most data delivered; without that count, the most cut
+	// (the lowest mean rate).
 	scores := make([]float64, len(o.QPs))
+	rank := "data delivered"
 	for i, q := range o.QPs {
-		for _, v := range q.RateGbps.Values {
-			scores[i] += v * float64(q.RateGbps.Every)
+		scores[i] = float64(q.Delivered)
+		if q.Delivered == 0 {
+			rank = "cut in rate (lowest mean rate)"
+		}
+	}
+	if rank != "data delivered" {
+		for i, q := range o.QPs {
+			var sum float64
+			for _, v := range q.RateGbps.Values {
+				sum += v
+			}
+			scores[i] = -sum / float64(max(1, len(q.RateGbps.Values)))
 		}
 	}
 	top, rest := topN(scores, topSeries)
@@ -320,9 +332,9 @@ func writeDCQCN(p *Page, o *twin.Observation, ts timeScale) {
 			f.p.Y.Max = math.Max(f.p.Y.Max, 1)
 		}
 		f.Height = 250
-		f.Summary = fmt.Sprintf("The %s of the %d busiest of %d rate-limited queue pairs over the run (busiest: most data sent under the limiter); a series starts when DCQCN first limits its QP.",
-			what, len(top), len(o.QPs))
-		f.Note = summarised(len(top), len(o.QPs), "QPs", "data sent under the limiter")
+		f.Summary = fmt.Sprintf("The %s of the %d busiest of %d rate-limited queue pairs over the run (busiest: most %s); a series starts when DCQCN first limits its QP.",
+			what, len(top), len(o.QPs), rank)
+		f.Note = summarised(len(top), len(o.QPs), "QPs", rank)
 		p.Figure(f)
 	}
 }
@@ -367,6 +379,10 @@ func writeTier(p *Page, ups []twin.Uplink) {
 		imb = fmt.Sprintf("%.2f", most/mean)
 	}
 	p.Para(fmt.Sprintf("%s: %d uplinks, %d unused, mean %s, max %s, max/mean %s (1 is perfectly even).", tier, len(ups), unused, bytesText(int64(mean)), bytesText(int64(most)), imb))
+	if most == 0 {
+		p.Para("No traffic crossed this tier, so there is no load to draw.")
+		return
+	}
 	if len(ups) <= maxBars {
 		f := newFigure("ECMP load per uplink, "+tier, Axis{Name: "uplink", Unit: "port"}, Axis{Name: "bytes routed", Unit: "bytes"})
 		names := make([]string, len(ups))

@@ -38,7 +38,8 @@ type Figure struct {
 	Height float64
 
 	p         *plot.Plot
-	drawn     int // data points drawn
+	keys      map[string]string // the CSS colour of each series and reference line
+	drawn     int               // data points drawn
 	colour    int
 	nominal   bool // the x axis is categories: no values under the pointer
 	hideLegnd bool
@@ -100,7 +101,16 @@ func newFigure(title string, x, y Axis) *Figure {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.TickerFunc(decadeTicks)
 	}
-	return &Figure{Title: title, X: x, Y: y, p: p}
+	return &Figure{Title: title, X: x, Y: y, p: p, keys: map[string]string{}}
+}
+
+// maxLegend is the most entries a plot's own legend holds; with more, the
+// legend is the list under the plot, with colour keys.
+const maxLegend = 5
+
+// key records the colour a series or reference line is drawn in.
+func (f *Figure) key(name string, c color.RGBA) {
+	f.keys[name] = fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B)
 }
 
 // next returns the next series colour.
@@ -134,6 +144,7 @@ func (f *Figure) lineIn(name string, xs, ys []float64, c color.RGBA, dashed bool
 	if name != "" {
 		f.p.Legend.Add(name, l)
 		f.Series = append(f.Series, name)
+		f.key(name, c)
 	}
 }
 
@@ -150,6 +161,7 @@ func (f *Figure) points(name string, xs, ys []float64, c color.RGBA, shape draw.
 	if name != "" {
 		f.p.Legend.Add(name, s)
 		f.Series = append(f.Series, name)
+		f.key(name, c)
 	}
 }
 
@@ -184,6 +196,7 @@ func (f *Figure) band(name string, xs, lo, mid, hi []float64) {
 	f.p.Add(l)
 	f.p.Legend.Add(name, pg, l)
 	f.Series = append(f.Series, name)
+	f.key(name, color.RGBA{0xb0, 0xb0, 0xb0, 0xff})
 }
 
 // ref adds a horizontal reference line at y across [x0, x1].
@@ -198,6 +211,7 @@ func (f *Figure) ref(name string, x0, x1, y float64, c color.RGBA, dashes ...vg.
 	f.p.Add(l)
 	f.p.Legend.Add(name, l)
 	f.Refs = append(f.Refs, name)
+	f.key(name, c)
 }
 
 // xyOf pairs xs and ys, leaving out points that are not finite, and
@@ -370,7 +384,8 @@ func (p *Page) Figure(f *Figure) {
 		p.Note(f.Title + ": nothing to plot. " + f.Note)
 		return
 	}
-	if len(f.Series)+len(f.Refs) == 0 || f.hideLegnd {
+	htmlKeys := len(f.Series)+len(f.Refs) > maxLegend
+	if len(f.Series)+len(f.Refs) == 0 || f.hideLegnd || htmlKeys {
 		f.p.Legend = plot.NewLegend()
 	} else if f.p.Legend.Top && !f.Y.Log && !f.nominal {
 		// Room above the data for the legend.
@@ -411,8 +426,12 @@ func (p *Page) Figure(f *Figure) {
 	fmt.Fprintf(b, "<figure class=\"plot\" id=\"%s\" data-x-label=\"%s\" data-y-label=\"%s\">\n", id, esc(f.X.Label()), esc(f.Y.Label()))
 	b.WriteString(body)
 	fmt.Fprintf(b, "<figcaption><strong class=\"fig-title\">%s</strong> <span class=\"fig-summary\">%s</span>", esc(f.Title), esc(f.Summary))
-	writeNames(b, "series", "Series", f.Series)
-	writeNames(b, "refs", "Reference lines", f.Refs)
+	keys := f.keys
+	if !htmlKeys {
+		keys = nil
+	}
+	writeNames(b, "series", "Series", f.Series, keys)
+	writeNames(b, "refs", "Reference lines", f.Refs, keys)
 	if f.Note != "" {
 		fmt.Fprintf(b, "<span class=\"note\">%s</span>", esc(f.Note))
 	}
@@ -456,13 +475,20 @@ func render(pl *plot.Plot, h float64) (svg string, area draw.Canvas, err error) 
 	return b.String(), area, nil
 }
 
-func writeNames(b *strings.Builder, class, what string, names []string) {
+// writeNames lists the names of series or reference lines, each after a
+// key in its colour when keys gives them (the plot has no legend of its
+// own).
+func writeNames(b *strings.Builder, class, what string, names []string, keys map[string]string) {
 	if len(names) == 0 {
 		return
 	}
 	fmt.Fprintf(b, "<span class=\"list-head\">%s:</span><ul class=\"%s\">", what, class)
 	for _, n := range names {
-		fmt.Fprintf(b, "<li>%s</li>", esc(n))
+		key := ""
+		if c, ok := keys[n]; ok {
+			key = fmt.Sprintf("<span class=\"key\" style=\"background:%s\" aria-hidden=\"true\"></span>", c)
+		}
+		fmt.Fprintf(b, "<li>%s%s</li>", key, esc(n))
 	}
 	b.WriteString("</ul>")
 }

@@ -381,7 +381,7 @@ func ceiling(o *twin.Observation) (float64, string) {
 		}
 	}
 	rate := o.NICs[0].Rate
-	return float64(k) * float64(rate) / 8e9, fmt.Sprintf("%d × %s per server", k, rate)
+	return float64(k) * float64(rate) / 8e9, fmt.Sprintf("%d × %.4g Gb/s per server", k, rate.Gbps())
 }
 
 // writeComparison writes what changed between the variants and which

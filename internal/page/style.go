@@ -15,7 +15,7 @@ const style = `:root {
     --warn-fg: #ffe08a; --warn-bg: #3d3214; --info-fg: #a9d4ff; --info-bg: #152a3d;
     --link: #8cc4ff; --code-bg: #202328; --add-bg: #16351e; --del-bg: #471818;
   }
-  svg.chart { filter: invert(0.9) hue-rotate(180deg); }
+  svg.chart, .key { filter: invert(0.9) hue-rotate(180deg); }
 }
 * { box-sizing: border-box; }
 html { color: var(--fg); background: var(--bg); }
@@ -56,6 +56,7 @@ figcaption ul { display: inline; padding: 0; margin: 0; }
 figcaption ul li { display: inline; }
 figcaption ul li + li::before { content: " · "; color: var(--muted); }
 figcaption ul + .list-head::before { content: ""; display: block; }
+.key { display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.25em; vertical-align: -0.05em; border-radius: 2px; }
 output.readout { display: block; min-height: 1.2em; color: var(--muted); font-variant-numeric: tabular-nums; }
 .finding { border: 1px solid var(--line); border-left-width: 6px; border-radius: 4px; padding: 0.4rem 0.8rem; margin: 0.6rem 0; }
 .finding.error { border-left-color: #c62828; }
@@ -75,6 +76,7 @@ pre.diff .del { background: var(--del-bg); }
 pre.diff .hunk { color: var(--muted); }
 footer { margin-top: 3rem; color: var(--muted); font-size: 0.85em; }
 @media print {
+  .key, td.pass, td.fail, td.warn, td.info, .sev, pre.diff .add, pre.diff .del { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
   body { max-width: none; padding: 0; font-size: 11pt; }
   nav, output.readout, footer { display: none; }
   figure, table, .finding { break-inside: avoid; }

@@ -71,7 +71,8 @@ func (tw *Twin) Observe() twin.Observation {
 	}
 	for _, n := range tw.NICs {
 		for _, q := range n.Series() {
-			o.QPs = append(o.QPs, twin.QPSeries{Host: n.Name(), Flow: conns[q.Conn].Tag, RateGbps: q.Rate.Points(), Alpha: q.Alpha.Points()})
+			c := &conns[q.Conn]
+			o.QPs = append(o.QPs, twin.QPSeries{Host: n.Name(), Flow: c.Tag, RateGbps: q.Rate.Points(), Alpha: q.Alpha.Points(), Delivered: c.Delivered})
 		}
 	}
 	o.Uplinks = append([]twin.Uplink{}, tw.uplinks()...)

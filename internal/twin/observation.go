@@ -255,6 +255,9 @@ type QPSeries struct {
 	Flow     string         `json:"flow"`
 	RateGbps metrics.Points `json:"rate_gbps"`
 	Alpha    metrics.Points `json:"alpha"`
+	// Delivered is the payload the QP's connection delivered in the run,
+	// which ranks the busiest; 0 when the engine does not count it.
+	Delivered int64 `json:"delivered_bytes,omitempty"`
 }
 
 // Uplink is the bytes routed over one uplink: from a switch of Level
