@@ -42,17 +42,23 @@ func load(t testing.TB, name string) *scenario.Scenario {
 	return s
 }
 
-// runJobs runs every job of an example (its variants, or itself).
+// runJobs runs every job of an example (its variants, or itself) in
+// parallel, as rocelab run does.
 func runJobs(t testing.TB, name string) []page.Job {
 	t.Helper()
-	s := load(t, name)
-	var jobs []page.Job
-	for _, j := range s.Jobs() {
-		o, err := twin.Run(&j, &twin.Config{})
+	js := load(t, name).Jobs()
+	jobs := make([]page.Job, len(js))
+	var failed error
+	twin.RunAll(js, &twin.Config{}, func(i int, o *twin.Observation, err error) {
 		if err != nil {
-			t.Fatal(err)
+			failed = err
+			return
 		}
-		jobs = append(jobs, page.Job{Variant: j.Variant, Description: j.Description, Obs: &o})
+		obs := *o
+		jobs[i] = page.Job{Variant: js[i].Variant, Description: js[i].Description, Obs: &obs}
+	})
+	if failed != nil {
+		t.Fatal(failed)
 	}
 	return jobs
 }

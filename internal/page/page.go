@@ -176,23 +176,24 @@ func (p *Page) writeTOC(b *strings.Builder) {
 	b.WriteString("</li>\n</ol>\n</nav>\n")
 }
 
-// esc escapes text for HTML and XML. Bytes that are not UTF-8 and control
-// characters (which XML forbids) show as U+FFFD.
-func esc(s string) string {
-	clean := true
+// esc escapes text for HTML and XML (see clean).
+func esc(s string) string { return html.EscapeString(clean(s)) }
+
+// clean replaces what XML forbids, bytes that are not UTF-8 and control
+// characters other than tab and line ends, with U+FFFD.
+func clean(s string) string {
+	ok := func(r rune) bool { return r >= 0x20 && r != 0x7f || r == '\t' || r == '\n' || r == '\r' }
+	dirty := !utf8.ValidString(s)
 	for _, r := range s {
-		if r == utf8.RuneError || (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f {
-			clean = false
-			break
+		dirty = dirty || !ok(r)
+	}
+	if !dirty {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if !ok(r) {
+			return utf8.RuneError
 		}
-	}
-	if !clean {
-		s = strings.Map(func(r rune) rune {
-			if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f {
-				return utf8.RuneError
-			}
-			return r
-		}, strings.ToValidUTF8(s, "\uFFFD"))
-	}
-	return html.EscapeString(s)
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
 }

@@ -472,7 +472,7 @@ func render(pl *plot.Plot, h float64) (svg string, area draw.Canvas, err error) 
 	if _, err := c.WriteTo(&b); err != nil {
 		return "", area, err
 	}
-	return b.String(), area, nil
+	return clean(b.String()), area, nil
 }
 
 // writeNames lists the names of series or reference lines, each after a
