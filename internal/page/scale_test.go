@@ -95,8 +95,8 @@ func TestLargeRunBounded(t *testing.T) {
 	t.Logf("page of 10,000 QPs and 5,000 ports: %d bytes, %s", b.Len(), file)
 	html := b.String()
 	for _, want := range []string{
-		"the other 4992 as a band",                // queues
-		"the other 9992 as a band",                // QPs, rate and α
+		"the other 4992 as a band",                  // queues
+		"the other 9992 as a band",                  // QPs, rate and α
 		"the other 4976 as one strip of their mean", // pause strips
 		"1000 uplinks are too many for a bar each",  // ECMP
 		"every 25-th of 10000 completion times drawn",
