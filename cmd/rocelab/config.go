@@ -51,11 +51,11 @@ the written one (--strict refuses instead); anything else is refused with
 exit 2. Details: docs/lint.md.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			data, err := os.ReadFile(args[0])
+			name, data, err := readSmall(args[0], c.InOrStdin(), "a cluster description")
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			s, err := scenario.LoadDescription(args[0], data)
+			s, err := scenario.LoadDescription(name, data)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}

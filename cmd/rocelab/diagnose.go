@@ -15,11 +15,12 @@ func newDiagnoseCmd() *cobra.Command {
 	var (
 		asJSON   bool
 		nicSpeed string
+		nicsNode int
 		interval time.Duration
 		htmlFile string
 	)
 	cmd := &cobra.Command{
-		Use:   "diagnose [-j|--json] [--nic-speed 100G] [--interval 10s] PATH...",
+		Use:   "diagnose [-j|--json] [--nic-speed 100G] [--nics-per-node N] [--interval 10s] PATH...",
 		Short: "Diagnose real artifacts (NCCL logs, nccl-tests, counters, perftest, GIDs, QoS, captures)",
 		Long: `diagnose reads what an engineer has from a slow or failing job and reports,
 layer by layer, what is wrong, the lines that show it, and the fix:
@@ -44,11 +45,15 @@ JSON schema: docs/diagnose.md.
 			var opts doctor.Options
 			if nicSpeed != "" {
 				r, err := unit.ParseRate(nicSpeed)
-				if err != nil || r == 0 {
+				if err != nil || r == 0 || unit.Bare(nicSpeed) {
 					return usageError("--nic-speed: expected a link rate such as 100G or 400Gbps, got %q", nicSpeed)
 				}
 				opts.NICSpeed = r
 			}
+			if nicsNode < 0 || nicsNode > 64 {
+				return usageError("--nics-per-node: expected the RDMA NICs of one node, 1 to 64, got %d", nicsNode)
+			}
+			opts.NICsPerNode = nicsNode
 			if interval < 0 {
 				return usageError("--interval: expected a positive duration such as 10s, got %s", interval)
 			}
@@ -69,5 +74,6 @@ JSON schema: docs/diagnose.md.
 	cmd.Flags().StringVar(&htmlFile, "html", "", "also write the report as one self-contained HTML page: findings by layer with their evidence and fix, a timeline, the subjects named")
 	cmd.Flags().DurationVar(&interval, "interval", 0, "time between two dumps of a port that carry no date line of their own (e.g. 10s), to judge rates")
 	cmd.Flags().StringVar(&nicSpeed, "nic-speed", "", "NIC line rate to judge bandwidth against when the artifacts do not say it (e.g. 100G, 400G)")
+	cmd.Flags().IntVar(&nicsNode, "nics-per-node", 0, "RDMA NICs per node that carry the job, when the artifacts do not list them (NCCL's 'NET/IB : Using' line does)")
 	return cmd
 }

@@ -34,7 +34,7 @@ func failures(o *twin.Observation, on map[string]bool) []string {
 	if on[failTargets] {
 		var names []string
 		for _, t := range o.Health.Targets() {
-			if !t.Pass {
+			if !t.Pass && !t.NA {
 				names = append(names, t.Name)
 			}
 		}

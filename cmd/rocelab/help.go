@@ -39,3 +39,28 @@ func documentExits(c *cobra.Command) {
 		documentExits(sub)
 	}
 }
+
+// requireSubcommand makes every command that only groups subcommands (calc,
+// config, completion, tune's merge group) refuse to run without one: an
+// unknown subcommand, or none, is bad usage (exit 2) with the list of the
+// valid ones, where cobra would print the help and exit 0.
+func requireSubcommand(c *cobra.Command) {
+	if c.HasSubCommands() && c.Run == nil && c.RunE == nil {
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			var names []string
+			for _, s := range cmd.Commands() {
+				if s.IsAvailableCommand() {
+					names = append(names, s.Name())
+				}
+			}
+			if len(args) > 0 {
+				return usageError("unknown command %q for %q: expected one of %s (see '%s --help')", args[0], cmd.CommandPath(), strings.Join(names, ", "), cmd.CommandPath())
+			}
+			return usageError("%s needs a subcommand: %s (see '%s --help')", cmd.CommandPath(), strings.Join(names, ", "), cmd.CommandPath())
+		}
+	}
+	for _, sub := range c.Commands() {
+		requireSubcommand(sub)
+	}
+}

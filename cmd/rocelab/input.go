@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"rocelab/internal/scenario"
 )
 
 // stdinName is how standard input is named in messages.
@@ -89,4 +91,28 @@ func captureName(n string) bool {
 func scenarioName(n string) bool {
 	n = strings.TrimSuffix(n, ".gz")
 	return strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml")
+}
+
+// maxDescription caps what a command reads from one description, space or
+// scenario file before refusing it: the scenario loader's own cap.
+const maxDescription = int64(scenario.MaxFileSize)
+
+// readSmall reads the whole of a small input file of the kind what ("a
+// cluster description"): "-" is stdin, a directory is refused, and at most
+// maxDescription bytes are read, so that /dev/zero or a FIFO that never
+// ends is refused at once instead of filling memory.
+func readSmall(path string, stdin io.Reader, what string) (name string, data []byte, err error) {
+	in, err := openInput(path, stdin, what, scenarioName, "")
+	if err != nil {
+		return "", nil, err
+	}
+	defer in.Close()
+	data, err = io.ReadAll(io.LimitReader(in.r, maxDescription+1))
+	if err != nil {
+		return in.name, nil, fmt.Errorf("%s: %v", in.name, err)
+	}
+	if int64(len(data)) > maxDescription {
+		return in.name, nil, fmt.Errorf("%s: larger than the %d KiB %s may be; not %s", in.name, maxDescription>>10, what, what)
+	}
+	return in.name, data, nil
 }

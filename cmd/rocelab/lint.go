@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -35,7 +36,7 @@ that cannot be read or parsed (reported as file:line:col).`,
 			return writeReport(cmd.OutOrStdout(), rep, asJSON)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "write the report as JSON")
+	cmd.Flags().BoolVarP(&asJSON, "json", "j", false, "write the report as JSON")
 	return cmd
 }
 
@@ -52,6 +53,9 @@ func writeReport(w io.Writer, rep *doctor.Report, asJSON bool) error {
 		return &exitError{code: 2, err: err}
 	}
 	if code := rep.ExitCode(); code != 0 {
+		if code == 2 {
+			return &exitError{code: code, err: errors.New(rep.Unusable())}
+		}
 		return &exitError{code: code}
 	}
 	return nil

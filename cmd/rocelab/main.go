@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -45,20 +46,35 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.Execute()
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return 0
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "rocelab:", ee.err)
+			printError(stderr, ee.err)
 		}
 		return ee.code
 	}
 	// Cobra's own errors: unknown command or flag, wrong argument count.
-	fmt.Fprintln(stderr, "rocelab:", err)
+	printError(stderr, err)
+	if cmd != nil && cmd != root {
+		fmt.Fprintf(stderr, "usage: %s (see '%s --help')\n", cmd.UseLine(), cmd.CommandPath())
+	}
 	return 2
+}
+
+// printError prints an error as "rocelab: ...", each of several errors
+// (one per line, as a scenario's list) with its own prefix; indented
+// lines continue the one before.
+func printError(w io.Writer, err error) {
+	for _, l := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {
+		if l != "" && l[0] != ' ' && l[0] != '\t' {
+			l = "rocelab: " + l
+		}
+		fmt.Fprintln(w, l)
+	}
 }
 
 func newRootCmd() *cobra.Command {
@@ -94,5 +110,8 @@ command's --help says more.`,
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultHelpCmd()
 	documentExits(root)
+	for _, c := range root.Commands() {
+		requireSubcommand(c)
+	}
 	return root
 }

@@ -84,9 +84,11 @@ merge too, as 'rocelab tune merge' does.
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			if err := prepareOuts(cmd, force, outDir); err != nil {
+			release, err := prepareOuts(cmd, force, outDir)
+			if err != nil {
 				return err
 			}
+			defer release()
 			out := &runOutput{name: merged.Name, variants: merged.Variants, results: merged.Results}
 			if err := out.write(cmd, asJSON, outDir, htmlFile); err != nil {
 				return err

@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -33,6 +35,7 @@ func newRunCmd() *cobra.Command {
 		engine    string
 		shardIdx  int
 		shardCnt  int
+		threads   int
 		htmlFile  string
 	)
 	cmd := &cobra.Command{
@@ -66,6 +69,14 @@ the file.
 --out-sysfs DIR writes each host as the tree 'rocelab exporter' reads from a
 real host: DIR/<host>/sys (--path.sysfs), DIR/<host>/ethtool-stats
 (--path.ethtool-stats) and DIR/<host>/mlnx_qos (--path.mlnx-qos).
+
+--threads N runs the packet engine on N cores (default: the cores Go
+may use, GOMAXPROCS): the fabric is split into N domains of switches and
+their hosts, which run side by side in windows no wider than the shortest
+link between domains (the log's "parallel" line says how the run was
+split, the window, and how long the workers waited at barriers). The
+results are the same, byte for byte, whatever N; variants that run at
+once share the cores.
 
 --engine picks the engine: packet (the fabric and RDMA NICs, packet by
 packet), or auto (the default): the first engine whose estimated cost fits
@@ -118,8 +129,13 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 			if err := checkHTML(htmlFile); err != nil {
 				return err
 			}
-			if err := prepareOuts(cmd, force, outDir, outSysfs); err != nil {
+			release, err := prepareOuts(cmd, force, outDir, outSysfs)
+			if err != nil {
 				return err
+			}
+			defer release()
+			if cmd.Flags().Changed("example") && strings.TrimSpace(example) == "" {
+				return usageError("--example: expected an example's name (see 'rocelab examples'), got an empty one")
 			}
 			s, err := loadScenario(cmd, args, example)
 			if err != nil {
@@ -142,6 +158,10 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 					return usageError("--nccl-tests: %v", err)
 				}
 			}
+			if threads < 0 {
+				return usageError("--threads: expected a number of cores, 1 or more (0: all that Go may use), got %d", threads)
+			}
+			setThreads(s, threads)
 			jobs := s.Jobs()
 			shard, from, err := resolveShard(cmd, shardIdx, shardCnt, len(jobs))
 			if err != nil {
@@ -190,7 +210,7 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 				return err
 			}
 			if outSysfs != "" {
-				if err := twinfeed.WriteTree(outSysfs, twinfeed.Hosts(&out.results[0].Observation, s)); err != nil {
+				if err := twinfeed.WriteTree(outSysfs, twinfeed.Hosts(&out.results[0].Observation)); err != nil {
 					return err
 				}
 				if err := writeManifest(outSysfs); err != nil {
@@ -216,6 +236,7 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 	f.StringSliceVar(&failOn, "fail-on", nil, "exit 1 when the run meets a condition: targets (a health target fails), incomplete (a flow did not complete)")
 	f.StringVar(&ncclTests, "nccl-tests", "", "replace the workload's nccl-tests command line, e.g. 'all_reduce_perf -b 128M -e 8G -f 2 -g 8'")
 	f.StringVar(&engine, "engine", twin.Auto, "the engine that runs the scenario: "+strings.Join(engines, ", ")+" (auto: the first whose estimate fits the limits)")
+	f.IntVar(&threads, "threads", 0, "cores the packet engine runs on (0: GOMAXPROCS); the results do not depend on it")
 	addShardFlags(f, &shardIdx, &shardCnt, "variants")
 	_ = cmd.RegisterFlagCompletionFunc("example", completeExamples)
 	_ = cmd.RegisterFlagCompletionFunc("pcap-at", completePorts)
@@ -226,7 +247,7 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 }
 
 // engines are the values --engine takes.
-var engines = []string{twin.Auto, twin.Packet}
+var engines = []string{twin.Auto, twin.Packet, twin.Fluid}
 
 // checkEngine checks --engine.
 func checkEngine(e string) error {
@@ -234,6 +255,22 @@ func checkEngine(e string) error {
 		return usageError("--engine: expected %s, got %q", strings.Join(engines, " or "), e)
 	}
 	return nil
+}
+
+// setThreads shares threads cores (0: GOMAXPROCS) among the jobs of s
+// that run at once, each variant with its part, and gives the packet
+// engine a wall clock for its barrier statistics.
+func setThreads(s *scenario.Scenario, threads int) {
+	if threads == 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	jobs := max(1, len(s.Variants))
+	per := max(1, threads/min(jobs, threads))
+	clock := func() int64 { return time.Now().UnixNano() }
+	s.Run = scenario.Options{Threads: per, Clock: clock}
+	for _, v := range s.Variants {
+		v.Run = s.Run
+	}
 }
 
 // runLimits are the limits --max-memory and --max-events set.
@@ -249,22 +286,36 @@ func runLimits(maxMemory string, maxEvents int64) (twin.Limits, error) {
 	return limits, nil
 }
 
-// prepareOuts checks --out and --out-sysfs before anything runs.
-func prepareOuts(cmd *cobra.Command, force bool, dirs ...string) error {
+// prepareOuts locks and checks --out and --out-sysfs before anything
+// runs; release drops the locks when the command is done.
+func prepareOuts(cmd *cobra.Command, force bool, dirs ...string) (release func(), err error) {
+	var unlocks []func()
+	release = func() {
+		for _, u := range unlocks {
+			u()
+		}
+	}
 	for i, dir := range dirs {
 		if dir == "" {
 			continue
 		}
 		flag := []string{"--out", "--out-sysfs"}[i]
+		unlock, err := lockOut(dir)
+		if err != nil {
+			release()
+			return func() {}, usageError("%s: %v", flag, err)
+		}
+		unlocks = append(unlocks, unlock)
 		warning, err := prepareOut(dir, force)
 		if err != nil {
-			return usageError("%s: %v", flag, err)
+			release()
+			return func() {}, usageError("%s: %v", flag, err)
 		}
 		if warning != "" {
 			warnf(cmd.ErrOrStderr(), "%s", warning)
 		}
 	}
-	return nil
+	return release, nil
 }
 
 // defaultMaxEvents is --max-events' default: about half an hour of wall

@@ -15,6 +15,7 @@ import (
 	"rocelab/internal/page"
 	"rocelab/internal/report"
 	"rocelab/internal/twin"
+	"rocelab/internal/twinfeed"
 )
 
 // runOutput is what a run prints and writes: its jobs' observations, from
@@ -53,6 +54,7 @@ func runJobs(cmd *cobra.Command, ls logSetup, out *runOutput, jobs []twin.Job, c
 			return
 		}
 		out.results[i] = twin.JobResult{Index: i, Variant: jobs[i].Variant, Description: jobs[i].Description, Observation: *o}
+		logParallel(ls, &jobs[i], o.Engine.Parallel)
 	})
 	if bars != nil {
 		bars.wait()
@@ -70,6 +72,28 @@ func runJobs(cmd *cobra.Command, ls logSetup, out *runOutput, jobs []twin.Job, c
 	ls.log.Info("done", "jobs", len(jobs), "simulated_us", end, "events", events, "wall", elapsed.Round(time.Millisecond).String(),
 		"events_per_s", fmt.Sprintf("%.3g", float64(events)/elapsed.Seconds()))
 	return nil
+}
+
+// logParallel logs how a packet run used its cores: the partition, the
+// window, the balance of events over domains, and the share of time
+// spent waiting at barriers.
+func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
+	if p == nil {
+		return
+	}
+	var total, most uint64
+	for _, e := range p.DomainEvents {
+		total += e
+		most = max(most, e)
+	}
+	attrs := []any{"job", j.Label(), "threads", p.Threads, "domains", p.Domains, "load", fmt.Sprint(p.Load),
+		"window", p.Window.String(), "windows", p.Windows}
+	if most > 0 && p.CriticalEvents > 0 {
+		attrs = append(attrs, "balance", fmt.Sprintf("%.3f", float64(total)/float64(most)/float64(len(p.DomainEvents))),
+			"critical_path", fmt.Sprintf("%.3f", float64(p.CriticalEvents)/float64(total)))
+	}
+	attrs = append(attrs, "barrier_wait", fmt.Sprintf("%.1f%%", 100*p.WaitShare), "control_alone", fmt.Sprintf("%.1f%%", 100*p.ControlShare))
+	ls.log.Info("parallel", attrs...)
 }
 
 // runShard runs this shard's jobs and writes them as a shard file on
@@ -136,11 +160,23 @@ func (o *runOutput) write(cmd *cobra.Command, asJSON bool, outDir, htmlFile stri
 		if o.variants {
 			dir = filepath.Join(outDir, o.results[i].Variant)
 		}
-		if err := r.WriteDir(dir); err != nil {
+		if err := writeOut(dir, r, &o.results[i].Observation); err != nil {
 			return err
 		}
 	}
 	return writeManifest(outDir)
+}
+
+// writeOut writes one run's --out directory: the run's own files and the
+// switches' (report), then the incident an engineer would gather from its
+// hosts (twinfeed.Incident), all from the observation alone, with the host
+// and device names of --out-sysfs.
+func writeOut(dir string, r *report.Run, o *twin.Observation) error {
+	if err := r.WriteDir(dir); err != nil {
+		return err
+	}
+	header := fmt.Sprintf("# source: rocelab twin, scenario %q seed %d (simulated, not a real host)\n", o.Scenario.Name, o.Scenario.Seed)
+	return twinfeed.WriteIncident(dir, twinfeed.Incident(twinfeed.Hosts(o), o.Sim.End, header))
 }
 
 // failOn applies --fail-on to every job: exit 1 when any meets a

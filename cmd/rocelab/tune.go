@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -57,16 +56,22 @@ configuration as a diff of the scenario. Details:
 docs/tune.md.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			data, err := os.ReadFile(args[0])
+			ls, err := setupLog(c)
+			if err != nil {
+				return err
+			}
+			name, data, err := readSmall(args[0], c.InOrStdin(), "a scenario")
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			spName, spData := args[0], data
+			spName, spData := name, data
 			if spaceFile != "" {
-				if spData, err = os.ReadFile(spaceFile); err != nil {
+				if spaceFile == "-" && args[0] == "-" {
+					return usageError("--space - and a scenario on stdin: only one input can be read from stdin")
+				}
+				if spName, spData, err = readSmall(spaceFile, c.InOrStdin(), "a tune space"); err != nil {
 					return &exitError{code: 2, err: err}
 				}
-				spName = spaceFile
 			} else if !tune.HasSpace(data) {
 				return usageError("%s has no tune: section; give the space with --space FILE", args[0])
 			}
@@ -74,7 +79,7 @@ docs/tune.md.`,
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			base, err := tune.NewBase(args[0], data)
+			base, err := tune.NewBase(name, data)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -108,7 +113,7 @@ docs/tune.md.`,
 				return usageError("%v", err)
 			}
 			el := time.Since(wall)
-			slog.Info("tune done", "runs", res.Cost.Runs, "events", res.Cost.Events, "wall", el.Round(time.Millisecond).String(),
+			ls.log.Info("tune done", "runs", res.Cost.Runs, "events", res.Cost.Events, "wall", el.Round(time.Millisecond).String(),
 				"runs_per_s", fmt.Sprintf("%.3g", float64(res.Cost.Runs)/el.Seconds()), "workers", o.Config.Workers)
 			if err := writeTuneResult(c.OutOrStdout(), res, asJSON, top); err != nil {
 				return err
@@ -128,7 +133,7 @@ docs/tune.md.`,
 	f.StringVar(&spaceFile, "space", "", "parameter space file (default: the scenario's tune: section)")
 	f.IntVar(&workers, "workers", 0, "candidates run in parallel (default: all cores)")
 	addShardFlags(f, &shardIndex, &shardCount, "candidates")
-	f.BoolVar(&asJSON, "json", false, "write the results as JSON")
+	f.BoolVarP(&asJSON, "json", "j", false, "write the results as JSON")
 	f.StringVar(&outDir, "out", "", "write results.json, results.txt, best.yaml and config/ into DIR")
 	f.StringVar(&htmlFile, "html", "", "also write the search as one self-contained HTML page: objective against each parameter, the Pareto set, the best configuration as a diff")
 	f.IntVar(&top, "top", 10, "rows of the ranked table")
@@ -227,7 +232,7 @@ func newTuneMergeCmd() *cobra.Command {
 			return mergeTune(c.OutOrStdout(), args, datas, asJSON, top)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "write the merged results as JSON")
+	cmd.Flags().BoolVarP(&asJSON, "json", "j", false, "write the merged results as JSON")
 	cmd.Flags().IntVar(&top, "top", 10, "rows of the ranked table")
 	return cmd
 }

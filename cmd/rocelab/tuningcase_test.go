@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"testing"
 )
 
@@ -97,33 +96,5 @@ func TestRunDefaultDeterministic(t *testing.T) {
 	}
 	if code, _, stderr := rocelab(t, "run", "--nccl-tests", "all_reduce_perf -g 9"); code != 2 {
 		t.Errorf("-g 9 on 8-GPU servers: exit %d, %s", code, stderr)
-	}
-}
-
-// TestDiagnoseTuningCase: the doctor, given the twin's dumps of the default
-// scenario, names the as-found fault (heavy ECN marking, answered by CNPs)
-// and finds none of it once tuned.
-func TestDiagnoseTuningCase(t *testing.T) {
-	dir := t.TempDir()
-	if code, _, stderr := rocelab(t, "run", "-q", "--nccl-tests", "all_reduce_perf -b 64M -e 64M -g 8 -n 1 -w 0", "--out", dir); code != 0 {
-		t.Fatalf("run: exit %d: %s", code, stderr)
-	}
-	ids := func(variant string) map[string]bool {
-		_, out, stderr := rocelab(t, "diagnose", "--json", filepath.Join(dir, variant))
-		var d diagJSON
-		if err := json.Unmarshal([]byte(out), &d); err != nil {
-			t.Fatalf("diagnose %s: %v\n%s", variant, err, stderr)
-		}
-		m := map[string]bool{}
-		for _, f := range d.Findings {
-			m[f.ID] = true
-		}
-		return m
-	}
-	if f := ids("as-found"); !f["counters.ecn.heavy_marking"] {
-		t.Errorf("as found: no heavy ECN marking finding in %v", f)
-	}
-	if f := ids("tuned"); f["counters.ecn.heavy_marking"] || f["counters.ecn.marking"] {
-		t.Errorf("tuned: ECN findings %v", f)
 	}
 }

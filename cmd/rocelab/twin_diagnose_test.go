@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
+	"strings"
 	"testing"
+
+	"rocelab/examples"
 )
 
 type diagJSON struct {
@@ -72,62 +74,107 @@ func TestTwinPauseRatioOverWindow(t *testing.T) {
 	}
 }
 
-// TestTwinOutDiagnoses: every example's --out directory (ethtool and
-// hw_counters dumps as before/after pairs) gives the findings of what the
-// example does: the pause ratio only where ports were paused,
-// retransmission where packets were lost; these run without DCQCN, so their
-// NICs send Not-ECT and nothing is marked.
-func TestTwinOutDiagnoses(t *testing.T) {
-	for ex, want := range map[string][]string{
-		"single-flow":    {"counters.pfc.ok", "input.unrecognized"},
-		"incast-pfc":     {"counters.pause.ratio", "counters.pfc.ok", "input.unrecognized"},
-		"incast-nopfc":   {"counters.discards", "counters.pfc.not_on_roce_priority", "counters.retransmission", "input.unrecognized"},
-		"headroom-short": {"counters.discards", "counters.pause.ratio", "counters.pfc.ok", "counters.retransmission", "input.unrecognized"},
-	} {
-		_, d := diagnoseOut(t, ex)
-		seen := map[string]bool{}
-		for _, f := range d.Findings {
-			seen[f.ID] = true
-		}
-		var got []string
-		for id := range seen {
-			got = append(got, id)
-		}
-		sort.Strings(got)
-		if strconv.Quote(sortedJoin(got)) != strconv.Quote(sortedJoin(want)) {
-			t.Errorf("%s: finding ids %v, want %v", ex, got, want)
-		}
-	}
+// loopFaults is, for every example and every variant (EXAMPLE/VARIANT),
+// the finding the doctor must raise at warn or error on the run's --out
+// directory, or "" for a healthy run, on which it must raise nothing at
+// warn or error. An example missing here fails the test: a new example
+// says what it injects.
+var loopFaults = map[string]string{
+	"single-flow":              "",
+	"cc-compare/dcqcn":         "counters.dcqcn.hotspot",  // a 16:1 incast
+	"cc-compare/timely":        "counters.pause.ratio",    // TIMELY needs PFC to hold it
+	"cc-compare/hpcc":          "",                        // HPCC holds the queue near zero
+	"load-balancing/ecmp":      "counters.dcqcn.hotspot",  // two ring crossings on one uplink
+	"load-balancing/flowlet":   "",                        // 97% of the ceiling on this seed
+	"load-balancing/adaptive":  "counters.retransmission", // packets of one QP reorder: go-back-N
+	"load-balancing/spray":     "counters.retransmission", // a NAK storm
+	"load-balancing/spray-ooo": "",
+	"storage-read/lossless":    "counters.pause.ratio", // the storage class pauses the targets
+	"storage-read/lossy":       "counters.discards",    // the storage class drops
+	"dcqcn-fairness":           "",                     // DCQCN shares a full link: CNPs answered, nothing to fix
+	"gdr/gdr-off":              "nccl.gdr.disabled",
+	"gdr/gdr-on":               "",
+	"headroom-short":           "counters.discards", // headroom overflow on the lossless priority
+	"incast-dcqcn":             "counters.dcqcn.hotspot",
+	"incast-nopfc":             "counters.pfc.not_on_roce_priority",
+	"incast-pfc":               "counters.pause.ratio",
+	"leafspine-permutation":    "counters.dcqcn.hotspot", // ECMP collisions on the uplinks
+	"lossy-link":               "counters.retransmission",
+	"pause-storm":              "counters.pause.from_host",
+	"perftest":                 "",
+	"pfc-deadlock":             "switch.pfcwd.storm",
+	"prio-mismatch":            "counters.pfc.not_on_roce_priority",
+	"qps-ecmp/qps-1":           "counters.dcqcn.hotspot", // two rings' flows on one uplink
+	"qps-ecmp/qps-4":           "",
+	"retry-exceeded":           "counters.retry_exceeded",
+	"tuning-case/as-found":     "counters.dcqcn.slowed", // ECN marks every queued packet: DCQCN slowed by marking
+	"tuning-case/tuned":        "",
 }
 
-func sortedJoin(xs []string) string {
-	s := append([]string(nil), xs...)
-	sort.Strings(s)
-	out := ""
-	for _, x := range s {
-		out += x + " "
+// TestTwinDoctorLoop: for every example and every variant of the default
+// scenario, `run --out` then `diagnose` with no flags names the fault the
+// scenario injects at warn or error, and raises nothing at warn or error
+// on a healthy run. The --out directory is a complete incident (NIC speed,
+// NICs per node, NCCL log, switch ports), so the doctor needs no flag.
+func TestTwinDoctorLoop(t *testing.T) {
+	ents, err := examples.FS.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
-}
-
-// TestTwinFaultsNamed: the doctor, run on the --out directory of each
-// example that injects a fault, names that fault.
-func TestTwinFaultsNamed(t *testing.T) {
-	for ex, want := range map[string]string{
-		"lossy-link":     "counters.retransmission",
-		"prio-mismatch":  "counters.pfc.not_on_roce_priority",
-		"incast-dcqcn":   "counters.ecn.heavy_marking",
-		"retry-exceeded": "counters.retry_exceeded",
-		"pause-storm":    "counters.pause.from_host",
-		"pfc-deadlock":   "switch.pfcwd.storm",
-	} {
-		_, d := diagnoseOut(t, ex)
-		found := false
-		for _, f := range d.Findings {
-			found = found || f.ID == want
+	seen := map[string]bool{}
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), ".yaml")
+		if !ok {
+			continue
 		}
-		if !found {
-			t.Errorf("%s: no %s finding", ex, want)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if code, _, stderr := rocelab(t, "run", "-q", "--example", name, "--out", dir); code != 0 {
+				t.Fatalf("run: exit %d: %s", code, stderr)
+			}
+			runs := map[string]string{name: dir}
+			if _, err := os.Stat(filepath.Join(dir, "result.json")); err != nil {
+				subs, _ := os.ReadDir(dir)
+				runs = map[string]string{}
+				for _, v := range subs {
+					if v.IsDir() {
+						runs[name+"/"+v.Name()] = filepath.Join(dir, v.Name())
+					}
+				}
+			}
+			for run, d := range runs {
+				want, ok := loopFaults[run]
+				if !ok {
+					t.Errorf("%s: not in loopFaults: say which finding it must raise, or \"\" for a healthy run", run)
+					continue
+				}
+				code, out, stderr := rocelab(t, "diagnose", "--json", d)
+				var res diagJSON
+				if err := json.Unmarshal([]byte(out), &res); err != nil {
+					t.Fatalf("%s: diagnose exit %d: %v\n%s", run, code, err, stderr)
+				}
+				var raised []string
+				named := false
+				for _, f := range res.Findings {
+					if f.Severity == "warn" || f.Severity == "error" {
+						raised = append(raised, f.Severity+" "+f.ID+": "+f.Title)
+						named = named || f.ID == want
+					}
+				}
+				switch {
+				case want == "" && len(raised) > 0:
+					t.Errorf("%s is healthy, the doctor raises:\n  %s", run, strings.Join(raised, "\n  "))
+				case want != "" && !named:
+					t.Errorf("%s: no %s at warn or error; raised:\n  %s", run, want, strings.Join(raised, "\n  "))
+				}
+			}
+		})
+		seen[name] = true
+	}
+	for run := range loopFaults {
+		if ex, _, _ := strings.Cut(run, "/"); !seen[ex] {
+			t.Errorf("loopFaults names %s, which is not an example", run)
 		}
 	}
 }

@@ -25,6 +25,9 @@ type Quantity struct {
 	// Source says where an input came from ("given", "default: ...") or
 	// which rule gave an output.
 	Source string `json:"source,omitempty"`
+	// Infinite marks a quantity without bound (an ACK timeout of 0); its
+	// Value is then 0.
+	Infinite bool `json:"infinite,omitempty"`
 }
 
 // A Result is one calculator's answer.

@@ -42,8 +42,13 @@ func PathMTU(netdevMTU int) *Result {
 	return r
 }
 
-// ACKTimeout returns the IB local ACK timeout for a QP timeout exponent.
+// ACKTimeout returns the IB local ACK timeout for a QP timeout exponent:
+// 4.096 µs × 2^exp, and unit.MaxTime for 0, which the IB spec
+// (§12.7.34) and ibv_modify_qp(3) define as infinite: no timeout at all.
 func ACKTimeout(exp int) unit.Time {
+	if exp == 0 {
+		return unit.MaxTime
+	}
 	return unit.Time(math.Round(4096 * math.Pow(2, float64(exp)) * float64(unit.Nanosecond)))
 }
 
@@ -62,6 +67,22 @@ func Timeout(in TimeoutInput) *Result {
 			return "given"
 		}
 		return "default: " + srcNCCLDefaults
+	}
+	if in.Timeout == 0 {
+		return &Result{
+			Name:    "RC local ACK timeout and retry budget",
+			Formula: []string{"timeout 0 is infinite: the requester never times out"},
+			Inputs: []Quantity{
+				q("timeout", 0, "", src(in.TimeoutGiven)+" (NCCL_IB_TIMEOUT, 5 bits: 0–31)"),
+				q("retry_cnt", float64(in.RetryCnt), "", src(in.RetryGiven)+" (NCCL_IB_RETRY_CNT, 3 bits: 0–7; unused without a timeout)"),
+			},
+			Outputs: []Quantity{
+				{Name: "ack_timeout", Infinite: true, Unit: "s", Text: "infinite", Source: srcIBTimeout},
+				{Name: "budget", Infinite: true, Unit: "s", Text: "infinite", Source: "a lost tail packet is never retransmitted"},
+			},
+			Notes:   []string{"With no ACK timeout a packet lost at the end of a message (no later packet to trigger a NAK) is never retransmitted: the QP, and the job, hang instead of failing with IBV_WC_RETRY_EXC_ERR (12). Use 20-22 for NCCL."},
+			Sources: []string{srcIBTimeout, srcNCCLDefaults},
+		}
 	}
 	per := ACKTimeout(in.Timeout)
 	total := per * unit.Time(in.RetryCnt+1)

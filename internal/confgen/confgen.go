@@ -22,7 +22,7 @@ type Options struct {
 	// or an mst path).
 	Device string
 	// Ports names the switch ports (SONiC), in the order of the first
-	// switch's ports in the topology; missing names are Ethernet<4·i>.
+	// switch's ports in the topology: all of them, or none (Ethernet<4·i>).
 	Ports []string
 	// Strict refuses a value the device would not accept instead of
 	// clamping it to the nearest legal one with a warning.
@@ -90,7 +90,11 @@ func Generate(targetName string, s *scenario.Scenario, o Options) (Output, error
 			if !isName(o.Device) {
 				return Output{}, fmt.Errorf("device %q: expected mlx5_0, a PCI address or an mst device path", o.Device)
 			}
-			return t.gen(newPlan(s), o)
+			p := newPlan(s)
+			if len(o.Ports) > 0 && len(o.Ports) != len(p.ports) {
+				return Output{}, fmt.Errorf("--ports names %d of the switch's %d ports: name every one, in the order of the topology's ports (or none, for Ethernet0, Ethernet4, ...)", len(o.Ports), len(p.ports))
+			}
+			return t.gen(p, o)
 		}
 	}
 	var names []string

@@ -120,7 +120,9 @@ func genSONiC(p *plan, o Options) (Output, error) {
 			table("BUFFER_POOL")[sonicPool] = row{"type": "ingress", "mode": "dynamic"}
 			table("BUFFER_PROFILE")[prof] = row{"pool": sonicPool, "xoff": strconv.FormatInt(int64(pt.Headroom), 10),
 				"xon": strconv.FormatInt(xon, 10), "size": strconv.FormatInt(int64(pt.Headroom)+xon, 10), "dynamic_th": strconv.Itoa(p.dynamicTh)}
-			table("BUFFER_PG")[name+"|"+rangeText(p.lossless)] = row{"profile": prof}
+			for _, r := range pgRanges(p.lossless) {
+				table("BUFFER_PG")[name+"|"+r] = row{"profile": prof}
+			}
 			if !profiles[prof] {
 				profiles[prof] = true
 				hfrom := fmt.Sprintf("%s for %v over %v (package headroom, as the twin's headroom: auto; %s)", s.Switch.PFC.Formula.Source(), pt.Rate, pt.Cable, p.from("switch.pfc.mtu", "9100"))
@@ -243,10 +245,22 @@ func maskInts(m uint8) []int {
 	return out
 }
 
-// rangeText writes priorities as SONiC keys do: "3", "3-4", or "2,4".
-func rangeText(xs []int) string {
-	if len(xs) > 1 && xs[len(xs)-1]-xs[0] == len(xs)-1 {
-		return strconv.Itoa(xs[0]) + "-" + strconv.Itoa(xs[len(xs)-1])
+// pgRanges writes priorities as BUFFER_PG keys take them: one key per run
+// of consecutive priorities ("3", "3-4"), since sonic-buffer-pg.yang
+// allows no list ("1,3" is two rows).
+func pgRanges(xs []int) []string {
+	var out []string
+	for i := 0; i < len(xs); {
+		j := i
+		for j+1 < len(xs) && xs[j+1] == xs[j]+1 {
+			j++
+		}
+		r := strconv.Itoa(xs[i])
+		if j > i {
+			r += "-" + strconv.Itoa(xs[j])
+		}
+		out = append(out, r)
+		i = j + 1
 	}
-	return joinInts(xs)
+	return out
 }

@@ -12,6 +12,10 @@ type Options struct {
 	// NICSpeed is the NIC line rate to judge bandwidth against when the
 	// artifacts do not say it. Zero means unknown.
 	NICSpeed unit.BitRate
+	// NICsPerNode is the number of RDMA NICs of one node that carry the
+	// job (diagnose --nics-per-node); zero means read it from the
+	// artifacts.
+	NICsPerNode int
 	// Interval is the time between two dumps of a port when the dumps
 	// carry no time of their own (diagnose --interval); zero when not
 	// given.
@@ -76,6 +80,7 @@ func rules() []Rule {
 	rs = append(rs, compareRules()...)
 
 	rs = append(rs, counterRules()...)
+	rs = append(rs, dcqcnRules()...)
 	rs = append(rs, windowRules()...)
 	rs = append(rs, faultRules()...)
 	rs = append(rs, switchRules()...)

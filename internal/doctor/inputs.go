@@ -78,6 +78,28 @@ func (r *Report) ExitCode() int {
 	return 0
 }
 
+// Unusable says why no input gave anything to diagnose, "" when one did:
+// the reason a report exits 2.
+func (r *Report) Unusable() string {
+	for _, in := range r.Inputs {
+		if in.Usable() {
+			return ""
+		}
+	}
+	var bad []string
+	for _, in := range r.Inputs {
+		why := "no artifact rocelab reads"
+		if in.Error != "" {
+			why = in.Error
+		}
+		bad = append(bad, in.Path+": "+why)
+	}
+	if len(bad) == 0 {
+		return "no input to read"
+	}
+	return "nothing to diagnose: " + list(bad, 4)
+}
+
 // Diagnose reads every path (a file, a directory of an incident's files, or
 // "-" for stdin), joins what it finds into one incident and checks it.
 // Unreadable or unrecognised inputs are reported, never fatal: one bad file
@@ -153,6 +175,9 @@ func expand(paths []string, rep *Report) []inputPath {
 		})
 		if err != nil {
 			rep.Inputs = append(rep.Inputs, InputInfo{Path: p, Type: "unknown", Error: errText(err)})
+		}
+		if len(files) == 0 && err == nil {
+			rep.Inputs = append(rep.Inputs, InputInfo{Path: p, Type: "unknown", Error: "the directory holds no files to read (hidden files are skipped)"})
 		}
 		sort.Strings(files)
 		for _, f := range files {
@@ -236,7 +261,10 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 // `rocelab collect` writes: every regular file in it is an input of its
 // own, named "archive:path". ok is false when path is not a tar archive.
 func readArchive(path string, opts Options, mtimes map[string]time.Time) ([]InputInfo, []ingest.Artifact, bool) {
-	if path == "-" {
+	// Only a regular file is opened twice (to look for a tar header, then
+	// as text): a pipe, a FIFO or process substitution (<(cmd)) is read
+	// once, as text.
+	if st, err := os.Stat(path); path == "-" || err != nil || !st.Mode().IsRegular() {
 		return nil, nil, false
 	}
 	f, err := os.Open(path)

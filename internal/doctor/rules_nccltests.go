@@ -133,6 +133,10 @@ func rankShare(inc *Incident, r *ingest.TestRun) share {
 		s.text = fmt.Sprintf("%s per host share %s (%s)", plural(s.ranks, "rank", "ranks"), plural(s.nics, "NIC", "NICs"), list(distinct(names), 4))
 		s.ev = devEv
 	}
+	if n := inc.Options.NICsPerNode; n > 0 {
+		s.nics, s.ev = n, nil
+		s.text = fmt.Sprintf("%s per host share %s (given by --nics-per-node)", plural(max(s.ranks, 1), "rank", "ranks"), plural(n, "NIC", "NICs"))
+	}
 	return s
 }
 
@@ -240,7 +244,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		f.Evidence = ev.sorted()
 		return f
 	}
-	perNIC := gbps(p.Max) / lim.m // Gb/s each NIC carries at the best row
+	perNIC := gbps(p.BusBW) / lim.m // Gb/s each NIC carries at the plateau
 	var line unit.BitRate
 	if speedKnown {
 		line = speed.rate
@@ -253,12 +257,12 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		var judge string
 		switch {
 		case perNIC > 800:
-			judge = fmt.Sprintf(" At the best plateau row each NIC would carry %s Gb/s, more than one 800G NIC carries: this figure is bounded by the GPUs' intra-node links or more NICs than the artifacts show, not by one NIC.", fmtGb(perNIC))
+			judge = fmt.Sprintf(" At the plateau each NIC would carry %s Gb/s, more than one 800G NIC carries: this figure is bounded by the GPUs' intra-node links or more NICs than the artifacts show, not by one NIC.", fmtGb(perNIC))
 			if twoNodeAR {
 				notes = append(notes, twoNodeNote)
 			}
 		default:
-			judge = fmt.Sprintf(" Limit model: %s. At the best plateau row (%s GB/s) each NIC carries %s Gb/s, below %.0f%% of line rate for any NIC above %s Gb/s%s.", lim.model, fmtGB(p.Max), fmtGb(perNIC), lowFraction*100, fmtGb(above), examples(above))
+			judge = fmt.Sprintf(" Limit model: %s. At the plateau (%s GB/s) each NIC carries %s Gb/s, below %.0f%% of line rate for any NIC above %s Gb/s%s.", lim.model, fmtGB(p.BusBW), fmtGb(perNIC), lowFraction*100, fmtGb(above), examples(above))
 		}
 		f.Mechanism = mech + judge
 		f.Fix = "Give the NIC speed to judge it: --nic-speed (e.g. 400G), or add `ibv_devinfo -v` or `ethtool <netdev>` output to the incident."
@@ -269,7 +273,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	} else {
 		line := speed.rate.Gbps() / 8 * lim.m
 		ev.add(speed.ev...)
-		frac := p.Max / line
+		frac := p.BusBW / line
 		mech += fmt.Sprintf(" Limit used: %s. NIC speed %s (%s): the per-rank ceiling is %s GB/s at line rate, %s-%s GB/s in practice.", lim.model, speed.rate, speed.how, fmtGB(line), fmtGB(line*ceilingLo), fmtGB(line*ceilingHi))
 		switch {
 		case frac < lowFraction:

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -19,19 +20,47 @@ func qosRules() []Rule {
 func checkQoS(inc *Incident) []Finding {
 	var fs []Finding
 	for _, m := range All[*ingest.MlnxQoS](inc) {
+		dscp, from := roceDSCPFor(inc, m.Scope())
 		for i := range m.Configs {
-			fs = append(fs, checkQoSConfig(&m.Configs[i])...)
+			fs = append(fs, checkQoSConfig(&m.Configs[i], dscp, from)...)
 		}
 	}
 	return fs
 }
 
-func checkQoSConfig(c *ingest.QoSConfig) []Finding {
+// roceDSCPFor is the DSCP RoCE is marked with for a host in scope at:
+// NCCL_IB_TC as an input that may belong to it sets or echoes it, else 26
+// (NCCL_IB_TC=106) assumed, and the text that says which.
+func roceDSCPFor(inc *Incident, at ingest.Scope) (int, string) {
+	for _, a := range inc.Artifacts {
+		var vals []ingest.NCCLSetting
+		switch v := a.(type) {
+		case *ingest.NCCLLog:
+			vals = v.EnvValues("NCCL_IB_TC")
+		case *ingest.NCCLSettings:
+			vals = v.Values("NCCL_IB_TC")
+		}
+		if len(vals) == 0 || reachOf(at, a.Scope()) == otherHost {
+			continue
+		}
+		if tc, err := strconv.ParseInt(vals[0].Value, 0, 64); err == nil && tc >= 0 && tc < 256 {
+			return int(tc) >> 2, fmt.Sprintf("NCCL_IB_TC=%s, %s:%d", vals[0].Value, vals[0].Evidence.File, vals[0].Evidence.Line)
+		}
+	}
+	return ingest.RoCEDSCP, "NCCL_IB_TC=106 assumed: nothing here sets it"
+}
+
+func checkQoSConfig(c *ingest.QoSConfig, roceDSCP int, dscpFrom string) []Finding {
 	var fs []Finding
 	dev := nameOr(c.Interface, "<if>")
 	name := c.Name()
-	rocePrio, mapped := c.RoCEPriority()
-	roceDSCP := ingest.RoCEDSCP
+	rocePrio, mapped := 3, false
+	if c.Trust == "dscp" {
+		rocePrio, mapped = c.DSCPPrio(roceDSCP)
+		if !mapped {
+			rocePrio = roceDSCP >> 3 // mlx5's default map
+		}
+	}
 	pfc := c.PFCPrios()
 	per := func(f Finding, group string) Finding { return f.per(name, "interface", group, c.Interface, "<if>") }
 	if c.Trust == "pcp" {
@@ -65,7 +94,7 @@ func checkQoSConfig(c *ingest.QoSConfig) []Finding {
 			}
 			fs = append(fs, per(Finding{
 				ID: "qos.pfc.disabled", Severity: Warn, Layer: LayerFabric,
-				Title:    fmt.Sprintf("%s: PFC is on priority %s but not on %d, where DSCP %d (NCCL_IB_TC=106) lands", name, prioList(pfc), rocePrio, roceDSCP),
+				Title:    fmt.Sprintf("%s: PFC is on priority %s but not on %d, where DSCP %d (%s) lands", name, prioList(pfc), rocePrio, roceDSCP, dscpFrom),
 				Evidence: evidenceInOrder(ev),
 				Mechanism: fmt.Sprintf("RoCE marked DSCP %d maps to priority %d here, which PFC does not protect, so it is lossy; PFC protects priority %s instead. ", roceDSCP, rocePrio, prioList(pfc)) +
 					"Either RoCE is marked into a protected priority by a non-default traffic class, or the lossless class is configured on the wrong priority.",
@@ -97,7 +126,7 @@ func checkQoSConfig(c *ingest.QoSConfig) []Finding {
 			extra += fmt.Sprintf("; receive buffer %d = %d bytes", c.Buffer[rocePrio], c.RxBuffers[c.Buffer[rocePrio]])
 			ev = append(ev, c.Evidence["rxbuf"])
 		}
-		mech := fmt.Sprintf("The NIC classifies by DSCP, DSCP %d maps to priority %d, and PFC protects exactly that priority, so RoCE marked with NCCL_IB_TC=106 is lossless on this host.", roceDSCP, rocePrio)
+		mech := fmt.Sprintf("The NIC classifies by DSCP, DSCP %d (%s) maps to priority %d, and PFC protects exactly that priority, so RoCE marked so is lossless on this host.", roceDSCP, dscpFrom, rocePrio)
 		if strings.HasPrefix(c.DCBX, "Firmware") {
 			mech += " DCBX is firmware-controlled: the switch's DCBX/LLDP advertisements can override these settings, so the switch must advertise the same PFC priority."
 		}

@@ -105,6 +105,9 @@ func ecnBase(inc *Incident, s *ingest.CounterSample, samples []ingest.CounterSam
 // packets the finding says it cannot judge, and next to retransmissions
 // it says the two together mean congestion with loss.
 func checkECN(inc *Incident) []Finding {
+	if cnpRatesKnown(inc) {
+		return nil
+	}
 	samples, _ := ctrSamples(inc)
 	return perSample(inc, ingest.KindHWCounters, func(s *ingest.CounterSample) []Finding {
 		rs := s.NonzeroConcepts(counters.ECNMarkedRoCE, counters.CNPSent, counters.CNPHandled, counters.CNPIgnored)

@@ -283,14 +283,6 @@ func checkECNThresholds(inc *Incident) []Finding {
 	return fs
 }
 
-// upTo says the marking probability at Kmax, when the output gives it.
-func upTo(pct int64) string {
-	if pct < 0 {
-		return ""
-	}
-	return fmt.Sprintf(" at up to %d%%", pct)
-}
-
 // txDropFinding reports egress drops of a port (`show interfaces
 // counters` TX_DRP): where the PFC watchdog's drop action and egress
 // congestion on lossy queues show.

@@ -1,7 +1,6 @@
 package doctor
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -47,30 +46,6 @@ func reachOf(subj, fact ingest.Scope) reach {
 		return sameHost
 	}
 	return unknownHost
-}
-
-// recordScope is the scope of a record that names its own host (a line of
-// a multi-host paste): the artifact's scope with that host.
-func recordScope(a ingest.Artifact, host string) ingest.Scope {
-	sc := a.Scope()
-	if host == "" {
-		return sc
-	}
-	h := ingest.Host{Name: host}
-	if l, ok := a.(*ingest.NCCLLog); ok {
-		for _, id := range l.HostIdents() {
-			if id.Label() == host || id.Name == host && id.Boot == "" {
-				h = id
-				break
-			}
-		}
-	}
-	if same, known := sc.Host.Same(h); known && !same {
-		sc.Host = h
-	} else {
-		sc.Host = sc.Host.Merge(h)
-	}
-	return sc
 }
 
 // scopedSpeed is a line rate an input states, with that input's scope.
@@ -197,13 +172,4 @@ func modelRate(inc *Incident, at ingest.Scope) (unit.BitRate, string) {
 		}
 	}
 	return rate, name
-}
-
-// describeReach says, for a finding's text, where a fact came from when it
-// is not the subject's own file.
-func describeReach(at ingest.Scope, ev Evidence) string {
-	if ev.File == "" || ev.File == at.Source || ev.File == "--nic-speed" {
-		return ""
-	}
-	return fmt.Sprintf(" (from %s)", ev.File)
 }

@@ -101,24 +101,53 @@ type Counters struct {
 	ECNMarked [8]int64
 	// WatchdogStorms and WatchdogRestores count PFC watchdog actions.
 	WatchdogStorms, WatchdogRestores [8]int64
+	// Vport counts a host port's frames by transport as mlx5's vport
+	// counters do: RDMA (RoCE data, ACKs, CNPs) apart from the other
+	// Ethernet traffic (TCP); PFC frames are in neither.
+	Vport [packet.NumClasses]VportCount
 }
 
-func (c *Counters) countTx(p *packet.Packet) {
-	c.TxPhyPackets++
-	c.TxPhyBytes += int64(p.Frame)
-	if p.Kind != packet.Pause {
-		c.TxPrioPackets[p.Prio]++
-		c.TxPrioBytes[p.Prio] += int64(p.Frame)
+// VportCount is one transport's frames and bytes in each direction.
+type VportCount struct {
+	TxPackets, TxBytes, RxPackets, RxBytes int64
+}
+
+// countTx books a frame the port sends.
+func (pt *Port) countTx(p *packet.Packet) {
+	if p.Kind == packet.Pause {
+		pt.ctr.TxPhyPackets++
+		pt.ctr.TxPhyBytes += int64(p.Frame)
+		return
 	}
+	t := &pt.txc[p.Prio&7][p.Class%packet.NumClasses]
+	t.pkts++
+	t.bytes += int64(p.Frame)
 }
 
-// CountRx books a received data frame on priority prio. Nodes call it
-// after classifying the frame.
-func (c *Counters) CountRx(p *packet.Packet) {
-	c.RxPhyPackets++
-	c.RxPhyBytes += int64(p.Frame)
-	c.RxPrioPackets[p.Prio]++
-	c.RxPrioBytes[p.Prio] += int64(p.Frame)
+// CountRx books a received frame on its priority. Nodes call it after
+// classifying the frame (PFC frames never reach them).
+func (pt *Port) CountRx(p *packet.Packet) {
+	t := &pt.rxc[p.Prio&7][p.Class%packet.NumClasses]
+	t.pkts++
+	t.bytes += int64(p.Frame)
+}
+
+// CountRxDiscard books a frame of priority prio dropped on arrival for
+// lack of buffer (rx_discards_phy).
+func (pt *Port) CountRxDiscard(prio uint8) {
+	pt.ctr.RxDiscards++
+	pt.ctr.RxPrioDiscards[prio&7]++
+}
+
+// TxBytes returns the frame bytes the port has sent.
+func (pt *Port) TxBytes() int64 {
+	b := pt.ctr.TxPhyBytes
+	for _, ts := range pt.txc {
+		for _, t := range ts {
+			b += t.bytes
+		}
+	}
+	return b
 }
 
 // A Counter is one named value, as ethtool -S prints it.
@@ -131,7 +160,8 @@ type Counter struct {
 // the counters table), in a fixed order. As mlx5 does, it lists the PFC
 // counters (pause frames, durations, transitions) only for the priorities
 // in pfc, the ones with PFC enabled. Pause durations are in microseconds,
-// as mlx5 reports them. Switch-only counters (ECN marks, drops by reason,
+// as mlx5 reports them. A host port (withSwitch unset) adds the vport
+// counters, RDMA apart from other Ethernet traffic. Switch-only counters (ECN marks, drops by reason,
 // watchdog) follow when withSwitch is set.
 func (c *Counters) Ethtool(pfc uint8, withSwitch bool) []Counter {
 	t := counters.Default()
@@ -165,7 +195,12 @@ func (c *Counters) Ethtool(pfc uint8, withSwitch bool) []Counter {
 		)
 	}
 	if !withSwitch {
-		return out
+		vp := func(cn counters.Concept, d counters.Dir, v int64) Counter { return Counter{name(cn, d, 0), v} }
+		e, r := c.Vport[packet.ClassTCP], c.Vport[packet.ClassRoCE]
+		return append(out,
+			vp(counters.VportUnicastPackets, counters.RX, e.RxPackets), vp(counters.VportUnicastPackets, counters.TX, e.TxPackets),
+			vp(counters.RDMAUnicastPackets, counters.RX, r.RxPackets), vp(counters.RDMAUnicastBytes, counters.RX, r.RxBytes),
+			vp(counters.RDMAUnicastPackets, counters.TX, r.TxPackets), vp(counters.RDMAUnicastBytes, counters.TX, r.TxBytes))
 	}
 	sw := func(cn counters.Concept, prio int) string {
 		return t.Name(counters.Twin, counters.SwitchPort, cn, counters.NoDir, prio)

@@ -10,9 +10,11 @@
 // for its single port (the Endpoint seam), so the RDMA NIC plugs in without
 // the fabric knowing what it is.
 //
-// Time is integer picoseconds on one sim.Scheduler. Nothing here reads the
-// wall clock or a global random source, and nothing allocates per packet once
-// the packet pool is warm.
+// A network is split into domains (see Domain), each with its own
+// scheduler; links between domains carry frames as timestamped messages.
+// Time is integer picoseconds. Nothing here reads the wall clock or a
+// global random source, and nothing allocates per packet once the packet
+// pools are warm.
 package fabric
 
 import (
@@ -21,7 +23,9 @@ import (
 )
 
 // A Node owns ports and receives the packets that arrive on them. Pause
-// frames never reach a node: the receiving port consumes them.
+// frames never reach a node: the receiving port consumes them. A node
+// touches only its own state and its domain's: what it does to another
+// node travels as a frame over a link.
 type Node interface {
 	// Name is the node's name in reports, e.g. "leaf0" or "h12".
 	Name() string
@@ -32,10 +36,11 @@ type Node interface {
 // An Egress supplies the packets a port transmits.
 type Egress interface {
 	// Dequeue returns the next packet to send on pt, never one whose
-	// priority bit is set in paused, or nil when there is none now. An
-	// egress that returns nil while it still holds sendable data must call
-	// pt.Kick when that data becomes sendable.
-	Dequeue(pt *Port, paused uint8) *packet.Packet
+	// priority bit is set in paused, or nil when there is none now, and
+	// whether more is ready to follow it. An egress that returns nil, or
+	// reports nothing more, while it still holds data must call pt.Kick
+	// when that data becomes sendable.
+	Dequeue(pt *Port, paused uint8) (p *packet.Packet, more bool)
 }
 
 // An Endpoint is the NIC seam: a host-side node that sources and sinks

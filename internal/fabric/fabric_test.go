@@ -12,7 +12,7 @@ import (
 // fakeHost is a test endpoint: it sends count data packets of payload
 // bytes to dst back to back (obeying PFC) and books what it receives.
 type fakeHost struct {
-	net     *fabric.Network
+	dom     *fabric.Domain
 	id      int32
 	port    *fabric.Port
 	dst     int32
@@ -28,36 +28,37 @@ func (h *fakeHost) Name() string       { return "h" + itoa(int(h.id)) }
 func (h *fakeHost) HostID() int32      { return h.id }
 func (h *fakeHost) Port() *fabric.Port { return h.port }
 func (h *fakeHost) Receive(p *packet.Packet, in *fabric.Port) {
-	in.Counters.CountRx(p)
-	h.net.Delivered(p)
+	in.CountRx(p)
+	h.dom.Delivered(p)
 	h.got += int64(p.Payload)
-	h.last = h.net.Sched.Now()
-	h.net.Pool.Put(p)
+	h.last = h.dom.Sched.Now()
+	h.dom.Pool.Put(p)
 }
 
-func (h *fakeHost) Dequeue(pt *fabric.Port, paused uint8) *packet.Packet {
+func (h *fakeHost) Dequeue(pt *fabric.Port, paused uint8) (*packet.Packet, bool) {
 	if h.left == 0 || paused&(1<<h.prio) != 0 {
-		return nil
+		return nil, false
 	}
 	h.left--
-	p := h.net.Pool.Get()
+	p := h.dom.Pool.Get()
 	p.Kind, p.Src, p.Dst, p.Payload = packet.Data, h.id, h.dst, h.payload
 	p.Frame = packet.DataFrame(h.payload, 0, false)
-	p.DSCP, p.Prio, p.TTL, p.SentAt = 26, h.prio, 64, h.net.Sched.Now()
-	h.net.SentData(p, false)
-	return p
+	p.DSCP, p.Prio, p.TTL, p.SentAt = 26, h.prio, 64, h.dom.Sched.Now()
+	h.dom.SentData(p, false)
+	return p, h.left > 0
 }
 
 // star builds n fake hosts on one switch at rate over cables of length
 // cable.
 func star(t testing.TB, n int, rate unit.BitRate, cable unit.Length, cfg fabric.SwitchConfig) (*fabric.Network, *fabric.Switch, []*fakeHost) {
-	net := fabric.NewNetwork(1)
-	sw := net.NewSwitch("sw0", n, cfg)
+	net := fabric.NewNetwork(1, 1)
+	dom := net.Domains[0]
+	sw := net.NewSwitch(dom, "sw0", n, cfg)
 	routes := make([][]int16, n)
 	var hosts []*fakeHost
 	for i := 0; i < n; i++ {
-		h := &fakeHost{net: net, id: int32(i), prio: 3}
-		h.port = net.NewPort(h, 0)
+		h := &fakeHost{dom: dom, id: int32(i), prio: 3}
+		h.port = net.NewPort(dom, h, net.NewNodeID(), 0)
 		h.port.SetEgress(h)
 		if err := net.AddHost(h); err != nil {
 			t.Fatal(err)
@@ -102,7 +103,7 @@ func TestSingleFlowGoodput(t *testing.T) {
 		const size = 64 << 20
 		hs[0].dst, hs[0].payload, hs[0].left = 1, mtu, size/int(mtu)
 		hs[0].port.Kick()
-		net.Sched.Run()
+		net.Domains[0].Sched.Run()
 		if hs[1].got != size {
 			t.Fatalf("mtu %d: delivered %d of %d", mtu, hs[1].got, size)
 		}
@@ -123,8 +124,8 @@ func TestNoRouteDrops(t *testing.T) {
 	sw.SetRoute(1, nil)
 	hs[0].dst, hs[0].payload, hs[0].left = 1, 1024, 10
 	hs[0].port.Kick()
-	net.Sched.Run()
-	if got := net.Totals.DropsByReason[fabric.DropNoRoute]; got != 10 || hs[1].got != 0 {
+	net.Domains[0].Sched.Run()
+	if got := net.Totals().DropsByReason[fabric.DropNoRoute]; got != 10 || hs[1].got != 0 {
 		t.Errorf("no_route drops %d, delivered %d; want 10 and 0", got, hs[1].got)
 	}
 }
@@ -136,11 +137,11 @@ func TestLinkLossHook(t *testing.T) {
 	sw.Ports()[0].SetLoss(&everyOther{})
 	hs[0].dst, hs[0].payload, hs[0].left = 1, 1024, 100
 	hs[0].port.Kick()
-	net.Sched.Run()
-	if d := net.Totals.DropsByReason[fabric.DropLinkLoss]; d != 50 || hs[1].got != 50*1024 {
+	net.Domains[0].Sched.Run()
+	if d := net.Totals().DropsByReason[fabric.DropLinkLoss]; d != 50 || hs[1].got != 50*1024 {
 		t.Errorf("link_loss drops %d, delivered %d B; want 50 and 51200", d, hs[1].got)
 	}
-	if sw.Ports()[0].Counters.Drops[fabric.DropLinkLoss] != 50 {
+	if sw.Ports()[0].Snapshot().Drops[fabric.DropLinkLoss] != 50 {
 		t.Error("the drops are not booked at the receiving port")
 	}
 }

@@ -19,6 +19,11 @@ func (c *Count) add(p *packet.Packet) {
 	c.Bytes += int64(p.Payload)
 }
 
+func (c *Count) merge(o Count) {
+	c.Packets += o.Packets
+	c.Bytes += o.Bytes
+}
+
 // Totals are network-wide sums, counted by kind. For data packets the
 // byte figures are payload bytes, and conservation holds exactly:
 //
@@ -42,66 +47,83 @@ type Totals struct {
 	ECNMarked     int64
 }
 
-// Network holds every node and port of one twin run and the totals they
-// book. It knows nothing of flows, queue pairs or workloads: hosts report
-// what they send and receive through SentData, Delivered, Discarded and
-// Drop.
+// merge adds o to t.
+func (t *Totals) merge(o *Totals) {
+	for _, c := range []struct{ a, b *Count }{
+		{&t.Sent, &o.Sent}, {&t.Retransmitted, &o.Retransmitted}, {&t.Delivered, &o.Delivered},
+		{&t.Discarded, &o.Discarded}, {&t.Dropped, &o.Dropped}, {&t.RoCESent, &o.RoCESent}, {&t.RoCEDropped, &o.RoCEDropped},
+	} {
+		c.a.merge(*c.b)
+	}
+	for k := range t.Frames {
+		t.Frames[k] += o.Frames[k]
+		t.DroppedByKind[k] += o.DroppedByKind[k]
+	}
+	for r := range t.DropsByReason {
+		t.DropsByReason[r] += o.DropsByReason[r]
+	}
+	t.PauseFrames += o.PauseFrames
+	t.ECNMarked += o.ECNMarked
+}
+
+// Network holds every node, port and link of one twin run, split into
+// domains: each domain has its own scheduler, packet pool, totals,
+// latency histogram and sampler, and its nodes write only to it, so
+// domains can run side by side (see Domain). The network's own methods
+// merge the domains' figures exactly. It knows nothing of flows, queue
+// pairs or workloads: hosts report what they send and receive through
+// their domain's SentData, Delivered, Discarded and Drop.
 type Network struct {
-	// Sched is the run's event scheduler.
-	Sched *sim.Scheduler
-	// Pool recycles packets.
-	Pool packet.Pool
-	// INTs holds the in-band telemetry of packets that carry it.
-	INTs packet.INTPool
 	// Streams splits the run's seed into named random streams.
 	Streams *sim.Streams
 
+	Domains  []*Domain
 	Ports    []*Port
 	Switches []*Switch
 	Hosts    []Endpoint
-	Totals   Totals
-	// Latency holds the one-way latency of delivered data packets, by the
-	// priority the receiving host classified them on and by class.
-	Latency *metrics.Latency
+	Links    []*Link
 	// PFCEnabled is the set of priorities PFC is enabled on, which the
 	// counters list pause statistics for.
 	PFCEnabled uint8
 
-	sampler sampler
+	nodes uint32 // node ids issued; node 0 is the control side
 }
 
-// Event tags the network serves.
-const (
-	tagSample uint64 = iota
-)
-
-// NewNetwork returns an empty network on a fresh scheduler.
-func NewNetwork(seed uint64) *Network {
-	return &Network{
-		Sched:   sim.NewScheduler(),
-		Streams: sim.NewStreams(seed),
-		Latency: metrics.NewLatency(),
+// NewNetwork returns an empty network of domains domains (at least one),
+// each on a fresh scheduler.
+func NewNetwork(seed uint64, domains int) *Network {
+	n := &Network{Streams: sim.NewStreams(seed)}
+	for i := 0; i < max(domains, 1); i++ {
+		n.Domains = append(n.Domains, &Domain{ID: i, net: n, Sched: sim.NewScheduler(), Latency: metrics.NewLatency()})
 	}
+	for _, d := range n.Domains {
+		for w := range d.out {
+			d.out[w] = make([][]frameMsg, len(n.Domains))
+		}
+	}
+	return n
 }
 
-// NewPort creates a port owned by node. It is attached to a link by Link.
-func (n *Network) NewPort(node Node, index int) *Port {
-	pt := &Port{net: n, node: node, index: index, id: len(n.Ports), up: true}
-	pt.name = fmt.Sprintf("%s/p%d", node.Name(), index)
-	n.Ports = append(n.Ports, pt)
+// NewNodeID issues the id of a new node, which orders its equal-time
+// events (sim.Key). Ids start at 1: 0 is the control side.
+func (n *Network) NewNodeID() uint32 {
+	n.nodes++
+	return n.nodes
+}
+
+// NewPort creates a port of node, whose id is nodeID, in domain d. It is
+// attached to a link by Link.
+func (n *Network) NewPort(d *Domain, node Node, nodeID uint32, index int) *Port {
+	pt := &Port{}
+	n.initPort(pt, d, node, nodeID, index)
 	return pt
 }
 
-// Link joins a and b with a full-duplex link at rate over a cable of the
-// given length (propagation delay 5 ns/m).
-func (n *Network) Link(a, b *Port, rate unit.BitRate, cable unit.Length) {
-	for _, pt := range []*Port{a, b} {
-		pt.rate = rate
-		pt.cable = cable
-		pt.delay = cable.Delay()
-		pt.response = PeerResponseTime(rate)
-	}
-	a.peer, b.peer = b, a
+// initPort sets up pt as NewPort's port.
+func (n *Network) initPort(pt *Port, d *Domain, node Node, nodeID uint32, index int) {
+	*pt = Port{dom: d, node: node, index: index, id: len(n.Ports), key: sim.NodeKey(nodeID, sim.SrcSelf)}
+	pt.name = fmt.Sprintf("%s/p%d", node.Name(), index)
+	n.Ports = append(n.Ports, pt)
 }
 
 // AddHost registers an endpoint; its HostID must equal its index.
@@ -113,74 +135,68 @@ func (n *Network) AddHost(e Endpoint) error {
 	return nil
 }
 
-// Handle serves the network's events.
-func (n *Network) Handle(now unit.Time, tag uint64) {
-	if tag == tagSample {
-		n.sampler.sample(n, now)
+// Totals returns the network-wide totals: the sum of every domain's.
+func (n *Network) Totals() Totals {
+	var t Totals
+	for _, d := range n.Domains {
+		t.merge(&d.Totals)
 	}
+	return t
 }
 
-// SentData books a data packet a host put on the wire; retx says it is a
-// retransmission of a PSN sent before.
-func (n *Network) SentData(p *packet.Packet, retx bool) {
-	n.Totals.Frames[packet.Data]++
-	if retx {
-		n.Totals.Retransmitted.add(p)
-	} else {
-		n.Totals.Sent.add(p)
+// Latency returns the one-way latency of delivered data packets, by the
+// priority the receiving host classified them on and by class, merged
+// over the domains into a new histogram.
+func (n *Network) Latency() *metrics.Latency {
+	if len(n.Domains) == 1 {
+		return n.Domains[0].Latency
 	}
-	if p.Class == packet.ClassRoCE {
-		n.Totals.RoCESent.add(p)
+	l := metrics.NewLatency()
+	for _, d := range n.Domains {
+		l.Merge(d.Latency)
 	}
+	return l
 }
 
-// SentControl books a control frame (ACK, NAK, CNP) a host put on the
-// wire.
-func (n *Network) SentControl(p *packet.Packet) {
-	n.Totals.Frames[p.Kind]++
-}
+// Now returns the simulated time the network has reached: every domain's
+// clock, which the run keeps equal between windows.
+func (n *Network) Now() unit.Time { return n.Domains[0].Sched.Now() }
 
-// Delivered books a data packet its responder accepted in order, and its
-// one-way latency. The caller keeps the packet.
-func (n *Network) Delivered(p *packet.Packet) {
-	n.Totals.Delivered.add(p)
-	n.Latency.Record(p.Class, p.Prio, n.Sched.Now()-p.SentAt)
-}
-
-// Discarded books a data packet its responder received and did not accept
-// (out of sequence, or a duplicate). The caller keeps the packet.
-func (n *Network) Discarded(p *packet.Packet) {
-	n.Totals.Discarded.add(p)
-}
-
-// Drop books a frame discarded at port at (a switch's ingress or egress,
-// a link, or a host's receive buffer) and frees it.
-func (n *Network) Drop(p *packet.Packet, reason DropReason, at *Port) {
-	at.Counters.Drops[reason]++
-	n.Totals.DropsByReason[reason]++
-	n.Totals.DroppedByKind[p.Kind]++
-	if p.Kind == packet.Data {
-		n.Totals.Dropped.add(p)
-		if p.Class == packet.ClassRoCE {
-			n.Totals.RoCEDropped.add(p)
-		}
+// Executed returns the events the domains have run, their samples
+// counted once: every domain samples at the same times, so that figure
+// does not depend on the partitioning.
+func (n *Network) Executed() uint64 {
+	var e uint64
+	for _, d := range n.Domains {
+		e += d.Sched.Executed() - d.sampler.events
 	}
-	n.Free(p)
+	return e + n.Domains[0].sampler.events
 }
 
-// Free returns a packet a node has consumed to the pool, with its
-// telemetry record.
-func (n *Network) Free(p *packet.Packet) {
-	if p.INT != nil {
-		n.INTs.Put(p.INT)
+// PacketsAllocated returns how many packets the domains' pools have ever
+// allocated.
+func (n *Network) PacketsAllocated() int {
+	a := 0
+	for _, d := range n.Domains {
+		a += d.Pool.Allocated()
 	}
-	n.Pool.Put(p)
+	return a
+}
+
+// PacketsLive returns how many packets the domains' pools have handed out
+// and not had back.
+func (n *Network) PacketsLive() int {
+	l := 0
+	for _, d := range n.Domains {
+		l += d.Pool.Live()
+	}
+	return l
 }
 
 // InFlight walks every queue and link and returns the payload bytes and
 // packets of data packets still in the network, hosts' receive buffers
-// included. It is independent of the running totals, so that conservation
-// can be checked against it.
+// and frames between domains included. It is independent of the running
+// totals, so that conservation can be checked against it.
 func (n *Network) InFlight() Count {
 	var c Count
 	count := func(p *packet.Packet) {
@@ -197,6 +213,15 @@ func (n *Network) InFlight() Count {
 	for _, h := range n.Hosts {
 		if b, ok := h.(Buffered); ok {
 			b.EachBuffered(count)
+		}
+	}
+	for _, d := range n.Domains {
+		for _, out := range d.out {
+			for _, msgs := range out {
+				for i := range msgs {
+					count(&msgs[i].pkt)
+				}
+			}
 		}
 	}
 	return c

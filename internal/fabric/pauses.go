@@ -17,10 +17,10 @@ type PauseSeries struct {
 	Held *metrics.Series
 }
 
-// A PauseSampler samples, at the network's sample interval, how long
-// received pause has held each priority of its ports, for the ports and
-// priorities that were ever paused. Ports never paused cost a check per
-// sample.
+// A PauseSampler samples, at its domain's sample interval, how long
+// received pause has held each priority of its ports (the domain's), for
+// the ports and priorities that were ever paused. Ports never paused cost
+// a check per sample.
 type PauseSampler struct {
 	ports []*Port
 	every unit.Time      // the interval between the last two samples
@@ -29,8 +29,8 @@ type PauseSampler struct {
 	index []*PauseSeries // by port index × 8 + priority
 }
 
-// NewPauseSampler samples ports, whose sample interval starts at every
-// (add it with AddSampler).
+// NewPauseSampler samples ports of one domain, whose sample interval
+// starts at every (add it to the domain with AddSampler).
 func NewPauseSampler(ports []*Port, every unit.Time) *PauseSampler {
 	return &PauseSampler{ports: ports, every: every, index: make([]*PauseSeries, 8*len(ports))}
 }
@@ -43,7 +43,7 @@ func (s *PauseSampler) Sample(now unit.Time) {
 	s.n++
 	s.last = now
 	for i, pt := range s.ports {
-		if pt.Counters.RxPauseTransition == [8]int64{} {
+		if !pt.everPaused() {
 			continue
 		}
 		for p := 0; p < 8; p++ {

@@ -23,7 +23,6 @@ type PFCConfig struct {
 // currently holds off at its peer.
 type pfcSender struct {
 	cfg       PFCConfig
-	xoff      uint8
 	since     [8]unit.Time
 	refreshID [8]sim.EventID
 }
@@ -38,32 +37,32 @@ func (pt *Port) SetPFC(c PFCConfig) {
 
 // XOFF reports whether the port currently holds off priority prio at its
 // peer.
-func (pt *Port) XOFF(prio int) bool { return pt.pfc.xoff&(1<<prio) != 0 }
+func (pt *Port) XOFF(prio int) bool { return pt.xoff&(1<<prio) != 0 }
 
 // SendXOFF asks the peer to stop sending priority prio, and keeps asking
 // until SendXON. It does nothing if the priority is already held off.
 func (pt *Port) SendXOFF(prio int) {
 	s := &pt.pfc
-	if s.xoff&(1<<prio) != 0 {
+	if pt.xoff&(1<<prio) != 0 {
 		return
 	}
-	now := pt.net.Sched.Now()
-	s.xoff |= 1 << prio
+	now := pt.dom.Sched.Now()
+	pt.xoff |= 1 << prio
 	s.since[prio] = now
 	pt.sendPFC(prio, s.cfg.Quanta)
-	s.refreshID[prio] = pt.net.Sched.At(now+s.cfg.Refresh, pt, tagPFCRefresh|uint64(prio)<<8)
+	s.refreshID[prio] = pt.dom.Sched.At(now+s.cfg.Refresh, pt.key, pt, tagPFCRefresh|uint64(prio)<<8)
 }
 
 // SendXON releases priority prio at the peer.
 func (pt *Port) SendXON(prio int) {
 	s := &pt.pfc
-	if s.xoff&(1<<prio) == 0 {
+	if pt.xoff&(1<<prio) == 0 {
 		return
 	}
-	now := pt.net.Sched.Now()
-	s.xoff &^= 1 << prio
-	pt.Counters.TxPauseDuration[prio] += now - s.since[prio]
-	pt.net.Sched.Cancel(s.refreshID[prio])
+	now := pt.dom.Sched.Now()
+	pt.xoff &^= 1 << prio
+	pt.ctr.TxPauseDuration[prio] += now - s.since[prio]
+	pt.dom.Sched.Cancel(s.refreshID[prio])
 	s.refreshID[prio] = 0
 	if s.cfg.XON {
 		pt.sendPFC(prio, 0)
@@ -73,25 +72,25 @@ func (pt *Port) SendXON(prio int) {
 // refresh re-sends an XOFF that is still wanted.
 func (s *pfcSender) refresh(pt *Port, now unit.Time, prio int) {
 	s.refreshID[prio] = 0
-	if s.xoff&(1<<prio) == 0 {
+	if pt.xoff&(1<<prio) == 0 {
 		return
 	}
 	pt.sendPFC(prio, s.cfg.Quanta)
-	s.refreshID[prio] = pt.net.Sched.At(now+s.cfg.Refresh, pt, tagPFCRefresh|uint64(prio)<<8)
+	s.refreshID[prio] = pt.dom.Sched.At(now+s.cfg.Refresh, pt.key, pt, tagPFCRefresh|uint64(prio)<<8)
 }
 
 // sendPFC queues a PFC frame for one priority ahead of any data.
 func (pt *Port) sendPFC(prio int, quanta uint16) {
-	f := pt.net.Pool.Get()
+	f := pt.dom.Pool.Get()
 	f.Kind = packet.Pause
 	f.Src, f.Dst = -1, -1
 	f.Frame = packet.PauseFrame
 	f.ClassVector = 1 << prio
 	f.Quanta[prio] = quanta
 	f.Prio = uint8(prio)
-	pt.Counters.TxPause[prio]++
-	pt.net.Totals.PauseFrames++
-	pt.net.Totals.Frames[packet.Pause]++
+	pt.ctr.TxPause[prio]++
+	pt.dom.Totals.PauseFrames++
+	pt.dom.Totals.Frames[packet.Pause]++
 	pt.ctrl.Push(f)
 	pt.Kick()
 }
@@ -107,7 +106,6 @@ type WatchdogConfig struct {
 // watchdog is the PFC watchdog state of one port's egress queues.
 type watchdog struct {
 	cfg       WatchdogConfig
-	storm     uint8
 	lastRx    [8]unit.Time
 	restoreID [8]sim.EventID
 }
@@ -123,9 +121,9 @@ func (pt *Port) SetWatchdog(c WatchdogConfig) { pt.watchdog.cfg = c }
 
 // Stormed reports whether the watchdog holds priority prio in its storm
 // state.
-func (pt *Port) Stormed(prio int) bool { return pt.watchdog.stormed(prio) }
+func (pt *Port) Stormed(prio int) bool { return pt.stormed(prio) }
 
-func (w *watchdog) stormed(prio int) bool { return w.storm&(1<<prio) != 0 }
+func (pt *Port) stormed(prio int) bool { return pt.storm&(1<<prio) != 0 }
 
 // onPause is told of every received pause for prio, after it took effect.
 func (w *watchdog) onPause(pt *Port, now unit.Time, prio int, quanta uint16) {
@@ -133,32 +131,32 @@ func (w *watchdog) onPause(pt *Port, now unit.Time, prio int, quanta uint16) {
 		return
 	}
 	w.lastRx[prio] = now
-	if w.stormed(prio) || quanta == 0 {
+	if pt.stormed(prio) || quanta == 0 {
 		return
 	}
 	ps := &pt.pause[prio]
 	if ps.active && now-ps.since >= w.cfg.Detect {
-		w.storm |= 1 << prio
-		pt.Counters.WatchdogStorms[prio]++
+		pt.storm |= 1 << prio
+		pt.ctr.WatchdogStorms[prio]++
 		if f, ok := pt.egress.(Flusher); ok {
 			f.Flush(pt, prio, DropWatchdog)
 		}
 		pt.closePause(prio, now)
-		w.restoreID[prio] = pt.net.Sched.At(now+w.cfg.Restore, pt, tagWatchdog|uint64(prio)<<8)
+		w.restoreID[prio] = pt.dom.Sched.At(now+w.cfg.Restore, pt.key, pt, tagWatchdog|uint64(prio)<<8)
 	}
 }
 
 // check restores a stormed queue once no pause has arrived for Restore.
 func (w *watchdog) check(pt *Port, now unit.Time, prio int) {
 	w.restoreID[prio] = 0
-	if !w.stormed(prio) {
+	if !pt.stormed(prio) {
 		return
 	}
 	if quiet := now - w.lastRx[prio]; quiet < w.cfg.Restore {
-		w.restoreID[prio] = pt.net.Sched.At(w.lastRx[prio]+w.cfg.Restore, pt, tagWatchdog|uint64(prio)<<8)
+		w.restoreID[prio] = pt.dom.Sched.At(w.lastRx[prio]+w.cfg.Restore, pt.key, pt, tagWatchdog|uint64(prio)<<8)
 		return
 	}
-	w.storm &^= 1 << prio
-	pt.Counters.WatchdogRestores[prio]++
+	pt.storm &^= 1 << prio
+	pt.ctr.WatchdogRestores[prio]++
 	pt.Kick()
 }

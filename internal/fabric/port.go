@@ -1,6 +1,8 @@
 package fabric
 
 import (
+	"math/rand/v2"
+
 	"rocelab/internal/packet"
 	"rocelab/internal/sim"
 	"rocelab/internal/unit"
@@ -14,6 +16,8 @@ const (
 	tagWake
 	tagPFCRefresh
 	tagWatchdog
+	tagLinkDown
+	tagLinkUp
 )
 
 // Direction says whether a tapped frame was sent or received by the port.
@@ -41,48 +45,73 @@ type LossHook interface {
 // A Port is one end of a full-duplex link: a transmitter that serializes
 // frames at the port rate onto a cable with a propagation delay, and a MAC
 // that obeys received PFC frames and sends its node's.
+//
+// The transmitter schedules no event when a frame's serialisation ends
+// unless something waits to go next: it notes when the line frees up,
+// and a frame that becomes sendable later starts then, or at once if the
+// line is already free. A store-and-forward switch port that forwards a
+// stream at line rate so runs one event per frame, its arrival.
+//
+// The state every frame touches comes first and the per-priority frame
+// counts next, so that a frame costs the port two or three cache lines;
+// a fabric of tens of thousands of ports otherwise spends its time on
+// cache misses.
 type Port struct {
-	net   *Network
-	node  Node
+	dom    *Domain
+	tx     *linkDir // the link direction the port sends on
+	rx     *linkDir // and the one it receives from
+	egress Egress
+	node   Node
+	key    sim.Key // the key of the node's own events
+	// busyUntil is when the frame being sent has left; txQueued says an
+	// event is queued for then; sending guards against re-entry while the
+	// egress picks a frame.
+	busyUntil unit.Time
+	rate      unit.BitRate
+	delay     unit.Time // one-way propagation delay to the peer
+	// jitter, when positive, delays each frame's arrival at the peer by a
+	// uniform draw from [0, jitter) (FEC codeword alignment) from jsrc,
+	// keeping arrivals in order; lastArrival is the latest arrival
+	// scheduled.
+	jitter      unit.Time
+	lastArrival unit.Time
+	jsrc        rand.PCG
+	// loss, when set, may lose frames arriving at this port.
+	loss LossHook
+	tap  Tap
+	ctrl packet.Queue // MAC control frames, sent ahead of data
+	// pausing are the priorities with a received pause in effect (bit p
+	// = pause[p].active), xoff those the port holds off at its peer, storm
+	// those the PFC watchdog holds in its storm state.
+	pausing, xoff, storm uint8
+	txQueued, sending    bool
+
+	// txc and rxc count frames and frame bytes per priority and class: a
+	// frame touches one entry, 16 bytes.
+	txc, rxc [8][packet.NumClasses]traffic
+
 	name  string
 	index int // index within the node
 	id    int // index within the network
-
-	rate  unit.BitRate
-	delay unit.Time // one-way propagation delay to the peer
 	cable unit.Length
 	peer  *Port
-
-	egress Egress
-	busy   bool
-	ctrl   packet.Queue // MAC control frames, sent ahead of data
-	wire   packet.Queue // frames on the link toward the peer
-	pfcRx  packet.Queue // received PFC frames waiting out the response time
+	pfcRx packet.Queue // received PFC frames waiting out the response time
 
 	// response is how long after a PFC frame arrives its effect begins.
 	response unit.Time
 	pause    [8]pauseState
-	pausing  uint8 // priorities with a pause state open (bit p = pause[p].active)
 	wake     sim.Alarm
 
 	pfc      pfcSender
 	watchdog watchdog
 
-	// up is the link's state; frames that arrive while it is down are lost.
-	up bool
-	// jitter, when positive, delays each frame's arrival at the peer by a
-	// uniform draw from [0, jitter) (FEC codeword alignment), keeping
-	// arrivals in order; lastArrival is the latest arrival scheduled.
-	jitter      unit.Time
-	jrng        *sim.Rand
-	lastArrival unit.Time
-	// loss, when set, may lose frames arriving at this port.
-	loss LossHook
-
-	// Counters are the port's mlx5-named counters.
-	Counters Counters
-	tap      Tap
+	// ctr holds the counters besides txc and rxc; its phy counts
+	// are PFC frames only (Snapshot adds the rest).
+	ctr Counters
 }
+
+// traffic is a count of frames and their bytes.
+type traffic struct{ pkts, bytes int64 }
 
 // pauseState tracks how a received PFC pause holds one priority.
 type pauseState struct {
@@ -115,6 +144,20 @@ func (pt *Port) Cable() unit.Length { return pt.cable }
 // Peer returns the port at the other end of the link.
 func (pt *Port) Peer() *Port { return pt.peer }
 
+// Link returns the link the port is attached to, or nil.
+func (pt *Port) Link() *Link {
+	if pt.tx == nil {
+		return nil
+	}
+	return pt.tx.link
+}
+
+// Domain returns the domain the port's node belongs to.
+func (pt *Port) Domain() *Domain { return pt.dom }
+
+// Key returns the key of the events the port's node schedules for itself.
+func (pt *Port) Key() sim.Key { return pt.key }
+
 // SetEgress sets what the port transmits.
 func (pt *Port) SetEgress(e Egress) { pt.egress = e }
 
@@ -132,35 +175,33 @@ func (pt *Port) QuantaTime(q uint16) unit.Time {
 }
 
 // Busy reports whether the port is transmitting.
-func (pt *Port) Busy() bool { return pt.busy }
+func (pt *Port) Busy() bool { return pt.sending || pt.dom.Sched.Now() < pt.busyUntil }
 
 // InFlight calls f for every packet on the link toward the peer, including
 // the one being serialized, and for queued control frames.
 func (pt *Port) InFlight(f func(p *packet.Packet)) {
-	pt.wire.Each(f)
+	if pt.tx != nil {
+		pt.tx.wire.Each(f)
+	}
 	pt.ctrl.Each(f)
 }
 
-// Kick asks an idle port to look for something to send.
-func (pt *Port) Kick() {
-	if !pt.busy {
-		pt.startTx(pt.net.Sched.Now())
-	}
-}
+// Kick tells the port that something may have become sendable: an idle
+// port starts sending now, a busy one when its frame has left.
+func (pt *Port) Kick() { pt.startTx(pt.dom.Sched.Now()) }
 
 // Handle serves the port's events.
 func (pt *Port) Handle(now unit.Time, tag uint64) {
 	switch tag & 0xff {
 	case tagTxDone:
-		pt.busy = false
+		pt.txQueued = false
 		pt.startTx(now)
 	case tagArrive:
-		p := pt.wire.Pop()
-		pt.peer.arrive(now, p)
+		pt.arrive(now, pt.rx.wire.Pop())
 	case tagPauseApply:
 		f := pt.pfcRx.Pop()
 		pt.applyPause(now, f)
-		pt.net.Pool.Put(f)
+		pt.dom.Pool.Put(f)
 		pt.Kick()
 	case tagWake:
 		pt.wake.Fired()
@@ -169,6 +210,11 @@ func (pt *Port) Handle(now unit.Time, tag uint64) {
 		pt.pfc.refresh(pt, now, int(tag>>8))
 	case tagWatchdog:
 		pt.watchdog.check(pt, now, int(tag>>8))
+	case tagLinkDown:
+		pt.rx.down = true
+	case tagLinkUp:
+		pt.rx.down = false
+		pt.Kick()
 	}
 }
 
@@ -188,45 +234,62 @@ func (pt *Port) pausedMask(now unit.Time) uint8 {
 			pt.closePause(p, ps.end)
 			continue
 		}
-		if now >= ps.start && !pt.watchdog.stormed(p) {
+		if now >= ps.start && !pt.stormed(p) {
 			m |= 1 << p
 		}
 	}
 	return m
 }
 
-// startTx sends the next frame if the port is idle and has one.
+// startTx sends the next frame if the line is free and there is one; if
+// the line is busy, it makes sure the port looks again when it frees up.
 func (pt *Port) startTx(now unit.Time) {
-	if pt.busy {
+	if pt.sending {
 		return
 	}
-	pt.busy = true // guards against re-entry from Dequeue
+	if now < pt.busyUntil {
+		pt.txAt(pt.busyUntil)
+		return
+	}
+	pt.sending = true // guards against re-entry from Dequeue
 	p := pt.ctrl.Pop()
+	more := false
 	if p == nil {
-		p = pt.egress.Dequeue(pt, pt.pausedMask(now))
+		p, more = pt.egress.Dequeue(pt, pt.pausedMask(now))
 	}
 	if p == nil {
 		p = pt.ctrl.Pop() // a control frame queued during Dequeue
 	}
+	pt.sending = false
 	if p == nil {
-		pt.busy = false
 		pt.armWake(now)
 		return
 	}
 	tx := pt.rate.TxTime(unit.Bytes(p.Wire()))
-	pt.Counters.countTx(p)
+	pt.busyUntil = now + tx
+	if more || pt.ctrl.Len() > 0 {
+		pt.txAt(pt.busyUntil)
+	} else if pt.pausing != 0 {
+		pt.armWake(now)
+	}
+	pt.countTx(p)
 	if pt.tap != nil {
 		pt.tap.Frame(now, pt, Tx, p)
 	}
-	pt.wire.Push(p)
-	s := pt.net.Sched
-	s.At(now+tx, pt, tagTxDone)
 	arrive := now + tx + pt.delay
 	if pt.jitter > 0 {
-		arrive = max(arrive+unit.Time(pt.jrng.Uint64()%uint64(pt.jitter)), pt.lastArrival)
+		arrive = max(arrive+unit.Time(pt.jsrc.Uint64()%uint64(pt.jitter)), pt.lastArrival)
 		pt.lastArrival = arrive
 	}
-	s.At(arrive, pt, tagArrive)
+	pt.tx.send(p, arrive)
+}
+
+// txAt queues the port's next look at its queues for t, once.
+func (pt *Port) txAt(t unit.Time) {
+	if !pt.txQueued {
+		pt.txQueued = true
+		pt.dom.Sched.Send(t, pt.key, pt, tagTxDone)
+	}
 }
 
 // armWake schedules a retry at the earliest pause expiry, so that an idle
@@ -239,50 +302,35 @@ func (pt *Port) armWake(now unit.Time) {
 		}
 	}
 	if next != unit.MaxTime {
-		pt.wake.ArmBy(pt.net.Sched, next, pt, tagWake)
+		pt.wake.ArmBy(pt.dom.Sched, next, pt.key, pt, tagWake)
 	}
 }
 
 // SetPHY models the physical layer's imperfections: the transmitter's
 // clock runs ppm parts per million off the nominal rate (IEEE 802.3
 // allows ±100), and each frame reaches the peer up to jitter late, drawn
-// uniformly from rng (the receiver's FEC decoder releases a frame only at
+// uniformly from src (the receiver's FEC decoder releases a frame only at
 // the end of its last codeword, whose boundary falls anywhere in the
 // frame). Both break the exact phase locks of perfectly regular senders.
-func (pt *Port) SetPHY(ppm float64, jitter unit.Time, rng *sim.Rand) {
+func (pt *Port) SetPHY(ppm float64, jitter unit.Time, src rand.PCG) {
 	pt.rate = unit.BitRate(float64(pt.rate) * (1 + ppm/1e6))
-	pt.jitter, pt.jrng = jitter, rng
+	pt.jitter, pt.jsrc = jitter, src
 }
 
 // SetLoss installs a loss hook on frames arriving at pt (nil removes it).
 func (pt *Port) SetLoss(h LossHook) { pt.loss = h }
 
-// SetLinkUp brings the link at pt up or down, at both ends. Frames that
-// arrive while it is down are lost.
-func (pt *Port) SetLinkUp(up bool) {
-	pt.up = up
-	if pt.peer != nil {
-		pt.peer.up = up
-	}
-	if up {
-		pt.Kick()
-		if pt.peer != nil {
-			pt.peer.Kick()
-		}
-	}
-}
-
-// LinkUp reports whether the link at pt is up.
-func (pt *Port) LinkUp() bool { return pt.up }
+// LinkUp reports whether the port sees its link up.
+func (pt *Port) LinkUp() bool { return pt.rx != nil && !pt.rx.down }
 
 // arrive delivers a frame whose last bit reached pt, unless the link is
 // down or loses it.
 func (pt *Port) arrive(now unit.Time, p *packet.Packet) {
 	switch {
-	case !pt.up:
-		pt.net.Drop(p, DropLinkDown, pt)
+	case pt.rx.down:
+		pt.dom.Drop(p, DropLinkDown, pt)
 	case pt.loss != nil && pt.loss.Lose(now, p):
-		pt.net.Drop(p, DropLinkLoss, pt)
+		pt.dom.Drop(p, DropLinkLoss, pt)
 	default:
 		pt.receive(now, p)
 	}
@@ -294,15 +342,15 @@ func (pt *Port) receive(now unit.Time, p *packet.Packet) {
 		pt.tap.Frame(now, pt, Rx, p)
 	}
 	if p.Kind == packet.Pause {
-		pt.Counters.RxPhyPackets++
-		pt.Counters.RxPhyBytes += int64(p.Frame)
+		pt.ctr.RxPhyPackets++
+		pt.ctr.RxPhyBytes += int64(p.Frame)
 		for prio := 0; prio < 8; prio++ {
 			if p.ClassVector&(1<<prio) != 0 {
-				pt.Counters.RxPause[prio]++
+				pt.ctr.RxPause[prio]++
 			}
 		}
 		pt.pfcRx.Push(p)
-		pt.net.Sched.At(now+pt.response, pt, tagPauseApply)
+		pt.dom.Sched.Send(now+pt.response, pt.key, pt, tagPauseApply)
 		return
 	}
 	pt.node.Receive(p, pt)
@@ -333,7 +381,7 @@ func (pt *Port) applyPause(now unit.Time, f *packet.Packet) {
 			}
 			ps.active, ps.start, ps.end = true, now, now+pt.QuantaTime(q)
 			pt.pausing |= 1 << prio
-			pt.Counters.RxPauseTransition[prio]++
+			pt.ctr.RxPauseTransition[prio]++
 		}
 		pt.watchdog.onPause(pt, now, prio, q)
 	}
@@ -346,7 +394,7 @@ func (pt *Port) closePause(prio int, t unit.Time) {
 		return
 	}
 	if t > ps.start {
-		pt.Counters.RxPauseDuration[prio] += t - ps.start
+		pt.ctr.RxPauseDuration[prio] += t - ps.start
 	}
 	ps.active = false
 	ps.end = t
@@ -358,15 +406,33 @@ func (pt *Port) closePause(prio int, t unit.Time) {
 // changes nothing: a run observed mid-way continues exactly as one that
 // was not.
 func (pt *Port) Snapshot() Counters {
-	now := pt.net.Sched.Now()
-	c := pt.Counters
+	now := pt.dom.Sched.Now()
+	c := pt.ctr
+	for p := range pt.txc {
+		for cl := range pt.txc[p] {
+			t, r := pt.txc[p][cl], pt.rxc[p][cl]
+			c.TxPrioPackets[p] += t.pkts
+			c.TxPrioBytes[p] += t.bytes
+			c.RxPrioPackets[p] += r.pkts
+			c.RxPrioBytes[p] += r.bytes
+			v := &c.Vport[cl]
+			v.TxPackets += t.pkts
+			v.TxBytes += t.bytes
+			v.RxPackets += r.pkts
+			v.RxBytes += r.bytes
+		}
+		c.TxPhyPackets += c.TxPrioPackets[p]
+		c.TxPhyBytes += c.TxPrioBytes[p]
+		c.RxPhyPackets += c.RxPrioPackets[p]
+		c.RxPhyBytes += c.RxPrioBytes[p]
+	}
 	for p := range pt.pause {
 		if ps := &pt.pause[p]; ps.active && now > ps.start {
 			c.RxPauseDuration[p] += min(now, ps.end) - ps.start
 		}
 	}
 	for p := 0; p < 8; p++ {
-		if pt.pfc.xoff&(1<<p) != 0 {
+		if pt.xoff&(1<<p) != 0 {
 			c.TxPauseDuration[p] += now - pt.pfc.since[p]
 		}
 	}
@@ -377,14 +443,17 @@ func (pt *Port) Snapshot() Counters {
 // to now (a pause still in effect counts until now), and whether the port
 // ever received one on it.
 func (pt *Port) PauseHeld(prio int, now unit.Time) (unit.Time, bool) {
-	held := pt.Counters.RxPauseDuration[prio]
+	held := pt.ctr.RxPauseDuration[prio]
 	if ps := &pt.pause[prio]; ps.active && now > ps.start {
 		held += min(now, ps.end) - ps.start
 	}
-	return held, pt.Counters.RxPauseTransition[prio] > 0
+	return held, pt.ctr.RxPauseTransition[prio] > 0
 }
+
+// everPaused reports whether the port ever received pause.
+func (pt *Port) everPaused() bool { return pt.ctr.RxPauseTransition != [8]int64{} }
 
 // Paused reports whether priority prio is held by a received pause now.
 func (pt *Port) Paused(prio int) bool {
-	return pt.pausedMask(pt.net.Sched.Now())&(1<<prio) != 0
+	return pt.pausedMask(pt.dom.Sched.Now())&(1<<prio) != 0
 }

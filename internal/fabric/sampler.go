@@ -1,7 +1,11 @@
 package fabric
 
 import (
+	"cmp"
+	"slices"
+
 	"rocelab/internal/metrics"
+	"rocelab/internal/sim"
 	"rocelab/internal/unit"
 )
 
@@ -13,6 +17,9 @@ type QueueSeries struct {
 	// Bytes holds the depth samples; it starts at the queue's first
 	// non-empty sample and keeps bounded memory however long the run.
 	Bytes *metrics.Series
+
+	first unit.Time // the first sample's time
+	pid   int       // the port's id in the network
 }
 
 // A Sampler is sampled with the queues, at the network's sample interval
@@ -21,50 +28,94 @@ type Sampler interface {
 	Sample(now unit.Time)
 }
 
-// sampler records queue depths and calls other samplers, starting at the
-// configured interval and doubling it after every DefaultSeriesCap
-// samples, so that a run of any length costs O(cap · log(duration))
-// sample events and every series stays bounded. A queue's series starts at
-// its first non-empty sample, so idle queues cost nothing.
+// sampler records a domain's queue depths and calls its other samplers,
+// starting at the configured interval and doubling it after every
+// DefaultSeriesCap samples, so that a run of any length costs
+// O(cap · log(duration)) sample events and every series stays bounded. A
+// queue's series starts at its first non-empty sample, so idle queues cost
+// nothing. Every domain samples at the same times, before any of its
+// nodes' events at that time (its events have the control side's key), so
+// the samples do not depend on the partitioning.
 type sampler struct {
 	every  unit.Time
 	n      int
 	series []*QueueSeries
-	index  []*QueueSeries // by port id × 8 + priority
+	index  [][]*QueueSeries // by switch of the domain, then port × 8 + priority
 	others []Sampler
+	events uint64 // samples taken
 }
+
+// tagSample is the domain's sampling event, and sampleKey its key: node 0,
+// the control side, so that a sample comes before every node's events at
+// its time.
+const (
+	tagSample uint64  = 0
+	sampleKey sim.Key = 0
+)
 
 // SampleQueues records every switch egress queue's depth every d, and
 // calls the samplers added with AddSampler.
 func (n *Network) SampleQueues(d unit.Time) {
-	n.sampler.every = d
-	n.sampler.index = make([]*QueueSeries, 8*len(n.Ports))
-	n.Sched.At(0, n, tagSample)
+	for _, dom := range n.Domains {
+		sm := &dom.sampler
+		sm.every = d
+		sm.index = make([][]*QueueSeries, len(dom.switches))
+		for i, s := range dom.switches {
+			sm.index[i] = make([]*QueueSeries, 8*len(s.ports))
+		}
+		dom.Sched.Send(0, sampleKey, dom, tagSample)
+	}
 }
 
-// AddSampler adds s to what is sampled every sample interval.
-func (n *Network) AddSampler(s Sampler) { n.sampler.others = append(n.sampler.others, s) }
+// AddSampler adds s to what the domain samples every sample interval.
+func (d *Domain) AddSampler(s Sampler) { d.sampler.others = append(d.sampler.others, s) }
 
-// QueueSeries returns the sampled queues, in the order they first held data.
-func (n *Network) QueueSeries() []*QueueSeries { return n.sampler.series }
+// Handle serves the domain's events.
+func (d *Domain) Handle(now unit.Time, tag uint64) {
+	if tag == tagSample {
+		d.sampler.sample(d, now)
+	}
+}
+
+// QueueSeries returns the sampled queues, in the order they first held
+// data (queues that first did at the same sample in the order of their
+// ports' ids and priorities).
+func (n *Network) QueueSeries() []*QueueSeries {
+	var all []*QueueSeries
+	for _, d := range n.Domains {
+		all = append(all, d.sampler.series...)
+	}
+	if len(n.Domains) > 1 {
+		slices.SortStableFunc(all, func(a, b *QueueSeries) int {
+			return cmp.Or(cmp.Compare(a.first, b.first), cmp.Compare(a.pid, b.pid), cmp.Compare(a.Prio, b.Prio))
+		})
+	}
+	return all
+}
 
 // SampleInterval returns the current sampling interval (zero when off);
 // it doubles as a run goes on.
-func (n *Network) SampleInterval() unit.Time { return n.sampler.every }
+func (d *Domain) SampleInterval() unit.Time { return d.sampler.every }
 
-func (sm *sampler) sample(n *Network, now unit.Time) {
-	for _, s := range n.Switches {
+// SampleInterval returns the current sampling interval of the network,
+// which every domain shares.
+func (n *Network) SampleInterval() unit.Time { return n.Domains[0].sampler.every }
+
+func (sm *sampler) sample(d *Domain, now unit.Time) {
+	sm.events++
+	for si, s := range d.switches {
+		idx := sm.index[si]
 		for i := range s.egress {
 			for p := 0; p < 8; p++ {
 				b := s.egress[i].q[p].Bytes()
-				k := s.ports[i].id*8 + p
-				ser := sm.index[k]
+				k := i*8 + p
+				ser := idx[k]
 				if ser == nil {
 					if b == 0 {
 						continue
 					}
-					ser = &QueueSeries{Switch: s, Port: i, Prio: p, Bytes: metrics.NewSeries(sm.every, metrics.DefaultSeriesCap)}
-					sm.index[k] = ser
+					ser = &QueueSeries{Switch: s, Port: i, Prio: p, Bytes: metrics.NewSeries(sm.every, metrics.DefaultSeriesCap), first: now, pid: s.ports[i].id}
+					idx[k] = ser
 					sm.series = append(sm.series, ser)
 				}
 				ser.Bytes.Add(now, float64(b))
@@ -78,5 +129,5 @@ func (sm *sampler) sample(n *Network, now unit.Time) {
 		sm.n = 0
 		sm.every *= 2
 	}
-	n.Sched.At(now+sm.every, n, tagSample)
+	d.Sched.Send(now+sm.every, sampleKey, d, tagSample)
 }

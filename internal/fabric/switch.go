@@ -64,13 +64,14 @@ type SwitchConfig struct {
 // into its buffer, sends PFC for its ingress priority groups, marks ECN and
 // schedules each egress port's eight queues.
 type Switch struct {
-	net    *Network
+	dom    *Domain
+	id     uint32
 	name   string
 	cfg    SwitchConfig
 	ports  []*Port
-	egress []*switchEgress
-	// routes[dst] lists the ports toward host dst.
-	routes [][]int16
+	egress []switchEgress // by port
+	// routes gives the ports toward each host.
+	routes routeTable
 	buf    buffer
 	rng    *sim.Rand
 	// routedBytes is the frame bytes forwarded out of each port.
@@ -89,23 +90,34 @@ type MarkObserver interface {
 // SetMarkObserver installs an observer of ECN decisions (nil removes it).
 func (s *Switch) SetMarkObserver(o MarkObserver) { s.marks = o }
 
-// NewSwitch creates a switch with nports ports.
-func (n *Network) NewSwitch(name string, nports int, cfg SwitchConfig) *Switch {
-	s := &Switch{net: n, name: name, cfg: cfg, rng: n.Streams.Stream("ecn/" + name)}
-	for i := 0; i < nports; i++ {
-		pt := n.NewPort(s, i)
-		e := &switchEgress{sw: s, ets: NewETS(cfg.Strict, cfg.Weights)}
-		pt.SetEgress(e)
+// NewSwitch creates a switch with nports ports in domain d.
+func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig) *Switch {
+	s := &Switch{dom: d, id: n.NewNodeID(), name: name, cfg: cfg, rng: n.Streams.Stream("ecn/" + name)}
+	// The ports and their queues lie side by side, each in one array.
+	ports := make([]Port, nports)
+	s.egress = make([]switchEgress, nports)
+	for i := range ports {
+		pt := &ports[i]
+		n.initPort(pt, d, s, s.id, i)
+		s.egress[i] = switchEgress{sw: s, ets: NewETS(cfg.Strict, cfg.Weights)}
+		pt.SetEgress(&s.egress[i])
 		s.ports = append(s.ports, pt)
-		s.egress = append(s.egress, e)
 	}
 	s.routedBytes = make([]int64, nports)
 	if cfg.Path.Mode != PathECMP {
 		s.path = newPathSelector(cfg.Path, 0, n.Streams.Stream("path/"+name))
 	}
 	n.Switches = append(n.Switches, s)
+	d.switches = append(d.switches, s)
 	return s
 }
+
+// Domain returns the switch's domain.
+func (s *Switch) Domain() *Domain { return s.dom }
+
+// Key returns the key of events the control side schedules for the
+// switch (faults that change its routes).
+func (s *Switch) Key() sim.Key { return sim.NodeKey(s.id, sim.SrcControl) }
 
 // Name returns the switch's name.
 func (s *Switch) Name() string { return s.name }
@@ -118,7 +130,7 @@ func (s *Switch) Config() *SwitchConfig { return &s.cfg }
 
 // SetRoutes sets the candidate ports toward each destination host.
 func (s *Switch) SetRoutes(r [][]int16) {
-	s.routes = r
+	s.routes = newRouteTable(r)
 	if s.path != nil && s.path.next != nil && len(s.path.next) < len(r) {
 		s.path.next = append(s.path.next, make([]uint32, len(r)-len(s.path.next))...)
 	}
@@ -126,16 +138,18 @@ func (s *Switch) SetRoutes(r [][]int16) {
 
 // Route returns the candidate ports toward host dst.
 func (s *Switch) Route(dst int) []int16 {
-	if dst < 0 || dst >= len(s.routes) {
+	if dst < 0 || dst >= s.routes.hosts {
 		return nil
 	}
-	return s.routes[dst]
+	return s.routes.lookup(int32(dst))
 }
 
 // SetRoute replaces the candidate ports toward host dst.
 func (s *Switch) SetRoute(dst int, ports []int16) {
-	if dst >= 0 && dst < len(s.routes) {
-		s.routes[dst] = ports
+	if dst >= 0 && dst < s.routes.hosts {
+		r := s.routes.expand()
+		r[dst] = ports
+		s.routes = newRouteTable(r)
 	}
 }
 
@@ -192,10 +206,10 @@ func (s *Switch) Headroom(i int) int64 {
 
 // route picks the egress port toward p's destination.
 func (s *Switch) route(p *packet.Packet) (*Port, bool) {
-	if p.Dst < 0 || int(p.Dst) >= len(s.routes) {
+	if p.Dst < 0 || int(p.Dst) >= s.routes.hosts {
 		return nil, false
 	}
-	c := s.routes[p.Dst]
+	c := s.routes.lookup(p.Dst)
 	switch len(c) {
 	case 0:
 		return nil, false
@@ -207,7 +221,7 @@ func (s *Switch) route(p *packet.Packet) (*Port, bool) {
 	}
 	h := ecmp.Seeded(s.cfg.Seed, p.FieldsHash)
 	if s.path != nil {
-		return s.ports[s.path.pick(s, p, c, h, s.net.Sched.Now())], true
+		return s.ports[s.path.pick(s, p, c, h, s.dom.Sched.Now())], true
 	}
 	return s.ports[c[ecmp.Pick(h, len(c))]], true
 }
@@ -215,23 +229,23 @@ func (s *Switch) route(p *packet.Packet) (*Port, bool) {
 // Receive classifies, routes and admits a packet that arrived on in.
 func (s *Switch) Receive(p *packet.Packet, in *Port) {
 	p.Prio = s.cfg.Classify(p)
-	in.Counters.CountRx(p)
+	in.CountRx(p)
 	if p.TTL <= 1 {
-		s.net.Drop(p, DropTTL, in)
+		s.dom.Drop(p, DropTTL, in)
 		return
 	}
 	p.TTL--
 	out, ok := s.route(p)
 	if !ok {
-		s.net.Drop(p, DropNoRoute, in)
+		s.dom.Drop(p, DropNoRoute, in)
 		return
 	}
 	prio := int(p.Prio)
-	if out.watchdog.stormed(prio) {
-		s.net.Drop(p, DropWatchdog, out)
+	if out.stormed(prio) {
+		s.dom.Drop(p, DropWatchdog, out)
 		return
 	}
-	e := s.egress[out.index]
+	e := &s.egress[out.index]
 	q := &e.q[prio]
 	size := int64(p.Frame)
 	lossless := s.cfg.Lossless&(1<<prio) != 0
@@ -242,13 +256,12 @@ func (s *Switch) Receive(p *packet.Packet, in *Port) {
 		ok = s.buf.admitLossy(q.Bytes(), size)
 	}
 	if !ok {
-		in.Counters.RxDiscards++
-		in.Counters.RxPrioDiscards[prio]++
+		in.CountRxDiscard(uint8(prio))
 		reason := DropLossyOverflow
 		if lossless {
 			reason = DropHeadroomOverflow
 		}
-		s.net.Drop(p, reason, in)
+		s.dom.Drop(p, reason, in)
 		return
 	}
 	p.InPort = int16(in.index)
@@ -275,8 +288,8 @@ func (s *Switch) markECN(p *packet.Packet, out *Port, qlen int64) {
 	}
 	if marked {
 		p.ECN = packet.CE
-		out.Counters.ECNMarked[p.Prio]++
-		s.net.Totals.ECNMarked++
+		out.ctr.ECNMarked[p.Prio]++
+		s.dom.Totals.ECNMarked++
 	}
 }
 
@@ -309,12 +322,13 @@ func (s *Switch) pushINT(p *packet.Packet, out *Port) {
 	for prio := range e.q {
 		q += e.q[prio].Bytes()
 	}
-	p.INT.Push(packet.INTHop{Port: int32(out.id), Time: s.net.Sched.Now(), TxBytes: out.Counters.TxPhyBytes, QLen: q, Rate: out.rate})
+	p.INT.Push(packet.INTHop{Port: int32(out.id), Time: s.dom.Sched.Now(), TxBytes: out.TxBytes(), QLen: q, Rate: out.rate})
 }
 
 // EachQueued calls f for every packet in the switch's queues.
 func (s *Switch) EachQueued(f func(p *packet.Packet)) {
-	for _, e := range s.egress {
+	for k := range s.egress {
+		e := &s.egress[k]
 		for i := range e.q {
 			e.q[i].Each(f)
 		}
@@ -341,12 +355,13 @@ type switchEgress struct {
 func (e *switchEgress) HeadBytes(prio int) int64 { return int64(e.q[prio].Head().Frame) }
 
 // Dequeue implements Egress.
-func (e *switchEgress) Dequeue(pt *Port, paused uint8) *packet.Packet {
+func (e *switchEgress) Dequeue(pt *Port, paused uint8) (*packet.Packet, bool) {
 	ready := e.busy &^ paused
 	if ready == 0 {
-		return nil
+		return nil, false
 	}
-	return e.pop(pt, e.ets.Pick(ready, e))
+	p := e.pop(pt, e.ets.Pick(ready, e))
+	return p, e.busy&^paused != 0
 }
 
 func (e *switchEgress) pop(pt *Port, prio int) *packet.Packet {
@@ -371,6 +386,6 @@ func (e *switchEgress) push(p *packet.Packet, prio int) {
 // Flush implements Flusher: the watchdog drops a stormed queue.
 func (e *switchEgress) Flush(pt *Port, prio int, reason DropReason) {
 	for e.q[prio].Len() > 0 {
-		e.sw.net.Drop(e.pop(pt, prio), reason, pt)
+		e.sw.dom.Drop(e.pop(pt, prio), reason, pt)
 	}
 }

@@ -3,8 +3,8 @@
 // that follows), a NIC stuck sending pause frames, and a routing change
 // that violates up-down routing and so closes a cycle of lossless buffers
 // (the condition for a PFC deadlock). Each fault is a scheduler handler
-// that acts on fabric ports and switches at its times; the scenario
-// package builds them from the scenario's faults section.
+// that acts on fabric ports and switches at its times, in their domains;
+// the scenario package builds them from the scenario's faults section.
 package fault
 
 import (
@@ -76,62 +76,44 @@ func (l *Loss) Lose(now unit.Time, p *packet.Packet) bool {
 	return lost
 }
 
-// A Router recomputes and installs every switch's routes for the set of
-// links that are down (the scenario's topology knows how).
-type Router interface {
-	Reroute(down []bool)
-}
-
-// LinkDown takes link Link down at Down and back up at Up (zero: never).
-// When Reroute is set, routing reconverges Converge after each change:
-// switches route around the failed link where the topology allows.
+// LinkDown takes a link down at Down and back up at Up (zero: never):
+// each end sees the change at that time, in its own domain. Routing that
+// reconverges around it is a Routes event per switch, which the scenario
+// computes from the links down at the time.
 type LinkDown struct {
-	Link     int
-	Port     *fabric.Port
+	Link     *fabric.Link
 	Down, Up unit.Time
-	Reroute  bool
-	Converge unit.Time
-
-	sched  *sim.Scheduler
-	router Router
-	state  *LinkState
 }
 
-// LinkState is the set of links down, shared by the link faults of a run.
-type LinkState struct {
-	Down []bool
+// Schedule arms the fault's events.
+func (f *LinkDown) Schedule() {
+	f.Link.ScheduleState(f.Down, false)
+	if f.Up > 0 {
+		f.Link.ScheduleState(f.Up, true)
+	}
 }
 
-// Link-fault event tags.
+// Routes installs a whole routing table at a switch at a time: routing
+// reconverged after a link went down or came back.
+type Routes struct {
+	Switch *fabric.Switch
+	Routes [][]int16
+	At     unit.Time
+}
+
+// Schedule arms the change, in the switch's domain.
+func (f *Routes) Schedule() {
+	f.Switch.Domain().Sched.At(f.At, f.Switch.Key(), f, tagDown)
+}
+
+// Handle installs the routes.
+func (f *Routes) Handle(unit.Time, uint64) { f.Switch.SetRoutes(f.Routes) }
+
+// Fault event tags.
 const (
 	tagDown uint64 = iota
 	tagUp
-	tagReroute
 )
-
-// Schedule arms the fault's events.
-func (f *LinkDown) Schedule(s *sim.Scheduler, st *LinkState, r Router) {
-	f.sched, f.state, f.router = s, st, r
-	s.At(f.Down, f, tagDown)
-	if f.Up > 0 {
-		s.At(f.Up, f, tagUp)
-	}
-}
-
-// Handle serves the fault's events.
-func (f *LinkDown) Handle(now unit.Time, tag uint64) {
-	switch tag {
-	case tagDown, tagUp:
-		up := tag == tagUp
-		f.Port.SetLinkUp(up)
-		f.state.Down[f.Link] = !up
-		if f.Reroute {
-			f.sched.At(now+f.Converge, f, tagReroute)
-		}
-	case tagReroute:
-		f.router.Reroute(f.state.Down)
-	}
-}
 
 // PauseStorm makes a host's NIC pause its switch port on Priority from
 // Start, refreshed for as long as it lasts, and release it at End (zero:
@@ -143,11 +125,12 @@ type PauseStorm struct {
 	Start, End unit.Time
 }
 
-// Schedule arms the storm.
-func (f *PauseStorm) Schedule(s *sim.Scheduler) {
-	s.At(f.Start, f, tagDown)
+// Schedule arms the storm, in the port's domain.
+func (f *PauseStorm) Schedule() {
+	s, k := f.Port.Domain().Sched, sim.NodeKey(f.Port.Key().Node(), sim.SrcControl)
+	s.At(f.Start, k, f, tagDown)
 	if f.End > 0 {
-		s.At(f.End, f, tagUp)
+		s.At(f.End, k, f, tagUp)
 	}
 }
 
@@ -173,11 +156,12 @@ type Route struct {
 	saved [][]int16
 }
 
-// Schedule arms the override.
-func (f *Route) Schedule(s *sim.Scheduler) {
-	s.At(f.At, f, tagDown)
+// Schedule arms the override, in the switch's domain.
+func (f *Route) Schedule() {
+	s := f.Switch.Domain().Sched
+	s.At(f.At, f.Switch.Key(), f, tagDown)
 	if f.Until > 0 {
-		s.At(f.Until, f, tagUp)
+		s.At(f.Until, f.Switch.Key(), f, tagUp)
 	}
 }
 

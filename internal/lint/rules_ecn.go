@@ -33,10 +33,6 @@ type ecnProfile struct {
 	RateAssumed bool
 }
 
-// kminMaxBDP is the most BDPs of queue Kmin may let build before the first
-// mark, as the doctor's switch.ecn.thresholds judges it.
-const kminMaxBDP = 2
-
 // ecnRules checks ECN thresholds against one BDP, the buffer and the PFC
 // threshold, and Pmax's range.
 func ecnRules(m *Model) []doctor.Finding {

@@ -102,6 +102,15 @@ func ncclRules(m *Model) []doctor.Finding {
 		})
 		return fs
 	}
+	if t == 0 {
+		return append(fs, doctor.Finding{
+			ID: "nccl.ib_timeout.infinite", Severity: doctor.Warn, Layer: doctor.LayerNCCL,
+			Title:     "NCCL_IB_TIMEOUT=0: the QPs' local ACK timeout is infinite",
+			Evidence:  evs(tEv),
+			Mechanism: "Timeout 0 disables the local ACK timer (IB spec §12.7.34, ibv_modify_qp(3)): a packet lost at the tail of a message, with no later packet to draw a NAK, is never retransmitted, and the job hangs instead of failing with IBV_WC_RETRY_EXC_ERR (12).",
+			Fix:       "NCCL_IB_TIMEOUT=20 or 22 (4.3 s or 17 s per attempt).",
+		})
+	}
 	per := calc.ACKTimeout(t)
 	budget := per * unit.Time(r+1)
 	rate := 100 * unit.Gbps

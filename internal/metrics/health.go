@@ -6,8 +6,17 @@ type Target struct {
 	Value  float64 `json:"value"`
 	Target float64 `json:"target"`
 	Pass   bool    `json:"pass"`
-	// Note says why a target fails although its value would pass.
+	// NA says there was nothing to measure (no RoCE traffic ran): the
+	// target neither passes nor fails, and Value means nothing.
+	NA bool `json:"na,omitempty"`
+	// Note says why a target fails although its value would pass, or why
+	// it is not applicable.
 	Note string `json:"note,omitempty"`
+}
+
+// NotApplicable is a target with nothing to measure, and why.
+func NotApplicable(target float64, why string) Target {
+	return Target{Target: target, NA: true, Note: why}
 }
 
 // Health holds the four targets (the seed's table): P99 latency < 10 us,

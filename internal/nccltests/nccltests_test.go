@@ -277,3 +277,25 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestCutShortSays: a sweep stopped before its last size prints the rows
+// it has, then says which sizes did not run, with no trailer (nccl-tests
+// killed mid-sweep prints none, and an average of the sizes that ran
+// would read as the sweep's).
+func TestCutShortSays(t *testing.T) {
+	s := &Sweep{Opts: Options{MinBytes: 8 << 20, MaxBytes: 512 << 20, StepFactor: 2}}
+	s.Rows = []Row{{Size: 8 << 20}}
+	if got := s.missingSizes(); len(got) != 6 || got[0] != 16<<20 {
+		t.Fatalf("missing %v", got)
+	}
+	if got := sizeList(s.missingSizes()); got != "16777216, 33554432, 67108864, 134217728, 268435456, 536870912" {
+		t.Errorf("list %q", got)
+	}
+	if got := sizeList([]int64{1, 2, 3, 4, 5, 6, 7, 8, 9}); got != "1, 2, 3, … (4 more), 8, 9" {
+		t.Errorf("long list %q", got)
+	}
+	s.Rows = make([]Row, 7)
+	if s.missingSizes() != nil {
+		t.Error("a whole sweep has sizes missing")
+	}
+}

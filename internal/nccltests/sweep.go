@@ -3,6 +3,7 @@ package nccltests
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"rocelab/internal/collective"
 	"rocelab/internal/unit"
@@ -232,9 +233,6 @@ func (s *Sweep) AvgBusBW() float64 {
 // gpuNames are the device names CUDA reports.
 var gpuNames = map[string]string{"V100": "Tesla V100-SXM2-32GB", "A100": "NVIDIA A100-SXM4-80GB", "H100": "NVIDIA H100 80GB HBM3", "B200": "NVIDIA B200"}
 
-// busIDs are the PCI buses of a DGX's eight GPUs.
-var busIDs = []int{0x07, 0x0f, 0x47, 0x4e, 0x87, 0x90, 0xb7, 0xbd}
-
 // WriteTo writes the whole nccl-tests output: preamble, device list,
 // table and footer.
 func (s *Sweep) WriteTo(w io.Writer) (int64, error) {
@@ -248,19 +246,49 @@ func (s *Sweep) WriteTo(w io.Writer) (int64, error) {
 		if node < len(s.Hosts) {
 			host = s.Hosts[node]
 		}
-		bus := 0x10 + g
-		if g < len(busIDs) {
-			bus = busIDs[g]
-		}
-		devs = append(devs, deviceLine(r, 10000+r/s.Opts.NGpus, host, g, bus, gpuName))
+		devs = append(devs, deviceLine(r, collective.LogPID(r/s.Opts.NGpus), host, g, collective.BusID(g), gpuName))
 	}
 	v := c.Cfg.Version
 	writePreamble(cw, &s.Opts, versionCode(v.Major, v.Minor, v.Patch), devs)
 	for _, r := range s.Rows {
 		fmt.Fprintln(cw, r.String())
 	}
+	if missing := s.missingSizes(); len(missing) > 0 {
+		// nccl-tests stopped mid-sweep prints no trailer; say what is
+		// missing in a comment its parsers skip.
+		what := "the run's time limit was reached"
+		if s.Err != nil {
+			what = "the sweep failed: " + s.Err.Error()
+		}
+		fmt.Fprintf(cw, "# Cut short: %s after %d of %d sizes; not run: %s\n", what, len(s.Rows), len(s.Opts.Sizes()), sizeList(missing))
+		return cw.n, cw.err
+	}
 	writeFooter(cw, s.Opts.Binary, s.AvgBusBW())
 	return cw.n, cw.err
+}
+
+// missingSizes lists the sizes of the sweep without a finished row.
+func (s *Sweep) missingSizes() []int64 {
+	all := s.Opts.Sizes()
+	if len(s.Rows) >= len(all) {
+		return nil
+	}
+	return all[len(s.Rows):]
+}
+
+// sizeList names sizes, the first and last few of a long list.
+func sizeList(sizes []int64) string {
+	var parts []string
+	for i, b := range sizes {
+		if len(sizes) > 6 && i == 3 {
+			parts = append(parts, fmt.Sprintf("… (%d more)", len(sizes)-5))
+		}
+		if len(sizes) > 6 && i >= 3 && i < len(sizes)-2 {
+			continue
+		}
+		parts = append(parts, fmt.Sprint(b))
+	}
+	return strings.Join(parts, ", ")
 }
 
 type countWriter struct {

@@ -113,6 +113,11 @@ type Config struct {
 	// SampleQPs is how many rate-limited queue pairs per NIC have their
 	// rate and α sampled as time series.
 	SampleQPs int
+	// CompletionDelay is how long after the NIC writes a completion the
+	// workload sees it: the CQE's DMA to host memory and the poll that
+	// finds it. It must be positive: it is what lets the workloads and a
+	// partitioned fabric run apart.
+	CompletionDelay unit.Time
 }
 
 // ReceiveMode is how an RC responder handles a packet that arrives ahead of
@@ -146,5 +151,6 @@ func (m ReceiveMode) String() string {
 // 2^Timeout (IB spec 1.2 §12.7.34).
 func (c *Config) ACKTimeout() unit.Time { return ackTimeout(c.Timeout) }
 
-// ackTimeout returns 4.096 us × 2^exp.
+// ackTimeout returns 4.096 us × 2^exp; exponent 0 means no timeout at
+// all (armRTO never arms it).
 func ackTimeout(exp uint8) unit.Time { return 4096 * unit.Nanosecond << exp }

@@ -18,6 +18,7 @@ const (
 	tagCC
 	tagDrain
 	tagNP
+	tagPost
 )
 
 // txClass is one priority's egress: control frames first, then the QPs
@@ -30,12 +31,19 @@ type txClass struct {
 // NIC is one host's RDMA NIC behind one fabric port. It implements
 // fabric.Endpoint.
 type NIC struct {
-	net  *fabric.Network
-	tr   *Transport
+	dom  *fabric.Domain
 	id   int32
+	node uint32
+	key  sim.Key // the NIC's own events
 	name string
 	port *fabric.Port
 	cfg  *Config
+	// posts are the work requests the workloads posted, in order, each
+	// waiting for its event; mail is the domain's mailbox to the
+	// workloads, for completions.
+	posts    []posted
+	postHead int
+	mail     *mailbox
 
 	qps []*qp
 
@@ -60,10 +68,12 @@ type NIC struct {
 	HW HWCounters
 }
 
-// New creates host id's NIC with one port on net.
-func New(net *fabric.Network, id int32, name string, cfg *Config) *NIC {
-	n := &NIC{net: net, id: id, name: name, cfg: cfg, ets: fabric.NewETS(cfg.Strict, cfg.Weights)}
-	n.port = net.NewPort(n, 0)
+// New creates host id's NIC with one port, in domain d.
+func New(d *fabric.Domain, id int32, name string, cfg *Config) *NIC {
+	net := d.Network()
+	n := &NIC{dom: d, id: id, node: net.NewNodeID(), name: name, cfg: cfg, ets: fabric.NewETS(cfg.Strict, cfg.Weights)}
+	n.key = sim.NodeKey(n.node, sim.SrcSelf)
+	n.port = net.NewPort(d, n, n.node, 0)
 	n.port.SetEgress(n)
 	if cfg.DCQCN != nil {
 		n.np = cfg.DCQCN.NewNP()
@@ -127,32 +137,34 @@ func (n *NIC) Handle(now unit.Time, tag uint64) {
 			}
 		}
 		if n.cal.len() > 0 {
-			n.calAlarm.ArmBy(n.net.Sched, n.cal.min(), n, tagCalendar)
+			n.calAlarm.ArmBy(n.dom.Sched, n.cal.min(), n.key, n, tagCalendar)
 		}
 		n.port.Kick()
 	case tagRTO:
 		q := n.qps[tag>>8]
-		if q.rto.Fire(n.net.Sched, now) {
+		if q.rto.Fire(n.dom.Sched, now) {
 			n.timeout(q, now)
 		}
 	case tagCC:
 		q := n.qps[tag>>8]
-		if q.ccTimer.Fire(n.net.Sched, now) {
+		if q.ccTimer.Fire(n.dom.Sched, now) {
 			q.cc.OnDeadline(now)
 			n.armCC(q)
 			n.repace(q, now)
 		}
 	case tagDrain:
 		n.drain(now)
+	case tagPost:
+		n.post()
 	case tagNP:
 		if tag>>8 == 0xffffff {
-			if n.npTimer.Fire(n.net.Sched, now) && n.np.OnDeadline(now) {
+			if n.npTimer.Fire(n.dom.Sched, now) && n.np.OnDeadline(now) {
 				n.sendCNP(n.npLast, now)
 			}
 			return
 		}
 		q := n.qps[tag>>8]
-		if q.npTimer.Fire(n.net.Sched, now) && q.np.OnDeadline(now) {
+		if q.npTimer.Fire(n.dom.Sched, now) && q.np.OnDeadline(now) {
 			n.sendCNP(q, now)
 		}
 	}
@@ -164,11 +176,11 @@ func (n *NIC) makeReady(q *qp) {
 	if q.where != idle || !q.hasData() {
 		return
 	}
-	now := n.net.Sched.Now()
+	now := n.dom.Sched.Now()
 	if q.nextTx > now {
 		q.where = inCalendar
 		n.cal.push(q.nextTx, q)
-		n.calAlarm.ArmBy(n.net.Sched, n.cal.min(), n, tagCalendar)
+		n.calAlarm.ArmBy(n.dom.Sched, n.cal.min(), n.key, n, tagCalendar)
 		return
 	}
 	q.where = inRing
@@ -188,7 +200,7 @@ func (n *NIC) HeadBytes(prio int) int64 {
 }
 
 // Dequeue implements fabric.Egress.
-func (n *NIC) Dequeue(pt *fabric.Port, paused uint8) *packet.Packet {
+func (n *NIC) Dequeue(pt *fabric.Port, paused uint8) (*packet.Packet, bool) {
 	ready := n.busy &^ paused
 	// A QP that failed while queued leaves its ring lazily, here.
 	for m := ready; m != 0; m &= m - 1 {
@@ -203,7 +215,7 @@ func (n *NIC) Dequeue(pt *fabric.Port, paused uint8) *packet.Packet {
 		}
 	}
 	if ready == 0 {
-		return nil
+		return nil, false
 	}
 	prio := n.ets.Pick(ready, n)
 	c := &n.cls[prio]
@@ -211,19 +223,19 @@ func (n *NIC) Dequeue(pt *fabric.Port, paused uint8) *packet.Packet {
 		if c.ctrl.Len() == 0 && c.ready.len() == 0 {
 			n.emptied(prio)
 		}
-		n.net.SentControl(p)
-		return p
+		n.dom.SentControl(p)
+		return p, n.busy&^paused != 0
 	}
 	q := c.ready.pop()
 	q.where = idle
-	now := n.net.Sched.Now()
+	now := n.dom.Sched.Now()
 	p, retx := q.segment(now)
 	n.sent(q, p, retx, now)
 	if c.ready.len() == 0 && c.ctrl.Len() == 0 {
 		n.emptied(prio)
 	}
 	n.makeReady(q)
-	return p
+	return p, n.busy&^paused != 0
 }
 
 // emptied clears a class that has nothing left to send.
@@ -235,7 +247,7 @@ func (n *NIC) emptied(prio int) {
 // Receive implements fabric.Node.
 func (n *NIC) Receive(p *packet.Packet, in *fabric.Port) {
 	p.Prio = n.cfg.Classifier.Classify(p)
-	in.Counters.CountRx(p)
+	in.CountRx(p)
 	switch p.Kind {
 	case packet.Data:
 		if n.cfg.DrainRate > 0 {
@@ -248,5 +260,5 @@ func (n *NIC) Receive(p *packet.Packet, in *fabric.Port) {
 	case packet.CNP:
 		n.rxCNP(p)
 	}
-	n.net.Free(p)
+	n.dom.Free(p)
 }

@@ -6,6 +6,7 @@ import (
 	"rocelab/internal/fabric"
 	"rocelab/internal/nic"
 	"rocelab/internal/packet"
+	"rocelab/internal/sim"
 	"rocelab/internal/unit"
 	"rocelab/internal/workload"
 )
@@ -16,13 +17,21 @@ type pair struct {
 	tr   *nic.Transport
 	a, b *nic.NIC
 	got  []workload.Completion
+	w    *sim.Windows
 }
+
+// run runs the pair until nothing is pending, or until the workloads
+// finish.
+func (p *pair) run() { p.w.RunUntil(unit.MaxTime) }
+
+// runUntil runs the pair until t.
+func (p *pair) runUntil(t unit.Time) { p.w.RunUntil(t) }
 
 func (p *pair) Completed(c workload.Completion) { p.got = append(p.got, c) }
 
 func testConfig() *nic.Config {
 	c := &nic.Config{MTU: 1024, TCPMSS: 8948, ECT: true, DSCP: 26, Priority: -1, TTL: 64,
-		Timeout: 10, RetryCnt: 7, AckCoalesce: 4, Strict: 1<<6 | 1<<7}
+		Timeout: 10, RetryCnt: 7, AckCoalesce: 4, Strict: 1<<6 | 1<<7, CompletionDelay: 200 * unit.Nanosecond}
 	for d := range c.Classifier.DSCPToPrio {
 		c.Classifier.DSCPToPrio[d] = uint8(d >> 3)
 	}
@@ -34,10 +43,10 @@ func testConfig() *nic.Config {
 
 func newPair(t testing.TB, cfg *nic.Config) *pair {
 	t.Helper()
-	net := fabric.NewNetwork(1)
+	net := fabric.NewNetwork(1, 1)
 	p := &pair{net: net}
-	p.a = nic.New(net, 0, "h0", cfg)
-	p.b = nic.New(net, 1, "h1", cfg)
+	p.a = nic.New(net.Domains[0], 0, "h0", cfg)
+	p.b = nic.New(net.Domains[0], 1, "h1", cfg)
 	for _, n := range []*nic.NIC{p.a, p.b} {
 		if err := net.AddHost(n); err != nil {
 			t.Fatal(err)
@@ -47,6 +56,7 @@ func newPair(t testing.TB, cfg *nic.Config) *pair {
 	p.a.Start()
 	p.b.Start()
 	p.tr = nic.NewTransport(net, []*nic.NIC{p.a, p.b})
+	p.w = &sim.Windows{Control: p.tr.Control(), Collect: p.tr.Collect, Parts: []sim.Part{net.Domains[0]}, Lookahead: cfg.CompletionDelay, Workers: 1}
 	return p
 }
 
@@ -65,7 +75,7 @@ func (p *pair) side(s workload.Side) []workload.Completion {
 // discarded + in flight, in packets and payload bytes.
 func conservation(t *testing.T, net *fabric.Network) {
 	t.Helper()
-	tot, in := net.Totals, net.InFlight()
+	tot, in := net.Totals(), net.InFlight()
 	if l, r := tot.Sent.Bytes+tot.Retransmitted.Bytes, tot.Delivered.Bytes+tot.Dropped.Bytes+tot.Discarded.Bytes+in.Bytes; l != r {
 		t.Errorf("bytes: sent+retx %d != delivered+dropped+discarded+in flight %d (%+v, in flight %+v)", l, r, tot, in)
 	}
@@ -82,7 +92,7 @@ func TestWriteImmCompletes(t *testing.T) {
 	p.tr.Post(qp, workload.Message{Op: workload.WriteImm, Bytes: 100_000, ID: 7})
 	p.tr.Post(qp, workload.Message{Op: workload.WriteImm, Bytes: 0, ID: 8})
 	p.tr.Post(qp, workload.Message{Op: workload.Write, Bytes: 5000, ID: 9})
-	p.net.Sched.Run()
+	p.run()
 	req, resp := p.side(workload.Requester), p.side(workload.Responder)
 	if len(req) != 3 || req[0].ID != 7 || req[1].ID != 8 || req[2].ID != 9 || req[0].Status != workload.Success {
 		t.Fatalf("requester completions %+v", req)
@@ -94,7 +104,7 @@ func TestWriteImmCompletes(t *testing.T) {
 		t.Errorf("delivered %d bytes", d)
 	}
 	// 98 packets of 1024 + one of 672 (100000 B), one empty, 5 for 5000 B.
-	if got := p.net.Totals.Sent.Packets; got != 98+1+5 {
+	if got := p.net.Totals().Sent.Packets; got != 98+1+5 {
 		t.Errorf("sent %d packets", got)
 	}
 	conservation(t, p.net)
@@ -128,7 +138,7 @@ func TestGoBackNAfterGap(t *testing.T) {
 	p.b.Port().SetLoss(&dropNth{drop: map[int]bool{10: true}})
 	qp := p.tr.Connect(0, 1, workload.QPOptions{}, p)
 	p.tr.Post(qp, workload.Message{Op: workload.WriteImm, Bytes: 100 * 1024})
-	p.net.Sched.Run()
+	p.run()
 	if d, _ := p.tr.Progress(qp); d != 100*1024 {
 		t.Fatalf("delivered %d", d)
 	}
@@ -144,7 +154,7 @@ func TestGoBackNAfterGap(t *testing.T) {
 	if b.DuplicateRequest != 0 {
 		t.Errorf("duplicates %d after a NAK", b.DuplicateRequest)
 	}
-	if tot := p.net.Totals; tot.Discarded.Packets != b.OutOfSequence || tot.Dropped.Packets != 1 {
+	if tot := p.net.Totals(); tot.Discarded.Packets != b.OutOfSequence || tot.Dropped.Packets != 1 {
 		t.Errorf("discarded %d, dropped %d", tot.Discarded.Packets, tot.Dropped.Packets)
 	}
 	conservation(t, p.net)
@@ -159,7 +169,7 @@ func TestTailLossTimeout(t *testing.T) {
 	p.b.Port().SetLoss(&dropNth{drop: map[int]bool{10: true}})
 	qp := p.tr.Connect(0, 1, workload.QPOptions{}, p)
 	p.tr.Post(qp, workload.Message{Op: workload.WriteImm, Bytes: 10 * 1024})
-	p.net.Sched.Run()
+	p.run()
 	req := p.side(workload.Requester)
 	if len(req) != 1 || req[0].Status != workload.Success {
 		t.Fatalf("completions %+v", req)
@@ -189,9 +199,9 @@ func TestLostACKsDuplicates(t *testing.T) {
 	p.a.Port().SetLoss(loss)
 	qp := p.tr.Connect(0, 1, workload.QPOptions{}, p)
 	p.tr.Post(qp, workload.Message{Op: workload.WriteImm, Bytes: 8 * 1024})
-	p.net.Sched.RunUntil(3 * unit.Millisecond)
+	p.runUntil(3 * unit.Millisecond)
 	loss.acks = false // the path heals before the first timeout (4.19 ms)
-	p.net.Sched.Run()
+	p.run()
 	if p.b.HW.DuplicateRequest != 8 || p.a.HW.LocalAckTimeoutErr != 1 {
 		t.Errorf("duplicate_request %d, local_ack_timeout_err %d; want 8, 1", p.b.HW.DuplicateRequest, p.a.HW.LocalAckTimeoutErr)
 	}
@@ -212,7 +222,7 @@ func TestRetryExceeded(t *testing.T) {
 	qp := p.tr.Connect(0, 1, workload.QPOptions{}, p)
 	p.tr.Post(qp, workload.Message{Op: workload.WriteImm, Bytes: 4096, ID: 1})
 	p.tr.Post(qp, workload.Message{Op: workload.WriteImm, Bytes: 4096, ID: 2})
-	p.net.Sched.Run()
+	p.run()
 	req := p.side(workload.Requester)
 	if len(req) != 2 || req[0].Status != workload.RetryExceeded || req[1].Status != workload.Flushed {
 		t.Fatalf("completions %+v", req)
@@ -228,7 +238,7 @@ func TestRetryExceeded(t *testing.T) {
 	}
 	// A request posted to a QP in the error state is flushed at once.
 	p.tr.Post(qp, workload.Message{Op: workload.WriteImm, Bytes: 1, ID: 3})
-	p.net.Sched.Run()
+	p.run()
 	if last := p.got[len(p.got)-1]; last.ID != 3 || last.Status != workload.Flushed {
 		t.Errorf("post to a failed QP: %+v", last)
 	}
@@ -276,7 +286,7 @@ func TestWorkloadChain(t *testing.T) {
 	p := newPair(t, testConfig())
 	c := &chain{left: 5, hosts: []int{0, 1}}
 	p.tr.Start(c)
-	p.net.Sched.Run()
+	p.run()
 	if !c.done || len(c.at) != 5 || !p.tr.Done() {
 		t.Fatalf("chain: done %v after %d completions", c.done, len(c.at))
 	}
@@ -298,7 +308,7 @@ func TestPerQPTimeout(t *testing.T) {
 	p.b.Port().SetLoss(&dropNth{all: true})
 	qp := p.tr.Connect(0, 1, workload.QPOptions{Timeout: 12, RetryCount: 2}, p)
 	p.tr.Post(qp, workload.Message{Op: workload.WriteImm, Bytes: 4096})
-	p.net.Sched.Run()
+	p.run()
 	want := 3 * (4096 * unit.Nanosecond << 12)
 	if len(p.got) != 1 || p.got[0].Status != workload.RetryExceeded || p.got[0].At < want || p.got[0].At > want+unit.Microsecond {
 		t.Fatalf("completions %+v, want failure at %v", p.got, want)

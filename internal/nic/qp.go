@@ -309,7 +309,7 @@ func isResponse(op roce.Opcode) bool {
 // newPacket returns a data packet of q to its peer, stamped now.
 func (q *qp) newPacket(op roce.Opcode, psn uint32, payload int32, now unit.Time) *packet.Packet {
 	n := q.nic
-	p := n.net.Pool.Get()
+	p := n.dom.Pool.Get()
 	p.Kind = packet.Data
 	p.Class = q.class
 	p.Opcode = op
@@ -353,7 +353,7 @@ func (q *qp) segment(now unit.Time) (*packet.Packet, bool) {
 		// HPCC takes its signal from every packet's INT: each asks for an
 		// ACK (AckReq), as HPCC's ns-3 model ACKs every packet; a coalescing
 		// responder would also leave a shrunken window shut.
-		p.INT = q.nic.net.INTs.Get()
+		p.INT = q.nic.dom.INTs.Get()
 		p.AckReq = true
 	}
 	retx := roce.PSNDiff(psn, q.sndMax) < 0
@@ -467,7 +467,7 @@ func (q *qp) ackTo(una uint32) bool {
 			break
 		}
 		q.pop()
-		q.nic.tr.complete(q.conn, workload.Requester, w.op, w.id, w.bytes, workload.Success)
+		q.nic.complete(q.conn, workload.Requester, w.op, w.id, w.bytes, workload.Success)
 		q.cur--
 	}
 	return true
@@ -495,7 +495,7 @@ func (q *qp) fail(status workload.Status) {
 		w := *q.wqeAt(0)
 		n.HW.ReqCQEError++
 		q.pop()
-		n.tr.complete(q.conn, workload.Requester, w.op, w.id, w.bytes, status)
+		n.complete(q.conn, workload.Requester, w.op, w.id, w.bytes, status)
 	}
 	q.flush()
 }
@@ -508,7 +508,7 @@ func (q *qp) flush() {
 		w := *q.wqeAt(0)
 		n.HW.ReqCQEFlushError++
 		q.pop()
-		n.tr.complete(q.conn, workload.Requester, w.op, w.id, w.bytes, workload.Flushed)
+		n.complete(q.conn, workload.Requester, w.op, w.id, w.bytes, workload.Flushed)
 	}
 	q.cur, q.curOff = 0, 0
 	q.retxN = 0

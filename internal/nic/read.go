@@ -31,7 +31,7 @@ func (q *qp) queueRead(psn uint32, npkts int32, bytes int64) {
 	q.rd[(q.rdHead+q.rdLen)%len(q.rd)] = readJob{psn: psn, npkts: npkts, bytes: bytes}
 	q.rdLen++
 	if q.cc == nil {
-		q.nic.tr.responderCC(q)
+		q.nic.responderCC(q)
 	}
 }
 
@@ -128,11 +128,11 @@ func (n *NIC) rxReadResponse(q *qp, p *packet.Packet, now unit.Time) {
 	exp, ok := q.readExpected()
 	d := roce.PSNDiff(p.PSN, exp)
 	if q.failed || !ok || d < 0 {
-		n.net.Discarded(p)
+		n.dom.Discarded(p)
 		return
 	}
 	if d == 0 {
-		n.net.Delivered(p)
+		n.dom.Delivered(p)
 		q.delivered += int64(p.Payload)
 		q.lastDeliv = now
 		q.rdGap = false
@@ -140,7 +140,7 @@ func (n *NIC) rxReadResponse(q *qp, p *packet.Packet, now unit.Time) {
 		n.makeReady(q)
 		return
 	}
-	n.net.Discarded(p)
+	n.dom.Discarded(p)
 	n.impliedNAK(q, exp, now)
 }
 

@@ -23,7 +23,7 @@ func TestReadCompletes(t *testing.T) {
 	p := newPair(t, testConfig())
 	qp := p.tr.Connect(0, 1, workload.QPOptions{}, p)
 	p.tr.Post(qp, workload.Message{Op: workload.Read, Bytes: 4096, ID: 3})
-	p.net.Sched.Run()
+	p.run()
 	prop := 10 * unit.Nanosecond // 2 m
 	resp := func(ext int32) unit.Time { return wireTime(packet.DataFrame(1024, ext, false)) }
 	want := wireTime(packet.DataFrame(0, packet.RETH, false)) + prop + 2*resp(packet.AETH) + 2*resp(0) + prop
@@ -33,8 +33,8 @@ func TestReadCompletes(t *testing.T) {
 	if p.b.HW.RxReadRequests != 1 || p.a.HW.RxReadRequests != 0 {
 		t.Errorf("rx_read_requests: requester %d, responder %d; want 0, 1", p.a.HW.RxReadRequests, p.b.HW.RxReadRequests)
 	}
-	if d, _ := p.tr.Progress(qp); d != 4096 || p.net.Totals.Sent.Packets != 5 || p.net.Totals.Delivered.Bytes != 4096 {
-		t.Errorf("progress %d, %d packets sent, %d bytes delivered", d, p.net.Totals.Sent.Packets, p.net.Totals.Delivered.Bytes)
+	if d, _ := p.tr.Progress(qp); d != 4096 || p.net.Totals().Sent.Packets != 5 || p.net.Totals().Delivered.Bytes != 4096 {
+		t.Errorf("progress %d, %d packets sent, %d bytes delivered", d, p.net.Totals().Sent.Packets, p.net.Totals().Delivered.Bytes)
 	}
 	conservation(t, p.net)
 }
@@ -53,7 +53,7 @@ func TestReadLostResponse(t *testing.T) {
 	qp := p.tr.Connect(0, 1, workload.QPOptions{}, p)
 	p.tr.Post(qp, workload.Message{Op: workload.Read, Bytes: 8 * 1024, ID: 1})
 	p.tr.Post(qp, workload.Message{Op: workload.WriteImm, Bytes: 2048, ID: 2})
-	p.net.Sched.Run()
+	p.run()
 	if len(p.side(workload.Requester)) != 2 || p.side(workload.Requester)[0].Status != workload.Success {
 		t.Fatalf("completions %+v", p.got)
 	}
@@ -77,7 +77,7 @@ func TestReadLostRequest(t *testing.T) {
 	p.b.Port().SetLoss(&dropNth{drop: map[int]bool{1: true}})
 	qp := p.tr.Connect(0, 1, workload.QPOptions{}, p)
 	p.tr.Post(qp, workload.Message{Op: workload.Read, Bytes: 3000})
-	p.net.Sched.Run()
+	p.run()
 	if len(p.got) != 1 || p.got[0].Status != workload.Success || p.got[0].At < cfg.ACKTimeout() {
 		t.Fatalf("completions %+v", p.got)
 	}

@@ -52,13 +52,13 @@ func (n *NIC) place(q *qp, p *packet.Packet, d int32, now unit.Time) {
 		// Past the window, or a READ (answered in order only): dropped,
 		// and its PSN a hole like a loss.
 		n.HW.OutOfSequence++
-		n.net.Discarded(p)
+		n.dom.Discarded(p)
 	case q.slot(p.PSN).used:
 		n.HW.DuplicateRequest++
-		n.net.Discarded(p)
+		n.dom.Discarded(p)
 	default:
 		*q.slot(p.PSN) = robSlot{payload: p.Payload, op: p.Opcode, ackReq: p.AckReq, used: true}
-		n.net.Delivered(p)
+		n.dom.Delivered(p)
 		n.HW.PlacedOutOfOrder++
 	}
 	n.nakHoles(q, p)

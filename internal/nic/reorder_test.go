@@ -30,7 +30,7 @@ func lossyWrite(t *testing.T, cfg *nic.Config, drop ...int) *pair {
 	p.b.Port().SetLoss(d)
 	qp := p.tr.Connect(0, 1, workload.QPOptions{}, p)
 	p.tr.Post(qp, workload.Message{Op: workload.WriteImm, Bytes: 100 * 1024})
-	p.net.Sched.Run()
+	p.run()
 	if got, _ := p.tr.Progress(qp); got != 100*1024 || len(p.side(workload.Requester)) != 1 {
 		t.Fatalf("delivered %d, completions %+v", got, p.got)
 	}
@@ -50,7 +50,7 @@ func TestSelectiveRepeat(t *testing.T) {
 	if b.PlacedOutOfOrder == 0 || b.OutOfSequence != 0 || b.DuplicateRequest != 0 {
 		t.Errorf("placed %d, out_of_sequence %d, duplicate_request %d", b.PlacedOutOfOrder, b.OutOfSequence, b.DuplicateRequest)
 	}
-	if d := p.net.Totals.Discarded.Packets; d != 0 {
+	if d := p.net.Totals().Discarded.Packets; d != 0 {
 		t.Errorf("%d packets discarded: an out-of-order responder keeps them", d)
 	}
 }
@@ -88,7 +88,7 @@ func TestNAKThreshold(t *testing.T) {
 		p.b.Port().SetTap(tap)
 		qp := p.tr.Connect(0, 1, workload.QPOptions{}, p)
 		p.tr.Post(qp, workload.Message{Op: workload.WriteImm, Bytes: 100 * 1024})
-		p.net.Sched.Run()
+		p.run()
 		if p.a.HW.PacketSeqErr != 1 {
 			t.Fatalf("threshold %d: %d NAKs, want 1", k, p.a.HW.PacketSeqErr)
 		}

@@ -13,7 +13,7 @@ import (
 
 // sent books a data packet and paces its QP.
 func (n *NIC) sent(q *qp, p *packet.Packet, retx bool, now unit.Time) {
-	n.net.SentData(p, retx)
+	n.dom.SentData(p, retx)
 	if retx {
 		n.HW.Retransmitted++
 	}
@@ -28,7 +28,7 @@ func (n *NIC) sent(q *qp, p *packet.Packet, retx bool, now unit.Time) {
 	q.lastTx, q.lastWire = now, wire
 	q.nextTx = n.paceAfter(q, now)
 	if !q.rto.Armed() && !isResponse(p.Opcode) {
-		q.rto.Set(n.net.Sched, now+n.rtoOf(q), n, tagRTO|uint64(q.idx)<<8)
+		n.armRTO(q, now)
 	}
 }
 
@@ -73,10 +73,20 @@ func (n *NIC) repace(q *qp, now unit.Time) {
 // deadline.
 func (n *NIC) armCC(q *qp) {
 	if d := q.cc.NextDeadline(); d != unit.MaxTime {
-		q.ccTimer.Set(n.net.Sched, max(d, n.net.Sched.Now()), n, tagCC|uint64(q.idx)<<8)
+		q.ccTimer.Set(n.dom.Sched, max(d, n.dom.Sched.Now()), n.key, n, tagCC|uint64(q.idx)<<8)
 	} else {
 		q.ccTimer.Stop()
 	}
+}
+
+// armRTO starts the QP's retransmission timer, unless its local ACK
+// timeout is infinite (exponent 0, IB spec §12.7.34 and ibv_modify_qp(3)):
+// then a lost tail is never retransmitted and the QP waits forever.
+func (n *NIC) armRTO(q *qp, now unit.Time) {
+	if q.class == packet.ClassRoCE && q.timeoutExp == 0 {
+		return
+	}
+	q.rto.Set(n.dom.Sched, now+n.rtoOf(q), n.key, n, tagRTO|uint64(q.idx)<<8)
 }
 
 // rtoOf returns the QP's current retransmission timeout.
@@ -111,7 +121,7 @@ func (n *NIC) timeout(q *qp, now unit.Time) {
 		}
 	}
 	q.goBack(q.sndUna)
-	q.rto.Set(n.net.Sched, now+n.rtoOf(q), n, tagRTO|uint64(q.idx)<<8)
+	n.armRTO(q, now)
 	n.makeReady(q)
 }
 
@@ -121,7 +131,7 @@ func (n *NIC) rxAck(p *packet.Packet) {
 	if q == nil || q.failed {
 		return
 	}
-	now := n.net.Sched.Now()
+	now := n.dom.Sched.Now()
 	una := q.acked
 	switch roce.SyndromeKind(p.Syndrome) {
 	case roce.KindACK:
@@ -192,7 +202,7 @@ func (n *NIC) progress(q *qp, advanced bool, now unit.Time) {
 	q.retries = q.retryCnt
 	q.timeouts = 0
 	if q.outstanding() {
-		q.rto.Set(n.net.Sched, now+n.rtoOf(q), n, tagRTO|uint64(q.idx)<<8)
+		n.armRTO(q, now)
 	} else {
 		q.rto.Stop()
 	}
@@ -209,6 +219,6 @@ func (n *NIC) rxCNP(p *packet.Packet) {
 		return
 	}
 	n.HW.RPCNPHandled++
-	q.cc.OnCNP(n.net.Sched.Now())
+	q.cc.OnCNP(n.dom.Sched.Now())
 	n.armCC(q)
 }

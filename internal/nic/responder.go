@@ -17,10 +17,10 @@ import (
 func (n *NIC) rxData(p *packet.Packet) {
 	q := n.byQPN(p.DstQP)
 	if q == nil {
-		n.net.Discarded(p)
+		n.dom.Discarded(p)
 		return
 	}
-	now := n.net.Sched.Now()
+	now := n.dom.Sched.Now()
 	n.countReorder(q, p)
 	if p.ECN == packet.CE && p.Class == packet.ClassRoCE {
 		n.HW.NPECNMarkedRoCEPackets++
@@ -41,7 +41,7 @@ func (n *NIC) rxData(p *packet.Packet) {
 	}
 	switch d := roce.PSNDiff(p.PSN, q.ePSN); {
 	case d == 0:
-		n.net.Delivered(p)
+		n.dom.Delivered(p)
 		n.accept(q, p.Opcode, p.Payload, p.DMALen, p.AckReq, now)
 		if q.rob != nil {
 			n.drainROB(q, now)
@@ -55,7 +55,7 @@ func (n *NIC) rxData(p *packet.Packet) {
 			return
 		}
 		n.HW.OutOfSequence++
-		n.net.Discarded(p)
+		n.dom.Discarded(p)
 		if !q.nakSent {
 			q.nakSent = true
 			n.sendAck(q, roce.SyndromePSNSequenceError, p)
@@ -70,12 +70,12 @@ func (n *NIC) rxData(p *packet.Packet) {
 func (n *NIC) duplicate(q *qp, p *packet.Packet) {
 	n.HW.DuplicateRequest++
 	if p.Opcode == roce.OpReadRequest {
-		n.net.Delivered(p)
+		n.dom.Delivered(p)
 		q.reread(p.PSN, p.DMALen)
 		n.makeReady(q)
 		return
 	}
-	n.net.Discarded(p)
+	n.dom.Discarded(p)
 	if p.AckReq {
 		n.sendAck(q, roce.SyndromeACKUnlimited, p)
 	}
@@ -121,7 +121,7 @@ func (n *NIC) accept(q *qp, op roce.Opcode, payload int32, dma uint32, ackReq bo
 	if last, notify := isLast(op); last {
 		q.msn = roce.PSNAdd(q.msn, 1)
 		if notify {
-			n.tr.complete(q.conn, workload.Responder, opOf(op), 0, q.msgBytes, workload.Success)
+			n.complete(q.conn, workload.Responder, opOf(op), 0, q.msgBytes, workload.Success)
 		}
 		q.deliverMsg++
 		q.msgBytes = 0
@@ -146,7 +146,7 @@ func (n *NIC) notify(q *qp, now unit.Time) {
 		} else {
 			n.npLast = q
 			if d := n.np.NextDeadline(); d != unit.MaxTime {
-				n.npTimer.Set(n.net.Sched, d, n, tagNP|0xffffff<<8)
+				n.npTimer.Set(n.dom.Sched, d, n.key, n, tagNP|0xffffff<<8)
 			}
 		}
 		return
@@ -154,7 +154,7 @@ func (n *NIC) notify(q *qp, now unit.Time) {
 	if q.np.OnCE(now) {
 		n.sendCNP(q, now)
 	} else if d := q.np.NextDeadline(); d != unit.MaxTime {
-		q.npTimer.Set(n.net.Sched, d, n, tagNP|uint64(q.idx)<<8)
+		q.npTimer.Set(n.dom.Sched, d, n.key, n, tagNP|uint64(q.idx)<<8)
 	}
 }
 
@@ -193,7 +193,7 @@ func (n *NIC) sendAck(q *qp, syndrome uint8, trig *packet.Packet) *packet.Packet
 	if q.rdLen > 0 {
 		// READ responses before it go out first: hold the newest.
 		if q.held != nil {
-			n.net.Free(q.held)
+			n.dom.Free(q.held)
 		}
 		q.held = a
 		return a
@@ -205,7 +205,7 @@ func (n *NIC) sendAck(q *qp, syndrome uint8, trig *packet.Packet) *packet.Packet
 // ctrl returns a control frame from q's end of its connection to its peer,
 // on priority prio with dscp.
 func (n *NIC) ctrl(q *qp, kind packet.Kind, op roce.Opcode, dscp, prio uint8) *packet.Packet {
-	p := n.net.Pool.Get()
+	p := n.dom.Pool.Get()
 	p.Kind, p.Class, p.Opcode = kind, q.class, op
 	p.Src, p.Dst = n.id, q.peerHost
 	p.DstQP = q.peerQPN
@@ -213,7 +213,7 @@ func (n *NIC) ctrl(q *qp, kind packet.Kind, op roce.Opcode, dscp, prio uint8) *p
 	p.DSCP = dscp
 	p.Prio, p.PCP, p.VLAN = prio, prio, n.cfg.VLAN
 	p.TTL = n.cfg.TTL
-	p.SentAt = n.net.Sched.Now()
+	p.SentAt = n.dom.Sched.Now()
 	return p
 }
 

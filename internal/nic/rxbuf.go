@@ -21,9 +21,8 @@ func (n *NIC) buffer(p *packet.Packet) {
 	b := &n.rx
 	c := n.cfg
 	if b.q.Bytes()+int64(p.Frame) > int64(c.RxBuffer) {
-		n.port.Counters.RxDiscards++
-		n.port.Counters.RxPrioDiscards[p.Prio]++
-		n.net.Drop(p, fabric.DropHostOverflow, n.port)
+		n.port.CountRxDiscard(p.Prio)
+		n.dom.Drop(p, fabric.DropHostOverflow, n.port)
 		return
 	}
 	b.q.Push(p)
@@ -33,7 +32,7 @@ func (n *NIC) buffer(p *packet.Packet) {
 	}
 	if !b.draining {
 		b.draining = true
-		n.net.Sched.At(n.net.Sched.Now()+c.DrainRate.TxTime(unit.Bytes(p.Frame)), n, tagDrain)
+		n.dom.Sched.Send(n.dom.Sched.Now()+c.DrainRate.TxTime(unit.Bytes(p.Frame)), n.key, n, tagDrain)
 	}
 }
 
@@ -42,7 +41,7 @@ func (n *NIC) drain(now unit.Time) {
 	b := &n.rx
 	p := b.q.Pop()
 	n.rxData(p)
-	n.net.Free(p)
+	n.dom.Free(p)
 	if b.xoff != 0 && b.q.Bytes() <= int64(n.cfg.RxXON) {
 		for prio := 0; prio < 8; prio++ {
 			if b.xoff&(1<<prio) != 0 {
@@ -52,7 +51,7 @@ func (n *NIC) drain(now unit.Time) {
 		b.xoff = 0
 	}
 	if h := b.q.Head(); h != nil {
-		n.net.Sched.At(now+n.cfg.DrainRate.TxTime(unit.Bytes(h.Frame)), n, tagDrain)
+		n.dom.Sched.Send(now+n.cfg.DrainRate.TxTime(unit.Bytes(h.Frame)), n.key, n, tagDrain)
 	} else {
 		b.draining = false
 	}

@@ -28,7 +28,7 @@ func (n *NIC) Sample(now unit.Time) {
 				continue
 			}
 			n.sampled++
-			every := n.net.SampleInterval()
+			every := n.dom.SampleInterval()
 			q.series = &QPSeries{Conn: int32(q.conn), Rate: metrics.NewSeries(every, 512), Alpha: metrics.NewSeries(every, 512)}
 			n.series = append(n.series, q.series)
 		}

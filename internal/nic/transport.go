@@ -5,6 +5,7 @@ import (
 
 	"rocelab/internal/fabric"
 	"rocelab/internal/packet"
+	"rocelab/internal/roce"
 	"rocelab/internal/sim"
 	"rocelab/internal/unit"
 	"rocelab/internal/workload"
@@ -18,23 +19,44 @@ type conn struct {
 	opts      workload.QPOptions
 }
 
-// wake is a pending Transport.After call.
-type wake struct {
-	w    workload.Waker
-	tag  uint64
-	next int32 // free list
-}
-
 // Transport implements workload.Transport over the NICs of a network: the
 // packet-level twin. Connections are RC queue pairs, or TCP-class
 // connections with kernel framing and the Linux minimum RTO.
+//
+// The workloads run on the control side, on a scheduler of their own
+// (Control), and touch the NICs only by messages with timestamps: a post
+// becomes an event at the NIC at the time of the post, first among the
+// NIC's events at that time; a completion reaches the workload
+// Config.CompletionDelay after the NIC wrote it (the CQE's DMA and the
+// poll that finds it), through its domain's mailbox (Collect). So the
+// workloads' state is never touched from two domains at once, and a run
+// split over domains sees every completion and post at the same time as a
+// run on one. Connections are made on the control side too, at once:
+// nothing reaches a new queue pair before its peer learns of it, and the
+// UDP source ports are drawn in the order the workloads connect.
+//
+// A workload handles a completion as of the time the NIC wrote it: Now
+// returns that time and After counts from it, so the latencies a workload
+// models after a completion (a proxy thread's, a kernel's) include the
+// CQE's way to the host, and only reactions faster than CompletionDelay
+// wait for it. Posts take effect when the workload saw the completion.
 type Transport struct {
-	net   *fabric.Network
+	sched *sim.Scheduler
 	nics  []*NIC
 	conns []conn
-	wakes []wake
-	free  int32
+	wakes workload.Wakes
 	sport *sim.Rand
+	delay unit.Time
+
+	// mail holds a mailbox per domain; comps the completions between
+	// their collection and their event, compFree the free slots.
+	mail     []*mailbox
+	comps    []workload.Completion
+	compFree []int32
+	// inCQE is set while a workload handles a completion, which it sees
+	// at the time the NIC wrote it, cqeAt.
+	inCQE bool
+	cqeAt unit.Time
 
 	workloads []workload.Workload
 	started   bool
@@ -44,23 +66,40 @@ type Transport struct {
 const (
 	tagStart uint64 = iota
 	tagWake
-	tagFlush
+	tagComplete
 )
 
 // NewTransport returns the transport over nics; nics[i] must be host i.
 func NewTransport(net *fabric.Network, nics []*NIC) *Transport {
-	t := &Transport{net: net, nics: nics, free: -1, sport: net.Streams.Stream("qp/udp-sport")}
+	t := &Transport{sched: sim.NewScheduler(), nics: nics, sport: net.Streams.Stream("qp/udp-sport")}
+	for range net.Domains {
+		t.mail = append(t.mail, &mailbox{})
+	}
 	for _, n := range nics {
-		n.tr = t
+		n.mail = t.mail[n.dom.ID]
+		t.delay = max(t.delay, n.cfg.CompletionDelay)
 	}
 	return t
 }
+
+// Control returns the scheduler the workloads run on.
+func (t *Transport) Control() *sim.Scheduler { return t.sched }
+
+// CompletionDelay returns how long after a NIC writes a completion the
+// workload sees it: the least lookahead from the domains to the control
+// side.
+func (t *Transport) CompletionDelay() unit.Time { return t.delay }
 
 // NICs returns the NICs, by host.
 func (t *Transport) NICs() []*NIC { return t.nics }
 
 // Now implements workload.Transport.
-func (t *Transport) Now() unit.Time { return t.net.Sched.Now() }
+func (t *Transport) Now() unit.Time {
+	if t.inCQE {
+		return t.cqeAt
+	}
+	return t.sched.Now()
+}
 
 // Hosts implements workload.Transport.
 func (t *Transport) Hosts() int { return len(t.nics) }
@@ -135,7 +174,7 @@ func (n *NIC) initCC(q *qp) {
 // reaction point of its priority: it is the data source. TIMELY and HPCC
 // need the requester's ACKs, which READ responses do not get, so a READ
 // responder under them sends at line rate.
-func (t *Transport) responderCC(q *qp) {
+func (n *NIC) responderCC(q *qp) {
 	if d := q.nic.cfg.DCQCN; q.class == packet.ClassRoCE && d != nil && d.Enabled(int(q.prio)) {
 		d.Init(&q.dcqcn, q.nic.port.Rate())
 		q.cc = &q.dcqcn
@@ -146,31 +185,28 @@ func (t *Transport) responderCC(q *qp) {
 // class selector (DSCP / 8), what mlx5 maps by default.
 func dscpDefaultPrio(dscp uint8) uint8 { return dscp >> 3 }
 
-// Post implements workload.Transport.
+// Post implements workload.Transport: the work request reaches the
+// requester's NIC as an event at the current time.
 func (t *Transport) Post(id workload.QP, m workload.Message) {
-	c := &t.conns[id]
-	q := c.req
-	if q.failed {
-		q.post(m)
-		t.net.Sched.At(t.Now(), t, tagFlush|uint64(id)<<8)
-		return
-	}
-	q.post(m)
-	q.nic.makeReady(q)
+	q := t.conns[id].req
+	n := q.nic
+	n.posts = append(n.posts, posted{q: q, m: m})
+	n.dom.Sched.Send(t.sched.Now(), sim.NodeKey(n.node, sim.SrcControl), n, tagPost)
 }
 
 // After implements workload.Transport.
 func (t *Transport) After(d unit.Time, w workload.Waker, tag uint64) {
-	i := t.free
-	if i >= 0 {
-		t.free = t.wakes[i].next
-	} else {
-		i = int32(len(t.wakes))
-		t.wakes = append(t.wakes, wake{})
+	i := t.wakes.Add(w, tag)
+	at := t.sched.Now()
+	if base := t.Now(); d > at-base {
+		at = base + min(d, unit.MaxTime-base)
 	}
-	t.wakes[i] = wake{w: w, tag: tag, next: -1}
-	t.net.Sched.After(d, t, tagWake|uint64(i)<<8)
+	t.sched.Send(at, controlKey, t, tagWake|uint64(i)<<8)
 }
+
+// controlKey is the key of the transport's own events: node 0, the
+// control side.
+const controlKey = sim.Key(sim.SrcSelf)
 
 // Progress implements workload.Transport.
 func (t *Transport) Progress(id workload.QP) (int64, unit.Time) {
@@ -183,7 +219,7 @@ func (t *Transport) Start(ws ...workload.Workload) {
 	t.workloads = append(t.workloads, ws...)
 	if !t.started {
 		t.started = true
-		t.net.Sched.At(t.Now(), t, tagStart)
+		t.sched.Send(t.Now(), controlKey, t, tagStart)
 	}
 }
 
@@ -205,28 +241,84 @@ func (t *Transport) Handle(now unit.Time, tag uint64) {
 			w.Start(t)
 		}
 	case tagWake:
+		w, wt := t.wakes.Take(int32(tag >> 8))
+		w.Wake(now, wt)
+	case tagComplete:
 		i := int32(tag >> 8)
-		w := t.wakes[i]
-		t.wakes[i] = wake{next: t.free}
-		t.free = i
-		w.w.Wake(now, w.tag)
-	case tagFlush:
-		t.conns[tag>>8].req.flush()
+		c := t.comps[i]
+		t.comps[i] = workload.Completion{}
+		t.compFree = append(t.compFree, i)
+		t.inCQE, t.cqeAt = true, c.At
+		t.conns[c.QP].owner.Completed(c)
+		t.inCQE = false
 	}
-	t.checkDone()
-}
-
-// complete delivers a completion to the connection's owner.
-func (t *Transport) complete(id workload.QP, side workload.Side, op workload.Op, wr uint64, bytes int64, st workload.Status) {
-	c := &t.conns[id]
-	c.owner.Completed(workload.Completion{QP: id, Side: side, Op: op, ID: wr, Bytes: bytes, Status: st, At: t.Now()})
-	t.checkDone()
-}
-
-// checkDone stops the run once every workload has finished.
-func (t *Transport) checkDone() {
 	if t.started && t.Done() {
-		t.net.Sched.Stop()
+		t.sched.Stop()
+	}
+}
+
+// Collect moves the completions the domains' NICs wrote since the last
+// call onto the control side, each CompletionDelay after its NIC wrote
+// it, ordered among equal times by the NIC. The run calls it between
+// windows, alone.
+func (t *Transport) Collect() {
+	for _, mb := range t.mail {
+		for _, m := range mb.msgs {
+			var i int32
+			if k := len(t.compFree); k > 0 {
+				i = t.compFree[k-1]
+				t.compFree = t.compFree[:k-1]
+			} else {
+				i = int32(len(t.comps))
+				t.comps = append(t.comps, workload.Completion{})
+			}
+			t.comps[i] = m.c
+			t.sched.Send(m.c.At+t.delay, sim.NodeKey(0, sim.SrcFrom(int(m.node))), t, tagComplete|uint64(i)<<8)
+		}
+		clear(mb.msgs)
+		mb.msgs = mb.msgs[:0]
+	}
+}
+
+// mailbox holds the completions a domain's NICs wrote, in order, until
+// the control side collects them.
+type mailbox struct {
+	msgs []mail
+}
+
+// mail is one completion from a NIC.
+type mail struct {
+	node uint32
+	c    workload.Completion
+}
+
+// posted is a work request on its way to the NIC.
+type posted struct {
+	q *qp
+	m workload.Message
+}
+
+// complete writes a completion for the workload that owns the connection.
+func (n *NIC) complete(id workload.QP, side workload.Side, op workload.Op, wr uint64, bytes int64, st workload.Status) {
+	n.mail.msgs = append(n.mail.msgs, mail{node: n.node, c: workload.Completion{QP: id, Side: side, Op: op, ID: wr, Bytes: bytes, Status: st, At: n.dom.Sched.Now()}})
+}
+
+// post takes the oldest work request posted to the NIC: a QP in the error
+// state flushes it at once, and anything else waits its turn to be sent.
+func (n *NIC) post() {
+	w := n.posts[n.postHead]
+	n.posts[n.postHead] = posted{}
+	if n.postHead++; n.postHead == len(n.posts) {
+		n.posts, n.postHead = n.posts[:0], 0
+	}
+	q := w.q
+	switch {
+	case q.failed:
+		q.post(w.m)
+		q.flush()
+	default:
+		q.post(w.m)
+		n.makeReady(q)
 	}
 }
 
@@ -250,6 +342,11 @@ type ConnInfo struct {
 	LastDelivery unit.Time
 	Failed       bool
 	HasCC        bool
+	// Pending says the requester still holds work it has not completed:
+	// a connection stalled at the end of a run. Unacked counts the data
+	// packets it has sent that no ACK has covered yet.
+	Pending bool
+	Unacked int64
 }
 
 // Conns returns every connection's state, in Connect order.
@@ -263,6 +360,7 @@ func (t *Transport) Conns() []ConnInfo {
 			Sent: c.req.sentBytes + c.resp.sentBytes, Retransmit: c.req.retxBytes + c.resp.retxBytes,
 			SentPkts: c.req.sentPkts + c.resp.sentPkts, RetxPkts: c.req.retxPkts + c.resp.retxPkts,
 			Delivered: c.resp.delivered + c.req.delivered, LastDelivery: max(c.resp.lastDeliv, c.req.lastDeliv), Failed: c.req.failed, HasCC: c.req.cc != nil,
+			Pending: c.req.sqLen > 0 && !c.req.failed, Unacked: int64(roce.PSNDiff(c.req.sndMax, c.req.sndUna)),
 		}
 	}
 	return out

@@ -99,13 +99,18 @@ const (
 )
 
 // Packet is one frame in the twin. Sizes are int32: a frame is at most a
-// jumbo frame, and the record stays small.
+// jumbo frame, and the record stays small. The fields a switch reads come
+// first, so that forwarding a packet touches one cache line of it: pools
+// hand packets out of arrays, 128 bytes apart.
 type Packet struct {
 	next *Packet
-
-	// SentAt is when the first bit left the sending host, for one-way
-	// latency.
-	SentAt unit.Time
+	// INT is the packet's in-band telemetry (HPCC), nil for none. A data
+	// packet collects one hop per switch egress; the ACK it triggers
+	// carries the record back.
+	INT *INTRecord
+	// FieldsHash caches the ECMP hash of the header fields HashFields
+	// selects (fabric.FieldsHash), computed at the first switch.
+	FieldsHash uint64
 
 	// Src and Dst are host indices.
 	Src, Dst int32
@@ -114,28 +119,19 @@ type Packet struct {
 	// Frame is the Ethernet frame length including FCS, excluding
 	// preamble and inter-frame gap.
 	Frame int32
-	// PSN is the 24-bit packet sequence number.
-	PSN uint32
 	// DstQP is the destination queue pair number (24 bits).
 	DstQP uint32
-	// MSN is an ACK's message sequence number (24 bits).
-	MSN uint32
-	// DMALen is the RETH DMA length of the first packet of an RDMA WRITE:
-	// the message's length (modulo 2^32, as the 32-bit field holds it).
-	DMALen uint32
 	// SrcPort is the UDP source port, the per-QP ECMP entropy.
 	SrcPort uint16
+	// InPort is the ingress port at the current switch, whose priority
+	// group the packet is charged to.
+	InPort int16
 
-	// Quanta holds a PFC frame's eight pause times, in 512-bit-time quanta.
-	Quanta [8]uint16
-	// ClassVector is a PFC frame's class-enable vector (bit p = priority p).
-	ClassVector uint8
-
-	Kind   Kind
-	Class  Class
-	Opcode roce.Opcode
-	// Syndrome is an ACK's AETH syndrome (ACK, or NAK with its code).
-	Syndrome uint8
+	Kind  Kind
+	Class Class
+	// Prio is the priority the current node queues the packet on. Each
+	// node sets it on receipt from its own classification.
+	Prio uint8
 	// TTL is the IP time to live; a switch drops a packet whose TTL runs
 	// out (a routing loop).
 	TTL uint8
@@ -146,37 +142,42 @@ type Packet struct {
 	// PCP is the 802.1Q priority, meaningful only when VLAN is set.
 	PCP uint8
 	// VLAN says whether the frame carries an 802.1Q tag.
-	VLAN bool
+	VLAN       bool
+	HashFields uint8
+	Opcode     roce.Opcode
+	// Syndrome is an ACK's AETH syndrome (ACK, or NAK with its code).
+	Syndrome uint8
 	// AckReq is the BTH AckReq bit.
 	AckReq bool
-
-	// Prio is the priority the current node queues the packet on. Each
-	// node sets it on receipt from its own classification.
-	Prio uint8
-	// InPort is the ingress port at the current switch, whose priority
-	// group the packet is charged to.
-	InPort int16
-	// FieldsHash caches the ECMP hash of the header fields HashFields
-	// selects (fabric.FieldsHash), computed at the first switch.
-	FieldsHash uint64
-	HashFields uint8
 	// Resent marks a data packet sent again (go-back-N or selective
 	// repeat): twin bookkeeping, so that a receiver tells the network's
 	// reordering from the late arrival of a retransmission.
 	Resent bool
+	// ClassVector is a PFC frame's class-enable vector (bit p = priority p).
+	ClassVector uint8
 
+	// SentAt is when the first bit left the sending host, for one-way
+	// latency.
+	SentAt unit.Time
 	// Echo is, on an ACK, the SentAt of the data packet that made the
 	// responder send it: the timestamp RTT-based congestion control (TIMELY)
 	// measures the round trip with.
 	Echo unit.Time
+	// PSN is the 24-bit packet sequence number.
+	PSN uint32
+	// MSN is an ACK's message sequence number (24 bits).
+	MSN uint32
+	// DMALen is the RETH DMA length of the first packet of an RDMA WRITE:
+	// the message's length (modulo 2^32, as the 32-bit field holds it).
+	DMALen uint32
 	// NAKFrom and NAKEnd are, on a NAK of an out-of-order responder, the
 	// missing PSNs it asks for, NAKFrom..NAKEnd-1 (PSN stays the expected
 	// one, acknowledging everything before it). Equal means a plain NAK.
 	NAKFrom, NAKEnd uint32
-	// INT is the packet's in-band telemetry (HPCC), nil for none. A data
-	// packet collects one hop per switch egress; the ACK it triggers
-	// carries the record back.
-	INT *INTRecord
+	// Quanta holds a PFC frame's eight pause times, in 512-bit-time quanta.
+	Quanta [8]uint16
+
+	_ [12]byte // to 128 bytes: two cache lines
 }
 
 // Wire returns the bytes the packet occupies on the wire, preamble and
@@ -287,12 +288,20 @@ type Pool struct {
 	alloc int
 }
 
+// poolChunk is how many packets a pool allocates at once, side by side.
+const poolChunk = 64
+
 // Get returns a zeroed packet.
 func (pl *Pool) Get() *Packet {
 	p := pl.free
 	if p == nil {
-		pl.alloc++
-		p = new(Packet)
+		chunk := make([]Packet, poolChunk)
+		for i := 1; i < len(chunk); i++ {
+			chunk[i].next = pl.free
+			pl.free = &chunk[i]
+		}
+		pl.alloc += len(chunk)
+		p = &chunk[0]
 	} else {
 		pl.free = p.next
 		*p = Packet{}

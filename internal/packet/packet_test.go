@@ -1,6 +1,9 @@
 package packet
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 func TestOverhead(t *testing.T) {
 	// facts: preamble+IFG 20, Ethernet 14, IPv4 20, UDP 8, BTH 12, ICRC 4, FCS 4.
@@ -44,7 +47,7 @@ func TestQueueAndPool(t *testing.T) {
 		t.Fatal("queue or pool not empty")
 	}
 	p := pl.Get()
-	if p.PSN != 0 || p.Frame != 0 || pl.Allocated() != 10 {
+	if p.PSN != 0 || p.Frame != 0 || pl.Allocated() != poolChunk {
 		t.Fatalf("recycled packet not zeroed or pool grew: %+v alloc=%d", p, pl.Allocated())
 	}
 }
@@ -60,5 +63,17 @@ func TestControlFrames(t *testing.T) {
 	}
 	if got := TCPFrame(1448, false); got != 1448+70 {
 		t.Errorf("TCP frame %d, want 1518", got)
+	}
+}
+
+// A packet is two cache lines, and what a switch reads lies in the
+// first: the pool hands packets out of arrays, so that holds in memory.
+func TestPacketLayout(t *testing.T) {
+	var p Packet
+	if s := unsafe.Sizeof(p); s != 128 {
+		t.Errorf("a Packet is %d bytes, want 128", s)
+	}
+	if o := unsafe.Offsetof(p.ClassVector); o >= 64 {
+		t.Errorf("the switch's fields end at byte %d, past the first cache line", o)
 	}
 }

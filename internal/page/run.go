@@ -170,12 +170,16 @@ func writeHealth(p *Page, jobs []Job) {
 	for i := range jobs {
 		head = append(head, jobs[i].label())
 	}
-	t := &Table{Caption: "The four health targets (PASS or FAIL, and why a FAIL fails)", Head: head}
+	t := &Table{Caption: "The four health targets (PASS or FAIL, and why a FAIL fails; n/a when there was nothing to measure)", Head: head}
 	for _, tg := range targets {
 		row := []Cell{text(tg.name), text(tg.goal)}
 		for i := range jobs {
 			h := &jobs[i].Obs.Health
 			v := tg.get(h)
+			if v.NA {
+				row = append(row, Cell{Text: "n/a: " + v.Note, Class: "info"})
+				continue
+			}
 			if v.Pass {
 				row = append(row, Cell{Text: "PASS " + tg.value(v.Value), Class: "pass"})
 				continue

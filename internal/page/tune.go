@@ -112,6 +112,9 @@ func paramOf(x *tune.RunResult, i int) string {
 // healthCells are a run's four targets as coloured cells.
 func healthCells(h metrics.Health) []Cell {
 	c := func(t metrics.Target, format string, scale float64) Cell {
+		if t.NA {
+			return Cell{Text: "n/a", Class: "info"}
+		}
 		cell := number(format, scale*t.Value)
 		if t.Pass {
 			cell.Class += " pass"

@@ -163,10 +163,10 @@ func (c *Comparison) writeHealth(b *strings.Builder) {
 		cell       func(r *Run) string
 	}{
 		{"P99 latency (RoCE)", "< 10 us", func(r *Run) string {
-			return fmt.Sprintf("%.2f us %s", r.Health.P99LatencyUS.Value, passFail(r.Health.P99LatencyUS))
+			return usValue(r.Health.P99LatencyUS) + " " + passFail(r.Health.P99LatencyUS)
 		}},
 		{"bandwidth utilization", "> 90 %", func(r *Run) string {
-			return pct(r.Health.BandwidthUtilization.Value) + " " + passFail(r.Health.BandwidthUtilization)
+			return pctValue(r.Health.BandwidthUtilization) + " " + passFail(r.Health.BandwidthUtilization)
 		}},
 		{"loss of RoCE packets", "= 0", func(r *Run) string { return pct(r.Health.LossRate.Value) + " " + passFail(r.Health.LossRate) }},
 		{"PFC pause time (worst port)", "< 0.1 %", func(r *Run) string {

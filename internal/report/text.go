@@ -22,8 +22,9 @@ const maxRows = 20
 func (r *Run) WriteText(w io.Writer) error {
 	var b strings.Builder
 	s := r.Scenario
-	fmt.Fprintf(&b, "rocelab run: %s (seed %d)\n", s.Name, s.Seed)
+	// The first line says which engine ran and why (issue 15).
 	writeEngine(&b, r.Engine, "")
+	fmt.Fprintf(&b, "rocelab run: %s (seed %d)\n", s.Name, s.Seed)
 	fmt.Fprintf(&b, "topology %s: %s, %s, %s", s.Topology, textout.Count(int64(s.Hosts), "host", "hosts"),
 		textout.Count(int64(s.Switches), "switch", "switches"), textout.Count(int64(s.Links), "link", "links"))
 	if s.Oversubscription > 0 {
@@ -47,17 +48,14 @@ func (r *Run) WriteText(w io.Writer) error {
 		protected = "NOT lossless"
 	}
 	fmt.Fprintf(&b, "RoCE on switch priority %s (%s); NIC congestion control %s on priorities %s\n", textout.Ints(s.RoCEPriorities), protected, s.CC, textout.Ints(twin.Priorities(s.CCPrioMask)))
-	state := "all flows completed"
-	if !r.Sim.Completed {
-		state = "time limit reached before all flows completed"
-	}
+	state := r.outcome()
 	fmt.Fprintf(&b, "simulated %.3f us, %d events; %s\n", r.Sim.EndUS, r.Sim.Events, state)
 
 	b.WriteString("\nHealth targets\n")
 	h := r.Health
 	tbl := &textout.Table{Head: []string{"target", "value", "goal", ""}}
-	tbl.Add("P99 latency (RoCE)", fmt.Sprintf("%.2f us", h.P99LatencyUS.Value), "< 10 us", passFail(h.P99LatencyUS))
-	tbl.Add("bandwidth utilization", pct(h.BandwidthUtilization.Value), "> 90 %", passFail(h.BandwidthUtilization))
+	tbl.Add("P99 latency (RoCE)", usValue(h.P99LatencyUS), "< 10 us", passFail(h.P99LatencyUS))
+	tbl.Add("bandwidth utilization", pctValue(h.BandwidthUtilization), "> 90 %", passFail(h.BandwidthUtilization))
 	tbl.Add("loss of RoCE packets", pct(h.LossRate.Value), "= 0", passFail(h.LossRate))
 	tbl.Add("PFC pause time (worst port)", pct(h.PFCPauseRatio.Value), "< 0.1 %", passFail(h.PFCPauseRatio))
 	tbl.Write(&b)
@@ -66,25 +64,17 @@ func (r *Run) WriteText(w io.Writer) error {
 	r.writeReordering(&b)
 
 	writeNCCL(&b, r.NCCL)
-
-	fmt.Fprintf(&b, "\nFlows (%d)\n", len(r.Flows))
-	tbl = &textout.Table{Head: []string{"id", "name", "src", "dst", "bytes", "prio", "fct_us", "goodput_gbps", "retx_bytes", "status"}}
-	for i, f := range r.Flows {
-		if i == maxRows {
-			tbl.More = len(r.Flows) - i
-			break
-		}
-		fct := "-"
-		if f.FCTUS != nil {
-			fct = fmt.Sprintf("%.2f", *f.FCTUS)
-		}
-		tbl.Add(fmt.Sprint(f.ID), f.Name, f.Src, f.Dst, fmt.Sprint(f.Bytes), fmt.Sprint(f.Priority), fct, fmt.Sprintf("%.3f", f.GoodputGbps), fmt.Sprint(f.Retransmitted), f.Status)
+	for _, p := range r.obs.Perftest {
+		fmt.Fprintf(&b, "\nperftest %s → %s: %s\n%s", p.Client, p.Server, p.Summary, p.Output)
 	}
-	tbl.Write(&b)
+
+	if len(r.Flows) > 0 {
+		r.writeFlows(&b)
+	}
 
 	if len(r.Latency) > 0 {
 		b.WriteString("\nOne-way latency\n")
-		tbl = &textout.Table{Head: []string{"prio", "packets", "p50_us", "p99_us", "p99.9_us", "max_us"}}
+		tbl := &textout.Table{Head: []string{"prio", "packets", "p50_us", "p99_us", "p99.9_us", "max_us"}}
 		for _, l := range r.Latency {
 			tbl.Add(fmt.Sprint(l.Priority), fmt.Sprint(l.Packets), f2(l.P50US), f2(l.P99US), f2(l.P999US), f2(l.MaxUS))
 		}
@@ -105,6 +95,14 @@ func (r *Run) WriteText(w io.Writer) error {
 		}
 		tbl.Write(&b)
 	}
+	if len(r.Busiest) > 0 {
+		b.WriteString("\nBusiest links (frame bytes sent over the run, share of line rate)\n")
+		tbl = &textout.Table{Head: []string{"port", "peer", "gbps", "utilization"}}
+		for _, l := range r.Busiest {
+			tbl.Add(l.Port, l.Peer, fmt.Sprintf("%.3f", l.Gbps), pct(l.Utilization))
+		}
+		tbl.Write(&b)
+	}
 	if len(r.ECMP) > 0 {
 		b.WriteString("\nECMP uplink load\n")
 		tbl = &textout.Table{Head: []string{"tier", "uplinks", "unused", "mean_bytes", "max_bytes", "max/mean"}}
@@ -115,6 +113,24 @@ func (r *Run) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeFlows lists the flows: completion, goodput, status.
+func (r *Run) writeFlows(b *strings.Builder) {
+	fmt.Fprintf(b, "\nFlows (%d)\n", len(r.Flows))
+	tbl := &textout.Table{Head: []string{"id", "name", "src", "dst", "bytes", "prio", "fct_us", "goodput_gbps", "retx_bytes", "status"}}
+	for i, f := range r.Flows {
+		if i == maxRows {
+			tbl.More = len(r.Flows) - i
+			break
+		}
+		fct := "-"
+		if f.FCTUS != nil {
+			fct = fmt.Sprintf("%.2f", *f.FCTUS)
+		}
+		tbl.Add(fmt.Sprint(f.ID), f.Name, f.Src, f.Dst, fmt.Sprint(f.Bytes), fmt.Sprint(f.Priority), fct, fmt.Sprintf("%.3f", f.GoodputGbps), fmt.Sprint(f.Retransmitted), f.Status)
+	}
+	tbl.Write(b)
 }
 
 // writeTotals writes the network-wide sums, when the engine counts them.
@@ -226,6 +242,58 @@ func writeBusy(b *strings.Builder, rows []busyRow, title string, head ...string)
 	tbl.Write(b)
 }
 
+// outcome says how the run ended: whether the time limit cut it, and how
+// many flows completed, failed, were cancelled or still ran.
+func (r *Run) outcome() string {
+	var ok, running, cancelled, notStarted int
+	failed := map[string]int{}
+	var statuses []string
+	for _, f := range r.Flows {
+		switch f.Status {
+		case "ok":
+			ok++
+		case "running":
+			running++
+		case "cancelled":
+			cancelled++
+		case "not started":
+			notStarted++
+		default:
+			if failed[f.Status] == 0 {
+				statuses = append(statuses, f.Status)
+			}
+			failed[f.Status]++
+		}
+	}
+	limit := "every workload finished"
+	if !r.Sim.Completed {
+		limit = "time limit reached"
+	}
+	n := len(r.Flows)
+	if n == 0 {
+		return limit
+	}
+	switch {
+	case ok == n && n == 1:
+		return limit + "; the flow completed"
+	case ok == n:
+		return fmt.Sprintf("%s; all %d flows completed", limit, n)
+	}
+	parts := []string{fmt.Sprintf("%d of %d flows completed", ok, n)}
+	for _, st := range statuses {
+		parts = append(parts, fmt.Sprintf("%d failed (%s)", failed[st], st))
+	}
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{cancelled, "cancelled"}, {running, "still running"}, {notStarted, "not started"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	return limit + "; " + strings.Join(parts, ", ")
+}
+
 // writeEngine names the engine that ran and why, and what it leaves out.
 func writeEngine(b *strings.Builder, e twin.EngineInfo, indent string) {
 	fmt.Fprintf(b, "%sengine %s", indent, e.Name)
@@ -240,6 +308,8 @@ func writeEngine(b *strings.Builder, e twin.EngineInfo, indent string) {
 
 func passFail(t metrics.Target) string {
 	switch {
+	case t.NA:
+		return "(" + t.Note + ")"
 	case t.Pass:
 		return "PASS"
 	case t.Note != "":
@@ -257,7 +327,23 @@ func sum(m map[string]int64) int64 {
 }
 
 func pct(f float64) string { return fmt.Sprintf("%.3f %%", 100*f) }
-func f2(f float64) string  { return fmt.Sprintf("%.2f", f) }
+
+// usValue and pctValue print a target's value, n/a when there was nothing
+// to measure.
+func usValue(t metrics.Target) string {
+	if t.NA {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f us", t.Value)
+}
+
+func pctValue(t metrics.Target) string {
+	if t.NA {
+		return "n/a"
+	}
+	return pct(t.Value)
+}
+func f2(f float64) string { return fmt.Sprintf("%.2f", f) }
 
 func bytesList(xs []int64) string {
 	if len(xs) == 0 {

@@ -8,14 +8,19 @@ import (
 	"rocelab/examples"
 )
 
-// benchRun builds and runs s b.N times and reports packet-hops and events
-// per second of wall time. With finish set, a run whose workload is not
-// done by the scenario's end fails the benchmark.
+// benchRun builds and runs s b.N times on one domain and reports
+// packet-hops and events per second of wall time. With finish set, a run
+// whose workload is not done by the scenario's end fails the benchmark.
 func benchRun(b *testing.B, s *Scenario, finish bool) {
-	var hops, events uint64
+	benchRunWith(b, s, finish, Options{})
+}
+
+// benchRunWith is benchRun split as o says.
+func benchRunWith(b *testing.B, s *Scenario, finish bool, o Options) (events uint64) {
+	var hops uint64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		tw, err := Build(s)
+		tw, err := BuildWith(s, o)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -23,13 +28,14 @@ func benchRun(b *testing.B, s *Scenario, finish bool) {
 		if finish && !tw.Done() {
 			b.Fatal("the workload did not finish")
 		}
-		events += tw.Net.Sched.Executed()
+		events += tw.Executed()
 		for _, pt := range tw.Net.Ports {
-			hops += uint64(pt.Counters.TxPhyPackets)
+			hops += uint64(pt.Snapshot().TxPhyPackets)
 		}
 	}
 	b.ReportMetric(float64(hops)/b.Elapsed().Seconds(), "packet-hops/s")
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	return events
 }
 
 // BenchmarkLeafSpinePermutation runs the 128-host permutation example
@@ -63,6 +69,23 @@ traffic: {generators: [{kind: permutation, bytes: 2MB}]}
 	benchRun(b, s, true)
 }
 
+// BenchmarkIncast is a 127→1 incast of 1 MiB per sender on one 128-port
+// switch at 100G, PFC only: the htsim comparison's incast.
+func BenchmarkIncast(b *testing.B) {
+	s, err := Load("incast.yaml", []byte(`
+name: incast-127
+duration: 50ms
+topology: {kind: single-switch, hosts: 128, host_link: {rate: 100G, cable: 3m}}
+switch: {buffer: 64MiB}
+host: {cc: none}
+traffic: {generators: [{kind: incast, bytes: 1MiB, senders: [127], receiver: h0}]}
+`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchRun(b, s, true)
+}
+
 // BenchmarkHost1000QPs is one sender with 1000 QPs, each paced at 100 Mb/s
 // by a rate cap, to one receiver: the NIC's ready rings and pacing
 // calendar at scale. It stops at 2 ms, long before the QPs finish.
@@ -77,4 +100,29 @@ func BenchmarkHost1000QPs(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchRun(b, s, false)
+}
+
+// fatTree loads a k-ary fat-tree permutation of 2 MB per host at 100G,
+// DCQCN, path MTU 1024: the HPCC ns-3 comparison point at every size.
+func fatTree(b *testing.B, k int) *Scenario {
+	s, err := Load("fattree.yaml", []byte(fmt.Sprintf(`
+name: fattree-k%d
+duration: 50ms
+topology: {kind: fat-tree, k: %d, host_link: {rate: 100G, cable: 3m}}
+host: {mtu: 1024, cc: dcqcn}
+traffic: {generators: [{kind: permutation, bytes: 2MB}]}
+`, k, k)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkFatTreeK runs the fat-tree permutation at k = 8, 16, 24 and 32
+// (128 to 8192 hosts): events/s should not fall as the fabric grows.
+// k=24 and k=32 take minutes each: run with -benchtime=1x.
+func BenchmarkFatTreeK(b *testing.B) {
+	for _, k := range []int{8, 16, 24, 32} {
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) { benchRun(b, fatTree(b, k), true) })
+	}
 }

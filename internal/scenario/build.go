@@ -1,13 +1,17 @@
 package scenario
 
 import (
+	"cmp"
 	"fmt"
 	"math/bits"
+	"math/rand/v2"
+	"slices"
 
 	"rocelab/internal/fabric"
 	"rocelab/internal/fault"
 	"rocelab/internal/nic"
 	"rocelab/internal/packet"
+	"rocelab/internal/sim"
 	"rocelab/internal/topo"
 	"rocelab/internal/unit"
 )
@@ -27,23 +31,48 @@ type Twin struct {
 	Nodes []fabric.Node
 	// Losses are the loss faults' models, for their counts.
 	Losses []*fault.Loss
+	// Partition is how the fabric is split into domains.
+	Partition Partition
 
-	links  []fabricLink
-	down   fault.LinkState
-	pauses *fabric.PauseSampler
+	links  []*fabric.Link
+	run    *sim.Windows
+	pauses []*fabric.PauseSampler // one per domain
 }
 
-// fabricLink is a topology link's two fabric ports.
-type fabricLink struct{ a, b *fabric.Port }
+// Options are how a twin runs, as opposed to what it simulates: they
+// never change its results.
+type Options struct {
+	// Threads is how many domains the fabric is split into, and how many
+	// goroutines run them (0 means 1).
+	Threads int
+	// Spread puts each node in a domain of its own, round robin over
+	// Threads domains, so that every link is cut: a test that the output
+	// does not depend on the partitioning.
+	Spread bool
+	// Clock, when set, reads a wall clock in nanoseconds, for the run's
+	// statistics (RunStats); it never affects the run.
+	Clock func() int64
+}
 
-// Build assembles the fabric, NICs, traffic and faults of s.
-func Build(s *Scenario) (*Twin, error) {
-	net := fabric.NewNetwork(s.Seed)
+// Build assembles the fabric, NICs, traffic and faults of s, on one
+// domain.
+func Build(s *Scenario) (*Twin, error) { return BuildWith(s, Options{}) }
+
+// BuildWith assembles the fabric, NICs, traffic and faults of s, split
+// as o says.
+func BuildWith(s *Scenario, o Options) (*Twin, error) {
 	w, err := s.NewWorkloads()
 	if err != nil {
 		return nil, err
 	}
-	tw := &Twin{Scenario: s, Net: net, Workloads: w}
+	tw := &Twin{Scenario: s, Workloads: w}
+	if o.Spread {
+		tw.Partition = spreadTopology(s.Topo, o.Threads)
+	} else {
+		tw.Partition = partitionTopology(s.Topo, o.Threads)
+	}
+	net := fabric.NewNetwork(s.Seed, tw.Partition.Domains)
+	tw.Net = net
 	ports := make([][]*fabric.Port, len(s.Topo.Nodes))
 	routes := s.Topo.Routes()
 	ncfg, err := s.nicConfig()
@@ -51,9 +80,10 @@ func Build(s *Scenario) (*Twin, error) {
 		return nil, err
 	}
 	for i, n := range s.Topo.Nodes {
+		dom := net.Domains[tw.Partition.Domain[i]]
 		switch n.Kind {
 		case topo.Host:
-			h := nic.New(net, int32(len(tw.NICs)), n.Name, ncfg)
+			h := nic.New(dom, int32(len(tw.NICs)), n.Name, ncfg)
 			if err := net.AddHost(h); err != nil {
 				return nil, err
 			}
@@ -61,28 +91,26 @@ func Build(s *Scenario) (*Twin, error) {
 			tw.Nodes = append(tw.Nodes, h)
 			ports[i] = []*fabric.Port{h.Port()}
 		case topo.Switch:
-			sw := net.NewSwitch(n.Name, n.Ports, s.switchConfig(n.Name, n.Tier, net))
+			sw := net.NewSwitch(dom, n.Name, n.Ports, s.switchConfig(n.Name, n.Tier, net))
 			sw.SetRoutes(routes[i])
 			tw.Nodes = append(tw.Nodes, sw)
 			ports[i] = sw.Ports()
 		}
 	}
 	for _, l := range s.Topo.Links {
-		a, b := ports[l.A][l.PA], ports[l.B][l.PB]
-		net.Link(a, b, l.Rate, l.Cable)
-		tw.links = append(tw.links, fabricLink{a, b})
+		tw.links = append(tw.links, net.Link(ports[l.A][l.PA], ports[l.B][l.PB], l.Rate, l.Cable))
 	}
 	for _, pt := range net.Ports {
 		if pt.Peer() == nil {
 			continue
 		}
-		rng := net.Streams.Stream("phy/" + pt.Name())
-		ppm := (2*rng.Float64() - 1) * s.PHY.ClockPPM
+		src := net.Streams.PCG("phy/" + pt.Name())
+		ppm := (2*rand.New(&src).Float64() - 1) * s.PHY.ClockPPM
 		jitter := s.PHY.FECJitter
 		if s.PHY.Auto {
 			jitter = pt.Rate().TxTime(FECCodeword(pt.Rate()))
 		}
-		pt.SetPHY(ppm, jitter, rng)
+		pt.SetPHY(ppm, jitter, src)
 	}
 	if rt := s.Switch.PFC.ResponseTime; rt > 0 {
 		for _, pt := range net.Ports {
@@ -96,21 +124,52 @@ func Build(s *Scenario) (*Twin, error) {
 	}
 	for _, h := range tw.NICs {
 		h.Start()
-		net.AddSampler(h)
+		h.Port().Domain().AddSampler(h)
 	}
 	if s.Switch.PFC.Enabled {
 		net.PFCEnabled = s.Switch.PFC.Priorities
 	}
 	tw.Transport = nic.NewTransport(net, tw.NICs)
 	tw.Transport.Start(w.List()...)
-	tw.down.Down = make([]bool, len(s.Topo.Links))
 	for i, f := range s.Faults {
 		tw.addFault(i, f)
 	}
-	tw.pauses = fabric.NewPauseSampler(net.Ports, s.SampleInterval)
-	net.AddSampler(tw.pauses)
+	tw.reroutes()
+	tw.samplePauses()
 	net.SampleQueues(s.SampleInterval)
+	tw.run = &sim.Windows{
+		Control: tw.Transport.Control(), Collect: tw.Transport.Collect, Lookahead: tw.lookahead(),
+		Workers: max(o.Threads, 1), Clock: o.Clock,
+	}
+	for _, d := range net.Domains {
+		tw.run.Parts = append(tw.run.Parts, d)
+	}
 	return tw, nil
+}
+
+// samplePauses has each domain sample the pause its ports receive.
+func (tw *Twin) samplePauses() {
+	byDomain := map[*fabric.Domain][]*fabric.Port{}
+	for _, pt := range tw.Net.Ports {
+		byDomain[pt.Domain()] = append(byDomain[pt.Domain()], pt)
+	}
+	for _, d := range tw.Net.Domains {
+		ps := fabric.NewPauseSampler(byDomain[d], tw.Scenario.SampleInterval)
+		d.AddSampler(ps)
+		tw.pauses = append(tw.pauses, ps)
+	}
+}
+
+// lookahead is the width of the run's windows: the least lookahead of a
+// link between domains, and of a completion's way to the workloads.
+func (tw *Twin) lookahead() unit.Time {
+	la := tw.Transport.CompletionDelay()
+	for _, l := range tw.links {
+		if l.Cut() {
+			la = min(la, l.Lookahead())
+		}
+	}
+	return la
 }
 
 // addFault arms one fault.
@@ -120,35 +179,67 @@ func (tw *Twin) addFault(i int, f FaultSpec) {
 	case "pause_storm":
 		pt := tw.NICs[f.Host].Port()
 		pt.SetPFC(fabric.PFCConfig{Quanta: s.Switch.PFC.Quanta, XON: true})
-		(&fault.PauseStorm{Port: pt, Priority: f.Priority, Start: f.Start, End: f.End}).Schedule(net.Sched)
+		(&fault.PauseStorm{Port: pt, Priority: f.Priority, Start: f.Start, End: f.End}).Schedule()
 	case "loss":
-		l := tw.links[f.Link]
+		a, b := tw.links[f.Link].Ends()
 		params := fault.Bernoulli(f.Rate)
 		if f.Burst > 1 {
 			params = fault.GilbertElliott(f.Rate, f.Burst)
 		}
 		params.Start, params.End = f.Start, f.End
-		for side, pt := range []*fabric.Port{l.a, l.b} {
+		for side, pt := range []*fabric.Port{a, b} {
 			m := fault.NewLoss(params, net.Streams.Stream(fmt.Sprintf("fault/%d/loss/%d", i, side)))
 			pt.SetLoss(m)
 			tw.Losses = append(tw.Losses, m)
 		}
 	case "link_down":
-		(&fault.LinkDown{Link: f.Link, Port: tw.links[f.Link].a, Down: f.Start, Up: f.End, Reroute: f.Reroute, Converge: f.Converge}).
-			Schedule(net.Sched, &tw.down, tw)
+		(&fault.LinkDown{Link: tw.links[f.Link], Down: f.Start, Up: f.End}).Schedule()
 	case "route":
 		sw := tw.Nodes[f.Switch].(*fabric.Switch)
-		(&fault.Route{Switch: sw, Hosts: f.Hosts, Ports: f.Via, At: f.Start, Until: f.End}).Schedule(net.Sched)
+		(&fault.Route{Switch: sw, Hosts: f.Hosts, Ports: f.Via, At: f.Start, Until: f.End}).Schedule()
 	}
 }
 
-// Reroute implements fault.Router: every switch's routes are recomputed
-// over the links that are up.
-func (tw *Twin) Reroute(down []bool) {
-	routes := tw.Scenario.Topo.RoutesAvoiding(down)
-	for i, n := range tw.Nodes {
-		if sw, ok := n.(*fabric.Switch); ok {
-			sw.SetRoutes(routes[i])
+// reroutes schedules the routing changes that link faults with reroute
+// set cause: Converge after a link goes down or comes up, every switch
+// gets the routes over the links down at that time.
+func (tw *Twin) reroutes() {
+	type change struct {
+		at   unit.Time
+		link int
+		down bool
+	}
+	var changes []change
+	var at []unit.Time
+	for _, f := range tw.Scenario.Faults {
+		if f.Kind != "link_down" {
+			continue
+		}
+		changes = append(changes, change{f.Start, f.Link, true})
+		if f.End > 0 {
+			changes = append(changes, change{f.End, f.Link, false})
+		}
+		if f.Reroute {
+			at = append(at, f.Start+f.Converge)
+			if f.End > 0 {
+				at = append(at, f.End+f.Converge)
+			}
+		}
+	}
+	slices.SortStableFunc(changes, func(a, b change) int { return cmp.Compare(a.at, b.at) })
+	slices.Sort(at)
+	at = slices.Compact(at)
+	down := make([]bool, len(tw.Scenario.Topo.Links))
+	next := 0
+	for _, t := range at {
+		for ; next < len(changes) && changes[next].at <= t; next++ {
+			down[changes[next].link] = changes[next].down
+		}
+		routes := tw.Scenario.Topo.RoutesAvoiding(down)
+		for i, n := range tw.Nodes {
+			if sw, ok := n.(*fabric.Switch); ok {
+				(&fault.Routes{Switch: sw, Routes: routes[i], At: t}).Schedule()
+			}
 		}
 	}
 }
@@ -159,9 +250,23 @@ func (tw *Twin) Reroute(down []bool) {
 // as one run does.
 func (tw *Twin) RunUntil(limit unit.Time) unit.Time {
 	if !tw.Done() {
-		tw.Net.Sched.RunUntil(limit)
+		tw.run.RunUntil(limit)
 	}
-	return tw.Net.Sched.Now()
+	return tw.Net.Now()
+}
+
+// Advance runs the twin's events until limit or until the workloads
+// finish, whether or not they had finished before, and returns the
+// simulated time reached.
+func (tw *Twin) Advance(limit unit.Time) unit.Time { return tw.run.RunUntil(limit) }
+
+// Executed returns the events the run has executed, in the fabric's
+// domains and on the workloads' side.
+func (tw *Twin) Executed() uint64 { return tw.Net.Executed() + tw.Transport.Control().Executed() }
+
+// RunStats describes how the run was split and how its windows went.
+func (tw *Twin) RunStats() (Partition, unit.Time, sim.WindowStats) {
+	return tw.Partition, tw.run.Lookahead, tw.run.Stats()
 }
 
 // Run runs the twin to completion or to the scenario's duration.
@@ -176,7 +281,7 @@ func (s *Scenario) nicConfig() (*nic.Config, error) {
 	c := &nic.Config{
 		MTU: h.MTU, TCPMSS: int32(s.Switch.PFC.MTU) - 52, VLAN: h.VLAN, ECT: h.ECN, DSCP: h.DSCP, Priority: h.Priority,
 		Classifier: fabric.Classifier{Trust: h.Trust, DSCPToPrio: h.DSCPToPrio},
-		Strict:     n.Strict, Weights: n.Weights, TTL: DefaultTTL, SampleQPs: DefaultSampleQPs,
+		Strict:     n.Strict, Weights: n.Weights, TTL: DefaultTTL, SampleQPs: DefaultSampleQPs, CompletionDelay: DefaultCompletionDelay,
 		Timeout: n.Timeout, RetryCnt: n.RetryCnt, AckCoalesce: n.AckCoalesce, TCPRTO: n.TCPRTO,
 		DrainRate: n.DrainRate, RxBuffer: n.RxBuffer, RxXOFF: n.RxXOFF, RxXON: n.RxXON,
 		PFC: fabric.PFCConfig{Quanta: s.Switch.PFC.Quanta, Refresh: s.Switch.PFC.Refresh, XON: s.Switch.PFC.XON},
@@ -269,16 +374,30 @@ func (c *conv) checkBuffer(s *Scenario, r *rawSwitch) {
 func (tw *Twin) RoCEPriorities() (uint8, bool) { return tw.rocePriorities(tw.Transport.Conns()) }
 
 func (tw *Twin) rocePriorities(conns []nic.ConnInfo) (uint8, bool) {
-	sw := fabric.Classifier{Trust: tw.Scenario.Switch.Trust, DSCPToPrio: tw.Scenario.Switch.DSCPToPrio}
+	s := tw.Scenario
 	var m uint8
 	for _, c := range conns {
 		if c.Class == packet.ClassRoCE {
-			m |= 1 << sw.Priority(c.DSCP, c.Priority, tw.Scenario.Host.VLAN)
+			m |= 1 << s.switchPriority(c.DSCP, c.Priority)
 		}
 	}
-	pfc := uint8(0)
-	if tw.Scenario.Switch.PFC.Enabled {
-		pfc = tw.Scenario.Switch.PFC.Priorities
-	}
-	return m, m&^pfc == 0
+	return m, s.lossless(m)
 }
+
+// switchPriority is the priority the switches queue a connection's
+// packets on: by its DSCP, or the PCP its NIC priority sets.
+func (s *Scenario) switchPriority(dscp, prio uint8) uint8 {
+	sw := fabric.Classifier{Trust: s.Switch.Trust, DSCPToPrio: s.Switch.DSCPToPrio}
+	return sw.Priority(dscp, prio, s.Host.VLAN)
+}
+
+// pfcMask is the priorities PFC protects, none when it is off.
+func (s *Scenario) pfcMask() uint8 {
+	if s.Switch.PFC.Enabled {
+		return s.Switch.PFC.Priorities
+	}
+	return 0
+}
+
+// lossless reports whether PFC protects every priority of mask m.
+func (s *Scenario) lossless(m uint8) bool { return m&^s.pfcMask() == 0 }

@@ -32,8 +32,8 @@ func runCC(t *testing.T, v *Scenario) ccResult {
 		worst = max(worst, pt.Snapshot().RxPauseDuration[3])
 	}
 	r.pause = float64(worst) / float64(end)
-	r.pauseFrames = tw.Net.Totals.PauseFrames
-	lat := tw.Net.Latency.ClassHistogram(packet.ClassRoCE)
+	r.pauseFrames = tw.Net.Totals().PauseFrames
+	lat := tw.Net.Latency().ClassHistogram(packet.ClassRoCE)
 	r.p99us = float64(lat.Quantile(99)) / float64(unit.Microsecond)
 	var q []float64
 	for _, ser := range tw.Net.QueueSeries() {

@@ -59,6 +59,9 @@ func parseRaw(file string, data []byte) (*rawScenario, error) {
 	if unit.Bytes(len(data)) > MaxFileSize {
 		return nil, Errors{{File: file, Msg: fmt.Sprintf("%s is %s, more than the %s a scenario may be; a scenario describes traffic with generators, not flow by flow", file, human(unit.Bytes(len(data))), human(MaxFileSize))}}
 	}
+	if err := CheckDepth(file, data); err != nil {
+		return nil, err
+	}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, Errors{YAMLError(file, err)}
@@ -292,6 +295,9 @@ func (c *conv) rate(n ast.Node, path string, def unit.BitRate) unit.BitRate {
 	if err != nil || r <= 0 {
 		c.badValue(n, path, err, "a positive bit rate such as 100G or 400Gbps", s)
 		return def
+	}
+	if unit.Bare(s) {
+		c.warn(n, path, "%s has no unit, so it is %s bits per second: write %sG for %s Gb/s", s, s, s, s)
 	}
 	return r
 }

@@ -10,6 +10,11 @@ import (
 const (
 	DefaultSeed     = 1
 	DefaultDuration = 10 * unit.Millisecond
+	// DefaultJobDuration caps a scenario with an NCCL job (nccl_tests,
+	// training) that gives no duration: the job ends the run, and a cap of
+	// a simulated minute lets a sweep to 8 GiB on 100G finish. The cost
+	// estimate follows the job, not the cap.
+	DefaultJobDuration = 60 * unit.Second
 
 	DefaultHostRate    = 100 * unit.Gbps
 	DefaultHostCable   = 3 * unit.Metre
@@ -79,6 +84,12 @@ const (
 	DefaultTCPRTO       = 200 * unit.Millisecond
 	DefaultRxBuffer     = 262016 * unit.Byte
 	DefaultTTL          = 64
+	// DefaultCompletionDelay is how long after a NIC writes a completion
+	// the application sees it: the CQE's DMA over PCIe and the poll that
+	// finds it. An assumption (a PCIe posted write takes a few hundred
+	// nanoseconds); it is also the lookahead from the fabric to the
+	// workloads that lets a run use several cores.
+	DefaultCompletionDelay = 200 * unit.Nanosecond
 	// An out-of-order responder's reorder buffer and NAK threshold (twin
 	// choices: NVIDIA documents out-of-order placement, not its sizes):
 	// 1024 PSNs hold 4 MiB at MTU 4096, more than a 100G path's BDP; a

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"math"
 
+	"rocelab/internal/collective"
 	"rocelab/internal/fabric"
 	"rocelab/internal/metrics"
 	"rocelab/internal/packet"
@@ -34,27 +35,41 @@ type Estimate struct {
 	Why string
 	// Samples is the number of queue-depth samples taken until then.
 	Samples int64
+	// Domains is how many domains the run is split into: each costs
+	// bytesPerDomain more memory than Memory, which is the run's on one.
+	// Check counts it; String leaves it out, since what a run prints does
+	// not depend on its threads.
+	Domains int
 }
 
 // Cost model constants, measured on this code (see the benchmark note in
 // docs/scenario.md): scheduler events per packet-hop, bytes per object.
 const (
 	// eventsPerHop counts a packet's hops and its share of the ACKs, CNPs
-	// and timers of the RDMA NIC: executed/estimated is 1.0-1.3 on the
-	// lossless examples with 2.7 (TestEstimateBoundHolds).
-	eventsPerHop       = 2.7
+	// and timers of the RDMA NIC: executed/estimated is 0.98-1.24 on the
+	// lossless examples with 2.2 (TestEstimateBoundHolds). A port runs no
+	// event when a frame has left unless another waits, so a hop costs
+	// one event, its arrival, plus one where queues form.
+	eventsPerHop       = 2.2
 	bytesPerPort       = 1 << 10
 	bytesPerPacket     = 160
 	bytesPerRouteEntry = 24
 	bytesPerFlow       = 320
 	bytesPerSample     = 8
+	// bytesPerDomain is what each domain of a run split over threads adds:
+	// its latency histograms (ten HDR histograms of about 200 KB), its
+	// sampler and outboxes.
+	bytesPerDomain = 3 << 20
 	// maxExpand is the most flows the estimate expands one by one; beyond
 	// it a generator's flows are counted with the longest path.
 	maxExpand = 1 << 20
 )
 
 // Estimate returns the cost of running s.
-func (s *Scenario) Estimate() Estimate {
+func (s *Scenario) Estimate() Estimate { return s.estimate(s.Workload.traffic(int64(s.Host.MTU))) }
+
+// estimate returns the cost of running s with its job's traffic tr.
+func (s *Scenario) estimate(tr []collective.Transfer) Estimate {
 	var e Estimate
 	var packets, hopsSum, wireBytes float64
 	var serial unit.Time // the slowest single flow: start + bytes at its rate
@@ -85,7 +100,14 @@ func (s *Scenario) Estimate() Estimate {
 			add(g.flowCount()*float64(g.QPs), per, g.Start+g.Jitter, g.Rate, longest)
 		}
 	}
-	pk, ph, wb := s.Workload.estimate(hops, int64(s.Host.MTU), overhead)
+	for _, p := range s.Perftests {
+		n, _ := p.Opts.Messages()
+		per := n / int64(len(p.Opts.Sizes()))
+		for _, size := range p.Opts.Sizes() {
+			add(float64(per), unit.Bytes(max(size, 1)), 0, 0, hops(p.Client, p.Server))
+		}
+	}
+	pk, ph, wb := packetCost(tr, hops, overhead)
 	packets, hopsSum, wireBytes = packets+pk, hopsSum+ph, wireBytes+wb
 	nSwitch, nPorts := 0, 0
 	slowest := unit.BitRate(0)
@@ -123,7 +145,13 @@ func (s *Scenario) Estimate() Estimate {
 		// queues busy
 		float64(nPorts)*8*float64(min(e.Samples, metrics.DefaultSeriesCap))*bytesPerSample/4
 	e.Memory = unit.Bytes(sat(mem))
+	e.Domains = max(1, min(s.Run.Threads, nSwitch))
 	return e
+}
+
+// memoryWith returns the memory the run needs split into its domains.
+func (e Estimate) memoryWith() unit.Bytes {
+	return e.Memory + unit.Bytes(max(e.Domains-1, 0))*bytesPerDomain
 }
 
 // samplesUntil returns the queue samples taken until t: the sampler starts
@@ -313,9 +341,13 @@ func (e Estimate) Check(l twin.Limits) error {
 	if e.Why != "" {
 		until += " (the whole duration: " + e.Why + ")"
 	}
-	if l.Memory > 0 && e.Memory > l.Memory {
-		return fmt.Errorf("scenario too large: it needs about %s of memory (%s, %s over %s, %s), more than the %s allowed; shrink it or raise --max-memory",
-			human(e.Memory), textout.Count(e.Flows, "flow", "flows"), textout.Count(e.Packets, "packet", "packets"), textout.Count(e.PacketHops, "packet-hop", "packet-hops"), until, human(l.Memory))
+	if m := e.memoryWith(); l.Memory > 0 && m > l.Memory {
+		split := ""
+		if e.Domains > 1 {
+			split = fmt.Sprintf(" split into %d domains for %d threads", e.Domains, e.Domains)
+		}
+		return fmt.Errorf("scenario too large: it needs about %s of memory%s (%s, %s over %s, %s), more than the %s allowed; shrink it or raise --max-memory",
+			human(m), split, textout.Count(e.Flows, "flow", "flows"), textout.Count(e.Packets, "packet", "packets"), textout.Count(e.PacketHops, "packet-hop", "packet-hops"), until, human(l.Memory))
 	}
 	if l.Events > 0 && e.Events > l.Events {
 		return fmt.Errorf("scenario too large: it needs about %d events (%s, %s) and %s of memory, more than the %d events allowed (about %s of wall time at 3 M events/s); shrink it or raise --max-events",

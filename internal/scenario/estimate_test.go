@@ -75,8 +75,8 @@ func TestEstimateBoundHolds(t *testing.T) {
 		if c.completes && !tw.Done() || end > e.Until {
 			t.Errorf("%s: ended at %s (all done %v), after the estimated bound %s", c.name, end, tw.Done(), e.Until)
 		}
-		if r := float64(tw.Net.Sched.Executed()) / float64(e.Events); c.completes && (r < 0.7 || r > 1.5) || r < 0.3 || r > 2 {
-			t.Errorf("%s: %d events executed, %d estimated", c.name, tw.Net.Sched.Executed(), e.Events)
+		if r := float64(tw.Executed()) / float64(e.Events); c.completes && (r < 0.7 || r > 1.5) || r < 0.3 || r > 2 {
+			t.Errorf("%s: %d events executed, %d estimated", c.name, tw.Executed(), e.Events)
 		}
 	}
 }
@@ -92,5 +92,25 @@ func TestEstimateHugeGenerator(t *testing.T) {
 	}
 	if err := e.Check(twin.Limits{Memory: 4 * unit.GiB}); err == nil || !strings.Contains(err.Error(), "67100672 flows") {
 		t.Errorf("check: %v", err)
+	}
+}
+
+// Threads cost memory: each domain of a split run adds its histograms and
+// buffers, which the check counts and says; what the run prints about the
+// estimate does not change.
+func TestEstimateCountsDomains(t *testing.T) {
+	s := mustLoad(t, "ft.yaml", "topology: {kind: fat-tree, k: 8}\ntraffic: {generators: [{kind: permutation, bytes: 1MB}]}\n")
+	one := s.Estimate()
+	s.Run.Threads = 8
+	eight := s.Estimate()
+	if one.String() != eight.String() || eight.Domains != 8 {
+		t.Fatalf("estimates %q and %q, %d domains", one, eight, eight.Domains)
+	}
+	limit := twin.Limits{Memory: one.Memory + bytesPerDomain}
+	if err := one.Check(limit); err != nil {
+		t.Errorf("one domain: %v", err)
+	}
+	if err := eight.Check(limit); err == nil || !strings.Contains(err.Error(), "split into 8 domains") {
+		t.Errorf("eight domains: %v", err)
 	}
 }

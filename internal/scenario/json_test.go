@@ -30,5 +30,5 @@ func resultJSON(tw *Twin, end unit.Time, w io.Writer) error {
 		Ports  []port
 		NICs   []any
 		Events uint64
-	}{end, tw.Transport.Conns(), tw.Net.Totals, ports, hw, tw.Net.Sched.Executed()})
+	}{end, tw.Transport.Conns(), tw.Net.Totals(), ports, hw, tw.Executed()})
 }

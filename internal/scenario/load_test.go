@@ -204,7 +204,7 @@ func FuzzLoad(f *testing.F) {
 			}
 			return
 		}
-		if s.Topo == nil || len(s.Flows)+len(s.Generators) == 0 && s.Workload == nil {
+		if s.Topo == nil || len(s.Flows)+len(s.Generators)+len(s.Perftests) == 0 && s.Workload == nil {
 			t.Fatal("accepted a scenario without topology, flows or workload")
 		}
 		if e := s.Estimate(); e.Events < 0 || e.Memory < 0 || e.PacketHops < 0 || e.Until < 0 {

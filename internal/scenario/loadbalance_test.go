@@ -29,7 +29,7 @@ func lbRun(t *testing.T, text, variant string, ooo bool) lbRow {
 	}
 	s.Host.NIC.OutOfOrder = ooo
 	tw, sw := runJob(t, s)
-	r := lbRow{name: variant, busbw: sw.Rows[0].Out.BusBW, retx: tw.Net.Totals.Retransmitted.Packets, uplinkMax: ecmpImbalance(tw)}
+	r := lbRow{name: variant, busbw: sw.Rows[0].Out.BusBW, retx: tw.Net.Totals().Retransmitted.Packets, uplinkMax: ecmpImbalance(tw)}
 	for _, n := range tw.NICs {
 		r.naks += n.HW.PacketSeqErr
 		r.oos += n.HW.OutOfSequence
@@ -44,7 +44,7 @@ func lbRun(t *testing.T, text, variant string, ooo bool) lbRow {
 // discarded + in flight, in packets and bytes.
 func checkConservation(t *testing.T, tw *Twin) {
 	t.Helper()
-	tot, in := tw.Net.Totals, tw.Net.InFlight()
+	tot, in := tw.Net.Totals(), tw.Net.InFlight()
 	if l, r := tot.Sent.Bytes+tot.Retransmitted.Bytes, tot.Delivered.Bytes+tot.Dropped.Bytes+tot.Discarded.Bytes+in.Bytes; l != r {
 		t.Errorf("%s: bytes sent + resent %d != delivered + dropped + discarded + in flight %d", tw.Scenario.Name, l, r)
 	}

@@ -15,7 +15,7 @@ func TestNICPriorityMismatchDrops(t *testing.T) {
 	base := example(t, "headroom-short")
 	base.Switch.PFC.Headroom = 0 // computed: correct for the cables
 	good, _ := run(t, base)
-	if d := good.Net.Totals.Dropped.Packets; d != 0 {
+	if d := good.Net.Totals().Dropped.Packets; d != 0 {
 		t.Fatalf("matching priorities: %d drops", d)
 	}
 	bad := example(t, "headroom-short")
@@ -25,11 +25,11 @@ func TestNICPriorityMismatchDrops(t *testing.T) {
 		bad.Generators[i].Priority = 0
 	}
 	tw, _ := run(t, bad)
-	tot := tw.Net.Totals
+	tot := tw.Net.Totals()
 	if tot.DropsByReason[fabric.DropHeadroomOverflow] == 0 {
 		t.Fatalf("NIC on priority 0 against a switch pausing priority 3: no headroom overflow (%+v)", tot)
 	}
-	if tx := tw.NICs[0].Port().Counters.TxPrioBytes[0]; tx == 0 {
+	if tx := tw.NICs[0].Port().Snapshot().TxPrioBytes[0]; tx == 0 {
 		t.Error("the NIC did not send on priority 0")
 	}
 	t.Logf("NIC on priority 0: %d headroom-overflow drops though the switch sent %d pause frames", tot.DropsByReason[fabric.DropHeadroomOverflow], tot.PauseFrames)
@@ -42,14 +42,14 @@ func TestTrustPCPUntaggedIsLossy(t *testing.T) {
 	s.Switch.PFC.Headroom = 0
 	s.Switch.Trust = fabric.TrustPCP
 	tw, _ := run(t, s)
-	tot := tw.Net.Totals
+	tot := tw.Net.Totals()
 	if tot.DropsByReason[fabric.DropLossyOverflow] == 0 || tot.PauseFrames != 0 {
 		t.Fatalf("trust pcp, untagged: lossy drops %d, pause frames %d", tot.DropsByReason[fabric.DropLossyOverflow], tot.PauseFrames)
 	}
 	// Tagging the frames with the priority restores the lossless class.
 	s.Host.VLAN = true
 	tw2, _ := run(t, s)
-	if d := tw2.Net.Totals.Dropped.Packets; d != 0 {
+	if d := tw2.Net.Totals().Dropped.Packets; d != 0 {
 		t.Errorf("trust pcp with tagged frames: %d drops", d)
 	}
 }

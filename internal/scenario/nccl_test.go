@@ -52,7 +52,7 @@ func runJob(t *testing.T, s *Scenario) (*Twin, *nccltests.Sweep) {
 	tw.Run()
 	sw := tw.Jobs.Sweep
 	if !sw.Done() || sw.Err != nil {
-		t.Fatalf("%s: sweep not done by %s: %v", s.Name, tw.Net.Sched.Now(), sw.Err)
+		t.Fatalf("%s: sweep not done by %s: %v", s.Name, tw.Net.Now(), sw.Err)
 	}
 	return tw, sw
 }
@@ -195,7 +195,8 @@ func ecmpImbalance(tw *Twin) float64 {
 		if !l.Uplink {
 			continue
 		}
-		b := float64(tw.links[i].a.Snapshot().TxPhyBytes)
+		a, _ := tw.links[i].Ends()
+		b := float64(a.Snapshot().TxPhyBytes)
 		sum += b
 		most = max(most, b)
 		n++
@@ -235,7 +236,7 @@ func benchJob(b *testing.B, s *Scenario) {
 		}
 		end := tw.Run()
 		sim += end.Seconds()
-		events += tw.Net.Sched.Executed()
+		events += tw.Executed()
 		for _, r := range tw.Jobs.Sweep.Results {
 			bytes += float64(r.Call.Bytes) * float64(r.Iters)
 		}

@@ -86,8 +86,8 @@ func TestDCQCNFairness(t *testing.T) {
 	if p50 < kmin/2 || p99 > kmax {
 		t.Errorf("bottleneck queue p10/p50/p90/p99 %.0f/%.0f/%.0f/%.0f B: want it around Kmin %.0f and below Kmax %.0f", p10, p50, p90, p99, kmin, kmax)
 	}
-	if tw.Net.Totals.PauseFrames != 0 {
-		t.Errorf("%d pause frames: DCQCN should hold two flows without PFC", tw.Net.Totals.PauseFrames)
+	if tw.Net.Totals().PauseFrames != 0 {
+		t.Errorf("%d pause frames: DCQCN should hold two flows without PFC", tw.Net.Totals().PauseFrames)
 	}
 	t.Logf("Jain >= 0.95 %v after the second flow joined; settled windows Jain min %.3f median %.3f; queue p10/p50/p90/p99 %.0f/%.0f/%.0f/%.0f B (Kmin %.0f, Kmax %.0f); %d samples",
 		converged, percentile(settled, 0), percentile(settled, 50), p10, p50, p90, p99, kmin, kmax, len(q))
@@ -112,7 +112,7 @@ func runIncast(t *testing.T, name string, edit func(*Scenario)) incastResult {
 		worst = max(worst, snap.RxPauseDuration[3])
 	}
 	r.pause = float64(worst) / float64(end)
-	r.p99 = float64(func() unit.Time { h := tw.Net.Latency.ClassHistogram(packet.ClassRoCE); return h.Quantile(99) }()) / float64(unit.Microsecond)
+	r.p99 = float64(func() unit.Time { h := tw.Net.Latency().ClassHistogram(packet.ClassRoCE); return h.Quantile(99) }()) / float64(unit.Microsecond)
 	var sum float64
 	n := 0
 	for i, f := range tw.Flows {
@@ -209,8 +209,8 @@ func TestGoBackNAnalytic(t *testing.T) {
 		t.Fatal("the flow did not complete")
 	}
 	got := float64(tw.Flows[0].Bytes) * 8 / fct.Seconds() / 1e9
-	drops := float64(tw.Net.Totals.Dropped.Packets)
-	tx := float64(tw.Net.Totals.Sent.Packets + tw.Net.Totals.Retransmitted.Packets)
+	drops := float64(tw.Net.Totals().Dropped.Packets)
+	tx := float64(tw.Net.Totals().Sent.Packets + tw.Net.Totals().Retransmitted.Packets)
 	// The estimate with the losses this run drew (the count itself is
 	// binomial: check it is within 4σ of p).
 	if sd := math.Sqrt(tx * p * (1 - p)); math.Abs(drops-tx*p) > 4*sd {
@@ -218,7 +218,7 @@ func TestGoBackNAnalytic(t *testing.T) {
 	}
 	pr := drops / tx
 	want := G / (1 + pr*(1+k))
-	retx := float64(tw.Net.Totals.Retransmitted.Packets)
+	retx := float64(tw.Net.Totals().Retransmitted.Packets)
 	h0, h1 := tw.NICs[0].HW, tw.NICs[1].HW
 	if math.Abs((G-got)-(G-want)) > 0.1*(G-want) {
 		t.Errorf("goodput %.3f Gb/s, go-back-N estimate %.3f (line %.3f, k=%.0f): the loss of goodput is more than 10%% off", got, want, G, k)
@@ -231,8 +231,8 @@ func TestGoBackNAnalytic(t *testing.T) {
 	if per := retx / drops; math.Abs(per-(1+k)) > 0.1*(1+k) {
 		t.Errorf("%.2f packets resent per loss, go-back-N estimate %.0f", per, 1+k)
 	}
-	if h1.OutOfSequence != tw.Net.Totals.Discarded.Packets-h1.DuplicateRequest {
-		t.Errorf("out_of_sequence %d, discarded %d, duplicates %d", h1.OutOfSequence, tw.Net.Totals.Discarded.Packets, h1.DuplicateRequest)
+	if h1.OutOfSequence != tw.Net.Totals().Discarded.Packets-h1.DuplicateRequest {
+		t.Errorf("out_of_sequence %d, discarded %d, duplicates %d", h1.OutOfSequence, tw.Net.Totals().Discarded.Packets, h1.DuplicateRequest)
 	}
 	t.Logf("p=%v: goodput %.3f Gb/s, estimate %.3f (line %.3f, k=%.0f); %.0f drops in %.0f transmissions, %.0f resent (%.2f per loss), packet_seq_err %d, out_of_sequence %d",
 		p, got, want, G, k, drops, tx, retx, retx/drops, h0.PacketSeqErr, h1.OutOfSequence)
@@ -291,16 +291,16 @@ func TestPrioMismatch(t *testing.T) {
 	}
 	boos, bseq := count(bad)
 	goos, gseq := count(ok)
-	if bad.Net.Totals.Dropped.Packets == 0 || boos == 0 || bseq == 0 {
-		t.Errorf("mismatch: %d drops, out_of_sequence %d, packet_seq_err %d; want all > 0", bad.Net.Totals.Dropped.Packets, boos, bseq)
+	if bad.Net.Totals().Dropped.Packets == 0 || boos == 0 || bseq == 0 {
+		t.Errorf("mismatch: %d drops, out_of_sequence %d, packet_seq_err %d; want all > 0", bad.Net.Totals().Dropped.Packets, boos, bseq)
 	}
-	if ok.Net.Totals.Dropped.Packets != 0 || goos != 0 || gseq != 0 {
-		t.Errorf("matched: %d drops, out_of_sequence %d, packet_seq_err %d; want none", ok.Net.Totals.Dropped.Packets, goos, gseq)
+	if ok.Net.Totals().Dropped.Packets != 0 || goos != 0 || gseq != 0 {
+		t.Errorf("matched: %d drops, out_of_sequence %d, packet_seq_err %d; want none", ok.Net.Totals().Dropped.Packets, goos, gseq)
 	}
 	if p, l := bad.RoCEPriorities(); p != 1 || l {
 		t.Errorf("mismatch: RoCE on priorities %08b, lossless %v", p, l)
 	}
-	t.Logf("mismatch: %d drops, out_of_sequence %d, packet_seq_err %d; matched: none, all flows done %v", bad.Net.Totals.Dropped.Packets, boos, bseq, ok.Done())
+	t.Logf("mismatch: %d drops, out_of_sequence %d, packet_seq_err %d; matched: none, all flows done %v", bad.Net.Totals().Dropped.Packets, boos, bseq, ok.Done())
 }
 
 // ROCE_CC_PRIO_MASK covering more than the RoCE class: storage RDMA on
@@ -363,8 +363,8 @@ traffic: {flows: [{src: h0, dst: h1, bytes: 32MiB}]}
 `)
 	tw, _ := run(t, s)
 	h1 := tw.NICs[1].Port().Snapshot()
-	if h1.TxPause[3] == 0 || tw.Net.Totals.Dropped.Packets != 0 || !tw.Done() {
-		t.Errorf("slow receiver: tx_prio3_pause %d, drops %d, done %v", h1.TxPause[3], tw.Net.Totals.Dropped.Packets, tw.Done())
+	if h1.TxPause[3] == 0 || tw.Net.Totals().Dropped.Packets != 0 || !tw.Done() {
+		t.Errorf("slow receiver: tx_prio3_pause %d, drops %d, done %v", h1.TxPause[3], tw.Net.Totals().Dropped.Packets, tw.Done())
 	}
 	g := goodput(tw, 0)
 	if want := 50 * 4096.0 / 4178; g > want*1.01 || g < want*0.95 {
@@ -425,7 +425,7 @@ func TestPFCDeadlockAndWatchdog(t *testing.T) {
 		t.Fatal(err)
 	}
 	tw.RunUntil(3 * unit.Millisecond)
-	before := tw.Net.Totals.Delivered.Packets
+	before := tw.Net.Totals().Delivered.Packets
 	frozen := 0
 	for _, pt := range tw.Net.Ports {
 		if pt.XOFF(3) && pt.Paused(3) {
@@ -433,17 +433,17 @@ func TestPFCDeadlockAndWatchdog(t *testing.T) {
 		}
 	}
 	tw.RunUntil(15 * unit.Millisecond) // the routes are repaired at 5 ms
-	if d := tw.Net.Totals.Delivered.Packets - before; d != 0 || frozen < 2 {
+	if d := tw.Net.Totals().Delivered.Packets - before; d != 0 || frozen < 2 {
 		t.Fatalf("3..15 ms: %d packets delivered, %d ports both pausing and paused: no deadlock", d, frozen)
 	}
 	tw.Run()
 	var storms int64
 	for _, pt := range tw.Net.Ports {
-		storms += pt.Counters.WatchdogStorms[3]
+		storms += pt.Snapshot().WatchdogStorms[3]
 	}
-	if !tw.Done() || storms < 1 || tw.Net.Totals.DropsByReason[fabric.DropWatchdog] == 0 {
-		t.Errorf("after the watchdog: done %v, %d storms, %d watchdog drops", tw.Done(), storms, tw.Net.Totals.DropsByReason[fabric.DropWatchdog])
+	if !tw.Done() || storms < 1 || tw.Net.Totals().DropsByReason[fabric.DropWatchdog] == 0 {
+		t.Errorf("after the watchdog: done %v, %d storms, %d watchdog drops", tw.Done(), storms, tw.Net.Totals().DropsByReason[fabric.DropWatchdog])
 	}
 	t.Logf("deadlock from before 3 ms to the watchdog at %v of detection; %d storms, %d dropped; all flows done at %v",
-		s.Switch.Watchdog.Detect, storms, tw.Net.Totals.DropsByReason[fabric.DropWatchdog], tw.Net.Sched.Now())
+		s.Switch.Watchdog.Detect, storms, tw.Net.Totals().DropsByReason[fabric.DropWatchdog], tw.Net.Now())
 }

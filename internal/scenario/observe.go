@@ -4,32 +4,41 @@ import (
 	"bytes"
 	"sort"
 
+	"rocelab/internal/cc"
 	"rocelab/internal/counters"
 	"rocelab/internal/fabric"
 	"rocelab/internal/nic"
 	"rocelab/internal/packet"
+	"rocelab/internal/topo"
 	"rocelab/internal/twin"
+	"rocelab/internal/unit"
 	"rocelab/internal/workload"
 )
 
 var _ twin.Engine = (*Twin)(nil)
 
 // Events implements twin.Engine: the scheduler events executed.
-func (tw *Twin) Events() uint64 { return tw.Net.Sched.Executed() }
+func (tw *Twin) Events() uint64 { return tw.Executed() }
 
 // Observe implements twin.Engine: the packet engine's observation, read
 // from the fabric, the NICs and the workloads without changing them.
 func (tw *Twin) Observe() twin.Observation {
 	s, net := tw.Scenario, tw.Net
-	end := net.Sched.Now()
+	end := net.Now()
 	conns := tw.Transport.Conns()
 	rp, rl := tw.rocePriorities(conns)
 	o := twin.Observation{
-		Engine:   twin.EngineInfo{Name: twin.Packet, NotModelled: []string{}},
+		Engine:   twin.EngineInfo{Name: twin.Packet, NotModelled: []string{}, Parallel: tw.parallel()},
 		Scenario: s.setup(headrooms(net), rp, rl),
 		Sim:      twin.Sim{End: end, Completed: tw.Done(), Events: tw.Events()},
 		Totals:   totals(net),
 		Latency:  []twin.PrioLatency{},
+		Config:   s.setting(net.PFCEnabled),
+	}
+	rates := s.portRates()
+	node := map[fabric.Node]int{}
+	for i, n := range tw.Nodes {
+		node[n] = i
 	}
 	hosts := make([]string, len(tw.NICs))
 	for i, n := range tw.NICs {
@@ -39,9 +48,10 @@ func (tw *Twin) Observe() twin.Observation {
 		c := &conns[qp]
 		return ConnStat{Delivered: c.Delivered, Retransmitted: c.Retransmit, LastDelivery: c.LastDelivery}
 	})
+	lat := net.Latency()
 	for p := 0; p < 8; p++ {
-		if net.Latency.Count(p) > 0 {
-			o.Latency = append(o.Latency, twin.PrioLatency{Priority: p, Hist: net.Latency.Histogram(p)})
+		if lat.Count(p) > 0 {
+			o.Latency = append(o.Latency, twin.PrioLatency{Priority: p, Hist: lat.Histogram(p)})
 		}
 	}
 	for _, pt := range net.Ports {
@@ -51,7 +61,8 @@ func (tw *Twin) Observe() twin.Observation {
 		if pt.Peer() != nil {
 			peer = pt.Peer().Name()
 		}
-		o.Ports = append(o.Ports, twin.Port{Name: pt.Name(), Peer: peer, Switch: isSwitch, Counters: countersOf(snap.Ethtool(net.PFCEnabled, isSwitch))})
+		o.Ports = append(o.Ports, twin.Port{Name: pt.Name(), Peer: peer, Switch: isSwitch, LineRate: rates[[2]int{node[pt.Node()], pt.Index()}],
+			Counters: countersOf(snap.Ethtool(net.PFCEnabled, isSwitch))})
 	}
 	for _, n := range tw.NICs {
 		snap := n.Port().Snapshot()
@@ -59,16 +70,14 @@ func (tw *Twin) Observe() twin.Observation {
 			HW: countersOf(n.HW.List()), IB: ibPortCounters(&snap),
 			Reorder: twin.Reorder{Packets: n.HW.Reordered, MaxPSNs: n.HW.ReorderMax, PlacedOutOfOrder: n.HW.PlacedOutOfOrder}})
 	}
+	s.nameNICs(o.NICs)
 	// Modelled, even when none: empty, not absent.
 	o.Queues, o.QPs = []twin.Queue{}, []twin.QPSeries{}
 	for _, q := range net.QueueSeries() {
 		o.Queues = append(o.Queues, twin.Queue{Port: q.Switch.Ports()[q.Port].Name(), Priority: q.Prio,
 			MaxBytes: q.Switch.QueueMax(q.Port, q.Prio), Depth: q.Bytes.Points(), Levels: queueLevels(q.Switch, q.Prio)})
 	}
-	o.Pauses = []twin.PortPause{}
-	for _, p := range tw.pauses.Series() {
-		o.Pauses = append(o.Pauses, twin.PortPause{Port: p.Port.Name(), Priority: p.Prio, Held: p.Held.Points()})
-	}
+	o.Pauses = tw.pauseSeries()
 	for _, n := range tw.NICs {
 		for _, q := range n.Series() {
 			c := &conns[q.Conn]
@@ -79,6 +88,23 @@ func (tw *Twin) Observe() twin.Observation {
 	o.Basis = tw.healthBasis(conns, rp, rl)
 	o.Health = o.Basis.Grade(end)
 	return o
+}
+
+// parallel describes how the run was split and how its windows went.
+func (tw *Twin) parallel() *twin.Parallel {
+	p, window, st := tw.RunStats()
+	out := &twin.Parallel{Threads: tw.run.Workers, Domains: p.Domains, Load: p.Load, Window: window, Windows: st.Windows,
+		DomainEvents: st.PartEvents, CriticalEvents: st.CriticalEvents, ControlEvents: st.ControlEvents}
+	var work, wait int64
+	for i := range st.WorkerNS {
+		work += st.WorkerNS[i]
+		wait += st.WaitNS[i]
+	}
+	if work+wait > 0 {
+		out.WaitShare = float64(wait) / float64(work+wait)
+		out.ControlShare = float64(st.ControlNS) / float64(st.ControlNS+(work+wait)/int64(len(st.WorkerNS)))
+	}
+	return out
 }
 
 // setup describes s for an observation, with the headroom sizes in use and
@@ -117,6 +143,54 @@ func queueLevels(sw *fabric.Switch, prio int) *twin.QueueLevels {
 	return lv
 }
 
+// portRates maps (topology node, port) to the nominal rate of its link.
+func (s *Scenario) portRates() map[[2]int]unit.BitRate {
+	rates := map[[2]int]unit.BitRate{}
+	for _, l := range s.Topo.Links {
+		rates[[2]int{l.A, l.PA}], rates[[2]int{l.B, l.PB}] = l.Rate, l.Rate
+	}
+	return rates
+}
+
+// nameNICs names each host NIC (by host index) as its machine shows it.
+func (s *Scenario) nameNICs(nics []twin.NIC) {
+	for i := range nics {
+		m := s.Machine(i)
+		n := &nics[i]
+		n.Machine, n.Device, n.Netdev, n.IP, n.MTU = m.Host, m.Device, m.Netdev, m.IP.String(), int(s.Host.MTU)
+	}
+}
+
+// setting is the QoS, DCQCN and ECN configuration of s's hosts and
+// switches; pfc is the priorities with PFC in effect.
+func (s *Scenario) setting(pfc uint8) twin.Setting {
+	out := twin.Setting{Trust: "dscp", PFC: pfc, DSCP: s.Host.DSCPToPrio}
+	if s.Host.Trust == fabric.TrustPCP {
+		out.Trust = "pcp"
+	}
+	if c := s.Host.NIC.DCQCN.Config; c != nil {
+		for p := 0; p < 8; p++ {
+			if c.Enabled(p) {
+				out.CCEnabled |= 1 << p
+			}
+		}
+		// Knobs that are not mlx5's, and the priority mask, which is an
+		// mlxconfig setting, have no sysfs file.
+		for _, k := range cc.Knobs() {
+			if k.Extension || (k.Point != "np" && k.Point != "rp") {
+				continue
+			}
+			if v, err := c.Get(k.Name); err == nil {
+				out.DCQCN = append(out.DCQCN, twin.Param{Role: k.Point, Name: k.Name, Value: v})
+			}
+		}
+	}
+	if e := s.Switch.ECN; e.Enabled {
+		out.ECN = &twin.ECNProfile{Kmin: e.Kmin, Kmax: e.Kmax, Pmax: e.Pmax}
+	}
+	return out
+}
+
 // countersOf converts fabric counters.
 func countersOf(cs []fabric.Counter) []twin.Counter {
 	out := make([]twin.Counter, len(cs))
@@ -144,7 +218,7 @@ func ibPortCounters(c *fabric.Counters) []twin.Counter {
 
 // totals converts the network's totals.
 func totals(net *fabric.Network) *twin.Totals {
-	t := net.Totals
+	t := net.Totals()
 	d := func(c fabric.Count) twin.Data { return twin.Data{Packets: c.Packets, Bytes: c.Bytes} }
 	out := &twin.Totals{
 		Sent: d(t.Sent), Retransmitted: d(t.Retransmitted), Delivered: d(t.Delivered),
@@ -181,13 +255,6 @@ func headrooms(net *fabric.Network) []int64 {
 // uplinks lists the bytes routed over each uplink, by tier.
 func (tw *Twin) uplinks() []twin.Uplink {
 	t := tw.Scenario.Topo
-	names := map[int]string{1: "leaf→spine", 2: "aggregation→core"}
-	switch t.Kind {
-	case "fat-tree":
-		names[1] = "edge→aggregation"
-	case "dumbbell":
-		names[1] = "trunk"
-	}
 	var out []twin.Uplink
 	for _, l := range t.Links {
 		if !l.Uplink {
@@ -199,10 +266,23 @@ func (tw *Twin) uplinks() []twin.Uplink {
 		}
 		sw := tw.Nodes[lo].(*fabric.Switch)
 		level := t.Nodes[lo].Tier
-		out = append(out, twin.Uplink{Level: level, Tier: names[level], Port: sw.Ports()[port].Name(), Bytes: sw.RoutedBytes()[port]})
+		out = append(out, twin.Uplink{Level: level, Tier: tierName(t, level), Port: sw.Ports()[port].Name(), Bytes: sw.RoutedBytes()[port]})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Level < out[j].Level })
 	return out
+}
+
+// tierName names the uplinks from switches of a level (1 = leaf or edge).
+func tierName(t *topo.Topology, level int) string {
+	switch {
+	case level == 2:
+		return "aggregation→core"
+	case t.Kind == "fat-tree":
+		return "edge→aggregation"
+	case t.Kind == "dumbbell":
+		return "trunk"
+	}
+	return "leaf→spine"
 }
 
 // healthBasis collects what the health targets are graded on, for the
@@ -210,18 +290,32 @@ func (tw *Twin) uplinks() []twin.Uplink {
 // priority the switches put it on.
 func (tw *Twin) healthBasis(conns []nic.ConnInfo, roce uint8, lossless bool) twin.HealthBasis {
 	net := tw.Net
+	tot := net.Totals()
 	b := twin.HealthBasis{
-		RoCELatency: net.Latency.ClassHistogram(packet.ClassRoCE),
+		RoCELatency: net.Latency().ClassHistogram(packet.ClassRoCE),
 		Receivers:   make([]twin.Window, len(tw.NICs)),
-		RoCESent:    net.Totals.RoCESent.Packets, RoCEDropped: net.Totals.RoCEDropped.Packets,
+		RoCESent:    tot.RoCESent.Packets, RoCEDropped: tot.RoCEDropped.Packets,
 		RoCEPriorities: roce, RoCELossless: lossless,
 	}
 	for h, n := range tw.NICs {
 		b.Receivers[h].Rate = n.Port().Rate()
 	}
+	end := net.Now()
 	for _, c := range conns {
-		if c.Started {
-			b.Receivers[c.Dst].Add(c.FirstSend, c.LastDelivery, c.Delivered)
+		if !c.Started {
+			continue
+		}
+		until := c.LastDelivery
+		if c.Pending || c.Failed {
+			until = end
+		}
+		b.Receivers[c.Dst].Add(c.FirstSend, until, c.Delivered)
+	}
+	// Packets a stalled connection sent and no ACK covered are on their way
+	// (in flight, queued, paused) or lost and waiting to be sent again.
+	for _, c := range conns {
+		if c.Pending && c.Class == packet.ClassRoCE {
+			b.RoCEStalled += c.Unacked
 		}
 	}
 	for _, pt := range net.Ports {
@@ -272,4 +366,24 @@ func (j *Jobs) observe() *twin.NCCL {
 		n.Background = bg.Summary()
 	}
 	return n
+}
+
+// pauseSeries collects the domains' pause series, by port and priority
+// whatever the partitioning.
+func (tw *Twin) pauseSeries() []twin.PortPause {
+	var all []*fabric.PauseSeries
+	for _, s := range tw.pauses {
+		all = append(all, s.Series()...)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if a, b := all[i].Port.ID(), all[j].Port.ID(); a != b {
+			return a < b
+		}
+		return all[i].Prio < all[j].Prio
+	})
+	out := []twin.PortPause{}
+	for _, p := range all {
+		out = append(out, twin.PortPause{Port: p.Port.Name(), Priority: p.Prio, Held: p.Held.Points()})
+	}
+	return out
 }

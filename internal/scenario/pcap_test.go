@@ -121,7 +121,7 @@ func checkSenderCapture(t *testing.T, edit ...func(*Scenario)) {
 	if ps == nil || ps.Effective == nil {
 		t.Fatalf("no priority-3 pause time in the capture: %+v", a.Pause)
 	}
-	twin := h0.Counters.RxPauseDuration[3]
+	twin := h0.Snapshot().RxPauseDuration[3]
 	// The acceptance bound is 1 %; with one definition on both sides they
 	// agree to the capture's nanosecond timestamps: at most 1 ns per frame.
 	diff := *ps.Effective - twin
@@ -134,8 +134,8 @@ func checkSenderCapture(t *testing.T, edit ...func(*Scenario)) {
 	if ps.XON != 0 && tw.Scenario.Switch.PFC.XON == false {
 		t.Errorf("%d XON frames with xon disabled", ps.XON)
 	}
-	if ps.Frames != h0.Counters.RxPause[3] {
-		t.Errorf("capture %d pause frames, twin rx_prio3_pause %d", ps.Frames, h0.Counters.RxPause[3])
+	if ps.Frames != h0.Snapshot().RxPause[3] {
+		t.Errorf("capture %d pause frames, twin rx_prio3_pause %d", ps.Frames, h0.Snapshot().RxPause[3])
 	}
 	n := checkFlows(t, tw, a, func(c nic.ConnInfo) bool { return c.Src == 0 })
 	var wire int64
@@ -144,8 +144,8 @@ func checkSenderCapture(t *testing.T, edit ...func(*Scenario)) {
 			wire += f.Bytes + 4*f.Packets // the capture holds frames without FCS
 		}
 	}
-	if wire != h0.Counters.TxPrioBytes[3] {
-		t.Errorf("captured frame bytes + FCS %d, twin tx_prio3_bytes %d", wire, h0.Counters.TxPrioBytes[3])
+	if wire != h0.Snapshot().TxPrioBytes[3] {
+		t.Errorf("captured frame bytes + FCS %d, twin tx_prio3_bytes %d", wire, h0.Snapshot().TxPrioBytes[3])
 	}
 	t.Logf("h0: %d pause frames, capture %v vs twin %v of pause; %d flow(s) exact", ps.Frames, *ps.Effective, twin, n)
 }
@@ -163,8 +163,8 @@ func TestTwinCaptureTrunk(t *testing.T) {
 			frames += p.Frames
 		}
 	}
-	if frames != pt.Counters.TxPause[3] {
-		t.Errorf("capture %d pause frames from %s, twin tx_prio3_pause %d", frames, pt.Name(), pt.Counters.TxPause[3])
+	if frames != pt.Snapshot().TxPause[3] {
+		t.Errorf("capture %d pause frames from %s, twin tx_prio3_pause %d", frames, pt.Name(), pt.Snapshot().TxPause[3])
 	}
 	t.Logf("trunk: %d flows exact, %d pause frames", n, frames)
 }

@@ -74,7 +74,7 @@ func TestIncastPFC(t *testing.T) {
 	s := example(t, "incast-pfc")
 	tw, _ := run(t, s)
 	net := tw.Net
-	if d := net.Totals.Dropped.Packets; d != 0 {
+	if d := net.Totals().Dropped.Packets; d != 0 {
 		t.Fatalf("PFC incast dropped %d packets", d)
 	}
 	victim := -1
@@ -101,12 +101,12 @@ func TestIncastPFC(t *testing.T) {
 		byName[pt.Name()] = pt
 	}
 	trunk := byName["right/p2"]
-	if trunk.Counters.TxPause[3] == 0 || trunk.Peer().Counters.RxPauseDuration[3] == 0 {
-		t.Errorf("trunk: right sent %d pauses, left paused for %v", trunk.Counters.TxPause[3], trunk.Peer().Counters.RxPauseDuration[3])
+	if trunk.Snapshot().TxPause[3] == 0 || trunk.Peer().Snapshot().RxPauseDuration[3] == 0 {
+		t.Errorf("trunk: right sent %d pauses, left paused for %v", trunk.Snapshot().TxPause[3], trunk.Peer().Snapshot().RxPauseDuration[3])
 	}
 	for i := 0; i <= 16; i++ {
 		h := byName["h"+itoa(i)+"/p0"]
-		if h.Counters.RxPause[3] == 0 {
+		if h.Snapshot().RxPause[3] == 0 {
 			t.Errorf("sender h%d received no pause", i)
 		}
 	}
@@ -125,7 +125,7 @@ func TestIncastPFC(t *testing.T) {
 		t.Errorf("victim alone: %.2f Gb/s, want line rate", ag)
 	}
 	t.Logf("incast fair share %.3f Gb/s; victim %.2f Gb/s with the incast, %.2f Gb/s alone; trunk pauses %d, victim sender paused %v",
-		fair, vg, ag, trunk.Counters.TxPause[3], byName["h16/p0"].Counters.RxPauseDuration[3])
+		fair, vg, ag, trunk.Snapshot().TxPause[3], byName["h16/p0"].Snapshot().RxPauseDuration[3])
 }
 
 func itoa(i int) string {
@@ -149,7 +149,7 @@ func TestConservationWithoutPFC(t *testing.T) {
 	net := tw.Net
 	check := func(when string) {
 		in := net.InFlight()
-		tot := net.Totals
+		tot := net.Totals()
 		if l, r := tot.Sent.Bytes+tot.Retransmitted.Bytes, tot.Delivered.Bytes+tot.Dropped.Bytes+tot.Discarded.Bytes+in.Bytes; l != r {
 			t.Errorf("%s: sent %d + retx %d != delivered %d + dropped %d + discarded %d + in flight %d",
 				when, tot.Sent.Bytes, tot.Retransmitted.Bytes, tot.Delivered.Bytes, tot.Dropped.Bytes, tot.Discarded.Bytes, in.Bytes)
@@ -157,7 +157,7 @@ func TestConservationWithoutPFC(t *testing.T) {
 		if l, r := tot.Sent.Packets+tot.Retransmitted.Packets, tot.Delivered.Packets+tot.Dropped.Packets+tot.Discarded.Packets+in.Packets; l != r {
 			t.Errorf("%s: packets %d != %d", when, l, r)
 		}
-		if live := net.Pool.Live(); int64(live) != in.Packets+int64(countControl(net)) {
+		if live := net.PacketsLive(); int64(live) != in.Packets+int64(countControl(net)) {
 			t.Errorf("%s: %d packets live in the pool, %d data + %d control in the network", when, live, in.Packets, countControl(net))
 		}
 		t.Logf("%s: sent %d + retx %d = delivered %d + dropped %d + discarded %d + in flight %d",
@@ -172,14 +172,14 @@ func TestConservationWithoutPFC(t *testing.T) {
 	}
 	tw.Run()
 	check("end")
-	if net.Totals.DropsByReason[fabric.DropLossyOverflow] == 0 {
+	if net.Totals().DropsByReason[fabric.DropLossyOverflow] == 0 {
 		t.Fatal("no lossy-overflow drops without PFC and a 2 MiB buffer")
 	}
-	if net.Totals.Retransmitted.Packets == 0 {
+	if net.Totals().Retransmitted.Packets == 0 {
 		t.Error("drops but no retransmissions")
 	}
-	if net.Totals.RoCEDropped != net.Totals.Dropped {
-		t.Errorf("RoCE drops %v, all data drops %v", net.Totals.RoCEDropped, net.Totals.Dropped)
+	if net.Totals().RoCEDropped != net.Totals().Dropped {
+		t.Errorf("RoCE drops %v, all data drops %v", net.Totals().RoCEDropped, net.Totals().Dropped)
 	}
 }
 
@@ -211,17 +211,17 @@ func countControl(net *fabric.Network) int {
 func TestHeadroom(t *testing.T) {
 	short := example(t, "headroom-short")
 	tw, _ := run(t, short)
-	hdrm := tw.Net.Totals.DropsByReason[fabric.DropHeadroomOverflow]
+	hdrm := tw.Net.Totals().DropsByReason[fabric.DropHeadroomOverflow]
 	if hdrm == 0 {
 		t.Fatal("headroom sized for 3 m gave no headroom overflow on 300 m cables")
 	}
-	if tw.Net.Totals.DropsByReason[fabric.DropLossyOverflow] != 0 {
+	if tw.Net.Totals().DropsByReason[fabric.DropLossyOverflow] != 0 {
 		t.Error("lossy drops in a lossless scenario")
 	}
 	auto := example(t, "headroom-short")
 	auto.Switch.PFC.Headroom = 0
 	tw2, _ := run(t, auto)
-	if d := tw2.Net.Totals.Dropped.Packets; d != 0 {
+	if d := tw2.Net.Totals().Dropped.Packets; d != 0 {
 		t.Errorf("computed headroom %d B: %d drops", ComputeHeadroom(100*unit.Gbps, 300*unit.Metre, auto.Switch.PFC), d)
 	}
 	if !tw2.Done() {
@@ -262,14 +262,14 @@ func TestNoPerPacketAllocation(t *testing.T) {
 		}
 		hops := func() (n int64) {
 			for _, pt := range tw.Net.Ports {
-				n += pt.Counters.TxPhyPackets
+				n += pt.Snapshot().TxPhyPackets
 			}
 			return n
 		}
 		// Warm up: the buffers fill and the packet pool grows to its peak.
 		tw.RunUntil(3 * unit.Millisecond)
 		var before, after runtime.MemStats
-		h0, pool0 := hops(), tw.Net.Pool.Allocated()
+		h0, pool0 := hops(), tw.Net.PacketsAllocated()
 		runtime.ReadMemStats(&before)
 		tw.Run()
 		runtime.ReadMemStats(&after)
@@ -278,7 +278,7 @@ func TestNoPerPacketAllocation(t *testing.T) {
 		if per := float64(allocs) / float64(n); per > 0.01 {
 			t.Errorf("%s: %d allocations over %d packet-hops after warm-up: %.4f per hop", ex, allocs, n, per)
 		}
-		t.Logf("%s after warm-up: %d allocations over %d packet-hops (pool grew by %d packets)", ex, allocs, n, tw.Net.Pool.Allocated()-pool0)
+		t.Logf("%s after warm-up: %d allocations over %d packet-hops (pool grew by %d packets)", ex, allocs, n, tw.Net.PacketsAllocated()-pool0)
 	}
 }
 

@@ -29,11 +29,11 @@ func TestStorageRead(t *testing.T) {
 			reads += st.Messages
 			bytes += st.Bytes
 		}
-		gbps := float64(bytes) * 8 / tw.Net.Sched.Now().Seconds() / 1e9
+		gbps := float64(bytes) * 8 / tw.Net.Now().Seconds() / 1e9
 		var targets, clients struct{ req, dup, nak, cnpSent, cnpHandled, tx1, rx1 int64 }
 		var drops1 int64
 		for _, pt := range tw.Net.Ports {
-			drops1 += pt.Counters.RxPrioDiscards[1]
+			drops1 += pt.Snapshot().RxPrioDiscards[1]
 		}
 		for i, h := range tw.NICs {
 			c := h.Port().Snapshot()

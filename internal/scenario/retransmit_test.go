@@ -46,7 +46,7 @@ func lossyRun(t *testing.T, p float64, sr bool) retxRun {
 	if sr {
 		r.scheme = "selective"
 	}
-	tot := tw.Net.Totals
+	tot := tw.Net.Totals()
 	r.drops, r.resent = float64(tot.Dropped.Packets), float64(tot.Retransmitted.Packets)
 	r.tx = float64(tot.Sent.Packets + tot.Retransmitted.Packets)
 	r.naks, r.timeouts = tw.NICs[0].HW.PacketSeqErr, tw.NICs[0].HW.LocalAckTimeoutErr

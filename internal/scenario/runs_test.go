@@ -43,8 +43,8 @@ func TestSplitRunSameResult(t *testing.T) {
 	if !bytes.Equal(one, b.Bytes()) {
 		t.Fatal("a run observed in 50 pieces differs from the run in one")
 	}
-	if tw.Net.Totals.Dropped.Packets != 0 {
-		t.Errorf("%d packets dropped on the lossless class", tw.Net.Totals.Dropped.Packets)
+	if tw.Net.Totals().Dropped.Packets != 0 {
+		t.Errorf("%d packets dropped on the lossless class", tw.Net.Totals().Dropped.Packets)
 	}
 }
 

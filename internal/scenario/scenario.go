@@ -44,6 +44,8 @@ type Scenario struct {
 	PHY PHYSpec
 	// Workload is the NCCL job on the GPU servers, if any.
 	Workload *WorkloadSpec
+	// Perftests are the perftest runs of the traffic section.
+	Perftests []PerftestSpec
 	// Variants are the file's named variants, each the whole scenario
 	// with its overrides applied; Variant names the one this is.
 	Variants []*Scenario
@@ -56,6 +58,10 @@ type Scenario struct {
 	// "switch.pfc.priorities[0]") to the position of its value, so that
 	// checks of a valid scenario (rocelab lint) can cite the line.
 	Where map[string]Pos
+
+	// Run is how the packet engine runs the scenario (cores, a clock for
+	// its statistics): not part of the file, and never of the results.
+	Run Options
 }
 
 // PHYSpec models what makes real links imperfectly regular: each port's
@@ -235,6 +241,12 @@ func convert(name string, raw *rawScenario, description bool) (*Scenario, error)
 	s.PHY = c.phy(raw.PHY)
 	c.workload(s, raw)
 	c.traffic(s, raw.Traffic)
+	if _, given := c.scalar(raw.Duration, "duration"); !given && (s.Workload != nil || len(s.Perftests) > 0) {
+		// An NCCL job or a perftest runs until it is done: the cap is only
+		// a guard.
+		s.Duration = DefaultJobDuration
+	}
+	s.Host.NIC.defaultMask(s.rdmaPriorities())
 	c.faults(s, raw.Faults)
 	if len(c.errs) > 0 {
 		return nil, c.errs
@@ -546,7 +558,6 @@ func (c *conv) hostSpec(r *rawHost) HostSpec {
 	h.DSCPToPrio = c.dscpMap(nil, "")
 	h.NIC = c.nicSpec(r)
 	if r == nil {
-		h.NIC.defaultMask(h.RoCEPriority())
 		return h
 	}
 	mtu := c.integer(r.MTU, "host.mtu", DefaultMTU, 256, 4096)
@@ -568,7 +579,6 @@ func (c *conv) hostSpec(r *rawHost) HostSpec {
 	// congestion control off, or an RTT- or INT-based one, it sends
 	// Not-ECT unless told otherwise.
 	h.ECN = c.boolean(r.ECN, "host.ecn", h.NIC.CC == "dcqcn")
-	h.NIC.defaultMask(h.RoCEPriority())
 	return h
 }
 

@@ -215,6 +215,13 @@ type rawGenerator struct {
 type rawTraffic struct {
 	Flows      []*rawFlow      `yaml:"flows"`
 	Generators []*rawGenerator `yaml:"generators"`
+	Perftest   []*rawPerftest  `yaml:"perftest"`
+}
+
+type rawPerftest struct {
+	Command ast.Node `yaml:"command"`
+	Client  ast.Node `yaml:"client"`
+	Server  ast.Node `yaml:"server"`
 }
 
 type rawFault struct {

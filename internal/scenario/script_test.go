@@ -62,7 +62,7 @@ func execScript(t *testing.T, tw **Twin, c script.Command) string {
 		} else {
 			(*tw).Run()
 		}
-		fmt.Fprintf(&b, "t=%v all flows done: %v", (*tw).Net.Sched.Now(), (*tw).Done())
+		fmt.Fprintf(&b, "t=%v all flows done: %v", (*tw).Net.Now(), (*tw).Done())
 	case "flows":
 		conns := (*tw).Transport.Conns()
 		for i := range (*tw).Flows {
@@ -142,7 +142,7 @@ func execScript(t *testing.T, tw **Twin, c script.Command) string {
 			}
 		}
 	case "totals":
-		tot := (*tw).Net.Totals
+		tot := (*tw).Net.Totals()
 		in := (*tw).Net.InFlight()
 		fmt.Fprintf(&b, "sent %d + retransmitted %d = delivered %d + dropped %d + discarded %d + in flight %d\n",
 			tot.Sent.Bytes, tot.Retransmitted.Bytes, tot.Delivered.Bytes, tot.Dropped.Bytes, tot.Discarded.Bytes, in.Bytes)

@@ -3,6 +3,9 @@ package scenario
 import (
 	"fmt"
 	"strconv"
+	"strings"
+
+	"rocelab/internal/perftest"
 
 	"github.com/goccy/go-yaml/ast"
 
@@ -42,14 +45,19 @@ func (c *conv) flowCommon(s *Scenario, path string, start, dscp, prio, rate ast.
 
 // traffic resolves explicit flows and expands generators, in file order.
 func (c *conv) traffic(s *Scenario, t *rawTraffic) {
-	if t == nil || len(t.Flows)+len(t.Generators) == 0 {
+	if t == nil || len(t.Flows)+len(t.Generators)+len(t.Perftest) == 0 {
 		if c.description || s.Workload != nil {
 			return
 		}
-		c.errs = append(c.errs, &Error{File: c.file, Line: 1, Col: 1, Path: "traffic", Msg: "missing: a scenario needs traffic (flows or generators) or a workload"})
+		c.errs = append(c.errs, &Error{File: c.file, Line: 1, Col: 1, Path: "traffic", Msg: "missing: a scenario needs traffic (flows, generators or perftest) or a workload"})
 		return
 	}
 	hosts := len(s.Topo.Hosts)
+	for i, r := range t.Perftest {
+		if r != nil {
+			c.perftest(s, r, fmt.Sprintf("traffic.perftest[%d]", i), hosts)
+		}
+	}
 	names := map[string]int{}
 	for i, r := range t.Flows {
 		path := fmt.Sprintf("traffic.flows[%d]", i)
@@ -265,4 +273,29 @@ func derangement(n int, rng *sim.Rand) []int {
 		p[i], p[j] = p[j], p[i]
 	}
 	return p
+}
+
+// PerftestSpec is one perftest run between two hosts.
+type PerftestSpec struct {
+	Opts           perftest.Options
+	Client, Server int
+}
+
+// perftest reads one perftest run: its command line and its two hosts.
+func (c *conv) perftest(s *Scenario, r *rawPerftest, path string, hosts int) {
+	cmd, ok := c.scalar(r.Command, path+".command")
+	if !ok {
+		c.fail(r.Command, path+".command", "missing: expected a perftest command such as 'ib_write_bw -s 65536 -n 5000 --report_gbits'")
+		return
+	}
+	o, err := perftest.Parse(strings.Fields(cmd))
+	if err != nil {
+		c.fail(r.Command, path+".command", "%v", err)
+		return
+	}
+	p := PerftestSpec{Opts: o, Client: c.hostRef(r.Client, path+".client", hosts), Server: c.hostRef(r.Server, path+".server", hosts)}
+	if p.Client >= 0 && p.Client == p.Server {
+		c.fail(r.Server, path+".server", "perftest needs two different hosts")
+	}
+	s.Perftests = append(s.Perftests, p)
 }

@@ -1,6 +1,9 @@
 package scenario
 
 import (
+	"bytes"
+
+	"rocelab/internal/perftest"
 	"rocelab/internal/twin"
 	"rocelab/internal/unit"
 	"rocelab/internal/workload"
@@ -18,6 +21,10 @@ type Workloads struct {
 	Traffic *workload.Flows
 	// Jobs is the workload section's NCCL job, if any.
 	Jobs *Jobs
+	// Perftests are the traffic section's perftest runs.
+	Perftests []*perftest.Test
+
+	scenario *Scenario // for the hosts' names
 }
 
 // NewWorkloads builds the workloads of s.
@@ -32,6 +39,15 @@ func (s *Scenario) NewWorkloads() (*Workloads, error) {
 			return nil, err
 		}
 	}
+	for _, p := range s.Perftests {
+		o := p.Opts
+		if !o.DeviceGiven {
+			o.Device = s.Machine(p.Client).Device
+		}
+		end := func(h int) perftest.Endpoint { return perftest.Endpoint{Host: h, IP: HostIP(int32(h))} }
+		w.Perftests = append(w.Perftests, perftest.New(o, end(p.Client), end(p.Server), int(s.Host.MTU)))
+	}
+	w.scenario = s
 	return w, nil
 }
 
@@ -40,6 +56,9 @@ func (w *Workloads) List() []workload.Workload {
 	ws := []workload.Workload{w.Traffic}
 	if w.Jobs != nil {
 		ws = append(ws, w.Jobs.Workloads()...)
+	}
+	for _, p := range w.Perftests {
+		ws = append(ws, p)
 	}
 	return ws
 }
@@ -53,17 +72,31 @@ type ConnStat struct {
 	LastDelivery             unit.Time
 }
 
-// observe fills the flows' outcomes and the NCCL tables of o; hosts names
-// the hosts, conn reports a connection.
+// observe fills the flows' outcomes at o.Sim.End, the NCCL tables and
+// log, and the perftest output of o; hosts names the hosts, conn reports a
+// connection.
 func (w *Workloads) observe(o *twin.Observation, hosts []string, conn func(workload.QP) ConnStat) {
 	for i, spec := range w.Flows {
-		o.Flows = append(o.Flows, w.flowOf(hosts, conn, i, spec))
+		o.Flows = append(o.Flows, w.flowOf(hosts, conn, i, spec, o.Sim.End))
 	}
 	o.NCCL = w.Jobs.observe()
+	var log bytes.Buffer
+	if ok, err := w.WriteNCCLLog(&log); ok && err == nil {
+		o.NCCLLog = log.String()
+	}
+	for _, p := range w.Perftests {
+		var out bytes.Buffer
+		p.WriteTo(&out)
+		o.Perftest = append(o.Perftest, twin.PerftestRun{Command: p.Opts.Command, Client: w.scenario.Machine(p.Client.Host).Host,
+			Server: w.scenario.Machine(p.Server.Host).Host, ServerIP: p.Server.IP.String(), Summary: p.Summary(), Output: out.String()})
+	}
 }
 
-// flowOf is flow i's outcome.
-func (w *Workloads) flowOf(hosts []string, conn func(workload.QP) ConnStat, i int, spec FlowSpec) twin.Flow {
+// flowOf is flow i's outcome at time end. A flow that completed has its
+// goodput over its completion time; one that did not is measured to when
+// it failed, or to end while it still runs: what it delivered in the time
+// it took, however little arrived.
+func (w *Workloads) flowOf(hosts []string, conn func(workload.QP) ConnStat, i int, spec FlowSpec, end unit.Time) twin.Flow {
 	st := w.Traffic.State(i)
 	out := twin.Flow{
 		ID: int32(i), Name: spec.Name, Src: hosts[spec.Src], Dst: hosts[spec.Dst],
@@ -91,8 +124,14 @@ func (w *Workloads) flowOf(hosts []string, conn func(workload.QP) ConnStat, i in
 		if fct > 0 {
 			out.GoodputGbps = float64(spec.Bytes) * 8 / fct.Seconds() / 1e9
 		}
-	} else if c.LastDelivery > st.StartedAt {
-		out.GoodputGbps = float64(c.Delivered) * 8 / (c.LastDelivery - st.StartedAt).Seconds() / 1e9
+	} else {
+		until := end
+		if st.Done {
+			until = st.FinishedAt
+		}
+		if until > st.StartedAt {
+			out.GoodputGbps = float64(c.Delivered) * 8 / (until - st.StartedAt).Seconds() / 1e9
+		}
 	}
 	return out
 }

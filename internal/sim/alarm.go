@@ -11,8 +11,8 @@ type Alarm struct {
 	at unit.Time
 }
 
-// ArmBy makes the alarm fire h.Handle(t, tag) no later than t.
-func (a *Alarm) ArmBy(s *Scheduler, t unit.Time, h Handler, tag uint64) {
+// ArmBy makes the alarm fire h.Handle(t, tag), with key k, no later than t.
+func (a *Alarm) ArmBy(s *Scheduler, t unit.Time, k Key, h Handler, tag uint64) {
 	if a.id != 0 {
 		if a.at <= t {
 			return
@@ -20,7 +20,7 @@ func (a *Alarm) ArmBy(s *Scheduler, t unit.Time, h Handler, tag uint64) {
 		s.Cancel(a.id)
 	}
 	a.at = t
-	a.id = s.At(t, h, tag)
+	a.id = s.At(t, k, h, tag)
 }
 
 // Fired must be called when the alarm's event runs, so that the next ArmBy

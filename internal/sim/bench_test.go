@@ -50,12 +50,12 @@ type holder struct {
 }
 
 func (h *holder) Handle(now unit.Time, tag uint64) {
-	h.s.At(now+h.incr[h.i&(incrTable-1)], h, tag)
+	h.s.At(now+h.incr[h.i&(incrTable-1)], 0, h, tag)
 	h.i++
 	if h.cancel {
 		j := h.armed % holdTimers
 		h.s.Cancel(h.timers[j])
-		h.timers[j] = h.s.At(now+holdTimeout, h, 0)
+		h.timers[j] = h.s.At(now+holdTimeout, 0, h, 0)
 		h.armed++
 	}
 }
@@ -64,10 +64,10 @@ func benchHold(b *testing.B, pending int, cancel bool) {
 	s := NewScheduler()
 	h := &holder{s: s, incr: holdIncrements(), cancel: cancel}
 	for i := range pending {
-		s.At(h.incr[i&(incrTable-1)], h, uint64(i))
+		s.At(h.incr[i&(incrTable-1)], 0, h, uint64(i))
 	}
 	for j := range h.timers {
-		h.timers[j] = s.At(holdTimeout, h, 0)
+		h.timers[j] = s.At(holdTimeout, 0, h, 0)
 	}
 	for range 20 * pending {
 		s.Step()

@@ -8,7 +8,7 @@ import (
 )
 
 // refScheduler is the deliberately naive reference for the differential
-// tests: a slice kept sorted by (time, insertion sequence), searched
+// tests: a slice kept sorted by (time, key, insertion sequence), searched
 // linearly to cancel, with ids that are never reused.
 type refScheduler struct {
 	now      unit.Time
@@ -20,6 +20,7 @@ type refScheduler struct {
 
 type refEvent struct {
 	t   unit.Time
+	key Key
 	id  EventID // ids grow with insertion, so they are the sequence too
 	h   Handler
 	tag uint64
@@ -30,21 +31,23 @@ func (r *refScheduler) Pending() int     { return len(r.q) }
 func (r *refScheduler) Executed() uint64 { return r.executed }
 func (r *refScheduler) Stop()            { r.stopped = true }
 
-func (r *refScheduler) At(t unit.Time, h Handler, tag uint64) EventID {
+func (r *refScheduler) At(t unit.Time, k Key, h Handler, tag uint64) EventID {
 	if t < r.now {
 		panic("ref: At in the past")
 	}
 	r.nextID++
 	i := len(r.q)
-	for i > 0 && r.q[i-1].t > t {
+	for i > 0 && (r.q[i-1].t > t || r.q[i-1].t == t && r.q[i-1].key > k) {
 		i--
 	}
-	r.q = slices.Insert(r.q, i, refEvent{t: t, id: r.nextID, h: h, tag: tag})
+	r.q = slices.Insert(r.q, i, refEvent{t: t, key: k, id: r.nextID, h: h, tag: tag})
 	return r.nextID
 }
 
-func (r *refScheduler) After(d unit.Time, h Handler, tag uint64) EventID {
-	return r.At(later(r.now, d), h, tag)
+func (r *refScheduler) Send(t unit.Time, k Key, h Handler, tag uint64) { r.At(t, k, h, tag) }
+
+func (r *refScheduler) After(d unit.Time, k Key, h Handler, tag uint64) EventID {
+	return r.At(later(r.now, d), k, h, tag)
 }
 
 func (r *refScheduler) Cancel(id EventID) bool {
@@ -81,6 +84,13 @@ func (r *refScheduler) RunUntil(t unit.Time) {
 	}
 }
 
+func (r *refScheduler) NextAt() (unit.Time, bool) {
+	if len(r.q) == 0 {
+		return 0, false
+	}
+	return r.q[0].t, true
+}
+
 func (r *refScheduler) Run() {
 	r.stopped = false
 	for !r.stopped && r.Step() {
@@ -90,11 +100,13 @@ func (r *refScheduler) Run() {
 // scheduler is what the differential tests drive: Scheduler or refScheduler.
 type scheduler interface {
 	Now() unit.Time
-	At(t unit.Time, h Handler, tag uint64) EventID
-	After(d unit.Time, h Handler, tag uint64) EventID
+	At(t unit.Time, k Key, h Handler, tag uint64) EventID
+	Send(t unit.Time, k Key, h Handler, tag uint64)
+	After(d unit.Time, k Key, h Handler, tag uint64) EventID
 	Cancel(id EventID) bool
 	Step() bool
 	RunUntil(t unit.Time)
+	NextAt() (unit.Time, bool)
 	Run()
 	Stop()
 	Pending() int
@@ -157,8 +169,12 @@ func (w *world) Handle(now unit.Time, tag uint64) {
 }
 
 func (w *world) at(t unit.Time, tag uint64) {
-	w.ids = append(w.ids, w.s.At(t, w, tag))
+	w.ids = append(w.ids, w.s.At(t, keyOf(tag), w, tag))
 }
+
+// keyOf draws an event's key from its tag, from a few nodes and sources
+// so that equal times often meet equal and different keys.
+func keyOf(tag uint64) Key { return NodeKey(uint32(tag>>20%3), uint32(tag>>24%3)) }
 
 // maxPending bounds bursts, so that the naive reference stays fast on
 // long fuzz inputs.
@@ -263,15 +279,19 @@ func compareWorlds(worlds []*world, from int) error {
 // step decodes and applies one operation, recording what it returned.
 func (w *world) step(op int, p *program) {
 	s := w.s
-	switch c := p.byte(); c % 10 {
-	case 0, 1:
+	switch c := p.byte(); c % 12 {
+	case 0:
 		w.at(later(s.Now(), p.delta()), p.uint64())
+	case 1: // an event nobody can cancel
+		t, tag := later(s.Now(), p.delta()), p.uint64()
+		s.Send(t, keyOf(tag), w, tag)
 	case 2:
 		d := p.delta()
 		if p.byte()%16 == 0 {
 			d = unit.MaxTime
 		}
-		w.ids = append(w.ids, s.After(d, w, p.uint64()))
+		tag := p.uint64()
+		w.ids = append(w.ids, s.After(d, keyOf(tag), w, tag))
 	case 3: // a burst at one time, longer than a chunk
 		t, n, tag := later(s.Now(), p.delta()), int(p.byte()%80), p.uint64()
 		if s.Pending() > maxPending {
@@ -291,6 +311,9 @@ func (w *world) step(op int, p *program) {
 		w.note("step", bit(s.Step()), 0, 0, 0)
 	case 8:
 		s.RunUntil(later(s.Now(), p.delta()))
+	case 10, 11:
+		t, ok := s.NextAt()
+		w.note("next", uint64(t), bit(ok), 0, 0)
 	case 9:
 		if p.byte()%8 == 0 {
 			s.Run()

@@ -9,7 +9,7 @@ import (
 )
 
 // queue is, under the heapbaseline build tag, a plain container/heap
-// ordered by (time, insertion sequence): the baseline the radix queue is
+// ordered by (time, key, insertion sequence): the baseline the radix queue is
 // measured against in whole-fabric benchmarks
 // (go test -tags heapbaseline -bench . ./internal/scenario). It offers the
 // radix queue's operations with every event in "bucket 0".
@@ -32,6 +32,9 @@ func (h heapEvents) Len() int { return len(h) }
 func (h heapEvents) Less(i, j int) bool {
 	if h[i].t != h[j].t {
 		return h[i].t < h[j].t
+	}
+	if h[i].key != h[j].key {
+		return h[i].key < h[j].key
 	}
 	return h[i].seq < h[j].seq
 }
@@ -70,11 +73,14 @@ func (q *queue) lowest() int                           { return 0 }
 func (q *queue) base(int) unit.Time                    { return 0 }
 func (q *queue) redistribute(b int, st *slotTable) int { return 0 }
 
+// earliest reports no events beyond front, which holds the minimum.
+func (q *queue) earliest(*slotTable) (unit.Time, bool) { return 0, false }
+
 // compact drops every tombstone and frees its slot.
 func (q *queue) compact(st *slotTable) {
 	kept := q.h[:0]
 	for _, e := range q.h {
-		if st.isLive(e.id.slot()) {
+		if st.liveID(e.id) {
 			kept = append(kept, e)
 		} else {
 			st.release(e.id)

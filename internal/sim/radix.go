@@ -11,9 +11,10 @@ import (
 // Shape of the radix queue: times are split into digits of digitBits bits,
 // and there is one bucket per (digit position, digit value).
 const (
-	digitBits  = 8
+	digitBits  = 12
 	digitVals  = 1 << digitBits
 	numBuckets = (63/digitBits + 1) * digitVals
+	numWords   = numBuckets / 64
 	chunkLen   = 32 // events per chunk
 )
 
@@ -45,14 +46,16 @@ type bucket struct {
 // is redistributed: last becomes the least time that bucket can hold (last's
 // digits above d, then v, then zeros), and its events move to buckets of
 // lower digit positions. So an event moves at most 64/digitBits times (about
-// three times in the hold benchmark), by sequential copies, and nothing
+// twice in the hold benchmark), by sequential copies, and nothing
 // searches for a minimum: every operation is O(1) amortised, whatever the
 // number of pending events.
 //
 // Each bucket is kept in insertion order: new events are appended, and a
 // bucket is only redistributed into lower buckets, which are then all empty.
-// Equal times always share a bucket, so they come out first-in first-out
-// with no sequence number stored.
+// Equal times always share a bucket, so they reach bucket 0 in insertion
+// order. Bucket 0, the events at time last, is a binary heap ordered by
+// (key, arrival in bucket 0), so equal-time events run by key and, for
+// equal keys, first-in first-out.
 //
 // Cancelled events stay queued as tombstones (their slot is not live) and
 // are dropped, their slots freed, when met.
@@ -62,9 +65,79 @@ type queue = radixQueue
 
 type radixQueue struct {
 	last    unit.Time
-	nonzero [(numBuckets + 63) / 64]uint64 // bit b set iff bucket b is non-empty
-	buckets [numBuckets]bucket
-	free    *chunk // list of free chunks, linked by next
+	nonzero [numWords]uint64             // bit b set iff bucket b > 0 is non-empty
+	summary [(numWords + 63) / 64]uint64 // bit w set iff nonzero[w] != 0
+	buckets [numBuckets]bucket           // bucket 0 is unused: see now
+	now     nowHeap                      // the events at time last
+	free    *chunk                       // list of free chunks, linked by next
+}
+
+// nowEvent is an event in bucket 0, with its arrival there.
+type nowEvent struct {
+	event
+	seq uint64
+}
+
+// nowHeap is bucket 0: a binary min-heap on (key, seq).
+type nowHeap struct {
+	h   []nowEvent
+	seq uint64
+}
+
+func (n *nowHeap) less(i, j int) bool {
+	// Compared by value: the one-expression form over pointers to the
+	// elements gave a wrong order under go1.26.8 with optimisation on
+	// (TestEqualTimesRunByKey), and the right one with -gcflags=-N -l.
+	a, b := n.h[i].key, n.h[j].key
+	if a != b {
+		return a < b
+	}
+	return n.h[i].seq < n.h[j].seq
+}
+
+func (n *nowHeap) push(e *event) {
+	n.seq++
+	n.h = append(n.h, nowEvent{*e, n.seq})
+	n.up(len(n.h) - 1)
+}
+
+func (n *nowHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !n.less(i, p) {
+			return
+		}
+		n.h[i], n.h[p] = n.h[p], n.h[i]
+		i = p
+	}
+}
+
+func (n *nowHeap) down(i int) {
+	for {
+		l, m := 2*i+1, i
+		if l < len(n.h) && n.less(l, m) {
+			m = l
+		}
+		if r := l + 1; r < len(n.h) && n.less(r, m) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		n.h[i], n.h[m] = n.h[m], n.h[i]
+		i = m
+	}
+}
+
+// pop removes the least event.
+func (n *nowHeap) pop() {
+	last := len(n.h) - 1
+	n.h[0] = n.h[last]
+	n.h[last] = nowEvent{}
+	n.h = n.h[:last]
+	if last > 0 {
+		n.down(0)
+	}
 }
 
 // bucketOf returns the bucket for time t >= q.last.
@@ -100,6 +173,10 @@ func (q *radixQueue) freeChunk(c *chunk) {
 // push queues e; e.t must be >= q.last.
 func (q *radixQueue) push(e *event) {
 	b := q.bucketOf(e.t)
+	if b == 0 {
+		q.now.push(e)
+		return
+	}
 	bk := &q.buckets[b]
 	c := bk.tail
 	if c == nil || c.n == chunkLen {
@@ -107,6 +184,7 @@ func (q *radixQueue) push(e *event) {
 		if c == nil {
 			bk.head = nc
 			q.nonzero[b/64] |= 1 << (b % 64)
+			q.summary[b/4096] |= 1 << (b / 64 % 64)
 		} else {
 			c.next = nc
 		}
@@ -120,42 +198,28 @@ func (q *radixQueue) push(e *event) {
 // empty marks bucket b empty; its chunks must already be freed.
 func (q *radixQueue) empty(b int) {
 	q.buckets[b] = bucket{}
-	q.nonzero[b/64] &^= 1 << (b % 64)
+	if q.nonzero[b/64] &^= 1 << (b % 64); q.nonzero[b/64] == 0 {
+		q.summary[b/4096] &^= 1 << (b / 64 % 64)
+	}
 }
 
 // front returns the first event of bucket 0, if any.
 func (q *radixQueue) front() *event {
-	bk := &q.buckets[0]
-	for c := bk.head; c != nil; c = bk.head {
-		if bk.rd < c.n {
-			return &c.ev[bk.rd]
-		}
-		next := c.next
-		q.freeChunk(c)
-		if next == nil {
-			q.empty(0)
-			return nil
-		}
-		bk.head, bk.rd = next, 0
+	if len(q.now.h) == 0 {
+		return nil
 	}
-	return nil
+	return &q.now.h[0].event
 }
 
 // popFront removes the first event of bucket 0, which must exist.
-func (q *radixQueue) popFront() {
-	bk := &q.buckets[0]
-	bk.head.ev[bk.rd] = event{}
-	bk.rd++
-}
+func (q *radixQueue) popFront() { q.now.pop() }
 
 // lowest returns the lowest non-empty bucket above 0, or 0 if there is none.
 func (q *radixQueue) lowest() int {
-	if m := q.nonzero[0] &^ 1; m != 0 {
-		return bits.TrailingZeros64(m)
-	}
-	for w := 1; w < len(q.nonzero); w++ {
-		if m := q.nonzero[w]; m != 0 {
-			return w*64 + bits.TrailingZeros64(m)
+	for i, s := range q.summary {
+		if s != 0 {
+			w := i*64 + bits.TrailingZeros64(s)
+			return w*64 + bits.TrailingZeros64(q.nonzero[w])
 		}
 	}
 	return 0
@@ -184,7 +248,7 @@ func (q *radixQueue) redistribute(b int, st *slotTable) int {
 	for c != nil {
 		for i := range c.ev[:c.n] {
 			e := &c.ev[i]
-			if st.isLive(e.id.slot()) {
+			if st.liveID(e.id) {
 				q.push(e)
 				moved = true
 			} else {
@@ -202,8 +266,51 @@ func (q *radixQueue) redistribute(b int, st *slotTable) int {
 	return dropped
 }
 
+// earliest returns the earliest live time in the buckets above 0, without
+// moving last: buckets in index order hold ever later times, so the first
+// with a live event holds the minimum.
+func (q *radixQueue) earliest(st *slotTable) (unit.Time, bool) {
+	for i, s := range q.summary {
+		for ; s != 0; s &= s - 1 {
+			w := i*64 + bits.TrailingZeros64(s)
+			for m := q.nonzero[w]; m != 0; m &= m - 1 {
+				if t, ok := q.buckets[w*64+bits.TrailingZeros64(m)].earliest(st); ok {
+					return t, true
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
+// earliest returns the earliest live time in the bucket.
+func (bk *bucket) earliest(st *slotTable) (unit.Time, bool) {
+	found, least := false, unit.MaxTime
+	for c, i := bk.head, bk.rd; c != nil; c, i = c.next, 0 {
+		for ; i < c.n; i++ {
+			if e := &c.ev[i]; e.t <= least && st.liveID(e.id) {
+				found, least = true, e.t
+			}
+		}
+	}
+	return least, found
+}
+
 // compact drops every tombstone and frees its slot, keeping order.
 func (q *radixQueue) compact(st *slotTable) {
+	kept := q.now.h[:0]
+	for _, e := range q.now.h {
+		if st.liveID(e.id) {
+			kept = append(kept, e)
+		} else {
+			st.release(e.id)
+		}
+	}
+	clear(q.now.h[len(kept):])
+	q.now.h = kept
+	for i := len(kept)/2 - 1; i >= 0; i-- {
+		q.now.down(i)
+	}
 	for b := range q.buckets {
 		bk := &q.buckets[b]
 		if bk.head == nil {
@@ -215,7 +322,7 @@ func (q *radixQueue) compact(st *slotTable) {
 		for rc, ri := bk.head, bk.rd; rc != nil; rc, ri = rc.next, 0 {
 			for ; ri < rc.n; ri++ {
 				e := &rc.ev[ri]
-				if !st.isLive(e.id.slot()) {
+				if !st.liveID(e.id) {
 					st.release(e.id)
 					continue
 				}

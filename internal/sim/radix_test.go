@@ -17,17 +17,17 @@ func TestNoAllocs(t *testing.T) {
 	s := NewScheduler()
 	h := &holder{s: s, incr: holdIncrements(), cancel: true}
 	for i := range 10000 {
-		s.At(h.incr[i&(incrTable-1)], h, uint64(i))
+		s.At(h.incr[i&(incrTable-1)], 0, h, uint64(i))
 	}
 	for j := range h.timers {
-		h.timers[j] = s.At(holdTimeout, h, 0)
+		h.timers[j] = s.At(holdTimeout, 0, h, 0)
 	}
 	for range 200000 {
 		s.Step()
 	}
 	allocs := testing.AllocsPerRun(20000, func() {
 		s.Step()
-		id := s.After(h.incr[s.Executed()%incrTable], nil, 0)
+		id := s.After(h.incr[s.Executed()%incrTable], 0, nil, 0)
 		s.Cancel(id)
 	})
 	if allocs != 0 {
@@ -43,7 +43,7 @@ func TestCompactionBounded(t *testing.T) {
 	for i := range 1_000_000 {
 		k := i % len(ids)
 		s.Cancel(ids[k])
-		ids[k] = s.At(unit.Time(1_000_000+i), nil, 0)
+		ids[k] = s.At(unit.Time(1_000_000+i), 0, nil, 0)
 	}
 	if s.Pending() != len(ids) {
 		t.Fatalf("Pending = %d, want %d", s.Pending(), len(ids))

@@ -26,12 +26,19 @@ func (s *Streams) Seed() uint64 { return s.seed }
 // starts the sequence afresh, so two consumers must not share a name: use a
 // name per consumer, such as "ecmp/leaf3".
 func (s *Streams) Stream(name string) *Rand {
+	src := s.PCG(name)
+	return &Rand{r: rand.New(&src)}
+}
+
+// PCG returns the generator of the stream called name as a value, for a
+// hot path that keeps it inline: its outputs are those of Stream(name).
+func (s *Streams) PCG(name string) rand.PCG {
 	x := mix64(s.seed) ^ fnv1a64(name)
 	x += golden
 	a := mix64(x)
 	x += golden
 	b := mix64(x)
-	return &Rand{r: rand.New(rand.NewPCG(a, b))}
+	return *rand.NewPCG(a, b)
 }
 
 // golden is the SplitMix64 increment, 2^64 divided by the golden ratio.

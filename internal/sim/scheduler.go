@@ -25,7 +25,8 @@ type EventID uint64
 const defaultMinCompact = 1024
 
 // Scheduler is a discrete-event queue with its clock. Events run in order of
-// (time, insertion order): events at equal times run first-in first-out.
+// (time, Key, insertion order): events at equal times run by key, and those
+// with equal keys first-in first-out.
 // At most 2^32 events can be pending at once. The zero value is not usable;
 // call NewScheduler. A Scheduler is not safe for concurrent use.
 type Scheduler struct {
@@ -56,29 +57,42 @@ func (s *Scheduler) Pending() int { return s.live }
 // count.
 func (s *Scheduler) Executed() uint64 { return s.executed }
 
-// At schedules h.Handle(t, tag) at time t and returns an id for Cancel.
+// At schedules h.Handle(t, tag) at time t, ordered among equal times by k,
+// and returns an id for Cancel.
 //
 // Scheduling in the past (t < Now()) is a programming error that would break
 // causality, so At panics rather than silently running the event late. A nil
 // h schedules an event that does nothing but advance the clock when it runs.
-func (s *Scheduler) At(t unit.Time, h Handler, tag uint64) EventID {
+func (s *Scheduler) At(t unit.Time, k Key, h Handler, tag uint64) EventID {
 	if t < s.now {
 		panic(fmt.Sprintf("sim: At(%v) is before Now() = %v", t, s.now))
 	}
 	id := s.st.alloc()
-	s.q.push(&event{t: t, h: h, tag: tag, id: id})
+	s.q.push(&event{t: t, key: k, h: h, tag: tag, id: id})
 	s.live++
 	return id
 }
 
+// Send schedules h.Handle(t, tag) at time t, ordered among equal times by
+// k, as At does, for an event that is never cancelled (a frame's arrival,
+// a port's next look at its queues): it takes no slot in the table of
+// pending events, which saves keeping it.
+func (s *Scheduler) Send(t unit.Time, k Key, h Handler, tag uint64) {
+	if t < s.now {
+		panic(fmt.Sprintf("sim: Send(%v) is before Now() = %v", t, s.now))
+	}
+	s.q.push(&event{t: t, key: k, h: h, tag: tag})
+	s.live++
+}
+
 // After schedules h.Handle at Now()+d; see At. A d so large that Now()+d
 // would overflow schedules at unit.MaxTime.
-func (s *Scheduler) After(d unit.Time, h Handler, tag uint64) EventID {
+func (s *Scheduler) After(d unit.Time, k Key, h Handler, tag uint64) EventID {
 	t := s.now + d
 	if d > 0 && t < s.now {
 		t = unit.MaxTime
 	}
-	return s.At(t, h, tag)
+	return s.At(t, k, h, tag)
 }
 
 // Cancel removes a pending event and reports whether it was pending.
@@ -127,6 +141,36 @@ func (s *Scheduler) RunUntil(t unit.Time) {
 	}
 }
 
+// AdvanceTo sets Now() to t, which must not be earlier than Now() nor
+// later than the next pending event.
+func (s *Scheduler) AdvanceTo(t unit.Time) {
+	if t < s.now {
+		panic(fmt.Sprintf("sim: AdvanceTo(%v) is before Now() = %v", t, s.now))
+	}
+	if next, ok := s.NextAt(); ok && next < t {
+		panic(fmt.Sprintf("sim: AdvanceTo(%v) passes an event at %v", t, next))
+	}
+	s.now = t
+}
+
+// NextAt returns the time of the earliest pending event, and false when
+// none is pending. It leaves the queue's state alone but for dropping
+// tombstones at its front, so that At may still schedule at Now().
+func (s *Scheduler) NextAt() (unit.Time, bool) {
+	for {
+		e := s.q.front()
+		if e == nil {
+			return s.q.earliest(&s.st)
+		}
+		if s.st.liveID(e.id) {
+			return e.t, true
+		}
+		s.st.release(e.id)
+		s.q.popFront()
+		s.dead--
+	}
+}
+
 // Run runs events until none is pending or a handler calls Stop.
 func (s *Scheduler) Run() {
 	s.stopped = false
@@ -138,6 +182,10 @@ func (s *Scheduler) Run() {
 		s.fire(e)
 	}
 }
+
+// Stopped reports whether a handler called Stop during the last Run or
+// RunUntil.
+func (s *Scheduler) Stopped() bool { return s.stopped }
 
 // Stop makes the Run or RunUntil in progress return once the running handler
 // returns. Called outside Run and RunUntil it has no effect, since both clear
@@ -152,7 +200,7 @@ func (s *Scheduler) Stop() { s.stopped = true }
 func (s *Scheduler) next(limit unit.Time) *event {
 	for {
 		if e := s.q.front(); e != nil {
-			if s.st.isLive(e.id.slot()) {
+			if s.st.liveID(e.id) {
 				if e.t > limit {
 					return nil
 				}
@@ -179,8 +227,10 @@ func (s *Scheduler) next(limit unit.Time) *event {
 func (s *Scheduler) fire(e *event) {
 	t, h, tag, id := e.t, e.h, e.tag, e.id
 	s.q.popFront()
-	s.st.kill(id.slot())
-	s.st.release(id)
+	if id != 0 {
+		s.st.kill(id.slot())
+		s.st.release(id)
+	}
 	s.live--
 	s.now = t
 	s.executed++

@@ -79,7 +79,7 @@ func (c *orderChecker) Handle(now unit.Time, tag uint64) {
 }
 
 func (c *orderChecker) schedule(t unit.Time) {
-	c.ids = append(c.ids, c.s.At(t, c, uint64(c.seq)))
+	c.ids = append(c.ids, c.s.At(t, 0, c, uint64(c.seq)))
 	c.seq++
 }
 
@@ -120,8 +120,8 @@ func (c counter) Handle(_ unit.Time, tag uint64) { c[tag]++ }
 func TestCancel(t *testing.T) {
 	s := NewScheduler()
 	c := counter{}
-	a := s.At(10, c, 1)
-	b := s.At(10, c, 2)
+	a := s.At(10, 0, c, 1)
+	b := s.At(10, 0, c, 2)
 	if a == 0 || b == 0 || a == b {
 		t.Fatalf("ids %d and %d", a, b)
 	}
@@ -139,7 +139,7 @@ func TestCancel(t *testing.T) {
 		t.Fatal("Cancel of a fired event returned true")
 	}
 	// a's slot is reused; the stale id must not cancel the new event.
-	n := s.At(20, c, 3)
+	n := s.At(20, 0, c, 3)
 	if s.Cancel(a) || s.Cancel(b) || s.Cancel(0) || s.Cancel(^EventID(0)) {
 		t.Fatal("a stale or unknown id cancelled something")
 	}
@@ -157,13 +157,13 @@ func TestAtPastPanics(t *testing.T) {
 			t.Fatalf("recovered %q, want a panic naming Now()", msg)
 		}
 	}()
-	s.At(99, nil, 0)
+	s.At(99, 0, nil, 0)
 }
 
 func TestAfterSaturates(t *testing.T) {
 	s := NewScheduler()
 	s.RunUntil(5)
-	s.After(unit.MaxTime, nil, 0)
+	s.After(unit.MaxTime, 0, nil, 0)
 	s.Run()
 	if s.Now() != unit.MaxTime {
 		t.Fatalf("Now = %d, want MaxTime", s.Now())
@@ -178,16 +178,16 @@ func (h stopper) Handle(unit.Time, uint64) { h.s.Stop() }
 func TestRunUntil(t *testing.T) {
 	s := NewScheduler()
 	c := counter{}
-	s.At(10, c, 1)
-	s.At(20, c, 2)
-	s.At(21, c, 3)
+	s.At(10, 0, c, 1)
+	s.At(20, 0, c, 2)
+	s.At(21, 0, c, 3)
 	s.RunUntil(20)
 	if s.Now() != 20 || c[1] != 1 || c[2] != 1 || c[3] != 0 {
 		t.Fatalf("Now %d, ran %v", s.Now(), c)
 	}
 	// The queue must accept events before the next pending one after
 	// RunUntil has looked at it.
-	s.At(20, c, 4)
+	s.At(20, 0, c, 4)
 	s.RunUntil(15) // in the past: nothing runs, the clock stays
 	if s.Now() != 20 || c[4] != 0 {
 		t.Fatalf("RunUntil(15) at 20: Now %d, ran %v", s.Now(), c)
@@ -197,8 +197,8 @@ func TestRunUntil(t *testing.T) {
 		t.Fatalf("Now %d, ran %v, Executed %d", s.Now(), c, s.Executed())
 	}
 
-	s.At(40, stopper{s}, 0)
-	s.At(40, c, 5)
+	s.At(40, 0, stopper{s}, 0)
+	s.At(40, 0, c, 5)
 	s.RunUntil(100)
 	if s.Now() != 40 || c[5] != 0 || s.Pending() != 1 {
 		t.Fatalf("after Stop: Now %d, ran %v, Pending %d", s.Now(), c, s.Pending())
@@ -220,15 +220,15 @@ func TestStepOverTombstones(t *testing.T) {
 	var log []uint64
 	h := recorder{&log}
 	s := newTestScheduler(1 << 20)
-	s.Cancel(s.At(1000, h, 0))
-	s.Cancel(s.At(70000, h, 0))
+	s.Cancel(s.At(1000, 0, h, 0))
+	s.Cancel(s.At(70000, 0, h, 0))
 	if s.Step() {
 		t.Fatal("Step ran a cancelled event")
 	}
-	s.At(70001, h, 4)
-	s.At(999, h, 2)
-	s.At(5, h, 1)
-	s.At(1000, h, 3)
+	s.At(70001, 0, h, 4)
+	s.At(999, 0, h, 2)
+	s.At(5, 0, h, 1)
+	s.At(1000, 0, h, 3)
 	s.Run()
 	if fmt.Sprint(log) != "[1 2 3 4]" {
 		t.Fatalf("ran tags %v, want [1 2 3 4]", log)
@@ -246,17 +246,81 @@ func TestAlarm(t *testing.T) {
 	h := recorder{&log}
 	s := NewScheduler()
 	var a Alarm
-	a.ArmBy(s, 500, h, 1)
-	a.ArmBy(s, 700, h, 2) // later: ignored
-	a.ArmBy(s, 300, h, 3) // earlier: moves it
+	a.ArmBy(s, 500, 0, h, 1)
+	a.ArmBy(s, 700, 0, h, 2) // later: ignored
+	a.ArmBy(s, 300, 0, h, 3) // earlier: moves it
 	if s.Pending() != 1 {
 		t.Fatalf("%d events pending, want 1", s.Pending())
 	}
 	s.Step()
 	a.Fired()
-	a.ArmBy(s, 900, h, 4)
+	a.ArmBy(s, 900, 0, h, 4)
 	s.Run()
 	if fmt.Sprint(log) != "[3 4]" || s.Now() != 900 {
 		t.Fatalf("ran %v, now %v", log, s.Now())
 	}
+}
+
+// keyLog records the keys of the events it runs.
+type keyLog struct {
+	s    *Scheduler
+	keys []Key
+}
+
+func (l *keyLog) Handle(now unit.Time, tag uint64) {
+	l.keys = append(l.keys, Key(tag))
+	if tag == uint64(NodeKey(5, SrcSelf)) {
+		// An event at Now() with a smaller key than the running one runs
+		// next, before the pending events with larger keys.
+		l.s.At(now, NodeKey(3, SrcSelf), l, uint64(NodeKey(3, SrcSelf)))
+	}
+}
+
+// Equal-time events run by key whatever order they were scheduled in, so
+// two schedulers that received them in different orders (a serial run and
+// a partitioned one) run them alike.
+func TestEqualTimesRunByKey(t *testing.T) {
+	keys := []Key{NodeKey(7, SrcPort(2)), NodeKey(5, SrcSelf), NodeKey(7, SrcControl), NodeKey(2, SrcPort(9)), NodeKey(7, SrcPort(1))}
+	for _, order := range [][]int{{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {2, 0, 4, 1, 3}} {
+		s := NewScheduler()
+		l := &keyLog{s: s}
+		s.At(5, 0, nil, 0)
+		s.RunUntil(3) // the queue's last time moves, so the events meet in a higher bucket first
+		for _, i := range order {
+			s.At(100, keys[i], l, uint64(keys[i]))
+		}
+		s.Run()
+		want := []Key{NodeKey(2, SrcPort(9)), NodeKey(5, SrcSelf), NodeKey(3, SrcSelf), NodeKey(7, SrcControl), NodeKey(7, SrcPort(1)), NodeKey(7, SrcPort(2))}
+		if fmt.Sprint(l.keys) != fmt.Sprint(want) {
+			t.Errorf("order %v: ran %x, want %x", order, l.keys, want)
+		}
+	}
+}
+
+// NextAt finds the next event without moving the queue, so that At may
+// still schedule at Now(); AdvanceTo moves the clock on and refuses to
+// pass a pending event.
+func TestNextAtAndAdvance(t *testing.T) {
+	s := NewScheduler()
+	s.At(10, 0, nil, 0)
+	s.At(70000, 0, nil, 0)
+	s.RunUntil(10)
+	if next, ok := s.NextAt(); !ok || next != 70000 {
+		t.Fatalf("NextAt = %v %v, want 70000", next, ok)
+	}
+	s.At(11, 0, nil, 0) // still allowed: NextAt did not move the queue
+	if next, _ := s.NextAt(); next != 11 {
+		t.Fatalf("NextAt = %v, want 11", next)
+	}
+	s.RunUntil(69999)
+	s.AdvanceTo(70000)
+	if s.Now() != 70000 || s.Pending() != 1 {
+		t.Fatalf("now %v pending %d after AdvanceTo(70000)", s.Now(), s.Pending())
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("AdvanceTo past a pending event did not panic")
+		}
+	}()
+	s.AdvanceTo(70001)
 }

@@ -16,14 +16,15 @@ type Timer struct {
 	queuedAt unit.Time
 	id       EventID
 	armed    bool
+	key      Key
 	h        Handler
 	tag      uint64
 }
 
-// Set arms the timer for t: h.Handle(t, tag) is to run then, unless the
-// timer is set again or stopped first.
-func (tm *Timer) Set(s *Scheduler, t unit.Time, h Handler, tag uint64) {
-	tm.deadline, tm.armed, tm.h, tm.tag = t, true, h, tag
+// Set arms the timer for t: h.Handle(t, tag) is to run then, with key k,
+// unless the timer is set again or stopped first.
+func (tm *Timer) Set(s *Scheduler, t unit.Time, k Key, h Handler, tag uint64) {
+	tm.deadline, tm.armed, tm.key, tm.h, tm.tag = t, true, k, h, tag
 	if tm.id != 0 {
 		if tm.queuedAt <= t {
 			return
@@ -31,7 +32,7 @@ func (tm *Timer) Set(s *Scheduler, t unit.Time, h Handler, tag uint64) {
 		s.Cancel(tm.id)
 	}
 	tm.queuedAt = t
-	tm.id = s.At(t, h, tag)
+	tm.id = s.At(t, k, h, tag)
 }
 
 // Stop disarms the timer.
@@ -54,7 +55,7 @@ func (tm *Timer) Fire(s *Scheduler, now unit.Time) bool {
 	}
 	if tm.deadline > now {
 		tm.queuedAt = tm.deadline
-		tm.id = s.At(tm.deadline, tm.h, tm.tag)
+		tm.id = s.At(tm.deadline, tm.key, tm.h, tm.tag)
 		return false
 	}
 	tm.armed = false

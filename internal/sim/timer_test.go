@@ -23,9 +23,9 @@ func (o *timerOwner) Handle(now unit.Time, tag uint64) {
 func TestTimerLazyRearm(t *testing.T) {
 	s := NewScheduler()
 	o := &timerOwner{s: s}
-	o.tm.Set(s, 100, o, 0)
+	o.tm.Set(s, 100, 0, o, 0)
 	for i := unit.Time(1); i <= 1000; i++ {
-		o.tm.Set(s, 100+i, o, 0)
+		o.tm.Set(s, 100+i, 0, o, 0)
 	}
 	if s.Pending() != 1 {
 		t.Fatalf("pending %d after 1000 later re-arms, want 1", s.Pending())
@@ -44,19 +44,19 @@ func TestTimerLazyRearm(t *testing.T) {
 func TestTimerEarlierAndStop(t *testing.T) {
 	s := NewScheduler()
 	o := &timerOwner{s: s}
-	o.tm.Set(s, 500, o, 0)
-	o.tm.Set(s, 200, o, 0)
+	o.tm.Set(s, 500, 0, o, 0)
+	o.tm.Set(s, 200, 0, o, 0)
 	s.RunUntil(300)
 	if len(o.fired) != 1 || o.fired[0] != 200 {
 		t.Fatalf("fired %v, want [200]", o.fired)
 	}
-	o.tm.Set(s, 400, o, 0)
+	o.tm.Set(s, 400, 0, o, 0)
 	o.tm.Stop()
 	s.RunUntil(1000)
 	if len(o.fired) != 1 {
 		t.Fatalf("stopped timer fired: %v", o.fired)
 	}
-	o.tm.Set(s, 1500, o, 0)
+	o.tm.Set(s, 1500, 0, o, 0)
 	s.Run()
 	if len(o.fired) != 2 || o.fired[1] != 1500 {
 		t.Fatalf("fired %v, want a second firing at 1500", o.fired)
@@ -70,7 +70,7 @@ func TestTimerNoAlloc(t *testing.T) {
 	now := unit.Time(0)
 	allocs := testing.AllocsPerRun(1000, func() {
 		now += 10
-		o.tm.Set(s, now+1000, o, 0)
+		o.tm.Set(s, now+1000, 0, o, 0)
 		s.RunUntil(now)
 	})
 	if allocs > 0 {

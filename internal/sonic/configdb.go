@@ -214,12 +214,11 @@ func (p *parser) top(db *ConfigDB) error {
 			}
 			continue
 		}
-		tab, dup := db.Tables[name]
-		if dup {
+		if _, dup := db.Tables[name]; dup {
 			db.Duplicates = append(db.Duplicates, Value{Text: name, Line: l, Col: c})
 		}
 		db.tablePos[name] = Value{Text: name, Line: l, Col: c}
-		tab = Table{}
+		tab := Table{}
 		if err := p.table(db, name, tab); err != nil {
 			return err
 		}
@@ -249,9 +248,7 @@ func (p *parser) flatRow(db *ConfigDB, table, key string, at Value) error {
 	if err := p.row(db, table, table+"|"+key, row); err != nil {
 		return err
 	}
-	if row != nil {
-		tab[key] = row
-	}
+	tab[key] = row
 	return nil
 }
 

@@ -175,7 +175,7 @@ func (n *Net) After(d unit.Time, w workload.Waker, t uint64) {
 		n.wakes = append(n.wakes, wake{w, t})
 		i = int32(len(n.wakes) - 1)
 	}
-	n.s.After(d, n, tagOf(evWake, i))
+	n.s.After(d, 0, n, tagOf(evWake, i))
 }
 
 // Progress implements workload.Transport.
@@ -207,14 +207,14 @@ func (n *Net) kick(h int) {
 	tx := n.cfg.Rate.TxTime(unit.Bytes(wire))
 	si := n.newSeg(seg{qp: qi, payload: pay, last: last, msg: m})
 	hs.txBusy = true
-	n.s.After(tx, n, tagOf(evTx, si))
+	n.s.After(tx, 0, n, tagOf(evTx, si))
 	// Round robin: drop the QP if it has no more data or must pace.
 	if len(p.q) == 0 || p.cap > 0 {
 		hs.rr = append(hs.rr[:hs.head], hs.rr[hs.head+1:]...)
 		p.queued = false
 		if p.cap > 0 && len(p.q) > 0 {
 			p.paced = true
-			n.s.After(p.cap.TxTime(unit.Bytes(wire)), n, tagOf(evPace, qi))
+			n.s.After(p.cap.TxTime(unit.Bytes(wire)), 0, n, tagOf(evPace, qi))
 		}
 	} else {
 		hs.head++
@@ -245,7 +245,7 @@ func (n *Net) Handle(now unit.Time, t uint64) {
 		wire := s.payload + max(1, (s.payload+n.cfg.MTU-1)/n.cfg.MTU)*int64(packet.Overhead(false))
 		at := max(now+n.cfg.Latency, rx.rxFree+n.cfg.Rate.TxTime(unit.Bytes(wire)))
 		rx.rxFree = at
-		n.s.At(at, n, tagOf(evRx, i))
+		n.s.At(at, 0, n, tagOf(evRx, i))
 		n.kick(p.src)
 	case evRx:
 		s := n.segs[i]
@@ -278,7 +278,7 @@ func (n *Net) Handle(now unit.Time, t uint64) {
 			// as with the twin's NIC.
 			p.owner.Completed(workload.Completion{QP: workload.QP(s.qp), Side: workload.Responder, Op: s.msg.Op, Bytes: s.msg.Bytes, At: now})
 		}
-		n.s.After(n.cfg.Latency, n, tagOf(evAck, i))
+		n.s.After(n.cfg.Latency, 0, n, tagOf(evAck, i))
 	case evAck:
 		s := n.segs[i]
 		n.free = append(n.free, i)

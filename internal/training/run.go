@@ -184,6 +184,20 @@ func New(c Config, nc *collective.Config, sys collective.System) (*Workload, err
 	return w, nil
 }
 
+// Comms returns the communicators that cross servers (the data-parallel
+// groups), stage by stage.
+func (w *Workload) Comms() []*collective.Comm {
+	var out []*collective.Comm
+	for _, st := range w.dp {
+		for _, c := range st {
+			if c != nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
 // commOver builds a communicator over (server, GPU) ranks in rank order;
 // the servers must hold the same GPUs each, in ascending server order.
 func commOver(nc *collective.Config, sys collective.System, ranks [][2]int) (*collective.Comm, error) {

@@ -92,6 +92,9 @@ type Base struct {
 
 // NewBase reads scenario YAML; a `tune:` section is dropped.
 func NewBase(file string, data []byte) (*Base, error) {
+	if err := scenario.CheckDepth(file, data); err != nil {
+		return nil, err
+	}
 	var v any
 	if err := yaml.UnmarshalWithOptions(data, &v, yaml.UseOrderedMap()); err != nil {
 		return nil, scenario.YAMLError(file, err)

@@ -75,6 +75,9 @@ const (
 // ParseSpace reads a space file: either a file whose top level is the
 // space, or a scenario whose top-level `tune:` key holds it.
 func ParseSpace(file string, data []byte) (*Space, error) {
+	if err := scenario.CheckDepth(file, data); err != nil {
+		return nil, err
+	}
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, scenario.YAMLError(file, err)

@@ -1,6 +1,7 @@
 package twin
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -22,6 +23,11 @@ type HealthBasis struct {
 	// retransmissions), RoCEDropped those dropped.
 	RoCESent    int64 `json:"roce_sent"`
 	RoCEDropped int64 `json:"roce_dropped"`
+	// RoCEStalled counts the RoCE data packets that connections still
+	// running at the end had sent and no ACK had covered (in flight,
+	// queued, held by a paused port, or lost and waiting to be resent):
+	// their latency is at least the time they waited, unknown.
+	RoCEStalled int64 `json:"roce_stalled"`
 	// WorstPause is the longest time any port received pause on any one
 	// priority.
 	WorstPause unit.Time `json:"worst_pause"`
@@ -32,9 +38,11 @@ type HealthBasis struct {
 	RoCELossless   bool  `json:"roce_lossless"`
 }
 
-// Window is the payload delivered to one receiving host: over its line
-// rate, from the first send of a connection to it to the last delivery.
-// Bytes is 0 when nothing arrived.
+// Window is the payload delivered to one receiving host, over its line
+// rate and the time it was expected: from the first send of a connection
+// to it until its last delivery, or, for a connection that did not finish
+// (stalled, or failed), until the end of the run. End is 0 for a host
+// nothing was sent to.
 type Window struct {
 	Rate  unit.BitRate `json:"rate"`
 	Start unit.Time    `json:"start"`
@@ -42,23 +50,30 @@ type Window struct {
 	Bytes int64        `json:"bytes"`
 }
 
-// Add counts a connection's delivery into the window.
-func (w *Window) Add(firstSend, lastDelivery unit.Time, bytes int64) {
-	if bytes == 0 {
+// Add counts a connection into the window: its first send, the time it
+// ended (its last delivery, or the end of the run when it did not
+// finish) and the bytes it delivered.
+func (w *Window) Add(firstSend, end unit.Time, bytes int64) {
+	if end <= firstSend && bytes == 0 {
 		return
 	}
-	if w.Bytes == 0 || firstSend < w.Start {
+	if w.End == 0 || firstSend < w.Start {
 		w.Start = firstSend
 	}
-	w.End = max(w.End, lastDelivery)
+	w.End = max(w.End, end)
 	w.Bytes += bytes
 }
 
 // Grade grades a run that lasted end against the four targets.
 //
-//   - P99 latency: one-way latency of delivered RoCE data packets.
+//   - P99 latency: one-way latency of delivered RoCE data packets, with
+//     the packets still on their way at the end counted as slower than
+//     any delivered one: when they are more than 1%, P99 is at least the
+//     run's length and fails. n/a when no RoCE data packet was sent.
 //   - Bandwidth utilization: payload bytes delivered to each receiving host
-//     over its line rate × its window, summed over receivers.
+//     over its line rate × its window (to the end of the run for a
+//     connection that did not finish), summed over receivers; n/a when
+//     nothing was sent.
 //   - Loss: RoCE data packets dropped over RoCE data packets sent. It
 //     fails, whatever the count, when RoCE rides a priority that PFC does
 //     not protect.
@@ -67,7 +82,7 @@ func (w *Window) Add(firstSend, lastDelivery unit.Time, bytes int64) {
 func (b *HealthBasis) Grade(end unit.Time) metrics.Health {
 	var got, capacity float64
 	for _, w := range b.Receivers {
-		if w.Bytes > 0 && w.End > w.Start {
+		if w.End > w.Start {
 			got += float64(w.Bytes)
 			capacity += float64(w.Rate.BytesIn(w.End - w.Start))
 		}
@@ -85,6 +100,17 @@ func (b *HealthBasis) Grade(end unit.Time) metrics.Health {
 		ratio = float64(b.WorstPause) / float64(end)
 	}
 	h := metrics.NewHealth(US(b.RoCELatency.Quantile(99)), util, loss, ratio)
+	delivered := b.RoCELatency.Count()
+	switch {
+	case delivered == 0 && b.RoCEStalled == 0:
+		h.P99LatencyUS = metrics.NotApplicable(metrics.TargetP99LatencyUS, "no RoCE data packet was delivered")
+	case b.RoCEStalled*100 > delivered+b.RoCEStalled:
+		h.P99LatencyUS.Value, h.P99LatencyUS.Pass = max(US(end), h.P99LatencyUS.Value), false
+		h.P99LatencyUS.Note = fmt.Sprintf("%d of %d RoCE data packets (%.1f%%) were sent and not acknowledged when the run ended: P99 is at least the run's length", b.RoCEStalled, delivered+b.RoCEStalled, 100*float64(b.RoCEStalled)/float64(delivered+b.RoCEStalled))
+	}
+	if capacity == 0 {
+		h.BandwidthUtilization = metrics.NotApplicable(metrics.TargetUtilization, "no RDMA data was sent")
+	}
 	if b.RoCEPriorities != 0 && !b.RoCELossless {
 		var ps []string
 		for _, p := range Priorities(b.RoCEPriorities) {

@@ -19,7 +19,9 @@ import (
 //     switch, the QP's host, the port's node) and come out in canonical
 //     order: flows by id, queues and pauses by port and priority, series
 //     by host. Pause series are nil when the first part has none.
-//   - The NCCL tables come from the one part that has them.
+//   - The NCCL tables and the perftest output come from the one part that
+//     has them; the configuration and the NCCL log, alike in every part,
+//     from the first.
 //   - The run ends at the parts' latest time, completes when every part
 //     does, and its events add; health is graded again on the merged basis.
 func Merge(parts []Observation) (Observation, error) {
@@ -27,7 +29,8 @@ func Merge(parts []Observation) (Observation, error) {
 		return Observation{}, fmt.Errorf("no parts to merge")
 	}
 	first := &parts[0]
-	out := Observation{Engine: first.Engine, Scenario: first.Scenario, Sim: Sim{Completed: true}}
+	out := Observation{Engine: first.Engine, Scenario: first.Scenario, Sim: Sim{Completed: true}, Config: first.Config, NCCLLog: first.NCCLLog}
+	out.Config.DCQCN = append([]Param(nil), first.Config.DCQCN...)
 	out.Ports = cloneCounters(first.Ports)
 	out.NICs = append([]NIC(nil), first.NICs...)
 	for i := range out.NICs {
@@ -107,11 +110,12 @@ func (o *Observation) add(p *Observation, rest bool) error {
 			return fmt.Errorf("latency histograms of another geometry")
 		}
 		for i, w := range p.Basis.Receivers {
-			if w.Bytes > 0 {
+			if w.End > 0 {
 				b.Receivers[i].Add(w.Start, w.End, w.Bytes)
 			}
 		}
 		b.RoCESent += p.Basis.RoCESent
+		b.RoCEStalled += p.Basis.RoCEStalled
 		b.RoCEDropped += p.Basis.RoCEDropped
 		b.WorstPause = max(b.WorstPause, p.Basis.WorstPause)
 		b.RoCEPriorities |= p.Basis.RoCEPriorities
@@ -140,6 +144,12 @@ func (o *Observation) add(p *Observation, rest bool) error {
 			return fmt.Errorf("NCCL tables in two parts")
 		}
 		o.NCCL = p.NCCL
+	}
+	if len(p.Perftest) > 0 {
+		if len(o.Perftest) > 0 {
+			return fmt.Errorf("perftest output in two parts")
+		}
+		o.Perftest = p.Perftest
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ func split(o twin.Observation, n int) []twin.Observation {
 		return v / int64(n)
 	}
 	for k := range parts {
-		p := twin.Observation{Engine: o.Engine, Scenario: o.Scenario, Latency: []twin.PrioLatency{},
+		p := twin.Observation{Engine: o.Engine, Scenario: o.Scenario, Latency: []twin.PrioLatency{}, Config: o.Config, NCCLLog: o.NCCLLog,
 			Sim: twin.Sim{End: o.Sim.End, Completed: o.Sim.Completed, Events: uint64(share(int64(o.Sim.Events), k))}}
 		zero := func(cs []twin.Counter, own bool) []twin.Counter {
 			out := make([]twin.Counter, len(cs))
@@ -115,7 +115,7 @@ func split(o twin.Observation, n int) []twin.Observation {
 				b.Receivers[i] = w
 			}
 		}
-		b.RoCESent, b.RoCEDropped = share(b.RoCESent, k), share(b.RoCEDropped, k)
+		b.RoCESent, b.RoCEDropped, b.RoCEStalled = share(b.RoCESent, k), share(b.RoCEDropped, k), share(b.RoCEStalled, k)
 		if k != 0 {
 			b.WorstPause /= 2
 		}

@@ -51,6 +51,60 @@ type Observation struct {
 	// Uplinks are the bytes routed over each uplink, by tier and port.
 	Uplinks []Uplink `json:"uplinks"`
 	NCCL    *NCCL    `json:"nccl"`
+	// Config is the configuration the hosts and switches show an engineer
+	// (mlnx_qos, DCQCN sysfs, ecnconfig); NCCLLog the NCCL_DEBUG=INFO
+	// output of the NCCL job's ranks, "" without one. With the counters
+	// they are the incident --out writes.
+	Config  Setting `json:"config"`
+	NCCLLog string  `json:"nccl_log,omitempty"`
+	// Perftest holds the perftest runs' output, as perftest prints it on
+	// the client.
+	Perftest []PerftestRun `json:"perftest,omitempty"`
+}
+
+// A PerftestRun is one perftest run: its command, the client and server
+// (machine names), and the client's output.
+type PerftestRun struct {
+	Command string `json:"command"`
+	Client  string `json:"client"`
+	Server  string `json:"server"`
+	// ServerIP is the address the client connects to.
+	ServerIP string `json:"server_ip"`
+	Summary  string `json:"summary"`
+	Output   string `json:"output"`
+}
+
+// Setting is the QoS, congestion-control and ECN configuration of the
+// twin's hosts and switches, alike on every host and every switch.
+type Setting struct {
+	// Trust is the hosts' priority trust ("dscp" or "pcp"), PFC the
+	// priorities with PFC enabled (bit p = priority p), DSCP each DSCP's
+	// priority.
+	Trust string    `json:"trust"`
+	PFC   uint8     `json:"pfc"`
+	DSCP  [64]uint8 `json:"dscp_to_priority"`
+	// CCEnabled is the set of priorities DCQCN acts on, DCQCN its knobs by
+	// mlx5 name; both empty with congestion control off.
+	CCEnabled uint8   `json:"cc_enabled"`
+	DCQCN     []Param `json:"dcqcn"`
+	// ECN is the switches' RED/ECN profile of the lossless queue, nil when
+	// they do not mark.
+	ECN *ECNProfile `json:"ecn"`
+}
+
+// A Param is one DCQCN knob: its role ("np", "rp"), mlx5 name and value.
+type Param struct {
+	Role  string `json:"role"`
+	Name  string `json:"name"`
+	Value int64  `json:"value"`
+}
+
+// ECNProfile is a WRED/ECN profile: marking from Kmin, rising to Pmax at
+// Kmax.
+type ECNProfile struct {
+	Kmin unit.Bytes `json:"kmin"`
+	Kmax unit.Bytes `json:"kmax"`
+	Pmax float64    `json:"pmax"`
 }
 
 // EngineInfo names the engine that ran, why it was chosen, and what it
@@ -62,6 +116,28 @@ type EngineInfo struct {
 	// NotModelled lists the phenomena the engine leaves out, in words an
 	// engineer reads ("PFC pause spreading", "per-packet latency").
 	NotModelled []string `json:"not_modelled"`
+	// Parallel says how a run used cores, for the log: never written out,
+	// since the results must not depend on it.
+	Parallel *Parallel `json:"-"`
+}
+
+// Parallel describes a partitioned packet run.
+type Parallel struct {
+	// Threads ran Domains domains, whose weights were Load (ports, a
+	// host's counting double), in Windows windows of at most Window.
+	Threads, Domains int
+	Load             []int
+	Window           unit.Time
+	Windows          uint64
+	// DomainEvents are the events each domain ran; CriticalEvents the sum
+	// over windows of the most one domain ran; ControlEvents the
+	// workloads' events.
+	DomainEvents                  []uint64
+	CriticalEvents, ControlEvents uint64
+	// WaitShare is the share of the workers' wall time spent waiting at
+	// barriers, and ControlShare the share of the run's wall time the
+	// workloads and window planning took alone (0 without a clock).
+	WaitShare, ControlShare float64
 }
 
 // Setup describes what ran: the scenario and the configuration its
@@ -176,6 +252,8 @@ type Port struct {
 	Name   string `json:"name"`
 	Peer   string `json:"peer"`
 	Switch bool   `json:"switch"`
+	// LineRate is the port's nominal speed, as ethtool reports it.
+	LineRate unit.BitRate `json:"line_rate"`
 	// Counters is nil when the engine does not model per-port counters.
 	Counters []Counter `json:"counters"`
 }
@@ -186,6 +264,14 @@ type NIC struct {
 	// Port is the NIC's port: its index in Observation.Ports.
 	Port int          `json:"port"`
 	Rate unit.BitRate `json:"rate"`
+	// Machine, Device and Netdev name the NIC as its host shows it: the
+	// hostname (a GPU server's, or the host's own), the RDMA device and
+	// the netdev; IP is its address and MTU its RoCE MTU.
+	Machine string `json:"machine"`
+	Device  string `json:"device"`
+	Netdev  string `json:"netdev"`
+	IP      string `json:"ip"`
+	MTU     int    `json:"mtu"`
 	// HW are the RDMA hw_counters, and IB the IB port counters
 	// (counters/: port_*_data in 4-byte words), zeros included.
 	HW []Counter `json:"hw_counters"`

@@ -23,7 +23,7 @@ func Files(h *Host) map[string]string {
 		port := path.Join(exporter.TreeSys, "class/infiniband", d.Name, "ports", strconv.Itoa(d.Port))
 		files[port+"/state"] = "4: ACTIVE\n"
 		files[port+"/phys_state"] = "5: LinkUp\n"
-		files[port+"/rate"] = fmt.Sprintf("%g Gb/sec (4X)\n", d.Rate.Gbps())
+		files[port+"/rate"] = fmt.Sprintf("%d Gb/sec (4X)\n", int64(d.Rate.Gbps()))
 		files[port+"/link_layer"] = "Ethernet\n"
 		for i := 0; i < 8; i++ {
 			files[fmt.Sprintf("%s/gids/%d", port, i)] = "0000:0000:0000:0000:0000:0000:0000:0000\n"
@@ -129,8 +129,12 @@ func ethtoolText(host string, d *Device) string {
 
 // mlnxQoSText prints the device's QoS configuration as mlnx_qos -i does.
 func mlnxQoSText(d *Device) string {
+	return fmt.Sprintf("# source: rocelab twin (simulated, not a real host)\n$ mlnx_qos -i %s\n", d.Netdev) + mlnxQoSBody(d)
+}
+
+// mlnxQoSBody is what mlnx_qos -i prints for the device.
+func mlnxQoSBody(d *Device) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "# source: rocelab twin (simulated, not a real host)\n$ mlnx_qos -i %s\n", d.Netdev)
 	sb.WriteString("DCBX mode: OS controlled\n")
 	fmt.Fprintf(&sb, "Priority trust state: %s\n", d.QoS.Trust)
 	sb.WriteString("dscp2prio mapping:\n")

@@ -15,8 +15,6 @@ import (
 	"fmt"
 	"net/netip"
 
-	"rocelab/internal/cc"
-	"rocelab/internal/fabric"
 	"rocelab/internal/scenario"
 	"rocelab/internal/twin"
 	"rocelab/internal/unit"
@@ -46,13 +44,16 @@ type QoS struct {
 // A Device is one simulated RDMA device port and its netdev.
 type Device struct {
 	// Name is the RDMA device (mlx5_0), Port its port number (1), Netdev
-	// the interface behind it (eth0).
+	// the interface behind it (eth0), as twin.NIC names them.
 	Name   string
 	Port   int
 	Netdev string
-	Rate   unit.BitRate
-	GIDs   []GID
-	QoS    QoS
+	// Rate is the nominal line rate, as the kernel reports it; MTU the
+	// RoCE MTU (ibv_devinfo's active_mtu).
+	Rate unit.BitRate
+	MTU  int
+	GIDs []GID
+	QoS  QoS
 	// Ethtool holds the ethtool -S counters, in mlx5 names.
 	Ethtool []Counter
 	// HWCounters holds the RDMA hw_counters.
@@ -80,7 +81,8 @@ type Param struct {
 	Value      int64
 }
 
-// A Host is one simulated host.
+// A Host is one simulated machine: a GPU server with its NICs, or a host
+// of one NIC.
 type Host struct {
 	Name    string
 	Devices []Device
@@ -114,52 +116,36 @@ func (f *Feed) Advance(t unit.Time) []Host {
 		f.e.RunUntil(t)
 	}
 	o := f.e.Observe()
-	return Hosts(&o, f.s)
+	return Hosts(&o)
 }
 
-// Hosts returns every host NIC of an observation of s with its counters.
-func Hosts(o *twin.Observation, s *scenario.Scenario) []Host {
-	qos := QoS{Trust: "dscp", PFC: s.Switch.PFC.Priorities, DSCP: s.Host.DSCPToPrio}
-	if !s.Switch.PFC.Enabled {
-		qos.PFC = 0
+// Hosts returns every machine of an observation with its NICs' counters
+// and configuration: a GPU server with its NICs, or a host of one NIC
+// (twin.NIC's Machine, Device and Netdev), in order of first appearance.
+func Hosts(o *twin.Observation) []Host {
+	c := &o.Config
+	qos := QoS{Trust: c.Trust, PFC: c.PFC, DSCP: c.DSCP}
+	dcqcn := DCQCN{Enabled: c.CCEnabled}
+	for _, p := range c.DCQCN {
+		dcqcn.Params = append(dcqcn.Params, Param{p.Role, p.Name, p.Value})
 	}
-	if s.Host.Trust == fabric.TrustPCP {
-		qos.Trust = "pcp"
-	}
-	dcqcn := dcqcnOf(s.Host.NIC.DCQCN.Config)
-	hosts := make([]Host, 0, len(o.NICs))
-	for i, n := range o.NICs {
-		d := Device{Name: "mlx5_0", Port: 1, Netdev: "eth0", Rate: n.Rate, QoS: qos, DCQCN: dcqcn,
-			GIDs:       gids(scenario.MAC(n.Port), scenario.HostIP(int32(i))),
+	var hosts []Host
+	at := map[string]int{}
+	for _, n := range o.NICs {
+		ip, _ := netip.ParseAddr(n.IP)
+		d := Device{Name: n.Device, Port: 1, Netdev: n.Netdev, Rate: o.Ports[n.Port].LineRate, MTU: n.MTU, QoS: qos, DCQCN: dcqcn,
+			GIDs:       gids(scenario.MAC(n.Port), ip),
 			Ethtool:    append([]Counter(nil), o.Ports[n.Port].Counters...),
 			HWCounters: append([]Counter(nil), n.HW...), PortCounters: append([]Counter(nil), n.IB...)}
-		hosts = append(hosts, Host{Name: n.Name, Devices: []Device{d}})
+		k, ok := at[n.Machine]
+		if !ok {
+			k = len(hosts)
+			at[n.Machine] = k
+			hosts = append(hosts, Host{Name: n.Machine})
+		}
+		hosts[k].Devices = append(hosts[k].Devices, d)
 	}
 	return hosts
-}
-
-// dcqcnOf is the DCQCN settings of a configuration (nil: congestion
-// control off, every priority disabled). Knobs that are not mlx5's, and
-// the priority mask, which is an mlxconfig setting, get no file.
-func dcqcnOf(c *cc.DCQCNConfig) DCQCN {
-	if c == nil {
-		return DCQCN{}
-	}
-	d := DCQCN{}
-	for p := 0; p < 8; p++ {
-		if c.Enabled(p) {
-			d.Enabled |= 1 << p
-		}
-	}
-	for _, k := range cc.Knobs() {
-		if k.Extension || (k.Point != "np" && k.Point != "rp") {
-			continue
-		}
-		if v, err := c.Get(k.Name); err == nil {
-			d.Params = append(d.Params, Param{k.Point, k.Name, v})
-		}
-	}
-	return d
 }
 
 // gids is the standard bare-metal GID table: 0/1 the link-local address

@@ -232,5 +232,5 @@ func runHosts(t *testing.T, s *scenario.Scenario) []Host {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Hosts(&o, s)
+	return Hosts(&o)
 }

@@ -192,16 +192,20 @@ func (e *ParseError) Error() string {
 // quantity may be: negative, or above Max.
 type RangeError struct {
 	Text string
-	// Negative is set for a negative value; otherwise the value is above
-	// Max, written as it parses back (e.g. "1PiB").
-	Negative bool
-	Max      string
+	// Negative is set for a negative value, Tiny for a positive one below
+	// the unit's resolution (it would round to zero); otherwise the value is
+	// above Max, written as it parses back (e.g. "1PiB").
+	Negative, Tiny bool
+	Max            string
 }
 
 // Error implements error.
 func (e *RangeError) Error() string {
-	if e.Negative {
+	switch {
+	case e.Negative:
 		return fmt.Sprintf("%q is negative", e.Text)
+	case e.Tiny:
+		return fmt.Sprintf("%q is above zero but below the smallest step it can take (it would round to 0)", e.Text)
 	}
 	return fmt.Sprintf("%q is too large: at most %s", e.Text, e.Max)
 }
@@ -242,6 +246,9 @@ func scaled(text string, f float64, mult, max int64, maxText string) (int64, err
 	}
 	if v > float64(max) {
 		return 0, &RangeError{Text: text, Max: maxText}
+	}
+	if v > 0 && math.Round(v) == 0 {
+		return 0, &RangeError{Text: text, Tiny: true}
 	}
 	return int64(math.Round(v)), nil
 }
@@ -315,12 +322,21 @@ func ParseBytes(s string) (Bytes, error) {
 	default:
 		return 0, &ParseError{s, exp}
 	}
-	if strings.HasSuffix(u, "b") && len(u) > 1 {
-		// "Kb" is kilobits: refuse rather than guess.
+	if strings.HasSuffix(u, "b") {
+		// "Kb" is kilobits, "1b" one bit: refuse rather than guess.
 		return 0, &ParseError{s, exp + " (lower-case b means bits)"}
 	}
 	v, err := scaled(s, f, mult, int64(MaxParsedBytes), "1PiB")
+	if err == nil && f*float64(mult) != math.Round(f*float64(mult)) {
+		return 0, &ParseError{s, exp + " that comes to a whole number of bytes"}
+	}
 	return Bytes(v), err
+}
+
+// Bare reports whether s is a number without a unit.
+func Bare(s string) bool {
+	_, u, ok := splitNumber(s)
+	return ok && u == ""
 }
 
 // ParseRate parses a bit rate such as "100G", "400Gbps", "25 Gb/s",

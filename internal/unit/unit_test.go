@@ -43,7 +43,7 @@ func TestParseTime(t *testing.T) {
 func TestParseBytes(t *testing.T) {
 	cases := map[string]Bytes{
 		"4KiB": 4096, "4KB": 4000, "9000": 9000, "1.5MB": 1500000, "64 B": 64,
-		"2GiB": 2 << 30, "32MiB": 32 << 20, "1k": 1000,
+		"2GiB": 2 << 30, "32MiB": 32 << 20, "1k": 1000, "1.5KiB": 1536,
 	}
 	for in, want := range cases {
 		got, err := ParseBytes(in)
@@ -51,7 +51,10 @@ func TestParseBytes(t *testing.T) {
 			t.Errorf("ParseBytes(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "-4KiB", "4Kb", "4 bananas", "KiB"} {
+	// "1b" is a bit, "1.5" and "0.1KiB" no whole number of bytes, "1e-9" a
+	// positive size that would round to nothing: all refused, as
+	// docs/scenario.md's unit table says.
+	for _, bad := range []string{"", "-4KiB", "4Kb", "4 bananas", "KiB", "1b", "1.5", "0.1KiB", "1e-9"} {
 		if _, err := ParseBytes(bad); err == nil {
 			t.Errorf("ParseBytes(%q) accepted", bad)
 		}
@@ -147,5 +150,23 @@ func TestParseRange(t *testing.T) {
 		if got, err := ParseBytes(in); err != nil || got != want {
 			t.Errorf("ParseBytes(%q) = %v, %v; want %v", in, got, err, want)
 		}
+	}
+}
+
+// TestTinyRefused: a positive rate or time below the unit's resolution is
+// refused rather than rounded to zero; a bare rate is bits per second, and
+// Bare says so.
+func TestTinyRefused(t *testing.T) {
+	if _, err := ParseRate("1e-9"); err == nil {
+		t.Error("ParseRate(1e-9) accepted")
+	}
+	if _, err := ParseTime("0.0001ps"); err == nil {
+		t.Error("ParseTime(0.0001ps) accepted")
+	}
+	if r, err := ParseRate("0"); err != nil || r != 0 {
+		t.Errorf("ParseRate(0) = %v, %v", r, err)
+	}
+	if !Bare("100") || Bare("100G") || Bare("x") {
+		t.Error("Bare")
 	}
 }

@@ -1,0 +1,95 @@
+package fabric
+
+import (
+	"rocelab/internal/packet"
+	"rocelab/internal/sim"
+	"rocelab/internal/unit"
+)
+
+// A Link is a full-duplex cable between two ports: the frames in flight
+// in each direction, the state of each end, the cut between two domains
+// when its ends lie in different ones, and the target of link faults.
+// A sender hands a frame to the link with its arrival time; the link
+// schedules the arrival at the receiving port, or, across domains, passes
+// the frame to the receiving domain as a timestamped message. The sender
+// never calls into the receiver.
+type Link struct {
+	id    int
+	rate  unit.BitRate
+	cable unit.Length
+	delay unit.Time
+	dir   [2]linkDir // dir[0] carries frames from end a to end b
+}
+
+// linkDir is one direction of a link.
+type linkDir struct {
+	link     *Link
+	from, to *Port
+	// key orders the arrivals among the receiver's equal-time events:
+	// its node, then the sending port.
+	key sim.Key
+	// cut says the ends lie in different domains.
+	cut bool
+	// wire holds the frames on their way, in the receiver's domain,
+	// first to arrive first; the one being serialised is included.
+	wire packet.Queue
+	// down is the receiving end's view of the link: frames that arrive
+	// while it is down are lost.
+	down bool
+}
+
+// Link joins a and b with a full-duplex link at rate over a cable of the
+// given length (propagation delay 5 ns/m).
+func (n *Network) Link(a, b *Port, rate unit.BitRate, cable unit.Length) *Link {
+	l := &Link{id: len(n.Links), rate: rate, cable: cable, delay: cable.Delay()}
+	for i, e := range [2][2]*Port{{a, b}, {b, a}} {
+		from, to := e[0], e[1]
+		l.dir[i] = linkDir{link: l, from: from, to: to, key: sim.NodeKey(to.key.Node(), sim.SrcPort(from.id)), cut: from.dom != to.dom}
+		from.tx, to.rx = &l.dir[i], &l.dir[i]
+		from.rate, from.cable, from.delay = rate, cable, l.delay
+		from.response = PeerResponseTime(rate)
+		from.peer = to
+	}
+	n.Links = append(n.Links, l)
+	return l
+}
+
+// ID returns the link's index in the network.
+func (l *Link) ID() int { return l.id }
+
+// Ends returns the link's two ports.
+func (l *Link) Ends() (a, b *Port) { return l.dir[0].from, l.dir[0].to }
+
+// Cut reports whether the link joins two domains.
+func (l *Link) Cut() bool { return l.dir[0].cut }
+
+// Lookahead is how far ahead of its sender a frame on the link can take
+// effect at the receiver: the propagation delay plus the serialisation of
+// the smallest frame. Domains joined by the link may run that far apart.
+func (l *Link) Lookahead() unit.Time {
+	return l.delay + min(l.dir[0].from.rate, l.dir[1].from.rate).TxTime(packet.MinFrame+packet.PreambleIFG)
+}
+
+// ScheduleState takes the link down (up false) or back up at t: each end
+// sees the change at t, in its own domain, and a link coming up has both
+// ends look for something to send.
+func (l *Link) ScheduleState(t unit.Time, up bool) {
+	tag := tagLinkDown
+	if up {
+		tag = tagLinkUp
+	}
+	for i := range l.dir {
+		to := l.dir[i].to
+		to.dom.Sched.Send(t, sim.NodeKey(to.key.Node(), sim.SrcControl), to, tag)
+	}
+}
+
+// send puts p on the wire toward the receiver, arriving at t.
+func (d *linkDir) send(p *packet.Packet, t unit.Time) {
+	if d.cut {
+		d.from.dom.post(d, p, t)
+		return
+	}
+	d.wire.Push(p)
+	d.to.dom.Sched.Send(t, d.key, d.to, tagArrive)
+}

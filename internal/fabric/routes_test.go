@@ -1,0 +1,41 @@
+package fabric
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// A route table answers as the per-host table it was built from, for
+// tables of long runs, of single hosts and of random candidates, and
+// keeps one entry per run.
+func TestRouteTableMatchesHosts(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	sets := [][]int16{nil, {0}, {1}, {2, 3}, {3, 2}, {4, 5, 6, 7}}
+	for trial := range 200 {
+		hosts := 1 + r.IntN(300)
+		want := make([][]int16, hosts)
+		for h := 0; h < hosts; {
+			run := 1 + r.IntN(1+trial%40)
+			c := sets[r.IntN(len(sets))]
+			for ; run > 0 && h < hosts; run, h = run-1, h+1 {
+				want[h] = slices.Clone(c)
+			}
+		}
+		rt := newRouteTable(want)
+		for h := range want {
+			if got := rt.lookup(int32(h)); !slices.Equal(got, want[h]) {
+				t.Fatalf("trial %d host %d: %v, want %v", trial, h, got, want[h])
+			}
+		}
+		runs := 1
+		for h := 1; h < hosts; h++ {
+			if !slices.Equal(want[h], want[h-1]) {
+				runs++
+			}
+		}
+		if len(rt.start) != runs {
+			t.Fatalf("trial %d: %d runs stored, %d in the table", trial, len(rt.start), runs)
+		}
+	}
+}

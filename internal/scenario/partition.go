@@ -1,0 +1,155 @@
+package scenario
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"rocelab/internal/topo"
+)
+
+// Partition is how a twin's fabric is split into domains that run side
+// by side: Domain[i] is topology node i's domain.
+type Partition struct {
+	Domains int
+	Domain  []int
+	// Load is each domain's weight: its ports in use, a host's counting
+	// double (a NIC does more per packet than a switch port).
+	Load []int
+}
+
+// String describes the partition: the domains and their loads.
+func (p Partition) String() string {
+	parts := make([]string, len(p.Load))
+	for i, l := range p.Load {
+		parts[i] = fmt.Sprint(l)
+	}
+	return fmt.Sprintf("%d domains, load %s", p.Domains, strings.Join(parts, "/"))
+}
+
+// hostWeight is what a host counts for against a switch port.
+const hostWeight = 2
+
+// partitionTopology splits t into at most n domains of switches and the
+// hosts behind them. Switches with hosts go in the order of their first
+// host, in contiguous runs of equal weight (racks, pods and rails are
+// numbered contiguously, so a run keeps them together); every other
+// switch, tier by tier, joins the domain most of its neighbours are in,
+// unless that domain is full, then the lightest of its neighbours'
+// domains, or the lightest overall. There are never more domains than
+// switches.
+func partitionTopology(t *topo.Topology, n int) Partition {
+	nodes := t.Nodes
+	adj := make([][]int, len(nodes))
+	for _, l := range t.Links {
+		adj[l.A] = append(adj[l.A], l.B)
+		adj[l.B] = append(adj[l.B], l.A)
+	}
+	weight := make([]int, len(nodes))
+	var edges, others []int
+	total := 0
+	for i, nd := range nodes {
+		if nd.Kind != topo.Switch {
+			continue
+		}
+		hasHost := false
+		weight[i] = len(adj[i])
+		for _, j := range adj[i] {
+			if nodes[j].Kind == topo.Host {
+				hasHost = true
+				weight[i] += hostWeight
+			}
+		}
+		total += weight[i]
+		if hasHost {
+			edges = append(edges, i)
+		} else {
+			others = append(others, i)
+		}
+	}
+	n = max(1, min(n, len(edges)+len(others)))
+	p := Partition{Domains: n, Domain: make([]int, len(nodes)), Load: make([]int, n)}
+	if n == 1 {
+		p.Load[0] = total
+		return p
+	}
+	firstHost := func(s int) int {
+		least := len(nodes)
+		for _, j := range adj[s] {
+			if nodes[j].Kind == topo.Host {
+				least = min(least, j)
+			}
+		}
+		return least
+	}
+	sortByKey(edges, firstHost)
+	sortByKey(others, func(s int) int { return nodes[s].Tier*len(nodes) + s })
+	target := (total + n - 1) / n
+	for i := range p.Domain {
+		p.Domain[i] = -1
+	}
+	// Edge switches in runs: each domain takes its share of their weight,
+	// so that the others can balance what is left.
+	edgeTotal := 0
+	for _, s := range edges {
+		edgeTotal += weight[s]
+	}
+	acc := 0
+	for _, s := range edges {
+		d := min(n-1, acc*n/max(edgeTotal, 1))
+		acc += weight[s]
+		p.assign(s, d, weight[s])
+	}
+	for _, s := range others {
+		count := make([]int, n)
+		for _, j := range adj[s] {
+			if d := p.Domain[j]; d >= 0 {
+				count[d]++
+			}
+		}
+		best := -1
+		for d := range count {
+			if count[d] > 0 && p.Load[d]+weight[s] <= target && (best < 0 || count[d] > count[best] || count[d] == count[best] && p.Load[d] < p.Load[best]) {
+				best = d
+			}
+		}
+		if best < 0 {
+			best = 0
+			for d := range p.Load {
+				if p.Load[d] < p.Load[best] {
+					best = d
+				}
+			}
+		}
+		p.assign(s, best, weight[s])
+	}
+	for i, nd := range nodes {
+		if nd.Kind == topo.Host && len(adj[i]) > 0 {
+			p.Domain[i] = p.Domain[adj[i][0]]
+		}
+		p.Domain[i] = max(p.Domain[i], 0)
+	}
+	return p
+}
+
+func (p *Partition) assign(node, d, w int) {
+	p.Domain[node] = d
+	p.Load[d] += w
+}
+
+// spreadTopology puts node i in domain i mod n: every link is cut, for
+// tests that the output does not depend on the partitioning.
+func spreadTopology(t *topo.Topology, n int) Partition {
+	n = max(1, min(n, len(t.Nodes)))
+	p := Partition{Domains: n, Domain: make([]int, len(t.Nodes)), Load: make([]int, n)}
+	for i := range t.Nodes {
+		p.assign(i, i%n, 1)
+	}
+	return p
+}
+
+// sortByKey sorts s by key, keeping the order of equal keys.
+func sortByKey(s []int, key func(int) int) {
+	slices.SortStableFunc(s, func(a, b int) int { return cmp.Compare(key(a), key(b)) })
+}

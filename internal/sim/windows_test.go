@@ -1,0 +1,152 @@
+package sim
+
+import (
+	"fmt"
+	"testing"
+
+	"rocelab/internal/unit"
+)
+
+// ring is a test of Windows: parts in a ring pass tokens to the next part
+// with a delay of at least the lookahead, and tell the control side when
+// a token has gone round; the control side starts new tokens and stops
+// after a number of laps. The trace of every part and of the control side
+// must not depend on the number of workers, and each part's trace must be
+// the one a single scheduler holding everything gives.
+type ring struct {
+	parts []*ringPart
+	ctrl  *Scheduler
+	log   []string
+	laps  int
+}
+
+type msg struct {
+	at  unit.Time
+	tok uint64
+}
+
+type ringPart struct {
+	r     *ring
+	i     int
+	s     *Scheduler
+	out   [2][]msg // by window parity: to the next part
+	in    *ringPart
+	win   uint64
+	sent  unit.Time
+	done  []msg // laps reported to the control side, not yet collected
+	trace []string
+}
+
+const (
+	ringLook  = 100
+	ringParts = 5
+)
+
+func (p *ringPart) Scheduler() *Scheduler { return p.s }
+
+func (p *ringPart) Receive() {
+	prev := p.win & 1
+	p.win++
+	p.sent = 0
+	for _, m := range p.in.out[prev] {
+		p.s.At(m.at, NodeKey(uint32(p.i+1), SrcFrom(p.in.i)), p, m.tok)
+	}
+	p.in.out[prev] = p.in.out[prev][:0]
+}
+
+func (p *ringPart) Sent() (unit.Time, bool) { return p.sent, p.sent != 0 }
+
+// Handle passes a token on, or reports a finished lap.
+func (p *ringPart) Handle(now unit.Time, tok uint64) {
+	p.trace = append(p.trace, fmt.Sprintf("%d@%d", tok, now))
+	if tok&timerBit != 0 {
+		return
+	}
+	hops := tok & 0xff
+	if hops == ringParts {
+		p.done = append(p.done, msg{now, tok})
+		return
+	}
+	at := now + ringLook + unit.Time(tok>>8%37)
+	m := msg{at, tok + 1}
+	p.out[p.win&1] = append(p.out[p.win&1], m)
+	if p.sent == 0 || at < p.sent {
+		p.sent = at
+	}
+	// A local timer at an equal time as some arrivals.
+	if tok%3 == 0 {
+		p.s.At(now+ringLook, NodeKey(uint32(p.i+1), SrcSelf), p, tok|timerBit)
+	}
+}
+
+// timerBit marks a part's local timer.
+const timerBit = 1 << 62
+
+// Handle is the control side: a lap is done; start the next token.
+func (r *ring) Handle(now unit.Time, tok uint64) {
+	r.log = append(r.log, fmt.Sprintf("lap %d@%d", tok>>8, now))
+	r.laps++
+	if r.laps == 40 {
+		r.ctrl.Stop()
+		return
+	}
+	p := r.parts[int(tok>>8)%len(r.parts)]
+	p.s.At(now, NodeKey(uint32(p.i+1), SrcControl), p, (tok>>8+ringParts)<<8)
+}
+
+func (r *ring) collect() {
+	for _, p := range r.parts {
+		for _, m := range p.done {
+			r.ctrl.At(m.at+ringLook, NodeKey(0, SrcFrom(p.i)), r, m.tok)
+		}
+		p.done = p.done[:0]
+	}
+}
+
+func newRing(n int) *ring {
+	r := &ring{ctrl: NewScheduler()}
+	for i := 0; i < n; i++ {
+		r.parts = append(r.parts, &ringPart{r: r, i: i, s: NewScheduler()})
+	}
+	for i, p := range r.parts {
+		p.in = r.parts[(i+n-1)%n]
+		p.s.At(unit.Time(i), NodeKey(uint32(i+1), SrcControl), p, uint64(i)<<8)
+	}
+	return r
+}
+
+func runRing(n, workers int) (*ring, unit.Time) {
+	r := newRing(n)
+	w := &Windows{Control: r.ctrl, Collect: r.collect, Lookahead: ringLook, Workers: workers}
+	for _, p := range r.parts {
+		w.Parts = append(w.Parts, p)
+	}
+	w.RunUntil(3000) // a run observed mid-way continues as one that is not
+	return r, w.RunUntil(unit.MaxTime)
+}
+
+// The windows give the same traces with 1, 2, 3 and 5 workers, and stop
+// at the control side's Stop with every clock there.
+func TestWindowsWorkersAgree(t *testing.T) {
+	ref, refEnd := runRing(ringParts, 1)
+	if ref.laps != 40 {
+		t.Fatalf("%d laps, want 40", ref.laps)
+	}
+	for _, workers := range []int{2, 3, 5} {
+		r, end := runRing(ringParts, workers)
+		if end != refEnd {
+			t.Errorf("%d workers: stopped at %v, want %v", workers, end, refEnd)
+		}
+		if fmt.Sprint(r.log) != fmt.Sprint(ref.log) {
+			t.Errorf("%d workers: control log differs", workers)
+		}
+		for i, p := range r.parts {
+			if fmt.Sprint(p.trace) != fmt.Sprint(ref.parts[i].trace) {
+				t.Errorf("%d workers: part %d trace differs", workers, i)
+			}
+			if p.s.Now() != end {
+				t.Errorf("%d workers: part %d clock at %v, want %v", workers, i, p.s.Now(), end)
+			}
+		}
+	}
+}
