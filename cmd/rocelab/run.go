@@ -236,7 +236,7 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 }
 
 // engines are the values --engine takes.
-var engines = []string{twin.Auto, twin.Packet}
+var engines = []string{twin.Auto, twin.Packet, twin.Fluid}
 
 // checkEngine checks --engine.
 func checkEngine(e string) error {

@@ -288,7 +288,7 @@ func (pt *Port) startTx(now unit.Time) {
 func (pt *Port) txAt(t unit.Time) {
 	if !pt.txQueued {
 		pt.txQueued = true
-		pt.dom.Sched.At(t, pt.key, pt, tagTxDone)
+		pt.dom.Sched.Send(t, pt.key, pt, tagTxDone)
 	}
 }
 
@@ -350,7 +350,7 @@ func (pt *Port) receive(now unit.Time, p *packet.Packet) {
 			}
 		}
 		pt.pfcRx.Push(p)
-		pt.dom.Sched.At(now+pt.response, pt.key, pt, tagPauseApply)
+		pt.dom.Sched.Send(now+pt.response, pt.key, pt, tagPauseApply)
 		return
 	}
 	pt.node.Receive(p, pt)

@@ -19,13 +19,6 @@ type conn struct {
 	opts      workload.QPOptions
 }
 
-// wake is a pending Transport.After call.
-type wake struct {
-	w    workload.Waker
-	tag  uint64
-	next int32 // free list
-}
-
 // Transport implements workload.Transport over the NICs of a network: the
 // packet-level twin. Connections are RC queue pairs, or TCP-class
 // connections with kernel framing and the Linux minimum RTO.
@@ -51,8 +44,7 @@ type Transport struct {
 	sched *sim.Scheduler
 	nics  []*NIC
 	conns []conn
-	wakes []wake
-	free  int32
+	wakes workload.Wakes
 	sport *sim.Rand
 	delay unit.Time
 
@@ -79,7 +71,7 @@ const (
 
 // NewTransport returns the transport over nics; nics[i] must be host i.
 func NewTransport(net *fabric.Network, nics []*NIC) *Transport {
-	t := &Transport{sched: sim.NewScheduler(), nics: nics, free: -1, sport: net.Streams.Stream("qp/udp-sport")}
+	t := &Transport{sched: sim.NewScheduler(), nics: nics, sport: net.Streams.Stream("qp/udp-sport")}
 	for range net.Domains {
 		t.mail = append(t.mail, &mailbox{})
 	}
@@ -199,24 +191,17 @@ func (t *Transport) Post(id workload.QP, m workload.Message) {
 	q := t.conns[id].req
 	n := q.nic
 	n.posts = append(n.posts, posted{q: q, m: m})
-	n.dom.Sched.At(t.sched.Now(), sim.NodeKey(n.node, sim.SrcControl), n, tagPost)
+	n.dom.Sched.Send(t.sched.Now(), sim.NodeKey(n.node, sim.SrcControl), n, tagPost)
 }
 
 // After implements workload.Transport.
 func (t *Transport) After(d unit.Time, w workload.Waker, tag uint64) {
-	i := t.free
-	if i >= 0 {
-		t.free = t.wakes[i].next
-	} else {
-		i = int32(len(t.wakes))
-		t.wakes = append(t.wakes, wake{})
-	}
-	t.wakes[i] = wake{w: w, tag: tag, next: -1}
+	i := t.wakes.Add(w, tag)
 	at := t.sched.Now()
 	if base := t.Now(); d > at-base {
 		at = base + min(d, unit.MaxTime-base)
 	}
-	t.sched.At(at, controlKey, t, tagWake|uint64(i)<<8)
+	t.sched.Send(at, controlKey, t, tagWake|uint64(i)<<8)
 }
 
 // controlKey is the key of the transport's own events: node 0, the
@@ -234,7 +219,7 @@ func (t *Transport) Start(ws ...workload.Workload) {
 	t.workloads = append(t.workloads, ws...)
 	if !t.started {
 		t.started = true
-		t.sched.At(t.Now(), controlKey, t, tagStart)
+		t.sched.Send(t.Now(), controlKey, t, tagStart)
 	}
 }
 
@@ -256,11 +241,8 @@ func (t *Transport) Handle(now unit.Time, tag uint64) {
 			w.Start(t)
 		}
 	case tagWake:
-		i := int32(tag >> 8)
-		w := t.wakes[i]
-		t.wakes[i] = wake{next: t.free}
-		t.free = i
-		w.w.Wake(now, w.tag)
+		w, wt := t.wakes.Take(int32(tag >> 8))
+		w.Wake(now, wt)
 	case tagComplete:
 		i := int32(tag >> 8)
 		c := t.comps[i]
@@ -291,7 +273,7 @@ func (t *Transport) Collect() {
 				t.comps = append(t.comps, workload.Completion{})
 			}
 			t.comps[i] = m.c
-			t.sched.At(m.c.At+t.delay, sim.NodeKey(0, sim.SrcFrom(int(m.node))), t, tagComplete|uint64(i)<<8)
+			t.sched.Send(m.c.At+t.delay, sim.NodeKey(0, sim.SrcFrom(int(m.node))), t, tagComplete|uint64(i)<<8)
 		}
 		clear(mb.msgs)
 		mb.msgs = mb.msgs[:0]

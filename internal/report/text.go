@@ -22,8 +22,9 @@ const maxRows = 20
 func (r *Run) WriteText(w io.Writer) error {
 	var b strings.Builder
 	s := r.Scenario
-	fmt.Fprintf(&b, "rocelab run: %s (seed %d)\n", s.Name, s.Seed)
+	// The first line says which engine ran and why (issue 15).
 	writeEngine(&b, r.Engine, "")
+	fmt.Fprintf(&b, "rocelab run: %s (seed %d)\n", s.Name, s.Seed)
 	fmt.Fprintf(&b, "topology %s: %s, %s, %s", s.Topology, textout.Count(int64(s.Hosts), "host", "hosts"),
 		textout.Count(int64(s.Switches), "switch", "switches"), textout.Count(int64(s.Links), "link", "links"))
 	if s.Oversubscription > 0 {
@@ -91,6 +92,14 @@ func (r *Run) WriteText(w io.Writer) error {
 				break
 			}
 			tbl.Add(q.Port, fmt.Sprint(q.Priority), fmt.Sprint(q.MaxBytes))
+		}
+		tbl.Write(&b)
+	}
+	if len(r.Busiest) > 0 {
+		b.WriteString("\nBusiest links (frame bytes sent over the run, share of line rate)\n")
+		tbl = &textout.Table{Head: []string{"port", "peer", "gbps", "utilization"}}
+		for _, l := range r.Busiest {
+			tbl.Add(l.Port, l.Peer, fmt.Sprintf("%.3f", l.Gbps), pct(l.Utilization))
 		}
 		tbl.Write(&b)
 	}

@@ -359,16 +359,30 @@ func (c *conv) checkBuffer(s *Scenario, r *rawSwitch) {
 func (tw *Twin) RoCEPriorities() (uint8, bool) { return tw.rocePriorities(tw.Transport.Conns()) }
 
 func (tw *Twin) rocePriorities(conns []nic.ConnInfo) (uint8, bool) {
-	sw := fabric.Classifier{Trust: tw.Scenario.Switch.Trust, DSCPToPrio: tw.Scenario.Switch.DSCPToPrio}
+	s := tw.Scenario
 	var m uint8
 	for _, c := range conns {
 		if c.Class == packet.ClassRoCE {
-			m |= 1 << sw.Priority(c.DSCP, c.Priority, tw.Scenario.Host.VLAN)
+			m |= 1 << s.switchPriority(c.DSCP, c.Priority)
 		}
 	}
-	pfc := uint8(0)
-	if tw.Scenario.Switch.PFC.Enabled {
-		pfc = tw.Scenario.Switch.PFC.Priorities
-	}
-	return m, m&^pfc == 0
+	return m, s.lossless(m)
 }
+
+// switchPriority is the priority the switches queue a connection's
+// packets on: by its DSCP, or the PCP its NIC priority sets.
+func (s *Scenario) switchPriority(dscp, prio uint8) uint8 {
+	sw := fabric.Classifier{Trust: s.Switch.Trust, DSCPToPrio: s.Switch.DSCPToPrio}
+	return sw.Priority(dscp, prio, s.Host.VLAN)
+}
+
+// pfcMask is the priorities PFC protects, none when it is off.
+func (s *Scenario) pfcMask() uint8 {
+	if s.Switch.PFC.Enabled {
+		return s.Switch.PFC.Priorities
+	}
+	return 0
+}
+
+// lossless reports whether PFC protects every priority of mask m.
+func (s *Scenario) lossless(m uint8) bool { return m&^s.pfcMask() == 0 }

@@ -9,6 +9,7 @@ import (
 	"rocelab/internal/fabric"
 	"rocelab/internal/nic"
 	"rocelab/internal/packet"
+	"rocelab/internal/topo"
 	"rocelab/internal/twin"
 	"rocelab/internal/unit"
 	"rocelab/internal/workload"
@@ -234,13 +235,6 @@ func headrooms(net *fabric.Network) []int64 {
 // uplinks lists the bytes routed over each uplink, by tier.
 func (tw *Twin) uplinks() []twin.Uplink {
 	t := tw.Scenario.Topo
-	names := map[int]string{1: "leaf→spine", 2: "aggregation→core"}
-	switch t.Kind {
-	case "fat-tree":
-		names[1] = "edge→aggregation"
-	case "dumbbell":
-		names[1] = "trunk"
-	}
 	var out []twin.Uplink
 	for _, l := range t.Links {
 		if !l.Uplink {
@@ -252,10 +246,23 @@ func (tw *Twin) uplinks() []twin.Uplink {
 		}
 		sw := tw.Nodes[lo].(*fabric.Switch)
 		level := t.Nodes[lo].Tier
-		out = append(out, twin.Uplink{Level: level, Tier: names[level], Port: sw.Ports()[port].Name(), Bytes: sw.RoutedBytes()[port]})
+		out = append(out, twin.Uplink{Level: level, Tier: tierName(t, level), Port: sw.Ports()[port].Name(), Bytes: sw.RoutedBytes()[port]})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Level < out[j].Level })
 	return out
+}
+
+// tierName names the uplinks from switches of a level (1 = leaf or edge).
+func tierName(t *topo.Topology, level int) string {
+	switch {
+	case level == 2:
+		return "aggregation→core"
+	case t.Kind == "fat-tree":
+		return "edge→aggregation"
+	case t.Kind == "dumbbell":
+		return "trunk"
+	}
+	return "leaf→spine"
 }
 
 // healthBasis collects what the health targets are graded on, for the
