@@ -82,7 +82,7 @@ func (d *Domain) Receive() {
 			p := d.Pool.Get()
 			*p = m.pkt
 			m.dir.wire.Push(p)
-			d.Sched.At(m.at, m.dir.key, m.dir.to, tagArrive)
+			d.Sched.Send(m.at, m.dir.key, m.dir.to, tagArrive)
 		}
 		clear(msgs)
 		src.out[prev][d.ID] = msgs[:0]

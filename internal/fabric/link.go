@@ -80,7 +80,7 @@ func (l *Link) ScheduleState(t unit.Time, up bool) {
 	}
 	for i := range l.dir {
 		to := l.dir[i].to
-		to.dom.Sched.At(t, sim.NodeKey(to.key.Node(), sim.SrcControl), to, tag)
+		to.dom.Sched.Send(t, sim.NodeKey(to.key.Node(), sim.SrcControl), to, tag)
 	}
 }
 
@@ -91,5 +91,5 @@ func (d *linkDir) send(p *packet.Packet, t unit.Time) {
 		return
 	}
 	d.wire.Push(p)
-	d.to.dom.Sched.At(t, d.key, d.to, tagArrive)
+	d.to.dom.Sched.Send(t, d.key, d.to, tagArrive)
 }

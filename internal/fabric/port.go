@@ -288,7 +288,7 @@ func (pt *Port) startTx(now unit.Time) {
 func (pt *Port) txAt(t unit.Time) {
 	if !pt.txQueued {
 		pt.txQueued = true
-		pt.dom.Sched.At(t, pt.key, pt, tagTxDone)
+		pt.dom.Sched.Send(t, pt.key, pt, tagTxDone)
 	}
 }
 
@@ -350,7 +350,7 @@ func (pt *Port) receive(now unit.Time, p *packet.Packet) {
 			}
 		}
 		pt.pfcRx.Push(p)
-		pt.dom.Sched.At(now+pt.response, pt.key, pt, tagPauseApply)
+		pt.dom.Sched.Send(now+pt.response, pt.key, pt, tagPauseApply)
 		return
 	}
 	pt.node.Receive(p, pt)
@@ -438,6 +438,20 @@ func (pt *Port) Snapshot() Counters {
 	}
 	return c
 }
+
+// PauseHeld returns how long received pause has held priority prio, up
+// to now (a pause still in effect counts until now), and whether the port
+// ever received one on it.
+func (pt *Port) PauseHeld(prio int, now unit.Time) (unit.Time, bool) {
+	held := pt.ctr.RxPauseDuration[prio]
+	if ps := &pt.pause[prio]; ps.active && now > ps.start {
+		held += min(now, ps.end) - ps.start
+	}
+	return held, pt.ctr.RxPauseTransition[prio] > 0
+}
+
+// everPaused reports whether the port ever received pause.
+func (pt *Port) everPaused() bool { return pt.ctr.RxPauseTransition != [8]int64{} }
 
 // Paused reports whether priority prio is held by a received pause now.
 func (pt *Port) Paused(prio int) bool {

@@ -63,7 +63,7 @@ func (n *Network) SampleQueues(d unit.Time) {
 		for i, s := range dom.switches {
 			sm.index[i] = make([]*QueueSeries, 8*len(s.ports))
 		}
-		dom.Sched.At(0, sampleKey, dom, tagSample)
+		dom.Sched.Send(0, sampleKey, dom, tagSample)
 	}
 }
 
@@ -129,5 +129,5 @@ func (sm *sampler) sample(d *Domain, now unit.Time) {
 		sm.n = 0
 		sm.every *= 2
 	}
-	d.Sched.At(now+sm.every, sampleKey, d, tagSample)
+	d.Sched.Send(now+sm.every, sampleKey, d, tagSample)
 }

@@ -32,7 +32,7 @@ func (n *NIC) buffer(p *packet.Packet) {
 	}
 	if !b.draining {
 		b.draining = true
-		n.dom.Sched.At(n.dom.Sched.Now()+c.DrainRate.TxTime(unit.Bytes(p.Frame)), n.key, n, tagDrain)
+		n.dom.Sched.Send(n.dom.Sched.Now()+c.DrainRate.TxTime(unit.Bytes(p.Frame)), n.key, n, tagDrain)
 	}
 }
 
@@ -51,7 +51,7 @@ func (n *NIC) drain(now unit.Time) {
 		b.xoff = 0
 	}
 	if h := b.q.Head(); h != nil {
-		n.dom.Sched.At(now+n.cfg.DrainRate.TxTime(unit.Bytes(h.Frame)), n.key, n, tagDrain)
+		n.dom.Sched.Send(now+n.cfg.DrainRate.TxTime(unit.Bytes(h.Frame)), n.key, n, tagDrain)
 	} else {
 		b.draining = false
 	}

@@ -191,7 +191,7 @@ func (t *Transport) Post(id workload.QP, m workload.Message) {
 	q := t.conns[id].req
 	n := q.nic
 	n.posts = append(n.posts, posted{q: q, m: m})
-	n.dom.Sched.At(t.sched.Now(), sim.NodeKey(n.node, sim.SrcControl), n, tagPost)
+	n.dom.Sched.Send(t.sched.Now(), sim.NodeKey(n.node, sim.SrcControl), n, tagPost)
 }
 
 // After implements workload.Transport.
@@ -201,7 +201,7 @@ func (t *Transport) After(d unit.Time, w workload.Waker, tag uint64) {
 	if base := t.Now(); d > at-base {
 		at = base + min(d, unit.MaxTime-base)
 	}
-	t.sched.At(at, controlKey, t, tagWake|uint64(i)<<8)
+	t.sched.Send(at, controlKey, t, tagWake|uint64(i)<<8)
 }
 
 // controlKey is the key of the transport's own events: node 0, the
@@ -219,7 +219,7 @@ func (t *Transport) Start(ws ...workload.Workload) {
 	t.workloads = append(t.workloads, ws...)
 	if !t.started {
 		t.started = true
-		t.sched.At(t.Now(), controlKey, t, tagStart)
+		t.sched.Send(t.Now(), controlKey, t, tagStart)
 	}
 }
 
@@ -273,7 +273,7 @@ func (t *Transport) Collect() {
 				t.comps = append(t.comps, workload.Completion{})
 			}
 			t.comps[i] = m.c
-			t.sched.At(m.c.At+t.delay, sim.NodeKey(0, sim.SrcFrom(int(m.node))), t, tagComplete|uint64(i)<<8)
+			t.sched.Send(m.c.At+t.delay, sim.NodeKey(0, sim.SrcFrom(int(m.node))), t, tagComplete|uint64(i)<<8)
 		}
 		clear(mb.msgs)
 		mb.msgs = mb.msgs[:0]

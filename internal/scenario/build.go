@@ -34,8 +34,9 @@ type Twin struct {
 	// Partition is how the fabric is split into domains.
 	Partition Partition
 
-	links []*fabric.Link
-	run   *sim.Windows
+	links  []*fabric.Link
+	run    *sim.Windows
+	pauses []*fabric.PauseSampler // one per domain
 }
 
 // Options are how a twin runs, as opposed to what it simulates: they
@@ -134,6 +135,7 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 		tw.addFault(i, f)
 	}
 	tw.reroutes()
+	tw.samplePauses()
 	net.SampleQueues(s.SampleInterval)
 	tw.run = &sim.Windows{
 		Control: tw.Transport.Control(), Collect: tw.Transport.Collect, Lookahead: tw.lookahead(),
@@ -143,6 +145,19 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 		tw.run.Parts = append(tw.run.Parts, d)
 	}
 	return tw, nil
+}
+
+// samplePauses has each domain sample the pause its ports receive.
+func (tw *Twin) samplePauses() {
+	byDomain := map[*fabric.Domain][]*fabric.Port{}
+	for _, pt := range tw.Net.Ports {
+		byDomain[pt.Domain()] = append(byDomain[pt.Domain()], pt)
+	}
+	for _, d := range tw.Net.Domains {
+		ps := fabric.NewPauseSampler(byDomain[d], tw.Scenario.SampleInterval)
+		d.AddSampler(ps)
+		tw.pauses = append(tw.pauses, ps)
+	}
 }
 
 // lookahead is the width of the run's windows: the least lookahead of a

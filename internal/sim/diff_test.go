@@ -44,6 +44,8 @@ func (r *refScheduler) At(t unit.Time, k Key, h Handler, tag uint64) EventID {
 	return r.nextID
 }
 
+func (r *refScheduler) Send(t unit.Time, k Key, h Handler, tag uint64) { r.At(t, k, h, tag) }
+
 func (r *refScheduler) After(d unit.Time, k Key, h Handler, tag uint64) EventID {
 	return r.At(later(r.now, d), k, h, tag)
 }
@@ -99,6 +101,7 @@ func (r *refScheduler) Run() {
 type scheduler interface {
 	Now() unit.Time
 	At(t unit.Time, k Key, h Handler, tag uint64) EventID
+	Send(t unit.Time, k Key, h Handler, tag uint64)
 	After(d unit.Time, k Key, h Handler, tag uint64) EventID
 	Cancel(id EventID) bool
 	Step() bool
@@ -277,8 +280,11 @@ func compareWorlds(worlds []*world, from int) error {
 func (w *world) step(op int, p *program) {
 	s := w.s
 	switch c := p.byte(); c % 12 {
-	case 0, 1:
+	case 0:
 		w.at(later(s.Now(), p.delta()), p.uint64())
+	case 1: // an event nobody can cancel
+		t, tag := later(s.Now(), p.delta()), p.uint64()
+		s.Send(t, keyOf(tag), w, tag)
 	case 2:
 		d := p.delta()
 		if p.byte()%16 == 0 {

@@ -39,9 +39,14 @@
 // bucket the time window had drifted across (about 10 times the pending
 // events); chunks from one free list keep memory at the pending events
 // plus at most one partly filled chunk per bucket. Wider digits mean fewer
-// moves; with 8 bits an event moves about three times. The events at the
-// current time, usually one or two, wait in a small binary heap ordered by
-// key.
+// moves: with 8 bits a frame's arrival, a few hundred nanoseconds ahead,
+// moved three times before it ran; with 12 bits it moves twice, and a
+// two-level bitmap finds the lowest of the 24576 buckets in two words.
+// The events at the current time, usually one or two, wait in a small
+// binary heap ordered by key.
+//
+// Events nobody cancels (a frame's arrival, a port's next look at its
+// queues) are queued with Send, which skips the table of pending ids.
 //
 // Cancel marks the event's slot dead in a bitmap; the event stays queued as
 // a tombstone, dropped when met and swept out all at once when tombstones

@@ -80,7 +80,7 @@ func (q *queue) earliest(*slotTable) (unit.Time, bool) { return 0, false }
 func (q *queue) compact(st *slotTable) {
 	kept := q.h[:0]
 	for _, e := range q.h {
-		if st.isLive(e.id.slot()) {
+		if st.liveID(e.id) {
 			kept = append(kept, e)
 		} else {
 			st.release(e.id)

@@ -11,9 +11,10 @@ import (
 // Shape of the radix queue: times are split into digits of digitBits bits,
 // and there is one bucket per (digit position, digit value).
 const (
-	digitBits  = 8
+	digitBits  = 12
 	digitVals  = 1 << digitBits
 	numBuckets = (63/digitBits + 1) * digitVals
+	numWords   = numBuckets / 64
 	chunkLen   = 32 // events per chunk
 )
 
@@ -45,7 +46,7 @@ type bucket struct {
 // is redistributed: last becomes the least time that bucket can hold (last's
 // digits above d, then v, then zeros), and its events move to buckets of
 // lower digit positions. So an event moves at most 64/digitBits times (about
-// three times in the hold benchmark), by sequential copies, and nothing
+// twice in the hold benchmark), by sequential copies, and nothing
 // searches for a minimum: every operation is O(1) amortised, whatever the
 // number of pending events.
 //
@@ -64,10 +65,11 @@ type queue = radixQueue
 
 type radixQueue struct {
 	last    unit.Time
-	nonzero [(numBuckets + 63) / 64]uint64 // bit b set iff bucket b > 0 is non-empty
-	buckets [numBuckets]bucket             // bucket 0 is unused: see now
-	now     nowHeap                        // the events at time last
-	free    *chunk                         // list of free chunks, linked by next
+	nonzero [numWords]uint64             // bit b set iff bucket b > 0 is non-empty
+	summary [(numWords + 63) / 64]uint64 // bit w set iff nonzero[w] != 0
+	buckets [numBuckets]bucket           // bucket 0 is unused: see now
+	now     nowHeap                      // the events at time last
+	free    *chunk                       // list of free chunks, linked by next
 }
 
 // nowEvent is an event in bucket 0, with its arrival there.
@@ -182,6 +184,7 @@ func (q *radixQueue) push(e *event) {
 		if c == nil {
 			bk.head = nc
 			q.nonzero[b/64] |= 1 << (b % 64)
+			q.summary[b/4096] |= 1 << (b / 64 % 64)
 		} else {
 			c.next = nc
 		}
@@ -195,7 +198,9 @@ func (q *radixQueue) push(e *event) {
 // empty marks bucket b empty; its chunks must already be freed.
 func (q *radixQueue) empty(b int) {
 	q.buckets[b] = bucket{}
-	q.nonzero[b/64] &^= 1 << (b % 64)
+	if q.nonzero[b/64] &^= 1 << (b % 64); q.nonzero[b/64] == 0 {
+		q.summary[b/4096] &^= 1 << (b / 64 % 64)
+	}
 }
 
 // front returns the first event of bucket 0, if any.
@@ -211,9 +216,10 @@ func (q *radixQueue) popFront() { q.now.pop() }
 
 // lowest returns the lowest non-empty bucket above 0, or 0 if there is none.
 func (q *radixQueue) lowest() int {
-	for w := 0; w < len(q.nonzero); w++ {
-		if m := q.nonzero[w]; m != 0 {
-			return w*64 + bits.TrailingZeros64(m)
+	for i, s := range q.summary {
+		if s != 0 {
+			w := i*64 + bits.TrailingZeros64(s)
+			return w*64 + bits.TrailingZeros64(q.nonzero[w])
 		}
 	}
 	return 0
@@ -242,7 +248,7 @@ func (q *radixQueue) redistribute(b int, st *slotTable) int {
 	for c != nil {
 		for i := range c.ev[:c.n] {
 			e := &c.ev[i]
-			if st.isLive(e.id.slot()) {
+			if st.liveID(e.id) {
 				q.push(e)
 				moved = true
 			} else {
@@ -264,31 +270,37 @@ func (q *radixQueue) redistribute(b int, st *slotTable) int {
 // moving last: buckets in index order hold ever later times, so the first
 // with a live event holds the minimum.
 func (q *radixQueue) earliest(st *slotTable) (unit.Time, bool) {
-	for w, m := range q.nonzero {
-		for ; m != 0; m &= m - 1 {
-			b := w*64 + bits.TrailingZeros64(m)
-			bk := &q.buckets[b]
-			found, least := false, unit.MaxTime
-			for c, i := bk.head, bk.rd; c != nil; c, i = c.next, 0 {
-				for ; i < c.n; i++ {
-					if e := &c.ev[i]; e.t <= least && st.isLive(e.id.slot()) {
-						found, least = true, e.t
-					}
+	for i, s := range q.summary {
+		for ; s != 0; s &= s - 1 {
+			w := i*64 + bits.TrailingZeros64(s)
+			for m := q.nonzero[w]; m != 0; m &= m - 1 {
+				if t, ok := q.buckets[w*64+bits.TrailingZeros64(m)].earliest(st); ok {
+					return t, true
 				}
-			}
-			if found {
-				return least, true
 			}
 		}
 	}
 	return 0, false
 }
 
+// earliest returns the earliest live time in the bucket.
+func (bk *bucket) earliest(st *slotTable) (unit.Time, bool) {
+	found, least := false, unit.MaxTime
+	for c, i := bk.head, bk.rd; c != nil; c, i = c.next, 0 {
+		for ; i < c.n; i++ {
+			if e := &c.ev[i]; e.t <= least && st.liveID(e.id) {
+				found, least = true, e.t
+			}
+		}
+	}
+	return least, found
+}
+
 // compact drops every tombstone and frees its slot, keeping order.
 func (q *radixQueue) compact(st *slotTable) {
 	kept := q.now.h[:0]
 	for _, e := range q.now.h {
-		if st.isLive(e.id.slot()) {
+		if st.liveID(e.id) {
 			kept = append(kept, e)
 		} else {
 			st.release(e.id)
@@ -310,7 +322,7 @@ func (q *radixQueue) compact(st *slotTable) {
 		for rc, ri := bk.head, bk.rd; rc != nil; rc, ri = rc.next, 0 {
 			for ; ri < rc.n; ri++ {
 				e := &rc.ev[ri]
-				if !st.isLive(e.id.slot()) {
+				if !st.liveID(e.id) {
 					st.release(e.id)
 					continue
 				}

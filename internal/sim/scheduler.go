@@ -73,6 +73,18 @@ func (s *Scheduler) At(t unit.Time, k Key, h Handler, tag uint64) EventID {
 	return id
 }
 
+// Send schedules h.Handle(t, tag) at time t, ordered among equal times by
+// k, as At does, for an event that is never cancelled (a frame's arrival,
+// a port's next look at its queues): it takes no slot in the table of
+// pending events, which saves keeping it.
+func (s *Scheduler) Send(t unit.Time, k Key, h Handler, tag uint64) {
+	if t < s.now {
+		panic(fmt.Sprintf("sim: Send(%v) is before Now() = %v", t, s.now))
+	}
+	s.q.push(&event{t: t, key: k, h: h, tag: tag})
+	s.live++
+}
+
 // After schedules h.Handle at Now()+d; see At. A d so large that Now()+d
 // would overflow schedules at unit.MaxTime.
 func (s *Scheduler) After(d unit.Time, k Key, h Handler, tag uint64) EventID {
@@ -150,7 +162,7 @@ func (s *Scheduler) NextAt() (unit.Time, bool) {
 		if e == nil {
 			return s.q.earliest(&s.st)
 		}
-		if s.st.isLive(e.id.slot()) {
+		if s.st.liveID(e.id) {
 			return e.t, true
 		}
 		s.st.release(e.id)
@@ -188,7 +200,7 @@ func (s *Scheduler) Stop() { s.stopped = true }
 func (s *Scheduler) next(limit unit.Time) *event {
 	for {
 		if e := s.q.front(); e != nil {
-			if s.st.isLive(e.id.slot()) {
+			if s.st.liveID(e.id) {
 				if e.t > limit {
 					return nil
 				}
@@ -215,8 +227,10 @@ func (s *Scheduler) next(limit unit.Time) *event {
 func (s *Scheduler) fire(e *event) {
 	t, h, tag, id := e.t, e.h, e.tag, e.id
 	s.q.popFront()
-	s.st.kill(id.slot())
-	s.st.release(id)
+	if id != 0 {
+		s.st.kill(id.slot())
+		s.st.release(id)
+	}
 	s.live--
 	s.now = t
 	s.executed++

@@ -38,6 +38,10 @@ func (st *slotTable) alloc() EventID {
 // slot returns the slot index of the id.
 func (id EventID) slot() uint32 { return uint32(id) }
 
+// liveID reports whether the queued event with id is pending: an event
+// without an id (Send) always is, until it runs.
+func (st *slotTable) liveID(id EventID) bool { return id == 0 || st.isLive(id.slot()) }
+
 // isLive reports whether slot i holds a pending event.
 func (st *slotTable) isLive(i uint32) bool {
 	return st.live[i/64]&(1<<(i%64)) != 0

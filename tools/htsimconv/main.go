@@ -1,0 +1,194 @@
+// Command htsimconv turns a rocelab scenario into the input of csg-htsim's
+// RoCE simulator (htsim_roce, github.com/Broadcom/csg-htsim, built from
+// its sim/datacenter directory), so that both run the same flows on the
+// same fat-tree for a side-by-side comparison (docs/engine.md gives the
+// figures). It writes htsim's connection matrix and prints the command
+// line that runs it.
+//
+//	go run ./tools/htsimconv [-mtu BYTES] [-q PACKETS] SCENARIO.yaml > FILE.cm
+//	go run ./tools/htsimconv ring [-hosts N] [-group G] [-bytes SIZE] [-seed S] > ring.yaml
+//
+// The scenario must be a fat-tree (htsim builds its own from the host
+// count) with every link alike; its flows become htsim connections, and a
+// flow's dependency (after: [i]) becomes a trigger that the flow it waits
+// on fires when its sender is done, as htsim's generators chain ring
+// steps. htsim has no DCQCN (its RoCE is PFC only), so give the scenario
+// cc: none. The ring subcommand writes the rocelab scenario of htsim's
+// connection_matrices/gen_allreduce.py: groups of G hosts, each host the
+// head of a chain of 2G-1 transfers around its group's ring.
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strings"
+
+	"rocelab/internal/scenario"
+	"rocelab/internal/unit"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "htsimconv:", err)
+		os.Exit(2)
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "ring" {
+		return ring(args[1:], stdout)
+	}
+	fs := flag.NewFlagSet("htsimconv", flag.ContinueOnError)
+	mtu := fs.Int("mtu", 4096, "htsim's packet size in bytes (-mtu): 4096 for equal packet counts, 9000 for htsim's default")
+	queue := fs.Int("q", 1000, "htsim's queue size in packets (-q)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("expected one scenario file")
+	}
+	s, err := scenario.LoadFile(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	cmd, err := convert(s, *mtu, *queue, fs.Arg(0), stdout)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stderr, cmd)
+	return nil
+}
+
+// convert writes s's flows as an htsim connection matrix and returns the
+// htsim_roce command line that runs it.
+func convert(s *scenario.Scenario, mtu, queue int, file string, w io.Writer) (string, error) {
+	t := s.Topo
+	if t.Kind != "fat-tree" {
+		return "", fmt.Errorf("%s: topology %s: htsim_roce builds only fat-trees", file, t.Kind)
+	}
+	for _, l := range t.Links[1:] {
+		if l.LinkSpec != t.Links[0].LinkSpec {
+			return "", fmt.Errorf("%s: links differ (%v and %v): htsim gives every link one rate and latency", file, t.Links[0].LinkSpec, l.LinkSpec)
+		}
+	}
+	if s.Host.NIC.CC != "none" {
+		return "", fmt.Errorf("%s: host.cc is %s: htsim's RoCE has no congestion control besides PFC; set cc: none", file, s.Host.NIC.CC)
+	}
+	flows := s.Expand()
+	// A flow that others wait on fires one trigger: every flow waiting on
+	// it alone starts on it; a flow waiting on several starts on a
+	// barrier that each of them fires.
+	fires := make([]int, len(flows))
+	startsOn := make([]int, len(flows))
+	type trig struct {
+		id, count int
+	}
+	var trigs []trig
+	for i, f := range flows {
+		switch {
+		case len(f.After) == 0:
+		case len(f.After) == 1 && fires[f.After[0]] != 0 && trigs[fires[f.After[0]]-1].count == 1:
+			startsOn[i] = fires[f.After[0]]
+		default:
+			trigs = append(trigs, trig{id: len(trigs) + 1, count: len(f.After)})
+			id := len(trigs)
+			for _, d := range f.After {
+				if fires[d] != 0 {
+					return "", fmt.Errorf("%s: flow %s waits on %s, which already starts other flows: htsim's triggers cannot say that", file, f.Name, flows[d].Name)
+				}
+				fires[d] = id
+			}
+			startsOn[i] = id
+		}
+		if len(f.After) > 0 && f.Start > 0 {
+			return "", fmt.Errorf("%s: flow %s starts %v after its dependencies: htsim's triggers start flows at once", file, f.Name, f.Start)
+		}
+	}
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, "Nodes %d\nConnections %d\n", len(t.Hosts), len(flows))
+	if len(trigs) > 0 {
+		fmt.Fprintf(b, "Triggers %d\n", len(trigs))
+	}
+	var bytes int64
+	for i, f := range flows {
+		fmt.Fprintf(b, "%d->%d id %d", f.Src, f.Dst, i+1)
+		if startsOn[i] != 0 {
+			fmt.Fprintf(b, " trigger %d", startsOn[i])
+		} else {
+			fmt.Fprintf(b, " start %d", int64(f.Start/unit.Picosecond))
+		}
+		fmt.Fprintf(b, " size %d", int64(f.Bytes))
+		if fires[i] != 0 {
+			fmt.Fprintf(b, " send_done_trigger %d", fires[i])
+		}
+		fmt.Fprintln(b)
+		bytes += int64(f.Bytes)
+	}
+	for _, tr := range trigs {
+		if tr.count == 1 {
+			fmt.Fprintf(b, "trigger id %d oneshot\n", tr.id)
+		} else {
+			fmt.Fprintf(b, "trigger id %d barrier count %d\n", tr.id, tr.count)
+		}
+	}
+	if err := b.Flush(); err != nil {
+		return "", err
+	}
+	l := t.Links[0]
+	hop := float64(l.Cable.Delay()) / float64(unit.Microsecond)
+	return fmt.Sprintf("htsim_roce -nodes %d -tiers 3 -tm FILE.cm -strat ecmp_host -paths 1 -linkspeed %d -mtu %d -hop_latency %g -q %d -end %d   # %d flows, %d bytes, %d packets of %d B",
+		len(t.Hosts), int64(l.Rate/unit.Mbps), mtu, hop, queue, int64(s.Duration/unit.Microsecond), len(flows), bytes, (bytes+int64(mtu)-1)/int64(mtu), mtu), nil
+}
+
+// ring writes the rocelab scenario of htsim's gen_allreduce.py: hosts
+// shuffled into groups; in each group of G, host i heads a chain of 2G-1
+// transfers, each from where the last one went to the next host of the
+// ring, each starting when the one before it is done.
+func ring(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("htsimconv ring", flag.ContinueOnError)
+	hosts := fs.Int("hosts", 128, "hosts of the fat-tree (k³/4)")
+	group := fs.Int("group", 16, "hosts per ring")
+	size := fs.String("bytes", "1MB", "bytes of each transfer")
+	seed := fs.Uint64("seed", 1, "seed of the shuffle of hosts into rings")
+	cable := fs.String("cable", "200m", "cable length: 200m is htsim's 1 us hop")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	k := 2
+	for k*k*k/4 < *hosts {
+		k += 2
+	}
+	if k*k*k/4 != *hosts || *group < 2 || *hosts%*group != 0 {
+		return fmt.Errorf("%d hosts in rings of %d: expected k³/4 hosts (k even) split into whole rings", *hosts, *group)
+	}
+	if _, err := unit.ParseBytes(*size); err != nil {
+		return fmt.Errorf("-bytes: %v", err)
+	}
+	order := rand.New(rand.NewPCG(*seed, 0)).Perm(*hosts)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Chained ring transfers as htsim's connection_matrices/gen_allreduce.py\n# lays them out: %d rings of %d hosts, each host the head of a chain of %d\n# transfers of %s, each starting when the one before it is done.\n",
+		*hosts / *group, *group, 2**group-1, *size)
+	fmt.Fprintf(&b, "name: ring-%dx%d\nduration: 10s\ntopology: {kind: fat-tree, k: %d, host_link: {rate: 100G, cable: %s}}\nhost: {cc: none}\ntraffic:\n  flows:\n", *hosts / *group, *group, k, *cable)
+	n := 0
+	for g := 0; g < *hosts / *group; g++ {
+		members := order[g**group : (g+1)**group]
+		for s := 0; s < *group; s++ {
+			for d := 1; d < 2**group; d++ {
+				src, dst := members[(s+d-1)%*group], members[(s+d)%*group]
+				fmt.Fprintf(&b, "    - {name: r%d, src: h%d, dst: h%d, bytes: %s", n, src, dst, *size)
+				if d > 1 {
+					fmt.Fprintf(&b, ", after: [r%d]", n-1)
+				}
+				b.WriteString("}\n")
+				n++
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
