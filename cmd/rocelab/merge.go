@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -114,14 +115,48 @@ func readShard(name string, stdin io.Reader) ([]byte, error) {
 		return nil, err
 	}
 	defer in.Close()
-	data, err := io.ReadAll(io.LimitReader(in.r, int64(maxShardSize)+1))
+	// A shard is a JSON object: anything else (a device, a binary file)
+	// is refused at its first byte rather than read up to the cap.
+	br := bufio.NewReader(in.r)
+	for {
+		b, err := br.ReadByte()
+		if err == io.EOF {
+			return nil, fmt.Errorf("%s: empty: not a shard of 'rocelab run' or 'rocelab tune'", in.name)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", in.name, err)
+		}
+		if b == ' ' || b == '\t' || b == '\r' || b == '\n' {
+			continue
+		}
+		if b != '{' {
+			return nil, fmt.Errorf("%s: not a shard of 'rocelab run' or 'rocelab tune': a shard is a JSON object", in.name)
+		}
+		br.UnreadByte()
+		break
+	}
+	data, err := io.ReadAll(io.LimitReader(jsonBytes{br}, int64(maxShardSize)+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %v", in.name, err)
 	}
 	if len(data) > int(maxShardSize) {
-		return nil, fmt.Errorf("%s: larger than %v: not a shard file", name, maxShardSize)
+		return nil, fmt.Errorf("%s: larger than %v: not a shard file", in.name, maxShardSize)
 	}
 	return data, nil
+}
+
+// jsonBytes reads JSON text and fails at the first control byte, which
+// JSON never holds raw, so a binary stream stops at once, not at the cap.
+type jsonBytes struct{ r io.Reader }
+
+func (j jsonBytes) Read(p []byte) (int, error) {
+	n, err := j.r.Read(p)
+	for i, b := range p[:n] {
+		if b < 0x20 && b != '\t' && b != '\n' && b != '\r' {
+			return i, fmt.Errorf("byte %#02x: not JSON text", b)
+		}
+	}
+	return n, err
 }
 
 // isTuneResult tells a tune result from a run shard: it names a space.
