@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -158,6 +160,9 @@ func TestPagesInBrowser(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkDOM(t, pg.name, &dom, pg.heads, pg.variants)
+			if pg.name == "run" {
+				checkReadout(t, p)
+			}
 		})
 	}
 }
@@ -225,5 +230,43 @@ func checkDOM(t *testing.T, name string, dom *shownPage, heads, variants []strin
 		if tb.Caption == "" || tb.ColHeads == 0 || (tb.Rows > 0 && tb.RowHeads != tb.Rows) {
 			t.Errorf("%s table %d %q: %d column heads, %d row heads for %d rows", name, i, tb.Caption, tb.ColHeads, tb.RowHeads, tb.Rows)
 		}
+	}
+}
+
+// pointAtMiddle moves the pointer to the middle of the busbw plot's data
+// area and returns what the (optional) script shows under the plot, and
+// the x axis' range.
+const pointAtMiddle = `(() => {
+  const f = Array.from(document.querySelectorAll("figure.plot")).find((f) => f.querySelector(".fig-title").textContent.startsWith("busbw"));
+  const svg = f.querySelector("svg");
+  const a = svg.getAttribute("data-area").split(" ").map(Number);
+  const pt = svg.createSVGPoint();
+  pt.x = (a[0] + a[2]) / 2; pt.y = (a[1] + a[3]) / 2;
+  const c = pt.matrixTransform(svg.getScreenCTM());
+  svg.dispatchEvent(new PointerEvent("pointermove", {clientX: c.x, clientY: c.y, bubbles: true}));
+  return {readout: f.querySelector("output.readout").textContent, xr: svg.getAttribute("data-xr")};
+})()`
+
+// checkReadout checks the values shown under the pointer: in the middle
+// of the log size axis, the geometric mean of its ends.
+func checkReadout(t *testing.T, p *browser.Page) {
+	t.Helper()
+	var r struct {
+		Readout string `json:"readout"`
+		XR      string `json:"xr"`
+	}
+	if err := p.Eval(pointAtMiddle, &r); err != nil {
+		t.Fatal(err)
+	}
+	var x, y, lo, hi float64
+	var scale string
+	if _, err := fmt.Sscanf(r.Readout, "x = %g bytes, y = %g GB/s", &x, &y); err != nil {
+		t.Fatalf("readout %q: %v", r.Readout, err)
+	}
+	if _, err := fmt.Sscanf(r.XR, "%s %g %g", &scale, &lo, &hi); err != nil || scale != "log" {
+		t.Fatalf("x range %q: %v", r.XR, err)
+	}
+	if mid := math.Sqrt(lo * hi); math.Abs(x-mid) > 0.02*mid {
+		t.Errorf("the pointer in the middle reads x = %g bytes, want about %g", x, mid)
 	}
 }
