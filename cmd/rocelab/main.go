@@ -120,5 +120,6 @@ command's --help says more.`,
 	for _, c := range root.Commands() {
 		requireSubcommand(c)
 	}
+	plainArgErrors(root)
 	return root
 }
