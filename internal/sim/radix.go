@@ -73,73 +73,107 @@ type radixQueue struct {
 	free    *chunk                       // list of free chunks, linked by next
 }
 
-// nowEvent is an event in bucket 0, with its arrival there.
-type nowEvent struct {
-	event
+// nowEntry orders an event of bucket 0: its time, key and arrival in
+// the bucket, and the slot in nowHeap.evs that holds it. Entries hold no
+// pointers, so moving them copies 32 bytes and no write barrier.
+type nowEntry struct {
+	t   unit.Time
+	key Key
 	seq uint64
+	ev  int32
 }
 
-// nowHeap is bucket 0: a binary min-heap on (time, key, seq).
+// nowHeap is bucket 0: its entries from hd on, sorted on (time, key,
+// seq), the least first; the events themselves wait in slots of evs. It
+// holds the events of one 4 ns span, a handful: new ones, mostly the
+// latest, are appended, and taking the least moves nothing.
 type nowHeap struct {
-	h   []nowEvent
-	seq uint64
+	h    []nowEntry
+	hd   int
+	evs  []event
+	free []int32
+	seq  uint64
 }
 
-func (n *nowHeap) less(i, j int) bool {
-	// Compared by value: the one-expression form over pointers to the
-	// elements gave a wrong order under go1.26.8 with optimisation on
-	// (TestEqualTimesRunByKey), and the right one with -gcflags=-N -l.
-	if ti, tj := n.h[i].t, n.h[j].t; ti != tj {
-		return ti < tj
+// before reports whether a comes before b.
+func before(a, b *nowEntry) bool {
+	if a.t != b.t {
+		return a.t < b.t
 	}
-	a, b := n.h[i].key, n.h[j].key
-	if a != b {
-		return a < b
+	if a.key != b.key {
+		return a.key < b.key
 	}
-	return n.h[i].seq < n.h[j].seq
+	return a.seq < b.seq
+}
+
+// len returns the number of events in the bucket.
+func (n *nowHeap) len() int { return len(n.h) - n.hd }
+
+// entry stores e in a slot and returns its entry, the latest to arrive.
+func (n *nowHeap) entry(e *event) nowEntry {
+	var i int32
+	if k := len(n.free); k > 0 {
+		i = n.free[k-1]
+		n.free = n.free[:k-1]
+	} else {
+		i = int32(len(n.evs))
+		n.evs = append(n.evs, event{})
+	}
+	n.evs[i] = *e
+	n.seq++
+	return nowEntry{t: e.t, key: e.key, seq: n.seq, ev: i}
+}
+
+// add appends e without keeping the order; sort restores it.
+func (n *nowHeap) add(e *event) { n.h = append(n.h, n.entry(e)) }
+
+// sort orders the entries: an insertion sort, as there are a handful.
+func (n *nowHeap) sort() {
+	h := n.h[n.hd:]
+	for i := 1; i < len(h); i++ {
+		x := h[i]
+		j := i
+		for ; j > 0 && before(&x, &h[j-1]); j-- {
+			h[j] = h[j-1]
+		}
+		h[j] = x
+	}
 }
 
 func (n *nowHeap) push(e *event) {
-	n.seq++
-	n.h = append(n.h, nowEvent{*e, n.seq})
-	n.up(len(n.h) - 1)
-}
-
-func (n *nowHeap) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !n.less(i, p) {
-			return
+	x := n.entry(e)
+	// The new entry goes after every entry that comes before it: most
+	// often at the end.
+	lo, hi := n.hd, len(n.h)
+	if hi > lo && before(&n.h[hi-1], &x) {
+		lo = hi
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if before(&n.h[m], &x) {
+			lo = m + 1
+		} else {
+			hi = m
 		}
-		n.h[i], n.h[p] = n.h[p], n.h[i]
-		i = p
+	}
+	n.h = append(n.h, x)
+	if last := len(n.h) - 1; lo < last {
+		copy(n.h[lo+1:], n.h[lo:last])
+		n.h[lo] = x
 	}
 }
 
-func (n *nowHeap) down(i int) {
-	for {
-		l, m := 2*i+1, i
-		if l < len(n.h) && n.less(l, m) {
-			m = l
-		}
-		if r := l + 1; r < len(n.h) && n.less(r, m) {
-			m = r
-		}
-		if m == i {
-			return
-		}
-		n.h[i], n.h[m] = n.h[m], n.h[i]
-		i = m
-	}
-}
+// min returns the least event; the bucket must not be empty.
+func (n *nowHeap) min() *event { return &n.evs[n.h[n.hd].ev] }
 
 // pop removes the least event.
 func (n *nowHeap) pop() {
-	last := len(n.h) - 1
-	n.h[0] = n.h[last]
-	n.h = n.h[:last]
-	if last > 0 {
-		n.down(0)
+	n.free = append(n.free, n.h[n.hd].ev)
+	if n.hd++; n.hd == len(n.h) {
+		n.h, n.hd = n.h[:0], 0
+	} else if n.hd >= 64 && n.hd*2 >= len(n.h) {
+		k := copy(n.h, n.h[n.hd:])
+		n.h, n.hd = n.h[:k], 0
 	}
 }
 
@@ -209,10 +243,10 @@ func (q *radixQueue) empty(b int) {
 
 // front returns the first event of bucket 0, if any.
 func (q *radixQueue) front() *event {
-	if len(q.now.h) == 0 {
+	if q.now.len() == 0 {
 		return nil
 	}
-	return &q.now.h[0].event
+	return q.now.min()
 }
 
 // popFront removes the first event of bucket 0, which must exist.
@@ -249,11 +283,18 @@ func (q *radixQueue) redistribute(b int, st *slotTable) int {
 	dropped, moved := 0, false
 	c := q.buckets[b].head
 	q.empty(b)
+	// A bucket of the second digit holds one span of the heap, which is
+	// empty now: its events go there unsorted and are sorted once.
+	whole := b < 2*digitVals
 	for c != nil {
 		for i := range c.ev[:c.n] {
 			e := &c.ev[i]
 			if st.liveID(e.id) {
-				q.push(e)
+				if whole {
+					q.now.add(e)
+				} else {
+					q.push(e)
+				}
 				moved = true
 			} else {
 				st.release(e.id)
@@ -266,6 +307,9 @@ func (q *radixQueue) redistribute(b int, st *slotTable) int {
 	}
 	if !moved {
 		q.last = old
+	}
+	if whole {
+		q.now.sort()
 	}
 	return dropped
 }
@@ -303,18 +347,15 @@ func (bk *bucket) earliest(st *slotTable) (unit.Time, bool) {
 // compact drops every tombstone and frees its slot, keeping order.
 func (q *radixQueue) compact(st *slotTable) {
 	kept := q.now.h[:0]
-	for _, e := range q.now.h {
-		if st.liveID(e.id) {
-			kept = append(kept, e)
+	for _, x := range q.now.h[q.now.hd:] {
+		if e := &q.now.evs[x.ev]; st.liveID(e.id) {
+			kept = append(kept, x)
 		} else {
 			st.release(e.id)
+			q.now.free = append(q.now.free, x.ev)
 		}
 	}
-	clear(q.now.h[len(kept):])
-	q.now.h = kept
-	for i := len(kept)/2 - 1; i >= 0; i-- {
-		q.now.down(i)
-	}
+	q.now.h, q.now.hd = kept, 0
 	for b := range q.buckets {
 		bk := &q.buckets[b]
 		if bk.head == nil {
