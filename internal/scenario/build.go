@@ -45,6 +45,10 @@ type Options struct {
 	// Threads is how many domains the fabric is split into, and how many
 	// goroutines run them (0 means 1).
 	Threads int
+	// Workers, when set, runs the domains on that many goroutines instead:
+	// more domains than workers measure how a run would split over more
+	// cores than the machine has.
+	Workers int
 	// Spread puts each node in a domain of its own, round robin over
 	// Threads domains, so that every link is cut: a test that the output
 	// does not depend on the partitioning.
@@ -140,6 +144,9 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 	tw.run = &sim.Windows{
 		Control: tw.Transport.Control(), Collect: tw.Transport.Collect, Lookahead: tw.lookahead(),
 		Workers: max(o.Threads, 1), Clock: o.Clock,
+	}
+	if o.Workers > 0 {
+		tw.run.Workers = o.Workers
 	}
 	for _, d := range net.Domains {
 		tw.run.Parts = append(tw.run.Parts, d)
