@@ -193,4 +193,3 @@ func ceiling(o *twin.Observation) (float64, string) {
 	rate := o.NICs[0].Rate
 	return float64(k) * float64(rate) / 8e9, fmt.Sprintf("%d × %.4g Gb/s per server", k, rate.Gbps())
 }
-
