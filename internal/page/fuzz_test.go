@@ -65,3 +65,4 @@ func FuzzDiagnosisPage(f *testing.F) {
 		}
 	})
 }
+

@@ -287,6 +287,8 @@ func short(v float64) string {
 		return fmt.Sprintf("%.3g", v/1e6) + "M"
 	case a >= 1e4:
 		return fmt.Sprintf("%.3g", v/1e3) + "k"
+	case a >= 1:
+		return fmt.Sprintf("%.4g", v)
 	}
 	return fmt.Sprintf("%.3g", v)
 }
