@@ -65,4 +65,3 @@ func FuzzDiagnosisPage(f *testing.F) {
 		}
 	})
 }
-
