@@ -75,7 +75,11 @@ so that rates and ratios over wall-clock time read as on real hosts.`,
 			}
 			var level slog.Level
 			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
-				return usageError("--log-level: expected debug, info, warn or error, got %q", logLevel)
+				name := "--log-level"
+				if !cmd.Flags().Changed(flagLogLevel) {
+					name = "--log.level"
+				}
+				return usageError("%s: expected debug, info, warn or error, got %q", name, logLevel)
 			}
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 			re, err := regexp.Compile(exclude)
