@@ -22,6 +22,7 @@ func newMergeCmd() *cobra.Command {
 	var (
 		asJSON, force bool
 		outDir        string
+		htmlFile      string
 		failOn        []string
 		top           int
 	)
@@ -30,7 +31,7 @@ func newMergeCmd() *cobra.Command {
 		Short: "Join the shards of a run or a tune search into exactly the unsharded output",
 		Long: `merge joins the shard files of one split run into exactly what the unsharded
 run prints and writes: the same text (or --json), the same --out directory,
-the same --fail-on exit status, byte for byte.
+the same --html page and the same --fail-on exit status, byte for byte.
 
 A run splits when it has several jobs (the variants of a scenario, or tune's
 candidates) and runs as a Slurm array task (SLURM_ARRAY_TASK_ID of
@@ -65,9 +66,12 @@ merge too, as 'rocelab tune merge' does.
 					return &exitError{code: 2, err: err}
 				}
 			}
+			if err := checkHTML(htmlFile); err != nil {
+				return err
+			}
 			if isTuneResult(datas[0]) {
-				if outDir != "" || len(failOn) > 0 {
-					return usageError("%s is a shard of 'rocelab tune': --out and --fail-on apply to run shards", args[0])
+				if outDir != "" || len(failOn) > 0 || htmlFile != "" {
+					return usageError("%s is a shard of 'rocelab tune': --out, --html and --fail-on apply to run shards", args[0])
 				}
 				return mergeTune(cmd.OutOrStdout(), args, datas, asJSON, top)
 			}
@@ -87,7 +91,7 @@ merge too, as 'rocelab tune merge' does.
 			}
 			defer release()
 			out := &runOutput{name: merged.Name, variants: merged.Variants, results: merged.Results}
-			if err := out.write(cmd, asJSON, outDir); err != nil {
+			if err := out.write(cmd, asJSON, outDir, htmlFile); err != nil {
 				return err
 			}
 			return out.failOn(fail)
@@ -97,6 +101,7 @@ merge too, as 'rocelab tune merge' does.
 	f.BoolVarP(&asJSON, "json", "j", false, "write the merged result as JSON")
 	f.StringVarP(&outDir, "out", "o", "", "also write the result files into this directory, as 'run --out' does")
 	f.BoolVar(&force, "force", false, "with --out: replace the files an earlier run wrote into DIR (and nothing else)")
+	f.StringVar(&htmlFile, "html", "", "also write the merged run as one self-contained HTML page, as 'run --html' does")
 	f.StringSliceVar(&failOn, "fail-on", nil, "exit 1 when a job meets a condition: targets (a health target fails), incomplete (a flow did not complete)")
 	f.IntVar(&top, "top", 10, "rows of the ranked table (tune shards)")
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{failTargets, failIncomplete}, cobra.ShellCompDirectiveNoFileComp))

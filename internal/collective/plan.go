@@ -41,9 +41,8 @@ func trafficPerByte(f Func, nRanks int) int64 {
 // NCCL's planner of version v: nc is the algorithm's channel count
 // (nMaxChannels), threads its threads per channel and maxCh the most
 // channels the planner may use (the communicator's). From 2.26 an LL call
-// counts four times its traffic per cell but not per channel, so it may
-// spread over more than nc channels, up to maxCh. Trailing channels
-// with no share are left out.
+// counts four times its traffic, in its cells and in its budget per
+// channel. Trailing channels with no share are left out.
 func channelShares(v Version, f Func, p Proto, bytes int64, nRanks, nc, threads, maxCh int) []int64 {
 	shares := make([]int64, nc)
 	minT := minTrafficPerChannel(v)
@@ -71,9 +70,9 @@ func channelShares(v Version, f Func, p Proto, bytes int64, nRanks, nc, threads,
 	}
 	tpb := trafficPerByte(f, nRanks)
 	if p == LL && v.AtLeast(2, 26, 0) {
-		tpb *= 4
+		tpb *= 4 // the task's traffic and its cells count LL four times
 	}
-	traffic := max(minT, bytes*trafficPerByte(f, nRanks))
+	traffic := max(minT, bytes*tpb)
 	perCh := traffic / int64(nc)
 	if v.AtLeast(2, 29, 0) {
 		perCh = ceilDiv(perCh, 16) * 16

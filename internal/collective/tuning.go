@@ -78,7 +78,8 @@ type Tuning struct {
 	thresholds [nAlgos][nProtos]int64
 	minCC      int
 	// model is the tuning model of the communicator's NCCL version.
-	model *tunerModel
+	model   *tunerModel
+	version Version
 }
 
 // compCapIndex is NCCL's architecture index: Volta, Ampere, Hopper,
@@ -120,7 +121,7 @@ type tuneIn struct {
 func newTuning(cfg *Config, in tuneIn) *Tuning {
 	nRanks, nNodes := in.nRanks, in.nNodes
 	m := modelFor(cfg.Version)
-	t := &Tuning{NRanks: nRanks, NNodes: nNodes, Ring: in.ring, Tree: in.tree, NVLS: in.nvls, minCC: in.minCC, NVLSChannels: in.nvlsChannels, model: m}
+	t := &Tuning{NRanks: nRanks, NNodes: nNodes, Ring: in.ring, Tree: in.tree, NVLS: in.nvls, minCC: in.minCC, NVLSChannels: in.nvlsChannels, model: m, version: cfg.Version}
 	ch := min(in.ring.NChannels, in.tree.NChannels)
 	t.Ring.NChannels, t.Tree.NChannels = ch, ch
 	t.NChannels = runtimeChannels(cfg, m, in.minCC, ch, nNodes, in.ring.BWIntra)

@@ -106,10 +106,11 @@ func TestChannelShares(t *testing.T) {
 		// 2.30 LL: a cell is 4 KiB (LL counts 4 ×), 16 cells of 64 KiB
 		// on 16 channels.
 		{"2.30 LL", "2.30.4", AllReduce, LL, 64 * k, 16, 512, 32, slices.Repeat([]int64{4 * k}, 16)},
-		// 2.30 LL past the algorithm's 4 channels: the first channel gets
-		// its 1 MiB of traffic budget (32 cells), the rest spreads over
-		// the communicator's 4 (160 cells each).
-		{"2.30 LL overflow", "2.30.4", AllReduce, LL, 2 << 20, 4, 512, 4, []int64{128 * k, 640 * k, 640 * k, 640 * k}},
+		// 2.30 LL: 2 MiB on 4 channels, 512 cells of 4 KiB, 128 each
+		// (the task's traffic counts LL four times as its cells do).
+		{"2.30 LL 2M", "2.30.4", AllReduce, LL, 2 << 20, 4, 512, 4, slices.Repeat([]int64{512 * k}, 4)},
+		// 2.23: 1 MiB on 2 channels, 128 cells of 8 KiB, 64 each.
+		{"2.23 1M", "2.23.4", AllReduce, Simple, 1 << 20, 2, 512, 2, []int64{512 * k, 512 * k}},
 		{"one byte", "2.30.4", AllReduce, Simple, 8, 16, 512, 32, []int64{8}},
 	}
 	for _, c := range cases {
