@@ -496,6 +496,7 @@ func hostileCases(t testing.TB, dir string, seeds *hostileSeeds, n int, seed uin
 		{name: "merge /dev/zero", args: []string{"merge", "/dev/zero"}, limit: 100 << 20},
 		{name: "diagnose /dev/zero", args: []string{"diagnose", "/dev/zero"}, limit: 100 << 20, judges: true},
 		{name: "capture /dev/zero", args: []string{"capture", "/dev/zero"}, limit: 100 << 20, judges: true},
+		{name: "exporter --web.config.file /dev/zero", args: []string{"exporter", "--web.config.file", "/dev/zero", "--web.listen-address", "127.0.0.1:0", "--twin", "x.yaml"}, limit: 100 << 20, server: true},
 		{name: "run deep nesting", args: []string{"run", file("deep.yaml", []byte("a: "+strings.Repeat("[", 100000)+strings.Repeat("]", 100000)+"\n"))}, limit: 100 << 20},
 		{name: "lint deep nesting", args: []string{"lint", file("deep2.yaml", []byte("switch: "+strings.Repeat("[", 100000)+strings.Repeat("]", 100000)+"\n"))}, limit: 100 << 20, judges: true},
 		{name: "diagnose FIFO", args: []string{"diagnose", "@FIFO"}, fifo: seeds.artifacts[0], judges: true, limit: 100 << 20},
