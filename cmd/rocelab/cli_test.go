@@ -364,8 +364,14 @@ func TestGroupsNeedASubcommand(t *testing.T) {
 			t.Errorf("%v: exit %d, %q", args, code, stderr)
 		}
 	}
-	if code, _, stderr := rocelab(t, "calc", "mtu"); code != 2 || !strings.Contains(stderr, "usage: rocelab calc mtu NETDEV_MTU") {
+	if code, _, stderr := rocelab(t, "calc", "mtu"); code != 2 || !strings.Contains(stderr, "rocelab: calc mtu takes one argument, got none\nusage: rocelab calc mtu NETDEV_MTU") {
 		t.Errorf("calc mtu: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := rocelab(t, "run", "a.yaml", "b.yaml"); code != 2 || !strings.Contains(stderr, "rocelab: run takes at most one argument, got 2 (a.yaml b.yaml)") {
+		t.Errorf("run a b: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := rocelab(t, "tune", "../../examples/incast-pfc.yaml"); code != 2 || !strings.Contains(stderr, "switch.ecn.kmin: [50KB, 150KB, 400KB]") {
+		t.Errorf("tune without a space: exit %d, %q", code, stderr)
 	}
 	if code, _, stderr := rocelab(t, "run", "--example", ""); code != 2 || !strings.Contains(stderr, "--example") {
 		t.Errorf("--example \"\": exit %d, %q", code, stderr)

@@ -70,6 +70,8 @@ so that rates and ratios over wall-clock time read as on real hosts.`,
 			// Prometheus exporters' spelling, is kept as a hidden alias.
 			if l, _ := cmd.Flags().GetString(flagLogLevel); cmd.Flags().Changed(flagLogLevel) {
 				logLevel = l
+			} else if q, _ := cmd.Flags().GetBool(flagQuiet); q && !cmd.Flags().Changed("log.level") {
+				logLevel = "warn" // -q: no INFO lines, as for every command
 			}
 			var level slog.Level
 			if err := level.UnmarshalText([]byte(logLevel)); err != nil {

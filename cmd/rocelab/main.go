@@ -91,6 +91,13 @@ command's --help says more.`,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Every command refuses a bad --log-level, those that log nothing
+		// too, so a mistyped level fails where it is typed.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			level, _ := cmd.Flags().GetString(flagLogLevel)
+			_, err := newLogSetup(io.Discard, false, level, false)
+			return err
+		},
 	}
 	root.SetVersionTemplate("rocelab {{.Version}}\n")
 	addLogFlags(root)
@@ -113,5 +120,6 @@ command's --help says more.`,
 	for _, c := range root.Commands() {
 		requireSubcommand(c)
 	}
+	plainArgErrors(root)
 	return root
 }

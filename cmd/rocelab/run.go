@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -36,6 +37,7 @@ func newRunCmd() *cobra.Command {
 		shardIdx  int
 		shardCnt  int
 		threads   int
+		htmlFile  string
 	)
 	cmd := &cobra.Command{
 		Use:   "run [FILE|-] [--seed N] [-j|--json] [-o|--out DIR] [--pcap FILE [--pcap-at NODE/pN]]",
@@ -58,6 +60,12 @@ DIR must be new or empty; --force replaces the output of an earlier run there
 Ports are named NODE/pN everywhere (left/p17: port 17 of switch left; h0/p0:
 host h0's NIC). A file cannot hold a /, so the per-port files are NODE-pN
 (left-p17.txt); --pcap-at takes either spelling.
+
+--html FILE also writes the run as one self-contained HTML page: the health
+table, the nccl-tests table and busbw against size (every variant overlaid),
+what changed between variants, queue depths, PFC pauses, DCQCN rates, ECMP
+load, completion times and counters as plots and tables; no request leaves
+the file.
 
 --out-sysfs DIR writes each host as the tree 'rocelab exporter' reads from a
 real host: DIR/<host>/sys (--path.sysfs), DIR/<host>/ethtool-stats
@@ -119,6 +127,9 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 			if err := checkEngine(engine); err != nil {
 				return err
 			}
+			if err := checkHTML(htmlFile); err != nil {
+				return err
+			}
 			release, err := prepareOuts(cmd, force, outDir, outSysfs)
 			if err != nil {
 				return err
@@ -161,11 +172,12 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 			if err != nil {
 				return err
 			}
+			collectRarely(limits.Memory)
 			cfg := &twin.Config{Engine: engine, Limits: limits, Log: ls.log}
 			out := &runOutput{name: s.Name, variants: len(s.Variants) > 0}
 			switch {
 			case shard.Sharded():
-				for flag, set := range map[string]bool{"--out": outDir != "", "--out-sysfs": outSysfs != "", "--pcap": pcapFile != "", "--fail-on": len(failOn) > 0} {
+				for flag, set := range map[string]bool{"--out": outDir != "", "--out-sysfs": outSysfs != "", "--pcap": pcapFile != "", "--fail-on": len(failOn) > 0, "--html": htmlFile != ""} {
 					if set {
 						return usageError("%s: this run is shard %d of %d, whose output is for 'rocelab merge': give %s to merge", flag, shard.Index, shard.Count, flag)
 					}
@@ -196,7 +208,7 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 				}
 				ls.log.Info("capture written", "file", pcapFile, "frames", tap.Frames, "analyse", "rocelab capture "+pcapFile)
 			}
-			if err := out.write(cmd, asJSON, outDir); err != nil {
+			if err := out.write(cmd, asJSON, outDir, htmlFile); err != nil {
 				return err
 			}
 			if outSysfs != "" {
@@ -217,6 +229,7 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 	f.BoolVar(&force, "force", false, "with --out or --out-sysfs: replace the files an earlier run wrote into DIR (and nothing else)")
 	f.StringVar(&outSysfs, "out-sysfs", "", "also write each host's counters as a sysfs-shaped tree DIR/<host>/ that 'rocelab exporter --path.sysfs DIR/<host>/sys' reads (new or empty; see --force)")
 	f.StringVar(&example, "example", "", "run an embedded example by name (see 'rocelab examples')")
+	f.StringVar(&htmlFile, "html", "", "also write the report as one self-contained HTML page with plots")
 	f.StringVar(&maxMemory, "max-memory", "", "refuse scenarios estimated to need more memory (default: 80% of available memory)")
 	f.Int64Var(&maxEvents, "max-events", defaultMaxEvents, "refuse scenarios estimated to need more scheduler events (positive)")
 	f.StringVar(&pcapFile, "pcap", "", "write the frames seen at one port to this pcapng file")
@@ -244,6 +257,17 @@ func checkEngine(e string) error {
 		return usageError("--engine: expected %s, got %q", strings.Join(engines, " or "), e)
 	}
 	return nil
+}
+
+// collectRarely has the garbage collector run when the heap has grown
+// fivefold, or nears the memory limit: a twin's heap is its fabric, alive
+// until the end, and collecting it at Go's default pace cost a tenth of a
+// short run's time.
+func collectRarely(limit unit.Bytes) {
+	debug.SetGCPercent(400)
+	if limit > 0 {
+		debug.SetMemoryLimit(int64(limit))
+	}
 }
 
 // setThreads shares threads cores (0: GOMAXPROCS) among the jobs of s

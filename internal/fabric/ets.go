@@ -50,21 +50,36 @@ func (e *ETS) Pick(ready uint8, hs HeadSizer) int {
 	if sp := ready & e.strict; sp != 0 {
 		return bits.Len8(sp) - 1
 	}
-	for {
-		c := e.rr
-		if ready&(1<<c) != 0 {
-			if !e.credited {
-				e.deficit[c] += e.quantum[c]
-				e.credited = true
-			}
-			if head := hs.HeadBytes(c); e.deficit[c] >= head {
-				e.deficit[c] -= head
-				return c
-			}
-		}
-		e.rr = (e.rr + 1) & 7
-		e.credited = false
+	c := e.rr
+	if ready&(1<<c) == 0 {
+		c = nextReady(ready, c)
+		e.rr, e.credited = c, false
 	}
+	head := hs.HeadBytes(c)
+	for {
+		if !e.credited {
+			e.deficit[c] += e.quantum[c]
+			e.credited = true
+		}
+		if e.deficit[c] >= head {
+			e.deficit[c] -= head
+			return c
+		}
+		if n := nextReady(ready, c); n != c {
+			c, head = n, hs.HeadBytes(n)
+		}
+		e.rr, e.credited = c, false
+	}
+}
+
+// nextReady returns the first ready class after c, round robin: the round
+// robin skips the classes with nothing to send in one step.
+func nextReady(ready uint8, c int) int {
+	m := uint(ready) &^ (2<<c - 1)
+	if m == 0 {
+		m = uint(ready)
+	}
+	return bits.TrailingZeros(m)
 }
 
 // Emptied resets class c's deficit when its queue runs empty, as DWRR

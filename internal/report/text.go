@@ -39,15 +39,15 @@ func (r *Run) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "; path MTU %d", s.MTU)
 	if s.PFC {
-		fmt.Fprintf(&b, "; PFC on priority %s, headroom %s\n", ints(s.LosslessPrios), bytesList(s.HeadroomBytes))
+		fmt.Fprintf(&b, "; PFC on priority %s, headroom %s\n", textout.Ints(s.LosslessPrios), bytesList(s.HeadroomBytes))
 	} else {
-		fmt.Fprintf(&b, "; PFC off (lossless class %s unprotected)\n", ints(s.LosslessPrios))
+		fmt.Fprintf(&b, "; PFC off (lossless class %s unprotected)\n", textout.Ints(s.LosslessPrios))
 	}
 	protected := "lossless"
 	if !s.RoCELossless {
 		protected = "NOT lossless"
 	}
-	fmt.Fprintf(&b, "RoCE on switch priority %s (%s); NIC congestion control %s on priorities %s\n", ints(s.RoCEPriorities), protected, s.CC, ints(twin.Priorities(s.CCPrioMask)))
+	fmt.Fprintf(&b, "RoCE on switch priority %s (%s); NIC congestion control %s on priorities %s\n", textout.Ints(s.RoCEPriorities), protected, s.CC, textout.Ints(twin.Priorities(s.CCPrioMask)))
 	state := r.outcome()
 	fmt.Fprintf(&b, "simulated %.3f us, %d events; %s\n", r.Sim.EndUS, r.Sim.Events, state)
 
@@ -344,17 +344,6 @@ func pctValue(t metrics.Target) string {
 	return pct(t.Value)
 }
 func f2(f float64) string { return fmt.Sprintf("%.2f", f) }
-
-func ints(xs []int) string {
-	if len(xs) == 0 {
-		return "none"
-	}
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = fmt.Sprint(x)
-	}
-	return strings.Join(s, ",")
-}
 
 func bytesList(xs []int64) string {
 	if len(xs) == 0 {

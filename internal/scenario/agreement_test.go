@@ -185,6 +185,8 @@ var exceptions = map[string]bound{
 		"permutation-fattree-k8-pfc, the p99 and the last completion agree)"},
 	"ecmp-2to1-leafspine-dcqcn": {0.12, "DCQCN's transient where two rings' flows collide on one uplink: the rate cuts leave the uplink " +
 		"under-used; the fluid model shares it fairly at once (the PFC-only case agrees)"},
+	"tree-8x8gpu-1nic-100g": {0.20, "DCQCN's transient where a tree parent's NIC takes both children at once (2:1): the rate cuts leave it " +
+		"under-used, most at the smaller size; with PFC only (tree-8x8gpu-1nic-100g-pfc) the engines agree within 0.2 %"},
 	"permutation-fattree-k8-pfc": {0.30, "PFC's head-of-line blocking: a port paused for one congested flow holds the other flows behind it, " +
 		"so flows that max-min lets run at line rate finish later (the p99 and the last completion agree)"},
 }

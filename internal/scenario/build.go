@@ -34,8 +34,9 @@ type Twin struct {
 	// Partition is how the fabric is split into domains.
 	Partition Partition
 
-	links []*fabric.Link
-	run   *sim.Windows
+	links  []*fabric.Link
+	run    *sim.Windows
+	pauses []*fabric.PauseSampler // one per domain
 }
 
 // Options are how a twin runs, as opposed to what it simulates: they
@@ -44,6 +45,10 @@ type Options struct {
 	// Threads is how many domains the fabric is split into, and how many
 	// goroutines run them (0 means 1).
 	Threads int
+	// Workers, when set, runs the domains on that many goroutines instead:
+	// more domains than workers measure how a run would split over more
+	// cores than the machine has.
+	Workers int
 	// Spread puts each node in a domain of its own, round robin over
 	// Threads domains, so that every link is cut: a test that the output
 	// does not depend on the partitioning.
@@ -134,15 +139,32 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 		tw.addFault(i, f)
 	}
 	tw.reroutes()
+	tw.samplePauses()
 	net.SampleQueues(s.SampleInterval)
 	tw.run = &sim.Windows{
 		Control: tw.Transport.Control(), Collect: tw.Transport.Collect, Lookahead: tw.lookahead(),
 		Workers: max(o.Threads, 1), Clock: o.Clock,
 	}
+	if o.Workers > 0 {
+		tw.run.Workers = o.Workers
+	}
 	for _, d := range net.Domains {
 		tw.run.Parts = append(tw.run.Parts, d)
 	}
 	return tw, nil
+}
+
+// samplePauses has each domain sample the pause its ports receive.
+func (tw *Twin) samplePauses() {
+	byDomain := map[*fabric.Domain][]*fabric.Port{}
+	for _, pt := range tw.Net.Ports {
+		byDomain[pt.Domain()] = append(byDomain[pt.Domain()], pt)
+	}
+	for _, d := range tw.Net.Domains {
+		ps := fabric.NewPauseSampler(byDomain[d], tw.Scenario.SampleInterval)
+		d.AddSampler(ps)
+		tw.pauses = append(tw.pauses, ps)
+	}
 }
 
 // lookahead is the width of the run's windows: the least lookahead of a

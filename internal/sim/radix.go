@@ -36,26 +36,27 @@ type bucket struct {
 // radixQueue is a monotone radix heap (Ahuja, Mehlhorn, Orlin and Tarjan,
 // 1990) over digits of digitBits bits. It keeps last, a lower bound of every
 // queued time that never exceeds the scheduler's Now(), so no event can be
-// added below it. An event at time t sits in bucket 0 if t == last;
-// otherwise, with d the highest digit position where t and last differ, in
-// bucket d*digitVals + (digit d of t). As t > last and both agree above d,
-// digit d of t exceeds last's: buckets in index order hold ever later times,
-// and the lowest non-empty bucket holds the minimum.
+// added below it. An event at time t sits in bucket 0 if t and last differ
+// only in their lowest digit; otherwise, with d the highest digit position
+// where they differ, in bucket d*digitVals + (digit d of t). As t > last
+// and both agree above d, digit d of t exceeds last's: buckets in index
+// order hold ever later times, and the lowest non-empty bucket holds the
+// minimum.
 //
-// Events are taken from bucket 0. When it is empty, the lowest bucket (d, v)
-// is redistributed: last becomes the least time that bucket can hold (last's
-// digits above d, then v, then zeros), and its events move to buckets of
-// lower digit positions. So an event moves at most 64/digitBits times (about
-// twice in the hold benchmark), by sequential copies, and nothing
-// searches for a minimum: every operation is O(1) amortised, whatever the
-// number of pending events.
+// Events are taken from bucket 0, a binary heap on (time, key, arrival in
+// it): the events of one 4 ns span, a handful in a busy fabric. When it is
+// empty, the lowest bucket (d, v) is redistributed: last becomes the least
+// time that bucket can hold (last's digits above d, then v, then zeros),
+// and its events move to buckets of lower digit positions. So an event
+// moves at most 64/digitBits times (a frame's arrival, a few hundred
+// nanoseconds ahead, once before the heap), by sequential copies, and
+// nothing searches for a minimum outside the small heap.
 //
 // Each bucket is kept in insertion order: new events are appended, and a
-// bucket is only redistributed into lower buckets, which are then all empty.
-// Equal times always share a bucket, so they reach bucket 0 in insertion
-// order. Bucket 0, the events at time last, is a binary heap ordered by
-// (key, arrival in bucket 0), so equal-time events run by key and, for
-// equal keys, first-in first-out.
+// bucket is only redistributed into lower buckets, which are then all
+// empty. Equal times always share a bucket, so they reach the heap in
+// insertion order, and equal-time events run by key and, for equal keys,
+// first-in first-out.
 //
 // Cancelled events stay queued as tombstones (their slot is not live) and
 // are dropped, their slots freed, when met.
@@ -67,83 +68,120 @@ type radixQueue struct {
 	last    unit.Time
 	nonzero [numWords]uint64             // bit b set iff bucket b > 0 is non-empty
 	summary [(numWords + 63) / 64]uint64 // bit w set iff nonzero[w] != 0
-	buckets [numBuckets]bucket           // bucket 0 is unused: see now
-	now     nowHeap                      // the events at time last
+	buckets [numBuckets]bucket           // the lowest digit's are unused: see now
+	now     nowHeap                      // bucket 0, the events of last's lowest digit
 	free    *chunk                       // list of free chunks, linked by next
 }
 
-// nowEvent is an event in bucket 0, with its arrival there.
-type nowEvent struct {
-	event
+// nowEntry orders an event of bucket 0: its time, key and arrival in
+// the bucket, and the slot in nowHeap.evs that holds it. Entries hold no
+// pointers, so moving them copies 32 bytes and no write barrier.
+type nowEntry struct {
+	t   unit.Time
+	key Key
 	seq uint64
+	ev  int32
 }
 
-// nowHeap is bucket 0: a binary min-heap on (key, seq).
+// nowHeap is bucket 0: its entries from hd on, sorted on (time, key,
+// seq), the least first; the events themselves wait in slots of evs. It
+// holds the events of one 4 ns span, a handful: new ones, mostly the
+// latest, are appended, and taking the least moves nothing.
 type nowHeap struct {
-	h   []nowEvent
-	seq uint64
+	h    []nowEntry
+	hd   int
+	evs  []event
+	free []int32
+	seq  uint64
 }
 
-func (n *nowHeap) less(i, j int) bool {
-	// Compared by value: the one-expression form over pointers to the
-	// elements gave a wrong order under go1.26.8 with optimisation on
-	// (TestEqualTimesRunByKey), and the right one with -gcflags=-N -l.
-	a, b := n.h[i].key, n.h[j].key
-	if a != b {
-		return a < b
+// before reports whether a comes before b.
+func before(a, b *nowEntry) bool {
+	if a.t != b.t {
+		return a.t < b.t
 	}
-	return n.h[i].seq < n.h[j].seq
+	if a.key != b.key {
+		return a.key < b.key
+	}
+	return a.seq < b.seq
+}
+
+// len returns the number of events in the bucket.
+func (n *nowHeap) len() int { return len(n.h) - n.hd }
+
+// entry stores e in a slot and returns its entry, the latest to arrive.
+func (n *nowHeap) entry(e *event) nowEntry {
+	var i int32
+	if k := len(n.free); k > 0 {
+		i = n.free[k-1]
+		n.free = n.free[:k-1]
+	} else {
+		i = int32(len(n.evs))
+		n.evs = append(n.evs, event{})
+	}
+	n.evs[i] = *e
+	n.seq++
+	return nowEntry{t: e.t, key: e.key, seq: n.seq, ev: i}
+}
+
+// add appends e without keeping the order; sort restores it.
+func (n *nowHeap) add(e *event) { n.h = append(n.h, n.entry(e)) }
+
+// sort orders the entries: an insertion sort, as there are a handful.
+func (n *nowHeap) sort() {
+	h := n.h[n.hd:]
+	for i := 1; i < len(h); i++ {
+		x := h[i]
+		j := i
+		for ; j > 0 && before(&x, &h[j-1]); j-- {
+			h[j] = h[j-1]
+		}
+		h[j] = x
+	}
 }
 
 func (n *nowHeap) push(e *event) {
-	n.seq++
-	n.h = append(n.h, nowEvent{*e, n.seq})
-	n.up(len(n.h) - 1)
-}
-
-func (n *nowHeap) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !n.less(i, p) {
-			return
+	x := n.entry(e)
+	// The new entry goes after every entry that comes before it: most
+	// often at the end.
+	lo, hi := n.hd, len(n.h)
+	if hi > lo && before(&n.h[hi-1], &x) {
+		lo = hi
+	}
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if before(&n.h[m], &x) {
+			lo = m + 1
+		} else {
+			hi = m
 		}
-		n.h[i], n.h[p] = n.h[p], n.h[i]
-		i = p
+	}
+	n.h = append(n.h, x)
+	if last := len(n.h) - 1; lo < last {
+		copy(n.h[lo+1:], n.h[lo:last])
+		n.h[lo] = x
 	}
 }
 
-func (n *nowHeap) down(i int) {
-	for {
-		l, m := 2*i+1, i
-		if l < len(n.h) && n.less(l, m) {
-			m = l
-		}
-		if r := l + 1; r < len(n.h) && n.less(r, m) {
-			m = r
-		}
-		if m == i {
-			return
-		}
-		n.h[i], n.h[m] = n.h[m], n.h[i]
-		i = m
-	}
-}
+// min returns the least event; the bucket must not be empty.
+func (n *nowHeap) min() *event { return &n.evs[n.h[n.hd].ev] }
 
 // pop removes the least event.
 func (n *nowHeap) pop() {
-	last := len(n.h) - 1
-	n.h[0] = n.h[last]
-	n.h[last] = nowEvent{}
-	n.h = n.h[:last]
-	if last > 0 {
-		n.down(0)
+	n.free = append(n.free, n.h[n.hd].ev)
+	if n.hd++; n.hd == len(n.h) {
+		n.h, n.hd = n.h[:0], 0
+	} else if n.hd >= 64 && n.hd*2 >= len(n.h) {
+		k := copy(n.h, n.h[n.hd:])
+		n.h, n.hd = n.h[:k], 0
 	}
 }
 
-// bucketOf returns the bucket for time t >= q.last.
+// bucketOf returns the bucket for time t >= q.last: 0, the heap, when t
+// shares all but its lowest digit with last.
 func (q *radixQueue) bucketOf(t unit.Time) int {
 	x := uint64(t ^ q.last)
-	if x == 0 {
+	if x < digitVals {
 		return 0
 	}
 	d := (bits.Len64(x) - 1) / digitBits * digitBits
@@ -161,10 +199,10 @@ func (q *radixQueue) newChunk() *chunk {
 	return new(chunk)
 }
 
-// freeChunk returns chunk c to the free list, clearing it so that it keeps
-// no handler alive.
+// freeChunk returns chunk c to the free list. Its events are not
+// cleared: the handlers they point to are the run's nodes, which live as
+// long as the queue, and clearing cost a fifth of the queue's time.
 func (q *radixQueue) freeChunk(c *chunk) {
-	clear(c.ev[:c.n])
 	c.n = 0
 	c.next = q.free
 	q.free = c
@@ -205,10 +243,10 @@ func (q *radixQueue) empty(b int) {
 
 // front returns the first event of bucket 0, if any.
 func (q *radixQueue) front() *event {
-	if len(q.now.h) == 0 {
+	if q.now.len() == 0 {
 		return nil
 	}
-	return &q.now.h[0].event
+	return q.now.min()
 }
 
 // popFront removes the first event of bucket 0, which must exist.
@@ -245,11 +283,18 @@ func (q *radixQueue) redistribute(b int, st *slotTable) int {
 	dropped, moved := 0, false
 	c := q.buckets[b].head
 	q.empty(b)
+	// A bucket of the second digit holds one span of the heap, which is
+	// empty now: its events go there unsorted and are sorted once.
+	whole := b < 2*digitVals
 	for c != nil {
 		for i := range c.ev[:c.n] {
 			e := &c.ev[i]
 			if st.liveID(e.id) {
-				q.push(e)
+				if whole {
+					q.now.add(e)
+				} else {
+					q.push(e)
+				}
 				moved = true
 			} else {
 				st.release(e.id)
@@ -262,6 +307,9 @@ func (q *radixQueue) redistribute(b int, st *slotTable) int {
 	}
 	if !moved {
 		q.last = old
+	}
+	if whole {
+		q.now.sort()
 	}
 	return dropped
 }
@@ -299,18 +347,15 @@ func (bk *bucket) earliest(st *slotTable) (unit.Time, bool) {
 // compact drops every tombstone and frees its slot, keeping order.
 func (q *radixQueue) compact(st *slotTable) {
 	kept := q.now.h[:0]
-	for _, e := range q.now.h {
-		if st.liveID(e.id) {
-			kept = append(kept, e)
+	for _, x := range q.now.h[q.now.hd:] {
+		if e := &q.now.evs[x.ev]; st.liveID(e.id) {
+			kept = append(kept, x)
 		} else {
 			st.release(e.id)
+			q.now.free = append(q.now.free, x.ev)
 		}
 	}
-	clear(q.now.h[len(kept):])
-	q.now.h = kept
-	for i := len(kept)/2 - 1; i >= 0; i-- {
-		q.now.down(i)
-	}
+	q.now.h, q.now.hd = kept, 0
 	for b := range q.buckets {
 		bk := &q.buckets[b]
 		if bk.head == nil {
