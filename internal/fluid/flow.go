@@ -142,9 +142,6 @@ type flow struct {
 	pMark float64
 }
 
-// pathOf returns flow f's data path.
-func (e *Engine) pathOf(f int32) []int32 { return e.flows[f].path }
-
 // weight is what flow fl's leg h takes of a link per unit of its rate: all
 // of it on its data's path, its ACKs' share on the way back.
 func (fl *flow) weight(h int) float64 {
