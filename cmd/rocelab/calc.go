@@ -21,7 +21,7 @@ func newCalcCmd() *cobra.Command {
 calculator prints its formula, every input (given or defaulted, and from
 where), the outputs, and the sources of the rules.`,
 	}
-	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "write the result as JSON")
+	cmd.PersistentFlags().BoolVarP(&asJSON, "json", "j", false, "write the result as JSON")
 	write := func(c *cobra.Command, r *calc.Result) error {
 		markDefaults(c, r)
 		return writeResult(c.OutOrStdout(), asJSON, r)
@@ -182,15 +182,15 @@ doctor use the same function.`,
 	f.String("cable", "3m", "cable length")
 	f.StringVar(&formula, "formula", "mellanox", "mellanox (sonic-swss buffer_headroom_mellanox.lua) or sonic (SONiC's generic formula)")
 	f.StringVar(&asic, "asic", "", "SONiC ASIC_TABLE row whose cell size, MAC/PHY delay and pipeline latency to use")
-	f.String("mtu", "9100", "switch port MTU (SONiC default 9100)")
+	f.String("mtu", "9100", "switch port MTU (SONiC's)")
 	f.String("lossless-mtu", "0", "largest lossless frame (SONiC LOSSLESS_TRAFFIC_PATTERN mtu); 0 = --mtu")
 	f.String("mac-phy-delay", "1KiB", "bytes in the switch's MAC/PHY pipeline after XOFF (ASIC table; Spectrum 0.8KiB)")
 	f.String("pipeline-latency", "0", "xon: the ASIC's pipeline latency (Spectrum 19KiB)")
 	f.Float64Var(&occ, "cell-occupancy", 0, "worst-case cell occupancy factor (default 1, or computed from --cell-size)")
 	f.IntVar(&cell, "cell-size", 0, "buffer cell size in bytes (Spectrum-1 96, Spectrum-2/3 144, -4/5 192, -6 256)")
-	f.Float64Var(&small, "small-packet-percent", 50, "percent of lossless packets that are 64 B (with --cell-size; SONiC's default LOSSLESS_TRAFFIC_PATTERN)")
+	f.Float64Var(&small, "small-packet-percent", 50, "percent of lossless packets that are 64 B (with --cell-size; SONiC's LOSSLESS_TRAFFIC_PATTERN)")
 	f.Float64Var(&gearbox, "gearbox-delay", 0, "gearbox delay in nanoseconds (SONiC PERIPHERIAL_TABLE)")
-	f.String("response-time", "auto", "peer response time (default: the IEEE 802.3 31B.3.7 budget for the speed)")
+	f.String("response-time", "auto", "peer response time; auto: the IEEE 802.3 31B.3.7 budget for the speed")
 	f.BoolVar(&shp, "shared-headroom-pool", false, "the switch pools xoff (size = xon; no small-packet compensation)")
 	f.IntVar(&lanes, "lanes", 0, "lanes of the port; 8 doubles xon and adds one MTU to size (lua)")
 	return cmd
@@ -224,7 +224,7 @@ func calcECNCmd(write calcWriter) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.String("speed", "100G", "port speed")
-	f.String("rtt", "auto", "base RTT the thresholds are sized for (default 20us, Huawei's)")
+	f.String("rtt", "auto", "base RTT the thresholds are sized for; auto: 20us, Huawei's")
 	f.String("buffer", "0", "shared buffer, to bound Kmin by the PFC threshold")
 	f.Float64Var(&alpha, "alpha", 1, "dynamic threshold α of the lossless pool")
 	f.String("kmin", "0", "a Kmin to check")

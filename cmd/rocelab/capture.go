@@ -9,6 +9,7 @@ import (
 	"rocelab/internal/capture"
 	"rocelab/internal/doctor"
 	"rocelab/internal/ingest"
+	"rocelab/internal/page"
 	"rocelab/internal/unit"
 )
 
@@ -20,6 +21,7 @@ func newCaptureCmd() *cobra.Command {
 		count     int64
 		qps       []string
 		flows     []string
+		htmlFile  string
 	)
 	cmd := &cobra.Command{
 		Use:   "capture FILE|- [-j|--json] [--link-speed 100G] [--bin 10us] [-c N] [--qp QPN] [--flow SRC>DST]",
@@ -43,6 +45,10 @@ if_speed (a twin capture does). Hosts are named when the capture names them
 --qp and --flow keep the RoCE packets of some queue pairs (by BTH destination
 QP, decimal or 0x hex) or between some hosts (SRC>DST one way, SRC<>DST both,
 by address or name), and every pause frame; -c stops after N packets.
+
+--html FILE also writes the analysis as one self-contained HTML page: each
+queue pair's request PSN progress over time with its retransmissions, the
+NAKs and CNPs sent back and the pause frames marked.
 
 ` + exitCapture,
 		Args:              cobra.ExactArgs(1),
@@ -81,6 +87,9 @@ by address or name), and every pause frame; -c stops after N packets.
 				}
 				opts.Flows = append(opts.Flows, ff)
 			}
+			if err := checkHTML(htmlFile); err != nil {
+				return err
+			}
 			in, err := openInput(args[0], cmd.InOrStdin(), "a capture", captureName, "; 'rocelab diagnose "+args[0]+"' reads every capture and log in it")
 			if err != nil {
 				return usageError("%v", err)
@@ -91,6 +100,11 @@ by address or name), and every pause frame; -c stops after N packets.
 				return usageError("%v", err)
 			}
 			findings := doctor.Check(&doctor.Incident{Options: doctor.Options{NICSpeed: opts.LinkSpeed}, Artifacts: []ingest.Artifact{a}})
+			if htmlFile != "" {
+				if err := writeHTML(htmlFile, func(w io.Writer) error { return page.Capture(w, a, findings, version()) }); err != nil {
+					return err
+				}
+			}
 			w := cmd.OutOrStdout()
 			if asJSON {
 				err = a.WriteJSON(w)
@@ -114,6 +128,7 @@ by address or name), and every pause frame; -c stops after N packets.
 	f.StringVar(&bin, "bin", "", "throughput timeline bin width (default 10us)")
 	f.Int64VarP(&count, "count", "c", 0, "stop after this many packets (counting those --qp/--flow keep)")
 	f.StringSliceVar(&qps, "qp", nil, "keep the RoCE packets to these queue pairs (BTH destination QP, e.g. 0x000101)")
+	f.StringVar(&htmlFile, "html", "", "also write the analysis as one self-contained HTML page: per-QP PSN progress over time with retransmissions, NAKs, CNPs and pauses marked")
 	f.StringSliceVar(&flows, "flow", nil, "keep the RoCE packets between hosts: SRC>DST or SRC<>DST, by IP or name (e.g. h0>h17)")
 	return cmd
 }

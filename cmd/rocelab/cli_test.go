@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -330,5 +331,63 @@ func TestCompletionAndShortFlags(t *testing.T) {
 	_, b, _ := rocelab(t, "run", "--json", "--example", "single-flow", "-q")
 	if code != 0 || a != b || !strings.HasPrefix(a, "{") {
 		t.Errorf("-j differs from --json")
+	}
+}
+
+// TestOutLocked: a run does not write a directory another live run holds
+// (its lock names a live process), and takes over a lock left by one that
+// has gone.
+func TestOutLocked(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, lockName), []byte(fmt.Sprintf("%d\n", os.Getpid())), 0o644)
+	code, _, stderr := rocelab(t, "run", "-q", "--example", "single-flow", "--out", dir)
+	if code != 2 || !strings.Contains(stderr, "is being written by another rocelab") {
+		t.Fatalf("locked dir: exit %d: %s", code, stderr)
+	}
+	os.WriteFile(filepath.Join(dir, lockName), []byte("999999999\n"), 0o644)
+	if code, _, stderr := rocelab(t, "run", "-q", "--example", "single-flow", "--out", dir); code != 0 {
+		t.Fatalf("stale lock: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, lockName)); !os.IsNotExist(err) {
+		t.Errorf("lock left behind: %v", err)
+	}
+}
+
+// TestGroupsNeedASubcommand: a command that only groups others exits 2
+// without one or with an unknown one, naming the valid ones; cobra's own
+// usage errors show the command's usage line.
+func TestGroupsNeedASubcommand(t *testing.T) {
+	for _, args := range [][]string{{"calc"}, {"calc", "nope"}, {"config"}, {"completion", "nope"}} {
+		code, out, stderr := rocelab(t, args...)
+		if code != 2 || out != "" || !strings.Contains(stderr, "expected one of") && !strings.Contains(stderr, "needs a subcommand") {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+	}
+	if code, _, stderr := rocelab(t, "calc", "mtu"); code != 2 || !strings.Contains(stderr, "rocelab: calc mtu takes one argument, got none\nusage: rocelab calc mtu NETDEV_MTU") {
+		t.Errorf("calc mtu: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := rocelab(t, "run", "a.yaml", "b.yaml"); code != 2 || !strings.Contains(stderr, "rocelab: run takes at most one argument, got 2 (a.yaml b.yaml)") {
+		t.Errorf("run a b: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := rocelab(t, "tune", "../../examples/incast-pfc.yaml"); code != 2 || !strings.Contains(stderr, "switch.ecn.kmin: [50KB, 150KB, 400KB]") {
+		t.Errorf("tune without a space: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := rocelab(t, "run", "--example", ""); code != 2 || !strings.Contains(stderr, "--example") {
+		t.Errorf("--example \"\": exit %d, %q", code, stderr)
+	}
+}
+
+// TestExamplesWholeSentences: the list gives each example's first
+// sentence whole, across its comment's lines.
+func TestExamplesWholeSentences(t *testing.T) {
+	_, out, _ := rocelab(t, "examples")
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasSuffix(l, ".") {
+			t.Errorf("cut mid-sentence: %q", l)
+		}
+	}
+	if !strings.Contains(out, "(facts: DCQCN, Zhu et al. SIGCOMM 2015; the mlx5 preset of NVIDIA ConnectX NICs).") {
+		t.Errorf("dcqcn-fairness line:\n%s", out)
 	}
 }

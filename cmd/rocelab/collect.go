@@ -72,7 +72,7 @@ Exit status: 0 archive written, 2 bad usage or the archive could not be written.
 	cmd.Flags().DurationVar(&interval, "interval", 10*time.Second, "time between the two counter snapshots (0: one snapshot)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "time limit of each source")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "archive to write (default rocelab-collect-<host>.tar.gz)")
-	cmd.Flags().StringVar(&root, "root", "", "read /sys, /proc and /etc under this directory (a fixture tree) instead of /")
+	cmd.Flags().StringVar(&root, "root", "", "read /sys, /proc and /etc under this directory (a fixture tree, another host's copy) instead of /; commands then come only from its own bin directories, never this host's")
 	cmd.Flags().StringVar(&envFile, "env", "", "file of NCCL settings to include (env file, job script, manifest)")
 	return cmd
 }

@@ -48,7 +48,7 @@ func TestDashboardOnEveryExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dir, "rules.yml"), rules)
-	fmt.Fprintf(&cfg, "global:\n  scrape_interval: 3s\n  scrape_timeout: 3s\n  evaluation_interval: 3s\nrule_files: [%s]\nscrape_configs:\n", filepath.Join(dir, "rules.yml"))
+	fmt.Fprintf(&cfg, "global:\n  scrape_interval: 5s\n  scrape_timeout: 5s\n  evaluation_interval: 5s\nrule_files: [%s]\nscrape_configs:\n", filepath.Join(dir, "rules.yml"))
 	for _, name := range names {
 		addr := freeAddr(t)
 		root := newRootCmd()
@@ -123,7 +123,7 @@ func TestDashboardOnEveryExample(t *testing.T) {
 	}
 	// Every target up, then some seconds of data for the 5-minute rates
 	// and the recording rules.
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(150 * time.Second)
 	for {
 		_, up, _ := api("/api/v1/query", url.Values{"query": {"up == 1"}})
 		if len(up) == len(names) {
@@ -141,7 +141,7 @@ func TestDashboardOnEveryExample(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	time.Sleep(15 * time.Second)
+	time.Sleep(25 * time.Second)
 
 	var dash struct {
 		Panels []struct {
@@ -176,12 +176,12 @@ func TestDashboardOnEveryExample(t *testing.T) {
 		for _, tg := range p.Targets {
 			expr := vars.ReplaceAllStringFunc(tg.Expr, func(v string) string {
 				if strings.Contains(v, "rate_interval") || strings.Contains(v, "__interval") {
-					return "12s"
+					return "20s"
 				}
 				return ".*"
 			})
 			status, values, errText := api("/api/v1/query_range", url.Values{"query": {expr},
-				"start": {strconv.FormatInt(end.Add(-9*time.Second).Unix(), 10)}, "end": {strconv.FormatInt(end.Unix(), 10)}, "step": {"3"}})
+				"start": {strconv.FormatInt(end.Add(-15*time.Second).Unix(), 10)}, "end": {strconv.FormatInt(end.Unix(), 10)}, "step": {"5"}})
 			if status != "success" {
 				t.Errorf("panel %q: %s: %s", p.Title, expr, errText)
 				continue

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"rocelab/internal/doctor"
+	"rocelab/internal/page"
 	"rocelab/internal/unit"
 )
 
@@ -15,6 +17,7 @@ func newDiagnoseCmd() *cobra.Command {
 		nicSpeed string
 		nicsNode int
 		interval time.Duration
+		htmlFile string
 	)
 	cmd := &cobra.Command{
 		Use:   "diagnose [-j|--json] [--nic-speed 100G] [--nics-per-node N] [--interval 10s] PATH...",
@@ -32,7 +35,9 @@ Two dumps of one port become rates over the window between them when a
 date line precedes each (date +%s.%N), or over --interval. Findings from
 different files are joined into one story. Like findings about many ports or
 files are grouped in the text report; --json keeps one finding per subject.
-Every finding id and the JSON schema: docs/diagnose.md.
+--html FILE also writes the report as one self-contained HTML page, with a
+timeline of the evidence lines that carry times. Every finding id and the
+JSON schema: docs/diagnose.md.
 
 ` + exitDiagnose,
 		Args: cobra.MinimumNArgs(1),
@@ -53,10 +58,20 @@ Every finding id and the JSON schema: docs/diagnose.md.
 				return usageError("--interval: expected a positive duration such as 10s, got %s", interval)
 			}
 			opts.Interval = interval
-			return writeReport(cmd.OutOrStdout(), doctor.Diagnose(args, cmd.InOrStdin(), opts), asJSON)
+			if err := checkHTML(htmlFile); err != nil {
+				return err
+			}
+			rep := doctor.Diagnose(args, cmd.InOrStdin(), opts)
+			if htmlFile != "" {
+				if err := writeHTML(htmlFile, func(w io.Writer) error { return page.Diagnosis(w, rep, version()) }); err != nil {
+					return err
+				}
+			}
+			return writeReport(cmd.OutOrStdout(), rep, asJSON)
 		},
 	}
 	cmd.Flags().BoolVarP(&asJSON, "json", "j", false, "write the report as JSON")
+	cmd.Flags().StringVar(&htmlFile, "html", "", "also write the report as one self-contained HTML page: findings by layer with their evidence and fix, a timeline, the subjects named")
 	cmd.Flags().DurationVar(&interval, "interval", 0, "time between two dumps of a port that carry no date line of their own (e.g. 10s), to judge rates")
 	cmd.Flags().StringVar(&nicSpeed, "nic-speed", "", "NIC line rate to judge bandwidth against when the artifacts do not say it (e.g. 100G, 400G)")
 	cmd.Flags().IntVar(&nicsNode, "nics-per-node", 0, "RDMA NICs per node that carry the job, when the artifacts do not list them (NCCL's 'NET/IB : Using' line does)")

@@ -37,10 +37,40 @@ Exit status:
 			}
 			for _, n := range names {
 				data, _ := examples.FS.ReadFile(n)
-				first, _, _ := strings.Cut(string(data), "\n")
-				fmt.Fprintf(cmd.OutOrStdout(), "%-24s %s\n", strings.TrimSuffix(n, ".yaml"), strings.TrimPrefix(first, "# "))
+				fmt.Fprintf(cmd.OutOrStdout(), "%-24s %s\n", strings.TrimSuffix(n, ".yaml"), firstSentence(string(data)))
 			}
 			return nil
 		},
 	}
+}
+
+// firstSentence is the first sentence of a scenario's leading comment,
+// however many lines it spans.
+func firstSentence(yaml string) string {
+	var words []string
+	for _, l := range strings.Split(yaml, "\n") {
+		t, ok := strings.CutPrefix(strings.TrimSpace(l), "#")
+		if !ok || strings.TrimSpace(t) == "" {
+			break
+		}
+		words = append(words, strings.Fields(t)...)
+	}
+	text := strings.Join(words, " ")
+	depth := 0
+	for i := 0; i+1 < len(text); i++ {
+		switch text[i] {
+		case '(':
+			depth++
+		case ')':
+			depth = max(0, depth-1)
+		case '.':
+			// A sentence ends at ". " outside parentheses, not after a
+			// digit (0.1 %) or an abbreviation (et al., e.g.).
+			abbrev := strings.HasSuffix(text[:i], " al") || strings.HasSuffix(text[:i], "e.g") || strings.HasSuffix(text[:i], "i.e")
+			if depth == 0 && text[i+1] == ' ' && !abbrev && (i == 0 || text[i-1] < '0' || text[i-1] > '9') {
+				return text[:i+1]
+			}
+		}
+	}
+	return text
 }

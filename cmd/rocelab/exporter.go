@@ -66,9 +66,16 @@ second and looping when the scenario ends. Counters are scaled by 1/speed,
 so that rates and ratios over wall-clock time read as on real hosts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// --log-level, as every command takes it; --log.level, the
+			// Prometheus exporters' spelling, is kept as a hidden alias.
+			if l, _ := cmd.Flags().GetString(flagLogLevel); cmd.Flags().Changed(flagLogLevel) {
+				logLevel = l
+			} else if q, _ := cmd.Flags().GetBool(flagQuiet); q && !cmd.Flags().Changed("log.level") {
+				logLevel = "warn" // -q: no INFO lines, as for every command
+			}
 			var level slog.Level
 			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
-				return usageError("--log.level: expected debug, info, warn or error, got %q", logLevel)
+				return usageError("--log-level: expected debug, info, warn or error, got %q", logLevel)
 			}
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 			re, err := regexp.Compile(exclude)
@@ -130,14 +137,15 @@ so that rates and ratios over wall-clock time read as on real hosts.`,
 	f.StringVar(&sysfs, "path.sysfs", "/sys", "sysfs mount point")
 	f.StringVar(&ethtoolDir, "path.ethtool-stats", "", "read ethtool -S text files <netdev>.txt from this directory instead of the ioctl (test and twin path)")
 	f.StringVar(&qosDir, "path.mlnx-qos", "", "read mlnx_qos -i text files <netdev>.txt from this directory instead of dcbnl netlink (test and twin path)")
-	f.StringVar(&exclude, "collector.ethtool.exclude", exporter.DefaultEthtoolExclude, "leave out ethtool statistics whose name matches this regular expression (default: per-ring counters)")
+	f.StringVar(&exclude, "collector.ethtool.exclude", exporter.DefaultEthtoolExclude, "leave out ethtool statistics whose name matches this regular expression (as given: the per-ring counters)")
 	f.BoolVar(&netlink, "collector.rdma.netlink", true, "read hw_counters over RDMA netlink (one message per port) where the kernel has it, else from sysfs; off with --path.ethtool-stats (a fixture tree)")
 	f.DurationVar(&gidRefresh, "collector.rdma.gid-refresh", 30*time.Second, "reuse a port's GID table read cleanly for this long before reading its 255 entries again (0: every scrape)")
 	f.DurationVar(&dcqcnRefresh, "collector.dcqcn.refresh", 30*time.Second, "reuse a netdev's DCQCN settings read cleanly for this long before reading them again (0: every scrape)")
 	f.StringVar(&twinFile, "twin", "", "serve the twin's simulated hosts of this scenario instead of the real host")
 	f.Float64Var(&speed, "speed", 0.001, "with --twin: simulated seconds per wall-clock second")
 	f.DurationVar(&tick, "twin.step", 100*time.Millisecond, "with --twin: wall-clock time between twin advances")
-	f.StringVar(&logLevel, "log.level", "info", "log level: debug, info, warn, error")
+	f.StringVar(&logLevel, "log.level", "info", "alias of --log-level, as Prometheus exporters spell it")
+	_ = f.MarkHidden("log.level")
 	for _, c := range exporter.Collectors(exporter.Options{}) {
 		n := c.Name()
 		enabled[n] = f.Bool("collector."+n, true, "enable the "+n+" collector")

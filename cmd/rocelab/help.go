@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -62,5 +65,41 @@ func requireSubcommand(c *cobra.Command) {
 	}
 	for _, sub := range c.Commands() {
 		requireSubcommand(sub)
+	}
+}
+
+// argCount reads cobra's argument-count messages ("accepts 1 arg(s),
+// received 0", "requires at least 1 arg(s), only received 0").
+var argCount = regexp.MustCompile(`^(accepts|requires at least|accepts at most) (\d+) arg\(s\), (?:only )?received (\d+)$`)
+
+// plainArgErrors rewords cobra's argument-count errors for a user: which
+// command, how many arguments it takes and what it got; the usage line
+// that follows every usage error names them.
+func plainArgErrors(c *cobra.Command) {
+	if orig := c.Args; orig != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			err := orig(cmd, args)
+			if err == nil {
+				return nil
+			}
+			m := argCount.FindStringSubmatch(err.Error())
+			if m == nil {
+				return err
+			}
+			n, _ := strconv.Atoi(m[2])
+			takes := map[string]string{"accepts": "takes", "requires at least": "needs at least", "accepts at most": "takes at most"}[m[1]]
+			what := "one argument"
+			if n != 1 {
+				what = m[2] + " arguments"
+			}
+			got := "none"
+			if len(args) > 0 {
+				got = fmt.Sprintf("%d (%s)", len(args), strings.Join(args, " "))
+			}
+			return fmt.Errorf("%s %s %s, got %s", strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "), takes, what, got)
+		}
+	}
+	for _, sub := range c.Commands() {
+		plainArgErrors(sub)
 	}
 }

@@ -36,7 +36,7 @@ that cannot be read or parsed (reported as file:line:col).`,
 			return writeReport(cmd.OutOrStdout(), rep, asJSON)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "write the report as JSON")
+	cmd.Flags().BoolVarP(&asJSON, "json", "j", false, "write the report as JSON")
 	return cmd
 }
 

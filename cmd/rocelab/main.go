@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -52,16 +53,28 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "rocelab:", ee.err)
+			printError(stderr, ee.err)
 		}
 		return ee.code
 	}
 	// Cobra's own errors: unknown command or flag, wrong argument count.
-	fmt.Fprintln(stderr, "rocelab:", err)
+	printError(stderr, err)
 	if cmd != nil && cmd != root {
 		fmt.Fprintf(stderr, "usage: %s (see '%s --help')\n", cmd.UseLine(), cmd.CommandPath())
 	}
 	return 2
+}
+
+// printError prints an error as "rocelab: ...", each of several errors
+// (one per line, as a scenario's list) with its own prefix; indented
+// lines continue the one before.
+func printError(w io.Writer, err error) {
+	for _, l := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {
+		if l != "" && l[0] != ' ' && l[0] != '\t' {
+			l = "rocelab: " + l
+		}
+		fmt.Fprintln(w, l)
+	}
 }
 
 func newRootCmd() *cobra.Command {
@@ -78,6 +91,13 @@ command's --help says more.`,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Every command refuses a bad --log-level, those that log nothing
+		// too, so a mistyped level fails where it is typed.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			level, _ := cmd.Flags().GetString(flagLogLevel)
+			_, err := newLogSetup(io.Discard, false, level, false)
+			return err
+		},
 	}
 	root.SetVersionTemplate("rocelab {{.Version}}\n")
 	addLogFlags(root)
@@ -100,5 +120,6 @@ command's --help says more.`,
 	for _, c := range root.Commands() {
 		requireSubcommand(c)
 	}
+	plainArgErrors(root)
 	return root
 }

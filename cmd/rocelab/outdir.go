@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"syscall"
 )
 
 // manifestName lists the files an earlier 'rocelab run --out' wrote into a
@@ -109,14 +111,55 @@ func readManifest(dir string) ([]string, bool) {
 	return out, true
 }
 
-// listFiles returns the regular files under dir, relative to it, sorted.
+// lockName is the lock a run holds on an output directory while it
+// writes there: the process id of the holder.
+const lockName = ".rocelab-lock"
+
+// lockOut makes dir (when it does not exist) and takes its lock, so that
+// two runs never write one directory at once; a lock whose process has
+// gone is taken over. release drops it.
+func lockOut(dir string) (release func(), err error) {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return func() {}, nil // prepareOut says what is wrong
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	p := filepath.Join(dir, lockName)
+	for try := 0; try < 2; try++ {
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			fmt.Fprintf(f, "%d\n", os.Getpid())
+			f.Close()
+			return func() { os.Remove(p) }, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+		data, _ := os.ReadFile(p)
+		if pid, _ := strconv.Atoi(strings.TrimSpace(string(data))); pid > 0 && alive(pid) {
+			return nil, fmt.Errorf("%s is being written by another rocelab (process %d): wait for it, or choose another directory", dir, pid)
+		}
+		os.Remove(p) // left by a run that has gone
+	}
+	return nil, fmt.Errorf("%s: cannot take the lock %s", dir, p)
+}
+
+// alive reports whether a process exists.
+func alive(pid int) bool {
+	pr, err := os.FindProcess(pid)
+	return err == nil && pr.Signal(syscall.Signal(0)) == nil
+}
+
+// listFiles returns the regular files under dir, relative to it, sorted;
+// the lock is not one of them.
 func listFiles(dir string) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() {
+		if !d.IsDir() && d.Name() != lockName {
 			rel, _ := filepath.Rel(dir, p)
 			out = append(out, rel)
 		}

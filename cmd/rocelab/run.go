@@ -37,6 +37,7 @@ func newRunCmd() *cobra.Command {
 		shardIdx  int
 		shardCnt  int
 		threads   int
+		htmlFile  string
 	)
 	cmd := &cobra.Command{
 		Use:   "run [FILE|-] [--seed N] [-j|--json] [-o|--out DIR] [--pcap FILE [--pcap-at NODE/pN]]",
@@ -59,6 +60,12 @@ DIR must be new or empty; --force replaces the output of an earlier run there
 Ports are named NODE/pN everywhere (left/p17: port 17 of switch left; h0/p0:
 host h0's NIC). A file cannot hold a /, so the per-port files are NODE-pN
 (left-p17.txt); --pcap-at takes either spelling.
+
+--html FILE also writes the run as one self-contained HTML page: the health
+table, the nccl-tests table and busbw against size (every variant overlaid),
+what changed between variants, queue depths, PFC pauses, DCQCN rates, ECMP
+load, completion times and counters as plots and tables; no request leaves
+the file.
 
 --out-sysfs DIR writes each host as the tree 'rocelab exporter' reads from a
 real host: DIR/<host>/sys (--path.sysfs), DIR/<host>/ethtool-stats
@@ -120,8 +127,16 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 			if err := checkEngine(engine); err != nil {
 				return err
 			}
-			if err := prepareOuts(cmd, force, outDir, outSysfs); err != nil {
+			if err := checkHTML(htmlFile); err != nil {
 				return err
+			}
+			release, err := prepareOuts(cmd, force, outDir, outSysfs)
+			if err != nil {
+				return err
+			}
+			defer release()
+			if cmd.Flags().Changed("example") && strings.TrimSpace(example) == "" {
+				return usageError("--example: expected an example's name (see 'rocelab examples'), got an empty one")
 			}
 			s, err := loadScenario(cmd, args, example)
 			if err != nil {
@@ -162,7 +177,7 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 			out := &runOutput{name: s.Name, variants: len(s.Variants) > 0}
 			switch {
 			case shard.Sharded():
-				for flag, set := range map[string]bool{"--out": outDir != "", "--out-sysfs": outSysfs != "", "--pcap": pcapFile != "", "--fail-on": len(failOn) > 0} {
+				for flag, set := range map[string]bool{"--out": outDir != "", "--out-sysfs": outSysfs != "", "--pcap": pcapFile != "", "--fail-on": len(failOn) > 0, "--html": htmlFile != ""} {
 					if set {
 						return usageError("%s: this run is shard %d of %d, whose output is for 'rocelab merge': give %s to merge", flag, shard.Index, shard.Count, flag)
 					}
@@ -193,7 +208,7 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 				}
 				ls.log.Info("capture written", "file", pcapFile, "frames", tap.Frames, "analyse", "rocelab capture "+pcapFile)
 			}
-			if err := out.write(cmd, asJSON, outDir); err != nil {
+			if err := out.write(cmd, asJSON, outDir, htmlFile); err != nil {
 				return err
 			}
 			if outSysfs != "" {
@@ -214,6 +229,7 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 	f.BoolVar(&force, "force", false, "with --out or --out-sysfs: replace the files an earlier run wrote into DIR (and nothing else)")
 	f.StringVar(&outSysfs, "out-sysfs", "", "also write each host's counters as a sysfs-shaped tree DIR/<host>/ that 'rocelab exporter --path.sysfs DIR/<host>/sys' reads (new or empty; see --force)")
 	f.StringVar(&example, "example", "", "run an embedded example by name (see 'rocelab examples')")
+	f.StringVar(&htmlFile, "html", "", "also write the report as one self-contained HTML page with plots")
 	f.StringVar(&maxMemory, "max-memory", "", "refuse scenarios estimated to need more memory (default: 80% of available memory)")
 	f.Int64Var(&maxEvents, "max-events", defaultMaxEvents, "refuse scenarios estimated to need more scheduler events (positive)")
 	f.StringVar(&pcapFile, "pcap", "", "write the frames seen at one port to this pcapng file")
@@ -233,7 +249,7 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 }
 
 // engines are the values --engine takes.
-var engines = []string{twin.Auto, twin.Packet}
+var engines = []string{twin.Auto, twin.Packet, twin.Fluid}
 
 // checkEngine checks --engine.
 func checkEngine(e string) error {
@@ -285,22 +301,36 @@ func runLimits(maxMemory string, maxEvents int64) (twin.Limits, error) {
 	return limits, nil
 }
 
-// prepareOuts checks --out and --out-sysfs before anything runs.
-func prepareOuts(cmd *cobra.Command, force bool, dirs ...string) error {
+// prepareOuts locks and checks --out and --out-sysfs before anything
+// runs; release drops the locks when the command is done.
+func prepareOuts(cmd *cobra.Command, force bool, dirs ...string) (release func(), err error) {
+	var unlocks []func()
+	release = func() {
+		for _, u := range unlocks {
+			u()
+		}
+	}
 	for i, dir := range dirs {
 		if dir == "" {
 			continue
 		}
 		flag := []string{"--out", "--out-sysfs"}[i]
+		unlock, err := lockOut(dir)
+		if err != nil {
+			release()
+			return func() {}, usageError("%s: %v", flag, err)
+		}
+		unlocks = append(unlocks, unlock)
 		warning, err := prepareOut(dir, force)
 		if err != nil {
-			return usageError("%s: %v", flag, err)
+			release()
+			return func() {}, usageError("%s: %v", flag, err)
 		}
 		if warning != "" {
 			warnf(cmd.ErrOrStderr(), "%s", warning)
 		}
 	}
-	return nil
+	return release, nil
 }
 
 // defaultMaxEvents is --max-events' default: about half an hour of wall

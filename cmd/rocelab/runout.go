@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"rocelab/internal/page"
 	"rocelab/internal/report"
 	"rocelab/internal/twin"
 	"rocelab/internal/twinfeed"
@@ -119,9 +121,9 @@ type shardResult struct{ *twin.ShardFile }
 
 func (s shardResult) WriteText(w io.Writer) error { return s.WriteJSON(w) }
 
-// write prints the run (text or JSON) and writes its --out directory: one
-// run, or each variant under DIR/<variant>/.
-func (o *runOutput) write(cmd *cobra.Command, asJSON bool, outDir string) error {
+// write prints the run (text or JSON), writes its --out directory (one
+// run, or each variant under DIR/<variant>/) and its --html page.
+func (o *runOutput) write(cmd *cobra.Command, asJSON bool, outDir, htmlFile string) error {
 	var res result
 	var runs []*report.Run
 	if !o.variants {
@@ -139,6 +141,16 @@ func (o *runOutput) write(cmd *cobra.Command, asJSON bool, outDir string) error 
 	}
 	if err := writeResult(cmd.OutOrStdout(), asJSON, res); err != nil {
 		return err
+	}
+	if htmlFile != "" {
+		jobs := make([]page.Job, len(o.results))
+		for i := range o.results {
+			r := &o.results[i]
+			jobs[i] = page.Job{Variant: r.Variant, Description: r.Description, Obs: &r.Observation}
+		}
+		if err := writeHTML(htmlFile, func(w io.Writer) error { return page.Run(w, o.name, version(), jobs) }); err != nil {
+			return err
+		}
 	}
 	if outDir == "" {
 		return nil
@@ -205,4 +217,47 @@ func writeResult(w io.Writer, asJSON bool, r result) error {
 		err = out.Flush()
 	}
 	return err
+}
+
+// checkHTML checks before anything runs that --html FILE can be written:
+// its directory exists and FILE is not a directory.
+func checkHTML(file string) error {
+	if file == "" {
+		return nil
+	}
+	if st, err := os.Stat(file); err == nil && st.IsDir() {
+		return usageError("--html %s: is a directory; expected a file name such as report.html", file)
+	}
+	if st, err := os.Stat(filepath.Dir(file)); err != nil || !st.IsDir() {
+		return usageError("--html %s: directory %s does not exist", file, filepath.Dir(file))
+	}
+	return nil
+}
+
+// writeHTML writes a page to file through fill, whole or not at all: into
+// a temporary file renamed over file once complete.
+func writeHTML(file string, fill func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*")
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("--html: %w", err)}
+	}
+	w := bufio.NewWriter(tmp)
+	err = fill(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), file)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("--html %s: %w", file, err)
+	}
+	return nil
 }

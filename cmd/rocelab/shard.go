@@ -10,8 +10,8 @@ import (
 // addShardFlags adds --shard-index and --shard-count; what names the jobs
 // that split.
 func addShardFlags(f *pflag.FlagSet, index, count *int, what string) {
-	f.IntVar(index, "shard-index", -1, "run shard I of the "+what+" (default from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX)")
-	f.IntVar(count, "shard-count", 0, "number of shards (default from SLURM_ARRAY_TASK_COUNT; 1: do not split)")
+	f.IntVar(index, "shard-index", -1, "run shard I of the "+what+"; -1: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX when set")
+	f.IntVar(count, "shard-count", 0, "number of shards; 0: from SLURM_ARRAY_TASK_COUNT when set; 1: do not split")
 }
 
 // resolveShard returns the shard of n jobs this process runs, and where it

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 	"github.com/vbauerster/mpb/v8"
 
 	"rocelab/internal/confgen"
+	"rocelab/internal/page"
 	"rocelab/internal/tune"
 	"rocelab/internal/twin"
 )
@@ -21,6 +21,7 @@ import (
 func newTuneCmd() *cobra.Command {
 	var (
 		spaceFile, outDir string
+		htmlFile          string
 		asJSON            bool
 		workers, top      int
 		shardIndex        int
@@ -48,10 +49,17 @@ SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT or JOB_COMPLETION_INDEX; 'rocelab
 tune merge' joins shard results into exactly the unsharded result.
 
 --out DIR writes results.json, results.txt, best.yaml (the chosen scenario)
-and config/ with 'config gen' output of every target for it. Details:
+and config/ with 'config gen' output of every target for it. --html FILE
+writes the search as one self-contained page: the objective against each
+parameter, the Pareto set of the four health targets, and the best
+configuration as a diff of the scenario. Details:
 docs/tune.md.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			ls, err := setupLog(c)
+			if err != nil {
+				return err
+			}
 			name, data, err := readSmall(args[0], c.InOrStdin(), "a scenario")
 			if err != nil {
 				return &exitError{code: 2, err: err}
@@ -65,7 +73,7 @@ docs/tune.md.`,
 					return &exitError{code: 2, err: err}
 				}
 			} else if !tune.HasSpace(data) {
-				return usageError("%s has no tune: section; give the space with --space FILE", args[0])
+				return usageError("%s has no tune: section; give the space with --space FILE, a YAML file such as\n    params:\n      switch.ecn.kmin: [50KB, 150KB, 400KB]\n      switch.ecn.kmax: [400KB, 1600KB]\n  (every key, search and objective: 'rocelab tune --help', docs/tune.md)", args[0])
 			}
 			sp, err := tune.ParseSpace(spName, spData)
 			if err != nil {
@@ -77,6 +85,9 @@ docs/tune.md.`,
 			}
 			if err := base.Check(sp); err != nil {
 				return &exitError{code: 2, err: err}
+			}
+			if err := checkHTML(htmlFile); err != nil {
+				return err
 			}
 			cands := sp.Candidates()
 			shard, _, err := resolveShard(c, shardIndex, shardCount, len(cands))
@@ -102,10 +113,15 @@ docs/tune.md.`,
 				return usageError("%v", err)
 			}
 			el := time.Since(wall)
-			slog.Info("tune done", "runs", res.Cost.Runs, "events", res.Cost.Events, "wall", el.Round(time.Millisecond).String(),
+			ls.log.Info("tune done", "runs", res.Cost.Runs, "events", res.Cost.Events, "wall", el.Round(time.Millisecond).String(),
 				"runs_per_s", fmt.Sprintf("%.3g", float64(res.Cost.Runs)/el.Seconds()), "workers", o.Config.Workers)
 			if err := writeTuneResult(c.OutOrStdout(), res, asJSON, top); err != nil {
 				return err
+			}
+			if htmlFile != "" {
+				if err := writeTuneHTML(htmlFile, base, sp, cands, res); err != nil {
+					return err
+				}
 			}
 			if outDir != "" {
 				return writeTuneDir(outDir, base, sp, res, top)
@@ -117,12 +133,28 @@ docs/tune.md.`,
 	f.StringVar(&spaceFile, "space", "", "parameter space file (default: the scenario's tune: section)")
 	f.IntVar(&workers, "workers", 0, "candidates run in parallel (default: all cores)")
 	addShardFlags(f, &shardIndex, &shardCount, "candidates")
-	f.BoolVar(&asJSON, "json", false, "write the results as JSON")
+	f.BoolVarP(&asJSON, "json", "j", false, "write the results as JSON")
 	f.StringVar(&outDir, "out", "", "write results.json, results.txt, best.yaml and config/ into DIR")
+	f.StringVar(&htmlFile, "html", "", "also write the search as one self-contained HTML page: objective against each parameter, the Pareto set, the best configuration as a diff")
 	f.IntVar(&top, "top", 10, "rows of the ranked table")
 	f.Int64Var(&maxEvents, "max-events", 5_000_000_000, "refuse candidates estimated to need more scheduler events")
 	cmd.AddCommand(newTuneMergeCmd())
 	return cmd
+}
+
+// writeTuneHTML writes the search's page, with the scenario as written and
+// the best candidate's, for their diff.
+func writeTuneHTML(file string, base *tune.Base, sp *tune.Space, cands []tune.Candidate, res *tune.Result) error {
+	in := page.TuneInput{Result: res}
+	if _, yml, err := base.Scenario(sp, cands[0]); err == nil {
+		in.BaseYAML = yml
+	}
+	if res.Best >= 0 && res.Best < len(cands) {
+		if _, yml, err := base.Scenario(sp, cands[res.Best]); err == nil {
+			in.BestYAML = yml
+		}
+	}
+	return writeHTML(file, func(w io.Writer) error { return page.Tune(w, in, version()) })
 }
 
 // writeTuneDir writes the results, the chosen scenario and its configs.
@@ -200,7 +232,7 @@ func newTuneMergeCmd() *cobra.Command {
 			return mergeTune(c.OutOrStdout(), args, datas, asJSON, top)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "write the merged results as JSON")
+	cmd.Flags().BoolVarP(&asJSON, "json", "j", false, "write the merged results as JSON")
 	cmd.Flags().IntVar(&top, "top", 10, "rows of the ranked table")
 	return cmd
 }

@@ -105,6 +105,7 @@ type PSNStats struct {
 	open             *Episode
 	lastTime         unit.Time
 	afterReadRequest bool
+	progress         int64 // PSNs the highest PSN advanced past the first
 }
 
 // Flow is one direction of a QP and everything seen of it.
@@ -148,9 +149,19 @@ type Flow struct {
 	// Timeline holds wire bytes per bin from bin TimelineStart on.
 	TimelineStart int     `json:"timeline_start_bin"`
 	Timeline      []int64 `json:"timeline"`
+	// Aligned with Timeline, absent until the flow has any: the request
+	// PSN progress at the end of each bin (how far the highest request PSN
+	// has advanced past the first, 24-bit wraps unrolled), the request
+	// packets retransmitted in each bin, and the NAKs (RNR NAKs included)
+	// and CNPs this flow carried in each bin.
+	TimelinePSN  []int64 `json:"timeline_psn_progress,omitempty"`
+	TimelineRetx []int64 `json:"timeline_retransmitted,omitempty"`
+	TimelineNAKs []int64 `json:"timeline_naks,omitempty"`
+	TimelineCNPs []int64 `json:"timeline_cnps,omitempty"`
 
 	peer       *Flow
 	pendingNAK *pendingNAK
+	cur        int // the bin of the packet being accounted, in Timeline
 }
 
 type pendingNAK struct {
@@ -173,6 +184,10 @@ type PauseStats struct {
 	Effective *unit.Time `json:"effective_ps"`
 	// LinkSpeed is the rate used to convert quanta (0: unknown).
 	LinkSpeed unit.BitRate `json:"link_speed_bps"`
+	// TimelineXOFF counts the XOFF frames (quanta > 0) per timeline bin
+	// from bin TimelineStart on.
+	TimelineStart int     `json:"timeline_start_bin"`
+	TimelineXOFF  []int64 `json:"timeline_xoff,omitempty"`
 
 	start, until unit.Time
 	unknown      bool

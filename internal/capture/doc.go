@@ -97,7 +97,12 @@
 // # Timeline
 //
 // Each flow's wire bytes are summed in fixed bins of Options.Bin, counted
-// from the first packet of the capture. When the bins of all flows would
-// exceed MaxBins, the width doubles (pairs of bins merge) until they fit;
-// Analysis.Bin reports the width used.
+// from the first packet of the capture. Aligned with them, once a flow has
+// any: its request PSN progress at the end of each bin (how far its
+// highest request PSN has advanced past the first, wraps unrolled), and
+// per bin the requests it retransmitted and the NAKs and CNPs it carried.
+// Each pause sender counts its XOFF frames per bin the same way. When the
+// bins of all flows and senders would exceed MaxBins, the width doubles
+// (pairs of bins merge: counts add, the PSN progress keeps the later one)
+// until they fit; Analysis.Bin reports the width used.
 package capture

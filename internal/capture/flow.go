@@ -57,11 +57,16 @@ func (a *Analysis) addRoCE(p *Packet, t unit.Time, f *wire.Frame) {
 	switch {
 	case op == roce.OpCNP:
 		fl.CNPs++
+		countBin(&fl.TimelineCNPs, fl)
 		a.pair(fl, bth.PSN, false)
 	case op.IsRequest():
 		fl.Requests++
 		fl.Requester.track(fl, p, t, bth.PSN, n)
 		fl.Requester.afterReadRequest = op == roce.OpReadRequest
+		if fl.TimelinePSN == nil {
+			fl.TimelinePSN = make([]int64, len(fl.Timeline))
+		}
+		fl.TimelinePSN[fl.cur] = fl.Requester.progress
 	case op.IsResponse():
 		fl.Responses++
 		a.pair(fl, bth.PSN, true)
@@ -85,6 +90,7 @@ func (a *Analysis) addAETH(fl *Flow, p *Packet, syn uint8) {
 	default:
 		fl.NAKs[roce.SyndromeName(syn)]++
 	}
+	countBin(&fl.TimelineNAKs, fl)
 	if pr := fl.peer; pr != nil && pr.pendingNAK == nil {
 		pr.pendingNAK = &pendingNAK{packet: p.Num, syndrome: syn}
 	}
@@ -143,10 +149,14 @@ func (s *PSNStats) track(fl *Flow, p *Packet, t unit.Time, psn uint32, n int64) 
 			s.Missing += int64(d - 1)
 		}
 		s.HighestPSN = psn
+		s.progress += int64(d)
 		return
 	}
 	s.RetransPackets++
 	s.RetransBytes += n
+	if s == &fl.Requester {
+		countBin(&fl.TimelineRetx, fl)
+	}
 	if s.open == nil {
 		e := Episode{StartPacket: p.Num, Start: t, FirstPSN: psn, HighestPSN: s.HighestPSN, Trigger: "timeout", IdleGap: t - prev}
 		if nak := fl.pendingNAK; nak != nil {
@@ -169,33 +179,71 @@ func (s *PSNStats) track(fl *Flow, p *Packet, t unit.Time, psn uint32, n int64) 
 	s.open.Bytes += n
 }
 
-// addTimeline adds n bytes at time t to the flow's bins, first widening
-// the bins while the new ones would not fit in MaxBins.
+// addTimeline adds n bytes at time t to the flow's bins and makes the
+// bin of t the flow's current one.
 func (a *Analysis) addTimeline(fl *Flow, t unit.Time, n int64) {
-	for a.bins+a.binsNeeded(fl, t) > MaxBins && a.Bin < unit.MaxTime/4 {
-		a.coarsen()
-	}
-	idx := int(t / a.Bin)
-	if len(fl.Timeline) == 0 {
-		fl.TimelineStart = idx
-	}
-	i := max(idx-fl.TimelineStart, 0)
+	i := a.slot(&fl.Timeline, &fl.TimelineStart, t)
 	for i >= len(fl.Timeline) {
 		fl.Timeline = append(fl.Timeline, 0)
 		a.bins++
+		// The PSN progress holds from bin to bin; counts start at 0.
+		if k := len(fl.TimelinePSN); k > 0 {
+			fl.TimelinePSN = append(fl.TimelinePSN, fl.TimelinePSN[k-1])
+		}
+		for _, c := range []*[]int64{&fl.TimelineRetx, &fl.TimelineNAKs, &fl.TimelineCNPs} {
+			if *c != nil {
+				*c = append(*c, 0)
+			}
+		}
 	}
 	fl.Timeline[i] += n
+	fl.cur = i
 }
 
-// binsNeeded is how many bins the flow must grow by to reach time t.
-func (a *Analysis) binsNeeded(fl *Flow, t unit.Time) int {
-	if len(fl.Timeline) == 0 {
+// slot returns the index of time t's bin in a timeline (bins, from bin
+// *start; an empty one starts at t's), first widening the bins while the
+// new ones would not fit in MaxBins.
+func (a *Analysis) slot(bins *[]int64, start *int, t unit.Time) int {
+	for a.bins+binsNeeded(len(*bins), *start, int(t/a.Bin)) > MaxBins && a.Bin < unit.MaxTime/4 {
+		a.coarsen()
+	}
+	idx := int(t / a.Bin)
+	if len(*bins) == 0 {
+		*start = idx
+	}
+	return max(idx-*start, 0)
+}
+
+// countBin counts one event in the flow's current bin of c, which starts
+// (aligned with the timeline) at the flow's first such event.
+func countBin(c *[]int64, fl *Flow) {
+	if *c == nil {
+		*c = make([]int64, len(fl.Timeline))
+	}
+	(*c)[fl.cur]++
+}
+
+// addPauseBin counts an XOFF frame at time t in its sender's bins.
+func (a *Analysis) addPauseBin(ps *PauseStats, t unit.Time) {
+	i := a.slot(&ps.TimelineXOFF, &ps.TimelineStart, t)
+	for i >= len(ps.TimelineXOFF) {
+		ps.TimelineXOFF = append(ps.TimelineXOFF, 0)
+		a.bins++
+	}
+	ps.TimelineXOFF[i]++
+}
+
+// binsNeeded is how many bins a timeline of n bins from bin start must
+// grow by to reach bin idx.
+func binsNeeded(n, start, idx int) int {
+	if n == 0 {
 		return 1
 	}
-	return max(int(t/a.Bin)-fl.TimelineStart+1-len(fl.Timeline), 0)
+	return max(idx-start+1-n, 0)
 }
 
-// coarsen doubles the bin width, merging pairs of bins in every flow.
+// coarsen doubles the bin width, merging pairs of bins in every flow and
+// pause sender: counts add, the PSN progress keeps the later bin's.
 func (a *Analysis) coarsen() {
 	a.Bin *= 2
 	a.bins = 0
@@ -203,13 +251,38 @@ func (a *Analysis) coarsen() {
 		if len(fl.Timeline) == 0 {
 			continue
 		}
-		start := fl.TimelineStart / 2
-		end := (fl.TimelineStart + len(fl.Timeline) - 1) / 2
-		merged := make([]int64, end-start+1)
-		for i, v := range fl.Timeline {
-			merged[(fl.TimelineStart+i)/2-start] += v
-		}
-		fl.TimelineStart, fl.Timeline = start, merged
-		a.bins += len(merged)
+		start := fl.TimelineStart
+		fl.TimelineStart, fl.Timeline = halve(start, fl.Timeline, false)
+		_, fl.TimelinePSN = halve(start, fl.TimelinePSN, true)
+		_, fl.TimelineRetx = halve(start, fl.TimelineRetx, false)
+		_, fl.TimelineNAKs = halve(start, fl.TimelineNAKs, false)
+		_, fl.TimelineCNPs = halve(start, fl.TimelineCNPs, false)
+		fl.cur = len(fl.Timeline) - 1
+		a.bins += len(fl.Timeline)
 	}
+	for _, ps := range a.pauses {
+		if len(ps.TimelineXOFF) > 0 {
+			ps.TimelineStart, ps.TimelineXOFF = halve(ps.TimelineStart, ps.TimelineXOFF, false)
+			a.bins += len(ps.TimelineXOFF)
+		}
+	}
+}
+
+// halve merges pairs of bins of a timeline from bin start: their sum, or
+// with last the later one's value. A nil timeline stays nil.
+func halve(start int, bins []int64, last bool) (int, []int64) {
+	if bins == nil {
+		return start / 2, nil
+	}
+	s := start / 2
+	merged := make([]int64, (start+len(bins)-1)/2-s+1)
+	for i, v := range bins {
+		k := (start+i)/2 - s
+		if last {
+			merged[k] = v
+		} else {
+			merged[k] += v
+		}
+	}
+	return s, merged
 }

@@ -21,11 +21,19 @@ func (a *Analysis) addMACControl(p *Packet, t unit.Time, f *wire.Frame, ifSpeed 
 	case m.IsPFC():
 		for prio := range 8 {
 			if m.ClassEnable&(1<<prio) != 0 {
-				a.pauseStats(f.SrcMAC, int8(prio), p.Num).add(t, m.Quanta[prio], rate)
+				ps := a.pauseStats(f.SrcMAC, int8(prio), p.Num)
+				ps.add(t, m.Quanta[prio], rate)
+				if m.Quanta[prio] > 0 {
+					a.addPauseBin(ps, t)
+				}
 			}
 		}
 	case m.IsPause():
-		a.pauseStats(f.SrcMAC, -1, p.Num).add(t, m.PauseQuanta, rate)
+		ps := a.pauseStats(f.SrcMAC, -1, p.Num)
+		ps.add(t, m.PauseQuanta, rate)
+		if m.PauseQuanta > 0 {
+			a.addPauseBin(ps, t)
+		}
 	default:
 		a.Other["MAC control opcode 0x"+strconv.FormatUint(uint64(m.Opcode), 16)]++
 	}

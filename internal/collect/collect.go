@@ -9,8 +9,11 @@
 // tar.gz archive that diagnose reads as it is; what could not be read is
 // recorded in the archive's meta.txt, never fatal.
 //
-// Root points the file reads at a fixture tree (its /sys, /proc, /etc);
-// commands are looked up on PATH, so tests put fake ones there.
+// Root points the reads at a tree (its /sys, /proc, /etc): a fixture, or a
+// copy of another host's files. Commands then come from the tree's own
+// bin directories, never from this host, whose ethtool or ibv_devinfo
+// would describe the wrong machine; a tree without them records them as
+// not run.
 package collect
 
 import (
@@ -104,6 +107,24 @@ func Collect(ctx context.Context, opts Options, w io.Writer) (*Meta, error) {
 	c.once(ctx)
 	c.writeMeta()
 	return &c.meta, c.archive(w)
+}
+
+// lookPath finds a command: on PATH for the live host, in the tree's bin
+// directories with a Root.
+func (c *collector) lookPath(name string) (string, error) {
+	if c.opts.Root == "" || c.opts.Root == "/" {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+		return "", errors.New("command not found")
+	}
+	for _, d := range []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"} {
+		p := c.path(filepath.Join(d, name))
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("not run: --root %s is not this host, and the tree has no %s in its bin directories", c.opts.Root, name)
 }
 
 // path maps an absolute host path into Root.
@@ -301,16 +322,18 @@ func (c *collector) command(ctx context.Context, file, source, name string, args
 }
 
 func (c *collector) run(ctx context.Context, name string, args ...string) ([]byte, error) {
-	if _, err := exec.LookPath(name); err != nil {
-		return nil, errors.New("command not found")
+	path, err := c.lookPath(name)
+	if err != nil {
+		return nil, err
 	}
+	name = path
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 200 * time.Millisecond // a killed command's children may hold its output open
-	err := cmd.Run()
+	err = cmd.Run()
 	if ctx.Err() == context.DeadlineExceeded {
 		return nil, fmt.Errorf("timed out after %s", c.opts.Timeout)
 	}

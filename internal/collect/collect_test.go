@@ -48,12 +48,12 @@ func write(t *testing.T, root, path, data string) {
 }
 
 // TestCollectNoRDMA: a tree without /sys/class/infiniband gives an archive
-// that says so, and a command that is not installed is recorded.
+// that says so, and a command the tree lacks is recorded as not run, never
+// taken from this host's PATH.
 func TestCollectNoRDMA(t *testing.T) {
 	root := t.TempDir()
 	write(t, root, "proc/sys/kernel/hostname", "box\n")
 	write(t, root, "proc/sys/kernel/osrelease", "6.1.0\n")
-	t.Setenv("PATH", t.TempDir())
 	var buf bytes.Buffer
 	meta, err := Collect(context.Background(), Options{Root: root}, &buf)
 	if err != nil {
@@ -61,7 +61,7 @@ func TestCollectNoRDMA(t *testing.T) {
 	}
 	files := readArchive(t, buf.Bytes())
 	m := files["meta.txt"]
-	if meta.Host != "box" || !strings.Contains(m, "rdma_devices: 0") || !strings.Contains(m, "missing: /sys/class/infiniband: no RDMA device") || !strings.Contains(m, "missing: ibv_devinfo -v: command not found") {
+	if meta.Host != "box" || !strings.Contains(m, "rdma_devices: 0") || !strings.Contains(m, "missing: /sys/class/infiniband: no RDMA device") || !strings.Contains(m, "missing: ibv_devinfo -v: not run: --root") {
 		t.Errorf("meta:\n%s", m)
 	}
 }
@@ -92,7 +92,11 @@ func TestCollectFixtureTree(t *testing.T) {
 	write(t, root, "sys/class/net/ens3np0/ecn/roce_np/enable/3", "1\n")
 	write(t, root, "sys/class/net/ens3np0/ecn/roce_np/cnp_dscp", "48\n")
 	write(t, root, "sys/class/net/ens3np0/ecn/roce_rp/enable/3", "1\n")
-	bin := t.TempDir()
+	// The tree's own commands: a tree's outputs, never this host's.
+	bin := filepath.Join(root, "usr", "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	script := func(name, body string) { write(t, bin, name, "#!/bin/sh\n"+body+"\n") }
 	state := filepath.Join(t.TempDir(), "n")
 	script("ethtool", `n=$(cat `+state+` 2>/dev/null || echo 0); n=$((n+1)); echo $n > `+state+`
@@ -104,7 +108,7 @@ echo "NIC statistics:"; echo "     rx_prio3_bytes: $((n*1000000))"; echo "     r
 	script("lspci", `sleep 5`)
 	script("nvidia-smi", `echo "GPU0 X NODE"`)
 	script("dmesg", `echo "[    8.387840] mlx5_core 0000:43:00.0: 63.008 Gb/s available PCIe bandwidth"; echo "[    9.0] usb 1-1: new device"`)
-	t.Setenv("PATH", bin+":/usr/bin:/bin")
+	t.Setenv("PATH", "/usr/bin:/bin")
 	env := filepath.Join(t.TempDir(), "job.env")
 	write(t, filepath.Dir(env), "job.env", "export NCCL_IB_GID_INDEX=3\n")
 	now := time.Unix(1732999999, 0)

@@ -6,6 +6,7 @@ import "rocelab/internal/gpu"
 // which program on which channel, and over which connections.
 func (e *engine) build() {
 	e.kernels = e.kernels[:0]
+	e.groupEnd = e.groupEnd[:0]
 	for r := range e.rankK {
 		e.rankK[r] = e.rankK[r][:0]
 	}
@@ -23,11 +24,12 @@ func (e *engine) build() {
 	}
 	// Count each connection's slices per call so that CTS stop where the
 	// batch ends, record its producer and consumer, and list each rank's
-	// network connections (its proxy starts one operation per call on
-	// each: sends as ci, receives as -ci-1).
+	// network connections that carry data in this call (its proxy starts
+	// one operation per call on each: sends as ci, receives as -ci-1).
 	for r := range e.rankNet {
 		e.rankNet[r] = e.rankNet[r][:0]
 	}
+	sends := make([]int64, len(e.conns))
 	for ki := range e.kernels {
 		k := &e.kernels[ki]
 		k.n = k.p.length()
@@ -36,28 +38,59 @@ func (e *engine) build() {
 			k.p.op(i, &o)
 			if o.send {
 				for _, ci := range k.p.send[:k.p.nsend] {
-					e.conns[ci].total += int64(e.iters)
+					sends[ci]++
 				}
 			}
 		}
+	}
+	for ki := range e.kernels {
+		k := &e.kernels[ki]
 		for _, ci := range k.p.send[:k.p.nsend] {
+			e.conns[ci].total += sends[ci] * int64(e.iters)
 			e.conns[ci].prodK = int32(ki)
-			if e.conns[ci].net {
+			if e.conns[ci].net && sends[ci] > 0 {
 				e.rankNet[e.conns[ci].proxySrc] = append(e.rankNet[e.conns[ci].proxySrc], ci)
 			}
 		}
 		for _, ci := range k.p.recv[:k.p.nrecv] {
 			e.conns[ci].consK = int32(ki)
-			if e.conns[ci].net {
+			if e.conns[ci].net && sends[ci] > 0 {
 				e.rankNet[k.rank] = append(e.rankNet[k.rank], -ci-1)
 			}
 		}
 	}
 }
 
+// plan splits the call over its channels as NCCL's planner does
+// (plan.go): the bytes of the call's count (its size; for AllGather and
+// ReduceScatter one rank's piece) each channel carries, and the number of
+// channels that run.
+func (e *engine) plan() {
+	c := e.c
+	e.shares, e.nch = nil, max(e.choice.Channels, 1)
+	if c.NRanks < 2 || e.call.Func == SendRecv || e.call.Func == AllToAll {
+		return
+	}
+	count := e.call.Bytes
+	if e.call.Func == AllGather || e.call.Func == ReduceScatter {
+		count /= int64(c.NRanks)
+	}
+	maxCh := c.Tuning.NChannels
+	if e.choice.Algo == NVLS || e.choice.Algo == NVLSTree {
+		maxCh = c.Tuning.NVLSChannels
+	}
+	e.shares = channelShares(c.Cfg.Version, e.call.Func, e.choice.Proto, count, c.NRanks, e.choice.Channels, e.choice.Threads, max(maxCh, e.choice.Channels))
+	e.nch = len(e.shares)
+}
+
 func (e *engine) addKernel(r int, p prog) {
+	e.addKernelIn(r, p, -1)
+}
+
+// addKernelIn adds a kernel that runs in warp group g (-1: its own).
+func (e *engine) addKernelIn(r int, p prog, g int32) {
 	e.rankK[r] = append(e.rankK[r], int32(len(e.kernels)))
-	e.kernels = append(e.kernels, kernel{rank: int32(r), p: p})
+	e.kernels = append(e.kernels, kernel{rank: int32(r), p: p, group: g})
 }
 
 // chunking returns NCCL's chunk size (data bytes), slices per chunk and
@@ -74,7 +107,7 @@ func (e *engine) chunking(a Algo, p Proto, f Func) (chunk int64, slices int, win
 			nn := e.c.NNodes()
 			ppn := float64(e.c.PPN)
 			ns := 1 + float64(log2i(int64(nn))) + 0.1*ppn
-			nc := int64(e.choice.Channels)
+			nc := int64(e.nch)
 			for float64(e.call.Bytes/(nc*chunk)) < ns*64/ppn && chunk > 131072 {
 				chunk /= 2
 			}
@@ -97,13 +130,9 @@ func part(total int64, ch, nc int) int64 {
 
 func (e *engine) buildRing() {
 	c, f := e.c, e.call.Func
-	nc := e.choice.Channels
+	nc := e.nch
 	chunk, slices, window := e.chunking(Ring, e.choice.Proto, f)
 	n := c.NRanks
-	per := e.call.Bytes
-	if f == AllGather || f == ReduceScatter {
-		per = e.call.Bytes / int64(n)
-	}
 	for ch := 0; ch < nc; ch++ {
 		nic := c.channelNIC(ch)
 		order := c.localOrder(ch)
@@ -126,7 +155,7 @@ func (e *engine) buildRing() {
 			}
 		}
 		for i, r := range ring {
-			p := prog{kind: progRing, f: f, n: n, pos: i, root: rootPos, part: part(per, ch, nc), chunk: chunk, slices: slices, nrecv: 1, nsend: 1}
+			p := prog{kind: progRing, f: f, n: n, pos: i, root: rootPos, part: e.shares[ch], chunk: chunk, slices: slices, nrecv: 1, nsend: 1}
 			p.recv[0] = conns[(i-1+n)%n]
 			p.send[0] = conns[i]
 			e.addKernel(r, p)
@@ -175,11 +204,11 @@ func (c *Comm) treeShape(ch, r int) (up int, down []int) {
 
 func (e *engine) buildTree() {
 	c := e.c
-	nc := e.choice.Channels
+	nc := e.nch
 	chunk, _, window := e.chunking(Tree, e.choice.Proto, AllReduce)
 	for ch := 0; ch < nc; ch++ {
 		nic := c.channelNIC(ch)
-		pt := part(e.call.Bytes, ch, nc)
+		pt := e.shares[ch]
 		upConn := func(child, parent int) int32 {
 			ci := e.openConn(connKey{ckTree, int32(ch), int32(child), int32(parent)}, nic, nic)
 			e.conns[ci].window = window

@@ -80,6 +80,9 @@ func TestDocsPublicResults(t *testing.T) {
 			src = "`testdata/public/" + src + "`"
 		}
 		label := r.label + " (" + r.fabric + ")"
+		if r.heldOut {
+			label += " — held out"
+		}
 		if r.excluded != "" {
 			label += " — not in the acceptance set: " + r.excluded
 		}
@@ -102,6 +105,33 @@ func TestDocsPublicResults(t *testing.T) {
 				continue
 			}
 			fmt.Fprintf(&b, " %d/%d in band, ×%.2f–×%.2f |", in, n, lo, hi)
+		}
+		b.WriteString("\n")
+	}
+	// Totals per band: the calibration set, then the held-out results.
+	for _, held := range []bool{false, true} {
+		name := "Calibration set"
+		if held {
+			name = "Held out"
+		}
+		fmt.Fprintf(&b, "\n%s, rows within their band:", name)
+		for _, band := range []string{"time", "mid", "large"} {
+			in, n := 0, 0
+			for i, checks := range allPublic(t) {
+				r := &publicRuns[i]
+				if r.excluded != "" || r.heldOut != held {
+					continue
+				}
+				for _, c := range checks {
+					if c.band == band || (c.band == "figure" && band == "large") {
+						n++
+						if c.pass() {
+							in++
+						}
+					}
+				}
+			}
+			fmt.Fprintf(&b, " %s %d/%d;", map[string]string{"time": "time up to 64 KiB", "mid": "busbw 1-16 MiB", "large": "busbw from 256 MiB"}[band], in, n)
 		}
 		b.WriteString("\n")
 	}

@@ -107,6 +107,10 @@ type kernel struct {
 	pc, n int
 	busy  bool
 	cur   op
+	// group, when not -1, is the warp group of a channel that runs this
+	// kernel's operations in turn with the other kernels of the group
+	// (NVLS: a GPU's scatter warps serve every head's pipeline).
+	group int32
 }
 
 // timing holds a batch's per-step costs and rates (docs/nccl.md, "Per-step
@@ -154,6 +158,7 @@ type engine struct {
 	connIdx  map[connKey]int32
 
 	kernels  []kernel
+	groupEnd []unit.Time // when each warp group is next free
 	rankK    [][]int32
 	rankIter []int
 	ranksFin int
@@ -173,6 +178,10 @@ type engine struct {
 	busy   bool
 	call   Call
 	choice Choice
+	// shares is the bytes each channel of the call carries and nch the
+	// channels that run (build.go plan).
+	shares []int64
+	nch    int
 	iters  int
 	start  unit.Time
 	tm     timing
@@ -258,6 +267,7 @@ func (c *Comm) Run(call Call, iters int) error {
 		return err
 	}
 	e.busy, e.call, e.choice, e.iters, e.start = true, call, ch, iters, e.t.Now()
+	e.plan()
 	e.setTiming()
 	e.build()
 	for ci := range e.conns {
@@ -295,7 +305,7 @@ func (e *engine) setTiming() {
 		launch:   us(baseLat[a][p]),
 		intraLat: us(hwLat[intraHw][a][p]),
 		proxyOp:  c.proxyOp(),
-		chanRate: gpu.Rate(c.channelCap(e.call.Func, a, p, e.choice.Channels) * treeFactor(e.call.Func, a, p, e.call.Bytes, c.Tuning.minCC)),
+		chanRate: gpu.Rate(c.channelCap(e.call.Func, a, p, e.nch) * treeFactor(e.call.Func, a, p, e.call.Bytes, c.Tuning.minCC)),
 		nvRate:   gpu.Rate(srv.IntraBW()),
 		wireNum:  1, wireDen: 1, nvNum: 1, nvDen: 1,
 	}
@@ -321,8 +331,8 @@ func (e *engine) setTiming() {
 	switch p {
 	case LL:
 		tm.wireNum, tm.nvNum, tm.stream = 2, 2, true
-		if c.NNodes() > 1 && e.choice.Channels > 0 {
-			tm.netRate = gpu.Rate(2 * c.llMaxBw() / float64(e.choice.Channels))
+		if c.NNodes() > 1 && e.nch > 0 {
+			tm.netRate = gpu.Rate(2 * c.llMaxBw() / float64(e.nch))
 		}
 	case LL128:
 		tm.wireNum, tm.wireDen, tm.nvNum, tm.nvDen, tm.stream = 128, 120, 9, 7, true
@@ -432,6 +442,10 @@ func (e *engine) run(ki int32) {
 		rate = min(rate, e.tm.netRate)
 	}
 	end := now + rate.TxTime(unit.Bytes(wire))
+	if k.group >= 0 {
+		end = max(now, e.groupEnd[k.group]) + rate.TxTime(unit.Bytes(wire))
+		e.groupEnd[k.group] = end
+	}
 	if k.p.virt || k.p.passive {
 		end = now
 	}
@@ -542,6 +556,7 @@ func (c *Comm) NetTraffic(call Call, iters int, mtu int64) ([]Transfer, error) {
 	var e engine
 	e.init(c)
 	e.call, e.choice, e.iters = call, ch, iters
+	e.plan()
 	e.setTiming()
 	e.build()
 	per := make([]Transfer, len(e.conns))

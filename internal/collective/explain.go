@@ -12,15 +12,33 @@ import (
 // predicted time of every candidate.
 
 // TuningTable returns the lines of NCCL's init-time tuning table, as
-// INFO NCCL_TUNING prints them on rank 0 (without the log prefix).
+// INFO NCCL_TUNING prints them on rank 0 (without the log prefix), in the
+// layout of the communicator's release: from 2.18 three algorithms a
+// block (2.18-2.22 have six algorithms, 2.23 on seven with PAT); before,
+// one "Latency/AlgBw" header over every algorithm (five in 2.17, four in
+// 2.14-2.16, three before: Tree, Ring, CollNet).
 func (t *Tuning) TuningTable() []string {
+	algos := 7
+	switch v := t.version; {
+	case !v.AtLeast(2, 14, 0):
+		algos = 3
+	case !v.AtLeast(2, 17, 0):
+		algos = 4
+	case !v.AtLeast(2, 18, 0):
+		algos = 5
+	case !v.AtLeast(2, 23, 0):
+		algos = 6
+	}
+	if algos <= 5 {
+		return t.flatTable(algos)
+	}
 	var out []string
-	for block := 0; block < (int(nAlgos)+2)/3; block++ {
+	for block := 0; block < (algos+2)/3; block++ {
 		var b strings.Builder
 		b.WriteString("  Algorithm   |")
 		for ba := 0; ba < 3; ba++ {
 			a := block*3 + ba
-			if a >= int(nAlgos) {
+			if a >= algos {
 				continue
 			}
 			fmt.Fprintf(&b, " %14s   %14s   %14s |", "", Algo(a), "")
@@ -38,7 +56,7 @@ func (t *Tuning) TuningTable() []string {
 		b.WriteString(" Max NThreads |")
 		for ba := 0; ba < 3; ba++ {
 			a := block*3 + ba
-			if a >= int(nAlgos) {
+			if a >= algos {
 				continue
 			}
 			for p := LL; p < nProtos; p++ {
@@ -51,7 +69,7 @@ func (t *Tuning) TuningTable() []string {
 			fmt.Fprintf(&b, "%13s |", f)
 			for ba := 0; ba < 3; ba++ {
 				a := block*3 + ba
-				if a >= int(nAlgos) {
+				if a >= algos {
 					continue
 				}
 				for p := LL; p < nProtos; p++ {
@@ -64,11 +82,95 @@ func (t *Tuning) TuningTable() []string {
 	return out
 }
 
+// flatTable is the table of releases before 2.18: one header line of
+// every algorithm and protocol, the threads, then a line per function.
+func (t *Tuning) flatTable(algos int) []string {
+	name := func(a int) string {
+		if algos == 3 && a == int(CollNetDirect) {
+			return "CollNet"
+		}
+		return Algo(a).String()
+	}
+	var out []string
+	var b strings.Builder
+	b.WriteString("Latency/AlgBw |")
+	for a := 0; a < algos; a++ {
+		for p := LL; p < nProtos; p++ {
+			fmt.Fprintf(&b, " %7s/%6s |", name(a), p)
+		}
+	}
+	out = append(out, b.String())
+	b.Reset()
+	b.WriteString(" Max NThreads |")
+	for a := 0; a < algos; a++ {
+		for p := LL; p < nProtos; p++ {
+			fmt.Fprintf(&b, " %14d |", t.maxThreads[a][p])
+		}
+	}
+	out = append(out, b.String())
+	for f := Func(0); f < nTunedFuncs; f++ {
+		b.Reset()
+		fmt.Fprintf(&b, "%13s |", f)
+		for a := 0; a < algos; a++ {
+			for p := LL; p < nProtos; p++ {
+				fmt.Fprintf(&b, "%8.1f/%6.1f |", t.Lat[f][a][p], t.BW[f][a][p])
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
 // TuningLine returns the line NCCL's rank 0 prints for a call under
 // NCCL_DEBUG_SUBSYS=TUNING (enqueue.cc): "AllReduce: 1048576 Bytes -> Algo
 // Tree proto LL128 channel{Lo..Hi}={0..15}".
 func TuningLine(call Call, ch Choice) string {
 	return fmt.Sprintf("%s: %d Bytes -> Algo %s proto %s channel{Lo..Hi}={0..%d}", call.Func, call.Bytes, ch.Algo, ch.Proto, max(ch.Channels, 1)-1)
+}
+
+// CallTuningLine returns the line rank 0 prints for call under
+// NCCL_DEBUG_SUBSYS=TUNING in the communicator's release, or "" where it
+// prints none (before 2.23). From 2.24 it is TuningLine with the bytes of
+// the call's count (one rank's piece for AllGather and ReduceScatter) and
+// the channels NCCL's planner gave it; 2.23 printed the model's indices
+// and predicted time instead ("AllReduce: 1048576 Bytes -> Algo 0 proto
+// 1 time 58.633999").
+func (c *Comm) CallTuningLine(call Call) string {
+	v := c.Cfg.Version
+	if !v.AtLeast(2, 23, 0) || c.NRanks < 2 {
+		return ""
+	}
+	ch, err := c.Plan(call)
+	if err != nil {
+		return ""
+	}
+	if !v.AtLeast(2, 24, 0) {
+		return fmt.Sprintf("%s: %d Bytes -> Algo %d proto %d time %f", call.Func, call.Bytes, int(ch.Algo), int(ch.Proto), ch.Predicted)
+	}
+	return c.plannedLine(call, ch)
+}
+
+// plannedLine is TuningLine as the planner prints it: the bytes of the
+// call's count and the channels it runs on.
+func (c *Comm) plannedLine(call Call, ch Choice) string {
+	if call.Func == AllGather || call.Func == ReduceScatter {
+		call.Bytes /= int64(c.NRanks)
+	}
+	ch.Channels = c.plannedChannels(call, ch)
+	return TuningLine(call, ch)
+}
+
+// plannedChannels returns the channels NCCL's planner runs a collective
+// on (plan.go); count is the call's count in bytes.
+func (c *Comm) plannedChannels(call Call, ch Choice) int {
+	if call.Func == SendRecv || call.Func == AllToAll {
+		return ch.Channels
+	}
+	maxCh := c.Tuning.NChannels
+	if ch.Algo == NVLS || ch.Algo == NVLSTree {
+		maxCh = c.Tuning.NVLSChannels
+	}
+	return len(channelShares(c.Cfg.Version, call.Func, ch.Proto, call.Bytes, c.NRanks, ch.Channels, ch.Threads, max(maxCh, ch.Channels)))
 }
 
 // Candidate is one algorithm and protocol NCCL's model weighed for a
@@ -113,7 +215,7 @@ func (c *Comm) Explain(f Func, sizes []int64) string {
 			fmt.Fprintf(&b, "%s: %d Bytes -> %v\n", f, n, err)
 			continue
 		}
-		b.WriteString(TuningLine(call, ch) + "\n")
+		b.WriteString(c.plannedLine(call, ch) + "\n")
 		if f == SendRecv || f == AllToAll || c.NRanks == 1 {
 			continue
 		}
@@ -123,12 +225,8 @@ func (c *Comm) Explain(f Func, sizes []int64) string {
 				b.WriteString(" < ")
 			}
 			lat := c.Tuning.Lat[f][cd.Algo][cd.Proto]
-			if cd.Algo == Ring && cd.Proto == Simple && c.NNodes() > 1 && f == AllReduce && n/int64(c.Tuning.NChannels*c.NRanks) >= 64 {
-				if c.Tuning.minCC < 80 {
-					lat *= 1.9
-				} else {
-					lat *= 1.4
-				}
+			if cd.Algo == Ring && cd.Proto == Simple && c.NNodes() > 1 && f == AllReduce {
+				lat *= c.Tuning.model.plateauFactor(c.Tuning.minCC, n, c.Tuning.NChannels, c.NRanks)
 			}
 			fmt.Fprintf(&b, "%s/%s %.1f+%.1f = %.1f µs", cd.Algo, cd.Proto, lat, cd.Predicted-lat, cd.Predicted)
 			if i == 3 {

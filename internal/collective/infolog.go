@@ -39,19 +39,35 @@ func Netdev(n int) string { return fmt.Sprintf("eth%d", n) }
 // process of node node: one process per server, as `-g` runs it.
 func LogPID(node int) int { return 10000 + node }
 
-// infoLogger writes one process's lines.
+// infoLogger writes one process's lines of the enabled subsystems.
 type infoLogger struct {
 	w    io.Writer
 	host string
 	pid  int
+	sub  map[string]bool
 	err  error
 }
 
+// line writes an INIT line (every line of the writer but the TUNING ones).
 func (l *infoLogger) line(tid, dev int, format string, args ...any) {
+	if l.sub != nil && !l.sub["INIT"] {
+		return
+	}
+	l.write(tid, dev, fmt.Sprintf(format, args...))
+}
+
+// tuning writes a TUNING line.
+func (l *infoLogger) tuning(tid, dev int, s string) {
+	if l.sub["TUNING"] {
+		l.write(tid, dev, s)
+	}
+}
+
+func (l *infoLogger) write(tid, dev int, s string) {
 	if l.err != nil {
 		return
 	}
-	_, l.err = fmt.Fprintf(l.w, "%s:%d:%d [%d] NCCL INFO %s\n", l.host, l.pid, tid, dev, fmt.Sprintf(format, args...))
+	_, l.err = fmt.Fprintf(l.w, "%s:%d:%d [%d] NCCL INFO %s\n", l.host, l.pid, tid, dev, s)
 }
 
 // WriteInfoLog writes the NCCL_DEBUG=INFO lines every rank of c prints
@@ -59,20 +75,61 @@ func (l *infoLogger) line(tid, dev int, format string, args ...any) {
 // names each server of the communicator in node order. It does not run
 // anything: channels, trees, NICs and GPUDirect RDMA are the
 // communicator's own.
-func (c *Comm) WriteInfoLog(w io.Writer, hosts []LogHost) error {
+//
+// NCCL_DEBUG_SUBSYS chooses the subsystems as NCCL does (a comma list,
+// ALL, or ^ to exclude; unset is INIT,BOOTSTRAP,ENV): the lines above
+// print unless INIT is left out; with TUNING, rank 0 also prints the
+// model's table at init (Tuning.TuningTable) and, for each of calls in
+// order, the line its release prints for it (CallTuningLine).
+func (c *Comm) WriteInfoLog(w io.Writer, hosts []LogHost, calls ...Call) error {
 	if len(hosts) < c.NNodes() {
 		return fmt.Errorf("NCCL log: %d host names for %d servers", len(hosts), c.NNodes())
 	}
 	commID := c.logID()
+	sub := debugSubsys(c.Cfg.Env["NCCL_DEBUG_SUBSYS"])
 	for node := 0; node < c.NNodes(); node++ {
 		h := hosts[node]
-		l := &infoLogger{w: w, host: h.Name, pid: LogPID(node)}
+		l := &infoLogger{w: w, host: h.Name, pid: LogPID(node), sub: sub}
 		c.logProcess(l, node, h, commID)
+		if node == 0 && sub["TUNING"] {
+			for _, call := range calls {
+				if line := c.CallTuningLine(call); line != "" {
+					l.tuning(l.mainTID(), c.GPUs[0], line)
+				}
+			}
+		}
 		if l.err != nil {
 			return l.err
 		}
 	}
 	return nil
+}
+
+// debugSubsys returns the subsystems NCCL_DEBUG_SUBSYS enables (debug.cc).
+func debugSubsys(v string) map[string]bool {
+	all := []string{"INIT", "COLL", "P2P", "SHM", "NET", "GRAPH", "TUNING", "ENV", "ALLOC", "CALL", "PROXY", "NVLS", "BOOTSTRAP", "REG", "PROFILE", "RAS"}
+	on := map[string]bool{}
+	if strings.TrimSpace(v) == "" {
+		v = "INIT,BOOTSTRAP,ENV"
+	}
+	invert := strings.HasPrefix(v, "^")
+	if invert {
+		v = v[1:]
+		for _, s := range all {
+			on[s] = true
+		}
+	}
+	for _, s := range strings.Split(v, ",") {
+		s = strings.ToUpper(strings.TrimSpace(s))
+		if s == "ALL" {
+			for _, x := range all {
+				on[x] = !invert
+			}
+			continue
+		}
+		on[s] = !invert
+	}
+	return on
 }
 
 // logID is a commId that tells communicators over different servers or
@@ -132,6 +189,11 @@ func (c *Comm) logProcess(l *infoLogger, node int, h LogHost, commID uint64) {
 		c.logTrees(l, t, g, r)
 		if c.Net == NetIB {
 			c.logGDR(l, t, g)
+		}
+		if r == 0 {
+			for _, s := range c.Tuning.TuningTable() {
+				l.tuning(t, g, s)
+			}
 		}
 		nch := c.Tuning.NChannels
 		l.line(t, g, "%d coll channels, %d collnet channels, 0 nvls channels, %d p2p channels, %d p2p channels per peer", nch, nch, nch, c.Cfg.ChannelsPerNetPeer)

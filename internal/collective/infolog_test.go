@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"rocelab/internal/golden"
@@ -133,5 +134,73 @@ func TestInfoLogSocket(t *testing.T) {
 	l := readLog(t, b.Bytes())
 	if len(l.SocketDevices) != 2 || len(l.IBDevices) != 0 || l.Networks[0].Name != "Socket" {
 		t.Errorf("socket devices %+v, IB %+v, networks %+v", l.SocketDevices, l.IBDevices, l.Networks)
+	}
+}
+
+// TestInfoLogTuning: with NCCL_DEBUG_SUBSYS naming TUNING, rank 0 prints
+// the model's table at init and a line per call in its release's format
+// (2.24 on: the planner's channels and, for AllGather, one rank's bytes;
+// 2.23: the model's indices and predicted time; before: none); without
+// it, no TUNING line; with TUNING alone, no INIT line. The doctor still
+// reads the log.
+func TestInfoLogTuning(t *testing.T) {
+	srv := preset(t, "dgx-a100")
+	calls := []Call{{Func: AllReduce, Bytes: 1 << 20}, {Func: AllGather, Bytes: 16 << 20}}
+	for _, c := range []struct {
+		version, subsys string
+		table, first    string
+		lines           []string
+		init            bool
+	}{
+		{"2.30.7", "INIT,TUNING", "  Algorithm   |", "AllReduce", []string{
+			"AllReduce: 1048576 Bytes -> Algo Tree proto LL128 channel{Lo..Hi}={0..15}",
+			"AllGather: 1048576 Bytes -> Algo Ring proto LL128 channel{Lo..Hi}={0..15}"}, true},
+		{"2.23.4", "ALL", "  Algorithm   |", "AllReduce", []string{"AllReduce: 1048576 Bytes -> Algo 0 proto 1 time "}, true},
+		{"2.19.3", "INIT,TUNING", "  Algorithm   |", "", nil, true},
+		{"2.17.1", "TUNING", "Latency/AlgBw |", "", nil, false},
+		{"2.30.7", "", "", "", nil, true},
+	} {
+		v, _ := ParseVersion(c.version)
+		env := map[string]string{"NCCL_IB_GID_INDEX": "3"}
+		if c.subsys != "" {
+			env["NCCL_DEBUG_SUBSYS"] = c.subsys
+		}
+		cfg, err := NewConfig(env, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cm, err := NewComm(cfg, System{Server: srv, Hosts: DenseHosts(2, srv.NICs)}, []int{0, 1}, AllGPUs(8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := cm.WriteInfoLog(&b, logHosts(2, srv.NICs), calls...); err != nil {
+			t.Fatal(err)
+		}
+		log := b.String()
+		name := c.version + " " + c.subsys
+		if got := strings.Contains(log, "NCCL INFO "+c.table); c.table != "" && !got {
+			t.Errorf("%s: no tuning table %q", name, c.table)
+		}
+		if c.table == "" && strings.Contains(log, "Algorithm   |") {
+			t.Errorf("%s: a tuning table without TUNING", name)
+		}
+		if c.table != "" && strings.Count(log, c.table) != strings.Count(strings.Join(cm.Tuning.TuningTable(), "\n"), c.table) {
+			t.Errorf("%s: the table is printed by more than rank 0", name)
+		}
+		for _, want := range c.lines {
+			if !strings.Contains(log, "NCCL INFO "+want) {
+				t.Errorf("%s: no line %q in\n%s", name, want, log)
+			}
+		}
+		if c.lines == nil && strings.Contains(log, "Bytes -> Algo") {
+			t.Errorf("%s: a per-call TUNING line", name)
+		}
+		if got := strings.Contains(log, "Init COMPLETE"); got != c.init {
+			t.Errorf("%s: INIT lines %v, want %v", name, got, c.init)
+		}
+		if c.init {
+			readLog(t, b.Bytes())
+		}
 	}
 }

@@ -2,27 +2,51 @@ package collective
 
 // NVLS and NVLSTree (NVLink SHARP): on an NVSwitch server of Hopper or
 // later GPUs the switch reduces what the GPUs store into a multicast
-// object and multicasts the result back. Each channel has a head, a GPU
-// with a NIC of its own (on one server, every GPU in turn): the GPUs of
-// a server contribute their part to the switch, the switch hands the sum
-// to the channel's head, the heads of the servers run a tree across the
-// network (NVLSTree; on one server there is none), and the head stores
-// the result into the multicast object, which delivers it to every GPU.
+// object and multicasts the result back. Every GPU with a NIC of its own
+// is a head (on one server, every GPU), and every channel works for every
+// head (NCCL's all_reduce.h, NVLS and NVLS_TREE): a channel's loop is one
+// chunk per head, each GPU scatters the loop's chunks to the heads'
+// reductions in the switch, head h takes the sum of chunk h, runs it
+// through the tree across servers with the heads h of the other servers
+// (NVLSTree; on one server there is none), stores the result into the
+// multicast object, which delivers it to every GPU. So a channel is nHeads
+// pipelines side by side, each at 1/nHeads of the channel's rate, with its
+// own network connection between the servers' heads h, on head h's NIC;
+// channels alternate between the tree and its mirror (connect.cc).
 //
 // The switch is modelled as two kernels of no cost of their own per
-// server and channel (a reduction fed by every GPU, a multicast fed by the
-// head); a GPU's NVLink carries its contribution, and its head's the
-// multicast, at NCCL's NVLS efficiency of the link (tuning.cc
+// server, channel and head (a reduction fed by every GPU, a multicast fed
+// by the head); a GPU's NVLink carries its contribution, and its head's
+// the multicast, at NCCL's NVLS efficiency of the link (tuning.cc
 // nvlsEfficiency), which gives each GPU 9/8 of the data per direction with
 // eight heads, the load NCCL's NVLS search books (search.cc).
 
-// nvlsChunk is NCCL's NVLS chunk (NCCL_NVLS_CHUNKSIZE, 128 KiB), and
-// NVLSTree's from 4 servers on (treeMaxChunkSize, 64 KiB).
-func (c *Comm) nvlsChunk() int64 {
-	if c.NNodes() >= 4 {
-		return 64 << 10
+// nvlsChunk is NCCL's NVLS or NVLSTree chunk for a call of nBytes over nc
+// channels (enqueue.cc calcCollChunking): NCCL_NVLS_CHUNKSIZE (128 KiB),
+// for NVLSTree at most treeMaxChunkSize (64 KiB from 4 servers), then
+// smaller while the call has few chunks for each of the nc × nHeads
+// pipelines (NVLSTree: 64 KiB below 4, 32 KiB below 1 chunk each; NVLS
+// across fewer bytes: 64, 32, 16 KiB below 64, 8 and 2).
+func (c *Comm) nvlsChunk(a Algo, nBytes int64, nc int) int64 {
+	chunk := int64(128 << 10)
+	ops := int64(nc) * int64(len(c.nvlsHeads()))
+	if a == NVLS {
+		for _, r := range []struct{ below, max int64 }{{64, 65536}, {8, 32768}, {2, 16384}} {
+			if nBytes < r.below*ops*chunk && chunk > r.max {
+				chunk = r.max
+			}
+		}
+		return chunk
 	}
-	return 128 << 10
+	if c.NNodes() >= 4 {
+		chunk = 64 << 10
+	}
+	for _, r := range []struct{ below, max int64 }{{32, 262144}, {16, 131072}, {4, 65536}, {1, 32768}} {
+		if nBytes < r.below*ops*chunk && chunk > r.max {
+			chunk = r.max
+		}
+	}
+	return chunk
 }
 
 // nvlsHeads returns the local GPU indices (into GPUs) of the NVLS heads,
@@ -60,78 +84,94 @@ func switchID(node int, down bool) int32 {
 
 func (e *engine) buildNVLS() {
 	c := e.c
-	nc := e.choice.Channels
-	nn := c.NNodes()
-	chunk := c.nvlsChunk()
+	nc := e.nch
 	heads := c.nvlsHeads()
+	nh := len(heads)
+	chunk := c.nvlsChunk(e.choice.Algo, e.call.Bytes, nc)
 	for ch := 0; ch < nc; ch++ {
-		hl := heads[ch%len(heads)]
-		nic := c.dev.NICOf(c.GPUs[hl])
-		pt := part(e.call.Bytes, ch, nc)
-		conn := func(src, dst int32) int32 {
-			ci := e.openConn(connKey{ckNVLS, int32(ch), src, dst}, nic, nic)
-			e.conns[ci].window = nSteps
-			return ci
+		// Each GPU's scatter warps of the channel are one group, its
+		// gather warps another.
+		g0 := int32(len(e.groupEnd))
+		for range 2 * c.NRanks {
+			e.groupEnd = append(e.groupEnd, 0)
 		}
-		head := func(n int) int32 { return int32(n*c.PPN + hl) }
-		base := prog{f: AllReduce, part: pt, chunk: chunk, slices: 1}
-		for n := 0; n < nn; n++ {
-			up, down := switchID(n, false), switchID(n, true)
-			h := head(n)
-			red := base
-			red.kind, red.virt = progTreeRoot, true
-			mc := red
-			for li := 0; li < c.PPN; li++ {
-				r := int32(n*c.PPN + li)
-				give := base
-				give.kind = progTreeUp
-				give.send[0], give.nsend = conn(r, up), 1
-				take := base
-				take.kind, take.passive = progTreeDown, true
-				take.recv[0], take.nrecv = conn(down, r), 1
-				e.addKernel(int(r), give)
-				e.addKernel(int(r), take)
-				red.recv[red.nrecv] = give.send[0]
-				red.nrecv++
-				mc.send[mc.nsend] = take.recv[0]
-				mc.nsend++
-			}
-			red.send[0], red.nsend = conn(up, h), 1
-			mc.recv[0], mc.nrecv = conn(h, down), 1
-			e.addKernel(int(h), red)
-			e.addKernel(int(h), mc)
+		for hi, hl := range heads {
+			e.buildNVLSHead(int32(ch*nh+hi), ch%2, hl, chunk, part(e.shares[ch], hi, nh), g0)
+		}
+	}
+}
 
-			// The heads' tree across servers.
-			var u, d0, d1 int
-			if (ch/len(heads))%2 == 0 {
-				u, d0, d1 = btree(nn, n)
-			} else {
-				u, d0, d1 = dtree(nn, n)
-			}
-			hu, hd := base, base
-			hu.kind, hd.kind = progTreeUp, progTreeDown
-			hu.recv[0], hu.nrecv = red.send[0], 1
-			for _, d := range []int{d0, d1} {
-				if d >= 0 {
-					hu.recv[hu.nrecv] = conn(head(d), h)
-					hu.nrecv++
-					hd.send[hd.nsend] = conn(h, head(d))
-					hd.nsend++
-				}
-			}
-			hd.send[hd.nsend] = mc.recv[0]
-			hd.nsend++
-			if u < 0 {
-				root := hu
-				root.kind = progTreeRoot
-				root.send, root.nsend = hd.send, hd.nsend
-				e.addKernel(int(h), root)
-				continue
-			}
-			hu.send[0], hu.nsend = conn(h, head(u)), 1
-			hd.recv[0], hd.nrecv = conn(head(u), h), 1
-			e.addKernel(int(h), hu)
-			e.addKernel(int(h), hd)
+// buildNVLSHead lays out one channel's pipeline for head hl (local GPU
+// index): lane numbers its connections, tree picks the tree (0) or its
+// mirror (1) across servers, pt is the bytes of the channel that pass
+// through this head; rank r's scatter runs in warp group g0+r.
+func (e *engine) buildNVLSHead(lane int32, tree, hl int, chunk, pt int64, g0 int32) {
+	c := e.c
+	nn := c.NNodes()
+	nic := c.dev.NICOf(c.GPUs[hl])
+	conn := func(src, dst int32) int32 {
+		ci := e.openConn(connKey{ckNVLS, lane, src, dst}, nic, nic)
+		e.conns[ci].window = nSteps
+		return ci
+	}
+	head := func(n int) int32 { return int32(n*c.PPN + hl) }
+	base := prog{f: AllReduce, part: pt, chunk: chunk, slices: 1}
+	for n := 0; n < nn; n++ {
+		up, down := switchID(n, false), switchID(n, true)
+		h := head(n)
+		red := base
+		red.kind, red.virt = progTreeRoot, true
+		mc := red
+		for li := 0; li < c.PPN; li++ {
+			r := int32(n*c.PPN + li)
+			give := base
+			give.kind = progTreeUp
+			give.send[0], give.nsend = conn(r, up), 1
+			take := base
+			take.kind = progTreeDown
+			take.recv[0], take.nrecv = conn(down, r), 1
+			e.addKernelIn(int(r), give, g0+2*r)
+			e.addKernelIn(int(r), take, g0+2*r+1)
+			red.recv[red.nrecv] = give.send[0]
+			red.nrecv++
+			mc.send[mc.nsend] = take.recv[0]
+			mc.nsend++
 		}
+		red.send[0], red.nsend = conn(up, h), 1
+		mc.recv[0], mc.nrecv = conn(h, down), 1
+		e.addKernel(int(h), red)
+		e.addKernel(int(h), mc)
+
+		// The heads' tree across servers.
+		var u, d0, d1 int
+		if tree == 0 {
+			u, d0, d1 = btree(nn, n)
+		} else {
+			u, d0, d1 = dtree(nn, n)
+		}
+		hu, hd := base, base
+		hu.kind, hd.kind = progTreeUp, progTreeDown
+		hu.recv[0], hu.nrecv = red.send[0], 1
+		for _, d := range []int{d0, d1} {
+			if d >= 0 {
+				hu.recv[hu.nrecv] = conn(head(d), h)
+				hu.nrecv++
+				hd.send[hd.nsend] = conn(h, head(d))
+				hd.nsend++
+			}
+		}
+		hd.send[hd.nsend] = mc.recv[0]
+		hd.nsend++
+		if u < 0 {
+			root := hu
+			root.kind = progTreeRoot
+			root.send, root.nsend = hd.send, hd.nsend
+			e.addKernel(int(h), root)
+			continue
+		}
+		hu.send[0], hu.nsend = conn(h, head(u)), 1
+		hd.recv[0], hd.nrecv = conn(head(u), h), 1
+		e.addKernel(int(h), hu)
+		e.addKernel(int(h), hd)
 	}
 }

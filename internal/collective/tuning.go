@@ -77,6 +77,9 @@ type Tuning struct {
 	maxThreads [nAlgos][nProtos]int
 	thresholds [nAlgos][nProtos]int64
 	minCC      int
+	// model is the tuning model of the communicator's NCCL version.
+	model   *tunerModel
+	version Version
 }
 
 // compCapIndex is NCCL's architecture index: Volta, Ampere, Hopper,
@@ -117,10 +120,11 @@ type tuneIn struct {
 // without SHARP) and LL128's topology rule.
 func newTuning(cfg *Config, in tuneIn) *Tuning {
 	nRanks, nNodes := in.nRanks, in.nNodes
-	t := &Tuning{NRanks: nRanks, NNodes: nNodes, Ring: in.ring, Tree: in.tree, NVLS: in.nvls, minCC: in.minCC, NVLSChannels: in.nvlsChannels}
+	m := modelFor(cfg.Version)
+	t := &Tuning{NRanks: nRanks, NNodes: nNodes, Ring: in.ring, Tree: in.tree, NVLS: in.nvls, minCC: in.minCC, NVLSChannels: in.nvlsChannels, model: m, version: cfg.Version}
 	ch := min(in.ring.NChannels, in.tree.NChannels)
 	t.Ring.NChannels, t.Tree.NChannels = ch, ch
-	t.NChannels = runtimeChannels(cfg, in.minCC, ch, nNodes, in.ring.BWIntra)
+	t.NChannels = runtimeChannels(cfg, m, in.minCC, ch, nNodes, in.ring.BWIntra)
 
 	simpleThreads := simpleMaxThreads
 	if in.ring.BWIntra*float32(ch) <= pciBW {
@@ -137,7 +141,7 @@ func newTuning(cfg *Config, in tuneIn) *Tuning {
 		return t
 	}
 
-	cci := compCapIndex(in.minCC)
+	cci := m.compCapIndex(in.minCC, in.maxCC)
 	index2 := min(nNodes, 3) - 1
 	index1 := cci
 	if nNodes > 1 {
@@ -146,9 +150,12 @@ func newTuning(cfg *Config, in tuneIn) *Tuning {
 			index1 = 1
 		}
 	}
-	llMaxBw := llMaxBws[index1][index2]
+	llMaxBw := m.llMaxBws[index1][index2]
 	ppn := float32(nRanks) / float32(nNodes)
 	graphs := [nAlgos]Graph{t.Tree, t.Ring, {}, {}, t.NVLS, t.NVLS, t.Ring}
+	if m.nvls == 1 {
+		graphs[NVLS] = t.Ring // 2.17 rates NVLS by the ring graph's NVLink speed
+	}
 	netOverhead := float32(cfg.NetOverhead)
 	if netOverhead < 0 {
 		netOverhead = 1
@@ -187,33 +194,34 @@ func newTuning(cfg *Config, in tuneIn) *Tuning {
 					bw = g.BWIntra
 				}
 				if a == NVLS || a == NVLSTree {
-					if g.NChannels < 2 {
+					if m.nvls >= 4 && g.NChannels < 2 {
 						continue
 					}
-					intraBw := g.BWIntra * nvlsEfficiency[cci] * float32(g.NChannels-1) / float32(g.NChannels)
-					if f == AllReduce {
-						intraBw *= 2
-					} else {
-						intraBw *= (ppn - 1) / ppn
-					}
-					interBw := g.BWInter
-					if nNodes <= 2 && a == NVLSTree {
-						interBw *= 2
-					}
-					bw = min(intraBw, interBw)
-					if a == NVLSTree {
-						bw = min(bw, perChMaxNVLSTreeBw[cci][index2])
-					}
+					bw = m.nvlsBW(f, a, g, cci, index2, nNodes, ppn)
 				}
 				busBw := float32(g.NChannels) * bw
+				if m.busCap[cci] > 0 {
+					busBw = min(busBw, m.busCap[cci])
+				}
 				if a == Ring && p == LL {
-					busBw = min(llMaxBw, busBw*.5)
+					x := float32(.5)
+					if m.ringLLQuarter {
+						x = 1.0 / 3.0
+						if nNodes > 1 || f == AllReduce || f == Reduce {
+							x = 1.0 / 4.0
+						}
+					}
+					busBw = min(llMaxBw, busBw*x)
 				}
 				if a == Ring && p == LL128 {
-					busBw = min(busBw*0.92, float32(g.NChannels)*perChMaxRingLL128Bw[cci][index2])
+					x := float32(0.92)
+					if m.ringLL128Ppn && ppn < 2 {
+						x = 0.7
+					}
+					busBw = min(busBw*x, float32(g.NChannels)*m.perChMaxRingLL128[cci][index2])
 				}
 				if a == Tree && f == AllReduce {
-					busBw = min(busBw*.92, float32(g.NChannels)*perChMaxTreeBw[cci][index2])
+					busBw = min(busBw*.92, float32(g.NChannels)*m.perChMaxTree[cci][index2])
 				}
 				if a == Tree && p == LL {
 					busBw = min(busBw*1.0/3.8, llMaxBw)
@@ -223,24 +231,18 @@ func newTuning(cfg *Config, in tuneIn) *Tuning {
 					if nNodes == 1 {
 						eff = 7.0 / 9.0
 					}
-					busBw = min(busBw*eff, float32(g.NChannels)*perChMaxTreeLL128Bw[cci][index2])
+					busBw = min(busBw*eff, float32(g.NChannels)*m.perChMaxTreeLL128[cci][index2])
 				}
 				if a == NVLS && (f == AllGather || f == ReduceScatter) && nNodes > 1 {
 					busBw = 0 // needs CollNet (SHARP) across nodes
 				}
-				if a != Ring && (f == AllGather || f == ReduceScatter) {
-					// NCCL keeps their bus bandwidth as the algorithm's.
-				} else if a == Ring || a == NVLS || a == NVLSTree {
-					busBw *= float32(nRanks) / float32(nsteps)
-				} else {
-					busBw *= .5
-				}
+				busBw *= m.busToAlg(f, a, nRanks, nNodes, nsteps)
 				t.BW[f][a][p] = busBw
-				t.Lat[f][a][p] = latency(f, a, p, in, graphs[a], nsteps, netOverhead, intraHw, hw)
+				t.Lat[f][a][p] = m.latency(f, a, p, in, graphs[a], nsteps, netOverhead, intraHw, hw)
 			}
 		}
 	}
-	t.applyEnables(cfg, in, graphs)
+	t.applyEnables(cfg, m, in, graphs)
 	return t
 }
 
@@ -259,36 +261,46 @@ func algoApplies(f Func, a Algo) bool {
 }
 
 // latency is NCCL's latency of algorithm a and protocol p for f, µs.
-func latency(f Func, a Algo, p Proto, in tuneIn, g Graph, nsteps int, netOverhead float32, intraHw, hw int) float32 {
+func (m *tunerModel) latency(f Func, a Algo, p Proto, in tuneIn, g Graph, nsteps int, netOverhead float32, intraHw, hw int) float32 {
 	nRanks, nNodes := in.nRanks, in.nNodes
-	lat := baseLat[a][p]
-	intraLat := hwLat[intraHw][a][p]
-	interLat := hwLat[hwNet][a][p]
-	if nRanks == nNodes {
-		interLat = hwLat[hwNet][Tree][p]
+	lat := m.baseLat[a][p]
+	intraLat := m.hwLat[intraHw][a][p]
+	interLat := m.hwLat[hwNet][a][p]
+	if m.ppn1TreeLat && nRanks == nNodes {
+		interLat = m.hwLat[hwNet][Tree][p]
+	}
+	if m.llIntra18 && nNodes > 1 && p == LL {
+		intraLat *= 1.8
 	}
 	switch a {
 	case Ring:
 		if f == Reduce || f == Broadcast {
-			hl := hwLat[hw][a][p]
+			hl := m.hwLat[hw][a][p]
 			if g.SameChannels {
 				return lat + hl
 			}
 			if p == Simple {
-				hl = hwLat[hw][Tree][p]
+				hl = m.hwLat[hw][Tree][p]
 			}
 			return lat + float32(nsteps)*hl
 		}
-		var ovh float32
-		if nNodes > 1 {
-			ovh = netOverhead
+		if m.netOverhead && nNodes > 1 {
+			ovh := netOverhead
 			if p == Simple {
 				ovh *= 3
 			}
+			intraLat = max(intraLat, ovh)
 		}
-		intraLat = max(intraLat, ovh)
 		nInter := 0
-		if nNodes > 1 {
+		switch {
+		case m.oldInterSteps && f == AllReduce && nNodes > 1:
+			nInter = 2 * nNodes
+		case m.oldInterSteps && f != AllReduce:
+			nInter = nNodes
+			if f == AllGather || f == ReduceScatter {
+				nInter = nNodes - 1
+			}
+		case nNodes > 1:
 			nInter = nNodes - 1
 			if f == AllReduce {
 				nInter = 2 * (nNodes - 1)
@@ -298,35 +310,105 @@ func latency(f Func, a Algo, p Proto, in tuneIn, g Graph, nsteps int, netOverhea
 	case Tree:
 		return lat + 2*(float32(nRanks/nNodes-1)*intraLat+float32(log2i(int64(nNodes)))*interLat)
 	case NVLS:
+		if m.nvls <= 2 {
+			if nNodes > 1 {
+				return lat + m.hwLat[hwNet][a][p]
+			}
+			return lat
+		}
 		if nNodes > 1 {
 			return intraLat + interLat
 		}
 		return intraLat
 	case NVLSTree:
+		if m.nvls <= 2 {
+			return lat + 2*float32(nNodes-1)*m.hwLat[hwNet][a][p]
+		}
 		return lat + intraLat + 2*float32(log2i(int64(nNodes)))*interLat
 	}
 	return lat
+}
+
+// nvlsBW is the per-channel bandwidth NCCL's model gives NVLS or NVLSTree
+// (before the channel count and the bus-to-algorithm ratio).
+func (m *tunerModel) nvlsBW(f Func, a Algo, g Graph, cci, index2, nNodes int, ppn float32) float32 {
+	switch m.nvls {
+	case 1, 2:
+		if nNodes <= 2 {
+			return g.BWIntra
+		}
+		return g.BWInter
+	case 3:
+		if a == NVLS {
+			return min(g.BWIntra, g.BWInter)
+		}
+		inter := g.BWInter
+		if nNodes > 2 {
+			inter /= 2
+		}
+		return min(g.BWIntra, inter)
+	}
+	intraBw := g.BWIntra * m.nvlsEff[cci] * float32(g.NChannels-1) / float32(g.NChannels)
+	if f == AllReduce {
+		intraBw *= 2
+	} else {
+		intraBw *= (ppn - 1) / ppn
+	}
+	interBw := g.BWInter
+	if nNodes <= 2 && a == NVLSTree {
+		interBw *= 2
+	}
+	bw := min(intraBw, interBw)
+	if a == NVLSTree {
+		bw = min(bw, m.perChNVT[cci][index2])
+	}
+	return bw
+}
+
+// busToAlg is the model's ratio of algorithm to bus bandwidth.
+func (m *tunerModel) busToAlg(f Func, a Algo, nRanks, nNodes, nsteps int) float32 {
+	ring := float32(nRanks) / float32(nsteps)
+	switch {
+	case a == Ring:
+		return ring
+	case a == NVLS && m.nvls == 1:
+		return .75
+	case (a == NVLS || a == NVLSTree) && m.nvls == 2:
+		if a == NVLSTree {
+			return .70 * float32(nNodes) / float32(2*(nNodes-1))
+		}
+		return 5.0 / 6.0
+	case a != Ring && (f == AllGather || f == ReduceScatter):
+		// From 2.23 NCCL keeps their bus bandwidth as the algorithm's.
+		if m.since.AtLeast(2, 23, 0) || a != NVLS {
+			return 1
+		}
+		return 5.0 / 6.0
+	case (a == NVLS || a == NVLSTree) && m.nvls == 3:
+		return 5.0 / 6.0
+	case a == NVLS || a == NVLSTree:
+		return ring
+	}
+	return .5
 }
 
 // applyEnables zeroes the bandwidth of what NCCL will not run: NCCL_ALGO
 // and NCCL_PROTO, NVLSTree on one node, NVLS across nodes and CollNet
 // (no SHARP: NCCL_COLLNET_ENABLE is off), PAT (not executed by the twin),
 // and LL128 where its topology rule forbids it.
-func (t *Tuning) applyEnables(cfg *Config, in tuneIn, graphs [nAlgos]Graph) {
+func (t *Tuning) applyEnables(cfg *Config, m *tunerModel, in tuneIn, graphs [nAlgos]Graph) {
+	v := cfg.Version
 	for f := 0; f < nTunedFuncs; f++ {
 		for a := Tree; a < nAlgos; a++ {
 			off := cfg.Algos[f][a] == 0 || a == CollNetDirect || a == CollNetChain || a == PAT ||
-				(a == NVLSTree && in.nNodes == 1) || (a == NVLS && in.nNodes > 1)
+				(a == NVLSTree && in.nNodes == 1) || (a == NVLS && in.nNodes > 1) ||
+				(a == NVLS && m.nvls == 0) || (a == NVLSTree && m.nvls <= 1)
 			g := graphs[a]
 			for p := LL; p < nProtos; p++ {
 				on := cfg.Protos[f][p]
 				if on == 2 && p == LL128 {
-					okInter := g.TypeInter <= gpu.PXB
-					if in.minCC >= 90 {
-						okInter = g.TypeInter <= gpu.PXN
-					}
 					on = 0
-					if okInter && g.TypeIntra <= gpu.NVB && in.minCC >= 70 && (in.minCC == in.maxCC || in.minCC >= 90) {
+					if ll128Enabled(v, g, in.minCC, in.maxCC) {
 						on = 1
 					}
 				}
@@ -338,13 +420,48 @@ func (t *Tuning) applyEnables(cfg *Config, in tuneIn, graphs [nAlgos]Graph) {
 	}
 }
 
+// ll128Enabled is LL128's default enable rule of release v for a graph:
+// GPUs to NIC no farther than PXB (Hopper and later: PXN, from 2.17), GPUs
+// joined by NVLink, one GPU generation (from 2.30 Hopper and later may
+// mix) among those the release validated (Volta and Ampere; Hopper from
+// 2.15; Blackwell from 2.25).
+func ll128Enabled(v Version, g Graph, minCC, maxCC int) bool {
+	okInter := g.TypeInter <= gpu.PXB
+	if minCC >= 90 && v.AtLeast(2, 17, 0) {
+		okInter = g.TypeInter <= gpu.PXN
+	}
+	if !okInter || g.TypeIntra > gpu.NVB || minCC < 70 {
+		return false
+	}
+	if v.AtLeast(2, 30, 0) {
+		return minCC == maxCC || minCC >= 90
+	}
+	if minCC != maxCC {
+		return false
+	}
+	switch {
+	case minCC == 70 || minCC == 80:
+		return true
+	case minCC == 90:
+		return v.AtLeast(2, 15, 0)
+	case minCC == 100 || minCC == 120:
+		return v.AtLeast(2, 25, 0)
+	}
+	return false
+}
+
 // runtimeChannels is comm->nChannels after ncclTopoPostset: the graph's
 // channels doubled, doubled again on Hopper and later across nodes above
 // 45 GB/s, then bounded by NCCL_MAX_NCHANNELS and raised to
 // NCCL_MIN_NCHANNELS.
-func runtimeChannels(cfg *Config, minCC, graphCh, nNodes int, bwIntra float32) int {
-	n := min(64, 2*graphCh)
-	if minCC >= 90 && nNodes > 1 && bwIntra > 45 && n < 16 {
+func runtimeChannels(cfg *Config, m *tunerModel, minCC, graphCh, nNodes int, bwIntra float32) int {
+	maxCh := 64
+	if !cfg.Version.AtLeast(2, 25, 0) {
+		maxCh = 32 // MAXCHANNELS
+	}
+	n := min(maxCh, 2*graphCh)
+	if minCC >= 90 && nNodes > 1 && bwIntra > 45 &&
+		((m.hopperDouble == 1 && 2*n <= maxCh) || (m.hopperDouble == 2 && n < 16)) {
 		n *= 2
 	}
 	n = min(n, cfg.MaxChannels)
@@ -366,15 +483,11 @@ func (t *Tuning) Time(f Func, a Algo, p Proto, nBytes int64) float32 {
 	if a == Tree && f == AllReduce && logSize >= 0 && logSize < 23 {
 		bw *= treeCorrection[p][logSize]
 	}
-	if a == NVLSTree && f == AllReduce && logSize >= 0 && logSize < 24 && t.minCC >= 100 {
+	if a == NVLSTree && f == AllReduce && logSize >= 0 && logSize < 24 && t.minCC >= 100 && t.model.since.AtLeast(2, 29, 0) {
 		bw *= treeCorrection[p][logSize] // x86 hosts, the only CPUs the twin models
 	}
-	if a == Ring && p == Simple && t.NNodes > 1 && f == AllReduce && nBytes/int64(t.NChannels*t.NRanks) >= 64 {
-		if t.minCC < 80 {
-			lat *= 1.9
-		} else {
-			lat *= 1.4
-		}
+	if a == Ring && p == Simple && t.NNodes > 1 && f == AllReduce {
+		lat *= t.model.plateauFactor(t.minCC, nBytes, t.NChannels, t.NRanks)
 	}
 	return lat + float32(nBytes)/(1000*bw)
 }

@@ -140,7 +140,7 @@ func (p *plan) ccMask() (int, string) {
 			return int(nic.CCPrioMask), fmt.Sprintf("%s:%d host.dcqcn.roce_cc_prio_mask", p.file, k.Line)
 		}
 	}
-	return int(nic.CCPrioMask), fmt.Sprintf("host.firmware.ROCE_CC_PRIO_MASK (default: the RoCE priority %d alone, as the twin simulates it)", p.s.Host.RoCEPriority())
+	return int(nic.CCPrioMask), fmt.Sprintf("host.firmware.ROCE_CC_PRIO_MASK (default: the priorities the description's RDMA traffic rides, %s, as the twin simulates it)", joinInts(maskInts(nic.CCPrioMask)))
 }
 
 // knobs are the DCQCN knobs the description sets, other than the priority

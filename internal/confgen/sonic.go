@@ -120,10 +120,8 @@ func genSONiC(p *plan, o Options) (Output, error) {
 			table("BUFFER_POOL")[sonicPool] = row{"type": "ingress", "mode": "dynamic"}
 			table("BUFFER_PROFILE")[prof] = row{"pool": sonicPool, "xoff": strconv.FormatInt(int64(pt.Headroom), 10),
 				"xon": strconv.FormatInt(xon, 10), "size": strconv.FormatInt(int64(pt.Headroom)+xon, 10), "dynamic_th": strconv.Itoa(p.dynamicTh)}
-			// One key per run of priorities: the YANG model takes "3" or
-			// "3-4", not a list, so lossless 1 and 3 are two PGs.
-			for _, run := range runsOf(p.lossless) {
-				table("BUFFER_PG")[name+"|"+rangeText(run)] = row{"profile": prof}
+			for _, r := range pgRanges(p.lossless) {
+				table("BUFFER_PG")[name+"|"+r] = row{"profile": prof}
 			}
 			if !profiles[prof] {
 				profiles[prof] = true
@@ -247,22 +245,22 @@ func maskInts(m uint8) []int {
 	return out
 }
 
-// runsOf splits ascending priorities into runs of consecutive ones.
-func runsOf(xs []int) [][]int {
-	var out [][]int
-	for i, x := range xs {
-		if i == 0 || x != xs[i-1]+1 {
-			out = append(out, nil)
+// pgRanges writes priorities as BUFFER_PG keys take them: one key per run
+// of consecutive priorities ("3", "3-4"), since sonic-buffer-pg.yang
+// allows no list ("1,3" is two rows).
+func pgRanges(xs []int) []string {
+	var out []string
+	for i := 0; i < len(xs); {
+		j := i
+		for j+1 < len(xs) && xs[j+1] == xs[j]+1 {
+			j++
 		}
-		out[len(out)-1] = append(out[len(out)-1], x)
+		r := strconv.Itoa(xs[i])
+		if j > i {
+			r += "-" + strconv.Itoa(xs[j])
+		}
+		out = append(out, r)
+		i = j + 1
 	}
 	return out
-}
-
-// rangeText writes priorities as SONiC keys do: "3", "3-4", or "2,4".
-func rangeText(xs []int) string {
-	if len(xs) > 1 && xs[len(xs)-1]-xs[0] == len(xs)-1 {
-		return strconv.Itoa(xs[0]) + "-" + strconv.Itoa(xs[len(xs)-1])
-	}
-	return joinInts(xs)
 }

@@ -96,6 +96,7 @@ func rules() []Rule {
 
 // Check runs every rule over the incident and returns the sorted findings.
 func Check(inc *Incident) []Finding {
+	inc = perftestOnce(inc)
 	var fs []Finding
 	for _, r := range rules() {
 		fs = append(fs, r.Check(inc)...)

@@ -178,7 +178,7 @@ func checkPerftestBW(inc *Incident) []Finding {
 		if frac >= bwLowFraction {
 			return []Finding{perPerftest(Finding{
 				ID: "perftest.bw.ok", Severity: Info, Layer: LayerNCCL,
-				Title:     fmt.Sprintf("%s: best %s = %.0f%% of the %s link rate%s: the RDMA path itself is healthy", r.Name(), rateText(best.BWAvg), 100*frac, rateText(rate), dirShort(r)),
+				Title:     fmt.Sprintf("%s: best %s%s = %.0f%% of the %s link rate: the RDMA path itself is healthy", r.Name(), rateText(best.BWAvg), eachWay(r, best.BWAvg), 100*frac, rateText(rate)),
 				Evidence:  ev,
 				Mechanism: "A single QP near line rate rules out the NIC, PCIe, MTU and the path between the two hosts; if the job is still slow, look at the collective (NCCL transport, GPUDirect RDMA, channels) and at congestion that only many flows create.",
 			}, r, "perftest near line rate")}
@@ -205,7 +205,7 @@ func checkPerftestBW(inc *Incident) []Finding {
 		}
 		return []Finding{perPerftest(Finding{
 			ID: "perftest.bw.low", Severity: sev, Layer: LayerNCCL,
-			Title:    fmt.Sprintf("%s: best %s %s = %.0f%% of the %s link rate%s", r.Name(), rateText(best.BWAvg), size, 100*frac, rateText(rate), dirShort(r)),
+			Title:    fmt.Sprintf("%s: best %s %s%s = %.0f%% of the %s link rate", r.Name(), rateText(best.BWAvg), size, eachWay(r, best.BWAvg), 100*frac, rateText(rate)),
 			Evidence: ev, Mechanism: mech,
 			Fix: "Check dmesg for the NIC's PCIe line (x16 at the card's generation), run perftest on the NIC's NUMA node (numactl -N <node> -m <node>), with --report_gbits -q 4 to rule out a single-QP limit, and read hw_counters before/after for out_of_sequence and CNPs; MTU must be 4096 on RoCE.",
 		}, r, "perftest bandwidth below line rate")}
@@ -215,9 +215,12 @@ func checkPerftestBW(inc *Incident) []Finding {
 // rateText formats a rate as "397.0 Gb/s".
 func rateText(r unit.BitRate) string { return fmt.Sprintf("%.1f Gb/s", r.Gbps()) }
 
-func dirShort(r *ingest.PerftestRun) string {
+// eachWay says, for a bidirectional run (whose bandwidth adds both
+// directions), what one direction carried: the figure judged against the
+// link rate.
+func eachWay(r *ingest.PerftestRun, bw unit.BitRate) string {
 	if r.Bidirectional {
-		return " (×2 for a bidirectional run)"
+		return fmt.Sprintf(" (bidirectional: %s each way)", rateText(r.PerDirection(bw)))
 	}
 	return ""
 }

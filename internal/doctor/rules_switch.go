@@ -273,8 +273,12 @@ func checkECNThresholds(inc *Incident) []Finding {
 			if p.GreenDropProbability >= 0 {
 				pmax = float64(p.GreenDropProbability) / 100
 			}
+			subject := nameOr(p.Name, "WRED profile")
+			if s.Switch != "" {
+				subject = s.Switch + " " + subject // profiles of one name on several switches
+			}
 			fs = append(fs, JudgeECN(ECNProfile{
-				Subject: nameOr(p.Name, "WRED profile"), Kmin: unit.Bytes(p.GreenMin), Kmax: unit.Bytes(p.GreenMax), Pmax: pmax,
+				Subject: subject, Kmin: unit.Bytes(p.GreenMin), Kmax: unit.Bytes(p.GreenMax), Pmax: pmax,
 				Rate: rate, RateHow: how, RateAssumed: assumed, RTT: ecnRTTUS * unit.Microsecond,
 				Units: "bytes (ecnconfig prints bytes)", Evidence: p.Evidence, Note: note,
 			}, true)...)

@@ -111,11 +111,17 @@ func hostNetdevs(inc *Incident) (hosts, netdevs map[string]bool) {
 // host's or NIC's own artifacts.
 func checkLLDPHosts(inc *Incident) []Finding {
 	hosts, netdevs := hostNetdevs(inc)
+	// A neighbour that is itself a switch of the incident is a fabric
+	// link, not a host NIC, whatever its ports are called.
+	switches := map[string]bool{}
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		switches[s.Switch] = s.Switch != ""
+	}
 	var fs []Finding
 	for _, s := range All[*ingest.SwitchCounters](inc) {
 		for _, n := range s.Neighbors {
 			nd := n.Netdev()
-			if nd == "" {
+			if nd == "" || switches[n.Device] {
 				continue
 			}
 			var joined []string

@@ -30,6 +30,7 @@ func windowRules() []Rule {
 // window: rx_prioN_pause_duration (µs the port was held by pause frames it
 // received) over the window's length.
 func checkPauseRatio(inc *Incident) []Finding {
+	roots := pauseRoots(inc)
 	return perSample(inc, ingest.KindEthtool, func(s *ingest.CounterSample) []Finding {
 		span, how := s.Span()
 		if span <= 0 {
@@ -56,8 +57,17 @@ func checkPauseRatio(inc *Incident) []Finding {
 		if r, ok := s.PFCFrames(ingest.RX, prio); ok {
 			ev = append(ev, r)
 		}
-		mech := fmt.Sprintf("rx_prio%d_pause_duration counts the microseconds this port was held by PFC pause frames it received on priority %d; over %s that is %s of the time. ", prio, prio, how, pct(ratio)) +
+		// The dumps' own date lines time the window alike for every port;
+		// another timing (--interval, the files' times) is said.
+		over := "the window between its two dumps, timed by their date lines"
+		if s.Before.Stamp.IsZero() {
+			over = how
+		}
+		mech := fmt.Sprintf("rx_prio%d_pause_duration counts the microseconds a port was held by PFC pause frames it received on priority %d, here over %s. ", prio, prio, over) +
 			fmt.Sprintf("The health target is below %s: a port paused longer is the victim of congestion further on (incast at a receiver, a slow or stuck receiver, a pause storm), and the pause spreads upstream to every flow sharing its queues.", pct(pauseRatioTarget))
+		if r := roots[prio]; len(r) > 0 {
+			mech += fmt.Sprintf(" The pause starts where a port sends it on priority %d without receiving any: %s, the congestion root; the ports it holds are its victims.", prio, list(r, 4))
+		}
 		fix := ""
 		if sev > Info {
 			fix = "Find the root: follow the pause downstream to the port that sends it without receiving it (tx_prioN_pause on the switch's egress toward the hot receiver); reduce incast fan-in, make ECN mark before PFC triggers (Kmin/Kmax below the XOFF threshold) so DCQCN slows the senders first, and check the receiver for a slow host (rx_out_of_buffer, PCIe) or a pause storm (tx_pause_storm_* events)."
@@ -70,6 +80,28 @@ func checkPauseRatio(inc *Incident) []Finding {
 			Fix:       fix,
 		}, s, "PFC pause time over the window")}
 	})
+}
+
+// pauseRoots lists, per priority, the ports that sent PFC pause over a
+// known window without being paused themselves: where the congestion
+// starts, upstream of every port it holds.
+func pauseRoots(inc *Incident) map[int][]string {
+	samples, _ := ctrSamples(inc)
+	out := map[int][]string{}
+	for i := range samples {
+		s := &samples[i]
+		if span, _ := s.Span(); span <= 0 || s.Kind != ingest.KindEthtool {
+			continue
+		}
+		for p := 0; p < 8; p++ {
+			tx, ok := s.PFCFrames(ingest.TX, p)
+			rx, _ := s.PFCDuration(ingest.RX, p)
+			if ok && tx.Value > 0 && rx.Value == 0 {
+				out[p] = append(out[p], s.Name())
+			}
+		}
+	}
+	return out
 }
 
 // pct formats a fraction as a percentage with three decimals.

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -281,4 +282,23 @@ func TestTimestamp(t *testing.T) {
 	if _, err := p.TextToMetricFamilies(strings.NewReader(string(body))); err != nil {
 		t.Errorf("stamped exposition does not parse: %v", err)
 	}
+}
+
+// TestNoRDMAIsNotBroken: a host without /sys/class/infiniband (no RDMA
+// driver loaded) exports nothing and reports no failure, so no alert
+// fires on it forever.
+func TestNoRDMAIsNotBroken(t *testing.T) {
+	h := Host{Sys: fstestMap("class/net/lo/mtu", "65536\n")}
+	_, body := scrapeHandler(t, NewHandler([]*Exporter{New(func() Host { return h }, Collectors(Options{}), nil)}, nil, 0, nil), nil)
+	if strings.Contains(string(body), "scrape_success{collector=\"rdma\"} 0") || strings.Contains(string(body), "\nrocelab_exporter_collector_errors_total{") {
+		t.Errorf("a host without RDMA devices reports a failure:\n%s", body)
+	}
+}
+
+func fstestMap(kv ...string) fstest.MapFS {
+	m := fstest.MapFS{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = &fstest.MapFile{Data: []byte(kv[i+1])}
+	}
+	return m
 }

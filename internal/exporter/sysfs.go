@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"bytes"
+	"errors"
 	"io/fs"
 	"path"
 	"strings"
@@ -46,6 +47,9 @@ func (s *Scrape) Ports() []Port {
 	}
 	d.done = true
 	devs, err := fs.ReadDir(s.Host.Sys, "class/infiniband")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // no RDMA device (ib_core not loaded): nothing to read, nothing broken
+	}
 	if err != nil {
 		d.errs = append(d.errs, devError{"", err})
 		return nil

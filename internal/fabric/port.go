@@ -439,6 +439,20 @@ func (pt *Port) Snapshot() Counters {
 	return c
 }
 
+// PauseHeld returns how long received pause has held priority prio, up
+// to now (a pause still in effect counts until now), and whether the port
+// ever received one on it.
+func (pt *Port) PauseHeld(prio int, now unit.Time) (unit.Time, bool) {
+	held := pt.ctr.RxPauseDuration[prio]
+	if ps := &pt.pause[prio]; ps.active && now > ps.start {
+		held += min(now, ps.end) - ps.start
+	}
+	return held, pt.ctr.RxPauseTransition[prio] > 0
+}
+
+// everPaused reports whether the port ever received pause.
+func (pt *Port) everPaused() bool { return pt.ctr.RxPauseTransition != [8]int64{} }
+
 // Paused reports whether priority prio is held by a received pause now.
 func (pt *Port) Paused(prio int) bool {
 	return pt.pausedMask(pt.dom.Sched.Now())&(1<<prio) != 0

@@ -54,6 +54,9 @@ type Config struct {
 	// AckCoalesce is how many packets a responder receives before it
 	// ACKs (the last packet of a message is ACKed at once).
 	AckCoalesce int
+	// CompletionDelay is how long after the NIC writes a completion the
+	// workload sees it (the CQE's DMA and the poll), as in the packet NIC.
+	CompletionDelay unit.Time
 
 	// Lossless is the set of priorities PFC protects (zero when PFC is
 	// off); PFCQuanta and PFCRefresh shape the pause frames.

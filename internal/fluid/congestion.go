@@ -1,7 +1,9 @@
 package fluid
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"rocelab/internal/unit"
 )
@@ -35,8 +37,10 @@ type linkState struct {
 	// its queue is CE-marked; queue its standing queue (bytes).
 	pause      float64
 	pausePrios uint8
-	markP      [8]float64
-	queue      float64
+	// congested is the classes whose queue at this port stands.
+	congested uint8
+	markP     [8]float64
+	queue     float64
 
 	// Integrated up to since: bits carried and seconds paused.
 	busy      float64
@@ -49,6 +53,7 @@ type linkState struct {
 	marks          [8]float64
 	peakLoad       float64
 	peakQueue      float64
+	peakClass      uint8
 }
 
 // integrate books the current state up to now.
@@ -91,28 +96,71 @@ type NICCounters struct {
 func (e *Engine) congestion(now unit.Time) {
 	s := &e.sol
 	c := e.cfg
+	// First the ports that hold a standing queue: a full port that is the
+	// bottleneck of flows that could bring it more than it carries (a
+	// clock offset of a few ppm between equal links does not count).
 	for _, l := range s.links {
 		lk := &e.net.links[l]
 		lk.integrate(now)
+		lk.st.congested = 0
+		// What the flows held here could bring: each ingress link
+		// delivers at most its own rate.
+		in := e.sol.ingress[:0]
+		for _, fh := range lk.flows {
+			if e.dataBottleneck(fh.flow) == fh.hop && fh.hop > 0 {
+				fl := &e.flows[fh.flow]
+				in = append(in, ingress{link: fl.path[fh.hop-1], cls: fl.cls[fh.hop], up: e.upstream(fl, fh.hop)})
+			}
+		}
+		slices.SortFunc(in, func(a, b ingress) int { return cmp.Or(cmp.Compare(a.cls, b.cls), cmp.Compare(a.link, b.link)) })
+		var demand [8]float64
+		for i := 0; i < len(in); {
+			j, sum := i, 0.0
+			for ; j < len(in) && in[j].link == in[i].link && in[j].cls == in[i].cls; j++ {
+				sum += in[j].up
+			}
+			demand[in[i].cls] += math.Min(sum, e.net.links[in[i].link].bps)
+			i = j
+		}
+		e.sol.ingress = in
+		for p := 0; p < 8; p++ {
+			if demand[p] > 1.01*lk.bps && lk.st.load >= lk.bps*(1-1e-6) {
+				lk.st.congested |= 1 << p
+			}
+		}
+	}
+	for _, l := range s.links {
+		lk := &e.net.links[l]
 		lk.st.pause, lk.st.pausePrios, lk.st.queue = 0, 0, 0
 		lk.st.markP = [8]float64{}
 		if len(lk.flows) == 0 {
 			continue
 		}
 		util := lk.st.load / lk.bps
-		var held, heldCC, here [8]int
-		var ingress [8]uint64 // distinct upstream links feeding a bottleneck here (a small hash set)
-		var nin [8]int
+		var held, here [8]int
+		var ingress, heldIn [8]uint64 // distinct upstream links feeding a bottleneck here, and a held flow (small hash sets)
+		var nin, nheld [8]int
 		for _, fh := range lk.flows {
 			fl := &e.flows[fh.flow]
+			if int(fh.hop) >= len(fl.path) {
+				continue // its ACKs
+			}
 			cls := fl.cls[fh.hop]
-			b := e.sol.bneck[fh.flow]
+			b := e.dataBottleneck(fh.flow)
 			switch {
 			case b > fh.hop:
-				if fl.ccOn {
-					heldCC[cls]++
-				} else {
+				// Held by a congested port further along, without
+				// congestion control to slow the sender first.
+				bl := &e.net.links[fl.path[b]]
+				if !fl.ccOn && bl.st.congested&(1<<fl.cls[b]) != 0 {
 					held[cls]++
+					if fh.hop > 0 {
+						up := uint64(1) << (uint(fl.path[fh.hop-1]) % 64)
+						if heldIn[cls]&up == 0 {
+							heldIn[cls] |= up
+							nheld[cls]++
+						}
+					}
 				}
 			case b == fh.hop:
 				here[cls]++
@@ -131,15 +179,20 @@ func (e *Engine) congestion(now unit.Time) {
 				lk.st.pause = math.Max(lk.st.pause, 1-util)
 				lk.st.pausePrios |= 1 << p
 				lk.everPaused |= 1 << p
+				if !lk.nicTx {
+					// A paused switch port fills its ingress groups to
+					// their thresholds before it pauses its own senders.
+					e.standing(lk, e.pfcQueue(lk, max(nheld[p], 1), true), p)
+				}
 			}
 			red := c.ECN[p]
-			if here[p] == 0 || lk.nicTx || red.Kmax <= 0 || util < 1-1e-6 {
+			if here[p] == 0 || lk.nicTx || lk.st.congested&(1<<p) == 0 {
 				continue
 			}
 			// A standing queue: the DCQCN equilibrium when the flows it
 			// holds are rate controlled, else the PFC threshold.
 			var q float64
-			if e.ccHeldHere(l, uint8(p)) {
+			if e.ccHeldHere(l, uint8(p)) && red.Kmax > 0 {
 				pm := e.dcqcnMark(lk.bps / float64(here[p]))
 				lk.st.markP[p] = pm
 				q = float64(red.Kmin) + pm/math.Max(red.Pmax, 1e-9)*float64(red.Kmax-red.Kmin)
@@ -150,8 +203,7 @@ func (e *Engine) congestion(now unit.Time) {
 				q = e.pfcQueue(lk, max(nin[p], 1), lossless)
 				lk.st.markP[p] = redProb(red, q)
 			}
-			lk.st.queue = math.Max(lk.st.queue, q)
-			lk.st.peakQueue = math.Max(lk.st.peakQueue, q)
+			e.standing(lk, q, p)
 		}
 	}
 	if !c.ECT {
@@ -170,12 +222,49 @@ func (e *Engine) congestion(now unit.Time) {
 	}
 }
 
+// ingress is a flow held at a port, by the link it comes in on.
+type ingress struct {
+	link int32
+	cls  uint8
+	up   float64
+}
+
+// standing books a standing queue of q bytes in class p at lk's sender.
+func (e *Engine) standing(lk *link, q float64, p int) {
+	lk.st.queue = math.Max(lk.st.queue, q)
+	if q > lk.st.peakQueue {
+		lk.st.peakQueue, lk.st.peakClass = q, uint8(p)
+	}
+}
+
+// upstream is the most flow fl could bring to hop h: its own cap and the
+// slowest link before h.
+func (e *Engine) upstream(fl *flow, h int32) float64 {
+	up := math.Inf(1)
+	if fl.capBps > 0 {
+		up = fl.capBps
+	}
+	for _, l := range fl.path[:h] {
+		up = math.Min(up, e.net.links[l].bps)
+	}
+	return up
+}
+
+// dataBottleneck returns the hop of its data path flow f froze at, or -1
+// when its own cap or its ACKs' way back held it.
+func (e *Engine) dataBottleneck(f int32) int32 {
+	if b := e.sol.bneck[f]; int(b) < len(e.flows[f].path) {
+		return b
+	}
+	return -1
+}
+
 // ccHeldHere reports whether the flows bottlenecked at link l in class p
 // are rate controlled by DCQCN.
 func (e *Engine) ccHeldHere(l int32, p uint8) bool {
 	for _, fh := range e.net.links[l].flows {
 		fl := &e.flows[fh.flow]
-		if e.sol.bneck[fh.flow] == fh.hop && fl.cls[fh.hop] == p && fl.ccOn {
+		if e.dataBottleneck(fh.flow) == fh.hop && fl.cls[fh.hop] == p && fl.ccOn {
 			return true
 		}
 	}

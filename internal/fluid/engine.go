@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"rocelab/internal/ecmp"
+	"rocelab/internal/metrics"
 	"rocelab/internal/packet"
 	"rocelab/internal/sim"
 	"rocelab/internal/unit"
@@ -26,13 +27,6 @@ const (
 	tagRefuse
 	tagLoss
 )
-
-// wake is a pending Transport.After call.
-type wake struct {
-	w    workload.Waker
-	tag  uint64
-	next int32
-}
 
 // flowHop is an active flow crossing a link, at hop of its path.
 type flowHop struct {
@@ -57,8 +51,7 @@ type Engine struct {
 	flows []flow
 	sol   solver
 
-	wakes     []wake
-	free      int32
+	wakes     workload.Wakes
 	workloads []workload.Workload
 	started   bool
 	refused   []refusal
@@ -78,6 +71,14 @@ type Engine struct {
 	tau    float64
 	dcqcnQ map[int]float64
 	shared []float64
+	// lat holds each delivered packet's estimated one-way latency.
+	lat *metrics.Latency
+	// delay is how long after the NIC writes a completion the workload
+	// sees it; while it handles one, inCQE is set and Now is cqeAt, the
+	// NIC's time (as the packet engine's transport does).
+	delay unit.Time
+	inCQE bool
+	cqeAt unit.Time
 }
 
 // New builds the engine for c.
@@ -86,7 +87,7 @@ func New(c *Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{cfg: c, sched: sim.NewScheduler(), net: net, free: -1}
+	e := &Engine{cfg: c, sched: sim.NewScheduler(), net: net, delay: c.CompletionDelay}
 	streams := sim.NewStreams(c.Seed)
 	e.sport = streams.Stream("qp/udp-sport")
 	e.lossR = streams.Stream("fluid/loss")
@@ -94,6 +95,7 @@ func New(c *Config) (*Engine, error) {
 	e.nics = make([]NICCounters, len(c.Topo.Hosts))
 	e.sol.init(len(net.links), 0)
 	e.dcqcnQ = map[int]float64{}
+	e.lat = metrics.NewLatency()
 	if c.DCQCN != nil {
 		e.tau = float64(c.DCQCN.MinTimeBetweenCnps) * 1e-6
 	}
@@ -105,8 +107,14 @@ func New(c *Config) (*Engine, error) {
 // Sched returns the engine's scheduler.
 func (e *Engine) Sched() *sim.Scheduler { return e.sched }
 
-// Now implements workload.Transport.
-func (e *Engine) Now() unit.Time { return e.sched.Now() }
+// Now implements workload.Transport: the scheduler's time, or, while a
+// workload handles a completion, the time the NIC wrote it.
+func (e *Engine) Now() unit.Time {
+	if e.inCQE {
+		return e.cqeAt
+	}
+	return e.sched.Now()
+}
 
 // Hosts implements workload.Transport.
 func (e *Engine) Hosts() int { return len(e.cfg.Topo.Hosts) }
@@ -153,18 +161,24 @@ func (e *Engine) Connect(src, dst int, o workload.QPOptions, owner workload.Owne
 	fl.respQPN = QPNBase + e.qpns[dst]
 	e.qpns[dst]++
 	fl.sport = uint16(49152 + e.sport.IntN(16384))
-	fl.path = e.net.path(src, dst, ecmp.Key{Src: int32(src), Dst: int32(dst), SrcPort: fl.sport, DstQP: fl.respQPN}, nil)
+	path := e.net.path(src, dst, ecmp.Key{Src: int32(src), Dst: int32(dst), SrcPort: fl.sport, DstQP: fl.respQPN}, nil)
 	back := e.net.path(dst, src, ecmp.Key{Src: int32(dst), Dst: int32(src), SrcPort: fl.sport, DstQP: fl.reqQPN}, nil)
-	if fl.path == nil || back == nil {
+	if path == nil || back == nil {
 		fl.noRoute = true
+		path, back = nil, nil
 	}
-	fl.cls = make([]uint8, len(fl.path))
-	fl.pos = make([]int32, len(fl.path))
-	for h, l := range fl.path {
+	// The flow's legs: its data's path, then its ACKs' path back.
+	fl.legs = append(path, back...)
+	fl.path, fl.back = fl.legs[:len(path)], fl.legs[len(path):]
+	fl.cls = make([]uint8, len(fl.legs))
+	fl.pos = make([]int32, len(fl.legs))
+	for h, l := range fl.legs {
 		fl.cls[h] = swPrio
 		if e.net.links[l].nicTx {
 			fl.cls[h] = prio
 		}
+	}
+	for _, l := range fl.path {
 		lk := &e.net.links[l]
 		fl.baseLat += lk.delay + lk.jitter
 	}
@@ -176,7 +190,11 @@ func (e *Engine) Connect(src, dst int, o workload.QPOptions, owner workload.Owne
 		lk := &e.net.links[l]
 		fl.ackLat += lk.rate.TxTime(unit.Bytes(fl.ackFrame+packet.PreambleIFG)) + lk.delay + lk.jitter
 	}
-	fl.back, fl.swPrio = back, swPrio
+	// ACKs take their share of the links back: one ACK frame per
+	// AckCoalesce full packets of data.
+	data := float64(int64(fl.mss)+int64(packet.Overhead(c.VLAN))) * float64(max(c.AckCoalesce, 1))
+	fl.ackW = float64(fl.ackFrame+packet.PreambleIFG) / data
+	fl.swPrio = swPrio
 	fl.pData, fl.pAck = e.pathLoss(fl.path), e.pathLoss(back)
 	e.flows = append(e.flows, fl)
 	e.sol.grow(len(e.flows))
@@ -190,7 +208,7 @@ func ackTimeout(exp uint8) unit.Time { return 4096 * unit.Nanosecond << exp }
 func (e *Engine) Post(qp workload.QP, m workload.Message) {
 	f := int32(qp)
 	fl := &e.flows[f]
-	now := e.Now()
+	now := e.sched.Now() // the NIC takes a post when the workload makes it
 	switch {
 	case m.Op == workload.Read:
 		// READ is not carried, as in the packet NIC: the responder
@@ -206,8 +224,7 @@ func (e *Engine) Post(qp workload.QP, m workload.Message) {
 		fl.failed = true
 		e.nics[fl.src].LocalAckTimeoutErr += int64(fl.retryCnt + 1)
 		e.nics[fl.src].ReqCQEError++
-		e.refused = append(e.refused, refusal{qp, m, workload.RetryExceeded})
-		e.sched.At(now+unit.Time(fl.retryCnt+1)*fl.timeout, 0, e, tagRefuse)
+		e.refuseAt(now+unit.Time(fl.retryCnt+1)*fl.timeout, qp, m, workload.RetryExceeded)
 		return
 	}
 	if !fl.posted {
@@ -224,7 +241,7 @@ func (e *Engine) Post(qp workload.QP, m workload.Message) {
 			t := now + e.latOf(f, last) + fl.ackLat + e.latOf(f, last)
 			if t < fl.resolveAt {
 				fl.resolveAt, fl.nak = t, true
-				fl.stallT.Set(e.sched, t, 0, e, tagStall|uint64(f)<<8)
+				fl.stallT.Set(e.sched, t+e.delay, 0, e, tagStall|uint64(f)<<8)
 			}
 		}
 		return
@@ -250,23 +267,27 @@ func (e *Engine) Post(qp workload.QP, m workload.Message) {
 	e.activate(f)
 }
 
-// refuse completes a work request with an error status, as an event.
+// refuse completes a work request with an error status, as an event now.
 func (e *Engine) refuse(qp workload.QP, m workload.Message, st workload.Status) {
+	e.refuseAt(e.sched.Now(), qp, m, st)
+}
+
+// refuseAt completes a work request with an error status, written by the
+// NIC at t. Refusals are rare (a READ, a dead path): each keeps its slot.
+func (e *Engine) refuseAt(t unit.Time, qp workload.QP, m workload.Message, st workload.Status) {
+	e.sched.At(t+e.delay, 0, e, tagRefuse|uint64(len(e.refused))<<8)
 	e.refused = append(e.refused, refusal{qp, m, st})
-	e.sched.At(e.Now(), 0, e, tagRefuse)
 }
 
 // After implements workload.Transport.
 func (e *Engine) After(d unit.Time, w workload.Waker, tag uint64) {
-	i := e.free
-	if i >= 0 {
-		e.free = e.wakes[i].next
-	} else {
-		i = int32(len(e.wakes))
-		e.wakes = append(e.wakes, wake{})
+	// From a completion, d counts from the NIC's time, but no earlier than
+	// the workload saw it.
+	at := e.sched.Now()
+	if base := e.Now(); d > at-base {
+		at = base + min(d, unit.MaxTime-base)
 	}
-	e.wakes[i] = wake{w: w, tag: tag, next: -1}
-	e.sched.After(d, 0, e, tagWake|uint64(i)<<8)
+	e.sched.At(at, 0, e, tagWake|uint64(e.wakes.Add(w, tag))<<8)
 }
 
 // Progress implements workload.Transport.
@@ -280,7 +301,7 @@ func (e *Engine) Start(ws ...workload.Workload) {
 	e.workloads = append(e.workloads, ws...)
 	if !e.started {
 		e.started = true
-		e.sched.At(e.Now(), 0, e, tagStart)
+		e.sched.At(e.sched.Now(), 0, e, tagStart)
 	}
 }
 
@@ -315,11 +336,8 @@ func (e *Engine) Handle(now unit.Time, tag uint64) {
 			w.Start(e)
 		}
 	case tagWake:
-		i := int32(tag >> 8)
-		w := e.wakes[i]
-		e.wakes[i] = wake{next: e.free}
-		e.free = i
-		w.w.Wake(now, w.tag)
+		w, wt := e.wakes.Take(f)
+		w.Wake(now, wt)
 	case tagSolve:
 		e.queued = false
 		e.resolve(now)
@@ -327,34 +345,38 @@ func (e *Engine) Handle(now unit.Time, tag uint64) {
 		if e.flows[f].idleT.Fire(e.sched, now) {
 			e.idle(f, now)
 		}
+	// Completions run CompletionDelay after the NIC wrote them: their
+	// timers are set that much later, and hand on the NIC's time.
 	case tagResp:
 		if e.flows[f].respT.Fire(e.sched, now) {
-			e.respond(f, now)
+			e.respond(f, now-e.delay)
 		}
 	case tagReq:
 		if e.flows[f].reqT.Fire(e.sched, now) {
-			e.acked(f, now)
+			e.acked(f, now-e.delay)
 		}
 	case tagStall:
 		if e.flows[f].stallT.Fire(e.sched, now) {
-			e.unstall(f, now)
+			e.unstall(f, now-e.delay)
 		}
 	case tagRefuse:
-		r := e.refused[0]
-		e.refused = e.refused[1:]
+		r := e.refused[f]
 		if r.status == workload.RemoteInvalidRequest {
 			e.nics[e.flows[r.qp].src].ReqCQEError++
 		}
-		e.complete(r.qp, workload.Requester, r.m.Op, r.m.ID, r.m.Bytes, r.status)
+		e.complete(r.qp, workload.Requester, r.m.Op, r.m.ID, r.m.Bytes, r.status, now-e.delay)
 	case tagLoss:
 		e.lossChange(now, int(tag>>8))
 	}
 	e.checkDone()
 }
 
-// complete delivers a completion to the connection's owner.
-func (e *Engine) complete(qp workload.QP, side workload.Side, op workload.Op, id uint64, bytes int64, st workload.Status) {
-	e.flows[qp].owner.Completed(workload.Completion{QP: qp, Side: side, Op: op, ID: id, Bytes: bytes, Status: st, At: e.Now()})
+// complete delivers a completion the NIC wrote at at to the connection's
+// owner, which handles it as of that time.
+func (e *Engine) complete(qp workload.QP, side workload.Side, op workload.Op, id uint64, bytes int64, st workload.Status, at unit.Time) {
+	e.inCQE, e.cqeAt = true, at
+	e.flows[qp].owner.Completed(workload.Completion{QP: qp, Side: side, Op: op, ID: id, Bytes: bytes, Status: st, At: at})
+	e.inCQE = false
 }
 
 // checkDone stops the run once every workload has finished.
@@ -367,8 +389,8 @@ func (e *Engine) checkDone() {
 // activate starts flow f's fluid; its rate comes with the next solve.
 func (e *Engine) activate(f int32) {
 	fl := &e.flows[f]
-	fl.active, fl.rate, fl.upd = true, 0, e.Now()
-	for h, l := range fl.path {
+	fl.active, fl.rate, fl.upd = true, 0, e.sched.Now()
+	for h, l := range fl.legs {
 		lk := &e.net.links[l]
 		fl.pos[h] = int32(len(lk.flows))
 		lk.flows = append(lk.flows, flowHop{f, int32(h)})
@@ -380,7 +402,7 @@ func (e *Engine) activate(f int32) {
 func (e *Engine) deactivate(f int32) {
 	fl := &e.flows[f]
 	fl.active = false
-	for h, l := range fl.path {
+	for h, l := range fl.legs {
 		lk := &e.net.links[l]
 		i := fl.pos[h]
 		last := lk.flows[len(lk.flows)-1]
@@ -393,10 +415,10 @@ func (e *Engine) deactivate(f int32) {
 
 // touch marks f's links for the next solve and schedules it now.
 func (e *Engine) touch(f int32) {
-	e.dirty = append(e.dirty, e.flows[f].path...)
+	e.dirty = append(e.dirty, e.flows[f].legs...)
 	if !e.queued {
 		e.queued = true
-		e.sched.At(e.Now(), 0, e, tagSolve)
+		e.sched.At(e.sched.Now(), 0, e, tagSolve)
 	}
 }
 
@@ -485,14 +507,15 @@ func (e *Engine) armResp(f int32) {
 		fl.respT.Stop()
 		return
 	}
-	fl.respT.Set(e.sched, t+e.latOf(f, m.lastWire), 0, e, tagResp|uint64(f)<<8)
+	fl.respT.Set(e.sched, t+e.latOf(f, m.lastWire)+e.delay, 0, e, tagResp|uint64(f)<<8)
 }
 
-// respond delivers the responder completions that are due.
+// respond delivers the responder completions whose last byte arrived by
+// now (the NIC's time).
 func (e *Engine) respond(f int32, now unit.Time) {
 	fl := &e.flows[f]
 	if fl.active {
-		e.settle(f, now)
+		e.settle(f, e.sched.Now())
 	}
 	for fl.resp < fl.send && !fl.stalled {
 		m := fl.msgs.at(fl.resp)
@@ -514,6 +537,7 @@ func (e *Engine) delivered(f int32, m *msg, now unit.Time) {
 	fl := &e.flows[f]
 	fl.resp++
 	fl.delivered += m.bytes
+	fl.deliveredPkts += int64(m.pkts)
 	fl.lastDeliv = now
 	m.respAt = now
 	m.reqAt = now + fl.ackLat
@@ -533,20 +557,21 @@ func (e *Engine) delivered(f int32, m *msg, now unit.Time) {
 		p.reqAt, p.ackLost = m.reqAt, false
 	}
 	if front := fl.msgs.front(); fl.resp > 0 {
-		fl.reqT.Set(e.sched, front.reqAt, 0, e, tagReq|uint64(f)<<8)
+		fl.reqT.Set(e.sched, front.reqAt+e.delay, 0, e, tagReq|uint64(f)<<8)
 	}
 	if m.op != workload.Write {
-		e.complete(workload.QP(f), workload.Responder, m.op, 0, m.bytes, workload.Success)
+		e.complete(workload.QP(f), workload.Responder, m.op, 0, m.bytes, workload.Success, now)
 	}
 }
 
-// acked delivers the requester completions that are due.
+// acked delivers the requester completions whose ACK arrived by now (the
+// NIC's time).
 func (e *Engine) acked(f int32, now unit.Time) {
 	fl := &e.flows[f]
 	for fl.resp > 0 {
 		m := fl.msgs.front()
 		if m.reqAt > now {
-			fl.reqT.Set(e.sched, m.reqAt, 0, e, tagReq|uint64(f)<<8)
+			fl.reqT.Set(e.sched, m.reqAt+e.delay, 0, e, tagReq|uint64(f)<<8)
 			return
 		}
 		if m.ackLost {
@@ -554,11 +579,11 @@ func (e *Engine) acked(f int32, now unit.Time) {
 			fl.retxPkts++
 			fl.retxBytes += float64(m.lastWire)
 		}
-		op, id, bytes := m.op, m.id, m.bytes
+		op, id, bytes, at := m.op, m.id, m.bytes, m.reqAt
 		fl.msgs.popFront()
 		fl.resp--
 		fl.send--
-		e.complete(workload.QP(f), workload.Requester, op, id, bytes, workload.Success)
+		e.complete(workload.QP(f), workload.Requester, op, id, bytes, workload.Success, at)
 		fl = &e.flows[f]
 	}
 }

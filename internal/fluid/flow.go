@@ -70,22 +70,26 @@ type flow struct {
 	reqQPN   uint32
 	respQPN  uint32
 	tag      string
-	// path is the links the data crosses; cls and pos are parallel: the
-	// class the flow rides on each hop, and its index in that link's
-	// active list while active.
-	path []int32
-	cls  []uint8
-	pos  []int32
-	// back is the ACKs' path, swPrio the class the switches give the
-	// connection, ackFrame an ACK's frame bytes.
-	back     []int32
+	// legs are the links the flow loads: path, the links its data
+	// crosses, then back, the links its ACKs cross. cls and pos are
+	// parallel to legs: the class the flow rides on each, and its index
+	// in that link's active list while active.
+	legs, path, back []int32
+	cls              []uint8
+	pos              []int32
+	// swPrio is the class the switches give the connection, ackFrame an
+	// ACK's frame bytes, ackW the ACKs' wire bytes per data wire byte.
 	swPrio   uint8
 	ackFrame int32
+	ackW     float64
 	capBps   float64
 	mss      int32
 	// baseLat is the data path's propagation and mean jitter; ackLat the
-	// ACK's whole way back.
+	// ACK's whole way back; lat the last latOf, for a last packet of
+	// latWire bytes.
 	baseLat, ackLat unit.Time
+	lat             unit.Time
+	latWire         int32
 	timeout         unit.Time
 	retryCnt        int
 	// pData and pAck are the probabilities that a data packet and an
@@ -120,24 +124,35 @@ type flow struct {
 	stallT    sim.Timer
 
 	// Counters.
-	posted    bool
-	firstPost unit.Time
-	delivered int64
-	lastDeliv unit.Time
-	sentBytes int64
-	sentPkts  int64
-	retxPkts  float64
-	retxBytes float64
-	marked    float64
-	cnps      float64
-	failed    bool
-	ccOn      bool
+	posted        bool
+	firstPost     unit.Time
+	delivered     int64
+	deliveredPkts int64
+	acks          int64
+	lastDeliv     unit.Time
+	sentBytes     int64
+	sentPkts      int64
+	retxPkts      float64
+	retxBytes     float64
+	marked        float64
+	cnps          float64
+	failed        bool
+	ccOn          bool
 	// pMark is the probability a packet of the flow arrives CE-marked.
 	pMark float64
 }
 
-// pathOf returns flow f's links.
+// pathOf returns flow f's data path.
 func (e *Engine) pathOf(f int32) []int32 { return e.flows[f].path }
+
+// weight is what flow fl's leg h takes of a link per unit of its rate: all
+// of it on its data's path, its ACKs' share on the way back.
+func (fl *flow) weight(h int) float64 {
+	if h < len(fl.path) {
+		return 1
+	}
+	return fl.ackW
+}
 
 // wireOf returns a message's wire bytes, packets and last packet's wire
 // bytes on flow fl, framed as the packet NIC frames it: RETH on the first
@@ -179,10 +194,14 @@ func (e *Engine) wireOf(fl *flow, op workload.Op, bytes int64) (wire int64, pkts
 // store-and-forward on every hop after the first.
 func (e *Engine) latOf(f int32, lastWire int32) unit.Time {
 	fl := &e.flows[f]
+	if lastWire == fl.latWire {
+		return fl.lat // most messages end on a packet of the same size
+	}
 	d := fl.baseLat
-	for _, l := range e.pathOf(f)[1:] {
+	for _, l := range fl.path[1:] {
 		d += e.net.links[l].rate.TxTime(unit.Bytes(lastWire))
 	}
+	fl.latWire, fl.lat = lastWire, d
 	return d
 }
 

@@ -30,6 +30,25 @@ func config(t *topo.Topology) *Config {
 	}
 }
 
+// singleSwitch returns an engine over n hosts on one switch at 100G over
+// cable, its configuration changed by set (when not nil).
+func singleSwitch(t *testing.T, n int, cable unit.Length, set func(*Config)) *Engine {
+	t.Helper()
+	tp, err := topo.SingleSwitch(n, topo.LinkSpec{Rate: 100 * unit.Gbps, Cable: cable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := config(tp)
+	if set != nil {
+		set(c)
+	}
+	e, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
 // recorder is a workload owner that keeps every completion.
 type recorder struct{ got []workload.Completion }
 
@@ -39,14 +58,7 @@ func (r *recorder) Completed(c workload.Completion) { r.got = append(r.got, c) }
 // 64 MiB at 100G and MTU 4096 in 64 MiB·(4096+82)/4096 bits at 100 Gb/s,
 // plus the latency of its last packet and its ACK.
 func TestSingleFlowGoodput(t *testing.T) {
-	tp, err := topo.SingleSwitch(2, topo.LinkSpec{Rate: 100 * unit.Gbps, Cable: 3 * unit.Metre})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(config(tp))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := singleSwitch(t, 2, 3*unit.Metre, nil)
 	var r recorder
 	qp := e.Connect(0, 1, workload.QPOptions{}, &r)
 	const size = 64 << 20
@@ -80,30 +92,38 @@ func TestSingleFlowGoodput(t *testing.T) {
 }
 
 // naiveMaxMin is progressive filling written the slow, obvious way: raise
-// every unfrozen flow together to the smallest fair share of any link (or
-// cap), freeze the flows there, repeat.
-func naiveMaxMin(paths [][]int32, caps []float64, capOf func(l int32) float64) []float64 {
+// every unfrozen flow together to the smallest level any link (its
+// capacity left over the weights of the unfrozen flows crossing it) or
+// cap allows, freeze the flows whose data crosses a link at that level,
+// repeat. Flow f loads link paths[f][i] with weights[f][i] per unit of its
+// rate; the legs of weight 1 are its data's, the others its ACKs', which
+// take capacity but are not held by a full link.
+func naiveMaxMin(paths [][]int32, weights [][]float64, caps []float64, capOf func(l int32) float64) []float64 {
 	n := len(paths)
 	rate := make([]float64, n)
 	frozen := make([]bool, n)
 	for left := n; left > 0; {
 		rem := map[int32]float64{}
-		cnt := map[int32]int{}
+		wsum := map[int32]float64{}
+		data := map[int32]bool{}
 		for f, p := range paths {
-			for _, l := range p {
+			for i, l := range p {
 				if _, ok := rem[l]; !ok {
 					rem[l] = capOf(l)
 				}
 				if frozen[f] {
-					rem[l] -= rate[f]
-				} else {
-					cnt[l]++
+					rem[l] -= weights[f][i] * rate[f]
+					continue
 				}
+				wsum[l] += weights[f][i]
+				data[l] = data[l] || weights[f][i] == 1
 			}
 		}
 		level := math.Inf(1)
-		for l, c := range cnt {
-			level = math.Min(level, rem[l]/float64(c))
+		for l, w := range wsum {
+			if data[l] {
+				level = math.Min(level, rem[l]/w)
+			}
 		}
 		for f := range paths {
 			if !frozen[f] && caps[f] > 0 {
@@ -115,8 +135,8 @@ func naiveMaxMin(paths [][]int32, caps []float64, capOf func(l int32) float64) [
 				continue
 			}
 			hit := caps[f] > 0 && caps[f] <= level*(1+1e-12)
-			for _, l := range p {
-				if rem[l]/float64(cnt[l]) <= level*(1+1e-12) {
+			for i, l := range p {
+				if weights[f][i] == 1 && rem[l]/wsum[l] <= level*(1+1e-12) {
 					hit = true
 				}
 			}
@@ -130,7 +150,8 @@ func naiveMaxMin(paths [][]int32, caps []float64, capOf func(l int32) float64) [
 }
 
 // The water-filling against the naive version, on random flow sets over
-// a 2:1 leaf-spine with ECMP, some flows rate-capped.
+// a 2:1 leaf-spine with ECMP, some flows rate-capped, each flow's ACKs
+// loading its way back.
 func TestMaxMinAgainstNaive(t *testing.T) {
 	tp, err := topo.BuildLeafSpine(topo.LeafSpine{Leaves: 4, Spines: 2, HostsPerLeaf: 8, UplinksPerLeaf: 4,
 		HostLink: topo.LinkSpec{Rate: 100 * unit.Gbps, Cable: unit.Metre}, FabricLink: topo.LinkSpec{Rate: 100 * unit.Gbps, Cable: unit.Metre}})
@@ -148,6 +169,7 @@ func TestMaxMinAgainstNaive(t *testing.T) {
 		var r recorder
 		n := 1 + rng.IntN(60)
 		var paths [][]int32
+		var weights [][]float64
 		var caps []float64
 		for i := 0; i < n; i++ {
 			src := rng.IntN(32)
@@ -158,11 +180,16 @@ func TestMaxMinAgainstNaive(t *testing.T) {
 			}
 			qp := e.Connect(src, dst, o, &r)
 			e.Post(qp, workload.Message{Op: workload.Write, Bytes: 1 << 30})
-			paths = append(paths, e.flows[qp].path)
+			fl := &e.flows[qp]
+			var w []float64
+			for h := range fl.legs {
+				w = append(w, fl.weight(h))
+			}
+			paths, weights = append(paths, fl.legs), append(weights, w)
 			caps = append(caps, float64(o.RateCap))
 		}
 		e.Sched().RunUntil(unit.Nanosecond)
-		want := naiveMaxMin(paths, caps, func(l int32) float64 { return e.net.links[l].bps })
+		want := naiveMaxMin(paths, weights, caps, func(l int32) float64 { return e.net.links[l].bps })
 		for f := range paths {
 			if got := e.flows[f].rate; math.Abs(got-want[f]) > 1e-6*want[f] {
 				t.Fatalf("trial %d, flow %d of %d: %.6g bit/s, naive %.6g", trial, f, n, got, want[f])
@@ -211,14 +238,7 @@ func TestETSShares(t *testing.T) {
 // Messages on one connection complete in order at both ends, one-packet
 // messages included, and a connection's messages in a row keep its rate.
 func TestCompletionOrder(t *testing.T) {
-	tp, err := topo.SingleSwitch(3, topo.LinkSpec{Rate: 100 * unit.Gbps, Cable: unit.Metre})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(config(tp))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := singleSwitch(t, 3, unit.Metre, nil)
 	var r recorder
 	a := e.Connect(0, 2, workload.QPOptions{}, &r)
 	b := e.Connect(1, 2, workload.QPOptions{}, &r)
@@ -295,16 +315,10 @@ func TestDeterminism(t *testing.T) {
 // (4.096 µs·2^14 here); one followed at once by another message is
 // exposed by the next packet and costs no timer.
 func TestLostTailWaitsForTimeout(t *testing.T) {
-	tp, err := topo.SingleSwitch(2, topo.LinkSpec{Rate: 100 * unit.Gbps, Cable: unit.Metre})
-	if err != nil {
-		t.Fatal(err)
+	lossy := func(rate float64) func(*Config) {
+		return func(c *Config) { c.Losses = []Loss{{Link: 0, Rate: rate, Burst: 1}} } // h0's cable
 	}
-	c := config(tp)
-	c.Losses = []Loss{{Link: 0, Rate: 1, Burst: 1}} // h0's cable loses everything
-	e, err := New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := singleSwitch(t, 2, unit.Metre, lossy(1))
 	var r recorder
 	a := e.Connect(0, 1, workload.QPOptions{}, &r)
 	e.Post(a, workload.Message{Op: workload.WriteImm, Bytes: 1 << 20, ID: 1})
@@ -318,8 +332,7 @@ func TestLostTailWaitsForTimeout(t *testing.T) {
 	if n := e.NICs()[0]; n.LocalAckTimeoutErr != 2 {
 		t.Errorf("local_ack_timeout_err %d, want 2 (the lost tail and its lost ACK)", n.LocalAckTimeoutErr)
 	}
-	c.Losses[0].Rate = 0.5
-	e, _ = New(c)
+	e = singleSwitch(t, 2, unit.Metre, lossy(0.5))
 	r.got = nil
 	b := e.Connect(0, 1, workload.QPOptions{}, &r)
 	for i := 0; i < 2; i++ {
@@ -328,5 +341,22 @@ func TestLostTailWaitsForTimeout(t *testing.T) {
 	e.Sched().RunUntil(unit.Second)
 	if r.got[0].ID != 0 || r.got[0].At > timeout/2 {
 		t.Errorf("followed message: first completion %+v; its tail should be exposed at once", r.got[0])
+	}
+}
+
+// A READ is refused as the packet NIC refuses it, and what follows on the
+// connection still completes in order.
+func TestReadRefused(t *testing.T) {
+	e := singleSwitch(t, 2, unit.Metre, nil)
+	var r recorder
+	qp := e.Connect(0, 1, workload.QPOptions{}, &r)
+	e.Post(qp, workload.Message{Op: workload.Read, Bytes: 4096, ID: 1})
+	e.Post(qp, workload.Message{Op: workload.Write, Bytes: 4096, ID: 2})
+	e.Sched().RunUntil(unit.Second)
+	if len(r.got) != 2 || r.got[0].ID != 1 || r.got[0].Status != workload.RemoteInvalidRequest || r.got[1].ID != 2 || r.got[1].Status != workload.Success {
+		t.Fatalf("completions %+v", r.got)
+	}
+	if e.NICs()[0].ReqCQEError != 1 {
+		t.Errorf("req_cqe_error %d", e.NICs()[0].ReqCQEError)
 	}
 }

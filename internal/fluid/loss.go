@@ -92,7 +92,7 @@ func (e *Engine) tailLost(f int32, m *msg, now unit.Time) bool {
 			fl.resolveAt, fl.nak = t, true
 		}
 	}
-	fl.stallT.Set(e.sched, max(fl.resolveAt, now), 0, e, tagStall|uint64(f)<<8)
+	fl.stallT.Set(e.sched, max(fl.resolveAt, now)+e.delay, 0, e, tagStall|uint64(f)<<8)
 	return true
 }
 
@@ -185,6 +185,7 @@ func (e *Engine) settled(f int32, m *msg, done unit.Time) {
 		e.nics[fl.src].NAKs += pk * ep
 		e.nics[fl.dst].OOS += pk * ep * fl.k
 	}
+	e.recordLatency(f, m)
 	frames := float64(m.wire) + retxBytes - (pk+retx)*packet.PreambleIFG
 	pkts := pk + retx
 	keep := 1.0
@@ -201,6 +202,7 @@ func (e *Engine) settled(f int32, m *msg, done unit.Time) {
 	}
 	// ACKs: one per AckCoalesce packets and one for the last.
 	acks := math.Ceil(pk / float64(max(e.cfg.AckCoalesce, 1)))
+	fl.acks += int64(acks)
 	for h, l := range fl.back {
 		lk := &e.net.links[l]
 		c := fl.swPrio
@@ -233,4 +235,25 @@ func (e *Engine) settled(f int32, m *msg, done unit.Time) {
 			}
 		}
 	}
+}
+
+// recordLatency books message m's packets at the one-way latency a packet
+// of it sees: serialization and propagation on every hop, the mean FEC
+// jitter, and the standing queue estimated at each link it crosses.
+func (e *Engine) recordLatency(f int32, m *msg) {
+	fl := &e.flows[f]
+	frame := unit.Bytes(min(int64(fl.mss), m.bytes) + int64(packet.Overhead(e.cfg.VLAN)))
+	d := fl.baseLat
+	for _, l := range fl.path {
+		lk := &e.net.links[l]
+		d += lk.rate.TxTime(frame)
+		if q := lk.st.queue; q > 0 {
+			d += unit.Time(q * 8 / lk.bps * float64(unit.Second))
+		}
+	}
+	class := packet.ClassRoCE
+	if fl.tcp {
+		class = packet.ClassTCP
+	}
+	e.lat.RecordN(class, fl.swPrio, d, int64(m.pkts))
 }

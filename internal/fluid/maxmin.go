@@ -100,8 +100,12 @@ type solver struct {
 	share []float64
 	rem   []float64
 	wt    []float64
-	ver   []uint32
-	used  []float64
+	// dwt counts the unfrozen flows whose data crosses each sub-link: only
+	// those a full sub-link freezes (ACKs take their share of it, but a
+	// link full of others' data does not hold a flow's ACKs back).
+	dwt  []float64
+	ver  []uint32
+	used []float64
 
 	links []int32 // the component's links
 	flows []int32 // the component's flows
@@ -113,7 +117,9 @@ type solver struct {
 	froze []uint32
 	// bneck is the hop each flow froze at: its bottleneck (-1: its cap).
 	bneck []int32
-	multi []int32 // links with more than one class in use
+	// ingress is scratch for the congestion estimate.
+	ingress []ingress
+	multi   []int32 // links with more than one class in use
 }
 
 func (s *solver) init(nlinks, nflows int) {
@@ -123,6 +129,7 @@ func (s *solver) init(nlinks, nflows int) {
 	s.share = make([]float64, n)
 	s.rem = make([]float64, n)
 	s.wt = make([]float64, n)
+	s.dwt = make([]float64, n)
 	s.ver = make([]uint32, n)
 	s.used = make([]float64, n)
 	s.grow(nflows)
@@ -151,9 +158,8 @@ func (e *Engine) component(seeds []int32) {
 			s.queue = append(s.queue, l)
 		}
 	}
-	for len(s.queue) > 0 {
-		l := s.queue[0]
-		s.queue = s.queue[1:]
+	for i := 0; i < len(s.queue); i++ {
+		l := s.queue[i]
 		s.links = append(s.links, l)
 		for _, fh := range e.net.links[l].flows {
 			if s.flowSeen[fh.flow] == g {
@@ -161,7 +167,7 @@ func (e *Engine) component(seeds []int32) {
 			}
 			s.flowSeen[fh.flow] = g
 			s.flows = append(s.flows, fh.flow)
-			for _, l2 := range e.pathOf(fh.flow) {
+			for _, l2 := range e.flows[fh.flow].legs {
 				if s.linkSeen[l2] != g {
 					s.linkSeen[l2] = g
 					s.queue = append(s.queue, l2)
@@ -309,14 +315,19 @@ func (e *Engine) fill() {
 	for _, sub := range s.subs {
 		s.rem[sub] = s.share[sub]
 		s.wt[sub] = 0
+		s.dwt[sub] = 0
 		s.used[sub] = 0
 		s.ver[sub]++
 	}
 	s.capd = s.capd[:0]
 	for _, f := range s.flows {
 		fl := &e.flows[f]
-		for h, l := range e.pathOf(f) {
-			s.wt[subOf(l, fl.cls[h])]++
+		for h, l := range fl.legs {
+			sub := subOf(l, fl.cls[h])
+			s.wt[sub] += fl.weight(h)
+			if h < len(fl.path) {
+				s.dwt[sub]++
+			}
 		}
 		if fl.capBps > 0 {
 			s.capd = append(s.capd, f)
@@ -336,7 +347,7 @@ func (e *Engine) fill() {
 	}
 	s.heap = s.heap[:0]
 	for _, sub := range s.subs {
-		if s.wt[sub] > 0 {
+		if s.dwt[sub] > 0 {
 			s.heap.push(hent{key: s.rem[sub] / s.wt[sub], sub: sub, ver: s.ver[sub]})
 		}
 	}
@@ -344,7 +355,7 @@ func (e *Engine) fill() {
 	for {
 		for len(s.heap) > 0 {
 			top := s.heap[0]
-			if top.ver == s.ver[top.sub] && s.wt[top.sub] > 0 {
+			if top.ver == s.ver[top.sub] && s.dwt[top.sub] > 0 {
 				break
 			}
 			s.heap.pop()
@@ -364,7 +375,8 @@ func (e *Engine) fill() {
 		level := math.Max(0, top.key)
 		l, c := top.sub/8, uint8(top.sub%8)
 		for _, fh := range e.net.links[l].flows {
-			if s.froze[fh.flow] != fg && e.flows[fh.flow].cls[fh.hop] == c {
+			fl := &e.flows[fh.flow]
+			if s.froze[fh.flow] != fg && fl.cls[fh.hop] == c && int(fh.hop) < len(fl.path) {
 				e.freeze(fh.flow, level, fg, fh.hop)
 			}
 		}
@@ -379,13 +391,14 @@ func (e *Engine) freeze(f int32, r float64, fg uint32, hop int32) {
 	s.rate[f] = r
 	s.bneck[f] = hop
 	fl := &e.flows[f]
-	for h, l := range e.pathOf(f) {
+	for h, l := range fl.legs {
 		sub := subOf(l, fl.cls[h])
-		s.rem[sub] -= r
-		s.used[sub] += r
-		s.wt[sub]--
+		w := fl.weight(h)
+		s.rem[sub] -= w * r
+		s.used[sub] += w * r
+		s.wt[sub] -= w
 		s.ver[sub]++
-		if s.wt[sub] > 0 {
+		if s.dwt[sub] > 0 {
 			s.heap.push(hent{key: s.rem[sub] / s.wt[sub], sub: sub, ver: s.ver[sub]})
 		}
 	}

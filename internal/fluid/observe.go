@@ -3,6 +3,7 @@ package fluid
 import (
 	"math"
 
+	"rocelab/internal/metrics"
 	"rocelab/internal/unit"
 )
 
@@ -21,7 +22,10 @@ type LinkStats struct {
 	PausePrios  uint8
 	PauseFrames int64
 	Marks       [8]int64
-	PeakQueue   int64
+	// PeakQueue is the deepest standing queue estimated at its sender's
+	// egress, in class PeakClass.
+	PeakQueue int64
+	PeakClass int
 	// Busy is the bits carried (resends included), for utilization.
 	Busy float64
 }
@@ -37,7 +41,7 @@ func (e *Engine) Links() []LinkStats {
 		dt := float64(now-st.since) / float64(unit.Second)
 		busy, paused := st.busy+st.load*dt, st.pauseTime+st.pause*dt
 		ls := LinkStats{Link: i / 2, Dir: i % 2, Lost: round(st.lost), PausePrios: pausePrios(lk),
-			Paused: unit.Time(paused * float64(unit.Second)), PeakQueue: round(st.peakQueue), Busy: busy}
+			Paused: unit.Time(paused * float64(unit.Second)), PeakQueue: round(st.peakQueue), PeakClass: int(st.peakClass), Busy: busy}
 		for c := 0; c < 8; c++ {
 			ls.Bytes[c], ls.Packets[c], ls.Marks[c] = round(st.bytes[c]), round(st.packets[c]), round(st.marks[c])
 		}
@@ -78,14 +82,17 @@ type ConnStats struct {
 	FirstPost unit.Time
 	// Sent and SentPkts are payload bytes and packets sent the first
 	// time; RetxPkts the expected go-back-N resends.
-	Sent      int64
-	SentPkts  int64
-	RetxPkts  int64
-	RetxBytes int64
-	Delivered int64
-	LastDeliv unit.Time
-	Failed    bool
-	HasCC     bool
+	Sent          int64
+	SentPkts      int64
+	RetxPkts      int64
+	RetxBytes     int64
+	Delivered     int64
+	DeliveredPkts int64
+	LastDeliv     unit.Time
+	Failed        bool
+	HasCC         bool
+	// Acks counts the ACK frames its responder sent.
+	Acks int64
 	// Marked and CNPs are the CE-marked packets it delivered and the
 	// CNPs its receiver sent back, as expected values.
 	Marked, CNPs int64
@@ -101,7 +108,7 @@ func (e *Engine) Conns() []ConnStats {
 		out[i] = ConnStats{
 			Src: int(fl.src), Dst: int(fl.dst), Priority: fl.prio, DSCP: fl.dscp, SrcPort: fl.sport, Tag: fl.tag, TCP: fl.tcp,
 			Started: fl.posted, FirstPost: fl.firstPost, Sent: fl.sentBytes, SentPkts: fl.sentPkts,
-			RetxPkts: round(fl.retxPkts), RetxBytes: round(fl.retxBytes), Delivered: fl.delivered, LastDeliv: fl.lastDeliv,
+			RetxPkts: round(fl.retxPkts), RetxBytes: round(fl.retxBytes), Delivered: fl.delivered, DeliveredPkts: fl.deliveredPkts, Acks: fl.acks, LastDeliv: fl.lastDeliv,
 			Failed: fl.failed, HasCC: fl.ccOn, Marked: round(fl.marked), CNPs: round(fl.cnps), Path: fl.path,
 		}
 	}
@@ -118,3 +125,16 @@ type Work struct {
 func (e *Engine) Work() Work {
 	return Work{Events: int64(e.sched.Executed()), Solves: e.solves, FlowsSolved: e.flowsIn}
 }
+
+// PortLink returns the directed link that port port of topology node
+// node transmits on, or -1 when the port is not linked.
+func (e *Engine) PortLink(node, port int) int { return int(e.net.portLink[node][port]) }
+
+// Rate returns a directed link's rate, with its port's clock offset.
+func (e *Engine) Rate(link int) unit.BitRate { return e.net.links[link].rate }
+
+// Latency returns the delivered packets' estimated one-way latencies.
+func (e *Engine) Latency() *metrics.Latency { return e.lat }
+
+// Config returns the engine's configuration.
+func (e *Engine) Config() *Config { return e.cfg }

@@ -98,7 +98,10 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 	var err error
 	if path == "-" {
 		name = "<stdin>"
-		data, err = io.ReadAll(io.LimitReader(stdin, sonic.MaxFileBytes+1))
+		data, err = io.ReadAll(io.LimitReader(stdin, maxFileBytes+1))
+		if err == nil && len(data) > maxFileBytes {
+			err = fmt.Errorf("%s: larger than %d MiB: not a configuration file", name, maxFileBytes>>20)
+		}
 	} else {
 		data, err = readLimited(path)
 	}
@@ -195,7 +198,12 @@ func expand(p string) ([]string, string, error) {
 	return files, p, nil
 }
 
-// readLimited reads a file of at most sonic.MaxFileBytes.
+// maxFileBytes bounds a description read into memory: a config_db.json
+// of a 128-port switch with its ACLs is a few MiB, and reading stops
+// here, so that /dev/zero is refused in well under 100 MB.
+const maxFileBytes = 16 << 20
+
+// readLimited reads a file of at most maxFileBytes.
 func readLimited(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -206,9 +214,9 @@ func readLimited(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(bufio.NewReader(f), sonic.MaxFileBytes+1))
-	if err == nil && len(data) > sonic.MaxFileBytes {
-		err = fmt.Errorf("%s: larger than %d MiB: not a configuration file", path, sonic.MaxFileBytes>>20)
+	data, err := io.ReadAll(io.LimitReader(bufio.NewReader(f), maxFileBytes+1))
+	if err == nil && len(data) > maxFileBytes {
+		err = fmt.Errorf("%s: larger than %d MiB: not a configuration file", path, maxFileBytes>>20)
 	}
 	return data, err
 }

@@ -42,6 +42,14 @@ func (l *Latency) Record(c packet.Class, prio uint8, d unit.Time) {
 	_ = l.class[c].RecordValue(ns)
 }
 
+// RecordN adds n packets of one latency (an engine that estimates a
+// message's latency rather than timing each packet).
+func (l *Latency) RecordN(c packet.Class, prio uint8, d unit.Time, n int64) {
+	ns := max(int64(d/unit.Nanosecond), 1)
+	_ = l.h[prio&7].RecordValues(ns, n)
+	_ = l.class[c].RecordValues(ns, n)
+}
+
 // Histogram returns priority prio's latencies as plain data.
 func (l *Latency) Histogram(prio int) Histogram { return histogramOf(l.h[prio]) }
 

@@ -208,6 +208,23 @@ func (s *Sweep) Explain() string {
 	return s.Comm.Explain(s.Opts.Func, sizes)
 }
 
+// Calls returns every call the sweep makes, in order: the warm-up calls
+// and each size's timed out-of-place and in-place loops (an NCCL log
+// prints a TUNING line for each).
+func (s *Sweep) Calls() []collective.Call {
+	var out []collective.Call
+	for _, st := range s.steps {
+		n := s.Opts.Iters
+		if st.warm {
+			n = s.Opts.Warmup
+		}
+		for range n {
+			out = append(out, st.call)
+		}
+	}
+	return out
+}
+
 // Completed implements workload.Owner; the communicator owns its QPs.
 func (s *Sweep) Completed(workload.Completion) {}
 

@@ -19,13 +19,6 @@ type conn struct {
 	opts      workload.QPOptions
 }
 
-// wake is a pending Transport.After call.
-type wake struct {
-	w    workload.Waker
-	tag  uint64
-	next int32 // free list
-}
-
 // Transport implements workload.Transport over the NICs of a network: the
 // packet-level twin. Connections are RC queue pairs, or TCP-class
 // connections with kernel framing and the Linux minimum RTO.
@@ -51,8 +44,7 @@ type Transport struct {
 	sched *sim.Scheduler
 	nics  []*NIC
 	conns []conn
-	wakes []wake
-	free  int32
+	wakes workload.Wakes
 	sport *sim.Rand
 	delay unit.Time
 
@@ -79,7 +71,7 @@ const (
 
 // NewTransport returns the transport over nics; nics[i] must be host i.
 func NewTransport(net *fabric.Network, nics []*NIC) *Transport {
-	t := &Transport{sched: sim.NewScheduler(), nics: nics, free: -1, sport: net.Streams.Stream("qp/udp-sport")}
+	t := &Transport{sched: sim.NewScheduler(), nics: nics, sport: net.Streams.Stream("qp/udp-sport")}
 	for range net.Domains {
 		t.mail = append(t.mail, &mailbox{})
 	}
@@ -204,14 +196,7 @@ func (t *Transport) Post(id workload.QP, m workload.Message) {
 
 // After implements workload.Transport.
 func (t *Transport) After(d unit.Time, w workload.Waker, tag uint64) {
-	i := t.free
-	if i >= 0 {
-		t.free = t.wakes[i].next
-	} else {
-		i = int32(len(t.wakes))
-		t.wakes = append(t.wakes, wake{})
-	}
-	t.wakes[i] = wake{w: w, tag: tag, next: -1}
+	i := t.wakes.Add(w, tag)
 	at := t.sched.Now()
 	if base := t.Now(); d > at-base {
 		at = base + min(d, unit.MaxTime-base)
@@ -256,11 +241,8 @@ func (t *Transport) Handle(now unit.Time, tag uint64) {
 			w.Start(t)
 		}
 	case tagWake:
-		i := int32(tag >> 8)
-		w := t.wakes[i]
-		t.wakes[i] = wake{next: t.free}
-		t.free = i
-		w.w.Wake(now, w.tag)
+		w, wt := t.wakes.Take(int32(tag >> 8))
+		w.Wake(now, wt)
 	case tagComplete:
 		i := int32(tag >> 8)
 		c := t.comps[i]

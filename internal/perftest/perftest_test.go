@@ -84,14 +84,16 @@ func TestWriteBWLineRate(t *testing.T) {
 }
 
 // TestSendLatency: the ping-pong's one-way latency is the wire time of a
-// 64 B SEND through one switch: two cable delays (3 m, 15 ns each), two
-// serializations (7 ns each at 100G) and the PHY's FEC jitter; the twin
-// models no NIC or PCIe processing, which a real ib_send_lat adds (about
-// 1 µs). The doctor reads t_typical back.
+// 64 B SEND through one switch — two cable delays (3 m, 15 ns each), two
+// serializations (7 ns each at 100G) and the PHY's FEC jitter — and the
+// completion's way to the host that answers (the CQE's DMA and the poll
+// that finds it, 200 ns), which the wire time partly overlaps. The twin
+// models no other NIC or PCIe processing, which a real ib_send_lat adds
+// (about 1 µs in all). The doctor reads t_typical back.
 func TestSendLatency(t *testing.T) {
 	p := runTests(t, "ib_send_lat -s 64 -n 1000")[0]
 	r := p.Rows[0]
-	if r.Min < 0.044 || r.Typical > 0.2 || r.P999 < r.Typical {
+	if r.Min < 0.2 || r.Typical > 0.4 || r.P999 < r.Typical {
 		t.Errorf("latency %+v", r)
 	}
 	run := parse(t, p).Runs[0]

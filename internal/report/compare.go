@@ -80,7 +80,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 			writeEngine(&b, r.Engine, "   ")
 		}
 		fmt.Fprintf(&b, "   NIC congestion control %s on priorities %s; simulated %.3f ms, %d events\n",
-			r.Scenario.CC, ints(twin.Priorities(r.Scenario.CCPrioMask)), r.Sim.EndUS/1000, r.Sim.Events)
+			r.Scenario.CC, textout.Ints(twin.Priorities(r.Scenario.CCPrioMask)), r.Sim.EndUS/1000, r.Sim.Events)
 		if n := r.NCCL; n != nil {
 			for _, l := range strings.Split(strings.TrimRight(n.Comm, "\n"), "\n") {
 				b.WriteString("   " + l + "\n")

@@ -8,6 +8,8 @@ package report
 import (
 	"sort"
 
+	"rocelab/internal/counters"
+
 	"rocelab/internal/metrics"
 	"rocelab/internal/twin"
 )
@@ -16,7 +18,8 @@ import (
 // docs/run-json.md; everything in it is a function of scenario and seed.
 type Run struct {
 	// Schema is the version of this JSON (twin.Schema).
-	Schema   int             `json:"schema"`
+	Schema int `json:"schema"`
+	// Engine names the engine that ran, why, and what it leaves out.
 	Engine   twin.EngineInfo `json:"engine"`
 	Scenario twin.Setup      `json:"scenario"`
 	Sim      SimInfo         `json:"sim"`
@@ -29,7 +32,10 @@ type Run struct {
 	Queues   []Queue         `json:"queues"`
 	QPs      []QPSeries      `json:"qp_series"`
 	ECMP     []ECMPTier      `json:"ecmp"`
-	NCCL     *twin.NCCL      `json:"nccl,omitempty"`
+	// Busiest are the links that carried the most over the run, by the
+	// share of their line rate their sender used.
+	Busiest []LinkLoad `json:"busiest_links"`
+	NCCL    *twin.NCCL `json:"nccl,omitempty"`
 
 	obs *twin.Observation // what the run showed, for the files WriteDir writes
 }
@@ -97,6 +103,16 @@ type QPSeries struct {
 	Alpha    []float64 `json:"alpha"`
 }
 
+// LinkLoad is what one link direction carried over the run: frame bytes
+// (tx_bytes_phy) at its sender, as an average rate and a share of its
+// line rate.
+type LinkLoad struct {
+	Port        string  `json:"port"`
+	Peer        string  `json:"peer"`
+	Gbps        float64 `json:"gbps"`
+	Utilization float64 `json:"utilization"`
+}
+
 // ECMPTier is the load over one tier's uplinks.
 type ECMPTier struct {
 	Tier      string  `json:"tier"`
@@ -141,7 +157,35 @@ func New(o *twin.Observation) *Run {
 			RateGbps: q.RateGbps.Values, Alpha: q.Alpha.Values})
 	}
 	r.ECMP = ecmp(o.Uplinks)
+	r.Busiest = busiest(o)
 	return r
+}
+
+// busiestLinks is how many links the summary lists as busiest.
+const busiestLinks = 10
+
+// busiest returns the link directions whose senders used the most of
+// their line rate over the run, most first (ties by port order).
+func busiest(o *twin.Observation) []LinkLoad {
+	secs := o.Sim.End.Seconds()
+	if secs <= 0 {
+		return nil
+	}
+	name := counters.Default().Name(counters.MLX5, counters.Ethtool, counters.PhyBytes, counters.TX, 0)
+	var out []LinkLoad
+	for _, p := range o.Ports {
+		if p.LineRate <= 0 {
+			continue
+		}
+		for _, c := range p.Counters {
+			if c.Name == name && c.Value > 0 {
+				g := float64(c.Value) * 8 / secs / 1e9
+				out = append(out, LinkLoad{Port: p.Name, Peer: p.Peer, Gbps: g, Utilization: g * 1e9 / float64(p.LineRate)})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Utilization > out[j].Utilization })
+	return out[:min(len(out), busiestLinks)]
 }
 
 // nonZero keeps the counters that are not zero; nil (not modelled) stays

@@ -22,8 +22,9 @@ const maxRows = 20
 func (r *Run) WriteText(w io.Writer) error {
 	var b strings.Builder
 	s := r.Scenario
-	fmt.Fprintf(&b, "rocelab run: %s (seed %d)\n", s.Name, s.Seed)
+	// The first line says which engine ran and why (issue 15).
 	writeEngine(&b, r.Engine, "")
+	fmt.Fprintf(&b, "rocelab run: %s (seed %d)\n", s.Name, s.Seed)
 	fmt.Fprintf(&b, "topology %s: %s, %s, %s", s.Topology, textout.Count(int64(s.Hosts), "host", "hosts"),
 		textout.Count(int64(s.Switches), "switch", "switches"), textout.Count(int64(s.Links), "link", "links"))
 	if s.Oversubscription > 0 {
@@ -38,15 +39,15 @@ func (r *Run) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "; path MTU %d", s.MTU)
 	if s.PFC {
-		fmt.Fprintf(&b, "; PFC on priority %s, headroom %s\n", ints(s.LosslessPrios), bytesList(s.HeadroomBytes))
+		fmt.Fprintf(&b, "; PFC on priority %s, headroom %s\n", textout.Ints(s.LosslessPrios), bytesList(s.HeadroomBytes))
 	} else {
-		fmt.Fprintf(&b, "; PFC off (lossless class %s unprotected)\n", ints(s.LosslessPrios))
+		fmt.Fprintf(&b, "; PFC off (lossless class %s unprotected)\n", textout.Ints(s.LosslessPrios))
 	}
 	protected := "lossless"
 	if !s.RoCELossless {
 		protected = "NOT lossless"
 	}
-	fmt.Fprintf(&b, "RoCE on switch priority %s (%s); NIC congestion control %s on priorities %s\n", ints(s.RoCEPriorities), protected, s.CC, ints(twin.Priorities(s.CCPrioMask)))
+	fmt.Fprintf(&b, "RoCE on switch priority %s (%s); NIC congestion control %s on priorities %s\n", textout.Ints(s.RoCEPriorities), protected, s.CC, textout.Ints(twin.Priorities(s.CCPrioMask)))
 	state := r.outcome()
 	fmt.Fprintf(&b, "simulated %.3f us, %d events; %s\n", r.Sim.EndUS, r.Sim.Events, state)
 
@@ -91,6 +92,14 @@ func (r *Run) WriteText(w io.Writer) error {
 				break
 			}
 			tbl.Add(q.Port, fmt.Sprint(q.Priority), fmt.Sprint(q.MaxBytes))
+		}
+		tbl.Write(&b)
+	}
+	if len(r.Busiest) > 0 {
+		b.WriteString("\nBusiest links (frame bytes sent over the run, share of line rate)\n")
+		tbl = &textout.Table{Head: []string{"port", "peer", "gbps", "utilization"}}
+		for _, l := range r.Busiest {
+			tbl.Add(l.Port, l.Peer, fmt.Sprintf("%.3f", l.Gbps), pct(l.Utilization))
 		}
 		tbl.Write(&b)
 	}
@@ -335,17 +344,6 @@ func pctValue(t metrics.Target) string {
 	return pct(t.Value)
 }
 func f2(f float64) string { return fmt.Sprintf("%.2f", f) }
-
-func ints(xs []int) string {
-	if len(xs) == 0 {
-		return "none"
-	}
-	s := make([]string, len(xs))
-	for i, x := range xs {
-		s[i] = fmt.Sprint(x)
-	}
-	return strings.Join(s, ",")
-}
 
 func bytesList(xs []int64) string {
 	if len(xs) == 0 {

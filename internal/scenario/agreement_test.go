@@ -19,12 +19,14 @@ import (
 // of testdata/agreement (issue 15, acceptance 2). The packet engine's
 // results are kept in testdata/agreement/packet.golden, since the large
 // cases take minutes at packet level; TestPacketGoldenHonest reruns the
-// cheap ones (all of them with -agreement-full) and -update regenerates
-// the golden and the table.
+// cheap ones (all of them with -agreement-full), -update regenerates the
+// golden and the table, -update-table the table alone (after a change to
+// the fluid engine).
 
 var (
 	update        = flag.Bool("update", false, "rerun the packet engine on every agreement case and rewrite testdata/agreement/packet.golden and table.txt (minutes)")
 	agreementFull = flag.Bool("agreement-full", false, "check every packet result in testdata/agreement/packet.golden against a fresh packet run (minutes)")
+	updateTable   = flag.Bool("update-table", false, "rewrite testdata/agreement/table.txt from packet.golden and fresh fluid runs")
 )
 
 const agreementDir = "testdata/agreement"
@@ -179,9 +181,14 @@ var exceptions = map[string]bound{
 	"incast-fattree-k8": {0.30, "PFC shares a congested port per ingress port, not per flow: the 3 senders on the receiver's edge switch " +
 		"get 1/7 of the port each and finish first, the 124 behind the aggregation links share 4/7; max-min gives every flow 1/127 (the last completion agrees)"},
 	"permutation-fattree-k8-dcqcn": {0.40, "DCQCN's transient on ECMP collisions: colliding flows cut their rates below the fair share and recover " +
-		"over milliseconds (rpg_time_reset 300 us), longer than a 4 MiB flow; the fluid model takes the fair share at once (the PFC-only case agrees)"},
+		"over milliseconds (rpg_time_reset 300 us), longer than a 4 MiB flow; the fluid model takes the fair share at once (with PFC only, " +
+		"permutation-fattree-k8-pfc, the p99 and the last completion agree)"},
 	"ecmp-2to1-leafspine-dcqcn": {0.12, "DCQCN's transient where two rings' flows collide on one uplink: the rate cuts leave the uplink " +
 		"under-used; the fluid model shares it fairly at once (the PFC-only case agrees)"},
+	"tree-8x8gpu-1nic-100g": {0.20, "DCQCN's transient where a tree parent's NIC takes both children at once (2:1): the rate cuts leave it " +
+		"under-used, most at the smaller size; with PFC only (tree-8x8gpu-1nic-100g-pfc) the engines agree within 0.2 %"},
+	"permutation-fattree-k8-pfc": {0.30, "PFC's head-of-line blocking: a port paused for one congested flow holds the other flows behind it, " +
+		"so flows that max-min lets run at line rate finish later (the p99 and the last completion agree)"},
 }
 
 // row is one line of the agreement table.
@@ -244,7 +251,7 @@ func TestFluidAgreement(t *testing.T) {
 	table := agreementTable(rows)
 	t.Log("\n" + table)
 	path := filepath.Join(agreementDir, "table.txt")
-	if *update {
+	if *update || *updateTable {
 		if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -34,8 +34,9 @@ type Twin struct {
 	// Partition is how the fabric is split into domains.
 	Partition Partition
 
-	links []*fabric.Link
-	run   *sim.Windows
+	links  []*fabric.Link
+	run    *sim.Windows
+	pauses []*fabric.PauseSampler // one per domain
 }
 
 // Options are how a twin runs, as opposed to what it simulates: they
@@ -138,6 +139,7 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 		tw.addFault(i, f)
 	}
 	tw.reroutes()
+	tw.samplePauses()
 	net.SampleQueues(s.SampleInterval)
 	tw.run = &sim.Windows{
 		Control: tw.Transport.Control(), Collect: tw.Transport.Collect, Lookahead: tw.lookahead(),
@@ -150,6 +152,19 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 		tw.run.Parts = append(tw.run.Parts, d)
 	}
 	return tw, nil
+}
+
+// samplePauses has each domain sample the pause its ports receive.
+func (tw *Twin) samplePauses() {
+	byDomain := map[*fabric.Domain][]*fabric.Port{}
+	for _, pt := range tw.Net.Ports {
+		byDomain[pt.Domain()] = append(byDomain[pt.Domain()], pt)
+	}
+	for _, d := range tw.Net.Domains {
+		ps := fabric.NewPauseSampler(byDomain[d], tw.Scenario.SampleInterval)
+		d.AddSampler(ps)
+		tw.pauses = append(tw.pauses, ps)
+	}
 }
 
 // lookahead is the width of the run's windows: the least lookahead of a
@@ -366,16 +381,30 @@ func (c *conv) checkBuffer(s *Scenario, r *rawSwitch) {
 func (tw *Twin) RoCEPriorities() (uint8, bool) { return tw.rocePriorities(tw.Transport.Conns()) }
 
 func (tw *Twin) rocePriorities(conns []nic.ConnInfo) (uint8, bool) {
-	sw := fabric.Classifier{Trust: tw.Scenario.Switch.Trust, DSCPToPrio: tw.Scenario.Switch.DSCPToPrio}
+	s := tw.Scenario
 	var m uint8
 	for _, c := range conns {
 		if c.Class == packet.ClassRoCE {
-			m |= 1 << sw.Priority(c.DSCP, c.Priority, tw.Scenario.Host.VLAN)
+			m |= 1 << s.switchPriority(c.DSCP, c.Priority)
 		}
 	}
-	pfc := uint8(0)
-	if tw.Scenario.Switch.PFC.Enabled {
-		pfc = tw.Scenario.Switch.PFC.Priorities
-	}
-	return m, m&^pfc == 0
+	return m, s.lossless(m)
 }
+
+// switchPriority is the priority the switches queue a connection's
+// packets on: by its DSCP, or the PCP its NIC priority sets.
+func (s *Scenario) switchPriority(dscp, prio uint8) uint8 {
+	sw := fabric.Classifier{Trust: s.Switch.Trust, DSCPToPrio: s.Switch.DSCPToPrio}
+	return sw.Priority(dscp, prio, s.Host.VLAN)
+}
+
+// pfcMask is the priorities PFC protects, none when it is off.
+func (s *Scenario) pfcMask() uint8 {
+	if s.Switch.PFC.Enabled {
+		return s.Switch.PFC.Priorities
+	}
+	return 0
+}
+
+// lossless reports whether PFC protects every priority of mask m.
+func (s *Scenario) lossless(m uint8) bool { return m&^s.pfcMask() == 0 }

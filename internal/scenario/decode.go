@@ -57,7 +57,7 @@ const MaxFileSize = 1 * unit.MiB
 // and rejecting unknown keys with the list of keys expected there.
 func parseRaw(file string, data []byte) (*rawScenario, error) {
 	if unit.Bytes(len(data)) > MaxFileSize {
-		return nil, Errors{{File: file, Msg: fmt.Sprintf("%s is %s, more than the %s a scenario may be; a scenario describes traffic with generators, not flow by flow", file, human(unit.Bytes(len(data))), human(MaxFileSize))}}
+		return nil, Errors{{File: file, Msg: fmt.Sprintf("%s, more than the %s a scenario may be; a scenario describes traffic with generators, not flow by flow", human(unit.Bytes(len(data))), human(MaxFileSize))}}
 	}
 	if err := CheckDepth(file, data); err != nil {
 		return nil, err

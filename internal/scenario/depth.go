@@ -1,6 +1,9 @@
 package scenario
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // MaxDepth caps how deeply a YAML file may nest mappings and lists. The
 // YAML parser's memory grows with the square of the nesting (a 60 KB file
@@ -18,6 +21,10 @@ func CheckDepth(file string, data []byte) error {
 		comment, start  = false, true
 		indent          int
 		stack           []int // block indentation columns
+		// last is the line's last non-blank byte outside quotes (0 at
+		// its start): a quote opens a scalar only where a scalar may
+		// begin, so the apostrophe of "the job's class" opens none.
+		last byte
 	)
 	deep := func() error {
 		if d := flow + len(stack); d > MaxDepth {
@@ -30,7 +37,7 @@ func CheckDepth(file string, data []byte) error {
 		col++
 		switch {
 		case c == '\n':
-			line, col, comment, start, indent = line+1, 0, false, true, 0
+			line, col, comment, start, indent, last = line+1, 0, false, true, 0, 0
 			continue
 		case comment:
 			continue
@@ -39,7 +46,7 @@ func CheckDepth(file string, data []byte) error {
 				i++
 				col++
 			} else if c == quote {
-				quote = 0
+				quote, last = 0, c
 			}
 			continue
 		case start && c == ' ':
@@ -67,13 +74,19 @@ func CheckDepth(file string, data []byte) error {
 				}
 			}
 		}
+		prev := last
+		if c != ' ' && c != '\t' && c != '\r' {
+			last = c
+		}
 		switch c {
 		case '#':
 			if i > 0 && (data[i-1] == ' ' || data[i-1] == '\t') {
 				comment = true
 			}
 		case '"', '\'':
-			quote = c
+			if prev == 0 || strings.IndexByte(":-[{,?", prev) >= 0 {
+				quote = c
+			}
 		case '[', '{':
 			flow++
 			if err := deep(); err != nil {

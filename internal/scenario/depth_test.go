@@ -36,6 +36,9 @@ func TestCheckDepth(t *testing.T) {
 		{block(MaxDepth), ""},
 		{block(MaxDepth + 1), "f.yaml:65:65: nested 65 levels deep"},
 		{"x:\n" + strings.Repeat("- ", MaxDepth+1) + "1\n", "f.yaml:2:1: nested 66 levels deep"},
+		// An apostrophe inside a plain scalar opens no quote.
+		{"d: the job's class\na: " + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + "\n", "f.yaml:2:67: nested 65 levels deep"},
+		{"d: ['it''s', \"a\\\"b\"]\na: " + strings.Repeat("[", MaxDepth) + "\n", "f.yaml:2:67: nested 65 levels deep"},
 	} {
 		err := CheckDepth("f.yaml", []byte(c.yaml))
 		switch {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"math"
 
+	"rocelab/internal/collective"
 	"rocelab/internal/fabric"
 	"rocelab/internal/metrics"
 	"rocelab/internal/packet"
@@ -65,7 +66,10 @@ const (
 )
 
 // Estimate returns the cost of running s.
-func (s *Scenario) Estimate() Estimate {
+func (s *Scenario) Estimate() Estimate { return s.estimate(s.Workload.traffic(int64(s.Host.MTU))) }
+
+// estimate returns the cost of running s with its job's traffic tr.
+func (s *Scenario) estimate(tr []collective.Transfer) Estimate {
 	var e Estimate
 	var packets, hopsSum, wireBytes float64
 	var serial unit.Time // the slowest single flow: start + bytes at its rate
@@ -103,7 +107,7 @@ func (s *Scenario) Estimate() Estimate {
 			add(float64(per), unit.Bytes(max(size, 1)), 0, 0, hops(p.Client, p.Server))
 		}
 	}
-	pk, ph, wb := s.Workload.estimate(hops, int64(s.Host.MTU), overhead)
+	pk, ph, wb := packetCost(tr, hops, overhead)
 	packets, hopsSum, wireBytes = packets+pk, hopsSum+ph, wireBytes+wb
 	nSwitch, nPorts := 0, 0
 	slowest := unit.BitRate(0)

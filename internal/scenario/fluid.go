@@ -10,12 +10,13 @@ import (
 	"rocelab/internal/workload"
 )
 
-// FluidTwin is a scenario assembled on the fluid (flow-level) engine.
+// FluidTwin is a scenario assembled on the fluid (flow-level) engine. It
+// is a twin.Engine: the embedded engine carries the workloads.
 type FluidTwin struct {
+	*fluid.Engine
 	Scenario *Scenario
 	// Workloads are the traffic the engine carries.
 	*Workloads
-	Engine *fluid.Engine
 }
 
 // BuildFluid assembles the scenario's traffic and jobs on the fluid
@@ -57,7 +58,7 @@ func (s *Scenario) FluidConfig() *fluid.Config {
 		SwitchStrict: sw.Strict, SwitchWeights: sw.Weights,
 		Hash: sw.HashFields, PerSwitchSeed: sw.PerSwitchSeed,
 		ClockPPM: s.PHY.ClockPPM,
-		Timeout:  n.Timeout, RetryCnt: n.RetryCnt, TCPRTO: n.TCPRTO, AckCoalesce: n.AckCoalesce,
+		Timeout:  n.Timeout, RetryCnt: n.RetryCnt, TCPRTO: n.TCPRTO, AckCoalesce: n.AckCoalesce, CompletionDelay: DefaultCompletionDelay,
 		PFCQuanta: sw.PFC.Quanta, PFCRefresh: sw.PFC.Refresh,
 		Buffer: int64(sw.Buffer), Alpha: sw.Alpha, Reserve: int64(sw.Reserve),
 		ECT: h.ECN, DCQCN: n.DCQCN.Config,

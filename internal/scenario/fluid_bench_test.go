@@ -17,6 +17,7 @@ type fluidCost struct {
 	wall, cpu     time.Duration
 	heap, rss     float64 // MiB
 	events, flows int64
+	solves, moved int64 // rate recomputations, and the flows they touched
 	end           unit.Time
 	iteration     unit.Time
 }
@@ -63,6 +64,7 @@ func runFluid(tb testing.TB, s *Scenario) fluidCost {
 	c.rss = maxRSS()
 	w := tw.Engine.Work()
 	c.events, c.flows, c.end = w.Events, int64(len(tw.Engine.Conns())), tw.Engine.Now()
+	c.solves, c.moved = w.Solves, w.FlowsSolved
 	if tw.Jobs != nil && tw.Jobs.Training != nil {
 		c.iteration = tw.Jobs.Training.Report.Iteration
 	}
@@ -76,6 +78,8 @@ func (c fluidCost) report(b *testing.B) {
 	b.ReportMetric(c.rss, "maxrss-MiB")
 	b.ReportMetric(float64(c.events), "events")
 	b.ReportMetric(float64(c.flows), "qps")
+	b.ReportMetric(float64(c.solves), "solves")
+	b.ReportMetric(float64(c.moved)/float64(max(c.solves, 1)), "flows/solve")
 	b.ReportMetric(c.iteration.Seconds(), "sim-iteration-s")
 }
 

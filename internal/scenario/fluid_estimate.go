@@ -2,7 +2,9 @@ package scenario
 
 import (
 	"fmt"
+	"log/slog"
 
+	"rocelab/internal/collective"
 	"rocelab/internal/textout"
 	"rocelab/internal/topo"
 	"rocelab/internal/twin"
@@ -23,10 +25,11 @@ type FluidEstimate struct {
 }
 
 // Cost model of the fluid engine, measured on the GPT-3 job at 128 to
-// 2048 GPUs (BenchmarkFluidGrowth): 4.1-4.2 scheduler events per message,
-// about 4 KiB of heap per connection with its NCCL state.
+// 2048 GPUs (BenchmarkFluidGrowth): 4.6 scheduler events per message (2048
+// GPUs: 257 M events for 55.5 M messages), about 4 KiB of heap per
+// connection with its NCCL state.
 const (
-	fluidEventsPerMessage = 4.2
+	fluidEventsPerMessage = 4.6
 	fluidEventsPerConn    = 10
 	fluidBytesPerConn     = 4 << 10
 	fluidBytesPerLink     = 512
@@ -38,19 +41,19 @@ const (
 
 // FluidEstimate returns the fluid engine's cost of running s.
 func (s *Scenario) FluidEstimate() FluidEstimate {
+	return s.fluidEstimate(s.Workload.traffic(int64(s.Host.MTU)))
+}
+
+// fluidEstimate returns the fluid engine's cost of running s with its
+// job's traffic tr.
+func (s *Scenario) fluidEstimate(tr []collective.Transfer) FluidEstimate {
 	var e FluidEstimate
 	n := s.flowCount()
 	e.Connections, e.Messages = int64(n), int64(n)
-	if w := s.Workload; w != nil {
-		if j, err := w.jobs(); err == nil {
-			if tr, err := j.netTraffic(int64(s.Host.MTU)); err == nil {
-				for _, x := range tr {
-					e.Messages += x.Messages + x.CTS
-				}
-				e.Connections += fluidQPsPerPair * int64(len(tr))
-			}
-		}
+	for _, x := range tr {
+		e.Messages += x.Messages + x.CTS
 	}
+	e.Connections += fluidQPsPerPair * int64(len(tr))
 	e.Events = sat(fluidEventsPerMessage*float64(e.Messages) + fluidEventsPerConn*float64(e.Connections))
 	switches := 0
 	for _, nd := range s.Topo.Nodes {
@@ -64,16 +67,23 @@ func (s *Scenario) FluidEstimate() FluidEstimate {
 	return e
 }
 
-// Work is the expected number of scheduler events.
+// Work implements twin.Estimate: the scheduler events expected.
 func (e FluidEstimate) Work() int64 { return e.Events }
 
-// String summarises the estimate.
+// String implements twin.Estimate.
 func (e FluidEstimate) String() string {
-	return fmt.Sprintf("%s, %s, about %d events and %s of memory",
-		textout.Count(e.Connections, "connection", "connections"), textout.Count(e.Messages, "message", "messages"), e.Events, human(e.Memory))
+	return fmt.Sprintf("%d events, %s; %s, %s", e.Events, human(e.Memory),
+		textout.Count(e.Connections, "connection", "connections"), textout.Count(e.Messages, "message", "messages"))
 }
 
-// Check refuses an estimate over the limits, saying what it would cost.
+// LogAttrs implements twin.Estimate.
+func (e FluidEstimate) LogAttrs() []slog.Attr {
+	return []slog.Attr{slog.Int64("est_connections", e.Connections), slog.Int64("est_messages", e.Messages),
+		slog.Int64("est_events", e.Events), slog.String("est_memory", fmt.Sprint(e.Memory))}
+}
+
+// Check implements twin.Estimate: it refuses an estimate over the limits,
+// saying what it would cost.
 func (e FluidEstimate) Check(l twin.Limits) error {
 	if l.Memory > 0 && e.Memory > l.Memory {
 		return fmt.Errorf("scenario too large for the fluid engine: it needs about %s of memory (%s, %s), more than the %s allowed",

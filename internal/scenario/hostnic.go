@@ -6,8 +6,10 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
+	"rocelab/internal/background"
 	"rocelab/internal/cc"
 	"rocelab/internal/unit"
+	"rocelab/internal/workload"
 )
 
 // NICSpec is the RDMA NIC configuration of every host: transport, congestion
@@ -234,14 +236,15 @@ func (c *conv) ccSection(n ast.Node, path, preset, expect string, presets ...str
 }
 
 // ccMask returns the priorities congestion control acts on.
-// defaultMask gives DCQCN the RoCE priority alone when the description
-// sets no ROCE_CC_PRIO_MASK (host.firmware or host.dcqcn.roce_cc_prio_mask):
-// the mask lint recommends and config gen writes, so that what the twin
-// simulates is what gets deployed. A description that wants the firmware
-// default says ROCE_CC_PRIO_MASK: 0xFF.
-func (n *NICSpec) defaultMask(prio int) {
+// defaultMask gives congestion control the priorities the scenario's RDMA
+// traffic rides (mask) when the description sets no ROCE_CC_PRIO_MASK
+// (host.firmware or host.dcqcn.roce_cc_prio_mask): RoCE's priority alone
+// for most, and a storage class's too where one runs: what config gen
+// writes, so that what the twin simulates is what gets deployed. A
+// description that wants the firmware default says ROCE_CC_PRIO_MASK: 0xFF.
+func (n *NICSpec) defaultMask(mask uint8) {
 	rtt := n.CC == "timely" || n.CC == "hpcc"
-	if n.DCQCN.Config == nil && !rtt || prio < 0 || prio > 7 {
+	if n.DCQCN.Config == nil && !rtt || mask == 0 {
 		return
 	}
 	for _, f := range n.Firmware {
@@ -255,10 +258,43 @@ func (n *NICSpec) defaultMask(prio int) {
 		}
 	}
 	if !rtt {
-		n.DCQCN.Config.RoceCcPrioMask = 1 << prio
+		n.DCQCN.Config.RoceCcPrioMask = int64(mask)
 	}
-	n.CCPrioMask = 1 << prio
+	n.CCPrioMask = mask
 	n.CCPrioMaskDefault = true
+}
+
+// rdmaPriorities is the mask of the priorities RDMA traffic rides: the
+// hosts' RoCE priority, explicit flows and generators, and RoCE background
+// streams (storage).
+func (s *Scenario) rdmaPriorities() uint8 {
+	h := &s.Host
+	m := uint8(1) << h.RoCEPriority()
+	for _, f := range s.Flows {
+		m |= 1 << (f.Priority & 7)
+	}
+	for _, g := range s.Generators {
+		m |= 1 << (g.Priority & 7)
+	}
+	var bg []background.Flow
+	if s.Workload != nil {
+		bg = s.Workload.Background
+	}
+	for _, b := range bg {
+		if b.Class != workload.RoCE {
+			continue
+		}
+		p := h.RoCEPriority()
+		if b.TC >= 0 {
+			if h.Priority >= 0 {
+				p = h.Priority
+			} else {
+				p = int(h.DSCPToPrio[(b.TC>>2)&63])
+			}
+		}
+		m |= 1 << (p & 7)
+	}
+	return m
 }
 
 func ccMask(d *cc.DCQCNConfig) uint8 {

@@ -31,7 +31,7 @@ func LoadReader(name string, r io.Reader) (*Scenario, error) {
 		return nil, Errors{{File: name, Msg: err.Error()}}
 	}
 	if unit.Bytes(len(data)) > MaxFileSize {
-		return nil, Errors{{File: name, Msg: fmt.Sprintf("%s is larger than the %s a scenario may be; a scenario describes traffic with generators, not flow by flow", name, human(MaxFileSize))}}
+		return nil, Errors{{File: name, Msg: fmt.Sprintf("larger than the %s a scenario may be; a scenario describes traffic with generators, not flow by flow", human(MaxFileSize))}}
 	}
 	return Load(name, data)
 }

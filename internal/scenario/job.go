@@ -11,9 +11,19 @@ import (
 // Plans lists the engines that can run s, in order of preference: each
 // with its own estimate and its builder. An engine joins the pipeline by
 // adding its plan here.
+//
+// Packet mode comes first: auto runs it when its estimate fits the limits,
+// and the fluid engine (docs/fluid.md) when it does not.
 func (s *Scenario) Plans() []twin.Plan {
-	return []twin.Plan{{Engine: twin.Packet, Estimate: s.Estimate(), Build: func() (twin.Engine, error) {
+	tr := s.Workload.traffic(int64(s.Host.MTU)) // laid out once for both estimates
+	return []twin.Plan{{Engine: twin.Packet, Estimate: s.estimate(tr), Build: func() (twin.Engine, error) {
 		tw, err := BuildWith(s, s.Run)
+		if err != nil {
+			return nil, err
+		}
+		return tw, nil
+	}}, {Engine: twin.Fluid, Estimate: s.fluidEstimate(tr), Build: func() (twin.Engine, error) {
+		tw, err := BuildFluid(s)
 		if err != nil {
 			return nil, err
 		}

@@ -17,7 +17,7 @@ func TestScenarioSizeCap(t *testing.T) {
 	big := append([]byte("name: "), bytes.Repeat([]byte("x"), int(MaxFileSize))...)
 	_, err := Load("big.yaml", big)
 	var es Errors
-	if !errors.As(err, &es) || !strings.Contains(err.Error(), "big.yaml is 1.0 MiB, more than the 1.0 MiB a scenario may be") {
+	if !errors.As(err, &es) || !strings.Contains(err.Error(), "big.yaml: 1.0 MiB, more than the 1.0 MiB a scenario may be") {
 		t.Errorf("Load: %v", err)
 	}
 
@@ -30,7 +30,7 @@ func TestScenarioSizeCap(t *testing.T) {
 		t.Skip("sparse files unsupported:", err)
 	}
 	f.Close()
-	if _, err := LoadFile(p); err == nil || !strings.Contains(err.Error(), "huge.yaml is larger than the 1.0 MiB a scenario may be") {
+	if _, err := LoadFile(p); err == nil || !strings.Contains(err.Error(), "huge.yaml: larger than the 1.0 MiB a scenario may be") {
 		t.Errorf("LoadFile: %v", err)
 	}
 

@@ -99,10 +99,12 @@ func (s *Scenario) LogHosts(servers [][]int) []collective.LogHost {
 func (wl *Workloads) WriteNCCLLog(w io.Writer) (bool, error) {
 	j := wl.Jobs
 	var comms []*collective.Comm
+	var calls []collective.Call
 	switch {
 	case j == nil:
 	case j.Sweep != nil:
 		comms = append(comms, j.Sweep.Comm)
+		calls = j.Sweep.Calls()
 	case j.Training != nil:
 		comms = j.Training.Comms()
 	}
@@ -111,7 +113,7 @@ func (wl *Workloads) WriteNCCLLog(w io.Writer) (bool, error) {
 		for i, s := range c.Servers {
 			servers[i] = c.Sys.Hosts[s]
 		}
-		if err := c.WriteInfoLog(w, wl.scenario.LogHosts(servers)); err != nil {
+		if err := c.WriteInfoLog(w, wl.scenario.LogHosts(servers), calls...); err != nil {
 			return true, err
 		}
 	}

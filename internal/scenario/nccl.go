@@ -409,20 +409,27 @@ func (j *Jobs) netTraffic(mtu int64) ([]collective.Transfer, error) {
 	return nil, nil
 }
 
-// estimate returns the job's network traffic, data and CTS: packets,
-// packet-hops and wire bytes.
-func (w *WorkloadSpec) estimate(hops func(a, b int) int, mtu int64, overhead float64) (packets, packetHops, wire float64) {
+// traffic is what the job puts on the network, per host pair, for the
+// estimates (nil without a job, or when it cannot be laid out: building
+// it then says why).
+func (w *WorkloadSpec) traffic(mtu int64) []collective.Transfer {
 	if w == nil {
-		return 0, 0, 0
+		return nil
 	}
 	j, err := w.jobs()
 	if err != nil {
-		return 0, 0, 0
+		return nil
 	}
 	tr, err := j.netTraffic(mtu)
 	if err != nil {
-		return 0, 0, 0
+		return nil
 	}
+	return tr
+}
+
+// packetCost returns the packet engine's share of the job's traffic, data
+// and CTS: packets, packet-hops and wire bytes.
+func packetCost(tr []collective.Transfer, hops func(a, b int) int, overhead float64) (packets, packetHops, wire float64) {
 	for _, x := range tr {
 		pk := float64(x.Packets + x.CTS)
 		packets += pk

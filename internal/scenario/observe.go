@@ -9,6 +9,7 @@ import (
 	"rocelab/internal/fabric"
 	"rocelab/internal/nic"
 	"rocelab/internal/packet"
+	"rocelab/internal/topo"
 	"rocelab/internal/twin"
 	"rocelab/internal/unit"
 	"rocelab/internal/workload"
@@ -70,16 +71,20 @@ func (tw *Twin) Observe() twin.Observation {
 			Reorder: twin.Reorder{Packets: n.HW.Reordered, MaxPSNs: n.HW.ReorderMax, PlacedOutOfOrder: n.HW.PlacedOutOfOrder}})
 	}
 	s.nameNICs(o.NICs)
+	// Modelled, even when none: empty, not absent.
+	o.Queues, o.QPs = []twin.Queue{}, []twin.QPSeries{}
 	for _, q := range net.QueueSeries() {
 		o.Queues = append(o.Queues, twin.Queue{Port: q.Switch.Ports()[q.Port].Name(), Priority: q.Prio,
-			MaxBytes: q.Switch.QueueMax(q.Port, q.Prio), Depth: q.Bytes.Points()})
+			MaxBytes: q.Switch.QueueMax(q.Port, q.Prio), Depth: q.Bytes.Points(), Levels: queueLevels(q.Switch, q.Prio)})
 	}
+	o.Pauses = tw.pauseSeries()
 	for _, n := range tw.NICs {
 		for _, q := range n.Series() {
-			o.QPs = append(o.QPs, twin.QPSeries{Host: n.Name(), Flow: conns[q.Conn].Tag, RateGbps: q.Rate.Points(), Alpha: q.Alpha.Points()})
+			c := &conns[q.Conn]
+			o.QPs = append(o.QPs, twin.QPSeries{Host: n.Name(), Flow: c.Tag, RateGbps: q.Rate.Points(), Alpha: q.Alpha.Points(), Delivered: c.Delivered})
 		}
 	}
-	o.Uplinks = tw.uplinks()
+	o.Uplinks = append([]twin.Uplink{}, tw.uplinks()...)
 	o.Basis = tw.healthBasis(conns, rp, rl)
 	o.Health = o.Basis.Grade(end)
 	return o
@@ -120,6 +125,22 @@ func (s *Scenario) setup(headroom []int64, roce uint8, lossless bool) twin.Setup
 		out.Servers = &twin.Servers{Count: t.Servers, GPUs: t.GPUsPerServer, NICs: t.NICsPerServer, RailOptimized: t.RailOptimized}
 	}
 	return out
+}
+
+// queueLevels are the ECN and XOFF levels of a switch's queues of
+// priority prio.
+func queueLevels(sw *fabric.Switch, prio int) *twin.QueueLevels {
+	cfg := sw.Config()
+	lv := &twin.QueueLevels{}
+	if r := cfg.ECN[prio]; r.Enabled() {
+		lv.ECN = &twin.ECNLevels{KminBytes: r.Kmin, KmaxBytes: r.Kmax, Pmax: r.Pmax}
+	}
+	if cfg.Lossless&(1<<prio) != 0 {
+		s := float64(sw.SharedSize())
+		x := int64(cfg.Reserve) + int64(cfg.Alpha*s/(1+cfg.Alpha))
+		lv.XoffBytes = &x
+	}
+	return lv
 }
 
 // portRates maps (topology node, port) to the nominal rate of its link.
@@ -234,13 +255,6 @@ func headrooms(net *fabric.Network) []int64 {
 // uplinks lists the bytes routed over each uplink, by tier.
 func (tw *Twin) uplinks() []twin.Uplink {
 	t := tw.Scenario.Topo
-	names := map[int]string{1: "leaf→spine", 2: "aggregation→core"}
-	switch t.Kind {
-	case "fat-tree":
-		names[1] = "edge→aggregation"
-	case "dumbbell":
-		names[1] = "trunk"
-	}
 	var out []twin.Uplink
 	for _, l := range t.Links {
 		if !l.Uplink {
@@ -252,10 +266,23 @@ func (tw *Twin) uplinks() []twin.Uplink {
 		}
 		sw := tw.Nodes[lo].(*fabric.Switch)
 		level := t.Nodes[lo].Tier
-		out = append(out, twin.Uplink{Level: level, Tier: names[level], Port: sw.Ports()[port].Name(), Bytes: sw.RoutedBytes()[port]})
+		out = append(out, twin.Uplink{Level: level, Tier: tierName(t, level), Port: sw.Ports()[port].Name(), Bytes: sw.RoutedBytes()[port]})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Level < out[j].Level })
 	return out
+}
+
+// tierName names the uplinks from switches of a level (1 = leaf or edge).
+func tierName(t *topo.Topology, level int) string {
+	switch {
+	case level == 2:
+		return "aggregation→core"
+	case t.Kind == "fat-tree":
+		return "edge→aggregation"
+	case t.Kind == "dumbbell":
+		return "trunk"
+	}
+	return "leaf→spine"
 }
 
 // healthBasis collects what the health targets are graded on, for the
@@ -339,4 +366,24 @@ func (j *Jobs) observe() *twin.NCCL {
 		n.Background = bg.Summary()
 	}
 	return n
+}
+
+// pauseSeries collects the domains' pause series, by port and priority
+// whatever the partitioning.
+func (tw *Twin) pauseSeries() []twin.PortPause {
+	var all []*fabric.PauseSeries
+	for _, s := range tw.pauses {
+		all = append(all, s.Series()...)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if a, b := all[i].Port.ID(), all[j].Port.ID(); a != b {
+			return a < b
+		}
+		return all[i].Prio < all[j].Prio
+	})
+	out := []twin.PortPause{}
+	for _, p := range all {
+		out = append(out, twin.PortPause{Port: p.Port.Name(), Priority: p.Prio, Held: p.Held.Points()})
+	}
+	return out
 }

@@ -246,6 +246,7 @@ func convert(name string, raw *rawScenario, description bool) (*Scenario, error)
 		// a guard.
 		s.Duration = DefaultJobDuration
 	}
+	s.Host.NIC.defaultMask(s.rdmaPriorities())
 	c.faults(s, raw.Faults)
 	if len(c.errs) > 0 {
 		return nil, c.errs
@@ -557,7 +558,6 @@ func (c *conv) hostSpec(r *rawHost) HostSpec {
 	h.DSCPToPrio = c.dscpMap(nil, "")
 	h.NIC = c.nicSpec(r)
 	if r == nil {
-		h.NIC.defaultMask(h.RoCEPriority())
 		return h
 	}
 	mtu := c.integer(r.MTU, "host.mtu", DefaultMTU, 256, 4096)
@@ -579,7 +579,6 @@ func (c *conv) hostSpec(r *rawHost) HostSpec {
 	// congestion control off, or an RTT- or INT-based one, it sends
 	// Not-ECT unless told otherwise.
 	h.ECN = c.boolean(r.ECN, "host.ecn", h.NIC.CC == "dcqcn")
-	h.NIC.defaultMask(h.RoCEPriority())
 	return h
 }
 

@@ -82,6 +82,18 @@ func Article(word string) string {
 	return "a " + word
 }
 
+// Ints lists numbers separated by commas ("0,3"), or "none".
+func Ints(xs []int) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ",")
+}
+
 // WriteFile creates path and fills it through a buffered writer.
 func WriteFile(path string, fill func(w io.Writer) error) error {
 	f, err := os.Create(path)

@@ -55,6 +55,9 @@ const (
 	Auto = "auto"
 	// Packet is the packet-level engine: fabric and RDMA NICs.
 	Packet = "packet"
+	// Fluid is the flow-level engine: max-min fair rates over each
+	// connection's path (internal/fluid).
+	Fluid = "fluid"
 )
 
 // An Estimate is an engine's expected cost of a job, computed before

@@ -14,13 +14,14 @@ import (
 //     order, with the counts it owns (zeros elsewhere): counters add.
 //   - Totals, basis counts and uplink loads add; latency histograms merge
 //     bucket by bucket; the worst pause is the maximum.
-//   - Flows, queues and queue-pair series are each reported by the one
-//     part that owns them (the flow's requester, the queue's switch, the
-//     QP's host) and come out in canonical order: flows by id, queues by
-//     port and priority, series by host.
+//   - Flows, queues, queue-pair series and pause series are each reported
+//     by the one part that owns them (the flow's requester, the queue's
+//     switch, the QP's host, the port's node) and come out in canonical
+//     order: flows by id, queues and pauses by port and priority, series
+//     by host. Pause series are nil when the first part has none.
 //   - The NCCL tables and the perftest output come from the one part that
-//     has them; the
-//     configuration and the NCCL log, alike in every part, from the first.
+//     has them; the configuration and the NCCL log, alike in every part,
+//     from the first.
 //   - The run ends at the parts' latest time, completes when every part
 //     does, and its events add; health is graded again on the merged basis.
 func Merge(parts []Observation) (Observation, error) {
@@ -39,12 +40,24 @@ func Merge(parts []Observation) (Observation, error) {
 	out.Basis = first.Basis
 	out.Basis.RoCELatency.Buckets = append([]metrics.Bucket(nil), first.Basis.RoCELatency.Buckets...)
 	out.Basis.Receivers = append([]Window(nil), first.Basis.Receivers...)
-	out.Uplinks = append([]Uplink(nil), first.Uplinks...)
+	if first.Uplinks != nil {
+		out.Uplinks = append([]Uplink{}, first.Uplinks...)
+	}
 	if first.Totals != nil {
 		out.Totals = &Totals{}
 	}
 	if first.Latency != nil {
 		out.Latency = []PrioLatency{}
+	}
+	// What the first part models stays modelled when no part has any.
+	if first.Queues != nil {
+		out.Queues = []Queue{}
+	}
+	if first.QPs != nil {
+		out.QPs = []QPSeries{}
+	}
+	if first.Pauses != nil {
+		out.Pauses = []PortPause{}
 	}
 	for k := range parts {
 		p := &parts[k]
@@ -122,6 +135,10 @@ func (o *Observation) add(p *Observation, rest bool) error {
 	o.Flows = append(o.Flows, p.Flows...)
 	o.Queues = append(o.Queues, p.Queues...)
 	o.QPs = append(o.QPs, p.QPs...)
+	if p.Pauses != nil && o.Pauses == nil {
+		return fmt.Errorf("pause series where the first part has none")
+	}
+	o.Pauses = append(o.Pauses, p.Pauses...)
 	if p.NCCL != nil {
 		if o.NCCL != nil {
 			return fmt.Errorf("NCCL tables in two parts")
@@ -167,6 +184,13 @@ func (o *Observation) sortOwned() error {
 		}
 		return a.Priority < b.Priority
 	})
+	sort.SliceStable(o.Pauses, func(i, j int) bool {
+		a, b := &o.Pauses[i], &o.Pauses[j]
+		if port[a.Port] != port[b.Port] {
+			return port[a.Port] < port[b.Port]
+		}
+		return a.Priority < b.Priority
+	})
 	host := map[string]int{}
 	for i, n := range o.NICs {
 		host[n.Name] = i
@@ -181,6 +205,11 @@ func (o *Observation) sortOwned() error {
 	for i := 1; i < len(o.Queues); i++ {
 		if a, b := &o.Queues[i], &o.Queues[i-1]; a.Port == b.Port && a.Priority == b.Priority {
 			return fmt.Errorf("queue %s priority %d reported by two parts", a.Port, a.Priority)
+		}
+	}
+	for i := 1; i < len(o.Pauses); i++ {
+		if a, b := &o.Pauses[i], &o.Pauses[i-1]; a.Port == b.Port && a.Priority == b.Priority {
+			return fmt.Errorf("pause series of %s priority %d reported by two parts", a.Port, a.Priority)
 		}
 	}
 	return nil

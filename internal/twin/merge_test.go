@@ -76,9 +76,21 @@ func split(o twin.Observation, n int) []twin.Observation {
 				p.Flows = append(p.Flows, f)
 			}
 		}
+		// Each part models what the whole does, even where it owns none.
+		if o.Queues != nil {
+			p.Queues, p.QPs, p.Uplinks = []twin.Queue{}, []twin.QPSeries{}, []twin.Uplink{}
+		}
+		if o.Pauses != nil {
+			p.Pauses = []twin.PortPause{}
+		}
 		for i, q := range o.Queues {
 			if i%n == k {
 				p.Queues = append(p.Queues, q)
+			}
+		}
+		for i, pp := range o.Pauses {
+			if i%n == k {
+				p.Pauses = append(p.Pauses, pp)
 			}
 		}
 		for i, nc := range o.NICs {
@@ -121,7 +133,7 @@ func split(o twin.Observation, n int) []twin.Observation {
 // same byte for byte, health included. Parts of another run, a flow
 // reported twice, and ports missing from a part are refused.
 func TestMergeParts(t *testing.T) {
-	var qps, queues, uplinks int
+	var qps, queues, uplinks, pauses int
 	for _, name := range []string{"incast-pfc", "dcqcn-fairness"} {
 		j := load(t, name).Job()
 		o, err := twin.Run(&j, &twin.Config{})
@@ -131,7 +143,7 @@ func TestMergeParts(t *testing.T) {
 		if len(o.Flows) < 2 || len(o.Latency) == 0 || o.Totals.Delivered.Packets == 0 {
 			t.Fatalf("%s: too little to split", name)
 		}
-		qps, queues, uplinks = qps+len(o.QPs), queues+len(o.Queues), uplinks+len(o.Uplinks)
+		qps, queues, uplinks, pauses = qps+len(o.QPs), queues+len(o.Queues), uplinks+len(o.Uplinks), pauses+len(o.Pauses)
 		for _, n := range []int{1, 2, 3} {
 			m, err := twin.Merge(split(o, n))
 			if err != nil {
@@ -142,8 +154,8 @@ func TestMergeParts(t *testing.T) {
 			}
 		}
 	}
-	if qps == 0 || queues < 2 || uplinks == 0 {
-		t.Errorf("the cases hold %d QP series, %d queues, %d uplinks: each must be exercised", qps, queues, uplinks)
+	if qps == 0 || queues < 2 || uplinks == 0 || pauses < 2 {
+		t.Errorf("the cases hold %d QP series, %d queues, %d uplinks, %d pause series: each must be exercised", qps, queues, uplinks, pauses)
 	}
 	j := load(t, "incast-pfc").Job()
 	o, _ := twin.Run(&j, &twin.Config{})

@@ -44,6 +44,10 @@ type Observation struct {
 	// QPs are the sampled congestion-control state of rate-limited queue
 	// pairs, by host and connection.
 	QPs []QPSeries `json:"qps"`
+	// Pauses are, for every port and priority that received PFC pause,
+	// how long it was held, sampled over the run, by port id and
+	// priority; nil when the engine does not sample pause over time.
+	Pauses []PortPause `json:"pauses"`
 	// Uplinks are the bytes routed over each uplink, by tier and port.
 	Uplinks []Uplink `json:"uplinks"`
 	NCCL    *NCCL    `json:"nccl"`
@@ -294,6 +298,40 @@ type Queue struct {
 	Priority int            `json:"priority"`
 	MaxBytes int64          `json:"max_bytes"`
 	Depth    metrics.Points `json:"depth"`
+	// Levels are the thresholds the queue's depth is read against; nil
+	// when the engine does not report them.
+	Levels *QueueLevels `json:"levels,omitempty"`
+}
+
+// QueueLevels are the configured levels of an egress queue's priority.
+type QueueLevels struct {
+	// ECN is the RED/ECN marking profile; nil when the priority does not
+	// mark.
+	ECN *ECNLevels `json:"ecn,omitempty"`
+	// XoffBytes is the ingress priority-group occupancy at which the
+	// switch sends XOFF for this priority when one PG alone fills the
+	// shared pool S under the dynamic threshold α: the PG's reserve plus
+	// α·S/(1+α). More congested PGs lower it. Nil when the priority is
+	// lossy.
+	XoffBytes *int64 `json:"xoff_bytes,omitempty"`
+}
+
+// ECNLevels are a RED/ECN marking profile: no mark at or below Kmin,
+// probability rising to Pmax at Kmax, every packet marked above.
+type ECNLevels struct {
+	KminBytes int64   `json:"kmin_bytes"`
+	KmaxBytes int64   `json:"kmax_bytes"`
+	Pmax      float64 `json:"pmax"`
+}
+
+// PortPause is how long received PFC pause held one priority of one port
+// (ethtool's rx_prioN_pause_duration), sampled: Held's values are
+// cumulative picoseconds, 0 before its first point, so the share of any
+// interval the port was held is the difference of two points over it.
+type PortPause struct {
+	Port     string         `json:"port"`
+	Priority int            `json:"priority"`
+	Held     metrics.Points `json:"held_ps"`
 }
 
 // QPSeries is one rate-limited queue pair's DCQCN state over time: its
@@ -303,6 +341,9 @@ type QPSeries struct {
 	Flow     string         `json:"flow"`
 	RateGbps metrics.Points `json:"rate_gbps"`
 	Alpha    metrics.Points `json:"alpha"`
+	// Delivered is the payload the QP's connection delivered in the run,
+	// which ranks the busiest; 0 when the engine does not count it.
+	Delivered int64 `json:"delivered_bytes,omitempty"`
 }
 
 // Uplink is the bytes routed over one uplink: from a switch of Level

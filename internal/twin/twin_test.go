@@ -149,14 +149,20 @@ func TestRunAllDeterministic(t *testing.T) {
 // the scenario has no plan for is named.
 func TestChooseRefuses(t *testing.T) {
 	j := load(t, "incast-pfc").Job()
-	_, err := twin.Choose(&j, &twin.Config{Limits: twin.Limits{Events: 1000}})
-	if err == nil || !strings.Contains(err.Error(), "scenario too large") || !strings.Contains(err.Error(), "1000 events allowed") {
+	_, err := twin.Choose(&j, &twin.Config{Limits: twin.Limits{Events: 10}})
+	if err == nil || !strings.Contains(err.Error(), "scenario too large") || !strings.Contains(err.Error(), "10 events allowed") {
 		t.Errorf("over the limits: %v", err)
+	}
+	// Over packet mode's limit but not the fluid engine's: auto falls
+	// back to fluid and says why.
+	ch, err := twin.Choose(&j, &twin.Config{Limits: twin.Limits{Events: 1000}})
+	if err != nil || ch.Plan.Engine != twin.Fluid || !strings.Contains(ch.Reason, "not packet: scenario too large") {
+		t.Errorf("auto over packet's limit: %+v %v", ch, err)
 	}
 	if _, err := twin.Choose(&j, &twin.Config{Engine: "warp"}); err == nil || !strings.Contains(err.Error(), `no engine "warp"`) {
 		t.Errorf("unknown engine: %v", err)
 	}
-	ch, err := twin.Choose(&j, &twin.Config{})
+	ch, err = twin.Choose(&j, &twin.Config{})
 	if err != nil || ch.Plan.Engine != twin.Packet || !strings.Contains(ch.Reason, "fits the limits") {
 		t.Errorf("auto: %+v %v", ch, err)
 	}

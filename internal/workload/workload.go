@@ -192,3 +192,39 @@ type Workload interface {
 	// every workload is done.
 	Done() bool
 }
+
+// Wakes holds a transport's pending After calls in reusable slots, so that
+// scheduling one costs no allocation once warm: Add returns the slot to
+// name in the timer's tag, Take empties it when the timer fires. The zero
+// value is ready to use.
+type Wakes struct {
+	slots []wakeSlot
+	free  int32 // 1 + the first free slot; 0: none
+}
+
+type wakeSlot struct {
+	w    Waker
+	tag  uint64
+	next int32
+}
+
+// Add keeps w and tag and returns their slot.
+func (s *Wakes) Add(w Waker, tag uint64) int32 {
+	i := s.free - 1
+	if i >= 0 {
+		s.free = s.slots[i].next
+	} else {
+		i = int32(len(s.slots))
+		s.slots = append(s.slots, wakeSlot{})
+	}
+	s.slots[i] = wakeSlot{w: w, tag: tag}
+	return i
+}
+
+// Take returns slot i's waker and tag and frees the slot.
+func (s *Wakes) Take(i int32) (Waker, uint64) {
+	sl := s.slots[i]
+	s.slots[i] = wakeSlot{next: s.free}
+	s.free = i + 1
+	return sl.w, sl.tag
+}

@@ -1,0 +1,169 @@
+package collective
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+func commAt(t *testing.T, name string, servers int, version string, env map[string]string) *Comm {
+	t.Helper()
+	v, err := ParseVersion(version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env == nil {
+		env = map[string]string{}
+	}
+	if !v.AtLeast(2, 21, 0) {
+		env["NCCL_IB_GID_INDEX"] = "3"
+	}
+	cfg, err := NewConfig(env, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := preset(t, name)
+	sv := make([]int, servers)
+	for i := range sv {
+		sv[i] = i
+	}
+	c, err := NewComm(cfg, System{Server: srv, Hosts: DenseHosts(servers, srv.NICs)}, sv, AllGPUs(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestTuningVersions: the tuning model follows the communicator's NCCL
+// release. On 2 × DGX A100 (8 × 200G, AMD) NCCL 2.17's model has
+// Tree/Simple at 28 µs per hop and no base latency (2·(7·28+28) = 448
+// µs), Ring/LL at a quarter of the bus bandwidth under llMaxBw (min(22.5,
+// 8·24/4)·16/30 = 12 GB/s) and LL's intra-node latency ×1.8; at 16 MiB it
+// keeps Tree/LL128 where 2.30's model takes Ring/LL128. NVLS appears on
+// one HGX H100 from 2.17 and NVLSTree across servers from 2.18.
+func TestTuningVersions(t *testing.T) {
+	old := commAt(t, "dgx-a100", 2, "2.17.1", nil)
+	cur := commAt(t, "dgx-a100", 2, "2.30.7", nil)
+	if lat := old.Tuning.Lat[AllReduce][Tree][Simple]; math.Abs(float64(lat)-448) > 1e-3 {
+		t.Errorf("2.17 Tree/Simple latency %v µs, want 448", lat)
+	}
+	if bw := old.Tuning.BW[AllReduce][Ring][LL]; math.Abs(float64(bw)-12) > 1e-3 {
+		t.Errorf("2.17 Ring/LL bandwidth %v GB/s, want 12", bw)
+	}
+	// Ring/LL latency: 3.6 + 26·0.47·1.8 + 4·2.7 (2·nNodes network steps).
+	if lat, want := old.Tuning.Lat[AllReduce][Ring][LL], float32(3.6+26*0.47*1.8+4*2.7); math.Abs(float64(lat-want)) > 1e-3 {
+		t.Errorf("2.17 Ring/LL latency %v µs, want %v", lat, want)
+	}
+	for _, c := range []struct {
+		comm *Comm
+		want string
+	}{{old, "Tree/LL128"}, {cur, "Ring/LL128"}} {
+		ch, _ := c.comm.Plan(Call{Func: AllReduce, Bytes: 16 << 20})
+		if got := ch.Algo.String() + "/" + ch.Proto.String(); got != c.want {
+			t.Errorf("NCCL %s, 16 MiB: %s, want %s", c.comm.Cfg.Version, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		version       string
+		servers       int
+		nvls, nvlsTre bool
+	}{
+		{"2.16.5", 1, false, false}, {"2.17.1", 1, true, false}, {"2.17.1", 2, false, false},
+		{"2.18.3", 2, false, true}, {"2.30.7", 2, false, true},
+	} {
+		tu := commAt(t, "hgx-h100", c.servers, c.version, nil).Tuning
+		if got := tu.BW[AllReduce][NVLS][Simple] > 0; got != c.nvls {
+			t.Errorf("NCCL %s on %d server(s): NVLS available %v", c.version, c.servers, got)
+		}
+		if got := tu.BW[AllReduce][NVLSTree][Simple] > 0; got != c.nvlsTre {
+			t.Errorf("NCCL %s on %d server(s): NVLSTree available %v", c.version, c.servers, got)
+		}
+	}
+}
+
+// TestChannelShares: how NCCL's planner spreads a call over channels, by
+// release (enqueue.cc), worked by hand.
+func TestChannelShares(t *testing.T) {
+	v := func(s string) Version { x, _ := ParseVersion(s); return x }
+	k := int64(1024)
+	cases := []struct {
+		name    string
+		ver     string
+		f       Func
+		p       Proto
+		bytes   int64
+		nc, thr int
+		maxCh   int
+		want    []int64
+	}{
+		// Up to 2.19: equal shares.
+		{"2.17 equal", "2.17.1", AllReduce, Simple, 1 << 20, 4, 512, 16, []int64{256 * k, 256 * k, 256 * k, 256 * k}},
+		// 2.20-2.22: shares rounded up to Simple's 4 KiB.
+		{"2.21 aligned", "2.21.5", AllReduce, Simple, 10000, 4, 512, 16, []int64{4096, 4096, 1808}},
+		// 2.23: cells of 16 KiB of traffic (8 KiB of AllReduce data), at
+		// least 16 KiB of traffic per channel: 64 KiB on 8 channels.
+		{"2.23 cells", "2.23.4", AllReduce, Simple, 64 * k, 16, 512, 32, slices.Repeat([]int64{8 * k}, 8)},
+		// 2.30 LL: a cell is 4 KiB (LL counts 4 ×), 16 cells of 64 KiB
+		// on 16 channels.
+		{"2.30 LL", "2.30.4", AllReduce, LL, 64 * k, 16, 512, 32, slices.Repeat([]int64{4 * k}, 16)},
+		// 2.30 LL: 2 MiB on 4 channels, 512 cells of 4 KiB, 128 each
+		// (the task's traffic counts LL four times as its cells do).
+		{"2.30 LL 2M", "2.30.4", AllReduce, LL, 2 << 20, 4, 512, 4, slices.Repeat([]int64{512 * k}, 4)},
+		// 2.23: 1 MiB on 2 channels, 128 cells of 8 KiB, 64 each.
+		{"2.23 1M", "2.23.4", AllReduce, Simple, 1 << 20, 2, 512, 2, []int64{512 * k, 512 * k}},
+		{"one byte", "2.30.4", AllReduce, Simple, 8, 16, 512, 32, []int64{8}},
+	}
+	for _, c := range cases {
+		got := channelShares(v(c.ver), c.f, c.p, c.bytes, 16, c.nc, c.thr, c.maxCh)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+		var sum int64
+		for _, x := range got {
+			sum += x
+		}
+		if sum != c.bytes {
+			t.Errorf("%s: shares add to %d, want %d", c.name, sum, c.bytes)
+		}
+	}
+}
+
+// TestNVLSChunk: NCCL's NVLSTree chunk (enqueue.cc calcCollChunking) on 2
+// × 8 H100 with 16 channels × 8 heads = 128 pipelines: 128 KiB from 64
+// MiB, 64 KiB below 4 × 128 × 128 KiB, 32 KiB below one 64 KiB chunk per
+// pipeline; at most 64 KiB from 4 servers.
+func TestNVLSChunk(t *testing.T) {
+	two := commAt(t, "hgx-h100", 2, "2.30.7", nil)
+	four := commAt(t, "hgx-h100", 4, "2.30.7", nil)
+	for _, c := range []struct {
+		comm  *Comm
+		bytes int64
+		want  int64
+	}{
+		{two, 4 << 20, 32 << 10}, {two, 8 << 20, 64 << 10}, {two, 32 << 20, 64 << 10}, {two, 64 << 20, 128 << 10}, {two, 1 << 30, 128 << 10},
+		{four, 1 << 30, 64 << 10},
+	} {
+		if got := c.comm.nvlsChunk(NVLSTree, c.bytes, 16); got != c.want {
+			t.Errorf("%d servers, %d bytes: chunk %d, want %d", c.comm.NNodes(), c.bytes, got, c.want)
+		}
+	}
+}
+
+// TestNVLSTreeEveryNIC: every NVLSTree channel works for every head, so
+// a call spreads its network bytes evenly over all eight NICs of a
+// server, each head's NIC carrying the pipelines of its head.
+func TestNVLSTreeEveryNIC(t *testing.T) {
+	c := commAt(t, "hgx-h100", 2, "2.30.7", nil)
+	tr, err := c.NetTraffic(Call{Func: AllReduce, Bytes: 64 << 20}, 1, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr) != 16 {
+		t.Fatalf("%d host pairs carry data, want 16 (8 NICs each way)", len(tr))
+	}
+	for _, x := range tr {
+		if x.Src%8 != x.Dst%8 || x.Bytes != tr[0].Bytes {
+			t.Errorf("%d -> %d: %d bytes; want rail-local and %d", x.Src, x.Dst, x.Bytes, tr[0].Bytes)
+		}
+	}
+}
