@@ -45,7 +45,7 @@ func TestCaptureCommandBadInput(t *testing.T) {
 		{[]string{"capture", filepath.Join(t.TempDir(), "missing.pcap")}, "no such file"},
 		{[]string{"capture", "--link-speed", "fast", bad}, "--link-speed: expected a link rate"},
 		{[]string{"capture", "--bin", "0us", bad}, "--bin: expected a positive duration"},
-		{[]string{"capture"}, "accepts 1 arg"},
+		{[]string{"capture"}, "capture takes one argument, got none"},
 	} {
 		code, out, errs := runCLI(c.args...)
 		if code != 2 || out != "" || !strings.Contains(errs, c.want) {

@@ -75,7 +75,11 @@ so that rates and ratios over wall-clock time read as on real hosts.`,
 			}
 			var level slog.Level
 			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
-				return usageError("--log-level: expected debug, info, warn or error, got %q", logLevel)
+				name := "--log-level"
+				if !cmd.Flags().Changed(flagLogLevel) {
+					name = "--log.level"
+				}
+				return usageError("%s: expected debug, info, warn or error, got %q", name, logLevel)
 			}
 			logger := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
 			re, err := regexp.Compile(exclude)
@@ -93,6 +97,15 @@ so that rates and ratios over wall-clock time read as on real hosts.`,
 			}
 			if maxRequests < 0 {
 				return usageError("--web.max-requests: expected 0 (no limit) or more, got %d", maxRequests)
+			}
+			// The toolkit reads the web configuration whole, at start and
+			// again per connection: a device or a FIFO would never end.
+			if w := cfg.WebConfigFile; w != "" {
+				if st, err := os.Stat(w); err == nil && !st.Mode().IsRegular() {
+					return usageError("--web.config.file %s: not a regular file", w)
+				} else if err == nil && st.Size() > 1<<20 {
+					return usageError("--web.config.file %s: larger than 1 MiB: not a web configuration", w)
+				}
 			}
 			bi := buildFields()
 			reg := exporter.Registry(bi.version, bi.revision, bi.goVersion)

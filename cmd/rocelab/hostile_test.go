@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -108,6 +109,10 @@ func (c *hostileCase) verdict(o hostileOutcome) string {
 		return "exit 2 without a reason"
 	case o.code == 0 && hasError(o.stderr):
 		return "an error printed with exit 0"
+	case o.code == 0 && c.args[0] == "run":
+		if v := conserved(o.stdout); v != "" {
+			return v
+		}
 	}
 	limit := c.limit
 	if limit == 0 {
@@ -118,6 +123,24 @@ func (c *hostileCase) verdict(o hostileOutcome) string {
 	}
 	if c.limit != 0 && o.cpu > time.Second {
 		return fmt.Sprintf("%v of CPU, more than 1s", o.cpu.Round(time.Millisecond))
+	}
+	return ""
+}
+
+// totals is the run's byte balance: sent + retransmitted = delivered +
+// dropped + discarded + in flight.
+var totals = regexp.MustCompile(`sent (\d+) B \+ retransmitted (\d+) = delivered (\d+) \+ dropped (\d+) \+ discarded (\d+) \+ in flight (\d+)`)
+
+// conserved says which totals line of a run's text breaks the balance.
+func conserved(stdout string) string {
+	for _, m := range totals.FindAllStringSubmatch(stdout, -1) {
+		var n [6]uint64
+		for i := range n {
+			n[i], _ = strconv.ParseUint(m[i+1], 10, 64)
+		}
+		if n[0]+n[1] != n[2]+n[3]+n[4]+n[5] {
+			return "bytes not conserved: " + m[0]
+		}
 	}
 	return ""
 }
@@ -473,6 +496,7 @@ func hostileCases(t testing.TB, dir string, seeds *hostileSeeds, n int, seed uin
 		{name: "merge /dev/zero", args: []string{"merge", "/dev/zero"}, limit: 100 << 20},
 		{name: "diagnose /dev/zero", args: []string{"diagnose", "/dev/zero"}, limit: 100 << 20, judges: true},
 		{name: "capture /dev/zero", args: []string{"capture", "/dev/zero"}, limit: 100 << 20, judges: true},
+		{name: "exporter --web.config.file /dev/zero", args: []string{"exporter", "--web.config.file", "/dev/zero", "--web.listen-address", "127.0.0.1:0", "--twin", "x.yaml"}, limit: 100 << 20, server: true},
 		{name: "run deep nesting", args: []string{"run", file("deep.yaml", []byte("a: "+strings.Repeat("[", 100000)+strings.Repeat("]", 100000)+"\n"))}, limit: 100 << 20},
 		{name: "lint deep nesting", args: []string{"lint", file("deep2.yaml", []byte("switch: "+strings.Repeat("[", 100000)+strings.Repeat("]", 100000)+"\n"))}, limit: 100 << 20, judges: true},
 		{name: "diagnose FIFO", args: []string{"diagnose", "@FIFO"}, fifo: seeds.artifacts[0], judges: true, limit: 100 << 20},

@@ -78,3 +78,24 @@ func FuzzNewConfig(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDebugSubsys checks NCCL_DEBUG_SUBSYS parsing never panics and is
+// consistent: "^" followed by a list enables exactly what the list alone
+// disables, among NCCL's subsystems.
+func FuzzDebugSubsys(f *testing.F) {
+	for _, s := range []string{"", "INIT,TUNING", "ALL", "^INIT", "^ALL", "tuning", "INIT,,NET", "^", ",", "ALL,^INIT"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		on := debugSubsys(s)
+		if strings.TrimSpace(s) == "" || strings.HasPrefix(s, "^") {
+			return
+		}
+		off := debugSubsys("^" + s)
+		for _, sub := range []string{"INIT", "NET", "TUNING", "ENV", "GRAPH", "COLL"} {
+			if on[sub] == off[sub] {
+				t.Fatalf("%q: %s is %v both ways", s, sub, on[sub])
+			}
+		}
+	})
+}

@@ -187,4 +187,3 @@ func abs(x int64) int64 {
 	}
 	return x
 }
-

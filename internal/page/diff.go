@@ -61,12 +61,12 @@ func diffLines(a, b []string) []edit {
 		case i < n && j < m && a[i] == b[j]:
 			out = append(out, edit{' ', a[i]})
 			i, j = i+1, j+1
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			out = append(out, edit{'+', b[j]})
-			j++
-		default:
+		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
 			out = append(out, edit{'-', a[i]})
 			i++
+		default:
+			out = append(out, edit{'+', b[j]})
+			j++
 		}
 	}
 	return out

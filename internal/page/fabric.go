@@ -90,16 +90,16 @@ func writeQueues(p *Page, o *twin.Observation, ts timeScale) {
 		scores[i] = float64(q.MaxBytes)
 	}
 	top, rest := topN(scores, topSeries)
+	if len(rest) > 0 {
+		xs, rows := gridRows(o.Sim.End, ts, len(rest), func(k int, t unit.Time) float64 { return at(o.Queues[rest[k]].Depth, t, 0) })
+		b := quantileBand(xs, rows)
+		f.band(fmt.Sprintf("other %d queues (p10–p90, median)", len(rest)), b.xs, b.lo, b.mid, b.hi)
+	}
 	var peak int64
 	for _, i := range top {
 		q := o.Queues[i]
 		peak = max(peak, q.MaxBytes)
 		f.line(fmt.Sprintf("%s prio %d (peak %s)", q.Port, q.Priority, bytesText(q.MaxBytes)), ts.times(q.Depth), q.Depth.Values)
-	}
-	if len(rest) > 0 {
-		xs, rows := gridRows(o.Sim.End, ts, len(rest), func(k int, t unit.Time) float64 { return at(o.Queues[rest[k]].Depth, t, 0) })
-		b := quantileBand(xs, rows)
-		f.band(fmt.Sprintf("other %d queues (p10–p90, median)", len(rest)), b.xs, b.lo, b.mid, b.hi)
 	}
 	x1 := ts.of(o.Sim.End)
 	if lv := o.Queues[top[0]].Levels; lv != nil {
@@ -307,14 +307,6 @@ func writeDCQCN(p *Page, o *twin.Observation, ts timeScale) {
 			title, what, y = "DCQCN α per QP", "congestion estimate α", Axis{Name: "DCQCN α", Unit: "fraction"}
 		}
 		f := newFigure(title, ts.axis(), y)
-		for _, i := range top {
-			q := &o.QPs[i]
-			pts := q.RateGbps
-			if alpha {
-				pts = q.Alpha
-			}
-			f.line(q.Host+" "+q.Flow, ts.times(pts), pts.Values)
-		}
 		if len(rest) > 0 {
 			xs, rows := gridRows(o.Sim.End, ts, len(rest), func(k int, t unit.Time) float64 {
 				q := &o.QPs[rest[k]]
@@ -325,6 +317,14 @@ func writeDCQCN(p *Page, o *twin.Observation, ts timeScale) {
 			})
 			b := quantileBand(xs, rows)
 			f.band(fmt.Sprintf("other %d QPs (p10–p90, median)", len(rest)), b.xs, b.lo, b.mid, b.hi)
+		}
+		for _, i := range top {
+			q := &o.QPs[i]
+			pts := q.RateGbps
+			if alpha {
+				pts = q.Alpha
+			}
+			f.line(q.Host+" "+q.Flow, ts.times(pts), pts.Values)
 		}
 		f.p.Y.Min = 0
 		f.p.X.Min, f.p.X.Max = 0, ts.of(o.Sim.End)

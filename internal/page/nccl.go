@@ -24,14 +24,22 @@ func writeNCCL(p *Page, jobs []Job) {
 		return
 	}
 	p.Section(1, "NCCL workload")
+	sameComm := true
 	for _, j := range with {
+		sameComm = sameComm && j.Obs.NCCL.Comm == with[0].Obs.NCCL.Comm
+	}
+	for k, j := range with {
 		n := j.Obs.NCCL
 		lead := ""
 		if len(jobs) > 1 {
 			lead = j.Variant + ": "
 		}
-		if c := strings.TrimSpace(n.Comm); c != "" {
+		switch c := strings.TrimSpace(n.Comm); {
+		case c == "":
+		case !sameComm:
 			p.Pre(lead+"communicator", c, false)
+		case k == 0:
+			p.Pre("communicator (every variant)", c, false)
 		}
 		if n.Err != "" {
 			p.Note(lead + "the workload FAILED: " + n.Err)
@@ -185,4 +193,3 @@ func ceiling(o *twin.Observation) (float64, string) {
 	rate := o.NICs[0].Rate
 	return float64(k) * float64(rate) / 8e9, fmt.Sprintf("%d × %.4g Gb/s per server", k, rate.Gbps())
 }
-

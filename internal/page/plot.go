@@ -39,6 +39,7 @@ type Figure struct {
 
 	p         *plot.Plot
 	keys      map[string]string // the CSS colour of each series and reference line
+	late      []func()          // legend entries that come after the others
 	drawn     int               // data points drawn
 	colour    int
 	nominal   bool // the x axis is categories: no values under the pointer
@@ -183,7 +184,7 @@ func (f *Figure) band(name string, xs, lo, mid, hi []float64) {
 	if err != nil {
 		return
 	}
-	pg.Color = color.RGBA{0xb0, 0xb0, 0xb0, 0x80}
+	pg.Color = color.NRGBA{0xa0, 0xa0, 0xa0, 0x70}
 	pg.LineStyle.Width = 0
 	f.p.Add(pg)
 	l, err := plotter.NewLine(f.xyOf(xs, mid))
@@ -194,9 +195,12 @@ func (f *Figure) band(name string, xs, lo, mid, hi []float64) {
 	l.LineStyle.Width = 1
 	l.LineStyle.Dashes = []vg.Length{1, 2}
 	f.p.Add(l)
-	f.p.Legend.Add(name, pg, l)
-	f.Series = append(f.Series, name)
-	f.key(name, color.RGBA{0xb0, 0xb0, 0xb0, 0xff})
+	// Drawn now, under the lines added after it; named after them.
+	f.late = append(f.late, func() {
+		f.p.Legend.Add(name, pg, l)
+		f.Series = append(f.Series, name)
+		f.key(name, color.RGBA{0xb0, 0xb0, 0xb0, 0xff})
+	})
 }
 
 // ref adds a horizontal reference line at y across [x0, x1].
@@ -283,6 +287,8 @@ func short(v float64) string {
 		return fmt.Sprintf("%.3g", v/1e6) + "M"
 	case a >= 1e4:
 		return fmt.Sprintf("%.3g", v/1e3) + "k"
+	case a >= 1:
+		return fmt.Sprintf("%.4g", v)
 	}
 	return fmt.Sprintf("%.3g", v)
 }
@@ -383,6 +389,9 @@ func (p *Page) Figure(f *Figure) {
 	if f.drawn == 0 {
 		p.Note(f.Title + ": nothing to plot. " + f.Note)
 		return
+	}
+	for _, add := range f.late {
+		add()
 	}
 	htmlKeys := len(f.Series)+len(f.Refs) > maxLegend
 	if len(f.Series)+len(f.Refs) == 0 || f.hideLegnd || htmlKeys {
