@@ -271,16 +271,18 @@ func collectRarely(limit unit.Bytes) {
 }
 
 // setThreads shares threads cores (0: GOMAXPROCS) among the jobs of s
-// that run at once, each variant with its part, and gives the packet
-// engine a wall clock for its barrier statistics.
+// that run at once, each variant with its part, and gives a packet engine
+// on several a wall clock for its barrier statistics.
 func setThreads(s *scenario.Scenario, threads int) {
 	if threads == 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	jobs := max(1, len(s.Variants))
 	per := max(1, threads/min(jobs, threads))
-	clock := func() int64 { return time.Now().UnixNano() }
-	s.Run = scenario.Options{Threads: per, Clock: clock}
+	s.Run = scenario.Options{Threads: per}
+	if per > 1 {
+		s.Run.Clock = func() int64 { return time.Now().UnixNano() }
+	}
 	for _, v := range s.Variants {
 		v.Run = s.Run
 	}

@@ -36,13 +36,31 @@ type Sampler interface {
 // nothing. Every domain samples at the same times, before any of its
 // nodes' events at that time (its events have the control side's key), so
 // the samples do not depend on the partitioning.
+//
+// A sample visits only the queues that held data since they were last
+// seen empty: a queue joins the list when a packet enters it, and leaves
+// it once a sample found it empty (after recording that). A queue off the
+// list is empty, so its series would only repeat its last value, zero,
+// which the series does by itself when the next sample is added (and
+// finish adds it to every series at the last sample). On a fabric of
+// thousands of ports, visiting every queue every 10 us had cost a fifth
+// of a run.
 type sampler struct {
 	every  unit.Time
 	n      int
+	last   unit.Time // the last sample's time
+	taken  bool      // a sample was taken
 	series []*QueueSeries
 	index  [][]*QueueSeries // by switch of the domain, then port × 8 + priority
+	active []watched
 	others []Sampler
 	events uint64 // samples taken
+}
+
+// watched is a queue the sampler visits.
+type watched struct {
+	e    *switchEgress
+	prio int8
 }
 
 // tagSample is the domain's sampling event, and sampleKey its key: node 0,
@@ -67,6 +85,15 @@ func (n *Network) SampleQueues(d unit.Time) {
 	}
 }
 
+// watch puts a queue that has just taken a packet on the list to visit.
+func (sm *sampler) watch(e *switchEgress, prio int) {
+	if sm.index == nil {
+		return
+	}
+	e.watched |= 1 << prio
+	sm.active = append(sm.active, watched{e, int8(prio)})
+}
+
 // AddSampler adds s to what the domain samples every sample interval.
 func (d *Domain) AddSampler(s Sampler) { d.sampler.others = append(d.sampler.others, s) }
 
@@ -79,18 +106,29 @@ func (d *Domain) Handle(now unit.Time, tag uint64) {
 
 // QueueSeries returns the sampled queues, in the order they first held
 // data (queues that first did at the same sample in the order of their
-// ports' ids and priorities).
+// ports' ids and priorities), each carried to the last sample.
 func (n *Network) QueueSeries() []*QueueSeries {
 	var all []*QueueSeries
 	for _, d := range n.Domains {
+		d.sampler.finish()
 		all = append(all, d.sampler.series...)
 	}
-	if len(n.Domains) > 1 {
-		slices.SortStableFunc(all, func(a, b *QueueSeries) int {
-			return cmp.Or(cmp.Compare(a.first, b.first), cmp.Compare(a.pid, b.pid), cmp.Compare(a.Prio, b.Prio))
-		})
-	}
+	slices.SortFunc(all, func(a, b *QueueSeries) int {
+		return cmp.Or(cmp.Compare(a.first, b.first), cmp.Compare(a.pid, b.pid), cmp.Compare(a.Prio, b.Prio))
+	})
 	return all
+}
+
+// finish carries the series of the queues off the list, empty since they
+// left it, to the last sample: what sampling them every time would have
+// recorded. Adding samples changes nothing a later sample would not.
+func (sm *sampler) finish() {
+	if !sm.taken {
+		return
+	}
+	for _, ser := range sm.series {
+		ser.Bytes.Add(sm.last, 0)
+	}
 }
 
 // SampleInterval returns the current sampling interval (zero when off);
@@ -103,25 +141,31 @@ func (n *Network) SampleInterval() unit.Time { return n.Domains[0].sampler.every
 
 func (sm *sampler) sample(d *Domain, now unit.Time) {
 	sm.events++
-	for si, s := range d.switches {
-		idx := sm.index[si]
-		for i := range s.egress {
-			for p := 0; p < 8; p++ {
-				b := s.egress[i].q[p].Bytes()
-				k := i*8 + p
-				ser := idx[k]
-				if ser == nil {
-					if b == 0 {
-						continue
-					}
-					ser = &QueueSeries{Switch: s, Port: i, Prio: p, Bytes: metrics.NewSeries(sm.every, metrics.DefaultSeriesCap), first: now, pid: s.ports[i].id}
-					idx[k] = ser
-					sm.series = append(sm.series, ser)
-				}
-				ser.Bytes.Add(now, float64(b))
-			}
+	sm.last, sm.taken = now, true
+	kept := sm.active[:0]
+	for _, w := range sm.active {
+		e, p := w.e, int(w.prio)
+		b := e.q[p].Bytes()
+		k := int(e.port)*8 + p
+		idx := sm.index[e.sw.domIdx]
+		ser := idx[k]
+		if ser == nil && b > 0 {
+			s := e.sw
+			ser = &QueueSeries{Switch: s, Port: int(e.port), Prio: p, Bytes: metrics.NewSeries(sm.every, metrics.DefaultSeriesCap), first: now, pid: s.ports[e.port].id}
+			idx[k] = ser
+			sm.series = append(sm.series, ser)
 		}
+		if ser != nil {
+			ser.Bytes.Add(now, float64(b))
+		}
+		if b == 0 {
+			e.watched &^= 1 << p
+			continue
+		}
+		kept = append(kept, w)
 	}
+	clear(sm.active[len(kept):])
+	sm.active = kept
 	for _, o := range sm.others {
 		o.Sample(now)
 	}

@@ -65,6 +65,7 @@ type SwitchConfig struct {
 // schedules each egress port's eight queues.
 type Switch struct {
 	dom    *Domain
+	domIdx int // the switch's index among its domain's
 	id     uint32
 	name   string
 	cfg    SwitchConfig
@@ -99,7 +100,7 @@ func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig
 	for i := range ports {
 		pt := &ports[i]
 		n.initPort(pt, d, s, s.id, i)
-		s.egress[i] = switchEgress{sw: s, ets: NewETS(cfg.Strict, cfg.Weights)}
+		s.egress[i] = switchEgress{sw: s, ets: NewETS(cfg.Strict, cfg.Weights), port: int32(i)}
 		pt.SetEgress(&s.egress[i])
 		s.ports = append(s.ports, pt)
 	}
@@ -108,6 +109,7 @@ func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig
 		s.path = newPathSelector(cfg.Path, 0, n.Streams.Stream("path/"+name))
 	}
 	n.Switches = append(n.Switches, s)
+	s.domIdx = len(d.switches)
 	d.switches = append(d.switches, s)
 	return s
 }
@@ -349,6 +351,8 @@ type switchEgress struct {
 	maxBytes [8]int64
 	ets      ETS
 	busy     uint8 // priorities with packets queued
+	watched  uint8 // priorities the sampler visits (see sampler)
+	port     int32
 }
 
 // HeadBytes implements HeadSizer.
@@ -380,6 +384,9 @@ func (e *switchEgress) push(p *packet.Packet, prio int) {
 	e.busy |= 1 << prio
 	if b := e.q[prio].Bytes(); b > e.maxBytes[prio] {
 		e.maxBytes[prio] = b
+	}
+	if e.watched&(1<<prio) == 0 {
+		e.sw.dom.sampler.watch(e, prio)
 	}
 }
 

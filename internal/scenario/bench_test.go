@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"rocelab/examples"
 )
@@ -119,10 +120,35 @@ traffic: {generators: [{kind: permutation, bytes: 2MB}]}
 }
 
 // BenchmarkFatTreeK runs the fat-tree permutation at k = 8, 16, 24 and 32
-// (128 to 8192 hosts): events/s should not fall as the fabric grows.
-// k=24 and k=32 take minutes each: run with -benchtime=1x.
+// (128 to 8192 hosts) on one thread: events/s should not fall as the
+// fabric grows. k=24 and k=32 take minutes each: run with -benchtime=1x.
 func BenchmarkFatTreeK(b *testing.B) {
 	for _, k := range []int{8, 16, 24, 32} {
 		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) { benchRun(b, fatTree(b, k), true) })
 	}
+}
+
+// BenchmarkFatTreeScaling runs the k=8 and the k=32 permutation one after
+// the other, on one thread, and reports both event rates and their ratio
+// (the target: k=32 at least half of k=8).
+func BenchmarkFatTreeScaling(b *testing.B) {
+	var rate [2]float64
+	for i := 0; i < b.N; i++ {
+		for j, k := range []int{8, 32} {
+			s := fatTree(b, k)
+			start := time.Now()
+			tw, err := Build(s)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tw.Run()
+			if !tw.Done() {
+				b.Fatalf("k=%d: the permutation did not finish", k)
+			}
+			rate[j] += float64(tw.Executed()) / time.Since(start).Seconds() / float64(b.N)
+		}
+	}
+	b.ReportMetric(rate[0], "events/s-k8")
+	b.ReportMetric(rate[1], "events/s-k32")
+	b.ReportMetric(rate[1]/rate[0], "k32/k8")
 }

@@ -3,7 +3,9 @@
 package sim
 
 import (
+	"cmp"
 	"math/bits"
+	"slices"
 
 	"rocelab/internal/unit"
 )
@@ -127,9 +129,17 @@ func (n *nowHeap) entry(e *event) nowEntry {
 // add appends e without keeping the order; sort restores it.
 func (n *nowHeap) add(e *event) { n.h = append(n.h, n.entry(e)) }
 
-// sort orders the entries: an insertion sort, as there are a handful.
+// sort orders the entries: an insertion sort when there are a handful,
+// as there mostly are; thousands of hosts starting at once put thousands
+// in one span.
 func (n *nowHeap) sort() {
 	h := n.h[n.hd:]
+	if len(h) > 16 {
+		slices.SortFunc(h, func(a, b nowEntry) int {
+			return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.key, b.key), cmp.Compare(a.seq, b.seq))
+		})
+		return
+	}
 	for i := 1; i < len(h); i++ {
 		x := h[i]
 		j := i
