@@ -156,10 +156,13 @@ func (e *engine) postCTS(ci int32) {
 	}
 }
 
-// sendCTS writes the next CTS into the sender's FIFO.
+// sendCTS writes the next CTS into the sender's FIFO. NCCL posts it
+// unsignaled (but for one slot in NCCL_STEPS, which drains the send
+// queue; the model needs no draining), and nothing waits for its
+// requester completion.
 func (e *engine) sendCTS(ci int32) {
 	c := &e.conns[ci]
-	e.t.Post(c.cts, workload.Message{Op: workload.WriteImm, Bytes: ctsBytes, ID: msgID(ci, idCTS, c.ctsPosted, 0)})
+	e.t.Post(c.cts, workload.Message{Op: workload.WriteImm, Bytes: ctsBytes, ID: msgID(ci, idCTS, c.ctsPosted, 0), Unsignaled: true})
 	c.ctsPosted++
 }
 

@@ -99,10 +99,14 @@ func (e *Engine) congestion(now unit.Time) {
 	// First the ports that hold a standing queue: a full port that is the
 	// bottleneck of flows that could bring it more than it carries (a
 	// clock offset of a few ppm between equal links does not count).
+	cong := false
 	for _, l := range s.links {
 		lk := &e.net.links[l]
 		lk.integrate(now)
 		lk.st.congested = 0
+		if lk.st.load < lk.bps*(1-1e-6) {
+			continue
+		}
 		// What the flows held here could bring: each ingress link
 		// delivers at most its own rate.
 		in := e.sol.ingress[:0]
@@ -124,86 +128,27 @@ func (e *Engine) congestion(now unit.Time) {
 		}
 		e.sol.ingress = in
 		for p := 0; p < 8; p++ {
-			if demand[p] > 1.01*lk.bps && lk.st.load >= lk.bps*(1-1e-6) {
+			if demand[p] > 1.01*lk.bps {
 				lk.st.congested |= 1 << p
+				cong = true
 			}
 		}
 	}
+	// Without a congested port in the component nothing is paused,
+	// queued or marked.
 	for _, l := range s.links {
 		lk := &e.net.links[l]
+		oldQ, oldM := lk.st.queue, lk.st.markP
 		lk.st.pause, lk.st.pausePrios, lk.st.queue = 0, 0, 0
 		lk.st.markP = [8]float64{}
-		if len(lk.flows) == 0 {
-			continue
+		if cong {
+			e.estimate(l, lk)
 		}
-		util := lk.st.load / lk.bps
-		var held, here [8]int
-		var ingress, heldIn [8]uint64 // distinct upstream links feeding a bottleneck here, and a held flow (small hash sets)
-		var nin, nheld [8]int
-		for _, fh := range lk.flows {
-			fl := &e.flows[fh.flow]
-			if int(fh.hop) >= len(fl.path) {
-				continue // its ACKs
-			}
-			cls := fl.cls[fh.hop]
-			b := e.dataBottleneck(fh.flow)
-			switch {
-			case b > fh.hop:
-				// Held by a congested port further along, without
-				// congestion control to slow the sender first.
-				bl := &e.net.links[fl.path[b]]
-				if !fl.ccOn && bl.st.congested&(1<<fl.cls[b]) != 0 {
-					held[cls]++
-					if fh.hop > 0 {
-						up := uint64(1) << (uint(fl.path[fh.hop-1]) % 64)
-						if heldIn[cls]&up == 0 {
-							heldIn[cls] |= up
-							nheld[cls]++
-						}
-					}
-				}
-			case b == fh.hop:
-				here[cls]++
-				if fh.hop > 0 {
-					up := uint64(1) << (uint(fl.path[fh.hop-1]) % 64)
-					if ingress[cls]&up == 0 {
-						ingress[cls] |= up
-						nin[cls]++
-					}
-				}
-			}
+		if lk.st.queue != oldQ {
+			e.qEpoch++
 		}
-		for p := 0; p < 8; p++ {
-			lossless := c.Lossless&(1<<p) != 0
-			if lossless && held[p] > 0 && util < 1 {
-				lk.st.pause = math.Max(lk.st.pause, 1-util)
-				lk.st.pausePrios |= 1 << p
-				lk.everPaused |= 1 << p
-				if !lk.nicTx {
-					// A paused switch port fills its ingress groups to
-					// their thresholds before it pauses its own senders.
-					e.standing(lk, e.pfcQueue(lk, max(nheld[p], 1), true), p)
-				}
-			}
-			red := c.ECN[p]
-			if here[p] == 0 || lk.nicTx || lk.st.congested&(1<<p) == 0 {
-				continue
-			}
-			// A standing queue: the DCQCN equilibrium when the flows it
-			// holds are rate controlled, else the PFC threshold.
-			var q float64
-			if e.ccHeldHere(l, uint8(p)) && red.Kmax > 0 {
-				pm := e.dcqcnMark(lk.bps / float64(here[p]))
-				lk.st.markP[p] = pm
-				q = float64(red.Kmin) + pm/math.Max(red.Pmax, 1e-9)*float64(red.Kmax-red.Kmin)
-				if pm >= red.Pmax {
-					q = float64(red.Kmax)
-				}
-			} else {
-				q = e.pfcQueue(lk, max(nin[p], 1), lossless)
-				lk.st.markP[p] = redProb(red, q)
-			}
-			e.standing(lk, q, p)
+		for p := range oldM {
+			e.marking += b2i(lk.st.markP[p] > 0) - b2i(oldM[p] > 0)
 		}
 	}
 	if !c.ECT {
@@ -211,7 +156,8 @@ func (e *Engine) congestion(now unit.Time) {
 	}
 	for _, f := range s.flows {
 		fl := &e.flows[f]
-		if fl.tcp {
+		if fl.tcp || !cong {
+			fl.pMark = 0
 			continue
 		}
 		keep := 1.0
@@ -219,6 +165,92 @@ func (e *Engine) congestion(now unit.Time) {
 			keep *= 1 - e.net.links[l].st.markP[fl.cls[h]]
 		}
 		fl.pMark = 1 - keep
+	}
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// estimate sets link l's pause share, standing queue and marking from
+// the rates and bottlenecks of the flows crossing it.
+func (e *Engine) estimate(l int32, lk *link) {
+	c := e.cfg
+	if len(lk.flows) == 0 {
+		return
+	}
+	util := lk.st.load / lk.bps
+	var held, here [8]int
+	var ingress, heldIn [8]uint64 // distinct upstream links feeding a bottleneck here, and a held flow (small hash sets)
+	var nin, nheld [8]int
+	for _, fh := range lk.flows {
+		fl := &e.flows[fh.flow]
+		if int(fh.hop) >= len(fl.path) {
+			continue // its ACKs
+		}
+		cls := fl.cls[fh.hop]
+		b := e.dataBottleneck(fh.flow)
+		switch {
+		case b > fh.hop:
+			// Held by a congested port further along, without
+			// congestion control to slow the sender first.
+			bl := &e.net.links[fl.path[b]]
+			if !fl.ccOn && bl.st.congested&(1<<fl.cls[b]) != 0 {
+				held[cls]++
+				if fh.hop > 0 {
+					up := uint64(1) << (uint(fl.path[fh.hop-1]) % 64)
+					if heldIn[cls]&up == 0 {
+						heldIn[cls] |= up
+						nheld[cls]++
+					}
+				}
+			}
+		case b == fh.hop:
+			here[cls]++
+			if fh.hop > 0 {
+				up := uint64(1) << (uint(fl.path[fh.hop-1]) % 64)
+				if ingress[cls]&up == 0 {
+					ingress[cls] |= up
+					nin[cls]++
+				}
+			}
+		}
+	}
+	for p := 0; p < 8; p++ {
+		lossless := c.Lossless&(1<<p) != 0
+		if lossless && held[p] > 0 && util < 1 {
+			lk.st.pause = math.Max(lk.st.pause, 1-util)
+			lk.st.pausePrios |= 1 << p
+			lk.everPaused |= 1 << p
+			if !lk.nicTx {
+				// A paused switch port fills its ingress groups to
+				// their thresholds before it pauses its own senders.
+				e.standing(lk, e.pfcQueue(lk, max(nheld[p], 1), true), p)
+			}
+		}
+		red := c.ECN[p]
+		if here[p] == 0 || lk.nicTx || lk.st.congested&(1<<p) == 0 {
+			continue
+		}
+		// A standing queue: the DCQCN equilibrium when the flows it
+		// holds are rate controlled, else the PFC threshold.
+		var q float64
+		if e.ccHeldHere(l, uint8(p)) && red.Kmax > 0 {
+			pm := e.dcqcnMark(lk.bps / float64(here[p]))
+			lk.st.markP[p] = pm
+			q = float64(red.Kmin) + pm/math.Max(red.Pmax, 1e-9)*float64(red.Kmax-red.Kmin)
+			if pm >= red.Pmax {
+				q = float64(red.Kmax)
+			}
+		} else {
+			q = e.pfcQueue(lk, max(nin[p], 1), lossless)
+			lk.st.markP[p] = redProb(red, q)
+		}
+		e.standing(lk, q, p)
 	}
 }
 

@@ -53,6 +53,7 @@ type Engine struct {
 
 	wakes     workload.Wakes
 	workloads []workload.Workload
+	doneTo    int // the workloads before it have finished
 	started   bool
 	refused   []refusal
 
@@ -61,6 +62,12 @@ type Engine struct {
 	qpns   []uint32 // per host, QPs created so far
 	dirty  []int32  // links whose flows changed since the last solve
 	queued bool     // a solve is scheduled
+
+	// qEpoch counts the changes of any link's standing queue (a
+	// connection's cached latency is good for one epoch); marking counts
+	// the (link, class) pairs that mark packets now.
+	qEpoch  uint64
+	marking int
 
 	nics    []NICCounters
 	solves  int64
@@ -232,7 +239,8 @@ func (e *Engine) Post(qp workload.QP, m workload.Message) {
 	}
 	wire, pkts, last := e.wireOf(fl, m.Op, m.Bytes)
 	fl.total += float64(wire)
-	fl.msgs.push(msg{op: m.Op, bytes: m.Bytes, id: m.ID, wire: wire, end: fl.total, pkts: pkts, lastWire: last, posted: now})
+	e.retire(f, now)
+	fl.msgs.push(msg{op: m.Op, bytes: m.Bytes, id: m.ID, wire: wire, end: fl.total, pkts: pkts, lastWire: last, posted: now, unsig: m.Unsignaled})
 	idx := fl.msgs.len() - 1
 	if fl.stalled {
 		// The first packet of this message reaches the responder after a
@@ -305,10 +313,11 @@ func (e *Engine) Start(ws ...workload.Workload) {
 	}
 }
 
-// Done reports whether every workload has finished.
+// Done reports whether every workload has finished. A workload that has
+// finished stays finished, so the ones before doneTo are not asked again.
 func (e *Engine) Done() bool {
-	for _, w := range e.workloads {
-		if !w.Done() {
+	for ; e.doneTo < len(e.workloads); e.doneTo++ {
+		if !e.workloads[e.doneTo].Done() {
 			return false
 		}
 	}
@@ -556,34 +565,65 @@ func (e *Engine) delivered(f int32, m *msg, now unit.Time) {
 		}
 		p.reqAt, p.ackLost = m.reqAt, false
 	}
-	if front := fl.msgs.front(); fl.resp > 0 {
-		fl.reqT.Set(e.sched, front.reqAt+e.delay, 0, e, tagReq|uint64(f)<<8)
-	}
+	e.armReq(f, now)
 	if m.op != workload.Write {
 		e.complete(workload.QP(f), workload.Responder, m.op, 0, m.bytes, workload.Success, now)
 	}
 }
 
 // acked delivers the requester completions whose ACK arrived by now (the
-// NIC's time).
+// NIC's time); an unsignaled message leaves without one.
 func (e *Engine) acked(f int32, now unit.Time) {
 	fl := &e.flows[f]
 	for fl.resp > 0 {
 		m := fl.msgs.front()
 		if m.reqAt > now {
-			fl.reqT.Set(e.sched, m.reqAt+e.delay, 0, e, tagReq|uint64(f)<<8)
-			return
+			break
 		}
 		if m.ackLost {
 			e.nics[fl.src].LocalAckTimeoutErr++
 			fl.retxPkts++
 			fl.retxBytes += float64(m.lastWire)
 		}
-		op, id, bytes, at := m.op, m.id, m.bytes, m.reqAt
+		op, id, bytes, at, unsig := m.op, m.id, m.bytes, m.reqAt, m.unsig
 		fl.msgs.popFront()
 		fl.resp--
 		fl.send--
-		e.complete(workload.QP(f), workload.Requester, op, id, bytes, workload.Success, at)
-		fl = &e.flows[f]
+		if !unsig {
+			e.complete(workload.QP(f), workload.Requester, op, id, bytes, workload.Success, at)
+			fl = &e.flows[f]
+		}
 	}
+	e.armReq(f, now)
+}
+
+// retire drops the unsignaled messages at the front of f's queue whose
+// ACK has come back by now: nothing waits for them, so no event does.
+func (e *Engine) retire(f int32, now unit.Time) {
+	fl := &e.flows[f]
+	for fl.resp > 0 {
+		m := fl.msgs.front()
+		if !m.unsig || m.ackLost || m.reqAt > now {
+			return
+		}
+		fl.msgs.popFront()
+		fl.resp--
+		fl.send--
+	}
+}
+
+// armReq retires what it can and sets f's requester timer for the first
+// delivered message that needs an event at its ACK: a signaled one, or
+// one whose last ACK was lost (the requester's timer runs out). The
+// unsignaled ones before it leave with it, or with a later post.
+func (e *Engine) armReq(f int32, now unit.Time) {
+	e.retire(f, now)
+	fl := &e.flows[f]
+	for i := 0; i < fl.resp; i++ {
+		if m := fl.msgs.at(i); !m.unsig || m.ackLost {
+			fl.reqT.Set(e.sched, m.reqAt+e.delay, 0, e, tagReq|uint64(f)<<8)
+			return
+		}
+	}
+	fl.reqT.Stop()
 }

@@ -27,6 +27,8 @@ type msg struct {
 	// ackLost: the ACK of its last packet was lost and no later ACK has
 	// covered it yet, so the requester waits for its timeout.
 	ackLost bool
+	// unsig: the requester wants no completion when it succeeds.
+	unsig bool
 }
 
 // msgQueue is a FIFO of messages indexed from the oldest: a ring that
@@ -59,11 +61,67 @@ func (q *msgQueue) popFront() {
 }
 
 // flow is one connection: its requester's sending as a fluid, its
-// messages, and its path.
+// messages, and its path. The fields every message touches come first,
+// so that they share a few cache lines.
 type flow struct {
+	msgs msgQueue
+	// resp is the index of the next message to complete at the
+	// responder; send the first whose last byte has not left yet.
+	resp, send int
+	rate       float64 // allocated wire bit/s
+	sent       float64 // wire bytes sent (useful, resends not counted)
+	total      float64 // wire bytes posted
+	// eff is the share of the wire rate that is not go-back-N resends.
+	eff      float64
+	upd      unit.Time
+	miceFree unit.Time
+	// baseLat is the data path's propagation and mean jitter; ackLat the
+	// ACK's whole way back; lat the last latOf, for a last packet of
+	// latWire bytes.
+	baseLat, ackLat unit.Time
+	lat             unit.Time
+	latWire         int32
+	mss             int32
+	path            []int32
+	owner           workload.Owner
+	// pData and pAck are the probabilities that a data packet and an
+	// ACK are lost on the way.
+	pData, pAck float64
+	active      bool
+	noRoute     bool
+	failed      bool
+	posted      bool
+	tcp         bool
+	// A lost tail: the responder waits for the message at resp until
+	// resolveAt, when a NAK (nak) or the requester's timeout brings the
+	// resend.
+	stalled bool
+	nak     bool
+	// Counters every message moves.
+	delivered     int64
+	deliveredPkts int64
+	acks          int64
+	lastDeliv     unit.Time
+	sentBytes     int64
+	sentPkts      int64
+	// Booked but not yet on the links (flushLinks): frame bytes and
+	// frames on the data path, before loss; ACK frames back.
+	pendFrames, pendPkts, pendAcks float64
+	// The latency its packets see now (latD, for frames of latFrame
+	// bytes, as of queue epoch latEpoch) and the packets booked at it
+	// since the last flush (latN).
+	latD     unit.Time
+	latN     int64
+	latEpoch uint64
+	latFrame int32
+	wire     wireMemo
+	// pMark is the probability a packet of the flow arrives CE-marked.
+	pMark float64
+	idleT sim.Timer
+	respT sim.Timer
+	reqT  sim.Timer
+
 	src, dst int32
-	owner    workload.Owner
-	tcp      bool
 	prio     uint8 // at the NIC
 	dscp     uint8
 	sport    uint16
@@ -74,72 +132,29 @@ type flow struct {
 	// crosses, then back, the links its ACKs cross. cls and pos are
 	// parallel to legs: the class the flow rides on each, and its index
 	// in that link's active list while active.
-	legs, path, back []int32
-	cls              []uint8
-	pos              []int32
+	legs, back []int32
+	cls        []uint8
+	pos        []int32
 	// swPrio is the class the switches give the connection, ackFrame an
 	// ACK's frame bytes, ackW the ACKs' wire bytes per data wire byte.
 	swPrio   uint8
 	ackFrame int32
 	ackW     float64
 	capBps   float64
-	mss      int32
-	// baseLat is the data path's propagation and mean jitter; ackLat the
-	// ACK's whole way back; lat the last latOf, for a last packet of
-	// latWire bytes.
-	baseLat, ackLat unit.Time
-	lat             unit.Time
-	latWire         int32
-	timeout         unit.Time
-	retryCnt        int
-	// pData and pAck are the probabilities that a data packet and an
-	// ACK are lost on the way; eff the share of the wire rate that is
-	// not go-back-N resends.
-	pData, pAck float64
-	eff         float64
+	timeout  unit.Time
+	retryCnt int
 	// k is go-back-N's packets in flight when a loss is noticed.
-	k float64
-
-	msgs msgQueue
-	// resp is the index of the next message to complete at the
-	// responder; send the first whose last byte has not left yet.
-	resp, send int
-
-	active   bool
-	noRoute  bool
-	rate     float64 // allocated wire bit/s
-	sent     float64 // wire bytes sent (useful, resends not counted)
-	total    float64 // wire bytes posted
-	upd      unit.Time
-	miceFree unit.Time
-	idleT    sim.Timer
-	respT    sim.Timer
-	reqT     sim.Timer
-	// A lost tail: the responder waits for the message at resp until
-	// resolveAt, when a NAK (nak) or the requester's timeout brings the
-	// resend.
-	stalled   bool
+	k         float64
 	resolveAt unit.Time
-	nak       bool
 	stallT    sim.Timer
 
 	// Counters.
-	posted        bool
-	firstPost     unit.Time
-	delivered     int64
-	deliveredPkts int64
-	acks          int64
-	lastDeliv     unit.Time
-	sentBytes     int64
-	sentPkts      int64
-	retxPkts      float64
-	retxBytes     float64
-	marked        float64
-	cnps          float64
-	failed        bool
-	ccOn          bool
-	// pMark is the probability a packet of the flow arrives CE-marked.
-	pMark float64
+	firstPost unit.Time
+	retxPkts  float64
+	retxBytes float64
+	marked    float64
+	cnps      float64
+	ccOn      bool
 }
 
 // weight is what flow fl's leg h takes of a link per unit of its rate: all
@@ -156,6 +171,24 @@ func (fl *flow) weight(h int) float64 {
 // packet of a WRITE, ImmDt on the last of a WRITE with immediate or a
 // SEND, the payload padded to 4 bytes, preamble and gap.
 func (e *Engine) wireOf(fl *flow, op workload.Op, bytes int64) (wire int64, pkts, last int32) {
+	w := &fl.wire
+	if op != w.op || bytes != w.bytes || w.pkts == 0 {
+		w.wire, w.pkts, w.last = e.frameOf(fl, op, bytes)
+		w.op, w.bytes = op, bytes
+	}
+	return w.wire, w.pkts, w.last
+}
+
+// wireMemo is a connection's last message shape and its framing: a
+// connection mostly posts messages of one size.
+type wireMemo struct {
+	bytes, wire int64
+	pkts, last  int32
+	op          workload.Op
+}
+
+// frameOf frames a message as wireOf describes.
+func (e *Engine) frameOf(fl *flow, op workload.Op, bytes int64) (wire int64, pkts, last int32) {
 	vlan := e.cfg.VLAN
 	frame := func(payload int32, first, lastPkt bool) int64 {
 		if fl.tcp {

@@ -150,6 +150,9 @@ func (e *Engine) setLoss(l Loss, on bool) {
 // its link to their new loss.
 func (e *Engine) lossChange(now unit.Time, i int) {
 	l := e.cfg.Losses[i/2]
+	for f := range e.flows {
+		e.flushLinks(int32(f))
+	}
 	e.setLoss(l, i%2 == 0)
 	for f := range e.flows {
 		fl := &e.flows[f]
@@ -188,29 +191,25 @@ func (e *Engine) settled(f int32, m *msg, done unit.Time) {
 	e.recordLatency(f, m)
 	frames := float64(m.wire) + retxBytes - (pk+retx)*packet.PreambleIFG
 	pkts := pk + retx
-	keep := 1.0
-	for h, l := range fl.path {
-		lk := &e.net.links[l]
-		c := fl.cls[h]
-		lk.st.bytes[c] += frames * keep
-		lk.st.packets[c] += pkts * keep
-		lk.st.lost += pkts * keep * lk.loss
-		if mp := lk.st.markP[c]; mp > 0 && e.cfg.ECT && !fl.tcp {
-			lk.st.marks[c] += pkts * keep * mp
-		}
-		keep *= 1 - lk.loss
-	}
+	// The frames on the links of its path and its ACKs on the way back
+	// are booked per connection and moved onto the links in bulk (see
+	// flushLinks): they do not depend on when they are moved, but for
+	// the loss, which is moved before it changes.
+	fl.pendFrames += frames
+	fl.pendPkts += pkts
 	// ACKs: one per AckCoalesce packets and one for the last.
 	acks := math.Ceil(pk / float64(max(e.cfg.AckCoalesce, 1)))
 	fl.acks += int64(acks)
-	for h, l := range fl.back {
-		lk := &e.net.links[l]
-		c := fl.swPrio
-		if h == 0 {
-			c = fl.prio
+	fl.pendAcks += acks
+	if e.marking > 0 && e.cfg.ECT && !fl.tcp {
+		keep := 1.0
+		for h, l := range fl.path {
+			lk := &e.net.links[l]
+			if mp := lk.st.markP[fl.cls[h]]; mp > 0 {
+				lk.st.marks[fl.cls[h]] += pkts * keep * mp
+			}
+			keep *= 1 - lk.loss
 		}
-		lk.st.bytes[c] += acks * float64(fl.ackFrame)
-		lk.st.packets[c] += acks
 	}
 	if fl.pMark > 0 {
 		marked := pkts * fl.pMark
@@ -237,23 +236,74 @@ func (e *Engine) settled(f int32, m *msg, done unit.Time) {
 	}
 }
 
+// flushLinks moves flow f's frames booked since the last flush onto the
+// links they crossed: on its data path, thinned by each link's loss, and
+// its ACKs on the way back.
+func (e *Engine) flushLinks(f int32) {
+	fl := &e.flows[f]
+	if fl.pendPkts == 0 && fl.pendAcks == 0 {
+		return
+	}
+	frames, pkts, acks := fl.pendFrames, fl.pendPkts, fl.pendAcks
+	fl.pendFrames, fl.pendPkts, fl.pendAcks = 0, 0, 0
+	keep := 1.0
+	for h, l := range fl.path {
+		lk := &e.net.links[l]
+		c := fl.cls[h]
+		lk.st.bytes[c] += frames * keep
+		lk.st.packets[c] += pkts * keep
+		lk.st.lost += pkts * keep * lk.loss
+		keep *= 1 - lk.loss
+	}
+	for h, l := range fl.back {
+		lk := &e.net.links[l]
+		c := fl.swPrio
+		if h == 0 {
+			c = fl.prio
+		}
+		lk.st.bytes[c] += acks * float64(fl.ackFrame)
+		lk.st.packets[c] += acks
+	}
+}
+
 // recordLatency books message m's packets at the one-way latency a packet
 // of it sees: serialization and propagation on every hop, the mean FEC
-// jitter, and the standing queue estimated at each link it crosses.
+// jitter, and the standing queue estimated at each link it crosses. A
+// connection's messages mostly see the same latency: it is kept until
+// the frame size or a queue on the way changes, and the packets booked
+// at it go into the histogram together (flushLatency).
 func (e *Engine) recordLatency(f int32, m *msg) {
 	fl := &e.flows[f]
-	frame := unit.Bytes(min(int64(fl.mss), m.bytes) + int64(packet.Overhead(e.cfg.VLAN)))
-	d := fl.baseLat
-	for _, l := range fl.path {
-		lk := &e.net.links[l]
-		d += lk.rate.TxTime(frame)
-		if q := lk.st.queue; q > 0 {
-			d += unit.Time(q * 8 / lk.bps * float64(unit.Second))
+	frame := int32(min(int64(fl.mss), m.bytes)) + int32(packet.Overhead(e.cfg.VLAN))
+	if frame != fl.latFrame || fl.latEpoch != e.qEpoch {
+		d := fl.baseLat
+		for _, l := range fl.path {
+			lk := &e.net.links[l]
+			d += lk.rate.TxTime(unit.Bytes(frame))
+			if q := lk.st.queue; q > 0 {
+				d += unit.Time(q * 8 / lk.bps * float64(unit.Second))
+			}
 		}
+		fl.latFrame, fl.latEpoch = frame, e.qEpoch
+		if d != fl.latD {
+			e.flushLatency(f)
+			fl.latD = d
+		}
+	}
+	fl.latN += int64(m.pkts)
+}
+
+// flushLatency puts flow f's packets booked at its current latency into
+// the histogram.
+func (e *Engine) flushLatency(f int32) {
+	fl := &e.flows[f]
+	if fl.latN == 0 {
+		return
 	}
 	class := packet.ClassRoCE
 	if fl.tcp {
 		class = packet.ClassTCP
 	}
-	e.lat.RecordN(class, fl.swPrio, d, int64(m.pkts))
+	e.lat.RecordN(class, fl.swPrio, fl.latD, fl.latN)
+	fl.latN = 0
 }

@@ -398,6 +398,9 @@ func (e *Engine) freeze(f int32, r float64, fg uint32, hop int32) {
 		s.used[sub] += w * r
 		s.wt[sub] -= w
 		s.ver[sub]++
+		if h < len(fl.path) {
+			s.dwt[sub]--
+		}
 		if s.dwt[sub] > 0 {
 			s.heap.push(hent{key: s.rem[sub] / s.wt[sub], sub: sub, ver: s.ver[sub]})
 		}

@@ -31,9 +31,13 @@ type LinkStats struct {
 }
 
 // Links returns every link direction's counters up to now, by directed
-// link (2·topology link + direction). It changes nothing.
+// link (2·topology link + direction). It moves what the connections have
+// booked onto the links, and changes nothing else.
 func (e *Engine) Links() []LinkStats {
 	now := e.Now()
+	for f := range e.flows {
+		e.flushLinks(int32(f))
+	}
 	out := make([]LinkStats, len(e.net.links))
 	for i := range e.net.links {
 		lk := &e.net.links[i]
@@ -134,7 +138,12 @@ func (e *Engine) PortLink(node, port int) int { return int(e.net.portLink[node][
 func (e *Engine) Rate(link int) unit.BitRate { return e.net.links[link].rate }
 
 // Latency returns the delivered packets' estimated one-way latencies.
-func (e *Engine) Latency() *metrics.Latency { return e.lat }
+func (e *Engine) Latency() *metrics.Latency {
+	for f := range e.flows {
+		e.flushLatency(int32(f))
+	}
+	return e.lat
+}
 
 // Config returns the engine's configuration.
 func (e *Engine) Config() *Config { return e.cfg }

@@ -60,6 +60,11 @@ type Message struct {
 	Bytes int64
 	// ID is the caller's work request id, returned in its completions.
 	ID uint64
+	// Unsignaled asks for no requester completion when the request
+	// succeeds, as a work request posted without IBV_SEND_SIGNALED: an
+	// engine may leave it out (the fluid engine does), so the owner must
+	// not wait for it. A failed request always completes.
+	Unsignaled bool
 }
 
 // Status is a completion's status, numbered as ibv_wc_status.
