@@ -189,6 +189,9 @@ func (e *Engine) Connect(src, dst int, o workload.QPOptions, owner workload.Owne
 		lk := &e.net.links[l]
 		fl.baseLat += lk.delay + lk.jitter
 	}
+	if len(fl.path) > 0 {
+		fl.txRate = e.net.links[fl.path[0]].rate
+	}
 	fl.ackFrame = packet.DataFrame(0, packet.AETH, c.VLAN)
 	if fl.tcp {
 		fl.ackFrame = packet.TCPFrame(0, c.VLAN)
@@ -249,21 +252,20 @@ func (e *Engine) Post(qp workload.QP, m workload.Message) {
 			t := now + e.latOf(f, last) + fl.ackLat + e.latOf(f, last)
 			if t < fl.resolveAt {
 				fl.resolveAt, fl.nak = t, true
-				fl.stallT.Set(e.sched, t+e.delay, 0, e, tagStall|uint64(f)<<8)
+				e.setTimer(&fl.stallT, t+e.delay, tagStall|uint64(f)<<8)
 			}
 		}
 		return
 	}
 	if fl.active {
-		fl.idleT.Set(e.sched, fl.timeTo(fl.total), 0, e, tagIdle|uint64(f)<<8)
+		e.setTimer(&fl.idleT, fl.timeTo(fl.total), tagIdle|uint64(f)<<8)
 		return
 	}
 	if pkts == 1 && fl.send == idx {
 		// A one-packet message on an idle connection (a CTS, a small
 		// step) does not start a fluid: it leaves after its own
 		// serialization, and the rates of the others stay as they are.
-		first := &e.net.links[fl.path[0]]
-		done := max(now, fl.miceFree) + first.rate.TxTime(unit.Bytes(wire))
+		done := max(now, fl.miceFree) + fl.txRate.TxTime(unit.Bytes(wire))
 		fl.miceFree = done
 		fl.sent = fl.total
 		fl.upd = now
@@ -283,7 +285,7 @@ func (e *Engine) refuse(qp workload.QP, m workload.Message, st workload.Status) 
 // refuseAt completes a work request with an error status, written by the
 // NIC at t. Refusals are rare (a READ, a dead path): each keeps its slot.
 func (e *Engine) refuseAt(t unit.Time, qp workload.QP, m workload.Message, st workload.Status) {
-	e.sched.At(t+e.delay, 0, e, tagRefuse|uint64(len(e.refused))<<8)
+	e.sched.Send(t+e.delay, 0, e, tagRefuse|uint64(len(e.refused))<<8)
 	e.refused = append(e.refused, refusal{qp, m, st})
 }
 
@@ -295,7 +297,7 @@ func (e *Engine) After(d unit.Time, w workload.Waker, tag uint64) {
 	if base := e.Now(); d > at-base {
 		at = base + min(d, unit.MaxTime-base)
 	}
-	e.sched.At(at, 0, e, tagWake|uint64(e.wakes.Add(w, tag))<<8)
+	e.sched.Send(at, 0, e, tagWake|uint64(e.wakes.Add(w, tag))<<8)
 }
 
 // Progress implements workload.Transport.
@@ -309,7 +311,7 @@ func (e *Engine) Start(ws ...workload.Workload) {
 	e.workloads = append(e.workloads, ws...)
 	if !e.started {
 		e.started = true
-		e.sched.At(e.sched.Now(), 0, e, tagStart)
+		e.sched.Send(e.sched.Now(), 0, e, tagStart)
 	}
 }
 
@@ -351,21 +353,21 @@ func (e *Engine) Handle(now unit.Time, tag uint64) {
 		e.queued = false
 		e.resolve(now)
 	case tagIdle:
-		if e.flows[f].idleT.Fire(e.sched, now) {
+		if e.fireTimer(&e.flows[f].idleT, now, tag) {
 			e.idle(f, now)
 		}
 	// Completions run CompletionDelay after the NIC wrote them: their
 	// timers are set that much later, and hand on the NIC's time.
 	case tagResp:
-		if e.flows[f].respT.Fire(e.sched, now) {
+		if e.fireTimer(&e.flows[f].respT, now, tag) {
 			e.respond(f, now-e.delay)
 		}
 	case tagReq:
-		if e.flows[f].reqT.Fire(e.sched, now) {
+		if e.fireTimer(&e.flows[f].reqT, now, tag) {
 			e.acked(f, now-e.delay)
 		}
 	case tagStall:
-		if e.flows[f].stallT.Fire(e.sched, now) {
+		if e.fireTimer(&e.flows[f].stallT, now, tag) {
 			e.unstall(f, now-e.delay)
 		}
 	case tagRefuse:
@@ -427,7 +429,7 @@ func (e *Engine) touch(f int32) {
 	e.dirty = append(e.dirty, e.flows[f].legs...)
 	if !e.queued {
 		e.queued = true
-		e.sched.At(e.sched.Now(), 0, e, tagSolve)
+		e.sched.Send(e.sched.Now(), 0, e, tagSolve)
 	}
 }
 
@@ -461,7 +463,7 @@ func (e *Engine) setRate(f int32, r float64, now unit.Time) {
 	fl.rate = r
 	fl.eff = e.efficiency(f)
 	if fl.active {
-		fl.idleT.Set(e.sched, fl.timeTo(fl.total), 0, e, tagIdle|uint64(f)<<8)
+		e.setTimer(&fl.idleT, fl.timeTo(fl.total), tagIdle|uint64(f)<<8)
 	}
 	e.armResp(f)
 }
@@ -505,7 +507,7 @@ func (e *Engine) idle(f int32, now unit.Time) {
 func (e *Engine) armResp(f int32) {
 	fl := &e.flows[f]
 	if fl.stalled || fl.resp >= fl.msgs.len() {
-		fl.respT.Stop()
+		fl.respT.stop()
 		return
 	}
 	m := fl.msgs.at(fl.resp)
@@ -513,10 +515,10 @@ func (e *Engine) armResp(f int32) {
 	if fl.resp < fl.send {
 		t = m.done
 	} else if t = fl.timeTo(m.end); t == unit.MaxTime {
-		fl.respT.Stop()
+		fl.respT.stop()
 		return
 	}
-	fl.respT.Set(e.sched, t+e.latOf(f, m.lastWire)+e.delay, 0, e, tagResp|uint64(f)<<8)
+	e.setTimer(&fl.respT, t+e.latOf(f, m.lastWire)+e.delay, tagResp|uint64(f)<<8)
 }
 
 // respond delivers the responder completions whose last byte arrived by
@@ -548,7 +550,6 @@ func (e *Engine) delivered(f int32, m *msg, now unit.Time) {
 	fl.delivered += m.bytes
 	fl.deliveredPkts += int64(m.pkts)
 	fl.lastDeliv = now
-	m.respAt = now
 	m.reqAt = now + fl.ackLat
 	if fl.pAck > 0 && fl.resp == fl.msgs.len() && e.lossR.Float64() < fl.pAck {
 		// The ACK of the last packet is lost and nothing follows to
@@ -621,9 +622,9 @@ func (e *Engine) armReq(f int32, now unit.Time) {
 	fl := &e.flows[f]
 	for i := 0; i < fl.resp; i++ {
 		if m := fl.msgs.at(i); !m.unsig || m.ackLost {
-			fl.reqT.Set(e.sched, m.reqAt+e.delay, 0, e, tagReq|uint64(f)<<8)
+			e.setTimer(&fl.reqT, m.reqAt+e.delay, tagReq|uint64(f)<<8)
 			return
 		}
 	}
-	fl.reqT.Stop()
+	fl.reqT.stop()
 }

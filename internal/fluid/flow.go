@@ -11,19 +11,18 @@ import (
 
 // msg is one posted work request as the fluid engine carries it.
 type msg struct {
-	op    workload.Op
 	bytes int64
 	id    uint64
 	// wire is the bytes its packets occupy on the wire, headers,
 	// preamble and gap included; end is the flow's cumulative wire bytes
 	// at its last byte.
-	wire     int64
-	end      float64
-	pkts     int32
-	lastWire int32
-	// posted, done (its last byte left the source), respAt and reqAt
-	// (its completions at each end).
-	posted, done, respAt, reqAt unit.Time
+	wire int64
+	end  float64
+	// posted, done (its last byte left the source) and reqAt (its ACK
+	// back at the requester).
+	posted, done, reqAt unit.Time
+	pkts, lastWire      int32
+	op                  workload.Op
 	// ackLost: the ACK of its last packet was lost and no later ACK has
 	// covered it yet, so the requester waits for its timeout.
 	ackLost bool
@@ -82,8 +81,10 @@ type flow struct {
 	lat             unit.Time
 	latWire         int32
 	mss             int32
-	path            []int32
-	owner           workload.Owner
+	// txRate is the rate of its first link, the host's.
+	txRate unit.BitRate
+	path   []int32
+	owner  workload.Owner
 	// pData and pAck are the probabilities that a data packet and an
 	// ACK are lost on the way.
 	pData, pAck float64
@@ -117,9 +118,9 @@ type flow struct {
 	wire     wireMemo
 	// pMark is the probability a packet of the flow arrives CE-marked.
 	pMark float64
-	idleT sim.Timer
-	respT sim.Timer
-	reqT  sim.Timer
+	idleT timer
+	respT timer
+	reqT  timer
 
 	src, dst int32
 	prio     uint8 // at the NIC
@@ -146,7 +147,7 @@ type flow struct {
 	// k is go-back-N's packets in flight when a loss is noticed.
 	k         float64
 	resolveAt unit.Time
-	stallT    sim.Timer
+	stallT    timer
 
 	// Counters.
 	firstPost unit.Time
@@ -260,3 +261,47 @@ func (fl *flow) timeTo(bytes float64) unit.Time {
 	}
 	return fl.upd + unit.Time(dt)
 }
+
+// timer is a connection's deadline that moves often and fires rarely, as
+// sim.Timer: re-arming it later costs nothing until the queued event
+// fires, finds the deadline moved and queues itself again. It keeps
+// neither handler, key nor tag (the engine is the handler, the tag names
+// the timer and its connection), so a connection's busy timers share
+// two cache lines.
+type timer struct {
+	deadline, queuedAt unit.Time
+	id                 sim.EventID
+	armed              bool
+}
+
+// setTimer arms tm for t, its event tagged tag.
+func (e *Engine) setTimer(tm *timer, t unit.Time, tag uint64) {
+	tm.deadline, tm.armed = t, true
+	if tm.id != 0 {
+		if tm.queuedAt <= t {
+			return
+		}
+		e.sched.Cancel(tm.id)
+	}
+	tm.queuedAt = t
+	tm.id = e.sched.At(t, 0, e, tag)
+}
+
+// fireTimer is tm's event running at now: it reports whether the
+// deadline has come, and queues the event again if it moved later.
+func (e *Engine) fireTimer(tm *timer, now unit.Time, tag uint64) bool {
+	tm.id = 0
+	if !tm.armed {
+		return false
+	}
+	if tm.deadline > now {
+		tm.queuedAt = tm.deadline
+		tm.id = e.sched.At(tm.deadline, 0, e, tag)
+		return false
+	}
+	tm.armed = false
+	return true
+}
+
+// stop disarms tm.
+func (tm *timer) stop() { tm.armed = false }

@@ -92,7 +92,7 @@ func (e *Engine) tailLost(f int32, m *msg, now unit.Time) bool {
 			fl.resolveAt, fl.nak = t, true
 		}
 	}
-	fl.stallT.Set(e.sched, max(fl.resolveAt, now)+e.delay, 0, e, tagStall|uint64(f)<<8)
+	e.setTimer(&fl.stallT, max(fl.resolveAt, now)+e.delay, tagStall|uint64(f)<<8)
 	return true
 }
 
@@ -124,12 +124,12 @@ func (e *Engine) unstall(f int32, now unit.Time) {
 func (e *Engine) armLosses() {
 	for i, l := range e.cfg.Losses {
 		if l.Start > 0 {
-			e.sched.At(l.Start, 0, e, tagLoss|uint64(2*i)<<8)
+			e.sched.Send(l.Start, 0, e, tagLoss|uint64(2*i)<<8)
 		} else {
 			e.setLoss(l, true)
 		}
 		if l.End > 0 && l.End < unit.MaxTime {
-			e.sched.At(l.End, 0, e, tagLoss|uint64(2*i+1)<<8)
+			e.sched.Send(l.End, 0, e, tagLoss|uint64(2*i+1)<<8)
 		}
 	}
 }
