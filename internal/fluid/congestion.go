@@ -111,9 +111,9 @@ func (e *Engine) congestion(now unit.Time) {
 		// delivers at most its own rate.
 		in := e.sol.ingress[:0]
 		for _, fh := range lk.flows {
-			if e.dataBottleneck(fh.flow) == fh.hop && fh.hop > 0 {
+			if fh.data && fh.hop > 0 && s.bneck[fh.flow] == int32(fh.hop) {
 				fl := &e.flows[fh.flow]
-				in = append(in, ingress{link: fl.path[fh.hop-1], cls: fl.cls[fh.hop], up: e.upstream(fl, fh.hop)})
+				in = append(in, ingress{link: fl.path[fh.hop-1], cls: fh.cls, up: e.upstream(fl, int32(fh.hop))})
 			}
 		}
 		slices.SortFunc(in, func(a, b ingress) int { return cmp.Or(cmp.Compare(a.cls, b.cls), cmp.Compare(a.link, b.link)) })
@@ -188,14 +188,14 @@ func (e *Engine) estimate(l int32, lk *link) {
 	var ingress, heldIn [8]uint64 // distinct upstream links feeding a bottleneck here, and a held flow (small hash sets)
 	var nin, nheld [8]int
 	for _, fh := range lk.flows {
-		fl := &e.flows[fh.flow]
-		if int(fh.hop) >= len(fl.path) {
+		if !fh.data {
 			continue // its ACKs
 		}
-		cls := fl.cls[fh.hop]
+		fl := &e.flows[fh.flow]
+		cls := fh.cls
 		b := e.dataBottleneck(fh.flow)
 		switch {
-		case b > fh.hop:
+		case b > int32(fh.hop):
 			// Held by a congested port further along, without
 			// congestion control to slow the sender first.
 			bl := &e.net.links[fl.path[b]]
@@ -209,7 +209,7 @@ func (e *Engine) estimate(l int32, lk *link) {
 					}
 				}
 			}
-		case b == fh.hop:
+		case b == int32(fh.hop):
 			here[cls]++
 			if fh.hop > 0 {
 				up := uint64(1) << (uint(fl.path[fh.hop-1]) % 64)
@@ -295,8 +295,7 @@ func (e *Engine) dataBottleneck(f int32) int32 {
 // are rate controlled by DCQCN.
 func (e *Engine) ccHeldHere(l int32, p uint8) bool {
 	for _, fh := range e.net.links[l].flows {
-		fl := &e.flows[fh.flow]
-		if e.dataBottleneck(fh.flow) == fh.hop && fl.cls[fh.hop] == p && fl.ccOn {
+		if fh.data && fh.cls == p && e.sol.bneck[fh.flow] == int32(fh.hop) && e.flows[fh.flow].ccOn {
 			return true
 		}
 	}

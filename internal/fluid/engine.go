@@ -28,10 +28,13 @@ const (
 	tagLoss
 )
 
-// flowHop is an active flow crossing a link, at hop of its path.
+// flowHop is an active flow crossing a link, at hop of its legs, in
+// class cls; data says the hop is on its data's path (not its ACKs').
 type flowHop struct {
 	flow int32
-	hop  int32
+	hop  int16
+	cls  uint8
+	data bool
 }
 
 // refusal is a work request the engine completes with an error.
@@ -179,11 +182,13 @@ func (e *Engine) Connect(src, dst int, o workload.QPOptions, owner workload.Owne
 	fl.path, fl.back = fl.legs[:len(path)], fl.legs[len(path):]
 	fl.cls = make([]uint8, len(fl.legs))
 	fl.pos = make([]int32, len(fl.legs))
+	fl.subs = make([]int32, len(fl.legs))
 	for h, l := range fl.legs {
 		fl.cls[h] = swPrio
 		if e.net.links[l].nicTx {
 			fl.cls[h] = prio
 		}
+		fl.subs[h] = subOf(l, fl.cls[h])
 	}
 	for _, l := range fl.path {
 		lk := &e.net.links[l]
@@ -404,7 +409,7 @@ func (e *Engine) activate(f int32) {
 	for h, l := range fl.legs {
 		lk := &e.net.links[l]
 		fl.pos[h] = int32(len(lk.flows))
-		lk.flows = append(lk.flows, flowHop{f, int32(h)})
+		lk.flows = append(lk.flows, flowHop{flow: f, hop: int16(h), cls: fl.cls[h], data: h < len(fl.path)})
 	}
 	e.touch(f)
 }

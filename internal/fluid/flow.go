@@ -136,6 +136,8 @@ type flow struct {
 	legs, back []int32
 	cls        []uint8
 	pos        []int32
+	// subs are the sub-links (link, class) of its legs, for the fill.
+	subs []int32
 	// swPrio is the class the switches give the connection, ackFrame an
 	// ACK's frame bytes, ackW the ACKs' wire bytes per data wire byte.
 	swPrio   uint8

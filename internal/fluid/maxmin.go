@@ -188,7 +188,7 @@ func (e *Engine) solve() {
 		lk := &e.net.links[l]
 		var classes uint8
 		for _, fh := range lk.flows {
-			classes |= 1 << e.flows[fh.flow].cls[fh.hop]
+			classes |= 1 << fh.cls
 		}
 		for c := uint8(0); c < 8; c++ {
 			if classes&(1<<c) == 0 {
@@ -322,8 +322,7 @@ func (e *Engine) fill() {
 	s.capd = s.capd[:0]
 	for _, f := range s.flows {
 		fl := &e.flows[f]
-		for h, l := range fl.legs {
-			sub := subOf(l, fl.cls[h])
+		for h, sub := range fl.subs {
 			s.wt[sub] += fl.weight(h)
 			if h < len(fl.path) {
 				s.dwt[sub]++
@@ -375,9 +374,8 @@ func (e *Engine) fill() {
 		level := math.Max(0, top.key)
 		l, c := top.sub/8, uint8(top.sub%8)
 		for _, fh := range e.net.links[l].flows {
-			fl := &e.flows[fh.flow]
-			if s.froze[fh.flow] != fg && fl.cls[fh.hop] == c && int(fh.hop) < len(fl.path) {
-				e.freeze(fh.flow, level, fg, fh.hop)
+			if fh.data && fh.cls == c && s.froze[fh.flow] != fg {
+				e.freeze(fh.flow, level, fg, int32(fh.hop))
 			}
 		}
 	}
@@ -391,8 +389,7 @@ func (e *Engine) freeze(f int32, r float64, fg uint32, hop int32) {
 	s.rate[f] = r
 	s.bneck[f] = hop
 	fl := &e.flows[f]
-	for h, l := range fl.legs {
-		sub := subOf(l, fl.cls[h])
+	for h, sub := range fl.subs {
 		w := fl.weight(h)
 		s.rem[sub] -= w * r
 		s.used[sub] += w * r
