@@ -110,6 +110,22 @@ func (h *Histogram) Merge(o Histogram) bool {
 	return true
 }
 
+// A Value is n recordings of the value V.
+type Value struct{ V, N int64 }
+
+// Sibling returns a histogram of h's geometry holding only vals, each
+// clamped to its range, so that it merges with h. h must have a geometry
+// (every histogram a Latency exports has one).
+func (h *Histogram) Sibling(vals []Value) Histogram {
+	l := (&Histogram{Lowest: h.Lowest, Highest: h.Highest, Digits: h.Digits}).live()
+	for _, v := range vals {
+		if v.N > 0 {
+			l.RecordValues(min(max(v.V, h.Lowest), h.Highest), v.N)
+		}
+	}
+	return histogramOf(l)
+}
+
 // maxHighest bounds the range of a histogram read from a file, so that
 // checking it allocates little (the twin's histograms, nanoseconds up to
 // 10 s at 3 digits, are well inside).
