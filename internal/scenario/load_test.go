@@ -86,6 +86,10 @@ traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 topology: {kind: single-switch, hosts: 2}
 traffic: {flows: [{src: h0, dst: h1, bytes: 1e30}]}`,
 			[]string{"bad.yaml:2:45:", "traffic.flows[0].bytes", `too large: at most 1PiB, got "1e30"`}},
+		{"size that rounds to zero", `
+topology: {kind: single-switch, hosts: 2}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1e-9}]}`,
+			[]string{"bad.yaml:2:45:", "traffic.flows[0].bytes", `below the smallest step (it would round to 0)`, `got "1e-9"`}},
 		{"duration beyond the parser", `
 duration: 1001h
 topology: {kind: single-switch, hosts: 2}
