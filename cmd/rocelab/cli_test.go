@@ -105,6 +105,9 @@ func TestInputsAlike(t *testing.T) {
 			t.Errorf("run -: exit %d %s", code, stderr)
 		}
 	}
+	if code, _, stderr := rocelabIn(t, scen, "tune", "-"); code != 2 || !strings.HasPrefix(stderr, "rocelab: <stdin> has no tune: section") {
+		t.Errorf("tune - without a space: exit %d %s", code, stderr)
+	}
 	dir := t.TempDir()
 	gzScen := filepath.Join(dir, "s.yaml.gz")
 	os.WriteFile(gzScen, gz(scen), 0o644)

@@ -73,7 +73,7 @@ docs/tune.md.`,
 					return &exitError{code: 2, err: err}
 				}
 			} else if !tune.HasSpace(data) {
-				return usageError("%s has no tune: section; give the space with --space FILE, a YAML file such as\n    params:\n      switch.ecn.kmin: [50KB, 150KB, 400KB]\n      switch.ecn.kmax: [400KB, 1600KB]\n  (every key, search and objective: 'rocelab tune --help', docs/tune.md)", args[0])
+				return usageError("%s has no tune: section; give the space with --space FILE, a YAML file such as\n    params:\n      switch.ecn.kmin: [50KB, 150KB, 400KB]\n      switch.ecn.kmax: [400KB, 1600KB]\n  (every key, search and objective: 'rocelab tune --help', docs/tune.md)", name)
 			}
 			sp, err := tune.ParseSpace(spName, spData)
 			if err != nil {
