@@ -91,8 +91,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		counts[f.Severity]++
 	}
 	layer := Layer(-1)
+	shown := map[Severity]int{}
 	for _, g := range groupFindings(r.Findings) {
 		f := g.members[0]
+		shown[f.Severity]++
 		if f.Layer != layer {
 			layer = f.Layer
 			fmt.Fprintf(&b, "\n%s\n", layer.Question())
@@ -113,7 +115,13 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Findings) == 0 {
 		b.WriteString("\nNo findings.\n")
 	}
-	fmt.Fprintf(&b, "\n%d error, %d warn, %d info\n", counts[Error], counts[Warn], counts[Info])
+	// The count is of the entries shown; when grouping joined some, the
+	// findings they hold (one per subject, as --json lists them) follow.
+	fmt.Fprintf(&b, "\n%d error, %d warn, %d info", shown[Error], shown[Warn], shown[Info])
+	if shown[Error] != counts[Error] || shown[Warn] != counts[Warn] || shown[Info] != counts[Info] {
+		fmt.Fprintf(&b, " (%d findings by subject in --json: %d error, %d warn, %d info)", len(r.Findings), counts[Error], counts[Warn], counts[Info])
+	}
+	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
