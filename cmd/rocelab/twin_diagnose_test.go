@@ -157,6 +157,9 @@ func TestTwinDoctorLoop(t *testing.T) {
 				var raised []string
 				named := false
 				for _, f := range res.Findings {
+					if f.ID == "input.unrecognized" {
+						t.Errorf("%s: the twin's own files are unrecognised: %s", run, f.Title)
+					}
 					if f.Severity == "warn" || f.Severity == "error" {
 						raised = append(raised, f.Severity+" "+f.ID+": "+f.Title)
 						named = named || f.ID == want
@@ -168,6 +171,11 @@ func TestTwinDoctorLoop(t *testing.T) {
 					_, text, _ := rocelab(t, "diagnose", d)
 					if n := strings.Count(text, "(switch.lldp.host)"); n != 1 {
 						t.Errorf("%s: %d switch.lldp.host entries in the text report, want 1 group", run, n)
+					}
+					// The run's own report alone holds nothing to diagnose.
+					code, _, stderr := rocelab(t, "diagnose", filepath.Join(d, "result.json"))
+					if code != 2 || !strings.Contains(stderr, "rocelab run's own report") {
+						t.Errorf("diagnose result.json: exit %d %s", code, stderr)
 					}
 				}
 				switch {

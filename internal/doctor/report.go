@@ -76,6 +76,10 @@ func (g *findingGroup) subjects() []string {
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("Inputs\n")
+	width := 14
+	for _, in := range r.Inputs {
+		width = max(width, utf8.RuneCountInString(in.Type))
+	}
 	for _, in := range r.Inputs {
 		t := in.Type
 		if len(in.Contains) > 1 {
@@ -84,7 +88,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		if in.Error != "" {
 			t += " (" + in.Error + ")"
 		}
-		fmt.Fprintf(&b, "  %-14s %s\n", t, in.Path)
+		fmt.Fprintf(&b, "  %-*s %s\n", width, t, in.Path)
 	}
 	counts := map[Severity]int{}
 	for _, f := range r.Findings {
@@ -112,7 +116,10 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "    fix: %s\n", indentRest(g.fix, "         "))
 		}
 	}
-	if len(r.Findings) == 0 {
+	switch {
+	case r.Unusable() != "":
+		b.WriteString("\nNothing diagnosed: no input held an artifact rocelab reads.\n")
+	case len(r.Findings) == 0:
 		b.WriteString("\nNo findings.\n")
 	}
 	// The count is of the entries shown; when grouping joined some, the
