@@ -127,6 +127,9 @@ func (b *HealthBasis) Grade(end unit.Time) metrics.Health {
 		}
 		h.LossRate.Pass = false
 		h.LossRate.Note = "RoCE rides priority " + strings.Join(ps, ",") + ", which PFC does not protect"
+		if len(ps) > 1 {
+			h.LossRate.Note = "RoCE rides priorities " + strings.Join(ps, ",") + ", not all of which PFC protects"
+		}
 	}
 	return h
 }
