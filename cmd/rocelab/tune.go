@@ -29,7 +29,7 @@ func newTuneCmd() *cobra.Command {
 		maxEvents         int64
 	)
 	cmd := &cobra.Command{
-		Use:   "tune SCENARIO [--space FILE] [--workers N] [--shard-index I --shard-count N] [--json] [--out DIR]",
+		Use:   "tune SCENARIO|- [--space FILE|-] [--workers N] [--shard-index I --shard-count N] [-j|--json] [--out DIR]",
 		Short: "Search a parameter space on the twin against the health targets",
 		Long: `tune runs the twin on every candidate of a declared parameter space and ranks
 them by an objective (default: most health targets met, then total slack).
@@ -218,7 +218,7 @@ func newTuneMergeCmd() *cobra.Command {
 		top    int
 	)
 	cmd := &cobra.Command{
-		Use:   "merge [--json] SHARD.json...",
+		Use:   "merge [-j|--json] SHARD.json...",
 		Short: "Join the results of tune shards into the result of the whole search",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
