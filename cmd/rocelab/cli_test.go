@@ -394,3 +394,13 @@ func TestExamplesWholeSentences(t *testing.T) {
 		t.Errorf("dcqcn-fairness line:\n%s", out)
 	}
 }
+
+// A mistyped example name is answered with the names there are.
+func TestUnknownExampleListsNames(t *testing.T) {
+	for _, args := range [][]string{{"examples", "incast"}, {"run", "--example", "incast"}} {
+		code, _, stderr := rocelab(t, args...)
+		if code != 2 || !strings.Contains(stderr, `no embedded example "incast": expected one of cc-compare, dcqcn-fairness,`) {
+			t.Errorf("%v: exit %d %s", args, code, stderr)
+		}
+	}
+}

@@ -363,7 +363,7 @@ func loadExample(example string) (*scenario.Scenario, error) {
 	}
 	data, err := examples.FS.ReadFile(name)
 	if err != nil {
-		return nil, fmt.Errorf("no embedded example %q (see 'rocelab examples')", strings.TrimSuffix(name, ".yaml"))
+		return nil, fmt.Errorf("no embedded example %q: expected one of %s (see 'rocelab examples')", strings.TrimSuffix(name, ".yaml"), strings.Join(exampleNames(), ", "))
 	}
 	return scenario.Load(path.Join("examples", name), data)
 }
