@@ -548,6 +548,9 @@ func hostileCases(t testing.TB, dir string, seeds *hostileSeeds, n int, seed uin
 			})
 			for j := 0; j < 1+r.IntN(3); j++ {
 				p := filepath.Join(dir, d, names[r.IntN(len(names))])
+				if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
+					continue // removed or made a FIFO by an earlier draw
+				}
 				data, _ := os.ReadFile(p)
 				switch r.IntN(6) {
 				case 0:
