@@ -404,3 +404,18 @@ func TestUnknownExampleListsNames(t *testing.T) {
 		}
 	}
 }
+
+// A run that fails before writing leaves no empty --out directory behind
+// (diagnose would then find nothing in it).
+func TestFailedRunLeavesNoOutDir(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("name: bad\ntopology: {kind: single-switch, hosts: 2}\nhost: {mtu: 1500}\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := rocelab(t, "run", "-q", bad, "--out", out); code != 2 || !strings.Contains(stderr, "host.mtu") {
+		t.Fatalf("exit %d %s", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("--out %s left behind: %v", out, err)
+	}
+}
