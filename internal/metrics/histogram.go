@@ -81,9 +81,12 @@ func (h *Histogram) Max() unit.Time {
 	return unit.Time(h.live().Max()) * unit.Nanosecond
 }
 
-// Merge adds o's buckets to h's. Both must have one geometry (or h be
+// Merge adds o's buckets to h's. Both must have one geometry (or either be
 // empty of everything, the zero Histogram); it reports whether they had.
 func (h *Histogram) Merge(o Histogram) bool {
+	if o.Highest == 0 && len(o.Buckets) == 0 {
+		return true // the zero Histogram adds nothing, whatever h's geometry
+	}
 	if h.Highest == 0 && len(h.Buckets) == 0 {
 		h.Lowest, h.Highest, h.Digits = o.Lowest, o.Highest, o.Digits
 	}
