@@ -360,3 +360,60 @@ func TestReadRefused(t *testing.T) {
 		t.Errorf("req_cqe_error %d", e.NICs()[0].ReqCQEError)
 	}
 }
+
+// poster posts n one-packet WRITEs with immediate, one a microsecond, all
+// unsignaled when unsig is set, and a last signaled one.
+type poster struct {
+	e     *Engine
+	qp    workload.QP
+	n     int
+	unsig bool
+}
+
+func (p *poster) Handle(now unit.Time, tag uint64) {
+	last := int(tag) == p.n
+	p.e.Post(p.qp, workload.Message{Op: workload.WriteImm, Bytes: 8, ID: tag, Unsignaled: p.unsig && !last})
+	if !last {
+		p.e.Sched().At(now+unit.Microsecond, 0, p, tag+1)
+	}
+}
+
+// Unsignaled requests (NCCL's clear-to-sends) reach the responder as any
+// other, leave the requester without a completion or an event of their
+// own, and do not pile up on the queue pair; the signaled request after
+// them completes when it would have.
+func TestUnsignaled(t *testing.T) {
+	const n = 1000
+	var got [2][]workload.Completion
+	var events [2]uint64
+	for k, unsig := range []bool{false, true} {
+		e := singleSwitch(t, 2, unit.Metre, nil)
+		var r recorder
+		p := &poster{e: e, qp: e.Connect(0, 1, workload.QPOptions{}, &r), n: n, unsig: unsig}
+		e.Sched().At(0, 0, p, 0)
+		e.Sched().RunUntil(unit.Second)
+		got[k], events[k] = r.got, e.Events()
+		if q := e.flows[p.qp].msgs.len(); q > 2 {
+			t.Errorf("unsignaled %v: %d messages left on the queue pair", unsig, q)
+		}
+	}
+	var resp, req [2][]workload.Completion
+	for k := range got {
+		for _, c := range got[k] {
+			if c.Side == workload.Responder {
+				resp[k] = append(resp[k], c)
+			} else {
+				req[k] = append(req[k], c)
+			}
+		}
+	}
+	if len(resp[0]) != n+1 || fmt.Sprint(resp[0]) != fmt.Sprint(resp[1]) {
+		t.Errorf("responder completions differ: %d signaled, %d unsignaled", len(resp[0]), len(resp[1]))
+	}
+	if len(req[0]) != n+1 || len(req[1]) != 1 || req[1][0] != req[0][n] {
+		t.Errorf("requester completions: %d signaled, unsignaled %+v, want only %+v", len(req[0]), req[1], req[0][n])
+	}
+	if events[1] > events[0]-n {
+		t.Errorf("events: %d signaled, %d unsignaled: want at least %d fewer", events[0], events[1], n)
+	}
+}

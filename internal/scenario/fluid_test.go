@@ -70,11 +70,11 @@ func observeFluid(t *testing.T, file string) (twin.Observation, []byte) {
 }
 
 // The same scenario and seed give a byte-identical observation on the
-// fluid engine, loss draws included (issue 15, acceptance 6); the totals
-// conserve packets and the report names the engine and what it leaves
-// out.
+// fluid engine, loss draws included (issue 15, acceptance 6): NCCL with
+// loss, incast, and a TP/PP/DP training iteration; the totals conserve
+// packets and the report names the engine and what it leaves out.
 func TestFluidDeterminism(t *testing.T) {
-	for _, f := range []string{"testdata/agreement/loss-allreduce-2x8gpu.yaml", "testdata/agreement/incast-fattree-k8.yaml"} {
+	for _, f := range []string{"testdata/agreement/loss-allreduce-2x8gpu.yaml", "testdata/agreement/incast-fattree-k8.yaml", "testdata/agreement/training-8x8gpu-tp8-pp4-dp2.yaml"} {
 		o, a := observeFluid(t, f)
 		_, b := observeFluid(t, f)
 		if !bytes.Equal(a, b) {
