@@ -25,11 +25,11 @@ type FluidEstimate struct {
 }
 
 // Cost model of the fluid engine, measured on the GPT-3 job at 128 to
-// 2048 GPUs (BenchmarkFluidGrowth): 4.6 scheduler events per message (2048
-// GPUs: 257 M events for 55.5 M messages), about 4 KiB of heap per
-// connection with its NCCL state.
+// 16384 GPUs (BenchmarkFluidGrowth): 4.1 to 4.3 scheduler events per
+// message (2048 GPUs: 229 M events for 55.5 M messages), about 4 KiB of
+// heap per connection with its NCCL state.
 const (
-	fluidEventsPerMessage = 4.6
+	fluidEventsPerMessage = 4.2
 	fluidEventsPerConn    = 10
 	fluidBytesPerConn     = 4 << 10
 	fluidBytesPerLink     = 512
