@@ -169,7 +169,7 @@ func TestTwinDoctorLoop(t *testing.T) {
 					// The text report shows one phenomenon once: the eight
 					// switch ports that lead to host NICs are one entry.
 					_, text, _ := rocelab(t, "diagnose", d)
-					if n := strings.Count(text, "(switch.lldp.host)"); n != 1 {
+					if n := strings.Count(text, "(switch.lldp.host)"); n != 1 || !strings.Contains(text, "switch port to host NIC: 8 ports (leaf0-p0, leaf0-p1,") {
 						t.Errorf("%s: %d switch.lldp.host entries in the text report, want 1 group", run, n)
 					}
 					// The run's own report alone holds nothing to diagnose.
