@@ -27,8 +27,11 @@ const ProxyPoll = 5 * unit.Microsecond
 // on one network connection (one per channel and peer and call), before
 // which that connection moves nothing. It is what makes small calls
 // slower with more channels: public 2-node runs grow by about 0.3-1.1 µs
-// per extra channel between 1 and 32 channels (Calibration).
-const ProxyOpStart = 500 * unit.Nanosecond
+// per extra channel between 1 and 32 channels (Calibration). It is set at
+// the top of that range by the H200 run's NVLSTree at 4-8 MiB, where each
+// GPU's proxy takes up 32 connections per call and the call is one chunk
+// per pipeline (the same run's small calls grow by 1.1 µs per channel).
+const ProxyOpStart = 1 * unit.Microsecond
 
 // NVLSHop is one crossing of an NVSwitch in NVLS and NVLSTree (a GPU's
 // multimem store reaching the switch, or the switch's multicast reaching
@@ -202,7 +205,7 @@ func Calibration() []CalibrationEntry {
 		{"ProxyPoll", ProxyPoll.String(), "added to an LL or LL128 network step (NCCL's Simple latency already holds the proxy's round)",
 			"calibrated: 2-node AllReduce of 8 B measures 36-45 µs where NCCL's constants give 25 (OCI BM.GPU4.8, H200 Spectrum-X runs)"},
 		{"ProxyOpStart", ProxyOpStart.String(), "the rank's proxy taking up a call on each network connection, one after the other",
-			"assumed from the growth of small calls with channels in the public runs (0.3-1.1 µs per channel)"},
+			"calibrated: the growth of small calls with channels in the public runs (0.3-1.1 µs per channel), at its top by the H200 Spectrum-X run's NVLSTree at 4-8 MiB (32 connections per proxy, one chunk per pipeline)"},
 		{"ProxyOp", ProxyOp.String(), "proxy thread busy per post, CTS, completion and GPUDirect flush (Simple: completion and flush before the GPU sees the slice)",
 			"assumed (ibv_post_send and a CQ poll); small enough for NVLSTree's 64 KiB steps on 4+ servers"},
 		{"GPUPoll", GPUPoll.String(), "an LL or LL128 slice landing in GPU memory until the kernel sees it", "assumed"},

@@ -225,8 +225,6 @@ var knownMisses = map[string]string{
 	"h200-2n-roce400g-spectrumx.txt@32K":    "LL across the network grows with the channels far more in the run (65 µs at 32K on 8 channels) than any per-channel cost the twin has",
 	"h200-2n-roce400g-spectrumx.txt@64K":    "as 32K",
 	"h200-2n-roce400g-spectrumx.txt@2M":     "tree LL128 at 2M: NCCL's tree correction (0.6) makes the twin 16% slower than the run",
-	"h200-2n-roce400g-spectrumx.txt@4M":     "NVLSTree with one 32 KiB chunk per head pipeline: the run takes 106 µs, the twin 91",
-	"h200-2n-roce400g-spectrumx.txt@8M":     "NVLSTree with one 64 KiB chunk per head pipeline: the run takes 150 µs, the twin 123",
 	"h200-2n-roce400g-spectrumx.txt@16M":    "the run's out-of-place 16M (304 µs) is slower than its own 32M (277 µs) and its in-place 16M (208 µs, which the twin's 163 is within 22% of)",
 	"azure-ndv4-a100-2n-ib200g.txt@8K":      "LL across the network: the run steps up by 10-12 µs from 4 channels on (in-place 54-57 µs flat from 8K to 64K); its out-of-place column is noisy (16K: 105 µs)",
 	"azure-ndv4-a100-2n-ib200g.txt@16K":     "as 8K",
