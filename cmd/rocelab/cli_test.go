@@ -105,6 +105,9 @@ func TestInputsAlike(t *testing.T) {
 			t.Errorf("run -: exit %d %s", code, stderr)
 		}
 	}
+	if code, _, stderr := rocelabIn(t, scen, "tune", "-"); code != 2 || !strings.HasPrefix(stderr, "rocelab: <stdin> has no tune: section") {
+		t.Errorf("tune - without a space: exit %d %s", code, stderr)
+	}
 	dir := t.TempDir()
 	gzScen := filepath.Join(dir, "s.yaml.gz")
 	os.WriteFile(gzScen, gz(scen), 0o644)
@@ -389,5 +392,30 @@ func TestExamplesWholeSentences(t *testing.T) {
 	}
 	if !strings.Contains(out, "(facts: DCQCN, Zhu et al. SIGCOMM 2015; the mlx5 preset of NVIDIA ConnectX NICs).") {
 		t.Errorf("dcqcn-fairness line:\n%s", out)
+	}
+}
+
+// A mistyped example name is answered with the names there are.
+func TestUnknownExampleListsNames(t *testing.T) {
+	for _, args := range [][]string{{"examples", "incast"}, {"run", "--example", "incast"}} {
+		code, _, stderr := rocelab(t, args...)
+		if code != 2 || !strings.Contains(stderr, `no embedded example "incast": expected one of cc-compare, dcqcn-fairness,`) {
+			t.Errorf("%v: exit %d %s", args, code, stderr)
+		}
+	}
+}
+
+// A run that fails before writing leaves no empty --out directory behind
+// (diagnose would then find nothing in it).
+func TestFailedRunLeavesNoOutDir(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("name: bad\ntopology: {kind: single-switch, hosts: 2}\nhost: {mtu: 1500}\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := rocelab(t, "run", "-q", bad, "--out", out); code != 2 || !strings.Contains(stderr, "host.mtu") {
+		t.Fatalf("exit %d %s", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("--out %s left behind: %v", out, err)
 	}
 }

@@ -31,7 +31,7 @@ func newConfigGenCmd() *cobra.Command {
 		fmt.Fprintf(&help, "  %-12s %s\n", t[0], t[1])
 	}
 	cmd := &cobra.Command{
-		Use:   "gen --target T [--if eth0,...] [--device mlx5_0] [--ports Ethernet0,...] [--out FILE] FILE",
+		Use:   "gen --target T [--if eth0,...] [--device mlx5_0] [--ports Ethernet0,...] [--out FILE] FILE|-",
 		Short: "Write the config of one device type (sonic, mlnx_qos, mlxconfig, dcqcn-sysfs, nccl-env) from a cluster description",
 		Long: `config gen writes, from a cluster description (a scenario's switch, host and
 topology sections; traffic optional), the exact configuration of one kind of

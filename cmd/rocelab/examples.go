@@ -26,7 +26,7 @@ Exit status:
 			if len(args) == 1 {
 				data, err := examples.FS.ReadFile(strings.TrimSuffix(args[0], ".yaml") + ".yaml")
 				if err != nil {
-					return usageError("no embedded example %q", args[0])
+					return usageError("no embedded example %q: expected one of %s", args[0], strings.Join(exampleNames(), ", "))
 				}
 				_, err = cmd.OutOrStdout().Write(data)
 				return err

@@ -522,9 +522,65 @@ func hostileCases(t testing.TB, dir string, seeds *hostileSeeds, n int, seed uin
 		t.Fatalf("tune --shard-index: exit %d", code)
 	}
 	file("tune0.json", tb.Bytes())
+	// Special files and paths any file argument may meet (the third
+	// campaign): /dev/null, links to /dev/zero and to themselves, a path
+	// through a file, a missing directory.
+	os.Symlink("/dev/zero", filepath.Join(dir, "zero-link"))
+	os.Symlink("self-link", filepath.Join(dir, "self-link"))
+	specials := []string{"/dev/null", "zero-link", "self-link", "x.yaml/", "x.yaml/y", "nodir/x.yaml", "emptydir", "inc/result.json", "inc/flows.csv", "sys"}
+	readers := [][]string{{"run", "-q"}, {"lint"}, {"diagnose"}, {"diagnose", "--json"}, {"capture"}, {"merge"}, {"config", "gen", "--target", "sonic"}, {"tune", "-q"}, {"tune", "-q", "--space", "@", "x.yaml"}}
 	for len(cases) < n {
 		k := len(cases)
-		switch r.IntN(12) {
+		switch r.IntN(15) {
+		case 12: // the twin's incident with one to three files mutated, removed or replaced by a FIFO, diagnosed whole
+			d := fmt.Sprintf("inc%d", k)
+			var names []string
+			filepath.WalkDir(filepath.Join(dir, "inc"), func(p string, e fs.DirEntry, err error) error {
+				if err == nil && !e.IsDir() {
+					rel, _ := filepath.Rel(filepath.Join(dir, "inc"), p)
+					data, _ := os.ReadFile(p)
+					q := filepath.Join(dir, d, rel)
+					os.MkdirAll(filepath.Dir(q), 0o755)
+					os.WriteFile(q, data, 0o644)
+					names = append(names, rel)
+				}
+				return nil
+			})
+			for j := 0; j < 1+r.IntN(3); j++ {
+				p := filepath.Join(dir, d, names[r.IntN(len(names))])
+				if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
+					continue // removed or made a FIFO by an earlier draw
+				}
+				data, _ := os.ReadFile(p)
+				switch r.IntN(6) {
+				case 0:
+					os.Remove(p)
+				case 1:
+					os.Remove(p)
+					syscall.Mkfifo(p, 0o600)
+				default:
+					os.WriteFile(p, mutate(r, data), 0o644)
+				}
+			}
+			cmd := []string{"diagnose", d}
+			if r.IntN(2) == 0 {
+				cmd = []string{"diagnose", "--json", d}
+			}
+			cases = append(cases, hostileCase{name: "diagnose mutated incident", args: cmd, judges: true, limit: 100 << 20})
+		case 13: // a special file or path where a command reads a file
+			rd := readers[r.IntN(len(readers))]
+			sp := specials[r.IntN(len(specials))]
+			args := append([]string{}, rd...)
+			if len(args) > 2 && args[len(args)-2] == "@" {
+				args[len(args)-2] = sp
+			} else {
+				args = append(args, sp)
+			}
+			judges := rd[0] == "diagnose" || rd[0] == "lint" || rd[0] == "capture"
+			cases = append(cases, hostileCase{name: "special path " + strings.Join(rd, " "), args: args, judges: judges, limit: 100 << 20})
+		case 14: // stdin and files together: a mutated artifact on stdin beside the incident
+			in := mutate(r, pick(artifacts))
+			cases = append(cases, hostileCase{name: "diagnose stdin and incident", args: []string{"diagnose", "-", "inc"}, stdin: in, judges: true})
 		case 0, 1: // run on a mutated scenario, bounded
 			f := file(fmt.Sprintf("s%d.yaml", k), mutate(r, pick(seeds.scenarios)))
 			cases = append(cases, hostileCase{name: "run mutated scenario", args: []string{"run", "-q", "--max-events", "3000000", f}})

@@ -13,7 +13,7 @@ import (
 func newLintCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "lint [--json] FILE...",
+		Use:   "lint [-j|--json] FILE...|-",
 		Short: "Check a cluster description and real configs (SONiC, mlnx_qos, mlxconfig, NCCL env, DCQCN sysfs) for known mistakes",
 		Long: `lint reads the configuration of a RoCE fabric and joins it into one model
 of the RoCE class: a cluster description (a scenario's switch, host and

@@ -82,8 +82,15 @@ func newRootCmd() *cobra.Command {
 		Use:   "rocelab",
 		Short: "Predict, explain and fix RoCEv2 fabric behaviour for GPU clusters",
 		Long: `rocelab predicts, explains and fixes the behaviour of RoCEv2 fabrics for GPU
-clusters: a packet-level twin (run), a doctor for real artifacts (diagnose,
-capture), and the embedded example scenarios (examples).
+clusters, in one binary:
+
+  twin      run (a scenario, or the embedded default), examples, merge
+  doctor    diagnose (NCCL logs, nccl-tests, counters, perftest, GIDs, QoS,
+            captures, a twin's --out), capture, collect (on a host)
+  configs   lint, tune (search on the twin), config gen, calc
+  monitor   exporter (Prometheus)
+
+  rocelab run -q --out t && rocelab diagnose t/as-found
 
 Exit status of every command: 0 when all is well, 1 for findings at error
 level (or a condition --fail-on names), 2 for bad usage or input; each

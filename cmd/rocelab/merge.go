@@ -27,7 +27,7 @@ func newMergeCmd() *cobra.Command {
 		top           int
 	)
 	cmd := &cobra.Command{
-		Use:   "merge [--json] [-o DIR] [--fail-on COND] SHARD.json...",
+		Use:   "merge [-j|--json] [-o DIR] [--fail-on COND] SHARD.json...",
 		Short: "Join the shards of a run or a tune search into exactly the unsharded output",
 		Long: `merge joins the shard files of one split run into exactly what the unsharded
 run prints and writes: the same text (or --json), the same --out directory,

@@ -117,11 +117,14 @@ const lockName = ".rocelab-lock"
 
 // lockOut makes dir (when it does not exist) and takes its lock, so that
 // two runs never write one directory at once; a lock whose process has
-// gone is taken over. release drops it.
+// gone is taken over. release drops it, and the directory too when this
+// call made it and the command wrote nothing there (it failed first).
 func lockOut(dir string) (release func(), err error) {
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+	st, err := os.Stat(dir)
+	if err == nil && !st.IsDir() {
 		return func() {}, nil // prepareOut says what is wrong
 	}
+	made := errors.Is(err, fs.ErrNotExist)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -131,7 +134,12 @@ func lockOut(dir string) (release func(), err error) {
 		if err == nil {
 			fmt.Fprintf(f, "%d\n", os.Getpid())
 			f.Close()
-			return func() { os.Remove(p) }, nil
+			return func() {
+				os.Remove(p)
+				if made {
+					os.Remove(dir) // only if empty
+				}
+			}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, err

@@ -80,9 +80,10 @@ results are the same, byte for byte, whatever N; variants that run at
 once share the cores.
 
 --engine picks the engine: packet (the fabric and RDMA NICs, packet by
-packet), or auto (the default): the first engine whose estimated cost fits
---max-memory and --max-events. The report's second line names the engine and
-why.
+packet), fluid (each connection's data as a fluid at max-min fair rates, for
+jobs too large for packets; docs/fluid.md), or auto (the default): the first
+engine whose estimated cost fits --max-memory and --max-events. The report's
+"engine" line names the engine and why.
 
 A scenario with variants splits into shards: under a Slurm array
 (SLURM_ARRAY_TASK_ID of SLURM_ARRAY_TASK_COUNT), a Kubernetes Indexed Job
@@ -362,7 +363,7 @@ func loadExample(example string) (*scenario.Scenario, error) {
 	}
 	data, err := examples.FS.ReadFile(name)
 	if err != nil {
-		return nil, fmt.Errorf("no embedded example %q (see 'rocelab examples')", strings.TrimSuffix(name, ".yaml"))
+		return nil, fmt.Errorf("no embedded example %q: expected one of %s (see 'rocelab examples')", strings.TrimSuffix(name, ".yaml"), strings.Join(exampleNames(), ", "))
 	}
 	return scenario.Load(path.Join("examples", name), data)
 }

@@ -29,7 +29,7 @@ func newTuneCmd() *cobra.Command {
 		maxEvents         int64
 	)
 	cmd := &cobra.Command{
-		Use:   "tune SCENARIO [--space FILE] [--workers N] [--shard-index I --shard-count N] [--json] [--out DIR]",
+		Use:   "tune SCENARIO|- [--space FILE|-] [--workers N] [--shard-index I --shard-count N] [-j|--json] [--out DIR]",
 		Short: "Search a parameter space on the twin against the health targets",
 		Long: `tune runs the twin on every candidate of a declared parameter space and ranks
 them by an objective (default: most health targets met, then total slack).
@@ -73,7 +73,7 @@ docs/tune.md.`,
 					return &exitError{code: 2, err: err}
 				}
 			} else if !tune.HasSpace(data) {
-				return usageError("%s has no tune: section; give the space with --space FILE, a YAML file such as\n    params:\n      switch.ecn.kmin: [50KB, 150KB, 400KB]\n      switch.ecn.kmax: [400KB, 1600KB]\n  (every key, search and objective: 'rocelab tune --help', docs/tune.md)", args[0])
+				return usageError("%s has no tune: section; give the space with --space FILE, a YAML file such as\n    params:\n      switch.ecn.kmin: [50KB, 150KB, 400KB]\n      switch.ecn.kmax: [400KB, 1600KB]\n  (every key, search and objective: 'rocelab tune --help', docs/tune.md)", name)
 			}
 			sp, err := tune.ParseSpace(spName, spData)
 			if err != nil {
@@ -218,7 +218,7 @@ func newTuneMergeCmd() *cobra.Command {
 		top    int
 	)
 	cmd := &cobra.Command{
-		Use:   "merge [--json] SHARD.json...",
+		Use:   "merge [-j|--json] SHARD.json...",
 		Short: "Join the results of tune shards into the result of the whole search",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {

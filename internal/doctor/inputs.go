@@ -37,8 +37,11 @@ type InputInfo struct {
 	binary bool
 }
 
-// Usable reports whether anything was recognised in the input.
-func (i InputInfo) Usable() bool { return i.Error == "" && i.Type != "unknown" }
+// Usable reports whether an artifact was recognised in the input (a
+// rocelab run report is recognised, but holds none).
+func (i InputInfo) Usable() bool {
+	return i.Error == "" && i.Type != "unknown" && i.Type != runReportType
+}
 
 // A BinaryFormat reads a non-text input recognised by its first bytes.
 type BinaryFormat struct {
@@ -89,8 +92,11 @@ func (r *Report) Unusable() string {
 	var bad []string
 	for _, in := range r.Inputs {
 		why := "no artifact rocelab reads"
-		if in.Error != "" {
+		switch {
+		case in.Error != "":
 			why = in.Error
+		case in.Type == runReportType:
+			why = "rocelab run's own report, which holds no artifact: diagnose the --out directory it is in"
 		}
 		bad = append(bad, in.Path+": "+why)
 	}
@@ -249,6 +255,9 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 		return info, nil
 	}
 	info.Type = res.Type()
+	if info.Type == "unknown" && isRunReport(head) {
+		info.Type = runReportType
+	}
 	if len(res.Artifacts) > 1 {
 		for _, a := range res.Artifacts {
 			info.Contains = append(info.Contains, string(a.Kind()))
@@ -345,6 +354,28 @@ func archiveHost(arts []ingest.Artifact) {
 			a.SetScope(sc)
 		}
 	}
+}
+
+// runReportType is the type of the files `rocelab run --out` writes
+// beside its artifacts: its own report (result.json, summary.txt,
+// flows.csv, queues.csv). They hold no artifact, and are not unrecognised.
+const runReportType = "rocelab-run-report"
+
+// isRunReport reports whether head begins one of rocelab run's own
+// reports.
+func isRunReport(head []byte) bool {
+	for _, p := range []string{
+		"{\n  \"schema\": ",                        // result.json
+		"id,name,src,dst,bytes,priority,start_us,", // flows.csv
+		"port,priority,time_us,bytes\n",            // queues.csv
+		"rocelab run: ",                            // summary.txt
+		"engine ",                                  // summary.txt, its engine line first
+	} {
+		if bytes.HasPrefix(head, []byte(p)) {
+			return p != "engine " || bytes.Contains(head[:min(len(head), 512)], []byte("\nrocelab run: "))
+		}
+	}
+	return false
 }
 
 // isTar reports whether head is the first block of a ustar or GNU tar

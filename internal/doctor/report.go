@@ -76,6 +76,10 @@ func (g *findingGroup) subjects() []string {
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("Inputs\n")
+	width := 14
+	for _, in := range r.Inputs {
+		width = max(width, utf8.RuneCountInString(in.Type))
+	}
 	for _, in := range r.Inputs {
 		t := in.Type
 		if len(in.Contains) > 1 {
@@ -84,15 +88,17 @@ func (r *Report) WriteText(w io.Writer) error {
 		if in.Error != "" {
 			t += " (" + in.Error + ")"
 		}
-		fmt.Fprintf(&b, "  %-14s %s\n", t, in.Path)
+		fmt.Fprintf(&b, "  %-*s %s\n", width, t, in.Path)
 	}
 	counts := map[Severity]int{}
 	for _, f := range r.Findings {
 		counts[f.Severity]++
 	}
 	layer := Layer(-1)
+	shown := map[Severity]int{}
 	for _, g := range groupFindings(r.Findings) {
 		f := g.members[0]
+		shown[f.Severity]++
 		if f.Layer != layer {
 			layer = f.Layer
 			fmt.Fprintf(&b, "\n%s\n", layer.Question())
@@ -110,10 +116,19 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "    fix: %s\n", indentRest(g.fix, "         "))
 		}
 	}
-	if len(r.Findings) == 0 {
+	switch {
+	case r.Unusable() != "":
+		b.WriteString("\nNothing diagnosed: no input held an artifact rocelab reads.\n")
+	case len(r.Findings) == 0:
 		b.WriteString("\nNo findings.\n")
 	}
-	fmt.Fprintf(&b, "\n%d error, %d warn, %d info\n", counts[Error], counts[Warn], counts[Info])
+	// The count is of the entries shown; when grouping joined some, the
+	// findings they hold (one per subject, as --json lists them) follow.
+	fmt.Fprintf(&b, "\n%d error, %d warn, %d info", shown[Error], shown[Warn], shown[Info])
+	if shown[Error] != counts[Error] || shown[Warn] != counts[Warn] || shown[Info] != counts[Info] {
+		fmt.Fprintf(&b, " (%d findings by subject in --json: %d error, %d warn, %d info)", len(r.Findings), counts[Error], counts[Warn], counts[Info])
+	}
+	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

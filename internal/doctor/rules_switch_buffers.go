@@ -136,10 +136,11 @@ func checkLLDPHosts(inc *Incident) []Finding {
 				port = s.Switch + " " + port
 			}
 			title := fmt.Sprintf("%s leads to %s %s (LLDP)", port, n.Device, nd)
-			mech := "The neighbour runs LLDP on a host interface, so switch-side findings on this port and host-side findings on that NIC describe the two ends of one link."
+			// One mechanism for every port, so that the text report shows
+			// the ports as one entry.
+			mech := "The neighbour runs LLDP on a host interface, so switch-side findings on this port and host-side findings on that NIC describe the two ends of one link; where the incident holds the host's side too (the title says so), findings on that host and netdev are the link's host end."
 			if len(joined) > 0 {
 				title += "; the incident has the " + strings.Join(joined, " and ") + " side"
-				mech += " Findings on " + strings.Join(joined, " and ") + " above are that link's host end."
 			}
 			fs = append(fs, Finding{
 				ID: "switch.lldp.host", Severity: Info, Layer: LayerFabric,

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -380,7 +381,10 @@ func (l *NCCLLog) GIDUses() []GIDUse {
 		if err != nil {
 			continue
 		}
-		out = append(out, GIDUse{Host: e.Host, Device: l.soleIBDevice(e.Host), Index: n, SetBy: SetByEcho, Evidence: e.Evidence})
+		// The setting applies to every device NCCL uses on the host.
+		for _, dev := range l.ibDeviceNames(e.Host) {
+			out = append(out, GIDUse{Host: e.Host, Device: dev, Index: n, SetBy: SetByEcho, Evidence: e.Evidence})
+		}
 	}
 	for _, s := range l.Setup {
 		if s.GIDIndex >= 0 {
@@ -432,19 +436,19 @@ func (l *NCCLLog) GIDEntries() []GIDEntry {
 	return out
 }
 
-// soleIBDevice returns the IB device host uses when it uses exactly one.
-func (l *NCCLLog) soleIBDevice(host string) string {
-	dev := ""
+// ibDeviceNames returns the IB devices host uses, each once in the
+// order NCCL lists them, or one "" when the log names none.
+func (l *NCCLLog) ibDeviceNames(host string) []string {
+	var out []string
 	for _, d := range l.IBDevices {
-		if d.Host != host {
-			continue
+		if d.Host == host && !slices.Contains(out, d.Name) {
+			out = append(out, d.Name)
 		}
-		if dev != "" && dev != d.Name {
-			return ""
-		}
-		dev = d.Name
 	}
-	return dev
+	if len(out) == 0 {
+		return []string{""}
+	}
+	return out
 }
 
 // LinkSpeeds reports the speeds of NCCL's "Made virtual device" lines.

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -389,5 +390,23 @@ func TestNCCLLogBounded(t *testing.T) {
 	}
 	if len(p.Env) > maxDistinct || len(p.hostList) > maxDistinct || len(p.seen) > 4*maxDistinct || len(p.lastWarn) > maxDistinct {
 		t.Errorf("env %d hosts %d seen %d lastWarn %d exceed their caps", len(p.Env), len(p.hostList), len(p.seen), len(p.lastWarn))
+	}
+}
+
+// NCCL_IB_GID_INDEX applies to every device NCCL uses on the host: a node
+// with two NICs has two GID users, each checked against its own GID table
+// (it was one user with no device, "device not named"). SYNTHETIC lines in
+// NCCL 2.2x's format.
+func TestGIDIndexPerDevice(t *testing.T) {
+	l := parseLog(t, `node0:1:2 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 3.
+node0:1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]; OOB eth0:10.0.0.1<0>
+node1:1:2 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 3.
+`)
+	var got []string
+	for _, u := range l.GIDUses() {
+		got = append(got, fmt.Sprintf("%s %s %d", u.Host, u.Device, u.Index))
+	}
+	if want := []string{"node0 mlx5_0 3", "node0 mlx5_1 3", "node1  3"}; !slices.Equal(got, want) {
+		t.Errorf("GID uses %q, want %q", got, want)
 	}
 }

@@ -81,9 +81,12 @@ func (h *Histogram) Max() unit.Time {
 	return unit.Time(h.live().Max()) * unit.Nanosecond
 }
 
-// Merge adds o's buckets to h's. Both must have one geometry (or h be
+// Merge adds o's buckets to h's. Both must have one geometry (or either be
 // empty of everything, the zero Histogram); it reports whether they had.
 func (h *Histogram) Merge(o Histogram) bool {
+	if o.Highest == 0 && len(o.Buckets) == 0 {
+		return true // the zero Histogram adds nothing, whatever h's geometry
+	}
 	if h.Highest == 0 && len(h.Buckets) == 0 {
 		h.Lowest, h.Highest, h.Digits = o.Lowest, o.Highest, o.Digits
 	}
@@ -108,6 +111,22 @@ func (h *Histogram) Merge(o Histogram) bool {
 	}
 	h.Buckets = out
 	return true
+}
+
+// A Value is n recordings of the value V.
+type Value struct{ V, N int64 }
+
+// Sibling returns a histogram of h's geometry holding only vals, each
+// clamped to its range, so that it merges with h. h must have a geometry
+// (every histogram a Latency exports has one).
+func (h *Histogram) Sibling(vals []Value) Histogram {
+	l := (&Histogram{Lowest: h.Lowest, Highest: h.Highest, Digits: h.Digits}).live()
+	for _, v := range vals {
+		if v.N > 0 {
+			l.RecordValues(min(max(v.V, h.Lowest), h.Highest), v.N)
+		}
+	}
+	return histogramOf(l)
 }
 
 // maxHighest bounds the range of a histogram read from a file, so that

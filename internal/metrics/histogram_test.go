@@ -49,8 +49,18 @@ func TestHistogramMergesExactly(t *testing.T) {
 	if empty.Quantile(99) != 0 || empty.Max() != 0 || !empty.Merge(Histogram{}) {
 		t.Error("an empty histogram is not zero")
 	}
+	if before := got.Count(); !got.Merge(Histogram{}) || got.Count() != before {
+		t.Error("merging the zero Histogram changed or refused a histogram with a geometry")
+	}
 	other := Histogram{Lowest: 1, Highest: 1000, Digits: 2}
 	if got.Merge(other) {
 		t.Error("merged histograms of different geometries")
+	}
+	// A sibling holds only its values, in the geometry it merges with:
+	// the whole is the two parts' values together.
+	part := a.Histogram(3)
+	sib := part.Sibling([]Value{{V: 7_000_000, N: 300}, {V: 1 << 62, N: 2}})
+	if sib.Count() != 302 || sib.Max() < 7*unit.Second || !sib.Merge(b.Histogram(3)) || sib.Count() != 302+b.Count(3) {
+		t.Errorf("sibling: %d values, max %v", sib.Count(), sib.Max())
 	}
 }

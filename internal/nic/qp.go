@@ -67,11 +67,12 @@ type qp struct {
 	sqHead, sqLen int
 	cur           int
 	curOff        int64
-	nextPSN       uint32 // PSN the next posted WQE starts at
-	sndNxt        uint32 // PSN of the next packet to send
-	sndUna        uint32 // oldest unacknowledged PSN
-	sndMax        uint32 // one past the highest PSN ever sent
-	acked         int64  // PSNs acknowledged since the start (no wrap), for CC feedback
+	nextPSN       uint32    // PSN the next posted WQE starts at
+	sndNxt        uint32    // PSN of the next packet to send
+	sndUna        uint32    // oldest unacknowledged PSN
+	sndMax        uint32    // one past the highest PSN ever sent
+	acked         int64     // PSNs acknowledged since the start (no wrap), for CC feedback
+	marks         sendMarks // when the PSNs not yet acknowledged were first sent
 	retries       int
 	retryCnt      int   // retry_cnt of this QP
 	timeoutExp    uint8 // local ACK timeout exponent of this QP
@@ -376,6 +377,7 @@ func (q *qp) segment(now unit.Time) (*packet.Packet, bool) {
 	q.sndNxt = next
 	if roce.PSNDiff(next, q.sndMax) > 0 {
 		q.sndMax = next
+		q.marks.sent(psn, now)
 	}
 	q.curOff += int64(payload)
 	if last {
@@ -448,6 +450,7 @@ func (q *qp) ackTo(una uint32) bool {
 	}
 	q.acked += int64(roce.PSNDiff(una, q.sndUna))
 	q.sndUna = una
+	q.marks.acked(una)
 	if roce.PSNDiff(q.sndNxt, una) < 0 {
 		q.seek(una) // acknowledged beyond where go-back-N rewound
 	}
@@ -521,4 +524,16 @@ func (q *qp) limited() bool {
 		return q.dcqcn.Limited()
 	}
 	return q.cc.Rate() < q.nic.port.Rate()
+}
+
+// timeout is the QP's local ACK timeout, 0 when it has none (a RoCE QP
+// with exponent 0); TCP-class connections use the host's TCP RTO.
+func (q *qp) timeout() unit.Time {
+	switch {
+	case q.class == packet.ClassTCP:
+		return q.nic.cfg.TCPRTO
+	case q.timeoutExp == 0:
+		return 0
+	}
+	return ackTimeout(q.timeoutExp)
 }

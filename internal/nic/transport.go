@@ -344,9 +344,16 @@ type ConnInfo struct {
 	HasCC        bool
 	// Pending says the requester still holds work it has not completed:
 	// a connection stalled at the end of a run. Unacked counts the data
-	// packets it has sent that no ACK has covered yet.
-	Pending bool
-	Unacked int64
+	// packets it has sent that no ACK has covered yet, and UnackedBy
+	// splits them by the latest time each was first sent (so their age at
+	// the end is at least the end minus that time); nil while READs are
+	// outstanding, whose responses leave the responder as it serves its
+	// queue, not when they were asked for. Timeout is the QP's
+	// local ACK timeout, 0 for none (exponent 0).
+	Pending   bool
+	Unacked   int64
+	UnackedBy []UnackedRun
+	Timeout   unit.Time
 }
 
 // Conns returns every connection's state, in Connect order.
@@ -361,6 +368,10 @@ func (t *Transport) Conns() []ConnInfo {
 			SentPkts: c.req.sentPkts + c.resp.sentPkts, RetxPkts: c.req.retxPkts + c.resp.retxPkts,
 			Delivered: c.resp.delivered + c.req.delivered, LastDelivery: max(c.resp.lastDeliv, c.req.lastDeliv), Failed: c.req.failed, HasCC: c.req.cc != nil,
 			Pending: c.req.sqLen > 0 && !c.req.failed, Unacked: int64(roce.PSNDiff(c.req.sndMax, c.req.sndUna)),
+			Timeout: c.req.timeout(),
+		}
+		if c.req.reads == 0 {
+			out[i].UnackedBy = c.req.marks.unacked(c.req.sndUna, c.req.sndMax, c.req.lastTx)
 		}
 	}
 	return out

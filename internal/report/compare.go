@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"rocelab/internal/metrics"
 	"rocelab/internal/textout"
 	"rocelab/internal/twin"
 )
@@ -158,29 +159,48 @@ func (c *Comparison) writeHealth(b *strings.Builder) {
 		head = append(head, v.Name)
 	}
 	tbl := &textout.Table{Head: append(head, "goal")}
+	// A note would stretch its column past the screen: the cell says
+	// PASS or FAIL with a mark, and the notes follow the table.
+	var notes []string
+	mark := func(variant string, t metrics.Target) string {
+		if t.Note == "" {
+			return passFail(t)
+		}
+		notes = append(notes, fmt.Sprintf("  [%d] %s: %s", len(notes)+1, variant, t.Note))
+		switch {
+		case t.NA:
+			return fmt.Sprintf("[%d]", len(notes))
+		case t.Pass:
+			return fmt.Sprintf("PASS [%d]", len(notes))
+		}
+		return fmt.Sprintf("FAIL [%d]", len(notes))
+	}
 	rows := []struct {
 		name, goal string
-		cell       func(r *Run) string
+		value      func(h *metrics.Health) string
+		target     func(h *metrics.Health) metrics.Target
 	}{
-		{"P99 latency (RoCE)", "< 10 us", func(r *Run) string {
-			return usValue(r.Health.P99LatencyUS) + " " + passFail(r.Health.P99LatencyUS)
-		}},
-		{"bandwidth utilization", "> 90 %", func(r *Run) string {
-			return pctValue(r.Health.BandwidthUtilization) + " " + passFail(r.Health.BandwidthUtilization)
-		}},
-		{"loss of RoCE packets", "= 0", func(r *Run) string { return pct(r.Health.LossRate.Value) + " " + passFail(r.Health.LossRate) }},
-		{"PFC pause time (worst port)", "< 0.1 %", func(r *Run) string {
-			return pct(r.Health.PFCPauseRatio.Value) + " " + passFail(r.Health.PFCPauseRatio)
-		}},
+		{"P99 latency (RoCE)", "< 10 us", func(h *metrics.Health) string { return usValue(h.P99LatencyUS) },
+			func(h *metrics.Health) metrics.Target { return h.P99LatencyUS }},
+		{"bandwidth utilization", "> 90 %", func(h *metrics.Health) string { return pctValue(h.BandwidthUtilization) },
+			func(h *metrics.Health) metrics.Target { return h.BandwidthUtilization }},
+		{"loss of RoCE packets", "= 0", func(h *metrics.Health) string { return pct(h.LossRate.Value) },
+			func(h *metrics.Health) metrics.Target { return h.LossRate }},
+		{"PFC pause time (worst port)", "< 0.1 %", func(h *metrics.Health) string { return pct(h.PFCPauseRatio.Value) },
+			func(h *metrics.Health) metrics.Target { return h.PFCPauseRatio }},
 	}
 	for _, row := range rows {
 		cells := []string{row.name}
 		for _, v := range c.Variants {
-			cells = append(cells, row.cell(v.Run))
+			h := &v.Run.Health
+			cells = append(cells, row.value(h)+" "+mark(v.Name, row.target(h)))
 		}
 		tbl.Add(append(cells, row.goal)...)
 	}
 	tbl.Write(b)
+	for _, n := range notes {
+		b.WriteString(n + "\n")
+	}
 }
 
 // writeCounters writes the counters whose sums over the NICs differ

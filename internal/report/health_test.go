@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"rocelab/internal/metrics"
 	"rocelab/internal/scenario"
 )
 
@@ -56,5 +57,30 @@ switch:
 				r.Totals.Dropped.Packets, r.Scenario.RoCEPriorities, r.Scenario.RoCELossless)
 		}
 		t.Logf("%s: %s", name, strings.TrimSpace(row))
+	}
+}
+
+// Side by side, a target's note would stretch its variant's column past
+// any screen (storage-read's lossy variant was 150 columns wide): the cell
+// carries a mark and the note follows the table, named by variant.
+func TestCompareHealthNotesBelow(t *testing.T) {
+	pass := metrics.NewHealth(1, 0.95, 0, 0)
+	noted := pass
+	noted.LossRate = metrics.Target{Value: 0.05, Pass: false, Note: "RoCE rides priorities 1,3, not all of which PFC protects"}
+	noted.P99LatencyUS = metrics.NotApplicable(metrics.TargetP99LatencyUS, "no RoCE data packet was delivered")
+	c := NewComparison("c")
+	c.Variants = []Variant{{Name: "lossless", Run: &Run{Health: pass}}, {Name: "lossy", Run: &Run{Health: noted}}}
+	var b strings.Builder
+	c.writeHealth(&b)
+	out := b.String()
+	for _, want := range []string{
+		"  P99 latency (RoCE)          1.00 us PASS  n/a [1]          < 10 us\n",
+		"  loss of RoCE packets        0.000 % PASS  5.000 % FAIL [2] = 0\n",
+		"  [1] lossy: no RoCE data packet was delivered\n",
+		"  [2] lossy: RoCE rides priorities 1,3, not all of which PFC protects\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
 	}
 }

@@ -345,7 +345,11 @@ func (c *conv) length(n ast.Node, path string, def unit.Length) unit.Length {
 // limit says the limit, anything else what was expected.
 func (c *conv) badValue(n ast.Node, path string, err error, expected, s string) {
 	var re *unit.RangeError
-	if errors.As(err, &re) && !re.Negative {
+	switch {
+	case errors.As(err, &re) && re.Tiny:
+		c.fail(n, path, "above zero but below the smallest step (it would round to 0): expected %s, got %s", expected, quote(s))
+		return
+	case errors.As(err, &re) && !re.Negative:
 		c.fail(n, path, "too large: at most %s, got %s", re.Max, quote(s))
 		return
 	}

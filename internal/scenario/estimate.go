@@ -40,6 +40,9 @@ type Estimate struct {
 	// Check counts it; String leaves it out, since what a run prints does
 	// not depend on its threads.
 	Domains int
+	// Ports is the fabric's ports, host and switch: what sets how much of
+	// the state a frame's hop touches stays in the processor's cache.
+	Ports int
 }
 
 // Cost model constants, measured on this code (see the benchmark note in
@@ -146,7 +149,50 @@ func (s *Scenario) estimate(tr []collective.Transfer) Estimate {
 		float64(nPorts)*8*float64(min(e.Samples, metrics.DefaultSeriesCap))*bytesPerSample/4
 	e.Memory = unit.Bytes(sat(mem))
 	e.Domains = max(1, min(s.Run.Threads, nSwitch))
+	e.Ports = nPorts
 	return e
+}
+
+// eventRate is the events one thread runs per second of CPU on a fabric
+// of the given ports (docs/engine.md, "Figures"): about 3 M while the
+// ports, queues and packets a frame's hop touches stay in the processor's
+// cache (the k=8 fat-tree's 896 ports), falling to about 0.5 M where
+// nearly every one of them misses it (k=32: 49152 ports), geometrically
+// in between.
+func eventRate(ports int) float64 {
+	const fast, slow = 3e6, 0.5e6
+	const cached, missed = 1000.0, 40000.0
+	switch p := float64(ports); {
+	case p <= cached:
+		return fast
+	case p >= missed:
+		return slow
+	default:
+		return fast * math.Pow(slow/fast, math.Log(p/cached)/math.Log(missed/cached))
+	}
+}
+
+// speedup is what d domains gain on as many free cores, from the
+// busiest domain's share of the events in each window on the k=16
+// permutation (about 1.07/d + 0.03: 0.53 on 2, 0.17 on 8, 0.047 on 64),
+// barriers left out.
+func speedup(d int) float64 {
+	if d <= 1 {
+		return 1
+	}
+	return 1 / (1.07/float64(d) + 0.03)
+}
+
+// wall says how long the run would take: its events at the rate of one
+// thread on a fabric of its size, over what its domains gain.
+func (e Estimate) wall() string {
+	r := eventRate(e.Ports)
+	sec := int64(float64(e.Events) / r / speedup(e.Domains))
+	on := ""
+	if e.Domains > 1 {
+		on = fmt.Sprintf(" on %d threads", e.Domains)
+	}
+	return fmt.Sprintf("about %s of wall time%s at %.1f M events/s a thread", wallTime(sec), on, r/1e6)
 }
 
 // memoryWith returns the memory the run needs split into its domains.
@@ -350,8 +396,8 @@ func (e Estimate) Check(l twin.Limits) error {
 			human(m), split, textout.Count(e.Flows, "flow", "flows"), textout.Count(e.Packets, "packet", "packets"), textout.Count(e.PacketHops, "packet-hop", "packet-hops"), until, human(l.Memory))
 	}
 	if l.Events > 0 && e.Events > l.Events {
-		return fmt.Errorf("scenario too large: it needs about %d events (%s, %s) and %s of memory, more than the %d events allowed (about %s of wall time at 3 M events/s); shrink it or raise --max-events",
-			e.Events, textout.Count(e.PacketHops, "packet-hop", "packet-hops"), until, human(e.Memory), l.Events, wallTime(e.Events/3_000_000))
+		return fmt.Errorf("scenario too large: it needs about %d events (%s, %s) and %s of memory, more than the %d events allowed (%s); shrink it or raise --max-events",
+			e.Events, textout.Count(e.PacketHops, "packet-hop", "packet-hops"), until, human(e.Memory), l.Events, e.wall())
 	}
 	return nil
 }

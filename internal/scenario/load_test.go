@@ -86,6 +86,15 @@ traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 topology: {kind: single-switch, hosts: 2}
 traffic: {flows: [{src: h0, dst: h1, bytes: 1e30}]}`,
 			[]string{"bad.yaml:2:45:", "traffic.flows[0].bytes", `too large: at most 1PiB, got "1e30"`}},
+		{"background without a job", `
+topology: {kind: single-switch, hosts: 2}
+workload:
+  background: [{kind: tcp, name: t, src: h0, dst: h1, rate: 5G}]`,
+			[]string{"bad.yaml:3:23:", "workload: expected one job: nccl_tests or training"}},
+		{"size that rounds to zero", `
+topology: {kind: single-switch, hosts: 2}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1e-9}]}`,
+			[]string{"bad.yaml:2:45:", "traffic.flows[0].bytes", `below the smallest step (it would round to 0)`, `got "1e-9"`}},
 		{"duration beyond the parser", `
 duration: 1001h
 topology: {kind: single-switch, hosts: 2}
@@ -152,6 +161,16 @@ traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 				}
 			}
 		})
+	}
+}
+
+// A workload in error says what is wrong once: no second error that the
+// scenario has no traffic, which the workload was meant to be.
+func TestWorkloadErrorAlone(t *testing.T) {
+	_, err := Load("bad.yaml", []byte("topology: {kind: single-switch, hosts: 2}\nworkload:\n  background: [{kind: tcp, name: t, src: h0, dst: h1, rate: 5G}]\n"))
+	var es Errors
+	if !errors.As(err, &es) || len(es) != 1 {
+		t.Errorf("want one error, the workload's: %v", err)
 	}
 }
 

@@ -136,7 +136,12 @@ func (c *conv) workload(s *Scenario, raw *rawScenario) {
 		w.Training = c.training(r.Training, srv)
 	}
 	if jobs != 1 {
-		c.fail(r.NCCLTests, "workload", "expected one job: nccl_tests or training")
+		// Point at the job given, else at the first background flow.
+		n := r.NCCLTests
+		if n == nil && len(r.Background) > 0 && r.Background[0] != nil {
+			n = r.Background[0].Kind
+		}
+		c.fail(n, "workload", "expected one job: nccl_tests or training (background traffic runs beside one)")
 	}
 	for i, b := range r.Background {
 		if b != nil {

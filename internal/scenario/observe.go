@@ -7,6 +7,7 @@ import (
 	"rocelab/internal/cc"
 	"rocelab/internal/counters"
 	"rocelab/internal/fabric"
+	"rocelab/internal/metrics"
 	"rocelab/internal/nic"
 	"rocelab/internal/packet"
 	"rocelab/internal/topo"
@@ -285,6 +286,19 @@ func tierName(t *topo.Topology, level int) string {
 	return "leaf→spine"
 }
 
+// StallRTTs is how many base round trips a RoCE data packet may wait for
+// its acknowledgement before it counts as stalled rather than in flight:
+// far more than any queue the examples build takes to drain (a 16:1 incast
+// into a 2 MB queue at 100G adds 160 µs, some 40 base RTTs).
+const StallRTTs = 250
+
+// StallAfter is how long a packet waits unacknowledged before it is
+// stalled: StallRTTs base round trips, and never less than 100 µs (ten
+// times the P99 goal).
+func StallAfter(baseRTT unit.Time) unit.Time {
+	return max(StallRTTs*baseRTT, 100*unit.Microsecond)
+}
+
 // healthBasis collects what the health targets are graded on, for the
 // traffic the scenario declares as RoCE (every RDMA connection), whatever
 // priority the switches put it on.
@@ -311,13 +325,28 @@ func (tw *Twin) healthBasis(conns []nic.ConnInfo, roce uint8, lossless bool) twi
 		}
 		b.Receivers[c.Dst].Add(c.FirstSend, until, c.Delivered)
 	}
-	// Packets a stalled connection sent and no ACK covered are on their way
-	// (in flight, queued, paused) or lost and waiting to be sent again.
+	// Packets a connection sent and no ACK covered are in flight, queued,
+	// held by a paused port, or lost and waiting to be resent. Those first
+	// sent longer ago than the stall bound are stalled, each at least as
+	// late as its age.
+	b.StallAfter = StallAfter(tw.Scenario.BaseRTT())
+	var ages []metrics.Value
 	for _, c := range conns {
-		if c.Pending && c.Class == packet.ClassRoCE {
-			b.RoCEStalled += c.Unacked
+		if !c.Pending || c.Class != packet.ClassRoCE {
+			continue
+		}
+		bound := b.StallAfter
+		if c.Timeout > 0 {
+			bound = min(bound, c.Timeout)
+		}
+		for _, r := range c.UnackedBy {
+			if age := end - r.At; age > bound {
+				b.RoCEStalled += r.Packets
+				ages = append(ages, metrics.Value{V: int64(age / unit.Nanosecond), N: r.Packets})
+			}
 		}
 	}
+	b.RoCEStalledAge = b.RoCELatency.Sibling(ages)
 	for _, pt := range net.Ports {
 		snap := pt.Snapshot()
 		for p := 0; p < 8; p++ {

@@ -240,7 +240,9 @@ func convert(name string, raw *rawScenario, description bool) (*Scenario, error)
 	s.NCCL = c.ncclEnv(raw.NCCL)
 	s.PHY = c.phy(raw.PHY)
 	c.workload(s, raw)
-	c.traffic(s, raw.Traffic)
+	if raw.Workload == nil || s.Workload != nil || raw.Traffic != nil {
+		c.traffic(s, raw.Traffic) // a workload in error has said what is missing
+	}
 	if _, given := c.scalar(raw.Duration, "duration"); !given && (s.Workload != nil || len(s.Perftests) > 0) {
 		// An NCCL job or a perftest runs until it is done: the cap is only
 		// a guard.

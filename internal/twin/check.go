@@ -16,6 +16,9 @@ func (o *Observation) Check() error {
 	if err := o.Basis.RoCELatency.Check(); err != nil {
 		return fmt.Errorf("health_basis.roce_latency: %w", err)
 	}
+	if err := o.Basis.RoCEStalledAge.Check(); err != nil {
+		return fmt.Errorf("health_basis.roce_stalled_age: %w", err)
+	}
 	for i := range o.Latency {
 		if err := o.Latency[i].Hist.Check(); err != nil {
 			return fmt.Errorf("latency[%d]: %w", i, err)

@@ -3,6 +3,7 @@ package twin_test
 import (
 	"bytes"
 	"io"
+	"regexp"
 	"testing"
 
 	"rocelab/internal/metrics"
@@ -48,6 +49,8 @@ func FuzzReadShard(f *testing.F) {
 	good := tinyShard(f)
 	f.Add(good)
 	f.Add(bytes.Replace(good, []byte(`"i": `), []byte(`"i": 9999`), 1))
+	// Stalled ages whose bucket would need an array of 2^31 counts.
+	f.Add(regexp.MustCompile(`"roce_stalled_age": \{[^}]*\}`).ReplaceAll(good, []byte(`"roce_stalled_age": {"lowest": 1, "highest": 10000000000, "digits": 3, "buckets": [{"i": 2000000000, "n": 1}]}`)))
 	f.Add(bytes.Replace(good, []byte(`"port": 1`), []byte(`"port": 7`), 1))
 	f.Add(bytes.Replace(good, []byte(`"variant": "a"`), []byte(`"variant": ".."`), 1))
 	f.Add([]byte(`{"kind": "rocelab run shard", "schema": 2, "jobs": 1099511627776, "shard": {"index": 0, "count": 1}}`))

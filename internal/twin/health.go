@@ -24,10 +24,15 @@ type HealthBasis struct {
 	RoCESent    int64 `json:"roce_sent"`
 	RoCEDropped int64 `json:"roce_dropped"`
 	// RoCEStalled counts the RoCE data packets that connections still
-	// running at the end had sent and no ACK had covered (in flight,
-	// queued, held by a paused port, or lost and waiting to be resent):
-	// their latency is at least the time they waited, unknown.
-	RoCEStalled int64 `json:"roce_stalled"`
+	// running at the end had sent and no ACK had covered for longer than
+	// StallAfter (held by a paused port, or lost and waiting to be resent:
+	// stalled, not in flight), and RoCEStalledAge holds their ages, in
+	// nanoseconds: how long their connection had waited for an
+	// acknowledgement, a lower bound on their latency. Packets sent more
+	// recently are in flight and not counted.
+	RoCEStalled    int64             `json:"roce_stalled"`
+	RoCEStalledAge metrics.Histogram `json:"roce_stalled_age"`
+	StallAfter     unit.Time         `json:"stall_after"`
 	// WorstPause is the longest time any port received pause on any one
 	// priority.
 	WorstPause unit.Time `json:"worst_pause"`
@@ -66,10 +71,9 @@ func (w *Window) Add(firstSend, end unit.Time, bytes int64) {
 
 // Grade grades a run that lasted end against the four targets.
 //
-//   - P99 latency: one-way latency of delivered RoCE data packets, with
-//     the packets still on their way at the end counted as slower than
-//     any delivered one: when they are more than 1%, P99 is at least the
-//     run's length and fails. n/a when no RoCE data packet was sent.
+//   - P99 latency: one-way latency of delivered RoCE data packets and,
+//     at their age, of the packets stalled at the end (unacknowledged for
+//     longer than StallAfter); n/a when none was delivered or stalled.
 //   - Bandwidth utilization: payload bytes delivered to each receiving host
 //     over its line rate × its window (to the end of the run for a
 //     connection that did not finish), summed over receivers; n/a when
@@ -99,14 +103,19 @@ func (b *HealthBasis) Grade(end unit.Time) metrics.Health {
 	if end > 0 {
 		ratio = float64(b.WorstPause) / float64(end)
 	}
-	h := metrics.NewHealth(US(b.RoCELatency.Quantile(99)), util, loss, ratio)
+	lat := b.RoCELatency
+	if b.RoCEStalledAge.Count() > 0 && !lat.Merge(b.RoCEStalledAge) {
+		lat = b.RoCEStalledAge
+	}
+	h := metrics.NewHealth(US(lat.Quantile(99)), util, loss, ratio)
 	delivered := b.RoCELatency.Count()
 	switch {
 	case delivered == 0 && b.RoCEStalled == 0:
 		h.P99LatencyUS = metrics.NotApplicable(metrics.TargetP99LatencyUS, "no RoCE data packet was delivered")
-	case b.RoCEStalled*100 > delivered+b.RoCEStalled:
-		h.P99LatencyUS.Value, h.P99LatencyUS.Pass = max(US(end), h.P99LatencyUS.Value), false
-		h.P99LatencyUS.Note = fmt.Sprintf("%d of %d RoCE data packets (%.1f%%) were sent and not acknowledged when the run ended: P99 is at least the run's length", b.RoCEStalled, delivered+b.RoCEStalled, 100*float64(b.RoCEStalled)/float64(delivered+b.RoCEStalled))
+	case b.RoCEStalled > 0:
+		all := delivered + b.RoCEStalled
+		h.P99LatencyUS.Note = fmt.Sprintf("with %d of %d RoCE data packets (%.1f%%) unacknowledged for more than %s when the run ended, counted at their age (up to %s)",
+			b.RoCEStalled, all, 100*float64(b.RoCEStalled)/float64(all), b.StallAfter, b.RoCEStalledAge.Max())
 	}
 	if capacity == 0 {
 		h.BandwidthUtilization = metrics.NotApplicable(metrics.TargetUtilization, "no RDMA data was sent")
@@ -118,6 +127,9 @@ func (b *HealthBasis) Grade(end unit.Time) metrics.Health {
 		}
 		h.LossRate.Pass = false
 		h.LossRate.Note = "RoCE rides priority " + strings.Join(ps, ",") + ", which PFC does not protect"
+		if len(ps) > 1 {
+			h.LossRate.Note = "RoCE rides priorities " + strings.Join(ps, ",") + ", not all of which PFC protects"
+		}
 	}
 	return h
 }

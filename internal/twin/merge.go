@@ -116,6 +116,10 @@ func (o *Observation) add(p *Observation, rest bool) error {
 		}
 		b.RoCESent += p.Basis.RoCESent
 		b.RoCEStalled += p.Basis.RoCEStalled
+		if !b.RoCEStalledAge.Merge(p.Basis.RoCEStalledAge) {
+			return fmt.Errorf("stalled-age histograms of another geometry")
+		}
+		b.StallAfter = max(b.StallAfter, p.Basis.StallAfter)
 		b.RoCEDropped += p.Basis.RoCEDropped
 		b.WorstPause = max(b.WorstPause, p.Basis.WorstPause)
 		b.RoCEPriorities |= p.Basis.RoCEPriorities

@@ -1,0 +1,46 @@
+#!/bin/sh
+# compare.sh HTSIM_ROCE [RUNS]: the htsim comparison of docs/engine.md.
+# Builds rocelab, writes the four workloads (128-host permutation, 127→1
+# incast, 3968 chained ring flows, 1024-host permutation) for both
+# simulators, at 4 KB (equal packet counts) and at htsim's 9 KB, and runs
+# each pair in turn RUNS times (default 5), rocelab on one thread, htsim's
+# output to files. It prints each run's user+system seconds and the ratio
+# htsim/rocelab of their medians. Run it on a machine with a core free.
+set -eu
+htsim=$1
+runs=${2:-5}
+dir=$(mktemp -d)
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here/../.."
+go build -o "$dir/rocelab" ./cmd/rocelab
+go build -o "$dir/htsimconv" ./tools/htsimconv
+cp tools/htsimconv/scenarios/*.yaml "$dir"
+"$dir/htsimconv" ring >"$dir/ring.yaml"
+cd "$dir"
+
+# cpu CMD...: the command's user+system seconds.
+cpu() {
+	/usr/bin/time -f '%U %S' -o "$dir/t" "$@" >"$dir/out" 2>&1
+	awk '{print $1 + $2}' "$dir/t"
+}
+median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+
+printf '%-10s %5s %10s %10s %8s\n' workload mtu rocelab_s htsim_s ratio
+for w in perm128 incast127 ring perm1024; do
+	for mtu in 4096 9000; do
+		line=$(./htsimconv -mtu "$mtu" "$w.yaml" 2>&1 >"$w-$mtu.cm" | sed "s/ *#.*//; s/FILE.cm/$w-$mtu.cm/")
+		# shellcheck disable=SC2086 # the printed command line is split as intended
+		set -- ${line#htsim_roce }
+		: >r.txt
+		: >h.txt
+		i=0
+		while [ "$i" -lt "$runs" ]; do
+			cpu ./rocelab run --threads 1 "$w.yaml" >>r.txt
+			cpu "$htsim" "$@" -o "$dir/htsim.log" >>h.txt
+			i=$((i + 1))
+		done
+		r=$(median <r.txt)
+		h=$(median <h.txt)
+		printf '%-10s %5d %10s %10s %8.2f\n' "$w" "$mtu" "$r" "$h" "$(echo "$h $r" | awk '{print $1 / $2}')"
+	done
+done
