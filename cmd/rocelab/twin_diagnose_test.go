@@ -86,7 +86,7 @@ var loopFaults = map[string]string{
 	"cc-compare/hpcc":          "",                        // HPCC holds the queue near zero
 	"load-balancing/ecmp":      "counters.dcqcn.hotspot",  // two ring crossings on one uplink
 	"load-balancing/flowlet":   "",                        // 97% of the ceiling on this seed
-	"load-balancing/adaptive":  "counters.retransmission", // packets of one QP reorder: go-back-N
+	"load-balancing/adaptive":  "",                        // reordering needs uneven queues: 5 retransmitted packets before -g 8's launch skew staggered the ring's start, none since
 	"load-balancing/spray":     "counters.retransmission", // a NAK storm
 	"load-balancing/spray-ooo": "",
 	"storage-read/lossless":    "nccltests.busbw.low", // the READ responses share the job's links (pause 0.03 % since DCQCN covers priority 1)
