@@ -86,7 +86,7 @@ var loopFaults = map[string]string{
 	"cc-compare/hpcc":          "",                        // HPCC holds the queue near zero
 	"load-balancing/ecmp":      "counters.dcqcn.hotspot",  // two ring crossings on one uplink
 	"load-balancing/flowlet":   "",                        // 97% of the ceiling on this seed
-	"load-balancing/adaptive":  "counters.retransmission", // packets of one QP reorder: go-back-N
+	"load-balancing/adaptive":  "",                        // reordering needs uneven queues: 5 retransmitted packets before -g 8's launch skew staggered the ring's start, none since
 	"load-balancing/spray":     "counters.retransmission", // a NAK storm
 	"load-balancing/spray-ooo": "",
 	"storage-read/lossless":    "nccltests.busbw.low", // the READ responses share the job's links (pause 0.03 % since DCQCN covers priority 1)
@@ -169,7 +169,7 @@ func TestTwinDoctorLoop(t *testing.T) {
 					// The text report shows one phenomenon once: the eight
 					// switch ports that lead to host NICs are one entry.
 					_, text, _ := rocelab(t, "diagnose", d)
-					if n := strings.Count(text, "(switch.lldp.host)"); n != 1 {
+					if n := strings.Count(text, "(switch.lldp.host)"); n != 1 || !strings.Contains(text, "switch port to host NIC: 8 ports (leaf0-p0, leaf0-p1,") {
 						t.Errorf("%s: %d switch.lldp.host entries in the text report, want 1 group", run, n)
 					}
 					// The run's own report alone holds nothing to diagnose.

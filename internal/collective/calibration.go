@@ -27,8 +27,11 @@ const ProxyPoll = 5 * unit.Microsecond
 // on one network connection (one per channel and peer and call), before
 // which that connection moves nothing. It is what makes small calls
 // slower with more channels: public 2-node runs grow by about 0.3-1.1 µs
-// per extra channel between 1 and 32 channels (Calibration).
-const ProxyOpStart = 500 * unit.Nanosecond
+// per extra channel between 1 and 32 channels (Calibration). It is set at
+// the top of that range by the H200 run's NVLSTree at 4-8 MiB, where each
+// GPU's proxy takes up 32 connections per call and the call is one chunk
+// per pipeline (the same run's small calls grow by 1.1 µs per channel).
+const ProxyOpStart = 1 * unit.Microsecond
 
 // NVLSHop is one crossing of an NVSwitch in NVLS and NVLSTree (a GPU's
 // multimem store reaching the switch, or the switch's multicast reaching
@@ -37,6 +40,21 @@ const ProxyOpStart = 500 * unit.Nanosecond
 // network crossings take about 40); NCCL's model puts 25 µs on the four
 // switch crossings.
 const NVLSHop = 1 * unit.Microsecond
+
+// HostLaunch and HostLaunchPerChannel are a host thread's time to enqueue
+// one call on one GPU: the CUDA kernel launch and NCCL's plan, with its
+// work and proxy operations for every channel. A thread that drives
+// several GPUs (nccl-tests -g 8 in one process) enqueues them one after
+// the other and runs ahead of the GPUs, so that a small call is bound by
+// the thread: NVIDIA's maintainers put the higher small-size latency of
+// -g 8 on "the CUDA latency overheads of single process jobs"
+// (NVIDIA/nccl-tests#333). Calibrated on the H200 Spectrum-X run (-g 8:
+// 43-45 µs from 1 to 4 KiB on one channel, 81 µs at 128 KiB on 32); a
+// thread per GPU hides it behind the calls in flight.
+const (
+	HostLaunch           = 5300 * unit.Nanosecond
+	HostLaunchPerChannel = 150 * unit.Nanosecond
+)
 
 // GPUPoll is the time a GPU takes to see LL or LL128 data that a NIC has
 // written into its memory (it polls the flags of the lines).
@@ -202,9 +220,11 @@ func Calibration() []CalibrationEntry {
 		{"ProxyPoll", ProxyPoll.String(), "added to an LL or LL128 network step (NCCL's Simple latency already holds the proxy's round)",
 			"calibrated: 2-node AllReduce of 8 B measures 36-45 µs where NCCL's constants give 25 (OCI BM.GPU4.8, H200 Spectrum-X runs)"},
 		{"ProxyOpStart", ProxyOpStart.String(), "the rank's proxy taking up a call on each network connection, one after the other",
-			"assumed from the growth of small calls with channels in the public runs (0.3-1.1 µs per channel)"},
+			"calibrated: the growth of small calls with channels in the public runs (0.3-1.1 µs per channel), at its top by the H200 Spectrum-X run's NVLSTree at 4-8 MiB (32 connections per proxy, one chunk per pipeline)"},
 		{"ProxyOp", ProxyOp.String(), "proxy thread busy per post, CTS, completion and GPUDirect flush (Simple: completion and flush before the GPU sees the slice)",
 			"assumed (ibv_post_send and a CQ poll); small enough for NVLSTree's 64 KiB steps on 4+ servers"},
+		{"host launch", HostLaunch.String() + " + " + HostLaunchPerChannel.String() + " per channel", "a host thread enqueuing a call on each of its GPUs in turn, running ahead of them (nccl-tests -g N: N GPUs per thread)",
+			"calibrated on the H200 Spectrum-X run (-g 8: 43-45 µs at 1-4 KiB on one channel, 81 µs at 128 KiB on 32); NVIDIA/nccl-tests#333 on -g 8's CUDA overheads"},
 		{"GPUPoll", GPUPoll.String(), "an LL or LL128 slice landing in GPU memory until the kernel sees it", "assumed"},
 		{"NVLSHop", NVLSHop.String(), "each NVSwitch crossing of NVLS and NVLSTree (4 per call)", "calibrated on NVIDIA/nccl#1244 (2 × 8 H20 NVLSTree: 47 µs at 8 B)"},
 		{"channel rate", "the GPU's channel speed; LL ×1/2 (tree 1/3.8), LL128 ×120/128, under NCCL's per-channel limits, tree rates × NCCL's tree correction by size",

@@ -71,6 +71,10 @@ type Comm struct {
 	// Notes explain the transport and GDR decisions, as NCCL's INFO lines
 	// would.
 	Notes []string
+	// ThreadGPUs is how many consecutive ranks one host thread drives
+	// (nccl-tests -g; 0 or 1: a thread per GPU). The thread enqueues each
+	// call on its GPUs one after the other (HostLaunch).
+	ThreadGPUs int
 
 	graphCh int
 	// dev is the server as NCCL sees it: one NIC device per bond of

@@ -164,6 +164,12 @@ type engine struct {
 	ranksFin int
 	gpuFree  []unit.Time
 
+	// hostBase is when each host thread (Comm.ThreadGPUs ranks) began
+	// enqueuing the batch's calls and hostEnd when it is done with them;
+	// hostCost is its time per call and GPU.
+	hostBase, hostEnd []unit.Time
+	hostCost          unit.Time
+
 	// proxyFree is when each rank's proxy thread is next idle; rankNet
 	// lists each rank's network connections in the batch.
 	proxyFree []unit.Time
@@ -273,9 +279,10 @@ func (c *Comm) Run(call Call, iters int) error {
 	for ci := range e.conns {
 		e.postCTS(int32(ci))
 	}
+	e.startHost()
 	for r := range e.rankK {
 		e.rankIter[r] = 0
-		e.t.After(e.tm.launch, e, tag(evRankStart, int32(r)))
+		e.t.After(e.launchDelay(int32(r)), e, tag(evRankStart, int32(r)))
 	}
 	e.ranksFin = 0
 	return nil
@@ -512,7 +519,7 @@ func (e *engine) rankCheck(r int32) {
 		for _, ki := range ks {
 			e.kernels[ki].pc = 0
 		}
-		e.t.After(e.tm.launch, e, tag(evRankStart, r))
+		e.t.After(e.launchDelay(r), e, tag(evRankStart, r))
 		return
 	}
 	e.ranksFin++
@@ -616,4 +623,41 @@ func MergeTransfers(ts []Transfer) []Transfer {
 	}
 	slices.SortFunc(out, func(a, b Transfer) int { return cmp.Or(cmp.Compare(a.Src, b.Src), cmp.Compare(a.Dst, b.Dst)) })
 	return out
+}
+
+// threadGPUs returns how many ranks each host thread drives.
+func (e *engine) threadGPUs() int {
+	if g := e.c.ThreadGPUs; g > 1 && e.c.PPN%g == 0 {
+		return g
+	}
+	return 1
+}
+
+// startHost has every host thread begin enqueuing the batch's calls, on
+// its GPUs in turn and iteration after iteration, once it has enqueued the
+// previous batch's (HostLaunch, HostLaunchPerChannel per channel).
+func (e *engine) startHost() {
+	g := e.threadGPUs()
+	n := e.c.NRanks / g
+	if len(e.hostBase) != n {
+		e.hostBase, e.hostEnd = make([]unit.Time, n), make([]unit.Time, n)
+	}
+	e.hostCost = HostLaunch + HostLaunchPerChannel*unit.Time(e.nch)
+	now := e.t.Now()
+	for th := range e.hostBase {
+		e.hostBase[th] = max(now, e.hostEnd[th])
+		e.hostEnd[th] = e.hostBase[th] + e.hostCost*unit.Time(g*e.iters)
+	}
+}
+
+// launchDelay returns how long from now rank r's next call starts: NCCL's
+// launch latency after its previous call, and not before its host thread
+// has enqueued the calls ahead of it (those of its other GPUs and earlier
+// iterations; the call's own enqueue is in the launch latency). With a
+// thread per GPU the thread is always ahead.
+func (e *engine) launchDelay(r int32) unit.Time {
+	g := e.threadGPUs()
+	th, j := int(r)/g, int(r)%g
+	ahead := e.hostBase[th] + e.hostCost*unit.Time(e.rankIter[r]*g+j)
+	return max(e.tm.launch, ahead-e.t.Now())
 }

@@ -104,6 +104,38 @@ func TestSmallSizeLatency(t *testing.T) {
 	}
 }
 
+// TestHostThreadLaunch: one thread driving a server's 8 GPUs (nccl-tests
+// -g 8) enqueues each call on them in turn, so that a small call repeated
+// back to back takes 8 × (HostLaunch + HostLaunchPerChannel × channels)
+// once the thread, not the GPUs, is the bottleneck; a thread per GPU
+// leaves the time as it was. The first call's skew across the thread's
+// GPUs (7 enqueues) is spread over the iterations.
+func TestHostThreadLaunch(t *testing.T) {
+	const iters = 50
+	call := Call{Func: AllReduce, Bytes: 64 << 10}
+	one := mustComm(t, preset(t, "hgx-h100"), 2, 8, nil)
+	base, _ := runOn(t, one, iters, call)
+	eight := mustComm(t, preset(t, "hgx-h100"), 2, 8, nil)
+	eight.ThreadGPUs = 8
+	host, _ := runOn(t, eight, iters, call)
+	ch, _ := eight.Plan(call)
+	cost := (HostLaunch + HostLaunchPerChannel*unit.Time(ch.Channels)).Micros()
+	want := 8*cost + 7*cost/iters
+	got, gpu := host[0].Time().Micros(), base[0].Time().Micros()
+	if gpu >= 8*cost {
+		t.Fatalf("%d channels: the GPUs take %.1f µs a call, not below the thread's %.1f", ch.Channels, gpu, 8*cost)
+	}
+	t.Logf("-g 8, 64 KiB on %d channels: %.1f µs a call, the thread's %.1f, the GPUs alone %.1f", ch.Channels, got, want, gpu)
+	if math.Abs(got/want-1) > 0.05 {
+		t.Errorf("-g 8, 64 KiB on %d channels: %.1f µs a call, want the thread's %.1f (GPUs alone: %.1f)", ch.Channels, got, want, gpu)
+	}
+	one.ThreadGPUs = 1
+	again, _ := runOn(t, one, iters, call)
+	if again[0].Time() != base[0].Time() {
+		t.Errorf("a thread per GPU: %v, then %v", base[0].Time(), again[0].Time())
+	}
+}
+
 var full = flag.Bool("full", false, "run the whole busbw acceptance grid (2-16 servers; slow)")
 
 // TestBusbwCeilings is the acceptance table: ring AllReduce busbw at a

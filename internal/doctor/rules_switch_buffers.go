@@ -132,8 +132,8 @@ func checkLLDPHosts(inc *Incident) []Finding {
 				joined = append(joined, "netdev "+nd)
 			}
 			port := n.Port
-			if s.Switch != "" {
-				port = s.Switch + " " + port
+			if s.Switch != "" && !strings.HasPrefix(port, s.Switch+"-") {
+				port = s.Switch + " " + port // Ethernet0 names no switch; the twin's leaf0-p0 does
 			}
 			title := fmt.Sprintf("%s leads to %s %s (LLDP)", port, n.Device, nd)
 			// One mechanism for every port, so that the text report shows

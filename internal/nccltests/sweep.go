@@ -59,6 +59,8 @@ func NewSweep(o Options, c *collective.Comm) (*Sweep, error) {
 		return nil, fmt.Errorf("-r %d: the communicator has %d ranks", o.Root, c.NRanks)
 	}
 	s := &Sweep{Opts: o, Comm: c}
+	// One thread of the process launches on -g GPUs in turn.
+	c.ThreadGPUs = o.NGpus
 	if o.Warmup > 0 {
 		for b := o.MinBytes; b <= o.MaxBytes && b > 0; b *= 2 {
 			st := s.stepFor(b)

@@ -154,22 +154,24 @@ func (s *Scenario) estimate(tr []collective.Transfer) Estimate {
 }
 
 // eventRate is the events one thread runs per second of CPU on a fabric
-// of the given ports (docs/engine.md, "Figures"): about 3 M while the
-// ports, queues and packets a frame's hop touches stay in the processor's
-// cache (the k=8 fat-tree's 896 ports), falling to about 0.5 M where
-// nearly every one of them misses it (k=32: 49152 ports), geometrically
-// in between.
+// of the given ports, as measured (docs/engine.md, "Figures"): about 3 M
+// while the ports, queues and packets a frame's hop touches stay in the
+// processor's cache (the k=8 fat-tree's 896 ports), 0.75 M at k=16's 6144
+// and 0.4 M at k=32's 49152, where nearly every one of them misses it;
+// geometrically in between.
 func eventRate(ports int) float64 {
-	const fast, slow = 3e6, 0.5e6
-	const cached, missed = 1000.0, 40000.0
-	switch p := float64(ports); {
-	case p <= cached:
-		return fast
-	case p >= missed:
-		return slow
-	default:
-		return fast * math.Pow(slow/fast, math.Log(p/cached)/math.Log(missed/cached))
+	rates := [...]struct{ ports, rate float64 }{{1000, 3e6}, {6144, 0.75e6}, {49152, 0.4e6}}
+	p := float64(ports)
+	if p <= rates[0].ports {
+		return rates[0].rate
 	}
+	for i := 1; i < len(rates); i++ {
+		a, b := rates[i-1], rates[i]
+		if p <= b.ports {
+			return a.rate * math.Pow(b.rate/a.rate, math.Log(p/a.ports)/math.Log(b.ports/a.ports))
+		}
+	}
+	return rates[len(rates)-1].rate
 }
 
 // speedup is what d domains gain on as many free cores, from the

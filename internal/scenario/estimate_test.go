@@ -114,3 +114,26 @@ func TestEstimateCountsDomains(t *testing.T) {
 		t.Errorf("eight domains: %v", err)
 	}
 }
+
+// A refusal's wall time follows the fabric's size and the threads: the
+// k=32 permutation of 2 MB per host ran 7.6 min of CPU on one thread
+// (docs/engine.md), at 0.4 M events/s where k=8 runs 3 M.
+func TestEstimateWallTime(t *testing.T) {
+	s := mustLoad(t, "k32.yaml", "duration: 50ms\ntopology: {kind: fat-tree, k: 32}\nhost: {mtu: 1024, cc: dcqcn}\ntraffic: {generators: [{kind: permutation, bytes: 2MB}]}\n")
+	s.Run.Threads = 1
+	err := s.Estimate().Check(twin.Limits{Events: 1000})
+	if err == nil || !strings.Contains(err.Error(), "about 8 min of wall time at 0.4 M events/s a thread") {
+		t.Errorf("one thread: %v", err)
+	}
+	s.Run.Threads = 8
+	err = s.Estimate().Check(twin.Limits{Events: 1000})
+	if err == nil || !strings.Contains(err.Error(), "about 85 s of wall time on 8 threads at 0.4 M events/s a thread") {
+		t.Errorf("eight threads: %v", err)
+	}
+	if r := eventRate(896); r != 3e6 {
+		t.Errorf("k=8's 896 ports: %g events/s, want 3 M", r)
+	}
+	if r := eventRate(6144); r != 0.75e6 {
+		t.Errorf("k=16's 6144 ports: %g events/s, want 0.75 M", r)
+	}
+}

@@ -4,8 +4,9 @@
 # incast, 3968 chained ring flows, 1024-host permutation) for both
 # simulators, at 4 KB (equal packet counts) and at htsim's 9 KB, and runs
 # each pair in turn RUNS times (default 5), rocelab on one thread, htsim's
-# output to files. It prints each run's user+system seconds and the ratio
-# htsim/rocelab of their medians. Run it on a machine with a core free.
+# output to files; WORKLOADS="incast127 ring" picks some. It prints the
+# median user+system seconds of each and their ratio htsim/rocelab. Run
+# it on a machine with a core free.
 set -eu
 htsim=$1
 runs=${2:-5}
@@ -26,7 +27,7 @@ cpu() {
 median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
 printf '%-10s %5s %10s %10s %8s\n' workload mtu rocelab_s htsim_s ratio
-for w in perm128 incast127 ring perm1024; do
+for w in ${WORKLOADS:-perm128 incast127 ring perm1024}; do
 	for mtu in 4096 9000; do
 		line=$(./htsimconv -mtu "$mtu" "$w.yaml" 2>&1 >"$w-$mtu.cm" | sed "s/ *#.*//; s/FILE.cm/$w-$mtu.cm/")
 		# shellcheck disable=SC2086 # the printed command line is split as intended

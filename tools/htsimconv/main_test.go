@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"rocelab/internal/scenario"
+)
+
+// convertYAML loads a scenario and converts it at 4 KB.
+func convertYAML(t *testing.T, y string) (string, string, error) {
+	t.Helper()
+	s, err := scenario.Load("s.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd, err := convert(s, 4096, 1000, "s.yaml", &out)
+	return out.String(), cmd, err
+}
+
+// The ring of htsim's gen_allreduce.py: 8 rings of 16 on 128 hosts, each
+// host heading a chain of 31 transfers, so 3968 connections and one
+// oneshot trigger between each pair of consecutive links of a chain.
+func TestRingChains(t *testing.T) {
+	var y bytes.Buffer
+	if err := run([]string{"ring"}, &y, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	m, cmd, err := convertYAML(t, y.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Nodes 128\n", "Connections 3968\n", "Triggers 3840\n", "trigger id 3840 oneshot\n"} {
+		if !strings.Contains(m, want) {
+			t.Errorf("matrix lacks %q", want)
+		}
+	}
+	lines := strings.Split(m, "\n")
+	// The first chain: its head starts at 0 and fires trigger 1, which
+	// starts its second link, whose sender is the head's receiver.
+	first, second := strings.Fields(lines[3]), strings.Fields(lines[4])
+	if first[3] != "start" || first[len(first)-2] != "send_done_trigger" || first[len(first)-1] != "1" {
+		t.Errorf("chain head: %q", lines[3])
+	}
+	if second[3] != "trigger" || second[4] != "1" || strings.Split(first[0], "->")[1] != strings.Split(second[0], "->")[0] {
+		t.Errorf("second link: %q after %q", lines[4], lines[3])
+	}
+	for _, want := range []string{"-nodes 128 ", "-mtu 4096 ", "-hop_latency 1 ", "-linkspeed 100000 ", "3968 flows, 3968000000 bytes, 968750 packets of 4096 B"} {
+		if !strings.Contains(cmd, want) {
+			t.Errorf("command %q lacks %q", cmd, want)
+		}
+	}
+}
+
+// A flow waiting on two others starts on a barrier both fire.
+func TestBarrier(t *testing.T) {
+	m, _, err := convertYAML(t, `
+name: join
+topology: {kind: fat-tree, k: 4}
+host: {cc: none}
+traffic:
+  flows:
+    - {name: a, src: h0, dst: h1, bytes: 4KB}
+    - {name: b, src: h2, dst: h3, bytes: 4KB}
+    - {name: c, src: h1, dst: h3, bytes: 8KB, after: [a, b]}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `Nodes 16
+Connections 3
+Triggers 1
+0->1 id 1 start 0 size 4000 send_done_trigger 1
+2->3 id 2 start 0 size 4000 send_done_trigger 1
+1->3 id 3 trigger 1 size 8000
+trigger id 1 barrier count 2
+`
+	if m != want {
+		t.Errorf("matrix:\n%s\nwant:\n%s", m, want)
+	}
+}
+
+// What htsim_roce cannot run is refused, saying why.
+func TestRefused(t *testing.T) {
+	for _, c := range []struct{ yaml, want string }{
+		{"name: x\ntopology: {kind: single-switch, hosts: 4}\nhost: {cc: none}\ntraffic: {generators: [{kind: permutation, bytes: 1MB}]}\n", "builds only fat-trees"},
+		{"name: x\ntopology: {kind: fat-tree, k: 4}\nhost: {cc: dcqcn}\ntraffic: {generators: [{kind: permutation, bytes: 1MB}]}\n", "set cc: none"},
+	} {
+		if _, _, err := convertYAML(t, c.yaml); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
+	}
+}
