@@ -3,6 +3,7 @@ package scenario
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -153,4 +154,33 @@ func TestFluidSamePaths(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d uplinks carry traffic, the same bytes on both engines", used, len(a))
+}
+
+// The fluid engine's check weighs events by what they cost at the job's
+// size: the GPT-3 job at 2048 and 8192 GPUs fits the default limits (65 s
+// and 22 min of CPU measured), at 16384 GPUs it is refused up front with
+// its cost (it ran past 13 CPU-minutes without finishing); raising
+// --max-events lets it run.
+func TestFluidCheckWeighsEventCost(t *testing.T) {
+	for _, c := range []struct {
+		gpus int
+		ok   bool
+	}{{2048, true}, {8192, true}, {16384, false}} {
+		s, err := Load(fmt.Sprintf("gpt3-%dgpu.yaml", c.gpus), []byte(growthJob(c.gpus)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := s.FluidEstimate()
+		err = e.Check(defaultLimits)
+		if (err == nil) != c.ok {
+			t.Errorf("%d GPUs (%d events, %d connections, %.0f s): check %v", c.gpus, e.Events, e.Connections, e.Seconds(), err)
+		}
+		t.Logf("%d GPUs: %d events, %d connections, %.0f s: %v", c.gpus, e.Events, e.Connections, e.Seconds(), err)
+		if err != nil && !strings.Contains(err.Error(), "of wall time") {
+			t.Errorf("%d GPUs: the refusal does not say what the run would cost: %v", c.gpus, err)
+		}
+		if err := e.Check(twin.Limits{Events: 100 * defaultLimits.Events, Memory: defaultLimits.Memory}); err != nil {
+			t.Errorf("%d GPUs with the limit raised: %v", c.gpus, err)
+		}
+	}
 }
