@@ -190,28 +190,28 @@ func (r *Result) Type() string {
 	return string(r.Artifacts[0].Kind())
 }
 
-// Read streams r once through every format's parser.
+// Read streams r once through every format's parser. One goroutine reads
+// and cleans the lines while this one feeds them to the parsers, in order,
+// a batch at a time: the two halves of the work overlap on two cores, and
+// the batches in flight bound the memory (see lineBatches).
 func Read(src string, r io.Reader) (*Result, error) {
 	fs := Formats()
 	ps := make([]Parser, len(fs))
 	for i, f := range fs {
 		ps[i] = f.New(src)
 	}
-	lr := NewLineReader(r)
 	n := 0
 	var ctx inputContext
-	for {
-		l, err := lr.Next()
-		if err == io.EOF {
-			break
+	for b := range lineBatches(src, NewLineReader(r)) {
+		for _, l := range b.lines {
+			n = l.Num
+			ctx.see(src, l)
+			for _, p := range ps {
+				p.Feed(l)
+			}
 		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: line %d: %w", src, lr.LineNum()+1, err)
-		}
-		n = l.Num
-		ctx.see(src, l)
-		for _, p := range ps {
-			p.Feed(l)
+		if b.err != nil {
+			return nil, b.err
 		}
 	}
 	res := &Result{Source: src, LineCount: n}
@@ -225,4 +225,51 @@ func Read(src string, r io.Reader) (*Result, error) {
 		return res.Artifacts[i].Lines() > res.Artifacts[j].Lines()
 	})
 	return res, nil
+}
+
+// A lineBatch is a run of lines read ahead, and the error that ended the
+// input, if any, after them.
+type lineBatch struct {
+	lines []Line
+	err   error
+}
+
+// Batches hold at most batchLines lines or batchBytes of text, and
+// batchesAhead of them wait to be parsed: with lines of at most
+// MaxLineBytes, the read-ahead stays under a few megabytes.
+const (
+	batchLines   = 512
+	batchBytes   = 256 << 10
+	batchesAhead = 4
+)
+
+// lineBatches reads lr to its end on a goroutine of its own and sends its
+// lines in batches; the channel closes after the last batch, which
+// carries the read error if one ended the input. The receiver must drain
+// the channel.
+func lineBatches(src string, lr *LineReader) <-chan lineBatch {
+	ch := make(chan lineBatch, batchesAhead)
+	go func() {
+		defer close(ch)
+		for {
+			b := lineBatch{lines: make([]Line, 0, batchLines)}
+			size := 0
+			for len(b.lines) < batchLines && size < batchBytes {
+				l, err := lr.Next()
+				if err == io.EOF {
+					ch <- b
+					return
+				}
+				if err != nil {
+					b.err = fmt.Errorf("%s: line %d: %w", src, lr.LineNum()+1, err)
+					ch <- b
+					return
+				}
+				b.lines = append(b.lines, l)
+				size += len(l.Text)
+			}
+			ch <- b
+		}
+	}()
+	return ch
 }

@@ -85,14 +85,14 @@ func (e FluidEstimate) LogAttrs() []slog.Attr {
 // Check implements twin.Estimate: it refuses an estimate over the limits,
 // saying what it would cost. The event limit stands for a wall time, the
 // limit at the packet engine's 3 M events/s; a fluid event costs more as
-// the job grows (see fluidEventSeconds), so the events are weighed by
-// their cost before they are held to it.
+// the job grows (see fluidEventSeconds), so the events are held to the
+// limit both as a count and weighed by their cost.
 func (e FluidEstimate) Check(l twin.Limits) error {
 	if l.Memory > 0 && e.Memory > l.Memory {
 		return fmt.Errorf("scenario too large for the fluid engine: it needs about %s of memory (%s, %s), more than the %s allowed",
 			human(e.Memory), textout.Count(e.Connections, "connection", "connections"), textout.Count(e.Messages, "message", "messages"), human(l.Memory))
 	}
-	if l.Events > 0 && e.Seconds() > float64(l.Events)/3e6 {
+	if l.Events > 0 && (e.Events > l.Events || e.Seconds() > float64(l.Events)/3e6) {
 		return fmt.Errorf("scenario too large for the fluid engine: it needs about %d events (%s, %s) at about %.2g M events/s on a job this size, about %s of wall time, more than the %d events allowed stand for (%s at 3 M events/s); shrink it or raise --max-events",
 			e.Events, textout.Count(e.Messages, "message", "messages"), textout.Count(e.Connections, "connection", "connections"),
 			1/fluidEventSeconds(e.Connections)/1e6, wallTime(int64(e.Seconds())), l.Events, wallTime(l.Events/3_000_000))
