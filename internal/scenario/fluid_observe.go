@@ -44,7 +44,6 @@ func (tw *FluidTwin) Observe() twin.Observation {
 		Engine:   twin.EngineInfo{Name: twin.Fluid, NotModelled: append(append([]string{}, fluidNotModelled...), e.Config().Unsupported...)},
 		Scenario: s.setup(s.fluidHeadrooms(), roce, rl),
 		Sim:      twin.Sim{End: end, Completed: tw.Done(), Events: tw.Events()},
-		Latency:  []twin.PrioLatency{},
 	}
 	o.Totals = fluidTotals(conns, links)
 	t := s.Topo
@@ -56,12 +55,7 @@ func (tw *FluidTwin) Observe() twin.Observation {
 		c := &conns[qp]
 		return ConnStat{Delivered: c.Delivered, Retransmitted: c.RetxBytes, LastDelivery: c.LastDeliv}
 	})
-	lat := e.Latency()
-	for p := 0; p < 8; p++ {
-		if lat.Count(p) > 0 {
-			o.Latency = append(o.Latency, twin.PrioLatency{Priority: p, Hist: lat.Histogram(p)})
-		}
-	}
+	o.Latency = prioLatencies(e.Latency())
 	ports := tw.portCounters(links)
 	id := 0
 	for n, nd := range t.Nodes {

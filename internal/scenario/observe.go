@@ -33,7 +33,6 @@ func (tw *Twin) Observe() twin.Observation {
 		Scenario: s.setup(headrooms(net), rp, rl),
 		Sim:      twin.Sim{End: end, Completed: tw.Done(), Events: tw.Events()},
 		Totals:   totals(net),
-		Latency:  []twin.PrioLatency{},
 		Config:   s.setting(net.PFCEnabled),
 	}
 	rates := s.portRates()
@@ -49,12 +48,7 @@ func (tw *Twin) Observe() twin.Observation {
 		c := &conns[qp]
 		return ConnStat{Delivered: c.Delivered, Retransmitted: c.Retransmit, LastDelivery: c.LastDelivery}
 	})
-	lat := net.Latency()
-	for p := 0; p < 8; p++ {
-		if lat.Count(p) > 0 {
-			o.Latency = append(o.Latency, twin.PrioLatency{Priority: p, Hist: lat.Histogram(p)})
-		}
-	}
+	o.Latency = prioLatencies(net.Latency())
 	for _, pt := range net.Ports {
 		_, isSwitch := pt.Node().(*fabric.Switch)
 		snap := pt.Snapshot()
@@ -413,6 +407,18 @@ func (tw *Twin) pauseSeries() []twin.PortPause {
 	out := []twin.PortPause{}
 	for _, p := range all {
 		out = append(out, twin.PortPause{Port: p.Port.Name(), Priority: p.Prio, Held: p.Held.Points()})
+	}
+	return out
+}
+
+// prioLatencies is the latency histogram of each priority that carried
+// packets, in priority order: the same on either engine.
+func prioLatencies(lat *metrics.Latency) []twin.PrioLatency {
+	out := []twin.PrioLatency{}
+	for p := 0; p < 8; p++ {
+		if lat.Count(p) > 0 {
+			out = append(out, twin.PrioLatency{Priority: p, Hist: lat.Histogram(p)})
+		}
 	}
 	return out
 }
