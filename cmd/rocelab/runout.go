@@ -75,8 +75,9 @@ func runJobs(cmd *cobra.Command, ls logSetup, out *runOutput, jobs []twin.Job, c
 }
 
 // logParallel logs how a packet run used its cores: the partition, the
-// window, the balance of events over domains, and the share of time
-// spent waiting at barriers.
+// window, the balance of events over domains, the critical paths (the
+// domains' alone, and with the workloads' events), and the shares of time
+// spent waiting at barriers and planning alone.
 func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
 	if p == nil {
 		return
@@ -90,7 +91,8 @@ func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
 		"window", p.Window.String(), "windows", p.Windows}
 	if most > 0 && p.CriticalEvents > 0 {
 		attrs = append(attrs, "balance", fmt.Sprintf("%.3f", float64(total)/float64(most)/float64(len(p.DomainEvents))),
-			"critical_path", fmt.Sprintf("%.3f", float64(p.CriticalEvents)/float64(total)))
+			"critical_path", fmt.Sprintf("%.3f", float64(p.CriticalEvents)/float64(total)),
+			"path", fmt.Sprintf("%.3f", float64(p.PathEvents)/float64(total+p.ControlEvents)))
 	}
 	attrs = append(attrs, "barrier_wait", fmt.Sprintf("%.1f%%", 100*p.WaitShare), "control_alone", fmt.Sprintf("%.1f%%", 100*p.ControlShare))
 	ls.log.Info("parallel", attrs...)

@@ -96,10 +96,13 @@ func (n *NIC) Port() *fabric.Port { return n.port }
 // Start configures the port's PFC sending once it is linked.
 func (n *NIC) Start() { n.port.SetPFC(n.cfg.PFC) }
 
-// newQP creates a queue pair end on this NIC.
-func (n *NIC) newQP(conn workload.QP, class packet.Class, prio, dscp uint8, rateCap unit.BitRate) *qp {
+// newQP makes the NIC's idx-th queue pair end, which joins the NIC when
+// the run delivers its connect (Transport.Deliver). It reads only the
+// NIC's configuration, so the control side may call it while the NIC's
+// domain runs.
+func (n *NIC) newQP(idx int32, conn workload.QP, class packet.Class, prio, dscp uint8, rateCap unit.BitRate) *qp {
 	q := &qp{
-		nic: n, idx: int32(len(n.qps)), qpn: QPNBase + uint32(len(n.qps)), conn: conn,
+		nic: n, idx: idx, qpn: QPNBase + uint32(idx), conn: conn,
 		class: class, prio: prio, dscp: dscp, mss: n.cfg.MTU, rateCap: rateCap,
 		retries: n.cfg.RetryCnt, retryCnt: n.cfg.RetryCnt, timeoutExp: n.cfg.Timeout,
 	}
@@ -112,7 +115,6 @@ func (n *NIC) newQP(conn workload.QP, class packet.Class, prio, dscp uint8, rate
 	if d := n.cfg.DCQCN; d != nil && class == packet.ClassRoCE {
 		q.np = d.NewNP()
 	}
-	n.qps = append(n.qps, q)
 	return q
 }
 

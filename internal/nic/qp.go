@@ -127,6 +127,7 @@ type qp struct {
 	np         cc.NP
 	npTimer    sim.Timer
 	series     *QPSeries
+	joined     unit.Time // when the workload connected it
 	firstPost  unit.Time
 	posted     bool
 	sentBytes  int64

@@ -17,10 +17,11 @@ type QPSeries struct {
 
 // Sample implements fabric.Sampler: the rate and α of the first
 // Config.SampleQPs queue pairs with congestion control of this NIC,
-// from the moment each is first rate-limited.
+// from the moment each is first rate-limited. A queue pair that joined
+// the NIC ahead of its connect (see Transport) is not there yet.
 func (n *NIC) Sample(now unit.Time) {
 	for _, q := range n.qps {
-		if q.cc == nil {
+		if q.cc == nil || q.joined > now {
 			continue
 		}
 		if q.series == nil {

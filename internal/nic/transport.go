@@ -25,15 +25,20 @@ type conn struct {
 //
 // The workloads run on the control side, on a scheduler of their own
 // (Control), and touch the NICs only by messages with timestamps: a post
-// becomes an event at the NIC at the time of the post, first among the
-// NIC's events at that time; a completion reaches the workload
+// waits in the transport's outbox until the run delivers it (Deliver) as
+// an event at the NIC at the time of the post, first among the NIC's
+// events at that time; a completion reaches the workload
 // Config.CompletionDelay after the NIC wrote it (the CQE's DMA and the
 // poll that finds it), through its domain's mailbox (Collect). So the
-// workloads' state is never touched from two domains at once, and a run
-// split over domains sees every completion and post at the same time as a
-// run on one. Connections are made on the control side too, at once:
-// nothing reaches a new queue pair before its peer learns of it, and the
-// UDP source ports are drawn in the order the workloads connect.
+// workloads' state is never touched from two domains at once, the
+// control side can run beside the domains, and a run split over domains
+// sees every completion and post at the same time as a run on one.
+// Connections are made on the control side too, at once: the two queue
+// pairs are built there, with their numbers and UDP source port (drawn in
+// the order the workloads connect), and join their NICs when the run
+// delivers the connect, which may be before the NIC's clock reaches the
+// time of the connect: nothing reaches a new queue pair before its peer
+// learns of it, and the sampler skips queue pairs younger than its time.
 //
 // A workload handles a completion as of the time the NIC wrote it: Now
 // returns that time and After counts from it, so the latencies a workload
@@ -47,6 +52,10 @@ type Transport struct {
 	wakes workload.Wakes
 	sport *sim.Rand
 	delay unit.Time
+	// qpns counts the queue pairs made on each NIC, out the messages
+	// to the NICs (posts, new queue pairs) the run has not delivered yet.
+	qpns []uint32
+	out  []posted
 
 	// mail holds a mailbox per domain; comps the completions between
 	// their collection and their event, compFree the free slots.
@@ -71,7 +80,7 @@ const (
 
 // NewTransport returns the transport over nics; nics[i] must be host i.
 func NewTransport(net *fabric.Network, nics []*NIC) *Transport {
-	t := &Transport{sched: sim.NewScheduler(), nics: nics, sport: net.Streams.Stream("qp/udp-sport")}
+	t := &Transport{sched: sim.NewScheduler(), nics: nics, sport: net.Streams.Stream("qp/udp-sport"), qpns: make([]uint32, len(nics))}
 	for range net.Domains {
 		t.mail = append(t.mail, &mailbox{})
 	}
@@ -130,14 +139,14 @@ func (t *Transport) Connect(src, dst int, o workload.QPOptions, owner workload.O
 	if o.Class == workload.TCP {
 		class = packet.ClassTCP
 	}
-	req := s.newQP(id, class, prio, dscp, o.RateCap)
+	req := s.newQP(t.qpn(s), id, class, prio, dscp, o.RateCap)
 	if o.Timeout > 0 {
 		// The application's QP attributes (NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT).
 		req.timeoutExp = uint8(min(o.Timeout, 31))
 		req.retryCnt = min(max(o.RetryCount, 0), 7)
 		req.retries = req.retryCnt
 	}
-	resp := d.newQP(id, class, prio, dscp, 0)
+	resp := d.newQP(t.qpn(d), id, class, prio, dscp, 0)
 	req.peerHost, req.peerQPN = d.id, resp.qpn
 	resp.peerHost, resp.peerQPN = s.id, req.qpn
 	// RoCEv2 QPs take their UDP source port from the dynamic range; it is
@@ -148,7 +157,16 @@ func (t *Transport) Connect(src, dst int, o workload.QPOptions, owner workload.O
 		s.initCC(req)
 	}
 	t.conns = append(t.conns, conn{req: req, resp: resp, owner: owner, opts: o})
+	req.joined, resp.joined = t.sched.Now(), t.sched.Now()
+	t.out = append(t.out, posted{q: req, join: true}, posted{q: resp, join: true})
 	return id
+}
+
+// qpn numbers the next queue pair of n.
+func (t *Transport) qpn(n *NIC) int32 {
+	i := t.qpns[n.id]
+	t.qpns[n.id]++
+	return int32(i)
 }
 
 // initCC gives a RoCE QP the congestion control its priority selects.
@@ -186,12 +204,29 @@ func (n *NIC) responderCC(q *qp) {
 func dscpDefaultPrio(dscp uint8) uint8 { return dscp >> 3 }
 
 // Post implements workload.Transport: the work request reaches the
-// requester's NIC as an event at the current time.
+// requester's NIC as an event at the current time, once the run delivers
+// it.
 func (t *Transport) Post(id workload.QP, m workload.Message) {
-	q := t.conns[id].req
-	n := q.nic
-	n.posts = append(n.posts, posted{q: q, m: m})
-	n.dom.Sched.Send(t.sched.Now(), sim.NodeKey(n.node, sim.SrcControl), n, tagPost)
+	t.out = append(t.out, posted{at: t.sched.Now(), q: t.conns[id].req, m: m})
+}
+
+// Deliver hands the NICs what the workloads sent them since the last
+// call, in order: new queue pairs join their NICs, and work requests
+// become events at the time they were posted. The run calls it between
+// windows, alone, before any NIC's clock passes the earliest of them.
+func (t *Transport) Deliver() {
+	for i := range t.out {
+		w := &t.out[i]
+		n := w.q.nic
+		if w.join {
+			n.qps = append(n.qps, w.q)
+			continue
+		}
+		n.posts = append(n.posts, *w)
+		n.dom.Sched.Send(w.at, sim.NodeKey(n.node, sim.SrcControl), n, tagPost)
+	}
+	clear(t.out)
+	t.out = t.out[:0]
 }
 
 // After implements workload.Transport.
@@ -208,7 +243,8 @@ func (t *Transport) After(d unit.Time, w workload.Waker, tag uint64) {
 // control side.
 const controlKey = sim.Key(sim.SrcSelf)
 
-// Progress implements workload.Transport.
+// Progress implements workload.Transport. It reads the NICs, so only
+// between runs.
 func (t *Transport) Progress(id workload.QP) (int64, unit.Time) {
 	c := &t.conns[id]
 	return c.resp.delivered + c.req.delivered, max(c.resp.lastDeliv, c.req.lastDeliv)
@@ -292,10 +328,13 @@ type mail struct {
 	c    workload.Completion
 }
 
-// posted is a work request on its way to the NIC.
+// posted is a work request on its way to the NIC, posted at at, or with
+// join set a new queue pair.
 type posted struct {
-	q *qp
-	m workload.Message
+	at   unit.Time
+	q    *qp
+	m    workload.Message
+	join bool
 }
 
 // complete writes a completion for the workload that owns the connection.

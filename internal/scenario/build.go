@@ -142,7 +142,8 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 	tw.samplePauses()
 	net.SampleQueues(s.SampleInterval)
 	tw.run = &sim.Windows{
-		Control: tw.Transport.Control(), Collect: tw.Transport.Collect, Lookahead: tw.lookahead(),
+		Control: tw.Transport.Control(), Collect: tw.Transport.Collect, Deliver: tw.Transport.Deliver,
+		Lookahead: tw.lookahead(), Reply: tw.Transport.CompletionDelay(),
 		Workers: max(o.Threads, 1), Clock: o.Clock,
 	}
 	if o.Workers > 0 {
@@ -167,10 +168,10 @@ func (tw *Twin) samplePauses() {
 	}
 }
 
-// lookahead is the width of the run's windows: the least lookahead of a
-// link between domains, and of a completion's way to the workloads.
+// lookahead is the least lookahead of a link between domains, or
+// unit.MaxTime when there are none.
 func (tw *Twin) lookahead() unit.Time {
-	la := tw.Transport.CompletionDelay()
+	la := unit.MaxTime
 	for _, l := range tw.links {
 		if l.Cut() {
 			la = min(la, l.Lookahead())
@@ -273,7 +274,7 @@ func (tw *Twin) Executed() uint64 { return tw.Net.Executed() + tw.Transport.Cont
 
 // RunStats describes how the run was split and how its windows went.
 func (tw *Twin) RunStats() (Partition, unit.Time, sim.WindowStats) {
-	return tw.Partition, tw.run.Lookahead, tw.run.Stats()
+	return tw.Partition, tw.run.Window(), tw.run.Stats()
 }
 
 // Run runs the twin to completion or to the scenario's duration.

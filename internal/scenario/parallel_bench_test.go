@@ -91,7 +91,9 @@ func BenchmarkThreadsGOMAXPROCS(b *testing.B) {
 // 8, 32 and 64 domains, runs them on the machine's cores, and reports
 // what the windows say a machine with a core per domain would do: the
 // critical path (the events of the busiest domain in each window, summed)
-// as a share of all events, the windows, and the speedup projected from
+// as a share of the domains' events, the windows, and the speedup
+// projected, with the workloads' events on the least busy domain's core
+// (sim.WindowStats.PathEvents), from
 // the single-thread time per event and the barrier cost per window that
 // the two-thread run measured here. docs/engine.md explains how far to
 // trust it.
@@ -114,7 +116,7 @@ func BenchmarkProjection(b *testing.B) {
 					total += e
 				}
 				serial := float64(total+st.ControlEvents) * perEvent
-				parallel := float64(st.CriticalEvents+st.ControlEvents)*perEvent + float64(st.Windows)*perWindow
+				parallel := float64(st.PathEvents)*perEvent + float64(st.Windows)*perWindow
 				b.ReportMetric(float64(st.CriticalEvents)/float64(total), fmt.Sprintf("critical-share-%d", p))
 				b.ReportMetric(float64(st.Windows), fmt.Sprintf("windows-%d", p))
 				b.ReportMetric(serial/parallel, fmt.Sprintf("projected-speedup-%d", p))
@@ -140,7 +142,7 @@ func calibrate(b *testing.B, s *Scenario) (perEvent, perWindow float64) {
 	w2, tw2 := run(2)
 	perEvent = float64(w1.Nanoseconds()) / float64(tw1.Executed())
 	_, _, st := tw2.RunStats()
-	critical := float64(st.CriticalEvents+st.ControlEvents) * perEvent
+	critical := float64(st.PathEvents) * perEvent
 	perWindow = max(0, (float64(w2.Nanoseconds())-critical)/float64(st.Windows))
 	b.ReportMetric(perEvent, "ns/event-1thread")
 	b.ReportMetric(perWindow, "ns/window-2threads")

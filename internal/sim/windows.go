@@ -22,35 +22,55 @@ type Part interface {
 	Sent() (unit.Time, bool)
 }
 
-// Windows runs parts side by side by conservative synchronisation in
-// barrier windows. A window starts at the earliest pending event or
-// message anywhere, W0, and ends Lookahead later: nothing that happens in
-// a window can reach another part before it ends, so each part runs its
-// share of the window alone, and messages cross at the barrier that ends
-// it.
+// Windows runs parts and the control side (the workloads) side by side
+// by conservative synchronisation in barrier rounds. Messages between
+// parts take effect Lookahead or more after they are sent; messages from
+// a part to the control side (completions) Reply or more after; messages
+// from the control side to a part (posts) at the time they are sent, no
+// sooner. Between rounds, alone, Collect moves what the parts sent the
+// control side into its scheduler and Deliver what the control side sent
+// the parts into theirs; a part takes what other parts sent it when it
+// starts a round (Receive).
 //
-// The control side (the workloads) runs first in every window, alone: its
-// events may schedule events in any part directly, at their own time or
-// later, since every part waits at the barrier. What the parts send the
-// control side (completions) reaches it Lookahead or more later, through
-// Collect at the barrier. When a control handler calls Stop, the run ends
-// at that event's time: the parts run their events before it and no
-// event at it, as one scheduler holding everything would (the control
-// side's events come first among equal times).
+// Each round gives every side a horizon it can run to without a message
+// arriving behind its clock. With N the earliest pending event or message
+// of any part and C the control side's earliest event: the control side
+// runs to min(N, C) + Reply, since no completion can be written before
+// the earlier of the two; the parts run to the least of N + Lookahead and
+// C, the earliest post (and N + Reply, the earliest post a completion
+// could cause). The cycle part → control → part thus carries Reply of
+// lookahead, and the control side, which runs ahead of the parts by up to
+// Reply, runs beside them: the first worker done with its parts in a
+// round runs the control side's share. With a single part, or with
+// ControlAlone, the control side runs alone at the start of every window
+// of min(Lookahead, Reply) instead, then the parts: the serial engine,
+// which saves the rounds of running side by side.
 //
-// Barrier windows rather than null messages: a window costs one barrier
+// When a control handler calls Stop, the run ends at that event's time:
+// the parts run their events before it and no event at it, as one
+// scheduler holding everything would (the control side's events come
+// first among equal times). The parts are then never past it: they ran
+// no further than the control side's earliest event in that round.
+//
+// Barrier rounds rather than null messages: a round costs one barrier
 // whatever the number of parts and links, there is no per-link state to
 // keep, and on a machine whose cores are shared a worker that finishes
 // early yields instead of spinning on its neighbours' clocks.
 type Windows struct {
 	// Control is the control side's scheduler.
 	Control *Scheduler
-	// Collect runs alone after each window, before the next is planned.
-	Collect func()
+	// Collect and Deliver run alone before each round is planned.
+	Collect, Deliver func()
 	// Parts are the partitions.
 	Parts []Part
-	// Lookahead is the width of a window; it must be positive.
-	Lookahead unit.Time
+	// Lookahead is how far ahead of its sender a message between parts
+	// takes effect, and Reply one from a part to the control side; both
+	// must be positive. Lookahead is unit.MaxTime when no part sends to
+	// another.
+	Lookahead, Reply unit.Time
+	// ControlAlone runs the control side alone at the start of every
+	// window, as a run of one part always does.
+	ControlAlone bool
 	// Workers is how many goroutines run the parts (at least one; at most
 	// one per part).
 	Workers int
@@ -59,27 +79,43 @@ type Windows struct {
 	Clock func() int64
 
 	stats  WindowStats
-	before []uint64 // each part's events at the start of the window
+	before []uint64 // each part's events at the start of the round
+	// ctlFree is set while the round's control share waits for a worker.
+	ctlFree atomic.Bool
+	ctlNS   int64 // wall time the control side ran beside the parts
 }
+
+// Window returns the width of the run's windows: Lookahead and Reply,
+// whichever is less.
+func (w *Windows) Window() unit.Time { return min(w.Lookahead, w.Reply) }
 
 // WindowStats describe how a windowed run went.
 type WindowStats struct {
-	// Windows is the number of windows run.
+	// Windows is the number of rounds run.
 	Windows uint64
 	// PartEvents are the events each part ran; ControlEvents the control
 	// side's.
 	PartEvents    []uint64
 	ControlEvents uint64
-	// CriticalEvents is the sum over windows of the largest number of
-	// events one part ran in the window: the events on the critical path
+	// CriticalEvents is the sum over rounds of the largest number of
+	// events one part ran in the round: the events on the critical path
 	// if every part had a core of its own and barriers were free.
 	CriticalEvents uint64
-	// WorkerNS is the wall time each worker spent running its parts, and
-	// WaitNS the time it waited at barriers, when Clock is set.
+	// PathEvents is the same with the control side's events: with the
+	// control side alone, its events plus the busiest part's; beside the
+	// parts, on the core of the least busy part, the busiest part's or the
+	// least busy one's plus the control side's, whichever is more. All
+	// events over PathEvents is the speedup with a core per part and free
+	// barriers, counting every event alike.
+	PathEvents uint64
+	// WorkerNS is the wall time each worker spent running its parts (and
+	// the control side beside them), and WaitNS the time it waited at
+	// barriers, when Clock is set.
 	WorkerNS, WaitNS []int64
-	// ControlNS is the wall time the control side and the planning of
-	// windows took, alone.
-	ControlNS int64
+	// ControlNS is the wall time the planning of rounds took, alone, with
+	// the control side when it ran alone; BesideNS the wall time the
+	// control side ran beside the parts.
+	ControlNS, BesideNS int64
 }
 
 // Stats returns the run's statistics so far.
@@ -88,14 +124,16 @@ func (w *Windows) Stats() WindowStats {
 	s.PartEvents = append([]uint64(nil), w.stats.PartEvents...)
 	s.WorkerNS = append([]int64(nil), w.stats.WorkerNS...)
 	s.WaitNS = append([]int64(nil), w.stats.WaitNS...)
+	s.BesideNS = w.ctlNS
 	return s
 }
 
-// window is what the coordinator tells the workers about one window.
-type window struct {
-	end  unit.Time // run events with time <= end
-	stop bool      // end is the stopping event's time: run events before it, then set the clock to it
-	quit bool      // no more windows
+// round is what the coordinator tells the workers about one round.
+type round struct {
+	parts   unit.Time // run the parts' events with time <= parts (-1: none)
+	stop    bool      // parts is the stopping event's time: run events before it, then set the clock to it
+	control unit.Time // run the control side's events with time <= control beside the parts (-1: not)
+	quit    bool      // no more rounds
 }
 
 // barrier lets workers wait for a counter cheaply: they spin briefly,
@@ -170,11 +208,13 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 		w.stats.WorkerNS = make([]int64, workers)
 		w.stats.WaitNS = make([]int64, workers)
 	}
+	alone := w.ControlAlone || len(w.Parts) == 1
 	var (
-		win   window
-		start = newBarrier() // window k starts when it reaches k
-		done  = newBarrier() // windows finished, summed over the other workers
-		wg    sync.WaitGroup
+		r      round
+		start  = newBarrier() // round k starts when it reaches k
+		done   = newBarrier() // rounds finished, summed over the other workers
+		wg     sync.WaitGroup
+		stopAt = unit.Time(-1) // the control side stopped there
 	)
 	for k := 1; k < workers; k++ {
 		wg.Add(1)
@@ -185,9 +225,9 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 				start.waitFor(n)
 				t1 := w.now()
 				w.stats.WaitNS[k] += t1 - t0
-				w.runParts(k, workers, win)
+				w.runRound(k, workers, r)
 				w.stats.WorkerNS[k] += w.now() - t1
-				quit := win.quit // read before the coordinator may plan anew
+				quit := r.quit // read before the coordinator may plan anew
 				done.add(1)
 				if quit {
 					return
@@ -200,26 +240,45 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 		if w.Collect != nil {
 			w.Collect()
 		}
-		win = w.plan(limit)
-		if win.end >= 0 {
-			e := w.Control.Executed()
-			w.Control.RunUntil(win.end)
-			w.stats.ControlEvents += w.Control.Executed() - e
-			if w.Control.Stopped() {
-				win.end, win.stop, win.quit = w.Control.Now(), true, true
+		if w.Deliver != nil {
+			w.Deliver()
+		}
+		var ctl uint64
+		if alone {
+			r = w.planAlone(limit)
+			if r.parts >= 0 {
+				e := w.Control.Executed()
+				w.Control.RunUntil(r.parts)
+				ctl = w.Control.Executed() - e
+				if w.Control.Stopped() {
+					r.parts, r.stop, r.quit = w.Control.Now(), true, true
+				}
 			}
+			if w.Deliver != nil {
+				w.Deliver()
+			}
+		} else {
+			r = w.planBeside(limit, stopAt)
+			w.ctlFree.Store(r.control >= 0)
 		}
 		t1 := w.now()
 		w.stats.ControlNS += t1 - t0
 		w.markEvents()
+		e := w.Control.Executed()
 		start.add(1)
-		w.runParts(0, workers, win)
+		w.runRound(0, workers, r)
 		t2 := w.now()
 		w.stats.WorkerNS[0] += t2 - t1
 		done.waitFor(n * uint64(workers-1))
 		w.stats.WaitNS[0] += w.now() - t2
-		w.count()
-		if win.quit {
+		if !alone {
+			ctl = w.Control.Executed() - e
+			if r.control >= 0 && w.Control.Stopped() {
+				stopAt = w.Control.Now()
+			}
+		}
+		w.count(ctl, alone)
+		if r.quit {
 			break
 		}
 	}
@@ -227,7 +286,7 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 	if w.Collect != nil {
 		w.Collect()
 	}
-	if win.end < 0 {
+	if r.parts < 0 && r.control < 0 {
 		// Nothing was left to run: bring every clock to the latest.
 		latest := w.Control.Now()
 		for _, p := range w.Parts {
@@ -239,18 +298,13 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 		}
 		return latest
 	}
-	return win.end
+	return r.parts
 }
 
-// plan chooses the next window: from the earliest pending event or
-// message anywhere, Lookahead long, and not past limit. With nothing
-// pending, the window runs to limit and is the last one, unless limit is
-// unit.MaxTime: then there is nothing to run (end -1).
-func (w *Windows) plan(limit unit.Time) window {
-	next, ok := w.Control.NextAt()
-	if !ok {
-		next = unit.MaxTime
-	}
+// partsNext returns the earliest pending event or message of any part,
+// or unit.MaxTime.
+func (w *Windows) partsNext() unit.Time {
+	next := unit.MaxTime
 	for _, p := range w.Parts {
 		if t, ok := p.Scheduler().NextAt(); ok && t < next {
 			next = t
@@ -259,34 +313,85 @@ func (w *Windows) plan(limit unit.Time) window {
 			next = t
 		}
 	}
-	switch {
-	case next == unit.MaxTime && limit == unit.MaxTime:
-		return window{end: -1, quit: true}
-	case next > limit:
-		return window{end: limit, quit: true}
-	}
-	end := min(limit, satAdd(next, w.Lookahead)-1)
-	return window{end: end, quit: end == limit}
+	return next
 }
 
-// runParts runs worker k's parts through the window.
-func (w *Windows) runParts(k, workers int, win window) {
+// controlNext returns the control side's earliest event, or unit.MaxTime.
+func (w *Windows) controlNext() unit.Time {
+	if t, ok := w.Control.NextAt(); ok {
+		return t
+	}
+	return unit.MaxTime
+}
+
+// planAlone chooses the next window when the control side runs alone:
+// from the earliest pending event or message anywhere, Window long, and
+// not past limit. With nothing pending, the window runs to limit and is
+// the last one, unless limit is unit.MaxTime: then there is nothing to
+// run (parts -1).
+func (w *Windows) planAlone(limit unit.Time) round {
+	next := min(w.controlNext(), w.partsNext())
+	switch {
+	case next == unit.MaxTime && limit == unit.MaxTime:
+		return round{parts: -1, control: -1, quit: true}
+	case next > limit:
+		return round{parts: limit, control: -1, quit: true}
+	}
+	end := min(limit, satAdd(next, w.Window())-1)
+	return round{parts: end, control: -1, quit: end == limit}
+}
+
+// planBeside chooses the next round when the control side runs beside
+// the parts (see Windows), or, once it has stopped at stopAt, the parts'
+// rounds up to stopAt. The last round sets every clock: to limit (the
+// control side's too), or to stopAt.
+func (w *Windows) planBeside(limit, stopAt unit.Time) round {
+	pn := w.partsNext()
+	if stopAt >= 0 {
+		if pn >= stopAt {
+			return round{parts: stopAt, stop: true, control: -1, quit: true}
+		}
+		return round{parts: min(satAdd(pn, w.Lookahead), stopAt) - 1, control: -1}
+	}
+	cn := w.controlNext()
+	first := min(pn, cn)
+	switch {
+	case first == unit.MaxTime && limit == unit.MaxTime:
+		return round{parts: -1, control: -1, quit: true}
+	case first > limit:
+		return round{parts: limit, control: limit, quit: true}
+	}
+	post := min(cn, satAdd(pn, w.Reply)) // the earliest post
+	return round{
+		parts:   min(limit, satAdd(pn, w.Lookahead)-1, post-1),
+		control: min(limit, satAdd(first, w.Reply)-1),
+	}
+}
+
+// runRound runs worker k's parts through the round, then the control
+// side's share if no other worker has taken it.
+func (w *Windows) runRound(k, workers int, r round) {
 	for i := k; i < len(w.Parts); i += workers {
 		p := w.Parts[i]
 		p.Receive()
 		s := p.Scheduler()
 		switch {
-		case win.end < 0:
-		case win.stop:
-			s.RunUntil(win.end - 1)
-			s.AdvanceTo(win.end)
+		case r.parts < 0:
+		case r.stop:
+			s.RunUntil(r.parts - 1)
+			s.AdvanceTo(r.parts)
 		default:
-			s.RunUntil(win.end)
+			s.RunUntil(r.parts)
 		}
+	}
+	if r.control >= 0 && w.ctlFree.Swap(false) {
+		t0 := w.now()
+		w.Control.RunUntil(r.control)
+		w.ctlNS += w.now() - t0
 	}
 }
 
-// markEvents notes the events each part has run before a window.
+// markEvents notes the events each part has run before a round.
 func (w *Windows) markEvents() {
 	if len(w.before) != len(w.Parts) {
 		w.before = make([]uint64, len(w.Parts))
@@ -296,16 +401,23 @@ func (w *Windows) markEvents() {
 	}
 }
 
-// count books a window's events.
-func (w *Windows) count() {
+// count books a round's events: the parts' and ctl of the control side,
+// which ran alone or beside the parts.
+func (w *Windows) count(ctl uint64, alone bool) {
 	w.stats.Windows++
-	var most uint64
+	w.stats.ControlEvents += ctl
+	most, least := uint64(0), ^uint64(0)
 	for i, p := range w.Parts {
 		d := p.Scheduler().Executed() - w.before[i]
 		w.stats.PartEvents[i] += d
-		most = max(most, d)
+		most, least = max(most, d), min(least, d)
 	}
 	w.stats.CriticalEvents += most
+	if alone {
+		w.stats.PathEvents += ctl + most
+	} else {
+		w.stats.PathEvents += max(most, least+ctl)
+	}
 }
 
 // satAdd returns a+b, saturating at unit.MaxTime.

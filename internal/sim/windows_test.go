@@ -18,6 +18,14 @@ type ring struct {
 	ctrl  *Scheduler
 	log   []string
 	laps  int
+	posts []post // the control side's, until delivered
+}
+
+// post is a token the control side starts at a part.
+type post struct {
+	p   *ringPart
+	at  unit.Time
+	tok uint64
 }
 
 type msg struct {
@@ -91,7 +99,14 @@ func (r *ring) Handle(now unit.Time, tok uint64) {
 		return
 	}
 	p := r.parts[int(tok>>8)%len(r.parts)]
-	p.s.At(now, NodeKey(uint32(p.i+1), SrcControl), p, (tok>>8+ringParts)<<8)
+	r.posts = append(r.posts, post{p, now, (tok>>8 + ringParts) << 8})
+}
+
+func (r *ring) deliver() {
+	for _, m := range r.posts {
+		m.p.s.At(m.at, NodeKey(uint32(m.p.i+1), SrcControl), m.p, m.tok)
+	}
+	r.posts = r.posts[:0]
 }
 
 func (r *ring) collect() {
@@ -115,9 +130,10 @@ func newRing(n int) *ring {
 	return r
 }
 
-func runRing(n, workers int) (*ring, unit.Time) {
+func runRing(n, workers int, alone bool) (*ring, unit.Time) {
 	r := newRing(n)
-	w := &Windows{Control: r.ctrl, Collect: r.collect, Lookahead: ringLook, Workers: workers}
+	w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
+		Workers: workers, ControlAlone: alone}
 	for _, p := range r.parts {
 		w.Parts = append(w.Parts, p)
 	}
@@ -125,27 +141,32 @@ func runRing(n, workers int) (*ring, unit.Time) {
 	return r, w.RunUntil(unit.MaxTime)
 }
 
-// The windows give the same traces with 1, 2, 3 and 5 workers, and stop
-// at the control side's Stop with every clock there.
+// The windows give the same traces with 1, 2, 3 and 5 workers, with the
+// control side alone and beside the parts, and stop at the control
+// side's Stop with every clock there.
 func TestWindowsWorkersAgree(t *testing.T) {
-	ref, refEnd := runRing(ringParts, 1)
+	ref, refEnd := runRing(ringParts, 1, true)
 	if ref.laps != 40 {
 		t.Fatalf("%d laps, want 40", ref.laps)
 	}
-	for _, workers := range []int{2, 3, 5} {
-		r, end := runRing(ringParts, workers)
+	for _, c := range []struct {
+		workers int
+		alone   bool
+	}{{2, true}, {3, true}, {5, true}, {1, false}, {2, false}, {3, false}, {5, false}} {
+		r, end := runRing(ringParts, c.workers, c.alone)
+		workers := fmt.Sprintf("%d (alone %v)", c.workers, c.alone)
 		if end != refEnd {
-			t.Errorf("%d workers: stopped at %v, want %v", workers, end, refEnd)
+			t.Errorf("%s workers: stopped at %v, want %v", workers, end, refEnd)
 		}
 		if fmt.Sprint(r.log) != fmt.Sprint(ref.log) {
-			t.Errorf("%d workers: control log differs", workers)
+			t.Errorf("%s workers: control log differs", workers)
 		}
 		for i, p := range r.parts {
 			if fmt.Sprint(p.trace) != fmt.Sprint(ref.parts[i].trace) {
-				t.Errorf("%d workers: part %d trace differs", workers, i)
+				t.Errorf("%s workers: part %d trace differs", workers, i)
 			}
 			if p.s.Now() != end {
-				t.Errorf("%d workers: part %d clock at %v, want %v", workers, i, p.s.Now(), end)
+				t.Errorf("%s workers: part %d clock at %v, want %v", workers, i, p.s.Now(), end)
 			}
 		}
 	}

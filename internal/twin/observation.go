@@ -131,12 +131,15 @@ type Parallel struct {
 	Windows          uint64
 	// DomainEvents are the events each domain ran; CriticalEvents the sum
 	// over windows of the most one domain ran; ControlEvents the
-	// workloads' events.
-	DomainEvents                  []uint64
-	CriticalEvents, ControlEvents uint64
+	// workloads' events; PathEvents the sum over windows of the events on
+	// the busiest core's path, the workloads' included, with a core per
+	// domain (sim.WindowStats).
+	DomainEvents                              []uint64
+	CriticalEvents, ControlEvents, PathEvents uint64
 	// WaitShare is the share of the workers' wall time spent waiting at
 	// barriers, and ControlShare the share of the run's wall time the
-	// workloads and window planning took alone (0 without a clock).
+	// planning of windows took alone, with the workloads when they ran
+	// alone (0 without a clock).
 	WaitShare, ControlShare float64
 }
 
