@@ -131,6 +131,11 @@ func newRing(n int) *ring {
 }
 
 func runRing(n, workers int, alone bool) (*ring, unit.Time) {
+	r, _, end := runRingStats(n, workers, alone)
+	return r, end
+}
+
+func runRingStats(n, workers int, alone bool) (*ring, WindowStats, unit.Time) {
 	r := newRing(n)
 	w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
 		Workers: workers, ControlAlone: alone}
@@ -138,7 +143,25 @@ func runRing(n, workers int, alone bool) (*ring, unit.Time) {
 		w.Parts = append(w.Parts, p)
 	}
 	w.RunUntil(3000) // a run observed mid-way continues as one that is not
-	return r, w.RunUntil(unit.MaxTime)
+	end := w.RunUntil(unit.MaxTime)
+	return r, w.Stats(), end
+}
+
+// Beside the parts, the control side's events leave the critical path
+// where a part ran fewer events than another in the same round; alone,
+// they all lie on it.
+func TestWindowsControlBeside(t *testing.T) {
+	_, alone, _ := runRingStats(ringParts, 1, true)
+	_, beside, _ := runRingStats(ringParts, 1, false)
+	if alone.ControlEvents == 0 || alone.ControlEvents != beside.ControlEvents {
+		t.Fatalf("control events %d alone, %d beside", alone.ControlEvents, beside.ControlEvents)
+	}
+	if alone.PathEvents != alone.CriticalEvents+alone.ControlEvents {
+		t.Errorf("alone: path %d, want critical %d + control %d", alone.PathEvents, alone.CriticalEvents, alone.ControlEvents)
+	}
+	if beside.PathEvents >= beside.CriticalEvents+beside.ControlEvents {
+		t.Errorf("beside: path %d, not below critical %d + control %d", beside.PathEvents, beside.CriticalEvents, beside.ControlEvents)
+	}
 }
 
 // The windows give the same traces with 1, 2, 3 and 5 workers, with the
