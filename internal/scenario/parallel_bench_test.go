@@ -47,10 +47,12 @@ traffic: {generators: [{kind: permutation, bytes: 1MB}]}
 
 // benchThreads runs s on one thread and on two, and reports both rates
 // and the speedup of two over one: what the parallel engine gains on the
-// project's two-core machine.
+// project's two-core machine; and the speedup two cores would give with
+// free barriers, counting every event alike (all events over the path
+// events of the two-thread run).
 func benchThreads(b *testing.B, s *Scenario) {
 	var wall [3]time.Duration
-	var events uint64
+	var events, path uint64
 	for i := 0; i < b.N; i++ {
 		for _, th := range []int{1, 2} {
 			start := time.Now()
@@ -64,11 +66,14 @@ func benchThreads(b *testing.B, s *Scenario) {
 			}
 			wall[th] += time.Since(start)
 			events = tw.Executed()
+			_, _, st := tw.RunStats()
+			path = st.PathEvents
 		}
 	}
 	b.ReportMetric(float64(events)*float64(b.N)/wall[1].Seconds(), "events/s-1thread")
 	b.ReportMetric(float64(events)*float64(b.N)/wall[2].Seconds(), "events/s-2threads")
 	b.ReportMetric(wall[1].Seconds()/wall[2].Seconds(), "speedup")
+	b.ReportMetric(float64(events)/float64(path), "bound")
 }
 
 // BenchmarkParallelFatTree16 is the 1024-host k=16 permutation on one
