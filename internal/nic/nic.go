@@ -98,8 +98,8 @@ func (n *NIC) Start() { n.port.SetPFC(n.cfg.PFC) }
 
 // newQP makes the NIC's idx-th queue pair end, which joins the NIC when
 // the run delivers its connect (Transport.Deliver). It reads only the
-// NIC's configuration, so the control side may call it while the NIC's
-// domain runs.
+// NIC's configuration (and initCC the port's rate, fixed once built), so
+// the control side may call them while the NIC's domain runs.
 func (n *NIC) newQP(idx int32, conn workload.QP, class packet.Class, prio, dscp uint8, rateCap unit.BitRate) *qp {
 	q := &qp{
 		nic: n, idx: idx, qpn: QPNBase + uint32(idx), conn: conn,

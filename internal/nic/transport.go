@@ -52,8 +52,9 @@ type Transport struct {
 	wakes workload.Wakes
 	sport *sim.Rand
 	delay unit.Time
-	// qpns counts the queue pairs made on each NIC, out the messages
-	// to the NICs (posts, new queue pairs) the run has not delivered yet.
+	// qpns counts the queue pairs made on each NIC; out holds the
+	// messages to the NICs (posts, new queue pairs) the run has not
+	// delivered yet.
 	qpns []uint32
 	out  []posted
 
