@@ -80,17 +80,9 @@ type Windows struct {
 
 	stats  WindowStats
 	before []uint64 // each part's events at the start of the round
-	ctlRan uint64   // the control side's events at the start of the round
 	// ctlFree is set while the round's control share waits for a worker.
 	ctlFree atomic.Bool
 	ctlNS   int64 // wall time the control side ran beside the parts
-
-	// The run in progress: its limit, the time the control side stopped
-	// at (-1: it has not), whether the control side runs alone, and the
-	// round planned last.
-	limit, stopAt unit.Time
-	alone         bool
-	r             round
 }
 
 // Window returns the width of the run's windows: Lookahead and Reply,
@@ -209,40 +201,92 @@ func (w *Windows) now() int64 {
 // time of the stopping event. Every scheduler's clock is then at that
 // time. With limit unit.MaxTime it runs until nothing is pending, and
 // leaves every clock at the latest time any reached.
-//
-// One barrier ends each round: the last worker to reach it plans the next
-// round, alone, and lets the others go.
 func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 	workers := max(1, min(w.Workers, len(w.Parts)))
 	if len(w.stats.PartEvents) != len(w.Parts) {
 		w.stats.PartEvents = make([]uint64, len(w.Parts))
 		w.stats.WorkerNS = make([]int64, workers)
 		w.stats.WaitNS = make([]int64, workers)
-		w.before = make([]uint64, len(w.Parts))
 	}
-	w.limit, w.stopAt, w.alone = limit, -1, w.ControlAlone || len(w.Parts) == 1
+	alone := w.ControlAlone || len(w.Parts) == 1
 	var (
-		planned = newBarrier() // round k may start when it reaches k
-		arrived atomic.Uint64  // workers done, summed over rounds
-		wg      sync.WaitGroup
+		r      round
+		start  = newBarrier() // round k starts when it reaches k
+		done   = newBarrier() // rounds finished, summed over the other workers
+		wg     sync.WaitGroup
+		stopAt = unit.Time(-1) // the control side stopped there
 	)
-	t0 := w.now()
-	w.plan()
-	w.stats.ControlNS += w.now() - t0
-	planned.add(1)
 	for k := 1; k < workers; k++ {
 		wg.Add(1)
 		go func(k int) {
 			defer wg.Done()
-			w.work(k, workers, planned, &arrived)
+			for n := uint64(1); ; n++ {
+				t0 := w.now()
+				start.waitFor(n)
+				t1 := w.now()
+				w.stats.WaitNS[k] += t1 - t0
+				w.runRound(k, workers, r)
+				w.stats.WorkerNS[k] += w.now() - t1
+				quit := r.quit // read before the coordinator may plan anew
+				done.add(1)
+				if quit {
+					return
+				}
+			}
 		}(k)
 	}
-	w.work(0, workers, planned, &arrived)
+	for n := uint64(1); ; n++ {
+		t0 := w.now()
+		if w.Collect != nil {
+			w.Collect()
+		}
+		if w.Deliver != nil {
+			w.Deliver()
+		}
+		var ctl uint64
+		if alone {
+			r = w.planAlone(limit)
+			if r.parts >= 0 {
+				e := w.Control.Executed()
+				w.Control.RunUntil(r.parts)
+				ctl = w.Control.Executed() - e
+				if w.Control.Stopped() {
+					r.parts, r.stop, r.quit = w.Control.Now(), true, true
+				}
+			}
+			if w.Deliver != nil {
+				w.Deliver()
+			}
+		} else {
+			r = w.planBeside(limit, stopAt)
+			w.ctlFree.Store(r.control >= 0)
+		}
+		t1 := w.now()
+		w.stats.ControlNS += t1 - t0
+		w.markEvents()
+		e := w.Control.Executed()
+		start.add(1)
+		w.runRound(0, workers, r)
+		t2 := w.now()
+		w.stats.WorkerNS[0] += t2 - t1
+		done.waitFor(n * uint64(workers-1))
+		w.stats.WaitNS[0] += w.now() - t2
+		if !alone {
+			ctl = w.Control.Executed() - e
+			if r.control >= 0 && w.Control.Stopped() {
+				stopAt = w.Control.Now()
+			}
+		}
+		w.count(ctl, alone)
+		if r.quit {
+			break
+		}
+	}
 	wg.Wait()
 	if w.Collect != nil {
 		w.Collect()
 	}
-	if w.r.parts < 0 && w.r.control < 0 {
+	if r.parts < 0 && r.control < 0 {
 		// Nothing was left to run: bring every clock to the latest.
 		latest := w.Control.Now()
 		for _, p := range w.Parts {
@@ -254,64 +298,7 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 		}
 		return latest
 	}
-	return w.r.parts
-}
-
-// work is worker k's loop: it runs its share of each round, and the last
-// worker to finish a round books it and plans the next.
-func (w *Windows) work(k, workers int, planned *barrier, arrived *atomic.Uint64) {
-	for n := uint64(1); ; n++ {
-		t0 := w.now()
-		planned.waitFor(n)
-		t1 := w.now()
-		w.stats.WaitNS[k] += t1 - t0
-		r := w.r
-		w.runRound(k, workers, r)
-		t2 := w.now()
-		w.stats.WorkerNS[k] += t2 - t1
-		if arrived.Add(1) == n*uint64(workers) {
-			w.count(r)
-			if !r.quit {
-				w.plan()
-			}
-			w.stats.ControlNS += w.now() - t2
-			planned.add(1)
-		}
-		if r.quit {
-			return
-		}
-	}
-}
-
-// plan prepares the next round, alone: it moves the messages between the
-// parts and the control side, chooses the round, and runs the control
-// side first when it runs alone.
-func (w *Windows) plan() {
-	w.ctlRan = w.Control.Executed()
-	for i, p := range w.Parts {
-		w.before[i] = p.Scheduler().Executed()
-	}
-	if w.Collect != nil {
-		w.Collect()
-	}
-	if w.Deliver != nil {
-		w.Deliver()
-	}
-	if !w.alone {
-		w.r = w.planBeside(w.limit, w.stopAt)
-		w.ctlFree.Store(w.r.control >= 0)
-		return
-	}
-	w.r = w.planAlone(w.limit)
-	if w.r.parts >= 0 {
-		w.Control.RunUntil(w.r.parts)
-		if w.Control.Stopped() {
-			w.r.parts, w.r.stop, w.r.quit = w.Control.Now(), true, true
-		}
-	}
-	if w.Deliver != nil {
-		w.Deliver()
-	}
+	return r.parts
 }
 
 // partsNext returns the earliest pending event or message of any part,
@@ -404,13 +391,19 @@ func (w *Windows) runRound(k, workers int, r round) {
 	}
 }
 
-// count books round r's events, and notes when the control side stopped
-// in it.
-func (w *Windows) count(r round) {
-	ctl := w.Control.Executed() - w.ctlRan
-	if !w.alone && r.control >= 0 && w.Control.Stopped() {
-		w.stopAt = w.Control.Now()
+// markEvents notes the events each part has run before a round.
+func (w *Windows) markEvents() {
+	if len(w.before) != len(w.Parts) {
+		w.before = make([]uint64, len(w.Parts))
 	}
+	for i, p := range w.Parts {
+		w.before[i] = p.Scheduler().Executed()
+	}
+}
+
+// count books a round's events: the parts' and ctl of the control side,
+// which ran alone or beside the parts.
+func (w *Windows) count(ctl uint64, alone bool) {
 	w.stats.Windows++
 	w.stats.ControlEvents += ctl
 	most, least := uint64(0), ^uint64(0)
@@ -420,7 +413,7 @@ func (w *Windows) count(r round) {
 		most, least = max(most, d), min(least, d)
 	}
 	w.stats.CriticalEvents += most
-	if w.alone {
+	if alone {
 		w.stats.PathEvents += ctl + most
 	} else {
 		w.stats.PathEvents += max(most, least+ctl)
