@@ -221,7 +221,7 @@ func Calibration() []CalibrationEntry {
 			"calibrated: 2-node AllReduce of 8 B measures 36-45 µs where NCCL's constants give 25 (OCI BM.GPU4.8, H200 Spectrum-X runs)"},
 		{"ProxyOpStart", ProxyOpStart.String(), "the rank's proxy taking up a call on each network connection, one after the other",
 			"calibrated: the growth of small calls with channels in the public runs (0.3-1.1 µs per channel), at its top by the H200 Spectrum-X run's NVLSTree at 4-8 MiB (32 connections per proxy, one chunk per pipeline)"},
-		{"ProxyOp", ProxyOp.String(), "proxy thread busy per post, CTS, completion and GPUDirect flush (Simple: completion and flush before the GPU sees the slice)",
+		{"ProxyOp", ProxyOp.String(), "proxy thread busy per post, CTS, completion and GPUDirect flush (Simple: the completion, and on Ampere and earlier the flush, before the GPU sees the slice)",
 			"assumed (ibv_post_send and a CQ poll); small enough for NVLSTree's 64 KiB steps on 4+ servers"},
 		{"host launch", HostLaunch.String() + " + " + HostLaunchPerChannel.String() + " per channel", "a host thread enqueuing a call on each of its GPUs in turn, running ahead of them (nccl-tests -g N: N GPUs per thread)",
 			"calibrated on the H200 Spectrum-X run (-g 8: 43-45 µs at 1-4 KiB on one channel, 81 µs at 128 KiB on 32); NVIDIA/nccl-tests#333 on -g 8's CUDA overheads"},

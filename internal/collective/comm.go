@@ -65,8 +65,10 @@ type Comm struct {
 	GID int
 	// GDR says GPUDirect RDMA is used between every GPU and its NIC;
 	// gdr is each GPU's (by index into GPUs).
-	GDR    bool
-	gdr    []bool
+	GDR bool
+	gdr []bool
+	// flush is each rank's need to flush GPUDirect receives (needFlush).
+	flush  []bool
 	Tuning *Tuning
 	// Notes explain the transport and GDR decisions, as NCCL's INFO lines
 	// would.
@@ -128,6 +130,10 @@ func NewComm(cfg *Config, sys System, servers []int, gpus []int) (*Comm, error) 
 	c.gdr = make([]bool, ppn)
 	if c.Net == NetIB {
 		c.pickGDR()
+	}
+	c.flush = make([]bool, c.NRanks)
+	for r := range c.flush {
+		c.flush[r] = c.needFlush(r)
 	}
 	n := node{srv: c.dev, nics: len(c.graphNICs()), inter: len(servers) > 1, ppn: ppn}
 	ring, tree := search(n)
@@ -200,6 +206,19 @@ func (c *Comm) pickGDR() {
 	default:
 		c.Notes = append(c.Notes, fmt.Sprintf("GPU Direct RDMA Enabled (path %s <= NCCL_NET_GDR_LEVEL=%s)", srv.WorstPath(), level))
 	}
+}
+
+// needFlush reports whether rank r's proxy flushes each Simple receive
+// before the GPU may read it (a loopback RDMA read through the NIC, which
+// PCIe orders behind the received writes): with GPUDirect RDMA, unless
+// NCCL_GDR_FLUSH_DISABLE=1 (net_ib.cc), and from 2.15 only on Ampere and
+// earlier or with NCCL_NET_FORCE_FLUSH=1 (paths.cc ncclTopoNeedFlush:
+// "Flush is required on Ampere and earlier").
+func (c *Comm) needFlush(r int) bool {
+	if !c.gdrOf(r) || c.Cfg.GDRFlushDisable {
+		return false
+	}
+	return !c.Cfg.Version.AtLeast(2, 15, 0) || c.model(r/c.PPN).CompCap < 90 || c.Cfg.NetForceFlush
 }
 
 // gdrOf reports whether rank r's GPU uses GPUDirect RDMA.

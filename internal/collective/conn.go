@@ -257,8 +257,11 @@ func (e *engine) Completed(cp workload.Completion) {
 			e.nicRx[c.nicDst] = max(e.nicRx[c.nicDst], now-dur) + dur
 			d += e.nicRx[c.nicDst] - now
 		}
-		if e.tm.recvOps > 0 && !c.sock {
-			d += e.proxy(c.dst, 0, unit.Time(e.tm.recvOps)*e.tm.proxyOp)
+		if ops := e.tm.recvOps; ops > 0 && !c.sock {
+			if e.c.flush[c.dst] {
+				ops++
+			}
+			d += e.proxy(c.dst, 0, unit.Time(ops)*e.tm.proxyOp)
 		}
 		e.t.After(d, e, tag(evVisible, ci))
 	}

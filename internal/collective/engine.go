@@ -128,8 +128,9 @@ type timing struct {
 	// proxyOp is the proxy thread's CPU time for one network operation;
 	// the thread serves all of its rank's connections in turn. recvOps is
 	// how many of them a received Simple slice costs before the GPU may
-	// read it (completion, and the GPUDirect flush); 0 for LL and LL128,
-	// whose flags the GPU polls itself.
+	// read it (the completion, and one more where the receiver flushes:
+	// Comm.needFlush); 0 for LL and LL128, whose flags the GPU polls
+	// itself.
 	proxyOp            unit.Time
 	recvOps            int
 	chanRate, hostRate unit.BitRate
@@ -348,9 +349,6 @@ func (e *engine) setTiming() {
 		// GPUDirect writes) before it bumps the tail the GPU polls.
 		tm.sendLat, tm.recvLat = soft/2, soft-soft/2
 		tm.recvOps = 1
-		if c.GDR {
-			tm.recvOps = 2
-		}
 	}
 	if c.Net == NetSocket {
 		tm.sendLat += SocketLatency / 2

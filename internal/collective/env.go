@@ -113,6 +113,11 @@ type Config struct {
 	// always, the default).
 	PXNDisable  bool
 	P2PPXNLevel int
+	// GDRFlushDisable is NCCL_GDR_FLUSH_DISABLE=1: the IB transport never
+	// flushes GPUDirect receives. NetForceFlush is NCCL_NET_FORCE_FLUSH=1:
+	// it flushes them on Hopper and later too (from 2.15, only Ampere and
+	// earlier need it: Comm.needFlush).
+	GDRFlushDisable, NetForceFlush bool
 	// Env is the environment as given.
 	Env map[string]string
 	// Notes are remarks on the environment: variables that do not exist
@@ -137,6 +142,7 @@ var knownVars = []string{
 	"NCCL_NSOCKS_PERTHREAD", "NCCL_BUFFSIZE", "NCCL_P2P_NET_CHUNKSIZE", "NCCL_NCHANNELS_PER_NET_PEER",
 	"NCCL_NET_OVERHEAD", "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY", "NCCL_NVLS_ENABLE",
 	"NCCL_NVLS_NCHANNELS", "NCCL_PXN_DISABLE", "NCCL_P2P_PXN_LEVEL", "NCCL_COLLNET_ENABLE",
+	"NCCL_GDR_FLUSH_DISABLE", "NCCL_NET_FORCE_FLUSH",
 }
 
 // inertVars are accepted and have no effect in the twin.
@@ -307,6 +313,14 @@ func (c *Config) set(k, val string) error {
 		c.PXNDisable = n == 1
 	case "NCCL_P2P_PXN_LEVEL":
 		c.P2PPXNLevel, err = intIn(0, 2, "0, 1 or 2")
+	case "NCCL_GDR_FLUSH_DISABLE":
+		var n int
+		n, err = intIn(0, 1, "0 or 1")
+		c.GDRFlushDisable = n == 1
+	case "NCCL_NET_FORCE_FLUSH":
+		var n int
+		n, err = intIn(0, 1, "0 or 1")
+		c.NetForceFlush = n == 1
 	case "NCCL_COLLNET_ENABLE":
 		_, err = intIn(0, 1, "0 or 1")
 		if s == "1" {

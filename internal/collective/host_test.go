@@ -124,3 +124,53 @@ func TestPXN(t *testing.T) {
 		t.Errorf("PXN changes a non-blocking fabric's AllToAll time by x%.2f", x)
 	}
 }
+
+// TestHostGDRFlush: NCCL's proxy flushes every Simple receive of
+// GPUDirect RDMA (a loopback RDMA read through the NIC) on Ampere and
+// earlier only, from 2.15 (paths.cc ncclTopoNeedFlush: "Flush is required
+// on Ampere and earlier"); NCCL_NET_FORCE_FLUSH=1 brings it back on Hopper
+// and NCCL_GDR_FLUSH_DISABLE=1 turns it off (net_ib.cc); without GDR
+// there is nothing to flush.
+func TestHostGDRFlush(t *testing.T) {
+	a100 := server("A100", 8, 8, 200*unit.Gbps, 4)
+	h100 := server("H100", 8, 8, 400*unit.Gbps, 5)
+	noPeer := a100
+	noPeer.PeerMem = false
+	for _, tc := range []struct {
+		name    string
+		srv     gpu.Server
+		env     map[string]string
+		version string
+		want    bool
+	}{
+		{"A100", a100, nil, "2.30.7", true},
+		{"H100", h100, nil, "2.30.7", false},
+		{"H100 before 2.15", h100, nil, "2.14.3", true},
+		{"H100, NCCL_NET_FORCE_FLUSH=1", h100, map[string]string{"NCCL_NET_FORCE_FLUSH": "1"}, "2.30.7", true},
+		{"A100, NCCL_GDR_FLUSH_DISABLE=1", a100, map[string]string{"NCCL_GDR_FLUSH_DISABLE": "1"}, "2.30.7", false},
+		{"A100 without GDR", noPeer, nil, "2.30.7", false},
+	} {
+		v, _ := ParseVersion(tc.version)
+		env := map[string]string{"NCCL_IB_GID_INDEX": "3"}
+		for k, x := range tc.env {
+			env[k] = x
+		}
+		cfg, err := NewConfig(env, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := NewComm(cfg, System{Server: tc.srv, Hosts: DenseHosts(2, tc.srv.NICs)}, []int{0, 1}, AllGPUs(8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := range c.NRanks {
+			if c.flush[r] != tc.want {
+				t.Errorf("%s: rank %d flushes %v, want %v", tc.name, r, c.flush[r], tc.want)
+				break
+			}
+		}
+	}
+	if _, err := NewConfig(map[string]string{"NCCL_NET_FORCE_FLUSH": "yes"}, DefaultVersion); err == nil {
+		t.Error("NCCL_NET_FORCE_FLUSH=yes: no error")
+	}
+}

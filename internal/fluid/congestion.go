@@ -134,18 +134,22 @@ func (e *Engine) congestion(now unit.Time) {
 			}
 		}
 	}
-	// Without a congested port in the component nothing is paused,
-	// queued or marked.
+	// Each link's estimate reads the bottlenecks of the flows crossing
+	// it, some of them outside the component when it is near's.
+	s.remark = s.remark[:0]
 	for _, l := range s.links {
 		lk := &e.net.links[l]
 		oldQ, oldM := lk.st.queue, lk.st.markP
 		lk.st.pause, lk.st.pausePrios, lk.st.queue = 0, 0, 0
 		lk.st.markP = [8]float64{}
-		if cong {
+		if cong || s.local {
 			e.estimate(l, lk)
 		}
 		if lk.st.queue != oldQ {
 			e.qEpoch++
+		}
+		if lk.st.markP != oldM {
+			s.remark = append(s.remark, l)
 		}
 		for p := range oldM {
 			e.marking += b2i(lk.st.markP[p] > 0) - b2i(oldM[p] > 0)
@@ -155,17 +159,32 @@ func (e *Engine) congestion(now unit.Time) {
 		return
 	}
 	for _, f := range s.flows {
-		fl := &e.flows[f]
-		if fl.tcp || !cong {
-			fl.pMark = 0
-			continue
-		}
-		keep := 1.0
-		for h, l := range fl.path {
-			keep *= 1 - e.net.links[l].st.markP[fl.cls[h]]
-		}
-		fl.pMark = 1 - keep
+		e.markProb(f)
 	}
+	// Flows held outside the component that cross a link whose marking
+	// changed.
+	for _, l := range s.remark {
+		for _, fh := range e.net.links[l].flows {
+			if fh.data && s.flowSeen[fh.flow] != s.gen {
+				e.markProb(fh.flow)
+			}
+		}
+	}
+}
+
+// markProb sets the probability that a packet of flow f arrives
+// CE-marked, from the marking of the links on its path.
+func (e *Engine) markProb(f int32) {
+	fl := &e.flows[f]
+	if fl.tcp {
+		fl.pMark = 0
+		return
+	}
+	keep := 1.0
+	for h, l := range fl.path {
+		keep *= 1 - e.net.links[l].st.markP[fl.cls[h]]
+	}
+	fl.pMark = 1 - keep
 }
 
 // b2i is 1 for true, 0 for false.

@@ -2,6 +2,7 @@ package fluid
 
 import (
 	"fmt"
+	"math"
 
 	"rocelab/internal/ecmp"
 	"rocelab/internal/metrics"
@@ -65,6 +66,10 @@ type Engine struct {
 	qpns   []uint32 // per host, QPs created so far
 	dirty  []int32  // links whose flows changed since the last solve
 	queued bool     // a solve is scheduled
+	// maxAckW is the largest ackW of any connection, depth the ACK hops
+	// a change is followed for (near).
+	maxAckW float64
+	depth   int
 
 	// qEpoch counts the changes of any link's standing queue (a
 	// connection's cached latency is good for one epoch); marking counts
@@ -209,6 +214,16 @@ func (e *Engine) Connect(src, dst int, o workload.QPOptions, owner workload.Owne
 	// AckCoalesce full packets of data.
 	data := float64(int64(fl.mss)+int64(packet.Overhead(c.VLAN))) * float64(max(c.AckCoalesce, 1))
 	fl.ackW = float64(fl.ackFrame+packet.PreambleIFG) / data
+	if fl.ackW > e.maxAckW {
+		e.maxAckW, e.depth = fl.ackW, ackDepth(fl.ackW)
+	}
+	fl.ub = math.Inf(1)
+	if fl.capBps > 0 {
+		fl.ub = fl.capBps
+	}
+	for _, l := range path {
+		fl.ub = math.Min(fl.ub, e.net.links[l].bps)
+	}
 	fl.swPrio = swPrio
 	fl.pData, fl.pAck = e.pathLoss(fl.path), e.pathLoss(back)
 	e.flows = append(e.flows, fl)
@@ -438,14 +453,16 @@ func (e *Engine) touch(f int32) {
 	}
 }
 
-// resolve recomputes the rates of the component the changed links belong
-// to and moves each flow whose rate changed.
+// resolve recomputes the rates of the flows the changed links can move
+// (near; their whole component when classes share one of its links) and
+// moves each flow whose rate changed.
 func (e *Engine) resolve(now unit.Time) {
-	e.component(e.dirty)
-	e.dirty = e.dirty[:0]
-	if len(e.sol.flows) > 0 {
+	e.near(e.dirty)
+	if len(e.sol.flows) > 0 && !e.solve() {
+		e.component(e.dirty)
 		e.solve()
 	}
+	e.dirty = e.dirty[:0]
 	e.solves++
 	e.flowsIn += int64(len(e.sol.flows))
 	for _, f := range e.sol.flows {

@@ -144,6 +144,8 @@ type flow struct {
 	ackFrame int32
 	ackW     float64
 	capBps   float64
+	// ub is the most it can ever send: its cap, its slowest data link.
+	ub       float64
 	timeout  unit.Time
 	retryCnt int
 	// k is go-back-N's packets in flight when a loss is noticed.

@@ -91,9 +91,18 @@ func (h *levelHeap) pop() hent {
 type solver struct {
 	// gen marks what one component's search saw, fgen what one fill froze.
 	gen, fgen uint32
-	// Per link: the generation that saw it (BFS) and per sub-link the
+	// Per link: the generation that saw it (BFS), that seeded and that
+	// searched it, and its level in the search (near); per sub-link the
 	// generation that initialised it.
 	linkSeen []uint32
+	seed     []uint32
+	searched []uint32
+	lvl      []uint8
+	// levels are the links to search, by level (near).
+	levels [][]int32
+	// local says the component is near's: flows outside it cross its
+	// links, held at their rates.
+	local    bool
 	subSeen  []uint32
 	flowSeen []uint32
 	// Per sub-link: capacity share, what is left, unfrozen flows, version.
@@ -112,18 +121,25 @@ type solver struct {
 	subs  []int32 // the component's sub-links in use
 	queue []int32
 	heap  levelHeap
-	capd  []int32 // capped flows, by cap
-	rate  []float64
-	froze []uint32
+	capd  []capEnt // flows with a cap (held flows: their rate), by cap
+	// held are the flows outside a near component that cross its links.
+	held     []int32
+	heldSeen []uint32
+	rate     []float64
+	froze    []uint32
 	// bneck is the hop each flow froze at: its bottleneck (-1: its cap).
 	bneck []int32
 	// ingress is scratch for the congestion estimate.
 	ingress []ingress
 	multi   []int32 // links with more than one class in use
+	remark  []int32 // links whose marking changed (congestion)
 }
 
 func (s *solver) init(nlinks, nflows int) {
 	s.linkSeen = make([]uint32, nlinks)
+	s.seed = make([]uint32, nlinks)
+	s.searched = make([]uint32, nlinks)
+	s.lvl = make([]uint8, nlinks)
 	n := 8 * nlinks
 	s.subSeen = make([]uint32, n)
 	s.share = make([]float64, n)
@@ -141,6 +157,7 @@ func (s *solver) grow(n int) {
 		s.flowSeen = append(s.flowSeen, 0)
 		s.rate = append(s.rate, 0)
 		s.froze = append(s.froze, 0)
+		s.heldSeen = append(s.heldSeen, 0)
 		s.bneck = append(s.bneck, -1)
 	}
 }
@@ -151,6 +168,7 @@ func (e *Engine) component(seeds []int32) {
 	s := &e.sol
 	s.gen++
 	g := s.gen
+	s.local = false
 	s.links, s.flows, s.queue = s.links[:0], s.flows[:0], s.queue[:0]
 	for _, l := range seeds {
 		if s.linkSeen[l] != g {
@@ -178,8 +196,9 @@ func (e *Engine) component(seeds []int32) {
 }
 
 // solve computes the max-min fair rates of the component's flows into
-// s.rate.
-func (e *Engine) solve() {
+// s.rate. It refuses (false) a component of near's where classes share a
+// link: the ETS shares follow what every class uses there.
+func (e *Engine) solve() bool {
 	s := &e.sol
 	g := s.gen
 	s.subs = s.subs[:0]
@@ -203,9 +222,12 @@ func (e *Engine) solve() {
 			s.multi = append(s.multi, l)
 		}
 	}
+	if s.local && len(s.multi) > 0 {
+		return false
+	}
 	if len(s.multi) == 0 {
 		e.fill()
-		return
+		return true
 	}
 	// Several classes share some links: start from the ETS shares, fill,
 	// and give what a class leaves unused to the others, until the shares
@@ -220,9 +242,10 @@ func (e *Engine) solve() {
 			changed = e.etsShares(l, true) || changed
 		}
 		if !changed {
-			return
+			return true
 		}
 	}
+	return true
 }
 
 // etsShares sets the class shares of link l: strict classes (of the
@@ -307,9 +330,13 @@ func (e *Engine) etsShares(l int32, measured bool) bool {
 
 // fill runs one progressive filling of the component with the current
 // shares, leaving each flow's rate in s.rate and each sub-link's use in
-// s.used.
+// s.used. The flows held at their rates (near) rise with the level as
+// they would in a fill of the whole component, up to their rate, and
+// take their share of the component's links on the way; their own
+// rates and bottlenecks are left as they are.
 func (e *Engine) fill() {
 	s := &e.sol
+	g := s.gen
 	s.fgen++
 	fg := s.fgen
 	for _, sub := range s.subs {
@@ -319,29 +346,37 @@ func (e *Engine) fill() {
 		s.used[sub] = 0
 		s.ver[sub]++
 	}
-	s.capd = s.capd[:0]
-	for _, f := range s.flows {
-		fl := &e.flows[f]
-		for h, sub := range fl.subs {
-			s.wt[sub] += fl.weight(h)
-			if h < len(fl.path) {
-				s.dwt[sub]++
+	s.held = s.held[:0]
+	if s.local {
+		for _, l := range s.links {
+			for _, fh := range e.net.links[l].flows {
+				if s.flowSeen[fh.flow] != g && s.heldSeen[fh.flow] != g {
+					s.heldSeen[fh.flow] = g
+					s.held = append(s.held, fh.flow)
+				}
 			}
-		}
-		if fl.capBps > 0 {
-			s.capd = append(s.capd, f)
 		}
 	}
+	s.capd = s.capd[:0]
+	for _, f := range s.flows {
+		e.enter(f, false)
+		if c := e.flows[f].capBps; c > 0 {
+			s.capd = append(s.capd, capEnt{at: c, flow: f})
+		}
+	}
+	for _, f := range s.held {
+		e.enter(f, true)
+		s.capd = append(s.capd, capEnt{at: e.flows[f].rate, flow: f})
+	}
 	if len(s.capd) > 1 {
-		slices.SortFunc(s.capd, func(a, b int32) int {
-			ca, cb := e.flows[a].capBps, e.flows[b].capBps
+		slices.SortFunc(s.capd, func(a, b capEnt) int {
 			switch {
-			case ca < cb:
+			case a.at < b.at:
 				return -1
-			case ca > cb:
+			case a.at > b.at:
 				return 1
 			}
-			return int(a - b)
+			return int(a.flow - b.flow)
 		})
 	}
 	s.heap = s.heap[:0]
@@ -359,11 +394,11 @@ func (e *Engine) fill() {
 			}
 			s.heap.pop()
 		}
-		for ci < len(s.capd) && s.froze[s.capd[ci]] == fg {
+		for ci < len(s.capd) && s.froze[s.capd[ci].flow] == fg {
 			ci++
 		}
-		if ci < len(s.capd) && (len(s.heap) == 0 || e.flows[s.capd[ci]].capBps <= s.heap[0].key) {
-			e.freeze(s.capd[ci], e.flows[s.capd[ci]].capBps, fg, -1)
+		if ci < len(s.capd) && (len(s.heap) == 0 || s.capd[ci].at <= s.heap[0].key) {
+			e.freeze(s.capd[ci].flow, s.capd[ci].at, fg, -1)
 			ci++
 			continue
 		}
@@ -381,15 +416,44 @@ func (e *Engine) fill() {
 	}
 }
 
+// capEnt is a flow that stops rising at a rate of its own: its cap, or
+// for a held flow its current rate.
+type capEnt struct {
+	at   float64
+	flow int32
+}
+
+// enter puts flow f's legs on the component's sub-links into the fill
+// (a held flow crosses some links outside it).
+func (e *Engine) enter(f int32, held bool) {
+	s := &e.sol
+	fl := &e.flows[f]
+	for h, sub := range fl.subs {
+		if held && s.subSeen[sub] != s.gen {
+			continue
+		}
+		s.wt[sub] += fl.weight(h)
+		if h < len(fl.path) {
+			s.dwt[sub]++
+		}
+	}
+}
+
 // freeze fixes flow f at rate r, held at hop, and takes it out of its
-// sub-links.
+// sub-links. A held flow (near) keeps its own rate and bottleneck.
 func (e *Engine) freeze(f int32, r float64, fg uint32, hop int32) {
 	s := &e.sol
 	s.froze[f] = fg
-	s.rate[f] = r
-	s.bneck[f] = hop
+	held := s.flowSeen[f] != s.gen
+	if !held {
+		s.rate[f] = r
+		s.bneck[f] = hop
+	}
 	fl := &e.flows[f]
 	for h, sub := range fl.subs {
+		if held && s.subSeen[sub] != s.gen {
+			continue
+		}
 		w := fl.weight(h)
 		s.rem[sub] -= w * r
 		s.used[sub] += w * r

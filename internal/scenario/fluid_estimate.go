@@ -106,12 +106,13 @@ func (e FluidEstimate) Seconds() float64 {
 }
 
 // fluidEventSeconds is the CPU time of one fluid event on a job of c
-// connections. A rate recomputation touches the connected component of
-// the flows a change moves, and components grow with the job: a DP ring
-// that crosses the spines ties its flows together. Fitted to
-// BenchmarkFluidGrowth on this project's 2-core machine (events per CPU
-// second: 6.6 M at 960 connections, 5.4 M at 5.9 k, 3.5 M at 23.6 k,
-// 0.72 M at 94 k), erring slow in the middle.
+// connections. A rate recomputation touches the flows a change can move
+// and the links they cross, and both grow with the job: DP rings that
+// cross the spines meet other rings' flows on the uplinks their hashes
+// pick, and the connections' state the run touches at random outgrows
+// the caches. Fitted to BenchmarkFluidGrowth on this project's 2-core
+// machine (events per CPU second: 7.6 M at 960 connections, 5.4 M at
+// 5.9 k, 4.0 M at 23.6 k, 0.88 M at 94 k, 0.57 M at 188 k), erring slow.
 func fluidEventSeconds(c int64) float64 {
-	return 0.147e-6 + 1.32e-11*float64(c)
+	return 0.147e-6 + 1.0e-11*float64(c)
 }
