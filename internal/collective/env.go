@@ -210,12 +210,16 @@ func (c *Config) set(k, val string) error {
 		}
 		return n, nil
 	}
+	// flag sets *dst from a 0-or-1 variable.
+	flag := func(dst *bool) error {
+		n, err := intIn(0, 1, "0 or 1")
+		*dst = n == 1
+		return err
+	}
 	var err error
 	switch k {
 	case "NCCL_IB_DISABLE":
-		var n int
-		n, err = intIn(0, 1, "0 or 1")
-		c.IBDisable = n == 1
+		err = flag(&c.IBDisable)
 	case "NCCL_IB_HCA":
 		c.HCA = ParseHCA(s)
 	case "NCCL_IB_GID_INDEX":
@@ -237,9 +241,7 @@ func (c *Config) set(k, val string) error {
 	case "NCCL_IB_QPS_PER_CONNECTION":
 		c.QPsPerConn, err = intIn(1, 128, "1 to 128 queue pairs per connection")
 	case "NCCL_IB_SPLIT_DATA_ON_QPS":
-		var n int
-		n, err = intIn(0, 1, "0 or 1")
-		c.SplitData = n == 1
+		err = flag(&c.SplitData)
 	case "NCCL_MIN_NCHANNELS", "NCCL_MIN_NRINGS":
 		if k == "NCCL_MIN_NRINGS" && c.Env["NCCL_MIN_NCHANNELS"] != "" {
 			return nil // the new name wins
@@ -308,19 +310,13 @@ func (c *Config) set(k, val string) error {
 	case "NCCL_NVLS_NCHANNELS":
 		c.NVLSChannels, err = intIn(1, 32, "1 to 32 channels")
 	case "NCCL_PXN_DISABLE":
-		var n int
-		n, err = intIn(0, 1, "0 or 1")
-		c.PXNDisable = n == 1
+		err = flag(&c.PXNDisable)
 	case "NCCL_P2P_PXN_LEVEL":
 		c.P2PPXNLevel, err = intIn(0, 2, "0, 1 or 2")
 	case "NCCL_GDR_FLUSH_DISABLE":
-		var n int
-		n, err = intIn(0, 1, "0 or 1")
-		c.GDRFlushDisable = n == 1
+		err = flag(&c.GDRFlushDisable)
 	case "NCCL_NET_FORCE_FLUSH":
-		var n int
-		n, err = intIn(0, 1, "0 or 1")
-		c.NetForceFlush = n == 1
+		err = flag(&c.NetForceFlush)
 	case "NCCL_COLLNET_ENABLE":
 		_, err = intIn(0, 1, "0 or 1")
 		if s == "1" {

@@ -220,23 +220,11 @@ func (e *Engine) estimate(l int32, lk *link) {
 			bl := &e.net.links[fl.path[b]]
 			if !fl.ccOn && bl.st.congested&(1<<fl.cls[b]) != 0 {
 				held[cls]++
-				if fh.hop > 0 {
-					up := uint64(1) << (uint(fl.path[fh.hop-1]) % 64)
-					if heldIn[cls]&up == 0 {
-						heldIn[cls] |= up
-						nheld[cls]++
-					}
-				}
+				countUpstream(&heldIn[cls], &nheld[cls], fl, fh.hop)
 			}
 		case b == int32(fh.hop):
 			here[cls]++
-			if fh.hop > 0 {
-				up := uint64(1) << (uint(fl.path[fh.hop-1]) % 64)
-				if ingress[cls]&up == 0 {
-					ingress[cls] |= up
-					nin[cls]++
-				}
-			}
+			countUpstream(&ingress[cls], &nin[cls], fl, fh.hop)
 		}
 	}
 	for p := 0; p < 8; p++ {
@@ -270,6 +258,19 @@ func (e *Engine) estimate(l int32, lk *link) {
 			lk.st.markP[p] = redProb(red, q)
 		}
 		e.standing(lk, q, p)
+	}
+}
+
+// countUpstream counts the link fl comes in on at hop once in n, with set
+// a small hash set of the links counted (none before its first hop).
+func countUpstream(set *uint64, n *int, fl *flow, hop int16) {
+	if hop == 0 {
+		return
+	}
+	up := uint64(1) << (uint(fl.path[hop-1]) % 64)
+	if *set&up == 0 {
+		*set |= up
+		*n++
 	}
 }
 

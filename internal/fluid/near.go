@@ -76,11 +76,8 @@ func (e *Engine) near(seeds []int32) {
 		s.levels[k] = s.levels[k][:0]
 	}
 	for _, l := range seeds {
-		if s.linkSeen[l] != g {
-			s.linkSeen[l], s.seed[l], s.lvl[l] = g, g, 0
-			s.links = append(s.links, l)
-			s.levels[0] = append(s.levels[0], l)
-		}
+		s.seed[l] = g
+		s.reach(l, 0, depth)
 	}
 	for k := 0; k <= depth; k++ {
 		for i := 0; i < len(s.levels[k]); i++ {
@@ -100,22 +97,25 @@ func (e *Engine) near(seeds []int32) {
 				s.flows = append(s.flows, fh.flow)
 				fl := &e.flows[fh.flow]
 				for h, l2 := range fl.legs {
-					k2 := k
-					if h >= len(fl.path) {
-						k2++
-					}
-					if s.linkSeen[l2] != g {
-						s.linkSeen[l2] = g
-						s.links = append(s.links, l2)
-					} else if int(s.lvl[l2]) <= k2 {
-						continue
-					}
-					s.lvl[l2] = uint8(k2)
-					if k2 <= depth {
-						s.levels[k2] = append(s.levels[k2], l2)
-					}
+					s.reach(l2, k+b2i(h >= len(fl.path)), depth)
 				}
 			}
 		}
+	}
+}
+
+// reach notes that the search reaches link l at level k (the ACK hops on
+// the way), and queues it for searching when k is within depth and less
+// than it was reached at before.
+func (s *solver) reach(l int32, k, depth int) {
+	if s.linkSeen[l] != s.gen {
+		s.linkSeen[l] = s.gen
+		s.links = append(s.links, l)
+	} else if int(s.lvl[l]) <= k {
+		return
+	}
+	s.lvl[l] = uint8(k)
+	if k <= depth {
+		s.levels[k] = append(s.levels[k], l)
 	}
 }
