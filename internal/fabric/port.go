@@ -263,8 +263,10 @@ func (pt *Port) startTx(now unit.Time) {
 		return
 	}
 	pt.sending = true // guards against re-entry from Dequeue
+	// A control frame goes ahead of the data; the port then looks again
+	// when it has left, since data may wait behind it.
 	p := pt.ctrl.Pop()
-	more := false
+	more := p != nil
 	if p == nil {
 		p, more = pt.egress.Dequeue(pt, pt.pausedMask(now))
 	}
