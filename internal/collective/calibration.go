@@ -18,8 +18,10 @@ import (
 // ProxyPoll is the time a proxy thread takes to notice that a network
 // step can proceed (the GPU's slice in the send buffer) and to ring the
 // NIC's doorbell, on top of NCCL's per-step network latency and overhead:
-// a pass of the proxy's progress loop, which busy-polls the step counters
-// the GPU writes to host memory, about a microsecond on a current host.
+// a pass of the proxy's progress loop, which busy-polls what the GPU
+// writes to host memory (src/transport/net.cc sendProxyProgress: the
+// connection FIFO's size and, with LL, the flag of every line of the
+// slice) before it posts, about a microsecond on a current host.
 // It is set on the small sizes (8 B to 64 KiB) of the public runs, which
 // disagree: NVIDIA/nccl-tests#309 (2 and 4 servers of 8 H100, Intel
 // hosts) and NVIDIA/nccl#652 (32 × 8 A100) measure NCCL's own model
