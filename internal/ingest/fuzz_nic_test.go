@@ -102,7 +102,7 @@ func FuzzHWCounters(f *testing.F) {
 	f.Add([]byte(syntheticRdmaStat))
 	f.Add([]byte(syntheticShowCounters))
 	f.Add([]byte(syntheticRdmaPretty))
-	nicFuzz(f, NewHWCountersParser, nil, func(t *testing.T, a Artifact, n int) {
+	nicFuzz(f, NewHWCountersParser, nicSeeds("corpus/hwcounters/*.txt", "corpus/threads/hwcounters-*.txt"), func(t *testing.T, a Artifact, n int) {
 		nicCheckSamples(t, a.(*HWCounters).Samples, n)
 	})
 }

@@ -71,6 +71,9 @@ type TestRun struct {
 	Ranks []TestRank
 	// RankCount counts every rank line, kept or not.
 	RankCount int
+	// RankSpan is one more than the highest rank a rank line shows (0 if
+	// none).
+	RankSpan int
 	// RankZero holds the first "Rank 0" lines; more than one means
 	// independent single-process jobs printing into one output.
 	RankZero []Evidence
@@ -379,6 +382,7 @@ pairs:
 	}
 	r := t.cur(true)
 	r.RankCount++
+	r.RankSpan = max(r.RankSpan, k.Rank+1)
 	if k.Rank == 0 && len(r.RankZero) < maxKept {
 		r.RankZero = append(r.RankZero, ev)
 	}

@@ -18,12 +18,23 @@ func (r *TestRun) finish() {
 	r.Candidates = c
 }
 
-// NRanks is the number of ranks: the rank lines counted, 0 if none.
-func (r *TestRun) NRanks() int { return r.RankCount }
+// NRanks is the number of ranks: the rank lines counted, or more when a
+// rank line shows a higher rank (an excerpt that starts mid-list), 0 if
+// none.
+func (r *TestRun) NRanks() int { return max(r.RankCount, r.RankSpan) }
+
+// RanksPartial reports whether rank lines are missing: a rank line shows a
+// rank the lines counted do not reach (a paste that starts at "Rank 71").
+// The hosts seen are then some of the job's, not all.
+func (r *TestRun) RanksPartial() bool { return r.RankSpan > r.RankCount }
 
 // RanksPerHost returns how many ranks each host runs, as host-sorted
-// pairs, from the rank lines.
+// pairs, from the rank lines; nothing when the rank lines are partial,
+// since the hosts and counts they show are not the job's.
 func (r *TestRun) RanksPerHost() (hosts []string, counts []int) {
+	if r.RanksPartial() {
+		return nil, nil
+	}
 	for h := range r.hostSeen {
 		hosts = append(hosts, h)
 	}

@@ -1,0 +1,92 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// Diagnoses of public artifacts met in the robustness sweep (each under
+// testdata/corpus with its source URL): the doctor names what the thread
+// shows and raises nothing the artifact does not show.
+
+// An nccl-tests excerpt whose rank list starts at "Rank 71" runs on hosts
+// it does not show: the one host it shows does not make it a one-node run.
+func TestSweepPartialRankListNotOneNode(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/nccltests-gb200-nvl72-out-of-bounds-footer-coreweave43.txt")
+	f := find(fs, "nccltests.busbw.unjudged")
+	if f == nil {
+		t.Fatalf("no busbw finding: %v", ids(fs))
+	}
+	if strings.Contains(f.Title, "one node") || !strings.Contains(f.Title, "all_reduce") {
+		t.Errorf("title %q: want an all_reduce plateau not judged as a one-node run", f.Title)
+	}
+	// The same table with the rank list whole is a one-node run.
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-a3mega-16xh100-tcpxo-338GBps-good.txt")
+	for _, f := range fs {
+		if strings.Contains(f.Title, "on one node") {
+			t.Errorf("16 ranks on 2 hosts judged on one node: %s", f.Title)
+		}
+	}
+}
+
+// i40iw's counters read "N/A (no PMA)": the port has no counters, which
+// the doctor says instead of treating the file as unreadable or clean.
+func TestSweepNoPMACounters(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/hwcounters/hwcounters-i40iw-na-no-pma-nodeexporter966.txt")
+	f := find(fs, "counters.unreadable")
+	if f == nil || !strings.Contains(f.Title, "i40iw0/1") || !strings.Contains(f.Title, "8 RDMA port counters") {
+		t.Fatalf("want counters.unreadable on i40iw0/1 (8 counters): %v", fs)
+	}
+	if len(fs) != 1 {
+		t.Errorf("findings %v, want only counters.unreadable", ids(fs))
+	}
+}
+
+// Healthy or per-queue-only ethtool dumps of other vendors' drivers read
+// cleanly and raise nothing.
+func TestSweepEthtoolVariantsClean(t *testing.T) {
+	for _, rel := range []string{
+		"corpus/ethtool/ethtool-bnx2x-per-queue-bracket-prefix-ethq6.txt",
+		"corpus/ethtool/ethtool-mlx4-en-trailing-spaces-ethq21.txt",
+		"corpus/ethtool/ethtool-mlx5-cx4-ubuntu1804-ethq8.txt",
+		"corpus/ethtool/ethtool-be2net-rxq-prefix-ethq7.txt",
+	} {
+		if fs := diagnoseFiles(t, Options{}, rel); len(fs) != 0 {
+			t.Errorf("%s: %v, want no findings", rel, ids(fs))
+		}
+	}
+}
+
+// The thread's facts: SONiC sent PFC pause on priority 3 out of Ethernet6
+// (printed with a thousands separator) after watchdog storms on both
+// queues; Mellanox's own mlnx_qos example protects priorities 0,2,6,7 but
+// not 3, where RoCE's DSCP 26 lands.
+func TestSweepSwitchAndQoS(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-pfcwd-stats-pfc-tx-comma-grep-buildimage9430.txt")
+	f := find(fs, "switch.pfc.tx_pause")
+	if f == nil || !strings.Contains(f.Title, "Ethernet6") || !strings.Contains(f.Title, "15437") {
+		t.Errorf("want PFC pause sent from Ethernet6 (15437): %v", ids(fs))
+	}
+	n := 0
+	for _, f := range fs {
+		if f.ID == "switch.pfcwd.storm" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d watchdog storm findings, want 2 (Ethernet4:3, Ethernet6:3)", n)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/ethtool/mlnx-qos-ofed4.2-blank-lines-pfc-0-2-6-7-mellanox-doc2792.txt")
+	if f := find(fs, "qos.pfc.disabled"); f == nil || !strings.Contains(f.Title, "0,2,6,7") {
+		t.Errorf("want qos.pfc.disabled naming PFC on 0,2,6,7: %v", ids(fs))
+	}
+}
+
+// mlxconfig's set confirmation is firmware settings only: no perftest run
+// is made of its "Device:" line.
+func TestSweepMlxconfigSetOnly(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus/mlxconfig/mlxconfig-set-next-boot-new-confirm-cx6-maas2.txt")}, nil, Options{})
+	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "mlxconfig" || len(rep.Inputs[0].Contains) != 0 {
+		t.Errorf("inputs %+v, want mlxconfig alone", rep.Inputs)
+	}
+}

@@ -1,0 +1,151 @@
+package ingest
+
+import (
+	"slices"
+	"testing"
+)
+
+// Format variants met in public threads (testdata/corpus, each file with
+// its source URL): every reader must take the variant as its own kind and
+// read the values, not skip the file or claim it for another kind.
+
+// bnx2x prints per-queue counters as "[N]: name: value" right after the
+// header, be2net as "rxq0: name: value" after its port counters: both are
+// ethtool -S dumps, with the port counters kept and the queue ones counted.
+func TestEthtoolPerQueuePrefixes(t *testing.T) {
+	a, ok := readCorpus(t, "ethtool/ethtool-bnx2x-per-queue-bracket-prefix-ethq6.txt")[KindEthtool]
+	if !ok {
+		t.Fatal("bnx2x dump with [N]: prefixes not read as ethtool -S")
+	}
+	if e := a.(*EthtoolStats); len(e.Samples) != 0 || e.Lines() != 36 {
+		t.Errorf("bnx2x: %d samples, %d lines; want 0 port samples (all counters per queue) and 36 lines", len(e.Samples), e.Lines())
+	}
+	e := ethtoolOf(t, "ethtool/ethtool-be2net-rxq-prefix-ethq7.txt")
+	if v := counter(t, e, "rx_dropped_too_short"); v != 5710 {
+		t.Errorf("be2net rx_dropped_too_short = %d, want 5710", v)
+	}
+	if d := e.Samples[0].Driver; d != "be2net" {
+		t.Errorf("be2net driver = %q", d)
+	}
+	// A queue line inside a dump keeps the dump open.
+	res := nicReadText(t, "x", "NIC statistics:\n     rx_crc_errors: 0\n     rxq0: rx_bytes: 176801887745990\n     rxq0: rx_drops_no_frags: 3885606854\n     tx_pauseframes: 7\n")
+	x := res.Artifacts[0].(*EthtoolStats)
+	if len(x.Samples) != 1 || x.Samples[0].After.Len() != 2 {
+		t.Errorf("dump split by its rxq lines: %d samples", len(x.Samples))
+	}
+}
+
+// A paste that lost the "NIC statistics:" header but keeps the `ethtool -i`
+// block above the counters (mlx4_en, values padded with trailing spaces).
+func TestEthtoolHeaderlessAfterDriverInfo(t *testing.T) {
+	e := ethtoolOf(t, "ethtool/ethtool-mlx4-en-trailing-spaces-ethq21.txt")
+	if v := counter(t, e, "rx_packets"); v != 555096842386 {
+		t.Errorf("rx_packets = %d", v)
+	}
+	if v := counter(t, e, "tx_bytes"); v != 2318032604142833 {
+		t.Errorf("tx_bytes = %d", v)
+	}
+	if d := e.Samples[0].Driver; d != "mlx4_en" {
+		t.Errorf("driver = %q, want mlx4_en", d)
+	}
+	// ibv_devinfo's "name: number" lines after an ethtool -i block are not
+	// a dump.
+	res := nicReadText(t, "x", "driver: mlx5_core\nbus-info: 0000:af:00.0\n\nhca_id:\tmlx5_0\n\tphys_port_cnt:\t\t\t1\n\tmax_qp:\t\t\t\t262144\n")
+	for _, a := range res.Artifacts {
+		if s, ok := a.(*EthtoolStats); ok && len(s.Samples) > 0 {
+			t.Errorf("ibv_devinfo lines read as an ethtool dump: %+v", s.Samples[0].After)
+		}
+	}
+	e = ethtoolOf(t, "ethtool/ethtool-mlx5-cx4-ubuntu1804-ethq8.txt")
+	if v := counter(t, e, "rx_csum_none"); v != 49455 || e.Samples[0].Driver != "mlx5_core" {
+		t.Errorf("mlx5 CX-4: rx_csum_none %d driver %q", v, e.Samples[0].Driver)
+	}
+}
+
+// Counters read through the resolved device path, with the kernel's
+// "N/A (no PMA)" for a device that implements none (i40iw).
+func TestHWCountersNoPMA(t *testing.T) {
+	a, ok := readCorpus(t, "hwcounters/hwcounters-i40iw-na-no-pma-nodeexporter966.txt")[KindHWCounters]
+	if !ok {
+		t.Fatal("i40iw counters not read")
+	}
+	h := a.(*HWCounters)
+	if h.UnreadableCount != 8 || !slices.Equal(h.UnreadablePorts, []string{"i40iw0/1"}) || len(h.Samples) != 0 {
+		t.Errorf("unreadable %d on %v, %d samples; want 8 on i40iw0/1 and none", h.UnreadableCount, h.UnreadablePorts, len(h.Samples))
+	}
+	res := nicReadText(t, "x", "/sys/devices/pci0000:00/0000:00:02.0/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence:42\n")
+	if len(res.Artifacts) != 1 {
+		t.Fatalf("device-path hw_counters: %v", res.Artifacts)
+	}
+	s := res.Artifacts[0].(*HWCounters).Samples
+	if c, ok := s[0].After.Get("out_of_sequence"); !ok || c.Value != 42 || s[0].Device != "mlx5_0" || s[0].Port != 1 {
+		t.Errorf("device-path sample %+v", s[0])
+	}
+}
+
+// mlxconfig's device block ("Device:             c2:00.0") is not a
+// perftest banner.
+func TestMlxconfigDeviceLineNotPerftest(t *testing.T) {
+	got := readCorpus(t, "mlxconfig/mlxconfig-set-next-boot-new-confirm-cx6-maas2.txt")
+	if _, ok := got[KindPerftest]; ok {
+		t.Error("mlxconfig set output read as perftest")
+	}
+	m, ok := got[KindMlxConfig].(*MlxConfig)
+	if !ok || len(m.Devices) != 1 {
+		t.Fatalf("mlxconfig not read: %v", got)
+	}
+	if p, ok := m.Devices[0].Param("BOOT_UNDI_NETWORK_WAIT", 0); !ok || p.Value != "30" {
+		t.Errorf("BOOT_UNDI_NETWORK_WAIT = %+v, want the New column's 30", p)
+	}
+	// A banner pasted without its title still opens a run.
+	res := nicReadText(t, "x", " Number of qps   : 1\t\tTransport type : IB\n Mtu             : 4096[B]\n")
+	if len(res.Artifacts) != 1 || res.Artifacts[0].Kind() != KindPerftest {
+		t.Errorf("title-less banner: %v", res.Artifacts)
+	}
+}
+
+// An excerpt whose rank list starts at "Rank 71" holds 72 ranks or more on
+// hosts it does not show: the one host it shows is not the job's.
+func TestNCCLTestsPartialRankList(t *testing.T) {
+	x := ncclTests(t, "nccl-tests/nccltests-gb200-nvl72-out-of-bounds-footer-coreweave43.txt")
+	r := x.Runs[0]
+	if r.NRanks() != 72 || !r.RanksPartial() {
+		t.Errorf("NRanks %d partial %v, want 72 and partial", r.NRanks(), r.RanksPartial())
+	}
+	if hs, _ := r.RanksPerHost(); hs != nil {
+		t.Errorf("RanksPerHost = %v on a partial list", hs)
+	}
+	if r.Collective != "all_reduce" || !near(r.AvgBusBW, 745.53) || r.OutOfBounds != 0 {
+		t.Errorf("collective %q avg %v oob %d", r.Collective, r.AvgBusBW, r.OutOfBounds)
+	}
+	if n := len(r.Rows); n != 5 || r.Rows[3].Out.Time != 10094 {
+		t.Errorf("%d rows; 4G time %v, want 10094 us (printed without decimals)", n, r.Rows[3].Out.Time)
+	}
+	// Two "Rank 0" lines (independent jobs) are not a partial list.
+	y := ncclTests(t, "nccl-tests/nccltests-old-format-duplicate-banner-10g-nccltests107.txt")
+	if r := y.Runs[len(y.Runs)-1]; r.RanksPartial() {
+		t.Errorf("duplicate rank 0 lines taken as a partial list")
+	}
+}
+
+func ethtoolOf(t *testing.T, rel string) *EthtoolStats {
+	t.Helper()
+	a, ok := readCorpus(t, rel)[KindEthtool]
+	if !ok {
+		t.Fatalf("%s: not read as ethtool -S", rel)
+	}
+	e := a.(*EthtoolStats)
+	if len(e.Samples) == 0 {
+		t.Fatalf("%s: no dump", rel)
+	}
+	return e
+}
+
+func counter(t *testing.T, e *EthtoolStats, name string) uint64 {
+	t.Helper()
+	c, ok := e.Samples[0].After.Get(name)
+	if !ok {
+		t.Fatalf("%s missing", name)
+	}
+	return c.Value
+}
