@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -148,4 +149,42 @@ func counter(t *testing.T, e *EthtoolStats, name string) uint64 {
 		t.Fatalf("%s missing", name)
 	}
 	return c.Value
+}
+
+// The lines a failed test stops with, in every form nccl-tests printed
+// them: with the host (2.x), without it (the first versions), before the
+// table in an out-of-order paste, and rccl-tests' "nThreads:" banner.
+func TestNCCLTestsFailures(t *testing.T) {
+	cases := []struct {
+		rel                 string
+		count               int
+		host, where, prefix string
+	}{
+		{"nccl-tests/nccltests-failure-after-rows-hostname-prefix-nccltests322.txt", 4, "HCA-128", "common.cu:1204", "unhandled cuda error (run with NCCL_DEBUG=INFO for details)"},
+		{"nccl-tests/nccltests-nccl1.0-bytes-N-op-res-header-failure-nccltests5.txt", 1, "", "all_reduce.cu:95", "unhandled cuda error"},
+		{"nccl-tests/nccltests-unindented-failure-before-table-4090-nccltests280.txt", 1, "c2211f46f318", "common.cu:1005", "unhandled CUDA error"},
+		{"nccl-tests/rccltests-nthreads-colon-banner-internal-error-rccltests50.txt", 1, "sharbox-ultra", "common.cu:1285", "internal error - please report"},
+	}
+	for _, c := range cases {
+		x := ncclTests(t, c.rel)
+		if x.FailureCount != c.count || len(x.Failures) != c.count {
+			t.Errorf("%s: %d failures (%d kept), want %d", c.rel, x.FailureCount, len(x.Failures), c.count)
+			continue
+		}
+		f := x.Failures[0]
+		if f.Host != c.host || f.Call != "NCCL" || f.Where != c.where || !strings.HasPrefix(f.Message, c.prefix) || strings.HasSuffix(f.Message, "/") {
+			t.Errorf("%s: failure %+v", c.rel, f)
+		}
+	}
+	x := ncclTests(t, "nccl-tests/rccltests-nthreads-colon-banner-internal-error-rccltests50.txt")
+	if r := x.Runs[0]; r.NThread != 1 || r.NGpus != 4 || r.NRanks() != 4 {
+		t.Errorf("rccl-tests banner: nThread %d nGpus %d ranks %d", r.NThread, r.NGpus, r.NRanks())
+	}
+	// A sentence quoting a failure is not one.
+	res := nicReadText(t, "x", "the job printed \"HCA-1: Test NCCL failure common.cu:1 'x'\" twice\n")
+	for _, a := range res.Artifacts {
+		if a.Kind() == KindNCCLTests {
+			t.Errorf("prose read as a failure: %+v", a.(*NCCLTests).Failures)
+		}
+	}
 }
