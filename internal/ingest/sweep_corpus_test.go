@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"rocelab/internal/unit"
 )
 
 // Format variants met in public threads (testdata/corpus, each file with
@@ -185,6 +187,41 @@ func TestNCCLTestsFailures(t *testing.T) {
 	for _, a := range res.Artifacts {
 		if a.Kind() == KindNCCLTests {
 			t.Errorf("prose read as a failure: %+v", a.(*NCCLTests).Failures)
+		}
+	}
+}
+
+// ibv_devinfo excerpts: a port block pasted without its hca_id line, with
+// a GID line bolded in Markdown, and several HCAs of different generations
+// after the tail of a port block.
+func TestDevinfoExcerpts(t *testing.T) {
+	a, ok := readCorpus(t, "ethtool/ibv-devinfo-v-gid14-15-markdown-bold-k8srdma164.txt")[KindDevinfo]
+	if !ok {
+		t.Fatal("port block without hca_id not read")
+	}
+	d := a.(*Devinfo)
+	if len(d.Devices) != 1 || len(d.Devices[0].Ports) != 1 {
+		t.Fatalf("devices %+v", d.Devices)
+	}
+	p := d.Devices[0].Ports[0]
+	if p.Port != 1 || p.LinkLayer != "Ethernet" || p.ActiveMTU != 4096 || p.Rate != 25*unit.Gbps || len(p.GIDs) != 2 || p.GIDs[0].Index != 14 || p.GIDs[0].IPv4 != "192.168.6.6" {
+		t.Errorf("port %+v", p)
+	}
+	a, _ = readCorpus(t, "ethtool/ibv-devinfo-h100-cx7-cx5-mixed-fw-deepep38.txt")[KindDevinfo]
+	var fw []string
+	for _, dv := range a.(*Devinfo).Devices {
+		if dv.Name != "" {
+			fw = append(fw, dv.Name+"="+dv.FWVer)
+		}
+	}
+	if !slices.Equal(fw, []string{"mlx5_2=28.42.1000", "mlx5_3=16.35.4030"}) {
+		t.Errorf("devices %v", fw)
+	}
+	// "port: 8080" in a configuration file is not a port block.
+	res := nicReadText(t, "x", "server:\n  port: 8080\n  state: ready\n")
+	for _, a := range res.Artifacts {
+		if a.Kind() == KindDevinfo {
+			t.Errorf("YAML read as ibv_devinfo")
 		}
 	}
 }
