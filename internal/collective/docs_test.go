@@ -61,7 +61,15 @@ func allPublic(t *testing.T) [][]publicCheck {
 			maxSize = 64 << 30
 		}
 		for i := range publicRuns {
-			publicChecks = append(publicChecks, runPublic(t, &publicRuns[i], maxSize))
+			r := &publicRuns[i]
+			switch {
+			case r.slow && !*publicAll:
+				publicChecks = append(publicChecks, nil)
+			case r.slow:
+				publicChecks = append(publicChecks, runPublic(t, r, 2<<30))
+			default:
+				publicChecks = append(publicChecks, runPublic(t, r, maxSize))
+			}
 		}
 	})
 	return publicChecks
@@ -85,6 +93,9 @@ func TestDocsPublicResults(t *testing.T) {
 		}
 		if r.excluded != "" {
 			label += " — not in the acceptance set: " + r.excluded
+		}
+		if r.slow {
+			label += " — only with `-public-all` (a thousand ranks; sizes up to 2 GiB)"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s |", label, src, r.version)
 		for _, band := range []string{"time", "mid", "large"} {

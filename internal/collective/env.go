@@ -85,6 +85,11 @@ type Config struct {
 	// MinChannels and MaxChannels are NCCL_MIN_NCHANNELS and
 	// NCCL_MAX_NCHANNELS (0 and 64 when unset).
 	MinChannels, MaxChannels int
+	// MinCTAs and MaxCTAs are NCCL_MIN_CTAS and NCCL_MAX_CTAS (from 2.17,
+	// the communicator config's minCTAs and maxCTAs; 0 when unset): NCCL
+	// bounds the channels by the smaller maximum and raises them to the
+	// larger minimum of the two pairs (connect.cc).
+	MinCTAs, MaxCTAs int
 	// Algos and Protos are the NCCL_ALGO and NCCL_PROTO tables.
 	Algos, Protos Enable
 	// AlgoSet and ProtoSet say the variables were given.
@@ -138,7 +143,7 @@ var knownVars = []string{
 	"NCCL_IB_DISABLE", "NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_IB_TC", "NCCL_IB_FIFO_TC",
 	"NCCL_IB_SL", "NCCL_IB_TIMEOUT", "NCCL_IB_RETRY_CNT", "NCCL_IB_QPS_PER_CONNECTION",
 	"NCCL_IB_SPLIT_DATA_ON_QPS", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_NRINGS",
-	"NCCL_MAX_NRINGS", "NCCL_ALGO", "NCCL_PROTO", "NCCL_NET_GDR_LEVEL", "NCCL_SOCKET_NTHREADS",
+	"NCCL_MAX_NRINGS", "NCCL_MIN_CTAS", "NCCL_MAX_CTAS", "NCCL_ALGO", "NCCL_PROTO", "NCCL_NET_GDR_LEVEL", "NCCL_SOCKET_NTHREADS",
 	"NCCL_NSOCKS_PERTHREAD", "NCCL_BUFFSIZE", "NCCL_P2P_NET_CHUNKSIZE", "NCCL_NCHANNELS_PER_NET_PEER",
 	"NCCL_NET_OVERHEAD", "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY", "NCCL_NVLS_ENABLE",
 	"NCCL_NVLS_NCHANNELS", "NCCL_PXN_DISABLE", "NCCL_P2P_PXN_LEVEL", "NCCL_COLLNET_ENABLE",
@@ -262,6 +267,26 @@ func (c *Config) set(k, val string) error {
 			return &EnvError{k, val, "a channel count"}
 		}
 		c.MaxChannels = min(max(n, 1), 64)
+	case "NCCL_MIN_CTAS", "NCCL_MAX_CTAS":
+		if !c.Version.AtLeast(2, 17, 0) {
+			c.Notes = append(c.Notes, k+" exists from NCCL 2.17 and is ignored by this release")
+			return nil
+		}
+		var n int
+		n, err = strconv.Atoi(s)
+		if err != nil {
+			return &EnvError{k, val, "a CTA (channel) count"}
+		}
+		if n <= 0 {
+			// NCCL: "is too low, leaving it set at" the default.
+			c.Notes = append(c.Notes, fmt.Sprintf("%s=%d is too low: NCCL leaves the default", k, n))
+			return nil
+		}
+		if k == "NCCL_MIN_CTAS" {
+			c.MinCTAs = min(n, 64)
+		} else {
+			c.MaxCTAs = min(n, 64)
+		}
 	case "NCCL_ALGO":
 		c.AlgoSet = true
 		if e := ParseList(s, algoNames[:], &c.Algos); e != nil {

@@ -73,7 +73,8 @@ func FuzzNewConfig(f *testing.F) {
 			}
 			return
 		}
-		if cfg.QPsPerConn < 1 || cfg.MaxChannels < 1 || cfg.Sockets() < 1 || cfg.BuffSize < 1<<14 {
+		if cfg.QPsPerConn < 1 || cfg.MaxChannels < 1 || cfg.Sockets() < 1 || cfg.BuffSize < 1<<14 ||
+			cfg.MinCTAs < 0 || cfg.MinCTAs > 64 || cfg.MaxCTAs < 0 || cfg.MaxCTAs > 64 {
 			t.Fatalf("%s=%q: out of range config %+v", k, val, cfg)
 		}
 	})

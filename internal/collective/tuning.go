@@ -452,8 +452,10 @@ func ll128Enabled(v Version, g Graph, minCC, maxCC int) bool {
 
 // runtimeChannels is comm->nChannels after ncclTopoPostset: the graph's
 // channels doubled, doubled again on Hopper and later across nodes above
-// 45 GB/s, then bounded by NCCL_MAX_NCHANNELS and raised to
-// NCCL_MIN_NCHANNELS.
+// 45 GB/s, then bounded by NCCL_MAX_NCHANNELS and NCCL_MAX_CTAS and raised
+// to NCCL_MIN_NCHANNELS or NCCL_MIN_CTAS, whichever is larger (connect.cc;
+// the CTA bounds capped at MAXCHANNELS, a minimum above the maximum
+// lowered to it, init.cc).
 func runtimeChannels(cfg *Config, m *tunerModel, minCC, graphCh, nNodes int, bwIntra float32) int {
 	maxCh := 64
 	if !cfg.Version.AtLeast(2, 25, 0) {
@@ -464,8 +466,13 @@ func runtimeChannels(cfg *Config, m *tunerModel, minCC, graphCh, nNodes int, bwI
 		((m.hopperDouble == 1 && 2*n <= maxCh) || (m.hopperDouble == 2 && n < 16)) {
 		n *= 2
 	}
-	n = min(n, cfg.MaxChannels)
-	return max(n, cfg.MinChannels)
+	minCTAs, maxCTAs := min(cfg.MinCTAs, maxCh), maxCh
+	if cfg.MaxCTAs > 0 {
+		maxCTAs = min(cfg.MaxCTAs, maxCh)
+	}
+	minCTAs = min(minCTAs, maxCTAs)
+	n = min(n, cfg.MaxChannels, maxCTAs)
+	return max(n, cfg.MinChannels, minCTAs)
 }
 
 // Time returns NCCL's predicted time in µs of collective f of nBytes with

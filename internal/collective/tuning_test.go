@@ -80,6 +80,32 @@ func TestSearch(t *testing.T) {
 	if cm.Tuning.NChannels != 8 {
 		t.Errorf("NCCL_MIN_NCHANNELS=8: %d channels", cm.Tuning.NChannels)
 	}
+	// NCCL_MIN_CTAS and NCCL_MAX_CTAS (the config's minCTAs and maxCTAs,
+	// connect.cc): the larger minimum and the smaller maximum of the two
+	// pairs win; a minimum above the maximum is lowered to it (init.cc).
+	// 4 × HGX H100 has 16 channels (above).
+	for _, c := range []struct {
+		env  map[string]string
+		want int
+	}{
+		{map[string]string{"NCCL_MIN_CTAS": "24"}, 24},
+		{map[string]string{"NCCL_MIN_CTAS": "24", "NCCL_MIN_NCHANNELS": "28"}, 28},
+		{map[string]string{"NCCL_MAX_CTAS": "4"}, 4},
+		{map[string]string{"NCCL_MAX_CTAS": "8", "NCCL_MIN_CTAS": "24"}, 8},
+		{map[string]string{"NCCL_MAX_CTAS": "8", "NCCL_MAX_NCHANNELS": "6"}, 6},
+		{map[string]string{"NCCL_MIN_CTAS": "0"}, 16},
+	} {
+		if got := mustComm(t, preset(t, "hgx-h100"), 4, 8, c.env).Tuning.NChannels; got != c.want {
+			t.Errorf("%v: %d channels, want %d", c.env, got, c.want)
+		}
+	}
+	cfg, err := NewConfig(map[string]string{"NCCL_MIN_CTAS": "24"}, Version{2, 16, 5})
+	if err != nil || cfg.MinCTAs != 0 || len(cfg.Notes) == 0 {
+		t.Errorf("NCCL_MIN_CTAS before 2.17: %+v, %v (want ignored with a note)", cfg.MinCTAs, err)
+	}
+	if _, err := NewConfig(map[string]string{"NCCL_MAX_CTAS": "x"}, DefaultVersion); err == nil {
+		t.Error("NCCL_MAX_CTAS=x: no error")
+	}
 }
 
 // TestTuningByHand recomputes a few grid points from the tuning.cc

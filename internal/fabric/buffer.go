@@ -80,15 +80,24 @@ func (b *buffer) release(pgi int, size int64, lossless bool) {
 }
 
 // wantXOFF reports whether a lossless PG should hold its upstream off: it
-// has spilled into headroom, or its shared use reached the threshold.
+// has spilled into headroom, or its shared use reached the threshold. A
+// PG within its reserved minimum holds nothing of the shared pool and
+// never asks, however full the pool is: it could not ask to be released,
+// since it has no shared use left to drain.
 func (b *buffer) wantXOFF(pgi int) bool {
 	g := &b.pg[pgi]
-	return g.headroom > 0 || g.shared >= b.threshold(b.alpha)
+	return g.headroom > 0 || g.shared > 0 && g.shared >= b.threshold(b.alpha)
 }
 
 // wantXON reports whether a held-off PG may release its upstream: its
-// headroom is empty and its shared use is an offset below the threshold.
+// headroom is empty and its shared use is an offset below the threshold,
+// or it holds nothing of the shared pool. The threshold follows the
+// pool's free space, which other PGs take: when it is under the offset, a
+// PG that has drained releases its upstream all the same, as the ASIC's
+// XON threshold (the XOFF one less the offset, at least zero) does;
+// otherwise the PG's last departure would leave its upstream paused for
+// good.
 func (b *buffer) wantXON(pgi int) bool {
 	g := &b.pg[pgi]
-	return g.headroom == 0 && g.shared+b.xonOffset <= b.threshold(b.alpha)
+	return g.headroom == 0 && (g.shared == 0 || g.shared+b.xonOffset <= b.threshold(b.alpha))
 }

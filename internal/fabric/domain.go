@@ -1,6 +1,8 @@
 package fabric
 
 import (
+	"unsafe"
+
 	"rocelab/internal/metrics"
 	"rocelab/internal/packet"
 	"rocelab/internal/sim"
@@ -82,7 +84,7 @@ func (d *Domain) Receive() {
 			p := d.Pool.Get()
 			*p = m.pkt
 			m.dir.wire.Push(p)
-			d.Sched.Send(m.at, m.dir.key, m.dir.to, tagArrive)
+			d.Sched.SendHint(m.at, m.dir.key, m.dir.to, tagArrive, unsafe.Pointer(p))
 		}
 		clear(msgs)
 		src.out[prev][d.ID] = msgs[:0]

@@ -168,3 +168,47 @@ func TestQuantaTime(t *testing.T) {
 		t.Errorf("0xFFFF quanta at 400G = %v, want 83.8848us", got)
 	}
 }
+
+// TestDataAfterControlFrame: a port whose data waits behind a PFC frame
+// sends the data once the frame has left. A 100G sender fills a switch's
+// 10G port with 50 frames and stops; the port then sends an XOFF and an
+// XON while the queue drains. Before the fix the port went idle after each
+// control frame, with nothing left to wake it: the frames stayed queued
+// for good, and a fabric with small PFC thresholds stalled.
+func TestDataAfterControlFrame(t *testing.T) {
+	net := fabric.NewNetwork(1, 1)
+	dom := net.Domains[0]
+	sw := net.NewSwitch(dom, "sw0", 2, defaultSwitch())
+	var hosts [2]*fakeHost
+	for i, rate := range []unit.BitRate{100 * unit.Gbps, 10 * unit.Gbps} {
+		h := &fakeHost{dom: dom, id: int32(i), prio: 3, dst: 1, payload: 1000}
+		h.port = net.NewPort(dom, h, net.NewNodeID(), 0)
+		h.port.SetEgress(h)
+		if err := net.AddHost(h); err != nil {
+			t.Fatal(err)
+		}
+		net.Link(h.Port(), sw.Ports()[i], rate, 2*unit.Metre)
+		hosts[i] = h
+	}
+	sw.SetRoutes([][]int16{{0}, {1}})
+	if err := sw.Start(); err != nil {
+		t.Fatal(err)
+	}
+	hosts[0].left = 50
+	hosts[0].port.Kick()
+	out := sw.Ports()[1]
+	dom.Sched.RunUntil(5 * unit.Microsecond)
+	out.SendXOFF(3)
+	dom.Sched.RunUntil(10 * unit.Microsecond)
+	out.SendXON(3)
+	dom.Sched.RunUntil(unit.Millisecond)
+	frame := unit.Bytes(packet.DataFrame(1000, 0, false) + packet.PreambleIFG)
+	// 50 frames back to back at 10G, two pause frames among them.
+	want := (10 * unit.Gbps).TxTime(50*frame+2*(packet.MinFrame+packet.PreambleIFG)) + 2*out.Delay()
+	if got := hosts[1].got; got != 50*1000 {
+		t.Fatalf("h1 received %d payload bytes, want %d: the port stopped after a control frame", got, 50*1000)
+	}
+	if hosts[1].last > want+unit.Microsecond {
+		t.Errorf("the last frame arrived at %v, want about %v: the data waited behind the control frames", hosts[1].last, want)
+	}
+}

@@ -1,6 +1,8 @@
 package fabric
 
 import (
+	"unsafe"
+
 	"rocelab/internal/packet"
 	"rocelab/internal/sim"
 	"rocelab/internal/unit"
@@ -91,5 +93,6 @@ func (d *linkDir) send(p *packet.Packet, t unit.Time) {
 		return
 	}
 	d.wire.Push(p)
-	d.to.dom.Sched.Send(t, d.key, d.to, tagArrive)
+	// Both ends lie in the sender's domain: its scheduler is at hand.
+	d.from.dom.Sched.SendHint(t, d.key, d.to, tagArrive, unsafe.Pointer(p))
 }

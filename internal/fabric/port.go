@@ -2,8 +2,10 @@ package fabric
 
 import (
 	"math/rand/v2"
+	"unsafe"
 
 	"rocelab/internal/packet"
+	"rocelab/internal/prefetch"
 	"rocelab/internal/sim"
 	"rocelab/internal/unit"
 )
@@ -52,46 +54,55 @@ type LossHook interface {
 // line is already free. A store-and-forward switch port that forwards a
 // stream at line rate so runs one event per frame, its arrival.
 //
-// The state every frame touches comes first and the per-priority frame
-// counts next, so that a frame costs the port two or three cache lines;
-// a fabric of tens of thousands of ports otherwise spends its time on
-// cache misses.
+// The state every frame touches fills the port's first two cache lines
+// (the event loop fetches both ahead of the port's events), the size is a
+// whole number of lines so that every port of a switch's array starts on
+// one (TestPortHotLines checks both), and the per-priority frame counts
+// come next, so that a frame costs the port few lines: a fabric of tens
+// of thousands of ports otherwise spends its time on cache misses.
 type Port struct {
-	dom    *Domain
-	tx     *linkDir // the link direction the port sends on
-	rx     *linkDir // and the one it receives from
-	egress Egress
-	node   Node
-	key    sim.Key // the key of the node's own events
+	// Line 0: the transmitter's state and the links.
+	tx  *linkDir // the link direction the port sends on
+	rx  *linkDir // and the one it receives from
+	dom *Domain
+	key sim.Key // the key of the node's own events
 	// busyUntil is when the frame being sent has left; txQueued says an
 	// event is queued for then; sending guards against re-entry while the
 	// egress picks a frame.
 	busyUntil unit.Time
 	rate      unit.BitRate
-	delay     unit.Time // one-way propagation delay to the peer
-	// jitter, when positive, delays each frame's arrival at the peer by a
-	// uniform draw from [0, jitter) (FEC codeword alignment) from jsrc,
-	// keeping arrivals in order; lastArrival is the latest arrival
-	// scheduled.
-	jitter      unit.Time
-	lastArrival unit.Time
-	jsrc        rand.PCG
-	// loss, when set, may lose frames arriving at this port.
-	loss LossHook
-	tap  Tap
-	ctrl packet.Queue // MAC control frames, sent ahead of data
+	index     int // index within the node
 	// pausing are the priorities with a received pause in effect (bit p
 	// = pause[p].active), xoff those the port holds off at its peer, storm
 	// those the PFC watchdog holds in its storm state.
 	pausing, xoff, storm uint8
 	txQueued, sending    bool
 
+	// Line 1: the node, its queues and the receive path's hooks.
+	egress Egress
+	node   Node
+	delay  unit.Time // one-way propagation delay to the peer
+	// jitter, when positive, delays each frame's arrival at the peer by a
+	// uniform draw from [0, jitter) (FEC codeword alignment) from jsrc,
+	// keeping arrivals in order; lastArrival is the latest arrival
+	// scheduled.
+	jitter unit.Time
+	// loss, when set, may lose frames arriving at this port.
+	loss LossHook
+
+	tap Tap
+	// egressAt is the egress's data, fetched ahead of a port's next
+	// transmission.
+	egressAt    unsafe.Pointer
+	lastArrival unit.Time
+	jsrc        rand.PCG
+	ctrl        packet.Queue // MAC control frames, sent ahead of data
+
 	// txc and rxc count frames and frame bytes per priority and class: a
 	// frame touches one entry, 16 bytes.
 	txc, rxc [8][packet.NumClasses]traffic
 
 	name  string
-	index int // index within the node
 	id    int // index within the network
 	cable unit.Length
 	peer  *Port
@@ -159,7 +170,7 @@ func (pt *Port) Domain() *Domain { return pt.dom }
 func (pt *Port) Key() sim.Key { return pt.key }
 
 // SetEgress sets what the port transmits.
-func (pt *Port) SetEgress(e Egress) { pt.egress = e }
+func (pt *Port) SetEgress(e Egress) { pt.egress, pt.egressAt = e, prefetch.Of(unsafe.Pointer(&e)) }
 
 // SetTap installs a frame tap (nil removes it).
 func (pt *Port) SetTap(t Tap) { pt.tap = t }
@@ -252,8 +263,10 @@ func (pt *Port) startTx(now unit.Time) {
 		return
 	}
 	pt.sending = true // guards against re-entry from Dequeue
+	// A control frame goes ahead of the data; the port then looks again
+	// when it has left, since data may wait behind it.
 	p := pt.ctrl.Pop()
-	more := false
+	more := p != nil
 	if p == nil {
 		p, more = pt.egress.Dequeue(pt, pt.pausedMask(now))
 	}
@@ -288,7 +301,7 @@ func (pt *Port) startTx(now unit.Time) {
 func (pt *Port) txAt(t unit.Time) {
 	if !pt.txQueued {
 		pt.txQueued = true
-		pt.dom.Sched.Send(t, pt.key, pt, tagTxDone)
+		pt.dom.Sched.SendHint(t, pt.key, pt, tagTxDone, pt.egressAt)
 	}
 }
 

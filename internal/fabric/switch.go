@@ -346,13 +346,16 @@ func (s *Switch) QueueMax(i, prio int) int64 { return s.egress[i].maxBytes[prio]
 // switchEgress holds one switch port's eight queues and its ETS
 // scheduler.
 type switchEgress struct {
+	// The first line holds what every dequeue reads, and each queue lies
+	// within one line.
 	sw       *Switch
-	q        [8]packet.Queue
-	maxBytes [8]int64
-	ets      ETS
 	busy     uint8 // priorities with packets queued
 	watched  uint8 // priorities the sampler visits (see sampler)
 	port     int32
+	_        [16]byte
+	q        [8]packet.Queue
+	ets      ETS
+	maxBytes [8]int64
 }
 
 // HeadBytes implements HeadSizer.

@@ -1,6 +1,10 @@
 package sim
 
-import "rocelab/internal/unit"
+import (
+	"unsafe"
+
+	"rocelab/internal/unit"
+)
 
 // Key orders events that fall at the same time: the node that receives the
 // event (high 32 bits), then its source (low 32 bits). It does not depend
@@ -40,4 +44,7 @@ type event struct {
 	tag uint64
 	id  EventID
 	h   Handler
+	// hint is memory the handler will touch besides itself (a frame's
+	// packet), fetched ahead with the handler; nil for none.
+	hint unsafe.Pointer
 }

@@ -67,6 +67,9 @@ func (q *queue) front() *event {
 
 func (q *queue) popFront() { heap.Pop(&q.h) }
 
+// prefetch does nothing: the baseline measures the queue alone.
+func (q *queue) prefetch() {}
+
 // lowest, base and redistribute serve the radix queue's higher buckets,
 // which the heap does not have: front always holds the minimum.
 func (q *queue) lowest() int                           { return 0 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"unsafe"
 
 	"rocelab/internal/unit"
 )
@@ -78,10 +79,18 @@ func (s *Scheduler) At(t unit.Time, k Key, h Handler, tag uint64) EventID {
 // a port's next look at its queues): it takes no slot in the table of
 // pending events, which saves keeping it.
 func (s *Scheduler) Send(t unit.Time, k Key, h Handler, tag uint64) {
+	s.SendHint(t, k, h, tag, nil)
+}
+
+// SendHint is Send for an event whose handler will touch the memory at
+// hint (the packet of a frame's arrival): the scheduler asks the
+// processor for it, and for the handler, a few events before it runs.
+// The hint changes nothing but speed.
+func (s *Scheduler) SendHint(t unit.Time, k Key, h Handler, tag uint64, hint unsafe.Pointer) {
 	if t < s.now {
 		panic(fmt.Sprintf("sim: Send(%v) is before Now() = %v", t, s.now))
 	}
-	s.q.push(&event{t: t, key: k, h: h, tag: tag})
+	s.q.push(&event{t: t, key: k, h: h, tag: tag, hint: hint})
 	s.live++
 }
 
@@ -227,6 +236,7 @@ func (s *Scheduler) next(limit unit.Time) *event {
 func (s *Scheduler) fire(e *event) {
 	t, h, tag, id := e.t, e.h, e.tag, e.id
 	s.q.popFront()
+	s.q.prefetch()
 	if id != 0 {
 		s.st.kill(id.slot())
 		s.st.release(id)

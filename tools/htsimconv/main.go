@@ -13,7 +13,10 @@
 // flow's dependency (after: [i]) becomes a trigger that the flow it waits
 // on fires when its sender is done, as htsim's generators chain ring
 // steps. htsim has no DCQCN (its RoCE is PFC only), so give the scenario
-// cc: none. The ring subcommand writes the rocelab scenario of htsim's
+// cc: none. For results that agree as well as the same work, give the
+// switches htsim's PFC thresholds, as scenarios/agree-*.yaml do;
+// TestAgreesWithHtsim holds those to htsim's output (docs/engine.md).
+// The ring subcommand writes the rocelab scenario of htsim's
 // connection_matrices/gen_allreduce.py: groups of G hosts, each host the
 // head of a chain of 2G-1 transfers around its group's ring.
 package main

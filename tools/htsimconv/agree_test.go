@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"rocelab/internal/scenario"
+)
+
+// TestAgreesWithHtsim runs the agreement scenarios (scenarios/agree-*.yaml:
+// the comparison's flows with htsim's PFC thresholds) on rocelab with the
+// seeds htsim ran them with, and holds the flow completion times to
+// htsim's (testdata/htsim: csg-htsim's own output, see each file's head).
+// The two pick ECMP paths with different hashes, so single flows differ;
+// what is compared is each statistic averaged over the seeds. Every flow
+// must complete: a port that went idle behind a PFC frame once left five
+// of the permutation's flows queued for good.
+func TestAgreesWithHtsim(t *testing.T) {
+	for _, c := range []struct {
+		workload string
+		seeds    int
+		// the largest relative differences allowed in the seed averages
+		mean, p50, max float64
+	}{
+		// ECMP collisions and PFC spreading: the mean agrees closely, the
+		// tails depend on which collisions each hash makes.
+		{"perm128", 6, 0.05, 0.10, 0.15},
+		// One bottleneck, the receiver's link: the last completion is the
+		// line rate's, the order of the others PFC's fairness.
+		{"incast127", 3, 0.03, 0.06, 0.01},
+	} {
+		t.Run(c.workload, func(t *testing.T) {
+			var h, r stats
+			for seed := 1; seed <= c.seeds; seed++ {
+				h.add(htsimFinishes(t, fmt.Sprintf("testdata/htsim/%s-seed%d.txt", c.workload, seed)))
+				r.add(rocelabFinishes(t, "scenarios/agree-"+c.workload+".yaml", uint64(seed)))
+			}
+			for _, m := range []struct {
+				name           string
+				htsim, rocelab float64
+				bound          float64
+			}{
+				{"mean", h.mean / h.n, r.mean / r.n, c.mean},
+				{"p50", h.p50 / h.n, r.p50 / r.n, c.p50},
+				{"max", h.max / h.n, r.max / r.n, c.max},
+			} {
+				d := m.rocelab/m.htsim - 1
+				t.Logf("%s %s over %d seeds: htsim %.1f us, rocelab %.1f us (%+.1f%%)", c.workload, m.name, c.seeds, m.htsim, m.rocelab, 100*d)
+				if math.Abs(d) > m.bound {
+					t.Errorf("%s %s: rocelab %.1f us against htsim's %.1f us, %+.1f%% (bound ±%.0f%%)", c.workload, m.name, m.rocelab, m.htsim, 100*d, 100*m.bound)
+				}
+			}
+		})
+	}
+}
+
+// stats sums per-seed statistics of completion times.
+type stats struct{ n, mean, p50, max float64 }
+
+func (s *stats) add(x []float64) {
+	slices.Sort(x)
+	sum := 0.0
+	for _, v := range x {
+		sum += v
+	}
+	s.n++
+	s.mean += sum / float64(len(x))
+	s.p50 += x[(len(x)-1)/2]
+	s.max += x[len(x)-1]
+}
+
+// htsimFinishes reads the completion times of htsim's "Flow ... finished
+// at T total bytes B" lines.
+func htsimFinishes(t *testing.T, file string) []float64 {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var x []float64
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		fs := strings.Fields(sc.Text())
+		if len(fs) == 0 || strings.HasPrefix(fs[0], "#") {
+			continue
+		}
+		if len(fs) < 6 || fs[0] != "Flow" || fs[3] != "finished" {
+			t.Fatalf("%s:%d: expected htsim's \"Flow NAME ID finished at T ...\", got %q", file, line, sc.Text())
+		}
+		v, err := strconv.ParseFloat(fs[5], 64)
+		if err != nil {
+			t.Fatalf("%s:%d: %v", file, line, err)
+		}
+		x = append(x, v)
+	}
+	if len(x) == 0 {
+		t.Fatalf("%s: no flow completions", file)
+	}
+	return x
+}
+
+// rocelabFinishes runs the scenario with the seed and returns when each
+// flow completed, in microseconds from the start; it fails the test when
+// a flow did not complete.
+func rocelabFinishes(t *testing.T, file string, seed uint64) []float64 {
+	t.Helper()
+	s, err := scenario.LoadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Seed = seed
+	tw, err := scenario.Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw.Run()
+	var x []float64
+	for _, f := range tw.Observe().Flows {
+		if f.FCTUS == nil {
+			t.Fatalf("%s seed %d: flow %s did not complete (%s)", file, seed, f.Name, f.Status)
+		}
+		x = append(x, f.StartUS+*f.FCTUS)
+	}
+	return x
+}
