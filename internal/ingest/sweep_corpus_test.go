@@ -225,3 +225,49 @@ func TestDevinfoExcerpts(t *testing.T) {
 		}
 	}
 }
+
+// Verbs async events in the three forms NCCL printed them, behind a
+// collector's timestamp with a zone and Markdown's autolinks.
+func TestNCCLAsyncEvents(t *testing.T) {
+	cases := []struct {
+		rel              string
+		host, dev, event string
+		port, count      int
+		onQP             bool
+	}{
+		{"nccl-log/nccl-async-port-error-old-completion-format-litllama380.txt", "...-48", "", "port error", 0, 8, false},
+		{"nccl-log/nccl-markdown-autolinks-async-event-status9-vendor138-nccl1710.txt", "node201", "mlx5_0", "local access violation work queue error", 1, 3, false},
+		{"nccl-log/nccl-2.21.5-double-timestamp-status4-vendor83-async-fatal-nccl1905.txt", "h100-28", "mlx5_ib0", "local access violation work queue error", 1, 1, true},
+	}
+	for _, c := range cases {
+		l := ncclLog(t, c.rel)
+		if len(l.AsyncEvents) != 1 {
+			t.Errorf("%s: events %+v", c.rel, l.AsyncEvents)
+			continue
+		}
+		e := l.AsyncEvents[0]
+		if e.Host != c.host || e.Device != c.dev || e.Port != c.port || e.Event != c.event || e.Count != c.count || e.OnQP != c.onQP {
+			t.Errorf("%s: event %+v", c.rel, e)
+		}
+	}
+	l := ncclLog(t, "nccl-log/nccl-markdown-autolinks-async-event-status9-vendor138-nccl1710.txt")
+	if len(l.Completions) != 1 || l.Completions[0].PeerIP != "10.1.3.201" || l.Completions[0].RemoteGID != "::ffff:10.206.1.11" {
+		t.Errorf("completion behind autolinks: %+v", l.Completions)
+	}
+}
+
+func TestStripAutolinks(t *testing.T) {
+	for in, want := range map[string]string{
+		"transport/[net_ib.cc:101](http://net_ib.cc:101/) NCCL WARN":  "transport/net_ib.cc:101 NCCL WARN",
+		"peer [10.1.3.201](http://10.1.3.201/)<33057>":                "peer 10.1.3.201<33057>",
+		"see [the docs](https://docs.nvidia.com/x) and [a](http://a)": "see [the docs](https://docs.nvidia.com/x) and a",
+		"[x](http://y/) [x](http":                                     "[x](http://y/) [x](http",
+	} {
+		if got := stripAutolinks(in); got != want {
+			t.Errorf("stripAutolinks(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if rest, ok := cutTimestamp("2025-11-09 15:39:31.043 +08:00 [2025-11-09 07:39:30] h100-28:238:1313 [0] x"); !ok || !strings.HasPrefix(rest, "[2025-11-09 07:39:30] h100") {
+		t.Errorf("zone after a space: %q %v", rest, ok)
+	}
+}
