@@ -102,6 +102,7 @@ type devinfoParser struct {
 	cmdDev  string
 	host    string
 	gids    int
+	ibstat bool // inside a "CA 'mlx5_0'" block of ibstat output
 	// portLine holds a "port: N" line seen outside a block, until the
 	// next line shows whether a port block follows.
 	portLine Line
@@ -128,6 +129,10 @@ func (p *devinfoParser) Feed(l Line) {
 		p.out.lines++
 		return
 	}
+	if p.ibstatLine(l, t) {
+		p.out.lines++
+		return
+	}
 	// A GID line the poster emphasised in Markdown ("**GID[ 14]: ...").
 	t = strings.TrimLeft(t, "*")
 	if strings.HasPrefix(t, "GID[") {
@@ -145,6 +150,7 @@ func (p *devinfoParser) Feed(l Line) {
 	}
 	key, val = strings.TrimSpace(key), strings.TrimSpace(val)
 	if key == "hca_id" && val != "" {
+		p.ibstat = false
 		if len(p.out.Devices) >= maxDevinfoDevices {
 			p.out.Omitted++
 			p.inBlock = false

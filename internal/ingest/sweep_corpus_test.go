@@ -271,3 +271,34 @@ func TestStripAutolinks(t *testing.T) {
 		t.Errorf("zone after a space: %q %v", rest, ok)
 	}
 }
+
+// ibstat's view of two ConnectX-6 Dx RoCE ports: the same devices
+// ibv_devinfo gives, with its rate as the port's line rate and its GUIDs
+// in ibv_devinfo's form.
+func TestIbstat(t *testing.T) {
+	a, ok := readCorpus(t, "ethtool/ibstat-cx6dx-100g-ethernet-l2fwdnv6.txt")[KindDevinfo]
+	if !ok {
+		t.Fatal("ibstat not read")
+	}
+	d := a.(*Devinfo)
+	if len(d.Devices) != 2 {
+		t.Fatalf("devices %+v", d.Devices)
+	}
+	dev := d.Devices[1]
+	if dev.Name != "mlx5_1" || dev.FWVer != "22.32.2004" || dev.VendorPartID != 4125 || dev.NodeGUID != "0c42:a103:001d:d12b" || dev.SysImageGUID != "0c42:a103:001d:d12a" {
+		t.Errorf("device %+v", dev)
+	}
+	if len(dev.Ports) != 1 {
+		t.Fatalf("ports %+v", dev.Ports)
+	}
+	p := dev.Ports[0]
+	if p.Port != 1 || p.State != "PORT_ACTIVE (4)" || p.Rate != 100*unit.Gbps || p.LinkLayer != "Ethernet" || p.LID != 0 {
+		t.Errorf("port %+v", p)
+	}
+	if s := d.LinkSpeeds(); len(s) != 2 || s[0].Evidence.Line == 0 {
+		t.Errorf("link speeds %+v", s)
+	}
+	if d.Lines() != 34 {
+		t.Errorf("%d lines read, want all 34", d.Lines())
+	}
+}
