@@ -102,7 +102,7 @@ type devinfoParser struct {
 	cmdDev  string
 	host    string
 	gids    int
-	ibstat bool // inside a "CA 'mlx5_0'" block of ibstat output
+	ibstat  bool // inside a "CA 'mlx5_0'" block of ibstat output
 	// portLine holds a "port: N" line seen outside a block, until the
 	// next line shows whether a port block follows.
 	portLine Line
