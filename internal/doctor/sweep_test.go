@@ -141,3 +141,15 @@ func TestSweepAsyncEventsAndGIDs(t *testing.T) {
 		t.Errorf("address on bond1 and a VXLAN netdev: %v", ids(fs))
 	}
 }
+
+// A real RoCEv2 capture of two healthy RC queue pairs (one with a
+// timestamp stepping back): read as RoCE, nothing raised.
+func TestSweepHealthyRoCECapture(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus/pcap-roce/rc-send-two-qps-oferby-proxy.pcap")}, nil, Options{})
+	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "pcap" || rep.Inputs[0].Error != "" {
+		t.Fatalf("inputs %+v", rep.Inputs)
+	}
+	for _, f := range rep.Findings {
+		t.Errorf("finding on a healthy capture: %s %s", f.ID, f.Title)
+	}
+}
