@@ -153,3 +153,22 @@ func TestSweepHealthyRoCECapture(t *testing.T) {
 		t.Errorf("finding on a healthy capture: %s %s", f.ID, f.Title)
 	}
 }
+
+// SONiC queue counters from public threads: a lossy queue's drops are a
+// warning, a lossless queue's (behind a "Last cached time" line, numbers
+// with separators) an error; PFC counters whose rule line grep removed
+// are still read.
+func TestSweepSONiCQueueAndPFC(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-queue-counters-uc1-drops-6.8g-sonicutilities2393.txt")
+	if f := find(fs, "switch.queue.drops"); f == nil || f.Severity != Warn || !strings.Contains(f.Title, "UC1") || !strings.Contains(f.Title, "6841131615") {
+		t.Errorf("lossy UC1 drops: %v", ids(fs))
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/sonic-queue-counters-nonzero-netns-cached-header-buildimage21007.txt")
+	if f := find(fs, "switch.queue.drops"); f == nil || f.Severity != Error || !strings.Contains(f.Title, "421358651") {
+		t.Errorf("lossless UC3 drops: %v", ids(fs))
+	}
+	rep := Diagnose([]string{nicTestdata("corpus/switch/sonic-pfc-counters-grep-no-rule-rx-pfc4-179523-buildimage20590.txt")}, nil, Options{})
+	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "switch-counters" || len(rep.Findings) != 0 {
+		t.Errorf("Rx-only PFC counters: inputs %+v findings %v", rep.Inputs, ids(rep.Findings))
+	}
+}
