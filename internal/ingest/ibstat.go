@@ -23,9 +23,39 @@ import (
 // Its states become ibv_devinfo's ("Active" is PORT_ACTIVE), its GUIDs
 // ibv_devinfo's colon form, and "Rate: 100" the port's line rate in Gb/s.
 
-// ibstatLine reads one line of ibstat output; it reports whether the line
-// was one.
+// The ibstatus script prints one block per port:
+//
+//	Infiniband device 'mlx5_0' port 1 status:
+//		default gid:     fe80:0000:0000:0000:b859:9f03:00d4:fe72
+//		base lid:        0x2ed
+//		state:           4: ACTIVE
+//		rate:            100 Gb/sec (4X EDR)
+//		link_layer:      InfiniBand
+//
+// read the same way; its default GID is the port's GID index 0.
+
+// ibstatLine reads one line of ibstat or ibstatus output; it reports
+// whether the line was one.
 func (p *devinfoParser) ibstatLine(l Line, t string) bool {
+	if rest, ok := strings.CutPrefix(t, "Infiniband device '"); ok && strings.HasSuffix(t, " status:") {
+		name, port, ok := strings.Cut(strings.TrimSuffix(rest, " status:"), "' port ")
+		n, err := strconv.Atoi(port)
+		if !ok || err != nil || !isIdentName(name) {
+			return false
+		}
+		if len(p.out.Devices) == 0 || p.out.Devices[len(p.out.Devices)-1].Name != name {
+			if len(p.out.Devices) >= maxDevinfoDevices {
+				p.out.Omitted++
+				p.ibstat = false
+				return true
+			}
+			p.out.Devices = append(p.out.Devices, DevinfoDevice{Name: strings.Clone(name), Host: p.host, Evidence: At(p.out.src, l)})
+		}
+		d := &p.out.Devices[len(p.out.Devices)-1]
+		d.Ports = appendCapped(d.Ports, DevinfoPort{Port: n, LID: -1, Evidence: map[string]Evidence{"port": At(p.out.src, l)}}, maxDevinfoPorts, &p.out.Omitted)
+		p.ibstat, p.inBlock = true, false
+		return true
+	}
 	if name, ok := strings.CutPrefix(t, "CA '"); ok && strings.HasSuffix(name, "'") {
 		name = strings.TrimSuffix(name, "'")
 		if !isIdentName(name) {
@@ -81,9 +111,37 @@ func (p *devinfoParser) ibstatLine(l Line, t string) bool {
 	}
 	pt := &d.Ports[len(d.Ports)-1]
 	switch key {
-	case "State":
+	case "State", "state":
+		if _, word, ok := strings.Cut(val, ": "); ok {
+			val = strings.ToUpper(word[:1]) + strings.ToLower(word[1:]) // ibstatus: "4: ACTIVE"
+		}
 		pt.State = ibstatState(val)
 		pt.Evidence["state"] = ev
+	case "phys state", "sm lid":
+	case "default gid":
+		class, v4 := ClassifyGID(val)
+		if class == GIDUnknown {
+			return false
+		}
+		pt.GIDs = append(pt.GIDs, GIDEntry{Host: d.Host, Device: d.Name, Port: pt.Port, Index: 0, GID: strings.Clone(val), IPv4: v4, Evidence: ev})
+	case "rate":
+		num, _, _ := strings.Cut(val, " (")
+		r, err := unit.ParseRate(strings.ReplaceAll(num, "/sec", "ps"))
+		if err != nil || r <= 0 {
+			return false
+		}
+		pt.Rate = r
+		pt.Evidence["active_speed"] = ev
+	case "base lid":
+		n, err := strconv.ParseInt(strings.TrimPrefix(val, "0x"), 16, 32)
+		if err != nil {
+			return false
+		}
+		pt.LID = int(n)
+		pt.Evidence["port_lid"] = ev
+	case "link_layer":
+		pt.LinkLayer = strings.Clone(val)
+		pt.Evidence["link_layer"] = ev
 	case "Physical state", "LMC", "SM lid", "Capability mask", "Port GUID":
 	case "Rate":
 		n, err := strconv.ParseFloat(val, 64)

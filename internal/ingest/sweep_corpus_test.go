@@ -302,3 +302,23 @@ func TestIbstat(t *testing.T) {
 		t.Errorf("%d lines read, want all 34", d.Lines())
 	}
 }
+
+// The ibstatus script's block: device and port from its header, the state
+// "4: ACTIVE", the rate in Gb/sec, a hex LID and the default GID as index 0.
+func TestIbstatus(t *testing.T) {
+	a, ok := readCorpus(t, "ethtool/ibstat-ibstatus-edr-100g-infiniband-nccl307.txt")[KindDevinfo]
+	if !ok {
+		t.Fatal("ibstatus not read")
+	}
+	d := a.(*Devinfo)
+	if len(d.Devices) != 1 || d.Devices[0].Name != "mlx5_0" || len(d.Devices[0].Ports) != 1 {
+		t.Fatalf("devices %+v", d.Devices)
+	}
+	p := d.Devices[0].Ports[0]
+	if p.Port != 1 || p.State != "PORT_ACTIVE (4)" || p.Rate != 100*unit.Gbps || p.LinkLayer != "InfiniBand" || p.LID != 0x2ed || len(p.GIDs) != 1 || p.GIDs[0].Index != 0 {
+		t.Errorf("port %+v", p)
+	}
+	if d.Lines() != 8 {
+		t.Errorf("%d lines read, want 8", d.Lines())
+	}
+}
