@@ -583,10 +583,14 @@ func (p *perftestParser) failure(t string, ev Evidence) bool {
 	switch {
 	case strings.HasPrefix(t, "Failed to modify QP"):
 		f.Kind = FailModifyQP
-	case strings.Contains(t, "Unable to Connect the HCA's through the link"):
+	case strings.HasPrefix(t, "Unable to Connect the HCA's through the link"):
 		f.Kind = FailConnect
 	case strings.HasPrefix(t, "Completion with error"):
 		f.Kind = FailCompletion
+		if i := strings.Index(t, "Failed status"); i >= 0 {
+			// One line: "Completion with error at client Failed status 12: wr_id 0 syndrom 0x81".
+			f.Status, f.Vendor = parseFailedStatus(t[i:])
+		}
 	case strings.HasPrefix(t, "Failed status"):
 		f.Kind = FailCompletion
 		f.Status, f.Vendor = parseFailedStatus(t)

@@ -322,3 +322,24 @@ func TestIbstatus(t *testing.T) {
 		t.Errorf("%d lines read, want 8", d.Lines())
 	}
 }
+
+// perftest's failure lines: a completion error printed on one line with
+// its status, the RTR failure pair, and a sentence that only quotes them.
+func TestPerftestFailureLines(t *testing.T) {
+	a, ok := readCorpus(t, "perftest/perftest-completion-error-status12-syndrom-softiwarp27.txt")[KindPerftest]
+	if !ok {
+		t.Fatal("not read")
+	}
+	r := a.(*Perftest).Runs
+	if len(r) != 1 || len(r[0].Failures) != 1 || r[0].Failures[0].Kind != FailCompletion || r[0].Failures[0].Status != 12 || r[0].Failures[0].Vendor != "0x81" {
+		t.Errorf("runs %+v", r)
+	}
+	a, _ = readCorpus(t, "perftest/perftest-modify-qp-rtr-grh-required-perftest393.txt")[KindPerftest]
+	var lines []int
+	for _, f := range a.(*Perftest).Runs[0].Failures {
+		lines = append(lines, f.Evidence.Line)
+	}
+	if !slices.Equal(lines, []int{3, 4, 5, 6}) {
+		t.Errorf("failure lines %v, want 3-6 (not the header quoting them)", lines)
+	}
+}
