@@ -84,7 +84,7 @@ func (d *Domain) Receive() {
 			p := d.Pool.Get()
 			*p = m.pkt
 			m.dir.wire.Push(p)
-			d.Sched.SendHint(m.at, m.dir.key, m.dir.to, tagArrive, unsafe.Pointer(p))
+			d.Sched.SendHint(m.at, m.dir.key, m.dir.to, tagArrive, uintptr(unsafe.Pointer(p)))
 		}
 		clear(msgs)
 		src.out[prev][d.ID] = msgs[:0]

@@ -94,5 +94,5 @@ func (d *linkDir) send(p *packet.Packet, t unit.Time) {
 	}
 	d.wire.Push(p)
 	// Both ends lie in the sender's domain: its scheduler is at hand.
-	d.from.dom.Sched.SendHint(t, d.key, d.to, tagArrive, unsafe.Pointer(p))
+	d.from.dom.Sched.SendHint(t, d.key, d.to, tagArrive, uintptr(unsafe.Pointer(p)))
 }

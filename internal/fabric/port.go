@@ -93,7 +93,7 @@ type Port struct {
 	tap Tap
 	// egressAt is the egress's data, fetched ahead of a port's next
 	// transmission.
-	egressAt    unsafe.Pointer
+	egressAt    uintptr
 	lastArrival unit.Time
 	jsrc        rand.PCG
 	ctrl        packet.Queue // MAC control frames, sent ahead of data
@@ -170,7 +170,9 @@ func (pt *Port) Domain() *Domain { return pt.dom }
 func (pt *Port) Key() sim.Key { return pt.key }
 
 // SetEgress sets what the port transmits.
-func (pt *Port) SetEgress(e Egress) { pt.egress, pt.egressAt = e, prefetch.Of(unsafe.Pointer(&e)) }
+func (pt *Port) SetEgress(e Egress) {
+	pt.egress, pt.egressAt = e, uintptr(prefetch.Of(unsafe.Pointer(&e)))
+}
 
 // SetTap installs a frame tap (nil removes it).
 func (pt *Port) SetTap(t Tap) { pt.tap = t }

@@ -195,8 +195,8 @@ func (n *nowHeap) prefetch() {
 		prefetch.Line(d)
 		prefetch.Line(d + 64)
 	}
-	if e.hint != nil {
-		prefetch.Line(uintptr(e.hint))
+	if e.hint != 0 {
+		prefetch.Line(e.hint)
 	}
 }
 

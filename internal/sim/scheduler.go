@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"unsafe"
 
 	"rocelab/internal/unit"
 )
@@ -79,14 +78,14 @@ func (s *Scheduler) At(t unit.Time, k Key, h Handler, tag uint64) EventID {
 // a port's next look at its queues): it takes no slot in the table of
 // pending events, which saves keeping it.
 func (s *Scheduler) Send(t unit.Time, k Key, h Handler, tag uint64) {
-	s.SendHint(t, k, h, tag, nil)
+	s.SendHint(t, k, h, tag, 0)
 }
 
 // SendHint is Send for an event whose handler will touch the memory at
 // hint (the packet of a frame's arrival): the scheduler asks the
 // processor for it, and for the handler, a few events before it runs.
 // The hint changes nothing but speed.
-func (s *Scheduler) SendHint(t unit.Time, k Key, h Handler, tag uint64, hint unsafe.Pointer) {
+func (s *Scheduler) SendHint(t unit.Time, k Key, h Handler, tag uint64, hint uintptr) {
 	if t < s.now {
 		panic(fmt.Sprintf("sim: Send(%v) is before Now() = %v", t, s.now))
 	}
