@@ -30,6 +30,12 @@ func TestEthtoolPerQueuePrefixes(t *testing.T) {
 	if d := e.Samples[0].Driver; d != "be2net" {
 		t.Errorf("be2net driver = %q", d)
 	}
+	// The real dump with its rxq0 lines after the port counters: one dump,
+	// the queue's counters read and not kept.
+	e = ethtoolOf(t, "ethtool/ethtool-be2net-rxq-drops-no-frags-netutils208.txt")
+	if len(e.Samples) != 1 || e.Samples[0].After.Len() != 38 || e.Lines() != 47 {
+		t.Errorf("be2net with rxq0: %d samples, %d counters, %d lines; want 1, 38, 47", len(e.Samples), e.Samples[0].After.Len(), e.Lines())
+	}
 	// A queue line inside a dump keeps the dump open.
 	res := nicReadText(t, "x", "NIC statistics:\n     rx_crc_errors: 0\n     rxq0: rx_bytes: 176801887745990\n     rxq0: rx_drops_no_frags: 3885606854\n     tx_pauseframes: 7\n")
 	x := res.Artifacts[0].(*EthtoolStats)
