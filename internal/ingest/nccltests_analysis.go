@@ -88,14 +88,16 @@ func (r *TestRun) inferCollective() []string {
 	return out
 }
 
-// columnsAllow reports whether a collective could print these columns.
+// columnsAllow reports whether a collective could print these columns; the
+// columns are known from the header or, in an excerpt without one, from
+// the rows.
 func (r *TestRun) columnsAllow(c, redop string, root int, inNA bool) bool {
 	rooted := c == "broadcast" || c == "reduce" || c == "gather" || c == "scatter"
 	reducing := c == "all_reduce" || c == "reduce_scatter" || c == "reduce"
 	if r.HasRoot && (root >= 0) != rooted {
 		return false
 	}
-	if !r.HasRoot && r.Header.Line > 0 && rooted {
+	if !r.HasRoot && r.layout.known && rooted {
 		// Old tables print a root column only for rooted collectives.
 		return false
 	}
@@ -105,13 +107,13 @@ func (r *TestRun) columnsAllow(c, redop string, root int, inNA bool) bool {
 	if r.HasRedop && redop == "none" && reducing {
 		return false
 	}
-	if !r.HasRedop && r.Header.Line > 0 && reducing {
+	if !r.HasRedop && r.layout.known && reducing {
 		return false
 	}
 	if inNA && c != "sendrecv" && c != "alltoall" {
 		return false
 	}
-	if !r.HasRedop && r.Header.Line > 0 && c != "all_gather" && c != "broadcast" {
+	if !r.HasRedop && r.layout.known && c != "all_gather" && c != "broadcast" {
 		// Tables without a redop column predate the other collectives.
 		return false
 	}

@@ -349,3 +349,19 @@ func TestPerftestFailureLines(t *testing.T) {
 		t.Errorf("failure lines %v, want 3-6 (not the header quoting them)", lines)
 	}
 }
+
+// An excerpt of rows without their header still says which columns the
+// table has: rows with no redop and no root column are all_gather's in
+// the tables of that era (broadcast prints its root).
+func TestNCCLTestsColumnsFromRows(t *testing.T) {
+	x := ncclTests(t, "nccl-tests/nccltests-nccl2.6-no-redop-column-0e00-error-nccl340.txt")
+	r := x.Runs[0]
+	if r.Header.Line != 0 || r.HasRedop || r.HasRoot || r.Collective != "all_gather" || len(r.Rows) != 12 {
+		t.Errorf("header %d redop %v root %v collective %q candidates %v rows %d", r.Header.Line, r.HasRedop, r.HasRoot, r.Collective, r.Candidates, len(r.Rows))
+	}
+	// Rows of size 0 at the start of a table are not processes interleaved.
+	y := ncclTests(t, "nccl-tests/nccltests-zero-size-rows-reduce-scatter-nccltests128.txt")
+	if r := y.Runs[0]; r.Backsteps != 0 || len(r.Rows) != 7 || len(r.Truncated) != 1 {
+		t.Errorf("backsteps %d rows %d truncated %d", r.Backsteps, len(r.Rows), len(r.Truncated))
+	}
+}
