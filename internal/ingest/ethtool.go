@@ -76,7 +76,8 @@ type ethtoolParser struct {
 	pending bool // an ethtool -S command or header awaits its first counter
 	pause   *PauseSetting
 	// info is set by an `ethtool -i` block's bus-info line after its driver
-	// line: indented counters that follow are a dump whose header was lost.
+	// line: a run of rx_/tx_ counters that follows is a dump whose header
+	// was lost.
 	info      bool
 	gotDriver bool
 	rings     int // per-ring and per-queue counter lines read
