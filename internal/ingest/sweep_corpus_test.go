@@ -365,3 +365,21 @@ func TestNCCLTestsColumnsFromRows(t *testing.T) {
 		t.Errorf("backsteps %d rows %d truncated %d", r.Backsteps, len(r.Rows), len(r.Truncated))
 	}
 }
+
+// A queue-counter row cut inside its last number ("424,"): the cells
+// before it are read, the cut one is unknown, not 424.
+func TestSwitchNumberCutInsideSeparators(t *testing.T) {
+	a, ok := readCorpus(t, "switch/sonic-queue-counters-nonzero-netns-cached-header-buildimage21007.txt")[KindSwitch]
+	if !ok {
+		t.Fatal("not read")
+	}
+	q := a.(*SwitchCounters).Queues
+	if len(q) != 1 || q[0].Packets != 126497 || q[0].DropPkts != 421358651 || q[0].DropBytes != -1 {
+		t.Errorf("queues %+v", q)
+	}
+	for in, want := range map[string]int64{"1,200": 1200, "15,437": 15437, "424,": -1, "1,20": -1, ",200": -1, "1234,567": -1, "7": 7} {
+		if got := numOr(in); got != want {
+			t.Errorf("numOr(%q) = %d, want %d", in, got, want)
+		}
+	}
+}
