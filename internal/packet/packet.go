@@ -8,6 +8,9 @@
 package packet
 
 import (
+	"unsafe"
+
+	"rocelab/internal/prefetch"
 	"rocelab/internal/roce"
 	"rocelab/internal/unit"
 )
@@ -267,6 +270,11 @@ func (q *Queue) Pop() *Packet {
 	q.head = p.next
 	if q.head == nil {
 		q.tail = nil
+	} else {
+		// The next packet out of a long queue went in long ago and has
+		// left the caches: ask for it now, a frame's time before its
+		// turn.
+		prefetch.Line(uintptr(unsafe.Pointer(q.head)))
 	}
 	p.next = nil
 	q.n--
