@@ -34,6 +34,7 @@ func counterRules() []Rule {
 		{IDs: []string{"counters.ecn.heavy_marking", "counters.ecn.marking"}, Check: checkECN},
 		{IDs: []string{"counters.roce.absent"}, Check: checkNoRoCE},
 		{IDs: []string{"input.partial"}, Check: checkCounterCaps},
+		{IDs: []string{"counters.unreadable"}, Check: checkUnreadable},
 	}
 }
 

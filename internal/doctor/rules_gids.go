@@ -487,7 +487,7 @@ func checkGIDMismatch(uses []ingest.GIDUse, entries []ingest.GIDEntry) []Finding
 			for _, g := range v2 {
 				per = append(per, fmt.Sprintf("NCCL_IB_GID_INDEX=%d on %s", g.idx, g.where))
 			}
-			mech := "NCCL_IB_GID_INDEX is one number for every HCA of a process and is usually set once for the whole job; where the RoCEv2 IPv4 row sits at different indices (each pod or SR-IOV VF numbers its own table), any single value points some hosts at a v1, link-local or empty entry."
+			mech := "NCCL_IB_GID_INDEX is one number for every HCA of a process and is usually set once for the whole job; where the routable RoCEv2 row (IPv4, or IPv6 in a table without IPv4) sits at different indices (each pod or SR-IOV VF numbers its own table), any single value points some hosts at a v1, link-local or empty entry."
 			if len(uses) > 0 {
 				var set []string
 				for _, u := range uses {
@@ -497,7 +497,7 @@ func checkGIDMismatch(uses []ingest.GIDUse, entries []ingest.GIDEntry) []Finding
 			}
 			fs = append(fs, Finding{
 				ID: "gid.index.mismatch", Severity: Warn, Layer: LayerRDMA,
-				Title:     "the RoCEv2 IPv4 GID is at different indices: " + strings.Join(parts, ", "),
+				Title:     "the routable RoCEv2 GID is at different indices: " + strings.Join(parts, ", "),
 				Evidence:  evidenceInOrder(ev),
 				Mechanism: mech,
 				Fix:       "Per host: " + strings.Join(per, "; ") + ". Or leave NCCL_IB_GID_INDEX unset with NCCL ≥ 2.21 (it picks the RoCEv2 IPv4 GID per port: NCCL_IB_ROCE_VERSION_NUM=2, NCCL_IB_ADDR_FAMILY=AF_INET), or write it per pod into /etc/nccl.conf from show_gids at start-up.",

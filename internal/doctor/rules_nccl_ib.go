@@ -16,6 +16,7 @@ func ncclIBRules() []Rule {
 	return []Rule{
 		{IDs: []string{"nccl.ib.retry_exceeded", "nccl.ib.local_protection", "nccl.ib.completion_flushed", "nccl.ib.completion_error"}, Check: checkCompletions},
 		{IDs: []string{"nccl.ib.qp_setup_failed"}, Check: checkSetup},
+		{IDs: []string{"nccl.ib.async_event"}, Check: checkAsyncEvents},
 	}
 }
 

@@ -2,16 +2,18 @@ package doctor
 
 import (
 	"fmt"
+	"strings"
 
 	"rocelab/internal/ingest"
 )
 
-// Rules about how an nccl-tests benchmark was launched, and about what the
-// parser could not keep.
+// Rules about how an nccl-tests benchmark was launched and how it ended,
+// and about what the parser could not keep.
 
 func ncclTestsLaunchRules() []Rule {
 	return []Rule{
 		{IDs: []string{"nccltests.ranks.split"}, Check: checkRanksSplit},
+		{IDs: []string{"nccltests.failed"}, Check: checkTestsFailed},
 		{IDs: []string{"input.partial"}, Check: checkTestsCaps},
 	}
 }
@@ -76,4 +78,72 @@ func checkTestsCaps(inc *Incident) []Finding {
 		Mechanism: "rocelab keeps a bounded number of nccl-tests runs and rows per input so that memory stays bounded; the rest were skipped, never merged into another run, and findings rest on the runs kept.",
 		Fix:       "Split the input, or pass the runs of interest.",
 	}}
+}
+
+// checkTestsFailed reports an nccl-tests run that stopped on a failed NCCL
+// or CUDA call, one finding per distinct error.
+func checkTestsFailed(inc *Incident) []Finding {
+	var fs []Finding
+	for _, t := range All[*ingest.NCCLTests](inc) {
+		type group struct {
+			first ingest.TestFailure
+			ev    evidence
+			hosts []string
+			n     int
+		}
+		var groups []*group
+		byKey := map[string]*group{}
+		for _, f := range t.Failures {
+			k := f.Call + "\x00" + f.Where + "\x00" + f.Message
+			g := byKey[k]
+			if g == nil {
+				g = &group{first: f}
+				byKey[k] = g
+				groups = append(groups, g)
+			}
+			g.n++
+			if len(g.ev.list) < 3 {
+				g.ev.add(f.Evidence)
+			}
+			if f.Host != "" {
+				g.hosts = append(g.hosts, f.Host)
+			}
+		}
+		for _, g := range groups {
+			f := g.first
+			where := ""
+			if hs := distinct(g.hosts); len(hs) > 0 {
+				where = " on " + list(hs, 3)
+			}
+			if g.n > 1 {
+				where += fmt.Sprintf(" (%d processes)", g.n)
+			}
+			fs = append(fs, Finding{
+				ID: "nccltests.failed", Severity: Error, Layer: LayerNCCL,
+				Title:     fmt.Sprintf("nccl-tests stopped: %s call failed at %s with '%s'%s", map[string]string{"NCCL": "an NCCL", "CUDA": "a CUDA"}[f.Call], f.Where, f.Message, where),
+				Evidence:  g.ev.sorted(),
+				Mechanism: "nccl-tests checks every NCCL and CUDA call and stops the whole test at the first one that fails: the sizes printed before the failure were measured, the rest never ran. " + failureCause(f),
+				Fix:       "Rerun with NCCL_DEBUG=INFO (and NCCL_DEBUG_SUBSYS=INIT,NET) and give the log to rocelab diagnose: the NCCL WARN line printed just before the failure names the call that failed and why.",
+			}.per(t.Source(), "file", "nccl-tests stopped on a failed call"))
+		}
+	}
+	return fs
+}
+
+// failureCause says what NCCL's error class usually means.
+func failureCause(f ingest.TestFailure) string {
+	m := strings.ToLower(f.Message)
+	switch {
+	case f.Call == "CUDA" || strings.Contains(m, "cuda error"):
+		return "'unhandled cuda error' is a CUDA call failing under NCCL: GPU memory exhausted (maxBytes near the GPU's memory, or other processes on the GPU), a driver or peer-to-peer access problem, or a GPU fault (dmesg Xid)."
+	case strings.Contains(m, "system error"):
+		return "'unhandled system error' is a system call failing under NCCL: a socket or InfiniBand verbs call (connection refused or timed out, ibv_modify_qp failing on a wrong GID index or an unreachable peer), shared memory (/dev/shm too small in a container) or a missing device."
+	case strings.Contains(m, "remote process exited") || strings.Contains(m, "network error"):
+		return "'remote process exited or there was a network error' means a peer died or the network between the ranks broke (a completion error such as IBV_WC_RETRY_EXC_ERR on RoCE)."
+	case strings.Contains(m, "invalid usage") || strings.Contains(m, "invalid argument"):
+		return "'invalid usage' is a mismatch in how the ranks called NCCL: different sizes or counts, a rank count that does not match the launch, or devices used twice."
+	case strings.Contains(m, "internal error"):
+		return "'internal error' is NCCL failing in its own setup, often a topology or plugin it cannot handle (or, on ROCm, an RCCL/driver mismatch)."
+	}
+	return "The error string names NCCL's error class; the NCCL WARN line before it names the cause."
 }

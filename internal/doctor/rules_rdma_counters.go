@@ -231,3 +231,22 @@ func checkCounterCaps(inc *Incident) []Finding {
 		Fix:       "Pass the before/after dumps of the ports under test rather than a long capture, or split the input.",
 	}}
 }
+
+// checkUnreadable reports RDMA ports whose sysfs counters read "N/A (no
+// PMA)", so that a dump of them is not taken for a clean port.
+func checkUnreadable(inc *Incident) []Finding {
+	var fs []Finding
+	for _, h := range All[*ingest.HWCounters](inc) {
+		if len(h.Unreadable) == 0 {
+			continue
+		}
+		fs = append(fs, Finding{
+			ID: "counters.unreadable", Severity: Info, Layer: LayerRDMA,
+			Title:     fmt.Sprintf("%s: %d RDMA port counters read N/A (no PMA)", list(h.UnreadablePorts, 3), h.UnreadableCount),
+			Evidence:  h.Unreadable[:min(len(h.Unreadable), 3)],
+			Mechanism: "The kernel prints N/A (no PMA) for a port counter when the device has no performance management agent to ask (iWARP devices such as i40iw and irdma, some RoCE drivers): the counter is not zero, it does not exist, so drops, retransmissions and congestion on this port cannot be seen here.",
+			Fix:       "Read the port's health from the netdev's `ethtool -S` and the switch's counters instead.",
+		})
+	}
+	return fs
+}

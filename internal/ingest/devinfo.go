@@ -102,6 +102,11 @@ type devinfoParser struct {
 	cmdDev  string
 	host    string
 	gids    int
+	ibstat  bool // inside a "CA 'mlx5_0'" block of ibstat output
+	// portLine holds a "port: N" line seen outside a block, until the
+	// next line shows whether a port block follows.
+	portLine Line
+	portVal  string
 }
 
 // NewDevinfoParser returns a parser for ibv_devinfo output in the input src.
@@ -124,6 +129,12 @@ func (p *devinfoParser) Feed(l Line) {
 		p.out.lines++
 		return
 	}
+	if p.ibstatLine(l, t) {
+		p.out.lines++
+		return
+	}
+	// A GID line the poster emphasised in Markdown ("**GID[ 14]: ...").
+	t = strings.TrimLeft(t, "*")
 	if strings.HasPrefix(t, "GID[") {
 		if p.gid(l, t) {
 			p.out.lines++
@@ -139,6 +150,7 @@ func (p *devinfoParser) Feed(l Line) {
 	}
 	key, val = strings.TrimSpace(key), strings.TrimSpace(val)
 	if key == "hca_id" && val != "" {
+		p.ibstat = false
 		if len(p.out.Devices) >= maxDevinfoDevices {
 			p.out.Omitted++
 			p.inBlock = false
@@ -149,11 +161,43 @@ func (p *devinfoParser) Feed(l Line) {
 		p.out.lines++
 		return
 	}
+	if !p.inBlock && key == "port" {
+		// An excerpt that starts at a port block: its fields say whether
+		// it is ibv_devinfo's.
+		if _, err := strconv.Atoi(val); err == nil {
+			p.portLine, p.portVal = l, val
+			return
+		}
+	}
+	if !p.inBlock && devinfoPortKey(key, val) {
+		p.inBlock = true
+		if p.portLine.Num > 0 && p.portLine.Num == l.Num-1 {
+			p.field(p.portLine, "port", p.portVal)
+			p.out.lines++
+		}
+	}
+	p.portLine = Line{}
 	if !p.inBlock || !devinfoKey(key) {
 		return
 	}
 	p.field(l, key, val)
 	p.out.lines++
+}
+
+// devinfoPortKey reports whether key and val are a port field only
+// ibv_devinfo prints this way ("state: PORT_ACTIVE (4)", "max_mtu: 4096
+// (5)", "link_layer: Ethernet"), so that a port block pasted without its
+// hca_id line is read.
+func devinfoPortKey(key, val string) bool {
+	switch key {
+	case "state", "phys_state":
+		return strings.HasPrefix(val, "PORT_") || strings.HasPrefix(val, "LINK_")
+	case "max_mtu", "active_mtu":
+		return strings.HasSuffix(val, ")") && strings.Contains(val, " (")
+	case "link_layer":
+		return val == "Ethernet" || val == "InfiniBand"
+	}
+	return false
 }
 
 // devinfoKey reports whether key is an ibv_devinfo field name.

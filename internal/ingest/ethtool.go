@@ -14,8 +14,12 @@ import (
 // A dump is a "NIC statistics:" block, or the "name: value" lines after an
 // `ethtool -S` command line, or (for pastes filtered with grep) a run of
 // lines whose names only ethtool prints (rx_prio3_bytes, rx_discards_phy,
-// ...). A name repeating inside a run starts a new dump. Per-ring counters
-// (rx0_*, tx12_*, ch3_*) are read but not kept: RoCE bypasses the rings.
+// ...), or, when the paste lost the header, a run of "name: value" lines
+// starting with an rx_/tx_ total that follows an `ethtool -i` block (driver,
+// bus-info). A name repeating inside a run starts a new dump.
+// Per-ring and per-queue counters (rx0_*, tx12_*, ch3_*, bnx2x's
+// "[3]: rx_bytes", be2net's "rxq0: rx_pkts") are read but not kept: RoCE
+// bypasses the rings.
 type EthtoolStats struct {
 	Scoped
 	src   string
@@ -71,11 +75,20 @@ type ethtoolParser struct {
 	cur     *CounterSet
 	pending bool // an ethtool -S command or header awaits its first counter
 	pause   *PauseSetting
+	// info is set by an `ethtool -i` block's bus-info line after its driver
+	// line: a run of rx_/tx_ counters that follows is a dump whose header
+	// was lost.
+	info      bool
+	gotDriver bool
+	rings     int // per-ring and per-queue counter lines read
+	// openRank is the launcher rank of the line that opened the current
+	// dump (its header or command), -1 for an untagged one.
+	openRank int
 }
 
 // NewEthtoolParser returns a parser for ethtool output in the input src.
 func NewEthtoolParser(src string) Parser {
-	return &ethtoolParser{out: EthtoolStats{src: src}, drivers: map[string]string{}}
+	return &ethtoolParser{out: EthtoolStats{src: src}, drivers: map[string]string{}, openRank: -1}
 }
 
 // Feed implements Parser.
@@ -86,13 +99,14 @@ func (p *ethtoolParser) Feed(l Line) {
 	t := strings.TrimSpace(l.Text)
 	if c, ok := findCommand(t, "ethtool"); ok && len(c.Args) > 0 {
 		p.command(c)
+		p.openRank = l.Rank()
 		p.out.lines++
 		return
 	}
 	switch {
 	case t == "NIC statistics:":
 		p.flush()
-		p.pending = true
+		p.pending, p.openRank = true, l.Rank()
 		p.mode = ethStats
 		p.out.lines++
 		return
@@ -105,6 +119,10 @@ func (p *ethtoolParser) Feed(l Line) {
 		p.flush()
 		p.mode, p.dev = ethPause, strings.TrimSuffix(strings.TrimPrefix(t, "Pause parameters for "), ":")
 		p.pause = nil
+		p.out.lines++
+		return
+	}
+	if p.taggedQueue(l, t) || p.queueCounter(l, t) {
 		p.out.lines++
 		return
 	}
@@ -166,8 +184,11 @@ func (p *ethtoolParser) command(c shellCommand) {
 // taken as an ethtool counter.
 func (p *ethtoolParser) counter(l Line, name string, v uint64) bool {
 	if p.cur == nil {
-		if !p.pending && !ethtoolOnlyName(name) {
+		if !p.pending && !ethtoolOnlyName(name) && !(p.info && ethtoolFirst(name)) {
 			return false
+		}
+		if !p.pending {
+			p.openRank = l.Rank() // a header-less dump opens here
 		}
 		p.pending = false
 		p.cur = &CounterSet{Stamp: l.Stamp}
@@ -180,6 +201,7 @@ func (p *ethtoolParser) counter(l Line, name string, v uint64) bool {
 		p.host = l.Host
 	}
 	if perRing(name) {
+		p.rings++
 		return true
 	}
 	if !p.cur.add(Counter{Name: name, Value: v, Evidence: At(p.out.src, l)}) {
@@ -198,6 +220,10 @@ func (p *ethtoolParser) other(l Line, t string) {
 	switch {
 	case key == "driver" && val != "" && !strings.ContainsAny(val, " \t"):
 		p.drivers[p.dev] = val
+		p.gotDriver = true
+		p.out.lines++
+	case key == "bus-info" && p.gotDriver:
+		p.info = true
 		p.out.lines++
 	case key == "Speed" && p.mode == ethSettings:
 		if r, err := unit.ParseRate(val); err == nil && r > 0 {
@@ -237,7 +263,7 @@ func (p *ethtoolParser) flush() {
 // Result implements Parser.
 func (p *ethtoolParser) Result() Artifact {
 	p.flush()
-	if p.out.lines == 0 || len(p.out.Samples) == 0 && len(p.out.Speeds) == 0 && len(p.out.Pause) == 0 {
+	if p.out.lines == 0 || len(p.out.Samples) == 0 && len(p.out.Speeds) == 0 && len(p.out.Pause) == 0 && p.rings == 0 {
 		return nil
 	}
 	for i := range p.out.Samples {
@@ -259,6 +285,70 @@ func ethtoolOnlyName(n string) bool {
 	return isEthtoolName(n) || strings.HasSuffix(n, "_phy") || strings.HasPrefix(n, "rx_prio") || strings.HasPrefix(n, "tx_prio") ||
 		strings.Contains(n, "_vport_") || strings.HasPrefix(n, "pfc_pri") || strings.Contains(n, "_pfc_") ||
 		strings.Contains(n, "_bytes_pri") || strings.Contains(n, "_packets_pri") || strings.Contains(n, "_cos")
+}
+
+// queueCounter takes a per-queue line inside a dump: bnx2x's
+// "[3]: rx_bytes: 209487403324" or be2net's "rxq0: rx_bytes: 176801887745990".
+// Like per-ring counters they are counted but not kept.
+func (p *ethtoolParser) queueCounter(l Line, t string) bool {
+	q, rest, ok := strings.Cut(t, ": ")
+	if !ok || !ethtoolQueue(q) {
+		return false
+	}
+	if _, _, ok := splitNameValue(rest); !ok {
+		return false
+	}
+	return p.takeQueue(l)
+}
+
+// taggedQueue takes bnx2x's "[3]: rx_bytes: N" lines whose queue prefix the
+// line cleaner took for a launcher's rank tag (the paste lost the
+// indentation): inside a dump whose header carried no tag, a tagged
+// counter line is a queue's, not another rank's.
+func (p *ethtoolParser) taggedQueue(l Line, t string) bool {
+	if l.Rank() < 0 || p.openRank >= 0 {
+		return false
+	}
+	if _, _, ok := splitNameValue(t); !ok {
+		return false
+	}
+	return p.takeQueue(l)
+}
+
+// takeQueue counts a per-queue line; the first one right after the header
+// or command opens the dump.
+func (p *ethtoolParser) takeQueue(l Line) bool {
+	if p.cur == nil {
+		if !p.pending {
+			return false
+		}
+		p.pending = false
+		p.cur = &CounterSet{Stamp: l.Stamp}
+		p.mode = ethStats
+	}
+	p.rings++
+	return true
+}
+
+// ethtoolQueue reports whether q names a queue the way drivers prefix
+// per-queue counters: "[3]", "rxq0", "txq12".
+func ethtoolQueue(q string) bool {
+	if len(q) > 2 && q[0] == '[' && q[len(q)-1] == ']' {
+		return isDigits(q[1 : len(q)-1])
+	}
+	for _, pre := range []string{"rxq", "txq"} {
+		if len(q) > len(pre) && strings.HasPrefix(q, pre) {
+			return isDigits(q[len(pre):])
+		}
+	}
+	return false
+}
+
+// ethtoolFirst reports whether name can open a header-less dump after an
+// `ethtool -i` block: drivers print their rx_/tx_ totals first (rx_packets,
+// tx_bytes), while ibv_devinfo's "phys_port_cnt: 1" and the like cannot.
+func ethtoolFirst(name string) bool {
+	return strings.HasPrefix(name, "rx") || strings.HasPrefix(name, "tx")
 }
 
 // perRing reports whether name is a per-ring or per-channel counter such as

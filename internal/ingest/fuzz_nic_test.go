@@ -102,7 +102,7 @@ func FuzzHWCounters(f *testing.F) {
 	f.Add([]byte(syntheticRdmaStat))
 	f.Add([]byte(syntheticShowCounters))
 	f.Add([]byte(syntheticRdmaPretty))
-	nicFuzz(f, NewHWCountersParser, nil, func(t *testing.T, a Artifact, n int) {
+	nicFuzz(f, NewHWCountersParser, nicSeeds("corpus/hwcounters/*.txt", "corpus/threads/hwcounters-*.txt"), func(t *testing.T, a Artifact, n int) {
 		nicCheckSamples(t, a.(*HWCounters).Samples, n)
 	})
 }
@@ -153,7 +153,7 @@ func FuzzShowGIDs(f *testing.F) {
 
 func FuzzDevinfo(f *testing.F) {
 	f.Add([]byte(syntheticDevinfo))
-	nicFuzz(f, NewDevinfoParser, nicSeeds("corpus/ethtool/ibv-devinfo-*.txt"), func(t *testing.T, a Artifact, n int) {
+	nicFuzz(f, NewDevinfoParser, nicSeeds("corpus/ethtool/ibv-devinfo-*.txt", "corpus/ethtool/ibstat-*.txt"), func(t *testing.T, a Artifact, n int) {
 		d := a.(*Devinfo)
 		if len(d.Devices) > maxDevinfoDevices {
 			t.Fatalf("%d devices", len(d.Devices))

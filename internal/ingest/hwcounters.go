@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -24,6 +25,12 @@ type HWCounters struct {
 	Samples []CounterSample
 	// Omitted counts counters and dumps dropped by the memory caps.
 	Omitted int
+	// Unreadable holds the first sysfs lines whose value is "N/A (no
+	// PMA)": counters the device does not implement; UnreadableCount
+	// counts them all and UnreadablePorts names their ports ("i40iw0/1").
+	Unreadable      []Evidence
+	UnreadableCount int
+	UnreadablePorts []string
 }
 
 // Kind returns KindHWCounters.
@@ -67,11 +74,9 @@ func (p *hwParser) Feed(l Line) {
 		return
 	}
 	t := strings.TrimSpace(l.Text)
-	if i := strings.Index(t, "/sys/class/infiniband/"); i >= 0 {
-		if p.sysfsLine(l, t[i+len("/sys/class/infiniband/"):]) {
-			p.out.lines++
-			return
-		}
+	if rest, ok := sysfsIBPath(t); ok && p.sysfsLine(l, rest) {
+		p.out.lines++
+		return
 	}
 	if strings.HasPrefix(t, "link ") {
 		if p.rdmaLine(l, t) {
@@ -119,9 +124,13 @@ func (p *hwParser) Feed(l Line) {
 }
 
 // sysfsLine parses "<dev>/ports/<p>/hw_counters/<name>:<value>" (the part
-// after /sys/class/infiniband/).
+// after .../infiniband/).
 func (p *hwParser) sysfsLine(l Line, rest string) bool {
-	parts := strings.Split(rest, "/")
+	path, val, ok := strings.Cut(rest, ":")
+	if !ok {
+		return false
+	}
+	parts := strings.Split(path, "/")
 	if len(parts) != 5 || parts[1] != "ports" || parts[3] != "hw_counters" && parts[3] != "counters" {
 		return false
 	}
@@ -129,13 +138,25 @@ func (p *hwParser) sysfsLine(l Line, rest string) bool {
 	if err != nil {
 		return false
 	}
-	name, val, ok := strings.Cut(parts[4], ":")
-	if !ok || !isCounterName(name) {
+	name := parts[4]
+	if !isCounterName(name) {
 		return false
 	}
 	v, ok := parseCounterValue(val)
 	if !ok {
-		return false
+		if !strings.HasPrefix(strings.TrimSpace(val), "N/A") {
+			return false
+		}
+		// The driver has no counter to give ("N/A (no PMA)": iWARP and
+		// some RoCE devices implement no performance management agent).
+		p.out.UnreadableCount++
+		if len(p.out.Unreadable) < maxKept {
+			p.out.Unreadable = append(p.out.Unreadable, At(p.out.src, l))
+		}
+		if port := parts[0] + "/" + parts[2]; !slices.Contains(p.out.UnreadablePorts, port) && len(p.out.UnreadablePorts) < maxKept {
+			p.out.UnreadablePorts = append(p.out.UnreadablePorts, port)
+		}
+		return true
 	}
 	p.add(hwKey{parts[0], port}, name, v, l)
 	return true
@@ -225,10 +246,26 @@ func (p *hwParser) Result() Artifact {
 	for len(p.order) > 0 {
 		p.flushKey(p.order[0])
 	}
-	if p.out.lines == 0 || len(p.out.Samples) == 0 {
+	if p.out.lines == 0 || len(p.out.Samples) == 0 && len(p.out.Unreadable) == 0 {
 		return nil
 	}
 	return &p.out
+}
+
+// sysfsIBPath returns the part of a sysfs counter path after its
+// "infiniband/" directory: /sys/class/infiniband/mlx5_0/ports/1/... or the
+// device path the class link resolves to
+// (/sys/devices/pci0000:05/.../infiniband/i40iw0/ports/1/...).
+func sysfsIBPath(t string) (string, bool) {
+	i := strings.Index(t, "/sys/")
+	if i < 0 {
+		return "", false
+	}
+	j := strings.Index(t[i:], "/infiniband/")
+	if j < 0 {
+		return "", false
+	}
+	return t[i+j+len("/infiniband/"):], true
 }
 
 // showCountersHeader parses "Port 1 hw counters:" or "Port 1 counters:".

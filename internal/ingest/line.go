@@ -153,7 +153,41 @@ func clean(b []byte) (text, owner string, k tagKind) {
 			return "", "", tagNone
 		}
 	}
+	if strings.Contains(s, "](http") {
+		s = stripAutolinks(s)
+	}
 	return stripLauncherTags(s)
+}
+
+// stripAutolinks undoes what GitHub's Markdown does to a pasted log: it
+// turns text that looks like a domain or address into a link to itself,
+// "[net_ib.cc:101](http://net_ib.cc:101/)", "[10.1.3.201](http://10.1.3.201/)".
+// Only links whose target is their own text are undone; other links stay.
+func stripAutolinks(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "](http")
+		if i < 0 {
+			break
+		}
+		open := strings.LastIndexByte(s[:i], '[')
+		end := strings.IndexByte(s[i:], ')')
+		if open < 0 || end < 0 {
+			break
+		}
+		text, target := s[open+1:i], s[i+2:i+end]
+		_, url, _ := strings.Cut(target, "://")
+		if text == "" || strings.TrimSuffix(url, "/") != text {
+			b.WriteString(s[:i+end+1])
+			s = s[i+end+1:]
+			continue
+		}
+		b.WriteString(s[:open])
+		b.WriteString(text)
+		s = s[i+end+1:]
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 func isDigits(s string) bool {

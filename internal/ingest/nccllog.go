@@ -75,6 +75,11 @@ type NCCLLog struct {
 	Setup []SetupError
 	// SetupCount counts every setup failure line, kept or not.
 	SetupCount int
+	// AsyncEvents holds the verbs async events NCCL's IB transport
+	// reported ("NET/IB : Got async event : port error"), one per host,
+	// device and event; AsyncEventCount counts every such line.
+	AsyncEvents     []AsyncEvent
+	AsyncEventCount int
 	// Warnings holds the other WARN lines.
 	Warnings []Warning
 	// WarningCount counts every other WARN line, kept or not.
@@ -242,6 +247,24 @@ type CompletionError struct {
 	Net string
 	// Result is the ncclResult_t propagated after the WARN, -1 if none.
 	Result   int
+	Evidence Evidence
+}
+
+// AsyncEvent is a verbs async event NCCL's IB transport reported: the
+// device's ("NET/IB : mlx5_0:1 Got async event : port error", before 2.2x
+// without the device) or a queue pair's ("NET/IB : mlx5_ib0:1 async fatal
+// event on QP (0x7f..): local access violation work queue error").
+type AsyncEvent struct {
+	Host   string
+	Device string // "" when the line does not name it
+	Port   int    // 0 when not named
+	// Event is ibv_event_type_str's text: "port error", "local
+	// catastrophic error", "GID table change", ...
+	Event string
+	// OnQP is set for an event NCCL tied to one queue pair.
+	OnQP bool
+	// Count counts the lines of this host, device and event.
+	Count    int
 	Evidence Evidence
 }
 

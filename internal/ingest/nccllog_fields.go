@@ -359,3 +359,50 @@ func parseSetup(msg string) SetupError {
 	}
 	return s
 }
+
+// asyncEvent records a verbs async event line:
+//
+//	NET/IB : Got async event : port error
+//	NET/IB : mlx5_0:1 Got async event : local access violation work queue error
+//	NET/IB : mlx5_ib0:1 async fatal event on QP (0x7f69f01519a8): local access violation work queue error
+func (l *NCCLLog) asyncEvent(host, msg string, ev Evidence) {
+	at := strings.Index(msg, "async ")
+	pre, rest := msg[:at], msg[at:]
+	_, event, ok := strings.Cut(rest, "event")
+	if !ok {
+		return
+	}
+	onQP := false
+	if t := strings.TrimSpace(event); strings.HasPrefix(t, "on QP") {
+		onQP = true
+		if _, after, ok := strings.Cut(t, ")"); ok {
+			event = after
+		}
+	}
+	event = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(event), ":"))
+	if event == "" {
+		return
+	}
+	pre = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(pre), "Got"))
+	if i := strings.LastIndex(pre, ":"); i >= 0 && strings.HasPrefix(pre, "NET/") {
+		// "NET/IB : mlx5_0:1": the device and port follow the transport.
+		pre = strings.TrimSpace(pre[strings.Index(pre, ":")+1:])
+	}
+	dev, port := "", 0
+	if d, ps, ok := strings.Cut(pre, ":"); ok && isIdentName(d) {
+		if n, err := strconv.Atoi(ps); err == nil {
+			dev, port = d, n
+		}
+	}
+	l.AsyncEventCount++
+	for i := range l.AsyncEvents {
+		e := &l.AsyncEvents[i]
+		if e.Host == host && e.Device == dev && e.Port == port && e.Event == event {
+			e.Count++
+			return
+		}
+	}
+	if len(l.AsyncEvents) < maxKept {
+		l.AsyncEvents = append(l.AsyncEvents, AsyncEvent{Host: host, Device: strings.Clone(dev), Port: port, Event: strings.Clone(event), OnQP: onQP, Count: 1, Evidence: ev})
+	}
+}

@@ -182,6 +182,8 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 			l.Setup = append(l.Setup, s)
 			l.setLastWarn(key, warnRef{'s', len(l.Setup) - 1})
 		}
+	case strings.Contains(msg, "async event") || strings.Contains(msg, "async fatal event") || strings.Contains(msg, "async non-fatal event"):
+		l.asyncEvent(host, msg, ev)
 	case strings.Contains(msg, "Failed to open libibverbs"):
 		l.VerbsMissing.add(host, ev)
 	case strings.HasPrefix(msg, "NET/Plugin"):

@@ -45,6 +45,11 @@ type NCCLTests struct {
 	// another with no rank line or row between them: several processes
 	// each printing their own preamble.
 	BackToBack []Evidence
+	// Failures are the test's abort lines ("host: Test NCCL failure
+	// common.cu:1204 'unhandled cuda error / '"), the first maxKept;
+	// FailureCount counts them all.
+	Failures     []TestFailure
+	FailureCount int
 
 	pendingBinary string
 	sink          *TestRun // takes what lies beyond maxRuns
@@ -71,6 +76,9 @@ type TestRun struct {
 	Ranks []TestRank
 	// RankCount counts every rank line, kept or not.
 	RankCount int
+	// RankSpan is one more than the highest rank a rank line shows (0 if
+	// none).
+	RankSpan int
 	// RankZero holds the first "Rank 0" lines; more than one means
 	// independent single-process jobs printing into one output.
 	RankZero []Evidence
@@ -161,7 +169,7 @@ func (t *NCCLTests) Result() Artifact {
 		}
 	}
 	t.Runs = runs
-	if len(runs) == 0 || t.lines == 0 {
+	if len(runs) == 0 && t.FailureCount == 0 || t.lines == 0 {
 		return nil
 	}
 	return t
@@ -196,6 +204,10 @@ func (t *NCCLTests) Feed(ln Line) {
 	}
 	s := stripLabel(ln.Text[firstNonSpace(ln.Text):])
 	if s == "" {
+		return
+	}
+	if t.failure(ln, s) {
+		t.lines++
 		return
 	}
 	c := s[0]
@@ -249,7 +261,7 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 			r.Collective, r.CollectiveFrom = name, FromBanner
 		}
 	case strings.HasPrefix(s, "Collective test concluded:"):
-	case strings.HasPrefix(s, "nThread "):
+	case strings.HasPrefix(s, "nThread ") || strings.HasPrefix(s, "nThreads: "):
 		r := t.cur(true)
 		if r.NThread > 0 {
 			if r.RankCount == 0 && len(r.Rows) == 0 && len(t.BackToBack) < maxKept {
@@ -259,8 +271,8 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 		}
 		f := strings.Fields(s)
 		for i := 0; i+1 < len(f); i++ {
-			switch f[i] {
-			case "nThread":
+			switch strings.TrimSuffix(f[i], ":") {
+			case "nThread", "nThreads":
 				r.NThread = atoiOr(f[i+1], 0)
 			case "nGpus":
 				r.NGpus = atoiOr(f[i+1], 0)
@@ -379,6 +391,7 @@ pairs:
 	}
 	r := t.cur(true)
 	r.RankCount++
+	r.RankSpan = max(r.RankSpan, k.Rank+1)
 	if k.Rank == 0 && len(r.RankZero) < maxKept {
 		r.RankZero = append(r.RankZero, ev)
 	}

@@ -18,12 +18,23 @@ func (r *TestRun) finish() {
 	r.Candidates = c
 }
 
-// NRanks is the number of ranks: the rank lines counted, 0 if none.
-func (r *TestRun) NRanks() int { return r.RankCount }
+// NRanks is the number of ranks: the rank lines counted, or more when a
+// rank line shows a higher rank (an excerpt that starts mid-list), 0 if
+// none.
+func (r *TestRun) NRanks() int { return max(r.RankCount, r.RankSpan) }
+
+// RanksPartial reports whether rank lines are missing: a rank line shows a
+// rank the lines counted do not reach (a paste that starts at "Rank 71").
+// The hosts seen are then some of the job's, not all.
+func (r *TestRun) RanksPartial() bool { return r.RankSpan > r.RankCount }
 
 // RanksPerHost returns how many ranks each host runs, as host-sorted
-// pairs, from the rank lines.
+// pairs, from the rank lines; nothing when the rank lines are partial,
+// since the hosts and counts they show are not the job's.
 func (r *TestRun) RanksPerHost() (hosts []string, counts []int) {
+	if r.RanksPartial() {
+		return nil, nil
+	}
 	for h := range r.hostSeen {
 		hosts = append(hosts, h)
 	}
@@ -77,14 +88,16 @@ func (r *TestRun) inferCollective() []string {
 	return out
 }
 
-// columnsAllow reports whether a collective could print these columns.
+// columnsAllow reports whether a collective could print these columns; the
+// columns are known from the header or, in an excerpt without one, from
+// the rows.
 func (r *TestRun) columnsAllow(c, redop string, root int, inNA bool) bool {
 	rooted := c == "broadcast" || c == "reduce" || c == "gather" || c == "scatter"
 	reducing := c == "all_reduce" || c == "reduce_scatter" || c == "reduce"
 	if r.HasRoot && (root >= 0) != rooted {
 		return false
 	}
-	if !r.HasRoot && r.Header.Line > 0 && rooted {
+	if !r.HasRoot && r.layout.known && rooted {
 		// Old tables print a root column only for rooted collectives.
 		return false
 	}
@@ -94,13 +107,13 @@ func (r *TestRun) columnsAllow(c, redop string, root int, inNA bool) bool {
 	if r.HasRedop && redop == "none" && reducing {
 		return false
 	}
-	if !r.HasRedop && r.Header.Line > 0 && reducing {
+	if !r.HasRedop && r.layout.known && reducing {
 		return false
 	}
 	if inNA && c != "sendrecv" && c != "alltoall" {
 		return false
 	}
-	if !r.HasRedop && r.Header.Line > 0 && c != "all_gather" && c != "broadcast" {
+	if !r.HasRedop && r.layout.known && c != "all_gather" && c != "broadcast" {
 		// Tables without a redop column predate the other collectives.
 		return false
 	}

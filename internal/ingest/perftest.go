@@ -200,6 +200,11 @@ var perftestBannerKeys = map[string]bool{
 	"Use CUDA memory": true, "Use MUSA memory": true,
 }
 
+// perftestGenericKeys are banner keys whose words other tools print as
+// "key: value" too (mlxconfig's "Device:             c2:00.0"): alone on a
+// line they do not start a run.
+var perftestGenericKeys = map[string]bool{"Device": true, "Mtu": true, "Link type": true, "Buffer size": true, "TOS": true}
+
 type ptCommand struct {
 	cmd shellCommand
 	ev  Evidence
@@ -413,10 +418,13 @@ func (p *perftestParser) banner(t string, ev Evidence) bool {
 		return false
 	}
 	pairs := bannerPairs(t)
-	known := 0
+	known, specific := 0, 0
 	for _, kv := range pairs {
 		if perftestBannerKeys[kv[0]] {
 			known++
+			if !perftestGenericKeys[kv[0]] {
+				specific++
+			}
 		}
 	}
 	if known == 0 {
@@ -424,6 +432,11 @@ func (p *perftestParser) banner(t string, ev Evidence) bool {
 	}
 	r := p.cur()
 	if r == nil || len(r.Rows) > 0 || p.inTable {
+		// A banner without its title opens a run only on a line other
+		// tools do not print: "Device: c2:00.0" alone is mlxconfig's.
+		if specific == 0 && known < 2 {
+			return false
+		}
 		if r = p.newRun(ev); r == nil {
 			return true
 		}
@@ -570,10 +583,14 @@ func (p *perftestParser) failure(t string, ev Evidence) bool {
 	switch {
 	case strings.HasPrefix(t, "Failed to modify QP"):
 		f.Kind = FailModifyQP
-	case strings.Contains(t, "Unable to Connect the HCA's through the link"):
+	case strings.HasPrefix(t, "Unable to Connect the HCA's through the link"):
 		f.Kind = FailConnect
 	case strings.HasPrefix(t, "Completion with error"):
 		f.Kind = FailCompletion
+		if i := strings.Index(t, "Failed status"); i >= 0 {
+			// One line: "Completion with error at client Failed status 12: wr_id 0 syndrom 0x81".
+			f.Status, f.Vendor = parseFailedStatus(t[i:])
+		}
 	case strings.HasPrefix(t, "Failed status"):
 		f.Kind = FailCompletion
 		f.Status, f.Vendor = parseFailedStatus(t)

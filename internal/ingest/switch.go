@@ -387,10 +387,20 @@ func bareHeader(k swTable) bool {
 	return false
 }
 
-// switchNum parses "1,200" or "1200"; ok is false for N/A and junk.
+// switchNum parses "1,200" or "1200"; ok is false for N/A and junk, and
+// for a number cut inside its separators ("424," where a paste ends).
 func switchNum(s string) (uint64, bool) {
 	if strings.IndexByte(s, ',') >= 0 {
-		s = strings.ReplaceAll(s, ",", "")
+		groups := strings.Split(s, ",")
+		if len(groups[0]) == 0 || len(groups[0]) > 3 {
+			return 0, false
+		}
+		for _, g := range groups[1:] {
+			if len(g) != 3 {
+				return 0, false
+			}
+		}
+		s = strings.Join(groups, "")
 	}
 	return parseCounterValue(s)
 }

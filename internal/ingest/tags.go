@@ -177,6 +177,13 @@ func cutTimestamp(s string) (string, bool) {
 	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || strings.IndexByte(".,:+-Z", t[i]) >= 0) {
 		i++
 	}
+	// A zone after a space: "2025-11-09 15:39:31.043 +08:00".
+	if z := t[i:]; len(z) >= 4 && z[0] == ' ' && (z[1] == '+' || z[1] == '-') && isDigits(z[2:4]) {
+		i += 4
+		for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == ':') {
+			i++
+		}
+	}
 	rest := strings.TrimPrefix(t[i:], "]")
 	rest = strings.TrimLeft(rest, " \t|-")
 	if rest == "" || len(rest) == len(t[i:]) && i < len(t) {

@@ -112,7 +112,7 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 	head := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	ext := strings.ToLower(filepath.Ext(path))
 	switch {
-	case ext == ".json" || len(head) > 0 && head[0] == '{':
+	case ext == ".json" || len(head) > 0 && head[0] == '{' || sonic.IsFragment(head):
 		db, err := sonic.Parse(name, data)
 		if err != nil {
 			return info, err

@@ -114,3 +114,30 @@ admin@sonic:~$ redis-cli -n 4 hgetall "DSCP_TO_TC_MAP|AZURE"
 		t.Errorf("inputs %+v, findings %+v", rep.Inputs, rep.Findings)
 	}
 }
+
+// TestLintConfigDBFragment: CONFIG_DB tables pasted without their braces
+// (SONiC's ECN test plan shows them so) are read as config_db, from a
+// .json file and from stdin.
+func TestLintConfigDBFragment(t *testing.T) {
+	const frag = "../../testdata/corpus/sonic/sonic-configdb-fragment-no-braces-wred-ecn-testplan.json"
+	rep, err := Lint([]string{frag}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != KindSONiCConfigDB {
+		t.Fatalf("inputs %+v", rep.Inputs)
+	}
+	data, err := os.ReadFile(frag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// With a table before it, as pasted into a terminal.
+	text := "\"PORT_QOS_MAP\": {\"Ethernet0\": {\"pfc_enable\": \"3\"}},\n" + string(data)
+	rep, err = Lint([]string{"-"}, strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != KindSONiCConfigDB {
+		t.Fatalf("stdin fragment read as %+v", rep.Inputs)
+	}
+}

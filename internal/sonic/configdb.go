@@ -82,9 +82,17 @@ func Read(name string, r io.Reader) (*ConfigDB, error) {
 	return Parse(name, data)
 }
 
-// Parse parses config_db.json text.
+// Parse parses config_db.json text, or a fragment of its tables without
+// the enclosing braces as documents and threads show them ("QUEUE": {...},
+// "WRED_PROFILE": {...}); positions are those of the text as given.
 func Parse(name string, data []byte) (*ConfigDB, error) {
-	p := &parser{name: name, data: data, dec: json.NewDecoder(bytes.NewReader(data))}
+	body, shift := data, 0
+	if IsFragment(data) {
+		body = make([]byte, 0, len(data)+2)
+		body = append(append(append(body, '{'), data...), '}')
+		shift = 1
+	}
+	p := &parser{name: name, data: body, shift: shift, dec: json.NewDecoder(bytes.NewReader(body))}
 	p.dec.UseNumber()
 	p.index()
 	db := &ConfigDB{File: name, Tables: map[string]Table{}, tablePos: map[string]Value{}}
@@ -105,22 +113,45 @@ type parser struct {
 	// error was a JSON syntax error.
 	lastDelim  json.Delim
 	lastSyntax bool
+	// shift is 1 when data is a fragment wrapped in the braces it lacked:
+	// offsets into data are one past those of the text as given.
+	shift int
+}
+
+// IsFragment reports whether data is CONFIG_DB tables without the
+// enclosing braces: it starts with a quoted table name followed by a colon
+// and an opening brace.
+func IsFragment(data []byte) bool {
+	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	if len(t) < 2 || t[0] != '"' {
+		return false
+	}
+	end := bytes.IndexByte(t[1:], '"')
+	if end < 1 {
+		return false
+	}
+	rest := bytes.TrimLeft(t[end+2:], " \t\r\n")
+	if len(rest) == 0 || rest[0] != ':' {
+		return false
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+	return len(rest) > 0 && rest[0] == '{'
 }
 
 func (p *parser) index() {
 	p.starts = []int{0}
-	for i, c := range p.data {
+	for i, c := range p.data[p.shift : len(p.data)-p.shift] {
 		if c == '\n' {
 			p.starts = append(p.starts, i+1)
 		}
 	}
 }
 
-// pos converts a byte offset into a 1-based line and column (in bytes).
+// pos converts a byte offset into data into a 1-based line and column (in
+// bytes) of the text as given.
 func (p *parser) pos(off int) (int, int) {
-	if off > len(p.data) {
-		off = len(p.data)
-	}
+	off -= p.shift
+	off = max(0, min(off, len(p.data)-2*p.shift))
 	l := sort.Search(len(p.starts), func(i int) bool { return p.starts[i] > off }) - 1
 	return l + 1, off - p.starts[l] + 1
 }

@@ -116,6 +116,8 @@ func FuzzParse(f *testing.F) {
 	if data, err := os.ReadFile(realQoS); err == nil {
 		f.Add(data)
 	}
+	f.Add([]byte(`"WRED_PROFILE": {"AZURE_LOSSLESS": {"ecn": "ecn_all", "green_min_threshold": "1048576"}},
+"QUEUE": {"Ethernet0|3": {"wred_profile": "AZURE_LOSSLESS"}}`))
 	f.Add([]byte(`{"PFC_WD": {"Ethernet0": {"detection_time": "200", "action": "drop"}}, "PORT": {"Ethernet0": {"speed": "100000", "mtu": "9100"}}}`))
 	f.Add([]byte(`{"BUFFER_PG": {"Ethernet0,Ethernet4|3-4": {"profile": "pg_lossless_100000_300m_profile"}}, "CABLE_LENGTH": {"AZURE": {"Ethernet0": "300m"}}}`))
 	f.Add([]byte(`{"PORT_QOS_MAP|Ethernet0": {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]"}, "VERSIONS": {"DATABASE|VERSION": "v", "X": {"a": [1, {"b": 2}]}}, "QUEUE": {"E|3": {}, "E|3": {"x": "y"}}}`))
@@ -196,4 +198,51 @@ func FuzzParseRedis(f *testing.F) {
 		db.PortQoSMaps()
 		db.Watchdogs()
 	})
+}
+
+// TestFragment: CONFIG_DB tables pasted without the enclosing braces, as
+// SONiC's own test plans show them, read with positions in the text as
+// given; a fragment's errors point into it.
+func TestFragment(t *testing.T) {
+	const frag = "../../testdata/corpus/sonic/sonic-configdb-fragment-no-braces-wred-ecn-testplan.json"
+	data, err := os.ReadFile(frag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !IsFragment(data) {
+		t.Fatal("fragment not recognised")
+	}
+	db, err := Parse("frag.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, ok := db.WREDProfile("AZURE_LOSSLESS")
+	if !ok || !w.OK || w.Min != 1048576 || w.Max != 2097152 || w.Prob != 5 || w.ECN.Text != "ecn_all" {
+		t.Errorf("WRED %+v", w)
+	}
+	if !strings.Contains(db.LineText(w.ECN.Line), `"ecn": "ecn_all"`) || w.ECN.Line != 27 {
+		t.Errorf("ecn at line %d: %q", w.ECN.Line, db.LineText(w.ECN.Line))
+	}
+	if q := db.Tables["QUEUE"]["Ethernet0|1"]["wred_profile"]; q.Text != "AZURE_LOSSY" || q.Line != 7 || q.Col != 29 {
+		t.Errorf("QUEUE Ethernet0|1 wred_profile %+v, want AZURE_LOSSY at 7:29", q)
+	}
+	for _, c := range []struct {
+		text, want string
+		line, col  int
+	}{
+		{"\"PORT\": {\n  \"Ethernet0\": {\"mtu\": 9100,}\n}", "invalid JSON", 2, 29},
+		{"\"PORT\": {\"E\": {\"mtu\": \"9100\"}},\n", "invalid JSON", 2, 1},
+		{"\"PORT\": {\"E\": \"x\"}", "PORT|E: expected an object", 1, 15},
+	} {
+		_, err := Parse("f.json", []byte(c.text))
+		var e *Error
+		if !errors.As(err, &e) || !strings.Contains(e.Msg, c.want) || e.Line != c.line || e.Col != c.col {
+			t.Errorf("%q: %v, want %q at %d:%d", c.text, err, c.want, c.line, c.col)
+		}
+	}
+	for _, s := range []string{`"PORT" 1`, `"x": "y"`, `{"PORT": {}}`, `""`} {
+		if IsFragment([]byte(s)) {
+			t.Errorf("%q taken for a fragment", s)
+		}
+	}
 }

@@ -1,0 +1,100 @@
+package doctor
+
+import (
+	"fmt"
+	"strings"
+
+	"rocelab/internal/ingest"
+)
+
+// Verbs async events NCCL's IB transport reports: the NIC telling every
+// process using it that a port, the device or a queue pair failed.
+
+// asyncClass is what an async event means for the job.
+type asyncClass struct {
+	sev  Severity
+	what string // the event in the title's words
+	why  string
+	fix  string
+}
+
+// asyncEventClass classifies ibv_event_type_str's text.
+func asyncEventClass(event string) asyncClass {
+	e := strings.ToLower(event)
+	switch {
+	case e == "port error":
+		return asyncClass{Error, "the port went down",
+			"IBV_EVENT_PORT_ERR: the NIC's link left the active state. Every queue pair on it stalls until the link returns; NCCL's connections then retry until they time out (completion status 12 on the peers). Repeated port errors are a flapping link: a cable, optic or switch port, or the switch shutting the port (PFC watchdog, errdisable).",
+			"Find the port's link flaps: `dmesg | grep -i 'link down\\|link up'` and `ethtool -S <netdev> | grep -i 'link_down\\|symbol\\|fec'` on the host, the switch's interface error counters and logs; reseat or replace the cable or optic."}
+	case strings.Contains(e, "catastrophic"):
+		return asyncClass{Error, "the NIC reported a catastrophic error",
+			"IBV_EVENT_DEVICE_FATAL (local catastrophic error) or a work queue catastrophic error: the HCA itself failed (firmware assert, hardware or PCIe error) and every queue pair on it is lost until the device is reset.",
+			"Check dmesg for mlx5_core health/syndrome and PCIe AER lines on the host, update the NIC firmware, and reset the device (driver reload or reboot); a recurring catastrophic error is a card to replace."}
+	case strings.Contains(e, "access violation") || strings.Contains(e, "invalid request") || e == "cq error" || e == "wq fatal" || strings.Contains(e, "path migration request error") || strings.Contains(e, "srq catastrophic"):
+		return asyncClass{Error, "a queue pair failed",
+			"A queue-pair level fatal event: the NIC moved the QP to the error state because a work request broke its rules (a memory access outside a registration, a bad request). With GPUDirect RDMA this is usually the NIC failing to reach GPU memory (ACS or the IOMMU in the PCIe path, a peer-memory module mismatch); the peer sees the connection die (completion errors such as status 4, 9 or 10).",
+			"Check ACS on the PCIe switches between NIC and GPU (`lspci -vvv | grep ACSCtl`: SrcValid- on the path), the IOMMU (iommu=pt), and the nvidia-peermem/dma-buf setup; retry with NCCL_NET_GDR_LEVEL=LOC to confirm GPUDirect RDMA is the trigger."}
+	case e == "gid table change":
+		return asyncClass{Warn, "the GID table changed",
+			"IBV_EVENT_GID_CHANGE: an address on the RoCE netdev was added or removed while the job ran (DHCP renewal, a network manager, a container network attaching). Queue pairs built on a GID that went away cannot reach their peer; NCCL before 2.23.4 ignores the event and keeps the old GID for new connections.",
+			"Keep the RoCE netdevs' addresses static while jobs run (static IP, NetworkManager off for them), and check `show_gids` for the GID index NCCL uses before and after."}
+	}
+	return asyncClass{Info, "an IB async event", "NCCL's IB transport logged a verbs async event; events other than port, device and queue-pair errors (port active, LID or SM change, client reregistration) are state changes, not failures.", ""}
+}
+
+// checkAsyncEvents reports the verbs async events in NCCL logs, one
+// finding per event and device.
+func checkAsyncEvents(inc *Incident) []Finding {
+	type group struct {
+		cls   asyncClass
+		event string
+		dev   string
+		hosts []string
+		ev    evidence
+		n     int
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		for _, e := range l.AsyncEvents {
+			dev := e.Device
+			if dev != "" && e.Port > 0 {
+				dev = fmt.Sprintf("%s:%d", dev, e.Port)
+			}
+			k := e.Event + "\x00" + dev
+			g := byKey[k]
+			if g == nil {
+				g = &group{cls: asyncEventClass(e.Event), event: e.Event, dev: dev}
+				byKey[k] = g
+				groups = append(groups, g)
+			}
+			g.n += e.Count
+			g.ev.add(e.Evidence)
+			if e.Host != "" {
+				g.hosts = append(g.hosts, e.Host)
+			}
+		}
+	}
+	var fs []Finding
+	for _, g := range groups {
+		where := ""
+		if g.dev != "" {
+			where = " on " + g.dev
+		}
+		if hs := distinct(g.hosts); len(hs) > 0 {
+			where += " of " + list(hs, 3)
+		}
+		times := ""
+		if g.n > 1 {
+			times = fmt.Sprintf(" (%d lines)", g.n)
+		}
+		fs = append(fs, Finding{
+			ID: "nccl.ib.async_event", Severity: g.cls.sev, Layer: LayerRDMA,
+			Title:     fmt.Sprintf("NIC async event '%s'%s%s: %s", g.event, where, times, g.cls.what),
+			Evidence:  g.ev.sorted(),
+			Mechanism: g.cls.why,
+			Fix:       g.cls.fix,
+		})
+	}
+	return fs
+}

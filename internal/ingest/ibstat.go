@@ -1,0 +1,188 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+
+	"rocelab/internal/unit"
+)
+
+// ibstat prints what ibv_devinfo does, in its own words; its devices are
+// read into the same Devinfo:
+//
+//	CA 'mlx5_0'
+//		CA type: MT4125
+//		Firmware version: 22.32.2004
+//		Node GUID: 0x0c42a103001dd12a
+//		Port 1:
+//			State: Active
+//			Rate: 100
+//			Base lid: 0
+//			Link layer: Ethernet
+//
+// Its states become ibv_devinfo's ("Active" is PORT_ACTIVE), its GUIDs
+// ibv_devinfo's colon form, and "Rate: 100" the port's line rate in Gb/s.
+
+// The ibstatus script prints one block per port:
+//
+//	Infiniband device 'mlx5_0' port 1 status:
+//		default gid:     fe80:0000:0000:0000:b859:9f03:00d4:fe72
+//		base lid:        0x2ed
+//		state:           4: ACTIVE
+//		rate:            100 Gb/sec (4X EDR)
+//		link_layer:      InfiniBand
+//
+// read the same way; its default GID is the port's GID index 0.
+
+// ibstatLine reads one line of ibstat or ibstatus output; it reports
+// whether the line was one.
+func (p *devinfoParser) ibstatLine(l Line, t string) bool {
+	if rest, ok := strings.CutPrefix(t, "Infiniband device '"); ok && strings.HasSuffix(t, " status:") {
+		name, port, ok := strings.Cut(strings.TrimSuffix(rest, " status:"), "' port ")
+		n, err := strconv.Atoi(port)
+		if !ok || err != nil || !isIdentName(name) {
+			return false
+		}
+		if len(p.out.Devices) == 0 || p.out.Devices[len(p.out.Devices)-1].Name != name {
+			if len(p.out.Devices) >= maxDevinfoDevices {
+				p.out.Omitted++
+				p.ibstat = false
+				return true
+			}
+			p.out.Devices = append(p.out.Devices, DevinfoDevice{Name: strings.Clone(name), Host: p.host, Evidence: At(p.out.src, l)})
+		}
+		d := &p.out.Devices[len(p.out.Devices)-1]
+		d.Ports = appendCapped(d.Ports, DevinfoPort{Port: n, LID: -1, Evidence: map[string]Evidence{"port": At(p.out.src, l)}}, maxDevinfoPorts, &p.out.Omitted)
+		p.ibstat, p.inBlock = true, false
+		return true
+	}
+	if name, ok := strings.CutPrefix(t, "CA '"); ok && strings.HasSuffix(name, "'") {
+		name = strings.TrimSuffix(name, "'")
+		if !isIdentName(name) {
+			return false
+		}
+		if len(p.out.Devices) >= maxDevinfoDevices {
+			p.out.Omitted++
+			p.ibstat = false
+			return true
+		}
+		p.out.Devices = append(p.out.Devices, DevinfoDevice{Name: name, Host: p.host, Evidence: At(p.out.src, l)})
+		p.ibstat, p.inBlock = true, false
+		return true
+	}
+	if !p.ibstat {
+		return false
+	}
+	key, val, ok := strings.Cut(t, ":")
+	if !ok {
+		return false
+	}
+	key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+	d := p.dev()
+	ev := At(p.out.src, l)
+	if n, ok := strings.CutPrefix(key, "Port "); ok && val == "" {
+		port, err := strconv.Atoi(n)
+		if err != nil {
+			return false
+		}
+		d.Ports = appendCapped(d.Ports, DevinfoPort{Port: port, LID: -1, Evidence: map[string]Evidence{"port": ev}}, maxDevinfoPorts, &p.out.Omitted)
+		return true
+	}
+	switch key {
+	case "CA type":
+		if n, err := strconv.Atoi(strings.TrimPrefix(val, "MT")); err == nil {
+			d.VendorPartID = n
+		}
+		return true
+	case "Firmware version":
+		d.FWVer = strings.Clone(val)
+		return true
+	case "Node GUID":
+		d.NodeGUID = ibstatGUID(val)
+		return true
+	case "System image GUID":
+		d.SysImageGUID = ibstatGUID(val)
+		return true
+	case "Number of ports", "Hardware version":
+		return true
+	}
+	if len(d.Ports) == 0 {
+		return false
+	}
+	pt := &d.Ports[len(d.Ports)-1]
+	switch key {
+	case "State", "state":
+		if _, word, ok := strings.Cut(val, ": "); ok {
+			val = strings.ToUpper(word[:1]) + strings.ToLower(word[1:]) // ibstatus: "4: ACTIVE"
+		}
+		pt.State = ibstatState(val)
+		pt.Evidence["state"] = ev
+	case "phys state", "sm lid":
+	case "default gid":
+		class, v4 := ClassifyGID(val)
+		if class == GIDUnknown {
+			return false
+		}
+		pt.GIDs = append(pt.GIDs, GIDEntry{Host: d.Host, Device: d.Name, Port: pt.Port, Index: 0, GID: strings.Clone(val), IPv4: v4, Evidence: ev})
+	case "rate":
+		num, _, _ := strings.Cut(val, " (")
+		r, err := unit.ParseRate(strings.ReplaceAll(num, "/sec", "ps"))
+		if err != nil || r <= 0 {
+			return false
+		}
+		pt.Rate = r
+		pt.Evidence["active_speed"] = ev
+	case "base lid":
+		n, err := strconv.ParseInt(strings.TrimPrefix(val, "0x"), 16, 32)
+		if err != nil {
+			return false
+		}
+		pt.LID = int(n)
+		pt.Evidence["port_lid"] = ev
+	case "link_layer":
+		pt.LinkLayer = strings.Clone(val)
+		pt.Evidence["link_layer"] = ev
+	case "Physical state", "LMC", "SM lid", "Capability mask", "Port GUID":
+	case "Rate":
+		n, err := strconv.ParseFloat(val, 64)
+		if err != nil || n <= 0 {
+			return false
+		}
+		pt.Rate = unit.BitRate(n * float64(unit.Gbps))
+		pt.Evidence["active_speed"] = ev
+	case "Base lid":
+		pt.LID = atoiPrefix(val)
+		pt.Evidence["port_lid"] = ev
+	case "Link layer":
+		pt.LinkLayer = strings.Clone(val)
+		pt.Evidence["link_layer"] = ev
+	default:
+		return false
+	}
+	return true
+}
+
+// ibstatState maps ibstat's port state to ibv_devinfo's.
+func ibstatState(s string) string {
+	switch s {
+	case "Down":
+		return "PORT_DOWN (1)"
+	case "Initializing":
+		return "PORT_INIT (2)"
+	case "Armed":
+		return "PORT_ARMED (3)"
+	case "Active":
+		return "PORT_ACTIVE (4)"
+	}
+	return strings.Clone(s)
+}
+
+// ibstatGUID writes "0x0c42a103001dd12a" the way ibv_devinfo does,
+// "0c42:a103:001d:d12a", so that both name one adapter alike.
+func ibstatGUID(s string) string {
+	h := strings.TrimPrefix(strings.ToLower(s), "0x")
+	if len(h) != 16 {
+		return strings.Clone(s)
+	}
+	return h[0:4] + ":" + h[4:8] + ":" + h[8:12] + ":" + h[12:16]
+}

@@ -1,0 +1,60 @@
+package ingest
+
+import "strings"
+
+// A TestFailure is one line nccl-tests prints when a call fails and the
+// test stops: NCCLCHECK's "host: Test NCCL failure common.cu:1204
+// 'unhandled cuda error / detail'", CUDACHECK's "host: Test CUDA failure
+// ...", or the first versions' "NCCL failure all_reduce.cu:95 'unhandled
+// cuda error'" without a host.
+type TestFailure struct {
+	Host string // "" when the line names none
+	// Call is "NCCL" or "CUDA": which library returned the error.
+	Call string
+	// Where is the source location of the failed check, "common.cu:1204".
+	Where string
+	// Message is the error string without NCCL's empty " / " detail,
+	// "unhandled cuda error (run with NCCL_DEBUG=INFO for details)".
+	Message  string
+	Evidence Evidence
+}
+
+// failure reads an abort line, or the " .. host pid N: Test failure
+// common.cu:915" trace each process prints under it (counted, not kept).
+func (t *NCCLTests) failure(ln Line, s string) bool {
+	if strings.HasPrefix(s, ".. ") && strings.Contains(s, ": Test failure ") {
+		return true
+	}
+	var call string
+	i := -1
+	for _, c := range []string{"NCCL", "CUDA"} {
+		if j := strings.Index(s, c+" failure "); j >= 0 {
+			call, i = c, j
+			break
+		}
+	}
+	if i < 0 {
+		return false
+	}
+	host := ""
+	if pre := s[:i]; pre != "" {
+		h, ok := strings.CutSuffix(pre, ": Test ")
+		if !ok || h == "" || strings.ContainsAny(h, " \t") {
+			return false
+		}
+		host = h
+	}
+	rest := s[i+len(call)+len(" failure "):]
+	where, msg, _ := strings.Cut(rest, " ")
+	if !strings.Contains(where, ":") {
+		return false
+	}
+	msg = strings.TrimSpace(msg)
+	msg = strings.TrimSuffix(strings.TrimPrefix(msg, "'"), "'")
+	msg = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(msg), "/"))
+	t.FailureCount++
+	if len(t.Failures) < maxKept {
+		t.Failures = append(t.Failures, TestFailure{Host: strings.Clone(host), Call: call, Where: strings.Clone(where), Message: strings.Clone(msg), Evidence: At(t.src, ln)})
+	}
+	return true
+}
