@@ -93,6 +93,48 @@ func distinct(xs []string) []string {
 	return out
 }
 
+// tally groups repeated occurrences of one thing (an error, an event) by
+// key, in first-seen order: the first occurrence, how many, on which
+// hosts, and the evidence the caller adds.
+type tally[T any] struct {
+	groups []*tallied[T]
+	byKey  map[string]*tallied[T]
+}
+
+type tallied[T any] struct {
+	first T
+	n     int
+	hosts []string
+	ev    evidence
+}
+
+// add counts n occurrences of v under key, seen on host ("" for none).
+func (t *tally[T]) add(key string, v T, n int, host string) *tallied[T] {
+	g := t.byKey[key]
+	if g == nil {
+		if t.byKey == nil {
+			t.byKey = map[string]*tallied[T]{}
+		}
+		g = &tallied[T]{first: v}
+		t.byKey[key] = g
+		t.groups = append(t.groups, g)
+	}
+	g.n += n
+	if host != "" {
+		g.hosts = append(g.hosts, host)
+	}
+	return g
+}
+
+// onHosts returns prep and up to three of the group's distinct hosts
+// (" on a, b"), or "" when no occurrence named one.
+func (g *tallied[T]) onHosts(prep string) string {
+	if hs := distinct(g.hosts); len(hs) > 0 {
+		return prep + list(hs, 3)
+	}
+	return ""
+}
+
 // list joins up to n items as "a, b, c and 2 more".
 func list(xs []string, n int) string {
 	if len(xs) <= n {

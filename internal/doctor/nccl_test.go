@@ -30,6 +30,17 @@ func find(fs []Finding, id string) *Finding {
 	return nil
 }
 
+// countID returns how many findings carry id.
+func countID(fs []Finding, id string) int {
+	n := 0
+	for _, f := range fs {
+		if f.ID == id {
+			n++
+		}
+	}
+	return n
+}
+
 func diagnose(t *testing.T, opts Options, paths ...string) *Report {
 	t.Helper()
 	rep := Diagnose(paths, nil, opts)

@@ -178,13 +178,7 @@ func TestClass8States(t *testing.T) {
 	fs = diagnoseFiles(t, Options{}, "corpus/switch/sonic-pfcstat-zero-sdk-dump-1234-buildimage5540.txt")
 	nicMustFind(t, fs, "switch.counters.mismatch", Warn, "1234 PFC frames received on priority 3", "show 0")
 	fs = diagnoseFiles(t, Options{}, "corpus/switch/sonic-pfcwd-stats-repeated-stormed-buildimage8483.txt")
-	n := 0
-	for _, f := range fs {
-		if f.ID == "switch.pfcwd.storm" {
-			n++
-		}
-	}
-	if n != 1 {
+	if n := countID(fs, "switch.pfcwd.storm"); n != 1 {
 		t.Errorf("%d switch.pfcwd.storm findings for one queue pasted three times, want 1", n)
 	}
 	nicMustFind(t, fs, "switch.pfcwd.storm", Error, "Ethernet4 queue 3", "2 storms detected, 1 restored", "46497254")

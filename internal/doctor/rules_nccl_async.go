@@ -45,56 +45,40 @@ func asyncEventClass(event string) asyncClass {
 // checkAsyncEvents reports the verbs async events in NCCL logs, one
 // finding per event and device.
 func checkAsyncEvents(inc *Incident) []Finding {
-	type group struct {
-		cls   asyncClass
-		event string
-		dev   string
-		hosts []string
-		ev    evidence
-		n     int
-	}
-	var groups []*group
-	byKey := map[string]*group{}
+	var byEvent tally[ingest.AsyncEvent]
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		for _, e := range l.AsyncEvents {
-			dev := e.Device
-			if dev != "" && e.Port > 0 {
-				dev = fmt.Sprintf("%s:%d", dev, e.Port)
-			}
-			k := e.Event + "\x00" + dev
-			g := byKey[k]
-			if g == nil {
-				g = &group{cls: asyncEventClass(e.Event), event: e.Event, dev: dev}
-				byKey[k] = g
-				groups = append(groups, g)
-			}
-			g.n += e.Count
-			g.ev.add(e.Evidence)
-			if e.Host != "" {
-				g.hosts = append(g.hosts, e.Host)
-			}
+			byEvent.add(e.Event+"\x00"+asyncDevice(e), e, e.Count, e.Host).ev.add(e.Evidence)
 		}
 	}
 	var fs []Finding
-	for _, g := range groups {
+	for _, g := range byEvent.groups {
+		cls := asyncEventClass(g.first.Event)
 		where := ""
-		if g.dev != "" {
-			where = " on " + g.dev
+		if dev := asyncDevice(g.first); dev != "" {
+			where = " on " + dev
 		}
-		if hs := distinct(g.hosts); len(hs) > 0 {
-			where += " of " + list(hs, 3)
-		}
+		where += g.onHosts(" of ")
 		times := ""
 		if g.n > 1 {
 			times = fmt.Sprintf(" (%d lines)", g.n)
 		}
 		fs = append(fs, Finding{
-			ID: "nccl.ib.async_event", Severity: g.cls.sev, Layer: LayerRDMA,
-			Title:     fmt.Sprintf("NIC async event '%s'%s%s: %s", g.event, where, times, g.cls.what),
+			ID: "nccl.ib.async_event", Severity: cls.sev, Layer: LayerRDMA,
+			Title:     fmt.Sprintf("NIC async event '%s'%s%s: %s", g.first.Event, where, times, cls.what),
 			Evidence:  g.ev.sorted(),
-			Mechanism: g.cls.why,
-			Fix:       g.cls.fix,
+			Mechanism: cls.why,
+			Fix:       cls.fix,
 		})
 	}
 	return fs
+}
+
+// asyncDevice names the device and port an event came from ("mlx5_0:1"),
+// as far as its line says.
+func asyncDevice(e ingest.AsyncEvent) string {
+	if e.Device != "" && e.Port > 0 {
+		return fmt.Sprintf("%s:%d", e.Device, e.Port)
+	}
+	return e.Device
 }

@@ -85,36 +85,16 @@ func checkTestsCaps(inc *Incident) []Finding {
 func checkTestsFailed(inc *Incident) []Finding {
 	var fs []Finding
 	for _, t := range All[*ingest.NCCLTests](inc) {
-		type group struct {
-			first ingest.TestFailure
-			ev    evidence
-			hosts []string
-			n     int
-		}
-		var groups []*group
-		byKey := map[string]*group{}
+		var byError tally[ingest.TestFailure]
 		for _, f := range t.Failures {
-			k := f.Call + "\x00" + f.Where + "\x00" + f.Message
-			g := byKey[k]
-			if g == nil {
-				g = &group{first: f}
-				byKey[k] = g
-				groups = append(groups, g)
-			}
-			g.n++
+			g := byError.add(f.Call+"\x00"+f.Where+"\x00"+f.Message, f, 1, f.Host)
 			if len(g.ev.list) < 3 {
 				g.ev.add(f.Evidence)
 			}
-			if f.Host != "" {
-				g.hosts = append(g.hosts, f.Host)
-			}
 		}
-		for _, g := range groups {
+		for _, g := range byError.groups {
 			f := g.first
-			where := ""
-			if hs := distinct(g.hosts); len(hs) > 0 {
-				where = " on " + list(hs, 3)
-			}
+			where := g.onHosts(" on ")
 			if g.n > 1 {
 				where += fmt.Sprintf(" (%d processes)", g.n)
 			}

@@ -20,13 +20,7 @@ func TestProfileHeadroomShort(t *testing.T) {
 	lines = append(lines, profile("pg_lossless_100000_40m_mtu4096_profile", "48128")...)
 	fs := synthFindings(t, Options{}, lines...)
 	nicMustFind(t, fs, "switch.headroom.short", Warn, "xoff 38912 B is below the 41984 B")
-	n := 0
-	for _, f := range fs {
-		if f.ID == "switch.headroom.short" {
-			n++
-		}
-	}
-	if n != 1 {
+	if n := countID(fs, "switch.headroom.short"); n != 1 {
 		t.Errorf("%d switch.headroom.short findings, want 1 (the 300 m and the lua-sized profiles hold enough)", n)
 	}
 }

@@ -67,13 +67,7 @@ func TestSweepSwitchAndQoS(t *testing.T) {
 	if f == nil || !strings.Contains(f.Title, "Ethernet6") || !strings.Contains(f.Title, "15437") {
 		t.Errorf("want PFC pause sent from Ethernet6 (15437): %v", ids(fs))
 	}
-	n := 0
-	for _, f := range fs {
-		if f.ID == "switch.pfcwd.storm" {
-			n++
-		}
-	}
-	if n != 2 {
+	if n := countID(fs, "switch.pfcwd.storm"); n != 2 {
 		t.Errorf("%d watchdog storm findings, want 2 (Ethernet4:3, Ethernet6:3)", n)
 	}
 	fs = diagnoseFiles(t, Options{}, "corpus/ethtool/mlnx-qos-ofed4.2-blank-lines-pfc-0-2-6-7-mellanox-doc2792.txt")

@@ -14,16 +14,20 @@ func TestXONWhenDrainedUnderAFullPool(t *testing.T) {
 	for i := range b.pg {
 		b.pg[i].headroomCap = 64 << 10
 	}
-	// Other PGs fill the pool until the threshold, 1/128 of the free
-	// space, is 2 KiB: under the 12 KiB offset.
-	b.sharedUsed = 1<<20 - 256<<10
 	const pg = 3
+	// Other PGs fill the pool: the threshold is 0. A frame within the
+	// reserve takes nothing of it and must not hold the upstream off.
+	b.sharedUsed = b.sharedSize
 	if !b.admitLossless(pg, 1500) {
 		t.Fatal("a frame within the reserve was refused")
 	}
 	if b.wantXOFF(pg) {
-		t.Error("a PG within its reserve asks for XOFF")
+		t.Error("a PG within its reserve asks for XOFF under a full pool")
 	}
+	b.release(pg, 1500, true)
+	// The others free the pool until the threshold, 1/128 of the free
+	// space, is 2 KiB: under the 12 KiB offset.
+	b.sharedUsed = 1<<20 - 256<<10
 	for b.admitLossless(pg, 1500) && !b.wantXOFF(pg) {
 	}
 	if !b.wantXOFF(pg) {

@@ -90,10 +90,7 @@ type Port struct {
 	// loss, when set, may lose frames arriving at this port.
 	loss LossHook
 
-	tap Tap
-	// egressAt is the egress's data, fetched ahead of a port's next
-	// transmission.
-	egressAt    uintptr
+	tap         Tap
 	lastArrival unit.Time
 	jsrc        rand.PCG
 	ctrl        packet.Queue // MAC control frames, sent ahead of data
@@ -119,6 +116,9 @@ type Port struct {
 	// ctr holds the counters besides txc and rxc; its phy counts
 	// are PFC frames only (Snapshot adds the rest).
 	ctr Counters
+
+	// pad makes the size a whole number of cache lines (TestPortHotLines).
+	_ [8]byte
 }
 
 // traffic is a count of frames and their bytes.
@@ -170,9 +170,7 @@ func (pt *Port) Domain() *Domain { return pt.dom }
 func (pt *Port) Key() sim.Key { return pt.key }
 
 // SetEgress sets what the port transmits.
-func (pt *Port) SetEgress(e Egress) {
-	pt.egress, pt.egressAt = e, uintptr(prefetch.Of(unsafe.Pointer(&e)))
-}
+func (pt *Port) SetEgress(e Egress) { pt.egress = e }
 
 // SetTap installs a frame tap (nil removes it).
 func (pt *Port) SetTap(t Tap) { pt.tap = t }
@@ -303,7 +301,8 @@ func (pt *Port) startTx(now unit.Time) {
 func (pt *Port) txAt(t unit.Time) {
 	if !pt.txQueued {
 		pt.txQueued = true
-		pt.dom.Sched.SendHint(t, pt.key, pt, tagTxDone, pt.egressAt)
+		// The egress's data is fetched ahead of the port's next look.
+		pt.dom.Sched.SendHint(t, pt.key, pt, tagTxDone, uintptr(prefetch.Of(unsafe.Pointer(&pt.egress))))
 	}
 }
 
