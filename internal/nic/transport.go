@@ -214,8 +214,10 @@ func (t *Transport) Post(id workload.QP, m workload.Message) {
 // Deliver hands the NICs what the workloads sent them since the last
 // call, in order: new queue pairs join their NICs, and work requests
 // become events at the time they were posted. The run calls it between
-// windows, alone, before any NIC's clock passes the earliest of them.
-func (t *Transport) Deliver() {
+// windows, alone, before any NIC's clock passes the earliest of them. It
+// returns the earliest time of those events, or unit.MaxTime for none.
+func (t *Transport) Deliver() unit.Time {
+	first := unit.MaxTime
 	for i := range t.out {
 		w := &t.out[i]
 		n := w.q.nic
@@ -225,9 +227,11 @@ func (t *Transport) Deliver() {
 		}
 		n.posts = append(n.posts, *w)
 		n.dom.Sched.Send(w.at, sim.NodeKey(n.node, sim.SrcControl), n, tagPost)
+		first = min(first, w.at)
 	}
 	clear(t.out)
 	t.out = t.out[:0]
+	return first
 }
 
 // After implements workload.Transport.

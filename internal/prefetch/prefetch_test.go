@@ -31,5 +31,7 @@ func TestLineNeverFaults(t *testing.T) {
 	p := &port{}
 	for _, a := range []uintptr{0, 1, uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(p)) + 64, 1 << 46} {
 		Line(a)
+		Object(a, a)
+		Object(0, a)
 	}
 }

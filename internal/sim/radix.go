@@ -180,24 +180,12 @@ func (n *nowHeap) push(e *event) {
 // its event starts, near enough that it is still cached when it does.
 const lookAhead = 2
 
-// prefetch asks the processor for the handler and hint of the event
-// lookAhead places ahead of the least one: the first two cache lines of
-// the handler's data (an interface value holds its type and a pointer to
-// its data), where the ports keep what every frame reads, and the hint.
-func (n *nowHeap) prefetch() {
-	k := n.hd + lookAhead - 1
-	if k >= len(n.h) {
-		return
-	}
-	e := &n.evs[n.h[k].ev]
-	if e.h != nil {
-		d := uintptr(prefetch.Of(unsafe.Pointer(&e.h)))
-		prefetch.Line(d)
-		prefetch.Line(d + 64)
-	}
-	if e.hint != 0 {
-		prefetch.Line(e.hint)
-	}
+// fetch asks the processor for the memory event e will touch: the first
+// two cache lines of its handler's data (an interface value holds its
+// type and a pointer to its data), where the ports keep what every frame
+// reads, and its hint.
+func fetch(e *event) {
+	prefetch.Object(uintptr(prefetch.Of(unsafe.Pointer(&e.h))), e.hint)
 }
 
 // min returns the least event; the bucket must not be empty.
@@ -286,8 +274,17 @@ func (q *radixQueue) front() *event {
 	return q.now.min()
 }
 
-// prefetch fetches ahead the memory of an event about to run.
-func (q *radixQueue) prefetch() { q.now.prefetch() }
+// prefetch fetches ahead the memory of the event lookAhead places behind
+// the least one in bucket 0. (Looking into the next bucket when the span
+// holds fewer made runs 6-15% slower: the scan for it costs more than the
+// misses it saves.)
+func (q *radixQueue) prefetch() {
+	n := &q.now
+	k := n.hd + lookAhead - 1
+	if k < len(n.h) {
+		fetch(&n.evs[n.h[k].ev])
+	}
+}
 
 // popFront removes the first event of bucket 0, which must exist.
 func (q *radixQueue) popFront() { q.now.pop() }

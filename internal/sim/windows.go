@@ -60,7 +60,10 @@ type Windows struct {
 	// Control is the control side's scheduler.
 	Control *Scheduler
 	// Collect and Deliver run alone before each round is planned.
-	Collect, Deliver func()
+	// Deliver returns the earliest time of the events it scheduled in the
+	// parts, or unit.MaxTime for none.
+	Collect func()
+	Deliver func() unit.Time
 	// Parts are the partitions.
 	Parts []Part
 	// Lookahead is how far ahead of its sender a message between parts
@@ -78,8 +81,12 @@ type Windows struct {
 	// long workers wait at barriers (Stats). It never affects the run.
 	Clock func() int64
 
-	stats  WindowStats
-	before []uint64 // each part's events at the start of the round
+	stats WindowStats
+	parts []partState // one a part, written by the part's worker
+	work  []workerState
+	// posted is the earliest event Deliver scheduled in a part since
+	// the parts' states were last taken.
+	posted unit.Time
 	// ctlFree is set while the round's control share waits for a worker.
 	ctlFree atomic.Bool
 	ctlNS   int64 // wall time the control side ran beside the parts
@@ -126,6 +133,25 @@ func (w *Windows) Stats() WindowStats {
 	s.WaitNS = append([]int64(nil), w.stats.WaitNS...)
 	s.BesideNS = w.ctlNS
 	return s
+}
+
+// partState is what a part's worker leaves for the planning of the next
+// round when it has run the part through a round: the part's earliest
+// pending event or message and its events so far. The worker reads them
+// from its own cache, so the coordinator, alone between rounds, reads one
+// line a part instead of the part's scheduler. A line of its own each, so
+// that workers writing them do not contend.
+type partState struct {
+	next     unit.Time
+	executed uint64
+	before   uint64 // executed at the start of the round
+	_        [40]byte
+}
+
+// workerState is a worker's wall-time accounts, a line of its own.
+type workerState struct {
+	runNS, waitNS int64
+	_             [48]byte
 }
 
 // round is what the coordinator tells the workers about one round.
@@ -207,7 +233,13 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 		w.stats.PartEvents = make([]uint64, len(w.Parts))
 		w.stats.WorkerNS = make([]int64, workers)
 		w.stats.WaitNS = make([]int64, workers)
+		w.parts = make([]partState, len(w.Parts))
+		w.work = make([]workerState, workers)
 	}
+	for i := range w.Parts {
+		w.takeState(i) // events may have been scheduled since the last call
+	}
+	w.posted = unit.MaxTime
 	alone := w.ControlAlone || len(w.Parts) == 1
 	var (
 		r      round
@@ -220,13 +252,14 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 		wg.Add(1)
 		go func(k int) {
 			defer wg.Done()
+			t0 := w.now() // the end of the last round: one clock read a round less
 			for n := uint64(1); ; n++ {
-				t0 := w.now()
 				start.waitFor(n)
 				t1 := w.now()
-				w.stats.WaitNS[k] += t1 - t0
+				w.work[k].waitNS += t1 - t0
 				w.runRound(k, workers, r)
-				w.stats.WorkerNS[k] += w.now() - t1
+				t0 = w.now()
+				w.work[k].runNS += t0 - t1
 				quit := r.quit // read before the coordinator may plan anew
 				done.add(1)
 				if quit {
@@ -235,14 +268,12 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 			}
 		}(k)
 	}
+	t0 := w.now()
 	for n := uint64(1); ; n++ {
-		t0 := w.now()
 		if w.Collect != nil {
 			w.Collect()
 		}
-		if w.Deliver != nil {
-			w.Deliver()
-		}
+		w.deliver()
 		var ctl uint64
 		if alone {
 			r = w.planAlone(limit)
@@ -254,23 +285,22 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 					r.parts, r.stop, r.quit = w.Control.Now(), true, true
 				}
 			}
-			if w.Deliver != nil {
-				w.Deliver()
-			}
+			w.deliver()
 		} else {
 			r = w.planBeside(limit, stopAt)
 			w.ctlFree.Store(r.control >= 0)
 		}
 		t1 := w.now()
 		w.stats.ControlNS += t1 - t0
-		w.markEvents()
+		w.posted = unit.MaxTime // the parts' states will hold what was delivered
 		e := w.Control.Executed()
 		start.add(1)
 		w.runRound(0, workers, r)
 		t2 := w.now()
-		w.stats.WorkerNS[0] += t2 - t1
+		w.work[0].runNS += t2 - t1
 		done.waitFor(n * uint64(workers-1))
-		w.stats.WaitNS[0] += w.now() - t2
+		t0 = w.now()
+		w.work[0].waitNS += t0 - t2
 		if !alone {
 			ctl = w.Control.Executed() - e
 			if r.control >= 0 && w.Control.Stopped() {
@@ -283,6 +313,11 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 		}
 	}
 	wg.Wait()
+	for k := range w.work {
+		w.stats.WorkerNS[k] += w.work[k].runNS
+		w.stats.WaitNS[k] += w.work[k].waitNS
+		w.work[k] = workerState{}
+	}
 	if w.Collect != nil {
 		w.Collect()
 	}
@@ -301,17 +336,35 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 	return r.parts
 }
 
+// deliver runs Deliver and notes the earliest event it scheduled.
+func (w *Windows) deliver() {
+	if w.Deliver != nil {
+		w.posted = min(w.posted, w.Deliver())
+	}
+}
+
+// takeState records part i's state (partState); the part's worker calls
+// it after running the part through a round.
+func (w *Windows) takeState(i int) {
+	p, ps := w.Parts[i], &w.parts[i]
+	ps.next = unit.MaxTime
+	s := p.Scheduler()
+	if t, ok := s.NextAt(); ok {
+		ps.next = t
+	}
+	if t, ok := p.Sent(); ok && t < ps.next {
+		ps.next = t
+	}
+	ps.before, ps.executed = ps.executed, s.Executed()
+}
+
 // partsNext returns the earliest pending event or message of any part,
-// or unit.MaxTime.
+// or unit.MaxTime: from the states the workers left and what Deliver
+// scheduled since.
 func (w *Windows) partsNext() unit.Time {
-	next := unit.MaxTime
-	for _, p := range w.Parts {
-		if t, ok := p.Scheduler().NextAt(); ok && t < next {
-			next = t
-		}
-		if t, ok := p.Sent(); ok && t < next {
-			next = t
-		}
+	next := w.posted
+	for i := range w.parts {
+		next = min(next, w.parts[i].next)
 	}
 	return next
 }
@@ -383,21 +436,12 @@ func (w *Windows) runRound(k, workers int, r round) {
 		default:
 			s.RunUntil(r.parts)
 		}
+		w.takeState(i)
 	}
 	if r.control >= 0 && w.ctlFree.Swap(false) {
 		t0 := w.now()
 		w.Control.RunUntil(r.control)
 		w.ctlNS += w.now() - t0
-	}
-}
-
-// markEvents notes the events each part has run before a round.
-func (w *Windows) markEvents() {
-	if len(w.before) != len(w.Parts) {
-		w.before = make([]uint64, len(w.Parts))
-	}
-	for i, p := range w.Parts {
-		w.before[i] = p.Scheduler().Executed()
 	}
 }
 
@@ -407,8 +451,8 @@ func (w *Windows) count(ctl uint64, alone bool) {
 	w.stats.Windows++
 	w.stats.ControlEvents += ctl
 	most, least := uint64(0), ^uint64(0)
-	for i, p := range w.Parts {
-		d := p.Scheduler().Executed() - w.before[i]
+	for i := range w.parts {
+		d := w.parts[i].executed - w.parts[i].before
 		w.stats.PartEvents[i] += d
 		most, least = max(most, d), min(least, d)
 	}

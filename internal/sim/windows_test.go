@@ -102,11 +102,14 @@ func (r *ring) Handle(now unit.Time, tok uint64) {
 	r.posts = append(r.posts, post{p, now, (tok>>8 + ringParts) << 8})
 }
 
-func (r *ring) deliver() {
+func (r *ring) deliver() unit.Time {
+	first := unit.MaxTime
 	for _, m := range r.posts {
 		m.p.s.At(m.at, NodeKey(uint32(m.p.i+1), SrcControl), m.p, m.tok)
+		first = min(first, m.at)
 	}
 	r.posts = r.posts[:0]
+	return first
 }
 
 func (r *ring) collect() {
