@@ -214,12 +214,20 @@ type Desc struct {
 	// "<tree> <file>:<line> <token>" and the substitutions "old=new" that
 	// turn the token into Name; empty for names only the twin prints.
 	Origin string
+
+	// byPrio holds the concrete names of priorities 0-7 of a per-priority
+	// counter in a Table, spelled once when the table is built: the twin
+	// names every counter of every port at each observation.
+	byPrio *[8]string
 }
 
 // Of returns the concrete name for priority prio (ignored unless PerPrio).
 func (d *Desc) Of(prio int) string {
-	if !d.PerPrio {
+	switch {
+	case !d.PerPrio:
 		return d.Name
+	case d.byPrio != nil && prio >= 0 && prio < len(d.byPrio):
+		return d.byPrio[prio]
 	}
 	return strings.Replace(d.Name, "%d", strconv.Itoa(prio), 1)
 }
@@ -257,12 +265,17 @@ func New(descs []Desc) (*Table, error) {
 		if d.PerPrio {
 			n = 8
 		}
+		var names [8]string
 		for p := 0; p < n; p++ {
 			name := d.Of(p)
+			names[p] = name
 			if _, dup := t.byName[name]; dup {
 				return nil, fmt.Errorf("counters: %q is described twice", name)
 			}
 			t.byName[name] = entry{desc: i, prio: p}
+		}
+		if d.PerPrio {
+			d.byPrio = &names
 		}
 		if d.Concept == DropReason {
 			continue // one concept, several names, told apart by name
