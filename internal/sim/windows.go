@@ -81,9 +81,10 @@ type Windows struct {
 	// long workers wait at barriers (Stats). It never affects the run.
 	Clock func() int64
 
-	stats WindowStats
-	parts []partState // one a part, written by the part's worker
-	work  []workerState
+	stats  WindowStats
+	rounds uint64      // rounds planned
+	parts  []partState // one a part, written by the part's worker
+	work   []workerState
 	// posted is the earliest event Deliver scheduled in a part since
 	// the parts' states were last taken.
 	posted unit.Time
@@ -144,8 +145,9 @@ func (w *Windows) Stats() WindowStats {
 type partState struct {
 	next     unit.Time
 	executed uint64
-	before   uint64 // executed at the start of the round
-	_        [40]byte
+	before   uint64        // executed at the start of the round
+	claimed  atomic.Uint64 // the last round a worker took the part in
+	_        [32]byte
 }
 
 // workerState is a worker's wall-time accounts, a line of its own.
@@ -160,6 +162,7 @@ type round struct {
 	stop    bool      // parts is the stopping event's time: run events before it, then set the clock to it
 	control unit.Time // run the control side's events with time <= control beside the parts (-1: not)
 	quit    bool      // no more rounds
+	seq     uint64    // the round's number, counted over the whole run
 }
 
 // barrier lets workers wait for a counter cheaply: they spin briefly,
@@ -293,6 +296,8 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 		t1 := w.now()
 		w.stats.ControlNS += t1 - t0
 		w.posted = unit.MaxTime // the parts' states will hold what was delivered
+		w.rounds++
+		r.seq = w.rounds
 		e := w.Control.Executed()
 		start.add(1)
 		w.runRound(0, workers, r)
@@ -421,28 +426,47 @@ func (w *Windows) planBeside(limit, stopAt unit.Time) round {
 	}
 }
 
-// runRound runs worker k's parts through the round, then the control
-// side's share if no other worker has taken it.
+// runRound runs worker k's parts through the round, then those of other
+// workers that no worker has started yet, from the last, then the control
+// side's share if no other worker has taken it. A part runs the same
+// whichever worker runs it: it meets the others only at the barriers.
+// Each part has a worker of its own, which keeps its memory in that core's
+// cache, while a worker done early takes up what another has not begun
+// (with more parts than workers, the rounds' imbalance evens out).
 func (w *Windows) runRound(k, workers int, r round) {
 	for i := k; i < len(w.Parts); i += workers {
-		p := w.Parts[i]
-		p.Receive()
-		s := p.Scheduler()
-		switch {
-		case r.parts < 0:
-		case r.stop:
-			s.RunUntil(r.parts - 1)
-			s.AdvanceTo(r.parts)
-		default:
-			s.RunUntil(r.parts)
+		w.runPart(i, r)
+	}
+	for i := len(w.Parts) - 1; i >= 0; i-- {
+		if i%workers != k {
+			w.runPart(i, r)
 		}
-		w.takeState(i)
 	}
 	if r.control >= 0 && w.ctlFree.Swap(false) {
 		t0 := w.now()
 		w.Control.RunUntil(r.control)
 		w.ctlNS += w.now() - t0
 	}
+}
+
+// runPart runs part i through round r unless a worker already took it.
+func (w *Windows) runPart(i int, r round) {
+	c := &w.parts[i].claimed
+	if v := c.Load(); v >= r.seq || !c.CompareAndSwap(v, r.seq) {
+		return
+	}
+	p := w.Parts[i]
+	p.Receive()
+	s := p.Scheduler()
+	switch {
+	case r.parts < 0:
+	case r.stop:
+		s.RunUntil(r.parts - 1)
+		s.AdvanceTo(r.parts)
+	default:
+		s.RunUntil(r.parts)
+	}
+	w.takeState(i)
 }
 
 // count books a round's events: the parts' and ctl of the control side,
