@@ -21,8 +21,19 @@ const (
 	TrustPCP  = qos.TrustPCP
 )
 
-// SwitchConfig is the QoS and buffer configuration of a switch.
+// SwitchConfig is the QoS and buffer configuration of a switch. What every
+// frame reads comes first, so that a switch, which keeps its own copy
+// right after its per-frame state, reads it in one cache line.
 type SwitchConfig struct {
+	// Classifier classifies arriving packets.
+	Classifier
+	// Lossless is the set of PFC-enabled priorities (bit p = priority p).
+	Lossless uint8
+	// ECNAtEnqueue marks on arrival instead of at departure (see ECN).
+	ECNAtEnqueue bool
+	// HashFields and Seed drive ECMP.
+	HashFields HashField
+	Seed       uint64
 	// Buffer is the total packet buffer.
 	Buffer unit.Bytes
 	// Alpha is the dynamic threshold of lossless priority groups: a PG may
@@ -34,27 +45,18 @@ type SwitchConfig struct {
 	// XONOffset is how far below the threshold a PG's shared use must fall
 	// before XON.
 	XONOffset unit.Bytes
-	// Classifier classifies arriving packets.
-	Classifier
-	// Lossless is the set of PFC-enabled priorities (bit p = priority p).
-	Lossless uint8
 	// PFC says how XOFF frames are sent.
 	PFC PFCConfig
 	// Headroom returns the headroom of a port's lossless PGs.
 	Headroom func(pt *Port) unit.Bytes
 	// Watchdog is the PFC watchdog; zero Detect disables it.
 	Watchdog WatchdogConfig
-	// ECN is the marking profile of each priority's egress queue;
-	// ECNAtEnqueue marks on arrival instead of at departure.
-	ECN          [8]RED
-	ECNAtEnqueue bool
+	// ECN is the marking profile of each priority's egress queue.
+	ECN [8]RED
 	// Strict is the set of strict-priority queues (higher priority served
 	// first); the others share by DWRR with Weights (ETS bandwidth %).
 	Strict  uint8
 	Weights [8]int
-	// HashFields and Seed drive ECMP.
-	HashFields HashField
-	Seed       uint64
 	// Path is how the switch picks among equal-cost ports; the zero value
 	// is ECMP.
 	Path PathConfig
@@ -62,24 +64,28 @@ type SwitchConfig struct {
 
 // Switch is a shared-buffer switch: it classifies, routes with ECMP, admits
 // into its buffer, sends PFC for its ingress priority groups, marks ECN and
-// schedules each egress port's eight queues.
+// schedules each egress port's eight queues. Its fields are laid out by
+// use: first what a frame's arrival and departure read (ports, queues,
+// routes, buffer counters, then the head of its configuration), so that a
+// hop touches a few adjacent cache lines of it, not one line a field.
 type Switch struct {
 	dom    *Domain
-	domIdx int // the switch's index among its domain's
-	id     uint32
-	name   string
-	cfg    SwitchConfig
 	ports  []*Port
 	egress []switchEgress // by port
 	// routes gives the ports toward each host.
 	routes routeTable
 	buf    buffer
-	rng    *sim.Rand
 	// routedBytes is the frame bytes forwarded out of each port.
 	routedBytes []int64
-	marks       MarkObserver
 	// path is the path selector; nil for ECMP.
-	path *pathSelector
+	path  *pathSelector
+	rng   *sim.Rand
+	marks MarkObserver
+	cfg   SwitchConfig
+
+	domIdx int // the switch's index among its domain's
+	id     uint32
+	name   string
 }
 
 // A MarkObserver sees every ECN marking decision: the queue length the
