@@ -8,50 +8,72 @@ import "slices"
 // everything else up), and a lookup is a binary search over a few dozen
 // run starts that stay in the cache, where a table of one entry per host
 // and switch would miss it on every packet once the fabric has thousands
-// of hosts.
+// of hosts. A run holds its first candidate, so that a host's own port,
+// the one candidate toward it, takes no load beyond the run; the
+// candidate lists lie in one array, each distinct list once.
 type routeTable struct {
-	start []int32   // the first host of each run, increasing; start[0] is 0
-	set   []int32   // each run's candidates, an index into sets
-	sets  [][]int16 // the distinct candidate lists; sets[0] is none
+	runs  []routeRun
+	cand  []int16
 	hosts int
+}
+
+// routeRun is a run of hosts from start on with the candidates
+// cand[off:off+n], the first of which is first.
+type routeRun struct {
+	start int32
+	off   int32
+	n     int16
+	first int16
 }
 
 // newRouteTable compresses per-host candidates into runs.
 func newRouteTable(r [][]int16) routeTable {
-	t := routeTable{hosts: len(r), sets: [][]int16{nil}}
+	t := routeTable{hosts: len(r)}
+	var lists [][]int16 // the distinct lists, in the order of their offsets
+	var offs []int32
 	for dst, c := range r {
-		k := int32(0)
-		if n := len(t.set); n > 0 && len(c) > 0 && slices.Equal(c, t.sets[t.set[n-1]]) {
+		if n := len(t.runs); n > 0 && slices.Equal(c, t.list(&t.runs[n-1])) {
 			continue // the run goes on
 		}
+		run := routeRun{start: int32(dst), n: int16(len(c))}
 		if len(c) > 0 {
-			k = int32(slices.IndexFunc(t.sets, func(s []int16) bool { return len(s) > 0 && slices.Equal(s, c) }))
+			run.first = c[0]
+			k := slices.IndexFunc(lists, func(l []int16) bool { return slices.Equal(l, c) })
 			if k < 0 {
-				k = int32(len(t.sets))
-				t.sets = append(t.sets, c)
+				k = len(lists)
+				lists = append(lists, c)
+				offs = append(offs, int32(len(t.cand)))
+				t.cand = append(t.cand, c...)
 			}
+			run.off = offs[k]
 		}
-		if n := len(t.set); n == 0 || t.set[n-1] != k {
-			t.start = append(t.start, int32(dst))
-			t.set = append(t.set, k)
-		}
+		t.runs = append(t.runs, run)
 	}
 	return t
 }
 
-// lookup returns the candidates toward host dst, which must be in range.
-func (t *routeTable) lookup(dst int32) []int16 {
-	lo, hi := 0, len(t.start)
+// run returns the run of host dst, which must be in range.
+func (t *routeTable) run(dst int32) *routeRun {
+	lo, hi := 0, len(t.runs)
 	for hi-lo > 1 {
 		m := int(uint(lo+hi) >> 1)
-		if t.start[m] <= dst {
+		if t.runs[m].start <= dst {
 			lo = m
 		} else {
 			hi = m
 		}
 	}
-	return t.sets[t.set[lo]]
+	return &t.runs[lo]
 }
+
+// list returns the candidates of run r.
+func (t *routeTable) list(r *routeRun) []int16 {
+	end := r.off + int32(r.n)
+	return t.cand[r.off:end:end]
+}
+
+// lookup returns the candidates toward host dst, which must be in range.
+func (t *routeTable) lookup(dst int32) []int16 { return t.list(t.run(dst)) }
 
 // expand returns the candidates of every host.
 func (t *routeTable) expand() [][]int16 {

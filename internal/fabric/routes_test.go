@@ -8,7 +8,8 @@ import (
 
 // A route table answers as the per-host table it was built from, for
 // tables of long runs, of single hosts and of random candidates, and
-// keeps one entry per run.
+// keeps one entry per run, with its first candidate, and each distinct
+// candidate list once.
 func TestRouteTableMatchesHosts(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	sets := [][]int16{nil, {0}, {1}, {2, 3}, {3, 2}, {4, 5, 6, 7}}
@@ -34,8 +35,22 @@ func TestRouteTableMatchesHosts(t *testing.T) {
 				runs++
 			}
 		}
-		if len(rt.start) != runs {
-			t.Fatalf("trial %d: %d runs stored, %d in the table", trial, len(rt.start), runs)
+		if len(rt.runs) != runs {
+			t.Fatalf("trial %d: %d runs stored, %d in the table", trial, len(rt.runs), runs)
+		}
+		for h := range want {
+			if r := rt.run(int32(h)); r.n > 0 && r.first != want[h][0] {
+				t.Fatalf("trial %d host %d: first candidate %d, want %d", trial, h, r.first, want[h][0])
+			}
+		}
+		var distinct int
+		for i, c := range sets {
+			if slices.ContainsFunc(want, func(w []int16) bool { return slices.Equal(w, c) }) && !slices.ContainsFunc(sets[:i], func(d []int16) bool { return slices.Equal(d, c) }) {
+				distinct += len(c)
+			}
+		}
+		if len(rt.cand) != distinct {
+			t.Fatalf("trial %d: %d candidates stored, want each distinct list once (%d)", trial, len(rt.cand), distinct)
 		}
 	}
 }

@@ -69,7 +69,9 @@ type SwitchConfig struct {
 // routes, buffer counters, then the head of its configuration), so that a
 // hop touches a few adjacent cache lines of it, not one line a field.
 type Switch struct {
-	dom    *Domain
+	dom *Domain
+	// port holds the ports side by side; ports points to each, for Ports.
+	port   []Port
 	ports  []*Port
 	egress []switchEgress // by port
 	// routes gives the ports toward each host.
@@ -110,6 +112,7 @@ func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig
 		pt.SetEgress(&s.egress[i])
 		s.ports = append(s.ports, pt)
 	}
+	s.port = ports
 	s.routedBytes = make([]int64, nports)
 	if cfg.Path.Mode != PathECMP {
 		s.path = newPathSelector(cfg.Path, 0, n.Streams.Stream("path/"+name))
@@ -217,21 +220,22 @@ func (s *Switch) route(p *packet.Packet) (*Port, bool) {
 	if p.Dst < 0 || int(p.Dst) >= s.routes.hosts {
 		return nil, false
 	}
-	c := s.routes.lookup(p.Dst)
-	switch len(c) {
+	r := s.routes.run(p.Dst)
+	switch r.n {
 	case 0:
 		return nil, false
 	case 1:
-		return s.ports[c[0]], true
+		return &s.port[r.first], true
 	}
+	c := s.routes.list(r)
 	if p.HashFields != uint8(s.cfg.HashFields) || p.FieldsHash == 0 {
 		p.FieldsHash, p.HashFields = FieldsHash(s.cfg.HashFields, p), uint8(s.cfg.HashFields)
 	}
 	h := ecmp.Seeded(s.cfg.Seed, p.FieldsHash)
 	if s.path != nil {
-		return s.ports[s.path.pick(s, p, c, h, s.dom.Sched.Now())], true
+		return &s.port[s.path.pick(s, p, c, h, s.dom.Sched.Now())], true
 	}
-	return s.ports[c[ecmp.Pick(h, len(c))]], true
+	return &s.port[c[ecmp.Pick(h, len(c))]], true
 }
 
 // Receive classifies, routes and admits a packet that arrived on in.
