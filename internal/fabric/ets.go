@@ -13,11 +13,13 @@ type HeadSizer interface {
 // the rest by their bandwidth weights. A switch egress port and a host NIC
 // both use it.
 type ETS struct {
+	// What every pick reads first, then the deficits, then the quanta,
+	// which a pick reads once a round.
 	strict   uint8
-	quantum  [8]int64
-	deficit  [8]int64
-	rr       int
 	credited bool // the class at rr has had its quantum this round
+	rr       int
+	deficit  [8]int64
+	quantum  [8]int64
 }
 
 // dwrrBase is the DWRR quantum of the class with the smallest weight: one

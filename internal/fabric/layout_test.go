@@ -33,3 +33,32 @@ func TestPortHotLines(t *testing.T) {
 		}
 	}
 }
+
+// TestSwitchEgressLines checks the switch egress layout that a dequeue
+// counts on: busy bits and the scheduler's round state in the first line,
+// each queue within one line, and a size of whole lines.
+func TestSwitchEgressLines(t *testing.T) {
+	var e switchEgress
+	if n := unsafe.Sizeof(e); n%64 != 0 {
+		t.Errorf("switchEgress is %d bytes, not a whole number of 64-byte lines: pad it to %d", n, (n+63)/64*64)
+	}
+	for _, f := range []struct {
+		name     string
+		off, len uintptr
+	}{
+		{"busy", unsafe.Offsetof(e.busy), 1},
+		{"ets.strict", unsafe.Offsetof(e.ets) + unsafe.Offsetof(e.ets.strict), 1},
+		{"ets.rr", unsafe.Offsetof(e.ets) + unsafe.Offsetof(e.ets.rr), unsafe.Sizeof(e.ets.rr)},
+		{"ets.credited", unsafe.Offsetof(e.ets) + unsafe.Offsetof(e.ets.credited), 1},
+	} {
+		if f.off/64 != 0 || (f.off+f.len-1)/64 != 0 {
+			t.Errorf("switchEgress.%s at byte %d is not in the first line", f.name, f.off)
+		}
+	}
+	for i := range e.q {
+		off := unsafe.Offsetof(e.q) + uintptr(i)*unsafe.Sizeof(e.q[i])
+		if off/64 != (off+unsafe.Sizeof(e.q[i])-1)/64 {
+			t.Errorf("queue %d at bytes %d-%d crosses a line", i, off, off+unsafe.Sizeof(e.q[i])-1)
+		}
+	}
+}

@@ -356,16 +356,19 @@ func (s *Switch) QueueMax(i, prio int) int64 { return s.egress[i].maxBytes[prio]
 // switchEgress holds one switch port's eight queues and its ETS
 // scheduler.
 type switchEgress struct {
-	// The first line holds what every dequeue reads, and each queue lies
-	// within one line.
+	// The first line holds what every dequeue reads (the busy bits, the
+	// scheduler's state and the first four deficits); each queue lies
+	// within one line; the size is a whole number of lines, so that every
+	// port's egress in a switch's array starts on a line
+	// (TestSwitchEgressLines).
 	sw       *Switch
 	busy     uint8 // priorities with packets queued
 	watched  uint8 // priorities the sampler visits (see sampler)
 	port     int32
-	_        [16]byte
-	q        [8]packet.Queue
 	ets      ETS
+	q        [8]packet.Queue
 	maxBytes [8]int64
+	_        [32]byte
 }
 
 // HeadBytes implements HeadSizer.
