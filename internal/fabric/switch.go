@@ -313,7 +313,7 @@ func (s *Switch) departed(p *packet.Packet, out *Port, qlen int64) {
 	pgi := int(p.InPort)*8 + prio
 	s.buf.release(pgi, int64(p.Frame), lossless)
 	if lossless {
-		if in := s.ports[p.InPort]; in.XOFF(prio) && s.buf.wantXON(pgi) {
+		if in := &s.port[p.InPort]; in.XOFF(prio) && s.buf.wantXON(pgi) {
 			in.SendXON(prio)
 		}
 	}
