@@ -63,3 +63,22 @@ func TestSwitchEgressLines(t *testing.T) {
 	}
 	checkLines(t, "switchEgress", unsafe.Sizeof(e), fields)
 }
+
+// TestLinkLines checks that what a frame's send and arrival read of a
+// link direction lies in its first line, and that both directions of a
+// link start on a line.
+func TestLinkLines(t *testing.T) {
+	var l Link
+	d := &l.dir[0]
+	checkLines(t, "linkDir", unsafe.Sizeof(*d), []field{
+		{"wire", unsafe.Offsetof(d.wire), unsafe.Sizeof(d.wire), 0},
+		{"key", unsafe.Offsetof(d.key), unsafe.Sizeof(d.key), 0},
+		{"to", unsafe.Offsetof(d.to), unsafe.Sizeof(d.to), 0},
+		{"cut", unsafe.Offsetof(d.cut), 1, 0},
+		{"down", unsafe.Offsetof(d.down), 1, 0},
+	})
+	checkLines(t, "Link", unsafe.Sizeof(l), []field{
+		{"dir[0]", unsafe.Offsetof(l.dir), 1, 0},
+		{"dir[1]", unsafe.Offsetof(l.dir) + unsafe.Sizeof(l.dir[0]), 1, unsafe.Sizeof(l.dir[0]) / 64},
+	})
+}

@@ -16,28 +16,35 @@ import (
 // the frame to the receiving domain as a timestamped message. The sender
 // never calls into the receiver.
 type Link struct {
+	dir   [2]linkDir // dir[0] carries frames from end a to end b
 	id    int
 	rate  unit.BitRate
 	cable unit.Length
 	delay unit.Time
-	dir   [2]linkDir // dir[0] carries frames from end a to end b
+	_     [32]byte
 }
 
-// linkDir is one direction of a link.
+// linkDir is one direction of a link. What a frame's send and arrival
+// read fills its first cache line; it is two whole lines, and the link a
+// whole number of lines that starts with its directions, so that each
+// direction's first line is one line (TestLinkLines).
 type linkDir struct {
-	link     *Link
-	from, to *Port
-	// key orders the arrivals among the receiver's equal-time events:
-	// its node, then the sending port.
-	key sim.Key
-	// cut says the ends lie in different domains.
-	cut bool
 	// wire holds the frames on their way, in the receiver's domain,
 	// first to arrive first; the one being serialised is included.
 	wire packet.Queue
+	// key orders the arrivals among the receiver's equal-time events:
+	// its node, then the sending port.
+	key sim.Key
+	to  *Port
+	// cut says the ends lie in different domains.
+	cut bool
 	// down is the receiving end's view of the link: frames that arrive
 	// while it is down are lost.
 	down bool
+	_    [6]byte
+	from *Port
+	link *Link
+	_    [56]byte
 }
 
 // Link joins a and b with a full-duplex link at rate over a cable of the
