@@ -69,8 +69,8 @@ func TestSwitchEgressLines(t *testing.T) {
 // link start on a line.
 func TestLinkLines(t *testing.T) {
 	var l Link
-	d := &l.dir[0]
-	checkLines(t, "linkDir", unsafe.Sizeof(*d), []field{
+	var d linkDir
+	checkLines(t, "linkDir", unsafe.Sizeof(d), []field{
 		{"wire", unsafe.Offsetof(d.wire), unsafe.Sizeof(d.wire), 0},
 		{"key", unsafe.Offsetof(d.key), unsafe.Sizeof(d.key), 0},
 		{"to", unsafe.Offsetof(d.to), unsafe.Sizeof(d.to), 0},
