@@ -76,8 +76,9 @@ func runJobs(cmd *cobra.Command, ls logSetup, out *runOutput, jobs []twin.Job, c
 
 // logParallel logs how a packet run used its cores: the partition, the
 // window, the balance of events over domains, the critical paths (the
-// domains' alone, and with the workloads' events), and the shares of time
-// spent waiting at barriers and planning alone.
+// domains' alone, and with the workloads' events), the shares of time
+// spent waiting at barriers and planning alone, and how much longer the
+// slowest worker of a window ran than the mean.
 func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
 	if p == nil {
 		return
@@ -95,6 +96,9 @@ func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
 			"path", fmt.Sprintf("%.3f", float64(p.PathEvents)/float64(total+p.ControlEvents)))
 	}
 	attrs = append(attrs, "barrier_wait", fmt.Sprintf("%.1f%%", 100*p.WaitShare), "control_alone", fmt.Sprintf("%.1f%%", 100*p.ControlShare))
+	if p.SlowestOverMean > 0 {
+		attrs = append(attrs, "slowest_worker", fmt.Sprintf("%.3f", p.SlowestOverMean))
+	}
 	ls.log.Info("parallel", attrs...)
 }
 

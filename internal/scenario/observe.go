@@ -99,6 +99,9 @@ func (tw *Twin) parallel() *twin.Parallel {
 		out.WaitShare = float64(wait) / float64(work+wait)
 		out.ControlShare = float64(st.ControlNS) / float64(st.ControlNS+(work+wait)/int64(len(st.WorkerNS)))
 	}
+	if st.MeanNS > 0 {
+		out.SlowestOverMean = float64(st.SlowestNS) / float64(st.MeanNS)
+	}
 	return out
 }
 

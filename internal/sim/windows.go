@@ -124,6 +124,11 @@ type WindowStats struct {
 	// the control side when it ran alone; BesideNS the wall time the
 	// control side ran beside the parts.
 	ControlNS, BesideNS int64
+	// SlowestNS is the sum over rounds of the longest time a worker ran
+	// in the round, and MeanNS of the workers' mean: SlowestNS/MeanNS - 1
+	// is what the rounds' imbalance of time (not of events: events differ
+	// in cost) adds to the time the workers run.
+	SlowestNS, MeanNS int64
 }
 
 // Stats returns the run's statistics so far.
@@ -153,7 +158,8 @@ type partState struct {
 // workerState is a worker's wall-time accounts, a line of its own.
 type workerState struct {
 	runNS, waitNS int64
-	_             [48]byte
+	last          int64 // the time it ran in the last round
+	_             [40]byte
 }
 
 // round is what the coordinator tells the workers about one round.
@@ -262,6 +268,7 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 				w.work[k].waitNS += t1 - t0
 				w.runRound(k, workers, r)
 				t0 = w.now()
+				w.work[k].last = t0 - t1
 				w.work[k].runNS += t0 - t1
 				quit := r.quit // read before the coordinator may plan anew
 				done.add(1)
@@ -302,10 +309,12 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 		start.add(1)
 		w.runRound(0, workers, r)
 		t2 := w.now()
+		w.work[0].last = t2 - t1
 		w.work[0].runNS += t2 - t1
 		done.waitFor(n * uint64(workers-1))
 		t0 = w.now()
 		w.work[0].waitNS += t0 - t2
+		w.countTimes()
 		if !alone {
 			ctl = w.Control.Executed() - e
 			if r.control >= 0 && w.Control.Stopped() {
@@ -467,6 +476,17 @@ func (w *Windows) runPart(i int, r round) {
 		s.RunUntil(r.parts)
 	}
 	w.takeState(i)
+}
+
+// countTimes books the round's longest and mean worker times.
+func (w *Windows) countTimes() {
+	var most, sum int64
+	for k := range w.work {
+		most = max(most, w.work[k].last)
+		sum += w.work[k].last
+	}
+	w.stats.SlowestNS += most
+	w.stats.MeanNS += sum / int64(len(w.work))
 }
 
 // count books a round's events: the parts' and ctl of the control side,

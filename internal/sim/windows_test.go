@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"rocelab/internal/unit"
@@ -194,6 +195,34 @@ func TestWindowsWorkersAgree(t *testing.T) {
 			if p.s.Now() != end {
 				t.Errorf("%s workers: part %d clock at %v, want %v", workers, i, p.s.Now(), end)
 			}
+		}
+	}
+}
+
+// With a clock, the windows book each round's slowest and mean worker
+// time: equal with one worker, the slowest never under the mean with
+// more; without a clock, nothing.
+func TestWindowsRoundTimes(t *testing.T) {
+	for _, workers := range []int{0, 1, 2, 3} {
+		r := newRing(ringParts)
+		var tick atomic.Int64
+		w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
+			Workers: max(workers, 1)}
+		if workers > 0 {
+			w.Clock = func() int64 { return tick.Add(1) }
+		}
+		for _, p := range r.parts {
+			w.Parts = append(w.Parts, p)
+		}
+		w.RunUntil(unit.MaxTime)
+		st := w.Stats()
+		switch {
+		case workers == 0 && (st.SlowestNS != 0 || st.MeanNS != 0):
+			t.Errorf("no clock: slowest %d, mean %d, want 0", st.SlowestNS, st.MeanNS)
+		case workers == 1 && (st.MeanNS == 0 || st.SlowestNS != st.MeanNS):
+			t.Errorf("1 worker: slowest %d, mean %d, want equal and above 0", st.SlowestNS, st.MeanNS)
+		case workers > 1 && (st.MeanNS == 0 || st.SlowestNS < st.MeanNS):
+			t.Errorf("%d workers: slowest %d under mean %d", workers, st.SlowestNS, st.MeanNS)
 		}
 	}
 }

@@ -141,6 +141,10 @@ type Parallel struct {
 	// planning of windows took alone, with the workloads when they ran
 	// alone (0 without a clock).
 	WaitShare, ControlShare float64
+	// SlowestOverMean is the sum over windows of the busiest worker's
+	// time over the sum of the workers' mean time (1 = every window
+	// balanced in time; 0 without a clock).
+	SlowestOverMean float64
 }
 
 // Setup describes what ran: the scenario and the configuration its
