@@ -79,7 +79,7 @@ func (n *Network) SampleQueues(d unit.Time) {
 		sm.every = d
 		sm.index = make([][]*QueueSeries, len(dom.switches))
 		for i, s := range dom.switches {
-			sm.index[i] = make([]*QueueSeries, 8*len(s.ports))
+			sm.index[i] = make([]*QueueSeries, 8*len(s.port))
 		}
 		dom.Sched.Send(0, sampleKey, dom, tagSample)
 	}
@@ -151,7 +151,7 @@ func (sm *sampler) sample(d *Domain, now unit.Time) {
 		ser := idx[k]
 		if ser == nil && b > 0 {
 			s := e.sw
-			ser = &QueueSeries{Switch: s, Port: int(e.port), Prio: p, Bytes: metrics.NewSeries(sm.every, metrics.DefaultSeriesCap), first: now, pid: s.ports[e.port].id}
+			ser = &QueueSeries{Switch: s, Port: int(e.port), Prio: p, Bytes: metrics.NewSeries(sm.every, metrics.DefaultSeriesCap), first: now, pid: s.port[e.port].id}
 			idx[k] = ser
 			sm.series = append(sm.series, ser)
 		}

@@ -69,10 +69,8 @@ type SwitchConfig struct {
 // routes, buffer counters, then the head of its configuration), so that a
 // hop touches a few adjacent cache lines of it, not one line a field.
 type Switch struct {
-	dom *Domain
-	// port holds the ports side by side; ports points to each, for Ports.
-	port   []Port
-	ports  []*Port
+	dom    *Domain
+	port   []Port         // side by side
 	egress []switchEgress // by port
 	// routes gives the ports toward each host.
 	routes routeTable
@@ -103,16 +101,14 @@ func (s *Switch) SetMarkObserver(o MarkObserver) { s.marks = o }
 func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig) *Switch {
 	s := &Switch{dom: d, id: n.NewNodeID(), name: name, cfg: cfg, rng: n.Streams.Stream("ecn/" + name)}
 	// The ports and their queues lie side by side, each in one array.
-	ports := make([]Port, nports)
+	s.port = make([]Port, nports)
 	s.egress = make([]switchEgress, nports)
-	for i := range ports {
-		pt := &ports[i]
+	for i := range s.port {
+		pt := &s.port[i]
 		n.initPort(pt, d, s, s.id, i)
 		s.egress[i] = switchEgress{sw: s, ets: NewETS(cfg.Strict, cfg.Weights), port: int32(i)}
 		pt.SetEgress(&s.egress[i])
-		s.ports = append(s.ports, pt)
 	}
-	s.port = ports
 	s.routedBytes = make([]int64, nports)
 	if cfg.Path.Mode != PathECMP {
 		s.path = newPathSelector(cfg.Path, 0, n.Streams.Stream("path/"+name))
@@ -133,8 +129,17 @@ func (s *Switch) Key() sim.Key { return sim.NodeKey(s.id, sim.SrcControl) }
 // Name returns the switch's name.
 func (s *Switch) Name() string { return s.name }
 
-// Ports returns the switch's ports.
-func (s *Switch) Ports() []*Port { return s.ports }
+// Port returns the switch's i-th port.
+func (s *Switch) Port(i int) *Port { return &s.port[i] }
+
+// Ports returns the switch's ports, in a new slice.
+func (s *Switch) Ports() []*Port {
+	out := make([]*Port, len(s.port))
+	for i := range s.port {
+		out[i] = &s.port[i]
+	}
+	return out
+}
 
 // Config returns the switch's configuration.
 func (s *Switch) Config() *SwitchConfig { return &s.cfg }
@@ -175,10 +180,11 @@ func (s *Switch) Start() error {
 	b.reserve = int64(s.cfg.Reserve)
 	b.alpha, b.alphaLossy = s.cfg.Alpha, s.cfg.AlphaLossy
 	b.xonOffset = int64(s.cfg.XONOffset)
-	b.pg = make([]pgState, 8*len(s.ports))
+	b.pg = make([]pgState, 8*len(s.port))
 	used := int64(0)
 	nLossless := int64(bits.OnesCount8(s.cfg.Lossless))
-	for i, pt := range s.ports {
+	for i := range s.port {
+		pt := &s.port[i]
 		if pt.peer == nil {
 			continue
 		}

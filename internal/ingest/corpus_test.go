@@ -23,22 +23,25 @@ func readCorpus(t testing.TB, rel string) map[Kind]Artifact {
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
+// corpusAs reads a corpus file and returns its artifact of kind k, or
+// fails the test.
+func corpusAs[T Artifact](t testing.TB, rel string, k Kind) T {
+	t.Helper()
+	a, ok := readCorpus(t, rel)[k].(T)
+	if !ok {
+		t.Fatalf("%s: not read as %v", rel, k)
+	}
+	return a
+}
+
 func ncclLog(t *testing.T, rel string) *NCCLLog {
 	t.Helper()
-	a, ok := readCorpus(t, rel)[KindNCCLLog]
-	if !ok {
-		t.Fatalf("%s: no NCCL log recognised", rel)
-	}
-	return a.(*NCCLLog)
+	return corpusAs[*NCCLLog](t, rel, KindNCCLLog)
 }
 
 func ncclTests(t *testing.T, rel string) *NCCLTests {
 	t.Helper()
-	a, ok := readCorpus(t, rel)[KindNCCLTests]
-	if !ok {
-		t.Fatalf("%s: no nccl-tests output recognised", rel)
-	}
-	return a.(*NCCLTests)
+	return corpusAs[*NCCLTests](t, rel, KindNCCLTests)
 }
 
 func TestCorpusGDRNoModule(t *testing.T) {

@@ -16,11 +16,7 @@ import (
 // header, be2net as "rxq0: name: value" after its port counters: both are
 // ethtool -S dumps, with the port counters kept and the queue ones counted.
 func TestEthtoolPerQueuePrefixes(t *testing.T) {
-	a, ok := readCorpus(t, "ethtool/ethtool-bnx2x-per-queue-bracket-prefix-ethq6.txt")[KindEthtool]
-	if !ok {
-		t.Fatal("bnx2x dump with [N]: prefixes not read as ethtool -S")
-	}
-	if e := a.(*EthtoolStats); len(e.Samples) != 0 || e.Lines() != 36 {
+	if e := corpusAs[*EthtoolStats](t, "ethtool/ethtool-bnx2x-per-queue-bracket-prefix-ethq6.txt", KindEthtool); len(e.Samples) != 0 || e.Lines() != 36 {
 		t.Errorf("bnx2x: %d samples, %d lines; want 0 port samples (all counters per queue) and 36 lines", len(e.Samples), e.Lines())
 	}
 	e := ethtoolOf(t, "ethtool/ethtool-be2net-rxq-prefix-ethq7.txt")
@@ -74,11 +70,7 @@ func TestEthtoolHeaderlessAfterDriverInfo(t *testing.T) {
 // Counters read through the resolved device path, with the kernel's
 // "N/A (no PMA)" for a device that implements none (i40iw).
 func TestHWCountersNoPMA(t *testing.T) {
-	a, ok := readCorpus(t, "hwcounters/hwcounters-i40iw-na-no-pma-nodeexporter966.txt")[KindHWCounters]
-	if !ok {
-		t.Fatal("i40iw counters not read")
-	}
-	h := a.(*HWCounters)
+	h := corpusAs[*HWCounters](t, "hwcounters/hwcounters-i40iw-na-no-pma-nodeexporter966.txt", KindHWCounters)
 	if h.UnreadableCount != 8 || !slices.Equal(h.UnreadablePorts, []string{"i40iw0/1"}) || len(h.Samples) != 0 {
 		t.Errorf("unreadable %d on %v, %d samples; want 8 on i40iw0/1 and none", h.UnreadableCount, h.UnreadablePorts, len(h.Samples))
 	}
@@ -139,11 +131,7 @@ func TestNCCLTestsPartialRankList(t *testing.T) {
 
 func ethtoolOf(t *testing.T, rel string) *EthtoolStats {
 	t.Helper()
-	a, ok := readCorpus(t, rel)[KindEthtool]
-	if !ok {
-		t.Fatalf("%s: not read as ethtool -S", rel)
-	}
-	e := a.(*EthtoolStats)
+	e := corpusAs[*EthtoolStats](t, rel, KindEthtool)
 	if len(e.Samples) == 0 {
 		t.Fatalf("%s: no dump", rel)
 	}
@@ -201,11 +189,7 @@ func TestNCCLTestsFailures(t *testing.T) {
 // a GID line bolded in Markdown, and several HCAs of different generations
 // after the tail of a port block.
 func TestDevinfoExcerpts(t *testing.T) {
-	a, ok := readCorpus(t, "ethtool/ibv-devinfo-v-gid14-15-markdown-bold-k8srdma164.txt")[KindDevinfo]
-	if !ok {
-		t.Fatal("port block without hca_id not read")
-	}
-	d := a.(*Devinfo)
+	d := corpusAs[*Devinfo](t, "ethtool/ibv-devinfo-v-gid14-15-markdown-bold-k8srdma164.txt", KindDevinfo)
 	if len(d.Devices) != 1 || len(d.Devices[0].Ports) != 1 {
 		t.Fatalf("devices %+v", d.Devices)
 	}
@@ -213,9 +197,9 @@ func TestDevinfoExcerpts(t *testing.T) {
 	if p.Port != 1 || p.LinkLayer != "Ethernet" || p.ActiveMTU != 4096 || p.Rate != 25*unit.Gbps || len(p.GIDs) != 2 || p.GIDs[0].Index != 14 || p.GIDs[0].IPv4 != "192.168.6.6" {
 		t.Errorf("port %+v", p)
 	}
-	a, _ = readCorpus(t, "ethtool/ibv-devinfo-h100-cx7-cx5-mixed-fw-deepep38.txt")[KindDevinfo]
+	d = corpusAs[*Devinfo](t, "ethtool/ibv-devinfo-h100-cx7-cx5-mixed-fw-deepep38.txt", KindDevinfo)
 	var fw []string
-	for _, dv := range a.(*Devinfo).Devices {
+	for _, dv := range d.Devices {
 		if dv.Name != "" {
 			fw = append(fw, dv.Name+"="+dv.FWVer)
 		}
@@ -282,11 +266,7 @@ func TestStripAutolinks(t *testing.T) {
 // ibv_devinfo gives, with its rate as the port's line rate and its GUIDs
 // in ibv_devinfo's form.
 func TestIbstat(t *testing.T) {
-	a, ok := readCorpus(t, "ethtool/ibstat-cx6dx-100g-ethernet-l2fwdnv6.txt")[KindDevinfo]
-	if !ok {
-		t.Fatal("ibstat not read")
-	}
-	d := a.(*Devinfo)
+	d := corpusAs[*Devinfo](t, "ethtool/ibstat-cx6dx-100g-ethernet-l2fwdnv6.txt", KindDevinfo)
 	if len(d.Devices) != 2 {
 		t.Fatalf("devices %+v", d.Devices)
 	}
@@ -312,11 +292,7 @@ func TestIbstat(t *testing.T) {
 // The ibstatus script's block: device and port from its header, the state
 // "4: ACTIVE", the rate in Gb/sec, a hex LID and the default GID as index 0.
 func TestIbstatus(t *testing.T) {
-	a, ok := readCorpus(t, "ethtool/ibstat-ibstatus-edr-100g-infiniband-nccl307.txt")[KindDevinfo]
-	if !ok {
-		t.Fatal("ibstatus not read")
-	}
-	d := a.(*Devinfo)
+	d := corpusAs[*Devinfo](t, "ethtool/ibstat-ibstatus-edr-100g-infiniband-nccl307.txt", KindDevinfo)
 	if len(d.Devices) != 1 || d.Devices[0].Name != "mlx5_0" || len(d.Devices[0].Ports) != 1 {
 		t.Fatalf("devices %+v", d.Devices)
 	}
@@ -332,17 +308,14 @@ func TestIbstatus(t *testing.T) {
 // perftest's failure lines: a completion error printed on one line with
 // its status, the RTR failure pair, and a sentence that only quotes them.
 func TestPerftestFailureLines(t *testing.T) {
-	a, ok := readCorpus(t, "perftest/perftest-completion-error-status12-syndrom-softiwarp27.txt")[KindPerftest]
-	if !ok {
-		t.Fatal("not read")
-	}
-	r := a.(*Perftest).Runs
+	a := corpusAs[*Perftest](t, "perftest/perftest-completion-error-status12-syndrom-softiwarp27.txt", KindPerftest)
+	r := a.Runs
 	if len(r) != 1 || len(r[0].Failures) != 1 || r[0].Failures[0].Kind != FailCompletion || r[0].Failures[0].Status != 12 || r[0].Failures[0].Vendor != "0x81" {
 		t.Errorf("runs %+v", r)
 	}
-	a, _ = readCorpus(t, "perftest/perftest-modify-qp-rtr-grh-required-perftest393.txt")[KindPerftest]
+	a = corpusAs[*Perftest](t, "perftest/perftest-modify-qp-rtr-grh-required-perftest393.txt", KindPerftest)
 	var lines []int
-	for _, f := range a.(*Perftest).Runs[0].Failures {
+	for _, f := range a.Runs[0].Failures {
 		lines = append(lines, f.Evidence.Line)
 	}
 	if !slices.Equal(lines, []int{3, 4, 5, 6}) {
@@ -369,11 +342,8 @@ func TestNCCLTestsColumnsFromRows(t *testing.T) {
 // A queue-counter row cut inside its last number ("424,"): the cells
 // before it are read, the cut one is unknown, not 424.
 func TestSwitchNumberCutInsideSeparators(t *testing.T) {
-	a, ok := readCorpus(t, "switch/sonic-queue-counters-nonzero-netns-cached-header-buildimage21007.txt")[KindSwitch]
-	if !ok {
-		t.Fatal("not read")
-	}
-	q := a.(*SwitchCounters).Queues
+	a := corpusAs[*SwitchCounters](t, "switch/sonic-queue-counters-nonzero-netns-cached-header-buildimage21007.txt", KindSwitch)
+	q := a.Queues
 	if len(q) != 1 || q[0].Packets != 126497 || q[0].DropPkts != 421358651 || q[0].DropBytes != -1 {
 		t.Errorf("queues %+v", q)
 	}

@@ -69,7 +69,7 @@ func (tw *Twin) Observe() twin.Observation {
 	// Modelled, even when none: empty, not absent.
 	o.Queues, o.QPs = []twin.Queue{}, []twin.QPSeries{}
 	for _, q := range net.QueueSeries() {
-		o.Queues = append(o.Queues, twin.Queue{Port: q.Switch.Ports()[q.Port].Name(), Priority: q.Prio,
+		o.Queues = append(o.Queues, twin.Queue{Port: q.Switch.Port(q.Port).Name(), Priority: q.Prio,
 			MaxBytes: q.Switch.QueueMax(q.Port, q.Prio), Depth: q.Bytes.Points(), Levels: queueLevels(q.Switch, q.Prio)})
 	}
 	o.Pauses = tw.pauseSeries()
@@ -264,7 +264,7 @@ func (tw *Twin) uplinks() []twin.Uplink {
 		}
 		sw := tw.Nodes[lo].(*fabric.Switch)
 		level := t.Nodes[lo].Tier
-		out = append(out, twin.Uplink{Level: level, Tier: tierName(t, level), Port: sw.Ports()[port].Name(), Bytes: sw.RoutedBytes()[port]})
+		out = append(out, twin.Uplink{Level: level, Tier: tierName(t, level), Port: sw.Port(port).Name(), Bytes: sw.RoutedBytes()[port]})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Level < out[j].Level })
 	return out

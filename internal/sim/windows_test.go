@@ -226,3 +226,45 @@ func TestWindowsRoundTimes(t *testing.T) {
 		}
 	}
 }
+
+// A worker done with its own parts takes up those of another worker that
+// it has not begun, and a part runs once a round whoever takes it.
+func TestWindowsWorkTaking(t *testing.T) {
+	r := newRing(ringParts)
+	w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook, Workers: 2}
+	for _, p := range r.parts {
+		w.Parts = append(w.Parts, p)
+	}
+	w.RunUntil(100)
+	before := make([]uint64, len(r.parts))
+	for i, p := range r.parts {
+		before[i] = p.s.Executed()
+	}
+	// Worker 0 alone through a round, worker 1 never arriving.
+	rd := round{parts: 100 + ringLook - 1, control: -1, seq: w.rounds + 1}
+	w.runRound(0, 2, rd)
+	ran := 0
+	for i, p := range r.parts {
+		if p.s.Now() != rd.parts {
+			t.Errorf("part %d (worker %d's) at %v, want %v: not taken up", i, i%2, p.s.Now(), rd.parts)
+		}
+		if p.s.Executed() > before[i] {
+			ran++
+		}
+	}
+	if ran == 0 {
+		t.Fatal("the round ran no event")
+	}
+	// The same round again: every part is claimed, nothing runs twice.
+	after := make([]uint64, len(r.parts))
+	for i, p := range r.parts {
+		after[i] = p.s.Executed()
+		p.s.At(rd.parts, NodeKey(uint32(i+1), SrcControl), nil, 0)
+	}
+	w.runRound(1, 2, rd)
+	for i, p := range r.parts {
+		if p.s.Executed() != after[i] {
+			t.Errorf("part %d ran again in the same round", i)
+		}
+	}
+}
