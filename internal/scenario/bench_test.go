@@ -21,10 +21,7 @@ func benchRunWith(b *testing.B, s *Scenario, finish bool, o Options) (events uin
 	var hops uint64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		tw, err := BuildWith(s, o)
-		if err != nil {
-			b.Fatal(err)
-		}
+		tw := built(b, s, o)
 		tw.Run()
 		if finish && !tw.Done() {
 			b.Fatal("the workload did not finish")
@@ -37,6 +34,17 @@ func benchRunWith(b *testing.B, s *Scenario, finish bool, o Options) (events uin
 	b.ReportMetric(float64(hops)/b.Elapsed().Seconds(), "packet-hops/s")
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	return events
+}
+
+// built builds s split as o says, as rocelab run does: with the run's
+// estimated memory, for which a large run's build asks for huge pages.
+func built(b *testing.B, s *Scenario, o Options) *Twin {
+	o.Memory = s.Estimate().Memory
+	tw, err := BuildWith(s, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return tw
 }
 
 // BenchmarkLeafSpinePermutation runs the 128-host permutation example
@@ -139,10 +147,7 @@ func BenchmarkFatTreeScaling(b *testing.B) {
 		for j, k := range []int{8, 32} {
 			s := fatTree(b, k)
 			start, cpu0 := time.Now(), cpuTime()
-			tw, err := Build(s)
-			if err != nil {
-				b.Fatal(err)
-			}
+			tw := built(b, s, Options{})
 			tw.Run()
 			if !tw.Done() {
 				b.Fatalf("k=%d: the permutation did not finish", k)

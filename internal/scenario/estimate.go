@@ -112,10 +112,9 @@ func (s *Scenario) estimate(tr []collective.Transfer) Estimate {
 	}
 	pk, ph, wb := packetCost(tr, hops, overhead)
 	packets, hopsSum, wireBytes = packets+pk, hopsSum+ph, wireBytes+wb
-	nSwitch, nPorts := 0, 0
+	nSwitch, nPorts := 0, s.Topo.Ports()
 	slowest := unit.BitRate(0)
 	for _, n := range s.Topo.Nodes {
-		nPorts += n.Ports
 		if n.Kind == topo.Switch {
 			nSwitch++
 		}

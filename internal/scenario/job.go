@@ -16,8 +16,11 @@ import (
 // and the fluid engine (docs/fluid.md) when it does not.
 func (s *Scenario) Plans() []twin.Plan {
 	tr := s.Workload.traffic(int64(s.Host.MTU)) // laid out once for both estimates
-	return []twin.Plan{{Engine: twin.Packet, Estimate: s.estimate(tr), Build: func() (twin.Engine, error) {
-		tw, err := BuildWith(s, s.Run)
+	est := s.estimate(tr)
+	return []twin.Plan{{Engine: twin.Packet, Estimate: est, Build: func() (twin.Engine, error) {
+		o := s.Run
+		o.Memory = est.memoryWith()
+		tw, err := BuildWith(s, o)
 		if err != nil {
 			return nil, err
 		}

@@ -56,10 +56,7 @@ func benchThreads(b *testing.B, s *Scenario) {
 	for i := 0; i < b.N; i++ {
 		for _, th := range []int{1, 2} {
 			start := time.Now()
-			tw, err := BuildWith(s, Options{Threads: th})
-			if err != nil {
-				b.Fatal(err)
-			}
+			tw := built(b, s, Options{Threads: th})
 			tw.Run()
 			if !tw.Done() {
 				b.Fatal("the workload did not finish")
@@ -110,10 +107,7 @@ func BenchmarkProjection(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			perEvent, perWindow := calibrate(b, c.s)
 			for _, p := range []int{8, 32, 64} {
-				tw, err := BuildWith(c.s, Options{Threads: p, Workers: runtime.GOMAXPROCS(0)})
-				if err != nil {
-					b.Fatal(err)
-				}
+				tw := built(b, c.s, Options{Threads: p, Workers: runtime.GOMAXPROCS(0)})
 				tw.Run()
 				_, _, st := tw.RunStats()
 				var total uint64
@@ -136,10 +130,7 @@ func BenchmarkProjection(b *testing.B) {
 func calibrate(b *testing.B, s *Scenario) (perEvent, perWindow float64) {
 	run := func(th int) (time.Duration, *Twin) {
 		start := time.Now()
-		tw, err := BuildWith(s, Options{Threads: th})
-		if err != nil {
-			b.Fatal(err)
-		}
+		tw := built(b, s, Options{Threads: th})
 		tw.Run()
 		return time.Since(start), tw
 	}

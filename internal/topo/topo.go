@@ -69,6 +69,15 @@ type Topology struct {
 	RailOptimized                         bool
 }
 
+// Ports returns the ports of every node, hosts' and switches'.
+func (t *Topology) Ports() int {
+	n := 0
+	for _, nd := range t.Nodes {
+		n += nd.Ports
+	}
+	return n
+}
+
 func (t *Topology) addNode(n Node) int {
 	t.Nodes = append(t.Nodes, n)
 	i := len(t.Nodes) - 1

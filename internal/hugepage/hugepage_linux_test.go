@@ -1,0 +1,76 @@
+package hugepage
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// hugeKB returns the kilobytes of huge pages backing the mapping that
+// holds addr (smaps' AnonHugePages).
+func hugeKB(t *testing.T, addr uintptr) int {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	in := false
+	for sc.Scan() {
+		line := sc.Text()
+		var lo, hi uintptr
+		if f := strings.Fields(line); !strings.HasSuffix(f[0], ":") {
+			if _, err := fmt.Sscanf(f[0], "%x-%x", &lo, &hi); err != nil {
+				t.Fatalf("smaps: %q: %v", line, err)
+			}
+			in = lo <= addr && addr < hi
+			continue
+		}
+		var kb int
+		if in {
+			if n, _ := fmt.Sscanf(line, "AnonHugePages: %d kB", &kb); n == 1 {
+				return kb
+			}
+		}
+	}
+	t.Fatalf("no mapping holds %#x", addr)
+	return 0
+}
+
+// touched allocates n bytes and writes every page, as a run's build
+// does.
+func touched(n int) []byte {
+	b := make([]byte, n)
+	for i := 0; i < n; i += 4096 {
+		b[i] = 1
+	}
+	return b
+}
+
+// TestPrepare checks that memory allocated after Prepare is backed by
+// huge pages, where the same allocation before it is not.
+func TestPrepare(t *testing.T) {
+	if Mode() != "madvise" {
+		t.Skipf("transparent huge pages are %q here, not madvise", Mode())
+	}
+	const n = 32 << 20
+	before := touched(n)
+	if kb := hugeKB(t, uintptr(unsafe.Pointer(&before[n/2]))); kb != 0 {
+		t.Fatalf("without Prepare the heap has %d kB of huge pages: the test cannot tell", kb)
+	}
+	if Prepare(MinBytes - 1) {
+		t.Fatal("Prepare acted below MinBytes")
+	}
+	if !Prepare(2 * MinBytes) {
+		t.Fatal("Prepare did not advise the heap")
+	}
+	after := touched(n)
+	if kb := hugeKB(t, uintptr(unsafe.Pointer(&after[n/2]))); kb < n/2>>10 {
+		t.Fatalf("after Prepare, %d kB of the %d kB allocated are huge pages", kb, n>>10)
+	}
+	runtime.KeepAlive(before) // else after may reuse its pages
+}
