@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"runtime"
+	"slices"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -50,27 +51,27 @@ func Prepare(n int64) bool {
 		return false
 	}
 	pieces := make([][]byte, (min(n, maxBytes)+chunk-1)/chunk)
-	lo, hi := ^uintptr(0), uintptr(0)
+	at := make([]uintptr, len(pieces))
 	for i := range pieces {
 		pieces[i] = make([]byte, chunk)
-		a := uintptr(unsafe.Pointer(unsafe.SliceData(pieces[i])))
-		lo, hi = min(lo, a), max(hi, a+chunk)
+		at[i] = uintptr(unsafe.Pointer(unsafe.SliceData(pieces[i])))
 	}
-	lo = (lo + size - 1) &^ (size - 1)
-	hi &^= size - 1
-	ok := hi > lo && madvise(lo, hi-lo) == nil
+	// Advise each run of adjacent pieces as one range, the whole huge
+	// pages within it.
+	slices.Sort(at)
+	ok := false
+	for i := 0; i < len(at); {
+		j := i + 1
+		for j < len(at) && at[j] == at[j-1]+chunk {
+			j++
+		}
+		lo, hi := (at[i]+size-1)&^(size-1), (at[j-1]+chunk)&^(size-1)
+		if hi > lo {
+			_, _, e := unix.Syscall(unix.SYS_MADVISE, lo, hi-lo, unix.MADV_HUGEPAGE)
+			ok = ok || e == 0
+		}
+		i = j
+	}
 	runtime.GC() // the pieces are garbage: their pages go back to the heap
 	return ok
-}
-
-// madvise advises the n bytes at addr for huge pages. The range may span
-// memory other objects use and gaps between the heap's mappings: the
-// advice changes no contents, and the kernel applies it to what is
-// mapped (and then reports ENOMEM for the gaps, which is no failure here).
-func madvise(addr, n uintptr) error {
-	_, _, e := unix.Syscall(unix.SYS_MADVISE, addr, n, unix.MADV_HUGEPAGE)
-	if e != 0 && e != unix.ENOMEM {
-		return e
-	}
-	return nil
 }
