@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"math/bits"
 	"rocelab/internal/counters"
 	"rocelab/internal/packet"
 	"rocelab/internal/unit"
@@ -156,6 +157,56 @@ type Counter struct {
 	Value int64
 }
 
+// ethtoolNames are the names Ethtool gives, looked up in the counters
+// table once: a twin observes every port of the fabric, and the lookups
+// cost more than the rest of it. Set when the package starts, never
+// written after.
+var ethtoolNames = newEthtoolNames()
+
+// ethtoolName holds the names of Ethtool's counters by concept and
+// direction; per-priority arrays by priority.
+type ethtoolName struct {
+	phy   [5]string    // rx packets, rx bytes, tx packets, tx bytes, rx discards
+	prio  [8][5]string // rx bytes, rx packets, rx discards, tx bytes, tx packets
+	pause [8][5]string // rx frames, rx duration, tx frames, tx duration, rx transitions
+	vport [6]string    // vport rx/tx packets, RDMA rx packets/bytes, tx packets/bytes
+	ecn   [8]string
+	drops [NumDropReasons]string
+	wd    [8][2]string // storms, restores
+}
+
+func newEthtoolNames() *ethtoolName {
+	t := counters.Default()
+	name := func(cn counters.Concept, d counters.Dir, prio int) string {
+		return t.Name(counters.MLX5, counters.Ethtool, cn, d, prio)
+	}
+	sw := func(cn counters.Concept, prio int) string {
+		return t.Name(counters.Twin, counters.SwitchPort, cn, counters.NoDir, prio)
+	}
+	n := &ethtoolName{
+		phy: [5]string{name(counters.PhyPackets, counters.RX, 0), name(counters.PhyBytes, counters.RX, 0),
+			name(counters.PhyPackets, counters.TX, 0), name(counters.PhyBytes, counters.TX, 0),
+			name(counters.PhyDiscards, counters.RX, 0)},
+		vport: [6]string{name(counters.VportUnicastPackets, counters.RX, 0), name(counters.VportUnicastPackets, counters.TX, 0),
+			name(counters.RDMAUnicastPackets, counters.RX, 0), name(counters.RDMAUnicastBytes, counters.RX, 0),
+			name(counters.RDMAUnicastPackets, counters.TX, 0), name(counters.RDMAUnicastBytes, counters.TX, 0)},
+	}
+	for p := 0; p < 8; p++ {
+		n.prio[p] = [5]string{name(counters.PrioBytes, counters.RX, p), name(counters.PrioPackets, counters.RX, p),
+			name(counters.PrioDiscards, counters.RX, p), name(counters.PrioBytes, counters.TX, p),
+			name(counters.PrioPackets, counters.TX, p)}
+		n.pause[p] = [5]string{name(counters.PauseFrames, counters.RX, p), name(counters.PauseDuration, counters.RX, p),
+			name(counters.PauseFrames, counters.TX, p), name(counters.PauseDuration, counters.TX, p),
+			name(counters.PauseTransition, counters.RX, p)}
+		n.ecn[p] = sw(counters.ECNMarkedPrio, p)
+		n.wd[p] = [2]string{sw(counters.WDStorms, p), sw(counters.WDRestores, p)}
+	}
+	for _, r := range DropReasons() {
+		n.drops[r] = "drop_" + r.String()
+	}
+	return n
+}
+
 // Ethtool returns the counters under their mlx5 ethtool -S names (from
 // the counters table), in a fixed order. As mlx5 does, it lists the PFC
 // counters (pause frames, durations, transitions) only for the priorities
@@ -164,57 +215,48 @@ type Counter struct {
 // counters, RDMA apart from other Ethernet traffic. Switch-only counters (ECN marks, drops by reason,
 // watchdog) follow when withSwitch is set.
 func (c *Counters) Ethtool(pfc uint8, withSwitch bool) []Counter {
-	t := counters.Default()
-	name := func(cn counters.Concept, d counters.Dir, prio int) string {
-		return t.Name(counters.MLX5, counters.Ethtool, cn, d, prio)
+	n := ethtoolNames
+	size := len(n.phy) + 8*len(n.prio[0]) + bits.OnesCount8(pfc)*len(n.pause[0])
+	if withSwitch {
+		size += len(n.ecn) + len(n.drops) + 8*len(n.wd[0])
+	} else {
+		size += len(n.vport)
 	}
-	out := []Counter{
-		{name(counters.PhyPackets, counters.RX, 0), c.RxPhyPackets},
-		{name(counters.PhyBytes, counters.RX, 0), c.RxPhyBytes},
-		{name(counters.PhyPackets, counters.TX, 0), c.TxPhyPackets},
-		{name(counters.PhyBytes, counters.TX, 0), c.TxPhyBytes},
-		{name(counters.PhyDiscards, counters.RX, 0), c.RxDiscards},
-	}
+	out := make([]Counter, 0, size)
+	out = append(out,
+		Counter{n.phy[0], c.RxPhyPackets}, Counter{n.phy[1], c.RxPhyBytes},
+		Counter{n.phy[2], c.TxPhyPackets}, Counter{n.phy[3], c.TxPhyBytes},
+		Counter{n.phy[4], c.RxDiscards})
 	us := func(t unit.Time) int64 { return int64(t / unit.Microsecond) }
 	for p := 0; p < 8; p++ {
+		pn := &n.prio[p]
 		out = append(out,
-			Counter{name(counters.PrioBytes, counters.RX, p), c.RxPrioBytes[p]},
-			Counter{name(counters.PrioPackets, counters.RX, p), c.RxPrioPackets[p]},
-			Counter{name(counters.PrioDiscards, counters.RX, p), c.RxPrioDiscards[p]},
-			Counter{name(counters.PrioBytes, counters.TX, p), c.TxPrioBytes[p]},
-			Counter{name(counters.PrioPackets, counters.TX, p), c.TxPrioPackets[p]})
+			Counter{pn[0], c.RxPrioBytes[p]}, Counter{pn[1], c.RxPrioPackets[p]}, Counter{pn[2], c.RxPrioDiscards[p]},
+			Counter{pn[3], c.TxPrioBytes[p]}, Counter{pn[4], c.TxPrioPackets[p]})
 		if pfc&(1<<p) == 0 {
 			continue
 		}
+		pa := &n.pause[p]
 		out = append(out,
-			Counter{name(counters.PauseFrames, counters.RX, p), c.RxPause[p]},
-			Counter{name(counters.PauseDuration, counters.RX, p), us(c.RxPauseDuration[p])},
-			Counter{name(counters.PauseFrames, counters.TX, p), c.TxPause[p]},
-			Counter{name(counters.PauseDuration, counters.TX, p), us(c.TxPauseDuration[p])},
-			Counter{name(counters.PauseTransition, counters.RX, p), c.RxPauseTransition[p]},
-		)
+			Counter{pa[0], c.RxPause[p]}, Counter{pa[1], us(c.RxPauseDuration[p])},
+			Counter{pa[2], c.TxPause[p]}, Counter{pa[3], us(c.TxPauseDuration[p])},
+			Counter{pa[4], c.RxPauseTransition[p]})
 	}
 	if !withSwitch {
-		vp := func(cn counters.Concept, d counters.Dir, v int64) Counter { return Counter{name(cn, d, 0), v} }
 		e, r := c.Vport[packet.ClassTCP], c.Vport[packet.ClassRoCE]
 		return append(out,
-			vp(counters.VportUnicastPackets, counters.RX, e.RxPackets), vp(counters.VportUnicastPackets, counters.TX, e.TxPackets),
-			vp(counters.RDMAUnicastPackets, counters.RX, r.RxPackets), vp(counters.RDMAUnicastBytes, counters.RX, r.RxBytes),
-			vp(counters.RDMAUnicastPackets, counters.TX, r.TxPackets), vp(counters.RDMAUnicastBytes, counters.TX, r.TxBytes))
-	}
-	sw := func(cn counters.Concept, prio int) string {
-		return t.Name(counters.Twin, counters.SwitchPort, cn, counters.NoDir, prio)
+			Counter{n.vport[0], e.RxPackets}, Counter{n.vport[1], e.TxPackets},
+			Counter{n.vport[2], r.RxPackets}, Counter{n.vport[3], r.RxBytes},
+			Counter{n.vport[4], r.TxPackets}, Counter{n.vport[5], r.TxBytes})
 	}
 	for p := 0; p < 8; p++ {
-		out = append(out, Counter{sw(counters.ECNMarkedPrio, p), c.ECNMarked[p]})
+		out = append(out, Counter{n.ecn[p], c.ECNMarked[p]})
 	}
-	for _, r := range DropReasons() {
-		out = append(out, Counter{"drop_" + r.String(), c.Drops[r]})
+	for r := range n.drops {
+		out = append(out, Counter{n.drops[r], c.Drops[r]})
 	}
 	for p := 0; p < 8; p++ {
-		out = append(out,
-			Counter{sw(counters.WDStorms, p), c.WatchdogStorms[p]},
-			Counter{sw(counters.WDRestores, p), c.WatchdogRestores[p]})
+		out = append(out, Counter{n.wd[p][0], c.WatchdogStorms[p]}, Counter{n.wd[p][1], c.WatchdogRestores[p]})
 	}
 	return out
 }
