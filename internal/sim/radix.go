@@ -132,15 +132,58 @@ func (n *nowHeap) entry(e *event) nowEntry {
 func (n *nowHeap) add(e *event) { n.h = append(n.h, n.entry(e)) }
 
 // sort orders the entries: an insertion sort when there are a handful,
-// as there mostly are; thousands of hosts starting at once put thousands
-// in one span.
-func (n *nowHeap) sort() {
-	h := n.h[n.hd:]
-	if len(h) > 16 {
-		slices.SortFunc(h, func(a, b nowEntry) int {
-			return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.key, b.key), cmp.Compare(a.seq, b.seq))
-		})
-		return
+// as there are on small fabrics; a large fabric puts dozens in a span,
+// and thousands of hosts starting at once put thousands in one.
+func (n *nowHeap) sort() { sortEntries(n.h[n.hd:], 2*bits.Len(uint(len(n.h)-n.hd))) }
+
+// sortEntries sorts h by before: a quicksort on the median of three down
+// to a dozen entries, then an insertion sort, with the comparison inline
+// (a generic sort calls it through a function value, and on a fabric of
+// thousands of ports that call was a seventh of the run). Below depth
+// levels of partitioning it falls back to the library's sort, which
+// bounds the worst case. The order is total (seq differs), so every sort
+// gives the same result.
+func sortEntries(h []nowEntry, depth int) {
+	for len(h) > 12 {
+		if depth == 0 {
+			slices.SortFunc(h, func(a, b nowEntry) int {
+				return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.key, b.key), cmp.Compare(a.seq, b.seq))
+			})
+			return
+		}
+		depth--
+		m, l := len(h)/2, len(h)-1
+		if before(&h[m], &h[0]) {
+			h[m], h[0] = h[0], h[m]
+		}
+		if before(&h[l], &h[m]) {
+			h[l], h[m] = h[m], h[l]
+			if before(&h[m], &h[0]) {
+				h[m], h[0] = h[0], h[m]
+			}
+		}
+		// Hoare's partition around the median: h[:j+1] holds no entry
+		// after it, h[j+1:] none before it, and neither is empty.
+		pivot := h[m]
+		i, j := -1, len(h)
+		for {
+			for i++; before(&h[i], &pivot); i++ {
+			}
+			for j--; before(&pivot, &h[j]); j-- {
+			}
+			if i >= j {
+				break
+			}
+			h[i], h[j] = h[j], h[i]
+		}
+		// Recurse into the smaller part, loop on the larger.
+		if j+1 < len(h)-j-1 {
+			sortEntries(h[:j+1], depth)
+			h = h[j+1:]
+		} else {
+			sortEntries(h[j+1:], depth)
+			h = h[:j+1]
+		}
 	}
 	for i := 1; i < len(h); i++ {
 		x := h[i]

@@ -6,6 +6,10 @@ package sim
 // container/heap baseline of the heapbaseline build tag.
 
 import (
+	"cmp"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"rocelab/internal/unit"
@@ -68,4 +72,47 @@ func chunkCount(q *radixQueue) int {
 		}
 	}
 	return n
+}
+
+// TestSortEntries checks the bucket's sort against the library's on
+// sizes from empty to thousands, with times and keys drawn from few
+// values (ties broken by key, then by arrival), in random, sorted and
+// reversed order, and with the fallback taken at once (depth 0).
+func TestSortEntries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	ref := func(h []nowEntry) {
+		slices.SortFunc(h, func(a, b nowEntry) int {
+			return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.key, b.key), cmp.Compare(a.seq, b.seq))
+		})
+	}
+	for _, n := range []int{0, 1, 2, 12, 13, 17, 64, 65, 500, 3000} {
+		for _, spread := range []int{1, 3, 4096} {
+			for order := range 3 {
+				for _, depth := range []int{0, 2 * bits.Len(uint(n))} {
+					h := make([]nowEntry, n)
+					for i := range h {
+						h[i] = nowEntry{t: unit.Time(rng.IntN(spread)), key: Key(rng.IntN(spread)), seq: uint64(i), ev: int32(i)}
+					}
+					switch order {
+					case 1:
+						ref(h)
+					case 2:
+						ref(h)
+						slices.Reverse(h)
+					}
+					rng.Shuffle(len(h), func(i, j int) {
+						if order == 0 {
+							h[i], h[j] = h[j], h[i]
+						}
+					})
+					want := slices.Clone(h)
+					ref(want)
+					sortEntries(h, depth)
+					if !slices.Equal(h, want) {
+						t.Fatalf("n=%d spread=%d order=%d depth=%d: sorted differently", n, spread, order, depth)
+					}
+				}
+			}
+		}
+	}
 }
