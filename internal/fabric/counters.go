@@ -128,9 +128,15 @@ func (pt *Port) countTx(p *packet.Packet) {
 // CountRx books a received frame on its priority. Nodes call it after
 // classifying the frame (PFC frames never reach them).
 func (pt *Port) CountRx(p *packet.Packet) {
-	t := &pt.rxc[p.Prio&7][p.Class%packet.NumClasses]
+	t := pt.rxCount(p)
 	t.pkts++
 	t.bytes += int64(p.Frame)
+}
+
+// rxCount returns the count a received frame of p's priority and class
+// books to.
+func (pt *Port) rxCount(p *packet.Packet) *traffic {
+	return &pt.rxc[p.Prio&7][p.Class%packet.NumClasses]
 }
 
 // CountRxDiscard books a frame of priority prio dropped on arrival for

@@ -1,11 +1,14 @@
 package fabric
 
 import (
+	"unsafe"
+
 	"fmt"
 	"math/bits"
 
 	"rocelab/internal/ecmp"
 	"rocelab/internal/packet"
+	"rocelab/internal/prefetch"
 	"rocelab/internal/qos"
 	"rocelab/internal/sim"
 	"rocelab/internal/unit"
@@ -247,7 +250,19 @@ func (s *Switch) route(p *packet.Packet) (*Port, bool) {
 // Receive classifies, routes and admits a packet that arrived on in.
 func (s *Switch) Receive(p *packet.Packet, in *Port) {
 	p.Prio = s.cfg.Classify(p)
-	in.CountRx(p)
+	// The port's frame counts lie beyond its first lines: their line is
+	// asked for now and the frame booked once it is routed and admitted,
+	// so that the load overlaps that work instead of stalling before it.
+	rx, frame := in.rxCount(p), int64(p.Frame)
+	prefetch.Line(uintptr(unsafe.Pointer(rx)))
+	s.forward(p, in)
+	rx.pkts++
+	rx.bytes += frame
+}
+
+// forward routes and admits a classified packet that arrived on in, or
+// drops it.
+func (s *Switch) forward(p *packet.Packet, in *Port) {
 	if p.TTL <= 1 {
 		s.dom.Drop(p, DropTTL, in)
 		return
