@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"math/bits"
+
 	"rocelab/internal/counters"
 	"rocelab/internal/packet"
 	"rocelab/internal/unit"
@@ -163,15 +164,11 @@ type Counter struct {
 	Value int64
 }
 
-// ethtoolNames are the names Ethtool gives, looked up in the counters
-// table once: a twin observes every port of the fabric, and the lookups
-// cost more than the rest of it. Set when the package starts, never
-// written after.
-var ethtoolNames = newEthtoolNames()
-
-// ethtoolName holds the names of Ethtool's counters by concept and
-// direction; per-priority arrays by priority.
-type ethtoolName struct {
+// EthtoolNames are the names Ethtool gives, looked up in the counters
+// table once: an observation names the counters of every port of the
+// fabric, and the lookups cost more than the rest of it. An observer
+// makes them with NewEthtoolNames and passes them to each port's Ethtool.
+type EthtoolNames struct {
 	phy   [5]string    // rx packets, rx bytes, tx packets, tx bytes, rx discards
 	prio  [8][5]string // rx bytes, rx packets, rx discards, tx bytes, tx packets
 	pause [8][5]string // rx frames, rx duration, tx frames, tx duration, rx transitions
@@ -181,7 +178,8 @@ type ethtoolName struct {
 	wd    [8][2]string // storms, restores
 }
 
-func newEthtoolNames() *ethtoolName {
+// NewEthtoolNames looks up the names Ethtool gives.
+func NewEthtoolNames() *EthtoolNames {
 	t := counters.Default()
 	name := func(cn counters.Concept, d counters.Dir, prio int) string {
 		return t.Name(counters.MLX5, counters.Ethtool, cn, d, prio)
@@ -189,7 +187,7 @@ func newEthtoolNames() *ethtoolName {
 	sw := func(cn counters.Concept, prio int) string {
 		return t.Name(counters.Twin, counters.SwitchPort, cn, counters.NoDir, prio)
 	}
-	n := &ethtoolName{
+	n := &EthtoolNames{
 		phy: [5]string{name(counters.PhyPackets, counters.RX, 0), name(counters.PhyBytes, counters.RX, 0),
 			name(counters.PhyPackets, counters.TX, 0), name(counters.PhyBytes, counters.TX, 0),
 			name(counters.PhyDiscards, counters.RX, 0)},
@@ -213,15 +211,14 @@ func newEthtoolNames() *ethtoolName {
 	return n
 }
 
-// Ethtool returns the counters under their mlx5 ethtool -S names (from
-// the counters table), in a fixed order. As mlx5 does, it lists the PFC
+// Ethtool returns the counters under their mlx5 ethtool -S names (n,
+// from the counters table), in a fixed order. As mlx5 does, it lists the PFC
 // counters (pause frames, durations, transitions) only for the priorities
 // in pfc, the ones with PFC enabled. Pause durations are in microseconds,
 // as mlx5 reports them. A host port (withSwitch unset) adds the vport
 // counters, RDMA apart from other Ethernet traffic. Switch-only counters (ECN marks, drops by reason,
 // watchdog) follow when withSwitch is set.
-func (c *Counters) Ethtool(pfc uint8, withSwitch bool) []Counter {
-	n := ethtoolNames
+func (c *Counters) Ethtool(n *EthtoolNames, pfc uint8, withSwitch bool) []Counter {
 	size := len(n.phy) + 8*len(n.prio[0]) + bits.OnesCount8(pfc)*len(n.pause[0])
 	if withSwitch {
 		size += len(n.ecn) + len(n.drops) + 8*len(n.wd[0])

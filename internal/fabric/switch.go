@@ -1,10 +1,9 @@
 package fabric
 
 import (
-	"unsafe"
-
 	"fmt"
 	"math/bits"
+	"unsafe"
 
 	"rocelab/internal/ecmp"
 	"rocelab/internal/packet"
@@ -251,7 +250,7 @@ func (s *Switch) route(p *packet.Packet) (*Port, bool) {
 func (s *Switch) Receive(p *packet.Packet, in *Port) {
 	p.Prio = s.cfg.Classify(p)
 	// The port's frame counts lie beyond its first lines: their line is
-	// asked for now and the frame booked once it is routed and admitted,
+	// asked for now and the frame booked once it is forwarded or dropped,
 	// so that the load overlaps that work instead of stalling before it.
 	rx, frame := in.rxCount(p), int64(p.Frame)
 	prefetch.Line(uintptr(unsafe.Pointer(rx)))

@@ -3,18 +3,16 @@
 //
 // A packet run's hot state (ports, queues, routes, packets, the event
 // queue) is touched at random as frames cross the fabric; once it is
-// larger than what the processor's TLB maps with 4 KiB pages, most
-// events also pay a page walk. With 2 MiB pages the TLB covers
+// larger than what the processor's TLB maps with 4 KiB pages (a few
+// MiB), most events also pay a page walk. With 2 MiB pages the TLB covers
 // gigabytes. Linux backs anonymous memory with huge pages only where the
 // program asks (madvise) unless the system is set to do so always, and
 // Go's heap never asks; Prepare asks for the next part of the heap. It
 // changes nothing a run computes, only how fast the memory behind it is.
 package hugepage
 
-// MinBytes is the least estimate of a run's memory for which Prepare
-// acts: below it, the hot state fits the TLB's reach with small pages
-// and the preparation (one garbage collection) would cost more than it
-// saves.
+// MinBytes is the least size Prepare acts on: preparing costs a garbage
+// collection, which a small run would not win back.
 const MinBytes = 64 << 20
 
 // maxBytes bounds how much address space Prepare reserves: an estimate

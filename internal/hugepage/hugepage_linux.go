@@ -5,14 +5,13 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
-
-// size is the huge page size on the architectures Go runs Linux on with
-// transparent huge pages (amd64, arm64 with 4 KiB base pages).
-const size = 2 << 20
 
 // Mode returns the system's transparent huge page setting: "always",
 // "madvise", "never", or "" when the kernel has none.
@@ -32,32 +31,65 @@ func Mode() string {
 	return string(mode)
 }
 
+// pageSize returns the size of a huge page (the kernel's PMD size: 2 MiB
+// with 4 KiB base pages), or 0 when the kernel does not say.
+func pageSize() uintptr {
+	b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size")
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.ParseUint(string(bytes.TrimSpace(b)), 10, 64)
+	if err != nil || n == 0 || n&(n-1) != 0 {
+		return 0
+	}
+	return uintptr(n)
+}
+
 // chunk is the size of the pieces Prepare grows the heap by. Go zeroes a
 // large allocation that begins below memory it has used before, which
 // faults its pages in before they can be advised; in pieces, only the
-// first few are.
+// first few are, in a process that has not yet freed much.
 const chunk = 4 << 20
+
+// once makes Prepare act once in a process: the advice stays on the
+// range after the run that used it frees it, so later runs reuse advised
+// memory, and a second preparation would only land its pieces on memory
+// Go has to zero first.
+var once sync.Once
 
 // Prepare makes the next n bytes (at most 8 GiB) the program allocates
 // fault in as huge pages, when the system gives them only on request
-// (mode madvise) and n is at least MinBytes; it reports whether it did.
-// It grows the heap by n bytes, advises them for huge pages before
-// anything touches them, and frees them: Go's page allocator hands out
-// the lowest free addresses first, so the allocations that follow fill
-// the advised range. It costs one garbage collection and no memory
-// until the pages are used.
+// (mode madvise), the address space is 64 bits wide, GODEBUG does not
+// set disablethp=1 and n is at least MinBytes; it reports whether it did.
+// Only the first such call in a process acts. It grows the heap by n
+// bytes, advises them for huge pages before anything touches them, and
+// frees them: Go's page allocator hands out the lowest free addresses
+// first, so the allocations that follow fill the advised range. It costs
+// one garbage collection and, in a process that has freed little, no
+// memory until the pages are used.
 func Prepare(n int64) bool {
-	if n < MinBytes || Mode() != "madvise" {
+	if n < MinBytes || unsafe.Sizeof(uintptr(0)) < 8 || Mode() != "madvise" ||
+		strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
 		return false
 	}
-	pieces := make([][]byte, (min(n, maxBytes)+chunk-1)/chunk)
+	size := pageSize()
+	if size == 0 || size > chunk {
+		return false
+	}
+	ok := false
+	once.Do(func() { ok = advise(min(n, maxBytes), size) })
+	return ok
+}
+
+// advise grows the heap by n bytes in pieces, advises the whole huge
+// pages of each run of adjacent pieces, and frees the pieces.
+func advise(n int64, size uintptr) bool {
+	pieces := make([][]byte, (n+chunk-1)/chunk)
 	at := make([]uintptr, len(pieces))
 	for i := range pieces {
 		pieces[i] = make([]byte, chunk)
 		at[i] = uintptr(unsafe.Pointer(unsafe.SliceData(pieces[i])))
 	}
-	// Advise each run of adjacent pieces as one range, the whole huge
-	// pages within it.
 	slices.Sort(at)
 	ok := false
 	for i := 0; i < len(at); {
@@ -72,6 +104,7 @@ func Prepare(n int64) bool {
 		}
 		i = j
 	}
-	runtime.GC() // the pieces are garbage: their pages go back to the heap
+	runtime.KeepAlive(pieces) // nothing else may take their pages before the advice
+	runtime.GC()              // the pieces are garbage now: their pages go back to the heap
 	return ok
 }

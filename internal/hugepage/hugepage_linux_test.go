@@ -52,10 +52,11 @@ func touched(n int) []byte {
 }
 
 // TestPrepare checks that memory allocated after Prepare is backed by
-// huge pages, where the same allocation before it is not.
+// huge pages, where the same allocation before it is not, and that only
+// the first preparation in a process acts.
 func TestPrepare(t *testing.T) {
-	if Mode() != "madvise" {
-		t.Skipf("transparent huge pages are %q here, not madvise", Mode())
+	if Mode() != "madvise" || pageSize() != 2<<20 || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
+		t.Skipf("transparent huge pages are %q here with pages of %d bytes, not madvise with 2 MiB pages, or GODEBUG disables them", Mode(), pageSize())
 	}
 	const n = 32 << 20
 	before := touched(n)
@@ -67,6 +68,9 @@ func TestPrepare(t *testing.T) {
 	}
 	if !Prepare(2 * MinBytes) {
 		t.Fatal("Prepare did not advise the heap")
+	}
+	if Prepare(2 * MinBytes) {
+		t.Fatal("Prepare acted twice in a process")
 	}
 	after := touched(n)
 	if kb := hugeKB(t, uintptr(unsafe.Pointer(&after[n/2]))); kb < n/2>>10 {

@@ -39,7 +39,7 @@ func benchRunWith(b *testing.B, s *Scenario, finish bool, o Options) (events uin
 // built builds s split as o says, as rocelab run does: with the run's
 // estimated memory, for which a large run's build asks for huge pages.
 func built(b *testing.B, s *Scenario, o Options) *Twin {
-	o.Memory = s.Estimate().Memory
+	o.Memory = s.Estimate().memoryWith()
 	tw, err := BuildWith(s, o)
 	if err != nil {
 		b.Fatal(err)

@@ -155,7 +155,7 @@ func (s *Scenario) estimate(tr []collective.Transfer) Estimate {
 // eventRate is the events one thread runs per second of CPU on a fabric
 // of the given ports, as measured (docs/engine.md, "Figures"): about 3 M
 // while the ports, queues and packets a frame's hop touches stay in the
-// processor's cache (the k=8 fat-tree's 896 ports), 0.75 M at k=16's 6144
+// processor's cache (the k=8 fat-tree's 768 ports), 0.75 M at k=16's 6144
 // and 0.4 M at k=32's 49152, where nearly every one of them misses it;
 // geometrically in between.
 func eventRate(ports int) float64 {

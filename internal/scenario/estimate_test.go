@@ -130,8 +130,8 @@ func TestEstimateWallTime(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "about 85 s of wall time on 8 threads at 0.4 M events/s a thread") {
 		t.Errorf("eight threads: %v", err)
 	}
-	if r := eventRate(896); r != 3e6 {
-		t.Errorf("k=8's 896 ports: %g events/s, want 3 M", r)
+	if r := eventRate(768); r != 3e6 {
+		t.Errorf("k=8's 768 ports: %g events/s, want 3 M", r)
 	}
 	if r := eventRate(6144); r != 0.75e6 {
 		t.Errorf("k=16's 6144 ports: %g events/s, want 0.75 M", r)

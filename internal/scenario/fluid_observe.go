@@ -57,14 +57,14 @@ func (tw *FluidTwin) Observe() twin.Observation {
 	})
 	o.Latency = prioLatencies(e.Latency())
 	ports := tw.portCounters(links)
-	id := 0
+	id, names := 0, fabric.NewEthtoolNames()
 	for n, nd := range t.Nodes {
 		for p := 0; p < nd.Ports; p++ {
 			pt := twin.Port{Name: portName(t, n, p), Switch: nd.Kind == topo.Switch}
 			if l := e.PortLink(n, p); l >= 0 {
 				peer := linkEnds(t, l)
 				pt.Peer, pt.LineRate = peer, t.Links[l/2].Rate
-				pt.Counters = countersOf(ports[id].Ethtool(s.pfcMask(), pt.Switch))
+				pt.Counters = countersOf(ports[id].Ethtool(names, s.pfcMask(), pt.Switch))
 			}
 			o.Ports = append(o.Ports, pt)
 			if nd.Kind == topo.Host {

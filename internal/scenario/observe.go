@@ -49,6 +49,7 @@ func (tw *Twin) Observe() twin.Observation {
 		return ConnStat{Delivered: c.Delivered, Retransmitted: c.Retransmit, LastDelivery: c.LastDelivery}
 	})
 	o.Latency = prioLatencies(net.Latency())
+	names := fabric.NewEthtoolNames()
 	for _, pt := range net.Ports {
 		_, isSwitch := pt.Node().(*fabric.Switch)
 		snap := pt.Snapshot()
@@ -57,7 +58,7 @@ func (tw *Twin) Observe() twin.Observation {
 			peer = pt.Peer().Name()
 		}
 		o.Ports = append(o.Ports, twin.Port{Name: pt.Name(), Peer: peer, Switch: isSwitch, LineRate: rates[[2]int{node[pt.Node()], pt.Index()}],
-			Counters: countersOf(snap.Ethtool(net.PFCEnabled, isSwitch))})
+			Counters: countersOf(snap.Ethtool(names, net.PFCEnabled, isSwitch))})
 	}
 	for _, n := range tw.NICs {
 		snap := n.Port().Snapshot()

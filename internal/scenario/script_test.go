@@ -136,7 +136,7 @@ func execScript(t *testing.T, tw **Twin, c script.Command) string {
 		}
 		_, isSwitch := pt.Node().(*fabric.Switch)
 		snap := pt.Snapshot()
-		for _, c := range snap.Ethtool(0xff, isSwitch) {
+		for _, c := range snap.Ethtool(fabric.NewEthtoolNames(), 0xff, isSwitch) {
 			if c.Value != 0 && strings.Contains(c.Name, kv["match"]) {
 				fmt.Fprintf(&b, "%s: %d\n", c.Name, c.Value)
 			}

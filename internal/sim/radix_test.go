@@ -77,7 +77,8 @@ func chunkCount(q *radixQueue) int {
 // TestSortEntries checks the bucket's sort against the library's on
 // sizes from empty to thousands, with times and keys drawn from few
 // values (ties broken by key, then by arrival), in random, sorted and
-// reversed order, and with the fallback taken at once (depth 0).
+// reversed order, and with the fallback taken at once or after one or
+// two partitions.
 func TestSortEntries(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	ref := func(h []nowEntry) {
@@ -88,7 +89,7 @@ func TestSortEntries(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 12, 13, 17, 64, 65, 500, 3000} {
 		for _, spread := range []int{1, 3, 4096} {
 			for order := range 3 {
-				for _, depth := range []int{0, 2 * bits.Len(uint(n))} {
+				for _, depth := range []int{0, 1, 2, 2 * bits.Len(uint(n))} {
 					h := make([]nowEntry, n)
 					for i := range h {
 						h[i] = nowEntry{t: unit.Time(rng.IntN(spread)), key: Key(rng.IntN(spread)), seq: uint64(i), ev: int32(i)}
