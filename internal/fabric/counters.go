@@ -121,18 +121,12 @@ func (pt *Port) countTx(p *packet.Packet) {
 		pt.ctr.TxPhyBytes += int64(p.Frame)
 		return
 	}
-	t := &pt.txc[p.Prio&7][p.Class%packet.NumClasses]
-	t.pkts++
-	t.bytes += int64(p.Frame)
+	pt.txc[p.Prio&7][p.Class%packet.NumClasses].add(p.Frame)
 }
 
 // CountRx books a received frame on its priority. Nodes call it after
 // classifying the frame (PFC frames never reach them).
-func (pt *Port) CountRx(p *packet.Packet) {
-	t := pt.rxCount(p)
-	t.pkts++
-	t.bytes += int64(p.Frame)
-}
+func (pt *Port) CountRx(p *packet.Packet) { pt.rxCount(p).add(p.Frame) }
 
 // rxCount returns the count a received frame of p's priority and class
 // books to.

@@ -124,6 +124,12 @@ type Port struct {
 // traffic is a count of frames and their bytes.
 type traffic struct{ pkts, bytes int64 }
 
+// add counts one frame of the given length.
+func (t *traffic) add(frame int32) {
+	t.pkts++
+	t.bytes += int64(frame)
+}
+
 // pauseState tracks how a received PFC pause holds one priority.
 type pauseState struct {
 	active     bool

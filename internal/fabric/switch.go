@@ -252,11 +252,10 @@ func (s *Switch) Receive(p *packet.Packet, in *Port) {
 	// The port's frame counts lie beyond its first lines: their line is
 	// asked for now and the frame booked once it is forwarded or dropped,
 	// so that the load overlaps that work instead of stalling before it.
-	rx, frame := in.rxCount(p), int64(p.Frame)
+	rx, frame := in.rxCount(p), p.Frame
 	prefetch.Line(uintptr(unsafe.Pointer(rx)))
 	s.forward(p, in)
-	rx.pkts++
-	rx.bytes += frame
+	rx.add(frame)
 }
 
 // forward routes and admits a classified packet that arrived on in, or

@@ -59,31 +59,32 @@ const chunk = 4 << 20
 var once sync.Once
 
 // Prepare makes the next n bytes the program allocates (at most 8 GiB
-// and half the memory limit) fault in as huge pages, when the system
-// gives them only on request (mode madvise), the address space is 64
-// bits wide, GODEBUG does not set disablethp=1 and n is at least
-// MinBytes; it reports whether it did. Only the first such call in a
-// process acts. It grows the heap by n bytes, advises them for huge
-// pages before anything touches them, and frees them: Go's page
+// and half the memory limit) fault in as huge pages, and reports whether
+// it did. Only the first call with n of at least MinBytes in a process
+// acts, and only when the system gives huge pages on request (mode
+// madvise) of 2 MiB, the address space is 64 bits wide and GODEBUG does
+// not set disablethp=1. It grows the heap by n bytes, advises them for
+// huge pages before anything touches them, and frees them: Go's page
 // allocator hands out the lowest free addresses first, so the
 // allocations that follow fill the advised range. It costs one garbage
 // collection and, in a process that has freed little, no memory until
 // the pages are used.
 func Prepare(n int64) bool {
-	if n < MinBytes || unsafe.Sizeof(uintptr(0)) < 8 || Mode() != "madvise" ||
-		strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
+	if n < MinBytes || unsafe.Sizeof(uintptr(0)) < 8 {
 		return false
 	}
-	size := pageSize()
-	if size == 0 || size > chunk {
-		return false
-	}
-	// The pieces are live heap until the advice: under a memory limit
-	// (rocelab run sets one), at most half of it, so that the collector
-	// does not run again and again while they are allocated.
-	n = min(n, maxBytes, debug.SetMemoryLimit(-1)/2)
 	ok := false
-	once.Do(func() { ok = n >= MinBytes && advise(n, size) })
+	once.Do(func() {
+		size := pageSize()
+		if Mode() != "madvise" || size == 0 || size > chunk || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
+			return
+		}
+		// The pieces are live heap until the advice: under a memory limit
+		// (rocelab run sets one), at most half of it, so that the collector
+		// does not run again and again while they are allocated.
+		n = min(n, maxBytes, debug.SetMemoryLimit(-1)/2)
+		ok = n >= MinBytes && advise(n, size)
+	})
 	return ok
 }
 
