@@ -74,11 +74,12 @@ func runJobs(cmd *cobra.Command, ls logSetup, out *runOutput, jobs []twin.Job, c
 	return nil
 }
 
-// logParallel logs how a packet run used its cores: the partition, the
-// window, the balance of events over domains, the critical paths (the
-// domains' alone, and with the workloads' events), the shares of time
-// spent waiting at barriers and planning alone, and how much longer the
-// slowest worker of a window ran than the mean.
+// logParallel logs how a packet run used its cores: the partition, how
+// the domains synchronised (windows or linked rounds), the window, the
+// balance of events over domains, the critical paths (the domains' alone,
+// and with the workloads' events), the shares of time spent waiting (at
+// barriers, and linked for another domain) and planning alone, and how
+// much longer the slowest worker of a round ran than the mean.
 func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
 	if p == nil {
 		return
@@ -88,14 +89,18 @@ func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
 		total += e
 		most = max(most, e)
 	}
+	sync := "windows"
+	if p.Linked {
+		sync = "linked"
+	}
 	attrs := []any{"job", j.Label(), "threads", p.Threads, "domains", p.Domains, "load", fmt.Sprint(p.Load),
-		"window", p.Window.String(), "windows", p.Windows}
+		"sync", sync, "window", p.Window.String(), "rounds", p.Windows}
 	if most > 0 && p.CriticalEvents > 0 {
 		attrs = append(attrs, "balance", fmt.Sprintf("%.3f", float64(total)/float64(most)/float64(len(p.DomainEvents))),
 			"critical_path", fmt.Sprintf("%.3f", float64(p.CriticalEvents)/float64(total)),
 			"path", fmt.Sprintf("%.3f", float64(p.PathEvents)/float64(total+p.ControlEvents)))
 	}
-	attrs = append(attrs, "barrier_wait", fmt.Sprintf("%.1f%%", 100*p.WaitShare), "control_alone", fmt.Sprintf("%.1f%%", 100*p.ControlShare))
+	attrs = append(attrs, "wait", fmt.Sprintf("%.1f%%", 100*p.WaitShare), "control_alone", fmt.Sprintf("%.1f%%", 100*p.ControlShare))
 	if p.SlowestOverMean > 0 {
 		attrs = append(attrs, "slowest_worker", fmt.Sprintf("%.3f", p.SlowestOverMean))
 	}

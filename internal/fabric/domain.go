@@ -13,10 +13,11 @@ import (
 // hosts with their own scheduler, packet pool, totals, latency histogram
 // and sampler. Its nodes write only to it, and talk to other domains only
 // through the links between them: a frame sent onto a cut link waits in
-// the domain's outbox until the next window, when the receiving domain
-// copies it into a packet of its own pool (Receive). A link's propagation
-// delay plus its shortest frame is therefore the lookahead that lets
-// domains run a window side by side.
+// the domain's outbox until the domain's worker hands what it sent to the
+// receivers (Flush), and then in the receiving domain's inbox until its
+// worker copies it into a packet of its own pool (Receive). A link's
+// propagation delay plus its shortest frame is therefore the lookahead
+// that lets domains run side by side.
 type Domain struct {
 	// ID is the domain's index in the network.
 	ID int
@@ -36,11 +37,15 @@ type Domain struct {
 	net      *Network
 	switches []*Switch
 	sampler  sampler
-	// out holds frames sent onto cut links, by window parity and
-	// receiving domain; the receiver takes them at its next window.
-	out     [2][][]frameMsg
-	window  uint64
+	// out holds the frames sent onto cut links since the last Flush, by
+	// receiving domain; in the frames flushed to the domain, by sending
+	// domain, until it takes them; taken the slices it took them in, to swap
+	// back for the next. sentMin is the earliest arrival after
+	// horizon among the frames sent since Begin, or 0.
+	out     [][]frameMsg
+	in      []sim.Box[frameMsg]
 	sentMin unit.Time
+	horizon unit.Time
 }
 
 // frameMsg is a frame crossing to another domain: a copy of the packet
@@ -60,25 +65,39 @@ func (d *Domain) Switches() []*Switch { return d.switches }
 
 // post queues a frame for another domain and frees the sender's packet.
 func (d *Domain) post(dir *linkDir, p *packet.Packet, at unit.Time) {
-	to, w := dir.to.dom.ID, d.window&1
-	d.out[w][to] = append(d.out[w][to], frameMsg{at: at, dir: dir, pkt: *p})
-	if d.sentMin == 0 || at < d.sentMin {
+	to := dir.to.dom.ID
+	d.out[to] = append(d.out[to], frameMsg{at: at, dir: dir, pkt: *p})
+	if at > d.horizon && (d.sentMin == 0 || at < d.sentMin) {
 		d.sentMin = at
 	}
 	p.INT = nil // the record travels with the copy
 	d.Pool.Put(p)
 }
 
-// Receive starts a window: it takes the frames other domains sent it in
-// the last window onto their links, as packets of its own pool, in the
-// order each sender sent them, and schedules their arrivals. A domain's
-// worker calls it before running the window.
+// Begin implements sim.Part: a round that runs to horizon starts.
+func (d *Domain) Begin(horizon unit.Time) {
+	d.sentMin, d.horizon = 0, horizon
+}
+
+// Flush implements sim.Part: it hands the frames the domain sent since
+// the last Flush to their receiving domains' inboxes, in the order it
+// sent them.
+func (d *Domain) Flush() {
+	for to, msgs := range d.out {
+		if len(msgs) > 0 {
+			d.net.Domains[to].in[d.ID].Put(msgs)
+			clear(msgs)
+			d.out[to] = msgs[:0]
+		}
+	}
+}
+
+// Receive implements sim.Part: it takes the frames other domains have
+// flushed to it, as packets of its own pool, in the order each sender sent
+// them, and schedules their arrivals.
 func (d *Domain) Receive() {
-	prev := d.window & 1
-	d.window++
-	d.sentMin = 0
-	for _, src := range d.net.Domains {
-		msgs := src.out[prev][d.ID]
+	for src := range d.in {
+		msgs := d.in[src].Take()
 		for i := range msgs {
 			m := &msgs[i]
 			p := d.Pool.Get()
@@ -86,13 +105,12 @@ func (d *Domain) Receive() {
 			m.dir.wire.Push(p)
 			d.Sched.SendHint(m.at, m.dir.key, m.dir.to, tagArrive, uintptr(unsafe.Pointer(p)))
 		}
-		clear(msgs)
-		src.out[prev][d.ID] = msgs[:0]
 	}
 }
 
-// Sent returns the earliest arrival of the frames the domain sent to
-// other domains in the window it ran last, and false when there were none.
+// Sent implements sim.Part: the earliest arrival after the round's horizon
+// of the frames the domain sent since Begin, and false when there were
+// none.
 func (d *Domain) Sent() (unit.Time, bool) { return d.sentMin, d.sentMin != 0 }
 
 // SentData books a data packet a host put on the wire; retx says it is a

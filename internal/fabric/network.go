@@ -97,9 +97,8 @@ func NewNetwork(seed uint64, domains int) *Network {
 		n.Domains = append(n.Domains, &Domain{ID: i, net: n, Sched: sim.NewScheduler(), Latency: metrics.NewLatency()})
 	}
 	for _, d := range n.Domains {
-		for w := range d.out {
-			d.out[w] = make([][]frameMsg, len(n.Domains))
-		}
+		d.out = make([][]frameMsg, len(n.Domains))
+		d.in = make([]sim.Box[frameMsg], len(n.Domains))
 	}
 	return n
 }
@@ -216,10 +215,10 @@ func (n *Network) InFlight() Count {
 		}
 	}
 	for _, d := range n.Domains {
-		for _, out := range d.out {
-			for _, msgs := range out {
-				for i := range msgs {
-					count(&msgs[i].pkt)
+		for i := range d.in {
+			for _, msgs := range [][]frameMsg{d.out[i], d.in[i].Pending()} {
+				for j := range msgs {
+					count(&msgs[j].pkt)
 				}
 			}
 		}

@@ -56,7 +56,7 @@ func newPair(t testing.TB, cfg *nic.Config) *pair {
 	p.a.Start()
 	p.b.Start()
 	p.tr = nic.NewTransport(net, []*nic.NIC{p.a, p.b})
-	p.w = &sim.Windows{Control: p.tr.Control(), Collect: p.tr.Collect, Deliver: p.tr.Deliver, Parts: []sim.Part{net.Domains[0]},
+	p.w = &sim.Windows{Control: p.tr.Control(), Collect: p.tr.Collect, Deliver: p.tr.Deliver, Parts: []sim.Part{p.tr.Part(net.Domains[0])},
 		Lookahead: unit.MaxTime, Reply: cfg.CompletionDelay, Workers: 1}
 	return p
 }

@@ -25,11 +25,13 @@ type conn struct {
 //
 // The workloads run on the control side, on a scheduler of their own
 // (Control), and touch the NICs only by messages with timestamps: a post
-// waits in the transport's outbox until the run delivers it (Deliver) as
-// an event at the NIC at the time of the post, first among the NIC's
-// events at that time; a completion reaches the workload
-// Config.CompletionDelay after the NIC wrote it (the CQE's DMA and the
-// poll that finds it), through its domain's mailbox (Collect). So the
+// waits in the transport's outbox until the run hands it to the NIC's
+// domain (Deliver), whose worker makes it an event at the NIC at the time
+// of the post, first among the NIC's events at that time (Part.Receive);
+// a completion reaches the workload Config.CompletionDelay after the NIC
+// wrote it (the CQE's DMA and the poll that finds it), through its
+// domain's mailbox, which the domain's worker hands over (Part.Flush) and
+// the control side takes (Collect). So the
 // workloads' state is never touched from two domains at once, the
 // control side can run beside the domains, and a run split over domains
 // sees every completion and post at the same time as a run on one.
@@ -54,13 +56,16 @@ type Transport struct {
 	delay unit.Time
 	// qpns counts the queue pairs made on each NIC; out holds the
 	// messages to the NICs (posts, new queue pairs) the run has not
-	// delivered yet.
-	qpns []uint32
-	out  []posted
+	// delivered yet, staged the same by domain while they are delivered.
+	qpns   []uint32
+	out    []posted
+	staged [][]posted
 
-	// mail holds a mailbox per domain; comps the completions between
-	// their collection and their event, compFree the free slots.
+	// mail holds a mailbox per domain, where its NICs write; parts the
+	// domains' boxes between the two sides; comps the completions
+	// between their collection and their event, compFree the free slots.
 	mail     []*mailbox
+	parts    []*Part
 	comps    []workload.Completion
 	compFree []int32
 	// inCQE is set while a workload handles a completion, which it sees
@@ -82,9 +87,11 @@ const (
 // NewTransport returns the transport over nics; nics[i] must be host i.
 func NewTransport(net *fabric.Network, nics []*NIC) *Transport {
 	t := &Transport{sched: sim.NewScheduler(), nics: nics, sport: net.Streams.Stream("qp/udp-sport"), qpns: make([]uint32, len(nics))}
-	for range net.Domains {
+	for _, d := range net.Domains {
 		t.mail = append(t.mail, &mailbox{})
+		t.parts = append(t.parts, &Part{Domain: d, t: t})
 	}
+	t.staged = make([][]posted, len(net.Domains))
 	for _, n := range nics {
 		n.mail = t.mail[n.dom.ID]
 		t.delay = max(t.delay, n.cfg.CompletionDelay)
@@ -211,27 +218,72 @@ func (t *Transport) Post(id workload.QP, m workload.Message) {
 	t.out = append(t.out, posted{at: t.sched.Now(), q: t.conns[id].req, m: m})
 }
 
-// Deliver hands the NICs what the workloads sent them since the last
-// call, in order: new queue pairs join their NICs, and work requests
-// become events at the time they were posted. The run calls it between
-// windows, alone, before any NIC's clock passes the earliest of them. It
-// returns the earliest time of those events, or unit.MaxTime for none.
+// Deliver hands the NICs' domains what the workloads sent them since the
+// last call, in order: new queue pairs, which join their NICs, and work
+// requests, which become events at the time they were posted, when each
+// domain's worker takes them (Part.Receive). It returns the earliest time
+// of those events, or unit.MaxTime for none. The run calls it on the
+// control side's worker, before any NIC's clock passes the earliest.
 func (t *Transport) Deliver() unit.Time {
 	first := unit.MaxTime
-	for i := range t.out {
-		w := &t.out[i]
+	for _, w := range t.out {
+		d := w.q.nic.dom.ID
+		t.staged[d] = append(t.staged[d], w)
+		if !w.join {
+			first = min(first, w.at)
+		}
+	}
+	clear(t.out)
+	t.out = t.out[:0]
+	for d, ws := range t.staged {
+		if len(ws) > 0 {
+			t.parts[d].posts.Put(ws)
+			clear(ws)
+			t.staged[d] = ws[:0]
+		}
+	}
+	return first
+}
+
+// Part returns domain d as a part of the run (sim.Part): its frames, and
+// the posts and completions of its NICs.
+func (t *Transport) Part(d *fabric.Domain) *Part { return t.parts[d.ID] }
+
+// A Part is a domain of the network with the posts the workloads sent its
+// NICs and the completions they wrote, each in a box between the domain's
+// worker and the control side's.
+type Part struct {
+	*fabric.Domain
+	t     *Transport
+	posts sim.Box[posted]
+	comps sim.Box[mail]
+}
+
+// Receive implements sim.Part: the frames other domains sent, then the
+// posts and new queue pairs the control side delivered.
+func (p *Part) Receive() {
+	p.Domain.Receive()
+	for _, w := range p.posts.Take() {
 		n := w.q.nic
 		if w.join {
 			n.qps = append(n.qps, w.q)
 			continue
 		}
-		n.posts = append(n.posts, *w)
+		n.posts = append(n.posts, w)
 		n.dom.Sched.Send(w.at, sim.NodeKey(n.node, sim.SrcControl), n, tagPost)
-		first = min(first, w.at)
 	}
-	clear(t.out)
-	t.out = t.out[:0]
-	return first
+}
+
+// Flush implements sim.Part: the frames onto other domains, then the
+// completions the domain's NICs wrote, to the control side.
+func (p *Part) Flush() {
+	p.Domain.Flush()
+	mb := p.t.mail[p.ID]
+	if len(mb.msgs) > 0 {
+		p.comps.Put(mb.msgs)
+		clear(mb.msgs)
+		mb.msgs = mb.msgs[:0]
+	}
 }
 
 // After implements workload.Transport.
@@ -298,13 +350,13 @@ func (t *Transport) Handle(now unit.Time, tag uint64) {
 	}
 }
 
-// Collect moves the completions the domains' NICs wrote since the last
-// call onto the control side, each CompletionDelay after its NIC wrote
-// it, ordered among equal times by the NIC. The run calls it between
-// windows, alone.
+// Collect moves the completions the domains handed over (Part.Flush)
+// onto the control side, each CompletionDelay after its NIC wrote it,
+// ordered among equal times by the NIC. The run calls it on the control
+// side's worker.
 func (t *Transport) Collect() {
-	for _, mb := range t.mail {
-		for _, m := range mb.msgs {
+	for _, p := range t.parts {
+		for _, m := range p.comps.Take() {
 			var i int32
 			if k := len(t.compFree); k > 0 {
 				i = t.compFree[k-1]
@@ -316,8 +368,6 @@ func (t *Transport) Collect() {
 			t.comps[i] = m.c
 			t.sched.Send(m.c.At+t.delay, sim.NodeKey(0, sim.SrcFrom(int(m.node))), t, tagComplete|uint64(i)<<8)
 		}
-		clear(mb.msgs)
-		mb.msgs = mb.msgs[:0]
 	}
 }
 

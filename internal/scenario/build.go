@@ -50,6 +50,10 @@ type Options struct {
 	// more domains than workers measure how a run would split over more
 	// cores than the machine has.
 	Workers int
+	// Windowed runs the domains in windows of the lookahead between
+	// barriers even with a worker each, instead of in linked rounds
+	// (sim.Windows): what the projection's calibration measures.
+	Windowed bool
 	// Spread puts each node in a domain of its own, round robin over
 	// Threads domains, so that every link is cut: a test that the output
 	// does not depend on the partitioning.
@@ -160,13 +164,13 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 	tw.run = &sim.Windows{
 		Control: tw.Transport.Control(), Collect: tw.Transport.Collect, Deliver: tw.Transport.Deliver,
 		Lookahead: tw.lookahead(), Reply: tw.Transport.CompletionDelay(),
-		Workers: max(o.Threads, 1), Clock: o.Clock,
+		Workers: max(o.Threads, 1), Clock: o.Clock, Windowed: o.Windowed,
 	}
 	if o.Workers > 0 {
 		tw.run.Workers = o.Workers
 	}
 	for _, d := range net.Domains {
-		tw.run.Parts = append(tw.run.Parts, d)
+		tw.run.Parts = append(tw.run.Parts, tw.Transport.Part(d))
 	}
 	return tw, nil
 }

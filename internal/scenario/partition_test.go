@@ -35,9 +35,10 @@ func runParted(t testing.TB, s *Scenario, o Options) string {
 }
 
 // partitionings are the splits every run must agree across: one domain,
-// two, three and eight by the topology, and three with every node in a
-// domain of its own round robin, so that every link is cut.
-var partitionings = []Options{{Threads: 2}, {Threads: 3}, {Threads: 8}, {Threads: 3, Spread: true}}
+// two, three and eight by the topology (linked rounds), three on two
+// workers (windows), and three with every node in a domain of its own
+// round robin, so that every link is cut.
+var partitionings = []Options{{Threads: 2}, {Threads: 3}, {Threads: 8}, {Threads: 3, Workers: 2}, {Threads: 3, Spread: true}}
 
 // checkPartitionings runs s on one domain and on every partitioning and
 // requires the same fingerprint.

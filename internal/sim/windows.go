@@ -10,58 +10,79 @@ import (
 
 // A Part is one partition of a windowed run: a scheduler of its own, and
 // messages to other parts that take effect no sooner than the run's
-// lookahead after they are sent.
+// lookahead after they are sent. Its methods run on the worker that runs
+// the part.
 type Part interface {
 	// Scheduler returns the part's scheduler.
 	Scheduler() *Scheduler
-	// Receive starts a window: it schedules the messages other parts sent
-	// it during the last window. It runs on the part's worker.
+	// Begin starts a round in which the part runs to horizon.
+	Begin(horizon unit.Time)
+	// Flush makes the messages the part sent since the last Flush
+	// visible to their receivers: the next Receive of each takes them.
+	Flush()
+	// Receive schedules the messages other parts have flushed to the part
+	// and it has not taken yet.
 	Receive()
-	// Sent returns the earliest time at which a message the part sent
-	// during the last window takes effect, and false when it sent none.
+	// Sent returns the earliest time after the round's horizon at which a
+	// message the part sent since Begin takes effect, and false when there
+	// is none.
 	Sent() (unit.Time, bool)
 }
 
 // Windows runs parts and the control side (the workloads) side by side
-// by conservative synchronisation in barrier rounds. Messages between
-// parts take effect Lookahead or more after they are sent; messages from
-// a part to the control side (completions) Reply or more after; messages
-// from the control side to a part (posts) at the time they are sent, no
-// sooner. Between rounds, alone, Collect moves what the parts sent the
-// control side into its scheduler and Deliver what the control side sent
-// the parts into theirs; a part takes what other parts sent it when it
-// starts a round (Receive).
+// by conservative synchronisation, in rounds that end at a barrier.
+// Messages between parts take effect Lookahead or more after they are
+// sent; messages from a part to the control side (completions) Reply or
+// more after; messages from the control side to a part (posts) at the
+// time they are sent, no sooner. Messages go through boxes: a part makes
+// what it sent visible to the receivers (Flush) and takes what was sent
+// to it (Receive); the control side takes the completions (Collect) and
+// hands over its posts (Deliver). At the barrier, alone, Collect and
+// Deliver run before the next round is planned, from N, the earliest
+// pending event or message of any part, and C, the control side's
+// earliest event.
 //
-// Each round gives every side a horizon it can run to without a message
-// arriving behind its clock. With N the earliest pending event or message
-// of any part and C the control side's earliest event: the control side
-// runs to min(N, C) + Reply, since no completion can be written before
-// the earlier of the two; the parts run to the least of N + Lookahead and
-// C, the earliest post (and N + Reply, the earliest post a completion
-// could cause). The cycle part → control → part thus carries Reply of
-// lookahead, and the control side, which runs ahead of the parts by up to
-// Reply, runs beside them: the first worker done with its parts in a
-// round runs the control side's share. With a single part, or with
-// ControlAlone, the control side runs alone at the start of every window
-// of min(Lookahead, Reply) instead, then the parts: the serial engine,
-// which saves the rounds of running side by side.
+// When every part has a worker of its own, a round is linked: it spans
+// spanReplies times Reply from min(N, C), and within it each part
+// publishes the earliest time at which anything can still happen in it
+// (its next event, or the earliest a message from another part or a post
+// can take effect) and runs its events before the least of the other
+// parts' published times plus Lookahead and the control side's published
+// time (Chandy-Misra-Bryant, the published time standing for the null
+// message). The control side runs on whichever worker it blocks, its
+// events before the least published time plus Reply, and publishes the
+// earliest time it can still post at. A part whose neighbour is busy runs
+// on instead of waiting at a barrier, so imbalance evens out within
+// Lookahead; what a side sends is flushed before the time that allows
+// the receiver to take it is published. The barrier, once a round, jumps
+// idle stretches that published times would cross a Lookahead at a time.
+//
+// With more parts than workers (a linked part waits for its neighbours on
+// its worker's core), or with Windowed, a round is a window: the parts
+// run to the least of N + Lookahead and C, the earliest post (and N +
+// Reply, the earliest post a completion could cause); the control side
+// runs to min(N, C) + Reply beside them, on the first worker done with its
+// parts. With a single part, or with ControlAlone, the control side runs
+// alone at the start of every window of min(Lookahead, Reply), then the
+// parts: the serial engine, which saves the rounds of running side by
+// side.
 //
 // When a control handler calls Stop, the run ends at that event's time:
 // the parts run their events before it and no event at it, as one
 // scheduler holding everything would (the control side's events come
 // first among equal times). The parts are then never past it: they ran
-// no further than the control side's earliest event in that round.
+// no further than the control side's earliest event, or published time.
 //
-// Barrier rounds rather than null messages: a round costs one barrier
-// whatever the number of parts and links, there is no per-link state to
-// keep, and on a machine whose cores are shared a worker that finishes
-// early yields instead of spinning on its neighbours' clocks.
+// A worker that finishes a round early spins briefly, then sleeps at the
+// barrier; within a linked round it spins, then yields.
 type Windows struct {
 	// Control is the control side's scheduler.
 	Control *Scheduler
-	// Collect and Deliver run alone before each round is planned.
-	// Deliver returns the earliest time of the events it scheduled in the
-	// parts, or unit.MaxTime for none.
+	// Collect takes the completions the parts flushed into the control
+	// side's scheduler, and Deliver hands the control side's posts to the
+	// parts' boxes and returns the earliest of them, or unit.MaxTime for
+	// none. Both run alone before each round is planned, and in a linked
+	// round on the worker running the control side.
 	Collect func()
 	Deliver func() unit.Time
 	// Parts are the partitions.
@@ -74,6 +95,9 @@ type Windows struct {
 	// ControlAlone runs the control side alone at the start of every
 	// window, as a run of one part always does.
 	ControlAlone bool
+	// Windowed runs the parts in windows of Lookahead between barriers
+	// even when each has a worker of its own, instead of linked.
+	Windowed bool
 	// Workers is how many goroutines run the parts (at least one; at most
 	// one per part).
 	Workers int
@@ -91,11 +115,34 @@ type Windows struct {
 	// ctlFree is set while the round's control share waits for a worker.
 	ctlFree atomic.Bool
 	ctlNS   int64 // wall time the control side ran beside the parts
+	linked  bool  // the parts and the control side run linked (see Windows)
+	// In a linked round: ctlTok is held by the worker running the
+	// control side; cpub is the earliest time the control side can still
+	// post at; ctlStop is where it stopped, or -1; ctlBound is the bound
+	// it last ran to (the token holder's).
+	ctlTok   atomic.Bool
+	cpub     atomic.Int64
+	ctlStop  atomic.Int64
+	ctlBound unit.Time
 }
+
+// pubSteps is how many times a linked part publishes its time, at least,
+// while it runs one Lookahead: a neighbour waiting for it goes on a
+// quarter of a lookahead later, not a whole one.
+const pubSteps = 4
+
+// spanReplies is how many times Reply a linked round spans, from the
+// earliest pending event: long enough that barriers are rare, short
+// enough that the rounds' exact planning still jumps idle stretches.
+const spanReplies = 8
 
 // Window returns the width of the run's windows: Lookahead and Reply,
 // whichever is less.
 func (w *Windows) Window() unit.Time { return min(w.Lookahead, w.Reply) }
+
+// Linked reports whether the last RunUntil ran the parts linked (see
+// Windows).
+func (w *Windows) Linked() bool { return w.linked }
 
 // WindowStats describe how a windowed run went.
 type WindowStats struct {
@@ -152,7 +199,11 @@ type partState struct {
 	executed uint64
 	before   uint64        // executed at the start of the round
 	claimed  atomic.Uint64 // the last round a worker took the part in
-	_        [32]byte
+	// pub is, in a linked round, the earliest time at which an event can
+	// still happen in the part: its next event, or the earliest a message
+	// from another part can take effect.
+	pub atomic.Int64
+	_   [24]byte
 }
 
 // workerState is a worker's wall-time accounts, a line of its own.
@@ -250,6 +301,7 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 	}
 	w.posted = unit.MaxTime
 	alone := w.ControlAlone || len(w.Parts) == 1
+	w.linked = !alone && !w.Windowed && workers == len(w.Parts)
 	var (
 		r      round
 		start  = newBarrier() // round k starts when it reaches k
@@ -266,10 +318,11 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 				start.waitFor(n)
 				t1 := w.now()
 				w.work[k].waitNS += t1 - t0
-				w.runRound(k, workers, r)
+				waited := w.runRound(k, workers, r)
 				t0 = w.now()
-				w.work[k].last = t0 - t1
-				w.work[k].runNS += t0 - t1
+				w.work[k].last = t0 - t1 - waited
+				w.work[k].runNS += t0 - t1 - waited
+				w.work[k].waitNS += waited
 				quit := r.quit // read before the coordinator may plan anew
 				done.add(1)
 				if quit {
@@ -302,15 +355,19 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 		}
 		t1 := w.now()
 		w.stats.ControlNS += t1 - t0
+		if w.linked {
+			w.startLinked(r)
+		}
 		w.posted = unit.MaxTime // the parts' states will hold what was delivered
 		w.rounds++
 		r.seq = w.rounds
 		e := w.Control.Executed()
 		start.add(1)
-		w.runRound(0, workers, r)
+		waited := w.runRound(0, workers, r)
 		t2 := w.now()
-		w.work[0].last = t2 - t1
-		w.work[0].runNS += t2 - t1
+		w.work[0].last = t2 - t1 - waited
+		w.work[0].runNS += t2 - t1 - waited
+		w.work[0].waitNS += waited
 		done.waitFor(n * uint64(workers-1))
 		t0 = w.now()
 		w.work[0].waitNS += t0 - t2
@@ -414,35 +471,47 @@ func (w *Windows) planAlone(limit unit.Time) round {
 // control side's too), or to stopAt.
 func (w *Windows) planBeside(limit, stopAt unit.Time) round {
 	pn := w.partsNext()
+	reach := satAdd(pn, w.Lookahead) // the parts' reach in a window
+	if w.linked {
+		reach = unit.MaxTime
+	}
+	cn := w.controlNext()
+	first := min(pn, cn)
 	if stopAt >= 0 {
 		if pn >= stopAt {
 			return round{parts: stopAt, stop: true, control: -1, quit: true}
 		}
-		return round{parts: min(satAdd(pn, w.Lookahead), stopAt) - 1, control: -1}
+		return round{parts: min(reach, stopAt) - 1, control: -1}
 	}
-	cn := w.controlNext()
-	first := min(pn, cn)
 	switch {
 	case first == unit.MaxTime && limit == unit.MaxTime:
 		return round{parts: -1, control: -1, quit: true}
 	case first > limit:
 		return round{parts: limit, control: limit, quit: true}
+	case w.linked:
+		end := min(limit, satAdd(first, spanReplies*w.Reply)-1)
+		return round{parts: end, control: end, quit: end == limit}
 	}
 	post := min(cn, satAdd(pn, w.Reply)) // the earliest post
 	return round{
-		parts:   min(limit, satAdd(pn, w.Lookahead)-1, post-1),
+		parts:   min(limit, reach-1, post-1),
 		control: min(limit, satAdd(first, w.Reply)-1),
 	}
 }
 
 // runRound runs worker k's parts through the round, then those of other
 // workers that no worker has started yet, from the last, then the control
-// side's share if no other worker has taken it. A part runs the same
-// whichever worker runs it: it meets the others only at the barriers.
-// Each part has a worker of its own, which keeps its memory in that core's
-// cache, while a worker done early takes up what another has not begun
-// (with more parts than workers, the rounds' imbalance evens out).
-func (w *Windows) runRound(k, workers int, r round) {
+// side's share if no other worker has taken it, and returns how long the
+// worker waited for other parts within the round (linked, see runLinked).
+// A part runs the same whichever worker runs it: it meets the others only
+// at the barriers, or through the times they publish. Each part has a
+// worker of its own, which keeps its memory in that core's cache, while a
+// worker done early takes up what another has not begun (with more parts
+// than workers, the rounds' imbalance evens out).
+func (w *Windows) runRound(k, workers int, r round) (waited int64) {
+	if w.linked {
+		return w.runLinked(k, r)
+	}
 	for i := k; i < len(w.Parts); i += workers {
 		w.runPart(i, r)
 	}
@@ -451,7 +520,14 @@ func (w *Windows) runRound(k, workers int, r round) {
 			w.runPart(i, r)
 		}
 	}
-	if r.control >= 0 && w.ctlFree.Swap(false) {
+	w.runControl(r)
+	return 0
+}
+
+// runControl runs the control side's share of round r beside the parts,
+// unless it has none or another worker took it.
+func (w *Windows) runControl(r round) {
+	if r.control >= 0 && w.ctlFree.Load() && w.ctlFree.Swap(false) {
 		t0 := w.now()
 		w.Control.RunUntil(r.control)
 		w.ctlNS += w.now() - t0
@@ -465,6 +541,7 @@ func (w *Windows) runPart(i int, r round) {
 		return
 	}
 	p := w.Parts[i]
+	p.Begin(r.parts)
 	p.Receive()
 	s := p.Scheduler()
 	switch {
@@ -475,7 +552,154 @@ func (w *Windows) runPart(i int, r round) {
 	default:
 		s.RunUntil(r.parts)
 	}
+	p.Flush()
 	w.takeState(i)
+}
+
+// runLinked runs part i through a linked round r (see Windows) and
+// returns how long it waited for the others, when Clock is set. Each
+// pass takes what the others published, then their messages, runs the
+// events before the least published time plus Lookahead (and no more
+// than a pubSteps-th of Lookahead of them), flushes what it sent and
+// publishes its own time; the part is through when that time passes the
+// round's end, and nothing can reach it before.
+func (w *Windows) runLinked(i int, r round) (waited int64) {
+	p, ps := w.Parts[i], &w.parts[i]
+	s := p.Scheduler()
+	p.Begin(r.parts)
+	end := r.parts + 1 // the part runs the events before end
+	if r.stop || r.parts < 0 {
+		end = max(r.parts, 0)
+	}
+	pub, since := unit.Time(ps.pub.Load()), int64(-1)
+	for spins := 0; ; spins++ {
+		if stop := unit.Time(w.ctlStop.Load()); stop >= 0 {
+			end = min(end, stop)
+		}
+		cpub := unit.Time(w.cpub.Load())
+		bound := min(end, cpub)
+		for j := range w.parts {
+			if j != i {
+				bound = min(bound, satAdd(unit.Time(w.parts[j].pub.Load()), w.Lookahead))
+			}
+		}
+		p.Receive()
+		next, ok := s.NextAt()
+		if !ok {
+			next = unit.MaxTime
+		}
+		if next < bound {
+			if since >= 0 {
+				waited += w.now() - since
+				since = -1
+			}
+			s.RunUntil(min(bound-1, satAdd(next, w.Lookahead/pubSteps)))
+			p.Flush()
+			spins = 0
+			if next, ok = s.NextAt(); !ok {
+				next = unit.MaxTime
+			}
+		}
+		if t := min(next, bound); t > pub {
+			pub = t
+			ps.pub.Store(int64(t))
+		}
+		if pub >= end {
+			break
+		}
+		// Blocked until a neighbour or the control side publishes. When
+		// it is the control side, run it (as late as possible, so as far
+		// as possible: each step costs its collection and delivery, and
+		// brings the control side's state into this core's cache); else
+		// spin, then yield.
+		if cpub == bound && w.stepControl(r) {
+			if since >= 0 {
+				waited += w.now() - since
+			}
+			since = -1
+			spins = 0
+			continue
+		}
+		if since < 0 {
+			since = w.now()
+		}
+		if spins > spinRounds {
+			runtime.Gosched()
+		}
+	}
+	if since >= 0 {
+		waited += w.now() - since
+	}
+	switch {
+	case r.stop:
+		s.AdvanceTo(r.parts)
+	case end > 0:
+		s.AdvanceTo(end - 1) // the last pass may have stopped short of it
+	}
+	w.takeState(i)
+	return waited
+}
+
+// startLinked prepares linked round r (see Windows): every part's and
+// the control side's published times start at what is known to be
+// pending (a part's also at the control side's earliest post), and the
+// control side has not run.
+func (w *Windows) startLinked(r round) {
+	pn := w.partsNext()
+	cpub := unit.MaxTime // the control side does not run: it posts nothing
+	if r.control >= 0 {
+		cpub = min(w.controlNext(), satAdd(pn, w.Reply))
+	}
+	w.cpub.Store(int64(cpub))
+	start := min(pn, cpub, r.parts+1) // a post is an event in a part
+	for i := range w.parts {
+		w.parts[i].pub.Store(int64(start))
+	}
+	w.ctlStop.Store(-1)
+	w.ctlBound = -1
+}
+
+// stepControl runs the control side of linked round r as far as the
+// parts' published times allow, unless another worker is running it or
+// it cannot go further than last time, and reports whether it ran. It
+// takes the completions the parts handed over before it runs, hands its
+// posts to the parts after, and publishes the earliest time it can still
+// post at.
+func (w *Windows) stepControl(r round) bool {
+	if r.control < 0 || w.ctlStop.Load() >= 0 || w.ctlTok.Load() || !w.ctlTok.CompareAndSwap(false, true) {
+		return false
+	}
+	defer w.ctlTok.Store(false)
+	bound := r.control + 1
+	for j := range w.parts {
+		bound = min(bound, satAdd(unit.Time(w.parts[j].pub.Load()), w.Reply))
+	}
+	if bound <= w.ctlBound || w.ctlStop.Load() >= 0 {
+		return false
+	}
+	w.ctlBound = bound
+	t0 := w.now()
+	if w.Collect != nil {
+		w.Collect()
+	}
+	c := w.Control
+	c.RunUntil(bound - 1)
+	pub := bound
+	if t, ok := c.NextAt(); ok {
+		pub = min(pub, t)
+	}
+	if c.Stopped() {
+		pub = c.Now()
+	}
+	if w.Deliver != nil {
+		w.Deliver() // posts are at most r.control: the parts take them all this round
+	}
+	w.cpub.Store(int64(pub))
+	if c.Stopped() {
+		w.ctlStop.Store(int64(pub))
+	}
+	w.ctlNS += w.now() - t0
+	return true
 }
 
 // countTimes books the round's longest and mean worker times.

@@ -35,15 +35,18 @@ type msg struct {
 }
 
 type ringPart struct {
-	r     *ring
-	i     int
-	s     *Scheduler
-	out   [2][]msg // by window parity: to the next part
-	in    *ringPart
-	win   uint64
-	sent  unit.Time
-	done  []msg // laps reported to the control side, not yet collected
-	trace []string
+	r       *ring
+	i       int
+	s       *Scheduler
+	out     []msg // to the next part, not flushed yet
+	next    *ringPart
+	inbox   Box[msg]  // flushed to the part by the previous one
+	posts   Box[post] // delivered by the control side
+	horizon unit.Time
+	sent    unit.Time
+	done    []msg    // laps reported to the control side, not flushed yet
+	laps    Box[msg] // flushed, not yet collected
+	trace   []string
 }
 
 const (
@@ -53,14 +56,23 @@ const (
 
 func (p *ringPart) Scheduler() *Scheduler { return p.s }
 
+func (p *ringPart) Begin(horizon unit.Time) { p.horizon, p.sent = horizon, 0 }
+
+func (p *ringPart) Flush() {
+	p.next.inbox.Put(p.out)
+	p.out = p.out[:0]
+	p.laps.Put(p.done)
+	p.done = p.done[:0]
+}
+
 func (p *ringPart) Receive() {
-	prev := p.win & 1
-	p.win++
-	p.sent = 0
-	for _, m := range p.in.out[prev] {
-		p.s.At(m.at, NodeKey(uint32(p.i+1), SrcFrom(p.in.i)), p, m.tok)
+	from := (p.i + len(p.r.parts) - 1) % len(p.r.parts)
+	for _, m := range p.inbox.Take() {
+		p.s.At(m.at, NodeKey(uint32(p.i+1), SrcFrom(from)), p, m.tok)
 	}
-	p.in.out[prev] = p.in.out[prev][:0]
+	for _, m := range p.posts.Take() {
+		p.s.At(m.at, NodeKey(uint32(p.i+1), SrcControl), p, m.tok)
+	}
 }
 
 func (p *ringPart) Sent() (unit.Time, bool) { return p.sent, p.sent != 0 }
@@ -78,8 +90,8 @@ func (p *ringPart) Handle(now unit.Time, tok uint64) {
 	}
 	at := now + ringLook + unit.Time(tok>>8%37)
 	m := msg{at, tok + 1}
-	p.out[p.win&1] = append(p.out[p.win&1], m)
-	if p.sent == 0 || at < p.sent {
+	p.out = append(p.out, m)
+	if at > p.horizon && (p.sent == 0 || at < p.sent) {
 		p.sent = at
 	}
 	// A local timer at an equal time as some arrivals.
@@ -106,7 +118,7 @@ func (r *ring) Handle(now unit.Time, tok uint64) {
 func (r *ring) deliver() unit.Time {
 	first := unit.MaxTime
 	for _, m := range r.posts {
-		m.p.s.At(m.at, NodeKey(uint32(m.p.i+1), SrcControl), m.p, m.tok)
+		m.p.posts.Put([]post{m})
 		first = min(first, m.at)
 	}
 	r.posts = r.posts[:0]
@@ -115,21 +127,23 @@ func (r *ring) deliver() unit.Time {
 
 func (r *ring) collect() {
 	for _, p := range r.parts {
-		for _, m := range p.done {
+		for _, m := range p.laps.Take() {
 			r.ctrl.At(m.at+ringLook, NodeKey(0, SrcFrom(p.i)), r, m.tok)
 		}
-		p.done = p.done[:0]
 	}
 }
 
-func newRing(n int) *ring {
+func newRing(n int) *ring { return newRingFrom(n, 0) }
+
+// newRingFrom is a ring whose part i starts its token at start + i.
+func newRingFrom(n int, start unit.Time) *ring {
 	r := &ring{ctrl: NewScheduler()}
 	for i := 0; i < n; i++ {
 		r.parts = append(r.parts, &ringPart{r: r, i: i, s: NewScheduler()})
 	}
 	for i, p := range r.parts {
-		p.in = r.parts[(i+n-1)%n]
-		p.s.At(unit.Time(i), NodeKey(uint32(i+1), SrcControl), p, uint64(i)<<8)
+		p.next = r.parts[(i+1)%n]
+		p.s.At(start+unit.Time(i), NodeKey(uint32(i+1), SrcControl), p, uint64(i)<<8)
 	}
 	return r
 }
@@ -266,5 +280,49 @@ func TestWindowsWorkTaking(t *testing.T) {
 		if p.s.Executed() != after[i] {
 			t.Errorf("part %d ran again in the same round", i)
 		}
+	}
+}
+
+// newRingIdle is a ring whose parts have nothing to do until 10000, while
+// the control side starts a token at part 2 at 50: the post must reach the
+// part, whose own events are all later, before it runs past 50.
+func newRingIdle(n int) *ring {
+	r := newRingFrom(n, 10000)
+	r.ctrl.At(50, NodeKey(0, SrcSelf), r, uint64(n-3)<<8)
+	return r
+}
+
+// Linked rounds (a worker per part) give the traces of windowed rounds and
+// of a single worker, also when the control side posts to parts whose own
+// events all lie later, and take fewer rounds than windows of Lookahead.
+func TestWindowsLinked(t *testing.T) {
+	run := func(workers int, windowed bool) (*ring, WindowStats) {
+		r := newRingIdle(ringParts)
+		w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
+			Workers: workers, Windowed: windowed}
+		for _, p := range r.parts {
+			w.Parts = append(w.Parts, p)
+		}
+		w.RunUntil(unit.MaxTime)
+		return r, w.Stats()
+	}
+	ref, _ := run(1, false)
+	if ref.laps != 40 || len(ref.parts[2].trace) == 0 || ref.parts[2].trace[0] != fmt.Sprintf("%d@50", (ringParts-3+ringParts)<<8) {
+		t.Fatalf("reference: %d laps, part 2 starts %v: the control side's token did not start at 50", ref.laps, ref.parts[2].trace[:1])
+	}
+	windowed, ws := run(ringParts, true)
+	linked, ls := run(ringParts, false)
+	for name, r := range map[string]*ring{"windowed": windowed, "linked": linked} {
+		if fmt.Sprint(r.log) != fmt.Sprint(ref.log) {
+			t.Errorf("%s: control log differs", name)
+		}
+		for i, p := range r.parts {
+			if fmt.Sprint(p.trace) != fmt.Sprint(ref.parts[i].trace) {
+				t.Errorf("%s: part %d trace differs", name, i)
+			}
+		}
+	}
+	if ls.Windows >= ws.Windows {
+		t.Errorf("linked: %d rounds, not fewer than the %d windows of Lookahead", ls.Windows, ws.Windows)
 	}
 }

@@ -124,11 +124,14 @@ type EngineInfo struct {
 // Parallel describes a partitioned packet run.
 type Parallel struct {
 	// Threads ran Domains domains, whose weights were Load (ports, a
-	// host's counting double), in Windows windows of at most Window.
+	// host's counting double), in Windows rounds: windows of at most
+	// Window, or with Linked rounds in which the domains and the
+	// workloads run to each other's published times (sim.Windows).
 	Threads, Domains int
 	Load             []int
 	Window           unit.Time
 	Windows          uint64
+	Linked           bool
 	// DomainEvents are the events each domain ran; CriticalEvents the sum
 	// over windows of the most one domain ran; ControlEvents the
 	// workloads' events; PathEvents the sum over windows of the events on
@@ -137,7 +140,7 @@ type Parallel struct {
 	DomainEvents                              []uint64
 	CriticalEvents, ControlEvents, PathEvents uint64
 	// WaitShare is the share of the workers' wall time spent waiting at
-	// barriers, and ControlShare the share of the run's wall time the
+	// barriers and, linked, for another domain, and ControlShare the share of the run's wall time the
 	// planning of windows took alone, with the workloads when they ran
 	// alone (0 without a clock).
 	WaitShare, ControlShare float64

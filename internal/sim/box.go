@@ -1,0 +1,47 @@
+package sim
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// A Box passes messages from one worker of a run to another: the sender
+// appends under the lock, the receiver swaps the slice for the one it
+// took last time, emptied. A count read without the lock says whether
+// there is anything to take. A line of its own, so that boxes between
+// different workers do not contend.
+type Box[T any] struct {
+	mu    sync.Mutex
+	n     atomic.Int32
+	msgs  []T
+	taken []T // the receiver's
+	_     [40]byte
+}
+
+// Put appends msgs, in order.
+func (b *Box[T]) Put(msgs []T) {
+	b.mu.Lock()
+	b.msgs = append(b.msgs, msgs...)
+	b.n.Store(int32(len(b.msgs)))
+	b.mu.Unlock()
+}
+
+// Take returns what was put since the last Take, in order. The slice is
+// the receiver's until its next Take.
+func (b *Box[T]) Take() []T {
+	clear(b.taken)
+	b.taken = b.taken[:0]
+	if b.n.Load() == 0 {
+		return nil
+	}
+	b.mu.Lock()
+	msgs := b.msgs
+	b.msgs, b.taken = b.taken, msgs
+	b.n.Store(0)
+	b.mu.Unlock()
+	return msgs
+}
+
+// Pending returns what was put and not taken yet; only while neither
+// side runs.
+func (b *Box[T]) Pending() []T { return b.msgs }
