@@ -8,14 +8,14 @@ import (
 // A Box passes messages from one worker of a run to another: the sender
 // appends under the lock, the receiver swaps the slice for the one it
 // took last time, emptied. A count read without the lock says whether
-// there is anything to take. A line of its own, so that boxes between
-// different workers do not contend.
+// there is anything to take. Padded to two cache lines, so that boxes
+// side by side, written by different workers, never share a line.
 type Box[T any] struct {
 	mu    sync.Mutex
 	n     atomic.Int32
 	msgs  []T
 	taken []T // the receiver's
-	_     [40]byte
+	_     [64]byte
 }
 
 // Put appends msgs, in order.

@@ -316,6 +316,9 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 			t0 := w.now() // the end of the last round: one clock read a round less
 			for n := uint64(1); ; n++ {
 				start.waitFor(n)
+				if r.seq == 0 { // no more rounds
+					return
+				}
 				t1 := w.now()
 				w.work[k].waitNS += t1 - t0
 				waited := w.runRound(k, workers, r)
@@ -323,11 +326,7 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 				w.work[k].last = t0 - t1 - waited
 				w.work[k].runNS += t0 - t1 - waited
 				w.work[k].waitNS += waited
-				quit := r.quit // read before the coordinator may plan anew
 				done.add(1)
-				if quit {
-					return
-				}
 			}
 		}(k)
 	}
@@ -351,7 +350,7 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 			w.deliver()
 		} else {
 			r = w.planBeside(limit, stopAt)
-			w.ctlFree.Store(r.control >= 0)
+			w.ctlFree.Store(r.control >= 0 && !w.linked)
 		}
 		t1 := w.now()
 		w.stats.ControlNS += t1 - t0
@@ -374,15 +373,28 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 		w.countTimes()
 		if !alone {
 			ctl = w.Control.Executed() - e
-			if r.control >= 0 && w.Control.Stopped() {
-				stopAt = w.Control.Now()
+			switch {
+			case !w.linked:
+				if r.control >= 0 && w.Control.Stopped() {
+					stopAt = w.Control.Now()
+				}
+			case w.ctlStop.Load() >= 0:
+				stopAt = unit.Time(w.ctlStop.Load())
+			case r.control >= 0:
+				// Its clock to the round's end, where no parts'
+				// published time made a worker run it.
+				w.Control.RunUntil(r.control)
 			}
 		}
 		w.count(ctl, alone)
-		if r.quit {
+		// A linked round that ends at limit may have stopped short of
+		// it: the stop round follows.
+		if r.quit && (stopAt < 0 || r.stop || !w.linked) {
 			break
 		}
 	}
+	r.seq = 0
+	start.add(1)
 	wg.Wait()
 	for k := range w.work {
 		w.stats.WorkerNS[k] += w.work[k].runNS
@@ -472,16 +484,13 @@ func (w *Windows) planAlone(limit unit.Time) round {
 func (w *Windows) planBeside(limit, stopAt unit.Time) round {
 	pn := w.partsNext()
 	reach := satAdd(pn, w.Lookahead) // the parts' reach in a window
-	if w.linked {
-		reach = unit.MaxTime
-	}
 	cn := w.controlNext()
 	first := min(pn, cn)
 	if stopAt >= 0 {
 		if pn >= stopAt {
 			return round{parts: stopAt, stop: true, control: -1, quit: true}
 		}
-		return round{parts: min(reach, stopAt) - 1, control: -1}
+		return round{parts: min(reach, stopAt) - 1, control: -1} // windows only: linked parts end before stopAt
 	}
 	switch {
 	case first == unit.MaxTime && limit == unit.MaxTime:
@@ -684,10 +693,7 @@ func (w *Windows) stepControl(r round) bool {
 	}
 	c := w.Control
 	c.RunUntil(bound - 1)
-	pub := bound
-	if t, ok := c.NextAt(); ok {
-		pub = min(pub, t)
-	}
+	pub := bound // its next event is no earlier
 	if c.Stopped() {
 		pub = c.Now()
 	}

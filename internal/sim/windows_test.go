@@ -326,3 +326,35 @@ func TestWindowsLinked(t *testing.T) {
 		t.Errorf("linked: %d rounds, not fewer than the %d windows of Lookahead", ls.Windows, ws.Windows)
 	}
 }
+
+// A linked run that stops within its last round ends at the stop, every
+// clock there, as the serial run does; one with nothing to run before its
+// limit still brings the control side's clock to the limit.
+func TestWindowsLinkedEnds(t *testing.T) {
+	newWindows := func(r *ring, workers int, alone bool) *Windows {
+		w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
+			Workers: workers, ControlAlone: alone}
+		for _, p := range r.parts {
+			w.Parts = append(w.Parts, p)
+		}
+		return w
+	}
+	ref := newRing(ringParts)
+	stop := newWindows(ref, 1, true).RunUntil(unit.MaxTime)
+	for _, limit := range []unit.Time{stop, stop + 1, stop + ringLook/2} {
+		r := newRing(ringParts)
+		end := newWindows(r, ringParts, false).RunUntil(limit)
+		if end != stop || r.ctrl.Now() != stop {
+			t.Errorf("limit %v: ended at %v, control side at %v, want %v", limit, end, r.ctrl.Now(), stop)
+		}
+		for i, p := range r.parts {
+			if p.s.Now() != stop || fmt.Sprint(p.trace) != fmt.Sprint(ref.parts[i].trace) {
+				t.Errorf("limit %v: part %d at %v (want %v), trace same %v", limit, i, p.s.Now(), stop, fmt.Sprint(p.trace) == fmt.Sprint(ref.parts[i].trace))
+			}
+		}
+	}
+	r := newRingFrom(ringParts, 10000)
+	if end := newWindows(r, ringParts, false).RunUntil(500); end != 500 || r.ctrl.Now() != 500 {
+		t.Errorf("nothing before 500: ended at %v, control side at %v, want 500", end, r.ctrl.Now())
+	}
+}
