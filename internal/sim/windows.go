@@ -73,8 +73,9 @@ type Part interface {
 // first among equal times). The parts are then never past it: they ran
 // no further than the control side's earliest event, or published time.
 //
-// A worker that finishes a round early spins briefly, then sleeps at the
-// barrier; within a linked round it spins, then yields.
+// A worker that finishes a round early spins briefly, yields, then sleeps
+// at the barrier; within a linked round it waits for the next published
+// time the same way, so that more workers than cores still take turns.
 type Windows struct {
 	// Control is the control side's scheduler.
 	Control *Scheduler
@@ -120,6 +121,7 @@ type Windows struct {
 	// control side; cpub is the earliest time the control side can still
 	// post at; ctlStop is where it stopped, or -1; ctlBound is the bound
 	// it last ran to (the token holder's).
+	pubs     *barrier // counts the publications, for the parts that wait for one
 	ctlTok   atomic.Bool
 	cpub     atomic.Int64
 	ctlStop  atomic.Int64
@@ -302,6 +304,9 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 	w.posted = unit.MaxTime
 	alone := w.ControlAlone || len(w.Parts) == 1
 	w.linked = !alone && !w.Windowed && workers == len(w.Parts)
+	if w.linked && w.pubs == nil {
+		w.pubs = newBarrier()
+	}
 	var (
 		r      round
 		start  = newBarrier() // round k starts when it reaches k
@@ -581,7 +586,8 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 		end = max(r.parts, 0)
 	}
 	pub, since := unit.Time(ps.pub.Load()), int64(-1)
-	for spins := 0; ; spins++ {
+	for {
+		seen := w.pubs.v.Load() // publications so far
 		if stop := unit.Time(w.ctlStop.Load()); stop >= 0 {
 			end = min(end, stop)
 		}
@@ -604,7 +610,6 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 			}
 			s.RunUntil(min(bound-1, satAdd(next, w.Lookahead/pubSteps)))
 			p.Flush()
-			spins = 0
 			if next, ok = s.NextAt(); !ok {
 				next = unit.MaxTime
 			}
@@ -612,6 +617,7 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 		if t := min(next, bound); t > pub {
 			pub = t
 			ps.pub.Store(int64(t))
+			w.pubs.add(1)
 		}
 		if pub >= end {
 			break
@@ -620,21 +626,18 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 		// it is the control side, run it (as late as possible, so as far
 		// as possible: each step costs its collection and delivery, and
 		// brings the control side's state into this core's cache); else
-		// spin, then yield.
+		// wait for the next publication: spin, yield, then sleep.
 		if cpub == bound && w.stepControl(r) {
 			if since >= 0 {
 				waited += w.now() - since
 			}
 			since = -1
-			spins = 0
 			continue
 		}
 		if since < 0 {
 			since = w.now()
 		}
-		if spins > spinRounds {
-			runtime.Gosched()
-		}
+		w.pubs.waitFor(seen + 1)
 	}
 	if since >= 0 {
 		waited += w.now() - since
@@ -704,6 +707,7 @@ func (w *Windows) stepControl(r round) bool {
 	if c.Stopped() {
 		w.ctlStop.Store(int64(pub))
 	}
+	w.pubs.add(1)
 	w.ctlNS += w.now() - t0
 	return true
 }
