@@ -89,8 +89,11 @@ func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
 		total += e
 		most = max(most, e)
 	}
-	sync := "windows"
-	if p.Linked {
+	sync := "mixed"
+	switch p.Linked {
+	case 0:
+		sync = "windows"
+	case p.Windows:
 		sync = "linked"
 	}
 	attrs := []any{"job", j.Label(), "threads", p.Threads, "domains", p.Domains, "load", fmt.Sprint(p.Load),
@@ -98,7 +101,8 @@ func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
 	if most > 0 && p.CriticalEvents > 0 {
 		attrs = append(attrs, "balance", fmt.Sprintf("%.3f", float64(total)/float64(most)/float64(len(p.DomainEvents))),
 			"critical_path", fmt.Sprintf("%.3f", float64(p.CriticalEvents)/float64(total)),
-			"path", fmt.Sprintf("%.3f", float64(p.PathEvents)/float64(total+p.ControlEvents)))
+			"path", fmt.Sprintf("%.3f", float64(p.PathEvents)/float64(total+p.ControlEvents)),
+			"workload_events", fmt.Sprintf("%.4f", float64(p.ControlEvents)/float64(total+p.ControlEvents)))
 	}
 	attrs = append(attrs, "wait", fmt.Sprintf("%.1f%%", 100*p.WaitShare), "control_alone", fmt.Sprintf("%.1f%%", 100*p.ControlShare))
 	if p.SlowestOverMean > 0 {

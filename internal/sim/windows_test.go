@@ -156,7 +156,7 @@ func runRing(n, workers int, alone bool) (*ring, unit.Time) {
 func runRingStats(n, workers int, alone bool) (*ring, WindowStats, unit.Time) {
 	r := newRing(n)
 	w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
-		Workers: workers, ControlAlone: alone}
+		Workers: workers, ControlAlone: alone, LinkedBelow: 2}
 	for _, p := range r.parts {
 		w.Parts = append(w.Parts, p)
 	}
@@ -296,23 +296,26 @@ func newRingIdle(n int) *ring {
 // of a single worker, also when the control side posts to parts whose own
 // events all lie later, and take fewer rounds than windows of Lookahead.
 func TestWindowsLinked(t *testing.T) {
-	run := func(workers int, windowed bool) (*ring, WindowStats) {
+	run := func(workers int, windowed bool, below float64) (*ring, WindowStats) {
 		r := newRingIdle(ringParts)
 		w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
-			Workers: workers, Windowed: windowed}
+			Workers: workers, Windowed: windowed, LinkedBelow: below}
 		for _, p := range r.parts {
 			w.Parts = append(w.Parts, p)
 		}
 		w.RunUntil(unit.MaxTime)
 		return r, w.Stats()
 	}
-	ref, _ := run(1, false)
+	ref, _ := run(1, false, 2)
 	if ref.laps != 40 || len(ref.parts[2].trace) == 0 || ref.parts[2].trace[0] != fmt.Sprintf("%d@50", (ringParts-3+ringParts)<<8) {
 		t.Fatalf("reference: %d laps, part 2 starts %v: the control side's token did not start at 50", ref.laps, ref.parts[2].trace[:1])
 	}
-	windowed, ws := run(ringParts, true)
-	linked, ls := run(ringParts, false)
-	for name, r := range map[string]*ring{"windowed": windowed, "linked": linked} {
+	windowed, ws := run(ringParts, true, 2)
+	linked, ls := run(ringParts, false, 2)
+	// The control side's share of the events moves about this: some
+	// rounds linked, some windows.
+	mixed, ms := run(ringParts, false, 0.1)
+	for name, r := range map[string]*ring{"windowed": windowed, "linked": linked, "mixed": mixed} {
 		if fmt.Sprint(r.log) != fmt.Sprint(ref.log) {
 			t.Errorf("%s: control log differs", name)
 		}
@@ -322,8 +325,11 @@ func TestWindowsLinked(t *testing.T) {
 			}
 		}
 	}
-	if ls.Windows >= ws.Windows {
-		t.Errorf("linked: %d rounds, not fewer than the %d windows of Lookahead", ls.Windows, ws.Windows)
+	if ls.Windows >= ws.Windows || ls.Linked != ls.Windows || ws.Linked != 0 {
+		t.Errorf("linked: %d rounds (%d linked), not fewer than the %d windows of Lookahead (%d linked)", ls.Windows, ls.Linked, ws.Windows, ws.Linked)
+	}
+	if ms.Linked == 0 || ms.Linked == ms.Windows {
+		t.Errorf("mixed: %d of %d rounds linked, want some of each", ms.Linked, ms.Windows)
 	}
 }
 
@@ -333,7 +339,7 @@ func TestWindowsLinked(t *testing.T) {
 func TestWindowsLinkedEnds(t *testing.T) {
 	newWindows := func(r *ring, workers int, alone bool) *Windows {
 		w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
-			Workers: workers, ControlAlone: alone}
+			Workers: workers, ControlAlone: alone, LinkedBelow: 2}
 		for _, p := range r.parts {
 			w.Parts = append(w.Parts, p)
 		}

@@ -125,13 +125,12 @@ type EngineInfo struct {
 type Parallel struct {
 	// Threads ran Domains domains, whose weights were Load (ports, a
 	// host's counting double), in Windows rounds: windows of at most
-	// Window, or with Linked rounds in which the domains and the
-	// workloads run to each other's published times (sim.Windows).
+	// Window, or Linked rounds in which the domains and the workloads run
+	// to each other's published times (sim.Windows).
 	Threads, Domains int
 	Load             []int
 	Window           unit.Time
-	Windows          uint64
-	Linked           bool
+	Windows, Linked  uint64
 	// DomainEvents are the events each domain ran; CriticalEvents the sum
 	// over windows of the most one domain ran; ControlEvents the
 	// workloads' events; PathEvents the sum over windows of the events on
