@@ -89,15 +89,15 @@ func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
 		total += e
 		most = max(most, e)
 	}
-	sync := "mixed"
+	mode := "mixed"
 	switch p.Linked {
 	case 0:
-		sync = "windows"
+		mode = "windows"
 	case p.Windows:
-		sync = "linked"
+		mode = "linked"
 	}
 	attrs := []any{"job", j.Label(), "threads", p.Threads, "domains", p.Domains, "load", fmt.Sprint(p.Load),
-		"sync", sync, "window", p.Window.String(), "rounds", p.Windows}
+		"sync", mode, "window", p.Window.String(), "rounds", p.Windows}
 	if most > 0 && p.CriticalEvents > 0 {
 		attrs = append(attrs, "balance", fmt.Sprintf("%.3f", float64(total)/float64(most)/float64(len(p.DomainEvents))),
 			"critical_path", fmt.Sprintf("%.3f", float64(p.CriticalEvents)/float64(total)),

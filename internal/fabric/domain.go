@@ -83,12 +83,8 @@ func (d *Domain) Begin(horizon unit.Time) {
 // the last Flush to their receiving domains' inboxes, in the order it
 // sent them.
 func (d *Domain) Flush() {
-	for to, msgs := range d.out {
-		if len(msgs) > 0 {
-			d.net.Domains[to].in[d.ID].Put(msgs)
-			clear(msgs)
-			d.out[to] = msgs[:0]
-		}
+	for to := range d.out {
+		d.net.Domains[to].in[d.ID].Put(&d.out[to])
 	}
 }
 

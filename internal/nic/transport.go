@@ -235,12 +235,8 @@ func (t *Transport) Deliver() unit.Time {
 	}
 	clear(t.out)
 	t.out = t.out[:0]
-	for d, ws := range t.staged {
-		if len(ws) > 0 {
-			t.parts[d].posts.Put(ws)
-			clear(ws)
-			t.staged[d] = ws[:0]
-		}
+	for d := range t.staged {
+		t.parts[d].posts.Put(&t.staged[d])
 	}
 	return first
 }
@@ -278,12 +274,7 @@ func (p *Part) Receive() {
 // completions the domain's NICs wrote, to the control side.
 func (p *Part) Flush() {
 	p.Domain.Flush()
-	mb := p.t.mail[p.ID]
-	if len(mb.msgs) > 0 {
-		p.comps.Put(mb.msgs)
-		clear(mb.msgs)
-		mb.msgs = mb.msgs[:0]
-	}
+	p.comps.Put(&p.t.mail[p.ID].msgs)
 }
 
 // After implements workload.Transport.

@@ -18,12 +18,18 @@ type Box[T any] struct {
 	_     [64]byte
 }
 
-// Put appends msgs, in order.
-func (b *Box[T]) Put(msgs []T) {
+// Put moves *msgs into the box, in order, and leaves *msgs empty for
+// the sender to fill again.
+func (b *Box[T]) Put(msgs *[]T) {
+	if len(*msgs) == 0 {
+		return
+	}
 	b.mu.Lock()
-	b.msgs = append(b.msgs, msgs...)
+	b.msgs = append(b.msgs, *msgs...)
 	b.n.Store(int32(len(b.msgs)))
 	b.mu.Unlock()
+	clear(*msgs)
+	*msgs = (*msgs)[:0]
 }
 
 // Take returns what was put since the last Take, in order. The slice is

@@ -43,7 +43,8 @@ type Part interface {
 // pending event or message of any part, and C, the control side's
 // earliest event.
 //
-// When every part has a worker of its own, a round is linked: it spans
+// When every part has a worker of its own and the control side's events
+// are under LinkedBelow of the run's so far, a round is linked: it spans
 // spanReplies times Reply from min(N, C), and within it each part
 // publishes the earliest time at which anything can still happen in it
 // (its next event, or the earliest a message from another part or a post
@@ -141,15 +142,17 @@ type ctlState struct {
 	_    [48]byte
 }
 
-// wake lets linked workers that waited long for a publication sleep:
-// a publisher wakes them only when one sleeps, so a publication costs one
-// load of a line nobody writes while everyone runs.
+// wake lets workers that waited long (at a barrier, or linked for a
+// publication) sleep: a publisher wakes them only when one sleeps, so a
+// publication costs one load of a line nobody writes while everyone runs.
 type wake struct {
 	mu       sync.Mutex
 	cond     *sync.Cond
 	sleepers atomic.Int32
 	_        [48]byte
 }
+
+func (k *wake) init() { k.cond = sync.NewCond(&k.mu) }
 
 // published wakes the sleepers, if any, after a publication.
 func (k *wake) published() {
@@ -289,17 +292,15 @@ type round struct {
 }
 
 // barrier lets workers wait for a counter cheaply: they spin briefly,
-// then sleep on a condition variable.
+// yield, then sleep (pause).
 type barrier struct {
-	mu      sync.Mutex
-	cond    *sync.Cond
-	v       atomic.Uint64
-	sleeper atomic.Int32
+	v atomic.Uint64
+	k wake
 }
 
 func newBarrier() *barrier {
 	b := &barrier{}
-	b.cond = sync.NewCond(&b.mu)
+	b.k.init()
 	return b
 }
 
@@ -310,34 +311,30 @@ const (
 	yieldRounds = 256
 )
 
+// pause follows a waiter's i-th check that found it must still wait: at
+// first nothing (it checks again at once), then a yield, then sleep on k
+// while same holds.
+func pause(i int, k *wake, same func() bool) {
+	switch {
+	case i < spinRounds:
+	case i < spinRounds+yieldRounds:
+		runtime.Gosched()
+	default:
+		k.wait(same)
+	}
+}
+
 // waitFor waits until the counter reaches at least target.
 func (b *barrier) waitFor(target uint64) {
 	for i := 0; b.v.Load() < target; i++ {
-		switch {
-		case i < spinRounds:
-		case i < spinRounds+yieldRounds:
-			runtime.Gosched()
-		default:
-			b.mu.Lock()
-			b.sleeper.Add(1)
-			for b.v.Load() < target {
-				b.cond.Wait()
-			}
-			b.sleeper.Add(-1)
-			b.mu.Unlock()
-			return
-		}
+		pause(i, &b.k, func() bool { return b.v.Load() < target })
 	}
 }
 
 // add raises the counter by d and wakes sleepers.
 func (b *barrier) add(d uint64) {
 	b.v.Add(d)
-	if b.sleeper.Load() > 0 {
-		b.mu.Lock()
-		b.cond.Broadcast()
-		b.mu.Unlock()
-	}
+	b.k.published()
 }
 
 // now reads the clock, or 0.
@@ -369,7 +366,7 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 	alone := w.ControlAlone || len(w.Parts) == 1
 	linkable := !alone && !w.Windowed && workers == len(w.Parts)
 	if linkable && w.wake.cond == nil {
-		w.wake.cond = sync.NewCond(&w.wake.mu)
+		w.wake.init()
 	}
 	var (
 		r      round
@@ -698,16 +695,10 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 		if since < 0 {
 			since = w.now()
 		}
-		switch {
-		case spins < spinRounds:
-		case spins < spinRounds+yieldRounds:
-			runtime.Gosched()
-		default:
-			w.wake.wait(func() bool {
-				b, _ := w.linkedBound(i, end)
-				return b == bound && w.ctl.stop.Load() == stop
-			})
-		}
+		pause(spins, &w.wake, func() bool {
+			b, _ := w.linkedBound(i, end)
+			return b == bound && w.ctl.stop.Load() == stop
+		})
 	}
 	if since >= 0 {
 		waited += w.now() - since
@@ -771,7 +762,7 @@ func (w *Windows) stepControl(r round) bool {
 	for j := range w.parts {
 		bound = min(bound, satAdd(unit.Time(w.parts[j].pub.Load()), w.Reply))
 	}
-	if bound <= w.ctlBound || w.ctl.stop.Load() >= 0 {
+	if bound <= w.ctlBound || w.ctl.stop.Load() >= 0 { // it may have stopped before the token was free
 		return false
 	}
 	w.ctlBound = bound
@@ -781,15 +772,15 @@ func (w *Windows) stepControl(r round) bool {
 	}
 	c := w.Control
 	c.RunUntil(bound - 1)
-	pub := bound // its next event is no earlier
-	if c.Stopped() {
+	pub, stopped := bound, c.Stopped() // its next event is no earlier than bound
+	if stopped {
 		pub = c.Now()
 	}
 	if w.Deliver != nil {
 		w.Deliver() // posts are at most r.control: the parts take them all this round
 	}
 	w.ctl.pub.Store(int64(pub))
-	if c.Stopped() {
+	if stopped {
 		w.ctl.stop.Store(int64(pub))
 	}
 	w.wake.published()
