@@ -27,14 +27,13 @@ type conn struct {
 	window   int64
 
 	// Sender side: slices written into the send buffer by the kernel,
-	// scheduled for posting, posted, and completed (send slot free).
-	produced, sched, posted, acked int64
+	// handed to the proxy for posting, and completed (send slot free).
+	produced, posted, acked int64
 	// Receiver side: slices fully arrived, visible to the kernel, and
 	// consumed by it (receive slot free); CTS messages posted and
 	// arrived at the sender.
 	complete, arrived, consumed int64
-	ctsQueued, ctsPosted        int64
-	ctsArrived                  int64
+	ctsPosted, ctsArrived       int64
 	// sendReady and recvReady are when the sender's and the receiver's
 	// proxies took up the current call's operation.
 	sendReady, recvReady unit.Time
@@ -83,15 +82,15 @@ func msgID(conn int32, kind int, slice int64, part int) uint64 {
 
 // schedulePosts hands slices that are in the send buffer and, on IB,
 // cleared by a CTS to the sender's proxy thread, which posts each after
-// noticing it and spending its per-operation time on it.
+// noticing it and spending its per-operation time on it. The post is
+// decided now and reaches the NIC then (PostAfter).
 func (e *engine) schedulePosts(ci int32) {
 	c := &e.conns[ci]
 	limit := c.produced
 	if !c.sock {
 		limit = min(limit, c.ctsArrived)
 	}
-	for c.sched < limit {
-		c.sched++
+	for c.posted < limit {
 		d := e.proxy(c.proxySrc, c.sendReady, e.tm.proxyOp) + e.tm.sendLat
 		if c.bounce {
 			d += HostBounceLatency / 2
@@ -104,19 +103,20 @@ func (e *engine) schedulePosts(ci int32) {
 			// while the link is behind.
 			now := e.t.Now()
 			st := max(now+d, e.nicTx[c.nicSrc])
-			e.nicTx[c.nicSrc] = st + r.TxTime(unit.Bytes(c.size[(c.sched-1)&(nSteps-1)]))
+			e.nicTx[c.nicSrc] = st + r.TxTime(unit.Bytes(c.size[c.posted&(nSteps-1)]))
 			d = st - now
 		}
-		e.t.After(d, e, tag(evPost, ci))
+		e.post(ci, d)
 	}
 }
 
-// post sends the next slice: one WRITE with immediate on one QP chosen
-// round-robin, or split over every QP with NCCL_IB_SPLIT_DATA_ON_QPS=1
-// (and always over every socket of a socket connection), one part per
-// QP even when some parts are empty, so that the k-th message on any of
-// the connection's QPs is always the same slice.
-func (e *engine) post(ci int32) {
+// post has the next slice sent d from now: one WRITE with immediate on
+// one QP chosen round-robin, or split over every QP with
+// NCCL_IB_SPLIT_DATA_ON_QPS=1 (and always over every socket of a socket
+// connection), one part per QP even when some parts are empty, so that
+// the k-th message on any of the connection's QPs is always the same
+// slice.
+func (e *engine) post(ci int32, d unit.Time) {
 	c := &e.conns[ci]
 	s := c.posted
 	c.posted++
@@ -128,7 +128,7 @@ func (e *engine) post(ci int32) {
 	}
 	n := int64(len(c.qps))
 	if c.nparts == 1 {
-		e.t.Post(c.qps[s%n], workload.Message{Op: opc, Bytes: b, ID: msgID(ci, idData, s, 0)})
+		e.t.PostAfter(d, c.qps[s%n], workload.Message{Op: opc, Bytes: b, ID: msgID(ci, idData, s, 0)})
 		return
 	}
 	per := b / n
@@ -137,33 +137,27 @@ func (e *engine) post(ci int32) {
 		if j == n-1 {
 			pb = b - per*(n-1)
 		}
-		e.t.Post(c.qps[j], workload.Message{Op: opc, Bytes: pb, ID: msgID(ci, idData, s, int(j))})
+		e.t.PostAfter(d, c.qps[j], workload.Message{Op: opc, Bytes: pb, ID: msgID(ci, idData, s, int(j))})
 	}
 }
 
 // postCTS has the receiver's proxy post a clear-to-send for every free
 // slot up to the slices started so far (NCCL's recv proxy posting irecv,
-// one proxy operation each).
+// one proxy operation each), writing it into the sender's FIFO. NCCL
+// posts it unsignaled (but for one slot in NCCL_STEPS, which drains the
+// send queue; the model needs no draining), and nothing waits for its
+// requester completion.
 func (e *engine) postCTS(ci int32) {
 	c := &e.conns[ci]
 	if !c.net || c.sock {
 		return
 	}
 	limit := min(c.consumed+c.window, c.total)
-	for c.ctsQueued < limit {
-		c.ctsQueued++
-		e.t.After(e.proxy(c.dst, c.recvReady, e.tm.proxyOp), e, tag(evCTS, ci))
+	for c.ctsPosted < limit {
+		d := e.proxy(c.dst, c.recvReady, e.tm.proxyOp)
+		e.t.PostAfter(d, c.cts, workload.Message{Op: workload.WriteImm, Bytes: ctsBytes, ID: msgID(ci, idCTS, c.ctsPosted, 0), Unsignaled: true})
+		c.ctsPosted++
 	}
-}
-
-// sendCTS writes the next CTS into the sender's FIFO. NCCL posts it
-// unsignaled (but for one slot in NCCL_STEPS, which drains the send
-// queue; the model needs no draining), and nothing waits for its
-// requester completion.
-func (e *engine) sendCTS(ci int32) {
-	c := &e.conns[ci]
-	e.t.Post(c.cts, workload.Message{Op: workload.WriteImm, Bytes: ctsBytes, ID: msgID(ci, idCTS, c.ctsPosted, 0), Unsignaled: true})
-	c.ctsPosted++
 }
 
 // qpRef says what one of the communicator's QPs is: a data QP (the idx-th

@@ -76,9 +76,7 @@ const HostBounceLatency = 2 * unit.Microsecond
 const (
 	evOpDone = iota
 	evVisible
-	evPost
 	evRankStart
-	evCTS
 )
 
 func tag(kind int, idx int32) uint64 { return uint64(kind)<<32 | uint64(uint32(idx)) }
@@ -106,7 +104,10 @@ type kernel struct {
 	p     prog
 	pc, n int
 	busy  bool
-	cur   op
+	// cur is operation pc once have is set: a kernel waiting on a
+	// connection is tried again at every slice and credit that arrives.
+	cur  op
+	have bool
 	// group, when not -1, is the warp group of a channel that runs this
 	// kernel's operations in turn with the other kernels of the group
 	// (NVLS: a GPU's scatter warps serve every head's pipeline).
@@ -394,16 +395,12 @@ func (e *engine) Wake(_ unit.Time, tg uint64) {
 		e.opDone(idx)
 	case evVisible:
 		e.visible(idx)
-	case evPost:
-		e.post(idx)
 	case evRankStart:
 		e.startProxyOps(idx)
 		for _, k := range e.rankK[idx] {
 			e.run(k)
 		}
 		e.rankCheck(idx)
-	case evCTS:
-		e.sendCTS(idx)
 	}
 }
 
@@ -415,7 +412,10 @@ func (e *engine) run(ki int32) {
 		return
 	}
 	o := &k.cur
-	k.p.op(k.pc, o)
+	if !k.have {
+		k.p.op(k.pc, o)
+		k.have = true
+	}
 	net := false
 	if o.recv {
 		for _, ci := range k.p.recv[:k.p.nrecv] {
@@ -492,6 +492,7 @@ func (e *engine) opDone(ki int32) {
 		}
 	}
 	k.pc++
+	k.have = false
 	if k.pc < k.n {
 		e.run(ki)
 		return
@@ -515,7 +516,7 @@ func (e *engine) rankCheck(r int32) {
 	e.rankIter[r]++
 	if e.rankIter[r] < e.iters {
 		for _, ki := range ks {
-			e.kernels[ki].pc = 0
+			e.kernels[ki].pc, e.kernels[ki].have = 0, false
 		}
 		e.t.After(e.launchDelay(r), e, tag(evRankStart, r))
 		return

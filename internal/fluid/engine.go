@@ -54,6 +54,8 @@ type Engine struct {
 	net   *network
 	flows []flow
 	sol   solver
+	// later holds the posts made ahead of their time (PostAfter).
+	later workload.Later
 
 	wakes     workload.Wakes
 	workloads []workload.Workload
@@ -233,6 +235,11 @@ func (e *Engine) Connect(src, dst int, o workload.QPOptions, owner workload.Owne
 
 // ackTimeout returns 4.096 µs × 2^exp.
 func ackTimeout(exp uint8) unit.Time { return 4096 * unit.Nanosecond << exp }
+
+// PostAfter implements workload.Transport.
+func (e *Engine) PostAfter(d unit.Time, qp workload.QP, m workload.Message) {
+	e.later.PostAfter(e, d, qp, m)
+}
 
 // Post implements workload.Transport.
 func (e *Engine) Post(qp workload.QP, m workload.Message) {

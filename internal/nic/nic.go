@@ -38,12 +38,12 @@ type NIC struct {
 	name string
 	port *fabric.Port
 	cfg  *Config
-	// posts are the work requests the workloads posted, in order, each
-	// waiting for its event; mail is the domain's mailbox to the
-	// workloads, for completions.
-	posts    []posted
-	postHead int
-	mail     *mailbox
+	// posts holds the work requests the workloads posted, each in a slot
+	// until its event (a post made ahead of its time may overtake one
+	// made earlier); mail is the domain's mailbox to the workloads, for
+	// completions.
+	posts workload.Slots[posted]
+	mail  *mailbox
 
 	qps []*qp
 
@@ -157,7 +157,7 @@ func (n *NIC) Handle(now unit.Time, tag uint64) {
 	case tagDrain:
 		n.drain(now)
 	case tagPost:
-		n.post()
+		n.post(int32(tag >> 8))
 	case tagNP:
 		if tag>>8 == 0xffffff {
 			if n.npTimer.Fire(n.dom.Sched, now) && n.np.OnDeadline(now) {

@@ -111,6 +111,30 @@ func TestWriteImmCompletes(t *testing.T) {
 	conservation(t, p.net)
 }
 
+// A post made ahead of its time (PostAfter) reaches the NIC then, not
+// when it was made: a post made after it for an earlier time goes first,
+// and each message's first byte leaves no sooner than its post.
+func TestPostAfter(t *testing.T) {
+	p := newPair(t, testConfig())
+	late := p.tr.Connect(0, 1, workload.QPOptions{}, p)
+	early := p.tr.Connect(0, 1, workload.QPOptions{}, p)
+	p.tr.PostAfter(5*unit.Microsecond, late, workload.Message{Op: workload.WriteImm, Bytes: 1000, ID: 1})
+	p.tr.PostAfter(1*unit.Microsecond, early, workload.Message{Op: workload.WriteImm, Bytes: 1000, ID: 2})
+	p.run()
+	resp := p.side(workload.Responder)
+	if len(resp) != 2 || resp[0].QP != early || resp[1].QP != late {
+		t.Fatalf("responder completions %+v: want the early post's first", resp)
+	}
+	// 1000 B on 100G take 80 ns, and 2 m of cable 10 ns: each arrives
+	// within a few hundred ns of its post, none before it.
+	post := map[workload.QP]unit.Time{late: 5 * unit.Microsecond, early: 1 * unit.Microsecond}
+	for _, c := range resp {
+		if c.At < post[c.QP] || c.At > post[c.QP]+unit.Microsecond {
+			t.Errorf("QP %d's message arrived at %s, posted at %s", c.QP, c.At, post[c.QP])
+		}
+	}
+}
+
 // dropNth loses the data packets whose ordinal (1-based, counting data
 // packets arriving at the port) is in drop.
 type dropNth struct {

@@ -63,11 +63,10 @@ type Transport struct {
 
 	// mail holds a mailbox per domain, where its NICs write; parts the
 	// domains' boxes between the two sides; comps the completions
-	// between their collection and their event, compFree the free slots.
-	mail     []*mailbox
-	parts    []*Part
-	comps    []workload.Completion
-	compFree []int32
+	// between their collection and their event.
+	mail  []*mailbox
+	parts []*Part
+	comps workload.Slots[workload.Completion]
 	// inCQE is set while a workload handles a completion, which it sees
 	// at the time the NIC wrote it, cqeAt.
 	inCQE bool
@@ -218,6 +217,14 @@ func (t *Transport) Post(id workload.QP, m workload.Message) {
 	t.out = append(t.out, posted{at: t.sched.Now(), q: t.conns[id].req, m: m})
 }
 
+// PostAfter implements workload.Transport: the work request reaches the
+// requester's NIC as an event d after now (counted as After counts), and
+// is handed over at once, so that the NIC's domain may run up to then
+// without waiting for the workload (Lead).
+func (t *Transport) PostAfter(d unit.Time, id workload.QP, m workload.Message) {
+	t.out = append(t.out, posted{at: t.after(d), q: t.conns[id].req, m: m})
+}
+
 // Deliver hands the NICs' domains what the workloads sent them since the
 // last call, in order: new queue pairs, which join their NICs, and work
 // requests, which become events at the time they were posted, when each
@@ -265,8 +272,8 @@ func (p *Part) Receive() {
 			n.qps = append(n.qps, w.q)
 			continue
 		}
-		n.posts = append(n.posts, w)
-		n.dom.Sched.Send(w.at, sim.NodeKey(n.node, sim.SrcControl), n, tagPost)
+		i := n.posts.Add(w)
+		n.dom.Sched.Send(w.at, sim.NodeKey(n.node, sim.SrcControl), n, tagPost|uint64(i)<<8)
 	}
 }
 
@@ -280,11 +287,17 @@ func (p *Part) Flush() {
 // After implements workload.Transport.
 func (t *Transport) After(d unit.Time, w workload.Waker, tag uint64) {
 	i := t.wakes.Add(w, tag)
+	t.sched.Send(t.after(d), controlKey, t, tagWake|uint64(i)<<8)
+}
+
+// after returns the time d after now, as a workload sees now (Now), and
+// no earlier than the control side's clock.
+func (t *Transport) after(d unit.Time) unit.Time {
 	at := t.sched.Now()
 	if base := t.Now(); d > at-base {
 		at = base + min(d, unit.MaxTime-base)
 	}
-	t.sched.Send(at, controlKey, t, tagWake|uint64(i)<<8)
+	return at
 }
 
 // controlKey is the key of the transport's own events: node 0, the
@@ -328,10 +341,7 @@ func (t *Transport) Handle(now unit.Time, tag uint64) {
 		w, wt := t.wakes.Take(int32(tag >> 8))
 		w.Wake(now, wt)
 	case tagComplete:
-		i := int32(tag >> 8)
-		c := t.comps[i]
-		t.comps[i] = workload.Completion{}
-		t.compFree = append(t.compFree, i)
+		c := t.comps.Take(int32(tag >> 8))
 		t.inCQE, t.cqeAt = true, c.At
 		t.conns[c.QP].owner.Completed(c)
 		t.inCQE = false
@@ -348,15 +358,7 @@ func (t *Transport) Handle(now unit.Time, tag uint64) {
 func (t *Transport) Collect() {
 	for _, p := range t.parts {
 		for _, m := range p.comps.Take() {
-			var i int32
-			if k := len(t.compFree); k > 0 {
-				i = t.compFree[k-1]
-				t.compFree = t.compFree[:k-1]
-			} else {
-				i = int32(len(t.comps))
-				t.comps = append(t.comps, workload.Completion{})
-			}
-			t.comps[i] = m.c
+			i := t.comps.Add(m.c)
 			t.sched.Send(m.c.At+t.delay, sim.NodeKey(0, sim.SrcFrom(int(m.node))), t, tagComplete|uint64(i)<<8)
 		}
 	}
@@ -388,14 +390,10 @@ func (n *NIC) complete(id workload.QP, side workload.Side, op workload.Op, wr ui
 	n.mail.msgs = append(n.mail.msgs, mail{node: n.node, c: workload.Completion{QP: id, Side: side, Op: op, ID: wr, Bytes: bytes, Status: st, At: n.dom.Sched.Now()}})
 }
 
-// post takes the oldest work request posted to the NIC: a QP in the error
-// state flushes it at once, and anything else waits its turn to be sent.
-func (n *NIC) post() {
-	w := n.posts[n.postHead]
-	n.posts[n.postHead] = posted{}
-	if n.postHead++; n.postHead == len(n.posts) {
-		n.posts, n.postHead = n.posts[:0], 0
-	}
+// post takes the work request in slot i: a QP in the error state
+// flushes it at once, and anything else waits its turn to be sent.
+func (n *NIC) post(i int32) {
+	w := n.posts.Take(i)
 	q := w.q
 	switch {
 	case q.failed:

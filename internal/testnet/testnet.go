@@ -52,9 +52,10 @@ type Net struct {
 	hosts []host
 	qps   []qp
 	segs  []seg
+	// later holds the posts made ahead of their time (PostAfter).
+	later workload.Later
 	free  []int32
-	wakes []wake
-	wfree []int32
+	wakes workload.Wakes
 	// Wire counts the wire bytes each host transmitted.
 	Wire []int64
 }
@@ -86,11 +87,6 @@ type seg struct {
 	payload int64
 	last    bool
 	msg     workload.Message
-}
-
-type wake struct {
-	w   workload.Waker
-	tag uint64
 }
 
 // Event kinds.
@@ -131,6 +127,11 @@ func (n *Net) Connect(src, dst int, o workload.QPOptions, owner workload.Owner) 
 	return workload.QP(len(n.qps) - 1)
 }
 
+// PostAfter implements workload.Transport.
+func (n *Net) PostAfter(d unit.Time, q workload.QP, m workload.Message) {
+	n.later.PostAfter(n, d, q, m)
+}
+
 // Post implements workload.Transport.
 func (n *Net) Post(q workload.QP, m workload.Message) {
 	p := &n.qps[q]
@@ -166,16 +167,7 @@ func (n *Net) enqueue(qi int32, m workload.Message) {
 
 // After implements workload.Transport.
 func (n *Net) After(d unit.Time, w workload.Waker, t uint64) {
-	var i int32
-	if k := len(n.wfree); k > 0 {
-		i = n.wfree[k-1]
-		n.wfree = n.wfree[:k-1]
-		n.wakes[i] = wake{w, t}
-	} else {
-		n.wakes = append(n.wakes, wake{w, t})
-		i = int32(len(n.wakes) - 1)
-	}
-	n.s.After(d, 0, n, tagOf(evWake, i))
+	n.s.After(d, 0, n, tagOf(evWake, n.wakes.Add(w, t)))
 }
 
 // Progress implements workload.Transport.
@@ -285,9 +277,8 @@ func (n *Net) Handle(now unit.Time, t uint64) {
 		p := &n.qps[s.qp]
 		p.owner.Completed(workload.Completion{QP: workload.QP(s.qp), Side: workload.Requester, Op: s.msg.Op, ID: s.msg.ID, Bytes: s.msg.Bytes, At: now})
 	case evWake:
-		w := n.wakes[i]
-		n.wfree = append(n.wfree, i)
-		w.w.Wake(now, w.tag)
+		w, tag := n.wakes.Take(i)
+		w.Wake(now, tag)
 	case evPace:
 		p := &n.qps[i]
 		p.paced = false

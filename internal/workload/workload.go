@@ -179,6 +179,11 @@ type Transport interface {
 	Connect(src, dst int, o QPOptions, owner Owner) QP
 	// Post queues m on qp. Messages on one QP complete in order.
 	Post(qp QP, m Message)
+	// PostAfter queues m on qp d after now, as After(d) and then Post
+	// would: a post the workload decides now and its host makes later
+	// (a proxy thread's time to the doorbell). The transport may hand it
+	// to the NIC at once.
+	PostAfter(d unit.Time, qp QP, m Message)
 	// After calls w.Wake(now+d, tag) after d: a local step such as a
 	// compute phase or an NVLink copy.
 	After(d unit.Time, w Waker, tag uint64)
@@ -198,38 +203,80 @@ type Workload interface {
 	Done() bool
 }
 
-// Wakes holds a transport's pending After calls in reusable slots, so that
-// scheduling one costs no allocation once warm: Add returns the slot to
-// name in the timer's tag, Take empties it when the timer fires. The zero
-// value is ready to use.
-type Wakes struct {
-	slots []wakeSlot
+// Slots holds values in reusable slots until an event takes them: Add
+// returns the slot to name in the event's tag, Take returns the value and
+// frees its slot, so that holding one costs no allocation once warm. The
+// zero value is ready to use.
+type Slots[T any] struct {
+	slots []slot[T]
 	free  int32 // 1 + the first free slot; 0: none
 }
 
-type wakeSlot struct {
-	w    Waker
-	tag  uint64
+type slot[T any] struct {
+	v    T
 	next int32
 }
 
-// Add keeps w and tag and returns their slot.
-func (s *Wakes) Add(w Waker, tag uint64) int32 {
+// Add keeps v and returns its slot.
+func (s *Slots[T]) Add(v T) int32 {
 	i := s.free - 1
 	if i >= 0 {
 		s.free = s.slots[i].next
 	} else {
 		i = int32(len(s.slots))
-		s.slots = append(s.slots, wakeSlot{})
+		s.slots = append(s.slots, slot[T]{})
 	}
-	s.slots[i] = wakeSlot{w: w, tag: tag}
+	s.slots[i] = slot[T]{v: v}
 	return i
 }
 
+// Take returns slot i's value and frees the slot.
+func (s *Slots[T]) Take(i int32) T {
+	v := s.slots[i].v
+	s.slots[i] = slot[T]{next: s.free}
+	s.free = i + 1
+	return v
+}
+
+// Wakes holds a transport's pending After calls: Add returns the slot to
+// name in the timer's tag, Take empties it when the timer fires.
+type Wakes struct{ s Slots[wake] }
+
+type wake struct {
+	w   Waker
+	tag uint64
+}
+
+// Add keeps w and tag and returns their slot.
+func (s *Wakes) Add(w Waker, tag uint64) int32 { return s.s.Add(wake{w, tag}) }
+
 // Take returns slot i's waker and tag and frees the slot.
 func (s *Wakes) Take(i int32) (Waker, uint64) {
-	sl := s.slots[i]
-	s.slots[i] = wakeSlot{next: s.free}
-	s.free = i + 1
-	return sl.w, sl.tag
+	k := s.s.Take(i)
+	return k.w, k.tag
+}
+
+// Later makes PostAfter for a transport that hands posts over when they
+// are made: it keeps each post in a slot until its After fires. The zero
+// value is ready to use.
+type Later struct {
+	t     Transport
+	posts Slots[laterPost]
+}
+
+type laterPost struct {
+	qp QP
+	m  Message
+}
+
+// PostAfter posts m on qp through t, d after now.
+func (l *Later) PostAfter(t Transport, d unit.Time, qp QP, m Message) {
+	l.t = t
+	t.After(d, l, uint64(l.posts.Add(laterPost{qp, m})))
+}
+
+// Wake implements Waker: the post in slot tag is due.
+func (l *Later) Wake(_ unit.Time, tag uint64) {
+	p := l.posts.Take(int32(tag))
+	l.t.Post(p.qp, p.m)
 }
