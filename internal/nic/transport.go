@@ -218,9 +218,9 @@ func (t *Transport) Post(id workload.QP, m workload.Message) {
 }
 
 // PostAfter implements workload.Transport: the work request reaches the
-// requester's NIC as an event d after now (counted as After counts), and
-// is handed over at once, so that the NIC's domain may run up to then
-// without waiting for the workload (Lead).
+// requester's NIC as an event d after now (counted as After counts); it
+// is handed to the NIC's domain with the next delivery, an event there
+// in place of one on the workloads' side.
 func (t *Transport) PostAfter(d unit.Time, id workload.QP, m workload.Message) {
 	t.out = append(t.out, posted{at: t.after(d), q: t.conns[id].req, m: m})
 }
