@@ -32,6 +32,9 @@ type Bucket struct {
 
 // histogramOf exports a live histogram.
 func histogramOf(h *hdrhistogram.Histogram) Histogram {
+	if h == nil {
+		return Histogram{Lowest: lowest, Highest: highest, Digits: digits}
+	}
 	s := h.Export()
 	out := Histogram{Lowest: s.LowestTrackableValue, Highest: s.HighestTrackableValue, Digits: int(s.SignificantFigures)}
 	for i, n := range s.Counts {

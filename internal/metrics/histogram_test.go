@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"rocelab/internal/packet"
 	"rocelab/internal/unit"
 )
@@ -62,5 +64,30 @@ func TestHistogramMergesExactly(t *testing.T) {
 	sib := part.Sibling([]Value{{V: 7_000_000, N: 300}, {V: 1 << 62, N: 2}})
 	if sib.Count() != 302 || sib.Max() < 7*unit.Second || !sib.Merge(b.Histogram(3)) || sib.Count() != 302+b.Count(3) {
 		t.Errorf("sibling: %d values, max %v", sib.Count(), sib.Max())
+	}
+}
+
+// A priority or class that recorded nothing holds no histogram, and reads
+// as an empty one of the same geometry: merging it changes nothing, and
+// merging into it copies the other's values.
+func TestLatencyUnused(t *testing.T) {
+	a, b := NewLatency(), NewLatency()
+	for i := 1; i <= 100; i++ {
+		a.Record(packet.ClassRoCE, 3, unit.Time(i)*unit.Microsecond)
+	}
+	if a.h[0] != nil || a.class[packet.ClassTCP] != nil || a.h[3] == nil {
+		t.Fatal("histograms made for what recorded nothing, or none for what did")
+	}
+	empty := a.Histogram(0)
+	if want := histogramOf(hdrhistogram.New(lowest, highest, digits)); !reflect.DeepEqual(empty, want) {
+		t.Errorf("unused priority %+v, an empty histogram %+v", empty, want)
+	}
+	if a.Count(0) != 0 || a.Count(3) != 100 {
+		t.Errorf("counts %d and %d", a.Count(0), a.Count(3))
+	}
+	b.Merge(a)
+	a.Merge(NewLatency())
+	if !reflect.DeepEqual(a.Histogram(3), b.Histogram(3)) || b.h[0] != nil || b.Count(3) != 100 {
+		t.Error("merging with unused histograms lost or made something")
 	}
 }

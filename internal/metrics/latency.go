@@ -12,42 +12,43 @@ import (
 
 // Latency keeps HDR histograms of one-way packet latency per priority and
 // per traffic class, in nanoseconds with three significant digits, from
-// 1 ns to 10 s.
+// 1 ns to 10 s. Each histogram (about 200 KB) is made when its priority
+// or class records its first packet: a domain of a split run, or a run
+// on one priority, holds only those it uses.
 type Latency struct {
 	h     [8]*hdrhistogram.Histogram
 	class [packet.NumClasses]*hdrhistogram.Histogram
 }
 
+// The histograms' range and precision.
+const (
+	lowest, highest = 1, 10_000_000_000
+	digits          = 3
+)
+
 // NewLatency returns empty histograms.
-func NewLatency() *Latency {
-	l := &Latency{}
-	for i := range l.h {
-		l.h[i] = hdrhistogram.New(1, 10_000_000_000, 3)
+func NewLatency() *Latency { return &Latency{} }
+
+// of returns *h, made if it is not yet.
+func of(h **hdrhistogram.Histogram) *hdrhistogram.Histogram {
+	if *h == nil {
+		*h = hdrhistogram.New(lowest, highest, digits)
 	}
-	for i := range l.class {
-		l.class[i] = hdrhistogram.New(1, 10_000_000_000, 3)
-	}
-	return l
+	return *h
 }
 
 // Record adds one packet's latency: of class c, received on priority prio.
 func (l *Latency) Record(c packet.Class, prio uint8, d unit.Time) {
-	ns := int64(d / unit.Nanosecond)
-	if ns < 1 {
-		ns = 1
-	}
-	// Values above 10 s saturate: the error is the only outcome and is not
-	// actionable.
-	_ = l.h[prio&7].RecordValue(ns)
-	_ = l.class[c].RecordValue(ns)
+	l.RecordN(c, prio, d, 1)
 }
 
 // RecordN adds n packets of one latency (an engine that estimates a
-// message's latency rather than timing each packet).
+// message's latency rather than timing each packet). Values above 10 s
+// saturate: the error is the only outcome and is not actionable.
 func (l *Latency) RecordN(c packet.Class, prio uint8, d unit.Time, n int64) {
 	ns := max(int64(d/unit.Nanosecond), 1)
-	_ = l.h[prio&7].RecordValues(ns, n)
-	_ = l.class[c].RecordValues(ns, n)
+	_ = of(&l.h[prio&7]).RecordValues(ns, n)
+	_ = of(&l.class[c]).RecordValues(ns, n)
 }
 
 // Histogram returns priority prio's latencies as plain data.
@@ -57,15 +58,24 @@ func (l *Latency) Histogram(prio int) Histogram { return histogramOf(l.h[prio]) 
 func (l *Latency) ClassHistogram(c packet.Class) Histogram { return histogramOf(l.class[c]) }
 
 // Count returns how many packets priority prio recorded.
-func (l *Latency) Count(prio int) int64 { return l.h[prio].TotalCount() }
+func (l *Latency) Count(prio int) int64 {
+	if l.h[prio] == nil {
+		return 0
+	}
+	return l.h[prio].TotalCount()
+}
 
 // Merge adds every value recorded in o, exactly: the histograms share
 // their layout, so the merged one is the one a single recorder would hold.
 func (l *Latency) Merge(o *Latency) {
 	for i := range l.h {
-		l.h[i].Merge(o.h[i])
+		if o.h[i] != nil {
+			of(&l.h[i]).Merge(o.h[i])
+		}
 	}
 	for i := range l.class {
-		l.class[i].Merge(o.class[i])
+		if o.class[i] != nil {
+			of(&l.class[i]).Merge(o.class[i])
+		}
 	}
 }

@@ -60,8 +60,9 @@ const (
 	bytesPerFlow       = 320
 	bytesPerSample     = 8
 	// bytesPerDomain is what each domain of a run split over threads adds:
-	// its latency histograms (ten HDR histograms of about 200 KB), its
-	// sampler and outboxes.
+	// its latency histograms (an HDR histogram of about 200 KB for each
+	// priority and class its packets use, eleven at most), its sampler
+	// and outboxes.
 	bytesPerDomain = 3 << 20
 	// maxExpand is the most flows the estimate expands one by one; beyond
 	// it a generator's flows are counted with the longest path.
