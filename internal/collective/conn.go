@@ -83,7 +83,8 @@ func msgID(conn int32, kind int, slice int64, part int) uint64 {
 // schedulePosts hands slices that are in the send buffer and, on IB,
 // cleared by a CTS to the sender's proxy thread, which posts each after
 // noticing it and spending its per-operation time on it. The post is
-// decided now and reaches the NIC then (PostAfter).
+// decided now and reaches the NIC then (PostAfter); a failure in between
+// does not withdraw it (a queue pair in error flushes it).
 func (e *engine) schedulePosts(ci int32) {
 	c := &e.conns[ci]
 	limit := c.produced

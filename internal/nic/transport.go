@@ -227,7 +227,7 @@ func (t *Transport) PostAfter(d unit.Time, id workload.QP, m workload.Message) {
 
 // Deliver hands the NICs' domains what the workloads sent them since the
 // last call, in order: new queue pairs, which join their NICs, and work
-// requests, which become events at the time they were posted, when each
+// requests, which become events at the time they take effect, when each
 // domain's worker takes them (Part.Receive). It returns the earliest time
 // of those events, or unit.MaxTime for none. The run calls it on the
 // control side's worker, before any NIC's clock passes the earliest.

@@ -72,6 +72,7 @@ func benchThreads(b *testing.B, s *Scenario) {
 	b.ReportMetric(float64(events)*float64(b.N)/wall[2].Seconds(), "events/s-2threads")
 	b.ReportMetric(wall[1].Seconds()/wall[2].Seconds(), "speedup")
 	b.ReportMetric(float64(events)/float64(path), "bound")
+	b.StopTimer()
 	b.ReportMetric(capacity(), "capacity")
 }
 

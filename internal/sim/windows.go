@@ -777,7 +777,11 @@ func (w *Windows) stepControl(r round) bool {
 		pub = c.Now()
 	}
 	if w.Deliver != nil {
-		w.Deliver() // posts are at most r.control: the parts take them all this round
+		// Posts come from events before the round's end (the control
+		// side runs no further), and are in the boxes before the parts
+		// see its published time pass the end: the parts take them all
+		// this round, those due after the end as pending events.
+		w.Deliver()
 	}
 	w.ctl.pub.Store(int64(pub))
 	if stopped {

@@ -181,8 +181,10 @@ type Transport interface {
 	Post(qp QP, m Message)
 	// PostAfter queues m on qp d after now, as After(d) and then Post
 	// would: a post the workload decides now and its host makes later
-	// (a proxy thread's time to the doorbell). The transport may hand it
-	// to the NIC at once.
+	// (a proxy thread's time to the doorbell), which nothing in between
+	// withdraws. The transport may hand it to the NIC at once; among
+	// posts due at one NIC at one time, it then goes before one that
+	// Post makes at that time.
 	PostAfter(d unit.Time, qp QP, m Message)
 	// After calls w.Wake(now+d, tag) after d: a local step such as a
 	// compute phase or an NVLink copy.
