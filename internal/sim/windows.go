@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"rocelab/internal/spin"
 	"rocelab/internal/unit"
 )
 
@@ -131,6 +132,8 @@ type Windows struct {
 	ctlBound unit.Time
 	ctl      ctlState
 	wake     wake
+	// spin is how a waiter waits before it yields (spinFor).
+	spin spinning
 }
 
 // ctlState is what the control side publishes in a linked round, on a
@@ -294,30 +297,46 @@ type round struct {
 // barrier lets workers wait for a counter cheaply: they spin briefly,
 // yield, then sleep (pause).
 type barrier struct {
-	v atomic.Uint64
-	k wake
+	v    atomic.Uint64
+	k    wake
+	spin spinning
 }
 
-func newBarrier() *barrier {
-	b := &barrier{}
+func newBarrier(sp spinning) *barrier {
+	b := &barrier{spin: sp}
 	b.k.init()
 	return b
 }
 
-// spinRounds is how often a waiter checks before yielding, and yieldRounds
-// how often it yields before it sleeps.
-const (
-	spinRounds  = 64
-	yieldRounds = 256
-)
+// spinning is how a waiter waits before it yields: it checks what it
+// waits for checks times, running the processor's spin-wait hint pauses
+// times between checks (the hint leaves the core's resources to a
+// hardware thread sharing it, which on a VM may be the other worker).
+// Then it yields yieldRounds times, then sleeps.
+type spinning struct{ checks, pauses int }
 
-// pause follows a waiter's i-th check that found it must still wait: at
-// first nothing (it checks again at once), then a yield, then sleep on k
-// while same holds.
-func pause(i int, k *wake, same func() bool) {
+const yieldRounds = 256
+
+// spinFor returns how a waiter waits for workers workers. With a core
+// each, the awaited worker is running and a wait is short: spinning on
+// with the hint saves the yields' trips through Go's scheduler (on two
+// threads a fifth to a quarter of the wall time, docs/engine.md). With
+// more workers than cores, the awaited one may need the waiter's core:
+// it checks briefly and yields.
+func spinFor(workers int) spinning {
+	if workers <= min(runtime.GOMAXPROCS(0), runtime.NumCPU()) {
+		return spinning{checks: 1024, pauses: 8}
+	}
+	return spinning{checks: 64}
+}
+
+// pause follows a waiter's i-th check that found it must still wait:
+// spinning, then a yield, then sleep on k while same holds.
+func pause(i int, sp spinning, k *wake, same func() bool) {
 	switch {
-	case i < spinRounds:
-	case i < spinRounds+yieldRounds:
+	case i < sp.checks:
+		spin.Pause(sp.pauses)
+	case i < sp.checks+yieldRounds:
 		runtime.Gosched()
 	default:
 		k.wait(same)
@@ -327,7 +346,7 @@ func pause(i int, k *wake, same func() bool) {
 // waitFor waits until the counter reaches at least target.
 func (b *barrier) waitFor(target uint64) {
 	for i := 0; b.v.Load() < target; i++ {
-		pause(i, &b.k, func() bool { return b.v.Load() < target })
+		pause(i, b.spin, &b.k, func() bool { return b.v.Load() < target })
 	}
 }
 
@@ -363,6 +382,7 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 		w.takeState(i) // events may have been scheduled since the last call
 	}
 	w.posted = unit.MaxTime
+	w.spin = spinFor(workers)
 	alone := w.ControlAlone || len(w.Parts) == 1
 	linkable := !alone && !w.Windowed && workers == len(w.Parts)
 	if linkable && w.wake.cond == nil {
@@ -370,8 +390,8 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 	}
 	var (
 		r      round
-		start  = newBarrier() // round k starts when it reaches k
-		done   = newBarrier() // rounds finished, summed over the other workers
+		start  = newBarrier(w.spin) // round k starts when it reaches k
+		done   = newBarrier(w.spin) // rounds finished, summed over the other workers
 		wg     sync.WaitGroup
 		stopAt = unit.Time(-1) // the control side stopped there
 	)
@@ -695,7 +715,7 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 		if since < 0 {
 			since = w.now()
 		}
-		pause(spins, &w.wake, func() bool {
+		pause(spins, w.spin, &w.wake, func() bool {
 			b, _ := w.linkedBound(i, end)
 			return b == bound && w.ctl.stop.Load() == stop
 		})

@@ -369,3 +369,15 @@ func TestWindowsLinkedEnds(t *testing.T) {
 		t.Errorf("nothing before 500: ended at %v, control side at %v, want 500", end, r.ctrl.Now())
 	}
 }
+
+// A waiter spins with the hint only when every worker has a core: with
+// more workers than cores it checks briefly, without the hint, and
+// yields, so that the worker it waits for can have its core.
+func TestSpinFor(t *testing.T) {
+	if sp := spinFor(1); sp.checks <= spinFor(1<<20).checks || sp.pauses == 0 {
+		t.Errorf("one worker: %+v", sp)
+	}
+	if sp := spinFor(1 << 20); sp.pauses != 0 || sp.checks > 64 {
+		t.Errorf("more workers than cores: %+v", sp)
+	}
+}
