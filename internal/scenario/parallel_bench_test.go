@@ -84,27 +84,30 @@ func benchThreads(b *testing.B, s *Scenario) {
 // no parallel run can beat it. Run after the timed runs, it tells whether
 // the speedup above was the engine's or the machine's.
 func capacity() float64 {
-	spin := func(n int, out *uint64) {
-		a := make([]uint64, 2<<20)
+	var mem [2][]uint64
+	for i := range mem {
+		mem[i] = make([]uint64, 2<<20)
+		for j := range mem[i] {
+			mem[i][j] = uint64(j) // fault the pages in before the clock runs
+		}
+	}
+	spin := func(a []uint64) {
 		x := uint64(1)
-		for i := 0; i < n; i++ {
+		for range 20_000_000 {
 			x = x*6364136223846793005 + 1442695040888963407
 			a[x>>43] += x
 		}
-		*out = a[0] + a[len(a)-1]
 	}
-	const n = 20_000_000
-	var sink [2]uint64
 	t0 := time.Now()
-	spin(n, &sink[0])
+	spin(mem[0])
 	one := time.Since(t0)
 	var wg sync.WaitGroup
 	t0 = time.Now()
-	for i := range 2 {
+	for i := range mem {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			spin(n, &sink[i])
+			spin(mem[i])
 		}()
 	}
 	wg.Wait()
