@@ -29,13 +29,17 @@ const (
 // NewLatency returns empty histograms.
 func NewLatency() *Latency { return &Latency{} }
 
-// of returns *h, made if it is not yet.
+// of returns *h, made if it is not yet; small enough to inline on the
+// per-packet path, where the histogram almost always exists.
 func of(h **hdrhistogram.Histogram) *hdrhistogram.Histogram {
 	if *h == nil {
-		*h = hdrhistogram.New(lowest, highest, digits)
+		made(h)
 	}
 	return *h
 }
+
+// made makes *h.
+func made(h **hdrhistogram.Histogram) { *h = hdrhistogram.New(lowest, highest, digits) }
 
 // Record adds one packet's latency: of class c, received on priority prio.
 func (l *Latency) Record(c packet.Class, prio uint8, d unit.Time) {
@@ -68,14 +72,15 @@ func (l *Latency) Count(prio int) int64 {
 // Merge adds every value recorded in o, exactly: the histograms share
 // their layout, so the merged one is the one a single recorder would hold.
 func (l *Latency) Merge(o *Latency) {
-	for i := range l.h {
-		if o.h[i] != nil {
-			of(&l.h[i]).Merge(o.h[i])
-		}
-	}
-	for i := range l.class {
-		if o.class[i] != nil {
-			of(&l.class[i]).Merge(o.class[i])
+	merge(l.h[:], o.h[:])
+	merge(l.class[:], o.class[:])
+}
+
+// merge adds each histogram of src that exists into dst's.
+func merge(dst, src []*hdrhistogram.Histogram) {
+	for i, h := range src {
+		if h != nil {
+			of(&dst[i]).Merge(h)
 		}
 	}
 }

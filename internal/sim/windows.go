@@ -76,9 +76,11 @@ type Part interface {
 // first among equal times). The parts are then never past it: they ran
 // no further than the control side's earliest event, or published time.
 //
-// A worker that finishes a round early spins briefly, yields, then sleeps
-// at the barrier; within a linked round it waits for the next published
-// time the same way, so that more workers than cores still take turns.
+// A worker that finishes a round early spins (with the processor's
+// spin-wait hint and long when every worker has a core, briefly
+// otherwise: spinFor), yields, then sleeps at the barrier; within a
+// linked round it waits for the next published time the same way, so
+// that more workers than cores still take turns.
 type Windows struct {
 	// Control is the control side's scheduler.
 	Control *Scheduler
