@@ -239,7 +239,7 @@ Packet Length from LRH! [Malformed Packet]", although its headers are whole.)
 	f.StringSliceVar(&failOn, "fail-on", nil, "exit 1 when the run meets a condition: targets (a health target fails), incomplete (a flow did not complete)")
 	f.StringVar(&ncclTests, "nccl-tests", "", "replace the workload's nccl-tests command line, e.g. 'all_reduce_perf -b 128M -e 8G -f 2 -g 8'")
 	f.StringVar(&engine, "engine", twin.Auto, "the engine that runs the scenario: "+strings.Join(engines, ", ")+" (auto: the first whose estimate fits the limits)")
-	f.IntVar(&threads, "threads", 0, "cores the packet engine runs on (0: GOMAXPROCS); the results do not depend on it")
+	f.IntVar(&threads, "threads", 0, "cores the packet engine runs on (0: GOMAXPROCS, or one for a run too small or too uneven to gain from more); the results do not depend on it")
 	addShardFlags(f, &shardIdx, &shardCnt, "variants")
 	_ = cmd.RegisterFlagCompletionFunc("example", completeExamples)
 	_ = cmd.RegisterFlagCompletionFunc("pcap-at", completePorts)
@@ -271,16 +271,18 @@ func collectRarely(limit unit.Bytes) {
 	}
 }
 
-// setThreads shares threads cores (0: GOMAXPROCS) among the jobs of s
-// that run at once, each variant with its part, and gives a packet engine
-// on several a wall clock for its barrier statistics.
+// setThreads shares threads cores (0: GOMAXPROCS, which a run too small
+// or too uneven to gain from them lowers: scenario.Options.Auto) among
+// the jobs of s that run at once, each variant with its part, and gives a
+// packet engine on several a wall clock for its barrier statistics.
 func setThreads(s *scenario.Scenario, threads int) {
-	if threads == 0 {
+	auto := threads == 0
+	if auto {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	jobs := max(1, len(s.Variants))
 	per := max(1, threads/min(jobs, threads))
-	s.Run = scenario.Options{Threads: per}
+	s.Run = scenario.Options{Threads: per, Auto: auto}
 	if per > 1 {
 		// The monotonic clock alone: one read of the system's clock, where
 		// the wall time would take two, several times a round.

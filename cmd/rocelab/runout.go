@@ -98,6 +98,9 @@ func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
 	}
 	attrs := []any{"job", j.Label(), "threads", p.Threads, "domains", p.Domains, "load", fmt.Sprint(p.Load),
 		"sync", mode, "window", p.Window.String(), "rounds", p.Windows}
+	if p.Auto != "" {
+		attrs = append(attrs, "auto", p.Auto)
+	}
 	if most > 0 && p.CriticalEvents > 0 {
 		attrs = append(attrs, "balance", fmt.Sprintf("%.3f", float64(total)/float64(most)/float64(len(p.DomainEvents))),
 			"critical_path", fmt.Sprintf("%.3f", float64(p.CriticalEvents)/float64(total)),

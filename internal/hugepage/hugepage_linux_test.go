@@ -66,10 +66,10 @@ func TestPrepare(t *testing.T) {
 	if Prepare(MinBytes - 1) {
 		t.Fatal("Prepare acted below MinBytes")
 	}
-	if !Prepare(2 * MinBytes) {
+	if !Prepare(4 * n) {
 		t.Fatal("Prepare did not advise the heap")
 	}
-	if Prepare(2 * MinBytes) {
+	if Prepare(4 * n) {
 		t.Fatal("Prepare acted twice in a process")
 	}
 	after := touched(n)

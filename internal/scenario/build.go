@@ -38,6 +38,7 @@ type Twin struct {
 	links  []*fabric.Link
 	run    *sim.Windows
 	pauses []*fabric.PauseSampler // one per domain
+	auto   string                 // why the default thread count was lowered, or ""
 }
 
 // Options are how a twin runs, as opposed to what it simulates: they
@@ -46,6 +47,10 @@ type Options struct {
 	// Threads is how many domains the fabric is split into, and how many
 	// goroutines run them (0 means 1).
 	Threads int
+	// Auto says Threads is the default (the machine's cores), not the
+	// user's: a run too small or too uneven to gain from it takes one
+	// (autoThreads).
+	Auto bool
 	// Workers, when set, runs the domains on that many goroutines instead:
 	// more domains than workers measure how a run would split over more
 	// cores than the machine has.
@@ -62,18 +67,10 @@ type Options struct {
 	// statistics (RunStats); it never affects the run.
 	Clock func() int64
 	// Memory, when set, is the run's estimated memory (Estimate): the
-	// build of a fabric of hugePagePorts or more first asks for huge pages
-	// to back that much (internal/hugepage), which changes its speed,
-	// never its results.
+	// build first asks for huge pages to back that much
+	// (internal/hugepage), which changes its speed, never its results.
 	Memory unit.Bytes
 }
-
-// hugePagePorts is the least fabric, in ports, whose build asks for huge
-// pages. The state a frame's hop touches is spread over the ports; up to
-// the k=8 fat-tree's 896 it stays within what the processor's TLB maps
-// with small pages (no change measured there), at k=16's 6144 the run
-// took 1.16 times less CPU with huge pages (docs/engine.md).
-const hugePagePorts = 2048
 
 // Build assembles the fabric, NICs, traffic and faults of s, on one
 // domain.
@@ -82,7 +79,7 @@ func Build(s *Scenario) (*Twin, error) { return BuildWith(s, Options{}) }
 // BuildWith assembles the fabric, NICs, traffic and faults of s, split
 // as o says.
 func BuildWith(s *Scenario, o Options) (*Twin, error) {
-	if o.Memory > 0 && s.Topo.Ports() >= hugePagePorts {
+	if o.Memory > 0 {
 		hugepage.Prepare(int64(o.Memory))
 	}
 	w, err := s.NewWorkloads()

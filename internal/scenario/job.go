@@ -20,10 +20,15 @@ func (s *Scenario) Plans() []twin.Plan {
 	return []twin.Plan{{Engine: twin.Packet, Estimate: est, Build: func() (twin.Engine, error) {
 		o := s.Run
 		o.Memory = est.memoryWith()
+		var why string
+		if o.Auto {
+			o.Threads, why = autoThreads(s.Topo, o.Threads, est.Events)
+		}
 		tw, err := BuildWith(s, o)
 		if err != nil {
 			return nil, err
 		}
+		tw.auto = why
 		return tw, nil
 	}}, {Engine: twin.Fluid, Estimate: s.fluidEstimate(tr), Build: func() (twin.Engine, error) {
 		tw, err := BuildFluid(s)

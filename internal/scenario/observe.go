@@ -89,7 +89,7 @@ func (tw *Twin) Observe() twin.Observation {
 // parallel describes how the run was split and how its windows went.
 func (tw *Twin) parallel() *twin.Parallel {
 	p, window, st := tw.RunStats()
-	out := &twin.Parallel{Threads: tw.run.Workers, Domains: p.Domains, Load: p.Load, Window: window, Windows: st.Windows, Linked: st.Linked,
+	out := &twin.Parallel{Threads: tw.run.Workers, Auto: tw.auto, Domains: p.Domains, Load: p.Load, Window: window, Windows: st.Windows, Linked: st.Linked,
 		DomainEvents: st.PartEvents, CriticalEvents: st.CriticalEvents, ControlEvents: st.ControlEvents, PathEvents: st.PathEvents}
 	var work, wait int64
 	for i := range st.WorkerNS {

@@ -28,6 +28,45 @@ func (p Partition) String() string {
 	return fmt.Sprintf("%d domains, load %s", p.Domains, strings.Join(parts, "/"))
 }
 
+// minParallelEvents is the least estimated work for which the default
+// thread count (the machine's cores) splits a run: below it, the second
+// domain's build, the rounds and the frames between domains cost more than
+// the second core saves. Measured on two cores (docs/engine.md, "Default
+// threads"): the 0.26 M-event incast-pfc example 3.5 times slower on two
+// threads than on one, the 0.4 M-event 127-to-1 incast and the 1.1 M-event
+// leaf-spine permutation 1.4 times, the 1.5 M-event 128-host permutation
+// even, the 3 M-event 1024-host one 1.9 times faster.
+const minParallelEvents = 2_500_000
+
+// minParallelGain is the least speed-up the partition's balance must
+// allow (its total load over its heaviest domain's) for the default
+// thread count to split a run.
+const minParallelGain = 1.5
+
+// autoThreads returns how many threads a run estimated at events events
+// takes when its thread count is the default, threads, and why it takes
+// fewer ("" when it does not): one when the run is too small to win its
+// split back, or when the partition of t into threads domains is too
+// uneven for them to run side by side.
+func autoThreads(t *topo.Topology, threads int, events int64) (int, string) {
+	if threads <= 1 {
+		return threads, ""
+	}
+	if events < minParallelEvents {
+		return 1, fmt.Sprintf("one thread: %d estimated events, under the %d a split needs to pay", events, minParallelEvents)
+	}
+	p := partitionTopology(t, threads)
+	total, most := 0, 1
+	for _, l := range p.Load {
+		total += l
+		most = max(most, l)
+	}
+	if gain := float64(total) / float64(most); gain < minParallelGain {
+		return 1, fmt.Sprintf("one thread: the %d domains' load %v allows %.2fx, under %.1fx", p.Domains, p.Load, gain, minParallelGain)
+	}
+	return threads, ""
+}
+
 // hostWeight is what a host counts for against a switch port.
 const hostWeight = 2
 

@@ -195,3 +195,44 @@ func TestPartitionOfFatTree(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoThreads checks the default thread count's rule: a run estimated
+// under minParallelEvents, or whose partition is too uneven, takes one
+// thread; a large, even one takes them all; a user's count is kept.
+func TestAutoThreads(t *testing.T) {
+	ft := mustLoad(t, "ft.yaml", "name: ft\ntopology: {kind: fat-tree, k: 8}\ntraffic: {generators: [{kind: permutation, bytes: 1MB}]}\n")
+	incast := example(t, "incast-pfc") // 17 senders left, 2 receivers right
+	for _, c := range []struct {
+		name    string
+		s       *Scenario
+		threads int
+		events  int64
+		want    int
+		why     string
+	}{
+		{"small", ft, 2, minParallelEvents - 1, 1, "estimated events"},
+		{"large even", ft, 2, minParallelEvents, 2, ""},
+		{"large even, four", ft, 4, 10 * minParallelEvents, 4, ""},
+		{"large uneven", incast, 2, 10 * minParallelEvents, 1, "allows 1.13x"},
+		{"one", ft, 1, 10, 1, ""},
+	} {
+		got, why := autoThreads(c.s.Topo, c.threads, c.events)
+		if got != c.want || (c.why == "") != (why == "") || !strings.Contains(why, c.why) {
+			t.Errorf("%s: %d threads (%q), want %d (%q)", c.name, got, why, c.want, c.why)
+		}
+	}
+	// Through the pipeline: the default count lowered and said so; the
+	// same count chosen by the user kept.
+	for _, auto := range []bool{true, false} {
+		s := example(t, "incast-pfc")
+		s.Run = Options{Threads: 2, Auto: auto}
+		e, err := s.Plans()[0].Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tw := e.(*Twin)
+		if want := map[bool]int{true: 1, false: 2}[auto]; tw.run.Workers != want || (tw.auto != "") != auto {
+			t.Errorf("auto %v: %d workers (%q), want %d", auto, tw.run.Workers, tw.auto, want)
+		}
+	}
+}

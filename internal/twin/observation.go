@@ -128,9 +128,12 @@ type Parallel struct {
 	// Window, or Linked rounds in which the domains and the workloads run
 	// to each other's published times (sim.Windows).
 	Threads, Domains int
-	Load             []int
-	Window           unit.Time
-	Windows, Linked  uint64
+	// Auto says why the run took fewer threads than the default, the
+	// machine's cores ("" when it did not, or the user chose them).
+	Auto            string
+	Load            []int
+	Window          unit.Time
+	Windows, Linked uint64
 	// DomainEvents are the events each domain ran; CriticalEvents the sum
 	// over windows of the most one domain ran; ControlEvents the
 	// workloads' events; PathEvents the sum over windows of the events on
