@@ -52,16 +52,21 @@ func pageSize() uintptr {
 // first few are, in a process that has not yet freed much.
 const chunk = 4 << 20
 
-// once makes Prepare act once in a process: the advice stays on the
-// range after the run that used it frees it, so later runs reuse advised
-// memory, and a second preparation would only land its pieces on memory
-// Go has to zero first.
-var once sync.Once
+// prepared serialises Prepare and holds the most it advised in this
+// process: the advice stays on a range after the run that used it frees
+// it, so a later run of that size or less reuses advised memory, and only
+// a larger one (a benchmark's k=32 fabric after its k=8 one) prepares
+// again.
+var prepared struct {
+	sync.Mutex
+	most int64
+}
 
 // Prepare makes the next n bytes the program allocates (at most 8 GiB
 // and half the memory limit) fault in as huge pages, and reports whether
-// it did. Only the first call with n of at least MinBytes in a process
-// acts, and only when the system gives huge pages on request (mode
+// it did. It acts only for n of at least MinBytes and more than any
+// earlier call in the process prepared, and only when the system gives
+// huge pages on request (mode
 // madvise) of 2 MiB, the address space is 64 bits wide and GODEBUG does
 // not set disablethp=1. It grows the heap by n bytes, advises them for
 // huge pages before anything touches them, and frees them: Go's page
@@ -73,19 +78,21 @@ func Prepare(n int64) bool {
 	if n < MinBytes || unsafe.Sizeof(uintptr(0)) < 8 {
 		return false
 	}
-	ok := false
-	once.Do(func() {
-		size := pageSize()
-		if Mode() != "madvise" || size == 0 || size > chunk || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
-			return
-		}
-		// The pieces are live heap until the advice: under a memory limit
-		// (rocelab run sets one), at most half of it, so that the collector
-		// does not run again and again while they are allocated.
-		n = min(n, maxBytes, debug.SetMemoryLimit(-1)/2)
-		ok = n >= MinBytes && advise(n, size)
-	})
-	return ok
+	prepared.Lock()
+	defer prepared.Unlock()
+	size := pageSize()
+	if Mode() != "madvise" || size == 0 || size > chunk || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
+		return false
+	}
+	// The pieces are live heap until the advice: under a memory limit
+	// (rocelab run sets one), at most half of it, so that the collector
+	// does not run again and again while they are allocated.
+	n = min(n, maxBytes, debug.SetMemoryLimit(-1)/2)
+	if n < MinBytes || n <= prepared.most || !advise(n, size) {
+		return false
+	}
+	prepared.most = n
+	return true
 }
 
 // advise grows the heap by n bytes in pieces, advises the whole huge

@@ -52,8 +52,8 @@ func touched(n int) []byte {
 }
 
 // TestPrepare checks that memory allocated after Prepare is backed by
-// huge pages, where the same allocation before it is not, and that only
-// the first preparation in a process acts.
+// huge pages, where the same allocation before it is not, and that a
+// preparation acts only when it is larger than every earlier one.
 func TestPrepare(t *testing.T) {
 	if Mode() != "madvise" || pageSize() != 2<<20 || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
 		t.Skipf("transparent huge pages are %q here with pages of %d bytes, not madvise with 2 MiB pages, or GODEBUG disables them", Mode(), pageSize())
@@ -70,11 +70,19 @@ func TestPrepare(t *testing.T) {
 		t.Fatal("Prepare did not advise the heap")
 	}
 	if Prepare(4 * n) {
-		t.Fatal("Prepare acted twice in a process")
+		t.Fatal("Prepare acted again for no more than it prepared")
 	}
 	after := touched(n)
 	if kb := hugeKB(t, uintptr(unsafe.Pointer(&after[n/2]))); kb < n/2>>10 {
 		t.Fatalf("after Prepare, %d kB of the %d kB allocated are huge pages", kb, n>>10)
 	}
+	if !Prepare(8 * n) {
+		t.Fatal("Prepare did not act for more than it had prepared")
+	}
+	more := touched(6 * n) // past the first range
+	if kb := hugeKB(t, uintptr(unsafe.Pointer(&more[len(more)-n/2]))); kb == 0 {
+		t.Fatal("after the larger Prepare, memory past the first range has no huge pages")
+	}
 	runtime.KeepAlive(before) // else after may reuse its pages
+	runtime.KeepAlive(after)
 }
