@@ -111,6 +111,9 @@ func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
 	if p.SlowestOverMean > 0 {
 		attrs = append(attrs, "slowest_worker", fmt.Sprintf("%.3f", p.SlowestOverMean))
 	}
+	if p.Solo > 0 {
+		attrs = append(attrs, "one_worker_rounds", p.Solo)
+	}
 	ls.log.Info("parallel", attrs...)
 }
 

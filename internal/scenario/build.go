@@ -64,8 +64,11 @@ type Options struct {
 	// does not depend on the partitioning.
 	Spread bool
 	// Clock, when set, reads a wall clock in nanoseconds, for the run's
-	// statistics (RunStats); it never affects the run.
+	// statistics (RunStats); it never affects the run's results.
 	Clock func() int64
+	// Adapt, with Clock, runs the domains on one worker for a while when
+	// the workers wait more than half their time (sim.Windows.Adapt).
+	Adapt bool
 	// Memory, when set, is the run's estimated memory (Estimate): the
 	// build first asks for huge pages to back that much
 	// (internal/hugepage), which changes its speed, never its results.
@@ -161,7 +164,7 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 	tw.run = &sim.Windows{
 		Control: tw.Transport.Control(), Collect: tw.Transport.Collect, Deliver: tw.Transport.Deliver,
 		Lookahead: tw.lookahead(), Reply: tw.Transport.CompletionDelay(),
-		Workers: max(o.Threads, 1), Clock: o.Clock, Windowed: o.Windowed,
+		Workers: max(o.Threads, 1), Clock: o.Clock, Adapt: o.Adapt, Windowed: o.Windowed,
 	}
 	if o.Workers > 0 {
 		tw.run.Workers = o.Workers

@@ -90,7 +90,8 @@ func (tw *Twin) Observe() twin.Observation {
 func (tw *Twin) parallel() *twin.Parallel {
 	p, window, st := tw.RunStats()
 	out := &twin.Parallel{Threads: tw.run.Workers, Auto: tw.auto, Domains: p.Domains, Load: p.Load, Window: window, Windows: st.Windows, Linked: st.Linked,
-		DomainEvents: st.PartEvents, CriticalEvents: st.CriticalEvents, ControlEvents: st.ControlEvents, PathEvents: st.PathEvents}
+		DomainEvents: st.PartEvents, CriticalEvents: st.CriticalEvents, ControlEvents: st.ControlEvents, PathEvents: st.PathEvents,
+		Solo: st.Solo}
 	var work, wait int64
 	for i := range st.WorkerNS {
 		work += st.WorkerNS[i]

@@ -112,8 +112,14 @@ type Windows struct {
 	// one per part).
 	Workers int
 	// Clock, when set, reads a wall clock in nanoseconds, to measure how
-	// long workers wait at barriers (Stats). It never affects the run.
+	// long workers wait at barriers (Stats). It never affects the run's
+	// results.
 	Clock func() int64
+	// Adapt, with Clock, runs the parts on one worker for a while when
+	// the workers spend more than half their time waiting (another
+	// process holds the cores, or the parts are too uneven), and tries
+	// them all again later (adapt). The results do not change.
+	Adapt bool
 
 	stats  WindowStats
 	rounds uint64      // rounds planned
@@ -136,6 +142,15 @@ type Windows struct {
 	wake     wake
 	// spin is how a waiter waits before it yields (spinFor).
 	spin spinning
+	// What adapt keeps: solo while the parts run on one worker, until
+	// the wall time soloUntil; soloFor is how long the next such spell
+	// lasts; the current measure began at epoch, with the workers' run
+	// and wait totals then.
+	solo                 bool
+	soloUntil, soloFor   int64
+	epoch, epRun, epWait int64
+	// waitLimit replaces adaptWait when set (tests).
+	waitLimit float64
 }
 
 // ctlState is what the control side publishes in a linked round, on a
@@ -250,6 +265,9 @@ type WindowStats struct {
 	// is what the rounds' imbalance of time (not of events: events differ
 	// in cost) adds to the time the workers run.
 	SlowestNS, MeanNS int64
+	// Solo is how many rounds ran on one worker because the workers
+	// waited too long (Windows.Adapt).
+	Solo uint64
 }
 
 // Stats returns the run's statistics so far.
@@ -372,7 +390,20 @@ func (w *Windows) now() int64 {
 // time. With limit unit.MaxTime it runs until nothing is pending, and
 // leaves every clock at the latest time any reached.
 func (w *Windows) RunUntil(limit unit.Time) unit.Time {
+	for {
+		if t, done := w.runUntil(limit); done {
+			return t
+		}
+	}
+}
+
+// runUntil is RunUntil on the workers adapt chose; it returns early, not
+// done, at the end of a round after which adapt changed them.
+func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 	workers := max(1, min(w.Workers, len(w.Parts)))
+	if w.solo {
+		workers = 1
+	}
 	if len(w.stats.PartEvents) != len(w.Parts) {
 		w.stats.PartEvents = make([]uint64, len(w.Parts))
 		w.stats.WorkerNS = make([]int64, workers)
@@ -396,6 +427,7 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 		done   = newBarrier(w.spin) // rounds finished, summed over the other workers
 		wg     sync.WaitGroup
 		stopAt = unit.Time(-1) // the control side stopped there
+		more   bool            // adapt changed the workers: not done
 	)
 	for k := 1; k < workers; k++ {
 		wg.Add(1)
@@ -459,7 +491,7 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 		done.waitFor(n * uint64(workers-1))
 		t0 = w.now()
 		w.work[0].waitNS += t0 - t2
-		w.countTimes()
+		w.countTimes(workers)
 		if !alone {
 			ctl = w.Control.Executed() - e
 			switch {
@@ -476,9 +508,18 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 			}
 		}
 		w.count(ctl, alone)
+		if w.solo {
+			w.stats.Solo++
+		}
 		// A linked round that ends at limit may have stopped short of
 		// it: the stop round follows.
 		if r.quit && (stopAt < 0 || r.stop || !w.linked) {
+			break
+		}
+		// Between rounds nothing but the clocks is carried over, unless
+		// the control side has stopped: a new call goes on from here.
+		if stopAt < 0 && w.adapt(t0) {
+			more = true
 			break
 		}
 	}
@@ -503,9 +544,9 @@ func (w *Windows) RunUntil(limit unit.Time) unit.Time {
 		for _, p := range w.Parts {
 			p.Scheduler().AdvanceTo(latest)
 		}
-		return latest
+		return latest, true
 	}
-	return r.parts
+	return r.parts, !more
 }
 
 // deliver runs Deliver and notes the earliest event it scheduled.
@@ -815,14 +856,65 @@ func (w *Windows) stepControl(r round) bool {
 }
 
 // countTimes books the round's longest and mean worker times.
-func (w *Windows) countTimes() {
+func (w *Windows) countTimes(workers int) {
 	var most, sum int64
-	for k := range w.work {
+	for k := range w.work[:workers] {
 		most = max(most, w.work[k].last)
 		sum += w.work[k].last
 	}
 	w.stats.SlowestNS += most
-	w.stats.MeanNS += sum / int64(len(w.work))
+	w.stats.MeanNS += sum / int64(workers)
+}
+
+// Adapt's measures: over each adaptEpoch of wall time, the workers'
+// share of it spent waiting; above adaptWait, the parts run on one worker
+// for soloFirst, then all again for an epoch; each spell that ends with
+// the workers still waiting too long doubles the next, up to soloMost.
+const (
+	adaptEpoch = 20_000_000 // ns
+	adaptWait  = 0.5
+	soloFirst  = 100_000_000   // ns
+	soloMost   = 3_200_000_000 // ns
+)
+
+// adapt decides, at the end of a round at wall time now, whether the
+// parts go on with another number of workers (Adapt), and reports
+// whether it changed them.
+func (w *Windows) adapt(now int64) bool {
+	if !w.Adapt || w.Clock == nil || min(w.Workers, len(w.Parts)) < 2 {
+		return false
+	}
+	run, wait := w.workTotals()
+	switch {
+	case w.solo:
+		if now < w.soloUntil {
+			return false
+		}
+		w.solo = false
+	case w.epoch == 0:
+		w.epoch, w.epRun, w.epWait, w.soloFor = now, run, wait, soloFirst
+		return false
+	case now-w.epoch < adaptEpoch:
+		return false
+	case run+wait-w.epRun-w.epWait > 0 && float64(wait-w.epWait) > cmp.Or(w.waitLimit, adaptWait)*float64(run+wait-w.epRun-w.epWait):
+		w.solo, w.soloUntil = true, now+w.soloFor
+		w.soloFor = min(2*w.soloFor, soloMost)
+	default:
+		w.epoch, w.epRun, w.epWait, w.soloFor = now, run, wait, soloFirst
+		return false
+	}
+	w.epoch, w.epRun, w.epWait = now, run, wait
+	return true
+}
+
+// workTotals returns the wall time the workers have run and waited in
+// the whole run so far.
+func (w *Windows) workTotals() (run, wait int64) {
+	for k := range w.work {
+		run += w.stats.WorkerNS[k] + w.work[k].runNS
+		wait += w.stats.WaitNS[k] + w.work[k].waitNS
+	}
+	return run, wait
 }
 
 // count books a round's events: the parts' and ctl of the control side,

@@ -150,6 +150,9 @@ type Parallel struct {
 	// time over the sum of the workers' mean time (1 = every window
 	// balanced in time; 0 without a clock).
 	SlowestOverMean float64
+	// Solo is how many of the rounds ran on one worker because the
+	// workers waited more than half their time (sim.Windows.Adapt).
+	Solo uint64
 }
 
 // Setup describes what ran: the scenario and the configuration its
