@@ -274,8 +274,9 @@ func collectRarely(limit unit.Bytes) {
 // setThreads shares threads cores (0: GOMAXPROCS, which a run too small
 // or too uneven to gain from them lowers: scenario.Options.Auto) among
 // the jobs of s that run at once, each variant with its part, and gives a
-// packet engine on several a wall clock for its barrier statistics and
-// to fall back to one worker while the others wait too long.
+// packet engine on several a wall clock for its barrier statistics and,
+// with the default count, to fall back to one worker while the others
+// wait too long.
 func setThreads(s *scenario.Scenario, threads int) {
 	auto := threads == 0
 	if auto {
@@ -289,7 +290,7 @@ func setThreads(s *scenario.Scenario, threads int) {
 		// the wall time would take two, several times a round.
 		t0 := time.Now()
 		s.Run.Clock = func() int64 { return int64(time.Since(t0)) }
-		s.Run.Adapt = true
+		s.Run.Adapt = auto
 	}
 	for _, v := range s.Variants {
 		v.Run = s.Run

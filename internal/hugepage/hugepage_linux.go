@@ -48,11 +48,12 @@ func pageSize() uintptr {
 
 // chunk is the size of the pieces Prepare grows the heap by. Go zeroes a
 // large allocation that begins below memory it has used before, which
-// faults its pages in before they can be advised; in pieces, only the
-// first few are, in a process that has not yet freed much.
+// faults its pages in before they can be advised; in pieces, only those
+// that land on memory an earlier run freed are (a later, larger
+// preparation's first pieces: that memory keeps the pages it has).
 const chunk = 4 << 20
 
-// prepared serialises Prepare and holds the most it advised in this
+// prepared serialises Prepare and holds the most it was asked for in this
 // process: the advice stays on a range after the run that used it frees
 // it, so a later run of that size or less reuses advised memory, and only
 // a larger one (a benchmark's k=32 fabric after its k=8 one) prepares
@@ -65,21 +66,25 @@ var prepared struct {
 // Prepare makes the next n bytes the program allocates (at most 8 GiB
 // and half the memory limit) fault in as huge pages, and reports whether
 // it did. It acts only for n of at least MinBytes and more than any
-// earlier call in the process prepared, and only when the system gives
-// huge pages on request (mode
-// madvise) of 2 MiB, the address space is 64 bits wide and GODEBUG does
-// not set disablethp=1. It grows the heap by n bytes, advises them for
-// huge pages before anything touches them, and frees them: Go's page
-// allocator hands out the lowest free addresses first, so the
-// allocations that follow fill the advised range. It costs one garbage
-// collection and, in a process that has freed little, no memory until
-// the pages are used.
+// earlier call in the process asked for, and only when the system gives
+// huge pages on request (mode madvise) of 2 MiB, the address space is 64
+// bits wide and GODEBUG does not set disablethp=1. It grows the heap by n
+// bytes, advises them for huge pages before anything touches them, and
+// frees them: Go's page allocator hands out the lowest free addresses
+// first, so the allocations that follow fill the advised range. It costs
+// one garbage collection (which pauses runs already going, such as
+// variants run side by side) and, in a process that has freed little, no
+// memory until the pages are used.
 func Prepare(n int64) bool {
 	if n < MinBytes || unsafe.Sizeof(uintptr(0)) < 8 {
 		return false
 	}
 	prepared.Lock()
 	defer prepared.Unlock()
+	if n <= prepared.most {
+		return false
+	}
+	prepared.most = n // asked once, tried once, whatever the outcome
 	size := pageSize()
 	if Mode() != "madvise" || size == 0 || size > chunk || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
 		return false
@@ -88,11 +93,7 @@ func Prepare(n int64) bool {
 	// (rocelab run sets one), at most half of it, so that the collector
 	// does not run again and again while they are allocated.
 	n = min(n, maxBytes, debug.SetMemoryLimit(-1)/2)
-	if n < MinBytes || n <= prepared.most || !advise(n, size) {
-		return false
-	}
-	prepared.most = n
-	return true
+	return n >= MinBytes && advise(n, size)
 }
 
 // advise grows the heap by n bytes in pieces, advises the whole huge

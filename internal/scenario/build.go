@@ -67,7 +67,8 @@ type Options struct {
 	// statistics (RunStats); it never affects the run's results.
 	Clock func() int64
 	// Adapt, with Clock, runs the domains on one worker for a while when
-	// the workers wait more than half their time (sim.Windows.Adapt).
+	// the workers wait so long that they run less than one would
+	// (sim.Windows.Adapt).
 	Adapt bool
 	// Memory, when set, is the run's estimated memory (Estimate): the
 	// build first asks for huge pages to back that much

@@ -17,13 +17,14 @@ import (
 func (s *Scenario) Plans() []twin.Plan {
 	tr := s.Workload.traffic(int64(s.Host.MTU)) // laid out once for both estimates
 	est := s.estimate(tr)
+	o := s.Run
+	var why string
+	if o.Auto {
+		o.Threads, why = autoThreads(s.Topo, o.Threads, est.Events)
+		est.Domains = max(1, min(est.Domains, o.Threads))
+	}
 	return []twin.Plan{{Engine: twin.Packet, Estimate: est, Build: func() (twin.Engine, error) {
-		o := s.Run
 		o.Memory = est.memoryWith()
-		var why string
-		if o.Auto {
-			o.Threads, why = autoThreads(s.Topo, o.Threads, est.Events)
-		}
 		tw, err := BuildWith(s, o)
 		if err != nil {
 			return nil, err

@@ -32,10 +32,10 @@ func (p Partition) String() string {
 // thread count (the machine's cores) splits a run: below it, the second
 // domain's build, the rounds and the frames between domains cost more than
 // the second core saves. Measured on two cores (docs/engine.md, "Default
-// threads"): the 0.26 M-event incast-pfc example 3.5 times slower on two
-// threads than on one, the 0.4 M-event 127-to-1 incast and the 1.1 M-event
-// leaf-spine permutation 1.4 times, the 1.5 M-event 128-host permutation
-// even, the 3 M-event 1024-host one 1.9 times faster.
+// threads"): the 0.23 M-event incast-pfc example 3.5 times slower on two
+// threads than on one, the 0.39 M-event 127-to-1 incast and the 1.1
+// M-event leaf-spine permutation 1.2-1.4 times, the 1.6 M-event 128-host
+// permutation even, the 3.2 M-event 1024-host one twice as fast.
 const minParallelEvents = 2_500_000
 
 // minParallelGain is the least speed-up the partition's balance must
@@ -56,15 +56,24 @@ func autoThreads(t *topo.Topology, threads int, events int64) (int, string) {
 		return 1, fmt.Sprintf("one thread: %d estimated events, under the %d a split needs to pay", events, minParallelEvents)
 	}
 	p := partitionTopology(t, threads)
+	if p.Domains < 2 {
+		return 1, "one thread: one switch, nothing to split"
+	}
+	if g := p.gain(); g < minParallelGain {
+		return 1, fmt.Sprintf("one thread: the %d domains' load %v allows %.2fx, under %.1fx", p.Domains, p.Load, g, minParallelGain)
+	}
+	return threads, ""
+}
+
+// gain is the speed-up p's balance allows: its total load over its
+// heaviest domain's.
+func (p Partition) gain() float64 {
 	total, most := 0, 1
 	for _, l := range p.Load {
 		total += l
 		most = max(most, l)
 	}
-	if gain := float64(total) / float64(most); gain < minParallelGain {
-		return 1, fmt.Sprintf("one thread: the %d domains' load %v allows %.2fx, under %.1fx", p.Domains, p.Load, gain, minParallelGain)
-	}
-	return threads, ""
+	return float64(total) / float64(most)
 }
 
 // hostWeight is what a host counts for against a switch port.

@@ -116,9 +116,10 @@ type Windows struct {
 	// results.
 	Clock func() int64
 	// Adapt, with Clock, runs the parts on one worker for a while when
-	// the workers spend more than half their time waiting (another
-	// process holds the cores, or the parts are too uneven), and tries
-	// them all again later (adapt). The results do not change.
+	// the workers wait so long that between them they run less than one
+	// worker would (another process holds the cores, or the parts are too
+	// uneven), and tries them all again later (adapt). The results do not
+	// change.
 	Adapt bool
 
 	stats  WindowStats
@@ -149,7 +150,8 @@ type Windows struct {
 	solo                 bool
 	soloUntil, soloFor   int64
 	epoch, epRun, epWait int64
-	// waitLimit replaces adaptWait when set (tests).
+	// waitLimit replaces adapt's limit on the waiting share when set
+	// (tests).
 	waitLimit float64
 }
 
@@ -867,12 +869,13 @@ func (w *Windows) countTimes(workers int) {
 }
 
 // Adapt's measures: over each adaptEpoch of wall time, the workers'
-// share of it spent waiting; above adaptWait, the parts run on one worker
-// for soloFirst, then all again for an epoch; each spell that ends with
-// the workers still waiting too long doubles the next, up to soloMost.
+// share of it spent waiting; when it is so high that the N workers run
+// less than one worker's time between them (above 1 - 1/N), the parts run
+// on one worker for soloFirst, then on all again for an epoch; each spell
+// that ends with the workers still waiting too long doubles the next, up
+// to soloMost.
 const (
-	adaptEpoch = 20_000_000 // ns
-	adaptWait  = 0.5
+	adaptEpoch = 20_000_000    // ns
 	soloFirst  = 100_000_000   // ns
 	soloMost   = 3_200_000_000 // ns
 )
@@ -881,7 +884,8 @@ const (
 // parts go on with another number of workers (Adapt), and reports
 // whether it changed them.
 func (w *Windows) adapt(now int64) bool {
-	if !w.Adapt || w.Clock == nil || min(w.Workers, len(w.Parts)) < 2 {
+	n := min(w.Workers, len(w.Parts))
+	if !w.Adapt || w.Clock == nil || n < 2 {
 		return false
 	}
 	run, wait := w.workTotals()
@@ -896,7 +900,7 @@ func (w *Windows) adapt(now int64) bool {
 		return false
 	case now-w.epoch < adaptEpoch:
 		return false
-	case run+wait-w.epRun-w.epWait > 0 && float64(wait-w.epWait) > cmp.Or(w.waitLimit, adaptWait)*float64(run+wait-w.epRun-w.epWait):
+	case run+wait-w.epRun-w.epWait > 0 && float64(wait-w.epWait) > cmp.Or(w.waitLimit, 1-1/float64(n))*float64(run+wait-w.epRun-w.epWait):
 		w.solo, w.soloUntil = true, now+w.soloFor
 		w.soloFor = min(2*w.soloFor, soloMost)
 	default:

@@ -384,18 +384,21 @@ func TestSpinFor(t *testing.T) {
 
 // Adapting the workers (Windows.Adapt) changes nothing the parts and the
 // control side do: with every epoch's wait share over the limit, the run
-// goes back and forth between one worker and three and gives one
-// worker's traces; with none over it, it never leaves three.
+// goes back and forth between one worker and several, in windows (three
+// workers for five parts) and linked (a worker each), and gives one
+// worker's traces; with none over it, it never leaves them.
 func TestWindowsAdapt(t *testing.T) {
 	ref, refEnd := runRing(ringParts, 1, false)
 	for _, c := range []struct {
+		workers  int
 		limit    float64
 		someSolo bool
-	}{{-1, true}, {2, false}} {
+	}{{3, -1, true}, {ringParts, -1, true}, {3, 2, false}, {ringParts, 2, false}} {
+		name := fmt.Sprintf("%d workers, limit %v", c.workers, c.limit)
 		r := newRing(ringParts)
 		var tick atomic.Int64
 		w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
-			Workers: 3, Adapt: true, Clock: func() int64 { return tick.Add(adaptEpoch / 4) }, waitLimit: c.limit}
+			Workers: c.workers, LinkedBelow: 2, Adapt: true, Clock: func() int64 { return tick.Add(soloFirst / 2) }, waitLimit: c.limit}
 		for _, p := range r.parts {
 			w.Parts = append(w.Parts, p)
 		}
@@ -403,14 +406,17 @@ func TestWindowsAdapt(t *testing.T) {
 		end := w.RunUntil(unit.MaxTime)
 		st := w.Stats()
 		if c.someSolo && (st.Solo == 0 || st.Solo == st.Windows) || !c.someSolo && st.Solo != 0 {
-			t.Errorf("limit %v: %d of %d rounds on one worker", c.limit, st.Solo, st.Windows)
+			t.Errorf("%s: %d of %d rounds on one worker", name, st.Solo, st.Windows)
+		}
+		if c.workers == ringParts && st.Linked == 0 {
+			t.Errorf("%s: no linked round", name)
 		}
 		if end != refEnd || fmt.Sprint(r.log) != fmt.Sprint(ref.log) {
-			t.Errorf("limit %v: stopped at %v, want %v, or the control log differs", c.limit, end, refEnd)
+			t.Errorf("%s: stopped at %v, want %v, or the control log differs", name, end, refEnd)
 		}
 		for i, p := range r.parts {
 			if fmt.Sprint(p.trace) != fmt.Sprint(ref.parts[i].trace) || p.s.Now() != end {
-				t.Errorf("limit %v: part %d's trace or clock differs", c.limit, i)
+				t.Errorf("%s: part %d's trace or clock differs", name, i)
 			}
 		}
 	}

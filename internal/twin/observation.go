@@ -151,7 +151,7 @@ type Parallel struct {
 	// balanced in time; 0 without a clock).
 	SlowestOverMean float64
 	// Solo is how many of the rounds ran on one worker because the
-	// workers waited more than half their time (sim.Windows.Adapt).
+	// workers waited too long (sim.Windows.Adapt).
 	Solo uint64
 }
 
