@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // This file is the one table of the constraints SONiC's published YANG
@@ -68,8 +69,9 @@ var mustRules = []struct {
 	{"sonic-pfcwd.yang", "PFC_WD/PFC_WD_LIST/POLL_INTERVAL", "only on GLOBAL"},
 }
 
-// constraints is the table.
-var constraints = func() []Constraint {
+// constraints makes the table, once, when it is first needed (not at
+// start-up: every rocelab command would pay for it).
+var constraints = sync.OnceValue(func() []Constraint {
 	var cs []Constraint
 	add := func(c Constraint) { cs = append(cs, c) }
 	port := func(table, model, node string, where Where, part int, or ...string) {
@@ -175,16 +177,16 @@ var constraints = func() []Constraint {
 	add(Constraint{Table: "PFC_WD", Where: Field, Field: "POLL_INTERVAL", Model: wd, Node: "PFC_WD/PFC_WD_LIST/POLL_INTERVAL", Type: "uint32", Range: "100..1000"})
 	add(Constraint{Table: "PFC_WD", Where: Field, Field: "pfc_stat_history", Model: wd, Node: "PFC_WD/PFC_WD_LIST/pfc_stat_history", Type: "string", Pattern: "enable|disable"})
 	return cs
-}()
+})
 
 // Constraints returns the table.
-func Constraints() []Constraint { return constraints }
+func Constraints() []Constraint { return constraints() }
 
 // Tables lists the tables the constraints cover, sorted.
 func Tables() []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, c := range constraints {
+	for _, c := range constraints() {
 		if !seen[c.Table] {
 			seen[c.Table] = true
 			out = append(out, c.Table)
@@ -242,15 +244,17 @@ var typeBounds = map[string][2]int64{
 	"uint8": {0, 255}, "uint16": {0, 65535}, "uint32": {0, 1<<32 - 1}, "int32": {-1 << 31, 1<<31 - 1},
 }
 
-var patterns = map[string]*regexp.Regexp{}
-
-func init() {
-	for _, c := range constraints {
+// patterns compiles the table's patterns, once, when they are first
+// needed.
+var patterns = sync.OnceValue(func() map[string]*regexp.Regexp {
+	m := map[string]*regexp.Regexp{}
+	for _, c := range constraints() {
 		if c.Pattern != "" {
-			patterns[c.Pattern] = regexp.MustCompile("^(?:" + c.Pattern + ")$")
+			m[c.Pattern] = regexp.MustCompile("^(?:" + c.Pattern + ")$")
 		}
 	}
-}
+	return m
+})
 
 // A Violation is a value a constraint refuses.
 type Violation struct {
@@ -279,8 +283,9 @@ type Rows = map[string]map[string]map[string]string
 // constraints and the must rules, and returns what they refuse, sorted.
 func CheckYANG(db Rows) []Violation {
 	var out []Violation
-	for i := range constraints {
-		c := &constraints[i]
+	cs := constraints()
+	for i := range cs {
+		c := &cs[i]
 		for key, row := range db[c.Table] {
 			switch c.Where {
 			case Key:
@@ -377,7 +382,7 @@ func (c *Constraint) check(v string, db Rows) string {
 			return "expected " + c.Range
 		}
 	}
-	if c.Pattern != "" && !patterns[c.Pattern].MatchString(v) {
+	if c.Pattern != "" && !patterns()[c.Pattern].MatchString(v) {
 		return "expected a value matching " + strconv.Quote(c.Pattern)
 	}
 	if lo, hi, ok := RangeBounds(c.Length); ok && (int64(len(v)) < lo || int64(len(v)) > hi) {
