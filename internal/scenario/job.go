@@ -22,6 +22,9 @@ func (s *Scenario) Plans() []twin.Plan {
 	if o.Auto {
 		o.Threads, why = autoThreads(s.Topo, o.Threads, est.Events)
 		est.Domains = max(1, min(est.Domains, o.Threads))
+		if o.Threads < 2 { // no workers to time or adapt
+			o.Clock, o.Adapt = nil, false
+		}
 	}
 	return []twin.Plan{{Engine: twin.Packet, Estimate: est, Build: func() (twin.Engine, error) {
 		o.Memory = est.memoryWith()
