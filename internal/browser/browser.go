@@ -197,6 +197,16 @@ func (b *Browser) Close() error {
 	return nil
 }
 
+// Alive reports whether Chromium still holds the protocol pipe open.
+func (b *Browser) Alive() bool {
+	select {
+	case <-b.done:
+		return false
+	default:
+		return true
+	}
+}
+
 // Stderr is what Chromium wrote to stderr so far.
 func (b *Browser) Stderr() string { return b.stderr.String() }
 
