@@ -84,16 +84,57 @@ func Prepare(n int64) bool {
 	if n <= prepared.most {
 		return false
 	}
+	first := prepared.most == 0
 	prepared.most = n // asked once, tried once, whatever the outcome
 	size := pageSize()
 	if Mode() != "madvise" || size == 0 || size > chunk || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
 		return false
+	}
+	if first {
+		adviseGlobals(size)
 	}
 	// The pieces are live heap until the advice: under a memory limit
 	// (rocelab run sets one), at most half of it, so that the collector
 	// does not run again and again while they are allocated.
 	n = min(n, maxBytes, debug.SetMemoryLimit(-1)/2)
 	return n >= MinBytes && advise(n, size)
+}
+
+// adviseGlobals advises the whole huge pages of the mapping that holds
+// the program's zero-initialised globals (.bss and .noptrbss, which the
+// kernel maps anonymously after the executable). The collection Prepare
+// runs reads every pointer-holding global, which touches each untouched
+// 4 KiB page of them for the first time: about 5 MiB in rocelab
+// (gopacket's tables of 65536 entries), some 550 faults of the incast's
+// 3350 that it saves.
+func adviseGlobals(size uintptr) {
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return
+	}
+	lo, hi, ok := mappingOf(string(maps), uintptr(unsafe.Pointer(&prepared)))
+	if a, z := (lo+size-1)&^(size-1), hi&^(size-1); ok && z > a {
+		_, _, _ = unix.Syscall(unix.SYS_MADVISE, a, z-a, unix.MADV_HUGEPAGE)
+	}
+}
+
+// mappingOf returns the bounds of the anonymous mapping that holds addr
+// in maps, the text of /proc/self/maps ("lo-hi perms offset dev inode
+// [path]" a line, in hex; inode 0 and no path for anonymous memory).
+func mappingOf(maps string, addr uintptr) (lo, hi uintptr, ok bool) {
+	for line := range strings.Lines(maps) {
+		f := strings.Fields(line)
+		if len(f) != 5 || f[4] != "0" {
+			continue
+		}
+		a, z, found := strings.Cut(f[0], "-")
+		l, err1 := strconv.ParseUint(a, 16, 64)
+		h, err2 := strconv.ParseUint(z, 16, 64)
+		if found && err1 == nil && err2 == nil && uintptr(l) <= addr && addr < uintptr(h) {
+			return uintptr(l), uintptr(h), true
+		}
+	}
+	return 0, 0, false
 }
 
 // advise grows the heap by n bytes in pieces, advises the whole huge
