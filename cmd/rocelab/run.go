@@ -290,7 +290,6 @@ func setThreads(s *scenario.Scenario, threads int) {
 		// the wall time would take two, several times a round.
 		t0 := time.Now()
 		s.Run.Clock = func() int64 { return int64(time.Since(t0)) }
-		s.Run.Adapt = auto
 	}
 	for _, v := range s.Variants {
 		v.Run = s.Run

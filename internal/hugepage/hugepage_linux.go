@@ -105,8 +105,8 @@ func Prepare(n int64) bool {
 // kernel maps anonymously after the executable). The collection Prepare
 // runs reads every pointer-holding global, which touches each untouched
 // 4 KiB page of them for the first time: about 5 MiB in rocelab
-// (gopacket's tables of 65536 entries), some 550 faults of the incast's
-// 3350 that it saves.
+// (gopacket's tables of 65536 entries): about 400 of the 127->1
+// incast's 3200 page faults (docs/engine.md, "Huge pages for every run").
 func adviseGlobals(size uintptr) {
 	maps, err := os.ReadFile("/proc/self/maps")
 	if err != nil {

@@ -49,7 +49,7 @@ type Options struct {
 	Threads int
 	// Auto says Threads is the default (the machine's cores), not the
 	// user's: a run too small or too uneven to gain from it takes one
-	// (autoThreads).
+	// (autoThreads), and the workers may adapt (Clock).
 	Auto bool
 	// Workers, when set, runs the domains on that many goroutines instead:
 	// more domains than workers measure how a run would split over more
@@ -64,12 +64,10 @@ type Options struct {
 	// does not depend on the partitioning.
 	Spread bool
 	// Clock, when set, reads a wall clock in nanoseconds, for the run's
-	// statistics (RunStats); it never affects the run's results.
+	// statistics (RunStats) and, with Auto, for the workers to fall back
+	// to one while they wait so long that they run less than one would
+	// (sim.Windows.Adapt); it never affects the run's results.
 	Clock func() int64
-	// Adapt, with Clock, runs the domains on one worker for a while when
-	// the workers wait so long that they run less than one would
-	// (sim.Windows.Adapt).
-	Adapt bool
 	// Memory, when set, is the run's estimated memory (Estimate): the
 	// build first asks for huge pages to back that much
 	// (internal/hugepage), which changes its speed, never its results.
@@ -165,7 +163,7 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 	tw.run = &sim.Windows{
 		Control: tw.Transport.Control(), Collect: tw.Transport.Collect, Deliver: tw.Transport.Deliver,
 		Lookahead: tw.lookahead(), Reply: tw.Transport.CompletionDelay(),
-		Workers: max(o.Threads, 1), Clock: o.Clock, Adapt: o.Adapt, Windowed: o.Windowed,
+		Workers: max(o.Threads, 1), Clock: o.Clock, Adapt: o.Auto, Windowed: o.Windowed,
 	}
 	if o.Workers > 0 {
 		tw.run.Workers = o.Workers

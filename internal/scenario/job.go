@@ -22,8 +22,8 @@ func (s *Scenario) Plans() []twin.Plan {
 	if o.Auto {
 		o.Threads, why = autoThreads(s.Topo, o.Threads, est.Events)
 		est.Domains = max(1, min(est.Domains, o.Threads))
-		if o.Threads < 2 { // no workers to time or adapt
-			o.Clock, o.Adapt = nil, false
+		if o.Threads < 2 {
+			o.Clock = nil // no workers to time or adapt
 		}
 	}
 	return []twin.Plan{{Engine: twin.Packet, Estimate: est, Build: func() (twin.Engine, error) {

@@ -202,6 +202,7 @@ func TestPartitionOfFatTree(t *testing.T) {
 func TestAutoThreads(t *testing.T) {
 	ft := mustLoad(t, "ft.yaml", "name: ft\ntopology: {kind: fat-tree, k: 8}\ntraffic: {generators: [{kind: permutation, bytes: 1MB}]}\n")
 	incast := example(t, "incast-pfc") // 17 senders left, 2 receivers right
+	one := example(t, "single-flow")   // one switch
 	for _, c := range []struct {
 		name    string
 		s       *Scenario
@@ -214,6 +215,7 @@ func TestAutoThreads(t *testing.T) {
 		{"large even", ft, 2, minParallelEvents, 2, ""},
 		{"large even, four", ft, 4, 10 * minParallelEvents, 4, ""},
 		{"large uneven", incast, 2, 10 * minParallelEvents, 1, "allows 1.13x"},
+		{"one switch", one, 2, 10 * minParallelEvents, 1, "one switch"},
 		{"one", ft, 1, 10, 1, ""},
 	} {
 		got, why := autoThreads(c.s.Topo, c.threads, c.events)

@@ -145,8 +145,8 @@ type Windows struct {
 	spin spinning
 	// What adapt keeps: solo while the parts run on one worker, until
 	// the wall time soloUntil; soloFor is how long the next such spell
-	// lasts; the current measure began at epoch, with the workers' run
-	// and wait totals then.
+	// lasts (0 until the first measure begins); the current measure began
+	// at epoch, with the workers' run and wait totals then.
 	solo                 bool
 	soloUntil, soloFor   int64
 	epoch, epRun, epWait int64
@@ -888,27 +888,25 @@ func (w *Windows) adapt(now int64) bool {
 	if !w.Adapt || w.Clock == nil || n < 2 {
 		return false
 	}
-	run, wait := w.workTotals()
 	switch {
-	case w.solo:
-		if now < w.soloUntil {
-			return false
-		}
-		w.solo = false
-	case w.epoch == 0:
-		w.epoch, w.epRun, w.epWait, w.soloFor = now, run, wait, soloFirst
-		return false
-	case now-w.epoch < adaptEpoch:
-		return false
-	case run+wait-w.epRun-w.epWait > 0 && float64(wait-w.epWait) > cmp.Or(w.waitLimit, 1-1/float64(n))*float64(run+wait-w.epRun-w.epWait):
-		w.solo, w.soloUntil = true, now+w.soloFor
-		w.soloFor = min(2*w.soloFor, soloMost)
-	default:
-		w.epoch, w.epRun, w.epWait, w.soloFor = now, run, wait, soloFirst
+	case w.solo && now < w.soloUntil, !w.solo && w.soloFor > 0 && now-w.epoch < adaptEpoch:
 		return false
 	}
+	run, wait := w.workTotals()
+	dRun, dWait := run-w.epRun, wait-w.epWait
+	measured := !w.solo && w.soloFor > 0 // an epoch on all the workers ends
 	w.epoch, w.epRun, w.epWait = now, run, wait
-	return true
+	switch {
+	case w.solo: // the spell ends: all the workers again
+		w.solo = false
+		return true
+	case measured && float64(dWait) > cmp.Or(w.waitLimit, 1-1/float64(n))*float64(dRun+dWait):
+		w.solo, w.soloUntil = true, now+w.soloFor
+		w.soloFor = min(2*w.soloFor, soloMost)
+		return true
+	}
+	w.soloFor = soloFirst // the first epoch begins, or the workers did well
+	return false
 }
 
 // workTotals returns the wall time the workers have run and waited in
