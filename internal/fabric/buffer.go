@@ -25,6 +25,7 @@ type buffer struct {
 	reserve    int64
 	alpha      float64 // lossless PGs
 	alphaLossy float64 // lossy egress queues
+	static     int64   // lossless PGs' static threshold, in alpha's place when positive
 	xonOffset  int64
 	pg         []pgState // port*8 + priority
 }
@@ -34,6 +35,15 @@ func (b *buffer) threshold(alpha float64) int64 {
 	return int64(alpha * float64(b.sharedSize-b.sharedUsed))
 }
 
+// pgLimit is the shared buffer a lossless PG may hold: the static
+// threshold if there is one, else alpha's dynamic one.
+func (b *buffer) pgLimit() int64 {
+	if b.static > 0 {
+		return b.static
+	}
+	return b.threshold(b.alpha)
+}
+
 // admitLossless charges a lossless packet of size bytes to its ingress PG,
 // or reports that the headroom overflowed.
 func (b *buffer) admitLossless(pgi int, size int64) bool {
@@ -41,7 +51,7 @@ func (b *buffer) admitLossless(pgi int, size int64) bool {
 	switch {
 	case g.headroom == 0 && g.min+size <= b.reserve:
 		g.min += size
-	case g.headroom == 0 && g.shared+size <= b.threshold(b.alpha) && b.sharedUsed+size <= b.sharedSize:
+	case g.headroom == 0 && g.shared+size <= b.pgLimit() && b.sharedUsed+size <= b.sharedSize:
 		g.shared += size
 		b.sharedUsed += size
 	case g.headroom+size <= g.headroomCap:
@@ -86,7 +96,7 @@ func (b *buffer) release(pgi int, size int64, lossless bool) {
 // since it has no shared use left to drain.
 func (b *buffer) wantXOFF(pgi int) bool {
 	g := &b.pg[pgi]
-	return g.headroom > 0 || g.shared > 0 && g.shared >= b.threshold(b.alpha)
+	return g.headroom > 0 || g.shared > 0 && g.shared >= b.pgLimit()
 }
 
 // wantXON reports whether a held-off PG may release its upstream: its
@@ -99,5 +109,5 @@ func (b *buffer) wantXOFF(pgi int) bool {
 // good.
 func (b *buffer) wantXON(pgi int) bool {
 	g := &b.pg[pgi]
-	return g.headroom == 0 && (g.shared == 0 || g.shared+b.xonOffset <= b.threshold(b.alpha))
+	return g.headroom == 0 && (g.shared == 0 || g.shared+b.xonOffset <= b.pgLimit())
 }

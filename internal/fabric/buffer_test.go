@@ -42,3 +42,41 @@ func TestXONWhenDrainedUnderAFullPool(t *testing.T) {
 		t.Errorf("a drained PG (threshold %d B, offset %d B) does not release its upstream", b.threshold(b.alpha), b.xonOffset)
 	}
 }
+
+// TestStaticThreshold: with a static threshold a lossless PG asks for
+// XOFF when its shared use reaches the threshold, however much of the
+// pool other PGs hold (a dynamic threshold would have shrunk), spills
+// into headroom past it, and releases its upstream an offset below it.
+func TestStaticThreshold(t *testing.T) {
+	const limit, offset, frame = 15 * 4096, 3 * 4096, 4096
+	b := buffer{sharedSize: 8 << 20, static: limit, alpha: 1.0 / 128, xonOffset: offset, pg: make([]pgState, 16)}
+	for i := range b.pg {
+		b.pg[i].headroomCap = 64 << 10
+	}
+	const pg = 3
+	b.sharedUsed = 6 << 20 // others' use: alpha's threshold would be 16 KiB
+	n := 0
+	for !b.wantXOFF(pg) {
+		if !b.admitLossless(pg, frame) {
+			t.Fatalf("frame %d refused before XOFF", n+1)
+		}
+		n++
+	}
+	if n != limit/frame {
+		t.Errorf("XOFF after %d frames, expected %d (the static threshold)", n, limit/frame)
+	}
+	if !b.admitLossless(pg, frame) || b.pg[pg].headroom != frame {
+		t.Errorf("the frame past the threshold went to shared %d / headroom %d, expected headroom", b.pg[pg].shared, b.pg[pg].headroom)
+	}
+	b.release(pg, frame, true) // the headroom drains first
+	for i := 0; i < 2; i++ {
+		b.release(pg, frame, true)
+		if b.wantXON(pg) {
+			t.Fatalf("XON %d frames below the threshold, expected %d", i+1, offset/frame)
+		}
+	}
+	b.release(pg, frame, true)
+	if !b.wantXON(pg) {
+		t.Errorf("no XON %d B below the static threshold", offset)
+	}
+}

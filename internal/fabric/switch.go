@@ -42,6 +42,10 @@ type SwitchConfig struct {
 	// hold at most Alpha × the free shared buffer (SAI dynamic_th n gives
 	// Alpha = 2^n). AlphaLossy is the same for lossy egress queues.
 	Alpha, AlphaLossy float64
+	// StaticTh, when positive, takes Alpha's place for lossless PGs: a PG
+	// may hold at most StaticTh bytes of the shared buffer however full
+	// the pool is (SAI's static threshold mode, SONiC's static_th).
+	StaticTh unit.Bytes
 	// Reserve is the guaranteed minimum of each lossless PG.
 	Reserve unit.Bytes
 	// XONOffset is how far below the threshold a PG's shared use must fall
@@ -181,6 +185,7 @@ func (s *Switch) Start() error {
 	b.size = int64(s.cfg.Buffer)
 	b.reserve = int64(s.cfg.Reserve)
 	b.alpha, b.alphaLossy = s.cfg.Alpha, s.cfg.AlphaLossy
+	b.static = int64(s.cfg.StaticTh)
 	b.xonOffset = int64(s.cfg.XONOffset)
 	b.pg = make([]pgState, 8*len(s.port))
 	used := int64(0)

@@ -31,6 +31,11 @@ traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 topology: {kind: single-switch, hosts: 2, host_link: {rate: 100Q}}
 traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 			[]string{"bad.yaml:1:61:", "topology.host_link.rate", "expected a positive bit rate", `"100Q"`}},
+		{"two thresholds", `
+topology: {kind: single-switch, hosts: 2}
+switch: {alpha: 1/8, static_th: 60KiB}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:33:", "switch.static_th", "alpha (a dynamic threshold) or static_th, not both"}},
 		{"negative size", `
 topology: {kind: single-switch, hosts: 2}
 traffic: {flows: [{src: h0, dst: h1, bytes: -4KiB}]}`,

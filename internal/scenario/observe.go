@@ -138,6 +138,9 @@ func queueLevels(sw *fabric.Switch, prio int) *twin.QueueLevels {
 	if cfg.Lossless&(1<<prio) != 0 {
 		s := float64(sw.SharedSize())
 		x := int64(cfg.Reserve) + int64(cfg.Alpha*s/(1+cfg.Alpha))
+		if cfg.StaticTh > 0 {
+			x = int64(cfg.Reserve + cfg.StaticTh)
+		}
 		lv.XoffBytes = &x
 	}
 	return lv

@@ -81,17 +81,20 @@ type SwitchSpec struct {
 	Vendor            string
 	Buffer            unit.Bytes
 	Alpha, AlphaLossy float64
-	Reserve           unit.Bytes
-	XONOffset         unit.Bytes
-	Trust             fabric.Trust
-	DSCPToPrio        [64]uint8
-	Strict            uint8
-	Weights           [8]int
-	PFC               PFCSpec
-	ECN               ECNSpec
-	Watchdog          fabric.WatchdogConfig
-	HashFields        fabric.HashField
-	PerSwitchSeed     bool
+	// StaticTh, when set, replaces Alpha: the bytes of the shared pool a
+	// lossless PG may hold, whatever the pool's free space.
+	StaticTh      unit.Bytes
+	Reserve       unit.Bytes
+	XONOffset     unit.Bytes
+	Trust         fabric.Trust
+	DSCPToPrio    [64]uint8
+	Strict        uint8
+	Weights       [8]int
+	PFC           PFCSpec
+	ECN           ECNSpec
+	Watchdog      fabric.WatchdogConfig
+	HashFields    fabric.HashField
+	PerSwitchSeed bool
 	// Paths is the path selection of each tier's switches, by topology
 	// tier: 1 leaf (ToR, edge; a single switch, a dumbbell's two), 2
 	// spine (aggregation), 3 core.
@@ -433,6 +436,13 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 	}
 	s.Alpha = c.float(r.Alpha, "switch.alpha", s.Alpha, 1.0/128, 128)
 	s.AlphaLossy = c.float(r.AlphaLossy, "switch.alpha_lossy", s.AlphaLossy, 1.0/128, 128)
+	s.StaticTh = c.bytes(r.StaticTh, "switch.static_th", 0)
+	if r.StaticTh != nil && s.StaticTh == 0 {
+		c.fail(r.StaticTh, "switch.static_th", "expected a positive size")
+	}
+	if r.StaticTh != nil && r.Alpha != nil {
+		c.fail(r.StaticTh, "switch.static_th", "expected alpha (a dynamic threshold) or static_th, not both")
+	}
 	s.Reserve = c.bytes(r.Reserve, "switch.reserve", s.Reserve)
 	if c.choice(r.Trust, "switch.trust", "dscp", "dscp", "pcp") == "pcp" {
 		s.Trust = fabric.TrustPCP

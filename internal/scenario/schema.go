@@ -133,6 +133,7 @@ type rawSwitch struct {
 	Buffer         ast.Node      `yaml:"buffer"`
 	Alpha          ast.Node      `yaml:"alpha"`
 	AlphaLossy     ast.Node      `yaml:"alpha_lossy"`
+	StaticTh       ast.Node      `yaml:"static_th"`
 	Reserve        ast.Node      `yaml:"reserve"`
 	Trust          ast.Node      `yaml:"trust"`
 	DSCPToPriority ast.Node      `yaml:"dscp_to_priority"`
