@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +19,10 @@ import (
 // the comparison's flows with htsim's PFC thresholds) on rocelab with the
 // seeds htsim ran them with, and holds the flow completion times to
 // htsim's (testdata/htsim: csg-htsim's own output, see each file's head).
+// It runs each twice: as written, and as from-htsim imports the run from
+// htsim's own command line (each file's head) and the connection matrix
+// htsim read, with htsim's thresholds as a static threshold where the
+// written scenarios approximate them by a dynamic one.
 // The two pick ECMP paths with different hashes, so single flows differ;
 // what is compared is each statistic averaged over the seeds. Every flow
 // must complete: a port that went idle behind a PFC frame once left five
@@ -35,29 +41,76 @@ func TestAgreesWithHtsim(t *testing.T) {
 		// line rate's, the order of the others PFC's fairness.
 		{"incast127", 3, 0.03, 0.06, 0.01},
 	} {
-		t.Run(c.workload, func(t *testing.T) {
-			var h, r stats
-			for seed := 1; seed <= c.seeds; seed++ {
-				h.add(htsimFinishes(t, fmt.Sprintf("testdata/htsim/%s-seed%d.txt", c.workload, seed)))
-				r.add(rocelabFinishes(t, "scenarios/agree-"+c.workload+".yaml", uint64(seed)))
-			}
-			for _, m := range []struct {
-				name           string
-				htsim, rocelab float64
-				bound          float64
-			}{
-				{"mean", h.mean / h.n, r.mean / r.n, c.mean},
-				{"p50", h.p50 / h.n, r.p50 / r.n, c.p50},
-				{"max", h.max / h.n, r.max / r.n, c.max},
-			} {
-				d := m.rocelab/m.htsim - 1
-				t.Logf("%s %s over %d seeds: htsim %.1f us, rocelab %.1f us (%+.1f%%)", c.workload, m.name, c.seeds, m.htsim, m.rocelab, 100*d)
-				if math.Abs(d) > m.bound {
-					t.Errorf("%s %s: rocelab %.1f us against htsim's %.1f us, %+.1f%% (bound ±%.0f%%)", c.workload, m.name, m.rocelab, m.htsim, 100*d, 100*m.bound)
+		for _, how := range []string{"written", "imported"} {
+			t.Run(c.workload+"/"+how, func(t *testing.T) {
+				var h, r stats
+				for seed := 1; seed <= c.seeds; seed++ {
+					file := fmt.Sprintf("testdata/htsim/%s-seed%d.txt", c.workload, seed)
+					h.add(htsimFinishes(t, file))
+					s := agreementScenario(t, c.workload, file, how == "imported")
+					s.Seed = uint64(seed)
+					r.add(rocelabFinishes(t, s))
 				}
-			}
-		})
+				for _, m := range []struct {
+					name           string
+					htsim, rocelab float64
+					bound          float64
+				}{
+					{"mean", h.mean / h.n, r.mean / r.n, c.mean},
+					{"p50", h.p50 / h.n, r.p50 / r.n, c.p50},
+					{"max", h.max / h.n, r.max / r.n, c.max},
+				} {
+					d := m.rocelab/m.htsim - 1
+					t.Logf("%s %s %s over %d seeds: htsim %.1f us, rocelab %.1f us (%+.1f%%)", c.workload, how, m.name, c.seeds, m.htsim, m.rocelab, 100*d)
+					if math.Abs(d) > m.bound {
+						t.Errorf("%s %s: rocelab %.1f us against htsim's %.1f us, %+.1f%% (bound ±%.0f%%)", c.workload, m.name, m.rocelab, m.htsim, 100*d, 100*m.bound)
+					}
+				}
+			})
+		}
 	}
+}
+
+// agreementScenario is the workload's agreement scenario as written, or,
+// imported, the scenario from-htsim writes from the htsim command line in
+// htsimOut's head ("# run: htsim_roce ... -tm FILE.cm ...") and the
+// matrix the written scenario converts to.
+func agreementScenario(t *testing.T, workload, htsimOut string, imported bool) *scenario.Scenario {
+	t.Helper()
+	written := "scenarios/agree-" + workload + ".yaml"
+	s, err := scenario.LoadFile(written)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !imported {
+		return s
+	}
+	head, err := os.ReadFile(htsimOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cmd, ok := strings.Cut(string(head), "# run: ")
+	cmd, _, _ = strings.Cut(cmd, " (")
+	if !ok {
+		t.Fatalf("%s: no \"# run: htsim_roce ...\" line", htsimOut)
+	}
+	cm := filepath.Join(t.TempDir(), workload+".cm")
+	var m bytes.Buffer
+	if _, err := convert(s, 4096, 1000, written, &m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cm, m.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var y bytes.Buffer
+	if err := fromHtsim(strings.Fields(strings.Replace(cmd, "FILE.cm", cm, 1)), &y); err != nil {
+		t.Fatal(err)
+	}
+	s, err = scenario.Load(workload+"-imported.yaml", y.Bytes())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, y.String())
+	}
+	return s
 }
 
 // stats sums per-seed statistics of completion times.
@@ -106,16 +159,11 @@ func htsimFinishes(t *testing.T, file string) []float64 {
 	return x
 }
 
-// rocelabFinishes runs the scenario with the seed and returns when each
-// flow completed, in microseconds from the start; it fails the test when
-// a flow did not complete.
-func rocelabFinishes(t *testing.T, file string, seed uint64) []float64 {
+// rocelabFinishes runs the scenario and returns when each flow
+// completed, in microseconds from the start; it fails the test when a
+// flow did not complete.
+func rocelabFinishes(t *testing.T, s *scenario.Scenario) []float64 {
 	t.Helper()
-	s, err := scenario.LoadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Seed = seed
 	tw, err := scenario.Build(s)
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +172,7 @@ func rocelabFinishes(t *testing.T, file string, seed uint64) []float64 {
 	var x []float64
 	for _, f := range tw.Observe().Flows {
 		if f.FCTUS == nil {
-			t.Fatalf("%s seed %d: flow %s did not complete (%s)", file, seed, f.Name, f.Status)
+			t.Fatalf("%s seed %d: flow %s did not complete (%s)", s.Name, s.Seed, f.Name, f.Status)
 		}
 		x = append(x, f.StartUS+*f.FCTUS)
 	}

@@ -19,6 +19,19 @@
 // The ring subcommand writes the rocelab scenario of htsim's
 // connection_matrices/gen_allreduce.py: groups of G hosts, each host the
 // head of a chain of 2G-1 transfers around its group's ring.
+//
+//	go run ./tools/htsimconv from-htsim [htsim_roce] -tm FILE.cm -nodes N ... > scenario.yaml
+//
+// The from-htsim subcommand goes the other way: given an htsim_roce
+// command line (its flags as htsim takes them, with htsim's defaults for
+// those left out), it writes the rocelab scenario of the same run: the
+// fat-tree of -nodes hosts (-tiers 2 or 3), every link at -linkspeed with
+// -hop_latency of cable, htsim's PFC thresholds (-pfc_thresholds, in
+// packets of -mtu) as a static threshold, the path selection of -strat,
+// and the matrix's connections as flows, each trigger the dependencies of
+// the flows it starts. What rocelab cannot run alike (random start
+// delays, failures, a trigger that fires on the first of several
+// connections) is refused with the reason.
 package main
 
 import (
@@ -45,6 +58,9 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "ring" {
 		return ring(args[1:], stdout)
+	}
+	if len(args) > 0 && args[0] == "from-htsim" {
+		return fromHtsim(args[1:], stdout)
 	}
 	fs := flag.NewFlagSet("htsimconv", flag.ContinueOnError)
 	mtu := fs.Int("mtu", 4096, "htsim's packet size in bytes (-mtu): 4096 for equal packet counts, 9000 for htsim's default")

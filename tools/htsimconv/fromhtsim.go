@@ -1,0 +1,435 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/unit"
+)
+
+// htsimRun is what an htsim_roce command line says about the run.
+type htsimRun struct {
+	nodes, tiers    int
+	tm              string
+	linkMbps        float64
+	hopUS, switchUS float64
+	mtu             int
+	pfcLow, pfcHigh int
+	endUS           int
+	seed            int
+	strategy        string
+	startDelta      bool
+	queueType       string
+	args            []string
+	ignored         []string
+}
+
+// htsimFlags gives the value count of each htsim_roce flag (main_roce.cpp).
+var htsimFlags = map[string]int{
+	"-o": 1, "-conns": 1, "-end": 1, "-nodes": 1, "-tiers": 1, "-queue_type": 1, "-host_queue_type": 1,
+	"-log": 1, "-tm": 1, "-topo": 1, "-q": 1, "-logtime": 1, "-linkspeed": 1, "-seed": 1, "-mtu": 1,
+	"-paths": 1, "-hop_latency": 1, "-switch_latency": 1, "-start_delta": 1, "-ar_sticky_delta": 1,
+	"-pfc_thresholds": 2, "-ar_method": 1, "-strat": 1,
+}
+
+// parseHtsimArgs reads an htsim_roce command line (its program name
+// optional) with htsim's defaults for what it leaves out.
+func parseHtsimArgs(args []string) (*htsimRun, error) {
+	r := &htsimRun{nodes: 128, tiers: 3, linkMbps: 100000, hopUS: 1, mtu: 9000, pfcLow: 12, pfcHigh: 15,
+		endUS: 1000, seed: 13, queueType: "lossless_input"}
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		args = args[1:]
+	}
+	r.args = args
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		n, ok := htsimFlags[f]
+		if !ok {
+			return nil, fmt.Errorf("argument %d: %q is not an htsim_roce flag", i+1, f)
+		}
+		if f == "-strat" && i+2 < len(args) && args[i+1] == "ecmp_host_ar" {
+			n = 2 // ecmp_host_ar takes its AR fraction
+		}
+		if i+n >= len(args) {
+			return nil, fmt.Errorf("%s: expected %d value(s)", f, n)
+		}
+		v := args[i+1 : i+1+n]
+		i += n
+		var err error
+		num := func(dst *int) {
+			if err == nil {
+				*dst, err = strconv.Atoi(v[0])
+			}
+		}
+		float := func(dst *float64) {
+			if err == nil {
+				*dst, err = strconv.ParseFloat(v[0], 64)
+			}
+		}
+		switch f {
+		case "-nodes":
+			num(&r.nodes)
+		case "-tiers":
+			num(&r.tiers)
+		case "-tm":
+			r.tm = v[0]
+		case "-linkspeed":
+			float(&r.linkMbps)
+		case "-hop_latency":
+			float(&r.hopUS)
+		case "-switch_latency":
+			float(&r.switchUS)
+		case "-mtu":
+			num(&r.mtu)
+		case "-end":
+			num(&r.endUS)
+		case "-seed":
+			num(&r.seed)
+		case "-pfc_thresholds":
+			num(&r.pfcLow)
+			if err == nil {
+				r.pfcHigh, err = strconv.Atoi(v[1])
+			}
+		case "-strat":
+			r.strategy = v[0]
+		case "-start_delta":
+			r.startDelta = v[0] != "0"
+		case "-queue_type":
+			r.queueType = v[0]
+		default: // outputs, logging, path counts and AR tuning: nothing rocelab takes
+			r.ignored = append(r.ignored, f)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: expected a number", f, strings.Join(v, " "))
+		}
+	}
+	switch {
+	case r.tm == "":
+		return nil, fmt.Errorf("expected -tm FILE.cm, the connection matrix")
+	case r.tiers != 2 && r.tiers != 3:
+		return nil, fmt.Errorf("-tiers %d: htsim_roce builds 2- or 3-tier fat-trees", r.tiers)
+	case r.linkMbps <= 0 || r.hopUS <= 0 || r.mtu <= 0 || r.endUS <= 0:
+		return nil, fmt.Errorf("-linkspeed, -hop_latency, -mtu and -end must be positive")
+	case r.switchUS != 0:
+		return nil, fmt.Errorf("-switch_latency %g: rocelab's switches forward in no time, as htsim's default 0 does", r.switchUS)
+	case r.pfcLow < 0 || r.pfcHigh <= r.pfcLow:
+		return nil, fmt.Errorf("-pfc_thresholds %d %d: expected low < high", r.pfcLow, r.pfcHigh)
+	case r.queueType != "lossless_input":
+		return nil, fmt.Errorf("-queue_type %s: only htsim's default lossless_input (PFC per ingress port) is converted", r.queueType)
+	case r.startDelta:
+		return nil, fmt.Errorf("-start_delta: htsim draws random start delays that rocelab cannot repeat; drop it")
+	}
+	if _, err := r.loadBalancing(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// loadBalancing is the scenario's path selection for htsim's -strat.
+func (r *htsimRun) loadBalancing() (string, error) {
+	switch r.strategy {
+	case "ecmp_host":
+		return "", nil
+	case "ecmp_ar", "ecmp_host_ar":
+		return "load_balancing: {mode: adaptive}", nil
+	case "ecmp_rr":
+		return "load_balancing: {mode: spray, spray: round-robin}", nil
+	case "":
+		return "", fmt.Errorf("expected -strat (ecmp_host, ecmp_ar, ecmp_host_ar or ecmp_rr), as htsim_roce does")
+	}
+	return "", fmt.Errorf("-strat %s: htsim_roce runs only ecmp_host, ecmp_ar, ecmp_host_ar and ecmp_rr", r.strategy)
+}
+
+// topology is the scenario's topology line for htsim's fat-tree of nodes
+// hosts: k³/4 hosts on 3 tiers, K²/2 on 2 (K leaves of K/2 hosts and K/2
+// uplinks, one to each of K/2 spines).
+func (r *htsimRun) topology() (string, error) {
+	rate := strconv.FormatFloat(r.linkMbps, 'f', -1, 64) + "M"
+	if g := r.linkMbps / 1000; g == math.Trunc(g) {
+		rate = strconv.FormatFloat(g, 'f', -1, 64) + "G"
+	}
+	cable := unit.Length(math.Round(r.hopUS * float64(unit.Microsecond) / float64(unit.PropagationPerMetre) * float64(unit.Metre)))
+	link := fmt.Sprintf("{rate: %s, cable: %s}", rate, cable)
+	if r.tiers == 3 {
+		k := 2
+		for k*k*k/4 < r.nodes {
+			k += 2
+		}
+		if k*k*k/4 != r.nodes {
+			return "", fmt.Errorf("-nodes %d: a 3-tier fat-tree has k³/4 hosts for an even k (16, 54, 128, 250, 432, 686, 1024 and on)", r.nodes)
+		}
+		return fmt.Sprintf("{kind: fat-tree, k: %d, host_link: %s, fabric_link: %s}", k, link, link), nil
+	}
+	k := 2
+	for k*k/2 < r.nodes {
+		k += 2
+	}
+	if k*k/2 != r.nodes {
+		return "", fmt.Errorf("-nodes %d -tiers 2: a 2-tier fat-tree has K²/2 hosts for an even K (2, 8, 18, 32, 50, 72, 98, 128 and on)", r.nodes)
+	}
+	return fmt.Sprintf("{kind: leaf-spine, leaves: %d, spines: %d, hosts_per_leaf: %d, uplinks_per_leaf: %d, host_link: %s, fabric_link: %s}",
+		k, k/2, k/2, k/2, link, link), nil
+}
+
+// htsimConn is one connection of a connection matrix.
+type htsimConn struct {
+	line                  int
+	src, dst, id          int
+	size                  int64
+	start                 unit.Time
+	trigger, sendDoneTrig int
+}
+
+// htsimTrigger is one trigger line.
+type htsimTrigger struct {
+	line, count int
+	kind        string
+}
+
+// readMatrix reads an htsim connection matrix as htsim's
+// ConnectionMatrix::load does, refusing what rocelab cannot run alike.
+func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsimTrigger, error) {
+	var conns []htsimConn
+	trigs := map[int]htsimTrigger{}
+	n, nConns, nTrigs := -1, -1, 0
+	errAt := func(line int, format string, a ...any) error {
+		return fmt.Errorf("%s:%d: %s", file, line, fmt.Sprintf(format, a...))
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		count := func(dst *int) error {
+			if len(f) != 2 {
+				return errAt(line, "expected %q and a count", f[0])
+			}
+			v, err := strconv.Atoi(f[1])
+			if err != nil || v < 0 {
+				return errAt(line, "%s %q: expected a count", f[0], f[1])
+			}
+			*dst = v
+			return nil
+		}
+		var err error
+		switch {
+		case f[0] == "Nodes":
+			err = count(&n)
+		case f[0] == "Connections":
+			err = count(&nConns)
+		case f[0] == "Triggers":
+			err = count(&nTrigs)
+		case f[0] == "Failures", f[0] == "failure":
+			err = errAt(line, "link failures are not converted: give rocelab a faults: entry instead (docs/scenario.md)")
+		case f[0] == "trigger":
+			err = readTrigger(f, line, trigs, errAt)
+		case strings.Contains(f[0], "->"):
+			var c htsimConn
+			c, err = readConn(f, line, n, errAt)
+			conns = append(conns, c)
+		default:
+			err = errAt(line, "%q: expected Nodes, Connections, Triggers, a connection SRC->DST or a trigger", f[0])
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", file, err)
+	}
+	switch {
+	case n != nodes:
+		return nil, nil, fmt.Errorf("%s: Nodes %d, but the command line's -nodes is %d", file, n, nodes)
+	case nConns != len(conns):
+		return nil, nil, fmt.Errorf("%s: Connections %d, but the file holds %d", file, nConns, len(conns))
+	case nTrigs != len(trigs):
+		return nil, nil, fmt.Errorf("%s: Triggers %d, but the file holds %d", file, nTrigs, len(trigs))
+	}
+	return conns, trigs, nil
+}
+
+// readConn reads "SRC->DST id N start PS|trigger T size B [send_done_trigger T]".
+func readConn(f []string, line, nodes int, errAt func(int, string, ...any) error) (htsimConn, error) {
+	c := htsimConn{line: line, start: -1}
+	s, d, _ := strings.Cut(f[0], "->")
+	var err1, err2 error
+	c.src, err1 = strconv.Atoi(s)
+	c.dst, err2 = strconv.Atoi(d)
+	if err1 != nil || err2 != nil || c.src < 0 || c.dst < 0 || c.src >= nodes || c.dst >= nodes || c.src == c.dst {
+		return c, errAt(line, "%q: expected SRC->DST, two different hosts below Nodes %d (declared first)", f[0], nodes)
+	}
+	for i := 1; i < len(f); i++ {
+		key := f[i]
+		switch key {
+		case "addon":
+			return c, errAt(line, "addon: not converted")
+		case "start", "size", "id", "trigger", "send_done_trigger", "recv_done_trigger", "prio":
+		default:
+			return c, errAt(line, "%q: expected start, size, id, trigger, send_done_trigger, recv_done_trigger or prio", key)
+		}
+		if i+1 >= len(f) {
+			return c, errAt(line, "%s: expected a value", key)
+		}
+		i++
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil || v < 0 || v != math.Trunc(v) && key != "start" {
+			return c, errAt(line, "%s %q: expected a whole number that is not negative", key, f[i])
+		}
+		switch key {
+		case "start":
+			c.start = unit.Time(math.Round(v)) // htsim gives picoseconds
+		case "size":
+			c.size = int64(v)
+		case "id":
+			c.id = int(v)
+		case "trigger":
+			c.trigger = int(v)
+		case "send_done_trigger":
+			c.sendDoneTrig = int(v)
+		}
+	}
+	switch {
+	case c.id == 0:
+		return c, errAt(line, "expected id N (not 0): rocelab names the flow by it")
+	case c.size == 0:
+		return c, errAt(line, "expected size B: without one htsim sends until -end, which rocelab's flows do not")
+	case c.trigger == 0 && c.start < 0:
+		return c, errAt(line, "expected start PS or trigger T")
+	case c.trigger != 0 && c.start >= 0:
+		return c, errAt(line, "both start and trigger given")
+	}
+	return c, nil
+}
+
+// readTrigger reads "trigger id T oneshot|multishot|barrier [count N]".
+func readTrigger(f []string, line int, trigs map[int]htsimTrigger, errAt func(int, string, ...any) error) error {
+	t := htsimTrigger{line: line}
+	id := 0
+	for i := 1; i < len(f); i++ {
+		switch f[i] {
+		case "oneshot", "multishot", "barrier":
+			t.kind = f[i]
+		case "id", "count":
+			if i+1 >= len(f) {
+				return errAt(line, "%s: expected a number", f[i])
+			}
+			v, err := strconv.Atoi(f[i+1])
+			if err != nil || v < 1 {
+				return errAt(line, "%s %q: expected a positive number", f[i], f[i+1])
+			}
+			if f[i] == "id" {
+				id = v
+			} else {
+				t.count = v
+			}
+			i++
+		default:
+			return errAt(line, "%q: expected id, oneshot, multishot, barrier or count", f[i])
+		}
+	}
+	if id == 0 || t.kind == "" {
+		return errAt(line, "expected a trigger id and a kind (oneshot, multishot or barrier)")
+	}
+	if _, dup := trigs[id]; dup {
+		return errAt(line, "trigger %d defined twice", id)
+	}
+	trigs[id] = t
+	return nil
+}
+
+// fromHtsim writes the rocelab scenario of an htsim_roce run: its
+// fat-tree, links, PFC thresholds, path selection and flows, each
+// trigger a flow's dependencies (after:).
+func fromHtsim(args []string, w io.Writer) error {
+	r, err := parseHtsimArgs(args)
+	if err != nil {
+		return err
+	}
+	topo, err := r.topology()
+	if err != nil {
+		return err
+	}
+	lb, _ := r.loadBalancing()
+	file, err := os.Open(r.tm)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	conns, trigs, err := readMatrix(r.tm, file, r.nodes)
+	if err != nil {
+		return err
+	}
+	byID := map[int]int{}
+	firers := map[int][]int{}
+	for i, c := range conns {
+		if j, dup := byID[c.id]; dup {
+			return fmt.Errorf("%s:%d: id %d also at line %d", r.tm, c.line, c.id, conns[j].line)
+		}
+		byID[c.id] = i
+		if c.sendDoneTrig != 0 {
+			firers[c.sendDoneTrig] = append(firers[c.sendDoneTrig], i)
+		}
+	}
+	after := make([][]int, len(conns))
+	for i, c := range conns {
+		if c.trigger == 0 {
+			continue
+		}
+		t, ok := trigs[c.trigger]
+		fs := firers[c.trigger]
+		switch {
+		case !ok:
+			return fmt.Errorf("%s:%d: trigger %d is never defined", r.tm, c.line, c.trigger)
+		case len(fs) == 0:
+			return fmt.Errorf("%s:%d: trigger %d: no connection fires it (send_done_trigger), so htsim never starts this one", r.tm, c.line, c.trigger)
+		case t.kind == "barrier" && t.count != len(fs):
+			return fmt.Errorf("%s:%d: barrier %d counts %d of the %d connections that fire it: rocelab's after: waits on all", r.tm, t.line, c.trigger, t.count, len(fs))
+		case t.kind != "barrier" && len(fs) > 1:
+			return fmt.Errorf("%s:%d: %s trigger %d is fired by %d connections and starts its own on the first: rocelab's after: waits on all", r.tm, t.line, t.kind, c.trigger, len(fs))
+		}
+		after[i] = fs
+	}
+	mtu := 256
+	for mtu*2 <= min(r.mtu, 4096) {
+		mtu *= 2
+	}
+	pkt := int64(r.mtu)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# The rocelab scenario of an htsim_roce run (go run ./tools/htsimconv from-htsim):\n#   htsim_roce %s\n", strings.Join(r.args, " "))
+	fmt.Fprintf(&b, "# PFC as htsim's: per ingress port, XOFF at %d packets of %d B, XON at %d,\n# a static threshold with no reserve. cc: none, as htsim's RoCE has none.\n", r.pfcHigh, pkt, r.pfcLow)
+	if mtu != r.mtu {
+		fmt.Fprintf(&b, "# htsim's %d B packets: RoCE's path MTU is one of 256-4096, so rocelab sends %d B.\n", r.mtu, mtu)
+	}
+	if len(r.ignored) > 0 {
+		fmt.Fprintf(&b, "# Not converted (output, logging and path-count options): %s.\n", strings.Join(r.ignored, " "))
+	}
+	fmt.Fprintf(&b, "name: %s\nseed: %d\nduration: %s\ntopology: %s\n", strings.TrimSuffix(filepath.Base(r.tm), ".cm"), r.seed, unit.Time(r.endUS)*unit.Microsecond, topo)
+	fmt.Fprintf(&b, "switch: {static_th: %dB, reserve: 0, pfc: {xon_offset: %dB}", int64(r.pfcHigh)*pkt, int64(r.pfcHigh-r.pfcLow)*pkt)
+	if lb != "" {
+		fmt.Fprintf(&b, ", %s", lb)
+	}
+	fmt.Fprintf(&b, "}\nhost: {cc: none, mtu: %d}\ntraffic:\n  flows:\n", mtu)
+	for i, c := range conns {
+		fmt.Fprintf(&b, "    - {name: f%d, src: h%d, dst: h%d, bytes: %d", c.id, c.src, c.dst, c.size)
+		if len(after[i]) > 0 {
+			names := make([]string, len(after[i]))
+			for k, j := range after[i] {
+				names[k] = "f" + strconv.Itoa(conns[j].id)
+			}
+			fmt.Fprintf(&b, ", after: [%s]", strings.Join(names, ", "))
+		} else if c.start > 0 {
+			fmt.Fprintf(&b, ", start: %s", c.start)
+		}
+		b.WriteString("}\n")
+	}
+	_, err = io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"rocelab/internal/scenario"
+)
+
+// importMatrix writes matrix to a file and imports it with htsim's
+// command-line flags args (-tm added).
+func importMatrix(t *testing.T, matrix string, args ...string) (string, error) {
+	t.Helper()
+	cm := filepath.Join(t.TempDir(), "m.cm")
+	if err := os.WriteFile(cm, []byte(matrix), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var y bytes.Buffer
+	err := fromHtsim(append([]string{"htsim_roce", "-tm", cm, "-strat", "ecmp_host"}, args...), &y)
+	return y.String(), err
+}
+
+// The ring of htsim's gen_allreduce.py goes to htsim's matrix and comes
+// back the same: every flow's hosts, size and the flow it waits on.
+func TestImportRoundTrip(t *testing.T) {
+	var y bytes.Buffer
+	if err := run([]string{"ring", "-hosts", "16", "-group", "4"}, &y, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	orig, err := scenario.Load("ring.yaml", y.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m bytes.Buffer
+	if _, err := convert(orig, 4096, 1000, "ring.yaml", &m); err != nil {
+		t.Fatal(err)
+	}
+	out, err := importMatrix(t, m.String(), "-nodes", "16", "-linkspeed", "100000", "-hop_latency", "1", "-mtu", "4096")
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := scenario.Load("back.yaml", []byte(out))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	a, b := orig.Expand(), back.Expand()
+	if len(a) != len(b) {
+		t.Fatalf("%d flows back, expected %d", len(b), len(a))
+	}
+	for i := range a {
+		if a[i].Src != b[i].Src || a[i].Dst != b[i].Dst || a[i].Bytes != b[i].Bytes || !slices.Equal(a[i].After, b[i].After) || a[i].Start != b[i].Start {
+			t.Errorf("flow %d: %+v back as %+v", i, a[i], b[i])
+		}
+	}
+	if orig.Topo.Links[0].LinkSpec != back.Topo.Links[0].LinkSpec || len(orig.Topo.Links) != len(back.Topo.Links) {
+		t.Errorf("links %v (%d) back as %v (%d)", orig.Topo.Links[0].LinkSpec, len(orig.Topo.Links), back.Topo.Links[0].LinkSpec, len(back.Topo.Links))
+	}
+	for _, want := range []string{"static_th: 61440B", "xon_offset: 12288B", "mtu: 4096", "seed: 13", "duration: 1ms"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("scenario lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// htsim's 2-tier fat-tree of K²/2 hosts is rocelab's leaf-spine of K
+// leaves and K/2 spines; 9000 B packets become RoCE's 4096 B path MTU,
+// with the thresholds in htsim's packets; start times in picoseconds.
+func TestImportLeafSpine(t *testing.T) {
+	out, err := importMatrix(t, "Nodes 32\nConnections 2\n0->31 id 7 start 1500000 size 9000000\n5->6 id 8 start 0 size 1000\n",
+		"-nodes", "32", "-tiers", "2", "-pfc_thresholds", "10", "20", "-strat", "ecmp_rr", "-end", "5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenario.Load("ls.yaml", []byte(out))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"leaves: 8, spines: 4, hosts_per_leaf: 4, uplinks_per_leaf: 4", "static_th: 180000B", "xon_offset: 90000B",
+		"mtu: 4096", "spray: round-robin", "start: 1.5us", "name: f7", "duration: 5ms"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("scenario lacks %q:\n%s", want, out)
+		}
+	}
+	if len(s.Topo.Hosts) != 32 {
+		t.Errorf("%d hosts, expected 32", len(s.Topo.Hosts))
+	}
+}
+
+// What htsim runs differently from anything rocelab can say is refused
+// with where and why.
+func TestImportRefuses(t *testing.T) {
+	const head = "Nodes 16\nConnections 3\nTriggers 1\n"
+	for _, c := range []struct {
+		name, matrix string
+		args         []string
+		want         string
+	}{
+		{"oneshot of several", head + "0->1 id 1 start 0 size 10 send_done_trigger 1\n2->3 id 2 start 0 size 10 send_done_trigger 1\n4->5 id 3 trigger 1 size 10\ntrigger id 1 oneshot\n", nil, "m.cm:7: oneshot trigger 1 is fired by 2"},
+		{"barrier short", head + "0->1 id 1 start 0 size 10 send_done_trigger 1\n2->3 id 2 start 0 size 10 send_done_trigger 1\n4->5 id 3 trigger 1 size 10\ntrigger id 1 barrier count 1\n", nil, "barrier 1 counts 1 of the 2"},
+		{"never fired", head + "0->1 id 1 start 0 size 10\n2->3 id 2 start 0 size 10\n4->5 id 3 trigger 1 size 10\ntrigger id 1 oneshot\n", nil, "m.cm:6: trigger 1: no connection fires it"},
+		{"no size", "Nodes 16\nConnections 1\n0->1 id 1 start 0\n", nil, "m.cm:3: expected size B"},
+		{"unknown key", "Nodes 16\nConnections 1\n0->1 id 1 start 0 size 5 colour red\n", nil, "m.cm:3: \"colour\": expected start"},
+		{"count", "Nodes 16\nConnections 2\n0->1 id 1 start 0 size 5\n", nil, "Connections 2, but the file holds 1"},
+		{"nodes", "Nodes 128\nConnections 1\n0->1 id 1 start 0 size 5\n", nil, "Nodes 128, but the command line's -nodes is 16"},
+		{"host", "Nodes 16\nConnections 1\n0->16 id 1 start 0 size 5\n", nil, "m.cm:3: \"0->16\": expected SRC->DST"},
+		{"failure", "Nodes 16\nConnections 0\nFailures 1\n", nil, "m.cm:3: link failures are not converted"},
+		{"fat-tree size", "Nodes 16\n", []string{"-nodes", "20"}, "-nodes 20: a 3-tier fat-tree has k³/4 hosts"},
+		{"start delta", "", []string{"-start_delta", "5"}, "-start_delta: htsim draws random start delays"},
+		{"flag", "", []string{"-colour", "red"}, "\"-colour\" is not an htsim_roce flag"},
+		{"strategy", "", []string{"-strat", "perm"}, "-strat perm: htsim_roce runs only"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := importMatrix(t, c.matrix, append([]string{"-nodes", "16"}, c.args...)...)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, expected %q", err, c.want)
+			}
+		})
+	}
+}
+
+// FuzzReadMatrix: any matrix is read or refused with an error, never a
+// panic, and what is read keeps its hosts within the fat-tree.
+func FuzzReadMatrix(f *testing.F) {
+	f.Add("Nodes 16\nConnections 2\nTriggers 1\n0->1 id 1 start 0 size 10 send_done_trigger 1\n1->2 id 2 trigger 1 size 10\ntrigger id 1 oneshot\n")
+	f.Add("Nodes 16\nConnections 1\n# comment\n3->4 id 9 start 2.5e6 size 4096 prio 2\n")
+	f.Add("Nodes 16\nConnections 0\nTriggers 1\ntrigger id 3 barrier count 2\n")
+	f.Fuzz(func(t *testing.T, m string) {
+		conns, _, err := readMatrix("f.cm", strings.NewReader(m), 16)
+		if err != nil {
+			return
+		}
+		for _, c := range conns {
+			if c.src < 0 || c.src >= 16 || c.dst < 0 || c.dst >= 16 || c.size <= 0 {
+				t.Fatalf("read %+v", c)
+			}
+		}
+	})
+}
