@@ -252,3 +252,55 @@ func TestMlxConfigIsSimulated(t *testing.T) {
 		t.Errorf("_P2 on a single-port adapter: %v", err)
 	}
 }
+
+// A description with a static threshold gives SONiC's static form: the
+// lossless profile's static_th in dynamic_th's place, in a pool of mode
+// static, which SONiC's YANG accepts and lint reads back clean.
+func TestStaticThreshold(t *testing.T) {
+	data, err := os.ReadFile(cluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := strings.Replace(string(data), "switch:\n", "switch:\n  static_th: 60KiB\n", 1)
+	s, err := scenario.LoadDescription("static.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Generate("sonic", s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var db map[string]map[string]map[string]string
+	if err := json.Unmarshal(out.Config, &db); err != nil {
+		t.Fatal(err)
+	}
+	if len(db["BUFFER_PROFILE"]) == 0 {
+		t.Fatal("no BUFFER_PROFILE")
+	}
+	for name, p := range db["BUFFER_PROFILE"] {
+		if p["static_th"] != "61440" || p["dynamic_th"] != "" {
+			t.Errorf("BUFFER_PROFILE|%s: %v, expected static_th 61440 and no dynamic_th", name, p)
+		}
+	}
+	for name, p := range db["BUFFER_POOL"] {
+		if p["mode"] != "static" {
+			t.Errorf("BUFFER_POOL|%s mode %q, expected static", name, p["mode"])
+		}
+	}
+	if !strings.Contains(string(out.Provenance), "static.yaml:") || !strings.Contains(string(out.Provenance), "switch.static_th") {
+		t.Errorf("provenance does not name switch.static_th's line:\n%s", out.Provenance)
+	}
+	file := filepath.Join(t.TempDir(), "sonic.json")
+	if err := os.WriteFile(file, out.Config, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := lint.Lint([]string{file}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.Severity >= doctor.Warn {
+			t.Errorf("%s %s: %s", f.Severity, f.ID, f.Title)
+		}
+	}
+}

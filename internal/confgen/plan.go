@@ -22,8 +22,10 @@ type plan struct {
 	lossless           []int
 	cnpDSCP, cnpPrio   int
 	ports              []switchPort
-	// dynamicTh is SONiC's dynamic_th for the lossless profile: log2 α.
+	// dynamicTh is SONiC's dynamic_th for the lossless profile: log2 α;
+	// staticTh, when positive, its static_th in dynamic_th's place.
 	dynamicTh int
+	staticTh  int64
 }
 
 // switchPort is one port of the first switch.
@@ -59,6 +61,7 @@ func newPlan(s *scenario.Scenario) *plan {
 		}
 	}
 	p.dynamicTh = int(math.Round(math.Log2(s.Switch.Alpha)))
+	p.staticTh = int64(s.Switch.StaticTh)
 	first := -1
 	for i, n := range s.Topo.Nodes {
 		if n.Kind == topo.Switch {

@@ -117,9 +117,15 @@ func genSONiC(p *plan, o Options) (Output, error) {
 		if lossless != "" {
 			prof := fmt.Sprintf("pg_lossless_%s_%gm_profile", speed, pt.Cable.Metres())
 			xon := int64(s.Switch.XONOffset)
-			table("BUFFER_POOL")[sonicPool] = row{"type": "ingress", "mode": "dynamic"}
-			table("BUFFER_PROFILE")[prof] = row{"pool": sonicPool, "xoff": strconv.FormatInt(int64(pt.Headroom), 10),
-				"xon": strconv.FormatInt(xon, 10), "size": strconv.FormatInt(int64(pt.Headroom)+xon, 10), "dynamic_th": strconv.Itoa(p.dynamicTh)}
+			pr := row{"pool": sonicPool, "xoff": strconv.FormatInt(int64(pt.Headroom), 10),
+				"xon": strconv.FormatInt(xon, 10), "size": strconv.FormatInt(int64(pt.Headroom)+xon, 10)}
+			thKey, thVal, thFrom, mode := "dynamic_th", strconv.Itoa(p.dynamicTh), p.from("switch.alpha", "1")+" as log2 α", "dynamic"
+			if p.staticTh > 0 {
+				thKey, thVal, thFrom, mode = "static_th", strconv.FormatInt(p.staticTh, 10), p.from("switch.static_th", ""), "static"
+			}
+			pr[thKey] = thVal
+			table("BUFFER_POOL")[sonicPool] = row{"type": "ingress", "mode": mode}
+			table("BUFFER_PROFILE")[prof] = pr
 			for _, r := range pgRanges(p.lossless) {
 				table("BUFFER_PG")[name+"|"+r] = row{"profile": prof}
 			}
@@ -131,7 +137,7 @@ func genSONiC(p *plan, o Options) (Output, error) {
 				}
 				note("BUFFER_PROFILE|"+prof+" xoff", hfrom)
 				note("BUFFER_PROFILE|"+prof+" xon", p.from("switch.pfc.xon_offset", "8KiB"))
-				note("BUFFER_PROFILE|"+prof+" dynamic_th", p.from("switch.alpha", "1")+" as log2 α")
+				note("BUFFER_PROFILE|"+prof+" "+thKey, thFrom)
 			}
 		}
 		if wdOn && lossless != "" {
@@ -139,7 +145,7 @@ func genSONiC(p *plan, o Options) (Output, error) {
 		}
 	}
 	if lossless != "" {
-		note("BUFFER_POOL|"+sonicPool+" type ingress, mode dynamic", "the pool the profiles name (a leafref in sonic-buffer-profile.yang); no size, so `config load` keeps the switch's own")
+		note("BUFFER_POOL|"+sonicPool+" type ingress, mode "+table("BUFFER_POOL")[sonicPool]["mode"], "the pool the profiles name (a leafref in sonic-buffer-profile.yang); no size, so `config load` keeps the switch's own")
 	}
 	note("PORT_QOS_MAP pfc_enable, pfcwd_sw_enable", p.from("switch.pfc.priorities", "[3]"))
 	note(fmt.Sprintf("PORT mtu, speed; CABLE_LENGTH (%d ports of the first switch)", len(p.ports)), p.from("switch.pfc.mtu", "9100")+"; topology links")

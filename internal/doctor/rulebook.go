@@ -349,7 +349,7 @@ var book = []Spec{
 		Fix:    "mlxconfig -d <value> set ROCE_CC_PRIO_MASK_P1=<value> (and _P2): priority <p> only.",
 		Source: "RDMA QPs of other classes are rate-limited too; TCP is not (the seed's 0xFF → 0x8 fix)"},
 	{ID: "ecn.kmin.above_pfc", Layer: LayerFabric, Severities: []Severity{Warn, Error}, Front: Lint,
-		Text:   "Kmin at or above α/(1+α)·buffer, where one ingress port reaches XOFF (error: above the whole buffer)",
+		Text:   "Kmin at or above α/(1+α)·buffer (or the static threshold, `switch.static_th`), where one ingress port reaches XOFF (error: above the whole buffer)",
 		Fix:    "Kmin below <value>.",
 		Source: "ECN must mark before PFC pauses; the seed's \"50000 cells ≈ 25 MB\""},
 	{ID: "ecn.kmax.above_buffer", Layer: LayerFabric, Severities: []Severity{Warn}, Front: Lint,

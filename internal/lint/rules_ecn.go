@@ -24,6 +24,7 @@ type ecnProfile struct {
 	RTTEv            Evidence
 	Buffer           unit.Bytes
 	Alpha            float64
+	StaticTh         unit.Bytes // in Alpha's place when positive
 	BufferEv         Evidence
 	Units            string // how the source writes thresholds
 	PmaxWrittenAsPct bool
@@ -65,7 +66,7 @@ func (m *Model) ecnProfiles() []ecnProfile {
 			Subject: "switches (" + s.File + ")", Kmin: e.Kmin, Kmax: e.Kmax, Pmax: e.Pmax, Rate: rate, RTT: e.RTT,
 			KminEv: m.at("switch.ecn.kmin", scenario.DefaultKmin.String()), KmaxEv: m.at("switch.ecn.kmax", scenario.DefaultKmax.String()),
 			PmaxEv: m.at("switch.ecn.pmax", "0.2"), RateEv: rateEv, RTTEv: m.at("switch.ecn.rtt", scenario.DefaultECNRTT.String()),
-			Buffer: s.Switch.Buffer, Alpha: s.Switch.Alpha, BufferEv: m.at("switch.buffer", scenario.DefaultBuffer.String()),
+			Buffer: s.Switch.Buffer, Alpha: s.Switch.Alpha, StaticTh: s.Switch.StaticTh, BufferEv: m.at("switch.buffer", scenario.DefaultBuffer.String()),
 			Units:   "bytes (a bare number in the description is bytes)",
 			RateHow: fmt.Sprintf("%v, the fastest link of the description's topology", rate),
 		})
@@ -195,6 +196,11 @@ func (p ecnProfile) check() []doctor.Finding {
 			alpha = 1
 		}
 		pfcAt := unit.Bytes(alpha / (1 + alpha) * float64(p.Buffer))
+		threshold, how := fmt.Sprintf("α=%g", alpha), "at α/(1+α) of the shared buffer"
+		if p.StaticTh > 0 {
+			pfcAt = min(p.StaticTh, p.Buffer)
+			threshold, how = fmt.Sprintf("static_th %v", p.StaticTh), "at its static threshold"
+		}
 		if p.Kmax > p.Buffer {
 			fs = append(fs, doctor.Finding{
 				ID: "ecn.kmax.above_buffer", Severity: doctor.Warn, Layer: doctor.LayerFabric,
@@ -212,10 +218,10 @@ func (p ecnProfile) check() []doctor.Finding {
 			}
 			fs = append(fs, doctor.Finding{
 				ID: "ecn.kmin.above_pfc", Severity: sev, Layer: doctor.LayerFabric,
-				Title:    fmt.Sprintf("%s: Kmin %v is at or above where one ingress port's PFC threshold stops the queue (%v of %v, α=%g): %s", p.Subject, p.Kmin, pfcAt, p.Buffer, alpha, what),
+				Title:    fmt.Sprintf("%s: Kmin %v is at or above where one ingress port's PFC threshold stops the queue (%v of %v, %s): %s", p.Subject, p.Kmin, pfcAt, p.Buffer, threshold, what),
 				Subject:  p.Subject,
 				Evidence: evs(p.KminEv, p.BufferEv),
-				Mechanism: "A queue fed by one ingress port reaches that port's XOFF threshold at α/(1+α) of the shared buffer. ECN must mark below it, so that senders slow down before PFC pauses the link and spreads congestion upstream. " +
+				Mechanism: "A queue fed by one ingress port reaches that port's XOFF threshold " + how + ". ECN must mark below it, so that senders slow down before PFC pauses the link and spreads congestion upstream. " +
 					"The seed's \"50000 cells (about 25 MB)\" is such a threshold on a 100G switch.",
 				Fix: fmt.Sprintf("Kmin below %v; size thresholds from the BDP (`rocelab calc ecn`), not from the buffer.", pfcAt),
 			})
