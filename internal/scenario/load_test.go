@@ -36,6 +36,18 @@ topology: {kind: single-switch, hosts: 2}
 switch: {alpha: 1/8, static_th: 60KiB}
 traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 			[]string{"bad.yaml:2:33:", "switch.static_th", "alpha (a dynamic threshold) or static_th, not both"}},
+		{"graph link to a missing switch", `
+topology:
+  kind: graph
+  hosts: 2
+  switches: 1
+  links: [{a: h0, b: s0}, {a: h1, b: s4, rate: 400G}]
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:5:31:", "topology.links[1]", `"s4": the switches are s0..s0`}},
+		{"links on a built kind", `
+topology: {kind: fat-tree, k: 4, links: [{a: h0, b: s0}]}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:1:18:", "topology.links", "apply only to a graph topology"}},
 		{"negative size", `
 topology: {kind: single-switch, hosts: 2}
 traffic: {flows: [{src: h0, dst: h1, bytes: -4KiB}]}`,
@@ -210,6 +222,7 @@ func FuzzLoad(f *testing.F) {
 	}
 	f.Add([]byte("topology: {kind: leaf-spine, leaves: 2, spines: 3, uplinks_per_leaf: 3}\ntraffic: {generators: [{kind: incast, senders: 1, receiver: h0}]}"))
 	f.Add([]byte("topology: [1, 2]\n"))
+	f.Add([]byte("topology: {kind: graph, hosts: 3, switches: 2, links: [{a: h0, b: s0}, {a: h1, b: s0}, {a: h2, b: s1, cable: 1m}, {a: s0, b: s1, rate: 400G, count: 2}]}\ntraffic: {generators: [{kind: incast, senders: 2, receiver: h2, bytes: 1MiB}]}"))
 	f.Add([]byte("a: &x {b: *x}"))
 	f.Add([]byte("x-p: &p {enabled: true, priorities: [3]}\nx-l: &l {rate: 400G, cable: 30m}\ntopology: {kind: dumbbell, left: 2, right: 1, host_link: *l}\nswitch: {pfc: {<<: *p, quanta: 100}, ecn: {<<: [{kmin: 1KB}, {kmax: 9KB}]}}\ntraffic: {flows: [&f {src: h0, dst: h2, bytes: 1MiB, name: a}, {<<: *f, name: b}]}"))
 	f.Add([]byte("duration: 1h\ntopology: {kind: fat-tree, k: 8}\ntraffic: {generators: [{kind: all-to-all, bytes: 1e30, rate: 400G, start: 2h}]}"))

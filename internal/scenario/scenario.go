@@ -285,10 +285,10 @@ func (c *conv) link(r *rawLink, path string, defRate unit.BitRate, defCable unit
 // its own position.
 func (c *conv) topology(r *rawTopology) *topo.Topology {
 	const maxCount = 1 << 20
-	kind := c.choice(r.Kind, "topology.kind", "", "single-switch", "dumbbell", "leaf-spine", "fat-tree")
+	kind := c.choice(r.Kind, "topology.kind", "", "single-switch", "dumbbell", "leaf-spine", "fat-tree", "graph")
 	if kind == "" {
 		if _, ok := c.scalar(r.Kind, "topology.kind"); !ok {
-			c.fail(r.Kind, "topology.kind", "missing: expected one of single-switch, dumbbell, leaf-spine, fat-tree")
+			c.fail(r.Kind, "topology.kind", "missing: expected one of single-switch, dumbbell, leaf-spine, fat-tree, graph")
 		}
 		return nil
 	}
@@ -297,7 +297,7 @@ func (c *conv) topology(r *rawTopology) *topo.Topology {
 	nodes := map[string]ast.Node{
 		"hosts": r.Hosts, "left": r.Left, "right": r.Right, "trunk_links": r.TrunkLinks,
 		"leaves": r.Leaves, "spines": r.Spines, "hosts_per_leaf": r.HostsPerLeaf,
-		"uplinks_per_leaf": r.UplinksPerLeaf, "k": r.K, "radix": r.Radix,
+		"uplinks_per_leaf": r.UplinksPerLeaf, "k": r.K, "radix": r.Radix, "switches": r.Switches,
 	}
 	// The least each count may be, so that one message gives the range.
 	least := map[string]int64{"hosts": 2, "k": 2}
@@ -310,12 +310,16 @@ func (c *conv) topology(r *rawTopology) *topo.Topology {
 		"dumbbell":      {"left", "right", "trunk_links"},
 		"leaf-spine":    {"leaves", "spines", "hosts_per_leaf", "uplinks_per_leaf", "radix"},
 		"fat-tree":      {"k"},
+		"graph":         {"hosts", "switches", "links"},
 	}
-	for _, key := range []string{"hosts", "left", "right", "trunk_links", "leaves", "spines", "hosts_per_leaf", "uplinks_per_leaf", "k", "radix"} {
+	for _, key := range []string{"hosts", "left", "right", "trunk_links", "leaves", "spines", "hosts_per_leaf", "uplinks_per_leaf", "k", "radix", "switches"} {
 		if Unwrap(nodes[key]) == nil || contains(allowed[kind], key) {
 			continue
 		}
 		c.fail(nodes[key], "topology."+key, "does not apply to a %s topology (its keys: %s)", kind, strings.Join(allowed[kind], ", "))
+	}
+	if len(r.Links) > 0 && kind != "graph" {
+		c.fail(r.Kind, "topology.links", "apply only to a graph topology")
 	}
 	if r.Oversubscription != nil && kind != "leaf-spine" {
 		c.fail(r.Oversubscription, "topology.oversubscription", "applies only to a leaf-spine topology")
@@ -347,6 +351,10 @@ func (c *conv) topology(r *rawTopology) *topo.Topology {
 			return nil
 		}
 		t, err = topo.FatTree(num("k", 4), hostLink)
+	case "graph":
+		if t, err = c.graph(r, nodes, num, hostLink, fabricLink); t == nil && err == nil {
+			return nil
+		}
 	case "leaf-spine":
 		spec := topo.LeafSpine{
 			Leaves: num("leaves", 2), Spines: num("spines", 2), HostsPerLeaf: num("hosts_per_leaf", 4),

@@ -56,21 +56,23 @@ type rawServers struct {
 }
 
 type rawTopology struct {
-	Kind             ast.Node    `yaml:"kind"`
-	Hosts            ast.Node    `yaml:"hosts"`
-	Left             ast.Node    `yaml:"left"`
-	Right            ast.Node    `yaml:"right"`
-	TrunkLinks       ast.Node    `yaml:"trunk_links"`
-	Leaves           ast.Node    `yaml:"leaves"`
-	Spines           ast.Node    `yaml:"spines"`
-	HostsPerLeaf     ast.Node    `yaml:"hosts_per_leaf"`
-	UplinksPerLeaf   ast.Node    `yaml:"uplinks_per_leaf"`
-	Oversubscription ast.Node    `yaml:"oversubscription"`
-	K                ast.Node    `yaml:"k"`
-	Radix            ast.Node    `yaml:"radix"`
-	HostLink         *rawLink    `yaml:"host_link"`
-	FabricLink       *rawLink    `yaml:"fabric_link"`
-	Servers          *rawServers `yaml:"servers"`
+	Kind             ast.Node        `yaml:"kind"`
+	Hosts            ast.Node        `yaml:"hosts"`
+	Left             ast.Node        `yaml:"left"`
+	Right            ast.Node        `yaml:"right"`
+	TrunkLinks       ast.Node        `yaml:"trunk_links"`
+	Leaves           ast.Node        `yaml:"leaves"`
+	Spines           ast.Node        `yaml:"spines"`
+	HostsPerLeaf     ast.Node        `yaml:"hosts_per_leaf"`
+	UplinksPerLeaf   ast.Node        `yaml:"uplinks_per_leaf"`
+	Oversubscription ast.Node        `yaml:"oversubscription"`
+	K                ast.Node        `yaml:"k"`
+	Switches         ast.Node        `yaml:"switches"`
+	Links            []*rawGraphLink `yaml:"links"`
+	Radix            ast.Node        `yaml:"radix"`
+	HostLink         *rawLink        `yaml:"host_link"`
+	FabricLink       *rawLink        `yaml:"fabric_link"`
+	Servers          *rawServers     `yaml:"servers"`
 }
 
 type rawPFC struct {

@@ -3,8 +3,8 @@
 // scenario package turns a Topology into a running fabric.
 //
 // Builders: a single switch, a dumbbell, a two-tier leaf-spine (with
-// oversubscription and optional rail-optimised GPU servers), and a
-// three-tier k-ary fat-tree.
+// oversubscription and optional rail-optimised GPU servers), a
+// three-tier k-ary fat-tree, and a graph of listed links.
 package topo
 
 import (
