@@ -3,14 +3,12 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"math"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"rocelab/internal/scenario"
+	"rocelab/tools/internal/agree"
 )
 
 // TestAgreesWithHtsim runs the agreement scenarios (scenarios/agree-*.yaml:
@@ -36,43 +34,28 @@ func TestAgreesWithHtsim(t *testing.T) {
 		{"incast127", 3, 0.03, 0.06, 0.01},
 	} {
 		t.Run(c.workload, func(t *testing.T) {
-			var h, r stats
+			var h, r agree.Seeds
 			for seed := 1; seed <= c.seeds; seed++ {
-				h.add(htsimFinishes(t, fmt.Sprintf("testdata/htsim/%s-seed%d.txt", c.workload, seed)))
-				r.add(rocelabFinishes(t, "scenarios/agree-"+c.workload+".yaml", uint64(seed)))
+				h.Add(htsimFinishes(t, fmt.Sprintf("testdata/htsim/%s-seed%d.txt", c.workload, seed)))
+				o, err := agree.Run("scenarios/agree-"+c.workload+".yaml", uint64(seed))
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.Add(agree.Finishes(o))
 			}
-			for _, m := range []struct {
-				name           string
-				htsim, rocelab float64
-				bound          float64
-			}{
-				{"mean", h.mean / h.n, r.mean / r.n, c.mean},
-				{"p50", h.p50 / h.n, r.p50 / r.n, c.p50},
-				{"max", h.max / h.n, r.max / r.n, c.max},
+			hm, rm := h.Mean(), r.Mean()
+			for _, m := range []agree.Metric{
+				{Name: "mean", Other: hm.Mean, Rocelab: rm.Mean, Bound: c.mean},
+				{Name: "p50", Other: hm.P50, Rocelab: rm.P50, Bound: c.p50},
+				{Name: "max", Other: hm.Max, Rocelab: rm.Max, Bound: c.max},
 			} {
-				d := m.rocelab/m.htsim - 1
-				t.Logf("%s %s over %d seeds: htsim %.1f us, rocelab %.1f us (%+.1f%%)", c.workload, m.name, c.seeds, m.htsim, m.rocelab, 100*d)
-				if math.Abs(d) > m.bound {
-					t.Errorf("%s %s: rocelab %.1f us against htsim's %.1f us, %+.1f%% (bound ±%.0f%%)", c.workload, m.name, m.rocelab, m.htsim, 100*d, 100*m.bound)
+				t.Logf("%s %s over %d seeds: htsim %.1f us, rocelab %.1f us (%+.1f%%)", c.workload, m.Name, c.seeds, m.Other, m.Rocelab, 100*m.Diff())
+				if !m.Within() {
+					t.Errorf("%s %s: rocelab %.1f us against htsim's %.1f us, %+.1f%% (bound ±%.0f%%)", c.workload, m.Name, m.Rocelab, m.Other, 100*m.Diff(), 100*m.Bound)
 				}
 			}
 		})
 	}
-}
-
-// stats sums per-seed statistics of completion times.
-type stats struct{ n, mean, p50, max float64 }
-
-func (s *stats) add(x []float64) {
-	slices.Sort(x)
-	sum := 0.0
-	for _, v := range x {
-		sum += v
-	}
-	s.n++
-	s.mean += sum / float64(len(x))
-	s.p50 += x[(len(x)-1)/2]
-	s.max += x[len(x)-1]
 }
 
 // htsimFinishes reads the completion times of htsim's "Flow ... finished
@@ -102,31 +85,6 @@ func htsimFinishes(t *testing.T, file string) []float64 {
 	}
 	if len(x) == 0 {
 		t.Fatalf("%s: no flow completions", file)
-	}
-	return x
-}
-
-// rocelabFinishes runs the scenario with the seed and returns when each
-// flow completed, in microseconds from the start; it fails the test when
-// a flow did not complete.
-func rocelabFinishes(t *testing.T, file string, seed uint64) []float64 {
-	t.Helper()
-	s, err := scenario.LoadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Seed = seed
-	tw, err := scenario.Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tw.Run()
-	var x []float64
-	for _, f := range tw.Observe().Flows {
-		if f.FCTUS == nil {
-			t.Fatalf("%s seed %d: flow %s did not complete (%s)", file, seed, f.Name, f.Status)
-		}
-		x = append(x, f.StartUS+*f.FCTUS)
 	}
 	return x
 }
