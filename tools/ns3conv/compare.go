@@ -138,12 +138,14 @@ type comparison struct {
 }
 
 // compare runs the scenario on rocelab and matches its flows with ns-3's
-// fct.txt lines by source, destination and sport.
+// fct.txt lines by source, destination and sport; pfcFile, when given and
+// present, is ns-3's pfc.txt.
 func compare(file string, seed uint64, fctFile, pfcFile string) (*comparison, error) {
 	s, err := scenario.LoadFile(file)
 	if err != nil {
 		return nil, err
 	}
+	s.Seed = seed
 	var bad mismatches
 	order := flows(s, &bad)
 	if err := bad.err(file); err != nil {
@@ -185,7 +187,7 @@ func compare(file string, seed uint64, fctFile, pfcFile string) (*comparison, er
 		return nil, fmt.Errorf("%s: %d flows, the scenario has %d", fctFile, len(got), len(order))
 	}
 	c.rocelabPauses, c.rocelabHeld = rocelabPauses(o)
-	if _, err := os.Stat(pfcFile); err == nil {
+	if _, err := os.Stat(pfcFile); pfcFile != "" && err == nil {
 		if c.ns3Pauses, c.ns3Held, err = ns3Pauses(pfcFile); err != nil {
 			return nil, err
 		}

@@ -20,12 +20,19 @@ import (
 // share of the free pool at ports of the NIC's speed (a right shift by 3),
 // the headroom of a port (three times the link's bandwidth-delay product),
 // and the first sport of each host pair's flows.
+//
+// ns-3's switches hash ECMP with their node id as the seed: the same
+// flows always take the same paths. The converter writes the scenario's
+// seed into the flows' destination port, which the hash reads, so that
+// each seed draws other paths in ns-3 as it does in rocelab (whose hash
+// is its own: single flows' paths differ between the two, a seed's
+// statistics less, their average over seeds less again).
 const (
 	ns3Reserve    = 4 * unit.KiB
 	ns3XONOffset  = 3 * unit.KiB
 	ns3AlphaShift = 3
 	ns3FirstPort  = 10000
-	ns3DstPort    = 100
+	ns3DstPort    = 100 // plus the scenario's seed
 )
 
 // ns3Headroom is the headroom third.cc gives a switch port: three times
@@ -117,7 +124,7 @@ func convert(s *scenario.Scenario, file string) (*files, error) {
 	f.flows, fl = flows(s, &bad), strings.Builder{}
 	fmt.Fprintf(&fl, "%d\n", len(f.flows))
 	for _, x := range f.flows {
-		fmt.Fprintf(&fl, "%d %d %d %d %d %s\n", x.Src, x.Dst, x.Priority, ns3DstPort, int64(x.Bytes), seconds(x.Start))
+		fmt.Fprintf(&fl, "%d %d %d %d %d %s\n", x.Src, x.Dst, x.Priority, ns3DstPort+s.Seed, int64(x.Bytes), seconds(x.Start))
 	}
 	if err := bad.err(file); err != nil {
 		return nil, err
@@ -202,7 +209,7 @@ func checkHost(s *scenario.Scenario, bad *mismatches) (ccMode int, qcn bool) {
 		}
 		return 1, false
 	case "dcqcn":
-		checkDCQCN(n.DCQCN.Config, bad)
+		checkDCQCN(s, bad)
 		if !s.Switch.ECN.Enabled || !h.ECN {
 			bad.add("switch.ecn.enabled and host.ecn: DCQCN needs marks")
 		}
@@ -229,7 +236,11 @@ var ns3Fixed = []struct {
 }
 
 // checkDCQCN compares the DCQCN knobs with what CC_MODE 1 can be told.
-func checkDCQCN(c *cc.DCQCNConfig, bad *mismatches) {
+// ns-3 has no CNP packet: the receiver sets a flag on the ACK of a marked
+// packet, which rides the data's queue in every switch; the CNPs must
+// then take the data's priority, not the NIC's default of 6.
+func checkDCQCN(s *scenario.Scenario, bad *mismatches) {
+	c := s.Host.NIC.DCQCN.Config
 	if c.Variant != cc.VariantMLX5 {
 		bad.add("host.dcqcn.preset: set mlx5 (ns-3's CC_MODE 1 is the Mellanox model)")
 		return
@@ -241,6 +252,14 @@ func checkDCQCN(c *cc.DCQCNConfig, bad *mismatches) {
 	}
 	if c.RpgMinDecFac > 50 {
 		bad.add("host.dcqcn.rpg_min_dec_fac: set at most 50 (ns-3 has no floor; its cuts keep at least half)")
+	}
+	for p := range 8 {
+		if s.Switch.PFC.Priorities&(1<<p) == 0 {
+			continue
+		}
+		if c.Cnp802pPrio != int64(p) || s.Switch.DSCPToPrio[c.CnpDscp] != uint8(p) {
+			bad.add("host.dcqcn.cnp_802p_prio and cnp_dscp: set %d and a DSCP of priority %d (ns-3's CNP is a flag on an ACK, in the data's queue)", p, p)
+		}
 	}
 	if c.RateReduceMonitorPeriod == 0 {
 		bad.add("host.dcqcn.rate_reduce_monitor_period: ns-3 cuts once per window; set a positive period")

@@ -47,7 +47,7 @@ func TestIncastFiles(t *testing.T) {
 		t.Errorf("%d links, want 64", n)
 	}
 	fl := strings.Split(strings.TrimSpace(f["flow.txt"]), "\n")
-	if fl[0] != "16" || fl[1] != "8 0 3 100 2000000 0.000000000" || fl[16] != "23 0 3 100 2000000 0.000000000" {
+	if fl[0] != "16" || fl[1] != "8 0 3 101 2000000 0.000000000" || fl[16] != "23 0 3 101 2000000 0.000000000" {
 		t.Errorf("flows:\n%s", f["flow.txt"])
 	}
 	for _, want := range []string{
@@ -117,7 +117,7 @@ traffic:
 	for _, want := range []string{
 		"switch.pfc.headroom: set 561 (", "switch.alpha: set 1/8", "switch.reserve: set 4KiB", "switch.pfc.xon_offset: set 3KiB",
 		"switch.pfc.response_time", "host.qp.ack_coalesce: set 1", "host.rx.pfc: set false", "phy: set",
-		"host.dcqcn.initial_alpha_value: set 1024", "host.dcqcn.min_time_between_cnps: set 0", "flow b waits on another",
+		"host.dcqcn.initial_alpha_value: set 1024", "host.dcqcn.min_time_between_cnps: set 0", "cnp_802p_prio and cnp_dscp: set 3", "flow b waits on another",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
