@@ -22,11 +22,12 @@ type ns3Flow struct {
 	start, fct      float64 // µs
 }
 
-// readFCT reads ns-3's fct.txt. Lines starting with # are comments (the
-// recorded copies in testdata carry their source there).
-func readFCT(file string) ([]ns3Flow, error) {
+// readFCT reads ns-3's fct.txt, named file in messages. Lines starting
+// with # are comments (the recorded copies in testdata carry their source
+// there).
+func readFCT(file string, r io.Reader) ([]ns3Flow, error) {
 	var out []ns3Flow
-	err := lines(file, func(line int, f []string) error {
+	err := lines(file, r, func(line int, f []string) error {
 		if len(f) != 8 {
 			return fmt.Errorf("%s:%d:1: expected fct.txt's 8 fields (sip dip sport dport size start_time fct standalone_fct), got %d", file, line, len(f))
 		}
@@ -65,14 +66,15 @@ func col(f []string, i int) int {
 	return c
 }
 
-// ns3Pauses reads ns-3's pfc.txt ("time node node_type ifindex type",
-// type 1 a pause received, 0 a resume) and returns the pauses received
-// and the time ports were held, in µs, a pause unresolved at the end
-// counting up to the last event.
-func ns3Pauses(file string) (n int, held float64, err error) {
+// readPauses reads ns-3's pfc.txt ("time node node_type ifindex type",
+// type 1 a pause received, 0 a resume), named file in messages, and
+// returns the pauses received and the time ports were held, in µs, a
+// pause unresolved at the end counting up to the last event.
+func readPauses(file string, r io.Reader) (pauses, error) {
+	var p pauses
 	since := map[[2]int64]int64{}
 	var last int64
-	err = lines(file, func(line int, f []string) error {
+	err := lines(file, r, func(line int, f []string) error {
 		if len(f) != 5 {
 			return fmt.Errorf("%s:%d:1: expected pfc.txt's 5 fields (time node node_type ifindex type), got %d", file, line, len(f))
 		}
@@ -84,33 +86,38 @@ func ns3Pauses(file string) (n int, held float64, err error) {
 			}
 			v[i] = x
 		}
+		if v[0] < last {
+			return fmt.Errorf("%s:%d:1: time %d before the previous line's %d: pfc.txt is written in time order", file, line, v[0], last)
+		}
 		k := [2]int64{v[1], v[3]}
-		last = max(last, v[0])
+		last = v[0]
 		if v[4] == 1 {
-			n++
+			p.n++
 			if _, ok := since[k]; !ok {
 				since[k] = v[0]
 			}
 		} else if t, ok := since[k]; ok {
-			held += float64(v[0]-t) / 1e3
+			p.held += float64(v[0]-t) / 1e3
 			delete(since, k)
 		}
 		return nil
 	})
 	for _, t := range since {
-		held += float64(last-t) / 1e3
+		p.held += float64(last-t) / 1e3
 	}
-	return n, held, err
+	return p, err
 }
 
-// lines calls fn with the fields of each line of file that is neither
-// empty nor a comment.
-func lines(file string, fn func(line int, f []string) error) error {
-	r, err := os.Open(file)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
+// pauses are the PFC pauses ports received and how long they held them
+// (µs).
+type pauses struct {
+	n    int
+	held float64
+}
+
+// lines calls fn with the fields of each line of r that is neither empty
+// nor a comment; file names r in messages.
+func lines(file string, r io.Reader, fn func(line int, f []string) error) error {
 	sc := bufio.NewScanner(r)
 	for line := 1; sc.Scan(); line++ {
 		f := strings.Fields(sc.Text())
@@ -121,7 +128,21 @@ func lines(file string, fn func(line int, f []string) error) error {
 			return err
 		}
 	}
-	return sc.Err()
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %v", file, err)
+	}
+	return nil
+}
+
+// readFile opens file and reads it with read.
+func readFile[T any](file string, read func(string, io.Reader) (T, error)) (T, error) {
+	r, err := os.Open(file)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer r.Close()
+	return read(file, r)
 }
 
 // comparison is one scenario run on both simulators.
@@ -131,10 +152,9 @@ type comparison struct {
 	ns3, rocelab, ratio []float64
 	// the last completion of each
 	ns3End, rocelabEnd float64
-	// PFC pauses received and time held (µs); ns3Pauses is -1 without a
-	// pfc.txt
-	ns3Pauses, rocelabPauses int
-	ns3Held, rocelabHeld     float64
+	// PFC pauses; ns3Pauses is nil without a pfc.txt
+	ns3Pauses     *pauses
+	rocelabPauses pauses
 }
 
 // compare runs the scenario on rocelab and matches its flows with ns-3's
@@ -151,7 +171,7 @@ func compare(file string, seed uint64, fctFile, pfcFile string) (*comparison, er
 	if err := bad.err(file); err != nil {
 		return nil, err
 	}
-	got, err := readFCT(fctFile)
+	got, err := readFile(fctFile, readFCT)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +187,7 @@ func compare(file string, seed uint64, fctFile, pfcFile string) (*comparison, er
 	for _, g := range got {
 		byKey[[3]int{g.src, g.dst, g.sport}] = g
 	}
-	c := &comparison{name: s.Name, ns3Pauses: -1}
+	c := &comparison{name: s.Name}
 	for _, f := range order {
 		g, ok := byKey[[3]int{f.Src, f.Dst, f.sport}]
 		switch {
@@ -186,11 +206,13 @@ func compare(file string, seed uint64, fctFile, pfcFile string) (*comparison, er
 	if len(got) != len(order) {
 		return nil, fmt.Errorf("%s: %d flows, the scenario has %d", fctFile, len(got), len(order))
 	}
-	c.rocelabPauses, c.rocelabHeld = rocelabPauses(o)
+	c.rocelabPauses = rocelabPauses(o)
 	if _, err := os.Stat(pfcFile); pfcFile != "" && err == nil {
-		if c.ns3Pauses, c.ns3Held, err = ns3Pauses(pfcFile); err != nil {
+		p, err := readFile(pfcFile, readPauses)
+		if err != nil {
 			return nil, err
 		}
+		c.ns3Pauses = &p
 	}
 	return c, nil
 }
@@ -199,19 +221,19 @@ var pauseCounter = regexp.MustCompile(`^rx_prio\d_pause_(transition|duration)$`)
 
 // rocelabPauses sums the pause episodes every port received (ns-3 pauses
 // until it resumes, so an episode is its pause) and the time they held.
-func rocelabPauses(o twin.Observation) (n int, held float64) {
-	for _, p := range o.Ports {
-		for _, c := range p.Counters {
+func rocelabPauses(o twin.Observation) (p pauses) {
+	for _, port := range o.Ports {
+		for _, c := range port.Counters {
 			switch m := pauseCounter.FindStringSubmatch(c.Name); {
 			case m == nil:
 			case m[1] == "transition":
-				n += int(c.Value)
+				p.n += int(c.Value)
 			default:
-				held += float64(c.Value)
+				p.held += float64(c.Value)
 			}
 		}
 	}
-	return n, held
+	return p
 }
 
 // print writes the comparison as a table.
@@ -227,7 +249,7 @@ func (c *comparison) print(w io.Writer) {
 	row("FCT max (us)", n.Max, r.Max)
 	row("last completion (us)", c.ns3End, c.rocelabEnd)
 	fmt.Fprintf(w, "per-flow FCT ratio rocelab/ns-3: median %.3f, p99 %.3f, max %.3f\n", q.P50, q.P99, q.Max)
-	if c.ns3Pauses >= 0 {
-		fmt.Fprintf(w, "PFC pauses received: ns-3 %d (held %.1f us), rocelab %d (held %.0f us)\n", c.ns3Pauses, c.ns3Held, c.rocelabPauses, c.rocelabHeld)
+	if p := c.ns3Pauses; p != nil {
+		fmt.Fprintf(w, "PFC pauses received: ns-3 %d (held %.1f us), rocelab %d (held %.0f us)\n", p.n, p.held, c.rocelabPauses.n, c.rocelabPauses.held)
 	}
 }

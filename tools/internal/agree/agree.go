@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"testing"
 
 	"rocelab/internal/scenario"
 	"rocelab/internal/twin"
@@ -101,3 +102,15 @@ func (m Metric) Diff() float64 { return m.Rocelab/m.Other - 1 }
 
 // Within reports whether the difference is inside the bound.
 func (m Metric) Within() bool { return math.Abs(m.Diff()) <= m.Bound }
+
+// Hold logs each metric of label and fails t for each outside its bound;
+// a bound of 0 is logged only. other names the other simulator.
+func Hold(t testing.TB, label, other string, ms []Metric) {
+	t.Helper()
+	for _, m := range ms {
+		t.Logf("%s %s: %s %.1f, rocelab %.1f (%+.1f%%)", label, m.Name, other, m.Other, m.Rocelab, 100*m.Diff())
+		if m.Bound > 0 && !m.Within() {
+			t.Errorf("%s %s: rocelab %.1f against %s's %.1f, %+.1f%% (bound ±%.0f%%)", label, m.Name, m.Rocelab, other, m.Other, 100*m.Diff(), 100*m.Bound)
+		}
+	}
+}
