@@ -4,15 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"rocelab/internal/scenario"
+	"rocelab/tools/internal/agree"
 )
 
 // TestAgreesWithHtsim runs the agreement scenarios (scenarios/agree-*.yaml:
@@ -43,29 +42,24 @@ func TestAgreesWithHtsim(t *testing.T) {
 	} {
 		for _, how := range []string{"written", "imported"} {
 			t.Run(c.workload+"/"+how, func(t *testing.T) {
-				var h, r stats
+				var h, r agree.Seeds
 				for seed := 1; seed <= c.seeds; seed++ {
 					file := fmt.Sprintf("testdata/htsim/%s-seed%d.txt", c.workload, seed)
-					h.add(htsimFinishes(t, file))
+					h.Add(htsimFinishes(t, file))
 					s := agreementScenario(t, c.workload, file, how == "imported")
 					s.Seed = uint64(seed)
-					r.add(rocelabFinishes(t, s))
-				}
-				for _, m := range []struct {
-					name           string
-					htsim, rocelab float64
-					bound          float64
-				}{
-					{"mean", h.mean / h.n, r.mean / r.n, c.mean},
-					{"p50", h.p50 / h.n, r.p50 / r.n, c.p50},
-					{"max", h.max / h.n, r.max / r.n, c.max},
-				} {
-					d := m.rocelab/m.htsim - 1
-					t.Logf("%s %s %s over %d seeds: htsim %.1f us, rocelab %.1f us (%+.1f%%)", c.workload, how, m.name, c.seeds, m.htsim, m.rocelab, 100*d)
-					if math.Abs(d) > m.bound {
-						t.Errorf("%s %s: rocelab %.1f us against htsim's %.1f us, %+.1f%% (bound ±%.0f%%)", c.workload, m.name, m.rocelab, m.htsim, 100*d, 100*m.bound)
+					o, err := agree.RunScenario(s)
+					if err != nil {
+						t.Fatal(err)
 					}
+					r.Add(agree.Finishes(o))
 				}
+				hm, rm := h.Mean(), r.Mean()
+				agree.Hold(t, fmt.Sprintf("%s %s over %d seeds", c.workload, how, c.seeds), "htsim", []agree.Metric{
+					{Name: "mean", Other: hm.Mean, Rocelab: rm.Mean, Bound: c.mean},
+					{Name: "p50", Other: hm.P50, Rocelab: rm.P50, Bound: c.p50},
+					{Name: "max", Other: hm.Max, Rocelab: rm.Max, Bound: c.max},
+				})
 			})
 		}
 	}
@@ -113,21 +107,6 @@ func agreementScenario(t *testing.T, workload, htsimOut string, imported bool) *
 	return s
 }
 
-// stats sums per-seed statistics of completion times.
-type stats struct{ n, mean, p50, max float64 }
-
-func (s *stats) add(x []float64) {
-	slices.Sort(x)
-	sum := 0.0
-	for _, v := range x {
-		sum += v
-	}
-	s.n++
-	s.mean += sum / float64(len(x))
-	s.p50 += x[(len(x)-1)/2]
-	s.max += x[len(x)-1]
-}
-
 // htsimFinishes reads the completion times of htsim's "Flow ... finished
 // at T total bytes B" lines.
 func htsimFinishes(t *testing.T, file string) []float64 {
@@ -155,26 +134,6 @@ func htsimFinishes(t *testing.T, file string) []float64 {
 	}
 	if len(x) == 0 {
 		t.Fatalf("%s: no flow completions", file)
-	}
-	return x
-}
-
-// rocelabFinishes runs the scenario and returns when each flow
-// completed, in microseconds from the start; it fails the test when a
-// flow did not complete.
-func rocelabFinishes(t *testing.T, s *scenario.Scenario) []float64 {
-	t.Helper()
-	tw, err := scenario.Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tw.Run()
-	var x []float64
-	for _, f := range tw.Observe().Flows {
-		if f.FCTUS == nil {
-			t.Fatalf("%s seed %d: flow %s did not complete (%s)", s.Name, s.Seed, f.Name, f.Status)
-		}
-		x = append(x, f.StartUS+*f.FCTUS)
 	}
 	return x
 }

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/scenario"
+	"rocelab/internal/twin"
+	"rocelab/tools/internal/agree"
+)
+
+// ns3Flow is one line of ns-3's fct.txt: "sip dip sport dport size
+// start_time fct standalone_fct", addresses in hex, times in ns.
+type ns3Flow struct {
+	src, dst, sport int
+	size            int64
+	start, fct      float64 // µs
+}
+
+// readFCT reads ns-3's fct.txt, named file in messages. Lines starting
+// with # are comments (the recorded copies in testdata carry their source
+// there).
+func readFCT(file string, r io.Reader) ([]ns3Flow, error) {
+	var out []ns3Flow
+	err := lines(file, r, func(line int, f []string) error {
+		if len(f) != 8 {
+			return fmt.Errorf("%s:%d:1: expected fct.txt's 8 fields (sip dip sport dport size start_time fct standalone_fct), got %d", file, line, len(f))
+		}
+		var v [8]int64
+		for i, s := range f {
+			base := 10
+			if i < 2 {
+				base = 16
+			}
+			x, err := strconv.ParseInt(s, base, 64)
+			if err != nil || x < 0 {
+				return fmt.Errorf("%s:%d:%d: field %d: expected a non-negative integer (base %d), got %q", file, line, col(f, i), i+1, base, s)
+			}
+			v[i] = x
+		}
+		out = append(out, ns3Flow{src: nodeOf(v[0]), dst: nodeOf(v[1]), sport: int(v[2]), size: v[4], start: float64(v[5]) / 1e3, fct: float64(v[6]) / 1e3})
+		return nil
+	})
+	if err == nil && len(out) == 0 {
+		err = fmt.Errorf("%s: no flow completions", file)
+	}
+	return out, err
+}
+
+// nodeOf is the ns-3 node id of a host address (third.cc's
+// node_id_to_ip: 11.x.y.1 with x·256 + y the id).
+func nodeOf(ip int64) int { return int(ip>>8) & 0xffff }
+
+// col is the column at which field i of a whitespace-split line starts,
+// counting single spaces (the files are machine-written).
+func col(f []string, i int) int {
+	c := 1
+	for _, s := range f[:i] {
+		c += len(s) + 1
+	}
+	return c
+}
+
+// readPauses reads ns-3's pfc.txt ("time node node_type ifindex type",
+// type 1 a pause received, 0 a resume), named file in messages, and
+// returns the pauses received and the time ports were held, in µs, a
+// pause unresolved at the end counting up to the last event.
+func readPauses(file string, r io.Reader) (pauses, error) {
+	var p pauses
+	since := map[[2]int64]int64{}
+	var last int64
+	err := lines(file, r, func(line int, f []string) error {
+		if len(f) != 5 {
+			return fmt.Errorf("%s:%d:1: expected pfc.txt's 5 fields (time node node_type ifindex type), got %d", file, line, len(f))
+		}
+		var v [5]int64
+		for i, s := range f {
+			x, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || x < 0 || i == 4 && x > 1 {
+				return fmt.Errorf("%s:%d:%d: field %d: expected a non-negative integer (type 0 or 1), got %q", file, line, col(f, i), i+1, s)
+			}
+			v[i] = x
+		}
+		if v[0] < last {
+			return fmt.Errorf("%s:%d:1: time %d before the previous line's %d: pfc.txt is written in time order", file, line, v[0], last)
+		}
+		k := [2]int64{v[1], v[3]}
+		last = v[0]
+		if v[4] == 1 {
+			p.n++
+			if _, ok := since[k]; !ok {
+				since[k] = v[0]
+			}
+		} else if t, ok := since[k]; ok {
+			p.held += float64(v[0]-t) / 1e3
+			delete(since, k)
+		}
+		return nil
+	})
+	for _, t := range since {
+		p.held += float64(last-t) / 1e3
+	}
+	return p, err
+}
+
+// pauses are the PFC pauses ports received and how long they held them
+// (µs).
+type pauses struct {
+	n    int
+	held float64
+}
+
+// lines calls fn with the fields of each line of r that is neither empty
+// nor a comment; file names r in messages.
+func lines(file string, r io.Reader, fn func(line int, f []string) error) error {
+	sc := bufio.NewScanner(r)
+	for line := 1; sc.Scan(); line++ {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if err := fn(line, f); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %v", file, err)
+	}
+	return nil
+}
+
+// readFile opens file and reads it with read.
+func readFile[T any](file string, read func(string, io.Reader) (T, error)) (T, error) {
+	r, err := os.Open(file)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer r.Close()
+	return read(file, r)
+}
+
+// comparison is one scenario run on both simulators.
+type comparison struct {
+	name string
+	// FCTs in µs, by flow in flow.txt's order, and their ratio.
+	ns3, rocelab, ratio []float64
+	// the last completion of each
+	ns3End, rocelabEnd float64
+	// PFC pauses; ns3Pauses is nil without a pfc.txt
+	ns3Pauses     *pauses
+	rocelabPauses pauses
+}
+
+// compare runs the scenario on rocelab and matches its flows with ns-3's
+// fct.txt lines by source, destination and sport; pfcFile, when given and
+// present, is ns-3's pfc.txt.
+func compare(file string, seed uint64, fctFile, pfcFile string) (*comparison, error) {
+	s, err := scenario.LoadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	s.Seed = seed
+	var bad mismatches
+	order := flows(s, &bad)
+	if err := bad.err(file); err != nil {
+		return nil, err
+	}
+	got, err := readFile(fctFile, readFCT)
+	if err != nil {
+		return nil, err
+	}
+	o, err := agree.Run(file, seed)
+	if err != nil {
+		return nil, err
+	}
+	fct := map[string]float64{}
+	for _, f := range o.Flows {
+		fct[f.Name] = *f.FCTUS
+	}
+	byKey := map[[3]int]ns3Flow{}
+	for _, g := range got {
+		byKey[[3]int{g.src, g.dst, g.sport}] = g
+	}
+	c := &comparison{name: s.Name}
+	for _, f := range order {
+		g, ok := byKey[[3]int{f.Src, f.Dst, f.sport}]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("%s: no line for flow %s (h%d -> h%d, sport %d): it did not complete in ns-3", fctFile, f.Name, f.Src, f.Dst, f.sport)
+		case g.size != int64(f.Bytes):
+			return nil, fmt.Errorf("%s: flow h%d -> h%d sport %d sent %d bytes, the scenario's %s %d: not this scenario's output", fctFile, f.Src, f.Dst, f.sport, g.size, f.Name, int64(f.Bytes))
+		}
+		r := fct[f.Name]
+		c.ns3 = append(c.ns3, g.fct)
+		c.rocelab = append(c.rocelab, r)
+		c.ratio = append(c.ratio, r/g.fct)
+		c.ns3End = max(c.ns3End, g.start+g.fct)
+		c.rocelabEnd = max(c.rocelabEnd, f.Start.Seconds()*1e6+r)
+	}
+	if len(got) != len(order) {
+		return nil, fmt.Errorf("%s: %d flows, the scenario has %d", fctFile, len(got), len(order))
+	}
+	c.rocelabPauses = rocelabPauses(o)
+	if _, err := os.Stat(pfcFile); pfcFile != "" && err == nil {
+		p, err := readFile(pfcFile, readPauses)
+		if err != nil {
+			return nil, err
+		}
+		c.ns3Pauses = &p
+	}
+	return c, nil
+}
+
+var pauseCounter = regexp.MustCompile(`^rx_prio\d_pause_(transition|duration)$`)
+
+// rocelabPauses sums the pause episodes every port received (ns-3 pauses
+// until it resumes, so an episode is its pause) and the time they held.
+func rocelabPauses(o twin.Observation) (p pauses) {
+	for _, port := range o.Ports {
+		for _, c := range port.Counters {
+			switch m := pauseCounter.FindStringSubmatch(c.Name); {
+			case m == nil:
+			case m[1] == "transition":
+				p.n += int(c.Value)
+			default:
+				p.held += float64(c.Value)
+			}
+		}
+	}
+	return p
+}
+
+// print writes the comparison as a table.
+func (c *comparison) print(w io.Writer) {
+	n, r, q := agree.Summarise(c.ns3), agree.Summarise(c.rocelab), agree.Summarise(c.ratio)
+	fmt.Fprintf(w, "%s: %d flows\n%-22s %12s %12s %8s\n", c.name, len(c.ns3), "statistic", "ns-3", "rocelab", "diff")
+	row := func(name string, a, b float64) {
+		fmt.Fprintf(w, "%-22s %12.1f %12.1f %+7.1f%%\n", name, a, b, 100*(b/a-1))
+	}
+	row("FCT mean (us)", n.Mean, r.Mean)
+	row("FCT median (us)", n.P50, r.P50)
+	row("FCT p99 (us)", n.P99, r.P99)
+	row("FCT max (us)", n.Max, r.Max)
+	row("last completion (us)", c.ns3End, c.rocelabEnd)
+	fmt.Fprintf(w, "per-flow FCT ratio rocelab/ns-3: median %.3f, p99 %.3f, max %.3f\n", q.P50, q.P99, q.Max)
+	if p := c.ns3Pauses; p != nil {
+		fmt.Fprintf(w, "PFC pauses received: ns-3 %d (held %.1f us), rocelab %d (held %.0f us)\n", p.n, p.held, c.rocelabPauses.n, c.rocelabPauses.held)
+	}
+}

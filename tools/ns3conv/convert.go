@@ -1,0 +1,393 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"rocelab/internal/cc"
+	"rocelab/internal/scenario"
+	"rocelab/internal/topo"
+	"rocelab/internal/unit"
+)
+
+// What the HPCC ns-3 model fixes in its code rather than its
+// configuration (switch-mmu.cc, third.cc at 9f4be2a): every ingress queue's
+// reserve, the XON offset below the PFC threshold, the dynamic threshold's
+// share of the free pool at ports of the NIC's speed (a right shift by 3),
+// the headroom of a port (three times the link's bandwidth-delay product),
+// and the first sport of each host pair's flows.
+//
+// ns-3's switches hash ECMP with their node id as the seed: the same
+// flows always take the same paths. The converter writes the scenario's
+// seed into the flows' destination port, which the hash reads, so that
+// each seed draws other paths in ns-3 as it does in rocelab (whose hash
+// is its own: single flows' paths differ between the two, a seed's
+// statistics less, their average over seeds less again).
+const (
+	ns3Reserve    = 4 * unit.KiB
+	ns3XONOffset  = 3 * unit.KiB
+	ns3AlphaShift = 3
+	ns3FirstPort  = 10000
+	ns3DstPort    = 100 // plus the scenario's seed
+)
+
+// ns3Headroom is the headroom third.cc gives a switch port: three times
+// the link's bandwidth-delay product, in whole bytes as its integer
+// arithmetic has it (delay in ns).
+func ns3Headroom(l topo.LinkSpec) unit.Bytes {
+	ns := int64(l.Cable.Delay() / unit.Nanosecond)
+	return unit.Bytes(int64(l.Rate) * ns / 8 / 1_000_000_000 * 3)
+}
+
+// files are the inputs of ns-3's scratch/third: its configuration and the
+// files the configuration names.
+type files struct {
+	config, topology, flow, trace string
+	// flows are the scenario's flows in flow.txt's order, each with the
+	// sport ns-3 gives it.
+	flows []flow
+}
+
+// flow is one scenario flow as ns-3 runs it.
+type flow struct {
+	scenario.FlowSpec
+	sport int
+}
+
+// mismatches collects every setting ns-3 cannot follow, so that one run
+// of the converter names them all.
+type mismatches []string
+
+func (m *mismatches) add(format string, a ...any) { *m = append(*m, fmt.Sprintf(format, a...)) }
+
+func (m mismatches) err(file string) error {
+	if len(m) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: the HPCC ns-3 model cannot run this scenario as written:\n  %s", file, strings.Join(m, "\n  "))
+}
+
+// convert writes s as the HPCC ns-3 model's input. The topology's hosts
+// become ns-3 nodes 0..H-1 in host order (so that a host's index is its
+// node id, which fct.txt's addresses carry), its switches the nodes after.
+func convert(s *scenario.Scenario, file string) (*files, error) {
+	var bad mismatches
+	t := s.Topo
+	nic := t.Links[0].Rate
+	id := make([]int, len(t.Nodes))
+	var switches []int
+	for i, h := range t.Hosts {
+		id[h] = i
+	}
+	for n, nd := range t.Nodes {
+		if nd.Kind == topo.Switch {
+			id[n] = len(t.Hosts) + len(switches)
+			switches = append(switches, id[n])
+		}
+	}
+	pair := map[[2]int]bool{}
+	var headroom []unit.Bytes
+	var top strings.Builder
+	for _, l := range t.Links {
+		k := [2]int{min(l.A, l.B), max(l.A, l.B)}
+		if pair[k] {
+			bad.add("topology: parallel links between %s and %s (ns-3 keeps one interface per neighbour)", t.Nodes[l.A].Name, t.Nodes[l.B].Name)
+		}
+		pair[k] = true
+		if l.Rate != nic {
+			bad.add("topology: link %s-%s runs at %v, the hosts at %v (ns-3 halves the PFC share per doubling of speed; rocelab has one alpha)", t.Nodes[l.A].Name, t.Nodes[l.B].Name, l.Rate, nic)
+		}
+		d := l.Cable.Delay()
+		if d%unit.Nanosecond != 0 {
+			bad.add("topology: link %s-%s delay %v is not whole nanoseconds (ns-3's time step)", t.Nodes[l.A].Name, t.Nodes[l.B].Name, d)
+		}
+		if hr := ns3Headroom(l.LinkSpec); !slices.Contains(headroom, hr) {
+			headroom = append(headroom, hr)
+		}
+		fmt.Fprintf(&top, "%d %d %dbps %dns 0\n", id[l.A], id[l.B], int64(l.Rate), int64(d/unit.Nanosecond))
+	}
+	switch {
+	case len(headroom) > 1:
+		bad.add("topology: links of different delays, to which ns-3 gives different headroom (%v); rocelab's is one size", headroom)
+	case s.Switch.PFC.Headroom != headroom[0]:
+		l := t.Links[0]
+		bad.add("switch.pfc.headroom: set %d (ns-3: 3 x %v x %v / 8)", int64(headroom[0]), l.Rate, l.Cable.Delay())
+	}
+	checkSwitch(s, &bad)
+	ccMode, qcn := checkHost(s, &bad)
+	f := &files{}
+	var fl strings.Builder
+	f.flows, fl = flows(s, &bad), strings.Builder{}
+	fmt.Fprintf(&fl, "%d\n", len(f.flows))
+	for _, x := range f.flows {
+		fmt.Fprintf(&fl, "%d %d %d %d %d %s\n", x.Src, x.Dst, x.Priority, ns3DstPort+s.Seed, int64(x.Bytes), seconds(x.Start))
+	}
+	if err := bad.err(file); err != nil {
+		return nil, err
+	}
+	var hdr strings.Builder
+	fmt.Fprintf(&hdr, "%d %d %d\n", len(t.Nodes), len(switches), len(t.Links))
+	for i, sw := range switches {
+		if i > 0 {
+			hdr.WriteByte(' ')
+		}
+		fmt.Fprint(&hdr, sw)
+	}
+	hdr.WriteByte('\n')
+	f.topology = hdr.String() + top.String()
+	f.flow = fl.String()
+	f.trace = "0\n\n"
+	f.config = config(s, ccMode, qcn)
+	return f, nil
+}
+
+// checkSwitch compares the switches' buffer, PFC and ECN settings with
+// what ns-3 fixes or can be told.
+func checkSwitch(s *scenario.Scenario, bad *mismatches) {
+	sw := s.Switch
+	if sw.Buffer%unit.MiB != 0 {
+		bad.add("switch.buffer: %v is not whole MiB (ns-3's BUFFER_SIZE)", sw.Buffer)
+	}
+	if sw.Alpha != 1.0/(1<<ns3AlphaShift) {
+		bad.add("switch.alpha: set 1/%d (ns-3's PFC threshold is the free pool >> %d)", 1<<ns3AlphaShift, ns3AlphaShift)
+	}
+	if sw.Reserve != ns3Reserve {
+		bad.add("switch.reserve: set 4KiB (ns-3's per-queue reserve)")
+	}
+	if sw.XONOffset != ns3XONOffset {
+		bad.add("switch.pfc.xon_offset: set 3KiB (ns-3's resume offset)")
+	}
+	if !sw.PFC.Enabled {
+		bad.add("switch.pfc.enabled: ns-3's switches always pause")
+	}
+	if sw.PFC.ResponseTime > unit.Nanosecond || sw.PFC.ResponseTime == 0 {
+		bad.add("switch.pfc.response_time: set 1ps (ns-3 stops at the end of the frame on the wire; 0 means the IEEE bound in rocelab)")
+	}
+	e := sw.ECN
+	if e.AtEnqueue {
+		bad.add("switch.ecn.at: set dequeue (ns-3 marks as a packet leaves)")
+	}
+	if e.Kmin%unit.KB != 0 || e.Kmax%unit.KB != 0 {
+		bad.add("switch.ecn: kmin %v and kmax %v must be whole KB (ns-3 reads them in units of 1000 B)", e.Kmin, e.Kmax)
+	}
+	if e.Enabled && e.Priorities != sw.PFC.Priorities {
+		bad.add("switch.ecn.priorities: ns-3 marks every data queue; set them to the PFC priorities")
+	}
+}
+
+// checkHost compares the NICs with ns-3's RdmaHw and returns its CC_MODE
+// and whether switches mark ECN.
+func checkHost(s *scenario.Scenario, bad *mismatches) (ccMode int, qcn bool) {
+	h := s.Host
+	n := h.NIC
+	if h.MTU <= 0 {
+		bad.add("host.mtu: expected a positive MTU")
+	}
+	if n.AckCoalesce != 1 {
+		bad.add("host.qp.ack_coalesce: set 1 (ns-3's L2_ACK_INTERVAL works per packet only)")
+	}
+	if n.SelectiveRepeat || n.OutOfOrder {
+		bad.add("host.qp: ns-3 runs go-back-N with in-order receive")
+	}
+	if n.RxPFC {
+		bad.add("host.rx.pfc: set false (ns-3's hosts never send PFC)")
+	}
+	if n.DrainRate != 0 {
+		bad.add("host.rx.drain_rate: ns-3's hosts take packets at line rate")
+	}
+	if s.PHY.ClockPPM != 0 || s.PHY.FECJitter != 0 || s.PHY.Auto {
+		bad.add("phy: set {clock_ppm: 0, fec_jitter: 0ns} (ns-3's links are ideal)")
+	}
+	switch n.CC {
+	case "none":
+		if s.Switch.ECN.Enabled && h.ECN {
+			bad.add("host.ecn: with cc: none the NICs must not send ECT (ns-3 then runs with ENABLE_QCN 0)")
+		}
+		return 1, false
+	case "dcqcn":
+		checkDCQCN(s, bad)
+		if !s.Switch.ECN.Enabled || !h.ECN {
+			bad.add("switch.ecn.enabled and host.ecn: DCQCN needs marks")
+		}
+		return 1, true
+	}
+	bad.add("host.cc: %s: the converter maps dcqcn and none", n.CC)
+	return 0, false
+}
+
+// ns3Fixed are the DCQCN knobs whose value ns-3's Mellanox model
+// (CC_MODE 1) builds in, with that value and why.
+var ns3Fixed = []struct {
+	knob string
+	v    int64
+	why  string
+}{
+	{"initial_alpha_value", 1024, "the first CNP sets alpha to 1"},
+	{"rpg_gd", 11, "a cut is rate x (1 - alpha/2)"},
+	{"rpg_byte_reset", 0, "no byte counter"},
+	{"rpg_max_rate", 0, "the ceiling is the NIC's rate"},
+	{"rate_to_set_on_first_cnp", 0, "the first CNP keeps the rate (RateOnFirstCnp 1.0)"},
+	{"clamp_tgt_rate_after_time_inc", 1, "a cut clamps the target when the timer raised the rate"},
+	{"min_time_between_cnps", 0, "every marked packet's ACK carries a CNP"},
+}
+
+// checkDCQCN compares the DCQCN knobs with what CC_MODE 1 can be told.
+// ns-3 has no CNP packet: the receiver sets a flag on the ACK of a marked
+// packet, which rides the data's queue in every switch; the CNPs must
+// then take the data's priority, not the NIC's default of 6.
+func checkDCQCN(s *scenario.Scenario, bad *mismatches) {
+	c := s.Host.NIC.DCQCN.Config
+	if c.Variant != cc.VariantMLX5 {
+		bad.add("host.dcqcn.preset: set mlx5 (ns-3's CC_MODE 1 is the Mellanox model)")
+		return
+	}
+	for _, k := range ns3Fixed {
+		if v, _ := c.Get(k.knob); v != k.v {
+			bad.add("host.dcqcn.%s: set %d (ns-3: %s)", k.knob, k.v, k.why)
+		}
+	}
+	if c.RpgMinDecFac > 50 {
+		bad.add("host.dcqcn.rpg_min_dec_fac: set at most 50 (ns-3 has no floor; its cuts keep at least half)")
+	}
+	for p := range 8 {
+		if s.Switch.PFC.Priorities&(1<<p) == 0 {
+			continue
+		}
+		if c.Cnp802pPrio != int64(p) || s.Switch.DSCPToPrio[c.CnpDscp] != uint8(p) {
+			bad.add("host.dcqcn.cnp_802p_prio and cnp_dscp: set %d and a DSCP of priority %d (ns-3's CNP is a flag on an ACK, in the data's queue)", p, p)
+		}
+	}
+	if c.RateReduceMonitorPeriod == 0 {
+		bad.add("host.dcqcn.rate_reduce_monitor_period: ns-3 cuts once per window; set a positive period")
+	}
+}
+
+// flows returns the scenario's flows in start order (ns-3 reads flow.txt
+// in time order), each with the sport ns-3 gives it: 10000 for a host
+// pair's first flow, one more for each next.
+func flows(s *scenario.Scenario, bad *mismatches) []flow {
+	specs := s.Expand()
+	out := make([]flow, len(specs))
+	for i, f := range specs {
+		if len(f.After) > 0 {
+			bad.add("traffic: flow %s waits on another (ns-3's flow.txt has start times only)", f.Name)
+		}
+		if f.Rate != 0 {
+			bad.add("traffic: flow %s has a rate cap (ns-3's flows send at the NIC's rate)", f.Name)
+		}
+		if f.Bytes > 1<<32-1 {
+			bad.add("traffic: flow %s sends %v, above ns-3's 32-bit size", f.Name, f.Bytes)
+		}
+		if f.Start%unit.Nanosecond != 0 {
+			bad.add("traffic: flow %s starts at %v, not whole nanoseconds", f.Name, f.Start)
+		}
+		if s.Switch.PFC.Priorities&(1<<f.Priority) == 0 {
+			bad.add("traffic: flow %s rides priority %d, which PFC does not protect (ns-3's data queues are all lossless)", f.Name, f.Priority)
+		}
+		out[i].FlowSpec = f
+	}
+	slices.SortStableFunc(out, func(a, b flow) int { return cmp.Compare(a.Start, b.Start) })
+	next := map[[2]int]int{}
+	for i := range out {
+		k := [2]int{out[i].Src, out[i].Dst}
+		out[i].sport = ns3FirstPort + next[k]
+		next[k]++
+	}
+	return out
+}
+
+// seconds writes t in seconds, exactly to the nanosecond.
+func seconds(t unit.Time) string {
+	ns := int64(t / unit.Nanosecond)
+	return fmt.Sprintf("%d.%09d", ns/1_000_000_000, ns%1_000_000_000)
+}
+
+// config writes ns-3's config.txt. Its keys are those of the model's
+// run.py; the comments of docs/engine.md ("Against the HPCC ns-3 model")
+// give each one's rocelab setting.
+func config(s *scenario.Scenario, ccMode int, qcn bool) string {
+	var b strings.Builder
+	kv := func(k string, v any) { fmt.Fprintf(&b, "%s %v\n", k, v) }
+	boolean := func(x bool) int {
+		if x {
+			return 1
+		}
+		return 0
+	}
+	kv("ENABLE_QCN", boolean(qcn))
+	kv("USE_DYNAMIC_PFC_THRESHOLD", 1)
+	kv("PACKET_PAYLOAD_SIZE", s.Host.MTU)
+	kv("TOPOLOGY_FILE", "topology.txt")
+	kv("FLOW_FILE", "flow.txt")
+	kv("TRACE_FILE", "trace.txt")
+	kv("TRACE_OUTPUT_FILE", "mix.tr")
+	kv("FCT_OUTPUT_FILE", "fct.txt")
+	kv("PFC_OUTPUT_FILE", "pfc.txt")
+	kv("SIMULATOR_STOP_TIME", seconds(s.Duration))
+	kv("CC_MODE", ccMode)
+	d := s.Host.NIC.DCQCN.Config
+	if d == nil {
+		p, _ := cc.Preset("mlx5")
+		d = &p
+	}
+	kv("ALPHA_RESUME_INTERVAL", d.DceTcpRtt)
+	kv("RATE_DECREASE_INTERVAL", d.RateReduceMonitorPeriod)
+	kv("CLAMP_TARGET_RATE", d.ClampTgtRate)
+	kv("RP_TIMER", d.RpgTimeReset)
+	kv("EWMA_GAIN", fmt.Sprintf("%g", float64(1024-d.DceTcpG)/1024))
+	kv("FAST_RECOVERY_TIMES", d.RpgThreshold)
+	kv("RATE_AI", fmt.Sprintf("%dMb/s", d.RpgAiRate))
+	kv("RATE_HAI", fmt.Sprintf("%dMb/s", d.RpgHaiRate))
+	kv("MIN_RATE", fmt.Sprintf("%dMb/s", d.RpgMinRate))
+	kv("DCTCP_RATE_AI", "1000Mb/s")
+	kv("ERROR_RATE_PER_LINK", "0.0000")
+	kv("L2_CHUNK_SIZE", 4000)
+	kv("L2_ACK_INTERVAL", s.Host.NIC.AckCoalesce)
+	kv("L2_BACK_TO_ZERO", 0)
+	for _, k := range []string{"HAS_WIN", "GLOBAL_T", "VAR_WIN", "FAST_REACT"} {
+		kv(k, 0)
+	}
+	kv("U_TARGET", 0.95)
+	kv("MI_THRESH", 0)
+	kv("INT_MULTI", 1)
+	kv("MULTI_RATE", 0)
+	kv("SAMPLE_FEEDBACK", 0)
+	kv("PINT_LOG_BASE", 1.05)
+	kv("PINT_PROB", "1.0")
+	kv("RATE_BOUND", 1)
+	kv("ACK_HIGH_PRIO", 0)
+	kv("LINK_DOWN", "0 0 0")
+	kv("ENABLE_TRACE", 0)
+	rate := int64(s.Topo.Links[0].Rate)
+	e := s.Switch.ECN
+	kv("KMAX_MAP", fmt.Sprintf("1 %d %d", rate, int64(e.Kmax/unit.KB)))
+	kv("KMIN_MAP", fmt.Sprintf("1 %d %d", rate, int64(e.Kmin/unit.KB)))
+	kv("PMAX_MAP", fmt.Sprintf("1 %d %g", rate, e.Pmax))
+	kv("BUFFER_SIZE", int64(s.Switch.Buffer/unit.MiB))
+	kv("QLEN_MON_FILE", "qlen.txt")
+	// The queue monitor starts after the run: it would sample every
+	// switch port each 100 ns.
+	kv("QLEN_MON_START", int64(s.Duration/unit.Nanosecond)+1)
+	kv("QLEN_MON_END", int64(s.Duration/unit.Nanosecond)+1)
+	return b.String()
+}
+
+// write writes the files into dir through create.
+func (f *files) write(create func(name string) (io.WriteCloser, error)) error {
+	var errs []error
+	for _, x := range []struct{ name, text string }{
+		{"config.txt", f.config}, {"topology.txt", f.topology}, {"flow.txt", f.flow}, {"trace.txt", f.trace},
+	} {
+		w, err := create(x.name)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(w, x.text)
+		errs = append(errs, err, w.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,93 @@
+// Command ns3conv turns a rocelab scenario into the input of the HPCC ns-3
+// model (github.com/alibaba-edu/High-Precision-Congestion-Control,
+// simulation/, ns-3.17 with waf: scratch/third), so that both run the same
+// flows on the same fabric with the same PFC, ECN and DCQCN settings, and
+// compares the two runs' flow completion times (docs/engine.md, "Against
+// the HPCC ns-3 model", gives the figures and the mapping).
+//
+//	go run ./tools/ns3conv [-dir DIR] [-seed S] SCENARIO.yaml
+//	go run ./tools/ns3conv compare [-seed S] SCENARIO.yaml DIR
+//
+// The first writes config.txt, topology.txt, flow.txt and trace.txt into
+// DIR (default "."), and prints the command that runs ns-3 there. The
+// converter refuses a scenario ns-3 cannot follow and lists every
+// setting to change: ns-3 builds in some of what rocelab configures (a
+// 4 KiB reserve per queue, a 3 KiB XON offset, a PFC share of 1/8, a
+// headroom of three bandwidth-delay products, hosts that never pause),
+// so the scenario must say the same; scenarios/*.yaml do.
+//
+// compare runs the scenario on rocelab and reads ns-3's fct.txt and
+// pfc.txt from DIR: it prints both sides' completion times (mean, median,
+// p99, largest), the per-flow ratio rocelab/ns-3 and the PFC pauses.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"rocelab/internal/scenario"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "ns3conv:", err)
+		os.Exit(2)
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "compare" {
+		return compareCmd(args[1:], stdout)
+	}
+	fs := flag.NewFlagSet("ns3conv", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", ".", "directory to write ns-3's input files into")
+	seed := fs.Uint64("seed", 0, "the scenario's seed, which draws generated flows (0: the file's)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return errors.New("expected one scenario file")
+	}
+	s, err := scenario.LoadFile(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if *seed != 0 {
+		s.Seed = *seed
+	}
+	f, err := convert(s, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if err := f.write(func(name string) (io.WriteCloser, error) { return os.Create(filepath.Join(*dir, name)) }); err != nil {
+		return err
+	}
+	var bytes int64
+	for _, x := range f.flows {
+		bytes += int64(x.Bytes)
+	}
+	fmt.Fprintf(stderr, "cd %s && NS3/build/scratch/third config.txt   # %d flows, %d bytes, %d-byte packets; writes fct.txt and pfc.txt\n", *dir, len(f.flows), bytes, s.Host.MTU)
+	return nil
+}
+
+func compareCmd(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("ns3conv compare", flag.ContinueOnError)
+	seed := fs.Uint64("seed", 1, "rocelab's seed")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return errors.New("compare: expected a scenario file and ns-3's output directory")
+	}
+	c, err := compare(fs.Arg(0), *seed, filepath.Join(fs.Arg(1), "fct.txt"), filepath.Join(fs.Arg(1), "pfc.txt"))
+	if err != nil {
+		return err
+	}
+	c.print(w)
+	return nil
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rocelab/internal/scenario"
+)
+
+// writeFiles converts the scenario file into a temporary directory and
+// returns the files' text by name.
+func writeFiles(t *testing.T, file string, args ...string) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	if err := run(append(append([]string{"-dir", dir}, args...), file), io.Discard, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "cd "+dir+" && ") {
+		t.Errorf("command line %q", stderr.String())
+	}
+	out := map[string]string{}
+	for _, n := range []string{"config.txt", "topology.txt", "flow.txt", "trace.txt"} {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[n] = string(b)
+	}
+	return out
+}
+
+// The incast's files: 44 nodes, the 12 switches after the 32 hosts, 64
+// links of 100G and 1000 ns, 16 flows to node 0 on priority 3 at time 0,
+// and the configuration keys that carry the scenario's settings.
+func TestIncastFiles(t *testing.T) {
+	f := writeFiles(t, "scenarios/incast16-dcqcn.yaml")
+	top := strings.Split(f["topology.txt"], "\n")
+	if top[0] != "44 12 64" || top[1] != "32 33 34 35 36 37 38 39 40 41 42 43" || top[2] != "0 32 100000000000bps 1000ns 0" {
+		t.Errorf("topology head:\n%s", strings.Join(top[:3], "\n"))
+	}
+	if n := len(top) - 3; n != 64 {
+		t.Errorf("%d links, want 64", n)
+	}
+	fl := strings.Split(strings.TrimSpace(f["flow.txt"]), "\n")
+	if fl[0] != "16" || fl[1] != "8 0 3 101 2000000 0.000000000" || fl[16] != "23 0 3 101 2000000 0.000000000" {
+		t.Errorf("flows:\n%s", f["flow.txt"])
+	}
+	for _, want := range []string{
+		"ENABLE_QCN 1\n", "PACKET_PAYLOAD_SIZE 4096\n", "CC_MODE 1\n", "SIMULATOR_STOP_TIME 0.100000000\n",
+		"ALPHA_RESUME_INTERVAL 1\n", "RATE_DECREASE_INTERVAL 4\n", "CLAMP_TARGET_RATE 0\n", "RP_TIMER 300\n",
+		"EWMA_GAIN 0.00390625\n", "FAST_RECOVERY_TIMES 1\n", "RATE_AI 20Mb/s\n", "RATE_HAI 200Mb/s\n", "MIN_RATE 1000Mb/s\n",
+		"L2_ACK_INTERVAL 1\n", "L2_BACK_TO_ZERO 0\n", "HAS_WIN 0\n",
+		"KMAX_MAP 1 100000000000 1600\n", "KMIN_MAP 1 100000000000 400\n", "PMAX_MAP 1 100000000000 0.2\n", "BUFFER_SIZE 32\n",
+	} {
+		if !strings.Contains(f["config.txt"], want) {
+			t.Errorf("config.txt lacks %q", want)
+		}
+	}
+	if p := writeFiles(t, "scenarios/incast16-pfc.yaml")["config.txt"]; !strings.Contains(p, "ENABLE_QCN 0\n") {
+		t.Errorf("PFC-only config marks ECN:\n%s", p)
+	}
+}
+
+// A host pair's flows get sports from 10000 in start order, which is
+// flow.txt's order; the seed flag redraws a permutation.
+func TestFlowOrder(t *testing.T) {
+	s, err := scenario.Load("s.yaml", []byte(`
+name: order
+topology: {kind: single-switch, hosts: 3}
+traffic:
+  flows:
+    - {name: late, src: h0, dst: h1, bytes: 1MB, start: 5us}
+    - {name: early, src: h0, dst: h1, bytes: 2MB}
+    - {name: other, src: h2, dst: h1, bytes: 1MB, start: 1us}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bad mismatches
+	got := flows(s, &bad)
+	var names []string
+	for _, f := range got {
+		names = append(names, f.Name)
+	}
+	if strings.Join(names, " ") != "early other late" || got[0].sport != 10000 || got[1].sport != 10000 || got[2].sport != 10001 {
+		t.Errorf("order %v, sports %d %d %d", names, got[0].sport, got[1].sport, got[2].sport)
+	}
+	a := writeFiles(t, "scenarios/perm32-dcqcn.yaml", "-seed", "1")["flow.txt"]
+	b := writeFiles(t, "scenarios/perm32-dcqcn.yaml", "-seed", "2")["flow.txt"]
+	if a == b {
+		t.Error("seeds 1 and 2 drew the same permutation")
+	}
+}
+
+// What ns-3 cannot follow is refused, every setting named at once.
+func TestRefused(t *testing.T) {
+	s, err := scenario.Load("s.yaml", []byte(`
+name: defaults
+topology: {kind: fat-tree, k: 4}
+traffic:
+  flows:
+    - {name: a, src: h0, dst: h1, bytes: 1MB}
+    - {name: b, src: h1, dst: h2, bytes: 1MB, after: [a]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = convert(s, "s.yaml")
+	if err == nil {
+		t.Fatal("rocelab's defaults converted")
+	}
+	for _, want := range []string{
+		"switch.pfc.headroom: set 561 (", "switch.alpha: set 1/8", "switch.reserve: set 4KiB", "switch.pfc.xon_offset: set 3KiB",
+		"switch.pfc.response_time", "host.qp.ack_coalesce: set 1", "host.rx.pfc: set false", "phy: set",
+		"host.dcqcn.initial_alpha_value: set 1024", "host.dcqcn.min_time_between_cnps: set 0", "cnp_802p_prio and cnp_dscp: set 3", "flow b waits on another",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
