@@ -146,10 +146,20 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 			reasons = append(reasons, fmt.Sprintf("libibverbs could not be loaded on %s", plural(len(l.VerbsMissing.Hosts), "host", "hosts")))
 			fixes = append(fixes, "Install the RDMA user space where NCCL runs (Debian/Ubuntu: apt-get install libibverbs1 ibverbs-providers; RHEL: dnf install rdma-core libibverbs), in the container image too; check with `ldconfig -p | grep libibverbs`.")
 		}
+		if l.PluginInitFailures.Count > 0 {
+			first := l.PluginInitFailures.Lines[0]
+			why = append(why, first)
+			reasons = append(reasons, fmt.Sprintf("the net plugin %s failed to initialise on %s (%q), so NCCL fell back to its own transports", pluginName(first.Text), plural(len(l.PluginInitFailures.Hosts), "host", "hosts"), pluginMessage(first.Text)))
+			fixes = append(fixes, "Make the net plugin start: it loaded but could not open its network, and the lines it printed before the failure say why (provider, devices, versions). For aws-ofi-nccl on EFA, `fi_info -p efa` must list the EFA devices on the node and inside the container (a Kubernetes pod must request them, e.g. the vpc.amazonaws.com/efa resource), FI_PROVIDER must not name another provider, and libfabric and the plugin must be the versions installed together.")
+		}
 		if l.NoIBDevice.Count > 0 {
 			why = append(why, l.NoIBDevice.Lines[0])
 			reasons = append(reasons, fmt.Sprintf("NET/IB found no RDMA device on %s", plural(len(l.NoIBDevice.Hosts), "host", "hosts")))
-			fixes = append(fixes, "Make the RDMA devices visible to NCCL: `ibv_devinfo` must list the mlx5_* ports as PORT_ACTIVE; load mlx5_ib and ib_uverbs; in containers pass /dev/infiniband (docker run --device=/dev/infiniband --cap-add=IPC_LOCK, or the Kubernetes RDMA/SR-IOV device plugin); check that NCCL_IB_HCA does not exclude them. On a cloud without RoCE/IB use its own net plugin (e.g. aws-ofi-nccl for EFA).")
+			fix := "Make the RDMA devices visible to NCCL: `ibv_devinfo` must list the mlx5_* ports as PORT_ACTIVE; load mlx5_ib and ib_uverbs; in containers pass /dev/infiniband (docker run --device=/dev/infiniband --cap-add=IPC_LOCK, or the Kubernetes RDMA/SR-IOV device plugin); check that NCCL_IB_HCA does not exclude them."
+			if l.PluginInitFailures.Count == 0 {
+				fix += " On a cloud without RoCE/IB use its own net plugin (e.g. aws-ofi-nccl for EFA)."
+			}
+			fixes = append(fixes, fix)
 		}
 		if l.PluginFailures.Count > 0 {
 			why = append(why, l.PluginFailures.Lines[0])
@@ -170,6 +180,27 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 		}
 	}
 	return why, reasons, fixes, ibDisabled
+}
+
+// pluginName is the plugin a "NET/OFI ..." line names ("NET/OFI"), or
+// "" when the line names none.
+func pluginName(line string) string {
+	i := strings.Index(line, "NET/")
+	if i < 0 {
+		return ""
+	}
+	name, _, _ := strings.Cut(line[i:], " ")
+	return strings.TrimRight(name, ":")
+}
+
+// pluginMessage is what a plugin's line says after "NET/<name>".
+func pluginMessage(line string) string {
+	i := strings.Index(line, "NET/")
+	if i < 0 {
+		return strings.TrimSpace(line)
+	}
+	_, msg, _ := strings.Cut(line[i:], " ")
+	return strings.TrimSpace(msg)
 }
 
 const socketMechanism = "NCCL tries its IB verbs transport (IB or RoCE) first and falls back to TCP sockets when it finds no usable RDMA device or is told not to use one. " +

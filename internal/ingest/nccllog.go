@@ -52,6 +52,14 @@ type NCCLLog struct {
 	Plugins HostLines
 	// PluginFailures holds the plugin lines that say a plugin failed to load.
 	PluginFailures HostLines
+	// PluginInitFailures holds a loaded net plugin's own WARN lines that
+	// say it failed to initialise ("NET/OFI aws-ofi-nccl initialization
+	// failed"): NCCL then falls back to its internal transports.
+	PluginInitFailures HostLines
+	// PluginGDROff holds a net plugin's own lines that say it turned
+	// GPUDirect RDMA off ("NET/OFI Could not disable CUDA API usage for
+	// HMEM, disabling GDR").
+	PluginGDROff HostLines
 	// Env holds the NCCL_* settings NCCL echoed ("NCCL_IB_GID_INDEX set by
 	// environment to 3."), one per host, name and value; How is SetByEcho.
 	// Settings made on command lines, in scripts and manifests are read by

@@ -133,6 +133,9 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 			l.Networks = append(l.Networks, NetChoice{Host: host, Name: strings.Clone(name), Evidence: ev})
 		}
 	case strings.HasPrefix(msg, "NET/"):
+		if _, rest, ok := pluginNet(msg); ok && pluginGDROff(rest) {
+			l.PluginGDROff.add(host, ev)
+		}
 		l.netLine(o, host, msg, ev)
 	case strings.HasPrefix(msg, "Bootstrap"):
 		if _, rest, ok := strings.Cut(msg, "Using "); ok {
@@ -189,6 +192,8 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(msg, "NET/Plugin"):
 		l.Plugins.add(host, ev)
 		l.PluginFailures.add(host, ev)
+	case pluginInitFailed(msg):
+		l.PluginInitFailures.add(host, ev)
 	default:
 		l.WarningCount++
 		if len(l.Warnings) < maxKept {
@@ -388,6 +393,47 @@ func pluginFailed(rest string) bool {
 		return false
 	}
 	return strings.Contains(rest, "returned") || strings.Contains(rest, "ailed")
+}
+
+// pluginNet splits a net plugin's own line ("NET/OFI Selected provider
+// is efa") into the plugin's name and the text after it. It reports false
+// for NCCL's own transports (NET/IB, NET/Socket) and its plugin loader
+// (NET/Plugin).
+func pluginNet(msg string) (name, rest string, ok bool) {
+	m, ok := strings.CutPrefix(msg, "NET/")
+	if !ok {
+		return "", "", false
+	}
+	i := strings.IndexAny(m, " :")
+	if i <= 0 {
+		return "", "", false
+	}
+	switch name = m[:i]; name {
+	case "IB", "Socket", "Plugin":
+		return "", "", false
+	}
+	return name, strings.TrimLeft(m[i:], " :"), true
+}
+
+// pluginInitFailed reports whether a WARN is a net plugin's own report
+// that it could not initialise: aws-ofi-nccl's "NET/OFI aws-ofi-nccl
+// initialization failed" and "NET/OFI Failed to initialize sendrecv
+// protocol".
+func pluginInitFailed(msg string) bool {
+	_, rest, ok := pluginNet(msg)
+	if !ok {
+		return false
+	}
+	r := strings.ToLower(rest)
+	return strings.Contains(r, "initialization failed") || strings.Contains(r, "failed to initiali")
+}
+
+// pluginGDROff reports whether a net plugin's line says it turned
+// GPUDirect RDMA off: aws-ofi-nccl's "Could not disable CUDA API usage for
+// HMEM, disabling GDR" and "Need to force simple protocol: GDR not
+// supported".
+func pluginGDROff(rest string) bool {
+	return strings.Contains(rest, "GDR") && (strings.Contains(rest, "disabling") || strings.Contains(rest, "not supported"))
 }
 
 func (l *NCCLLog) envEcho(host, msg string, ev Evidence) {
