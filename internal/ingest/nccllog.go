@@ -88,6 +88,11 @@ type NCCLLog struct {
 	// device and event; AsyncEventCount counts every such line.
 	AsyncEvents     []AsyncEvent
 	AsyncEventCount int
+	// Timeouts are the collectives PyTorch's ProcessGroupNCCL watchdog
+	// reported as timed out, one per rank, sequence number and operation;
+	// TimeoutCount counts every such line.
+	Timeouts     []CollectiveTimeout
+	TimeoutCount int
 	// Warnings holds the other WARN lines.
 	Warnings []Warning
 	// WarningCount counts every other WARN line, kept or not.
@@ -300,6 +305,28 @@ type SetupError struct {
 	FromState, ToState  string
 	Result              int
 	Evidence            Evidence
+}
+
+// CollectiveTimeout is one line of PyTorch's ProcessGroupNCCL watchdog:
+// "[Rank 0] Watchdog caught collective operation timeout:
+// WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168,
+// NumelOut=466119168, Timeout(ms)=600000) ran for 600060 milliseconds
+// before timing out."
+type CollectiveTimeout struct {
+	// Rank is the rank that reported it, -1 when the line does not say.
+	Rank int
+	// SeqNum is the collective's sequence number in its process group,
+	// -1 when not printed.
+	SeqNum int64
+	// OpType is the operation as printed: "ALLREDUCE", "_ALLGATHER_BASE".
+	OpType string
+	// NumelIn and NumelOut are the element counts, -1 when not printed
+	// (PyTorch before 2.2).
+	NumelIn, NumelOut int64
+	// TimeoutMS is the process group's timeout and RanMS how long the
+	// collective had run, in milliseconds (-1 when not printed).
+	TimeoutMS, RanMS int64
+	Evidence         Evidence
 }
 
 // Warning is any other NCCL WARN line.
