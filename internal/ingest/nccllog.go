@@ -33,6 +33,8 @@ type NCCLLog struct {
 	Scoped
 	src   string
 	lines int
+	// lastLine is the number of the input line counted last.
+	lastLine int
 
 	// Versions are the distinct NCCL versions printed.
 	Versions []Versioned
