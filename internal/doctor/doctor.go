@@ -77,6 +77,7 @@ func rules() []Rule {
 	rs = append(rs, ncclIBRules()...)
 	rs = append(rs, ncclTimeoutRules()...)
 	rs = append(rs, ncclTestsRules()...)
+	rs = append(rs, ncclTestsStallRules()...)
 	rs = append(rs, ncclTestsLaunchRules()...)
 	rs = append(rs, compareRules()...)
 
