@@ -88,3 +88,10 @@ func TestNCCLTestsStall(t *testing.T) {
 	}
 	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/threads/allreduce-rank-tag-repeated-midline-nccl1453.txt"), "nccltests.time.stall")
 }
+
+// A Huawei hrn3 GID table (hiroce3 gids, v2 rows only) names index 1, not
+// mlx5's 3, as the RoCEv2 IPv4 GID.
+func TestHiroceGIDIndex(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/hiroce3-gids-huawei-hrn3-v2-only-index1-ipv4.txt")
+	nicMustFind(t, fs, "gid.index.roce_v2", Info, "index 1 (hrn3_bond_0 27.105.180.3)", "NCCL_IB_GID_INDEX=1")
+}
