@@ -95,3 +95,17 @@ func TestHiroceGIDIndex(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/hiroce3-gids-huawei-hrn3-v2-only-index1-ipv4.txt")
 	nicMustFind(t, fs, "gid.index.roce_v2", Info, "index 1 (hrn3_bond_0 27.105.180.3)", "NCCL_IB_GID_INDEX=1")
 }
+
+// req_cqe_error without local ACK timeouts, counted since driver load, is
+// not retries running out: a ConnectX-4 Lx host's show_counters in
+// public notes (22 errors, no timeouts) was an error telling to find a
+// dead path. A hang with ACK timeouts (NVIDIA/nccl#394) stays an error.
+func TestReqCQEErrorWithoutTimeouts(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/cx4lx-4port-show-counters-req-cqe-error-no-ack-timeouts-notes.txt")
+	f := nicMustFind(t, fs, "counters.retry_exceeded", Info, "22 work requests")
+	if !strings.Contains(f.Mechanism, "since driver load") || strings.Contains(f.Fix, "dead path") {
+		t.Errorf("mechanism %q fix %q", f.Mechanism, f.Fix)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/threads/hwcounters-ecn-marks-beside-ack-timeouts-nccl394.txt")
+	nicMustFind(t, fs, "counters.retry_exceeded", Error, "2 work requests")
+}

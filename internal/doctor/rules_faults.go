@@ -33,22 +33,30 @@ func checkRetryExceeded(inc *Incident) []Finding {
 		}
 		ev := []ingest.Reading{errs}
 		timeouts := "no local ACK timeouts are counted, so the error may be another (protection, remote access)"
+		// Without ACK timeouts nothing says retries ran out: errors that
+		// grew in a window are a warning, a count since driver load
+		// (a process killed with requests in flight leaves some) is
+		// information.
+		sev := weaken(Warn, s.IsDelta())
+		fix := "These counters show no ACK timeouts, so the errors are not retries running out: find the status the application saw (NCCL's 'Got completion ... status=' line, perftest's 'Completion with error'), and take a before/after pair of the counters around the job to see whether they grow while it runs."
 		if r, ok := s.Get("local_ack_timeout_err"); ok && r.Value > 0 {
 			ev = append(ev, r)
 			timeouts = fmt.Sprintf("local_ack_timeout_err %d says the requester waited out its ACK timer again and again", r.Value)
+			sev = Error
+			fix = "Find the dead path between this host and its peer: a link or optic down (ethtool <if>, switch port state), a route withdrawn after a failure, a GID that is not routable (NCCL_IB_GID_INDEX pointing at a link-local GID), a firewall or MTU mismatch on the RoCE netdev. " +
+				"PFC or ECN cannot cause this alone; a deadlocked or stormed lossless class can (check rx_prioN_pause_duration and the switches' PFC watchdog)."
 		}
 		if r, ok := s.Get("req_cqe_flush_error"); ok && r.Value > 0 {
 			ev = append(ev, r)
 		}
 		return []Finding{perPort(Finding{
-			ID: "counters.retry_exceeded", Severity: Error, Layer: LayerRDMA,
+			ID: "counters.retry_exceeded", Severity: sev, Layer: LayerRDMA,
 			Title:    fmt.Sprintf("%s: %d work requests failed with an error completion (req_cqe_error)", s.Name(), errs.Value),
 			Evidence: readingsEvidence(ev...),
 			Mechanism: "req_cqe_error counts requester completions with an error status; " + timeouts + ". " +
 				"A QP that gets no ACK retries retry_cnt times, one ACK timeout (4.096 µs·2^timeout, about 4.3 s at NCCL_IB_TIMEOUT=20) each, then completes the request with IBV_WC_RETRY_EXC_ERR (status 12, vendor err 0x81) and enters the error state: " +
-				"every request behind it is flushed (status 5, req_cqe_flush_error). NCCL reports it as \"Got completion from peer … with status=12\" and the job aborts, about 34 s after the path died.",
-			Fix: "Find the dead path between this host and its peer: a link or optic down (ethtool <if>, switch port state), a route withdrawn after a failure, a GID that is not routable (NCCL_IB_GID_INDEX pointing at a link-local GID), a firewall or MTU mismatch on the RoCE netdev. " +
-				"PFC or ECN cannot cause this alone; a deadlocked or stormed lossless class can (check rx_prioN_pause_duration and the switches' PFC watchdog).",
+				"every request behind it is flushed (status 5, req_cqe_flush_error). NCCL reports it as \"Got completion from peer … with status=12\" and the job aborts, about 34 s after the path died. Counted " + window(s) + ".",
+			Fix: fix,
 		}, s, "retry exceeded")}
 	})
 }
