@@ -121,3 +121,13 @@ func TestForcedTrafficClass(t *testing.T) {
 		t.Errorf("mechanism %q", f.Mechanism)
 	}
 }
+
+// Azure MANA's port counters (rdma statistic show -p, from the mana_ib
+// patch on linux-rdma) are read by concept: requester_retries_exceeded 5
+// is queue pairs that ran out of retries and requester_timeout 45 ACK
+// timeouts; before, the dump produced no finding.
+func TestManaCounters(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/hwcounters/rdma-statistic-pretty-mana-ib-retries-exceeded-linuxrdma.txt")
+	nicMustFind(t, fs, "counters.retry_exceeded", Warn, "mana_0 port 1: 5 queue pairs ran out of transport retries (requester_retries_exceeded)")
+	nicMustFind(t, fs, "counters.retransmission", Warn, "requester_timeout 45")
+}

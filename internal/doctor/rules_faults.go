@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"rocelab/internal/counters"
 	"rocelab/internal/ingest"
 )
 
@@ -27,6 +28,9 @@ func faultRules() []Rule {
 // requester, which with local ACK timeouts means retry_cnt ran out.
 func checkRetryExceeded(inc *Incident) []Finding {
 	return perSample(inc, ingest.KindHWCounters, func(s *ingest.CounterSample) []Finding {
+		if f, ok := retriesExceeded(s); ok {
+			return []Finding{f}
+		}
 		errs, ok := s.Get("req_cqe_error")
 		if !ok || errs.Value == 0 {
 			return nil
@@ -59,6 +63,28 @@ func checkRetryExceeded(inc *Incident) []Finding {
 			Fix: fix,
 		}, s, "retry exceeded")}
 	})
+}
+
+// retriesExceeded reports a counter of queue pairs whose transport
+// retries ran out (mlx5's req_transport_retries_exceeded, mana_ib's
+// requester_retries_exceeded): the failure itself, counted.
+func retriesExceeded(s *ingest.CounterSample) (Finding, bool) {
+	r, ok := s.Concept(counters.ReqTransportRetriesExceeded, counters.NoDir, 0)
+	if !ok || r.Value == 0 {
+		return Finding{}, false
+	}
+	ev := []ingest.Reading{r}
+	if t, ok := s.Concept(counters.LocalAckTimeoutErr, counters.NoDir, 0); ok && t.Value > 0 {
+		ev = append(ev, t)
+	}
+	return perPort(Finding{
+		ID: "counters.retry_exceeded", Severity: weaken(Error, s.IsDelta()), Layer: LayerRDMA,
+		Title:    fmt.Sprintf("%s: %d queue pairs ran out of transport retries (%s)", s.Name(), r.Value, r.Name),
+		Evidence: readingsEvidence(ev...),
+		Mechanism: "The NIC counts each requester queue pair that retransmitted retry_cnt times without an ACK, one ACK timeout each, and then completed its request with IBV_WC_RETRY_EXC_ERR (status 12) and entered the error state: the connection is gone and the application sees the error (NCCL: \"Got completion ... status=12\"). " +
+			"Every retry waited out an ACK timeout, so the path dropped packets, or stopped delivering them, for several ACK timeouts in a row. Counted " + window(s) + ".",
+		Fix: "Find the dead or lossy path between this host and its peers: a link or optic down or flapping (ethtool <if>, the switch port), a route withdrawn, a GID that is not routable, packet loss on the RoCE priority (PFC not in effect end to end, switch drops); compare the counters before and after a test to see whether they grow.",
+	}, s, "retry exceeded"), true
 }
 
 // hostPauseRatio returns the fraction of the window a port held priority
