@@ -131,3 +131,16 @@ func TestManaCounters(t *testing.T) {
 	nicMustFind(t, fs, "counters.retry_exceeded", Warn, "mana_0 port 1: 5 queue pairs ran out of transport retries (requester_retries_exceeded)")
 	nicMustFind(t, fs, "counters.retransmission", Warn, "requester_timeout 45")
 }
+
+// "Failed to initialize any NET plugin" is no network at all, not a
+// fallback to sockets: aws-ofi-nccl 1.21.1 found no libfabric provider on
+// Slingshot (ALCF Polaris notes, NCCL 2.28.3). Before, the finding said
+// NCCL fell back to TCP sockets.
+func TestNoNetworkTransport(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.28.3-ofi-1.21-cxi-no-provider-no-net-plugin-polaris.txt")
+	f := nicMustFind(t, fs, "nccl.transport.none", Error, "Failed to initialize any NET plugin", "x3002c0s31b0n0")
+	if !strings.Contains(f.Mechanism, `"No eligible providers were found"`) {
+		t.Errorf("mechanism %q", f.Mechanism)
+	}
+	nicMustNot(t, fs, "nccl.transport.socket_fallback")
+}

@@ -58,6 +58,9 @@ type NCCLLog struct {
 	// say it failed to initialise ("NET/OFI aws-ofi-nccl initialization
 	// failed"): NCCL then falls back to its internal transports.
 	PluginInitFailures HostLines
+	// NoNetwork holds NCCL's "Failed to initialize any NET plugin": no
+	// network transport started, so the communicator cannot be built.
+	NoNetwork HostLines
 	// PluginGDROff holds a net plugin's own lines that say it turned
 	// GPUDirect RDMA off ("NET/OFI Could not disable CUDA API usage for
 	// HMEM, disabling GDR").

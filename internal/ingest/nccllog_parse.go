@@ -200,6 +200,9 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		if _, rest, ok := pluginNet(msg); ok && pluginGDROff(rest) {
 			l.PluginGDROff.add(host, ev)
 		}
+		if pluginInitFailed(msg) {
+			l.PluginInitFailures.add(host, ev)
+		}
 		l.netLine(o, host, msg, ev)
 	case strings.HasPrefix(msg, "Bootstrap"):
 		if _, rest, ok := strings.Cut(msg, "Using "); ok {
@@ -258,6 +261,8 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 		l.PluginFailures.add(host, ev)
 	case pluginInitFailed(msg):
 		l.PluginInitFailures.add(host, ev)
+	case strings.HasPrefix(msg, "Failed to initialize any NET plugin"):
+		l.NoNetwork.add(host, ev)
 	default:
 		l.WarningCount++
 		if len(l.Warnings) < maxKept {
@@ -479,17 +484,24 @@ func pluginNet(msg string) (name, rest string, ok bool) {
 	return name, strings.TrimLeft(m[i:], " :"), true
 }
 
-// pluginInitFailed reports whether a WARN is a net plugin's own report
+// pluginInitFailed reports whether a line is a net plugin's own report
 // that it could not initialise: aws-ofi-nccl's "NET/OFI aws-ofi-nccl
-// initialization failed" and "NET/OFI Failed to initialize sendrecv
-// protocol".
+// initialization failed", "NET/OFI Failed to initialize sendrecv
+// protocol", "NET/OFI Unable to find a protocol that worked.  Failing
+// initialization." and, at INFO, "NET/OFI No eligible providers were
+// found".
 func pluginInitFailed(msg string) bool {
 	_, rest, ok := pluginNet(msg)
 	if !ok {
 		return false
 	}
 	r := strings.ToLower(rest)
-	return strings.Contains(r, "initialization failed") || strings.Contains(r, "failed to initiali")
+	for _, p := range []string{"initialization failed", "failed to initiali", "failing initialization", "no eligible providers"} {
+		if strings.Contains(r, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // pluginGDROff reports whether a net plugin's line says it turned
