@@ -56,6 +56,9 @@ const (
 	MLX5 Vendor = iota
 	BNXT
 	BE2NET
+	// MANA is Azure's Microsoft Azure Network Adapter RDMA driver
+	// (mana_ib).
+	MANA
 	// Twin marks names only the twin prints (switch-side counters).
 	Twin
 )
@@ -69,6 +72,8 @@ func (v Vendor) String() string {
 		return "bnxt_en"
 	case BE2NET:
 		return "be2net"
+	case MANA:
+		return "mana_ib"
 	case Twin:
 		return "rocelab"
 	}

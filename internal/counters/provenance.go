@@ -110,4 +110,14 @@ var provenance = map[string]string{
 	"rx_roce_frames":                 "linux-6.1.172 drivers/net/ethernet/emulex/benet/be_ethtool.c:124 rx_roce_frames",
 	"rx_drops_no_pbuf":               "linux-6.1.172 drivers/net/ethernet/emulex/benet/be_ethtool.c:98 rx_drops_no_pbuf",
 	"rxpp_fifo_overflow_drop":        "linux-6.1.172 drivers/net/ethernet/emulex/benet/be_ethtool.c:76 rxpp_fifo_overflow_drop",
+
+	// mana_ib (Azure MANA) port hw_counters.
+	"requester_timeout":                  "linux-084f35b8 drivers/infiniband/hw/mana/counters.c:9 \"requester_timeout\"",
+	"requester_oos_nak":                  "linux-084f35b8 drivers/infiniband/hw/mana/counters.c:10 \"requester_oos_nak\"",
+	"responder_oos":                      "linux-084f35b8 drivers/infiniband/hw/mana/counters.c:13 \"responder_oos\"",
+	"responder_dup_request":              "linux-084f35b8 drivers/infiniband/hw/mana/counters.c:14 \"responder_dup_request\"",
+	"requester_implicit_nak":             "linux-084f35b8 drivers/infiniband/hw/mana/counters.c:15 \"requester_implicit_nak\"",
+	"requester_rnr_nak_retries_exceeded": "linux-084f35b8 drivers/infiniband/hw/mana/counters.c:27 \"requester_rnr_nak_retries_exceeded\"",
+	"requester_retries_exceeded":         "linux-084f35b8 drivers/infiniband/hw/mana/counters.c:28 \"requester_retries_exceeded\"",
+	"received_cnps":                      "linux-084f35b8 drivers/infiniband/hw/mana/counters.c:30 \"received_cnps\"",
 }

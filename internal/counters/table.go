@@ -41,6 +41,9 @@ func builtin() []Desc {
 	other := func(v Vendor, name string, c Concept, d Dir, prio bool, u Unit) Desc {
 		return Desc{Name: name, Vendor: v, Source: Ethtool, Concept: c, Dir: d, PerPrio: prio, Unit: u}
 	}
+	hwv := func(v Vendor, name string, c Concept, d Dir) Desc {
+		return Desc{Name: name, Vendor: v, Source: HWCounters, Concept: c, Dir: d, Unit: Events}
+	}
 	sw := func(name string, c Concept, prio bool) Desc {
 		return Desc{Name: name, Vendor: Twin, Source: SwitchPort, Concept: c, PerPrio: prio, Unit: Packets}
 	}
@@ -160,6 +163,16 @@ func builtin() []Desc {
 		other(BE2NET, "rx_roce_frames", RDMAUnicastPackets, RX, false, Packets),
 		other(BE2NET, "rx_drops_no_pbuf", OutOfBufferHost, RX, false, Packets),
 		other(BE2NET, "rxpp_fifo_overflow_drop", PhyDiscards, RX, false, Packets),
+
+		// mana_ib port hw_counters (Azure MANA, `rdma statistic show`).
+		hwv(MANA, "requester_timeout", LocalAckTimeoutErr, NoDir),
+		hwv(MANA, "requester_oos_nak", PacketSeqErr, RX),
+		hwv(MANA, "responder_oos", OutOfSequence, RX),
+		hwv(MANA, "responder_dup_request", DuplicateRequest, RX),
+		hwv(MANA, "requester_implicit_nak", ImpliedNakSeqErr, RX),
+		hwv(MANA, "requester_rnr_nak_retries_exceeded", ReqRNRRetriesExceeded, NoDir),
+		hwv(MANA, "requester_retries_exceeded", ReqTransportRetriesExceeded, NoDir),
+		hwv(MANA, "received_cnps", CNPHandled, RX),
 
 		// Switch ports, as the twin reports them (no vendor prints these).
 		sw("ecn_marked_prio%d", ECNMarkedPrio, true),

@@ -75,7 +75,9 @@ func rules() []Rule {
 	rs = append(rs, ncclRules()...)
 	rs = append(rs, ncclGDRRules()...)
 	rs = append(rs, ncclIBRules()...)
+	rs = append(rs, ncclTimeoutRules()...)
 	rs = append(rs, ncclTestsRules()...)
+	rs = append(rs, ncclTestsStallRules()...)
 	rs = append(rs, ncclTestsLaunchRules()...)
 	rs = append(rs, compareRules()...)
 

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"rocelab/internal/counters"
 	"rocelab/internal/ingest"
 )
 
@@ -27,30 +28,63 @@ func faultRules() []Rule {
 // requester, which with local ACK timeouts means retry_cnt ran out.
 func checkRetryExceeded(inc *Incident) []Finding {
 	return perSample(inc, ingest.KindHWCounters, func(s *ingest.CounterSample) []Finding {
+		if f, ok := retriesExceeded(s); ok {
+			return []Finding{f}
+		}
 		errs, ok := s.Get("req_cqe_error")
 		if !ok || errs.Value == 0 {
 			return nil
 		}
 		ev := []ingest.Reading{errs}
 		timeouts := "no local ACK timeouts are counted, so the error may be another (protection, remote access)"
+		// Without ACK timeouts nothing says retries ran out: errors that
+		// grew in a window are a warning, a count since driver load
+		// (a process killed with requests in flight leaves some) is
+		// information.
+		sev := weaken(Warn, s.IsDelta())
+		fix := "These counters show no ACK timeouts, so the errors are not retries running out: find the status the application saw (NCCL's 'Got completion ... status=' line, perftest's 'Completion with error'), and take a before/after pair of the counters around the job to see whether they grow while it runs."
 		if r, ok := s.Get("local_ack_timeout_err"); ok && r.Value > 0 {
 			ev = append(ev, r)
 			timeouts = fmt.Sprintf("local_ack_timeout_err %d says the requester waited out its ACK timer again and again", r.Value)
+			sev = Error
+			fix = "Find the dead path between this host and its peer: a link or optic down (ethtool <if>, switch port state), a route withdrawn after a failure, a GID that is not routable (NCCL_IB_GID_INDEX pointing at a link-local GID), a firewall or MTU mismatch on the RoCE netdev. " +
+				"PFC or ECN cannot cause this alone; a deadlocked or stormed lossless class can (check rx_prioN_pause_duration and the switches' PFC watchdog)."
 		}
 		if r, ok := s.Get("req_cqe_flush_error"); ok && r.Value > 0 {
 			ev = append(ev, r)
 		}
 		return []Finding{perPort(Finding{
-			ID: "counters.retry_exceeded", Severity: Error, Layer: LayerRDMA,
+			ID: "counters.retry_exceeded", Severity: sev, Layer: LayerRDMA,
 			Title:    fmt.Sprintf("%s: %d work requests failed with an error completion (req_cqe_error)", s.Name(), errs.Value),
 			Evidence: readingsEvidence(ev...),
 			Mechanism: "req_cqe_error counts requester completions with an error status; " + timeouts + ". " +
 				"A QP that gets no ACK retries retry_cnt times, one ACK timeout (4.096 µs·2^timeout, about 4.3 s at NCCL_IB_TIMEOUT=20) each, then completes the request with IBV_WC_RETRY_EXC_ERR (status 12, vendor err 0x81) and enters the error state: " +
-				"every request behind it is flushed (status 5, req_cqe_flush_error). NCCL reports it as \"Got completion from peer … with status=12\" and the job aborts, about 34 s after the path died.",
-			Fix: "Find the dead path between this host and its peer: a link or optic down (ethtool <if>, switch port state), a route withdrawn after a failure, a GID that is not routable (NCCL_IB_GID_INDEX pointing at a link-local GID), a firewall or MTU mismatch on the RoCE netdev. " +
-				"PFC or ECN cannot cause this alone; a deadlocked or stormed lossless class can (check rx_prioN_pause_duration and the switches' PFC watchdog).",
+				"every request behind it is flushed (status 5, req_cqe_flush_error). NCCL reports it as \"Got completion from peer … with status=12\" and the job aborts, about 34 s after the path died. Counted " + window(s) + ".",
+			Fix: fix,
 		}, s, "retry exceeded")}
 	})
+}
+
+// retriesExceeded reports a counter of queue pairs whose transport
+// retries ran out (mlx5's req_transport_retries_exceeded, mana_ib's
+// requester_retries_exceeded): the failure itself, counted.
+func retriesExceeded(s *ingest.CounterSample) (Finding, bool) {
+	r, ok := s.Concept(counters.ReqTransportRetriesExceeded, counters.NoDir, 0)
+	if !ok || r.Value == 0 {
+		return Finding{}, false
+	}
+	ev := []ingest.Reading{r}
+	if t, ok := s.Concept(counters.LocalAckTimeoutErr, counters.NoDir, 0); ok && t.Value > 0 {
+		ev = append(ev, t)
+	}
+	return perPort(Finding{
+		ID: "counters.retry_exceeded", Severity: weaken(Error, s.IsDelta()), Layer: LayerRDMA,
+		Title:    fmt.Sprintf("%s: %d queue pairs ran out of transport retries (%s)", s.Name(), r.Value, r.Name),
+		Evidence: readingsEvidence(ev...),
+		Mechanism: "The NIC counts each requester queue pair that retransmitted retry_cnt times without an ACK, one ACK timeout each, and then completed its request with IBV_WC_RETRY_EXC_ERR (status 12) and entered the error state: the connection is gone and the application sees the error (NCCL: \"Got completion ... status=12\"). " +
+			"Every retry waited out an ACK timeout, so the path dropped packets, or stopped delivering them, for several ACK timeouts in a row. Counted " + window(s) + ".",
+		Fix: "Find the dead or lossy path between this host and its peers: a link or optic down or flapping (ethtool <if>, the switch port), a route withdrawn, a GID that is not routable, packet loss on the RoCE priority (PFC not in effect end to end, switch drops); compare the counters before and after a test to see whether they grow.",
+	}, s, "retry exceeded"), true
 }
 
 // hostPauseRatio returns the fraction of the window a port held priority

@@ -11,7 +11,7 @@ import (
 // chose.
 func ncclRules() []Rule {
 	return []Rule{
-		{IDs: []string{"nccl.transport.socket_fallback", "nccl.transport.mismatch", "nccl.transport.ib", "nccl.transport.plugin"}, Check: checkTransport},
+		{IDs: []string{"nccl.transport.socket_fallback", "nccl.transport.mismatch", "nccl.transport.ib", "nccl.transport.plugin", "nccl.transport.none"}, Check: checkTransport},
 	}
 }
 
@@ -88,7 +88,13 @@ func checkTransport(inc *Incident) []Finding {
 		return nil
 	}
 	var fs []Finding
-	if f, ok := socketFallback(inc, logs); ok {
+	none, noNet := noNetwork(logs)
+	if noNet {
+		fs = append(fs, none)
+	}
+	// Without a line that shows sockets carrying data, a log in which no
+	// network started did not fall back to sockets.
+	if f, ok := socketFallback(inc, logs); ok && (!noNet || socketShown(logs)) {
 		fs = append(fs, f)
 	}
 	if f, ok := ibInUse(inc, logs); ok {
@@ -96,6 +102,67 @@ func checkTransport(inc *Incident) []Finding {
 	}
 	fs = append(fs, pluginInUse(logs)...)
 	return fs
+}
+
+// socketShown reports whether some log shows the socket transport
+// carrying data (not only inferred from why IB did not start).
+func socketShown(logs []*ingest.NCCLLog) bool {
+	for _, l := range logs {
+		if len(l.SocketEvidence(1)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// noNetwork reports NCCL's "Failed to initialize any NET plugin": no
+// network transport started (the plugins failed and NCCL_NET, or the
+// build, left no internal one to fall back to), so no communicator
+// spanning nodes can be built.
+func noNetwork(logs []*ingest.NCCLLog) (Finding, bool) {
+	var ev evidence
+	var hosts []string
+	var plugin []Evidence
+	for _, l := range logs {
+		if l.NoNetwork.Count == 0 {
+			continue
+		}
+		ev.add(l.NoNetwork.Lines[0])
+		hosts = append(hosts, l.NoNetwork.Hosts...)
+		plugin = append(plugin, l.PluginInitFailures.Lines...)
+	}
+	if len(ev.list) == 0 {
+		return Finding{}, false
+	}
+	mech := "NCCL tries the net plugins it loaded, then its internal IB and socket transports; here none of them initialised, so NCCL has no network for inter-node connections and the communicator init fails. NCCL_NET set to a plugin's name (or an internal transport disabled) removes the fallbacks."
+	fix := "Read the first plugin failure and fix it, or let NCCL fall back: unset NCCL_NET (or set it to the transport that works) and check NCCL_IB_DISABLE."
+	if len(plugin) > 0 {
+		ev.add(plugin[:min(3, len(plugin))]...)
+		mech += fmt.Sprintf(" The plugin said why first: %q.", pluginMessage(plugin[0].Text))
+		fix = "Make the net plugin start: its first failure line says why (no provider matching what the plugin asks of libfabric, a device not visible, a libfabric/plugin version pair that does not negotiate); use the plugin version the fabric's vendor supports with this libfabric, or unset NCCL_NET so that NCCL can fall back to its own transports."
+	}
+	where := ""
+	if h := realHosts(distinct(hosts)); len(h) > 0 {
+		where = " on " + list(h, 3)
+	}
+	return Finding{
+		ID: "nccl.transport.none", Severity: Error, Layer: LayerRDMA,
+		Title:     "NCCL initialised no network transport (\"Failed to initialize any NET plugin\")" + where,
+		Evidence:  ev.sorted(),
+		Mechanism: mech,
+		Fix:       fix,
+	}, true
+}
+
+// realHosts keeps the names that name a host.
+func realHosts(hs []string) []string {
+	var out []string
+	for _, h := range hs {
+		if ingest.RealHost(h) {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // ibNetwork reports whether a network name is NCCL's IB verbs transport
@@ -146,10 +213,20 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 			reasons = append(reasons, fmt.Sprintf("libibverbs could not be loaded on %s", plural(len(l.VerbsMissing.Hosts), "host", "hosts")))
 			fixes = append(fixes, "Install the RDMA user space where NCCL runs (Debian/Ubuntu: apt-get install libibverbs1 ibverbs-providers; RHEL: dnf install rdma-core libibverbs), in the container image too; check with `ldconfig -p | grep libibverbs`.")
 		}
+		if l.PluginInitFailures.Count > 0 {
+			first := l.PluginInitFailures.Lines[0]
+			why = append(why, first)
+			reasons = append(reasons, fmt.Sprintf("the net plugin %s failed to initialise on %s (%q), so NCCL fell back to its own transports", pluginName(first.Text), plural(len(l.PluginInitFailures.Hosts), "host", "hosts"), pluginMessage(first.Text)))
+			fixes = append(fixes, "Make the net plugin start: it loaded but could not open its network, and the lines it printed before the failure say why (provider, devices, versions). For aws-ofi-nccl on EFA, `fi_info -p efa` must list the EFA devices on the node and inside the container (a Kubernetes pod must request them, e.g. the vpc.amazonaws.com/efa resource), FI_PROVIDER must not name another provider, and libfabric and the plugin must be the versions installed together.")
+		}
 		if l.NoIBDevice.Count > 0 {
 			why = append(why, l.NoIBDevice.Lines[0])
 			reasons = append(reasons, fmt.Sprintf("NET/IB found no RDMA device on %s", plural(len(l.NoIBDevice.Hosts), "host", "hosts")))
-			fixes = append(fixes, "Make the RDMA devices visible to NCCL: `ibv_devinfo` must list the mlx5_* ports as PORT_ACTIVE; load mlx5_ib and ib_uverbs; in containers pass /dev/infiniband (docker run --device=/dev/infiniband --cap-add=IPC_LOCK, or the Kubernetes RDMA/SR-IOV device plugin); check that NCCL_IB_HCA does not exclude them. On a cloud without RoCE/IB use its own net plugin (e.g. aws-ofi-nccl for EFA).")
+			fix := "Make the RDMA devices visible to NCCL: `ibv_devinfo` must list the mlx5_* ports as PORT_ACTIVE; load mlx5_ib and ib_uverbs; in containers pass /dev/infiniband (docker run --device=/dev/infiniband --cap-add=IPC_LOCK, or the Kubernetes RDMA/SR-IOV device plugin); check that NCCL_IB_HCA does not exclude them."
+			if l.PluginInitFailures.Count == 0 {
+				fix += " On a cloud without RoCE/IB use its own net plugin (e.g. aws-ofi-nccl for EFA)."
+			}
+			fixes = append(fixes, fix)
 		}
 		if l.PluginFailures.Count > 0 {
 			why = append(why, l.PluginFailures.Lines[0])
@@ -170,6 +247,27 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 		}
 	}
 	return why, reasons, fixes, ibDisabled
+}
+
+// pluginName is the plugin a "NET/OFI ..." line names ("NET/OFI"), or
+// "" when the line names none.
+func pluginName(line string) string {
+	i := strings.Index(line, "NET/")
+	if i < 0 {
+		return ""
+	}
+	name, _, _ := strings.Cut(line[i:], " ")
+	return strings.TrimRight(name, ":")
+}
+
+// pluginMessage is what a plugin's line says after "NET/<name>".
+func pluginMessage(line string) string {
+	i := strings.Index(line, "NET/")
+	if i < 0 {
+		return strings.TrimSpace(line)
+	}
+	_, msg, _ := strings.Cut(line[i:], " ")
+	return strings.TrimSpace(msg)
 }
 
 const socketMechanism = "NCCL tries its IB verbs transport (IB or RoCE) first and falls back to TCP sockets when it finds no usable RDMA device or is told not to use one. " +

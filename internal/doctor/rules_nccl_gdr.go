@@ -150,6 +150,16 @@ func checkGDR(inc *Incident) []Finding {
 		why = append(why, fmt.Sprintf("NCCL uses GPUDirect RDMA only when the PCIe path from GPU to NIC is no longer than NCCL_NET_GDR_LEVEL; here the path is %s against a limit of %s, i.e. it crosses the CPU's root complex or the inter-socket link, where peer-to-peer DMA is slow or unsupported.", dist, lim))
 		fix = append(fix, "Pair each GPU with a NIC on its own PCIe switch (multi-rail: list the NICs in NCCL_IB_HCA; `nvidia-smi topo -m` should show PIX/PXB between them), or, if that path does carry peer-to-peer DMA well, allow it with NCCL_NET_GDR_LEVEL=SYS and measure with nccl-tests before keeping it.")
 	}
+	var pluginOff []ingest.Evidence
+	for _, l := range logs {
+		pluginOff = append(pluginOff, l.PluginGDROff.Lines...)
+	}
+	if len(pluginOff) > 0 {
+		ev.add(pluginOff[:min(4, len(pluginOff))]...)
+		what = append(what, fmt.Sprintf("the net plugin %s turned it off (%q)", pluginName(pluginOff[0].Text), pluginMessage(pluginOff[0].Text)))
+		why = append(why, "The net plugin that carries the inter-node traffic reports that it cannot use GPUDirect RDMA on this system and turned it off itself, so NCCL's own GDR checks (peer-memory module, PCIe distance) do not decide it.")
+		fix = append(fix, "Read the plugin's line for the cause. aws-ofi-nccl turns GPUDirect RDMA off when libfabric's provider cannot run without CUDA calls on GPU memory (HMEM), which on EFA means the device or instance type offers no RDMA to GPU memory or the libfabric/plugin pair is too old: check the instance type's GPUDirect RDMA support and use the EFA installer's libfabric with a matching aws-ofi-nccl. Where the provider cannot do GPUDirect RDMA, GDR 0 is the expected state and the bounce through host memory is the cost.")
+	}
 	for _, d := range silent {
 		ev.add(d.Evidence)
 	}
@@ -159,7 +169,7 @@ func checkGDR(inc *Incident) []Finding {
 	for _, c := range all.ChannelsOff {
 		ev.add(c.FirstNoGDR)
 	}
-	if len(noModule) == 0 && len(byDistance) == 0 {
+	if len(noModule) == 0 && len(byDistance) == 0 && len(pluginOff) == 0 {
 		var where string
 		if h := offHosts(all); len(h) > 0 {
 			where = " on " + list(h, 3)

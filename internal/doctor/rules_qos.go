@@ -28,10 +28,20 @@ func checkQoS(inc *Incident) []Finding {
 	return fs
 }
 
-// roceDSCPFor is the DSCP RoCE is marked with for a host in scope at:
+// roceDSCPFor is the DSCP RoCE is marked with for a host in scope at: the
+// traffic class an RDMA device forces on its port (sysfs
+// tc/<port>/traffic_class, which overrides the queue pairs' own) when the
+// same input or host states it (it is a setting of one device), else
 // NCCL_IB_TC as an input that may belong to it sets or echoes it, else 26
 // (NCCL_IB_TC=106) assumed, and the text that says which.
 func roceDSCPFor(inc *Incident, at ingest.Scope) (int, string) {
+	for _, d := range All[*ingest.DCQCNSysfs](inc) {
+		if r := reachOf(at, d.Scope()); len(d.TrafficClasses) == 0 || r != sameFile && r != sameHost {
+			continue
+		}
+		t := d.TrafficClasses[0]
+		return t.DSCP(), fmt.Sprintf("%s port %d traffic_class %d (DSCP %d), %s:%d", t.Device, t.Port, t.TClass, t.DSCP(), t.Evidence.File, t.Evidence.Line)
+	}
 	for _, a := range inc.Artifacts {
 		var vals []ingest.NCCLSetting
 		switch v := a.(type) {

@@ -17,14 +17,33 @@ const KindDCQCNSysfs Kind = "dcqcn-sysfs"
 // from the commands that set them (`echo 5 > PATH`, `echo 5 | sudo tee
 // PATH`), from `cat PATH` followed by the value, and from the upstream
 // kernel's debugfs (`/sys/kernel/debug/mlx5/<pci>/cc_params/rp_ai_rate`,
-// whose names are mapped to the sysfs ones).
+// whose names are mapped to the sysfs ones). Scripts that print "PATH =
+// VALUE" (after a label of their own) are read too, and so is the RDMA
+// device's traffic class (/sys/class/infiniband/<dev>/tc/<port>/
+// traffic_class, "Global tclass=160"), which MLNX_OFED applies to every
+// RoCE queue pair of the port.
 type DCQCNSysfs struct {
 	Scoped
 	src   string
 	lines int
 	// Interfaces are in the order first seen.
 	Interfaces []DCQCNIface
+	// TrafficClasses are the devices' forced traffic classes, in input
+	// order.
+	TrafficClasses []TrafficClass
 }
+
+// A TrafficClass is the traffic class (IP TOS byte: DSCP<<2 | ECN) an
+// RDMA device's port marks its RoCE packets with.
+type TrafficClass struct {
+	Device   string
+	Port     int
+	TClass   int
+	Evidence Evidence
+}
+
+// DSCP is the DSCP of the traffic class.
+func (t TrafficClass) DSCP() int { return t.TClass >> 2 }
 
 // maxDCQCNIfaces bounds the interfaces one artifact keeps.
 const maxDCQCNIfaces = 1024
@@ -161,8 +180,46 @@ func (p *sysfsParser) iface(name string) *DCQCNIface {
 	return &p.out.Interfaces[len(p.out.Interfaces)-1]
 }
 
+// trafficClassPath splits /sys/class/infiniband/<dev>/tc/<port>/
+// traffic_class into device and port.
+func trafficClassPath(p string) (dev string, port int, ok bool) {
+	rest, found := strings.CutPrefix(p, "/sys/class/infiniband/")
+	if !found {
+		return "", 0, false
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) != 4 || parts[1] != "tc" || parts[3] != "traffic_class" || !isIdentName(parts[0]) {
+		return "", 0, false
+	}
+	port, err := strconv.Atoi(parts[2])
+	return parts[0], port, err == nil && port > 0
+}
+
+// setTrafficClass records a traffic_class value ("Global tclass=160",
+// "tclass=160" or "160"); false when path or value is not one.
+func (p *sysfsParser) setTrafficClass(path, value string, ev Evidence) bool {
+	dev, port, ok := trafficClassPath(path)
+	if !ok {
+		return false
+	}
+	v := strings.TrimSpace(value)
+	v = strings.TrimPrefix(v, "Global ")
+	v = strings.TrimPrefix(v, "tclass=")
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 255 {
+		return false
+	}
+	if len(p.out.TrafficClasses) < maxDCQCNIfaces {
+		p.out.TrafficClasses = append(p.out.TrafficClasses, TrafficClass{Device: dev, Port: port, TClass: n, Evidence: ev})
+	}
+	return true
+}
+
 // set records value for the path; false when the path is not a DCQCN one.
 func (p *sysfsParser) set(path, value string, ev Evidence) bool {
+	if _, _, ok := trafficClassPath(path); ok {
+		return p.setTrafficClass(path, value, ev)
+	}
 	name, point, attr, prio, ok := sysfsPath(path)
 	value = strings.TrimSpace(value)
 	if !ok || value == "" || len(value) > 64 || strings.ContainsAny(value, " \t") {
@@ -222,6 +279,10 @@ func (p *sysfsParser) line(t string, ev Evidence) bool {
 		path = strings.TrimRight(strings.Fields(path)[0], ";")
 		return p.set(path, val, ev)
 	}
+	// [label:] PATH = VALUE, as scripts print what they read.
+	if k := strings.Index(path, " = "); k >= 0 && !strings.ContainsAny(path[:k], " \t") {
+		return p.set(path[:k], path[k+3:], ev)
+	}
 	// cat PATH: the value is on the next line.
 	if strings.HasSuffix(strings.TrimSpace(head), "cat") {
 		if _, _, _, _, ok := sysfsPath(strings.Fields(path)[0]); ok {
@@ -243,7 +304,7 @@ func (p *sysfsParser) line(t string, ev Evidence) bool {
 
 // Result implements Parser.
 func (p *sysfsParser) Result() Artifact {
-	if p.out.lines == 0 || len(p.out.Interfaces) == 0 {
+	if p.out.lines == 0 || len(p.out.Interfaces) == 0 && len(p.out.TrafficClasses) == 0 {
 		return nil
 	}
 	return &p.out

@@ -13,7 +13,11 @@ import (
 //	n_gids_found=12
 //
 // Rows may be tab-separated or space-aligned, indented, without the IPv4
-// value (link-local rows) and without the netdev column.
+// value (link-local rows) and without the netdev column. Huawei's
+// `hiroce3 gids` (hinic3 NICs) prints the same table in another order:
+//
+//	ib_dev      net_dev   port idx  gid                                      type     ip              link
+//	hrn3_bond_0 bond0     1    1    0000:0000:0000:0000:0000:ffff:1b69:b403  RoCE v2  27.105.180.3    up
 type ShowGIDs struct {
 	Scoped
 	src   string
@@ -54,6 +58,8 @@ type showGIDsParser struct {
 	// of older MLNX_OFED, other vendors' scripts): rows then carry no
 	// version.
 	noVer bool
+	// hiroce is set after the header of `hiroce3 gids`.
+	hiroce bool
 }
 
 type gidKey struct {
@@ -80,14 +86,22 @@ func (p *showGIDsParser) Feed(l Line) {
 	}
 	// Every row names its RoCE version; the header and rule start with
 	// DEV and ---. Reject other lines before splitting them.
-	if !p.noVer && !strings.Contains(t, "v1") && !strings.Contains(t, "v2") && !strings.HasPrefix(t, "DEV") && !strings.HasPrefix(t, "---") && !strings.HasPrefix(t, "n_gids_found=") {
+	if !p.noVer && !strings.Contains(t, "v1") && !strings.Contains(t, "v2") && !strings.HasPrefix(t, "DEV") && !strings.HasPrefix(t, "---") && !strings.HasPrefix(t, "n_gids_found=") && !strings.HasPrefix(t, "ib_dev") {
 		return
 	}
 	f := strings.Fields(t)
 	switch {
 	case len(f) >= 4 && f[0] == "DEV" && f[1] == "PORT" && f[2] == "INDEX" && f[3] == "GID":
 		p.nextTable()
-		p.noVer = !strings.Contains(t, "VER")
+		p.noVer, p.hiroce = !strings.Contains(t, "VER"), false
+		p.out.lines++
+		return
+	case len(f) >= 5 && f[0] == "ib_dev" && f[1] == "net_dev" && f[2] == "port" && f[3] == "idx" && f[4] == "gid":
+		p.nextTable()
+		p.noVer, p.hiroce = false, true
+		p.out.lines++
+		return
+	case p.hiroce && len(f) >= 4 && strings.Trim(t, "- \t") == "":
 		p.out.lines++
 		return
 	case len(f) >= 4 && f[0] == "---" && f[1] == "----":
@@ -100,7 +114,13 @@ func (p *showGIDsParser) Feed(l Line) {
 		}
 		return
 	}
-	e, ok := parseShowGIDsRow(f, p.noVer)
+	var e GIDEntry
+	var ok bool
+	if p.hiroce {
+		e, ok = parseHiroceRow(f)
+	} else {
+		e, ok = parseShowGIDsRow(f, p.noVer)
+	}
 	if !ok {
 		return
 	}
@@ -173,6 +193,25 @@ func parseShowGIDsRow(f []string, noVer bool) (GIDEntry, bool) {
 		if c, v4 := ClassifyGID(e.GID); c == GIDIPv4 {
 			e.IPv4 = v4
 		}
+	}
+	return e, true
+}
+
+// parseHiroceRow parses a `hiroce3 gids` row: DEV NETDEV PORT IDX GID
+// "RoCE" VER [IPv4] LINK.
+func parseHiroceRow(f []string) (GIDEntry, bool) {
+	if len(f) < 8 || len(f) > 9 || f[5] != "RoCE" || f[6] != "v1" && f[6] != "v2" {
+		return GIDEntry{}, false
+	}
+	e, ok := parseShowGIDsRow([]string{f[0], f[2], f[3], f[4], f[6], f[1]}, false)
+	if !ok {
+		return GIDEntry{}, false
+	}
+	if len(f) == 9 {
+		if a, err := netip.ParseAddr(f[7]); err != nil || !a.Is4() {
+			return GIDEntry{}, false
+		}
+		e.IPv4 = f[7]
 	}
 	return e, true
 }

@@ -86,3 +86,20 @@ func TestClassifyGID(t *testing.T) {
 		t.Errorf("v4 %q", v4)
 	}
 }
+
+// Huawei's `hiroce3 gids` (hinic3/hrn3 NICs) prints the GID table in its
+// own column order; it was "in no format rocelab recognises". Its hrn3
+// table has v2 rows only: the IPv4 GID is index 1, not the 3 of mlx5.
+func TestHiroceGIDsCorpus(t *testing.T) {
+	g := corpusAs[*ShowGIDs](t, "ethtool/hiroce3-gids-huawei-hrn3-v2-only-index1-ipv4.txt", KindShowGIDs)
+	if len(g.Entries) != 6 {
+		t.Fatalf("%d entries, want 6: %+v", len(g.Entries), g.Entries)
+	}
+	e := g.Entries[1]
+	if e.Device != "hrn3_bond_0" || e.Netdev != "bond0" || e.Port != 1 || e.Index != 1 || e.Version != "v2" || e.IPv4 != "27.105.180.3" {
+		t.Errorf("hrn3 row %+v", e)
+	}
+	if e := g.Entries[4]; e.Device != "mlx5_1" || e.Index != 0 || e.Version != "v1" || e.IPv4 != "" {
+		t.Errorf("mlx5_1 row %+v", e)
+	}
+}

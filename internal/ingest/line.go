@@ -109,6 +109,11 @@ func (lr *LineReader) Next() (Line, error) {
 			text, lr.rest, lr.restTrunc = segs[0], segs[1:], truncated
 		}
 	}
+	if len(lr.rest) == 0 {
+		if segs := splitJoinedNCCL(text, lr.rest[:0]); len(segs) > 0 {
+			text, lr.rest, lr.restTrunc = segs[0], segs[1:], truncated
+		}
+	}
 	return lr.line(text, truncated), nil
 }
 

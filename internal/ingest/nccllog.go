@@ -33,6 +33,8 @@ type NCCLLog struct {
 	Scoped
 	src   string
 	lines int
+	// lastLine is the number of the input line counted last.
+	lastLine int
 
 	// Versions are the distinct NCCL versions printed.
 	Versions []Versioned
@@ -52,6 +54,17 @@ type NCCLLog struct {
 	Plugins HostLines
 	// PluginFailures holds the plugin lines that say a plugin failed to load.
 	PluginFailures HostLines
+	// PluginInitFailures holds a loaded net plugin's own WARN lines that
+	// say it failed to initialise ("NET/OFI aws-ofi-nccl initialization
+	// failed"): NCCL then falls back to its internal transports.
+	PluginInitFailures HostLines
+	// NoNetwork holds NCCL's "Failed to initialize any NET plugin": no
+	// network transport started, so the communicator cannot be built.
+	NoNetwork HostLines
+	// PluginGDROff holds a net plugin's own lines that say it turned
+	// GPUDirect RDMA off ("NET/OFI Could not disable CUDA API usage for
+	// HMEM, disabling GDR").
+	PluginGDROff HostLines
 	// Env holds the NCCL_* settings NCCL echoed ("NCCL_IB_GID_INDEX set by
 	// environment to 3."), one per host, name and value; How is SetByEcho.
 	// Settings made on command lines, in scripts and manifests are read by
@@ -80,6 +93,11 @@ type NCCLLog struct {
 	// device and event; AsyncEventCount counts every such line.
 	AsyncEvents     []AsyncEvent
 	AsyncEventCount int
+	// Timeouts are the collectives PyTorch's ProcessGroupNCCL watchdog
+	// reported as timed out, one per rank, sequence number and operation;
+	// TimeoutCount counts every such line.
+	Timeouts     []CollectiveTimeout
+	TimeoutCount int
 	// Warnings holds the other WARN lines.
 	Warnings []Warning
 	// WarningCount counts every other WARN line, kept or not.
@@ -292,6 +310,28 @@ type SetupError struct {
 	FromState, ToState  string
 	Result              int
 	Evidence            Evidence
+}
+
+// CollectiveTimeout is one line of PyTorch's ProcessGroupNCCL watchdog:
+// "[Rank 0] Watchdog caught collective operation timeout:
+// WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168,
+// NumelOut=466119168, Timeout(ms)=600000) ran for 600060 milliseconds
+// before timing out."
+type CollectiveTimeout struct {
+	// Rank is the rank that reported it, -1 when the line does not say.
+	Rank int
+	// SeqNum is the collective's sequence number in its process group,
+	// -1 when not printed.
+	SeqNum int64
+	// OpType is the operation as printed: "ALLREDUCE", "_ALLGATHER_BASE".
+	OpType string
+	// NumelIn and NumelOut are the element counts, -1 when not printed
+	// (PyTorch before 2.2).
+	NumelIn, NumelOut int64
+	// TimeoutMS is the process group's timeout and RanMS how long the
+	// collective had run, in milliseconds (-1 when not printed).
+	TimeoutMS, RanMS int64
+	Evidence         Evidence
 }
 
 // Warning is any other NCCL WARN line.

@@ -120,7 +120,7 @@ func (l *NCCLLog) finishHosts() {
 	for i := range l.SocketDevices {
 		r(&l.SocketDevices[i].Host)
 	}
-	for _, hl := range []*HostLines{&l.NoIBDevice, &l.VerbsMissing, &l.Plugins, &l.PluginFailures} {
+	for _, hl := range []*HostLines{&l.NoIBDevice, &l.VerbsMissing, &l.Plugins, &l.PluginFailures, &l.PluginInitFailures, &l.PluginGDROff, &l.NoNetwork} {
 		for i := range hl.Hosts {
 			r(&hl.Hosts[i])
 		}

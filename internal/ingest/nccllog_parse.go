@@ -46,7 +46,7 @@ func (l *NCCLLog) Feed(ln Line) {
 		return
 	}
 	l.matrix = false
-	l.lines++
+	l.count(ln)
 	ev := At(l.src, ln)
 	o, host := l.origin(pre, ev)
 	if r := ln.Rank(); o.pid < 0 && r >= 0 {
@@ -72,6 +72,18 @@ func (l *NCCLLog) Feed(ln Line) {
 func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 	var msg string
 	switch {
+	case strings.Contains(s, "Watchdog caught collective operation timeout"):
+		t, ok := parseWatchdogTimeout(s)
+		if !ok {
+			return false
+		}
+		l.count(ln)
+		t.Evidence = At(l.src, ln)
+		l.TimeoutCount++
+		if len(l.Timeouts) < maxKept && l.once(seenKey{kind: 't', a: strconv.Itoa(t.Rank), b: strconv.FormatInt(t.SeqNum, 10), c: t.OpType}) {
+			l.Timeouts = append(l.Timeouts, t)
+		}
+		return true
 	case strings.Contains(s, "Got completion") && (strings.Contains(s, "with error") || strings.Contains(s, "status=")):
 		msg = s[strings.Index(s, "Got completion"):]
 	case strings.Contains(s, "Call to ibv_") && strings.Contains(s, " failed"):
@@ -94,10 +106,62 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 		}
 	}
 	msg = strings.TrimRight(msg, "'\"`_* .")
-	l.lines++
+	l.count(ln)
 	ev := At(l.src, ln)
 	l.feedWarn(o, l.intern("", ev), msg, ev)
 	return true
+}
+
+// parseWatchdogTimeout reads a ProcessGroupNCCL watchdog timeout line:
+// the rank ("[Rank 0]" or "[PG 1 Rank 0]" before "Watchdog"), the
+// WorkNCCL(...) fields and how long the collective ran.
+func parseWatchdogTimeout(s string) (CollectiveTimeout, bool) {
+	t := CollectiveTimeout{Rank: -1, SeqNum: -1, NumelIn: -1, NumelOut: -1, TimeoutMS: -1, RanMS: -1}
+	w := strings.Index(s, "Watchdog caught collective operation timeout")
+	if r := strings.LastIndex(s[:w], "Rank "); r >= 0 {
+		t.Rank = atoiOr(strings.TrimRight(wordAfter(s[r:], "Rank "), "]"), -1)
+	}
+	body, ok := strings.CutPrefix(s[w:], "Watchdog caught collective operation timeout: WorkNCCL(")
+	if !ok {
+		return t, false
+	}
+	fields, after, ok := strings.Cut(body, ") ran for ")
+	if !ok {
+		return t, false
+	}
+	for _, f := range strings.Split(fields, ", ") {
+		k, v, _ := strings.Cut(f, "=")
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			n = -1
+		}
+		switch k {
+		case "SeqNum":
+			t.SeqNum = n
+		case "OpType":
+			t.OpType = strings.Clone(v)
+		case "NumelIn":
+			t.NumelIn = n
+		case "NumelOut":
+			t.NumelOut = n
+		case "Timeout(ms)":
+			t.TimeoutMS = n
+		}
+	}
+	ran, _, _ := strings.Cut(after, " ")
+	if n, err := strconv.ParseInt(ran, 10, 64); err == nil {
+		t.RanMS = n
+	}
+	return t, t.OpType != "" || t.SeqNum >= 0
+}
+
+// count counts ln as one of NCCL's lines, once per input line however
+// many pieces the line reader cut it into.
+func (l *NCCLLog) count(ln Line) {
+	if ln.Num != l.lastLine {
+		l.lines++
+		l.lastLine = ln.Num
+	}
 }
 
 // feedUnprefixed handles lines that mention NCCL without an INFO/WARN
@@ -105,12 +169,12 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 func (l *NCCLLog) feedUnprefixed(ln Line, s string) {
 	t := strings.TrimSpace(s)
 	if strings.HasPrefix(t, "NCCL version ") {
-		l.lines++
+		l.count(ln)
 		l.addVersion("", t[len("NCCL version "):], At(l.src, ln))
 		return
 	}
 	if l.matrix && strings.Contains(s, "|") {
-		l.lines++
+		l.count(ln)
 		return
 	}
 	l.matrix = false
@@ -133,6 +197,12 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 			l.Networks = append(l.Networks, NetChoice{Host: host, Name: strings.Clone(name), Evidence: ev})
 		}
 	case strings.HasPrefix(msg, "NET/"):
+		if _, rest, ok := pluginNet(msg); ok && pluginGDROff(rest) {
+			l.PluginGDROff.add(host, ev)
+		}
+		if pluginInitFailed(msg) {
+			l.PluginInitFailures.add(host, ev)
+		}
 		l.netLine(o, host, msg, ev)
 	case strings.HasPrefix(msg, "Bootstrap"):
 		if _, rest, ok := strings.Cut(msg, "Using "); ok {
@@ -189,6 +259,10 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(msg, "NET/Plugin"):
 		l.Plugins.add(host, ev)
 		l.PluginFailures.add(host, ev)
+	case pluginInitFailed(msg):
+		l.PluginInitFailures.add(host, ev)
+	case strings.HasPrefix(msg, "Failed to initialize any NET plugin"):
+		l.NoNetwork.add(host, ev)
 	default:
 		l.WarningCount++
 		if len(l.Warnings) < maxKept {
@@ -388,6 +462,54 @@ func pluginFailed(rest string) bool {
 		return false
 	}
 	return strings.Contains(rest, "returned") || strings.Contains(rest, "ailed")
+}
+
+// pluginNet splits a net plugin's own line ("NET/OFI Selected provider
+// is efa") into the plugin's name and the text after it. It reports false
+// for NCCL's own transports (NET/IB, NET/Socket) and its plugin loader
+// (NET/Plugin).
+func pluginNet(msg string) (name, rest string, ok bool) {
+	m, ok := strings.CutPrefix(msg, "NET/")
+	if !ok {
+		return "", "", false
+	}
+	i := strings.IndexAny(m, " :")
+	if i <= 0 {
+		return "", "", false
+	}
+	switch name = m[:i]; name {
+	case "IB", "Socket", "Plugin":
+		return "", "", false
+	}
+	return name, strings.TrimLeft(m[i:], " :"), true
+}
+
+// pluginInitFailed reports whether a line is a net plugin's own report
+// that it could not initialise: aws-ofi-nccl's "NET/OFI aws-ofi-nccl
+// initialization failed", "NET/OFI Failed to initialize sendrecv
+// protocol", "NET/OFI Unable to find a protocol that worked.  Failing
+// initialization." and, at INFO, "NET/OFI No eligible providers were
+// found".
+func pluginInitFailed(msg string) bool {
+	_, rest, ok := pluginNet(msg)
+	if !ok {
+		return false
+	}
+	r := strings.ToLower(rest)
+	for _, p := range []string{"initialization failed", "failed to initiali", "failing initialization", "no eligible providers"} {
+		if strings.Contains(r, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// pluginGDROff reports whether a net plugin's line says it turned
+// GPUDirect RDMA off: aws-ofi-nccl's "Could not disable CUDA API usage for
+// HMEM, disabling GDR" and "Need to force simple protocol: GDR not
+// supported".
+func pluginGDROff(rest string) bool {
+	return strings.Contains(rest, "GDR") && (strings.Contains(rest, "disabling") || strings.Contains(rest, "not supported"))
 }
 
 func (l *NCCLLog) envEcho(host, msg string, ev Evidence) {

@@ -192,3 +192,25 @@ mlnx_qos -i eth0
 		t.Errorf("eth1 %+v", m.Configs[1])
 	}
 }
+
+// A script's "label: PATH = VALUE" lines and the RDMA device's forced
+// traffic class (spiderpool's `rdma-qos.sh q`, real output) are read.
+func TestDCQCNSysfsScriptAndTrafficClass(t *testing.T) {
+	d := corpusAs[*DCQCNSysfs](t, "ethtool/mlnx-qos-pfc5-ecn-tclass160-rdma-qos-script-spiderpool.txt", KindDCQCNSysfs)
+	if len(d.TrafficClasses) != 1 {
+		t.Fatalf("traffic classes %+v", d.TrafficClasses)
+	}
+	if tc := d.TrafficClasses[0]; tc.Device != "mlx5_0" || tc.Port != 1 || tc.TClass != 160 || tc.DSCP() != 40 || tc.Evidence.Line != 27 {
+		t.Errorf("traffic class %+v", tc)
+	}
+	if len(d.Interfaces) != 1 || d.Interfaces[0].Name != "eth0" {
+		t.Fatalf("interfaces %+v", d.Interfaces)
+	}
+	f := d.Interfaces[0]
+	if m, ok := EnabledMask(f.NPEnable); !ok || m != 0xff {
+		t.Errorf("np enable mask %#x", m)
+	}
+	if v, ok := f.Params["cnp_dscp"].Int(); !ok || v != 48 {
+		t.Errorf("cnp_dscp %+v", f.Params["cnp_dscp"])
+	}
+}

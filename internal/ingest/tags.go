@@ -13,7 +13,10 @@ import "strings"
 //   - Slurm srun --label: "0: ", padded to the width of the largest rank
 //     ("  3: ");
 //   - timestamps of log collectors: "2024-05-01T12:00:00.123Z ",
-//     "[2026-03-13 22:26:02] ".
+//     "[2026-03-13 22:26:02] ";
+//   - Ray (and the tools built on it: SkyPilot, vLLM) before each line
+//     of a remote worker: "(pid=4009) ", "(RayWorkerWrapper pid=4009,
+//     ip=10.0.0.2) ", "(worker1, rank=1, pid=33870, ip=192.168.0.15) ".
 //
 // NCCL's own "host:pid:tid [dev]" prefix is not a launcher tag and stays.
 
@@ -27,6 +30,7 @@ const (
 	tagWord          // rank3:, [rank3]:, [Rank 3]
 	tagLabel         // srun --label "3: "
 	tagTime          // ISO 8601 timestamp
+	tagRay           // (worker1, rank=1, pid=33870, ip=192.168.0.15)
 )
 
 // cutTag splits the launcher tag at the start of s from the text after it
@@ -61,6 +65,10 @@ func cutTag(s string) (tag, rest string, k tagKind) {
 	case c == ' ':
 		if r, ok := cutLabel(s); ok {
 			return s[:len(s)-len(r)], r, tagLabel
+		}
+	case c == '(':
+		if r, ok := cutRayTag(s); ok {
+			return s[:len(s)-len(r)], r, tagRay
 		}
 	}
 	return "", s, tagNone
@@ -163,6 +171,41 @@ func cutLabel(s string) (string, bool) {
 		return s, false
 	}
 	return strings.TrimLeft(s[j+2:], " \t"), true
+}
+
+// maxRayTag bounds the length of a Ray worker tag.
+const maxRayTag = 120
+
+// cutRayTag cuts the tag Ray puts before a remote worker's line: a
+// parenthesis that holds "pid=N", optionally after the worker's name and
+// rank and before its address ("(RayWorkerWrapper pid=4009, ip=10.0.0.2)",
+// "(worker1, rank=1, pid=33870, ip=192.168.0.15)"), and the space after it.
+func cutRayTag(s string) (string, bool) {
+	end := strings.IndexByte(s, ')')
+	if end < 0 || end > maxRayTag {
+		return s, false
+	}
+	in := s[1:end]
+	i := strings.Index(in, "pid=")
+	if i < 0 || (i > 0 && in[i-1] != ' ' && in[i-1] != '(') || !isDigits(wordAt(in[i+4:])) {
+		return s, false
+	}
+	for j := 0; j < len(in); j++ {
+		c := in[j]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" ,=._:-", c) >= 0) {
+			return s, false
+		}
+	}
+	return strings.TrimLeft(s[end+1:], " \t"), true
+}
+
+// wordAt returns the run of characters at the start of s up to a comma,
+// space or the end.
+func wordAt(s string) string {
+	if i := strings.IndexAny(s, ", "); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // cutTimestamp cuts an ISO-8601 date and time (optionally bracketed) and
@@ -326,6 +369,12 @@ func tagRankNumber(tag string, k tagKind) int {
 	switch k {
 	case tagMPI:
 		_, after, ok := strings.Cut(tag, ",")
+		if !ok {
+			return -1
+		}
+		tag = after
+	case tagRay:
+		_, after, ok := strings.Cut(tag, "rank=")
 		if !ok {
 			return -1
 		}

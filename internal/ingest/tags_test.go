@@ -98,3 +98,35 @@ func TestLauncherTagsCorpus(t *testing.T) {
 		t.Errorf("hosts %v devices %d lines %d", h, len(l.IBDevices), l.Lines())
 	}
 }
+
+// Ray's worker tags ("(worker1, rank=1, pid=33870, ip=192.168.0.15) ")
+// are stripped: SkyPilot's ib_send_bw run, every line so tagged, is read
+// as the perftest run it is (it was read as a run without rows before).
+func TestRayTagCorpus(t *testing.T) {
+	p := corpusAs[*Perftest](t, "perftest/ib-send-bw-ray-worker-prefix-skypilot-nebius.txt", KindPerftest)
+	if len(p.Runs) != 1 {
+		t.Fatalf("runs = %d, want 1", len(p.Runs))
+	}
+	r := p.Runs[0]
+	if r.Test != "ib_send_bw" || r.Device != "mlx5_0" || r.MTU != 4096 || r.LinkType != "IB" || len(r.Rows) != 1 {
+		t.Fatalf("run %+v", r)
+	}
+	if got := r.Rows[0].BWAvg.Gbps(); got < 361.66 || got > 361.68 {
+		t.Errorf("BW average = %v Gb/s, want 361.67", got)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"(pid=4009) x", "x"},
+		{"(RayWorkerWrapper pid=4009, ip=10.0.0.2) x", "x"},
+		{"(worker1, rank=1, pid=33870, ip=192.168.0.15)  #bytes", "#bytes"},
+		{"(see pid=12 below)", "(see pid=12 below)"},
+		{"(x pid=abc) y", "(x pid=abc) y"},
+		{"(Open MPI) pid=1 x", "(Open MPI) pid=1 x"},
+	} {
+		if got := readLines(t, c.in); len(got) != 1 || got[0] != c.want {
+			t.Errorf("%q -> %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got := readAllLines("(worker1, rank=1, pid=33870, ip=192.168.0.15) text"); len(got) != 1 || got[0].Rank() != 1 {
+		t.Errorf("rank of a Ray tag: %+v", got)
+	}
+}
