@@ -113,11 +113,20 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 	ext := strings.ToLower(filepath.Ext(path))
 	switch {
 	case ext == ".json" || len(head) > 0 && head[0] == '{' || sonic.IsFragment(head):
-		db, err := sonic.Parse(name, data)
+		dbs, err := sonic.ParseAll(name, data)
 		if err != nil {
 			return info, err
 		}
-		m.Sonic = append(m.Sonic, db)
+		if len(dbs) == 1 {
+			if at, foreign := dbs[0].Foreign(); foreign {
+				what := "this JSON is not a config_db"
+				if strings.Contains(at.Text, ":") {
+					what = "TABLE:key is how APPL_DB, STATE_DB and COUNTERS_DB dumps name rows; lint reads CONFIG_DB (config_db.json, `show runningconfiguration all`)"
+				}
+				return info, fmt.Errorf("%s:%d:%d: %q: expected CONFIG_DB tables, whose names are upper case (PORT, BUFFER_PROFILE, PORT_QOS_MAP): %s: %w", name, at.Line, at.Col, at.Text, what, errNotConfig)
+			}
+		}
+		m.Sonic = append(m.Sonic, dbs...)
 		info.Type = KindSONiCConfigDB
 		return info, nil
 	case bytes.HasPrefix(head, []byte("# provenance of ")) && bytes.Contains(head[:min(len(head), 200)], []byte("rocelab config gen")):

@@ -1,0 +1,89 @@
+package lint
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestLintMultiASIC lints a multi-ASIC dump as `show runningconfiguration
+// all` prints it ({"localhost": {...}, "asic0": {...}}), put together at
+// run time from two real sonic-utilities files (the host's config_db of
+// the stock corpus and asic0's of testdata/): each namespace is linted as
+// the config it is, so the findings are those of the two files alone, each
+// named for its namespace. Before, the namespaces were tables lint does not
+// read, and it reported nothing.
+func TestLintMultiASIC(t *testing.T) {
+	host := filepath.Join(stockDir, "utilities-mock_tables-config_db.json")
+	asic := filepath.Join("testdata", "util-mock-asic0-config_db.json")
+	var parts [][]byte
+	var alone []string
+	for _, f := range []string{host, asic} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, data)
+		rep, err := Lint([]string{f}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fd := range rep.Findings {
+			alone = append(alone, fd.ID+" "+strings.ReplaceAll(fd.Title, f, "X"))
+		}
+	}
+	if len(alone) == 0 {
+		t.Fatal("the two files alone give no finding: nothing to compare")
+	}
+	dump := filepath.Join(t.TempDir(), "running.json")
+	text := "{\n\"localhost\": " + string(parts[0]) + ",\n\"asic0\": " + string(parts[1]) + "\n}\n"
+	if err := os.WriteFile(dump, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{dump}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var joined []string
+	for _, fd := range rep.Findings {
+		title := strings.ReplaceAll(strings.ReplaceAll(fd.Title, dump+" localhost", "X"), dump+" asic0", "X")
+		joined = append(joined, fd.ID+" "+title)
+		for _, e := range fd.Evidence {
+			if e.File != dump || e.Line < 3 {
+				t.Errorf("%s: evidence %s:%d, want a line of %s", fd.ID, e.File, e.Line, dump)
+			}
+		}
+	}
+	slices.Sort(alone)
+	slices.Sort(joined)
+	if !slices.Equal(alone, joined) {
+		t.Errorf("multi-ASIC dump:\n%s\nthe files alone:\n%s", strings.Join(joined, "\n"), strings.Join(alone, "\n"))
+	}
+}
+
+// TestLintNotConfigDB: JSON that is not CONFIG_DB — a test's parameters
+// (sonic-mgmt's dynamic_buffer_param.json), an APPL_DB dump (TABLE:key
+// rows, sonic-utilities' db_migrator input) — is refused with the key that
+// shows it, not linted as an empty config (exit 0 and no finding, before).
+func TestLintNotConfigDB(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{"mgmt-dynamic_buffer_param.json", `:2:5: "mellanox": expected CONFIG_DB tables`},
+		{"util-appl_db-acs-msn2700-t0-v3_0_3.json", `:2:5: "BUFFER_PG_TABLE:Ethernet0:3-4": expected CONFIG_DB tables`},
+	} {
+		_, err := Lint([]string{filepath.Join("testdata", c.file)}, nil)
+		var bad *BadInputError
+		if !errors.As(err, &bad) || !errors.Is(err, errNotConfig) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want a refusal with %q", c.file, err, c.want)
+		}
+	}
+	empty := filepath.Join(t.TempDir(), "config_db.json")
+	if err := os.WriteFile(empty, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Lint([]string{empty}, nil); err != nil {
+		t.Errorf("an empty config is a config: %v", err)
+	}
+}
