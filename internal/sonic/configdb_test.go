@@ -345,3 +345,38 @@ func TestNotConfigDB(t *testing.T) {
 		}
 	}
 }
+
+// TestVOQQueues reads the QUEUE rows of a VOQ linecard, keyed by system
+// port ("dut-lc3|Asic0|Ethernet0|3"; SONiC's rendered qos.json for an
+// Arista 7800R3 linecard, in the stock corpus), which were all skipped
+// before. Without DEVICE_METADATA the rows keep their system port names;
+// with the linecard's hostname and asic_name they are its own ports, and
+// the other linecards' rows are left out.
+func TestVOQQueues(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/sonic-stock/qos-arista7800r3-48cq2-lc.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := Parse("lc.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := db.Queues()
+	if len(qs) != 513 || qs[0].Ports[0] != "dut-lc3|Asic0|Ethernet0" {
+		t.Fatalf("%d rows (want the 513 of the file), first %+v", len(qs), qs[0])
+	}
+	db.Tables["DEVICE_METADATA"] = Table{"localhost": {"hostname": {Text: "dut-lc3"}, "asic_name": {Text: "asic0"}}}
+	qs = db.Queues()
+	lossless := 0
+	for _, q := range qs {
+		if strings.Contains(q.Ports[0], "|") {
+			t.Fatalf("%s: port %q", q.Key, q.Ports[0])
+		}
+		if q.Ports[0] == "Ethernet0" && (q.Queues[0] == 3 || q.Queues[0] == 4) && q.WREDProfile.Text == "AZURE_LOSSLESS" {
+			lossless++
+		}
+	}
+	if len(qs) != 321 || lossless != 2 {
+		t.Errorf("dut-lc3 asic0: %d rows (want 321: lc4's and lc5's 192 left out), %d lossless queues of Ethernet0 with AZURE_LOSSLESS (want 2)", len(qs), lossless)
+	}
+}
