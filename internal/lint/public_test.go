@@ -87,3 +87,52 @@ func TestLintNotConfigDB(t *testing.T) {
 		t.Errorf("an empty config is a config: %v", err)
 	}
 }
+
+// TestLintECNMode: Centec's stock qos.json for the ES6428A puts
+// AZURE_LOSSLESS on queues 3-4 with wred_green_enable true and no ecn field
+// (ecn_none, the model's default): a drop profile on RoCE's lossless queue,
+// an error that lint did not see before (it read neither field). The same
+// file with the profile mended (ecn ecn_all) gives no ecn.disabled; with
+// green left out of WRED (wred_green_enable false) nothing marks RoCE, a
+// warning.
+func TestLintECNMode(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(stockDir, "device-centec-ES6428A-X48Q2H4-qos.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const row = `"AZURE_LOSSLESS": {
+            "wred_green_enable":"true",`
+	if !strings.Contains(string(data), row) {
+		t.Fatal("the stock file changed: no AZURE_LOSSLESS row as expected")
+	}
+	for _, c := range []struct {
+		name, with string
+		want       string // severity of ecn.disabled, "" for none
+	}{
+		{"stock", row, "error"},
+		{"ecn_all", row + "\n            \"ecn\": \"ecn_all\",", ""},
+		{"green off", strings.Replace(row, `"true"`, `"false"`, 1) + "\n            \"ecn\": \"ecn_all\",", "warn"},
+	} {
+		f := filepath.Join(t.TempDir(), "qos.json")
+		if err := os.WriteFile(f, []byte(strings.Replace(string(data), row, c.with, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Lint([]string{f}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, fd := range rep.Findings {
+			if fd.ID != "ecn.disabled" {
+				continue
+			}
+			got = fd.Severity.String()
+			if len(fd.Evidence) == 0 || fd.Evidence[0].Line == 0 || !strings.Contains(fd.Evidence[0].Text, "wred_green_enable") && !strings.Contains(fd.Evidence[0].Text, "ecn") {
+				t.Errorf("%s: evidence %+v, want the profile's ecn or wred_green_enable line", c.name, fd.Evidence)
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s: ecn.disabled %q, want %q", c.name, got, c.want)
+		}
+	}
+}
