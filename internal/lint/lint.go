@@ -81,7 +81,9 @@ func Lint(paths []string, stdin io.Reader) (*doctor.Report, error) {
 // Check runs the doctor's rules over the configs' artifacts and lint's
 // rules over the joined model, and returns the sorted findings.
 func Check(m *Model) []doctor.Finding {
-	fs := doctor.Check(&doctor.Incident{Artifacts: m.Artifacts})
+	opts := doctor.Options{RateHint: "give the switch's config_db.json, whose PORT speed states it, or the hosts' `ibv_devinfo -v`"}
+	opts.SwitchRate, opts.SwitchRateHow = m.fastestPort()
+	fs := doctor.Check(&doctor.Incident{Artifacts: m.Artifacts, Options: opts})
 	m.join()
 	for _, r := range rules() {
 		fs = append(fs, r(m)...)

@@ -136,3 +136,43 @@ func TestLintECNMode(t *testing.T) {
 		}
 	}
 }
+
+// TestLintECNConfigRate: `ecnconfig -l` (the output sonic-utilities' tests
+// expect) alone is judged at an assumed 100G, and the finding tells how to
+// state the rate without naming diagnose's --nic-speed, which lint does not
+// have; beside a config_db with PORT speeds (a real SN3800 one of
+// sonic-utilities' db_migrator tests) it is judged at that speed, and the
+// finding is a warning rather than information.
+func TestLintECNConfigRate(t *testing.T) {
+	ecn := filepath.Join("testdata", "util-ecnconfig-l.txt")
+	db := filepath.Join("testdata", "util-dbmig-sn3800-c64-t1-v3_0_3.json")
+	for _, c := range []struct {
+		files []string
+		sev   string
+		how   string
+	}{
+		{[]string{ecn}, "info", "assumed: no input states a line rate (give the switch's config_db.json"},
+		{[]string{ecn, db}, "warn", "100Gbps, the fastest PORT speed of " + db},
+	} {
+		rep, err := Lint(c.files, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, fd := range rep.Findings {
+			if fd.ID != "switch.ecn.thresholds" || !strings.HasPrefix(fd.Subject, "AZURE_LOSSLESS") && !strings.Contains(fd.Title, "AZURE_LOSSLESS: Kmin") {
+				continue
+			}
+			if fd.Evidence[0].File != ecn {
+				continue
+			}
+			n++
+			if fd.Severity.String() != c.sev || !strings.Contains(fd.Mechanism, c.how) || strings.Contains(fd.Mechanism, "--nic-speed") {
+				t.Errorf("%v: %s %q", c.files, fd.Severity, fd.Mechanism)
+			}
+		}
+		if n != 1 {
+			t.Errorf("%v: %d findings on ecnconfig's AZURE_LOSSLESS, want 1", c.files, n)
+		}
+	}
+}

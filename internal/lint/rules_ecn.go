@@ -313,3 +313,24 @@ func anyIn(xs, ys []int) bool {
 	}
 	return false
 }
+
+// fastestPort returns the fastest PORT speed of the config_dbs given and
+// where it is written, or 0: the rate a switch's `ecnconfig -l` profile,
+// given beside them, is judged at.
+func (m *Model) fastestPort() (unit.BitRate, string) {
+	var best unit.BitRate
+	how := ""
+	for _, db := range m.Sonic {
+		for _, p := range db.Tables["PORT"].Keys() {
+			v, ok := db.Field("PORT", p, "speed")
+			mbps, err := strconv.ParseInt(v.Text, 10, 64)
+			if !ok || err != nil || mbps <= 0 {
+				continue
+			}
+			if r := unit.BitRate(mbps) * unit.Mbps; r > best {
+				best, how = r, fmt.Sprintf("%v, the fastest PORT speed of %s (%s:%d)", r, db.File, db.Source(), v.Line)
+			}
+		}
+	}
+	return best, how
+}
