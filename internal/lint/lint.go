@@ -111,8 +111,15 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		return doctor.InputInfo{}, err
 	}
 	info := doctor.InputInfo{Path: name, Type: "unknown"}
-	head := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	ext := strings.ToLower(filepath.Ext(path))
+	if d, ok := sonic.BlankPrompts(data); ok {
+		// A CONFIG_DB dump pasted with the command that printed it (other
+		// text, a kernel log's "[ 12.3]" lines, keeps its prompt).
+		if h := bytes.TrimLeft(d, " \t\r\n"); ext == ".json" || len(h) > 0 && h[0] == '{' {
+			data = d
+		}
+	}
+	head := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	switch {
 	case ext == ".json" || len(head) > 0 && head[0] == '{' || sonic.IsFragment(head):
 		dbs, err := sonic.ParseAll(name, data)

@@ -176,3 +176,46 @@ func TestLintECNConfigRate(t *testing.T) {
 		}
 	}
 }
+
+// TestLintPastedDump: a config_db pasted with the command that printed it
+// and the prompt after it (`admin@sonic:~$ show runningconfiguration all`,
+// as NVIDIA's SONiC docs show it) was "no configuration lint reads" (.txt)
+// or invalid JSON at 1:1 (.json); it is linted like the file, each
+// finding's line one below the file's. The JSON is sonic-utilities' real
+// mock config_db; the prompt lines are added here.
+func TestLintPastedDump(t *testing.T) {
+	file := filepath.Join(stockDir, "utilities-mock_tables-config_db.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := Lint([]string{file}, nil)
+	if err != nil || len(alone.Findings) == 0 {
+		t.Fatalf("%v, %d findings", err, len(alone.Findings))
+	}
+	for _, ext := range []string{".txt", ".json"} {
+		paste := filepath.Join(t.TempDir(), "paste"+ext)
+		text := "admin@sonic:~$ show runningconfiguration all\n" + string(data) + "admin@sonic:~$ \n"
+		if err := os.WriteFile(paste, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Lint([]string{paste}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", ext, err)
+		}
+		if len(rep.Findings) != len(alone.Findings) {
+			t.Fatalf("%s: %d findings, the file alone %d", ext, len(rep.Findings), len(alone.Findings))
+		}
+		for i, fd := range rep.Findings {
+			a := alone.Findings[i]
+			if fd.ID != a.ID || len(fd.Evidence) != len(a.Evidence) {
+				t.Fatalf("%s: finding %d: %s, alone %s", ext, i, fd.ID, a.ID)
+			}
+			for j, e := range fd.Evidence {
+				if e.Line != a.Evidence[j].Line+1 || e.Text != a.Evidence[j].Text {
+					t.Errorf("%s: %s evidence %d: line %d %q, the file's %d %q", ext, fd.ID, j, e.Line, e.Text, a.Evidence[j].Line, a.Evidence[j].Text)
+				}
+			}
+		}
+	}
+}

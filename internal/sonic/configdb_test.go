@@ -380,3 +380,42 @@ func TestVOQQueues(t *testing.T) {
 		t.Errorf("dut-lc3 asic0: %d rows (want 321: lc4's and lc5's 192 left out), %d lossless queues of Ethernet0 with AZURE_LOSSLESS (want 2)", len(qs), lossless)
 	}
 }
+
+// TestBlankPrompts: a SYNTHETIC paste of `show runningconfiguration all`
+// with its prompt before and after (as NVIDIA's SONiC docs show the
+// command) parses with positions in the text as pasted.
+func TestBlankPrompts(t *testing.T) {
+	text := "admin@sonic:~$ show runningconfiguration all\n{\n    \"PORT\": {\"Ethernet0\": {\"speed\": \"100000\"}}\n}\nadmin@sonic:~$ \n"
+	d, ok := BlankPrompts([]byte(text))
+	if !ok || len(d) != len(text) {
+		t.Fatalf("ok %v, %d bytes of %d", ok, len(d), len(text))
+	}
+	db, err := Parse("paste.txt", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := db.Field("PORT", "Ethernet0", "speed"); v.Text != "100000" || v.Line != 3 || v.Col != 37 {
+		t.Errorf("speed %+v, want 100000 at 3:37", v)
+	}
+	for _, s := range []string{"{\"PORT\": {}}", "Profile: AZURE_LOSSLESS\n{\n", "$ show pfc priority\nInterface    Lossless priorities\n"} {
+		if d, ok := BlankPrompts([]byte(s)); ok || string(d) != s {
+			t.Errorf("%q blanked to %q", s, d)
+		}
+	}
+}
+
+func FuzzBlankPrompts(f *testing.F) {
+	f.Add([]byte("admin@sonic:~$ show runningconfiguration all\n{\n}\nadmin@sonic:~$\n"))
+	f.Add([]byte("$ sudo sonic-cfggen -d --print-data\r\n[{\"PORT\": {}}]\r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, ok := BlankPrompts(data)
+		if len(d) != len(data) {
+			t.Fatalf("%d bytes, want %d", len(d), len(data))
+		}
+		for i := range data {
+			if (data[i] == '\n') != (d[i] == '\n') || !ok && d[i] != data[i] || d[i] != data[i] && d[i] != ' ' {
+				t.Fatalf("byte %d: %q -> %q", i, data[i], d[i])
+			}
+		}
+	})
+}
