@@ -161,6 +161,9 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		info.Type = KindSONiCConfigDB
 		return info, nil
 	}
+	if isPGProfileLookup(data) {
+		return info, fmt.Errorf("%s: a pg_profile_lookup.ini (SONiC's static headroom table by speed and cable): lint reads the BUFFER_PROFILE rows SONiC makes from it, in config_db.json; `rocelab calc headroom --speed S --cable L --asic A` computes one row: %w", name, errNotConfig)
+	}
 	res, err := ingest.Read(name, bytes.NewReader(data))
 	if err != nil {
 		return info, err
@@ -250,4 +253,31 @@ func looksLikeDescription(data []byte) bool {
 		}
 	}
 	return false
+}
+
+// isPGProfileLookup reports whether text is a pg_profile_lookup.ini: rows
+// of speed (Mb/s), cable ("5m"), size, xon, xoff and more numbers, and
+// comments.
+func isPGProfileLookup(data []byte) bool {
+	rows := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if len(f) < 5 || !digits(f[0]) || !digits(strings.TrimSuffix(f[1], "m")) || !strings.HasSuffix(f[1], "m") || !digits(f[2]) || !digits(f[3]) || !digits(f[4]) {
+			return false
+		}
+		rows++
+	}
+	return rows > 0
+}
+
+func digits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

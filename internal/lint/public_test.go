@@ -219,3 +219,15 @@ func TestLintPastedDump(t *testing.T) {
 		}
 	}
 }
+
+// TestLintPGProfileLookup: a pg_profile_lookup.ini (NVIDIA's for the
+// SN2700, the Broadcom one Dell's S6000 links to) is refused with what it
+// is and where its values are read, not "no configuration lint reads".
+func TestLintPGProfileLookup(t *testing.T) {
+	for _, f := range []string{"bi-mlnx-msn2700-pg_profile_lookup.ini", "bi-dell-s6000-pg_profile_lookup.ini"} {
+		_, err := Lint([]string{filepath.Join("testdata", f)}, nil)
+		if !errors.Is(err, errNotConfig) || !strings.Contains(err.Error(), "a pg_profile_lookup.ini (SONiC's static headroom table") {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
