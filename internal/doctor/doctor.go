@@ -20,6 +20,22 @@ type Options struct {
 	// carry no time of their own (diagnose --interval); zero when not
 	// given.
 	Interval time.Duration
+	// SwitchRate is a switch port line rate another input states (lint:
+	// a config_db's PORT speed), SwitchRateHow where it is; a switch's ECN
+	// profile is judged at it when no NIC rate is known.
+	SwitchRate    unit.BitRate
+	SwitchRateHow string
+	// RateHint tells how to state a line rate, for findings that assume
+	// one ("" is diagnose's: pass --nic-speed).
+	RateHint string
+}
+
+// rateHint is o.RateHint or diagnose's.
+func (o Options) rateHint() string {
+	if o.RateHint != "" {
+		return o.RateHint
+	}
+	return "pass --nic-speed"
 }
 
 // An Incident is everything read from one set of inputs: the artifacts of

@@ -254,9 +254,11 @@ const (
 func checkECNThresholds(inc *Incident) []Finding {
 	var fs []Finding
 	for _, s := range All[*ingest.SwitchCounters](inc) {
-		rate, how, assumed := unit.BitRate(ecnDefaultGbps)*unit.Gbps, fmt.Sprintf("%d Gb/s assumed: no input states a line rate (pass --nic-speed)", ecnDefaultGbps), true
+		rate, how, assumed := unit.BitRate(ecnDefaultGbps)*unit.Gbps, fmt.Sprintf("%d Gb/s assumed: no input states a line rate (%s)", ecnDefaultGbps, inc.Options.rateHint()), true
 		if sp, ok := speedOf(inc, s.Scope()); ok {
 			rate, how, assumed = sp.rate, "the hosts' NIC line rate, "+sp.rate.String()+" ("+sp.how+")", false
+		} else if o := inc.Options; o.SwitchRate > 0 {
+			rate, how, assumed = o.SwitchRate, o.SwitchRateHow, false
 		}
 		for _, p := range s.ECN {
 			if p.GreenMin < 0 || p.GreenMax < 0 || p.ECN != "" && !strings.Contains(p.ECN, "ecn") || p.ECN == "ecn_none" {

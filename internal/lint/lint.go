@@ -81,7 +81,9 @@ func Lint(paths []string, stdin io.Reader) (*doctor.Report, error) {
 // Check runs the doctor's rules over the configs' artifacts and lint's
 // rules over the joined model, and returns the sorted findings.
 func Check(m *Model) []doctor.Finding {
-	fs := doctor.Check(&doctor.Incident{Artifacts: m.Artifacts})
+	opts := doctor.Options{RateHint: "give the switch's config_db.json, whose PORT speed states it, or the hosts' `ibv_devinfo -v`"}
+	opts.SwitchRate, opts.SwitchRateHow = m.fastestPort()
+	fs := doctor.Check(&doctor.Incident{Artifacts: m.Artifacts, Options: opts})
 	m.join()
 	for _, r := range rules() {
 		fs = append(fs, r(m)...)
@@ -109,15 +111,31 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		return doctor.InputInfo{}, err
 	}
 	info := doctor.InputInfo{Path: name, Type: "unknown"}
-	head := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	ext := strings.ToLower(filepath.Ext(path))
+	if d, ok := sonic.BlankPrompts(data); ok {
+		// A CONFIG_DB dump pasted with the command that printed it (other
+		// text, a kernel log's "[ 12.3]" lines, keeps its prompt).
+		if h := bytes.TrimLeft(d, " \t\r\n"); ext == ".json" || len(h) > 0 && h[0] == '{' {
+			data = d
+		}
+	}
+	head := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	switch {
 	case ext == ".json" || len(head) > 0 && head[0] == '{' || sonic.IsFragment(head):
-		db, err := sonic.Parse(name, data)
+		dbs, err := sonic.ParseAll(name, data)
 		if err != nil {
 			return info, err
 		}
-		m.Sonic = append(m.Sonic, db)
+		if len(dbs) == 1 {
+			if at, foreign := dbs[0].Foreign(); foreign {
+				what := "this JSON is not a config_db"
+				if strings.Contains(at.Text, ":") {
+					what = "TABLE:key is how APPL_DB, STATE_DB and COUNTERS_DB dumps name rows; lint reads CONFIG_DB (config_db.json, `show runningconfiguration all`)"
+				}
+				return info, fmt.Errorf("%s:%d:%d: %q: expected CONFIG_DB tables, whose names are upper case (PORT, BUFFER_PROFILE, PORT_QOS_MAP): %s: %w", name, at.Line, at.Col, at.Text, what, errNotConfig)
+			}
+		}
+		m.Sonic = append(m.Sonic, dbs...)
 		info.Type = KindSONiCConfigDB
 		return info, nil
 	case bytes.HasPrefix(head, []byte("# provenance of ")) && bytes.Contains(head[:min(len(head), 200)], []byte("rocelab config gen")):
@@ -142,6 +160,9 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		m.Sonic = append(m.Sonic, db)
 		info.Type = KindSONiCConfigDB
 		return info, nil
+	}
+	if isPGProfileLookup(data) {
+		return info, fmt.Errorf("%s: a pg_profile_lookup.ini (SONiC's static headroom table by speed and cable): lint reads the BUFFER_PROFILE rows SONiC makes from it, in config_db.json; `rocelab calc headroom --speed S --cable L --asic A` computes one row: %w", name, errNotConfig)
 	}
 	res, err := ingest.Read(name, bytes.NewReader(data))
 	if err != nil {
@@ -232,4 +253,31 @@ func looksLikeDescription(data []byte) bool {
 		}
 	}
 	return false
+}
+
+// isPGProfileLookup reports whether text is a pg_profile_lookup.ini: rows
+// of speed (Mb/s), cable ("5m"), size, xon, xoff and more numbers, and
+// comments.
+func isPGProfileLookup(data []byte) bool {
+	rows := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if len(f) < 5 || !digits(f[0]) || !digits(strings.TrimSuffix(f[1], "m")) || !strings.HasSuffix(f[1], "m") || !digits(f[2]) || !digits(f[3]) || !digits(f[4]) {
+			return false
+		}
+		rows++
+	}
+	return rows > 0
+}
+
+func digits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -146,9 +146,9 @@ func (m *Model) given(path string) bool {
 // sonicEv returns the evidence for a config_db value.
 func sonicEv(db *sonic.ConfigDB, v sonic.Value) Evidence {
 	if v.Line == 0 {
-		return Evidence{File: db.File}
+		return Evidence{File: db.Source()}
 	}
-	return Evidence{File: db.File, Line: v.Line, Text: db.LineText(v.Line)}
+	return Evidence{File: db.Source(), Line: v.Line, Text: db.LineText(v.Line)}
 }
 
 // join builds the RoCE class and the NIC and switch sides.

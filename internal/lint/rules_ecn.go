@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"rocelab/internal/doctor"
 	"rocelab/internal/scenario"
@@ -51,6 +52,85 @@ func ecnRules(m *Model) []doctor.Finding {
 				Evidence:  evs(m.at("switch.ecn.priorities", "[3]")),
 				Mechanism: "DCQCN slows a sender only when its packets come back marked: without ECN on the RoCE queue no CNP is ever sent, congestion is left to PFC alone, and pauses spread it upstream.",
 				Fix:       fmt.Sprintf("switch.ecn.priorities: [%d] (SONiC: wred_profile on QUEUE <port>|%d).", roce, roce),
+			})
+		}
+	}
+	for _, db := range m.Sonic {
+		fs = append(fs, m.sonicECNMode(db)...)
+	}
+	return fs
+}
+
+// sonicECNMode checks that the WRED profile on RoCE's queue marks green
+// packets, the colour SONiC gives all traffic unless a policer recolours it.
+// SONiC's model (sonic-wred-profile.yang) defaults ecn to ecn_none and
+// wred_green_enable to false; SAI then drops instead of marking (ecn_none),
+// or leaves green packets out of WRED and ECN altogether (green not
+// enabled, sonic-buildimage#4545).
+func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
+	roce := m.rocePriority()
+	noCC := m.Desc != nil && m.Desc.Host.NIC.CC == "none"
+	ports := map[string][]string{}
+	var names []string
+	for _, q := range db.Queues() {
+		if q.WREDProfile.Text == "" || !containsInt(q.Queues, roce) {
+			continue
+		}
+		if _, ok := ports[q.WREDProfile.Text]; !ok {
+			names = append(names, q.WREDProfile.Text)
+		}
+		ports[q.WREDProfile.Text] = append(ports[q.WREDProfile.Text], q.Ports...)
+	}
+	sort.Strings(names)
+	var fs []doctor.Finding
+	for _, name := range names {
+		w, ok := db.WREDProfile(name)
+		if !ok {
+			continue
+		}
+		mode := strings.ToLower(strings.TrimSpace(w.ECN.Text))
+		if mode == "" {
+			mode = "ecn_none"
+		}
+		marks := mode == "ecn_all" || strings.HasPrefix(mode, "ecn_green")
+		green := strings.EqualFold(strings.TrimSpace(w.GreenEnable.Text), "true")
+		subject := fmt.Sprintf("%s WRED_PROFILE %s (on %s, queue %d)", db.File, name, portList(ports[name]), roce)
+		var at []Evidence
+		for _, v := range []sonic.Value{w.ECN, w.GreenEnable} {
+			if v.Line > 0 {
+				at = append(at, sonicEv(db, v))
+			}
+		}
+		if tab, ok := db.TablePos("WRED_PROFILE"); ok && len(at) == 0 {
+			at = append(at, sonicEv(db, tab))
+		}
+		ev := evs(at...)
+		modeText := "ecn " + mode
+		if w.ECN.Text == "" {
+			modeText = "no ecn field (ecn_none, the default)"
+		}
+		switch {
+		case green && !marks:
+			fs = append(fs, doctor.Finding{
+				ID: "ecn.disabled", Severity: doctor.Error, Layer: doctor.LayerFabric,
+				Title:     fmt.Sprintf("%s: %s with wred_green_enable true: WRED drops RoCE's packets instead of marking them", subject, modeText),
+				Subject:   subject,
+				Evidence:  ev,
+				Mechanism: "Without a marking mode that covers green, a WRED profile is a drop profile: between its thresholds the switch discards RoCE packets on a queue meant to be lossless, each loss costs a go-back-N retransmission, and no CNP ever reaches the senders.",
+				Fix:       fmt.Sprintf("WRED_PROFILE|%s ecn ecn_all (SONiC's AZURE_LOSSLESS), or remove wred_profile from RoCE's queue.", name),
+			})
+		case !green && !noCC:
+			what := "RoCE's packets are green, and WRED and ECN do not act on green packets unless wred_green_enable is true (SAI's default is off)"
+			if !marks {
+				what = "the profile neither marks nor drops green packets"
+			}
+			fs = append(fs, doctor.Finding{
+				ID: "ecn.disabled", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+				Title:     fmt.Sprintf("%s: %s and wred_green_enable %q: ECN never marks RoCE", subject, modeText, w.GreenEnable.Text),
+				Subject:   subject,
+				Evidence:  ev,
+				Mechanism: what + ". DCQCN slows a sender only when its packets come back marked: congestion is left to PFC alone, and pauses spread it upstream.",
+				Fix:       fmt.Sprintf("WRED_PROFILE|%s wred_green_enable true, ecn ecn_all (SONiC's AZURE_LOSSLESS).", name),
 			})
 		}
 	}
@@ -238,4 +318,25 @@ func anyIn(xs, ys []int) bool {
 		}
 	}
 	return false
+}
+
+// fastestPort returns the fastest PORT speed of the config_dbs given and
+// where it is written, or 0: the rate a switch's `ecnconfig -l` profile,
+// given beside them, is judged at.
+func (m *Model) fastestPort() (unit.BitRate, string) {
+	var best unit.BitRate
+	how := ""
+	for _, db := range m.Sonic {
+		for _, p := range db.Tables["PORT"].Keys() {
+			v, ok := db.Field("PORT", p, "speed")
+			mbps, err := strconv.ParseInt(v.Text, 10, 64)
+			if !ok || err != nil || mbps <= 0 {
+				continue
+			}
+			if r := unit.BitRate(mbps) * unit.Mbps; r > best {
+				best, how = r, fmt.Sprintf("%v, the fastest PORT speed of %s (%s:%d)", r, db.File, db.Source(), v.Line)
+			}
+		}
+	}
+	return best, how
 }

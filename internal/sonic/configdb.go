@@ -40,7 +40,12 @@ type Table map[string]map[string]Value
 
 // ConfigDB is a parsed config_db.json.
 type ConfigDB struct {
+	// File names the config in findings: the file as given, followed by
+	// the namespace in a multi-ASIC dump ("config.json asic0").
 	File string
+	// Path is the file as given (positions are in it); Namespace the
+	// multi-ASIC namespace ("localhost", "asic0"), "" for a single config.
+	Path, Namespace string
 	// Tables maps a table name to its rows.
 	Tables map[string]Table
 	// Duplicates are keys the file gives twice: a table, a row or a
@@ -84,8 +89,30 @@ func Read(name string, r io.Reader) (*ConfigDB, error) {
 
 // Parse parses config_db.json text, or a fragment of its tables without
 // the enclosing braces as documents and threads show them ("QUEUE": {...},
-// "WRED_PROFILE": {...}); positions are those of the text as given.
+// "WRED_PROFILE": {...}); positions are those of the text as given. Text
+// that holds several configs (a multi-ASIC dump) is refused: use ParseAll.
 func Parse(name string, data []byte) (*ConfigDB, error) {
+	dbs, err := ParseAll(name, data)
+	if err != nil {
+		return nil, err
+	}
+	if len(dbs) != 1 {
+		return nil, &Error{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("holds %d configs (a multi-ASIC dump): one expected", len(dbs))}
+	}
+	return dbs[0], nil
+}
+
+// ParseAll parses config_db text that may hold more than one config:
+//
+//   - a multi-ASIC dump keyed by namespace, {"localhost": {tables},
+//     "asic0": {tables}, ...}, as `show runningconfiguration all` prints it
+//     on a multi-ASIC switch and config override files are written: one
+//     ConfigDB per namespace that has tables;
+//   - a configlet, a list of table objects applied in order (sonic-utilities'
+//     configlet -u): one ConfigDB, each element updating the rows and fields
+//     of the ones before, as configlet does;
+//   - anything Parse reads: one ConfigDB.
+func ParseAll(name string, data []byte) ([]*ConfigDB, error) {
 	body, shift := data, 0
 	if IsFragment(data) {
 		body = make([]byte, 0, len(data)+2)
@@ -95,12 +122,42 @@ func Parse(name string, data []byte) (*ConfigDB, error) {
 	p := &parser{name: name, data: body, shift: shift, dec: json.NewDecoder(bytes.NewReader(body))}
 	p.dec.UseNumber()
 	p.index()
-	db := &ConfigDB{File: name, Tables: map[string]Table{}, tablePos: map[string]Value{}}
-	if err := p.top(db); err != nil {
+	dbs, err := p.top()
+	if err != nil {
 		return nil, err
 	}
-	db.lines = strings.Split(string(data), "\n")
-	return db, nil
+	lines := strings.Split(string(data), "\n")
+	for _, db := range dbs {
+		db.lines = lines
+	}
+	return dbs, nil
+}
+
+func newDB(name, ns string) *ConfigDB {
+	file := name
+	if ns != "" {
+		file = name + " " + ns
+	}
+	return &ConfigDB{File: file, Path: name, Namespace: ns, Tables: map[string]Table{}, tablePos: map[string]Value{}}
+}
+
+// isNamespace reports whether a top-level key names a multi-ASIC
+// namespace: "localhost" (the host's, SONiC's DEFAULT_NAMESPACE as `show
+// runningconfiguration all` names it) or asicN.
+func isNamespace(k string) bool {
+	if k == "localhost" {
+		return true
+	}
+	n, ok := strings.CutPrefix(k, "asic")
+	if !ok || n == "" {
+		return false
+	}
+	for _, c := range n {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 type parser struct {
@@ -224,66 +281,167 @@ func (p *parser) key() (string, int, bool, error) {
 	return k, off, true, nil
 }
 
-func (p *parser) top(db *ConfigDB) error {
-	if _, err := p.open("config_db.json"); err != nil {
-		return err
+func (p *parser) top() ([]*ConfigDB, error) {
+	t, off, err := p.token()
+	if err != nil {
+		return nil, err
 	}
+	main := newDB(p.name, "")
+	var dbs []*ConfigDB
+	switch d, _ := t.(json.Delim); d {
+	case '[':
+		if err := p.configlet(main); err != nil {
+			return nil, err
+		}
+	case '{':
+		if dbs, err = p.objectTop(main); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, p.errAt(off, "config_db.json: expected an object ({...}), got %s", describe(t))
+	}
+	if p.dec.More() {
+		return nil, p.errAt(p.next(), "unexpected data after the top-level object")
+	}
+	if off := p.next(); off < len(p.data) {
+		return nil, p.errAt(off, "unexpected data after the top-level object")
+	}
+	if len(dbs) == 0 || len(main.Tables) > 0 {
+		dbs = append([]*ConfigDB{main}, dbs...)
+	}
+	return dbs, nil
+}
+
+// objectTop reads the top-level object after its '{': the tables of main,
+// and each namespace of a multi-ASIC dump into a ConfigDB of its own.
+func (p *parser) objectTop(main *ConfigDB) ([]*ConfigDB, error) {
+	var dbs []*ConfigDB
+	for {
+		name, off, ok, err := p.key()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return dbs, nil
+		}
+		if isNamespace(name) && p.peek() == '{' {
+			ns := newDB(p.name, name)
+			if _, err := p.open(name); err != nil {
+				return nil, err
+			}
+			if err := p.tables(ns, false); err != nil {
+				return nil, err
+			}
+			if len(ns.Tables) > 0 {
+				dbs = append(dbs, ns)
+			}
+			continue
+		}
+		if err := p.entry(main, name, off, false); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// configlet reads a list of table objects after its '['.
+func (p *parser) configlet(db *ConfigDB) error {
+	for {
+		t, off, err := p.token()
+		if err != nil {
+			return err
+		}
+		if d, ok := t.(json.Delim); ok && d == ']' {
+			return nil
+		}
+		if d, ok := t.(json.Delim); !ok || d != '{' {
+			return p.errAt(off, "configlet: expected an object of tables ({...}) in the list, got %s", describe(t))
+		}
+		if err := p.tables(db, true); err != nil {
+			return err
+		}
+	}
+}
+
+// tables reads table entries up to the closing '}' of their object. With
+// merge (a configlet's later element), a table or row given again updates
+// the earlier one, as configlet does, rather than replacing it.
+func (p *parser) tables(db *ConfigDB, merge bool) error {
 	for {
 		name, off, ok, err := p.key()
 		if err != nil {
 			return err
 		}
 		if !ok {
-			break
+			return nil
 		}
-		l, c := p.pos(off)
-		if table, key, flat := strings.Cut(name, "|"); flat {
-			// A flat dump (sonic-cfggen --print-data, redis dumps of
-			// CONFIG_DB): "TABLE|key": {fields}.
-			if err := p.flatRow(db, table, key, Value{Text: name, Line: l, Col: c}); err != nil {
-				return err
-			}
-			continue
-		}
-		if _, dup := db.Tables[name]; dup {
-			db.Duplicates = append(db.Duplicates, Value{Text: name, Line: l, Col: c})
-		}
-		db.tablePos[name] = Value{Text: name, Line: l, Col: c}
-		tab := Table{}
-		if err := p.table(db, name, tab); err != nil {
+		if err := p.entry(db, name, off, merge); err != nil {
 			return err
 		}
-		db.Tables[name] = tab
 	}
-	if p.dec.More() {
-		return p.errAt(p.next(), "unexpected data after the top-level object")
+}
+
+// entry reads one top-level entry: a table, or a "TABLE|key" row of a flat
+// dump. An element of a list of APPL_DB entries ("OP": "SET") or of a JSON
+// Patch ("op", "path") is refused for what it is.
+func (p *parser) entry(db *ConfigDB, name string, off int, merge bool) error {
+	l, c := p.pos(off)
+	switch name {
+	case "OP":
+		return p.errAt(off, "an APPL_DB entry (\"OP\", as swssconfig files write them), not CONFIG_DB: lint reads config_db.json")
+	case "op", "path":
+		return p.errAt(off, "a JSON Patch operation (%q, as `config apply-patch` takes them), not CONFIG_DB: lint reads config_db.json", name)
 	}
-	if off := p.next(); off < len(p.data) {
-		return p.errAt(off, "unexpected data after the top-level object")
+	if table, key, flat := strings.Cut(name, "|"); flat {
+		// A flat dump (sonic-cfggen --print-data, redis dumps of
+		// CONFIG_DB): "TABLE|key": {fields}.
+		return p.flatRow(db, table, key, Value{Text: name, Line: l, Col: c}, merge)
 	}
+	tab, seen := db.Tables[name]
+	if seen && !merge {
+		db.Duplicates = append(db.Duplicates, Value{Text: name, Line: l, Col: c})
+	}
+	if !seen || !merge {
+		tab = Table{}
+		db.tablePos[name] = Value{Text: name, Line: l, Col: c}
+	}
+	if err := p.table(db, name, tab, merge); err != nil {
+		return err
+	}
+	db.Tables[name] = tab
 	return nil
 }
 
+// peek returns the first byte of the next token, 0 at the end.
+func (p *parser) peek() byte {
+	if off := p.next(); off < len(p.data) {
+		return p.data[off]
+	}
+	return 0
+}
+
 // flatRow reads the fields of one "TABLE|key" entry of a flat dump.
-func (p *parser) flatRow(db *ConfigDB, table, key string, at Value) error {
+func (p *parser) flatRow(db *ConfigDB, table, key string, at Value, merge bool) error {
 	tab, ok := db.Tables[table]
 	if !ok {
 		tab = Table{}
 		db.Tables[table] = tab
 		db.tablePos[table] = at
 	}
-	if _, dup := tab[key]; dup {
+	row, dup := tab[key]
+	if dup && !merge {
 		db.Duplicates = append(db.Duplicates, at)
 	}
-	row := map[string]Value{}
-	if err := p.row(db, table, table+"|"+key, row); err != nil {
+	if !dup || !merge {
+		row = map[string]Value{}
+	}
+	if err := p.row(db, table, table+"|"+key, row, merge); err != nil {
 		return err
 	}
 	tab[key] = row
 	return nil
 }
 
-func (p *parser) table(db *ConfigDB, name string, tab Table) error {
+func (p *parser) table(db *ConfigDB, name string, tab Table, merge bool) error {
 	off, err := p.open(name)
 	if err != nil {
 		if readTables[name] {
@@ -301,12 +459,15 @@ func (p *parser) table(db *ConfigDB, name string, tab Table) error {
 		if !ok {
 			return nil
 		}
-		if _, dup := tab[key]; dup {
+		row, dup := tab[key]
+		if dup && !merge {
 			l, c := p.pos(off)
 			db.Duplicates = append(db.Duplicates, Value{Text: name + "|" + key, Line: l, Col: c})
 		}
-		row := map[string]Value{}
-		if err := p.row(db, name, name+"|"+key, row); err != nil {
+		if !dup || !merge {
+			row = map[string]Value{}
+		}
+		if err := p.row(db, name, name+"|"+key, row, merge); err != nil {
 			return err
 		}
 		tab[key] = row
@@ -315,7 +476,7 @@ func (p *parser) table(db *ConfigDB, name string, tab Table) error {
 
 // row reads one row's fields. In a table lint does not read, a row that is
 // not an object, or a field that is not a value, is skipped.
-func (p *parser) row(db *ConfigDB, table, what string, row map[string]Value) error {
+func (p *parser) row(db *ConfigDB, table, what string, row map[string]Value, merge bool) error {
 	off, err := p.open(what)
 	if err != nil {
 		if readTables[table] {
@@ -334,7 +495,7 @@ func (p *parser) row(db *ConfigDB, table, what string, row map[string]Value) err
 			return nil
 		}
 		l, c := p.pos(off)
-		if _, dup := row[field]; dup {
+		if _, dup := row[field]; dup && !merge {
 			db.Duplicates = append(db.Duplicates, Value{Text: what + "." + field, Line: l, Col: c})
 		}
 		v, err := p.value(what + "." + field)
@@ -472,6 +633,46 @@ func describe(t json.Token) string {
 	return fmt.Sprintf("%v", t)
 }
 
+// Foreign reports a config whose top-level keys are all something other
+// than CONFIG_DB tables, whose names are upper case (PORT, BUFFER_PG,
+// VERSIONS): a test's parameters or a tool's JSON output, not a config.
+// It returns the first key, for the message. An empty config is not
+// foreign.
+func (db *ConfigDB) Foreign() (Value, bool) {
+	var first Value
+	for name, at := range db.tablePos {
+		if tableName(name) {
+			return Value{}, false
+		}
+		if first.Line == 0 || at.Line < first.Line || at.Line == first.Line && at.Col < first.Col {
+			first = at
+		}
+	}
+	return first, first.Line > 0
+}
+
+// tableName reports whether s is written as CONFIG_DB writes table names:
+// upper-case letters, digits and underscores, starting with a letter.
+func tableName(s string) bool {
+	for i, c := range s {
+		switch {
+		case c >= 'A' && c <= 'Z':
+		case i > 0 && (c >= '0' && c <= '9' || c == '_'):
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
+
+// Source is the file the config's positions are in.
+func (db *ConfigDB) Source() string {
+	if db.Path != "" {
+		return db.Path
+	}
+	return db.File
+}
+
 // LineText returns line n of the file (1-based), trimmed.
 func (db *ConfigDB) LineText(n int) string {
 	if n < 1 || n > len(db.lines) {
@@ -500,4 +701,75 @@ func (t Table) Keys() []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// BlankPrompts returns data with the shell lines around a pasted JSON
+// dump blanked out: a first line that is a prompt or a command
+// ("admin@sonic:~$ show runningconfiguration all", "$ sudo sonic-cfggen -d
+// --print-data") followed by a line opening the JSON, and prompt lines after
+// its last line. Blanking keeps every byte's line and column, so positions
+// stay those of the text as given. ok is false when there is nothing to
+// blank.
+func BlankPrompts(data []byte) ([]byte, bool) {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	first := -1
+	for i, l := range lines {
+		if len(bytes.TrimSpace(l)) > 0 {
+			first = i
+			break
+		}
+	}
+	if first < 0 || !shellLine(lines[first]) {
+		return data, false
+	}
+	next := -1
+	for i := first + 1; i < len(lines); i++ {
+		if t := bytes.TrimSpace(lines[i]); len(t) > 0 {
+			if t[0] == '{' || t[0] == '[' {
+				next = i
+			}
+			break
+		}
+	}
+	if next < 0 {
+		return data, false
+	}
+	out := make([]byte, 0, len(data))
+	for i, l := range lines {
+		if i == first || i > next && shellLine(l) {
+			l = blank(l)
+		}
+		out = append(out, l...)
+	}
+	return out, true
+}
+
+// shellLine reports whether a line is a shell prompt or a command that
+// prints CONFIG_DB.
+func shellLine(l []byte) bool {
+	t := string(bytes.TrimSpace(l))
+	if t == "" || t[0] == '{' || t[0] == '[' || t[0] == '"' || t[0] == '}' || t[0] == ']' {
+		return false
+	}
+	if strings.Contains(t, "$ ") || strings.HasSuffix(t, "$") || strings.HasSuffix(t, "#") || strings.Contains(t, "# ") {
+		return true
+	}
+	for _, c := range []string{"show ", "sudo ", "sonic-cfggen", "cat ", "sonic-db-cli", "redis-cli"} {
+		if strings.HasPrefix(t, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// blank replaces a line's bytes by spaces, keeping its line break.
+func blank(l []byte) []byte {
+	out := bytes.Repeat([]byte(" "), len(l))
+	if n := len(l); n > 0 && l[n-1] == '\n' {
+		out[n-1] = '\n'
+		if n > 1 && l[n-2] == '\r' {
+			out[n-2] = '\r'
+		}
+	}
+	return out
 }

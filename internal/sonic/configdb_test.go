@@ -68,7 +68,8 @@ func TestErrors(t *testing.T) {
 		line, col  int
 	}{
 		{"{\n  \"PORT\": {\n    \"Ethernet0\": {\"mtu\": \"9100\",}\n  }\n}", "invalid JSON", 3, 33},
-		{"[1, 2]", "expected an object", 1, 1},
+		{"[1, 2]", "configlet: expected an object of tables", 1, 2},
+		{"\"x\"", "expected an object", 1, 1},
 		{"{\"PORT\": {\"Ethernet0\": \"9100\"}}", "PORT|Ethernet0: expected an object", 1, 24},
 		{"{\"PORT\": {\"E\": {\"mtu\": {\"x\": 1}}}}", "PORT|E.mtu: expected a string, number or list", 1, 24},
 		{"{\"PORT\": {\n\"E\": {\"mtu\": null}}}", "expected a string, got null", 2, 14},
@@ -121,11 +122,16 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"PFC_WD": {"Ethernet0": {"detection_time": "200", "action": "drop"}}, "PORT": {"Ethernet0": {"speed": "100000", "mtu": "9100"}}}`))
 	f.Add([]byte(`{"BUFFER_PG": {"Ethernet0,Ethernet4|3-4": {"profile": "pg_lossless_100000_300m_profile"}}, "CABLE_LENGTH": {"AZURE": {"Ethernet0": "300m"}}}`))
 	f.Add([]byte(`{"PORT_QOS_MAP|Ethernet0": {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]"}, "VERSIONS": {"DATABASE|VERSION": "v", "X": {"a": [1, {"b": 2}]}}, "QUEUE": {"E|3": {}, "E|3": {"x": "y"}}}`))
+	for _, file := range []string{"util-override-multi-asic-namespaced.json", "mgmt-configlet-clet-add.json", "bi-vs-zero_profiles.json"} {
+		if data, err := os.ReadFile("testdata/public/" + file); err == nil {
+			f.Add(data)
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 64<<10 {
 			return
 		}
-		db, err := Parse("f.json", data)
+		dbs, err := ParseAll("f.json", data)
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) || e.Line < 1 || e.Col < 1 {
@@ -133,25 +139,31 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
+		if len(dbs) == 0 {
+			t.Fatal("no config and no error")
+		}
 		lines := strings.Count(string(data), "\n") + 1
-		for _, tab := range db.Tables {
-			for _, k := range tab.Keys() {
-				for _, v := range tab[k] {
-					if v.Line < 1 || v.Line > lines || v.Col < 1 {
-						t.Fatalf("value %+v outside the %d-line input", v, lines)
+		for _, db := range dbs {
+			for _, tab := range db.Tables {
+				for _, k := range tab.Keys() {
+					for _, v := range tab[k] {
+						if v.Line < 1 || v.Line > lines || v.Col < 1 {
+							t.Fatalf("value %+v outside the %d-line input", v, lines)
+						}
 					}
 				}
 			}
-		}
-		for _, v := range append(append([]Value{}, db.Duplicates...), db.Skipped...) {
-			if v.Line < 1 || v.Line > lines || v.Col < 1 {
-				t.Fatalf("note %+v outside the %d-line input", v, lines)
+			for _, v := range append(append([]Value{}, db.Duplicates...), db.Skipped...) {
+				if v.Line < 1 || v.Line > lines || v.Col < 1 {
+					t.Fatalf("note %+v outside the %d-line input", v, lines)
+				}
 			}
+			db.Foreign()
+			db.PortQoSMaps()
+			db.Queues()
+			db.PGs()
+			db.Watchdogs()
 		}
-		db.PortQoSMaps()
-		db.Queues()
-		db.PGs()
-		db.Watchdogs()
 	})
 }
 
@@ -245,4 +257,165 @@ func TestFragment(t *testing.T) {
 			t.Errorf("%q taken for a fragment", s)
 		}
 	}
+}
+
+// TestNamespaced reads a multi-ASIC config keyed by namespace (a real
+// config override file of sonic-utilities' tests; `show runningconfiguration
+// all` prints the same shape on a multi-ASIC switch): one config per
+// namespace, named for it, with positions in the whole file.
+func TestNamespaced(t *testing.T) {
+	data, err := os.ReadFile("testdata/public/util-override-multi-asic-namespaced.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbs, err := ParseAll("masic.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ ns, hwsku string }{{"localhost", "Mellanox-SN3800-D112C8"}, {"asic0", "multi_asic"}, {"asic1", "multi_asic"}}
+	if len(dbs) != len(want) {
+		t.Fatalf("%d configs, want %d (one per namespace)", len(dbs), len(want))
+	}
+	for i, w := range want {
+		db := dbs[i]
+		v, ok := db.Field("DEVICE_METADATA", "localhost", "hwsku")
+		if db.Namespace != w.ns || db.File != "masic.json "+w.ns || db.Source() != "masic.json" || !ok || v.Text != w.hwsku {
+			t.Errorf("config %d: namespace %q file %q hwsku %q, want %s %s", i, db.Namespace, db.File, v.Text, w.ns, w.hwsku)
+		}
+		if !strings.Contains(db.LineText(v.Line), w.hwsku) {
+			t.Errorf("%s: hwsku at line %d: %q", w.ns, v.Line, db.LineText(v.Line))
+		}
+	}
+	if _, err := Parse("masic.json", data); err == nil {
+		t.Error("Parse took a multi-ASIC dump as one config")
+	}
+}
+
+// TestConfiglet reads a configlet (a list of table objects; a real one of
+// sonic-mgmt): later elements update the rows of earlier ones, as configlet
+// -u applies them, and that is not a duplicate key.
+func TestConfiglet(t *testing.T) {
+	data, err := os.ReadFile("testdata/public/mgmt-configlet-clet-add.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := Parse("clet.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mtu, _ := db.Field("PORT", "Ethernet63", "mtu")
+	adm, _ := db.Field("PORT", "Ethernet63", "admin_status")
+	if mtu.Text != "9100" || mtu.Line != 6 || adm.Text != "up" || adm.Line != 216 {
+		t.Errorf("PORT|Ethernet63: mtu %+v admin_status %+v, want 9100 (line 6) and up (line 216, the last element)", mtu, adm)
+	}
+	if len(db.Duplicates) != 0 {
+		t.Errorf("configlet updates reported as duplicates: %v", db.Duplicates)
+	}
+	var pq PortQoS
+	for _, p := range db.PortQoSMaps() {
+		if p.Port == "Ethernet63" {
+			pq = p
+		}
+	}
+	if len(pq.PFCEnable) != 2 || pq.PFCEnable[0] != 3 || pq.PFCEnable[1] != 4 {
+		t.Errorf("PORT_QOS_MAP|Ethernet63 pfc_enable %v, want [3 4]", pq.PFCEnable)
+	}
+}
+
+// TestNotConfigDB: lists of APPL_DB entries and JSON Patches are refused
+// for what they are, at the key that shows it.
+func TestNotConfigDB(t *testing.T) {
+	data, err := os.ReadFile("testdata/public/bi-vs-zero_profiles.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		data      []byte
+		want      string
+		line, col int
+	}{
+		{data, "an APPL_DB entry", 8, 9},
+		{[]byte(`[{"op": "add", "path": "/PFC_WD/Ethernet0", "value": {"action": "drop"}}]`), "a JSON Patch operation", 1, 3},
+		{[]byte(`[{"PORT": {}}, 3]`), "configlet: expected an object of tables", 1, 16},
+	} {
+		_, err := ParseAll("x.json", c.data)
+		var e *Error
+		if !errors.As(err, &e) || !strings.Contains(e.Msg, c.want) || e.Line != c.line || e.Col != c.col {
+			t.Errorf("%.40s: %v, want %q at %d:%d", c.data, err, c.want, c.line, c.col)
+		}
+	}
+}
+
+// TestVOQQueues reads the QUEUE rows of a VOQ linecard, keyed by system
+// port ("dut-lc3|Asic0|Ethernet0|3"; SONiC's rendered qos.json for an
+// Arista 7800R3 linecard, in the stock corpus), which were all skipped
+// before. Without DEVICE_METADATA the rows keep their system port names;
+// with the linecard's hostname and asic_name they are its own ports, and
+// the other linecards' rows are left out.
+func TestVOQQueues(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/sonic-stock/qos-arista7800r3-48cq2-lc.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := Parse("lc.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := db.Queues()
+	if len(qs) != 513 || qs[0].Ports[0] != "dut-lc3|Asic0|Ethernet0" {
+		t.Fatalf("%d rows (want the 513 of the file), first %+v", len(qs), qs[0])
+	}
+	db.Tables["DEVICE_METADATA"] = Table{"localhost": {"hostname": {Text: "dut-lc3"}, "asic_name": {Text: "asic0"}}}
+	qs = db.Queues()
+	lossless := 0
+	for _, q := range qs {
+		if strings.Contains(q.Ports[0], "|") {
+			t.Fatalf("%s: port %q", q.Key, q.Ports[0])
+		}
+		if q.Ports[0] == "Ethernet0" && (q.Queues[0] == 3 || q.Queues[0] == 4) && q.WREDProfile.Text == "AZURE_LOSSLESS" {
+			lossless++
+		}
+	}
+	if len(qs) != 321 || lossless != 2 {
+		t.Errorf("dut-lc3 asic0: %d rows (want 321: lc4's and lc5's 192 left out), %d lossless queues of Ethernet0 with AZURE_LOSSLESS (want 2)", len(qs), lossless)
+	}
+}
+
+// TestBlankPrompts: a SYNTHETIC paste of `show runningconfiguration all`
+// with its prompt before and after (as NVIDIA's SONiC docs show the
+// command) parses with positions in the text as pasted.
+func TestBlankPrompts(t *testing.T) {
+	text := "admin@sonic:~$ show runningconfiguration all\n{\n    \"PORT\": {\"Ethernet0\": {\"speed\": \"100000\"}}\n}\nadmin@sonic:~$ \n"
+	d, ok := BlankPrompts([]byte(text))
+	if !ok || len(d) != len(text) {
+		t.Fatalf("ok %v, %d bytes of %d", ok, len(d), len(text))
+	}
+	db, err := Parse("paste.txt", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := db.Field("PORT", "Ethernet0", "speed"); v.Text != "100000" || v.Line != 3 || v.Col != 37 {
+		t.Errorf("speed %+v, want 100000 at 3:37", v)
+	}
+	for _, s := range []string{"{\"PORT\": {}}", "Profile: AZURE_LOSSLESS\n{\n", "$ show pfc priority\nInterface    Lossless priorities\n"} {
+		if d, ok := BlankPrompts([]byte(s)); ok || string(d) != s {
+			t.Errorf("%q blanked to %q", s, d)
+		}
+	}
+}
+
+func FuzzBlankPrompts(f *testing.F) {
+	f.Add([]byte("admin@sonic:~$ show runningconfiguration all\n{\n}\nadmin@sonic:~$\n"))
+	f.Add([]byte("$ sudo sonic-cfggen -d --print-data\r\n[{\"PORT\": {}}]\r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, ok := BlankPrompts(data)
+		if len(d) != len(data) {
+			t.Fatalf("%d bytes, want %d", len(d), len(data))
+		}
+		for i := range data {
+			if (data[i] == '\n') != (d[i] == '\n') || !ok && d[i] != data[i] || d[i] != data[i] && d[i] != ' ' {
+				t.Fatalf("byte %d: %q -> %q", i, data[i], d[i])
+			}
+		}
+	})
 }

@@ -146,18 +146,64 @@ type QueueRow struct {
 	WREDProfile, Scheduler Value
 }
 
-// Queues returns the QUEUE rows whose keys parse.
+// Queues returns the QUEUE rows whose keys parse. On a VOQ chassis the
+// keys name system ports, "HOST|ASIC|PORT|IDS", for every port of the
+// chassis: the rows of this linecard's ASIC (DEVICE_METADATA|localhost
+// hostname and asic_name) are its ports by their names; other linecards'
+// rows are theirs to check and are left out. When the file does not say
+// which ASIC it is (a rendered qos.json), each row keeps its system port
+// name ("lc3|Asic0|Ethernet0"), which no other table of the file names.
 func (db *ConfigDB) Queues() []QueueRow {
 	t := db.Tables["QUEUE"]
 	var out []QueueRow
 	for _, k := range t.Keys() {
-		ports, ids, ok := PortKey(k)
-		if !ok {
-			continue
+		if ports, ids, ok := db.rowKey(k); ok {
+			out = append(out, QueueRow{Key: k, Ports: ports, Queues: ids, WREDProfile: t[k]["wred_profile"], Scheduler: t[k]["scheduler"]})
 		}
-		out = append(out, QueueRow{Key: k, Ports: ports, Queues: ids, WREDProfile: t[k]["wred_profile"], Scheduler: t[k]["scheduler"]})
 	}
 	return out
+}
+
+// rowKey splits a per-port key, "PORTS|IDS" or on a VOQ chassis
+// "HOST|ASIC|PORT|IDS" (see Queues), into this config's ports and the ids;
+// false for a key that does not parse or names another linecard's port.
+func (db *ConfigDB) rowKey(k string) ([]string, []int, bool) {
+	if ports, ids, ok := PortKey(k); ok {
+		return ports, ids, true
+	}
+	sysPort, list := cutLast(k)
+	h, a, port, isSys := systemPort(sysPort)
+	ids, ok := Range(list)
+	if !isSys || !ok {
+		return nil, nil, false
+	}
+	host, hostOK := db.Field("DEVICE_METADATA", "localhost", "hostname")
+	asic, _ := db.Field("DEVICE_METADATA", "localhost", "asic_name")
+	switch {
+	case !hostOK:
+		return []string{sysPort}, ids, true
+	case strings.EqualFold(h, host.Text) && (asic.Text == "" || strings.EqualFold(a, asic.Text)):
+		return []string{port}, ids, true
+	}
+	return nil, nil, false
+}
+
+// cutLast splits s at its last '|'.
+func cutLast(s string) (string, string) {
+	i := strings.LastIndexByte(s, '|')
+	if i < 0 {
+		return s, ""
+	}
+	return s[:i], s[i+1:]
+}
+
+// systemPort splits a VOQ system port name, "HOST|ASIC|PORT".
+func systemPort(s string) (host, asic, port string, ok bool) {
+	parts := strings.Split(s, "|")
+	if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
+		return "", "", "", false
+	}
+	return parts[0], parts[1], parts[2], true
 }
 
 // BufferProfile is one BUFFER_PROFILE row; numbers are -1 when absent.
@@ -197,16 +243,15 @@ type PGRow struct {
 	Profile Value
 }
 
-// PGs returns the BUFFER_PG rows whose keys parse.
+// PGs returns the BUFFER_PG rows whose keys parse (system port keys as
+// Queues reads them).
 func (db *ConfigDB) PGs() []PGRow {
 	t := db.Tables["BUFFER_PG"]
 	var out []PGRow
 	for _, k := range t.Keys() {
-		ports, ids, ok := PortKey(k)
-		if !ok {
-			continue
+		if ports, ids, ok := db.rowKey(k); ok {
+			out = append(out, PGRow{Key: k, Ports: ports, PGs: ids, Profile: t[k]["profile"]})
 		}
-		out = append(out, PGRow{Key: k, Ports: ports, PGs: ids, Profile: t[k]["profile"]})
 	}
 	return out
 }

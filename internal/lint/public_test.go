@@ -1,0 +1,233 @@
+package lint
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestLintMultiASIC lints a multi-ASIC dump as `show runningconfiguration
+// all` prints it ({"localhost": {...}, "asic0": {...}}), put together at
+// run time from two real sonic-utilities files (the host's config_db of
+// the stock corpus and asic0's of testdata/): each namespace is linted as
+// the config it is, so the findings are those of the two files alone, each
+// named for its namespace. Before, the namespaces were tables lint does not
+// read, and it reported nothing.
+func TestLintMultiASIC(t *testing.T) {
+	host := filepath.Join(stockDir, "utilities-mock_tables-config_db.json")
+	asic := filepath.Join("testdata", "util-mock-asic0-config_db.json")
+	var parts [][]byte
+	var alone []string
+	for _, f := range []string{host, asic} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, data)
+		rep, err := Lint([]string{f}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fd := range rep.Findings {
+			alone = append(alone, fd.ID+" "+strings.ReplaceAll(fd.Title, f, "X"))
+		}
+	}
+	if len(alone) == 0 {
+		t.Fatal("the two files alone give no finding: nothing to compare")
+	}
+	dump := filepath.Join(t.TempDir(), "running.json")
+	text := "{\n\"localhost\": " + string(parts[0]) + ",\n\"asic0\": " + string(parts[1]) + "\n}\n"
+	if err := os.WriteFile(dump, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{dump}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var joined []string
+	for _, fd := range rep.Findings {
+		title := strings.ReplaceAll(strings.ReplaceAll(fd.Title, dump+" localhost", "X"), dump+" asic0", "X")
+		joined = append(joined, fd.ID+" "+title)
+		for _, e := range fd.Evidence {
+			if e.File != dump || e.Line < 3 {
+				t.Errorf("%s: evidence %s:%d, want a line of %s", fd.ID, e.File, e.Line, dump)
+			}
+		}
+	}
+	slices.Sort(alone)
+	slices.Sort(joined)
+	if !slices.Equal(alone, joined) {
+		t.Errorf("multi-ASIC dump:\n%s\nthe files alone:\n%s", strings.Join(joined, "\n"), strings.Join(alone, "\n"))
+	}
+}
+
+// TestLintNotConfigDB: JSON that is not CONFIG_DB — a test's parameters
+// (sonic-mgmt's dynamic_buffer_param.json), an APPL_DB dump (TABLE:key
+// rows, sonic-utilities' db_migrator input) — is refused with the key that
+// shows it, not linted as an empty config (exit 0 and no finding, before).
+func TestLintNotConfigDB(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{"mgmt-dynamic_buffer_param.json", `:2:5: "mellanox": expected CONFIG_DB tables`},
+		{"util-appl_db-acs-msn2700-t0-v3_0_3.json", `:2:5: "BUFFER_PG_TABLE:Ethernet0:3-4": expected CONFIG_DB tables`},
+	} {
+		_, err := Lint([]string{filepath.Join("testdata", c.file)}, nil)
+		var bad *BadInputError
+		if !errors.As(err, &bad) || !errors.Is(err, errNotConfig) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want a refusal with %q", c.file, err, c.want)
+		}
+	}
+	empty := filepath.Join(t.TempDir(), "config_db.json")
+	if err := os.WriteFile(empty, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Lint([]string{empty}, nil); err != nil {
+		t.Errorf("an empty config is a config: %v", err)
+	}
+}
+
+// TestLintECNMode: Centec's stock qos.json for the ES6428A puts
+// AZURE_LOSSLESS on queues 3-4 with wred_green_enable true and no ecn field
+// (ecn_none, the model's default): a drop profile on RoCE's lossless queue,
+// an error that lint did not see before (it read neither field). The same
+// file with the profile mended (ecn ecn_all) gives no ecn.disabled; with
+// green left out of WRED (wred_green_enable false) nothing marks RoCE, a
+// warning.
+func TestLintECNMode(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(stockDir, "device-centec-ES6428A-X48Q2H4-qos.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const row = `"AZURE_LOSSLESS": {
+            "wred_green_enable":"true",`
+	if !strings.Contains(string(data), row) {
+		t.Fatal("the stock file changed: no AZURE_LOSSLESS row as expected")
+	}
+	for _, c := range []struct {
+		name, with string
+		want       string // severity of ecn.disabled, "" for none
+	}{
+		{"stock", row, "error"},
+		{"ecn_all", row + "\n            \"ecn\": \"ecn_all\",", ""},
+		{"green off", strings.Replace(row, `"true"`, `"false"`, 1) + "\n            \"ecn\": \"ecn_all\",", "warn"},
+	} {
+		f := filepath.Join(t.TempDir(), "qos.json")
+		if err := os.WriteFile(f, []byte(strings.Replace(string(data), row, c.with, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Lint([]string{f}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, fd := range rep.Findings {
+			if fd.ID != "ecn.disabled" {
+				continue
+			}
+			got = fd.Severity.String()
+			if len(fd.Evidence) == 0 || fd.Evidence[0].Line == 0 || !strings.Contains(fd.Evidence[0].Text, "wred_green_enable") && !strings.Contains(fd.Evidence[0].Text, "ecn") {
+				t.Errorf("%s: evidence %+v, want the profile's ecn or wred_green_enable line", c.name, fd.Evidence)
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s: ecn.disabled %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestLintECNConfigRate: `ecnconfig -l` (the output sonic-utilities' tests
+// expect) alone is judged at an assumed 100G, and the finding tells how to
+// state the rate without naming diagnose's --nic-speed, which lint does not
+// have; beside a config_db with PORT speeds (a real SN3800 one of
+// sonic-utilities' db_migrator tests) it is judged at that speed, and the
+// finding is a warning rather than information.
+func TestLintECNConfigRate(t *testing.T) {
+	ecn := filepath.Join("testdata", "util-ecnconfig-l.txt")
+	db := filepath.Join("testdata", "util-dbmig-sn3800-c64-t1-v3_0_3.json")
+	for _, c := range []struct {
+		files []string
+		sev   string
+		how   string
+	}{
+		{[]string{ecn}, "info", "assumed: no input states a line rate (give the switch's config_db.json"},
+		{[]string{ecn, db}, "warn", "100Gbps, the fastest PORT speed of " + db},
+	} {
+		rep, err := Lint(c.files, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, fd := range rep.Findings {
+			if fd.ID != "switch.ecn.thresholds" || !strings.HasPrefix(fd.Subject, "AZURE_LOSSLESS") && !strings.Contains(fd.Title, "AZURE_LOSSLESS: Kmin") {
+				continue
+			}
+			if fd.Evidence[0].File != ecn {
+				continue
+			}
+			n++
+			if fd.Severity.String() != c.sev || !strings.Contains(fd.Mechanism, c.how) || strings.Contains(fd.Mechanism, "--nic-speed") {
+				t.Errorf("%v: %s %q", c.files, fd.Severity, fd.Mechanism)
+			}
+		}
+		if n != 1 {
+			t.Errorf("%v: %d findings on ecnconfig's AZURE_LOSSLESS, want 1", c.files, n)
+		}
+	}
+}
+
+// TestLintPastedDump: a config_db pasted with the command that printed it
+// and the prompt after it (`admin@sonic:~$ show runningconfiguration all`,
+// as NVIDIA's SONiC docs show it) was "no configuration lint reads" (.txt)
+// or invalid JSON at 1:1 (.json); it is linted like the file, each
+// finding's line one below the file's. The JSON is sonic-utilities' real
+// mock config_db; the prompt lines are added here.
+func TestLintPastedDump(t *testing.T) {
+	file := filepath.Join(stockDir, "utilities-mock_tables-config_db.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, err := Lint([]string{file}, nil)
+	if err != nil || len(alone.Findings) == 0 {
+		t.Fatalf("%v, %d findings", err, len(alone.Findings))
+	}
+	for _, ext := range []string{".txt", ".json"} {
+		paste := filepath.Join(t.TempDir(), "paste"+ext)
+		text := "admin@sonic:~$ show runningconfiguration all\n" + string(data) + "admin@sonic:~$ \n"
+		if err := os.WriteFile(paste, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Lint([]string{paste}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", ext, err)
+		}
+		if len(rep.Findings) != len(alone.Findings) {
+			t.Fatalf("%s: %d findings, the file alone %d", ext, len(rep.Findings), len(alone.Findings))
+		}
+		for i, fd := range rep.Findings {
+			a := alone.Findings[i]
+			if fd.ID != a.ID || len(fd.Evidence) != len(a.Evidence) {
+				t.Fatalf("%s: finding %d: %s, alone %s", ext, i, fd.ID, a.ID)
+			}
+			for j, e := range fd.Evidence {
+				if e.Line != a.Evidence[j].Line+1 || e.Text != a.Evidence[j].Text {
+					t.Errorf("%s: %s evidence %d: line %d %q, the file's %d %q", ext, fd.ID, j, e.Line, e.Text, a.Evidence[j].Line, a.Evidence[j].Text)
+				}
+			}
+		}
+	}
+}
+
+// TestLintPGProfileLookup: a pg_profile_lookup.ini (NVIDIA's for the
+// SN2700, the Broadcom one Dell's S6000 links to) is refused with what it
+// is and where its values are read, not "no configuration lint reads".
+func TestLintPGProfileLookup(t *testing.T) {
+	for _, f := range []string{"bi-mlnx-msn2700-pg_profile_lookup.ini", "bi-dell-s6000-pg_profile_lookup.ini"} {
+		_, err := Lint([]string{filepath.Join("testdata", f)}, nil)
+		if !errors.Is(err, errNotConfig) || !strings.Contains(err.Error(), "a pg_profile_lookup.ini (SONiC's static headroom table") {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
