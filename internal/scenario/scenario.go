@@ -230,7 +230,7 @@ func convert(name string, raw *rawScenario, description bool) (*Scenario, error)
 		c.fail(raw.Duration, "duration", "expected a positive duration")
 	}
 	if raw.Topology == nil {
-		c.errs = append(c.errs, &Error{File: name, Line: 1, Col: 1, Path: "topology", Msg: "missing: a scenario needs a topology (kind: single-switch, dumbbell, leaf-spine or fat-tree)"})
+		c.errs = append(c.errs, &Error{File: name, Line: 1, Col: 1, Path: "topology", Msg: "missing: a scenario needs a topology (kind: single-switch, dumbbell, leaf-spine, fat-tree or graph)"})
 		return nil, c.errs
 	}
 	s.Topo = c.topology(raw.Topology)

@@ -16,6 +16,16 @@
 // headroom of three bandwidth-delay products, hosts that never pause),
 // so the scenario must say the same; scenarios/*.yaml do.
 //
+//	go run ./tools/ns3conv from-ns3 CONFIG.txt > scenario.yaml
+//
+// from-ns3 goes the other way: it writes the rocelab scenario of an ns-3
+// run from its config.txt and the topology and flow files it names (as
+// written, or beside config.txt): the topology as a graph, ns-3's
+// built-in switch and NIC as the keys that say the same, the config's
+// DCQCN, ECN and buffer, and the flows, their starts counted from the
+// first. What rocelab cannot run alike (windows, HPCC or TIMELY's
+// CC_MODE, random loss, a priority group other than 3) is refused.
+//
 // compare runs the scenario on rocelab and reads ns-3's fct.txt and
 // pfc.txt from DIR: it prints both sides' completion times (mean, median,
 // p99, largest), the per-flow ratio rocelab/ns-3 and the PFC pauses.
@@ -42,6 +52,12 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "compare" {
 		return compareCmd(args[1:], stdout)
+	}
+	if len(args) > 0 && args[0] == "from-ns3" {
+		if len(args) != 2 {
+			return errors.New("from-ns3: expected ns-3's config.txt")
+		}
+		return fromNs3(args[1], stdout)
 	}
 	fs := flag.NewFlagSet("ns3conv", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -1,0 +1,502 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/unit"
+)
+
+// ns3Config is what rocelab reads of an HPCC ns-3 config.txt: each key's
+// value fields and line.
+type ns3Config struct {
+	file string
+	kv   map[string][]string
+	line map[string]int
+}
+
+// readConfig reads "KEY VALUE..." lines.
+func readConfig(file string, r io.Reader) (*ns3Config, error) {
+	c := &ns3Config{file: file, kv: map[string][]string{}, line: map[string]int{}}
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		c.kv[f[0]], c.line[f[0]] = f[1:], n
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	return c, nil
+}
+
+// at names a key's place, for errors.
+func (c *ns3Config) at(key string) string {
+	if n, ok := c.line[key]; ok {
+		return fmt.Sprintf("%s:%d: %s", c.file, n, key)
+	}
+	return fmt.Sprintf("%s: %s", c.file, key)
+}
+
+// num returns key's first value as a number, def when absent.
+func (c *ns3Config) num(key string, def float64) (float64, error) {
+	v, ok := c.kv[key]
+	if !ok {
+		return def, nil
+	}
+	if len(v) == 0 {
+		return 0, fmt.Errorf("%s: expected a value", c.at(key))
+	}
+	x, err := strconv.ParseFloat(strings.TrimSuffix(v[0], "Mb/s"), 64)
+	if err != nil || x < 0 {
+		return 0, fmt.Errorf("%s %q: expected a number that is not negative", c.at(key), v[0])
+	}
+	return x, nil
+}
+
+// path returns a file key's path: as written, or next to config.txt
+// (run.py's paths are relative to where ns-3 runs, often mix/).
+func (c *ns3Config) path(key string) (string, error) {
+	v, ok := c.kv[key]
+	if !ok || len(v) == 0 {
+		return "", fmt.Errorf("%s: expected the file's path", c.at(key))
+	}
+	for _, p := range []string{v[0], filepath.Join(filepath.Dir(c.file), v[0]), filepath.Join(filepath.Dir(c.file), filepath.Base(v[0]))} {
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s %s: no such file, as written or beside %s", c.at(key), v[0], c.file)
+}
+
+// ns3Rate parses a topology rate: "100Gbps", "100000000000bps", "25Gbps".
+func ns3Rate(s string) (unit.BitRate, error) {
+	num, mult := strings.TrimSuffix(s, "bps"), 1.0
+	switch {
+	case strings.HasSuffix(num, "G"):
+		num, mult = num[:len(num)-1], 1e9
+	case strings.HasSuffix(num, "M"):
+		num, mult = num[:len(num)-1], 1e6
+	case strings.HasSuffix(num, "K"):
+		num, mult = num[:len(num)-1], 1e3
+	}
+	x, err := strconv.ParseFloat(num, 64)
+	if err != nil || x <= 0 || !strings.HasSuffix(s, "bps") {
+		return 0, fmt.Errorf("rate %q: expected bits per second, such as 100Gbps", s)
+	}
+	return unit.BitRate(math.Round(x * mult)), nil
+}
+
+// ns3Delay parses a topology delay: "1000ns", "1us", "0.001ms", "1s".
+func ns3Delay(s string) (unit.Time, error) {
+	for _, u := range []struct {
+		suffix string
+		t      unit.Time
+	}{{"ns", unit.Nanosecond}, {"us", unit.Microsecond}, {"ms", unit.Millisecond}, {"s", unit.Second}} {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			x, err := strconv.ParseFloat(num, 64)
+			if err == nil && x >= 0 {
+				return unit.Time(math.Round(x * float64(u.t))), nil
+			}
+			break
+		}
+	}
+	return 0, fmt.Errorf("delay %q: expected a time such as 1000ns or 0.001ms", s)
+}
+
+// ns3Topology is topology.txt as a graph: hosts (the nodes not listed as
+// switches) and switches each numbered in ns-3's node order.
+type ns3Topology struct {
+	name  []string // rocelab's name of each ns-3 node
+	hosts int
+	links []string
+	rates []unit.BitRate
+	delay []unit.Time
+	// headroom is the largest of ns-3's 3 x rate x delay per port.
+	headroom unit.Bytes
+}
+
+func readTopology(file string, r io.Reader) (*ns3Topology, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	var head [][]string
+	t := &ns3Topology{}
+	links := 0
+	for n := 1; sc.Scan(); n++ {
+		f := strings.Fields(sc.Text())
+		errAt := func(format string, a ...any) error {
+			return fmt.Errorf("%s:%d: %s", file, n, fmt.Sprintf(format, a...))
+		}
+		switch {
+		case len(f) == 0:
+			continue
+		case len(head) == 0:
+			if len(f) != 3 {
+				return nil, errAt("expected \"NODES SWITCHES LINKS\"")
+			}
+			head = append(head, f)
+			continue
+		case len(head) == 1:
+			head = append(head, f)
+			nodes, err1 := strconv.Atoi(head[0][0])
+			sw, err2 := strconv.Atoi(head[0][1])
+			if err1 != nil || err2 != nil || nodes < 3 || sw < 1 || sw >= nodes || len(f) != sw {
+				return nil, errAt("expected the %s switches' node ids, after \"NODES SWITCHES LINKS\"", head[0][1])
+			}
+			isSwitch := make([]bool, nodes)
+			for _, x := range f {
+				id, err := strconv.Atoi(x)
+				if err != nil || id < 0 || id >= nodes || isSwitch[id] {
+					return nil, errAt("switch %q: expected a node id below %d, once", x, nodes)
+				}
+				isSwitch[id] = true
+			}
+			t.name = make([]string, nodes)
+			s := 0
+			for id := range nodes {
+				if isSwitch[id] {
+					t.name[id] = "s" + strconv.Itoa(s)
+					s++
+				} else {
+					t.name[id] = "h" + strconv.Itoa(t.hosts)
+					t.hosts++
+				}
+			}
+			continue
+		}
+		if want, _ := strconv.Atoi(head[0][2]); links == want {
+			break // third.cc reads as many links as the first line says
+		}
+		if len(f) != 5 {
+			return nil, errAt("expected \"SRC DST RATE DELAY ERROR_RATE\"")
+		}
+		a, err1 := strconv.Atoi(f[0])
+		b, err2 := strconv.Atoi(f[1])
+		if err1 != nil || err2 != nil || a < 0 || b < 0 || a >= len(t.name) || b >= len(t.name) {
+			return nil, errAt("nodes %s and %s: expected ids below %d", f[0], f[1], len(t.name))
+		}
+		rate, err := ns3Rate(f[2])
+		if err != nil {
+			return nil, errAt("%v", err)
+		}
+		d, err := ns3Delay(f[3])
+		if err != nil {
+			return nil, errAt("%v", err)
+		}
+		if e, err := strconv.ParseFloat(f[4], 64); err != nil || e != 0 {
+			return nil, errAt("error rate %s: rocelab's links do not drop at random; give faults: instead", f[4])
+		}
+		cable := unit.Length(math.Round(float64(d) / float64(unit.PropagationPerMetre) * float64(unit.Metre)))
+		t.links = append(t.links, fmt.Sprintf("{a: %s, b: %s, rate: %s, cable: %s}", t.name[a], t.name[b], rateText(rate), cable))
+		t.rates = append(t.rates, rate)
+		t.delay = append(t.delay, d)
+		t.headroom = max(t.headroom, unit.Bytes(int64(rate)*int64(d/unit.Nanosecond)/8/1_000_000_000*3))
+		links++
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	if len(head) < 2 {
+		return nil, fmt.Errorf("%s: expected \"NODES SWITCHES LINKS\" and the switches' ids", file)
+	}
+	if want, _ := strconv.Atoi(head[0][2]); want != links {
+		return nil, fmt.Errorf("%s: %d links listed, the first line says %s", file, links, head[0][2])
+	}
+	return t, nil
+}
+
+// rateText writes a rate as the scenario does: 100G, 25G, 400M.
+func rateText(r unit.BitRate) string {
+	if g := float64(r) / 1e9; g == math.Trunc(g) {
+		return strconv.FormatFloat(g, 'f', -1, 64) + "G"
+	}
+	return strconv.FormatFloat(float64(r)/1e6, 'f', -1, 64) + "M"
+}
+
+// ns3FlowLine is one line of flow.txt.
+type ns3FlowLine struct {
+	src, dst, pg int
+	size         int64
+	start        unit.Time
+}
+
+func readFlows(file string, r io.Reader, t *ns3Topology) ([]ns3FlowLine, error) {
+	var out []ns3FlowLine
+	want := -1
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		f := strings.Fields(sc.Text())
+		errAt := func(format string, a ...any) error {
+			return fmt.Errorf("%s:%d: %s", file, n, fmt.Sprintf(format, a...))
+		}
+		if len(f) == 0 {
+			continue
+		}
+		if want < 0 {
+			v, err := strconv.Atoi(f[0])
+			if err != nil || len(f) != 1 || v < 0 {
+				return nil, errAt("expected the flow count")
+			}
+			want = v
+			continue
+		}
+		if len(out) == want {
+			break // third.cc reads as many flows as the first line says
+		}
+		if len(f) != 6 {
+			return nil, errAt("expected \"SRC DST PG DPORT SIZE START_SECONDS\"")
+		}
+		var x ns3FlowLine
+		var errs [4]error
+		x.src, errs[0] = strconv.Atoi(f[0])
+		x.dst, errs[1] = strconv.Atoi(f[1])
+		x.pg, errs[2] = strconv.Atoi(f[2])
+		x.size, errs[3] = strconv.ParseInt(f[4], 10, 64)
+		start, err := strconv.ParseFloat(f[5], 64)
+		if errs[0] != nil || errs[1] != nil || errs[2] != nil || errs[3] != nil || err != nil || start < 0 || x.size <= 0 {
+			return nil, errAt("expected whole numbers, a positive size and a start in seconds")
+		}
+		for _, id := range []int{x.src, x.dst} {
+			if id < 0 || id >= len(t.name) || t.name[id][0] != 'h' {
+				return nil, errAt("node %d is not a host of the topology", id)
+			}
+		}
+		if x.src == x.dst {
+			return nil, errAt("a flow from a host to itself")
+		}
+		if x.pg != 3 {
+			return nil, errAt("priority group %d: the converted scenario's lossless priority is 3, where ns-3's flows run", x.pg)
+		}
+		x.start = unit.Time(math.Round(start * float64(unit.Second)))
+		out = append(out, x)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	if want != len(out) {
+		return nil, fmt.Errorf("%s: %d flows listed, the first line says %d", file, len(out), want)
+	}
+	return out, nil
+}
+
+// fromNs3 writes the rocelab scenario of an HPCC ns-3 run, given its
+// config.txt: the topology as a graph, ns-3's built-in switch and NIC
+// behaviour as the keys that say the same (docs/engine.md, "Against the
+// HPCC ns-3 model"), the config's DCQCN, ECN and buffer, and the flows,
+// their starts counted from the first.
+func fromNs3(file string, w io.Writer) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	c, err := readConfig(file, f)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	var notes []string
+	qcn, err := c.num("ENABLE_QCN", 1)
+	if err != nil {
+		return err
+	}
+	ccMode, err := c.num("CC_MODE", 1)
+	if err != nil {
+		return err
+	}
+	if qcn != 0 && ccMode != 1 {
+		return fmt.Errorf("%s %g: only DCQCN (CC_MODE 1) or no congestion control (ENABLE_QCN 0) is converted", c.at("CC_MODE"), ccMode)
+	}
+	for _, k := range []struct {
+		key  string
+		want float64
+		why  string
+	}{
+		{"HAS_WIN", 0, "a window besides DCQCN's rate"},
+		{"L2_BACK_TO_ZERO", 0, "retransmission from the message's start"},
+		{"ERROR_RATE_PER_LINK", 0, "random loss"},
+		{"USE_DYNAMIC_PFC_THRESHOLD", 1, "ns-3's static PFC threshold"},
+	} {
+		if v, err := c.num(k.key, k.want); err != nil || v != k.want {
+			return fmt.Errorf("%s: %v set: %s is not converted (expected %g)", c.at(k.key), c.kv[k.key], k.why, k.want)
+		}
+	}
+	tp, err := c.path("TOPOLOGY_FILE")
+	if err != nil {
+		return err
+	}
+	topology, err := readFile(tp, readTopology)
+	if err != nil {
+		return err
+	}
+	fp, err := c.path("FLOW_FILE")
+	if err != nil {
+		return err
+	}
+	flows, err := readFile(fp, func(name string, r io.Reader) ([]ns3FlowLine, error) { return readFlows(name, r, topology) })
+	if err != nil {
+		return err
+	}
+	if len(flows) == 0 {
+		return fmt.Errorf("%s: no flows", fp)
+	}
+	first := slices.MinFunc(flows, func(a, b ns3FlowLine) int { return cmp.Compare(a.start, b.start) }).start
+	stop, err := c.num("SIMULATOR_STOP_TIME", 0)
+	if err != nil {
+		return err
+	}
+	duration := unit.Time(math.Round(stop*float64(unit.Second))) - first
+	if duration <= 0 {
+		return fmt.Errorf("%s %g: the run stops before its first flow starts (%v)", c.at("SIMULATOR_STOP_TIME"), stop, first)
+	}
+	if first > 0 {
+		notes = append(notes, fmt.Sprintf("flows start from ns-3's first start, %v: rocelab's time 0", first))
+	}
+	hostRate := topology.rates[0]
+	for _, r := range topology.rates {
+		if r != hostRate {
+			notes = append(notes, "links of several rates: ns-3 halves the PFC share on a port per doubling of its rate over the NIC's; here every port has alpha 1/8")
+			break
+		}
+	}
+	for _, d := range topology.delay {
+		if d != topology.delay[0] {
+			notes = append(notes, fmt.Sprintf("links of several delays: ns-3 gives each port 3 x rate x delay of headroom; here every port the largest, %d B", int64(topology.headroom)))
+			break
+		}
+	}
+	payload, err := c.num("PACKET_PAYLOAD_SIZE", 1000)
+	if err != nil {
+		return err
+	}
+	mtu := 256
+	for _, m := range []int{512, 1024, 2048, 4096} {
+		if math.Abs(float64(m)-payload) <= math.Abs(float64(mtu)-payload) {
+			mtu = m
+		}
+	}
+	if float64(mtu) != payload {
+		notes = append(notes, fmt.Sprintf("ns-3's %g B payloads: RoCE's path MTU is 256-4096 in powers of two, so rocelab sends %d B", payload, mtu))
+	}
+	buffer, err := c.num("BUFFER_SIZE", 32)
+	if err != nil {
+		return err
+	}
+	ack, err := c.num("L2_ACK_INTERVAL", 1)
+	if err != nil || ack < 1 || ack != math.Trunc(ack) {
+		return fmt.Errorf("%s: expected a whole number of packets, at least 1", c.at("L2_ACK_INTERVAL"))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# The rocelab scenario of an HPCC ns-3 run (go run ./tools/ns3conv from-ns3 %s):\n", file)
+	b.WriteString("# ns-3's switch and NIC as the keys that say the same (docs/engine.md, \"Against the\n# HPCC ns-3 model\"): PFC at 1/8 of the free pool, 4 KiB reserved, XON 3 KiB below,\n# headroom 3 x rate x delay, hosts that never pause, ideal links, CNPs in the data's queue.\n")
+	for _, n := range notes {
+		fmt.Fprintf(&b, "# Differs: %s.\n", n)
+	}
+	fmt.Fprintf(&b, "name: %s\nduration: %s\n", strings.TrimSuffix(filepath.Base(fp), filepath.Ext(fp)), duration)
+	fmt.Fprintf(&b, "topology:\n  kind: graph\n  hosts: %d\n  switches: %d\n  links:\n", topology.hosts, len(topology.name)-topology.hosts)
+	for _, l := range topology.links {
+		fmt.Fprintf(&b, "    - %s\n", l)
+	}
+	b.WriteString("phy: {clock_ppm: 0, fec_jitter: 0ns}\n")
+	fmt.Fprintf(&b, "switch:\n  buffer: %gMiB\n  alpha: 1/8\n  reserve: 4KiB\n  pfc: {xon_offset: 3KiB, headroom: %d, response_time: 1ps}\n", buffer, int64(topology.headroom))
+	host := fmt.Sprintf("host:\n  mtu: %d\n  qp: {ack_coalesce: %g}\n  rx: {pfc: false}\n", mtu, ack)
+	if qcn == 0 {
+		ecn := "{enabled: false}"
+		if e, err := ecnAt(c, hostRate); err == nil { // kept for the way back, unused without QCN
+			ecn = "{enabled: false, " + strings.TrimPrefix(e, "{")
+		}
+		fmt.Fprintf(&b, "  ecn: %s\n", ecn)
+		host += "  cc: none\n  ecn: false\n"
+	} else {
+		ecn, err := ecnAt(c, hostRate)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "  ecn: %s\n", ecn)
+		knobs, err := dcqcnKnobs(c)
+		if err != nil {
+			return err
+		}
+		host += "  cc: dcqcn\n  dcqcn: {preset: mlx5, " + knobs + "}\n"
+	}
+	b.WriteString(host)
+	b.WriteString("traffic:\n  flows:\n")
+	for i, x := range flows {
+		fmt.Fprintf(&b, "    - {name: f%d, src: %s, dst: %s, bytes: %d", i, topology.name[x.src], topology.name[x.dst], x.size)
+		if x.start > first {
+			fmt.Fprintf(&b, ", start: %s", x.start-first)
+		}
+		b.WriteString("}\n")
+	}
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+// ecnAt is the switch's ECN line from KMIN_MAP, KMAX_MAP and PMAX_MAP
+// ("N RATE VALUE ...", thresholds in KB) at the hosts' rate.
+func ecnAt(c *ns3Config, rate unit.BitRate) (string, error) {
+	var v [3]string
+	for i, key := range []string{"KMIN_MAP", "KMAX_MAP", "PMAX_MAP"} {
+		m := c.kv[key]
+		n, err := strconv.Atoi(strings.Join(m[:min(1, len(m))], ""))
+		if err != nil || len(m) != 1+2*n {
+			return "", fmt.Errorf("%s: expected a count and that many RATE VALUE pairs", c.at(key))
+		}
+		for j := 0; j < n; j++ {
+			if r, err := strconv.ParseInt(m[1+2*j], 10, 64); err == nil && unit.BitRate(r) == rate {
+				v[i] = m[2+2*j]
+			}
+		}
+		if v[i] == "" {
+			return "", fmt.Errorf("%s: no entry for the hosts' rate, %d bps", c.at(key), int64(rate))
+		}
+	}
+	return fmt.Sprintf("{kmin: %sKB, kmax: %sKB, pmax: %s, at: dequeue}", v[0], v[1], v[2]), nil
+}
+
+// dcqcnKnobs maps the config's DCQCN to the mlx5 knobs, with ns-3's
+// fixed behaviour (the first CNP sets alpha to 1, a CNP per marked
+// packet, CNPs in the data's priority).
+func dcqcnKnobs(c *ns3Config) (string, error) {
+	var parts []string
+	for _, k := range []struct {
+		key, knob string
+		conv      func(float64) float64
+	}{
+		{"EWMA_GAIN", "dce_tcp_g", func(g float64) float64 { return 1024 - g*1024 }},
+		{"ALPHA_RESUME_INTERVAL", "dce_tcp_rtt", nil},
+		{"RATE_DECREASE_INTERVAL", "rate_reduce_monitor_period", nil},
+		{"CLAMP_TARGET_RATE", "clamp_tgt_rate", nil},
+		{"RP_TIMER", "rpg_time_reset", nil},
+		{"FAST_RECOVERY_TIMES", "rpg_threshold", nil},
+		{"RATE_AI", "rpg_ai_rate", nil},
+		{"RATE_HAI", "rpg_hai_rate", nil},
+		{"MIN_RATE", "rpg_min_rate", nil},
+	} {
+		if _, ok := c.kv[k.key]; !ok {
+			return "", fmt.Errorf("%s: %s missing (run.py writes every DCQCN setting)", c.file, k.key)
+		}
+		v, err := c.num(k.key, 0)
+		if err != nil {
+			return "", err
+		}
+		if k.conv != nil {
+			v = k.conv(v)
+		}
+		if v != math.Trunc(v) {
+			return "", fmt.Errorf("%s: %g is not a whole %s", c.at(k.key), v, k.knob)
+		}
+		parts = append(parts, fmt.Sprintf("%s: %g", k.knob, v))
+	}
+	parts = append(parts, "initial_alpha_value: 1024", "min_time_between_cnps: 0", "cnp_dscp: 26", "cnp_802p_prio: 3")
+	return strings.Join(parts, ", "), nil
+}

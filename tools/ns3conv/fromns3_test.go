@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rocelab/internal/scenario"
+	"rocelab/tools/internal/agree"
+)
+
+// importScenario writes file's ns-3 input into a directory, imports it
+// back with from-ns3, and returns the directory and the imported text.
+func importScenario(t *testing.T, file string, seed uint64) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := run([]string{"-dir", dir, "-seed", fmt.Sprint(seed), file}, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	var y bytes.Buffer
+	if err := fromNs3(filepath.Join(dir, "config.txt"), &y); err != nil {
+		t.Fatal(err)
+	}
+	return dir, y.String()
+}
+
+// Every agreement scenario goes to ns-3's files and comes back as a
+// scenario that converts to the same files, byte for byte: the topology
+// (as a graph), flows, buffer, PFC, ECN and DCQCN all survive.
+func TestImportRoundTrip(t *testing.T) {
+	names, _ := filepath.Glob("scenarios/*.yaml")
+	if len(names) == 0 {
+		t.Fatal("no scenarios")
+	}
+	for _, file := range names {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			dir, y := importScenario(t, file, 1)
+			back := filepath.Join(t.TempDir(), "back.yaml")
+			if err := os.WriteFile(back, []byte(y), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			again := t.TempDir()
+			if err := run([]string{"-dir", again, "-seed", "1", back}, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+				t.Fatalf("%v\n%s", err, y)
+			}
+			for _, f := range []string{"config.txt", "topology.txt", "flow.txt", "trace.txt"} {
+				a, _ := os.ReadFile(filepath.Join(dir, f))
+				b, _ := os.ReadFile(filepath.Join(again, f))
+				if !bytes.Equal(a, b) {
+					t.Errorf("%s differs after the round trip:\n%s\nagainst\n%s", f, b, a)
+				}
+			}
+		})
+	}
+}
+
+// The 16->1 incast with DCQCN, imported from ns-3's own input, agrees
+// with ns-3's recorded completions as the written scenario does
+// (TestAgreesWithNs3's bounds).
+func TestImportedAgreesWithNs3(t *testing.T) {
+	const workload, seeds = "incast16-dcqcn", 6
+	var n, r agree.Seeds
+	for seed := uint64(1); seed <= seeds; seed++ {
+		_, y := importScenario(t, "scenarios/"+workload+".yaml", seed)
+		s, err := scenario.Load("imported.yaml", []byte(y))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Seed = seed
+		o, err := agree.RunScenario(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fct []float64
+		for _, f := range o.Flows {
+			fct = append(fct, *f.FCTUS)
+		}
+		got, err := readFile(fmt.Sprintf("testdata/ns3/%s-seed%d.txt", workload, seed), readFCT)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ns3 []float64
+		for _, g := range got {
+			ns3 = append(ns3, g.fct)
+		}
+		n.Add(ns3)
+		r.Add(fct)
+	}
+	nm, rm := n.Mean(), r.Mean()
+	agree.Hold(t, workload+" imported over 6 seeds", "ns-3", []agree.Metric{
+		{Name: "mean", Other: nm.Mean, Rocelab: rm.Mean, Bound: 0.03},
+		{Name: "p50", Other: nm.P50, Rocelab: rm.P50, Bound: 0.06},
+		{Name: "max", Other: nm.Max, Rocelab: rm.Max, Bound: 0.02},
+	})
+}
+
+// What ns-3 runs that rocelab cannot say alike is refused with where.
+func TestImportRefuses(t *testing.T) {
+	dir, _ := importScenario(t, "scenarios/incast16-pfc.yaml", 1)
+	cfg, err := os.ReadFile(filepath.Join(dir, "config.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, from, to, want string }{
+		{"hpcc", "CC_MODE 1", "CC_MODE 3", "only DCQCN (CC_MODE 1)"},
+		{"window", "HAS_WIN 0", "HAS_WIN 1", "window.txt:26: HAS_WIN"},
+		{"no topology", "TOPOLOGY_FILE topology.txt", "TOPOLOGY_FILE nowhere.txt", "TOPOLOGY_FILE nowhere.txt: no such file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			text := strings.Replace(string(cfg), c.from, c.to, 1)
+			if c.name == "hpcc" {
+				text = strings.Replace(text, "ENABLE_QCN 0", "ENABLE_QCN 1", 1)
+			}
+			if text == string(cfg) {
+				t.Fatalf("config.txt has no %q", c.from)
+			}
+			f := filepath.Join(dir, c.name+".txt")
+			if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err := fromNs3(f, &bytes.Buffer{})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, expected %q", err, c.want)
+			}
+		})
+	}
+	top := filepath.Join(dir, "topology.txt")
+	data, _ := os.ReadFile(top)
+	bad := strings.Replace(string(data), "1000ns 0\n", "1000ns 0.001\n", 1)
+	if err := os.WriteFile(top, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := fromNs3(filepath.Join(dir, "config.txt"), &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "topology.txt:3: error rate 0.001") {
+		t.Errorf("error %v, expected the lossy link's line", err)
+	}
+}
+
+// FuzzReadTopology: any topology.txt is read or refused with an error,
+// never a panic, and what is read names every node.
+func FuzzReadTopology(f *testing.F) {
+	f.Add("3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100000000000bps 0.001ms 0\n")
+	f.Add("4 2 3\n2 3\n0 2 25Gbps 1us 0\n1 3 25Gbps 1us 0\n2 3 100Gbps 1000ns 0.000000\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		tp, err := readTopology("t.txt", strings.NewReader(text))
+		if err != nil {
+			return
+		}
+		for id, n := range tp.name {
+			if n == "" {
+				t.Fatalf("node %d has no name", id)
+			}
+		}
+	})
+}
