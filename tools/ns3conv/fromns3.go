@@ -364,7 +364,7 @@ func fromNs3(file string, w io.Writer) error {
 	hostRate := topology.rates[0]
 	for _, r := range topology.rates {
 		if r != hostRate {
-			notes = append(notes, "links of several rates: ns-3 halves the PFC share on a port per doubling of its rate over the NIC's; here every port has alpha 1/8")
+			notes = append(notes, "links of several rates: ns-3 halves the PFC share on a port per doubling of its rate over the NIC's, and marks each port with its rate's KMIN/KMAX/PMAX_MAP entry; here every port has alpha 1/8 and the hosts' rate's ECN thresholds")
 			break
 		}
 	}
