@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -107,8 +105,7 @@ func agreementScenario(t *testing.T, workload, htsimOut string, imported bool) *
 	return s
 }
 
-// htsimFinishes reads the completion times of htsim's "Flow ... finished
-// at T total bytes B" lines.
+// htsimFinishes reads htsim's recorded completion times (readFinishes).
 func htsimFinishes(t *testing.T, file string) []float64 {
 	t.Helper()
 	f, err := os.Open(file)
@@ -116,24 +113,9 @@ func htsimFinishes(t *testing.T, file string) []float64 {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var x []float64
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		fs := strings.Fields(sc.Text())
-		if len(fs) == 0 || strings.HasPrefix(fs[0], "#") {
-			continue
-		}
-		if len(fs) < 6 || fs[0] != "Flow" || fs[3] != "finished" {
-			t.Fatalf("%s:%d: expected htsim's \"Flow NAME ID finished at T ...\", got %q", file, line, sc.Text())
-		}
-		v, err := strconv.ParseFloat(fs[5], 64)
-		if err != nil {
-			t.Fatalf("%s:%d: %v", file, line, err)
-		}
-		x = append(x, v)
-	}
-	if len(x) == 0 {
-		t.Fatalf("%s: no flow completions", file)
+	x, err := readFinishes(file, f)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return x
 }

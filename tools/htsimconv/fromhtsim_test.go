@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -136,6 +137,61 @@ func FuzzReadMatrix(f *testing.F) {
 		for _, c := range conns {
 			if c.src < 0 || c.src >= 16 || c.dst < 0 || c.dst >= 16 || c.size <= 0 {
 				t.Fatalf("read %+v", c)
+			}
+		}
+	})
+}
+
+// compare runs an imported scenario beside htsim's own output: the same
+// 127 flows, each statistic within the agreement test's bounds.
+func TestCompare(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "incast.yaml")
+	var y bytes.Buffer
+	head, err := os.ReadFile("testdata/htsim/incast127-seed1.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cmd, _ := strings.Cut(string(head), "# run: ")
+	cmd, _, _ = strings.Cut(cmd, " (")
+	orig, err := scenario.LoadFile("scenarios/agree-incast127.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m bytes.Buffer
+	if _, err := convert(orig, 4096, 1000, "agree", &m); err != nil {
+		t.Fatal(err)
+	}
+	cm := filepath.Join(t.TempDir(), "m.cm")
+	if err := os.WriteFile(cm, m.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := fromHtsim(strings.Fields(strings.Replace(cmd, "FILE.cm", cm, 1)), &y); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, y.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run([]string{"compare", file, "testdata/htsim/incast127-seed1.txt"}, &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	if strings.Contains(text, "warning") || !strings.Contains(text, "127 flows") || strings.Count(text, "%\n") != 4 {
+		t.Errorf("compare printed:\n%s", text)
+	}
+}
+
+// FuzzReadFinishes: any htsim output is read or refused with an error,
+// never a panic, and what is read is a completion time.
+func FuzzReadFinishes(f *testing.F) {
+	f.Add("Flow Roce_1_0 2980 finished at 524.177 total bytes 1003520\n")
+	f.Add("Nodes: 128 Connections: 127\nFlow Roce_2_0 2983 finished at -1 total bytes 1\n")
+	f.Add("Flow Roce_1_0 1 finished at NaN total bytes 1\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		x, err := readFinishes("h.txt", strings.NewReader(text))
+		for _, v := range x {
+			if err == nil && (v < 0 || math.IsNaN(v) || math.IsInf(v, 0)) {
+				t.Fatalf("read %v", v)
 			}
 		}
 	})

@@ -32,6 +32,12 @@
 // the flows it starts. What rocelab cannot run alike (random start
 // delays, failures, a trigger that fires on the first of several
 // connections) is refused with the reason.
+//
+//	go run ./tools/htsimconv compare [-seed S] SCENARIO.yaml HTSIM_STDOUT
+//
+// compare runs the scenario on rocelab and prints its flows' completion
+// times (mean, median, p99, last) beside those of htsim_roce's standard
+// output for the same run ("Flow ... finished at T" lines).
 package main
 
 import (
@@ -61,6 +67,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(args) > 0 && args[0] == "from-htsim" {
 		return fromHtsim(args[1:], stdout)
+	}
+	if len(args) > 0 && args[0] == "compare" {
+		return compareCmd(args[1:], stdout)
 	}
 	fs := flag.NewFlagSet("htsimconv", flag.ContinueOnError)
 	mtu := fs.Int("mtu", 4096, "htsim's packet size in bytes (-mtu): 4096 for equal packet counts, 9000 for htsim's default")

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/scenario"
+	"rocelab/tools/internal/agree"
+)
+
+// readFinishes reads the completion times, in microseconds, of htsim's
+// "Flow NAME ID finished at T total bytes B" lines; other lines of its
+// output are skipped, as are comments.
+func readFinishes(file string, r io.Reader) ([]float64, error) {
+	var x []float64
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		fs := strings.Fields(sc.Text())
+		if len(fs) < 6 || fs[0] != "Flow" || fs[3] != "finished" || fs[4] != "at" {
+			continue
+		}
+		v, err := strconv.ParseFloat(fs[5], 64)
+		if err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s:%d: finished at %q: expected microseconds", file, line, fs[5])
+		}
+		x = append(x, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	if len(x) == 0 {
+		return nil, fmt.Errorf("%s: no \"Flow ... finished at T\" lines: htsim_roce prints one per completed flow on its standard output", file)
+	}
+	return x, nil
+}
+
+// compareCmd runs a scenario on rocelab and prints its completion times
+// beside those of htsim's output for the same run.
+func compareCmd(args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("htsimconv compare", flag.ContinueOnError)
+	seed := fs.Uint64("seed", 0, "rocelab's seed (0: the scenario's)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		return errors.New("compare: expected a scenario file and htsim_roce's standard output")
+	}
+	s, err := scenario.LoadFile(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	if *seed != 0 {
+		s.Seed = *seed
+	}
+	f, err := os.Open(fs.Arg(1))
+	if err != nil {
+		return err
+	}
+	h, err := readFinishes(fs.Arg(1), f)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	o, err := agree.RunScenario(s)
+	if err != nil {
+		return err
+	}
+	r := agree.Finishes(o)
+	if len(r) != len(h) {
+		fmt.Fprintf(w, "warning: htsim completed %d flows, the scenario has %d: not the same run, or htsim's -end cut it short\n", len(h), len(r))
+	}
+	hs, rs := agree.Summarise(h), agree.Summarise(r)
+	fmt.Fprintf(w, "%s: %d flows; completion times from the start of the run\n%-24s %12s %12s %8s\n", s.Name, len(r), "statistic", "htsim", "rocelab", "diff")
+	for _, m := range []struct {
+		name string
+		a, b float64
+	}{{"completion mean (us)", hs.Mean, rs.Mean}, {"completion median (us)", hs.P50, rs.P50}, {"completion p99 (us)", hs.P99, rs.P99}, {"last completion (us)", hs.Max, rs.Max}} {
+		fmt.Fprintf(w, "%-24s %12.1f %12.1f %+7.1f%%\n", m.name, m.a, m.b, 100*(m.b/m.a-1))
+	}
+	return nil
+}
