@@ -133,6 +133,21 @@ func randomScenario(seed uint64) string {
 		b.WriteString("topology: {kind: fat-tree, k: 4, host_link: {rate: 100G, cable: 3m}}\n")
 		links = []string{"h3", "edge0_0-agg0_0", "agg1_1-core3"}
 	default:
+		if r.IntN(2) == 0 {
+			// A triangle of switches, a cycle that no built kind has,
+			// with parallel links of mixed rates.
+			per := 2 + r.IntN(2)
+			hosts = 3 * per
+			fmt.Fprintf(&b, "topology:\n  kind: graph\n  hosts: %d\n  switches: 3\n  links:\n", hosts)
+			for h := 0; h < hosts; h++ {
+				fmt.Fprintf(&b, "    - {a: h%d, b: s%d}\n", h, h/per)
+			}
+			for _, e := range [][2]int{{0, 1}, {1, 2}, {2, 0}} {
+				fmt.Fprintf(&b, "    - {a: s%d, b: s%d, rate: %s, cable: %dm, count: %d}\n", e[0], e[1], pick("100G", "400G"), 2+r.IntN(50), 1+r.IntN(2))
+			}
+			links = []string{"h0", "s0-s1"}
+			break
+		}
 		hosts = 2 * (2 + r.IntN(3))
 		fmt.Fprintf(&b, "topology: {kind: dumbbell, left: %d, right: %d, host_link: {rate: 100G, cable: 2m}, fabric_link: {rate: %s, cable: 10m}}\n",
 			hosts/2, hosts/2, pick("25G", "100G"))
@@ -146,6 +161,9 @@ func randomScenario(seed uint64) string {
 		2+r.IntN(30), r.IntN(4) != 0, r.IntN(3) != 0, 5+r.IntN(50), 100+r.IntN(400))
 	if r.IntN(3) == 0 {
 		b.WriteString("  watchdog: {enabled: true, detection: 100us, restoration: 100us}\n")
+	}
+	if r.IntN(4) == 0 {
+		fmt.Fprintf(&b, "  static_th: %dKiB\n", 20+r.IntN(200))
 	}
 	fmt.Fprintf(&b, "host:\n  mtu: %s\n  cc: %s\n  qp: {timeout: %d}\n", pick("1024", "4096"), pick("dcqcn", "none"), 8+r.IntN(5))
 	b.WriteString("traffic:\n  generators:\n")
