@@ -31,6 +31,11 @@ traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 topology: {kind: single-switch, hosts: 2, host_link: {rate: 100Q}}
 traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 			[]string{"bad.yaml:1:61:", "topology.host_link.rate", "expected a positive bit rate", `"100Q"`}},
+		{"zero response time", `
+topology: {kind: single-switch, hosts: 2}
+switch: {pfc: {response_time: 0ns}}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:31:", "switch.pfc.response_time", "expected a positive time (1ps for at once), or auto"}},
 		{"two thresholds", `
 topology: {kind: single-switch, hosts: 2}
 switch: {alpha: 1/8, static_th: 60KiB}

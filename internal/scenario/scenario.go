@@ -479,6 +479,9 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 		c.headroomModel(p, &s.PFC)
 		if txt, ok := c.scalar(p.ResponseTime, path+".response_time"); ok && txt != "auto" {
 			s.PFC.ResponseTime = c.duration(p.ResponseTime, path+".response_time", 0)
+			if s.PFC.ResponseTime == 0 {
+				c.fail(p.ResponseTime, path+".response_time", "expected a positive time (1ps for at once), or auto for the IEEE 802.3 bound")
+			}
 		}
 	}
 	if e := r.ECN; e != nil {
