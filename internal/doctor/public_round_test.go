@@ -144,3 +144,40 @@ func TestNoNetworkTransport(t *testing.T) {
 	}
 	nicMustNot(t, fs, "nccl.transport.socket_fallback")
 }
+
+// Four perftest runs on one device in one paste (public Kubernetes RDMA
+// notes) made a group whose subjects and member lines repeated "mlx5_0"
+// four times; the text report counts them instead.
+func TestGroupCountsRepeatedSubjects(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus/perftest/perftest-4-runs-one-device-devinfo-ibstat-cx5-roce-k8s-notes.txt")}, nil, Options{})
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "4 GID users (mlx5_0 ×4)") || strings.Contains(out, "mlx5_0, mlx5_0") {
+		t.Errorf("group head:\n%s", out)
+	}
+	if n := strings.Count(out, "the RoCE version is not shown (×4)"); n != 1 {
+		t.Errorf("member line counted %d times:\n%s", n, out)
+	}
+	nicMustFind(t, rep.Findings, "perftest.bw.ok", Info, "92% of the 100.0 Gb/s link rate")
+}
+
+// A perftest run states the GID its index held; another input's table of
+// a host it may not be does not overrule it. Diagnosed together with
+// IBM/SpectrumScale_NETWORK_READINESS#4's table (index 3 link-local
+// there, on a "localhost"), the Kubernetes
+// notes' four runs on mlx5_0 index 3 (::ffff:10.0.32.4) were each
+// reported as using a link-local GID.
+func TestOwnGIDOutranksOtherTable(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/perftest/perftest-4-runs-one-device-devinfo-ibstat-cx5-roce-k8s-notes.txt", "corpus/threads/show-gids-two-linklocal-ipv4-at-4-5-spectrumscale4.txt")
+	for _, f := range nicFind(fs, "gid.index.link_local") {
+		for _, e := range f.Evidence {
+			if strings.Contains(e.File, "perftest-4-runs") {
+				t.Errorf("a run judged by another file's table: %s", f.Title)
+			}
+		}
+	}
+	nicMustFind(t, fs, "gid.index.ipv4", Info, "GID index 3 in use is the IPv4 GID ::ffff:10.0.32.4")
+}

@@ -139,13 +139,25 @@ func writeGroupHead(b *strings.Builder, g *findingGroup) {
 	f := g.members[0]
 	n := len(g.members)
 	subj := g.subjects()
-	fmt.Fprintf(b, "\n  [%s] %s: %d %ss (%s)  (%s)\n", strings.ToUpper(f.Severity.String()), f.group, n, f.noun, list(subj, 4), f.ID)
-	for i, m := range g.members {
+	fmt.Fprintf(b, "\n  [%s] %s: %d %ss (%s)  (%s)\n", strings.ToUpper(f.Severity.String()), f.group, n, f.noun, list(counted(subj), 4), f.ID)
+	// Members whose titles are the same (one subject seen in several runs
+	// of a paste) are one line with their count.
+	titles, times, of := countedTitles(g.members)
+	for i, t := range titles {
 		if i == maxMembersShown {
-			fmt.Fprintf(b, "      ... and %d more: %s (each in --json)\n", n-i, list(subj[i:], maxSubjectsNamed))
+			var rest []string
+			for j, k := range of {
+				if k >= i {
+					rest = append(rest, subj[j])
+				}
+			}
+			fmt.Fprintf(b, "      ... and %d more: %s (each in --json)\n", len(rest), list(counted(rest), maxSubjectsNamed))
 			break
 		}
-		fmt.Fprintf(b, "      %s\n", clip(m.Title, 200))
+		if times[i] > 1 {
+			t += fmt.Sprintf(" (×%d)", times[i])
+		}
+		fmt.Fprintf(b, "      %s\n", clip(t, 200))
 	}
 	total := 0
 	for _, m := range g.members {
@@ -153,6 +165,43 @@ func writeGroupHead(b *strings.Builder, g *findingGroup) {
 	}
 	fmt.Fprintf(b, "    evidence (%s):\n", f.Subject)
 	writeEvidence(b, f.Evidence, total)
+}
+
+// counted lists the distinct names of xs in first-seen order, each
+// repeated name with its count: "mlx5_0 ×4".
+func counted(xs []string) []string {
+	var out []string
+	n := map[string]int{}
+	for _, x := range xs {
+		if n[x] == 0 {
+			out = append(out, x)
+		}
+		n[x]++
+	}
+	for i, x := range out {
+		if n[x] > 1 {
+			out[i] = fmt.Sprintf("%s ×%d", x, n[x])
+		}
+	}
+	return out
+}
+
+// countedTitles returns the distinct member titles in order, how many
+// members have each, and for each member the index of its title.
+func countedTitles(ms []*Finding) (titles []string, times, of []int) {
+	at := map[string]int{}
+	for _, m := range ms {
+		i, ok := at[m.Title]
+		if !ok {
+			i = len(titles)
+			at[m.Title] = i
+			titles = append(titles, m.Title)
+			times = append(times, 0)
+		}
+		times[i]++
+		of = append(of, i)
+	}
+	return titles, times, of
 }
 
 // writeEvidence writes up to maxEvidenceShown lines of ev, and how many of

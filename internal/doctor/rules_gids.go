@@ -27,11 +27,20 @@ func sameOrUnknown(a, b string) bool { return a == "" || b == "" || a == b }
 
 // gidCandidates returns the table rows a use's index refers to.
 func gidCandidates(u ingest.GIDUse, entries []ingest.GIDEntry) []ingest.GIDEntry {
-	var out []ingest.GIDEntry
+	var out, own []ingest.GIDEntry
 	for _, e := range entries {
 		if e.Index == u.Index && sameOrUnknown(u.Device, e.Device) && sameOrUnknown(u.Host, e.Host) {
 			out = append(out, e)
+			if u.Evidence.File != "" && e.Evidence.File == u.Evidence.File {
+				own = append(own, e)
+			}
 		}
+	}
+	// The user's own input saying what the index holds (perftest prints
+	// the GID it used) outranks another input's table of a host it may
+	// not be.
+	if len(own) > 0 {
+		return own
 	}
 	return out
 }
