@@ -231,3 +231,42 @@ func TestLintPGProfileLookup(t *testing.T) {
 		}
 	}
 }
+
+// TestLintPFCFragment: the pfc.json of sonic-swss#842 (PORT_QOS_MAP with
+// pfc_enable 0,1 and no DSCP map) beside a host whose mlnx_qos puts RoCE
+// on priority 3 with PFC (the corpus' CX-5 blog dump): the switch ignores
+// the NIC's pauses for 3. Lint said nothing before, as the switch's class
+// for RoCE was unknown; with pfc_enable 3,4 it still says nothing.
+func TestLintPFCFragment(t *testing.T) {
+	nic := "../../testdata/corpus/ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt"
+	frag := "../sonic/testdata/public/issue-swss842-pfc.json"
+	data, err := os.ReadFile(frag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mended := filepath.Join(t.TempDir(), "pfc.json")
+	if err := os.WriteFile(mended, []byte(strings.Replace(string(data), `"pfc_enable": "0,1"`, `"pfc_enable": "3,4"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		switchFile string
+		want       int
+	}{{frag, 1}, {mended, 0}} {
+		rep, err := Lint([]string{nic, c.switchFile}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, fd := range rep.Findings {
+			if fd.ID == "qos.pfc.disabled" && strings.Contains(fd.Title, "puts RoCE on priority 3") {
+				n++
+				if last := fd.Evidence[len(fd.Evidence)-1]; last.Line != 4 || !strings.Contains(last.Text, `"pfc_enable": "0,1"`) {
+					t.Errorf("evidence %+v, want the pfc_enable line", last)
+				}
+			}
+		}
+		if n != c.want {
+			t.Errorf("%s: %d findings, want %d", c.switchFile, n, c.want)
+		}
+	}
+}
