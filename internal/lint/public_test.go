@@ -270,3 +270,38 @@ func TestLintPFCFragment(t *testing.T) {
 		}
 	}
 }
+
+// TestLintShowPFCPriority: `show pfc priority` (sonic-utilities' expected
+// output, PFC on 3,4) beside the CX-5 host (RoCE on priority 3) agrees;
+// with Ethernet4 changed to 4 alone, that port is reported. Before, the
+// table was "no configuration lint reads".
+func TestLintShowPFCPriority(t *testing.T) {
+	nic := "../../testdata/corpus/ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt"
+	show := "../sonic/testdata/public/util-show-pfc-priority.txt"
+	data, err := os.ReadFile(show)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := filepath.Join(t.TempDir(), "show-pfc.txt")
+	if err := os.WriteFile(changed, []byte(strings.Replace(string(data), "Ethernet4    3,4", "Ethernet4    4", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		file string
+		want []string
+	}{{show, nil}, {changed, []string{"Ethernet4"}}} {
+		rep, err := Lint([]string{nic, c.file}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, fd := range rep.Findings {
+			if fd.ID == "qos.pfc.disabled" {
+				got = append(got, strings.TrimSuffix(strings.Fields(strings.TrimPrefix(fd.Title, c.file+" "))[0], ":"))
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: qos.pfc.disabled on %v, want %v", c.file, got, c.want)
+		}
+	}
+}
