@@ -259,7 +259,7 @@ var book = []Spec{
 		Text: "the switch enables PFC on other priorities (NVIDIA Onyx `show roce`) than a host NIC's mlnx_qos",
 		Fix:  "Use one lossless priority end to end: mlnx_qos -i <if> --pfc <vector> on the host (or change the switch's), and map RoCE's DSCP to it on both."},
 	{ID: "qos.pfc.disabled", Layer: LayerFabric, Severities: []Severity{Warn, Error}, Front: Doctor | Lint,
-		Text:   "mlnx_qos: PFC off on every priority (error), or on priorities other than the one RoCE's DSCP maps to (warn): NCCL_IB_TC where an input of that host (or of no stated host) sets or echoes it, else 26 (NCCL_IB_TC=106), and the finding says it is assumed; lint: a switch class for RoCE that is not lossless",
+		Text:   "mlnx_qos: PFC off on every priority (error), or on priorities other than the one RoCE's DSCP maps to (warn): NCCL_IB_TC where an input of that host (or of no stated host) sets or echoes it, else 26 (NCCL_IB_TC=106), and the finding says it is assumed; lint: a switch class for RoCE that is not lossless, or, where the switch's DSCP map is not given (a PORT_QOS_MAP fragment), ports whose pfc_enable leaves out the NICs' RoCE priority",
 		Fix:    "mlnx_qos -i <if> --trust dscp --pfc <vector> on every host, PFC on priority <p> on the switch ports.",
 		Source: "same id as the doctor's mlnx_qos rule: the same fact on the switch side"},
 	{ID: "qos.trust.pcp", Layer: LayerFabric, Severities: []Severity{Warn, Error}, Front: Doctor | Lint,

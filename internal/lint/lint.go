@@ -161,14 +161,24 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		info.Type = KindSONiCConfigDB
 		return info, nil
 	}
+	// `show pfc priority`: PORT_QOS_MAP's pfc_enable per port; the same
+	// file may hold other switch CLI output, read below.
+	var kinds []string
+	if db, ok := sonic.ParseShowPFCPriority(name, data); ok {
+		m.Sonic = append(m.Sonic, db)
+		kinds = append(kinds, KindSONiCConfigDB)
+	}
 	if isPGProfileLookup(data) {
 		return info, fmt.Errorf("%s: a pg_profile_lookup.ini (SONiC's static headroom table by speed and cable): lint reads the BUFFER_PROFILE rows SONiC makes from it, in config_db.json; `rocelab calc headroom --speed S --cable L --asic A` computes one row: %w", name, errNotConfig)
 	}
 	res, err := ingest.Read(name, bytes.NewReader(data))
 	if err != nil {
-		return info, err
+		if len(kinds) == 0 {
+			return info, err
+		}
+		info.Type = kinds[0]
+		return info, nil
 	}
-	var kinds []string
 	for _, a := range res.Artifacts {
 		if !configKinds[a.Kind()] {
 			continue

@@ -231,3 +231,77 @@ func TestLintPGProfileLookup(t *testing.T) {
 		}
 	}
 }
+
+// TestLintPFCFragment: the pfc.json of sonic-swss#842 (PORT_QOS_MAP with
+// pfc_enable 0,1 and no DSCP map) beside a host whose mlnx_qos puts RoCE
+// on priority 3 with PFC (the corpus' CX-5 blog dump): the switch ignores
+// the NIC's pauses for 3. Lint said nothing before, as the switch's class
+// for RoCE was unknown; with pfc_enable 3,4 it still says nothing.
+func TestLintPFCFragment(t *testing.T) {
+	nic := "../../testdata/corpus/ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt"
+	frag := "../sonic/testdata/public/issue-swss842-pfc.json"
+	data, err := os.ReadFile(frag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mended := filepath.Join(t.TempDir(), "pfc.json")
+	if err := os.WriteFile(mended, []byte(strings.Replace(string(data), `"pfc_enable": "0,1"`, `"pfc_enable": "3,4"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		switchFile string
+		want       int
+	}{{frag, 1}, {mended, 0}} {
+		rep, err := Lint([]string{nic, c.switchFile}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, fd := range rep.Findings {
+			if fd.ID == "qos.pfc.disabled" && strings.Contains(fd.Title, "puts RoCE on priority 3") {
+				n++
+				if last := fd.Evidence[len(fd.Evidence)-1]; last.Line != 4 || !strings.Contains(last.Text, `"pfc_enable": "0,1"`) {
+					t.Errorf("evidence %+v, want the pfc_enable line", last)
+				}
+			}
+		}
+		if n != c.want {
+			t.Errorf("%s: %d findings, want %d", c.switchFile, n, c.want)
+		}
+	}
+}
+
+// TestLintShowPFCPriority: `show pfc priority` (sonic-utilities' expected
+// output, PFC on 3,4) beside the CX-5 host (RoCE on priority 3) agrees;
+// with Ethernet4 changed to 4 alone, that port is reported. Before, the
+// table was "no configuration lint reads".
+func TestLintShowPFCPriority(t *testing.T) {
+	nic := "../../testdata/corpus/ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt"
+	show := "../sonic/testdata/public/util-show-pfc-priority.txt"
+	data, err := os.ReadFile(show)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := filepath.Join(t.TempDir(), "show-pfc.txt")
+	if err := os.WriteFile(changed, []byte(strings.Replace(string(data), "Ethernet4    3,4", "Ethernet4    4", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		file string
+		want []string
+	}{{show, nil}, {changed, []string{"Ethernet4"}}} {
+		rep, err := Lint([]string{nic, c.file}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, fd := range rep.Findings {
+			if fd.ID == "qos.pfc.disabled" {
+				got = append(got, strings.TrimSuffix(strings.Fields(strings.TrimPrefix(fd.Title, c.file+" "))[0], ":"))
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: qos.pfc.disabled on %v, want %v", c.file, got, c.want)
+		}
+	}
+}

@@ -52,12 +52,42 @@ func qosRules(m *Model) []doctor.Finding {
 		}
 		fs = append(fs, f)
 	}
+	fs = append(fs, m.unmappedPFC()...)
 	fs = append(fs, m.trustRules()...)
 	// Where CNPs go depends on how the NICs mark them; without any NIC-side
 	// input (a switch config alone) that is not known, and the mlx5
 	// default is not assumed.
 	if m.Desc != nil && m.Desc.Host.NIC.CC != "none" || m.Desc == nil && m.nicSideGiven() {
 		fs = append(fs, m.cnpRules(roceTC)...)
+	}
+	return fs
+}
+
+// unmappedPFC compares the NICs' RoCE priority with the PFC priorities of
+// switch ports whose DSCP map is not given (a PORT_QOS_MAP fragment such as
+// a pfc.json for `config load`): which class RoCE takes there is not known,
+// but a PFC frame of the NICs' priority is ignored by a port that does not
+// enable PFC on it, whatever the class.
+func (m *Model) unmappedPFC() []doctor.Finding {
+	var fs []doctor.Finding
+	for _, s := range m.sws {
+		if s.TC >= 0 || !s.LosslessKnown {
+			continue
+		}
+		for _, n := range m.nics {
+			if n.Prio < 0 || containsInt(s.Lossless, n.Prio) {
+				continue
+			}
+			fs = append(fs, doctor.Finding{
+				ID: "qos.pfc.disabled", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+				Title:    fmt.Sprintf("%s: PFC is on %s, but %s puts RoCE on priority %d", s.Name, prios(s.Lossless), n.Name, n.Prio),
+				Subject:  n.Name + " / " + s.Name,
+				Evidence: evs(append(append([]Evidence{}, n.PrioEv...), s.LosslessEv)...),
+				Mechanism: fmt.Sprintf("The NIC pauses its peer with PFC frames of priority %d when its receive buffer fills, and stops only for frames of priority %d. The switch ports enable PFC on %s only: they ignore the NIC's pauses for %d, so the NIC's buffer overflows and drops, and they never pause %d themselves. "+
+					"The switch's DSCP map is not given, so which class RoCE takes there is not known either.", n.Prio, n.Prio, prios(s.Lossless), n.Prio, n.Prio),
+				Fix: fmt.Sprintf("pfc_enable with %d on the switch ports (PORT_QOS_MAP), with a DSCP_TO_TC_MAP that sends RoCE's DSCP to class %d; or move the NICs' RoCE priority into %s.", n.Prio, n.Prio, prios(s.Lossless)),
+			})
+		}
 	}
 	return fs
 }

@@ -419,3 +419,42 @@ func FuzzBlankPrompts(f *testing.F) {
 		}
 	})
 }
+
+// TestShowPFCPriority reads `show pfc priority` as sonic-utilities' tests
+// expect it printed into PORT_QOS_MAP pfc_enable rows at their positions.
+func TestShowPFCPriority(t *testing.T) {
+	data, err := os.ReadFile("testdata/public/util-show-pfc-priority.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, ok := ParseShowPFCPriority("pfc.txt", data)
+	if !ok {
+		t.Fatal("nothing read")
+	}
+	pq := db.PortQoSMaps()
+	if len(pq) != 2 || pq[0].Port != "Ethernet0" || len(pq[0].PFCEnable) != 2 || pq[0].PFCEnable[0] != 3 || pq[0].PFCEnableAt.Line != 5 || pq[0].PFCEnableAt.Col != 14 {
+		t.Errorf("PORT_QOS_MAP %+v", pq)
+	}
+	if _, ok := ParseShowPFCPriority("x", []byte("Interface    Lossless priorities\nEthernet0    3,4\n")); ok {
+		t.Error("a table without its rule line read")
+	}
+}
+
+func FuzzShowPFCPriority(f *testing.F) {
+	if data, err := os.ReadFile("testdata/public/util-show-pfc-priority.txt"); err == nil {
+		f.Add(data)
+	}
+	f.Add([]byte("Interface    Lossless priorities\n-----------  ---------------------\nEthernet0\nEthernet4    0-7\nEthernet0    3\n\nx\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		db, ok := ParseShowPFCPriority("f.txt", data)
+		if !ok {
+			return
+		}
+		lines := strings.Count(string(data), "\n") + 1
+		for _, pq := range db.PortQoSMaps() {
+			if v := pq.PFCEnableAt; v.Line < 1 || v.Line > lines || v.Col < 1 {
+				t.Fatalf("%s: pfc_enable at %d:%d of %d lines", pq.Port, v.Line, v.Col, lines)
+			}
+		}
+	})
+}
