@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"rocelab/internal/doctor"
@@ -12,7 +13,7 @@ import (
 // reads: SONiC's loaders (Python's json) keep the later one, so the
 // earlier row or field is silently lost.
 func configRules(m *Model) []doctor.Finding {
-	var fs []doctor.Finding
+	fs := uncheckedConfigs(m)
 	for _, db := range m.Sonic {
 		var keys []string
 		var ev []Evidence
@@ -58,4 +59,34 @@ func shortKey(k string) string {
 		}
 	}
 	return strings.Join(parts, "|")
+}
+
+// qosTables are the CONFIG_DB tables that carry what lint checks of the
+// RoCE class: its maps, PFC, ECN, buffers and the watchdog.
+var qosTables = []string{"PORT_QOS_MAP", "DSCP_TO_TC_MAP", "BUFFER_PG", "BUFFER_PROFILE", "WRED_PROFILE", "QUEUE", "PFC_WD"}
+
+// uncheckedConfigs says of a config_db that holds none of qosTables that
+// PFC, ECN and the buffers went unchecked: "no findings" would read as a
+// clean fabric.
+func uncheckedConfigs(m *Model) []doctor.Finding {
+	var fs []doctor.Finding
+	for _, db := range m.Sonic {
+		if slices.ContainsFunc(qosTables, db.Has) {
+			continue
+		}
+		var have []string
+		for t := range db.Tables {
+			have = append(have, t)
+		}
+		slices.Sort(have)
+		fs = append(fs, doctor.Finding{
+			ID: "config.qos.absent", Severity: doctor.Info, Layer: doctor.LayerInput,
+			Title:     fmt.Sprintf("%s: none of the tables that set RoCE's class (%s): its PFC, ECN and buffers were not checked; tables read: %s", db.File, strings.Join(qosTables, ", "), list(have, 6)),
+			Subject:   db.File,
+			Evidence:  []Evidence{{File: db.Source(), Text: "tables: " + strings.Join(have, ", ")}},
+			Mechanism: "A switch's lossless class lives in its QoS maps, buffer profiles and WRED profiles; a config without them says nothing about PFC or ECN, so no finding here is not a clean bill.",
+			Fix:       "Give the switch's whole CONFIG_DB: `show runningconfiguration all`, or /etc/sonic/config_db.json.",
+		})
+	}
+	return fs
 }
