@@ -234,6 +234,13 @@ func TestSyntheticRules(t *testing.T) {
 		want []want
 		not  []string
 	}{
+		{"nccl-tests header, no size", []string{
+			"#  Rank  0 Group  0 Pid   1234 on     node-1 device  0 [0x18] NVIDIA H100 80GB HBM3",
+			"#",
+			"#                                                              out-of-place                       in-place          ",
+			"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+			"#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       ",
+		}, []want{{"nccltests.rows.none", Warn, []string{"no size", "never finished"}}}, nil},
 		{"socket single node", []string{
 			"h:1:1 [0] NCCL INFO NET/IB : No device found.",
 			"h:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>",

@@ -13,7 +13,7 @@ import (
 // what the NIC allows, and data corruption.
 func ncclTestsRules() []Rule {
 	return []Rule{
-		{IDs: []string{"nccltests.busbw.low", "nccltests.busbw.ok", "nccltests.busbw.unjudged", "nccltests.sizes.small"}, Check: checkBusBW},
+		{IDs: []string{"nccltests.busbw.low", "nccltests.busbw.ok", "nccltests.busbw.unjudged", "nccltests.sizes.small", "nccltests.rows.none"}, Check: checkBusBW},
 		{IDs: []string{"nccltests.wrong"}, Check: checkWrong},
 	}
 }
@@ -156,6 +156,9 @@ func checkBusBW(inc *Incident) []Finding {
 		speed, speedKnown := speedOf(inc, t.Scope())
 		for _, r := range t.Runs {
 			if len(r.Rows) == 0 {
+				if r.Header.Line > 0 && len(r.Truncated) == 0 {
+					fs = append(fs, noRows(r).per(t.Source()+" "+collName(r), "run", "nccl-tests tables without a size"))
+				}
 				continue
 			}
 			p, ok := r.Plateau()
@@ -167,6 +170,18 @@ func checkBusBW(inc *Incident) []Finding {
 		}
 	}
 	return fs
+}
+
+// noRows reports a table whose header came and no size after it:
+// nccl-tests prints a size's row when its iterations are done.
+func noRows(r *ingest.TestRun) Finding {
+	return Finding{
+		ID: "nccltests.rows.none", Severity: Warn, Layer: LayerNCCL,
+		Title:     fmt.Sprintf("nccl-tests %s printed its table header and no size: the first collective never finished, or the output was cut", collName(r)),
+		Evidence:  []Evidence{r.Header},
+		Mechanism: "nccl-tests prints a size's row once that size's iterations are done; a header with nothing under it is a job that hung or died in its first collective (a wrong GID or route, a peer that never connected, a crash), unless the output was cut there.",
+		Fix:       "Read the end of the job's output and its NCCL log (NCCL_DEBUG=INFO) for a WARN, a timeout or a crash at the first size; if the output was cut, give all of it.",
+	}
 }
 
 func smallSizes(r *ingest.TestRun) Finding {
