@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"strings"
 
 	"rocelab/internal/topo"
 
@@ -45,7 +46,7 @@ func (c *conv) graph(r *rawTopology, nodes map[string]ast.Node, num func(string,
 			continue
 		}
 		def := fabricLink
-		if a[0] == 'h' || b[0] == 'h' {
+		if strings.HasPrefix(a, "h") || strings.HasPrefix(b, "h") {
 			def = hostLink
 		}
 		nodes[fmt.Sprintf("links[%d]", i)] = l.A

@@ -173,6 +173,13 @@ const PropagationPerMetre = 5 * Nanosecond
 // Delay returns the one-way propagation delay over the cable.
 func (l Length) Delay() Time { return Time(l) * PropagationPerMetre / Time(Metre) }
 
+// CableFor returns the cable length whose propagation delay is d, to the
+// millimetre: the inverse of Delay, for simulators that give links a
+// delay rather than a length.
+func CableFor(d Time) Length {
+	return Length((int64(d)*int64(Metre) + int64(PropagationPerMetre)/2) / int64(PropagationPerMetre))
+}
+
 func trimFloat(f float64) string {
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }

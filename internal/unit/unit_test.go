@@ -170,3 +170,15 @@ func TestTinyRefused(t *testing.T) {
 		t.Error("Bare")
 	}
 }
+
+// CableFor is Delay's inverse: 1 us is htsim's and ns-3's 200 m hop.
+func TestCableFor(t *testing.T) {
+	for _, c := range []struct {
+		d    Time
+		want Length
+	}{{Microsecond, 200 * Metre}, {1000 * Nanosecond, 200 * Metre}, {15 * Nanosecond, 3 * Metre}, {2500 * Picosecond, 500 * Millimetre}, {0, 0}} {
+		if got := CableFor(c.d); got != c.want || got.Delay() != c.d {
+			t.Errorf("CableFor(%v) = %v (delay %v), want %v", c.d, got, got.Delay(), c.want)
+		}
+	}
+}

@@ -150,11 +150,8 @@ func (r *htsimRun) loadBalancing() (string, error) {
 // hosts: k³/4 hosts on 3 tiers, K²/2 on 2 (K leaves of K/2 hosts and K/2
 // uplinks, one to each of K/2 spines).
 func (r *htsimRun) topology() (string, error) {
-	rate := strconv.FormatFloat(r.linkMbps, 'f', -1, 64) + "M"
-	if g := r.linkMbps / 1000; g == math.Trunc(g) {
-		rate = strconv.FormatFloat(g, 'f', -1, 64) + "G"
-	}
-	cable := unit.Length(math.Round(r.hopUS * float64(unit.Microsecond) / float64(unit.PropagationPerMetre) * float64(unit.Metre)))
+	rate := unit.BitRate(math.Round(r.linkMbps * float64(unit.Mbps)))
+	cable := unit.CableFor(unit.Time(math.Round(r.hopUS * float64(unit.Microsecond))))
 	link := fmt.Sprintf("{rate: %s, cable: %s}", rate, cable)
 	if r.tiers == 3 {
 		k := 2

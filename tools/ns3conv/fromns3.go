@@ -79,41 +79,6 @@ func (c *ns3Config) path(key string) (string, error) {
 	return "", fmt.Errorf("%s %s: no such file, as written or beside %s", c.at(key), v[0], c.file)
 }
 
-// ns3Rate parses a topology rate: "100Gbps", "100000000000bps", "25Gbps".
-func ns3Rate(s string) (unit.BitRate, error) {
-	num, mult := strings.TrimSuffix(s, "bps"), 1.0
-	switch {
-	case strings.HasSuffix(num, "G"):
-		num, mult = num[:len(num)-1], 1e9
-	case strings.HasSuffix(num, "M"):
-		num, mult = num[:len(num)-1], 1e6
-	case strings.HasSuffix(num, "K"):
-		num, mult = num[:len(num)-1], 1e3
-	}
-	x, err := strconv.ParseFloat(num, 64)
-	if err != nil || x <= 0 || !strings.HasSuffix(s, "bps") {
-		return 0, fmt.Errorf("rate %q: expected bits per second, such as 100Gbps", s)
-	}
-	return unit.BitRate(math.Round(x * mult)), nil
-}
-
-// ns3Delay parses a topology delay: "1000ns", "1us", "0.001ms", "1s".
-func ns3Delay(s string) (unit.Time, error) {
-	for _, u := range []struct {
-		suffix string
-		t      unit.Time
-	}{{"ns", unit.Nanosecond}, {"us", unit.Microsecond}, {"ms", unit.Millisecond}, {"s", unit.Second}} {
-		if num, ok := strings.CutSuffix(s, u.suffix); ok {
-			x, err := strconv.ParseFloat(num, 64)
-			if err == nil && x >= 0 {
-				return unit.Time(math.Round(x * float64(u.t))), nil
-			}
-			break
-		}
-	}
-	return 0, fmt.Errorf("delay %q: expected a time such as 1000ns or 0.001ms", s)
-}
-
 // ns3Topology is topology.txt as a graph: hosts (the nodes not listed as
 // switches) and switches each numbered in ns-3's node order.
 type ns3Topology struct {
@@ -185,19 +150,18 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 		if err1 != nil || err2 != nil || a < 0 || b < 0 || a >= len(t.name) || b >= len(t.name) {
 			return nil, errAt("nodes %s and %s: expected ids below %d", f[0], f[1], len(t.name))
 		}
-		rate, err := ns3Rate(f[2])
+		rate, err := unit.ParseRate(f[2])
 		if err != nil {
-			return nil, errAt("%v", err)
+			return nil, errAt("rate: %v", err)
 		}
-		d, err := ns3Delay(f[3])
+		d, err := unit.ParseTime(f[3])
 		if err != nil {
-			return nil, errAt("%v", err)
+			return nil, errAt("delay: %v", err)
 		}
 		if e, err := strconv.ParseFloat(f[4], 64); err != nil || e != 0 {
 			return nil, errAt("error rate %s: rocelab's links do not drop at random; give faults: instead", f[4])
 		}
-		cable := unit.Length(math.Round(float64(d) / float64(unit.PropagationPerMetre) * float64(unit.Metre)))
-		t.links = append(t.links, fmt.Sprintf("{a: %s, b: %s, rate: %s, cable: %s}", t.name[a], t.name[b], rateText(rate), cable))
+		t.links = append(t.links, fmt.Sprintf("{a: %s, b: %s, rate: %s, cable: %s}", t.name[a], t.name[b], rate, unit.CableFor(d)))
 		t.rates = append(t.rates, rate)
 		t.delay = append(t.delay, d)
 		t.headroom = max(t.headroom, unit.Bytes(int64(rate)*int64(d/unit.Nanosecond)/8/1_000_000_000*3))
@@ -213,14 +177,6 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 		return nil, fmt.Errorf("%s: %d links listed, the first line says %s", file, links, head[0][2])
 	}
 	return t, nil
-}
-
-// rateText writes a rate as the scenario does: 100G, 25G, 400M.
-func rateText(r unit.BitRate) string {
-	if g := float64(r) / 1e9; g == math.Trunc(g) {
-		return strconv.FormatFloat(g, 'f', -1, 64) + "G"
-	}
-	return strconv.FormatFloat(float64(r)/1e6, 'f', -1, 64) + "M"
 }
 
 // ns3FlowLine is one line of flow.txt.
