@@ -7,6 +7,43 @@ import (
 	"rocelab/tools/internal/agree"
 )
 
+// agreement is a workload recorded on ns-3 and the largest relative
+// differences allowed in its seed averages (p50 and ratio 0: not held).
+type agreement struct {
+	workload              string
+	seeds                 int
+	mean, p50, max, ratio float64
+}
+
+// agreements are the recorded workloads with their bounds.
+var agreements = []agreement{
+	// measured: mean +1.2 %, median +2.9 %, last -0.4 %
+	{"incast16-dcqcn", 6, 0.03, 0.06, 0.02, 0},
+	// measured: mean +2.7 %, median -1.5 %, last +1.0 % (framing)
+	{"incast16-pfc", 6, 0.05, 0.05, 0.02, 0},
+	// measured: mean +1.6 %, median +3.1 %, last -1.2 %, per-flow
+	// ratio's median +1.7 %
+	{"perm32-oversub-dcqcn", 6, 0.03, 0.06, 0.03, 0.04},
+	// measured: mean -7.7 %, last -10.5 %
+	{"perm32-dcqcn", 20, 0.10, 0, 0.15, 0},
+	// run.py's DCQCN (ACK_HIGH_PRIO 1: ACKs and their CNP flag in
+	// the highest queue; rocelab's CNPs on strict priority 6).
+	// measured: mean +1.2 %, median +2.9 %, last -0.4 %
+	{"incast16-dcqcn-ackhigh", 6, 0.03, 0.06, 0.02, 0},
+	// measured: mean +0.2 %, median +1.8 %, last -1.5 %
+	{"incast16-timely", 6, 0.03, 0.06, 0.03, 0},
+	// measured: mean +12.4 %, median +11.3 %, last +4.3 %: rocelab's
+	// HPCC holds the 16:1 bottleneck at 90 % of line where ns-3's
+	// holds 92.5 % (docs/engine.md), and shares it more evenly
+	{"incast16-hpcc", 6, 0.15, 0.15, 0.06, 0},
+	// measured: mean +1.5 %, median +1.5 %, last +1.5 %, per-flow
+	// ratio's median +1.5 %
+	{"perm32-oversub-timely", 6, 0.03, 0.04, 0.03, 0.03},
+	// measured: mean -2.8 %, median -2.0 %, last -1.7 %, per-flow
+	// ratio's median -1.5 %
+	{"perm32-oversub-hpcc", 6, 0.05, 0.05, 0.04, 0.03},
+}
+
 // TestAgreesWithNs3 runs the agreement scenarios (scenarios/*.yaml: the
 // HPCC ns-3 model's switch and NIC settings) on rocelab with the seeds
 // ns-3 was run with, and holds the flow completion times to ns-3's own
@@ -30,23 +67,7 @@ import (
 //     hashing: 14.6). Its median is not held: the flows are either alone
 //     (333 µs) or shared (800 µs and more), and the median jumps between.
 func TestAgreesWithNs3(t *testing.T) {
-	for _, c := range []struct {
-		workload string
-		seeds    int
-		// the largest relative differences allowed in the seed averages;
-		// p50 and ratio 0 are not held
-		mean, p50, max, ratio float64
-	}{
-		// measured: mean +1.2 %, median +2.9 %, last -0.4 %
-		{"incast16-dcqcn", 6, 0.03, 0.06, 0.02, 0},
-		// measured: mean +2.7 %, median -1.5 %, last +1.0 % (framing)
-		{"incast16-pfc", 6, 0.05, 0.05, 0.02, 0},
-		// measured: mean +1.6 %, median +3.1 %, last -1.2 %, per-flow
-		// ratio's median +1.7 %
-		{"perm32-oversub-dcqcn", 6, 0.03, 0.06, 0.03, 0.04},
-		// measured: mean -7.7 %, last -10.5 %
-		{"perm32-dcqcn", 20, 0.10, 0, 0.15, 0},
-	} {
+	for _, c := range agreements {
 		t.Run(c.workload, func(t *testing.T) {
 			var n, r agree.Seeds
 			ratio := 0.0

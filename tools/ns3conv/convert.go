@@ -35,6 +35,13 @@ const (
 	ns3DstPort    = 100 // plus the scenario's seed
 )
 
+// ns-3's CC_MODE of each congestion control the converter maps.
+const (
+	ns3DCQCN  = 1
+	ns3HPCC   = 3
+	ns3Timely = 7
+)
+
 // ns3Headroom is the headroom third.cc gives a switch port: three times
 // the link's bandwidth-delay product, in whole bytes as its integer
 // arithmetic has it (delay in ns).
@@ -118,7 +125,7 @@ func convert(s *scenario.Scenario, file string) (*files, error) {
 		bad.add("switch.pfc.headroom: set %d (ns-3: 3 x %v x %v / 8)", int64(headroom[0]), l.Rate, l.Cable.Delay())
 	}
 	checkSwitch(s, &bad)
-	ccMode, qcn := checkHost(s, &bad)
+	ccMode, qcn, ackHigh := checkHost(s, &bad)
 	f := &files{}
 	var fl strings.Builder
 	f.flows, fl = flows(s, &bad), strings.Builder{}
@@ -141,7 +148,7 @@ func convert(s *scenario.Scenario, file string) (*files, error) {
 	f.topology = hdr.String() + top.String()
 	f.flow = fl.String()
 	f.trace = "0\n\n"
-	f.config = config(s, ccMode, qcn)
+	f.config = config(s, ccMode, qcn, ackHigh)
 	return f, nil
 }
 
@@ -179,9 +186,10 @@ func checkSwitch(s *scenario.Scenario, bad *mismatches) {
 	}
 }
 
-// checkHost compares the NICs with ns-3's RdmaHw and returns its CC_MODE
-// and whether switches mark ECN.
-func checkHost(s *scenario.Scenario, bad *mismatches) (ccMode int, qcn bool) {
+// checkHost compares the NICs with ns-3's RdmaHw and returns its CC_MODE,
+// whether switches mark ECN, and whether ACKs take the highest queue
+// (ACK_HIGH_PRIO).
+func checkHost(s *scenario.Scenario, bad *mismatches) (ccMode int, qcn, ackHigh bool) {
 	h := s.Host
 	n := h.NIC
 	if h.MTU <= 0 {
@@ -207,16 +215,54 @@ func checkHost(s *scenario.Scenario, bad *mismatches) (ccMode int, qcn bool) {
 		if s.Switch.ECN.Enabled && h.ECN {
 			bad.add("host.ecn: with cc: none the NICs must not send ECT (ns-3 then runs with ENABLE_QCN 0)")
 		}
-		return 1, false
+		return ns3DCQCN, false, false
 	case "dcqcn":
-		checkDCQCN(s, bad)
+		ackHigh = checkDCQCN(s, bad)
 		if !s.Switch.ECN.Enabled || !h.ECN {
 			bad.add("switch.ecn.enabled and host.ecn: DCQCN needs marks")
 		}
-		return 1, true
+		return ns3DCQCN, true, ackHigh
+	case "hpcc", "timely":
+		// ns-3 needs ENABLE_QCN for its NICs to wake after a paced gap
+		// (qbb-net-device.cc), and its switches then mark, which these
+		// algorithms ignore; rocelab's NICs would answer marks with CNPs.
+		if s.Switch.ECN.Enabled && h.ECN {
+			bad.add("host.ecn: set false with cc: %s (it reads no ECN in ns-3; rocelab's NICs would send CNPs)", n.CC)
+		}
+		if n.CC == "hpcc" {
+			checkHPCC(n.HPCC.Config, bad)
+			return ns3HPCC, true, false
+		}
+		checkTimely(n.Timely.Config, bad)
+		return ns3Timely, true, false
 	}
-	bad.add("host.cc: %s: the converter maps dcqcn and none", n.CC)
-	return 0, false
+	bad.add("host.cc: %s: the converter maps dcqcn, hpcc, timely and none", n.CC)
+	return 0, false, false
+}
+
+// checkHPCC compares HPCC's knobs with CC_MODE 3 as run.py writes it:
+// GLOBAL_T 1 (T the longest path's RTT) and a window of the longest path's
+// bandwidth-delay product scaled by the rate (HAS_WIN 1, VAR_WIN 1).
+func checkHPCC(c *cc.HPCCConfig, bad *mismatches) {
+	if c.BaseRTT != 0 {
+		bad.add("host.hpcc.base_rtt: set 0 (ns-3's GLOBAL_T 1 takes the longest path's RTT)")
+	}
+	if c.Window != 0 {
+		bad.add("host.hpcc.window: set 0 (ns-3's window is the longest path's bandwidth-delay product)")
+	}
+}
+
+// checkTimely compares TIMELY's knobs with what CC_MODE 7 can be told:
+// RATE_AI, RATE_HAI and MIN_RATE; the rest are RdmaHw attributes that
+// third.cc leaves at their defaults, the ns3 preset.
+func checkTimely(c *cc.TimelyConfig, bad *mismatches) {
+	def, _ := cc.TimelyPreset("ns3")
+	for _, k := range []string{"alpha", "beta", "t_low", "t_high", "min_rtt", "hai_thresh", "segment"} {
+		want, _ := def.Get(k)
+		if v, _ := c.Get(k); v != want {
+			bad.add("host.timely.%s: set %d (ns-3 builds it in)", k, want)
+		}
+	}
 }
 
 // ns3Fixed are the DCQCN knobs whose value ns-3's Mellanox model
@@ -235,15 +281,18 @@ var ns3Fixed = []struct {
 	{"min_time_between_cnps", 0, "every marked packet's ACK carries a CNP"},
 }
 
-// checkDCQCN compares the DCQCN knobs with what CC_MODE 1 can be told.
-// ns-3 has no CNP packet: the receiver sets a flag on the ACK of a marked
-// packet, which rides the data's queue in every switch; the CNPs must
-// then take the data's priority, not the NIC's default of 6.
-func checkDCQCN(s *scenario.Scenario, bad *mismatches) {
+// checkDCQCN compares the DCQCN knobs with what CC_MODE 1 can be told,
+// and says whether ns-3 must send ACKs at the highest priority. ns-3 has
+// no CNP packet: the receiver sets a flag on the ACK of a marked packet,
+// which rides the data's queue in every switch (ACK_HIGH_PRIO 0, the CNPs
+// then on the data's priority) or the highest queue (ACK_HIGH_PRIO 1, as
+// run.py's dcqcn has it: the CNPs then on a strict priority that PFC does
+// not pause, as the NIC's default of 6 is).
+func checkDCQCN(s *scenario.Scenario, bad *mismatches) (ackHigh bool) {
 	c := s.Host.NIC.DCQCN.Config
 	if c.Variant != cc.VariantMLX5 {
 		bad.add("host.dcqcn.preset: set mlx5 (ns-3's CC_MODE 1 is the Mellanox model)")
-		return
+		return false
 	}
 	for _, k := range ns3Fixed {
 		if v, _ := c.Get(k.knob); v != k.v {
@@ -253,17 +302,23 @@ func checkDCQCN(s *scenario.Scenario, bad *mismatches) {
 	if c.RpgMinDecFac > 50 {
 		bad.add("host.dcqcn.rpg_min_dec_fac: set at most 50 (ns-3 has no floor; its cuts keep at least half)")
 	}
-	for p := range 8 {
-		if s.Switch.PFC.Priorities&(1<<p) == 0 {
-			continue
-		}
-		if c.Cnp802pPrio != int64(p) || s.Switch.DSCPToPrio[c.CnpDscp] != uint8(p) {
-			bad.add("host.dcqcn.cnp_802p_prio and cnp_dscp: set %d and a DSCP of priority %d (ns-3's CNP is a flag on an ACK, in the data's queue)", p, p)
+	sw := s.Switch
+	prio := uint8(c.Cnp802pPrio)
+	if c.Cnp802pPrio < 0 || c.Cnp802pPrio > 7 || sw.DSCPToPrio[c.CnpDscp] != prio {
+		bad.add("host.dcqcn.cnp_802p_prio and cnp_dscp: the CNP's DSCP must map to its priority")
+	}
+	ackHigh = sw.Strict&(1<<prio) != 0 && sw.PFC.Priorities&(1<<prio) == 0
+	if !ackHigh {
+		for p := range 8 {
+			if sw.PFC.Priorities&(1<<p) != 0 && int64(p) != c.Cnp802pPrio {
+				bad.add("host.dcqcn.cnp_802p_prio and cnp_dscp: set a strict priority PFC does not pause (ns-3's ACK_HIGH_PRIO 1) or the data's, %d (ACK_HIGH_PRIO 0: ns-3's CNP is a flag on an ACK in the data's queue)", p)
+			}
 		}
 	}
 	if c.RateReduceMonitorPeriod == 0 {
 		bad.add("host.dcqcn.rate_reduce_monitor_period: ns-3 cuts once per window; set a positive period")
 	}
+	return ackHigh
 }
 
 // flows returns the scenario's flows in start order (ns-3 reads flow.txt
@@ -309,7 +364,7 @@ func seconds(t unit.Time) string {
 // config writes ns-3's config.txt. Its keys are those of the model's
 // run.py; the comments of docs/engine.md ("Against the HPCC ns-3 model")
 // give each one's rocelab setting.
-func config(s *scenario.Scenario, ccMode int, qcn bool) string {
+func config(s *scenario.Scenario, ccMode int, qcn, ackHigh bool) string {
 	var b strings.Builder
 	kv := func(k string, v any) { fmt.Fprintf(&b, "%s %v\n", k, v) }
 	boolean := func(x bool) int {
@@ -329,10 +384,24 @@ func config(s *scenario.Scenario, ccMode int, qcn bool) string {
 	kv("PFC_OUTPUT_FILE", "pfc.txt")
 	kv("SIMULATOR_STOP_TIME", seconds(s.Duration))
 	kv("CC_MODE", ccMode)
-	d := s.Host.NIC.DCQCN.Config
+	n := s.Host.NIC
+	d := n.DCQCN.Config
 	if d == nil {
 		p, _ := cc.Preset("mlx5")
 		d = &p
+	}
+	// RATE_AI, RATE_HAI and MIN_RATE are each algorithm's own; HPCC's
+	// window and its knobs as run.py's hp writes them.
+	ai, hai, minRate := d.RpgAiRate, d.RpgHaiRate, d.RpgMinRate
+	hp, _ := cc.HPCCPreset("ns3")
+	win := 0
+	switch {
+	case n.CC == "hpcc":
+		hp = *n.HPCC.Config
+		ai, hai, minRate, win = hp.AIRate, hp.AIRate, hp.MinRate, 1
+	case n.CC == "timely":
+		t := n.Timely.Config
+		ai, hai, minRate = t.AIRate, t.HAIRate, t.MinRate
 	}
 	kv("ALPHA_RESUME_INTERVAL", d.DceTcpRtt)
 	kv("RATE_DECREASE_INTERVAL", d.RateReduceMonitorPeriod)
@@ -340,26 +409,29 @@ func config(s *scenario.Scenario, ccMode int, qcn bool) string {
 	kv("RP_TIMER", d.RpgTimeReset)
 	kv("EWMA_GAIN", fmt.Sprintf("%g", float64(1024-d.DceTcpG)/1024))
 	kv("FAST_RECOVERY_TIMES", d.RpgThreshold)
-	kv("RATE_AI", fmt.Sprintf("%dMb/s", d.RpgAiRate))
-	kv("RATE_HAI", fmt.Sprintf("%dMb/s", d.RpgHaiRate))
-	kv("MIN_RATE", fmt.Sprintf("%dMb/s", d.RpgMinRate))
+	kv("RATE_AI", fmt.Sprintf("%dMb/s", ai))
+	kv("RATE_HAI", fmt.Sprintf("%dMb/s", hai))
+	kv("MIN_RATE", fmt.Sprintf("%dMb/s", minRate))
 	kv("DCTCP_RATE_AI", "1000Mb/s")
 	kv("ERROR_RATE_PER_LINK", "0.0000")
 	kv("L2_CHUNK_SIZE", 4000)
-	kv("L2_ACK_INTERVAL", s.Host.NIC.AckCoalesce)
+	kv("L2_ACK_INTERVAL", n.AckCoalesce)
 	kv("L2_BACK_TO_ZERO", 0)
-	for _, k := range []string{"HAS_WIN", "GLOBAL_T", "VAR_WIN", "FAST_REACT"} {
-		kv(k, 0)
-	}
-	kv("U_TARGET", 0.95)
-	kv("MI_THRESH", 0)
-	kv("INT_MULTI", 1)
+	kv("HAS_WIN", win)
+	kv("GLOBAL_T", 1)
+	kv("VAR_WIN", win)
+	kv("FAST_REACT", hp.FastReact*int64(win))
+	kv("U_TARGET", fmt.Sprintf("%g", float64(hp.Eta)/1000))
+	kv("MI_THRESH", hp.MaxStage)
+	// INT_MULTI scales INT's byte and queue fields to the link's rate
+	// (run.py: bw/25); rocelab's INT is exact.
+	kv("INT_MULTI", max(1, int64(s.Topo.Links[0].Rate/(25*unit.Gbps))))
 	kv("MULTI_RATE", 0)
 	kv("SAMPLE_FEEDBACK", 0)
 	kv("PINT_LOG_BASE", 1.05)
 	kv("PINT_PROB", "1.0")
 	kv("RATE_BOUND", 1)
-	kv("ACK_HIGH_PRIO", 0)
+	kv("ACK_HIGH_PRIO", boolean(ackHigh))
 	kv("LINK_DOWN", "0 0 0")
 	kv("ENABLE_TRACE", 0)
 	rate := int64(s.Topo.Links[0].Rate)

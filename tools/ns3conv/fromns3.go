@@ -269,22 +269,39 @@ func fromNs3(file string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if qcn != 0 && ccMode != 1 {
-		return fmt.Errorf("%s %g: only DCQCN (CC_MODE 1) or no congestion control (ENABLE_QCN 0) is converted", c.at("CC_MODE"), ccMode)
+	if qcn == 0 {
+		ccMode = 0
+	} else if ccMode != ns3DCQCN && ccMode != ns3HPCC && ccMode != ns3Timely {
+		return fmt.Errorf("%s %g: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7) or no congestion control (ENABLE_QCN 0) is converted", c.at("CC_MODE"), ccMode)
 	}
-	for _, k := range []struct {
-		key  string
-		want float64
-		why  string
-	}{
-		{"HAS_WIN", 0, "a window besides DCQCN's rate"},
+	type want struct {
+		key string
+		v   float64
+		why string
+	}
+	wants := []want{
 		{"L2_BACK_TO_ZERO", 0, "retransmission from the message's start"},
 		{"ERROR_RATE_PER_LINK", 0, "random loss"},
 		{"USE_DYNAMIC_PFC_THRESHOLD", 1, "ns-3's static PFC threshold"},
-	} {
-		if v, err := c.num(k.key, k.want); err != nil || v != k.want {
-			return fmt.Errorf("%s: %v set: %s is not converted (expected %g)", c.at(k.key), c.kv[k.key], k.why, k.want)
+	}
+	if ccMode == ns3HPCC {
+		wants = append(wants, want{"HAS_WIN", 1, "HPCC without its window"}, want{"VAR_WIN", 1, "a window that does not follow the rate"},
+			want{"GLOBAL_T", 1, "a base RTT per host pair"}, want{"MULTI_RATE", 0, "a rate per hop"},
+			want{"SAMPLE_FEEDBACK", 0, "INT read only from hops with a queue"})
+	} else {
+		wants = append(wants, want{"HAS_WIN", 0, "a window besides the rate"})
+	}
+	for _, k := range wants {
+		if v, err := c.num(k.key, k.v); err != nil || v != k.v {
+			return fmt.Errorf("%s: %v set: %s is not converted (expected %g)", c.at(k.key), c.kv[k.key], k.why, k.v)
 		}
+	}
+	ackHigh, err := c.num("ACK_HIGH_PRIO", 0)
+	if err != nil {
+		return err
+	}
+	if ackHigh != 0 && qcn != 0 {
+		notes = append(notes, "ns-3's ACKs take the switches' highest queue (ACK_HIGH_PRIO 1); rocelab's ride the data's priority, its CNPs strict priority 6")
 	}
 	tp, err := c.path("TOPOLOGY_FILE")
 	if err != nil {
@@ -378,11 +395,11 @@ func fromNs3(file string, w io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(&b, "  ecn: %s\n", ecn)
-		knobs, err := dcqcnKnobs(c)
+		cfg, err := ccKnobs(c, int(ccMode), ackHigh != 0)
 		if err != nil {
 			return err
 		}
-		host += "  cc: dcqcn\n  dcqcn: {preset: mlx5, " + knobs + "}\n"
+		host += cfg
 	}
 	b.WriteString(host)
 	b.WriteString("traffic:\n  flows:\n")
@@ -419,27 +436,62 @@ func ecnAt(c *ns3Config, rate unit.BitRate) (string, error) {
 	return fmt.Sprintf("{kmin: %sKB, kmax: %sKB, pmax: %s, at: dequeue}", v[0], v[1], v[2]), nil
 }
 
-// dcqcnKnobs maps the config's DCQCN to the mlx5 knobs, with ns-3's
-// fixed behaviour (the first CNP sets alpha to 1, a CNP per marked
-// packet, CNPs in the data's priority).
-func dcqcnKnobs(c *ns3Config) (string, error) {
-	var parts []string
-	for _, k := range []struct {
+// ccKnobs is the host's congestion control as the config sets it: the
+// knobs of CC_MODE's algorithm that config.txt carries, on the preset of
+// what ns-3 builds in. HPCC and TIMELY read no ECN, so the NICs send no
+// ECT (ns-3's switches mark, and its HPCC and TIMELY ignore the marks).
+func ccKnobs(c *ns3Config, mode int, ackHigh bool) (string, error) {
+	type knob struct {
 		key, knob string
 		conv      func(float64) float64
-	}{
-		{"EWMA_GAIN", "dce_tcp_g", func(g float64) float64 { return 1024 - g*1024 }},
-		{"ALPHA_RESUME_INTERVAL", "dce_tcp_rtt", nil},
-		{"RATE_DECREASE_INTERVAL", "rate_reduce_monitor_period", nil},
-		{"CLAMP_TARGET_RATE", "clamp_tgt_rate", nil},
-		{"RP_TIMER", "rpg_time_reset", nil},
-		{"FAST_RECOVERY_TIMES", "rpg_threshold", nil},
-		{"RATE_AI", "rpg_ai_rate", nil},
-		{"RATE_HAI", "rpg_hai_rate", nil},
-		{"MIN_RATE", "rpg_min_rate", nil},
-	} {
+	}
+	var (
+		name, preset string
+		table        []knob
+		fixed        []string
+	)
+	switch mode {
+	case ns3DCQCN:
+		name, preset = "dcqcn", "mlx5"
+		table = []knob{
+			{"EWMA_GAIN", "dce_tcp_g", func(g float64) float64 { return 1024 - g*1024 }},
+			{"ALPHA_RESUME_INTERVAL", "dce_tcp_rtt", nil},
+			{"RATE_DECREASE_INTERVAL", "rate_reduce_monitor_period", nil},
+			{"CLAMP_TARGET_RATE", "clamp_tgt_rate", nil},
+			{"RP_TIMER", "rpg_time_reset", nil},
+			{"FAST_RECOVERY_TIMES", "rpg_threshold", nil},
+			{"RATE_AI", "rpg_ai_rate", nil},
+			{"RATE_HAI", "rpg_hai_rate", nil},
+			{"MIN_RATE", "rpg_min_rate", nil},
+		}
+		// The first CNP sets alpha to 1, a CNP per marked packet; the
+		// CNP flag rides the ACK, in the data's queue unless
+		// ACK_HIGH_PRIO lifts it (then the NIC's default, priority 6).
+		fixed = []string{"initial_alpha_value: 1024", "min_time_between_cnps: 0"}
+		if !ackHigh {
+			fixed = append(fixed, "cnp_dscp: 26", "cnp_802p_prio: 3")
+		}
+	case ns3HPCC:
+		name, preset = "hpcc", "ns3"
+		table = []knob{
+			{"U_TARGET", "eta", func(u float64) float64 { return math.Round(u * 1000) }},
+			{"MI_THRESH", "max_stage", nil},
+			{"RATE_AI", "ai_rate", nil},
+			{"MIN_RATE", "min_rate", nil},
+			{"FAST_REACT", "fast_react", nil},
+		}
+	default:
+		name, preset = "timely", "ns3"
+		table = []knob{
+			{"RATE_AI", "ai_rate", nil},
+			{"RATE_HAI", "hai_rate", nil},
+			{"MIN_RATE", "min_rate", nil},
+		}
+	}
+	parts := []string{"preset: " + preset}
+	for _, k := range table {
 		if _, ok := c.kv[k.key]; !ok {
-			return "", fmt.Errorf("%s: %s missing (run.py writes every DCQCN setting)", c.file, k.key)
+			return "", fmt.Errorf("%s: %s missing (run.py writes every %s setting)", c.file, k.key, strings.ToUpper(name))
 		}
 		v, err := c.num(k.key, 0)
 		if err != nil {
@@ -453,6 +505,10 @@ func dcqcnKnobs(c *ns3Config) (string, error) {
 		}
 		parts = append(parts, fmt.Sprintf("%s: %g", k.knob, v))
 	}
-	parts = append(parts, "initial_alpha_value: 1024", "min_time_between_cnps: 0", "cnp_dscp: 26", "cnp_802p_prio: 3")
-	return strings.Join(parts, ", "), nil
+	parts = append(parts, fixed...)
+	ecn := ""
+	if mode != ns3DCQCN {
+		ecn = "  ecn: false\n"
+	}
+	return fmt.Sprintf("%s  cc: %s\n  %s: {%s}\n", ecn, name, name, strings.Join(parts, ", ")), nil
 }

@@ -1,7 +1,8 @@
 // Command ns3conv turns a rocelab scenario into the input of the HPCC ns-3
 // model (github.com/alibaba-edu/High-Precision-Congestion-Control,
 // simulation/, ns-3.17 with waf: scratch/third), so that both run the same
-// flows on the same fabric with the same PFC, ECN and DCQCN settings, and
+// flows on the same fabric with the same PFC, ECN and congestion control
+// (DCQCN, HPCC or TIMELY, CC_MODE 1, 3, 7), and
 // compares the two runs' flow completion times (docs/engine.md, "Against
 // the HPCC ns-3 model", gives the figures and the mapping).
 //
@@ -22,9 +23,10 @@
 // run from its config.txt and the topology and flow files it names (as
 // written, or beside config.txt): the topology as a graph, ns-3's
 // built-in switch and NIC as the keys that say the same, the config's
-// DCQCN, ECN and buffer, and the flows, their starts counted from the
-// first. What rocelab cannot run alike (windows, HPCC or TIMELY's
-// CC_MODE, random loss, a priority group other than 3) is refused.
+// congestion control, ECN and buffer, and the flows, their starts counted
+// from the first. What rocelab cannot run alike (windows other than
+// HPCC's, DCTCP or HPCC-PINT, random loss, a priority group other than 3)
+// is refused.
 //
 // compare runs the scenario on rocelab and reads ns-3's fct.txt and
 // pfc.txt from DIR: it prints both sides' completion times (mean, median,

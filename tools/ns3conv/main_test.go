@@ -117,10 +117,42 @@ traffic:
 	for _, want := range []string{
 		"switch.pfc.headroom: set 561 (", "switch.alpha: set 1/8", "switch.reserve: set 4KiB", "switch.pfc.xon_offset: set 3KiB",
 		"switch.pfc.response_time", "host.qp.ack_coalesce: set 1", "host.rx.pfc: set false", "phy: set",
-		"host.dcqcn.initial_alpha_value: set 1024", "host.dcqcn.min_time_between_cnps: set 0", "cnp_802p_prio and cnp_dscp: set 3", "flow b waits on another",
+		"host.dcqcn.initial_alpha_value: set 1024", "host.dcqcn.min_time_between_cnps: set 0", "flow b waits on another",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
+	}
+}
+
+// The congestion controls' settings ns-3 cannot be told are refused, each
+// named; a CNP priority that is neither strict nor the data's too.
+func TestRefusedCC(t *testing.T) {
+	base, err := os.ReadFile("scenarios/incast16-dcqcn.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const dcqcn = "cnp_dscp: 26, cnp_802p_prio: 3}"
+	for _, c := range []struct{ name, from, to, want string }{
+		{"cnp priority", dcqcn, "cnp_dscp: 40, cnp_802p_prio: 5}", "set a strict priority PFC does not pause (ns-3's ACK_HIGH_PRIO 1) or the data's, 3"},
+		{"cnp dscp", dcqcn, "cnp_dscp: 26, cnp_802p_prio: 6}", "the CNP's DSCP must map to its priority"},
+		{"hpcc window", "  cc: dcqcn\n", "  ecn: false\n  cc: hpcc\n  hpcc: {window: 100000, base_rtt: 5000}\n", "host.hpcc.base_rtt: set 0"},
+		{"hpcc ecn", "  cc: dcqcn\n", "  ecn: true\n  cc: hpcc\n", "host.ecn: set false with cc: hpcc"},
+		{"timely", "  cc: dcqcn\n", "  ecn: false\n  cc: timely\n  timely: {preset: ns3, alpha: 20, segment: 16384}\n", "host.timely.segment: set 0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			text := strings.Replace(string(base), c.from, c.to, 1)
+			if text == string(base) {
+				t.Fatalf("scenario has no %q", c.from)
+			}
+			s, err := scenario.Load("s.yaml", []byte(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = convert(s, "s.yaml")
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, expected %q", err, c.want)
+			}
+		})
 	}
 }
