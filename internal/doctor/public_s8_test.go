@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"rocelab/internal/ingest"
+	"rocelab/internal/unit"
 )
 
 // Real artifacts of kinds diagnose had seen little of (NCCL and RCCL logs
@@ -33,4 +34,16 @@ func TestIndentedMPITags(t *testing.T) {
 	if !strings.HasPrefix(f.Evidence[0].Text, "multi-node-nccl-test-worker-0:22:28 [0] NCCL INFO") {
 		t.Errorf("evidence keeps the wrapper's indentation or tag: %q", f.Evidence[0].Text)
 	}
+}
+
+// A table of independent 1-rank jobs (nccl-tests without MPI=1 under
+// mpirun: NVIDIA/nccl-tests#294, busbw 0.00 on every row, each size twice)
+// was judged "0% of what 100Gbps allows" (error nccltests.busbw.low) beside
+// the finding that says its bandwidth is meaningless.
+func TestSplitRunBusBWNotJudged(t *testing.T) {
+	const file = "corpus/nccl-tests/allreduce-busbw-zero-duplicate-rows-one-rank-each-nccltests294.txt"
+	fs := diagnoseFiles(t, Options{NICSpeed: 100 * unit.Gbps}, file)
+	nicMustFind(t, fs, "nccltests.ranks.split", Error)
+	nicMustNot(t, fs, "nccltests.busbw.low")
+	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "not judged", "independent jobs")
 }
