@@ -168,20 +168,24 @@ func (c *Comm) model(node int) gpu.Model {
 	return c.Sys.ModelOf(c.Servers[node])
 }
 
-// nvlsChannels is comm->nvlsChannels (transport/nvls.cc ncclNvlsTuning):
+// nvlsChannels is comm->nvlsChannels (transport/nvls.cc ncclNvlsInit):
 // 16 on Hopper, 32 on Blackwell across servers and 24 on one, or
-// NCCL_NVLS_NCHANNELS.
+// NCCL_NVLS_NCHANNELS, then bounded by the config's maxCTAs and raised to
+// its minCTAs as every release from 2.17 does ("std::max(minCTAs,
+// std::min(maxCTAs, channels))"): NCCL_MIN_CTAS=24 runs NVLS and
+// NVLSTree on 24 channels.
 func nvlsChannels(cfg *Config, minCC, nNodes int) int {
-	if cfg.NVLSChannels > 0 {
-		return cfg.NVLSChannels
-	}
+	n := 16
 	switch {
+	case cfg.NVLSChannels > 0:
+		n = cfg.NVLSChannels
 	case minCC >= 100 && nNodes > 1:
-		return 32
+		n = 32
 	case minCC >= 100:
-		return 24
+		n = 24
 	}
-	return 16
+	minCTAs, maxCTAs := ctaBounds(cfg)
+	return max(minCTAs, min(maxCTAs, n))
 }
 
 // pickGDR decides GPUDirect RDMA per GPU (net.cc ncclTopoCheckGdr): the

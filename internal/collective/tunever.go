@@ -57,8 +57,8 @@ type tunerModel struct {
 	// maxCompCap, 2.12-2.14 Ampere only).
 	strictCompCap int
 	// hopperDouble: runtime channels doubled again on Hopper across nodes
-	// above 45 GB/s: 0 never (≤ 2.17), 1 while 2·n ≤ 32 (2.18-2.22), 2
-	// while n < 16 (≥ 2.23).
+	// above 45 GB/s: 0 never (≤ 2.17), 1 while 2·n ≤ 32 (2.18-2.19), 2
+	// while n < 16 (from 2.20.3, connect.cc).
 	hopperDouble int
 	// maxArch is the newest architecture index the release knows
 	// (Blackwell from 2.25; before, it is rated as Hopper).
@@ -100,20 +100,24 @@ var tunerModels = func() []tunerModel {
 	// 2.21-2.22: Tree/Simple at 28 µs everywhere and no base latency;
 	// one GPU per node still uses the algorithm's network latency; a
 	// ring AllReduce counts 2·nNodes network steps; LL128 at 0.7 on one
-	// GPU per node; Hopper's doubling up to 32 channels.
+	// GPU per node.
 	v221 := v223
 	v221.since = Version{2, 21, 0}
 	v221.baseLat[Tree][Simple] = 0
 	for hw := range 3 {
 		v221.hwLat[hw][Tree][Simple] = 28
 	}
-	v221.ppn1TreeLat, v221.oldInterSteps, v221.ringLL128Ppn, v221.hopperDouble = false, true, true, 1
-	// 2.19-2.20: Ring/LL at a quarter; NVLS and NVLSTree at 23 µs on
-	// NVLink; Hopper's LL limits as Ampere's.
-	v219 := v221
-	v219.since, v219.ringLLQuarter = Version{2, 19, 0}, true
-	v219.hwLat[hwNVLink][NVLS][Simple], v219.hwLat[hwNVLink][NVLSTree][Simple] = 23, 23
-	v219.llMaxBws = llMaxBwsOld
+	v221.ppn1TreeLat, v221.oldInterSteps, v221.ringLL128Ppn = false, true, true
+	// 2.20: Ring/LL at a quarter; NVLS and NVLSTree at 23 µs on NVLink;
+	// Hopper's LL limits as Ampere's.
+	v220 := v221
+	v220.since, v220.ringLLQuarter = Version{2, 20, 0}, true
+	v220.hwLat[hwNVLink][NVLS][Simple], v220.hwLat[hwNVLink][NVLSTree][Simple] = 23, 23
+	v220.llMaxBws = llMaxBwsOld
+	// 2.19: as 2.20, with Hopper's doubling up to 32 channels (2.20.3
+	// stops it at 16, connect.cc).
+	v219 := v220
+	v219.since, v219.hopperDouble = Version{2, 19, 0}, 1
 	// 2.18: Tree/Simple at 4/6/14 µs (NVLink/PCI/network), NVLS and
 	// NVLSTree base 23 µs, NVLSTree 19 µs across the network, the
 	// NVLSTree ratio 0.7·n/(2(n-1)).
@@ -154,7 +158,7 @@ var tunerModels = func() []tunerModel {
 	// rated as Volta).
 	v212 := v215
 	v212.since, v212.strictCompCap = Version{2, 12, 0}, 2
-	return []tunerModel{v212, v215, v217, v218, v219, v221, v223, v225, v228, cur}
+	return []tunerModel{v212, v215, v217, v218, v219, v220, v221, v223, v225, v228, cur}
 }()
 
 // modelFor returns the tuning model of NCCL version v (releases before

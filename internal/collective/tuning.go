@@ -457,22 +457,37 @@ func ll128Enabled(v Version, g Graph, minCC, maxCC int) bool {
 // the CTA bounds capped at MAXCHANNELS, a minimum above the maximum
 // lowered to it, init.cc).
 func runtimeChannels(cfg *Config, m *tunerModel, minCC, graphCh, nNodes int, bwIntra float32) int {
-	maxCh := 64
-	if !cfg.Version.AtLeast(2, 25, 0) {
-		maxCh = 32 // MAXCHANNELS
-	}
+	maxCh := maxChannels(cfg.Version)
 	n := min(maxCh, 2*graphCh)
 	if minCC >= 90 && nNodes > 1 && bwIntra > 45 &&
 		((m.hopperDouble == 1 && 2*n <= maxCh) || (m.hopperDouble == 2 && n < 16)) {
 		n *= 2
 	}
-	minCTAs, maxCTAs := min(cfg.MinCTAs, maxCh), maxCh
+	minCTAs, maxCTAs := ctaBounds(cfg)
+	n = min(n, cfg.MaxChannels, maxCTAs)
+	return max(n, cfg.MinChannels, minCTAs)
+}
+
+// maxChannels is MAXCHANNELS of the communicator's release: 32 before
+// 2.25, 64 from it.
+func maxChannels(v Version) int {
+	if !v.AtLeast(2, 25, 0) {
+		return 32
+	}
+	return 64
+}
+
+// ctaBounds is the communicator config's minCTAs and maxCTAs as init.cc
+// settles them: NCCL_MIN_CTAS (1 when unset) and NCCL_MAX_CTAS
+// (MAXCHANNELS when unset), both capped at MAXCHANNELS, a minimum above
+// the maximum lowered to it.
+func ctaBounds(cfg *Config) (minCTAs, maxCTAs int) {
+	maxCh := maxChannels(cfg.Version)
+	minCTAs, maxCTAs = min(max(cfg.MinCTAs, 1), maxCh), maxCh
 	if cfg.MaxCTAs > 0 {
 		maxCTAs = min(cfg.MaxCTAs, maxCh)
 	}
-	minCTAs = min(minCTAs, maxCTAs)
-	n = min(n, cfg.MaxChannels, maxCTAs)
-	return max(n, cfg.MinChannels, minCTAs)
+	return min(minCTAs, maxCTAs), maxCTAs
 }
 
 // Time returns NCCL's predicted time in µs of collective f of nBytes with

@@ -99,6 +99,22 @@ func TestSearch(t *testing.T) {
 			t.Errorf("%v: %d channels, want %d", c.env, got, c.want)
 		}
 	}
+	// NVLS's channels move with the CTA bounds only (nvls.cc
+	// ncclNvlsInit: max(minCTAs, min(maxCTAs, NCCL_NVLS_NCHANNELS or 16))).
+	for _, c := range []struct {
+		env  map[string]string
+		want int
+	}{
+		{map[string]string{}, 16},
+		{map[string]string{"NCCL_MIN_CTAS": "24"}, 24},
+		{map[string]string{"NCCL_MIN_NCHANNELS": "24"}, 16},
+		{map[string]string{"NCCL_MAX_CTAS": "8"}, 8},
+		{map[string]string{"NCCL_NVLS_NCHANNELS": "4", "NCCL_MIN_CTAS": "6"}, 6},
+	} {
+		if got := mustComm(t, preset(t, "hgx-h100"), 4, 8, c.env).Tuning.NVLSChannels; got != c.want {
+			t.Errorf("%v: %d NVLS channels, want %d", c.env, got, c.want)
+		}
+	}
 	cfg, err := NewConfig(map[string]string{"NCCL_MIN_CTAS": "24"}, Version{2, 16, 5})
 	if err != nil || cfg.MinCTAs != 0 || len(cfg.Notes) == 0 {
 		t.Errorf("NCCL_MIN_CTAS before 2.17: %+v, %v (want ignored with a note)", cfg.MinCTAs, err)

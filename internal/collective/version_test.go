@@ -167,3 +167,30 @@ func TestNVLSTreeEveryNIC(t *testing.T) {
 		}
 	}
 }
+
+// TestHopperDoubling: across servers NCCL doubles a Hopper ring's runtime
+// channels once more when its graph's intra-node bandwidth is above 45
+// GB/s (connect.cc, from 2.18): while the doubled count fits MAXCHANNELS
+// up to 2.19, only below 16 channels from 2.20.3; 2.17 never doubles. A
+// graph of 4 channels at 48 GB/s runs 8 channels, doubled to 16 by every
+// release from 2.18; one of 8 channels runs 16, doubled to 32 by 2.18 and
+// 2.19 only.
+func TestHopperDoubling(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		graphCh int
+		want    int
+	}{
+		{"2.17.1", 4, 8}, {"2.18.3", 4, 16}, {"2.21.5", 4, 16}, {"2.26.2", 4, 16},
+		{"2.17.1", 8, 16}, {"2.18.3", 8, 32}, {"2.19.3", 8, 32}, {"2.20.3", 8, 16}, {"2.21.5", 8, 16}, {"2.26.2", 8, 16},
+	} {
+		v, _ := ParseVersion(c.version)
+		cfg, err := NewConfig(nil, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := runtimeChannels(cfg, modelFor(v), 90, c.graphCh, 4, 48); got != c.want {
+			t.Errorf("NCCL %s, %d graph channels at 48 GB/s: %d channels, want %d", c.version, c.graphCh, got, c.want)
+		}
+	}
+}

@@ -294,7 +294,7 @@ var book = []Spec{
 		Text: "the plateau is at least 90% of that limit (or above it, with the reason: two-node Tree/NVLS AllReduce, or more NICs than the artifacts show)",
 		Fix:  ""},
 	{ID: "nccltests.busbw.unjudged", Layer: LayerNCCL, Severities: []Severity{Info}, Front: Doctor,
-		Text: "no NIC speed is known (says which NIC speeds the plateau would be low for); or all ranks run on one node (no NIC on the path); or the NIC count per node is unknown and the plateau is above what one NIC per node allows",
+		Text: "no NIC speed is known (says which NIC speeds the plateau would be low for); or all ranks run on one node (no NIC on the path); or the NIC count per node is unknown and the plateau is above what one NIC per node allows; or the run's processes ran as independent jobs (nccltests.ranks.split)",
 		Fix:  ""},
 	{ID: "nccltests.sizes.small", Layer: LayerNCCL, Severities: []Severity{Info}, Front: Doctor,
 		Text: "the table stops below the sizes where bandwidth shows",

@@ -166,10 +166,31 @@ func checkBusBW(inc *Incident) []Finding {
 				fs = append(fs, smallSizes(r).per(t.Source()+" "+collName(r), "run", "nccl-tests too small to judge"))
 				continue
 			}
+			if splitRun(t, r) {
+				fs = append(fs, splitPlateau(r, p).per(t.Source()+" "+collName(r), "run", "nccl-tests "+collName(r)+" bandwidth"))
+				continue
+			}
 			fs = append(fs, judgePlateau(inc, r, p, sp, speed, speedKnown).per(t.Source()+" "+collName(r), "run", "nccl-tests "+collName(r)+" bandwidth"))
 		}
 	}
 	return fs
+}
+
+// splitPlateau reports the plateau of a run whose processes ran as
+// independent jobs without judging it: its busbw is no fabric's figure
+// (one rank's busbw is 0: the bus factor (n-1)/n vanishes).
+func splitPlateau(r *ingest.TestRun, p ingest.Plateau) Finding {
+	var ev evidence
+	for _, row := range p.Rows[max(0, len(p.Rows)-3):] {
+		ev.add(row.Evidence)
+	}
+	return Finding{
+		ID: "nccltests.busbw.unjudged", Severity: Info, Layer: LayerNCCL,
+		Title:     fmt.Sprintf("nccl-tests %s busbw plateau %s GB/s at %s-%s not judged: the processes ran as independent jobs (nccltests.ranks.split)", collName(r), fmtGB(p.BusBW), unit.Bytes(p.MinSize), unit.Bytes(p.MaxSize)),
+		Evidence:  ev.sorted(),
+		Mechanism: "Each process of a split launch is a communicator of its own GPUs: its rows measure no byte crossing the network (a 1-rank job prints busbw 0, its bus factor (n-1)/n being 0), and several processes' rows interleave in one table.",
+		Fix:       "Fix the launch first (nccltests.ranks.split), then judge the busbw of one multi-process run.",
+	}
 }
 
 // noRows reports a table whose header came and no size after it:

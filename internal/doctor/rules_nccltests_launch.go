@@ -59,6 +59,12 @@ func checkRanksSplit(inc *Incident) []Finding {
 	return fs
 }
 
+// splitRun reports whether run r of t shows the signs checkRanksSplit
+// reports: its processes ran as independent jobs.
+func splitRun(t *ingest.NCCLTests, r *ingest.TestRun) bool {
+	return len(r.RankZero) > 1 || r.Backsteps > 0 || len(t.BackToBack) > 0
+}
+
 // checkTestsCaps reports nccl-tests runs, rows or rank lines beyond the
 // parser's bounds.
 func checkTestsCaps(inc *Incident) []Finding {

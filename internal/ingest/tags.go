@@ -62,9 +62,12 @@ func cutTag(s string) (tag, rest string, k tagKind) {
 		if r, ok := cutLabel(s); ok {
 			return s[:len(s)-len(r)], r, tagLabel
 		}
-	case c == ' ':
+	case c == ' ' || c == '\t':
 		if r, ok := cutLabel(s); ok {
 			return s[:len(s)-len(r)], r, tagLabel
+		}
+		if r, k := cutIndentedTag(s); k != tagNone {
+			return s[:len(s)-len(r)], r, k
 		}
 	case c == '(':
 		if r, ok := cutRayTag(s); ok {
@@ -72,6 +75,32 @@ func cutTag(s string) (tag, rest string, k tagKind) {
 		}
 	}
 	return "", s, tagNone
+}
+
+// cutIndentedTag cuts the indentation a log wrapper adds before a line
+// (a Go test log, a CI step, a YAML block quoting a pod's output) together
+// with the launcher tag after it. Only tags that cannot start a
+// machine-printed line are taken after indentation (Open MPI's, Ray's, an
+// ISO timestamp): an indented "[0]: " is bnx2x's per-queue ethtool prefix.
+func cutIndentedTag(s string) (string, tagKind) {
+	t := strings.TrimLeft(s, " \t")
+	if t == "" {
+		return s, tagNone
+	}
+	switch t[0] {
+	case '[':
+		if r, ok := cutMPITag(t); ok {
+			return r, tagMPI
+		}
+	case '(':
+		if r, ok := cutRayTag(t); ok {
+			return r, tagRay
+		}
+	}
+	if r, ok := cutTimestamp(t); ok {
+		return r, tagTime
+	}
+	return s, tagNone
 }
 
 // stripLauncherTags removes the launcher tags at the start of s, several
