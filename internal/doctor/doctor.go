@@ -91,6 +91,7 @@ func rules() []Rule {
 	rs = append(rs, ncclRules()...)
 	rs = append(rs, ncclGDRRules()...)
 	rs = append(rs, ncclIBRules()...)
+	rs = append(rs, ncclFailureRules()...)
 	rs = append(rs, ncclTimeoutRules()...)
 	rs = append(rs, ncclTestsRules()...)
 	rs = append(rs, ncclTestsStallRules()...)

@@ -47,3 +47,52 @@ func TestSplitRunBusBWNotJudged(t *testing.T) {
 	nicMustNot(t, fs, "nccltests.busbw.low")
 	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "not judged", "independent jobs")
 }
+
+// A verbs call that registers memory is not queue-pair setup: NCCL
+// 2.27.3's 'Call to ibv_reg_mr_iova2 failed with error Invalid argument'
+// (NVIDIA/nccl#1842) read as "Queue pair setup failed" with a GID fix.
+func TestRegistrationFailureNotQPSetup(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.27.3-reg-mr-iova2-einval-driver470-nccl1842.txt")
+	nicMustNot(t, fs, "nccl.ib.qp_setup_failed")
+	f := nicMustFind(t, fs, "nccl.ib.alloc_failed", Error, "refused to register", "ibv_reg_mr_iova2: Invalid argument")
+	if !strings.Contains(f.Fix, "NCCL_NET_GDR_LEVEL=LOC") || strings.Contains(f.Fix, "show_gids") {
+		t.Errorf("fix %q", f.Fix)
+	}
+}
+
+// WARN lines no rule read were dropped, so a job NCCL failed read as "No
+// findings" or only "RDMA in use": a bootstrap address of no IP family
+// (NVIDIA/nccl-tests#294, returned 3 through bootstrap.cc) and an
+// aws-ofi-nccl memory registration out of memory whose location is a
+// function name (NVIDIA/nccl#563, behind a doubled pdsh prefix).
+func TestWarnErrorReported(t *testing.T) {
+	for _, c := range []struct {
+		file, fix string
+		title     []string
+	}{
+		{"corpus/nccl-log/nccltests-ibext-v6-sharp-bootstrap-family-33621-nccltests294.txt", "make MPI=1",
+			[]string{"no IP address", "returned 3 (internal error) through bootstrap.cc:256", "on h100-4; 2 lines"}},
+		{"corpus/nccl-log/nccl-ofi-register-memory-enomem-pdsh-host-prefix-nccl563.txt", "memlock unlimited",
+			[]string{"could not pin memory", "returned 2 (unhandled system error)", "on ip-10-0-87-143"}},
+	} {
+		f := nicMustFind(t, diagnoseFiles(t, Options{}, c.file), "nccl.warn.error", Error, c.title...)
+		if !strings.Contains(f.Fix, c.fix) {
+			t.Errorf("%s: fix %q", c.file, f.Fix)
+		}
+	}
+}
+
+// The HPC-X SHARP plugin lists its devices as "[0]mlx5_1:1/IB/SHARP"
+// (NVIDIA/nccl-tests#294): the link layer read as "IB/SHARP", a third
+// kind beside IB and RoCE.
+func TestSHARPDeviceLinkLayer(t *testing.T) {
+	l := nicReadArtifacts(t, "corpus/nccl-log/nccltests-ibext-v6-sharp-bootstrap-family-33621-nccltests294.txt")[0].(*ingest.NCCLLog)
+	if len(l.IBDevices) == 0 {
+		t.Fatal("no IB devices")
+	}
+	for _, d := range l.IBDevices {
+		if d.LinkLayer != "IB" || d.Port != 1 || !strings.HasPrefix(d.Name, "mlx5_") {
+			t.Errorf("device %+v, want mlx5_N port 1 link layer IB", d)
+		}
+	}
+}

@@ -292,7 +292,8 @@ func seconds(s float64) string {
 }
 
 // checkSetup reports failed queue-pair setup that no link-local GID
-// finding already explains (gid.index.link_local cites those lines).
+// finding already explains (gid.index.link_local cites those lines);
+// calls that create or register a resource are nccl.ib.alloc_failed's.
 func checkSetup(inc *Incident) []Finding {
 	explained := map[Evidence]bool{}
 	for _, f := range checkGIDs(inc) {
@@ -391,7 +392,7 @@ func setupFindings(logs []*ingest.NCCLLog, entries []ingest.GIDEntry, explained 
 	for _, l := range logs {
 		n += l.SetupCount
 		for _, s := range l.Setup {
-			if explained[s.Evidence] {
+			if explained[s.Evidence] || s.Allocates() {
 				n--
 				continue
 			}

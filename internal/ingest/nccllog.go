@@ -312,6 +312,19 @@ type SetupError struct {
 	Evidence            Evidence
 }
 
+// Allocates reports whether the failed call creates or registers a verbs
+// resource (ibv_reg_mr*, ibv_create_qp, ibv_create_cq, ibv_alloc_pd, ...)
+// rather than connecting a queue pair: such calls fail for the host's
+// limits and memory, not for GIDs or routes.
+func (s SetupError) Allocates() bool {
+	for _, p := range []string{"ibv_reg_", "ibv_create_", "ibv_alloc_"} {
+		if strings.HasPrefix(s.Call, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // CollectiveTimeout is one line of PyTorch's ProcessGroupNCCL watchdog:
 // "[Rank 0] Watchdog caught collective operation timeout:
 // WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168,
@@ -338,11 +351,18 @@ type CollectiveTimeout struct {
 type Warning struct {
 	Host string
 	// Where is the source location NCCL printed ("misc/ibvwrap.cc:63").
-	Where    string
-	Message  string
-	Result   int
+	Where   string
+	Message string
+	Result  int
+	// Chain holds the first source locations the error was returned
+	// through ("bootstrap.cc:256", "init.cc:516"), as the propagation lines
+	// after the WARN print them.
+	Chain    []string
 	Evidence Evidence
 }
+
+// maxChain bounds Warning.Chain.
+const maxChain = 4
 
 // CommInfo is the size of the largest communicator in the log.
 type CommInfo struct {

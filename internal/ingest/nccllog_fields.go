@@ -51,6 +51,11 @@ func lastField(s string) (field, rest string) {
 	return s[i:j], s[:max(i-1, 0)]
 }
 
+// isDevToken reports whether tok is NCCL's "[3]" device field.
+func isDevToken(tok string) bool {
+	return len(tok) >= 3 && tok[0] == '[' && tok[len(tok)-1] == ']' && isDigits(tok[1:len(tok)-1])
+}
+
 // parseOrigin reads the prefix NCCL prints before its marker. It tolerates
 // a blank host (":22901:22901 [0]"), placeholders ("<cluster_name>:924:924
 // [5]"), a stripped prefix (" [0]"), and anything a launcher or logger put
@@ -58,9 +63,14 @@ func lastField(s string) (field, rest string) {
 func parseOrigin(pre string) origin {
 	o := origin{pid: -1, tid: -1, dev: -1}
 	tok, rest := lastField(pre)
-	if tok != "" && tok[0] != '[' && strings.ContainsRune(tok, ':') && strings.ContainsRune(tok, '.') {
-		o.loc = tok
-		tok, rest = lastField(rest)
+	if tok != "" && tok[0] != '[' && strings.ContainsRune(tok, ':') {
+		// A WARN's source location: "transport/net_ib.cc:2244", or a
+		// plugin's "function:line" ("register_mr_buffers:465") when the
+		// device token comes before it.
+		if prev, _ := lastField(rest); strings.ContainsRune(tok, '.') || isDevToken(prev) {
+			o.loc = tok
+			tok, rest = lastField(rest)
+		}
 	}
 	if len(tok) >= 3 && tok[0] == '[' && tok[len(tok)-1] == ']' {
 		o.dev = atoiOr(tok[1:len(tok)-1], -1)
@@ -148,7 +158,9 @@ func parseNetDevices(s string) []NetDevice {
 		d := NetDevice{Index: idx}
 		body := f[end+1:]
 		if name, ll, ok := strings.Cut(body, "/"); ok {
-			// IB: name:port/LinkLayer
+			// IB: name:port/LinkLayer, and the HPC-X plugin's flags after
+			// it ("mlx5_1:1/IB/SHARP").
+			ll, _, _ = strings.Cut(ll, "/")
 			n, port, _ := strings.Cut(name, ":")
 			d.Name, d.Port, d.LinkLayer = strings.Clone(n), atoiOr(port, 0), strings.Clone(ll)
 		} else {

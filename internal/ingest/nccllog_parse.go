@@ -305,8 +305,12 @@ func (l *NCCLLog) propagation(o origin, msg string) {
 			l.Setup[r.idx].Result = n
 		}
 	case 'w':
-		if l.Warnings[r.idx].Result < 0 {
-			l.Warnings[r.idx].Result = n
+		w := &l.Warnings[r.idx]
+		if w.Result < 0 {
+			w.Result = n
+		}
+		if len(w.Chain) < maxChain {
+			w.Chain = append(w.Chain, strings.Clone(where))
 		}
 	}
 }

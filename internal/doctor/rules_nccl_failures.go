@@ -1,0 +1,212 @@
+package doctor
+
+import (
+	"fmt"
+	"strings"
+
+	"rocelab/internal/ingest"
+)
+
+// NCCL failures that are not a queue pair's: a verbs resource the host
+// could not allocate or register (ibv_reg_mr, ibv_create_qp), and any
+// other WARN after which NCCL returned an error (bootstrap, sockets, a
+// plugin's memory registration).
+
+func ncclFailureRules() []Rule {
+	return []Rule{
+		{IDs: []string{"nccl.ib.alloc_failed"}, Check: checkAllocFailures},
+		{IDs: []string{"nccl.warn.error"}, Check: checkWarnErrors},
+	}
+}
+
+// A failureClass is what a failure means: the title's words, why, and
+// the fix.
+type failureClass struct {
+	what, why, fix string
+}
+
+const memlockWhy = "Registering a buffer with the NIC, and creating a queue pair, pins memory against the process's locked-memory limit (RLIMIT_MEMLOCK, `ulimit -l`). The default of many distributions and containers, and the limit of jobs a batch system or systemd starts, is a few MB, and the registration then fails with ENOMEM; NCCL's troubleshooting guide names this cause for failing ibv_reg_mr and ibv_create_qp calls."
+
+const memlockFix = "Raise the locked-memory limit where the ranks start: `* soft memlock unlimited` and `* hard memlock unlimited` in /etc/security/limits.conf (then a new login), `docker run --ulimit memlock=-1`, Slurm PropagateResourceLimitsExcept=MEMLOCK with slurmd itself started unlimited (LimitMEMLOCK=infinity); check that every rank sees `unlimited` with `mpirun <args> sh -c 'ulimit -l'` (or srun)."
+
+// allocClass classifies a failed resource call ("ibv_reg_mr_iova2") or
+// a plugin's registration message by its error.
+func allocClass(call, msg string, errno int) (failureClass, bool) {
+	m := strings.ToLower(msg)
+	reg := strings.HasPrefix(call, "ibv_reg_") || strings.Contains(m, "register memory") || strings.Contains(m, "memory registration")
+	switch {
+	case errno == 12 || strings.Contains(m, "cannot allocate memory"):
+		if call == "" && !reg {
+			return failureClass{}, false
+		}
+		return failureClass{"the host could not pin memory for the NIC (Cannot allocate memory)", memlockWhy, memlockFix}, true
+	case reg && (errno == 22 || errno == 14 || strings.Contains(m, "invalid argument") || strings.Contains(m, "bad address")):
+		return failureClass{"the NIC driver refused to register a buffer",
+			"NCCL registers its buffers with the NIC, GPU memory among them when GPUDirect RDMA is on. The kernel maps GPU memory for the NIC through DMA-BUF or the nvidia-peermem module; when neither works for this GPU driver, kernel and NIC driver, or the registration asks for an access flag the device does not take (relaxed ordering), ibv_reg_mr fails with EINVAL or EFAULT. It is not a GID or routing problem.",
+			"Check that GPUDirect RDMA can work on the host: `lsmod | grep nvidia_peermem` (load it), or a GPU driver and kernel with DMA-BUF support; then rerun with NCCL_NET_GDR_LEVEL=LOC (GPUDirect RDMA off) and, apart, with NCCL_IB_PCI_RELAXED_ORDERING=0: if the job then runs, registering GPU memory is what failed."}, true
+	case call != "":
+		return failureClass{"a verbs resource could not be created",
+			"The call creates or registers a verbs resource (a memory region, queue pair, completion queue or protection domain) rather than connecting one: it fails for what the host or NIC allows (locked memory, the device's resource limits, a device the container cannot use), not for GIDs or routes.",
+			"Check `ulimit -l` where the ranks run and `ibv_devinfo` in the job's environment; the error text names what ran out."}, true
+	}
+	return failureClass{}, false
+}
+
+// A failureGroup gathers the failures of one class.
+type failureGroup struct {
+	class failureClass
+	texts []string // the failures as "call: error", or the WARN's message
+	hosts []string
+	ev    evidence
+}
+
+// failureGroups groups failures by class, in the order classes first
+// appear.
+type failureGroups struct {
+	list  []*failureGroup
+	byKey map[string]*failureGroup
+}
+
+func (gs *failureGroups) add(key string, c failureClass, text, host string, ev Evidence) *failureGroup {
+	g := gs.byKey[key]
+	if g == nil {
+		if gs.byKey == nil {
+			gs.byKey = map[string]*failureGroup{}
+		}
+		g = &failureGroup{class: c}
+		gs.byKey[key] = g
+		gs.list = append(gs.list, g)
+	}
+	g.texts = append(g.texts, text)
+	if host != "" {
+		g.hosts = append(g.hosts, host)
+	}
+	g.ev.add(ev)
+	return g
+}
+
+// where says on which hosts and how many lines: " on a, b; 3 lines".
+func (g *failureGroup) where() string {
+	s := ""
+	if hs := distinct(g.hosts); len(hs) > 0 {
+		s = " on " + list(hs, 3)
+	}
+	return s + "; " + plural(len(g.ev.list), "line", "lines")
+}
+
+// checkAllocFailures reports verbs calls that failed to create or
+// register a resource (the queue-pair setup rule leaves them out).
+func checkAllocFailures(inc *Incident) []Finding {
+	var gs failureGroups
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		for _, s := range l.Setup {
+			if !s.Allocates() {
+				continue
+			}
+			c, _ := allocClass(s.Call, s.Message, s.Errno)
+			gs.add(c.what, c, s.Call+": "+s.Message, s.Host, s.Evidence)
+		}
+	}
+	var fs []Finding
+	for _, g := range gs.list {
+		fs = append(fs, Finding{
+			ID: "nccl.ib.alloc_failed", Severity: Error, Layer: LayerRDMA,
+			Title:     fmt.Sprintf("%s (%s%s)", capitalise(g.class.what), list(distinct(g.texts), 2), g.where()),
+			Evidence:  g.ev.sorted(),
+			Mechanism: g.class.why,
+			Fix:       g.class.fix,
+		})
+	}
+	return fs
+}
+
+// ncclResultNames are ncclResult_t's values (nccl.h).
+var ncclResultNames = []string{"success", "unhandled cuda error", "unhandled system error", "internal error", "invalid argument", "invalid usage", "remote error", "in progress"}
+
+func ncclResultName(r int) string {
+	if r >= 0 && r < len(ncclResultNames) {
+		return ncclResultNames[r]
+	}
+	return "error"
+}
+
+// warnClass classifies a WARN line no other rule reads: bootstrap and
+// socket failures, a plugin's memory registration; ok is false for one
+// it cannot tell.
+func warnClass(w ingest.Warning) (failureClass, bool) {
+	if c, ok := allocClass("", w.Message, -1); ok {
+		return c, true
+	}
+	m := strings.ToLower(w.Message)
+	socket := strings.Contains(strings.ToLower(w.Where), "socket") || strings.HasPrefix(m, "net : ") || strings.Contains(m, "bootstrap")
+	for _, c := range w.Chain {
+		socket = socket || strings.HasPrefix(c, "bootstrap.cc")
+	}
+	switch {
+	case strings.Contains(m, "neither af_inet"):
+		return failureClass{"the bootstrap address this rank was given is no IP address",
+			"A rank connects to the others through the address in the ncclUniqueId that rank 0 created and the launcher handed to every rank; an address family that is neither AF_INET nor AF_INET6 means this rank's unique id is not one rank 0 made: the ranks did not share it (nccl-tests built without MPI=1 yet started by mpirun, a launcher whose broadcast never reached this rank, a garbled NCCL_COMM_ID). No connection was ever attempted.",
+			"Start the ranks as one job whose launcher hands them rank 0's unique id: nccl-tests built with `make MPI=1` against the MPI that launches it (mpirun, or srun --mpi=pmix), torchrun's rendezvous for PyTorch; the nccl-tests preamble must then list every rank once."}, true
+	case socket:
+		return failureClass{"NCCL's bootstrap connection between ranks failed",
+			"Before any RDMA, ranks exchange addresses over TCP on the interface NCCL picks (the 'Bootstrap : Using' line, NCCL_SOCKET_IFNAME): a connect that fails or times out means the ranks cannot reach each other there (an interface the peers cannot route to, such as docker0, a bridge or a link-local address; a firewall; rank 0 gone).",
+			"Set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on, the same on every host; check that the address of 'Bootstrap : Using' answers from the peers, and that no firewall stands between them."}, true
+	}
+	return failureClass{}, false
+}
+
+// checkWarnErrors reports the WARN lines no other rule reads: as errors
+// when NCCL returned an error after them, as warnings when the log shows
+// no return code (NCCL_DEBUG=WARN prints none) but the line says what
+// failed. Unclassified WARNs without a return code are left out.
+func checkWarnErrors(inc *Incident) []Finding {
+	var gs failureGroups
+	result := map[*failureGroup]int{}
+	chain := map[*failureGroup][]string{}
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		for _, w := range l.Warnings {
+			c, ok := warnClass(w)
+			if !ok && w.Result <= 0 {
+				continue
+			}
+			if !ok {
+				c = failureClass{"NCCL failed after a WARN: " + strings.TrimSpace(w.Message),
+					"NCCL printed this WARN and returned an error through the calls after it: the first WARN of a failing rank is the cause; later errors on it and on other ranks are its fallout.",
+					"Read the WARN's source file (it names the subsystem) and the INFO lines before it; rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET if they are missing."}
+			}
+			key := c.what + "\x00" + w.Where
+			g := gs.add(key, c, strings.TrimSpace(w.Message), w.Host, w.Evidence)
+			if w.Result > 0 && result[g] <= 0 {
+				result[g], chain[g] = w.Result, w.Chain
+			}
+		}
+	}
+	var fs []Finding
+	for _, g := range gs.list {
+		f := Finding{
+			ID: "nccl.warn.error", Severity: Warn, Layer: LayerNCCL,
+			Evidence:  g.ev.sorted(),
+			Mechanism: g.class.why,
+			Fix:       g.class.fix,
+		}
+		returned := ""
+		if r := result[g]; r > 0 {
+			f.Severity = Error
+			returned = fmt.Sprintf(": NCCL returned %d (%s)", r, ncclResultName(r))
+			if c := chain[g]; len(c) > 0 {
+				returned += " through " + strings.Join(c, ", ")
+			}
+		}
+		f.Title = fmt.Sprintf("%s%s (%s)", capitalise(g.class.what), returned, strings.TrimLeft(g.where(), "; "))
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+// capitalise returns s with its first letter upper-case.
+func capitalise(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
