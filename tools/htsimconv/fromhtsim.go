@@ -38,12 +38,38 @@ var htsimFlags = map[string]int{
 	"-pfc_thresholds": 2, "-ar_method": 1, "-strat": 1,
 }
 
+// htsimOthers says why each of htsim's other datacenter programs is not
+// imported: their senders are not RoCE's.
+var htsimOthers = map[string]string{
+	"htsim_hpcc":  "its HPCC sender keeps every ACK's window as the next update's base (processAck assigns computeWind's result to _cwnd whether or not the update is committed), with T fixed at 12 us and W_AI of one MSS; rocelab's HPCC follows the paper and the HPCC authors' ns-3 model (tools/ns3conv)",
+	"htsim_swift": "Swift is a delay-based TCP-style transport, not RoCE",
+	"htsim_ndp":   "NDP trims and pulls, not RoCE",
+	"htsim_eqds":  "EQDS is receiver-driven, not RoCE",
+	"htsim_tcp":   "TCP, not RoCE",
+}
+
+// htsimProgram checks the program name a command line starts with: the
+// import reads htsim_roce's flags only.
+func htsimProgram(name string) error {
+	base := filepath.Base(name)
+	if why, ok := htsimOthers[base]; ok {
+		return fmt.Errorf("%s: only htsim_roce runs are imported: %s", base, why)
+	}
+	if base != "htsim_roce" {
+		return fmt.Errorf("%q: expected htsim_roce or its first flag", name)
+	}
+	return nil
+}
+
 // parseHtsimArgs reads an htsim_roce command line (its program name
 // optional) with htsim's defaults for what it leaves out.
 func parseHtsimArgs(args []string) (*htsimRun, error) {
 	r := &htsimRun{nodes: 128, tiers: 3, linkMbps: 100000, hopUS: 1, mtu: 9000, pfcLow: 12, pfcHigh: 15,
 		endUS: 1000, seed: 13, queueType: "lossless_input"}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		if err := htsimProgram(args[0]); err != nil {
+			return nil, err
+		}
 		args = args[1:]
 	}
 	r.args = args

@@ -123,6 +123,24 @@ func TestImportRefuses(t *testing.T) {
 	}
 }
 
+// Another htsim program's command line is refused by name, never read
+// as htsim_roce's.
+func TestImportRefusesOtherPrograms(t *testing.T) {
+	for prog, want := range map[string]string{
+		"/tmp/htsim/sim/datacenter/htsim_hpcc": "htsim_hpcc: only htsim_roce runs are imported: its HPCC sender keeps every ACK's window",
+		"htsim_tcp":                            "htsim_tcp: only htsim_roce runs are imported: TCP",
+		"ls":                                   `"ls": expected htsim_roce or its first flag`,
+	} {
+		err := fromHtsim([]string{prog, "-nodes", "16", "-strat", "ecmp_host"}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, expected %q", prog, err, want)
+		}
+	}
+	if _, err := parseHtsimArgs([]string{"./htsim_roce", "-nodes", "16", "-tm", "m.cm", "-strat", "ecmp_host"}); err != nil {
+		t.Errorf("htsim_roce by path: %v", err)
+	}
+}
+
 // FuzzReadMatrix: any matrix is read or refused with an error, never a
 // panic, and what is read keeps its hosts within the fat-tree.
 func FuzzReadMatrix(f *testing.F) {
