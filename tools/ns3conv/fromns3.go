@@ -370,7 +370,14 @@ func fromNs3(file string, w io.Writer) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# The rocelab scenario of an HPCC ns-3 run (go run ./tools/ns3conv from-ns3 %s):\n", file)
-	b.WriteString("# ns-3's switch and NIC as the keys that say the same (docs/engine.md, \"Against the\n# HPCC ns-3 model\"): PFC at 1/8 of the free pool, 4 KiB reserved, XON 3 KiB below,\n# headroom 3 x rate x delay, hosts that never pause, ideal links, CNPs in the data's queue.\n")
+	cnp := ""
+	switch {
+	case ccMode == ns3DCQCN && ackHigh == 0:
+		cnp = ", CNPs in the data's queue"
+	case ccMode == ns3DCQCN:
+		cnp = ", CNPs at strict priority 6"
+	}
+	fmt.Fprintf(&b, "# ns-3's switch and NIC as the keys that say the same (docs/engine.md, \"Against the\n# HPCC ns-3 model\"): PFC at 1/8 of the free pool, 4 KiB reserved, XON 3 KiB below,\n# headroom 3 x rate x delay, hosts that never pause, ideal links%s.\n", cnp)
 	for _, n := range notes {
 		fmt.Fprintf(&b, "# Differs: %s.\n", n)
 	}
