@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,9 +19,9 @@ import (
 // ns3Flow is one line of ns-3's fct.txt: "sip dip sport dport size
 // start_time fct standalone_fct", addresses in hex, times in ns.
 type ns3Flow struct {
-	src, dst, sport int
-	size            int64
-	start, fct      float64 // µs
+	src, dst, sport        int
+	size                   int64
+	start, fct, standalone float64 // µs
 }
 
 // readFCT reads ns-3's fct.txt, named file in messages. Lines starting
@@ -43,7 +45,7 @@ func readFCT(file string, r io.Reader) ([]ns3Flow, error) {
 			}
 			v[i] = x
 		}
-		out = append(out, ns3Flow{src: nodeOf(v[0]), dst: nodeOf(v[1]), sport: int(v[2]), size: v[4], start: float64(v[5]) / 1e3, fct: float64(v[6]) / 1e3})
+		out = append(out, ns3Flow{src: nodeOf(v[0]), dst: nodeOf(v[1]), sport: int(v[2]), size: v[4], start: float64(v[5]) / 1e3, fct: float64(v[6]) / 1e3, standalone: float64(v[7]) / 1e3})
 		return nil
 	})
 	if err == nil && len(out) == 0 {
@@ -150,6 +152,8 @@ type comparison struct {
 	name string
 	// FCTs in µs, by flow in flow.txt's order, and their ratio.
 	ns3, rocelab, ratio []float64
+	// flows is each flow's size and completions, for slowdowns.
+	flows []flowResult
 	// the last completion of each
 	ns3End, rocelabEnd float64
 	// PFC pauses; ns3Pauses is nil without a pfc.txt
@@ -200,8 +204,16 @@ func compare(file string, seed uint64, fctFile, pfcFile string) (*comparison, er
 		c.ns3 = append(c.ns3, g.fct)
 		c.rocelab = append(c.rocelab, r)
 		c.ratio = append(c.ratio, r/g.fct)
+		c.flows = append(c.flows, flowResult{size: g.size, standalone: g.standalone, ns3: g.fct, rocelab: r})
 		c.ns3End = max(c.ns3End, g.start+g.fct)
 		c.rocelabEnd = max(c.rocelabEnd, f.Start.Seconds()*1e6+r)
+	}
+	// Both ends count from each run's first start: an ns-3 flow file
+	// starts after its 2 s warm-up, an imported scenario at 0.
+	if len(order) > 0 {
+		first := slices.MinFunc(got, func(a, b ns3Flow) int { return cmp.Compare(a.start, b.start) }).start
+		c.ns3End -= first
+		c.rocelabEnd -= slices.MinFunc(order, func(a, b flow) int { return cmp.Compare(a.Start, b.Start) }).Start.Seconds() * 1e6
 	}
 	if len(got) != len(order) {
 		return nil, fmt.Errorf("%s: %d flows, the scenario has %d", fctFile, len(got), len(order))
@@ -249,6 +261,9 @@ func (c *comparison) print(w io.Writer) {
 	row("FCT max (us)", n.Max, r.Max)
 	row("last completion (us)", c.ns3End, c.rocelabEnd)
 	fmt.Fprintf(w, "per-flow FCT ratio rocelab/ns-3: median %.3f, p99 %.3f, max %.3f\n", q.P50, q.P99, q.Max)
+	if len(c.flows) >= minSlowdownFlows {
+		printSlowdowns(w, slowdowns(c.flows))
+	}
 	if p := c.ns3Pauses; p != nil {
 		fmt.Fprintf(w, "PFC pauses received: ns-3 %d (held %.1f us), rocelab %d (held %.0f us)\n", p.n, p.held, c.rocelabPauses.n, c.rocelabPauses.held)
 	}
