@@ -32,9 +32,7 @@ const (
 type NCCLLog struct {
 	Scoped
 	src   string
-	lines int
-	// lastLine is the number of the input line counted last.
-	lastLine int
+	lines lineCount
 
 	// Versions are the distinct NCCL versions printed.
 	Versions []Versioned
@@ -398,11 +396,11 @@ func (l *NCCLLog) Kind() Kind { return KindNCCLLog }
 func (l *NCCLLog) Source() string { return l.src }
 
 // Lines returns how many lines were NCCL's.
-func (l *NCCLLog) Lines() int { return l.lines }
+func (l *NCCLLog) Lines() int { return l.lines.n }
 
 // Result returns the log, or nil when no NCCL line was seen.
 func (l *NCCLLog) Result() Artifact {
-	if l.lines == 0 {
+	if l.lines.n == 0 {
 		return nil
 	}
 	l.finishHosts()

@@ -46,7 +46,7 @@ func (l *NCCLLog) Feed(ln Line) {
 		return
 	}
 	l.matrix = false
-	l.count(ln)
+	l.lines.add(ln)
 	ev := At(l.src, ln)
 	o, host := l.origin(pre, ev)
 	if r := ln.Rank(); o.pid < 0 && r >= 0 {
@@ -77,7 +77,7 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 		if !ok {
 			return false
 		}
-		l.count(ln)
+		l.lines.add(ln)
 		t.Evidence = At(l.src, ln)
 		l.TimeoutCount++
 		if len(l.Timeouts) < maxKept && l.once(seenKey{kind: 't', a: strconv.Itoa(t.Rank), b: strconv.FormatInt(t.SeqNum, 10), c: t.OpType}) {
@@ -106,7 +106,7 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 		}
 	}
 	msg = strings.TrimRight(msg, "'\"`_* .")
-	l.count(ln)
+	l.lines.add(ln)
 	ev := At(l.src, ln)
 	l.feedWarn(o, l.intern("", ev), msg, ev)
 	return true
@@ -155,26 +155,17 @@ func parseWatchdogTimeout(s string) (CollectiveTimeout, bool) {
 	return t, t.OpType != "" || t.SeqNum >= 0
 }
 
-// count counts ln as one of NCCL's lines, once per input line however
-// many pieces the line reader cut it into.
-func (l *NCCLLog) count(ln Line) {
-	if ln.Num != l.lastLine {
-		l.lines++
-		l.lastLine = ln.Num
-	}
-}
-
 // feedUnprefixed handles lines that mention NCCL without an INFO/WARN
 // marker: the bare version line and rows of the algorithm matrix.
 func (l *NCCLLog) feedUnprefixed(ln Line, s string) {
 	t := strings.TrimSpace(s)
 	if strings.HasPrefix(t, "NCCL version ") {
-		l.count(ln)
+		l.lines.add(ln)
 		l.addVersion("", t[len("NCCL version "):], At(l.src, ln))
 		return
 	}
 	if l.matrix && strings.Contains(s, "|") {
-		l.count(ln)
+		l.lines.add(ln)
 		return
 	}
 	l.matrix = false
