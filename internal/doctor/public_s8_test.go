@@ -135,3 +135,21 @@ func TestIRDMAAndBNXTRECounters(t *testing.T) {
 	nicMustFind(t, fs, "counters.retransmission", Warn, "to_retransmits 4410", "oos_drop_count 311")
 	nicMustFind(t, fs, "counters.retry_exceeded", Warn, "max_retry_exceeded")
 }
+
+// A failing RCCL job over a UCX net plugin (ROCm/rccl#1261) prints a
+// cascade of WARNs: the plugin's error, then a proxy Connect, a socket
+// closed by the remote peer and a failed recv on each node. Only the
+// first failing WARN of each process is a cause; an init-time WARN
+// ("Missing iommu=pt") does not take the return codes its thread prints
+// 60 lines later; a socket closed mid-run is no bootstrap failure.
+func TestWarnCascadeFirstCausePerProcess(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/rccl-2.18.3-ucx-plugin-bnxt_re-gdr-invalid-parameter-rccl1261.txt")
+	got := nicFind(fs, "nccl.warn.error")
+	if len(got) != 1 {
+		t.Fatalf("nccl.warn.error findings:\n%s", nicTitles(got))
+	}
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "net plugin failed (ucx_plugin.c:498)", "returned 3", "on node02, node01; 2 lines")
+	if !strings.Contains(f.Mechanism, "later WARNs after it on the same processes are its fallout") || !strings.Contains(f.Fix, "NCCL_NET_GDR_LEVEL=LOC") {
+		t.Errorf("mechanism %q fix %q", f.Mechanism, f.Fix)
+	}
+}

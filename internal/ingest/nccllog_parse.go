@@ -172,6 +172,11 @@ func (l *NCCLLog) feedUnprefixed(ln Line, s string) {
 }
 
 func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
+	if len(l.lastWarn) > 0 && !strings.Contains(msg, " -> ") {
+		// The thread moved on: return codes it prints later come from a
+		// failure of its own, not from its last WARN.
+		delete(l.lastWarn, o.thread())
+	}
 	if l.matrix = strings.HasPrefix(msg, "Enabled NCCL Func/Proto/Algo Matrix"); l.matrix {
 		return
 	}
@@ -220,7 +225,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		// NCCL 2.2x logs ibv_modify_qp retries at INFO; only the final
 		// failure is a WARN, so retries are recognised but not kept.
 	case strings.Contains(msg, " -> "):
-		l.propagation(o, msg)
+		l.propagation(o, msg, ev.Line)
 	}
 }
 
@@ -233,7 +238,7 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 		l.CompletionCount++
 		if len(l.Completions) < maxDistinct {
 			l.Completions = append(l.Completions, c)
-			l.setLastWarn(key, warnRef{'c', len(l.Completions) - 1})
+			l.setLastWarn(key, warnRef{'c', len(l.Completions) - 1, ev.Line})
 		}
 	case strings.Contains(msg, "Call to ibv_") || strings.Contains(msg, "ncclIbRoceGetVersionNum"):
 		s := parseSetup(msg)
@@ -241,7 +246,7 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 		l.SetupCount++
 		if len(l.Setup) < maxKept {
 			l.Setup = append(l.Setup, s)
-			l.setLastWarn(key, warnRef{'s', len(l.Setup) - 1})
+			l.setLastWarn(key, warnRef{'s', len(l.Setup) - 1, ev.Line})
 		}
 	case strings.Contains(msg, "async event") || strings.Contains(msg, "async fatal event") || strings.Contains(msg, "async non-fatal event"):
 		l.asyncEvent(host, msg, ev)
@@ -257,8 +262,8 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 	default:
 		l.WarningCount++
 		if len(l.Warnings) < maxKept {
-			l.Warnings = append(l.Warnings, Warning{Host: host, Where: strings.Clone(o.loc), Message: strings.Clone(msg), Result: -1, Evidence: ev})
-			l.setLastWarn(key, warnRef{'w', len(l.Warnings) - 1})
+			l.Warnings = append(l.Warnings, Warning{Host: host, PID: o.pid, Where: strings.Clone(o.loc), Message: strings.Clone(msg), Result: -1, Evidence: ev})
+			l.setLastWarn(key, warnRef{'w', len(l.Warnings) - 1, ev.Line})
 		}
 	}
 }
@@ -272,7 +277,7 @@ func (l *NCCLLog) setLastWarn(key string, r warnRef) {
 
 // propagation attaches a return-code line ("transport/net.cc:1302 -> 6")
 // to the WARN its thread printed last.
-func (l *NCCLLog) propagation(o origin, msg string) {
+func (l *NCCLLog) propagation(o origin, msg string, line int) {
 	where, code, ok := strings.Cut(msg, " -> ")
 	if !ok || strings.ContainsRune(where, ' ') || !strings.ContainsRune(where, ':') {
 		return
@@ -282,10 +287,17 @@ func (l *NCCLLog) propagation(o origin, msg string) {
 	if err != nil {
 		return
 	}
-	r, ok := l.lastWarn[o.thread()]
+	key := o.thread()
+	r, ok := l.lastWarn[key]
 	if !ok {
 		return
 	}
+	if line-r.line > maxPropagationGap {
+		delete(l.lastWarn, key)
+		return
+	}
+	r.line = line
+	l.lastWarn[key] = r
 	switch r.kind {
 	case 'c':
 		if l.Completions[r.idx].Result < 0 {
