@@ -121,9 +121,12 @@ func (c *Comm) channelCap(f Func, a Algo, p Proto, used int) float64 {
 	cci := compCapIndex(t.minCC)
 	index2 := min(t.NNodes, 3) - 1
 	nc := float64(max(used, 1))
-	// Per-channel limits scale with the graph's channels over the
-	// communicator's (each graph channel is doubled at run time).
-	gch := float64(t.Ring.NChannels) / float64(max(t.NChannels, 1)) * nc
+	// NCCL's per-channel limits are per graph channel, which runs as the
+	// CTAs connect.cc duplicates it into (two, or four on Hopper); they
+	// are a CTA's throughput, so CTAs added by NCCL_MIN_NCHANNELS or
+	// NCCL_MIN_CTAS add to it: 32 channels of Ring/LL128 on 8 graph
+	// channels reach 365-367 GB/s, above 8 × 36.7 (nccl-tests#322).
+	gch := float64(t.Ring.NChannels) / float64(max(t.builtChannels, 1)) * nc
 	switch {
 	case a == Ring && p == LL:
 		return base / 2
@@ -240,7 +243,7 @@ func Calibration() []CalibrationEntry {
 			"calibrated on the H200 Spectrum-X run (-g 8: 43-45 µs at 1-4 KiB on one channel, 81 µs at 128 KiB on 32); NVIDIA/nccl-tests#333 on -g 8's CUDA overheads"},
 		{"GPUPoll", GPUPoll.String(), "an LL or LL128 slice landing in GPU memory until the kernel sees it", "assumed"},
 		{"NVLSHop", NVLSHop.String(), "each NVSwitch crossing of NVLS and NVLSTree (4 per call)", "calibrated on NVIDIA/nccl#1244 (2 × 8 H20 NVLSTree: 47 µs at 8 B)"},
-		{"channel rate", "the GPU's channel speed; LL ×1/2 (tree 1/3.8), LL128 ×120/128, under NCCL's per-channel limits, tree rates × NCCL's tree correction by size",
+		{"channel rate", "the GPU's channel speed; LL ×1/2 (tree 1/3.8), LL128 ×120/128, under NCCL's per-channel limits (per CTA of a graph channel as connect.cc duplicates it, so that CTAs added by NCCL_MIN_NCHANNELS/NCCL_MIN_CTAS add to them), tree rates × NCCL's tree correction by size",
 			"every kernel operation", "NCCL search.cc speed arrays; tuning.cc perChMax*, llMaxBws, treeCorrectionFactor"},
 		{"LL network rate", "NCCL's llMaxBw (by CPU vendor and node count) shared by the call's channels", "kernel operations that feed or drain a network connection with LL", "NCCL tuning.cc llMaxBws"},
 		{"NVLink bytes", "LL ×2, LL128 ×9/7, NVLS at the link × 0.85 (Hopper) or 0.74 (Blackwell)", "each GPU's NVLink, per byte sent to a peer or the switch", "NCCL tuning.cc (LL128 7/9 on one server, nvlsEfficiency)"},

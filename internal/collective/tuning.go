@@ -71,6 +71,10 @@ type Tuning struct {
 	// (twice the graph's, then bounded by NCCL_MIN/MAX_NCHANNELS);
 	// NVLSChannels is comm->nvlsChannels.
 	NChannels, NVLSChannels int
+	// builtChannels is what comm->nChannels would be without
+	// NCCL_MIN/MAX_NCHANNELS and NCCL_MIN/MAX_CTAS: the graph's channels
+	// as connect.cc duplicates them.
+	builtChannels int
 	// Lat and BW are NCCL's latency (µs) and algorithm bandwidth (GB/s)
 	// tables; BW 0 means unavailable.
 	Lat, BW    [nTunedFuncs][nAlgos][nProtos]float32
@@ -125,6 +129,9 @@ func newTuning(cfg *Config, in tuneIn) *Tuning {
 	ch := min(in.ring.NChannels, in.tree.NChannels)
 	t.Ring.NChannels, t.Tree.NChannels = ch, ch
 	t.NChannels = runtimeChannels(cfg, m, in.minCC, ch, nNodes, in.ring.BWIntra)
+	unbounded := *cfg
+	unbounded.MinChannels, unbounded.MaxChannels, unbounded.MinCTAs, unbounded.MaxCTAs = 0, 64, 0, 0
+	t.builtChannels = runtimeChannels(&unbounded, m, in.minCC, ch, nNodes, in.ring.BWIntra)
 
 	simpleThreads := simpleMaxThreads
 	if in.ring.BWIntra*float32(ch) <= pciBW {

@@ -324,3 +324,20 @@ func TestNVLSTuningByHand(t *testing.T) {
 		t.Errorf("H100 + A100: NVLS %d channels, ring LL128 %v GB/s", cm.Tuning.NVLS.NChannels, cm.Tuning.BW[AllReduce][Ring][LL128])
 	}
 }
+
+// TestPerChannelLimitsPerCTA: NCCL's per-channel limits (tuning.cc
+// perChMax*) hold for each CTA of a graph channel as connect.cc
+// duplicates it, so a channel's kernel rate does not depend on
+// NCCL_MIN_CTAS or NCCL_MAX_NCHANNELS: on 2 × HGX H100 (8 graph channels,
+// 16 CTAs) Ring/LL128 runs each channel at 36.7/2 GB/s with 16, 24 or 4
+// channels (nccl-tests#322: 32 channels on 8 graph channels carry 365-367
+// GB/s, above 8 × 36.7).
+func TestPerChannelLimitsPerCTA(t *testing.T) {
+	want := float64(perChMaxRingLL128Bw[2][1]) / 2
+	for _, env := range []map[string]string{nil, {"NCCL_MIN_CTAS": "24"}, {"NCCL_MAX_NCHANNELS": "4"}} {
+		c := mustComm(t, preset(t, "hgx-h100"), 2, 8, env)
+		if got := c.channelCap(AllReduce, Ring, LL128, c.Tuning.NChannels); math.Abs(got-want) > 1e-6 {
+			t.Errorf("%v (%d channels): Ring/LL128 %.3f GB/s per channel, want %.3f", env, c.Tuning.NChannels, got, want)
+		}
+	}
+}

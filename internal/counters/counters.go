@@ -1,6 +1,7 @@
 // Package counters is the one table of NIC and switch counter names that
 // rocelab speaks: the names mlx5 (and bnxt_en, be2net) print in ethtool -S,
-// the RDMA hw_counters and port counters under /sys/class/infiniband, and
+// the RDMA hw_counters and port counters under /sys/class/infiniband (of
+// mlx5, mana_ib, irdma and bnxt_re; ice's ethtool -S beside them), and
 // the twin's switch-port counters. The twin writes its counters through
 // this table, the doctor reads dumps through it, and the exporter turns
 // names into metrics with it, so a name is spelled in one place.
@@ -59,6 +60,11 @@ const (
 	// MANA is Azure's Microsoft Azure Network Adapter RDMA driver
 	// (mana_ib).
 	MANA
+	// ICE is Intel's E810 Ethernet driver (ice); IRDMA its RDMA driver.
+	ICE
+	IRDMA
+	// BNXTRE is Broadcom's RDMA driver (bnxt_re) beside bnxt_en.
+	BNXTRE
 	// Twin marks names only the twin prints (switch-side counters).
 	Twin
 )
@@ -74,6 +80,12 @@ func (v Vendor) String() string {
 		return "be2net"
 	case MANA:
 		return "mana_ib"
+	case ICE:
+		return "ice"
+	case IRDMA:
+		return "irdma"
+	case BNXTRE:
+		return "bnxt_re"
 	case Twin:
 		return "rocelab"
 	}

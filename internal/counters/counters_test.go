@@ -35,8 +35,14 @@ func TestNames(t *testing.T) {
 		t.Errorf("bnxt tx pause prio 5 = %q", got)
 	}
 	got := tb.Names(PauseFrames, RX, 3)
-	if len(got) != 2 || got[0] != "rx_prio3_pause" || got[1] != "rx_pfc_ena_frames_pri3" {
+	if len(got) != 3 || got[0] != "rx_prio3_pause" || got[1] != "rx_pfc_ena_frames_pri3" || got[2] != "rx_priority_3_xoff.nic" {
 		t.Errorf("Names(pause rx 3) = %v", got)
+	}
+	if d, p, ok := tb.Lookup("tx_priority_3_xoff.nic"); !ok || p != 3 || d.Vendor != ICE || d.Concept != PauseFrames || d.Dir != TX {
+		t.Errorf("ice tx_priority_3_xoff.nic = %+v prio %d %v", d, p, ok)
+	}
+	if _, _, ok := tb.Lookup("tx_priority_3_xon.nic"); ok {
+		t.Error("an XON frame is no pause request")
 	}
 	if _, _, ok := tb.Lookup("rx_prio8_pause"); ok {
 		t.Error("priority 8 must not exist")

@@ -174,6 +174,30 @@ func builtin() []Desc {
 		hwv(MANA, "requester_retries_exceeded", ReqTransportRetriesExceeded, NoDir),
 		hwv(MANA, "received_cnps", CNPHandled, RX),
 
+		// ice ethtool -S (Intel E810): PFC counts XOFF and XON frames apart,
+		// and an XOFF is the pause request; link_xoff_* are 802.3x pause.
+		other(ICE, "rx_priority_%d_xoff.nic", PauseFrames, RX, true, Packets),
+		other(ICE, "tx_priority_%d_xoff.nic", PauseFrames, TX, true, Packets),
+		other(ICE, "link_xoff_rx.nic", GlobalPause, RX, false, Packets),
+		other(ICE, "link_xoff_tx.nic", GlobalPause, TX, false, Packets),
+
+		// irdma hw_counters (Intel E810 RoCE): DCQCN's CNPs and ECN marks.
+		hwv(IRDMA, "cnpHandled", CNPHandled, RX),
+		hwv(IRDMA, "cnpIgnored", CNPIgnored, RX),
+		hwv(IRDMA, "cnpSent", CNPSent, TX),
+		hwv(IRDMA, "RxECNMrkd", ECNMarkedRoCE, RX),
+		// irdma's UDP counts are its RoCEv2 packets (the RDMA engine's own).
+		{Name: "RxUDP", Vendor: IRDMA, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: RX, Unit: Packets},
+		{Name: "TxUDP", Vendor: IRDMA, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: TX, Unit: Packets},
+
+		// bnxt_re hw_counters (Broadcom RoCE): RC loss recovery.
+		hwv(BNXTRE, "to_retransmits", LocalAckTimeoutErr, NoDir),
+		hwv(BNXTRE, "seq_err_naks_rcvd", PacketSeqErr, RX),
+		hwv(BNXTRE, "rnr_naks_rcvd", RNRNakRetryErr, NoDir),
+		hwv(BNXTRE, "dup_req", DuplicateRequest, RX),
+		hwv(BNXTRE, "oos_drop_count", OutOfSequence, RX),
+		hwv(BNXTRE, "max_retry_exceeded", ReqTransportRetriesExceeded, NoDir),
+
 		// Switch ports, as the twin reports them (no vendor prints these).
 		sw("ecn_marked_prio%d", ECNMarkedPrio, true),
 		sw("pfcwd_prio%d_storms", WDStorms, true),

@@ -2,6 +2,8 @@ package doctor
 
 import (
 	"fmt"
+	"path"
+	"strconv"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -138,9 +140,13 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return c, true
 	}
 	m := strings.ToLower(w.Message)
-	socket := strings.Contains(strings.ToLower(w.Where), "socket") || strings.HasPrefix(m, "net : ") || strings.Contains(m, "bootstrap")
+	// A bootstrap failure: the error returned through bootstrap.cc, or a
+	// connect that failed outright. A socket closed by its peer later in
+	// the run is fallout of the peer's own failure, not this.
+	socket := strings.Contains(m, "bootstrap") ||
+		strings.Contains(m, "connect to ") && (strings.Contains(m, "timed out") || strings.Contains(m, "refused") || strings.Contains(m, "no route"))
 	for _, c := range w.Chain {
-		socket = socket || strings.HasPrefix(c, "bootstrap.cc")
+		socket = socket || strings.HasPrefix(path.Base(c), "bootstrap.cc")
 	}
 	switch {
 	case strings.Contains(m, "neither af_inet"):
@@ -151,6 +157,10 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return failureClass{"NCCL's bootstrap connection between ranks failed",
 			"Before any RDMA, ranks exchange addresses over TCP on the interface NCCL picks (the 'Bootstrap : Using' line, NCCL_SOCKET_IFNAME): a connect that fails or times out means the ranks cannot reach each other there (an interface the peers cannot route to, such as docker0, a bridge or a link-local address; a firewall; rank 0 gone).",
 			"Set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on, the same on every host; check that the address of 'Bootstrap : Using' answers from the peers, and that no firewall stands between them."}, true
+	case strings.Contains(path.Base(w.Where), "plugin"):
+		return failureClass{"the net plugin failed (" + path.Base(w.Where) + "): " + strings.TrimSpace(w.Message),
+			"The WARN comes from a net plugin's own source file: the plugin, not NCCL's IB or socket transport, carries the inter-node traffic ('Using network <plugin>'), and NCCL only passed its error up. Errors of memory registration or connection setup in a plugin are often the plugin and GPUDirect RDMA not agreeing on how to map GPU memory, or a plugin built for another NCCL or driver version.",
+			"Read the plugin's own log (UCX_LOG_LEVEL=info, FI_LOG_LEVEL=warn) for the call that failed; rerun without GPUDirect RDMA (NCCL_NET_GDR_LEVEL=LOC) and with NCCL's own IB transport (NCCL_NET=IB, or the plugin removed from the library path) to tell the plugin from the fabric; match the plugin's version to NCCL's."}, true
 	}
 	return failureClass{}, false
 }
@@ -158,24 +168,35 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 // checkWarnErrors reports the WARN lines no other rule reads: as errors
 // when NCCL returned an error after them, as warnings when the log shows
 // no return code (NCCL_DEBUG=WARN prints none) but the line says what
-// failed. Unclassified WARNs without a return code are left out.
+// failed. Unclassified WARNs without a return code are left out. Only a
+// process's first failing WARN is a cause: the ones after it on the same
+// process (a proxy's socket closed, a recv that failed) are its fallout,
+// counted in its finding.
 func checkWarnErrors(inc *Incident) []Finding {
 	var gs failureGroups
 	result := map[*failureGroup]int{}
 	chain := map[*failureGroup][]string{}
+	fallout := map[*failureGroup]int{}
 	for _, l := range All[*ingest.NCCLLog](inc) {
+		cause := map[string]*failureGroup{} // the first failure of each process
 		for _, w := range l.Warnings {
 			c, ok := warnClass(w)
 			if !ok && w.Result <= 0 {
 				continue
 			}
+			proc := w.Host + "\x00" + strconv.Itoa(w.PID)
+			if g := cause[proc]; g != nil {
+				fallout[g]++
+				continue
+			}
 			if !ok {
 				c = failureClass{"NCCL failed after a WARN: " + strings.TrimSpace(w.Message),
-					"NCCL printed this WARN and returned an error through the calls after it: the first WARN of a failing rank is the cause; later errors on it and on other ranks are its fallout.",
-					"Read the WARN's source file (it names the subsystem) and the INFO lines before it; rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET if they are missing."}
+					"NCCL printed this WARN and returned an error through the calls after it: the first WARN of a failing process is the cause; later errors on it and on other ranks are its fallout.",
+					"Read the WARN's source file (it names the subsystem, a net plugin's file names the plugin) and the INFO lines before it; rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET if they are missing."}
 			}
-			key := c.what + "\x00" + w.Where
+			key := c.what + "\x00" + path.Base(w.Where)
 			g := gs.add(key, c, strings.TrimSpace(w.Message), w.Host, w.Evidence)
+			cause[proc] = g
 			if w.Result > 0 && result[g] <= 0 {
 				result[g], chain[g] = w.Result, w.Chain
 			}
@@ -194,8 +215,15 @@ func checkWarnErrors(inc *Incident) []Finding {
 			f.Severity = Error
 			returned = fmt.Sprintf(": NCCL returned %d (%s)", r, ncclResultName(r))
 			if c := chain[g]; len(c) > 0 {
-				returned += " through " + strings.Join(c, ", ")
+				var short []string
+				for _, x := range c {
+					short = append(short, path.Base(x))
+				}
+				returned += " through " + strings.Join(short, ", ")
 			}
+		}
+		if n := fallout[g]; n > 0 {
+			f.Mechanism += fmt.Sprintf(" The %s after it on the same processes are its fallout.", plural(n, "later WARN", "later WARNs"))
 		}
 		f.Title = fmt.Sprintf("%s%s (%s)", capitalise(g.class.what), returned, strings.TrimLeft(g.where(), "; "))
 		fs = append(fs, f)

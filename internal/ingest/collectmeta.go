@@ -14,7 +14,7 @@ const KindCollectMeta Kind = "collect-meta"
 type CollectMeta struct {
 	Scoped
 	src   string
-	lines int
+	lines lineCount
 	Host  string
 	// Kernel is the kernel release, "" when unknown.
 	Kernel string
@@ -32,7 +32,7 @@ func (m *CollectMeta) Kind() Kind { return KindCollectMeta }
 func (m *CollectMeta) Source() string { return m.src }
 
 // Lines returns how many lines were recognised.
-func (m *CollectMeta) Lines() int { return m.lines }
+func (m *CollectMeta) Lines() int { return m.lines.n }
 
 type collectMetaParser struct {
 	out CollectMeta
@@ -51,7 +51,7 @@ func (p *collectMetaParser) Feed(l Line) {
 	}
 	if strings.HasPrefix(l.Text, "# rocelab collect ") {
 		p.in = true
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	if !p.in {
@@ -81,12 +81,12 @@ func (p *collectMetaParser) Feed(l Line) {
 	if len(p.out.Evidence) < 16 {
 		p.out.Evidence[key] = ev
 	}
-	p.out.lines++
+	p.out.lines.add(l)
 }
 
 // Result implements Parser.
 func (p *collectMetaParser) Result() Artifact {
-	if p.out.lines == 0 || p.out.Host == "" {
+	if p.out.lines.n == 0 || p.out.Host == "" {
 		return nil
 	}
 	return &p.out

@@ -25,7 +25,7 @@ const KindDCQCNSysfs Kind = "dcqcn-sysfs"
 type DCQCNSysfs struct {
 	Scoped
 	src   string
-	lines int
+	lines lineCount
 	// Interfaces are in the order first seen.
 	Interfaces []DCQCNIface
 	// TrafficClasses are the devices' forced traffic classes, in input
@@ -91,7 +91,7 @@ func (d *DCQCNSysfs) Kind() Kind { return KindDCQCNSysfs }
 func (d *DCQCNSysfs) Source() string { return d.src }
 
 // Lines implements Artifact.
-func (d *DCQCNSysfs) Lines() int { return d.lines }
+func (d *DCQCNSysfs) Lines() int { return d.lines.n }
 
 type sysfsParser struct {
 	out DCQCNSysfs
@@ -251,11 +251,11 @@ func (p *sysfsParser) Feed(l Line) {
 	pending := p.pending
 	p.pending = ""
 	if pending != "" && t != "" && !strings.Contains(t, "/") && p.set(pending, t, ev) {
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	if p.line(t, ev) {
-		p.out.lines++
+		p.out.lines.add(l)
 	}
 }
 
@@ -304,7 +304,7 @@ func (p *sysfsParser) line(t string, ev Evidence) bool {
 
 // Result implements Parser.
 func (p *sysfsParser) Result() Artifact {
-	if p.out.lines == 0 || len(p.out.Interfaces) == 0 && len(p.out.TrafficClasses) == 0 {
+	if p.out.lines.n == 0 || len(p.out.Interfaces) == 0 && len(p.out.TrafficClasses) == 0 {
 		return nil
 	}
 	return &p.out

@@ -17,7 +17,7 @@ import (
 type Devinfo struct {
 	Scoped
 	src   string
-	lines int
+	lines lineCount
 	// Devices are the hca_id blocks in input order.
 	Devices []DevinfoDevice
 	// Omitted counts devices, ports or GIDs dropped by the memory caps.
@@ -64,7 +64,7 @@ func (d *Devinfo) Kind() Kind { return KindDevinfo }
 func (d *Devinfo) Source() string { return d.src }
 
 // Lines returns how many lines were recognised.
-func (d *Devinfo) Lines() int { return d.lines }
+func (d *Devinfo) Lines() int { return d.lines.n }
 
 // GIDEntries returns the GID rows of every port.
 func (d *Devinfo) GIDEntries() []GIDEntry {
@@ -126,18 +126,18 @@ func (p *devinfoParser) Feed(l Line) {
 		}
 		p.host = c.Host
 		p.inBlock = true
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	if p.ibstatLine(l, t) {
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	// A GID line the poster emphasised in Markdown ("**GID[ 14]: ...").
 	t = strings.TrimLeft(t, "*")
 	if strings.HasPrefix(t, "GID[") {
 		if p.gid(l, t) {
-			p.out.lines++
+			p.out.lines.add(l)
 		}
 		return
 	}
@@ -158,7 +158,7 @@ func (p *devinfoParser) Feed(l Line) {
 		}
 		p.out.Devices = append(p.out.Devices, DevinfoDevice{Name: val, Host: p.host, Evidence: At(p.out.src, l)})
 		p.inBlock = true
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	if !p.inBlock && key == "port" {
@@ -173,7 +173,7 @@ func (p *devinfoParser) Feed(l Line) {
 		p.inBlock = true
 		if p.portLine.Num > 0 && p.portLine.Num == l.Num-1 {
 			p.field(p.portLine, "port", p.portVal)
-			p.out.lines++
+			p.out.lines.add(l)
 		}
 	}
 	p.portLine = Line{}
@@ -181,7 +181,7 @@ func (p *devinfoParser) Feed(l Line) {
 		return
 	}
 	p.field(l, key, val)
-	p.out.lines++
+	p.out.lines.add(l)
 }
 
 // devinfoPortKey reports whether key and val are a port field only
@@ -333,7 +333,7 @@ func atoiPrefix(s string) int {
 
 // Result implements Parser.
 func (p *devinfoParser) Result() Artifact {
-	if p.out.lines == 0 || len(p.out.Devices) == 0 {
+	if p.out.lines.n == 0 || len(p.out.Devices) == 0 {
 		return nil
 	}
 	return &p.out

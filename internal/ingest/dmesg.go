@@ -20,7 +20,7 @@ import (
 type Dmesg struct {
 	Scoped
 	src   string
-	lines int
+	lines lineCount
 	// PCIe holds the bandwidth lines.
 	PCIe []PCIeLink
 	// Links holds link up/down events.
@@ -65,7 +65,7 @@ func (d *Dmesg) Kind() Kind { return KindDmesg }
 func (d *Dmesg) Source() string { return d.src }
 
 // Lines returns how many lines were recognised.
-func (d *Dmesg) Lines() int { return d.lines }
+func (d *Dmesg) Lines() int { return d.lines.n }
 
 // Bottlenecks reports the NICs whose PCIe link the kernel says runs below
 // what the device is capable of, capped at the bandwidth the link gives.
@@ -115,17 +115,17 @@ func (p *dmesgParser) Feed(l Line) {
 		if pl, ok := parsePCIeLine(msg); ok {
 			pl.Evidence = At(p.out.src, l)
 			p.out.PCIe = appendCapped(p.out.PCIe, pl, maxDmesgEvents, &p.out.Omitted)
-			p.out.lines++
+			p.out.lines.add(l)
 		}
 	case strings.Contains(msg, "ink") && isLinkEvent(strings.ToLower(msg)):
 		if e, ok := parseLinkLine(msg); ok {
 			e.Evidence = At(p.out.src, l)
 			p.out.Links = appendCapped(p.out.Links, e, maxDmesgEvents, &p.out.Omitted)
-			p.out.lines++
+			p.out.lines.add(l)
 		}
 	case msg != t && (strings.HasPrefix(msg, "mlx5_core ") || strings.HasPrefix(msg, "mlx5_ib") || strings.HasPrefix(msg, "bnxt_en ")):
 		// other timestamped NIC driver lines: part of the log, nothing to keep
-		p.out.lines++
+		p.out.lines.add(l)
 	}
 }
 

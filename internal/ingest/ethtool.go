@@ -23,7 +23,7 @@ import (
 type EthtoolStats struct {
 	Scoped
 	src   string
-	lines int
+	lines lineCount
 	// Samples holds one entry per port: a single dump, or a before/after
 	// pair when the input has several dumps of the same interface.
 	Samples []CounterSample
@@ -50,7 +50,7 @@ func (e *EthtoolStats) Kind() Kind { return KindEthtool }
 func (e *EthtoolStats) Source() string { return e.src }
 
 // Lines returns how many lines were recognised.
-func (e *EthtoolStats) Lines() int { return e.lines }
+func (e *EthtoolStats) Lines() int { return e.lines.n }
 
 // LinkSpeeds returns the speeds `ethtool <if>` printed.
 func (e *EthtoolStats) LinkSpeeds() []LinkSpeed { return e.Speeds }
@@ -100,7 +100,7 @@ func (p *ethtoolParser) Feed(l Line) {
 	if c, ok := findCommand(t, "ethtool"); ok && len(c.Args) > 0 {
 		p.command(c)
 		p.openRank = l.Rank()
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	switch {
@@ -108,26 +108,26 @@ func (p *ethtoolParser) Feed(l Line) {
 		p.flush()
 		p.pending, p.openRank = true, l.Rank()
 		p.mode = ethStats
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	case strings.HasPrefix(t, "Settings for ") && strings.HasSuffix(t, ":"):
 		p.flush()
 		p.mode, p.dev = ethSettings, strings.TrimSuffix(strings.TrimPrefix(t, "Settings for "), ":")
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	case strings.HasPrefix(t, "Pause parameters for ") && strings.HasSuffix(t, ":"):
 		p.flush()
 		p.mode, p.dev = ethPause, strings.TrimSuffix(strings.TrimPrefix(t, "Pause parameters for "), ":")
 		p.pause = nil
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	if p.taggedQueue(l, t) || p.queueCounter(l, t) {
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	if name, v, ok := splitNameValue(t); ok && p.counter(l, name, v) {
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	if t == "" {
@@ -221,14 +221,14 @@ func (p *ethtoolParser) other(l Line, t string) {
 	case key == "driver" && val != "" && !strings.ContainsAny(val, " \t"):
 		p.drivers[p.dev] = val
 		p.gotDriver = true
-		p.out.lines++
+		p.out.lines.add(l)
 	case key == "bus-info" && p.gotDriver:
 		p.info = true
-		p.out.lines++
+		p.out.lines.add(l)
 	case key == "Speed" && p.mode == ethSettings:
 		if r, err := unit.ParseRate(val); err == nil && r > 0 {
 			p.out.Speeds = append(p.out.Speeds, LinkSpeed{Device: p.dev, Rate: r, Evidence: At(p.out.src, l)})
-			p.out.lines++
+			p.out.lines.add(l)
 		}
 	case (key == "RX" || key == "TX") && p.mode == ethPause && (val == "on" || val == "off"):
 		if p.pause == nil {
@@ -241,7 +241,7 @@ func (p *ethtoolParser) other(l Line, t string) {
 			p.pause.TX = val == "on"
 		}
 		p.pause.Evidence = append(p.pause.Evidence, At(p.out.src, l))
-		p.out.lines++
+		p.out.lines.add(l)
 	}
 }
 
@@ -263,7 +263,7 @@ func (p *ethtoolParser) flush() {
 // Result implements Parser.
 func (p *ethtoolParser) Result() Artifact {
 	p.flush()
-	if p.out.lines == 0 || len(p.out.Samples) == 0 && len(p.out.Speeds) == 0 && len(p.out.Pause) == 0 && p.rings == 0 {
+	if p.out.lines.n == 0 || len(p.out.Samples) == 0 && len(p.out.Speeds) == 0 && len(p.out.Pause) == 0 && p.rings == 0 {
 		return nil
 	}
 	for i := range p.out.Samples {

@@ -21,7 +21,7 @@ import (
 type ShowGIDs struct {
 	Scoped
 	src   string
-	lines int
+	lines lineCount
 	// Entries are the table rows in input order.
 	Entries []GIDEntry
 	// Found is the n_gids_found value, or -1 when not printed.
@@ -41,7 +41,7 @@ func (g *ShowGIDs) Kind() Kind { return KindShowGIDs }
 func (g *ShowGIDs) Source() string { return g.src }
 
 // Lines returns how many lines were recognised.
-func (g *ShowGIDs) Lines() int { return g.lines }
+func (g *ShowGIDs) Lines() int { return g.lines.n }
 
 // GIDEntries returns the table rows.
 func (g *ShowGIDs) GIDEntries() []GIDEntry { return g.Entries }
@@ -81,7 +81,7 @@ func (p *showGIDsParser) Feed(l Line) {
 	if c, ok := findCommand(t, "show_gids"); ok {
 		p.host = c.Host
 		p.nextTable()
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	// Every row names its RoCE version; the header and rule start with
@@ -94,23 +94,23 @@ func (p *showGIDsParser) Feed(l Line) {
 	case len(f) >= 4 && f[0] == "DEV" && f[1] == "PORT" && f[2] == "INDEX" && f[3] == "GID":
 		p.nextTable()
 		p.noVer, p.hiroce = !strings.Contains(t, "VER"), false
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	case len(f) >= 5 && f[0] == "ib_dev" && f[1] == "net_dev" && f[2] == "port" && f[3] == "idx" && f[4] == "gid":
 		p.nextTable()
 		p.noVer, p.hiroce = false, true
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	case p.hiroce && len(f) >= 4 && strings.Trim(t, "- \t") == "":
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	case len(f) >= 4 && f[0] == "---" && f[1] == "----":
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	case strings.HasPrefix(t, "n_gids_found="):
 		if n, err := strconv.Atoi(strings.TrimPrefix(t, "n_gids_found=")); err == nil {
 			p.out.Found, p.out.FoundEvidence = n, At(p.out.src, l)
-			p.out.lines++
+			p.out.lines.add(l)
 		}
 		return
 	}
@@ -124,7 +124,7 @@ func (p *showGIDsParser) Feed(l Line) {
 	if !ok {
 		return
 	}
-	p.out.lines++
+	p.out.lines.add(l)
 	host := p.host
 	if host == "" {
 		host = l.Host
@@ -275,7 +275,7 @@ func ClassifyGID(gid string) (GIDClass, string) {
 // Result implements Parser.
 func (p *showGIDsParser) Result() Artifact {
 	if len(p.out.Entries) == 0 {
-		if p.out.Found == 0 && p.out.lines > 0 {
+		if p.out.Found == 0 && p.out.lines.n > 0 {
 			return &p.out // an empty table: n_gids_found=0
 		}
 		return nil

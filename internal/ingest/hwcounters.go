@@ -20,7 +20,7 @@ import (
 type HWCounters struct {
 	Scoped
 	src   string
-	lines int
+	lines lineCount
 	// Samples holds one entry per device and port.
 	Samples []CounterSample
 	// Omitted counts counters and dumps dropped by the memory caps.
@@ -40,7 +40,7 @@ func (h *HWCounters) Kind() Kind { return KindHWCounters }
 func (h *HWCounters) Source() string { return h.src }
 
 // Lines returns how many lines were recognised.
-func (h *HWCounters) Lines() int { return h.lines }
+func (h *HWCounters) Lines() int { return h.lines.n }
 
 type hwKey struct {
 	dev  string
@@ -75,12 +75,12 @@ func (p *hwParser) Feed(l Line) {
 	}
 	t := strings.TrimSpace(l.Text)
 	if rest, ok := sysfsIBPath(t); ok && p.sysfsLine(l, rest) {
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	if strings.HasPrefix(t, "link ") {
 		if p.rdmaLine(l, t) {
-			p.out.lines++
+			p.out.lines.add(l)
 			return
 		}
 	}
@@ -88,19 +88,19 @@ func (p *hwParser) Feed(l Line) {
 		if len(c.Args) > 0 && !strings.HasPrefix(c.Args[0], "-") {
 			p.lastDev = c.Args[0]
 		}
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	if port, ok := showCountersHeader(t); ok {
 		p.section, p.linkOpen = true, false
 		p.secKey = hwKey{dev: p.lastDev, port: port}
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	if p.section {
 		if name, v, ok := splitNameValue(t); ok {
 			p.add(p.secKey, name, v, l)
-			p.out.lines++
+			p.out.lines.add(l)
 			return
 		}
 		if t == "" {
@@ -112,7 +112,7 @@ func (p *hwParser) Feed(l Line) {
 		if f := strings.Fields(t); len(f) == 2 && isCounterName(f[0]) {
 			if v, ok := parseCounterValue(f[1]); ok {
 				p.add(p.secKey, f[0], v, l)
-				p.out.lines++
+				p.out.lines.add(l)
 				return
 			}
 		}
@@ -246,7 +246,7 @@ func (p *hwParser) Result() Artifact {
 	for len(p.order) > 0 {
 		p.flushKey(p.order[0])
 	}
-	if p.out.lines == 0 || len(p.out.Samples) == 0 && len(p.out.Unreadable) == 0 {
+	if p.out.lines.n == 0 || len(p.out.Samples) == 0 && len(p.out.Unreadable) == 0 {
 		return nil
 	}
 	return &p.out

@@ -39,6 +39,21 @@ type Line struct {
 	rank int
 }
 
+// A lineCount counts the input lines a parser recognised, once per line
+// however many pieces launcher tags cut it into (two ranks' output run
+// together on one line reaches the parsers as two Lines of one number).
+type lineCount struct {
+	n, last int
+}
+
+// add counts l unless a piece of its line was counted already.
+func (c *lineCount) add(l Line) {
+	if l.Num != c.last || c.n == 0 {
+		c.n++
+		c.last = l.Num
+	}
+}
+
 // Rank is the rank a launcher tag names ("[1,3]<stdout>:", "[3]",
 // "rank3:", srun's "3: "), -1 when the line has none.
 func (l Line) Rank() int { return l.rank - 1 }

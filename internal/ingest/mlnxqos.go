@@ -29,7 +29,7 @@ import (
 type MlnxQoS struct {
 	Scoped
 	src   string
-	lines int
+	lines lineCount
 	// Configs are the dumps in input order.
 	Configs []QoSConfig
 	// Omitted counts dumps dropped by the memory cap.
@@ -171,7 +171,7 @@ func (m *MlnxQoS) Kind() Kind { return KindMlnxQoS }
 func (m *MlnxQoS) Source() string { return m.src }
 
 // Lines returns how many lines were recognised.
-func (m *MlnxQoS) Lines() int { return m.lines }
+func (m *MlnxQoS) Lines() int { return m.lines.n }
 
 type qosParser struct {
 	out     MlnxQoS
@@ -239,11 +239,11 @@ func (p *qosParser) Feed(l Line) {
 		}
 		p.cmdHost = c.Host
 		p.cfg, p.section, p.tc = -1, "", -1
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	if p.line(t, ev) {
-		p.out.lines++
+		p.out.lines.add(l)
 	}
 }
 
@@ -415,7 +415,7 @@ func qosRow(f []string) ([]int, bool) {
 
 // Result implements Parser.
 func (p *qosParser) Result() Artifact {
-	if p.out.lines == 0 || len(p.out.Configs) == 0 {
+	if p.out.lines.n == 0 || len(p.out.Configs) == 0 {
 		return nil
 	}
 	return &p.out

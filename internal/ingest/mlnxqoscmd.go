@@ -15,7 +15,7 @@ const KindMlnxQoSCommands Kind = "mlnx-qos-commands"
 type MlnxQoSCommands struct {
 	Scoped
 	src   string
-	lines int
+	lines lineCount
 	// Configs are the interfaces in the order first set.
 	Configs []QoSConfig
 }
@@ -27,7 +27,7 @@ func (m *MlnxQoSCommands) Kind() Kind { return KindMlnxQoSCommands }
 func (m *MlnxQoSCommands) Source() string { return m.src }
 
 // Lines implements Artifact.
-func (m *MlnxQoSCommands) Lines() int { return m.lines }
+func (m *MlnxQoSCommands) Lines() int { return m.lines.n }
 
 type qosCmdParser struct{ out MlnxQoSCommands }
 
@@ -124,13 +124,13 @@ func (p *qosCmdParser) Feed(l Line) {
 		set = true
 	}
 	if set {
-		p.out.lines++
+		p.out.lines.add(l)
 	}
 }
 
 // Result implements Parser.
 func (p *qosCmdParser) Result() Artifact {
-	if p.out.lines == 0 {
+	if p.out.lines.n == 0 {
 		return nil
 	}
 	return &p.out

@@ -25,7 +25,7 @@ const KindMlxConfig Kind = "mlxconfig"
 type MlxConfig struct {
 	Scoped
 	src   string
-	lines int
+	lines lineCount
 	// Devices are the devices in input order; settings seen before any
 	// device header belong to a device with an empty name.
 	Devices []MlxDevice
@@ -82,7 +82,7 @@ func (m *MlxConfig) Kind() Kind { return KindMlxConfig }
 func (m *MlxConfig) Source() string { return m.src }
 
 // Lines implements Artifact.
-func (m *MlxConfig) Lines() int { return m.lines }
+func (m *MlxConfig) Lines() int { return m.lines.n }
 
 type mlxParser struct {
 	out    MlxConfig
@@ -147,12 +147,12 @@ func (p *mlxParser) Feed(l Line) {
 	t := strings.TrimSpace(l.Text)
 	ev := At(p.out.src, l)
 	if p.command(t, ev) {
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	indented := l.Text != "" && (l.Text[0] == ' ' || l.Text[0] == '\t' || l.Text[0] == '*')
 	if p.line(t, indented, ev) {
-		p.out.lines++
+		p.out.lines.add(l)
 	}
 }
 
@@ -310,7 +310,7 @@ func mlxInt(v string) (int64, bool) {
 
 // Result implements Parser.
 func (p *mlxParser) Result() Artifact {
-	if p.out.lines == 0 || p.params == 0 {
+	if p.out.lines.n == 0 || p.params == 0 {
 		return nil
 	}
 	return &p.out

@@ -32,9 +32,7 @@ const (
 type NCCLLog struct {
 	Scoped
 	src   string
-	lines int
-	// lastLine is the number of the input line counted last.
-	lastLine int
+	lines lineCount
 
 	// Versions are the distinct NCCL versions printed.
 	Versions []Versioned
@@ -350,6 +348,8 @@ type CollectiveTimeout struct {
 // Warning is any other NCCL WARN line.
 type Warning struct {
 	Host string
+	// PID is the printing process's id, -1 when the prefix has none.
+	PID int
 	// Where is the source location NCCL printed ("misc/ibvwrap.cc:63").
 	Where   string
 	Message string
@@ -374,7 +374,16 @@ type CommInfo struct {
 type warnRef struct {
 	kind byte // 'c' completion, 's' setup, 'w' warning
 	idx  int
+	// line is the input line of the WARN or of the return code attached
+	// to it last.
+	line int
 }
+
+// maxPropagationGap bounds the input lines between a WARN (or a return
+// code of it) and the next return code of its thread: NCCL prints the
+// codes as the error unwinds, at once; a code far later comes from a
+// failure of its own (a main thread returning an async thread's error).
+const maxPropagationGap = 16
 
 // NewNCCLLogParser returns a parser for NCCL_DEBUG logs read from src.
 func NewNCCLLogParser(src string) Parser {
@@ -398,11 +407,11 @@ func (l *NCCLLog) Kind() Kind { return KindNCCLLog }
 func (l *NCCLLog) Source() string { return l.src }
 
 // Lines returns how many lines were NCCL's.
-func (l *NCCLLog) Lines() int { return l.lines }
+func (l *NCCLLog) Lines() int { return l.lines.n }
 
 // Result returns the log, or nil when no NCCL line was seen.
 func (l *NCCLLog) Result() Artifact {
-	if l.lines == 0 {
+	if l.lines.n == 0 {
 		return nil
 	}
 	l.finishHosts()

@@ -46,7 +46,7 @@ func (l *NCCLLog) Feed(ln Line) {
 		return
 	}
 	l.matrix = false
-	l.count(ln)
+	l.lines.add(ln)
 	ev := At(l.src, ln)
 	o, host := l.origin(pre, ev)
 	if r := ln.Rank(); o.pid < 0 && r >= 0 {
@@ -77,7 +77,7 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 		if !ok {
 			return false
 		}
-		l.count(ln)
+		l.lines.add(ln)
 		t.Evidence = At(l.src, ln)
 		l.TimeoutCount++
 		if len(l.Timeouts) < maxKept && l.once(seenKey{kind: 't', a: strconv.Itoa(t.Rank), b: strconv.FormatInt(t.SeqNum, 10), c: t.OpType}) {
@@ -106,7 +106,7 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 		}
 	}
 	msg = strings.TrimRight(msg, "'\"`_* .")
-	l.count(ln)
+	l.lines.add(ln)
 	ev := At(l.src, ln)
 	l.feedWarn(o, l.intern("", ev), msg, ev)
 	return true
@@ -155,32 +155,28 @@ func parseWatchdogTimeout(s string) (CollectiveTimeout, bool) {
 	return t, t.OpType != "" || t.SeqNum >= 0
 }
 
-// count counts ln as one of NCCL's lines, once per input line however
-// many pieces the line reader cut it into.
-func (l *NCCLLog) count(ln Line) {
-	if ln.Num != l.lastLine {
-		l.lines++
-		l.lastLine = ln.Num
-	}
-}
-
 // feedUnprefixed handles lines that mention NCCL without an INFO/WARN
 // marker: the bare version line and rows of the algorithm matrix.
 func (l *NCCLLog) feedUnprefixed(ln Line, s string) {
 	t := strings.TrimSpace(s)
 	if strings.HasPrefix(t, "NCCL version ") {
-		l.count(ln)
+		l.lines.add(ln)
 		l.addVersion("", t[len("NCCL version "):], At(l.src, ln))
 		return
 	}
 	if l.matrix && strings.Contains(s, "|") {
-		l.count(ln)
+		l.lines.add(ln)
 		return
 	}
 	l.matrix = false
 }
 
 func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
+	if len(l.lastWarn) > 0 && !strings.Contains(msg, " -> ") {
+		// The thread moved on: return codes it prints later come from a
+		// failure of its own, not from its last WARN.
+		delete(l.lastWarn, o.thread())
+	}
 	if l.matrix = strings.HasPrefix(msg, "Enabled NCCL Func/Proto/Algo Matrix"); l.matrix {
 		return
 	}
@@ -229,7 +225,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		// NCCL 2.2x logs ibv_modify_qp retries at INFO; only the final
 		// failure is a WARN, so retries are recognised but not kept.
 	case strings.Contains(msg, " -> "):
-		l.propagation(o, msg)
+		l.propagation(o, msg, ev.Line)
 	}
 }
 
@@ -242,7 +238,7 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 		l.CompletionCount++
 		if len(l.Completions) < maxDistinct {
 			l.Completions = append(l.Completions, c)
-			l.setLastWarn(key, warnRef{'c', len(l.Completions) - 1})
+			l.setLastWarn(key, warnRef{'c', len(l.Completions) - 1, ev.Line})
 		}
 	case strings.Contains(msg, "Call to ibv_") || strings.Contains(msg, "ncclIbRoceGetVersionNum"):
 		s := parseSetup(msg)
@@ -250,7 +246,7 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 		l.SetupCount++
 		if len(l.Setup) < maxKept {
 			l.Setup = append(l.Setup, s)
-			l.setLastWarn(key, warnRef{'s', len(l.Setup) - 1})
+			l.setLastWarn(key, warnRef{'s', len(l.Setup) - 1, ev.Line})
 		}
 	case strings.Contains(msg, "async event") || strings.Contains(msg, "async fatal event") || strings.Contains(msg, "async non-fatal event"):
 		l.asyncEvent(host, msg, ev)
@@ -266,8 +262,8 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 	default:
 		l.WarningCount++
 		if len(l.Warnings) < maxKept {
-			l.Warnings = append(l.Warnings, Warning{Host: host, Where: strings.Clone(o.loc), Message: strings.Clone(msg), Result: -1, Evidence: ev})
-			l.setLastWarn(key, warnRef{'w', len(l.Warnings) - 1})
+			l.Warnings = append(l.Warnings, Warning{Host: host, PID: o.pid, Where: strings.Clone(o.loc), Message: strings.Clone(msg), Result: -1, Evidence: ev})
+			l.setLastWarn(key, warnRef{'w', len(l.Warnings) - 1, ev.Line})
 		}
 	}
 }
@@ -281,7 +277,7 @@ func (l *NCCLLog) setLastWarn(key string, r warnRef) {
 
 // propagation attaches a return-code line ("transport/net.cc:1302 -> 6")
 // to the WARN its thread printed last.
-func (l *NCCLLog) propagation(o origin, msg string) {
+func (l *NCCLLog) propagation(o origin, msg string, line int) {
 	where, code, ok := strings.Cut(msg, " -> ")
 	if !ok || strings.ContainsRune(where, ' ') || !strings.ContainsRune(where, ':') {
 		return
@@ -291,10 +287,17 @@ func (l *NCCLLog) propagation(o origin, msg string) {
 	if err != nil {
 		return
 	}
-	r, ok := l.lastWarn[o.thread()]
+	key := o.thread()
+	r, ok := l.lastWarn[key]
 	if !ok {
 		return
 	}
+	if line-r.line > maxPropagationGap {
+		delete(l.lastWarn, key)
+		return
+	}
+	r.line = line
+	l.lastWarn[key] = r
 	switch r.kind {
 	case 'c':
 		if l.Completions[r.idx].Result < 0 {

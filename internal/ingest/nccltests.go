@@ -34,7 +34,7 @@ const (
 type NCCLTests struct {
 	Scoped
 	src   string
-	lines int
+	lines lineCount
 	// Runs are the tables in input order; a new run starts at a version or
 	// "Collective test starting" banner, an nThread line or a table header
 	// that follows data rows.
@@ -156,7 +156,7 @@ func (t *NCCLTests) Kind() Kind { return KindNCCLTests }
 func (t *NCCLTests) Source() string { return t.src }
 
 // Lines returns how many lines belonged to nccl-tests output.
-func (t *NCCLTests) Lines() int { return t.lines }
+func (t *NCCLTests) Lines() int { return t.lines.n }
 
 // Result finishes the runs and returns the artifact, or nil when no
 // nccl-tests table or preamble was seen.
@@ -169,7 +169,7 @@ func (t *NCCLTests) Result() Artifact {
 		}
 	}
 	t.Runs = runs
-	if len(runs) == 0 && t.FailureCount == 0 || t.lines == 0 {
+	if len(runs) == 0 && t.FailureCount == 0 || t.lines.n == 0 {
 		return nil
 	}
 	return t
@@ -207,7 +207,7 @@ func (t *NCCLTests) Feed(ln Line) {
 		return
 	}
 	if t.failure(ln, s) {
-		t.lines++
+		t.lines.add(ln)
 		return
 	}
 	c := s[0]
@@ -215,20 +215,20 @@ func (t *NCCLTests) Feed(ln Line) {
 	switch {
 	case c >= '0' && c <= '9':
 		if t.row(ln, s) {
-			t.lines++
+			t.lines.add(ln)
 		}
 		return
 	case c == '#':
 		s = strings.TrimLeft(s[1:], " \t")
 		if s == "" && len(t.Runs) > 0 {
-			t.lines++ // the bare "#" lines nccl-tests prints between sections
+			t.lines.add(ln) // the bare "#" lines nccl-tests prints between sections
 			return
 		}
 	case c != 'n' && c != 'R' && c != 's' && c != 'U' && c != '(' && !strings.Contains(s, "_perf"):
 		return
 	}
 	if t.preamble(ln, s) {
-		t.lines++
+		t.lines.add(ln)
 	} else if !hashed && strings.Contains(s, "_perf") {
 		t.binary(s)
 	}

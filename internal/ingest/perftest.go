@@ -22,7 +22,7 @@ import (
 type Perftest struct {
 	Scoped
 	src   string
-	lines int
+	lines lineCount
 	// Runs are the test runs in input order.
 	Runs []PerftestRun
 	// Omitted counts runs or rows dropped by the memory caps.
@@ -140,7 +140,7 @@ func (p *Perftest) Kind() Kind { return KindPerftest }
 func (p *Perftest) Source() string { return p.src }
 
 // Lines returns how many lines were recognised.
-func (p *Perftest) Lines() int { return p.lines }
+func (p *Perftest) Lines() int { return p.lines.n }
 
 // GIDUses returns the GID index of every RoCE run that printed one.
 func (p *Perftest) GIDUses() []GIDUse {
@@ -268,13 +268,13 @@ func (p *perftestParser) Feed(l Line) {
 	}
 	if p.md != nil || strings.HasPrefix(t, "|") {
 		if p.summaryLine(t, ev) {
-			p.out.lines++
+			p.out.lines.add(l)
 			return
 		}
 		p.md = nil
 	}
 	if p.command(t, ev) {
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	if title, ok := perftestTitle(t); ok {
@@ -286,15 +286,15 @@ func (p *perftestParser) Feed(l Line) {
 			r.Bidirectional = strings.Contains(title, "Bidirectional")
 			p.applyCommand(r)
 		}
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	if p.failure(t, ev) || p.address(t, ev) || p.header(t) || p.row(t, ev) || p.banner(t, ev) || p.noise(t, ev) {
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	if p.cur() != nil && (strings.Trim(t, "-") == "" || strings.Trim(t, "*") == "" || strings.HasPrefix(t, "* Waiting for client")) {
-		p.out.lines++
+		p.out.lines.add(l)
 	}
 }
 
@@ -675,7 +675,7 @@ func (p *perftestParser) noise(t string, ev Evidence) bool {
 
 // Result implements Parser.
 func (p *perftestParser) Result() Artifact {
-	if p.out.lines == 0 || len(p.out.Runs) == 0 {
+	if p.out.lines.n == 0 || len(p.out.Runs) == 0 {
 		return nil
 	}
 	return &p.out

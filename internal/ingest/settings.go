@@ -76,7 +76,7 @@ const KindNCCLSettings Kind = "nccl-settings"
 type NCCLSettings struct {
 	Scoped
 	src      string
-	lines    int
+	lines    lineCount
 	Settings []NCCLSetting
 	// Omitted counts settings beyond the cap.
 	Omitted int
@@ -89,7 +89,7 @@ func (s *NCCLSettings) Kind() Kind { return KindNCCLSettings }
 func (s *NCCLSettings) Source() string { return s.src }
 
 // Lines returns how many lines gave a setting.
-func (s *NCCLSettings) Lines() int { return s.lines }
+func (s *NCCLSettings) Lines() int { return s.lines.n }
 
 // Values returns the settings of the named variable, in input order.
 func (s *NCCLSettings) Values(name string) []NCCLSetting {
@@ -212,7 +212,7 @@ func (p *settingsParser) Feed(l Line) {
 		p.words(l, t)
 	}
 	if len(p.out.Settings) > n {
-		p.out.lines++
+		p.out.lines.add(l)
 	}
 }
 
@@ -287,7 +287,7 @@ func (p *settingsParser) k8sValue(l Line, t string) bool {
 	}
 	p.add(l, p.k8sName, v, SetByKubernetes)
 	p.k8sName = ""
-	p.out.lines++
+	p.out.lines.add(l)
 	return true
 }
 

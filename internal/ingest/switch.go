@@ -23,7 +23,7 @@ const KindSwitch Kind = "switch-counters"
 type SwitchCounters struct {
 	Scoped
 	src   string
-	lines int
+	lines lineCount
 	// Switch is the switch's name from a shell prompt ("admin@leaf1:~$"),
 	// else "".
 	Switch string
@@ -165,7 +165,7 @@ func (s *SwitchCounters) Kind() Kind { return KindSwitch }
 func (s *SwitchCounters) Source() string { return s.src }
 
 // Lines returns how many lines were recognised.
-func (s *SwitchCounters) Lines() int { return s.lines }
+func (s *SwitchCounters) Lines() int { return s.lines.n }
 
 // maxSwitchRows caps the rows one input keeps per table kind.
 const maxSwitchRows = 16384
@@ -240,21 +240,21 @@ func (p *switchParser) Feed(l Line) {
 	if t[0] == '-' && isRule(t) {
 		if p.table == swECN && p.block != nil && p.block.rows > 0 {
 			p.endBlock() // the closing rule
-			p.out.lines++
+			p.out.lines.add(l)
 			return
 		}
 		if p.table == swECN || p.table == swRoCE {
-			p.out.lines++
+			p.out.lines.add(l)
 			return
 		}
 		if k, cols := p.header(p.prev); k != swNone {
 			p.table, p.cols = k, cols
 			p.spans = ruleSpans(l.Text)
-			p.out.lines++
+			p.out.lines.add(l)
 		} else if p.table != swNone && bareHeader(p.table) {
 			// The rule under a header that already started the table.
 			p.spans = ruleSpans(l.Text)
-			p.out.lines++
+			p.out.lines.add(l)
 		}
 		return
 	}
@@ -264,7 +264,7 @@ func (p *switchParser) Feed(l Line) {
 		title := p.title
 		if k, cols := p.header(t); k != swNone && bareHeader(k) {
 			p.table, p.cols, p.spans = k, cols, nil
-			p.out.lines++
+			p.out.lines.add(l)
 			p.prev = t
 			return
 		}
@@ -272,12 +272,12 @@ func (p *switchParser) Feed(l Line) {
 	}
 	if p.table == swNone && isEOSQueueHeader(t) {
 		p.table = swEOSQueue
-		p.out.lines++
+		p.out.lines.add(l)
 		p.prev = t
 		return
 	}
 	if p.table != swNone && p.row(l, t) {
-		p.out.lines++
+		p.out.lines.add(l)
 		return
 	}
 	if p.table == swECN {
@@ -287,7 +287,7 @@ func (p *switchParser) Feed(l Line) {
 	switch {
 	case swTitles[t] != swNone:
 		p.title = swTitles[t]
-		p.out.lines++
+		p.out.lines.add(l)
 	case strings.HasPrefix(t, "Profile: ") && len(t) < 80:
 		p.out.ECN = appendCapped(p.out.ECN, ECNProfile{Name: strings.Clone(t[len("Profile: "):]), GreenMin: -1, GreenMax: -1, GreenDropProbability: -1, Evidence: []Evidence{At(p.out.src, l)}}, maxSwitchRows, &p.out.Omitted)
 		if n := len(p.out.ECN); n > 0 && p.out.ECN[n-1].Evidence[0].Line == l.Num {
@@ -295,17 +295,17 @@ func (p *switchParser) Feed(l Line) {
 		}
 		p.block = newBlock('r', t[len("Profile: "):], At(p.out.src, l))
 		p.table = swECN
-		p.out.lines++
+		p.out.lines.add(l)
 	case strings.HasPrefix(t, "Pool: ") && len(t) < 80:
 		p.block = newBlock('p', t[len("Pool: "):], At(p.out.src, l))
 		p.table = swECN
-		p.out.lines++
+		p.out.lines.add(l)
 	case strings.HasPrefix(t, "Port 0x") && strings.HasSuffix(t, "Counters Group"):
 		p.sdkPort, p.sdkPrio = strings.Clone(strings.Fields(t)[1]), -1
-		p.out.lines++
+		p.out.lines.add(l)
 	case p.sdkPort != "" && strings.HasPrefix(t, "Prio ") && len(t) <= 7:
 		p.sdkPrio = atoiOr(t[len("Prio "):], -1)
-		p.out.lines++
+		p.out.lines.add(l)
 	case p.sdkPort != "" && p.sdkPrio >= 0 && (strings.HasPrefix(t, "rx_pause = ") || strings.HasPrefix(t, "tx_pause = ")):
 		if v, ok := switchNum(t[len("rx_pause = "):]); ok {
 			d := RX
@@ -313,11 +313,11 @@ func (p *switchParser) Feed(l Line) {
 				d = TX
 			}
 			p.out.ASICPFC = appendCapped(p.out.ASICPFC, SwitchPFC{Port: p.sdkPort, Dir: d, Prio: p.sdkPrio, Frames: v, Evidence: At(p.out.src, l)}, maxSwitchRows, &p.out.Omitted)
-			p.out.lines++
+			p.out.lines.add(l)
 		}
 	case strings.HasPrefix(t, "RoCE mode") && strings.Contains(t, ":"):
 		p.table, p.congestion, p.roceECN = swRoCE, false, nil
-		p.out.lines++
+		p.out.lines.add(l)
 	default:
 		if strings.Contains(t, "@") && (strings.Contains(t, "$ ") || strings.Contains(t, "# ")) {
 			if h := promptHost(t); h != "" && p.out.Switch == "" {

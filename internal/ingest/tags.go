@@ -337,7 +337,7 @@ func findMPITag(s string, from int) (at, end int) {
 			return -1, -1
 		}
 		e := from + j
-		lo := max(0, e-16) // a tag's "[" is at most 16 bytes before its "]<std"
+		lo := max(from, e-16) // a tag's "[" is at most 16 bytes before its "]<std"
 		if k := strings.LastIndexByte(s[lo:e], '['); k >= 0 && lo+k > 0 {
 			if r, ok := cutMPITag(s[lo+k:]); ok {
 				return lo + k, len(s) - len(r)

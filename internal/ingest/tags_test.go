@@ -135,3 +135,30 @@ func TestRayTagCorpus(t *testing.T) {
 		t.Errorf("rank of a Ray tag: %+v", got)
 	}
 }
+
+// Two ranks' output run together on one line reaches the parsers as two
+// Lines of one number; each parser counts that input line once (an
+// nccl-tests table and an ethtool dump counted 2 of 1 lines: the fuzzer's
+// s8-two-rank-tags-one-line). SYNTHETIC lines.
+func TestSplitLineCountedOnce(t *testing.T) {
+	for _, in := range []string{
+		"[0]<stdout>:0 0 float[00]<stdout>:0 0 float",
+		"[0]<stdout>:     rx_prio3_pause: 1[1]<stdout>:     rx_prio3_pause: 2",
+		"[0]<stdout>:link mlx5_0/1 np_cnp_sent 1[1]<stdout>:link mlx5_1/1 np_cnp_sent 2",
+		"[0]<stdout>:mlx5_0	1	3	0000:0000:0000:0000:0000:ffff:0b00:0048	11.0.0.72  	v2	ens3np0[1]<stdout>:mlx5_1	1	3	0000:0000:0000:0000:0000:ffff:0b00:0049	11.0.0.73  	v2	ens4np0",
+		"[0]<stdout>:Priority trust state: dscp[1]<stdout>:Priority trust state: pcp",
+	} {
+		res, err := Read("split", strings.NewReader(in+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Artifacts) == 0 {
+			t.Errorf("%q: no artifact", in)
+		}
+		for _, a := range res.Artifacts {
+			if a.Lines() != 1 {
+				t.Errorf("%q: %s recognised %d lines of 1", in, a.Kind(), a.Lines())
+			}
+		}
+	}
+}
