@@ -253,16 +253,15 @@ func TestMlxConfigIsSimulated(t *testing.T) {
 	}
 }
 
-// A description with a static threshold gives SONiC's static form: the
-// lossless profile's static_th in dynamic_th's place, in a pool of mode
-// static, which SONiC's YANG accepts and lint reads back clean.
-func TestStaticThreshold(t *testing.T) {
+// sonicOf generates the SONiC fragment of the golden cluster as edit
+// changes it, loaded as file, and returns it and its tables.
+func sonicOf(t *testing.T, file string, edit func(string) string) (Output, map[string]map[string]map[string]string) {
+	t.Helper()
 	data, err := os.ReadFile(cluster)
 	if err != nil {
 		t.Fatal(err)
 	}
-	y := strings.Replace(string(data), "switch:\n", "switch:\n  static_th: 60KiB\n", 1)
-	s, err := scenario.LoadDescription("static.yaml", []byte(y))
+	s, err := scenario.LoadDescription(file, []byte(edit(string(data))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,6 +273,16 @@ func TestStaticThreshold(t *testing.T) {
 	if err := json.Unmarshal(out.Config, &db); err != nil {
 		t.Fatal(err)
 	}
+	return out, db
+}
+
+// A description with a static threshold gives SONiC's static form: the
+// lossless profile's static_th in dynamic_th's place, in a pool of mode
+// static, which SONiC's YANG accepts and lint reads back clean.
+func TestStaticThreshold(t *testing.T) {
+	out, db := sonicOf(t, "static.yaml", func(y string) string {
+		return strings.Replace(y, "switch:\n", "switch:\n  static_th: 60KiB\n", 1)
+	})
 	if len(db["BUFFER_PROFILE"]) == 0 {
 		t.Fatal("no BUFFER_PROFILE")
 	}
@@ -290,6 +299,51 @@ func TestStaticThreshold(t *testing.T) {
 	if !strings.Contains(string(out.Provenance), "static.yaml:") || !strings.Contains(string(out.Provenance), "switch.static_th") {
 		t.Errorf("provenance does not name switch.static_th's line:\n%s", out.Provenance)
 	}
+	lintsClean(t, out)
+}
+
+// A fabric of two speeds with switch.ecn.by_rate gets a WRED profile per
+// speed, each port's lossless queue the one of its speed, each named
+// with its source line; lint judges each profile at its own speed.
+func TestWREDByRate(t *testing.T) {
+	out, db := sonicOf(t, "speeds.yaml", func(y string) string {
+		y = strings.Replace(y, "fabric_link: {rate: 100G, cable: 30m}", "fabric_link: {rate: 400G, cable: 30m}", 1)
+		return strings.Replace(y, "pmax: 0.05}", "pmax: 0.05,\n    by_rate: {400G: {kmin: 600KB, kmax: 3000KB}}}", 1)
+	})
+	w := db["WRED_PROFILE"]
+	if len(w) != 2 || w["ROCE_LOSSLESS"]["green_min_threshold"] != "150000" || w["ROCE_LOSSLESS_400G"]["green_min_threshold"] != "600000" ||
+		w["ROCE_LOSSLESS_400G"]["green_max_threshold"] != "3000000" || w["ROCE_LOSSLESS_400G"]["green_drop_probability"] != "5" {
+		t.Errorf("WRED_PROFILE: %v", w)
+	}
+	speeds := map[string]string{}
+	for port, r := range db["PORT"] {
+		speeds[port] = r["speed"]
+	}
+	n := map[string]int{}
+	for key, q := range db["QUEUE"] {
+		port, queue, _ := strings.Cut(key, "|")
+		if queue != "3" {
+			continue
+		}
+		want := map[string]string{"100000": "ROCE_LOSSLESS", "400000": "ROCE_LOSSLESS_400G"}[speeds[port]]
+		if q["wred_profile"] != want {
+			t.Errorf("QUEUE|%s at speed %s: profile %q, want %q", key, speeds[port], q["wred_profile"], want)
+		}
+		n[want]++
+	}
+	if n["ROCE_LOSSLESS"] == 0 || n["ROCE_LOSSLESS_400G"] == 0 {
+		t.Errorf("queues by profile: %v", n)
+	}
+	if !strings.Contains(string(out.Provenance), "speeds.yaml:22 switch.ecn.by_rate.400G.kmin") {
+		t.Errorf("provenance does not name the 400G kmin's line:\n%s", out.Provenance)
+	}
+	lintsClean(t, out)
+}
+
+// lintsClean lints a generated SONiC fragment and fails on any finding
+// of warn level or above.
+func lintsClean(t *testing.T, out Output) {
+	t.Helper()
 	file := filepath.Join(t.TempDir(), "sonic.json")
 	if err := os.WriteFile(file, out.Config, 0o644); err != nil {
 		t.Fatal(err)

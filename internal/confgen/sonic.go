@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
+	"rocelab/internal/scenario"
 	"rocelab/internal/sonic"
 	"rocelab/internal/unit"
 )
@@ -61,18 +63,31 @@ func genSONiC(p *plan, o Options) (Output, error) {
 	table("SCHEDULER")[sonicStrict] = row{"type": "STRICT"}
 	note("SCHEDULER|"+sonicStrict+" on queues "+joinInts(maskInts(s.Switch.Strict)), p.from("switch.scheduler.strict", "[6, 7]"))
 	e := s.Switch.ECN
-	if e.Enabled {
-		prob := strconv.Itoa(int(math.Round(e.Pmax * 100)))
+	// wred writes the WRED profile of ports of the given rate, once: the
+	// common one, or the rate's own (switch.ecn.by_rate) named by speed.
+	wred := func(rate unit.BitRate) string {
+		name, key, def := sonicWRED, "switch.ecn", [3]string{"150KB", "1500KB", "0.2"}
+		r := e.At(rate)
+		if i := slices.IndexFunc(e.ByRate, func(b scenario.RateECN) bool { return b.Rate == rate }); i >= 0 {
+			name = fmt.Sprintf("%s_%dG", sonicWRED, int64(rate/unit.Gbps))
+			key = "switch.ecn.by_rate." + e.ByRate[i].Key
+			def = [3]string{"switch.ecn.kmin", "switch.ecn.kmax", "switch.ecn.pmax"}
+		}
+		if _, done := table("WRED_PROFILE")[name]; done {
+			return name
+		}
+		prob := strconv.Itoa(int(math.Round(r.Pmax * 100)))
 		w := row{"ecn": "ecn_all", "wred_green_enable": "true", "wred_yellow_enable": "true", "wred_red_enable": "true"}
 		for _, c := range []string{"green", "yellow", "red"} {
-			w[c+"_min_threshold"] = strconv.FormatInt(int64(e.Kmin), 10)
-			w[c+"_max_threshold"] = strconv.FormatInt(int64(e.Kmax), 10)
+			w[c+"_min_threshold"] = strconv.FormatInt(int64(r.Kmin), 10)
+			w[c+"_max_threshold"] = strconv.FormatInt(int64(r.Kmax), 10)
 			w[c+"_drop_probability"] = prob
 		}
-		table("WRED_PROFILE")[sonicWRED] = w
-		note("WRED_PROFILE|"+sonicWRED+" *_min_threshold (bytes)", p.from("switch.ecn.kmin", "150KB"))
-		note("WRED_PROFILE|"+sonicWRED+" *_max_threshold (bytes)", p.from("switch.ecn.kmax", "1500KB"))
-		note("WRED_PROFILE|"+sonicWRED+" *_drop_probability (%)", p.from("switch.ecn.pmax", "0.2")+" × 100")
+		table("WRED_PROFILE")[name] = w
+		note("WRED_PROFILE|"+name+" *_min_threshold (bytes)", p.from(key+".kmin", def[0]))
+		note("WRED_PROFILE|"+name+" *_max_threshold (bytes)", p.from(key+".kmax", def[1]))
+		note("WRED_PROFILE|"+name+" *_drop_probability (%)", p.from(key+".pmax", def[2])+" × 100")
+		return name
 	}
 	detect, restore, wdOn := p.watchdog()
 	if wdOn {
@@ -110,7 +125,7 @@ func genSONiC(p *plan, o Options) (Output, error) {
 				qr["scheduler"] = w
 			}
 			if e.Enabled && e.Priorities&(1<<q) != 0 {
-				qr["wred_profile"] = sonicWRED
+				qr["wred_profile"] = wred(pt.Rate)
 			}
 			table("QUEUE")[name+"|"+strconv.Itoa(q)] = qr
 		}

@@ -59,6 +59,9 @@ type SwitchConfig struct {
 	Watchdog WatchdogConfig
 	// ECN is the marking profile of each priority's egress queue.
 	ECN [8]RED
+	// ECNByRate replaces ECN at ports of the given rates (a fabric of
+	// mixed speeds marks each at its own thresholds).
+	ECNByRate []RateRED
 	// Strict is the set of strict-priority queues (higher priority served
 	// first); the others share by DWRR with Weights (ETS bandwidth %).
 	Strict  uint8
@@ -112,7 +115,7 @@ func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig
 	for i := range s.port {
 		pt := &s.port[i]
 		n.initPort(pt, d, s, s.id, i)
-		s.egress[i] = switchEgress{sw: s, ets: NewETS(cfg.Strict, cfg.Weights), port: int32(i)}
+		s.egress[i] = switchEgress{sw: s, ets: NewETS(cfg.Strict, cfg.Weights), port: int32(i), red: &s.cfg.ECN}
 		pt.SetEgress(&s.egress[i])
 	}
 	s.routedBytes = make([]int64, nports)
@@ -207,6 +210,11 @@ func (s *Switch) Start() error {
 		used += nLossless * (hr + b.reserve)
 		pt.SetPFC(s.cfg.PFC)
 		pt.SetWatchdog(s.cfg.Watchdog)
+		for k := range s.cfg.ECNByRate {
+			if pt.Rate().Nominal(s.cfg.ECNByRate[k].Rate) {
+				s.egress[i].red = &s.cfg.ECNByRate[k].ECN
+			}
+		}
 	}
 	b.sharedSize = b.size - used
 	if b.sharedSize <= 0 {
@@ -314,7 +322,7 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 
 // markECN marks an ECN-capable packet CE by the queue's RED profile.
 func (s *Switch) markECN(p *packet.Packet, out *Port, qlen int64) {
-	r := &s.cfg.ECN[p.Prio]
+	r := &s.egress[out.index].red[p.Prio]
 	if p.ECN == packet.NotECT || p.ECN == packet.CE || !r.Enabled() {
 		return
 	}
@@ -371,6 +379,9 @@ func (s *Switch) EachQueued(f func(p *packet.Packet)) {
 	}
 }
 
+// RED returns the marking profile of port i's priority prio queue.
+func (s *Switch) RED(i, prio int) RED { return s.egress[i].red[prio] }
+
 // QueueBytes returns the bytes queued at port i, priority prio.
 func (s *Switch) QueueBytes(i, prio int) int64 { return s.egress[i].q[prio].Bytes() }
 
@@ -392,7 +403,14 @@ type switchEgress struct {
 	ets      ETS
 	q        [8]packet.Queue
 	maxBytes [8]int64
-	_        [32]byte
+	red      *[8]RED // the port's marking profiles: cfg.ECN or its rate's
+	_        [24]byte
+}
+
+// RateRED is the marking profiles of the ports of one rate.
+type RateRED struct {
+	Rate unit.BitRate
+	ECN  [8]RED
 }
 
 // HeadBytes implements HeadSizer.

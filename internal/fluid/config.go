@@ -71,10 +71,12 @@ type Config struct {
 	Alpha    float64
 	Reserve  int64
 	Headroom func(unit.BitRate, unit.Length) int64
-	// ECN is each priority's RED profile at the switches; ECT says the
-	// NICs send RoCE data ECN-capable.
-	ECN [8]RED
-	ECT bool
+	// ECN is each priority's RED profile at the switches, ECNByRate the
+	// profiles of ports of the rates it lists; ECT says the NICs send
+	// RoCE data ECN-capable.
+	ECN       [8]RED
+	ECNByRate []RateRED
+	ECT       bool
 	// DCQCN is the NICs' congestion control, nil for none.
 	DCQCN *cc.DCQCNConfig
 
@@ -84,6 +86,22 @@ type Config struct {
 	// not model (faults other than loss, host drain limits, ...): the
 	// Observation carries it.
 	Unsupported []string
+}
+
+// RateRED is the marking profiles of the switch ports of one rate.
+type RateRED struct {
+	Rate unit.BitRate
+	ECN  [8]RED
+}
+
+// red returns the profile of priority p's queue at a port of the rate.
+func (c *Config) red(rate unit.BitRate, p int) RED {
+	for i := range c.ECNByRate {
+		if rate.Nominal(c.ECNByRate[i].Rate) {
+			return c.ECNByRate[i].ECN[p]
+		}
+	}
+	return c.ECN[p]
 }
 
 // RED is a switch queue's ECN marking profile; a zero Kmax disables it.

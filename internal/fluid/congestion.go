@@ -239,7 +239,7 @@ func (e *Engine) estimate(l int32, lk *link) {
 				e.standing(lk, e.pfcQueue(lk, max(nheld[p], 1), true), p)
 			}
 		}
-		red := c.ECN[p]
+		red := c.red(lk.rate, p)
 		if here[p] == 0 || lk.nicTx || lk.st.congested&(1<<p) == 0 {
 			continue
 		}

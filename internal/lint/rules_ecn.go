@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"rocelab/internal/doctor"
 	"rocelab/internal/scenario"
 	"rocelab/internal/sonic"
+	"rocelab/internal/topo"
 	"rocelab/internal/unit"
 )
 
@@ -33,6 +35,10 @@ type ecnProfile struct {
 	// stated it.
 	RateHow     string
 	RateAssumed bool
+	// Common says a description's profile applies to every link rate
+	// switch.ecn.by_rate does not list; Rates counts those rates.
+	Common bool
+	Rates  int
 }
 
 // ecnRules checks ECN thresholds against one BDP, the buffer and the PFC
@@ -40,7 +46,15 @@ type ecnProfile struct {
 func ecnRules(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
 	for _, p := range m.ecnProfiles() {
-		fs = append(fs, p.check()...)
+		found := p.check()
+		if p.Common && p.Rates > 1 {
+			for i := range found {
+				if found[i].ID == "switch.ecn.thresholds" {
+					found[i].Fix += " Its links run at several speeds: switch.ecn.by_rate gives the ports of each its own profile (config gen writes a WRED profile per speed)."
+				}
+			}
+		}
+		fs = append(fs, found...)
 	}
 	if s := m.Desc; s != nil && s.Switch.ECN.Enabled && s.Switch.ECN.Priorities != 0 {
 		roce := m.rocePriority()
@@ -141,15 +155,40 @@ func (m *Model) ecnProfiles() []ecnProfile {
 	var out []ecnProfile
 	if s := m.Desc; s != nil && s.Switch.ECN.Enabled && s.Host.NIC.CC != "none" {
 		e := s.Switch.ECN
-		rate, rateEv := fastestLink(m)
-		out = append(out, ecnProfile{
-			Subject: "switches (" + s.File + ")", Kmin: e.Kmin, Kmax: e.Kmax, Pmax: e.Pmax, Rate: rate, RTT: e.RTT,
+		p := ecnProfile{
+			Subject: "switches (" + s.File + ")", Kmin: e.Kmin, Kmax: e.Kmax, Pmax: e.Pmax, RTT: e.RTT,
 			KminEv: m.at("switch.ecn.kmin", scenario.DefaultKmin.String()), KmaxEv: m.at("switch.ecn.kmax", scenario.DefaultKmax.String()),
-			PmaxEv: m.at("switch.ecn.pmax", "0.2"), RateEv: rateEv, RTTEv: m.at("switch.ecn.rtt", scenario.DefaultECNRTT.String()),
+			PmaxEv: m.at("switch.ecn.pmax", "0.2"), RTTEv: m.at("switch.ecn.rtt", scenario.DefaultECNRTT.String()),
 			Buffer: s.Switch.Buffer, Alpha: s.Switch.Alpha, StaticTh: s.Switch.StaticTh, BufferEv: m.at("switch.buffer", scenario.DefaultBuffer.String()),
-			Units:   "bytes (a bare number in the description is bytes)",
-			RateHow: fmt.Sprintf("%v, the fastest link of the description's topology", rate),
-		})
+			Units: "bytes (a bare number in the description is bytes)",
+		}
+		var seen []unit.BitRate
+		// The common profile is judged at the fastest link it marks on,
+		// each switch.ecn.by_rate profile at its own rate.
+		if rate, rateEv, ok := fastestLink(m, e.ByRate); ok {
+			p.Rate, p.RateEv, p.Common = rate, rateEv, true
+			for _, l := range s.Topo.Links {
+				if !slices.ContainsFunc(e.ByRate, func(r scenario.RateECN) bool { return r.Rate == l.Rate }) && !slices.Contains(seen, l.Rate) {
+					seen = append(seen, l.Rate)
+				}
+			}
+			p.Rates = len(seen)
+			p.RateHow = fmt.Sprintf("%v, the fastest link of the description's topology", rate)
+			if len(e.ByRate) > 0 {
+				p.RateHow = fmt.Sprintf("%v, the fastest link switch.ecn.by_rate does not list", rate)
+			}
+			out = append(out, p)
+		}
+		for _, r := range e.ByRate {
+			key := "switch.ecn.by_rate." + r.Key
+			q := p
+			q.Common = false
+			q.Subject = fmt.Sprintf("switches' %v ports (%s)", r.Rate, s.File)
+			q.Kmin, q.Kmax, q.Pmax, q.Rate = r.Kmin, r.Kmax, r.Pmax, r.Rate
+			q.KminEv, q.KmaxEv, q.PmaxEv = m.at(key+".kmin", "switch.ecn.kmin's"), m.at(key+".kmax", "switch.ecn.kmax's"), m.at(key+".pmax", "switch.ecn.pmax's")
+			q.RateEv, q.RateHow = m.at(key, ""), fmt.Sprintf("%v, the rate of switch.ecn.by_rate's entry", r.Rate)
+			out = append(out, q)
+		}
 	}
 	for _, db := range m.Sonic {
 		out = append(out, m.sonicECN(db)...)
@@ -157,18 +196,28 @@ func (m *Model) ecnProfiles() []ecnProfile {
 	return out
 }
 
-// fastestLink returns the fastest link rate of the description's topology:
-// a queue needs its BDP at the speed it drains at.
-func fastestLink(m *Model) (unit.BitRate, Evidence) {
+// fastestLink returns the fastest link rate of the description's topology
+// other than the rates listed apart (false when every link's is): a queue
+// needs its BDP at the speed it drains at.
+func fastestLink(m *Model, apart []scenario.RateECN) (unit.BitRate, Evidence, bool) {
 	var best unit.BitRate
 	for _, l := range m.Desc.Topo.Links {
-		best = max(best, l.Rate)
+		if !slices.ContainsFunc(apart, func(r scenario.RateECN) bool { return r.Rate == l.Rate }) {
+			best = max(best, l.Rate)
+		}
 	}
-	ev := m.at("topology.fabric_link.rate", "")
-	if !m.given("topology.fabric_link.rate") {
-		ev = m.at("topology.host_link.rate", scenario.DefaultHostRate.String())
+	if best == 0 {
+		return 0, Evidence{}, false
 	}
-	return best, ev
+	fabric := false
+	for _, l := range m.Desc.Topo.Links {
+		t := m.Desc.Topo
+		fabric = fabric || l.Rate == best && t.Nodes[l.A].Kind == topo.Switch && t.Nodes[l.B].Kind == topo.Switch
+	}
+	if fabric && m.given("topology.fabric_link.rate") {
+		return best, m.at("topology.fabric_link.rate", ""), true
+	}
+	return best, m.at("topology.host_link.rate", scenario.DefaultHostRate.String()), true
 }
 
 // sonicECN returns the WRED profiles attached to the RoCE queue, once per

@@ -42,7 +42,7 @@ traffic:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Switch != b.Switch || !reflect.DeepEqual(a.Host, b.Host) {
+	if !reflect.DeepEqual(a.Switch, b.Switch) || !reflect.DeepEqual(a.Host, b.Host) {
 		t.Errorf("switch or host differ:\n%+v\n%+v", a.Switch, b.Switch)
 	}
 	if !reflect.DeepEqual(a.Flows, b.Flows) {

@@ -9,6 +9,7 @@ import (
 
 	"rocelab/internal/fabric"
 	"rocelab/internal/fault"
+	"rocelab/internal/fluid"
 	"rocelab/internal/hugepage"
 	"rocelab/internal/nic"
 	"rocelab/internal/packet"
@@ -352,10 +353,9 @@ func (s *Scenario) switchConfig(name string, tier int, net *fabric.Network) fabr
 		c.Headroom = func(pt *fabric.Port) unit.Bytes { return s.headroomOf(pt.Rate(), pt.Cable()) }
 	}
 	if sp.ECN.Enabled {
-		for p := 0; p < 8; p++ {
-			if sp.ECN.Priorities&(1<<p) != 0 {
-				c.ECN[p] = fabric.RED{Kmin: int64(sp.ECN.Kmin), Kmax: int64(sp.ECN.Kmax), Pmax: sp.ECN.Pmax}
-			}
+		c.ECN = redOf[fabric.RED](&sp.ECN, sp.ECN.Base())
+		for _, r := range sp.ECN.ByRate {
+			c.ECNByRate = append(c.ECNByRate, fabric.RateRED{Rate: r.Rate, ECN: redOf[fabric.RED](&sp.ECN, r)})
 		}
 	}
 	stream := "ecmp"
@@ -428,3 +428,15 @@ func (s *Scenario) pfcMask() uint8 {
 
 // lossless reports whether PFC protects every priority of mask m.
 func (s *Scenario) lossless(m uint8) bool { return m&^s.pfcMask() == 0 }
+
+// redOf is the marking profile of each priority's queue at a port with
+// thresholds r: the ECN priorities mark, the others do not.
+func redOf[R fabric.RED | fluid.RED](e *ECNSpec, r RateECN) [8]R {
+	var out [8]R
+	for p := 0; p < 8; p++ {
+		if e.Priorities&(1<<p) != 0 {
+			out[p] = R{Kmin: int64(r.Kmin), Kmax: int64(r.Kmax), Pmax: r.Pmax}
+		}
+	}
+	return out
+}

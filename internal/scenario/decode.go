@@ -1,9 +1,11 @@
 package scenario
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -499,4 +501,82 @@ func (c *conv) dscpMap(n ast.Node, path string) [64]uint8 {
 		c.fail(n, path, "expected \"default\" or a mapping of DSCP to priority such as {26: 3, 48: 6}, got %s", quote(s))
 	}
 	return m
+}
+
+// ecnByRate reads switch.ecn.by_rate: a mapping of port rate to that
+// rate's {kmin, kmax, pmax}, each defaulting to the profile's own.
+func (c *conv) ecnByRate(n ast.Node, path string, base *ECNSpec) []RateECN {
+	n = Unwrap(n)
+	if n == nil {
+		return nil
+	}
+	if _, null := n.(*ast.NullNode); null {
+		return nil
+	}
+	c.note(n, path)
+	pairs, ok := MappingPairs(n)
+	if !ok {
+		c.fail(n, path, "expected a mapping of port rate to thresholds, such as {400G: {kmin: 1600KB, kmax: 6400KB}}")
+		return nil
+	}
+	var out []RateECN
+	for _, kv := range pairs {
+		k := kv.Key.GetToken().Value
+		at := path + "." + k
+		r := RateECN{Rate: c.rate(kv.Key, at, 0), Kmin: base.Kmin, Kmax: base.Kmax, Pmax: base.Pmax, Key: k}
+		if r.Rate == 0 {
+			continue
+		}
+		if slices.ContainsFunc(out, func(o RateECN) bool { return o.Rate == r.Rate }) {
+			c.fail(kv.Key, at, "%v is listed twice", r.Rate)
+			continue
+		}
+		fields, ok := MappingPairs(kv.Value)
+		if !ok {
+			c.fail(kv.Value, at, "expected a mapping of kmin, kmax, pmax")
+			continue
+		}
+		var kmax ast.Node = kv.Value
+		for _, f := range fields {
+			switch name := f.Key.GetToken().Value; name {
+			case "kmin":
+				r.Kmin = c.bytes(f.Value, at+".kmin", r.Kmin)
+			case "kmax":
+				r.Kmax, kmax = c.bytes(f.Value, at+".kmax", r.Kmax), f.Value
+			case "pmax":
+				r.Pmax = c.float(f.Value, at+".pmax", r.Pmax, 0, 1)
+			default:
+				c.fail(f.Key, at, "unknown key %q; expected one of: kmin, kmax, pmax", name)
+			}
+		}
+		if r.Kmax < r.Kmin {
+			c.fail(kmax, at+".kmax", "must not be below kmin (%v)", r.Kmin)
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b RateECN) int { return cmp.Compare(a.Rate, b.Rate) })
+	return out
+}
+
+// checkECNRates reports a switch.ecn.by_rate entry no link of the
+// topology runs at: a profile for ports that do not exist is a typo or a
+// topology that changed.
+func (c *conv) checkECNRates(s *Scenario, r *rawSwitch) {
+	if r == nil || r.ECN == nil || len(s.Switch.ECN.ByRate) == 0 {
+		return
+	}
+	var rates []unit.BitRate
+	for _, l := range s.Topo.Links {
+		if !slices.Contains(rates, l.Rate) {
+			rates = append(rates, l.Rate)
+		}
+	}
+	pairs, _ := MappingPairs(r.ECN.ByRate)
+	for _, kv := range pairs {
+		rate, err := unit.ParseRate(kv.Key.GetToken().Value)
+		if err == nil && !slices.Contains(rates, rate) {
+			slices.Sort(rates)
+			c.fail(kv.Key, "switch.ecn.by_rate."+kv.Key.GetToken().Value, "no link runs at %v (the topology's links: %v)", rate, rates)
+		}
+	}
 }

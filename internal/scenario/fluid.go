@@ -73,10 +73,9 @@ func (s *Scenario) FluidConfig() *fluid.Config {
 		c.Headroom = func(r unit.BitRate, l unit.Length) int64 { return int64(s.headroomOf(r, l)) }
 	}
 	if sw.ECN.Enabled {
-		for p := 0; p < 8; p++ {
-			if sw.ECN.Priorities&(1<<p) != 0 {
-				c.ECN[p] = fluid.RED{Kmin: int64(sw.ECN.Kmin), Kmax: int64(sw.ECN.Kmax), Pmax: sw.ECN.Pmax}
-			}
+		c.ECN = redOf[fluid.RED](&sw.ECN, sw.ECN.Base())
+		for _, r := range sw.ECN.ByRate {
+			c.ECNByRate = append(c.ECNByRate, fluid.RateRED{Rate: r.Rate, ECN: redOf[fluid.RED](&sw.ECN, r)})
 		}
 	}
 	for i, f := range s.Faults {

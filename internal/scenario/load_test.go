@@ -228,6 +228,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("topology: {kind: leaf-spine, leaves: 2, spines: 3, uplinks_per_leaf: 3}\ntraffic: {generators: [{kind: incast, senders: 1, receiver: h0}]}"))
 	f.Add([]byte("topology: [1, 2]\n"))
 	f.Add([]byte("topology: {kind: graph, hosts: 3, switches: 2, links: [{a: h0, b: s0}, {a: h1, b: s0}, {a: h2, b: s1, cable: 1m}, {a: s0, b: s1, rate: 400G, count: 2}]}\ntraffic: {generators: [{kind: incast, senders: 2, receiver: h2, bytes: 1MiB}]}"))
+	f.Add([]byte("topology: {kind: leaf-spine, fabric_link: {rate: 400G}}\nswitch: {ecn: {kmin: 100KB, by_rate: {400G: {kmax: 6MB, pmax: 0.1}, 100G: {kmin: 0}}}}\ntraffic: {generators: [{kind: permutation, bytes: 1MiB}]}"))
 	f.Add([]byte("a: &x {b: *x}"))
 	f.Add([]byte("x-p: &p {enabled: true, priorities: [3]}\nx-l: &l {rate: 400G, cable: 30m}\ntopology: {kind: dumbbell, left: 2, right: 1, host_link: *l}\nswitch: {pfc: {<<: *p, quanta: 100}, ecn: {<<: [{kmin: 1KB}, {kmax: 9KB}]}}\ntraffic: {flows: [&f {src: h0, dst: h2, bytes: 1MiB, name: a}, {<<: *f, name: b}]}"))
 	f.Add([]byte("duration: 1h\ntopology: {kind: fat-tree, k: 8}\ntraffic: {generators: [{kind: all-to-all, bytes: 1e30, rate: 400G, start: 2h}]}"))

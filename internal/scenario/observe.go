@@ -71,7 +71,7 @@ func (tw *Twin) Observe() twin.Observation {
 	o.Queues, o.QPs = []twin.Queue{}, []twin.QPSeries{}
 	for _, q := range net.QueueSeries() {
 		o.Queues = append(o.Queues, twin.Queue{Port: q.Switch.Port(q.Port).Name(), Priority: q.Prio,
-			MaxBytes: q.Switch.QueueMax(q.Port, q.Prio), Depth: q.Bytes.Points(), Levels: queueLevels(q.Switch, q.Prio)})
+			MaxBytes: q.Switch.QueueMax(q.Port, q.Prio), Depth: q.Bytes.Points(), Levels: queueLevels(q.Switch, q.Port, q.Prio)})
 	}
 	o.Pauses = tw.pauseSeries()
 	for _, n := range tw.NICs {
@@ -127,12 +127,12 @@ func (s *Scenario) setup(headroom []int64, roce uint8, lossless bool) twin.Setup
 	return out
 }
 
-// queueLevels are the ECN and XOFF levels of a switch's queues of
+// queueLevels are the ECN and XOFF levels of a switch port's queue of
 // priority prio.
-func queueLevels(sw *fabric.Switch, prio int) *twin.QueueLevels {
+func queueLevels(sw *fabric.Switch, port, prio int) *twin.QueueLevels {
 	cfg := sw.Config()
 	lv := &twin.QueueLevels{}
-	if r := cfg.ECN[prio]; r.Enabled() {
+	if r := sw.RED(port, prio); r.Enabled() {
 		lv.ECN = &twin.ECNLevels{KminBytes: r.Kmin, KmaxBytes: r.Kmax, Pmax: r.Pmax}
 	}
 	if cfg.Lossless&(1<<prio) != 0 {

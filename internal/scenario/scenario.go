@@ -147,7 +147,36 @@ type ECNSpec struct {
 	// RTT is the base round-trip time the thresholds are sized for; lint
 	// and the calculators compare them with one BDP at the port speed.
 	RTT unit.Time
+	// ByRate holds the thresholds of ports of other speeds
+	// (switch.ecn.by_rate), by rate: a fabric of mixed speeds gives each
+	// its own WRED profile. Ports of a rate not listed take Kmin, Kmax and
+	// Pmax.
+	ByRate []RateECN
 }
+
+// RateECN is the marking thresholds of the ports of one rate; Key is
+// the rate as switch.ecn.by_rate writes it ("400G"), for key paths.
+type RateECN struct {
+	Rate       unit.BitRate
+	Kmin, Kmax unit.Bytes
+	Pmax       float64
+	Key        string
+}
+
+// At returns the thresholds of a port of the given rate.
+func (e *ECNSpec) At(rate unit.BitRate) RateECN {
+	for _, r := range e.ByRate {
+		if r.Rate == rate {
+			return r
+		}
+	}
+	b := e.Base()
+	b.Rate = rate
+	return b
+}
+
+// Base returns the thresholds of ports of a rate ByRate does not list.
+func (e *ECNSpec) Base() RateECN { return RateECN{Kmin: e.Kmin, Kmax: e.Kmax, Pmax: e.Pmax} }
 
 // HostSpec is the host NICs' configuration.
 type HostSpec struct {
@@ -240,6 +269,7 @@ func convert(name string, raw *rawScenario, description bool) (*Scenario, error)
 		return nil, c.errs
 	}
 	c.checkBuffer(s, raw.Switch)
+	c.checkECNRates(s, raw.Switch)
 	s.NCCL = c.ncclEnv(raw.NCCL)
 	s.PHY = c.phy(raw.PHY)
 	c.workload(s, raw)
@@ -499,6 +529,7 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 		if s.ECN.Kmax < s.ECN.Kmin {
 			c.fail(e.Kmax, path+".kmax", "must not be below kmin (%v)", s.ECN.Kmin)
 		}
+		s.ECN.ByRate = c.ecnByRate(e.ByRate, path+".by_rate", &s.ECN)
 	}
 	if w := r.Watchdog; w != nil {
 		const path = "switch.watchdog"

@@ -102,6 +102,7 @@ type rawECN struct {
 	Pmax       ast.Node `yaml:"pmax"`
 	At         ast.Node `yaml:"at"`
 	RTT        ast.Node `yaml:"rtt"`
+	ByRate     ast.Node `yaml:"by_rate"`
 }
 
 type rawWatchdog struct {

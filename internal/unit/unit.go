@@ -95,6 +95,14 @@ const (
 	Gbps         BitRate = 1000 * Mbps
 )
 
+// Nominal reports whether r is the nominal rate n, give or take the
+// 0.1 % that a port's clock offset (IEEE 802.3's ±100 ppm, and more when
+// a scenario exaggerates it) moves a port's actual rate.
+func (r BitRate) Nominal(n BitRate) bool {
+	d := r - n
+	return max(d, -d)*1000 <= n
+}
+
 // String formats r as e.g. "100Gbps" or "12.5Gbps".
 func (r BitRate) String() string {
 	switch {

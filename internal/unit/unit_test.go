@@ -182,3 +182,22 @@ func TestCableFor(t *testing.T) {
 		}
 	}
 }
+
+// A port's actual rate is its nominal one within 0.1 %; 100G is not 400G.
+func TestNominal(t *testing.T) {
+	for _, c := range []struct {
+		r, n BitRate
+		want bool
+	}{
+		{99_991_165_343, 100 * Gbps, true},
+		{100_009_662_276, 100 * Gbps, true},
+		{100 * Gbps, 100 * Gbps, true},
+		{99_899_000_000, 100 * Gbps, false},
+		{400 * Gbps, 100 * Gbps, false},
+		{100 * Gbps, 400 * Gbps, false},
+	} {
+		if got := c.r.Nominal(c.n); got != c.want {
+			t.Errorf("%v.Nominal(%v) = %v", c.r, c.n, got)
+		}
+	}
+}

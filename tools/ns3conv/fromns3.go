@@ -337,7 +337,7 @@ func fromNs3(file string, w io.Writer) error {
 	hostRate := topology.rates[0]
 	for _, r := range topology.rates {
 		if r != hostRate {
-			notes = append(notes, "links of several rates: ns-3 halves the PFC share on a port per doubling of its rate over the NIC's, and marks each port with its rate's KMIN/KMAX/PMAX_MAP entry; here every port has alpha 1/8 and the hosts' rate's ECN thresholds")
+			notes = append(notes, "links of several rates: ns-3 halves the PFC share on a port per doubling of its rate over the NIC's; here every port has alpha 1/8 (each port marks at its rate's KMIN/KMAX/PMAX_MAP entry in both, by switch.ecn.by_rate)")
 			break
 		}
 	}
@@ -391,13 +391,13 @@ func fromNs3(file string, w io.Writer) error {
 	host := fmt.Sprintf("host:\n  mtu: %d\n  qp: {ack_coalesce: %g}\n  rx: {pfc: false}\n", mtu, ack)
 	if qcn == 0 {
 		ecn := "{enabled: false}"
-		if e, err := ecnAt(c, hostRate); err == nil { // kept for the way back, unused without QCN
+		if e, err := ecnAt(c, hostRate, nil); err == nil { // kept for the way back, unused without QCN
 			ecn = "{enabled: false, " + strings.TrimPrefix(e, "{")
 		}
 		fmt.Fprintf(&b, "  ecn: %s\n", ecn)
 		host += "  cc: none\n  ecn: false\n"
 	} else {
-		ecn, err := ecnAt(c, hostRate)
+		ecn, err := ecnAt(c, hostRate, rateSet(topology.rates))
 		if err != nil {
 			return err
 		}
@@ -422,25 +422,50 @@ func fromNs3(file string, w io.Writer) error {
 }
 
 // ecnAt is the switch's ECN line from KMIN_MAP, KMAX_MAP and PMAX_MAP
-// ("N RATE VALUE ...", thresholds in KB) at the hosts' rate.
-func ecnAt(c *ns3Config, rate unit.BitRate) (string, error) {
-	var v [3]string
-	for i, key := range []string{"KMIN_MAP", "KMAX_MAP", "PMAX_MAP"} {
-		m := c.kv[key]
-		n, err := strconv.Atoi(strings.Join(m[:min(1, len(m))], ""))
-		if err != nil || len(m) != 1+2*n {
-			return "", fmt.Errorf("%s: expected a count and that many RATE VALUE pairs", c.at(key))
-		}
-		for j := 0; j < n; j++ {
-			if r, err := strconv.ParseInt(m[1+2*j], 10, 64); err == nil && unit.BitRate(r) == rate {
-				v[i] = m[2+2*j]
+// ("N RATE VALUE ...", thresholds in KB): the hosts' rate's entry, and
+// each other link rate's as switch.ecn.by_rate (ns-3 marks each port at
+// its rate's entry).
+func ecnAt(c *ns3Config, host unit.BitRate, rates []unit.BitRate) (string, error) {
+	at := func(rate unit.BitRate) ([3]string, error) {
+		var v [3]string
+		for i, key := range []string{"KMIN_MAP", "KMAX_MAP", "PMAX_MAP"} {
+			m := c.kv[key]
+			n, err := strconv.Atoi(strings.Join(m[:min(1, len(m))], ""))
+			if err != nil || len(m) != 1+2*n {
+				return v, fmt.Errorf("%s: expected a count and that many RATE VALUE pairs", c.at(key))
+			}
+			for j := 0; j < n; j++ {
+				if r, err := strconv.ParseInt(m[1+2*j], 10, 64); err == nil && unit.BitRate(r) == rate {
+					v[i] = m[2+2*j]
+				}
+			}
+			if v[i] == "" {
+				// third.cc would mark every packet there (thresholds 0).
+				return v, fmt.Errorf("%s: no entry for %d bps, a rate of the topology's links", c.at(key), int64(rate))
 			}
 		}
-		if v[i] == "" {
-			return "", fmt.Errorf("%s: no entry for the hosts' rate, %d bps", c.at(key), int64(rate))
-		}
+		return v, nil
 	}
-	return fmt.Sprintf("{kmin: %sKB, kmax: %sKB, pmax: %s, at: dequeue}", v[0], v[1], v[2]), nil
+	v, err := at(host)
+	if err != nil {
+		return "", err
+	}
+	line := fmt.Sprintf("{kmin: %sKB, kmax: %sKB, pmax: %s, at: dequeue", v[0], v[1], v[2])
+	var other []string
+	for _, r := range rates {
+		if r == host {
+			continue
+		}
+		w, err := at(r)
+		if err != nil {
+			return "", err
+		}
+		other = append(other, fmt.Sprintf("%s: {kmin: %sKB, kmax: %sKB, pmax: %s}", r, w[0], w[1], w[2]))
+	}
+	if len(other) > 0 {
+		line += ", by_rate: {" + strings.Join(other, ", ") + "}"
+	}
+	return line + "}", nil
 }
 
 // ccKnobs is the host's congestion control as the config sets it: the
@@ -518,4 +543,11 @@ func ccKnobs(c *ns3Config, mode int, ackHigh bool) (string, error) {
 		ecn = "  ecn: false\n"
 	}
 	return fmt.Sprintf("%s  cc: %s\n  %s: {%s}\n", ecn, name, name, strings.Join(parts, ", ")), nil
+}
+
+// rateSet is the distinct rates, in increasing order.
+func rateSet(rates []unit.BitRate) []unit.BitRate {
+	out := slices.Clone(rates)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
