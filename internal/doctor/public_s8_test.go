@@ -172,3 +172,22 @@ func TestPortDownAndFlap(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/threads/cx4lx-4port-show-counters-req-cqe-error-no-ack-timeouts-notes.txt")
 	nicMustFind(t, fs, "devinfo.port.down", Warn, "mlx5_1 port 1 is not up: DOWN")
 }
+
+// mlx5 prints rx_prioN_buf_discard (unicast frames a priority dropped for
+// want of receive buffer, ConnectX-6 Dx and later) and rx_prioN_cong_discard
+// (WRED drops) beside rx_prioN_discards; the counter table did not know
+// them, so a lossless priority dropping packets read as healthy PFC.
+// SYNTHETIC values under the names linux 6.1's en_stats.c prints.
+func TestPrioBufferDiscards(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"NIC statistics:",
+		"     rx_packets_phy: 100000000",
+		"     rx_prio3_bytes: 90000000000",
+		"     rx_prio3_packets: 90000000",
+		"     rx_prio3_pause: 5120",
+		"     tx_prio3_pause: 77",
+		"     rx_prio3_buf_discard: 1200",
+		"     rx_prio3_cong_discard: 0",
+	)
+	nicMustFind(t, fs, "counters.discards", Warn, "rx_prio3_buf_discard 1200")
+}
