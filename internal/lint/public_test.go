@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"rocelab/internal/doctor"
 )
 
 // TestLintMultiASIC lints a multi-ASIC dump as `show runningconfiguration
@@ -302,6 +304,47 @@ func TestLintShowPFCPriority(t *testing.T) {
 		}
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: qos.pfc.disabled on %v, want %v", c.file, got, c.want)
+		}
+	}
+}
+
+// TestLintMellanoxStaticHeadroom: two real Spectrum-1 (SN2700) traditional
+// buffer configs of sonic-utilities' migrator tests. The 1.0.4 one carries
+// NVIDIA's table profile (100G/40m, xoff 38912 B): short of the IEEE
+// budget the lua uses since sonic-swss #1930, but above what the ASIC's
+// fixed 3.8 KiB peer response needs, so it is an info that says so (a
+// warning before, on 25 of sonic-utilities' 48 Spectrum migrator configs).
+// The 1.0.1 one has a flat 16384 B at every speed, short even of the fixed
+// response: those stay warnings.
+func TestLintMellanoxStaticHeadroom(t *testing.T) {
+	for _, c := range []struct {
+		file       string
+		info, warn int
+	}{
+		{"util-dbmig-msn2700-t1-v1_0_4.json", 1, 0},
+		{"util-dbmig-msn2700-t0-v1_0_1.json", 3, 4},
+	} {
+		rep, err := Lint([]string{filepath.Join("testdata", c.file)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var info, warn int
+		for _, fd := range rep.Findings {
+			if fd.ID != "pfc.headroom.short" {
+				continue
+			}
+			switch fd.Severity {
+			case doctor.Info:
+				info++
+				if !strings.Contains(fd.Title, "fixed 3.8 KiB peer response") || !strings.Contains(fd.Title, "MELLANOX-SPECTRUM") {
+					t.Errorf("%s: info without the fixed response: %s", c.file, fd.Title)
+				}
+			case doctor.Warn:
+				warn++
+			}
+		}
+		if info != c.info || warn != c.warn {
+			t.Errorf("%s: %d info and %d warn pfc.headroom.short, want %d and %d", c.file, info, warn, c.info, c.warn)
 		}
 	}
 }
