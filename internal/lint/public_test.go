@@ -348,3 +348,43 @@ func TestLintMellanoxStaticHeadroom(t *testing.T) {
 		}
 	}
 }
+
+// TestLintMMUConfig: `mmuconfig -l` (sonic-utilities' expected output)
+// lists a lossless profile (headroom_profile, xoff 32768) but not the
+// ports that use it. Lint says the headroom went unchecked and where the
+// profile is, instead of 'No findings'; with xoff taken out nothing is
+// lossless and nothing is said.
+func TestLintMMUConfig(t *testing.T) {
+	file := filepath.Join("testdata", "util-mmuconfig-l.txt")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lossy := filepath.Join(t.TempDir(), "mmu.txt")
+	if err := os.WriteFile(lossy, []byte(strings.Replace(string(data), "xoff        32768\n", "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		file string
+		want int
+	}{{file, 1}, {lossy, 0}} {
+		rep, err := Lint([]string{c.file}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, fd := range rep.Findings {
+			if fd.ID != "config.buffers.unmapped" {
+				t.Errorf("%s: %s %s", c.file, fd.ID, fd.Title)
+				continue
+			}
+			n++
+			if !strings.Contains(fd.Title, "(headroom_profile)") || len(fd.Evidence) == 0 || fd.Evidence[0].Line != 54 {
+				t.Errorf("%s: %s, evidence %v", c.file, fd.Title, fd.Evidence)
+			}
+		}
+		if n != c.want {
+			t.Errorf("%s: %d config.buffers.unmapped, want %d", c.file, n, c.want)
+		}
+	}
+}

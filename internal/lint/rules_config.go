@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"rocelab/internal/doctor"
+	"rocelab/internal/ingest"
 	"rocelab/internal/sonic"
 )
 
@@ -86,6 +87,35 @@ func uncheckedConfigs(m *Model) []doctor.Finding {
 			Evidence:  []Evidence{{File: db.Source(), Text: "tables: " + strings.Join(have, ", ")}},
 			Mechanism: "A switch's lossless class lives in its QoS maps, buffer profiles and WRED profiles; a config without them says nothing about PFC or ECN, so no finding here is not a clean bill.",
 			Fix:       "Give the switch's whole CONFIG_DB: `show runningconfiguration all`, or /etc/sonic/config_db.json.",
+		})
+	}
+	for _, a := range m.Artifacts {
+		sw, ok := a.(*ingest.SwitchCounters)
+		if !ok {
+			continue
+		}
+		var names []string
+		var ev []Evidence
+		for _, p := range sw.Profiles {
+			if p.Xoff > 0 {
+				names = append(names, p.Name)
+				ev = append(ev, p.Evidence...)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		noun := "profiles"
+		if len(names) == 1 {
+			noun = "profile"
+		}
+		fs = append(fs, doctor.Finding{
+			ID: "config.buffers.unmapped", Severity: doctor.Info, Layer: doctor.LayerInput,
+			Title:     fmt.Sprintf("%s: %d lossless buffer %s (%s) without the ports and PGs that use them: headroom not checked", sw.Source(), len(names), noun, list(names, 3)),
+			Subject:   sw.Source(),
+			Evidence:  evs(ev...),
+			Mechanism: "Whether xoff holds what arrives after a pause depends on the speed and cable of the port the profile is on; `mmuconfig -l` and `show buffer configuration` list pools and profiles, not BUFFER_PG, PORT or CABLE_LENGTH, so no finding here is not a clean bill.",
+			Fix:       "Give the switch's CONFIG_DB (`show runningconfiguration all`), whose BUFFER_PG, PORT and CABLE_LENGTH say where each profile is used.",
 		})
 	}
 	return fs
