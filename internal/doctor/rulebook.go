@@ -353,7 +353,7 @@ var book = []Spec{
 		Fix:    "Serve class <value> strictly (SONiC: a SCHEDULER of type STRICT on QUEUE <port>|<value>.",
 		Source: "mlx5 marks CNPs for a strict class (cnp_802p_prio 6); SONiC/Cumulus RoCE defaults serve it strictly"},
 	{ID: "config.qos.absent", Layer: LayerInput, Severities: []Severity{Info}, Front: Lint,
-		Text:   "a config_db with none of the tables that set RoCE's class (PORT_QOS_MAP, DSCP_TO_TC_MAP, BUFFER_PG, BUFFER_PROFILE, WRED_PROFILE, QUEUE, PFC_WD)",
+		Text:   "a config_db with none of the tables that set RoCE's class (PORT_QOS_MAP, DSCP_TO_TC_MAP, BUFFER_PG, BUFFER_PROFILE, WRED_PROFILE, QUEUE, PFC_WD), or with WRED or buffer profiles but none of those that put them on ports and queues (PORT_QOS_MAP, DSCP_TO_TC_MAP, BUFFER_PG, QUEUE, PFC_WD)",
 		Fix:    "Give the switch's whole CONFIG_DB: `show runningconfiguration all`, or /etc/sonic/config_db.json.",
 		Source: "no finding is not a clean bill when PFC, ECN and the buffers were not in the input"},
 	{ID: "config.buffers.unmapped", Layer: LayerInput, Severities: []Severity{Info}, Front: Lint,

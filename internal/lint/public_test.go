@@ -388,3 +388,17 @@ func TestLintMMUConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestLintProfilesUnused: sonic-mgmt's fanout config for the Arista
+// 7060CX-32S defines a WRED profile and buffer profiles but no QUEUE,
+// BUFFER_PG or PORT_QOS_MAP row uses them: lint cannot judge them at any
+// port's speed, and says so (it said 'No findings' before).
+func TestLintProfilesUnused(t *testing.T) {
+	rep, err := Lint([]string{filepath.Join("testdata", "mgmt-fanout-arista-7060cx32s.json")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].ID != "config.qos.absent" || !strings.Contains(rep.Findings[0].Title, "BUFFER_PROFILE, WRED_PROFILE without the tables") {
+		t.Errorf("findings %v, want config.qos.absent naming the unused profiles", rep.Findings)
+	}
+}

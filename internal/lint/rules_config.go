@@ -66,23 +66,36 @@ func shortKey(k string) string {
 // RoCE class: its maps, PFC, ECN, buffers and the watchdog.
 var qosTables = []string{"PORT_QOS_MAP", "DSCP_TO_TC_MAP", "BUFFER_PG", "BUFFER_PROFILE", "WRED_PROFILE", "QUEUE", "PFC_WD"}
 
-// uncheckedConfigs says of a config_db that holds none of qosTables that
-// PFC, ECN and the buffers went unchecked: "no findings" would read as a
-// clean fabric.
+// attachTables are those of qosTables that put the RoCE class on ports
+// and queues; WRED and buffer profiles alone are used by none, and lint
+// judges a profile at the speed of the ports that use it.
+var attachTables = []string{"PORT_QOS_MAP", "DSCP_TO_TC_MAP", "BUFFER_PG", "QUEUE", "PFC_WD"}
+
+// uncheckedConfigs says of a config_db that holds none of attachTables
+// (at most WRED or buffer profiles) that PFC, ECN and the buffers went
+// unchecked: "no findings" would read as a clean fabric.
 func uncheckedConfigs(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
 	for _, db := range m.Sonic {
-		if slices.ContainsFunc(qosTables, db.Has) {
+		if slices.ContainsFunc(attachTables, db.Has) {
 			continue
 		}
-		var have []string
+		var have, profiles []string
 		for t := range db.Tables {
 			have = append(have, t)
+			if slices.Contains(qosTables, t) {
+				profiles = append(profiles, t)
+			}
 		}
 		slices.Sort(have)
+		slices.Sort(profiles)
+		title := fmt.Sprintf("%s: none of the tables that set RoCE's class (%s): its PFC, ECN and buffers were not checked; tables read: %s", db.File, strings.Join(qosTables, ", "), list(have, 6))
+		if len(profiles) > 0 {
+			title = fmt.Sprintf("%s: %s without the tables that put them on ports and queues (%s): the profiles were not checked; tables read: %s", db.File, strings.Join(profiles, ", "), strings.Join(attachTables, ", "), list(have, 6))
+		}
 		fs = append(fs, doctor.Finding{
 			ID: "config.qos.absent", Severity: doctor.Info, Layer: doctor.LayerInput,
-			Title:     fmt.Sprintf("%s: none of the tables that set RoCE's class (%s): its PFC, ECN and buffers were not checked; tables read: %s", db.File, strings.Join(qosTables, ", "), list(have, 6)),
+			Title:     title,
 			Subject:   db.File,
 			Evidence:  []Evidence{{File: db.Source(), Text: "tables: " + strings.Join(have, ", ")}},
 			Mechanism: "A switch's lossless class lives in its QoS maps, buffer profiles and WRED profiles; a config without them says nothing about PFC or ECN, so no finding here is not a clean bill.",
