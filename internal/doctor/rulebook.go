@@ -357,7 +357,7 @@ var book = []Spec{
 		Fix:    "Give the switch's whole CONFIG_DB: `show runningconfiguration all`, or /etc/sonic/config_db.json.",
 		Source: "no finding is not a clean bill when PFC, ECN and the buffers were not in the input"},
 	{ID: "config.buffers.unmapped", Layer: LayerInput, Severities: []Severity{Info}, Front: Lint,
-		Text:   "switch CLI output with lossless buffer profiles (`mmuconfig -l`, `show buffer configuration`: xon and xoff) but not the ports and PGs that use them, so not their speed and cable: the headroom was not checked",
+		Text:   "switch CLI output with lossless buffer profiles (`mmuconfig -l`, `show buffer configuration`: xon and xoff) but not the ports and PGs that use them, so not their speed and cable: the headroom was not checked (a profile named pg_lossless_<speed>_<cable>_profile is judged by its name: switch.headroom.short)",
 		Fix:    "Give the switch's CONFIG_DB (`show runningconfiguration all`), whose BUFFER_PG, PORT and CABLE_LENGTH say where each profile is used.",
 		Source: "no finding is not a clean bill when the profiles could not be judged"},
 	{ID: "nic.cc_prio_mask.missing", Layer: LayerFabric, Severities: []Severity{Error}, Front: Lint,

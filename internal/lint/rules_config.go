@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"rocelab/internal/doctor"
+	"rocelab/internal/headroom"
 	"rocelab/internal/ingest"
 	"rocelab/internal/sonic"
 )
@@ -110,7 +111,7 @@ func uncheckedConfigs(m *Model) []doctor.Finding {
 		var names []string
 		var ev []Evidence
 		for _, p := range sw.Profiles {
-			if p.Xoff > 0 {
+			if _, named := headroom.ParseProfileName(p.Name); p.Xoff > 0 && !named {
 				names = append(names, p.Name)
 				ev = append(ev, p.Evidence...)
 			}
@@ -127,7 +128,7 @@ func uncheckedConfigs(m *Model) []doctor.Finding {
 			Title:     fmt.Sprintf("%s: %d lossless buffer %s (%s) without the ports and PGs that use them: headroom not checked", sw.Source(), len(names), noun, list(names, 3)),
 			Subject:   sw.Source(),
 			Evidence:  evs(ev...),
-			Mechanism: "Whether xoff holds what arrives after a pause depends on the speed and cable of the port the profile is on; `mmuconfig -l` and `show buffer configuration` list pools and profiles, not BUFFER_PG, PORT or CABLE_LENGTH, so no finding here is not a clean bill.",
+			Mechanism: "Whether xoff holds what arrives after a pause depends on the speed and cable of the port the profile is on; `mmuconfig -l` and `show buffer configuration` list pools and profiles, not BUFFER_PG, PORT or CABLE_LENGTH. A profile named as buffermgrd names them (pg_lossless_<speed>_<cable>_profile) is judged by its name (switch.headroom.short); these are not, so no finding here is not a clean bill.",
 			Fix:       "Give the switch's CONFIG_DB (`show runningconfiguration all`), whose BUFFER_PG, PORT and CABLE_LENGTH say where each profile is used.",
 		})
 	}
