@@ -257,9 +257,10 @@ func FuzzCompute(f *testing.F) {
 			cell < 0 || cell > 4096 || math.IsNaN(small) || math.IsNaN(mac) || mac < 0 || mac > 1<<20 {
 			return
 		}
-		for _, fm := range []Formula{Generic, Mellanox} {
+		for i, fm := range []Formula{Generic, Mellanox, Mellanox} {
 			r := Compute(Input{Formula: fm, Speed: unit.BitRate(gbps) * unit.Gbps, Cable: unit.Length(metres) * unit.Metre, PortMTU: unit.Bytes(mtu),
-				LosslessMTU: unit.Bytes(lossless), SmallPacketPercent: small, CellSize: cell, MACPHYDelay: mac, SharedHeadroomPool: shp, Lanes: lanes})
+				LosslessMTU: unit.Bytes(lossless), SmallPacketPercent: small, CellSize: cell, MACPHYDelay: mac, SharedHeadroomPool: shp, Lanes: lanes,
+				FixedPeer: i == 2, PeerResponse: 3.8 * 1024})
 			if r.Xoff < 0 || r.Xoff%1024 != 0 || r.Size%1024 != 0 || r.Occupancy <= 0 {
 				t.Fatalf("%s: %+v", fm, r)
 			}
