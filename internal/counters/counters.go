@@ -156,6 +156,8 @@ const (
 	PrioPackets           Concept = "prio_packets"            // frames on one priority
 	PrioBytes             Concept = "prio_bytes"              // frame bytes on one priority
 	PrioDiscards          Concept = "prio_discards"           // frames dropped on one priority
+	PrioBufDiscards       Concept = "prio_buf_discards"       // unicast frames one priority dropped for want of receive buffer
+	PrioCongDiscards      Concept = "prio_cong_discards"      // frames one priority dropped by WRED (congestion)
 	PauseFrames           Concept = "pause_frames"            // PFC frames on one priority (XON included)
 	PauseDuration         Concept = "pause_duration"          // time one priority was paused
 	PauseTransition       Concept = "pause_transition"        // pause episodes begun on one priority

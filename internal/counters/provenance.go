@@ -29,6 +29,8 @@ var provenance = map[string]string{
 	"rx_prio%d_bytes":                `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:1662 "rx_prio%d_bytes"`,
 	"rx_prio%d_packets":              `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:1663 "rx_prio%d_packets"`,
 	"rx_prio%d_discards":             `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:1664 "rx_prio%d_discards"`,
+	"rx_prio%d_buf_discard":          `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:1524 "rx_prio%d_buf_discard"`,
+	"rx_prio%d_cong_discard":         `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:1534 "rx_prio%d_cong_discard"`,
 	"tx_prio%d_bytes":                `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:1665 "tx_prio%d_bytes"`,
 	"tx_prio%d_packets":              `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:1666 "tx_prio%d_packets"`,
 	"rx_out_of_buffer":               "linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:554 rx_out_of_buffer",

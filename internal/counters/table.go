@@ -79,6 +79,8 @@ func builtin() []Desc {
 		ep("rx_prio%d_bytes", PrioBytes, RX, Bytes),
 		ep("rx_prio%d_packets", PrioPackets, RX, Packets),
 		ep("rx_prio%d_discards", PrioDiscards, RX, Packets),
+		ep("rx_prio%d_buf_discard", PrioBufDiscards, RX, Packets),
+		ep("rx_prio%d_cong_discard", PrioCongDiscards, RX, Packets),
 		ep("tx_prio%d_bytes", PrioBytes, TX, Bytes),
 		ep("tx_prio%d_packets", PrioPackets, TX, Packets),
 		ep("rx_prio%d_pause", PauseFrames, RX, Packets),

@@ -109,6 +109,7 @@ func rules() []Rule {
 	rs = append(rs, gidRules()...)
 	rs = append(rs, qosRules()...)
 	rs = append(rs, hostRules()...)
+	rs = append(rs, portRules()...)
 	rs = append(rs, captureRule())
 	return rs
 }

@@ -153,3 +153,41 @@ func TestWarnCascadeFirstCausePerProcess(t *testing.T) {
 		t.Errorf("mechanism %q fix %q", f.Mechanism, f.Fix)
 	}
 }
+
+// `rdma link` lines (ROCm/rccl#1423: an IB port DOWN/POLLING, then
+// DOWN/LINK_UP, then ACTIVE) were read as hw_counters (lid, sm_lid and lmc
+// taken for counters) and reported nothing; no rule looked at port
+// states at all, so ibv_devinfo's PORT_DOWN went unsaid too.
+func TestPortDownAndFlap(t *testing.T) {
+	const file = "corpus/ethtool/rdma-link-ib-port-down-polling-flapping-rccl1423.txt"
+	for _, a := range nicReadArtifacts(t, file) {
+		if a.Kind() == ingest.KindHWCounters {
+			t.Errorf("rdma link read as hw_counters")
+		}
+	}
+	f := nicMustFind(t, diagnoseFiles(t, Options{}, file), "devinfo.port.down", Error, "mlx5_7 port 1 flapped", "DOWN (physical state POLLING)")
+	if !strings.Contains(f.Mechanism, "no link partner") || len(f.Evidence) != 3 {
+		t.Errorf("mechanism %q, %d evidence lines", f.Mechanism, len(f.Evidence))
+	}
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/cx4lx-4port-show-counters-req-cqe-error-no-ack-timeouts-notes.txt")
+	nicMustFind(t, fs, "devinfo.port.down", Warn, "mlx5_1 port 1 is not up: DOWN")
+}
+
+// mlx5 prints rx_prioN_buf_discard (unicast frames a priority dropped for
+// want of receive buffer, ConnectX-6 Dx and later) and rx_prioN_cong_discard
+// (WRED drops) beside rx_prioN_discards; the counter table did not know
+// them, so a lossless priority dropping packets read as healthy PFC.
+// SYNTHETIC values under the names linux 6.1's en_stats.c prints.
+func TestPrioBufferDiscards(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"NIC statistics:",
+		"     rx_packets_phy: 100000000",
+		"     rx_prio3_bytes: 90000000000",
+		"     rx_prio3_packets: 90000000",
+		"     rx_prio3_pause: 5120",
+		"     tx_prio3_pause: 77",
+		"     rx_prio3_buf_discard: 1200",
+		"     rx_prio3_cong_discard: 0",
+	)
+	nicMustFind(t, fs, "counters.discards", Warn, "rx_prio3_buf_discard 1200")
+}

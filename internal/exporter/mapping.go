@@ -111,6 +111,8 @@ func mappingTable() []familyRow {
 		{e, counters.PrioPackets, "rocelab_nic_priority_packets_total", "Frames on one priority (mlx5 rx/tx_prioN_packets, bnxt rx/tx_packets_priN)."},
 		{e, counters.PrioBytes, "rocelab_nic_priority_bytes_total", "Frame bytes on one priority (mlx5 rx/tx_prioN_bytes, bnxt rx/tx_bytes_priN)."},
 		{e, counters.PrioDiscards, "rocelab_nic_priority_discards_total", "Frames dropped on one priority (mlx5 rx_prioN_discards, bnxt rx_discard_packets_cosN)."},
+		{e, counters.PrioBufDiscards, "rocelab_nic_priority_buffer_discards_total", "Unicast frames one priority dropped for want of receive buffer (mlx5 rx_prioN_buf_discard); must stay 0 on a lossless priority."},
+		{e, counters.PrioCongDiscards, "rocelab_nic_priority_congestion_discards_total", "Frames one priority dropped by WRED (mlx5 rx_prioN_cong_discard)."},
 		{e, counters.PauseFrames, "rocelab_nic_pause_frames_total", "PFC frames on one priority, XON included (mlx5 rx/tx_prioN_pause, bnxt rx/tx_pfc_ena_frames_priN)."},
 		{e, counters.PauseDuration, "rocelab_nic_pause_duration_seconds_total", "Time one priority was paused (mlx5 rx/tx_prioN_pause_duration, bnxt pfc_priN_rx/tx_duration_us; microseconds scaled to seconds). rx: the port was held off; tx: the port held its peer off."},
 		{e, counters.PauseTransition, "rocelab_nic_pause_transitions_total", "Pause episodes begun on one priority (mlx5 rx_prioN_pause_transition, bnxt pfc_priN_rx_transitions)."},

@@ -92,9 +92,16 @@ type Input struct {
 	// the speed: the peer sends for this long at line rate.
 	ResponseTime unit.Time
 	// PeerResponse is the ASIC's default peer response in bytes, used
-	// only for a speed the IEEE table does not list; 0 then takes the
-	// budget of the next listed speed above.
+	// only for a speed the IEEE table does not list (or at every speed
+	// with FixedPeer); 0 then takes the budget of the next listed speed
+	// above.
 	PeerResponse float64
+	// FixedPeer is the lua as NVIDIA's static tables were made with it
+	// before sonic-swss #1930 (2021): PeerResponse at every speed, not
+	// the IEEE budget, and none of the later additions (#3235's 2 KiB
+	// small-packet compensation, #4797's Compensation). Spectrum-1 to -3
+	// pg_profile_lookup.ini tables give this xoff (TestFixedPeerTables).
+	FixedPeer bool
 	// PipelineLatency is xon, in bytes.
 	PipelineLatency float64
 	// KBOnTile adds speed·120/8 bytes (Spectrum-4 and -5).
@@ -177,7 +184,7 @@ func Compute(in Input) Result {
 	switch {
 	case in.ResponseTime > 0:
 		r.PeerResponse = bps * in.ResponseTime.Seconds() / 8
-	case !listed && in.PeerResponse > 0:
+	case (in.FixedPeer || !listed) && in.PeerResponse > 0:
 		r.PeerResponse = in.PeerResponse
 	default:
 		r.PauseQuanta = q
@@ -218,7 +225,7 @@ func Compute(in Input) Result {
 	xoff := lossless + r.Propagation*r.Occupancy
 	r.Xoff = ceilKiB(xoff)
 	pipeline, overhead := in.PipelineLatency, 0.0
-	if in.Formula != Generic {
+	if in.Formula != Generic && !in.FixedPeer {
 		r.Xoff += unit.Bytes(in.Compensation)
 		if !in.SharedHeadroomPool && small != 100 && r.WorstCase > 0 && in.CellOccupancy <= 0 {
 			full := ceilKiB(lossless + r.Propagation*r.WorstCase)
@@ -227,6 +234,8 @@ func Compute(in Input) Result {
 				r.SmallCompensated = true
 			}
 		}
+	}
+	if in.Formula != Generic {
 		if in.Lanes == 8 {
 			pipeline *= 2
 			overhead = portMTU

@@ -257,9 +257,10 @@ func FuzzCompute(f *testing.F) {
 			cell < 0 || cell > 4096 || math.IsNaN(small) || math.IsNaN(mac) || mac < 0 || mac > 1<<20 {
 			return
 		}
-		for _, fm := range []Formula{Generic, Mellanox} {
+		for i, fm := range []Formula{Generic, Mellanox, Mellanox} {
 			r := Compute(Input{Formula: fm, Speed: unit.BitRate(gbps) * unit.Gbps, Cable: unit.Length(metres) * unit.Metre, PortMTU: unit.Bytes(mtu),
-				LosslessMTU: unit.Bytes(lossless), SmallPacketPercent: small, CellSize: cell, MACPHYDelay: mac, SharedHeadroomPool: shp, Lanes: lanes})
+				LosslessMTU: unit.Bytes(lossless), SmallPacketPercent: small, CellSize: cell, MACPHYDelay: mac, SharedHeadroomPool: shp, Lanes: lanes,
+				FixedPeer: i == 2, PeerResponse: 3.8 * 1024})
 			if r.Xoff < 0 || r.Xoff%1024 != 0 || r.Size%1024 != 0 || r.Occupancy <= 0 {
 				t.Fatalf("%s: %+v", fm, r)
 			}
@@ -299,4 +300,50 @@ func FuzzParseProfileName(f *testing.F) {
 			t.Fatalf("%q: %+v", name, p)
 		}
 	})
+}
+
+// TestFixedPeerTables: NVIDIA's static tables for Spectrum-1 (ACS-MSN2010,
+// 2018), -2 (ACS-MSN3420, 2020-04) and -3 (ACS-MSN4410, 2020-11) predate
+// sonic-swss #1930 (2021-09), which replaced the ASIC's fixed
+// peer_response_time (3.8 KiB) with the IEEE budget. Every row's xoff and
+// xon is the lua's with FixedPeer (at 400G, eight lanes, the xon is that
+// of the lua's old 8-lane rule); with the IEEE budget the xoff is larger
+// on every row at 25G and above, which is what pfc.headroom.short says of
+// such a table (lint then tells the two apart).
+func TestFixedPeerTables(t *testing.T) {
+	for _, tb := range []struct {
+		file, asic string
+		small      float64
+		portMTU    unit.Bytes
+	}{
+		{"ACS-MSN2010.ini", "MELLANOX-SPECTRUM", 100, 9100},
+		{"ACS-MSN3420.ini", "MELLANOX-SPECTRUM-2", 96, 9216},
+		{"ACS-MSN4410.ini", "MELLANOX-SPECTRUM-3", 96, 9216},
+	} {
+		a, _ := LookupASIC(tb.asic)
+		rows := readTable(t, tb.file)
+		if len(rows) < 15 {
+			t.Fatalf("%s: %d rows", tb.file, len(rows))
+		}
+		for _, r := range rows {
+			in := Input{Formula: Mellanox, Speed: r.speed, Cable: r.cable, PortMTU: tb.portMTU, LosslessMTU: 1024, SmallPacketPercent: tb.small}
+			a.Apply(&in)
+			in.FixedPeer = true
+			fixed := Compute(in)
+			xon := r.xon
+			if r.speed == 400*unit.Gbps {
+				xon = 19 * 1024 // the 8-lane rows: 2×19 KiB − 1 KiB, the lua's rule of the time
+				if r.xon != 2*xon-1024 {
+					t.Errorf("%s:%d: 400G xon %d, want 37888", tb.file, r.line, r.xon)
+				}
+			}
+			if fixed.Xoff != r.xoff || fixed.Xon != xon || fixed.PauseQuanta != 0 || fixed.PeerResponse != 3.8*1024 {
+				t.Errorf("%s:%d %s %s: fixed peer xoff %d xon %d (quanta %d), published %d %d", tb.file, r.line, r.speedText, r.cableTxt, fixed.Xoff, fixed.Xon, fixed.PauseQuanta, r.xoff, r.xon)
+			}
+			in.FixedPeer = false
+			if ieee := Compute(in); r.speed >= 25*unit.Gbps && ieee.Xoff <= r.xoff {
+				t.Errorf("%s:%d %s %s: IEEE xoff %d not above the table's %d", tb.file, r.line, r.speedText, r.cableTxt, ieee.Xoff, r.xoff)
+			}
+		}
+	}
 }

@@ -65,9 +65,11 @@ func (s *CounterSample) Discards() Discards {
 		}
 	}
 	for p := 0; p < 8; p++ {
-		if r, ok := s.PrioDiscards(p); ok && r.Value > 0 {
-			d.Prio = append(d.Prio, r)
-			d.PrioOf = append(d.PrioOf, p)
+		for _, c := range []counters.Concept{counters.PrioDiscards, counters.PrioBufDiscards, counters.PrioCongDiscards} {
+			if r, ok := s.Concept(c, counters.RX, p); ok && r.Value > 0 {
+				d.Prio = append(d.Prio, r)
+				d.PrioOf = append(d.PrioOf, p)
+			}
 		}
 	}
 	return d

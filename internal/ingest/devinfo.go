@@ -40,8 +40,14 @@ type DevinfoDevice struct {
 
 // A DevinfoPort is one "port:" block.
 type DevinfoPort struct {
-	Port      int // 0 when the paste does not show the port line
-	State     string
+	Port  int // 0 when the paste does not show the port line
+	State string
+	// PhysState is the physical link state ibstat, ibstatus and `rdma
+	// link` print ("LinkUp", "Polling", "LINK_UP", "POLLING"), "" when
+	// not printed.
+	PhysState string
+	// Netdev is the port's network device when `rdma link` names it.
+	Netdev    string
 	MaxMTU    int
 	ActiveMTU int
 	LinkLayer string // "Ethernet" (RoCE) or "InfiniBand"
@@ -129,7 +135,7 @@ func (p *devinfoParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.ibstatLine(l, t) {
+	if p.ibstatLine(l, t) || p.rdmaLinkLine(l, t) {
 		p.out.lines.add(l)
 		return
 	}

@@ -175,6 +175,9 @@ func (p *hwParser) rdmaLine(l Line, t string) bool {
 	if !ok || err != nil || dev == "" {
 		return false
 	}
+	if slices.Contains(f, "state") || slices.Contains(f, "physical_state") {
+		return false // `rdma link`: the port's state, no statistics
+	}
 	k := hwKey{dev, port}
 	if len(f) == 2 {
 		p.secKey, p.linkOpen = k, true

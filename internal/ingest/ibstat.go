@@ -117,7 +117,13 @@ func (p *devinfoParser) ibstatLine(l Line, t string) bool {
 		}
 		pt.State = ibstatState(val)
 		pt.Evidence["state"] = ev
-	case "phys state", "sm lid":
+	case "phys state", "Physical state":
+		if _, word, ok := strings.Cut(val, ": "); ok {
+			val = word // ibstatus: "5: LinkUp"
+		}
+		pt.PhysState = strings.Clone(val)
+		pt.Evidence["phys_state"] = ev
+	case "sm lid":
 	case "default gid":
 		class, v4 := ClassifyGID(val)
 		if class == GIDUnknown {
@@ -142,7 +148,7 @@ func (p *devinfoParser) ibstatLine(l Line, t string) bool {
 	case "link_layer":
 		pt.LinkLayer = strings.Clone(val)
 		pt.Evidence["link_layer"] = ev
-	case "Physical state", "LMC", "SM lid", "Capability mask", "Port GUID":
+	case "LMC", "SM lid", "Capability mask", "Port GUID":
 	case "Rate":
 		n, err := strconv.ParseFloat(val, 64)
 		if err != nil || n <= 0 {
@@ -163,6 +169,52 @@ func (p *devinfoParser) ibstatLine(l Line, t string) bool {
 }
 
 // ibstatState maps ibstat's port state to ibv_devinfo's.
+// rdmaLinkLine reads one line of `rdma link` (show): "link mlx5_7/1
+// subnet_prefix fe80:0000:0000:0000 lid 3403 sm_lid 1 lmc 0 state DOWN
+// physical_state POLLING" (InfiniBand) or "link mlx5_0/1 state ACTIVE
+// physical_state LINK_UP netdev ens1f0np0" (RoCE). Each line is the
+// port's state at one moment, so a line for a port already read starts a
+// new block: repeated runs show a port's state change.
+func (p *devinfoParser) rdmaLinkLine(l Line, t string) bool {
+	rest, ok := strings.CutPrefix(t, "link ")
+	if !ok {
+		return false
+	}
+	f := strings.Fields(rest)
+	if len(f) < 3 {
+		return false
+	}
+	name, ps, ok := strings.Cut(f[0], "/")
+	port, err := strconv.Atoi(ps)
+	if !ok || err != nil || !isIdentName(name) {
+		return false
+	}
+	kv := map[string]string{}
+	for i := 1; i+1 < len(f); i += 2 {
+		kv[f[i]] = f[i+1]
+	}
+	state := kv["state"]
+	if state == "" {
+		return false
+	}
+	ev := At(p.out.src, l)
+	pt := DevinfoPort{Port: port, LID: -1, State: "PORT_" + strings.ToUpper(state), PhysState: kv["physical_state"], Evidence: map[string]Evidence{"port": ev, "state": ev}}
+	switch {
+	case kv["lid"] != "" || kv["subnet_prefix"] != "":
+		pt.LinkLayer = "InfiniBand"
+		pt.LID = atoiOr(kv["lid"], -1)
+	case kv["netdev"] != "":
+		pt.Netdev = kv["netdev"]
+	}
+	if len(p.out.Devices) >= maxDevinfoDevices {
+		p.out.Omitted++
+		return true
+	}
+	p.out.Devices = append(p.out.Devices, DevinfoDevice{Name: strings.Clone(name), Host: p.host, Ports: []DevinfoPort{pt}, Evidence: ev})
+	p.ibstat, p.inBlock = false, false
+	return true
+}
+
 func ibstatState(s string) string {
 	switch s {
 	case "Down":

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"rocelab/internal/doctor"
 )
 
 // TestLintMultiASIC lints a multi-ASIC dump as `show runningconfiguration
@@ -303,5 +305,107 @@ func TestLintShowPFCPriority(t *testing.T) {
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: qos.pfc.disabled on %v, want %v", c.file, got, c.want)
 		}
+	}
+}
+
+// TestLintMellanoxStaticHeadroom: two real Spectrum-1 (SN2700) traditional
+// buffer configs of sonic-utilities' migrator tests. The 1.0.4 one carries
+// NVIDIA's table profile (100G/40m, xoff 38912 B): short of the IEEE
+// budget the lua uses since sonic-swss #1930, but above what the ASIC's
+// fixed 3.8 KiB peer response needs, so it is an info that says so (a
+// warning before, on 25 of sonic-utilities' 48 Spectrum migrator configs).
+// The 1.0.1 one has a flat 16384 B at every speed, short even of the fixed
+// response: those stay warnings.
+func TestLintMellanoxStaticHeadroom(t *testing.T) {
+	for _, c := range []struct {
+		file       string
+		info, warn int
+	}{
+		{"util-dbmig-msn2700-t1-v1_0_4.json", 1, 0},
+		{"util-dbmig-msn2700-t0-v1_0_1.json", 3, 4},
+	} {
+		rep, err := Lint([]string{filepath.Join("testdata", c.file)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var info, warn int
+		for _, fd := range rep.Findings {
+			if fd.ID != "pfc.headroom.short" {
+				continue
+			}
+			switch fd.Severity {
+			case doctor.Info:
+				info++
+				if !strings.Contains(fd.Title, "fixed 3.8 KiB peer response") || !strings.Contains(fd.Title, "MELLANOX-SPECTRUM") {
+					t.Errorf("%s: info without the fixed response: %s", c.file, fd.Title)
+				}
+			case doctor.Warn:
+				warn++
+			}
+		}
+		if info != c.info || warn != c.warn {
+			t.Errorf("%s: %d info and %d warn pfc.headroom.short, want %d and %d", c.file, info, warn, c.info, c.warn)
+		}
+	}
+}
+
+// TestLintMMUConfig: `mmuconfig -l` (sonic-utilities' expected output)
+// lists a lossless profile (headroom_profile, xoff 32768) but not the
+// ports that use it. Lint says the headroom went unchecked and where the
+// profile is, instead of 'No findings'; with xoff taken out nothing is
+// lossless and nothing is said; named as buffermgrd names profiles
+// (pg_lossless_100000_5m_profile), it is judged by its name instead
+// (switch.headroom.short: 32768 B is below the 36864 B floor at 100G, 5 m).
+func TestLintMMUConfig(t *testing.T) {
+	file := filepath.Join("testdata", "util-mmuconfig-l.txt")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lossy := filepath.Join(t.TempDir(), "mmu.txt")
+	if err := os.WriteFile(lossy, []byte(strings.Replace(string(data), "xoff        32768\n", "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	named := filepath.Join(t.TempDir(), "mmu-named.txt")
+	if err := os.WriteFile(named, []byte(strings.Replace(string(data), "Profile: headroom_profile", "Profile: pg_lossless_100000_5m_profile", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		file  string
+		want  int
+		other string
+	}{{file, 1, ""}, {lossy, 0, ""}, {named, 0, "switch.headroom.short"}} {
+		rep, err := Lint([]string{c.file}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, other := 0, ""
+		for _, fd := range rep.Findings {
+			if fd.ID != "config.buffers.unmapped" {
+				other += fd.ID
+				continue
+			}
+			n++
+			if !strings.Contains(fd.Title, "(headroom_profile)") || len(fd.Evidence) == 0 || fd.Evidence[0].Line != 54 {
+				t.Errorf("%s: %s, evidence %v", c.file, fd.Title, fd.Evidence)
+			}
+		}
+		if n != c.want || other != c.other {
+			t.Errorf("%s: %d config.buffers.unmapped and %q, want %d and %q", c.file, n, other, c.want, c.other)
+		}
+	}
+}
+
+// TestLintProfilesUnused: sonic-mgmt's fanout config for the Arista
+// 7060CX-32S defines a WRED profile and buffer profiles but no QUEUE,
+// BUFFER_PG or PORT_QOS_MAP row uses them: lint cannot judge them at any
+// port's speed, and says so (it said 'No findings' before).
+func TestLintProfilesUnused(t *testing.T) {
+	rep, err := Lint([]string{filepath.Join("testdata", "mgmt-fanout-arista-7060cx32s.json")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].ID != "config.qos.absent" || !strings.Contains(rep.Findings[0].Title, "BUFFER_PROFILE, WRED_PROFILE without the tables") {
+		t.Errorf("findings %v, want config.qos.absent naming the unused profiles", rep.Findings)
 	}
 }

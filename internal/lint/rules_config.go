@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"rocelab/internal/doctor"
+	"rocelab/internal/headroom"
+	"rocelab/internal/ingest"
 	"rocelab/internal/sonic"
 )
 
@@ -65,27 +67,69 @@ func shortKey(k string) string {
 // RoCE class: its maps, PFC, ECN, buffers and the watchdog.
 var qosTables = []string{"PORT_QOS_MAP", "DSCP_TO_TC_MAP", "BUFFER_PG", "BUFFER_PROFILE", "WRED_PROFILE", "QUEUE", "PFC_WD"}
 
-// uncheckedConfigs says of a config_db that holds none of qosTables that
-// PFC, ECN and the buffers went unchecked: "no findings" would read as a
-// clean fabric.
+// attachTables are those of qosTables that put the RoCE class on ports
+// and queues; WRED and buffer profiles alone are used by none, and lint
+// judges a profile at the speed of the ports that use it.
+var attachTables = []string{"PORT_QOS_MAP", "DSCP_TO_TC_MAP", "BUFFER_PG", "QUEUE", "PFC_WD"}
+
+// uncheckedConfigs says of a config_db that holds none of attachTables
+// (at most WRED or buffer profiles) that PFC, ECN and the buffers went
+// unchecked: "no findings" would read as a clean fabric.
 func uncheckedConfigs(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
 	for _, db := range m.Sonic {
-		if slices.ContainsFunc(qosTables, db.Has) {
+		if slices.ContainsFunc(attachTables, db.Has) {
 			continue
 		}
-		var have []string
+		var have, profiles []string
 		for t := range db.Tables {
 			have = append(have, t)
+			if slices.Contains(qosTables, t) {
+				profiles = append(profiles, t)
+			}
 		}
 		slices.Sort(have)
+		slices.Sort(profiles)
+		title := fmt.Sprintf("%s: none of the tables that set RoCE's class (%s): its PFC, ECN and buffers were not checked; tables read: %s", db.File, strings.Join(qosTables, ", "), list(have, 6))
+		if len(profiles) > 0 {
+			title = fmt.Sprintf("%s: %s without the tables that put them on ports and queues (%s): the profiles were not checked; tables read: %s", db.File, strings.Join(profiles, ", "), strings.Join(attachTables, ", "), list(have, 6))
+		}
 		fs = append(fs, doctor.Finding{
 			ID: "config.qos.absent", Severity: doctor.Info, Layer: doctor.LayerInput,
-			Title:     fmt.Sprintf("%s: none of the tables that set RoCE's class (%s): its PFC, ECN and buffers were not checked; tables read: %s", db.File, strings.Join(qosTables, ", "), list(have, 6)),
+			Title:     title,
 			Subject:   db.File,
 			Evidence:  []Evidence{{File: db.Source(), Text: "tables: " + strings.Join(have, ", ")}},
 			Mechanism: "A switch's lossless class lives in its QoS maps, buffer profiles and WRED profiles; a config without them says nothing about PFC or ECN, so no finding here is not a clean bill.",
 			Fix:       "Give the switch's whole CONFIG_DB: `show runningconfiguration all`, or /etc/sonic/config_db.json.",
+		})
+	}
+	for _, a := range m.Artifacts {
+		sw, ok := a.(*ingest.SwitchCounters)
+		if !ok {
+			continue
+		}
+		var names []string
+		var ev []Evidence
+		for _, p := range sw.Profiles {
+			if _, named := headroom.ParseProfileName(p.Name); p.Xoff > 0 && !named {
+				names = append(names, p.Name)
+				ev = append(ev, p.Evidence...)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		noun := "profiles"
+		if len(names) == 1 {
+			noun = "profile"
+		}
+		fs = append(fs, doctor.Finding{
+			ID: "config.buffers.unmapped", Severity: doctor.Info, Layer: doctor.LayerInput,
+			Title:     fmt.Sprintf("%s: %d lossless buffer %s (%s) without the ports and PGs that use them: headroom not checked", sw.Source(), len(names), noun, list(names, 3)),
+			Subject:   sw.Source(),
+			Evidence:  evs(ev...),
+			Mechanism: "Whether xoff holds what arrives after a pause depends on the speed and cable of the port the profile is on; `mmuconfig -l` and `show buffer configuration` list pools and profiles, not BUFFER_PG, PORT or CABLE_LENGTH. A profile named as buffermgrd names them (pg_lossless_<speed>_<cable>_profile) is judged by its name (switch.headroom.short); these are not, so no finding here is not a clean bill.",
+			Fix:       "Give the switch's CONFIG_DB (`show runningconfiguration all`), whose BUFFER_PG, PORT and CABLE_LENGTH say where each profile is used.",
 		})
 	}
 	return fs

@@ -155,6 +155,7 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 	type hit struct {
 		ports     []string
 		need      unit.Bytes
+		fixedPeer unit.Bytes // the need with the ASIC's fixed peer response (0 without an ASIC)
 		rate      unit.BitRate
 		cable     float64
 		profileEv Evidence
@@ -178,12 +179,18 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 			}
 			mbps, metres, rate := int64(ph.Input.Speed/unit.Mbps), ph.Input.Cable.Metres(), ph.Input.Speed
 			need := headroom.Compute(ph.Input).Xoff
+			var fixedPeer unit.Bytes
+			if ph.ASIC != "" {
+				in := ph.Input
+				in.FixedPeer = true
+				fixedPeer = headroom.Compute(in).Xoff
+			}
 			cableV := ph.Cable
 			poolSize, _, _ := db.PoolSize(prof.Pool.Text)
 			k := fmt.Sprintf("%s|%d|%g", prof.Name, mbps, metres)
 			h, ok := hits[k]
 			if !ok {
-				h = &hit{need: need, rate: rate, cable: metres, profileEv: sonicEv(db, prof.XoffAt), cableEv: sonicEv(db, cableV), have: prof.Xoff, pool: poolSize, asic: ph.ASIC, assumed: ph.Assumed}
+				h = &hit{need: need, fixedPeer: fixedPeer, rate: rate, cable: metres, profileEv: sonicEv(db, prof.XoffAt), cableEv: sonicEv(db, cableV), have: prof.Xoff, pool: poolSize, asic: ph.ASIC, assumed: ph.Assumed}
 				hits[k] = h
 				keys = append(keys, k)
 			}
@@ -196,6 +203,16 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 		name := strings.SplitN(k, "|", 2)[0]
 		subject := fmt.Sprintf("%s BUFFER_PROFILE %s on %s", db.File, name, portList(h.ports))
 		switch {
+		case unit.Bytes(h.have) < h.need && unit.Bytes(h.have) >= h.fixedPeer && h.fixedPeer > 0:
+			fs = append(fs, doctor.Finding{
+				ID: "pfc.headroom.short", Severity: doctor.Info, Layer: doctor.LayerFabric,
+				Title:    fmt.Sprintf("%s: xoff %d B covers the %d B that %s's fixed 3.8 KiB peer response needs (NVIDIA's static tables), not the %d B of the IEEE budget the lua uses since 2021, for %v on %gm", subject, h.have, int64(h.fixedPeer), h.asic, int64(h.need), h.rate, h.cable),
+				Subject:  subject,
+				Evidence: evs(h.profileEv, h.cableEv),
+				Mechanism: "NVIDIA's static Spectrum-1 to -3 tables (pg_profile_lookup.ini, 2018–2020) were computed with the ASIC's fixed peer_response_time of 3.8 KiB; sonic-swss #1930 (2021) made buffer_headroom_mellanox.lua use IEEE 802.3 31B.3.7's budget instead (394 quanta = 25216 B at 100G), and the dynamic buffer model sizes these ports by it. " +
+					"This xoff is the vendor's and holds while the peer (a Spectrum switch, a ConnectX NIC) pauses within 3.8 KiB; a peer that takes the IEEE budget can overrun it and drop lossless packets. " + assumedText(h.assumed),
+				Fix: fmt.Sprintf("Nothing for a fabric of NVIDIA peers; otherwise the dynamic buffer model (DEVICE_METADATA buffer_model dynamic), or xoff at least %d B; `rocelab calc headroom --speed %v --cable %gm --asic %s` shows the terms.", int64(h.need), h.rate, h.cable, h.asic),
+			})
 		case unit.Bytes(h.have) < h.need:
 			fs = append(fs, doctor.Finding{
 				ID: "pfc.headroom.short", Severity: doctor.Warn, Layer: doctor.LayerFabric,

@@ -1,0 +1,116 @@
+package doctor
+
+import (
+	"fmt"
+	"strings"
+
+	"rocelab/internal/ingest"
+)
+
+// RDMA ports that are not up: ibv_devinfo's PORT_DOWN, ibstat's "Down",
+// `rdma link`'s "state DOWN", and ports seen both down and active in one
+// input (a link that flaps).
+
+func portRules() []Rule {
+	return []Rule{{IDs: []string{"devinfo.port.down"}, Check: checkPortsDown}}
+}
+
+// portActive reports whether a port state, in any of the forms the
+// parsers keep ("PORT_ACTIVE (4)", "PORT_ACTIVE"), is active.
+func portActive(state string) bool { return strings.HasPrefix(state, "PORT_ACTIVE") }
+
+// portReading is one reading of a port's state.
+type portReading struct {
+	state, phys string
+	ib          bool
+	ev          ingest.Evidence
+}
+
+// checkPortsDown reports each port whose last or any reading is not
+// active.
+func checkPortsDown(inc *Incident) []Finding {
+	var order []string
+	byPort := map[string][]portReading{}
+	for _, d := range All[*ingest.Devinfo](inc) {
+		for _, dev := range d.Devices {
+			for _, pt := range dev.Ports {
+				if pt.State == "" {
+					continue
+				}
+				name := fmt.Sprintf("%s port %d", dev.Name, pt.Port)
+				if dev.Host != "" {
+					name = dev.Host + " " + name
+				}
+				key := d.Source() + "\x00" + name
+				if _, ok := byPort[key]; !ok {
+					order = append(order, key)
+				}
+				byPort[key] = append(byPort[key], portReading{pt.State, pt.PhysState, pt.LinkLayer == "InfiniBand", pt.Evidence["state"]})
+			}
+		}
+	}
+	var fs []Finding
+	for _, key := range order {
+		rs := byPort[key]
+		name := key[strings.IndexByte(key, 0)+1:]
+		var down []portReading
+		active := false
+		var ev evidence
+		for _, r := range rs {
+			if portActive(r.state) {
+				active = true
+			} else {
+				down = append(down, r)
+			}
+			ev.add(r.ev)
+		}
+		if len(down) == 0 {
+			continue
+		}
+		first := down[0]
+		what := stateWords(first)
+		f := Finding{ID: "devinfo.port.down", Severity: Warn, Layer: LayerRDMA, Evidence: ev.sorted()}
+		if active {
+			f.Severity = Error
+			f.Title = fmt.Sprintf("%s flapped: %s, and ACTIVE in another reading (%d readings)", name, what, len(rs))
+			f.Mechanism = "The same port read down and active in one input: the link goes down and comes back. Every queue pair on the port stalls while it is down, NCCL's connections time out (completion status 12 on the peers, an IB 'port error' async event), and a job can hang at init. " + physWhy(first)
+			f.Fix = "Find what drops the link: the cable or optic (reseat or swap it), the switch port's error and flap counters and logs, `dmesg` for link down/up messages on the host; on InfiniBand the subnet manager's log. Keep the job off this port (NCCL_IB_HCA) until it stays up."
+		} else {
+			f.Title = fmt.Sprintf("%s is not up: %s", name, what)
+			f.Mechanism = "A port that is not ACTIVE carries no RDMA: a job told to use it (NCCL_IB_HCA, perftest -d) fails to connect, and NCCL leaves it out of 'NET/IB : Using'. An unused port that is down is harmless. " + physWhy(first)
+			f.Fix = "If the job should use this port: check the cable and the switch port (`ibstat`, `rdma link`, the switch's interface status), for RoCE the netdev (`ip link show`, `ethtool <netdev>`: Link detected), for InfiniBand that a subnet manager runs (`sminfo`). Otherwise leave it out with NCCL_IB_HCA."
+		}
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+// stateWords says a reading as engineers do: "DOWN (physical state
+// POLLING)".
+func stateWords(r portReading) string {
+	s := strings.TrimPrefix(r.state, "PORT_")
+	if i := strings.IndexByte(s, ' '); i > 0 {
+		s = s[:i]
+	}
+	if r.phys != "" {
+		s += " (physical state " + r.phys + ")"
+	}
+	return s
+}
+
+// physWhy explains the physical state of a port that is not active.
+func physWhy(r portReading) string {
+	p := strings.ToUpper(strings.ReplaceAll(r.phys, " ", "_"))
+	switch {
+	case p == "POLLING":
+		return "Physical state POLLING: the port sees no link partner and keeps training: no cable or a bad one, an optic, or the switch port down."
+	case p == "DISABLED":
+		return "Physical state DISABLED: the port was shut administratively (on the host or the switch)."
+	case p == "LINKUP" || p == "LINK_UP":
+		if r.ib {
+			return "The physical link is up but the port is not ACTIVE: on InfiniBand the subnet manager has not configured it (no SM running, or the SM lost the port)."
+		}
+		return "The physical link is up but the port is not ACTIVE: on RoCE the port follows its netdev, which is down or has no address."
+	}
+	return ""
+}
