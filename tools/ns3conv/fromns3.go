@@ -301,7 +301,11 @@ func fromNs3(file string, w io.Writer) error {
 		return err
 	}
 	if ackHigh != 0 && qcn != 0 {
-		notes = append(notes, "ns-3's ACKs take the switches' highest queue (ACK_HIGH_PRIO 1); rocelab's ride the data's priority, its CNPs strict priority 6")
+		n := "ns-3's ACKs take the switches' highest queue (ACK_HIGH_PRIO 1); rocelab's ride the data's priority, behind the reverse direction's data"
+		if ccMode == ns3DCQCN {
+			n += ", and its CNPs strict priority 6"
+		}
+		notes = append(notes, n)
 	}
 	tp, err := c.path("TOPOLOGY_FILE")
 	if err != nil {
