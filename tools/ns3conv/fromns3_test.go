@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -208,5 +209,42 @@ func TestImportsModelDefault(t *testing.T) {
 	agree.Hold(t, "mix/config.txt", "ns-3", []agree.Metric{
 		{Name: "mean", Other: n.Mean, Rocelab: r.Mean, Bound: 0.02},
 		{Name: "max", Other: n.Max, Rocelab: r.Max, Bound: 0.03},
+	})
+}
+
+// FuzzFromNs3: any config.txt and flow.txt beside a small topology are
+// imported or refused with an error that names a file, never a panic,
+// and what is imported is a scenario rocelab loads: from-ns3 never
+// writes a file that fails later.
+func FuzzFromNs3(f *testing.F) {
+	for _, c := range []string{"testdata/mix/config.txt", "testdata/websearch/dcqcn.txt", "testdata/websearch/hp.txt"} {
+		cfg, err := os.ReadFile(c)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(cfg), "3\n2 1 3 100 2000000 2\n3 1 3 100 200000 2.000001\n4 1 3 100 5000 2.00001\n")
+	}
+	f.Add("ENABLE_QCN 1\nCC_MODE 7\nHAS_WIN 0\nACK_HIGH_PRIO 1\nRATE_AI 1Mb/s\nRATE_HAI 2Mb/s\nMIN_RATE 1Mb/s\nTOPOLOGY_FILE t\nFLOW_FILE f\nKMIN_MAP 1 100000000000 1\nKMAX_MAP 1 100000000000 2\nPMAX_MAP 1 100000000000 0.5\n", "1\n2 1 3 100 1 0\n")
+	// a switch (node 0) and four hosts at 100G
+	top := "5 1 4\n0\n0 1 100Gbps 0.001ms 0\n0 2 100Gbps 0.001ms 0\n0 3 100Gbps 0.001ms 0\n0 4 100Gbps 0.001ms 0\n"
+	f.Fuzz(func(t *testing.T, config, flow string) {
+		dir := t.TempDir()
+		config = regexp.MustCompile(`(?m)^(TOPOLOGY_FILE|FLOW_FILE) .*$`).ReplaceAllString(config, "")
+		config += "\nTOPOLOGY_FILE topology.txt\nFLOW_FILE flow.txt\n"
+		for name, text := range map[string]string{"config.txt": config, "topology.txt": top, "flow.txt": flow} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var y bytes.Buffer
+		if err := fromNs3(filepath.Join(dir, "config.txt"), &y); err != nil {
+			if !strings.Contains(err.Error(), ".txt") {
+				t.Fatalf("error names no file: %v", err)
+			}
+			return
+		}
+		if _, err := scenario.Load("imported.yaml", y.Bytes()); err != nil {
+			t.Fatalf("from-ns3 wrote a scenario rocelab refuses: %v\n%s", err, y.String())
+		}
 	})
 }
