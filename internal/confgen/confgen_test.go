@@ -302,14 +302,21 @@ func TestStaticThreshold(t *testing.T) {
 	lintsClean(t, out)
 }
 
-// A fabric of two speeds with switch.ecn.by_rate gets a WRED profile per
-// speed, each port's lossless queue the one of its speed, each named
-// with its source line; lint judges each profile at its own speed.
-func TestWREDByRate(t *testing.T) {
+// A fabric of two speeds with switch.ecn.by_rate and alpha_by_rate gets a
+// WRED profile per speed, each port's lossless queue the one of its
+// speed, and each speed's buffer profile its own dynamic_th, each named
+// with its source line; the fragment lints clean.
+func TestProfilesByRate(t *testing.T) {
 	out, db := sonicOf(t, "speeds.yaml", func(y string) string {
 		y = strings.Replace(y, "fabric_link: {rate: 100G, cable: 30m}", "fabric_link: {rate: 400G, cable: 30m}", 1)
+		y = strings.Replace(y, "switch:\n", "switch:\n  alpha_by_rate: {400G: 1/2}\n", 1)
 		return strings.Replace(y, "pmax: 0.05}", "pmax: 0.05,\n    by_rate: {400G: {kmin: 600KB, kmax: 3000KB}}}", 1)
 	})
+	for name, want := range map[string]string{"pg_lossless_100000_3m_profile": "0", "pg_lossless_400000_30m_profile": "-1"} {
+		if got := db["BUFFER_PROFILE"][name]["dynamic_th"]; got != want {
+			t.Errorf("BUFFER_PROFILE|%s dynamic_th %q, want %q (all: %v)", name, got, want, db["BUFFER_PROFILE"])
+		}
+	}
 	w := db["WRED_PROFILE"]
 	if len(w) != 2 || w["ROCE_LOSSLESS"]["green_min_threshold"] != "150000" || w["ROCE_LOSSLESS_400G"]["green_min_threshold"] != "600000" ||
 		w["ROCE_LOSSLESS_400G"]["green_max_threshold"] != "3000000" || w["ROCE_LOSSLESS_400G"]["green_drop_probability"] != "5" {
@@ -334,7 +341,7 @@ func TestWREDByRate(t *testing.T) {
 	if n["ROCE_LOSSLESS"] == 0 || n["ROCE_LOSSLESS_400G"] == 0 {
 		t.Errorf("queues by profile: %v", n)
 	}
-	if !strings.Contains(string(out.Provenance), "speeds.yaml:22 switch.ecn.by_rate.400G.kmin") {
+	if !strings.Contains(string(out.Provenance), "speeds.yaml:23 switch.ecn.by_rate.400G.kmin") || !strings.Contains(string(out.Provenance), "speeds.yaml:16 switch.alpha_by_rate.400G as log2 α") {
 		t.Errorf("provenance does not name the 400G kmin's line:\n%s", out.Provenance)
 	}
 	lintsClean(t, out)

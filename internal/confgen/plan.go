@@ -22,10 +22,9 @@ type plan struct {
 	lossless           []int
 	cnpDSCP, cnpPrio   int
 	ports              []switchPort
-	// dynamicTh is SONiC's dynamic_th for the lossless profile: log2 α;
-	// staticTh, when positive, its static_th in dynamic_th's place.
-	dynamicTh int
-	staticTh  int64
+	// staticTh, when positive, is the lossless profiles' static_th in
+	// dynamic_th's place.
+	staticTh int64
 }
 
 // switchPort is one port of the first switch.
@@ -60,7 +59,6 @@ func newPlan(s *scenario.Scenario) *plan {
 			}
 		}
 	}
-	p.dynamicTh = int(math.Round(math.Log2(s.Switch.Alpha)))
 	p.staticTh = int64(s.Switch.StaticTh)
 	first := -1
 	for i, n := range s.Topo.Nodes {
@@ -98,6 +96,17 @@ func (p *plan) from(path, def string) string {
 		return fmt.Sprintf("%s:%d %s", p.file, pos.Line, path)
 	}
 	return fmt.Sprintf("%s (default: %s)", path, def)
+}
+
+// dynamicTh is SONiC's dynamic_th of the lossless profile of ports of the
+// rate, log2 α, and where α comes from.
+func (p *plan) dynamicTh(rate unit.BitRate) (int, string) {
+	for _, r := range p.s.Switch.AlphaByRate {
+		if r.Rate == rate {
+			return int(math.Round(math.Log2(r.Alpha))), p.from("switch.alpha_by_rate."+r.Key, "") + " as log2 α"
+		}
+	}
+	return int(math.Round(math.Log2(p.s.Switch.Alpha))), p.from("switch.alpha", "1") + " as log2 α"
 }
 
 // ncclTC is the NCCL_IB_TC for the RoCE DSCP: the TOS byte, with ECT(0)

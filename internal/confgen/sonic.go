@@ -134,7 +134,8 @@ func genSONiC(p *plan, o Options) (Output, error) {
 			xon := int64(s.Switch.XONOffset)
 			pr := row{"pool": sonicPool, "xoff": strconv.FormatInt(int64(pt.Headroom), 10),
 				"xon": strconv.FormatInt(xon, 10), "size": strconv.FormatInt(int64(pt.Headroom)+xon, 10)}
-			thKey, thVal, thFrom, mode := "dynamic_th", strconv.Itoa(p.dynamicTh), p.from("switch.alpha", "1")+" as log2 α", "dynamic"
+			th, thFrom := p.dynamicTh(pt.Rate)
+			thKey, thVal, mode := "dynamic_th", strconv.Itoa(th), "dynamic"
 			if p.staticTh > 0 {
 				thKey, thVal, thFrom, mode = "static_th", strconv.FormatInt(p.staticTh, 10), p.from("switch.static_th", ""), "static"
 			}

@@ -25,9 +25,12 @@ type buffer struct {
 	reserve    int64
 	alpha      float64 // lossless PGs
 	alphaLossy float64 // lossy egress queues
-	static     int64   // lossless PGs' static threshold, in alpha's place when positive
-	xonOffset  int64
-	pg         []pgState // port*8 + priority
+	// portAlpha, when set, is each ingress port's lossless alpha (ports
+	// of several speeds, SwitchConfig.AlphaByRate), in alpha's place.
+	portAlpha []float64
+	static    int64 // lossless PGs' static threshold, in alpha's place when positive
+	xonOffset int64
+	pg        []pgState // port*8 + priority
 }
 
 // threshold is the dynamic shared-buffer limit for a PG or queue.
@@ -35,13 +38,17 @@ func (b *buffer) threshold(alpha float64) int64 {
 	return int64(alpha * float64(b.sharedSize-b.sharedUsed))
 }
 
-// pgLimit is the shared buffer a lossless PG may hold: the static
-// threshold if there is one, else alpha's dynamic one.
-func (b *buffer) pgLimit() int64 {
+// pgLimit is the shared buffer lossless PG pgi may hold: the static
+// threshold if there is one, else its port's alpha's dynamic one.
+func (b *buffer) pgLimit(pgi int) int64 {
 	if b.static > 0 {
 		return b.static
 	}
-	return b.threshold(b.alpha)
+	a := b.alpha
+	if b.portAlpha != nil {
+		a = b.portAlpha[pgi>>3]
+	}
+	return b.threshold(a)
 }
 
 // admitLossless charges a lossless packet of size bytes to its ingress PG,
@@ -51,7 +58,7 @@ func (b *buffer) admitLossless(pgi int, size int64) bool {
 	switch {
 	case g.headroom == 0 && g.min+size <= b.reserve:
 		g.min += size
-	case g.headroom == 0 && g.shared+size <= b.pgLimit() && b.sharedUsed+size <= b.sharedSize:
+	case g.headroom == 0 && g.shared+size <= b.pgLimit(pgi) && b.sharedUsed+size <= b.sharedSize:
 		g.shared += size
 		b.sharedUsed += size
 	case g.headroom+size <= g.headroomCap:
@@ -96,7 +103,7 @@ func (b *buffer) release(pgi int, size int64, lossless bool) {
 // since it has no shared use left to drain.
 func (b *buffer) wantXOFF(pgi int) bool {
 	g := &b.pg[pgi]
-	return g.headroom > 0 || g.shared > 0 && g.shared >= b.pgLimit()
+	return g.headroom > 0 || g.shared > 0 && g.shared >= b.pgLimit(pgi)
 }
 
 // wantXON reports whether a held-off PG may release its upstream: its
@@ -109,5 +116,5 @@ func (b *buffer) wantXOFF(pgi int) bool {
 // good.
 func (b *buffer) wantXON(pgi int) bool {
 	g := &b.pg[pgi]
-	return g.headroom == 0 && (g.shared == 0 || g.shared+b.xonOffset <= b.pgLimit())
+	return g.headroom == 0 && (g.shared == 0 || g.shared+b.xonOffset <= b.pgLimit(pgi))
 }

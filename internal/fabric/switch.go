@@ -42,6 +42,8 @@ type SwitchConfig struct {
 	// hold at most Alpha × the free shared buffer (SAI dynamic_th n gives
 	// Alpha = 2^n). AlphaLossy is the same for lossy egress queues.
 	Alpha, AlphaLossy float64
+	// AlphaByRate replaces Alpha at the ingress ports of the given rates.
+	AlphaByRate []RateAlpha
 	// StaticTh, when positive, takes Alpha's place for lossless PGs: a PG
 	// may hold at most StaticTh bytes of the shared buffer however full
 	// the pool is (SAI's static threshold mode, SONiC's static_th).
@@ -215,6 +217,19 @@ func (s *Switch) Start() error {
 				s.egress[i].red = &s.cfg.ECNByRate[k].ECN
 			}
 		}
+		if len(s.cfg.AlphaByRate) > 0 {
+			if b.portAlpha == nil {
+				b.portAlpha = make([]float64, len(s.port))
+				for k := range b.portAlpha {
+					b.portAlpha[k] = b.alpha
+				}
+			}
+			for _, r := range s.cfg.AlphaByRate {
+				if pt.Rate().Nominal(r.Rate) {
+					b.portAlpha[i] = r.Alpha
+				}
+			}
+		}
 	}
 	b.sharedSize = b.size - used
 	if b.sharedSize <= 0 {
@@ -225,6 +240,14 @@ func (s *Switch) Start() error {
 
 // SharedSize returns the size of the shared pool after headroom and reserves.
 func (s *Switch) SharedSize() int64 { return s.buf.sharedSize }
+
+// Alpha returns the lossless dynamic threshold of ingress port i.
+func (s *Switch) Alpha(i int) float64 {
+	if s.buf.portAlpha != nil {
+		return s.buf.portAlpha[i]
+	}
+	return s.cfg.Alpha
+}
 
 // Headroom returns the headroom of port i's lossless priority groups.
 func (s *Switch) Headroom(i int) int64 {
@@ -405,6 +428,12 @@ type switchEgress struct {
 	maxBytes [8]int64
 	red      *[8]RED // the port's marking profiles: cfg.ECN or its rate's
 	_        [24]byte
+}
+
+// RateAlpha is the lossless alpha of the ingress ports of one rate.
+type RateAlpha struct {
+	Rate  unit.BitRate
+	Alpha float64
 }
 
 // RateRED is the marking profiles of the ports of one rate.

@@ -166,7 +166,7 @@ func (m *Model) ecnProfiles() []ecnProfile {
 		// The common profile is judged at the fastest link it marks on,
 		// each switch.ecn.by_rate profile at its own rate.
 		if rate, rateEv, ok := fastestLink(m, e.ByRate); ok {
-			p.Rate, p.RateEv, p.Common = rate, rateEv, true
+			p.Rate, p.RateEv, p.Common, p.Alpha = rate, rateEv, true, s.Switch.AlphaAt(rate)
 			for _, l := range s.Topo.Links {
 				if !slices.ContainsFunc(e.ByRate, func(r scenario.RateECN) bool { return r.Rate == l.Rate }) && !slices.Contains(seen, l.Rate) {
 					seen = append(seen, l.Rate)
@@ -184,7 +184,7 @@ func (m *Model) ecnProfiles() []ecnProfile {
 			q := p
 			q.Common = false
 			q.Subject = fmt.Sprintf("switches' %v ports (%s)", r.Rate, s.File)
-			q.Kmin, q.Kmax, q.Pmax, q.Rate = r.Kmin, r.Kmax, r.Pmax, r.Rate
+			q.Kmin, q.Kmax, q.Pmax, q.Rate, q.Alpha = r.Kmin, r.Kmax, r.Pmax, r.Rate, s.Switch.AlphaAt(r.Rate)
 			q.KminEv, q.KmaxEv, q.PmaxEv = m.at(key+".kmin", "switch.ecn.kmin's"), m.at(key+".kmax", "switch.ecn.kmax's"), m.at(key+".pmax", "switch.ecn.pmax's")
 			q.RateEv, q.RateHow = m.at(key, ""), fmt.Sprintf("%v, the rate of switch.ecn.by_rate's entry", r.Rate)
 			out = append(out, q)

@@ -345,6 +345,9 @@ func (s *Scenario) switchConfig(name string, tier int, net *fabric.Network) fabr
 		Watchdog:   sp.Watchdog, ECNAtEnqueue: sp.ECN.AtEnqueue,
 		Strict: sp.Strict, Weights: sp.Weights, HashFields: sp.HashFields,
 	}
+	for _, r := range sp.AlphaByRate {
+		c.AlphaByRate = append(c.AlphaByRate, fabric.RateAlpha{Rate: r.Rate, Alpha: r.Alpha})
+	}
 	if tier > 0 && tier < len(sp.Paths) {
 		c.Path = sp.Paths[tier]
 	}

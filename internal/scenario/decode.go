@@ -503,40 +503,52 @@ func (c *conv) dscpMap(n ast.Node, path string) [64]uint8 {
 	return m
 }
 
-// ecnByRate reads switch.ecn.by_rate: a mapping of port rate to that
-// rate's {kmin, kmax, pmax}, each defaulting to the profile's own.
-func (c *conv) ecnByRate(n ast.Node, path string, base *ECNSpec) []RateECN {
+// byRate reads a mapping of port rate to a setting (what says what the
+// values are, for the error): read takes each entry, with its rate, the
+// key as written and its path; a rate listed twice is an error.
+func (c *conv) byRate(n ast.Node, path, what string, read func(v ast.Node, rate unit.BitRate, key, at string)) {
 	n = Unwrap(n)
 	if n == nil {
-		return nil
+		return
 	}
 	if _, null := n.(*ast.NullNode); null {
-		return nil
+		return
 	}
 	c.note(n, path)
 	pairs, ok := MappingPairs(n)
 	if !ok {
-		c.fail(n, path, "expected a mapping of port rate to thresholds, such as {400G: {kmin: 1600KB, kmax: 6400KB}}")
-		return nil
+		c.fail(n, path, "expected a mapping of port rate to %s", what)
+		return
 	}
-	var out []RateECN
+	var seen []unit.BitRate
 	for _, kv := range pairs {
 		k := kv.Key.GetToken().Value
 		at := path + "." + k
-		r := RateECN{Rate: c.rate(kv.Key, at, 0), Kmin: base.Kmin, Kmax: base.Kmax, Pmax: base.Pmax, Key: k}
-		if r.Rate == 0 {
+		rate := c.rate(kv.Key, at, 0)
+		if rate == 0 {
 			continue
 		}
-		if slices.ContainsFunc(out, func(o RateECN) bool { return o.Rate == r.Rate }) {
-			c.fail(kv.Key, at, "%v is listed twice", r.Rate)
+		if slices.Contains(seen, rate) {
+			c.fail(kv.Key, at, "%v is listed twice", rate)
 			continue
 		}
-		fields, ok := MappingPairs(kv.Value)
+		seen = append(seen, rate)
+		read(kv.Value, rate, k, at)
+	}
+}
+
+// ecnByRate reads switch.ecn.by_rate: a mapping of port rate to that
+// rate's {kmin, kmax, pmax}, each defaulting to the profile's own.
+func (c *conv) ecnByRate(n ast.Node, path string, base *ECNSpec) []RateECN {
+	var out []RateECN
+	c.byRate(n, path, "thresholds, such as {400G: {kmin: 1600KB, kmax: 6400KB}}", func(v ast.Node, rate unit.BitRate, key, at string) {
+		r := RateECN{Rate: rate, Kmin: base.Kmin, Kmax: base.Kmax, Pmax: base.Pmax, Key: key}
+		fields, ok := MappingPairs(v)
 		if !ok {
-			c.fail(kv.Value, at, "expected a mapping of kmin, kmax, pmax")
-			continue
+			c.fail(v, at, "expected a mapping of kmin, kmax, pmax")
+			return
 		}
-		var kmax ast.Node = kv.Value
+		kmax := v
 		for _, f := range fields {
 			switch name := f.Key.GetToken().Value; name {
 			case "kmin":
@@ -553,16 +565,16 @@ func (c *conv) ecnByRate(n ast.Node, path string, base *ECNSpec) []RateECN {
 			c.fail(kmax, at+".kmax", "must not be below kmin (%v)", r.Kmin)
 		}
 		out = append(out, r)
-	}
+	})
 	slices.SortFunc(out, func(a, b RateECN) int { return cmp.Compare(a.Rate, b.Rate) })
 	return out
 }
 
-// checkECNRates reports a switch.ecn.by_rate entry no link of the
-// topology runs at: a profile for ports that do not exist is a typo or a
-// topology that changed.
-func (c *conv) checkECNRates(s *Scenario, r *rawSwitch) {
-	if r == nil || r.ECN == nil || len(s.Switch.ECN.ByRate) == 0 {
+// checkRates reports a switch.ecn.by_rate or switch.alpha_by_rate entry
+// no link of the topology runs at: a setting for ports that do not exist
+// is a typo or a topology that changed.
+func (c *conv) checkRates(s *Scenario, r *rawSwitch) {
+	if r == nil {
 		return
 	}
 	var rates []unit.BitRate
@@ -571,12 +583,31 @@ func (c *conv) checkECNRates(s *Scenario, r *rawSwitch) {
 			rates = append(rates, l.Rate)
 		}
 	}
-	pairs, _ := MappingPairs(r.ECN.ByRate)
-	for _, kv := range pairs {
-		rate, err := unit.ParseRate(kv.Key.GetToken().Value)
-		if err == nil && !slices.Contains(rates, rate) {
-			slices.Sort(rates)
-			c.fail(kv.Key, "switch.ecn.by_rate."+kv.Key.GetToken().Value, "no link runs at %v (the topology's links: %v)", rate, rates)
+	slices.Sort(rates)
+	check := func(n ast.Node, path string) {
+		pairs, _ := MappingPairs(n)
+		for _, kv := range pairs {
+			rate, err := unit.ParseRate(kv.Key.GetToken().Value)
+			if err == nil && !slices.Contains(rates, rate) {
+				c.fail(kv.Key, path+"."+kv.Key.GetToken().Value, "no link runs at %v (the topology's links: %v)", rate, rates)
+			}
 		}
 	}
+	if r.ECN != nil && len(s.Switch.ECN.ByRate) > 0 {
+		check(r.ECN.ByRate, "switch.ecn.by_rate")
+	}
+	if len(s.Switch.AlphaByRate) > 0 {
+		check(r.AlphaByRate, "switch.alpha_by_rate")
+	}
+}
+
+// alphaByRate reads switch.alpha_by_rate: a mapping of port rate to that
+// rate's lossless alpha.
+func (c *conv) alphaByRate(n ast.Node, path string) []RateAlpha {
+	var out []RateAlpha
+	c.byRate(n, path, "alpha, such as {400G: 1/2}", func(v ast.Node, rate unit.BitRate, key, at string) {
+		out = append(out, RateAlpha{Rate: rate, Alpha: c.float(v, at, 1, 1.0/128, 128), Key: key})
+	})
+	slices.SortFunc(out, func(a, b RateAlpha) int { return cmp.Compare(a.Rate, b.Rate) })
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"rocelab/internal/fabric"
 	"rocelab/internal/unit"
 )
 
@@ -23,25 +24,31 @@ traffic:
 `
 }
 
-// marksByRate runs the scenario and returns the CE marks of the switch
-// ports of each nominal rate.
-func marksByRate(t *testing.T, text string) map[unit.BitRate]int64 {
+// byRate runs the scenario and sums a per-priority counter over the
+// switch ports of each nominal rate (100G or 400G here).
+func byRate(t *testing.T, text string, field func(*fabric.Counters) *[8]int64) map[unit.BitRate]int64 {
 	t.Helper()
-	tw, _ := run(t, mustLoad(t, "ecn.yaml", text))
+	tw, _ := run(t, mustLoad(t, "rates.yaml", text))
 	out := map[unit.BitRate]int64{}
 	for _, sw := range tw.Net.Switches {
 		for _, pt := range sw.Ports() {
-			c := pt.Snapshot()
 			rate := 100 * unit.Gbps
 			if !pt.Rate().Nominal(rate) {
 				rate = 400 * unit.Gbps
 			}
-			for p := range 8 {
-				out[rate] += c.ECNMarked[p]
+			c := pt.Snapshot()
+			for _, n := range field(&c) {
+				out[rate] += n
 			}
 		}
 	}
 	return out
+}
+
+// marksByRate returns the CE marks of each rate's switch ports.
+func marksByRate(t *testing.T, text string) map[unit.BitRate]int64 {
+	t.Helper()
+	return byRate(t, text, func(c *fabric.Counters) *[8]int64 { return &c.ECNMarked })
 }
 
 // switch.ecn.by_rate gives the ports of a rate their own thresholds: with
@@ -93,5 +100,45 @@ func TestECNByRateFluid(t *testing.T) {
 	c := s.FluidConfig()
 	if len(c.ECNByRate) != 1 || c.ECNByRate[0].Rate != 400*unit.Gbps || c.ECNByRate[0].ECN[3].Kmin != int64(1600*unit.KB) || c.ECN[3].Kmin != int64(20*unit.KB) {
 		t.Errorf("fluid profiles: base %+v, by rate %+v", c.ECN[3], c.ECNByRate)
+	}
+}
+
+// pausesByRate returns the PFC pause frames each rate's switch ports
+// sent.
+func pausesByRate(t *testing.T, text string) map[unit.BitRate]int64 {
+	t.Helper()
+	return byRate(t, text, func(c *fabric.Counters) *[8]int64 { return &c.TxPause })
+}
+
+// switch.alpha_by_rate gives the ingress ports of a rate their own share
+// of the pool: the incast enters h0's leaf through its 400G ports, which
+// pause their spines far more often at alpha 1/128 than at 8.
+func TestAlphaByRate(t *testing.T) {
+	incast := func(alpha string) string {
+		y := ecnRateScenario("{enabled: false}")
+		y = strings.Replace(y, "switch:\n", "switch:\n  alpha_by_rate: "+alpha+"\n", 1)
+		return strings.Replace(y, "traffic:", "host: {cc: none}\ntraffic:", 1)
+	}
+	small := pausesByRate(t, incast("{400G: 1/128}"))
+	large := pausesByRate(t, incast("{400G: 8}"))
+	t.Logf("pauses sent by 400G ports: %d at alpha 1/128, %d at 8", small[400*unit.Gbps], large[400*unit.Gbps])
+	if small[400*unit.Gbps] <= 2*large[400*unit.Gbps]+10 {
+		t.Errorf("400G ports sent %d pauses at alpha 1/128, %d at 8", small[400*unit.Gbps], large[400*unit.Gbps])
+	}
+	s := mustLoad(t, "a.yaml", incast("{400G: 1/2}"))
+	if s.Switch.AlphaAt(399_990_000_000) != 0.5 || s.Switch.AlphaAt(100*unit.Gbps) != s.Switch.Alpha {
+		t.Errorf("alpha at 400G %g, at 100G %g", s.Switch.AlphaAt(400*unit.Gbps), s.Switch.AlphaAt(100*unit.Gbps))
+	}
+	for _, c := range []struct{ alpha, want string }{
+		{"{200G: 1}", "switch.alpha_by_rate.200G: no link runs at 200Gbps"},
+		{"{400G: 1000}", "switch.alpha_by_rate.400G"},
+		{"[1]", "expected a mapping of port rate to alpha"},
+	} {
+		if _, err := Load("a.yaml", []byte(incast(c.alpha))); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.alpha, err, c.want)
+		}
+	}
+	if _, err := Load("a.yaml", []byte(strings.Replace(incast("{400G: 1}"), "switch:\n", "switch:\n  static_th: 60KiB\n", 1))); err == nil || !strings.Contains(err.Error(), "alpha_by_rate (dynamic thresholds) or static_th") {
+		t.Errorf("static_th with alpha_by_rate: %v", err)
 	}
 }

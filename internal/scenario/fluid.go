@@ -85,6 +85,9 @@ func (s *Scenario) FluidConfig() *fluid.Config {
 		}
 		c.Unsupported = append(c.Unsupported, fmt.Sprintf("fault %d (%s): only loss faults are modelled", i, f.Kind))
 	}
+	if len(sw.AlphaByRate) > 0 {
+		c.Unsupported = append(c.Unsupported, "switch.alpha_by_rate: PFC queues are sized with switch.alpha at every port")
+	}
 	if n.DrainRate > 0 {
 		c.Unsupported = append(c.Unsupported, "host.nic.drain_rate: a host slower than its link (receive buffer, host PFC)")
 	}

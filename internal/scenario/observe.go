@@ -136,8 +136,8 @@ func queueLevels(sw *fabric.Switch, port, prio int) *twin.QueueLevels {
 		lv.ECN = &twin.ECNLevels{KminBytes: r.Kmin, KmaxBytes: r.Kmax, Pmax: r.Pmax}
 	}
 	if cfg.Lossless&(1<<prio) != 0 {
-		s := float64(sw.SharedSize())
-		x := int64(cfg.Reserve) + int64(cfg.Alpha*s/(1+cfg.Alpha))
+		s, a := float64(sw.SharedSize()), sw.Alpha(port)
+		x := int64(cfg.Reserve) + int64(a*s/(1+a))
 		if cfg.StaticTh > 0 {
 			x = int64(cfg.Reserve + cfg.StaticTh)
 		}

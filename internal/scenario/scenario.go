@@ -81,6 +81,10 @@ type SwitchSpec struct {
 	Vendor            string
 	Buffer            unit.Bytes
 	Alpha, AlphaLossy float64
+	// AlphaByRate holds the lossless alpha of the ingress ports of other
+	// speeds (switch.alpha_by_rate), as SONiC's per-speed buffer profiles
+	// each carry a dynamic_th; ports of a rate not listed take Alpha.
+	AlphaByRate []RateAlpha
 	// StaticTh, when set, replaces Alpha: the bytes of the shared pool a
 	// lossless PG may hold, whatever the pool's free space.
 	StaticTh      unit.Bytes
@@ -152,6 +156,24 @@ type ECNSpec struct {
 	// its own WRED profile. Ports of a rate not listed take Kmin, Kmax and
 	// Pmax.
 	ByRate []RateECN
+}
+
+// RateAlpha is the lossless dynamic threshold of the ingress ports of one
+// rate; Key is the rate as switch.alpha_by_rate writes it.
+type RateAlpha struct {
+	Rate  unit.BitRate
+	Alpha float64
+	Key   string
+}
+
+// AlphaAt returns the lossless alpha of an ingress port of the rate.
+func (s *SwitchSpec) AlphaAt(rate unit.BitRate) float64 {
+	for _, r := range s.AlphaByRate {
+		if rate.Nominal(r.Rate) {
+			return r.Alpha
+		}
+	}
+	return s.Alpha
 }
 
 // RateECN is the marking thresholds of the ports of one rate; Key is
@@ -269,7 +291,7 @@ func convert(name string, raw *rawScenario, description bool) (*Scenario, error)
 		return nil, c.errs
 	}
 	c.checkBuffer(s, raw.Switch)
-	c.checkECNRates(s, raw.Switch)
+	c.checkRates(s, raw.Switch)
 	s.NCCL = c.ncclEnv(raw.NCCL)
 	s.PHY = c.phy(raw.PHY)
 	c.workload(s, raw)
@@ -480,6 +502,10 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 	}
 	if r.StaticTh != nil && r.Alpha != nil {
 		c.fail(r.StaticTh, "switch.static_th", "expected alpha (a dynamic threshold) or static_th, not both")
+	}
+	s.AlphaByRate = c.alphaByRate(r.AlphaByRate, "switch.alpha_by_rate")
+	if r.StaticTh != nil && len(s.AlphaByRate) > 0 {
+		c.fail(r.StaticTh, "switch.static_th", "expected alpha_by_rate (dynamic thresholds) or static_th, not both")
 	}
 	s.Reserve = c.bytes(r.Reserve, "switch.reserve", s.Reserve)
 	if c.choice(r.Trust, "switch.trust", "dscp", "dscp", "pcp") == "pcp" {

@@ -135,6 +135,7 @@ type rawSwitch struct {
 	Vendor         ast.Node      `yaml:"vendor"`
 	Buffer         ast.Node      `yaml:"buffer"`
 	Alpha          ast.Node      `yaml:"alpha"`
+	AlphaByRate    ast.Node      `yaml:"alpha_by_rate"`
 	AlphaLossy     ast.Node      `yaml:"alpha_lossy"`
 	StaticTh       ast.Node      `yaml:"static_th"`
 	Reserve        ast.Node      `yaml:"reserve"`

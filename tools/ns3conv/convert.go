@@ -106,7 +106,7 @@ func convert(s *scenario.Scenario, file string) (*files, error) {
 		}
 		pair[k] = true
 		if l.Rate != nic {
-			bad.add("topology: link %s-%s runs at %v, the hosts at %v (ns-3 halves the PFC share per doubling of speed; rocelab has one alpha)", t.Nodes[l.A].Name, t.Nodes[l.B].Name, l.Rate, nic)
+			bad.add("topology: link %s-%s runs at %v, the hosts at %v (ns-3 doubles a port's PFC share per doubling of its speed over the NICs'; the converter writes one rate)", t.Nodes[l.A].Name, t.Nodes[l.B].Name, l.Rate, nic)
 		}
 		d := l.Cable.Delay()
 		if d%unit.Nanosecond != 0 {

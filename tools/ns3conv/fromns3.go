@@ -339,12 +339,6 @@ func fromNs3(file string, w io.Writer) error {
 		notes = append(notes, fmt.Sprintf("flows start from ns-3's first start, %v: rocelab's time 0", first))
 	}
 	hostRate := topology.rates[0]
-	for _, r := range topology.rates {
-		if r != hostRate {
-			notes = append(notes, "links of several rates: ns-3 halves the PFC share on a port per doubling of its rate over the NIC's; here every port has alpha 1/8 (each port marks at its rate's KMIN/KMAX/PMAX_MAP entry in both, by switch.ecn.by_rate)")
-			break
-		}
-	}
 	for _, d := range topology.delay {
 		if d != topology.delay[0] {
 			notes = append(notes, fmt.Sprintf("links of several delays: ns-3 gives each port 3 x rate x delay of headroom; here every port the largest, %d B", int64(topology.headroom)))
@@ -391,7 +385,11 @@ func fromNs3(file string, w io.Writer) error {
 		fmt.Fprintf(&b, "    - %s\n", l)
 	}
 	b.WriteString("phy: {clock_ppm: 0, fec_jitter: 0ns}\n")
-	fmt.Fprintf(&b, "switch:\n  buffer: %gMiB\n  alpha: 1/8\n  reserve: 4KiB\n  pfc: {xon_offset: 3KiB, headroom: %d, response_time: 1ps}\n", buffer, int64(topology.headroom))
+	fmt.Fprintf(&b, "switch:\n  buffer: %gMiB\n  alpha: 1/8\n", buffer)
+	if a := ns3AlphaByRate(hostRate, rateSet(topology.rates)); a != "" {
+		fmt.Fprintf(&b, "  alpha_by_rate: {%s}\n", a)
+	}
+	fmt.Fprintf(&b, "  reserve: 4KiB\n  pfc: {xon_offset: 3KiB, headroom: %d, response_time: 1ps}\n", int64(topology.headroom))
 	host := fmt.Sprintf("host:\n  mtu: %d\n  qp: {ack_coalesce: %g}\n  rx: {pfc: false}\n", mtu, ack)
 	if qcn == 0 {
 		ecn := "{enabled: false}"
@@ -554,4 +552,21 @@ func rateSet(rates []unit.BitRate) []unit.BitRate {
 	out := slices.Clone(rates)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// ns3AlphaByRate is switch.alpha_by_rate for the ports faster than the
+// NICs, as third.cc sets pfc_a_shift: 3 (alpha 1/8), one less (the share
+// doubled) per doubling of the port's rate over the NICs', down to 0.
+func ns3AlphaByRate(nic unit.BitRate, rates []unit.BitRate) string {
+	var out []string
+	for _, r := range rates {
+		shift := ns3AlphaShift
+		for x := r; x > nic && shift > 0; x /= 2 {
+			shift--
+		}
+		if shift != ns3AlphaShift {
+			out = append(out, fmt.Sprintf("%s: 1/%d", r, 1<<shift))
+		}
+	}
+	return strings.Join(out, ", ")
 }

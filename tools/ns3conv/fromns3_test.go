@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"rocelab/internal/scenario"
+	"rocelab/internal/unit"
 	"rocelab/tools/internal/agree"
 )
 
@@ -247,4 +248,17 @@ func FuzzFromNs3(f *testing.F) {
 			t.Fatalf("from-ns3 wrote a scenario rocelab refuses: %v\n%s", err, y.String())
 		}
 	})
+}
+
+// Ports faster than the NICs get third.cc's PFC share: alpha doubled per
+// doubling of the rate, from 1/8 up to 1; slower ones keep 1/8.
+func TestNs3AlphaByRate(t *testing.T) {
+	g := unit.Gbps
+	got := ns3AlphaByRate(100*g, []unit.BitRate{25 * g, 100 * g, 200 * g, 400 * g, 3200 * g})
+	if want := "200Gbps: 1/4, 400Gbps: 1/2, 3200Gbps: 1/1"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := ns3AlphaByRate(100*g, []unit.BitRate{100 * g}); got != "" {
+		t.Errorf("one rate: %q", got)
+	}
 }
