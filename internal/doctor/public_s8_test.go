@@ -209,3 +209,16 @@ func TestHostConfigWarnings(t *testing.T) {
 	nicMustFind(t, fs, "nccl.host.config", Warn, "lacks iommu=pt", "on node01, node02; 2 lines")
 	nicMustFind(t, fs, "nccl.warn.error", Error, "net plugin failed (ucx_plugin.c:498)")
 }
+
+// A host WARN is never a failure's cause, even when an error is returned
+// on its thread right after it (synthetic: the iommu WARN of rccl#1261,
+// then a return code): it stays a host setting, and no nccl.warn.error
+// names it.
+func TestHostWarningNotACause(t *testing.T) {
+	rep := diagnoseText(t, `node01:5646:5646 [0] /src/init.cc:136 NCCL WARN Missing "iommu=pt" from kernel command line which can lead to system instablity or hang!
+node01:5646:5646 [0] NCCL INFO /src/init.cc:1200 -> 3
+`)
+	nicMustFind(t, rep.Findings, "nccl.host.config", Warn, "lacks iommu=pt")
+	nicMustNot(t, rep.Findings, "nccl.warn.error")
+}
+

@@ -180,6 +180,9 @@ func checkWarnErrors(inc *Incident) []Finding {
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		cause := map[string]*failureGroup{} // the first failure of each process
 		for _, w := range l.Warnings {
+			if _, host := hostWarning(w.Message); host {
+				continue // a host setting (nccl.host.config), never a cause
+			}
 			c, ok := warnClass(w)
 			if !ok && w.Result <= 0 {
 				continue

@@ -9,8 +9,8 @@ import (
 
 // Host settings RCCL checks at init and names in a WARN with no error
 // returned (init.cc): the run goes on, slower or less stable. The WARN
-// rule leaves them out, so that they are never taken for the cause of a
-// failure that follows.
+// rule (checkWarnErrors) skips them, so that they are never taken for the
+// cause of a failure that follows, even one returned on their thread.
 
 func ncclHostRules() []Rule {
 	return []Rule{{IDs: []string{"nccl.host.config"}, Check: checkHostWarnings}}
