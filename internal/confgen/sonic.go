@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
-	"rocelab/internal/scenario"
 	"rocelab/internal/sonic"
 	"rocelab/internal/unit"
 )
@@ -68,9 +66,9 @@ func genSONiC(p *plan, o Options) (Output, error) {
 	wred := func(rate unit.BitRate) string {
 		name, key, def := sonicWRED, "switch.ecn", [3]string{"150KB", "1500KB", "0.2"}
 		r := e.At(rate)
-		if i := slices.IndexFunc(e.ByRate, func(b scenario.RateECN) bool { return b.Rate == rate }); i >= 0 {
+		if r.Key != "" {
 			name = fmt.Sprintf("%s_%dG", sonicWRED, int64(rate/unit.Gbps))
-			key = "switch.ecn.by_rate." + e.ByRate[i].Key
+			key = "switch.ecn.by_rate." + r.Key
 			def = [3]string{"switch.ecn.kmin", "switch.ecn.kmax", "switch.ecn.pmax"}
 		}
 		if _, done := table("WRED_PROFILE")[name]; done {

@@ -221,4 +221,3 @@ node01:5646:5646 [0] NCCL INFO /src/init.cc:1200 -> 3
 	nicMustFind(t, rep.Findings, "nccl.host.config", Warn, "lacks iommu=pt")
 	nicMustNot(t, rep.Findings, "nccl.warn.error")
 }
-

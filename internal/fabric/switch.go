@@ -193,6 +193,12 @@ func (s *Switch) Start() error {
 	b.static = int64(s.cfg.StaticTh)
 	b.xonOffset = int64(s.cfg.XONOffset)
 	b.pg = make([]pgState, 8*len(s.port))
+	if len(s.cfg.AlphaByRate) > 0 {
+		b.portAlpha = make([]float64, len(s.port))
+		for i := range b.portAlpha {
+			b.portAlpha[i] = b.alpha
+		}
+	}
 	used := int64(0)
 	nLossless := int64(bits.OnesCount8(s.cfg.Lossless))
 	for i := range s.port {
@@ -217,17 +223,9 @@ func (s *Switch) Start() error {
 				s.egress[i].red = &s.cfg.ECNByRate[k].ECN
 			}
 		}
-		if len(s.cfg.AlphaByRate) > 0 {
-			if b.portAlpha == nil {
-				b.portAlpha = make([]float64, len(s.port))
-				for k := range b.portAlpha {
-					b.portAlpha[k] = b.alpha
-				}
-			}
-			for _, r := range s.cfg.AlphaByRate {
-				if pt.Rate().Nominal(r.Rate) {
-					b.portAlpha[i] = r.Alpha
-				}
+		for _, r := range s.cfg.AlphaByRate {
+			if pt.Rate().Nominal(r.Rate) {
+				b.portAlpha[i] = r.Alpha
 			}
 		}
 	}

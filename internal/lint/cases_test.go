@@ -130,3 +130,27 @@ func TestEvidenceLines(t *testing.T) {
 		}
 	}
 }
+
+// One ECN profile over ports of several speeds is judged at the fastest
+// and its fix names switch.ecn.by_rate; with the fast ports given their
+// own, each is judged at its speed and nothing is said.
+func TestECNMixedSpeeds(t *testing.T) {
+	rep := lintDir(t, filepath.Join(casesDir, "ecn-mixed-speeds", "bad"))
+	n := 0
+	for _, f := range rep.Findings {
+		if f.ID == "switch.ecn.thresholds" {
+			n++
+			if !strings.Contains(f.Title, "400Gbps") || !strings.Contains(f.Fix, "switch.ecn.by_rate gives the ports of each its own profile") {
+				t.Errorf("title %q, fix %q", f.Title, f.Fix)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d switch.ecn.thresholds findings, want 1", n)
+	}
+	for _, f := range lintDir(t, filepath.Join(casesDir, "ecn-mixed-speeds", "fixed")).Findings {
+		if strings.HasPrefix(f.ID, "switch.ecn") {
+			t.Errorf("fixed: %s %s", f.ID, f.Title)
+		}
+	}
+}

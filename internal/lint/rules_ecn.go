@@ -162,17 +162,10 @@ func (m *Model) ecnProfiles() []ecnProfile {
 			Buffer: s.Switch.Buffer, Alpha: s.Switch.Alpha, StaticTh: s.Switch.StaticTh, BufferEv: m.at("switch.buffer", scenario.DefaultBuffer.String()),
 			Units: "bytes (a bare number in the description is bytes)",
 		}
-		var seen []unit.BitRate
 		// The common profile is judged at the fastest link it marks on,
 		// each switch.ecn.by_rate profile at its own rate.
-		if rate, rateEv, ok := fastestLink(m, e.ByRate); ok {
-			p.Rate, p.RateEv, p.Common, p.Alpha = rate, rateEv, true, s.Switch.AlphaAt(rate)
-			for _, l := range s.Topo.Links {
-				if !slices.ContainsFunc(e.ByRate, func(r scenario.RateECN) bool { return r.Rate == l.Rate }) && !slices.Contains(seen, l.Rate) {
-					seen = append(seen, l.Rate)
-				}
-			}
-			p.Rates = len(seen)
+		if rate, rateEv, rates := fastestLink(m, e.ByRate); rates > 0 {
+			p.Rate, p.RateEv, p.Common, p.Rates, p.Alpha = rate, rateEv, true, rates, s.Switch.AlphaAt(rate)
 			p.RateHow = fmt.Sprintf("%v, the fastest link of the description's topology", rate)
 			if len(e.ByRate) > 0 {
 				p.RateHow = fmt.Sprintf("%v, the fastest link switch.ecn.by_rate does not list", rate)
@@ -197,27 +190,29 @@ func (m *Model) ecnProfiles() []ecnProfile {
 }
 
 // fastestLink returns the fastest link rate of the description's topology
-// other than the rates listed apart (false when every link's is): a queue
-// needs its BDP at the speed it drains at.
-func fastestLink(m *Model, apart []scenario.RateECN) (unit.BitRate, Evidence, bool) {
-	var best unit.BitRate
+// other than the rates listed apart, and how many such rates its links
+// run at (0 when every link's is listed): a queue needs its BDP at the
+// speed it drains at.
+func fastestLink(m *Model, apart []scenario.RateECN) (unit.BitRate, Evidence, int) {
+	var rates []unit.BitRate
 	for _, l := range m.Desc.Topo.Links {
-		if !slices.ContainsFunc(apart, func(r scenario.RateECN) bool { return r.Rate == l.Rate }) {
-			best = max(best, l.Rate)
+		if !slices.ContainsFunc(apart, func(r scenario.RateECN) bool { return r.Rate == l.Rate }) && !slices.Contains(rates, l.Rate) {
+			rates = append(rates, l.Rate)
 		}
 	}
-	if best == 0 {
-		return 0, Evidence{}, false
+	if len(rates) == 0 {
+		return 0, Evidence{}, 0
 	}
+	best := slices.Max(rates)
 	fabric := false
 	for _, l := range m.Desc.Topo.Links {
 		t := m.Desc.Topo
 		fabric = fabric || l.Rate == best && t.Nodes[l.A].Kind == topo.Switch && t.Nodes[l.B].Kind == topo.Switch
 	}
 	if fabric && m.given("topology.fabric_link.rate") {
-		return best, m.at("topology.fabric_link.rate", ""), true
+		return best, m.at("topology.fabric_link.rate", ""), len(rates)
 	}
-	return best, m.at("topology.host_link.rate", scenario.DefaultHostRate.String()), true
+	return best, m.at("topology.host_link.rate", scenario.DefaultHostRate.String()), len(rates)
 }
 
 // sonicECN returns the WRED profiles attached to the RoCE queue, once per

@@ -185,10 +185,11 @@ type RateECN struct {
 	Key        string
 }
 
-// At returns the thresholds of a port of the given rate.
+// At returns the thresholds of a port of the given rate: its by_rate
+// entry (Key set), or the common ones (Key empty).
 func (e *ECNSpec) At(rate unit.BitRate) RateECN {
 	for _, r := range e.ByRate {
-		if r.Rate == rate {
+		if rate.Nominal(r.Rate) {
 			return r
 		}
 	}

@@ -29,6 +29,27 @@ func importScenario(t *testing.T, file string, seed uint64) (string, string) {
 	return dir, y.String()
 }
 
+// completions runs s on rocelab and returns ns-3's completion times from
+// fctFile and rocelab's, in µs, each in its own order.
+func completions(t *testing.T, s *scenario.Scenario, fctFile string) (ns3, rocelab []float64) {
+	t.Helper()
+	o, err := agree.RunScenario(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range o.Flows {
+		rocelab = append(rocelab, *f.FCTUS)
+	}
+	got, err := readFile(fctFile, readFCT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range got {
+		ns3 = append(ns3, g.fct)
+	}
+	return ns3, rocelab
+}
+
 // Every agreement scenario goes to ns-3's files and comes back as a
 // scenario that converts to the same files, byte for byte: the topology
 // (as a graph), flows, buffer, PFC, ECN and DCQCN all survive.
@@ -77,22 +98,7 @@ func TestImportedAgreesWithNs3(t *testing.T) {
 					t.Fatal(err)
 				}
 				s.Seed = seed
-				o, err := agree.RunScenario(s)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var fct []float64
-				for _, f := range o.Flows {
-					fct = append(fct, *f.FCTUS)
-				}
-				got, err := readFile(fmt.Sprintf("testdata/ns3/%s-seed%d.txt", c.workload, seed), readFCT)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var ns3 []float64
-				for _, g := range got {
-					ns3 = append(ns3, g.fct)
-				}
+				ns3, fct := completions(t, s, fmt.Sprintf("testdata/ns3/%s-seed%d.txt", c.workload, seed))
 				n.Add(ns3)
 				r.Add(fct)
 			}
@@ -187,22 +193,7 @@ func TestImportsModelDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := agree.RunScenario(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fct []float64
-	for _, f := range o.Flows {
-		fct = append(fct, *f.FCTUS)
-	}
-	got, err := readFile("testdata/mix/fct.txt", readFCT)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ns3 []float64
-	for _, g := range got {
-		ns3 = append(ns3, g.fct)
-	}
+	ns3, fct := completions(t, s, "testdata/mix/fct.txt")
 	if len(fct) != len(ns3) {
 		t.Fatalf("%d flows, ns-3 ran %d", len(fct), len(ns3))
 	}
@@ -228,9 +219,10 @@ func FuzzFromNs3(f *testing.F) {
 	f.Add("ENABLE_QCN 1\nCC_MODE 7\nHAS_WIN 0\nACK_HIGH_PRIO 1\nRATE_AI 1Mb/s\nRATE_HAI 2Mb/s\nMIN_RATE 1Mb/s\nTOPOLOGY_FILE t\nFLOW_FILE f\nKMIN_MAP 1 100000000000 1\nKMAX_MAP 1 100000000000 2\nPMAX_MAP 1 100000000000 0.5\n", "1\n2 1 3 100 1 0\n")
 	// a switch (node 0) and four hosts at 100G
 	top := "5 1 4\n0\n0 1 100Gbps 0.001ms 0\n0 2 100Gbps 0.001ms 0\n0 3 100Gbps 0.001ms 0\n0 4 100Gbps 0.001ms 0\n"
+	files := regexp.MustCompile(`(?m)^(TOPOLOGY_FILE|FLOW_FILE) .*$`)
 	f.Fuzz(func(t *testing.T, config, flow string) {
 		dir := t.TempDir()
-		config = regexp.MustCompile(`(?m)^(TOPOLOGY_FILE|FLOW_FILE) .*$`).ReplaceAllString(config, "")
+		config = files.ReplaceAllString(config, "")
 		config += "\nTOPOLOGY_FILE topology.txt\nFLOW_FILE flow.txt\n"
 		for name, text := range map[string]string{"config.txt": config, "topology.txt": top, "flow.txt": flow} {
 			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
