@@ -179,7 +179,7 @@ func (c *Comm) llMaxBw() float64 {
 func (c *Comm) nicDMA(p int) float64 {
 	srv := c.Sys.Server
 	bw := srv.NICDMABW()
-	b := max(srv.Bond, 1)
+	b := c.ports
 	g := c.dev.FirstGPU(p / b)
 	if srv.ACS && srv.GDR(g, c.Cfg.GDRLevel) {
 		bw /= 2

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"rocelab/internal/gpu"
+	"rocelab/internal/unit"
 	"rocelab/internal/workload"
 )
 
@@ -80,9 +81,16 @@ type Comm struct {
 
 	graphCh int
 	// dev is the server as NCCL sees it: one NIC device per bond of
-	// ports (Sys.Server when nothing is bonded).
+	// ports, or per card when NCCL merges a card's ports (Sys.Server when
+	// nothing is bonded or merged).
 	dev gpu.Server
-	eng engine
+	// ports is the number of NIC ports behind each of dev's devices;
+	// merged says they are a card's ports that NCCL merged (its queue
+	// pairs alternate between them), not a bond (each queue pair hashed
+	// to one).
+	ports  int
+	merged bool
+	eng    engine
 }
 
 // NewComm builds the communicator over GPUs gpus of each server in
@@ -119,6 +127,16 @@ func NewComm(cfg *Config, sys System, servers []int, gpus []int) (*Comm, error) 
 	c := &Comm{Cfg: cfg, Sys: sys, Servers: servers, GPUs: gpus, PPN: ppn, NRanks: len(servers) * ppn, GID: -1}
 	c.dev = srv
 	c.dev.NICs, c.dev.NICRate, c.dev.Bond = srv.Devices(), srv.DeviceRate(), 0
+	c.ports = max(srv.Bond, 1)
+	if srv.CardPorts > 1 && cfg.MergeNICs {
+		// NCCL from 2.20 merges the ports of one PCI device (the same
+		// path but for the function, the same system GUID and link
+		// layer) into one net device of their summed speed (net_ib.cc
+		// ncclIbGetPciPath, ncclIbFindMatchingDev; NCCL_IB_MERGE_NICS).
+		c.ports, c.merged = srv.CardPorts, true
+		c.dev.NICs /= srv.CardPorts
+		c.dev.NICRate *= unit.BitRate(srv.CardPorts)
+	}
 	c.dev.GPUNIC = srv.WorstPath()
 	c.Notes = append(c.Notes, cfg.Notes...)
 	c.pickNet()
@@ -340,11 +358,35 @@ func (c *Comm) localOrder(ch int) []int {
 }
 
 // port returns the NIC port a queue pair on NIC device dev uses: the
-// device's own, or with bonded ports the lane-th of its bond (the bond
-// hashes each queue pair to one port).
+// device's own, or the lane-th of its bond (the bond hashes each queue
+// pair to one port) or of its merged card (NCCL alternates a
+// connection's queue pairs between the card's ports).
 func (c *Comm) port(dev, lane int) int {
-	b := max(c.Sys.Server.Bond, 1)
-	return dev*b + lane%b
+	return dev*c.ports + lane%c.ports
+}
+
+// qpsPerConn returns the data queue pairs of a network connection:
+// NCCL_IB_QPS_PER_CONNECTION on each port of a merged card (net_ib.cc
+// from 2.20: nqps = qpsPerConn × ndevs, "at least 1 qp per-device").
+func (c *Comm) qpsPerConn() int {
+	if c.merged {
+		return c.Cfg.QPsPerConn * c.ports
+	}
+	return c.Cfg.QPsPerConn
+}
+
+// msgParts returns the messages a slice is posted as: one on one queue
+// pair in turn; split over every queue pair with
+// NCCL_IB_SPLIT_DATA_ON_QPS=1; else over the ports of a merged card, one
+// part on each (net_ib.cc ncclIbMultiSend: nqps = ndevs).
+func (c *Comm) msgParts() int {
+	switch {
+	case c.Cfg.SplitData:
+		return c.qpsPerConn()
+	case c.merged:
+		return c.ports
+	}
+	return 1
 }
 
 // host returns the transport host of NIC port port on rank r's server.

@@ -42,7 +42,7 @@ type conn struct {
 	total int64
 
 	size               [nSteps]int64
-	nparts             uint8 // messages per slice: 1, or one per QP when split
+	nparts             uint8 // messages per slice (Comm.msgParts), on consecutive QPs
 	arrParts, ackParts [nSteps]uint8
 
 	prodK, consK       int32 // producer and consumer kernel of the batch
@@ -132,13 +132,16 @@ func (e *engine) post(ci int32, d unit.Time) {
 		e.t.PostAfter(d, c.qps[s%n], workload.Message{Op: opc, Bytes: b, ID: msgID(ci, idData, s, 0)})
 		return
 	}
-	per := b / n
-	for j := int64(0); j < n; j++ {
+	// nparts consecutive queue pairs, the next group in turn.
+	np := int64(c.nparts)
+	first := s % (n / np) * np
+	per := b / np
+	for j := int64(0); j < np; j++ {
 		pb := per
-		if j == n-1 {
-			pb = b - per*(n-1)
+		if j == np-1 {
+			pb = b - per*(np-1)
 		}
-		e.t.PostAfter(d, c.qps[j], workload.Message{Op: opc, Bytes: pb, ID: msgID(ci, idData, s, int(j))})
+		e.t.PostAfter(d, c.qps[first+j], workload.Message{Op: opc, Bytes: pb, ID: msgID(ci, idData, s, int(j))})
 	}
 }
 
@@ -213,9 +216,10 @@ func (e *engine) Completed(cp workload.Completion) {
 	}
 	s := *k
 	*k++
-	if c.nparts == 1 {
-		s = int64(ref.idx) + s*int64(len(c.qps))
-	}
+	// Queue pair idx carries part idx%nparts of every (n/nparts)-th slice
+	// from idx/nparts (post).
+	groups := int64(len(c.qps)) / int64(c.nparts)
+	s = int64(ref.idx)/int64(c.nparts) + s*groups
 	slot := s & (nSteps - 1)
 	if cp.Side == workload.Requester {
 		c.ackParts[slot]++
@@ -348,14 +352,12 @@ func (e *engine) openConn(k connKey, srcNIC, dstNIC int) int32 {
 		return ci
 	}
 	o := e.qpOptions(tagStr, cm.Cfg.TC)
-	for j := 0; j < cm.Cfg.QPsPerConn; j++ {
+	for j := 0; j < cm.qpsPerConn(); j++ {
 		q := e.t.Connect(cm.host(int(k.src), cm.port(srcNIC, lane+j)), cm.host(int(k.dst), cm.port(dstNIC, lane+j)), o, e)
 		e.addQP(q, ci, int32(j), false)
 		c.qps = append(c.qps, q)
 	}
-	if cm.Cfg.SplitData {
-		c.nparts = uint8(len(c.qps))
-	}
+	c.nparts = uint8(cm.msgParts())
 	fifo := cm.Cfg.FifoTC
 	if fifo < 0 {
 		fifo = cm.Cfg.TC

@@ -56,20 +56,20 @@ var (
 // allPublic runs every public result once per test binary.
 func allPublic(t *testing.T) [][]publicCheck {
 	publicOnce.Do(func() {
-		maxSize := int64(2 << 30)
-		if *publicAll {
-			maxSize = 64 << 30
-		}
 		for i := range publicRuns {
 			r := &publicRuns[i]
+			maxSize := int64(2 << 30)
 			switch {
-			case r.slow && !*publicAll:
-				publicChecks = append(publicChecks, nil)
-			case r.slow:
-				publicChecks = append(publicChecks, runPublic(t, r, 2<<30))
-			default:
-				publicChecks = append(publicChecks, runPublic(t, r, maxSize))
+			case *publicAll && !r.slow:
+				maxSize = 64 << 30
+			case r.maxSize > 0:
+				maxSize = r.maxSize
 			}
+			if r.slow && !*publicAll {
+				publicChecks = append(publicChecks, nil)
+				continue
+			}
+			publicChecks = append(publicChecks, runPublic(t, r, maxSize))
 		}
 	})
 	return publicChecks
@@ -88,8 +88,11 @@ func TestDocsPublicResults(t *testing.T) {
 			src = "`testdata/public/" + src + "`"
 		}
 		label := r.label + " (" + r.fabric + ")"
-		if r.heldOut {
+		switch r.heldOut {
+		case 1:
 			label += " — held out"
+		case 2:
+			label += " — held out, group 2"
 		}
 		if r.excluded != "" {
 			label += " — not in the acceptance set: " + r.excluded
@@ -120,11 +123,7 @@ func TestDocsPublicResults(t *testing.T) {
 		b.WriteString("\n")
 	}
 	// Totals per band: the calibration set, then the held-out results.
-	for _, held := range []bool{false, true} {
-		name := "Calibration set"
-		if held {
-			name = "Held out"
-		}
+	for held, name := range []string{"Calibration set", "Held out", "Held out, group 2 (added after the rounds above, compared before any change)"} {
 		fmt.Fprintf(&b, "\n%s, rows within their band:", name)
 		for _, band := range []string{"time", "mid", "large"} {
 			in, n := 0, 0

@@ -82,6 +82,9 @@ type Config struct {
 	// NCCL_IB_SPLIT_DATA_ON_QPS.
 	QPsPerConn int
 	SplitData  bool
+	// MergeNICs is NCCL_IB_MERGE_NICS (from 2.20, default on): the ports
+	// of one NIC card are one net device (net_ib.cc ncclIbFindMatchingDev).
+	MergeNICs bool
 	// MinChannels and MaxChannels are NCCL_MIN_NCHANNELS and
 	// NCCL_MAX_NCHANNELS (0 and 64 when unset).
 	MinChannels, MaxChannels int
@@ -147,7 +150,7 @@ var knownVars = []string{
 	"NCCL_NSOCKS_PERTHREAD", "NCCL_BUFFSIZE", "NCCL_P2P_NET_CHUNKSIZE", "NCCL_NCHANNELS_PER_NET_PEER",
 	"NCCL_NET_OVERHEAD", "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY", "NCCL_NVLS_ENABLE",
 	"NCCL_NVLS_NCHANNELS", "NCCL_PXN_DISABLE", "NCCL_P2P_PXN_LEVEL", "NCCL_COLLNET_ENABLE",
-	"NCCL_GDR_FLUSH_DISABLE", "NCCL_NET_FORCE_FLUSH",
+	"NCCL_GDR_FLUSH_DISABLE", "NCCL_NET_FORCE_FLUSH", "NCCL_IB_MERGE_NICS",
 }
 
 // inertVars are accepted and have no effect in the twin.
@@ -179,6 +182,7 @@ func NewConfig(env map[string]string, v Version) (*Config, error) {
 		c.Timeout = 18
 	}
 	c.SplitData = !v.AtLeast(2, 20, 0)
+	c.MergeNICs = v.AtLeast(2, 20, 0)
 	if !v.AtLeast(2, 21, 0) {
 		c.GIDIndex = 0
 	}
@@ -247,6 +251,9 @@ func (c *Config) set(k, val string) error {
 		c.QPsPerConn, err = intIn(1, 128, "1 to 128 queue pairs per connection")
 	case "NCCL_IB_SPLIT_DATA_ON_QPS":
 		err = flag(&c.SplitData)
+	case "NCCL_IB_MERGE_NICS":
+		err = flag(&c.MergeNICs)
+		c.MergeNICs = c.MergeNICs && c.Version.AtLeast(2, 20, 0)
 	case "NCCL_MIN_NCHANNELS", "NCCL_MIN_NRINGS":
 		if k == "NCCL_MIN_NRINGS" && c.Env["NCCL_MIN_NCHANNELS"] != "" {
 			return nil // the new name wins

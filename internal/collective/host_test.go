@@ -174,3 +174,60 @@ func TestHostGDRFlush(t *testing.T) {
 		t.Error("NCCL_NET_FORCE_FLUSH=yes: no error")
 	}
 }
+
+// TestMergedNICs: NCCL from 2.20 merges the ports of one NIC card (the
+// same PCI device but for the function, one system GUID) into one net
+// device of their summed speed, and alternates each connection's queue
+// pairs between the ports, splitting every message over them (net_ib.cc
+// ncclIbGetPciPath "Merge multi-port NICs into the same PCI device",
+// ncclIbFindMatchingDev; nqps = qpsPerConn × ndevs; NCCL_IB_MERGE_NICS).
+// OCI's BM.GPU.H100.8 has 8 such cards of 2 × 200G (oracle-quickstart/
+// oci-hpc samples/gpu/H100-topology.xml): merged, NCCL's model sees 8 ×
+// 400G and takes NVLSTree at 1 GiB, as the public run's 446-465 GB/s
+// shows (testdata/public/oci-h100-2n-roce200g-ocitutorials.txt); 16
+// separate 200G devices would make it Ring (NVLSTree's heads at 200G).
+func TestMergedNICs(t *testing.T) {
+	oci := server("H100", 8, 16, 200*unit.Gbps, 5)
+	oci.CPU, oci.CardPorts = gpu.Intel, 2
+	for _, c := range []struct {
+		version string
+		env     map[string]string
+		devs    int
+		algo    Algo
+	}{
+		{"2.21.5", nil, 8, NVLSTree},
+		{"2.21.5", map[string]string{"NCCL_IB_MERGE_NICS": "0"}, 16, Ring},
+		{"2.19.3", map[string]string{"NCCL_IB_GID_INDEX": "3"}, 16, Ring}, // before 2.20 every port is a device
+	} {
+		v, _ := ParseVersion(c.version)
+		cfg, err := NewConfig(c.env, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cm, err := NewComm(cfg, System{Server: oci, Hosts: DenseHosts(2, oci.NICs)}, []int{0, 1}, AllGPUs(8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch, _ := cm.Plan(Call{Func: AllReduce, Bytes: 1 << 30})
+		if cm.dev.NICs != c.devs || ch.Algo != c.algo {
+			t.Errorf("NCCL %s %v: %d devices, %s at 1 GiB; want %d, %s", c.version, c.env, cm.dev.NICs, ch.Algo, c.devs, c.algo)
+		}
+	}
+	// One channel over one dual-port card: merged, its messages go half
+	// on each port; as two devices, the channel uses one port.
+	card := server("H100", 1, 2, 200*unit.Gbps, 5)
+	card.CardPorts = 2
+	one := map[string]string{"NCCL_ALGO": "ring", "NCCL_MAX_NCHANNELS": "1"}
+	run := func(env map[string]string) (float64, float64) {
+		c := mustComm(t, card, 2, 1, env)
+		r, n := runOn(t, c, 1, Call{Func: AllReduce, Bytes: 256 << 20})
+		return busBW(r[0], c.NRanks), float64(min(n.Wire[0], n.Wire[1])) / float64(max(n.Wire[0], n.Wire[1]))
+	}
+	merged, mShare := run(one)
+	one["NCCL_IB_MERGE_NICS"] = "0"
+	apart, aShare := run(one)
+	t.Logf("one channel, 2 × 200G card: merged %.1f GB/s (port bytes %.2f:1), as two devices %.1f (%.2f:1)", merged, mShare, apart, aShare)
+	if mShare < 0.95 || aShare > 0.05 || merged < 1.3*apart {
+		t.Errorf("merged %.1f GB/s with ports %.2f:1, apart %.1f with %.2f:1: want both ports evenly used and faster when merged", merged, mShare, apart, aShare)
+	}
+}

@@ -221,6 +221,10 @@ func (s Server) Validate() error {
 		return fmt.Errorf("gpu_nic: %d paths for %d GPUs", len(s.GPUNICPaths), s.GPUs)
 	case s.Bond > 1 && s.NICs%s.Bond != 0:
 		return fmt.Errorf("nic_bond: %d ports per bond do not divide %d NIC ports", s.Bond, s.NICs)
+	case s.CardPorts > 1 && s.NICs%s.CardPorts != 0:
+		return fmt.Errorf("nic_ports: %d ports per card do not divide %d NIC ports", s.CardPorts, s.NICs)
+	case s.CardPorts > 1 && s.Bond > 1:
+		return fmt.Errorf("nic_ports and nic_bond: a bond of a card's ports is one port to NCCL; give one of them")
 	}
 	return nil
 }

@@ -26,6 +26,11 @@ type Host struct {
 	// 0 or 1: none). NCCL sees NICs/Bond devices of Bond × the port
 	// speed; each queue pair runs on one port of its bond.
 	Bond int
+	// CardPorts is the number of ports of each NIC card (0 or 1: single
+	// port cards): ports n·CardPorts to (n+1)·CardPorts−1 are one PCI
+	// device, which NCCL from 2.20 merges into one net device
+	// (NCCL_IB_MERGE_NICS).
+	CardPorts int
 	// StepOverhead is host time added to every network operation of
 	// NCCL's proxy thread: a hypervisor's exits, a slow driver stack.
 	StepOverhead unit.Time

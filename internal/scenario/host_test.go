@@ -56,6 +56,8 @@ func TestServerHostKeys(t *testing.T) {
 		{"gpu_nic: [PIX, PIX, SYS, SYS]", "gpu_nic: [PIX, SYS]", "2 paths for 4 GPUs"},
 		{"gpu: [H100, A100]", "gpu: [H100, A100, A100]", "3 models for 2 servers"},
 		{"nic_bond: 2", "nic_bond: 3", "3 ports per bond do not divide"},
+		{"nic_bond: 2", "nic_bond: 2\n    nic_ports: 2", "give nic_ports or nic_bond, not both"},
+		{"nic_bond: 2", "nic_bond: 1\n    nic_ports: 3", "3 ports per card do not divide"},
 		{"nic_pcie_width: 8", "nic_pcie_width: 6", "want 1, 2, 4, 8 or 16 lanes"},
 		{"gpu_nic: [PIX, PIX, SYS, SYS]", "gpu_nic: [PIX, PIX, SYS, NODE]", "gpu_nic[3]"},
 	} {

@@ -249,6 +249,13 @@ func (c *conv) gpuServer(s *Scenario, r *rawServers) (gpu.Server, []gpu.Model) {
 	if srv.Bond > 1 && nics%srv.Bond != 0 {
 		c.fail(r.NICBond, "topology.servers.nic_bond", "%d ports per bond do not divide the %d NIC ports of a server", srv.Bond, nics)
 	}
+	srv.CardPorts = int(c.integer(r.NICPorts, "topology.servers.nic_ports", 1, 1, 8))
+	switch {
+	case srv.CardPorts > 1 && nics%srv.CardPorts != 0:
+		c.fail(r.NICPorts, "topology.servers.nic_ports", "%d ports per card do not divide the %d NIC ports of a server", srv.CardPorts, nics)
+	case srv.CardPorts > 1 && srv.Bond > 1:
+		c.fail(r.NICPorts, "topology.servers.nic_ports", "a bond of a card's ports is one port to NCCL: give nic_ports or nic_bond, not both")
+	}
 	srv.StepOverhead = c.duration(r.StepOverhead, "topology.servers.step_overhead", 0)
 	return srv, perServer
 }

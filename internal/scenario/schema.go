@@ -52,6 +52,7 @@ type rawServers struct {
 	SocketLink   ast.Node `yaml:"socket_link"`
 	ACS          ast.Node `yaml:"acs"`
 	NICBond      ast.Node `yaml:"nic_bond"`
+	NICPorts     ast.Node `yaml:"nic_ports"`
 	StepOverhead ast.Node `yaml:"step_overhead"`
 }
 
