@@ -71,6 +71,9 @@ type SwitchConfig struct {
 	// Path is how the switch picks among equal-cost ports; the zero value
 	// is ECMP.
 	Path PathConfig
+	// Latency is the forwarding latency: from a frame's arrival to its
+	// joining the egress queue (see pipeline).
+	Latency unit.Time
 }
 
 // Switch is a shared-buffer switch: it classifies, routes with ECMP, admits
@@ -90,6 +93,7 @@ type Switch struct {
 	routedBytes []int64
 	// path is the path selector; nil for ECMP.
 	path  *pathSelector
+	pipe  pipeline
 	rng   *sim.Rand
 	marks MarkObserver
 	cfg   SwitchConfig
@@ -121,6 +125,7 @@ func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig
 		pt.SetEgress(&s.egress[i])
 	}
 	s.routedBytes = make([]int64, nports)
+	s.pipe.latency = cfg.Latency
 	if cfg.Path.Mode != PathECMP {
 		s.path = newPathSelector(cfg.Path, 0, n.Streams.Stream("path/"+name))
 	}
@@ -330,14 +335,18 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 		return
 	}
 	p.InPort = int16(in.index)
-	if s.cfg.ECNAtEnqueue {
-		s.markECN(p, out, q.Bytes())
-	}
-	e.push(p, prio)
 	s.routedBytes[out.index] += size
 	if lossless && s.buf.wantXOFF(pgi) {
 		in.SendXOFF(prio)
 	}
+	if s.pipe.latency > 0 {
+		s.enterPipeline(p, out)
+		return
+	}
+	if s.cfg.ECNAtEnqueue {
+		s.markECN(p, out, q.Bytes())
+	}
+	e.push(p, prio)
 	out.Kick()
 }
 
@@ -390,8 +399,10 @@ func (s *Switch) pushINT(p *packet.Packet, out *Port) {
 	p.INT.Push(packet.INTHop{Port: int32(out.id), Time: s.dom.Sched.Now(), TxBytes: out.TxBytes(), QLen: q, Rate: out.rate})
 }
 
-// EachQueued calls f for every packet in the switch's queues.
+// EachQueued calls f for every packet in the switch's queues and its
+// forwarding pipeline.
 func (s *Switch) EachQueued(f func(p *packet.Packet)) {
+	s.eachPiped(f)
 	for k := range s.egress {
 		e := &s.egress[k]
 		for i := range e.q {

@@ -36,6 +36,9 @@ type Config struct {
 	Switch        qos.Classifier
 	SwitchStrict  uint8
 	SwitchWeights [8]int
+	// SwitchLatency is each switch's forwarding latency, which a frame
+	// takes on top of the propagation of the link it arrives on.
+	SwitchLatency unit.Time
 	// Hash is the fields the switches hash; PerSwitchSeed gives each
 	// switch a seed of its own.
 	Hash          ecmp.Field

@@ -83,10 +83,14 @@ func newNetwork(c *Config) (*network, error) {
 				jitter = c.Jitter(l.Rate)
 			}
 			rate := unit.BitRate(float64(l.Rate) * (1 + ppm/1e6))
+			delay := l.Cable.Delay()
+			if t.Nodes[to].Kind == topo.Switch {
+				delay += c.SwitchLatency
+			}
 			id := linkID(i, dir)
 			n.links[id] = link{
 				from: int32(from), to: int32(to), port: int32(fp), rate: rate, bps: float64(rate),
-				delay: l.Cable.Delay(), cable: l.Cable, jitter: jitter / 2, nicTx: t.Nodes[from].Kind == topo.Host, burst: 1,
+				delay: delay, cable: l.Cable, jitter: jitter / 2, nicTx: t.Nodes[from].Kind == topo.Host, burst: 1,
 			}
 			n.portLink[from][fp] = id
 		}

@@ -113,10 +113,9 @@ type qp struct {
 	nakTo     uint32 // holes below this have been NAKed
 	// READ responses to send: a ring of jobs, oldest first; rdMax is one
 	// past the highest response PSN sent.
-	rd            []readJob
-	rdHead, rdLen int
-	rdMax         uint32
-	rdSent        bool
+	rd     sim.Ring[readJob]
+	rdMax  uint32
+	rdSent bool
 	// held is an ACK or NAK generated while READ responses were still to
 	// send: it goes out after them, as a responder answers in PSN order.
 	held *packet.Packet
@@ -153,7 +152,7 @@ func (q *qp) hasData() bool {
 	if q.failed {
 		return false
 	}
-	if q.rdLen > 0 {
+	if q.rd.Len() > 0 {
 		return true
 	}
 	if q.retxN == 0 && q.cur >= q.sqLen {
@@ -243,7 +242,7 @@ func (q *qp) frameOf(w *wqe, payload int32, first, last bool) int32 {
 
 // headFrame returns the frame length of the next packet the QP sends.
 func (q *qp) headFrame() int64 {
-	if q.rdLen > 0 {
+	if q.rd.Len() > 0 {
 		_, payload, ext := q.response()
 		return int64(packet.DataFrame(payload, ext, q.nic.cfg.VLAN))
 	}
@@ -333,7 +332,7 @@ func (q *qp) newPacket(op roce.Opcode, psn uint32, payload int32, now unit.Time)
 // segment builds the QP's next data packet and advances its send state:
 // a READ response first, then a selective resend, then the send queue.
 func (q *qp) segment(now unit.Time) (*packet.Packet, bool) {
-	if q.rdLen > 0 {
+	if q.rd.Len() > 0 {
 		return q.respond(now)
 	}
 	fromRetx := q.retxN > 0

@@ -21,15 +21,7 @@ import (
 
 // queueRead adds a READ to answer: npkts responses from psn, bytes in all.
 func (q *qp) queueRead(psn uint32, npkts int32, bytes int64) {
-	if q.rdLen == len(q.rd) {
-		rd := make([]readJob, max(4, 2*len(q.rd)))
-		for i := 0; i < q.rdLen; i++ {
-			rd[i] = q.rd[(q.rdHead+i)%len(q.rd)]
-		}
-		q.rd, q.rdHead = rd, 0
-	}
-	q.rd[(q.rdHead+q.rdLen)%len(q.rd)] = readJob{psn: psn, npkts: npkts, bytes: bytes}
-	q.rdLen++
+	q.rd.Push(readJob{psn: psn, npkts: npkts, bytes: bytes})
 	if q.cc == nil {
 		q.nic.responderCC(q)
 	}
@@ -38,19 +30,19 @@ func (q *qp) queueRead(psn uint32, npkts int32, bytes int64) {
 // reread answers a duplicate READ request from psn: responses queued at or
 // after psn are dropped and the read is answered again from there.
 func (q *qp) reread(psn uint32, bytes uint32) {
-	for q.rdLen > 0 {
-		j := &q.rd[(q.rdHead+q.rdLen-1)%len(q.rd)]
+	for q.rd.Len() > 0 {
+		j := q.rd.At(q.rd.Len() - 1)
 		start := roce.PSNAdd(j.psn, int(j.sent))
 		if roce.PSNDiff(start, psn) < 0 {
 			if end := roce.PSNDiff(psn, j.psn); end < j.npkts {
 				j.npkts = max(end, j.sent)
 			}
 			if j.sent >= j.npkts {
-				q.rdLen--
+				q.rd.PopBack()
 			}
 			break
 		}
-		q.rdLen--
+		q.rd.PopBack()
 	}
 	np := max(int32((int64(bytes)+int64(q.mss)-1)/int64(q.mss)), 1)
 	q.queueRead(psn, np, int64(bytes))
@@ -59,7 +51,7 @@ func (q *qp) reread(psn uint32, bytes uint32) {
 // response returns the next response packet's opcode, payload and
 // extension-header bytes.
 func (q *qp) response() (roce.Opcode, int32, int32) {
-	j := &q.rd[q.rdHead]
+	j := q.rd.Front()
 	rest := j.bytes - int64(j.sent)*int64(q.mss)
 	payload := int32(min(int64(q.mss), max(rest, 0)))
 	first, last := j.sent == 0, j.sent == j.npkts-1
@@ -76,7 +68,7 @@ func (q *qp) response() (roce.Opcode, int32, int32) {
 
 // respond builds the responder's next READ response.
 func (q *qp) respond(now unit.Time) (*packet.Packet, bool) {
-	j := &q.rd[q.rdHead]
+	j := q.rd.Front()
 	op, payload, ext := q.response()
 	psn := roce.PSNAdd(j.psn, int(j.sent))
 	p := q.newPacket(op, psn, payload, now)
@@ -93,10 +85,9 @@ func (q *qp) respond(now unit.Time) (*packet.Packet, bool) {
 		q.sentPkts++
 	}
 	if j.sent++; j.sent >= j.npkts {
-		q.rdHead = (q.rdHead + 1) % len(q.rd)
-		q.rdLen--
+		q.rd.PopFront()
 	}
-	if q.rdLen == 0 && q.held != nil {
+	if q.rd.Len() == 0 && q.held != nil {
 		q.nic.queueCtrl(q.held)
 		q.held = nil
 	}

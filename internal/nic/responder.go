@@ -190,7 +190,7 @@ func (n *NIC) sendAck(q *qp, syndrome uint8, trig *packet.Packet) *packet.Packet
 		a.INT, trig.INT = trig.INT, nil
 		a.Frame += packet.INTBytes
 	}
-	if q.rdLen > 0 {
+	if q.rd.Len() > 0 {
 		// READ responses before it go out first: hold the newest.
 		if q.held != nil {
 			n.dom.Free(q.held)

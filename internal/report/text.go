@@ -38,6 +38,9 @@ func (r *Run) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "; %d servers × %d GPUs, %d NICs%s", sv.Count, sv.GPUs, sv.NICs, rail)
 	}
 	fmt.Fprintf(&b, "; path MTU %d", s.MTU)
+	if s.SwitchLatencyNS > 0 {
+		fmt.Fprintf(&b, "; switch latency %g ns", s.SwitchLatencyNS)
+	}
 	if s.PFC {
 		fmt.Fprintf(&b, "; PFC on priority %s, headroom %s\n", textout.Ints(s.LosslessPrios), bytesList(s.HeadroomBytes))
 	} else {

@@ -338,7 +338,7 @@ func (s *Scenario) nicConfig() (*nic.Config, error) {
 func (s *Scenario) switchConfig(name string, tier int, net *fabric.Network) fabric.SwitchConfig {
 	sp := &s.Switch
 	c := fabric.SwitchConfig{
-		Buffer: sp.Buffer, Alpha: sp.Alpha, AlphaLossy: sp.AlphaLossy, StaticTh: sp.StaticTh,
+		Buffer: sp.Buffer, Alpha: sp.Alpha, AlphaLossy: sp.AlphaLossy, StaticTh: sp.StaticTh, Latency: sp.Latency,
 		Reserve: sp.Reserve, XONOffset: sp.XONOffset,
 		Classifier: fabric.Classifier{Trust: sp.Trust, DSCPToPrio: sp.DSCPToPrio},
 		PFC:        fabric.PFCConfig{Quanta: sp.PFC.Quanta, Refresh: sp.PFC.Refresh, XON: sp.PFC.XON},

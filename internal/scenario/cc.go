@@ -117,11 +117,21 @@ func (s *Scenario) applyCC(c *nic.Config) error {
 // BaseRTT is the largest unloaded round trip between two hosts, as the
 // HPCC ns-3 model computes it for its base RTT T (GLOBAL_T): twice the
 // propagation delay of the longest path plus one MTU packet's
-// serialisation at each of its hops.
+// serialisation at each of its hops, and each switch's forwarding latency
+// both ways (half of it at each link end a switch holds: a path's switches
+// are each the end of two of its links).
 func (s *Scenario) BaseRTT() unit.Time {
 	frame := unit.Bytes(packet.DataFrame(s.Host.MTU, packet.RETH, s.Host.VLAN) + packet.PreambleIFG)
 	delay, tx := s.Topo.WorstPath(func(l topo.Link) (unit.Time, unit.Time) {
-		return l.Cable.Delay(), l.Rate.TxTime(frame)
+		d := l.Cable.Delay()
+		if lat := s.Switch.Latency; lat > 0 {
+			for _, n := range [2]int{l.A, l.B} {
+				if s.Topo.Nodes[n].Kind == topo.Switch {
+					d += lat / 2
+				}
+			}
+		}
+		return d, l.Rate.TxTime(frame)
 	})
 	return 2*delay + tx
 }

@@ -53,7 +53,11 @@ const (
 	// lossless examples with 2.2 (TestEstimateBoundHolds). A port runs no
 	// event when a frame has left unless another waits, so a hop costs
 	// one event, its arrival, plus one where queues form.
-	eventsPerHop       = 2.2
+	eventsPerHop = 2.2
+	// pipelinePerHop is what switch.latency adds: a frame's exit from a
+	// switch's pipeline is an event of its own unless another frame's
+	// falls at the same time (the 128-host permutation: +1.00 a hop).
+	pipelinePerHop     = 1.0
 	bytesPerPort       = 1 << 10
 	bytesPerPacket     = 160
 	bytesPerRouteEntry = 24
@@ -137,7 +141,11 @@ func (s *Scenario) estimate(tr []collective.Transfer) Estimate {
 	e.Samples = samplesUntil(e.Until, s.SampleInterval)
 	e.Packets = sat(packets)
 	e.PacketHops = sat(hopsSum)
-	e.Events = sat(hopsSum*eventsPerHop + float64(e.Samples))
+	perHop := eventsPerHop
+	if s.Switch.Latency > 0 {
+		perHop += pipelinePerHop
+	}
+	e.Events = sat(hopsSum*perHop + float64(e.Samples))
 	// In flight at most: every switch buffer full of minimum frames.
 	inFlight := min(float64(nSwitch)*float64(s.Switch.Buffer)/64, packets)
 	mem := float64(nPorts)*bytesPerPort +

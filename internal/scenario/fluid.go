@@ -55,7 +55,7 @@ func (s *Scenario) FluidConfig() *fluid.Config {
 		NIC: qos.Classifier{Trust: h.Trust, DSCPToPrio: h.DSCPToPrio}, NICPriority: h.Priority,
 		NICStrict: n.Strict, NICWeights: n.Weights,
 		Switch:       qos.Classifier{Trust: sw.Trust, DSCPToPrio: sw.DSCPToPrio},
-		SwitchStrict: sw.Strict, SwitchWeights: sw.Weights,
+		SwitchStrict: sw.Strict, SwitchWeights: sw.Weights, SwitchLatency: sw.Latency,
 		Hash: sw.HashFields, PerSwitchSeed: sw.PerSwitchSeed,
 		ClockPPM: s.PHY.ClockPPM,
 		Timeout:  n.Timeout, RetryCnt: n.RetryCnt, TCPRTO: n.TCPRTO, AckCoalesce: n.AckCoalesce, CompletionDelay: DefaultCompletionDelay,

@@ -165,6 +165,11 @@ func randomScenario(seed uint64) string {
 	if r.IntN(4) == 0 {
 		fmt.Fprintf(&b, "  static_th: %dKiB\n", 20+r.IntN(200))
 	}
+	// Switch latency from a stream of its own, so that the draws above and
+	// below stay those of the scenarios before it existed.
+	if lr := rand.New(rand.NewPCG(seed, 0x1a7)); lr.IntN(3) == 0 {
+		fmt.Fprintf(&b, "  latency: %dns\n", 100+lr.IntN(1500))
+	}
 	fmt.Fprintf(&b, "host:\n  mtu: %s\n  cc: %s\n  qp: {timeout: %d}\n", pick("1024", "4096"), pick("dcqcn", "none"), 8+r.IntN(5))
 	b.WriteString("traffic:\n  generators:\n")
 	for g := 0; g < 1+r.IntN(2); g++ {

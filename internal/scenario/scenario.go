@@ -74,6 +74,10 @@ type PHYSpec struct {
 	Auto      bool
 }
 
+// MaxSwitchLatency bounds switch.latency: data-centre switches forward in
+// 0.3-2 µs (cut-through to store-and-forward at 400G).
+const MaxSwitchLatency = 100 * unit.Microsecond
+
 // SwitchSpec is the switch configuration shared by every switch.
 type SwitchSpec struct {
 	// Vendor is the switch OS the configs are generated for: sonic,
@@ -87,7 +91,10 @@ type SwitchSpec struct {
 	AlphaByRate []RateAlpha
 	// StaticTh, when set, replaces Alpha: the bytes of the shared pool a
 	// lossless PG may hold, whatever the pool's free space.
-	StaticTh      unit.Bytes
+	StaticTh unit.Bytes
+	// Latency is each switch's forwarding latency, arrival to egress
+	// queue (switch.latency).
+	Latency       unit.Time
 	Reserve       unit.Bytes
 	XONOffset     unit.Bytes
 	Trust         fabric.Trust
@@ -498,6 +505,10 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 	s.Alpha = c.float(r.Alpha, "switch.alpha", s.Alpha, 1.0/128, 128)
 	s.AlphaLossy = c.float(r.AlphaLossy, "switch.alpha_lossy", s.AlphaLossy, 1.0/128, 128)
 	s.StaticTh = c.bytes(r.StaticTh, "switch.static_th", 0)
+	s.Latency = c.duration(r.Latency, "switch.latency", 0)
+	if s.Latency > MaxSwitchLatency {
+		c.fail(r.Latency, "switch.latency", "expected at most %v: a switch forwards in a few microseconds at most", MaxSwitchLatency)
+	}
 	if r.StaticTh != nil && s.StaticTh == 0 {
 		c.fail(r.StaticTh, "switch.static_th", "expected a positive size")
 	}

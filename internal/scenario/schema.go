@@ -139,6 +139,7 @@ type rawSwitch struct {
 	AlphaByRate    ast.Node      `yaml:"alpha_by_rate"`
 	AlphaLossy     ast.Node      `yaml:"alpha_lossy"`
 	StaticTh       ast.Node      `yaml:"static_th"`
+	Latency        ast.Node      `yaml:"latency"`
 	Reserve        ast.Node      `yaml:"reserve"`
 	Trust          ast.Node      `yaml:"trust"`
 	DSCPToPriority ast.Node      `yaml:"dscp_to_priority"`

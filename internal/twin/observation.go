@@ -172,6 +172,8 @@ type Setup struct {
 	PFC           bool     `json:"pfc"`
 	LosslessPrios []int    `json:"lossless_priorities"`
 	HeadroomBytes []int64  `json:"headroom_bytes"`
+	// SwitchLatencyNS is each switch's forwarding latency, when set.
+	SwitchLatencyNS float64 `json:"switch_latency_ns,omitempty"`
 	// CC is the NIC congestion control ("dcqcn (preset)", or "none") and
 	// CCPrioMask the priorities it acts on (ROCE_CC_PRIO_MASK).
 	CC         string `json:"cc"`

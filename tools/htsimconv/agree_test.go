@@ -34,6 +34,10 @@ func TestAgreesWithHtsim(t *testing.T) {
 		// ECMP collisions and PFC spreading: the mean agrees closely, the
 		// tails depend on which collisions each hash makes.
 		{"perm128", 6, 0.05, 0.10, 0.15},
+		// The same with 1 us of switch latency: each switch holds a frame
+		// between routing and its egress queue. The imported median sits
+		// at +9.8 %, hence 12 % (docs/engine.md).
+		{"perm128-lat", 6, 0.05, 0.12, 0.15},
 		// One bottleneck, the receiver's link: the last completion is the
 		// line rate's, the order of the others PFC's fairness.
 		{"incast127", 3, 0.03, 0.06, 0.01},

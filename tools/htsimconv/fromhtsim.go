@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rocelab/internal/scenario"
 	"rocelab/internal/unit"
 )
 
@@ -142,8 +143,8 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 		return nil, fmt.Errorf("-tiers %d: htsim_roce builds 2- or 3-tier fat-trees", r.tiers)
 	case r.linkMbps <= 0 || r.hopUS <= 0 || r.mtu <= 0 || r.endUS <= 0:
 		return nil, fmt.Errorf("-linkspeed, -hop_latency, -mtu and -end must be positive")
-	case r.switchUS != 0:
-		return nil, fmt.Errorf("-switch_latency %g: rocelab's switches forward in no time, as htsim's default 0 does", r.switchUS)
+	case r.switchUS < 0 || r.switchUS*float64(unit.Microsecond) > float64(scenario.MaxSwitchLatency):
+		return nil, fmt.Errorf("-switch_latency %g: expected 0 to %v", r.switchUS, scenario.MaxSwitchLatency)
 	case r.pfcLow < 0 || r.pfcHigh <= r.pfcLow:
 		return nil, fmt.Errorf("-pfc_thresholds %d %d: expected low < high", r.pfcLow, r.pfcHigh)
 	case r.queueType != "lossless_input":
@@ -438,6 +439,11 @@ func fromHtsim(args []string, w io.Writer) error {
 	fmt.Fprintf(&b, "switch: {static_th: %dB, reserve: 0, pfc: {xon_offset: %dB}", int64(r.pfcHigh)*pkt, int64(r.pfcHigh-r.pfcLow)*pkt)
 	if lb != "" {
 		fmt.Fprintf(&b, ", %s", lb)
+	}
+	if r.switchUS > 0 {
+		// htsim's switch latency is a pipe between a frame's routing and its
+		// egress queue, as rocelab's (pause frames skip both).
+		fmt.Fprintf(&b, ", latency: %s", unit.Time(math.Round(r.switchUS*float64(unit.Microsecond))))
 	}
 	fmt.Fprintf(&b, "}\nhost: {cc: none, mtu: %d}\ntraffic:\n  flows:\n", mtu)
 	for i, c := range conns {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"rocelab/internal/scenario"
+	"rocelab/internal/unit"
 )
 
 // importMatrix writes matrix to a file and imports it with htsim's
@@ -111,6 +112,7 @@ func TestImportRefuses(t *testing.T) {
 		{"failure", "Nodes 16\nConnections 0\nFailures 1\n", nil, "m.cm:3: link failures are not converted"},
 		{"fat-tree size", "Nodes 16\n", []string{"-nodes", "20"}, "-nodes 20: a 3-tier fat-tree has k³/4 hosts"},
 		{"start delta", "", []string{"-start_delta", "5"}, "-start_delta: htsim draws random start delays"},
+		{"switch latency", "", []string{"-switch_latency", "-1"}, "-switch_latency -1: expected 0 to 100us"},
 		{"flag", "", []string{"-colour", "red"}, "\"-colour\" is not an htsim_roce flag"},
 		{"strategy", "", []string{"-strat", "perm"}, "-strat perm: htsim_roce runs only"},
 	} {
@@ -120,6 +122,31 @@ func TestImportRefuses(t *testing.T) {
 				t.Errorf("error %v, expected %q", err, c.want)
 			}
 		})
+	}
+}
+
+// htsim's switch latency (a pipe between a frame's routing and its egress
+// queue, in microseconds) becomes the scenario's, in the base RTT too.
+func TestImportSwitchLatency(t *testing.T) {
+	const m = "Nodes 16\nConnections 1\n0->15 id 1 start 0 size 4096\n"
+	var rtt [2]unit.Time
+	for i, us := range []string{"0", "0.5"} {
+		out, err := importMatrix(t, m, "-nodes", "16", "-linkspeed", "100000", "-hop_latency", "1", "-mtu", "4096", "-switch_latency", us)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := scenario.Load("lat.yaml", []byte(out))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		rtt[i] = s.BaseRTT()
+		if want := [2]unit.Time{0, 500 * unit.Nanosecond}[i]; s.Switch.Latency != want {
+			t.Errorf("-switch_latency %s: switch.latency %v, want %v", us, s.Switch.Latency, want)
+		}
+	}
+	// A 3-tier fat-tree's longest path crosses five switches.
+	if d := rtt[1] - rtt[0]; d != 5*unit.Microsecond {
+		t.Errorf("base RTT +%v with 0.5 µs switches, want 5 µs (two ways through five)", d)
 	}
 }
 

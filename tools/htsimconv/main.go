@@ -169,8 +169,12 @@ func convert(s *scenario.Scenario, mtu, queue int, file string, w io.Writer) (st
 	}
 	l := t.Links[0]
 	hop := float64(l.Cable.Delay()) / float64(unit.Microsecond)
-	return fmt.Sprintf("htsim_roce -nodes %d -tiers 3 -tm FILE.cm -strat ecmp_host -paths 1 -linkspeed %d -mtu %d -hop_latency %g -q %d -end %d   # %d flows, %d bytes, %d packets of %d B",
-		len(t.Hosts), int64(l.Rate/unit.Mbps), mtu, hop, queue, int64(s.Duration/unit.Microsecond), len(flows), bytes, (bytes+int64(mtu)-1)/int64(mtu), mtu), nil
+	sw := ""
+	if s.Switch.Latency > 0 {
+		sw = fmt.Sprintf(" -switch_latency %g", float64(s.Switch.Latency)/float64(unit.Microsecond))
+	}
+	return fmt.Sprintf("htsim_roce -nodes %d -tiers 3 -tm FILE.cm -strat ecmp_host -paths 1 -linkspeed %d -mtu %d -hop_latency %g%s -q %d -end %d   # %d flows, %d bytes, %d packets of %d B",
+		len(t.Hosts), int64(l.Rate/unit.Mbps), mtu, hop, sw, queue, int64(s.Duration/unit.Microsecond), len(flows), bytes, (bytes+int64(mtu)-1)/int64(mtu), mtu), nil
 }
 
 // ring writes the rocelab scenario of htsim's gen_allreduce.py: hosts

@@ -162,6 +162,9 @@ func checkSwitch(s *scenario.Scenario, bad *mismatches) {
 	if sw.Alpha != 1.0/(1<<ns3AlphaShift) {
 		bad.add("switch.alpha: set 1/%d (ns-3's PFC threshold is the free pool >> %d)", 1<<ns3AlphaShift, ns3AlphaShift)
 	}
+	if sw.Latency != 0 {
+		bad.add("switch.latency: set 0 (ns-3's switches forward a frame as it arrives)")
+	}
 	if sw.Reserve != ns3Reserve {
 		bad.add("switch.reserve: set 4KiB (ns-3's per-queue reserve)")
 	}

@@ -102,6 +102,7 @@ func TestRefused(t *testing.T) {
 	s, err := scenario.Load("s.yaml", []byte(`
 name: defaults
 topology: {kind: fat-tree, k: 4}
+switch: {latency: 500ns}
 traffic:
   flows:
     - {name: a, src: h0, dst: h1, bytes: 1MB}
@@ -116,7 +117,7 @@ traffic:
 	}
 	for _, want := range []string{
 		"switch.pfc.headroom: set 561 (", "switch.alpha: set 1/8", "switch.reserve: set 4KiB", "switch.pfc.xon_offset: set 3KiB",
-		"switch.pfc.response_time", "host.qp.ack_coalesce: set 1", "host.rx.pfc: set false", "phy: set",
+		"switch.latency: set 0", "switch.pfc.response_time", "host.qp.ack_coalesce: set 1", "host.rx.pfc: set false", "phy: set",
 		"host.dcqcn.initial_alpha_value: set 1024", "host.dcqcn.min_time_between_cnps: set 0", "flow b waits on another",
 	} {
 		if !strings.Contains(err.Error(), want) {
