@@ -32,7 +32,13 @@ func qosRules(m *Model) []doctor.Finding {
 		}
 	}
 	roceTC := m.rocePriority()
+	lossy := m.lossyDesigns()
 	for _, s := range m.sws {
+		if d, ok := lossy[s.DB]; ok && s.DB != nil {
+			fs = append(fs, m.lossyByDesign(s.DB, d, s))
+			delete(lossy, s.DB) // once per config
+			continue
+		}
 		if s.TC < 0 || !s.LosslessKnown || containsInt(s.Lossless, s.TC) {
 			continue
 		}
