@@ -192,11 +192,16 @@ admin@sonic:~$ sonic-db-cli CONFIG_DB hgetall 'PFC_WD|Ethernet0'
 
 func FuzzParseRedis(f *testing.F) {
 	f.Add([]byte("127.0.0.1:6379[4]> hgetall \"QUEUE|Ethernet0|3\"\n1) \"scheduler\"\n2) \"scheduler.1\"\n$ sonic-db-cli CONFIG_DB hgetall 'X|y'\n{'a': 'b'}\n"))
+	f.Add([]byte("127.0.0.1:6379[6]> keys *\n$ redis-cli -n 0 hgetall \"A:b\"\n$ sonic-db-cli -n asic0 STATE_DB keys *\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 64<<10 {
 			return
 		}
+		if name, line, ok := RedisDB(data); ok && (line < 1 || line > strings.Count(string(data), "\n")+1 || !strings.HasSuffix(name, "_DB")) {
+			t.Fatalf("RedisDB: %q at line %d", name, line)
+		}
 		db, _ := ParseRedis("f.txt", data)
+		db.StateDump(nil)
 		lines := strings.Count(string(data), "\n") + 1
 		for _, tab := range db.Tables {
 			for _, k := range tab.Keys() {
@@ -457,4 +462,25 @@ func FuzzShowPFCPriority(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRedisDB: the database a Redis command names, by name, number or
+// prompt; CONFIG_DB is not reported (SYNTHETIC command lines).
+func TestRedisDB(t *testing.T) {
+	for _, c := range []struct {
+		text, want string
+		line       int
+	}{
+		{"admin@sonic:~$ sonic-db-cli STATE_DB hgetall 'PORT_TABLE|Ethernet0'", "STATE_DB", 1},
+		{"x\nadmin@sonic:~$ sonic-db-cli -n asic0 APPL_DB keys *", "APPL_DB", 2},
+		{"$ redis-cli -n 2 hgetall COUNTERS_PORT_NAME_MAP", "COUNTERS_DB", 1},
+		{"127.0.0.1:6379[6]> keys *", "STATE_DB", 1},
+		{"admin@sonic:~$ sonic-db-cli CONFIG_DB hgetall 'PFC_WD|Ethernet0'", "", 0},
+		{"$ redis-cli -n 4 hgetall \"PORT_QOS_MAP|Ethernet0\"", "", 0},
+	} {
+		name, line, ok := RedisDB([]byte(c.text))
+		if name != c.want || line != c.line || ok != (c.want != "") {
+			t.Errorf("%q: %q line %d %v, want %q line %d", c.text, name, line, ok, c.want, c.line)
+		}
+	}
 }
