@@ -3,6 +3,8 @@ package doctor
 import (
 	"strings"
 	"testing"
+
+	"rocelab/internal/ingest"
 )
 
 // Artifacts of the ninth sweep: AWS EFA counters, mlx5's host ECN marks,
@@ -80,4 +82,45 @@ func TestHostECNMarking(t *testing.T) {
 	pair := append(dump("1000", "0"), dump("221500", "4410")...)
 	nicMustFind(t, synthFindings(t, Options{}, pair...), "counters.ecn.host_marking", Warn, "4410 on priority 3")
 	nicMustNot(t, synthFindings(t, Options{}, dump("220500", "0")...), "counters.ecn.host_marking")
+}
+
+// ibdev2netdev (stepfun-ai/StepMesh#15) was in no format rocelab
+// recognised. Its RoCE ports take their netdev's state (Up is active), its
+// IPoIB netdevs (ib*, Down here) say nothing of their InfiniBand ports, and
+// the netdev it names is what the fixes of the device's findings name.
+func TestIbdev2netdev(t *testing.T) {
+	const file = "corpus/ethtool/ibdev2netdev-ib-down-roce-bond-stepmesh15.txt"
+	arts := nicReadArtifacts(t, file)
+	d, ok := arts[0].(*ingest.Devinfo)
+	if !ok || len(d.Devices) != 7 || d.Devices[6].Name != "mlx5_bond_0" || d.Devices[6].Ports[0].Netdev != "bond0" || d.Devices[6].Ports[0].State != "PORT_ACTIVE" {
+		t.Fatalf("read %T %+v", arts[0], arts[0])
+	}
+	nicMustNot(t, diagnoseFiles(t, Options{}, file), "devinfo.port.down")
+	// SYNTHETIC: the same line form beside a hw_counters dump.
+	fs := synthFindings(t, Options{},
+		"mlx5_1 port 1 ==> ens12f0np0 (Up)",
+		"mlx5_2 port 1 ==> ens12f1np1 (Down)",
+		"/sys/class/infiniband/mlx5_1/ports/1/hw_counters/out_of_sequence:120",
+		"/sys/class/infiniband/mlx5_1/ports/1/hw_counters/local_ack_timeout_err:3")
+	nicMustFind(t, fs, "devinfo.port.down", Warn, "mlx5_2 port 1 is not up: DOWN")
+	if f := nicMustFind(t, fs, "counters.retransmission", Warn); !strings.Contains(f.Fix, "ethtool -S ens12f0np0") {
+		t.Errorf("fix does not name mlx5_1's netdev: %s", f.Fix)
+	}
+}
+
+// nvidia-smi topo -m was in no format rocelab recognised. A GPU whose
+// nearest NIC is beyond PXB gets no GPUDirect RDMA from NCCL by default
+// (NVIDIA/nccl-tests#320: NODE and PHB); one NIC per GPU at PIX is said
+// to be fine, in the NIC0 form with tabs (NVIDIA/nccl#1453) and the older
+// form that names the NICs mlx5_N in the header (NVIDIA/nccl-tests#78).
+func TestGPUTopology(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/topo/nvidia-smi-topo-gpus-node-phb-from-nics-nccltests320.txt")
+	f := nicMustFind(t, fs, "topo.gpu_nic.far", Warn, "3 of 3 GPUs", "GPU0 NODE (mlx5_0)", "GPU2 PHB (mlx5_0)")
+	if len(f.Evidence) != 3 || !strings.Contains(f.Fix, "NCCL_NET_GDR_LEVEL=PHB") {
+		t.Errorf("evidence %v fix %q", f.Evidence, f.Fix)
+	}
+	nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/topo/nvidia-smi-topo-h100-pix-nic-per-gpu-tabs-nccl1453.txt"), "topo.gpu_nic.ok", Info, "GPU0 PIX (NIC8)", "and 4 more")
+	fs = diagnoseFiles(t, Options{}, "corpus/topo/nvidia-smi-topo-16gpu-mlx5-columns-nccltests78.txt")
+	nicMustFind(t, fs, "topo.gpu_nic.ok", Info, "GPU2 PIX (mlx5_1)")
+	nicMustNot(t, fs, "topo.gpu_nic.far")
 }
