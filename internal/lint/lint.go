@@ -188,6 +188,11 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		m.Sonic = append(m.Sonic, db)
 		kinds = append(kinds, KindSONiCConfigDB)
 	}
+	// EOS's `show priority-flow-control`: the same per port, read alike.
+	if db, ok := sonic.ParseEOSPriorityFlowControl(name, data); ok {
+		m.Sonic = append(m.Sonic, db)
+		kinds = append(kinds, KindSONiCConfigDB)
+	}
 	if isPGProfileLookup(data) {
 		return info, fmt.Errorf("%s: a pg_profile_lookup.ini (SONiC's static headroom table by speed and cable): lint reads the BUFFER_PROFILE rows SONiC makes from it, in config_db.json; `rocelab calc headroom --speed S --cable L --asic A` computes one row: %w", name, errNotConfig)
 	}

@@ -35,3 +35,24 @@ func TestRedisQueries(t *testing.T) {
 		}
 	}
 }
+
+// Arista EOS's `show priority-flow-control` (democratic-csi#241: PFC on
+// globally, D on the port) was "no configuration lint reads"; beside a NIC
+// that runs PFC on priority 3 (a real mlnx_qos) the port that ignores its
+// pauses is now named.
+func TestEOSPriorityFlowControl(t *testing.T) {
+	const eos = "../../testdata/corpus/switch/eos-show-priority-flow-control-port-disabled-democraticcsi241.txt"
+	rep, err := Lint([]string{eos, "../../testdata/corpus/ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		if f.ID == "qos.pfc.disabled" && strings.Contains(f.Title, "Et1: PFC is on none, but mce0 (mlnx_qos) puts RoCE on priority 3") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("findings %v", ids(rep))
+	}
+}

@@ -2,6 +2,7 @@ package sonic
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -450,15 +451,18 @@ func FuzzShowPFCPriority(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte("Interface    Lossless priorities\n-----------  ---------------------\nEthernet0\nEthernet4    0-7\nEthernet0    3\n\nx\n"))
+	f.Add([]byte("E: PFC Enabled, D: PFC Disabled, A: PFC Active, W: PFC Watchdog Enabled\nEt1        D - -               -\nEt2        E A W  3,4  drop\nEt3 E A W\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		db, ok := ParseShowPFCPriority("f.txt", data)
-		if !ok {
-			return
-		}
 		lines := strings.Count(string(data), "\n") + 1
-		for _, pq := range db.PortQoSMaps() {
-			if v := pq.PFCEnableAt; v.Line < 1 || v.Line > lines || v.Col < 1 {
-				t.Fatalf("%s: pfc_enable at %d:%d of %d lines", pq.Port, v.Line, v.Col, lines)
+		for _, parse := range []func(string, []byte) (*ConfigDB, bool){ParseShowPFCPriority, ParseEOSPriorityFlowControl} {
+			db, ok := parse("f.txt", data)
+			if !ok {
+				continue
+			}
+			for _, pq := range db.PortQoSMaps() {
+				if v := pq.PFCEnableAt; v.Line < 1 || v.Line > lines || v.Col < 1 {
+					t.Fatalf("%s: pfc_enable at %d:%d of %d lines", pq.Port, v.Line, v.Col, lines)
+				}
 			}
 		}
 	})
@@ -482,5 +486,22 @@ func TestRedisDB(t *testing.T) {
 		if name != c.want || line != c.line || ok != (c.want != "") {
 			t.Errorf("%q: %q line %d %v, want %q line %d", c.text, name, line, ok, c.want, c.line)
 		}
+	}
+}
+
+// TestEOSPriorityFlowControl reads EOS's table (SYNTHETIC rows in the
+// form of democratic-csi#241's): D is an empty pfc_enable, E with its
+// priorities, E with none readable is left out.
+func TestEOSPriorityFlowControl(t *testing.T) {
+	db, ok := ParseEOSPriorityFlowControl("eos.txt", []byte("E: PFC Enabled, D: PFC Disabled, A: PFC Active, W: PFC Watchdog Enabled\nPort       Status  Priorities\n---\nEt1        D - -               -           -\nEt2        E A W   3,4         drop\nEt3        E - -   ?\n"))
+	if !ok {
+		t.Fatal("not read")
+	}
+	got := map[string]string{}
+	for _, pq := range db.PortQoSMaps() {
+		got[pq.Port] = fmt.Sprintf("%v %d:%d", pq.PFCEnable, pq.PFCEnableAt.Line, pq.PFCEnableAt.Col)
+	}
+	if want := map[string]string{"Et1": "[] 4:12", "Et2": "[3 4] 5:20"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }
