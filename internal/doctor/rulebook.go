@@ -288,7 +288,7 @@ var book = []Spec{
 		Fix:    "Keep it only with NICs that need no PFC (Spectrum-X SuperNICs: adaptive routing, their own congestion control, out-of-order placement); otherwise a lossless class for RoCE end to end",
 		Source: "sonic-buildimage device/mellanox SN5600 C256S1, SN5640 C512S2 qos.json.j2 (LOSSLESS_TC left empty)"},
 	{ID: "qos.pfc.disabled", Layer: LayerFabric, Severities: []Severity{Warn, Error}, Front: Doctor | Lint,
-		Text:   "mlnx_qos: PFC off on every priority (error), or on priorities other than the one RoCE's DSCP maps to (warn): NCCL_IB_TC where an input of that host (or of no stated host) sets or echoes it, else 26 (NCCL_IB_TC=106), and the finding says it is assumed; lint: a switch class for RoCE that is not lossless, or, where the switch's DSCP map is not given (a PORT_QOS_MAP fragment), ports whose pfc_enable leaves out the NICs' RoCE priority",
+		Text:   "mlnx_qos: PFC off on every priority (error), or on priorities other than the one RoCE's DSCP maps to (warn): NCCL_IB_TC where an input of that host (or of no stated host) sets or echoes it, else 26 (NCCL_IB_TC=106), and the finding says it is assumed; lint: a switch class for RoCE that is not lossless, or, where the switch's DSCP map is not given (a PORT_QOS_MAP fragment), ports whose pfc_enable leaves out the NICs' RoCE priority, or PFC off on every priority of ports whose DSCP map and NICs are not given (warn)",
 		Fix:    "mlnx_qos -i <if> --trust dscp --pfc <vector> on every host, PFC on priority <p> on the switch ports.",
 		Source: "same id as the doctor's mlnx_qos rule: the same fact on the switch side"},
 	{ID: "qos.trust.pcp", Layer: LayerFabric, Severities: []Severity{Warn, Error}, Front: Doctor | Lint,

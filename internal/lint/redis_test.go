@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"rocelab/internal/doctor"
 )
 
 // SYNTHETIC: Redis queries of databases other than CONFIG_DB are refused
@@ -54,5 +56,13 @@ func TestEOSPriorityFlowControl(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("findings %v", ids(rep))
+	}
+	// Alone: no class is lossless, whichever RoCE takes.
+	rep, err = Lint([]string{eos}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].ID != "qos.pfc.disabled" || rep.Findings[0].Severity != doctor.Warn || !strings.Contains(rep.Findings[0].Title, "Et1: PFC is off on every priority") {
+		t.Errorf("alone: %v", ids(rep))
 	}
 }
