@@ -1,8 +1,8 @@
 // Package counters is the one table of NIC and switch counter names that
 // rocelab speaks: the names mlx5 (and bnxt_en, be2net) print in ethtool -S,
 // the RDMA hw_counters and port counters under /sys/class/infiniband (of
-// mlx5, mana_ib, irdma and bnxt_re; ice's ethtool -S beside them), and
-// the twin's switch-port counters. The twin writes its counters through
+// mlx5, mana_ib, irdma, bnxt_re and AWS's efa; ice's ethtool -S beside
+// them), and the twin's switch-port counters. The twin writes its counters through
 // this table, the doctor reads dumps through it, and the exporter turns
 // names into metrics with it, so a name is spelled in one place.
 //
@@ -65,6 +65,9 @@ const (
 	IRDMA
 	// BNXTRE is Broadcom's RDMA driver (bnxt_re) beside bnxt_en.
 	BNXTRE
+	// EFA is AWS's Elastic Fabric Adapter RDMA driver (efa): SRD, not
+	// RoCE.
+	EFA
 	// Twin marks names only the twin prints (switch-side counters).
 	Twin
 )
@@ -86,6 +89,8 @@ func (v Vendor) String() string {
 		return "irdma"
 	case BNXTRE:
 		return "bnxt_re"
+	case EFA:
+		return "efa"
 	case Twin:
 		return "rocelab"
 	}
@@ -158,6 +163,7 @@ const (
 	PrioDiscards          Concept = "prio_discards"           // frames dropped on one priority
 	PrioBufDiscards       Concept = "prio_buf_discards"       // unicast frames one priority dropped for want of receive buffer
 	PrioCongDiscards      Concept = "prio_cong_discards"      // frames one priority dropped by WRED (congestion)
+	PrioHostECNMarked     Concept = "prio_host_ecn_marked"    // frames of one priority the NIC itself marked ECN CE, its host's receive buffer congested
 	PauseFrames           Concept = "pause_frames"            // PFC frames on one priority (XON included)
 	PauseDuration         Concept = "pause_duration"          // time one priority was paused
 	PauseTransition       Concept = "pause_transition"        // pause episodes begun on one priority
@@ -197,6 +203,17 @@ const (
 	SlowRestart        Concept = "roce_slow_restart"          // slow restarts after repeated loss
 	SlowRestartCNPs    Concept = "roce_slow_restart_cnps"     // CNPs during slow restart
 	SlowRestartTrans   Concept = "roce_slow_restart_trans"    // transitions into slow restart
+
+	// AWS EFA's SRD transport (hw_counters of the efa driver): packets the
+	// device received and dropped, SRD retransmissions and the events
+	// that degrade or break a connection, and work requests that failed.
+	EFARxDrops            Concept = "efa_rx_drops"               // packets the EFA device received and then dropped
+	SRDRetransPackets     Concept = "srd_retrans_pkts"           // SRD packets retransmitted
+	SRDRetransTimeouts    Concept = "srd_retrans_timeout_events" // SRD timeouts that moved a flow to another network path
+	SRDUnresponsiveRemote Concept = "srd_unresponsive_remote"    // SRD remote connections that stopped answering
+	SRDImpairedRemote     Concept = "srd_impaired_remote_conn"   // SRD connections rate-limited as impaired
+	EFARDMAReadWRErrors   Concept = "efa_rdma_read_wr_err"       // RDMA READ work requests that failed (local or remote error)
+	EFARDMAWriteWRErrors  Concept = "efa_rdma_write_wr_err"      // RDMA WRITE work requests that failed (local or remote error)
 
 	// ReqTransportRetriesExceeded counts requester QPs that ran out of
 	// retry_cnt (IBV_WC_RETRY_EXC_ERR: the connection is gone);

@@ -24,7 +24,7 @@ func must(t *Table, err error) *Table {
 // TestProvenance): the IB port counters of drivers/infiniband/core/sysfs.c,
 // the mlx5 hw_counters of drivers/infiniband/hw/mlx5/counters.c, mlx5e's
 // ethtool statistics in en_stats.c, bnxt_en's bnxt_ethtool.c and be2net's
-// be_ethtool.c.
+// be_ethtool.c, and the efa driver's efa_verbs.c (AWS's amzn-drivers).
 func builtin() []Desc {
 	e := func(name string, c Concept, d Dir, u Unit) Desc {
 		return Desc{Name: name, Vendor: MLX5, Source: Ethtool, Concept: c, Dir: d, Unit: u}
@@ -81,6 +81,7 @@ func builtin() []Desc {
 		ep("rx_prio%d_discards", PrioDiscards, RX, Packets),
 		ep("rx_prio%d_buf_discard", PrioBufDiscards, RX, Packets),
 		ep("rx_prio%d_cong_discard", PrioCongDiscards, RX, Packets),
+		ep("rx_prio%d_marked", PrioHostECNMarked, RX, Packets),
 		ep("tx_prio%d_bytes", PrioBytes, TX, Bytes),
 		ep("tx_prio%d_packets", PrioPackets, TX, Packets),
 		ep("rx_prio%d_pause", PauseFrames, RX, Packets),
@@ -199,6 +200,15 @@ func builtin() []Desc {
 		hwv(BNXTRE, "dup_req", DuplicateRequest, RX),
 		hwv(BNXTRE, "oos_drop_count", OutOfSequence, RX),
 		hwv(BNXTRE, "max_retry_exceeded", ReqTransportRetriesExceeded, NoDir),
+
+		// efa hw_counters (AWS Elastic Fabric Adapter, SRD).
+		hwv(EFA, "rx_drops", EFARxDrops, RX),
+		hwv(EFA, "retrans_pkts", SRDRetransPackets, TX),
+		hwv(EFA, "retrans_timeout_events", SRDRetransTimeouts, NoDir),
+		hwv(EFA, "unresponsive_remote_events", SRDUnresponsiveRemote, NoDir),
+		hwv(EFA, "impaired_remote_conn_events", SRDImpairedRemote, NoDir),
+		hwv(EFA, "rdma_read_wr_err", EFARDMAReadWRErrors, NoDir),
+		hwv(EFA, "rdma_write_wr_err", EFARDMAWriteWRErrors, NoDir),
 
 		// Switch ports, as the twin reports them (no vendor prints these).
 		sw("ecn_marked_prio%d", ECNMarkedPrio, true),

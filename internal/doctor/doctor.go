@@ -111,6 +111,7 @@ func rules() []Rule {
 	rs = append(rs, qosRules()...)
 	rs = append(rs, hostRules()...)
 	rs = append(rs, portRules()...)
+	rs = append(rs, gpuTopoRules()...)
 	rs = append(rs, captureRule())
 	return rs
 }

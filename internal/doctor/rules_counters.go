@@ -32,9 +32,11 @@ func counterRules() []Rule {
 		{IDs: []string{"counters.pause.global"}, Check: checkGlobalPause},
 		{IDs: []string{"counters.retransmission"}, Check: checkRetransmission},
 		{IDs: []string{"counters.ecn.heavy_marking", "counters.ecn.marking"}, Check: checkECN},
+		{IDs: []string{"counters.ecn.host_marking"}, Check: checkHostECN},
 		{IDs: []string{"counters.roce.absent"}, Check: checkNoRoCE},
 		{IDs: []string{"input.partial"}, Check: checkCounterCaps},
 		{IDs: []string{"counters.unreadable"}, Check: checkUnreadable},
+		{IDs: []string{"counters.efa.errors", "counters.efa.ok"}, Check: checkEFA},
 	}
 }
 

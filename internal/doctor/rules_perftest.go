@@ -228,22 +228,38 @@ func eachWay(r *ingest.PerftestRun, bw unit.BitRate) string {
 // netdevOf returns the netdev show_gids maps an RDMA device to.
 func netdevOf(inc *Incident, at ingest.Scope, dev string) string {
 	far := ""
-	for _, g := range All[*ingest.ShowGIDs](inc) {
-		r := reachOf(at, g.Scope())
-		if r == otherHost {
-			continue
+	// see weighs one mapping of dev to a netdev; it reports a mapping of
+	// the same host, which settles it.
+	see := func(sc ingest.Scope, netdev string) bool {
+		r := reachOf(at, sc)
+		if r == otherHost || netdev == "" {
+			return false
 		}
+		if r != unknownHost {
+			far = netdev
+			return true
+		}
+		if far != "" && far != netdev {
+			far = "\x00" // tables of unknown hosts disagree
+		} else if far == "" {
+			far = netdev
+		}
+		return false
+	}
+	for _, g := range All[*ingest.ShowGIDs](inc) {
 		for _, e := range g.Entries {
-			if e.Device != dev || e.Netdev == "" {
-				continue
+			if e.Device == dev && see(g.Scope(), e.Netdev) {
+				return far
 			}
-			if r != unknownHost {
-				return e.Netdev
-			}
-			if far != "" && far != e.Netdev {
-				far = "\x00" // tables of unknown hosts disagree
-			} else if far == "" {
-				far = e.Netdev
+		}
+	}
+	// `rdma link` and ibdev2netdev name the netdev too.
+	for _, d := range All[*ingest.Devinfo](inc) {
+		for _, x := range d.Devices {
+			for _, pt := range x.Ports {
+				if x.Name == dev && see(d.Scope(), pt.Netdev) {
+					return far
+				}
 			}
 		}
 	}

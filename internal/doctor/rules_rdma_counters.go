@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"strings"
 
 	"rocelab/internal/counters"
 	"rocelab/internal/ingest"
@@ -249,4 +250,40 @@ func checkUnreadable(inc *Incident) []Finding {
 		})
 	}
 	return fs
+}
+
+// checkHostECN reports ECN marks the NIC put on received packets itself
+// (mlx5 rx_prioN_marked: "ecn marked by device due to per host
+// congestion"): the host could not drain the NIC's receive buffer, so the
+// congestion is at the receiving host, not in the fabric.
+func checkHostECN(inc *Incident) []Finding {
+	return perSample(inc, ingest.KindEthtool, func(s *ingest.CounterSample) []Finding {
+		var rs []ingest.Reading
+		var parts []string
+		for p := 0; p < 8; p++ {
+			r, ok := s.Concept(counters.PrioHostECNMarked, counters.RX, p)
+			if !ok || r.Value == 0 {
+				continue
+			}
+			rs = append(rs, r)
+			part := fmt.Sprintf("%d on priority %d", r.Value, p)
+			if pk, ok := s.PrioPackets(ingest.RX, p); ok && pk.Value > 0 {
+				part += fmt.Sprintf(" (%.3f%% of its %d received packets)", percentOf(r.Value, pk.Value), pk.Value)
+				rs = append(rs, pk)
+			}
+			parts = append(parts, part)
+		}
+		if len(parts) == 0 {
+			return nil
+		}
+		netdev := nameOr(s.Device, "<netdev>")
+		return []Finding{perPort(Finding{
+			ID: "counters.ecn.host_marking", Severity: weaken(Warn, s.IsDelta()), Layer: LayerFabric,
+			Title:    fmt.Sprintf("%s: the NIC itself ECN-marked received packets, its host too slow to drain them: %s", s.Name(), strings.Join(parts, ", ")),
+			Evidence: readingsEvidence(rs...),
+			Mechanism: "mlx5 counts in rx_prioN_marked the packets it marked CE itself because its receive buffer toward this host filled (per-host congestion): the host took data off the NIC more slowly than the wire brought it. " +
+				"A marked RoCE packet is answered with a CNP whoever marked it, so the senders slow down for the receiving host, not for the fabric, and np_ecn_marked_roce_packets can rise with no switch queue building: raising the switch's ECN thresholds changes nothing. Counted " + window(s) + ".",
+			Fix: fmt.Sprintf("Find what limits the host's intake on %s: the PCIe link (lspci -vv LnkSta against LnkCap; dmesg 'PCIe bandwidth ... limited by'), the NIC's NUMA node against the GPUs' and CPUs', the IOMMU (iommu=pt), memory bandwidth, and whether GPUDirect RDMA is used or data bounces through host memory (NCCL's /GDRDMA on NET channels).", netdev),
+		}, s, "Host ECN marking")}
+	})
 }

@@ -113,6 +113,7 @@ func mappingTable() []familyRow {
 		{e, counters.PrioDiscards, "rocelab_nic_priority_discards_total", "Frames dropped on one priority (mlx5 rx_prioN_discards, bnxt rx_discard_packets_cosN)."},
 		{e, counters.PrioBufDiscards, "rocelab_nic_priority_buffer_discards_total", "Unicast frames one priority dropped for want of receive buffer (mlx5 rx_prioN_buf_discard); must stay 0 on a lossless priority."},
 		{e, counters.PrioCongDiscards, "rocelab_nic_priority_congestion_discards_total", "Frames one priority dropped by WRED (mlx5 rx_prioN_cong_discard)."},
+		{e, counters.PrioHostECNMarked, "rocelab_nic_priority_host_ecn_marked_total", "Frames of one priority the NIC itself marked ECN CE because its host could not drain the receive buffer (mlx5 rx_prioN_marked)."},
 		{e, counters.PauseFrames, "rocelab_nic_pause_frames_total", "PFC frames on one priority, XON included (mlx5 rx/tx_prioN_pause, bnxt rx/tx_pfc_ena_frames_priN)."},
 		{e, counters.PauseDuration, "rocelab_nic_pause_duration_seconds_total", "Time one priority was paused (mlx5 rx/tx_prioN_pause_duration, bnxt pfc_priN_rx/tx_duration_us; microseconds scaled to seconds). rx: the port was held off; tx: the port held its peer off."},
 		{e, counters.PauseTransition, "rocelab_nic_pause_transitions_total", "Pause episodes begun on one priority (mlx5 rx_prioN_pause_transition, bnxt pfc_priN_rx_transitions)."},
@@ -150,6 +151,15 @@ func mappingTable() []familyRow {
 		{hw, counters.RespLocalLengthErr, "rocelab_rdma_resp_local_length_errors_total", "Incoming messages longer than the receive WQE (resp_local_length_error)."},
 		{hw, counters.RespRemoteAccessErrs, "rocelab_rdma_resp_remote_access_errors_total", "Remote accesses the responder refused (resp_remote_access_errors)."},
 		{hw, counters.RxDCTConnect, "rocelab_rdma_rx_dct_connects_total", "DCT connect requests received (rx_dct_connect)."},
+
+		// RDMA hw_counters (AWS EFA, SRD).
+		{hw, counters.EFARxDrops, "rocelab_efa_rx_drops_total", "Packets the EFA device received and dropped (efa rx_drops)."},
+		{hw, counters.SRDRetransPackets, "rocelab_efa_srd_retransmitted_packets_total", "SRD packets retransmitted (efa retrans_pkts)."},
+		{hw, counters.SRDRetransTimeouts, "rocelab_efa_srd_retransmit_timeouts_total", "SRD retransmit timeouts, each moving traffic to another network path (efa retrans_timeout_events)."},
+		{hw, counters.SRDUnresponsiveRemote, "rocelab_efa_srd_unresponsive_remote_total", "SRD remote connections that stopped answering (efa unresponsive_remote_events)."},
+		{hw, counters.SRDImpairedRemote, "rocelab_efa_srd_impaired_connections_total", "SRD connections rate-limited as impaired (efa impaired_remote_conn_events)."},
+		{hw, counters.EFARDMAReadWRErrors, "rocelab_efa_rdma_read_wr_errors_total", "RDMA READ work requests that failed (efa rdma_read_wr_err)."},
+		{hw, counters.EFARDMAWriteWRErrors, "rocelab_efa_rdma_write_wr_errors_total", "RDMA WRITE work requests that failed (efa rdma_write_wr_err)."},
 
 		// IB port counters (counters/).
 		{pc, counters.PortXmitData, "rocelab_rdma_port_data_bytes_total", "Data bytes through the port (port_xmit_data/port_rcv_data, 4-byte words scaled to bytes)."},

@@ -135,7 +135,7 @@ func (p *devinfoParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.ibstatLine(l, t) || p.rdmaLinkLine(l, t) {
+	if p.ibstatLine(l, t) || p.rdmaLinkLine(l, t) || p.ibdev2netdevLine(l, t) {
 		p.out.lines.add(l)
 		return
 	}

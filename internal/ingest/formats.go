@@ -18,5 +18,6 @@ func formats() []Format {
 		{Kind: KindMlxConfig, New: NewMlxConfigParser},
 		{Kind: KindDCQCNSysfs, New: NewDCQCNSysfsParser},
 		{Kind: KindMlnxQoSCommands, New: NewMlnxQoSCommandParser},
+		{Kind: KindGPUTopo, New: NewGPUTopoParser},
 	}
 }

@@ -153,7 +153,7 @@ func FuzzShowGIDs(f *testing.F) {
 
 func FuzzDevinfo(f *testing.F) {
 	f.Add([]byte(syntheticDevinfo))
-	nicFuzz(f, NewDevinfoParser, nicSeeds("corpus/ethtool/ibv-devinfo-*.txt", "corpus/ethtool/ibstat-*.txt"), func(t *testing.T, a Artifact, n int) {
+	nicFuzz(f, NewDevinfoParser, nicSeeds("corpus/ethtool/ibv-devinfo-*.txt", "corpus/ethtool/ibstat-*.txt", "corpus/ethtool/ibdev2netdev-*.txt", "corpus/ethtool/rdma-link-*.txt"), func(t *testing.T, a Artifact, n int) {
 		d := a.(*Devinfo)
 		if len(d.Devices) > maxDevinfoDevices {
 			t.Fatalf("%d devices", len(d.Devices))
@@ -213,6 +213,21 @@ func FuzzDmesg(f *testing.F) {
 		}
 		for _, l := range d.Links {
 			nicCheckEvidence(t, l.Evidence, n)
+		}
+	})
+}
+
+func FuzzGPUTopo(f *testing.F) {
+	nicFuzz(f, NewGPUTopoParser, nicSeeds("corpus/topo/*.txt"), func(t *testing.T, a Artifact, n int) {
+		g := a.(*GPUTopo)
+		if len(g.GPUs) > maxTopoColumns || len(g.NICs) > maxTopoColumns {
+			t.Fatalf("%d GPUs, %d NICs", len(g.GPUs), len(g.NICs))
+		}
+		for _, gpu := range g.GPUs {
+			nicCheckEvidence(t, gpu.Evidence, n)
+			if len(gpu.ToNIC) != len(g.NICs) {
+				t.Fatalf("%s: %d links for %d NICs", gpu.Name, len(gpu.ToNIC), len(g.NICs))
+			}
 		}
 	})
 }

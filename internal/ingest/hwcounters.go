@@ -13,6 +13,9 @@ import (
 //	link mlx5_0/1 rx_write_requests 0 rx_read_requests 0 ...           (rdma statistic show)
 //	Port 1 hw counters:                                                 (show_counters)
 //	    np_cnp_sent: 1333
+//	/sys/class/infiniband/rdmap0s31/ports/1/hw_counters/rx_drops        (more <dir>/* | cat: the
+//	::::::::::::::                                                      path between lines of
+//	0                                                                   colons, then the value)
 //
 // Port counters from .../ports/<p>/counters/ (port_rcv_packets, ...) are
 // kept with the hw_counters of the same port. A name repeating for the same
@@ -60,6 +63,7 @@ type hwParser struct {
 	secKey   hwKey
 	lastDev  string // a device name seen on its own line or in a command
 	linkOpen bool   // an `rdma -p statistic` "link dev/port" line awaits its counters
+	moreFile *moreFile
 }
 
 // NewHWCountersParser returns a parser for RDMA hw_counters in the input
@@ -77,6 +81,20 @@ func (p *hwParser) Feed(l Line) {
 	if rest, ok := sysfsIBPath(t); ok && p.sysfsLine(l, rest) {
 		p.out.lines.add(l)
 		return
+	}
+	if p.moreFile != nil {
+		// `more FILES | cat` prints each file's path between two lines of
+		// colons, then its content.
+		if isMoreRule(t) {
+			p.out.lines.add(l)
+			return
+		}
+		f := *p.moreFile
+		p.moreFile = nil
+		if p.sysfsValue(f.path, f.key, f.name, t) {
+			p.out.lines.add(l)
+			return
+		}
 	}
 	if strings.HasPrefix(t, "link ") {
 		if p.rdmaLine(l, t) {
@@ -124,24 +142,51 @@ func (p *hwParser) Feed(l Line) {
 }
 
 // sysfsLine parses "<dev>/ports/<p>/hw_counters/<name>:<value>" (the part
-// after .../infiniband/).
+// after .../infiniband/), or notes the path alone, as `more` prints it
+// before the file's content.
 func (p *hwParser) sysfsLine(l Line, rest string) bool {
 	path, val, ok := strings.Cut(rest, ":")
-	if !ok {
+	k, name, isCounter := sysfsCounterFile(path)
+	if !isCounter {
 		return false
 	}
+	if !ok {
+		p.moreFile = &moreFile{key: k, name: name, path: l}
+		return true
+	}
+	return p.sysfsValue(l, k, name, val)
+}
+
+// moreFile is a counter file whose path `more` printed, its value to come;
+// the path's line, which names the counter, is the value's evidence.
+type moreFile struct {
+	key  hwKey
+	name string
+	path Line
+}
+
+// isMoreRule reports a line of colons, what `more` prints around a file's
+// name when given several files.
+func isMoreRule(t string) bool {
+	return len(t) >= 3 && strings.Trim(t, ":") == ""
+}
+
+// sysfsCounterFile parses "<dev>/ports/<p>/hw_counters/<name>".
+func sysfsCounterFile(path string) (hwKey, string, bool) {
 	parts := strings.Split(path, "/")
 	if len(parts) != 5 || parts[1] != "ports" || parts[3] != "hw_counters" && parts[3] != "counters" {
-		return false
+		return hwKey{}, "", false
 	}
 	port, err := strconv.Atoi(parts[2])
-	if err != nil {
-		return false
+	if err != nil || !isCounterName(parts[4]) {
+		return hwKey{}, "", false
 	}
-	name := parts[4]
-	if !isCounterName(name) {
-		return false
-	}
+	return hwKey{parts[0], port}, parts[4], true
+}
+
+// sysfsValue records the value val read from counter file name of port k,
+// at line l.
+func (p *hwParser) sysfsValue(l Line, k hwKey, name, val string) bool {
 	v, ok := parseCounterValue(val)
 	if !ok {
 		if !strings.HasPrefix(strings.TrimSpace(val), "N/A") {
@@ -153,12 +198,12 @@ func (p *hwParser) sysfsLine(l Line, rest string) bool {
 		if len(p.out.Unreadable) < maxKept {
 			p.out.Unreadable = append(p.out.Unreadable, At(p.out.src, l))
 		}
-		if port := parts[0] + "/" + parts[2]; !slices.Contains(p.out.UnreadablePorts, port) && len(p.out.UnreadablePorts) < maxKept {
+		if port := k.dev + "/" + strconv.Itoa(k.port); !slices.Contains(p.out.UnreadablePorts, port) && len(p.out.UnreadablePorts) < maxKept {
 			p.out.UnreadablePorts = append(p.out.UnreadablePorts, port)
 		}
 		return true
 	}
-	p.add(hwKey{parts[0], port}, name, v, l)
+	p.add(k, name, v, l)
 	return true
 }
 

@@ -215,6 +215,54 @@ func (p *devinfoParser) rdmaLinkLine(l Line, t string) bool {
 	return true
 }
 
+// ibdev2netdevLine reads a line of Mellanox's ibdev2netdev, the RDMA
+// device, its port and the netdev behind it with the netdev's state:
+//
+//	mlx5_1 port 1 ==> ens12f0np0 (Up)
+//	mlx5_0 port 1 ==> ibs108 (Down)
+//
+// A RoCE port follows its Ethernet netdev, so the netdev's state is the
+// port's; an IPoIB netdev (ib*) says nothing of its InfiniBand port, whose
+// state is left unsaid.
+func (p *devinfoParser) ibdev2netdevLine(l Line, t string) bool {
+	left, right, ok := strings.Cut(t, " ==> ")
+	if !ok {
+		return false
+	}
+	f := strings.Fields(left)
+	if len(f) != 3 || f[1] != "port" || !isIdentName(f[0]) {
+		return false
+	}
+	port, err := strconv.Atoi(f[2])
+	r := strings.Fields(right)
+	if err != nil || len(r) != 2 || !isIdentName(r[0]) || len(r[1]) < 3 || r[1][0] != '(' || r[1][len(r[1])-1] != ')' {
+		return false
+	}
+	ev := At(p.out.src, l)
+	pt := DevinfoPort{Port: port, LID: -1, Netdev: strings.Clone(r[0]), Evidence: map[string]Evidence{"port": ev}}
+	if strings.HasPrefix(r[0], "ib") {
+		pt.LinkLayer = "InfiniBand"
+	} else {
+		pt.LinkLayer = "Ethernet"
+		switch st := r[1][1 : len(r[1])-1]; st {
+		case "Up":
+			pt.State = "PORT_ACTIVE"
+		case "Down":
+			pt.State = "PORT_DOWN"
+		default:
+			pt.State = "PORT_" + strings.ToUpper(st)
+		}
+		pt.Evidence["state"] = ev
+	}
+	if len(p.out.Devices) >= maxDevinfoDevices {
+		p.out.Omitted++
+		return true
+	}
+	p.out.Devices = append(p.out.Devices, DevinfoDevice{Name: strings.Clone(f[0]), Host: p.host, Ports: []DevinfoPort{pt}, Evidence: ev})
+	p.ibstat, p.inBlock = false, false
+	return true
+}
+
 func ibstatState(s string) string {
 	switch s {
 	case "Down":

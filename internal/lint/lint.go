@@ -112,6 +112,19 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 	}
 	info := doctor.InputInfo{Path: name, Type: "unknown"}
 	ext := strings.ToLower(filepath.Ext(path))
+	if db, line, ok := sonic.RedisDB(data); ok {
+		return info, fmt.Errorf("%s:%d: a query of %s, which holds %s: lint reads CONFIG_DB (`sonic-db-cli CONFIG_DB hgetall 'TABLE|key'`, config_db.json, `show runningconfiguration all`): %w", name, line, db, sonic.DBHolds(db), errNotConfig)
+	}
+	if bytes.Contains(data, []byte("hgetall")) {
+		if db, ok := sonic.ParseRedis(name, data); ok {
+			// CONFIG_DB rows as redis-cli or sonic-db-cli hgetall print
+			// them, read before a prompt blanked out leaves sonic-db-cli's
+			// {'field': 'value'} looking like JSON.
+			m.Sonic = append(m.Sonic, db)
+			info.Type = KindSONiCConfigDB
+			return info, nil
+		}
+	}
 	if d, ok := sonic.BlankPrompts(data); ok {
 		// A CONFIG_DB dump pasted with the command that printed it (other
 		// text, a kernel log's "[ 12.3]" lines, keeps its prompt).
@@ -133,6 +146,13 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 					what = "TABLE:key is how APPL_DB, STATE_DB and COUNTERS_DB dumps name rows; lint reads CONFIG_DB (config_db.json, `show runningconfiguration all`)"
 				}
 				return info, fmt.Errorf("%s:%d:%d: %q: expected CONFIG_DB tables, whose names are upper case (PORT, BUFFER_PROFILE, PORT_QOS_MAP): %s: %w", name, at.Line, at.Col, at.Text, what, errNotConfig)
+			}
+			if at, state := dbs[0].StateDump(qosTables); state {
+				which, like := "STATE_DB", "PORT_TABLE, BUFFER_MAX_PARAM_TABLE, TRANSCEIVER_INFO"
+				if strings.HasPrefix(at.Text, "COUNTERS") {
+					which, like = "COUNTERS_DB", "COUNTERS:oid:..., COUNTERS_PORT_NAME_MAP"
+				}
+				return info, fmt.Errorf("%s:%d:%d: %q: a %s dump (its tables are %s's: %s), which holds %s: lint reads CONFIG_DB (config_db.json, `show runningconfiguration all`, `sonic-db-dump -n CONFIG_DB`): %w", name, at.Line, at.Col, at.Text, which, which, like, sonic.DBHolds(which), errNotConfig)
 			}
 		}
 		m.Sonic = append(m.Sonic, dbs...)
@@ -165,6 +185,11 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 	// file may hold other switch CLI output, read below.
 	var kinds []string
 	if db, ok := sonic.ParseShowPFCPriority(name, data); ok {
+		m.Sonic = append(m.Sonic, db)
+		kinds = append(kinds, KindSONiCConfigDB)
+	}
+	// EOS's `show priority-flow-control`: the same per port, read alike.
+	if db, ok := sonic.ParseEOSPriorityFlowControl(name, data); ok {
 		m.Sonic = append(m.Sonic, db)
 		kinds = append(kinds, KindSONiCConfigDB)
 	}

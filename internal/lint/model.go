@@ -73,6 +73,8 @@ type switchSide struct {
 	DSCPToTC func(d int) (int, Evidence, bool)
 	// Strict reports whether a class is served strictly, when known.
 	Strict func(tc int) (bool, Evidence, bool)
+	// DB is the SONiC config the side comes from; nil for a description.
+	DB *sonic.ConfigDB
 }
 
 // cnpMarking is how the NICs mark CNPs.
@@ -424,7 +426,7 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 	}
 	var out []switchSide
 	for _, g := range groups {
-		sd := switchSide{Name: fmt.Sprintf("%s %s", db.File, portList(g.ports)), TC: -1}
+		sd := switchSide{Name: fmt.Sprintf("%s %s", db.File, portList(g.ports)), TC: -1, DB: db}
 		mp, ok := db.NumMap("DSCP_TO_TC_MAP", g.pq.DSCPToTC.Text)
 		if ok {
 			if mp.To[d] >= 0 {

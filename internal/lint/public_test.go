@@ -74,6 +74,9 @@ func TestLintNotConfigDB(t *testing.T) {
 	for _, c := range []struct{ file, want string }{
 		{"mgmt-dynamic_buffer_param.json", `:2:5: "mellanox": expected CONFIG_DB tables`},
 		{"util-appl_db-acs-msn2700-t0-v3_0_3.json", `:2:5: "BUFFER_PG_TABLE:Ethernet0:3-4": expected CONFIG_DB tables`},
+		// STATE_DB's rows are keyed TABLE|key as CONFIG_DB's are: it read
+		// as config.qos.absent ("none of the tables that set RoCE's class").
+		{"util-mock-asic0-state_db.json", `:2:5: "TRANSCEIVER_INFO|Ethernet0": a STATE_DB dump`},
 	} {
 		_, err := Lint([]string{filepath.Join("testdata", c.file)}, nil)
 		var bad *BadInputError

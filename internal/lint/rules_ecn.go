@@ -69,7 +69,11 @@ func ecnRules(m *Model) []doctor.Finding {
 			})
 		}
 	}
+	lossy := m.lossyDesigns()
 	for _, db := range m.Sonic {
+		if _, ok := lossy[db]; ok {
+			continue // qos.lossy.by_design says what its RoCE queue marks
+		}
 		fs = append(fs, m.sonicECNMode(db)...)
 	}
 	return fs

@@ -32,7 +32,27 @@ func qosRules(m *Model) []doctor.Finding {
 		}
 	}
 	roceTC := m.rocePriority()
+	lossy := m.lossyDesigns()
 	for _, s := range m.sws {
+		if d, ok := lossy[s.DB]; ok && s.DB != nil {
+			fs = append(fs, m.lossyByDesign(s.DB, d, s))
+			delete(lossy, s.DB) // once per config
+			continue
+		}
+		if s.TC < 0 && s.LosslessKnown && len(s.Lossless) == 0 && len(m.nics) == 0 {
+			// Which class RoCE takes is not known, and does not matter: no
+			// class is lossless on these ports. (With the NICs known,
+			// unmappedPFC names their priority.)
+			fs = append(fs, doctor.Finding{
+				ID: "qos.pfc.disabled", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+				Title:     fmt.Sprintf("%s: PFC is off on every priority (the DSCP map is not given, so RoCE's class is not known, but none is lossless)", s.Name),
+				Subject:   s.Name,
+				Evidence:  evs(s.LosslessEv),
+				Mechanism: "Without PFC the switch drops when a queue fills, and RoCE's RC transport recovers only by go-back-N and ACK timeouts. Unless the fabric is deliberately lossy (NICs with their own congestion control and selective retransmission), RoCE needs PFC on its class on every switch port and NIC.",
+				Fix:       "Enable PFC on RoCE's priority on these ports (SONiC: pfc_enable \"3,4\" in PORT_QOS_MAP; EOS: priority-flow-control on, priority-flow-control priority 3 no-drop) and on the NICs (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0).",
+			})
+			continue
+		}
 		if s.TC < 0 || !s.LosslessKnown || containsInt(s.Lossless, s.TC) {
 			continue
 		}

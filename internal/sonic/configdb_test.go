@@ -2,6 +2,7 @@ package sonic
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -192,11 +193,16 @@ admin@sonic:~$ sonic-db-cli CONFIG_DB hgetall 'PFC_WD|Ethernet0'
 
 func FuzzParseRedis(f *testing.F) {
 	f.Add([]byte("127.0.0.1:6379[4]> hgetall \"QUEUE|Ethernet0|3\"\n1) \"scheduler\"\n2) \"scheduler.1\"\n$ sonic-db-cli CONFIG_DB hgetall 'X|y'\n{'a': 'b'}\n"))
+	f.Add([]byte("127.0.0.1:6379[6]> keys *\n$ redis-cli -n 0 hgetall \"A:b\"\n$ sonic-db-cli -n asic0 STATE_DB keys *\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 64<<10 {
 			return
 		}
+		if name, line, ok := RedisDB(data); ok && (line < 1 || line > strings.Count(string(data), "\n")+1 || !strings.HasSuffix(name, "_DB")) {
+			t.Fatalf("RedisDB: %q at line %d", name, line)
+		}
 		db, _ := ParseRedis("f.txt", data)
+		db.StateDump(nil)
 		lines := strings.Count(string(data), "\n") + 1
 		for _, tab := range db.Tables {
 			for _, k := range tab.Keys() {
@@ -445,16 +451,57 @@ func FuzzShowPFCPriority(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte("Interface    Lossless priorities\n-----------  ---------------------\nEthernet0\nEthernet4    0-7\nEthernet0    3\n\nx\n"))
+	f.Add([]byte("E: PFC Enabled, D: PFC Disabled, A: PFC Active, W: PFC Watchdog Enabled\nEt1        D - -               -\nEt2        E A W  3,4  drop\nEt3 E A W\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		db, ok := ParseShowPFCPriority("f.txt", data)
-		if !ok {
-			return
-		}
 		lines := strings.Count(string(data), "\n") + 1
-		for _, pq := range db.PortQoSMaps() {
-			if v := pq.PFCEnableAt; v.Line < 1 || v.Line > lines || v.Col < 1 {
-				t.Fatalf("%s: pfc_enable at %d:%d of %d lines", pq.Port, v.Line, v.Col, lines)
+		for _, parse := range []func(string, []byte) (*ConfigDB, bool){ParseShowPFCPriority, ParseEOSPriorityFlowControl} {
+			db, ok := parse("f.txt", data)
+			if !ok {
+				continue
+			}
+			for _, pq := range db.PortQoSMaps() {
+				if v := pq.PFCEnableAt; v.Line < 1 || v.Line > lines || v.Col < 1 {
+					t.Fatalf("%s: pfc_enable at %d:%d of %d lines", pq.Port, v.Line, v.Col, lines)
+				}
 			}
 		}
 	})
+}
+
+// TestRedisDB: the database a Redis command names, by name, number or
+// prompt; CONFIG_DB is not reported (SYNTHETIC command lines).
+func TestRedisDB(t *testing.T) {
+	for _, c := range []struct {
+		text, want string
+		line       int
+	}{
+		{"admin@sonic:~$ sonic-db-cli STATE_DB hgetall 'PORT_TABLE|Ethernet0'", "STATE_DB", 1},
+		{"x\nadmin@sonic:~$ sonic-db-cli -n asic0 APPL_DB keys *", "APPL_DB", 2},
+		{"$ redis-cli -n 2 hgetall COUNTERS_PORT_NAME_MAP", "COUNTERS_DB", 1},
+		{"127.0.0.1:6379[6]> keys *", "STATE_DB", 1},
+		{"admin@sonic:~$ sonic-db-cli CONFIG_DB hgetall 'PFC_WD|Ethernet0'", "", 0},
+		{"$ redis-cli -n 4 hgetall \"PORT_QOS_MAP|Ethernet0\"", "", 0},
+	} {
+		name, line, ok := RedisDB([]byte(c.text))
+		if name != c.want || line != c.line || ok != (c.want != "") {
+			t.Errorf("%q: %q line %d %v, want %q line %d", c.text, name, line, ok, c.want, c.line)
+		}
+	}
+}
+
+// TestEOSPriorityFlowControl reads EOS's table (SYNTHETIC rows in the
+// form of democratic-csi#241's): D is an empty pfc_enable, E with its
+// priorities, E with none readable is left out.
+func TestEOSPriorityFlowControl(t *testing.T) {
+	db, ok := ParseEOSPriorityFlowControl("eos.txt", []byte("E: PFC Enabled, D: PFC Disabled, A: PFC Active, W: PFC Watchdog Enabled\nPort       Status  Priorities\n---\nEt1        D - -               -           -\nEt2        E A W   3,4         drop\nEt3        E - -   ?\n"))
+	if !ok {
+		t.Fatal("not read")
+	}
+	got := map[string]string{}
+	for _, pq := range db.PortQoSMaps() {
+		got[pq.Port] = fmt.Sprintf("%v %d:%d", pq.PFCEnable, pq.PFCEnableAt.Line, pq.PFCEnableAt.Col)
+	}
+	if want := map[string]string{"Et1": "[] 4:12", "Et2": "[3 4] 5:20"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
 }

@@ -313,3 +313,75 @@ func (db *ConfigDB) CableLength(port string) (float64, Value, bool) {
 	}
 	return 0, Value{}, false
 }
+
+// LossyDesign is what makes a config lossy on purpose rather than by a
+// missing field: every port's pfc_enable written empty, and no priority
+// group set apart for lossless traffic.
+type LossyDesign struct {
+	// PFCEnableAt is the first port's empty pfc_enable.
+	PFCEnableAt Value
+	// OnePG is the TC_TO_PRIORITY_GROUP_MAP entry of a map that sends
+	// every class to one priority group, when that is the evidence.
+	OnePG Value
+	// NoXoffAt is the BUFFER_PROFILE table, none of whose profiles has
+	// xoff (PFC headroom), when that is the evidence.
+	NoXoffAt Value
+}
+
+// LossyByDesign reports a config that runs every class lossy on purpose,
+// as NVIDIA's Spectrum-X AI SKUs ship (sonic-buildimage's SN5600 C256S1,
+// SN5640 C512S2): pfc_enable present and empty on every port, and either
+// a TC_TO_PRIORITY_GROUP_MAP that sends every class to one priority group
+// or buffer profiles none of which has xoff.
+func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
+	var d LossyDesign
+	ports := 0
+	for _, pq := range db.PortQoSMaps() {
+		if pq.Port == "global" {
+			continue
+		}
+		if !pq.HasPFCEnable || len(pq.PFCEnable) > 0 || strings.TrimSpace(pq.PFCEnableAt.Text) != "" {
+			return LossyDesign{}, false
+		}
+		if ports == 0 {
+			d.PFCEnableAt = pq.PFCEnableAt
+		}
+		ports++
+	}
+	if ports == 0 {
+		return LossyDesign{}, false
+	}
+	for _, name := range db.Tables["TC_TO_PRIORITY_GROUP_MAP"].Keys() {
+		m, _ := db.NumMap("TC_TO_PRIORITY_GROUP_MAP", name)
+		pg, n := -1, 0
+		for tc := 0; tc < 8; tc++ {
+			if m.To[tc] < 0 {
+				continue
+			}
+			if pg >= 0 && m.To[tc] != pg {
+				pg = -2
+				break
+			}
+			pg, n = m.To[tc], n+1
+			if d.OnePG.Line == 0 {
+				d.OnePG = m.At[tc]
+			}
+		}
+		if pg < 0 || n < 2 {
+			d.OnePG = Value{}
+			break
+		}
+	}
+	if profiles := db.Tables["BUFFER_PROFILE"]; len(profiles) > 0 {
+		xoff := false
+		for _, name := range profiles.Keys() {
+			if p, ok := db.Profile(name); ok && p.Xoff > 0 {
+				xoff = true
+			}
+		}
+		if !xoff {
+			d.NoXoffAt, _ = db.TablePos("BUFFER_PROFILE")
+		}
+	}
+	return d, d.OnePG.Line > 0 || d.NoXoffAt.Line > 0
+}

@@ -1,0 +1,146 @@
+package ingest
+
+import (
+	"strings"
+)
+
+// KindGPUTopo is `nvidia-smi topo -m`.
+const KindGPUTopo Kind = "gpu-topology"
+
+// GPUTopo is `nvidia-smi topo -m`: how each GPU reaches each other GPU
+// and each NIC, as a matrix, and the legend that names the NICs:
+//
+//	        GPU0    GPU1    NIC0    NIC1    CPU Affinity    NUMA Affinity
+//	GPU0     X      NV4     NODE    PIX     64-71           1
+//	GPU1    NV4      X      SYS     NODE    64-71           1
+//	NIC0    NODE    SYS      X      NODE
+//	...
+//	NIC Legend:
+//	  NIC0: mlx5_0
+//
+// Older versions name the NICs in the header (mlx5_0) instead of NIC0.
+type GPUTopo struct {
+	Scoped
+	src   string
+	lines lineCount
+	// GPUs are the GPU rows in input order.
+	GPUs []TopoGPU
+	// NICs are the NIC columns, named as the legend names them.
+	NICs []string
+}
+
+// A TopoGPU is one GPU row: its link to each NIC column (X, PIX, PXB,
+// PHB, NODE, SYS), in the order of GPUTopo.NICs.
+type TopoGPU struct {
+	Name     string
+	ToNIC    []string
+	Evidence Evidence
+}
+
+// Kind returns KindGPUTopo.
+func (t *GPUTopo) Kind() Kind { return KindGPUTopo }
+
+// Source returns the input's name.
+func (t *GPUTopo) Source() string { return t.src }
+
+// Lines returns how many lines were recognised.
+func (t *GPUTopo) Lines() int { return t.lines.n }
+
+// maxTopoColumns bounds the matrix (a DGX prints 8 GPUs and up to 18 NICs).
+const maxTopoColumns = 128
+
+type gpuTopoParser struct {
+	out    GPUTopo
+	cols   []string // device columns of the current header
+	nicCol []int    // indexes into cols of the NIC columns
+	legend map[string]string
+}
+
+// NewGPUTopoParser returns a parser for `nvidia-smi topo -m` in the input
+// src.
+func NewGPUTopoParser(src string) Parser {
+	return &gpuTopoParser{out: GPUTopo{src: src}, legend: map[string]string{}}
+}
+
+// topoLink reports a cell of the matrix.
+func topoLink(s string) bool {
+	switch s {
+	case "X", "SYS", "NODE", "PHB", "PXB", "PIX", "PSB", "SOC":
+		return true
+	}
+	return strings.HasPrefix(s, "NV") && len(s) > 2 && s[2] >= '0' && s[2] <= '9'
+}
+
+// topoNIC reports a column that is a NIC: NIC0, or an RDMA device name the
+// older versions print (mlx5_0).
+func topoNIC(s string) bool {
+	return strings.HasPrefix(s, "NIC") && len(s) > 3 || strings.HasPrefix(s, "mlx") || strings.HasPrefix(s, "rocep") ||
+		strings.HasPrefix(s, "ibp") || strings.HasPrefix(s, "bnxt_re") || strings.HasPrefix(s, "irdma") || strings.HasPrefix(s, "ionic")
+}
+
+// Feed implements Parser.
+func (p *gpuTopoParser) Feed(l Line) {
+	if l.NCCL {
+		return
+	}
+	f := strings.Fields(l.Text)
+	if len(f) == 0 {
+		return
+	}
+	if f[0] == "GPU0" && len(f) > 1 && (f[1] == "GPU1" || topoNIC(f[1]) || f[1] == "CPU") {
+		p.header(f)
+		p.out.lines.add(l)
+		return
+	}
+	if len(f) == 2 && strings.HasPrefix(f[0], "NIC") && strings.HasSuffix(f[0], ":") && isIdentName(f[1]) {
+		p.legend[strings.TrimSuffix(f[0], ":")] = f[1]
+		p.out.lines.add(l)
+		return
+	}
+	if len(p.cols) == 0 || len(f) < len(p.cols)+1 {
+		return
+	}
+	for _, c := range f[1 : len(p.cols)+1] {
+		if !topoLink(c) {
+			return
+		}
+	}
+	p.out.lines.add(l)
+	if !strings.HasPrefix(f[0], "GPU") || len(p.out.GPUs) >= maxTopoColumns {
+		return
+	}
+	g := TopoGPU{Name: strings.Clone(f[0]), Evidence: At(p.out.src, l)}
+	for _, i := range p.nicCol {
+		g.ToNIC = append(g.ToNIC, strings.Clone(f[1+i]))
+	}
+	p.out.GPUs = append(p.out.GPUs, g)
+}
+
+// header reads the column names up to "CPU Affinity".
+func (p *gpuTopoParser) header(f []string) {
+	p.cols, p.nicCol = nil, nil
+	p.out.GPUs, p.out.NICs = nil, nil
+	for _, c := range f {
+		if c == "CPU" || c == "NUMA" || len(p.cols) >= maxTopoColumns {
+			break
+		}
+		if topoNIC(c) {
+			p.nicCol = append(p.nicCol, len(p.cols))
+			p.out.NICs = append(p.out.NICs, strings.Clone(c))
+		}
+		p.cols = append(p.cols, c)
+	}
+}
+
+// Result implements Parser.
+func (p *gpuTopoParser) Result() Artifact {
+	if len(p.out.GPUs) == 0 {
+		return nil
+	}
+	for i, n := range p.out.NICs {
+		if name, ok := p.legend[n]; ok {
+			p.out.NICs[i] = name
+		}
+	}
+	return &p.out
+}

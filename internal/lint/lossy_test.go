@@ -1,0 +1,60 @@
+package lint
+
+import (
+	"strings"
+	"testing"
+
+	"rocelab/internal/doctor"
+)
+
+// NVIDIA's Spectrum-X AI SKU (SN5600 C256S1) ships lossy: pfc_enable empty
+// on every port, every class in priority group 0, RoCE's queue marking
+// ECN only above 158 MB. It read as two unrelated findings (qos.pfc.disabled
+// error "PFC is off on every priority" and ecn.disabled "ECN never marks
+// RoCE"); it is one decision, right or wrong by the NICs, said once.
+func TestLossyByDesign(t *testing.T) {
+	const file = "testdata/bi-sn5600-c256s1-qos-render-t0.json"
+	rep := lintFiles(t, file)
+	if len(rep.Findings) != 1 {
+		t.Fatalf("findings %v, want qos.lossy.by_design alone", ids(rep))
+	}
+	f := rep.Findings[0]
+	if f.ID != "qos.lossy.by_design" || f.Severity != doctor.Warn {
+		t.Fatalf("%s %v, want qos.lossy.by_design warn", f.ID, f.Severity)
+	}
+	for _, want := range []string{"pfc_enable is empty on every port", "one priority group", "RoCE (DSCP 26) lands in class 4", "only above 158220288 bytes"} {
+		if !strings.Contains(f.Title, want) {
+			t.Errorf("title %q lacks %q", f.Title, want)
+		}
+	}
+	if !strings.Contains(f.Mechanism, "Spectrum-X") || !strings.Contains(f.Fix, "--pfc 0,0,0,0,0,0,0,0") {
+		t.Errorf("mechanism %q fix %q", f.Mechanism, f.Fix)
+	}
+	// With NICs that run PFC on priority 3 (a real mlnx_qos), the lossy
+	// switch is a mistake.
+	rep = lintFiles(t, file, "../../testdata/corpus/ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt")
+	var got *doctor.Finding
+	for i := range rep.Findings {
+		if rep.Findings[i].ID == "qos.lossy.by_design" {
+			got = &rep.Findings[i]
+		}
+		if rep.Findings[i].ID == "qos.pfc.disabled" || rep.Findings[i].ID == "ecn.disabled" {
+			t.Errorf("%s beside qos.lossy.by_design: %s", rep.Findings[i].ID, rep.Findings[i].Title)
+		}
+	}
+	if got == nil || got.Severity != doctor.Error || !strings.Contains(got.Title, "run PFC, expecting a lossless class") {
+		t.Errorf("with PFC NICs: %+v", got)
+	}
+}
+
+func lintFiles(t *testing.T, paths ...string) *doctor.Report {
+	t.Helper()
+	rep, err := Lint(paths, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, msg := range doctor.Nonconforming(rep.Findings) {
+		t.Error(msg)
+	}
+	return rep
+}

@@ -1,0 +1,121 @@
+package lint
+
+import (
+	"fmt"
+	"strings"
+
+	"rocelab/internal/doctor"
+	"rocelab/internal/sonic"
+)
+
+// A switch config can be lossy on purpose: NVIDIA's Spectrum-X AI SKUs
+// (sonic-buildimage's SN5600 C256S1, SN5640 C512S2 and their kin) write
+// pfc_enable empty on every port, send every class to priority group 0
+// and keep no PFC headroom. Read rule by rule, such a config is "PFC off
+// on every priority" and "ECN never marks RoCE"; read as a whole it is one
+// decision, right or wrong depending on the NICs, and is reported once.
+
+// lossyDesigns returns the SONiC configs that are lossy by design.
+func (m *Model) lossyDesigns() map[*sonic.ConfigDB]sonic.LossyDesign {
+	out := map[*sonic.ConfigDB]sonic.LossyDesign{}
+	for _, db := range m.Sonic {
+		if d, ok := db.LossyByDesign(); ok {
+			out[db] = d
+		}
+	}
+	return out
+}
+
+// lossyByDesign is the one finding for a config lossy on purpose: warn,
+// error when the NICs run PFC (they expect a lossless class the switch
+// does not keep), info when they run none either.
+func (m *Model) lossyByDesign(db *sonic.ConfigDB, d sonic.LossyDesign, s switchSide) doctor.Finding {
+	r := m.roce
+	ev := []Evidence{sonicEv(db, d.PFCEnableAt)}
+	var how []string
+	if d.OnePG.Line > 0 {
+		ev = append(ev, sonicEv(db, d.OnePG))
+		how = append(how, "every traffic class shares one priority group (TC_TO_PRIORITY_GROUP_MAP)")
+	}
+	if d.NoXoffAt.Line > 0 {
+		ev = append(ev, sonicEv(db, d.NoXoffAt))
+		how = append(how, "no buffer profile keeps PFC headroom (xoff)")
+	}
+	title := fmt.Sprintf("%s: lossy by design: pfc_enable is empty on every port and %s", db.File, strings.Join(how, ", and "))
+	if s.TC >= 0 {
+		title += fmt.Sprintf("; RoCE (DSCP %d) lands in class %d", r.DSCP, s.TC)
+		ev = append(ev, s.TCEv)
+	}
+	ecn := m.lossyECN(db, s.TC)
+	if ecn.text != "" {
+		title += ", " + ecn.text
+		ev = append(ev, ecn.ev...)
+	}
+	f := doctor.Finding{
+		ID: "qos.lossy.by_design", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+		Title:   title,
+		Subject: db.File,
+		Mechanism: "The switch never sends a pause and drops when a queue fills: no class is lossless. This is a choice, as NVIDIA's Spectrum-X AI SKUs ship (SN5600 C256S1, SN5640 C512S2): RoCE then relies on the NICs, not on PFC, to avoid and recover loss — " +
+			"adaptive routing or packet spraying across the fabric, end-to-end congestion control that reacts before queues overflow, and out-of-order placement with selective retransmission (Spectrum-X SuperNICs: BlueField-3, ConnectX-8). " +
+			"With NICs that expect PFC (a lossless priority in mlnx_qos, go-back-N recovery, DCQCN waiting for ECN marks) every overflow becomes a go-back-N retransmission and, for a lost tail, an ACK timeout: bandwidth collapses under incast.",
+		Fix: "If the NICs are Spectrum-X SuperNICs with their congestion control and adaptive routing on, keep it and run the NICs without PFC (mlnx_qos -i <if> --pfc 0,0,0,0,0,0,0,0). " +
+			fmt.Sprintf("If they are ordinary RoCE NICs, give RoCE a lossless class end to end instead: the platform's default SKU or pfc_enable with class %d on every port, a priority group with lossless headroom for it, ECN marking on its queue, and PFC on the same priority on the NICs.", max(s.TC, 3)),
+		Evidence: evs(ev...),
+	}
+	var pfcNICs, lossyNICs []string
+	for _, n := range m.nics {
+		if !n.PFCKnown {
+			continue
+		}
+		if len(n.PFC) > 0 {
+			pfcNICs = append(pfcNICs, n.Name)
+			f.Evidence = evs(append(f.Evidence, n.PFCEv)...)
+		} else {
+			lossyNICs = append(lossyNICs, n.Name)
+		}
+	}
+	switch {
+	case len(pfcNICs) > 0:
+		f.Severity = doctor.Error
+		f.Title += fmt.Sprintf("; but %s run PFC, expecting a lossless class this switch does not keep", list(pfcNICs, 3))
+	case len(lossyNICs) > 0:
+		f.Severity = doctor.Info
+		f.Title += fmt.Sprintf("; %s run no PFC either", list(lossyNICs, 3))
+	}
+	return f
+}
+
+// lossyECN says whether the queue of class tc marks ECN in a lossy
+// config: what, with no PFC, slows senders before the queue drops.
+type lossyECNState struct {
+	text string
+	ev   []Evidence
+}
+
+// lossyECNBeyond is a marking threshold past which a queue never marks in
+// practice: more than a whole switch ASIC's buffer (64 MiB).
+const lossyECNBeyond = 64 << 20
+
+func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
+	if tc < 0 {
+		return lossyECNState{}
+	}
+	for _, q := range db.Queues() {
+		if !containsInt(q.Queues, tc) {
+			continue
+		}
+		if q.WREDProfile.Text == "" {
+			return lossyECNState{text: fmt.Sprintf("whose queue %d has no WRED/ECN profile: nothing marks ECN for it", tc), ev: []Evidence{sonicEv(db, q.Scheduler)}}
+		}
+		w, ok := db.WREDProfile(q.WREDProfile.Text)
+		if !ok || !w.OK {
+			return lossyECNState{}
+		}
+		ev := []Evidence{sonicEv(db, q.WREDProfile), sonicEv(db, w.MinAt)}
+		if w.Min >= lossyECNBeyond {
+			return lossyECNState{text: fmt.Sprintf("whose queue %d marks ECN only above %d bytes (WRED_PROFILE %s), more than a switch's buffer: in practice never", tc, w.Min, w.Name), ev: ev}
+		}
+		return lossyECNState{text: fmt.Sprintf("whose queue %d marks ECN from %d to %d bytes (WRED_PROFILE %s, %s)", tc, w.Min, w.Max, w.Name, w.ECN.Text), ev: ev}
+	}
+	return lossyECNState{}
+}
