@@ -140,6 +140,9 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return c, true
 	}
 	m := strings.ToLower(w.Message)
+	if c, ok := socketTypeClass(m); ok {
+		return c, true
+	}
 	// A bootstrap failure: the error returned through bootstrap.cc, or a
 	// connect that failed outright. A socket closed by its peer later in
 	// the run is fallout of the peer's own failure, not this.
@@ -232,6 +235,41 @@ func checkWarnErrors(inc *Incident) []Finding {
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// ncclSocketTypes are NCCL's socket types (socket.h, 2.16 on): the first
+// word of every connection NCCL accepts names what the peer wants.
+var ncclSocketTypes = []string{"unknown", "bootstrap", "proxy", "socket transport (NET/Socket)", "IB transport (NET/IB)", "RAS"}
+
+// socketTypeClass reads "socketFinalizeAccept: wrong type 3 != 4" (NCCL
+// 2.16 to 2.2x; later NCCL logs it as INFO and drops the connection): a
+// peer connected to a socket of another kind. The IB transport sets its
+// queue pairs up over a socket of type 4, the socket transport sends over
+// type 3: a socket-transport peer at an IB-transport listener means the
+// ranks chose different networks.
+func socketTypeClass(m string) (failureClass, bool) {
+	_, rest, ok := strings.Cut(m, "socketfinalizeaccept: wrong type ")
+	if !ok {
+		return failureClass{}, false
+	}
+	var peer, want int
+	if n, _ := fmt.Sscanf(rest, "%d != %d", &peer, &want); n != 2 {
+		return failureClass{}, false
+	}
+	name := func(t int) string {
+		if t >= 0 && t < len(ncclSocketTypes) {
+			return ncclSocketTypes[t]
+		}
+		return fmt.Sprintf("type %d", t)
+	}
+	if (peer == 3 || peer == 4) && (want == 3 || want == 4) && peer != want {
+		return failureClass{fmt.Sprintf("the ranks use different networks: a peer connected for the %s where this rank listens for the %s", name(peer), name(want)),
+			"Each rank picks its inter-node network on its own, from its environment and the plugins it finds: NCCL_IB_DISABLE, NCCL_NET, NCCL_NET_PLUGIN, NCCL_IB_HCA, and whether libnccl-net.so (HPC-X's IBext, an OFI or UCX plugin) is on its library path. When they differ, one side's transport connects to the other's listener, NCCL refuses the connection ('wrong type') and the collective hangs or fails. A variable set in the launching shell but not exported to every rank (torchrun, mpirun without -x) does this; so does a plugin that reads none of NCCL's variables.",
+			"Make every rank choose the same network: export the same NCCL_* variables to all ranks (mpirun -x NCCL_IB_DISABLE, or the job's environment), and check each rank's log for 'NCCL_IB_DISABLE set by environment' and its 'Using network' line; to force sockets with HPC-X's plugin on the path, set NCCL_NET=Socket, or remove the plugin (NCCL_NET_PLUGIN=none) on every rank."}, true
+	}
+	return failureClass{fmt.Sprintf("a peer connected to the wrong NCCL socket (the %s where this rank listens for the %s)", name(peer), name(want)),
+		"NCCL checks the first word of each connection it accepts against the socket's kind and refuses a mismatch: another job or another communicator's rank reaching this port (an address or port reused across jobs, NCCL_COMM_ID shared), or ranks of different NCCL versions.",
+		"Give each job its own unique id (no shared NCCL_COMM_ID), and run the same NCCL build on every rank (the 'NCCL version' line of each)."}, true
 }
 
 // capitalise returns s with its first letter upper-case.

@@ -139,9 +139,15 @@ func cutNetPrefix(msg string) (name, rest string, ok bool) {
 }
 
 // parseNetDevices reads "[0]mlx5_0:1/RoCE [1]mlx5_1:1/IB [RO]; OOB ..." or
-// "[0]ens3:172.31.12.210<0> [1]veth...".
+// "[0]ens3:172.31.12.210<0> [1]veth...", and the ports of merged NICs as
+// NCCL 2.20 and later list them (NCCL_IB_MERGE_NICS, net_ib.cc): each
+// device a group of its ports, "[0]={[0] mlx5_0:1/RoCE, [1] mlx5_1:1/RoCE}
+// [1]={[2] mlx5_2:1/RoCE}", read as the ports one by one.
 func parseNetDevices(s string) []NetDevice {
 	s, _, _ = strings.Cut(s, ";")
+	if strings.Contains(s, "={") {
+		s = flattenMerged(s)
+	}
 	var out []NetDevice
 	for _, f := range strings.Fields(s) {
 		if len(f) < 4 || f[0] != '[' {
@@ -174,6 +180,27 @@ func parseNetDevices(s string) []NetDevice {
 		}
 	}
 	return out
+}
+
+// flattenMerged rewrites merged devices' port lists as the flat form:
+// "[0]={[0] mlx5_0:1/RoCE, [1] mlx5_1:1/RoCE}" becomes
+// "[0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE", the indices the ports'.
+func flattenMerged(s string) string {
+	var b strings.Builder
+	for _, f := range strings.Fields(s) {
+		if _, inner, ok := strings.Cut(f, "={"); ok {
+			f = inner // the device's index goes; its ports' stay
+		}
+		f = strings.TrimRight(f, ",}")
+		if f == "" {
+			continue
+		}
+		b.WriteString(f)
+		if !strings.HasSuffix(f, "]") || f == "[RO]" {
+			b.WriteByte(' ') // "[2]" joins the name after it
+		}
+	}
+	return b.String()
 }
 
 // parseGDR reads every era's GPUDirect RDMA decision:
