@@ -99,7 +99,7 @@ func TestLintNotConfigDB(t *testing.T) {
 // an error that lint did not see before (it read neither field). The same
 // file with the profile mended (ecn ecn_all) gives no ecn.disabled; with
 // green left out of WRED (wred_green_enable false) nothing marks RoCE, a
-// warning.
+// warning, unless the platform is NVIDIA Spectrum's, which marks anyway.
 func TestLintECNMode(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(stockDir, "device-centec-ES6428A-X48Q2H4-qos.json"))
 	if err != nil {
@@ -117,9 +117,17 @@ func TestLintECNMode(t *testing.T) {
 		{"stock", row, "error"},
 		{"ecn_all", row + "\n            \"ecn\": \"ecn_all\",", ""},
 		{"green off", strings.Replace(row, `"true"`, `"false"`, 1) + "\n            \"ecn\": \"ecn_all\",", "warn"},
+		// The same on an NVIDIA Spectrum platform (a DEVICE_METADATA row
+		// added to the Centec file, synthetic): Spectrum marks under the
+		// ECN mode with WRED's drops off.
+		{"green off, spectrum", strings.Replace(row, `"true"`, `"false"`, 1) + "\n            \"ecn\": \"ecn_all\",", ""},
 	} {
 		f := filepath.Join(t.TempDir(), "qos.json")
-		if err := os.WriteFile(f, []byte(strings.Replace(string(data), row, c.with, 1)), 0o644); err != nil {
+		text := strings.Replace(string(data), row, c.with, 1)
+		if strings.HasSuffix(c.name, "spectrum") {
+			text = strings.Replace(text, "{", `{"DEVICE_METADATA": {"localhost": {"platform": "x86_64-mlnx_msn2700-r0"}},`, 1)
+		}
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		rep, err := Lint([]string{f}, nil)
