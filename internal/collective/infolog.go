@@ -252,11 +252,29 @@ func (c *Comm) logNet(l *infoLogger, t, g int, h LogHost, oob string, oobIP neti
 		l.line(t, g, "NET/Socket : Using %s", strings.Join(devs, " "))
 		return
 	}
+	l.line(t, g, "NET/IB : Using %s [RO]; OOB %s:%s<0>", strings.Join(c.ibDevices(), " "), oob, oobIP)
+}
+
+// ibDevices lists the IB transport's devices as NCCL prints them:
+// "[0]mlx5_0:1/RoCE" each, or, with a card's ports merged (2.20 on,
+// net_ib.cc), each device's ports in braces: "[0]={[0] mlx5_0:1/RoCE,
+// [1] mlx5_1:1/RoCE}", device d holding the card's ports d·P to d·P+P-1.
+func (c *Comm) ibDevices() []string {
 	var devs []string
+	port := 0
 	for i, n := range c.NICs {
-		devs = append(devs, fmt.Sprintf("[%d]%s:1/RoCE", i, RDMADevice(n)))
+		if !c.merged {
+			devs = append(devs, fmt.Sprintf("[%d]%s:1/RoCE", i, RDMADevice(n)))
+			continue
+		}
+		ports := make([]string, c.ports)
+		for k := range ports {
+			ports[k] = fmt.Sprintf("[%d] %s:1/RoCE", port, RDMADevice(n*c.ports+k))
+			port++
+		}
+		devs = append(devs, fmt.Sprintf("[%d]={%s}", i, strings.Join(ports, ", ")))
 	}
-	l.line(t, g, "NET/IB : Using %s [RO]; OOB %s:%s<0>", strings.Join(devs, " "), oob, oobIP)
+	return devs
 }
 
 func nameOr(names []string, i int, def string) string {

@@ -204,3 +204,35 @@ func TestInfoLogTuning(t *testing.T) {
 		}
 	}
 }
+
+// A server whose NIC ports pair up on dual-port cards logs each card as
+// one device of two ports, as NCCL 2.20 and later print merged devices
+// ("[0]={[0] mlx5_0:1/RoCE, [1] mlx5_1:1/RoCE}"), and the doctor's parser
+// reads back every port.
+func TestInfoLogMergedNICs(t *testing.T) {
+	srv := preset(t, "a100-1nic")
+	srv.NICs, srv.CardPorts = 4, 2
+	c := mustComm(t, srv, 2, 8, map[string]string{"NCCL_IB_GID_INDEX": "3"})
+	if !c.merged {
+		t.Fatalf("NCCL %s did not merge the cards' ports", c.Cfg.Version)
+	}
+	var b bytes.Buffer
+	if err := c.WriteInfoLog(&b, logHosts(2, 4)); err != nil {
+		t.Fatal(err)
+	}
+	want := "NET/IB : Using [0]={[0] mlx5_0:1/RoCE, [1] mlx5_1:1/RoCE} [1]={[2] mlx5_2:1/RoCE, [3] mlx5_3:1/RoCE} [RO]"
+	if !strings.Contains(b.String(), want) {
+		t.Fatalf("no %q in\n%s", want, b.String())
+	}
+	l := readLog(t, b.Bytes())
+	perHost := map[string]int{}
+	for _, d := range l.IBDevices {
+		if d.LinkLayer != "RoCE" {
+			t.Errorf("%s %s:%d read with link layer %q", d.Host, d.Name, d.Port, d.LinkLayer)
+		}
+		perHost[d.Host]++
+	}
+	if len(perHost) != 2 || perHost["node1"] != 4 {
+		t.Errorf("IB ports per host %v, want 4 on each of 2", perHost)
+	}
+}
