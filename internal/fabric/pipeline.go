@@ -47,6 +47,12 @@ func (s *Switch) Handle(now unit.Time, _ uint64) {
 			s.markECN(e.p, out, eg.q[e.p.Prio].Bytes())
 		}
 		eg.push(e.p, int(e.p.Prio))
+		if out.stormed(int(e.p.Prio)) {
+			// The PFC watchdog flushed the queue while the frame was on its
+			// way and drops what still comes: this frame too.
+			eg.Flush(out, int(e.p.Prio), DropWatchdog)
+			continue
+		}
 		out.Kick()
 	}
 	if f.Len() > 0 {

@@ -82,3 +82,38 @@ func TestSwitchLatencyLossless(t *testing.T) {
 		t.Error("no PFC pauses in a 16:1 incast: the check above is vacuous")
 	}
 }
+
+// A frame still in a switch's pipeline when the PFC watchdog declares a
+// storm on its egress is dropped, as the queue was and as frames that
+// arrive after are: from the storm's detection on, the stormed port sends
+// the stormed host nothing more on its priority (the frame on the wire
+// then aside), and every byte is accounted for.
+func TestSwitchLatencyWatchdog(t *testing.T) {
+	s := example(t, "pause-storm")
+	s.Switch.Latency = 20 * unit.Microsecond // some 25 KB of the 10G flow in the pipeline
+	tw, err := Build(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net := tw.Net
+	toH1 := net.Switches[0].Port(1)
+	if toH1.Peer().Name() != "h1/p0" {
+		t.Fatalf("port 1 faces %s", toH1.Peer().Name())
+	}
+	at := unit.Time(0)
+	for at = 1000 * unit.Microsecond; toH1.Snapshot().WatchdogStorms[3] == 0; at += unit.Microsecond {
+		if at > 3*unit.Millisecond {
+			t.Fatal("the watchdog found no storm")
+		}
+		tw.RunUntil(at)
+	}
+	sent := toH1.Snapshot().TxPrioPackets[3]
+	tw.RunUntil(2 * unit.Millisecond)
+	if n := toH1.Snapshot().TxPrioPackets[3] - sent; n > 1 {
+		t.Errorf("%d frames sent toward the stormed h1 after the storm was found at %v", n, at)
+	}
+	in, tot := net.InFlight(), net.Totals()
+	if l, r := tot.Sent.Bytes+tot.Retransmitted.Bytes, tot.Delivered.Bytes+tot.Dropped.Bytes+tot.Discarded.Bytes+in.Bytes; l != r {
+		t.Errorf("2 ms: sent+retx %d != delivered+dropped+discarded+in flight %d", l, r)
+	}
+}
