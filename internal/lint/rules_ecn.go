@@ -137,7 +137,7 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 				Mechanism: "Without a marking mode that covers green, a WRED profile is a drop profile: between its thresholds the switch discards RoCE packets on a queue meant to be lossless, each loss costs a go-back-N retransmission, and no CNP ever reaches the senders.",
 				Fix:       fmt.Sprintf("WRED_PROFILE|%s ecn ecn_all (SONiC's AZURE_LOSSLESS), or remove wred_profile from RoCE's queue.", name),
 			})
-		case !green && marks && spectrumPlatform(db):
+		case !green && marks && db.Spectrum():
 			// NVIDIA's SAI marks under the ECN mode with WRED's dropping off
 			// (its own SKUs ship so): nothing to say.
 		case !green && !noCC:
@@ -156,27 +156,6 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 		}
 	}
 	return fs
-}
-
-// spectrumPlatform reports whether DEVICE_METADATA names an NVIDIA
-// Spectrum platform (x86_64-mlnx_msn2700-r0, x86_64-nvidia_sn5600-r0, or a
-// Mellanox or ACS hwsku), whose SAI marks ECN-capable packets under the
-// WRED profile's ECN mode whether or not WRED drops are enabled for their
-// colour: Mellanox's SAI change "allow enabling of ECN without WRED"
-// (opencomputeproject/SAI#112), as NVIDIA's Spectrum-X SKUs use it
-// (wred_*_enable false, ecn ecn_all).
-func spectrumPlatform(db *sonic.ConfigDB) bool {
-	if p, ok := db.Field("DEVICE_METADATA", "localhost", "platform"); ok {
-		t := strings.ToLower(p.Text)
-		if strings.Contains(t, "mlnx_") || strings.Contains(t, "nvidia_sn") {
-			return true
-		}
-	}
-	if h, ok := db.Field("DEVICE_METADATA", "localhost", "hwsku"); ok {
-		t := strings.ToLower(h.Text)
-		return strings.HasPrefix(t, "mellanox-") || strings.HasPrefix(t, "acs-msn") || strings.HasPrefix(t, "acs-sn")
-	}
-	return false
 }
 
 func (m *Model) ecnProfiles() []ecnProfile {

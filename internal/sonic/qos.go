@@ -385,3 +385,24 @@ func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
 	}
 	return d, d.OnePG.Line > 0 || d.NoXoffAt.Line > 0
 }
+
+// Spectrum reports whether DEVICE_METADATA names an NVIDIA
+// Spectrum platform (x86_64-mlnx_msn2700-r0, x86_64-nvidia_sn5600-r0, or a
+// Mellanox or ACS hwsku), whose SAI marks ECN-capable packets under the
+// WRED profile's ECN mode whether or not WRED drops are enabled for their
+// colour: Mellanox's SAI change "allow enabling of ECN without WRED"
+// (opencomputeproject/SAI#112), as NVIDIA's Spectrum-X SKUs use it
+// (wred_*_enable false, ecn ecn_all).
+func (db *ConfigDB) Spectrum() bool {
+	if p, ok := db.Field("DEVICE_METADATA", "localhost", "platform"); ok {
+		t := strings.ToLower(p.Text)
+		if strings.Contains(t, "mlnx_") || strings.Contains(t, "nvidia_sn") {
+			return true
+		}
+	}
+	if h, ok := db.Field("DEVICE_METADATA", "localhost", "hwsku"); ok {
+		t := strings.ToLower(h.Text)
+		return strings.HasPrefix(t, "mellanox-") || strings.HasPrefix(t, "acs-msn") || strings.HasPrefix(t, "acs-sn")
+	}
+	return false
+}

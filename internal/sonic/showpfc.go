@@ -16,20 +16,16 @@ import (
 // switch prints one table per namespace; they are read as one. ok is false
 // when the text has no such table.
 func ParseShowPFCPriority(name string, data []byte) (*ConfigDB, bool) {
-	db := newDB(name, "")
-	db.lines = strings.Split(string(data), "\n")
-	tab := Table{}
+	m := newPFCMap(name, data)
 	in := false
-	for i, raw := range db.lines {
+	for i, raw := range m.db.lines {
 		f := strings.Fields(raw)
 		switch {
 		case len(f) == 3 && f[0] == "Interface" && f[1] == "Lossless" && f[2] == "priorities":
 			in = false
-			if i+1 < len(db.lines) && strings.HasPrefix(strings.TrimSpace(db.lines[i+1]), "---") {
+			if i+1 < len(m.db.lines) && strings.HasPrefix(strings.TrimSpace(m.db.lines[i+1]), "---") {
 				in = true
-				if _, ok := db.tablePos["PORT_QOS_MAP"]; !ok {
-					db.tablePos["PORT_QOS_MAP"] = Value{Text: "PORT_QOS_MAP", Line: i + 1, Col: 1}
-				}
+				m.tableAt(i + 1)
 			}
 		case !in || len(f) == 0 || strings.HasPrefix(f[0], "---"):
 		case len(f) > 2 || !strings.HasPrefix(f[0], "Ethernet") && !strings.HasPrefix(f[0], "PortChannel"):
@@ -39,15 +35,45 @@ func ParseShowPFCPriority(name string, data []byte) (*ConfigDB, bool) {
 			if len(f) == 2 {
 				v.Text, v.Col = f[1], strings.LastIndex(raw, f[1])+1
 			}
-			if _, dup := tab[f[0]]; dup {
-				db.Duplicates = append(db.Duplicates, Value{Text: "PORT_QOS_MAP|" + f[0], Line: i + 1, Col: 1})
-			}
-			tab[f[0]] = map[string]Value{"pfc_enable": v}
+			m.set(f[0], v)
 		}
 	}
-	if len(tab) == 0 {
+	return m.done()
+}
+
+// pfcMap collects the PORT_QOS_MAP pfc_enable rows a show command's PFC
+// table gives, at the table's positions.
+type pfcMap struct {
+	db  *ConfigDB
+	tab Table
+}
+
+func newPFCMap(name string, data []byte) *pfcMap {
+	db := newDB(name, "")
+	db.lines = strings.Split(string(data), "\n")
+	return &pfcMap{db: db, tab: Table{}}
+}
+
+// tableAt records where the table begins (its first one, for evidence).
+func (m *pfcMap) tableAt(line int) {
+	if _, ok := m.db.tablePos["PORT_QOS_MAP"]; !ok {
+		m.db.tablePos["PORT_QOS_MAP"] = Value{Text: "PORT_QOS_MAP", Line: line, Col: 1}
+	}
+}
+
+// set gives port its pfc_enable; a port listed twice is a duplicate.
+func (m *pfcMap) set(port string, v Value) {
+	if _, dup := m.tab[port]; dup {
+		m.db.Duplicates = append(m.db.Duplicates, Value{Text: "PORT_QOS_MAP|" + port, Line: v.Line, Col: 1})
+	}
+	m.tab[port] = map[string]Value{"pfc_enable": v}
+}
+
+// done returns the rows as a ConfigDB; ok is false when there are none.
+func (m *pfcMap) done() (*ConfigDB, bool) {
+	if len(m.tab) == 0 {
 		return nil, false
 	}
-	db.Tables["PORT_QOS_MAP"] = tab
-	return db, true
+	m.db.Tables["PORT_QOS_MAP"] = m.tab
+	return m.db, true
 }

@@ -18,17 +18,13 @@ import (
 // whose priorities do not read as a list is left out. ok is false when the
 // text has no such table.
 func ParseEOSPriorityFlowControl(name string, data []byte) (*ConfigDB, bool) {
-	db := newDB(name, "")
-	db.lines = strings.Split(string(data), "\n")
-	tab := Table{}
+	m := newPFCMap(name, data)
 	legend := false
-	for i, raw := range db.lines {
+	for i, raw := range m.db.lines {
 		t := strings.TrimSpace(raw)
 		if strings.HasPrefix(t, "E: PFC Enabled, D: PFC Disabled") {
 			legend = true
-			if _, ok := db.tablePos["PORT_QOS_MAP"]; !ok {
-				db.tablePos["PORT_QOS_MAP"] = Value{Text: "PORT_QOS_MAP", Line: i + 1, Col: 1}
-			}
+			m.tableAt(i + 1)
 			continue
 		}
 		f := strings.Fields(t)
@@ -46,16 +42,9 @@ func ParseEOSPriorityFlowControl(name string, data []byte) (*ConfigDB, bool) {
 			}
 			v.Text, v.Col = f[4], strings.Index(raw, " "+f[4]+" ")+2
 		}
-		if _, dup := tab[f[0]]; dup {
-			db.Duplicates = append(db.Duplicates, Value{Text: "PORT_QOS_MAP|" + f[0], Line: i + 1, Col: 1})
-		}
-		tab[f[0]] = map[string]Value{"pfc_enable": v}
+		m.set(f[0], v)
 	}
-	if len(tab) == 0 {
-		return nil, false
-	}
-	db.Tables["PORT_QOS_MAP"] = tab
-	return db, true
+	return m.done()
 }
 
 // eosPort reports an EOS interface name as the PFC table prints it (Et1,
