@@ -35,6 +35,9 @@ type Key struct {
 	Src, Dst int32
 	SrcPort  uint16
 	DstQP    uint32
+	// Reply marks an ACK, NAK or CNP, sent from the data's receiver back
+	// to its sender: only NS3 reads it.
+	Reply bool
 }
 
 // FieldsHash mixes the selected fields of k with a multiply-xorshift per

@@ -36,6 +36,11 @@ type SwitchConfig struct {
 	// HashFields and Seed drive ECMP.
 	HashFields HashField
 	Seed       uint64
+	// NS3, when set, replaces that hash with the HPCC ns-3 model's, this
+	// switch being its node NS3Node (ecmp.NS3; the routes must then list
+	// the candidates in its order, topo.NS3Routes).
+	NS3     *ecmp.NS3
+	NS3Node uint32
 	// Buffer is the total packet buffer.
 	Buffer unit.Bytes
 	// Alpha is the dynamic threshold of lossless priority groups: a PG may
@@ -275,6 +280,10 @@ func (s *Switch) route(p *packet.Packet) (*Port, bool) {
 		return &s.port[r.first], true
 	}
 	c := s.routes.list(r)
+	if m := s.cfg.NS3; m != nil {
+		k := ecmp.Key{Src: p.Src, Dst: p.Dst, SrcPort: p.SrcPort, Reply: p.Kind != packet.Data}
+		return &s.port[c[m.Pick(s.cfg.NS3Node, k, len(c))]], true
+	}
 	if p.HashFields != uint8(s.cfg.HashFields) || p.FieldsHash == 0 {
 		p.FieldsHash, p.HashFields = FieldsHash(s.cfg.HashFields, p), uint8(s.cfg.HashFields)
 	}

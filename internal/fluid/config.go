@@ -43,6 +43,9 @@ type Config struct {
 	// switch a seed of its own.
 	Hash          ecmp.Field
 	PerSwitchSeed bool
+	// NS3, when set, replaces that hash with the HPCC ns-3 model's
+	// (ecmp.NS3), over its order of the candidates (topo.NS3Routes).
+	NS3 *ecmp.NS3
 	// ClockPPM bounds each port's clock offset; Jitter returns the bound
 	// of the FEC arrival jitter of a link at a rate (zero for none).
 	ClockPPM float64

@@ -177,9 +177,12 @@ func (e *Engine) Connect(src, dst int, o workload.QPOptions, owner workload.Owne
 	e.qpns[src]++
 	fl.respQPN = QPNBase + e.qpns[dst]
 	e.qpns[dst]++
-	fl.sport = uint16(49152 + e.sport.IntN(16384))
+	fl.sport = o.SrcPort
+	if fl.sport == 0 {
+		fl.sport = uint16(49152 + e.sport.IntN(16384))
+	}
 	path := e.net.path(src, dst, ecmp.Key{Src: int32(src), Dst: int32(dst), SrcPort: fl.sport, DstQP: fl.respQPN}, nil)
-	back := e.net.path(dst, src, ecmp.Key{Src: int32(dst), Dst: int32(src), SrcPort: fl.sport, DstQP: fl.reqQPN}, nil)
+	back := e.net.path(dst, src, ecmp.Key{Src: int32(dst), Dst: int32(src), SrcPort: fl.sport, DstQP: fl.reqQPN, Reply: true}, nil)
 	if path == nil || back == nil {
 		fl.noRoute = true
 		path, back = nil, nil

@@ -47,6 +47,10 @@ type network struct {
 	routes   [][][]int16
 	seeds    []uint64 // per switch node
 	hash     ecmp.Field
+	// ns3 is the HPCC ns-3 model's ECMP when taken (Config.NS3), node[n]
+	// each switch's ns-3 node id.
+	ns3  *ecmp.NS3
+	node []uint32
 }
 
 // linkID returns the directed link of topology link i from its A end
@@ -59,7 +63,18 @@ func linkID(i, dir int) int32 { return int32(2*i + dir) }
 // (or the one "ecmp" stream).
 func newNetwork(c *Config) (*network, error) {
 	t := c.Topo
-	n := &network{t: t, hash: c.Hash, routes: t.Routes()}
+	n := &network{t: t, hash: c.Hash, routes: t.Routes(), ns3: c.NS3}
+	if c.NS3 != nil {
+		n.routes = t.NS3Routes(nil)
+		n.node = make([]uint32, len(t.Nodes))
+		id := uint32(len(t.Hosts))
+		for i, nd := range t.Nodes {
+			if nd.Kind == topo.Switch {
+				n.node[i] = id
+				id++
+			}
+		}
+	}
 	streams := sim.NewStreams(c.Seed)
 	n.portLink = make([][]int32, len(t.Nodes))
 	for i, nd := range t.Nodes {
@@ -131,6 +146,10 @@ func (n *network) path(src, dst int, k ecmp.Key, out []int32) []int32 {
 		case 1:
 			port = cand[0]
 		default:
+			if n.ns3 != nil {
+				port = cand[n.ns3.Pick(n.node[node], k, len(cand))]
+				break
+			}
 			port = cand[ecmp.Pick(ecmp.Seeded(n.seeds[node], fh), len(cand))]
 		}
 		l := n.portLink[node][port]

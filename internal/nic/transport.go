@@ -158,7 +158,10 @@ func (t *Transport) Connect(src, dst int, o workload.QPOptions, owner workload.O
 	resp.peerHost, resp.peerQPN = s.id, req.qpn
 	// RoCEv2 QPs take their UDP source port from the dynamic range; it is
 	// the only per-QP ECMP entropy.
-	req.srcPort = uint16(49152 + t.sport.IntN(16384))
+	req.srcPort = o.SrcPort
+	if req.srcPort == 0 {
+		req.srcPort = uint16(49152 + t.sport.IntN(16384))
+	}
 	resp.srcPort = req.srcPort
 	if class == packet.ClassRoCE {
 		s.initCC(req)

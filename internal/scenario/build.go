@@ -98,11 +98,12 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 	net := fabric.NewNetwork(s.Seed, tw.Partition.Domains)
 	tw.Net = net
 	ports := make([][]*fabric.Port, len(s.Topo.Nodes))
-	routes := s.Topo.Routes()
+	routes := s.routes(nil)
 	ncfg, err := s.nicConfig()
 	if err != nil {
 		return nil, err
 	}
+	switches := 0
 	for i, n := range s.Topo.Nodes {
 		dom := net.Domains[tw.Partition.Domain[i]]
 		switch n.Kind {
@@ -115,7 +116,8 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 			tw.Nodes = append(tw.Nodes, h)
 			ports[i] = []*fabric.Port{h.Port()}
 		case topo.Switch:
-			sw := net.NewSwitch(dom, n.Name, n.Ports, s.switchConfig(n.Name, n.Tier, net))
+			sw := net.NewSwitch(dom, n.Name, n.Ports, s.switchConfig(n.Name, n.Tier, len(s.Topo.Hosts)+switches, net))
+			switches++
 			sw.SetRoutes(routes[i])
 			tw.Nodes = append(tw.Nodes, sw)
 			ports[i] = sw.Ports()
@@ -263,7 +265,7 @@ func (tw *Twin) reroutes() {
 		for ; next < len(changes) && changes[next].at <= t; next++ {
 			down[changes[next].link] = changes[next].down
 		}
-		routes := tw.Scenario.Topo.RoutesAvoiding(down)
+		routes := tw.Scenario.routes(down)
 		for i, n := range tw.Nodes {
 			if sw, ok := n.(*fabric.Switch); ok {
 				(&fault.Routes{Switch: sw, Routes: routes[i], At: t}).Schedule()
@@ -335,7 +337,21 @@ func (s *Scenario) nicConfig() (*nic.Config, error) {
 
 // switchConfig is the fabric configuration of switch name, of the given
 // topology tier.
-func (s *Scenario) switchConfig(name string, tier int, net *fabric.Network) fabric.SwitchConfig {
+// routes returns every switch's candidate ports toward each host over the
+// links that are up (down[i] set: link i is down), in the HPCC ns-3
+// model's order when its ECMP is taken.
+func (s *Scenario) routes(down []bool) [][][]int16 {
+	if s.Switch.NS3 {
+		return s.Topo.NS3Routes(down)
+	}
+	return s.Topo.RoutesAvoiding(down)
+}
+
+// switchConfig returns the configuration of switch name at the given tier;
+// node is its ns-3 node id, which the HPCC ns-3 model's ECMP seeds with
+// (the hosts first, then the switches, in topology order, as
+// tools/ns3conv numbers them).
+func (s *Scenario) switchConfig(name string, tier, node int, net *fabric.Network) fabric.SwitchConfig {
 	sp := &s.Switch
 	c := fabric.SwitchConfig{
 		Buffer: sp.Buffer, Alpha: sp.Alpha, AlphaLossy: sp.AlphaLossy, StaticTh: sp.StaticTh, Latency: sp.Latency,
@@ -344,6 +360,7 @@ func (s *Scenario) switchConfig(name string, tier int, net *fabric.Network) fabr
 		PFC:        fabric.PFCConfig{Quanta: sp.PFC.Quanta, Refresh: sp.PFC.Refresh, XON: sp.PFC.XON},
 		Watchdog:   sp.Watchdog, ECNAtEnqueue: sp.ECN.AtEnqueue,
 		Strict: sp.Strict, Weights: sp.Weights, HashFields: sp.HashFields,
+		NS3: s.NS3ECMP(), NS3Node: uint32(node),
 	}
 	for _, r := range sp.AlphaByRate {
 		c.AlphaByRate = append(c.AlphaByRate, fabric.RateAlpha{Rate: r.Rate, Alpha: r.Alpha})

@@ -34,13 +34,21 @@ func BuildFluid(s *Scenario) (*FluidTwin, error) {
 	return &FluidTwin{Scenario: s, Workloads: w, Engine: e}, nil
 }
 
-// trafficFlows turns the scenario's flows into the Flows workload's.
-func trafficFlows(fs []FlowSpec) []workload.Flow {
+// trafficFlows turns the scenario's flows into the Flows workload's; with
+// ns-3's ECMP, each takes the UDP source port ns-3 gives it.
+func (s *Scenario) trafficFlows(fs []FlowSpec) []workload.Flow {
+	var ports []uint16
+	if s.Switch.NS3 {
+		ports = NS3SourcePorts(fs)
+	}
 	flows := make([]workload.Flow, len(fs))
 	for i, f := range fs {
 		flows[i] = workload.Flow{
 			Name: f.Name, Src: f.Src, Dst: f.Dst, Bytes: int64(f.Bytes), Start: f.Start, After: f.After,
 			Opts: workload.QPOptions{SetTC: true, TC: f.DSCP << 2, PinPriority: true, Priority: f.Priority, RateCap: f.Rate, Tag: f.Name},
+		}
+		if ports != nil {
+			flows[i].Opts.SrcPort = ports[i]
 		}
 	}
 	return flows
@@ -56,7 +64,7 @@ func (s *Scenario) FluidConfig() *fluid.Config {
 		NICStrict: n.Strict, NICWeights: n.Weights,
 		Switch:       qos.Classifier{Trust: sw.Trust, DSCPToPrio: sw.DSCPToPrio},
 		SwitchStrict: sw.Strict, SwitchWeights: sw.Weights, SwitchLatency: sw.Latency,
-		Hash: sw.HashFields, PerSwitchSeed: sw.PerSwitchSeed,
+		Hash: sw.HashFields, PerSwitchSeed: sw.PerSwitchSeed, NS3: s.NS3ECMP(),
 		ClockPPM: s.PHY.ClockPPM,
 		Timeout:  n.Timeout, RetryCnt: n.RetryCnt, TCPRTO: n.TCPRTO, AckCoalesce: n.AckCoalesce, CompletionDelay: DefaultCompletionDelay,
 		PFCQuanta: sw.PFC.Quanta, PFCRefresh: sw.PFC.Refresh,

@@ -126,34 +126,38 @@ func TestFluidIncastCounters(t *testing.T) {
 // The fluid engine puts every connection on the path the packet engine
 // gives its packets (the same source ports, QP numbers, switch seeds and
 // hash): over the 128-host permutation every uplink carries the same
-// frames on both engines, data and ACKs, byte for byte.
+// frames on both engines, data and ACKs, byte for byte; with rocelab's
+// hash and with the HPCC ns-3 model's (switch.ecmp.model ns3).
 func TestFluidSamePaths(t *testing.T) {
-	s := example(t, "leafspine-permutation")
-	s.Host.NIC.CC, s.Host.NIC.DCQCN.Config = "none", nil // no CNPs: their frames differ
-	pk, err := Build(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pk.Run()
-	fl, err := BuildFluid(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fl.RunUntil(s.Duration)
-	a, b := pk.Observe().Uplinks, fl.Observe().Uplinks
-	if len(a) != len(b) || len(a) == 0 {
-		t.Fatalf("%d uplinks against %d", len(a), len(b))
-	}
-	used := 0
-	for i := range a {
-		if a[i].Port != b[i].Port || a[i].Bytes != b[i].Bytes {
-			t.Errorf("uplink %s: packet engine %d B, fluid %s %d B", a[i].Port, a[i].Bytes, b[i].Port, b[i].Bytes)
+	for _, ns3 := range []bool{false, true} {
+		s := example(t, "leafspine-permutation")
+		s.Host.NIC.CC, s.Host.NIC.DCQCN.Config = "none", nil // no CNPs: their frames differ
+		s.Switch.NS3 = ns3
+		pk, err := Build(s)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if a[i].Bytes > 0 {
-			used++
+		pk.Run()
+		fl, err := BuildFluid(s)
+		if err != nil {
+			t.Fatal(err)
 		}
+		fl.RunUntil(s.Duration)
+		a, b := pk.Observe().Uplinks, fl.Observe().Uplinks
+		if len(a) != len(b) || len(a) == 0 {
+			t.Fatalf("ns3 %v: %d uplinks against %d", ns3, len(a), len(b))
+		}
+		used := 0
+		for i := range a {
+			if a[i].Port != b[i].Port || a[i].Bytes != b[i].Bytes {
+				t.Errorf("ns3 %v: uplink %s: packet engine %d B, fluid %s %d B", ns3, a[i].Port, a[i].Bytes, b[i].Port, b[i].Bytes)
+			}
+			if a[i].Bytes > 0 {
+				used++
+			}
+		}
+		t.Logf("ns3 %v: %d of %d uplinks carry traffic, the same bytes on both engines", ns3, used, len(a))
 	}
-	t.Logf("%d of %d uplinks carry traffic, the same bytes on both engines", used, len(a))
 }
 
 // The fluid engine's check weighs events by what they cost at the job's

@@ -158,6 +158,26 @@ topology: {kind: single-switch, hosts: 2}
 host: {cc: hpcc, hpcc: {eta: 2000}}
 traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 			[]string{"bad.yaml:2:25:", "host.hpcc.eta", "allowed 1..1000"}},
+		{"ns-3 ECMP and fields", `
+topology: {kind: single-switch, hosts: 2}
+switch: {ecmp: {model: ns3, hash: [src_ip]}}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:35:", "switch.ecmp.hash", "model ns3 hashes ns-3's fields"}},
+		{"ns-3 port without its ECMP", `
+topology: {kind: single-switch, hosts: 2}
+switch: {ecmp: {dst_port: 100}}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:27:", "switch.ecmp.dst_port", "read by model ns3 only"}},
+		{"ns-3 ECMP with flowlets", `
+topology: {kind: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2}
+switch: {ecmp: {model: ns3}, load_balancing: {mode: flowlet}}
+traffic: {flows: [{src: h0, dst: h3, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:24:", "switch.ecmp.model", "ECMP by hash", "flowlet"}},
+		{"ns-3 ECMP over parallel links", `
+topology: {kind: leaf-spine, leaves: 2, spines: 1, hosts_per_leaf: 2, uplinks_per_leaf: 2}
+switch: {ecmp: {model: ns3}}
+traffic: {flows: [{src: h0, dst: h3, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:24:", "switch.ecmp.model", "parallel links between", "one interface per neighbour"}},
 		{"unknown TIMELY knob", `
 topology: {kind: single-switch, hosts: 2}
 host: {cc: timely, timely: {preset: ns3, t_lo: 10}}

@@ -106,6 +106,12 @@ type SwitchSpec struct {
 	Watchdog      fabric.WatchdogConfig
 	HashFields    fabric.HashField
 	PerSwitchSeed bool
+	// NS3 takes the HPCC ns-3 model's ECMP (switch.ecmp.model: ns3,
+	// ecmp.NS3) instead of the seeded hash of HashFields; NS3DstPort is
+	// the flows' destination port it hashes (switch.ecmp.dst_port), or -1
+	// for 100 plus the run's seed, as tools/ns3conv writes flow.txt.
+	NS3        bool
+	NS3DstPort int
 	// Paths is the path selection of each tier's switches, by topology
 	// tier: 1 leaf (ToR, edge; a single switch, a dumbbell's two), 2
 	// spine (aggregation), 3 core.
@@ -300,6 +306,7 @@ func convert(name string, raw *rawScenario, description bool) (*Scenario, error)
 	}
 	c.checkBuffer(s, raw.Switch)
 	c.checkRates(s, raw.Switch)
+	c.checkNS3(s, raw.Switch)
 	s.NCCL = c.ncclEnv(raw.NCCL)
 	s.PHY = c.phy(raw.PHY)
 	c.workload(s, raw)
@@ -484,7 +491,7 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 	s := SwitchSpec{
 		Vendor: DefaultVendor, Buffer: DefaultBuffer, Alpha: DefaultAlpha, AlphaLossy: DefaultAlphaLossy,
 		Reserve: DefaultReserve, XONOffset: DefaultXONOffset, Trust: fabric.TrustDSCP,
-		Strict: DefaultStrict, HashFields: DefaultHash, PerSwitchSeed: true,
+		Strict: DefaultStrict, HashFields: DefaultHash, PerSwitchSeed: true, NS3DstPort: -1,
 		PFC: PFCSpec{Enabled: true, Priorities: 1 << DefaultPFCPriority, Quanta: DefaultPauseQuanta, XON: true,
 			MTU: DefaultPortMTU, MACPHYDelay: DefaultMACPHYDelay, CellOccupancy: DefaultCellOccupancy, Formula: headroom.Mellanox},
 		ECN:      ECNSpec{Enabled: true, Priorities: 1 << DefaultPFCPriority, Kmin: DefaultKmin, Kmax: DefaultKmax, Pmax: DefaultPmax, RTT: DefaultECNRTT},
@@ -597,6 +604,16 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 			}
 		}
 		s.PerSwitchSeed = c.boolean(e.PerSwitchSeed, "switch.ecmp.per_switch_seed", true)
+		s.NS3 = c.choice(e.Model, "switch.ecmp.model", "rocelab", "rocelab", "ns3") == "ns3"
+		s.NS3DstPort = int(c.integer(e.DstPort, "switch.ecmp.dst_port", -1, 0, 65535))
+		switch {
+		case !s.NS3 && e.DstPort != nil:
+			c.fail(e.DstPort, "switch.ecmp.dst_port", "the destination port of ns-3's flows is read by model ns3 only")
+		case s.NS3 && e.Hash != nil:
+			c.fail(e.Hash, "switch.ecmp.hash", "model ns3 hashes ns-3's fields (addresses, ports): give model or hash, not both")
+		case s.NS3 && e.PerSwitchSeed != nil:
+			c.fail(e.PerSwitchSeed, "switch.ecmp.per_switch_seed", "model ns3 seeds each switch with its ns-3 node id")
+		}
 	}
 	if r.LoadBalancing != nil {
 		s.Paths = c.loadBalancing(r.LoadBalancing)

@@ -115,6 +115,8 @@ type rawWatchdog struct {
 type rawECMP struct {
 	Hash          ast.Node `yaml:"hash"`
 	PerSwitchSeed ast.Node `yaml:"per_switch_seed"`
+	Model         ast.Node `yaml:"model"`
+	DstPort       ast.Node `yaml:"dst_port"`
 }
 
 type rawLB struct {

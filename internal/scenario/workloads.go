@@ -31,7 +31,7 @@ type Workloads struct {
 func (s *Scenario) NewWorkloads() (*Workloads, error) {
 	w := &Workloads{Flows: s.Expand()}
 	var err error
-	if w.Traffic, err = workload.NewFlows(trafficFlows(w.Flows)); err != nil {
+	if w.Traffic, err = workload.NewFlows(s.trafficFlows(w.Flows)); err != nil {
 		return nil, err
 	}
 	if s.Workload != nil {

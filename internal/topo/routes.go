@@ -1,6 +1,11 @@
 package topo
 
-import "rocelab/internal/unit"
+import (
+	"cmp"
+	"slices"
+
+	"rocelab/internal/unit"
+)
 
 // Routes returns, for every switch node and every destination host, the
 // ports on shortest paths toward that host: the ECMP candidates. Entries
@@ -13,15 +18,7 @@ func (t *Topology) Routes() [][][]int16 { return t.RoutesAvoiding(nil) }
 // link i is down. A host whose own link is down, or that no path reaches,
 // has no route (nil candidates).
 func (t *Topology) RoutesAvoiding(down []bool) [][][]int16 {
-	type hop struct{ port, peer int }
-	adj := make([][]hop, len(t.Nodes))
-	for i, l := range t.Links {
-		if i < len(down) && down[i] {
-			continue
-		}
-		adj[l.A] = append(adj[l.A], hop{l.PA, l.B})
-		adj[l.B] = append(adj[l.B], hop{l.PB, l.A})
-	}
+	adj := t.adjacency(down)
 	// The switch each host hangs off, and the hosts behind each switch.
 	edgeOf := make([]int, len(t.Hosts))
 	behind := map[int][]int{}
@@ -84,6 +81,24 @@ func (t *Topology) RoutesAvoiding(down []bool) [][][]int16 {
 		}
 	}
 	return routes
+}
+
+// hop is a link as one of its ends sees it: the port it leaves by and the
+// node at the other end.
+type hop struct{ port, peer int }
+
+// adjacency returns each node's links that are up (down[i] set: link i is
+// down), in link order.
+func (t *Topology) adjacency(down []bool) [][]hop {
+	adj := make([][]hop, len(t.Nodes))
+	for i, l := range t.Links {
+		if i < len(down) && down[i] {
+			continue
+		}
+		adj[l.A] = append(adj[l.A], hop{l.PA, l.B})
+		adj[l.B] = append(adj[l.B], hop{l.PB, l.A})
+	}
+	return adj
 }
 
 // hostIndex returns the host id of node n.
@@ -162,4 +177,65 @@ func (t *Topology) WorstPath(cost func(l Link) (a, b unit.Time)) (unit.Time, uni
 		}
 	}
 	return worst.a, worst.b
+}
+
+// NS3Routes is RoutesAvoiding with each switch's candidates toward a host
+// in the order the HPCC ns-3 model's routing lists them (third.cc
+// CalculateRoute, at 9f4be2a), which its ECMP takes modulo their number
+// (ecmp.NS3): a breadth-first search from the destination host records,
+// at each node, its neighbours one hop nearer in the order the search
+// took them from its queue; and the search takes a node's neighbours in
+// the order of ns-3's Ptr<Node> map, the nodes' addresses. Its switch
+// objects are megabytes each (per-port byte counters), which the C
+// library maps one below the other, so a later switch sorts first; the
+// hosts, small and from the heap, sort before every switch but are never
+// searched through.
+func (t *Topology) NS3Routes(down []bool) [][][]int16 {
+	routes := t.RoutesAvoiding(down)
+	adj := t.adjacency(down)
+	for n := range adj {
+		slices.SortFunc(adj[n], func(a, b hop) int { return cmp.Compare(b.peer, a.peer) })
+	}
+	pos := make([]int, len(t.Nodes))
+	peer := make([][]int, len(t.Nodes)) // peer[n][port]
+	for i, nd := range t.Nodes {
+		peer[i] = make([]int, nd.Ports)
+	}
+	for i, l := range t.Links {
+		if i < len(down) && down[i] {
+			continue
+		}
+		peer[l.A][l.PA], peer[l.B][l.PB] = l.B, l.A
+	}
+	done := map[int]bool{}
+	for hid, h := range t.Hosts {
+		if len(adj[h]) == 0 {
+			continue
+		}
+		e := adj[h][0].peer
+		if done[e] {
+			continue
+		}
+		done[e] = true
+		for i := range pos {
+			pos[i] = -1
+		}
+		pos[e] = 0
+		queue := []int{e}
+		for q := 0; q < len(queue); q++ {
+			for _, x := range adj[queue[q]] {
+				if t.Nodes[x.peer].Kind == Switch && pos[x.peer] < 0 {
+					pos[x.peer] = len(queue)
+					queue = append(queue, x.peer)
+				}
+			}
+		}
+		for s, r := range routes {
+			if r == nil || s == e || len(r[hid]) < 2 {
+				continue
+			}
+			slices.SortFunc(r[hid], func(a, b int16) int { return cmp.Compare(pos[peer[s][a]], pos[peer[s][b]]) })
+		}
+	}
+	return routes
 }

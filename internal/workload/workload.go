@@ -155,6 +155,9 @@ type QPOptions struct {
 	// NCCL_IB_RETRY_CNT set them on NCCL's queue pairs; a zero Timeout
 	// leaves the host's defaults for both.
 	Timeout, RetryCount int
+	// SrcPort is the connection's UDP source port, which ECMP hashes;
+	// zero draws one from the dynamic range, as a RoCEv2 NIC does.
+	SrcPort uint16
 }
 
 // An Owner receives the completions of the connections it opened, at both

@@ -19,19 +19,20 @@ import (
 // reserve, the XON offset below the PFC threshold, the dynamic threshold's
 // share of the free pool at ports of the NIC's speed (a right shift by 3),
 // the headroom of a port (three times the link's bandwidth-delay product),
-// and the first sport of each host pair's flows.
+// and the first sport of each host pair's flows (scenario.NS3SourcePorts).
 //
 // ns-3's switches hash ECMP with their node id as the seed: the same
 // flows always take the same paths. The converter writes the scenario's
 // seed into the flows' destination port, which the hash reads, so that
-// each seed draws other paths in ns-3 as it does in rocelab (whose hash
-// is its own: single flows' paths differ between the two, a seed's
-// statistics less, their average over seeds less again).
+// each seed draws other paths in ns-3 as it does in rocelab; or the port
+// switch.ecmp.dst_port gives. A scenario with switch.ecmp.model ns3 takes
+// ns-3's hash and so its paths (ecmp.NS3); with rocelab's own hash single
+// flows' paths differ between the two, a seed's statistics less, their
+// average over seeds less again.
 const (
 	ns3Reserve    = 4 * unit.KiB
 	ns3XONOffset  = 3 * unit.KiB
 	ns3AlphaShift = 3
-	ns3FirstPort  = 10000
 	ns3DstPort    = 100 // plus the scenario's seed
 )
 
@@ -129,9 +130,13 @@ func convert(s *scenario.Scenario, file string) (*files, error) {
 	f := &files{}
 	var fl strings.Builder
 	f.flows, fl = flows(s, &bad), strings.Builder{}
+	dport := ns3DstPort + s.Seed
+	if m := s.NS3ECMP(); m != nil {
+		dport = uint64(m.DstPort)
+	}
 	fmt.Fprintf(&fl, "%d\n", len(f.flows))
 	for _, x := range f.flows {
-		fmt.Fprintf(&fl, "%d %d %d %d %d %s\n", x.Src, x.Dst, x.Priority, ns3DstPort+s.Seed, int64(x.Bytes), seconds(x.Start))
+		fmt.Fprintf(&fl, "%d %d %d %d %d %s\n", x.Src, x.Dst, x.Priority, dport, int64(x.Bytes), seconds(x.Start))
 	}
 	if err := bad.err(file); err != nil {
 		return nil, err
@@ -348,13 +353,10 @@ func flows(s *scenario.Scenario, bad *mismatches) []flow {
 		}
 		out[i].FlowSpec = f
 	}
-	slices.SortStableFunc(out, func(a, b flow) int { return cmp.Compare(a.Start, b.Start) })
-	next := map[[2]int]int{}
-	for i := range out {
-		k := [2]int{out[i].Src, out[i].Dst}
-		out[i].sport = ns3FirstPort + next[k]
-		next[k]++
+	for i, p := range scenario.NS3SourcePorts(specs) {
+		out[i].sport = int(p)
 	}
+	slices.SortStableFunc(out, func(a, b flow) int { return cmp.Compare(a.Start, b.Start) })
 	return out
 }
 

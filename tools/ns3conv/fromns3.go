@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -89,6 +90,10 @@ type ns3Topology struct {
 	delay []unit.Time
 	// headroom is the largest of ns-3's 3 x rate x delay per port.
 	headroom unit.Bytes
+	// hostsFirst says the hosts are ns-3's first node ids, the switches
+	// the rest: the numbering under which the scenario can take ns-3's
+	// ECMP (ecmp.NS3).
+	hostsFirst bool
 }
 
 func readTopology(file string, r io.Reader) (*ns3Topology, error) {
@@ -127,6 +132,7 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 				isSwitch[id] = true
 			}
 			t.name = make([]string, nodes)
+			t.hostsFirst = !slices.Contains(isSwitch[:nodes-sw], true)
 			s := 0
 			for id := range nodes {
 				if isSwitch[id] {
@@ -181,9 +187,9 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 
 // ns3FlowLine is one line of flow.txt.
 type ns3FlowLine struct {
-	src, dst, pg int
-	size         int64
-	start        unit.Time
+	src, dst, pg, dport int
+	size                int64
+	start               unit.Time
 }
 
 func readFlows(file string, r io.Reader, t *ns3Topology) ([]ns3FlowLine, error) {
@@ -213,14 +219,15 @@ func readFlows(file string, r io.Reader, t *ns3Topology) ([]ns3FlowLine, error) 
 			return nil, errAt("expected \"SRC DST PG DPORT SIZE START_SECONDS\"")
 		}
 		var x ns3FlowLine
-		var errs [4]error
+		var errs [5]error
 		x.src, errs[0] = strconv.Atoi(f[0])
 		x.dst, errs[1] = strconv.Atoi(f[1])
 		x.pg, errs[2] = strconv.Atoi(f[2])
-		x.size, errs[3] = strconv.ParseInt(f[4], 10, 64)
+		x.dport, errs[3] = strconv.Atoi(f[3])
+		x.size, errs[4] = strconv.ParseInt(f[4], 10, 64)
 		start, err := strconv.ParseFloat(f[5], 64)
-		if errs[0] != nil || errs[1] != nil || errs[2] != nil || errs[3] != nil || err != nil || start < 0 || x.size <= 0 {
-			return nil, errAt("expected whole numbers, a positive size and a start in seconds")
+		if errors.Join(errs[:]...) != nil || err != nil || start < 0 || x.size <= 0 || x.dport < 0 || x.dport > 65535 {
+			return nil, errAt("expected whole numbers, a port below 65536, a positive size and a start in seconds")
 		}
 		for _, id := range []int{x.src, x.dst} {
 			if id < 0 || id >= len(t.name) || t.name[id][0] != 'h' {
@@ -345,6 +352,15 @@ func fromNs3(file string, w io.Writer) error {
 			break
 		}
 	}
+	ecmp := ""
+	switch {
+	case !topology.hostsFirst:
+		notes = append(notes, "ECMP: ns-3's node ids interleave hosts and switches, which the twin numbers hosts first; its own hash then, so single flows take other paths")
+	case slices.ContainsFunc(flows, func(x ns3FlowLine) bool { return x.dport != flows[0].dport }):
+		notes = append(notes, "ECMP: the flows' destination ports differ, which ns-3's hash reads and the twin gives as one; its own hash then, so single flows take other paths")
+	default:
+		ecmp = fmt.Sprintf("{model: ns3, dst_port: %d}", flows[0].dport)
+	}
 	payload, err := c.num("PACKET_PAYLOAD_SIZE", 1000)
 	if err != nil {
 		return err
@@ -390,6 +406,9 @@ func fromNs3(file string, w io.Writer) error {
 		fmt.Fprintf(&b, "  alpha_by_rate: {%s}\n", a)
 	}
 	fmt.Fprintf(&b, "  reserve: 4KiB\n  pfc: {xon_offset: 3KiB, headroom: %d, response_time: 1ps}\n", int64(topology.headroom))
+	if ecmp != "" {
+		fmt.Fprintf(&b, "  ecmp: %s\n", ecmp)
+	}
 	host := fmt.Sprintf("host:\n  mtu: %d\n  qp: {ack_coalesce: %g}\n  rx: {pfc: false}\n", mtu, ack)
 	if qcn == 0 {
 		ecn := "{enabled: false}"

@@ -254,3 +254,43 @@ func TestNs3AlphaByRate(t *testing.T) {
 		t.Errorf("one rate: %q", got)
 	}
 }
+
+// An imported run takes ns-3's ECMP, with the flows' destination port,
+// so that each flow takes its ns-3 path; where the twin cannot number the
+// nodes as ns-3 does (hosts first) or give each flow its own destination
+// port, it keeps its own hash and says why in the scenario's head.
+func TestImportECMP(t *testing.T) {
+	dir, y := importScenario(t, "scenarios/incast16-pfc.yaml", 3)
+	if !strings.Contains(y, "  ecmp: {model: ns3, dst_port: 103}\n") {
+		t.Errorf("imported without ns-3's ECMP:\n%s", y)
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name, topology, flows, note string
+	}{
+		{"ports", "", "2\n8 0 3 100 1000000 0\n9 0 3 101 1000000 0\n", "# Differs: ECMP: the flows' destination ports differ"},
+		{"interleaved", "4 1 3\n1\n0 1 100000000000bps 1000ns 0\n2 1 100000000000bps 1000ns 0\n3 1 100000000000bps 1000ns 0\n",
+			"2\n0 2 3 100 1000000 0\n3 2 3 100 1000000 0\n", "# Differs: ECMP: ns-3's node ids interleave hosts and switches"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.topology != "" {
+				write("topology.txt", c.topology)
+			}
+			write("flow.txt", c.flows)
+			var b bytes.Buffer
+			if err := fromNs3(filepath.Join(dir, "config.txt"), &b); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), c.note) || strings.Contains(b.String(), "model: ns3") {
+				t.Errorf("expected %q and rocelab's own hash:\n%s", c.note, b.String())
+			}
+			if _, err := scenario.Load("imported.yaml", b.Bytes()); err != nil {
+				t.Errorf("the imported scenario does not load: %v", err)
+			}
+		})
+	}
+}
