@@ -81,6 +81,46 @@ func TestTuningVersions(t *testing.T) {
 	}
 }
 
+// TestAmpereSwitch217: where NCCL 2.17.1's model leaves Tree for Ring on
+// 2 × 8 A100 with 8 × 200G NICs (the Azure ND96asr_v4 runs), worked by
+// hand from its tuning.cc. Both graphs have 8 channels; LL128 is capped at
+// ll128MaxBwPerCh[Ampere] = 20 GB/s a channel for Ring and Tree alike
+// (2.17 has one cap for both), so both buses are 8 × 20 = 160 GB/s (Ring:
+// min(8·24·0.92, 160); Tree: min(min(8·30·0.92, 8·23.6)·120/128, 160)).
+// Ring turns it into 160·16/30 = 85.3 GB/s at 10 + 26·1.9 + 4·4 = 75.4 µs,
+// Tree into 160·0.5 = 80 GB/s, ×0.9 from 16 to 32 MiB
+// (treeCorrectionFactor), at 4.4 + 2·(7·1.25 + 8.5) = 38.9 µs: Tree keeps
+// 16 MiB by 0.1 µs and Ring takes 32 MiB by 36 µs. The runs' 32 MiB row
+// (615 µs out-of-place and 626 in-place, 1.85 × their 16 MiB) is
+// tree-like all the same: the twin follows NCCL's model there.
+func TestAmpereSwitch217(t *testing.T) {
+	c := commAt(t, "dgx-a100", 2, "2.17.1", nil)
+	tu := c.Tuning
+	for _, x := range []struct {
+		a       Algo
+		bw, lat float64
+		what    string
+	}{{Ring, 160 * 16.0 / 30, 10 + 26*1.9 + 4*4, "Ring/LL128"}, {Tree, 160 * 0.5, 4.4 + 2*(7*1.25+8.5), "Tree/LL128"}} {
+		if bw := float64(tu.BW[AllReduce][x.a][LL128]); math.Abs(bw-x.bw) > 1e-3 {
+			t.Errorf("%s bandwidth %.3f GB/s, want %.3f", x.what, bw, x.bw)
+		}
+		if lat := float64(tu.Lat[AllReduce][x.a][LL128]); math.Abs(lat-x.lat) > 1e-3 {
+			t.Errorf("%s latency %.3f µs, want %.3f", x.what, lat, x.lat)
+		}
+	}
+	for _, x := range []struct {
+		bytes int64
+		want  string
+	}{{16 << 20, "Tree/LL128"}, {32 << 20, "Ring/LL128"}} {
+		ch, _ := c.Plan(Call{Func: AllReduce, Bytes: x.bytes})
+		if got := ch.Algo.String() + "/" + ch.Proto.String(); got != x.want {
+			t.Errorf("%s: %s, want %s", sizeName(x.bytes), got, x.want)
+		}
+		tree, ring := tu.Time(AllReduce, Tree, LL128, x.bytes), tu.Time(AllReduce, Ring, LL128, x.bytes)
+		t.Logf("%s: Tree/LL128 %.1f µs, Ring/LL128 %.1f µs", sizeName(x.bytes), tree, ring)
+	}
+}
+
 // TestChannelShares: how NCCL's planner spreads a call over channels, by
 // release (enqueue.cc), worked by hand.
 func TestChannelShares(t *testing.T) {
