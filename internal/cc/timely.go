@@ -214,7 +214,8 @@ func (t *Timely) decrease(c float64) {
 	t.stats.Decreases++
 }
 
-// Feedback is what one acknowledgement tells an RTT- or INT-based sender.
+// Feedback is what one acknowledgement tells an RTT-, INT- or ECN-echo-based
+// sender.
 // Sequence numbers count packets from the QP's first, without wrapping.
 type Feedback struct {
 	// Acked is the sequence of the oldest packet not yet acknowledged
@@ -228,6 +229,9 @@ type Feedback struct {
 	RTT unit.Time
 	// Hops is the INT the ACK echoes, hop by hop; nil without.
 	Hops []Hop
+	// CE says the ACK echoes a CE mark: the packet that triggered it
+	// arrived marked (DCTCP).
+	CE bool
 }
 
 var _ Controller = (*Timely)(nil)

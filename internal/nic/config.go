@@ -82,6 +82,10 @@ type Config struct {
 	// wire), which every switch egress fills in.
 	Timely *cc.TimelyConfig
 	HPCC   *cc.HPCCConfig
+	// DCTCP is the HPCC ns-3 model's rate-based DCTCP, on the priorities
+	// in CCPrio: the responder echoes a CE mark on the ACK the marked
+	// packet triggers (needs ECT and marking switches).
+	DCTCP  *cc.DCTCPConfig
 	CCPrio uint8
 
 	// Receive is how a responder takes packets that arrive out of order:

@@ -90,6 +90,7 @@ type qp struct {
 	dcqcn         cc.DCQCN
 	timely        *cc.Timely
 	hpcc          *cc.HPCC
+	dctcp         *cc.DCTCP
 	hops          []cc.Hop // HPCC: the INT an ACK echoes, decoded
 	ccTimer       sim.Timer
 	nextTx        unit.Time
@@ -158,7 +159,14 @@ func (q *qp) hasData() bool {
 	if q.retxN == 0 && q.cur >= q.sqLen {
 		return false
 	}
-	return q.hpcc == nil || int64(roce.PSNDiff(q.sndNxt, q.sndUna))*int64(q.mss) < q.hpcc.Window()
+	var w int64
+	switch {
+	case q.hpcc != nil:
+		w = q.hpcc.Window()
+	case q.dctcp != nil:
+		w = q.dctcp.Window()
+	}
+	return w == 0 || int64(roce.PSNDiff(q.sndNxt, q.sndUna))*int64(q.mss) < w
 }
 
 // wqeAt returns the i-th outstanding WQE.
@@ -355,6 +363,12 @@ func (q *qp) segment(now unit.Time) (*packet.Packet, bool) {
 		// ACK (AckReq), as HPCC's ns-3 model ACKs every packet; a coalescing
 		// responder would also leave a shrunken window shut.
 		p.INT = q.nic.dom.INTs.Get()
+		p.AckReq = true
+	}
+	if q.dctcp != nil {
+		// DCTCP counts the ACKs that echo a mark, one per packet as in
+		// the ns-3 model; a coalescing responder would also leave a
+		// shrunken window shut.
 		p.AckReq = true
 	}
 	retx := roce.PSNDiff(psn, q.sndMax) < 0

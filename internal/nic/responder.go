@@ -181,6 +181,7 @@ func (n *NIC) sendAck(q *qp, syndrome uint8, trig *packet.Packet) *packet.Packet
 		a.PSN = q.ePSN
 	}
 	a.Echo = trig.SentAt
+	a.ECNEcho = trig.ECN == packet.CE
 	if q.class == packet.ClassTCP {
 		a.Frame = packet.TCPFrame(0, n.cfg.VLAN)
 	} else {

@@ -156,6 +156,10 @@ type Packet struct {
 	// repeat): twin bookkeeping, so that a receiver tells the network's
 	// reordering from the late arrival of a retransmission.
 	Resent bool
+	// ECNEcho is, on an ACK, that the data packet which made the responder
+	// send it arrived CE-marked: the HPCC ns-3 model's ACK flag that its
+	// DCTCP counts (twin bookkeeping; RoCE's ACKs carry no such bit).
+	ECNEcho bool
 	// ClassVector is a PFC frame's class-enable vector (bit p = priority p).
 	ClassVector uint8
 

@@ -50,7 +50,7 @@ func (c *conv) dcqcnConfig(n *NICSpec) *cc.DCQCNConfig {
 	return &cfg
 }
 
-// rttCC fills the TIMELY or HPCC configuration when host.cc selects it,
+// rttCC fills the TIMELY, HPCC or DCTCP configuration when host.cc selects it,
 // and the priority mask (ROCE_CC_PRIO_MASK, 0xFF unless host.firmware
 // sets it) it acts on.
 func (c *conv) rttCC(n *NICSpec) {
@@ -59,6 +59,8 @@ func (c *conv) rttCC(n *NICSpec) {
 		n.Timely.Config = ccConfig(c, n.Timely, "host.timely", cc.TimelyPreset, (*cc.TimelyConfig).Set, cc.TimelyKnobs.Names())
 	case "hpcc":
 		n.HPCC.Config = ccConfig(c, n.HPCC, "host.hpcc", cc.HPCCPreset, (*cc.HPCCConfig).Set, cc.HPCCKnobs.Names())
+	case "dctcp":
+		n.DCTCP.Config = ccConfig(c, n.DCTCP, "host.dctcp", cc.DCTCPPreset, (*cc.DCTCPConfig).Set, cc.DCTCPKnobs.Names())
 	default:
 		return
 	}
@@ -97,8 +99,8 @@ func ccConfig[C any](c *conv, spec CCSpec[C], path string, preset func(string) (
 	return &cfg
 }
 
-// applyCC gives the NIC its congestion control. HPCC's base RTT and
-// window, when not set, come from the fabric's longest path.
+// applyCC gives the NIC its congestion control. HPCC's and DCTCP's base
+// RTT and window, when not set, come from the fabric's longest path.
 func (s *Scenario) applyCC(c *nic.Config) error {
 	n := &s.Host.NIC
 	c.DCQCN = n.DCQCN.Config
@@ -110,6 +112,13 @@ func (s *Scenario) applyCC(c *nic.Config) error {
 			v.BaseRTT = int64(s.BaseRTT() / unit.Nanosecond)
 		}
 		c.HPCC = &v
+	}
+	if d := n.DCTCP.Config; d != nil {
+		v := *d
+		if v.BaseRTT == 0 {
+			v.BaseRTT = int64(s.BaseRTT() / unit.Nanosecond)
+		}
+		c.DCTCP = &v
 	}
 	return nil
 }

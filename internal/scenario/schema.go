@@ -164,6 +164,7 @@ type rawHost struct {
 	DCQCN          ast.Node      `yaml:"dcqcn"`
 	Timely         ast.Node      `yaml:"timely"`
 	HPCC           ast.Node      `yaml:"hpcc"`
+	DCTCP          ast.Node      `yaml:"dctcp"`
 	Firmware       ast.Node      `yaml:"firmware"`
 	NICPorts       ast.Node      `yaml:"nic_ports"`
 	QP             *rawQP        `yaml:"qp"`
