@@ -79,6 +79,7 @@ func (c *DCTCPConfig) Validate() error { return DCTCPKnobs.validate(c) }
 // use_window, bytes in flight stay below W·rate/line. DCTCP has no timer
 // and ignores CNPs.
 type DCTCP struct {
+	ackDriven
 	line, minRate, ai int64
 	g                 float64
 	w                 int64 // window at line rate, bytes; 0 none
@@ -103,23 +104,11 @@ type DCTCPStats struct {
 // line rate. Out-of-range knobs are clamped into range; a zero base_rtt is
 // taken as 10 µs (the caller should set it).
 func (c *DCTCPConfig) New(line unit.BitRate) *DCTCP {
-	v := *c
-	for i := range DCTCPKnobs.table {
-		k := &DCTCPKnobs.table[i]
-		f := k.field(&v)
-		*f = min(max(*f, k.Min), k.Max)
-	}
+	v := DCTCPKnobs.clamped(*c)
 	l := max(int64(line), 1)
 	var w int64
 	if v.UseWindow == 1 {
-		t := v.BaseRTT
-		if t == 0 {
-			t = 10_000
-		}
-		w = v.Window
-		if w == 0 {
-			w = max(int64(float64(l)*float64(t)/8e9), 1)
-		}
+		_, w = window(l, v.BaseRTT, v.Window)
 	}
 	mbps := func(x int64) int64 { return x * int64(unit.Mbps) }
 	return &DCTCP{
@@ -144,24 +133,8 @@ func (d *DCTCP) Window() int64 {
 	if d.w == 0 {
 		return 0
 	}
-	return max(int64(float64(d.w)*(float64(d.rate)/float64(d.line))), 1)
+	return scaled(d.w, d.rate, d.line)
 }
-
-// OnCNP ignores the CNP: DCTCP reads the ECN echo of its ACKs.
-func (*DCTCP) OnCNP(unit.Time) {}
-
-// OnSend ignores the bytes.
-func (*DCTCP) OnSend(unit.Time, int) {}
-
-// OnAck ignores an acknowledgement without its sequence and echo; the NIC
-// gives DCTCP OnFeedback.
-func (*DCTCP) OnAck(unit.Time, int, unit.Time) {}
-
-// NextDeadline returns unit.MaxTime: DCTCP has no timer.
-func (*DCTCP) NextDeadline() unit.Time { return unit.MaxTime }
-
-// OnDeadline does nothing.
-func (*DCTCP) OnDeadline(unit.Time) {}
 
 // OnFeedback takes one acknowledgement: its sequences and its ECN echo.
 func (d *DCTCP) OnFeedback(_ unit.Time, f Feedback) {

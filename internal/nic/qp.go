@@ -91,6 +91,7 @@ type qp struct {
 	timely        *cc.Timely
 	hpcc          *cc.HPCC
 	dctcp         *cc.DCTCP
+	pint          *cc.PINT
 	hops          []cc.Hop // HPCC: the INT an ACK echoes, decoded
 	ccTimer       sim.Timer
 	nextTx        unit.Time
@@ -165,6 +166,8 @@ func (q *qp) hasData() bool {
 		w = q.hpcc.Window()
 	case q.dctcp != nil:
 		w = q.dctcp.Window()
+	case q.pint != nil:
+		w = q.pint.Window()
 	}
 	return w == 0 || int64(roce.PSNDiff(q.sndNxt, q.sndUna))*int64(q.mss) < w
 }
@@ -244,6 +247,9 @@ func (q *qp) frameOf(w *wqe, payload int32, first, last bool) int32 {
 	}
 	if q.hpcc != nil {
 		ext += packet.INTBytes
+	}
+	if q.pint != nil {
+		ext += q.pint.Bytes()
 	}
 	return packet.DataFrame(payload, ext, q.nic.cfg.VLAN)
 }
@@ -365,11 +371,14 @@ func (q *qp) segment(now unit.Time) (*packet.Packet, bool) {
 		p.INT = q.nic.dom.INTs.Get()
 		p.AckReq = true
 	}
-	if q.dctcp != nil {
-		// DCTCP counts the ACKs that echo a mark, one per packet as in
-		// the ns-3 model; a coalescing responder would also leave a
-		// shrunken window shut.
+	if q.dctcp != nil || q.pint != nil {
+		// DCTCP counts the ACKs that echo a mark, HPCC-PINT reads each
+		// one's code, one per packet as in the ns-3 model; a coalescing
+		// responder would also leave a shrunken window shut.
 		p.AckReq = true
+	}
+	if q.pint != nil {
+		p.PINTBytes = uint8(q.pint.Bytes())
 	}
 	retx := roce.PSNDiff(psn, q.sndMax) < 0
 	p.Resent = retx

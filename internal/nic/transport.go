@@ -195,12 +195,15 @@ func (n *NIC) initCC(q *qp) {
 	case cfg.DCTCP != nil:
 		q.dctcp = cfg.DCTCP.New(line)
 		q.cc = q.dctcp
+	case cfg.PINT != nil:
+		q.pint = cfg.PINT.New(line)
+		q.cc = q.pint
 	}
 }
 
 // responderCC gives a responder that starts answering READs the DCQCN
-// reaction point of its priority: it is the data source. TIMELY, HPCC and
-// DCTCP need the requester's ACKs, which READ responses do not get, so a
+// reaction point of its priority: it is the data source. TIMELY, HPCC,
+// HPCC-PINT and DCTCP need the requester's ACKs, which READ responses do not get, so a
 // READ responder under them sends at line rate.
 func (n *NIC) responderCC(q *qp) {
 	if d := q.nic.cfg.DCQCN; q.class == packet.ClassRoCE && d != nil && d.Enabled(int(q.prio)) {

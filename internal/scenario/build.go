@@ -344,6 +344,7 @@ func (s *Scenario) switchConfig(name string, tier int, net *fabric.Network) fabr
 		PFC:        fabric.PFCConfig{Quanta: sp.PFC.Quanta, Refresh: sp.PFC.Refresh, XON: sp.PFC.XON},
 		Watchdog:   sp.Watchdog, ECNAtEnqueue: sp.ECN.AtEnqueue,
 		Strict: sp.Strict, Weights: sp.Weights, HashFields: sp.HashFields,
+		PINT: s.pintSwitch(),
 	}
 	for _, r := range sp.AlphaByRate {
 		c.AlphaByRate = append(c.AlphaByRate, fabric.RateAlpha{Rate: r.Rate, Alpha: r.Alpha})

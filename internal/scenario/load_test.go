@@ -167,7 +167,12 @@ traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 topology: {kind: single-switch, hosts: 2}
 host: {cc: dctcp, dctcp: {preset: ns3, g: 0}}
 traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
-			[]string{"bad.yaml:2:41:", "host.dctcp.g", "allowed 1..1024"}},
+			[]string{"bad.yaml:2:40:", "host.dctcp.g", "allowed 1..1024"}},
+		{"unknown HPCC-PINT knob", `
+topology: {kind: single-switch, hosts: 2}
+host: {cc: hpcc-pint, hpcc_pint: {log: 1050}}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:35:", "host.hpcc_pint.log", "unknown knob", "log_base"}},
 		{"DCTCP without ECN", `
 topology: {kind: single-switch, hosts: 2}
 host: {cc: dctcp, ecn: false}

@@ -165,6 +165,7 @@ type rawHost struct {
 	Timely         ast.Node      `yaml:"timely"`
 	HPCC           ast.Node      `yaml:"hpcc"`
 	DCTCP          ast.Node      `yaml:"dctcp"`
+	PINT           ast.Node      `yaml:"hpcc_pint"`
 	Firmware       ast.Node      `yaml:"firmware"`
 	NICPorts       ast.Node      `yaml:"nic_ports"`
 	QP             *rawQP        `yaml:"qp"`
