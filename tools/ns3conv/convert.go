@@ -41,6 +41,7 @@ const (
 	ns3HPCC   = 3
 	ns3Timely = 7
 	ns3DCTCP  = 8
+	ns3PINT   = 10
 )
 
 // ns3Headroom is the headroom third.cc gives a switch port: three times
@@ -226,16 +227,22 @@ func checkHost(s *scenario.Scenario, bad *mismatches) (ccMode int, qcn, ackHigh 
 			bad.add("switch.ecn.enabled and host.ecn: DCQCN needs marks")
 		}
 		return ns3DCQCN, true, ackHigh
-	case "hpcc", "timely":
+	case "hpcc", "timely", "hpcc-pint":
 		// ns-3 needs ENABLE_QCN for its NICs to wake after a paced gap
 		// (qbb-net-device.cc), and its switches then mark, which these
 		// algorithms ignore; rocelab's NICs would answer marks with CNPs.
 		if s.Switch.ECN.Enabled && h.ECN {
 			bad.add("host.ecn: set false with cc: %s (it reads no ECN in ns-3; rocelab's NICs would send CNPs)", n.CC)
 		}
-		if n.CC == "hpcc" {
+		switch n.CC {
+		case "hpcc":
 			checkHPCC(n.HPCC.Config, bad)
 			return ns3HPCC, true, false
+		case "hpcc-pint":
+			if c := n.PINT.Config; c.BaseRTT != 0 || c.Window != 0 {
+				bad.add("host.hpcc_pint.base_rtt and window: set 0 (ns-3's GLOBAL_T 1 and its window of the longest path's bandwidth-delay product)")
+			}
+			return ns3PINT, true, false
 		}
 		checkTimely(n.Timely.Config, bad)
 		return ns3Timely, true, false
@@ -246,7 +253,7 @@ func checkHost(s *scenario.Scenario, bad *mismatches) (ccMode int, qcn, ackHigh 
 		checkDCTCP(n.DCTCP.Config, bad)
 		return ns3DCTCP, true, false
 	}
-	bad.add("host.cc: %s: the converter maps dcqcn, hpcc, timely, dctcp and none", n.CC)
+	bad.add("host.cc: %s: the converter maps dcqcn, hpcc, hpcc-pint, timely, dctcp and none", n.CC)
 	return 0, false, false
 }
 
@@ -418,6 +425,7 @@ func config(s *scenario.Scenario, ccMode int, qcn, ackHigh bool) string {
 	gain := float64(1024-d.DceTcpG) / 1024
 	hp, _ := cc.HPCCPreset("ns3")
 	dctcpAI := int64(1000)
+	logBase := "1.05"
 	win := 0
 	switch {
 	case n.CC == "hpcc":
@@ -426,6 +434,11 @@ func config(s *scenario.Scenario, ccMode int, qcn, ackHigh bool) string {
 	case n.CC == "timely":
 		t := n.Timely.Config
 		ai, hai, minRate = t.AIRate, t.HAIRate, t.MinRate
+	case n.CC == "hpcc-pint":
+		p := n.PINT.Config
+		hp.Eta, hp.MaxStage = p.Eta, p.MaxStage
+		ai, hai, minRate, win = p.AIRate, p.AIRate, p.MinRate, 1
+		logBase = fmt.Sprintf("%g", float64(p.LogBase)/1000)
 	case n.CC == "dctcp":
 		t := n.DCTCP.Config
 		gain, dctcpAI, minRate, win = float64(t.G)/1024, t.AIRate, t.MinRate, int(t.UseWindow)
@@ -447,7 +460,7 @@ func config(s *scenario.Scenario, ccMode int, qcn, ackHigh bool) string {
 	kv("HAS_WIN", win)
 	kv("GLOBAL_T", 1)
 	kv("VAR_WIN", win)
-	kv("FAST_REACT", hp.FastReact*int64(win)*int64(boolean(n.CC == "hpcc")))
+	kv("FAST_REACT", hp.FastReact*int64(win)*int64(boolean(n.CC == "hpcc" || n.CC == "hpcc-pint")))
 	kv("U_TARGET", fmt.Sprintf("%g", float64(hp.Eta)/1000))
 	kv("MI_THRESH", hp.MaxStage)
 	// INT_MULTI scales INT's byte and queue fields to the link's rate
@@ -455,7 +468,7 @@ func config(s *scenario.Scenario, ccMode int, qcn, ackHigh bool) string {
 	kv("INT_MULTI", max(1, int64(s.Topo.Links[0].Rate/(25*unit.Gbps))))
 	kv("MULTI_RATE", 0)
 	kv("SAMPLE_FEEDBACK", 0)
-	kv("PINT_LOG_BASE", 1.05)
+	kv("PINT_LOG_BASE", logBase)
 	kv("PINT_PROB", "1.0")
 	kv("RATE_BOUND", 1)
 	kv("ACK_HIGH_PRIO", boolean(ackHigh))

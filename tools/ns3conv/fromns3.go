@@ -271,8 +271,8 @@ func fromNs3(file string, w io.Writer) error {
 	}
 	if qcn == 0 {
 		ccMode = 0
-	} else if ccMode != ns3DCQCN && ccMode != ns3HPCC && ccMode != ns3Timely && ccMode != ns3DCTCP {
-		return fmt.Errorf("%s %g: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7), DCTCP (8) or no congestion control (ENABLE_QCN 0) is converted", c.at("CC_MODE"), ccMode)
+	} else if ccMode != ns3DCQCN && ccMode != ns3HPCC && ccMode != ns3Timely && ccMode != ns3DCTCP && ccMode != ns3PINT {
+		return fmt.Errorf("%s %g: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7), DCTCP (8), HPCC-PINT (10) or no congestion control (ENABLE_QCN 0) is converted", c.at("CC_MODE"), ccMode)
 	}
 	type want struct {
 		key string
@@ -293,6 +293,9 @@ func fromNs3(file string, w io.Writer) error {
 		wants = append(wants, want{"HAS_WIN", 1, "HPCC without its window"}, want{"VAR_WIN", 1, "a window that does not follow the rate"},
 			want{"GLOBAL_T", 1, "a base RTT per host pair"}, want{"MULTI_RATE", 0, "a rate per hop"},
 			want{"SAMPLE_FEEDBACK", 0, "INT read only from hops with a queue"})
+	case ccMode == ns3PINT:
+		wants = append(wants, want{"HAS_WIN", 1, "HPCC-PINT without its window"}, want{"VAR_WIN", 1, "a window that does not follow the rate"},
+			want{"GLOBAL_T", 1, "a base RTT per host pair"}, want{"PINT_PROB", 1, "feedback from a sample of the ACKs"})
 	case ccMode == ns3DCTCP && hasWin == 1:
 		// DCTCP takes either: a window that follows its rate, or none.
 		wants = append(wants, want{"VAR_WIN", 1, "a window that does not follow the rate"},
@@ -526,6 +529,15 @@ func ccKnobs(c *ns3Config, mode int, ackHigh bool) (string, error) {
 			{"MIN_RATE", "min_rate", nil},
 			{"FAST_REACT", "fast_react", nil},
 		}
+	case ns3PINT:
+		name, preset = "hpcc-pint", "ns3"
+		table = []knob{
+			{"U_TARGET", "eta", func(u float64) float64 { return math.Round(u * 1000) }},
+			{"MI_THRESH", "max_stage", nil},
+			{"RATE_AI", "ai_rate", nil},
+			{"MIN_RATE", "min_rate", nil},
+			{"PINT_LOG_BASE", "log_base", func(b float64) float64 { return math.Round(b * 1e6) / 1000 }},
+		}
 	case ns3DCTCP:
 		// α starts at 1 and the window is the largest bandwidth-delay
 		// product, as the preset has them.
@@ -566,7 +578,7 @@ func ccKnobs(c *ns3Config, mode int, ackHigh bool) (string, error) {
 	if mode != ns3DCQCN && mode != ns3DCTCP {
 		ecn = "  ecn: false\n"
 	}
-	return fmt.Sprintf("%s  cc: %s\n  %s: {%s}\n", ecn, name, name, strings.Join(parts, ", ")), nil
+	return fmt.Sprintf("%s  cc: %s\n  %s: {%s}\n", ecn, name, strings.ReplaceAll(name, "-", "_"), strings.Join(parts, ", ")), nil
 }
 
 // rateSet is the distinct rates, in increasing order.
