@@ -119,7 +119,8 @@ func TestAgreesWithNs3(t *testing.T) {
 // TestAgreesWithNs3WebSearch runs a workload of the kind the model's
 // authors evaluate with, which no scenario here was written for: its
 // traffic_gen.py's web-search flows at 30 % load on its own 320-host
-// fat-tree, with the config.txt run.py writes for DCQCN, HPCC and DCTCP,
+// fat-tree, with the config.txt run.py writes for DCQCN, HPCC, DCTCP and
+// HPCC-PINT,
 // each imported by from-ns3 as committed (testdata/websearch/SOURCE).
 // It holds the flows' completion times and, per size bucket, the sum of
 // FCTs and the 95th-percentile slowdown (fct_analysis.py's statistic) to
@@ -136,7 +137,10 @@ func TestAgreesWithNs3(t *testing.T) {
 //     +3.3, +3.4 %; p95 slowdown +1.2, +5.1, +8.1, +1.1 %;
 //   - DCTCP (run.py --cc dctcp: its window, step marking at 300 KB and
 //     1200 KB at 400G): mean +5.4 %, median +2.3 %, p99 +4.1 %; sums
-//     +1.6, +5.2, +6.7, +4.7 %; p95 slowdown +4.6, +4.1, +6.2, +4.0 %.
+//     +1.6, +5.2, +6.7, +4.7 %; p95 slowdown +4.6, +4.1, +6.2, +4.0 %;
+//   - HPCC-PINT (run.py --cc hpccPint: hp's config with CC_MODE 10,
+//     PINT_LOG_BASE 1.01): mean +4.8 %, median -0.2 %, p99 +3.3 %; sums
+//     +0.8, +4.5, +6.2, +4.1 %; p95 slowdown +5.9, +4.5, +8.2, +2.5 %.
 func TestAgreesWithNs3WebSearch(t *testing.T) {
 	for _, c := range []struct {
 		cc             string
@@ -147,6 +151,7 @@ func TestAgreesWithNs3WebSearch(t *testing.T) {
 		{"dcqcn", 0.08, 0.10, 0.07, [4]float64{0.05, 0.04, 0.13, 0.07}, 0.15},
 		{"hp", 0.05, 0.03, 0.04, [4]float64{0.03, 0.05, 0.06, 0.06}, 0.10},
 		{"dctcp", 0.08, 0.05, 0.07, [4]float64{0.04, 0.08, 0.10, 0.08}, 0.10},
+		{"hpccPint", 0.07, 0.03, 0.06, [4]float64{0.03, 0.07, 0.09, 0.07}, 0.10},
 	} {
 		t.Run(c.cc, func(t *testing.T) {
 			var y bytes.Buffer
