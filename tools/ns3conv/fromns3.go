@@ -536,7 +536,7 @@ func ccKnobs(c *ns3Config, mode int, ackHigh bool) (string, error) {
 			{"MI_THRESH", "max_stage", nil},
 			{"RATE_AI", "ai_rate", nil},
 			{"MIN_RATE", "min_rate", nil},
-			{"PINT_LOG_BASE", "log_base", func(b float64) float64 { return math.Round(b * 1e6) / 1000 }},
+			{"PINT_LOG_BASE", "log_base", func(b float64) float64 { return math.Round(b*1e6) / 1000 }},
 		}
 	case ns3DCTCP:
 		// α starts at 1 and the window is the largest bandwidth-delay
