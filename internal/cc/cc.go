@@ -78,6 +78,28 @@ func (None) NextDeadline() unit.Time { return unit.MaxTime }
 // OnDeadline does nothing.
 func (None) OnDeadline(unit.Time) {}
 
+// ackDriven gives a controller that takes its signal from
+// acknowledgements through OnFeedback (TIMELY, HPCC, HPCC-PINT, DCTCP)
+// the rest of Controller: no timer, and CNPs (counted by the NIC as
+// rp_cnp_ignored), sent bytes and bare ACKs ignored.
+type ackDriven struct{}
+
+// OnCNP ignores the CNP.
+func (ackDriven) OnCNP(unit.Time) {}
+
+// OnSend ignores the bytes.
+func (ackDriven) OnSend(unit.Time, int) {}
+
+// OnAck ignores an acknowledgement given without its feedback; the NIC
+// calls OnFeedback.
+func (ackDriven) OnAck(unit.Time, int, unit.Time) {}
+
+// NextDeadline returns unit.MaxTime: no timer.
+func (ackDriven) NextDeadline() unit.Time { return unit.MaxTime }
+
+// OnDeadline does nothing.
+func (ackDriven) OnDeadline(unit.Time) {}
+
 var (
 	_ Controller = None{}
 	_ Controller = (*DCQCN)(nil)

@@ -24,6 +24,10 @@ var docTables = []docTable{
 		func() string { return paramTable(TimelyKnobs.Table()) }},
 	{"<!-- HPCC knob table: generated from cc.HPCCKnobs by go test ./internal/cc -update -->", "<!-- end of HPCC knob table -->",
 		func() string { return paramTable(HPCCKnobs.Table()) }},
+	{"<!-- DCTCP knob table: generated from cc.DCTCPKnobs by go test ./internal/cc -update -->", "<!-- end of DCTCP knob table -->",
+		func() string { return paramTable(DCTCPKnobs.Table()) }},
+	{"<!-- HPCC-PINT knob table: generated from cc.PINTKnobs by go test ./internal/cc -update -->", "<!-- end of HPCC-PINT knob table -->",
+		func() string { return paramTable(PINTKnobs.Table()) }},
 }
 
 // knobTable renders Knobs() as the DCQCN table of docs/cc.md.
@@ -41,7 +45,7 @@ func knobTable() string {
 	return b.String()
 }
 
-// paramTable renders a TIMELY or HPCC knob table.
+// paramTable renders a TIMELY, HPCC, HPCC-PINT or DCTCP knob table.
 func paramTable[C any](ps []Param[C]) string {
 	var b strings.Builder
 	b.WriteString("| knob | unit | range | paper | ns3 | meaning |\n|---|---|---|---|---|---|\n")

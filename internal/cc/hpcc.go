@@ -86,6 +86,7 @@ type Hop struct {
 //
 // The window is W·rate/line. The first ACK only records the hops.
 type HPCC struct {
+	ackDriven
 	line, minRate int64
 	eta           float64
 	maxStage      int64
@@ -114,21 +115,9 @@ type HPCCStats struct {
 // New returns HPCC for a QP on a port of the given line rate, starting at
 // line rate. A zero base_rtt is taken as 10 µs; the caller should set it.
 func (c *HPCCConfig) New(line unit.BitRate) *HPCC {
-	v := *c
-	for i := range HPCCKnobs.table {
-		k := &HPCCKnobs.table[i]
-		f := k.field(&v)
-		*f = min(max(*f, k.Min), k.Max)
-	}
+	v := HPCCKnobs.clamped(*c)
 	l := max(int64(line), 1)
-	t := v.BaseRTT
-	if t == 0 {
-		t = 10_000
-	}
-	w := v.Window
-	if w == 0 {
-		w = max(int64(float64(l)*float64(t)/8e9), 1)
-	}
+	t, w := window(l, v.BaseRTT, v.Window)
 	mbps := func(x int64) int64 { return x * int64(unit.Mbps) }
 	return &HPCC{
 		line: l, minRate: min(mbps(v.MinRate), l), eta: float64(v.Eta) / 1000, maxStage: v.MaxStage,
@@ -141,8 +130,47 @@ func (c *HPCCConfig) New(line unit.BitRate) *HPCC {
 func (h *HPCC) Rate() unit.BitRate { return unit.BitRate(h.rate) }
 
 // Window returns the bytes the QP may have in flight now: W·rate/line.
-func (h *HPCC) Window() int64 {
-	return max(int64(float64(h.w)*(float64(h.rate)/float64(h.line))), 1)
+func (h *HPCC) Window() int64 { return scaled(h.w, h.rate, h.line) }
+
+// window returns the base RTT T (ns; 10 µs when 0, which the caller should
+// not leave) and the window at line rate W (bytes; line rate × T when 0)
+// of a windowed controller.
+func window(line, baseRTT, w int64) (t, win int64) {
+	t = baseRTT
+	if t == 0 {
+		t = 10_000
+	}
+	if w == 0 {
+		w = max(int64(float64(line)*float64(t)/8e9), 1)
+	}
+	return t, w
+}
+
+// scaled is the window w at line rate scaled to rate, at least 1 byte
+// (ns-3's VAR_WIN).
+func scaled(w, rate, line int64) int64 {
+	return max(int64(float64(w)*(float64(rate)/float64(line))), 1)
+}
+
+// hpccRate is HPCC's rate rule, shared by HPCC-PINT: from the committed
+// rate rc and the utilisation u, rc·η/u + W_AI when u ≥ η or after
+// maxStage additive stages, else rc + W_AI, within [minRate, line]; with
+// the stage count it leaves.
+func hpccRate(rc int64, u, eta float64, stage, maxStage, ai, line, minRate int64) (rate, next int64) {
+	c := u / eta
+	var r float64
+	next = stage + 1
+	if c >= 1 || stage >= maxStage {
+		r = float64(rc)/max(c, 1e-9) + float64(ai)
+		next = 0
+	} else {
+		r = float64(rc + ai)
+	}
+	rate = line
+	if r < float64(line) {
+		rate = max(int64(r), minRate)
+	}
+	return rate, next
 }
 
 // Utilization returns the current utilisation estimate u.
@@ -150,21 +178,6 @@ func (h *HPCC) Utilization() float64 { return h.u }
 
 // Stats returns what the sender has done.
 func (h *HPCC) Stats() HPCCStats { return h.stats }
-
-// OnCNP ignores the CNP: HPCC reads INT.
-func (*HPCC) OnCNP(unit.Time) {}
-
-// OnSend ignores the bytes.
-func (*HPCC) OnSend(unit.Time, int) {}
-
-// OnAck ignores an acknowledgement without INT.
-func (*HPCC) OnAck(unit.Time, int, unit.Time) {}
-
-// NextDeadline returns unit.MaxTime: HPCC has no timer.
-func (*HPCC) NextDeadline() unit.Time { return unit.MaxTime }
-
-// OnDeadline does nothing.
-func (*HPCC) OnDeadline(unit.Time) {}
 
 // OnFeedback takes one acknowledgement's INT.
 func (h *HPCC) OnFeedback(_ unit.Time, f Feedback) {
@@ -203,19 +216,7 @@ func (h *HPCC) OnFeedback(_ unit.Time, f Feedback) {
 		t := min(float64(tau)/float64(unit.Nanosecond), h.t)
 		h.u = (float64(h.u*(h.t-t)) + float64(peak*t)) / h.t
 		h.stats.MaxU = max(h.stats.MaxU, h.u)
-		c := h.u / h.eta
-		var r float64
-		stage := h.stage + 1
-		if c >= 1 || h.stage >= h.maxStage {
-			r = float64(h.rc)/max(c, 1e-9) + float64(h.ai)
-			stage = 0
-		} else {
-			r = float64(h.rc + h.ai)
-		}
-		rate := h.line
-		if r < float64(h.line) {
-			rate = max(int64(r), h.minRate)
-		}
+		rate, stage := hpccRate(h.rc, h.u, h.eta, h.stage, h.maxStage, h.ai, h.line, h.minRate)
 		h.rate = rate
 		if full {
 			h.rc, h.stage = rate, stage

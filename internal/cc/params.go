@@ -102,6 +102,16 @@ func (p *params[C]) preset(c *C, name string) error {
 	return nil
 }
 
+// clamped returns c with every knob moved into its range.
+func (p *params[C]) clamped(c C) C {
+	for i := range p.table {
+		k := &p.table[i]
+		f := k.field(&c)
+		*f = min(max(*f, k.Min), k.Max)
+	}
+	return c
+}
+
 // Table returns the knob table, in a fixed order, without the accessors.
 func (p *params[C]) Table() []Param[C] {
 	out := append([]Param[C](nil), p.table...)

@@ -88,6 +88,7 @@ func (c *TimelyConfig) Validate() error { return TimelyKnobs.validate(c) }
 // update). The first sample only sets the previous RTT. TIMELY has no timer
 // and ignores CNPs.
 type Timely struct {
+	ackDriven
 	line, minRate      int64
 	alpha, beta        float64
 	tLow, tHigh, minRT float64 // ns
@@ -115,12 +116,7 @@ type TimelyStats struct {
 // New returns TIMELY for a QP on a port of the given line rate, starting at
 // line rate. Out-of-range knobs are clamped into range.
 func (c *TimelyConfig) New(line unit.BitRate) *Timely {
-	v := *c
-	for i := range TimelyKnobs.table {
-		k := &TimelyKnobs.table[i]
-		f := k.field(&v)
-		*f = min(max(*f, k.Min), k.Max)
-	}
+	v := TimelyKnobs.clamped(*c)
 	mbps := func(x int64) int64 { return x * int64(unit.Mbps) }
 	ns := func(us int64) float64 { return float64(us) * 1000 }
 	l := max(int64(line), 1)
@@ -142,23 +138,11 @@ func (t *Timely) Stats() TimelyStats { return t.stats }
 // Gradient returns the last normalised gradient and RTT sample.
 func (t *Timely) Gradient() (float64, unit.Time) { return t.lastGrad, t.lastRTT }
 
-// OnCNP ignores the CNP: TIMELY reads RTTs.
-func (*Timely) OnCNP(unit.Time) {}
-
-// OnSend ignores the bytes.
-func (*Timely) OnSend(unit.Time, int) {}
-
 // OnAck takes an RTT sample with the bytes the ACK acknowledged, in
 // segment mode. In per-RTT mode use OnFeedback.
 func (t *Timely) OnAck(now unit.Time, bytes int, rtt unit.Time) {
 	t.OnFeedback(now, Feedback{Bytes: bytes, RTT: rtt})
 }
-
-// NextDeadline returns unit.MaxTime: TIMELY has no timer.
-func (*Timely) NextDeadline() unit.Time { return unit.MaxTime }
-
-// OnDeadline does nothing.
-func (*Timely) OnDeadline(unit.Time) {}
 
 // OnFeedback takes one acknowledgement's feedback.
 func (t *Timely) OnFeedback(_ unit.Time, f Feedback) {
@@ -214,7 +198,8 @@ func (t *Timely) decrease(c float64) {
 	t.stats.Decreases++
 }
 
-// Feedback is what one acknowledgement tells an RTT- or INT-based sender.
+// Feedback is what one acknowledgement tells an RTT-, INT- or ECN-echo-based
+// sender.
 // Sequence numbers count packets from the QP's first, without wrapping.
 type Feedback struct {
 	// Acked is the sequence of the oldest packet not yet acknowledged
@@ -228,6 +213,12 @@ type Feedback struct {
 	RTT unit.Time
 	// Hops is the INT the ACK echoes, hop by hop; nil without.
 	Hops []Hop
+	// CE says the ACK echoes a CE mark: the packet that triggered it
+	// arrived marked (DCTCP).
+	CE bool
+	// PINT is the HPCC-PINT code the ACK echoes: the largest of the
+	// hops' encoded utilisations (PINTCode).
+	PINT uint16
 }
 
 var _ Controller = (*Timely)(nil)

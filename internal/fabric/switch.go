@@ -79,6 +79,8 @@ type SwitchConfig struct {
 	// Latency is the forwarding latency: from a frame's arrival to its
 	// joining the egress queue (see pipeline).
 	Latency unit.Time
+	// PINT, when set, has the switch write HPCC-PINT's telemetry.
+	PINT *PINTConfig
 }
 
 // Switch is a shared-buffer switch: it classifies, routes with ECMP, admits
@@ -106,6 +108,11 @@ type Switch struct {
 	domIdx int // the switch's index among its domain's
 	id     uint32
 	name   string
+
+	// pint is each port's HPCC-PINT state, nil without PINT; pintRNG
+	// draws its codes' rounding.
+	pint    []pintPort
+	pintRNG *sim.Rand
 }
 
 // A MarkObserver sees every ECN marking decision: the queue length the
@@ -130,6 +137,10 @@ func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig
 		pt.SetEgress(&s.egress[i])
 	}
 	s.routedBytes = make([]int64, nports)
+	if cfg.PINT != nil {
+		s.pint = make([]pintPort, nports)
+		s.pintRNG = n.Streams.Stream("pint/" + name)
+	}
 	s.pipe.latency = cfg.Latency
 	if cfg.Path.Mode != PathECMP {
 		s.path = newPathSelector(cfg.Path, 0, n.Streams.Stream("path/"+name))
@@ -393,6 +404,9 @@ func (s *Switch) departed(p *packet.Packet, out *Port, qlen int64) {
 	}
 	if p.INT != nil && p.Kind == packet.Data {
 		s.pushINT(p, out)
+	}
+	if s.pint != nil {
+		s.pintDeparted(p, out)
 	}
 }
 

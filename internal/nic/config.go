@@ -82,6 +82,13 @@ type Config struct {
 	// wire), which every switch egress fills in.
 	Timely *cc.TimelyConfig
 	HPCC   *cc.HPCCConfig
+	// DCTCP is the HPCC ns-3 model's rate-based DCTCP, on the priorities
+	// in CCPrio: the responder echoes a CE mark on the ACK the marked
+	// packet triggers (needs ECT and marking switches).
+	DCTCP *cc.DCTCPConfig
+	// PINT is HPCC-PINT: its data packets and their ACKs carry a 1- or
+	// 2-byte code that the switches write (fabric.PINTConfig).
+	PINT   *cc.PINTConfig
 	CCPrio uint8
 
 	// Receive is how a responder takes packets that arrive out of order:

@@ -90,6 +90,8 @@ type qp struct {
 	dcqcn         cc.DCQCN
 	timely        *cc.Timely
 	hpcc          *cc.HPCC
+	dctcp         *cc.DCTCP
+	pint          *cc.PINT
 	hops          []cc.Hop // HPCC: the INT an ACK echoes, decoded
 	ccTimer       sim.Timer
 	nextTx        unit.Time
@@ -158,7 +160,16 @@ func (q *qp) hasData() bool {
 	if q.retxN == 0 && q.cur >= q.sqLen {
 		return false
 	}
-	return q.hpcc == nil || int64(roce.PSNDiff(q.sndNxt, q.sndUna))*int64(q.mss) < q.hpcc.Window()
+	var w int64
+	switch {
+	case q.hpcc != nil:
+		w = q.hpcc.Window()
+	case q.dctcp != nil:
+		w = q.dctcp.Window()
+	case q.pint != nil:
+		w = q.pint.Window()
+	}
+	return w == 0 || int64(roce.PSNDiff(q.sndNxt, q.sndUna))*int64(q.mss) < w
 }
 
 // wqeAt returns the i-th outstanding WQE.
@@ -236,6 +247,9 @@ func (q *qp) frameOf(w *wqe, payload int32, first, last bool) int32 {
 	}
 	if q.hpcc != nil {
 		ext += packet.INTBytes
+	}
+	if q.pint != nil {
+		ext += q.pint.Bytes()
 	}
 	return packet.DataFrame(payload, ext, q.nic.cfg.VLAN)
 }
@@ -356,6 +370,15 @@ func (q *qp) segment(now unit.Time) (*packet.Packet, bool) {
 		// responder would also leave a shrunken window shut.
 		p.INT = q.nic.dom.INTs.Get()
 		p.AckReq = true
+	}
+	if q.dctcp != nil || q.pint != nil {
+		// DCTCP counts the ACKs that echo a mark, HPCC-PINT reads each
+		// one's code, one per packet as in the ns-3 model; a coalescing
+		// responder would also leave a shrunken window shut.
+		p.AckReq = true
+	}
+	if q.pint != nil {
+		p.PINTBytes = uint8(q.pint.Bytes())
 	}
 	retx := roce.PSNDiff(psn, q.sndMax) < 0
 	p.Resent = retx

@@ -165,19 +165,24 @@ func (n *NIC) rxAck(p *packet.Packet) {
 	n.feedback(q, p, q.acked-una, now)
 }
 
-// feedback hands an acknowledgement's RTT and INT to an RTT- or INT-based
-// controller, and lets the QP send if its rate rose or its window opened.
+// feedback hands an acknowledgement's RTT, INT, PINT code and ECN echo to
+// an RTT-, INT- or echo-based controller, and lets the QP send if its rate rose or its window opened.
 func (n *NIC) feedback(q *qp, p *packet.Packet, acked int64, now unit.Time) {
-	if q.timely == nil && q.hpcc == nil {
+	if q.timely == nil && q.hpcc == nil && q.dctcp == nil && q.pint == nil {
 		return
 	}
 	f := cc.Feedback{
 		Acked: q.acked, Next: q.acked + int64(roce.PSNDiff(q.sndNxt, q.sndUna)),
-		Bytes: int(acked) * int(q.mss), RTT: now - p.Echo,
+		Bytes: int(acked) * int(q.mss), RTT: now - p.Echo, CE: p.ECNEcho, PINT: p.PINT,
 	}
-	if q.timely != nil {
+	switch r := p.INT; {
+	case q.timely != nil:
 		q.timely.OnFeedback(now, f)
-	} else if r := p.INT; r != nil {
+	case q.dctcp != nil:
+		q.dctcp.OnFeedback(now, f)
+	case q.pint != nil:
+		q.pint.OnFeedback(now, f)
+	case r != nil:
 		k := min(int(r.N), packet.MaxINTHops)
 		if q.hops == nil {
 			q.hops = make([]cc.Hop, packet.MaxINTHops)

@@ -181,6 +181,8 @@ func (n *NIC) sendAck(q *qp, syndrome uint8, trig *packet.Packet) *packet.Packet
 		a.PSN = q.ePSN
 	}
 	a.Echo = trig.SentAt
+	a.ECNEcho = trig.ECN == packet.CE
+	a.PINT, a.PINTBytes = trig.PINT, trig.PINTBytes
 	if q.class == packet.ClassTCP {
 		a.Frame = packet.TCPFrame(0, n.cfg.VLAN)
 	} else {
@@ -190,6 +192,7 @@ func (n *NIC) sendAck(q *qp, syndrome uint8, trig *packet.Packet) *packet.Packet
 		a.INT, trig.INT = trig.INT, nil
 		a.Frame += packet.INTBytes
 	}
+	a.Frame += int32(a.PINTBytes)
 	if q.rd.Len() > 0 {
 		// READ responses before it go out first: hold the newest.
 		if q.held != nil {

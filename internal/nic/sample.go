@@ -10,8 +10,8 @@ import (
 type QPSeries struct {
 	// Conn is the connection the QP sends for.
 	Conn int32
-	// Rate is the sending rate in Gb/s; Alpha DCQCN's α (0 for TIMELY and
-	// HPCC).
+	// Rate is the sending rate in Gb/s; Alpha DCQCN's or DCTCP's α (0 for
+	// TIMELY and HPCC).
 	Rate, Alpha *metrics.Series
 }
 
@@ -35,8 +35,11 @@ func (n *NIC) Sample(now unit.Time) {
 		}
 		q.series.Rate.Add(now, float64(q.cc.Rate())/1e9)
 		alpha := 0.0
-		if q.cc == cc.Controller(&q.dcqcn) {
+		switch {
+		case q.cc == cc.Controller(&q.dcqcn):
 			alpha = q.dcqcn.Alpha(now)
+		case q.dctcp != nil:
+			alpha = q.dctcp.Alpha()
 		}
 		q.series.Alpha.Add(now, alpha)
 	}

@@ -195,13 +195,19 @@ func (n *NIC) initCC(q *qp) {
 	case cfg.HPCC != nil:
 		q.hpcc = cfg.HPCC.New(line)
 		q.cc = q.hpcc
+	case cfg.DCTCP != nil:
+		q.dctcp = cfg.DCTCP.New(line)
+		q.cc = q.dctcp
+	case cfg.PINT != nil:
+		q.pint = cfg.PINT.New(line)
+		q.cc = q.pint
 	}
 }
 
 // responderCC gives a responder that starts answering READs the DCQCN
-// reaction point of its priority: it is the data source. TIMELY and HPCC
-// need the requester's ACKs, which READ responses do not get, so a READ
-// responder under them sends at line rate.
+// reaction point of its priority: it is the data source. TIMELY, HPCC,
+// HPCC-PINT and DCTCP need the requester's ACKs, which READ responses do not get, so a
+// READ responder under them sends at line rate.
 func (n *NIC) responderCC(q *qp) {
 	if d := q.nic.cfg.DCQCN; q.class == packet.ClassRoCE && d != nil && d.Enabled(int(q.prio)) {
 		d.Init(&q.dcqcn, q.nic.port.Rate())

@@ -156,6 +156,10 @@ type Packet struct {
 	// repeat): twin bookkeeping, so that a receiver tells the network's
 	// reordering from the late arrival of a retransmission.
 	Resent bool
+	// ECNEcho is, on an ACK, that the data packet which made the responder
+	// send it arrived CE-marked: the HPCC ns-3 model's ACK flag that its
+	// DCTCP counts (twin bookkeeping; RoCE's ACKs carry no such bit).
+	ECNEcho bool
 	// ClassVector is a PFC frame's class-enable vector (bit p = priority p).
 	ClassVector uint8
 
@@ -180,7 +184,13 @@ type Packet struct {
 	// Quanta holds a PFC frame's eight pause times, in 512-bit-time quanta.
 	Quanta [8]uint16
 
-	_ [12]byte // to 128 bytes: two cache lines
+	// PINT is, on a data packet of an HPCC-PINT QP and the ACK that
+	// echoes it, that telemetry: the largest code a hop wrote; PINTBytes
+	// the bytes it adds on the wire (0: none).
+	PINT      uint16
+	PINTBytes uint8
+
+	_ [9]byte // to 128 bytes: two cache lines
 }
 
 // Wire returns the bytes the packet occupies on the wire, preamble and

@@ -360,7 +360,7 @@ func (s *Scenario) switchConfig(name string, tier, node int, net *fabric.Network
 		PFC:        fabric.PFCConfig{Quanta: sp.PFC.Quanta, Refresh: sp.PFC.Refresh, XON: sp.PFC.XON},
 		Watchdog:   sp.Watchdog, ECNAtEnqueue: sp.ECN.AtEnqueue,
 		Strict: sp.Strict, Weights: sp.Weights, HashFields: sp.HashFields,
-		NS3: s.NS3ECMP(), NS3Node: uint32(node),
+		NS3: s.NS3ECMP(), NS3Node: uint32(node), PINT: s.pintSwitch(),
 	}
 	for _, r := range sp.AlphaByRate {
 		c.AlphaByRate = append(c.AlphaByRate, fabric.RateAlpha{Rate: r.Rate, Alpha: r.Alpha})

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"rocelab/internal/cc"
+	"rocelab/internal/fabric"
 	"rocelab/internal/nic"
 	"rocelab/internal/packet"
 	"rocelab/internal/topo"
@@ -50,7 +51,8 @@ func (c *conv) dcqcnConfig(n *NICSpec) *cc.DCQCNConfig {
 	return &cfg
 }
 
-// rttCC fills the TIMELY or HPCC configuration when host.cc selects it,
+// rttCC fills the TIMELY, HPCC, HPCC-PINT or DCTCP configuration when
+// host.cc selects it,
 // and the priority mask (ROCE_CC_PRIO_MASK, 0xFF unless host.firmware
 // sets it) it acts on.
 func (c *conv) rttCC(n *NICSpec) {
@@ -59,6 +61,10 @@ func (c *conv) rttCC(n *NICSpec) {
 		n.Timely.Config = ccConfig(c, n.Timely, "host.timely", cc.TimelyPreset, (*cc.TimelyConfig).Set, cc.TimelyKnobs.Names())
 	case "hpcc":
 		n.HPCC.Config = ccConfig(c, n.HPCC, "host.hpcc", cc.HPCCPreset, (*cc.HPCCConfig).Set, cc.HPCCKnobs.Names())
+	case "dctcp":
+		n.DCTCP.Config = ccConfig(c, n.DCTCP, "host.dctcp", cc.DCTCPPreset, (*cc.DCTCPConfig).Set, cc.DCTCPKnobs.Names())
+	case "hpcc-pint":
+		n.PINT.Config = ccConfig(c, n.PINT, "host.hpcc_pint", cc.PINTPreset, (*cc.PINTConfig).Set, cc.PINTKnobs.Names())
 	default:
 		return
 	}
@@ -97,8 +103,9 @@ func ccConfig[C any](c *conv, spec CCSpec[C], path string, preset func(string) (
 	return &cfg
 }
 
-// applyCC gives the NIC its congestion control. HPCC's base RTT and
-// window, when not set, come from the fabric's longest path.
+// applyCC gives the NIC its congestion control. HPCC's, HPCC-PINT's and
+// DCTCP's base RTT and window, when not set, come from the fabric's
+// longest path.
 func (s *Scenario) applyCC(c *nic.Config) error {
 	n := &s.Host.NIC
 	c.DCQCN = n.DCQCN.Config
@@ -111,7 +118,41 @@ func (s *Scenario) applyCC(c *nic.Config) error {
 		}
 		c.HPCC = &v
 	}
+	if d := n.DCTCP.Config; d != nil {
+		v := *d
+		if v.BaseRTT == 0 {
+			v.BaseRTT = int64(s.BaseRTT() / unit.Nanosecond)
+		}
+		c.DCTCP = &v
+	}
+	if p := s.pint(); p != nil {
+		c.PINT = p
+	}
 	return nil
+}
+
+// pint is the HPCC-PINT configuration with its base RTT set, nil unless
+// host.cc selects it.
+func (s *Scenario) pint() *cc.PINTConfig {
+	p := s.Host.NIC.PINT.Config
+	if p == nil {
+		return nil
+	}
+	v := *p
+	if v.BaseRTT == 0 {
+		v.BaseRTT = int64(s.BaseRTT() / unit.Nanosecond)
+	}
+	return &v
+}
+
+// pintSwitch is what the switches need to write HPCC-PINT's telemetry, nil
+// unless host.cc selects it.
+func (s *Scenario) pintSwitch() *fabric.PINTConfig {
+	p := s.pint()
+	if p == nil {
+		return nil
+	}
+	return &fabric.PINTConfig{T: unit.Time(p.BaseRTT) * unit.Nanosecond, Encode: p.Code().Encode}
 }
 
 // BaseRTT is the largest unloaded round trip between two hosts, as the

@@ -107,7 +107,7 @@ func (s *Scenario) FluidConfig() *fluid.Config {
 			c.Unsupported = append(c.Unsupported, fmt.Sprintf("switch.load_balancing %v at tier %d: every flow is hashed with ECMP", p.Mode, tier))
 		}
 	}
-	if n.CC == "timely" || n.CC == "hpcc" {
+	if n.CC == "timely" || n.CC == "hpcc" || n.CC == "hpcc-pint" || n.CC == "dctcp" {
 		c.Unsupported = append(c.Unsupported, "host.cc "+n.CC+": the fluid engine models DCQCN only; these flows run without congestion control")
 	}
 	if w := s.Workload; w != nil {

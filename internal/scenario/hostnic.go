@@ -15,7 +15,8 @@ import (
 // NICSpec is the RDMA NIC configuration of every host: transport, congestion
 // control, firmware settings and the host's receive path.
 type NICSpec struct {
-	// CC is the congestion control: "dcqcn", "timely", "hpcc" or "none"
+	// CC is the congestion control: "dcqcn", "timely", "hpcc",
+	// "hpcc-pint", "dctcp" or "none"
 	// (PFC only).
 	CC string
 	// DCQCN holds the DCQCN preset and knob settings by their mlx5 names.
@@ -24,6 +25,8 @@ type NICSpec struct {
 	// configuration they make when host.cc selects them.
 	Timely CCSpec[cc.TimelyConfig]
 	HPCC   CCSpec[cc.HPCCConfig]
+	DCTCP  CCSpec[cc.DCTCPConfig]
+	PINT   CCSpec[cc.PINTConfig]
 	// CCPrioMask is ROCE_CC_PRIO_MASK (host.firmware, or roce_cc_prio_mask
 	// in host.dcqcn): the priorities CC acts on; zero when CC is none.
 	CCPrioMask uint8
@@ -136,6 +139,8 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 		DCQCN:   DCQCNSpec{Preset: DefaultDCQCNPreset},
 		Timely:  CCSpec[cc.TimelyConfig]{Preset: "paper"},
 		HPCC:    CCSpec[cc.HPCCConfig]{Preset: "ns3"},
+		DCTCP:   CCSpec[cc.DCTCPConfig]{Preset: "ns3"},
+		PINT:    CCSpec[cc.PINTConfig]{Preset: "ns3"},
 		Timeout: DefaultQPTimeout, RetryCnt: DefaultRetryCnt, AckCoalesce: DefaultAckCoalesce,
 		ReorderWindow: DefaultReorderWindow, NAKThreshold: DefaultNAKThreshold,
 		AdaptiveBase: DefaultAdaptiveBase, TCPRTO: DefaultTCPRTO,
@@ -150,10 +155,12 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 		s.CCPrioMask = ccMask(s.DCQCN.Config)
 		return s
 	}
-	s.CC = c.choice(r.CC, "host.cc", DefaultCC, "dcqcn", "timely", "hpcc", "none")
+	s.CC = c.choice(r.CC, "host.cc", DefaultCC, "dcqcn", "timely", "hpcc", "hpcc-pint", "dctcp", "none")
 	s.DCQCN.Preset, s.DCQCN.Knobs = c.ccSection(r.DCQCN, "host.dcqcn", s.DCQCN.Preset, "DCQCN knobs by their mlx5 names", "mlx5", "paper")
 	s.Timely.Preset, s.Timely.Knobs = c.ccSection(r.Timely, "host.timely", s.Timely.Preset, "TIMELY knobs (docs/cc.md)", "paper", "ns3")
 	s.HPCC.Preset, s.HPCC.Knobs = c.ccSection(r.HPCC, "host.hpcc", s.HPCC.Preset, "HPCC knobs (docs/cc.md)", "ns3", "paper")
+	s.DCTCP.Preset, s.DCTCP.Knobs = c.ccSection(r.DCTCP, "host.dctcp", s.DCTCP.Preset, "DCTCP knobs (docs/cc.md)", "ns3", "paper")
+	s.PINT.Preset, s.PINT.Knobs = c.ccSection(r.PINT, "host.hpcc_pint", s.PINT.Preset, "HPCC-PINT knobs (docs/cc.md)", "ns3", "paper")
 	s.Firmware = c.settings(r.Firmware, "host.firmware", isMlxconfigName, "mlxconfig settings such as ROCE_CC_PRIO_MASK")
 	s.Ports = int(c.integer(r.NICPorts, "host.nic_ports", DefaultNICPorts, 1, 2))
 	for _, f := range s.Firmware {
@@ -243,7 +250,7 @@ func (c *conv) ccSection(n ast.Node, path, preset, expect string, presets ...str
 // writes, so that what the twin simulates is what gets deployed. A
 // description that wants the firmware default says ROCE_CC_PRIO_MASK: 0xFF.
 func (n *NICSpec) defaultMask(mask uint8) {
-	rtt := n.CC == "timely" || n.CC == "hpcc"
+	rtt := n.CC == "timely" || n.CC == "hpcc" || n.CC == "hpcc-pint" || n.CC == "dctcp"
 	if n.DCQCN.Config == nil && !rtt || mask == 0 {
 		return
 	}

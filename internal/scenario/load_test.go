@@ -183,6 +183,21 @@ topology: {kind: single-switch, hosts: 2}
 host: {cc: timely, timely: {preset: ns3, t_lo: 10}}
 traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 			[]string{"bad.yaml:2:42:", "host.timely.t_lo", "unknown knob", "t_low"}},
+		{"DCTCP knob out of range", `
+topology: {kind: single-switch, hosts: 2}
+host: {cc: dctcp, dctcp: {preset: ns3, g: 0}}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:40:", "host.dctcp.g", "allowed 1..1024"}},
+		{"unknown HPCC-PINT knob", `
+topology: {kind: single-switch, hosts: 2}
+host: {cc: hpcc-pint, hpcc_pint: {log: 1050}}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:35:", "host.hpcc_pint.log", "unknown knob", "log_base"}},
+		{"DCTCP without ECN", `
+topology: {kind: single-switch, hosts: 2}
+host: {cc: dctcp, ecn: false}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:24:", "host.ecn", "DCTCP reads the ECN marks"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Load("bad.yaml", []byte(strings.TrimPrefix(c.yaml, "\n")))

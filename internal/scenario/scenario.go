@@ -684,10 +684,13 @@ func (c *conv) hostSpec(r *rawHost) HostSpec {
 	}
 	h.DSCPToPrio = c.dscpMap(r.DSCPToPriority, "host.dscp_to_priority")
 	h.VLAN = c.boolean(r.VLAN, "host.vlan", false)
-	// A NIC sets ECT on RoCE packets where ECN (DCQCN) is enabled; with
-	// congestion control off, or an RTT- or INT-based one, it sends
-	// Not-ECT unless told otherwise.
-	h.ECN = c.boolean(r.ECN, "host.ecn", h.NIC.CC == "dcqcn")
+	// A NIC sets ECT on RoCE packets where an ECN-based congestion control
+	// (DCQCN, DCTCP) is enabled; with congestion control off, or an RTT-
+	// or INT-based one, it sends Not-ECT unless told otherwise.
+	h.ECN = c.boolean(r.ECN, "host.ecn", h.NIC.CC == "dcqcn" || h.NIC.CC == "dctcp")
+	if h.NIC.CC == "dctcp" && !h.ECN {
+		c.fail(r.ECN, "host.ecn", "DCTCP reads the ECN marks its ACKs echo; expected true (the NICs send ECT)")
+	}
 	return h
 }
 

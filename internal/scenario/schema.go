@@ -166,6 +166,8 @@ type rawHost struct {
 	DCQCN          ast.Node      `yaml:"dcqcn"`
 	Timely         ast.Node      `yaml:"timely"`
 	HPCC           ast.Node      `yaml:"hpcc"`
+	DCTCP          ast.Node      `yaml:"dctcp"`
+	PINT           ast.Node      `yaml:"hpcc_pint"`
 	Firmware       ast.Node      `yaml:"firmware"`
 	NICPorts       ast.Node      `yaml:"nic_ports"`
 	QP             *rawQP        `yaml:"qp"`

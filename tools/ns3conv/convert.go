@@ -41,6 +41,8 @@ const (
 	ns3DCQCN  = 1
 	ns3HPCC   = 3
 	ns3Timely = 7
+	ns3DCTCP  = 8
+	ns3PINT   = 10
 )
 
 // ns3Headroom is the headroom third.cc gives a switch port: three times
@@ -230,21 +232,33 @@ func checkHost(s *scenario.Scenario, bad *mismatches) (ccMode int, qcn, ackHigh 
 			bad.add("switch.ecn.enabled and host.ecn: DCQCN needs marks")
 		}
 		return ns3DCQCN, true, ackHigh
-	case "hpcc", "timely":
+	case "hpcc", "timely", "hpcc-pint":
 		// ns-3 needs ENABLE_QCN for its NICs to wake after a paced gap
 		// (qbb-net-device.cc), and its switches then mark, which these
 		// algorithms ignore; rocelab's NICs would answer marks with CNPs.
 		if s.Switch.ECN.Enabled && h.ECN {
 			bad.add("host.ecn: set false with cc: %s (it reads no ECN in ns-3; rocelab's NICs would send CNPs)", n.CC)
 		}
-		if n.CC == "hpcc" {
+		switch n.CC {
+		case "hpcc":
 			checkHPCC(n.HPCC.Config, bad)
 			return ns3HPCC, true, false
+		case "hpcc-pint":
+			if c := n.PINT.Config; c.BaseRTT != 0 || c.Window != 0 {
+				bad.add("host.hpcc_pint.base_rtt and window: set 0 (ns-3's GLOBAL_T 1 and its window of the longest path's bandwidth-delay product)")
+			}
+			return ns3PINT, true, false
 		}
 		checkTimely(n.Timely.Config, bad)
 		return ns3Timely, true, false
+	case "dctcp":
+		if !s.Switch.ECN.Enabled || !h.ECN {
+			bad.add("switch.ecn.enabled and host.ecn: DCTCP needs marks")
+		}
+		checkDCTCP(n.DCTCP.Config, bad)
+		return ns3DCTCP, true, false
 	}
-	bad.add("host.cc: %s: the converter maps dcqcn, hpcc, timely and none", n.CC)
+	bad.add("host.cc: %s: the converter maps dcqcn, hpcc, hpcc-pint, timely, dctcp and none", n.CC)
 	return 0, false, false
 }
 
@@ -270,6 +284,18 @@ func checkTimely(c *cc.TimelyConfig, bad *mismatches) {
 		if v, _ := c.Get(k); v != want {
 			bad.add("host.timely.%s: set %d (ns-3 builds it in)", k, want)
 		}
+	}
+}
+
+// checkDCTCP compares DCTCP's knobs with what CC_MODE 8 can be told:
+// EWMA_GAIN, DCTCP_RATE_AI, MIN_RATE and HAS_WIN (with VAR_WIN); α starts
+// at 1 and the window is the largest bandwidth-delay product (GLOBAL_T 1).
+func checkDCTCP(c *cc.DCTCPConfig, bad *mismatches) {
+	if c.InitialAlpha != 1024 {
+		bad.add("host.dctcp.initial_alpha: set 1024 (ns-3 starts alpha at 1)")
+	}
+	if c.BaseRTT != 0 || c.Window != 0 {
+		bad.add("host.dctcp.base_rtt and window: set 0 (ns-3's window is the longest path's bandwidth-delay product)")
 	}
 }
 
@@ -398,7 +424,10 @@ func config(s *scenario.Scenario, ccMode int, qcn, ackHigh bool) string {
 	// RATE_AI, RATE_HAI and MIN_RATE are each algorithm's own; HPCC's
 	// window and its knobs as run.py's hp writes them.
 	ai, hai, minRate := d.RpgAiRate, d.RpgHaiRate, d.RpgMinRate
+	gain := float64(1024-d.DceTcpG) / 1024
 	hp, _ := cc.HPCCPreset("ns3")
+	dctcpAI := int64(1000)
+	logBase := "1.05"
 	win := 0
 	switch {
 	case n.CC == "hpcc":
@@ -407,17 +436,25 @@ func config(s *scenario.Scenario, ccMode int, qcn, ackHigh bool) string {
 	case n.CC == "timely":
 		t := n.Timely.Config
 		ai, hai, minRate = t.AIRate, t.HAIRate, t.MinRate
+	case n.CC == "hpcc-pint":
+		p := n.PINT.Config
+		hp.Eta, hp.MaxStage = p.Eta, p.MaxStage
+		ai, hai, minRate, win = p.AIRate, p.AIRate, p.MinRate, 1
+		logBase = fmt.Sprintf("%g", float64(p.LogBase)/1000)
+	case n.CC == "dctcp":
+		t := n.DCTCP.Config
+		gain, dctcpAI, minRate, win = float64(t.G)/1024, t.AIRate, t.MinRate, int(t.UseWindow)
 	}
 	kv("ALPHA_RESUME_INTERVAL", d.DceTcpRtt)
 	kv("RATE_DECREASE_INTERVAL", d.RateReduceMonitorPeriod)
 	kv("CLAMP_TARGET_RATE", d.ClampTgtRate)
 	kv("RP_TIMER", d.RpgTimeReset)
-	kv("EWMA_GAIN", fmt.Sprintf("%g", float64(1024-d.DceTcpG)/1024))
+	kv("EWMA_GAIN", fmt.Sprintf("%g", gain))
 	kv("FAST_RECOVERY_TIMES", d.RpgThreshold)
 	kv("RATE_AI", fmt.Sprintf("%dMb/s", ai))
 	kv("RATE_HAI", fmt.Sprintf("%dMb/s", hai))
 	kv("MIN_RATE", fmt.Sprintf("%dMb/s", minRate))
-	kv("DCTCP_RATE_AI", "1000Mb/s")
+	kv("DCTCP_RATE_AI", fmt.Sprintf("%dMb/s", dctcpAI))
 	kv("ERROR_RATE_PER_LINK", "0.0000")
 	kv("L2_CHUNK_SIZE", 4000)
 	kv("L2_ACK_INTERVAL", n.AckCoalesce)
@@ -425,7 +462,7 @@ func config(s *scenario.Scenario, ccMode int, qcn, ackHigh bool) string {
 	kv("HAS_WIN", win)
 	kv("GLOBAL_T", 1)
 	kv("VAR_WIN", win)
-	kv("FAST_REACT", hp.FastReact*int64(win))
+	kv("FAST_REACT", hp.FastReact*int64(win)*int64(boolean(n.CC == "hpcc" || n.CC == "hpcc-pint")))
 	kv("U_TARGET", fmt.Sprintf("%g", float64(hp.Eta)/1000))
 	kv("MI_THRESH", hp.MaxStage)
 	// INT_MULTI scales INT's byte and queue fields to the link's rate
@@ -433,7 +470,7 @@ func config(s *scenario.Scenario, ccMode int, qcn, ackHigh bool) string {
 	kv("INT_MULTI", max(1, int64(s.Topo.Links[0].Rate/(25*unit.Gbps))))
 	kv("MULTI_RATE", 0)
 	kv("SAMPLE_FEEDBACK", 0)
-	kv("PINT_LOG_BASE", 1.05)
+	kv("PINT_LOG_BASE", logBase)
 	kv("PINT_PROB", "1.0")
 	kv("RATE_BOUND", 1)
 	kv("ACK_HIGH_PRIO", boolean(ackHigh))

@@ -278,8 +278,8 @@ func fromNs3(file string, w io.Writer) error {
 	}
 	if qcn == 0 {
 		ccMode = 0
-	} else if ccMode != ns3DCQCN && ccMode != ns3HPCC && ccMode != ns3Timely {
-		return fmt.Errorf("%s %g: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7) or no congestion control (ENABLE_QCN 0) is converted", c.at("CC_MODE"), ccMode)
+	} else if ccMode != ns3DCQCN && ccMode != ns3HPCC && ccMode != ns3Timely && ccMode != ns3DCTCP && ccMode != ns3PINT {
+		return fmt.Errorf("%s %g: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7), DCTCP (8), HPCC-PINT (10) or no congestion control (ENABLE_QCN 0) is converted", c.at("CC_MODE"), ccMode)
 	}
 	type want struct {
 		key string
@@ -291,11 +291,25 @@ func fromNs3(file string, w io.Writer) error {
 		{"ERROR_RATE_PER_LINK", 0, "random loss"},
 		{"USE_DYNAMIC_PFC_THRESHOLD", 1, "ns-3's static PFC threshold"},
 	}
-	if ccMode == ns3HPCC {
+	hasWin, err := c.num("HAS_WIN", 1)
+	if err != nil {
+		return err
+	}
+	switch {
+	case ccMode == ns3HPCC:
 		wants = append(wants, want{"HAS_WIN", 1, "HPCC without its window"}, want{"VAR_WIN", 1, "a window that does not follow the rate"},
 			want{"GLOBAL_T", 1, "a base RTT per host pair"}, want{"MULTI_RATE", 0, "a rate per hop"},
 			want{"SAMPLE_FEEDBACK", 0, "INT read only from hops with a queue"})
-	} else {
+	case ccMode == ns3PINT:
+		wants = append(wants, want{"HAS_WIN", 1, "HPCC-PINT without its window"}, want{"VAR_WIN", 1, "a window that does not follow the rate"},
+			want{"GLOBAL_T", 1, "a base RTT per host pair"}, want{"PINT_PROB", 1, "feedback from a sample of the ACKs"})
+	case ccMode == ns3DCTCP && hasWin == 1:
+		// DCTCP takes either: a window that follows its rate, or none.
+		wants = append(wants, want{"VAR_WIN", 1, "a window that does not follow the rate"},
+			want{"GLOBAL_T", 1, "a window per host pair"})
+	case ccMode == ns3DCTCP:
+		wants = append(wants, want{"HAS_WIN", 0, "HAS_WIN other than 0 or 1"})
+	default:
 		wants = append(wants, want{"HAS_WIN", 0, "a window besides the rate"})
 	}
 	for _, k := range wants {
@@ -492,7 +506,8 @@ func ecnAt(c *ns3Config, host unit.BitRate, rates []unit.BitRate) (string, error
 // ccKnobs is the host's congestion control as the config sets it: the
 // knobs of CC_MODE's algorithm that config.txt carries, on the preset of
 // what ns-3 builds in. HPCC and TIMELY read no ECN, so the NICs send no
-// ECT (ns-3's switches mark, and its HPCC and TIMELY ignore the marks).
+// ECT (ns-3's switches mark, and its HPCC and TIMELY ignore the marks);
+// DCQCN and DCTCP read the marks.
 func ccKnobs(c *ns3Config, mode int, ackHigh bool) (string, error) {
 	type knob struct {
 		key, knob string
@@ -533,6 +548,25 @@ func ccKnobs(c *ns3Config, mode int, ackHigh bool) (string, error) {
 			{"MIN_RATE", "min_rate", nil},
 			{"FAST_REACT", "fast_react", nil},
 		}
+	case ns3PINT:
+		name, preset = "hpcc-pint", "ns3"
+		table = []knob{
+			{"U_TARGET", "eta", func(u float64) float64 { return math.Round(u * 1000) }},
+			{"MI_THRESH", "max_stage", nil},
+			{"RATE_AI", "ai_rate", nil},
+			{"MIN_RATE", "min_rate", nil},
+			{"PINT_LOG_BASE", "log_base", func(b float64) float64 { return math.Round(b*1e6) / 1000 }},
+		}
+	case ns3DCTCP:
+		// α starts at 1 and the window is the largest bandwidth-delay
+		// product, as the preset has them.
+		name, preset = "dctcp", "ns3"
+		table = []knob{
+			{"EWMA_GAIN", "g", func(g float64) float64 { return g * 1024 }},
+			{"DCTCP_RATE_AI", "ai_rate", nil},
+			{"MIN_RATE", "min_rate", nil},
+			{"HAS_WIN", "use_window", nil},
+		}
 	default:
 		name, preset = "timely", "ns3"
 		table = []knob{
@@ -560,10 +594,10 @@ func ccKnobs(c *ns3Config, mode int, ackHigh bool) (string, error) {
 	}
 	parts = append(parts, fixed...)
 	ecn := ""
-	if mode != ns3DCQCN {
+	if mode != ns3DCQCN && mode != ns3DCTCP {
 		ecn = "  ecn: false\n"
 	}
-	return fmt.Sprintf("%s  cc: %s\n  %s: {%s}\n", ecn, name, name, strings.Join(parts, ", ")), nil
+	return fmt.Sprintf("%s  cc: %s\n  %s: {%s}\n", ecn, name, strings.ReplaceAll(name, "-", "_"), strings.Join(parts, ", ")), nil
 }
 
 // rateSet is the distinct rates, in increasing order.

@@ -123,7 +123,10 @@ func TestImportRefuses(t *testing.T) {
 		name, from, to, want string
 		qcn                  bool
 	}{
-		{"dctcp", "CC_MODE 1", "CC_MODE 8", "dctcp.txt:11: CC_MODE 8: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7)", true},
+		{"unknown mode", "CC_MODE 1", "CC_MODE 9", "unknown mode.txt:11: CC_MODE 9: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7), DCTCP (8), HPCC-PINT (10)", true},
+		{"pint-sampled", "PINT_PROB 1.0", "PINT_PROB 0.5\nCC_MODE 10\nHAS_WIN 1\nVAR_WIN 1", "pint-sampled.txt:36: PINT_PROB: [0.5] set: feedback from a sample of the ACKs is not converted (expected 1)", true},
+		{"dctcp-fixed-window", "HAS_WIN 0", "HAS_WIN 1\nCC_MODE 8", "dctcp-fixed-window.txt:29: VAR_WIN: [0] set: a window that does not follow the rate is not converted (expected 1)", true},
+		{"dctcp-window-2", "HAS_WIN 0", "HAS_WIN 2\nCC_MODE 8", "dctcp-window-2.txt:26: HAS_WIN: [2] set: HAS_WIN other than 0 or 1", true},
 		{"hpcc", "CC_MODE 1", "CC_MODE 3", "hpcc.txt:26: HAS_WIN: [0] set: HPCC without its window", true},
 		{"timely-window", "HAS_WIN 0", "HAS_WIN 1\nCC_MODE 7", "timely-window.txt:26: HAS_WIN: [1] set: a window besides the rate", true},
 		{"window", "HAS_WIN 0", "HAS_WIN 1", "window.txt:26: HAS_WIN", false},
@@ -216,6 +219,8 @@ func FuzzFromNs3(f *testing.F) {
 		}
 		f.Add(string(cfg), "3\n2 1 3 100 2000000 2\n3 1 3 100 200000 2.000001\n4 1 3 100 5000 2.00001\n")
 	}
+	f.Add("ENABLE_QCN 1\nCC_MODE 8\nHAS_WIN 1\nVAR_WIN 1\nGLOBAL_T 1\nEWMA_GAIN 0.0625\nDCTCP_RATE_AI 615Mb/s\nMIN_RATE 1000Mb/s\nTOPOLOGY_FILE t\nFLOW_FILE f\nKMIN_MAP 1 100000000000 300\nKMAX_MAP 1 100000000000 300\nPMAX_MAP 1 100000000000 1\n", "2\n2 1 3 100 200000 0\n3 1 3 100 200000 0\n")
+	f.Add("ENABLE_QCN 1\nCC_MODE 10\nHAS_WIN 1\nVAR_WIN 1\nGLOBAL_T 1\nU_TARGET 0.95\nMI_THRESH 0\nRATE_AI 40Mb/s\nMIN_RATE 1000Mb/s\nPINT_LOG_BASE 1.01\nPINT_PROB 1.0\nTOPOLOGY_FILE t\nFLOW_FILE f\n", "2\n2 1 3 100 200000 0\n3 1 3 100 200000 0\n")
 	f.Add("ENABLE_QCN 1\nCC_MODE 7\nHAS_WIN 0\nACK_HIGH_PRIO 1\nRATE_AI 1Mb/s\nRATE_HAI 2Mb/s\nMIN_RATE 1Mb/s\nTOPOLOGY_FILE t\nFLOW_FILE f\nKMIN_MAP 1 100000000000 1\nKMAX_MAP 1 100000000000 2\nPMAX_MAP 1 100000000000 0.5\n", "1\n2 1 3 100 1 0\n")
 	// a switch (node 0) and four hosts at 100G
 	top := "5 1 4\n0\n0 1 100Gbps 0.001ms 0\n0 2 100Gbps 0.001ms 0\n0 3 100Gbps 0.001ms 0\n0 4 100Gbps 0.001ms 0\n"

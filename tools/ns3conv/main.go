@@ -2,7 +2,7 @@
 // model (github.com/alibaba-edu/High-Precision-Congestion-Control,
 // simulation/, ns-3.17 with waf: scratch/third), so that both run the same
 // flows on the same fabric with the same PFC, ECN and congestion control
-// (DCQCN, HPCC or TIMELY, CC_MODE 1, 3, 7), and
+// (DCQCN, HPCC, TIMELY or DCTCP, CC_MODE 1, 3, 7, 8), and
 // compares the two runs' flow completion times (docs/engine.md, "Against
 // the HPCC ns-3 model", gives the figures and the mapping).
 //
