@@ -63,3 +63,30 @@ func run(t *testing.T, s *scenario.Scenario) *Run {
 	}
 	return New(&o)
 }
+
+// The summary's topology line says when the switches hash as the HPCC
+// ns-3 model's do, and the JSON names it, so that a run's paths are not
+// mistaken for rocelab's own hash; a run on rocelab's hash says nothing.
+func TestSummaryNamesNS3ECMP(t *testing.T) {
+	for _, ns3 := range []bool{false, true} {
+		s, err := scenario.Load("ecmp.yaml", []byte(`
+topology: {kind: leaf-spine, leaves: 2, spines: 2, hosts_per_leaf: 2}
+traffic: {flows: [{src: h0, dst: h3, bytes: 64KiB}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Switch.NS3 = ns3
+		r := run(t, s)
+		var b bytes.Buffer
+		if err := r.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		line, _, _ := strings.Cut(strings.SplitN(b.String(), "\n", 3)[2], "\n")
+		if said := strings.Contains(line, "ECMP hashed as the HPCC ns-3 model's switches do"); said != ns3 {
+			t.Errorf("ns3 %v: topology line %q", ns3, line)
+		}
+		if (r.Scenario.ECMP == "ns3") != ns3 {
+			t.Errorf("ns3 %v: scenario.ecmp %q", ns3, r.Scenario.ECMP)
+		}
+	}
+}

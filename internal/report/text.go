@@ -41,6 +41,9 @@ func (r *Run) WriteText(w io.Writer) error {
 	if s.SwitchLatencyNS > 0 {
 		fmt.Fprintf(&b, "; switch latency %g ns", s.SwitchLatencyNS)
 	}
+	if s.ECMP == "ns3" {
+		b.WriteString("; ECMP hashed as the HPCC ns-3 model's switches do")
+	}
 	if s.PFC {
 		fmt.Fprintf(&b, "; PFC on priority %s, headroom %s\n", textout.Ints(s.LosslessPrios), bytesList(s.HeadroomBytes))
 	} else {

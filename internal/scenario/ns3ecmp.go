@@ -25,6 +25,15 @@ func (s *Scenario) NS3ECMP() *ecmp.NS3 {
 	return &ecmp.NS3{DstPort: port}
 }
 
+// ecmpModel names the switches' hash for reports when it is not
+// rocelab's own.
+func (s *Scenario) ecmpModel() string {
+	if s.Switch.NS3 {
+		return "ns3"
+	}
+	return ""
+}
+
 // NS3SourcePorts returns the UDP source port the HPCC ns-3 model gives
 // each of fs (third.cc's portNumder): 10000 for a host pair's first flow
 // in start order (flow.txt's; equal starts in fs's order), one more for

@@ -121,6 +121,7 @@ func (s *Scenario) setup(headroom []int64, roce uint8, lossless bool) twin.Setup
 		LosslessPrios: twin.Priorities(s.Switch.PFC.Priorities), HeadroomBytes: headroom,
 		CC: cc, CCPrioMask: s.Host.NIC.CCPrioMask, RoCEPriorities: twin.Priorities(roce), RoCELossless: lossless,
 		SwitchLatencyNS: float64(s.Switch.Latency) / float64(unit.Nanosecond),
+		ECMP:            s.ecmpModel(),
 	}
 	if t := s.Topo; t.Servers > 0 {
 		out.Servers = &twin.Servers{Count: t.Servers, GPUs: t.GPUsPerServer, NICs: t.NICsPerServer, RailOptimized: t.RailOptimized}

@@ -174,6 +174,9 @@ type Setup struct {
 	HeadroomBytes []int64  `json:"headroom_bytes"`
 	// SwitchLatencyNS is each switch's forwarding latency, when set.
 	SwitchLatencyNS float64 `json:"switch_latency_ns,omitempty"`
+	// ECMP names the switches' hash when it is not rocelab's own: "ns3",
+	// the HPCC ns-3 model's (switch.ecmp.model).
+	ECMP string `json:"ecmp,omitempty"`
 	// CC is the NIC congestion control ("dcqcn (preset)", or "none") and
 	// CCPrioMask the priorities it acts on (ROCE_CC_PRIO_MASK).
 	CC         string `json:"cc"`
