@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"rocelab/tools/internal/agree"
@@ -139,6 +140,40 @@ func TestAgreesWithNs3(t *testing.T) {
 				{Name: "p50", Other: nm.P50, Rocelab: rm.P50, Bound: c.p50},
 				{Name: "max", Other: nm.Max, Rocelab: rm.Max, Bound: c.max},
 				{Name: "per-flow ratio's median", Other: 1, Rocelab: ratio, Bound: c.ratio},
+			})
+		})
+	}
+}
+
+// TestAgreesWithNs3Sweep runs twelve workloads drawn at random
+// (testdata/sweep: leaf-spines of 2-4 leaves, 1-8 spines and 4 or 8 hosts
+// a leaf, a permutation of 1 or 4 MB or an incast of 2 MB from 4-12
+// senders), PFC only, on ns-3's switch, NIC and ECMP, and holds every flow
+// to ns-3's completion time: with the same paths and no random marks, what
+// separates the two is the framing (+1.1 % for the data's frames, +0.7 %
+// more where ACKs share a link with data). Measured: means +1.0 to +1.8 %,
+// last completions +1.0 to +1.8 %, every flow's ratio 0.979 to 1.027 (two
+// flows of s12 finish 2.1 and 1.2 % before ns-3's: not explained).
+func TestAgreesWithNs3Sweep(t *testing.T) {
+	names, _ := filepath.Glob("testdata/sweep/*.yaml")
+	if len(names) != 12 {
+		t.Fatalf("%d sweep workloads, expected 12", len(names))
+	}
+	for _, file := range names {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			got, err := compare(file, 1, strings.TrimSuffix(file, ".yaml")+"-seed1.txt", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, x := range got.ratio {
+				if x < 0.97 || x > 1.04 {
+					t.Errorf("flow %d: rocelab %.1f us against ns-3's %.1f (x%.3f)", i, got.rocelab[i], got.ns3[i], x)
+				}
+			}
+			n, r := agree.Summarise(got.ns3), agree.Summarise(got.rocelab)
+			agree.Hold(t, filepath.Base(file), "ns-3", []agree.Metric{
+				{Name: "mean", Other: n.Mean, Rocelab: r.Mean, Bound: 0.025},
+				{Name: "max", Other: n.Max, Rocelab: r.Max, Bound: 0.025},
 			})
 		})
 	}
