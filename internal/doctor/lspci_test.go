@@ -1,0 +1,109 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+
+	"rocelab/internal/unit"
+)
+
+// lspci -vvv, real: an RTX 3090 trained at 8GT/s x4 of 16GT/s x16
+// (HeyMeco/Rockchip-pcie-devices) loses 88% of its link; bridges that
+// still redirect after the poster disabled ACS in the BIOS
+// (NVIDIA/nccl#523) warn, an all-off grep (NVIDIA/nccl#1405) is fine, and
+// cut pastes (NVIDIA/l2fwd-nv#6, open-mpi/hwloc#653) and pciutils 3.5's
+// "Speed unknown" (pciutils/pciutils#128) raise nothing.
+func TestLspciCorpus(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/lspci/lspci-vvvv-rtx3090-gpu-8gts-x4-downgraded-rockchip.txt")
+	f := nicMustFind(t, fs, "host.pcie.degraded", Warn, "GPU 0000:01:00.0 NVIDIA Corporation GA102 [GeForce RTX 3090]: PCIe link trained at 8GT/s x4 of its 16GT/s x16: 31.5 Gb/s of 252.1 Gb/s (88% lost)")
+	if len(f.Evidence) != 3 || f.Evidence[2].Line != 29 || !strings.Contains(f.Fix, "lspci -vvv -s 0000:01:00.0") || !strings.Contains(f.Fix, "Gen4") {
+		t.Errorf("evidence %v fix %s", f.Evidence, f.Fix)
+	}
+
+	fs = diagnoseFiles(t, Options{}, "corpus/lspci/lspci-grep-acsctl-redirect-on-nccl523.txt")
+	f = nicMustFind(t, fs, "host.pcie.acs", Warn, "on 5 bridges (lspci lines without their device); 2 more validate sources only")
+	if len(f.Evidence) != 5 || !strings.Contains(f.Fix, "ECAP_ACS+0x6.w=0000") || !strings.Contains(f.Fix, "ATS") {
+		t.Errorf("evidence %v fix %s", f.Evidence, f.Fix)
+	}
+	nicMustNot(t, fs, "host.pcie.ok")
+
+	fs = diagnoseFiles(t, Options{}, "corpus/lspci/lspci-grep-acsctl-all-off-nccl1405.txt")
+	nicMustFind(t, fs, "host.pcie.ok", Info, "ACS not redirecting on 14 bridges")
+	nicMustNot(t, fs, "host.pcie.acs")
+
+	for _, rel := range []string{
+		"corpus/lspci/lspci-vvv-connectx6dx-cut-after-lnkcap-l2fwdnv6.txt",
+		"corpus/lspci/lspci-vvv-nn-a100-cut-hwloc653.txt",
+		"corpus/lspci/lspci-grep-width-connectx5-socketdirect-speed-unknown-pciutils128.txt",
+	} {
+		if fs := diagnoseFiles(t, Options{}, rel); len(fs) != 0 {
+			t.Errorf("%s: %s", rel, nicTitles(fs))
+		}
+	}
+}
+
+// The synthetic switch: ACS on two PEX890xx downstream ports with the
+// setpci commands at the capability's offset (0x1f0 + 6), a ConnectX-7 at
+// Gen4 in a Gen5 slot; error once the port's line rate (400G) is known,
+// as 252 Gb/s of PCIe cannot carry it.
+func TestLspciSwitchSynthetic(t *testing.T) {
+	const rel = "synthetic/lspci-vvv-switch-acs-cx7-gen4-synthetic.txt"
+	fs := diagnoseFiles(t, Options{}, rel)
+	f := nicMustFind(t, fs, "host.pcie.acs", Warn, "on 2 ports of PCIe switches or bridges (0000:16:01.0, 0000:16:02.0)")
+	if !strings.Contains(f.Fix, "setpci -s 0000:16:01.0 1f6.w=0000; setpci -s 0000:16:02.0 1f6.w=0000") {
+		t.Errorf("fix %s", f.Fix)
+	}
+	nicMustFind(t, fs, "host.pcie.degraded", Warn, "NIC 0000:17:00.0 Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]: PCIe link trained at 16GT/s x16 of its 32GT/s x16: 252.1 Gb/s of 504.1 Gb/s (50% lost)")
+	nicMustNot(t, fs, "host.pcie.ok")
+	fs = diagnoseFiles(t, Options{NICSpeed: 400 * unit.Gbps}, rel)
+	nicMustFind(t, fs, "host.pcie.degraded", Error, "ConnectX-7", "below the 400.0 Gb/s port")
+}
+
+// An NCCL log of the same host names the GPU by its busId: the lspci
+// finding quotes the line, and the ACS finding says whether NCCL uses
+// GPUDirect RDMA; a log of another host is not joined (synthetic lines).
+func TestLspciNCCLCrossReference(t *testing.T) {
+	lspci := []string{
+		"[root@gpu07 ~]# sudo lspci -vvv -s 18:00.0",
+		"18:00.0 3D controller: NVIDIA Corporation GH100 [H100 SXM5 80GB] (rev a1)",
+		"\tCapabilities: [60] Express (v2) Endpoint, MSI 00",
+		"\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16, ASPM not supported",
+		"\t\tLnkSta:\tSpeed 32GT/s, Width x8 (downgraded)",
+		"16:01.0 PCI bridge: Broadcom / LSI PEX890xx PCIe Gen 5 Switch (rev b0)",
+		"\tCapabilities: [68] Express (v2) Downstream Port (Slot+), MSI 00",
+		"\tCapabilities: [1f0 v1] Access Control Services",
+		"\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-",
+	}
+	for _, tc := range []struct {
+		host   string
+		joined bool
+	}{{"gpu07", true}, {"gpu08", false}} {
+		paths := writeFiles(t, map[string][]string{
+			"lspci.txt": lspci,
+			"nccl.log":  {tc.host + ":4411:4470 [0] NCCL INFO GPU Direct RDMA Enabled for GPU 18000 / HCA 0 (distance 2 <= 2), read 1"},
+		})
+		fs := Diagnose(paths, nil, Options{}).Findings
+		f := nicMustFind(t, fs, "host.pcie.degraded", Warn, "GPU 18:00.0 NVIDIA Corporation GH100 [H100 SXM5 80GB]: PCIe link trained at 32GT/s x8 of its 32GT/s x16")
+		a := nicMustFind(t, fs, "host.pcie.acs", Warn, "16:01.0")
+		named := strings.Contains(f.Title, "NCCL uses it (") && strings.Contains(f.Title, "GPU 18000")
+		gdr := strings.Contains(a.Mechanism, "uses GPUDirect RDMA")
+		if named != tc.joined || gdr != tc.joined {
+			t.Errorf("%s: named %v gdr %v: %s / %s", tc.host, named, gdr, f.Title, a.Mechanism)
+		}
+	}
+}
+
+// Garbled lspci lines are reported with file:line:col and what was
+// expected, and the device is not judged on them.
+func TestLspciGarbled(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"b3:00.0 Ethernet controller: Mellanox Technologies MT2892 Family [ConnectX-6 Dx]",
+		"\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16",
+		"\t\tLnkSta:\tSpeed 8GT/s (downgr",
+	)
+	f := nicMustFind(t, fs, "input.garbled", Warn, "<stdin>:3:22: expected 'Speed <n>GT/s, Width x<n>' after LnkSta:")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 3 {
+		t.Errorf("evidence %v", f.Evidence)
+	}
+	nicMustNot(t, fs, "host.pcie.degraded")
+}
