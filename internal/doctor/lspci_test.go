@@ -54,6 +54,7 @@ func TestLspciSwitchSynthetic(t *testing.T) {
 		t.Errorf("fix %s", f.Fix)
 	}
 	nicMustFind(t, fs, "host.pcie.degraded", Warn, "NIC 0000:17:00.0 Mellanox Technologies MT2910 Family [ConnectX-7] [15b3:1021]: PCIe link trained at 16GT/s x16 of its 32GT/s x16: 252.1 Gb/s of 504.1 Gb/s (50% lost)")
+	nicMustFind(t, fs, "host.pcie.degraded", Warn, "the port above it (0000:16:01.0 Broadcom / LSI PEX890xx PCIe Gen 5 Switch) can do 32GT/s x16: the card, its seating")
 	nicMustNot(t, fs, "host.pcie.ok")
 	fs = diagnoseFiles(t, Options{NICSpeed: 400 * unit.Gbps}, rel)
 	nicMustFind(t, fs, "host.pcie.degraded", Error, "ConnectX-7", "below the 400.0 Gb/s port")
@@ -106,4 +107,25 @@ func TestLspciGarbled(t *testing.T) {
 		t.Errorf("evidence %v", f.Evidence)
 	}
 	nicMustNot(t, fs, "host.pcie.degraded")
+}
+
+// A NIC in a slot whose root port is wired x4: the slot, not the card, is
+// the limit, and the fix says to move it (synthetic lines).
+func TestLspciSlotLimit(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"00:03.2 PCI bridge: Advanced Micro Devices, Inc. [AMD] Device 150b (prog-if 00 [Normal decode])",
+		"\tBus: primary=00, secondary=c1, subordinate=c1, sec-latency=0",
+		"\tCapabilities: [58] Express (v2) Root Port (Slot+), MSI 00",
+		"\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x4, ASPM L1, Exit Latency L1 <64us",
+		"\t\tLnkSta:\tSpeed 8GT/s, Width x4",
+		"c1:00.0 Ethernet controller: Mellanox Technologies MT28800 Family [ConnectX-5 Ex]",
+		"\tCapabilities: [60] Express (v2) Endpoint, MSI 00",
+		"\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16, ASPM not supported",
+		"\t\tLnkSta:\tSpeed 8GT/s (downgraded), Width x4 (downgraded)",
+	)
+	f := nicMustFind(t, fs, "host.pcie.degraded", Warn, "NIC c1:00.0 Mellanox Technologies MT28800 Family [ConnectX-5 Ex]: PCIe link trained at 8GT/s x4 of its 16GT/s x16: 31.5 Gb/s of 252.1 Gb/s (88% lost); the port above it (00:03.2 Advanced Micro Devices, Inc. [AMD] Device 150b) can do only 16GT/s x4: the slot is the limit")
+	if !strings.HasPrefix(f.Fix, "Move the card to a slot wired x16 of its generation (16 GT/s)") || len(f.Evidence) != 4 || f.Evidence[0].Line != 4 {
+		t.Errorf("fix %s evidence %v", f.Fix, f.Evidence)
+	}
+	nicMustNot(t, fs, "host.pcie.acs")
 }

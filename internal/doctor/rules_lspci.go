@@ -69,6 +69,16 @@ func linkFinding(inc *Incident, p *ingest.Lspci, d ingest.PCIDevice) Finding {
 		title += " (GPUs lower their link speed when idle: read it again under load)"
 		mech += " NVIDIA GPUs lower their PCIe speed when idle to save power and raise it again under load, so a GPU's speed alone, read while it was idle, is no fault; its width is."
 	}
+	slot := ""
+	if b, ok := p.Above(d); ok && b.Cap.Set() {
+		ev = append(ev, b.Cap.Evidence)
+		if b.Cap.Width < d.Cap.Width || b.Cap.GTs > 0 && d.Cap.GTs > 0 && b.Cap.GTs < d.Cap.GTs {
+			slot = fmt.Sprintf("the port above it (%s) can do only %s: the slot is the limit", b.Label(), b.Cap)
+		} else {
+			slot = fmt.Sprintf("the port above it (%s) can do %s: the card, its seating, riser or the link's signal trained lower", b.Label(), b.Cap)
+		}
+		title += "; " + slot
+	}
 	if uses := ncclUses(inc, p.Scope(), d.BDF); len(uses) > 0 {
 		title += fmt.Sprintf("; NCCL uses it (%s)", uses[0].Text)
 		ev = append(ev, uses...)
@@ -76,13 +86,16 @@ func linkFinding(inc *Incident, p *ingest.Lspci, d ingest.PCIDevice) Finding {
 	bdf := nameOr(d.BDF, "<bdf>")
 	fix := fmt.Sprintf("Reseat the card or move it to a slot wired x%d of its generation (%s), check the riser or retimer and the BIOS slot settings (link speed Auto or Gen%d, bifurcation x%d), then confirm with `lspci -vvv -s %s | grep -E 'LnkCap|LnkSta'` (LnkSta must match LnkCap; if the port above the card shows the same LnkSta, the slot is the limit).",
 		d.Cap.Width, gtsText(d.Cap.GTs), pcieGen(d.Cap.GTs), d.Cap.Width, bdf)
+	if strings.HasSuffix(slot, "the slot is the limit") {
+		fix = fmt.Sprintf("Move the card to a slot wired x%d of its generation (%s): this one's port cannot train more (check the server's slot map, and the BIOS bifurcation of the slot's lanes); confirm with `lspci -vvv -s %s | grep -E 'LnkCap|LnkSta'`.", d.Cap.Width, gtsText(d.Cap.GTs), bdf)
+	}
 	if d.Role == ingest.RoleGPU {
 		fix += fmt.Sprintf(" Under load, `nvidia-smi -q -d PCIE -i %s` shows the current against the maximum link generation and width.", bdf)
 	}
 	return Finding{
 		ID: "host.pcie.degraded", Severity: sev, Layer: LayerNCCL,
 		Title:     p.Source() + ": " + title,
-		Evidence:  ev,
+		Evidence:  evidenceInOrder(ev),
 		Mechanism: mech,
 		Fix:       fix,
 	}.per(d.Label(), "device", "PCIe link narrower or slower than the device", d.BDF, "<bdf>")

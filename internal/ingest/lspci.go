@@ -84,7 +84,41 @@ type PCIDevice struct {
 	// ACSOffset is the ACS capability's offset in configuration space
 	// ("2a0"), "" when not printed.
 	ACSOffset string
+	// Secondary is a bridge's secondary bus ("17"), the bus of the
+	// devices right below it; "" for other devices.
+	Secondary string
 	Evidence  Evidence
+}
+
+// Domain and Bus split the address: "0000" when it has no domain.
+func (d PCIDevice) Domain() string {
+	if strings.Count(d.BDF, ":") == 2 {
+		return strings.ToLower(d.BDF[:strings.IndexByte(d.BDF, ':')])
+	}
+	return "0000"
+}
+
+// Bus returns the bus part of the address ("b3"), "" without one.
+func (d PCIDevice) Bus() string {
+	parts := strings.Split(d.BDF, ":")
+	if len(parts) < 2 {
+		return ""
+	}
+	return strings.ToLower(parts[len(parts)-2])
+}
+
+// Above returns the bridge whose secondary bus the device sits on (the
+// port of its slot, or of the PCIe switch above it), if the input has it.
+func (p *Lspci) Above(d PCIDevice) (PCIDevice, bool) {
+	if d.BDF == "" {
+		return PCIDevice{}, false
+	}
+	for _, b := range p.Devices {
+		if b.Secondary != "" && b.Secondary == d.Bus() && b.Domain() == d.Domain() && b.BDF != d.BDF {
+			return b, true
+		}
+	}
+	return PCIDevice{}, false
 }
 
 // A PCIeLinkState is a PCIe link's speed and width, as LnkCap or LnkSta
@@ -230,6 +264,8 @@ func (p *lspciParser) Feed(l Line) {
 		p.link(key, rest, l)
 	case "ACSCtl":
 		p.acs(rest, l)
+	case "Bus":
+		p.bus(rest, l)
 	default:
 		if p.cur != nil && p.named {
 			p.block = key
@@ -361,6 +397,21 @@ func (p *lspciParser) capability(rest string, l Line) {
 	case what == "Access Control Services" && isHex(off):
 		p.out.lines.add(l)
 		p.cur.ACSOffset = strings.Clone(off)
+	}
+}
+
+// bus reads a bridge's "Bus: primary=16, secondary=17, subordinate=17,
+// sec-latency=0".
+func (p *lspciParser) bus(rest string, l Line) {
+	if p.cur == nil || !p.named {
+		return
+	}
+	p.block = "Bus"
+	for _, f := range strings.Fields(strings.ReplaceAll(rest, ",", " ")) {
+		if v, ok := strings.CutPrefix(f, "secondary="); ok && len(v) == 2 && isHex(v) {
+			p.out.lines.add(l)
+			p.cur.Secondary = strings.ToLower(v)
+		}
 	}
 }
 

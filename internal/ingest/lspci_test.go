@@ -119,6 +119,12 @@ func TestLspciSwitchSynthetic(t *testing.T) {
 	if d := p.Devices[1]; d.Port != "Downstream Port" || d.ACSOffset != "1f0" || !d.ACS.Redirects() {
 		t.Fatalf("%+v", d)
 	}
+	if up, ok := p.Above(p.Devices[3]); !ok || up.BDF != "0000:16:01.0" {
+		t.Fatalf("above the NIC: %+v %v", up, ok)
+	}
+	if _, ok := p.Above(p.Devices[0]); ok {
+		t.Fatal("the switch's upstream port has no bridge above it in the input")
+	}
 	b := p.Bottlenecks()
 	if len(b) != 1 || b[0].Device != "0000:17:00.0" || int(b[0].Cap.Gbps()) != 252 {
 		t.Fatalf("%+v", b)
