@@ -18,6 +18,7 @@ func lspciRules() []Rule {
 		{IDs: []string{"host.pcie.degraded"}, Check: checkLspciLinks},
 		{IDs: []string{"host.pcie.acs"}, Check: checkLspciACS},
 		{IDs: []string{"host.pcie.ok"}, Check: checkLspciOK},
+		{IDs: []string{"host.pcie.unread"}, Check: checkLspciDenied},
 		{IDs: []string{"input.garbled"}, Check: checkLspciGarbled},
 	}
 }
@@ -337,6 +338,35 @@ func checkLspciOK(inc *Incident) []Finding {
 			Evidence:  []Evidence{ev},
 			Mechanism: "Each device's LnkSta matches its LnkCap and no bridge's ACSCtl sends peer-to-peer traffic to the root complex, so the PCIe side of this host does not hold collectives back.",
 		})
+	}
+	return fs
+}
+
+// checkLspciDenied reports NICs and GPUs whose capabilities lspci could
+// not read (it ran without root).
+func checkLspciDenied(inc *Incident) []Finding {
+	var fs []Finding
+	for _, p := range All[*ingest.Lspci](inc) {
+		var names []string
+		var ev []Evidence
+		for _, d := range p.Devices {
+			if d.Denied && (d.Role == ingest.RoleNIC || d.Role == ingest.RoleGPU || d.Role == ingest.RoleSwitch) {
+				names = append(names, d.Label())
+				if len(ev) < 4 {
+					ev = append(ev, d.Evidence)
+				}
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		fs = append(fs, Finding{
+			ID: "host.pcie.unread", Severity: Info, Layer: LayerNCCL,
+			Title:     fmt.Sprintf("%s: lspci ran without root, so the PCIe links and ACS of %s were not printed: %s", p.Source(), plural(len(names), "NIC, GPU or switch port", "NICs, GPUs and switch ports"), list(names, 4)),
+			Evidence:  ev,
+			Mechanism: "lspci reads a device's capabilities (LnkCap, LnkSta, ACSCtl) from configuration space beyond the first 64 bytes, which only root may read; as another user it prints 'Capabilities: <access denied>', so a downgraded link or ACS on a switch port cannot be seen.",
+			Fix:       "Run it as root: `sudo lspci -vvv > lspci.txt` (or `sudo lspci -vvv -s <bdf>` for one device).",
+		}.per(p.Source(), "input", "lspci without root"))
 	}
 	return fs
 }

@@ -87,7 +87,12 @@ type PCIDevice struct {
 	// Secondary is a bridge's secondary bus ("17"), the bus of the
 	// devices right below it; "" for other devices.
 	Secondary string
-	Evidence  Evidence
+	// Host is the host a shell prompt before the device named, if any.
+	Host string
+	// Denied is set when lspci printed "Capabilities: <access denied>"
+	// (run without root): the link and ACS lines are not in the input.
+	Denied   bool
+	Evidence Evidence
 }
 
 // Domain and Bus split the address: "0000" when it has no domain.
@@ -114,7 +119,7 @@ func (p *Lspci) Above(d PCIDevice) (PCIDevice, bool) {
 		return PCIDevice{}, false
 	}
 	for _, b := range p.Devices {
-		if b.Secondary != "" && b.Secondary == d.Bus() && b.Domain() == d.Domain() && b.BDF != d.BDF {
+		if b.Secondary != "" && b.Secondary == d.Bus() && b.Domain() == d.Domain() && b.Host == d.Host && b.BDF != d.BDF {
 			return b, true
 		}
 	}
@@ -164,15 +169,20 @@ func (d PCIDevice) Downgraded() bool {
 	return d.Sta.Width < d.Cap.Width || d.Sta.GTs > 0 && d.Cap.GTs > 0 && d.Sta.GTs < d.Cap.GTs
 }
 
-// Label names the device: its address and name, or "(no address)".
+// Label names the device: its host when a prompt named one, its address
+// and name, or "(device not named)".
 func (d PCIDevice) Label() string {
-	if d.BDF == "" {
+	s := d.BDF
+	switch {
+	case d.BDF == "":
 		return "(device not named)"
+	case d.Name != "":
+		s += " " + d.Name
 	}
-	if d.Name == "" {
-		return d.BDF
+	if d.Host != "" {
+		s = d.Host + " " + s
 	}
-	return d.BDF + " " + d.Name
+	return s
 }
 
 // ACSControl is a bridge's ACS control register (ACSCtl).
@@ -335,6 +345,7 @@ func (p *lspciParser) start(d PCIDevice, l Line) {
 	}
 	d.BDF, d.Class, d.Name = strings.Clone(d.BDF), strings.Clone(d.Class), strings.Clone(d.Name)
 	d.Role = pciRole(d.Class, d.Name)
+	d.Host = l.Host
 	d.Evidence = At(p.out.src, l)
 	p.out.Devices = append(p.out.Devices, d)
 	p.cur, p.named = &p.out.Devices[len(p.out.Devices)-1], true
@@ -366,6 +377,11 @@ func (p *lspciParser) capability(rest string, l Line) {
 	}
 	p.block = ""
 	rest = strings.TrimSpace(rest)
+	if rest == "<access denied>" {
+		p.out.lines.add(l)
+		p.cur.Denied = true
+		return
+	}
 	off, what, ok := strings.Cut(strings.TrimPrefix(rest, "["), "]")
 	if !ok {
 		return
