@@ -145,3 +145,33 @@ func TestLspciWithoutRoot(t *testing.T) {
 	nicMustFind(t, fs, "host.pcie.unread", Info, "lspci ran without root, so the PCIe links and ACS of 1 NIC, GPU or switch port were not printed: 17:00.0 Mellanox Technologies MT2910 Family [ConnectX-7]")
 	nicMustNot(t, fs, "host.pcie.ok")
 }
+
+// A slow nccl-tests run beside an lspci dump names the NIC's PCIe link and
+// the switch ports' ACS as likely causes (the synthetic 56 Gb/s run on
+// 100G NICs; synthetic lspci lines). The PEX 8747's ACS capability at
+// 0xf24 gives the register NVIDIA/nccl#304 clears by hand, f2a.
+func TestLspciBusBWCauses(t *testing.T) {
+	paths := writeFiles(t, map[string][]string{"lspci.txt": {
+		"0000:16:01.0 PCI bridge: PLX Technology, Inc. PEX 8747 48-Lane, 5-Port PCI Express Gen 3 (8.0 GT/s) Switch (rev ca)",
+		"\tCapabilities: [68] Express (v2) Downstream Port (Slot+), MSI 00",
+		"\tCapabilities: [f24 v1] Access Control Services",
+		"\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-",
+		"0000:17:00.0 Ethernet controller: Mellanox Technologies MT27800 Family [ConnectX-5]",
+		"\tCapabilities: [60] Express (v2) Endpoint, MSI 00",
+		"\t\tLnkCap:\tPort #0, Speed 8GT/s, Width x16, ASPM not supported",
+		"\t\tLnkSta:\tSpeed 8GT/s, Width x8 (downgraded)",
+	}})
+	rep := Diagnose(append(paths, nicTestdata("synthetic/allreduce-2node-7GBps-synthetic.txt")), nil, Options{NICSpeed: 100 * unit.Gbps})
+	f := nicMustFind(t, rep.Findings, "nccltests.busbw.low", Warn)
+	for _, want := range []string{
+		"NIC 0000:17:00.0 Mellanox Technologies MT27800 Family [ConnectX-5] on a PCIe 8GT/s x8 link (capable of 8GT/s x16), capped at 63.0 Gb/s",
+		"PCIe ACS redirecting peer-to-peer traffic (GPUDirect RDMA through the root complex)",
+	} {
+		if !strings.Contains(f.Fix, want) {
+			t.Errorf("fix lacks %q: %s", want, f.Fix)
+		}
+	}
+	if a := nicMustFind(t, rep.Findings, "host.pcie.acs", Warn, "0000:16:01.0"); !strings.Contains(a.Fix, "setpci -s 0000:16:01.0 f2a.w=0000") {
+		t.Errorf("fix %s", a.Fix)
+	}
+}

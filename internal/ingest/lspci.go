@@ -210,20 +210,29 @@ func (p *Lspci) Source() string { return p.src }
 // Lines returns how many lines were recognised.
 func (p *Lspci) Lines() int { return p.lines.n }
 
-// Bottlenecks reports the NICs whose PCIe link runs below what they can,
-// capped at the link's rate.
+// Bottlenecks reports the NICs whose PCIe link runs below what they can
+// and the GPUs whose link lost lanes, capped at the link's rate, and ACS
+// redirecting peer-to-peer traffic on switch ports (or on bridges a grep
+// does not name), which sends GPUDirect RDMA through the root complex.
 func (p *Lspci) Bottlenecks() []Bottleneck {
 	var out []Bottleneck
+	var acs []Evidence
 	for _, d := range p.Devices {
-		if d.Role != RoleNIC || !d.Downgraded() || d.Sta.GTs == 0 {
+		if d.ACS != nil && d.ACS.Redirects() && (d.Role == RoleSwitch || d.BDF == "") && len(acs) < 2 {
+			acs = append(acs, d.ACS.Evidence)
+		}
+		if !d.Downgraded() || d.Sta.GTs == 0 || d.Role != RoleNIC && (d.Role != RoleGPU || d.Sta.Width >= d.Cap.Width) {
 			continue
 		}
 		out = append(out, Bottleneck{
-			What:     fmt.Sprintf("NIC %s on a PCIe %s link (capable of %s)", d.Label(), d.Sta, d.Cap),
+			What:     fmt.Sprintf("%s %s on a PCIe %s link (capable of %s)", d.Role, d.Label(), d.Sta, d.Cap),
 			Cap:      d.Sta.Rate(),
 			Device:   d.BDF,
 			Evidence: []Evidence{d.Cap.Evidence, d.Sta.Evidence},
 		})
+	}
+	if len(acs) > 0 {
+		out = append(out, Bottleneck{What: "PCIe ACS redirecting peer-to-peer traffic (GPUDirect RDMA through the root complex)", Evidence: acs})
 	}
 	return out
 }

@@ -36,8 +36,8 @@ func TestLspciGPUDowngraded(t *testing.T) {
 	if !strings.Contains(d.Sta.Evidence.Text, "LnkSta:\tSpeed 8GT/s (downgraded)") {
 		t.Fatalf("evidence %+v", d.Sta.Evidence)
 	}
-	if len(p.Bottlenecks()) != 0 {
-		t.Fatal("a GPU is no NIC bottleneck")
+	if b := p.Bottlenecks(); len(b) != 1 || b[0].What != "GPU 0000:01:00.0 NVIDIA Corporation GA102 [GeForce RTX 3090] on a PCIe 8GT/s x4 link (capable of 16GT/s x16)" {
+		t.Fatalf("a GPU that lost lanes caps what it moves: %+v", b)
 	}
 }
 
@@ -126,7 +126,7 @@ func TestLspciSwitchSynthetic(t *testing.T) {
 		t.Fatal("the switch's upstream port has no bridge above it in the input")
 	}
 	b := p.Bottlenecks()
-	if len(b) != 1 || b[0].Device != "0000:17:00.0" || int(b[0].Cap.Gbps()) != 252 {
+	if len(b) != 2 || b[0].Device != "0000:17:00.0" || int(b[0].Cap.Gbps()) != 252 || b[1].Cap != 0 || len(b[1].Evidence) != 2 {
 		t.Fatalf("%+v", b)
 	}
 	if p.Scope().Host.Name != "gpu07" {
