@@ -175,3 +175,14 @@ func TestLspciBusBWCauses(t *testing.T) {
 		t.Errorf("fix %s", a.Fix)
 	}
 }
+
+// A management port on a narrow link is noted, not warned about: it is
+// no RDMA NIC (synthetic lines in lspci's shape).
+func TestLspciManagementNIC(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"03:00.0 Ethernet controller: Intel Corporation I350 Gigabit Network Connection (rev 01)",
+		"\t\tLnkCap:\tPort #0, Speed 5GT/s, Width x4, ASPM L0s L1, Exit Latency L0s <4us, L1 <32us",
+		"\t\tLnkSta:\tSpeed 5GT/s, Width x1 (downgraded)",
+	)
+	nicMustFind(t, fs, "host.pcie.degraded", Info, "NIC 03:00.0 Intel Corporation I350 Gigabit Network Connection: PCIe link trained at 5GT/s x1 of its 5GT/s x4: 4.0 Gb/s of 16.0 Gb/s (75% lost) (not an RDMA NIC family rocelab knows")
+}

@@ -57,7 +57,7 @@ func linkFinding(inc *Incident, p *ingest.Lspci, d ingest.PCIDevice) Finding {
 	mech := "LnkCap is the link the device can train (its generation's GT/s and its lanes), LnkSta the link it trained with the port above it, each lane's rate after line coding (8b/10b to 5 GT/s, 128b/130b from 8 GT/s). " +
 		crosses +
 		"A narrower link is a slot with fewer electrical lanes, a riser or bifurcation split, or lanes that failed to train (a badly seated card); a slower one a slot, riser or BIOS setting of an older generation, or signal problems that made the link fall back."
-	if d.Role == ingest.RoleNIC {
+	if d.RDMA() {
 		if rate, rateEv, known := nicPortRate(inc, p.Scope(), d.BDF); known && d.Sta.GTs > 0 && d.Sta.Rate() < rate {
 			sev = Error
 			title += fmt.Sprintf(": below the %s port", rateText(rate))
@@ -65,6 +65,9 @@ func linkFinding(inc *Incident, p *ingest.Lspci, d ingest.PCIDevice) Finding {
 				ev = append(ev, rateEv)
 			}
 		}
+	} else if d.Role == ingest.RoleNIC {
+		sev = Info
+		title += " (not an RDMA NIC family rocelab knows: a management port?)"
 	} else if !widthLost {
 		sev = Info
 		title += " (GPUs lower their link speed when idle: read it again under load)"

@@ -185,6 +185,24 @@ func (d PCIDevice) Label() string {
 	return s
 }
 
+// RDMA reports a NIC of a family that runs RoCE or InfiniBand (ConnectX,
+// BlueField, Broadcom NetXtreme-E, Intel E810, AMD Pensando, Chelsio,
+// QLogic FastLinQ), as opposed to a host's management port.
+func (d PCIDevice) RDMA() bool {
+	if d.Role != RoleNIC {
+		return false
+	}
+	if d.Class == "Infiniband controller" {
+		return true
+	}
+	for _, k := range []string{"Mellanox", "ConnectX", "BlueField", "NetXtreme-E", "BCM575", "BCM576", "E810", "Pensando", "Chelsio", "FastLinQ"} {
+		if strings.Contains(d.Name, k) {
+			return true
+		}
+	}
+	return false
+}
+
 // ACSControl is a bridge's ACS control register (ACSCtl).
 type ACSControl struct {
 	SrcValid, TransBlk, ReqRedir, CmpltRedir, UpstreamFwd, EgressCtrl, DirectTrans bool
@@ -221,7 +239,7 @@ func (p *Lspci) Bottlenecks() []Bottleneck {
 		if d.ACS != nil && d.ACS.Redirects() && (d.Role == RoleSwitch || d.BDF == "") && len(acs) < 2 {
 			acs = append(acs, d.ACS.Evidence)
 		}
-		if !d.Downgraded() || d.Sta.GTs == 0 || d.Role != RoleNIC && (d.Role != RoleGPU || d.Sta.Width >= d.Cap.Width) {
+		if !d.Downgraded() || d.Sta.GTs == 0 || !d.RDMA() && (d.Role != RoleGPU || d.Sta.Width >= d.Cap.Width) {
 			continue
 		}
 		out = append(out, Bottleneck{
