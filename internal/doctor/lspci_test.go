@@ -81,12 +81,15 @@ func TestLspciNCCLCrossReference(t *testing.T) {
 	}{{"gpu07", true}, {"gpu08", false}} {
 		paths := writeFiles(t, map[string][]string{
 			"lspci.txt": lspci,
-			"nccl.log":  {tc.host + ":4411:4470 [0] NCCL INFO GPU Direct RDMA Enabled for GPU 18000 / HCA 0 (distance 2 <= 2), read 1"},
+			"nccl.log": {
+				tc.host + ":4411:4470 [0] NCCL INFO GPU Direct RDMA Enabled for GPU 18000 / HCA 0 (distance 2 <= 2), read 1",
+				tc.host + ":4411:4470 [0] NCCL INFO comm 0x55d0c8a0 rank 3 nranks 16 cudaDev 0 busId 18000 - Init COMPLETE",
+			},
 		})
 		fs := Diagnose(paths, nil, Options{}).Findings
 		f := nicMustFind(t, fs, "host.pcie.degraded", Warn, "GPU gpu07 18:00.0 NVIDIA Corporation GH100 [H100 SXM5 80GB]: PCIe link trained at 32GT/s x8 of its 32GT/s x16")
 		a := nicMustFind(t, fs, "host.pcie.acs", Warn, "16:01.0")
-		named := strings.Contains(f.Title, "NCCL uses it (") && strings.Contains(f.Title, "GPU 18000")
+		named := strings.Contains(f.Title, "; NCCL rank 3 (cudaDev 0) runs on it, NCCL has GPUDirect RDMA enabled for it") && len(f.Evidence) == 5
 		gdr := strings.Contains(a.Mechanism, "uses GPUDirect RDMA")
 		if named != tc.joined || gdr != tc.joined {
 			t.Errorf("%s: named %v gdr %v: %s / %s", tc.host, named, gdr, f.Title, a.Mechanism)

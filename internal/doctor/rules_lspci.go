@@ -83,9 +83,9 @@ func linkFinding(inc *Incident, p *ingest.Lspci, d ingest.PCIDevice) Finding {
 		}
 		title += "; " + slot
 	}
-	if uses := ncclUses(inc, p.Scope(), d.BDF); len(uses) > 0 {
-		title += fmt.Sprintf("; NCCL uses it (%s)", uses[0].Text)
-		ev = append(ev, uses...)
+	if uses, uev := ncclUses(inc, p.Scope(), d.BDF); uses != "" {
+		title += "; " + uses
+		ev = append(ev, uev...)
 	}
 	bdf := nameOr(d.BDF, "<bdf>")
 	fix := fmt.Sprintf("Reseat the card or move it to a slot wired x%d of its generation (%s), check the riser or retimer and the BIOS slot settings (link speed Auto or Gen%d, bifurcation x%d), then confirm with `lspci -vvv -s %s | grep -E 'LnkCap|LnkSta'` (LnkSta must match LnkCap; if the port above the card shows the same LnkSta, the slot is the limit).",
@@ -105,27 +105,49 @@ func linkFinding(inc *Incident, p *ingest.Lspci, d ingest.PCIDevice) Finding {
 	}.per(d.Label(), "device", "PCIe link narrower or slower than the device", d.BDF, "<bdf>")
 }
 
-// ncclUses returns the lines of NCCL logs (of the host of at, or of no
-// stated host) that name the GPU at bdf by its busId.
-func ncclUses(inc *Incident, at ingest.Scope, bdf string) []Evidence {
+// ncclUses says how NCCL logs (of the host of at, or of no stated host)
+// use the GPU at bdf, which they name by busId: the ranks whose
+// communicator runs on it, and GPUDirect RDMA decisions about it.
+func ncclUses(inc *Incident, at ingest.Scope, bdf string) (string, []Evidence) {
 	if bdf == "" {
-		return nil
+		return "", nil
 	}
 	if strings.Count(bdf, ":") == 1 {
 		bdf = "0000:" + bdf
 	}
+	var ranks []string
 	var ev []Evidence
+	gdr := ""
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		if reachOf(at, l.Scope()) == otherHost {
 			continue
 		}
+		for _, g := range l.RankGPUs {
+			if strings.EqualFold(busIDToBDF(g.BusID), bdf) {
+				ranks = append(ranks, fmt.Sprintf("rank %d (cudaDev %d)", g.Rank, g.CudaDev))
+				if len(ev) < 2 {
+					ev = append(ev, g.Evidence)
+				}
+			}
+		}
 		for _, d := range l.GDR {
-			if len(ev) < 2 && strings.EqualFold(busIDToBDF(d.GPU), bdf) {
+			if gdr == "" && strings.EqualFold(busIDToBDF(d.GPU), bdf) {
+				gdr = "GPUDirect RDMA disabled for it"
+				if d.Enabled {
+					gdr = "GPUDirect RDMA enabled for it"
+				}
 				ev = append(ev, d.Evidence)
 			}
 		}
 	}
-	return ev
+	var parts []string
+	if len(ranks) > 0 {
+		parts = append(parts, "NCCL "+list(distinct(ranks), 3)+" runs on it")
+	}
+	if gdr != "" {
+		parts = append(parts, "NCCL has "+gdr)
+	}
+	return strings.Join(parts, ", "), ev
 }
 
 // gtsText names a speed as lspci prints it.
