@@ -31,14 +31,18 @@ func TestLspciCorpus(t *testing.T) {
 	nicMustFind(t, fs, "host.pcie.ok", Info, "ACS not redirecting on 14 bridges")
 	nicMustNot(t, fs, "host.pcie.acs")
 
-	for _, rel := range []string{
-		"corpus/lspci/lspci-vvv-connectx6dx-cut-after-lnkcap-l2fwdnv6.txt",
-		"corpus/lspci/lspci-vvv-nn-a100-cut-hwloc653.txt",
-		"corpus/lspci/lspci-grep-width-connectx5-socketdirect-speed-unknown-pciutils128.txt",
+	for rel, want := range map[string]string{
+		"corpus/lspci/lspci-vvv-connectx6dx-cut-after-lnkcap-l2fwdnv6.txt": "no LnkSta for 1 NIC, GPU or switch port (lspci -v only, or the paste ends before it): b3:00.0 Mellanox Technologies MT2892 Family [ConnectX-6 Dx]",
+		"corpus/lspci/lspci-vvv-nn-a100-cut-hwloc653.txt":                  "no LnkSta for 1 NIC, GPU or switch port (lspci -v only, or the paste ends before it): da:00.0 NVIDIA Corporation GA100 [A100 SXM4 40GB] [10de:20b0]",
 	} {
-		if fs := diagnoseFiles(t, Options{}, rel); len(fs) != 0 {
+		fs := diagnoseFiles(t, Options{}, rel)
+		nicMustFind(t, fs, "host.pcie.unread", Info, want)
+		if len(fs) != 1 {
 			t.Errorf("%s: %s", rel, nicTitles(fs))
 		}
+	}
+	if fs := diagnoseFiles(t, Options{}, "corpus/lspci/lspci-grep-width-connectx5-socketdirect-speed-unknown-pciutils128.txt"); len(fs) != 0 {
+		t.Errorf("speed unknown: %s", nicTitles(fs))
 	}
 }
 

@@ -379,7 +379,7 @@ var book = []Spec{
 		Text: "lspci -vvv: PCIe bridges whose ACSCtl redirects peer-to-peer requests or completions (ReqRedir+, CmpltRedir+, EgressCtrl+), sending GPUDirect RDMA between a GPU and its NIC through the root complex; warn on switch ports or bridges lspci does not name, info when only CPU root ports redirect",
 		Fix:  "On bare metal, ACS off in the BIOS or `setpci -s <bdf> ECAP_ACS+0x6.w=0000` per bridge; in a VM keep ACS and enable ATS on the NIC."},
 	{ID: "host.pcie.unread", Layer: LayerNCCL, Severities: []Severity{Info}, Front: Doctor,
-		Text: "lspci -vvv run without root: NICs, GPUs or switch ports show 'Capabilities: <access denied>', so their links and ACS were not printed",
+		Text: "lspci output without the link lines of NICs, GPUs or switch ports: run without root ('Capabilities: <access denied>'), with -v only, or cut before LnkSta",
 		Fix:  "`sudo lspci -vvv`."},
 	{ID: "host.pcie.ok", Layer: LayerNCCL, Severities: []Severity{Info}, Front: Doctor,
 		Text: "lspci -vvv: every NIC and GPU at its full PCIe link, and no bridge redirecting peer-to-peer traffic"},

@@ -367,31 +367,44 @@ func checkLspciOK(inc *Incident) []Finding {
 	return fs
 }
 
-// checkLspciDenied reports NICs and GPUs whose capabilities lspci could
-// not read (it ran without root).
+// checkLspciDenied reports NICs, GPUs and switch ports whose link the
+// input does not show: lspci ran without root ("Capabilities: <access
+// denied>"), or with -v only, or the paste was cut before LnkSta.
 func checkLspciDenied(inc *Incident) []Finding {
 	var fs []Finding
 	for _, p := range All[*ingest.Lspci](inc) {
-		var names []string
+		var denied, missing []string
 		var ev []Evidence
 		for _, d := range p.Devices {
-			if d.Denied && (d.Role == ingest.RoleNIC || d.Role == ingest.RoleGPU || d.Role == ingest.RoleSwitch) {
-				names = append(names, d.Label())
-				if len(ev) < 4 {
-					ev = append(ev, d.Evidence)
-				}
+			if d.BDF == "" || d.Role != ingest.RoleNIC && d.Role != ingest.RoleGPU && d.Role != ingest.RoleSwitch || d.Sta.Set() {
+				continue
+			}
+			if d.Denied {
+				denied = append(denied, d.Label())
+			} else {
+				missing = append(missing, d.Label())
+			}
+			if len(ev) < 4 {
+				ev = append(ev, d.Evidence)
 			}
 		}
-		if len(names) == 0 {
+		var parts []string
+		if len(denied) > 0 {
+			parts = append(parts, fmt.Sprintf("lspci ran without root, so the PCIe links and ACS of %s were not printed: %s", plural(len(denied), "NIC, GPU or switch port", "NICs, GPUs and switch ports"), list(denied, 4)))
+		}
+		if len(missing) > 0 {
+			parts = append(parts, fmt.Sprintf("no LnkSta for %s (lspci -v only, or the paste ends before it): %s", plural(len(missing), "NIC, GPU or switch port", "NICs, GPUs and switch ports"), list(missing, 4)))
+		}
+		if len(parts) == 0 {
 			continue
 		}
 		fs = append(fs, Finding{
 			ID: "host.pcie.unread", Severity: Info, Layer: LayerNCCL,
-			Title:     fmt.Sprintf("%s: lspci ran without root, so the PCIe links and ACS of %s were not printed: %s", p.Source(), plural(len(names), "NIC, GPU or switch port", "NICs, GPUs and switch ports"), list(names, 4)),
+			Title:     fmt.Sprintf("%s: %s", p.Source(), strings.Join(parts, "; ")),
 			Evidence:  ev,
-			Mechanism: "lspci reads a device's capabilities (LnkCap, LnkSta, ACSCtl) from configuration space beyond the first 64 bytes, which only root may read; as another user it prints 'Capabilities: <access denied>', so a downgraded link or ACS on a switch port cannot be seen.",
-			Fix:       "Run it as root: `sudo lspci -vvv > lspci.txt` (or `sudo lspci -vvv -s <bdf>` for one device).",
-		}.per(p.Source(), "input", "lspci without root"))
+			Mechanism: "lspci prints a device's link (LnkCap, LnkSta) and ACS control (ACSCtl) only with -vv or more, and only as root: they sit in configuration space beyond the first 64 bytes, and as another user it prints 'Capabilities: <access denied>'. Without them a downgraded link or ACS on a switch port cannot be seen, so these devices were not judged.",
+			Fix:       "Pass the whole output, as root: `sudo lspci -vvv > lspci.txt` (or `sudo lspci -vvv -s <bdf>` for one device).",
+		}.per(p.Source(), "input", "lspci without the link lines"))
 	}
 	return fs
 }
