@@ -24,6 +24,7 @@ func switchRules() []Rule {
 		{IDs: []string{"switch.headroom.exhausted"}, Check: checkHeadroom},
 		{IDs: []string{"switch.headroom.short"}, Check: checkProfileHeadroom},
 		{IDs: []string{"switch.ecn.thresholds"}, Check: checkECNThresholds},
+		{IDs: []string{"switch.pfc.port_off"}, Check: checkEOSPFCOff},
 	}
 }
 
@@ -50,8 +51,8 @@ func switchLossless(inc *Incident) ([]int, string) {
 		return qs, "the queues the PFC watchdog watches"
 	}
 	for _, s := range All[*ingest.SwitchCounters](inc) {
-		if len(s.PFCPrios) > 0 {
-			return distinctInts(s.PFCPrios), "the priorities the switch enables PFC on"
+		if prios, _ := s.LosslessPrios(); len(prios) > 0 {
+			return distinctInts(prios), "the priorities the switch enables PFC on"
 		}
 	}
 	return sonicLossless, "SONiC's default lossless queues"

@@ -157,8 +157,9 @@ func checkSwitchHostPFC(inc *Incident) []Finding {
 	var sw []int
 	var swEv []Evidence
 	for _, s := range All[*ingest.SwitchCounters](inc) {
-		sw = append(sw, s.PFCPrios...)
-		swEv = append(swEv, s.PFCPrioEvs...)
+		prios, evs := s.LosslessPrios()
+		sw = append(sw, prios...)
+		swEv = append(swEv, evs...)
 	}
 	if len(sw) == 0 {
 		return nil

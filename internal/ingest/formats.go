@@ -19,5 +19,6 @@ func formats() []Format {
 		{Kind: KindDCQCNSysfs, New: NewDCQCNSysfsParser},
 		{Kind: KindMlnxQoSCommands, New: NewMlnxQoSCommandParser},
 		{Kind: KindGPUTopo, New: NewGPUTopoParser},
+		{Kind: KindLspci, New: NewLspciParser},
 	}
 }

@@ -231,3 +231,29 @@ func FuzzGPUTopo(f *testing.F) {
 		}
 	})
 }
+
+func FuzzLspci(f *testing.F) {
+	f.Add([]byte("01:00.0 Ethernet controller: Mellanox\n\tLnkCap:\tSpeed 8GT/s, Width x\n\tACSCtl:\tReqRedir\n"))
+	nicFuzz(f, NewLspciParser, nicSeeds("corpus/lspci/*.txt", "synthetic/lspci-*.txt"), func(t *testing.T, a Artifact, n int) {
+		p := a.(*Lspci)
+		if len(p.Devices) > maxPCIDevices || len(p.Garbled) > maxGarbled {
+			t.Fatalf("%d devices, %d garbled", len(p.Devices), len(p.Garbled))
+		}
+		for _, d := range p.Devices {
+			nicCheckEvidence(t, d.Evidence, n)
+			for _, s := range []PCIeLinkState{d.Cap, d.Sta} {
+				if s.Set() && (s.Width > 32 || s.GTs < 0 || s.GTs > 256 || s.Rate() < 0) {
+					t.Fatalf("link %+v", s)
+				}
+			}
+			_ = d.Downgraded()
+		}
+		for _, g := range p.Garbled {
+			if g.Line < 1 || g.Line > n || g.Col < 1 || g.Col > len(g.Text)+1 {
+				t.Fatalf("garble %+v", g)
+			}
+			_ = g.Error("fuzz")
+		}
+		_ = p.Bottlenecks()
+	})
+}

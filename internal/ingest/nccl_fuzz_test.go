@@ -74,6 +74,14 @@ func FuzzNCCLLog(f *testing.F) {
 					t.Fatalf("QP evidence line %d outside 1..%d", q.Evidence.Line, res.LineCount)
 				}
 			}
+			if len(l.RankGPUs) > maxDistinct {
+				t.Fatal("rank GPUs beyond their cap")
+			}
+			for _, g := range l.RankGPUs {
+				if g.BusID == "" || g.Evidence.Line < 1 || g.Evidence.Line > res.LineCount {
+					t.Fatalf("rank GPU %+v", g)
+				}
+			}
 			for _, h := range l.HostIdents() {
 				if h.IsZero() {
 					t.Fatal("a host with no name, address or GUID")

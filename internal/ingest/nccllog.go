@@ -71,6 +71,9 @@ type NCCLLog struct {
 	// GDR holds the GPUDirect RDMA decisions, one per host, GPU, HCA and
 	// outcome.
 	GDR []GDRDecision
+	// RankGPUs are the GPUs the ranks' init lines name, one per host and
+	// busId.
+	RankGPUs []RankGPU
 	// Channels counts the per-connection transport lines by host and
 	// transport.
 	Channels []ChannelStat
@@ -363,6 +366,18 @@ type Warning struct {
 
 // maxChain bounds Warning.Chain.
 const maxChain = 4
+
+// A RankGPU is the GPU a rank runs on, as its communicator's init line
+// prints it ("rank 0 nranks 16 cudaDev 0 nvmlDev 0 busId 1b000").
+type RankGPU struct {
+	Host    string
+	Rank    int
+	CudaDev int
+	// BusID is NCCL's busId: the hex of domain<<20 | bus<<12 |
+	// device<<4 | function ("1b000" is 0000:1b:00.0).
+	BusID    string
+	Evidence Evidence
+}
 
 // CommInfo is the size of the largest communicator in the log.
 type CommInfo struct {

@@ -221,6 +221,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		l.ringSummary(host, msg, ev)
 	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclCommInitRank comm ") || strings.HasPrefix(msg, "rank ") && strings.Contains(msg, " nranks "):
 		l.comm(msg, ev)
+		l.rankGPU(host, msg, ev)
 	case strings.Contains(msg, "Call to ibv_") && strings.Contains(msg, "failed"):
 		// NCCL 2.2x logs ibv_modify_qp retries at INFO; only the final
 		// failure is a WARN, so retries are recognised but not kept.
@@ -611,6 +612,29 @@ func (l *NCCLLog) comm(msg string, ev Evidence) {
 			l.Comm.LocalRanks = max(l.Comm.LocalRanks, n)
 		}
 	}
+}
+
+// rankGPU keeps the GPU a communicator's init line names by busId.
+func (l *NCCLLog) rankGPU(host, msg string, ev Evidence) {
+	g := RankGPU{Host: host, Rank: -1, CudaDev: -1}
+	f := strings.Fields(msg)
+	for i := 0; i+1 < len(f); i++ {
+		switch f[i] {
+		case "rank":
+			g.Rank = atoiOr(f[i+1], -1)
+		case "cudaDev":
+			g.CudaDev = atoiOr(f[i+1], -1)
+		case "busId":
+			if isHex(f[i+1]) && len(f[i+1]) <= 12 {
+				g.BusID = strings.ToLower(f[i+1])
+			}
+		}
+	}
+	if g.BusID == "" || len(l.RankGPUs) >= maxDistinct || !l.once(seenKey{kind: 'b', a: host, b: g.BusID}) {
+		return
+	}
+	g.BusID, g.Evidence = strings.Clone(g.BusID), ev
+	l.RankGPUs = append(l.RankGPUs, g)
 }
 
 func (l *NCCLLog) channel(host, msg string, ev Evidence) {

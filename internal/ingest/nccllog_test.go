@@ -410,3 +410,16 @@ node1:1:2 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 3.
 		t.Errorf("GID uses %q, want %q", got, want)
 	}
 }
+
+// The communicator's init lines name each rank's GPU by busId, which
+// lspci's address matches (NVIDIA/nccl#1453, rank-tagged lines).
+func TestNCCLRankGPUs(t *testing.T) {
+	l := ncclLog(t, "nccl-log/nccl-rank-tag-tuning-algo-proto-init-timings-nccl1453.txt")
+	if len(l.RankGPUs) == 0 {
+		t.Fatal("no rank GPUs")
+	}
+	g := l.RankGPUs[0]
+	if g.Host != "h100clust-worker-1" || g.Rank != 0 || g.CudaDev != 0 || g.BusID != "a4000" || g.Evidence.Line != 7 {
+		t.Fatalf("%+v", g)
+	}
+}

@@ -52,6 +52,8 @@ type SwitchCounters struct {
 	// Onyx `show roce`: "switch-priority 3: enabled"), with the lines.
 	PFCPrios   []int
 	PFCPrioEvs []Evidence
+	// EOSPFC are the ports of Arista EOS `show priority-flow-control`.
+	EOSPFC []EOSPFCPort
 	// Omitted counts rows beyond the cap.
 	Omitted int
 }
@@ -218,6 +220,7 @@ type switchParser struct {
 	// 0x10500 - ... Counters Group", "Prio 3").
 	sdkPort string
 	sdkPrio int
+	eos     eosPFC
 }
 
 // NewSwitchParser returns a parser for switch CLI output in the input src.
@@ -231,6 +234,10 @@ func (p *switchParser) Feed(l Line) {
 		return
 	}
 	t := strings.TrimSpace(l.Text)
+	if p.eos.feed(l, t) {
+		p.out.lines.add(l)
+		return
+	}
 	if t == "" {
 		if p.table != swECN {
 			p.table = swNone
@@ -587,6 +594,7 @@ func splitQueueName(s string) (string, int) {
 func (p *switchParser) Result() Artifact {
 	p.endBlock()
 	o := &p.out
+	o.EOSPFC = p.eos.read(o.src)
 	// A "Profile:" block of buffer keys is a buffer profile, not ECN.
 	ecn := o.ECN[:0]
 	for _, e := range o.ECN {
@@ -596,7 +604,7 @@ func (p *switchParser) Result() Artifact {
 	}
 	o.ECN = ecn
 	o.latestSnapshots()
-	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC) == 0 {
+	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC) == 0 {
 		return nil
 	}
 	return o

@@ -60,6 +60,15 @@ func FuzzSwitch(f *testing.F) {
 				t.Fatalf("priority %d", p.Prio)
 			}
 		}
+		if len(s.EOSPFC) > maxEOSPFCLines {
+			t.Fatalf("%d EOS ports", len(s.EOSPFC))
+		}
+		for _, p := range s.EOSPFC {
+			nicCheckEvidence(t, p.Evidence, n)
+			if p.Enabled != (len(p.Prios) > 0) {
+				t.Fatalf("EOS port %+v", p)
+			}
+		}
 		for _, w := range s.WD {
 			nicCheckEvidence(t, w.Evidence, n)
 		}

@@ -1,0 +1,603 @@
+package ingest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/unit"
+)
+
+// KindLspci is `lspci -vvv` (also -vv, -vvvxxx, -nn, -D, -s BUS) and the
+// lines people grep out of it (LnkCap/LnkSta, ACSCtl).
+const KindLspci Kind = "lspci"
+
+// Lspci is what `lspci -vvv` says about the PCIe devices that carry
+// collective traffic: each device's class, its link's capability against
+// its state, and the Access Control Services of bridges:
+//
+//	0000:b3:00.0 Ethernet controller: Mellanox Technologies MT2892 Family [ConnectX-6 Dx]
+//		Capabilities: [60] Express (v2) Endpoint, MSI 00
+//			LnkCap:	Port #0, Speed 16GT/s, Width x16, ASPM not supported
+//			LnkSta:	Speed 8GT/s (downgraded), Width x8 (downgraded)
+//		Capabilities: [2a0 v1] Access Control Services
+//			ACSCtl:	SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-
+//
+// Lines grepped out of it without their device headers make devices of
+// their own, with no address.
+type Lspci struct {
+	Scoped
+	src   string
+	lines lineCount
+	// Devices are the devices in input order.
+	Devices []PCIDevice
+	// Garbled are the lines that began as lspci prints a link or ACS
+	// line but did not go on as it does.
+	Garbled []Garble
+}
+
+// A Garble is an input line a parser took for its format and could not
+// read: where, and what was expected there.
+type Garble struct {
+	Line, Col int // 1-based
+	Text      string
+	Expected  string
+}
+
+// Error formats the garble as "file:line:col: expected ..., got ...".
+func (g Garble) Error(file string) string {
+	got := g.Text
+	if g.Col-1 < len(got) {
+		got = got[g.Col-1:]
+	}
+	return fmt.Sprintf("%s:%d:%d: expected %s, got %q", file, g.Line, g.Col, g.Expected, got)
+}
+
+// PCI device roles, from the class and name lspci prints.
+const (
+	RoleOther  = ""
+	RoleNIC    = "NIC"    // Ethernet, InfiniBand or network controller
+	RoleGPU    = "GPU"    // 3D or VGA controller, processing accelerator
+	RoleSwitch = "switch" // a PCIe switch port (PLX, Broadcom, Microsemi, ...)
+	RoleRoot   = "root port"
+)
+
+// A PCIDevice is one device block of lspci -vvv.
+type PCIDevice struct {
+	// BDF is the address as printed ("0000:b3:00.0" or "b3:00.0"), ""
+	// for grepped lines without a header.
+	BDF string
+	// Class is the class name ("Ethernet controller", "PCI bridge").
+	Class string
+	// Name is the vendor and device as printed, -nn's IDs included, up to
+	// the revision.
+	Name string
+	// Role is what the device is to a collective (RoleNIC, RoleGPU, ...).
+	Role string
+	// Port is the PCI Express port type ("Endpoint", "Downstream Port",
+	// "Root Port", ...), "" when the input does not say.
+	Port string
+	// Cap and Sta are the link's capability and negotiated state.
+	Cap, Sta PCIeLinkState
+	// ACS is the ACS control register, when printed.
+	ACS *ACSControl
+	// ACSOffset is the ACS capability's offset in configuration space
+	// ("2a0"), "" when not printed.
+	ACSOffset string
+	// Secondary is a bridge's secondary bus ("17"), the bus of the
+	// devices right below it; "" for other devices.
+	Secondary string
+	// Host is the host a shell prompt before the device named, if any.
+	Host string
+	// Denied is set when lspci printed "Capabilities: <access denied>"
+	// (run without root): the link and ACS lines are not in the input.
+	Denied   bool
+	Evidence Evidence
+}
+
+// Domain and Bus split the address: "0000" when it has no domain.
+func (d PCIDevice) Domain() string {
+	if strings.Count(d.BDF, ":") == 2 {
+		return strings.ToLower(d.BDF[:strings.IndexByte(d.BDF, ':')])
+	}
+	return "0000"
+}
+
+// Bus returns the bus part of the address ("b3"), "" without one.
+func (d PCIDevice) Bus() string {
+	parts := strings.Split(d.BDF, ":")
+	if len(parts) < 2 {
+		return ""
+	}
+	return strings.ToLower(parts[len(parts)-2])
+}
+
+// Above returns the bridge whose secondary bus the device sits on (the
+// port of its slot, or of the PCIe switch above it), if the input has it.
+func (p *Lspci) Above(d PCIDevice) (PCIDevice, bool) {
+	if d.BDF == "" {
+		return PCIDevice{}, false
+	}
+	for _, b := range p.Devices {
+		if b.Secondary != "" && b.Secondary == d.Bus() && b.Domain() == d.Domain() && b.Host == d.Host && b.BDF != d.BDF {
+			return b, true
+		}
+	}
+	return PCIDevice{}, false
+}
+
+// A PCIeLinkState is a PCIe link's speed and width, as LnkCap or LnkSta
+// prints them. GTs is 0 when lspci prints "Speed unknown" (pciutils
+// before 3.6 on 16 GT/s links).
+type PCIeLinkState struct {
+	GTs      float64
+	Width    int
+	Evidence Evidence
+}
+
+// Set reports whether the line was read.
+func (l PCIeLinkState) Set() bool { return l.Width > 0 }
+
+// Rate is the link's data rate after line coding (8b/10b up to 5 GT/s,
+// 128b/130b from 8 GT/s; 64 GT/s FLIT mode counted as 1:1), 0 when the
+// speed is unknown.
+func (l PCIeLinkState) Rate() unit.BitRate {
+	coding := 128.0 / 130
+	switch {
+	case l.GTs <= 5:
+		coding = 0.8
+	case l.GTs >= 64:
+		coding = 1
+	}
+	return unit.BitRate(l.GTs * coding * float64(l.Width) * 1e9)
+}
+
+// String formats it as lspci does: "16GT/s x16".
+func (l PCIeLinkState) String() string {
+	if l.GTs == 0 {
+		return fmt.Sprintf("speed unknown x%d", l.Width)
+	}
+	return fmt.Sprintf("%sGT/s x%d", strconv.FormatFloat(l.GTs, 'f', -1, 64), l.Width)
+}
+
+// Downgraded reports whether the device negotiated less than it can: a
+// lower speed or fewer lanes than its capability.
+func (d PCIDevice) Downgraded() bool {
+	if !d.Cap.Set() || !d.Sta.Set() {
+		return false
+	}
+	return d.Sta.Width < d.Cap.Width || d.Sta.GTs > 0 && d.Cap.GTs > 0 && d.Sta.GTs < d.Cap.GTs
+}
+
+// Label names the device: its host when a prompt named one, its address
+// and name, or "(device not named)".
+func (d PCIDevice) Label() string {
+	s := d.BDF
+	switch {
+	case d.BDF == "":
+		return "(device not named)"
+	case d.Name != "":
+		s += " " + d.Name
+	}
+	if d.Host != "" {
+		s = d.Host + " " + s
+	}
+	return s
+}
+
+// RDMA reports a NIC of a family that runs RoCE or InfiniBand (ConnectX,
+// BlueField, Broadcom NetXtreme-E, Intel E810, AMD Pensando, Chelsio,
+// QLogic FastLinQ), as opposed to a host's management port.
+func (d PCIDevice) RDMA() bool {
+	if d.Role != RoleNIC {
+		return false
+	}
+	if d.Class == "Infiniband controller" {
+		return true
+	}
+	for _, k := range []string{"Mellanox", "ConnectX", "BlueField", "NetXtreme-E", "BCM575", "BCM576", "E810", "Pensando", "Chelsio", "FastLinQ"} {
+		if strings.Contains(d.Name, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// ACSControl is a bridge's ACS control register (ACSCtl).
+type ACSControl struct {
+	SrcValid, TransBlk, ReqRedir, CmpltRedir, UpstreamFwd, EgressCtrl, DirectTrans bool
+	Evidence                                                                       Evidence
+}
+
+// Redirects reports whether the bridge sends peer-to-peer requests or
+// completions up toward the root complex instead of across (ReqRedir,
+// CmpltRedir, EgressCtrl).
+func (a ACSControl) Redirects() bool { return a.ReqRedir || a.CmpltRedir || a.EgressCtrl }
+
+// Any reports whether any ACS control is on.
+func (a ACSControl) Any() bool {
+	return a.SrcValid || a.TransBlk || a.UpstreamFwd || a.DirectTrans || a.Redirects()
+}
+
+// Kind returns KindLspci.
+func (p *Lspci) Kind() Kind { return KindLspci }
+
+// Source returns the input's name.
+func (p *Lspci) Source() string { return p.src }
+
+// Lines returns how many lines were recognised.
+func (p *Lspci) Lines() int { return p.lines.n }
+
+// Bottlenecks reports the NICs whose PCIe link runs below what they can
+// and the GPUs whose link lost lanes, capped at the link's rate, and ACS
+// redirecting peer-to-peer traffic on switch ports (or on bridges a grep
+// does not name), which sends GPUDirect RDMA through the root complex.
+func (p *Lspci) Bottlenecks() []Bottleneck {
+	var out []Bottleneck
+	var acs []Evidence
+	for _, d := range p.Devices {
+		if d.ACS != nil && d.ACS.Redirects() && (d.Role == RoleSwitch || d.BDF == "") && len(acs) < 2 {
+			acs = append(acs, d.ACS.Evidence)
+		}
+		if !d.Downgraded() || d.Sta.GTs == 0 || !d.RDMA() && (d.Role != RoleGPU || d.Sta.Width >= d.Cap.Width) {
+			continue
+		}
+		out = append(out, Bottleneck{
+			What:     fmt.Sprintf("%s %s on a PCIe %s link (capable of %s)", d.Role, d.Label(), d.Sta, d.Cap),
+			Cap:      d.Sta.Rate(),
+			Device:   d.BDF,
+			Evidence: []Evidence{d.Cap.Evidence, d.Sta.Evidence},
+		})
+	}
+	if len(acs) > 0 {
+		out = append(out, Bottleneck{What: "PCIe ACS redirecting peer-to-peer traffic (GPUDirect RDMA through the root complex)", Evidence: acs})
+	}
+	return out
+}
+
+// Caps bound what one input may hold: a large server lists a few hundred
+// devices.
+const (
+	maxPCIDevices = 4096
+	maxGarbled    = 64
+)
+
+type lspciParser struct {
+	out Lspci
+	cur *PCIDevice
+	// named is set while cur is a device with a header line.
+	named bool
+	// block is the register block continuation lines belong to ("LnkSta").
+	block string
+}
+
+// NewLspciParser returns a parser for lspci -vvv in the input src.
+func NewLspciParser(src string) Parser { return &lspciParser{out: Lspci{src: src}} }
+
+// Feed implements Parser.
+func (p *lspciParser) Feed(l Line) {
+	if l.NCCL {
+		return
+	}
+	t := strings.TrimSpace(l.Text)
+	if t == "" {
+		return
+	}
+	if d, ok := lspciHeader(t); ok {
+		p.start(d, l)
+		return
+	}
+	key, rest, ok := strings.Cut(t, ":")
+	if !ok || strings.ContainsAny(key, " \t") {
+		if p.cur != nil && p.named {
+			p.continuation(t, l)
+		}
+		return
+	}
+	switch key {
+	case "Capabilities":
+		p.capability(rest, l)
+	case "LnkCap", "LnkSta":
+		p.link(key, rest, l)
+	case "ACSCtl":
+		p.acs(rest, l)
+	case "Bus":
+		p.bus(rest, l)
+	default:
+		if p.cur != nil && p.named {
+			p.block = key
+		}
+	}
+}
+
+// lspciHeader reads a device line: "[dddd:]bb:dd.f Class[ [cccc]]: Name".
+func lspciHeader(t string) (PCIDevice, bool) {
+	addr, rest, ok := strings.Cut(t, " ")
+	if !ok || !isBDF(addr) {
+		return PCIDevice{}, false
+	}
+	class, name, ok := strings.Cut(rest, ": ")
+	if !ok || class == "" || len(class) > 64 {
+		return PCIDevice{}, false
+	}
+	if i := strings.Index(class, " ["); i > 0 && strings.HasSuffix(class, "]") {
+		class = class[:i]
+	}
+	for _, c := range class {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == ' ' || c == '-' || c == '/') {
+			return PCIDevice{}, false
+		}
+	}
+	if i := strings.Index(name, " (rev "); i > 0 {
+		name = name[:i]
+	} else if i := strings.Index(name, " (prog-if "); i > 0 {
+		name = name[:i]
+	}
+	return PCIDevice{BDF: addr, Class: class, Name: strings.TrimSpace(name)}, true
+}
+
+// isBDF reports an address as lspci prints it: bb:dd.f with an optional
+// domain (dddd: or, on some hosts, 8 hex digits).
+func isBDF(s string) bool {
+	bus, fn, ok := strings.Cut(s, ".")
+	if !ok || len(fn) != 1 || fn[0] < '0' || fn[0] > '7' {
+		return false
+	}
+	parts := strings.Split(bus, ":")
+	if len(parts) == 3 {
+		if n := len(parts[0]); n != 4 && n != 8 || !isHex(parts[0]) {
+			return false
+		}
+		parts = parts[1:]
+	}
+	return len(parts) == 2 && len(parts[0]) == 2 && len(parts[1]) == 2 && isHex(parts[0]) && isHex(parts[1])
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// start opens a device block.
+func (p *lspciParser) start(d PCIDevice, l Line) {
+	p.out.lines.add(l)
+	p.block = ""
+	if len(p.out.Devices) >= maxPCIDevices {
+		p.cur = nil
+		return
+	}
+	d.BDF, d.Class, d.Name = strings.Clone(d.BDF), strings.Clone(d.Class), strings.Clone(d.Name)
+	d.Role = pciRole(d.Class, d.Name)
+	d.Host = l.Host
+	d.Evidence = At(p.out.src, l)
+	p.out.Devices = append(p.out.Devices, d)
+	p.cur, p.named = &p.out.Devices[len(p.out.Devices)-1], true
+}
+
+// pciRole classifies a device by its class and name.
+func pciRole(class, name string) string {
+	switch class {
+	case "Ethernet controller", "Infiniband controller", "Network controller":
+		return RoleNIC
+	case "3D controller", "VGA compatible controller", "Processing accelerators", "Display controller":
+		return RoleGPU
+	case "PCI bridge":
+		n := strings.ToLower(name)
+		for _, v := range []string{"plx", "pex", "broadcom", "microsemi", "pmc-sierra", "switch"} {
+			if strings.Contains(n, v) {
+				return RoleSwitch
+			}
+		}
+	}
+	return RoleOther
+}
+
+// capability reads a "Capabilities: [off] ..." line: the PCI Express
+// port type and where the ACS capability sits.
+func (p *lspciParser) capability(rest string, l Line) {
+	if p.cur == nil || !p.named {
+		return
+	}
+	p.block = ""
+	rest = strings.TrimSpace(rest)
+	if rest == "<access denied>" {
+		p.out.lines.add(l)
+		p.cur.Denied = true
+		return
+	}
+	off, what, ok := strings.Cut(strings.TrimPrefix(rest, "["), "]")
+	if !ok {
+		return
+	}
+	what = strings.TrimSpace(what)
+	off, _, _ = strings.Cut(off, " ")
+	switch {
+	case strings.HasPrefix(what, "Express "):
+		p.out.lines.add(l)
+		port := what[len("Express "):]
+		if strings.HasPrefix(port, "(") {
+			if _, after, ok := strings.Cut(port, ") "); ok {
+				port = after
+			}
+		}
+		port, _, _ = strings.Cut(port, ",")
+		port, _, _ = strings.Cut(port, " (")
+		p.cur.Port = strings.Clone(strings.TrimSpace(port))
+		switch p.cur.Port {
+		case "Root Port":
+			if p.cur.Role == RoleOther {
+				p.cur.Role = RoleRoot
+			}
+		case "Upstream Port", "Downstream Port":
+			if p.cur.Role == RoleOther {
+				p.cur.Role = RoleSwitch
+			}
+		}
+	case what == "Access Control Services" && isHex(off):
+		p.out.lines.add(l)
+		p.cur.ACSOffset = strings.Clone(off)
+	}
+}
+
+// bus reads a bridge's "Bus: primary=16, secondary=17, subordinate=17,
+// sec-latency=0".
+func (p *lspciParser) bus(rest string, l Line) {
+	if p.cur == nil || !p.named {
+		return
+	}
+	p.block = "Bus"
+	for _, f := range strings.Fields(strings.ReplaceAll(rest, ",", " ")) {
+		if v, ok := strings.CutPrefix(f, "secondary="); ok && len(v) == 2 && isHex(v) {
+			p.out.lines.add(l)
+			p.cur.Secondary = strings.ToLower(v)
+		}
+	}
+}
+
+// continuation reads a line that carries on the block above it (a
+// wrapped LnkSta or DevCtl line); nothing in them is needed yet beyond
+// keeping them out of other formats' way.
+func (p *lspciParser) continuation(t string, l Line) {
+	if p.block == "LnkCap" || p.block == "LnkSta" || p.block == "ACSCtl" {
+		p.out.lines.add(l)
+	}
+}
+
+// device returns the device a link or ACS line belongs to: the open
+// device block unless it has that line already (then the lines were
+// grepped out of several blocks), else a new device without an address.
+func (p *lspciParser) device(has func(*PCIDevice) bool) *PCIDevice {
+	if p.cur != nil && !has(p.cur) {
+		return p.cur
+	}
+	if len(p.out.Devices) >= maxPCIDevices {
+		return nil
+	}
+	p.out.Devices = append(p.out.Devices, PCIDevice{})
+	p.cur, p.named = &p.out.Devices[len(p.out.Devices)-1], false
+	return p.cur
+}
+
+// link reads "LnkCap: Port #0, Speed 16GT/s, Width x16, ..." or
+// "LnkSta: Speed 8GT/s (downgraded), Width x8 (ok)".
+func (p *lspciParser) link(key, rest string, l Line) {
+	st, col, ok := parseLinkState(rest)
+	if !ok {
+		p.garble(l, key, col, "'Speed <n>GT/s, Width x<n>' after "+key+":")
+		return
+	}
+	p.out.lines.add(l)
+	p.block = key
+	d := p.device(func(d *PCIDevice) bool {
+		if key == "LnkCap" {
+			return d.Cap.Set()
+		}
+		return d.Sta.Set()
+	})
+	if d == nil {
+		return
+	}
+	st.Evidence = At(p.out.src, l)
+	if key == "LnkCap" {
+		d.Cap = st
+	} else {
+		d.Sta = st
+	}
+	if d.Evidence.Line == 0 {
+		d.Evidence = st.Evidence
+	}
+}
+
+// parseLinkState reads the speed and width of a LnkCap or LnkSta line;
+// on failure col is the 0-based offset in rest where reading stopped.
+func parseLinkState(rest string) (PCIeLinkState, int, bool) {
+	var st PCIeLinkState
+	i := strings.Index(rest, "Speed ")
+	if i < 0 {
+		return st, len(rest) - len(strings.TrimLeft(rest, " \t")), false
+	}
+	sp := rest[i+len("Speed "):]
+	tok, _, _ := strings.Cut(sp, ",")
+	tok, _, _ = strings.Cut(tok, " ")
+	if tok != "unknown" {
+		g, err := strconv.ParseFloat(strings.TrimSuffix(tok, "GT/s"), 64)
+		if err != nil || !strings.HasSuffix(tok, "GT/s") || g <= 0 || g > 256 {
+			return st, i + len("Speed "), false
+		}
+		st.GTs = g
+	}
+	j := strings.Index(rest, "Width x")
+	if j < 0 {
+		return st, i + len("Speed ") + len(tok), false
+	}
+	w := rest[j+len("Width x"):]
+	n := 0
+	for n < len(w) && w[n] >= '0' && w[n] <= '9' {
+		n++
+	}
+	width, err := strconv.Atoi(w[:n])
+	if err != nil || width <= 0 || width > 32 {
+		return st, j + len("Width x"), false
+	}
+	st.Width = width
+	return st, 0, true
+}
+
+// acs reads "ACSCtl: SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ ...".
+func (p *lspciParser) acs(rest string, l Line) {
+	var a ACSControl
+	flags := map[string]*bool{
+		"SrcValid": &a.SrcValid, "TransBlk": &a.TransBlk, "ReqRedir": &a.ReqRedir, "CmpltRedir": &a.CmpltRedir,
+		"UpstreamFwd": &a.UpstreamFwd, "EgressCtrl": &a.EgressCtrl, "DirectTrans": &a.DirectTrans,
+	}
+	seen := 0
+	for _, f := range strings.Fields(strings.ReplaceAll(rest, ",", " ")) {
+		if len(f) < 2 || f[len(f)-1] != '+' && f[len(f)-1] != '-' {
+			continue
+		}
+		if b, ok := flags[f[:len(f)-1]]; ok {
+			*b = f[len(f)-1] == '+'
+			seen++
+		}
+	}
+	if seen == 0 {
+		p.garble(l, "ACSCtl", len(rest)-len(strings.TrimLeft(rest, " \t")), "ACS control flags (SrcValid+/- ReqRedir+/- CmpltRedir+/- ...) after ACSCtl:")
+		return
+	}
+	p.out.lines.add(l)
+	p.block = "ACSCtl"
+	d := p.device(func(d *PCIDevice) bool { return d.ACS != nil })
+	if d == nil {
+		return
+	}
+	a.Evidence = At(p.out.src, l)
+	if d.Evidence.Line == 0 {
+		d.Evidence = a.Evidence
+	}
+	d.ACS = &a
+}
+
+// garble records a line that starts as lspci's key but does not go on as
+// it does; col is the offset after "key:" where reading stopped.
+func (p *lspciParser) garble(l Line, key string, col int, expected string) {
+	p.out.lines.add(l)
+	if len(p.out.Garbled) >= maxGarbled {
+		return
+	}
+	at := strings.Index(l.Text, key+":")
+	p.out.Garbled = append(p.out.Garbled, Garble{
+		Line: l.Num, Col: at + len(key) + 1 + col + 1, Text: strings.Clone(l.Text), Expected: expected,
+	})
+}
+
+// Result implements Parser.
+func (p *lspciParser) Result() Artifact {
+	if len(p.out.Devices) == 0 && len(p.out.Garbled) == 0 {
+		return nil
+	}
+	return &p.out
+}

@@ -1,0 +1,158 @@
+package ingest
+
+import (
+	"strings"
+	"testing"
+)
+
+func lspciCorpus(t *testing.T, rel string) *Lspci {
+	t.Helper()
+	return corpusAs[*Lspci](t, rel, KindLspci)
+}
+
+// An RTX 3090 on a Rockchip root port trained at 8GT/s x4 of its 16GT/s
+// x16 (HeyMeco/Rockchip-pcie-devices): one GPU, downgraded, and the
+// whole dump is read as lspci.
+func TestLspciGPUDowngraded(t *testing.T) {
+	res := readFile(t, corpusDir+"/lspci/lspci-vvvv-rtx3090-gpu-8gts-x4-downgraded-rockchip.txt", "rtx3090")
+	if res.Type() != string(KindLspci) {
+		t.Fatalf("type %s", res.Type())
+	}
+	p := lspciCorpus(t, "lspci/lspci-vvvv-rtx3090-gpu-8gts-x4-downgraded-rockchip.txt")
+	if len(p.Devices) != 1 || len(p.Garbled) != 0 {
+		t.Fatalf("%d devices, garbled %v", len(p.Devices), p.Garbled)
+	}
+	d := p.Devices[0]
+	if d.BDF != "0000:01:00.0" || d.Class != "VGA compatible controller" || d.Role != RoleGPU || d.Port != "Legacy Endpoint" {
+		t.Fatalf("%+v", d)
+	}
+	if d.Cap.GTs != 16 || d.Cap.Width != 16 || d.Sta.GTs != 8 || d.Sta.Width != 4 || !d.Downgraded() {
+		t.Fatalf("cap %v sta %v", d.Cap, d.Sta)
+	}
+	// 16 GT/s x16 after 128b/130b: 252 Gb/s; 8 GT/s x4: 31.5 Gb/s.
+	if c, s := d.Cap.Rate().Gbps(), d.Sta.Rate().Gbps(); !near(float64(int(c*10))/10, 252) || !near(float64(int(s*100))/100, 31.5) {
+		t.Fatalf("rates %.3f %.3f", c, s)
+	}
+	if !strings.Contains(d.Sta.Evidence.Text, "LnkSta:\tSpeed 8GT/s (downgraded)") {
+		t.Fatalf("evidence %+v", d.Sta.Evidence)
+	}
+	if b := p.Bottlenecks(); len(b) != 1 || b[0].What != "GPU 0000:01:00.0 NVIDIA Corporation GA102 [GeForce RTX 3090] on a PCIe 8GT/s x4 link (capable of 16GT/s x16)" {
+		t.Fatalf("a GPU that lost lanes caps what it moves: %+v", b)
+	}
+}
+
+// `lspci -vvv | grep ACSCtl` from NVIDIA/nccl#523: eleven bridges without
+// addresses, five redirecting, two validating sources only.
+func TestLspciGrepACS(t *testing.T) {
+	p := lspciCorpus(t, "lspci/lspci-grep-acsctl-redirect-on-nccl523.txt")
+	var redirect, src, off int
+	for _, d := range p.Devices {
+		switch {
+		case d.ACS == nil || d.BDF != "":
+			t.Fatalf("%+v", d)
+		case d.ACS.Redirects():
+			redirect++
+		case d.ACS.SrcValid:
+			src++
+		default:
+			off++
+		}
+	}
+	if redirect != 5 || src != 2 || off != 4 {
+		t.Fatalf("redirect %d src %d off %d", redirect, src, off)
+	}
+	p = lspciCorpus(t, "lspci/lspci-grep-acsctl-all-off-nccl1405.txt")
+	for _, d := range p.Devices {
+		if d.ACS.Any() {
+			t.Fatalf("%+v", d.ACS)
+		}
+	}
+	if len(p.Devices) != 14 {
+		t.Fatalf("%d devices", len(p.Devices))
+	}
+}
+
+// Cut pastes: a ConnectX-6 Dx indented with spaces and cut after LnkCap
+// (NVIDIA/l2fwd-nv#6), an A100 in -nn form cut before its link
+// (open-mpi/hwloc#653), and pciutils 3.5's "Speed unknown" for Gen4
+// (pciutils/pciutils#128): devices read, nothing downgraded.
+func TestLspciCutAndUnknown(t *testing.T) {
+	p := lspciCorpus(t, "lspci/lspci-vvv-connectx6dx-cut-after-lnkcap-l2fwdnv6.txt")
+	d := p.Devices[0]
+	if len(p.Devices) != 1 || d.BDF != "b3:00.0" || d.Role != RoleNIC || d.Port != "Endpoint" || d.Cap.Width != 16 || d.Sta.Set() || d.Downgraded() {
+		t.Fatalf("%+v", p.Devices)
+	}
+	p = lspciCorpus(t, "lspci/lspci-vvv-nn-a100-cut-hwloc653.txt")
+	d = p.Devices[0]
+	if d.BDF != "da:00.0" || d.Class != "3D controller" || d.Role != RoleGPU || !strings.HasPrefix(d.Name, "NVIDIA Corporation GA100 [A100 SXM4 40GB] [10de:20b0]") {
+		t.Fatalf("%+v", d)
+	}
+	p = lspciCorpus(t, "lspci/lspci-grep-width-connectx5-socketdirect-speed-unknown-pciutils128.txt")
+	d = p.Devices[0]
+	if len(p.Devices) != 1 || d.Cap.GTs != 0 || d.Cap.Width != 8 || d.Sta.Width != 8 || d.Downgraded() || len(p.Garbled) != 0 {
+		t.Fatalf("%+v %v", p.Devices, p.Garbled)
+	}
+}
+
+// The synthetic switch fixture: roles from names and port types, the ACS
+// capability's offset, the NIC's downgrade as a bottleneck.
+func TestLspciSwitchSynthetic(t *testing.T) {
+	var p *Lspci
+	for _, a := range readSynthetic(t, "lspci-vvv-switch-acs-cx7-gen4-synthetic.txt").Artifacts {
+		if l, ok := a.(*Lspci); ok {
+			p = l
+		}
+	}
+	if p == nil {
+		t.Fatal("not read as lspci")
+	}
+	if len(p.Devices) != 5 {
+		t.Fatalf("%d devices", len(p.Devices))
+	}
+	roles := ""
+	for _, d := range p.Devices {
+		roles += d.Role + ","
+	}
+	if roles != "switch,switch,switch,NIC,GPU," {
+		t.Fatalf("roles %s", roles)
+	}
+	if d := p.Devices[1]; d.Port != "Downstream Port" || d.ACSOffset != "1f0" || !d.ACS.Redirects() {
+		t.Fatalf("%+v", d)
+	}
+	if up, ok := p.Above(p.Devices[3]); !ok || up.BDF != "0000:16:01.0" {
+		t.Fatalf("above the NIC: %+v %v", up, ok)
+	}
+	if _, ok := p.Above(p.Devices[0]); ok {
+		t.Fatal("the switch's upstream port has no bridge above it in the input")
+	}
+	b := p.Bottlenecks()
+	if len(b) != 2 || b[0].Device != "0000:17:00.0" || int(b[0].Cap.Gbps()) != 252 || b[1].Cap != 0 || len(b[1].Evidence) != 2 {
+		t.Fatalf("%+v", b)
+	}
+	if p.Scope().Host.Name != "gpu07" {
+		t.Fatalf("host %+v", p.Scope().Host)
+	}
+}
+
+// Lines that start as lspci's and do not go on as it prints them are
+// reported with their line and column, never read as a link.
+func TestLspciGarbled(t *testing.T) {
+	in := "01:00.0 Ethernet controller: Mellanox Technologies MT28908 Family [ConnectX-6]\n" +
+		"\t\tLnkCap:\tPort #0, Speed fastGT/s, Width x16\n" +
+		"\t\tLnkSta:\tSpeed 8GT/s, Width xx\n" +
+		"\t\tACSCtl:\tall on\n"
+	p := readOne[*Lspci](t, "bad.txt", in)
+	if len(p.Garbled) != 3 || p.Devices[0].Cap.Set() || p.Devices[0].Sta.Set() || p.Devices[0].ACS != nil {
+		t.Fatalf("%+v %+v", p.Garbled, p.Devices)
+	}
+	want := []string{
+		`bad.txt:2:26: expected 'Speed <n>GT/s, Width x<n>' after LnkCap:, got "fastGT/s, Width x16"`,
+		`bad.txt:3:31: expected 'Speed <n>GT/s, Width x<n>' after LnkSta:, got "x"`,
+		`bad.txt:4:11: expected ACS control flags (SrcValid+/- ReqRedir+/- CmpltRedir+/- ...) after ACSCtl:, got "all on"`,
+	}
+	for i, g := range p.Garbled {
+		if got := g.Error("bad.txt"); got != want[i] {
+			t.Errorf("got  %s\nwant %s", got, want[i])
+		}
+	}
+}
