@@ -19,7 +19,23 @@ import (
 // "Flow NAME ID finished at T total bytes B" lines; other lines of its
 // output are skipped, as are comments.
 func readFinishes(file string, r io.Reader) ([]float64, error) {
-	var x []float64
+	fs, err := readFlowLines(file, r)
+	x := make([]float64, len(fs))
+	for i, f := range fs {
+		x[i] = f.us
+	}
+	return x, err
+}
+
+// htsimFinish is one "Flow NAME ID finished at T" line: the flow's name
+// (htsim_roce's Roce_SRC_DST) and its completion time in microseconds.
+type htsimFinish struct {
+	name string
+	us   float64
+}
+
+func readFlowLines(file string, r io.Reader) ([]htsimFinish, error) {
+	var x []htsimFinish
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for line := 1; sc.Scan(); line++ {
@@ -31,7 +47,7 @@ func readFinishes(file string, r io.Reader) ([]float64, error) {
 		if err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("%s:%d: finished at %q: expected microseconds", file, line, fs[5])
 		}
-		x = append(x, v)
+		x = append(x, htsimFinish{fs[1], v})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)

@@ -38,6 +38,16 @@
 // compare runs the scenario on rocelab and prints its flows' completion
 // times (mean, median, p99, last) beside those of htsim_roce's standard
 // output for the same run ("Flow ... finished at T" lines).
+//
+//	go run ./tools/htsimconv paths -clock SECONDS [htsim_roce] -tm FILE.cm -nodes N -tiers 3 -strat ecmp_host -seed S ...
+//
+// paths predicts the aggregation and core switch htsim_roce -strat
+// ecmp_host sends each connection's data through (paths.go): htsim's
+// paths follow -seed and the wall clock of the run's start (SECONDS, its
+// time(NULL)), so the prediction holds for runs whose clock was pinned.
+// With -find FROM-TO -record HTSIM_STDOUT in place of -clock it finds the
+// second a recorded run started at: the seconds whose paths best explain
+// its completion times, best first.
 package main
 
 import (
@@ -67,6 +77,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(args) > 0 && args[0] == "from-htsim" {
 		return fromHtsim(args[1:], stdout)
+	}
+	if len(args) > 0 && args[0] == "paths" {
+		return pathsCmd(args[1:], stdout)
 	}
 	if len(args) > 0 && args[0] == "compare" {
 		return compareCmd(args[1:], stdout)

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestMT19937 holds the generator to the value the C++ standard requires
+// of std::mt19937 ([rand.predef]: its 10000th output, default-seeded).
+func TestMT19937(t *testing.T) {
+	m := newMT19937(5489)
+	var v uint32
+	for range 10000 {
+		v = m.next()
+	}
+	if v != 4123659995 {
+		t.Fatalf("10000th output %d, the standard's is 4123659995", v)
+	}
+}
+
+var (
+	pathsRun = regexp.MustCompile(`-seed (\d+) \(clock (\d+); FILE.cm: go run ./tools/htsimconv -mtu 4096 tools/htsimconv/(scenarios/\S+\.yaml)\)`)
+	pathsHop = regexp.MustCompile(`^HOP Switch_(LowerPod|UpperPod)_\d+ t \d+ flow (\d+) type 19 pathid (\d+) .* next VirtualQueue\(\w+->(US|CS)(\d+)\(0\)\)$`)
+)
+
+// TestPredictPaths holds predictPaths to the paths htsim_roce took in runs
+// whose clock was pinned (testdata/htsim/paths-*.txt: htsim's own prints
+// of its switches' salts and their first choice for each connection's
+// data packets): every salt, the shared path id, and every connection's
+// aggregation and core switch.
+func TestPredictPaths(t *testing.T) {
+	files, _ := filepath.Glob("testdata/htsim/paths-*.txt")
+	if len(files) < 3 {
+		t.Fatalf("%d path logs, want the 3 permutations and the incast", len(files))
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			f, err := os.Open(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			var seed, clock uint64
+			var cm bytes.Buffer
+			var salts []uint32
+			got := map[int][2]int{}
+			var pathIDs []string
+			sc := bufio.NewScanner(f)
+			for sc.Scan() {
+				line := sc.Text()
+				if m := pathsRun.FindStringSubmatch(line); m != nil {
+					seed, _ = strconv.ParseUint(m[1], 10, 32)
+					clock, _ = strconv.ParseUint(m[2], 10, 32)
+					if err := run([]string{"-mtu", "4096", m[3]}, &cm, io.Discard); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if v, ok := strings.CutPrefix(line, "SALT "); ok {
+					n, _ := strconv.ParseUint(strings.Fields(v)[1], 10, 32)
+					salts = append(salts, uint32(n))
+				}
+				if m := pathsHop.FindStringSubmatch(line); m != nil {
+					id, _ := strconv.Atoi(m[2])
+					next, _ := strconv.Atoi(m[5])
+					p, ok := got[id]
+					if !ok {
+						p = [2]int{-1, -1}
+					}
+					p[map[string]int{"US": 0, "CS": 1}[m[4]]] = next
+					got[id] = p
+					pathIDs = append(pathIDs, m[3])
+				}
+			}
+			if clock == 0 || len(salts) != 80 || len(got) < 100 {
+				t.Fatalf("read clock %d, %d salts, %d connections' hops: not a path log", clock, len(salts), len(got))
+			}
+			rng := newMT19937(uint32(seed))
+			for i, s := range salts {
+				if r := rng.random(); r != s {
+					t.Fatalf("salt %d: htsim %d, predicted %d", i, s, r)
+				}
+			}
+			want := strconv.Itoa(int(newMT19937(uint32(clock)).random() % 256))
+			for _, p := range pathIDs {
+				if p != want {
+					t.Fatalf("htsim's path id %s, predicted %s for every source", p, want)
+				}
+			}
+			conns, _, err := readMatrix(file, &cm, 128)
+			if err != nil {
+				t.Fatal(err)
+			}
+			paths, err := predictPaths(8, conns, uint32(seed), uint32(clock))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range paths {
+				h, ok := got[p.id]
+				if !ok {
+					h = [2]int{-1, -1}
+				}
+				if h != [2]int{p.agg, p.core} {
+					t.Errorf("connection %d (%d->%d): htsim took aggregation %d, core %d; predicted %d, %d", p.id, p.src, p.dst, h[0], h[1], p.agg, p.core)
+				}
+			}
+		})
+	}
+}
+
+// TestFindsRecordedClocks finds the second each recorded htsim run in
+// testdata/htsim started at, searching 300 seconds either side: the
+// seconds at which htsim_roce, its clock pinned, prints those runs' flow
+// lines byte for byte (docs/engine.md).
+func TestFindsRecordedClocks(t *testing.T) {
+	for _, c := range []struct {
+		workload string
+		clocks   []uint32
+		extra    []string
+	}{
+		{"perm128", []uint32{1796168758, 1796168758, 1796168759, 1796168760, 1796168761, 1796168762}, nil},
+		{"incast127", []uint32{1796168762, 1796168763, 1796168763}, nil},
+		{"perm128-lat", []uint32{1796253013, 1796253014, 1796253015, 1796253016, 1796253017, 1796253018}, []string{"-switch_latency", "1"}},
+	} {
+		cm := filepath.Join(t.TempDir(), c.workload+".cm")
+		var b bytes.Buffer
+		if err := run([]string{"-mtu", "4096", "scenarios/agree-" + c.workload + ".yaml"}, &b, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cm, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range c.clocks {
+			rec := fmt.Sprintf("testdata/htsim/%s-seed%d.txt", c.workload, i+1)
+			args := append([]string{"paths", "-find", fmt.Sprintf("%d-%d", want-300, want+300), "-record", rec,
+				"htsim_roce", "-nodes", "128", "-tiers", "3", "-tm", cm, "-strat", "ecmp_host", "-seed", strconv.Itoa(i + 1)}, c.extra...)
+			var out bytes.Buffer
+			if err := run(args, &out, io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Fields(out.String()); len(got) < 2 || got[1] != strconv.Itoa(int(want)) {
+				t.Errorf("%s: found\n%s\nwant clock %d first", rec, out.String(), want)
+			}
+		}
+	}
+}
