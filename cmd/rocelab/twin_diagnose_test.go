@@ -94,7 +94,9 @@ var loopFaults = map[string]string{
 	"dcqcn-fairness":           "",                    // DCQCN shares a full link: CNPs answered, nothing to fix
 	"gdr/gdr-off":              "nccl.gdr.disabled",
 	"gdr/gdr-on":               "",
-	"headroom-short":           "counters.discards", // headroom overflow on the lossless priority
+	"gdr/acs-on":               "host.pcie.acs",      // ReqRedir+ CmpltRedir+ on the switches' downstream ports
+	"gdr/nic-gen3-x8":          "host.pcie.degraded", // 8GT/s x8 of 32GT/s x16: 63 Gb/s under a 400G port
+	"headroom-short":           "counters.discards",  // headroom overflow on the lossless priority
 	"incast-dcqcn":             "counters.dcqcn.hotspot",
 	"incast-nopfc":             "counters.pfc.not_on_roce_priority",
 	"incast-pfc":               "counters.pause.ratio",

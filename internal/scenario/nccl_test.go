@@ -209,17 +209,23 @@ func ecmpImbalance(tw *Twin) float64 {
 
 // TestNCCLGDR runs the gdr example: with GPUDirect RDMA off the small
 // calls take longer (a PCIe crossing at each end of every network hop)
-// and the large ones carry less.
+// and the large ones carry less; ACS on in the PCIe switches and a NIC
+// link of Gen3 x8 carry less than GDR on a healthy server.
 func TestNCCLGDR(t *testing.T) {
 	s := example(t, "gdr")
-	var small, large [2]float64
-	for i, v := range s.Variants {
+	small, large := map[string]float64{}, map[string]float64{}
+	for _, v := range s.Variants {
 		_, sw := runJob(t, v)
-		small[i], large[i] = sw.Rows[0].Out.Time, sw.Rows[len(sw.Rows)-1].Out.BusBW
-		t.Logf("%s: %d B in %.2f us, busbw %.2f GB/s at %d B", v.Variant, sw.Rows[0].Size, small[i], large[i], sw.Rows[len(sw.Rows)-1].Size)
+		small[v.Variant], large[v.Variant] = sw.Rows[0].Out.Time, sw.Rows[len(sw.Rows)-1].Out.BusBW
+		t.Logf("%s: %d B in %.2f us, busbw %.2f GB/s at %d B", v.Variant, sw.Rows[0].Size, small[v.Variant], large[v.Variant], sw.Rows[len(sw.Rows)-1].Size)
 	}
-	if small[0] <= small[1] || large[0] >= large[1] {
-		t.Errorf("GDR off: %.2f us, %.2f GB/s; on: %.2f us, %.2f GB/s", small[0], large[0], small[1], large[1])
+	if small["gdr-off"] <= small["gdr-on"] || large["gdr-off"] >= large["gdr-on"] {
+		t.Errorf("GDR off: %.2f us, %.2f GB/s; on: %.2f us, %.2f GB/s", small["gdr-off"], large["gdr-off"], small["gdr-on"], large["gdr-on"])
+	}
+	for _, v := range []string{"acs-on", "nic-gen3-x8"} {
+		if large[v] >= large["gdr-on"] {
+			t.Errorf("%s: %.2f GB/s, not below GDR on a healthy server (%.2f)", v, large[v], large["gdr-on"])
+		}
 	}
 }
 

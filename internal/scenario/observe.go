@@ -3,10 +3,13 @@ package scenario
 import (
 	"bytes"
 	"sort"
+	"strings"
 
 	"rocelab/internal/cc"
+	"rocelab/internal/collective"
 	"rocelab/internal/counters"
 	"rocelab/internal/fabric"
+	"rocelab/internal/gpu"
 	"rocelab/internal/metrics"
 	"rocelab/internal/nic"
 	"rocelab/internal/packet"
@@ -125,8 +128,30 @@ func (s *Scenario) setup(headroom []int64, roce uint8, lossless bool) twin.Setup
 	}
 	if t := s.Topo; t.Servers > 0 {
 		out.Servers = &twin.Servers{Count: t.Servers, GPUs: t.GPUsPerServer, NICs: t.NICsPerServer, RailOptimized: t.RailOptimized}
+		if s.Workload != nil {
+			out.Servers.PCIe = serverPCIe(&s.Workload.System)
+		}
 	}
 	return out
+}
+
+// serverPCIe is the PCIe side of the job's servers, for the --out lspci.
+func serverPCIe(sys *collective.System) *twin.ServerPCIe {
+	srv := sys.Server
+	models := sys.Models
+	if len(models) == 0 {
+		models = []gpu.Model{srv.GPU}
+	}
+	p := &twin.ServerPCIe{GPULink: srv.GPUPCIe, NICLink: srv.NICPCIe, NICWidth: srv.NICPCIeWidth,
+		CPU: strings.ToLower(srv.CPU.String()), ACS: srv.ACS, CardPorts: max(srv.CardPorts, 1)}
+	for _, m := range models {
+		p.GPUs = append(p.GPUs, m.Name)
+		p.GPUGen = append(p.GPUGen, m.PCIe)
+	}
+	for g := 0; g < srv.GPUs; g++ {
+		p.Paths = append(p.Paths, srv.PathOf(g).String())
+	}
+	return p
 }
 
 // queueLevels are the ECN and XOFF levels of a switch port's queue of

@@ -193,6 +193,34 @@ type Servers struct {
 	GPUs          int  `json:"gpus_per_server"`
 	NICs          int  `json:"nics_per_server"`
 	RailOptimized bool `json:"rail_optimized"`
+	// PCIe is how the servers are built on the PCIe side, for the lspci
+	// the --out incident writes; it is not part of the run's JSON.
+	PCIe *ServerPCIe `json:"-"`
+}
+
+// ServerPCIe is what a GPU server's scenario says about its PCIe: the
+// GPU model (one per server when they differ) and its generation, the
+// links as configured, where each GPU's NIC sits and whether ACS is on.
+type ServerPCIe struct {
+	// GPUs names each server's GPU model ("H100"): one entry, or one per
+	// server; GPUGen is each one's PCIe generation.
+	GPUs   []string
+	GPUGen []int
+	// GPULink is the generation the GPUs' links run at (topology.servers
+	// gpu_pcie; 0: the model's).
+	GPULink int
+	// NICLink and NICWidth are the NICs' link generation and lanes
+	// (nic_pcie, nic_pcie_width).
+	NICLink, NICWidth int
+	// Paths is each GPU's path to its nearest NIC ("PIX", "PXB", "PHB",
+	// "SYS"), CPU the host CPU vendor ("intel", "amd", "arm").
+	Paths []string
+	CPU   string
+	// ACS says Access Control Services redirect peer-to-peer traffic in
+	// the PCIe switches.
+	ACS bool
+	// CardPorts is the ports of each NIC card (1: single-port cards).
+	CardPorts int
 }
 
 // Sim is about the run itself.

@@ -37,11 +37,16 @@ func Incident(hosts []Host, end unit.Time, header string) []IncidentFile {
 	for i := range hosts {
 		h := &hosts[i]
 		p := prompt(h.Name)
+		pci := serverPCIe(h)
 		for j := range h.Devices {
 			d := &h.Devices[j]
+			bus := "0000:0c:00.0"
+			if pci != nil {
+				bus = pci.nic[nicIndex(d)]
+			}
 			out = append(out, IncidentFile{filepath.Join("ethtool", h.Name+"-"+d.Netdev+".txt"), func(w io.Writer) error {
 				fmt.Fprintf(w, "%s# what: netdev %s of %s (RDMA device %s): settings, then counters at the start and at the end of the run (simulated time)\n", header, d.Netdev, h.Name, d.Name)
-				fmt.Fprintf(w, "%sethtool -i %s\n%s", p, d.Netdev, ethtoolInfo())
+				fmt.Fprintf(w, "%sethtool -i %s\n%s", p, d.Netdev, ethtoolInfo(nicModelFor(d.Rate), bus))
 				fmt.Fprintf(w, "%sethtool %s\n%s", p, d.Netdev, ethtoolSettings(d))
 				for _, at := range []unit.Time{0, end} {
 					dateLine(w, p, at)
@@ -102,6 +107,13 @@ func Incident(hosts []Host, end unit.Time, header string) []IncidentFile {
 				return nil
 			}},
 		)
+		if pci != nil {
+			out = append(out, IncidentFile{filepath.Join("lspci", h.Name+".txt"), func(w io.Writer) error {
+				fmt.Fprintf(w, "%s# what: the PCIe devices of %s as the scenario builds them (the twin's rendering, not a real server): %s\n%slspci -vvv -nn -D\n", header, h.Name, pci.what, p)
+				pci.writeLspci(w)
+				return nil
+			}})
+		}
 	}
 	return out
 }
@@ -137,10 +149,10 @@ func dateLine(w io.Writer, prompt string, t unit.Time) {
 	fmt.Fprintf(w, "%sdate +%%s.%%N\n%d.%09d\n", prompt, ns/1e9, ns%1e9)
 }
 
-// ethtoolInfo is `ethtool -i` of a ConnectX-6 Dx port.
-func ethtoolInfo() string {
-	return "driver: mlx5_core\nversion: 24.10-1.1.4\nfirmware-version: 22.43.1014 (MT_0000000359)\nexpansion-rom-version: \n" +
-		"bus-info: 0000:0c:00.0\nsupports-statistics: yes\nsupports-test: yes\nsupports-eeprom-access: no\nsupports-register-dump: no\nsupports-priv-flags: yes\n"
+// ethtoolInfo is `ethtool -i` of a port of model m at PCI address bus.
+func ethtoolInfo(m nicModel, bus string) string {
+	return "driver: mlx5_core\nversion: 24.10-1.1.4\nfirmware-version: " + m.fw + " (" + m.board + ")\nexpansion-rom-version: \n" +
+		"bus-info: " + bus + "\nsupports-statistics: yes\nsupports-test: yes\nsupports-eeprom-access: no\nsupports-register-dump: no\nsupports-priv-flags: yes\n"
 }
 
 // ethtoolSettings is `ethtool <if>` of a port up at its nominal rate.
@@ -181,8 +193,9 @@ func mtuEnum(mtu int) int {
 // devinfo writes one device as `ibv_devinfo -v` prints it.
 func devinfo(w io.Writer, d *Device) {
 	width, speed := ibSpeed(d.Rate)
-	fmt.Fprintf(w, "hca_id:\t%s\n\ttransport:\t\t\tInfiniBand (0)\n\tfw_ver:\t\t\t\t22.43.1014\n", d.Name)
-	fmt.Fprintf(w, "\tvendor_id:\t\t\t0x02c9\n\tvendor_part_id:\t\t\t4125\n\thw_ver:\t\t\t\t0x0\n\tboard_id:\t\t\tMT_0000000359\n\tphys_port_cnt:\t\t\t1\n")
+	m := nicModelFor(d.Rate)
+	fmt.Fprintf(w, "hca_id:\t%s\n\ttransport:\t\t\tInfiniBand (0)\n\tfw_ver:\t\t\t\t%s\n", d.Name, m.fw)
+	fmt.Fprintf(w, "\tvendor_id:\t\t\t0x02c9\n\tvendor_part_id:\t\t\t%d\n\thw_ver:\t\t\t\t0x0\n\tboard_id:\t\t\t%s\n\tphys_port_cnt:\t\t\t1\n", m.part, m.board)
 	fmt.Fprintf(w, "\t\tport:\t%d\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n", d.Port)
 	fmt.Fprintf(w, "\t\t\tmax_mtu:\t\t4096 (5)\n\t\t\tactive_mtu:\t\t%d (%d)\n", d.MTU, mtuEnum(d.MTU))
 	fmt.Fprintf(w, "\t\t\tsm_lid:\t\t\t0\n\t\t\tport_lid:\t\t0\n\t\t\tport_lmc:\t\t0x00\n\t\t\tlink_layer:\t\tEthernet\n")

@@ -14,6 +14,8 @@ package twinfeed
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
+	"strings"
 
 	"rocelab/internal/scenario"
 	"rocelab/internal/twin"
@@ -86,6 +88,10 @@ type Param struct {
 type Host struct {
 	Name    string
 	Devices []Device
+	// PCIe is set on a GPU server of a job: how its PCIe is built, and
+	// Server its index (the model of a job mixing GPU models).
+	PCIe   *twin.ServerPCIe
+	Server int
 }
 
 // A Feed is one run of a scenario's twin, advanced step by step.
@@ -142,6 +148,11 @@ func Hosts(o *twin.Observation) []Host {
 			k = len(hosts)
 			at[n.Machine] = k
 			hosts = append(hosts, Host{Name: n.Machine})
+			if sv := o.Scenario.Servers; sv != nil && sv.PCIe != nil {
+				if i, err := strconv.Atoi(strings.TrimPrefix(n.Machine, "node")); err == nil && scenario.ServerName(i) == n.Machine && i < sv.Count {
+					hosts[k].PCIe, hosts[k].Server = sv.PCIe, i
+				}
+			}
 		}
 		hosts[k].Devices = append(hosts[k].Devices, d)
 	}
