@@ -96,6 +96,9 @@ type NCCLLog struct {
 	// TimeoutCount counts every such line.
 	Timeouts     []CollectiveTimeout
 	TimeoutCount int
+	// Progress holds the watchdog's account of each rank's process group
+	// after a timeout: the last work it enqueued and completed.
+	Progress []WatchdogProgress
 	// Warnings holds the other WARN lines.
 	Warnings []Warning
 	// WarningCount counts every other WARN line, kept or not.
