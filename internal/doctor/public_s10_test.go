@@ -58,3 +58,19 @@ func TestWatchdogProgress(t *testing.T) {
 		t.Errorf("mechanism %s evidence %v", f.Mechanism, f.Evidence)
 	}
 }
+
+// NCCL 2.24.3's init as NVIDIA/nccl#1584 posts it, every "host:pid:tid
+// [dev] NCCL INFO" prefix stripped: rocelab read the version and nothing
+// else ("No findings"). The messages only NCCL prints are now read without
+// their prefix; "ncclCommInitRankConfig comm ..." is read with or without.
+func TestStrippedNCCLPrefixes(t *testing.T) {
+	rel := "corpus/nccl-log/nccl-2.24.3-prefixes-stripped-ibext-v8-sharp-ras-profiler-nccl1584.txt"
+	l := nicReadArtifacts(t, rel)[0].(*ingest.NCCLLog)
+	if l.Comm.Ranks != 8 || len(l.Networks) != 1 || l.Networks[0].Name != "IBext_v8" || len(l.EnvValues("NCCL_IB_PCI_RELAXED_ORDERING")) != 1 {
+		t.Errorf("comm %+v networks %+v", l.Comm, l.Networks)
+	}
+	f := nicMustFind(t, diagnoseFiles(t, Options{}, rel), "nccl.transport.ib", Info, "NET/IBext_v8 over InfiniBand", "4 more")
+	if f.Evidence[0].Line != 15 || !strings.Contains(f.Mechanism, "8 ranks") {
+		t.Errorf("evidence %v mechanism %s", f.Evidence, f.Mechanism)
+	}
+}

@@ -16,20 +16,24 @@ func (l *NCCLLog) Feed(ln Line) {
 		// The line reader found no NCCL marker: only the unprefixed forms
 		// (fragments, the bare version line, the algorithm matrix) remain.
 		if strings.Contains(s, "NCCL") {
-			if !l.feedFragment(ln, s) {
+			if !l.feedFragment(ln, s) && !l.feedBare(ln, s) {
 				l.feedUnprefixed(ln, s)
 			}
 			return
 		}
 		l.matrix = false
-		l.feedFragment(ln, s)
+		if !l.feedFragment(ln, s) {
+			l.feedBare(ln, s)
+		}
 		return
 	}
 	i := ln.marker - 1
 	if i < 0 {
 		if i = strings.Index(s, "NCCL"); i < 0 {
 			l.matrix = false
-			l.feedFragment(ln, s)
+			if !l.feedFragment(ln, s) {
+				l.feedBare(ln, s)
+			}
 			return
 		}
 	}
@@ -40,7 +44,7 @@ func (l *NCCLLog) Feed(ln Line) {
 	}
 	pre, warn, msg, ok := splitNCCL(s, i)
 	if !ok {
-		if !l.feedFragment(ln, s) {
+		if !l.feedFragment(ln, s) && !l.feedBare(ln, s) {
 			l.feedUnprefixed(ln, s)
 		}
 		return
@@ -187,7 +191,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		l.gdr(host, msg, ev)
 	case strings.HasPrefix(msg, "Connected all rings"):
 		l.ringSummary(host, msg, ev)
-	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclCommInitRank comm ") || strings.HasPrefix(msg, "rank ") && strings.Contains(msg, " nranks "):
+	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclCommInit") && strings.Contains(msg, " comm ") || strings.HasPrefix(msg, "rank ") && strings.Contains(msg, " nranks "):
 		l.comm(msg, ev)
 	case strings.Contains(msg, "Call to ibv_") && strings.Contains(msg, "failed"):
 		// NCCL 2.2x logs ibv_modify_qp retries at INFO; only the final
