@@ -275,6 +275,10 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	if lim.offNode {
 		f.ID, f.Severity = "nccltests.busbw.unjudged", Info
 		f.Title = fmt.Sprintf("nccl-tests %s %s: %s, so no NIC is on its path", collName(r), plat, lim.model)
+		if sp.single && sp.nodes == 1 && strings.HasPrefix(sp.how, "host ") {
+			f.Title = fmt.Sprintf("nccl-tests %s %s: %s (%s), so no NIC is on its path", collName(r), plat, lim.model, sp.how)
+			ev.add(sp.ev)
+		}
 		f.Mechanism = "Ranks on one node exchange data over NVLink or PCIe (P2P, shared memory), not the network: their busbw judges the GPU interconnect, not the NIC or the fabric."
 		f.Fix = "Run the test across nodes (e.g. mpirun -np 16 -N 8 over two hosts) to judge the network."
 		f.Evidence = ev.sorted()

@@ -192,7 +192,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(msg, "Connected all rings"):
 		l.ringSummary(host, msg, ev)
 	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclCommInit") && strings.Contains(msg, " comm ") || strings.HasPrefix(msg, "rank ") && strings.Contains(msg, " nranks "):
-		l.comm(msg, ev)
+		l.comm(host, msg, ev)
 	case strings.Contains(msg, "Call to ibv_") && strings.Contains(msg, "failed"):
 		// NCCL 2.2x logs ibv_modify_qp retries at INFO; only the final
 		// failure is a WARN, so retries are recognised but not kept.
@@ -559,15 +559,20 @@ func (l *NCCLLog) ringSummary(host, msg string, ev Evidence) {
 	}
 }
 
-func (l *NCCLLog) comm(msg string, ev Evidence) {
+func (l *NCCLLog) comm(host, msg string, ev Evidence) {
 	f := strings.Fields(msg)
+	rank, nranks := -1, -1
+	defer func() { l.noteRank(host, rank, nranks, ev) }()
 	for i := 0; i+1 < len(f); i++ {
 		n := atoiOr(f[i+1], -1)
 		if n < 0 {
 			continue
 		}
 		switch f[i] {
+		case "rank":
+			rank = n
 		case "nRanks", "nranks":
+			nranks = n
 			if n > l.Comm.Ranks {
 				l.Comm.Ranks = n
 				if l.Comm.Nodes == 0 {
