@@ -104,3 +104,15 @@ func TestOneHostHoldsEveryRank(t *testing.T) {
 		t.Errorf("two hosts read as one: %q", h)
 	}
 }
+
+// nccl-tests 2.13.6's all_gather on one RTX 4090 (NixOS/nixpkgs#251856):
+// busbw 0.00, an in-place algbw of 619657 GB/s. rocelab said only that
+// 32MiB was too small to judge; one rank measures no transport at all.
+func TestOneRankRun(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/nccltests-2.13.6-one-rank-all-gather-busbw-zero-rtx4090-nixpkgs251856.txt")
+	f := nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "all_gather ran on one rank (nixos-desktop device 0)", "busbw is 0 by definition")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 5 || f.Evidence[1].Line != 10 {
+		t.Errorf("evidence %v", f.Evidence)
+	}
+	nicMustNot(t, fs, "nccltests.sizes.small")
+}
