@@ -181,14 +181,14 @@ func checkBusBW(inc *Incident) []Finding {
 }
 
 // oneRank reports whether run r ran on a single rank: one rank line, no
-// split launch, and no NCCL log of the incident showing a larger
+// split launch, and no NCCL log of its file or host showing a larger
 // communicator.
 func oneRank(inc *Incident, t *ingest.NCCLTests, r *ingest.TestRun) bool {
 	if r.RankCount != 1 || r.RankSpan > 1 || len(r.Ranks) != 1 || splitRun(t, r) {
 		return false
 	}
 	for _, l := range All[*ingest.NCCLLog](inc) {
-		if l.Comm.Ranks > 1 {
+		if l.Comm.Ranks > 1 && reachOf(t.Scope(), l.Scope()) >= sameHost {
 			return false
 		}
 	}
