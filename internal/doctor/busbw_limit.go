@@ -56,6 +56,9 @@ func limitFor(r *ingest.TestRun, nodes int, sh share) busbwLimit {
 		n = g * max(nodes, 1)
 	}
 	if nodes == 1 {
+		if r.NRanks() <= 0 && g <= 1 {
+			return busbwLimit{offNode: true, model: "all its ranks on one node"}
+		}
 		return busbwLimit{offNode: true, model: fmt.Sprintf("all %s on one node", plural(n, "rank", "ranks"))}
 	}
 	kText := plural(k, "NIC", "NICs") + " per node"

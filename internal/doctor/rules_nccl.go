@@ -42,6 +42,9 @@ func jobSpan(inc *Incident) span {
 		if l.Comm.Nodes > 0 {
 			consider(l.Comm.Nodes, fmt.Sprintf("NCCL reports nNodes %d", l.Comm.Nodes), l.Comm.Evidence)
 			oneNode = oneNode || l.Comm.Nodes == 1
+		} else if h, ev, ok := l.Comm.SingleHost(); ok {
+			consider(1, fmt.Sprintf("host %s prints all %d ranks of the communicator", h, l.Comm.Ranks), ev)
+			oneNode = true
 		}
 		for _, c := range l.Channels {
 			if c.Kind == "NET" {

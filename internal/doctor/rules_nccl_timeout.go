@@ -25,9 +25,11 @@ func ncclTimeoutRules() []Rule {
 // and whether the incident holds NCCL errors that explain them.
 func checkCollectiveTimeouts(inc *Incident) []Finding {
 	var ts []ingest.CollectiveTimeout
+	var progress []ingest.WatchdogProgress
 	ncclErrors := 0
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		ts = append(ts, l.Timeouts...)
+		progress = append(progress, l.Progress...)
 		ncclErrors += l.CompletionCount + l.SetupCount + l.AsyncEventCount
 	}
 	if len(ts) == 0 {
@@ -60,6 +62,10 @@ func checkCollectiveTimeouts(inc *Incident) []Finding {
 	if len(ranks) > 0 {
 		title += " on rank" + map[bool]string{true: " ", false: "s "}[len(ranks) == 1] + list(ranks, 8)
 	}
+	mismatch := mismatchedCollectives(ts)
+	if mismatch != "" {
+		title += ": the ranks wait in different collectives"
+	}
 	mech := "PyTorch's ProcessGroupNCCL watchdog aborts the job when a collective has not completed within the process group's timeout: the ranks that report it waited for peers whose data never arrived. Every rank of the group must launch the collective and the network must deliver it; a rank that crashed, hung or fell behind (a stalled data loader, an out-of-memory error, a different code path), or a connection that stopped delivering (a queue pair in the error state after its retries ran out, a link down, a PFC deadlock) leaves the others waiting."
 	if len(seqs) > 1 {
 		mech += fmt.Sprintf(" The ranks time out at different sequence numbers (%s): they are not at the same point of the job, which points at a rank that stopped or diverged rather than at one slow transfer.", list(seqs, 4))
@@ -67,12 +73,19 @@ func checkCollectiveTimeouts(inc *Incident) []Finding {
 	if ranMS > 0 && timeoutMS > 0 {
 		mech += fmt.Sprintf(" The collective ran %s against a timeout of %s.", seconds(float64(ranMS)/1000), seconds(float64(timeoutMS)/1000))
 	}
+	if mismatch != "" {
+		mech += " " + mismatch + ": if these ranks share the process group (PyTorch numbers each group's collectives on its own), they called different collectives at the same point of the program, and as NCCL matches collectives by their order alone each waits for peers that will never join it; the program diverged (a collective under a rank-dependent branch, an uneven last batch, a save or evaluation step only some ranks run), which no network setting fixes."
+	}
+	mech += watchdogProgress(progressOfOneLog(progress), &ev)
 	if ncclErrors > 0 {
 		mech += fmt.Sprintf(" This incident also holds %s from NCCL's IB transport: those findings are the likely cause, the timeout their consequence.", plural(ncclErrors, "error line", "error lines"))
 	} else {
 		mech += " The inputs hold no NCCL transport error that explains it: a rank that stopped, or logs of the other ranks, are what is missing."
 	}
 	fix := "Find the rank that stopped first: compare each rank's 'last completed NCCL work' (set TORCH_NCCL_DUMP_ON_TIMEOUT=1 for the flight recorder's per-rank dump), look for the ranks that did not report the timeout, and read every rank's NCCL_DEBUG=WARN output and the RDMA counters (retransmissions, discards, pause) of their hosts for the same minutes. Raising the timeout hides a hang; it does not fix it."
+	if mismatch != "" {
+		fix = "Make every rank of the group issue the same collectives in the same order with the same sizes: find the code that runs a collective on some ranks only (TORCH_DISTRIBUTED_DEBUG=DETAIL checks each collective's type and shape across ranks and names the first mismatch). " + fix
+	}
 	return []Finding{{
 		ID: "nccl.collective.timeout", Severity: Error, Layer: LayerNCCL,
 		Title:     title,
@@ -86,4 +99,118 @@ func checkCollectiveTimeouts(inc *Incident) []Finding {
 func atoi(s string) int {
 	n, _ := strconv.Atoi(strings.TrimSpace(s))
 	return n
+}
+
+// mismatchedCollectives describes the sequence numbers at which ranks time
+// out in collectives that differ in type or size, "" when none do.
+func mismatchedCollectives(ts []ingest.CollectiveTimeout) string {
+	bySeq := map[int64][]ingest.CollectiveTimeout{}
+	var seqs []int64
+	for _, t := range ts {
+		if t.SeqNum < 0 || t.OpType == "" {
+			continue
+		}
+		if _, ok := bySeq[t.SeqNum]; !ok {
+			seqs = append(seqs, t.SeqNum)
+		}
+		bySeq[t.SeqNum] = append(bySeq[t.SeqNum], t)
+	}
+	slices.Sort(seqs)
+	for _, seq := range seqs {
+		var kinds []string
+		for _, t := range bySeq[seq] {
+			k := t.OpType
+			if t.NumelIn >= 0 {
+				k += fmt.Sprintf(" of %d elements", t.NumelIn)
+			}
+			if t.Rank >= 0 {
+				k = "rank " + strconv.Itoa(t.Rank) + " in " + k
+			}
+			kinds = append(kinds, k)
+		}
+		if distinctOps(bySeq[seq]) > 1 {
+			return fmt.Sprintf("At SeqNum %d %s", seq, list(distinct(kinds), 4))
+		}
+	}
+	return ""
+}
+
+// distinctOps counts the different (type, size) pairs among ts.
+func distinctOps(ts []ingest.CollectiveTimeout) int {
+	seen := map[string]bool{}
+	for _, t := range ts {
+		seen[t.OpType+"/"+strconv.FormatInt(t.NumelIn, 10)] = true
+	}
+	return len(seen)
+}
+
+// progressOfOneLog keeps the progress lines of the log that has the most:
+// sequence numbers of different jobs (or of logs merged into one incident)
+// do not compare.
+func progressOfOneLog(ps []ingest.WatchdogProgress) []ingest.WatchdogProgress {
+	byFile := map[string][]ingest.WatchdogProgress{}
+	var best string
+	for _, p := range ps {
+		f := p.Evidence.File
+		byFile[f] = append(byFile[f], p)
+		if len(byFile[f]) > len(byFile[best]) || len(byFile[f]) == len(byFile[best]) && f < best {
+			best = f
+		}
+	}
+	return byFile[best]
+}
+
+// watchdogProgress says what the watchdog's progress lines tell of the
+// ranks: which ranks finished least, or that all stopped at the same
+// work, and adds the lines that show it to ev.
+func watchdogProgress(ps []ingest.WatchdogProgress, ev *evidence) string {
+	type key struct {
+		rank int
+		pg   string
+	}
+	last := map[key]ingest.WatchdogProgress{}
+	for _, p := range ps {
+		if p.Completed < 0 {
+			continue
+		}
+		last[key{p.Rank, p.PG}] = p
+	}
+	if len(last) == 0 {
+		return ""
+	}
+	lo, hi := int64(-1), int64(-1)
+	for _, p := range last {
+		if lo < 0 || p.Completed < lo {
+			lo = p.Completed
+		}
+		hi = max(hi, p.Completed)
+	}
+	var behind []string
+	for k, p := range last {
+		if p.Completed == lo && k.rank >= 0 {
+			behind = append(behind, strconv.Itoa(k.rank))
+		}
+		if p.Completed == lo {
+			ev.add(p.Evidence)
+		}
+	}
+	behind = distinct(behind)
+	slices.SortFunc(behind, func(a, b string) int { return atoi(a) - atoi(b) })
+	if len(last) == 1 {
+		for k, p := range last {
+			if k.rank < 0 || p.Enqueued < p.At || p.At < 0 {
+				break
+			}
+			return fmt.Sprintf(" The watchdog's progress line shows rank %d completed work %d and had enqueued up to %d: it launched the collective that timed out (work %d) and waited for its peers.", k.rank, p.Completed, p.Enqueued, p.At)
+		}
+		return ""
+	}
+	if lo == hi {
+		return fmt.Sprintf(" The watchdog's progress lines show %s completed work %d and no further: they are stuck on the same collective, held by a rank that is not reporting here or by a connection between them.", plural(len(last), "rank", "ranks"), lo)
+	}
+	who := "rank"
+	if len(behind) > 1 {
+		who = "ranks"
+	}
+	return fmt.Sprintf(" The watchdog's progress lines differ: %s %s completed only work %d where others reached %d; the ranks behind are where the stall began.", who, list(behind, 6), lo, hi)
 }

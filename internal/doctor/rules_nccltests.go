@@ -161,6 +161,10 @@ func checkBusBW(inc *Incident) []Finding {
 				}
 				continue
 			}
+			if oneRank(inc, t, r) {
+				fs = append(fs, oneRankRun(r).per(t.Source()+" "+collName(r), "run", "nccl-tests on one rank"))
+				continue
+			}
 			p, ok := r.Plateau()
 			if !ok {
 				fs = append(fs, smallSizes(r).per(t.Source()+" "+collName(r), "run", "nccl-tests too small to judge"))
@@ -174,6 +178,34 @@ func checkBusBW(inc *Incident) []Finding {
 		}
 	}
 	return fs
+}
+
+// oneRank reports whether run r ran on a single rank: one rank line, no
+// split launch, and no NCCL log of its file or host showing a larger
+// communicator.
+func oneRank(inc *Incident, t *ingest.NCCLTests, r *ingest.TestRun) bool {
+	if r.RankCount != 1 || r.RankSpan > 1 || len(r.Ranks) != 1 || splitRun(t, r) {
+		return false
+	}
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		if l.Comm.Ranks > 1 && reachOf(t.Scope(), l.Scope()) >= sameHost {
+			return false
+		}
+	}
+	return true
+}
+
+// oneRankRun reports a run on one rank: nothing it prints measures a
+// transport.
+func oneRankRun(r *ingest.TestRun) Finding {
+	rk := r.Ranks[0]
+	return Finding{
+		ID: "nccltests.busbw.unjudged", Severity: Info, Layer: LayerNCCL,
+		Title:     fmt.Sprintf("nccl-tests %s ran on one rank (%s device %d): its busbw is 0 by definition and no byte crossed a NIC or a GPU link", collName(r), rk.Host, rk.Device),
+		Evidence:  []Evidence{rk.Evidence, r.Rows[len(r.Rows)-1].Evidence},
+		Mechanism: "busbw is algbw times the collective's bus factor, (n-1)/n or 2(n-1)/n, which is 0 for n = 1; a collective of one rank is a copy within the GPU (nothing at all in place), so its time and algbw measure the GPU's memory, not NCCL's transport.",
+		Fix:       "Run on several GPUs (-g 8, or mpirun -np N with one GPU per process) and across nodes (mpirun over two hosts) to measure the GPU links and the network.",
+	}
 }
 
 // splitPlateau reports the plateau of a run whose processes ran as
@@ -275,6 +307,10 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	if lim.offNode {
 		f.ID, f.Severity = "nccltests.busbw.unjudged", Info
 		f.Title = fmt.Sprintf("nccl-tests %s %s: %s, so no NIC is on its path", collName(r), plat, lim.model)
+		if sp.single && sp.nodes == 1 && strings.HasPrefix(sp.how, "host ") {
+			f.Title = fmt.Sprintf("nccl-tests %s %s: %s (%s), so no NIC is on its path", collName(r), plat, lim.model, sp.how)
+			ev.add(sp.ev)
+		}
 		f.Mechanism = "Ranks on one node exchange data over NVLink or PCIe (P2P, shared memory), not the network: their busbw judges the GPU interconnect, not the NIC or the fabric."
 		f.Fix = "Run the test across nodes (e.g. mpirun -np 16 -N 8 over two hosts) to judge the network."
 		f.Evidence = ev.sorted()

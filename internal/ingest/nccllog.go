@@ -99,6 +99,9 @@ type NCCLLog struct {
 	// TimeoutCount counts every such line.
 	Timeouts     []CollectiveTimeout
 	TimeoutCount int
+	// Progress holds the watchdog's account of each rank's process group
+	// after a timeout: the last work it enqueued and completed.
+	Progress []WatchdogProgress
 	// Warnings holds the other WARN lines.
 	Warnings []Warning
 	// WarningCount counts every other WARN line, kept or not.
@@ -134,6 +137,9 @@ type NCCLLog struct {
 	hostFirst []Evidence
 	chanIdx   map[chanKey]int
 	seen      map[seenKey]struct{}
+	// commRanks holds, while the log shows one host, the ranks of each
+	// size of communicator that host printed.
+	commRanks map[string]map[int]map[int]bool
 	lastWarn  map[string]warnRef
 	matrix    bool
 }
@@ -384,6 +390,48 @@ type CommInfo struct {
 	Ranks, Nodes, LocalRanks int
 	// Evidence is the line that gave Nodes (or Ranks when Nodes is unknown).
 	Evidence Evidence
+	// OneHost is the only host of the log that printed every rank of a
+	// communicator of oneN ranks (all of "rank 0 nranks 2" and "rank 1
+	// nranks 2"), HostEvidence the line that completed the set; see
+	// SingleHost.
+	OneHost      string
+	HostEvidence Evidence
+	oneN         int
+}
+
+// noteRank records that host printed rank of a communicator of n ranks,
+// and sets Comm.OneHost when the log's only host has printed all of one.
+func (l *NCCLLog) noteRank(host string, rank, n int, ev Evidence) {
+	c := &l.Comm
+	if rank < 0 || n < 2 || n > maxDistinct || l.commRanks == nil {
+		return
+	}
+	if _, ok := l.commRanks[host]; !ok && len(l.commRanks) > 0 || !RealHost(host) {
+		// A second host, or an unnamed one: no single host holds the job.
+		l.commRanks, c.OneHost, c.HostEvidence, c.oneN = nil, "", Evidence{}, 0
+		return
+	}
+	byN := l.commRanks[host]
+	if byN == nil {
+		byN = map[int]map[int]bool{}
+		l.commRanks[host] = byN
+	}
+	if byN[n] == nil {
+		byN[n] = map[int]bool{}
+	}
+	byN[n][rank] = true
+	if len(byN[n]) == n && n > c.oneN {
+		c.OneHost, c.HostEvidence, c.oneN = host, ev, n
+	}
+}
+
+// SingleHost returns the host that holds every rank of the log's largest
+// communicator, when one does.
+func (c *CommInfo) SingleHost() (string, Evidence, bool) {
+	if c.OneHost == "" || c.oneN != c.Ranks {
+		return "", Evidence{}, false
+	}
+	return c.OneHost, c.HostEvidence, true
 }
 
 type warnRef struct {
@@ -408,6 +456,7 @@ func NewNCCLLogParser(src string) Parser {
 		procBoot:  map[procKey]string{},
 		bootAddrs: map[string][]string{},
 		seen:      map[seenKey]struct{}{},
+		commRanks: map[string]map[int]map[int]bool{},
 		chanIdx:   map[chanKey]int{},
 		origins:   map[string]cachedOrigin{},
 		vias:      map[viaKey]int{},

@@ -16,20 +16,24 @@ func (l *NCCLLog) Feed(ln Line) {
 		// The line reader found no NCCL marker: only the unprefixed forms
 		// (fragments, the bare version line, the algorithm matrix) remain.
 		if strings.Contains(s, "NCCL") {
-			if !l.feedFragment(ln, s) {
+			if !l.feedFragment(ln, s) && !l.feedBare(ln, s) {
 				l.feedUnprefixed(ln, s)
 			}
 			return
 		}
 		l.matrix = false
-		l.feedFragment(ln, s)
+		if !l.feedFragment(ln, s) {
+			l.feedBare(ln, s)
+		}
 		return
 	}
 	i := ln.marker - 1
 	if i < 0 {
 		if i = strings.Index(s, "NCCL"); i < 0 {
 			l.matrix = false
-			l.feedFragment(ln, s)
+			if !l.feedFragment(ln, s) {
+				l.feedBare(ln, s)
+			}
 			return
 		}
 	}
@@ -40,7 +44,7 @@ func (l *NCCLLog) Feed(ln Line) {
 	}
 	pre, warn, msg, ok := splitNCCL(s, i)
 	if !ok {
-		if !l.feedFragment(ln, s) {
+		if !l.feedFragment(ln, s) && !l.feedBare(ln, s) {
 			l.feedUnprefixed(ln, s)
 		}
 		return
@@ -84,6 +88,17 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 			l.Timeouts = append(l.Timeouts, t)
 		}
 		return true
+	case strings.Contains(s, "detected by watchdog at work"):
+		p, ok := parseWatchdogProgress(s)
+		if !ok {
+			return false
+		}
+		l.lines.add(ln)
+		p.Evidence = At(l.src, ln)
+		if len(l.Progress) < maxKept && l.once(seenKey{kind: 'w', a: strconv.Itoa(p.Rank), b: p.PG, c: strconv.FormatInt(p.Completed, 10)}) {
+			l.Progress = append(l.Progress, p)
+		}
+		return true
 	case strings.Contains(s, "Got completion") && (strings.Contains(s, "with error") || strings.Contains(s, "status=")):
 		msg = s[strings.Index(s, "Got completion"):]
 	case strings.Contains(s, "Call to ibv_") && strings.Contains(s, " failed"):
@@ -110,49 +125,6 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 	ev := At(l.src, ln)
 	l.feedWarn(o, l.intern("", ev), msg, ev)
 	return true
-}
-
-// parseWatchdogTimeout reads a ProcessGroupNCCL watchdog timeout line:
-// the rank ("[Rank 0]" or "[PG 1 Rank 0]" before "Watchdog"), the
-// WorkNCCL(...) fields and how long the collective ran.
-func parseWatchdogTimeout(s string) (CollectiveTimeout, bool) {
-	t := CollectiveTimeout{Rank: -1, SeqNum: -1, NumelIn: -1, NumelOut: -1, TimeoutMS: -1, RanMS: -1}
-	w := strings.Index(s, "Watchdog caught collective operation timeout")
-	if r := strings.LastIndex(s[:w], "Rank "); r >= 0 {
-		t.Rank = atoiOr(strings.TrimRight(wordAfter(s[r:], "Rank "), "]"), -1)
-	}
-	body, ok := strings.CutPrefix(s[w:], "Watchdog caught collective operation timeout: WorkNCCL(")
-	if !ok {
-		return t, false
-	}
-	fields, after, ok := strings.Cut(body, ") ran for ")
-	if !ok {
-		return t, false
-	}
-	for _, f := range strings.Split(fields, ", ") {
-		k, v, _ := strings.Cut(f, "=")
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			n = -1
-		}
-		switch k {
-		case "SeqNum":
-			t.SeqNum = n
-		case "OpType":
-			t.OpType = strings.Clone(v)
-		case "NumelIn":
-			t.NumelIn = n
-		case "NumelOut":
-			t.NumelOut = n
-		case "Timeout(ms)":
-			t.TimeoutMS = n
-		}
-	}
-	ran, _, _ := strings.Cut(after, " ")
-	if n, err := strconv.ParseInt(ran, 10, 64); err == nil {
-		t.RanMS = n
-	}
-	return t, t.OpType != "" || t.SeqNum >= 0
 }
 
 // feedUnprefixed handles lines that mention NCCL without an INFO/WARN
@@ -219,8 +191,8 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		l.gdr(host, msg, ev)
 	case strings.HasPrefix(msg, "Connected all rings"):
 		l.ringSummary(host, msg, ev)
-	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclCommInitRank comm ") || strings.HasPrefix(msg, "rank ") && strings.Contains(msg, " nranks "):
-		l.comm(msg, ev)
+	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclCommInit") && strings.Contains(msg, " comm ") || strings.HasPrefix(msg, "rank ") && strings.Contains(msg, " nranks "):
+		l.comm(host, msg, ev)
 		l.rankGPU(host, msg, ev)
 	case strings.Contains(msg, "Call to ibv_") && strings.Contains(msg, "failed"):
 		// NCCL 2.2x logs ibv_modify_qp retries at INFO; only the final
@@ -588,15 +560,20 @@ func (l *NCCLLog) ringSummary(host, msg string, ev Evidence) {
 	}
 }
 
-func (l *NCCLLog) comm(msg string, ev Evidence) {
+func (l *NCCLLog) comm(host, msg string, ev Evidence) {
 	f := strings.Fields(msg)
+	rank, nranks := -1, -1
+	defer func() { l.noteRank(host, rank, nranks, ev) }()
 	for i := 0; i+1 < len(f); i++ {
 		n := atoiOr(f[i+1], -1)
 		if n < 0 {
 			continue
 		}
 		switch f[i] {
+		case "rank":
+			rank = n
 		case "nRanks", "nranks":
+			nranks = n
 			if n > l.Comm.Ranks {
 				l.Comm.Ranks = n
 				if l.Comm.Nodes == 0 {
