@@ -106,6 +106,13 @@ type Config struct {
 	ReorderWindow int
 	NAKThreshold  int
 
+	// KeepPendingGap keeps a paced QP's next send where its last send put
+	// it when congestion control raises the rate, so the new rate applies
+	// from the gap after it: the HPCC ns-3 model's DCQCN, TIMELY and DCTCP
+	// assign the rate without moving the QP's next send. Unset, a rise
+	// re-times the pending gap at the new rate (a cut never delays it).
+	KeepPendingGap bool
+
 	// DrainRate, when positive, is how fast the host takes received data
 	// from the NIC (a slow PCIe link or host): data packets wait in a
 	// receive buffer of RxBuffer bytes, the NIC sends PFC XOFF on the

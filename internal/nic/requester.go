@@ -54,9 +54,10 @@ func (n *NIC) paceAfter(q *qp, now unit.Time) unit.Time {
 	return q.lastTx + rate.TxTime(unit.Bytes(q.lastWire))
 }
 
-// repace moves a QP waiting in the calendar earlier when its rate rose.
+// repace moves a QP waiting in the calendar earlier when its rate rose,
+// unless the pending gap is kept (Config.KeepPendingGap).
 func (n *NIC) repace(q *qp, now unit.Time) {
-	if q.where != inCalendar {
+	if q.where != inCalendar || n.cfg.KeepPendingGap {
 		return
 	}
 	next := max(n.paceAfter(q, now), now)

@@ -121,5 +121,8 @@ func (s *Scenario) FluidConfig() *fluid.Config {
 	if n.OutOfOrder || n.SelectiveRepeat {
 		c.Unsupported = append(c.Unsupported, "host.qp out-of-order receive and selective repeat: losses are recovered by go-back-N")
 	}
+	if n.KeepPendingGap {
+		c.Unsupported = append(c.Unsupported, "host.qp.rate_change next_packet: a fluid flow takes each new rate at once")
+	}
 	return c
 }

@@ -54,6 +54,8 @@ type NICSpec struct {
 	SelectiveRepeat bool
 	ReorderWindow   int
 	NAKThreshold    int
+	// KeepPendingGap: host.qp.rate_change next_packet (nic.Config).
+	KeepPendingGap bool
 
 	// Receive path (a host slower than its link).
 	DrainRate     unit.BitRate
@@ -193,6 +195,7 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 			def = DefaultNAKThreshold
 		}
 		s.NAKThreshold = int(c.integer(q.NAKThreshold, "host.qp.nak_threshold", def, 0, 1<<20))
+		s.KeepPendingGap = c.choice(q.RateChange, "host.qp.rate_change", "retime", "retime", "next_packet") == "next_packet"
 	}
 	if x := r.Rx; x != nil {
 		s.DrainRate = c.rate(x.DrainRate, "host.rx.drain_rate", 0)

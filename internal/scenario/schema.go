@@ -186,6 +186,7 @@ type rawQP struct {
 	Receive      ast.Node `yaml:"receive"`
 	Window       ast.Node `yaml:"reorder_window"`
 	NAKThreshold ast.Node `yaml:"nak_threshold"`
+	RateChange   ast.Node `yaml:"rate_change"`
 }
 
 type rawRx struct {

@@ -25,23 +25,33 @@ type agreement struct {
 
 // agreements are the recorded workloads with their bounds.
 var agreements = []agreement{
-	// measured: mean +0.6 %, median +3.3 %, last -0.5 %, per-flow
-	// ratio's median +0.3 %; imported from ns-3's input (from-ns3), whose
+	// measured: mean +2.1 %, median +5.9 %, last +0.4 %, per-flow
+	// ratio's median +2.5 % (before rate_change next_packet: +0.6, +3.3,
+	// -0.5, +0.3 %); imported from ns-3's input (from-ns3), whose
 	// switches' names and so their random ECN draws differ, last +3.2 %
 	{"incast16-dcqcn", 6, 0.03, 0.06, 0.04, 0.03, ""},
 	// measured: every statistic +1.0 % (the framing), each flow alike
 	{"incast16-pfc", 6, 0.02, 0.02, 0.02, 0.02, ""},
-	// measured: mean +1.6 %, median +3.1 %, last -1.2 %, per-flow
-	// ratio's median +1.7 %
+	// four senders, two of them sharing another leaf's uplink: the shape
+	// on which rocelab's DCQCN finished first most. measured: mean -4.3 %,
+	// median -2.2 %, last -9.0 %, per-flow ratio's median -5.1 % (before
+	// rate_change next_packet, on 24 seeds: mean -3.9 %, after -2.2 %).
+	// ns-3 marks about a quarter more packets (205 against 165 a seed):
+	// its second congestion episode, after the 300 us recovery timer,
+	// starts earlier and cuts deeper, and flows that still have data when
+	// the bottleneck has drained finish at the cut rates; not explained
+	{"incast4-dcqcn", 12, 0.06, 0.04, 0.11, 0.07, ""},
+	// measured: mean +1.9 %, median +3.1 %, last +0.2 %, per-flow
+	// ratio's median +1.8 %
 	{"perm32-oversub-dcqcn", 6, 0.03, 0.06, 0.03, 0.04, ""},
-	// measured: mean +0.3 %, median -2.4 %, last -0.3 %, per-flow
-	// ratio's median +1.6 %
+	// measured: mean +1.3 %, median -1.7 %, last +2.3 %, per-flow
+	// ratio's median +1.7 %
 	{"perm32-dcqcn", 20, 0.03, 0.05, 0.03, 0.03, ""},
 	// the same workload on rocelab's own hash, against the same ns-3
-	// runs. measured: mean -7.7 %, last -10.5 % (the paths differ)
+	// runs. measured: mean -6.9 %, last -9.1 % (the paths differ)
 	{"perm32-dcqcn-ownhash", 20, 0.10, 0, 0.15, 0, "perm32-dcqcn"},
-	// at 25G as run.py writes it (1 KB payloads). measured: mean +3.6 %,
-	// median +3.3 %, last +2.4 %, per-flow ratio's median +3.1 %: the
+	// at 25G as run.py writes it (1 KB payloads). measured: mean +3.9 %,
+	// median +3.5 %, last +3.4 %, per-flow ratio's median +3.5 %: the
 	// framing, 1106 B per 1024 B of payload against ns-3's 1060 (+4.3 %)
 	{"incast16-dcqcn-25g", 6, 0.06, 0.06, 0.06, 0.06, ""},
 	// at 400G as run.py writes it. measured: mean +4.2 %, median +4.4 %,
@@ -53,7 +63,7 @@ var agreements = []agreement{
 	// the highest queue; rocelab's CNPs on strict priority 6).
 	// measured: as incast16-dcqcn
 	{"incast16-dcqcn-ackhigh", 6, 0.03, 0.06, 0.04, 0.03, ""},
-	// measured: mean +0.4 %, median -0.5 %, last +1.1 %, per-flow
+	// measured: mean +0.6 %, median -0.5 %, last +2.1 %, per-flow
 	// ratio's median -0.4 %
 	{"incast16-timely", 6, 0.03, 0.03, 0.03, 0.02, ""},
 	// measured: mean +9.7 %, median +7.8 %, last +3.7 %, per-flow ratio's
@@ -68,8 +78,8 @@ var agreements = []agreement{
 	// ratio's median -1.5 %
 	{"perm32-oversub-hpcc", 6, 0.05, 0.05, 0.04, 0.03, ""},
 	// run.py's DCTCP (CC_MODE 8: its window and step marking at 300 KB).
-	// measured: mean +1.6 %, median +2.5 %, last +1.0 %, per-flow
-	// ratio's median +1.4 % (on rocelab's own hash: +0.3, +0.7, +1.2 %).
+	// measured: mean +1.6 %, median +2.6 %, last +1.0 %, per-flow
+	// ratio's median +1.3 % (on rocelab's own hash: +0.3, +0.7, +1.2 %).
 	// Without the window (use_window 0) rocelab's mean moves -3.8 to
 	// -12 % a seed, the median -6 to -9 %; ai_rate 5000 moves the mean
 	// +1 to +4 %
@@ -81,8 +91,8 @@ var agreements = []agreement{
 	// +0.6 %, last +1.0 %, per-flow ratio's median +0.9 % (on rocelab's
 	// own hash single seeds' means moved -6 to +8 %)
 	{"incast16-dctcp-nowin", 6, 0.03, 0.03, 0.02, 0.02, ""},
-	// measured: mean +1.5 %, median +1.6 %, last +3.0 %, per-flow
-	// ratio's median +1.5 %. Without the window the median moves +9 to
+	// measured: mean +0.9 %, median +1.7 %, last +2.4 %, per-flow
+	// ratio's median +1.1 %. Without the window the median moves +9 to
 	// +25 % a seed
 	{"perm32-oversub-dctcp", 6, 0.03, 0.04, 0.05, 0.03, ""},
 	// run.py's HPCC-PINT (CC_MODE 10, PINT_LOG_BASE 1.01, every ACK
@@ -190,9 +200,9 @@ func TestAgreesWithNs3Sweep(t *testing.T) {
 // ns-3's. Measured (one seed; 1000-byte payloads run as 1024 with
 // rocelab's longer headers; every flow on ns-3's path, switch.ecmp.model
 // ns3, which from-ns3 sets):
-//   - DCQCN: mean +4.5 %, median +1.7 %, p99 +4.1 %; sum of FCTs by
-//     bucket +2.0, -0.2, +7.3 (62 flows), +4.0 %; p95 slowdown -0.4,
-//     -9.6, +8.5, +4.8 % (the 400G ports mark at their own thresholds,
+//   - DCQCN: mean +4.7 %, median +1.7 %, p99 +4.1 %; sum of FCTs by
+//     bucket +2.0, -0.1, +8.0 (62 flows), +3.6 %; p95 slowdown -0.4,
+//     -9.4, +10.7, +2.1 % (the 400G ports mark at their own thresholds,
 //     switch.ecn.by_rate, as ns-3's do; their PFC share,
 //     switch.alpha_by_rate, moves nothing here: no 400G port reaches
 //     it). On rocelab's own hash the small flows' median was +7.7 %;

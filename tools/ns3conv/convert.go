@@ -221,6 +221,16 @@ func checkHost(s *scenario.Scenario, bad *mismatches) (ccMode int, qcn, ackHigh 
 		bad.add("phy: set {clock_ppm: 0, fec_jitter: 0ns} (ns-3's links are ideal)")
 	}
 	switch n.CC {
+	case "dcqcn", "timely", "dctcp":
+		if !n.KeepPendingGap {
+			bad.add("host.qp.rate_change: set next_packet (ns-3's %s assigns the new rate without moving the QP's next send)", n.CC)
+		}
+	case "hpcc", "hpcc-pint":
+		if n.KeepPendingGap {
+			bad.add("host.qp.rate_change: set retime (ns-3's %s re-times the QP's next send at the new rate)", n.CC)
+		}
+	}
+	switch n.CC {
 	case "none":
 		if s.Switch.ECN.Enabled && h.ECN {
 			bad.add("host.ecn: with cc: none the NICs must not send ECT (ns-3 then runs with ENABLE_QCN 0)")

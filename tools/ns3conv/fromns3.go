@@ -423,7 +423,13 @@ func fromNs3(file string, w io.Writer) error {
 	if ecmp != "" {
 		fmt.Fprintf(&b, "  ecmp: %s\n", ecmp)
 	}
-	host := fmt.Sprintf("host:\n  mtu: %d\n  qp: {ack_coalesce: %g}\n  rx: {pfc: false}\n", mtu, ack)
+	// ns-3's DCQCN, TIMELY and DCTCP assign a new rate without moving the
+	// QP's next send; its HPCC and HPCC-PINT re-time it (ChangeRate).
+	rateChange := ""
+	if qcn != 0 && (ccMode == ns3DCQCN || ccMode == ns3Timely || ccMode == ns3DCTCP) {
+		rateChange = ", rate_change: next_packet"
+	}
+	host := fmt.Sprintf("host:\n  mtu: %d\n  qp: {ack_coalesce: %g%s}\n  rx: {pfc: false}\n", mtu, ack, rateChange)
 	if qcn == 0 {
 		ecn := "{enabled: false}"
 		if e, err := ecnAt(c, hostRate, nil); err == nil { // kept for the way back, unused without QCN
