@@ -27,13 +27,18 @@ type GPUTopo struct {
 	GPUs []TopoGPU
 	// NICs are the NIC columns, named as the legend names them.
 	NICs []string
+	// HeaderGPUs is how many GPU columns the header names: more than
+	// len(GPUs) when the paste ends before the last GPU row.
+	HeaderGPUs int
 }
 
 // A TopoGPU is one GPU row: its link to each NIC column (X, PIX, PXB,
 // PHB, NODE, SYS), in the order of GPUTopo.NICs.
 type TopoGPU struct {
-	Name     string
-	ToNIC    []string
+	Name  string
+	ToNIC []string
+	// ToGPU is its link to each GPU column (X for itself, NV18, SYS…).
+	ToGPU    []string
 	Evidence Evidence
 }
 
@@ -53,6 +58,7 @@ type gpuTopoParser struct {
 	out    GPUTopo
 	cols   []string // device columns of the current header
 	nicCol []int    // indexes into cols of the NIC columns
+	gpuCol []int    // indexes into cols of the GPU columns
 	legend map[string]string
 }
 
@@ -113,13 +119,16 @@ func (p *gpuTopoParser) Feed(l Line) {
 	for _, i := range p.nicCol {
 		g.ToNIC = append(g.ToNIC, strings.Clone(f[1+i]))
 	}
+	for _, i := range p.gpuCol {
+		g.ToGPU = append(g.ToGPU, strings.Clone(f[1+i]))
+	}
 	p.out.GPUs = append(p.out.GPUs, g)
 }
 
 // header reads the column names up to "CPU Affinity".
 func (p *gpuTopoParser) header(f []string) {
-	p.cols, p.nicCol = nil, nil
-	p.out.GPUs, p.out.NICs = nil, nil
+	p.cols, p.nicCol, p.gpuCol = nil, nil, nil
+	p.out.GPUs, p.out.NICs, p.out.HeaderGPUs = nil, nil, 0
 	for _, c := range f {
 		if c == "CPU" || c == "NUMA" || len(p.cols) >= maxTopoColumns {
 			break
@@ -127,6 +136,9 @@ func (p *gpuTopoParser) header(f []string) {
 		if topoNIC(c) {
 			p.nicCol = append(p.nicCol, len(p.cols))
 			p.out.NICs = append(p.out.NICs, strings.Clone(c))
+		} else if strings.HasPrefix(c, "GPU") {
+			p.gpuCol = append(p.gpuCol, len(p.cols))
+			p.out.HeaderGPUs++
 		}
 		p.cols = append(p.cols, c)
 	}

@@ -1,0 +1,75 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// Artifacts of the eleventh sweep: NIC and GPU-host outputs of recent
+// hardware (bnxt_en on kernel 6.6, ConnectX-7, H100/H20 topologies,
+// GB200 and V100 NVLink status). Each test failed before the change it
+// covers.
+
+// bnxt_en counts its port's drops as rx_stat_discard: the dump read as
+// clean, and a drop finding spoke of mlx5 counters and mlnx_qos.
+func TestBnxtPortDiscards(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/ethtool-bnxt-en-6.6-ring-stat-discards-12-rings-ethq33.txt")
+	f := nicMustFind(t, fs, "counters.discards", Info, "rx_stat_discard 49337", "of rx_total_frames")
+	if !strings.HasPrefix(f.Mechanism, "rx_stat_discard counts packets") || strings.Contains(f.Mechanism, "rx_discards_phy") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+	if !strings.Contains(f.Fix, "dcb pfc set dev <if> prio-pfc all:off 3:on") || strings.Contains(f.Fix, "mlnx_qos") {
+		t.Errorf("fix %s", f.Fix)
+	}
+	// Read beside a be2net dump, with no device names to tell them apart:
+	// they share a few generic names (rx_pause_frames…) but are no
+	// before/after pair of one port.
+	fs = diagnoseFiles(t, Options{}, "corpus/ethtool/ethtool-be2net-rxq-drops-no-frags-netutils208.txt", "corpus/ethtool/ethtool-bnxt-en-6.6-ring-stat-discards-12-rings-ethq33.txt")
+	f = nicMustFind(t, fs, "counters.discards", Info, "rx_stat_discard 49337")
+	if strings.Contains(f.Title, "window") || !strings.Contains(f.Mechanism, "since driver load") {
+		t.Errorf("two NICs' dumps joined as a pair: %s / %s", f.Title, f.Mechanism)
+	}
+}
+
+// A show_gids paste that ends after a bond's IPv4 v1 row: the port has an
+// address, its v2 row is missing. rocelab said it had no address.
+func TestGIDV1RowWithoutV2(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/show-gids-bond0-bond1-ipv4-at-2-3-ucx10420.txt")
+	f := nicMustFind(t, fs, "gid.index.roce_v2", Info, "NCCL_IB_GID_INDEX=3", "no RoCE v2 row on mlx5_bond_1 beside its routable v1 row")
+	if strings.Contains(f.Title, "no routable GID") || strings.Contains(f.Mechanism, "has no address") {
+		t.Errorf("v1-only port read as addressless: %s / %s", f.Title, f.Mechanism)
+	}
+	if last := f.Evidence[len(f.Evidence)-1]; !strings.Contains(last.Text, "10.16.39.13     v1") {
+		t.Errorf("evidence %v", last)
+	}
+}
+
+// nvidia-smi topo -m pasted up to GPU5 of 8: "every GPU" was claimed of
+// six; and GPUs that reach each other only through SYS (no NVLink) went
+// unremarked.
+func TestTopoCutAndNoNVLink(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/topo/nvidia-smi-topo-h100-nv18-pxb-8nic-cut-nccl2150.txt")
+	nicMustFind(t, fs, "topo.gpu_nic.ok", Info, "every GPU shown", "6 of the 8 GPUs in the header: the paste ends at GPU5")
+	nicMustNot(t, fs, "topo.gpu_gpu.host")
+	fs = diagnoseFiles(t, Options{}, "corpus/topo/nvidia-smi-topo-gpus-sys-no-nvlink-pix-per-gpu-cut-deepep128.txt")
+	nicMustFind(t, fs, "topo.gpu_gpu.host", Info, "no NVLink and no shared PCIe switch", "every pair is SYS")
+	// A complete matrix says "every GPU" and counts them.
+	fs = diagnoseFiles(t, Options{}, "corpus/topo/nvidia-smi-topo-h100-pix-nic-per-gpu-tabs-nccl1453.txt")
+	f := nicMustFind(t, fs, "topo.gpu_nic.ok", Info, "every GPU has")
+	if strings.Contains(f.Title, "shown") {
+		t.Errorf("complete matrix read as cut: %s", f.Title)
+	}
+}
+
+// nvidia-smi nvlink -s was not read at all: a V100 with two of six links
+// <inactive>, and a GB200 whose 18 links run at 53.125 GB/s.
+func TestNVLinkStatus(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nvlink/nvidia-smi-nvlink-s-v100-links-inactive-azhpc73.txt")
+	f := nicMustFind(t, fs, "nvlink.inactive", Warn, "GPU 3 4 of 6 active (links 3 and 5 <inactive>)")
+	if len(f.Evidence) != 2 || !strings.Contains(f.Evidence[1].Text, "Link 3: <inactive>") {
+		t.Errorf("evidence %v", f.Evidence)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/nvlink/nvidia-smi-nvlink-s-gb200-18-links-k8stestinfra371.txt")
+	nicMustFind(t, fs, "nvlink.ok", Info, "GPU 0 has its 18 NVLinks active at 53.125 GB/s, 956.25 GB/s per GPU", "GPU 1's block ends after 2 links: the paste is cut")
+	nicMustNot(t, fs, "nvlink.inactive")
+}
