@@ -3,6 +3,8 @@ package doctor
 import (
 	"strings"
 	"testing"
+
+	"rocelab/internal/ingest"
 )
 
 // Artifacts of the eleventh sweep: NIC and GPU-host outputs of recent
@@ -72,4 +74,34 @@ func TestNVLinkStatus(t *testing.T) {
 	fs = diagnoseFiles(t, Options{}, "corpus/nvlink/nvidia-smi-nvlink-s-gb200-18-links-k8stestinfra371.txt")
 	nicMustFind(t, fs, "nvlink.ok", Info, "GPU 0 has its 18 NVLinks active at 53.125 GB/s, 956.25 GB/s per GPU", "GPU 1's block ends after 2 links: the paste is cut")
 	nicMustNot(t, fs, "nvlink.inactive")
+}
+
+// rocm-smi --showtopo was not read: two MI100 linked by PCIE (their xGMI
+// bridge not working) said nothing, and an MI300-series node whose eight
+// GPUs are all XGMI must raise nothing.
+func TestROCmShowTopo(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/topo/rocm-smi-showtopo-mi100-pair-pcie-bridge-rocm1503.txt")
+	f := nicMustFind(t, fs, "topo.gpu_gpu.host", Info, "no xGMI between the 2 GPUs: every pair is PCIE")
+	if !strings.Contains(f.Fix, "rocm-smi --showxgmierr") || strings.Contains(f.Fix, "nvidia") {
+		t.Errorf("fix %s", f.Fix)
+	}
+	arts := nicReadArtifacts(t, "corpus/topo/rocm-smi-showtopo-mi300-8gpu-xgmi-msswift.txt")
+	topo, ok := arts[0].(*ingest.GPUTopo)
+	if !ok || len(topo.GPUs) != 8 || topo.GPUs[7].ToGPU[0] != "XGMI" || topo.GPUs[7].ToGPU[7] != "X" {
+		t.Fatalf("MI300 matrix not read: %+v", arts)
+	}
+	if fs := diagnoseFiles(t, Options{}, "corpus/topo/rocm-smi-showtopo-mi300-8gpu-xgmi-msswift.txt"); len(fs) != 0 {
+		t.Errorf("an all-XGMI node raised %v", fs)
+	}
+}
+
+// perftest over rdma_cm printed "GID index : 0" (its default, before the
+// 2026 releases) beside the IPv4 GID rdma_cm had resolved: rocelab said
+// index 0 held that GID.
+func TestPerftestRDMACMDefaultGIDIndex(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/perftest/perftest-write-bw-rdma-cm-gid0-repeated-rows-cut-perftest342.txt")
+	nicMustNot(t, fs, "gid.index.ipv4")
+	nicMustFind(t, fs, "perftest.bw.unjudged", Info, "best 42.3 Gb/s")
+	// An index given with -x over rdma_cm is still read.
+	nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/perftest/perftest-4-runs-one-device-devinfo-ibstat-cx5-roce-k8s-notes.txt"), "gid.index.ipv4", Info, "GID index 3 in use")
 }

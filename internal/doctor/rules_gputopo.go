@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -125,7 +126,7 @@ func checkGPUPeerLinks(inc *Incident) []Finding {
 				if l == "X" {
 					continue
 				}
-				if r := topoRank(l); r >= 0 && r <= topoRank("PXB") || strings.HasPrefix(l, "NV") {
+				if r := topoRank(l); r >= 0 && r <= topoRank("PXB") || strings.HasPrefix(l, "NV") || l == "XGMI" {
 					links = nil
 					break
 				}
@@ -140,18 +141,17 @@ func checkGPUPeerLinks(inc *Incident) []Finding {
 			continue
 		}
 		var kinds []string
-		for _, l := range []string{"PHB", "NODE", "SYS", "SOC"} {
+		for _, l := range []string{"PHB", "NODE", "SYS", "SOC", "PCIE"} {
 			if links[l] {
 				kinds = append(kinds, l)
 			}
 		}
 		fs = append(fs, Finding{
 			ID: "topo.gpu_gpu.host", Severity: Info, Layer: LayerNCCL,
-			Title:    fmt.Sprintf("%s: no NVLink and no shared PCIe switch between %s: every pair is %s", t.Source(), gpusShown(t), strings.Join(kinds, " or ")),
-			Evidence: []Evidence{t.GPUs[0].Evidence, t.GPUs[1].Evidence},
-			Mechanism: "nvidia-smi shows an NVLink pair as NV<n> and GPUs behind one PCIe switch as PIX or PXB; PHB, NODE and SYS cross a CPU host bridge. NCCL uses peer-to-peer copies only up to PXB by default (NCCL_P2P_LEVEL; two GPUs on an AMD host excepted), so intra-node traffic here goes through host memory (SHM), bounded by PCIe and the CPU's memory and socket links rather than NVLink. " +
-				"A server built with NVLink that shows this has its fabric down (nvidia-smi nvlink -s, the Fabric Manager on NVSwitch systems); a PCIe-only server (L40S, RTX) is built so, and libraries that need NVLink within the node (DeepEP's intranode kernels, NVLS) cannot run on it.",
-			Fix: "On an NVLink server: `nvidia-smi nvlink -s` on every GPU, `systemctl status nvidia-fabricmanager` on NVSwitch systems, and the same driver and Fabric Manager versions. On a PCIe server: size intra-node bandwidth by PCIe and place GPU pairs that talk most under one PCIe switch.",
+			Title:     fmt.Sprintf("%s: no %s between %s: every pair is %s", t.Source(), peerFabric(kinds), gpusShown(t), strings.Join(kinds, " or ")),
+			Evidence:  []Evidence{t.GPUs[0].Evidence, t.GPUs[1].Evidence},
+			Mechanism: peerMechanism(kinds),
+			Fix:       peerFix(kinds),
 		})
 	}
 	return fs
@@ -164,4 +164,31 @@ func gpusShown(t *ingest.GPUTopo) string {
 		return "the GPUs shown (" + cut + ")"
 	}
 	return fmt.Sprintf("the %d GPUs", len(t.GPUs))
+}
+
+// peerFabric names what a GPU-to-GPU matrix lacks: xGMI for rocm-smi's,
+// NVLink and a shared PCIe switch for nvidia-smi's.
+func peerFabric(kinds []string) string {
+	if slices.Contains(kinds, "PCIE") {
+		return "xGMI"
+	}
+	return "NVLink and no shared PCIe switch"
+}
+
+// peerMechanism explains intra-node traffic without a GPU fabric.
+func peerMechanism(kinds []string) string {
+	if slices.Contains(kinds, "PCIE") {
+		return "rocm-smi --showtopo names each GPU pair's link XGMI (AMD Infinity Fabric, within a hive) or PCIE. With PCIE between every pair, RCCL's intra-node transfers cross PCIe and the CPU's root complex instead of xGMI, at a fraction of xGMI's bandwidth. " +
+			"An MI300X or MI250 platform shows XGMI between all GPUs of its hive: PCIE there means the xGMI links are not up (driver, firmware or a bridge fault, `rocm-smi --showxgmierr`); boards without xGMI (or an MI100 pair without its bridge card) are built so."
+	}
+	return "nvidia-smi shows an NVLink pair as NV<n> and GPUs behind one PCIe switch as PIX or PXB; PHB, NODE and SYS cross a CPU host bridge. NCCL uses peer-to-peer copies only up to PXB by default (NCCL_P2P_LEVEL; two GPUs on an AMD host excepted), so intra-node traffic here goes through host memory (SHM), bounded by PCIe and the CPU's memory and socket links rather than NVLink. " +
+		"A server built with NVLink that shows this has its fabric down (nvidia-smi nvlink -s, the Fabric Manager on NVSwitch systems); a PCIe-only server (L40S, RTX) is built so, and libraries that need NVLink within the node (DeepEP's intranode kernels, NVLS) cannot run on it."
+}
+
+// peerFix is what to check for a matrix without a GPU fabric.
+func peerFix(kinds []string) string {
+	if slices.Contains(kinds, "PCIE") {
+		return "On an xGMI platform: `rocm-smi --showxgmierr` and `amd-smi xgmi` on the node, dmesg for amdgpu xGMI errors, the same amdgpu driver and firmware on every GPU; reboot, and drain the node if the links stay down. Without xGMI: size intra-node bandwidth by PCIe."
+	}
+	return "On an NVLink server: `nvidia-smi nvlink -s` on every GPU, `systemctl status nvidia-fabricmanager` on NVSwitch systems, and the same driver and Fabric Manager versions. On a PCIe server: size intra-node bandwidth by PCIe and place GPU pairs that talk most under one PCIe switch."
 }

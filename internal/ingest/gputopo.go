@@ -19,6 +19,10 @@ const KindGPUTopo Kind = "gpu-topology"
 //	  NIC0: mlx5_0
 //
 // Older versions name the NICs in the header (mlx5_0) instead of NIC0.
+//
+// `rocm-smi --showtopo` is read too, from its "Link Type between two GPUs"
+// matrix (0 on the diagonal, XGMI or PCIE): its GPUs have links to one
+// another and none to a NIC.
 type GPUTopo struct {
 	Scoped
 	src   string
@@ -60,6 +64,9 @@ type gpuTopoParser struct {
 	nicCol []int    // indexes into cols of the NIC columns
 	gpuCol []int    // indexes into cols of the GPU columns
 	legend map[string]string
+	// amdLinks is set inside rocm-smi's "Link Type between two GPUs"
+	// section, whose cells are 0, XGMI and PCIE.
+	amdLinks bool
 }
 
 // NewGPUTopoParser returns a parser for `nvidia-smi topo -m` in the input
@@ -77,6 +84,9 @@ func topoLink(s string) bool {
 	return strings.HasPrefix(s, "NV") && len(s) > 2 && s[2] >= '0' && s[2] <= '9'
 }
 
+// amdTopoLink reports a cell of rocm-smi's link-type matrix.
+func amdTopoLink(s string) bool { return s == "0" || s == "XGMI" || s == "PCIE" }
+
 // topoNIC reports a column that is a NIC: NIC0, or an RDMA device name the
 // older versions print (mlx5_0).
 func topoNIC(s string) bool {
@@ -93,6 +103,13 @@ func (p *gpuTopoParser) Feed(l Line) {
 	if len(f) == 0 {
 		return
 	}
+	if strings.HasPrefix(f[0], "===") {
+		p.amdLinks = strings.Contains(l.Text, "Link Type between two GPUs")
+		if p.amdLinks {
+			p.out.lines.add(l)
+		}
+		return
+	}
 	if f[0] == "GPU0" && len(f) > 1 && (f[1] == "GPU1" || topoNIC(f[1]) || f[1] == "CPU") {
 		p.header(f)
 		p.out.lines.add(l)
@@ -107,7 +124,7 @@ func (p *gpuTopoParser) Feed(l Line) {
 		return
 	}
 	for _, c := range f[1 : len(p.cols)+1] {
-		if !topoLink(c) {
+		if !topoLink(c) && !(p.amdLinks && amdTopoLink(c)) {
 			return
 		}
 	}
@@ -120,7 +137,11 @@ func (p *gpuTopoParser) Feed(l Line) {
 		g.ToNIC = append(g.ToNIC, strings.Clone(f[1+i]))
 	}
 	for _, i := range p.gpuCol {
-		g.ToGPU = append(g.ToGPU, strings.Clone(f[1+i]))
+		link := f[1+i]
+		if p.amdLinks && link == "0" {
+			link = "X" // rocm-smi's diagonal
+		}
+		g.ToGPU = append(g.ToGPU, strings.Clone(link))
 	}
 	p.out.GPUs = append(p.out.GPUs, g)
 }
