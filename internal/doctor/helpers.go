@@ -151,6 +151,10 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
+// unnamedDevice stands for an RDMA device an output does not name (an
+// ibv_devinfo paste cut before its hca_id line).
+const unnamedDevice = "(device not named)"
+
 func nameOr(name, placeholder string) string {
 	if name == "" {
 		return placeholder

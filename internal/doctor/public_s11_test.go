@@ -105,3 +105,50 @@ func TestPerftestRDMACMDefaultGIDIndex(t *testing.T) {
 	// An index given with -x over rdma_cm is still read.
 	nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/perftest/perftest-4-runs-one-device-devinfo-ibstat-cx5-roce-k8s-notes.txt"), "gid.index.ipv4", Info, "GID index 3 in use")
 }
+
+// `rdma statistic` wraps a port's long line; the continuation lines
+// (indented name/value pairs) were dropped, with them 19 QPs out of
+// transport retries and 1543 RNR NAKs. RNR NAKs were counted as loss
+// recovery, and the responder's out_of_buffer got a PFC fix.
+func TestRDMAStatisticWrappedRNR(t *testing.T) {
+	rel := "corpus/hwcounters/rdma-statistic-wrapped-rnr-retries-exceeded-slow-restart-sonic21891.txt"
+	fs := diagnoseFiles(t, Options{}, rel)
+	nicMustFind(t, fs, "counters.retry_exceeded", Warn, "mlx5_1 port 1: 19 queue pairs ran out of transport retries")
+	f := nicMustFind(t, fs, "counters.rnr_nak", Info, "mlx5_1 port 1: 1543 RNR NAKs received (rnr_nak_retry_err)")
+	if !strings.Contains(f.Mechanism, "mlx5_0 port 1 out_of_buffer 1543") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+	f = nicMustFind(t, fs, "counters.retransmission", Warn, "local_ack_timeout_err 15, roce_adp_retrans 148")
+	if strings.Contains(f.Title, "rnr_nak") {
+		t.Errorf("RNR NAKs read as loss recovery: %s", f.Title)
+	}
+	f = nicMustFind(t, fs, "counters.discards", Info, "mlx5_0 port 1", "out_of_buffer 1543")
+	if strings.Contains(f.Fix, "mlnx_qos") || !strings.HasPrefix(f.Fix, "Not the fabric") {
+		t.Errorf("fix %s", f.Fix)
+	}
+}
+
+// mlx5_ib's "Responder error cqe on cqn" lines were not recognised (exit
+// 2); three flushes (syndrome 0x5) are a warning that names them.
+func TestDmesgCQEErrors(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/dmesg-mlx5-poll-one-responder-error-cqe-syndrome-5-f9-nvmecli3268.txt")
+	f := nicMustFind(t, fs, "dmesg.cqe_error", Warn, "3 completions with error", "rocep33s0f0 responder: work request flushed (syndrome 0x5, vendor 0xf9) ×3")
+	if len(f.Evidence) != 2 || !strings.Contains(f.Mechanism, "every completion is a flush") {
+		t.Errorf("evidence %v mechanism %s", f.Evidence, f.Mechanism)
+	}
+	// A retry-exceeded CQE is an error.
+	res, err := ingest.Read("x", strings.NewReader("[1.0] infiniband mlx5_0: mlx5_poll_one:527:(pid 0): Requester error cqe on cqn 0x1:\n[1.0] infiniband mlx5_0: mlx5_poll_one:530:(pid 0): syndrome 0x15, vendor syndrome 0x81\n"))
+	if err != nil || len(res.Artifacts) != 1 {
+		t.Fatalf("artifacts %v", res.Artifacts)
+	}
+	d := res.Artifacts[0].(*ingest.Dmesg)
+	if len(d.CQEErrors) != 1 || d.CQEErrors[0].Syndrome != 0x15 || d.CQEErrors[0].Vendor != 0x81 || d.CQEErrors[0].Side != "Requester" {
+		t.Errorf("CQE errors %+v", d.CQEErrors)
+	}
+}
+
+// An ibv_devinfo -v paste cut before its hca_id named the port " port 1".
+func TestDevinfoUnnamedDevice(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/ibv-devinfo-v-bond-active-mtu-1024-cut-ucx10430.txt")
+	nicMustFind(t, fs, "devinfo.mtu.small", Warn, "(device not named) port 1: RoCE active_mtu 1024 (max_mtu 4096)")
+}

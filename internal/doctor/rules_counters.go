@@ -32,6 +32,7 @@ func counterRules() []Rule {
 		{IDs: []string{"counters.discards"}, Check: checkDiscards},
 		{IDs: []string{"counters.pause.global"}, Check: checkGlobalPause},
 		{IDs: []string{"counters.retransmission"}, Check: checkRetransmission},
+		{IDs: []string{"counters.rnr_nak"}, Check: checkRNR},
 		{IDs: []string{"counters.ecn.heavy_marking", "counters.ecn.marking"}, Check: checkECN},
 		{IDs: []string{"counters.ecn.host_marking"}, Check: checkHostECN},
 		{IDs: []string{"counters.roce.absent"}, Check: checkNoRoCE},
@@ -375,6 +376,14 @@ func checkDiscards(inc *Incident) []Finding {
 		}
 		mech = append(mech, "Counted "+window(s)+".")
 		var fix string
+		if len(d.Port) == 0 && len(d.Prio) == 0 && len(d.Host) == 0 {
+			return []Finding{perPort(Finding{
+				ID: "counters.discards", Severity: sev, Layer: LayerFabric,
+				Title: title, Evidence: readingsEvidence(all...),
+				Mechanism: strings.Join(mech, " "),
+				Fix:       "Not the fabric: the receiving application must keep receives posted ahead of the incoming SENDs (a deeper receive queue or SRQ, reposted before it runs dry); its peers see these as RNR NAKs (rnr_nak_retry_err).",
+			}, s, "NIC dropped packets")}
+		}
 		if onLossless {
 			fix = fmt.Sprintf("Check PFC end to end on priority %s: the peer and every switch port must have it enabled (mlnx_qos -i %s shows the NIC side), and the switch's headroom must suit the cable length and MTU; watch rx/tx_prio%d_pause during the test.", prioList(pfc.prios), dev, pfc.prios[0])
 		} else {

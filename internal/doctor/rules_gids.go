@@ -57,10 +57,7 @@ func gidEvidence(u *ingest.GIDUse, es []ingest.GIDEntry, more ...Evidence) []Evi
 }
 
 func gidWhere(host, dev string) string {
-	s := dev
-	if s == "" {
-		s = "(device not named)"
-	}
+	s := nameOr(dev, unnamedDevice)
 	if host != "" {
 		s = host + " " + s
 	}

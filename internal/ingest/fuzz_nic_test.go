@@ -203,7 +203,7 @@ func FuzzMlnxQoS(f *testing.F) {
 
 func FuzzDmesg(f *testing.F) {
 	f.Add([]byte(syntheticDmesg))
-	nicFuzz(f, NewDmesgParser, nicSeeds("corpus/ethtool/mlnx-qos-*.txt"), func(t *testing.T, a Artifact, n int) {
+	nicFuzz(f, NewDmesgParser, nicSeeds("corpus/ethtool/mlnx-qos-*.txt", "corpus/ethtool/dmesg-*.txt"), func(t *testing.T, a Artifact, n int) {
 		d := a.(*Dmesg)
 		for _, l := range d.PCIe {
 			nicCheckEvidence(t, l.Evidence, n)
@@ -213,6 +213,17 @@ func FuzzDmesg(f *testing.F) {
 		}
 		for _, l := range d.Links {
 			nicCheckEvidence(t, l.Evidence, n)
+		}
+		if len(d.CQEErrors) > maxCQEErrors {
+			t.Fatalf("%d CQE errors", len(d.CQEErrors))
+		}
+		for _, e := range d.CQEErrors {
+			if e.Count < 1 || len(e.Evidence) != 2 || e.Syndrome < 0 || e.Vendor < 0 {
+				t.Fatalf("cqe %+v", e)
+			}
+			for _, ev := range e.Evidence {
+				nicCheckEvidence(t, ev, n)
+			}
 		}
 	})
 }
