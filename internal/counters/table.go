@@ -157,6 +157,13 @@ func builtin() []Desc {
 		other(BNXT, "rx_pause_frames", GlobalPause, RX, false, Packets),
 		other(BNXT, "tx_pause_frames", GlobalPause, TX, false, Packets),
 		other(BNXT, "rx_total_frames", PhyPackets, RX, false, Packets),
+		// The port's own drops (bnxt's rx_discards_phy), the host rings'
+		// (its rx_out_of_buffer, before 6.7 kernels' rename) and the port
+		// buffer's congestion threshold.
+		other(BNXT, "rx_stat_discard", PhyDiscards, RX, false, Packets),
+		other(BNXT, "tx_stat_discard", PhyDiscards, TX, false, Packets),
+		other(BNXT, "rx_total_discard_pkts", OutOfBufferHost, RX, false, Packets),
+		other(BNXT, "rx_buffer_passed_threshold", BufferPassedThreshold, RX, false, Events),
 		other(BNXT, "tx_total_frames", PhyPackets, TX, false, Packets),
 
 		// be2net ethtool -S.

@@ -112,6 +112,7 @@ func rules() []Rule {
 	rs = append(rs, hostRules()...)
 	rs = append(rs, portRules()...)
 	rs = append(rs, gpuTopoRules()...)
+	rs = append(rs, nvlinkRules()...)
 	rs = append(rs, lspciRules()...)
 	rs = append(rs, captureRule())
 	return rs

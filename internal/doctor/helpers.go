@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rocelab/internal/counters"
 	"rocelab/internal/ingest"
 )
 
@@ -150,6 +151,10 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
+// unnamedDevice stands for an RDMA device an output does not name (an
+// ibv_devinfo paste cut before its hca_id line).
+const unnamedDevice = "(device not named)"
+
 func nameOr(name, placeholder string) string {
 	if name == "" {
 		return placeholder
@@ -195,4 +200,15 @@ func markInto(p int) string {
 		return "mark RoCE with DSCP 26, which maps to priority 3: TOS 106, so NCCL_IB_TC=106, and for rdma_cm tools cma_roce_tos -d <dev> -t 106"
 	}
 	return fmt.Sprintf("mark RoCE with a DSCP that maps to priority %d (DSCP %d–%d by default): NCCL_IB_TC = DSCP×4+2", p, 8*p, 8*p+7)
+}
+
+// pfcSetting is the host command that trusts DSCP and turns PFC on for
+// priority p alone on the port of s: mlnx_qos for mlx5 (and a dump that
+// does not say its driver), iproute2's dcb for another vendor's NIC, whose
+// own tool (Broadcom niccli, Intel's) applies where the firmware runs DCBX.
+func pfcSetting(s *ingest.CounterSample, dev string, p int) string {
+	if v, ok := s.EthtoolVendor(); ok && v != counters.MLX5 {
+		return fmt.Sprintf("dcb pfc set dev %s prio-pfc all:off %d:on and dcb app add dev %s dscp-prio %d:%d (iproute2; on a %s NIC whose firmware runs DCBX, the vendor's tool)", dev, p, dev, 8*p+2, p, v)
+	}
+	return fmt.Sprintf("mlnx_qos -i %s --trust dscp --pfc %s", dev, pfcVector([]int{p}))
 }

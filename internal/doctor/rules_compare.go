@@ -86,7 +86,7 @@ func checkMTUMismatch(inc *Incident) []Finding {
 				}
 				owner := dev.Host
 				if owner == "" {
-					owner = fmt.Sprintf("%s (block %d of %s)", dev.Name, count[dev.Name], d.Source())
+					owner = fmt.Sprintf("%s (block %d of %s)", nameOr(dev.Name, unnamedDevice), count[dev.Name], d.Source())
 				}
 				ports = append(ports, portMTU{owner, pt.ActiveMTU, pt.Evidence["active_mtu"]})
 			}

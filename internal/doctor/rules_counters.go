@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +32,7 @@ func counterRules() []Rule {
 		{IDs: []string{"counters.discards"}, Check: checkDiscards},
 		{IDs: []string{"counters.pause.global"}, Check: checkGlobalPause},
 		{IDs: []string{"counters.retransmission"}, Check: checkRetransmission},
+		{IDs: []string{"counters.rnr_nak"}, Check: checkRNR},
 		{IDs: []string{"counters.ecn.heavy_marking", "counters.ecn.marking"}, Check: checkECN},
 		{IDs: []string{"counters.ecn.host_marking"}, Check: checkHostECN},
 		{IDs: []string{"counters.roce.absent"}, Check: checkNoRoCE},
@@ -305,7 +307,7 @@ func notOnRoCEPriority(s *ingest.CounterSample, t ingest.PrioTraffic, pfc pfcCon
 	}
 	mech += "Counted " + window(s) + "."
 	want := pfc.target(top)
-	fix := fmt.Sprintf("mlnx_qos -i %s --trust dscp --pfc %s, with PFC on the same priority on the switch ports", dev, pfcVector([]int{want}))
+	fix := pfcSetting(s, dev, want) + ", with PFC on the same priority on the switch ports"
 	if top != want {
 		fix += "; then " + markInto(want)
 	}
@@ -358,7 +360,7 @@ func checkDiscards(inc *Incident) []Finding {
 		dev := nameOr(s.Device, "<if>")
 		var mech []string
 		if len(d.Port) > 0 || len(d.Prio) > 0 {
-			mech = append(mech, "rx_discards_phy and rx_prioN_discards count packets the port dropped because its receive buffer was full: traffic arrived faster than the NIC could move it to the host, on a priority that PFC does not protect (or whose pause the sender ignored).")
+			mech = append(mech, readingNames(append(d.Port, d.Prio...), "count")+" packets the port dropped because its receive buffer was full: traffic arrived faster than the NIC could move it to the host, on a priority that PFC does not protect (or whose pause the sender ignored).")
 		}
 		switch {
 		case onLossless:
@@ -367,13 +369,21 @@ func checkDiscards(inc *Incident) []Finding {
 			mech = append(mech, "PFC is enabled on no priority of this port ("+pfc.from+"), so a full buffer drops instead of pausing the sender.")
 		}
 		if len(d.Host) > 0 {
-			mech = append(mech, "rx_out_of_buffer counts packets for the kernel's receive rings that found no free descriptor (the host's CPU/NAPI fell behind); RoCE bypasses these rings, so this hurts TCP/XDP traffic, not RDMA.")
+			mech = append(mech, readingNames(d.Host, "count")+" packets for the kernel's receive rings that found no free descriptor (the host's CPU/NAPI fell behind); RoCE bypasses these rings, so this hurts TCP/XDP traffic, not RDMA.")
 		}
 		if len(d.RDMA) > 0 {
 			mech = append(mech, "hw_counters out_of_buffer counts RDMA packets that found no posted receive WQE (the application did not repost receives in time).")
 		}
 		mech = append(mech, "Counted "+window(s)+".")
 		var fix string
+		if len(d.Port) == 0 && len(d.Prio) == 0 && len(d.Host) == 0 {
+			return []Finding{perPort(Finding{
+				ID: "counters.discards", Severity: sev, Layer: LayerFabric,
+				Title: title, Evidence: readingsEvidence(all...),
+				Mechanism: strings.Join(mech, " "),
+				Fix:       "Not the fabric: the receiving application must keep receives posted ahead of the incoming SENDs (a deeper receive queue or SRQ, reposted before it runs dry); its peers see these as RNR NAKs (rnr_nak_retry_err).",
+			}, s, "NIC dropped packets")}
+		}
 		if onLossless {
 			fix = fmt.Sprintf("Check PFC end to end on priority %s: the peer and every switch port must have it enabled (mlnx_qos -i %s shows the NIC side), and the switch's headroom must suit the cable length and MTU; watch rx/tx_prio%d_pause during the test.", prioList(pfc.prios), dev, pfc.prios[0])
 		} else {
@@ -382,7 +392,7 @@ func checkDiscards(inc *Incident) []Finding {
 				top = d.PrioOf[0]
 			}
 			want := pfc.target(top)
-			fix = fmt.Sprintf("For RoCE, carry it on a PFC priority so the NIC pauses the sender instead of dropping: mlnx_qos -i %s --trust dscp --pfc %s, the same priority on the switch", dev, pfcVector([]int{want}))
+			fix = "For RoCE, carry it on a PFC priority so the NIC pauses the sender instead of dropping: " + pfcSetting(s, dev, want) + ", the same priority on the switch"
 			if top != want {
 				fix += ", and " + markInto(want)
 			}
@@ -401,6 +411,21 @@ func checkDiscards(inc *Incident) []Finding {
 			Mechanism: strings.Join(mech, " "), Fix: fix,
 		}, s, "NIC dropped packets")}
 	})
+}
+
+// readingNames joins the counters' names ("a", "a and b", "a, b and c")
+// and the verb, agreeing in number ("a counts", "a and b count").
+func readingNames(rs []ingest.Reading, verb string) string {
+	var names []string
+	for _, r := range rs {
+		if !slices.Contains(names, r.Name) {
+			names = append(names, r.Name)
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "") + " " + verb + "s"
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " " + verb
 }
 
 // counterName is the name mlx5's ethtool -S gives a concept.

@@ -57,10 +57,7 @@ func gidEvidence(u *ingest.GIDUse, es []ingest.GIDEntry, more ...Evidence) []Evi
 }
 
 func gidWhere(host, dev string) string {
-	s := dev
-	if s == "" {
-		s = "(device not named)"
-	}
+	s := nameOr(dev, unnamedDevice)
 	if host != "" {
 		s = host + " " + s
 	}
@@ -613,6 +610,44 @@ func lowestIndex(rows []ingest.GIDEntry, netdev string) int {
 	return low
 }
 
+// portsWithoutV2 lists the ports of entries that have no routable RoCE v2
+// row in v2: noIP those with link-local rows only, v1Only those with a
+// routable address whose v2 row is missing, with the first row of each.
+func portsWithoutV2(entries []ingest.GIDEntry, v2 []gidAt) (noIP, v1Only []string, ev []Evidence) {
+	devs := map[string]bool{}
+	for _, g := range v2 {
+		devs[g.where] = true
+	}
+	routable := map[string]ingest.GIDEntry{}
+	var order []string
+	first := map[string]ingest.GIDEntry{}
+	for _, e := range entries {
+		w := e.Where()
+		if devs[w] || e.Version == "" {
+			continue
+		}
+		if _, seen := first[w]; !seen {
+			first[w] = e
+			order = append(order, w)
+		}
+		if c, _ := ingest.ClassifyGID(e.GID); c == ingest.GIDIPv4 || c == ingest.GIDIPv6 {
+			if _, ok := routable[w]; !ok {
+				routable[w] = e
+			}
+		}
+	}
+	for _, w := range order {
+		if e, ok := routable[w]; ok {
+			v1Only = append(v1Only, w)
+			ev = append(ev, e.Evidence)
+			continue
+		}
+		noIP = append(noIP, w)
+		ev = append(ev, first[w].Evidence)
+	}
+	return noIP, v1Only, ev
+}
+
 // recommendGID names the index to use when only GID tables are given.
 func recommendGID(entries []ingest.GIDEntry) []Finding {
 	v2 := roceV2Indices(entries)
@@ -636,19 +671,8 @@ func recommendGID(entries []ingest.GIDEntry) []Finding {
 		family = "IPv6"
 	}
 	title := fmt.Sprintf("RoCEv2 %s GID is index %d (%s): NCCL_IB_GID_INDEX=%d", family, i, strings.Join(parts, ", "), i)
-	var noIP []string
-	devs := map[string]bool{}
-	for _, g := range v2 {
-		devs[g.where] = true
-	}
-	for _, e := range entries {
-		w := e.Where()
-		if !devs[w] && e.Version != "" {
-			devs[w] = true
-			noIP = append(noIP, w)
-			ev = append(ev, e.Evidence)
-		}
-	}
+	noIP, v1Only, gapEv := portsWithoutV2(entries, v2)
+	ev = append(ev, gapEv...)
 	mech := "Each IP address on the RoCE netdev adds a RoCE v1 and a v2 row to the GID table; the v2 row with a routable address (IPv4, or a global or unique-local IPv6 one) carries DSCP/ECN and crosses routers." + tableLinkLocal(entries)
 	for _, g := range v2 {
 		if g.note != "" {
@@ -664,6 +688,10 @@ func recommendGID(entries []ingest.GIDEntry) []Finding {
 	if len(noIP) > 0 {
 		title += "; no routable GID on " + strings.Join(noIP, ", ")
 		mech += " A port without a routable row has no address on its netdev: RoCEv2 cannot use it; give it an address or leave it out with NCCL_IB_HCA."
+	}
+	if len(v1Only) > 0 {
+		title += "; no RoCE v2 row on " + strings.Join(v1Only, ", ") + " beside its routable v1 row"
+		mech += " A routable address whose v1 row has no v2 row after it is a table cut short (a paste that ends there) or a port limited to RoCE v1 (`cma_roce_mode -d <dev> -p 1` prints the mode); the address itself is there."
 	}
 	return []Finding{{
 		ID: "gid.index.roce_v2", Severity: Info, Layer: LayerRDMA,

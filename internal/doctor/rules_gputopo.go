@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -33,7 +34,10 @@ func topoRank(link string) int {
 }
 
 func gpuTopoRules() []Rule {
-	return []Rule{{IDs: []string{"topo.gpu_nic.far", "topo.gpu_nic.ok"}, Check: checkGPUNICDistance}}
+	return []Rule{
+		{IDs: []string{"topo.gpu_nic.far", "topo.gpu_nic.ok"}, Check: checkGPUNICDistance},
+		{IDs: []string{"topo.gpu_gpu.host"}, Check: checkGPUPeerLinks},
+	}
 }
 
 // checkGPUNICDistance reports the GPUs whose nearest NIC is beyond PXB.
@@ -63,9 +67,13 @@ func checkGPUNICDistance(inc *Incident) []Finding {
 		}
 		if len(far) == 0 {
 			if len(near) > 0 {
+				every, cut := "every GPU", topoCut(t)
+				if cut != "" {
+					every, cut = "every GPU shown", "; "+cut
+				}
 				fs = append(fs, Finding{
 					ID: "topo.gpu_nic.ok", Severity: Info, Layer: LayerNCCL,
-					Title:     fmt.Sprintf("%s: every GPU has a NIC within one PCIe switch (nearest: %s)", t.Source(), list(near, 4)),
+					Title:     fmt.Sprintf("%s: %s has a NIC within one PCIe switch (nearest: %s%s)", t.Source(), every, list(near, 4), cut),
 					Evidence:  []Evidence{t.GPUs[0].Evidence},
 					Mechanism: "NCCL uses GPUDirect RDMA (the NIC reading and writing GPU memory) when the NIC is at most NCCL_NET_GDR_LEVEL from the GPU, PXB by default; every GPU here has one that close.",
 				})
@@ -74,7 +82,7 @@ func checkGPUNICDistance(inc *Incident) []Finding {
 		}
 		fs = append(fs, Finding{
 			ID: "topo.gpu_nic.far", Severity: Warn, Layer: LayerNCCL,
-			Title:    fmt.Sprintf("%s: %d of %d GPUs have no NIC within one PCIe switch, so NCCL stages their network traffic through host memory: nearest NIC %s", t.Source(), len(far), len(t.GPUs), strings.Join(far, ", ")),
+			Title:    fmt.Sprintf("%s: %d of %d GPUs%s have no NIC within one PCIe switch, so NCCL stages their network traffic through host memory: nearest NIC %s", t.Source(), len(far), len(t.GPUs), parenthesised(topoCut(t)), strings.Join(far, ", ")),
 			Evidence: ev,
 			Mechanism: "NCCL lets the NIC read and write GPU memory directly (GPUDirect RDMA) only when it is at most NCCL_NET_GDR_LEVEL from the GPU, PXB by default: through at most PCIe switches, not the CPU. " +
 				"PHB crosses the CPU's host bridge, NODE the interconnect between host bridges of one socket, SYS the link between sockets: for these GPUs NCCL copies every message through a host buffer (no /GDRDMA on their NET channels, 'GDR 0'), which costs bandwidth and CPU memory traffic, and across sockets (SYS) also the inter-socket link.",
@@ -82,4 +90,105 @@ func checkGPUNICDistance(inc *Incident) []Finding {
 		})
 	}
 	return fs
+}
+
+// topoCut says that the matrix ends before the GPUs its header names
+// ("6 of the 8 GPUs in the header: the paste ends at GPU5"), "" when every
+// GPU has its row.
+func topoCut(t *ingest.GPUTopo) string {
+	if len(t.GPUs) == 0 || len(t.GPUs) >= t.HeaderGPUs {
+		return ""
+	}
+	return fmt.Sprintf("%d of the %d GPUs in the header: the paste ends at %s", len(t.GPUs), t.HeaderGPUs, t.GPUs[len(t.GPUs)-1].Name)
+}
+
+// parenthesised is " (s)", or "" for an empty s.
+func parenthesised(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
+// checkGPUPeerLinks reports a server whose GPUs reach one another only
+// across a CPU host bridge (PHB, NODE, SYS): no NVLink and no shared PCIe
+// switch, so NCCL moves intra-node data through host memory.
+func checkGPUPeerLinks(inc *Incident) []Finding {
+	var fs []Finding
+	for _, t := range All[*ingest.GPUTopo](inc) {
+		if len(t.GPUs) < 2 {
+			continue
+		}
+		links := map[string]bool{}
+		pairs := 0
+		for _, g := range t.GPUs {
+			for _, l := range g.ToGPU {
+				if l == "X" {
+					continue
+				}
+				if r := topoRank(l); r >= 0 && r <= topoRank("PXB") || strings.HasPrefix(l, "NV") || l == "XGMI" {
+					links = nil
+					break
+				}
+				links[l] = true
+				pairs++
+			}
+			if links == nil {
+				break
+			}
+		}
+		if links == nil || pairs == 0 {
+			continue
+		}
+		var kinds []string
+		for _, l := range []string{"PHB", "NODE", "SYS", "SOC", "PCIE"} {
+			if links[l] {
+				kinds = append(kinds, l)
+			}
+		}
+		fs = append(fs, Finding{
+			ID: "topo.gpu_gpu.host", Severity: Info, Layer: LayerNCCL,
+			Title:     fmt.Sprintf("%s: no %s between %s: every pair is %s", t.Source(), peerFabric(kinds), gpusShown(t), strings.Join(kinds, " or ")),
+			Evidence:  []Evidence{t.GPUs[0].Evidence, t.GPUs[1].Evidence},
+			Mechanism: peerMechanism(kinds),
+			Fix:       peerFix(kinds),
+		})
+	}
+	return fs
+}
+
+// gpusShown is "the 8 GPUs", or "the GPUs shown (6 of the 8 …)" for a cut
+// matrix.
+func gpusShown(t *ingest.GPUTopo) string {
+	if cut := topoCut(t); cut != "" {
+		return "the GPUs shown (" + cut + ")"
+	}
+	return fmt.Sprintf("the %d GPUs", len(t.GPUs))
+}
+
+// peerFabric names what a GPU-to-GPU matrix lacks: xGMI for rocm-smi's,
+// NVLink and a shared PCIe switch for nvidia-smi's.
+func peerFabric(kinds []string) string {
+	if slices.Contains(kinds, "PCIE") {
+		return "xGMI"
+	}
+	return "NVLink and no shared PCIe switch"
+}
+
+// peerMechanism explains intra-node traffic without a GPU fabric.
+func peerMechanism(kinds []string) string {
+	if slices.Contains(kinds, "PCIE") {
+		return "rocm-smi --showtopo names each GPU pair's link XGMI (AMD Infinity Fabric, within a hive) or PCIE. With PCIE between every pair, RCCL's intra-node transfers cross PCIe and the CPU's root complex instead of xGMI, at a fraction of xGMI's bandwidth. " +
+			"An MI300X or MI250 platform shows XGMI between all GPUs of its hive: PCIE there means the xGMI links are not up (driver, firmware or a bridge fault, `rocm-smi --showxgmierr`); boards without xGMI (or an MI100 pair without its bridge card) are built so."
+	}
+	return "nvidia-smi shows an NVLink pair as NV<n> and GPUs behind one PCIe switch as PIX or PXB; PHB, NODE and SYS cross a CPU host bridge. NCCL uses peer-to-peer copies only up to PXB by default (NCCL_P2P_LEVEL; two GPUs on an AMD host excepted), so intra-node traffic here goes through host memory (SHM), bounded by PCIe and the CPU's memory and socket links rather than NVLink. " +
+		"A server built with NVLink that shows this has its fabric down (nvidia-smi nvlink -s, the Fabric Manager on NVSwitch systems); a PCIe-only server (L40S, RTX) is built so, and libraries that need NVLink within the node (DeepEP's intranode kernels, NVLS) cannot run on it."
+}
+
+// peerFix is what to check for a matrix without a GPU fabric.
+func peerFix(kinds []string) string {
+	if slices.Contains(kinds, "PCIE") {
+		return "On an xGMI platform: `rocm-smi --showxgmierr` and `amd-smi xgmi` on the node, dmesg for amdgpu xGMI errors, the same amdgpu driver and firmware on every GPU; reboot, and drain the node if the links stay down. Without xGMI: size intra-node bandwidth by PCIe."
+	}
+	return "On an NVLink server: `nvidia-smi nvlink -s` on every GPU, `systemctl status nvidia-fabricmanager` on NVSwitch systems, and the same driver and Fabric Manager versions. On a PCIe server: size intra-node bandwidth by PCIe and place GPU pairs that talk most under one PCIe switch."
 }

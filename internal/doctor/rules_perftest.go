@@ -297,7 +297,7 @@ func checkMTU(inc *Incident) []Finding {
 				if how == "" {
 					fs = append(fs, Finding{
 						ID: "devinfo.mtu.unjudged", Severity: Info, Layer: LayerNCCL,
-						Title:     fmt.Sprintf("%s port %d: active_mtu %d not judged: the output shows no link_layer and nothing tells RoCE from InfiniBand", dev.Name, pt.Port, pt.ActiveMTU),
+						Title:     fmt.Sprintf("%s port %d: active_mtu %d not judged: the output shows no link_layer and nothing tells RoCE from InfiniBand", nameOr(dev.Name, unnamedDevice), pt.Port, pt.ActiveMTU),
 						Evidence:  evidenceInOrder([]Evidence{pt.Evidence["active_mtu"]}),
 						Mechanism: "An active_mtu below 4096 costs RoCE throughput when the netdev MTU is below 4192, but on InfiniBand the MTU is the subnet manager's choice. This ibv_devinfo prints no link_layer (older rdma-core), the port shows no LID, and no NCCL log or perftest in the incident names the link layer of this device.",
 						Fix:       "Run `ibv_devinfo -d " + dev.Name + "` with a current rdma-core, or `cat /sys/class/infiniband/" + dev.Name + "/ports/" + fmt.Sprint(pt.Port) + "/link_layer`.",
@@ -314,7 +314,7 @@ func checkMTU(inc *Incident) []Finding {
 				}
 				fs = append(fs, Finding{
 					ID: "devinfo.mtu.small", Severity: Warn, Layer: LayerNCCL,
-					Title:     fmt.Sprintf("%s port %d: RoCE active_mtu %d (max_mtu %d): the netdev MTU is below 4192%s", dev.Name, pt.Port, pt.ActiveMTU, pt.MaxMTU, inferred),
+					Title:     fmt.Sprintf("%s port %d: RoCE active_mtu %d (max_mtu %d): the netdev MTU is below 4192%s", nameOr(dev.Name, unnamedDevice), pt.Port, pt.ActiveMTU, pt.MaxMTU, inferred),
 					Evidence:  evidenceInOrder([]Evidence{pt.Evidence["active_mtu"], linkEv}),
 					Mechanism: mtuMechanism,
 					Fix:       fmt.Sprintf("ip link set %s mtu 9000 on every host (and jumbo frames on the switches).", nd),

@@ -37,7 +37,7 @@ func checkPortsDown(inc *Incident) []Finding {
 				if pt.State == "" {
 					continue
 				}
-				name := fmt.Sprintf("%s port %d", dev.Name, pt.Port)
+				name := fmt.Sprintf("%s port %d", nameOr(dev.Name, unnamedDevice), pt.Port)
 				if dev.Host != "" {
 					name = dev.Host + " " + name
 				}

@@ -42,6 +42,43 @@ func checkRetransmission(inc *Incident) []Finding {
 	})
 }
 
+// checkRNR reports RNR NAKs: responders that had no receive posted when
+// a SEND arrived, named with the responders' out_of_buffer in the same
+// incident.
+func checkRNR(inc *Incident) []Finding {
+	samples, _ := ctrSamples(inc)
+	return perSample(inc, "", func(s *ingest.CounterSample) []Finding {
+		r, ok := s.RNRNaks()
+		if !ok {
+			return nil
+		}
+		ev := []ingest.Reading{r}
+		var resp []string
+		for i := range samples {
+			o := &samples[i]
+			if o.IsDelta() != s.IsDelta() {
+				continue
+			}
+			if b, ok := o.Concept(counters.RespOutOfBuffer, counters.RX, 0); ok && b.Value > 0 {
+				ev = append(ev, b)
+				resp = append(resp, fmt.Sprintf("%s %s %d", o.Name(), b.Name, b.Value))
+			}
+		}
+		mech := "An RNR (receiver not ready) NAK answers a SEND (or a WRITE with immediate) that found no receive work request posted at the responder; the requester waits min_rnr_timer and sends again, up to rnr_retry times (7: without limit), and fails with IBV_WC_RNR_RETRY_EXC_ERR (status 13) when they run out. Nothing was lost on the wire: the receiving application posted its receives too late or too few, and every RNR NAK stalls that queue pair for the timer."
+		if len(resp) > 0 {
+			mech += " The responders count the same events as out_of_buffer: " + strings.Join(resp, ", ") + "."
+		}
+		mech += " Counted " + window(s) + "."
+		return []Finding{Finding{
+			ID: "counters.rnr_nak", Severity: weaken(Warn, s.IsDelta()), Layer: LayerRDMA,
+			Title:     fmt.Sprintf("%s: %d RNR NAKs received (%s): the responder had no receive posted%s", s.Name(), r.Value, r.Name, rate(r.Value, s)),
+			Evidence:  readingsEvidence(ev...),
+			Mechanism: mech,
+			Fix:       "On the receiving side, keep receives posted ahead of the SENDs (a deeper receive queue or SRQ, reposted before the buffers run out; for perftest's ib_send_bw start the server first and raise -r/--rx-depth); set rnr_retry 7 and a small min_rnr_timer on the queue pairs. This is an application or library setting, not the fabric's.",
+		}.per(s.Name(), "port", "RNR NAKs", s.Device, "<dev>")}
+	})
+}
+
 // sumOf adds the readings' values.
 func sumOf(rs []ingest.Reading) uint64 {
 	var n uint64

@@ -202,11 +202,19 @@ func (s *CounterSample) PrioDiscards(p int) (Reading, bool) {
 // retransmissionConcepts are the RDMA hw_counters that count RC loss
 // recovery: ACK timeouts (tail loss), PSN gaps seen by the responder,
 // NAK-sequence errors and implied NAKs at the requester, retransmitted
-// requests received, adaptive retransmissions and their timeouts, slow
-// restarts, and RNR NAK retries exhausted.
+// requests received, adaptive retransmissions and their timeouts, and slow
+// restarts. RNR NAKs are not among them: they say the responder had no
+// receive posted, not that a packet was lost (RNRNaks).
 var retransmissionConcepts = []counters.Concept{
 	counters.LocalAckTimeoutErr, counters.OutOfSequence, counters.PacketSeqErr, counters.ImpliedNakSeqErr,
-	counters.DuplicateRequest, counters.AdpRetrans, counters.AdpRetransTimeout, counters.SlowRestart, counters.RNRNakRetryErr,
+	counters.DuplicateRequest, counters.AdpRetrans, counters.AdpRetransTimeout, counters.SlowRestart,
+}
+
+// RNRNaks returns the RNR NAKs the port's requesters received (mlx5
+// rnr_nak_retry_err, bnxt_re rnr_naks_rcvd), when any.
+func (s *CounterSample) RNRNaks() (Reading, bool) {
+	r, ok := s.Concept(counters.RNRNakRetryErr, counters.NoDir, 0)
+	return r, ok && r.Value > 0
 }
 
 // isEthtoolName reports whether the counters table knows n as a name some
@@ -215,4 +223,19 @@ var retransmissionConcepts = []counters.Concept{
 func isEthtoolName(n string) bool {
 	d, _, ok := counterTable().Lookup(n)
 	return ok && d.Source == counters.Ethtool && d.Concept != counters.NetdevPackets
+}
+
+// EthtoolVendor returns the driver whose ethtool -S names the dump prints:
+// the first counter the table knows as one driver's own (generic names
+// such as rx_packets say nothing), and false when none is.
+func (s *CounterSample) EthtoolVendor() (counters.Vendor, bool) {
+	if s.After == nil {
+		return 0, false
+	}
+	for _, c := range s.After.Counters {
+		if d, _, ok := counterTable().Lookup(c.Name); ok && d.Source == counters.Ethtool && d.Concept != counters.NetdevPackets {
+			return d.Vendor, true
+		}
+	}
+	return 0, false
 }

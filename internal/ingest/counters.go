@@ -102,8 +102,11 @@ func (s *CounterSet) add(c Counter) bool {
 // may go down between two dumps of the same port.
 var gauges = map[string]bool{"lifespan": true}
 
-// monotonic reports whether after can follow before on the same port: they
-// share at least one counter and no shared counter went down.
+// monotonic reports whether after can follow before on the same port: no
+// shared counter went down, and they share at least half the counters of
+// the shorter dump (two dumps of one port print the same names; a filtered
+// paste prints a subset of them), so that two dumps of different NICs
+// that happen to share a generic name or two are not taken for a pair.
 func monotonic(before, after *CounterSet) bool {
 	shared := 0
 	for _, a := range after.Counters {
@@ -116,7 +119,7 @@ func monotonic(before, after *CounterSet) bool {
 		}
 		shared++
 	}
-	return shared > 0
+	return shared > 0 && 2*shared >= min(before.Len(), after.Len())
 }
 
 // A CounterSample is one port's counters as rules read them.
@@ -187,6 +190,9 @@ func (s *CounterSample) Name() string {
 func (s *CounterSample) samePort(o *CounterSample) bool {
 	if same, known := s.Scope.Host.Same(o.Scope.Host); known && !same {
 		return false // eth0 of another host
+	}
+	if s.Driver != "" && o.Driver != "" && s.Driver != o.Driver {
+		return false // ethtool -i names two drivers
 	}
 	return s.Kind == o.Kind && s.Host == o.Host && s.Device == o.Device && s.Port == o.Port
 }

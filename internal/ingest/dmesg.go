@@ -25,6 +25,8 @@ type Dmesg struct {
 	PCIe []PCIeLink
 	// Links holds link up/down events.
 	Links []LinkEvent
+	// CQEErrors are mlx5_ib's completion-with-error reports, in order.
+	CQEErrors []CQEError
 	// Omitted counts lines dropped by the memory caps.
 	Omitted int
 }
@@ -98,6 +100,7 @@ func (d *Dmesg) LinkSpeeds() []LinkSpeed {
 
 type dmesgParser struct {
 	out Dmesg
+	cqe *CQEError // a header line awaiting its syndrome line
 }
 
 // NewDmesgParser returns a parser for kernel log lines in the input src.
@@ -123,6 +126,20 @@ func (p *dmesgParser) Feed(l Line) {
 			p.out.Links = appendCapped(p.out.Links, e, maxDmesgEvents, &p.out.Omitted)
 			p.out.lines.add(l)
 		}
+	case strings.Contains(msg, " error cqe on cqn "):
+		if dev, side, ok := cqeHeader(msg); ok {
+			p.cqe = &CQEError{Device: dev, Side: side, Evidence: []Evidence{At(p.out.src, l)}}
+			p.out.lines.add(l)
+		}
+	case p.cqe != nil && strings.Contains(msg, "vendor syndrome"):
+		if syn, v, ok := cqeSyndrome(msg); ok && cqeDevice(msg) == p.cqe.Device {
+			e := *p.cqe
+			e.Syndrome, e.Vendor = syn, v
+			e.Evidence = append(e.Evidence, At(p.out.src, l))
+			p.out.addCQE(e)
+			p.out.lines.add(l)
+		}
+		p.cqe = nil
 	case msg != t && (strings.HasPrefix(msg, "mlx5_core ") || strings.HasPrefix(msg, "mlx5_ib") || strings.HasPrefix(msg, "bnxt_en ")):
 		// other timestamped NIC driver lines: part of the log, nothing to keep
 		p.out.lines.add(l)
@@ -276,7 +293,7 @@ func parseLinkLine(msg string) (LinkEvent, bool) {
 
 // Result implements Parser.
 func (p *dmesgParser) Result() Artifact {
-	if len(p.out.PCIe) == 0 && len(p.out.Links) == 0 {
+	if len(p.out.PCIe) == 0 && len(p.out.Links) == 0 && len(p.out.CQEErrors) == 0 {
 		return nil
 	}
 	return &p.out

@@ -20,5 +20,6 @@ func formats() []Format {
 		{Kind: KindMlnxQoSCommands, New: NewMlnxQoSCommandParser},
 		{Kind: KindGPUTopo, New: NewGPUTopoParser},
 		{Kind: KindLspci, New: NewLspciParser},
+		{Kind: KindNVLink, New: NewNVLinkParser},
 	}
 }

@@ -203,7 +203,7 @@ func FuzzMlnxQoS(f *testing.F) {
 
 func FuzzDmesg(f *testing.F) {
 	f.Add([]byte(syntheticDmesg))
-	nicFuzz(f, NewDmesgParser, nicSeeds("corpus/ethtool/mlnx-qos-*.txt"), func(t *testing.T, a Artifact, n int) {
+	nicFuzz(f, NewDmesgParser, nicSeeds("corpus/ethtool/mlnx-qos-*.txt", "corpus/ethtool/dmesg-*.txt"), func(t *testing.T, a Artifact, n int) {
 		d := a.(*Dmesg)
 		for _, l := range d.PCIe {
 			nicCheckEvidence(t, l.Evidence, n)
@@ -213,6 +213,17 @@ func FuzzDmesg(f *testing.F) {
 		}
 		for _, l := range d.Links {
 			nicCheckEvidence(t, l.Evidence, n)
+		}
+		if len(d.CQEErrors) > maxCQEErrors {
+			t.Fatalf("%d CQE errors", len(d.CQEErrors))
+		}
+		for _, e := range d.CQEErrors {
+			if e.Count < 1 || len(e.Evidence) != 2 || e.Syndrome < 0 || e.Vendor < 0 {
+				t.Fatalf("cqe %+v", e)
+			}
+			for _, ev := range e.Evidence {
+				nicCheckEvidence(t, ev, n)
+			}
 		}
 	})
 }
@@ -225,8 +236,30 @@ func FuzzGPUTopo(f *testing.F) {
 		}
 		for _, gpu := range g.GPUs {
 			nicCheckEvidence(t, gpu.Evidence, n)
-			if len(gpu.ToNIC) != len(g.NICs) {
-				t.Fatalf("%s: %d links for %d NICs", gpu.Name, len(gpu.ToNIC), len(g.NICs))
+			if len(gpu.ToNIC) != len(g.NICs) || len(gpu.ToGPU) != g.HeaderGPUs {
+				t.Fatalf("%s: %d links for %d NICs, %d for %d GPUs", gpu.Name, len(gpu.ToNIC), len(g.NICs), len(gpu.ToGPU), g.HeaderGPUs)
+			}
+		}
+	})
+}
+
+func FuzzNVLink(f *testing.F) {
+	f.Add([]byte("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)\n\t Link 0: 26.562 GB/s\n\t Link 1: <inactive>\n"))
+	nicFuzz(f, NewNVLinkParser, nicSeeds("corpus/nvlink/*.txt"), func(t *testing.T, a Artifact, n int) {
+		s := a.(*NVLinkStatus)
+		if len(s.GPUs) == 0 || len(s.GPUs) > maxNVLinkGPUs {
+			t.Fatalf("%d GPUs", len(s.GPUs))
+		}
+		for _, g := range s.GPUs {
+			nicCheckEvidence(t, g.Evidence, n)
+			if len(g.Links) == 0 || len(g.Links) > maxNVLinks || g.Active() > len(g.Links) {
+				t.Fatalf("%s: %d links, %d active", g.Name, len(g.Links), g.Active())
+			}
+			for _, l := range g.Links {
+				nicCheckEvidence(t, l.Evidence, n)
+				if l.Link < 0 || l.GBps < 0 || l.Inactive && l.GBps != 0 {
+					t.Fatalf("link %+v", l)
+				}
 			}
 		}
 	})

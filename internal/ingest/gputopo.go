@@ -19,6 +19,10 @@ const KindGPUTopo Kind = "gpu-topology"
 //	  NIC0: mlx5_0
 //
 // Older versions name the NICs in the header (mlx5_0) instead of NIC0.
+//
+// `rocm-smi --showtopo` is read too, from its "Link Type between two GPUs"
+// matrix (0 on the diagonal, XGMI or PCIE): its GPUs have links to one
+// another and none to a NIC.
 type GPUTopo struct {
 	Scoped
 	src   string
@@ -27,13 +31,18 @@ type GPUTopo struct {
 	GPUs []TopoGPU
 	// NICs are the NIC columns, named as the legend names them.
 	NICs []string
+	// HeaderGPUs is how many GPU columns the header names: more than
+	// len(GPUs) when the paste ends before the last GPU row.
+	HeaderGPUs int
 }
 
 // A TopoGPU is one GPU row: its link to each NIC column (X, PIX, PXB,
 // PHB, NODE, SYS), in the order of GPUTopo.NICs.
 type TopoGPU struct {
-	Name     string
-	ToNIC    []string
+	Name  string
+	ToNIC []string
+	// ToGPU is its link to each GPU column (X for itself, NV18, SYS…).
+	ToGPU    []string
 	Evidence Evidence
 }
 
@@ -53,7 +62,11 @@ type gpuTopoParser struct {
 	out    GPUTopo
 	cols   []string // device columns of the current header
 	nicCol []int    // indexes into cols of the NIC columns
+	gpuCol []int    // indexes into cols of the GPU columns
 	legend map[string]string
+	// amdLinks is set inside rocm-smi's "Link Type between two GPUs"
+	// section, whose cells are 0, XGMI and PCIE.
+	amdLinks bool
 }
 
 // NewGPUTopoParser returns a parser for `nvidia-smi topo -m` in the input
@@ -71,6 +84,9 @@ func topoLink(s string) bool {
 	return strings.HasPrefix(s, "NV") && len(s) > 2 && s[2] >= '0' && s[2] <= '9'
 }
 
+// amdTopoLink reports a cell of rocm-smi's link-type matrix.
+func amdTopoLink(s string) bool { return s == "0" || s == "XGMI" || s == "PCIE" }
+
 // topoNIC reports a column that is a NIC: NIC0, or an RDMA device name the
 // older versions print (mlx5_0).
 func topoNIC(s string) bool {
@@ -87,6 +103,13 @@ func (p *gpuTopoParser) Feed(l Line) {
 	if len(f) == 0 {
 		return
 	}
+	if strings.HasPrefix(f[0], "===") {
+		p.amdLinks = strings.Contains(l.Text, "Link Type between two GPUs")
+		if p.amdLinks {
+			p.out.lines.add(l)
+		}
+		return
+	}
 	if f[0] == "GPU0" && len(f) > 1 && (f[1] == "GPU1" || topoNIC(f[1]) || f[1] == "CPU") {
 		p.header(f)
 		p.out.lines.add(l)
@@ -101,7 +124,7 @@ func (p *gpuTopoParser) Feed(l Line) {
 		return
 	}
 	for _, c := range f[1 : len(p.cols)+1] {
-		if !topoLink(c) {
+		if !topoLink(c) && !(p.amdLinks && amdTopoLink(c)) {
 			return
 		}
 	}
@@ -113,13 +136,20 @@ func (p *gpuTopoParser) Feed(l Line) {
 	for _, i := range p.nicCol {
 		g.ToNIC = append(g.ToNIC, strings.Clone(f[1+i]))
 	}
+	for _, i := range p.gpuCol {
+		link := f[1+i]
+		if p.amdLinks && link == "0" {
+			link = "X" // rocm-smi's diagonal
+		}
+		g.ToGPU = append(g.ToGPU, strings.Clone(link))
+	}
 	p.out.GPUs = append(p.out.GPUs, g)
 }
 
 // header reads the column names up to "CPU Affinity".
 func (p *gpuTopoParser) header(f []string) {
-	p.cols, p.nicCol = nil, nil
-	p.out.GPUs, p.out.NICs = nil, nil
+	p.cols, p.nicCol, p.gpuCol = nil, nil, nil
+	p.out.GPUs, p.out.NICs, p.out.HeaderGPUs = nil, nil, 0
 	for _, c := range f {
 		if c == "CPU" || c == "NUMA" || len(p.cols) >= maxTopoColumns {
 			break
@@ -127,6 +157,9 @@ func (p *gpuTopoParser) header(f []string) {
 		if topoNIC(c) {
 			p.nicCol = append(p.nicCol, len(p.cols))
 			p.out.NICs = append(p.out.NICs, strings.Clone(c))
+		} else if strings.HasPrefix(c, "GPU") {
+			p.gpuCol = append(p.gpuCol, len(p.cols))
+			p.out.HeaderGPUs++
 		}
 		p.cols = append(p.cols, c)
 	}

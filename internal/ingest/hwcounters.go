@@ -63,6 +63,10 @@ type hwParser struct {
 	secKey   hwKey
 	lastDev  string // a device name seen on its own line or in a command
 	linkOpen bool   // an `rdma -p statistic` "link dev/port" line awaits its counters
+	// wrapOpen is set after an `rdma statistic` line of counters: the
+	// tool wraps a port's long line, and its continuation lines (indented,
+	// name value pairs only) belong to secKey.
+	wrapOpen bool
 	moreFile *moreFile
 }
 
@@ -102,6 +106,13 @@ func (p *hwParser) Feed(l Line) {
 			return
 		}
 	}
+	if p.wrapOpen {
+		if t != l.Text && p.rdmaPairs(p.secKey, l, strings.Fields(t)) > 0 {
+			p.out.lines.add(l)
+			return
+		}
+		p.wrapOpen = false
+	}
 	if c, ok := findCommand(t, "show_counters"); ok {
 		if len(c.Args) > 0 && !strings.HasPrefix(c.Args[0], "-") {
 			p.lastDev = c.Args[0]
@@ -110,7 +121,7 @@ func (p *hwParser) Feed(l Line) {
 		return
 	}
 	if port, ok := showCountersHeader(t); ok {
-		p.section, p.linkOpen = true, false
+		p.section, p.linkOpen, p.wrapOpen = true, false, false
 		p.secKey = hwKey{dev: p.lastDev, port: port}
 		p.out.lines.add(l)
 		return
@@ -228,8 +239,18 @@ func (p *hwParser) rdmaLine(l Line, t string) bool {
 		p.secKey, p.linkOpen = k, true
 		return true
 	}
+	n := p.rdmaPairs(k, l, f[2:])
+	if n > 0 {
+		p.secKey, p.wrapOpen = k, true
+	}
+	return n > 0
+}
+
+// rdmaPairs adds the "name value" pairs of f to port k and returns how
+// many it read.
+func (p *hwParser) rdmaPairs(k hwKey, l Line, f []string) int {
 	n := 0
-	for i := 2; i+1 < len(f); i++ {
+	for i := 0; i+1 < len(f); i++ {
 		if !isCounterName(f[i]) {
 			continue
 		}
@@ -241,7 +262,7 @@ func (p *hwParser) rdmaLine(l Line, t string) bool {
 		n++
 		i++
 	}
-	return n > 0
+	return n
 }
 
 // add records one counter of port k, starting a new dump when the name is

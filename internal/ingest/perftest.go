@@ -143,22 +143,31 @@ func (p *Perftest) Source() string { return p.src }
 func (p *Perftest) Lines() int { return p.lines.n }
 
 // GIDUses returns the GID index of every RoCE run that printed one.
+//
+// A run over rdma_cm that prints index 0 is left out: rdma_cm picks the
+// GID of the address it resolves, and perftest before its 2026 releases
+// printed the default index 0 in the banner whatever row that was
+// (perftest commit 16ecbfe); a non-zero index there was given with -x.
 func (p *Perftest) GIDUses() []GIDUse {
 	var out []GIDUse
 	for _, r := range p.Runs {
-		if r.GIDIndex >= 0 && r.LinkType != "IB" {
+		if r.GIDIndex >= 0 && r.LinkType != "IB" && !r.cmDefaultIndex() {
 			out = append(out, GIDUse{Host: r.Host, Device: r.Device, Index: r.GIDIndex, Evidence: r.Fields["GID index"]})
 		}
 	}
 	return out
 }
 
+// cmDefaultIndex reports a run over rdma_cm whose banner shows index 0,
+// the default, which need not be the row rdma_cm used (see GIDUses).
+func (r *PerftestRun) cmDefaultIndex() bool { return r.RDMACM && r.GIDIndex == 0 }
+
 // GIDEntries returns, for each RoCE run with a GID index, the local GID it
 // printed: the table row at that index.
 func (p *Perftest) GIDEntries() []GIDEntry {
 	var out []GIDEntry
 	for _, r := range p.Runs {
-		if r.GIDIndex < 0 || r.Local == nil || r.Local.GID == "" {
+		if r.GIDIndex < 0 || r.cmDefaultIndex() || r.Local == nil || r.Local.GID == "" {
 			continue
 		}
 		if c, _ := ClassifyGID(r.Local.GID); c == GIDZero {
