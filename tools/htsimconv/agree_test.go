@@ -147,7 +147,8 @@ func TestAgreesWithHtsimHPCC(t *testing.T) {
 		// INT's 42 bytes on the wire, which htsim's takes no room for:
 		// int_bytes 0), per-flow ratio's median -2.3 %; htsim finishes
 		// the three senders under the receiver's ToR first, at 964, 1266
-		// and 1791 us (seed 1), rocelab at 3744-3749 us (not explained)
+		// and 1791 us (seed 1), rocelab at 3744-3749 us: their windows in
+		// htsim are 3-5 times the others' (docs/engine.md), not explained
 		{"incast127", 3, 0.06, 0.03, 0.005, 0.04},
 	} {
 		t.Run(c.workload, func(t *testing.T) {
