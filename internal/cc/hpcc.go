@@ -13,6 +13,7 @@ type HPCCConfig struct {
 	BaseRTT   int64 // base_rtt T, ns; 0: the NIC's longest path, set before New
 	Window    int64 // window W, bytes; 0: line rate × T
 	FastReact int64 // fast_react: 1 reacts to every ACK between per-RTT updates
+	INTBytes  int64 // int_bytes: what INT adds on the wire to a data packet and its ACK
 }
 
 // HPCCKnobs is HPCC's knob table.
@@ -43,6 +44,10 @@ var HPCCKnobs = &params[HPCCConfig]{algo: "HPCC", table: []Param[HPCCConfig]{
 	{Name: "fast_react", Unit: "bool", Min: 0, Max: 1, Paper: 1, NS3: 1,
 		Meaning: "1: every ACK recomputes the rate from the last committed one; the per-RTT update commits it",
 		field:   func(c *HPCCConfig) *int64 { return &c.FastReact }},
+	{Name: "int_bytes", Unit: "B", Min: 0, Max: 255, Paper: 42, NS3: 42,
+		Meaning: "bytes INT adds on the wire to each data packet and to the ACK that echoes it: five 8-byte hop records and a 2-byte hop count",
+		Note:    "the paper's 42 bytes, ns-3's IntHeader; csg-htsim's INT occupies none (0: its HPCCPacket's size is the payload and its 64-byte header)",
+		field:   func(c *HPCCConfig) *int64 { return &c.INTBytes }},
 }}
 
 // HPCCPreset returns the named HPCC configuration: "paper" or "ns3".
@@ -94,6 +99,7 @@ type HPCC struct {
 	t             float64 // base RTT, ns
 	w             int64   // window at line rate, bytes
 	fast          bool
+	intBytes      uint8
 
 	rate, rc int64
 	u        float64
@@ -121,13 +127,17 @@ func (c *HPCCConfig) New(line unit.BitRate) *HPCC {
 	mbps := func(x int64) int64 { return x * int64(unit.Mbps) }
 	return &HPCC{
 		line: l, minRate: min(mbps(v.MinRate), l), eta: float64(v.Eta) / 1000, maxStage: v.MaxStage,
-		ai: mbps(v.AIRate), t: float64(t), w: w, fast: v.FastReact == 1,
+		ai: mbps(v.AIRate), t: float64(t), w: w, fast: v.FastReact == 1, intBytes: uint8(v.INTBytes),
 		rate: l, rc: l, u: 1,
 	}
 }
 
 // Rate returns the current rate.
 func (h *HPCC) Rate() unit.BitRate { return unit.BitRate(h.rate) }
+
+// INTBytes returns what the QP's INT adds on the wire to each data packet
+// and to the ACK that echoes it (int_bytes).
+func (h *HPCC) INTBytes() uint8 { return h.intBytes }
 
 // Window returns the bytes the QP may have in flight now: W·rate/line.
 func (h *HPCC) Window() int64 { return scaled(h.w, h.rate, h.line) }

@@ -246,7 +246,7 @@ func (q *qp) frameOf(w *wqe, payload int32, first, last bool) int32 {
 		ext += packet.ImmDt
 	}
 	if q.hpcc != nil {
-		ext += packet.INTBytes
+		ext += int32(q.hpcc.INTBytes())
 	}
 	if q.pint != nil {
 		ext += q.pint.Bytes()
@@ -369,6 +369,7 @@ func (q *qp) segment(now unit.Time) (*packet.Packet, bool) {
 		// ACK (AckReq), as HPCC's ns-3 model ACKs every packet; a coalescing
 		// responder would also leave a shrunken window shut.
 		p.INT = q.nic.dom.INTs.Get()
+		p.INT.Wire = q.hpcc.INTBytes()
 		p.AckReq = true
 	}
 	if q.dctcp != nil || q.pint != nil {

@@ -190,7 +190,7 @@ func (n *NIC) sendAck(q *qp, syndrome uint8, trig *packet.Packet) *packet.Packet
 	}
 	if trig.INT != nil {
 		a.INT, trig.INT = trig.INT, nil
-		a.Frame += packet.INTBytes
+		a.Frame += int32(a.INT.Wire)
 	}
 	a.Frame += int32(a.PINTBytes)
 	if q.rd.Len() > 0 {

@@ -26,6 +26,10 @@ type INTHop struct {
 type INTRecord struct {
 	Hops [MaxINTHops]INTHop
 	N    uint8
+	// Wire is what the record occupies on the wire, in the data packet
+	// and in the ACK that echoes it: INTBytes, or what the sender's HPCC
+	// says (int_bytes).
+	Wire uint8
 	next *INTRecord
 }
 

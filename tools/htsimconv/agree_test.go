@@ -109,15 +109,102 @@ func agreementScenario(t *testing.T, workload, htsimOut string, imported bool) *
 	return s
 }
 
-// htsimFinishes reads htsim's recorded completion times (readFinishes).
+// htsimFinishes reads htsim's recorded completion times.
 func htsimFinishes(t *testing.T, file string) []float64 {
+	t.Helper()
+	fs := htsimFlows(t, file)
+	x := make([]float64, len(fs))
+	for i, f := range fs {
+		x[i] = f.us
+	}
+	return x
+}
+
+// TestAgreesWithHtsimHPCC holds rocelab's HPCC, imported by from-htsim
+// from htsim_hpcc's own command line (each file's head) and the matrix it
+// read, to htsim_hpcc's recorded runs (testdata/htsim/hpcc-*.txt, clock
+// pinned to the second each started): each statistic averaged over the
+// seeds, and the median over the seeds of the per-flow ratio's median
+// (flows matched by source and destination, htsim's HPCC_SRC_DST). The
+// imported sender is rocelab's HPCC with htsim's constants, not htsim's
+// per-ACK window (docs/engine.md, "htsim_hpcc"), and the ECMP hashes
+// differ, so the permutation's flows differ one by one.
+func TestAgreesWithHtsimHPCC(t *testing.T) {
+	for _, c := range []struct {
+		workload string
+		seeds    int
+		// the largest relative differences allowed
+		mean, p50, max, ratio float64
+	}{
+		// measured: mean +0.7 %, median +4.4 %, last -13.7 %, per-flow
+		// ratio's median +2.2 % (single flows x0.34 to x3.1 in seed 1:
+		// the paths differ). htsim's windows run away here
+		// (docs/engine.md), so many of its senders run at line rate under
+		// PFC, where rocelab's HPCC holds its rates: with cc: none the
+		// same import gives mean +9.6 %, last -1.7 %
+		{"perm128", 8, 0.03, 0.07, 0.16, 0.04},
+		// measured: mean -4.1 %, median -1.5 %, last +0.1 % (+1.1 % with
+		// INT's 42 bytes on the wire, which htsim's takes no room for:
+		// int_bytes 0), per-flow ratio's median -2.3 %; htsim finishes
+		// the three senders under the receiver's ToR first, at 964, 1266
+		// and 1791 us (seed 1), rocelab at 3744-3749 us: their windows in
+		// htsim are 3-5 times the others' (docs/engine.md), not explained
+		{"incast127", 3, 0.06, 0.03, 0.005, 0.04},
+	} {
+		t.Run(c.workload, func(t *testing.T) {
+			var h, r agree.Seeds
+			var ratios []float64
+			for seed := 1; seed <= c.seeds; seed++ {
+				file := fmt.Sprintf("testdata/htsim/hpcc-%s-seed%d.txt", c.workload, seed)
+				hf := htsimFlows(t, file)
+				s := agreementScenario(t, c.workload, file, true)
+				s.Seed = uint64(seed)
+				o, err := agree.RunScenario(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				byPair := map[string]float64{}
+				for _, f := range o.Flows {
+					byPair["HPCC_"+strings.TrimPrefix(f.Src, "h")+"_"+strings.TrimPrefix(f.Dst, "h")] = f.StartUS + *f.FCTUS
+				}
+				x := make([]float64, len(hf))
+				var ratio []float64
+				for i, f := range hf {
+					x[i] = f.us
+					v, ok := byPair[f.name]
+					if !ok {
+						t.Fatalf("%s: htsim's flow %s is not in the imported scenario", file, f.name)
+					}
+					ratio = append(ratio, v/f.us)
+				}
+				if len(hf) != len(o.Flows) {
+					t.Fatalf("%s: htsim completed %d flows, the scenario has %d", file, len(hf), len(o.Flows))
+				}
+				h.Add(x)
+				r.Add(agree.Finishes(o))
+				ratios = append(ratios, agree.Summarise(ratio).P50)
+				t.Logf("seed %d: per-flow ratio %+v", seed, agree.Summarise(ratio))
+			}
+			hm, rm := h.Mean(), r.Mean()
+			agree.Hold(t, fmt.Sprintf("%s from htsim_hpcc over %d seeds", c.workload, c.seeds), "htsim", []agree.Metric{
+				{Name: "mean", Other: hm.Mean, Rocelab: rm.Mean, Bound: c.mean},
+				{Name: "p50", Other: hm.P50, Rocelab: rm.P50, Bound: c.p50},
+				{Name: "max", Other: hm.Max, Rocelab: rm.Max, Bound: c.max},
+				{Name: "per-flow ratio's median", Other: 1, Rocelab: agree.Summarise(ratios).P50, Bound: c.ratio},
+			})
+		})
+	}
+}
+
+// htsimFlows reads htsim's recorded flow lines (readFlowLines).
+func htsimFlows(t *testing.T, file string) []htsimFinish {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	x, err := readFinishes(file, f)
+	x, err := readFlowLines(file, f)
 	if err != nil {
 		t.Fatal(err)
 	}

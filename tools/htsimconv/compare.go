@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,8 +17,9 @@ import (
 )
 
 // readFinishes reads the completion times, in microseconds, of htsim's
-// "Flow NAME ID finished at T total bytes B" lines; other lines of its
-// output are skipped, as are comments.
+// "Flow NAME ID finished at T total bytes B" lines (htsim_roce) or "Flow
+// NAME finished at T total bytes B" (htsim_hpcc, hpcc.cpp:211); other
+// lines of its output are skipped, as are comments.
 func readFinishes(file string, r io.Reader) ([]float64, error) {
 	fs, err := readFlowLines(file, r)
 	x := make([]float64, len(fs))
@@ -27,8 +29,9 @@ func readFinishes(file string, r io.Reader) ([]float64, error) {
 	return x, err
 }
 
-// htsimFinish is one "Flow NAME ID finished at T" line: the flow's name
-// (htsim_roce's Roce_SRC_DST) and its completion time in microseconds.
+// htsimFinish is one "Flow NAME [ID] finished at T" line: the flow's name
+// (htsim_roce's Roce_SRC_DST, htsim_hpcc's HPCC_SRC_DST) and its
+// completion time in microseconds.
 type htsimFinish struct {
 	name string
 	us   float64
@@ -40,6 +43,9 @@ func readFlowLines(file string, r io.Reader) ([]htsimFinish, error) {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for line := 1; sc.Scan(); line++ {
 		fs := strings.Fields(sc.Text())
+		if len(fs) > 0 && fs[0] == "Flow" && len(fs) >= 5 && fs[2] == "finished" && fs[3] == "at" {
+			fs = slices.Insert(fs, 2, "") // htsim_hpcc prints no id
+		}
 		if len(fs) < 6 || fs[0] != "Flow" || fs[3] != "finished" || fs[4] != "at" {
 			continue
 		}
@@ -53,7 +59,7 @@ func readFlowLines(file string, r io.Reader) ([]htsimFinish, error) {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
 	if len(x) == 0 {
-		return nil, fmt.Errorf("%s: no \"Flow ... finished at T\" lines: htsim_roce prints one per completed flow on its standard output", file)
+		return nil, fmt.Errorf("%s: no \"Flow ... finished at T\" lines: htsim_roce and htsim_hpcc print one per completed flow on their standard output", file)
 	}
 	return x, nil
 }

@@ -10,12 +10,15 @@ import (
 	"strconv"
 	"strings"
 
+	"rocelab/internal/cc"
 	"rocelab/internal/scenario"
 	"rocelab/internal/unit"
 )
 
-// htsimRun is what an htsim_roce command line says about the run.
+// htsimRun is what an htsim_roce or htsim_hpcc command line says about
+// the run.
 type htsimRun struct {
+	program         string // htsim_roce or htsim_hpcc
 	nodes, tiers    int
 	tm              string
 	linkMbps        float64
@@ -32,6 +35,8 @@ type htsimRun struct {
 }
 
 // htsimFlags gives the value count of each htsim_roce flag (main_roce.cpp).
+// htsim_hpcc (main_hpcc.cpp) takes the same flags but hpccLacks: its
+// fat-tree has FatTreeTopology's default 3 tiers.
 var htsimFlags = map[string]int{
 	"-o": 1, "-conns": 1, "-end": 1, "-nodes": 1, "-tiers": 1, "-queue_type": 1, "-host_queue_type": 1,
 	"-log": 1, "-tm": 1, "-topo": 1, "-q": 1, "-logtime": 1, "-linkspeed": 1, "-seed": 1, "-mtu": 1,
@@ -39,10 +44,11 @@ var htsimFlags = map[string]int{
 	"-pfc_thresholds": 2, "-ar_method": 1, "-strat": 1,
 }
 
+var hpccLacks = map[string]bool{"-tiers": true, "-topo": true}
+
 // htsimOthers says why each of htsim's other datacenter programs is not
 // imported: their senders are not RoCE's.
 var htsimOthers = map[string]string{
-	"htsim_hpcc":  "its HPCC sender keeps every ACK's window as the next update's base (processAck assigns computeWind's result to _cwnd whether or not the update is committed), with T fixed at 12 us and W_AI of one MSS; rocelab's HPCC follows the paper and the HPCC authors' ns-3 model (tools/ns3conv)",
 	"htsim_swift": "Swift is a delay-based TCP-style transport, not RoCE",
 	"htsim_ndp":   "NDP trims and pulls, not RoCE",
 	"htsim_eqds":  "EQDS is receiver-driven, not RoCE",
@@ -50,25 +56,28 @@ var htsimOthers = map[string]string{
 }
 
 // htsimProgram checks the program name a command line starts with: the
-// import reads htsim_roce's flags only.
-func htsimProgram(name string) error {
+// import reads htsim_roce's and htsim_hpcc's flags only.
+func htsimProgram(name string) (string, error) {
 	base := filepath.Base(name)
 	if why, ok := htsimOthers[base]; ok {
-		return fmt.Errorf("%s: only htsim_roce runs are imported: %s", base, why)
+		return "", fmt.Errorf("%s: only htsim_roce and htsim_hpcc runs are imported: %s", base, why)
 	}
-	if base != "htsim_roce" {
-		return fmt.Errorf("%q: expected htsim_roce or its first flag", name)
+	if base != "htsim_roce" && base != "htsim_hpcc" {
+		return "", fmt.Errorf("%q: expected htsim_roce, htsim_hpcc or htsim_roce's first flag", name)
 	}
-	return nil
+	return base, nil
 }
 
-// parseHtsimArgs reads an htsim_roce command line (its program name
-// optional) with htsim's defaults for what it leaves out.
+// parseHtsimArgs reads an htsim_roce or htsim_hpcc command line (without
+// a program name, htsim_roce's) with htsim's defaults for what it leaves
+// out (main_roce.cpp and main_hpcc.cpp: 432 nodes, 3 tiers, 100 Gb/s
+// HOST_NIC, 1 us hops, 9000 B packets, PFC at 15 and 12 packets).
 func parseHtsimArgs(args []string) (*htsimRun, error) {
-	r := &htsimRun{nodes: 128, tiers: 3, linkMbps: 100000, hopUS: 1, mtu: 9000, pfcLow: 12, pfcHigh: 15,
+	r := &htsimRun{program: "htsim_roce", nodes: 432, tiers: 3, linkMbps: 100000, hopUS: 1, mtu: 9000, pfcLow: 12, pfcHigh: 15,
 		endUS: 1000, seed: 13, queueType: "lossless_input"}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		if err := htsimProgram(args[0]); err != nil {
+		var err error
+		if r.program, err = htsimProgram(args[0]); err != nil {
 			return nil, err
 		}
 		args = args[1:]
@@ -77,8 +86,8 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		n, ok := htsimFlags[f]
-		if !ok {
-			return nil, fmt.Errorf("argument %d: %q is not an htsim_roce flag", i+1, f)
+		if !ok || r.program == "htsim_hpcc" && hpccLacks[f] {
+			return nil, fmt.Errorf("argument %d: %q is not an %s flag", i+1, f, r.program)
 		}
 		if f == "-strat" && i+2 < len(args) && args[i+1] == "ecmp_host_ar" {
 			n = 2 // ecmp_host_ar takes its AR fraction
@@ -155,6 +164,11 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 	if _, err := r.loadBalancing(); err != nil {
 		return nil, err
 	}
+	if r.program == "htsim_hpcc" {
+		if _, err := r.hpccKnobs(); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
 }
 
@@ -168,9 +182,43 @@ func (r *htsimRun) loadBalancing() (string, error) {
 	case "ecmp_rr":
 		return "load_balancing: {mode: spray, spray: round-robin}", nil
 	case "":
-		return "", fmt.Errorf("expected -strat (ecmp_host, ecmp_ar, ecmp_host_ar or ecmp_rr), as htsim_roce does")
+		return "", fmt.Errorf("expected -strat (ecmp_host, ecmp_ar, ecmp_host_ar or ecmp_rr), as %s does", r.program)
 	}
-	return "", fmt.Errorf("-strat %s: htsim_roce runs only ecmp_host, ecmp_ar, ecmp_host_ar and ecmp_rr", r.strategy)
+	return "", fmt.Errorf("-strat %s: %s runs only ecmp_host, ecmp_ar, ecmp_host_ar and ecmp_rr", r.strategy, r.program)
+}
+
+// htsimHPCCBaseRTT is htsim's HPCCSrc::_T (hpcc.cpp:29), the "known
+// baseline RTT" of every sender whatever the fabric.
+const htsimHPCCBaseRTT = 12 * unit.Microsecond
+
+// hpccKnobs is host.hpcc for htsim_hpcc's sender (hpcc.cpp): η 0.95 and
+// 5 additive stages (:30-31); T (base_rtt) 12 us; the window at line rate
+// T·rate/8 (:78), which starts it at line rate (:80); W_AI one packet
+// (_Wai = _mss, :68) of the window, whose rate is cwnd·8/T (:202), so
+// ai_rate = packet·8/T; and since every window is at least W_AI (:402,
+// :410), that is its rate floor too. fast_react: every ACK moves the
+// rate (:193-203). int_bytes 0: htsim's INT takes no room on the wire
+// (hpccpacket.h:40, :102: a packet's size is its payload and ACKSIZE).
+func (r *htsimRun) hpccKnobs() (string, error) {
+	t := float64(htsimHPCCBaseRTT) / float64(unit.Second)
+	ai := math.Round(float64(r.mtu) * 8 / t / 1e6)
+	knobs := []struct {
+		name string
+		v    float64
+	}{{"eta", 950}, {"max_stage", 5}, {"ai_rate", ai}, {"min_rate", max(ai, 1)},
+		{"base_rtt", float64(htsimHPCCBaseRTT / unit.Nanosecond)}, {"window", math.Floor(r.linkMbps * 1e6 * t / 8)}, {"fast_react", 1}, {"int_bytes", 0}}
+	var c cc.HPCCConfig
+	parts := make([]string, len(knobs))
+	for i, k := range knobs {
+		if k.v > 1<<62 {
+			return "", fmt.Errorf("-mtu %d -linkspeed %g: htsim's HPCC %s %g is out of rocelab's range", r.mtu, r.linkMbps, k.name, k.v)
+		}
+		if err := c.Set(k.name, int64(k.v)); err != nil {
+			return "", fmt.Errorf("-mtu %d -linkspeed %g: htsim's HPCC: %v", r.mtu, r.linkMbps, err)
+		}
+		parts[i] = fmt.Sprintf("%s: %d", k.name, int64(k.v))
+	}
+	return "{" + strings.Join(parts, ", ") + "}", nil
 }
 
 // topology is the scenario's topology line for htsim's fat-tree of nodes
@@ -427,8 +475,16 @@ func fromHtsim(args []string, w io.Writer) error {
 	}
 	pkt := int64(r.mtu)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# The rocelab scenario of an htsim_roce run (go run ./tools/htsimconv from-htsim):\n#   htsim_roce %s\n", strings.Join(r.args, " "))
-	fmt.Fprintf(&b, "# PFC as htsim's: per ingress port, XOFF at %d packets of %d B, XON at %d,\n# a static threshold with no reserve. cc: none, as htsim's RoCE has none.\n", r.pfcHigh, pkt, r.pfcLow)
+	fmt.Fprintf(&b, "# The rocelab scenario of an %s run (go run ./tools/htsimconv from-htsim):\n#   %s %s\n", r.program, r.program, strings.Join(r.args, " "))
+	fmt.Fprintf(&b, "# PFC as htsim's: per ingress port, XOFF at %d packets of %d B, XON at %d,\n# a static threshold with no reserve.", r.pfcHigh, pkt, r.pfcLow)
+	ccLine := "cc: none"
+	if r.program == "htsim_hpcc" {
+		knobs, _ := r.hpccKnobs()
+		ccLine = "cc: hpcc, hpcc: " + knobs
+		b.WriteString(" HPCC with htsim's constants (hpcc.cpp): T 12 us, η 0.95,\n# 5 additive stages, W_AI one packet a T; not its per-ACK window (docs/engine.md).\n")
+	} else {
+		b.WriteString(" cc: none, as htsim's RoCE has none.\n")
+	}
 	if mtu != r.mtu {
 		fmt.Fprintf(&b, "# htsim's %d B packets: RoCE's path MTU is one of 256-4096, so rocelab sends %d B.\n", r.mtu, mtu)
 	}
@@ -445,7 +501,7 @@ func fromHtsim(args []string, w io.Writer) error {
 		// egress queue, as rocelab's (pause frames skip both).
 		fmt.Fprintf(&b, ", latency: %s", unit.Time(math.Round(r.switchUS*float64(unit.Microsecond))))
 	}
-	fmt.Fprintf(&b, "}\nhost: {cc: none, mtu: %d}\ntraffic:\n  flows:\n", mtu)
+	fmt.Fprintf(&b, "}\nhost: {%s, mtu: %d}\ntraffic:\n  flows:\n", ccLine, mtu)
 	for i, c := range conns {
 		fmt.Fprintf(&b, "    - {name: f%d, src: h%d, dst: h%d, bytes: %d", c.id, c.src, c.dst, c.size)
 		if len(after[i]) > 0 {

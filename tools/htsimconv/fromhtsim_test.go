@@ -154,9 +154,9 @@ func TestImportSwitchLatency(t *testing.T) {
 // as htsim_roce's.
 func TestImportRefusesOtherPrograms(t *testing.T) {
 	for prog, want := range map[string]string{
-		"/tmp/htsim/sim/datacenter/htsim_hpcc": "htsim_hpcc: only htsim_roce runs are imported: its HPCC sender keeps every ACK's window",
-		"htsim_tcp":                            "htsim_tcp: only htsim_roce runs are imported: TCP",
-		"ls":                                   `"ls": expected htsim_roce or its first flag`,
+		"/tmp/htsim/sim/datacenter/htsim_swift": "htsim_swift: only htsim_roce and htsim_hpcc runs are imported: Swift",
+		"htsim_tcp":                             "htsim_tcp: only htsim_roce and htsim_hpcc runs are imported: TCP",
+		"ls":                                    `"ls": expected htsim_roce, htsim_hpcc or htsim_roce's first flag`,
 	} {
 		err := fromHtsim([]string{prog, "-nodes", "16", "-strat", "ecmp_host"}, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -166,6 +166,82 @@ func TestImportRefusesOtherPrograms(t *testing.T) {
 	if _, err := parseHtsimArgs([]string{"./htsim_roce", "-nodes", "16", "-tm", "m.cm", "-strat", "ecmp_host"}); err != nil {
 		t.Errorf("htsim_roce by path: %v", err)
 	}
+}
+
+// An htsim_hpcc command line becomes rocelab's HPCC with htsim's
+// constants (hpcc.cpp): T 12 us, η 0.95, 5 additive stages, W_AI one
+// packet a T (4096 B: 2731 Mb/s) which is also the floor, the window at
+// line rate T·rate/8. htsim_hpcc has no -tiers (its fat-tree has 3) and
+// both programs default to 432 hosts (k = 12).
+func TestImportHPCC(t *testing.T) {
+	cm := filepath.Join(t.TempDir(), "m.cm")
+	if err := os.WriteFile(cm, []byte("Nodes 432\nConnections 1\n0->431 id 1 start 0 size 4096\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var y bytes.Buffer
+	if err := fromHtsim([]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-mtu", "4096", "-linkspeed", "400000"}, &y); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenario.Load("hpcc.yaml", y.Bytes())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, y.String())
+	}
+	for _, want := range []string{"cc: hpcc", "eta: 950", "max_stage: 5", "ai_rate: 2731", "min_rate: 2731", "base_rtt: 12000", "window: 600000", "fast_react: 1", "int_bytes: 0", "k: 12", "an htsim_hpcc run"} {
+		if !strings.Contains(y.String(), want) {
+			t.Errorf("scenario lacks %q:\n%s", want, y.String())
+		}
+	}
+	if len(s.Topo.Hosts) != 432 {
+		t.Errorf("%d hosts, expected htsim's default 432", len(s.Topo.Hosts))
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-tiers", "2"}, `argument 5: "-tiers" is not an htsim_hpcc flag`},
+		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "perm"}, "-strat perm: htsim_hpcc runs only"},
+		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-mtu", "2000000"}, "-mtu 2000000 -linkspeed 100000: htsim's HPCC: cc: ai_rate = 1333333 out of range"},
+		{[]string{"htsim_hpcc", "-tm", cm, "-strat", "ecmp_host", "-queue_type", "composite"}, "-queue_type composite: only htsim's default lossless_input"},
+	} {
+		if err := fromHtsim(c.args, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, expected %q", c.args, err, c.want)
+		}
+	}
+}
+
+// htsim_hpcc prints no flow id in its completion lines (hpcc.cpp:211).
+func TestReadHPCCFinishes(t *testing.T) {
+	x, err := readFlowLines("h.txt", strings.NewReader("CWND1 154096 ACKNO 4096 at 5.00544 src HPCCsrc 123\nFlow HPCC_1_0 finished at 964.471 total bytes 1003520\nFlow Roce_2_0 2983 finished at 560.119 total bytes 1003520\n"))
+	if err != nil || len(x) != 2 || x[0] != (htsimFinish{"HPCC_1_0", 964.471}) || x[1] != (htsimFinish{"Roce_2_0", 560.119}) {
+		t.Errorf("read %+v, %v", x, err)
+	}
+	if _, err := readFlowLines("h.txt", strings.NewReader("Flow HPCC_1_0 finished at soon\n")); err == nil || !strings.Contains(err.Error(), `h.txt:1: finished at "soon"`) {
+		t.Errorf("error %v", err)
+	}
+}
+
+// FuzzParseHtsimArgs: any command line is read or refused with an error,
+// never a panic, and what is read names a fat-tree rocelab builds.
+func FuzzParseHtsimArgs(f *testing.F) {
+	f.Add("htsim_roce -nodes 128 -tiers 3 -tm m.cm -strat ecmp_host -paths 1 -linkspeed 100000 -mtu 4096 -hop_latency 1 -q 1000 -end 1000000 -seed 1")
+	f.Add("htsim_hpcc -nodes 128 -tm m.cm -strat ecmp_host -paths 1 -linkspeed 100000 -mtu 4096 -hop_latency 1 -q 1000 -end 1000000 -seed 3")
+	f.Add("htsim_hpcc -tm m.cm -strat ecmp_host_ar 50 -pfc_thresholds 10 20 -switch_latency 0.5")
+	f.Add("-nodes 16 -tm m.cm -strat ecmp_rr -tiers 2")
+	f.Fuzz(func(t *testing.T, line string) {
+		r, err := parseHtsimArgs(strings.Fields(line))
+		if err != nil {
+			return
+		}
+		if r.program != "htsim_roce" && r.program != "htsim_hpcc" || r.mtu <= 0 || r.pfcHigh <= r.pfcLow {
+			t.Fatalf("read %+v", r)
+		}
+		if r.program == "htsim_hpcc" {
+			if k, err := r.hpccKnobs(); err != nil || !strings.Contains(k, "base_rtt: 12000") {
+				t.Fatalf("knobs %s, %v", k, err)
+			}
+		}
+		_, _ = r.topology()
+	})
 }
 
 // FuzzReadMatrix: any matrix is read or refused with an error, never a
@@ -232,6 +308,7 @@ func FuzzReadFinishes(f *testing.F) {
 	f.Add("Flow Roce_1_0 2980 finished at 524.177 total bytes 1003520\n")
 	f.Add("Nodes: 128 Connections: 127\nFlow Roce_2_0 2983 finished at -1 total bytes 1\n")
 	f.Add("Flow Roce_1_0 1 finished at NaN total bytes 1\n")
+	f.Add("Flow HPCC_1_0 finished at 964.471 total bytes 1003520\nFlow HPCC_2_0 finished at\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		x, err := readFinishes("h.txt", strings.NewReader(text))
 		for _, v := range x {

@@ -20,11 +20,12 @@
 // connection_matrices/gen_allreduce.py: groups of G hosts, each host the
 // head of a chain of 2G-1 transfers around its group's ring.
 //
-//	go run ./tools/htsimconv from-htsim [htsim_roce] -tm FILE.cm -nodes N ... > scenario.yaml
+//	go run ./tools/htsimconv from-htsim [htsim_roce|htsim_hpcc] -tm FILE.cm -nodes N ... > scenario.yaml
 //
-// The from-htsim subcommand goes the other way: given an htsim_roce
-// command line (its flags as htsim takes them, with htsim's defaults for
-// those left out), it writes the rocelab scenario of the same run: the
+// The from-htsim subcommand goes the other way: given an htsim_roce or
+// htsim_hpcc command line (its flags as htsim takes them, with htsim's
+// defaults for those left out; htsim_hpcc's sender becomes cc: hpcc with
+// htsim's constants), it writes the rocelab scenario of the same run: the
 // fat-tree of -nodes hosts (-tiers 2 or 3), every link at -linkspeed with
 // -hop_latency of cable, htsim's PFC thresholds (-pfc_thresholds, in
 // packets of -mtu) as a static threshold, the path selection of -strat,
@@ -36,13 +37,15 @@
 //	go run ./tools/htsimconv compare [-seed S] SCENARIO.yaml HTSIM_STDOUT
 //
 // compare runs the scenario on rocelab and prints its flows' completion
-// times (mean, median, p99, last) beside those of htsim_roce's standard
-// output for the same run ("Flow ... finished at T" lines).
+// times (mean, median, p99, last) beside those of htsim_roce's or
+// htsim_hpcc's standard output for the same run ("Flow ... finished at T"
+// lines).
 //
-//	go run ./tools/htsimconv paths -clock SECONDS [htsim_roce] -tm FILE.cm -nodes N -tiers 3 -strat ecmp_host -seed S ...
+//	go run ./tools/htsimconv paths -clock SECONDS [htsim_roce|htsim_hpcc] -tm FILE.cm -nodes N -strat ecmp_host -seed S ...
 //
-// paths predicts the aggregation and core switch htsim_roce -strat
-// ecmp_host sends each connection's data through (paths.go): htsim's
+// paths predicts the aggregation and core switch htsim_roce (or
+// htsim_hpcc, whose sources draw the path id alike) -strat ecmp_host
+// sends each connection's data through (paths.go): htsim's
 // paths follow -seed and the wall clock of the run's start (SECONDS, its
 // time(NULL)), so the prediction holds for runs whose clock was pinned.
 // With -find FROM-TO -record HTSIM_STDOUT in place of -clock it finds the

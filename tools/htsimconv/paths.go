@@ -183,12 +183,22 @@ func predictPaths(k int, conns []htsimConn, seed, clock uint32) ([]htsimPath, er
 	return paths, nil
 }
 
+// flowPrefix is how the program names its sources in its flow lines
+// (main_roce.cpp and main_hpcc.cpp setName).
+func (r *htsimRun) flowPrefix() string {
+	if r.program == "htsim_hpcc" {
+		return "HPCC"
+	}
+	return "Roce"
+}
+
 // clockFit says how well the paths predicted at clock explain a run's
-// completion times (by flow name, Roce_SRC_DST): the rank correlation
+// completion times (by flow name, prefix_SRC_DST: htsim_roce's Roce,
+// htsim_hpcc's HPCC, whose sources draw the path id alike, hpcc.cpp:65-66): the rank correlation
 // between each connection's most shared link, counting the connections
 // whose data crosses it, and its completion time. Found again this way,
 // the recorded runs' seconds are clear of every other (docs/engine.md).
-func clockFit(k int, conns []htsimConn, seed, clock uint32, us map[string]float64) (float64, error) {
+func clockFit(k int, conns []htsimConn, seed, clock uint32, prefix string, us map[string]float64) (float64, error) {
 	paths, err := predictPaths(k, conns, seed, clock)
 	if err != nil {
 		return 0, err
@@ -214,7 +224,7 @@ func clockFit(k int, conns []htsimConn, seed, clock uint32, us map[string]float6
 	}
 	var shared, fct []float64
 	for _, p := range paths {
-		t, ok := us[fmt.Sprintf("Roce_%d_%d", p.src, p.dst)]
+		t, ok := us[fmt.Sprintf("%s_%d_%d", prefix, p.src, p.dst)]
 		if !ok {
 			return 0, fmt.Errorf("connection %d (%d->%d) has no completion in the run", p.id, p.src, p.dst)
 		}
@@ -375,7 +385,7 @@ func pathsCmd(args []string, w io.Writer) error {
 	}
 	var fits []fit
 	for c := from; ; c++ {
-		rho, err := clockFit(k, conns, uint32(r.seed), c, us)
+		rho, err := clockFit(k, conns, uint32(r.seed), c, r.flowPrefix(), us)
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.tm, err)
 		}

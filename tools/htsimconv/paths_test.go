@@ -115,19 +115,25 @@ func TestPredictPaths(t *testing.T) {
 	}
 }
 
-// TestFindsRecordedClocks finds the second each recorded htsim run in
-// testdata/htsim started at, searching 300 seconds either side: the
+// TestFindsRecordedClocks finds the second each recorded htsim_roce and
+// htsim_hpcc run in testdata/htsim started at, searching 300 seconds either side: the
 // seconds at which htsim_roce, its clock pinned, prints those runs' flow
 // lines byte for byte (docs/engine.md).
 func TestFindsRecordedClocks(t *testing.T) {
+	roce := []string{"htsim_roce", "-tiers", "3"}
+	// htsim_hpcc's sources draw the path id as htsim_roce's (hpcc.cpp:65-66);
+	// its runs were recorded with the clock pinned to these seconds.
+	hpcc := []string{"htsim_hpcc"}
 	for _, c := range []struct {
-		workload string
-		clocks   []uint32
-		extra    []string
+		workload, record string
+		clocks           []uint32
+		program, extra   []string
 	}{
-		{"perm128", []uint32{1796168758, 1796168758, 1796168759, 1796168760, 1796168761, 1796168762}, nil},
-		{"incast127", []uint32{1796168762, 1796168763, 1796168763}, nil},
-		{"perm128-lat", []uint32{1796253013, 1796253014, 1796253015, 1796253016, 1796253017, 1796253018}, []string{"-switch_latency", "1"}},
+		{"perm128", "", []uint32{1796168758, 1796168758, 1796168759, 1796168760, 1796168761, 1796168762}, roce, nil},
+		{"incast127", "", []uint32{1796168762, 1796168763, 1796168763}, roce, nil},
+		{"perm128-lat", "", []uint32{1796253013, 1796253014, 1796253015, 1796253016, 1796253017, 1796253018}, roce, []string{"-switch_latency", "1"}},
+		{"perm128", "hpcc-", []uint32{1796284046, 1796284049, 1796284085, 1796284063, 1796284066, 1796284069, 1796284073, 1796284077}, hpcc, nil},
+		{"incast127", "hpcc-", []uint32{1796284041, 1796284042, 1796284044}, hpcc, nil},
 	} {
 		cm := filepath.Join(t.TempDir(), c.workload+".cm")
 		var b bytes.Buffer
@@ -138,9 +144,9 @@ func TestFindsRecordedClocks(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, want := range c.clocks {
-			rec := fmt.Sprintf("testdata/htsim/%s-seed%d.txt", c.workload, i+1)
-			args := append([]string{"paths", "-find", fmt.Sprintf("%d-%d", want-300, want+300), "-record", rec,
-				"htsim_roce", "-nodes", "128", "-tiers", "3", "-tm", cm, "-strat", "ecmp_host", "-seed", strconv.Itoa(i + 1)}, c.extra...)
+			rec := fmt.Sprintf("testdata/htsim/%s%s-seed%d.txt", c.record, c.workload, i+1)
+			args := append([]string{"paths", "-find", fmt.Sprintf("%d-%d", want-300, want+300), "-record", rec}, c.program...)
+			args = append(append(args, "-nodes", "128", "-tm", cm, "-strat", "ecmp_host", "-seed", strconv.Itoa(i+1)), c.extra...)
 			var out bytes.Buffer
 			if err := run(args, &out, io.Discard); err != nil {
 				t.Fatal(err)
