@@ -68,7 +68,7 @@ func TestErrors(t *testing.T) {
 		text, want string
 		line, col  int
 	}{
-		{"{\n  \"PORT\": {\n    \"Ethernet0\": {\"mtu\": \"9100\",}\n  }\n}", "invalid JSON", 3, 33},
+		{"{\n  \"PORT\": {\n    \"Ethernet0\": {\"mtu\": \"9100\",}\n  }\n}", "comma before }", 3, 32},
 		{"[1, 2]", "configlet: expected an object of tables", 1, 2},
 		{"\"x\"", "expected an object", 1, 1},
 		{"{\"PORT\": {\"Ethernet0\": \"9100\"}}", "PORT|Ethernet0: expected an object", 1, 24},
@@ -76,6 +76,10 @@ func TestErrors(t *testing.T) {
 		{"{\"PORT\": {\n\"E\": {\"mtu\": null}}}", "expected a string, got null", 2, 14},
 		{"{\"PORT\": {}", "unexpected end of input", 1, 12},
 		{"{} {}", "unexpected data after", 1, 4},
+		// The two mistakes of hand-made configs, named and placed.
+		{"{\n  \u201cPORT\u201d: {}\n}", "typographic quote \u201c (U+201C)", 2, 3},
+		{"{\"PORT\": {\"E\": {\"mtu\": \"9100\"},\n  }\n}", "comma before }", 1, 31},
+		{"{\"PORT\": {\"E\": {\"lanes\": [\"1\", ]}}}", "comma before ]", 1, 30},
 	} {
 		_, err := Parse("c.json", []byte(c.text))
 		var e *Error
@@ -248,8 +252,8 @@ func TestFragment(t *testing.T) {
 		text, want string
 		line, col  int
 	}{
-		{"\"PORT\": {\n  \"Ethernet0\": {\"mtu\": 9100,}\n}", "invalid JSON", 2, 29},
-		{"\"PORT\": {\"E\": {\"mtu\": \"9100\"}},\n", "invalid JSON", 2, 1},
+		{"\"PORT\": {\n  \"Ethernet0\": {\"mtu\": 9100,}\n}", "comma before }", 2, 28},
+		{"\"PORT\": {\"E\": {\"mtu\": \"9100\"}},\n\"QUEUE\": {},,\n", "comma before }", 2, 12},
 		{"\"PORT\": {\"E\": \"x\"}", "PORT|E: expected an object", 1, 15},
 	} {
 		_, err := Parse("f.json", []byte(c.text))
