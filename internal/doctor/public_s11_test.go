@@ -60,3 +60,16 @@ func TestS11WREDCounters(t *testing.T) {
 		"Ethernet0    UC3            5120          5242880                 0                  0")
 	nicMustFind(t, fs, "switch.queue.drops", Error, "Ethernet0 UC3", "WRED dropped 5120 packets on lossless queue 3")
 }
+
+// `show pfc priority` (the command run twice in one paste,
+// sonic-utilities#796) was no input the doctor read (exit 2). Its 3,4
+// beside a NIC with PFC on 3 is SONiC's default and RoCE's usual setup,
+// no mismatch; beside a NIC with PFC on 0,2,6,7 (Mellanox's OFED 4.2
+// document) it is.
+func TestS11ShowPFCPriority(t *testing.T) {
+	const sw = "corpus/switch/sonic-show-pfc-priority-twice-sonicutilities796.txt"
+	fs := diagnoseFiles(t, Options{}, sw, "corpus/ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt")
+	nicMustNot(t, fs, "switch.pfc.mismatch")
+	fs = diagnoseFiles(t, Options{}, sw, "corpus/ethtool/mlnx-qos-ofed4.2-blank-lines-pfc-0-2-6-7-mellanox-doc2792.txt")
+	nicMustFind(t, fs, "switch.pfc.mismatch", Error, "3,4 on the switch", "0,2,6,7 on eth2")
+}

@@ -18,6 +18,7 @@ const KindSwitch Kind = "switch-counters"
 //	show priority-group watermark ...   Ingress shared pool occupancy per PG: | Ingress headroom per PG:
 //	show priority-group drop counters   Ingress PG dropped packets:
 //	show queue wredcounters             Port TxQ WredDrp/pkts WredDrp/bytes EcnMarked/pkts EcnMarked/bytes
+//	show pfc priority                   Interface  Lossless priorities
 //	show interfaces counters / portstat IFACE STATE RX_OK ... RX_DRP RX_OVR TX_OK ... TX_DRP
 //	ecnconfig -l / show ecn             Profile: NAME, then key value rows
 //
@@ -60,7 +61,8 @@ type SwitchCounters struct {
 	// and times per port.
 	WDConfig []WatchdogConfig
 	// PFCPrios are the priorities a switch says PFC is enabled on (NVIDIA
-	// Onyx `show roce`: "switch-priority 3: enabled"), with the lines.
+	// Onyx `show roce`: "switch-priority 3: enabled"; SONiC `show pfc
+	// priority`: any port's lossless priorities), with the lines.
 	PFCPrios   []int
 	PFCPrioEvs []Evidence
 	// EOSPFC are the ports of Arista EOS `show priority-flow-control`.
@@ -203,6 +205,7 @@ const (
 	swWDConfig
 	swPGDrop
 	swWRED
+	swPFCPrio
 )
 
 // swTitles are the titles SONiC prints above a table.
@@ -395,6 +398,8 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return swWDConfig, f
 	case f[0] == "Port" && f[1] == "TxQ" && strings.Contains(h, "WredDrp/pkts") && strings.Contains(h, "EcnMarked/pkts"):
 		return swWRED, f
+	case len(f) == 3 && f[0] == "Interface" && f[1] == "Lossless" && f[2] == "priorities":
+		return swPFCPrio, f
 	}
 	return swNone, nil
 }
@@ -497,6 +502,8 @@ func (p *switchParser) row(l Line, t string) bool {
 		return p.pgRow(f, ev)
 	case swWRED:
 		return p.wredRow(f, ev)
+	case swPFCPrio:
+		return p.pfcPrioRow(f, ev)
 	case swPorts:
 		return p.portRow(f, ev)
 	case swWDConfig:

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -74,5 +75,28 @@ func (p *switchParser) wredRow(f []string, ev Evidence) bool {
 		return false
 	}
 	p.out.WRED = appendCapped(p.out.WRED, QueueWRED{Port: strings.Clone(f[0]), Queue: num, Type: typ, WREDDrop: numOr(f[2]), ECNMarks: numOr(f[4]), Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+	return true
+}
+
+// pfcPrioRow reads a `show pfc priority` row ("Ethernet0    3,4", or the
+// port alone when it has none): its priorities join the switch's PFC
+// priorities.
+func (p *switchParser) pfcPrioRow(f []string, ev Evidence) bool {
+	if len(f) > 2 || !isIdentName(f[0]) {
+		return false
+	}
+	if len(f) == 1 {
+		return true
+	}
+	for _, c := range strings.Split(f[1], ",") {
+		n, err := strconv.Atoi(c)
+		if err != nil || n < 0 || n > 7 {
+			return false
+		}
+		if !slices.Contains(p.out.PFCPrios, n) {
+			p.out.PFCPrios = append(p.out.PFCPrios, n)
+			p.out.PFCPrioEvs = append(p.out.PFCPrioEvs, ev)
+		}
+	}
 	return true
 }

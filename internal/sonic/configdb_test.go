@@ -448,11 +448,28 @@ func TestShowPFCPriority(t *testing.T) {
 	if _, ok := ParseShowPFCPriority("x", []byte("Interface    Lossless priorities\nEthernet0    3,4\n")); ok {
 		t.Error("a table without its rule line read")
 	}
+	// The command run twice in one paste (sonic-utilities#796) is one
+	// port's state, read again: the later table, no duplicate key.
+	data, err = os.ReadFile("../../testdata/corpus/switch/sonic-show-pfc-priority-twice-sonicutilities796.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, ok = ParseShowPFCPriority("796.txt", data)
+	if pq := db.PortQoSMaps(); !ok || len(pq) != 1 || pq[0].PFCEnableAt.Line != 12 || len(db.Duplicates) != 0 {
+		t.Errorf("PORT_QOS_MAP %+v, duplicates %+v", pq, db.Duplicates)
+	}
+	// SYNTHETIC: a port twice in one table is a duplicate.
+	db, _ = ParseShowPFCPriority("d.txt", []byte("Interface    Lossless priorities\n-----------  ---\nEthernet0    3,4\nEthernet0    3\n"))
+	if len(db.Duplicates) != 1 || db.Duplicates[0].Line != 4 {
+		t.Errorf("duplicates %+v", db.Duplicates)
+	}
 }
 
 func FuzzShowPFCPriority(f *testing.F) {
-	if data, err := os.ReadFile("testdata/public/util-show-pfc-priority.txt"); err == nil {
-		f.Add(data)
+	for _, file := range []string{"testdata/public/util-show-pfc-priority.txt", "../../testdata/corpus/switch/sonic-show-pfc-priority-twice-sonicutilities796.txt"} {
+		if data, err := os.ReadFile(file); err == nil {
+			f.Add(data)
+		}
 	}
 	f.Add([]byte("Interface    Lossless priorities\n-----------  ---------------------\nEthernet0\nEthernet4    0-7\nEthernet0    3\n\nx\n"))
 	f.Add([]byte("E: PFC Enabled, D: PFC Disabled, A: PFC Active, W: PFC Watchdog Enabled\nEt1        D - -               -\nEt2        E A W  3,4  drop\nEt3 E A W\n"))
