@@ -261,9 +261,9 @@ func (p *parser) token() (json.Token, int, error) {
 }
 
 // syntaxErr positions a JSON syntax error at off, the offending byte, and
-// names the two mistakes hand-made configs show most: typographic quotes
-// (text copied from a document or a chat) and a comma before a closing
-// brace or bracket, which is placed at the comma.
+// names the mistakes hand-made configs show most: typographic quotes (text
+// copied from a document or a chat), a missing comma, a comment, and a
+// comma before a closing brace or bracket, which is placed at the comma.
 func (p *parser) syntaxErr(off int, se *json.SyntaxError) *Error {
 	for off > 0 && off < len(p.data) && !utf8.RuneStart(p.data[off]) {
 		off--
@@ -274,6 +274,14 @@ func (p *parser) syntaxErr(off int, se *json.SyntaxError) *Error {
 	switch r, _ := utf8.DecodeRune(p.data[off:]); r {
 	case '\u201c', '\u201d', '\u2018', '\u2019', '\u00ab', '\u00bb':
 		return p.errAt(off, "invalid JSON: typographic quote %c (U+%04X) where JSON needs a straight \" (copied from a document or chat?)", r, r)
+	case '/':
+		if off+1 < len(p.data) && (p.data[off+1] == '/' || p.data[off+1] == '*') {
+			return p.errAt(off, "invalid JSON: a comment (JSON has none)")
+		}
+	case '"', '{', '[':
+		if strings.Contains(se.Error(), "after object key:value pair") || strings.Contains(se.Error(), "after array element") {
+			return p.errAt(off, "invalid JSON: a comma is missing before %c", r)
+		}
 	case '}', ']':
 		i := off - 1
 		for i >= 0 && (p.data[i] == ' ' || p.data[i] == '\t' || p.data[i] == '\r' || p.data[i] == '\n') {

@@ -80,6 +80,8 @@ func TestErrors(t *testing.T) {
 		{"{\n  \u201cPORT\u201d: {}\n}", "typographic quote \u201c (U+201C)", 2, 3},
 		{"{\"PORT\": {\"E\": {\"mtu\": \"9100\"},\n  }\n}", "comma before }", 1, 31},
 		{"{\"PORT\": {\"E\": {\"lanes\": [\"1\", ]}}}", "comma before ]", 1, 30},
+		{"{\"SCHEDULER\": {\"s\": {\"type\": \"WRR\"\n \"weight\": \"1\"}}}", "a comma is missing before \"", 2, 2},
+		{"{\"PORT\": {\"E\": {\"mtu\": \"9100\" // jumbo\n}}}", "a comment (JSON has none)", 1, 31},
 	} {
 		_, err := Parse("c.json", []byte(c.text))
 		var e *Error
