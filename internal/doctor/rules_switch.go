@@ -21,6 +21,7 @@ func switchRules() []Rule {
 		{IDs: []string{"pfc.watchdog.range"}, Check: checkWatchdogConfig},
 		{IDs: []string{"switch.pfc.tx_pause"}, Check: checkSwitchTxPause},
 		{IDs: []string{"switch.queue.drops"}, Check: checkQueueDrops},
+		{IDs: []string{"switch.queue.drops", "switch.ecn.marks"}, Check: checkPGDropsAndWRED},
 		{IDs: []string{"switch.headroom.exhausted"}, Check: checkHeadroom},
 		{IDs: []string{"switch.headroom.short"}, Check: checkProfileHeadroom},
 		{IDs: []string{"switch.ecn.thresholds"}, Check: checkECNThresholds},
@@ -160,9 +161,15 @@ func checkQueueDrops(inc *Incident) []Finding {
 			isLossless := q.Type != "MC" && hasPrio(lossless, q.Queue)
 			sev, class := Warn, "lossy"
 			mech := "A lossy queue drops when its share of the buffer fills: TCP and other lossy traffic recovers, but RoCE carried here is lossy too."
-			if isLossless {
+			fix := "For RoCE on a lossless queue: check PFC on the priority end to end (`show pfc counters`, the peer NIC's mlnx_qos), the PG headroom (`show priority-group watermark headroom`, `mmuconfig -l`) against the cable length, and `show pfcwd stats`. For RoCE on a lossy queue: map its DSCP (26 by default) to a lossless queue."
+			switch {
+			case isLossless:
 				sev, class = Error, "lossless"
 				mech = fmt.Sprintf("Queue %d is lossless (%s): PFC should pause the sender before the buffer fills, so any drop means PFC did not act in time (headroom too small for the cable and MTU), is off on the peer, or the watchdog dropped a stormed queue.", q.Queue, from)
+			case q.Type == "MC":
+				sev, class = Info, "multicast"
+				mech = "A multicast queue carries flooded, broadcast and multicast frames (ARP, unknown unicast in a VLAN, routing protocols); RoCE's connected queue pairs send unicast, which the unicast queues (UC) count, so these drops are not RoCE's."
+				fix = "Nothing for RoCE. If they matter: what floods (unknown unicast while MAC tables age out, an ARP or broadcast storm) and the multicast queue's buffer share."
 			}
 			name := fmt.Sprintf("%s %s%d", swName(s, q.Port), q.Type, q.Queue)
 			fs = append(fs, Finding{
@@ -170,7 +177,7 @@ func checkQueueDrops(inc *Incident) []Finding {
 				Title:     fmt.Sprintf("%s: %d packets dropped on %s queue %d (of %d sent)", name, q.DropPkts, class, q.Queue, q.Packets),
 				Evidence:  []Evidence{q.Evidence},
 				Mechanism: mech + " Counted since the counters were last cleared.",
-				Fix:       "For RoCE on a lossless queue: check PFC on the priority end to end (`show pfc counters`, the peer NIC's mlnx_qos), the PG headroom (`show priority-group watermark headroom`, `mmuconfig -l`) against the cable length, and `show pfcwd stats`. For RoCE on a lossy queue: map its DSCP (26 by default) to a lossless queue.",
+				Fix:       fix,
 			}.per(name, "queue", "Switch queue drops"))
 		}
 		for _, p := range s.Ports {
@@ -194,8 +201,8 @@ func checkQueueDrops(inc *Incident) []Finding {
 }
 
 // checkHeadroom reports lossless priority groups whose headroom was used,
-// as exhausted when the same port dropped at ingress or on a lossless
-// queue.
+// as exhausted when the same port dropped at ingress (RX_DRP, or a lossless
+// PG's drop counter) or on a lossless queue.
 func checkHeadroom(inc *Incident) []Finding {
 	lossless, from := switchLossless(inc)
 	var fs []Finding
@@ -210,6 +217,11 @@ func checkHeadroom(inc *Incident) []Finding {
 		for _, q := range s.Queues {
 			if q.DropPkts > 0 && hasPrio(lossless, q.Queue) {
 				dropped[swName(s, q.Port)] = q.Evidence
+			}
+		}
+		for _, d := range s.PGDrops {
+			if d.Packets > 0 && hasPrio(lossless, d.PG) {
+				dropped[swName(s, d.Port)] = d.Evidence
 			}
 		}
 	}

@@ -152,7 +152,10 @@ func checkLLDPHosts(inc *Incident) []Finding {
 }
 
 // checkSwitchHostPFC compares the priorities a switch enables PFC on
-// (Onyx `show roce`) with the hosts' mlnx_qos.
+// (Onyx `show roce`, EOS `show priority-flow-control`, SONiC `show pfc
+// priority`) with the hosts' mlnx_qos: a NIC priority with PFC the switch
+// does not protect, or a NIC with PFC off, is a mismatch; a switch
+// priority no NIC uses (SONiC's 3,4 beside a NIC's 3) is not.
 func checkSwitchHostPFC(inc *Incident) []Finding {
 	var sw []int
 	var swEv []Evidence
@@ -171,7 +174,7 @@ func checkSwitchHostPFC(inc *Incident) []Finding {
 				continue
 			}
 			host := c.PFCPrios()
-			if samePrios(host, sw) {
+			if coveredBy(host, sw) {
 				continue
 			}
 			name := nameOr(strings.TrimSpace(c.Host+" "+c.Interface), "host NIC")
@@ -188,13 +191,14 @@ func checkSwitchHostPFC(inc *Incident) []Finding {
 	return fs
 }
 
-func samePrios(a, b []int) bool {
-	a, b = distinctInts(a), distinctInts(b)
-	if len(a) != len(b) {
+// coveredBy reports whether host has PFC on some priority and on none
+// the switch leaves lossy.
+func coveredBy(host, sw []int) bool {
+	if len(host) == 0 {
 		return false
 	}
-	for i := range a {
-		if a[i] != b[i] {
+	for _, h := range host {
+		if !hasPrio(sw, h) {
 			return false
 		}
 	}

@@ -16,10 +16,16 @@ const KindSwitch Kind = "switch-counters"
 //	show pfcwd stats                    QUEUE STATUS STORM DETECTED/RESTORED TX OK/DROP RX OK/DROP ...
 //	show queue counters                 Port TxQ Counter/pkts Counter/bytes Drop/pkts Drop/bytes
 //	show priority-group watermark ...   Ingress shared pool occupancy per PG: | Ingress headroom per PG:
+//	show priority-group drop counters   Ingress PG dropped packets:
+//	show queue wredcounters             Port TxQ WredDrp/pkts WredDrp/bytes EcnMarked/pkts EcnMarked/bytes
+//	show pfc priority                   Interface  Lossless priorities
 //	show interfaces counters / portstat IFACE STATE RX_OK ... RX_DRP RX_OVR TX_OK ... TX_DRP
 //	ecnconfig -l / show ecn             Profile: NAME, then key value rows
 //
-// Numbers may carry thousands separators; "N/A" cells are skipped.
+// Numbers may carry thousands separators; "N/A" cells are skipped. A
+// title may end in the namespace of a multi-ASIC switch ("Ingress headroom
+// per PG: (Namespace asic1)"); PG columns are read by their header, which
+// since SONiC 202205 lists only the configured PGs ("PG0 PG3 PG4").
 type SwitchCounters struct {
 	Scoped
 	src   string
@@ -31,8 +37,14 @@ type SwitchCounters struct {
 	WD     []WatchdogQueue
 	Queues []QueueCount
 	PGs    []PGWatermark
-	Ports  []PortCount
-	ECN    []ECNProfile
+	// PGDrops are the ingress drops per priority group of `show
+	// priority-group drop counters` (pg-drop).
+	PGDrops []PGDrop
+	// WRED are the WRED drops and ECN marks per queue of `show queue
+	// wredcounters`.
+	WRED  []QueueWRED
+	Ports []PortCount
+	ECN   []ECNProfile
 	// Pools are the buffer pools of `show buffer information` /
 	// `mmuconfig -l`, with their peak occupancy from `show buffer_pool
 	// watermark` and `show headroom-pool watermark`.
@@ -49,7 +61,8 @@ type SwitchCounters struct {
 	// and times per port.
 	WDConfig []WatchdogConfig
 	// PFCPrios are the priorities a switch says PFC is enabled on (NVIDIA
-	// Onyx `show roce`: "switch-priority 3: enabled"), with the lines.
+	// Onyx `show roce`: "switch-priority 3: enabled"; SONiC `show pfc
+	// priority`: any port's lossless priorities), with the lines.
 	PFCPrios   []int
 	PFCPrioEvs []Evidence
 	// EOSPFC are the ports of Arista EOS `show priority-flow-control`.
@@ -190,12 +203,16 @@ const (
 	swEOSQueue
 	swRoCE
 	swWDConfig
+	swPGDrop
+	swWRED
+	swPFCPrio
 )
 
 // swTitles are the titles SONiC prints above a table.
 var swTitles = map[string]swTable{
 	"Ingress shared pool occupancy per PG:": swPGShared,
 	"Ingress headroom per PG:":              swPGHeadroom,
+	"Ingress PG dropped packets:":           swPGDrop,
 	"Shared pool maximum occupancy:":        swPoolWM,
 	"Headroom pool maximum occupancy:":      swHdrmWM,
 }
@@ -292,8 +309,8 @@ func (p *switchParser) Feed(l Line) {
 	}
 	p.table = swNone
 	switch {
-	case swTitles[t] != swNone:
-		p.title = swTitles[t]
+	case swTitle(t) != swNone:
+		p.title = swTitle(t)
 		p.out.lines.add(l)
 	case strings.HasPrefix(t, "Profile: ") && len(t) < 80:
 		p.out.ECN = appendCapped(p.out.ECN, ECNProfile{Name: strings.Clone(t[len("Profile: "):]), GreenMin: -1, GreenMax: -1, GreenDropProbability: -1, Evidence: []Evidence{At(p.out.src, l)}}, maxSwitchRows, &p.out.Omitted)
@@ -365,7 +382,7 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return swWD, nil
 	case f[0] == "Port" && f[1] == "TxQ" && strings.Contains(h, "Drop/pkts"):
 		return swQueue, f
-	case (f[0] == "Port" || f[0] == "Interface") && f[1] == "PG0" && (p.title == swPGShared || p.title == swPGHeadroom):
+	case (f[0] == "Port" || f[0] == "Interface") && pgColumn(f[1]) >= 0 && (p.title == swPGShared || p.title == swPGHeadroom || p.title == swPGDrop):
 		t := p.title
 		p.title = swNone
 		return t, f[1:]
@@ -379,6 +396,10 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return swLLDP, f
 	case f[0] == "PORT" && f[1] == "ACTION" && strings.Contains(h, "DETECTION TIME") && strings.Contains(h, "RESTORATION TIME"):
 		return swWDConfig, f
+	case f[0] == "Port" && f[1] == "TxQ" && strings.Contains(h, "WredDrp/pkts") && strings.Contains(h, "EcnMarked/pkts"):
+		return swWRED, f
+	case len(f) == 3 && f[0] == "Interface" && f[1] == "Lossless" && f[2] == "priorities":
+		return swPFCPrio, f
 	}
 	return swNone, nil
 }
@@ -388,7 +409,7 @@ func (p *switchParser) header(h string) (swTable, []string) {
 // reformatted paste drops the rule).
 func bareHeader(k swTable) bool {
 	switch k {
-	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig:
+	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED:
 		return true
 	}
 	return false
@@ -477,17 +498,12 @@ func (p *switchParser) row(l Line, t string) bool {
 		by, _ := switchNum(f[3])
 		p.out.Queues = appendCapped(p.out.Queues, QueueCount{Port: strings.Clone(f[0]), Queue: num, Type: typ, Packets: pk, Bytes: by, DropPkts: numOr(f[4]), DropBytes: numOr(f[5]), Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 		return true
-	case swPGShared, swPGHeadroom:
-		if len(f) < 2 || len(f) > 17 || !isIdentName(f[0]) {
-			return false
-		}
-		port := strings.Clone(f[0])
-		for i, c := range f[1:] {
-			if v, ok := switchNum(c); ok {
-				p.out.PGs = appendCapped(p.out.PGs, PGWatermark{Port: port, PG: i, Headroom: p.table == swPGHeadroom, Bytes: v, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
-			}
-		}
-		return true
+	case swPGShared, swPGHeadroom, swPGDrop:
+		return p.pgRow(f, ev)
+	case swWRED:
+		return p.wredRow(f, ev)
+	case swPFCPrio:
+		return p.pfcPrioRow(f, ev)
 	case swPorts:
 		return p.portRow(f, ev)
 	case swWDConfig:
@@ -604,7 +620,7 @@ func (p *switchParser) Result() Artifact {
 	}
 	o.ECN = ecn
 	o.latestSnapshots()
-	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC) == 0 {
+	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC) == 0 {
 		return nil
 	}
 	return o
@@ -621,6 +637,8 @@ func (o *SwitchCounters) latestSnapshots() {
 	o.PGs = lastBy(o.PGs, func(r PGWatermark) string {
 		return r.Port + "|" + strconv.Itoa(r.PG) + "|" + strconv.FormatBool(r.Headroom)
 	})
+	o.PGDrops = lastBy(o.PGDrops, func(r PGDrop) string { return r.Port + "|" + strconv.Itoa(r.PG) })
+	o.WRED = lastBy(o.WRED, func(r QueueWRED) string { return r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue) })
 	o.Ports = lastBy(o.Ports, func(r PortCount) string { return r.Port })
 	o.WDConfig = lastBy(o.WDConfig, func(r WatchdogConfig) string { return r.Port })
 }

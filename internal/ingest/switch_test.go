@@ -109,6 +109,24 @@ func FuzzSwitch(f *testing.F) {
 		for _, c := range s.WDConfig {
 			nicCheckEvidence(t, c.Evidence, n)
 		}
+		if len(s.PGDrops) > maxSwitchRows || len(s.WRED) > maxSwitchRows {
+			t.Fatal("PG drops or WRED counters beyond the cap")
+		}
+		for _, g := range s.PGs {
+			nicCheckEvidence(t, g.Evidence, n)
+			if g.PG < 0 || g.PG > 15 {
+				t.Fatalf("PG %d", g.PG)
+			}
+		}
+		for _, d := range s.PGDrops {
+			nicCheckEvidence(t, d.Evidence, n)
+			if d.PG < 0 || d.PG > 15 {
+				t.Fatalf("PG %d", d.PG)
+			}
+		}
+		for _, w := range s.WRED {
+			nicCheckEvidence(t, w.Evidence, n)
+		}
 		seen := map[string]bool{}
 		for _, w := range s.WD {
 			k := w.Port + ":" + strconv.Itoa(w.Queue)
@@ -139,15 +157,18 @@ func FuzzNCCLSettings(f *testing.F) {
 // The other switch formats, on real outputs: SONiC buffer pools, profiles
 // and watermarks (sonic-utilities tests), LLDP (sonic-mgmt), Arista EOS
 // egress queues (ntc-templates), NVIDIA Onyx `show roce` (its manual).
-func TestSwitchMoreFormats(t *testing.T) {
-	sw := func(rel string) *SwitchCounters {
-		t.Helper()
-		s, ok := readCorpus(t, rel)[KindSwitch].(*SwitchCounters)
-		if !ok {
-			t.Fatalf("%s: no switch artifact", rel)
-		}
-		return s
+// switchCorpus reads one switch output of testdata/corpus.
+func switchCorpus(t *testing.T, rel string) *SwitchCounters {
+	t.Helper()
+	s, ok := readCorpus(t, rel)[KindSwitch].(*SwitchCounters)
+	if !ok {
+		t.Fatalf("%s: no switch artifact", rel)
 	}
+	return s
+}
+
+func TestSwitchMoreFormats(t *testing.T) {
+	sw := func(rel string) *SwitchCounters { t.Helper(); return switchCorpus(t, rel) }
 	wm := sw("switch/sonic-buffer-pool-watermark-sonic-utilities.txt")
 	if len(wm.Pools) != 3 || wm.Pools[2].Name != "ingress_lossless_pool" || wm.Pools[2].Peak != 3000 || wm.Pools[2].HeadroomPeak != 432640 || wm.Pools[0].HeadroomPeak != -1 {
 		t.Errorf("watermarks %+v", wm.Pools)

@@ -12,7 +12,7 @@ import (
 	"rocelab/internal/doctor"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/corpus/sonic-stock/golden.txt")
+var update = flag.Bool("update", false, "rewrite the golden.txt of testdata/corpus/sonic-stock and testdata/corpus/sonic")
 
 const stockDir = "../../testdata/corpus/sonic-stock"
 
@@ -27,33 +27,54 @@ var knownStockMistakes = []string{"pfc.watchdog.off", "switch.ecn.thresholds", "
 // golden.txt (-update rewrites it). Nothing but the known mistakes may
 // fire, and none of those on a file that does not show it.
 func TestLintSONiCStock(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(stockDir, "*.json"))
-	if err != nil || len(files) < 20 {
-		t.Fatalf("%d stock files (%v)", len(files), err)
+	lintGolden(t, stockDir, 20, func(name string, fd doctor.Finding) {
+		if !slices.Contains(knownStockMistakes, fd.ID) {
+			t.Errorf("%s: %s %s on a stock file: %s", name, fd.Severity, fd.ID, fd.Title)
+		}
+	})
+}
+
+// TestLintSONiCPublic lints each config engineers and vendors posted
+// (testdata/corpus/sonic, every file's source in its .source sidecar)
+// alone, refusals included, against golden.txt there.
+func TestLintSONiCPublic(t *testing.T) {
+	lintGolden(t, "../../testdata/corpus/sonic", 4, nil)
+}
+
+// lintGolden lints each .json file of dir alone and compares every
+// finding, or the refusal of a file that is not JSON, with dir/golden.txt
+// (-update rewrites it); check, when given, judges each finding. A stock
+// file must be read; one of dir's own refused is listed with its error.
+func lintGolden(t *testing.T, dir string, least int, check func(name string, fd doctor.Finding)) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) < least {
+		t.Fatalf("%d files in %s (%v)", len(files), dir, err)
 	}
 	var b strings.Builder
-	b.WriteString("# rocelab lint on each stock SONiC file alone (go test ./internal/lint -run TestLintSONiCStock -update)\n\n")
+	fmt.Fprintf(&b, "# rocelab lint on each file alone (go test ./internal/lint -run %s -update)\n\n", t.Name())
 	for _, f := range files {
 		rep, err := Lint([]string{f}, nil)
 		name := filepath.Base(f)
 		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			fmt.Fprintf(&b, "%s: refused: %v\n", name, err)
+			if check != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+			fmt.Fprintf(&b, "%s: refused: %v\n", name, strings.TrimPrefix(err.Error(), f))
 			continue
 		}
 		fmt.Fprintf(&b, "%s: %d findings\n", name, len(rep.Findings))
 		for _, fd := range rep.Findings {
 			title := strings.TrimLeft(strings.TrimPrefix(fd.Title, f), ": ")
 			fmt.Fprintf(&b, "  %s %s: %s\n", fd.Severity, fd.ID, title)
-			if !slices.Contains(knownStockMistakes, fd.ID) {
-				t.Errorf("%s: %s %s on a stock file: %s", name, fd.Severity, fd.ID, fd.Title)
+			if check != nil {
+				check(name, fd)
 			}
 		}
 		for _, msg := range doctor.Nonconforming(rep.Findings) {
 			t.Errorf("%s: %s", name, msg)
 		}
 	}
-	golden := filepath.Join(stockDir, "golden.txt")
+	golden := filepath.Join(dir, "golden.txt")
 	if *update {
 		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
@@ -65,7 +86,7 @@ func TestLintSONiCStock(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(want) != b.String() {
-		t.Errorf("findings differ from %s; run go test ./internal/lint -run TestLintSONiCStock -update and review the diff", golden)
+		t.Errorf("findings differ from %s; run go test ./internal/lint -run %s -update and review the diff", golden, t.Name())
 	}
 }
 

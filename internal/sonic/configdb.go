@@ -14,6 +14,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxFileBytes bounds a config_db.json read into memory.
@@ -89,7 +90,8 @@ func Read(name string, r io.Reader) (*ConfigDB, error) {
 
 // Parse parses config_db.json text, or a fragment of its tables without
 // the enclosing braces as documents and threads show them ("QUEUE": {...},
-// "WRED_PROFILE": {...}); positions are those of the text as given. Text
+// "WRED_PROFILE": {...}, the comma after the last table included);
+// positions are those of the text as given. Text
 // that holds several configs (a multi-ASIC dump) is refused: use ParseAll.
 func Parse(name string, data []byte) (*ConfigDB, error) {
 	dbs, err := ParseAll(name, data)
@@ -118,6 +120,11 @@ func ParseAll(name string, data []byte) ([]*ConfigDB, error) {
 		body = make([]byte, 0, len(data)+2)
 		body = append(append(append(body, '{'), data...), '}')
 		shift = 1
+		// A table cut from a whole config keeps the comma that separated
+		// it from the next ("QUEUE": {...},): blank it, offsets unchanged.
+		if t := bytes.TrimRight(body[1:len(body)-1], " \t\r\n"); len(t) > 0 && t[len(t)-1] == ',' {
+			body[len(t)] = ' '
+		}
 	}
 	p := &parser{name: name, data: body, shift: shift, dec: json.NewDecoder(bytes.NewReader(body))}
 	p.dec.UseNumber()
@@ -243,7 +250,7 @@ func (p *parser) token() (json.Token, int, error) {
 	if err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			return nil, off, p.errAt(int(se.Offset), "invalid JSON: %s", se.Error())
+			return nil, off, p.syntaxErr(int(se.Offset), se)
 		}
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, off, p.errAt(len(p.data), "invalid JSON: unexpected end of input")
@@ -251,6 +258,40 @@ func (p *parser) token() (json.Token, int, error) {
 		return nil, off, p.errAt(off, "invalid JSON: %v", err)
 	}
 	return t, off, nil
+}
+
+// syntaxErr positions a JSON syntax error at off, the offending byte, and
+// names the mistakes hand-made configs show most: typographic quotes (text
+// copied from a document or a chat), a missing comma, a comment, and a
+// comma before a closing brace or bracket, which is placed at the comma.
+func (p *parser) syntaxErr(off int, se *json.SyntaxError) *Error {
+	for off > 0 && off < len(p.data) && !utf8.RuneStart(p.data[off]) {
+		off--
+	}
+	if off < 0 || off >= len(p.data) {
+		return p.errAt(off, "invalid JSON: %s", se.Error())
+	}
+	switch r, _ := utf8.DecodeRune(p.data[off:]); r {
+	case '\u201c', '\u201d', '\u2018', '\u2019', '\u00ab', '\u00bb':
+		return p.errAt(off, "invalid JSON: typographic quote %c (U+%04X) where JSON needs a straight \" (copied from a document or chat?)", r, r)
+	case '/':
+		if off+1 < len(p.data) && (p.data[off+1] == '/' || p.data[off+1] == '*') {
+			return p.errAt(off, "invalid JSON: a comment (JSON has none)")
+		}
+	case '"', '{', '[':
+		if strings.Contains(se.Error(), "after object key:value pair") || strings.Contains(se.Error(), "after array element") {
+			return p.errAt(off, "invalid JSON: a comma is missing before %c", r)
+		}
+	case '}', ']':
+		i := off - 1
+		for i >= 0 && (p.data[i] == ' ' || p.data[i] == '\t' || p.data[i] == '\r' || p.data[i] == '\n') {
+			i--
+		}
+		if i >= 0 && p.data[i] == ',' {
+			return p.errAt(i, "invalid JSON: comma before %c (JSON allows no trailing comma)", r)
+		}
+	}
+	return p.errAt(off, "invalid JSON: %s", se.Error())
 }
 
 // open expects '{'.

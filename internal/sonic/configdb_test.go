@@ -68,7 +68,7 @@ func TestErrors(t *testing.T) {
 		text, want string
 		line, col  int
 	}{
-		{"{\n  \"PORT\": {\n    \"Ethernet0\": {\"mtu\": \"9100\",}\n  }\n}", "invalid JSON", 3, 33},
+		{"{\n  \"PORT\": {\n    \"Ethernet0\": {\"mtu\": \"9100\",}\n  }\n}", "comma before }", 3, 32},
 		{"[1, 2]", "configlet: expected an object of tables", 1, 2},
 		{"\"x\"", "expected an object", 1, 1},
 		{"{\"PORT\": {\"Ethernet0\": \"9100\"}}", "PORT|Ethernet0: expected an object", 1, 24},
@@ -76,6 +76,12 @@ func TestErrors(t *testing.T) {
 		{"{\"PORT\": {\n\"E\": {\"mtu\": null}}}", "expected a string, got null", 2, 14},
 		{"{\"PORT\": {}", "unexpected end of input", 1, 12},
 		{"{} {}", "unexpected data after", 1, 4},
+		// The two mistakes of hand-made configs, named and placed.
+		{"{\n  \u201cPORT\u201d: {}\n}", "typographic quote \u201c (U+201C)", 2, 3},
+		{"{\"PORT\": {\"E\": {\"mtu\": \"9100\"},\n  }\n}", "comma before }", 1, 31},
+		{"{\"PORT\": {\"E\": {\"lanes\": [\"1\", ]}}}", "comma before ]", 1, 30},
+		{"{\"SCHEDULER\": {\"s\": {\"type\": \"WRR\"\n \"weight\": \"1\"}}}", "a comma is missing before \"", 2, 2},
+		{"{\"PORT\": {\"E\": {\"mtu\": \"9100\" // jumbo\n}}}", "a comment (JSON has none)", 1, 31},
 	} {
 		_, err := Parse("c.json", []byte(c.text))
 		var e *Error
@@ -248,8 +254,8 @@ func TestFragment(t *testing.T) {
 		text, want string
 		line, col  int
 	}{
-		{"\"PORT\": {\n  \"Ethernet0\": {\"mtu\": 9100,}\n}", "invalid JSON", 2, 29},
-		{"\"PORT\": {\"E\": {\"mtu\": \"9100\"}},\n", "invalid JSON", 2, 1},
+		{"\"PORT\": {\n  \"Ethernet0\": {\"mtu\": 9100,}\n}", "comma before }", 2, 28},
+		{"\"PORT\": {\"E\": {\"mtu\": \"9100\"}},\n\"QUEUE\": {},,\n", "comma before }", 2, 12},
 		{"\"PORT\": {\"E\": \"x\"}", "PORT|E: expected an object", 1, 15},
 	} {
 		_, err := Parse("f.json", []byte(c.text))
@@ -444,11 +450,28 @@ func TestShowPFCPriority(t *testing.T) {
 	if _, ok := ParseShowPFCPriority("x", []byte("Interface    Lossless priorities\nEthernet0    3,4\n")); ok {
 		t.Error("a table without its rule line read")
 	}
+	// The command run twice in one paste (sonic-utilities#796) is one
+	// port's state, read again: the later table, no duplicate key.
+	data, err = os.ReadFile("../../testdata/corpus/switch/sonic-show-pfc-priority-twice-sonicutilities796.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, ok = ParseShowPFCPriority("796.txt", data)
+	if pq := db.PortQoSMaps(); !ok || len(pq) != 1 || pq[0].PFCEnableAt.Line != 12 || len(db.Duplicates) != 0 {
+		t.Errorf("PORT_QOS_MAP %+v, duplicates %+v", pq, db.Duplicates)
+	}
+	// SYNTHETIC: a port twice in one table is a duplicate.
+	db, _ = ParseShowPFCPriority("d.txt", []byte("Interface    Lossless priorities\n-----------  ---\nEthernet0    3,4\nEthernet0    3\n"))
+	if len(db.Duplicates) != 1 || db.Duplicates[0].Line != 4 {
+		t.Errorf("duplicates %+v", db.Duplicates)
+	}
 }
 
 func FuzzShowPFCPriority(f *testing.F) {
-	if data, err := os.ReadFile("testdata/public/util-show-pfc-priority.txt"); err == nil {
-		f.Add(data)
+	for _, file := range []string{"testdata/public/util-show-pfc-priority.txt", "../../testdata/corpus/switch/sonic-show-pfc-priority-twice-sonicutilities796.txt"} {
+		if data, err := os.ReadFile(file); err == nil {
+			f.Add(data)
+		}
 	}
 	f.Add([]byte("Interface    Lossless priorities\n-----------  ---------------------\nEthernet0\nEthernet4    0-7\nEthernet0    3\n\nx\n"))
 	f.Add([]byte("E: PFC Enabled, D: PFC Disabled, A: PFC Active, W: PFC Watchdog Enabled\nEt1        D - -               -\nEt2        E A W  3,4  drop\nEt3 E A W\n"))

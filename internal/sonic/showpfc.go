@@ -46,26 +46,35 @@ func ParseShowPFCPriority(name string, data []byte) (*ConfigDB, bool) {
 type pfcMap struct {
 	db  *ConfigDB
 	tab Table
+	// table numbers the tables met, in[port] the table that set port.
+	table int
+	in    map[string]int
 }
 
 func newPFCMap(name string, data []byte) *pfcMap {
 	db := newDB(name, "")
 	db.lines = strings.Split(string(data), "\n")
-	return &pfcMap{db: db, tab: Table{}}
+	return &pfcMap{db: db, tab: Table{}, in: map[string]int{}}
 }
 
-// tableAt records where the table begins (its first one, for evidence).
+// tableAt records where a table begins (the first one's place is the
+// evidence).
 func (m *pfcMap) tableAt(line int) {
+	m.table++
 	if _, ok := m.db.tablePos["PORT_QOS_MAP"]; !ok {
 		m.db.tablePos["PORT_QOS_MAP"] = Value{Text: "PORT_QOS_MAP", Line: line, Col: 1}
 	}
 }
 
-// set gives port its pfc_enable; a port listed twice is a duplicate.
+// set gives port its pfc_enable. A port listed twice in one table is a
+// duplicate; in a later table it is the command run again (for one port,
+// or after a change), the later state, as the doctor reads repeated
+// tables.
 func (m *pfcMap) set(port string, v Value) {
-	if _, dup := m.tab[port]; dup {
+	if t, dup := m.in[port]; dup && t == m.table {
 		m.db.Duplicates = append(m.db.Duplicates, Value{Text: "PORT_QOS_MAP|" + port, Line: v.Line, Col: 1})
 	}
+	m.in[port] = m.table
 	m.tab[port] = map[string]Value{"pfc_enable": v}
 }
 

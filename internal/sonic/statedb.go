@@ -21,13 +21,20 @@ var stateOnly = map[string]bool{
 	"ALL_SERVICE_STATUS": true, "PROCESS_STATS": true,
 }
 
+// configTables are the CONFIG_DB tables whose names end in _TABLE (SONiC's
+// YANG models and Configuration.md: ACL, CoPP, flex counters, PBH, DASH).
+var configTables = map[string]bool{
+	"ACL_TABLE": true, "COPP_TABLE": true, "FLEX_COUNTER_TABLE": true, "PBH_TABLE": true,
+	"DASH_ROUTE_TABLE": true, "DASH_VNET_MAPPING_TABLE": true,
+}
+
 // stateTable reports a table name APPL_DB, STATE_DB or COUNTERS_DB uses
-// and CONFIG_DB does not: "<NAME>_TABLE" (CONFIG_DB's one such table is
-// ACL_TABLE), COUNTERS_*, a name with a colon (the "TABLE:key" rows of
-// APPL_DB and COUNTERS_DB), or a STATE_DB table of stateOnly.
+// and CONFIG_DB does not: "<NAME>_TABLE" but those of configTables,
+// COUNTERS_*, a name with a colon (the "TABLE:key" rows of APPL_DB and
+// COUNTERS_DB), or a STATE_DB table of stateOnly.
 func stateTable(name string) bool {
 	switch {
-	case name == "ACL_TABLE":
+	case configTables[name]:
 		return false
 	case strings.HasSuffix(name, "_TABLE"), strings.HasPrefix(name, "COUNTERS_"), strings.Contains(name, ":"), stateOnly[name]:
 		return true

@@ -1,0 +1,75 @@
+package doctor
+
+import "testing"
+
+// Sweep round 3 of SONiC inputs from engineers' threads and the project's
+// own PRs (real text under testdata/corpus/switch, each with its source):
+// each test failed before the change it covers.
+
+// PG tables: a lossless PG's ingress drops (pg-drop on one ASIC of a
+// Cisco line card, sonic-utilities#3782) were read as nothing (exit 2);
+// multi-ASIC watermark tables titled by namespace likewise.
+func TestS11PriorityGroupTables(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-pg-drop-masic-pg3-13.7m-sonicutilities3782.txt")
+	nicMustFind(t, fs, "switch.queue.drops", Error, "r2-lc2 Ethernet112 PG3", "13681484", "lossless priority group 3")
+	if n := len(nicFind(fs, "switch.queue.drops")); n != 1 {
+		t.Errorf("%d drop findings, want the one nonzero PG", n)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/sonic-pg-watermark-headroom-masic-namespace-titles-sonic-utilities.txt")
+	if got := nicFind(fs, "switch.headroom.exhausted"); len(got) != 8 {
+		t.Errorf("%d headroom findings, want PG3 and PG4 of four front and backplane ports with headroom used: %s", len(got), nicTitles(fs))
+	}
+	// SYNTHETIC, in the formats above: the drop and the headroom of one
+	// port join: exhausted, not just used.
+	fs = synthFindings(t, Options{},
+		"Ingress headroom per PG:",
+		"     Port    PG0    PG3    PG4",
+		"---------  -----  -----  -----",
+		"Ethernet8      0  51200      0",
+		"",
+		"Ingress PG dropped packets:",
+		"     Port    PG0    PG3    PG4",
+		"---------  -----  -----  -----",
+		"Ethernet8      0    117      0")
+	nicMustFind(t, fs, "switch.headroom.exhausted", Error, "Ethernet8 PG3", "the port dropped")
+}
+
+// Multicast queues carry no RoCE: their drops (flooded VLAN traffic on a
+// Trident3, sonic-buildimage#6290) were a warning about RoCE on a lossy
+// queue.
+func TestS11MulticastQueueDrops(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-queue-counters-mc-drops-td3-buildimage6290.txt")
+	nicMustFind(t, fs, "switch.queue.drops", Info, "MC10", "multicast queue 10")
+	for _, f := range fs {
+		if f.Severity > Info {
+			t.Errorf("%s %s: %s", f.Severity, f.ID, f.Title)
+		}
+	}
+}
+
+// `show queue wredcounters` (sonic-utilities#4181): ECN marks are the
+// evidence that marking works; a WRED drop on lossy UC1 is TCP's business.
+func TestS11WREDCounters(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-queue-wredcounters-ecn-marked-uc0-sonicutilities4181.txt")
+	nicMustFind(t, fs, "switch.ecn.marks", Info, "C-HBM-dut Ethernet0 UC0", "20 packets marked CE")
+	nicMustNot(t, fs, "switch.queue.drops")
+	// SYNTHETIC, in the same format: WRED drops on lossless UC3.
+	fs = synthFindings(t, Options{},
+		"     Port    TxQ    WredDrp/pkts    WredDrp/bytes    EcnMarked/pkts    EcnMarked/bytes",
+		"---------  -----  --------------  ---------------  ----------------  -----------------",
+		"Ethernet0    UC3            5120          5242880                 0                  0")
+	nicMustFind(t, fs, "switch.queue.drops", Error, "Ethernet0 UC3", "WRED dropped 5120 packets on lossless queue 3")
+}
+
+// `show pfc priority` (the command run twice in one paste,
+// sonic-utilities#796) was no input the doctor read (exit 2). Its 3,4
+// beside a NIC with PFC on 3 is SONiC's default and RoCE's usual setup,
+// no mismatch; beside a NIC with PFC on 0,2,6,7 (Mellanox's OFED 4.2
+// document) it is.
+func TestS11ShowPFCPriority(t *testing.T) {
+	const sw = "corpus/switch/sonic-show-pfc-priority-twice-sonicutilities796.txt"
+	fs := diagnoseFiles(t, Options{}, sw, "corpus/ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt")
+	nicMustNot(t, fs, "switch.pfc.mismatch")
+	fs = diagnoseFiles(t, Options{}, sw, "corpus/ethtool/mlnx-qos-ofed4.2-blank-lines-pfc-0-2-6-7-mellanox-doc2792.txt")
+	nicMustFind(t, fs, "switch.pfc.mismatch", Error, "3,4 on the switch", "0,2,6,7 on eth2")
+}

@@ -1,0 +1,58 @@
+package doctor
+
+import (
+	"fmt"
+
+	"rocelab/internal/ingest"
+)
+
+// checkPGDropsAndWRED reports the ingress drops of priority groups (`show
+// priority-group drop counters`) and what WRED did on each queue (`show
+// queue wredcounters`): drops on a lossless PG or WRED drops on a lossless
+// queue as errors, ECN marks as the evidence that marking is in effect.
+func checkPGDropsAndWRED(inc *Incident) []Finding {
+	lossless, from := switchLossless(inc)
+	var fs []Finding
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		for _, d := range s.PGDrops {
+			if d.Packets == 0 {
+				continue
+			}
+			sev, class := Warn, "lossy"
+			mech := "A lossy priority group drops at ingress when its share of the shared buffer is used up; RoCE carried on it is lossy too."
+			if hasPrio(lossless, d.PG) {
+				sev, class = Error, "lossless"
+				mech = fmt.Sprintf("PG %d is lossless (%s; SONiC maps lossless priority N to PG N): the port sends XOFF when the PG reaches its threshold and the headroom holds what is still in flight, so an ingress drop means the headroom overflowed (sized for a shorter cable, a smaller MTU or a lower speed), the peer ignored the pause (PFC off on the NIC or on this priority), or the PFC watchdog's drop action ran.", d.PG, from)
+			}
+			name := fmt.Sprintf("%s PG%d", swName(s, d.Port), d.PG)
+			fs = append(fs, Finding{
+				ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
+				Title:     fmt.Sprintf("%s: %d packets dropped at ingress on %s priority group %d", name, d.Packets, class, d.PG),
+				Evidence:  []Evidence{d.Evidence},
+				Mechanism: mech + " Counted since the counters were last cleared.",
+				Fix:       "Check the PG's headroom against the cable and speed (`show priority-group watermark headroom`, `mmuconfig -l`, `config interface cable-length`), PFC on the peer NIC for this priority (mlnx_qos), and `show pfcwd stats` for a stormed queue.",
+			}.per(name, "priority group", "Switch ingress drops per priority group"))
+		}
+		for _, w := range s.WRED {
+			name := fmt.Sprintf("%s %s%d", swName(s, w.Port), w.Type, w.Queue)
+			if w.WREDDrop > 0 && w.Type != "MC" && hasPrio(lossless, w.Queue) {
+				fs = append(fs, Finding{
+					ID: "switch.queue.drops", Severity: Error, Layer: LayerFabric,
+					Title:     fmt.Sprintf("%s: WRED dropped %d packets on lossless queue %d", name, w.WREDDrop, w.Queue),
+					Evidence:  []Evidence{w.Evidence},
+					Mechanism: fmt.Sprintf("Queue %d is lossless (%s). Its WRED profile drops the packets it would mark when they are not ECN-capable (ECT 0: a NIC with ECN off for RoCE, or traffic remarked on the way), or drops even ECN-capable ones when the profile's ecn mode leaves their colour out (ecn_none): a lossless class then loses packets before PFC acts. Counted since the counters were last cleared.", w.Queue, from),
+					Fix:       "Make the RoCE senders ECN-capable (mlx5: /sys/class/net/<if>/ecn/roce_np/enable/<prio> and roce_rp, or the NIC's DCQCN switch) and set the profile's ecn mode to mark (`ecnconfig -p <profile> -m ecn_all`).",
+				}.per(name, "queue", "Switch WRED drops on lossless queues"))
+			}
+			if w.ECNMarks > 0 {
+				fs = append(fs, Finding{
+					ID: "switch.ecn.marks", Severity: Info, Layer: LayerFabric,
+					Title:     fmt.Sprintf("%s: %d packets marked CE", name, w.ECNMarks),
+					Evidence:  []Evidence{w.Evidence},
+					Mechanism: "The queue's WRED profile marked these packets Congestion Experienced instead of dropping them: ECN is in effect on it, and DCQCN senders whose traffic crossed it were told to slow down. Counted since the counters were last cleared.",
+				}.per(name, "queue", "Switch queues marking ECN"))
+			}
+		}
+	}
+	return fs
+}

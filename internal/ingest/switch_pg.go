@@ -1,0 +1,102 @@
+package ingest
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// PGDrop is the packets one ingress priority group dropped (`show
+// priority-group drop counters`).
+type PGDrop struct {
+	Port     string
+	PG       int
+	Packets  uint64
+	Evidence Evidence
+}
+
+// QueueWRED is one egress queue of `show queue wredcounters`: packets WRED
+// dropped and packets it marked CE instead; -1 when printed N/A.
+type QueueWRED struct {
+	Port               string
+	Queue              int
+	Type               string // "UC", "MC" or "ALL"
+	WREDDrop, ECNMarks int64
+	Evidence           Evidence
+}
+
+// swTitle classifies a table title, with or without the namespace a
+// multi-ASIC switch appends ("... per PG: (Namespace asic0)").
+func swTitle(t string) swTable {
+	if i := strings.Index(t, ": (Namespace "); i > 0 && strings.HasSuffix(t, ")") {
+		t = t[:i+1]
+	}
+	return swTitles[t]
+}
+
+// pgColumn returns N of a "PGN" column header, -1 for anything else.
+func pgColumn(c string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(c, "PG"))
+	if !strings.HasPrefix(c, "PG") || err != nil || n < 0 || n > 15 {
+		return -1
+	}
+	return n
+}
+
+// pgRow reads a row of a per-PG table (watermarks, drops): one cell per
+// header column, the PG its column names.
+func (p *switchParser) pgRow(f []string, ev Evidence) bool {
+	if len(f) < 2 || len(f) != len(p.cols)+1 || !isIdentName(f[0]) {
+		return false
+	}
+	port := strings.Clone(f[0])
+	for i, c := range f[1:] {
+		pg := pgColumn(p.cols[i])
+		v, ok := switchNum(c)
+		if pg < 0 || !ok {
+			continue
+		}
+		if p.table == swPGDrop {
+			p.out.PGDrops = appendCapped(p.out.PGDrops, PGDrop{Port: port, PG: pg, Packets: v, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+			continue
+		}
+		p.out.PGs = appendCapped(p.out.PGs, PGWatermark{Port: port, PG: pg, Headroom: p.table == swPGHeadroom, Bytes: v, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+	}
+	return true
+}
+
+// wredRow reads a `show queue wredcounters` row.
+func (p *switchParser) wredRow(f []string, ev Evidence) bool {
+	if len(f) != 6 || !isIdentName(f[0]) {
+		return false
+	}
+	typ, num := splitQueueName(f[1])
+	if typ == "" {
+		return false
+	}
+	p.out.WRED = appendCapped(p.out.WRED, QueueWRED{Port: strings.Clone(f[0]), Queue: num, Type: typ, WREDDrop: numOr(f[2]), ECNMarks: numOr(f[4]), Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+	return true
+}
+
+// pfcPrioRow reads a `show pfc priority` row ("Ethernet0    3,4", or the
+// port alone when it has none): its priorities join the switch's PFC
+// priorities.
+func (p *switchParser) pfcPrioRow(f []string, ev Evidence) bool {
+	if len(f) > 2 || !isIdentName(f[0]) {
+		return false
+	}
+	if len(f) == 1 {
+		return true
+	}
+	for _, c := range strings.Split(f[1], ",") {
+		n, err := strconv.Atoi(c)
+		if err != nil || n < 0 || n > 7 {
+			return false
+		}
+		if !slices.Contains(p.out.PFCPrios, n) {
+			p.out.PFCPrios = append(p.out.PFCPrios, n)
+			p.out.PFCPrioEvs = append(p.out.PFCPrioEvs, ev)
+		}
+	}
+	return true
+}
