@@ -9,11 +9,14 @@ import (
 
 // checkProfileHeadroom compares the xoff of each lossless buffer profile a
 // switch prints (`mmuconfig -l`, `show buffer profile`) with the headroom
-// package's floor for the speed and cable its buffermgrd name encodes
+// package's floors for the speed and cable its buffermgrd name encodes
 // (pg_lossless_<speed>_<cable>_profile): the Mellanox lua with SONiC's
-// default lossless pattern and no cell overhead, which every ASIC of
-// SONiC's table needs at least. lint's pfc.headroom.short and the twin's
-// headroom: auto call the same function.
+// default lossless pattern and no cell overhead, with the IEEE response
+// budget (headroom.Floor, which every ASIC of SONiC's table needs at
+// least) and with the static tables' fixed peer response
+// (headroom.StaticFloor, which vendors' shipped profiles mostly meet).
+// Below the first but not the second is information, as lint's
+// pfc.headroom.short has it; below both a warning.
 func checkProfileHeadroom(inc *Incident) []Finding {
 	var fs []Finding
 	for _, s := range All[*ingest.SwitchCounters](inc) {
@@ -34,18 +37,30 @@ func checkProfileHeadroom(inc *Incident) []Finding {
 			if p.Xoff >= int64(need) {
 				continue
 			}
+			static := headroom.StaticFloor(pn.Speed, pn.Cable, mtu)
+			static.Lanes = in.Lanes
+			staticNeed := headroom.Compute(static).Xoff
 			name := p.Name
 			if s.Switch != "" {
 				name = s.Switch + " " + p.Name
 			}
-			fs = append(fs, Finding{
+			assumed := fmt.Sprintf("The speed and cable are the profile name's; assumed, as the output does not say: port MTU %d, SONiC's default lossless pattern (mtu 1024, 50 %% small packets), MAC/PHY delay 0.8 KiB and no cell overhead, so the real ASIC needs more, not less.", mtu)
+			f := Finding{
 				ID: "switch.headroom.short", Severity: Warn, Layer: LayerFabric,
-				Title:    fmt.Sprintf("%s: xoff %d B is below the %d B any SONiC ASIC needs for %v on %v", name, p.Xoff, int64(need), pn.Speed, pn.Cable),
+				Title:    fmt.Sprintf("%s: xoff %d B is below the %d B even a peer that pauses within %.1f KiB needs (the vendors' static tables), and the %d B of SONiC's formula with the IEEE budget, for %v on %v", name, p.Xoff, int64(staticNeed), headroom.StaticPeerResponse/1024, int64(need), pn.Speed, pn.Cable),
 				Evidence: evidenceInOrder(p.Evidence),
 				Mechanism: "After a port sends XOFF, the frame in progress, the cable's round trip, the switch's MAC/PHY pipeline and the peer's IEEE response time (394 quanta = 25216 B at 100G) still arrive, and xoff must hold them (sonic-swss buffer_headroom_mellanox.lua). " +
-					fmt.Sprintf("The speed and cable are the profile name's; assumed, as the output does not say: port MTU %d, SONiC's default lossless pattern (mtu 1024, 50 %% small packets), MAC/PHY delay 0.8 KiB and no cell overhead, so the real ASIC needs more, not less.", mtu),
+					assumed,
 				Fix: fmt.Sprintf("Let SONiC's dynamic buffer model size the profile, or raise xoff to at least %d B; `rocelab calc headroom --speed %v --cable %v --asic <ASIC>` gives the ASIC's own figure.", int64(need), pn.Speed, pn.Cable),
-			}.per(name, "buffer profile", "Switch PFC headroom below the formula"))
+			}
+			if p.Xoff >= int64(staticNeed) {
+				f.Severity = Info
+				f.Title = fmt.Sprintf("%s: xoff %d B covers the %d B of a peer that pauses within %.1f KiB (the vendors' static tables), not the %d B of the IEEE budget SONiC's formula uses, for %v on %v", name, p.Xoff, int64(staticNeed), headroom.StaticPeerResponse/1024, int64(need), pn.Speed, pn.Cable)
+				f.Mechanism = "Vendors' static pg_profile_lookup.ini tables were computed with a fixed peer response (NVIDIA's 3.8 KiB); sonic-swss #1930 (2021) made buffer_headroom_mellanox.lua use IEEE 802.3 31B.3.7's budget instead (394 quanta = 25216 B at 100G), and the dynamic buffer model sizes ports by it. " +
+					"This xoff holds while the peer (a Spectrum switch, a ConnectX NIC) pauses within that; a peer that takes the IEEE budget can overrun it and drop lossless packets. " + assumed
+				f.Fix = fmt.Sprintf("Nothing for a fabric of peers that answer a pause within %.1f KiB; otherwise the dynamic buffer model (DEVICE_METADATA buffer_model dynamic), or xoff at least %d B; `rocelab calc headroom --speed %v --cable %v --asic <ASIC>` gives the ASIC's own figure.", headroom.StaticPeerResponse/1024, int64(need), pn.Speed, pn.Cable)
+			}
+			fs = append(fs, f.per(name, "buffer profile", "Switch PFC headroom below the formula"))
 		}
 	}
 	return fs

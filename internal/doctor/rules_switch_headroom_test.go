@@ -5,10 +5,13 @@ import "testing"
 // SYNTHETIC `show buffer information` output: the profiles are the 100G rows
 // of NVIDIA's static table for the SN2700 (sonic-buildimage
 // device/mellanox/x86_64-mlnx_msn2700-r0/ACS-MSN2700/pg_profile_lookup.ini:
-// 40 m xoff 38912, 300 m xoff 104448) and a dynamic profile sized by the
-// lua for Spectrum-1 at 40 m (48128). The floor at 100G / 40 m is
-// 1024 + (9100 + 5050.5 + 819.2 + 25216) → 41984 B (no cells), so the
-// static 40 m row is short on any ASIC, and the others are not.
+// 40 m xoff 38912, 300 m xoff 104448), a dynamic profile sized by the lua
+// for Spectrum-1 at 40 m (48128), and an invented 5 m profile of 16384 B.
+// The floor at 100G / 40 m is 1024 + (9100 + 5050.5 + 819.2 + 25216) →
+// 41984 B (no cells); with the static tables' 3.8 KiB peer response in
+// place of the IEEE budget, 20480 B. So the static 40 m row is short only
+// of the IEEE budget (info), the 5 m one of both (warn: 16384 B static,
+// 36864 B IEEE), and the others hold enough.
 func TestProfileHeadroomShort(t *testing.T) {
 	profile := func(name, xoff string) []string {
 		return []string{"Profile: " + name, "----------  ---------------------", "dynamic_th  0", "pool        ingress_lossless_pool",
@@ -18,9 +21,11 @@ func TestProfileHeadroomShort(t *testing.T) {
 	lines = append(lines, profile("pg_lossless_100000_40m_profile", "38912")...)
 	lines = append(lines, profile("pg_lossless_100000_300m_profile", "104448")...)
 	lines = append(lines, profile("pg_lossless_100000_40m_mtu4096_profile", "48128")...)
+	lines = append(lines, profile("pg_lossless_100000_5m_profile", "12288")...)
 	fs := synthFindings(t, Options{}, lines...)
-	nicMustFind(t, fs, "switch.headroom.short", Warn, "xoff 38912 B is below the 41984 B")
-	if n := countID(fs, "switch.headroom.short"); n != 1 {
-		t.Errorf("%d switch.headroom.short findings, want 1 (the 300 m and the lua-sized profiles hold enough)", n)
+	nicMustFind(t, fs, "switch.headroom.short", Info, "xoff 38912 B covers the 20480 B", "not the 41984 B of the IEEE budget")
+	nicMustFind(t, fs, "switch.headroom.short", Warn, "xoff 12288 B is below the 16384 B even a peer", "the 36864 B of SONiC's formula")
+	if n := countID(fs, "switch.headroom.short"); n != 2 {
+		t.Errorf("%d switch.headroom.short findings, want 2 (the 300 m and the lua-sized profiles hold enough)", n)
 	}
 }

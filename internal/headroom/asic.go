@@ -46,7 +46,7 @@ var asics = func() []ASIC {
 		if gen != "1" {
 			name += "-" + gen
 		}
-		return ASIC{Name: name, CellSize: cell, PipelineLatency: pipeline * kib, MACPHYDelay: 0.8 * kib, PeerResponse: 3.8 * kib}
+		return ASIC{Name: name, CellSize: cell, PipelineLatency: pipeline * kib, MACPHYDelay: 0.8 * kib, PeerResponse: StaticPeerResponse}
 	}
 	out := []ASIC{spc("1", 96, 19), spc("2", 144, 19), spc("3", 144, 19), spc("4", 192, 19), spc("5", 192, 19), spc("6", 256, 42)}
 	out[3].KBOnTile, out[4].KBOnTile = true, true
@@ -114,12 +114,29 @@ func Platforms() []string {
 	return out
 }
 
+// StaticPeerResponse is the peer response, in bytes, that NVIDIA's static
+// pg_profile_lookup.ini tables were computed with (3.8 KiB on every
+// Spectrum, at every speed), where the lua has used IEEE 802.3's budget
+// per speed since sonic-swss #1930.
+const StaticPeerResponse = 3.8 * 1024
+
 // Floor is the input for a port whose ASIC is not known: the Mellanox
 // formula with SONiC's default lossless pattern (mtu 1024, 50 % small
 // packets, files/build_templates/buffers_config.j2), the MAC/PHY delay
-// every ASIC_TABLE row has (0.8 KiB), and bytes rather than cells. Every
-// ASIC of the table needs at least the xoff it gives, so a profile below
-// it is short on any of them.
+// every ASIC_TABLE row has (0.8 KiB), and bytes rather than cells. Under
+// the lua's IEEE response budget every ASIC of the table needs at least
+// the xoff it gives; vendors' static tables ship less (StaticFloor).
 func Floor(speed unit.BitRate, cable unit.Length, portMTU unit.Bytes) Input {
 	return Input{Formula: Mellanox, Speed: speed, Cable: cable, PortMTU: portMTU, LosslessMTU: 1024, SmallPacketPercent: 50, MACPHYDelay: 0.8 * 1024}
+}
+
+// StaticFloor is Floor as the static tables were computed: a peer that
+// answers within StaticPeerResponse. Of the 3607 rows of the 285
+// pg_profile_lookup.ini files in sonic-buildimage (2026), 301 give less
+// xoff than Floor and 54 less than StaticFloor, most of those for 2000 m
+// cables.
+func StaticFloor(speed unit.BitRate, cable unit.Length, portMTU unit.Bytes) Input {
+	in := Floor(speed, cable, portMTU)
+	in.FixedPeer, in.PeerResponse = true, StaticPeerResponse
+	return in
 }
