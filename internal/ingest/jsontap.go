@@ -85,11 +85,12 @@ func (t *jsonTap) pos(off int64) (line, col int) {
 }
 
 // mark starts keeping the bytes from offset at on, which the decoder has
-// read already or is about to.
+// read already or is about to; bytes already gone from recent are not
+// kept (the text is then "…").
 func (t *jsonTap) mark(at int64) {
-	t.markAt, t.marking = at, true
+	t.markAt, t.marking = at, at >= t.recentAt
 	t.markBuf = t.markBuf[:0]
-	if at >= t.recentAt && at < t.off {
+	if t.marking && at < t.off {
 		from := at - t.recentAt
 		t.markBuf = append(t.markBuf, t.recent[from:min(int64(len(t.recent)), from+maxEvidenceText)]...)
 	}

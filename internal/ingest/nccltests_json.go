@@ -41,6 +41,9 @@ import (
 // into one file (it creates FILE.0, FILE.1, ... instead); one input may
 // still hold several documents back to back (cat *.json).
 
+// maxJSONRanks bounds the ranks a document's device list expands to.
+const maxJSONRanks = 1 << 20
+
 // IsNCCLTestsJSON reports whether head begins a JSON document nccl-tests
 // wrote: an object whose first keys are "version" and "start_time", as
 // nccl-tests writes them, or, re-serialised with sorted keys, "args" and
@@ -522,10 +525,11 @@ func (j *jsonRun) config(at jsonAt) error {
 		r.Params.Text = `"config":` + j.tap.text(j.dec.InputOffset())
 	}
 	// Every process runs nthreads × ngpus ranks on consecutive devices;
-	// nccl-tests lists its first.
-	per := max(r.NThread, 1) * max(r.NGpus, 1)
+	// nccl-tests lists its first. Ranks beyond maxJSONRanks are not
+	// counted (no job has them).
+	per := min(max(r.NThread, 1), maxJSONRanks) * min(max(r.NGpus, 1), maxJSONRanks)
 	for _, k := range devs {
-		for i := range per {
+		for i := range min(per, maxJSONRanks-r.RankCount) {
 			rk := k
 			rk.Rank += i
 			if rk.Device >= 0 {

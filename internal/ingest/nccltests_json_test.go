@@ -170,6 +170,7 @@ func TestNCCLTestsJSONGarbled(t *testing.T) {
 		{"inf", strings.Replace(doc, `"bus_bw":`, `"bus_bw":inf,"x":`, 1), "t.json:1:"},
 		{"second line", strings.Replace(doc, `"errors":[""]`, "\n\"errors\":[x]", 1), "t.json:2:11:"},
 		{"trailing text", doc + " end", "t.json:1:"},
+		{"endless string", `{"version":3,"start_time":"` + strings.Repeat("a", 3<<20) + `"}`, "longer than 1024 KiB"},
 	} {
 		_, err := ReadNCCLTestsJSON("t.json", strings.NewReader(c.doc))
 		var je *JSONError
