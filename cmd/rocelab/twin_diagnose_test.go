@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +19,48 @@ type diagJSON struct {
 	Findings []struct {
 		ID, Severity, Title string
 	} `json:"findings"`
+}
+
+// checkJSONTwin: the run's nccl-tests JSON, diagnosed with the incident
+// in place of the table (summary.txt), gives the nccl-tests findings the
+// table does; a JSON the run cut short says so instead.
+func checkJSONTwin(t *testing.T, run, dir string, withTable diagJSON) {
+	t.Helper()
+	docs, _ := filepath.Glob(filepath.Join(dir, "*_perf.json"))
+	if len(docs) == 0 {
+		return
+	}
+	var args []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && d.Name() != "summary.txt" && !strings.HasPrefix(d.Name(), ".") {
+			args = append(args, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := rocelab(t, append([]string{"diagnose", "--json"}, args...)...)
+	var res diagJSON
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%s: diagnose without summary.txt: exit %d: %v\n%s", run, code, err, stderr)
+	}
+	tests := func(r diagJSON) (fs []string, ended bool) {
+		for _, f := range r.Findings {
+			if strings.HasPrefix(f.ID, "nccltests.json.") {
+				ended = true
+			}
+			if strings.HasPrefix(f.ID, "nccltests.") && !strings.HasPrefix(f.ID, "nccltests.json.") {
+				fs = append(fs, f.Severity+" "+f.ID+": "+f.Title)
+			}
+		}
+		return fs, ended
+	}
+	want, _ := tests(withTable)
+	got, ended := tests(res)
+	if !ended && !slices.Equal(got, want) {
+		t.Errorf("%s: the nccl-tests findings from %s differ from the table's:\n got %q\nwant %q", run, filepath.Base(docs[0]), got, want)
+	}
 }
 
 // diagnoseOut runs the example with --out and diagnoses the directory.
@@ -180,6 +224,7 @@ func TestTwinDoctorLoop(t *testing.T) {
 						t.Errorf("diagnose result.json: exit %d %s", code, stderr)
 					}
 				}
+				checkJSONTwin(t, run, d, res)
 				switch {
 				case want == "" && len(raised) > 0:
 					t.Errorf("%s is healthy, the doctor raises:\n  %s", run, strings.Join(raised, "\n  "))

@@ -97,6 +97,7 @@ func rules() []Rule {
 	rs = append(rs, ncclTestsRules()...)
 	rs = append(rs, ncclTestsStallRules()...)
 	rs = append(rs, ncclTestsLaunchRules()...)
+	rs = append(rs, ncclTestsJSONRules()...)
 	rs = append(rs, compareRules()...)
 
 	rs = append(rs, counterRules()...)
@@ -121,6 +122,7 @@ func rules() []Rule {
 // Check runs every rule over the incident and returns the sorted findings.
 func Check(inc *Incident) []Finding {
 	inc = perftestOnce(inc)
+	inc = testsOnce(inc)
 	var fs []Finding
 	for _, r := range rules() {
 		fs = append(fs, r.Check(inc)...)

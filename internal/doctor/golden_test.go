@@ -31,6 +31,9 @@ func TestGoldenReports(t *testing.T) {
 		{"gdr0-with-pcie-x8-400g.txt", Options{NICSpeed: 400 * unit.Gbps}, []string{"nccl-tests/allreduce-h100-1gpu-roce400g-gdr0-15GBps-ccimoc.txt", "ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt"}},
 		// Synthetic fixtures: a slow all_reduce and the NIC-side causes in three other files.
 		{"synthetic-nic-causes-100g.txt", Options{NICSpeed: 100 * unit.Gbps}, []string{"../synthetic/allreduce-2node-7GBps-synthetic.txt", "../synthetic/prio0-before-after-synthetic.txt", "../synthetic/mlnx-qos-pcp-pfc-off-synthetic.txt", "../synthetic/hwcounters-retrans-ecn-synthetic.txt"}},
+		// nccl-tests' JSON (-J) of a twin run, as nccl-tests 2.19.6 writes it, and a synthetic copy cut as a killed job leaves it.
+		{"nccltests-json-twin-100g.txt", Options{NICSpeed: 100 * unit.Gbps}, []string{"../synthetic/nccltests-json/allreduce-4x8-a100-as-found-twin.json"}},
+		{"nccltests-json-cut-100g.txt", Options{NICSpeed: 100 * unit.Gbps}, []string{"../synthetic/nccltests-json/allreduce-4x8-a100-as-found-cut-synthetic.json"}},
 		// A directory: four captures grouped, their provenance notes skipped in one info finding.
 		{"pcap-dir.txt", Options{}, []string{"pcap"}},
 	}

@@ -40,11 +40,18 @@ const (
 type Evidence struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
+	// Col is the 1-based byte column where the evidence starts, for inputs
+	// whose lines are long (a JSON document on one line); 0 otherwise.
+	Col  int    `json:"col,omitempty"`
 	Text string `json:"text"`
 }
 
-// String formats the evidence as "file:line: text".
+// String formats the evidence as "file:line: text" ("file:line:col: text"
+// when the column is known).
 func (e Evidence) String() string {
+	if e.Col > 0 && e.Line > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Text)
+	}
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Text)
 	}

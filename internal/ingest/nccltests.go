@@ -101,6 +101,26 @@ type TestRun struct {
 	OutOfBounds         int
 	OutOfBoundsEvidence Evidence
 
+	// JSON is set for a run read from nccl-tests' JSON output
+	// (ReadNCCLTestsJSON); the fields below are that output's.
+	JSON bool
+	// JSONVersion is the document's "version" (1-3), NCCLVersion its
+	// "nccl_version" (NCCL_VERSION_CODE of the library, 22803 for 2.28.3),
+	// 0 when absent; Args is the command line.
+	JSONVersion, NCCLVersion int
+	Args                     []string
+	// Errors are the non-empty strings of "errors" (ncclGetLastError).
+	Errors []Evidence
+	// Footer is set when the document holds the average bus bandwidth,
+	// Ended when it holds "end_time": nccl-tests writes both only for a
+	// run that finished.
+	Footer, Ended bool
+	// Cut is where a document cut off ends (a job killed, or an
+	// nccl-tests before 2.18.5 aborting on an error), CutWhere inside
+	// which value; Cut.Line is 0 for a whole document.
+	Cut      Evidence
+	CutWhere string
+
 	layout   rowLayout
 	hostSeen map[string]int
 }
@@ -296,8 +316,11 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 	case strings.HasPrefix(s, "Avg bus bandwidth"):
 		r := t.cur(false)
 		_, v, _ := strings.Cut(s, ":")
-		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-			r.AvgBusBW, r.AvgEvidence = f, ev
+		// "15.0183", or "15.0183 OK" when NCCL_TESTS_MIN_BW is set.
+		if f := strings.Fields(v); len(f) > 0 {
+			if bw, err := strconv.ParseFloat(f[0], 64); err == nil {
+				r.AvgBusBW, r.AvgEvidence = bw, ev
+			}
 		}
 	case strings.HasPrefix(s, "Errors with asterisks"):
 	default:
@@ -389,20 +412,24 @@ pairs:
 	if i < len(f) {
 		k.GPU = strings.Clone(strings.Join(f[i:], " "))
 	}
-	r := t.cur(true)
+	k.Host = strings.Clone(k.Host)
+	t.addRank(t.cur(true), k)
+	return true
+}
+
+// addRank counts a device line's rank in run r.
+func (t *NCCLTests) addRank(r *TestRun, k TestRank) {
 	r.RankCount++
 	r.RankSpan = max(r.RankSpan, k.Rank+1)
 	if k.Rank == 0 && len(r.RankZero) < maxKept {
-		r.RankZero = append(r.RankZero, ev)
+		r.RankZero = append(r.RankZero, k.Evidence)
 	}
-	k.Host = strings.Clone(k.Host)
 	if _, ok := r.hostSeen[k.Host]; ok || len(r.hostSeen) < maxRankHost {
 		r.hostSeen[k.Host]++
 	}
 	if len(r.Ranks) < maxRanks {
 		r.Ranks = append(r.Ranks, k)
 	}
-	return true
 }
 
 // header reads the column names: "size count type redop root time algbw
@@ -505,6 +532,12 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 		lay.known = true
 		r.layout, r.HasRedop, r.HasRoot = lay, lay.redop, lay.root
 	}
+	t.keepRow(r, row)
+	return true
+}
+
+// keepRow adds a whole row to run r.
+func (t *NCCLTests) keepRow(r *TestRun, row TestRow) {
 	if n := len(r.Rows); n > 0 && row.Size < r.Rows[n-1].Size {
 		if r.Backsteps == 0 {
 			r.FirstBackstep = row.Evidence
@@ -516,7 +549,6 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 	} else {
 		t.Omitted++
 	}
-	return true
 }
 
 // fieldsInto splits s on spaces into dst, at most n fields, without
@@ -581,14 +613,23 @@ func parseHalf(f []string) (TestHalf, bool) {
 			return h, false
 		}
 	}
-	h.Wrong = -1
-	if n, err := strconv.Atoi(f[3]); err == nil {
-		h.Wrong = n
-	} else if f[3] != "N/A" {
-		if _, err := strconv.ParseFloat(f[3], 64); err != nil {
-			return h, false
-		}
-		h.ErrorText = strings.Clone(f[3])
+	var ok bool
+	h.Wrong, h.ErrorText, ok = wrongField(f[3])
+	return h, ok
+}
+
+// wrongField reads the #wrong column: a count, N/A (-1), or a number that
+// is not a count (kept as text, -1), as nccl-tests' %g prints a count of
+// a million and more; ok is false for anything else.
+func wrongField(s string) (wrong int, text string, ok bool) {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n, "", true
 	}
-	return h, true
+	if s == "N/A" {
+		return -1, "", true
+	}
+	if _, err := strconv.ParseFloat(s, 64); err != nil {
+		return -1, "", false
+	}
+	return -1, strings.Clone(s), true
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // WriteDir writes the run into dir: result.json, summary.txt, flows.csv,
-// queues.csv, the NCCL job's NCCL_DEBUG=INFO log (nccl.log) and the
+// queues.csv, the NCCL job's NCCL_DEBUG=INFO log (nccl.log), nccl-tests'
+// JSON output (all_reduce_perf.json, as -J writes it) and the
 // switches' files (writeSwitches), which the doctor reads like a real
 // incident; the hosts' files are twinfeed.Incident's.
 func (r *Run) WriteDir(dir string) error {
@@ -59,6 +60,11 @@ func (r *Run) WriteDir(dir string) error {
 			return err
 		})
 		if err != nil {
+			return err
+		}
+	}
+	if j := r.obs.NCCLTestsJSON; j != nil && j.Doc != "" {
+		if err := textout.WriteFile(filepath.Join(dir, j.Name), func(w io.Writer) error { _, err := io.WriteString(w, j.Doc); return err }); err != nil {
 			return err
 		}
 	}

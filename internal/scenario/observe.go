@@ -11,6 +11,7 @@ import (
 	"rocelab/internal/fabric"
 	"rocelab/internal/gpu"
 	"rocelab/internal/metrics"
+	"rocelab/internal/nccltests"
 	"rocelab/internal/nic"
 	"rocelab/internal/packet"
 	"rocelab/internal/topo"
@@ -383,6 +384,14 @@ func (tw *Twin) healthBasis(conns []nic.ConnInfo, roce uint8, lossless bool) twi
 		}
 	}
 	return b
+}
+
+// testsSweep is the nccl-tests run, nil without one.
+func (j *Jobs) testsSweep() *nccltests.Sweep {
+	if j == nil {
+		return nil
+	}
+	return j.Sweep
 }
 
 // observe is the NCCL workload's outcome, nil without one.

@@ -80,6 +80,12 @@ func (w *Workloads) observe(o *twin.Observation, hosts []string, conn func(workl
 		o.Flows = append(o.Flows, w.flowOf(hosts, conn, i, spec, o.Sim.End))
 	}
 	o.NCCL = w.Jobs.observe()
+	if s := w.Jobs.testsSweep(); s != nil {
+		var doc bytes.Buffer
+		if err := s.WriteJSON(&doc); err == nil {
+			o.NCCLTestsJSON = &twin.TestsJSON{Name: s.JSONName(), Doc: doc.String()}
+		}
+	}
 	var log bytes.Buffer
 	if ok, err := w.WriteNCCLLog(&log); ok && err == nil {
 		o.NCCLLog = log.String()

@@ -148,6 +148,7 @@ func (o *Observation) add(p *Observation, rest bool) error {
 			return fmt.Errorf("NCCL tables in two parts")
 		}
 		o.NCCL = p.NCCL
+		o.NCCLTestsJSON = p.NCCLTestsJSON
 	}
 	if len(p.Perftest) > 0 {
 		if len(o.Perftest) > 0 {

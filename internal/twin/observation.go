@@ -57,6 +57,9 @@ type Observation struct {
 	// they are the incident --out writes.
 	Config  Setting `json:"config"`
 	NCCLLog string  `json:"nccl_log,omitempty"`
+	// NCCLTestsJSON is the nccl-tests run's JSON output (-J), nil without
+	// an nccl-tests run.
+	NCCLTestsJSON *TestsJSON `json:"nccl_tests_json,omitempty"`
 	// Perftest holds the perftest runs' output, as perftest prints it on
 	// the client.
 	Perftest []PerftestRun `json:"perftest,omitempty"`
@@ -418,6 +421,13 @@ type NCCL struct {
 	Err        string          `json:"error,omitempty"`
 	Background string          `json:"background,omitempty"`
 	Completed  bool            `json:"completed"`
+}
+
+// TestsJSON is nccl-tests' JSON output: the file name and the document
+// as nccl-tests writes it.
+type TestsJSON struct {
+	Name string `json:"name"`
+	Doc  string `json:"doc"`
 }
 
 // TestsRow is one size of the nccl-tests table; bus bandwidths are in
