@@ -1,6 +1,9 @@
 package doctor
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Sweep round 3 of SONiC inputs from engineers' threads and the project's
 // own PRs (real text under testdata/corpus/switch, each with its source):
@@ -72,4 +75,50 @@ func TestS11ShowPFCPriority(t *testing.T) {
 	nicMustNot(t, fs, "switch.pfc.mismatch")
 	fs = diagnoseFiles(t, Options{}, sw, "corpus/ethtool/mlnx-qos-ofed4.2-blank-lines-pfc-0-2-6-7-mellanox-doc2792.txt")
 	nicMustFind(t, fs, "switch.pfc.mismatch", Error, "3,4 on the switch", "0,2,6,7 on eth2")
+}
+
+// Queue watermarks and PFC pause history (round 4: these were exit 2). A
+// lossless queue that buffered is information; N/A tables (SONiC#482)
+// and a PG table without its title (sonic-utilities#2568) are read and
+// judge nothing.
+func TestS11QueueWatermarksAndPauseHistory(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-queue-watermark-uc-mc-persistent-sonic-utilities.txt")
+	nicMustFind(t, fs, "switch.queue.watermark", Info, "sonic Ethernet4 UC4", "peak 3567B", "SONiC's default lossless queues")
+	if got := nicFind(fs, "switch.queue.watermark"); len(got) != 2 {
+		t.Errorf("%d watermark findings, want Ethernet4 UC3 and UC4 (UC0, UC1, UC7-9 are lossy; MC is N/A): %s", len(got), nicTitles(fs))
+	}
+	for _, rel := range []string{"corpus/switch/sonic-queue-watermark-multicast-all-na-collapsed-sonic482.txt", "corpus/switch/sonic-pg-watermark-untitled-sonicutilities2568.txt"} {
+		if fs := diagnoseFiles(t, Options{}, rel); len(fs) != 0 {
+			t.Errorf("%s: %s", rel, nicTitles(fs))
+		}
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/sonic-pfc-counters-history-sonic-utilities.txt")
+	nicMustFind(t, fs, "switch.pfc.rx_paused", Warn, "sonic Ethernet4", "paused 40s on lossless priority 3 in 43 pauses", "latest 4s")
+	if got := nicFind(fs, "switch.pfc.rx_paused"); len(got) != 6 {
+		t.Errorf("%d paused findings, want priorities 3 and 4 of three ports: %s", len(got), nicTitles(fs))
+	}
+	// SYNTHETIC, in the formats above: the switch's `show pfc priority`
+	// makes 3 alone lossless; short pauses (mean 1 ms) are information;
+	// the port sent pause and was paused itself, so it is not the root.
+	fs = synthFindings(t, Options{},
+		"Interface    Lossless priorities",
+		"-----------  ---------------------",
+		"Ethernet0    3",
+		"",
+		"     Port    Priority    RX Pause Transitions    Total RX Pause Time US    Recent RX Pause Time US    Recent RX Pause Timestamp",
+		"---------  ----------  ----------------------  ------------------------  -------------------------  ---------------------------",
+		"Ethernet0        PFC3                     500                   500,000                      1,000         05/18/2033, 03:33:20",
+		"Ethernet0        PFC4                     500                   500,000                      1,000         05/18/2033, 03:33:20",
+		"",
+		"  Port Tx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7",
+		"---------  ------  ------  ------  ------  ------  ------  ------  ------",
+		"Ethernet0       0       0       0      40       0       0       0       0")
+	nicMustFind(t, fs, "switch.pfc.rx_paused", Info, "Ethernet0", "paused 500ms on lossless priority 3 in 500 pauses (mean 1ms")
+	if got := nicFind(fs, "switch.pfc.rx_paused"); len(got) != 1 {
+		t.Errorf("priority 4 is lossy here: %s", nicTitles(fs))
+	}
+	tx := nicMustFind(t, fs, "switch.pfc.tx_pause", Info, "received 500")
+	if !strings.Contains(tx.Mechanism, "path of congestion") {
+		t.Errorf("paused port read as the congestion root: %s", tx.Mechanism)
+	}
 }

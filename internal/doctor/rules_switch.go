@@ -20,6 +20,8 @@ func switchRules() []Rule {
 		{IDs: []string{"switch.counters.mismatch"}, Check: checkCounterMismatch},
 		{IDs: []string{"pfc.watchdog.range"}, Check: checkWatchdogConfig},
 		{IDs: []string{"switch.pfc.tx_pause"}, Check: checkSwitchTxPause},
+		{IDs: []string{"switch.pfc.rx_paused"}, Check: checkPFCHistory},
+		{IDs: []string{"switch.queue.watermark"}, Check: checkQueueWatermarks},
 		{IDs: []string{"switch.queue.drops"}, Check: checkQueueDrops},
 		{IDs: []string{"switch.queue.drops", "switch.ecn.marks"}, Check: checkPGDropsAndWRED},
 		{IDs: []string{"switch.headroom.exhausted"}, Check: checkHeadroom},
@@ -119,6 +121,13 @@ func checkSwitchTxPause(inc *Incident) []Finding {
 		for _, p := range s.PFC {
 			if p.Dir == ingest.RX {
 				rx[key{p.Port, p.Prio}] = p.Frames
+			}
+		}
+		for _, h := range s.PFCHist {
+			// Without RX counters, the history's pause transitions say
+			// whether the port was paused on this priority itself.
+			if k := (key{h.Port, h.Prio}); rx[k] == 0 && h.Transitions > 0 {
+				rx[k] = uint64(h.Transitions)
 			}
 		}
 		for _, p := range s.PFC {

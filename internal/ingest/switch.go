@@ -17,6 +17,8 @@ const KindSwitch Kind = "switch-counters"
 //	show queue counters                 Port TxQ Counter/pkts Counter/bytes Drop/pkts Drop/bytes
 //	show priority-group watermark ...   Ingress shared pool occupancy per PG: | Ingress headroom per PG:
 //	show priority-group drop counters   Ingress PG dropped packets:
+//	show queue [persistent-]watermark   Egress shared pool occupancy per unicast queue: | ... multicast queue: | ... all queues:
+//	show pfc counters --history         Port Priority  RX Pause Transitions  Total RX Pause Time US ...
 //	show queue wredcounters             Port TxQ WredDrp/pkts WredDrp/bytes EcnMarked/pkts EcnMarked/bytes
 //	show pfc priority                   Interface  Lossless priorities
 //	show interfaces counters / portstat IFACE STATE RX_OK ... RX_DRP RX_OVR TX_OK ... TX_DRP
@@ -25,7 +27,10 @@ const KindSwitch Kind = "switch-counters"
 // Numbers may carry thousands separators; "N/A" cells are skipped. A
 // title may end in the namespace of a multi-ASIC switch ("Ingress headroom
 // per PG: (Namespace asic1)"); PG columns are read by their header, which
-// since SONiC 202205 lists only the configured PGs ("PG0 PG3 PG4").
+// since SONiC 202205 lists only the configured PGs ("PG0 PG3 PG4"). A
+// PG watermark table pasted without its title is read by its header and
+// rule, its kind (shared or headroom) left unknown; a queue watermark
+// table by its header alone, even with its rule lost to a blank line.
 type SwitchCounters struct {
 	Scoped
 	src   string
@@ -42,9 +47,15 @@ type SwitchCounters struct {
 	PGDrops []PGDrop
 	// WRED are the WRED drops and ECN marks per queue of `show queue
 	// wredcounters`.
-	WRED  []QueueWRED
-	Ports []PortCount
-	ECN   []ECNProfile
+	WRED []QueueWRED
+	// QueueWMs are the egress queues' peak occupancy of `show queue
+	// watermark` (or persistent-watermark).
+	QueueWMs []QueueWatermark
+	// PFCHist is `show pfc counters --history`: pause received per port
+	// and priority, with its duration.
+	PFCHist []PFCHistory
+	Ports   []PortCount
+	ECN     []ECNProfile
 	// Pools are the buffer pools of `show buffer information` /
 	// `mmuconfig -l`, with their peak occupancy from `show buffer_pool
 	// watermark` and `show headroom-pool watermark`.
@@ -122,10 +133,11 @@ type QueueCount struct {
 type PGWatermark struct {
 	Port string
 	PG   int
-	// Headroom is set for headroom watermarks, clear for shared-pool ones.
-	Headroom bool
-	Bytes    uint64
-	Evidence Evidence
+	// Headroom is set for headroom watermarks, clear for shared-pool ones
+	// and for a table pasted without its title (Untitled).
+	Headroom, Untitled bool
+	Bytes              uint64
+	Evidence           Evidence
 }
 
 // PortCount is one row of `show interfaces counters`; -1 for N/A.
@@ -206,15 +218,21 @@ const (
 	swPGDrop
 	swWRED
 	swPFCPrio
+	swPGUntitled
+	swQueueWM
+	swPFCHist
 )
 
 // swTitles are the titles SONiC prints above a table.
 var swTitles = map[string]swTable{
-	"Ingress shared pool occupancy per PG:": swPGShared,
-	"Ingress headroom per PG:":              swPGHeadroom,
-	"Ingress PG dropped packets:":           swPGDrop,
-	"Shared pool maximum occupancy:":        swPoolWM,
-	"Headroom pool maximum occupancy:":      swHdrmWM,
+	"Ingress shared pool occupancy per PG:":             swPGShared,
+	"Ingress headroom per PG:":                          swPGHeadroom,
+	"Ingress PG dropped packets:":                       swPGDrop,
+	"Shared pool maximum occupancy:":                    swPoolWM,
+	"Headroom pool maximum occupancy:":                  swHdrmWM,
+	"Egress shared pool occupancy per unicast queue:":   swQueueWM,
+	"Egress shared pool occupancy per multicast queue:": swQueueWM,
+	"Egress shared pool occupancy per all queues:":      swQueueWM,
 }
 
 type switchParser struct {
@@ -223,6 +241,9 @@ type switchParser struct {
 	title swTable
 	table swTable
 	cols  []string
+	// fresh is set while a table started by its header alone has no row
+	// yet: a blank line there is the rule a paste lost, not the table's end.
+	fresh bool
 	ecn   *ECNProfile
 	// block is the "Pool:" or "Profile:" block being read (mmuconfig and
 	// ecnconfig print key/value tables under such a title).
@@ -256,7 +277,7 @@ func (p *switchParser) Feed(l Line) {
 		return
 	}
 	if t == "" {
-		if p.table != swECN {
+		if p.table != swECN && p.table != swPFCHist && !p.fresh {
 			p.table = swNone
 		}
 		return
@@ -287,7 +308,7 @@ func (p *switchParser) Feed(l Line) {
 		// for the headers no row can be mistaken for.
 		title := p.title
 		if k, cols := p.header(t); k != swNone && bareHeader(k) {
-			p.table, p.cols, p.spans = k, cols, nil
+			p.table, p.cols, p.spans, p.fresh = k, cols, nil, true
 			p.out.lines.add(l)
 			p.prev = t
 			return
@@ -301,9 +322,11 @@ func (p *switchParser) Feed(l Line) {
 		return
 	}
 	if p.table != swNone && p.row(l, t) {
+		p.fresh = false
 		p.out.lines.add(l)
 		return
 	}
+	p.fresh = false
 	if p.table == swECN {
 		p.endBlock()
 	}
@@ -386,6 +409,13 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		t := p.title
 		p.title = swNone
 		return t, f[1:]
+	case f[0] == "Port" && pgColumns(f[1:]) && p.title == swNone:
+		return swPGUntitled, f[1:]
+	case queueWMHeader(f):
+		p.title = swNone
+		return swQueueWM, f
+	case pfcHistHeader(f, h):
+		return swPFCHist, f
 	case f[0] == "IFACE" && len(f) >= 8 && strings.Contains(h, "RX_DRP"):
 		return swPorts, f
 	case f[0] == "Pool" && f[1] == "Bytes" && (p.title == swPoolWM || p.title == swHdrmWM):
@@ -409,7 +439,7 @@ func (p *switchParser) header(h string) (swTable, []string) {
 // reformatted paste drops the rule).
 func bareHeader(k swTable) bool {
 	switch k {
-	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED:
+	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist:
 		return true
 	}
 	return false
@@ -498,8 +528,12 @@ func (p *switchParser) row(l Line, t string) bool {
 		by, _ := switchNum(f[3])
 		p.out.Queues = appendCapped(p.out.Queues, QueueCount{Port: strings.Clone(f[0]), Queue: num, Type: typ, Packets: pk, Bytes: by, DropPkts: numOr(f[4]), DropBytes: numOr(f[5]), Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 		return true
-	case swPGShared, swPGHeadroom, swPGDrop:
+	case swPGShared, swPGHeadroom, swPGDrop, swPGUntitled:
 		return p.pgRow(f, ev)
+	case swQueueWM:
+		return p.queueWMRow(f, ev)
+	case swPFCHist:
+		return p.pfcHistRow(f, ev)
 	case swWRED:
 		return p.wredRow(f, ev)
 	case swPFCPrio:
@@ -620,7 +654,7 @@ func (p *switchParser) Result() Artifact {
 	}
 	o.ECN = ecn
 	o.latestSnapshots()
-	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC) == 0 {
+	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC) == 0 {
 		return nil
 	}
 	return o
@@ -635,8 +669,10 @@ func (o *SwitchCounters) latestSnapshots() {
 	o.WD = lastBy(o.WD, func(r WatchdogQueue) string { return r.Port + "|" + strconv.Itoa(r.Queue) })
 	o.Queues = lastBy(o.Queues, func(r QueueCount) string { return r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue) })
 	o.PGs = lastBy(o.PGs, func(r PGWatermark) string {
-		return r.Port + "|" + strconv.Itoa(r.PG) + "|" + strconv.FormatBool(r.Headroom)
+		return r.Port + "|" + strconv.Itoa(r.PG) + "|" + strconv.FormatBool(r.Headroom) + strconv.FormatBool(r.Untitled)
 	})
+	o.QueueWMs = lastBy(o.QueueWMs, func(r QueueWatermark) string { return r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue) })
+	o.PFCHist = lastBy(o.PFCHist, func(r PFCHistory) string { return r.Port + "|" + strconv.Itoa(r.Prio) })
 	o.PGDrops = lastBy(o.PGDrops, func(r PGDrop) string { return r.Port + "|" + strconv.Itoa(r.PG) })
 	o.WRED = lastBy(o.WRED, func(r QueueWRED) string { return r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue) })
 	o.Ports = lastBy(o.Ports, func(r PortCount) string { return r.Port })

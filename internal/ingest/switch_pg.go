@@ -43,6 +43,16 @@ func pgColumn(c string) int {
 	return n
 }
 
+// pgColumns reports whether every column is a "PGN".
+func pgColumns(cols []string) bool {
+	for _, c := range cols {
+		if pgColumn(c) < 0 {
+			return false
+		}
+	}
+	return len(cols) > 0
+}
+
 // pgRow reads a row of a per-PG table (watermarks, drops): one cell per
 // header column, the PG its column names.
 func (p *switchParser) pgRow(f []string, ev Evidence) bool {
@@ -60,7 +70,7 @@ func (p *switchParser) pgRow(f []string, ev Evidence) bool {
 			p.out.PGDrops = appendCapped(p.out.PGDrops, PGDrop{Port: port, PG: pg, Packets: v, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 			continue
 		}
-		p.out.PGs = appendCapped(p.out.PGs, PGWatermark{Port: port, PG: pg, Headroom: p.table == swPGHeadroom, Bytes: v, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+		p.out.PGs = appendCapped(p.out.PGs, PGWatermark{Port: port, PG: pg, Headroom: p.table == swPGHeadroom, Untitled: p.table == swPGUntitled, Bytes: v, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 	}
 	return true
 }

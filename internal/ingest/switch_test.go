@@ -72,6 +72,21 @@ func FuzzSwitch(f *testing.F) {
 		for _, w := range s.WD {
 			nicCheckEvidence(t, w.Evidence, n)
 		}
+		if len(s.QueueWMs) > maxSwitchRows || len(s.PFCHist) > maxSwitchRows {
+			t.Fatal("rows beyond the cap")
+		}
+		for _, w := range s.QueueWMs {
+			nicCheckEvidence(t, w.Evidence, n)
+			if w.Bytes < -1 || w.Type == "" {
+				t.Fatalf("queue watermark %+v", w)
+			}
+		}
+		for _, h := range s.PFCHist {
+			nicCheckEvidence(t, h.Evidence, n)
+			if h.Prio < 0 || h.Prio > 7 {
+				t.Fatalf("history priority %d", h.Prio)
+			}
+		}
 		for _, q := range s.Queues {
 			nicCheckEvidence(t, q.Evidence, n)
 		}
