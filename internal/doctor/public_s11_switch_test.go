@@ -98,8 +98,10 @@ func TestS11QueueWatermarksAndPauseHistory(t *testing.T) {
 		t.Errorf("%d paused findings, want priorities 3 and 4 of three ports: %s", len(got), nicTitles(fs))
 	}
 	// SYNTHETIC, in the formats above: the switch's `show pfc priority`
-	// makes 3 alone lossless; short pauses (mean 1 ms) are information;
-	// the port sent pause and was paused itself, so it is not the root.
+	// makes 3 alone lossless; pauses of one poll (mean 1 ms, latest 1 s:
+	// the estimate's quantum at the largest poll interval) are
+	// information; the port sent pause and was paused itself, so it is
+	// not the root.
 	fs = synthFindings(t, Options{},
 		"Interface    Lossless priorities",
 		"-----------  ---------------------",
@@ -107,13 +109,13 @@ func TestS11QueueWatermarksAndPauseHistory(t *testing.T) {
 		"",
 		"     Port    Priority    RX Pause Transitions    Total RX Pause Time US    Recent RX Pause Time US    Recent RX Pause Timestamp",
 		"---------  ----------  ----------------------  ------------------------  -------------------------  ---------------------------",
-		"Ethernet0        PFC3                     500                   500,000                      1,000         05/18/2033, 03:33:20",
+		"Ethernet0        PFC3                     500                   500,000                  1,000,000         05/18/2033, 03:33:20",
 		"Ethernet0        PFC4                     500                   500,000                      1,000         05/18/2033, 03:33:20",
 		"",
 		"  Port Tx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7",
 		"---------  ------  ------  ------  ------  ------  ------  ------  ------",
 		"Ethernet0       0       0       0      40       0       0       0       0")
-	nicMustFind(t, fs, "switch.pfc.rx_paused", Info, "Ethernet0", "paused 500ms on lossless priority 3 in 500 pauses (mean 1ms")
+	nicMustFind(t, fs, "switch.pfc.rx_paused", Info, "Ethernet0", "paused 500ms on lossless priority 3 in 500 pauses (mean 1ms, latest 1s)")
 	if got := nicFind(fs, "switch.pfc.rx_paused"); len(got) != 1 {
 		t.Errorf("priority 4 is lossy here: %s", nicTitles(fs))
 	}

@@ -279,7 +279,7 @@ var book = []Spec{
 		Text: "`show pfc counters`: a switch port sends PFC pause on a priority (warn from 1000 frames): the congestion root when it receives none itself, or a stuck receiver downstream",
 		Fix:  "Follow the pause to its root: the port that sends pause without receiving it is the congestion point (incast toward one receiver, an oversubscribed uplink, or a slow host)."},
 	{ID: "switch.pfc.rx_paused", Layer: LayerFabric, Severities: []Severity{Info, Warn}, Front: Doctor,
-		Text: "`show pfc counters --history`: a switch port was paused by its peer on a lossless priority: total pause time and pauses since the last clear; warn when the latest or the mean pause lasted 200 ms (the PFC watchdog's default detection time) or longer",
+		Text: "`show pfc counters --history`: a switch port was paused by its peer on a lossless priority: total pause time and pauses since the last clear; warn when the latest or the mean pause lasted longer than 1 s (the history is estimated at the watchdog's poll interval, 200 ms by default and 1 s at most, so shorter pauses are within a few polls)",
 		Fix:  "Find the device on the port (`show lldp table`) and why it cannot drain: a host NIC's rx buffer and tx_pause counters, a switch's congested egress toward its receivers."},
 	{ID: "switch.queue.watermark", Layer: LayerFabric, Severities: []Severity{Info}, Front: Doctor,
 		Text: "`show queue watermark` / `persistent-watermark` (unicast or all): a lossless queue's egress watermark is above zero (the queue buffered: its port was congested); N/A cells are no data and raise nothing",

@@ -8,10 +8,13 @@ import (
 	"rocelab/internal/unit"
 )
 
-// pauseStorm is the PFC watchdog's default detection time (SONiC pfcwd,
-// 200 ms): a single pause as long as this is what the watchdog would call
-// a storm.
-const pauseStorm = 200 * time.Millisecond
+// pauseLong is the pause length `show pfc counters --history` must show
+// to be more than polling noise: the history is estimated at the PFC
+// watchdog's poll interval (200 ms by default, 1000 ms at most: sonic-
+// utilities pfcwd/main.py), so every pause it sees lasts at least one
+// poll; a pause longer than the largest interval spans several polls and
+// is far beyond the watchdog's default 200 ms detection time.
+const pauseLong = time.Second
 
 // checkQueueWatermarks reports lossless unicast queues whose egress
 // watermark (`show queue watermark` / `persistent-watermark`) is above
@@ -41,7 +44,7 @@ func checkQueueWatermarks(inc *Incident) []Finding {
 
 // checkPFCHistory reports lossless priorities a switch port was paused on
 // per `show pfc counters --history`: how long, in how many pauses; a
-// warning when one pause lasted as long as the watchdog's detection time.
+// warning when the latest or the mean pause lasted longer than pauseLong.
 // The history gives no elapsed time, so no share of time is computed.
 func checkPFCHistory(inc *Incident) []Finding {
 	lossless, from := switchLossless(inc)
@@ -58,7 +61,7 @@ func checkPFCHistory(inc *Incident) []Finding {
 				mean = total / time.Duration(h.Transitions)
 			}
 			sev := Info
-			if recent >= pauseStorm || mean >= pauseStorm {
+			if recent > pauseLong || mean > pauseLong {
 				sev = Warn
 			}
 			name := swName(s, h.Port)
@@ -67,7 +70,7 @@ func checkPFCHistory(inc *Incident) []Finding {
 				Title: fmt.Sprintf("%s: paused %s on lossless priority %d in %d pauses (mean %s, latest %s)", name, total.Round(time.Millisecond), h.Prio, h.Transitions,
 					mean.Round(time.Millisecond), recent.Round(time.Millisecond)),
 				Evidence:  []Evidence{h.Evidence},
-				Mechanism: fmt.Sprintf("Priority %d is lossless (%s). The port's peer paused it: the peer's ingress buffer for this priority crossed XOFF, so the peer (a NIC that cannot drain, or the next switch's congested egress) holds this port's traffic. Pauses of %s or longer are what the PFC watchdog's default detection time calls a storm; many short ones are ordinary congestion. Totals count since the counters were last cleared.", h.Prio, from, pauseStorm),
+				Mechanism: fmt.Sprintf("Priority %d is lossless (%s). The port's peer paused it: the peer's ingress buffer for this priority crossed XOFF, so the peer (a NIC that cannot drain, or the next switch's congested egress) holds this port's traffic. The watchdog estimates these times by polling (every 200 ms by default), so each pause counts at least one poll; a pause longer than %s spans several polls and far exceeds the watchdog's 200 ms detection time (a storm, or a peer that drains too slowly), while many short ones are ordinary congestion. Totals count since the counters were last cleared.", h.Prio, from, pauseLong),
 				Fix:       "Find the device on this port (`show lldp table`) and check it: a host NIC's rx buffer and tx_pause counters (ethtool -S), a switch's `show pfc counters` and queue watermarks toward its receivers; keep the PFC watchdog running on this priority (`show pfcwd stats`).",
 			}.per(name+fmt.Sprintf(" prio %d", h.Prio), "port", "Switch ports paused by their peer"))
 		}
