@@ -98,10 +98,10 @@ func (p PINTCode) Encode(u, draw float64) uint16 {
 	x := max(math.Ceil(u*pintFlows), 1)
 	pw := math.Log(x) * p.factor
 	hi, lo := math.Ceil(pw), math.Floor(pw)
-	upper, lower := math.Pow(p.base, hi), math.Pow(p.base, lo)
 	if hi == lo {
-		upper *= p.base
+		return uint16(lo)
 	}
+	upper, lower := math.Pow(p.base, hi), math.Pow(p.base, lo)
 	if draw < (x-lower)/(upper-lower) {
 		return uint16(hi)
 	}
@@ -148,9 +148,10 @@ func (c *PINTConfig) New(line unit.BitRate) *PINT {
 	l := max(int64(line), 1)
 	_, w := window(l, v.BaseRTT, v.Window)
 	mbps := func(x int64) int64 { return x * int64(unit.Mbps) }
+	code := v.Code()
 	return &PINT{
 		line: l, minRate: min(mbps(v.MinRate), l), eta: float64(v.Eta) / 1000, maxStage: v.MaxStage,
-		ai: mbps(v.AIRate), w: w, code: v.Code(), bytes: v.Code().Bytes(), rate: l, rc: l,
+		ai: mbps(v.AIRate), w: w, code: code, bytes: code.Bytes(), rate: l, rc: l,
 	}
 }
 

@@ -123,4 +123,21 @@ func TestS11QueueWatermarksAndPauseHistory(t *testing.T) {
 	if !strings.Contains(tx.Mechanism, "path of congestion") {
 		t.Errorf("paused port read as the congestion root: %s", tx.Mechanism)
 	}
+	// SYNTHETIC, in the formats above: a mean pause over a second warns
+	// though the latest was short (a port held for long spells before);
+	// a multicast queue numbered like a lossless one buffered, which RoCE
+	// never sends to: no finding.
+	fs = synthFindings(t, Options{},
+		"     Port    Priority    RX Pause Transitions    Total RX Pause Time US    Recent RX Pause Time US    Recent RX Pause Timestamp",
+		"---------  ----------  ----------------------  ------------------------  -------------------------  ---------------------------",
+		"Ethernet0        PFC3                       4                 8,000,000                    200,000         05/18/2033, 03:33:20",
+		"",
+		"Egress shared pool occupancy per multicast queue:",
+		"     Port    MC0    MC1    MC2    MC3    MC4    MC5    MC6    MC7",
+		"---------  -----  -----  -----  -----  -----  -----  -----  -----",
+		"Ethernet0      0      0      0   4096      0      0      0      0")
+	nicMustFind(t, fs, "switch.pfc.rx_paused", Warn, "Ethernet0", "in 4 pauses (mean 2s, latest 200ms)")
+	if got := nicFind(fs, "switch.queue.watermark"); len(got) != 0 {
+		t.Errorf("a multicast queue's watermark judged as RoCE's: %s", nicTitles(fs))
+	}
 }

@@ -46,11 +46,7 @@ func (s *Switch) pintDeparted(p *packet.Packet, out *Port) {
 		t := float64(s.cfg.PINT.T) / ns
 		dt := min(float64(now-st.last)/ns, t)
 		b := float64(out.rate) / 8 / 1e9 // bytes per ns
-		var q int64
-		e := &s.egress[out.index]
-		for prio := range e.q {
-			q += e.q[prio].Bytes()
-		}
+		q := s.queued(out)
 		var u float64
 		if q>>8 > 0 {
 			u += dt * float64(q>>8<<8) / (b * t * t)

@@ -414,12 +414,17 @@ func (s *Switch) departed(p *packet.Packet, out *Port, qlen int64) {
 // bytes the port sent before p, the bytes still queued on all its
 // priorities, and its rate (HPCC's INT, written at dequeue).
 func (s *Switch) pushINT(p *packet.Packet, out *Port) {
+	p.INT.Push(packet.INTHop{Port: int32(out.id), Time: s.dom.Sched.Now(), TxBytes: out.TxBytes(), QLen: s.queued(out), Rate: out.rate})
+}
+
+// queued returns the bytes queued for out on all its priorities.
+func (s *Switch) queued(out *Port) int64 {
 	var q int64
-	e := s.egress[out.index]
+	e := &s.egress[out.index]
 	for prio := range e.q {
 		q += e.q[prio].Bytes()
 	}
-	p.INT.Push(packet.INTHop{Port: int32(out.id), Time: s.dom.Sched.Now(), TxBytes: out.TxBytes(), QLen: q, Rate: out.rate})
+	return q
 }
 
 // EachQueued calls f for every packet in the switch's queues and its

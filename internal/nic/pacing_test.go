@@ -36,8 +36,8 @@ func (s *step) OnDeadline(now unit.Time) { s.risen = s.risen || now >= s.at }
 
 // sentBy runs one QP from h0 to h1 over a 100G cable, paced at 1 Gb/s
 // until 50 us and at 50 Gb/s after, and returns the data packets h0 had
-// sent by 53 us.
-func sentBy(t *testing.T, keep bool) int64 {
+// sent by until.
+func sentBy(t *testing.T, keep bool, until unit.Time) int64 {
 	t.Helper()
 	cfg := &Config{MTU: 1024, TCPMSS: 8948, Priority: 3, TTL: 64, Timeout: 10, RetryCnt: 7, AckCoalesce: 1,
 		CompletionDelay: 200 * unit.Nanosecond, KeepPendingGap: keep}
@@ -63,7 +63,7 @@ func sentBy(t *testing.T, keep bool) int64 {
 	// rest from it.
 	w.RunUntil(unit.Nanosecond)
 	a.qps[0].cc = &step{before: unit.Gbps, after: 50 * unit.Gbps, at: 50 * unit.Microsecond}
-	w.RunUntil(53 * unit.Microsecond)
+	w.RunUntil(until)
 	return net.Totals().Sent.Packets
 }
 
@@ -72,12 +72,19 @@ func sentBy(t *testing.T, keep bool) int64 {
 // every 8.8 us at 1 Gb/s (the last at 44.3 us); at the rise the next goes at
 // once and the rest every 0.18 us, 16-17 more by 53 us. With the pending
 // gap kept (the HPCC ns-3 model's DCQCN), the eighth still waits for
-// 53.2 us.
+// 53.2 us, and the new rate holds from there: 16-17 more by 56 us (a QP
+// that stalled, or kept the old rate, would still be at 7).
 func TestRateRisePacing(t *testing.T) {
-	if got := sentBy(t, false); got < 23 || got > 24 {
-		t.Errorf("re-timed: %d packets sent by 53 us, expected 7 before the rise and 16-17 after", got)
-	}
-	if got := sentBy(t, true); got != 7 {
-		t.Errorf("gap kept: %d packets sent by 53 us, expected the 7 sent before the rise", got)
+	for _, c := range []struct {
+		keep   bool
+		by     unit.Time
+		lo, hi int64
+	}{
+		{false, 53, 23, 24}, {false, 56, 40, 41},
+		{true, 53, 7, 7}, {true, 56, 22, 24},
+	} {
+		if got := sentBy(t, c.keep, c.by*unit.Microsecond); got < c.lo || got > c.hi {
+			t.Errorf("gap kept %v: %d packets sent by %d us, expected %d-%d", c.keep, got, c.by, c.lo, c.hi)
+		}
 	}
 }

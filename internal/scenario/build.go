@@ -103,6 +103,9 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What every switch shares, made once: HPCC-PINT's T walks every path
+	// of the fabric.
+	shared := fabric.SwitchConfig{NS3: s.NS3ECMP(), PINT: s.pintSwitch()}
 	switches := 0
 	for i, n := range s.Topo.Nodes {
 		dom := net.Domains[tw.Partition.Domain[i]]
@@ -116,7 +119,7 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 			tw.Nodes = append(tw.Nodes, h)
 			ports[i] = []*fabric.Port{h.Port()}
 		case topo.Switch:
-			sw := net.NewSwitch(dom, n.Name, n.Ports, s.switchConfig(n.Name, n.Tier, len(s.Topo.Hosts)+switches, net))
+			sw := net.NewSwitch(dom, n.Name, n.Ports, s.switchConfig(n.Name, n.Tier, len(s.Topo.Hosts)+switches, net, &shared))
 			switches++
 			sw.SetRoutes(routes[i])
 			tw.Nodes = append(tw.Nodes, sw)
@@ -336,8 +339,6 @@ func (s *Scenario) nicConfig() (*nic.Config, error) {
 	return c, nil
 }
 
-// switchConfig is the fabric configuration of switch name, of the given
-// topology tier.
 // routes returns every switch's candidate ports toward each host over the
 // links that are up (down[i] set: link i is down), in the HPCC ns-3
 // model's order when its ECMP is taken.
@@ -351,8 +352,9 @@ func (s *Scenario) routes(down []bool) [][][]int16 {
 // switchConfig returns the configuration of switch name at the given tier;
 // node is its ns-3 node id, which the HPCC ns-3 model's ECMP seeds with
 // (the hosts first, then the switches, in topology order, as
-// tools/ns3conv numbers them).
-func (s *Scenario) switchConfig(name string, tier, node int, net *fabric.Network) fabric.SwitchConfig {
+// tools/ns3conv numbers them); shared carries what every switch takes
+// alike (ns-3's ECMP, HPCC-PINT's telemetry).
+func (s *Scenario) switchConfig(name string, tier, node int, net *fabric.Network, shared *fabric.SwitchConfig) fabric.SwitchConfig {
 	sp := &s.Switch
 	c := fabric.SwitchConfig{
 		Buffer: sp.Buffer, Alpha: sp.Alpha, AlphaLossy: sp.AlphaLossy, StaticTh: sp.StaticTh, Latency: sp.Latency,
@@ -361,7 +363,7 @@ func (s *Scenario) switchConfig(name string, tier, node int, net *fabric.Network
 		PFC:        fabric.PFCConfig{Quanta: sp.PFC.Quanta, Refresh: sp.PFC.Refresh, XON: sp.PFC.XON},
 		Watchdog:   sp.Watchdog, ECNAtEnqueue: sp.ECN.AtEnqueue,
 		Strict: sp.Strict, Weights: sp.Weights, HashFields: sp.HashFields,
-		NS3: s.NS3ECMP(), NS3Node: uint32(node), PINT: s.pintSwitch(),
+		NS3: shared.NS3, NS3Node: uint32(node), PINT: shared.PINT,
 	}
 	for _, r := range sp.AlphaByRate {
 		c.AlphaByRate = append(c.AlphaByRate, fabric.RateAlpha{Rate: r.Rate, Alpha: r.Alpha})

@@ -219,6 +219,11 @@ func TestNCCLGDR(t *testing.T) {
 		small[v.Variant], large[v.Variant] = sw.Rows[0].Out.Time, sw.Rows[len(sw.Rows)-1].Out.BusBW
 		t.Logf("%s: %d B in %.2f us, busbw %.2f GB/s at %d B", v.Variant, sw.Rows[0].Size, small[v.Variant], large[v.Variant], sw.Rows[len(sw.Rows)-1].Size)
 	}
+	for _, v := range []string{"gdr-on", "gdr-off", "acs-on", "nic-gen3-x8"} {
+		if _, ok := large[v]; !ok {
+			t.Fatalf("examples/gdr.yaml has no variant %s", v)
+		}
+	}
 	if small["gdr-off"] <= small["gdr-on"] || large["gdr-off"] >= large["gdr-on"] {
 		t.Errorf("GDR off: %.2f us, %.2f GB/s; on: %.2f us, %.2f GB/s", small["gdr-off"], large["gdr-off"], small["gdr-on"], large["gdr-on"])
 	}

@@ -18,11 +18,17 @@ func (s *Scenario) NS3ECMP() *ecmp.NS3 {
 	if !s.Switch.NS3 {
 		return nil
 	}
-	port := uint16(100 + s.Seed)
+	return &ecmp.NS3{DstPort: s.NS3DstPort()}
+}
+
+// NS3DstPort is the destination port of every flow in the HPCC ns-3
+// model's flow.txt: switch.ecmp.dst_port, else 100 + the seed, as
+// tools/ns3conv writes it so that each seed draws other paths.
+func (s *Scenario) NS3DstPort() uint16 {
 	if s.Switch.NS3DstPort >= 0 {
-		port = uint16(s.Switch.NS3DstPort)
+		return uint16(s.Switch.NS3DstPort)
 	}
-	return &ecmp.NS3{DstPort: port}
+	return uint16(100 + s.Seed)
 }
 
 // ecmpModel names the switches' hash for reports when it is not

@@ -124,7 +124,7 @@ var agreements = []agreement{
 //   - perm32-dcqcn-ownhash runs the 8-spine permutation on rocelab's own
 //     hash instead: ECMP's collisions then differ from ns-3's, and over
 //     60 seeds rocelab's mean is 4.5 % under ns-3's and the last
-//     completion 6.2 %, over these 20 seeds 7.7 % and 10.5 %; ns-3's
+//     completion 6.2 %, over these 20 seeds 6.9 % and 9.1 %; ns-3's
 //     paths left 13.9 flows of 32 alone on average, rocelab's 14.6
 //     (uniform hashing: 14.6). Its median is not held: the flows are
 //     either alone (333 µs) or shared (800 µs and more), and the median

@@ -179,7 +179,7 @@ func compare(file string, seed uint64, fctFile, pfcFile string) (*comparison, er
 	if err != nil {
 		return nil, err
 	}
-	o, err := agree.Run(file, seed)
+	o, err := agree.RunScenario(s)
 	if err != nil {
 		return nil, err
 	}

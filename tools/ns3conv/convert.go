@@ -33,7 +33,6 @@ const (
 	ns3Reserve    = 4 * unit.KiB
 	ns3XONOffset  = 3 * unit.KiB
 	ns3AlphaShift = 3
-	ns3DstPort    = 100 // plus the scenario's seed
 )
 
 // ns-3's CC_MODE of each congestion control the converter maps.
@@ -44,6 +43,32 @@ const (
 	ns3DCTCP  = 8
 	ns3PINT   = 10
 )
+
+// ns3Mode returns the CC_MODE of host.cc, 0 for one the converter does not
+// map.
+func ns3Mode(cc string) int {
+	switch cc {
+	case "dcqcn":
+		return ns3DCQCN
+	case "hpcc":
+		return ns3HPCC
+	case "timely":
+		return ns3Timely
+	case "dctcp":
+		return ns3DCTCP
+	case "hpcc-pint":
+		return ns3PINT
+	}
+	return 0
+}
+
+// keepsPendingGap reports whether ns-3's rate changes leave the QP's next
+// send where the last send put it (host.qp.rate_change next_packet):
+// DCQCN, TIMELY and DCTCP assign m_rate; HPCC and PINT call ChangeRate,
+// which re-times it.
+func keepsPendingGap(mode int) bool {
+	return mode == ns3DCQCN || mode == ns3Timely || mode == ns3DCTCP
+}
 
 // ns3Headroom is the headroom third.cc gives a switch port: three times
 // the link's bandwidth-delay product, in whole bytes as its integer
@@ -132,10 +157,7 @@ func convert(s *scenario.Scenario, file string) (*files, error) {
 	f := &files{}
 	var fl strings.Builder
 	f.flows, fl = flows(s, &bad), strings.Builder{}
-	dport := ns3DstPort + s.Seed
-	if m := s.NS3ECMP(); m != nil {
-		dport = uint64(m.DstPort)
-	}
+	dport := s.NS3DstPort()
 	fmt.Fprintf(&fl, "%d\n", len(f.flows))
 	for _, x := range f.flows {
 		fmt.Fprintf(&fl, "%d %d %d %d %d %s\n", x.Src, x.Dst, x.Priority, dport, int64(x.Bytes), seconds(x.Start))
@@ -220,15 +242,12 @@ func checkHost(s *scenario.Scenario, bad *mismatches) (ccMode int, qcn, ackHigh 
 	if s.PHY.ClockPPM != 0 || s.PHY.FECJitter != 0 || s.PHY.Auto {
 		bad.add("phy: set {clock_ppm: 0, fec_jitter: 0ns} (ns-3's links are ideal)")
 	}
-	switch n.CC {
-	case "dcqcn", "timely", "dctcp":
-		if !n.KeepPendingGap {
-			bad.add("host.qp.rate_change: set next_packet (ns-3's %s assigns the new rate without moving the QP's next send)", n.CC)
+	if keep := keepsPendingGap(ns3Mode(n.CC)); ns3Mode(n.CC) != 0 && n.KeepPendingGap != keep {
+		want, how := "retime", "re-times the QP's next send at the new rate"
+		if keep {
+			want, how = "next_packet", "assigns the new rate without moving the QP's next send"
 		}
-	case "hpcc", "hpcc-pint":
-		if n.KeepPendingGap {
-			bad.add("host.qp.rate_change: set retime (ns-3's %s re-times the QP's next send at the new rate)", n.CC)
-		}
+		bad.add("host.qp.rate_change: set %s (ns-3's %s %s)", want, n.CC, how)
 	}
 	switch n.CC {
 	case "none":

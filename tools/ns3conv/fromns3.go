@@ -423,10 +423,8 @@ func fromNs3(file string, w io.Writer) error {
 	if ecmp != "" {
 		fmt.Fprintf(&b, "  ecmp: %s\n", ecmp)
 	}
-	// ns-3's DCQCN, TIMELY and DCTCP assign a new rate without moving the
-	// QP's next send; its HPCC and HPCC-PINT re-time it (ChangeRate).
 	rateChange := ""
-	if qcn != 0 && (ccMode == ns3DCQCN || ccMode == ns3Timely || ccMode == ns3DCTCP) {
+	if qcn != 0 && keepsPendingGap(int(ccMode)) {
 		rateChange = ", rate_change: next_packet"
 	}
 	host := fmt.Sprintf("host:\n  mtu: %d\n  qp: {ack_coalesce: %g%s}\n  rx: {pfc: false}\n", mtu, ack, rateChange)
