@@ -193,3 +193,26 @@ func TestLspciManagementNIC(t *testing.T) {
 	)
 	nicMustFind(t, fs, "host.pcie.degraded", Info, "NIC 03:00.0 Intel Corporation I350 Gigabit Network Connection: PCIe link trained at 5GT/s x1 of its 5GT/s x4: 4.0 Gb/s of 16.0 Gb/s (75% lost) (not an RDMA NIC family rocelab knows")
 }
+
+// The kernel's probe-time line and an lspci of the same NIC make one
+// finding, the lspci's (today's link, with its port above); a NIC only
+// dmesg names keeps dmesg's (synthetic lines).
+func TestLspciAndDmesgOneFinding(t *testing.T) {
+	paths := writeFiles(t, map[string][]string{
+		"dmesg.txt": {
+			"[   10.643346] mlx5_core 0000:17:00.0: 126.016 Gb/s available PCIe bandwidth, limited by 16.0 GT/s PCIe x8 link at 0000:16:01.0 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)",
+			"[   10.943346] mlx5_core 0000:31:00.0: 126.016 Gb/s available PCIe bandwidth, limited by 16.0 GT/s PCIe x8 link at 0000:30:01.0 (capable of 252.048 Gb/s with 16.0 GT/s PCIe x16 link)",
+		},
+		"lspci.txt": {
+			"17:00.0 Ethernet controller: Mellanox Technologies MT28908 Family [ConnectX-6]",
+			"\tCapabilities: [60] Express (v2) Endpoint, MSI 00",
+			"\t\tLnkCap:\tPort #0, Speed 16GT/s, Width x16, ASPM not supported",
+			"\t\tLnkSta:\tSpeed 16GT/s, Width x8 (downgraded)",
+		},
+	})
+	fs := Diagnose(paths, nil, Options{}).Findings
+	got := nicFind(fs, "host.pcie.degraded")
+	if len(got) != 2 || !strings.Contains(nicTitles(fs), "17:00.0 Mellanox Technologies MT28908 Family [ConnectX-6]: PCIe link trained at 16GT/s x8") || !strings.Contains(nicTitles(fs), "mlx5_core 0000:31:00.0") || strings.Contains(nicTitles(fs), "mlx5_core 0000:17:00.0") {
+		t.Errorf("%d host.pcie.degraded findings, want the lspci's for 17:00.0 and dmesg's for 31:00.0: %s", len(got), nicTitles(fs))
+	}
+}

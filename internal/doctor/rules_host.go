@@ -21,6 +21,9 @@ func checkPCIe(inc *Incident) []Finding {
 	var fs []Finding
 	for _, d := range All[*ingest.Dmesg](inc) {
 		for _, l := range d.PCIe {
+			if lspciReadsLink(inc, d.Scope(), l.Device) {
+				continue // the lspci's link is today's; dmesg's is the probe's
+			}
 			rate, rateEv, known := nicPortRate(inc, d.Scope(), l.Device)
 			below := known && l.Available < rate
 			if !l.Limited() && !below {

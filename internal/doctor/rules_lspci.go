@@ -112,9 +112,7 @@ func ncclUses(inc *Incident, at ingest.Scope, bdf string) (string, []Evidence) {
 	if bdf == "" {
 		return "", nil
 	}
-	if strings.Count(bdf, ":") == 1 {
-		bdf = "0000:" + bdf
-	}
+	bdf = fullBDF(bdf)
 	var ranks []string
 	var ev []Evidence
 	gdr := ""
@@ -311,6 +309,31 @@ func gdrEvidence(g ingest.GDRReport) string {
 		return g.RingsOn[0].Evidence.String()
 	}
 	return g.ChannelsOn[0].First.String()
+}
+
+// lspciReadsLink reports whether an lspci of the host of at (or of no
+// stated host) shows the link state of the device at bdf: it, not the
+// kernel's probe-time line in dmesg, judges that link (checkLspciLinks).
+func lspciReadsLink(inc *Incident, at ingest.Scope, bdf string) bool {
+	for _, p := range All[*ingest.Lspci](inc) {
+		if reachOf(at, p.Scope()) == otherHost {
+			continue
+		}
+		for _, d := range p.Devices {
+			if d.Sta.Set() && strings.EqualFold(fullBDF(d.BDF), fullBDF(bdf)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fullBDF gives a PCI address its domain ("b3:00.0" -> "0000:b3:00.0").
+func fullBDF(bdf string) string {
+	if strings.Count(bdf, ":") == 1 {
+		return "0000:" + bdf
+	}
+	return bdf
 }
 
 // busIDToBDF turns NCCL's busId, printed as the hex of domain<<20 |
