@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"rocelab/examples"
@@ -168,6 +169,18 @@ func TestTwinDoctorLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
+	// Every run loopFaults names must have run: a variant renamed or
+	// removed from its example would otherwise drop out unnoticed. The
+	// subtests are parallel, so this is checked once they are done.
+	var mu sync.Mutex
+	started, ran := map[string]bool{}, map[string]bool{}
+	t.Cleanup(func() {
+		for run := range loopFaults {
+			if ex, _, _ := strings.Cut(run, "/"); started[ex] && !ran[run] {
+				t.Errorf("loopFaults names %s, which no example run produced", run)
+			}
+		}
+	})
 	for _, e := range ents {
 		name, ok := strings.CutSuffix(e.Name(), ".yaml")
 		if !ok {
@@ -175,6 +188,9 @@ func TestTwinDoctorLoop(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
+			mu.Lock()
+			started[name] = true
+			mu.Unlock()
 			dir := t.TempDir()
 			if code, _, stderr := rocelab(t, "run", "-q", "--example", name, "--out", dir); code != 0 {
 				t.Fatalf("run: exit %d: %s", code, stderr)
@@ -189,6 +205,11 @@ func TestTwinDoctorLoop(t *testing.T) {
 					}
 				}
 			}
+			mu.Lock()
+			for run := range runs {
+				ran[run] = true
+			}
+			mu.Unlock()
 			for run, d := range runs {
 				want, ok := loopFaults[run]
 				if !ok {
