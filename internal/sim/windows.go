@@ -2,11 +2,9 @@ package sim
 
 import (
 	"cmp"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
-	"rocelab/internal/spin"
 	"rocelab/internal/unit"
 )
 
@@ -164,41 +162,6 @@ type ctlState struct {
 	_    [48]byte
 }
 
-// wake lets workers that waited long (at a barrier, or linked for a
-// publication) sleep: a publisher wakes them only when one sleeps, so a
-// publication costs one load of a line nobody writes while everyone runs.
-type wake struct {
-	mu       sync.Mutex
-	cond     *sync.Cond
-	sleepers atomic.Int32
-	_        [48]byte
-}
-
-func (k *wake) init() { k.cond = sync.NewCond(&k.mu) }
-
-// published wakes the sleepers, if any, after a publication.
-func (k *wake) published() {
-	if k.sleepers.Load() > 0 {
-		k.mu.Lock()
-		k.cond.Broadcast()
-		k.mu.Unlock()
-	}
-}
-
-// wait sleeps while same holds: same must read the published times
-// (a sleeper's count raised before it reads them, and a publisher's
-// store before it reads the count, so that one of the two sees the
-// other).
-func (k *wake) wait(same func() bool) {
-	k.mu.Lock()
-	k.sleepers.Add(1)
-	for same() {
-		k.cond.Wait()
-	}
-	k.sleepers.Add(-1)
-	k.mu.Unlock()
-}
-
 // pubSteps is how many times a linked part publishes its time, at least,
 // while it runs one Lookahead: a neighbour waiting for it goes on a
 // quarter of a lookahead later, not a whole one.
@@ -221,66 +184,6 @@ func (w *Windows) Window() unit.Time { return min(w.Lookahead, w.Reply) }
 // of the events; linked rounds 1.90x on two cores, windows 1.61x) and
 // the 64-server AllReduce (3.3 %; windows about a fifth faster).
 const linkedWorkloads = 0.01
-
-// workloadShare is the share of the control side's events in the rounds
-// run so far, 0 before any.
-func (w *Windows) workloadShare() float64 {
-	all := w.stats.ControlEvents
-	for _, e := range w.stats.PartEvents {
-		all += e
-	}
-	if all == 0 {
-		return 0
-	}
-	return float64(w.stats.ControlEvents) / float64(all)
-}
-
-// WindowStats describe how a windowed run went.
-type WindowStats struct {
-	// Windows is the number of rounds run, Linked of them linked.
-	Windows, Linked uint64
-	// PartEvents are the events each part ran; ControlEvents the control
-	// side's.
-	PartEvents    []uint64
-	ControlEvents uint64
-	// CriticalEvents is the sum over rounds of the largest number of
-	// events one part ran in the round: the events on the critical path
-	// if every part had a core of its own and barriers were free.
-	CriticalEvents uint64
-	// PathEvents is the same with the control side's events: with the
-	// control side alone, its events plus the busiest part's; beside the
-	// parts, on the core of the least busy part, the busiest part's or the
-	// least busy one's plus the control side's, whichever is more. All
-	// events over PathEvents is the speedup with a core per part and free
-	// barriers, counting every event alike.
-	PathEvents uint64
-	// WorkerNS is the wall time each worker spent running its parts (and
-	// the control side beside them), and WaitNS the time it waited at
-	// barriers, when Clock is set.
-	WorkerNS, WaitNS []int64
-	// ControlNS is the wall time the planning of rounds took, alone, with
-	// the control side when it ran alone; BesideNS the wall time the
-	// control side ran beside the parts.
-	ControlNS, BesideNS int64
-	// SlowestNS is the sum over rounds of the longest time a worker ran
-	// in the round, and MeanNS of the workers' mean: SlowestNS/MeanNS - 1
-	// is what the rounds' imbalance of time (not of events: events differ
-	// in cost) adds to the time the workers run.
-	SlowestNS, MeanNS int64
-	// Solo is how many rounds ran on one worker because the workers
-	// waited too long (Windows.Adapt).
-	Solo uint64
-}
-
-// Stats returns the run's statistics so far.
-func (w *Windows) Stats() WindowStats {
-	s := w.stats
-	s.PartEvents = append([]uint64(nil), w.stats.PartEvents...)
-	s.WorkerNS = append([]int64(nil), w.stats.WorkerNS...)
-	s.WaitNS = append([]int64(nil), w.stats.WaitNS...)
-	s.BesideNS = w.ctlNS
-	return s
-}
 
 // partState is what a part's worker leaves for the planning of the next
 // round when it has run the part through a round: the part's earliest
@@ -314,68 +217,6 @@ type round struct {
 	control unit.Time // run the control side's events with time <= control beside the parts (-1: not)
 	quit    bool      // no more rounds
 	seq     uint64    // the round's number, counted over the whole run
-}
-
-// barrier lets workers wait for a counter cheaply: they spin briefly,
-// yield, then sleep (pause).
-type barrier struct {
-	v    atomic.Uint64
-	k    wake
-	spin spinning
-}
-
-func newBarrier(sp spinning) *barrier {
-	b := &barrier{spin: sp}
-	b.k.init()
-	return b
-}
-
-// spinning is how a waiter waits before it yields: it checks what it
-// waits for checks times, running the processor's spin-wait hint pauses
-// times between checks (the hint leaves the core's resources to a
-// hardware thread sharing it, which on a VM may be the other worker).
-// Then it yields yieldRounds times, then sleeps.
-type spinning struct{ checks, pauses int }
-
-const yieldRounds = 256
-
-// spinFor returns how a waiter waits for workers workers. With a core
-// each, the awaited worker is running and a wait is short: spinning on
-// with the hint saves the yields' trips through Go's scheduler (on two
-// threads a fifth to a quarter of the wall time, docs/engine.md). With
-// more workers than cores, the awaited one may need the waiter's core:
-// it checks briefly and yields.
-func spinFor(workers int) spinning {
-	if workers <= min(runtime.GOMAXPROCS(0), runtime.NumCPU()) {
-		return spinning{checks: 1024, pauses: 8}
-	}
-	return spinning{checks: 64}
-}
-
-// pause follows a waiter's i-th check that found it must still wait:
-// spinning, then a yield, then sleep on k while same holds.
-func pause(i int, sp spinning, k *wake, same func() bool) {
-	switch {
-	case i < sp.checks:
-		spin.Pause(sp.pauses)
-	case i < sp.checks+yieldRounds:
-		runtime.Gosched()
-	default:
-		k.wait(same)
-	}
-}
-
-// waitFor waits until the counter reaches at least target.
-func (b *barrier) waitFor(target uint64) {
-	for i := 0; b.v.Load() < target; i++ {
-		pause(i, b.spin, &b.k, func() bool { return b.v.Load() < target })
-	}
-}
-
-// add raises the counter by d and wakes sleepers.
-func (b *barrier) add(d uint64) {
-	b.v.Add(d)
-	b.k.published()
 }
 
 // now reads the clock, or 0.
@@ -855,90 +696,6 @@ func (w *Windows) stepControl(r round) bool {
 	w.wake.published()
 	w.ctlNS += w.now() - t0
 	return true
-}
-
-// countTimes books the round's longest and mean worker times.
-func (w *Windows) countTimes(workers int) {
-	var most, sum int64
-	for k := range w.work[:workers] {
-		most = max(most, w.work[k].last)
-		sum += w.work[k].last
-	}
-	w.stats.SlowestNS += most
-	w.stats.MeanNS += sum / int64(workers)
-}
-
-// Adapt's measures: over each adaptEpoch of wall time, the workers'
-// share of it spent waiting; when it is so high that the N workers run
-// less than one worker's time between them (above 1 - 1/N), the parts run
-// on one worker for soloFirst, then on all again for an epoch; each spell
-// that ends with the workers still waiting too long doubles the next, up
-// to soloMost.
-const (
-	adaptEpoch = 20_000_000    // ns
-	soloFirst  = 100_000_000   // ns
-	soloMost   = 3_200_000_000 // ns
-)
-
-// adapt decides, at the end of a round at wall time now, whether the
-// parts go on with another number of workers (Adapt), and reports
-// whether it changed them.
-func (w *Windows) adapt(now int64) bool {
-	n := min(w.Workers, len(w.Parts))
-	if !w.Adapt || w.Clock == nil || n < 2 {
-		return false
-	}
-	switch {
-	case w.solo && now < w.soloUntil, !w.solo && w.soloFor > 0 && now-w.epoch < adaptEpoch:
-		return false
-	}
-	run, wait := w.workTotals()
-	dRun, dWait := run-w.epRun, wait-w.epWait
-	measured := !w.solo && w.soloFor > 0 // an epoch on all the workers ends
-	w.epoch, w.epRun, w.epWait = now, run, wait
-	switch {
-	case w.solo: // the spell ends: all the workers again
-		w.solo = false
-		return true
-	case measured && float64(dWait) > cmp.Or(w.waitLimit, 1-1/float64(n))*float64(dRun+dWait):
-		w.solo, w.soloUntil = true, now+w.soloFor
-		w.soloFor = min(2*w.soloFor, soloMost)
-		return true
-	}
-	w.soloFor = soloFirst // the first epoch begins, or the workers did well
-	return false
-}
-
-// workTotals returns the wall time the workers have run and waited in
-// the whole run so far.
-func (w *Windows) workTotals() (run, wait int64) {
-	for k := range w.work {
-		run += w.stats.WorkerNS[k] + w.work[k].runNS
-		wait += w.stats.WaitNS[k] + w.work[k].waitNS
-	}
-	return run, wait
-}
-
-// count books a round's events: the parts' and ctl of the control side,
-// which ran alone or beside the parts.
-func (w *Windows) count(ctl uint64, alone bool) {
-	w.stats.Windows++
-	if w.linked {
-		w.stats.Linked++
-	}
-	w.stats.ControlEvents += ctl
-	most, least := uint64(0), ^uint64(0)
-	for i := range w.parts {
-		d := w.parts[i].executed - w.parts[i].before
-		w.stats.PartEvents[i] += d
-		most, least = max(most, d), min(least, d)
-	}
-	w.stats.CriticalEvents += most
-	if alone {
-		w.stats.PathEvents += ctl + most
-	} else {
-		w.stats.PathEvents += max(most, least+ctl)
-	}
 }
 
 // satAdd returns a+b, saturating at unit.MaxTime.

@@ -1,0 +1,147 @@
+package sim
+
+import "cmp"
+
+// workloadShare is the share of the control side's events in the rounds
+// run so far, 0 before any.
+func (w *Windows) workloadShare() float64 {
+	all := w.stats.ControlEvents
+	for _, e := range w.stats.PartEvents {
+		all += e
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(w.stats.ControlEvents) / float64(all)
+}
+
+// WindowStats describe how a windowed run went.
+type WindowStats struct {
+	// Windows is the number of rounds run, Linked of them linked.
+	Windows, Linked uint64
+	// PartEvents are the events each part ran; ControlEvents the control
+	// side's.
+	PartEvents    []uint64
+	ControlEvents uint64
+	// CriticalEvents is the sum over rounds of the largest number of
+	// events one part ran in the round: the events on the critical path
+	// if every part had a core of its own and barriers were free.
+	CriticalEvents uint64
+	// PathEvents is the same with the control side's events: with the
+	// control side alone, its events plus the busiest part's; beside the
+	// parts, on the core of the least busy part, the busiest part's or the
+	// least busy one's plus the control side's, whichever is more. All
+	// events over PathEvents is the speedup with a core per part and free
+	// barriers, counting every event alike.
+	PathEvents uint64
+	// WorkerNS is the wall time each worker spent running its parts (and
+	// the control side beside them), and WaitNS the time it waited at
+	// barriers, when Clock is set.
+	WorkerNS, WaitNS []int64
+	// ControlNS is the wall time the planning of rounds took, alone, with
+	// the control side when it ran alone; BesideNS the wall time the
+	// control side ran beside the parts.
+	ControlNS, BesideNS int64
+	// SlowestNS is the sum over rounds of the longest time a worker ran
+	// in the round, and MeanNS of the workers' mean: SlowestNS/MeanNS - 1
+	// is what the rounds' imbalance of time (not of events: events differ
+	// in cost) adds to the time the workers run.
+	SlowestNS, MeanNS int64
+	// Solo is how many rounds ran on one worker because the workers
+	// waited too long (Windows.Adapt).
+	Solo uint64
+}
+
+// Stats returns the run's statistics so far.
+func (w *Windows) Stats() WindowStats {
+	s := w.stats
+	s.PartEvents = append([]uint64(nil), w.stats.PartEvents...)
+	s.WorkerNS = append([]int64(nil), w.stats.WorkerNS...)
+	s.WaitNS = append([]int64(nil), w.stats.WaitNS...)
+	s.BesideNS = w.ctlNS
+	return s
+}
+
+// countTimes books the round's longest and mean worker times.
+func (w *Windows) countTimes(workers int) {
+	var most, sum int64
+	for k := range w.work[:workers] {
+		most = max(most, w.work[k].last)
+		sum += w.work[k].last
+	}
+	w.stats.SlowestNS += most
+	w.stats.MeanNS += sum / int64(workers)
+}
+
+// Adapt's measures: over each adaptEpoch of wall time, the workers'
+// share of it spent waiting; when it is so high that the N workers run
+// less than one worker's time between them (above 1 - 1/N), the parts run
+// on one worker for soloFirst, then on all again for an epoch; each spell
+// that ends with the workers still waiting too long doubles the next, up
+// to soloMost.
+const (
+	adaptEpoch = 20_000_000    // ns
+	soloFirst  = 100_000_000   // ns
+	soloMost   = 3_200_000_000 // ns
+)
+
+// adapt decides, at the end of a round at wall time now, whether the
+// parts go on with another number of workers (Adapt), and reports
+// whether it changed them.
+func (w *Windows) adapt(now int64) bool {
+	n := min(w.Workers, len(w.Parts))
+	if !w.Adapt || w.Clock == nil || n < 2 {
+		return false
+	}
+	switch {
+	case w.solo && now < w.soloUntil, !w.solo && w.soloFor > 0 && now-w.epoch < adaptEpoch:
+		return false
+	}
+	run, wait := w.workTotals()
+	dRun, dWait := run-w.epRun, wait-w.epWait
+	measured := !w.solo && w.soloFor > 0 // an epoch on all the workers ends
+	w.epoch, w.epRun, w.epWait = now, run, wait
+	switch {
+	case w.solo: // the spell ends: all the workers again
+		w.solo = false
+		return true
+	case measured && float64(dWait) > cmp.Or(w.waitLimit, 1-1/float64(n))*float64(dRun+dWait):
+		w.solo, w.soloUntil = true, now+w.soloFor
+		w.soloFor = min(2*w.soloFor, soloMost)
+		return true
+	}
+	w.soloFor = soloFirst // the first epoch begins, or the workers did well
+	return false
+}
+
+// workTotals returns the wall time the workers have run and waited in
+// the whole run so far.
+func (w *Windows) workTotals() (run, wait int64) {
+	for k := range w.work {
+		run += w.stats.WorkerNS[k] + w.work[k].runNS
+		wait += w.stats.WaitNS[k] + w.work[k].waitNS
+	}
+	return run, wait
+}
+
+// count books a round's events: the parts' and ctl of the control side,
+// which ran alone or beside the parts.
+func (w *Windows) count(ctl uint64, alone bool) {
+	w.stats.Windows++
+	if w.linked {
+		w.stats.Linked++
+	}
+	w.stats.ControlEvents += ctl
+	most, least := uint64(0), ^uint64(0)
+	for i := range w.parts {
+		d := w.parts[i].executed - w.parts[i].before
+		w.stats.PartEvents[i] += d
+		most, least = max(most, d), min(least, d)
+	}
+	w.stats.CriticalEvents += most
+	if alone {
+		w.stats.PathEvents += ctl + most
+	} else {
+		w.stats.PathEvents += max(most, least+ctl)
+	}
+}
