@@ -1,0 +1,228 @@
+package ingest
+
+import (
+	"encoding/binary"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/unit"
+)
+
+// netLine handles "NET/<transport> : ..." INFO lines. This file reads
+// NCCL's network layer: the net plugin and its devices, the IB/RoCE queue
+// pairs and their GIDs, the virtual (merged) devices.
+func (l *NCCLLog) netLine(o origin, host, msg string, ev Evidence) {
+	name, rest, ok := cutNetPrefix(msg)
+	if !ok {
+		return
+	}
+	if i := strings.Index(rest, "; OOB "); i >= 0 {
+		l.learnBoot(o, bootAddr(rest[i+len("; OOB "):]))
+	}
+	switch {
+	case strings.HasPrefix(rest, "GPU Direct RDMA "):
+		l.gdr(host, msg, ev)
+	case name == "Plugin":
+		l.Plugins.add(host, ev)
+		if pluginFailed(rest) {
+			l.PluginFailures.add(host, ev)
+		}
+	case strings.HasPrefix(rest, "No device found"):
+		if name == "IB" {
+			l.NoIBDevice.add(host, ev)
+		}
+	case strings.HasPrefix(rest, "Using "):
+		for _, d := range parseNetDevices(rest[len("Using "):]) {
+			d.Host, d.Evidence = host, ev
+			if name != "Socket" && l.once(seenKey{kind: 'i', a: host, b: d.Name, c: strconv.Itoa(d.Port)}) {
+				l.IBDevices = append(l.IBDevices, d)
+			}
+			if name == "Socket" && l.once(seenKey{kind: 's', a: host, b: d.Name, c: d.Addr}) {
+				l.SocketDevices = append(l.SocketDevices, d)
+			}
+		}
+	case strings.HasPrefix(rest, "NCCL Dev "):
+		l.qpMTU(host, rest, ev)
+		l.qpLine(host, rest[len("NCCL "):], ev)
+	case strings.HasPrefix(rest, "Dev ") && strings.Contains(rest, " qpn "):
+		l.qpLine(host, rest, ev)
+	case strings.HasPrefix(rest, "[") && name != "Socket" && (strings.Contains(rest, "/IB") || strings.Contains(rest, "/RoCE")):
+		// NCCL 2.3 lists each device on a line of its own: "NET/IB: [0] mlx5_0:1/RoCE".
+		for _, d := range parseNetDevices(strings.Replace(rest, "] ", "]", 1)) {
+			d.Host, d.Evidence = host, ev
+			if l.once(seenKey{kind: 'i', a: host, b: d.Name, c: strconv.Itoa(d.Port)}) {
+				l.IBDevices = append(l.IBDevices, d)
+			}
+		}
+	case strings.HasPrefix(rest, "Made virtual device"):
+		if s, ok := parseVirtualDevice(rest, ev); ok && len(l.VirtualDevices) < maxKept && l.once(seenKey{kind: 'v', a: s.Device, b: s.Rate.String()}) {
+			l.VirtualDevices = append(l.VirtualDevices, s)
+		}
+	}
+}
+
+// qpMTU reads the IB MTU enum of "NCCL Dev 0 IbDev 0 Port 1 qpn 1047 mtu 5
+// ..." (1 = 256 bytes ... 5 = 4096).
+func (l *NCCLLog) qpMTU(host, rest string, ev Evidence) {
+	n := atoiOr(wordAfter(rest, " mtu "), 0)
+	if n < 1 || n > 5 || len(l.MTUs) >= maxKept {
+		return
+	}
+	dev := wordAfter(rest, " IbDev ")
+	if l.once(seenKey{kind: 'm', a: host, b: dev, c: strconv.Itoa(n)}) {
+		l.MTUs = append(l.MTUs, HostMTU{Host: host, Device: strings.Clone(dev), MTU: 128 << n, Evidence: ev})
+	}
+}
+
+// pluginFailed reports whether a "NET/Plugin" line says a plugin that is
+// there failed to load. A missing libnccl-net.so is NCCL's normal case and
+// not a failure.
+func pluginFailed(rest string) bool {
+	if strings.Contains(rest, "cannot open shared object") || strings.Contains(rest, "No such file") {
+		return false
+	}
+	return strings.Contains(rest, "returned") || strings.Contains(rest, "ailed")
+}
+
+// pluginNet splits a net plugin's own line ("NET/OFI Selected provider
+// is efa") into the plugin's name and the text after it. It reports false
+// for NCCL's own transports (NET/IB, NET/Socket) and its plugin loader
+// (NET/Plugin).
+func pluginNet(msg string) (name, rest string, ok bool) {
+	m, ok := strings.CutPrefix(msg, "NET/")
+	if !ok {
+		return "", "", false
+	}
+	i := strings.IndexAny(m, " :")
+	if i <= 0 {
+		return "", "", false
+	}
+	switch name = m[:i]; name {
+	case "IB", "Socket", "Plugin":
+		return "", "", false
+	}
+	return name, strings.TrimLeft(m[i:], " :"), true
+}
+
+// pluginInitFailed reports whether a line is a net plugin's own report
+// that it could not initialise: aws-ofi-nccl's "NET/OFI aws-ofi-nccl
+// initialization failed", "NET/OFI Failed to initialize sendrecv
+// protocol", "NET/OFI Unable to find a protocol that worked.  Failing
+// initialization." and, at INFO, "NET/OFI No eligible providers were
+// found".
+func pluginInitFailed(msg string) bool {
+	_, rest, ok := pluginNet(msg)
+	if !ok {
+		return false
+	}
+	r := strings.ToLower(rest)
+	for _, p := range []string{"initialization failed", "failed to initiali", "failing initialization", "no eligible providers"} {
+		if strings.Contains(r, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// pluginGDROff reports whether a net plugin's line says it turned
+// GPUDirect RDMA off: aws-ofi-nccl's "Could not disable CUDA API usage for
+// HMEM, disabling GDR" and "Need to force simple protocol: GDR not
+// supported".
+func pluginGDROff(rest string) bool {
+	return strings.Contains(rest, "GDR") && (strings.Contains(rest, "disabling") || strings.Contains(rest, "not supported"))
+}
+
+// parseVirtualDevice reads "Made virtual device [0] name=mlx5_0 speed=400000
+// ndevs=1 ..." (speed in Mb/s).
+func parseVirtualDevice(rest string, ev Evidence) (LinkSpeed, bool) {
+	var s LinkSpeed
+	for _, f := range strings.Fields(rest) {
+		switch {
+		case strings.HasPrefix(f, "name="):
+			s.Device = strings.Clone(f[5:])
+		case strings.HasPrefix(f, "speed="):
+			n, err := strconv.ParseInt(f[6:], 10, 64)
+			if err != nil || n <= 0 || n > 1<<40 {
+				return s, false
+			}
+			s.Rate = unit.BitRate(n) * unit.Mbps
+		}
+	}
+	s.Evidence = ev
+	return s, s.Rate > 0
+}
+
+// QPInfo is a queue pair NCCL describes as it connects (NCCL 2.3 to 2.18:
+// "NET/IB: Dev 0 Port 1 qpn 305 mtu 5 LID 4" on InfiniBand, "... mtu 5 GID
+// 3 (0/1000A0AFFFF0000)" on RoCE).
+type QPInfo struct {
+	Host string
+	// Dev is NCCL's index of the device (the [i] of its device list);
+	// Device its name when the log lists the devices.
+	Dev    int
+	Device string
+	Port   int
+	MTU    int // bytes
+	// GIDIndex is the GID index the QP uses, -1 on InfiniBand (LID).
+	GIDIndex int
+	// GID is the GID at that index, decoded from the subnet prefix and
+	// interface id NCCL prints in host byte order; "" when not printed.
+	GID      string
+	Evidence Evidence
+}
+
+// qpLine reads "Dev 0 Port 1 qpn 305 mtu 5 GID 3 (0/1000A0AFFFF0000)".
+func (l *NCCLLog) qpLine(host, rest string, ev Evidence) {
+	f := strings.Fields(rest)
+	q := QPInfo{Host: host, Dev: -1, GIDIndex: -1, Evidence: ev}
+	for i := 0; i+1 < len(f); i++ {
+		switch f[i] {
+		case "Dev":
+			q.Dev = atoiOr(f[i+1], -1)
+		case "Port":
+			q.Port = atoiOr(f[i+1], 0)
+		case "mtu":
+			if n := atoiOr(f[i+1], 0); n >= 1 && n <= 5 {
+				q.MTU = 128 << n
+			}
+		case "GID":
+			q.GIDIndex = atoiOr(f[i+1], -1)
+			if i+2 < len(f) {
+				q.GID = decodeQPGID(f[i+2])
+			}
+		}
+	}
+	if q.Dev < 0 || len(l.QPs) >= maxKept {
+		return
+	}
+	for _, d := range l.IBDevices {
+		if d.Host == host && d.Index == q.Dev {
+			q.Device = d.Name
+		}
+	}
+	if l.once(seenKey{kind: 'q', a: host, b: strconv.Itoa(q.Dev), c: strconv.Itoa(q.GIDIndex), d: q.GID}) {
+		l.QPs = append(l.QPs, q)
+	}
+}
+
+// decodeQPGID turns NCCL's "(%lX/%lX)" print of a GID's subnet prefix and
+// interface id — two 64-bit words in network byte order printed as
+// little-endian integers — back into the GID: "(0/1000A0AFFFF0000)" is
+// ::ffff:10.10.0.1, "(80FE/...)" a link-local fe80:: GID.
+func decodeQPGID(s string) string {
+	s = strings.Trim(s, "()")
+	a, b, ok := strings.Cut(s, "/")
+	if !ok {
+		return ""
+	}
+	spn, err1 := strconv.ParseUint(a, 16, 64)
+	iid, err2 := strconv.ParseUint(b, 16, 64)
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	var g [16]byte
+	binary.LittleEndian.PutUint64(g[:8], spn)
+	binary.LittleEndian.PutUint64(g[8:], iid)
+	return netip.AddrFrom16(g).String()
+}
