@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"rocelab/internal/cc"
@@ -93,7 +94,7 @@ func ccConfig[C any](c *conv, spec CCSpec[C], path string, preset func(string) (
 		v, err := k.Int()
 		if err != nil {
 			err = fmt.Errorf("expected an integer, got %s", quote(k.Value))
-		} else if err = set(&cfg, k.Name, v); err != nil && !contains(names, k.Name) {
+		} else if err = set(&cfg, k.Name, v); err != nil && !slices.Contains(names, k.Name) {
 			err = fmt.Errorf("unknown knob; expected preset or one of: %s", strings.Join(names, ", "))
 		}
 		if err != nil {

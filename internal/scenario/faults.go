@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -64,7 +65,7 @@ func (c *conv) faults(s *Scenario, rs []*rawFault) {
 			"reroute": r.Reroute, "converge": r.Converge, "switch": r.Switch, "hosts": r.Hosts, "via": r.Via,
 		}
 		for _, k := range []string{"host", "priority", "link", "rate", "burst", "reroute", "converge", "switch", "hosts", "via"} {
-			if Unwrap(keys[k]) != nil && !contains(faultKinds[f.Kind], k) {
+			if Unwrap(keys[k]) != nil && !slices.Contains(faultKinds[f.Kind], k) {
 				c.fail(keys[k], path+"."+k, "does not apply to a %s fault (its keys: %s)", f.Kind, strings.Join(faultKinds[f.Kind], ", "))
 			}
 		}
