@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -234,7 +235,11 @@ func (r *htsimRun) topology() (string, error) {
 			k += 2
 		}
 		if k*k*k/4 != r.nodes {
-			return "", fmt.Errorf("-nodes %d: a 3-tier fat-tree has k³/4 hosts for an even k (16, 54, 128, 250, 432, 686, 1024 and on)", r.nodes)
+			hint := ""
+			if k2 := int(math.Round(math.Sqrt(2 * float64(r.nodes)))); k2%2 == 0 && k2*k2/2 == r.nodes && r.program != "htsim_hpcc" {
+				hint = fmt.Sprintf("; with -tiers 2, a leaf-spine of %d leaves, it has %d", k2, r.nodes)
+			}
+			return "", fmt.Errorf("-nodes %d: a 3-tier fat-tree has k³/4 hosts for an even k (16, 54, 128, 250, 432, 686, 1024 and on)%s", r.nodes, hint)
 		}
 		return fmt.Sprintf("{kind: fat-tree, k: %d, host_link: %s, fabric_link: %s}", k, link, link), nil
 	}
@@ -256,6 +261,17 @@ type htsimConn struct {
 	size                  int64
 	start                 unit.Time
 	trigger, sendDoneTrig int
+	triggerCol            int // the column of the trigger's number
+}
+
+// name is the rocelab flow's name: f and the connection's id, or c and
+// its place among the connections when it has none (htsim's flow id 0:
+// htsim names every flow Roce_SRC_DST, which two connections may share).
+func (c htsimConn) name(i int) string {
+	if c.id == 0 {
+		return "c" + strconv.Itoa(i+1)
+	}
+	return "f" + strconv.Itoa(c.id)
 }
 
 // htsimTrigger is one trigger line.
@@ -264,29 +280,53 @@ type htsimTrigger struct {
 	kind        string
 }
 
+// matrixErrs makes the connection matrix's errors: FILE:LINE:COL: what.
+type matrixErrs string
+
+func (file matrixErrs) at(line, col int, format string, a ...any) error {
+	return fmt.Errorf("%s:%d:%d: %s", string(file), line, col, fmt.Sprintf(format, a...))
+}
+
+// fields splits a line at spaces and tabs as htsim's tokenizer does
+// (ConnectionMatrix::load splits at single spaces; runs of them make
+// empty tokens it skips), with each field's 1-based column.
+func fields(s string) (f []string, col []int) {
+	for i := 0; i < len(s); {
+		if s[i] == ' ' || s[i] == '\t' || s[i] == '\r' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] != ' ' && s[j] != '\t' && s[j] != '\r' {
+			j++
+		}
+		f, col = append(f, s[i:j]), append(col, i+1)
+		i = j
+	}
+	return f, col
+}
+
 // readMatrix reads an htsim connection matrix as htsim's
 // ConnectionMatrix::load does, refusing what rocelab cannot run alike.
 func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsimTrigger, error) {
 	var conns []htsimConn
 	trigs := map[int]htsimTrigger{}
 	n, nConns, nTrigs := -1, -1, 0
-	errAt := func(line int, format string, a ...any) error {
-		return fmt.Errorf("%s:%d: %s", file, line, fmt.Sprintf(format, a...))
-	}
+	errs := matrixErrs(file)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for line := 1; sc.Scan(); line++ {
-		f := strings.Fields(sc.Text())
+		f, col := fields(sc.Text())
 		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 			continue
 		}
 		count := func(dst *int) error {
 			if len(f) != 2 {
-				return errAt(line, "expected %q and a count", f[0])
+				return errs.at(line, col[0], "expected %q and a count", f[0])
 			}
 			v, err := strconv.Atoi(f[1])
 			if err != nil || v < 0 {
-				return errAt(line, "%s %q: expected a count", f[0], f[1])
+				return errs.at(line, col[1], "%s %q: expected a count", f[0], f[1])
 			}
 			*dst = v
 			return nil
@@ -300,15 +340,15 @@ func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsim
 		case f[0] == "Triggers":
 			err = count(&nTrigs)
 		case f[0] == "Failures", f[0] == "failure":
-			err = errAt(line, "link failures are not converted: give rocelab a faults: entry instead (docs/scenario.md)")
+			err = errs.at(line, col[0], "link failures are not converted: give rocelab a faults: entry instead (docs/scenario.md)")
 		case f[0] == "trigger":
-			err = readTrigger(f, line, trigs, errAt)
+			err = readTrigger(f, col, line, trigs, errs)
 		case strings.Contains(f[0], "->"):
 			var c htsimConn
-			c, err = readConn(f, line, n, errAt)
+			c, err = readConn(f, col, line, n, errs)
 			conns = append(conns, c)
 		default:
-			err = errAt(line, "%q: expected Nodes, Connections, Triggers, a connection SRC->DST or a trigger", f[0])
+			err = errs.at(line, col[0], "%q: expected Nodes, Connections, Triggers, a connection SRC->DST or a trigger", f[0])
 		}
 		if err != nil {
 			return nil, nil, err
@@ -328,32 +368,36 @@ func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsim
 	return conns, trigs, nil
 }
 
-// readConn reads "SRC->DST id N start PS|trigger T size B [send_done_trigger T]".
-func readConn(f []string, line, nodes int, errAt func(int, string, ...any) error) (htsimConn, error) {
+// readConn reads "SRC->DST [id N] start PS|trigger T [size B]
+// [send_done_trigger T]". htsim takes a connection without an id (flow id
+// 0) unless a trigger starts it (it asserts one there), and one without a
+// size (or size 0) sends until -end.
+func readConn(f []string, col []int, line, nodes int, errs matrixErrs) (htsimConn, error) {
 	c := htsimConn{line: line, start: -1}
 	s, d, _ := strings.Cut(f[0], "->")
 	var err1, err2 error
 	c.src, err1 = strconv.Atoi(s)
 	c.dst, err2 = strconv.Atoi(d)
 	if err1 != nil || err2 != nil || c.src < 0 || c.dst < 0 || c.src >= nodes || c.dst >= nodes || c.src == c.dst {
-		return c, errAt(line, "%q: expected SRC->DST, two different hosts below Nodes %d (declared first)", f[0], nodes)
+		return c, errs.at(line, col[0], "%q: expected SRC->DST, two different hosts below Nodes %d (declared first)", f[0], nodes)
 	}
+	idCol := 0
 	for i := 1; i < len(f); i++ {
 		key := f[i]
 		switch key {
 		case "addon":
-			return c, errAt(line, "addon: not converted")
+			return c, errs.at(line, col[i], "addon: not converted")
 		case "start", "size", "id", "trigger", "send_done_trigger", "recv_done_trigger", "prio":
 		default:
-			return c, errAt(line, "%q: expected start, size, id, trigger, send_done_trigger, recv_done_trigger or prio", key)
+			return c, errs.at(line, col[i], "%q: expected start, size, id, trigger, send_done_trigger, recv_done_trigger or prio", key)
 		}
 		if i+1 >= len(f) {
-			return c, errAt(line, "%s: expected a value", key)
+			return c, errs.at(line, col[i]+len(key), "%s: expected a value", key)
 		}
 		i++
 		v, err := strconv.ParseFloat(f[i], 64)
 		if err != nil || v < 0 || v != math.Trunc(v) && key != "start" {
-			return c, errAt(line, "%s %q: expected a whole number that is not negative", key, f[i])
+			return c, errs.at(line, col[i], "%s %q: expected a whole number that is not negative", key, f[i])
 		}
 		switch key {
 		case "start":
@@ -361,28 +405,29 @@ func readConn(f []string, line, nodes int, errAt func(int, string, ...any) error
 		case "size":
 			c.size = int64(v)
 		case "id":
-			c.id = int(v)
+			c.id, idCol = int(v), col[i]
 		case "trigger":
-			c.trigger = int(v)
+			c.trigger, c.triggerCol = int(v), col[i]
 		case "send_done_trigger":
 			c.sendDoneTrig = int(v)
 		}
 	}
+	end := col[len(f)-1] + len(f[len(f)-1])
 	switch {
-	case c.id == 0:
-		return c, errAt(line, "expected id N (not 0): rocelab names the flow by it")
-	case c.size == 0:
-		return c, errAt(line, "expected size B: without one htsim sends until -end, which rocelab's flows do not")
+	case idCol > 0 && c.id == 0:
+		return c, errs.at(line, idCol, "id 0: htsim refuses it (\"Flow ID zero is not allowed\"); leave id out or give 1 or more")
+	case c.id == 0 && c.trigger != 0:
+		return c, errs.at(line, c.triggerCol, "a connection a trigger starts needs an id N: htsim asserts one")
 	case c.trigger == 0 && c.start < 0:
-		return c, errAt(line, "expected start PS or trigger T")
+		return c, errs.at(line, end, "expected start PS or trigger T")
 	case c.trigger != 0 && c.start >= 0:
-		return c, errAt(line, "both start and trigger given")
+		return c, errs.at(line, c.triggerCol, "both start and trigger given")
 	}
 	return c, nil
 }
 
 // readTrigger reads "trigger id T oneshot|multishot|barrier [count N]".
-func readTrigger(f []string, line int, trigs map[int]htsimTrigger, errAt func(int, string, ...any) error) error {
+func readTrigger(f []string, col []int, line int, trigs map[int]htsimTrigger, errs matrixErrs) error {
 	t := htsimTrigger{line: line}
 	id := 0
 	for i := 1; i < len(f); i++ {
@@ -391,11 +436,11 @@ func readTrigger(f []string, line int, trigs map[int]htsimTrigger, errAt func(in
 			t.kind = f[i]
 		case "id", "count":
 			if i+1 >= len(f) {
-				return errAt(line, "%s: expected a number", f[i])
+				return errs.at(line, col[i]+len(f[i]), "%s: expected a number", f[i])
 			}
 			v, err := strconv.Atoi(f[i+1])
 			if err != nil || v < 1 {
-				return errAt(line, "%s %q: expected a positive number", f[i], f[i+1])
+				return errs.at(line, col[i+1], "%s %q: expected a positive number", f[i], f[i+1])
 			}
 			if f[i] == "id" {
 				id = v
@@ -404,14 +449,14 @@ func readTrigger(f []string, line int, trigs map[int]htsimTrigger, errAt func(in
 			}
 			i++
 		default:
-			return errAt(line, "%q: expected id, oneshot, multishot, barrier or count", f[i])
+			return errs.at(line, col[i], "%q: expected id, oneshot, multishot, barrier or count", f[i])
 		}
 	}
 	if id == 0 || t.kind == "" {
-		return errAt(line, "expected a trigger id and a kind (oneshot, multishot or barrier)")
+		return errs.at(line, col[0], "expected a trigger id and a kind (oneshot, multishot or barrier)")
 	}
 	if _, dup := trigs[id]; dup {
-		return errAt(line, "trigger %d defined twice", id)
+		return errs.at(line, col[0], "trigger %d defined twice", id)
 	}
 	trigs[id] = t
 	return nil
@@ -441,9 +486,10 @@ func fromHtsim(args []string, w io.Writer) error {
 	}
 	byID := map[int]int{}
 	firers := map[int][]int{}
+	errs := matrixErrs(r.tm)
 	for i, c := range conns {
-		if j, dup := byID[c.id]; dup {
-			return fmt.Errorf("%s:%d: id %d also at line %d", r.tm, c.line, c.id, conns[j].line)
+		if j, dup := byID[c.id]; dup && c.id != 0 {
+			return errs.at(c.line, 1, "id %d also at line %d", c.id, conns[j].line)
 		}
 		byID[c.id] = i
 		if c.sendDoneTrig != 0 {
@@ -459,13 +505,13 @@ func fromHtsim(args []string, w io.Writer) error {
 		fs := firers[c.trigger]
 		switch {
 		case !ok:
-			return fmt.Errorf("%s:%d: trigger %d is never defined", r.tm, c.line, c.trigger)
+			return errs.at(c.line, c.triggerCol, "trigger %d is never defined", c.trigger)
 		case len(fs) == 0:
-			return fmt.Errorf("%s:%d: trigger %d: no connection fires it (send_done_trigger), so htsim never starts this one", r.tm, c.line, c.trigger)
+			return errs.at(c.line, c.triggerCol, "trigger %d: no connection fires it (send_done_trigger), so htsim never starts this one", c.trigger)
 		case t.kind == "barrier" && t.count != len(fs):
-			return fmt.Errorf("%s:%d: barrier %d counts %d of the %d connections that fire it: rocelab's after: waits on all", r.tm, t.line, c.trigger, t.count, len(fs))
+			return errs.at(t.line, 1, "barrier %d counts %d of the %d connections that fire it: rocelab's after: waits on all", c.trigger, t.count, len(fs))
 		case t.kind != "barrier" && len(fs) > 1:
-			return fmt.Errorf("%s:%d: %s trigger %d is fired by %d connections and starts its own on the first: rocelab's after: waits on all", r.tm, t.line, t.kind, c.trigger, len(fs))
+			return errs.at(t.line, 1, "%s trigger %d is fired by %d connections and starts its own on the first: rocelab's after: waits on all", t.kind, c.trigger, len(fs))
 		}
 		after[i] = fs
 	}
@@ -488,6 +534,10 @@ func fromHtsim(args []string, w io.Writer) error {
 	if mtu != r.mtu {
 		fmt.Fprintf(&b, "# htsim's %d B packets: RoCE's path MTU is one of 256-4096, so rocelab sends %d B.\n", r.mtu, mtu)
 	}
+	untilEnd := int64(math.Ceil(r.linkMbps * float64(r.endUS) / 8)) // bytes: Mb/s × us = bits
+	if slices.ContainsFunc(conns, func(c htsimConn) bool { return c.size == 0 }) {
+		fmt.Fprintf(&b, "# Connections without a size, which htsim sends until -end, carry the %d B\n# the link could by then, so that they too run to the end.\n", untilEnd)
+	}
 	if len(r.ignored) > 0 {
 		fmt.Fprintf(&b, "# Not converted (output, logging and path-count options): %s.\n", strings.Join(r.ignored, " "))
 	}
@@ -503,11 +553,15 @@ func fromHtsim(args []string, w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "}\nhost: {%s, mtu: %d}\ntraffic:\n  flows:\n", ccLine, mtu)
 	for i, c := range conns {
-		fmt.Fprintf(&b, "    - {name: f%d, src: h%d, dst: h%d, bytes: %d", c.id, c.src, c.dst, c.size)
+		bytes := c.size
+		if bytes == 0 {
+			bytes = untilEnd
+		}
+		fmt.Fprintf(&b, "    - {name: %s, src: h%d, dst: h%d, bytes: %d", c.name(i), c.src, c.dst, bytes)
 		if len(after[i]) > 0 {
 			names := make([]string, len(after[i]))
 			for k, j := range after[i] {
-				names[k] = "f" + strconv.Itoa(conns[j].id)
+				names[k] = conns[j].name(j)
 			}
 			fmt.Fprintf(&b, ", after: [%s]", strings.Join(names, ", "))
 		} else if c.start > 0 {

@@ -101,16 +101,20 @@ func TestImportRefuses(t *testing.T) {
 		args         []string
 		want         string
 	}{
-		{"oneshot of several", head + "0->1 id 1 start 0 size 10 send_done_trigger 1\n2->3 id 2 start 0 size 10 send_done_trigger 1\n4->5 id 3 trigger 1 size 10\ntrigger id 1 oneshot\n", nil, "m.cm:7: oneshot trigger 1 is fired by 2"},
+		{"oneshot of several", head + "0->1 id 1 start 0 size 10 send_done_trigger 1\n2->3 id 2 start 0 size 10 send_done_trigger 1\n4->5 id 3 trigger 1 size 10\ntrigger id 1 oneshot\n", nil, "m.cm:7:1: oneshot trigger 1 is fired by 2"},
 		{"barrier short", head + "0->1 id 1 start 0 size 10 send_done_trigger 1\n2->3 id 2 start 0 size 10 send_done_trigger 1\n4->5 id 3 trigger 1 size 10\ntrigger id 1 barrier count 1\n", nil, "barrier 1 counts 1 of the 2"},
-		{"never fired", head + "0->1 id 1 start 0 size 10\n2->3 id 2 start 0 size 10\n4->5 id 3 trigger 1 size 10\ntrigger id 1 oneshot\n", nil, "m.cm:6: trigger 1: no connection fires it"},
-		{"no size", "Nodes 16\nConnections 1\n0->1 id 1 start 0\n", nil, "m.cm:3: expected size B"},
-		{"unknown key", "Nodes 16\nConnections 1\n0->1 id 1 start 0 size 5 colour red\n", nil, "m.cm:3: \"colour\": expected start"},
+		{"never fired", head + "0->1 id 1 start 0 size 10\n2->3 id 2 start 0 size 10\n4->5 id 3 trigger 1 size 10\ntrigger id 1 oneshot\n", nil, "m.cm:6:19: trigger 1: no connection fires it"},
+		{"no start", "Nodes 16\nConnections 1\n0->1 id 1 size 5\n", nil, "m.cm:3:17: expected start PS or trigger T"},
+		{"unknown key", "Nodes 16\nConnections 1\n0->1 id 1 start 0 size 5 colour red\n", nil, "m.cm:3:26: \"colour\": expected start"},
 		{"count", "Nodes 16\nConnections 2\n0->1 id 1 start 0 size 5\n", nil, "Connections 2, but the file holds 1"},
 		{"nodes", "Nodes 128\nConnections 1\n0->1 id 1 start 0 size 5\n", nil, "Nodes 128, but the command line's -nodes is 16"},
-		{"host", "Nodes 16\nConnections 1\n0->16 id 1 start 0 size 5\n", nil, "m.cm:3: \"0->16\": expected SRC->DST"},
-		{"failure", "Nodes 16\nConnections 0\nFailures 1\n", nil, "m.cm:3: link failures are not converted"},
+		{"host", "Nodes 16\nConnections 1\n0->16 id 1 start 0 size 5\n", nil, "m.cm:3:1: \"0->16\": expected SRC->DST"},
+		{"failure", "Nodes 16\nConnections 0\nFailures 1\n", nil, "m.cm:3:1: link failures are not converted"},
 		{"fat-tree size", "Nodes 16\n", []string{"-nodes", "20"}, "-nodes 20: a 3-tier fat-tree has k³/4 hosts"},
+		{"two tiers", "Nodes 32\n", []string{"-nodes", "32"}, "1024 and on); with -tiers 2, a leaf-spine of 8 leaves, it has 32"},
+		{"id 0", "Nodes 16\nConnections 1\n0->1 id 0 start 0 size 5\n", nil, "m.cm:3:9: id 0: htsim refuses it"},
+		{"triggered without id", head + "0->1 id 1 start 0 size 10 send_done_trigger 1\n2->3 id 2 start 0 size 10\n4->5 trigger 1 size 10\ntrigger id 1 oneshot\n", nil, "m.cm:6:14: a connection a trigger starts needs an id N"},
+		{"value", "Nodes 16\nConnections 1\n0->1 start 0 size\n", nil, "m.cm:3:18: size: expected a value"},
 		{"start delta", "", []string{"-start_delta", "5"}, "-start_delta: htsim draws random start delays"},
 		{"switch latency", "", []string{"-switch_latency", "-1"}, "-switch_latency -1: expected 0 to 100us"},
 		{"flag", "", []string{"-colour", "red"}, "\"-colour\" is not an htsim_roce flag"},
@@ -250,13 +254,14 @@ func FuzzReadMatrix(f *testing.F) {
 	f.Add("Nodes 16\nConnections 2\nTriggers 1\n0->1 id 1 start 0 size 10 send_done_trigger 1\n1->2 id 2 trigger 1 size 10\ntrigger id 1 oneshot\n")
 	f.Add("Nodes 16\nConnections 1\n# comment\n3->4 id 9 start 2.5e6 size 4096 prio 2\n")
 	f.Add("Nodes 16\nConnections 0\nTriggers 1\ntrigger id 3 barrier count 2\n")
+	f.Add("Nodes 16\nConnections 2\n0->13 start 0 size 2000000\n13->0 start 0.000000 size 0\n")
 	f.Fuzz(func(t *testing.T, m string) {
 		conns, _, err := readMatrix("f.cm", strings.NewReader(m), 16)
 		if err != nil {
 			return
 		}
 		for _, c := range conns {
-			if c.src < 0 || c.src >= 16 || c.dst < 0 || c.dst >= 16 || c.size <= 0 {
+			if c.src < 0 || c.src >= 16 || c.dst < 0 || c.dst >= 16 || c.size < 0 || c.trigger != 0 && c.id == 0 {
 				t.Fatalf("read %+v", c)
 			}
 		}
@@ -317,4 +322,59 @@ func FuzzReadFinishes(f *testing.F) {
 			}
 		}
 	})
+}
+
+// csg-htsim's own connection matrices (testdata/matrices/SOURCE), as its
+// generators write them: most name no flow id, and its examples' give no
+// size (sent until -end). Each becomes a scenario of all its connections,
+// an id-less one named c and its place, a sizeless one carrying what the
+// link carries by -end; the one whose host count no 3-tier fat-tree has is
+// refused with the 2-tier size that fits.
+func TestImportHtsimMatrices(t *testing.T) {
+	for _, c := range []struct {
+		file    string
+		args    []string
+		flows   int
+		want    []string // in the scenario, or the error when refused is set
+		refused bool
+	}{
+		{"bidir.cm", []string{"-nodes", "16"}, 2, []string{"name: c1, src: h0, dst: h13, bytes: 2000000", "name: c2, src: h13, dst: h0"}, false},
+		{"incast.cm", []string{"-nodes", "16"}, 15, []string{"name: c15, src: h14, dst: h15"}, false},
+		{"incast_128.cm", []string{"-nodes", "128"}, 127, []string{"name: c1, src: h104, dst: h33, bytes: 2000000"}, false},
+		{"one.cm", []string{"-nodes", "16"}, 1, []string{"name: c1, src: h0, dst: h13"}, false},
+		{"outcast_incast.cm", []string{"-nodes", "128"}, 21, []string{"name: f1, src: h1, dst: h0"}, false},
+		{"perm_16n_16c_2MB.cm", []string{"-nodes", "16"}, 16, []string{"name: f1,"}, false},
+		{"perm_32n_32c_2MB.cm", []string{"-nodes", "32", "-tiers", "2"}, 32, []string{"kind: leaf-spine, leaves: 8"}, false},
+		{"perm_32n_32c_2MB.cm", []string{"-nodes", "32"}, 0, []string{"-nodes 32: a 3-tier fat-tree", "with -tiers 2, a leaf-spine of 8 leaves, it has 32"}, true},
+		{"permutation-permutation.cm", []string{"-nodes", "432", "-end", "200"}, 432, []string{"carry the 2500000 B", "name: c1, src: h0, dst: h406, bytes: 2500000"}, false},
+		{"collateral-incast.cm", []string{"-nodes", "432"}, 64, []string{"name: c1, src: h368, dst: h0, bytes: 12500000"}, false},
+	} {
+		t.Run(c.file+strings.Join(c.args, ""), func(t *testing.T) {
+			var y bytes.Buffer
+			err := fromHtsim(append([]string{"htsim_roce", "-tm", filepath.Join("testdata", "matrices", c.file), "-strat", "ecmp_host"}, c.args...), &y)
+			if c.refused {
+				for _, w := range c.want {
+					if err == nil || !strings.Contains(err.Error(), w) {
+						t.Errorf("error %v, expected %q", err, w)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := scenario.Load(c.file+".yaml", y.Bytes())
+			if err != nil {
+				t.Fatalf("%v\n%s", err, y.String())
+			}
+			if n := len(s.Flows); n != c.flows {
+				t.Errorf("%d flows, expected %d", n, c.flows)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(y.String(), w) {
+					t.Errorf("scenario lacks %q", w)
+				}
+			}
+		})
+	}
 }

@@ -118,6 +118,9 @@ func predictPaths(k int, conns []htsimConn, seed, clock uint32) ([]htsimPath, er
 		if c.trigger != 0 || c.start != conns[0].start {
 			return nil, fmt.Errorf("line %d: the permutations' order is emulated for connections that all start together", c.line)
 		}
+		if c.id == 0 {
+			return nil, fmt.Errorf("line %d: a connection without an id hashes a flow id htsim hands out as it builds its objects, which paths does not emulate: give it id N", c.line)
+		}
 		if r := tor(c.src); r != tor(c.dst) && up[r] == nil {
 			up[r] = make([]int, k/2)
 		}
