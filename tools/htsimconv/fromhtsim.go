@@ -139,6 +139,8 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 			r.startDelta = v[0] != "0"
 		case "-queue_type":
 			r.queueType = v[0]
+		case "-topo":
+			return nil, fmt.Errorf("-topo %s: htsim's topology files (tiers of their own radix, speed, oversubscription and bundles) are not converted: give -nodes and -tiers for the fat-tree they build, or write the rocelab topology (docs/scenario.md)", v[0])
 		default: // outputs, logging, path counts and AR tuning: nothing rocelab takes
 			r.ignored = append(r.ignored, f)
 		}
