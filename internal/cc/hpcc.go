@@ -169,6 +169,27 @@ func (h *hpccCore) update(u float64, full bool) {
 	}
 }
 
+// opens reports whether f is the first ACK, which only opens the first
+// RTT: up to the sequence it says will be sent next.
+func (h *hpccCore) opens(f Feedback) bool {
+	if h.primed {
+		return false
+	}
+	h.primed, h.lastSeq = true, f.Next
+	return true
+}
+
+// ends reports whether f ends the current RTT: it acknowledges past the
+// sequence sent when the last one ended.
+func (h *hpccCore) ends(f Feedback) bool { return f.Acked > h.lastSeq }
+
+// next opens the next RTT, up to f's next sequence, when f ended one.
+func (h *hpccCore) next(f Feedback, full bool) {
+	if full && f.Next > h.lastSeq {
+		h.lastSeq = f.Next
+	}
+}
+
 // INTBytes returns what the QP's INT adds on the wire to each data packet
 // and to the ACK that echoes it (int_bytes).
 func (h *HPCC) INTBytes() uint8 { return h.intBytes }
@@ -226,13 +247,11 @@ func (h *HPCC) OnFeedback(_ unit.Time, f Feedback) {
 	if len(f.Hops) == 0 {
 		return
 	}
-	if !h.primed {
-		h.primed = true
+	if h.opens(f) {
 		h.store(f.Hops)
-		h.lastSeq = f.Next
 		return
 	}
-	full := f.Acked > h.lastSeq
+	full := h.ends(f)
 	if !full && !h.fast {
 		return
 	}
@@ -260,9 +279,7 @@ func (h *HPCC) OnFeedback(_ unit.Time, f Feedback) {
 		h.stats.MaxU = max(h.stats.MaxU, h.u)
 		h.update(h.u, full)
 	}
-	if full && f.Next > h.lastSeq {
-		h.lastSeq = f.Next
-	}
+	h.next(f, full)
 }
 
 func (h *HPCC) store(hops []Hop) {

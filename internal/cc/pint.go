@@ -148,15 +148,12 @@ func (h *PINT) Wire() Wire { return Wire{PINTBytes: uint8(h.bytes), AckEach: tru
 
 // OnFeedback takes one acknowledgement's code.
 func (h *PINT) OnFeedback(_ unit.Time, f Feedback) {
-	full := !h.primed || f.Acked > h.lastSeq
-	if !h.primed {
-		h.primed, h.lastSeq = true, f.Next
+	if h.opens(f) {
 		return
 	}
+	full := h.ends(f)
 	u := h.code.Decode(f.PINT)
 	h.stats.MaxU = max(h.stats.MaxU, u)
 	h.update(u, full)
-	if full && f.Next > h.lastSeq {
-		h.lastSeq = f.Next
-	}
+	h.next(f, full)
 }
