@@ -78,11 +78,50 @@ func (None) NextDeadline() unit.Time { return unit.MaxTime }
 // OnDeadline does nothing.
 func (None) OnDeadline(unit.Time) {}
 
-// ackDriven gives a controller that takes its signal from
-// acknowledgements through OnFeedback (TIMELY, HPCC, HPCC-PINT, DCTCP)
-// the rest of Controller: no timer, and CNPs (counted by the NIC as
-// rp_cnp_ignored), sent bytes and bare ACKs ignored.
+// AckDriven is a Controller that takes its signal from each
+// acknowledgement's Feedback (TIMELY, HPCC, HPCC-PINT, DCTCP), may hold its
+// QP to a window, and says what the QP's packets must carry for it.
+type AckDriven interface {
+	Controller
+	// OnFeedback takes one acknowledgement.
+	OnFeedback(now unit.Time, f Feedback)
+	// Window is the bytes the QP may have in flight now, 0 for no window.
+	// Only OnFeedback changes it, so the NIC reads it after each.
+	Window() int64
+	// Wire is what the QP's data packets and their ACKs carry for the
+	// controller; it does not change over the QP's life.
+	Wire() Wire
+}
+
+// Wire is what an AckDriven controller needs its QP's packets to carry.
+type Wire struct {
+	// INT: each data packet collects in-band telemetry at every switch
+	// egress, INTBytes more on the wire, and its ACK echoes it (HPCC).
+	INT      bool
+	INTBytes uint8
+	// PINTBytes is the size of the PINT code each data packet and its ACK
+	// carry, 0 for none (HPCC-PINT).
+	PINTBytes uint8
+	// EchoCE: each ACK echoes whether the data packet that triggered it
+	// arrived CE-marked (DCTCP).
+	EchoCE bool
+	// AckEach: every data packet asks for an ACK, as the HPCC ns-3 model
+	// ACKs every packet; a coalescing responder would also leave a shrunken
+	// window shut.
+	AckEach bool
+}
+
+// ackDriven gives an AckDriven controller the rest of Controller: no
+// timer, and CNPs (counted by the NIC as rp_cnp_ignored), sent bytes and
+// bare ACKs ignored; and, unless it says otherwise, no window and nothing
+// on the wire.
 type ackDriven struct{}
+
+// Window returns 0: no window.
+func (ackDriven) Window() int64 { return 0 }
+
+// Wire returns nothing to carry.
+func (ackDriven) Wire() Wire { return Wire{} }
 
 // OnCNP ignores the CNP.
 func (ackDriven) OnCNP(unit.Time) {}
@@ -103,4 +142,8 @@ func (ackDriven) OnDeadline(unit.Time) {}
 var (
 	_ Controller = None{}
 	_ Controller = (*DCQCN)(nil)
+	_ AckDriven  = (*Timely)(nil)
+	_ AckDriven  = (*HPCC)(nil)
+	_ AckDriven  = (*PINT)(nil)
+	_ AckDriven  = (*DCTCP)(nil)
 )

@@ -136,6 +136,10 @@ func (d *DCTCP) Window() int64 {
 	return scaled(d.w, d.rate, d.line)
 }
 
+// Wire asks for an ACK per data packet, each echoing the packet's CE mark:
+// DCTCP counts the echoing ACKs, one per packet as in the ns-3 model.
+func (d *DCTCP) Wire() Wire { return Wire{EchoCE: true, AckEach: true} }
+
 // OnFeedback takes one acknowledgement: its sequences and its ECN echo.
 func (d *DCTCP) OnFeedback(_ unit.Time, f Feedback) {
 	if f.CE {
@@ -167,5 +171,3 @@ func (d *DCTCP) OnFeedback(_ unit.Time, f Feedback) {
 		d.stats.Increases++
 	}
 }
-
-var _ Controller = (*DCTCP)(nil)

@@ -133,3 +133,41 @@ func TestDCTCPWindow(t *testing.T) {
 		t.Fatalf("window %d at half rate, want 50000", got)
 	}
 }
+
+// The windows' edges: an ACK acknowledging exactly the sequence sent at
+// the last update, or at the cut, is still inside that window; the next
+// one is past it. F at an update is the echoes counted since the last one
+// over the packets then in flight plus one: Next+1 at the first update,
+// Next−Acked+1 at each later one.
+func TestDCTCPWindowEdges(t *testing.T) {
+	d := dctcp(t, nil) // g 1/16, α 1, ai_rate 615 Mb/s
+	const g = 64.0 / 1024
+	check := func(step string, alpha, rate float64, updates, cuts int64) {
+		t.Helper()
+		s := d.Stats()
+		if math.Abs(d.Alpha()-alpha) > 1e-12 || math.Abs(float64(d.Rate())-rate) > 1 || s.Updates != updates || s.Cuts != cuts {
+			t.Fatalf("%s: α %v, rate %v, %d updates, %d cuts; want α %v, rate %.0f, %d, %d",
+				step, d.Alpha(), d.Rate(), s.Updates, s.Cuts, alpha, rate, updates, cuts)
+		}
+	}
+	// The first ACK opens a window over 9+1 packets and its echo cuts to
+	// half (α 1); the window and the cut both end past sequence 9.
+	d.OnFeedback(0, Feedback{Acked: 1, Next: 9, CE: true})
+	check("first echo", 1, 50e9, 0, 1)
+	// Acked 9 is on both edges: its echo is counted, nothing else moves.
+	d.OnFeedback(0, Feedback{Acked: 9, Next: 15, CE: true})
+	check("acked 9", 1, 50e9, 0, 1)
+	// Acked 10 passes both: F = 3 echoes / 10, then its echo cuts with
+	// the new α; the next window is over 15−10+1 packets and the cut's
+	// state lasts past 15.
+	d.OnFeedback(0, Feedback{Acked: 10, Next: 15, CE: true})
+	a1 := (1 - g) + g*3/10
+	r1 := 50e9 * (1 - a1/2)
+	check("acked 10", a1, r1, 1, 2)
+	d.OnFeedback(0, Feedback{Acked: 15, Next: 22, CE: true})
+	check("acked 15", a1, r1, 1, 2)
+	// Acked 16 ends the window with F = 1/6 and the cut's state, so the
+	// rate rises by ai_rate.
+	d.OnFeedback(0, Feedback{Acked: 16, Next: 22})
+	check("acked 16", (1-g)*a1+g/6, r1+615e6, 2, 2)
+}

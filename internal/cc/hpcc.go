@@ -91,23 +91,31 @@ type Hop struct {
 //
 // The window is W·rate/line. The first ACK only records the hops.
 type HPCC struct {
+	hpccCore
+	t        float64 // base RTT, ns
+	fast     bool
+	intBytes uint8
+
+	u     float64
+	hops  [8]Hop
+	nhops int
+}
+
+// hpccCore is what HPCC and HPCC-PINT share: the rate rule's knobs, the
+// window at line rate, the rate, the committed rate Rc with its stage
+// count, and the sequence that ends the current RTT.
+type hpccCore struct {
 	ackDriven
 	line, minRate int64
 	eta           float64
 	maxStage      int64
 	ai            int64
-	t             float64 // base RTT, ns
-	w             int64   // window at line rate, bytes
-	fast          bool
-	intBytes      uint8
+	w             int64 // window at line rate, bytes
 
 	rate, rc int64
-	u        float64
 	stage    int64
-	lastSeq  int64
+	lastSeq  int64 // the sequence sent at the last committed update
 	primed   bool
-	hops     [8]Hop
-	nhops    int
 	stats    HPCCStats
 }
 
@@ -118,29 +126,77 @@ type HPCCStats struct {
 	MaxU float64
 }
 
+// newHPCCCore returns the shared state of a sender at line rate: knobs in
+// their units (rates Mb/s, η 1/1000, base RTT ns, window bytes), and the
+// base RTT T it sized its window by.
+func newHPCCCore(line unit.BitRate, eta, maxStage, aiRate, minRate, baseRTT, win int64) (hpccCore, int64) {
+	l := max(int64(line), 1)
+	t, w := window(l, baseRTT, win)
+	mbps := func(x int64) int64 { return x * int64(unit.Mbps) }
+	return hpccCore{
+		line: l, minRate: min(mbps(minRate), l), eta: float64(eta) / 1000, maxStage: maxStage,
+		ai: mbps(aiRate), w: w, rate: l, rc: l,
+	}, t
+}
+
 // New returns HPCC for a QP on a port of the given line rate, starting at
 // line rate. A zero base_rtt is taken as 10 µs; the caller should set it.
 func (c *HPCCConfig) New(line unit.BitRate) *HPCC {
 	v := HPCCKnobs.clamped(*c)
-	l := max(int64(line), 1)
-	t, w := window(l, v.BaseRTT, v.Window)
-	mbps := func(x int64) int64 { return x * int64(unit.Mbps) }
-	return &HPCC{
-		line: l, minRate: min(mbps(v.MinRate), l), eta: float64(v.Eta) / 1000, maxStage: v.MaxStage,
-		ai: mbps(v.AIRate), t: float64(t), w: w, fast: v.FastReact == 1, intBytes: uint8(v.INTBytes),
-		rate: l, rc: l, u: 1,
-	}
+	core, t := newHPCCCore(line, v.Eta, v.MaxStage, v.AIRate, v.MinRate, v.BaseRTT, v.Window)
+	return &HPCC{hpccCore: core, t: float64(t), fast: v.FastReact == 1, intBytes: uint8(v.INTBytes), u: 1}
 }
 
 // Rate returns the current rate.
-func (h *HPCC) Rate() unit.BitRate { return unit.BitRate(h.rate) }
+func (h *hpccCore) Rate() unit.BitRate { return unit.BitRate(h.rate) }
+
+// Window returns the bytes the QP may have in flight now: W·rate/line.
+func (h *hpccCore) Window() int64 { return scaled(h.w, h.rate, h.line) }
+
+// Stats returns what the sender has done.
+func (h *hpccCore) Stats() HPCCStats { return h.stats }
+
+// update sets the rate from the utilisation u by hpccRate; at the first
+// ACK of an RTT (full) it also commits it as Rc and counts the stage.
+func (h *hpccCore) update(u float64, full bool) {
+	rate, stage := hpccRate(h.rc, u, h.eta, h.stage, h.maxStage, h.ai, h.line, h.minRate)
+	h.rate = rate
+	if full {
+		h.rc, h.stage = rate, stage
+		h.stats.Updates++
+	} else {
+		h.stats.FastReacts++
+	}
+}
+
+// opens reports whether f is the first ACK, which only opens the first
+// RTT: up to the sequence it says will be sent next.
+func (h *hpccCore) opens(f Feedback) bool {
+	if h.primed {
+		return false
+	}
+	h.primed, h.lastSeq = true, f.Next
+	return true
+}
+
+// ends reports whether f ends the current RTT: it acknowledges past the
+// sequence sent when the last one ended.
+func (h *hpccCore) ends(f Feedback) bool { return f.Acked > h.lastSeq }
+
+// next opens the next RTT, up to f's next sequence, when f ended one.
+func (h *hpccCore) next(f Feedback, full bool) {
+	if full && f.Next > h.lastSeq {
+		h.lastSeq = f.Next
+	}
+}
 
 // INTBytes returns what the QP's INT adds on the wire to each data packet
 // and to the ACK that echoes it (int_bytes).
 func (h *HPCC) INTBytes() uint8 { return h.intBytes }
 
-// Window returns the bytes the QP may have in flight now: W·rate/line.
-func (h *HPCC) Window() int64 { return scaled(h.w, h.rate, h.line) }
+// Wire asks for INT on every data packet, int_bytes on the wire, and an
+// ACK for each: HPCC takes its signal from every packet's INT.
+func (h *HPCC) Wire() Wire { return Wire{INT: true, INTBytes: h.intBytes, AckEach: true} }
 
 // window returns the base RTT T (ns; 10 µs when 0, which the caller should
 // not leave) and the window at line rate W (bytes; line rate × T when 0)
@@ -186,21 +242,16 @@ func hpccRate(rc int64, u, eta float64, stage, maxStage, ai, line, minRate int64
 // Utilization returns the current utilisation estimate u.
 func (h *HPCC) Utilization() float64 { return h.u }
 
-// Stats returns what the sender has done.
-func (h *HPCC) Stats() HPCCStats { return h.stats }
-
 // OnFeedback takes one acknowledgement's INT.
 func (h *HPCC) OnFeedback(_ unit.Time, f Feedback) {
 	if len(f.Hops) == 0 {
 		return
 	}
-	if !h.primed {
-		h.primed = true
+	if h.opens(f) {
 		h.store(f.Hops)
-		h.lastSeq = f.Next
 		return
 	}
-	full := f.Acked > h.lastSeq
+	full := h.ends(f)
 	if !full && !h.fast {
 		return
 	}
@@ -226,22 +277,11 @@ func (h *HPCC) OnFeedback(_ unit.Time, f Feedback) {
 		t := min(float64(tau)/float64(unit.Nanosecond), h.t)
 		h.u = (float64(h.u*(h.t-t)) + float64(peak*t)) / h.t
 		h.stats.MaxU = max(h.stats.MaxU, h.u)
-		rate, stage := hpccRate(h.rc, h.u, h.eta, h.stage, h.maxStage, h.ai, h.line, h.minRate)
-		h.rate = rate
-		if full {
-			h.rc, h.stage = rate, stage
-			h.stats.Updates++
-		} else {
-			h.stats.FastReacts++
-		}
+		h.update(h.u, full)
 	}
-	if full && f.Next > h.lastSeq {
-		h.lastSeq = f.Next
-	}
+	h.next(f, full)
 }
 
 func (h *HPCC) store(hops []Hop) {
 	h.nhops = copy(h.hops[:], hops)
 }
-
-var _ Controller = (*HPCC)(nil)

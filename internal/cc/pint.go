@@ -124,20 +124,9 @@ func (p PINTCode) Decode(code uint16) float64 { return math.Pow(p.base, float64(
 // The first ACK only opens the first RTT. The window is W·rate/line.
 // There is no sender-side average: the switches keep it (fabric).
 type PINT struct {
-	ackDriven
-	line, minRate int64
-	eta           float64
-	maxStage      int64
-	ai            int64
-	w             int64
-	code          PINTCode
-	bytes         int32
-
-	rate, rc int64
-	stage    int64
-	lastSeq  int64
-	primed   bool
-	stats    HPCCStats
+	hpccCore
+	code  PINTCode
+	bytes int32
 }
 
 // New returns HPCC-PINT for a QP on a port of the given line rate,
@@ -145,48 +134,26 @@ type PINT struct {
 // should set it.
 func (c *PINTConfig) New(line unit.BitRate) *PINT {
 	v := PINTKnobs.clamped(*c)
-	l := max(int64(line), 1)
-	_, w := window(l, v.BaseRTT, v.Window)
-	mbps := func(x int64) int64 { return x * int64(unit.Mbps) }
+	core, _ := newHPCCCore(line, v.Eta, v.MaxStage, v.AIRate, v.MinRate, v.BaseRTT, v.Window)
 	code := v.Code()
-	return &PINT{
-		line: l, minRate: min(mbps(v.MinRate), l), eta: float64(v.Eta) / 1000, maxStage: v.MaxStage,
-		ai: mbps(v.AIRate), w: w, code: code, bytes: code.Bytes(), rate: l, rc: l,
-	}
+	return &PINT{hpccCore: core, code: code, bytes: code.Bytes()}
 }
-
-// Rate returns the current rate.
-func (h *PINT) Rate() unit.BitRate { return unit.BitRate(h.rate) }
-
-// Window returns the bytes the QP may have in flight now: W·rate/line.
-func (h *PINT) Window() int64 { return scaled(h.w, h.rate, h.line) }
 
 // Bytes is what the code adds to each data packet and its ACK.
 func (h *PINT) Bytes() int32 { return h.bytes }
 
-// Stats returns what the sender has done (MaxU the largest U read).
-func (h *PINT) Stats() HPCCStats { return h.stats }
+// Wire asks for the code on every data packet and an ACK for each, which
+// echoes it.
+func (h *PINT) Wire() Wire { return Wire{PINTBytes: uint8(h.bytes), AckEach: true} }
 
 // OnFeedback takes one acknowledgement's code.
 func (h *PINT) OnFeedback(_ unit.Time, f Feedback) {
-	full := !h.primed || f.Acked > h.lastSeq
-	if !h.primed {
-		h.primed, h.lastSeq = true, f.Next
+	if h.opens(f) {
 		return
 	}
+	full := h.ends(f)
 	u := h.code.Decode(f.PINT)
 	h.stats.MaxU = max(h.stats.MaxU, u)
-	rate, stage := hpccRate(h.rc, u, h.eta, h.stage, h.maxStage, h.ai, h.line, h.minRate)
-	h.rate = rate
-	if !full {
-		h.stats.FastReacts++
-		return
-	}
-	h.rc, h.stage = rate, stage
-	h.stats.Updates++
-	if f.Next > h.lastSeq {
-		h.lastSeq = f.Next
-	}
+	h.update(u, full)
+	h.next(f, full)
 }
-
-var _ Controller = (*PINT)(nil)

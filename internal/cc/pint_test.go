@@ -99,3 +99,32 @@ func TestPINTBounded(t *testing.T) {
 		t.Errorf("%v allocations per acknowledgement", a)
 	}
 }
+
+// An RTT ends past the sequence sent when the last one ended: the first
+// ACK sets it to its Next, an ACK acknowledging exactly it only reacts
+// (from the committed rate), the next commits and moves it to its own
+// Next.
+func TestPINTRTTEdges(t *testing.T) {
+	c, _ := PINTPreset("ns3")
+	c.BaseRTT = 8000
+	h := c.New(100 * unit.Gbps)
+	code := c.Code()
+	pw := code.Encode(1.9, 0.5)
+	steps := []struct {
+		acked, next        int64
+		updates, fastReact int64
+	}{
+		{1, 10, 0, 0},  // opens the first RTT, up to 10
+		{10, 12, 0, 1}, // on its edge: reacts only
+		{11, 20, 1, 1}, // past it: commits, the next RTT up to 20
+		{15, 21, 1, 2},
+		{20, 22, 1, 3},
+		{21, 30, 2, 3},
+	}
+	for _, s := range steps {
+		h.OnFeedback(0, Feedback{Acked: s.acked, Next: s.next, PINT: pw})
+		if st := h.Stats(); st.Updates != s.updates || st.FastReacts != s.fastReact {
+			t.Fatalf("acked %d: %d updates, %d fast reacts; want %d, %d", s.acked, st.Updates, st.FastReacts, s.updates, s.fastReact)
+		}
+	}
+}

@@ -220,5 +220,3 @@ type Feedback struct {
 	// hops' encoded utilisations (PINTCode).
 	PINT uint16
 }
-
-var _ Controller = (*Timely)(nil)

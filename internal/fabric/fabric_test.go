@@ -19,6 +19,7 @@ type fakeHost struct {
 	payload int32
 	left    int
 	prio    uint8
+	pint    uint8 // PINT bytes each data packet carries
 	// got and last count delivered payload bytes and the time of the last.
 	got  int64
 	last unit.Time
@@ -44,6 +45,7 @@ func (h *fakeHost) Dequeue(pt *fabric.Port, paused uint8) (*packet.Packet, bool)
 	p.Kind, p.Src, p.Dst, p.Payload = packet.Data, h.id, h.dst, h.payload
 	p.Frame = packet.DataFrame(h.payload, 0, false)
 	p.DSCP, p.Prio, p.TTL, p.SentAt = 26, h.prio, 64, h.dom.Sched.Now()
+	p.PINTBytes = h.pint
 	h.dom.SentData(p, false)
 	return p, h.left > 0
 }

@@ -87,12 +87,11 @@ type qp struct {
 	rdGapAt       uint32 // the READ response PSN it asked for again
 	rto           sim.Timer
 	cc            cc.Controller
-	dcqcn         cc.DCQCN
-	timely        *cc.Timely
-	hpcc          *cc.HPCC
-	dctcp         *cc.DCTCP
-	pint          *cc.PINT
-	hops          []cc.Hop // HPCC: the INT an ACK echoes, decoded
+	dcqcn         cc.DCQCN     // cc's storage when it is DCQCN
+	ack           cc.AckDriven // cc when it takes its signal from ACKs, else nil
+	wire          cc.Wire      // what ack needs the QP's packets to carry
+	win           int64        // ack's window as of its last feedback, 0 none
+	hops          []cc.Hop     // the INT an ACK echoes, decoded
 	ccTimer       sim.Timer
 	nextTx        unit.Time
 	lastTx        unit.Time // when the QP last started sending a data packet
@@ -105,9 +104,10 @@ type qp struct {
 	msn       uint32
 	nakSent   bool
 	sinceAck  int
-	ackNow    bool  // an in-order packet asked for an ACK
-	msgBytes  int64 // bytes of the message being received
-	delivered int64 // payload delivered in order (READ data, at the requester)
+	ackNow    bool    // an in-order packet asked for an ACK
+	echo      cc.Wire // what the requester's controller reads from the ACKs
+	msgBytes  int64   // bytes of the message being received
+	delivered int64   // payload delivered in order (READ data, at the requester)
 	lastDeliv unit.Time
 	ooo       bool // places packets out of order
 	rob       []robSlot
@@ -160,16 +160,7 @@ func (q *qp) hasData() bool {
 	if q.retxN == 0 && q.cur >= q.sqLen {
 		return false
 	}
-	var w int64
-	switch {
-	case q.hpcc != nil:
-		w = q.hpcc.Window()
-	case q.dctcp != nil:
-		w = q.dctcp.Window()
-	case q.pint != nil:
-		w = q.pint.Window()
-	}
-	return w == 0 || int64(roce.PSNDiff(q.sndNxt, q.sndUna))*int64(q.mss) < w
+	return q.win == 0 || int64(roce.PSNDiff(q.sndNxt, q.sndUna))*int64(q.mss) < q.win
 }
 
 // wqeAt returns the i-th outstanding WQE.
@@ -245,12 +236,7 @@ func (q *qp) frameOf(w *wqe, payload int32, first, last bool) int32 {
 	if last && (w.op == workload.WriteImm || w.op == workload.Send) {
 		ext += packet.ImmDt
 	}
-	if q.hpcc != nil {
-		ext += int32(q.hpcc.INTBytes())
-	}
-	if q.pint != nil {
-		ext += q.pint.Bytes()
-	}
+	ext += int32(q.wire.INTBytes) + int32(q.wire.PINTBytes)
 	return packet.DataFrame(payload, ext, q.nic.cfg.VLAN)
 }
 
@@ -364,22 +350,13 @@ func (q *qp) segment(now unit.Time) (*packet.Packet, bool) {
 	case first && w.op != workload.Send:
 		p.DMALen = uint32(w.bytes)
 	}
-	if q.hpcc != nil {
-		// HPCC takes its signal from every packet's INT: each asks for an
-		// ACK (AckReq), as HPCC's ns-3 model ACKs every packet; a coalescing
-		// responder would also leave a shrunken window shut.
-		p.INT = q.nic.dom.INTs.Get()
-		p.INT.Wire = q.hpcc.INTBytes()
-		p.AckReq = true
-	}
-	if q.dctcp != nil || q.pint != nil {
-		// DCTCP counts the ACKs that echo a mark, HPCC-PINT reads each
-		// one's code, one per packet as in the ns-3 model; a coalescing
-		// responder would also leave a shrunken window shut.
-		p.AckReq = true
-	}
-	if q.pint != nil {
-		p.PINTBytes = uint8(q.pint.Bytes())
+	if q.ack != nil {
+		if q.wire.INT {
+			p.INT = q.nic.dom.INTs.Get()
+			p.INT.Wire = q.wire.INTBytes
+		}
+		p.AckReq = p.AckReq || q.wire.AckEach
+		p.PINTBytes = q.wire.PINTBytes
 	}
 	retx := roce.PSNDiff(psn, q.sndMax) < 0
 	p.Resent = retx
@@ -544,8 +521,8 @@ func (q *qp) flush() {
 // limited reports whether the QP's congestion control holds it below line
 // rate, for sampling.
 func (q *qp) limited() bool {
-	if q.cc == cc.Controller(&q.dcqcn) {
-		return q.dcqcn.Limited()
+	if d, ok := q.cc.(*cc.DCQCN); ok {
+		return d.Limited()
 	}
 	return q.cc.Rate() < q.nic.port.Rate()
 }

@@ -167,23 +167,17 @@ func (n *NIC) rxAck(p *packet.Packet) {
 }
 
 // feedback hands an acknowledgement's RTT, INT, PINT code and ECN echo to
-// an RTT-, INT- or echo-based controller, and lets the QP send if its rate rose or its window opened.
+// an ACK-driven controller, and lets the QP send if its rate rose or its
+// window opened.
 func (n *NIC) feedback(q *qp, p *packet.Packet, acked int64, now unit.Time) {
-	if q.timely == nil && q.hpcc == nil && q.dctcp == nil && q.pint == nil {
+	if q.ack == nil {
 		return
 	}
 	f := cc.Feedback{
 		Acked: q.acked, Next: q.acked + int64(roce.PSNDiff(q.sndNxt, q.sndUna)),
 		Bytes: int(acked) * int(q.mss), RTT: now - p.Echo, CE: p.ECNEcho, PINT: p.PINT,
 	}
-	switch r := p.INT; {
-	case q.timely != nil:
-		q.timely.OnFeedback(now, f)
-	case q.dctcp != nil:
-		q.dctcp.OnFeedback(now, f)
-	case q.pint != nil:
-		q.pint.OnFeedback(now, f)
-	case r != nil:
+	if r := p.INT; r != nil {
 		k := min(int(r.N), packet.MaxINTHops)
 		if q.hops == nil {
 			q.hops = make([]cc.Hop, packet.MaxINTHops)
@@ -193,8 +187,9 @@ func (n *NIC) feedback(q *qp, p *packet.Packet, acked int64, now unit.Time) {
 			q.hops[i] = cc.Hop{Port: h.Port, Time: h.Time, TxBytes: h.TxBytes, QLen: h.QLen, Rate: h.Rate}
 		}
 		f.Hops = q.hops[:k]
-		q.hpcc.OnFeedback(now, f)
 	}
+	q.ack.OnFeedback(now, f)
+	q.win = q.ack.Window()
 	n.repace(q, now)
 	n.makeReady(q)
 }

@@ -181,8 +181,9 @@ func (n *NIC) sendAck(q *qp, syndrome uint8, trig *packet.Packet) *packet.Packet
 		a.PSN = q.ePSN
 	}
 	a.Echo = trig.SentAt
-	a.ECNEcho = trig.ECN == packet.CE
-	a.PINT, a.PINTBytes = trig.PINT, trig.PINTBytes
+	if q.echo.EchoCE {
+		a.ECNEcho = trig.ECN == packet.CE
+	}
 	if q.class == packet.ClassTCP {
 		a.Frame = packet.TCPFrame(0, n.cfg.VLAN)
 	} else {
@@ -192,7 +193,10 @@ func (n *NIC) sendAck(q *qp, syndrome uint8, trig *packet.Packet) *packet.Packet
 		a.INT, trig.INT = trig.INT, nil
 		a.Frame += int32(a.INT.Wire)
 	}
-	a.Frame += int32(a.PINTBytes)
+	if q.echo.PINTBytes != 0 {
+		a.PINT, a.PINTBytes = trig.PINT, trig.PINTBytes
+		a.Frame += int32(a.PINTBytes)
+	}
 	if q.rd.Len() > 0 {
 		// READ responses before it go out first: hold the newest.
 		if q.held != nil {

@@ -35,11 +35,11 @@ func (n *NIC) Sample(now unit.Time) {
 		}
 		q.series.Rate.Add(now, float64(q.cc.Rate())/1e9)
 		alpha := 0.0
-		switch {
-		case q.cc == cc.Controller(&q.dcqcn):
-			alpha = q.dcqcn.Alpha(now)
-		case q.dctcp != nil:
-			alpha = q.dctcp.Alpha()
+		switch c := q.cc.(type) {
+		case *cc.DCQCN:
+			alpha = c.Alpha(now)
+		case *cc.DCTCP:
+			alpha = c.Alpha()
 		}
 		q.series.Alpha.Add(now, alpha)
 	}

@@ -2,6 +2,7 @@ package nic
 
 import (
 	"fmt"
+	"rocelab/internal/cc"
 
 	"rocelab/internal/fabric"
 	"rocelab/internal/packet"
@@ -165,6 +166,9 @@ func (t *Transport) Connect(src, dst int, o workload.QPOptions, owner workload.O
 	resp.srcPort = req.srcPort
 	if class == packet.ClassRoCE {
 		s.initCC(req)
+		// The responder echoes on its ACKs what the requester's
+		// controller reads from them.
+		resp.echo = req.wire
 	}
 	t.conns = append(t.conns, conn{req: req, resp: resp, owner: owner, opts: o})
 	req.joined, resp.joined = t.sched.Now(), t.sched.Now()
@@ -190,18 +194,19 @@ func (n *NIC) initCC(q *qp) {
 		}
 	case cfg.CCPrio>>prio&1 == 0:
 	case cfg.Timely != nil:
-		q.timely = cfg.Timely.New(line)
-		q.cc = q.timely
+		q.setAck(cfg.Timely.New(line))
 	case cfg.HPCC != nil:
-		q.hpcc = cfg.HPCC.New(line)
-		q.cc = q.hpcc
+		q.setAck(cfg.HPCC.New(line))
 	case cfg.DCTCP != nil:
-		q.dctcp = cfg.DCTCP.New(line)
-		q.cc = q.dctcp
+		q.setAck(cfg.DCTCP.New(line))
 	case cfg.PINT != nil:
-		q.pint = cfg.PINT.New(line)
-		q.cc = q.pint
+		q.setAck(cfg.PINT.New(line))
 	}
+}
+
+// setAck makes a an ACK-driven controller q's congestion control.
+func (q *qp) setAck(a cc.AckDriven) {
+	q.cc, q.ack, q.wire, q.win = a, a, a.Wire(), a.Window()
 }
 
 // responderCC gives a responder that starts answering READs the DCQCN

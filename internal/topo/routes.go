@@ -17,10 +17,15 @@ func (t *Topology) Routes() [][][]int16 { return t.RoutesAvoiding(nil) }
 // RoutesAvoiding is Routes over the links that are up: down[i] set means
 // link i is down. A host whose own link is down, or that no path reaches,
 // has no route (nil candidates).
-func (t *Topology) RoutesAvoiding(down []bool) [][][]int16 {
+func (t *Topology) RoutesAvoiding(down []bool) [][][]int16 { return t.routes(down, false) }
+
+// routes is RoutesAvoiding, each switch's candidates toward a host in the
+// order of the links when ns3 is unset, else in NS3Routes' order. One
+// breadth-first search from each edge switch gives both every switch's
+// distance from it and the order in which the search reached it.
+func (t *Topology) routes(down []bool, ns3 bool) [][][]int16 {
 	adj := t.adjacency(down)
 	// The switch each host hangs off, and the hosts behind each switch.
-	edgeOf := make([]int, len(t.Hosts))
 	behind := map[int][]int{}
 	var edges []int
 	for hid, n := range t.Hosts {
@@ -28,7 +33,6 @@ func (t *Topology) RoutesAvoiding(down []bool) [][][]int16 {
 			continue // the host's link is down
 		}
 		e := adj[n][0].peer
-		edgeOf[hid] = e
 		if _, ok := behind[e]; !ok {
 			edges = append(edges, e)
 		}
@@ -40,21 +44,40 @@ func (t *Topology) RoutesAvoiding(down []bool) [][][]int16 {
 			routes[i] = make([][]int16, len(t.Hosts))
 		}
 	}
+	// The search takes a node's neighbours in link order, or for ns-3 in
+	// the order of its Ptr<Node> map; the candidates are gathered in link
+	// order either way, then for ns-3 sorted by when the search reached
+	// the neighbour they lead to.
+	search, peer := adj, [][]int(nil)
+	if ns3 {
+		search = make([][]hop, len(adj))
+		for n := range adj {
+			search[n] = slices.Clone(adj[n])
+			slices.SortFunc(search[n], func(a, b hop) int { return cmp.Compare(b.peer, a.peer) })
+		}
+		peer = make([][]int, len(t.Nodes)) // peer[n][port]
+		for n := range adj {
+			peer[n] = make([]int, t.Nodes[n].Ports)
+			for _, h := range adj[n] {
+				peer[n][h.port] = h.peer
+			}
+		}
+	}
 	dist := make([]int, len(t.Nodes))
+	pos := make([]int, len(t.Nodes)) // where the search queued each switch
 	queue := make([]int, 0, len(t.Nodes))
 	for _, e := range edges {
 		// BFS over switches from the edge switch.
 		for i := range dist {
 			dist[i] = -1
 		}
-		dist[e] = 0
+		dist[e], pos[e] = 0, 0
 		queue = append(queue[:0], e)
-		for len(queue) > 0 {
-			u := queue[0]
-			queue = queue[1:]
-			for _, h := range adj[u] {
+		for q := 0; q < len(queue); q++ {
+			u := queue[q]
+			for _, h := range search[u] {
 				if t.Nodes[h.peer].Kind == Switch && dist[h.peer] < 0 {
-					dist[h.peer] = dist[u] + 1
+					dist[h.peer], pos[h.peer] = dist[u]+1, len(queue)
 					queue = append(queue, h.peer)
 				}
 			}
@@ -68,6 +91,9 @@ func (t *Topology) RoutesAvoiding(down []bool) [][][]int16 {
 				if t.Nodes[h.peer].Kind == Switch && dist[h.peer] == dist[s]-1 {
 					cand = append(cand, int16(h.port))
 				}
+			}
+			if ns3 && len(cand) > 1 {
+				slices.SortFunc(cand, func(a, b int16) int { return cmp.Compare(pos[peer[s][a]], pos[peer[s][b]]) })
 			}
 			for _, hid := range behind[e] {
 				routes[s][hid] = cand
@@ -190,52 +216,4 @@ func (t *Topology) WorstPath(cost func(l Link) (a, b unit.Time)) (unit.Time, uni
 // library maps one below the other, so a later switch sorts first; the
 // hosts, small and from the heap, sort before every switch but are never
 // searched through.
-func (t *Topology) NS3Routes(down []bool) [][][]int16 {
-	routes := t.RoutesAvoiding(down)
-	adj := t.adjacency(down)
-	for n := range adj {
-		slices.SortFunc(adj[n], func(a, b hop) int { return cmp.Compare(b.peer, a.peer) })
-	}
-	pos := make([]int, len(t.Nodes))
-	peer := make([][]int, len(t.Nodes)) // peer[n][port]
-	for i, nd := range t.Nodes {
-		peer[i] = make([]int, nd.Ports)
-	}
-	for i, l := range t.Links {
-		if i < len(down) && down[i] {
-			continue
-		}
-		peer[l.A][l.PA], peer[l.B][l.PB] = l.B, l.A
-	}
-	done := map[int]bool{}
-	for hid, h := range t.Hosts {
-		if len(adj[h]) == 0 {
-			continue
-		}
-		e := adj[h][0].peer
-		if done[e] {
-			continue
-		}
-		done[e] = true
-		for i := range pos {
-			pos[i] = -1
-		}
-		pos[e] = 0
-		queue := []int{e}
-		for q := 0; q < len(queue); q++ {
-			for _, x := range adj[queue[q]] {
-				if t.Nodes[x.peer].Kind == Switch && pos[x.peer] < 0 {
-					pos[x.peer] = len(queue)
-					queue = append(queue, x.peer)
-				}
-			}
-		}
-		for s, r := range routes {
-			if r == nil || s == e || len(r[hid]) < 2 {
-				continue
-			}
-			slices.SortFunc(r[hid], func(a, b int16) int { return cmp.Compare(pos[peer[s][a]], pos[peer[s][b]]) })
-		}
-	}
-	return routes
-}
+func (t *Topology) NS3Routes(down []bool) [][][]int16 { return t.routes(down, true) }
