@@ -2,8 +2,8 @@ package nic
 
 import (
 	"fmt"
-	"rocelab/internal/cc"
 
+	"rocelab/internal/cc"
 	"rocelab/internal/fabric"
 	"rocelab/internal/packet"
 	"rocelab/internal/roce"
