@@ -2,9 +2,10 @@ package wire
 
 import (
 	"encoding/binary"
-	"rocelab/internal/roce"
 
 	"github.com/gopacket/gopacket"
+
+	"rocelab/internal/roce"
 )
 
 // AtomicETH is the Atomic Extended Transport Header of CMP&SWAP and

@@ -2,10 +2,11 @@ package wire
 
 import (
 	"encoding/binary"
-	"rocelab/internal/roce"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"rocelab/internal/roce"
 )
 
 // BTH is the InfiniBand Base Transport Header, the first header of every

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"net/netip"
+
 	"rocelab/internal/roce"
 )
 

@@ -2,9 +2,10 @@ package wire
 
 import (
 	"encoding/binary"
-	"rocelab/internal/roce"
 
 	"github.com/gopacket/gopacket"
+
+	"rocelab/internal/roce"
 )
 
 // DETH is the Datagram Extended Transport Header of UD packets:

@@ -3,10 +3,11 @@ package wire
 import (
 	"encoding/binary"
 	"net/netip"
-	"rocelab/internal/roce"
 	"strconv"
 
 	"github.com/gopacket/gopacket"
+
+	"rocelab/internal/roce"
 )
 
 // FrameKind says what a decoded frame carries.

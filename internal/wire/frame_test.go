@@ -3,8 +3,9 @@ package wire
 import (
 	"errors"
 	"net/netip"
-	"rocelab/internal/roce"
 	"testing"
+
+	"rocelab/internal/roce"
 )
 
 func testEndpoints(v4, vlan bool) Endpoints {

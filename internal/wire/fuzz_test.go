@@ -2,11 +2,12 @@ package wire
 
 import (
 	"reflect"
-	"rocelab/internal/roce"
 	"testing"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"rocelab/internal/roce"
 )
 
 // fuzzLayer checks that a decoder never panics, and that whatever it

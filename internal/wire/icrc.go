@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"hash/crc32"
+
 	"rocelab/internal/roce"
 )
 

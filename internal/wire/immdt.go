@@ -2,9 +2,10 @@ package wire
 
 import (
 	"encoding/binary"
-	"rocelab/internal/roce"
 
 	"github.com/gopacket/gopacket"
+
+	"rocelab/internal/roce"
 )
 
 // ImmDt is the Immediate Data header of the "with immediate" SEND and RDMA

@@ -3,12 +3,13 @@ package wire
 import (
 	"encoding/hex"
 	"reflect"
-	"rocelab/internal/roce"
 	"strings"
 	"testing"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"rocelab/internal/roce"
 )
 
 func unhex(t testing.TB, s string) []byte {

@@ -2,9 +2,10 @@ package wire
 
 import (
 	"encoding/binary"
-	"rocelab/internal/roce"
 
 	"github.com/gopacket/gopacket"
+
+	"rocelab/internal/roce"
 )
 
 // RETH is the RDMA Extended Transport Header, carried by RDMA WRITE FIRST,
