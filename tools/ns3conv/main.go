@@ -20,13 +20,14 @@
 //	go run ./tools/ns3conv from-ns3 CONFIG.txt > scenario.yaml
 //
 // from-ns3 goes the other way: it writes the rocelab scenario of an ns-3
-// run from its config.txt and the topology and flow files it names (as
-// written, or beside config.txt): the topology as a graph, ns-3's
+// run from its config.txt and the topology and flow files it names
+// (relative to config.txt's directory or one above it, where ns-3 runs,
+// or beside config.txt): the topology as a graph, ns-3's
 // built-in switch and NIC as the keys that say the same, the config's
 // congestion control, ECN and buffer, and the flows, their starts counted
 // from the first. What rocelab cannot run alike (windows other than
 // HPCC's, DCTCP or HPCC-PINT, random loss, a priority group other than 3)
-// is refused.
+// is refused, and so is a key HPCC's third.cc does not read (a fork's).
 //
 // compare runs the scenario on rocelab and reads ns-3's fct.txt and
 // pfc.txt from DIR: it prints both sides' completion times (mean, median,

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rocelab/internal/scenario"
+)
+
+// Real ns-3 inputs from repositories that descend from HPCC's model
+// (testdata/public, each with its SOURCE): each converts to a scenario
+// rocelab loads, with the hosts and switches its topology lists, or is
+// refused at the line and column that says why.
+func TestImportsPublicInputs(t *testing.T) {
+	for _, c := range []struct {
+		config          string
+		hosts, switches int
+		want            string // the refusal, "" when it converts
+	}{
+		{config: "testdata/mix/config.txt", hosts: 65, switches: 1},
+		// ConWeave's k=8 fat-tree (256 hosts, 80 switches); config.txt
+		// where its run.py writes it, the topology's path relative to the
+		// repository's root, two directories above
+		{config: "testdata/public/conweave-ns3/mix/output/1/config.txt", hosts: 256, switches: 80},
+		{config: "testdata/public/hawkeye/mix/config.txt", want: "hawkeye/mix/config.txt:6:1: DIR: not a key of HPCC's third.cc (and 3 more: AGENT_NODE, AGENT_THRESHOLD, NO_CC_NODE)"},
+		{config: "testdata/public/hawkeye/mix_deadlock/config.txt", want: "mix_deadlock/config.txt:6:1: DIR: not a key of HPCC's third.cc (and 3 more: AGENT_NODE, AGENT_THRESHOLD, NO_CC_NODE)"},
+		{config: "testdata/public/srnic-simulation-public/mix/config.txt", want: "mix/config.txt:12:1: THROUGHPUT_FILE: not a key of HPCC's third.cc (and 3 more: CUSTOM_ALPHA, CUSTOM_BETA, MEASUREMENT_CYCLE)"},
+		{config: "testdata/public/ns3-rdma/mix/config.txt", want: "ns3-rdma/mix/config.txt:3:1: PACKET_LEVEL_ECMP: not a key of HPCC's third.cc (and 14 more"},
+	} {
+		t.Run(c.config, func(t *testing.T) {
+			var y bytes.Buffer
+			err := fromNs3(c.config, &y)
+			if refused(t, err, c.want) {
+				return
+			}
+			if _, err := scenario.Load("imported.yaml", y.Bytes()); err != nil {
+				t.Fatalf("%v\n%s", err, y.String())
+			}
+			if want := fmt.Sprintf("  hosts: %d\n  switches: %d\n", c.hosts, c.switches); !strings.Contains(y.String(), want) {
+				t.Errorf("expected %q:\n%s", want, y.String())
+			}
+		})
+	}
+}
+
+// The shapes ns-3's readers take, on HPCC's own mix/ run: what ns-3 reads
+// alike imports alike (CRLF line ends, a rate in bytes or another unit, a
+// delay without a unit); what it reads otherwise, or not at all, is
+// refused at its line and column.
+func TestImportShapes(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("testdata/mix", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	cfg, top, flow := read("config.txt"), read("topology.txt"), read("flow.txt")
+	imported := func(t *testing.T, cfg, top, flow string) (string, error) {
+		dir := filepath.Join(t.TempDir(), "mix")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, text := range map[string]string{"config.txt": cfg, "topology.txt": top, "flow.txt": flow} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var y bytes.Buffer
+		err := fromNs3(filepath.Join(dir, "config.txt"), &y)
+		_, body, _ := strings.Cut(y.String(), "\n") // past the line naming the file
+		return body, err
+	}
+	base, err := imported(t, cfg, top, flow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf := func(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+	link := "0 1 100Gbps 0.001ms 0\r\n" // HPCC's mix/ files end their lines with CR LF
+	edit := func(s, from, to string) string {
+		if !strings.Contains(s, from) {
+			t.Fatalf("no %q to edit", from)
+		}
+		return strings.Replace(s, from, to, 1)
+	}
+	for _, c := range []struct {
+		name, cfg, top, flow string
+		want                 string // the refusal, "" when it imports as mix/ does
+	}{
+		{name: "lf", cfg: lf(cfg), top: lf(top), flow: lf(flow)},
+		{name: "rate in bytes", top: edit(top, link, "0 1 12.5GBps 0.001ms 0\n")},
+		{name: "rate in bits", top: edit(top, link, "0 1 100000000000 1000ns 0\n")},
+		{name: "delay in seconds", top: edit(top, link, "0 1 100Gb/s 0.000001 0\n")},
+		{name: "comment", cfg: "# HPCC, as run.py writes it\n" + cfg},
+		{name: "comment with a key", cfg: cfg + "# CC_MODE 1\n", want: "config.txt:59:3: CC_MODE: third.cc has no comments and reads this key"},
+		{name: "fork key", cfg: cfg + "LB_MODE 9\n", want: "config.txt:59:1: LB_MODE: not a key of HPCC's third.cc: from-ns3 converts what third.cc runs, and a fork's key may change the run; LB_MODE is ConWeave's"},
+		{name: "link down", cfg: edit(cfg, "LINK_DOWN 0 0 0", "LINK_DOWN 1000 0 1"), want: "config.txt:48:11: LINK_DOWN 1000: a link taken down during the run is not converted"},
+		{name: "rate lower case", top: edit(top, link, "0 1 100gbps 0.001ms 0\n"), want: "topology.txt:3:5: rate \"100gbps\": expected a number and one of ns-3's rate units"},
+		{name: "delay exponent", top: edit(top, link, "0 1 100Gbps 1e-6s 0\n"), want: "topology.txt:3:13: delay \"1e-6s\""},
+		{name: "lossy link", top: edit(top, link, "0 1 100Gbps 0.001ms 0.01\n"), want: "topology.txt:3:21: error rate 0.01"},
+		{name: "link short", top: edit(top, link, "0 1 100Gbps 0.001ms\n"), want: "topology.txt:3:13: expected \"SRC DST RATE DELAY ERROR_RATE\""},
+		{name: "flow columns", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 3 100 200000000 2 9.5\n"), want: "flow.txt:2:23: expected \"SRC DST PG DPORT SIZE START_SECONDS\" (7 fields)"},
+		{name: "flow priority", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 0 100 200000000 2\n"), want: "flow.txt:2:5: priority group 0"},
+		{name: "flow size", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 3 100 2e8 2\n"), want: "flow.txt:2:11: SIZE \"2e8\""},
+		{name: "flow to a switch", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 0 3 100 200000000 2\n"), want: "flow.txt:2:3: node 0 is not a host"},
+		{name: "flow count", flow: edit(flow, "2\n", "70\n"), want: "flow.txt:66:1: node 66 is not a host of the topology"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := imported(t, cmp.Or(c.cfg, cfg), cmp.Or(c.top, top), cmp.Or(c.flow, flow))
+			if refused(t, err, c.want) {
+				return
+			}
+			if got != base {
+				t.Errorf("imported otherwise than mix/:\n%s", got)
+			}
+		})
+	}
+}
+
+// refused holds err to want, a refusal's text ("" for none), and says
+// whether the input was refused.
+func refused(t *testing.T, err error, want string) bool {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Fatal(err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Fatalf("error %v, expected %q", err, want)
+	}
+	return want != ""
+}
