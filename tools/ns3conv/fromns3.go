@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rocelab/internal/scenario"
 	"rocelab/internal/unit"
 )
 
@@ -41,6 +42,7 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	var head [][]string
 	var headLine, linksCol int
+	hostLink := map[int]int{} // each host's link's line
 	t := &ns3Topology{}
 	links := 0
 	for n := 1; sc.Scan(); n++ {
@@ -54,6 +56,9 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 		case len(head) == 0:
 			if len(f) != 3 {
 				return nil, errAt(min(len(f)-1, 3), "expected \"NODES SWITCHES LINKS\"")
+			}
+			if f[1] == "0" {
+				return nil, errAt(1, "no switches: ns-3 links hosts to hosts here, and a rocelab host is one NIC port on a switch")
 			}
 			head = append(head, f)
 			headLine, linksCol = n, cols[2]
@@ -97,6 +102,18 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 		b, err2 := strconv.Atoi(f[1])
 		if err1 != nil || err2 != nil || a < 0 || b < 0 || a >= len(t.name) || b >= len(t.name) {
 			return nil, errAt(0, "nodes %s and %s: expected ids below %d", f[0], f[1], len(t.name))
+		}
+		if t.name[a][0] == 'h' && t.name[b][0] == 'h' {
+			return nil, errAt(0, "nodes %d and %d are both hosts (not in the switch list): rocelab's hosts connect through switches", a, b)
+		}
+		for i, id := range []int{a, b} {
+			if t.name[id][0] != 'h' {
+				continue
+			}
+			if first, ok := hostLink[id]; ok {
+				return nil, errAt(i, "node %d, a host, has a second link (its first on line %d): a rocelab host is one NIC port; give each port its own node", id, first)
+			}
+			hostLink[id] = n
 		}
 		rate, err := ns3Rate(f[2])
 		if err != nil {
@@ -307,7 +324,14 @@ func fromNs3(file string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	duration := unit.Time(math.Round(stop*float64(unit.Second))) - first
+	// ns-3 ends when its events do or at the stop time; rocelab's
+	// duration is a cap too, at most 1000 h.
+	duration := unit.MaxParsedTime
+	if stop-first.Seconds() < duration.Seconds() {
+		duration = unit.Time(math.Round(stop*float64(unit.Second))) - first
+	} else {
+		notes = append(notes, fmt.Sprintf("ns-3 stops at %g s; rocelab's longest cap is %v, and both end when the flows do", stop, duration))
+	}
 	if duration <= 0 {
 		return fmt.Errorf("%s %g: the run stops before its first flow starts (%v)", c.at("SIMULATOR_STOP_TIME"), stop, first)
 	}
@@ -410,6 +434,10 @@ func fromNs3(file string, w io.Writer) error {
 			fmt.Fprintf(&b, ", start: %s", x.start-first)
 		}
 		b.WriteString("}\n")
+	}
+	// from-ns3 writes nothing rocelab would refuse later.
+	if _, err := scenario.Load(file, []byte(b.String())); err != nil {
+		return fmt.Errorf("%s: the scenario converted from it does not load: %v", file, err)
 	}
 	_, err = io.WriteString(w, b.String())
 	return err

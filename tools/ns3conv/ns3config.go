@@ -101,9 +101,11 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 		if len(f) == 0 {
 			continue
 		}
-		if strings.HasPrefix(f[0], "#") || strings.HasPrefix(f[0], "//") {
-			// third.cc has no comments: it skips the tokens it does not
-			// know, and reads a key it knows wherever it stands.
+		if lead := f[0][0]; !('A' <= lead && lead <= 'Z' || 'a' <= lead && lead <= 'z') {
+			// A line that does not start with a name is a note ("#",
+			// "//", "{...}"). third.cc has no comments: it skips the
+			// tokens it does not know, and reads a key it knows
+			// wherever it stands.
 			for i, k := range f[1:] {
 				if isNs3Key(k) {
 					return nil, fmt.Errorf("%s:%d:%d: %s: third.cc has no comments and reads this key after %q; delete the line, or join the mark to the key", file, n, cols[i+1], k, f[0])

@@ -20,6 +20,7 @@ func TestImportsPublicInputs(t *testing.T) {
 	for _, c := range []struct {
 		config          string
 		hosts, switches int
+		note            string // a line the scenario's head must carry
 		want            string // the refusal, "" when it converts
 	}{
 		{config: "testdata/mix/config.txt", hosts: 65, switches: 1},
@@ -31,6 +32,18 @@ func TestImportsPublicInputs(t *testing.T) {
 		{config: "testdata/public/hawkeye/mix_deadlock/config.txt", want: "mix_deadlock/config.txt:6:1: DIR: not a key of HPCC's third.cc (and 3 more: AGENT_NODE, AGENT_THRESHOLD, NO_CC_NODE)"},
 		{config: "testdata/public/srnic-simulation-public/mix/config.txt", want: "mix/config.txt:12:1: THROUGHPUT_FILE: not a key of HPCC's third.cc (and 3 more: CUSTOM_ALPHA, CUSTOM_BETA, MEASUREMENT_CYCLE)"},
 		{config: "testdata/public/ns3-rdma/mix/config.txt", want: "ns3-rdma/mix/config.txt:3:1: PACKET_LEVEL_ECMP: not a key of HPCC's third.cc (and 14 more"},
+		{config: "testdata/public/priometer/mix/config.txt", want: "priometer/mix/config.txt:43:1: P4THMETER_THRESHOLD: not a key of HPCC's third.cc"},
+		// its line "{Specifying different CC. 1: DCQCN, ...}" is a note
+		// to third.cc, which skips words it does not know
+		{config: "testdata/public/intcc/mix/config.txt", want: "intcc/mix/config.txt:9:1: FLOW_FILE_NAME: not a key of HPCC's third.cc (and 1 more: TimelyTHigh)"},
+		{config: "testdata/public/astra-network-ns3/mix/config.txt", want: "astra-network-ns3/mix/config.txt:43:1: NIC_TOTAL_PAUSE_TIME: not a key of HPCC's third.cc"},
+		{config: "testdata/public/astra-network-ns3/mix/config1.txt", want: "mix/flow1.txt:1:1: 1 flows listed, the first line says 2"},
+		// its SIMULATOR_STOP_TIME, 4e13 s, past rocelab's longest cap
+		{config: "testdata/public/astra-network-ns3/mix-fixed/config.txt", hosts: 64, switches: 1,
+			note: "# Differs: ns-3 stops at 4e+13 s; rocelab's longest cap is 3600000s, and both end when the flows do.\n"},
+		{config: "testdata/public/astra-network-ns3/mix-fixed/config-581.txt", want: "mix/581_nodes_69_switch_topology.txt:4:1: node 0, a host, has a second link (its first on line 3)"},
+		{config: "testdata/public/astra-network-ns3/mix-fixed/config-16.txt", want: "mix/16_node_switch_topology.txt:1:4: no switches"},
+		{config: "testdata/public/ns3-mp-rdma/mix/config.txt", hosts: 2, switches: 6},
 	} {
 		t.Run(c.config, func(t *testing.T) {
 			var y bytes.Buffer
@@ -41,8 +54,10 @@ func TestImportsPublicInputs(t *testing.T) {
 			if _, err := scenario.Load("imported.yaml", y.Bytes()); err != nil {
 				t.Fatalf("%v\n%s", err, y.String())
 			}
-			if want := fmt.Sprintf("  hosts: %d\n  switches: %d\n", c.hosts, c.switches); !strings.Contains(y.String(), want) {
-				t.Errorf("expected %q:\n%s", want, y.String())
+			for _, want := range []string{fmt.Sprintf("  hosts: %d\n  switches: %d\n", c.hosts, c.switches), c.note} {
+				if !strings.Contains(y.String(), want) {
+					t.Errorf("expected %q:\n%s", want, y.String())
+				}
 			}
 		})
 	}
@@ -96,13 +111,15 @@ func TestImportShapes(t *testing.T) {
 		{name: "rate in bytes", top: edit(top, link, "0 1 12.5GBps 0.001ms 0\n")},
 		{name: "rate in bits", top: edit(top, link, "0 1 100000000000 1000ns 0\n")},
 		{name: "delay in seconds", top: edit(top, link, "0 1 100Gb/s 0.000001 0\n")},
-		{name: "comment", cfg: "# HPCC, as run.py writes it\n" + cfg},
+		{name: "comment", cfg: "# HPCC, as run.py writes it\n{CC_MODE: 1 DCQCN, 3 HPCC}\n" + cfg},
 		{name: "comment with a key", cfg: cfg + "# CC_MODE 1\n", want: "config.txt:59:3: CC_MODE: third.cc has no comments and reads this key"},
+		{name: "stop time", cfg: edit(cfg, "SIMULATOR_STOP_TIME 4.00", "SIMULATOR_STOP_TIME 1.5"), want: "config.txt:13:21: SIMULATOR_STOP_TIME 1.5: the run stops before its first flow starts"},
 		{name: "fork key", cfg: cfg + "LB_MODE 9\n", want: "config.txt:59:1: LB_MODE: not a key of HPCC's third.cc: from-ns3 converts what third.cc runs, and a fork's key may change the run; LB_MODE is ConWeave's"},
 		{name: "link down", cfg: edit(cfg, "LINK_DOWN 0 0 0", "LINK_DOWN 1000 0 1"), want: "config.txt:48:11: LINK_DOWN 1000: a link taken down during the run is not converted"},
 		{name: "rate lower case", top: edit(top, link, "0 1 100gbps 0.001ms 0\n"), want: "topology.txt:3:5: rate \"100gbps\": expected a number and one of ns-3's rate units"},
 		{name: "delay exponent", top: edit(top, link, "0 1 100Gbps 1e-6s 0\n"), want: "topology.txt:3:13: delay \"1e-6s\""},
 		{name: "lossy link", top: edit(top, link, "0 1 100Gbps 0.001ms 0.01\n"), want: "topology.txt:3:21: error rate 0.01"},
+		{name: "host to host", top: edit(top, link, "2 1 100Gbps 0.001ms 0\n"), want: "topology.txt:3:1: nodes 2 and 1 are both hosts"},
 		{name: "link short", top: edit(top, link, "0 1 100Gbps 0.001ms\n"), want: "topology.txt:3:13: expected \"SRC DST RATE DELAY ERROR_RATE\""},
 		{name: "flow columns", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 3 100 200000000 2 9.5\n"), want: "flow.txt:2:23: expected \"SRC DST PG DPORT SIZE START_SECONDS\" (7 fields)"},
 		{name: "flow priority", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 0 100 200000000 2\n"), want: "flow.txt:2:5: priority group 0"},
