@@ -54,6 +54,11 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 		case len(f) == 0:
 			continue
 		case len(head) == 0:
+			if len(f) >= 6 {
+				if _, err := strconv.Atoi(f[5]); err != nil {
+					return nil, errAt(5, "%q: a GPU type, so SimAI's head (NODES GPUS_PER_SERVER NVSWITCHES SWITCHES LINKS GPU_TYPE): its GPUs reach NVSwitches and NICs, which rocelab's hosts do not model; expected HPCC's \"NODES SWITCHES LINKS\"", f[5])
+				}
+			}
 			if len(f) != 3 {
 				return nil, errAt(min(len(f)-1, 3), "expected \"NODES SWITCHES LINKS\"")
 			}

@@ -121,6 +121,9 @@ func TestImportShapes(t *testing.T) {
 		{name: "delay exponent", top: edit(top, link, "0 1 100Gbps 1e-6s 0\n"), want: "topology.txt:3:13: delay \"1e-6s\""},
 		{name: "lossy link", top: edit(top, link, "0 1 100Gbps 0.001ms 0.01\n"), want: "topology.txt:3:21: error rate 0.01"},
 		{name: "host to host", top: edit(top, link, "2 1 100Gbps 0.001ms 0\n"), want: "topology.txt:3:1: nodes 2 and 1 are both hosts"},
+		// the head of SimAI's topologies (its ns-3-alibabacloud reads
+		// NODES GPUS_PER_SERVER NVSWITCHES SWITCHES LINKS GPU_TYPE)
+		{name: "SimAI head", top: edit(top, "66 1 65\r\n", "74 8 8 1 129 H100\n"), want: "topology.txt:1:14: \"H100\": a GPU type, so SimAI's head"},
 		{name: "link short", top: edit(top, link, "0 1 100Gbps 0.001ms\n"), want: "topology.txt:3:13: expected \"SRC DST RATE DELAY ERROR_RATE\""},
 		{name: "flow columns", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 3 100 200000000 2 9.5\n"), want: "flow.txt:2:23: expected \"SRC DST PG DPORT SIZE START_SECONDS\" (7 fields)"},
 		{name: "flow priority", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 0 100 200000000 2\n"), want: "flow.txt:2:5: priority group 0"},
