@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,72 +12,9 @@ import (
 	"strconv"
 	"strings"
 
+	"rocelab/internal/scenario"
 	"rocelab/internal/unit"
 )
-
-// ns3Config is what rocelab reads of an HPCC ns-3 config.txt: each key's
-// value fields and line.
-type ns3Config struct {
-	file string
-	kv   map[string][]string
-	line map[string]int
-}
-
-// readConfig reads "KEY VALUE..." lines.
-func readConfig(file string, r io.Reader) (*ns3Config, error) {
-	c := &ns3Config{file: file, kv: map[string][]string{}, line: map[string]int{}}
-	sc := bufio.NewScanner(r)
-	for n := 1; sc.Scan(); n++ {
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
-			continue
-		}
-		c.kv[f[0]], c.line[f[0]] = f[1:], n
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
-	}
-	return c, nil
-}
-
-// at names a key's place, for errors.
-func (c *ns3Config) at(key string) string {
-	if n, ok := c.line[key]; ok {
-		return fmt.Sprintf("%s:%d: %s", c.file, n, key)
-	}
-	return fmt.Sprintf("%s: %s", c.file, key)
-}
-
-// num returns key's first value as a number, def when absent.
-func (c *ns3Config) num(key string, def float64) (float64, error) {
-	v, ok := c.kv[key]
-	if !ok {
-		return def, nil
-	}
-	if len(v) == 0 {
-		return 0, fmt.Errorf("%s: expected a value", c.at(key))
-	}
-	x, err := strconv.ParseFloat(strings.TrimSuffix(v[0], "Mb/s"), 64)
-	if err != nil || x < 0 {
-		return 0, fmt.Errorf("%s %q: expected a number that is not negative", c.at(key), v[0])
-	}
-	return x, nil
-}
-
-// path returns a file key's path: as written, or next to config.txt
-// (run.py's paths are relative to where ns-3 runs, often mix/).
-func (c *ns3Config) path(key string) (string, error) {
-	v, ok := c.kv[key]
-	if !ok || len(v) == 0 {
-		return "", fmt.Errorf("%s: expected the file's path", c.at(key))
-	}
-	for _, p := range []string{v[0], filepath.Join(filepath.Dir(c.file), v[0]), filepath.Join(filepath.Dir(c.file), filepath.Base(v[0]))} {
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s %s: no such file, as written or beside %s", c.at(key), v[0], c.file)
-}
 
 // ns3Topology is topology.txt as a graph: hosts (the nodes not listed as
 // switches) and switches each numbered in ns-3's node order.
@@ -96,38 +32,54 @@ type ns3Topology struct {
 	hostsFirst bool
 }
 
+// maxNs3Nodes bounds the nodes a topology.txt may declare, far above any
+// fabric the twin runs, so that a wrong first line is refused before its
+// count is allocated.
+const maxNs3Nodes = 1 << 20
+
 func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	var head [][]string
+	var headLine, linksCol int
+	hostLink := map[int]int{} // each host's link's line
 	t := &ns3Topology{}
 	links := 0
 	for n := 1; sc.Scan(); n++ {
-		f := strings.Fields(sc.Text())
-		errAt := func(format string, a ...any) error {
-			return fmt.Errorf("%s:%d: %s", file, n, fmt.Sprintf(format, a...))
+		f, cols := fieldsAt(sc.Text())
+		errAt := func(i int, format string, a ...any) error {
+			return fmt.Errorf("%s:%d:%d: %s", file, n, cols[min(i, len(cols)-1)], fmt.Sprintf(format, a...))
 		}
 		switch {
 		case len(f) == 0:
 			continue
 		case len(head) == 0:
+			if len(f) >= 6 {
+				if _, err := strconv.Atoi(f[5]); err != nil {
+					return nil, errAt(5, "%q: a GPU type, so SimAI's head (NODES GPUS_PER_SERVER NVSWITCHES SWITCHES LINKS GPU_TYPE): its GPUs reach NVSwitches and NICs, which rocelab's hosts do not model; expected HPCC's \"NODES SWITCHES LINKS\"", f[5])
+				}
+			}
 			if len(f) != 3 {
-				return nil, errAt("expected \"NODES SWITCHES LINKS\"")
+				return nil, errAt(min(len(f)-1, 3), "expected \"NODES SWITCHES LINKS\"")
+			}
+			if f[1] == "0" {
+				return nil, errAt(1, "no switches: ns-3 links hosts to hosts here, and a rocelab host is one NIC port on a switch")
 			}
 			head = append(head, f)
+			headLine, linksCol = n, cols[2]
 			continue
 		case len(head) == 1:
 			head = append(head, f)
 			nodes, err1 := strconv.Atoi(head[0][0])
 			sw, err2 := strconv.Atoi(head[0][1])
-			if err1 != nil || err2 != nil || nodes < 3 || sw < 1 || sw >= nodes || len(f) != sw {
-				return nil, errAt("expected the %s switches' node ids, after \"NODES SWITCHES LINKS\"", head[0][1])
+			if err1 != nil || err2 != nil || nodes < 3 || nodes > maxNs3Nodes || sw < 1 || sw >= nodes || len(f) != sw {
+				return nil, errAt(0, "expected the %s switches' node ids, after \"NODES SWITCHES LINKS\" (at most %d nodes)", head[0][1], maxNs3Nodes)
 			}
 			isSwitch := make([]bool, nodes)
-			for _, x := range f {
+			for i, x := range f {
 				id, err := strconv.Atoi(x)
 				if err != nil || id < 0 || id >= nodes || isSwitch[id] {
-					return nil, errAt("switch %q: expected a node id below %d, once", x, nodes)
+					return nil, errAt(i, "switch %q: expected a node id below %d, once", x, nodes)
 				}
 				isSwitch[id] = true
 			}
@@ -149,23 +101,35 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 			break // third.cc reads as many links as the first line says
 		}
 		if len(f) != 5 {
-			return nil, errAt("expected \"SRC DST RATE DELAY ERROR_RATE\"")
+			return nil, errAt(min(len(f)-1, 5), "expected \"SRC DST RATE DELAY ERROR_RATE\"")
 		}
 		a, err1 := strconv.Atoi(f[0])
 		b, err2 := strconv.Atoi(f[1])
 		if err1 != nil || err2 != nil || a < 0 || b < 0 || a >= len(t.name) || b >= len(t.name) {
-			return nil, errAt("nodes %s and %s: expected ids below %d", f[0], f[1], len(t.name))
+			return nil, errAt(0, "nodes %s and %s: expected ids below %d", f[0], f[1], len(t.name))
 		}
-		rate, err := unit.ParseRate(f[2])
-		if err != nil {
-			return nil, errAt("rate: %v", err)
+		if t.name[a][0] == 'h' && t.name[b][0] == 'h' {
+			return nil, errAt(0, "nodes %d and %d are both hosts (not in the switch list): rocelab's hosts connect through switches", a, b)
 		}
-		d, err := unit.ParseTime(f[3])
+		for i, id := range []int{a, b} {
+			if t.name[id][0] != 'h' {
+				continue
+			}
+			if first, ok := hostLink[id]; ok {
+				return nil, errAt(i, "node %d, a host, has a second link (its first on line %d): a rocelab host is one NIC port; give each port its own node", id, first)
+			}
+			hostLink[id] = n
+		}
+		rate, err := ns3Rate(f[2])
 		if err != nil {
-			return nil, errAt("delay: %v", err)
+			return nil, errAt(2, "rate %v", err)
+		}
+		d, err := ns3Time(f[3])
+		if err != nil {
+			return nil, errAt(3, "delay %v", err)
 		}
 		if e, err := strconv.ParseFloat(f[4], 64); err != nil || e != 0 {
-			return nil, errAt("error rate %s: rocelab's links do not drop at random; give faults: instead", f[4])
+			return nil, errAt(4, "error rate %s: rocelab's links do not drop at random; give faults: instead", f[4])
 		}
 		t.links = append(t.links, fmt.Sprintf("{a: %s, b: %s, rate: %s, cable: %s}", t.name[a], t.name[b], rate, unit.CableFor(d)))
 		t.rates = append(t.rates, rate)
@@ -180,7 +144,7 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 		return nil, fmt.Errorf("%s: expected \"NODES SWITCHES LINKS\" and the switches' ids", file)
 	}
 	if want, _ := strconv.Atoi(head[0][2]); want != links {
-		return nil, fmt.Errorf("%s: %d links listed, the first line says %s", file, links, head[0][2])
+		return nil, fmt.Errorf("%s:%d:%d: %d links listed, the first line says %s", file, headLine, linksCol, links, head[0][2])
 	}
 	return t, nil
 }
@@ -197,9 +161,9 @@ func readFlows(file string, r io.Reader, t *ns3Topology) ([]ns3FlowLine, error) 
 	want := -1
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
-		f := strings.Fields(sc.Text())
-		errAt := func(format string, a ...any) error {
-			return fmt.Errorf("%s:%d: %s", file, n, fmt.Sprintf(format, a...))
+		f, cols := fieldsAt(sc.Text())
+		errAt := func(i int, format string, a ...any) error {
+			return fmt.Errorf("%s:%d:%d: %s", file, n, cols[min(i, len(cols)-1)], fmt.Sprintf(format, a...))
 		}
 		if len(f) == 0 {
 			continue
@@ -207,7 +171,7 @@ func readFlows(file string, r io.Reader, t *ns3Topology) ([]ns3FlowLine, error) 
 		if want < 0 {
 			v, err := strconv.Atoi(f[0])
 			if err != nil || len(f) != 1 || v < 0 {
-				return nil, errAt("expected the flow count")
+				return nil, errAt(min(len(f)-1, 1), "expected the flow count")
 			}
 			want = v
 			continue
@@ -216,29 +180,34 @@ func readFlows(file string, r io.Reader, t *ns3Topology) ([]ns3FlowLine, error) 
 			break // third.cc reads as many flows as the first line says
 		}
 		if len(f) != 6 {
-			return nil, errAt("expected \"SRC DST PG DPORT SIZE START_SECONDS\"")
+			return nil, errAt(min(len(f)-1, 6), "expected \"SRC DST PG DPORT SIZE START_SECONDS\" (%d fields)", len(f))
 		}
 		var x ns3FlowLine
-		var errs [5]error
-		x.src, errs[0] = strconv.Atoi(f[0])
-		x.dst, errs[1] = strconv.Atoi(f[1])
-		x.pg, errs[2] = strconv.Atoi(f[2])
-		x.dport, errs[3] = strconv.Atoi(f[3])
-		x.size, errs[4] = strconv.ParseInt(f[4], 10, 64)
-		start, err := strconv.ParseFloat(f[5], 64)
-		if errors.Join(errs[:]...) != nil || err != nil || start < 0 || x.size <= 0 || x.dport < 0 || x.dport > 65535 {
-			return nil, errAt("expected whole numbers, a port below 65536, a positive size and a start in seconds")
+		for i, p := range []*int{&x.src, &x.dst, &x.pg, &x.dport} {
+			v, err := strconv.Atoi(f[i])
+			if err != nil || v < 0 || (i == 3 && v > 65535) {
+				return nil, errAt(i, "%s %q: expected a whole number (a port below 65536)", []string{"SRC", "DST", "PG", "DPORT"}[i], f[i])
+			}
+			*p = v
 		}
-		for _, id := range []int{x.src, x.dst} {
-			if id < 0 || id >= len(t.name) || t.name[id][0] != 'h' {
-				return nil, errAt("node %d is not a host of the topology", id)
+		var err error
+		if x.size, err = strconv.ParseInt(f[4], 10, 64); err != nil || x.size <= 0 {
+			return nil, errAt(4, "SIZE %q: expected a positive whole number of bytes", f[4])
+		}
+		start, err := strconv.ParseFloat(f[5], 64)
+		if err != nil || start < 0 || start > 1e6 {
+			return nil, errAt(5, "START %q: expected seconds, not negative", f[5])
+		}
+		for i, id := range []int{x.src, x.dst} {
+			if id >= len(t.name) || t.name[id][0] != 'h' {
+				return nil, errAt(i, "node %d is not a host of the topology", id)
 			}
 		}
 		if x.src == x.dst {
-			return nil, errAt("a flow from a host to itself")
+			return nil, errAt(0, "a flow from a host to itself")
 		}
 		if x.pg != 3 {
-			return nil, errAt("priority group %d: the converted scenario's lossless priority is 3, where ns-3's flows run", x.pg)
+			return nil, errAt(2, "priority group %d: the converted scenario's lossless priority is 3, where ns-3's flows run", x.pg)
 		}
 		x.start = unit.Time(math.Round(start * float64(unit.Second)))
 		out = append(out, x)
@@ -247,7 +216,7 @@ func readFlows(file string, r io.Reader, t *ns3Topology) ([]ns3FlowLine, error) 
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
 	if want != len(out) {
-		return nil, fmt.Errorf("%s: %d flows listed, the first line says %d", file, len(out), want)
+		return nil, fmt.Errorf("%s:1:1: %d flows listed, the first line says %d", file, len(out), want)
 	}
 	return out, nil
 }
@@ -268,11 +237,11 @@ func fromNs3(file string, w io.Writer) error {
 		return err
 	}
 	var notes []string
-	qcn, err := c.num("ENABLE_QCN", 1)
+	qcn, err := c.num("ENABLE_QCN")
 	if err != nil {
 		return err
 	}
-	ccMode, err := c.num("CC_MODE", 1)
+	ccMode, err := c.num("CC_MODE")
 	if err != nil {
 		return err
 	}
@@ -289,9 +258,10 @@ func fromNs3(file string, w io.Writer) error {
 	wants := []want{
 		{"L2_BACK_TO_ZERO", 0, "retransmission from the message's start"},
 		{"ERROR_RATE_PER_LINK", 0, "random loss"},
-		{"USE_DYNAMIC_PFC_THRESHOLD", 1, "ns-3's static PFC threshold"},
+		{"RATE_BOUND", 1, "NICs that send faster than their rate"},
+		{"LINK_DOWN", 0, "a link taken down during the run"},
 	}
-	hasWin, err := c.num("HAS_WIN", 1)
+	hasWin, err := c.num("HAS_WIN")
 	if err != nil {
 		return err
 	}
@@ -313,11 +283,18 @@ func fromNs3(file string, w io.Writer) error {
 		wants = append(wants, want{"HAS_WIN", 0, "a window besides the rate"})
 	}
 	for _, k := range wants {
-		if v, err := c.num(k.key, k.v); err != nil || v != k.v {
-			return fmt.Errorf("%s: %v set: %s is not converted (expected %g)", c.at(k.key), c.kv[k.key], k.why, k.v)
+		v, err := c.num(k.key)
+		if err != nil {
+			return err
+		}
+		if v != k.v {
+			return fmt.Errorf("%s %g: %s is not converted (expected %g)", c.at(k.key), v, k.why, k.v)
 		}
 	}
-	ackHigh, err := c.num("ACK_HIGH_PRIO", 0)
+	if p, err := c.num("PAUSE_TIME"); err != nil || p == 0 {
+		return cmp.Or(err, fmt.Errorf("%s 0: a pause that resumes at once is not converted (ns-3's pauses last until the XON)", c.at("PAUSE_TIME")))
+	}
+	ackHigh, err := c.num("ACK_HIGH_PRIO")
 	if err != nil {
 		return err
 	}
@@ -348,11 +325,18 @@ func fromNs3(file string, w io.Writer) error {
 		return fmt.Errorf("%s: no flows", fp)
 	}
 	first := slices.MinFunc(flows, func(a, b ns3FlowLine) int { return cmp.Compare(a.start, b.start) }).start
-	stop, err := c.num("SIMULATOR_STOP_TIME", 0)
+	stop, err := c.num("SIMULATOR_STOP_TIME")
 	if err != nil {
 		return err
 	}
-	duration := unit.Time(math.Round(stop*float64(unit.Second))) - first
+	// ns-3 ends when its events do or at the stop time; rocelab's
+	// duration is a cap too, at most 1000 h.
+	duration := unit.MaxParsedTime
+	if stop-first.Seconds() < duration.Seconds() {
+		duration = unit.Time(math.Round(stop*float64(unit.Second))) - first
+	} else {
+		notes = append(notes, fmt.Sprintf("ns-3 stops at %g s; rocelab's longest cap is %v, and both end when the flows do", stop, duration))
+	}
 	if duration <= 0 {
 		return fmt.Errorf("%s %g: the run stops before its first flow starts (%v)", c.at("SIMULATOR_STOP_TIME"), stop, first)
 	}
@@ -375,7 +359,7 @@ func fromNs3(file string, w io.Writer) error {
 	default:
 		ecmp = fmt.Sprintf("{model: ns3, dst_port: %d}", flows[0].dport)
 	}
-	payload, err := c.num("PACKET_PAYLOAD_SIZE", 1000)
+	payload, err := c.num("PACKET_PAYLOAD_SIZE")
 	if err != nil {
 		return err
 	}
@@ -388,11 +372,11 @@ func fromNs3(file string, w io.Writer) error {
 	if float64(mtu) != payload {
 		notes = append(notes, fmt.Sprintf("ns-3's %g B payloads: RoCE's path MTU is 256-4096 in powers of two, so rocelab sends %d B", payload, mtu))
 	}
-	buffer, err := c.num("BUFFER_SIZE", 32)
+	buffer, err := c.num("BUFFER_SIZE")
 	if err != nil {
 		return err
 	}
-	ack, err := c.num("L2_ACK_INTERVAL", 1)
+	ack, err := c.num("L2_ACK_INTERVAL")
 	if err != nil || ack < 1 || ack != math.Trunc(ack) {
 		return fmt.Errorf("%s: expected a whole number of packets, at least 1", c.at("L2_ACK_INTERVAL"))
 	}
@@ -455,6 +439,10 @@ func fromNs3(file string, w io.Writer) error {
 			fmt.Fprintf(&b, ", start: %s", x.start-first)
 		}
 		b.WriteString("}\n")
+	}
+	// from-ns3 writes nothing rocelab would refuse later.
+	if _, err := scenario.Load(file, []byte(b.String())); err != nil {
+		return fmt.Errorf("%s: the scenario converted from it does not load: %v", file, err)
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
@@ -584,7 +572,7 @@ func ccKnobs(c *ns3Config, mode int, ackHigh bool) (string, error) {
 		if _, ok := c.kv[k.key]; !ok {
 			return "", fmt.Errorf("%s: %s missing (run.py writes every %s setting)", c.file, k.key, strings.ToUpper(name))
 		}
-		v, err := c.num(k.key, 0)
+		v, err := c.num(k.key)
 		if err != nil {
 			return "", err
 		}

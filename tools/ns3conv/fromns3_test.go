@@ -123,13 +123,13 @@ func TestImportRefuses(t *testing.T) {
 		name, from, to, want string
 		qcn                  bool
 	}{
-		{"unknown mode", "CC_MODE 1", "CC_MODE 9", "unknown mode.txt:11: CC_MODE 9: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7), DCTCP (8), HPCC-PINT (10)", true},
-		{"pint-sampled", "PINT_PROB 1.0", "PINT_PROB 0.5\nCC_MODE 10\nHAS_WIN 1\nVAR_WIN 1", "pint-sampled.txt:36: PINT_PROB: [0.5] set: feedback from a sample of the ACKs is not converted (expected 1)", true},
-		{"dctcp-fixed-window", "HAS_WIN 0", "HAS_WIN 1\nCC_MODE 8", "dctcp-fixed-window.txt:29: VAR_WIN: [0] set: a window that does not follow the rate is not converted (expected 1)", true},
-		{"dctcp-window-2", "HAS_WIN 0", "HAS_WIN 2\nCC_MODE 8", "dctcp-window-2.txt:26: HAS_WIN: [2] set: HAS_WIN other than 0 or 1", true},
-		{"hpcc", "CC_MODE 1", "CC_MODE 3", "hpcc.txt:26: HAS_WIN: [0] set: HPCC without its window", true},
-		{"timely-window", "HAS_WIN 0", "HAS_WIN 1\nCC_MODE 7", "timely-window.txt:26: HAS_WIN: [1] set: a window besides the rate", true},
-		{"window", "HAS_WIN 0", "HAS_WIN 1", "window.txt:26: HAS_WIN", false},
+		{"unknown mode", "CC_MODE 1", "CC_MODE 9", "unknown mode.txt:11:9: CC_MODE 9: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7), DCTCP (8), HPCC-PINT (10)", true},
+		{"pint-sampled", "PINT_PROB 1.0", "PINT_PROB 0.5\nCC_MODE 10\nHAS_WIN 1\nVAR_WIN 1", "pint-sampled.txt:36:11: PINT_PROB 0.5: feedback from a sample of the ACKs is not converted (expected 1)", true},
+		{"dctcp-fixed-window", "HAS_WIN 0", "HAS_WIN 1\nCC_MODE 8", "dctcp-fixed-window.txt:29:9: VAR_WIN 0: a window that does not follow the rate is not converted (expected 1)", true},
+		{"dctcp-window-2", "HAS_WIN 0", "HAS_WIN 2\nCC_MODE 8", "dctcp-window-2.txt:26:9: HAS_WIN 2: HAS_WIN other than 0 or 1", true},
+		{"hpcc", "CC_MODE 1", "CC_MODE 3", "hpcc.txt:26:9: HAS_WIN 0: HPCC without its window", true},
+		{"timely-window", "HAS_WIN 0", "HAS_WIN 1\nCC_MODE 7", "timely-window.txt:26:9: HAS_WIN 1: a window besides the rate", true},
+		{"window", "HAS_WIN 0", "HAS_WIN 1", "window.txt:26:9: HAS_WIN 1", false},
 		{"no topology", "TOPOLOGY_FILE topology.txt", "TOPOLOGY_FILE nowhere.txt", "TOPOLOGY_FILE nowhere.txt: no such file", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -156,7 +156,7 @@ func TestImportRefuses(t *testing.T) {
 	if err := os.WriteFile(top, []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := fromNs3(filepath.Join(dir, "config.txt"), &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "topology.txt:3: error rate 0.001") {
+	if err := fromNs3(filepath.Join(dir, "config.txt"), &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "topology.txt:3:29: error rate 0.001") {
 		t.Errorf("error %v, expected the lossy link's line", err)
 	}
 }

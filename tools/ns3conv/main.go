@@ -6,11 +6,13 @@
 // compares the two runs' flow completion times (docs/engine.md, "Against
 // the HPCC ns-3 model", gives the figures and the mapping).
 //
-//	go run ./tools/ns3conv [-dir DIR] [-seed S] SCENARIO.yaml
+//	go run ./tools/ns3conv [-dir DIR] [-seed S] [-hash] SCENARIO.yaml
 //	go run ./tools/ns3conv compare [-seed S] SCENARIO.yaml DIR
 //
 // The first writes config.txt, topology.txt, flow.txt and trace.txt into
-// DIR (default "."), and prints the command that runs ns-3 there. The
+// DIR (default "."), and prints the command that runs ns-3 there (-hash:
+// prints the sha256 of those files instead, which ties a recorded run to
+// its input; record.sh records one). The
 // converter refuses a scenario ns-3 cannot follow and lists every
 // setting to change: ns-3 builds in some of what rocelab configures (a
 // 4 KiB reserve per queue, a 3 KiB XON offset, a PFC share of 1/8, a
@@ -20,13 +22,14 @@
 //	go run ./tools/ns3conv from-ns3 CONFIG.txt > scenario.yaml
 //
 // from-ns3 goes the other way: it writes the rocelab scenario of an ns-3
-// run from its config.txt and the topology and flow files it names (as
-// written, or beside config.txt): the topology as a graph, ns-3's
+// run from its config.txt and the topology and flow files it names
+// (relative to config.txt's directory or one above it, where ns-3 runs,
+// or beside config.txt): the topology as a graph, ns-3's
 // built-in switch and NIC as the keys that say the same, the config's
 // congestion control, ECN and buffer, and the flows, their starts counted
 // from the first. What rocelab cannot run alike (windows other than
 // HPCC's, DCTCP or HPCC-PINT, random loss, a priority group other than 3)
-// is refused.
+// is refused, and so is a key HPCC's third.cc does not read (a fork's).
 //
 // compare runs the scenario on rocelab and reads ns-3's fct.txt and
 // pfc.txt from DIR: it prints both sides' completion times (mean, median,
@@ -65,6 +68,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", ".", "directory to write ns-3's input files into")
 	seed := fs.Uint64("seed", 0, "the scenario's seed, which draws generated flows (0: the file's)")
+	hash := fs.Bool("hash", false, "print the sha256 of ns-3's input, which a recorded run's head carries, and write nothing")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -80,6 +84,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	f, err := convert(s, fs.Arg(0))
 	if err != nil {
+		return err
+	}
+	if *hash {
+		_, err := fmt.Fprintln(stdout, f.hash())
 		return err
 	}
 	if err := f.write(func(name string) (io.WriteCloser, error) { return os.Create(filepath.Join(*dir, name)) }); err != nil {

@@ -1,0 +1,266 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/unit"
+)
+
+// ns3Defaults is every key HPCC's scratch/third.cc (9f4be2a) reads that
+// from-ns3 converts or checks, with the value third.cc takes when
+// config.txt leaves the key out ("" where third.cc leaves it unset: the
+// converter then asks for it).
+var ns3Defaults = map[string]string{
+	"ENABLE_QCN": "1", "CC_MODE": "1", "PACKET_PAYLOAD_SIZE": "1000",
+	"L2_ACK_INTERVAL": "0", "L2_BACK_TO_ZERO": "0", "SIMULATOR_STOP_TIME": "3.01",
+	"ALPHA_RESUME_INTERVAL": "55", "RP_TIMER": "", "EWMA_GAIN": "0",
+	"RATE_DECREASE_INTERVAL": "4", "FAST_RECOVERY_TIMES": "5", "RATE_AI": "", "RATE_HAI": "",
+	"MIN_RATE": "100Mb/s", "DCTCP_RATE_AI": "1000Mb/s", "CLAMP_TARGET_RATE": "0",
+	"ERROR_RATE_PER_LINK": "0", "HAS_WIN": "1", "GLOBAL_T": "1", "MI_THRESH": "5",
+	"VAR_WIN": "0", "FAST_REACT": "1", "MULTI_RATE": "1", "SAMPLE_FEEDBACK": "0",
+	"PINT_LOG_BASE": "1.05", "PINT_PROB": "1.0", "U_TARGET": "0.95", "RATE_BOUND": "1",
+	"ACK_HIGH_PRIO": "0", "LINK_DOWN": "0", "BUFFER_SIZE": "16", "PAUSE_TIME": "5",
+	"KMAX_MAP": "", "KMIN_MAP": "", "PMAX_MAP": "", "TOPOLOGY_FILE": "", "FLOW_FILE": "",
+}
+
+// ns3Harmless is the keys third.cc reads that change nothing the run
+// does, and why; from-ns3 passes over them.
+var ns3Harmless = map[string]string{
+	"TRACE_FILE":                "the nodes whose packets are traced",
+	"TRACE_OUTPUT_FILE":         "an output",
+	"FCT_OUTPUT_FILE":           "an output",
+	"PFC_OUTPUT_FILE":           "an output",
+	"QLEN_MON_FILE":             "an output",
+	"QLEN_MON_START":            "when the queue monitor writes",
+	"QLEN_MON_END":              "when the queue monitor writes",
+	"ENABLE_TRACE":              "whether the trace is written",
+	"USE_DYNAMIC_PFC_THRESHOLD": "stored in QbbNetDevice::m_dynamicth, which nothing reads: the switch MMU's threshold is dynamic either way",
+	"DATA_RATE":                 "read, never used: topology.txt gives each link's rate",
+	"LINK_DELAY":                "read, never used: topology.txt gives each link's delay",
+	"L2_CHUNK_SIZE":             "the go-back-N chunk after a loss; links here lose nothing",
+	"INT_MULTI":                 "the INT byte counter's scale, so it fits its bits at high rates",
+}
+
+// ns3ForkKeys names the simulators that read keys third.cc does not, for
+// the refusal: their configs run another program.
+var ns3ForkKeys = map[string]string{
+	"KMAX": "ns3-rdma's (the DCQCN paper's simulator, third.cc there reads KMAX, KMIN, PMAX instead of the *_MAP keys)",
+	"KMIN": "ns3-rdma's", "PMAX": "ns3-rdma's", "CNP_INTERVAL": "ns3-rdma's", "BYTE_COUNTER": "ns3-rdma's",
+	"SEND_IN_CHUNKS": "ns3-rdma's", "APP_START_TIME": "ns3-rdma's", "TCP_FLOW_FILE": "ns3-rdma's",
+	"LB_MODE": "ConWeave's (scratch/network-load-balance.cc: load balancing other than ECMP)", "ENABLE_PFC": "ConWeave's",
+	"ENABLE_IRN": "ConWeave's", "FLOWGEN_START_TIME": "ConWeave's", "FLOWGEN_STOP_TIME": "ConWeave's",
+	"AGENT_NODE": "Hawkeye's (its telemetry agents)", "AGENT_THRESHOLD": "Hawkeye's", "NO_CC_NODE": "Hawkeye's (hosts without congestion control)",
+}
+
+// ns3Config is what rocelab reads of an HPCC ns-3 config.txt: each key's
+// value fields, line and the value's column.
+type ns3Config struct {
+	file string
+	kv   map[string][]string
+	line map[string]int
+	col  map[string]int
+}
+
+// fieldsAt splits s at white space (CR too, for files written on
+// Windows) and gives each field's 1-based byte column.
+func fieldsAt(s string) ([]string, []int) {
+	var f []string
+	var cols []int
+	for i := 0; i < len(s); {
+		if strings.IndexByte(" \t\r\v\f", s[i]) >= 0 {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && strings.IndexByte(" \t\r\v\f", s[j]) < 0 {
+			j++
+		}
+		f, cols = append(f, s[i:j]), append(cols, i+1)
+		i = j
+	}
+	return f, cols
+}
+
+// readConfig reads "KEY VALUE..." lines, a later line of a key over an
+// earlier one (as third.cc reads them). It refuses a key third.cc does
+// not read, which a fork of it gives a meaning from-ns3 cannot know.
+func readConfig(file string, r io.Reader) (*ns3Config, error) {
+	c := &ns3Config{file: file, kv: map[string][]string{}, line: map[string]int{}, col: map[string]int{}}
+	sc := bufio.NewScanner(r)
+	var unknown []string
+	first := ""
+	for n := 1; sc.Scan(); n++ {
+		f, cols := fieldsAt(sc.Text())
+		if len(f) == 0 {
+			continue
+		}
+		if lead := f[0][0]; !('A' <= lead && lead <= 'Z' || 'a' <= lead && lead <= 'z') {
+			// A line that does not start with a name is a note ("#",
+			// "//", "{...}"). third.cc has no comments: it skips the
+			// tokens it does not know, and reads a key it knows
+			// wherever it stands.
+			for i, k := range f[1:] {
+				if isNs3Key(k) {
+					return nil, fmt.Errorf("%s:%d:%d: %s: third.cc has no comments and reads this key after %q; delete the line, or join the mark to the key", file, n, cols[i+1], k, f[0])
+				}
+			}
+			continue
+		}
+		if !isNs3Key(f[0]) {
+			if first == "" {
+				first = fmt.Sprintf("%s:%d:%d: %s", file, n, cols[0], f[0])
+			}
+			unknown = append(unknown, f[0])
+			continue
+		}
+		c.kv[f[0]], c.line[f[0]], c.col[f[0]] = f[1:], n, cols[0]
+		if len(cols) > 1 {
+			c.col[f[0]] = cols[1]
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	if first != "" {
+		fork := ""
+		for _, k := range unknown {
+			if name, ok := ns3ForkKeys[k]; ok {
+				fork = fmt.Sprintf("; %s is %s key", k, name)
+				break
+			}
+		}
+		more := ""
+		if len(unknown) > 1 {
+			more = fmt.Sprintf(" (and %d more: %s)", len(unknown)-1, strings.Join(unknown[1:min(len(unknown), 6)], ", "))
+		}
+		return nil, fmt.Errorf("%s: not a key of HPCC's third.cc%s: from-ns3 converts what third.cc runs, and a fork's key may change the run%s", first, more, fork)
+	}
+	return c, nil
+}
+
+// isNs3Key says third.cc reads k as a key.
+func isNs3Key(k string) bool {
+	_, known := ns3Defaults[k]
+	_, harmless := ns3Harmless[k]
+	return known || harmless
+}
+
+// at names a key's place, for errors: its value's line and column, or the
+// file and third.cc's default where config.txt leaves the key out.
+func (c *ns3Config) at(key string) string {
+	if n, ok := c.line[key]; ok {
+		return fmt.Sprintf("%s:%d:%d: %s", c.file, n, c.col[key], key)
+	}
+	return fmt.Sprintf("%s: %s (absent: third.cc's default, %q)", c.file, key, ns3Defaults[key])
+}
+
+// num returns key's first value as a number, third.cc's default when
+// config.txt leaves it out.
+func (c *ns3Config) num(key string) (float64, error) {
+	v, ok := c.kv[key]
+	if !ok {
+		if d := ns3Defaults[key]; d != "" {
+			v = []string{d}
+		}
+	}
+	if len(v) == 0 {
+		return 0, fmt.Errorf("%s: expected a value", c.at(key))
+	}
+	x, err := strconv.ParseFloat(strings.TrimSuffix(v[0], "Mb/s"), 64)
+	if err != nil || x < 0 {
+		return 0, fmt.Errorf("%s %q: expected a number that is not negative", c.at(key), v[0])
+	}
+	return x, nil
+}
+
+// path returns a file key's path. ns-3 opens it relative to where it
+// runs, which run.py and its forks make an ancestor of config.txt's
+// directory (HPCC: simulation/ for mix/config.txt; ConWeave: its root
+// for mix/output/ID/config.txt): the path is tried relative to
+// config.txt's directory and then each directory above it, nearest
+// first, then as written from here, and last its name beside config.txt
+// (a run's files gathered in one directory). The error lists each place
+// tried.
+func (c *ns3Config) path(key string) (string, error) {
+	v, ok := c.kv[key]
+	if !ok || len(v) == 0 {
+		return "", fmt.Errorf("%s: expected the file's path", c.at(key))
+	}
+	var tried []string
+	if filepath.IsAbs(v[0]) {
+		tried = []string{v[0]}
+	} else {
+		dir, _ := filepath.Abs(filepath.Dir(c.file))
+		for {
+			tried = append(tried, filepath.Join(dir, v[0]))
+			up := filepath.Dir(dir)
+			if up == dir {
+				break
+			}
+			dir = up
+		}
+		if here, err := filepath.Abs(v[0]); err == nil && !slices.Contains(tried, here) {
+			tried = append(tried, here)
+		}
+		tried = append(tried, filepath.Join(filepath.Dir(c.file), filepath.Base(v[0])))
+	}
+	for _, p := range tried {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s %s: no such file; ns-3 opens it relative to where it runs, so from-ns3 looked relative to %s's directory, each directory above it and the working directory, then for its name beside it: %s",
+		c.at(key), v[0], filepath.Base(c.file), strings.Join(tried, ", "))
+}
+
+// ns3RateUnits is the bit rate of each unit ns-3's DataRate reads (ns-3.17
+// src/network/utils/data-rate.cc; case matters, B is bytes).
+var ns3RateUnits = map[string]float64{
+	"bps": 1, "b/s": 1, "Bps": 8, "B/s": 8,
+	"kbps": 1e3, "kb/s": 1e3, "Kbps": 1e3, "Kb/s": 1e3, "kBps": 8e3, "kB/s": 8e3, "KBps": 8e3, "KB/s": 8e3,
+	"Kib/s": 1024, "KiB/s": 8 * 1024,
+	"Mbps": 1e6, "Mb/s": 1e6, "MBps": 8e6, "MB/s": 8e6, "Mib/s": 1 << 20, "MiB/s": 8 << 20,
+	"Gbps": 1e9, "Gb/s": 1e9, "GBps": 8e9, "GB/s": 8e9, "Gib/s": 1 << 30, "GiB/s": 8 << 30,
+}
+
+// ns3Rate reads a link rate as ns-3's DataRate does: digits and dots, then
+// one of its units, or none for bits per second.
+func ns3Rate(s string) (unit.BitRate, error) {
+	n := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	mult := 1.0
+	if n >= 0 {
+		m, ok := ns3RateUnits[s[n:]]
+		if !ok {
+			return 0, fmt.Errorf("%q: expected a number and one of ns-3's rate units (bps, Kbps, Mbps, Gbps, Gb/s, GBps for bytes, Gib/s, ...; case matters)", s)
+		}
+		mult, s = m, s[:n]
+	}
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || x*mult < 1 || x*mult > float64(unit.MaxParsedRate) {
+		return 0, fmt.Errorf("%q: expected a rate from 1 bps to %v", s, unit.MaxParsedRate)
+	}
+	return unit.BitRate(x * mult), nil
+}
+
+// ns3Time reads a link delay as ns-3's Time does: a number, then s, ms, us,
+// ns, ps or fs, or no unit for seconds.
+func ns3Time(s string) (unit.Time, error) {
+	n := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && !strings.ContainsRune("+-.", r) })
+	num, suf := s, "s"
+	if n >= 0 {
+		num, suf = s[:n], s[n:]
+	}
+	per := map[string]float64{"s": 1e12, "ms": 1e9, "us": 1e6, "ns": 1e3, "ps": 1, "fs": 1e-3}[suf]
+	x, err := strconv.ParseFloat(num, 64)
+	if per == 0 || err != nil || x < 0 || x*per > float64(unit.MaxParsedTime/unit.Picosecond) {
+		return 0, fmt.Errorf("%q: expected a delay that is not negative: a number and s, ms, us, ns, ps or fs (ns-3's units), or seconds without one", s)
+	}
+	return unit.Time(x*per) * unit.Picosecond, nil
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rocelab/internal/scenario"
+	"rocelab/tools/internal/agree"
+)
+
+// Real ns-3 inputs from repositories that descend from HPCC's model
+// (testdata/public, each with its SOURCE): each converts to a scenario
+// rocelab loads, with the hosts and switches its topology lists, or is
+// refused at the line and column that says why.
+func TestImportsPublicInputs(t *testing.T) {
+	for _, c := range []struct {
+		config          string
+		hosts, switches int
+		note            string // a line the scenario's head must carry
+		want            string // the refusal, "" when it converts
+	}{
+		{config: "testdata/mix/config.txt", hosts: 65, switches: 1},
+		// ConWeave's k=8 fat-tree (256 hosts, 80 switches); config.txt
+		// where its run.py writes it, the topology's path relative to the
+		// repository's root, two directories above
+		{config: "testdata/public/conweave-ns3/mix/output/1/config.txt", hosts: 256, switches: 80},
+		{config: "testdata/public/hawkeye/mix/config.txt", want: "hawkeye/mix/config.txt:6:1: DIR: not a key of HPCC's third.cc (and 3 more: AGENT_NODE, AGENT_THRESHOLD, NO_CC_NODE)"},
+		{config: "testdata/public/hawkeye/mix_deadlock/config.txt", want: "mix_deadlock/config.txt:6:1: DIR: not a key of HPCC's third.cc (and 3 more: AGENT_NODE, AGENT_THRESHOLD, NO_CC_NODE)"},
+		{config: "testdata/public/srnic-simulation-public/mix/config.txt", want: "mix/config.txt:12:1: THROUGHPUT_FILE: not a key of HPCC's third.cc (and 3 more: CUSTOM_ALPHA, CUSTOM_BETA, MEASUREMENT_CYCLE)"},
+		{config: "testdata/public/ns3-rdma/mix/config.txt", want: "ns3-rdma/mix/config.txt:3:1: PACKET_LEVEL_ECMP: not a key of HPCC's third.cc (and 14 more"},
+		{config: "testdata/public/priometer/mix/config.txt", want: "priometer/mix/config.txt:43:1: P4THMETER_THRESHOLD: not a key of HPCC's third.cc"},
+		// its line "{Specifying different CC. 1: DCQCN, ...}" is a note
+		// to third.cc, which skips words it does not know
+		{config: "testdata/public/intcc/mix/config.txt", want: "intcc/mix/config.txt:9:1: FLOW_FILE_NAME: not a key of HPCC's third.cc (and 1 more: TimelyTHigh)"},
+		{config: "testdata/public/astra-network-ns3/mix/config.txt", want: "astra-network-ns3/mix/config.txt:43:1: NIC_TOTAL_PAUSE_TIME: not a key of HPCC's third.cc"},
+		{config: "testdata/public/astra-network-ns3/mix/config1.txt", want: "mix/flow1.txt:1:1: 1 flows listed, the first line says 2"},
+		// its SIMULATOR_STOP_TIME, 4e13 s, past rocelab's longest cap
+		{config: "testdata/public/astra-network-ns3/mix-fixed/config.txt", hosts: 64, switches: 1,
+			note: "# Differs: ns-3 stops at 4e+13 s; rocelab's longest cap is 3600000s, and both end when the flows do.\n"},
+		{config: "testdata/public/astra-network-ns3/mix-fixed/config-581.txt", want: "mix/581_nodes_69_switch_topology.txt:4:1: node 0, a host, has a second link (its first on line 3)"},
+		{config: "testdata/public/astra-network-ns3/mix-fixed/config-16.txt", want: "mix/16_node_switch_topology.txt:1:4: no switches"},
+		{config: "testdata/public/ns3-mp-rdma/mix/config.txt", hosts: 2, switches: 6},
+	} {
+		t.Run(c.config, func(t *testing.T) {
+			var y bytes.Buffer
+			err := fromNs3(c.config, &y)
+			if refused(t, err, c.want) {
+				return
+			}
+			if _, err := scenario.Load("imported.yaml", y.Bytes()); err != nil {
+				t.Fatalf("%v\n%s", err, y.String())
+			}
+			for _, want := range []string{fmt.Sprintf("  hosts: %d\n  switches: %d\n", c.hosts, c.switches), c.note} {
+				if !strings.Contains(y.String(), want) {
+					t.Errorf("expected %q:\n%s", want, y.String())
+				}
+			}
+		})
+	}
+}
+
+// The shapes ns-3's readers take, on HPCC's own mix/ run: what ns-3 reads
+// alike imports alike (CRLF line ends, a rate in bytes or another unit, a
+// delay without a unit); what it reads otherwise, or not at all, is
+// refused at its line and column.
+func TestImportShapes(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("testdata/mix", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	cfg, top, flow := read("config.txt"), read("topology.txt"), read("flow.txt")
+	imported := func(t *testing.T, cfg, top, flow string) (string, error) {
+		dir := filepath.Join(t.TempDir(), "mix")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, text := range map[string]string{"config.txt": cfg, "topology.txt": top, "flow.txt": flow} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var y bytes.Buffer
+		err := fromNs3(filepath.Join(dir, "config.txt"), &y)
+		_, body, _ := strings.Cut(y.String(), "\n") // past the line naming the file
+		return body, err
+	}
+	base, err := imported(t, cfg, top, flow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf := func(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+	link := "0 1 100Gbps 0.001ms 0\r\n" // HPCC's mix/ files end their lines with CR LF
+	edit := func(s, from, to string) string {
+		if !strings.Contains(s, from) {
+			t.Fatalf("no %q to edit", from)
+		}
+		return strings.Replace(s, from, to, 1)
+	}
+	for _, c := range []struct {
+		name, cfg, top, flow string
+		want                 string // the refusal, "" when it imports as mix/ does
+	}{
+		{name: "lf", cfg: lf(cfg), top: lf(top), flow: lf(flow)},
+		{name: "rate in bytes", top: edit(top, link, "0 1 12.5GBps 0.001ms 0\n")},
+		{name: "rate in bits", top: edit(top, link, "0 1 100000000000 1000ns 0\n")},
+		{name: "delay in seconds", top: edit(top, link, "0 1 100Gb/s 0.000001 0\n")},
+		{name: "comment", cfg: "# HPCC, as run.py writes it\n{CC_MODE: 1 DCQCN, 3 HPCC}\n" + cfg},
+		{name: "comment with a key", cfg: cfg + "# CC_MODE 1\n", want: "config.txt:59:3: CC_MODE: third.cc has no comments and reads this key"},
+		{name: "stop time", cfg: edit(cfg, "SIMULATOR_STOP_TIME 4.00", "SIMULATOR_STOP_TIME 1.5"), want: "config.txt:13:21: SIMULATOR_STOP_TIME 1.5: the run stops before its first flow starts"},
+		{name: "fork key", cfg: cfg + "LB_MODE 9\n", want: "config.txt:59:1: LB_MODE: not a key of HPCC's third.cc: from-ns3 converts what third.cc runs, and a fork's key may change the run; LB_MODE is ConWeave's"},
+		{name: "link down", cfg: edit(cfg, "LINK_DOWN 0 0 0", "LINK_DOWN 1000 0 1"), want: "config.txt:48:11: LINK_DOWN 1000: a link taken down during the run is not converted"},
+		{name: "rate lower case", top: edit(top, link, "0 1 100gbps 0.001ms 0\n"), want: "topology.txt:3:5: rate \"100gbps\": expected a number and one of ns-3's rate units"},
+		{name: "delay exponent", top: edit(top, link, "0 1 100Gbps 1e-6s 0\n"), want: "topology.txt:3:13: delay \"1e-6s\""},
+		{name: "lossy link", top: edit(top, link, "0 1 100Gbps 0.001ms 0.01\n"), want: "topology.txt:3:21: error rate 0.01"},
+		{name: "host to host", top: edit(top, link, "2 1 100Gbps 0.001ms 0\n"), want: "topology.txt:3:1: nodes 2 and 1 are both hosts"},
+		// the head of SimAI's topologies (its ns-3-alibabacloud reads
+		// NODES GPUS_PER_SERVER NVSWITCHES SWITCHES LINKS GPU_TYPE)
+		{name: "SimAI head", top: edit(top, "66 1 65\r\n", "74 8 8 1 129 H100\n"), want: "topology.txt:1:14: \"H100\": a GPU type, so SimAI's head"},
+		{name: "link short", top: edit(top, link, "0 1 100Gbps 0.001ms\n"), want: "topology.txt:3:13: expected \"SRC DST RATE DELAY ERROR_RATE\""},
+		{name: "flow columns", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 3 100 200000000 2 9.5\n"), want: "flow.txt:2:23: expected \"SRC DST PG DPORT SIZE START_SECONDS\" (7 fields)"},
+		{name: "flow priority", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 0 100 200000000 2\n"), want: "flow.txt:2:5: priority group 0"},
+		{name: "flow size", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 3 100 2e8 2\n"), want: "flow.txt:2:11: SIZE \"2e8\""},
+		{name: "flow to a switch", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 0 3 100 200000000 2\n"), want: "flow.txt:2:3: node 0 is not a host"},
+		{name: "flow count", flow: edit(flow, "2\n", "70\n"), want: "flow.txt:66:1: node 66 is not a host of the topology"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := imported(t, cmp.Or(c.cfg, cfg), cmp.Or(c.top, top), cmp.Or(c.flow, flow))
+			if refused(t, err, c.want) {
+				return
+			}
+			if got != base {
+				t.Errorf("imported otherwise than mix/:\n%s", got)
+			}
+		})
+	}
+}
+
+// refused holds err to want, a refusal's text ("" for none), and says
+// whether the input was refused.
+func refused(t *testing.T, err error, want string) bool {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Fatal(err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Fatalf("error %v, expected %q", err, want)
+	}
+	return want != ""
+}
+
+// A workload on another simulator's topology, run on HPCC's ns-3: its own
+// config.txt (HPCC) on ConWeave's k=8 fat-tree (256 hosts, 80 switches,
+// 2:1), a ring of 64 drawn hosts writing 1 MB each
+// (testdata/public/conweave-ns3/SOURCE), imported by from-ns3 and held to
+// ns-3's fct.txt. Measured: mean +3.0 %, median +3.7 %, last +4.1 %,
+// per-flow ratio's median 1.028 (its largest 1.153).
+func TestImportedFatTreeAgreesWithNs3(t *testing.T) {
+	var y bytes.Buffer
+	if err := fromNs3("testdata/public/conweave-ns3/mix/output/1/config.txt", &y); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "fat-k8.yaml")
+	if err := os.WriteFile(file, y.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := compare(file, 1, "testdata/public/conweave-ns3/mix/fct.txt", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, r := agree.Summarise(got.ns3), agree.Summarise(got.rocelab)
+	agree.Hold(t, "ConWeave's k=8 fat-tree, HPCC", "ns-3", []agree.Metric{
+		{Name: "mean", Other: n.Mean, Rocelab: r.Mean, Bound: 0.05},
+		{Name: "p50", Other: n.P50, Rocelab: r.P50, Bound: 0.06},
+		{Name: "max", Other: n.Max, Rocelab: r.Max, Bound: 0.06},
+		{Name: "per-flow ratio's median", Other: 1, Rocelab: agree.Summarise(got.ratio).P50, Bound: 0.05},
+	})
+}
