@@ -14,6 +14,7 @@ import (
 	"rocelab/internal/cc"
 	"rocelab/internal/scenario"
 	"rocelab/internal/unit"
+	"rocelab/tools/internal/fields"
 )
 
 // htsimRun is what an htsim_roce or htsim_hpcc command line says about
@@ -289,25 +290,6 @@ func (file matrixErrs) at(line, col int, format string, a ...any) error {
 	return fmt.Errorf("%s:%d:%d: %s", string(file), line, col, fmt.Sprintf(format, a...))
 }
 
-// fields splits a line at spaces and tabs as htsim's tokenizer does
-// (ConnectionMatrix::load splits at single spaces; runs of them make
-// empty tokens it skips), with each field's 1-based column.
-func fields(s string) (f []string, col []int) {
-	for i := 0; i < len(s); {
-		if s[i] == ' ' || s[i] == '\t' || s[i] == '\r' {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && s[j] != ' ' && s[j] != '\t' && s[j] != '\r' {
-			j++
-		}
-		f, col = append(f, s[i:j]), append(col, i+1)
-		i = j
-	}
-	return f, col
-}
-
 // readMatrix reads an htsim connection matrix as htsim's
 // ConnectionMatrix::load does, refusing what rocelab cannot run alike.
 func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsimTrigger, error) {
@@ -318,7 +300,7 @@ func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsim
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for line := 1; sc.Scan(); line++ {
-		f, col := fields(sc.Text())
+		f, col := fields.At(sc.Text())
 		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 
 	"rocelab/internal/scenario"
 	"rocelab/internal/unit"
+	"rocelab/tools/internal/fields"
 )
 
 // ns3Topology is topology.txt as a graph: hosts (the nodes not listed as
@@ -46,7 +47,7 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 	t := &ns3Topology{}
 	links := 0
 	for n := 1; sc.Scan(); n++ {
-		f, cols := fieldsAt(sc.Text())
+		f, cols := fields.At(sc.Text())
 		errAt := func(i int, format string, a ...any) error {
 			return fmt.Errorf("%s:%d:%d: %s", file, n, cols[min(i, len(cols)-1)], fmt.Sprintf(format, a...))
 		}
@@ -161,7 +162,7 @@ func readFlows(file string, r io.Reader, t *ns3Topology) ([]ns3FlowLine, error) 
 	want := -1
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
-		f, cols := fieldsAt(sc.Text())
+		f, cols := fields.At(sc.Text())
 		errAt := func(i int, format string, a ...any) error {
 			return fmt.Errorf("%s:%d:%d: %s", file, n, cols[min(i, len(cols)-1)], fmt.Sprintf(format, a...))
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"rocelab/internal/unit"
+	"rocelab/tools/internal/fields"
 )
 
 // ns3Defaults is every key HPCC's scratch/third.cc (9f4be2a) reads that
@@ -68,26 +69,6 @@ type ns3Config struct {
 	col  map[string]int
 }
 
-// fieldsAt splits s at white space (CR too, for files written on
-// Windows) and gives each field's 1-based byte column.
-func fieldsAt(s string) ([]string, []int) {
-	var f []string
-	var cols []int
-	for i := 0; i < len(s); {
-		if strings.IndexByte(" \t\r\v\f", s[i]) >= 0 {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && strings.IndexByte(" \t\r\v\f", s[j]) < 0 {
-			j++
-		}
-		f, cols = append(f, s[i:j]), append(cols, i+1)
-		i = j
-	}
-	return f, cols
-}
-
 // readConfig reads "KEY VALUE..." lines, a later line of a key over an
 // earlier one (as third.cc reads them). It refuses a key third.cc does
 // not read, which a fork of it gives a meaning from-ns3 cannot know.
@@ -97,7 +78,7 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 	var unknown []string
 	first := ""
 	for n := 1; sc.Scan(); n++ {
-		f, cols := fieldsAt(sc.Text())
+		f, cols := fields.At(sc.Text())
 		if len(f) == 0 {
 			continue
 		}
