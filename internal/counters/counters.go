@@ -250,6 +250,11 @@ type Desc struct {
 	// "<tree> <file>:<line> <token>" and the substitutions "old=new" that
 	// turn the token into Name; empty for names only the twin prints.
 	Origin string
+	// Renamed marks a later name of a concept the driver renamed (bnxt_en's
+	// rx_total_discard_pkts is rx_total_ring_discards from Linux 6.6 on):
+	// Lookup reads it, while Find and Name keep giving the earlier name,
+	// the one listed first.
+	Renamed bool
 
 	// byPrio holds the concrete names of priorities 0-7 of a per-priority
 	// counter in a Table, spelled once when the table is built: the twin
@@ -313,7 +318,7 @@ func New(descs []Desc) (*Table, error) {
 		if d.PerPrio {
 			d.byPrio = &names
 		}
-		if d.Concept == DropReason {
+		if d.Concept == DropReason || d.Renamed {
 			continue // one concept, several names, told apart by name
 		}
 		k := key{d.Vendor, d.Source, d.Concept, d.Dir}

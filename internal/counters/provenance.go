@@ -110,6 +110,7 @@ var provenance = map[string]string{
 	"rx_stat_discard":                "linux-6.1.172 drivers/net/ethernet/broadcom/bnxt/bnxt_ethtool.c:399 rx_stat_discard",
 	"tx_stat_discard":                "linux-6.1.172 drivers/net/ethernet/broadcom/bnxt/bnxt_ethtool.c:437 tx_stat_discard",
 	"rx_total_discard_pkts":          `linux-6.1.172 drivers/net/ethernet/broadcom/bnxt/bnxt_ethtool.c:345 "rx_total_discard_pkts"`,
+	"rx_total_ring_discards":         `linux-10d525b9 drivers/net/ethernet/broadcom/bnxt/bnxt_ethtool.c:348 "rx_total_ring_discards"`,
 	"rx_buffer_passed_threshold":     "linux-6.1.172 drivers/net/ethernet/broadcom/bnxt/bnxt_ethtool.c:453 rx_buffer_passed_threshold",
 	"rx_priority_pause_frames":       "linux-6.1.172 drivers/net/ethernet/emulex/benet/be_ethtool.c:88 rx_priority_pause_frames",
 	"tx_priority_pauseframes":        "linux-6.1.172 drivers/net/ethernet/emulex/benet/be_ethtool.c:89 tx_priority_pauseframes",

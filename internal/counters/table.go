@@ -44,6 +44,10 @@ func builtin() []Desc {
 	hwv := func(v Vendor, name string, c Concept, d Dir) Desc {
 		return Desc{Name: name, Vendor: v, Source: HWCounters, Concept: c, Dir: d, Unit: Events}
 	}
+	renamed := func(d Desc) Desc {
+		d.Renamed = true
+		return d
+	}
 	sw := func(name string, c Concept, prio bool) Desc {
 		return Desc{Name: name, Vendor: Twin, Source: SwitchPort, Concept: c, PerPrio: prio, Unit: Packets}
 	}
@@ -158,11 +162,15 @@ func builtin() []Desc {
 		other(BNXT, "tx_pause_frames", GlobalPause, TX, false, Packets),
 		other(BNXT, "rx_total_frames", PhyPackets, RX, false, Packets),
 		// The port's own drops (bnxt's rx_discards_phy), the host rings'
-		// (its rx_out_of_buffer, before 6.7 kernels' rename) and the port
+		// (its rx_out_of_buffer: the sum of every ring's rx_discard_pkts,
+		// rx_total_discard_pkts until the ring error statistics renamed it
+		// rx_total_ring_discards: Linux 6.6.43 prints the new name,
+		// testdata/corpus/ethtool/ethtool-bnxt-en-6.6-*) and the port
 		// buffer's congestion threshold.
 		other(BNXT, "rx_stat_discard", PhyDiscards, RX, false, Packets),
 		other(BNXT, "tx_stat_discard", PhyDiscards, TX, false, Packets),
 		other(BNXT, "rx_total_discard_pkts", OutOfBufferHost, RX, false, Packets),
+		renamed(other(BNXT, "rx_total_ring_discards", OutOfBufferHost, RX, false, Packets)),
 		other(BNXT, "rx_buffer_passed_threshold", BufferPassedThreshold, RX, false, Events),
 		other(BNXT, "tx_total_frames", PhyPackets, TX, false, Packets),
 

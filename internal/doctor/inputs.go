@@ -249,7 +249,7 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 		info.binary = true
 		return info, nil
 	}
-	res, err := readText(name, br)
+	res, err := ingest.Read(name, br)
 	if err != nil {
 		info.Error = err.Error()
 		return info, nil
@@ -264,15 +264,6 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 		}
 	}
 	return info, res.Artifacts
-}
-
-// readText reads a text input: a JSON document nccl-tests wrote (-J) by
-// its own reader, anything else line by line through every text parser.
-func readText(name string, br *bufio.Reader) (*ingest.Result, error) {
-	if head, _ := br.Peek(8 << 10); ingest.IsNCCLTestsJSON(head) {
-		return ingest.ReadNCCLTestsJSON(name, br)
-	}
-	return ingest.Read(name, br)
 }
 
 // readArchive reads a tar archive (gzip-compressed or not), such as one
@@ -325,7 +316,7 @@ func readArchive(path string, opts Options, mtimes map[string]time.Time) ([]Inpu
 		if !h.ModTime.IsZero() {
 			mtimes[name] = h.ModTime
 		}
-		res, err := readText(name, bufio.NewReaderSize(tr, 64<<10))
+		res, err := ingest.Read(name, tr)
 		info := InputInfo{Path: name, Type: "unknown", InArchive: path}
 		if err != nil {
 			info.Error = err.Error()

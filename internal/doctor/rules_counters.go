@@ -376,17 +376,27 @@ func checkDiscards(inc *Incident) []Finding {
 		}
 		mech = append(mech, "Counted "+window(s)+".")
 		var fix string
-		if len(d.Port) == 0 && len(d.Prio) == 0 && len(d.Host) == 0 {
+		const rdmaFix = "the receiving application must keep receives posted ahead of the incoming SENDs (a deeper receive queue or SRQ, reposted before it runs dry); its peers see these as RNR NAKs (rnr_nak_retry_err)."
+		hostFix := fmt.Sprintf("For the kernel rings: ethtool -G %s rx 8192, more channels (ethtool -L), IRQ affinity on the NIC's NUMA node.", dev)
+		switch {
+		case len(d.Port) == 0 && len(d.Prio) == 0 && len(d.Host) == 0:
 			return []Finding{perPort(Finding{
 				ID: "counters.discards", Severity: sev, Layer: LayerFabric,
 				Title: title, Evidence: readingsEvidence(all...),
 				Mechanism: strings.Join(mech, " "),
-				Fix:       "Not the fabric: the receiving application must keep receives posted ahead of the incoming SENDs (a deeper receive queue or SRQ, reposted before it runs dry); its peers see these as RNR NAKs (rnr_nak_retry_err).",
+				Fix:       "Not the fabric: " + rdmaFix,
 			}, s, "NIC dropped packets")}
-		}
-		if onLossless {
+		case len(d.Port) == 0 && len(d.Prio) == 0:
+			// The host's rings only (with RDMA's receive queues): the
+			// packets reached the NIC, so PFC, ECN and the switch have
+			// nothing to do with it.
+			fix = "Not the fabric: the packets reached the NIC and the host had posted no buffer for them, so PFC or ECN would not help. " + hostFix
+			if len(d.RDMA) > 0 {
+				fix += " For out_of_buffer, " + rdmaFix
+			}
+		case onLossless:
 			fix = fmt.Sprintf("Check PFC end to end on priority %s: the peer and every switch port must have it enabled (mlnx_qos -i %s shows the NIC side), and the switch's headroom must suit the cable length and MTU; watch rx/tx_prio%d_pause during the test.", prioList(pfc.prios), dev, pfc.prios[0])
-		} else {
+		default:
 			top := 0
 			if len(d.PrioOf) > 0 {
 				top = d.PrioOf[0]
@@ -398,8 +408,8 @@ func checkDiscards(inc *Incident) []Finding {
 			}
 			fix += "."
 		}
-		if len(d.Host) > 0 {
-			fix += fmt.Sprintf(" For the kernel rings: ethtool -G %s rx 8192, more channels (ethtool -L), IRQ affinity on the NIC's NUMA node.", dev)
+		if len(d.Host) > 0 && (len(d.Port) > 0 || len(d.Prio) > 0) {
+			fix += " " + hostFix
 		}
 		ev := all
 		if haveRx {

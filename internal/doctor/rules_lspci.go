@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"rocelab/internal/ingest"
+	"rocelab/internal/pcie"
 )
 
 // Rules over `lspci -vvv`: the host-side causes of slow collectives the
@@ -158,12 +159,8 @@ func gtsText(gts float64) string {
 
 // pcieGen returns the PCIe generation of a lane rate, 0 when unknown.
 func pcieGen(gts float64) int {
-	for g, r := range []float64{2.5, 5, 8, 16, 32, 64} {
-		if gts == r {
-			return g + 1
-		}
-	}
-	return 0
+	g, _ := pcie.OfRate(gts)
+	return g.N
 }
 
 // checkLspciACS reports bridges whose ACS redirects peer-to-peer traffic.

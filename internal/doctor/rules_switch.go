@@ -234,27 +234,48 @@ func checkHeadroom(inc *Incident) []Finding {
 			}
 		}
 	}
+	const (
+		mech = "Headroom holds what is still in flight after the port sends XOFF: the cable's round trip, the peer's response time and one MTU (SONiC's formula in sonic-swss buffer_headroom_mellanox.lua: xoff = MTU + 2·cable·rate/c + peer response). Used headroom means PFC fired; drops on the same port mean the in-flight data exceeded it: the headroom was sized for a shorter cable, a smaller MTU or a lower speed."
+		fix  = "Compare the headroom profile (`mmuconfig -l`, `show buffer profile`) with the cable length and speed of this port (`config interface cable-length`, or SONiC's dynamic buffer model); raise xoff or shorten the cable assumption no further than the real cable."
+	)
 	for _, s := range sws {
 		for _, g := range s.PGs {
-			if !g.Headroom || g.Bytes == 0 || !hasPrio(lossless, g.PG) {
+			if !g.Headroom && !g.Untitled || g.Bytes == 0 || !hasPrio(lossless, g.PG) {
 				continue
 			}
 			name := fmt.Sprintf("%s PG%d", swName(s, g.Port), g.PG)
 			ev := []Evidence{g.Evidence}
-			sev := Info
-			title := fmt.Sprintf("%s: PFC headroom used, peak %s (lossless per %s)", name, unit.Bytes(int64(g.Bytes)), from)
-			if d, ok := dropped[swName(s, g.Port)]; ok {
-				sev = Error
-				title = fmt.Sprintf("%s: PFC headroom exhausted: peak %s and the port dropped (lossless per %s)", name, unit.Bytes(int64(g.Bytes)), from)
+			d, drop := dropped[swName(s, g.Port)]
+			if drop {
 				ev = append(ev, d)
 			}
-			fs = append(fs, Finding{
-				ID: "switch.headroom.exhausted", Severity: sev, Layer: LayerFabric,
-				Title:     title,
+			peak := unit.Bytes(int64(g.Bytes))
+			f := Finding{
+				ID: "switch.headroom.exhausted", Severity: Info, Layer: LayerFabric,
+				Title:     fmt.Sprintf("%s: PFC headroom used, peak %s (lossless per %s)", name, peak, from),
 				Evidence:  evidenceInOrder(ev),
-				Mechanism: "Headroom holds what is still in flight after the port sends XOFF: the cable's round trip, the peer's response time and one MTU (SONiC's formula in sonic-swss buffer_headroom_mellanox.lua: xoff = MTU + 2·cable·rate/c + peer response). Used headroom means PFC fired; drops on the same port mean the in-flight data exceeded it: the headroom was sized for a shorter cable, a smaller MTU or a lower speed.",
-				Fix:       "Compare the headroom profile (`mmuconfig -l`, `show buffer profile`) with the cable length and speed of this port (`config interface cable-length`, or SONiC's dynamic buffer model); raise xoff or shorten the cable assumption no further than the real cable.",
-			}.per(name, "priority group", "Switch PFC headroom"))
+				Mechanism: mech,
+				Fix:       fix,
+			}
+			switch {
+			case g.Untitled:
+				// `show priority-group watermark shared` and `headroom`
+				// print the same header; only the title line tells them
+				// apart. A shared peak is normal under load, a headroom
+				// peak is PFC at work: the finding says both, and a drop
+				// on the port is a warning, as headroom would be exhausted.
+				f.Title = fmt.Sprintf("%s: peak %s in a priority-group watermark table without its title: headroom (PFC fired) or shared buffer, the output does not say (lossless per %s)", name, peak, from)
+				if drop {
+					f.Severity = Warn
+					f.Title = fmt.Sprintf("%s: peak %s in a priority-group watermark table without its title, and the port dropped: if it is the headroom watermark, the headroom was exhausted (lossless per %s)", name, peak, from)
+				}
+				f.Mechanism = "The table has the header and rows of `show priority-group watermark` (or `persistent-watermark`) but not the title line that says which buffer it measures (\"Ingress headroom per PG:\" or \"Ingress shared pool occupancy per PG:\"), as pasted in sonic-utilities#2568; the two tables print the same header. Read as the shared watermark, the peak is the PG's use of the shared pool, normal under load. Read as the headroom watermark: " + mech
+				f.Fix = "Run `show priority-group watermark headroom` and keep its title line (watermarkstat -t pg_headroom), to know which it is. If it is headroom: " + fix
+			case drop:
+				f.Severity = Error
+				f.Title = fmt.Sprintf("%s: PFC headroom exhausted: peak %s and the port dropped (lossless per %s)", name, peak, from)
+			}
+			fs = append(fs, f.per(name, "priority group", "Switch PFC headroom"))
 		}
 	}
 	return fs

@@ -5,6 +5,7 @@ import (
 
 	"rocelab/internal/headroom"
 	"rocelab/internal/ingest"
+	"rocelab/internal/unit"
 )
 
 // checkProfileHeadroom compares the xoff of each lossless buffer profile a
@@ -34,12 +35,13 @@ func checkProfileHeadroom(inc *Incident) []Finding {
 				in.Lanes = 8
 			}
 			need := headroom.Compute(in).Xoff
-			if p.Xoff >= int64(need) {
-				continue
-			}
 			static := headroom.StaticFloor(pn.Speed, pn.Cable, mtu)
 			static.Lanes = in.Lanes
 			staticNeed := headroom.Compute(static).Xoff
+			sev, short := HeadroomShort(unit.Bytes(p.Xoff), need, staticNeed)
+			if !short {
+				continue
+			}
 			name := p.Name
 			if s.Switch != "" {
 				name = s.Switch + " " + p.Name
@@ -53,7 +55,7 @@ func checkProfileHeadroom(inc *Incident) []Finding {
 					assumed,
 				Fix: fmt.Sprintf("Let SONiC's dynamic buffer model size the profile, or raise xoff to at least %d B; `rocelab calc headroom --speed %v --cable %v --asic <ASIC>` gives the ASIC's own figure.", int64(need), pn.Speed, pn.Cable),
 			}
-			if p.Xoff >= int64(staticNeed) {
+			if sev == Info {
 				f.Severity = Info
 				f.Title = fmt.Sprintf("%s: xoff %d B covers the %d B of a peer that pauses within %.1f KiB (the vendors' static tables), not the %d B of the IEEE budget SONiC's formula uses, for %v on %v", name, p.Xoff, int64(staticNeed), headroom.StaticPeerResponse/1024, int64(need), pn.Speed, pn.Cable)
 				f.Mechanism = "Vendors' static pg_profile_lookup.ini tables were computed with a fixed peer response (NVIDIA's 3.8 KiB); sonic-swss #1930 (2021) made buffer_headroom_mellanox.lua use IEEE 802.3 31B.3.7's budget instead (394 quanta = 25216 B at 100G), and the dynamic buffer model sizes ports by it. " +

@@ -1,6 +1,9 @@
 package gpu
 
-import "rocelab/internal/unit"
+import (
+	"rocelab/internal/pcie"
+	"rocelab/internal/unit"
+)
 
 // Host is what a GPU server adds around its GPUs and NICs that NCCL's
 // performance depends on: where each GPU's NIC sits, the PCIe links, ACS,
@@ -103,22 +106,18 @@ func (s Server) nicWidth() int {
 	return s.NICPCIeWidth
 }
 
-// pcieLaneGBps is a PCIe lane's raw data rate after line coding, GB/s
-// (Gen3 8 GT/s 128b/130b: 0.985).
-var pcieLaneGBps = map[int]float64{1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.877}
-
 // PCIeTLPEfficiency is the share of a PCIe link's raw rate left for DMA
 // payload after transaction-layer headers (256-byte payloads and read
 // completions): about 0.86.
 const PCIeTLPEfficiency = 0.86
 
 // NICDMABW returns what the NIC's PCIe link carries in DMA payload, GB/s:
-// lanes × raw lane rate × PCIeTLPEfficiency (Gen3 x8: 6.8 GB/s, 54 Gb/s,
+// lanes × lane rate after line coding (pcie.Gen.LaneGBps) × PCIeTLPEfficiency (Gen3 x8: 6.8 GB/s, 54 Gb/s,
 // below a 100G port; Gen4 x16: 27 GB/s, above a 200G port).
 func (s Server) NICDMABW() float64 {
-	lane, ok := pcieLaneGBps[s.NICPCIe]
+	g, ok := pcie.Generation(s.NICPCIe)
 	if !ok {
-		lane = pcieLaneGBps[3]
+		g, _ = pcie.Generation(3)
 	}
-	return lane * float64(s.nicWidth()) * PCIeTLPEfficiency
+	return g.LaneGBps() * float64(s.nicWidth()) * PCIeTLPEfficiency
 }

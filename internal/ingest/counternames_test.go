@@ -44,6 +44,7 @@ func TestCounterNamesFromTable(t *testing.T) {
 	for name, want := range map[string]counters.Concept{
 		"rx_discards_phy": counters.PhyDiscards, "tx_discards_phy": counters.PhyDiscards, "rx_out_of_buffer": counters.OutOfBufferHost,
 		"out_of_buffer": counters.RespOutOfBuffer, "rx_discard_packets_cos5": counters.PrioDiscards, "rx_drops_no_pbuf": counters.OutOfBufferHost,
+		"rx_total_discard_pkts": counters.OutOfBufferHost, "rx_total_ring_discards": counters.OutOfBufferHost,
 		"rxpp_fifo_overflow_drop": counters.PhyDiscards,
 		"local_ack_timeout_err":   counters.LocalAckTimeoutErr, "roce_slow_restart": counters.SlowRestart, "rnr_nak_retry_err": counters.RNRNakRetryErr,
 		"np_ecn_marked_roce_packets": counters.ECNMarkedRoCE, "np_cnp_sent": counters.CNPSent, "rp_cnp_handled": counters.CNPHandled,

@@ -11,6 +11,7 @@
 package ingest
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"sort"
@@ -197,11 +198,30 @@ func (r *Result) Type() string {
 	return string(r.Artifacts[0].Kind())
 }
 
-// Read streams r once through every format's parser. One goroutine reads
-// and cleans the lines while this one feeds them to the parsers, in order,
-// a batch at a time: the two halves of the work overlap on two cores, and
-// the batches in flight bound the memory (see lineBatches).
+// Read reads one input for every front end (the doctor, lint): a JSON
+// document nccl-tests wrote (-J), recognised by its first keys
+// (IsNCCLTestsJSON), by its own reader (ReadNCCLTestsJSON); anything
+// else line by line (readText).
 func Read(src string, r io.Reader) (*Result, error) {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
+	if head, _ := br.Peek(jsonSniffBytes); IsNCCLTestsJSON(head) {
+		return ReadNCCLTestsJSON(src, br)
+	}
+	return readText(src, br)
+}
+
+// jsonSniffBytes is how much of an input IsNCCLTestsJSON sees: enough
+// for nccl-tests' first two keys however the document is indented.
+const jsonSniffBytes = 8 << 10
+
+// readText streams r once through every format's parser. One goroutine
+// reads and cleans the lines while this one feeds them to the parsers, in
+// order, a batch at a time: the two halves of the work overlap on two
+// cores, and the batches in flight bound the memory (see lineBatches).
+func readText(src string, r io.Reader) (*Result, error) {
 	fs := Formats()
 	ps := make([]Parser, len(fs))
 	for i, f := range fs {

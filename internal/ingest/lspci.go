@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rocelab/internal/pcie"
 	"rocelab/internal/unit"
 )
 
@@ -138,18 +139,10 @@ type PCIeLinkState struct {
 // Set reports whether the line was read.
 func (l PCIeLinkState) Set() bool { return l.Width > 0 }
 
-// Rate is the link's data rate after line coding (8b/10b up to 5 GT/s,
-// 128b/130b from 8 GT/s; 64 GT/s FLIT mode counted as 1:1), 0 when the
-// speed is unknown.
+// Rate is the link's data rate after line coding (pcie.LaneGbpsAt), 0
+// when the speed is unknown.
 func (l PCIeLinkState) Rate() unit.BitRate {
-	coding := 128.0 / 130
-	switch {
-	case l.GTs <= 5:
-		coding = 0.8
-	case l.GTs >= 64:
-		coding = 1
-	}
-	return unit.BitRate(l.GTs * coding * float64(l.Width) * 1e9)
+	return unit.BitRate(pcie.LaneGbpsAt(l.GTs) * float64(l.Width) * 1e9)
 }
 
 // String formats it as lspci does: "16GT/s x16".

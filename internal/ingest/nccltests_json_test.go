@@ -273,3 +273,21 @@ func FuzzNcclTestsJSON(f *testing.F) {
 		}
 	})
 }
+
+// Read, the one entry every front end calls, recognises an nccl-tests -J
+// document itself (the doctor sniffed it before calling, lint did not):
+// the runs are the JSON reader's, the same as ReadNCCLTestsJSON gives.
+func TestReadSniffsNCCLTestsJSON(t *testing.T) {
+	doc := twinJSON(t)
+	res, err := Read("t.json", bytes.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := ReadNCCLTestsJSON("t.json", bytes.NewReader(doc))
+	if !reflect.DeepEqual(res, want) {
+		t.Fatalf("Read gave %s with %d artifacts, want the JSON reader's %s with %d", res.Type(), len(res.Artifacts), want.Type(), len(want.Artifacts))
+	}
+	if got, ok := res.Artifacts[0].(*NCCLTests); !ok || len(got.Runs) == 0 || !got.Runs[0].JSON {
+		t.Errorf("Read gave %s, not the JSON runs", res.Type())
+	}
+}

@@ -3,6 +3,8 @@ package ingest
 import (
 	"strconv"
 	"strings"
+
+	"rocelab/internal/sonic"
 )
 
 // KindSwitch is the kind of SwitchCounters.
@@ -428,7 +430,7 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return swWDConfig, f
 	case f[0] == "Port" && f[1] == "TxQ" && strings.Contains(h, "WredDrp/pkts") && strings.Contains(h, "EcnMarked/pkts"):
 		return swWRED, f
-	case len(f) == 3 && f[0] == "Interface" && f[1] == "Lossless" && f[2] == "priorities":
+	case sonic.PFCPriorityHeader(f):
 		return swPFCPrio, f
 	}
 	return swNone, nil
@@ -537,7 +539,7 @@ func (p *switchParser) row(l Line, t string) bool {
 	case swWRED:
 		return p.wredRow(f, ev)
 	case swPFCPrio:
-		return p.pfcPrioRow(f, ev)
+		return p.pfcPrioRow(l.Text, ev)
 	case swPorts:
 		return p.portRow(f, ev)
 	case swWDConfig:

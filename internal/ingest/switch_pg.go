@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"rocelab/internal/sonic"
 )
 
 // PGDrop is the packets one ingress priority group dropped (`show
@@ -88,21 +90,16 @@ func (p *switchParser) wredRow(f []string, ev Evidence) bool {
 	return true
 }
 
-// pfcPrioRow reads a `show pfc priority` row ("Ethernet0    3,4", or the
-// port alone when it has none): its priorities join the switch's PFC
+// pfcPrioRow reads a `show pfc priority` row with package sonic's reader
+// of it (the one lint uses): its priorities join the switch's PFC
 // priorities.
-func (p *switchParser) pfcPrioRow(f []string, ev Evidence) bool {
-	if len(f) > 2 || !isIdentName(f[0]) {
+func (p *switchParser) pfcPrioRow(raw string, ev Evidence) bool {
+	_, v, ok := sonic.PFCPriorityRow(raw)
+	if !ok {
 		return false
 	}
-	if len(f) == 1 {
-		return true
-	}
-	for _, c := range strings.Split(f[1], ",") {
-		n, err := strconv.Atoi(c)
-		if err != nil || n < 0 || n > 7 {
-			return false
-		}
+	prios, _ := sonic.Range(v.Text)
+	for _, n := range prios {
 		if !slices.Contains(p.out.PFCPrios, n) {
 			p.out.PFCPrios = append(p.out.PFCPrios, n)
 			p.out.PFCPrioEvs = append(p.out.PFCPrioEvs, ev)

@@ -134,6 +134,10 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 	}
 	head := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	switch {
+	case ingest.IsNCCLTestsJSON(head):
+		// Recognised as the doctor recognises it (ingest.Read), before
+		// any JSON is read as a config_db.
+		return info, fmt.Errorf("%s: an nccl-tests JSON document (-J): the results of a run, not a configuration: use rocelab diagnose %s: %w", name, path, errNotConfig)
 	case ext == ".json" || len(head) > 0 && head[0] == '{' || sonic.IsFragment(head):
 		dbs, err := sonic.ParseAll(name, data)
 		if err != nil {

@@ -420,3 +420,19 @@ func TestLintProfilesUnused(t *testing.T) {
 		t.Errorf("findings %v, want config.qos.absent naming the unused profiles", rep.Findings)
 	}
 }
+
+// TestLintNCCLTestsJSON: an nccl-tests -J document is results, not a
+// configuration. It was read as a config_db and refused for its
+// "version" key ("this JSON is not a config_db"); it is now recognised as
+// the doctor recognises it (ingest.IsNCCLTestsJSON) and sent to diagnose,
+// whole or cut off.
+func TestLintNCCLTestsJSON(t *testing.T) {
+	for _, f := range []string{"allreduce-4x8-a100-as-found-twin.json", "allreduce-4x8-a100-as-found-cut-synthetic.json"} {
+		path := filepath.Join("../../testdata/synthetic/nccltests-json", f)
+		_, err := Lint([]string{path}, nil)
+		var bad *BadInputError
+		if !errors.As(err, &bad) || !errors.Is(err, errNotConfig) || !strings.Contains(err.Error(), "an nccl-tests JSON document (-J)") || !strings.Contains(err.Error(), "use rocelab diagnose "+path) || strings.Contains(err.Error(), "config_db") {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}

@@ -155,7 +155,7 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 	type hit struct {
 		ports     []string
 		need      unit.Bytes
-		fixedPeer unit.Bytes // the need with the ASIC's fixed peer response (0 without an ASIC)
+		fixedPeer unit.Bytes // the need with the ASIC's fixed peer response (0 without an ASIC): HeadroomShort's static floor
 		rate      unit.BitRate
 		cable     float64
 		profileEv Evidence
@@ -202,8 +202,9 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 		h := hits[k]
 		name := strings.SplitN(k, "|", 2)[0]
 		subject := fmt.Sprintf("%s BUFFER_PROFILE %s on %s", db.File, name, portList(h.ports))
+		sev, short := doctor.HeadroomShort(unit.Bytes(h.have), h.need, h.fixedPeer)
 		switch {
-		case unit.Bytes(h.have) < h.need && unit.Bytes(h.have) >= h.fixedPeer && h.fixedPeer > 0:
+		case short && sev == doctor.Info:
 			fs = append(fs, doctor.Finding{
 				ID: "pfc.headroom.short", Severity: doctor.Info, Layer: doctor.LayerFabric,
 				Title:    fmt.Sprintf("%s: xoff %d B covers the %d B that %s's fixed 3.8 KiB peer response needs (NVIDIA's static tables), not the %d B of the IEEE budget the lua uses since 2021, for %v on %gm", subject, h.have, int64(h.fixedPeer), h.asic, int64(h.need), h.rate, h.cable),
@@ -213,9 +214,9 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 					"This xoff is the vendor's and holds while the peer (a Spectrum switch, a ConnectX NIC) pauses within 3.8 KiB; a peer that takes the IEEE budget can overrun it and drop lossless packets. " + assumedText(h.assumed),
 				Fix: fmt.Sprintf("Nothing for a fabric of NVIDIA peers; otherwise the dynamic buffer model (DEVICE_METADATA buffer_model dynamic), or xoff at least %d B; `rocelab calc headroom --speed %v --cable %gm --asic %s` shows the terms.", int64(h.need), h.rate, h.cable, h.asic),
 			})
-		case unit.Bytes(h.have) < h.need:
+		case short:
 			fs = append(fs, doctor.Finding{
-				ID: "pfc.headroom.short", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+				ID: "pfc.headroom.short", Severity: sev, Layer: doctor.LayerFabric,
 				Title:    fmt.Sprintf("%s: xoff %d B is below the %d B that %s gives for %v on %gm", subject, h.have, int64(h.need), formulaName(h.asic), h.rate, h.cable),
 				Subject:  subject,
 				Evidence: evs(h.profileEv, h.cableEv),

@@ -1,6 +1,7 @@
 package sonic
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -21,24 +22,70 @@ func ParseShowPFCPriority(name string, data []byte) (*ConfigDB, bool) {
 	for i, raw := range m.db.lines {
 		f := strings.Fields(raw)
 		switch {
-		case len(f) == 3 && f[0] == "Interface" && f[1] == "Lossless" && f[2] == "priorities":
+		case PFCPriorityHeader(f):
 			in = false
 			if i+1 < len(m.db.lines) && strings.HasPrefix(strings.TrimSpace(m.db.lines[i+1]), "---") {
 				in = true
 				m.tableAt(i + 1)
 			}
 		case !in || len(f) == 0 || strings.HasPrefix(f[0], "---"):
-		case len(f) > 2 || !strings.HasPrefix(f[0], "Ethernet") && !strings.HasPrefix(f[0], "PortChannel"):
-			in = false
 		default:
-			v := Value{Line: i + 1, Col: strings.Index(raw, f[0]) + len(f[0]) + 1}
-			if len(f) == 2 {
-				v.Text, v.Col = f[1], strings.LastIndex(raw, f[1])+1
+			port, v, ok := PFCPriorityRow(raw)
+			if !ok {
+				in = false
+				continue
 			}
-			m.set(f[0], v)
+			v.Line = i + 1
+			m.set(port, v)
 		}
 	}
 	return m.done()
+}
+
+// PFCPriorityHeader reports whether the fields of a line are the header
+// of `show pfc priority`'s table.
+func PFCPriorityHeader(f []string) bool {
+	return len(f) == 3 && f[0] == "Interface" && f[1] == "Lossless" && f[2] == "priorities"
+}
+
+// PFCPriorityRow reads a row of `show pfc priority`'s table
+// ("Ethernet0    3,4", or the port alone when it has no lossless
+// priority): the port, and its priorities as a Value whose Col is where
+// they stand (the column after the port, with empty Text, when there are
+// none); Line is left for the caller. ok is false when the line is not a
+// row: more than two fields, a port that is no interface name (SONiC's,
+// or an alias in alias mode: a letter, then letters, digits and /_.:-),
+// or priorities that are not a list of 0-7. This is the one reader of
+// the rows: ParseShowPFCPriority (lint) and the doctor's switch parser
+// both call it.
+func PFCPriorityRow(raw string) (port string, prios Value, ok bool) {
+	f := strings.Fields(raw)
+	if len(f) == 0 || len(f) > 2 || !ifaceName(f[0]) {
+		return "", Value{}, false
+	}
+	v := Value{Col: strings.Index(raw, f[0]) + len(f[0]) + 1}
+	if len(f) == 2 {
+		ps, ok := Range(f[1])
+		if !ok || slices.Max(ps) > 7 {
+			return "", Value{}, false
+		}
+		v.Text, v.Col = f[1], strings.LastIndex(raw, f[1])+1
+	}
+	return f[0], v, true
+}
+
+// ifaceName reports whether s can name an interface in a SONiC CLI
+// table.
+func ifaceName(s string) bool {
+	if s == "" || len(s) > 64 || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("/_.:-", c)) {
+			return false
+		}
+	}
+	return true
 }
 
 // pfcMap collects the PORT_QOS_MAP pfc_enable rows a show command's PFC

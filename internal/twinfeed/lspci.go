@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"rocelab/internal/collective"
+	"rocelab/internal/pcie"
 	"rocelab/internal/textout"
 	"rocelab/internal/unit"
 )
@@ -78,7 +79,8 @@ var rootPortNames = map[string]string{
 type pciLink struct{ gen, width int }
 
 func (l pciLink) speed() string {
-	return []string{"2.5", "2.5", "5", "8", "16", "32", "64"}[min(max(l.gen, 0), 6)] + "GT/s"
+	g, _ := pcie.Generation(min(max(l.gen, 1), 6))
+	return g.Speed()
 }
 
 // pciDev is one function lspci prints.
