@@ -316,6 +316,14 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		f.Evidence = ev.sorted()
 		return f
 	}
+	if lim.unknown() {
+		f.ID, f.Severity = "nccltests.busbw.unjudged", Info
+		f.Title = fmt.Sprintf("nccl-tests %s per-rank %s not judged: the rank count is unknown", collName(r), plat)
+		f.Mechanism = mech + " Limit model: " + lim.model + "."
+		f.Fix = "Give the whole output, with its \"#  Rank  N ... on <host>\" lines, or the job's NCCL log (NCCL_DEBUG=INFO): the ranks and ranks per node set the limit."
+		f.Evidence = ev.sorted()
+		return f
+	}
 	perNIC := gbps(p.BusBW) / lim.m // Gb/s each NIC carries at the plateau
 	var line unit.BitRate
 	if speedKnown {
@@ -329,7 +337,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		var judge string
 		switch {
 		case perNIC > 800:
-			judge = fmt.Sprintf(" At the plateau each NIC would carry %s Gb/s, more than one 800G NIC carries: this figure is bounded by the GPUs' intra-node links or more NICs than the artifacts show, not by one NIC.", fmtGb(perNIC))
+			judge = fmt.Sprintf(" At the plateau each NIC would carry %s Gb/s, more than one 800G NIC carries: this figure is bounded by the GPUs' NVLink (within a node, or across the nodes of one NVLink domain such as a GB200/GB300 NVL72 rack) or more NICs than the artifacts show, not by one NIC.", fmtGb(perNIC))
 			if twoNodeAR {
 				notes = append(notes, twoNodeNote)
 			}
