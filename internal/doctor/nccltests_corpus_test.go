@@ -43,6 +43,9 @@ func TestGoldenNCCLTestsCorpus(t *testing.T) {
 			}
 			for _, r := range nt.Runs {
 				fmt.Fprintf(&b, "  run %s (%s): %d ranks, %d rows, %d not read", collName(r), r.CollectiveFrom, r.NRanks(), len(r.Rows), len(r.Truncated))
+				if r.Version != "" {
+					fmt.Fprintf(&b, ", version %s", r.Version)
+				}
 				if p, ok := r.Plateau(); ok {
 					fmt.Fprintf(&b, ", plateau %s GB/s", fmtGB(p.BusBW))
 				}

@@ -295,6 +295,11 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		notes = append(notes, fmt.Sprintf("The table's 'Avg bus bandwidth' (%s) averages every size, small ones included; the plateau is the figure to judge.", fmtGB(r.AvgBusBW)))
 		ev.add(r.AvgEvidence)
 	}
+	if n := len(p.Rows); n >= 2 {
+		if a, b := p.Rows[n-2], p.Rows[n-1]; b.BestBusBW() > 1.15*a.BestBusBW() {
+			notes = append(notes, fmt.Sprintf("busbw still rises at the largest sizes (%s GB/s at %s, %s GB/s at %s): the sweep ends before it levels off, so the plateau understates what the path carries; rerun with a larger -e (maxBytes).", fmtGB(a.BestBusBW()), unit.Bytes(a.Size), fmtGB(b.BestBusBW()), unit.Bytes(b.Size)))
+		}
+	}
 	twoNodeAR := mayBeAllReduce(r) && nodes == 2 && !ringOnly(inc)
 	mech := fmt.Sprintf("nccl-tests busbw is the bandwidth each rank moves normalised by the collective's traffic factor, so the network caps it at a multiple of one NIC's line rate L (Gb/s / 8 = GB/s) set by the collective, the NICs and GPUs per node and the rank count; a healthy NIC delivers %.0f-%.0f%% of its line rate (about 48 GB/s per 400G, 24 per 200G, 12 per 100G).", ceilingLo*100, ceilingHi*100)
 	if sh.text != "" {

@@ -58,7 +58,9 @@ type NCCLTests struct {
 // TestRun is one nccl-tests table with its preamble and trailer.
 type TestRun struct {
 	// Version is the nccl-tests version banner's text ("2.20.0 (b4d5bee)
-	// nccl-headers=23102 nccl-library=23102"), or "".
+	// nccl-headers=23102 nccl-library=23102"), rccl-tests' ("2.17.9-develop:4a65e8d
+	// rccl-headers=22707 ..." or, from its older line, "rccl-tests develop:5272cd1"),
+	// or "".
 	Version string
 	// Collective is "all_reduce", "all_gather", "reduce_scatter",
 	// "alltoall", "alltoallv", "broadcast", "reduce", "sendrecv", "gather", "scatter",
@@ -247,7 +249,7 @@ func (t *NCCLTests) Feed(ln Line) {
 			t.lines.add(ln) // the bare "#" lines nccl-tests prints between sections
 			return
 		}
-	case c != 'n' && c != 'R' && c != 's' && c != 'U' && c != '(' && !strings.Contains(s, "_perf"):
+	case c != 'n' && c != 'r' && c != 'R' && c != 's' && c != 'U' && c != '(' && !strings.Contains(s, "_perf"):
 		return
 	}
 	if t.preamble(ln, s) {
@@ -275,9 +277,16 @@ func stripLabel(s string) string {
 func (t *NCCLTests) preamble(ln Line, s string) bool {
 	ev := At(t.src, ln)
 	switch {
-	case strings.HasPrefix(s, "nccl-tests version "):
+	case strings.HasPrefix(s, "nccl-tests version ") || strings.HasPrefix(s, "rccl-tests version "):
+		// rccl-tests prints its own name: "# rccl-tests version
+		// 2.17.9-develop:4a65e8d rccl-headers=22707 rccl-library=22707".
 		r := t.cur(true)
 		r.Version = strings.Clone(strings.TrimSpace(s[len("nccl-tests version "):]))
+	case strings.HasPrefix(s, "rccl-tests: Version "):
+		// Older rccl-tests, without "#", after the parameters line.
+		if r := t.cur(false); r.Version == "" {
+			r.Version = strings.Clone("rccl-tests " + strings.TrimSpace(s[len("rccl-tests: Version "):]))
+		}
 	case strings.HasPrefix(s, "Collective test starting:"):
 		r := t.cur(true)
 		if name := collectiveName(strings.TrimSpace(s[len("Collective test starting:"):])); name != "" {
