@@ -184,7 +184,22 @@ func checkBusBW(inc *Incident) []Finding {
 // split launch, and no NCCL log of its file or host showing a larger
 // communicator.
 func oneRank(inc *Incident, t *ingest.NCCLTests, r *ingest.TestRun) bool {
-	if r.RankCount != 1 || r.RankSpan > 1 || len(r.Ranks) != 1 || splitRun(t, r) {
+	if splitRun(t, r) {
+		return false
+	}
+	if r.RankCount == 0 && r.RankSpan == 0 {
+		// No rank lines: busbw 0 beside a real algbw on every row is a bus
+		// factor of 0, (n-1)/n with n = 1.
+		algbw := false
+		for _, row := range r.Rows {
+			if row.Out.BusBW > 0 || row.In.BusBW > 0 {
+				return false
+			}
+			algbw = algbw || row.Out.AlgBW >= 1
+		}
+		return algbw
+	}
+	if r.RankCount != 1 || r.RankSpan > 1 || len(r.Ranks) != 1 {
 		return false
 	}
 	for _, l := range All[*ingest.NCCLLog](inc) {
@@ -198,14 +213,28 @@ func oneRank(inc *Incident, t *ingest.NCCLTests, r *ingest.TestRun) bool {
 // oneRankRun reports a run on one rank: nothing it prints measures a
 // transport.
 func oneRankRun(r *ingest.TestRun) Finding {
-	rk := r.Ranks[0]
+	who := "busbw 0 beside algbw up to " + fmtGB(maxAlgBW(r)) + " GB/s: a bus factor of 0"
+	var ev []Evidence
+	if len(r.Ranks) == 1 {
+		rk := r.Ranks[0]
+		who, ev = fmt.Sprintf("%s device %d", rk.Host, rk.Device), []Evidence{rk.Evidence}
+	}
 	return Finding{
 		ID: "nccltests.busbw.unjudged", Severity: Info, Layer: LayerNCCL,
-		Title:     fmt.Sprintf("nccl-tests %s ran on one rank (%s device %d): its busbw is 0 by definition and no byte crossed a NIC or a GPU link", collName(r), rk.Host, rk.Device),
-		Evidence:  []Evidence{rk.Evidence, r.Rows[len(r.Rows)-1].Evidence},
+		Title:     fmt.Sprintf("nccl-tests %s ran on one rank (%s): its busbw is 0 by definition and no byte crossed a NIC or a GPU link", collName(r), who),
+		Evidence:  append(ev, r.Rows[len(r.Rows)-1].Evidence),
 		Mechanism: "busbw is algbw times the collective's bus factor, (n-1)/n or 2(n-1)/n, which is 0 for n = 1; a collective of one rank is a copy within the GPU (nothing at all in place), so its time and algbw measure the GPU's memory, not NCCL's transport.",
 		Fix:       "Run on several GPUs (-g 8, or mpirun -np N with one GPU per process) and across nodes (mpirun over two hosts) to measure the GPU links and the network.",
 	}
+}
+
+// maxAlgBW is the run's largest out-of-place algbw (GB/s).
+func maxAlgBW(r *ingest.TestRun) float64 {
+	var m float64
+	for _, row := range r.Rows {
+		m = max(m, row.Out.AlgBW)
+	}
+	return m
 }
 
 // splitPlateau reports the plateau of a run whose processes ran as
