@@ -57,3 +57,15 @@ func TestAlltoallRanksUnknown(t *testing.T) {
 	}
 	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "alltoall per-rank busbw plateau 86.68 GB/s", "the rank count is unknown")
 }
+
+// Two ranks on GPU 0 of one host, made to look like two hosts with
+// NCCL_HOSTID (nccl-eBPF's socket experiments): the run read as an
+// ordinary one-node all_reduce. Eight ranks on eight GPUs are no finding.
+func TestRanksSharedGPU(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-2.18.0-mpirun-tag-output-stderr-two-ranks-one-gpu-socket-rtx5090.txt")
+	f := nicMustFind(t, fs, "nccltests.ranks.shared_gpu", Warn, "ranks 0 and 1 on lab device 0 share one GPU")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 15 || f.Evidence[1].Line != 16 {
+		t.Errorf("evidence %v, want the two rank lines", f.Evidence)
+	}
+	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/nccl-tests/metax-c500-1n-8gpu-mccl-tests-allgather-blank-redop.txt"), "nccltests.ranks.shared_gpu")
+}

@@ -16,6 +16,7 @@ func ncclTestsLaunchRules() []Rule {
 		{IDs: []string{"nccltests.failed"}, Check: checkTestsFailed},
 		{IDs: []string{"input.partial"}, Check: checkTestsCaps},
 		{IDs: []string{"nccltests.rows.unread"}, Check: checkRowsUnread},
+		{IDs: []string{"nccltests.ranks.shared_gpu"}, Check: checkSharedGPU},
 	}
 }
 
@@ -203,4 +204,48 @@ func failureCause(f ingest.TestFailure) string {
 		return "'internal error' is NCCL failing in its own setup, often a topology or plugin it cannot handle (or, on ROCm, an RCCL/driver mismatch)."
 	}
 	return "The error string names NCCL's error class; the NCCL WARN line before it names the cause."
+}
+
+// checkSharedGPU reports runs in which several ranks name the same GPU of
+// the same host (same device and bus id). NCCL refuses that ("Duplicate
+// GPU detected") unless the ranks are told they are on different hosts
+// (NCCL_HOSTID), so such a run measures one GPU talking to itself through
+// whatever transport is left, not a link between two GPUs or hosts.
+func checkSharedGPU(inc *Incident) []Finding {
+	var fs []Finding
+	for _, t := range All[*ingest.NCCLTests](inc) {
+		for _, r := range t.Runs {
+			if r.RanksPartial() || splitRun(t, r) {
+				continue
+			}
+			seen := map[string]ingest.TestRank{}
+			var ev evidence
+			shared := 0
+			var first string
+			for _, k := range r.Ranks {
+				key := fmt.Sprintf("%s\x00%d\x00%s", k.Host, k.Device, k.BusID)
+				if prev, ok := seen[key]; ok {
+					if shared == 0 {
+						ev.add(prev.Evidence)
+						first = fmt.Sprintf("ranks %d and %d on %s device %d", prev.Rank, k.Rank, k.Host, k.Device)
+					}
+					shared++
+					ev.add(k.Evidence)
+					continue
+				}
+				seen[key] = k
+			}
+			if shared == 0 {
+				continue
+			}
+			fs = append(fs, Finding{
+				ID: "nccltests.ranks.shared_gpu", Severity: Warn, Layer: LayerNCCL,
+				Title:     fmt.Sprintf("nccl-tests %s: %s share one GPU (%s on a GPU another rank uses)", collName(r), first, plural(shared, "rank", "ranks")),
+				Evidence:  ev.sorted(),
+				Mechanism: "Each rank line names its host, device index and PCI bus id; two ranks with the same three run on one GPU. NCCL stops such a job ('Duplicate GPU detected') unless the ranks are made to look like different hosts (NCCL_HOSTID), so the run measures one GPU exchanging data with itself through the transport left to it (sockets or host memory), not a GPU link or the network, and its bandwidth is no figure for the fabric.",
+				Fix:       "Give every rank its own GPU (one process per GPU, -g 1 with as many processes as GPUs, CUDA_VISIBLE_DEVICES per rank) and drop NCCL_HOSTID overrides, unless testing a transport on one GPU was the point.",
+			}.per(t.Source()+" "+collName(r), "run", "nccl-tests ranks sharing a GPU"))
+		}
+	}
+	return fs
 }
