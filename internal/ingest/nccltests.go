@@ -249,7 +249,9 @@ func (t *NCCLTests) Feed(ln Line) {
 			t.lines.add(ln) // the bare "#" lines nccl-tests prints between sections
 			return
 		}
-	case c != 'n' && c != 'r' && c != 'R' && c != 's' && c != 'U' && c != '(' && !strings.Contains(s, "_perf"):
+	case c != 'n' && c != 'r' && c != 'R' && c != 's' && c != 'U' && c != '(' && c != 'O' && c != 'A' && !strings.Contains(s, "_perf"):
+		// Lines a paste stripped of their "#" start with one of these:
+		// nThread, rccl-tests, Rank, size, Using, (B), Out of bounds, Avg.
 		return
 	}
 	if t.preamble(ln, s) {
