@@ -53,6 +53,9 @@ type NCCLTests struct {
 
 	pendingBinary string
 	sink          *TestRun // takes what lies beyond maxRuns
+	// commRanks is the largest communicator an NCCL "... nranks N ... -
+	// Init COMPLETE" line of the same input shows.
+	commRanks int
 }
 
 // TestRun is one nccl-tests table with its preamble and trailer.
@@ -81,6 +84,10 @@ type TestRun struct {
 	// RankSpan is one more than the highest rank a rank line shows (0 if
 	// none).
 	RankSpan int
+	// CommRanks is, for a table without rank lines, the size of the
+	// communicator NCCL's "Init COMPLETE" lines in the same input show (0
+	// if none).
+	CommRanks int
 	// RankZero holds the first "Rank 0" lines; more than one means
 	// independent single-process jobs printing into one output.
 	RankZero []Evidence
@@ -189,6 +196,9 @@ func (t *NCCLTests) Result() Artifact {
 	var runs []*TestRun
 	for _, r := range t.Runs {
 		if len(r.Rows) > 0 || len(r.Truncated) > 0 || r.RankCount > 0 || r.NThread > 0 || r.Header.Line > 0 {
+			if r.RankCount == 0 && r.RankSpan == 0 {
+				r.CommRanks = t.commRanks
+			}
 			r.finish()
 			runs = append(runs, r)
 		}
@@ -225,6 +235,12 @@ func (t *NCCLTests) cur(fresh bool) *TestRun {
 // Feed reads one line.
 func (t *NCCLTests) Feed(ln Line) {
 	if ln.NCCL {
+		if strings.HasSuffix(strings.TrimSpace(ln.Text), "Init COMPLETE") {
+			_, after, ok := strings.Cut(ln.Text, " nranks ")
+			if f := strings.Fields(after); ok && len(f) > 0 {
+				t.commRanks = max(t.commRanks, atoiOr(f[0], 0))
+			}
+		}
 		return
 	}
 	s := stripLabel(ln.Text[firstNonSpace(ln.Text):])

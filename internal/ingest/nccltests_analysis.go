@@ -19,9 +19,10 @@ func (r *TestRun) finish() {
 }
 
 // NRanks is the number of ranks: the rank lines counted, or more when a
-// rank line shows a higher rank (an excerpt that starts mid-list), 0 if
+// rank line shows a higher rank (an excerpt that starts mid-list), or,
+// without rank lines, the communicator size NCCL's init lines show; 0 if
 // none.
-func (r *TestRun) NRanks() int { return max(r.RankCount, r.RankSpan) }
+func (r *TestRun) NRanks() int { return max(r.RankCount, r.RankSpan, r.CommRanks) }
 
 // RanksPartial reports whether rank lines are missing: a rank line shows a
 // rank the lines counted do not reach (a paste that starts at "Rank 71").
