@@ -44,6 +44,9 @@ type busbwLimit struct {
 	offNode bool
 }
 
+// unknown reports a limit the model could not set (m is 0).
+func (l busbwLimit) unknown() bool { return l.m == 0 && !l.offNode }
+
 // limitFor returns the ceiling model of run r on nodes nodes, with the
 // ranks and NICs per host sh states.
 func limitFor(r *ingest.TestRun, nodes int, sh share) busbwLimit {
@@ -67,8 +70,13 @@ func limitFor(r *ingest.TestRun, nodes int, sh share) busbwLimit {
 		k, kText = 1, "one NIC per node assumed (the artifacts do not list the host's NICs)"
 	}
 	coll := r.Collective
+	if r.NRanks() == 0 && nodes < 2 && (coll == "alltoall" || coll == "alltoallv" || coll == "gather" || coll == "scatter") {
+		// No rank lines and no span: the share of the data that leaves a
+		// node, (n−G)/n, is unknown, and so is the limit.
+		return busbwLimit{model: coll + ": the output names neither the ranks nor the nodes (no rank lines), so the share of its data that leaves a node, and with it the limit, is unknown"}
+	}
 	switch coll {
-	case "alltoall":
+	case "alltoall", "alltoallv":
 		if n <= g {
 			return busbwLimit{offNode: true}
 		}

@@ -3,10 +3,10 @@ package doctor
 import (
 	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"rocelab/internal/golden"
 	"rocelab/internal/unit"
 )
 
@@ -47,22 +47,7 @@ func TestGoldenReports(t *testing.T) {
 			if err := Diagnose(paths, nil, c.opts).WriteText(&b); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", "golden", c.golden)
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(want, b.Bytes()) {
-				t.Errorf("report differs from %s (run with -update after checking the diff):\n%s", path, b.String())
-			}
+			golden.Check(t, filepath.Join("testdata", "golden", c.golden), b.Bytes(), *update)
 		})
 	}
 }

@@ -184,7 +184,22 @@ func checkBusBW(inc *Incident) []Finding {
 // split launch, and no NCCL log of its file or host showing a larger
 // communicator.
 func oneRank(inc *Incident, t *ingest.NCCLTests, r *ingest.TestRun) bool {
-	if r.RankCount != 1 || r.RankSpan > 1 || len(r.Ranks) != 1 || splitRun(t, r) {
+	if splitRun(t, r) {
+		return false
+	}
+	if r.RankCount == 0 && r.RankSpan == 0 {
+		// No rank lines: busbw 0 beside a real algbw on every row is a bus
+		// factor of 0, (n-1)/n with n = 1.
+		algbw := false
+		for _, row := range r.Rows {
+			if row.Out.BusBW > 0 || row.In.BusBW > 0 {
+				return false
+			}
+			algbw = algbw || row.Out.AlgBW >= 1
+		}
+		return algbw
+	}
+	if r.RankCount != 1 || r.RankSpan > 1 || len(r.Ranks) != 1 {
 		return false
 	}
 	for _, l := range All[*ingest.NCCLLog](inc) {
@@ -198,14 +213,28 @@ func oneRank(inc *Incident, t *ingest.NCCLTests, r *ingest.TestRun) bool {
 // oneRankRun reports a run on one rank: nothing it prints measures a
 // transport.
 func oneRankRun(r *ingest.TestRun) Finding {
-	rk := r.Ranks[0]
+	who := "busbw 0 beside algbw up to " + fmtGB(maxAlgBW(r)) + " GB/s: a bus factor of 0"
+	var ev []Evidence
+	if len(r.Ranks) == 1 {
+		rk := r.Ranks[0]
+		who, ev = fmt.Sprintf("%s device %d", rk.Host, rk.Device), []Evidence{rk.Evidence}
+	}
 	return Finding{
 		ID: "nccltests.busbw.unjudged", Severity: Info, Layer: LayerNCCL,
-		Title:     fmt.Sprintf("nccl-tests %s ran on one rank (%s device %d): its busbw is 0 by definition and no byte crossed a NIC or a GPU link", collName(r), rk.Host, rk.Device),
-		Evidence:  []Evidence{rk.Evidence, r.Rows[len(r.Rows)-1].Evidence},
+		Title:     fmt.Sprintf("nccl-tests %s ran on one rank (%s): its busbw is 0 by definition and no byte crossed a NIC or a GPU link", collName(r), who),
+		Evidence:  append(ev, r.Rows[len(r.Rows)-1].Evidence),
 		Mechanism: "busbw is algbw times the collective's bus factor, (n-1)/n or 2(n-1)/n, which is 0 for n = 1; a collective of one rank is a copy within the GPU (nothing at all in place), so its time and algbw measure the GPU's memory, not NCCL's transport.",
 		Fix:       "Run on several GPUs (-g 8, or mpirun -np N with one GPU per process) and across nodes (mpirun over two hosts) to measure the GPU links and the network.",
 	}
+}
+
+// maxAlgBW is the run's largest out-of-place algbw (GB/s).
+func maxAlgBW(r *ingest.TestRun) float64 {
+	var m float64
+	for _, row := range r.Rows {
+		m = max(m, row.Out.AlgBW)
+	}
+	return m
 }
 
 // splitPlateau reports the plateau of a run whose processes ran as
@@ -295,6 +324,11 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		notes = append(notes, fmt.Sprintf("The table's 'Avg bus bandwidth' (%s) averages every size, small ones included; the plateau is the figure to judge.", fmtGB(r.AvgBusBW)))
 		ev.add(r.AvgEvidence)
 	}
+	if n := len(p.Rows); n >= 2 {
+		if a, b := p.Rows[n-2], p.Rows[n-1]; b.BestBusBW() > 1.15*a.BestBusBW() {
+			notes = append(notes, fmt.Sprintf("busbw still rises at the largest sizes (%s GB/s at %s, %s GB/s at %s): the sweep ends before it levels off, so the plateau understates what the path carries; rerun with a larger -e (maxBytes).", fmtGB(a.BestBusBW()), unit.Bytes(a.Size), fmtGB(b.BestBusBW()), unit.Bytes(b.Size)))
+		}
+	}
 	twoNodeAR := mayBeAllReduce(r) && nodes == 2 && !ringOnly(inc)
 	mech := fmt.Sprintf("nccl-tests busbw is the bandwidth each rank moves normalised by the collective's traffic factor, so the network caps it at a multiple of one NIC's line rate L (Gb/s / 8 = GB/s) set by the collective, the NICs and GPUs per node and the rank count; a healthy NIC delivers %.0f-%.0f%% of its line rate (about 48 GB/s per 400G, 24 per 200G, 12 per 100G).", ceilingLo*100, ceilingHi*100)
 	if sh.text != "" {
@@ -316,6 +350,14 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		f.Evidence = ev.sorted()
 		return f
 	}
+	if lim.unknown() {
+		f.ID, f.Severity = "nccltests.busbw.unjudged", Info
+		f.Title = fmt.Sprintf("nccl-tests %s per-rank %s not judged: the rank count is unknown", collName(r), plat)
+		f.Mechanism = mech + " Limit model: " + lim.model + "."
+		f.Fix = "Give the whole output, with its \"#  Rank  N ... on <host>\" lines, or the job's NCCL log (NCCL_DEBUG=INFO): the ranks and ranks per node set the limit."
+		f.Evidence = ev.sorted()
+		return f
+	}
 	perNIC := gbps(p.BusBW) / lim.m // Gb/s each NIC carries at the plateau
 	var line unit.BitRate
 	if speedKnown {
@@ -329,7 +371,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		var judge string
 		switch {
 		case perNIC > 800:
-			judge = fmt.Sprintf(" At the plateau each NIC would carry %s Gb/s, more than one 800G NIC carries: this figure is bounded by the GPUs' intra-node links or more NICs than the artifacts show, not by one NIC.", fmtGb(perNIC))
+			judge = fmt.Sprintf(" At the plateau each NIC would carry %s Gb/s, more than one 800G NIC carries: this figure is bounded by the GPUs' NVLink (within a node, or across the nodes of one NVLink domain such as a GB200/GB300 NVL72 rack) or more NICs than the artifacts show, not by one NIC.", fmtGb(perNIC))
 			if twoNodeAR {
 				notes = append(notes, twoNodeNote)
 			}

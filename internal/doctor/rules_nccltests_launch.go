@@ -15,7 +15,40 @@ func ncclTestsLaunchRules() []Rule {
 		{IDs: []string{"nccltests.ranks.split"}, Check: checkRanksSplit},
 		{IDs: []string{"nccltests.failed"}, Check: checkTestsFailed},
 		{IDs: []string{"input.partial"}, Check: checkTestsCaps},
+		{IDs: []string{"nccltests.rows.unread"}, Check: checkRowsUnread},
+		{IDs: []string{"nccltests.ranks.shared_gpu"}, Check: checkSharedGPU},
 	}
+}
+
+// checkRowsUnread reports table rows that hold a size but too few columns
+// to read, so that no run is judged on part of its rows unsaid. One short
+// row after all the others is an output cut mid-row (info); short rows
+// among whole ones, or no whole row, are a layout rocelab does not read
+// (warn).
+func checkRowsUnread(inc *Incident) []Finding {
+	var fs []Finding
+	for _, t := range All[*ingest.NCCLTests](inc) {
+		for _, r := range t.Runs {
+			n := len(r.Truncated)
+			if n == 0 || r.JSON {
+				continue
+			}
+			last := n == 1 && len(r.Rows) > 0 && r.Truncated[0].Line > r.Rows[len(r.Rows)-1].Evidence.Line
+			f := Finding{
+				ID: "nccltests.rows.unread", Severity: Warn, Layer: LayerNCCL,
+				Title:     fmt.Sprintf("nccl-tests %s: %s not read (fewer columns than the table's header names), %s read", collName(r), plural(n, "row", "rows"), plural(len(r.Rows), "whole row", "whole rows")),
+				Evidence:  r.Truncated[:min(3, n)],
+				Mechanism: "Each row holds size, count, type, the redop and root columns the header names, then time, algbw, busbw and #wrong for the out-of-place and the in-place half. A row with fewer columns was cut (a paste or a log that ends mid-line, lines of several processes run together) or is of a layout rocelab does not read; its figures are left out of every judgement.",
+				Fix:       "Give the whole output as nccl-tests printed it (the job's stdout file rather than a terminal copy), or check the row against the header.",
+			}
+			if last {
+				f.Severity = Info
+				f.Title = fmt.Sprintf("nccl-tests %s: the last row is cut short (the output ends mid-row); the %s before it are read", collName(r), plural(len(r.Rows), "whole row", "whole rows"))
+			}
+			fs = append(fs, f.per(t.Source()+" "+collName(r), "run", "nccl-tests rows not read"))
+		}
+	}
+	return fs
 }
 
 // checkRanksSplit finds outputs of independent single-process jobs that
@@ -109,15 +142,54 @@ func checkTestsFailed(inc *Incident) []Finding {
 				Title:     fmt.Sprintf("nccl-tests stopped: %s call failed at %s with '%s'%s", map[string]string{"NCCL": "an NCCL", "CUDA": "a CUDA"}[f.Call], f.Where, f.Message, where),
 				Evidence:  g.ev.sorted(),
 				Mechanism: "nccl-tests checks every NCCL and CUDA call and stops the whole test at the first one that fails: the sizes printed before the failure were measured, the rest never ran. " + failureCause(f),
-				Fix:       "Rerun with NCCL_DEBUG=INFO (and NCCL_DEBUG_SUBSYS=INIT,NET) and give the log to rocelab diagnose: the NCCL WARN line printed just before the failure names the call that failed and why.",
+				Fix:       failureFix(f),
 			}.per(t.Source(), "file", "nccl-tests stopped on a failed call"))
 		}
 	}
 	return fs
 }
 
+// cudaFailures are CUDA runtime errors nccl-tests' own CUDACHECK reports,
+// with what each means at a benchmark's start and what to do.
+var cudaFailures = []struct{ text, cause, fix string }{
+	{"busy or unavailable",
+		"'CUDA-capable device(s) is/are busy or unavailable' (cudaErrorDevicesUnavailable) is a GPU in the Exclusive Process compute mode that another process already holds a context on: two ranks on one GPU, a stale process, or a library started before the test (a CUDA-aware MPI or its libfabric/UCX layer) that opened a context on GPU 0 in every process.",
+		"Check `nvidia-smi --query-gpu=index,compute_mode --format=csv` and `nvidia-smi` for other processes on the GPUs. Give each rank its own GPU (one process per GPU, -g 1), end stale processes, or set the compute mode to Default (`nvidia-smi -c 0`). If the MPI's GPU support opens the contexts, turn it off for the test (Open MPI with the OFI MTL: OMPI_MCA_mtl_ofi_disable_hmem=true)."},
+	{"out of memory",
+		"'out of memory' is GPU memory exhausted: maxBytes (-e) near the GPU's memory (the test allocates send and receive buffers of that size, more with -g), or other processes holding memory on the GPU.",
+		"Lower -e (maxBytes), run fewer GPUs a process, and check `nvidia-smi` for other processes on the GPUs."},
+	{"no cuda-capable device",
+		"'no CUDA-capable device is detected' means the process sees no GPU: CUDA_VISIBLE_DEVICES empty or wrong, a container started without GPUs, or a driver that did not load.",
+		"Check `nvidia-smi` and CUDA_VISIBLE_DEVICES in the environment the launcher gives each rank (containers: --gpus all, or the device plugin's resource request)."},
+	{"invalid device ordinal",
+		"'invalid device ordinal' is a rank asking for a GPU index its node does not have: more ranks (or -g GPUs per rank) on a node than it has visible GPUs.",
+		"Launch at most as many ranks × -g as each node has GPUs (`mpirun -N <gpus per node>`, srun --ntasks-per-node), and check CUDA_VISIBLE_DEVICES."},
+}
+
+// cudaFailure returns the entry of cudaFailures that f's message names.
+func cudaFailure(f ingest.TestFailure) (cause, fix string, ok bool) {
+	m := strings.ToLower(f.Message)
+	for _, c := range cudaFailures {
+		if strings.Contains(m, c.text) {
+			return c.cause, c.fix, true
+		}
+	}
+	return "", "", false
+}
+
+// failureFix says how to find the cause of a failed call.
+func failureFix(f ingest.TestFailure) string {
+	if _, fix, ok := cudaFailure(f); ok {
+		return fix
+	}
+	return "Rerun with NCCL_DEBUG=INFO (and NCCL_DEBUG_SUBSYS=INIT,NET) and give the log to rocelab diagnose: the NCCL WARN line printed just before the failure names the call that failed and why."
+}
+
 // failureCause says what NCCL's error class usually means.
 func failureCause(f ingest.TestFailure) string {
+	if cause, _, ok := cudaFailure(f); ok {
+		return cause
+	}
 	m := strings.ToLower(f.Message)
 	switch {
 	case f.Call == "CUDA" || strings.Contains(m, "cuda error"):
@@ -132,4 +204,48 @@ func failureCause(f ingest.TestFailure) string {
 		return "'internal error' is NCCL failing in its own setup, often a topology or plugin it cannot handle (or, on ROCm, an RCCL/driver mismatch)."
 	}
 	return "The error string names NCCL's error class; the NCCL WARN line before it names the cause."
+}
+
+// checkSharedGPU reports runs in which several ranks name the same GPU of
+// the same host (same device and bus id). NCCL refuses that ("Duplicate
+// GPU detected") unless the ranks are told they are on different hosts
+// (NCCL_HOSTID), so such a run measures one GPU talking to itself through
+// whatever transport is left, not a link between two GPUs or hosts.
+func checkSharedGPU(inc *Incident) []Finding {
+	var fs []Finding
+	for _, t := range All[*ingest.NCCLTests](inc) {
+		for _, r := range t.Runs {
+			if r.RanksPartial() || splitRun(t, r) {
+				continue
+			}
+			seen := map[string]ingest.TestRank{}
+			var ev evidence
+			shared := 0
+			var first string
+			for _, k := range r.Ranks {
+				key := fmt.Sprintf("%s\x00%d\x00%s", k.Host, k.Device, k.BusID)
+				if prev, ok := seen[key]; ok {
+					if shared == 0 {
+						ev.add(prev.Evidence)
+						first = fmt.Sprintf("ranks %d and %d on %s device %d", prev.Rank, k.Rank, k.Host, k.Device)
+					}
+					shared++
+					ev.add(k.Evidence)
+					continue
+				}
+				seen[key] = k
+			}
+			if shared == 0 {
+				continue
+			}
+			fs = append(fs, Finding{
+				ID: "nccltests.ranks.shared_gpu", Severity: Warn, Layer: LayerNCCL,
+				Title:     fmt.Sprintf("nccl-tests %s: %s share one GPU (%s on a GPU another rank uses)", collName(r), first, plural(shared, "rank", "ranks")),
+				Evidence:  ev.sorted(),
+				Mechanism: "Each rank line names its host, device index and PCI bus id; two ranks with the same three run on one GPU. NCCL stops such a job ('Duplicate GPU detected') unless the ranks are made to look like different hosts (NCCL_HOSTID), so the run measures one GPU exchanging data with itself through the transport left to it (sockets or host memory), not a GPU link or the network, and its bandwidth is no figure for the fabric.",
+				Fix:       "Give every rank its own GPU (one process per GPU, -g 1 with as many processes as GPUs, CUDA_VISIBLE_DEVICES per rank) and drop NCCL_HOSTID overrides, unless testing a transport on one GPU was the point.",
+			}.per(t.Source()+" "+collName(r), "run", "nccl-tests ranks sharing a GPU"))
+		}
+	}
+	return fs
 }

@@ -39,11 +39,24 @@ func rowTime(r ingest.TestRow) float64 {
 	return min(r.Out.Time, r.In.Time)
 }
 
-// stallSpan is a run of consecutive stalled rows and the larger row they
-// are measured against.
+// stallSpan is a run of consecutive stalled rows and the row they are
+// measured against: the fastest larger row, or, when smaller is set, the
+// smaller row with the best rate (bytes per µs), whose rate the stalled
+// rows fall far below although they are larger.
 type stallSpan struct {
 	from, to int // row indices, inclusive
-	ref      int // the fastest larger row
+	ref      int
+	smaller  bool
+}
+
+// expected is the time row i would take at the reference row's rate, or
+// the reference's own time when that is a larger row.
+func (s stallSpan) expected(rows []ingest.TestRow, i int) float64 {
+	t := rowTime(rows[s.ref])
+	if s.smaller {
+		t *= float64(rows[i].Size) / float64(rows[s.ref].Size)
+	}
+	return t
 }
 
 // stalls finds the spans of rows that took far longer than a larger size.
@@ -63,22 +76,50 @@ func stalls(r *ingest.TestRun) []stallSpan {
 		}
 	}
 	var out []stallSpan
-	for i := 0; i < len(rows)-1; i++ {
-		t, ref := rowTime(rows[i]), best[i]
-		m := rowTime(rows[ref])
-		if m <= 0 || t <= stallRatio*m || t-m < stallMinUS || rows[ref].Size <= rows[i].Size {
+	rate := -1 // the smaller row with the best rate so far
+	for i := 0; i < len(rows); i++ {
+		t := rowTime(rows[i])
+		cand, ok := stallSpan{from: i, to: i, ref: best[i]}, false
+		if i < len(rows)-1 {
+			m := rowTime(rows[cand.ref])
+			ok = m > 0 && t > stallRatio*m && t-m >= stallMinUS && rows[cand.ref].Size > rows[i].Size
+		}
+		if !ok && rate >= 0 && rows[rate].Size > 0 && rows[i].Size > rows[rate].Size {
+			cand = stallSpan{from: i, to: i, ref: rate, smaller: true}
+			e := cand.expected(rows, i)
+			ok = e > 0 && t > stallRatio*e && t-e >= stallMinUS && recovers(rows, i)
+		}
+		if t > 0 && rows[i].Size > 0 && (rate < 0 || float64(rows[i].Size)/t > float64(rows[rate].Size)/rowTime(rows[rate])) {
+			rate = i
+		}
+		if !ok {
 			continue
 		}
-		if n := len(out); n > 0 && out[n-1].to == i-1 {
+		if n := len(out); n > 0 && out[n-1].to == i-1 && out[n-1].smaller == cand.smaller {
 			out[n-1].to = i
-			if rowTime(rows[ref]) < rowTime(rows[out[n-1].ref]) {
-				out[n-1].ref = ref
+			if !cand.smaller && rowTime(rows[cand.ref]) < rowTime(rows[out[n-1].ref]) {
+				out[n-1].ref = cand.ref
 			}
 			continue
 		}
-		out = append(out, stallSpan{from: i, to: i, ref: ref})
+		out = append(out, cand)
 	}
 	return out
+}
+
+// recovers reports whether a larger row than i reaches at least
+// stallRatio times row i's rate: a dip the larger sizes climb out of is a
+// wait, while a rate that stays low from some size on is the run's rate
+// there (a protocol, algorithm or path NCCL switches to), which the
+// plateau judges.
+func recovers(rows []ingest.TestRow, i int) bool {
+	r := float64(rows[i].Size) / rowTime(rows[i])
+	for _, row := range rows[i+1:] {
+		if t := rowTime(row); t > 0 && row.Size > rows[i].Size && float64(row.Size)/t >= stallRatio*r {
+			return true
+		}
+	}
+	return false
 }
 
 // ms formats microseconds as milliseconds.
@@ -119,6 +160,10 @@ func checkStalls(inc *Incident) []Finding {
 			}
 			title := fmt.Sprintf("nccl-tests %s: %s took %s, %.0fx the %s of the larger %s: the transfer stalls at those sizes",
 				name, sizes, took, lo/rowTime(ref), ms(rowTime(ref)), unit.Bytes(ref.Size))
+			if s.smaller {
+				title = fmt.Sprintf("nccl-tests %s: %s took %s, %.0fx what the rate of the smaller %s (%s) gives: the transfer stalls at those sizes",
+					name, sizes, took, rowTime(rows[s.from])/s.expected(rows, s.from), unit.Bytes(ref.Size), ms(rowTime(ref)))
+			}
 			if len(spans) > 1 {
 				title += fmt.Sprintf(" (and %s more)", plural(len(spans)-1, "span", "spans"))
 			}

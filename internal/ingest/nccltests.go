@@ -53,15 +53,20 @@ type NCCLTests struct {
 
 	pendingBinary string
 	sink          *TestRun // takes what lies beyond maxRuns
+	// commRanks is the largest communicator an NCCL "... nranks N ... -
+	// Init COMPLETE" line of the same input shows.
+	commRanks int
 }
 
 // TestRun is one nccl-tests table with its preamble and trailer.
 type TestRun struct {
 	// Version is the nccl-tests version banner's text ("2.20.0 (b4d5bee)
-	// nccl-headers=23102 nccl-library=23102"), or "".
+	// nccl-headers=23102 nccl-library=23102"), rccl-tests' ("2.17.9-develop:4a65e8d
+	// rccl-headers=22707 ..." or, from its older line, "rccl-tests develop:5272cd1"),
+	// or "".
 	Version string
 	// Collective is "all_reduce", "all_gather", "reduce_scatter",
-	// "alltoall", "broadcast", "reduce", "sendrecv", "gather", "scatter",
+	// "alltoall", "alltoallv", "broadcast", "reduce", "sendrecv", "gather", "scatter",
 	// "hypercube", or "" when it cannot be told; CollectiveFrom says how it
 	// was found (FromBanner, FromBinary, FromColumns).
 	Collective     string
@@ -79,6 +84,10 @@ type TestRun struct {
 	// RankSpan is one more than the highest rank a rank line shows (0 if
 	// none).
 	RankSpan int
+	// CommRanks is, for a table without rank lines, the size of the
+	// communicator NCCL's "Init COMPLETE" lines in the same input show (0
+	// if none).
+	CommRanks int
 	// RankZero holds the first "Rank 0" lines; more than one means
 	// independent single-process jobs printing into one output.
 	RankZero []Evidence
@@ -164,6 +173,9 @@ type rowLayout struct {
 	known           bool
 	redop, root     bool
 	wrongIsErrorCol bool
+	// half is how many columns the out-of-place half spans, 4 (time algbw
+	// busbw #wrong) or 8 with per-iteration timing; 0 means 4.
+	half int
 }
 
 // NewNCCLTestsParser returns a parser for nccl-tests output read from src.
@@ -184,6 +196,9 @@ func (t *NCCLTests) Result() Artifact {
 	var runs []*TestRun
 	for _, r := range t.Runs {
 		if len(r.Rows) > 0 || len(r.Truncated) > 0 || r.RankCount > 0 || r.NThread > 0 || r.Header.Line > 0 {
+			if r.RankCount == 0 && r.RankSpan == 0 {
+				r.CommRanks = t.commRanks
+			}
 			r.finish()
 			runs = append(runs, r)
 		}
@@ -220,6 +235,12 @@ func (t *NCCLTests) cur(fresh bool) *TestRun {
 // Feed reads one line.
 func (t *NCCLTests) Feed(ln Line) {
 	if ln.NCCL {
+		if strings.HasSuffix(strings.TrimSpace(ln.Text), "Init COMPLETE") {
+			_, after, ok := strings.Cut(ln.Text, " nranks ")
+			if f := strings.Fields(after); ok && len(f) > 0 {
+				t.commRanks = max(t.commRanks, atoiOr(f[0], 0))
+			}
+		}
 		return
 	}
 	s := stripLabel(ln.Text[firstNonSpace(ln.Text):])
@@ -244,7 +265,9 @@ func (t *NCCLTests) Feed(ln Line) {
 			t.lines.add(ln) // the bare "#" lines nccl-tests prints between sections
 			return
 		}
-	case c != 'n' && c != 'R' && c != 's' && c != 'U' && c != '(' && !strings.Contains(s, "_perf"):
+	case c != 'n' && c != 'r' && c != 'R' && c != 's' && c != 'U' && c != '(' && c != 'O' && c != 'A' && !strings.Contains(s, "_perf"):
+		// Lines a paste stripped of their "#" start with one of these:
+		// nThread, rccl-tests, Rank, size, Using, (B), Out of bounds, Avg.
 		return
 	}
 	if t.preamble(ln, s) {
@@ -272,15 +295,28 @@ func stripLabel(s string) string {
 func (t *NCCLTests) preamble(ln Line, s string) bool {
 	ev := At(t.src, ln)
 	switch {
-	case strings.HasPrefix(s, "nccl-tests version "):
+	case strings.HasPrefix(s, "nccl-tests version ") || strings.HasPrefix(s, "rccl-tests version "):
+		// rccl-tests prints its own name: "# rccl-tests version
+		// 2.17.9-develop:4a65e8d rccl-headers=22707 rccl-library=22707".
 		r := t.cur(true)
 		r.Version = strings.Clone(strings.TrimSpace(s[len("nccl-tests version "):]))
+	case strings.HasPrefix(s, "rccl-tests: Version "):
+		// Older rccl-tests, without "#", after the parameters line.
+		if r := t.cur(false); r.Version == "" {
+			r.Version = strings.Clone("rccl-tests " + strings.TrimSpace(s[len("rccl-tests: Version "):]))
+		}
 	case strings.HasPrefix(s, "Collective test starting:"):
 		r := t.cur(true)
 		if name := collectiveName(strings.TrimSpace(s[len("Collective test starting:"):])); name != "" {
 			r.Collective, r.CollectiveFrom = name, FromBanner
 		}
 	case strings.HasPrefix(s, "Collective test concluded:"):
+		// An excerpt may keep a table's end and not its start.
+		if n := len(t.Runs); n > 0 && t.Runs[n-1].CollectiveFrom != FromBanner {
+			if name := collectiveName(strings.TrimSpace(s[len("Collective test concluded:"):])); name != "" {
+				t.Runs[n-1].Collective, t.Runs[n-1].CollectiveFrom = name, FromBanner
+			}
+		}
 	case strings.HasPrefix(s, "nThread ") || strings.HasPrefix(s, "nThreads: "):
 		r := t.cur(true)
 		if r.NThread > 0 {
@@ -373,7 +409,7 @@ func collectiveName(bin string) string {
 		return ""
 	}
 	switch base {
-	case "all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv", "gather", "scatter", "hypercube":
+	case "all_reduce", "all_gather", "reduce_scatter", "alltoall", "alltoallv", "broadcast", "reduce", "sendrecv", "gather", "scatter", "hypercube":
 		return base
 	}
 	return ""
@@ -433,12 +469,16 @@ func (t *NCCLTests) addRank(r *TestRun, k TestRank) {
 }
 
 // header reads the column names: "size count type redop root time algbw
-// busbw #wrong time algbw busbw #wrong" and its older variants.
+// busbw #wrong time algbw busbw #wrong" and its older variants. The time
+// column is "cputime" under -C 1; per-iteration timing (-I 1, 2.19.5+)
+// puts "i_min i_max i_p99 i_cv%" after each half's #wrong, so the
+// in-place half starts where the second time column is.
 func (t *NCCLTests) header(s string, ev Evidence) {
 	r := t.cur(true)
 	f := strings.Fields(s)
 	r.layout = rowLayout{known: true}
-	for _, w := range f {
+	var times []int
+	for i, w := range f {
 		switch w {
 		case "redop":
 			r.layout.redop = true
@@ -446,7 +486,12 @@ func (t *NCCLTests) header(s string, ev Evidence) {
 			r.layout.root = true
 		case "error":
 			r.layout.wrongIsErrorCol = true
+		case "time", "cputime":
+			times = append(times, i)
 		}
+	}
+	if len(times) >= 2 && times[1]-times[0] > 4 {
+		r.layout.half = times[1] - times[0]
 	}
 	r.HasRedop, r.HasRoot = r.layout.redop, r.layout.root
 	r.WrongColumn = "#wrong"
@@ -460,6 +505,9 @@ func (t *NCCLTests) header(s string, ev Evidence) {
 func isHeader(s string) bool {
 	need := map[string]bool{"count": false, "type": false, "time": false, "algbw": false, "busbw": false}
 	for _, w := range strings.Fields(s) {
+		if w == "cputime" {
+			w = "time"
+		}
 		if _, ok := need[w]; ok {
 			need[w] = true
 		}
@@ -484,7 +532,7 @@ func TypeSize(name string) int { return dataTypes[name] }
 
 // row reads one table row; it reports whether the line was one.
 func (t *NCCLTests) row(ln Line, s string) bool {
-	var buf [16]string
+	var buf [32]string
 	f := fieldsInto(buf[:0], s, 3)
 	if len(f) < 3 {
 		return false
@@ -505,23 +553,26 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 	if !lay.known {
 		lay = guessLayout(rest)
 	}
-	if lay.redop && len(rest) > 0 {
+	half := max(lay.half, 4)
+	if lay.redop && len(rest) > 0 && (isWord(rest[0]) || len(rest) != half+5 || !lay.root) {
 		row.Redop = strings.Clone(rest[0])
 		rest = rest[1:]
 	}
+	// Otherwise the redop is blank: some ports (MetaX's mccl-tests) print
+	// nothing there for all_gather, so the row holds the root next.
 	if lay.root && len(rest) > 0 {
 		row.Root = atoiOr(rest[0], -1)
 		rest = rest[1:]
 	}
-	if len(rest) < 8 {
+	if len(rest) < half+4 {
 		if len(r.Truncated) < maxKept {
 			r.Truncated = append(r.Truncated, row.Evidence)
 		}
 		return true
 	}
 	var ok1, ok2 bool
-	row.Out, ok1 = parseHalf(rest[0:4])
-	row.In, ok2 = parseHalf(rest[4:8])
+	row.Out, ok1 = parseHalf(rest[0:4], lay.wrongIsErrorCol)
+	row.In, ok2 = parseHalf(rest[half:half+4], lay.wrongIsErrorCol)
 	if !ok1 || !ok2 {
 		if len(r.Truncated) < maxKept {
 			r.Truncated = append(r.Truncated, row.Evidence)
@@ -595,8 +646,9 @@ func isWord(s string) bool {
 	return true
 }
 
-// parseHalf reads "time algbw busbw #wrong".
-func parseHalf(f []string) (TestHalf, bool) {
+// parseHalf reads "time algbw busbw #wrong"; errorCol says the last
+// column is the old "error" column, not a count.
+func parseHalf(f []string, errorCol bool) (TestHalf, bool) {
 	var h TestHalf
 	var err error
 	if h.Time, err = strconv.ParseFloat(f[0], 64); err != nil {
@@ -614,22 +666,29 @@ func parseHalf(f []string) (TestHalf, bool) {
 		}
 	}
 	var ok bool
-	h.Wrong, h.ErrorText, ok = wrongField(f[3])
+	h.Wrong, h.ErrorText, ok = wrongField(f[3], errorCol)
 	return h, ok
 }
 
 // wrongField reads the #wrong column: a count, N/A (-1), or a number that
-// is not a count (kept as text, -1), as nccl-tests' %g prints a count of
-// a million and more; ok is false for anything else.
-func wrongField(s string) (wrong int, text string, ok bool) {
+// is not a count (kept as text, -1); ok is false for anything else.
+// nccl-tests prints the count with %g, so a million wrong elements and
+// more read "1.04858e+06": a whole number of at least a million is a count
+// (rounded to %g's six digits) unless errorCol says the column is the old
+// "error" column, whose values are relative errors.
+func wrongField(s string, errorCol bool) (wrong int, text string, ok bool) {
 	if n, err := strconv.Atoi(s); err == nil {
 		return n, "", true
 	}
 	if s == "N/A" {
 		return -1, "", true
 	}
-	if _, err := strconv.ParseFloat(s, 64); err != nil {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
 		return -1, "", false
+	}
+	if !errorCol && v >= 1e6 && v < math.MaxInt32 && v == math.Trunc(v) {
+		return int(v), "", true
 	}
 	return -1, strings.Clone(s), true
 }

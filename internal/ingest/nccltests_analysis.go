@@ -19,9 +19,10 @@ func (r *TestRun) finish() {
 }
 
 // NRanks is the number of ranks: the rank lines counted, or more when a
-// rank line shows a higher rank (an excerpt that starts mid-list), 0 if
+// rank line shows a higher rank (an excerpt that starts mid-list), or,
+// without rank lines, the communicator size NCCL's init lines show; 0 if
 // none.
-func (r *TestRun) NRanks() int { return max(r.RankCount, r.RankSpan) }
+func (r *TestRun) NRanks() int { return max(r.RankCount, r.RankSpan, r.CommRanks) }
 
 // RanksPartial reports whether rank lines are missing: a rank line shows a
 // rank the lines counted do not reach (a paste that starts at "Rank 71").
@@ -51,10 +52,28 @@ func busFactor(coll string, n int) float64 {
 	switch coll {
 	case "all_reduce":
 		return 2 * (fn - 1) / fn
-	case "all_gather", "reduce_scatter", "alltoall", "gather", "scatter":
+	case "all_gather", "reduce_scatter", "alltoall", "alltoallv", "gather", "scatter":
 		return (fn - 1) / fn
 	}
 	return 1
+}
+
+// factorReaches reports whether collective c has a busbw factor near
+// ratio for some rank count of 2 or more: 2(n-1)/n spans [1, 2), (n-1)/n
+// spans [0.5, 1), and the others are 1. It narrows a table whose rank
+// lines were not pasted.
+func factorReaches(c string, ratio float64) bool {
+	const tol = 0.03
+	lo, hi := 1.0, 1.0
+	switch busFactor(c, 2) {
+	case 1:
+		if c == "all_reduce" {
+			lo, hi = 1, 2
+		}
+	case 0.5:
+		lo, hi = 0.5, 1
+	}
+	return ratio >= lo-tol && ratio <= hi+tol
 }
 
 // inferCollective narrows the collective from the columns: the busbw/algbw
@@ -78,8 +97,11 @@ func (r *TestRun) inferCollective() []string {
 			// Their in-place half prints N/A for #wrong.
 			continue
 		}
-		if ratio, ok := r.busRatio(); ok && r.NRanks() > 1 {
-			if math.Abs(ratio-busFactor(c, r.NRanks())) > 0.03 {
+		if ratio, ok := r.busRatio(); ok {
+			if n := r.NRanks(); n > 1 && math.Abs(ratio-busFactor(c, n)) > 0.03 {
+				continue
+			}
+			if r.NRanks() == 0 && !factorReaches(c, ratio) {
 				continue
 			}
 		}

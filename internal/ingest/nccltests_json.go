@@ -673,7 +673,7 @@ func (j *jsonRun) half(h *TestHalf) (bool, error) {
 			h.Wrong, h.ErrorText = -1, ""
 			if ok {
 				var good bool
-				h.Wrong, h.ErrorText, good = wrongField(strconv.FormatFloat(v, 'g', 6, 64))
+				h.Wrong, h.ErrorText, good = wrongField(strconv.FormatFloat(v, 'g', -1, 64), false)
 				valid = valid && good
 			}
 			return err

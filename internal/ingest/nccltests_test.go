@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -153,5 +155,53 @@ func TestNCCLTestsIgnoresOtherText(t *testing.T) {
 	}, "\n")
 	if x := parseTests(t, text); x != nil {
 		t.Errorf("recognised %+v in text that holds no nccl-tests output", x.Runs)
+	}
+}
+
+// perIterTable is a synthetic table in nccl-tests 2.19.5+'s layout with
+// -I 1 (per-iteration i_min i_max i_p99 i_cv% after each half's #wrong),
+// -C 1 (the time column named cputime) and -S 1 (a timestamp after the
+// in-place half), each line built with the printf formats of util.cu
+// (writeResultHeader, writeBenchmarkLine*, writePerIterReport).
+func perIterTable() string {
+	head := "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s %*s"
+	lines := []string{
+		"# nccl-tests version 2.19.6 nccl-headers=22903 nccl-library=22903",
+		"# Collective test starting: all_reduce_perf",
+		"#  Rank  0 Group  0 Pid   1001 on      nodeA device  0 [0000:1b:00] NVIDIA H100 80GB HBM3",
+		"#  Rank  1 Group  0 Pid   2001 on      nodeB device  0 [0000:1b:00] NVIDIA H100 80GB HBM3",
+		"#",
+		fmt.Sprintf(head, "size", "count", "type", "redop", "root", "cputime", "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%",
+			"cputime", "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%", 19, "timestamp"),
+		fmt.Sprintf(head, "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)",
+			"(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)", 19, "%Y-%m-%d %H:%M:%S"),
+	}
+	for i, size := range []int64{134217728, 268435456} {
+		t := []float64{5600.5, 11190}[i]
+		alg := float64(size) / t / 1e3
+		row := fmt.Sprintf("%12d  %12d  %8s  %6s  %6d", size, size/4, "float", "sum", -1)
+		for _, half := range []float64{t, t * 1.01} {
+			row += fmt.Sprintf("  %7.1f  %6.2f  %6.2f  %6g", half, alg, alg, 0.0)
+			row += fmt.Sprintf("  %7.1f  %7.1f  %7.1f  %7.2f", half*0.98, half*1.2, half*1.15, 3.5)
+		}
+		lines = append(lines, row+fmt.Sprintf("%21s", "2026-07-10 12:00:0"+strconv.Itoa(i)))
+	}
+	return strings.Join(append(lines, "# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 23.9 "), "\n")
+}
+
+func TestNCCLTestsPerIterationColumns(t *testing.T) {
+	x := parseTests(t, perIterTable())
+	if x == nil || len(x.Runs) != 1 {
+		t.Fatal("one run expected")
+	}
+	r := x.Runs[0]
+	if len(r.Rows) != 2 || len(r.Truncated) != 0 || r.Header.Line != 6 {
+		t.Fatalf("rows %d truncated %d header %v: the cputime header or the per-iteration columns were not read", len(r.Rows), len(r.Truncated), r.Header)
+	}
+	row := r.Rows[1]
+	// The in-place half starts after the out-of-place half's four
+	// per-iteration columns, not right after its #wrong.
+	if row.Out.Time != 11190 || row.In.Time != 11301.9 || row.In.BusBW != row.Out.BusBW || row.In.Wrong != 0 || row.Out.Wrong != 0 {
+		t.Errorf("row %+v", row)
 	}
 }
