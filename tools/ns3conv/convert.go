@@ -347,10 +347,12 @@ var ns3Fixed = []struct {
 // checkDCQCN compares the DCQCN knobs with what CC_MODE 1 can be told,
 // and says whether ns-3 must send ACKs at the highest priority. ns-3 has
 // no CNP packet: the receiver sets a flag on the ACK of a marked packet,
-// which rides the data's queue in every switch (ACK_HIGH_PRIO 0, the CNPs
-// then on the data's priority) or the highest queue (ACK_HIGH_PRIO 1, as
-// run.py's dcqcn has it: the CNPs then on a strict priority that PFC does
-// not pause, as the NIC's default of 6 is).
+// which rides the data's queue in every switch (CNPs on the data's
+// priority: ACK_HIGH_PRIO 0). CNPs on a strict priority that PFC does not
+// pause, as the NIC's default of 6 is, become ACK_HIGH_PRIO 1 (run.py's
+// dcqcn), the nearest ns-3 has and not alike: it moves only the NIC's
+// ACK queue ahead of a paused data queue, and third.cc never sets the
+// switches' AckHighPrio, so there the flagged ACKs stay with the data.
 func checkDCQCN(s *scenario.Scenario, bad *mismatches) (ackHigh bool) {
 	c := s.Host.NIC.DCQCN.Config
 	if c.Variant != cc.VariantMLX5 {

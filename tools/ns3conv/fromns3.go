@@ -300,11 +300,11 @@ func fromNs3(file string, w io.Writer) error {
 		return err
 	}
 	if ackHigh != 0 && qcn != 0 {
-		n := "ns-3's ACKs take the switches' highest queue (ACK_HIGH_PRIO 1); rocelab's ride the data's priority, behind the reverse direction's data"
-		if ccMode == ns3DCQCN {
-			n += ", and its CNPs strict priority 6"
-		}
-		notes = append(notes, n)
+		// third.cc sets only the NICs' ACK queue (RdmaEgressQueue::ack_q_idx
+		// 0); it never sets the switches' AckHighPrio, so there its ACKs,
+		// and the CNP flag they carry, stay in the data's queue, marked and
+		// paused with it (mix.tr shows them CE-marked).
+		notes = append(notes, "ns-3's NICs send ACKs even while their data's priority is paused (ACK_HIGH_PRIO 1 sets the NIC's ACK queue only: its switches still queue ACKs with the data); rocelab's ACKs and CNPs wait out the pause")
 	}
 	tp, err := c.path("TOPOLOGY_FILE")
 	if err != nil {
@@ -384,11 +384,8 @@ func fromNs3(file string, w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# The rocelab scenario of an HPCC ns-3 run (go run ./tools/ns3conv from-ns3 %s):\n", file)
 	cnp := ""
-	switch {
-	case ccMode == ns3DCQCN && ackHigh == 0:
+	if ccMode == ns3DCQCN {
 		cnp = ", CNPs in the data's queue"
-	case ccMode == ns3DCQCN:
-		cnp = ", CNPs at strict priority 6"
 	}
 	fmt.Fprintf(&b, "# ns-3's switch and NIC as the keys that say the same (docs/engine.md, \"Against the\n# HPCC ns-3 model\"): PFC at 1/8 of the free pool, 4 KiB reserved, XON 3 KiB below,\n# headroom 3 x rate x delay, hosts that never pause, ideal links%s.\n", cnp)
 	for _, n := range notes {
@@ -526,12 +523,10 @@ func ccKnobs(c *ns3Config, mode int, ackHigh bool) (string, error) {
 			{"MIN_RATE", "rpg_min_rate", nil},
 		}
 		// The first CNP sets alpha to 1, a CNP per marked packet; the
-		// CNP flag rides the ACK, in the data's queue unless
-		// ACK_HIGH_PRIO lifts it (then the NIC's default, priority 6).
-		fixed = []string{"initial_alpha_value: 1024", "min_time_between_cnps: 0"}
-		if !ackHigh {
-			fixed = append(fixed, "cnp_dscp: 26", "cnp_802p_prio: 3")
-		}
+		// CNP flag rides the ACK, in the data's queue in every switch
+		// whatever ACK_HIGH_PRIO says (third.cc never sets the switches'
+		// AckHighPrio).
+		fixed = []string{"initial_alpha_value: 1024", "min_time_between_cnps: 0", "cnp_dscp: 26", "cnp_802p_prio: 3"}
 	case ns3HPCC:
 		name, preset = "hpcc", "ns3"
 		table = []knob{
