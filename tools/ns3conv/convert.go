@@ -219,7 +219,7 @@ func checkSwitch(s *scenario.Scenario, bad *mismatches) {
 }
 
 // checkHost compares the NICs with ns-3's RdmaHw and returns its CC_MODE,
-// whether switches mark ECN, and whether ACKs take the highest queue
+// whether switches mark ECN, and whether the NICs send ACKs first
 // (ACK_HIGH_PRIO).
 func checkHost(s *scenario.Scenario, bad *mismatches) (ccMode int, qcn, ackHigh bool) {
 	h := s.Host
