@@ -113,6 +113,13 @@ type Config struct {
 	// re-times the pending gap at the new rate (a cut never delays it).
 	KeepPendingGap bool
 
+	// AcksFirst sends control frames (ACKs, NAKs, CNPs) ahead of every
+	// data packet and even while their priority is paused, as the HPCC
+	// ns-3 model's NIC does with ACK_HIGH_PRIO 1 (its ACK queue, index 0,
+	// is never paused). Unset, a control frame waits with its priority, as
+	// a real NIC holds every frame of a paused priority.
+	AcksFirst bool
+
 	// DrainRate, when positive, is how fast the host takes received data
 	// from the NIC (a slow PCIe link or host): data packets wait in a
 	// receive buffer of RxBuffer bytes, the NIC sends PFC XOFF on the

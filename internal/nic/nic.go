@@ -203,6 +203,11 @@ func (n *NIC) HeadBytes(prio int) int64 {
 
 // Dequeue implements fabric.Egress.
 func (n *NIC) Dequeue(pt *fabric.Port, paused uint8) (*packet.Packet, bool) {
+	if n.cfg.AcksFirst {
+		if p := n.ctrlFirst(); p != nil {
+			return p, n.busy&^paused != 0 || n.hasCtrl()
+		}
+	}
 	ready := n.busy &^ paused
 	// A QP that failed while queued leaves its ring lazily, here.
 	for m := ready; m != 0; m &= m - 1 {
@@ -238,6 +243,34 @@ func (n *NIC) Dequeue(pt *fabric.Port, paused uint8) (*packet.Packet, bool) {
 	}
 	n.makeReady(q)
 	return p, n.busy&^paused != 0
+}
+
+// ctrlFirst takes the next control frame of any class, paused or not,
+// the highest priority's first (Config.AcksFirst), or nil.
+func (n *NIC) ctrlFirst() *packet.Packet {
+	for prio := len(n.cls) - 1; prio >= 0; prio-- {
+		c := &n.cls[prio]
+		p := c.ctrl.Pop()
+		if p == nil {
+			continue
+		}
+		if c.ctrl.Len() == 0 && c.ready.len() == 0 {
+			n.emptied(prio)
+		}
+		n.dom.SentControl(p)
+		return p
+	}
+	return nil
+}
+
+// hasCtrl reports whether a control frame waits in any class.
+func (n *NIC) hasCtrl() bool {
+	for i := range n.cls {
+		if n.cls[i].ctrl.Len() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // emptied clears a class that has nothing left to send.

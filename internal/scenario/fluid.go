@@ -124,5 +124,8 @@ func (s *Scenario) FluidConfig() *fluid.Config {
 	if n.KeepPendingGap {
 		c.Unsupported = append(c.Unsupported, "host.qp.rate_change next_packet: a fluid flow takes each new rate at once")
 	}
+	if n.AcksFirst {
+		c.Unsupported = append(c.Unsupported, "host.qp.acks_first: the fluid engine sends no ACKs")
+	}
 	return c
 }

@@ -56,6 +56,8 @@ type NICSpec struct {
 	NAKThreshold    int
 	// KeepPendingGap: host.qp.rate_change next_packet (nic.Config).
 	KeepPendingGap bool
+	// AcksFirst: host.qp.acks_first (nic.Config).
+	AcksFirst bool
 
 	// Receive path (a host slower than its link).
 	DrainRate     unit.BitRate
@@ -196,6 +198,7 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 		}
 		s.NAKThreshold = int(c.integer(q.NAKThreshold, "host.qp.nak_threshold", def, 0, 1<<20))
 		s.KeepPendingGap = c.choice(q.RateChange, "host.qp.rate_change", "retime", "retime", "next_packet") == "next_packet"
+		s.AcksFirst = c.boolean(q.AcksFirst, "host.qp.acks_first", false)
 	}
 	if x := r.Rx; x != nil {
 		s.DrainRate = c.rate(x.DrainRate, "host.rx.drain_rate", 0)

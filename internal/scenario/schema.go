@@ -187,6 +187,7 @@ type rawQP struct {
 	Window       ast.Node `yaml:"reorder_window"`
 	NAKThreshold ast.Node `yaml:"nak_threshold"`
 	RateChange   ast.Node `yaml:"rate_change"`
+	AcksFirst    ast.Node `yaml:"acks_first"`
 }
 
 type rawRx struct {

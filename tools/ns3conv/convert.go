@@ -219,8 +219,8 @@ func checkSwitch(s *scenario.Scenario, bad *mismatches) {
 }
 
 // checkHost compares the NICs with ns-3's RdmaHw and returns its CC_MODE,
-// whether switches mark ECN, and whether the NICs send ACKs first
-// (ACK_HIGH_PRIO).
+// whether switches mark ECN, and whether the NICs send ACKs first, paused
+// or not (ACK_HIGH_PRIO, host.qp.acks_first).
 func checkHost(s *scenario.Scenario, bad *mismatches) (ccMode int, qcn, ackHigh bool) {
 	h := s.Host
 	n := h.NIC
@@ -254,13 +254,13 @@ func checkHost(s *scenario.Scenario, bad *mismatches) (ccMode int, qcn, ackHigh 
 		if s.Switch.ECN.Enabled && h.ECN {
 			bad.add("host.ecn: with cc: none the NICs must not send ECT (ns-3 then runs with ENABLE_QCN 0)")
 		}
-		return ns3DCQCN, false, false
+		return ns3DCQCN, false, n.AcksFirst
 	case "dcqcn":
-		ackHigh = checkDCQCN(s, bad)
+		checkDCQCN(s, bad)
 		if !s.Switch.ECN.Enabled || !h.ECN {
 			bad.add("switch.ecn.enabled and host.ecn: DCQCN needs marks")
 		}
-		return ns3DCQCN, true, ackHigh
+		return ns3DCQCN, true, n.AcksFirst
 	case "hpcc", "timely", "hpcc-pint":
 		// ns-3 needs ENABLE_QCN for its NICs to wake after a paced gap
 		// (qbb-net-device.cc), and its switches then mark, which these
@@ -271,21 +271,21 @@ func checkHost(s *scenario.Scenario, bad *mismatches) (ccMode int, qcn, ackHigh 
 		switch n.CC {
 		case "hpcc":
 			checkHPCC(n.HPCC.Config, bad)
-			return ns3HPCC, true, false
+			return ns3HPCC, true, n.AcksFirst
 		case "hpcc-pint":
 			if c := n.PINT.Config; c.BaseRTT != 0 || c.Window != 0 {
 				bad.add("host.hpcc_pint.base_rtt and window: set 0 (ns-3's GLOBAL_T 1 and its window of the longest path's bandwidth-delay product)")
 			}
-			return ns3PINT, true, false
+			return ns3PINT, true, n.AcksFirst
 		}
 		checkTimely(n.Timely.Config, bad)
-		return ns3Timely, true, false
+		return ns3Timely, true, n.AcksFirst
 	case "dctcp":
 		if !s.Switch.ECN.Enabled || !h.ECN {
 			bad.add("switch.ecn.enabled and host.ecn: DCTCP needs marks")
 		}
 		checkDCTCP(n.DCTCP.Config, bad)
-		return ns3DCTCP, true, false
+		return ns3DCTCP, true, n.AcksFirst
 	}
 	bad.add("host.cc: %s: the converter maps dcqcn, hpcc, hpcc-pint, timely, dctcp and none", n.CC)
 	return 0, false, false
@@ -344,20 +344,16 @@ var ns3Fixed = []struct {
 	{"min_time_between_cnps", 0, "every marked packet's ACK carries a CNP"},
 }
 
-// checkDCQCN compares the DCQCN knobs with what CC_MODE 1 can be told,
-// and says whether ns-3 must send ACKs at the highest priority. ns-3 has
-// no CNP packet: the receiver sets a flag on the ACK of a marked packet,
-// which rides the data's queue in every switch (CNPs on the data's
-// priority: ACK_HIGH_PRIO 0). CNPs on a strict priority that PFC does not
-// pause, as the NIC's default of 6 is, become ACK_HIGH_PRIO 1 (run.py's
-// dcqcn), the nearest ns-3 has and not alike: it moves only the NIC's
-// ACK queue ahead of a paused data queue, and third.cc never sets the
-// switches' AckHighPrio, so there the flagged ACKs stay with the data.
-func checkDCQCN(s *scenario.Scenario, bad *mismatches) (ackHigh bool) {
+// checkDCQCN compares the DCQCN knobs with what CC_MODE 1 can be told.
+// ns-3 has no CNP packet: the receiver sets a flag on the ACK of a marked
+// packet, which rides the data's queue in every switch, ACK_HIGH_PRIO or
+// not (third.cc sets only the NICs' ACK queue with it, never the
+// switches' AckHighPrio): the CNPs go on the data's priority.
+func checkDCQCN(s *scenario.Scenario, bad *mismatches) {
 	c := s.Host.NIC.DCQCN.Config
 	if c.Variant != cc.VariantMLX5 {
 		bad.add("host.dcqcn.preset: set mlx5 (ns-3's CC_MODE 1 is the Mellanox model)")
-		return false
+		return
 	}
 	for _, k := range ns3Fixed {
 		if v, _ := c.Get(k.knob); v != k.v {
@@ -372,18 +368,14 @@ func checkDCQCN(s *scenario.Scenario, bad *mismatches) (ackHigh bool) {
 	if c.Cnp802pPrio < 0 || c.Cnp802pPrio > 7 || sw.DSCPToPrio[c.CnpDscp] != prio {
 		bad.add("host.dcqcn.cnp_802p_prio and cnp_dscp: the CNP's DSCP must map to its priority")
 	}
-	ackHigh = sw.Strict&(1<<prio) != 0 && sw.PFC.Priorities&(1<<prio) == 0
-	if !ackHigh {
-		for p := range 8 {
-			if sw.PFC.Priorities&(1<<p) != 0 && int64(p) != c.Cnp802pPrio {
-				bad.add("host.dcqcn.cnp_802p_prio and cnp_dscp: set a strict priority PFC does not pause (ns-3's ACK_HIGH_PRIO 1) or the data's, %d (ACK_HIGH_PRIO 0: ns-3's CNP is a flag on an ACK in the data's queue)", p)
-			}
+	for p := range 8 {
+		if sw.PFC.Priorities&(1<<p) != 0 && int64(p) != c.Cnp802pPrio {
+			bad.add("host.dcqcn.cnp_802p_prio and cnp_dscp: set the data's priority, %d: ns-3's CNP is a flag on an ACK, in the data's queue in every switch (ACK_HIGH_PRIO moves only the NIC's ACK queue: host.qp.acks_first)", p)
 		}
 	}
 	if c.RateReduceMonitorPeriod == 0 {
 		bad.add("host.dcqcn.rate_reduce_monitor_period: ns-3 cuts once per window; set a positive period")
 	}
-	return ackHigh
 }
 
 // flows returns the scenario's flows in start order (ns-3 reads flow.txt

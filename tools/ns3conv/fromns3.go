@@ -299,13 +299,6 @@ func fromNs3(file string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if ackHigh != 0 && qcn != 0 {
-		// third.cc sets only the NICs' ACK queue (RdmaEgressQueue::ack_q_idx
-		// 0); it never sets the switches' AckHighPrio, so there its ACKs,
-		// and the CNP flag they carry, stay in the data's queue, marked and
-		// paused with it (mix.tr shows them CE-marked).
-		notes = append(notes, "ns-3's NICs send ACKs even while their data's priority is paused (ACK_HIGH_PRIO 1 sets the NIC's ACK queue only: its switches still queue ACKs with the data); rocelab's ACKs and CNPs wait out the pause")
-	}
 	tp, err := c.path("TOPOLOGY_FILE")
 	if err != nil {
 		return err
@@ -409,6 +402,13 @@ func fromNs3(file string, w io.Writer) error {
 	if qcn != 0 && keepsPendingGap(int(ccMode)) {
 		rateChange = ", rate_change: next_packet"
 	}
+	if ackHigh != 0 {
+		// third.cc sets only the NICs' ACK queue with it
+		// (RdmaEgressQueue::ack_q_idx 0, never paused); it never sets the
+		// switches' AckHighPrio, so there the ACKs, and the CNP flag they
+		// carry, stay in the data's queue (mix.tr shows them CE-marked).
+		rateChange += ", acks_first: true"
+	}
 	host := fmt.Sprintf("host:\n  mtu: %d\n  qp: {ack_coalesce: %g%s}\n  rx: {pfc: false}\n", mtu, ack, rateChange)
 	if qcn == 0 {
 		ecn := "{enabled: false}"
@@ -423,7 +423,7 @@ func fromNs3(file string, w io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(&b, "  ecn: %s\n", ecn)
-		cfg, err := ccKnobs(c, int(ccMode), ackHigh != 0)
+		cfg, err := ccKnobs(c, int(ccMode))
 		if err != nil {
 			return err
 		}
@@ -498,7 +498,7 @@ func ecnAt(c *ns3Config, host unit.BitRate, rates []unit.BitRate) (string, error
 // what ns-3 builds in. HPCC and TIMELY read no ECN, so the NICs send no
 // ECT (ns-3's switches mark, and its HPCC and TIMELY ignore the marks);
 // DCQCN and DCTCP read the marks.
-func ccKnobs(c *ns3Config, mode int, ackHigh bool) (string, error) {
+func ccKnobs(c *ns3Config, mode int) (string, error) {
 	type knob struct {
 		key, knob string
 		conv      func(float64) float64

@@ -52,10 +52,7 @@ func completions(t *testing.T, s *scenario.Scenario, fctFile string) (ns3, rocel
 
 // Every agreement scenario goes to ns-3's files and comes back as a
 // scenario that converts to the same files, byte for byte: the topology
-// (as a graph), flows, buffer, PFC, ECN and DCQCN all survive. The one
-// exception is ACK_HIGH_PRIO 1, the nearest ns-3 has to strict CNPs and
-// not alike (its switches keep the flagged ACKs in the data's queue):
-// from-ns3 reads it as the data's queue, so it comes back as 0.
+// (as a graph), flows, buffer, PFC, ECN and DCQCN all survive.
 func TestImportRoundTrip(t *testing.T) {
 	names, _ := filepath.Glob("scenarios/*.yaml")
 	if len(names) == 0 {
@@ -75,9 +72,6 @@ func TestImportRoundTrip(t *testing.T) {
 			for _, f := range []string{"config.txt", "topology.txt", "flow.txt", "trace.txt"} {
 				a, _ := os.ReadFile(filepath.Join(dir, f))
 				b, _ := os.ReadFile(filepath.Join(again, f))
-				if f == "config.txt" {
-					a = bytes.Replace(a, []byte("ACK_HIGH_PRIO 1\n"), []byte("ACK_HIGH_PRIO 0\n"), 1)
-				}
 				if !bytes.Equal(a, b) {
 					t.Errorf("%s differs after the round trip:\n%s\nagainst\n%s", f, b, a)
 				}
@@ -306,13 +300,12 @@ func TestImportECMP(t *testing.T) {
 	}
 }
 
-// ns-3's ACK_HIGH_PRIO 1 (run.py's DCQCN) is read as its switches run it:
-// the CNP flags in the data's queue (third.cc never sets the switches'
-// AckHighPrio), with a note on the NIC's ACK queue, which rocelab's NIC
-// does not have.
+// ns-3's ACK_HIGH_PRIO 1 (run.py's DCQCN) is read as third.cc runs it:
+// the NICs send ACKs first, paused or not (acks_first), and the CNP flags
+// stay in the data's queue (it never sets the switches' AckHighPrio).
 func TestImportAckHighPrio(t *testing.T) {
 	_, y := importScenario(t, "scenarios/perm32-oversub-dcqcn-ackhigh.yaml", 1)
-	for _, want := range []string{"cnp_dscp: 26", "cnp_802p_prio: 3", "send ACKs even while their data's priority is paused"} {
+	for _, want := range []string{"cnp_dscp: 26", "cnp_802p_prio: 3", "acks_first: true"} {
 		if !strings.Contains(y, want) {
 			t.Errorf("the imported scenario lacks %q:\n%s", want, y)
 		}

@@ -136,7 +136,8 @@ func TestRefusedCC(t *testing.T) {
 	}
 	const dcqcn = "cnp_dscp: 26, cnp_802p_prio: 3}"
 	for _, c := range []struct{ name, from, to, want string }{
-		{"cnp priority", dcqcn, "cnp_dscp: 40, cnp_802p_prio: 5}", "set a strict priority PFC does not pause (ns-3's ACK_HIGH_PRIO 1) or the data's, 3"},
+		{"cnp priority", dcqcn, "cnp_dscp: 40, cnp_802p_prio: 5}", "set the data's priority, 3: ns-3's CNP is a flag on an ACK"},
+		{"strict cnp", dcqcn, "cnp_dscp: 48, cnp_802p_prio: 6}", "set the data's priority, 3"},
 		{"cnp dscp", dcqcn, "cnp_dscp: 26, cnp_802p_prio: 6}", "the CNP's DSCP must map to its priority"},
 		{"hpcc window", "  cc: dcqcn\n", "  ecn: false\n  cc: hpcc\n  hpcc: {window: 100000, base_rtt: 5000}\n", "host.hpcc.base_rtt: set 0"},
 		{"hpcc ecn", "  cc: dcqcn\n", "  ecn: true\n  cc: hpcc\n", "host.ecn: set false with cc: hpcc"},
