@@ -472,10 +472,12 @@ func fromHtsim(args []string, w io.Writer) error {
 	firers := map[int][]int{}
 	errs := matrixErrs(r.tm)
 	for i, c := range conns {
-		if j, dup := byID[c.id]; dup && c.id != 0 {
-			return errs.at(c.line, 1, "id %d also at line %d", c.id, conns[j].line)
+		if c.id != 0 { // id-less connections are named by their place
+			if j, dup := byID[c.id]; dup {
+				return errs.at(c.line, 1, "id %d also at line %d", c.id, conns[j].line)
+			}
+			byID[c.id] = i
 		}
-		byID[c.id] = i
 		if c.sendDoneTrig != 0 {
 			firers[c.sendDoneTrig] = append(firers[c.sendDoneTrig], i)
 		}

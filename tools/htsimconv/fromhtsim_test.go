@@ -113,6 +113,7 @@ func TestImportRefuses(t *testing.T) {
 		{"fat-tree size", "Nodes 16\n", []string{"-nodes", "20"}, "-nodes 20: a 3-tier fat-tree has k³/4 hosts"},
 		{"two tiers", "Nodes 32\n", []string{"-nodes", "32"}, "1024 and on); with -tiers 2, a leaf-spine of 8 leaves, it has 32"},
 		{"id 0", "Nodes 16\nConnections 1\n0->1 id 0 start 0 size 5\n", nil, "m.cm:3:9: id 0: htsim refuses it"},
+		{"duplicate id", "Nodes 16\nConnections 3\n0->1 id 1 start 0 size 5\n2->3 start 0 size 5\n4->5 id 1 start 0 size 5\n", nil, "m.cm:5:1: id 1 also at line 3"},
 		{"triggered without id", head + "0->1 id 1 start 0 size 10 send_done_trigger 1\n2->3 id 2 start 0 size 10\n4->5 trigger 1 size 10\ntrigger id 1 oneshot\n", nil, "m.cm:6:14: a connection a trigger starts needs an id N"},
 		{"value", "Nodes 16\nConnections 1\n0->1 start 0 size\n", nil, "m.cm:3:18: size: expected a value"},
 		{"start delta", "", []string{"-start_delta", "5"}, "-start_delta: htsim draws random start delays"},
