@@ -112,16 +112,5 @@ func (t *jsonTap) tail() string {
 	return "…" + string(b)
 }
 
-// A JSONError is a JSON document that does not go on as the tool that
-// writes it does: where it breaks and what was expected there.
-type JSONError struct {
-	File      string
-	Line, Col int
-	Msg       string
-}
-
-// Error returns "file:line:col: msg".
-func (e *JSONError) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
-
 // isCut reports whether err is a document ending before its values close.
 func isCut(err error) bool { return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) }

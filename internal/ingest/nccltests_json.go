@@ -9,6 +9,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"rocelab/internal/pos"
 )
 
 // nccl-tests' JSON output: `*_perf -J FILE.json` (--output_file), from
@@ -110,7 +112,7 @@ func skipJSON(dec *json.Decoder, tick func()) error {
 // nccl-tests rounds them for its table, so that a finding reads the same
 // figures from either form. A document cut off is kept up to its last
 // whole row, with TestRun.Cut saying where it breaks; a document that
-// goes on otherwise than nccl-tests writes it is an error (*JSONError)
+// goes on otherwise than nccl-tests writes it is an error (*pos.Error)
 // with file:line:col and what was expected.
 func ReadNCCLTestsJSON(src string, r io.Reader) (*Result, error) {
 	tap := newJSONTap(r)
@@ -209,12 +211,12 @@ func (j *jsonRun) where() string {
 	return strings.TrimPrefix(strings.Join(j.path, ""), ".")
 }
 
-func (j *jsonRun) errAt(off int64, msg string) *JSONError {
+func (j *jsonRun) errAt(off int64, msg string) *pos.Error {
 	l, c := j.tap.pos(off)
-	return &JSONError{File: j.src, Line: l, Col: c, Msg: msg}
+	return &pos.Error{File: j.src, Line: l, Col: c, Msg: msg}
 }
 
-// fail turns a decoder error into a *JSONError saying what was expected,
+// fail turns a decoder error into a *pos.Error saying what was expected,
 // and passes a cut document's end through.
 func (j *jsonRun) fail(err error, want string) error {
 	var se *json.SyntaxError

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"rocelab/internal/pos"
 )
 
 // jsonDir holds the twin's nccl-tests pair (the same run's stdout and -J
@@ -173,9 +175,9 @@ func TestNCCLTestsJSONGarbled(t *testing.T) {
 		{"endless string", `{"version":3,"start_time":"` + strings.Repeat("a", 3<<20) + `"}`, "longer than 1024 KiB"},
 	} {
 		_, err := ReadNCCLTestsJSON("t.json", strings.NewReader(c.doc))
-		var je *JSONError
+		var je *pos.Error
 		if !errors.As(err, &je) || !strings.Contains(err.Error(), c.want) || je.Line < 1 || je.Col < 1 {
-			t.Errorf("%s: %v, want a JSONError containing %q", c.name, err, c.want)
+			t.Errorf("%s: %v, want a *pos.Error containing %q", c.name, err, c.want)
 		}
 	}
 }
@@ -232,7 +234,7 @@ func TestNCCLTestsJSONSettings(t *testing.T) {
 }
 
 // FuzzNcclTestsJSON: any input gives runs within the caps and evidence
-// inside the input, or a *JSONError with a place in it; never a panic.
+// inside the input, or a *pos.Error with a place in it; never a panic.
 func FuzzNcclTestsJSON(f *testing.F) {
 	doc := twinJSON(f)
 	f.Add(doc)
@@ -245,9 +247,9 @@ func FuzzNcclTestsJSON(f *testing.F) {
 		IsNCCLTestsJSON(data)
 		res, err := ReadNCCLTestsJSON("f.json", bytes.NewReader(data))
 		if err != nil {
-			var je *JSONError
+			var je *pos.Error
 			if !errors.As(err, &je) || je.Line < 1 || je.Col < 1 || je.Line > bytes.Count(data, []byte("\n"))+1 {
-				t.Fatalf("error %v is not a JSONError with a place in the input", err)
+				t.Fatalf("error %v is not a *pos.Error with a place in the input", err)
 			}
 			return
 		}

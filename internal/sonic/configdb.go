@@ -15,20 +15,12 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"rocelab/internal/pos"
 )
 
 // MaxFileBytes bounds a config_db.json read into memory.
 const MaxFileBytes = 256 << 20
-
-// An Error is a problem in a config_db.json at a line and column.
-type Error struct {
-	File      string
-	Line, Col int
-	Msg       string
-}
-
-// Error implements error.
-func (e *Error) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
 
 // A Value is one field value with where it is.
 type Value struct {
@@ -83,7 +75,7 @@ func Read(name string, r io.Reader) (*ConfigDB, error) {
 		return nil, err
 	}
 	if len(data) > MaxFileBytes {
-		return nil, &Error{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("larger than %d MiB: not a config_db.json", MaxFileBytes>>20)}
+		return nil, &pos.Error{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("larger than %d MiB: not a config_db.json", MaxFileBytes>>20)}
 	}
 	return Parse(name, data)
 }
@@ -99,7 +91,7 @@ func Parse(name string, data []byte) (*ConfigDB, error) {
 		return nil, err
 	}
 	if len(dbs) != 1 {
-		return nil, &Error{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("holds %d configs (a multi-ASIC dump): one expected", len(dbs))}
+		return nil, &pos.Error{File: name, Line: 1, Col: 1, Msg: fmt.Sprintf("holds %d configs (a multi-ASIC dump): one expected", len(dbs))}
 	}
 	return dbs[0], nil
 }
@@ -234,9 +226,9 @@ func (p *parser) next() int {
 	return off
 }
 
-func (p *parser) errAt(off int, format string, args ...any) *Error {
+func (p *parser) errAt(off int, format string, args ...any) *pos.Error {
 	l, c := p.pos(off)
-	return &Error{File: p.name, Line: l, Col: c, Msg: fmt.Sprintf(format, args...)}
+	return &pos.Error{File: p.name, Line: l, Col: c, Msg: fmt.Sprintf(format, args...)}
 }
 
 // token reads a token, turning decoder errors into positioned ones.
@@ -264,7 +256,7 @@ func (p *parser) token() (json.Token, int, error) {
 // names the mistakes hand-made configs show most: typographic quotes (text
 // copied from a document or a chat), a missing comma, a comment, and a
 // comma before a closing brace or bracket, which is placed at the comma.
-func (p *parser) syntaxErr(off int, se *json.SyntaxError) *Error {
+func (p *parser) syntaxErr(off int, se *json.SyntaxError) *pos.Error {
 	for off > 0 && off < len(p.data) && !utf8.RuneStart(p.data[off]) {
 		off--
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"rocelab/internal/pos"
 )
 
 const realQoS = "../../testdata/corpus/sonic/qos-mellanox4600c-c64-subset.json"
@@ -84,7 +86,7 @@ func TestErrors(t *testing.T) {
 		{"{\"PORT\": {\"E\": {\"mtu\": \"9100\" // jumbo\n}}}", "a comment (JSON has none)", 1, 31},
 	} {
 		_, err := Parse("c.json", []byte(c.text))
-		var e *Error
+		var e *pos.Error
 		if !errors.As(err, &e) {
 			t.Errorf("%q: error %v", c.text, err)
 			continue
@@ -140,7 +142,7 @@ func FuzzParse(f *testing.F) {
 		}
 		dbs, err := ParseAll("f.json", data)
 		if err != nil {
-			var e *Error
+			var e *pos.Error
 			if !errors.As(err, &e) || e.Line < 1 || e.Col < 1 {
 				t.Fatalf("error without a position: %v", err)
 			}
@@ -259,7 +261,7 @@ func TestFragment(t *testing.T) {
 		{"\"PORT\": {\"E\": \"x\"}", "PORT|E: expected an object", 1, 15},
 	} {
 		_, err := Parse("f.json", []byte(c.text))
-		var e *Error
+		var e *pos.Error
 		if !errors.As(err, &e) || !strings.Contains(e.Msg, c.want) || e.Line != c.line || e.Col != c.col {
 			t.Errorf("%q: %v, want %q at %d:%d", c.text, err, c.want, c.line, c.col)
 		}
@@ -351,7 +353,7 @@ func TestNotConfigDB(t *testing.T) {
 		{[]byte(`[{"PORT": {}}, 3]`), "configlet: expected an object of tables", 1, 16},
 	} {
 		_, err := ParseAll("x.json", c.data)
-		var e *Error
+		var e *pos.Error
 		if !errors.As(err, &e) || !strings.Contains(e.Msg, c.want) || e.Line != c.line || e.Col != c.col {
 			t.Errorf("%.40s: %v, want %q at %d:%d", c.data, err, c.want, c.line, c.col)
 		}

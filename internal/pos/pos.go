@@ -1,0 +1,17 @@
+// Package pos holds the error every reader of a text input returns for a
+// problem it can place: the file, the line and column (from 1), and what
+// was wrong there. It is a leaf, so that readers of different formats
+// (SONiC's CONFIG_DB, nccl-tests' JSON) report places alike.
+package pos
+
+import "fmt"
+
+// An Error is a problem in an input at a line and column.
+type Error struct {
+	File      string
+	Line, Col int
+	Msg       string
+}
+
+// Error returns "file:line:col: msg", the form editors jump to.
+func (e *Error) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
