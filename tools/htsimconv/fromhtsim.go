@@ -22,7 +22,7 @@ import (
 type htsimRun struct {
 	program         string // htsim_roce or htsim_hpcc
 	nodes, tiers    int
-	tm              string
+	tm, topoFile    string
 	linkMbps        float64
 	hopUS, switchUS float64
 	mtu             int
@@ -141,7 +141,7 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 		case "-queue_type":
 			r.queueType = v[0]
 		case "-topo":
-			return nil, fmt.Errorf("-topo %s: htsim's topology files (tiers of their own radix, speed, oversubscription and bundles) are not converted: give -nodes and -tiers for the fat-tree they build, or write the rocelab topology (docs/scenario.md)", v[0])
+			r.topoFile = v[0]
 		default: // outputs, logging, path counts and AR tuning: nothing rocelab takes
 			r.ignored = append(r.ignored, f)
 		}
@@ -152,7 +152,7 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 	switch {
 	case r.tm == "":
 		return nil, fmt.Errorf("expected -tm FILE.cm, the connection matrix")
-	case r.tiers != 2 && r.tiers != 3:
+	case r.topoFile == "" && r.tiers != 2 && r.tiers != 3:
 		return nil, fmt.Errorf("-tiers %d: htsim_roce builds 2- or 3-tier fat-trees", r.tiers)
 	case r.linkMbps <= 0 || r.hopUS <= 0 || r.mtu <= 0 || r.endUS <= 0:
 		return nil, fmt.Errorf("-linkspeed, -hop_latency, -mtu and -end must be positive")
@@ -454,8 +454,18 @@ func fromHtsim(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	topo, err := r.topology()
-	if err != nil {
+	var topo string
+	var tf *htsimTopo
+	switchLat := unit.Time(math.Round(r.switchUS * float64(unit.Microsecond)))
+	if r.topoFile != "" {
+		if tf, err = r.loadTopo(); err != nil {
+			return err
+		}
+		topo = tf.topology()
+		if switchLat, err = tf.switchLatency(); err != nil {
+			return err
+		}
+	} else if topo, err = r.topology(); err != nil {
 		return err
 	}
 	lb, _ := r.loadBalancing()
@@ -527,15 +537,18 @@ func fromHtsim(args []string, w io.Writer) error {
 	if len(r.ignored) > 0 {
 		fmt.Fprintf(&b, "# Not converted (output, logging and path-count options): %s.\n", strings.Join(r.ignored, " "))
 	}
+	if tf != nil {
+		tf.describe(&b, r)
+	}
 	fmt.Fprintf(&b, "name: %s\nseed: %d\nduration: %s\ntopology: %s\n", strings.TrimSuffix(filepath.Base(r.tm), ".cm"), r.seed, unit.Time(r.endUS)*unit.Microsecond, topo)
 	fmt.Fprintf(&b, "switch: {static_th: %dB, reserve: 0, pfc: {xon_offset: %dB}", int64(r.pfcHigh)*pkt, int64(r.pfcHigh-r.pfcLow)*pkt)
 	if lb != "" {
 		fmt.Fprintf(&b, ", %s", lb)
 	}
-	if r.switchUS > 0 {
+	if switchLat > 0 {
 		// htsim's switch latency is a pipe between a frame's routing and its
 		// egress queue, as rocelab's (pause frames skip both).
-		fmt.Fprintf(&b, ", latency: %s", unit.Time(math.Round(r.switchUS*float64(unit.Microsecond))))
+		fmt.Fprintf(&b, ", latency: %s", switchLat)
 	}
 	fmt.Fprintf(&b, "}\nhost: {%s, mtu: %d}\ntraffic:\n  flows:\n", ccLine, mtu)
 	for i, c := range conns {

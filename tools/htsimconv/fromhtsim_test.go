@@ -117,7 +117,6 @@ func TestImportRefuses(t *testing.T) {
 		{"triggered without id", head + "0->1 id 1 start 0 size 10 send_done_trigger 1\n2->3 id 2 start 0 size 10\n4->5 trigger 1 size 10\ntrigger id 1 oneshot\n", nil, "m.cm:6:14: a connection a trigger starts needs an id N"},
 		{"value", "Nodes 16\nConnections 1\n0->1 start 0 size\n", nil, "m.cm:3:18: size: expected a value"},
 		{"start delta", "", []string{"-start_delta", "5"}, "-start_delta: htsim draws random start delays"},
-		{"topology file", "", []string{"-topo", "leaf_spine_tiny.topo"}, "-topo leaf_spine_tiny.topo: htsim's topology files"},
 		{"switch latency", "", []string{"-switch_latency", "-1"}, "-switch_latency -1: expected 0 to 100us"},
 		{"flag", "", []string{"-colour", "red"}, "\"-colour\" is not an htsim_roce flag"},
 		{"strategy", "", []string{"-strat", "perm"}, "-strat perm: htsim_roce runs only"},
