@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
@@ -297,13 +296,7 @@ func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsim
 	trigs := map[int]htsimTrigger{}
 	n, nConns, nTrigs := -1, -1, 0
 	errs := matrixErrs(file)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		f, col := fields.At(sc.Text())
-		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
-			continue
-		}
+	err := fields.Lines(file, r, func(line int, f []string, col []int) error {
 		count := func(dst *int) error {
 			if len(f) != 2 {
 				return errs.at(line, col[0], "expected %q and a count", f[0])
@@ -334,12 +327,10 @@ func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsim
 		default:
 			err = errs.at(line, col[0], "%q: expected Nodes, Connections, Triggers, a connection SRC->DST or a trigger", f[0])
 		}
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", file, err)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	switch {
 	case n != nodes:

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -69,13 +68,7 @@ func readHtsimTopo(file string, r io.Reader) (*htsimTopo, error) {
 		t.tier[i] = htsimTier{oversub: 1, bundle: 1, keyLine: map[string]int{}}
 	}
 	cur := -1
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		f, col := fields.At(sc.Text())
-		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
-			continue
-		}
+	err := fields.Lines(file, r, func(line int, f []string, col []int) error {
 		key := strings.ToLower(f[0])
 		head := cur < 0 && (key == "nodes" || key == "tiers" || key == "podsize")
 		if !head && key != "tier" && (cur < 0 || !tierKeys[key]) {
@@ -84,23 +77,23 @@ func readHtsimTopo(file string, r io.Reader) (*htsimTopo, error) {
 				where = fmt.Sprintf("tier %d", cur)
 			}
 			t.ignored = append(t.ignored, fmt.Sprintf("%s (line %d, in %s)", f[0], line, where))
-			continue
+			return nil
 		}
 		if len(f) < 2 {
-			return nil, errs.at(line, col[0], "%s: expected a value", f[0])
+			return errs.at(line, col[0], "%s: expected a value", f[0])
 		}
 		v, err := strconv.Atoi(f[1])
 		if err != nil || v < 0 || v > topoMaxValue {
-			return nil, errs.at(line, col[1], "%s %s: expected a whole number from 0 to %d", f[0], f[1], topoMaxValue)
+			return errs.at(line, col[1], "%s %s: expected a whole number from 0 to %d", f[0], f[1], topoMaxValue)
 		}
 		switch {
 		case key == "tier":
 			if v > 2 {
-				return nil, errs.at(line, col[1], "tier %d: htsim's fat-tree has tiers 0, 1 and 2", v)
+				return errs.at(line, col[1], "tier %d: htsim's fat-tree has tiers 0, 1 and 2", v)
 			}
 			cur = v
 			if t.tier[cur].line != 0 {
-				return nil, errs.at(line, 1, "tier %d also at line %d", cur, t.tier[cur].line)
+				return errs.at(line, 1, "tier %d also at line %d", cur, t.tier[cur].line)
 			}
 			t.tier[cur].line = line
 		case head:
@@ -115,18 +108,22 @@ func readHtsimTopo(file string, r io.Reader) (*htsimTopo, error) {
 			}
 		default:
 			if err := t.tier[cur].set(key, v, cur); err != nil {
-				return nil, errs.at(line, col[0], "%v", err)
+				return errs.at(line, col[0], "%v", err)
 			}
 			t.tier[cur].keyLine[key] = line
 			if strings.HasPrefix(key, "queue_") {
 				t.queues = append(t.queues, fmt.Sprintf("%s (line %d)", f[0], line))
 			}
 		}
+		return nil
+	})
+	if err == nil {
+		err = t.derive()
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
+	if err != nil {
+		return nil, err
 	}
-	return t, t.derive()
+	return t, nil
 }
 
 // set applies one tier key, refusing a second setting as htsim does.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
 	"fmt"
 	"io"
@@ -9,11 +8,11 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 
 	"rocelab/internal/scenario"
 	"rocelab/internal/twin"
 	"rocelab/tools/internal/agree"
+	"rocelab/tools/internal/fields"
 )
 
 // ns3Flow is one line of ns-3's fct.txt: "sip dip sport dport size
@@ -29,7 +28,7 @@ type ns3Flow struct {
 // there).
 func readFCT(file string, r io.Reader) ([]ns3Flow, error) {
 	var out []ns3Flow
-	err := lines(file, r, func(line int, f []string) error {
+	err := fields.Lines(file, r, func(line int, f []string, _ []int) error {
 		if len(f) != 8 {
 			return fmt.Errorf("%s:%d:1: expected fct.txt's 8 fields (sip dip sport dport size start_time fct standalone_fct), got %d", file, line, len(f))
 		}
@@ -76,7 +75,7 @@ func readPauses(file string, r io.Reader) (pauses, error) {
 	var p pauses
 	since := map[[2]int64]int64{}
 	var last int64
-	err := lines(file, r, func(line int, f []string) error {
+	err := fields.Lines(file, r, func(line int, f []string, _ []int) error {
 		if len(f) != 5 {
 			return fmt.Errorf("%s:%d:1: expected pfc.txt's 5 fields (time node node_type ifindex type), got %d", file, line, len(f))
 		}
@@ -115,25 +114,6 @@ func readPauses(file string, r io.Reader) (pauses, error) {
 type pauses struct {
 	n    int
 	held float64
-}
-
-// lines calls fn with the fields of each line of r that is neither empty
-// nor a comment; file names r in messages.
-func lines(file string, r io.Reader, fn func(line int, f []string) error) error {
-	sc := bufio.NewScanner(r)
-	for line := 1; sc.Scan(); line++ {
-		f := strings.Fields(sc.Text())
-		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
-			continue
-		}
-		if err := fn(line, f); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %v", file, err)
-	}
-	return nil
 }
 
 // readFile opens file and reads it with read.
