@@ -132,6 +132,19 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 			data = d
 		}
 	}
+	if h := bytes.TrimLeft(data, " \t\r\n\ufeff"); len(h) == 0 || h[0] != '{' {
+		// NVIDIA Cumulus Linux: NVUE's configuration tree, `nv show qos
+		// roce` or `nv set` commands, read before a YAML file is taken
+		// for a cluster description.
+		if db, kind, ok, err := readNVUE(name, data); ok {
+			if err != nil {
+				return info, err
+			}
+			m.Sonic = append(m.Sonic, db)
+			info.Type = kind
+			return info, nil
+		}
+	}
 	head := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	switch {
 	case ingest.IsNCCLTestsJSON(head):
