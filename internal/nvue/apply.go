@@ -94,7 +94,7 @@ func (c *Config) roce(p path) error {
 
 func (c *Config) mappingPath(p path) error {
 	if len(p) < 4 {
-		return c.shape(p, len(p)-1, "qos mapping <profile> trust|dscp|pcp|port-default-sp ...")
+		return nil // a profile with nothing set
 	}
 	m := c.mapping(p[2].Text)
 	switch p[3].Text {
@@ -141,14 +141,14 @@ func (c *Config) mappingPath(p path) error {
 		}
 		m.DefaultSP = sp
 	default:
-		c.notJudged(p.words(2)+" "+p[3].Text, p[3])
+		c.notJudged(p.words(4), p[3])
 	}
 	return nil
 }
 
 func (c *Config) pfcPath(p path) error {
 	if len(p) < 4 {
-		return c.shape(p, len(p)-1, "qos pfc <profile> switch-priority|tx|rx|cable-length ...")
+		return nil
 	}
 	f := c.pfc(p[2].Text)
 	if p[3].Text == "switch-priority" {
@@ -198,7 +198,7 @@ func (c *Config) pfcPath(p path) error {
 			f.PortBuffer = v
 		}
 	default:
-		c.notJudged(p.words(2)+" "+p[3].Text, p[3])
+		c.notJudged(p.words(4), p[3])
 	}
 	return nil
 }
@@ -206,7 +206,10 @@ func (c *Config) pfcPath(p path) error {
 func (c *Config) ccPath(p path) error {
 	if len(p) < 6 || p[3].Text != "traffic-class" {
 		if len(p) >= 4 && p[3].Text != "traffic-class" {
-			c.notJudged(p.words(2)+" "+p[3].Text, p[3])
+			c.notJudged(p.words(4), p[3])
+			return nil
+		}
+		if len(p) < 6 {
 			return nil
 		}
 		return c.shape(p, len(p)-1, "qos congestion-control <profile> traffic-class <0-7> ecn|red|min-threshold|max-threshold|probability <value>")
@@ -245,7 +248,7 @@ func (c *Config) ccPath(p path) error {
 		}
 		set = func(e *ECN) { e.Prob = v }
 	default:
-		c.notJudged(p.words(2)+" traffic-class "+p[5].Text, p[5])
+		c.notJudged(p.words(6), p[5])
 		return nil
 	}
 	for _, tc := range tcs {
@@ -256,6 +259,9 @@ func (c *Config) ccPath(p path) error {
 }
 
 func (c *Config) egressPath(p path) error {
+	if len(p) < 5 {
+		return nil
+	}
 	if len(p) != 7 || p[3].Text != "switch-priority" || p[5].Text != "traffic-class" {
 		return c.shape(p, min(len(p)-1, 5), "qos egress-queue-mapping <profile> switch-priority <0-7> traffic-class <0-7>")
 	}
@@ -276,7 +282,10 @@ func (c *Config) egressPath(p path) error {
 func (c *Config) schedPath(p path) error {
 	if len(p) != 7 || p[3].Text != "traffic-class" {
 		if len(p) >= 4 && p[3].Text != "traffic-class" {
-			c.notJudged(p.words(2)+" "+p[3].Text, p[3])
+			c.notJudged(p.words(4), p[3])
+			return nil
+		}
+		if len(p) < 6 {
 			return nil
 		}
 		return c.shape(p, min(len(p)-1, 5), "qos egress-scheduler <profile> traffic-class <0-7> mode strict|dwrr or bw-percent <0-100>")
@@ -296,7 +305,7 @@ func (c *Config) schedPath(p path) error {
 			return err
 		}
 	default:
-		c.notJudged(p.words(2)+" traffic-class "+p[5].Text, p[5])
+		c.notJudged(p.words(6), p[5])
 		return nil
 	}
 	for _, tc := range tcs {

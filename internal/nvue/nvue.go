@@ -44,7 +44,7 @@ type PFC struct {
 
 // ECN is the congestion control of one traffic class.
 type ECN struct {
-	ECN, RED        Value // "enable" / "disable"
+	ECN, RED       Value // "enable" / "disable"
 	Min, Max, Prob Value // bytes, bytes, percent
 }
 
@@ -85,6 +85,8 @@ type Config struct {
 	// ecnStated is set when the input states the congestion control of
 	// the default profile, even as none.
 	ecnStated bool
+	// quiet is set while an empty container of the tree is applied.
+	quiet bool
 }
 
 // Formats of the inputs.
@@ -129,6 +131,10 @@ func (c *Config) Empty() bool {
 }
 
 func (c *Config) notJudged(path string, at Value) {
+	if c.quiet {
+		// An empty container ("egress-shaper: {}") sets nothing.
+		return
+	}
 	for _, v := range c.NotJudged {
 		if v.Text == path {
 			return

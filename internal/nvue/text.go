@@ -252,21 +252,22 @@ func unitOf(s string) string {
 // showRow reads a row of the DSCP/PCP → switch priority table or of the
 // switch priority → traffic class table.
 func (c *Config) showRow(table string, f []string, line string, n int, m *Mapping) error {
-	at := func(s string) Value { return Value{Text: s, Line: n, Col: strings.Index(line, s) + 1} }
+	cols := fieldCols(line)
+	at := func(i int) Value { return Value{Text: f[i], Line: n, Col: cols[i]} }
 	switch table {
 	case "dscp":
 		// [index] pcp dscp switch-prio
 		if len(f) < 3 {
 			return nil
 		}
-		sp := at(f[len(f)-1])
+		sp := at(len(f) - 1)
 		if _, err := c.prio(sp); err != nil {
 			return err
 		}
 		if d := f[len(f)-2]; d != "-" {
 			ds, ok := IDs(d, 63)
 			if !ok {
-				return c.errAt(at(d), "dscp %q: expected DSCP values from 0 to 63", d)
+				return c.errAt(at(len(f)-2), "dscp %q: expected DSCP values from 0 to 63", d)
 			}
 			for _, x := range ds {
 				m.DSCP[x] = sp
@@ -286,7 +287,7 @@ func (c *Config) showRow(table string, f []string, line string, n int, m *Mappin
 		}
 		// The first column is an index, or "cnp"/"roce" per interface.
 		w := strings.ToLower(strings.Join(f[3:], " "))
-		spV, tcV := at(f[1]), at(f[2])
+		spV, tcV := at(1), at(2)
 		if _, err := c.prio(spV); err != nil {
 			return err
 		}
@@ -297,7 +298,7 @@ func (c *Config) showRow(table string, f []string, line string, n int, m *Mappin
 		tc, _ := strconv.Atoi(tcV.Text)
 		c.EgressMap[sp] = tcV
 		s := c.sched("default-global", tc)
-		wv := at(f[3])
+		wv := at(3)
 		switch {
 		case strings.Contains(w, "strict"):
 			wv.Text = "strict"
@@ -339,4 +340,19 @@ func size(s string) (int64, bool) {
 		}
 	}
 	return int64(math.Round(x * mult)), true
+}
+
+// fieldCols returns the column (1-based) of each whitespace-separated
+// field of a line.
+func fieldCols(line string) []int {
+	var cols []int
+	in := false
+	for i, r := range line {
+		sp := r == ' ' || r == '\t'
+		if !sp && !in {
+			cols = append(cols, i+1)
+		}
+		in = !sp
+	}
+	return cols
 }

@@ -110,11 +110,11 @@ func (c *Config) walk(n ast.Node, p path, depth int) error {
 	n = unwrap(n)
 	switch v := n.(type) {
 	case nil, *ast.NullNode:
-		return c.apply(p)
+		return c.applyEmpty(p)
 	case *ast.MappingNode, *ast.MappingValueNode:
 		pairs, _ := pairsOf(v)
 		if len(pairs) == 0 {
-			return c.apply(p)
+			return c.applyEmpty(p)
 		}
 		for _, kv := range pairs {
 			if err := c.walk(kv.Value, append(p[:len(p):len(p)], c.keyValue(kv)), depth+1); err != nil {
@@ -124,7 +124,7 @@ func (c *Config) walk(n ast.Node, p path, depth int) error {
 		return nil
 	case *ast.SequenceNode:
 		if len(v.Values) == 0 {
-			return c.apply(p)
+			return c.applyEmpty(p)
 		}
 		return c.nodeErr(v, fmt.Sprintf("%s: a list, where NVUE writes a setting or a map of them", p.words(len(p))))
 	case *ast.AliasNode:
@@ -175,4 +175,13 @@ func pairsOf(n ast.Node) ([]*ast.MappingValueNode, bool) {
 		return []*ast.MappingValueNode{v}, true
 	}
 	return nil, false
+}
+
+// applyEmpty applies a path that ends in an empty container: a member of
+// a collection ("'3': {}" under switch-priority) or a container with
+// nothing set, which is not named as unjudged.
+func (c *Config) applyEmpty(p path) error {
+	c.quiet = true
+	defer func() { c.quiet = false }()
+	return c.apply(p)
 }

@@ -95,7 +95,7 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 			}
 			tab("DSCP_TO_TC_MAP")[g.mapping.Text] = dm
 		}
-		if p, ok := c.PFC[g.pfc.Text]; ok && (p.Tx.Text == "enable" || p.Rx.Text == "enable") {
+		if p, ok := c.PFC[g.pfc.Text]; ok && len(p.Prios) > 0 && (p.Tx.Text == "enable" || p.Rx.Text == "enable") {
 			v := val(p.PriosAt)
 			v.Text = prioText(p.Prios)
 			row["pfc_enable"] = v
@@ -106,7 +106,7 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 			if on || at.Given() {
 				v = val(at)
 			}
-			if ok {
+			if ok && p.Tx.Given() {
 				v = val(p.Tx)
 			}
 			v.Text = ""
