@@ -109,6 +109,10 @@ func (c *Config) mappingPath(p path) error {
 		}
 		m.Trust = p[4]
 	case "dscp", "pcp":
+		if p[3].Text == "pcp" {
+			// RoCE is routed: PCP does not survive, DSCP is judged.
+			c.notJudged(p.words(4), p[3])
+		}
 		top := 63
 		if p[3].Text == "pcp" {
 			top = 7
@@ -187,6 +191,11 @@ func (c *Config) pfcPath(p path) error {
 		if _, err := c.number(p, 4, 0, 1<<40); err != nil {
 			return err
 		}
+		// Read, not judged: NVUE sizes a lossless PG's buffer from the
+		// cable and speed itself, and whether its xoff-threshold is the
+		// fill level that sends XOFF or the room kept after it is not
+		// stated, so no headroom rule weighs them.
+		c.notJudged(p.words(4), p[3])
 		switch p[3].Text {
 		case "cable-length":
 			f.Cable = v
@@ -335,6 +344,9 @@ func (c *Config) iface(p path) error {
 		}
 	case p[2].Text != "qos":
 	case p[3].Text == "pfc-watchdog":
+		// The watchdog's times are switch-wide (polling-interval ×
+		// robustness); that it is on is read, not judged.
+		c.notJudged("interface qos pfc-watchdog", p[3])
 		v := p[3]
 		v.Text = "enabled"
 		if len(p) == 6 && p[4].Text == "state" {

@@ -2,17 +2,19 @@ package nvue
 
 import "strconv"
 
-// Defaults NVUE applies where the configuration is silent, from NVIDIA's
-// Cumulus Linux 5.15 user guide (CumulusNetworks/docs, content/cumulus-
-// linux-515/Layer-1-and-Switch-Ports/Quality-of-Service/): without RoCE,
-// trust l2, DSCP d to switch priority d>>3, switch priority n to traffic
-// class n, ECN on traffic class 0 from 150000 to 1500000 bytes at 100 %
-// with RED off, no PFC; with `qos roce` (its "Default RoCE
-// Configuration" table and `nv show qos roce`): trust pcp and dscp,
-// switch priority 3 to class 3 and 6 to 6 and the rest to 0, class 6
-// strict and 3 and 0 DWRR 50 %, ECN on classes 0 and 3 (150000 to
-// 1500000 bytes, 100 %), PFC on switch priority 3 in the lossless modes,
-// 100 m of cable.
+// Defaults NVUE applies where the configuration is silent. Without RoCE
+// (Cumulus Linux 5.14 user guide, CumulusNetworks/docs content/cumulus-
+// linux-514/Layer-1-and-Switch-Ports/Quality-of-Service/_index.md, commit
+// 0d142afe, and its default qos_features.conf; the applied tree of a 5.5.1
+// switch agrees): trust l2 (802.1p), DSCP d to switch priority d>>3 when
+// DSCP is trusted, switch priority n to traffic class n, ECN on traffic
+// class 0 from 150000 to 1500000 bytes at 100 % with RED off, no PFC.
+// With `qos roce` (5.15 user guide, RDMA-over-Converged-Ethernet-RoCE.md,
+// commit 48a436d5: its "Default RoCE Configuration" table and `nv show qos
+// roce`): trust pcp and dscp, switch priority 3 to class 3 and 6 to 6 and
+// the rest to 0, class 6 strict and 3 and 0 DWRR 50 %, ECN on classes 0
+// and 3 (150000 to 1500000 bytes, 100 %), PFC on switch priority 3 in the
+// lossless modes, 100 m of cable.
 const (
 	defaultKmin = "150000"
 	defaultKmax = "1500000"

@@ -101,7 +101,8 @@ func TestSetDoc(t *testing.T) {
 
 // TestYAMLWorkshop reads the applied tree of a Cumulus Linux 5.5.1 switch
 // without RoCE: trust l2, ECN on class 0 only, no PFC, and the buffer
-// settings named as not judged (empty containers are not).
+// settings and its PCP map (RoCE is routed) named as not judged (empty
+// containers are not).
 func TestYAMLWorkshop(t *testing.T) {
 	c, err := ParseYAML("w.yaml", read(t, "cl551-air-workshop-applied-qos.yaml"))
 	if err != nil {
@@ -125,7 +126,7 @@ func TestYAMLWorkshop(t *testing.T) {
 	for _, v := range c.NotJudged {
 		nj = append(nj, v.Text)
 	}
-	if want := []string{"qos advance-buffer-config", "qos traffic-pool"}; !reflect.DeepEqual(nj, want) {
+	if want := []string{"qos advance-buffer-config", "qos mapping default-global pcp", "qos traffic-pool"}; !reflect.DeepEqual(nj, want) {
 		t.Errorf("not judged %v, want %v", nj, want)
 	}
 	c.Resolve()
@@ -255,7 +256,7 @@ func TestBadInput(t *testing.T) {
 	for _, v := range c.NotJudged {
 		nj = append(nj, v.Text+"@"+strconv.Itoa(v.Line))
 	}
-	if want := []string{"qos traffic-pool@1", "qos pfc default-global frobnicate@3"}; !reflect.DeepEqual(nj, want) {
+	if want := []string{"qos traffic-pool@1", "qos pfc default-global port-buffer@2", "qos pfc default-global frobnicate@3"}; !reflect.DeepEqual(nj, want) {
 		t.Errorf("not judged %v, want %v", nj, want)
 	}
 }
