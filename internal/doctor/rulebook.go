@@ -310,7 +310,7 @@ var book = []Spec{
 		Text: "Arista EOS `show priority-flow-control`: ports with PFC disabled (status D), read by the collector lint uses",
 		Fix:  "On ports that carry RoCE: `priority-flow-control on` and `priority-flow-control priority <value> no-drop`."},
 	{ID: "switch.pfc.mismatch", Layer: LayerFabric, Severities: []Severity{Error}, Front: Doctor,
-		Text: "a host NIC's mlnx_qos has PFC on a priority the switch leaves lossy, or on none (the switch's priorities from NVIDIA Onyx `show roce`, Arista EOS `show priority-flow-control`, SONiC `show pfc priority`); a switch priority no NIC uses is no mismatch",
+		Text: "a host NIC's mlnx_qos has PFC on a priority the switch leaves lossy, or on none (the switch's priorities from NVIDIA Onyx `show roce`, Cumulus `nv show qos roce`, Arista EOS `show priority-flow-control`, SONiC `show pfc priority`); a switch priority no NIC uses is no mismatch",
 		Fix:  "Use one lossless priority end to end: mlnx_qos -i <if> --pfc <vector> on the host (or change the switch's), and map RoCE's DSCP to it on both."},
 	{ID: "qos.lossy.by_design", Layer: LayerFabric, Severities: []Severity{Info, Warn, Error}, Front: Lint,
 		Text:   "a SONiC config lossy on purpose (pfc_enable empty on every port, every class in one priority group or no buffer profile with xoff, as NVIDIA's Spectrum-X AI SKUs ship), with what RoCE's queue marks: warn; error when the NICs run PFC, info when they run none either",
