@@ -117,3 +117,63 @@ func TestCumulusBadInput(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestCumulusProfiles: interfaces that bind profiles of their own are
+// judged by them, at their own link speed; the other ports by
+// default-global. Synthetic: uplinks swp49-52 run PFC on 4 and mark class
+// 3 below the 400G BDP; default-global keeps NVUE's RoCE defaults.
+func TestCumulusProfiles(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "startup-synthetic.yaml")
+	env := filepath.Join(dir, "nccl-synthetic.env")
+	y := `- header:
+    version: Cumulus Linux 5.15.0
+- set:
+    qos:
+      roce:
+        enable: on
+      pfc:
+        uplink:
+          switch-priority:
+            '4': {}
+      congestion-control:
+        uplink:
+          traffic-class:
+            '3':
+              ecn: enable
+              min-threshold: 20000
+              max-threshold: 60000
+    interface:
+      swp49-52:
+        qos:
+          pfc:
+            profile: uplink
+          congestion-control:
+            profile: uplink
+      swp49:
+        link:
+          speed: 400G
+`
+	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(env, []byte("NCCL_IB_TC=106\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{p, env}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, f.ID+" "+f.Severity.String()+" "+f.Subject)
+	}
+	want := []string{
+		"qos.pfc.disabled warn " + p + " swp49,swp50,swp51,swp52",
+		"switch.ecn.thresholds error " + p + " WRED_PROFILE congestion-control uplink traffic-class 3 (on swp49,swp50,swp51,swp52)",
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -28,8 +28,9 @@ const VendorCumulus = "cumulus"
 //   - A profile's ports are "default-global" (every port that names no
 //     profile of its own) or the interfaces that name one.
 //   - ECN (congestion-control) becomes a WRED_PROFILE with ecn ecn_all or
-//     ecn_none and wred_green_enable from RED; PORT|default-global's speed
-//     is the fastest link speed the configuration sets.
+//     ecn_none and wred_green_enable from RED. An interface that binds a
+//     profile has its link speed as PORT speed; default-global the fastest
+//     of the others.
 //   - The settings no rule judges (traffic pools, buffers, the watchdog's
 //     timing) are the Skipped values, each named by its path.
 func FromNVUE(c *nvue.Config) *ConfigDB {
@@ -147,7 +148,19 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 			}
 		}
 	}
-	if v, ok := fastest(c.Speed); ok {
+	// PORT speeds: each interface that binds a profile its own,
+	// default-global the fastest of the others.
+	rest := map[string]nvue.Value{}
+	for n, v := range c.Speed {
+		if _, bound := c.Bindings[n]; !bound {
+			rest[n] = v
+			continue
+		}
+		if sv, ok := fastest(map[string]nvue.Value{n: v}); ok {
+			tab("PORT")[n] = map[string]Value{"speed": sv}
+		}
+	}
+	if v, ok := fastest(rest); ok {
 		tab("PORT")[nvue.DefaultProfile] = map[string]Value{"speed": v}
 	}
 	if on, mode, at := c.RoCE(); on && !nvue.Lossless(mode) {
