@@ -58,13 +58,7 @@ func TestCumulusPublic(t *testing.T) {
 // NCCL_IB_TC=106.
 func TestCumulusLikeSONiC(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return writeTemp(t, dir, name, text) }
 	env := write("nccl-synthetic.env", "NCCL_IB_TC=106\n")
 	nv := write("nv-set-synthetic.txt", `nv set qos roce
 nv set qos pfc default-global switch-priority 4
@@ -108,10 +102,7 @@ nv set qos congestion-control default-global traffic-class 3 max-threshold 15000
 // TestCumulusBadInput: an NVUE file that cannot be read stops lint with
 // its position, as a malformed config_db does.
 func TestCumulusBadInput(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "startup.yaml")
-	if err := os.WriteFile(p, []byte("- header:\n    rev-id: 1.0\n- set:\n    qos:\n      pfc:\n        default-global:\n          tx: maybe\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := writeTemp(t, t.TempDir(), "startup.yaml", "- header:\n    rev-id: 1.0\n- set:\n    qos:\n      pfc:\n        default-global:\n          tx: maybe\n")
 	_, err := Lint([]string{p}, nil)
 	if err == nil || !strings.Contains(err.Error(), "startup.yaml:7:15: qos pfc default-global tx \"maybe\": expected enable or disable") {
 		t.Errorf("error %v", err)
@@ -124,8 +115,6 @@ func TestCumulusBadInput(t *testing.T) {
 // 3 below the 400G BDP; default-global keeps NVUE's RoCE defaults.
 func TestCumulusProfiles(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, "startup-synthetic.yaml")
-	env := filepath.Join(dir, "nccl-synthetic.env")
 	y := `- header:
     version: Cumulus Linux 5.15.0
 - set:
@@ -154,12 +143,8 @@ func TestCumulusProfiles(t *testing.T) {
         link:
           speed: 400G
 `
-	if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(env, []byte("NCCL_IB_TC=106\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := writeTemp(t, dir, "startup-synthetic.yaml", y)
+	env := writeTemp(t, dir, "nccl-synthetic.env", "NCCL_IB_TC=106\n")
 	rep, err := Lint([]string{p, env}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -176,4 +161,14 @@ func TestCumulusProfiles(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// writeTemp writes text to dir/name and returns the path.
+func writeTemp(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

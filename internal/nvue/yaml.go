@@ -57,8 +57,8 @@ func ParseYAML(name string, data []byte) (*Config, error) {
 	}
 	found := false
 	for _, doc := range f.Docs {
-		body := unwrap(doc.Body)
-		if body == nil {
+		body := doc.Body
+		if _, comments := body.(*ast.CommentGroupNode); body == nil || comments {
 			continue
 		}
 		if seq, ok := body.(*ast.SequenceNode); ok {
@@ -107,9 +107,8 @@ func (c *Config) walk(n ast.Node, p path, depth int) error {
 	if depth > maxDepth {
 		return c.nodeErr(n, fmt.Sprintf("nested deeper than %d levels: not an NVUE configuration", maxDepth))
 	}
-	n = unwrap(n)
 	switch v := n.(type) {
-	case nil, *ast.NullNode:
+	case nil, *ast.NullNode, *ast.CommentGroupNode:
 		return c.applyEmpty(p)
 	case *ast.MappingNode, *ast.MappingValueNode:
 		pairs, _ := pairsOf(v)
@@ -127,8 +126,8 @@ func (c *Config) walk(n ast.Node, p path, depth int) error {
 			return c.applyEmpty(p)
 		}
 		return c.nodeErr(v, fmt.Sprintf("%s: a list, where NVUE writes a setting or a map of them", p.words(len(p))))
-	case *ast.AliasNode:
-		return c.nodeErr(v, "an alias (*name): NVUE does not write them; give the configuration as `nv config show -o yaml` prints it")
+	case *ast.AliasNode, *ast.AnchorNode, *ast.TagNode:
+		return c.nodeErr(v, "an anchor, alias or tag (&name, *name, !tag): NVUE does not write them; give the configuration as `nv config show -o yaml` prints it")
 	case ast.ScalarNode:
 		tk := v.GetToken()
 		return c.apply(append(p[:len(p):len(p)], Value{Text: tk.Value, Line: tk.Position.Line, Col: tk.Position.Column}))
@@ -151,24 +150,10 @@ func (c *Config) nodeErr(n ast.Node, msg string) *Error {
 	return e
 }
 
-// unwrap returns the node under anchors and tags; nil for comments alone.
-func unwrap(n ast.Node) ast.Node {
-	for {
-		switch v := n.(type) {
-		case *ast.AnchorNode:
-			n = v.Value
-		case *ast.TagNode:
-			n = v.Value
-		case *ast.CommentGroupNode:
-			return nil
-		default:
-			return n
-		}
-	}
-}
-
+// pairsOf returns a mapping's key-value pairs (one pair is a mapping of
+// one).
 func pairsOf(n ast.Node) ([]*ast.MappingValueNode, bool) {
-	switch v := unwrap(n).(type) {
+	switch v := n.(type) {
 	case *ast.MappingNode:
 		return v.Values, true
 	case *ast.MappingValueNode:
