@@ -223,6 +223,7 @@ const (
 	swPGUntitled
 	swQueueWM
 	swPFCHist
+	swNVUEPFC
 )
 
 // swTitles are the titles SONiC prints above a table.
@@ -261,6 +262,7 @@ type switchParser struct {
 	sdkPort string
 	sdkPrio int
 	eos     eosPFC
+	nv      nvueShow
 }
 
 // NewSwitchParser returns a parser for switch CLI output in the input src.
@@ -274,6 +276,10 @@ func (p *switchParser) Feed(l Line) {
 		return
 	}
 	t := strings.TrimSpace(l.Text)
+	if p.nv.feed(l, t) {
+		// Counted here, and left to the other tables too.
+		p.out.lines.add(l)
+	}
 	if p.eos.feed(l, t) {
 		p.out.lines.add(l)
 		return
@@ -403,6 +409,8 @@ func (p *switchParser) header(h string) (swTable, []string) {
 			return swPFCRx, f[2:]
 		}
 		return swPFCTx, f[2:]
+	case len(f) == 5 && f[0] == "switch-priority" && f[1] == "rx-pause-frames" && f[3] == "tx-pause-frames":
+		return swNVUEPFC, f
 	case f[0] == "QUEUE" && strings.Contains(h, "STORM DETECTED/RESTORED"):
 		return swWD, nil
 	case f[0] == "Port" && f[1] == "TxQ" && strings.Contains(h, "Drop/pkts"):
@@ -441,7 +449,7 @@ func (p *switchParser) header(h string) (swTable, []string) {
 // reformatted paste drops the rule).
 func bareHeader(k swTable) bool {
 	switch k {
-	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist:
+	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist, swNVUEPFC:
 		return true
 	}
 	return false
@@ -556,6 +564,8 @@ func (p *switchParser) row(l Line, t string) bool {
 		return p.eosQueueRow(f, ev)
 	case swRoCE:
 		return p.roceLine(t, ev)
+	case swNVUEPFC:
+		return p.nvuePFCRow(f, ev)
 	case swECN:
 		if p.block != nil && len(f) == 2 && p.block.add(f[0], f[1], ev) {
 			return true
@@ -647,6 +657,7 @@ func (p *switchParser) Result() Artifact {
 	p.endBlock()
 	o := &p.out
 	o.EOSPFC = p.eos.read(o.src)
+	p.nv.read(o)
 	// A "Profile:" block of buffer keys is a buffer profile, not ECN.
 	ecn := o.ECN[:0]
 	for _, e := range o.ECN {

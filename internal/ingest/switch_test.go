@@ -233,3 +233,36 @@ func BenchmarkLongLines(b *testing.B) {
 		})
 	}
 }
+
+// TestSwitchCumulus reads NVIDIA Cumulus Linux's `nv show qos roce` (PFC
+// priorities and the ECN thresholds of RoCE's traffic class, printed in
+// binary units) and `nv show interface <swp> counters qos` (pause frames
+// per switch priority, for the interface its command names).
+func TestSwitchCumulus(t *testing.T) {
+	r := switchCorpus(t, "switch/cumulus-nv-show-qos-roce-single-ipool.txt")
+	if len(r.PFCPrios) != 1 || r.PFCPrios[0] != 3 || r.PFCPrioEvs[0].Line != 8 {
+		t.Errorf("PFC priorities %v at %v, want [3] at line 8", r.PFCPrios, r.PFCPrioEvs)
+	}
+	if len(r.ECN) != 1 || r.ECN[0].GreenMin != 149996 || r.ECN[0].GreenMax != 1499464 || r.ECN[0].GreenDropProbability != 100 || r.ECN[0].Evidence[0].Line != 15 {
+		t.Errorf("ECN %+v, want 146.48 KB to 1.43 MB at 100 %% from line 15", r.ECN)
+	}
+	c := switchCorpus(t, "switch/cumulus-nv-show-counters-qos-swp1.txt")
+	if len(c.PFC) != 16 || c.PFC[0].Port != "swp1" || c.PFC[7].Prio != 3 || c.PFC[7].Dir != TX || c.PFC[7].Evidence.Line != 11 {
+		t.Errorf("PFC rows %d: %+v", len(c.PFC), c.PFC)
+	}
+	// SYNTHETIC, in the format of `nv show interface <swp> counters qos
+	// pfc-stats`: priority 3 received and sent pauses on swp7.
+	p := NewSwitchParser("pfc.txt")
+	for i, l := range []string{
+		"cumulus@leaf07:mgmt:~$ nv show interface swp7 counters qos pfc-stats",
+		"switch-priority  rx-pause-frames  rx-pause-duration  tx-pause-frames  tx-pause-duration",
+		"---------------  ---------------  -----------------  ---------------  -----------------",
+		"3                812344           90211              1200             300",
+	} {
+		p.Feed(Line{Num: i + 1, Text: l})
+	}
+	s := p.Result().(*SwitchCounters)
+	if len(s.PFC) != 2 || s.PFC[0].Port != "swp7" || s.PFC[0].Frames != 812344 || s.PFC[1].Dir != TX || s.PFC[1].Frames != 1200 || s.Switch != "leaf07" {
+		t.Errorf("pfc-stats %+v (switch %q)", s.PFC, s.Switch)
+	}
+}

@@ -1,7 +1,8 @@
 // Package lint checks a RoCE cluster's configuration before it carries
 // traffic: a cluster description (a twin scenario's switch, host and
 // topology sections) and the real configs engineers have — SONiC
-// config_db.json, mlnx_qos output or commands, mlxconfig query output or set
+// config_db.json, NVIDIA Cumulus Linux's NVUE (configuration tree, `nv set`
+// commands, `nv show qos roce`), mlnx_qos output or commands, mlxconfig query output or set
 // commands, NCCL environment files and DCQCN sysfs dumps. It joins them into
 // one model of the RoCE class and reports what disagrees or breaks a known
 // rule, as doctor findings (same format, severities and, where the fact is
@@ -132,6 +133,19 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 			data = d
 		}
 	}
+	if h := bytes.TrimLeft(data, " \t\r\n\ufeff"); len(h) == 0 || h[0] != '{' {
+		// NVIDIA Cumulus Linux: NVUE's configuration tree, `nv show qos
+		// roce` or `nv set` commands, read before a YAML file is taken
+		// for a cluster description.
+		if db, kind, ok, err := readNVUE(name, data); ok {
+			if err != nil {
+				return info, err
+			}
+			m.Sonic = append(m.Sonic, db)
+			info.Type = kind
+			return info, nil
+		}
+	}
 	head := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	switch {
 	case ingest.IsNCCLTestsJSON(head):
@@ -224,7 +238,7 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		if len(res.Artifacts) > 0 {
 			what = fmt.Sprintf("%s is not a configuration: use rocelab diagnose", res.Type())
 		}
-		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
+		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, a Cumulus NVUE config or nv set commands, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
 	}
 	info.Type = kinds[0]
 	if len(kinds) > 1 {

@@ -16,6 +16,7 @@ import (
 // earlier row or field is silently lost.
 func configRules(m *Model) []doctor.Finding {
 	fs := uncheckedConfigs(m)
+	fs = append(fs, notJudged(m)...)
 	for _, db := range m.Sonic {
 		var keys []string
 		var ev []Evidence
@@ -130,6 +131,32 @@ func uncheckedConfigs(m *Model) []doctor.Finding {
 			Evidence:  evs(ev...),
 			Mechanism: "Whether xoff holds what arrives after a pause depends on the speed and cable of the port the profile is on; `mmuconfig -l` and `show buffer configuration` list pools and profiles, not BUFFER_PG, PORT or CABLE_LENGTH. A profile named as buffermgrd names them (pg_lossless_<speed>_<cable>_profile) is judged by its name (switch.headroom.short); these are not, so no finding here is not a clean bill.",
 			Fix:       "Give the switch's CONFIG_DB (`show runningconfiguration all`), whose BUFFER_PG, PORT and CABLE_LENGTH say where each profile is used.",
+		})
+	}
+	return fs
+}
+
+// notJudged names the QoS settings of an NVUE input that were read but
+// that no rule judges: no finding on them is not a clean bill.
+func notJudged(m *Model) []doctor.Finding {
+	var fs []doctor.Finding
+	for _, db := range m.Sonic {
+		if db.Vendor != sonic.VendorCumulus || len(db.Skipped) == 0 {
+			continue
+		}
+		var names []string
+		var ev []Evidence
+		for _, v := range db.Skipped {
+			names = append(names, v.Text)
+			ev = append(ev, sonicEv(db, v))
+		}
+		fs = append(fs, doctor.Finding{
+			ID: "config.nvue.not_judged", Severity: doctor.Info, Layer: doctor.LayerInput,
+			Title:     fmt.Sprintf("%s: %d QoS settings read but not judged: %s", db.File, len(names), list(names, 4)),
+			Subject:   db.File,
+			Evidence:  evs(ev...),
+			Mechanism: "lint judges the RoCE class of a Cumulus switch (its DSCP map, PFC, ECN and scheduling) by the rules it judges SONiC by; buffer pools, remarking, link pause and the like are read so that none is silently lost, but no rule weighs them.",
+			Fix:       "Nothing to change for lint; check these settings by hand (`nv show qos roce`, `nv show qos <feature>`).",
 		})
 	}
 	return fs

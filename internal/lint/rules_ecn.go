@@ -135,7 +135,7 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 				Subject:   subject,
 				Evidence:  ev,
 				Mechanism: "Without a marking mode that covers green, a WRED profile is a drop profile: between its thresholds the switch discards RoCE packets on a queue meant to be lossless, each loss costs a go-back-N retransmission, and no CNP ever reaches the senders.",
-				Fix:       fmt.Sprintf("WRED_PROFILE|%s ecn ecn_all (SONiC's AZURE_LOSSLESS), or remove wred_profile from RoCE's queue.", name),
+				Fix:       ecnFix(db, name, fmt.Sprintf("WRED_PROFILE|%s ecn ecn_all (SONiC's AZURE_LOSSLESS), or remove wred_profile from RoCE's queue.", name)),
 			})
 		case !green && marks && db.Spectrum():
 			// NVIDIA's SAI marks under the ECN mode with WRED's dropping off
@@ -151,11 +151,20 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 				Subject:   subject,
 				Evidence:  ev,
 				Mechanism: what + ". DCQCN slows a sender only when its packets come back marked: congestion is left to PFC alone, and pauses spread it upstream.",
-				Fix:       fmt.Sprintf("WRED_PROFILE|%s wred_green_enable true, ecn ecn_all (SONiC's AZURE_LOSSLESS).", name),
+				Fix:       ecnFix(db, name, fmt.Sprintf("WRED_PROFILE|%s wred_green_enable true, ecn ecn_all (SONiC's AZURE_LOSSLESS).", name)),
 			})
 		}
 	}
 	return fs
+}
+
+// ecnFix is the fix that makes a profile mark: SONiC's, or for a Cumulus
+// switch the NVUE commands (its profile is named by its NVUE path).
+func ecnFix(db *sonic.ConfigDB, name, sonicFix string) string {
+	if db.Vendor != sonic.VendorCumulus {
+		return sonicFix
+	}
+	return fmt.Sprintf("nv set qos %s ecn enable; nv set qos %s red disable (NVUE's RoCE default: mark, do not drop).", name, name)
 }
 
 func (m *Model) ecnProfiles() []ecnProfile {

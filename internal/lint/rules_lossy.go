@@ -42,6 +42,9 @@ func (m *Model) lossyByDesign(db *sonic.ConfigDB, d sonic.LossyDesign, s switchS
 		how = append(how, "no buffer profile keeps PFC headroom (xoff)")
 	}
 	title := fmt.Sprintf("%s: lossy by design: pfc_enable is empty on every port and %s", db.File, strings.Join(how, ", and "))
+	if d.RoCEMode.Line > 0 {
+		title = fmt.Sprintf("%s: lossy by design: qos roce mode %s (NVUE), with no PFC", db.File, d.RoCEMode.Text)
+	}
 	if s.TC >= 0 {
 		title += fmt.Sprintf("; RoCE (DSCP %d) lands in class %d", r.DSCP, s.TC)
 		ev = append(ev, s.TCEv)

@@ -183,7 +183,7 @@ func (m *Model) cnpRules(roceTC int) []doctor.Finding {
 				Subject:   s.Name,
 				Evidence:  evs(base...),
 				Mechanism: "A CNP tells a sender to slow down; queued behind the data of the congestion it reports, it arrives late, DCQCN reacts late, and queues and pauses grow. CNPs need a class of their own, served strictly.",
-				Fix:       fmt.Sprintf("Map DSCP %d to its own class on the switches (SONiC: DSCP_TO_TC_MAP \"%d\": \"6\") with a STRICT scheduler, or set cnp_dscp on the NICs to a DSCP that is.", c.DSCP, c.DSCP),
+				Fix:       fmt.Sprintf("Map DSCP %d to its own class on the switches (SONiC: DSCP_TO_TC_MAP \"%d\": \"6\"; Cumulus: nv set qos mapping default-global dscp %d switch-priority 6) with a STRICT scheduler, or set cnp_dscp on the NICs to a DSCP that is.", c.DSCP, c.DSCP, c.DSCP),
 			})
 			continue
 		}
@@ -200,7 +200,7 @@ func (m *Model) cnpRules(roceTC int) []doctor.Finding {
 			Subject:   s.Name,
 			Evidence:  evs(append(base, sev)...),
 			Mechanism: "CNPs are few and small but time-critical: under weighted scheduling they wait their turn behind bulk traffic of their class's weight, delaying every rate decrease DCQCN makes.",
-			Fix:       fmt.Sprintf("Serve class %d strictly (SONiC: a SCHEDULER of type STRICT on QUEUE <port>|%d; the twin: switch.scheduler.strict).", tc, tc),
+			Fix:       fmt.Sprintf("Serve class %d strictly (SONiC: a SCHEDULER of type STRICT on QUEUE <port>|%d; Cumulus: nv set qos egress-scheduler default-global traffic-class <the class switch priority %d drains into> mode strict; the twin: switch.scheduler.strict).", tc, tc, tc),
 		})
 	}
 	return fs

@@ -95,13 +95,7 @@ func lintGolden(t *testing.T, dir string, least int, check func(name string, fd 
 // DSCP 26, which this switch sends to a lossy class.
 func TestLintRedisHgetall(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return writeTemp(t, dir, name, text) }
 	redis := write("redis.txt", `# SYNTHETIC: hgetall output in the form redis-cli prints it
 admin@sonic:~$ redis-cli -n 4 hgetall "PORT_QOS_MAP|Ethernet0"
  1) "dscp_to_tc_map"

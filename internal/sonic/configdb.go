@@ -49,9 +49,14 @@ type ConfigDB struct {
 	// rows of fields (a VERSIONS string, an object-valued field): kept
 	// out, not refused.
 	Skipped []Value
+	// Vendor is VendorCumulus for a config made from NVUE (FromNVUE),
+	// "" for SONiC's own.
+	Vendor string
 	// tablePos is where each table's name is.
 	tablePos map[string]Value
 	lines    []string
+	// lossyMode is where an NVUE configuration sets a lossy RoCE mode.
+	lossyMode Value
 }
 
 // ReadTable reports whether lint reads the table (and Parse insists on

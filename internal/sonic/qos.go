@@ -326,6 +326,9 @@ type LossyDesign struct {
 	// NoXoffAt is the BUFFER_PROFILE table, none of whose profiles has
 	// xoff (PFC headroom), when that is the evidence.
 	NoXoffAt Value
+	// RoCEMode is an NVUE configuration's lossy `qos roce mode`, when
+	// that is the evidence.
+	RoCEMode Value
 }
 
 // LossyByDesign reports a config that runs every class lossy on purpose,
@@ -335,6 +338,9 @@ type LossyDesign struct {
 // or buffer profiles none of which has xoff.
 func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
 	var d LossyDesign
+	if db.lossyMode.Line > 0 {
+		return LossyDesign{PFCEnableAt: db.lossyMode, RoCEMode: db.lossyMode}, true
+	}
 	ports := 0
 	for _, pq := range db.PortQoSMaps() {
 		if pq.Port == "global" {
@@ -394,6 +400,10 @@ func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
 // (opencomputeproject/SAI#112), as NVIDIA's Spectrum-X SKUs use it
 // (wred_*_enable false, ecn ecn_all).
 func (db *ConfigDB) Spectrum() bool {
+	if db.Vendor == VendorCumulus {
+		// Cumulus Linux 5 runs on NVIDIA Spectrum switches only.
+		return true
+	}
 	if p, ok := db.Field("DEVICE_METADATA", "localhost", "platform"); ok {
 		t := strings.ToLower(p.Text)
 		if strings.Contains(t, "mlnx_") || strings.Contains(t, "nvidia_sn") {

@@ -1,0 +1,132 @@
+package ingest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/nvue"
+)
+
+// nvueShow keeps the lines of NVIDIA Cumulus Linux's `nv show qos roce`
+// (from its "operational  applied" header on) for package nvue's reader,
+// the one lint uses, to read at the end; and the interface a pasted `nv
+// show interface <swp> counters qos ...` command names, which its PFC
+// table does not.
+type nvueShow struct {
+	lines []Line
+	in    bool
+	// port is the interface of the last `nv show interface` command.
+	port string
+}
+
+// maxNVUELines bounds the lines kept (`nv show qos roce` prints about 60).
+const maxNVUELines = 1024
+
+// feed copies l when it belongs to `nv show qos roce` and reports whether
+// it did; the line stays for the other readers.
+func (n *nvueShow) feed(l Line, t string) bool {
+	if i := strings.Index(t, "nv show interface "); i >= 0 {
+		if f := strings.Fields(t[i+len("nv show interface "):]); len(f) > 0 {
+			n.port = strings.Clone(f[0])
+		}
+		n.in = false
+		return false
+	}
+	f := strings.Fields(t)
+	switch {
+	case len(f) >= 2 && f[0] == "operational" && f[1] == "applied":
+		n.in = true
+	case !n.in:
+		return false
+	case strings.Contains(t, "@") && strings.Contains(t, "$ "):
+		n.in = false // the next command's prompt
+		return false
+	}
+	if len(n.lines) >= maxNVUELines {
+		return false
+	}
+	n.lines = append(n.lines, Line{Num: l.Num, Text: strings.Clone(l.Text)})
+	return true
+}
+
+// read gives the switch priorities `nv show qos roce` runs PFC on and the
+// ECN thresholds of the traffic class RoCE's priority drains into, with
+// their lines.
+func (n *nvueShow) read(o *SwitchCounters) {
+	if len(n.lines) == 0 {
+		return
+	}
+	text := make([]string, len(n.lines))
+	for i, l := range n.lines {
+		text[i] = l.Text
+	}
+	c, err := nvue.ParseShowRoCE(o.src, []byte(strings.Join(text, "\n")))
+	if err != nil {
+		return
+	}
+	at := func(v nvue.Value) (Evidence, bool) {
+		if v.Line < 1 || v.Line > len(n.lines) {
+			return Evidence{}, false
+		}
+		return At(o.src, n.lines[v.Line-1]), true
+	}
+	roce := 3
+	if f := c.PFC[nvue.DefaultProfile]; f != nil {
+		if ev, ok := at(f.PriosAt); ok {
+			for _, p := range f.Prios {
+				o.PFCPrios = append(o.PFCPrios, p)
+				o.PFCPrioEvs = append(o.PFCPrioEvs, ev)
+			}
+			if len(f.Prios) > 0 {
+				roce = f.Prios[0]
+			}
+		}
+	}
+	tc, err := strconv.Atoi(c.EgressMap[roce].Text)
+	if err != nil {
+		tc = roce
+	}
+	e := c.CC[nvue.DefaultProfile][tc]
+	if e == nil {
+		return
+	}
+	p := ECNProfile{Name: fmt.Sprintf("nv show qos roce congestion-control (traffic class %d)", tc), GreenMin: -1, GreenMax: -1, GreenDropProbability: -1, ECN: "ecn"}
+	for _, x := range []struct {
+		v   nvue.Value
+		dst *int64
+	}{{e.Min, &p.GreenMin}, {e.Max, &p.GreenMax}, {e.Prob, &p.GreenDropProbability}} {
+		if v, err := strconv.ParseInt(x.v.Text, 10, 64); err == nil {
+			*x.dst = v
+			if ev, ok := at(x.v); ok {
+				p.Evidence = append(p.Evidence, ev)
+			}
+		}
+	}
+	if len(p.Evidence) > 0 {
+		o.ECN = appendCapped(o.ECN, p, maxSwitchRows, &o.Omitted)
+	}
+}
+
+// nvuePFCRow reads a row of `nv show interface <swp> counters qos
+// pfc-stats` (or the PFC Statistics table of `... counters qos`):
+// switch-priority, rx-pause-frames, rx-pause-duration, tx-pause-frames,
+// tx-pause-duration, for the interface its command names.
+func (p *switchParser) nvuePFCRow(f []string, ev Evidence) bool {
+	if len(f) != 5 {
+		return false
+	}
+	prio, err := strconv.Atoi(f[0])
+	rx, ok1 := switchNum(f[1])
+	tx, ok2 := switchNum(f[3])
+	if err != nil || prio < 0 || prio > 7 || !ok1 || !ok2 {
+		return false
+	}
+	port := p.nv.port
+	if port == "" {
+		port = "(interface not in the paste)"
+	}
+	p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: port, Dir: RX, Prio: prio, Frames: rx, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+	p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: port, Dir: TX, Prio: prio, Frames: tx, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+	return true
+}

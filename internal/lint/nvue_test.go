@@ -1,0 +1,174 @@
+package lint
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"rocelab/internal/doctor"
+)
+
+// TestCumulusPublic lints NVIDIA's own Cumulus Linux outputs: the RoCE
+// default (`nv show qos roce`, lossless) gives no finding; the lossy
+// multi-TC profile is lossy by design; a switch without RoCE (the Air
+// workshop's applied tree: trust l2, no PFC) has PFC off, and its buffer
+// settings are named as not judged.
+func TestCumulusPublic(t *testing.T) {
+	for _, tc := range []struct {
+		file, kind string
+		want       []string
+		errors     int
+	}{
+		{"cl515-nv-show-qos-roce-single-ipool.txt", KindNVShowQoSRoCE, nil, 0},
+		{"cl515-nv-show-qos-roce-lossy-multi-tc.txt", KindNVShowQoSRoCE, []string{"qos.lossy.by_design"}, 0},
+		{"cl515-nv-set-roce-sp2.txt", KindNVSet, nil, 0},
+		{"cl551-air-workshop-applied-qos.yaml", KindNVUEYAML, []string{"config.nvue.not_judged", "qos.pfc.disabled"}, 1},
+	} {
+		rep, err := Lint([]string{filepath.Join("testdata", tc.file)}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		if got := rep.Inputs[0].Type; got != tc.kind {
+			t.Errorf("%s: read as %s, want %s", tc.file, got, tc.kind)
+		}
+		var got []string
+		errs := 0
+		for _, f := range rep.Findings {
+			got = append(got, f.ID)
+			if f.Severity == doctor.Error {
+				errs++
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) || errs != tc.errors {
+			t.Errorf("%s: findings %v (%d errors), want %v (%d)", tc.file, got, errs, tc.want, tc.errors)
+		}
+		for _, msg := range doctor.Nonconforming(rep.Findings) {
+			t.Errorf("%s: %s", tc.file, msg)
+		}
+	}
+}
+
+// TestCumulusLikeSONiC: a Cumulus switch and a SONiC switch configured
+// alike give the same finding ids. Both are synthetic: RoCE's DSCP 26 on
+// class 3, PFC on 4 only, CNPs' DSCP 48 on a class scheduled by weight,
+// and ECN on RoCE's class with Kmin above Kmax; the hosts mark RoCE
+// NCCL_IB_TC=106.
+func TestCumulusLikeSONiC(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string { return writeTemp(t, dir, name, text) }
+	env := write("nccl-synthetic.env", "NCCL_IB_TC=106\n")
+	nv := write("nv-set-synthetic.txt", `nv set qos roce
+nv set qos pfc default-global switch-priority 4
+nv set qos egress-scheduler default-global traffic-class 6 mode dwrr
+nv set qos congestion-control default-global traffic-class 3 min-threshold 1500000
+nv set qos congestion-control default-global traffic-class 3 max-threshold 150000
+`)
+	sonicDB := write("config_db-synthetic.json", `{
+  "DSCP_TO_TC_MAP": {"AZURE": {"26": "3", "48": "6"}},
+  "PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "AZURE", "pfc_enable": "4"}},
+  "WRED_PROFILE": {"AZURE_LOSSLESS": {"ecn": "ecn_all", "wred_green_enable": "true", "green_min_threshold": "1500000", "green_max_threshold": "150000", "green_drop_probability": "100"}},
+  "SCHEDULER": {"scheduler.6": {"type": "DWRR", "weight": "10"}},
+  "QUEUE": {"Ethernet0|3": {"wred_profile": "AZURE_LOSSLESS"}, "Ethernet0|6": {"scheduler": "scheduler.6"}}
+}
+`)
+	idsOf := func(paths ...string) []string {
+		rep, err := Lint(paths, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, f := range rep.Findings {
+			if !slices.Contains(out, f.ID) && !strings.HasPrefix(f.ID, "config.") {
+				out = append(out, f.ID)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	a, b := idsOf(nv, env), idsOf(sonicDB, env)
+	if !slices.Equal(a, b) {
+		t.Errorf("Cumulus %v, SONiC %v: want the same ids", a, b)
+	}
+	for _, id := range []string{"qos.pfc.disabled", "qos.cnp.not_strict", "ecn.pmax.range"} {
+		if !slices.Contains(a, id) {
+			t.Errorf("Cumulus: no %s among %v", id, a)
+		}
+	}
+}
+
+// TestCumulusBadInput: an NVUE file that cannot be read stops lint with
+// its position, as a malformed config_db does.
+func TestCumulusBadInput(t *testing.T) {
+	p := writeTemp(t, t.TempDir(), "startup.yaml", "- header:\n    rev-id: 1.0\n- set:\n    qos:\n      pfc:\n        default-global:\n          tx: maybe\n")
+	_, err := Lint([]string{p}, nil)
+	if err == nil || !strings.Contains(err.Error(), "startup.yaml:7:15: qos pfc default-global tx \"maybe\": expected enable or disable") {
+		t.Errorf("error %v", err)
+	}
+}
+
+// TestCumulusProfiles: interfaces that bind profiles of their own are
+// judged by them, at their own link speed; the other ports by
+// default-global. Synthetic: uplinks swp49-52 run PFC on 4 and mark class
+// 3 below the 400G BDP; default-global keeps NVUE's RoCE defaults.
+func TestCumulusProfiles(t *testing.T) {
+	dir := t.TempDir()
+	y := `- header:
+    version: Cumulus Linux 5.15.0
+- set:
+    qos:
+      roce:
+        enable: on
+      pfc:
+        uplink:
+          switch-priority:
+            '4': {}
+      congestion-control:
+        uplink:
+          traffic-class:
+            '3':
+              ecn: enable
+              min-threshold: 20000
+              max-threshold: 60000
+    interface:
+      swp49-52:
+        qos:
+          pfc:
+            profile: uplink
+          congestion-control:
+            profile: uplink
+      swp49:
+        link:
+          speed: 400G
+`
+	p := writeTemp(t, dir, "startup-synthetic.yaml", y)
+	env := writeTemp(t, dir, "nccl-synthetic.env", "NCCL_IB_TC=106\n")
+	rep, err := Lint([]string{p, env}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, f.ID+" "+f.Severity.String()+" "+f.Subject)
+	}
+	want := []string{
+		"qos.pfc.disabled warn " + p + " swp49,swp50,swp51,swp52",
+		"switch.ecn.thresholds error " + p + " WRED_PROFILE congestion-control uplink traffic-class 3 (on swp49,swp50,swp51,swp52)",
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("findings\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// writeTemp writes text to dir/name and returns the path.
+func writeTemp(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
