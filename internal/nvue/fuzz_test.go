@@ -3,6 +3,8 @@ package nvue
 import (
 	"errors"
 	"testing"
+
+	"rocelab/internal/pos"
 )
 
 // FuzzNVUE runs the three readers on any text: none panics, an error
@@ -22,12 +24,12 @@ func FuzzNVUE(f *testing.F) {
 		}
 		for _, parse := range []func(string, []byte) (*Config, error){ParseYAML, ParseSet, ParseShowRoCE} {
 			c, err := parse("f", data)
-			var e *Error
+			var e *pos.Error
 			switch {
 			case err == nil:
 				c.Resolve()
 			case !errors.As(err, &e):
-				t.Fatalf("%v: not an *Error", err)
+				t.Fatalf("%v: not a *pos.Error", err)
 			case e.Line < 1 || e.Line > lines || e.Col < 1:
 				t.Fatalf("%v: position outside the text (%d lines)", err, lines)
 			}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"rocelab/internal/pos"
 )
 
 // A Value is one setting with where it is written (Line 0: a default).
@@ -103,17 +105,8 @@ func newConfig(name, format string, data []byte) *Config {
 		Speed: map[string]Value{}, Watchdog: map[string]Value{}}
 }
 
-// An Error is a setting that cannot be read, at its line and column.
-type Error struct {
-	File      string
-	Line, Col int
-	Msg       string
-}
-
-func (e *Error) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
-
-func (c *Config) errAt(v Value, format string, args ...any) *Error {
-	return &Error{File: c.File, Line: v.Line, Col: v.Col, Msg: fmt.Sprintf(format, args...)}
+func (c *Config) errAt(v Value, format string, args ...any) *pos.Error {
+	return &pos.Error{File: c.File, Line: v.Line, Col: v.Col, Msg: fmt.Sprintf(format, args...)}
 }
 
 // LineText returns line n, trimmed.

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"rocelab/internal/pos"
 )
 
 func read(t testing.TB, name string) []byte {
@@ -243,7 +245,7 @@ func TestBadInput(t *testing.T) {
 		} else {
 			_, err = ParseSet("f", []byte(tc.text))
 		}
-		var e *Error
+		var e *pos.Error
 		if !errors.As(err, &e) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"rocelab/internal/pos"
 )
 
 // IsSetList reports whether text holds `nv set` commands of QoS: a paste
@@ -201,7 +203,7 @@ func ParseShowRoCE(name string, data []byte) (*Config, error) {
 		}
 	}
 	if !c.RoCEEnable.Given() && !c.RoCEMode.Given() {
-		return nil, &Error{File: name, Line: 1, Col: 1, Msg: "no enable or mode row: expected `nv show qos roce` output"}
+		return nil, &pos.Error{File: name, Line: 1, Col: 1, Msg: "no enable or mode row: expected `nv show qos roce` output"}
 	}
 	return c, nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"rocelab/internal/pos"
+
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
@@ -47,13 +49,13 @@ func ParseYAML(name string, data []byte) (*Config, error) {
 	if err != nil {
 		var ye yaml.Error
 		if errors.As(err, &ye) {
-			e := &Error{File: name, Msg: ye.GetMessage()}
+			e := &pos.Error{File: name, Msg: ye.GetMessage()}
 			if tk := ye.GetToken(); tk != nil && tk.Position != nil {
 				e.Line, e.Col = tk.Position.Line, tk.Position.Column
 			}
 			return nil, e
 		}
-		return nil, &Error{File: name, Line: 1, Col: 1, Msg: err.Error()}
+		return nil, &pos.Error{File: name, Line: 1, Col: 1, Msg: err.Error()}
 	}
 	found := false
 	for _, doc := range f.Docs {
@@ -97,7 +99,7 @@ func ParseYAML(name string, data []byte) (*Config, error) {
 		}
 	}
 	if !found {
-		return nil, &Error{File: name, Line: 1, Col: 1, Msg: "no `- set:` entry: expected the configuration NVUE prints with `nv config show -o yaml`"}
+		return nil, &pos.Error{File: name, Line: 1, Col: 1, Msg: "no `- set:` entry: expected the configuration NVUE prints with `nv config show -o yaml`"}
 	}
 	return c, nil
 }
@@ -140,8 +142,8 @@ func (c *Config) keyValue(kv *ast.MappingValueNode) Value {
 	return Value{Text: tk.Value, Line: tk.Position.Line, Col: tk.Position.Column}
 }
 
-func (c *Config) nodeErr(n ast.Node, msg string) *Error {
-	e := &Error{File: c.File, Line: 1, Col: 1, Msg: msg}
+func (c *Config) nodeErr(n ast.Node, msg string) *pos.Error {
+	e := &pos.Error{File: c.File, Line: 1, Col: 1, Msg: msg}
 	if n != nil {
 		if tk := n.GetToken(); tk != nil && tk.Position != nil {
 			e.Line, e.Col = tk.Position.Line, tk.Position.Column
