@@ -156,10 +156,11 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(msg, "NCCL version "):
 		l.addVersion(host, msg[len("NCCL version "):], ev)
 	case strings.HasPrefix(msg, "Using network "):
-		name := strings.TrimSpace(msg[len("Using network "):])
-		if l.once(seenKey{kind: 'n', a: host, b: name}) {
-			l.Networks = append(l.Networks, NetChoice{Host: host, Name: strings.Clone(name), Evidence: ev})
-		}
+		l.addNetwork(host, msg[len("Using network "):], ev)
+	case strings.HasPrefix(msg, "Assigned NET plugin ") && strings.HasSuffix(strings.TrimSpace(msg), " to comm"):
+		// NCCL 2.27 and later: the net plugin a communicator uses, printed
+		// under NCCL_DEBUG_SUBSYS=NET too, where "Using network" (INIT) is not.
+		l.addNetwork(host, strings.TrimSuffix(strings.TrimSpace(msg[len("Assigned NET plugin "):]), " to comm"), ev)
 	case strings.HasPrefix(msg, "NET/"):
 		if _, rest, ok := pluginNet(msg); ok && pluginGDROff(rest) {
 			l.PluginGDROff.add(host, ev)
@@ -177,10 +178,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		l.learnBoot(o, bootAddr(msg[len("NET : Using interface "):]))
 	case strings.HasPrefix(msg, "Using internal Network ") || strings.HasPrefix(msg, "Using external Network "):
 		// NCCL 2.3 names its network so.
-		name := strings.TrimSpace(msg[len("Using internal Network "):])
-		if l.once(seenKey{kind: 'n', a: host, b: name}) {
-			l.Networks = append(l.Networks, NetChoice{Host: host, Name: strings.Clone(name), Evidence: ev})
-		}
+		l.addNetwork(host, msg[len("Using internal Network "):], ev)
 	case strings.HasPrefix(msg, "Plugin Path") || strings.HasPrefix(msg, "P2P plugin") || strings.HasPrefix(msg, "Using non-device net plugin"):
 		l.Plugins.add(host, ev)
 	case strings.HasPrefix(msg, "GPU Direct RDMA "):
@@ -348,6 +346,15 @@ func (l *NCCLLog) intern(h string, ev Evidence) string {
 	return v
 }
 
+// addNetwork records the network a host's communicator uses, once per
+// host and name.
+func (l *NCCLLog) addNetwork(host, name string, ev Evidence) {
+	name = strings.TrimSpace(name)
+	if name != "" && len(l.Networks) < maxDistinct && l.once(seenKey{kind: 'n', a: host, b: name}) {
+		l.Networks = append(l.Networks, NetChoice{Host: host, Name: strings.Clone(name), Evidence: ev})
+	}
+}
+
 func (l *NCCLLog) addVersion(host, v string, ev Evidence) {
 	v = strings.TrimSuffix(strings.TrimSpace(v), ".")
 	if f := strings.Fields(v); len(f) > 0 {
@@ -461,6 +468,10 @@ func (l *NCCLLog) comm(host, msg string, ev Evidence) {
 			}
 		case "localRanks":
 			l.Comm.LocalRanks = max(l.Comm.LocalRanks, n)
+		case "MNNVL":
+			if n == 1 && l.Comm.MNNVL.Line == 0 {
+				l.Comm.MNNVL = ev
+			}
 		}
 	}
 }
