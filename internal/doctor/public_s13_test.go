@@ -70,3 +70,13 @@ func TestMNNVLBusBWUnjudged(t *testing.T) {
 	nicMustNot(t, fs, "nccltests.busbw.low")
 	nicMustNot(t, fs, "nccltests.busbw.ok")
 }
+
+// A vLLM pod without the verbs library: NCCL 2.18+ says so at INFO, and
+// the socket fallback names that cause and its fix.
+func TestSocketFallbackVerbsAtInfo(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-openshift-vllm-libibverbs-info-socket-ens5-vllm5360.txt")
+	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "falls back to TCP sockets on 1 host")
+	if !strings.Contains(f.Fix, "apt-get install libibverbs1") || !strings.Contains(f.Evidence[0].Text, "Failed to open libibverbs.so[.1]") {
+		t.Errorf("cause not named: %s / %v", f.Fix, f.Evidence)
+	}
+}

@@ -183,6 +183,10 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		l.Plugins.add(host, ev)
 	case strings.HasPrefix(msg, "GPU Direct RDMA "):
 		l.gdr(host, msg, ev)
+	case strings.HasPrefix(msg, "Failed to open libibverbs"):
+		// NCCL 2.18 and later say it at INFO (misc/ibvsymbols.cc), older
+		// ones at WARN: no verbs library, so no IB transport.
+		l.VerbsMissing.add(host, ev)
 	case strings.HasPrefix(msg, "Connected all rings"):
 		l.ringSummary(host, msg, ev)
 	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclCommInit") && strings.Contains(msg, " comm ") || strings.HasPrefix(msg, "rank ") && strings.Contains(msg, " nranks "):

@@ -1,0 +1,41 @@
+package ingest
+
+import "testing"
+
+// NCCL 2.18 and later print "Failed to open libibverbs.so[.1]" at INFO
+// (misc/ibvsymbols.cc); only the WARN form of older releases was read.
+// The lines come with launcher prefixes NCCL does not print: vLLM V1's
+// "(EngineCore_DP0 pid=742) (RayWorkerWrapper pid=927) " twice over.
+func TestCorpusVerbsMissingAtInfo(t *testing.T) {
+	for _, c := range []struct {
+		rel, host string
+		lines     int
+	}{
+		{"nccl-log/nccl-openshift-vllm-libibverbs-info-socket-ens5-vllm5360.txt", "dtrifiro-gpu", 4},
+		{"nccl-log/rccl-vllm-engine-core-ray-double-prefix-socket-r9700-rocm5656.txt", "corona", 1},
+	} {
+		l := ncclLog(t, c.rel)
+		if l.VerbsMissing.Count != c.lines || len(l.VerbsMissing.Hosts) != 1 || l.VerbsMissing.Hosts[0] != c.host {
+			t.Errorf("%s: libibverbs missing %d times on %v, want %d on %s", c.rel, l.VerbsMissing.Count, l.VerbsMissing.Hosts, c.lines, c.host)
+		}
+		if len(l.Networks) != 1 || l.Networks[0].Name != "Socket" || len(l.SocketDevices) != 1 {
+			t.Errorf("%s: networks %+v sockets %+v", c.rel, l.Networks, l.SocketDevices)
+		}
+	}
+}
+
+// pdsh puts "gpu1505: " before NCCL's own "gpu1505:22060:22174 [0]"; Ray
+// puts "(RayWorker pid=75830) " before it. The host is NCCL's.
+func TestCorpusLauncherPrefixes(t *testing.T) {
+	l := ncclLog(t, "nccl-log/nccl-pdsh-double-host-prefix-net-ib-1-channels-transformers22363.txt")
+	if h := l.Hosts(); len(h) != 2 || h[0] != "gpu1505" || h[1] != "gpu1504" {
+		t.Errorf("pdsh hosts %v", h)
+	}
+	if len(l.Channels) != 2 || l.Channels[0].Net != "IB" || l.Channels[0].Recv != 1 || l.Channels[0].GDR != 0 {
+		t.Errorf("pdsh channels %+v", l.Channels)
+	}
+	r := ncclLog(t, "nccl-log/nccl-ray-worker-prefix-sharp-plugin-v5-probe-v100-vllm2442.txt")
+	if h := r.Hosts(); len(h) != 1 || h[0] != "bms-airtrunk-c-g1v2-app-10-214-144-75" || r.PluginFailures.Count != 0 || r.Plugins.Count != 4 {
+		t.Errorf("ray: hosts %v plugins %d failures %d", h, r.Plugins.Count, r.PluginFailures.Count)
+	}
+}
