@@ -148,6 +148,13 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 	if l.matrix = strings.HasPrefix(msg, "Enabled NCCL Func/Proto/Algo Matrix"); l.matrix {
 		return
 	}
+	if r, ok := strings.CutPrefix(msg, "[Rank "); ok {
+		// NCCL 2.29 tags its init lines with the rank: "[Rank 0]
+		// ncclCommInitRank comm 0x... rank 0 nranks 2 ...".
+		if _, after, ok := strings.Cut(r, "] "); ok {
+			msg = after
+		}
+	}
 	switch {
 	case strings.HasPrefix(msg, "Channel ") || strings.HasPrefix(msg, "Ring ") || strings.HasPrefix(msg, "CollNet "):
 		l.channel(host, msg, ev)
@@ -189,7 +196,10 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		l.VerbsMissing.add(host, ev)
 	case strings.HasPrefix(msg, "Connected all rings"):
 		l.ringSummary(host, msg, ev)
-	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclCommInit") && strings.Contains(msg, " comm ") || strings.HasPrefix(msg, "rank ") && strings.Contains(msg, " nranks "):
+	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclComm") && strings.Contains(msg, " comm ") || strings.HasPrefix(msg, "rank ") && strings.Contains(msg, " nranks "):
+		// "comm 0x.. rank 0 nRanks 8 nNodes 2 ...", and the init lines of
+		// ncclCommInitRank, ncclCommInitRankConfig, ncclCommInitAll,
+		// ncclCommSplit and RCCL's ncclCommInitRank_impl.
 		l.comm(host, msg, ev)
 		l.rankGPU(host, msg, ev)
 	case strings.Contains(msg, "Call to ibv_") && strings.Contains(msg, "failed"):

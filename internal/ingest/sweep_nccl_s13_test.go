@@ -1,6 +1,9 @@
 package ingest
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // NCCL 2.18 and later print "Failed to open libibverbs.so[.1]" at INFO
 // (misc/ibvsymbols.cc); only the WARN form of older releases was read.
@@ -37,5 +40,21 @@ func TestCorpusLauncherPrefixes(t *testing.T) {
 	r := ncclLog(t, "nccl-log/nccl-ray-worker-prefix-sharp-plugin-v5-probe-v100-vllm2442.txt")
 	if h := r.Hosts(); len(h) != 1 || h[0] != "bms-airtrunk-c-g1v2-app-10-214-144-75" || r.PluginFailures.Count != 0 || r.Plugins.Count != 4 {
 		t.Errorf("ray: hosts %v plugins %d failures %d", h, r.Plugins.Count, r.PluginFailures.Count)
+	}
+}
+
+// Init lines as NCCL prints them for every way of making a communicator,
+// and with the "[Rank 0] " tag of NCCL 2.29. The first and third lines are
+// real (public files the search index found, ids 69648849063 and
+// 57129709323: RCCL's ncclCommInitRankConfig_impl); the ncclCommSplit line
+// is synthetic, in init.cc's format.
+func TestCommInitForms(t *testing.T) {
+	l := parseLog(t, strings.Join([]string{
+		"VM-16-64-ubuntu:28471:28471 [0] NCCL INFO [Rank 0] ncclCommInitRank comm 0x55eb22a04a50 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 80 commId 0x2ef13c5ed0553a05 - Init START",
+		"VM-16-64-ubuntu:28471:28471 [1] NCCL INFO ncclCommSplit comm 0x55eb22a05000 rank 3 nranks 4 cudaDev 1 nvmlDev 1 busId 90 parent 0x55eb22a04a50 splitCount 1 color 0 key 3 - Init COMPLETE",
+		"TARS:829507:829550 [0] NCCL INFO ncclCommInitRankConfig_impl comm 0x2bc1f840 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 3000 commId 0xcde2ea451c75c2ba - Init START",
+	}, "\n"))
+	if l.Comm.Ranks != 4 || len(l.RankGPUs) != 3 || l.RankGPUs[0].BusID != "80" || l.RankGPUs[1].Rank != 3 || l.RankGPUs[2].Host != "TARS" {
+		t.Errorf("comm %+v gpus %+v", l.Comm, l.RankGPUs)
 	}
 }
