@@ -224,7 +224,8 @@ func joinLinkLocalSeen(fs []Finding, hosts []string, logs []*ingest.NCCLLog) []F
 // failing: the peers share one L2 segment, where a link-local GID works;
 // it still breaks once the traffic is routed.
 func softenLinkLocalConnected(fs []Finding, hosts []string, logs []*ingest.NCCLLog) {
-	for i := range fs {
+	// Findings past hosts are joinLinkLocalSeen's own: errors NCCL printed.
+	for i := range hosts {
 		if fs[i].ID != "gid.index.link_local" || fs[i].Severity != Error || !ingest.RealHost(hosts[i]) {
 			continue
 		}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"rocelab/internal/unit"
 )
 
 // Bounds that keep an NCCL log's artifact small however long the log is:
@@ -622,17 +624,34 @@ func (l *NCCLLog) ibDeviceNames(host string) []string {
 
 // LinkSpeeds reports the speeds of NCCL's port lines ("NET/IB: [0]
 // mlx5_0:uverbs0:1/RoCE ... speed=400000") and of its "Made virtual
-// device" lines that the port lines do not already state.
+// device" lines that the port lines do not already state. A merged device
+// ("name=mlx5_0+mlx5_1 speed=800000 ndevs=2") is the sum of its ports
+// (net_ib.cc adds them up): a port no other line states is given an equal
+// share, so that NICs per node × speed counts each port once.
 func (l *NCCLLog) LinkSpeeds() []LinkSpeed {
 	var out []LinkSpeed
+	stated := func(dev string, rate unit.BitRate) bool {
+		return slices.ContainsFunc(out, func(s LinkSpeed) bool { return s.Device == dev && (rate == 0 || s.Rate == rate) })
+	}
 	for _, p := range l.IBPorts {
 		if p.Speed > 0 {
 			out = append(out, LinkSpeed{Device: p.Device, Rate: p.Speed, Evidence: p.Evidence})
 		}
 	}
 	for _, v := range l.VirtualDevices {
-		if !slices.ContainsFunc(out, func(s LinkSpeed) bool { return s.Device == v.Device && s.Rate == v.Rate }) {
+		if !strings.Contains(v.Device, "+") && !stated(v.Device, v.Rate) {
 			out = append(out, v)
+		}
+	}
+	for _, v := range l.VirtualDevices {
+		ports := strings.Split(v.Device, "+")
+		if len(ports) < 2 {
+			continue
+		}
+		for _, p := range ports {
+			if p != "" && !stated(p, 0) {
+				out = append(out, LinkSpeed{Device: p, Rate: v.Rate / unit.BitRate(len(ports)), Evidence: v.Evidence})
+			}
 		}
 	}
 	return out
