@@ -645,12 +645,13 @@ func (l *NCCLLog) LinkSpeeds() []LinkSpeed {
 	}
 	for _, v := range l.VirtualDevices {
 		ports := strings.Split(v.Device, "+")
-		if len(ports) < 2 {
+		share := v.Rate / unit.BitRate(len(ports))
+		if len(ports) < 2 || share <= 0 {
 			continue
 		}
 		for _, p := range ports {
 			if p != "" && !stated(p, 0) {
-				out = append(out, LinkSpeed{Device: p, Rate: v.Rate / unit.BitRate(len(ports)), Evidence: v.Evidence})
+				out = append(out, LinkSpeed{Device: p, Rate: share, Evidence: v.Evidence})
 			}
 		}
 	}
