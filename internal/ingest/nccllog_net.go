@@ -17,6 +17,11 @@ func (l *NCCLLog) netLine(o origin, host, msg string, ev Evidence) {
 	if !ok {
 		return
 	}
+	if fn, after, ok := strings.Cut(rest, ": "); ok && strings.HasPrefix(fn, "ncclIb") && !strings.ContainsRune(fn, ' ') {
+		// NCCL 2.30 puts the function before the text: "NET/IB:
+		// ncclIbConnect: NCCL Dev 0 IbDev 0 Port 1 qp_num 704 mtu 5 GID 3 ...".
+		rest = after
+	}
 	if i := strings.Index(rest, "; OOB "); i >= 0 {
 		l.learnBoot(o, bootAddr(rest[i+len("; OOB "):]))
 	}
@@ -45,7 +50,7 @@ func (l *NCCLLog) netLine(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(rest, "NCCL Dev "):
 		l.qpMTU(host, rest, ev)
 		l.qpLine(host, rest[len("NCCL "):], ev)
-	case strings.HasPrefix(rest, "Dev ") && strings.Contains(rest, " qpn "):
+	case strings.HasPrefix(rest, "Dev ") && (strings.Contains(rest, " qpn ") || strings.Contains(rest, " qp_num ")):
 		l.qpLine(host, rest, ev)
 	case strings.HasPrefix(rest, "[") && name != "Socket" && (strings.Contains(rest, "/IB") || strings.Contains(rest, "/RoCE")):
 		// Each port NCCL opens, on a line of its own: "NET/IB: [0]

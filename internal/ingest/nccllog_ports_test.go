@@ -164,3 +164,12 @@ func TestCorpusMNNVL(t *testing.T) {
 		t.Errorf("quoted MNNVL 0 comm %+v", q.Comm)
 	}
 }
+
+// NCCL 2.30 prints the function before a queue pair's line and names the
+// QP number qp_num (synthetic, in connect.cc's format).
+func TestQPLineWithFunction(t *testing.T) {
+	l := parseLog(t, "h1:1:2 [0] NCCL INFO NET/IB: ncclIbConnect: NCCL Dev 0 IbDev 0 Port 1 qp_num 704 mtu 5 GID 3 (0/1000A0AFFFF0000) ctsFifoRkey=0x1 ctsFifoLkey=0x1")
+	if len(l.QPs) != 1 || l.QPs[0].GIDIndex != 3 || l.QPs[0].GID != "::ffff:10.10.0.1" || len(l.MTUs) != 1 || l.MTUs[0].MTU != 4096 {
+		t.Errorf("QPs %+v MTUs %+v", l.QPs, l.MTUs)
+	}
+}
