@@ -58,3 +58,17 @@ func TestCommInitForms(t *testing.T) {
 		t.Errorf("comm %+v gpus %+v", l.Comm, l.RankGPUs)
 	}
 }
+
+// NCCL 2.4-2.7 print "NET/Socket : Using" on every rank for bootstrap
+// beside "NET/IB : Using": the socket lines say nothing of the data path.
+func TestCorpusSocketLinesBesideIB(t *testing.T) {
+	l := ncclLog(t, "nccl-log/nccl-2.4-socket-and-ib-lines-virbr0-mlx5-ib-nccltests29.txt")
+	if !l.SocketLinesBootstrap() || len(l.IBDevices) != 2 || len(l.SocketDevices) != 3 {
+		t.Errorf("bootstrap %v, IB %+v, sockets %+v", l.SocketLinesBootstrap(), l.IBDevices, l.SocketDevices)
+	}
+	for _, tr := range l.Transports() {
+		if !tr.RDMA || tr.Socket {
+			t.Errorf("%s: %+v, want RDMA only", tr.Host, tr)
+		}
+	}
+}
