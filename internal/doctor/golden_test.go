@@ -25,6 +25,8 @@ func TestGoldenReports(t *testing.T) {
 		{"retry-exceeded-issue1405.txt", Options{}, []string{"nccl-log/roce-err12-vendor129-recv-gid-issue1405.txt"}},
 		{"allreduce-gdr0-400g.txt", Options{NICSpeed: 400 * unit.Gbps}, []string{"nccl-tests/allreduce-h100-1gpu-roce400g-gdr0-15GBps-ccimoc.txt"}},
 		{"socket-aws.txt", Options{}, []string{"nccl-log/socket-aws-ens3-no-ib-issue226.txt"}},
+		// NCCL 2.28.9 port lines (speed=200000) judge the all_gather; the second port's QPs use link-local GID 0.
+		{"spark-2.28-port-lines-200g.txt", Options{}, []string{"nccl-log/nccl-2.28.9-dgx-spark-gb10-roce-200g-port-lines-gid0-allgather.txt"}},
 		{"cx5blog-mlnx-qos.txt", Options{}, []string{"ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt"}},
 		{"lkml-ethtool.txt", Options{}, []string{"ethtool/mlx5-xdp-rx-discards-phy-global-pause-lkml.txt"}},
 		// Two real incidents read as one: GDR 0 is the likely cause; the PCIe cap is below what the run reached.

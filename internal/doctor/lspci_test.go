@@ -216,3 +216,26 @@ func TestLspciAndDmesgOneFinding(t *testing.T) {
 		t.Errorf("%d host.pcie.degraded findings, want the lspci's for 17:00.0 and dmesg's for 31:00.0: %s", len(got), nicTitles(fs))
 	}
 }
+
+// NCCL 2.27+ prints each NIC port's PCI path: a NIC whose link trained
+// narrow is named as the device NCCL uses, and judged against the speed
+// NCCL printed. The lspci lines are synthetic; the NCCL line is real
+// (testdata/corpus/nccl-log/nccl-2.27.5-sglang-port-lines-400g-roce-pcipath-ib-hca-8-of-12.txt).
+func TestLspciNCCLPortPath(t *testing.T) {
+	paths := writeFiles(t, map[string][]string{
+		"lspci.txt": {
+			"3b:00.1 Ethernet controller: Mellanox Technologies MT2910 Family [ConnectX-7]",
+			"\tCapabilities: [60] Express (v2) Endpoint, MSI 00",
+			"\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16, ASPM not supported",
+			"\t\tLnkSta:\tSpeed 32GT/s, Width x4 (downgraded)",
+		},
+		"nccl.log": {
+			"tpgds-aihub0007:177790:177790 [3] NCCL INFO NET/IB: [2] mlx5_2:uverbs2:1/RoCE provider=Mlx5 speed=400000 context=0x5563d0080110 pciPath=/sys/devices/pci0000:37/0000:37:01.0/0000:38:00.0/0000:39:01.0/0000:3b:00.0 ar=0",
+		},
+	})
+	fs := Diagnose(paths, nil, Options{}).Findings
+	f := nicMustFind(t, fs, "host.pcie.degraded", Error, "3b:00.1", "below the 400.0 Gb/s port", "NCCL uses it as mlx5_2")
+	if !strings.Contains(f.Evidence[len(f.Evidence)-1].Text, "pciPath=") {
+		t.Errorf("port line not cited: %v", f.Evidence)
+	}
+}

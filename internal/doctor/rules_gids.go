@@ -96,6 +96,7 @@ func checkGIDs(inc *Incident) []Finding {
 		}
 	}
 	fs = joinLinkLocalSeen(fs, hosts, logs)
+	softenLinkLocalConnected(fs, hosts, logs)
 	fs = append(fs, perftestZeroGIDs(inc)...)
 	fs = append(fs, checkGIDMismatch(uses, entries)...)
 	if len(uses) == 0 {
@@ -216,6 +217,40 @@ func joinLinkLocalSeen(fs []Finding, hosts []string, logs []*ingest.NCCLLog) []F
 		Mechanism: linkLocalMechanism + linkLocalRows(nil, "", ""),
 		Fix:       gidFixTail,
 	})
+}
+
+// softenLinkLocalConnected lowers a link-local finding to a warning when
+// the same host's NCCL log shows its rings connected and no queue pair
+// failing: the peers share one L2 segment, where a link-local GID works;
+// it still breaks once the traffic is routed.
+func softenLinkLocalConnected(fs []Finding, hosts []string, logs []*ingest.NCCLLog) {
+	// Findings past hosts are joinLinkLocalSeen's own: errors NCCL printed.
+	for i := range hosts {
+		if fs[i].ID != "gid.index.link_local" || fs[i].Severity != Error || !ingest.RealHost(hosts[i]) {
+			continue
+		}
+		var ring Evidence
+		failed := false
+		for _, l := range logs {
+			for _, r := range l.Rings {
+				if r.Host == hosts[i] && ring.Line == 0 {
+					ring = r.Evidence
+				}
+			}
+			for _, c := range l.Completions {
+				failed = failed || sameOrUnknown(c.Host, hosts[i])
+			}
+			for _, s := range l.Setup {
+				failed = failed || sameOrUnknown(s.Host, hosts[i])
+			}
+		}
+		if ring.Line == 0 || failed {
+			continue
+		}
+		fs[i].Severity = Warn
+		fs[i].Evidence = appendEvidence(fs[i].Evidence, ring)
+		fs[i].Mechanism += " Here " + hosts[i] + "'s rings connected and no queue pair failed (\"Connected all rings\", no completion or setup error): its peers share one L2 segment, where a link-local GID works; it fails once the traffic crosses a router."
+	}
 }
 
 // checkGIDUse classifies the entry one use points at. Without a table, an

@@ -107,14 +107,15 @@ func linkFinding(inc *Incident, p *ingest.Lspci, d ingest.PCIDevice) Finding {
 }
 
 // ncclUses says how NCCL logs (of the host of at, or of no stated host)
-// use the GPU at bdf, which they name by busId: the ranks whose
-// communicator runs on it, and GPUDirect RDMA decisions about it.
+// use the device at bdf: for a GPU, which they name by busId, the ranks
+// whose communicator runs on it and GPUDirect RDMA decisions about it; for
+// a NIC, the IB device whose port line (NCCL 2.27+) ends in its PCI path.
 func ncclUses(inc *Incident, at ingest.Scope, bdf string) (string, []Evidence) {
 	if bdf == "" {
 		return "", nil
 	}
 	bdf = fullBDF(bdf)
-	var ranks []string
+	var ranks, devs []string
 	var ev []Evidence
 	gdr := ""
 	for _, l := range All[*ingest.NCCLLog](inc) {
@@ -126,6 +127,16 @@ func ncclUses(inc *Incident, at ingest.Scope, bdf string) (string, []Evidence) {
 				ranks = append(ranks, fmt.Sprintf("rank %d (cudaDev %d)", g.Rank, g.CudaDev))
 				if len(ev) < 2 {
 					ev = append(ev, g.Evidence)
+				}
+			}
+		}
+		for _, p := range l.IBPorts {
+			// NCCL prints the NIC's path with the function set to 0: the
+			// ports of one NIC share it.
+			if a := p.PCIAddr(); len(a) == len(bdf) && strings.EqualFold(a[:len(a)-1], bdf[:len(bdf)-1]) {
+				devs = append(devs, p.Device)
+				if len(ev) < 2 {
+					ev = append(ev, p.Evidence)
 				}
 			}
 		}
@@ -142,6 +153,9 @@ func ncclUses(inc *Incident, at ingest.Scope, bdf string) (string, []Evidence) {
 	var parts []string
 	if len(ranks) > 0 {
 		parts = append(parts, "NCCL "+list(distinct(ranks), 3)+" runs on it")
+	}
+	if len(devs) > 0 {
+		parts = append(parts, "NCCL uses it as "+list(distinct(devs), 3))
 	}
 	if gdr != "" {
 		parts = append(parts, "NCCL has "+gdr)

@@ -447,10 +447,16 @@ func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 	case gdr.On():
 		facts = append(facts, "GPUDirect RDMA on")
 	}
-	ranks, nch := 0, 0
-	var intra []string
+	ranks, nch, nodes, local := 0, 0, 0, 0
+	var intra, speeds []string
 	for _, l := range logs {
 		ranks, nch = max(ranks, l.Comm.Ranks), max(nch, l.NChannels)
+		nodes, local = max(nodes, l.Comm.Nodes), max(local, l.Comm.LocalRanks)
+		for _, p := range l.IBPorts {
+			if p.Speed > 0 {
+				speeds = append(speeds, p.Speed.String())
+			}
+		}
 		for _, c := range l.Channels {
 			switch c.Kind {
 			case "P2P":
@@ -460,8 +466,14 @@ func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 			}
 		}
 	}
-	if ranks > 0 {
+	switch {
+	case ranks > 0 && nodes > 0 && local > 0:
+		facts = append(facts, fmt.Sprintf("%s on %s, up to %d per node", plural(ranks, "rank", "ranks"), plural(nodes, "node", "nodes"), local))
+	case ranks > 0:
 		facts = append(facts, plural(ranks, "rank", "ranks"))
+	}
+	if sp := distinct(speeds); len(sp) > 0 {
+		facts = append(facts, "ports at "+strings.Join(sp, "/")+" (NCCL's port lines)")
 	}
 	if nch > 0 {
 		facts = append(facts, plural(nch, "ring channel", "ring channels"))

@@ -174,6 +174,10 @@ func checkBusBW(inc *Incident) []Finding {
 				fs = append(fs, splitPlateau(r, p).per(t.Source()+" "+collName(r), "run", "nccl-tests "+collName(r)+" bandwidth"))
 				continue
 			}
+			if nv, ok := mnnvl(inc, t.Scope()); ok {
+				fs = append(fs, mnnvlPlateau(r, p, nv).per(t.Source()+" "+collName(r), "run", "nccl-tests "+collName(r)+" bandwidth"))
+				continue
+			}
 			fs = append(fs, judgePlateau(inc, r, p, sp, speed, speedKnown).per(t.Source()+" "+collName(r), "run", "nccl-tests "+collName(r)+" bandwidth"))
 		}
 	}
@@ -237,21 +241,51 @@ func maxAlgBW(r *ingest.TestRun) float64 {
 	return m
 }
 
-// splitPlateau reports the plateau of a run whose processes ran as
-// independent jobs without judging it: its busbw is no fabric's figure
-// (one rank's busbw is 0: the bus factor (n-1)/n vanishes).
-func splitPlateau(r *ingest.TestRun, p ingest.Plateau) Finding {
+// unjudgedPlateau reports a run's plateau without judging it against a
+// NIC, for the reason given after "not judged", citing the largest rows
+// and the lines that give the reason.
+func unjudgedPlateau(r *ingest.TestRun, p ingest.Plateau, why, mech, fix string, because ...Evidence) Finding {
 	var ev evidence
+	ev.add(because...)
 	for _, row := range p.Rows[max(0, len(p.Rows)-3):] {
 		ev.add(row.Evidence)
 	}
 	return Finding{
 		ID: "nccltests.busbw.unjudged", Severity: Info, Layer: LayerNCCL,
-		Title:     fmt.Sprintf("nccl-tests %s busbw plateau %s GB/s at %s-%s not judged: the processes ran as independent jobs (nccltests.ranks.split)", collName(r), fmtGB(p.BusBW), unit.Bytes(p.MinSize), unit.Bytes(p.MaxSize)),
+		Title:     fmt.Sprintf("nccl-tests %s busbw plateau %s GB/s at %s-%s not judged%s", collName(r), fmtGB(p.BusBW), unit.Bytes(p.MinSize), unit.Bytes(p.MaxSize), why),
 		Evidence:  ev.sorted(),
-		Mechanism: "Each process of a split launch is a communicator of its own GPUs: its rows measure no byte crossing the network (a 1-rank job prints busbw 0, its bus factor (n-1)/n being 0), and several processes' rows interleave in one table.",
-		Fix:       "Fix the launch first (nccltests.ranks.split), then judge the busbw of one multi-process run.",
+		Mechanism: mech,
+		Fix:       fix,
 	}
+}
+
+// splitPlateau reports the plateau of a run whose processes ran as
+// independent jobs without judging it: its busbw is no fabric's figure
+// (one rank's busbw is 0: the bus factor (n-1)/n vanishes).
+func splitPlateau(r *ingest.TestRun, p ingest.Plateau) Finding {
+	return unjudgedPlateau(r, p, ": the processes ran as independent jobs (nccltests.ranks.split)",
+		"Each process of a split launch is a communicator of its own GPUs: its rows measure no byte crossing the network (a 1-rank job prints busbw 0, its bus factor (n-1)/n being 0), and several processes' rows interleave in one table.",
+		"Fix the launch first (nccltests.ranks.split), then judge the busbw of one multi-process run.")
+}
+
+// mnnvl returns the line of an NCCL log, of the run's host or one that
+// does not say its host, that says the communicator spans a multi-node
+// NVLink domain ("comm ... MNNVL 1").
+func mnnvl(inc *Incident, at ingest.Scope) (Evidence, bool) {
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		if l.Comm.MNNVL.Line > 0 && reachOf(at, l.Scope()) != otherHost {
+			return l.Comm.MNNVL, true
+		}
+	}
+	return Evidence{}, false
+}
+
+// mnnvlPlateau leaves unjudged a run whose ranks share one NVLink domain
+// across nodes: no NIC carries its data.
+func mnnvlPlateau(r *ingest.TestRun, p ingest.Plateau, nv Evidence) Finding {
+	return unjudgedPlateau(r, p, " against a NIC: NCCL says MNNVL 1, so its nodes share one NVLink domain",
+		"NCCL 2.2x prints MNNVL 1 when the communicator's GPUs sit in one multi-node NVLink domain (GB200/GB300 NVL72 trays through NVLink switches): NCCL then moves data between those nodes over NVLink (P2P and NVLS), and the RDMA NICs carry none of it, so this busbw measures the NVLink fabric.",
+		"To judge the RDMA network, rerun across NVLink domains or with NCCL_MNNVL_ENABLE=0 (and NCCL_NVLS_ENABLE=0), and compare with the NICs' line rate.", nv)
 }
 
 // noRows reports a table whose header came and no size after it:

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"rocelab/internal/unit"
 )
 
 // addCorpusSeeds seeds a fuzz target with every real corpus file of dir.
@@ -42,6 +44,7 @@ func FuzzNCCLLog(f *testing.F) {
 	addCorpusSeeds(f, "nccl-log")
 	addCorpusSeeds(f, "threads")
 	f.Add([]byte(baseLogText()))
+	f.Add([]byte("h:1:1 [0] NCCL INFO NET/IB: [3] mlx5_3:uverbs3:1/RoCE provider=Mlx5 speed=400000 context=0x1 pciPath=/sys/devices/pci0000:00/0000:17:00.0 ar=0\nh:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_3:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\nh:1:1 [0] NCCL INFO Assigned NET plugin IB to comm\nh:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 1\n"))
 	f.Add([]byte("localhost:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nlocalhost:2:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n:3:3 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.3<0>\n[0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 305 mtu 5 GID 3 (0/1000A0AFFFF0000)\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := checkArtifact(t, data)
@@ -80,6 +83,22 @@ func FuzzNCCLLog(f *testing.F) {
 			for _, g := range l.RankGPUs {
 				if g.BusID == "" || g.Evidence.Line < 1 || g.Evidence.Line > res.LineCount {
 					t.Fatalf("rank GPU %+v", g)
+				}
+			}
+			if len(l.IBPorts) > maxKept || len(l.IBDevices) > maxDistinct || len(l.ibIdx) != len(l.IBDevices) {
+				t.Fatalf("%d ports, %d devices, %d indexed", len(l.IBPorts), len(l.IBDevices), len(l.ibIdx))
+			}
+			for _, p := range l.IBPorts {
+				if p.Port <= 0 || p.Device == "" || p.Speed < 0 || p.Speed > 2400*unit.Gbps || p.AR < -1 || p.AR > 1 || p.Evidence.Line < 1 || p.Evidence.Line > res.LineCount {
+					t.Fatalf("port %+v", p)
+				}
+				if a := p.PCIAddr(); a != "" && !isBDF(a) {
+					t.Fatalf("PCI address %q", a)
+				}
+			}
+			for _, s := range l.LinkSpeeds() {
+				if s.Rate <= 0 {
+					t.Fatalf("speed %+v", s)
 				}
 			}
 			for _, h := range l.HostIdents() {

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"rocelab/internal/unit"
 )
 
 // Bounds that keep an NCCL log's artifact small however long the log is:
@@ -112,6 +114,10 @@ type NCCLLog struct {
 	MTUs []HostMTU
 	// VirtualDevices holds the "NET/IB : Made virtual device" speeds.
 	VirtualDevices []LinkSpeed
+	// IBPorts are the ports NCCL's IB transport opened, one line each
+	// (NCCL 2.27+: with provider, speed and PCI path), one per host,
+	// device, port and speed.
+	IBPorts []IBPort
 	// Comm is the largest communicator the log describes.
 	Comm CommInfo
 	// NChannels is the largest ring channel count ("Channel 00/02 : 0 1").
@@ -121,6 +127,9 @@ type NCCLLog struct {
 	// NCCL_DEBUG_SUBSYS=NET (NCCL 2.3: by default), one per host, device
 	// and GID index: the GID index in use and the GID it holds.
 	QPs []QPInfo
+
+	// ibIdx indexes IBDevices by host, name and port.
+	ibIdx map[seenKey]ibRef
 
 	hosts map[string]string
 	// procBoot and bootAddrs tell hosts apart by the address each process
@@ -390,6 +399,11 @@ type CommInfo struct {
 	Ranks, Nodes, LocalRanks int
 	// Evidence is the line that gave Nodes (or Ranks when Nodes is unknown).
 	Evidence Evidence
+	// MNNVL is the first "comm ... MNNVL 1" line (NCCL 2.2x): the
+	// communicator spans a multi-node NVLink domain (GB200 NVL72), so
+	// its inter-node traffic rides NVLink, not the NICs. Zero when no
+	// line says so.
+	MNNVL Evidence
 	// OneHost is the only host of the log that printed every rank of a
 	// communicator of oneN ranks (all of "rank 0 nranks 2" and "rank 1
 	// nranks 2"), HostEvidence the line that completed the set; see
@@ -460,6 +474,7 @@ func NewNCCLLogParser(src string) Parser {
 		chanIdx:   map[chanKey]int{},
 		origins:   map[string]cachedOrigin{},
 		vias:      map[viaKey]int{},
+		ibIdx:     map[seenKey]ibRef{},
 		lastWarn:  map[string]warnRef{},
 	}
 }
@@ -607,8 +622,41 @@ func (l *NCCLLog) ibDeviceNames(host string) []string {
 	return out
 }
 
-// LinkSpeeds reports the speeds of NCCL's "Made virtual device" lines.
-func (l *NCCLLog) LinkSpeeds() []LinkSpeed { return l.VirtualDevices }
+// LinkSpeeds reports the speeds of NCCL's port lines ("NET/IB: [0]
+// mlx5_0:uverbs0:1/RoCE ... speed=400000") and of its "Made virtual
+// device" lines that the port lines do not already state. A merged device
+// ("name=mlx5_0+mlx5_1 speed=800000 ndevs=2") is the sum of its ports
+// (net_ib.cc adds them up): a port no other line states is given an equal
+// share, so that NICs per node × speed counts each port once.
+func (l *NCCLLog) LinkSpeeds() []LinkSpeed {
+	var out []LinkSpeed
+	stated := func(dev string, rate unit.BitRate) bool {
+		return slices.ContainsFunc(out, func(s LinkSpeed) bool { return s.Device == dev && (rate == 0 || s.Rate == rate) })
+	}
+	for _, p := range l.IBPorts {
+		if p.Speed > 0 {
+			out = append(out, LinkSpeed{Device: p.Device, Rate: p.Speed, Evidence: p.Evidence})
+		}
+	}
+	for _, v := range l.VirtualDevices {
+		if !strings.Contains(v.Device, "+") && !stated(v.Device, v.Rate) {
+			out = append(out, v)
+		}
+	}
+	for _, v := range l.VirtualDevices {
+		ports := strings.Split(v.Device, "+")
+		share := v.Rate / unit.BitRate(len(ports))
+		if len(ports) < 2 || share <= 0 {
+			continue
+		}
+		for _, p := range ports {
+			if p != "" && !stated(p, 0) {
+				out = append(out, LinkSpeed{Device: p, Rate: share, Evidence: v.Evidence})
+			}
+		}
+	}
+	return out
+}
 
 // RoCE reports whether any IB device NCCL uses is RoCE (Ethernet).
 func (l *NCCLLog) RoCE() bool {

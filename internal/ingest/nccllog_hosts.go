@@ -120,6 +120,9 @@ func (l *NCCLLog) finishHosts() {
 	for i := range l.SocketDevices {
 		r(&l.SocketDevices[i].Host)
 	}
+	for i := range l.IBPorts {
+		r(&l.IBPorts[i].Host)
+	}
 	for _, hl := range []*HostLines{&l.NoIBDevice, &l.VerbsMissing, &l.Plugins, &l.PluginFailures, &l.PluginInitFailures, &l.PluginGDROff, &l.NoNetwork} {
 		for i := range hl.Hosts {
 			r(&hl.Hosts[i])

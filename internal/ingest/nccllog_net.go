@@ -17,6 +17,11 @@ func (l *NCCLLog) netLine(o origin, host, msg string, ev Evidence) {
 	if !ok {
 		return
 	}
+	if fn, after, ok := strings.Cut(rest, ": "); ok && strings.HasPrefix(fn, "ncclIb") && !strings.ContainsRune(fn, ' ') {
+		// NCCL 2.30 puts the function before the text: "NET/IB:
+		// ncclIbConnect: NCCL Dev 0 IbDev 0 Port 1 qp_num 704 mtu 5 GID 3 ...".
+		rest = after
+	}
 	if i := strings.Index(rest, "; OOB "); i >= 0 {
 		l.learnBoot(o, bootAddr(rest[i+len("; OOB "):]))
 	}
@@ -35,8 +40,8 @@ func (l *NCCLLog) netLine(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(rest, "Using "):
 		for _, d := range parseNetDevices(rest[len("Using "):]) {
 			d.Host, d.Evidence = host, ev
-			if name != "Socket" && l.once(seenKey{kind: 'i', a: host, b: d.Name, c: strconv.Itoa(d.Port)}) {
-				l.IBDevices = append(l.IBDevices, d)
+			if name != "Socket" {
+				l.addIBDevice(d, true)
 			}
 			if name == "Socket" && l.once(seenKey{kind: 's', a: host, b: d.Name, c: d.Addr}) {
 				l.SocketDevices = append(l.SocketDevices, d)
@@ -45,21 +50,142 @@ func (l *NCCLLog) netLine(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(rest, "NCCL Dev "):
 		l.qpMTU(host, rest, ev)
 		l.qpLine(host, rest[len("NCCL "):], ev)
-	case strings.HasPrefix(rest, "Dev ") && strings.Contains(rest, " qpn "):
+	case strings.HasPrefix(rest, "Dev ") && (strings.Contains(rest, " qpn ") || strings.Contains(rest, " qp_num ")):
 		l.qpLine(host, rest, ev)
 	case strings.HasPrefix(rest, "[") && name != "Socket" && (strings.Contains(rest, "/IB") || strings.Contains(rest, "/RoCE")):
-		// NCCL 2.3 lists each device on a line of its own: "NET/IB: [0] mlx5_0:1/RoCE".
-		for _, d := range parseNetDevices(strings.Replace(rest, "] ", "]", 1)) {
-			d.Host, d.Evidence = host, ev
-			if l.once(seenKey{kind: 'i', a: host, b: d.Name, c: strconv.Itoa(d.Port)}) {
-				l.IBDevices = append(l.IBDevices, d)
-			}
+		// Each port NCCL opens, on a line of its own: "NET/IB: [0]
+		// mlx5_0:1/RoCE" (NCCL 2.3), with its speed and PCI path from 2.20
+		// (at TRACE until 2.26, at INFO since 2.27).
+		p, ok := parseIBPort(rest)
+		if !ok {
+			return
+		}
+		p.Host, p.Evidence = host, ev
+		l.addIBDevice(NetDevice{Host: host, Index: p.Index, Name: p.Device, Port: p.Port, LinkLayer: p.LinkLayer, Evidence: ev}, false)
+		if len(l.IBPorts) < maxKept && l.once(seenKey{kind: 'p', a: host, b: p.Device, c: strconv.Itoa(p.Port), d: p.Speed.String()}) {
+			l.IBPorts = append(l.IBPorts, p)
 		}
 	case strings.HasPrefix(rest, "Made virtual device"):
 		if s, ok := parseVirtualDevice(rest, ev); ok && len(l.VirtualDevices) < maxKept && l.once(seenKey{kind: 'v', a: s.Device, b: s.Rate.String()}) {
 			l.VirtualDevices = append(l.VirtualDevices, s)
 		}
 	}
+}
+
+// addIBDevice records an IB device once per host, name and port. The
+// "NET/IB : Using" list (using set) gives NCCL's own index of the device
+// and the line to cite; a port line before it gives the index in the
+// verbs device list, which differs when NCCL_IB_HCA leaves devices out.
+func (l *NCCLLog) addIBDevice(d NetDevice, using bool) {
+	k := seenKey{kind: 'i', a: d.Host, b: d.Name, c: strconv.Itoa(d.Port)}
+	if r, ok := l.ibIdx[k]; ok {
+		if using && !r.listed {
+			l.IBDevices[r.i] = d
+			l.ibIdx[k] = ibRef{r.i, true}
+		}
+		return
+	}
+	if len(l.IBDevices) >= maxDistinct {
+		return
+	}
+	k.a, k.b = strings.Clone(k.a), strings.Clone(k.b)
+	l.ibIdx[k] = ibRef{len(l.IBDevices), using}
+	l.IBDevices = append(l.IBDevices, d)
+}
+
+// ibRef is a device's place in IBDevices, and whether a "NET/IB : Using"
+// list named it.
+type ibRef struct {
+	i      int
+	listed bool
+}
+
+// IBPort is one port NCCL's IB transport opened, on a line of its own:
+// "NET/IB: [2] mlx5_2:uverbs2:1/RoCE provider=Mlx5 speed=400000
+// context=0x5563d0080110 pciPath=/sys/devices/pci0000:37/.../0000:3b:00.0
+// ar=0" (NCCL 2.27 and later at INFO; 2.20 to 2.26 print it without
+// provider= at TRACE; 2.3 to 2.19 only "[0] mlx5_0:1/RoCE").
+type IBPort struct {
+	Host string
+	// Index is the device's place in the verbs device list, not NCCL's
+	// index (the "NET/IB : Using" list skips devices NCCL_IB_HCA leaves
+	// out).
+	Index     int
+	Device    string // "mlx5_2"
+	Port      int
+	LinkLayer string // "RoCE" or "IB"
+	// Provider is the verbs provider NCCL recognised: "Mlx5" (mlx5 direct
+	// verbs) or "None"; "" before NCCL 2.27.
+	Provider string
+	// Speed is the port's rate: NCCL prints its active_speed and
+	// active_width as Mb/s (ncclIbSpeed × ncclIbWidth in net_ib.cc: 4x NDR
+	// is 400000); 0 when not printed.
+	Speed unit.BitRate
+	// PCIPath is the sysfs path of the NIC's PCI function 0 (NCCL sets the
+	// function digit to 0 to merge the ports of one NIC); "" when not
+	// printed.
+	PCIPath string
+	// AR is 1 when NCCL turns adaptive routing on for the port (the default
+	// on InfiniBand, or NCCL_IB_ADAPTIVE_ROUTING), 0 when off, -1 when not
+	// printed.
+	AR       int
+	Evidence Evidence
+}
+
+// PCIAddr returns the PCI address PCIPath ends with ("0000:3b:00.0"), or
+// "" when it ends otherwise.
+func (p IBPort) PCIAddr() string {
+	i := strings.LastIndexByte(p.PCIPath, '/')
+	if a := p.PCIPath[i+1:]; strings.Count(a, ":") == 2 && isBDF(a) {
+		return a
+	}
+	return ""
+}
+
+// parseIBPort reads a port line after "NET/IB: ": "[2]
+// mlx5_2:uverbs2:1/RoCE provider=Mlx5 speed=400000 context=0x..
+// pciPath=/sys/... ar=0", or the short "[0] mlx5_0:1/RoCE".
+func parseIBPort(rest string) (IBPort, bool) {
+	p := IBPort{AR: -1}
+	f := strings.Fields(strings.Replace(rest, "] ", "]", 1))
+	if len(f) == 0 || f[0][0] != '[' {
+		return p, false
+	}
+	end := strings.IndexByte(f[0], ']')
+	if end < 2 {
+		return p, false
+	}
+	p.Index = atoiOr(f[0][1:end], -1)
+	name, ll, ok := strings.Cut(f[0][end+1:], "/")
+	if p.Index < 0 || !ok {
+		return p, false
+	}
+	// name[:verbs device]:port
+	dev, _, _ := strings.Cut(name, ":")
+	port := name[strings.LastIndexByte(name, ':')+1:]
+	p.Device, p.Port, p.LinkLayer = strings.Clone(dev), atoiOr(port, 0), strings.Clone(ll)
+	if p.Device == "" || p.Port <= 0 || (ll != "RoCE" && ll != "IB") {
+		return p, false
+	}
+	for _, kv := range f[1:] {
+		k, v, _ := strings.Cut(kv, "=")
+		switch k {
+		case "provider":
+			p.Provider = strings.Clone(v)
+		case "speed":
+			// A port's rate is at most 12x XDR (2.4 Tb/s) in NCCL's table.
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 && n <= 2400000 {
+				p.Speed = unit.BitRate(n) * unit.Mbps
+			}
+		case "pciPath":
+			p.PCIPath = strings.Clone(v)
+		case "ar":
+			if v == "0" || v == "1" {
+				p.AR = int(v[0] - '0')
+			}
+		}
+	}
+	return p, true
 }
 
 // qpMTU reads the IB MTU enum of "NCCL Dev 0 IbDev 0 Port 1 qpn 1047 mtu 5
@@ -77,9 +203,14 @@ func (l *NCCLLog) qpMTU(host, rest string, ev Evidence) {
 
 // pluginFailed reports whether a "NET/Plugin" line says a plugin that is
 // there failed to load. A missing libnccl-net.so is NCCL's normal case and
-// not a failure.
+// not a failure; nor is "Failed to find ncclNetPlugin_v8 symbol.": NCCL
+// asks a plugin for its newest interface first and takes an older one
+// ("Loaded net plugin NCCL RDMA Plugin v6 (v6)" follows).
 func pluginFailed(rest string) bool {
 	if strings.Contains(rest, "cannot open shared object") || strings.Contains(rest, "No such file") {
+		return false
+	}
+	if sym, ok := strings.CutPrefix(rest, "Failed to find "); ok && strings.Contains(sym, "Plugin_v") {
 		return false
 	}
 	return strings.Contains(rest, "returned") || strings.Contains(rest, "ailed")

@@ -148,6 +148,13 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 	if l.matrix = strings.HasPrefix(msg, "Enabled NCCL Func/Proto/Algo Matrix"); l.matrix {
 		return
 	}
+	if r, ok := strings.CutPrefix(msg, "[Rank "); ok {
+		// NCCL 2.29 tags its init lines with the rank: "[Rank 0]
+		// ncclCommInitRank comm 0x... rank 0 nranks 2 ...".
+		if _, after, ok := strings.Cut(r, "] "); ok {
+			msg = after
+		}
+	}
 	switch {
 	case strings.HasPrefix(msg, "Channel ") || strings.HasPrefix(msg, "Ring ") || strings.HasPrefix(msg, "CollNet "):
 		l.channel(host, msg, ev)
@@ -156,10 +163,11 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(msg, "NCCL version "):
 		l.addVersion(host, msg[len("NCCL version "):], ev)
 	case strings.HasPrefix(msg, "Using network "):
-		name := strings.TrimSpace(msg[len("Using network "):])
-		if l.once(seenKey{kind: 'n', a: host, b: name}) {
-			l.Networks = append(l.Networks, NetChoice{Host: host, Name: strings.Clone(name), Evidence: ev})
-		}
+		l.addNetwork(host, msg[len("Using network "):], ev)
+	case strings.HasPrefix(msg, "Assigned NET plugin ") && strings.HasSuffix(strings.TrimSpace(msg), " to comm"):
+		// NCCL 2.27 and later: the net plugin a communicator uses, printed
+		// under NCCL_DEBUG_SUBSYS=NET too, where "Using network" (INIT) is not.
+		l.addNetwork(host, strings.TrimSuffix(strings.TrimSpace(msg[len("Assigned NET plugin "):]), " to comm"), ev)
 	case strings.HasPrefix(msg, "NET/"):
 		if _, rest, ok := pluginNet(msg); ok && pluginGDROff(rest) {
 			l.PluginGDROff.add(host, ev)
@@ -177,17 +185,21 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		l.learnBoot(o, bootAddr(msg[len("NET : Using interface "):]))
 	case strings.HasPrefix(msg, "Using internal Network ") || strings.HasPrefix(msg, "Using external Network "):
 		// NCCL 2.3 names its network so.
-		name := strings.TrimSpace(msg[len("Using internal Network "):])
-		if l.once(seenKey{kind: 'n', a: host, b: name}) {
-			l.Networks = append(l.Networks, NetChoice{Host: host, Name: strings.Clone(name), Evidence: ev})
-		}
+		l.addNetwork(host, msg[len("Using internal Network "):], ev)
 	case strings.HasPrefix(msg, "Plugin Path") || strings.HasPrefix(msg, "P2P plugin") || strings.HasPrefix(msg, "Using non-device net plugin"):
 		l.Plugins.add(host, ev)
 	case strings.HasPrefix(msg, "GPU Direct RDMA "):
 		l.gdr(host, msg, ev)
+	case strings.HasPrefix(msg, "Failed to open libibverbs"):
+		// NCCL 2.18 and later say it at INFO (misc/ibvsymbols.cc), older
+		// ones at WARN: no verbs library, so no IB transport.
+		l.VerbsMissing.add(host, ev)
 	case strings.HasPrefix(msg, "Connected all rings"):
 		l.ringSummary(host, msg, ev)
-	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclCommInit") && strings.Contains(msg, " comm ") || strings.HasPrefix(msg, "rank ") && strings.Contains(msg, " nranks "):
+	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclComm") && strings.Contains(msg, " comm ") || strings.HasPrefix(msg, "rank ") && strings.Contains(msg, " nranks "):
+		// "comm 0x.. rank 0 nRanks 8 nNodes 2 ...", and the init lines of
+		// ncclCommInitRank, ncclCommInitRankConfig, ncclCommInitAll,
+		// ncclCommSplit and RCCL's ncclCommInitRank_impl.
 		l.comm(host, msg, ev)
 		l.rankGPU(host, msg, ev)
 	case strings.Contains(msg, "Call to ibv_") && strings.Contains(msg, "failed"):
@@ -348,6 +360,15 @@ func (l *NCCLLog) intern(h string, ev Evidence) string {
 	return v
 }
 
+// addNetwork records the network a host's communicator uses, once per
+// host and name.
+func (l *NCCLLog) addNetwork(host, name string, ev Evidence) {
+	name = strings.TrimSpace(name)
+	if name != "" && len(l.Networks) < maxDistinct && l.once(seenKey{kind: 'n', a: host, b: name}) {
+		l.Networks = append(l.Networks, NetChoice{Host: host, Name: strings.Clone(name), Evidence: ev})
+	}
+}
+
 func (l *NCCLLog) addVersion(host, v string, ev Evidence) {
 	v = strings.TrimSuffix(strings.TrimSpace(v), ".")
 	if f := strings.Fields(v); len(f) > 0 {
@@ -461,6 +482,10 @@ func (l *NCCLLog) comm(host, msg string, ev Evidence) {
 			}
 		case "localRanks":
 			l.Comm.LocalRanks = max(l.Comm.LocalRanks, n)
+		case "MNNVL":
+			if n == 1 && l.Comm.MNNVL.Line == 0 {
+				l.Comm.MNNVL = ev
+			}
 		}
 	}
 }

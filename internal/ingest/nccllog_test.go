@@ -170,7 +170,8 @@ func TestNCCLLineForms(t *testing.T) {
 		if len(l.IBDevices) != 2 || l.IBDevices[1].Name != "mlx5_1" || l.IBDevices[1].LinkLayer != "IB" || l.IBDevices[1].Index != 1 || l.RoCE() {
 			t.Errorf("IB devices %+v", l.IBDevices)
 		}
-		if s := l.LinkSpeeds(); len(s) != 1 || s[0].Rate != 800*unit.Gbps || s[0].Device != "mlx5_0+mlx5_1" {
+		// The merged device's 800 Gb/s is the sum of its two ports.
+		if s := l.LinkSpeeds(); len(s) != 2 || s[0].Rate != 400*unit.Gbps || s[0].Device != "mlx5_0" || s[1].Device != "mlx5_1" || s[1].Evidence.Line != 6 {
 			t.Errorf("speeds %+v", s)
 		}
 		if len(l.Networks) != 1 || l.Networks[0].Name != "IBext_v8" {
