@@ -3,6 +3,7 @@ package nic
 import (
 	"testing"
 
+	"rocelab/internal/cc"
 	"rocelab/internal/fabric"
 	"rocelab/internal/sim"
 	"rocelab/internal/unit"
@@ -34,13 +35,29 @@ func (s *step) NextDeadline() unit.Time {
 }
 func (s *step) OnDeadline(now unit.Time) { s.risen = s.risen || now >= s.at }
 
-// sentBy runs one QP from h0 to h1 over a 100G cable, paced at 1 Gb/s
-// until 50 us and at 50 Gb/s after, and returns the data packets h0 had
-// sent by until.
-func sentBy(t *testing.T, keep bool, until unit.Time) int64 {
+// held is an ACK-driven controller that holds one packet in flight and
+// keeps one rate until its second acknowledgement, another after it.
+type held struct {
+	step
+	acks int
+}
+
+func (h *held) OnFeedback(_ unit.Time, _ cc.Feedback) {
+	h.acks++
+	h.risen = h.acks >= 2
+}
+func (*held) Window() int64           { return 1 }
+func (*held) Wire() cc.Wire           { return cc.Wire{AckEach: true} }
+func (*held) NextDeadline() unit.Time { return unit.MaxTime }
+
+// sentBy runs one QP from h0 to h1 over a 100G cable with 1 KB packets,
+// the first at line rate and the rest under ctl, installed at 1 ns, and
+// returns the data packets h0 had sent by until.
+func sentBy(t *testing.T, set func(*Config), ctl cc.Controller, until unit.Time) int64 {
 	t.Helper()
 	cfg := &Config{MTU: 1024, TCPMSS: 8948, Priority: 3, TTL: 64, Timeout: 10, RetryCnt: 7, AckCoalesce: 1,
-		CompletionDelay: 200 * unit.Nanosecond, KeepPendingGap: keep}
+		CompletionDelay: 200 * unit.Nanosecond}
+	set(cfg)
 	for i := range cfg.Weights {
 		cfg.Weights[i] = 1
 	}
@@ -59,10 +76,13 @@ func sentBy(t *testing.T, keep bool, until unit.Time) int64 {
 		Lookahead: unit.MaxTime, Reply: cfg.CompletionDelay, Workers: 1}
 	qp := tr.Connect(0, 1, workload.QPOptions{}, nil)
 	tr.Post(qp, workload.Message{Op: workload.Write, Bytes: 1 << 20})
-	// The first packet leaves at 0 at line rate; the controller paces the
-	// rest from it.
 	w.RunUntil(unit.Nanosecond)
-	a.qps[0].cc = &step{before: unit.Gbps, after: 50 * unit.Gbps, at: 50 * unit.Microsecond}
+	a0 := a
+	if a, ok := ctl.(cc.AckDriven); ok {
+		a0.qps[0].setAck(a)
+	} else {
+		a0.qps[0].cc = ctl
+	}
 	w.RunUntil(until)
 	return net.Totals().Sent.Packets
 }
@@ -83,8 +103,41 @@ func TestRateRisePacing(t *testing.T) {
 		{false, 53, 23, 24}, {false, 56, 40, 41},
 		{true, 53, 7, 7}, {true, 56, 22, 24},
 	} {
-		if got := sentBy(t, c.keep, c.by*unit.Microsecond); got < c.lo || got > c.hi {
+		ctl := &step{before: unit.Gbps, after: 50 * unit.Gbps, at: 50 * unit.Microsecond}
+		if got := sentBy(t, func(c2 *Config) { c2.KeepPendingGap = c.keep }, ctl, c.by*unit.Microsecond); got < c.lo || got > c.hi {
 			t.Errorf("gap kept %v: %d packets sent by %d us, expected %d-%d", c.keep, got, c.by, c.lo, c.hi)
 		}
+	}
+}
+
+// A cut delays the pending packet only with RetimeCuts (the HPCC ns-3
+// model's ChangeRate, for HPCC and HPCC-PINT). Two packets leave at line
+// rate, the next every 0.88 us at 10 Gb/s, the seventh at 4.5 us; the cut
+// to 1 Gb/s at 5 us falls in the gap. Unset, the eighth keeps its time
+// (5.4 us) and the ninth waits 8.8 us after it (14.2 us): 8 by 12 us.
+// With RetimeCuts the eighth waits 8.8 us after the seventh (13.3 us): 7.
+func TestRateCutPacing(t *testing.T) {
+	for _, c := range []struct {
+		cuts   bool
+		lo, hi int64
+	}{{false, 8, 8}, {true, 7, 7}} {
+		ctl := &step{before: 10 * unit.Gbps, after: unit.Gbps, at: 5 * unit.Microsecond}
+		if got := sentBy(t, func(c2 *Config) { c2.RetimeCuts = c.cuts }, ctl, 12*unit.Microsecond); got < c.lo || got > c.hi {
+			t.Errorf("cuts re-timed %v: %d packets sent by 12 us, expected %d-%d", c.cuts, got, c.lo, c.hi)
+		}
+	}
+}
+
+// A QP its window holds takes a new rate for the packet the next ACK
+// lets go, as ns-3's ChangeRate moves m_nextAvail whatever the window.
+// One packet is in flight, a round trip 0.12 us. The first leaves at 0 at
+// line rate, the second at the first's ACK, paced 8.8 us at 1 Gb/s; its
+// ACK raises the rate to 50 Gb/s, and the third leaves 0.18 us after the
+// second started instead of 8.8 us, the rest every 0.18 us: 29 by 5 us
+// (a QP held to the old gap: 2).
+func TestWindowHeldTakesNewRate(t *testing.T) {
+	ctl := &held{step: step{before: unit.Gbps, after: 50 * unit.Gbps}}
+	if got := sentBy(t, func(*Config) {}, ctl, 5*unit.Microsecond); got < 28 || got > 30 {
+		t.Errorf("%d packets sent by 5 us, expected 28-30", got)
 	}
 }
