@@ -55,20 +55,21 @@ func (n *NIC) paceAfter(q *qp, now unit.Time) unit.Time {
 }
 
 // repace re-times a QP's next send after its rate changed: one packet
-// time at the new rate after its last send started. A rise moves it
-// earlier; a cut moves it later only with Config.RetimeCuts; the pending
-// gap is kept with Config.KeepPendingGap. A QP its window holds takes the
-// new time too, for when an ACK opens the window: the HPCC ns-3 model's
-// ChangeRate moves m_nextAvail whether or not the QP may send
-// (rdma-hw.cc, RdmaHw::ChangeRate; qbb-net-device.cc,
-// RdmaEgressQueue::GetNextQindex checks the window and m_nextAvail apart).
-// A QP already in its priority's ring keeps its turn.
+// time at the new rate after its last send started. By default only a QP
+// waiting in the pacing calendar, and only earlier, at a rise; with
+// Config.RetimeAll every change, later at a cut, and a QP its window holds
+// too, for when an ACK opens the window: the HPCC ns-3 model's ChangeRate
+// moves m_nextAvail whether or not the QP may send (rdma-hw.cc,
+// RdmaHw::ChangeRate; qbb-net-device.cc, RdmaEgressQueue::GetNextQindex
+// checks the window and m_nextAvail apart). Config.KeepPendingGap keeps
+// the pending gap. A QP already in its priority's ring keeps its turn.
 func (n *NIC) repace(q *qp, now unit.Time) {
-	if n.cfg.KeepPendingGap || q.where == inRing {
+	all := n.cfg.RetimeAll
+	if n.cfg.KeepPendingGap || q.where == inRing || q.where == idle && !all {
 		return
 	}
-	next := n.paceAfter(q, now)
-	if next == q.nextTx || next > q.nextTx && !n.cfg.RetimeCuts {
+	next := max(n.paceAfter(q, now), now)
+	if next == q.nextTx || next > q.nextTx && !all {
 		return
 	}
 	q.nextTx = next

@@ -40,7 +40,9 @@ var agreements = []agreement{
 	// ns-3 marks about a quarter more packets (205 against 165 a seed):
 	// its second congestion episode, after the 300 us recovery timer,
 	// starts earlier and cuts deeper, and flows that still have data when
-	// the bottleneck has drained finish at the cut rates; not explained
+	// the bottleneck has drained finish at the cut rates. The senders
+	// behind the shared uplink hear their first CNP 8 us later in rocelab
+	// (docs/engine.md); why is not explained
 	{"incast4-dcqcn", 12, 0.06, 0.04, 0.11, 0.07, ""},
 	// measured: mean +1.9 %, median +3.1 %, last +0.2 %, per-flow
 	// ratio's median +1.8 %
@@ -86,8 +88,8 @@ var agreements = []agreement{
 	{"incast16-timely", 6, 0.03, 0.03, 0.03, 0.02, ""},
 	// measured: mean +1.5 %, median -1.0 %, last +0.6 %, per-flow
 	// ratio's median +0.5 % (rate_change retime_all: ns-3's ChangeRate
-	// re-times a QP its window holds, and cuts; before, +9.7, +7.8, +3.7,
-	// +7.0 %, docs/engine.md "HPCC at 16:1")
+	// re-times a QP its window holds, and at cuts; before, +9.7, +7.8,
+	// +3.7, +7.0 %, docs/engine.md "HPCC at 16:1")
 	{"incast16-hpcc", 6, 0.03, 0.03, 0.02, 0.02, ""},
 	// measured: mean +1.5 %, median +1.5 %, last +1.5 %, per-flow
 	// ratio's median +1.5 %

@@ -83,7 +83,7 @@ func rateChange(n *scenario.NICSpec) string {
 	switch {
 	case n.KeepPendingGap:
 		return "next_packet"
-	case n.RetimeCuts:
+	case n.RetimeAll:
 		return "retime_all"
 	}
 	return "retime"
