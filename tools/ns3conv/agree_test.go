@@ -41,8 +41,9 @@ var agreements = []agreement{
 	// its second congestion episode, after the 300 us recovery timer,
 	// starts earlier and cuts deeper, and flows that still have data when
 	// the bottleneck has drained finish at the cut rates. The senders
-	// behind the shared uplink hear their first CNP 8 us later in rocelab
-	// (docs/engine.md); why is not explained
+	// behind the shared uplink hear their first CNP 8 us later in rocelab,
+	// mostly one of them, with the same share of the bottleneck's packets
+	// (docs/engine.md); chance or a difference, not explained
 	{"incast4-dcqcn", 12, 0.06, 0.04, 0.11, 0.07, ""},
 	// measured: mean +1.9 %, median +3.1 %, last +0.2 %, per-flow
 	// ratio's median +1.8 %
