@@ -43,7 +43,9 @@ var agreements = []agreement{
 	// the bottleneck has drained finish at the cut rates. The senders
 	// behind the shared uplink hear their first CNP 8 us later in rocelab,
 	// mostly one of them, with the same share of the bottleneck's packets
-	// (docs/engine.md); chance or a difference, not explained
+	// (docs/engine.md); chance or a difference, not explained. Seeds
+	// 13-36 on ns-3 (not recorded): mean +0.8 %, last +1.3 %; all 36:
+	// -0.9 %, -2.4 %: these 12 are a low draw
 	{"incast4-dcqcn", 12, 0.06, 0.04, 0.11, 0.07, ""},
 	// measured: mean +1.9 %, median +3.1 %, last +0.2 %, per-flow
 	// ratio's median +1.8 %
