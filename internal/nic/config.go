@@ -110,8 +110,18 @@ type Config struct {
 	// it when congestion control raises the rate, so the new rate applies
 	// from the gap after it: the HPCC ns-3 model's DCQCN, TIMELY and DCTCP
 	// assign the rate without moving the QP's next send. Unset, a rise
-	// re-times the pending gap at the new rate (a cut never delays it).
+	// re-times the pending gap at the new rate (a cut, or a QP its window
+	// holds, only with RetimeAll).
 	KeepPendingGap bool
+
+	// RetimeAll re-times a paced QP's next send at every rate change: one
+	// packet time at the new rate after its last send started, later at a
+	// cut, and for a QP its window holds as well, as the HPCC ns-3 model's
+	// HPCC and HPCC-PINT do (rdma-hw.cc, RdmaHw::ChangeRate moves
+	// m_nextAvail by the last packet's time at the new rate less at the
+	// old, whatever the window). Unset, a cut never delays the pending
+	// packet and a held QP keeps its gap. KeepPendingGap overrides it.
+	RetimeAll bool
 
 	// AcksFirst sends control frames (ACKs, NAKs, CNPs) ahead of every
 	// data packet and even while their priority is paused, as the HPCC

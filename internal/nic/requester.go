@@ -54,20 +54,30 @@ func (n *NIC) paceAfter(q *qp, now unit.Time) unit.Time {
 	return q.lastTx + rate.TxTime(unit.Bytes(q.lastWire))
 }
 
-// repace moves a QP waiting in the calendar earlier when its rate rose,
-// unless the pending gap is kept (Config.KeepPendingGap).
+// repace re-times a QP's next send after its rate changed: one packet
+// time at the new rate after its last send started. By default only a QP
+// waiting in the pacing calendar, and only earlier, at a rise; with
+// Config.RetimeAll every change, later at a cut, and a QP its window holds
+// too, for when an ACK opens the window: the HPCC ns-3 model's ChangeRate
+// moves m_nextAvail whether or not the QP may send (rdma-hw.cc,
+// RdmaHw::ChangeRate; qbb-net-device.cc, RdmaEgressQueue::GetNextQindex
+// checks the window and m_nextAvail apart). Config.KeepPendingGap keeps
+// the pending gap. A QP already in its priority's ring keeps its turn.
 func (n *NIC) repace(q *qp, now unit.Time) {
-	if q.where != inCalendar || n.cfg.KeepPendingGap {
+	all := n.cfg.RetimeAll
+	if n.cfg.KeepPendingGap || q.where == inRing || q.where == idle && !all {
 		return
 	}
 	next := max(n.paceAfter(q, now), now)
-	if next >= q.nextTx {
+	if next == q.nextTx || next > q.nextTx && !all {
 		return
 	}
 	q.nextTx = next
-	q.calGen++
-	q.where = idle
-	n.makeReady(q)
+	if q.where == inCalendar {
+		q.calGen++
+		q.where = idle
+		n.makeReady(q)
+	}
 }
 
 // armCC sets the QP's congestion-control timer to its controller's next
@@ -220,6 +230,8 @@ func (n *NIC) rxCNP(p *packet.Packet) {
 		return
 	}
 	n.HW.RPCNPHandled++
-	q.cc.OnCNP(n.dom.Sched.Now())
+	now := n.dom.Sched.Now()
+	q.cc.OnCNP(now)
 	n.armCC(q)
+	n.repace(q, now)
 }

@@ -332,7 +332,7 @@ func (s *Scenario) nicConfig() (*nic.Config, error) {
 		c.Receive = nic.PlaceOutOfOrder
 	}
 	c.SelectiveRepeat, c.ReorderWindow, c.NAKThreshold = n.SelectiveRepeat, n.ReorderWindow, n.NAKThreshold
-	c.KeepPendingGap, c.AcksFirst = n.KeepPendingGap, n.AcksFirst
+	c.KeepPendingGap, c.RetimeAll, c.AcksFirst = n.KeepPendingGap, n.RetimeAll, n.AcksFirst
 	if err := s.applyCC(c); err != nil {
 		return nil, err
 	}

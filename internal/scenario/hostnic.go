@@ -54,8 +54,9 @@ type NICSpec struct {
 	SelectiveRepeat bool
 	ReorderWindow   int
 	NAKThreshold    int
-	// KeepPendingGap: host.qp.rate_change next_packet (nic.Config).
-	KeepPendingGap bool
+	// KeepPendingGap: host.qp.rate_change next_packet; RetimeAll:
+	// retime_all (nic.Config).
+	KeepPendingGap, RetimeAll bool
 	// AcksFirst: host.qp.acks_first (nic.Config).
 	AcksFirst bool
 
@@ -197,7 +198,8 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 			def = DefaultNAKThreshold
 		}
 		s.NAKThreshold = int(c.integer(q.NAKThreshold, "host.qp.nak_threshold", def, 0, 1<<20))
-		s.KeepPendingGap = c.choice(q.RateChange, "host.qp.rate_change", "retime", "retime", "next_packet") == "next_packet"
+		rc := c.choice(q.RateChange, "host.qp.rate_change", "retime", "retime", "retime_all", "next_packet")
+		s.KeepPendingGap, s.RetimeAll = rc == "next_packet", rc == "retime_all"
 		s.AcksFirst = c.boolean(q.AcksFirst, "host.qp.acks_first", false)
 	}
 	if x := r.Rx; x != nil {

@@ -40,7 +40,12 @@ var agreements = []agreement{
 	// ns-3 marks about a quarter more packets (205 against 165 a seed):
 	// its second congestion episode, after the 300 us recovery timer,
 	// starts earlier and cuts deeper, and flows that still have data when
-	// the bottleneck has drained finish at the cut rates; not explained
+	// the bottleneck has drained finish at the cut rates. The senders
+	// behind the shared uplink hear their first CNP 8 us later in rocelab,
+	// mostly one of them, with the same share of the bottleneck's packets
+	// (docs/engine.md); chance or a difference, not explained. Seeds
+	// 13-36 on ns-3 (not recorded): mean +0.8 %, last +1.3 %; all 36:
+	// -0.9 %, -2.4 %: these 12 are a low draw
 	{"incast4-dcqcn", 12, 0.06, 0.04, 0.11, 0.07, ""},
 	// measured: mean +1.9 %, median +3.1 %, last +0.2 %, per-flow
 	// ratio's median +1.8 %
@@ -84,17 +89,17 @@ var agreements = []agreement{
 	// measured: mean +0.6 %, median -0.5 %, last +2.1 %, per-flow
 	// ratio's median -0.4 %
 	{"incast16-timely", 6, 0.03, 0.03, 0.03, 0.02, ""},
-	// measured: mean +9.7 %, median +7.8 %, last +3.7 %, per-flow ratio's
-	// median +7.0 %: rocelab's HPCC holds the 16:1 bottleneck at 90 % of
-	// line where ns-3's holds 92.5 % (docs/engine.md), and shares it more
-	// evenly
-	{"incast16-hpcc", 6, 0.12, 0.12, 0.06, 0.10, ""},
+	// measured: mean +1.5 %, median -1.0 %, last +0.6 %, per-flow
+	// ratio's median +0.5 % (rate_change retime_all: ns-3's ChangeRate
+	// re-times a QP its window holds, and at cuts; before, +9.7, +7.8,
+	// +3.7, +7.0 %, docs/engine.md "HPCC at 16:1")
+	{"incast16-hpcc", 6, 0.03, 0.03, 0.02, 0.02, ""},
 	// measured: mean +1.5 %, median +1.5 %, last +1.5 %, per-flow
 	// ratio's median +1.5 %
 	{"perm32-oversub-timely", 6, 0.03, 0.04, 0.03, 0.03, ""},
-	// measured: mean -2.8 %, median -2.0 %, last -1.7 %, per-flow
-	// ratio's median -1.5 %
-	{"perm32-oversub-hpcc", 6, 0.05, 0.05, 0.04, 0.03, ""},
+	// measured: mean -1.6 %, median -0.8 %, last -0.8 %, per-flow
+	// ratio's median -1.2 % (before retime_all: -2.8, -2.0, -1.7, -1.5 %)
+	{"perm32-oversub-hpcc", 6, 0.03, 0.03, 0.02, 0.02, ""},
 	// run.py's DCTCP (CC_MODE 8: its window and step marking at 300 KB).
 	// measured: mean +1.6 %, median +2.6 %, last +1.0 %, per-flow
 	// ratio's median +1.3 % (on rocelab's own hash: +0.3, +0.7, +1.2 %).
@@ -118,12 +123,13 @@ var agreements = []agreement{
 	// +25 % a seed
 	{"perm32-oversub-dctcp", 6, 0.03, 0.04, 0.05, 0.03, ""},
 	// run.py's HPCC-PINT (CC_MODE 10, PINT_LOG_BASE 1.01, every ACK
-	// read). measured: mean -1.1 %, median -1.1 %, last +1.6 %, per-flow
-	// ratio's median +0.1 %; eta 900 moves the last completion +5.3 %,
-	// ai_rate 400 the mean +13 % (both on rocelab's own hash)
-	{"incast16-pint", 6, 0.03, 0.05, 0.03, 0.03, ""},
-	// measured: mean +1.7 %, median +0.1 %, last +2.1 %, per-flow
-	// ratio's median +1.4 %; eta 900 moves the mean +4.3 %
+	// read). measured: mean +0.9 %, median +0.3 %, last +0.8 %, per-flow
+	// ratio's median +1.2 % (before retime_all: -1.1, -1.1, +1.6, +0.1 %);
+	// eta 900 moves the last completion +5.3 %, ai_rate 400 the mean +13 %
+	// (both on rocelab's own hash)
+	{"incast16-pint", 6, 0.03, 0.03, 0.03, 0.03, ""},
+	// measured: mean +1.7 %, median +0.8 %, last +1.4 %, per-flow
+	// ratio's median +1.2 %; eta 900 moves the mean +4.3 %
 	{"perm32-oversub-pint", 6, 0.03, 0.04, 0.04, 0.03, ""},
 }
 
@@ -231,14 +237,15 @@ func TestAgreesWithNs3Sweep(t *testing.T) {
 //     switch.ecn.by_rate, as ns-3's do; their PFC share,
 //     switch.alpha_by_rate, moves nothing here: no 400G port reaches
 //     it). On rocelab's own hash the small flows' median was +7.7 %;
-//   - HPCC: mean +2.6 %, median +0.2 %, p99 +1.1 %; sums +0.4, +3.2,
-//     +2.3, +3.0 %; p95 slowdown +1.8, +5.3, +7.7, +1.4 %;
+//   - HPCC (rate_change retime_all, as from-ns3 writes it): mean +2.5 %,
+//     median +0.7 %, p99 +1.1 %; sums +0.4, +3.1, +2.5, +2.4 %; p95
+//     slowdown +1.4, +5.1, +7.7, +1.4 %;
 //   - DCTCP (run.py --cc dctcp: its window, step marking at 300 KB and
 //     1200 KB at 400G): mean +5.2 %, median +2.4 %, p99 +4.1 %; sums
 //     +1.6, +4.9, +6.4, +4.5 %; p95 slowdown +4.9, +4.1, +6.3, +4.0 %;
 //   - HPCC-PINT (run.py --cc hpccPint: hp's config with CC_MODE 10,
-//     PINT_LOG_BASE 1.01): mean +4.6 %, median -0.0 %, p99 +3.3 %; sums
-//     +0.9, +5.1, +5.4, +4.0 %; p95 slowdown +2.0, +4.3, +8.6, +2.6 %.
+//     PINT_LOG_BASE 1.01): mean +4.5 %, median -0.1 %, p99 +3.4 %; sums
+//     +0.9, +5.1, +5.2, +3.9 %; p95 slowdown +2.5, +4.3, +8.2, +2.5 %.
 func TestAgreesWithNs3WebSearch(t *testing.T) {
 	for _, c := range []struct {
 		cc             string

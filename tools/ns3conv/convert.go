@@ -62,12 +62,31 @@ func ns3Mode(cc string) int {
 	return 0
 }
 
-// keepsPendingGap reports whether ns-3's rate changes leave the QP's next
-// send where the last send put it (host.qp.rate_change next_packet):
-// DCQCN, TIMELY and DCTCP assign m_rate; HPCC and PINT call ChangeRate,
-// which re-times it.
-func keepsPendingGap(mode int) bool {
-	return mode == ns3DCQCN || mode == ns3Timely || mode == ns3DCTCP
+// ns3RateChange returns the host.qp.rate_change that takes a new rate as
+// ns-3's CC_MODE mode does, with how ns-3 does it: DCQCN, TIMELY and
+// DCTCP assign m_rate and leave the QP's next send where the last send put
+// it; HPCC and PINT call ChangeRate, which moves it to one packet time at
+// the new rate after the last send, later at a cut, and for a QP its
+// window holds too. "" for no CC.
+func ns3RateChange(mode int) (value, how string) {
+	switch mode {
+	case ns3DCQCN, ns3Timely, ns3DCTCP:
+		return "next_packet", "assigns the new rate without moving the QP's next send"
+	case ns3HPCC, ns3PINT:
+		return "retime_all", "re-times the QP's next send at every new rate, a cut too"
+	}
+	return "", ""
+}
+
+// rateChange returns host.qp.rate_change as the scenario set it.
+func rateChange(n *scenario.NICSpec) string {
+	switch {
+	case n.KeepPendingGap:
+		return "next_packet"
+	case n.RetimeAll:
+		return "retime_all"
+	}
+	return "retime"
 }
 
 // ns3Headroom is the headroom third.cc gives a switch port: three times
@@ -242,11 +261,7 @@ func checkHost(s *scenario.Scenario, bad *mismatches) (ccMode int, qcn, ackHigh 
 	if s.PHY.ClockPPM != 0 || s.PHY.FECJitter != 0 || s.PHY.Auto {
 		bad.add("phy: set {clock_ppm: 0, fec_jitter: 0ns} (ns-3's links are ideal)")
 	}
-	if keep := keepsPendingGap(ns3Mode(n.CC)); ns3Mode(n.CC) != 0 && n.KeepPendingGap != keep {
-		want, how := "retime", "re-times the QP's next send at the new rate"
-		if keep {
-			want, how = "next_packet", "assigns the new rate without moving the QP's next send"
-		}
+	if want, how := ns3RateChange(ns3Mode(n.CC)); want != "" && rateChange(&n) != want {
 		bad.add("host.qp.rate_change: set %s (ns-3's %s %s)", want, n.CC, how)
 	}
 	switch n.CC {

@@ -399,8 +399,8 @@ func fromNs3(file string, w io.Writer) error {
 		fmt.Fprintf(&b, "  ecmp: %s\n", ecmp)
 	}
 	rateChange := ""
-	if qcn != 0 && keepsPendingGap(int(ccMode)) {
-		rateChange = ", rate_change: next_packet"
+	if rc, _ := ns3RateChange(int(ccMode)); qcn != 0 && rc != "" {
+		rateChange = ", rate_change: " + rc
 	}
 	if ackHigh != 0 {
 		// third.cc sets only the NICs' ACK queue with it

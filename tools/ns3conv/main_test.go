@@ -127,6 +127,26 @@ traffic:
 	}
 }
 
+// HPCC's pacing that re-times only rises is refused: ns-3's ChangeRate
+// re-times cuts too.
+func TestRefusedHPCCRetime(t *testing.T) {
+	base, err := os.ReadFile("scenarios/incast16-hpcc.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(base), "rate_change: retime_all}", "rate_change: retime}", 1)
+	if text == string(base) {
+		t.Fatal("scenario has no rate_change: retime_all}")
+	}
+	s, err := scenario.Load("s.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := convert(s, "s.yaml"); err == nil || !strings.Contains(err.Error(), "host.qp.rate_change: set retime_all") {
+		t.Errorf("error %v, expected host.qp.rate_change: set retime_all", err)
+	}
+}
+
 // The congestion controls' settings ns-3 cannot be told are refused, each
 // named; a CNP priority that is neither strict nor the data's too.
 func TestRefusedCC(t *testing.T) {
@@ -143,7 +163,7 @@ func TestRefusedCC(t *testing.T) {
 		{"hpcc ecn", "  cc: dcqcn\n", "  ecn: true\n  cc: hpcc\n", "host.ecn: set false with cc: hpcc"},
 		{"timely", "  cc: dcqcn\n", "  ecn: false\n  cc: timely\n  timely: {preset: ns3, alpha: 20, segment: 16384}\n", "host.timely.segment: set 0"},
 		{"dcqcn pacing", "rate_change: next_packet", "rate_change: retime", "host.qp.rate_change: set next_packet"},
-		{"hpcc pacing", "  cc: dcqcn\n", "  ecn: false\n  cc: hpcc\n", "host.qp.rate_change: set retime"},
+		{"hpcc pacing", "  cc: dcqcn\n", "  ecn: false\n  cc: hpcc\n", "host.qp.rate_change: set retime_all (ns-3's hpcc re-times"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			text := strings.Replace(string(base), c.from, c.to, 1)
