@@ -39,6 +39,8 @@ func TestPortHotLines(t *testing.T) {
 		{"busyUntil", unsafe.Offsetof(p.busyUntil), unsafe.Sizeof(p.busyUntil), 0},
 		{"sending", unsafe.Offsetof(p.sending), unsafe.Sizeof(p.sending), 0},
 		{"storm", unsafe.Offsetof(p.storm), unsafe.Sizeof(p.storm), 0},
+		{"tapped", unsafe.Offsetof(p.tapped), unsafe.Sizeof(p.tapped), 0},
+		{"ctrlQueued", unsafe.Offsetof(p.ctrlQueued), unsafe.Sizeof(p.ctrlQueued), 0},
 		{"egress", unsafe.Offsetof(p.egress), unsafe.Sizeof(p.egress), 1},
 		{"node", unsafe.Offsetof(p.node), unsafe.Sizeof(p.node), 1},
 		{"loss", unsafe.Offsetof(p.loss), unsafe.Sizeof(p.loss), 1},
