@@ -58,6 +58,7 @@ func TestSwitchEgressLines(t *testing.T) {
 		{"busy", unsafe.Offsetof(e.busy), 1, 0},
 		{"red", unsafe.Offsetof(e.red), unsafe.Sizeof(e.red), 0},
 		{"ets", ets, unsafe.Sizeof(e.ets), 0},
+		{"routed", unsafe.Offsetof(e.routed), unsafe.Sizeof(e.routed), 0},
 	}
 	for i := range e.cls {
 		off := unsafe.Offsetof(e.cls) + uintptr(i)*unsafe.Sizeof(e.cls[i])

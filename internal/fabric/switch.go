@@ -96,22 +96,20 @@ type Switch struct {
 	// routes gives the ports toward each host.
 	routes routeTable
 	buf    buffer
-	// routedBytes is the frame bytes forwarded out of each port.
-	routedBytes []int64
 	// path is the path selector; nil for ECMP.
 	path  *pathSelector
-	pipe  pipeline
 	rng   *sim.Rand
 	marks MarkObserver
-	cfg   SwitchConfig
+	// pint is each port's HPCC-PINT state, nil without PINT; pintRNG
+	// draws its codes' rounding.
+	pint []pintPort
+	pipe pipeline
+	cfg  SwitchConfig
 
 	domIdx int // the switch's index among its domain's
 	id     uint32
 	name   string
 
-	// pint is each port's HPCC-PINT state, nil without PINT; pintRNG
-	// draws its codes' rounding.
-	pint    []pintPort
 	pintRNG *sim.Rand
 }
 
@@ -142,7 +140,6 @@ func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig
 		}
 		pt.SetEgress(&s.egress[i])
 	}
-	s.routedBytes = make([]int64, nports)
 	if cfg.PINT != nil {
 		s.pint = make([]pintPort, nports)
 		s.pintRNG = n.Streams.Stream("pint/" + name)
@@ -207,8 +204,15 @@ func (s *Switch) SetRoute(dst int, ports []int16) {
 	}
 }
 
-// RoutedBytes returns the frame bytes the switch forwarded out of each port.
-func (s *Switch) RoutedBytes() []int64 { return s.routedBytes }
+// RoutedBytes returns the frame bytes the switch forwarded out of each
+// port, in a new slice.
+func (s *Switch) RoutedBytes() []int64 {
+	out := make([]int64, len(s.egress))
+	for i := range s.egress {
+		out[i] = s.egress[i].routed
+	}
+	return out
+}
 
 // Start sizes the buffer once links and headroom are known. It fails when
 // the headroom and reserves leave no shared buffer.
@@ -361,7 +365,7 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 		return
 	}
 	p.InPort = int16(in.index)
-	s.routedBytes[out.index] += size
+	e.routed += size
 	if lossless && s.buf.wantXOFF(pgi) {
 		in.SendXOFF(prio)
 	}
@@ -469,7 +473,8 @@ type switchEgress struct {
 	watched uint8   // priorities the sampler visits (see sampler)
 	ets     ETS
 	port    int32
-	_       [36]byte
+	routed  int64 // the frame bytes forwarded out of the port
+	_       [24]byte
 	cls     [8]egressClass
 }
 
