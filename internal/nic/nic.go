@@ -49,8 +49,8 @@ type NIC struct {
 	qps []*qp
 
 	ets      fabric.ETS
+	busy     uint8 // classes with a control frame or a ready QP (beside ets: every send reads both)
 	cls      [8]txClass
-	busy     uint8 // classes with a control frame or a ready QP
 	cal      calendar
 	calAlarm sim.Alarm
 	// np is the port's notification point when CNPs are paced per port;
