@@ -117,3 +117,42 @@ func TestSortEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestSortSpan: sortSpan orders a span's entries as the library's sort
+// does, on sizes below and above its threshold, with times spread over
+// the whole lowest digit or piled on a few values (runs of equal times,
+// sorted by key and arrival), in random, sorted and reversed order;
+// times that differ above the lowest digit are sorted too. It fails when
+// the counting pass puts an entry in the wrong step or a step is left
+// unsorted.
+func TestSortSpan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ref := func(h []nowEntry) {
+		slices.SortFunc(h, func(a, b nowEntry) int {
+			return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.key, b.key), cmp.Compare(a.seq, b.seq))
+		})
+	}
+	for _, n := range []int{1, spanSorted - 1, spanSorted, 67, 500, 3000} {
+		for _, spread := range []int{1, 3, 64, 200, digitVals, 3 * digitVals} {
+			for order := range 3 {
+				base := unit.Time(rng.IntN(1<<20)) << digitBits
+				h := make([]nowEntry, n)
+				for i := range h {
+					h[i] = nowEntry{t: base + unit.Time(rng.IntN(spread)), key: Key(rng.IntN(4)), seq: uint64(i), ev: int32(i)}
+				}
+				switch order {
+				case 1:
+					ref(h)
+				case 2:
+					ref(h)
+					slices.Reverse(h)
+				}
+				want := slices.Clone(h)
+				ref(want)
+				if sortSpan(h); !slices.Equal(h, want) {
+					t.Fatalf("n=%d spread=%d order=%d: sorted differently", n, spread, order)
+				}
+			}
+		}
+	}
+}
