@@ -19,18 +19,19 @@ type pgState struct {
 // into headroom drains it first and can send XON as soon as its occupancy
 // falls back under the threshold.
 type buffer struct {
-	size       int64
+	// What a frame's admission and departure read comes first.
+	pg         []pgState // port*8 + priority
 	sharedSize int64
 	sharedUsed int64
 	reserve    int64
+	static     int64   // lossless PGs' static threshold, in alpha's place when positive
 	alpha      float64 // lossless PGs
-	alphaLossy float64 // lossy egress queues
 	// portAlpha, when set, is each ingress port's lossless alpha (ports
 	// of several speeds, SwitchConfig.AlphaByRate), in alpha's place.
-	portAlpha []float64
-	static    int64 // lossless PGs' static threshold, in alpha's place when positive
-	xonOffset int64
-	pg        []pgState // port*8 + priority
+	portAlpha  []float64
+	alphaLossy float64 // lossy egress queues
+	xonOffset  int64
+	size       int64
 }
 
 // threshold is the dynamic shared-buffer limit for a PG or queue.

@@ -2,24 +2,30 @@ package fabric
 
 import "math/bits"
 
-// A HeadSizer tells a scheduler the frame length of the next packet of
-// each non-empty class.
+// A HeadSizer gives a scheduler, for each non-empty class, the frame
+// length of its next packet and the class's deficit round robin state.
+// The state lies with the class's queue, so that a pick and the dequeue
+// that follows read one cache line of the class, not one of each array.
 type HeadSizer interface {
-	HeadBytes(class int) int64
+	Head(class int) (int64, *DWRR)
 }
+
+// DWRR is one class's deficit round robin state: its credit and the
+// quantum a round adds.
+type DWRR struct{ deficit, quantum int64 }
+
+// Emptied resets the deficit when the class's queue runs empty, as DWRR
+// does, so that an idle class does not bank credit.
+func (d *DWRR) Emptied() { d.deficit = 0 }
 
 // ETS schedules eight traffic classes as IEEE 802.1Qaz ETS does: strict
 // classes first (the highest first), then deficit weighted round robin over
 // the rest by their bandwidth weights. A switch egress port and a host NIC
-// both use it.
+// both use it, each keeping the classes' DWRR states beside its queues.
 type ETS struct {
-	// What every pick reads first, then the deficits, then the quanta,
-	// which a pick reads once a round.
 	strict   uint8
-	credited bool // the class at rr has had its quantum this round
-	rr       int
-	deficit  [8]int64
-	quantum  [8]int64
+	credited bool  // the class at rr has had its quantum this round
+	rr       uint8 // the class the round robin is at
 }
 
 // dwrrBase is the DWRR quantum of the class with the smallest weight: one
@@ -27,9 +33,10 @@ type ETS struct {
 const dwrrBase = 9216
 
 // NewETS returns a scheduler with the given strict classes and weights
-// (ETS bandwidth %; a weight of 0 counts as 1).
-func NewETS(strict uint8, weights [8]int) ETS {
-	e := ETS{strict: strict}
+// (ETS bandwidth %; a weight of 0 counts as 1), and the classes' initial
+// DWRR states.
+func NewETS(strict uint8, weights [8]int) (ETS, [8]DWRR) {
+	var d [8]DWRR
 	minW := 0
 	for p, w := range weights {
 		if strict&(1<<p) == 0 && w > 0 && (minW == 0 || w < minW) {
@@ -40,9 +47,9 @@ func NewETS(strict uint8, weights [8]int) ETS {
 		if w <= 0 || minW == 0 {
 			w, minW = 1, 1
 		}
-		e.quantum[p] = int64(w) * dwrrBase / int64(minW)
+		d[p].quantum = int64(w) * dwrrBase / int64(minW)
 	}
-	return e
+	return ETS{strict: strict}, d
 }
 
 // Pick returns the class to serve next among ready (bit c set: class c
@@ -52,25 +59,26 @@ func (e *ETS) Pick(ready uint8, hs HeadSizer) int {
 	if sp := ready & e.strict; sp != 0 {
 		return bits.Len8(sp) - 1
 	}
-	c := e.rr
+	c := int(e.rr)
 	if ready&(1<<c) == 0 {
 		c = nextReady(ready, c)
-		e.rr, e.credited = c, false
+		e.rr, e.credited = uint8(c), false
 	}
-	head := hs.HeadBytes(c)
+	head, d := hs.Head(c)
 	for {
 		if !e.credited {
-			e.deficit[c] += e.quantum[c]
+			d.deficit += d.quantum
 			e.credited = true
 		}
-		if e.deficit[c] >= head {
-			e.deficit[c] -= head
+		if d.deficit >= head {
+			d.deficit -= head
 			return c
 		}
 		if n := nextReady(ready, c); n != c {
-			c, head = n, hs.HeadBytes(n)
+			c = n
+			head, d = hs.Head(n)
 		}
-		e.rr, e.credited = c, false
+		e.rr, e.credited = uint8(c), false
 	}
 }
 
@@ -83,7 +91,3 @@ func nextReady(ready uint8, c int) int {
 	}
 	return bits.TrailingZeros(m)
 }
-
-// Emptied resets class c's deficit when its queue runs empty, as DWRR
-// does, so that an idle class does not bank credit.
-func (e *ETS) Emptied(c int) { e.deficit[c] = 0 }

@@ -5,12 +5,10 @@ import (
 	"testing"
 )
 
-// refETS is the deliberately plain DWRR the scheduler is checked against:
-// it visits the classes one by one, round robin, crediting each on its
-// turn.
-type refETS struct{ ETS }
-
-func (e *refETS) pick(ready uint8, hs HeadSizer) int {
+// refPick is the deliberately plain DWRR the scheduler is checked
+// against: it visits the classes one by one, round robin, crediting each
+// on its turn.
+func refPick(e *ETS, ready uint8, cl *classes) int {
 	if sp := ready & e.strict; sp != 0 {
 		for c := 7; ; c-- {
 			if sp&(1<<c) != 0 {
@@ -21,13 +19,14 @@ func (e *refETS) pick(ready uint8, hs HeadSizer) int {
 	for {
 		c := e.rr
 		if ready&(1<<c) != 0 {
+			d := &cl.d[c]
 			if !e.credited {
-				e.deficit[c] += e.quantum[c]
+				d.deficit += d.quantum
 				e.credited = true
 			}
-			if head := hs.HeadBytes(c); e.deficit[c] >= head {
-				e.deficit[c] -= head
-				return c
+			if head := cl.head[c]; d.deficit >= head {
+				d.deficit -= head
+				return int(c)
 			}
 		}
 		e.rr = (e.rr + 1) & 7
@@ -35,10 +34,13 @@ func (e *refETS) pick(ready uint8, hs HeadSizer) int {
 	}
 }
 
-// heads gives each class's head frame size.
-type heads [8]int64
+// classes gives each class's head frame size and holds its DWRR state.
+type classes struct {
+	head [8]int64
+	d    [8]DWRR
+}
 
-func (h *heads) HeadBytes(c int) int64 { return h[c] }
+func (cl *classes) Head(c int) (int64, *DWRR) { return cl.head[c], &cl.d[c] }
 
 // ETS picks the classes the plain round robin picks, and keeps the same
 // deficits, over random ready sets, weights, strict sets and frame sizes.
@@ -50,24 +52,26 @@ func TestETSMatchesRoundRobin(t *testing.T) {
 			w[c] = r.IntN(60)
 		}
 		strict := uint8(r.IntN(256) & r.IntN(256) & r.IntN(256)) // few strict classes
-		got, want := NewETS(strict, w), refETS{NewETS(strict, w)}
-		var h heads
+		e, d := NewETS(strict, w)
+		ref := e
+		got, want := &classes{d: d}, &classes{d: d}
 		for step := range 2000 {
 			ready := uint8(r.IntN(256))
 			if ready == 0 {
 				continue
 			}
-			for c := range h {
-				h[c] = 64 + int64(r.IntN(9000))
+			for c := range got.head {
+				got.head[c] = 64 + int64(r.IntN(9000))
 			}
-			a, b := got.Pick(ready, &h), want.pick(ready, &h)
-			if a != b || got.deficit != want.deficit {
-				t.Fatalf("trial %d step %d ready %08b: picked %d, want %d; deficits %v, want %v", trial, step, ready, a, b, got.deficit, want.deficit)
+			want.head = got.head
+			a, b := e.Pick(ready, got), refPick(&ref, ready, want)
+			if a != b || got.d != want.d {
+				t.Fatalf("trial %d step %d ready %08b: picked %d, want %d; DWRR states %v, want %v", trial, step, ready, a, b, got.d, want.d)
 			}
 			if r.IntN(10) == 0 {
 				c := r.IntN(8)
-				got.Emptied(c)
-				want.Emptied(c)
+				got.d[c].Emptied()
+				want.d[c].Emptied()
 			}
 		}
 	}

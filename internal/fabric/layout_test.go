@@ -39,27 +39,30 @@ func TestPortHotLines(t *testing.T) {
 		{"busyUntil", unsafe.Offsetof(p.busyUntil), unsafe.Sizeof(p.busyUntil), 0},
 		{"sending", unsafe.Offsetof(p.sending), unsafe.Sizeof(p.sending), 0},
 		{"storm", unsafe.Offsetof(p.storm), unsafe.Sizeof(p.storm), 0},
+		{"tapped", unsafe.Offsetof(p.tapped), unsafe.Sizeof(p.tapped), 0},
+		{"ctrlQueued", unsafe.Offsetof(p.ctrlQueued), unsafe.Sizeof(p.ctrlQueued), 0},
 		{"egress", unsafe.Offsetof(p.egress), unsafe.Sizeof(p.egress), 1},
 		{"node", unsafe.Offsetof(p.node), unsafe.Sizeof(p.node), 1},
 		{"loss", unsafe.Offsetof(p.loss), unsafe.Sizeof(p.loss), 1},
 	})
 }
 
-// TestSwitchEgressLines checks the switch egress layout that a dequeue
-// counts on: busy bits and the scheduler's round state in the first line,
-// each queue within one line, and a size of whole lines.
+// TestSwitchEgressLines checks the switch egress layout that a frame's
+// enqueue and dequeue count on: the busy bits and the scheduler's round
+// state in the first line, each class (queue, DWRR state, largest depth)
+// within one line of its own, and a size of whole lines.
 func TestSwitchEgressLines(t *testing.T) {
 	var e switchEgress
 	ets := unsafe.Offsetof(e.ets)
 	fields := []field{
 		{"busy", unsafe.Offsetof(e.busy), 1, 0},
-		{"ets.strict", ets + unsafe.Offsetof(e.ets.strict), 1, 0},
-		{"ets.rr", ets + unsafe.Offsetof(e.ets.rr), unsafe.Sizeof(e.ets.rr), 0},
-		{"ets.credited", ets + unsafe.Offsetof(e.ets.credited), 1, 0},
+		{"red", unsafe.Offsetof(e.red), unsafe.Sizeof(e.red), 0},
+		{"ets", ets, unsafe.Sizeof(e.ets), 0},
+		{"routed", unsafe.Offsetof(e.routed), unsafe.Sizeof(e.routed), 0},
 	}
-	for i := range e.q {
-		off := unsafe.Offsetof(e.q) + uintptr(i)*unsafe.Sizeof(e.q[i])
-		fields = append(fields, field{"q[" + string(rune('0'+i)) + "]", off, unsafe.Sizeof(e.q[i]), off / 64})
+	for i := range e.cls {
+		off := unsafe.Offsetof(e.cls) + uintptr(i)*unsafe.Sizeof(e.cls[i])
+		fields = append(fields, field{"cls[" + string(rune('0'+i)) + "]", off, unsafe.Sizeof(e.cls[i]), uintptr(i) + 1})
 	}
 	checkLines(t, "switchEgress", unsafe.Sizeof(e), fields)
 }

@@ -147,10 +147,10 @@ func (ps *pathSelector) pick(s *Switch, p *packet.Packet, c []int16, h uint64, n
 // holds the fewest bytes, preferring c[first] on a tie.
 func (s *Switch) leastLoaded(c []int16, prio, first int) int16 {
 	best := c[first]
-	load := s.egress[best].q[prio].Bytes()
+	load := s.egress[best].cls[prio].q.Bytes()
 	for k := 1; k < len(c) && load > 0; k++ {
 		pi := c[(first+k)%len(c)]
-		if b := s.egress[pi].q[prio].Bytes(); b < load {
+		if b := s.egress[pi].cls[prio].q.Bytes(); b < load {
 			best, load = pi, b
 		}
 	}

@@ -91,7 +91,7 @@ func (pt *Port) sendPFC(prio int, quanta uint16) {
 	pt.ctr.TxPause[prio]++
 	pt.dom.Totals.PauseFrames++
 	pt.dom.Totals.Frames[packet.Pause]++
-	pt.ctrl.Push(f)
+	pt.pushCtrl(f)
 	pt.Kick()
 }
 

@@ -44,7 +44,7 @@ func (s *Switch) Handle(now unit.Time, _ uint64) {
 		f.PopFront()
 		out, eg := &s.port[e.out], &s.egress[e.out]
 		if s.cfg.ECNAtEnqueue {
-			s.markECN(e.p, out, eg.q[e.p.Prio].Bytes())
+			s.markECN(e.p, out, eg.cls[e.p.Prio].q.Bytes())
 		}
 		eg.push(e.p, int(e.p.Prio))
 		if out.stormed(int(e.p.Prio)) {

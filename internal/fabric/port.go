@@ -77,6 +77,9 @@ type Port struct {
 	// those the PFC watchdog holds in its storm state.
 	pausing, xoff, storm uint8
 	txQueued, sending    bool
+	// tapped says tap is set, ctrlQueued that ctrl holds a frame: every
+	// frame asks both, and tap and ctrl lie beyond the lines fetched ahead.
+	tapped, ctrlQueued bool
 
 	// Line 1: the node, its queues and the receive path's hooks.
 	egress Egress
@@ -179,7 +182,7 @@ func (pt *Port) Key() sim.Key { return pt.key }
 func (pt *Port) SetEgress(e Egress) { pt.egress = e }
 
 // SetTap installs a frame tap (nil removes it).
-func (pt *Port) SetTap(t Tap) { pt.tap = t }
+func (pt *Port) SetTap(t Tap) { pt.tap, pt.tapped = t, t != nil }
 
 // SetResponseTime sets how long after a PFC frame arrives the port starts
 // to obey it.
@@ -271,13 +274,13 @@ func (pt *Port) startTx(now unit.Time) {
 	pt.sending = true // guards against re-entry from Dequeue
 	// A control frame goes ahead of the data; the port then looks again
 	// when it has left, since data may wait behind it.
-	p := pt.ctrl.Pop()
+	p := pt.popCtrl()
 	more := p != nil
 	if p == nil {
 		p, more = pt.egress.Dequeue(pt, pt.pausedMask(now))
 	}
 	if p == nil {
-		p = pt.ctrl.Pop() // a control frame queued during Dequeue
+		p = pt.popCtrl() // a control frame queued during Dequeue
 	}
 	pt.sending = false
 	if p == nil {
@@ -286,13 +289,13 @@ func (pt *Port) startTx(now unit.Time) {
 	}
 	tx := pt.rate.TxTime(unit.Bytes(p.Wire()))
 	pt.busyUntil = now + tx
-	if more || pt.ctrl.Len() > 0 {
+	if more || pt.ctrlQueued {
 		pt.txAt(pt.busyUntil)
 	} else if pt.pausing != 0 {
 		pt.armWake(now)
 	}
 	pt.countTx(p)
-	if pt.tap != nil {
+	if pt.tapped {
 		pt.tap.Frame(now, pt, Tx, p)
 	}
 	arrive := now + tx + pt.delay
@@ -301,6 +304,22 @@ func (pt *Port) startTx(now unit.Time) {
 		pt.lastArrival = arrive
 	}
 	pt.tx.send(p, arrive)
+}
+
+// pushCtrl queues a MAC control frame ahead of the data.
+func (pt *Port) pushCtrl(f *packet.Packet) {
+	pt.ctrl.Push(f)
+	pt.ctrlQueued = true
+}
+
+// popCtrl takes the first queued control frame, or nil.
+func (pt *Port) popCtrl() *packet.Packet {
+	if !pt.ctrlQueued {
+		return nil
+	}
+	p := pt.ctrl.Pop()
+	pt.ctrlQueued = pt.ctrl.Len() > 0
+	return p
 }
 
 // txAt queues the port's next look at its queues for t, once.
@@ -358,7 +377,7 @@ func (pt *Port) arrive(now unit.Time, p *packet.Packet) {
 
 // receive handles a frame whose last bit has arrived at pt.
 func (pt *Port) receive(now unit.Time, p *packet.Packet) {
-	if pt.tap != nil {
+	if pt.tapped {
 		pt.tap.Frame(now, pt, Rx, p)
 	}
 	if p.Kind == packet.Pause {

@@ -145,7 +145,7 @@ func (sm *sampler) sample(d *Domain, now unit.Time) {
 	kept := sm.active[:0]
 	for _, w := range sm.active {
 		e, p := w.e, int(w.prio)
-		b := e.q[p].Bytes()
+		b := e.cls[p].q.Bytes()
 		k := int(e.port)*8 + p
 		idx := sm.index[e.sw.domIdx]
 		ser := idx[k]

@@ -96,22 +96,20 @@ type Switch struct {
 	// routes gives the ports toward each host.
 	routes routeTable
 	buf    buffer
-	// routedBytes is the frame bytes forwarded out of each port.
-	routedBytes []int64
 	// path is the path selector; nil for ECMP.
 	path  *pathSelector
-	pipe  pipeline
 	rng   *sim.Rand
 	marks MarkObserver
-	cfg   SwitchConfig
+	// pint is each port's HPCC-PINT state, nil without PINT; pintRNG
+	// draws its codes' rounding.
+	pint []pintPort
+	pipe pipeline
+	cfg  SwitchConfig
 
 	domIdx int // the switch's index among its domain's
 	id     uint32
 	name   string
 
-	// pint is each port's HPCC-PINT state, nil without PINT; pintRNG
-	// draws its codes' rounding.
-	pint    []pintPort
 	pintRNG *sim.Rand
 }
 
@@ -133,10 +131,15 @@ func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig
 	for i := range s.port {
 		pt := &s.port[i]
 		n.initPort(pt, d, s, s.id, i)
-		s.egress[i] = switchEgress{sw: s, ets: NewETS(cfg.Strict, cfg.Weights), port: int32(i), red: &s.cfg.ECN}
+		e := &s.egress[i]
+		*e = switchEgress{sw: s, port: int32(i), red: &s.cfg.ECN}
+		var dwrr [8]DWRR
+		e.ets, dwrr = NewETS(cfg.Strict, cfg.Weights)
+		for c := range dwrr {
+			e.cls[c].dwrr = dwrr[c]
+		}
 		pt.SetEgress(&s.egress[i])
 	}
-	s.routedBytes = make([]int64, nports)
 	if cfg.PINT != nil {
 		s.pint = make([]pintPort, nports)
 		s.pintRNG = n.Streams.Stream("pint/" + name)
@@ -201,8 +204,15 @@ func (s *Switch) SetRoute(dst int, ports []int16) {
 	}
 }
 
-// RoutedBytes returns the frame bytes the switch forwarded out of each port.
-func (s *Switch) RoutedBytes() []int64 { return s.routedBytes }
+// RoutedBytes returns the frame bytes the switch forwarded out of each
+// port, in a new slice.
+func (s *Switch) RoutedBytes() []int64 {
+	out := make([]int64, len(s.egress))
+	for i := range s.egress {
+		out[i] = s.egress[i].routed
+	}
+	return out
+}
 
 // Start sizes the buffer once links and headroom are known. It fails when
 // the headroom and reserves leave no shared buffer.
@@ -336,7 +346,7 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 		return
 	}
 	e := &s.egress[out.index]
-	q := &e.q[prio]
+	q := &e.cls[prio].q
 	size := int64(p.Frame)
 	lossless := s.cfg.Lossless&(1<<prio) != 0
 	pgi := in.index*8 + prio
@@ -355,7 +365,7 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 		return
 	}
 	p.InPort = int16(in.index)
-	s.routedBytes[out.index] += size
+	e.routed += size
 	if lossless && s.buf.wantXOFF(pgi) {
 		in.SendXOFF(prio)
 	}
@@ -421,8 +431,8 @@ func (s *Switch) pushINT(p *packet.Packet, out *Port) {
 func (s *Switch) queued(out *Port) int64 {
 	var q int64
 	e := &s.egress[out.index]
-	for prio := range e.q {
-		q += e.q[prio].Bytes()
+	for prio := range e.cls {
+		q += e.cls[prio].q.Bytes()
 	}
 	return q
 }
@@ -433,8 +443,8 @@ func (s *Switch) EachQueued(f func(p *packet.Packet)) {
 	s.eachPiped(f)
 	for k := range s.egress {
 		e := &s.egress[k]
-		for i := range e.q {
-			e.q[i].Each(f)
+		for i := range e.cls {
+			e.cls[i].q.Each(f)
 		}
 	}
 }
@@ -443,28 +453,37 @@ func (s *Switch) EachQueued(f func(p *packet.Packet)) {
 func (s *Switch) RED(i, prio int) RED { return s.egress[i].red[prio] }
 
 // QueueBytes returns the bytes queued at port i, priority prio.
-func (s *Switch) QueueBytes(i, prio int) int64 { return s.egress[i].q[prio].Bytes() }
+func (s *Switch) QueueBytes(i, prio int) int64 { return s.egress[i].cls[prio].q.Bytes() }
 
 // QueueMax returns the largest depth port i's priority prio queue reached.
-func (s *Switch) QueueMax(i, prio int) int64 { return s.egress[i].maxBytes[prio] }
+func (s *Switch) QueueMax(i, prio int) int64 { return s.egress[i].cls[prio].maxBytes }
 
 // switchEgress holds one switch port's eight queues and its ETS
 // scheduler.
 type switchEgress struct {
-	// The first line holds what every dequeue reads (the busy bits, the
-	// scheduler's state and the first four deficits); each queue lies
-	// within one line; the size is a whole number of lines, so that every
-	// port's egress in a switch's array starts on a line
-	// (TestSwitchEgressLines).
-	sw       *Switch
-	busy     uint8 // priorities with packets queued
-	watched  uint8 // priorities the sampler visits (see sampler)
-	port     int32
-	ets      ETS
-	q        [8]packet.Queue
-	maxBytes [8]int64
-	red      *[8]RED // the port's marking profiles: cfg.ECN or its rate's
-	_        [24]byte
+	// The first line holds what every dequeue reads first (the busy bits
+	// and the scheduler's round state); each class, its queue with its
+	// DWRR state and its largest depth, fills one line of its own, so that
+	// a frame's enqueue and dequeue read two lines of the egress; the
+	// size is a whole number of lines, so that every port's egress in a
+	// switch's array starts on a line (TestSwitchEgressLines).
+	sw      *Switch
+	red     *[8]RED // the port's marking profiles: cfg.ECN or its rate's
+	busy    uint8   // priorities with packets queued
+	watched uint8   // priorities the sampler visits (see sampler)
+	ets     ETS
+	port    int32
+	routed  int64 // the frame bytes forwarded out of the port
+	_       [24]byte
+	cls     [8]egressClass
+}
+
+// egressClass is one priority's queue at a switch egress, in one line.
+type egressClass struct {
+	q        packet.Queue
+	dwrr     DWRR
+	maxBytes int64 // the largest depth the queue reached
+	_        [8]byte
 }
 
 // RateAlpha is the lossless alpha of the ingress ports of one rate.
@@ -479,8 +498,11 @@ type RateRED struct {
 	ECN  [8]RED
 }
 
-// HeadBytes implements HeadSizer.
-func (e *switchEgress) HeadBytes(prio int) int64 { return int64(e.q[prio].Head().Frame) }
+// Head implements HeadSizer.
+func (e *switchEgress) Head(prio int) (int64, *DWRR) {
+	c := &e.cls[prio]
+	return int64(c.q.Head().Frame), &c.dwrr
+}
 
 // Dequeue implements Egress.
 func (e *switchEgress) Dequeue(pt *Port, paused uint8) (*packet.Packet, bool) {
@@ -493,21 +515,23 @@ func (e *switchEgress) Dequeue(pt *Port, paused uint8) (*packet.Packet, bool) {
 }
 
 func (e *switchEgress) pop(pt *Port, prio int) *packet.Packet {
-	p := e.q[prio].Pop()
-	if e.q[prio].Len() == 0 {
-		e.ets.Emptied(prio)
+	c := &e.cls[prio]
+	p := c.q.Pop()
+	if c.q.Len() == 0 {
+		c.dwrr.Emptied()
 		e.busy &^= 1 << prio
 	}
-	e.sw.departed(p, pt, e.q[prio].Bytes())
+	e.sw.departed(p, pt, c.q.Bytes())
 	return p
 }
 
 // push queues p on priority prio.
 func (e *switchEgress) push(p *packet.Packet, prio int) {
-	e.q[prio].Push(p)
+	c := &e.cls[prio]
+	c.q.Push(p)
 	e.busy |= 1 << prio
-	if b := e.q[prio].Bytes(); b > e.maxBytes[prio] {
-		e.maxBytes[prio] = b
+	if b := c.q.Bytes(); b > c.maxBytes {
+		c.maxBytes = b
 	}
 	if e.watched&(1<<prio) == 0 {
 		e.sw.dom.sampler.watch(e, prio)
@@ -516,7 +540,7 @@ func (e *switchEgress) push(p *packet.Packet, prio int) {
 
 // Flush implements Flusher: the watchdog drops a stormed queue.
 func (e *switchEgress) Flush(pt *Port, prio int, reason DropReason) {
-	for e.q[prio].Len() > 0 {
+	for e.cls[prio].q.Len() > 0 {
 		e.sw.dom.Drop(e.pop(pt, prio), reason, pt)
 	}
 }

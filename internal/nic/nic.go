@@ -26,6 +26,7 @@ const (
 type txClass struct {
 	ctrl  packet.Queue
 	ready ring
+	dwrr  fabric.DWRR // the class's share in the NIC's ETS
 }
 
 // NIC is one host's RDMA NIC behind one fabric port. It implements
@@ -48,8 +49,8 @@ type NIC struct {
 	qps []*qp
 
 	ets      fabric.ETS
+	busy     uint8 // classes with a control frame or a ready QP (beside ets: every send reads both)
 	cls      [8]txClass
-	busy     uint8 // classes with a control frame or a ready QP
 	cal      calendar
 	calAlarm sim.Alarm
 	// np is the port's notification point when CNPs are paced per port;
@@ -71,7 +72,12 @@ type NIC struct {
 // New creates host id's NIC with one port, in domain d.
 func New(d *fabric.Domain, id int32, name string, cfg *Config) *NIC {
 	net := d.Network()
-	n := &NIC{dom: d, id: id, node: net.NewNodeID(), name: name, cfg: cfg, ets: fabric.NewETS(cfg.Strict, cfg.Weights)}
+	n := &NIC{dom: d, id: id, node: net.NewNodeID(), name: name, cfg: cfg}
+	var dwrr [8]fabric.DWRR
+	n.ets, dwrr = fabric.NewETS(cfg.Strict, cfg.Weights)
+	for c := range dwrr {
+		n.cls[c].dwrr = dwrr[c]
+	}
 	n.key = sim.NodeKey(n.node, sim.SrcSelf)
 	n.port = net.NewPort(d, n, n.node, 0)
 	n.port.SetEgress(n)
@@ -192,13 +198,13 @@ func (n *NIC) makeReady(q *qp) {
 	n.port.Kick()
 }
 
-// HeadBytes implements fabric.HeadSizer.
-func (n *NIC) HeadBytes(prio int) int64 {
+// Head implements fabric.HeadSizer.
+func (n *NIC) Head(prio int) (int64, *fabric.DWRR) {
 	c := &n.cls[prio]
 	if h := c.ctrl.Head(); h != nil {
-		return int64(h.Frame)
+		return int64(h.Frame), &c.dwrr
 	}
-	return c.ready.head().headFrame()
+	return c.ready.head().headFrame(), &c.dwrr
 }
 
 // Dequeue implements fabric.Egress.
@@ -276,7 +282,7 @@ func (n *NIC) hasCtrl() bool {
 // emptied clears a class that has nothing left to send.
 func (n *NIC) emptied(prio int) {
 	n.busy &^= 1 << prio
-	n.ets.Emptied(prio)
+	n.cls[prio].dwrr.Emptied()
 }
 
 // Receive implements fabric.Node.

@@ -45,6 +45,9 @@ const maxRetxRanges = 8
 // connection's messages and the responder end receives them (and, for
 // READs, sends the data back).
 type qp struct {
+	// What sending a data packet reads comes first, in a few lines: on a
+	// fabric of thousands of hosts each QP's state has left the caches
+	// by its next packet, and the send used to read fifteen lines of it.
 	nic  *NIC
 	idx  int32
 	qpn  uint32
@@ -56,9 +59,12 @@ type qp struct {
 	class   packet.Class
 	prio    uint8
 	dscp    uint8
+	failed  bool
+	sr      bool  // selective repeat
+	where   uint8 // idle, inRing or inCalendar
 	srcPort uint16
 	mss     int32
-	rateCap unit.BitRate
+	calGen  uint32 // bumped when the QP's calendar entry is replaced
 
 	// Requester. The send queue is a ring of WQEs: sq[(sqHead+i)%len] for
 	// i < sqLen, oldest (not yet completed) first. cur is the index (from
@@ -67,37 +73,37 @@ type qp struct {
 	sqHead, sqLen int
 	cur           int
 	curOff        int64
-	nextPSN       uint32    // PSN the next posted WQE starts at
-	sndNxt        uint32    // PSN of the next packet to send
-	sndUna        uint32    // oldest unacknowledged PSN
-	sndMax        uint32    // one past the highest PSN ever sent
-	acked         int64     // PSNs acknowledged since the start (no wrap), for CC feedback
-	marks         sendMarks // when the PSNs not yet acknowledged were first sent
+	nextPSN       uint32 // PSN the next posted WQE starts at
+	sndNxt        uint32 // PSN of the next packet to send
+	sndUna        uint32 // oldest unacknowledged PSN
+	sndMax        uint32 // one past the highest PSN ever sent
+	retxN         int
+	win           int64 // ack's window as of its last feedback, 0 none
+	cc            cc.Controller
+	ack           cc.AckDriven // cc when it takes its signal from ACKs, else nil
+	wire          cc.Wire      // what ack needs the QP's packets to carry
+	nextTx        unit.Time
+	lastTx        unit.Time // when the QP last started sending a data packet
+	lastWire      int       // that packet's wire bytes
+	sentBytes     int64
+	sentPkts      int64
+	rateCap       unit.BitRate
+	rd            sim.Ring[readJob] // READ responses to send (below)
+	acked         int64             // PSNs acknowledged since the start (no wrap), for CC feedback
+	marks         sendMarks         // when the PSNs not yet acknowledged were first sent
 	retries       int
 	retryCnt      int   // retry_cnt of this QP
 	timeoutExp    uint8 // local ACK timeout exponent of this QP
 	timeouts      int   // consecutive timeouts, for adaptive retransmission
-	failed        bool
-	sr            bool // selective repeat
 	retx          [maxRetxRanges]psnRange
 	retxHead      int
-	retxN         int
 	reads         int    // READ WQEs outstanding
 	rdGap         bool   // an implied NAK for rdGapAt went out
 	rdGapAt       uint32 // the READ response PSN it asked for again
 	rto           sim.Timer
-	cc            cc.Controller
-	dcqcn         cc.DCQCN     // cc's storage when it is DCQCN
-	ack           cc.AckDriven // cc when it takes its signal from ACKs, else nil
-	wire          cc.Wire      // what ack needs the QP's packets to carry
-	win           int64        // ack's window as of its last feedback, 0 none
-	hops          []cc.Hop     // the INT an ACK echoes, decoded
+	dcqcn         cc.DCQCN // cc's storage when it is DCQCN
+	hops          []cc.Hop // the INT an ACK echoes, decoded
 	ccTimer       sim.Timer
-	nextTx        unit.Time
-	lastTx        unit.Time // when the QP last started sending a data packet
-	lastWire      int       // that packet's wire bytes
-	calGen        uint32    // bumped when the QP's calendar entry is replaced
-	where         uint8
 
 	// Responder.
 	ePSN      uint32 // expected PSN
@@ -113,9 +119,8 @@ type qp struct {
 	rob       []robSlot
 	robHigh   uint32 // one past the highest PSN that arrived ahead of ePSN
 	nakTo     uint32 // holes below this have been NAKed
-	// READ responses to send: a ring of jobs, oldest first; rdMax is one
-	// past the highest response PSN sent.
-	rd     sim.Ring[readJob]
+	// rd (above) holds the READ responses to send: a ring of jobs, oldest
+	// first; rdMax is one past the highest response PSN sent.
 	rdMax  uint32
 	rdSent bool
 	// held is an ACK or NAK generated while READ responses were still to
@@ -131,9 +136,7 @@ type qp struct {
 	joined     unit.Time // when the workload connected it
 	firstPost  unit.Time
 	posted     bool
-	sentBytes  int64
 	retxBytes  int64
-	sentPkts   int64
 	retxPkts   int64
 	deliverMsg int64
 }

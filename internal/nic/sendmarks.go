@@ -16,10 +16,10 @@ const maxSendMarks = 8
 // every other one is dropped and gap doubles, so the marks span any run
 // and each bound stays true, only looser. Recording costs no allocation.
 type sendMarks struct {
-	psn [maxSendMarks]uint32
-	at  [maxSendMarks]unit.Time
 	n   int
 	gap unit.Time
+	psn [maxSendMarks]uint32
+	at  [maxSendMarks]unit.Time
 }
 
 // sent records that PSNs up to psn were first sent by now.

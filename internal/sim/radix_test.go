@@ -74,6 +74,24 @@ func chunkCount(q *radixQueue) int {
 	return n
 }
 
+// refSort sorts entries with the library's sort: the reference.
+func refSort(h []nowEntry) {
+	slices.SortFunc(h, func(a, b nowEntry) int {
+		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.key, b.key), cmp.Compare(a.seq, b.seq))
+	})
+}
+
+// arrange leaves h as drawn (order 0), sorts it (1) or sorts it in
+// reverse (2).
+func arrange(h []nowEntry, order int) {
+	if order > 0 {
+		refSort(h)
+	}
+	if order == 2 {
+		slices.Reverse(h)
+	}
+}
+
 // TestSortEntries checks the bucket's sort against the library's on
 // sizes from empty to thousands, with times and keys drawn from few
 // values (ties broken by key, then by arrival), in random, sorted and
@@ -81,11 +99,6 @@ func chunkCount(q *radixQueue) int {
 // two partitions.
 func TestSortEntries(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	ref := func(h []nowEntry) {
-		slices.SortFunc(h, func(a, b nowEntry) int {
-			return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.key, b.key), cmp.Compare(a.seq, b.seq))
-		})
-	}
 	for _, n := range []int{0, 1, 2, 12, 13, 17, 64, 65, 500, 3000} {
 		for _, spread := range []int{1, 3, 4096} {
 			for order := range 3 {
@@ -94,24 +107,46 @@ func TestSortEntries(t *testing.T) {
 					for i := range h {
 						h[i] = nowEntry{t: unit.Time(rng.IntN(spread)), key: Key(rng.IntN(spread)), seq: uint64(i), ev: int32(i)}
 					}
-					switch order {
-					case 1:
-						ref(h)
-					case 2:
-						ref(h)
-						slices.Reverse(h)
-					}
+					arrange(h, order)
 					rng.Shuffle(len(h), func(i, j int) {
 						if order == 0 {
 							h[i], h[j] = h[j], h[i]
 						}
 					})
 					want := slices.Clone(h)
-					ref(want)
+					refSort(want)
 					sortEntries(h, depth)
 					if !slices.Equal(h, want) {
 						t.Fatalf("n=%d spread=%d order=%d depth=%d: sorted differently", n, spread, order, depth)
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestSortSpan: sortSpan orders a span's entries as the library's sort
+// does, on sizes below and above its threshold, with times spread over
+// the whole lowest digit or piled on a few values (runs of equal times,
+// sorted by key and arrival), in random, sorted and reversed order;
+// times that differ above the lowest digit are sorted too. It fails when
+// the counting pass puts an entry in the wrong step or a step is left
+// unsorted.
+func TestSortSpan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, spanSorted - 1, spanSorted, 67, 500, 3000} {
+		for _, spread := range []int{1, 3, 64, 200, digitVals, 3 * digitVals} {
+			for order := range 3 {
+				base := unit.Time(rng.IntN(1<<20)) << digitBits
+				h := make([]nowEntry, n)
+				for i := range h {
+					h[i] = nowEntry{t: base + unit.Time(rng.IntN(spread)), key: Key(rng.IntN(4)), seq: uint64(i), ev: int32(i)}
+				}
+				arrange(h, order)
+				want := slices.Clone(h)
+				refSort(want)
+				if sortSpan(h); !slices.Equal(h, want) {
+					t.Fatalf("n=%d spread=%d order=%d: sorted differently", n, spread, order)
 				}
 			}
 		}
