@@ -283,3 +283,22 @@ func TestExpandIfaces(t *testing.T) {
 		t.Errorf("got %v", got)
 	}
 }
+
+// A table row of `nv show qos roce` split by white space other than
+// blanks and tabs (a form feed, a no-break space from a web page) is read
+// field by field with each field's own column, as strings.Fields splits
+// it: the column list once missed such a separator and indexed past its
+// end.
+func TestShowRoCEOddSpace(t *testing.T) {
+	text := "      operational  applied\nmode  lossless     lossless\nRoCE SP->TC mapping and ETS configurations\n    3\v3  6\u00a0 strict-priority\n"
+	c, err := ParseShowRoCE("f", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.EgressMap[3]; got.Text != "6" || got.Line != 4 || got.Col != 10 {
+		t.Errorf("switch priority 3 → class %+v, want 6 at 4:10", got)
+	}
+	if s := c.Sched["default-global"][6]; s == nil || s.Mode.Text != "strict" {
+		t.Errorf("class 6 scheduler %+v, want strict", s)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"rocelab/internal/pos"
 )
@@ -344,13 +345,14 @@ func size(s string) (int64, bool) {
 	return int64(math.Round(x * mult)), true
 }
 
-// fieldCols returns the column (1-based) of each whitespace-separated
-// field of a line.
+// fieldCols returns the column (1-based byte offset) of each field of a
+// line as strings.Fields splits it: the same white space, \v, \f and
+// U+00A0 too, so that a field and its column keep one index.
 func fieldCols(line string) []int {
 	var cols []int
 	in := false
 	for i, r := range line {
-		sp := r == ' ' || r == '\t'
+		sp := unicode.IsSpace(r)
 		if !sp && !in {
 			cols = append(cols, i+1)
 		}
