@@ -302,3 +302,21 @@ func TestShowRoCEOddSpace(t *testing.T) {
 		t.Errorf("class 6 scheduler %+v, want strict", s)
 	}
 }
+
+// A YAML file whose lines end in a lone CR is placed by the lines the
+// YAML parser counts, which LineText shows: the parser ends a line at a
+// lone CR, the line list once did not.
+func TestYAMLLoneCR(t *testing.T) {
+	_, err := ParseYAML("f", []byte("- set:\r    qos:\r      roce:\r        mode: losless\r"))
+	var e *pos.Error
+	if !errors.As(err, &e) || e.Line != 4 {
+		t.Fatalf("error %v, want one at line 4", err)
+	}
+	c, err := ParseYAML("f", []byte("- set:\r    qos:\r\r      roce:\r\n        mode: lossy\r"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.RoCEMode.Line != 5 || c.LineText(5) != "mode: lossy" {
+		t.Errorf("mode at line %d (%q), want 5", c.RoCEMode.Line, c.LineText(c.RoCEMode.Line))
+	}
+}
