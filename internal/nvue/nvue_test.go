@@ -2,6 +2,7 @@ package nvue
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"reflect"
@@ -78,6 +79,15 @@ func TestShowRoCEDoc(t *testing.T) {
 	}
 	if v := m.DSCP[26]; v.Line != 30 || v.Col != 38 || c.LineText(v.Line)[:1] != "3" {
 		t.Errorf("DSCP 26 read at %d:%d (%q), want 30:38 (its switch-prio)", v.Line, v.Col, c.LineText(v.Line))
+	}
+	// The cable length and the buffer pools are read but not judged, as
+	// the nv set and YAML forms name them.
+	var nj []string
+	for _, v := range c.NotJudged {
+		nj = append(nj, fmt.Sprintf("%s@%d:%d", v.Text, v.Line, v.Col))
+	}
+	if want := []string{"qos pfc default-global cable-length@10:21", "qos traffic-pool@47:1"}; !reflect.DeepEqual(nj, want) {
+		t.Errorf("not judged %v, want %v", nj, want)
 	}
 }
 

@@ -112,7 +112,13 @@ func ParseShowRoCE(name string, data []byte) (*Config, error) {
 		case strings.HasPrefix(t, "RoCE SP->TC mapping"):
 			table = "sptc"
 			continue
-		case strings.HasPrefix(t, "RoCE pool") || strings.HasPrefix(t, "RoCE Pool") || strings.HasPrefix(t, "Exception List") || strings.HasPrefix(t, "Extended Features"):
+		case strings.HasPrefix(t, "RoCE pool") || strings.HasPrefix(t, "RoCE Pool"):
+			// The buffer pools, named as `qos traffic-pool` is in the
+			// other forms.
+			table = "other"
+			c.notJudged("qos traffic-pool", Value{Line: n + 1, Col: strings.Index(line, t) + 1})
+			continue
+		case strings.HasPrefix(t, "Exception List") || strings.HasPrefix(t, "Extended Features"):
 			table = "other"
 			continue
 		case fields[0] == "operational" || len(fields) > 1 && fields[1] == "operational":
@@ -160,6 +166,7 @@ func ParseShowRoCE(name string, data []byte) (*Config, error) {
 			}
 		case "pfc/cable-length":
 			f.Cable = v
+			c.notJudged("qos pfc default-global cable-length", v)
 		case "congestion-control/enabled-tc":
 			ecnAt = v
 			if v.Text != "-" {
