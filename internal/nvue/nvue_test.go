@@ -292,6 +292,13 @@ func TestExpandIfaces(t *testing.T) {
 	if !ok || !reflect.DeepEqual(got, []string{"swp1", "swp2", "swp3", "swp10"}) {
 		t.Errorf("got %v", got)
 	}
+	// A list past maxIfaceNames (8 × 512) is no range.
+	if got, ok := expandIfaces(strings.Repeat("swp1-512,", 8) + "swp1"); ok {
+		t.Errorf("expanded %d names", len(got))
+	}
+	if got, ok := expandIfaces(strings.Repeat("swp1-512,", 7) + "swp1-512"); !ok || len(got) != 4096 {
+		t.Errorf("expanded %d names %v, want 4096", len(got), ok)
+	}
 }
 
 // A table row of `nv show qos roce` split by white space other than
