@@ -337,3 +337,18 @@ func TestYAMLLoneCR(t *testing.T) {
 		t.Errorf("mode at line %d (%q), want 5", c.RoCEMode.Line, c.LineText(c.RoCEMode.Line))
 	}
 }
+
+// An indented command (a script's loop body, a document's code block) is
+// read, at its own columns; prose before `nv set` is not a command.
+func TestSetIndented(t *testing.T) {
+	c, err := ParseSet("f", []byte("nv set qos roce\n    nv set qos pfc default-global switch-priority 2\n\tnv set qos roce mode lossy\nrun nv set qos roce enable off to undo\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := c.PFC[DefaultProfile]; f == nil || !reflect.DeepEqual(f.Prios, []int{2}) || f.PriosAt.Line != 2 || f.PriosAt.Col != 51 {
+		t.Errorf("PFC %+v, want [2] at 2:51", f)
+	}
+	if c.RoCEMode.Text != "lossy" || c.RoCEMode.Col != 23 || c.RoCEEnable.Text != "on" {
+		t.Errorf("RoCE %+v mode %+v, want on, lossy at 3:23", c.RoCEEnable, c.RoCEMode)
+	}
+}

@@ -34,9 +34,13 @@ func setWords(line string) (words path, unset, ok bool) {
 	default:
 		return nil, false, false
 	}
-	if k := strings.Index(line, "nv "); k > 0 && !strings.HasSuffix(strings.TrimRight(line[:k], " "), "$") && !strings.HasSuffix(strings.TrimRight(line[:k], " "), "#") {
-		// Text before nv that is no prompt: prose about the command.
-		return nil, false, false
+	if k := strings.Index(line, "nv "); k > 0 {
+		// Text before nv that is no prompt is prose about the command;
+		// white space alone is a script's or a document's indent.
+		before := strings.TrimRight(line[:k], " \t")
+		if before != "" && !strings.HasSuffix(before, "$") && !strings.HasSuffix(before, "#") {
+			return nil, false, false
+		}
 	}
 	rest := line[i:]
 	if c := strings.Index(rest, " #"); c >= 0 {
