@@ -118,6 +118,20 @@ func TestIBDeviceIndexFromUsingList(t *testing.T) {
 	}
 }
 
+// A merged device's ports: one a port line states keeps that line's
+// speed, once; only the other takes a share of the sum, so NICs per node
+// × speed counts each port once.
+func TestMergedDeviceBesidePortLine(t *testing.T) {
+	l := parseLog(t, strings.Join([]string{ // synthetic, in NCCL 2.28's format
+		"h1:1:1 [0] NCCL INFO NET/IB: [0] mlx5_0:uverbs0:1/RoCE provider=Mlx5 speed=400000 context=0x1 pciPath=/sys/devices/pci0000:00/0000:17:00.0 ar=0",
+		"h1:1:1 [0] NCCL INFO NET/IB : Made virtual device [0] name=mlx5_0+mlx5_1 speed=800000 ndevs=2",
+	}, "\n"))
+	s := l.LinkSpeeds()
+	if len(s) != 2 || s[0].Device != "mlx5_0" || s[0].Evidence.Line != 1 || s[1].Device != "mlx5_1" || s[1].Rate != 400*unit.Gbps || s[1].Evidence.Line != 2 {
+		t.Errorf("speeds %+v, want mlx5_0 from line 1 and mlx5_1's 400 Gb/s share from line 2", s)
+	}
+}
+
 // NCCL asks a plugin for its newest interface first: "Failed to find
 // ncclNetPlugin_v8 symbol." before "Loaded net plugin ... (v6)" is no
 // failure; "(>= v5) ... not supported" is.

@@ -11,7 +11,8 @@ import (
 )
 
 // TestCumulusPublic lints NVIDIA's own Cumulus Linux outputs: the RoCE
-// default (`nv show qos roce`, lossless) gives no finding; the lossy
+// default (`nv show qos roce`, lossless) gives no finding but its cable
+// length and buffer pools named as not judged; the lossy
 // multi-TC profile is lossy by design; a switch without RoCE (the Air
 // workshop's applied tree: trust l2, no PFC) has PFC off, and its buffer
 // settings are named as not judged.
@@ -21,8 +22,8 @@ func TestCumulusPublic(t *testing.T) {
 		want       []string
 		errors     int
 	}{
-		{"cl515-nv-show-qos-roce-single-ipool.txt", KindNVShowQoSRoCE, nil, 0},
-		{"cl515-nv-show-qos-roce-lossy-multi-tc.txt", KindNVShowQoSRoCE, []string{"qos.lossy.by_design"}, 0},
+		{"cl515-nv-show-qos-roce-single-ipool.txt", KindNVShowQoSRoCE, []string{"config.nvue.not_judged"}, 0},
+		{"cl515-nv-show-qos-roce-lossy-multi-tc.txt", KindNVShowQoSRoCE, []string{"config.nvue.not_judged", "qos.lossy.by_design"}, 0},
 		{"cl515-nv-set-roce-sp2.txt", KindNVSet, nil, 0},
 		{"cl551-air-workshop-applied-qos.yaml", KindNVUEYAML, []string{"config.nvue.not_judged", "qos.pfc.disabled"}, 1},
 	} {

@@ -5,6 +5,7 @@ import (
 
 	"rocelab/internal/cc"
 	"rocelab/internal/fabric"
+	"rocelab/internal/packet"
 	"rocelab/internal/sim"
 	"rocelab/internal/unit"
 	"rocelab/internal/workload"
@@ -58,6 +59,12 @@ func (*held) OnAck(unit.Time, int, unit.Time)     {}
 // returns the data packets h0 had sent by until.
 func sentBy(t *testing.T, set func(*Config), ctl cc.Controller, until unit.Time) int64 {
 	t.Helper()
+	return sentByWith(t, set, ctl, until, 0, nil)
+}
+
+// sentByWith is sentBy that calls at(h0) once the run reaches when.
+func sentByWith(t *testing.T, set func(*Config), ctl cc.Controller, until, when unit.Time, at func(*NIC)) int64 {
+	t.Helper()
 	cfg := &Config{MTU: 1024, TCPMSS: 8948, Priority: 3, TTL: 64, Timeout: 10, RetryCnt: 7, AckCoalesce: 1,
 		CompletionDelay: 200 * unit.Nanosecond}
 	set(cfg)
@@ -85,6 +92,10 @@ func sentBy(t *testing.T, set func(*Config), ctl cc.Controller, until unit.Time)
 		a0.qps[0].setAck(a)
 	} else {
 		a0.qps[0].cc = ctl
+	}
+	if at != nil {
+		w.RunUntil(when)
+		at(a0)
 	}
 	w.RunUntil(until)
 	return net.Totals().Sent.Packets
@@ -149,6 +160,41 @@ func TestWindowHeldTakesNewRate(t *testing.T) {
 		ctl := &held{rates: []unit.BitRate{100 * unit.Gbps, unit.Gbps, 50 * unit.Gbps}}
 		if got := sentBy(t, func(cfg *Config) { cfg.RetimeAll = c.all }, ctl, c.by*unit.Microsecond); got < c.lo || got > c.hi {
 			t.Errorf("retime all %v: %d packets sent by %d us, expected %d-%d", c.all, got, c.by, c.lo, c.hi)
+		}
+	}
+}
+
+// cnpCut is a controller at one rate until a CNP cuts it to another.
+type cnpCut struct {
+	before, after unit.BitRate
+	cut           bool
+}
+
+func (c *cnpCut) Rate() unit.BitRate {
+	if c.cut {
+		return c.after
+	}
+	return c.before
+}
+func (c *cnpCut) OnCNP(unit.Time)               { c.cut = true }
+func (*cnpCut) OnSend(unit.Time, int)           {}
+func (*cnpCut) OnAck(unit.Time, int, unit.Time) {}
+func (*cnpCut) NextDeadline() unit.Time         { return unit.MaxTime }
+func (*cnpCut) OnDeadline(unit.Time)            {}
+
+// A cut a CNP brings re-times the pending packet as a timer's cut does
+// (TestRateCutPacing): the same 10 to 1 Gb/s at 5 us, from a CNP the
+// reaction point receives, leaves 7 packets sent by 12 us with RetimeAll
+// and 8 without (a CNP that skipped the re-time would leave 8 in both).
+func TestCNPCutPacing(t *testing.T) {
+	for _, c := range []struct {
+		all  bool
+		want int64
+	}{{false, 8}, {true, 7}} {
+		ctl := &cnpCut{before: 10 * unit.Gbps, after: unit.Gbps}
+		cnp := func(n *NIC) { n.rxCNP(&packet.Packet{DstQP: n.qps[0].qpn}) }
+		if got := sentByWith(t, func(cfg *Config) { cfg.RetimeAll = c.all }, ctl, 12*unit.Microsecond, 5*unit.Microsecond, cnp); got != c.want {
+			t.Errorf("retime all %v: %d packets sent by 12 us, expected %d", c.all, got, c.want)
 		}
 	}
 }

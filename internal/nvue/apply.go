@@ -1,6 +1,7 @@
 package nvue
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -164,7 +165,7 @@ func (c *Config) pfcPath(p path) error {
 			return c.errAt(p[4], "qos pfc %s switch-priority %q: expected priorities from 0 to 7", p[2].Text, p[4].Text)
 		}
 		for _, id := range ids {
-			if !containsInt(f.Prios, id) {
+			if !slices.Contains(f.Prios, id) {
 				f.Prios = append(f.Prios, id)
 			}
 		}
@@ -373,7 +374,8 @@ func (c *Config) iface(p path) error {
 	return nil
 }
 
-// expandIfaces reads NVUE's interface ranges, "swp1-4" or "swp1,swp3".
+// expandIfaces reads NVUE's interface ranges, "swp1-4" or "swp1,swp3",
+// up to maxIfaceNames names.
 func expandIfaces(s string) ([]string, bool) {
 	if !strings.ContainsAny(s, ",-") {
 		return nil, false
@@ -395,12 +397,21 @@ func expandIfaces(s string) ([]string, bool) {
 		if err1 != nil || err2 != nil || b < a || b-a > 512 {
 			return nil, false
 		}
+		if len(out)+b-a+1 > maxIfaceNames {
+			return nil, false
+		}
 		for n := a; n <= b; n++ {
 			out = append(out, prefix+strconv.Itoa(n))
 		}
 	}
 	return out, true
 }
+
+// maxIfaceNames bounds the names one interface list expands to: a
+// Spectrum switch has at most a few hundred ports with breakouts, and a
+// list of ranges repeated (swp1-512,swp1-512,...) must not cost memory
+// a hundred times its length.
+const maxIfaceNames = 4096
 
 // prio reads a switch priority or traffic class, 0-7.
 func (c *Config) prio(v Value) (Value, error) {
@@ -445,13 +456,4 @@ func enableDisable(s string) string {
 		return "disable"
 	}
 	return ""
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

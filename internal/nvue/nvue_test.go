@@ -2,6 +2,7 @@ package nvue
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"reflect"
@@ -78,6 +79,15 @@ func TestShowRoCEDoc(t *testing.T) {
 	}
 	if v := m.DSCP[26]; v.Line != 30 || v.Col != 38 || c.LineText(v.Line)[:1] != "3" {
 		t.Errorf("DSCP 26 read at %d:%d (%q), want 30:38 (its switch-prio)", v.Line, v.Col, c.LineText(v.Line))
+	}
+	// The cable length and the buffer pools are read but not judged, as
+	// the nv set and YAML forms name them.
+	var nj []string
+	for _, v := range c.NotJudged {
+		nj = append(nj, fmt.Sprintf("%s@%d:%d", v.Text, v.Line, v.Col))
+	}
+	if want := []string{"qos pfc default-global cable-length@10:21", "qos traffic-pool@47:1"}; !reflect.DeepEqual(nj, want) {
+		t.Errorf("not judged %v, want %v", nj, want)
 	}
 }
 
@@ -281,5 +291,64 @@ func TestExpandIfaces(t *testing.T) {
 	got, ok := expandIfaces("swp1-3,swp10")
 	if !ok || !reflect.DeepEqual(got, []string{"swp1", "swp2", "swp3", "swp10"}) {
 		t.Errorf("got %v", got)
+	}
+	// A list past maxIfaceNames (8 × 512) is no range.
+	if got, ok := expandIfaces(strings.Repeat("swp1-512,", 8) + "swp1"); ok {
+		t.Errorf("expanded %d names", len(got))
+	}
+	if got, ok := expandIfaces(strings.Repeat("swp1-512,", 7) + "swp1-512"); !ok || len(got) != 4096 {
+		t.Errorf("expanded %d names %v, want 4096", len(got), ok)
+	}
+}
+
+// A table row of `nv show qos roce` split by white space other than
+// blanks and tabs (a form feed, a no-break space from a web page) is read
+// field by field with each field's own column, as strings.Fields splits
+// it: the column list once missed such a separator and indexed past its
+// end.
+func TestShowRoCEOddSpace(t *testing.T) {
+	text := "      operational  applied\nmode  lossless     lossless\nRoCE SP->TC mapping and ETS configurations\n    3\v3  6\u00a0 strict-priority\n"
+	c, err := ParseShowRoCE("f", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.EgressMap[3]; got.Text != "6" || got.Line != 4 || got.Col != 10 {
+		t.Errorf("switch priority 3 → class %+v, want 6 at 4:10", got)
+	}
+	if s := c.Sched["default-global"][6]; s == nil || s.Mode.Text != "strict" {
+		t.Errorf("class 6 scheduler %+v, want strict", s)
+	}
+}
+
+// A YAML file whose lines end in a lone CR is placed by the lines the
+// YAML parser counts, which LineText shows: the parser ends a line at a
+// lone CR, the line list once did not.
+func TestYAMLLoneCR(t *testing.T) {
+	_, err := ParseYAML("f", []byte("- set:\r    qos:\r      roce:\r        mode: losless\r"))
+	var e *pos.Error
+	if !errors.As(err, &e) || e.Line != 4 {
+		t.Fatalf("error %v, want one at line 4", err)
+	}
+	c, err := ParseYAML("f", []byte("- set:\r    qos:\r\r      roce:\r\n        mode: lossy\r"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.RoCEMode.Line != 5 || c.LineText(5) != "mode: lossy" {
+		t.Errorf("mode at line %d (%q), want 5", c.RoCEMode.Line, c.LineText(c.RoCEMode.Line))
+	}
+}
+
+// An indented command (a script's loop body, a document's code block) is
+// read, at its own columns; prose before `nv set` is not a command.
+func TestSetIndented(t *testing.T) {
+	c, err := ParseSet("f", []byte("nv set qos roce\n    nv set qos pfc default-global switch-priority 2\n\tnv set qos roce mode lossy\nrun nv set qos roce enable off to undo\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := c.PFC[DefaultProfile]; f == nil || !reflect.DeepEqual(f.Prios, []int{2}) || f.PriosAt.Line != 2 || f.PriosAt.Col != 51 {
+		t.Errorf("PFC %+v, want [2] at 2:51", f)
+	}
+	if c.RoCEMode.Text != "lossy" || c.RoCEMode.Col != 23 || c.RoCEEnable.Text != "on" {
+		t.Errorf("RoCE %+v mode %+v, want on, lossy at 3:23", c.RoCEEnable, c.RoCEMode)
 	}
 }

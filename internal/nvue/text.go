@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"rocelab/internal/pos"
 )
@@ -33,9 +34,13 @@ func setWords(line string) (words path, unset, ok bool) {
 	default:
 		return nil, false, false
 	}
-	if k := strings.Index(line, "nv "); k > 0 && !strings.HasSuffix(strings.TrimRight(line[:k], " "), "$") && !strings.HasSuffix(strings.TrimRight(line[:k], " "), "#") {
-		// Text before nv that is no prompt: prose about the command.
-		return nil, false, false
+	if k := strings.Index(line, "nv "); k > 0 {
+		// Text before nv that is no prompt is prose about the command;
+		// white space alone is a script's or a document's indent.
+		before := strings.TrimRight(line[:k], " \t")
+		if before != "" && !strings.HasSuffix(before, "$") && !strings.HasSuffix(before, "#") {
+			return nil, false, false
+		}
 	}
 	rest := line[i:]
 	if c := strings.Index(rest, " #"); c >= 0 {
@@ -111,7 +116,13 @@ func ParseShowRoCE(name string, data []byte) (*Config, error) {
 		case strings.HasPrefix(t, "RoCE SP->TC mapping"):
 			table = "sptc"
 			continue
-		case strings.HasPrefix(t, "RoCE pool") || strings.HasPrefix(t, "RoCE Pool") || strings.HasPrefix(t, "Exception List") || strings.HasPrefix(t, "Extended Features"):
+		case strings.HasPrefix(t, "RoCE pool") || strings.HasPrefix(t, "RoCE Pool"):
+			// The buffer pools, named as `qos traffic-pool` is in the
+			// other forms.
+			table = "other"
+			c.notJudged("qos traffic-pool", Value{Line: n + 1, Col: strings.Index(line, t) + 1})
+			continue
+		case strings.HasPrefix(t, "Exception List") || strings.HasPrefix(t, "Extended Features"):
 			table = "other"
 			continue
 		case fields[0] == "operational" || len(fields) > 1 && fields[1] == "operational":
@@ -159,6 +170,7 @@ func ParseShowRoCE(name string, data []byte) (*Config, error) {
 			}
 		case "pfc/cable-length":
 			f.Cable = v
+			c.notJudged("qos pfc default-global cable-length", v)
 		case "congestion-control/enabled-tc":
 			ecnAt = v
 			if v.Text != "-" {
@@ -344,13 +356,14 @@ func size(s string) (int64, bool) {
 	return int64(math.Round(x * mult)), true
 }
 
-// fieldCols returns the column (1-based) of each whitespace-separated
-// field of a line.
+// fieldCols returns the column (1-based byte offset) of each field of a
+// line as strings.Fields splits it: the same white space, \v, \f and
+// U+00A0 too, so that a field and its column keep one index.
 func fieldCols(line string) []int {
 	var cols []int
 	in := false
 	for i, r := range line {
-		sp := r == ' ' || r == '\t'
+		sp := unicode.IsSpace(r)
 		if !sp && !in {
 			cols = append(cols, i+1)
 		}

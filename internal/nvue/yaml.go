@@ -44,6 +44,9 @@ func LooksLikeYAML(data []byte) bool {
 // tree alone (its qos and interface keys at the top, as the REST API and
 // the Ansible collection print it).
 func ParseYAML(name string, data []byte) (*Config, error) {
+	// The YAML parser ends a line at a lone CR too (a classic Mac file):
+	// make it a line feed, so that its positions are lines of c.Lines.
+	data = loneCRToLF(data)
 	c := newConfig(name, FormatYAML, data)
 	f, err := parser.ParseBytes(data, 0)
 	if err != nil {
@@ -171,4 +174,22 @@ func (c *Config) applyEmpty(p path) error {
 	c.quiet = true
 	defer func() { c.quiet = false }()
 	return c.apply(p)
+}
+
+// loneCRToLF returns data with each carriage return that no line feed
+// follows made a line feed (a copy, when there is one).
+func loneCRToLF(data []byte) []byte {
+	var out []byte
+	for i, b := range data {
+		if b == '\r' && (i+1 == len(data) || data[i+1] != '\n') {
+			if out == nil {
+				out = bytes.Clone(data)
+			}
+			out[i] = '\n'
+		}
+	}
+	if out == nil {
+		return data
+	}
+	return out
 }

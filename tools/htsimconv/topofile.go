@@ -213,6 +213,12 @@ func (t *htsimTopo) derive() error {
 		return errs.at(t0.line, 1, "tier 0: Radix_Down %d does not divide Podsize %d", t0.radixDown, t.podsz)
 	}
 	t.pods = t.nodes / t.podsz
+	if t.tiers == 2 && t.pods != 1 {
+		// FatTreeTopology::init_network joins every ToR of a 2-tier tree
+		// to every aggregation switch, past its Radix_Up, and its paths
+		// assert a single pod: the file builds no fabric htsim runs.
+		return errs.at(head("podsize"), 1, "Podsize %d with Tiers 2: htsim's 2-tier fat-tree is one pod (Podsize = Nodes %d); more pods need Tiers 3", t.podsz, t.nodes)
+	}
 	t.torPerPod = t.podsz / t0.radixDown
 	up := t.nodes * t0.speedGbps
 	if up%(t1.speedGbps*t0.oversub) != 0 {

@@ -132,6 +132,9 @@ func TestImportTopologyRefuses(t *testing.T) {
 		{"linkspeed", tiny, []string{"-linkspeed", "200000"}, "give -linkspeed 100000"},
 		{"switch latency", strings.Replace(tiny, "Tier 1\n", "Tier 1\nSwitch_Latency_ns 500\n", 1), nil, "t.topo:13:1: tier 1: Switch_Latency_ns 500 where tier 0 has 0"},
 		{"size", strings.Replace(tiny, "Nodes 32", "Nodes 4194304", 1), nil, "t.topo:1:7: Nodes 4194304: expected a whole number from 0 to 1048576"},
+		// Two pods on 2 tiers: htsim joins each ToR to all 4 aggregation
+		// switches (not its Radix_Up 2) and routes within one pod only.
+		{"two pods", strings.Replace(tiny, "Nodes 32", "Nodes 64", 1), []string{"-nodes", "64"}, "t.topo:3:1: Podsize 32 with Tiers 2: htsim's 2-tier fat-tree is one pod"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := filepath.Join(t.TempDir(), "t.topo")
