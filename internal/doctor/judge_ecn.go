@@ -39,8 +39,8 @@ type ECNProfile struct {
 	Note string
 	// KminName and KmaxName are the source's own names for the
 	// thresholds in titles and fixes ("min-threshold" in NVUE); Kmin and
-	// Kmax when empty.
-	KminName, KmaxName string
+	// Kmax when empty; PmaxName likewise ("probability"; Pmax).
+	KminName, KmaxName, PmaxName string
 }
 
 // Names returns the names of the thresholds in titles and fixes.
@@ -77,7 +77,11 @@ func JudgeECN(p ECNProfile, healthy bool) []Finding {
 	}
 	pmax := ""
 	if p.Pmax >= 0 {
-		pmax = fmt.Sprintf(" (Pmax %s%%)", trimFloat(p.Pmax*100))
+		name := "Pmax"
+		if p.PmaxName != "" {
+			name = p.PmaxName
+		}
+		pmax = fmt.Sprintf(" (%s %s%%)", name, trimFloat(p.Pmax*100))
 	}
 	kmin, kmax := p.Names()
 	f := Finding{

@@ -315,7 +315,7 @@ func (p ecnProfile) check() []doctor.Finding {
 	pct := func(f float64) string { return strconv.FormatFloat(f*100, 'f', -1, 64) + "%" }
 	prof := doctor.ECNProfile{
 		Subject: p.Subject, Kmin: p.Kmin, Kmax: p.Kmax, Pmax: p.Pmax, Rate: p.Rate, RateHow: p.RateHow, RateAssumed: p.RateAssumed,
-		RTT: p.RTT, Units: p.Units, Evidence: evs(p.KminEv, p.KmaxEv, p.RateEv, p.RTTEv), KminName: p.KminName, KmaxName: p.KmaxName,
+		RTT: p.RTT, Units: p.Units, Evidence: evs(p.KminEv, p.KmaxEv, p.RateEv, p.RTTEv), KminName: p.KminName, KmaxName: p.KmaxName, PmaxName: p.PmaxName,
 	}
 	fs := doctor.JudgeECN(prof, false)
 	kmin, kmax := prof.Names()
