@@ -37,6 +37,22 @@ type ECNProfile struct {
 	Evidence []Evidence
 	// Note is added to every finding's mechanism (what was inferred).
 	Note string
+	// KminName and KmaxName are the source's own names for the
+	// thresholds in titles and fixes ("min-threshold" in NVUE); Kmin and
+	// Kmax when empty; PmaxName likewise ("probability"; Pmax).
+	KminName, KmaxName, PmaxName string
+}
+
+// Names returns the names of the thresholds in titles and fixes.
+func (p ECNProfile) Names() (kmin, kmax string) {
+	kmin, kmax = "Kmin", "Kmax"
+	if p.KminName != "" {
+		kmin = p.KminName
+	}
+	if p.KmaxName != "" {
+		kmax = p.KmaxName
+	}
+	return kmin, kmax
 }
 
 // BDP is the bandwidth-delay product of the profile's rate and RTT.
@@ -61,17 +77,22 @@ func JudgeECN(p ECNProfile, healthy bool) []Finding {
 	}
 	pmax := ""
 	if p.Pmax >= 0 {
-		pmax = fmt.Sprintf(" (Pmax %s%%)", trimFloat(p.Pmax*100))
+		name := "Pmax"
+		if p.PmaxName != "" {
+			name = p.PmaxName
+		}
+		pmax = fmt.Sprintf(" (%s %s%%)", name, trimFloat(p.Pmax*100))
 	}
+	kmin, kmax := p.Names()
 	f := Finding{
 		ID: "switch.ecn.thresholds", Layer: LayerFabric, Subject: p.Subject,
 		Evidence: evidenceInOrder(p.Evidence),
 	}
 	switch {
 	case p.Kmax < bdp:
-		below := fmt.Sprintf("Kmax %v is", p.Kmax)
+		below := fmt.Sprintf("%s %v is", kmax, p.Kmax)
 		if p.Kmin < bdp {
-			below = fmt.Sprintf("Kmin %v and Kmax %v are", p.Kmin, p.Kmax)
+			below = fmt.Sprintf("%s %v and %s %v are", kmin, p.Kmin, kmax, p.Kmax)
 		}
 		f.Severity = Error
 		if p.RateAssumed {
@@ -80,7 +101,7 @@ func JudgeECN(p ECNProfile, healthy bool) []Finding {
 		f.Title = fmt.Sprintf("%s: %s below one BDP (%s)%s", p.Subject, below, at, pmax)
 		f.Mechanism = fmt.Sprintf("Above Kmax every packet is marked. A queue of one bandwidth-delay product is what a port holds while senders learn of congestion, so with Kmax below it nearly every packet of a busy queue carries CE, receivers send a CNP per flow every few microseconds, and DCQCN keeps cutting rates that were never too high: bandwidth collapses without any loss. "+
 			"Thresholds are %s here; numbers meant as buffer cells (96–256 B each) are far smaller as bytes. Huawei sizes Kmax at 2–3 BDP (%v–%v here). %s", p.Units, 2*bdp, 3*bdp, rateNote)
-		f.Fix = fmt.Sprintf("Raise Kmax to 2–3×BDP (%v–%v) and Kmin to at least BDP/7 (%v); `rocelab calc ecn --speed %v --rtt %v` shows the rules and published profiles.", 2*bdp, 3*bdp, unit.Bytes(math.Ceil(float64(bdp)/7)), p.Rate, p.RTT)
+		f.Fix = fmt.Sprintf("Raise %s to 2–3×BDP (%v–%v) and %s to at least BDP/7 (%v); `rocelab calc ecn --speed %v --rtt %v` shows the rules and published profiles.", kmax, 2*bdp, 3*bdp, kmin, unit.Bytes(math.Ceil(float64(bdp)/7)), p.Rate, p.RTT)
 	case p.Kmin > ECNKminMaxBDP*bdp && p.RateAssumed && !healthy:
 		// Late marking is a matter of degree that rests on the line rate;
 		// lint does not judge it at a rate nobody stated.
@@ -90,9 +111,9 @@ func JudgeECN(p ECNProfile, healthy bool) []Finding {
 		if p.RateAssumed {
 			f.Severity = Info
 		}
-		f.Title = fmt.Sprintf("%s: Kmin %v is %.1f BDPs (%s): marking starts late", p.Subject, p.Kmin, float64(p.Kmin)/float64(bdp), at)
+		f.Title = fmt.Sprintf("%s: %s %v is %.1f BDPs (%s): marking starts late", p.Subject, kmin, p.Kmin, float64(p.Kmin)/float64(bdp), at)
 		f.Mechanism = fmt.Sprintf("No packet is marked until the queue holds Kmin: %v is %.0f µs of line rate, during which senders keep full speed; under an incast the ingress ports can reach PFC XOFF before DCQCN slows anyone, so congestion spreads by pause instead of being controlled at the senders. %s", p.Kmin, float64(p.Kmin)*8/p.Rate.Gbps()/1e3, rateNote)
-		f.Fix = fmt.Sprintf("Kmin at most %d BDPs (%v here); published 100G values: NVIDIA 150 KB, HPCC ns-3 400 KB.", ECNKminMaxBDP, ECNKminMaxBDP*bdp)
+		f.Fix = fmt.Sprintf("%s at most %d BDPs (%v here); published 100G values: NVIDIA 150 KB, HPCC ns-3 400 KB.", kmin, ECNKminMaxBDP, ECNKminMaxBDP*bdp)
 	case healthy:
 		f.Severity = Info
 		f.Title = fmt.Sprintf("%s: ECN marks from %v to %v%s; BDP %s", p.Subject, p.Kmin, p.Kmax, pmax, at)

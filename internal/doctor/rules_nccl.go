@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -12,6 +13,7 @@ import (
 func ncclRules() []Rule {
 	return []Rule{
 		{IDs: []string{"nccl.transport.socket_fallback", "nccl.transport.mismatch", "nccl.transport.ib", "nccl.transport.plugin", "nccl.transport.none"}, Check: checkTransport},
+		{IDs: []string{"nccl.log.no_network_lines"}, Check: checkNetworkUnshown},
 	}
 }
 
@@ -527,4 +529,44 @@ func pluginInUse(logs []*ingest.NCCLLog) []Finding {
 		Evidence:  ev.sorted(),
 		Mechanism: "A net plugin (cloud or vendor transport such as EFA/OFI or GPUDirect-TCPX/TCPXO) carries the inter-node traffic; NCCL's RoCE checks (GID index, PFC on the RoCE priority) apply only if that plugin runs over RoCE.",
 	}}
+}
+
+// checkNetworkUnshown says when the NCCL logs of a job that spans nodes
+// print nothing of the network (no transport, device, plugin or NET
+// channel line): NCCL_DEBUG=WARN, a NCCL_DEBUG_SUBSYS without INIT and
+// NET, or an excerpt. No transport rule can judge such a log, and "no
+// findings" would read as a clean bill.
+func checkNetworkUnshown(inc *Incident) []Finding {
+	logs := All[*ingest.NCCLLog](inc)
+	if len(logs) == 0 || slices.ContainsFunc(logs, networkShown) {
+		return nil
+	}
+	s := jobSpan(inc)
+	if !s.multi() {
+		return nil
+	}
+	return []Finding{{
+		ID: "nccl.log.no_network_lines", Severity: Info, Layer: LayerInput,
+		Title:    fmt.Sprintf("NCCL printed no line about the network of a job on %d nodes (%s): which transport it used between nodes cannot be told", s.nodes, s.how),
+		Evidence: evidenceInOrder([]Evidence{s.ev}),
+		Mechanism: "NCCL prints its network choice (`NET/IB : Using [0]mlx5_0:1/RoCE`, `NET/Socket : Using`, `Using network IB`, NCCL 2.27's `Assigned NET plugin`) and each inter-node connection (`via NET/IB/0`) at INFO level under the INIT and NET subsystems. " +
+			"The NCCL output given has none of them: NCCL_DEBUG was WARN or unset, NCCL_DEBUG_SUBSYS left INIT and NET out, or only an excerpt was given. So whether the job ran over RoCE or fell back to TCP sockets, with which devices and GID, is not in it, and no finding about the transport is no sign that it is right.",
+		Fix: "Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET (NCCL's environment variables: docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-debug-subsys) and pass every rank's whole log.",
+	}}
+}
+
+// networkShown reports whether a log prints any line about NCCL's
+// network: its choice, devices, plugins and their failures, inter-node
+// channels, GPUDirect RDMA decisions, queue pairs or IB errors.
+func networkShown(l *ingest.NCCLLog) bool {
+	if len(l.Networks) > 0 || len(l.IBDevices) > 0 || len(l.SocketDevices) > 0 || len(l.IBPorts) > 0 || len(l.VirtualDevices) > 0 ||
+		len(l.GDR) > 0 || len(l.QPs) > 0 || len(l.MTUs) > 0 || l.CompletionCount > 0 || l.SetupCount > 0 || l.AsyncEventCount > 0 {
+		return true
+	}
+	for _, h := range []ingest.HostLines{l.NoIBDevice, l.VerbsMissing, l.Plugins, l.PluginFailures, l.PluginInitFailures, l.NoNetwork, l.PluginGDROff} {
+		if h.Count > 0 {
+			return true
+		}
+	}
+	return slices.ContainsFunc(l.Channels, func(c ingest.ChannelStat) bool { return c.Kind == "NET" })
 }

@@ -322,10 +322,14 @@ func checkECNThresholds(inc *Incident) []Finding {
 			if s.Switch != "" {
 				subject = s.Switch + " " + subject // profiles of one name on several switches
 			}
+			units := p.Units
+			if units == "" {
+				units = "bytes (ecnconfig prints bytes)"
+			}
 			fs = append(fs, JudgeECN(ECNProfile{
 				Subject: subject, Kmin: unit.Bytes(p.GreenMin), Kmax: unit.Bytes(p.GreenMax), Pmax: pmax,
 				Rate: rate, RateHow: how, RateAssumed: assumed, RTT: ecnRTTUS * unit.Microsecond,
-				Units: "bytes (ecnconfig prints bytes)", Evidence: p.Evidence, Note: note,
+				Units: units, Evidence: p.Evidence, Note: note, KminName: p.MinName, KmaxName: p.MaxName, PmaxName: p.ProbName,
 			}, true)...)
 		}
 	}

@@ -1,6 +1,11 @@
 package doctor
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 // NVIDIA Cumulus Linux, read by package nvue's reader (the one lint
 // uses): the user guide's `nv show qos roce` runs PFC on switch priority 3
@@ -17,5 +22,25 @@ func TestCumulusShowRoCE(t *testing.T) {
 		if f.Severity > Info {
 			t.Errorf("zero pause counters gave %s: %s", f.ID, f.Title)
 		}
+	}
+}
+
+// TestCumulusShowRoCEWords: thresholds read from `nv show qos roce` are
+// named as NVUE prints them. Synthetic: the user guide's output with
+// max-threshold lowered to 146.48 KB and min-threshold to 14.65 KB, below
+// one BDP at 100G.
+func TestCumulusShowRoCEWords(t *testing.T) {
+	data, err := os.ReadFile(nicTestdata("corpus/switch/cumulus-nv-show-qos-roce-single-ipool.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(strings.Replace(string(data), "max-threshold     1.43 MB", "max-threshold     146.48 KB", 1), "min-threshold     146.48 KB", "min-threshold     14.65 KB", 1)
+	p := filepath.Join(t.TempDir(), "nv-show-qos-roce-low-synthetic.txt")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := nicMustFind(t, Diagnose([]string{p}, nil, Options{}).Findings, "switch.ecn.thresholds", Warn, "min-threshold 15002B and max-threshold 149996B are below one BDP", "(probability 100%)")
+	if !strings.Contains(f.Fix, "Raise max-threshold") || strings.Contains(f.Mechanism, "ecnconfig") {
+		t.Errorf("fix %q, why %q: want NVUE's names", f.Fix, f.Mechanism)
 	}
 }

@@ -158,6 +158,11 @@ type ECNProfile struct {
 	GreenDropProbability int64
 	ECN                  string
 	Evidence             []Evidence
+	// MinName, MaxName and ProbName are the output's own names for the
+	// thresholds and the marking probability (NVUE's min-threshold,
+	// max-threshold, probability), Units how it writes them; empty for
+	// ecnconfig's.
+	MinName, MaxName, ProbName, Units string
 }
 
 // BufferPool is one shared buffer pool; sizes in bytes, -1 when not shown.

@@ -91,7 +91,8 @@ func (n *nvueShow) read(o *SwitchCounters) {
 	if e == nil {
 		return
 	}
-	p := ECNProfile{Name: fmt.Sprintf("nv show qos roce congestion-control (traffic class %d)", tc), GreenMin: -1, GreenMax: -1, GreenDropProbability: -1, ECN: "ecn"}
+	p := ECNProfile{Name: fmt.Sprintf("nv show qos roce congestion-control (traffic class %d)", tc), GreenMin: -1, GreenMax: -1, GreenDropProbability: -1, ECN: "ecn",
+		MinName: "min-threshold", MaxName: "max-threshold", ProbName: "probability", Units: "bytes (NVUE prints min-threshold and max-threshold in binary units: 146.48 KB is 150000 B)"}
 	for _, x := range []struct {
 		v   nvue.Value
 		dst *int64

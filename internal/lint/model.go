@@ -75,6 +75,8 @@ type switchSide struct {
 	Strict func(tc int) (bool, Evidence, bool)
 	// DB is the SONiC config the side comes from; nil for a description.
 	DB *sonic.ConfigDB
+	// Port is the side's first port in DB.
+	Port string
 }
 
 // cnpMarking is how the NICs mark CNPs.
@@ -426,7 +428,7 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 	}
 	var out []switchSide
 	for _, g := range groups {
-		sd := switchSide{Name: fmt.Sprintf("%s %s", db.File, portList(g.ports)), TC: -1, DB: db}
+		sd := switchSide{Name: fmt.Sprintf("%s %s", db.File, portList(g.ports)), TC: -1, DB: db, Port: g.ports[0]}
 		mp, ok := db.NumMap("DSCP_TO_TC_MAP", g.pq.DSCPToTC.Text)
 		if ok {
 			if mp.To[d] >= 0 {

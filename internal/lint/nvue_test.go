@@ -156,7 +156,7 @@ func TestCumulusProfiles(t *testing.T) {
 	}
 	want := []string{
 		"qos.pfc.disabled warn " + p + " swp49,swp50,swp51,swp52",
-		"switch.ecn.thresholds error " + p + " WRED_PROFILE congestion-control uplink traffic-class 3 (on swp49,swp50,swp51,swp52)",
+		"switch.ecn.thresholds error " + p + " qos congestion-control uplink traffic-class 3 (on swp49,swp50,swp51,swp52)",
 	}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
@@ -172,4 +172,95 @@ func writeTemp(t *testing.T, dir, name, text string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestCumulusSpeaksNVUE: findings on an NVUE input name NVUE's paths and
+// settings in their titles, subjects and fixes, never the CONFIG_DB rows
+// they are judged as; a SONiC config keeps SONiC's names. The NVUE inputs
+// are the public ones, the testdata/lint cases and synthetic pastes that
+// trip the other rules, each linted alone and beside hosts that mark RoCE
+// DSCP 26 onto priority 5 (synthetic).
+func TestCumulusSpeaksNVUE(t *testing.T) {
+	dir := t.TempDir()
+	synthetic := map[string]string{
+		"swapped": "nv set qos roce enable on\nnv set qos roce mode lossless\n" +
+			"nv set qos congestion-control default-global traffic-class 3 min-threshold 2000000\n" +
+			"nv set qos congestion-control default-global traffic-class 3 max-threshold 1000000\n",
+		"late": "nv set qos roce\nnv set interface swp1-32 link speed 100G\n" +
+			"nv set qos congestion-control default-global traffic-class 3 min-threshold 900000\n" +
+			"nv set qos congestion-control default-global traffic-class 3 max-threshold 3000000\n",
+		"drops": "nv set qos roce\nnv set qos pfc default-global switch-priority 1,2,3,4\n" +
+			"nv set qos congestion-control default-global traffic-class 3 ecn disable\n" +
+			"nv set qos congestion-control default-global traffic-class 3 red enable\n" +
+			"nv set qos congestion-control default-global traffic-class 3 probability 0\n" +
+			"nv set qos mapping default-global dscp 48 switch-priority 3\n",
+		"trust-l2": "nv set qos roce\nnv set qos mapping default-global trust l2\n",
+		"cnp-dwrr": "nv set qos roce\nnv set qos egress-scheduler default-global traffic-class 6 mode dwrr\n",
+	}
+	var nv []string
+	for name, text := range synthetic {
+		nv = append(nv, writeTemp(t, dir, "nv-set-"+name+"-synthetic.txt", text))
+	}
+	for _, glob := range []string{"testdata/cl*", casesDir + "/cumulus-*/*/*.txt", casesDir + "/cumulus-*/*/*.yaml"} {
+		m, err := filepath.Glob(glob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nv = append(nv, m...)
+	}
+	env := writeTemp(t, dir, "nccl-synthetic.env", "NCCL_IB_TC=106\n")
+	hosts := writeTemp(t, dir, "mlnx-qos-synthetic.sh", "mlnx_qos -i eth2 --trust dscp --pfc 0,0,0,0,0,1,0,0\nmlnx_qos -i eth2 --dscp2prio set,26,5\n")
+	sonicWords := []string{"WRED_PROFILE", "PORT_QOS_MAP", "DSCP_TO_TC_MAP", "BUFFER_", "QUEUE|", "SCHEDULER", "pfc_enable", "wred_green_enable", "ecn_all", "ecn_none", "PORT speed"}
+	fired := map[string]bool{}
+	for _, p := range nv {
+		for _, with := range [][]string{nil, {env}, {env, hosts}} {
+			rep, err := Lint(append([]string{p}, with...), nil)
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			for _, f := range rep.Findings {
+				fired[f.ID] = true
+				for _, w := range sonicWords {
+					for what, text := range map[string]string{"title": f.Title, "subject": f.Subject, "fix": f.Fix} {
+						if strings.Contains(text, w) {
+							t.Errorf("%s: %s's %s names %s: %s", p, f.ID, what, w, text)
+						}
+					}
+				}
+			}
+		}
+	}
+	// The inputs must reach every rule that judges a switch config.
+	for _, id := range []string{"ecn.pmax.range", "switch.ecn.thresholds", "ecn.disabled", "qos.pfc.disabled", "qos.priority.mismatch",
+		"qos.cnp.not_mapped", "qos.cnp.not_strict", "pfc.priorities.too_many", "qos.lossy.by_design"} {
+		if !fired[id] {
+			t.Errorf("no NVUE input gave %s", id)
+		}
+	}
+	// SONiC keeps its words: the same swapped thresholds and weighted CNP
+	// class as a config_db (synthetic).
+	db := writeTemp(t, dir, "config_db-synthetic.json", `{
+  "DSCP_TO_TC_MAP": {"AZURE": {"26": "3", "48": "6"}},
+  "PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "AZURE", "pfc_enable": "3"}},
+  "WRED_PROFILE": {"AZURE_LOSSLESS": {"ecn": "ecn_all", "wred_green_enable": "true", "green_min_threshold": "2000000", "green_max_threshold": "1000000", "green_drop_probability": "5"}},
+  "SCHEDULER": {"scheduler.6": {"type": "DWRR", "weight": "10"}},
+  "QUEUE": {"Ethernet0|3": {"wred_profile": "AZURE_LOSSLESS"}, "Ethernet0|6": {"scheduler": "scheduler.6"}}
+}
+`)
+	rep, err := Lint([]string{db, env}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"ecn.pmax.range":     "WRED_PROFILE AZURE_LOSSLESS (on Ethernet0): Kmin 2MB is above Kmax 1MB",
+		"qos.cnp.not_strict": "SONiC: a SCHEDULER of type STRICT on QUEUE <port>|6",
+	}
+	for _, f := range rep.Findings {
+		if w, ok := want[f.ID]; ok && (strings.Contains(f.Title, w) || strings.Contains(f.Fix, w)) {
+			delete(want, f.ID)
+		}
+	}
+	for id, w := range want {
+		t.Errorf("SONiC: no %s saying %q", id, w)
+	}
 }

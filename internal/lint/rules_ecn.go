@@ -31,6 +31,11 @@ type ecnProfile struct {
 	BufferEv         Evidence
 	Units            string // how the source writes thresholds
 	PmaxWrittenAsPct bool
+	// KminName, KmaxName and PmaxName are the source's names for them
+	// (NVUE's min-threshold, max-threshold, probability); NVPath is the
+	// NVUE path of a profile made from NVUE, for `nv set` fixes.
+	KminName, KmaxName, PmaxName string
+	NVPath                       string
 	// RateHow says where Rate comes from; RateAssumed that nothing
 	// stated it.
 	RateHow     string
@@ -112,7 +117,18 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 		}
 		marks := mode == "ecn_all" || strings.HasPrefix(mode, "ecn_green")
 		green := strings.EqualFold(strings.TrimSpace(w.GreenEnable.Text), "true")
-		subject := fmt.Sprintf("%s WRED_PROFILE %s (on %s, queue %d)", db.File, name, portList(ports[name]), roce)
+		modeText := "ecn " + mode
+		if w.ECN.Text == "" {
+			modeText = "no ecn field (ecn_none, the default)"
+		}
+		subject := fmt.Sprintf("%s %s (on %s, queue %d)", db.File, ecnName(db, name), portList(ports[name]), roce)
+		withGreen, andGreen := modeText+" with wred_green_enable true: WRED", fmt.Sprintf("%s and wred_green_enable %q", modeText, w.GreenEnable.Text)
+		if isNVUE(db) {
+			// NVUE's ecn and red settings are what made ecn and
+			// wred_green_enable; RoCE's switch priority is the queue key.
+			subject = fmt.Sprintf("%s %s (on %s, switch priority %d)", db.File, ecnName(db, name), portList(ports[name]), roce)
+			withGreen, andGreen = "ecn disable with red enable: RED", "ecn disable and red disable"
+		}
 		var at []Evidence
 		for _, v := range []sonic.Value{w.ECN, w.GreenEnable} {
 			if v.Line > 0 {
@@ -123,15 +139,11 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 			at = append(at, sonicEv(db, tab))
 		}
 		ev := evs(at...)
-		modeText := "ecn " + mode
-		if w.ECN.Text == "" {
-			modeText = "no ecn field (ecn_none, the default)"
-		}
 		switch {
 		case green && !marks:
 			fs = append(fs, doctor.Finding{
 				ID: "ecn.disabled", Severity: doctor.Error, Layer: doctor.LayerFabric,
-				Title:     fmt.Sprintf("%s: %s with wred_green_enable true: WRED drops RoCE's packets instead of marking them", subject, modeText),
+				Title:     fmt.Sprintf("%s: %s drops RoCE's packets instead of marking them", subject, withGreen),
 				Subject:   subject,
 				Evidence:  ev,
 				Mechanism: "Without a marking mode that covers green, a WRED profile is a drop profile: between its thresholds the switch discards RoCE packets on a queue meant to be lossless, each loss costs a go-back-N retransmission, and no CNP ever reaches the senders.",
@@ -147,7 +159,7 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 			}
 			fs = append(fs, doctor.Finding{
 				ID: "ecn.disabled", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-				Title:     fmt.Sprintf("%s: %s and wred_green_enable %q: ECN never marks RoCE", subject, modeText, w.GreenEnable.Text),
+				Title:     fmt.Sprintf("%s: %s: ECN never marks RoCE", subject, andGreen),
 				Subject:   subject,
 				Evidence:  ev,
 				Mechanism: what + ". DCQCN slows a sender only when its packets come back marked: congestion is left to PFC alone, and pauses spread it upstream.",
@@ -274,17 +286,22 @@ func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
 		}
 		u := uses[name]
 		p := ecnProfile{
-			Subject: fmt.Sprintf("%s WRED_PROFILE %s (on %s)", db.File, name, portList(u.ports)),
+			Subject: fmt.Sprintf("%s %s (on %s)", db.File, ecnName(db, name), portList(u.ports)),
 			Kmin:    unit.Bytes(w.Min), Kmax: unit.Bytes(w.Max), Pmax: float64(w.Prob) / 100,
 			Rate: u.rate, RateEv: u.rateEv, RTT: scenario.DefaultECNRTT,
 			KminEv: sonicEv(db, w.MinAt), KmaxEv: sonicEv(db, w.MaxAt), PmaxEv: sonicEv(db, w.ProbAt),
 			Units: "bytes (SONiC WRED thresholds)", PmaxWrittenAsPct: true,
 		}
+		speed := "PORT speed"
+		if isNVUE(db) {
+			speed = "link speed"
+			p.Units, p.KminName, p.KmaxName, p.PmaxName, p.NVPath = "bytes (NVUE's min-threshold and max-threshold)", "min-threshold", "max-threshold", "probability", "qos "+name
+		}
 		if p.Rate == 0 {
 			p.Rate, p.RateAssumed = scenario.DefaultHostRate, true
-			p.RateHow = fmt.Sprintf("%v assumed: %s has no PORT speed for %s", p.Rate, db.File, portList(u.ports))
+			p.RateHow = fmt.Sprintf("%v assumed: %s has no %s for %s", p.Rate, db.File, speed, portList(u.ports))
 		} else {
-			p.RateHow = fmt.Sprintf("%v, the fastest PORT speed of the ports that use it", p.Rate)
+			p.RateHow = fmt.Sprintf("%v, the fastest %s of the ports that use it", p.Rate, speed)
 		}
 		if w.Prob > 100 || w.Prob < 0 {
 			p.Pmax = float64(w.Prob) / 100
@@ -296,38 +313,52 @@ func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
 
 func (p ecnProfile) check() []doctor.Finding {
 	pct := func(f float64) string { return strconv.FormatFloat(f*100, 'f', -1, 64) + "%" }
-	fs := doctor.JudgeECN(doctor.ECNProfile{
+	prof := doctor.ECNProfile{
 		Subject: p.Subject, Kmin: p.Kmin, Kmax: p.Kmax, Pmax: p.Pmax, Rate: p.Rate, RateHow: p.RateHow, RateAssumed: p.RateAssumed,
-		RTT: p.RTT, Units: p.Units, Evidence: evs(p.KminEv, p.KmaxEv, p.RateEv, p.RTTEv),
-	}, false)
+		RTT: p.RTT, Units: p.Units, Evidence: evs(p.KminEv, p.KmaxEv, p.RateEv, p.RTTEv), KminName: p.KminName, KmaxName: p.KmaxName, PmaxName: p.PmaxName,
+	}
+	fs := doctor.JudgeECN(prof, false)
+	kmin, kmax := prof.Names()
+	pmaxName := "Pmax"
+	if p.PmaxName != "" {
+		pmaxName = p.PmaxName
+	}
 	if p.Kmin > p.Kmax {
+		fix := "Swap them."
+		if p.NVPath != "" {
+			fix = fmt.Sprintf("Swap them: nv set %s min-threshold %d; nv set %s max-threshold %d.", p.NVPath, int64(p.Kmax), p.NVPath, int64(p.Kmin))
+		}
 		fs = append(fs, doctor.Finding{
 			ID: "ecn.pmax.range", Severity: doctor.Error, Layer: doctor.LayerFabric,
-			Title:     fmt.Sprintf("%s: Kmin %v is above Kmax %v", p.Subject, p.Kmin, p.Kmax),
+			Title:     fmt.Sprintf("%s: %s %v is above %s %v", p.Subject, kmin, p.Kmin, kmax, p.Kmax),
 			Subject:   p.Subject,
 			Evidence:  evs(p.KminEv, p.KmaxEv),
 			Mechanism: "RED marks with a probability rising from 0 at Kmin to Pmax at Kmax; with the two swapped the ramp is empty and the switch either rejects the profile or marks everything above Kmax.",
-			Fix:       "Swap them.",
+			Fix:       fix,
 		})
+	}
+	pmaxFix := "Pmax 1–30 %"
+	if p.NVPath != "" {
+		pmaxFix = fmt.Sprintf("nv set %s probability 5, within 1–30 %%", p.NVPath)
 	}
 	switch {
 	case p.Pmax <= 0 && p.Kmin < p.Kmax:
 		fs = append(fs, doctor.Finding{
 			ID: "ecn.pmax.range", Severity: doctor.Error, Layer: doctor.LayerFabric,
-			Title:     fmt.Sprintf("%s: Pmax is 0", p.Subject),
+			Title:     fmt.Sprintf("%s: %s is 0", p.Subject, pmaxName),
 			Subject:   p.Subject,
 			Evidence:  evs(p.PmaxEv),
 			Mechanism: "With Pmax 0 nothing is marked between Kmin and Kmax: ECN acts only once the queue is above Kmax, as a cliff. A fraction written into a percent field (0.05 into green_drop_probability) becomes 0.",
-			Fix:       "Pmax 1–30 % (1 % DCQCN paper, 5 % SONiC, 10–30 % Huawei, 20 % HPCC ns-3).",
+			Fix:       pmaxFix + " (1 % DCQCN paper, 5 % SONiC, 10–30 % Huawei, 20 % HPCC ns-3).",
 		})
 	case p.Pmax > 1:
 		fs = append(fs, doctor.Finding{
 			ID: "ecn.pmax.range", Severity: doctor.Error, Layer: doctor.LayerFabric,
-			Title:     fmt.Sprintf("%s: Pmax %s is above 100%%", p.Subject, pct(p.Pmax)),
+			Title:     fmt.Sprintf("%s: %s %s is above 100%%", p.Subject, pmaxName, pct(p.Pmax)),
 			Subject:   p.Subject,
 			Evidence:  evs(p.PmaxEv),
 			Mechanism: "A probability cannot exceed 100 %; the switch rejects the profile or clamps it.",
-			Fix:       "Pmax 1–30 %.",
+			Fix:       pmaxFix + ".",
 		})
 	}
 	if p.Buffer > 0 {

@@ -46,7 +46,7 @@ func (m *Model) lossyByDesign(db *sonic.ConfigDB, d sonic.LossyDesign, s switchS
 		title = fmt.Sprintf("%s: lossy by design: qos roce mode %s (NVUE), with no PFC", db.File, d.RoCEMode.Text)
 	}
 	if s.TC >= 0 {
-		title += fmt.Sprintf("; RoCE (DSCP %d) lands in class %d", r.DSCP, s.TC)
+		title += fmt.Sprintf("; RoCE (DSCP %d) lands in %s %d", r.DSCP, classWord(db), s.TC)
 		ev = append(ev, s.TCEv)
 	}
 	ecn := m.lossyECN(db, s.TC)
@@ -64,6 +64,10 @@ func (m *Model) lossyByDesign(db *sonic.ConfigDB, d sonic.LossyDesign, s switchS
 		Fix: "If the NICs are Spectrum-X SuperNICs with their congestion control and adaptive routing on, keep it and run the NICs without PFC (mlnx_qos -i <if> --pfc 0,0,0,0,0,0,0,0). " +
 			fmt.Sprintf("If they are ordinary RoCE NICs, give RoCE a lossless class end to end instead: the platform's default SKU or pfc_enable with class %d on every port, a priority group with lossless headroom for it, ECN marking on its queue, and PFC on the same priority on the NICs.", max(s.TC, 3)),
 		Evidence: evs(ev...),
+	}
+	if isNVUE(db) {
+		f.Fix = "If the NICs are Spectrum-X SuperNICs with their congestion control and adaptive routing on, keep it and run the NICs without PFC (mlnx_qos -i <if> --pfc 0,0,0,0,0,0,0,0). " +
+			"If they are ordinary RoCE NICs, give RoCE a lossless class end to end instead: nv set qos roce mode lossless (PFC on switch priority 3 and ECN marking on its traffic class), and PFC on the same priority on the NICs."
 	}
 	var pfcNICs, lossyNICs []string
 	for _, n := range m.nics {
@@ -107,8 +111,14 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 		if !containsInt(q.Queues, tc) {
 			continue
 		}
+		queue, none := fmt.Sprintf("queue %d", tc), "WRED/ECN profile"
+		if isNVUE(db) {
+			// The switch priority is in the title; its traffic class is
+			// what NVUE's congestion-control configures.
+			queue, none = "traffic class", "congestion-control entry"
+		}
 		if q.WREDProfile.Text == "" {
-			return lossyECNState{text: fmt.Sprintf("whose queue %d has no WRED/ECN profile: nothing marks ECN for it", tc), ev: []Evidence{sonicEv(db, q.Scheduler)}}
+			return lossyECNState{text: fmt.Sprintf("whose %s has no %s: nothing marks ECN for it", queue, none), ev: []Evidence{sonicEv(db, q.Scheduler)}}
 		}
 		w, ok := db.WREDProfile(q.WREDProfile.Text)
 		if !ok || !w.OK {
@@ -116,9 +126,16 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 		}
 		ev := []Evidence{sonicEv(db, q.WREDProfile), sonicEv(db, w.MinAt)}
 		if w.Min >= lossyECNBeyond {
-			return lossyECNState{text: fmt.Sprintf("whose queue %d marks ECN only above %d bytes (WRED_PROFILE %s), more than a switch's buffer: in practice never", tc, w.Min, w.Name), ev: ev}
+			return lossyECNState{text: fmt.Sprintf("whose %s marks ECN only above %d bytes (%s), more than a switch's buffer: in practice never", queue, w.Min, ecnName(db, w.Name)), ev: ev}
 		}
-		return lossyECNState{text: fmt.Sprintf("whose queue %d marks ECN from %d to %d bytes (WRED_PROFILE %s, %s)", tc, w.Min, w.Max, w.Name, w.ECN.Text), ev: ev}
+		mode := w.ECN.Text
+		if isNVUE(db) {
+			mode = "ecn enable"
+			if w.ECN.Text != "ecn_all" {
+				mode = "ecn disable"
+			}
+		}
+		return lossyECNState{text: fmt.Sprintf("whose %s marks ECN from %d to %d bytes (%s, %s)", queue, w.Min, w.Max, ecnName(db, w.Name), mode), ev: ev}
 	}
 	return lossyECNState{}
 }

@@ -339,13 +339,17 @@ func sonicTooMany(db *sonic.ConfigDB) []doctor.Finding {
 	}
 	var fs []doctor.Finding
 	for _, g := range groups {
+		fix := "pfc_enable with one or two priorities (the RoCE class, and at most one more)."
+		if isNVUE(db) {
+			fix = fmt.Sprintf("PFC on one or two switch priorities (RoCE's, and at most one more): %s for each of the others.", nvUnset(db, g.ports[0], "pfc", "switch-priority <P>"))
+		}
 		fs = append(fs, doctor.Finding{
 			ID: "pfc.priorities.too_many", Severity: doctor.Warn, Layer: doctor.LayerFabric,
 			Title:     fmt.Sprintf("%s %s: PFC on %d priorities (%s)", db.File, portList(g.ports), len(g.prios), prios(g.prios)),
 			Subject:   db.File + " " + portList(g.ports),
 			Evidence:  evs(g.ev),
 			Mechanism: "Every lossless priority needs its own headroom on every port; on a shallow-buffer switch more than two lossless classes leave little shared buffer. SONiC defaults to two (3,4), and four only in its dual-ToR tunnel remap (2,3,4,6).",
-			Fix:       "pfc_enable with one or two priorities (the RoCE class, and at most one more).",
+			Fix:       fix,
 		})
 	}
 	return fs

@@ -22,7 +22,7 @@ func qosRules(m *Model) []doctor.Finding {
 			}
 			fs = append(fs, doctor.Finding{
 				ID: "qos.priority.mismatch", Severity: doctor.Error, Layer: doctor.LayerFabric,
-				Title:    fmt.Sprintf("RoCE (DSCP %d, from %s) rides priority %d on %s but class %d on %s", r.DSCP, r.From, n.Prio, n.Name, s.TC, s.Name),
+				Title:    fmt.Sprintf("RoCE (DSCP %d, from %s) rides priority %d on %s but %s %d on %s", r.DSCP, r.From, n.Prio, n.Name, classWord(s.DB), s.TC, s.Name),
 				Subject:  n.Name + " / " + s.Name,
 				Evidence: evs(append(append(append([]Evidence{}, r.Evidence...), n.PrioEv...), s.TCEv)...),
 				Mechanism: fmt.Sprintf("The NIC queues RoCE on priority %d and stops only for pause frames of priority %d. The switch classifies DSCP %d into class %d and, when its buffer fills, pauses priority %d, which the NIC ignores: the switch's headroom overflows and it drops on what was meant to be the lossless class. "+
@@ -43,13 +43,17 @@ func qosRules(m *Model) []doctor.Finding {
 			// Which class RoCE takes is not known, and does not matter: no
 			// class is lossless on these ports. (With the NICs known,
 			// unmappedPFC names their priority.)
+			fix := "Enable PFC on RoCE's priority on these ports (SONiC: pfc_enable \"3,4\" in PORT_QOS_MAP; EOS: priority-flow-control on, priority-flow-control priority 3 no-drop) and on the NICs (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0)."
+			if isNVUE(s.DB) {
+				fix = fmt.Sprintf("Enable PFC on RoCE's switch priority on these ports (%s) and on the NICs (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0).", nvSet(s.DB, s.Port, "pfc", "switch-priority 3"))
+			}
 			fs = append(fs, doctor.Finding{
 				ID: "qos.pfc.disabled", Severity: doctor.Warn, Layer: doctor.LayerFabric,
 				Title:     fmt.Sprintf("%s: PFC is off on every priority (the DSCP map is not given, so RoCE's class is not known, but none is lossless)", s.Name),
 				Subject:   s.Name,
 				Evidence:  evs(s.LosslessEv),
 				Mechanism: "Without PFC the switch drops when a queue fills, and RoCE's RC transport recovers only by go-back-N and ACK timeouts. Unless the fabric is deliberately lossy (NICs with their own congestion control and selective retransmission), RoCE needs PFC on its class on every switch port and NIC.",
-				Fix:       "Enable PFC on RoCE's priority on these ports (SONiC: pfc_enable \"3,4\" in PORT_QOS_MAP; EOS: priority-flow-control on, priority-flow-control priority 3 no-drop) and on the NICs (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0).",
+				Fix:       fix,
 			})
 			continue
 		}
@@ -58,12 +62,20 @@ func qosRules(m *Model) []doctor.Finding {
 		}
 		f := doctor.Finding{
 			ID: "qos.pfc.disabled", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-			Title:    fmt.Sprintf("%s: RoCE (DSCP %d) lands in class %d, but PFC is on %s", s.Name, r.DSCP, s.TC, prios(s.Lossless)),
+			Title:    fmt.Sprintf("%s: RoCE (DSCP %d) lands in %s %d, but PFC is on %s", s.Name, r.DSCP, classWord(s.DB), s.TC, prios(s.Lossless)),
 			Subject:  s.Name,
 			Evidence: evs(append(append([]Evidence{}, r.Evidence...), s.TCEv, s.LosslessEv)...),
 			Mechanism: fmt.Sprintf("The switch puts DSCP %d into class %d, which PFC does not protect: under congestion it drops RoCE instead of pausing, and RC recovers by go-back-N and timeouts. ", r.DSCP, s.TC) +
 				"Either RoCE is marked with a DSCP the switch does not treat as lossless, or the lossless class is configured on another priority.",
 			Fix: fmt.Sprintf("Map DSCP %d to a lossless class on the switch, or enable PFC on class %d (and on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, s.TC, s.TC),
+		}
+		if isNVUE(s.DB) {
+			to := 3
+			if len(s.Lossless) > 0 {
+				to = s.Lossless[0]
+			}
+			f.Fix = fmt.Sprintf("Map DSCP %d to a switch priority with PFC (%s), or enable PFC on switch priority %d (%s; and on the NICs' priority %d), or mark RoCE into the lossless switch priority (NCCL_IB_TC = DSCP×4 + 2).",
+				r.DSCP, nvSet(s.DB, s.Port, "mapping", fmt.Sprintf("dscp %d switch-priority %d", r.DSCP, to)), s.TC, nvSet(s.DB, s.Port, "pfc", fmt.Sprintf("switch-priority %d", s.TC)), s.TC)
 		}
 		if len(s.Lossless) == 0 {
 			f.Severity = doctor.Error
@@ -98,6 +110,11 @@ func (m *Model) unmappedPFC() []doctor.Finding {
 			if n.Prio < 0 || containsInt(s.Lossless, n.Prio) {
 				continue
 			}
+			fix := fmt.Sprintf("pfc_enable with %d on the switch ports (PORT_QOS_MAP), with a DSCP_TO_TC_MAP that sends RoCE's DSCP to class %d; or move the NICs' RoCE priority into %s.", n.Prio, n.Prio, prios(s.Lossless))
+			if isNVUE(s.DB) {
+				fix = fmt.Sprintf("%s, with %s; or move the NICs' RoCE priority into %s.", nvSet(s.DB, s.Port, "pfc", fmt.Sprintf("switch-priority %d", n.Prio)),
+					nvSet(s.DB, s.Port, "mapping", fmt.Sprintf("dscp %d switch-priority %d", m.roce.DSCP, n.Prio)), prios(s.Lossless))
+			}
 			fs = append(fs, doctor.Finding{
 				ID: "qos.pfc.disabled", Severity: doctor.Warn, Layer: doctor.LayerFabric,
 				Title:    fmt.Sprintf("%s: PFC is on %s, but %s puts RoCE on priority %d", s.Name, prios(s.Lossless), n.Name, n.Prio),
@@ -105,7 +122,7 @@ func (m *Model) unmappedPFC() []doctor.Finding {
 				Evidence: evs(append(append([]Evidence{}, n.PrioEv...), s.LosslessEv)...),
 				Mechanism: fmt.Sprintf("The NIC pauses its peer with PFC frames of priority %d when its receive buffer fills, and stops only for frames of priority %d. The switch ports enable PFC on %s only: they ignore the NIC's pauses for %d, so the NIC's buffer overflows and drops, and they never pause %d themselves. "+
 					"The switch's DSCP map is not given, so which class RoCE takes there is not known either.", n.Prio, n.Prio, prios(s.Lossless), n.Prio, n.Prio),
-				Fix: fmt.Sprintf("pfc_enable with %d on the switch ports (PORT_QOS_MAP), with a DSCP_TO_TC_MAP that sends RoCE's DSCP to class %d; or move the NICs' RoCE priority into %s.", n.Prio, n.Prio, prios(s.Lossless)),
+				Fix: fix,
 			})
 		}
 	}
@@ -177,13 +194,17 @@ func (m *Model) cnpRules(roceTC int) []doctor.Finding {
 		}
 		base := []Evidence{c.DSCPEv, ev}
 		if tc == roceTC {
+			fix := fmt.Sprintf("Map DSCP %d to its own class on the switches (SONiC: DSCP_TO_TC_MAP \"%d\": \"6\"; Cumulus: nv set qos mapping default-global dscp %d switch-priority 6) with a STRICT scheduler, or set cnp_dscp on the NICs to a DSCP that is.", c.DSCP, c.DSCP, c.DSCP)
+			if isNVUE(s.DB) {
+				fix = fmt.Sprintf("Map DSCP %d to its own switch priority (%s) whose traffic class is served strictly (nv set qos egress-scheduler <profile> traffic-class <its class> mode strict), or set cnp_dscp on the NICs to a DSCP that is.", c.DSCP, nvSet(s.DB, s.Port, "mapping", fmt.Sprintf("dscp %d switch-priority 6", c.DSCP)))
+			}
 			fs = append(fs, doctor.Finding{
 				ID: "qos.cnp.not_mapped", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-				Title:     fmt.Sprintf("%s: CNPs (DSCP %d, %s) share class %d with RoCE data", s.Name, c.DSCP, from, tc),
+				Title:     fmt.Sprintf("%s: CNPs (DSCP %d, %s) share %s %d with RoCE data", s.Name, c.DSCP, from, classWord(s.DB), tc),
 				Subject:   s.Name,
 				Evidence:  evs(base...),
 				Mechanism: "A CNP tells a sender to slow down; queued behind the data of the congestion it reports, it arrives late, DCQCN reacts late, and queues and pauses grow. CNPs need a class of their own, served strictly.",
-				Fix:       fmt.Sprintf("Map DSCP %d to its own class on the switches (SONiC: DSCP_TO_TC_MAP \"%d\": \"6\"; Cumulus: nv set qos mapping default-global dscp %d switch-priority 6) with a STRICT scheduler, or set cnp_dscp on the NICs to a DSCP that is.", c.DSCP, c.DSCP, c.DSCP),
+				Fix:       fix,
 			})
 			continue
 		}
@@ -194,13 +215,17 @@ func (m *Model) cnpRules(roceTC int) []doctor.Finding {
 		if !known || strict {
 			continue
 		}
+		fix := fmt.Sprintf("Serve class %d strictly (SONiC: a SCHEDULER of type STRICT on QUEUE <port>|%d; Cumulus: nv set qos egress-scheduler default-global traffic-class <the class switch priority %d drains into> mode strict; the twin: switch.scheduler.strict).", tc, tc, tc)
+		if isNVUE(s.DB) {
+			fix = fmt.Sprintf("Serve switch priority %d's traffic class strictly: nv set qos %s mode strict.", tc, queueScheduler(s.DB, s.Port, tc))
+		}
 		fs = append(fs, doctor.Finding{
 			ID: "qos.cnp.not_strict", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-			Title:     fmt.Sprintf("%s: CNPs (DSCP %d, %s) go to class %d, which is not served strictly", s.Name, c.DSCP, from, tc),
+			Title:     fmt.Sprintf("%s: CNPs (DSCP %d, %s) go to %s %d, which is not served strictly", s.Name, c.DSCP, from, classWord(s.DB), tc),
 			Subject:   s.Name,
 			Evidence:  evs(append(base, sev)...),
 			Mechanism: "CNPs are few and small but time-critical: under weighted scheduling they wait their turn behind bulk traffic of their class's weight, delaying every rate decrease DCQCN makes.",
-			Fix:       fmt.Sprintf("Serve class %d strictly (SONiC: a SCHEDULER of type STRICT on QUEUE <port>|%d; Cumulus: nv set qos egress-scheduler default-global traffic-class <the class switch priority %d drains into> mode strict; the twin: switch.scheduler.strict).", tc, tc, tc),
+			Fix:       fix,
 		})
 	}
 	return fs
@@ -212,13 +237,17 @@ func mismatchFix(d int, n nicSide, s switchSide) string {
 	lossless := func(c int) bool { return !s.LosslessKnown || containsInt(s.Lossless, c) }
 	var fixes []string
 	if lossless(n.Prio) {
-		fixes = append(fixes, fmt.Sprintf("map DSCP %d to class %d on the switches (SONiC: DSCP_TO_TC_MAP \"%d\": \"%d\")", d, n.Prio, d, n.Prio))
+		if isNVUE(s.DB) {
+			fixes = append(fixes, fmt.Sprintf("map DSCP %d to switch priority %d on the switches (%s)", d, n.Prio, nvSet(s.DB, s.Port, "mapping", fmt.Sprintf("dscp %d switch-priority %d", d, n.Prio))))
+		} else {
+			fixes = append(fixes, fmt.Sprintf("map DSCP %d to class %d on the switches (SONiC: DSCP_TO_TC_MAP \"%d\": \"%d\")", d, n.Prio, d, n.Prio))
+		}
 		if s.DSCPToTC != nil {
 			for x := 0; x < 64; x++ {
 				if tc, _, ok := s.DSCPToTC(x); !ok || tc != n.Prio {
 					continue
 				}
-				fix := fmt.Sprintf("mark RoCE with DSCP %d, which the switches map to class %d: NCCL_IB_TC=%d", x, n.Prio, x<<2|2)
+				fix := fmt.Sprintf("mark RoCE with DSCP %d, which the switches map to %s %d: NCCL_IB_TC=%d", x, classWord(s.DB), n.Prio, x<<2|2)
 				if x>>3 != n.Prio {
 					fix += fmt.Sprintf(" and mlnx_qos -i <if> --dscp2prio set,%d,%d on the NICs", x, n.Prio)
 				}
@@ -229,6 +258,10 @@ func mismatchFix(d int, n nicSide, s switchSide) string {
 	}
 	if lossless(s.TC) {
 		fixes = append(fixes, fmt.Sprintf("put DSCP %d on priority %d on the NICs (mlnx_qos -i <if> --dscp2prio set,%d,%d, PFC on %d)", d, s.TC, d, s.TC, s.TC))
+	}
+	if len(fixes) == 0 && isNVUE(s.DB) {
+		return fmt.Sprintf("Choose one lossless priority for RoCE and configure it on both sides: the NICs' DSCP map (mlnx_qos --dscp2prio set,%d,P) and PFC, and the switches' (%s, %s).", d,
+			nvSet(s.DB, s.Port, "mapping", fmt.Sprintf("dscp %d switch-priority P", d)), nvSet(s.DB, s.Port, "pfc", "switch-priority P"))
 	}
 	if len(fixes) == 0 {
 		return fmt.Sprintf("Choose one lossless priority for RoCE and configure it on both sides: the NICs' DSCP map (mlnx_qos --dscp2prio set,%d,P) and PFC, and the switches' DSCP map and pfc_enable.", d)

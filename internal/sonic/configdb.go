@@ -52,6 +52,10 @@ type ConfigDB struct {
 	// Vendor is VendorCumulus for a config made from NVUE (FromNVUE),
 	// "" for SONiC's own.
 	Vendor string
+	// nvueProfiles are, for a config made from NVUE, the profile each
+	// port (or default-global) uses of each kind (mapping, pfc,
+	// congestion-control, egress-scheduler): what a fix names.
+	nvueProfiles map[string]map[string]string
 	// tablePos is where each table's name is.
 	tablePos map[string]Value
 	lines    []string

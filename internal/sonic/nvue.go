@@ -75,8 +75,12 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 		byKey[k] = g
 		groups = append(groups, g)
 	}
+	db.nvueProfiles = map[string]map[string]string{}
 	for _, g := range groups {
 		key := strings.Join(g.ports, ",")
+		for _, p := range g.ports {
+			db.nvueProfiles[p] = map[string]string{"mapping": g.mapping.Text, "pfc": g.pfc.Text, "congestion-control": g.cc.Text, "egress-scheduler": g.sched.Text}
+		}
 		row := map[string]Value{}
 		if m, ok := c.Mapping[g.mapping.Text]; ok {
 			row["dscp_to_tc_map"] = Value{Text: g.mapping.Text, Line: g.mapping.Line, Col: g.mapping.Col}
@@ -173,6 +177,16 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 		db.tablePos[t] = Value{Text: t, Line: 1, Col: 1}
 	}
 	return db
+}
+
+// NVUEProfile returns the NVUE profile of a kind (mapping, pfc,
+// congestion-control, egress-scheduler) that a port of a config made from
+// NVUE uses: default-global unless the interface binds its own.
+func (db *ConfigDB) NVUEProfile(port, kind string) string {
+	if p := db.nvueProfiles[port][kind]; p != "" {
+		return p
+	}
+	return nvue.DefaultProfile
 }
 
 // fastest returns the fastest link speed written ("400G") in Mb/s.

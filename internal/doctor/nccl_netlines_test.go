@@ -1,0 +1,45 @@
+package doctor
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNCCLNoNetworkLines: a log of a job on several nodes that prints no
+// network line cannot show the transport, and says what to rerun with;
+// one that shows the network, or a job on one node, says nothing of it.
+func TestNCCLNoNetworkLines(t *testing.T) {
+	// ms-swift#6107's excerpt: nNodes 2, and no NET line (real).
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-quoted-gt-prefix-nvls-nchannels-0-2-nodes-4-local-msswift6107.txt")
+	f := nicMustFind(t, fs, "nccl.log.no_network_lines", Info, "job on 2 nodes", "nNodes 2")
+	if want := "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET"; !strings.Contains(f.Fix, want) {
+		t.Errorf("fix %q does not say %q", f.Fix, want)
+	}
+	for _, rel := range []string{
+		// Real logs of jobs on 2 nodes that show the network.
+		"corpus/nccl-log/nccl-2.28.9-dgx-spark-gb10-roce-200g-port-lines-gid0-allgather.txt",
+		"corpus/nccl-log/ibext-merged-nics-wrong-socket-type-nccltests373.txt",
+		"corpus/nccl-tests/allreduce-h100-1gpu-roce400g-gdr0-15GBps-ccimoc.txt",
+		"corpus/nccl-tests/allreduce-efa-aws-ofi-nccl1.18-nccl2.29-gdr0-plugin-reason-g7e.txt",
+		// A real GB200 log on one node (nNodes 1) with no NET line.
+		"corpus/nccl-log/nccl-mnnvl-1-clique-p2p-mnnvl-nnodes-1-gb200.txt",
+	} {
+		nicMustNot(t, diagnoseFiles(t, Options{}, rel), "nccl.log.no_network_lines")
+	}
+	// Synthetic: ranks on two hosts and no nNodes (NCCL before 2.12),
+	// without and with the IB transport line.
+	dir := t.TempDir()
+	lines := "hostA:100:100 [0] NCCL INFO comm 0x5561 rank 0 nranks 2 cudaDev 0 busId 7000 - Init COMPLETE\n" +
+		"hostB:200:200 [0] NCCL INFO comm 0x7781 rank 1 nranks 2 cudaDev 0 busId 7000 - Init COMPLETE\n"
+	bare, shown := filepath.Join(dir, "nccl-2hosts-synthetic.log"), filepath.Join(dir, "nccl-2hosts-ib-synthetic.log")
+	if err := os.WriteFile(bare, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(shown, []byte("hostA:100:100 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.1<0>\n"+lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nicMustFind(t, Diagnose([]string{bare}, nil, Options{}).Findings, "nccl.log.no_network_lines", Info, "job on 2 nodes", "2 hosts appear")
+	nicMustNot(t, Diagnose([]string{shown}, nil, Options{}).Findings, "nccl.log.no_network_lines")
+}
