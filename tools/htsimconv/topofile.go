@@ -91,11 +91,12 @@ func readHtsimTopo(file string, r io.Reader) (*htsimTopo, error) {
 			if v > 2 {
 				return errs.at(line, col[1], "tier %d: htsim's fat-tree has tiers 0, 1 and 2", v)
 			}
+			// htsim takes a tier's section opened again: its keys add to
+			// the first's, and a key set twice is refused (set).
 			cur = v
-			if t.tier[cur].line != 0 {
-				return errs.at(line, 1, "tier %d also at line %d", cur, t.tier[cur].line)
+			if t.tier[cur].line == 0 {
+				t.tier[cur].line = line
 			}
-			t.tier[cur].line = line
 		case head:
 			t.headLine[key] = line
 			switch key {
@@ -378,7 +379,7 @@ func (r *htsimRun) loadTopo() (*htsimTopo, error) {
 	if t.nodes != r.nodes {
 		return nil, fmt.Errorf("-nodes %d: %s has Nodes %d; htsim sizes the connection matrix by -nodes and the fabric by the file: give -nodes %d", r.nodes, r.topoFile, t.nodes, t.nodes)
 	}
-	if int64(r.linkMbps) != int64(t.tier[0].speedGbps)*1000 {
+	if r.linkMbps != float64(t.tier[0].speedGbps)*1000 {
 		return nil, fmt.Errorf("-linkspeed %g: htsim's senders pace at it while %s's host links run at %d Gb/s, and rocelab's NICs send at their link's rate: give -linkspeed %d", r.linkMbps, r.topoFile, t.tier[0].speedGbps, t.tier[0].speedGbps*1000)
 	}
 	return t, nil

@@ -131,6 +131,8 @@ func TestImportTopologyRefuses(t *testing.T) {
 		{"nodes", tiny, []string{"-nodes", "16"}, "t.topo has Nodes 32; htsim sizes the connection matrix by -nodes"},
 		{"linkspeed", tiny, []string{"-linkspeed", "200000"}, "give -linkspeed 100000"},
 		{"switch latency", strings.Replace(tiny, "Tier 1\n", "Tier 1\nSwitch_Latency_ns 500\n", 1), nil, "t.topo:13:1: tier 1: Switch_Latency_ns 500 where tier 0 has 0"},
+		{"reopened tier", tiny + "Tier 0\nRadix_Up 2\n", nil, "t.topo:17:1: radix_up for tier 0 also at line 8"},
+		{"fractional linkspeed", tiny, []string{"-linkspeed", "100000.5"}, "give -linkspeed 100000"},
 		{"size", strings.Replace(tiny, "Nodes 32", "Nodes 4194304", 1), nil, "t.topo:1:7: Nodes 4194304: expected a whole number from 0 to 1048576"},
 		// Two pods on 2 tiers: htsim joins each ToR to all 4 aggregation
 		// switches (not its Radix_Up 2) and routes within one pod only.
