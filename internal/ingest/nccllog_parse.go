@@ -513,81 +513,6 @@ func (l *NCCLLog) rankGPU(host, msg string, ev Evidence) {
 	l.RankGPUs = append(l.RankGPUs, g)
 }
 
-func (l *NCCLLog) channel(host, msg string, ev Evidence) {
-	head, via, ok := strings.Cut(msg, " via ")
-	if !ok {
-		l.ringOrder(msg)
-		return
-	}
-	recv := strings.Contains(head, "[receive]")
-	send := strings.Contains(head, "[send]")
-	i, ok := l.vias[viaKey{host, via}]
-	if !ok {
-		kind, net, _ := classifyTransport(via)
-		if i, ok = l.chanIdx[chanKey{host, kind, net}]; !ok {
-			if len(l.Channels) >= maxDistinct {
-				return
-			}
-			net = strings.Clone(net)
-			i = len(l.Channels)
-			l.chanIdx[chanKey{host, kind, net}] = i
-			l.Channels = append(l.Channels, ChannelStat{Host: host, Kind: kind, Net: net, First: ev})
-		}
-		if len(l.vias) < maxDistinct {
-			l.vias[viaKey{host, strings.Clone(via)}] = i
-		}
-	}
-	c := &l.Channels[i]
-	gdr := strings.Contains(via, "/GDRDMA")
-	kind := c.Kind
-	c.Count++
-	if recv {
-		c.Recv++
-	}
-	if send {
-		c.Send++
-	}
-	if gdr {
-		c.GDR++
-		if recv {
-			c.RecvGDR++
-		}
-		if send {
-			c.SendGDR++
-		}
-	} else if kind == "NET" && c.FirstNoGDR.Line == 0 {
-		c.FirstNoGDR = ev
-	}
-}
-
-// ringOrder reads the channel count from "Channel 00/02 :    0   1".
-func (l *NCCLLog) ringOrder(msg string) {
-	rest, ok := strings.CutPrefix(msg, "Channel ")
-	if !ok {
-		return
-	}
-	id, order, _ := strings.Cut(rest, " ")
-	_, n, ok := strings.Cut(id, "/")
-	if !ok {
-		return
-	}
-	_, order, _ = strings.Cut(order, ":")
-	ranks := strings.Fields(order)
-	for _, r := range ranks {
-		if atoiOr(r, -1) < 0 {
-			return // not a ring order: two processes' lines run together
-		}
-	}
-	l.NChannels = max(l.NChannels, atoiOr(n, 0))
-	l.Comm.Ranks = max(l.Comm.Ranks, len(ranks))
-}
-
-// chanKey indexes ChannelStat by host and transport.
-type chanKey struct{ host, kind, net string }
-
-// viaKey indexes ChannelStat by host and the text after " via ".
-type viaKey struct{ host, via string }
-
 // wordAfter returns the word after the first occurrence of key in s.
 func wordAfter(s, key string) string {
 	i := strings.Index(s, key)
@@ -596,28 +521,6 @@ func wordAfter(s, key string) string {
 	}
 	w, _, _ := strings.Cut(s[i+len(key):], " ")
 	return w
-}
-
-// classifyTransport splits what follows " via " in a connection line:
-// "NET/IB/1(2)/GDRDMA/Shared", "P2P/IPC/read", "direct shared memory",
-// "SHM/direct/direct", "COLLNET/IBext/0/GDRDMA".
-func classifyTransport(via string) (kind, net string, gdr bool) {
-	via = strings.TrimSpace(via)
-	gdr = strings.Contains(via, "/GDRDMA")
-	first, rest, _ := strings.Cut(via, "/")
-	second, _, _ := strings.Cut(rest, "/")
-	switch first {
-	case "NET", "COLLNET":
-		return first, second, gdr
-	case "P2P":
-		return "P2P", second, false
-	case "SHM":
-		return "SHM", "", false
-	}
-	if strings.Contains(via, "shared memory") {
-		return "SHM", "", false
-	}
-	return "OTHER", "", false
 }
 
 func atoiOr(s string, def int) int {

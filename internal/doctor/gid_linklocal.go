@@ -1,0 +1,135 @@
+package doctor
+
+import (
+	"fmt"
+	"rocelab/internal/ingest"
+	"strings"
+)
+
+// Link-local GIDs (fe80::): which rows and indices hold them, and how a
+// host whose rings connected softens the finding.
+
+// linkLocal reports whether a GID is an IPv6 link-local address.
+func linkLocal(gid string) bool {
+	return strings.HasPrefix(strings.ToLower(gid), "fe80:")
+}
+
+const linkLocalMechanism = "A link-local GID (fe80::, derived from the MAC) is not routable: RoCE v2 packets addressed from it cannot cross a router, so across subnets or an L3 leaf-spine moving the QP to RTR times out in ibv_modify_qp, or the QP fails later with retry-exceeded, while it may work between hosts on one L2 segment (NVIDIA/nccl#769: index 1 = link-local v2 gives 'Connection timed out', index 3 works)."
+
+// linkLocalRows says where the link-local rows are: in the tables given,
+// or, without a table, where they usually are.
+func linkLocalRows(entries []ingest.GIDEntry, host, dev string) string {
+	if idx := linkLocalIndices(entries, host, dev); len(idx) > 0 {
+		return " In the table given, the link-local rows are index " + list(idx, 6) + "."
+	}
+	return " No GID table was given: on a bare-metal host with one address the link-local rows are usually indices 0 and 1 (RoCE v1 and v2), but in containers and SR-IOV pods the table can start elsewhere (link-local at 4 and 5 in NVIDIA/nccl#1573)."
+}
+
+// linkLocalIndices lists the link-local rows of the tables of host and dev
+// ("" matches any) as "4 (v1)".
+func linkLocalIndices(entries []ingest.GIDEntry, host, dev string) []string {
+	var idx []string
+	for _, e := range entries {
+		if c, _ := ingest.ClassifyGID(e.GID); c == ingest.GIDLinkLocal && sameOrUnknown(host, e.Host) && sameOrUnknown(dev, e.Device) {
+			idx = append(idx, fmt.Sprintf("%d (%s)", e.Index, nameOr(e.Version, "version not shown")))
+		}
+	}
+	return distinct(idx)
+}
+
+// tableLinkLocal says where the given tables hold their link-local
+// (fe80::) rows, which are not routable; "" when they hold none.
+func tableLinkLocal(entries []ingest.GIDEntry) string {
+	idx := linkLocalIndices(entries, "", "")
+	if len(idx) == 0 {
+		return ""
+	}
+	return " In the tables given, the link-local (fe80::) rows, which are not routable, are index " + list(idx, 6) + "."
+}
+
+// joinLinkLocalSeen adds the completion errors and setup failures in which
+// NCCL printed a link-local GID: to the link-local finding of the same host
+// when the GID rules made one, else as a finding of their own.
+func joinLinkLocalSeen(fs []Finding, hosts []string, logs []*ingest.NCCLLog) []Finding {
+	type seen struct {
+		host, gid string
+		ev        Evidence
+	}
+	var lines []seen
+	for _, l := range logs {
+		for _, c := range l.Completions {
+			for _, g := range []string{c.LocalGID, c.RemoteGID} {
+				if linkLocal(g) {
+					lines = append(lines, seen{c.Host, g, c.Evidence})
+				}
+			}
+		}
+		for _, s := range l.Setup {
+			for _, g := range []string{s.LocalGID, s.RemoteGID} {
+				if linkLocal(g) {
+					lines = append(lines, seen{s.Host, g, s.Evidence})
+				}
+			}
+		}
+	}
+	var rest evidence
+	var gids []string
+	for _, sn := range lines {
+		joined := false
+		for i := range fs {
+			if fs[i].ID == "gid.index.link_local" && sameOrUnknown(sn.host, hosts[i]) {
+				fs[i].Evidence = appendEvidence(fs[i].Evidence, sn.ev)
+				joined = true
+				break
+			}
+		}
+		if !joined {
+			rest.add(sn.ev)
+			gids = append(gids, sn.gid)
+		}
+	}
+	if len(rest.list) == 0 {
+		return fs
+	}
+	return append(fs, Finding{
+		ID: "gid.index.link_local", Severity: Error, Layer: LayerRDMA,
+		Title:     "Link-local GID used for RoCE: " + list(distinct(gids), 2),
+		Evidence:  rest.sorted(),
+		Mechanism: linkLocalMechanism + linkLocalRows(nil, "", ""),
+		Fix:       gidFixTail,
+	})
+}
+
+// softenLinkLocalConnected lowers a link-local finding to a warning when
+// the same host's NCCL log shows its rings connected and no queue pair
+// failing: the peers share one L2 segment, where a link-local GID works;
+// it still breaks once the traffic is routed.
+func softenLinkLocalConnected(fs []Finding, hosts []string, logs []*ingest.NCCLLog) {
+	// Findings past hosts are joinLinkLocalSeen's own: errors NCCL printed.
+	for i := range hosts {
+		if fs[i].ID != "gid.index.link_local" || fs[i].Severity != Error || !ingest.RealHost(hosts[i]) {
+			continue
+		}
+		var ring Evidence
+		failed := false
+		for _, l := range logs {
+			for _, r := range l.Rings {
+				if r.Host == hosts[i] && ring.Line == 0 {
+					ring = r.Evidence
+				}
+			}
+			for _, c := range l.Completions {
+				failed = failed || sameOrUnknown(c.Host, hosts[i])
+			}
+			for _, s := range l.Setup {
+				failed = failed || sameOrUnknown(s.Host, hosts[i])
+			}
+		}
+		if ring.Line == 0 || failed {
+			continue
+		}
+		fs[i].Severity = Warn
+		fs[i].Evidence = appendEvidence(fs[i].Evidence, ring)
+		fs[i].Mechanism += " Here " + hosts[i] + "'s rings connected and no queue pair failed (\"Connected all rings\", no completion or setup error): its peers share one L2 segment, where a link-local GID works; it fails once the traffic crosses a router."
+	}
+}
