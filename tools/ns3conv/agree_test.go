@@ -99,6 +99,14 @@ var agreements = []agreement{
 	// measured: mean +1.5 %, median +1.5 %, last +1.5 %, per-flow
 	// ratio's median +1.5 %
 	{"perm32-oversub-timely", 6, 0.03, 0.04, 0.03, 0.03, ""},
+	// TIMELY on two spines with ACKs behind data, 202 m cables.
+	// measured: mean +0.6 %, median +1.4 %, last -2.9 %, per-flow ratio's
+	// median +1.4 %. With 200 m cables (ns-3 run, not recorded) the
+	// receivers' phase puts 7 flows of 128 (16 seeds) 1.5x late or more;
+	// 6 seeds: mean +10.5 %, last +34 %; with 190 or 210 m: mean -2.7
+	// or +1.4 %, last -1.4 or +1.5 % (docs/engine.md, "Why: the frame
+	// length")
+	{"cross8-2spine-timely", 6, 0.03, 0.03, 0.04, 0.03, ""},
 	// measured: mean -1.6 %, median -0.8 %, last -0.8 %, per-flow
 	// ratio's median -1.2 % (before retime_all: -2.8, -2.0, -1.7, -1.5 %)
 	{"perm32-oversub-hpcc", 6, 0.03, 0.03, 0.02, 0.02, ""},
