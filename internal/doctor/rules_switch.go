@@ -28,7 +28,27 @@ func switchRules() []Rule {
 		{IDs: []string{"switch.headroom.short"}, Check: checkProfileHeadroom},
 		{IDs: []string{"switch.ecn.thresholds"}, Check: checkECNThresholds},
 		{IDs: []string{"switch.pfc.port_off"}, Check: checkEOSPFCOff},
+		{IDs: []string{"input.garbled"}, Check: checkSwitchGarbled},
 	}
+}
+
+// checkSwitchGarbled says which switch tables began as their tool prints
+// them and could not be read (`nv show qos roce`), so that no rule judged
+// them.
+func checkSwitchGarbled(inc *Incident) []Finding {
+	var fs []Finding
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		for _, g := range s.Garbled {
+			fs = append(fs, Finding{
+				ID: "input.garbled", Severity: Warn, Layer: LayerInput,
+				Title:     fmt.Sprintf("%s: a switch table could not be read: %s", s.Source(), g.Error(s.Source())),
+				Evidence:  []Evidence{{File: s.Source(), Line: g.Line, Text: g.Text}},
+				Mechanism: "The table begins as the switch prints it (`nv show qos roce`'s \"operational  applied\" header) but does not go on as it does (edited, cut, or wrapped in transit), so its PFC priorities and ECN thresholds were judged by no rule.",
+				Fix:       "Pass the command's unedited output (`nv show qos roce > roce.txt` on the switch), or the configuration it shows (`nv config show -o yaml`) to `rocelab lint`.",
+			}.per(s.Source(), "input", "Inputs with tables that could not be read"))
+		}
+	}
+	return fs
 }
 
 // sonicLossless are SONiC's default lossless queues and priorities

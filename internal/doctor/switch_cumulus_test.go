@@ -44,3 +44,27 @@ func TestCumulusShowRoCEWords(t *testing.T) {
 		t.Errorf("fix %q, why %q: want NVUE's names", f.Fix, f.Mechanism)
 	}
 }
+
+// An `nv show qos roce` table that NVUE's reader refuses is said to be
+// unread, at the input's own line and column, not silently dropped; the
+// table as NVUE prints it gives no such finding.
+func TestCumulusShowRoCEGarbled(t *testing.T) {
+	data, err := os.ReadFile(nicTestdata("corpus/switch/cumulus-nv-show-qos-roce-single-ipool.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range Diagnose([]string{nicTestdata("corpus/switch/cumulus-nv-show-qos-roce-single-ipool.txt")}, nil, Options{}).Findings {
+		if f.ID == "input.garbled" {
+			t.Errorf("the guide's own table is taken as garbled: %s", f.Title)
+		}
+	}
+	text := strings.Replace(string(data), "min-threshold     146.48 KB", "min-threshold     146.48 KiBs", 1)
+	p := filepath.Join(t.TempDir(), "nv-show-qos-roce-garbled-synthetic.txt")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := nicMustFind(t, Diagnose([]string{p}, nil, Options{}).Findings, "input.garbled", Warn, "nv-show-qos-roce-garbled-synthetic.txt:15:21: expected `nv show qos roce` as NVUE prints it: min-threshold \"146.48 KiBs\": expected a size")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 15 {
+		t.Errorf("evidence %v: want the min-threshold line, 15", f.Evidence)
+	}
+}

@@ -82,6 +82,9 @@ type SwitchCounters struct {
 	EOSPFC []EOSPFCPort
 	// Omitted counts rows beyond the cap.
 	Omitted int
+	// Garbled holds an `nv show qos roce` table that began as NVUE prints
+	// it and did not go on as it does: read by no rule, and said so.
+	Garbled []Garble
 }
 
 // SwitchPFC is the PFC frames a port received or sent on one priority.
@@ -672,7 +675,7 @@ func (p *switchParser) Result() Artifact {
 	}
 	o.ECN = ecn
 	o.latestSnapshots()
-	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC) == 0 {
+	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.Garbled) == 0 {
 		return nil
 	}
 	return o

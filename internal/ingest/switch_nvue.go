@@ -1,11 +1,13 @@
 package ingest
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"rocelab/internal/nvue"
+	"rocelab/internal/pos"
 )
 
 // nvueShow keeps the lines of NVIDIA Cumulus Linux's `nv show qos roce`
@@ -50,6 +52,20 @@ func (n *nvueShow) feed(l Line, t string) bool {
 	return true
 }
 
+// garble places the reader's error on the input's own line: its line
+// counts the kept lines from the table's header.
+func (n *nvueShow) garble(err error) Garble {
+	g := Garble{Line: n.lines[0].Num, Col: 1, Text: n.lines[0].Text, Expected: "`nv show qos roce` as NVUE prints it: " + err.Error()}
+	var pe *pos.Error
+	if errors.As(err, &pe) {
+		g.Expected = "`nv show qos roce` as NVUE prints it: " + pe.Msg
+		if pe.Line >= 1 && pe.Line <= len(n.lines) {
+			g.Line, g.Col, g.Text = n.lines[pe.Line-1].Num, max(pe.Col, 1), n.lines[pe.Line-1].Text
+		}
+	}
+	return g
+}
+
 // read gives the switch priorities `nv show qos roce` runs PFC on and the
 // ECN thresholds of the traffic class RoCE's priority drains into, with
 // their lines.
@@ -63,6 +79,7 @@ func (n *nvueShow) read(o *SwitchCounters) {
 	}
 	c, err := nvue.ParseShowRoCE(o.src, []byte(strings.Join(text, "\n")))
 	if err != nil {
+		o.Garbled = append(o.Garbled, n.garble(err))
 		return
 	}
 	at := func(v nvue.Value) (Evidence, bool) {

@@ -352,3 +352,14 @@ func TestSetIndented(t *testing.T) {
 		t.Errorf("RoCE %+v mode %+v, want on, lossy at 3:23", c.RoCEEnable, c.RoCEMode)
 	}
 }
+
+// A threshold in `nv show qos roce` with a unit NVUE does not print is
+// refused at its column, not read as bytes (it had been read as 146 B).
+func TestShowRoCEUnknownUnit(t *testing.T) {
+	text := "                    operational            applied\n------------------  ---------------------  ---------------------\nenable                                     on\nmode                lossless               lossless\ncongestion-control\n  enabled-tc        3\n  min-threshold     146.48 KiBs\n"
+	_, err := ParseShowRoCE("f", []byte(text))
+	var e *pos.Error
+	if !errors.As(err, &e) || e.Line != 7 || e.Col != 21 || !strings.Contains(e.Msg, `"146.48 KiBs": expected a size`) {
+		t.Errorf("error %v, want one at 7:21 refusing the size", err)
+	}
+}

@@ -251,16 +251,23 @@ func cell(line string, n, opCol, apCol int) (Value, bool) {
 	return Value{}, false
 }
 
-// unitOf keeps a size's unit (" KB") with its number.
+// unitOf keeps the word after a number (" KB") with it, so that a size's
+// reader sees its unit and refuses one it does not know rather than
+// taking the number as bytes.
 func unitOf(s string) string {
 	f := strings.Fields(s)
-	if len(f) > 1 {
-		switch f[1] {
-		case "B", "KB", "MB", "GB", "Bytes":
-			return " " + f[1]
+	if len(f) < 2 {
+		return ""
+	}
+	if _, err := strconv.ParseFloat(f[0], 64); err != nil {
+		return ""
+	}
+	for _, r := range f[1] {
+		if !unicode.IsLetter(r) {
+			return ""
 		}
 	}
-	return ""
+	return " " + f[1]
 }
 
 // showRow reads a row of the DSCP/PCP → switch priority table or of the
