@@ -56,12 +56,7 @@ func TestAgreesWithHtsim(t *testing.T) {
 					}
 					r.Add(agree.Finishes(o))
 				}
-				hm, rm := h.Mean(), r.Mean()
-				agree.Hold(t, fmt.Sprintf("%s %s over %d seeds", c.workload, how, c.seeds), "htsim", []agree.Metric{
-					{Name: "mean", Other: hm.Mean, Rocelab: rm.Mean, Bound: c.mean},
-					{Name: "p50", Other: hm.P50, Rocelab: rm.P50, Bound: c.p50},
-					{Name: "max", Other: hm.Max, Rocelab: rm.Max, Bound: c.max},
-				})
+				holdSeeds(t, fmt.Sprintf("%s %s over %d seeds", c.workload, how, c.seeds), &h, &r, c.mean, c.p50, c.max)
 			})
 		}
 	}
@@ -81,6 +76,22 @@ func agreementScenario(t *testing.T, workload, htsimOut string, imported bool) *
 	if !imported {
 		return s
 	}
+	cm := filepath.Join(t.TempDir(), workload+".cm")
+	var m bytes.Buffer
+	if _, err := convert(s, 4096, 1000, written, &m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cm, m.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return importRecorded(t, htsimOut, cm)
+}
+
+// importRecorded is the scenario from-htsim writes from the command line
+// in htsimOut's head ("# run: htsim_roce ... (note)"), with FILE.cm, where
+// the line names it, replaced by matrix.
+func importRecorded(t *testing.T, htsimOut, matrix string) *scenario.Scenario {
+	t.Helper()
 	head, err := os.ReadFile(htsimOut)
 	if err != nil {
 		t.Fatal(err)
@@ -90,23 +101,28 @@ func agreementScenario(t *testing.T, workload, htsimOut string, imported bool) *
 	if !ok {
 		t.Fatalf("%s: no \"# run: htsim_roce ...\" line", htsimOut)
 	}
-	cm := filepath.Join(t.TempDir(), workload+".cm")
-	var m bytes.Buffer
-	if _, err := convert(s, 4096, 1000, written, &m); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(cm, m.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	var y bytes.Buffer
-	if err := fromHtsim(strings.Fields(strings.Replace(cmd, "FILE.cm", cm, 1)), &y); err != nil {
-		t.Fatal(err)
+	if err := fromHtsim(strings.Fields(strings.Replace(cmd, "FILE.cm", matrix, 1)), &y); err != nil {
+		t.Fatalf("%s: %v", htsimOut, err)
 	}
-	s, err = scenario.Load(workload+"-imported.yaml", y.Bytes())
+	s, err := scenario.Load(htsimOut+".yaml", y.Bytes())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, y.String())
 	}
 	return s
+}
+
+// holdSeeds holds the seed averages of rocelab's completion times (r) to
+// htsim's (h): mean, median and last within their bounds, and any more
+// metrics beside them.
+func holdSeeds(t *testing.T, label string, h, r *agree.Seeds, mean, p50, last float64, more ...agree.Metric) {
+	t.Helper()
+	hm, rm := h.Mean(), r.Mean()
+	agree.Hold(t, label, "htsim", append([]agree.Metric{
+		{Name: "mean", Other: hm.Mean, Rocelab: rm.Mean, Bound: mean},
+		{Name: "p50", Other: hm.P50, Rocelab: rm.P50, Bound: p50},
+		{Name: "max", Other: hm.Max, Rocelab: rm.Max, Bound: last},
+	}, more...))
 }
 
 // htsimFinishes reads htsim's recorded completion times.
@@ -185,13 +201,8 @@ func TestAgreesWithHtsimHPCC(t *testing.T) {
 				ratios = append(ratios, agree.Summarise(ratio).P50)
 				t.Logf("seed %d: per-flow ratio %+v", seed, agree.Summarise(ratio))
 			}
-			hm, rm := h.Mean(), r.Mean()
-			agree.Hold(t, fmt.Sprintf("%s from htsim_hpcc over %d seeds", c.workload, c.seeds), "htsim", []agree.Metric{
-				{Name: "mean", Other: hm.Mean, Rocelab: rm.Mean, Bound: c.mean},
-				{Name: "p50", Other: hm.P50, Rocelab: rm.P50, Bound: c.p50},
-				{Name: "max", Other: hm.Max, Rocelab: rm.Max, Bound: c.max},
-				{Name: "per-flow ratio's median", Other: 1, Rocelab: agree.Summarise(ratios).P50, Bound: c.ratio},
-			})
+			holdSeeds(t, fmt.Sprintf("%s from htsim_hpcc over %d seeds", c.workload, c.seeds), &h, &r, c.mean, c.p50, c.max,
+				agree.Metric{Name: "per-flow ratio's median", Other: 1, Rocelab: agree.Summarise(ratios).P50, Bound: c.ratio})
 		})
 	}
 }
@@ -238,32 +249,13 @@ func TestAgreesWithHtsimTopologies(t *testing.T) {
 			for seed := 1; seed <= 24; seed++ {
 				file := fmt.Sprintf("testdata/htsim/topo-%s-seed%d.txt", c.topo, seed)
 				h.Add(htsimFinishes(t, file))
-				head, err := os.ReadFile(file)
-				if err != nil {
-					t.Fatal(err)
-				}
-				_, cmd, _ := strings.Cut(string(head), "# run: ")
-				cmd, _, _ = strings.Cut(cmd, " (")
-				var y bytes.Buffer
-				if err := fromHtsim(strings.Fields(cmd), &y); err != nil {
-					t.Fatalf("%s: %v", file, err)
-				}
-				s, err := scenario.Load(file+".yaml", y.Bytes())
-				if err != nil {
-					t.Fatalf("%v\n%s", err, y.String())
-				}
-				o, err := agree.RunScenario(s)
+				o, err := agree.RunScenario(importRecorded(t, file, ""))
 				if err != nil {
 					t.Fatal(err)
 				}
 				r.Add(agree.Finishes(o))
 			}
-			hm, rm := h.Mean(), r.Mean()
-			agree.Hold(t, c.topo+" imported over 24 seeds", "htsim", []agree.Metric{
-				{Name: "mean", Other: hm.Mean, Rocelab: rm.Mean, Bound: c.mean},
-				{Name: "p50", Other: hm.P50, Rocelab: rm.P50, Bound: c.p50},
-				{Name: "max", Other: hm.Max, Rocelab: rm.Max, Bound: c.max},
-			})
+			holdSeeds(t, c.topo+" imported over 24 seeds", &h, &r, c.mean, c.p50, c.max)
 		})
 	}
 }
