@@ -209,10 +209,14 @@ func (s *Switch) SetRoute(dst int, ports []int16) {
 func (s *Switch) RoutedBytes() []int64 {
 	out := make([]int64, len(s.egress))
 	for i := range s.egress {
-		out[i] = s.egress[i].routed
+		out[i] = s.Routed(i)
 	}
 	return out
 }
+
+// Routed returns the frame bytes the switch forwarded out of port i,
+// without RoutedBytes' slice of every port.
+func (s *Switch) Routed(i int) int64 { return s.egress[i].routed }
 
 // Start sizes the buffer once links and headroom are known. It fails when
 // the headroom and reserves leave no shared buffer.
