@@ -133,11 +133,7 @@ func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig
 		n.initPort(pt, d, s, s.id, i)
 		e := &s.egress[i]
 		*e = switchEgress{sw: s, port: int32(i), red: &s.cfg.ECN}
-		var dwrr [8]DWRR
-		e.ets, dwrr = NewETS(cfg.Strict, cfg.Weights)
-		for c := range dwrr {
-			e.cls[c].dwrr = dwrr[c]
-		}
+		e.ets = NewETS(cfg.Strict, cfg.Weights, func(c int) *DWRR { return &e.cls[c].dwrr })
 		pt.SetEgress(&s.egress[i])
 	}
 	if cfg.PINT != nil {

@@ -73,11 +73,7 @@ type NIC struct {
 func New(d *fabric.Domain, id int32, name string, cfg *Config) *NIC {
 	net := d.Network()
 	n := &NIC{dom: d, id: id, node: net.NewNodeID(), name: name, cfg: cfg}
-	var dwrr [8]fabric.DWRR
-	n.ets, dwrr = fabric.NewETS(cfg.Strict, cfg.Weights)
-	for c := range dwrr {
-		n.cls[c].dwrr = dwrr[c]
-	}
+	n.ets = fabric.NewETS(cfg.Strict, cfg.Weights, func(c int) *fabric.DWRR { return &n.cls[c].dwrr })
 	n.key = sim.NodeKey(n.node, sim.SrcSelf)
 	n.port = net.NewPort(d, n, n.node, 0)
 	n.port.SetEgress(n)
