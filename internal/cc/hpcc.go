@@ -190,10 +190,6 @@ func (h *hpccCore) next(f Feedback, full bool) {
 	}
 }
 
-// INTBytes returns what the QP's INT adds on the wire to each data packet
-// and to the ACK that echoes it (int_bytes).
-func (h *HPCC) INTBytes() uint8 { return h.intBytes }
-
 // Wire asks for INT on every data packet, int_bytes on the wire, and an
 // ACK for each: HPCC takes its signal from every packet's INT.
 func (h *HPCC) Wire() Wire { return Wire{INT: true, INTBytes: h.intBytes, AckEach: true} }

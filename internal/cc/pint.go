@@ -125,8 +125,7 @@ func (p PINTCode) Decode(code uint16) float64 { return math.Pow(p.base, float64(
 // There is no sender-side average: the switches keep it (fabric).
 type PINT struct {
 	hpccCore
-	code  PINTCode
-	bytes int32
+	code PINTCode
 }
 
 // New returns HPCC-PINT for a QP on a port of the given line rate,
@@ -135,16 +134,12 @@ type PINT struct {
 func (c *PINTConfig) New(line unit.BitRate) *PINT {
 	v := PINTKnobs.clamped(*c)
 	core, _ := newHPCCCore(line, v.Eta, v.MaxStage, v.AIRate, v.MinRate, v.BaseRTT, v.Window)
-	code := v.Code()
-	return &PINT{hpccCore: core, code: code, bytes: code.Bytes()}
+	return &PINT{hpccCore: core, code: v.Code()}
 }
 
-// Bytes is what the code adds to each data packet and its ACK.
-func (h *PINT) Bytes() int32 { return h.bytes }
-
 // Wire asks for the code on every data packet and an ACK for each, which
-// echoes it.
-func (h *PINT) Wire() Wire { return Wire{PINTBytes: uint8(h.bytes), AckEach: true} }
+// echoes it; the NIC reads it once, when it connects the QP.
+func (h *PINT) Wire() Wire { return Wire{PINTBytes: uint8(h.code.Bytes()), AckEach: true} }
 
 // OnFeedback takes one acknowledgement's code.
 func (h *PINT) OnFeedback(_ unit.Time, f Feedback) {

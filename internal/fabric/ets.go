@@ -33,10 +33,10 @@ type ETS struct {
 const dwrrBase = 9216
 
 // NewETS returns a scheduler with the given strict classes and weights
-// (ETS bandwidth %; a weight of 0 counts as 1), and the classes' initial
-// DWRR states.
-func NewETS(strict uint8, weights [8]int) (ETS, [8]DWRR) {
-	var d [8]DWRR
+// (ETS bandwidth %; a weight of 0 counts as 1), and sets each class's
+// quantum in the DWRR state dwrr(class) gives, which lies with the
+// caller's queue of that class.
+func NewETS(strict uint8, weights [8]int, dwrr func(class int) *DWRR) ETS {
 	minW := 0
 	for p, w := range weights {
 		if strict&(1<<p) == 0 && w > 0 && (minW == 0 || w < minW) {
@@ -47,9 +47,9 @@ func NewETS(strict uint8, weights [8]int) (ETS, [8]DWRR) {
 		if w <= 0 || minW == 0 {
 			w, minW = 1, 1
 		}
-		d[p].quantum = int64(w) * dwrrBase / int64(minW)
+		dwrr(p).quantum = int64(w) * dwrrBase / int64(minW)
 	}
-	return ETS{strict: strict}, d
+	return ETS{strict: strict}
 }
 
 // Pick returns the class to serve next among ready (bit c set: class c

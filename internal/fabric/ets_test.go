@@ -52,9 +52,10 @@ func TestETSMatchesRoundRobin(t *testing.T) {
 			w[c] = r.IntN(60)
 		}
 		strict := uint8(r.IntN(256) & r.IntN(256) & r.IntN(256)) // few strict classes
-		e, d := NewETS(strict, w)
+		got := &classes{}
+		e := NewETS(strict, w, func(c int) *DWRR { return &got.d[c] })
 		ref := e
-		got, want := &classes{d: d}, &classes{d: d}
+		want := &classes{d: got.d}
 		for step := range 2000 {
 			ready := uint8(r.IntN(256))
 			if ready == 0 {

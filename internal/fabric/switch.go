@@ -133,11 +133,7 @@ func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig
 		n.initPort(pt, d, s, s.id, i)
 		e := &s.egress[i]
 		*e = switchEgress{sw: s, port: int32(i), red: &s.cfg.ECN}
-		var dwrr [8]DWRR
-		e.ets, dwrr = NewETS(cfg.Strict, cfg.Weights)
-		for c := range dwrr {
-			e.cls[c].dwrr = dwrr[c]
-		}
+		e.ets = NewETS(cfg.Strict, cfg.Weights, func(c int) *DWRR { return &e.cls[c].dwrr })
 		pt.SetEgress(&s.egress[i])
 	}
 	if cfg.PINT != nil {
@@ -209,10 +205,14 @@ func (s *Switch) SetRoute(dst int, ports []int16) {
 func (s *Switch) RoutedBytes() []int64 {
 	out := make([]int64, len(s.egress))
 	for i := range s.egress {
-		out[i] = s.egress[i].routed
+		out[i] = s.Routed(i)
 	}
 	return out
 }
+
+// Routed returns the frame bytes the switch forwarded out of port i,
+// without RoutedBytes' slice of every port.
+func (s *Switch) Routed(i int) int64 { return s.egress[i].routed }
 
 // Start sizes the buffer once links and headroom are known. It fails when
 // the headroom and reserves leave no shared buffer.

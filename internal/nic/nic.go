@@ -73,11 +73,7 @@ type NIC struct {
 func New(d *fabric.Domain, id int32, name string, cfg *Config) *NIC {
 	net := d.Network()
 	n := &NIC{dom: d, id: id, node: net.NewNodeID(), name: name, cfg: cfg}
-	var dwrr [8]fabric.DWRR
-	n.ets, dwrr = fabric.NewETS(cfg.Strict, cfg.Weights)
-	for c := range dwrr {
-		n.cls[c].dwrr = dwrr[c]
-	}
+	n.ets = fabric.NewETS(cfg.Strict, cfg.Weights, func(c int) *fabric.DWRR { return &n.cls[c].dwrr })
 	n.key = sim.NodeKey(n.node, sim.SrcSelf)
 	n.port = net.NewPort(d, n, n.node, 0)
 	n.port.SetEgress(n)
@@ -211,7 +207,7 @@ func (n *NIC) Head(prio int) (int64, *fabric.DWRR) {
 func (n *NIC) Dequeue(pt *fabric.Port, paused uint8) (*packet.Packet, bool) {
 	if n.cfg.AcksFirst {
 		if p := n.ctrlFirst(); p != nil {
-			return p, n.busy&^paused != 0 || n.hasCtrl()
+			return p, n.busy&^paused != 0 || n.hasCtrl(n.busy&paused)
 		}
 	}
 	ready := n.busy &^ paused
@@ -231,14 +227,10 @@ func (n *NIC) Dequeue(pt *fabric.Port, paused uint8) (*packet.Packet, bool) {
 		return nil, false
 	}
 	prio := n.ets.Pick(ready, n)
-	c := &n.cls[prio]
-	if p := c.ctrl.Pop(); p != nil {
-		if c.ctrl.Len() == 0 && c.ready.len() == 0 {
-			n.emptied(prio)
-		}
-		n.dom.SentControl(p)
+	if p := n.popCtrl(prio); p != nil {
 		return p, n.busy&^paused != 0
 	}
+	c := &n.cls[prio]
 	q := c.ready.pop()
 	q.where = idle
 	now := n.dom.Sched.Now()
@@ -252,27 +244,35 @@ func (n *NIC) Dequeue(pt *fabric.Port, paused uint8) (*packet.Packet, bool) {
 }
 
 // ctrlFirst takes the next control frame of any class, paused or not,
-// the highest priority's first (Config.AcksFirst), or nil.
+// the highest priority's first (Config.AcksFirst), or nil. A class with a
+// control frame is busy, so only the busy ones are looked at.
 func (n *NIC) ctrlFirst() *packet.Packet {
-	for prio := len(n.cls) - 1; prio >= 0; prio-- {
-		c := &n.cls[prio]
-		p := c.ctrl.Pop()
-		if p == nil {
-			continue
+	for m := n.busy; m != 0; m &^= 1 << (bits.Len8(m) - 1) {
+		if p := n.popCtrl(bits.Len8(m) - 1); p != nil {
+			return p
 		}
-		if c.ctrl.Len() == 0 && c.ready.len() == 0 {
-			n.emptied(prio)
-		}
-		n.dom.SentControl(p)
-		return p
 	}
 	return nil
 }
 
-// hasCtrl reports whether a control frame waits in any class.
-func (n *NIC) hasCtrl() bool {
-	for i := range n.cls {
-		if n.cls[i].ctrl.Len() > 0 {
+// popCtrl takes class prio's next control frame, or nil.
+func (n *NIC) popCtrl(prio int) *packet.Packet {
+	c := &n.cls[prio]
+	p := c.ctrl.Pop()
+	if p == nil {
+		return nil
+	}
+	if c.ctrl.Len() == 0 && c.ready.len() == 0 {
+		n.emptied(prio)
+	}
+	n.dom.SentControl(p)
+	return p
+}
+
+// hasCtrl reports whether a control frame waits in a class of mask.
+func (n *NIC) hasCtrl(mask uint8) bool {
+	for m := mask; m != 0; m &= m - 1 {
+		if n.cls[bits.TrailingZeros8(m)].ctrl.Len() > 0 {
 			return true
 		}
 	}

@@ -12,8 +12,10 @@ import (
 )
 
 // step is a congestion controller that holds one rate until its deadline
-// and another after it: a rate rise at a known time.
+// and another after it: a rate rise at a known time. The test controllers
+// take cc.None's no-ops for what they ignore.
 type step struct {
+	cc.None
 	before, after unit.BitRate
 	at            unit.Time
 	risen         bool
@@ -25,9 +27,6 @@ func (s *step) Rate() unit.BitRate {
 	}
 	return s.before
 }
-func (*step) OnCNP(unit.Time)                 {}
-func (*step) OnSend(unit.Time, int)           {}
-func (*step) OnAck(unit.Time, int, unit.Time) {}
 func (s *step) NextDeadline() unit.Time {
 	if s.risen {
 		return unit.MaxTime
@@ -40,6 +39,7 @@ func (s *step) OnDeadline(now unit.Time) { s.risen = s.risen || now >= s.at }
 // takes the rate rates[i] after its i-th acknowledgement (the last one
 // after more).
 type held struct {
+	cc.None
 	rates []unit.BitRate
 	acks  int
 }
@@ -48,11 +48,6 @@ func (h *held) Rate() unit.BitRate                { return h.rates[min(h.acks, l
 func (h *held) OnFeedback(unit.Time, cc.Feedback) { h.acks++ }
 func (*held) Window() int64                       { return 1 }
 func (*held) Wire() cc.Wire                       { return cc.Wire{AckEach: true} }
-func (*held) NextDeadline() unit.Time             { return unit.MaxTime }
-func (*held) OnDeadline(unit.Time)                {}
-func (*held) OnCNP(unit.Time)                     {}
-func (*held) OnSend(unit.Time, int)               {}
-func (*held) OnAck(unit.Time, int, unit.Time)     {}
 
 // sentBy runs one QP from h0 to h1 over a 100G cable with 1 KB packets,
 // the first at line rate and the rest under ctl, installed at 1 ns, and
@@ -166,6 +161,7 @@ func TestWindowHeldTakesNewRate(t *testing.T) {
 
 // cnpCut is a controller at one rate until a CNP cuts it to another.
 type cnpCut struct {
+	cc.None
 	before, after unit.BitRate
 	cut           bool
 }
@@ -176,11 +172,7 @@ func (c *cnpCut) Rate() unit.BitRate {
 	}
 	return c.before
 }
-func (c *cnpCut) OnCNP(unit.Time)               { c.cut = true }
-func (*cnpCut) OnSend(unit.Time, int)           {}
-func (*cnpCut) OnAck(unit.Time, int, unit.Time) {}
-func (*cnpCut) NextDeadline() unit.Time         { return unit.MaxTime }
-func (*cnpCut) OnDeadline(unit.Time)            {}
+func (c *cnpCut) OnCNP(unit.Time) { c.cut = true }
 
 // A cut a CNP brings re-times the pending packet as a timer's cut does
 // (TestRateCutPacing): the same 10 to 1 Gb/s at 5 us, from a CNP the

@@ -297,7 +297,7 @@ func (tw *Twin) uplinks() []twin.Uplink {
 		}
 		sw := tw.Nodes[lo].(*fabric.Switch)
 		level := t.Nodes[lo].Tier
-		out = append(out, twin.Uplink{Level: level, Tier: tierName(t, level), Port: sw.Port(port).Name(), Bytes: sw.RoutedBytes()[port]})
+		out = append(out, twin.Uplink{Level: level, Tier: tierName(t, level), Port: sw.Port(port).Name(), Bytes: sw.Routed(port)})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Level < out[j].Level })
 	return out
