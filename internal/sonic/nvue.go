@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"rocelab/internal/nvue"
+	"rocelab/internal/unit"
 )
 
 // VendorCumulus marks a ConfigDB made from an NVIDIA Cumulus Linux (NVUE)
@@ -189,18 +190,19 @@ func (db *ConfigDB) NVUEProfile(port, kind string) string {
 	return nvue.DefaultProfile
 }
 
-// fastest returns the fastest link speed written ("400G") in Mb/s.
+// fastest returns the fastest link speed written ("400G") in Mb/s, as
+// unit reads a rate.
 func fastest(speeds map[string]nvue.Value) (Value, bool) {
 	var best Value
 	bestMbps := int64(0)
 	for _, v := range speeds {
-		g, ok := strings.CutSuffix(strings.ToUpper(v.Text), "G")
-		n, err := strconv.ParseInt(g, 10, 64)
-		if !ok || err != nil || n <= 0 {
+		r, err := unit.ParseRate(v.Text)
+		n := int64(r / unit.Mbps)
+		if err != nil || n <= 0 {
 			continue
 		}
-		if n*1000 > bestMbps || n*1000 == bestMbps && v.Line < best.Line {
-			bestMbps, best = n*1000, Value{Text: strconv.FormatInt(n*1000, 10), Line: v.Line, Col: v.Col}
+		if n > bestMbps || n == bestMbps && v.Line < best.Line {
+			bestMbps, best = n, Value{Text: strconv.FormatInt(n, 10), Line: v.Line, Col: v.Col}
 		}
 	}
 	return best, bestMbps > 0
