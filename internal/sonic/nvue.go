@@ -84,7 +84,7 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 		}
 		row := map[string]Value{}
 		if m, ok := c.Mapping[g.mapping.Text]; ok {
-			row["dscp_to_tc_map"] = Value{Text: g.mapping.Text, Line: g.mapping.Line, Col: g.mapping.Col}
+			row["dscp_to_tc_map"] = val(g.mapping)
 			dm := map[string]Value{}
 			for d := range m.DSCP {
 				v := m.DSCP[d]
