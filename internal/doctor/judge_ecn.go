@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -43,16 +44,10 @@ type ECNProfile struct {
 	KminName, KmaxName, PmaxName string
 }
 
-// Names returns the names of the thresholds in titles and fixes.
-func (p ECNProfile) Names() (kmin, kmax string) {
-	kmin, kmax = "Kmin", "Kmax"
-	if p.KminName != "" {
-		kmin = p.KminName
-	}
-	if p.KmaxName != "" {
-		kmax = p.KmaxName
-	}
-	return kmin, kmax
+// Names returns the names of the thresholds and the marking probability
+// in titles and fixes.
+func (p ECNProfile) Names() (kmin, kmax, pmax string) {
+	return cmp.Or(p.KminName, "Kmin"), cmp.Or(p.KmaxName, "Kmax"), cmp.Or(p.PmaxName, "Pmax")
 }
 
 // BDP is the bandwidth-delay product of the profile's rate and RTT.
@@ -75,15 +70,11 @@ func JudgeECN(p ECNProfile, healthy bool) []Finding {
 	if p.RateAssumed {
 		at = fmt.Sprintf("%v at an assumed %v, RTT %v", bdp, p.Rate, p.RTT)
 	}
+	kmin, kmax, pmaxName := p.Names()
 	pmax := ""
 	if p.Pmax >= 0 {
-		name := "Pmax"
-		if p.PmaxName != "" {
-			name = p.PmaxName
-		}
-		pmax = fmt.Sprintf(" (%s %s%%)", name, trimFloat(p.Pmax*100))
+		pmax = fmt.Sprintf(" (%s %s%%)", pmaxName, trimFloat(p.Pmax*100))
 	}
-	kmin, kmax := p.Names()
 	f := Finding{
 		ID: "switch.ecn.thresholds", Layer: LayerFabric, Subject: p.Subject,
 		Evidence: evidenceInOrder(p.Evidence),

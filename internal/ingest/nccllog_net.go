@@ -174,8 +174,8 @@ func parseIBPort(rest string) (IBPort, bool) {
 			p.Provider = strings.Clone(v)
 		case "speed":
 			// A port's rate is at most 12x XDR (2.4 Tb/s) in NCCL's table.
-			if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 && n <= 2400000 {
-				p.Speed = unit.BitRate(n) * unit.Mbps
+			if r, ok := speedMbps(v, 2400000); ok {
+				p.Speed = r
 			}
 		case "pciPath":
 			p.PCIPath = strings.Clone(v)
@@ -273,15 +273,24 @@ func parseVirtualDevice(rest string, ev Evidence) (LinkSpeed, bool) {
 		case strings.HasPrefix(f, "name="):
 			s.Device = strings.Clone(f[5:])
 		case strings.HasPrefix(f, "speed="):
-			n, err := strconv.ParseInt(f[6:], 10, 64)
-			if err != nil || n <= 0 || n > 1<<40 {
+			r, ok := speedMbps(f[6:], 1<<40)
+			if !ok {
 				return s, false
 			}
-			s.Rate = unit.BitRate(n) * unit.Mbps
+			s.Rate = r
 		}
 	}
 	s.Evidence = ev
 	return s, s.Rate > 0
+}
+
+// speedMbps reads the value of NCCL's "speed=", in Mb/s, from 1 to max.
+func speedMbps(v string, max int64) (unit.BitRate, bool) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 || n > max {
+		return 0, false
+	}
+	return unit.BitRate(n) * unit.Mbps, true
 }
 
 // QPInfo is a queue pair NCCL describes as it connects (NCCL 2.3 to 2.18:

@@ -55,14 +55,16 @@ func (n *nvueShow) feed(l Line, t string) bool {
 // garble places the reader's error on the input's own line: its line
 // counts the kept lines from the table's header.
 func (n *nvueShow) garble(err error) Garble {
-	g := Garble{Line: n.lines[0].Num, Col: 1, Text: n.lines[0].Text, Expected: "`nv show qos roce` as NVUE prints it: " + err.Error()}
+	g := Garble{Line: n.lines[0].Num, Col: 1, Text: n.lines[0].Text}
+	msg := err.Error()
 	var pe *pos.Error
 	if errors.As(err, &pe) {
-		g.Expected = "`nv show qos roce` as NVUE prints it: " + pe.Msg
+		msg = pe.Msg
 		if pe.Line >= 1 && pe.Line <= len(n.lines) {
 			g.Line, g.Col, g.Text = n.lines[pe.Line-1].Num, max(pe.Col, 1), n.lines[pe.Line-1].Text
 		}
 	}
+	g.Expected = "`nv show qos roce` as NVUE prints it: " + msg
 	return g
 }
 

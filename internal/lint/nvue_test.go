@@ -210,7 +210,10 @@ func TestCumulusSpeaksNVUE(t *testing.T) {
 	}
 	env := writeTemp(t, dir, "nccl-synthetic.env", "NCCL_IB_TC=106\n")
 	hosts := writeTemp(t, dir, "mlnx-qos-synthetic.sh", "mlnx_qos -i eth2 --trust dscp --pfc 0,0,0,0,0,1,0,0\nmlnx_qos -i eth2 --dscp2prio set,26,5\n")
-	sonicWords := []string{"WRED_PROFILE", "PORT_QOS_MAP", "DSCP_TO_TC_MAP", "BUFFER_", "QUEUE|", "SCHEDULER", "pfc_enable", "wred_green_enable", "ecn_all", "ecn_none", "PORT speed"}
+	// NVUE maps a DSCP to a switch priority; SONiC's words for that are a
+	// traffic class ("lands in class 3").
+	sonicWords := []string{"WRED_PROFILE", "PORT_QOS_MAP", "DSCP_TO_TC_MAP", "BUFFER_", "QUEUE|", "SCHEDULER", "pfc_enable", "wred_green_enable", "ecn_all", "ecn_none", "PORT speed",
+		"in class ", "share class ", "to class ", "but class "}
 	fired := map[string]bool{}
 	for _, p := range nv {
 		for _, with := range [][]string{nil, {env}, {env, hosts}} {

@@ -318,11 +318,7 @@ func (p ecnProfile) check() []doctor.Finding {
 		RTT: p.RTT, Units: p.Units, Evidence: evs(p.KminEv, p.KmaxEv, p.RateEv, p.RTTEv), KminName: p.KminName, KmaxName: p.KmaxName, PmaxName: p.PmaxName,
 	}
 	fs := doctor.JudgeECN(prof, false)
-	kmin, kmax := prof.Names()
-	pmaxName := "Pmax"
-	if p.PmaxName != "" {
-		pmaxName = p.PmaxName
-	}
+	kmin, kmax, pmaxName := prof.Names()
 	if p.Kmin > p.Kmax {
 		fix := "Swap them."
 		if p.NVPath != "" {

@@ -137,46 +137,31 @@ func (c *Config) notJudged(path string, at Value) {
 	c.NotJudged = append(c.NotJudged, at)
 }
 
-func (c *Config) mapping(name string) *Mapping {
-	m, ok := c.Mapping[name]
+func (c *Config) mapping(name string) *Mapping { return entry(c.Mapping, name) }
+
+func (c *Config) pfc(name string) *PFC { return entry(c.PFC, name) }
+
+func (c *Config) ecn(name string, tc int) *ECN { return entry(profile(c.CC, name), tc) }
+
+func (c *Config) sched(name string, tc int) *Sched { return entry(profile(c.Sched, name), tc) }
+
+// entry returns m[k], made and stored first if absent: a setting may come
+// before or after others of its profile, so the first one names it.
+func entry[K comparable, V any](m map[K]*V, k K) *V {
+	v, ok := m[k]
 	if !ok {
-		m = &Mapping{}
-		c.Mapping[name] = m
+		v = new(V)
+		m[k] = v
 	}
-	return m
+	return v
 }
 
-func (c *Config) pfc(name string) *PFC {
-	p, ok := c.PFC[name]
-	if !ok {
-		p = &PFC{}
-		c.PFC[name] = p
+// profile returns a profile's per-traffic-class map, made first if absent.
+func profile[V any](m map[string]map[int]*V, name string) map[int]*V {
+	if m[name] == nil {
+		m[name] = map[int]*V{}
 	}
-	return p
-}
-
-func (c *Config) ecn(name string, tc int) *ECN {
-	if c.CC[name] == nil {
-		c.CC[name] = map[int]*ECN{}
-	}
-	e, ok := c.CC[name][tc]
-	if !ok {
-		e = &ECN{}
-		c.CC[name][tc] = e
-	}
-	return e
-}
-
-func (c *Config) sched(name string, tc int) *Sched {
-	if c.Sched[name] == nil {
-		c.Sched[name] = map[int]*Sched{}
-	}
-	s, ok := c.Sched[name][tc]
-	if !ok {
-		s = &Sched{}
-		c.Sched[name][tc] = s
-	}
-	return s
+	return m[name]
 }
 
 // IDs reads an NVUE list of numbers, "3", "4,5,7" or "0-3,5-7", each at

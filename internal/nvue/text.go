@@ -226,27 +226,30 @@ func cell(line string, n, opCol, apCol int) (Value, bool) {
 	if opCol < 0 {
 		return Value{}, false
 	}
-	get := func(from, to int) (string, int) {
+	// get reads the first word of line[from:to] (to < 0: to the end),
+	// with its unit if it has one.
+	get := func(from, to int) (Value, bool) {
 		if from >= len(line) {
-			return "", 0
+			return Value{}, false
 		}
 		if to < 0 || to > len(line) {
 			to = len(line)
 		}
-		s := line[from:to]
-		return strings.TrimSpace(s), from + strings.Index(s, strings.TrimSpace(s)) + 1
+		s := strings.TrimSpace(line[from:to])
+		if s == "" {
+			return Value{}, false
+		}
+		return Value{Text: strings.Fields(s)[0] + unitOf(s), Line: n, Col: from + strings.Index(line[from:to], s) + 1}, true
 	}
 	end := apCol
 	if end < opCol {
 		end = -1
 	}
-	if s, col := get(opCol, end); s != "" {
-		return Value{Text: strings.Fields(s)[0] + unitOf(s), Line: n, Col: col}, true
+	if v, ok := get(opCol, end); ok {
+		return v, true
 	}
 	if apCol > opCol {
-		if s, col := get(apCol, -1); s != "" {
-			return Value{Text: strings.Fields(s)[0] + unitOf(s), Line: n, Col: col}, true
-		}
+		return get(apCol, -1)
 	}
 	return Value{}, false
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"rocelab/internal/nvue"
+	"rocelab/internal/unit"
 )
 
 // VendorCumulus marks a ConfigDB made from an NVIDIA Cumulus Linux (NVUE)
@@ -83,7 +84,7 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 		}
 		row := map[string]Value{}
 		if m, ok := c.Mapping[g.mapping.Text]; ok {
-			row["dscp_to_tc_map"] = Value{Text: g.mapping.Text, Line: g.mapping.Line, Col: g.mapping.Col}
+			row["dscp_to_tc_map"] = val(g.mapping)
 			dm := map[string]Value{}
 			for d := range m.DSCP {
 				v := m.DSCP[d]
@@ -189,18 +190,19 @@ func (db *ConfigDB) NVUEProfile(port, kind string) string {
 	return nvue.DefaultProfile
 }
 
-// fastest returns the fastest link speed written ("400G") in Mb/s.
+// fastest returns the fastest link speed written ("400G") in Mb/s, as
+// unit reads a rate.
 func fastest(speeds map[string]nvue.Value) (Value, bool) {
 	var best Value
 	bestMbps := int64(0)
 	for _, v := range speeds {
-		g, ok := strings.CutSuffix(strings.ToUpper(v.Text), "G")
-		n, err := strconv.ParseInt(g, 10, 64)
-		if !ok || err != nil || n <= 0 {
+		r, err := unit.ParseRate(v.Text)
+		n := int64(r / unit.Mbps)
+		if err != nil || n <= 0 {
 			continue
 		}
-		if n*1000 > bestMbps || n*1000 == bestMbps && v.Line < best.Line {
-			bestMbps, best = n*1000, Value{Text: strconv.FormatInt(n*1000, 10), Line: v.Line, Col: v.Col}
+		if n > bestMbps || n == bestMbps && v.Line < best.Line {
+			bestMbps, best = n, Value{Text: strconv.FormatInt(n, 10), Line: v.Line, Col: v.Col}
 		}
 	}
 	return best, bestMbps > 0

@@ -3,6 +3,8 @@ package sonic
 import (
 	"strconv"
 	"strings"
+
+	"rocelab/internal/nvue"
 )
 
 // PortKey splits a "PORTS|IDS" key such as "Ethernet0|3-4",
@@ -17,27 +19,9 @@ func PortKey(key string) (ports []string, ids []int, ok bool) {
 	return ports, ids, ok
 }
 
-// Range reads "3", "3-4" or "3,4" into numbers from 0 to 15.
-func Range(s string) ([]int, bool) {
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 || a > 15 {
-			return nil, false
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a || b > 15 {
-				return nil, false
-			}
-		}
-		for i := a; i <= b; i++ {
-			out = append(out, i)
-		}
-	}
-	return out, len(out) > 0
-}
+// Range reads "3", "3-4" or "3,4" into numbers from 0 to 15; SONiC
+// writes its lists of priorities and queues as NVUE writes its own.
+func Range(s string) ([]int, bool) { return nvue.IDs(s, 15) }
 
 // A Map is a numbered map such as DSCP_TO_TC_MAP: from → to, with each
 // entry's position; absent entries are -1.
