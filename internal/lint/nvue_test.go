@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,6 +9,8 @@ import (
 	"testing"
 
 	"rocelab/internal/doctor"
+	"rocelab/internal/headroom"
+	"rocelab/internal/unit"
 )
 
 // TestCumulusPublic lints NVIDIA's own Cumulus Linux outputs: the RoCE
@@ -25,6 +28,7 @@ func TestCumulusPublic(t *testing.T) {
 		{"cl515-nv-show-qos-roce-single-ipool.txt", KindNVShowQoSRoCE, []string{"config.nvue.not_judged"}, 0},
 		{"cl515-nv-show-qos-roce-lossy-multi-tc.txt", KindNVShowQoSRoCE, []string{"config.nvue.not_judged", "qos.lossy.by_design"}, 0},
 		{"cl515-nv-set-roce-sp2.txt", KindNVSet, nil, 0},
+		{"cl53-nv-set-pfc-hand-sized-buffer.txt", KindNVSet, []string{"pfc.headroom.short"}, 0},
 		{"cl551-air-workshop-applied-qos.yaml", KindNVUEYAML, []string{"config.nvue.not_judged", "qos.pfc.disabled"}, 1},
 	} {
 		rep, err := Lint([]string{filepath.Join("testdata", tc.file)}, nil)
@@ -265,5 +269,57 @@ func TestCumulusSpeaksNVUE(t *testing.T) {
 	}
 	for id, w := range want {
 		t.Errorf("SONiC: no %s saying %q", id, w)
+	}
+}
+
+// TestCumulusHandSizedBuffer: a PFC profile whose port-buffer and
+// xoff-threshold are set by hand is judged by the room between them
+// against what its cable and link speed need (headroom.Floor at Cumulus's
+// MTU 9216); one NVUE sizes itself is not, and its settings stay named as
+// not judged. Synthetic: RoCE lossless on switch priority 3, 400G uplinks
+// on 30 m under a profile of their own, default-global on 100G and NVUE's
+// 100 m.
+func TestCumulusHandSizedBuffer(t *testing.T) {
+	need := func(speed unit.BitRate, metres float64) int64 {
+		return int64(headroom.Compute(headroom.Floor(speed, unit.Length(metres*float64(unit.Metre)), 9216)).Xoff)
+	}
+	static := func(speed unit.BitRate, metres float64) int64 {
+		return int64(headroom.Compute(headroom.StaticFloor(speed, unit.Length(metres*float64(unit.Metre)), 9216)).Xoff)
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, set string
+		want      []string // id severity, in order
+		title     string   // a part of the first finding's title
+	}{
+		{"fits", fmt.Sprintf("nv set qos pfc default-global port-buffer %d\nnv set qos pfc default-global xoff-threshold 20000\n", 20000+need(100*unit.Gbps, 100)), nil, ""},
+		{"static", fmt.Sprintf("nv set qos pfc default-global port-buffer %d\nnv set qos pfc default-global xoff-threshold 20000\n", 20000+need(100*unit.Gbps, 100)-1), []string{"pfc.headroom.short info"},
+			fmt.Sprintf("leaves %d B after XOFF: enough for a peer that pauses within NVIDIA's fixed 3.8 KiB (%d B), not the IEEE budget (%d B)", need(100*unit.Gbps, 100)-1, static(100*unit.Gbps, 100), need(100*unit.Gbps, 100))},
+		{"short", fmt.Sprintf("nv set qos pfc default-global port-buffer %d\nnv set qos pfc default-global xoff-threshold 20000\n", 20000+static(100*unit.Gbps, 100)-1), []string{"pfc.headroom.short warn"},
+			fmt.Sprintf("leaves %d B after XOFF, below the %d B 100Gbps on 100m", static(100*unit.Gbps, 100)-1, need(100*unit.Gbps, 100))},
+		{"none-left", "nv set qos pfc default-global port-buffer 20000\nnv set qos pfc default-global xoff-threshold 20000\n", []string{"pfc.headroom.short error"}, "xoff-threshold 20000 B is not below port-buffer 20000 B"},
+		{"uplinks", fmt.Sprintf("nv set qos pfc uplink switch-priority 3\nnv set qos pfc uplink port-buffer %d\nnv set qos pfc uplink xoff-threshold 10000\nnv set qos pfc uplink cable-length 30\nnv set interface swp49-52 qos pfc profile uplink\nnv set interface swp49 link speed 400G\n", 10000+static(100*unit.Gbps, 30)),
+			[]string{"pfc.headroom.short warn"}, fmt.Sprintf("below the %d B 400Gbps on 30m", need(400*unit.Gbps, 30))},
+		{"xoff-only", "nv set qos pfc default-global xoff-threshold 20000\n", []string{"config.nvue.not_judged info"}, "qos pfc default-global xoff-threshold"},
+	} {
+		p := writeTemp(t, dir, tc.name+"-synthetic.txt", "nv set qos roce\n"+tc.set)
+		rep, err := Lint([]string{p}, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		var got []string
+		for _, f := range rep.Findings {
+			got = append(got, f.ID+" "+f.Severity.String())
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: findings %v, want %v", tc.name, got, tc.want)
+			continue
+		}
+		if tc.title != "" && !strings.Contains(rep.Findings[0].Title, tc.title) {
+			t.Errorf("%s: title %q, want it to say %q", tc.name, rep.Findings[0].Title, tc.title)
+		}
+		for _, msg := range doctor.Nonconforming(rep.Findings) {
+			t.Errorf("%s: %s", tc.name, msg)
+		}
 	}
 }

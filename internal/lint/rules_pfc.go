@@ -24,6 +24,7 @@ func pfcRules(m *Model) []doctor.Finding {
 	}
 	for _, db := range m.Sonic {
 		fs = append(fs, sonicHeadroom(db)...)
+		fs = append(fs, nvueHeadroom(db)...)
 		fs = append(fs, sonicWatchdog(db)...)
 	}
 	return fs

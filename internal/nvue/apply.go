@@ -192,10 +192,10 @@ func (c *Config) pfcPath(p path) error {
 		if _, err := c.number(p, 4, 0, 1<<40); err != nil {
 			return err
 		}
-		// Read, not judged: NVUE sizes a lossless PG's buffer from the
-		// cable and speed itself, and whether its xoff-threshold is the
-		// fill level that sends XOFF or the room kept after it is not
-		// stated, so no headroom rule weighs them.
+		// Not judged unless both port-buffer and xoff-threshold are set
+		// by hand (sonic.FromNVUE then hands the profile to lint's
+		// headroom rule, and takes its four settings off this list):
+		// otherwise NVUE sizes the buffer from the cable and speed itself.
 		c.notJudged(p.words(4), p[3])
 		switch p[3].Text {
 		case "cable-length":

@@ -61,6 +61,8 @@ type ConfigDB struct {
 	lines    []string
 	// lossyMode is where an NVUE configuration sets a lossy RoCE mode.
 	lossyMode Value
+	// nvueBufs are an NVUE configuration's hand-sized PFC buffers.
+	nvueBufs []NVUEBuffer
 }
 
 // ReadTable reports whether lint reads the table (and Parse insists on

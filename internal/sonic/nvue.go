@@ -2,6 +2,7 @@ package sonic
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,12 +55,7 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 	dflt := nvue.Value{Text: nvue.DefaultProfile}
 	groups := []*group{{ports: []string{nvue.DefaultProfile}, mapping: dflt, pfc: dflt, cc: dflt, sched: dflt}}
 	byKey := map[string]*group{}
-	ifaces := make([]string, 0, len(c.Bindings))
-	for n := range c.Bindings {
-		ifaces = append(ifaces, n)
-	}
-	slices.Sort(ifaces)
-	for _, n := range ifaces {
+	for _, n := range slices.Sorted(maps.Keys(c.Bindings)) {
 		b := c.Bindings[n]
 		g := &group{mapping: dflt, pfc: dflt, cc: dflt, sched: dflt}
 		for kind, dst := range map[string]*nvue.Value{"mapping": &g.mapping, "pfc": &g.pfc, "congestion-control": &g.cc, "egress-scheduler": &g.sched} {
@@ -77,7 +73,9 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 		groups = append(groups, g)
 	}
 	db.nvueProfiles = map[string]map[string]string{}
+	pfcPorts := map[string][]string{} // a PFC profile's ports, in group order
 	for _, g := range groups {
+		pfcPorts[g.pfc.Text] = append(pfcPorts[g.pfc.Text], g.ports...)
 		key := strings.Join(g.ports, ",")
 		for _, p := range g.ports {
 			db.nvueProfiles[p] = map[string]string{"mapping": g.mapping.Text, "pfc": g.pfc.Text, "congestion-control": g.cc.Text, "egress-scheduler": g.sched.Text}
@@ -171,13 +169,79 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 	if on, mode, at := c.RoCE(); on && !nvue.Lossless(mode) {
 		db.lossyMode = val(at)
 	}
+	judged := db.nvueBuffers(c, pfcPorts)
 	for _, v := range c.NotJudged {
-		db.Skipped = append(db.Skipped, val(v))
+		if !judged[v.Text] {
+			db.Skipped = append(db.Skipped, val(v))
+		}
 	}
 	for t := range db.Tables {
 		db.tablePos[t] = Value{Text: t, Line: 1, Col: 1}
 	}
 	return db
+}
+
+// An NVUEBuffer is a lossless PFC profile of an NVUE configuration whose
+// priority-group buffer is sized by hand: both port-buffer (the buffer
+// reserved for the group) and xoff-threshold (how much of it fills before
+// the switch sends XOFF) are set, so the room left after XOFF, the
+// headroom, is port-buffer minus xoff-threshold. NVIDIA's Cumulus Linux
+// user guide defines them so (4.x "Priority flow control": port_buffer_bytes
+// "the amount of reserved buffer space", xoff_size "the amount of reserved
+// buffer that must be consumed before a PFC pause frame will be sent";
+// 5.x maps xoff-threshold to xoff_size and port-buffer to
+// port_buffer_bytes).
+type NVUEBuffer struct {
+	Profile string
+	// Ports are the ports that use the profile ("default-global" for
+	// every port without one of its own).
+	Ports []string
+	// Speed is their fastest link speed in Mb/s ("" when the input
+	// gives none).
+	Speed Value
+	// PortBuffer, Xoff and Xon are bytes; Cable is metres, at no place
+	// (Given false) when the profile leaves it to Cumulus Linux's default:
+	// 100 m under `qos roce` in a lossless mode (its default RoCE
+	// configuration), 10 m otherwise (qos_features.conf's documented
+	// cable_length default).
+	PortBuffer, Xoff, Xon, Cable Value
+}
+
+// NVUEBuffers returns the lossless PFC profiles of a config made from
+// NVUE whose buffer is sized by hand, in profile-name order.
+func (db *ConfigDB) NVUEBuffers() []NVUEBuffer { return db.nvueBufs }
+
+// nvueBuffers records the profiles of c that NVUEBuffers returns and the
+// not-judged paths that their judgement reads.
+func (db *ConfigDB) nvueBuffers(c *nvue.Config, ports map[string][]string) map[string]bool {
+	val := func(v nvue.Value) Value { return Value{Text: v.Text, Line: v.Line, Col: v.Col} }
+	judged := map[string]bool{}
+	for _, n := range slices.Sorted(maps.Keys(c.PFC)) {
+		p := c.PFC[n]
+		if !p.PortBuffer.Given() || !p.Xoff.Given() || len(ports[n]) == 0 || len(p.Prios) == 0 || p.Tx.Text != "enable" {
+			continue
+		}
+		b := NVUEBuffer{Profile: n, Ports: ports[n], PortBuffer: val(p.PortBuffer), Xoff: val(p.Xoff), Xon: val(p.Xon), Cable: val(p.Cable)}
+		if !p.Cable.Given() {
+			b.Cable = Value{Text: "10"}
+			if on, mode, _ := c.RoCE(); on && nvue.Lossless(mode) {
+				b.Cable.Text = "100"
+			}
+		}
+		var best int64
+		for _, port := range b.Ports {
+			if v, ok := db.Field("PORT", port, "speed"); ok {
+				if mbps, err := strconv.ParseInt(v.Text, 10, 64); err == nil && mbps > best {
+					best, b.Speed = mbps, v
+				}
+			}
+		}
+		db.nvueBufs = append(db.nvueBufs, b)
+		for _, k := range []string{"port-buffer", "xoff-threshold", "xon-threshold", "cable-length"} {
+			judged["qos pfc "+n+" "+k] = true
+		}
+	}
+	return judged
 }
 
 // NVUEProfile returns the NVUE profile of a kind (mapping, pfc,
