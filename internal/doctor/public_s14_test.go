@@ -52,3 +52,12 @@ func TestRenamedIBextPluginIsRDMA(t *testing.T) {
 		}
 	}
 }
+
+// `show queue counters | grep Ethernet132` (sonic-buildimage#15198) is
+// read by its echoed command: the drops on queue 0 are judged.
+func TestFilteredQueueCountersJudged(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata("corpus/switch/sonic-show-queue-counters-grep-no-header-blank-lines-voq-buildimage15198.txt")}, nil, Options{}).Findings
+	nicMustFind(t, fs, "switch.queue.drops", Warn, "Ethernet132 UC0: 29124 packets dropped on lossy queue 0 (of 1094660240 sent)")
+	fs = Diagnose([]string{nicTestdata("corpus/switch/sonic-show-queue-wredcounters-grep-uc3-ecn-marked-multiasic-buildimage23566.txt")}, nil, Options{}).Findings
+	nicMustFind(t, fs, "switch.ecn.marks", Info, "Ethernet48 UC3: 678 packets marked CE")
+}

@@ -255,7 +255,11 @@ type switchParser struct {
 	// fresh is set while a table started by its header alone has no row
 	// yet: a blank line there is the rule a paste lost, not the table's end.
 	fresh bool
-	ecn   *ECNProfile
+	// filtered is set while the table is one a grep filtered, started by
+	// its echoed command (switch_grep.go): blank lines and SONiC's "Last
+	// cached time" notes lie between its rows.
+	filtered bool
+	ecn      *ECNProfile
 	// block is the "Pool:" or "Profile:" block being read (mmuconfig and
 	// ecnconfig print key/value tables under such a title).
 	block *keyedBlock
@@ -293,7 +297,7 @@ func (p *switchParser) Feed(l Line) {
 		return
 	}
 	if t == "" {
-		if p.table != swECN && p.table != swPFCHist && !p.fresh {
+		if p.table != swECN && p.table != swPFCHist && !p.fresh && !p.filtered {
 			p.table = swNone
 		}
 		return
@@ -309,7 +313,7 @@ func (p *switchParser) Feed(l Line) {
 			return
 		}
 		if k, cols := p.header(p.prev); k != swNone {
-			p.table, p.cols = k, cols
+			p.table, p.cols, p.filtered = k, cols, false
 			p.spans = ruleSpans(l.Text)
 			p.out.lines.add(l)
 		} else if p.table != swNone && bareHeader(p.table) {
@@ -324,7 +328,7 @@ func (p *switchParser) Feed(l Line) {
 		// for the headers no row can be mistaken for.
 		title := p.title
 		if k, cols := p.header(t); k != swNone && bareHeader(k) {
-			p.table, p.cols, p.spans, p.fresh = k, cols, nil, true
+			p.table, p.cols, p.spans, p.fresh, p.filtered = k, cols, nil, true, false
 			p.out.lines.add(l)
 			p.prev = t
 			return
@@ -342,7 +346,15 @@ func (p *switchParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	p.fresh = false
+	if p.filtered && strings.Contains(t, "Last cached time") {
+		p.out.lines.add(l)
+		return
+	}
+	if p.startFiltered(l, t) {
+		p.prev = t
+		return
+	}
+	p.fresh, p.filtered = false, false
 	if p.table == swECN {
 		p.endBlock()
 	}
