@@ -61,3 +61,22 @@ func TestFilteredQueueCountersJudged(t *testing.T) {
 	fs = Diagnose([]string{nicTestdata("corpus/switch/sonic-show-queue-wredcounters-grep-uc3-ecn-marked-multiasic-buildimage23566.txt")}, nil, Options{}).Findings
 	nicMustFind(t, fs, "switch.ecn.marks", Info, "Ethernet48 UC3: 678 packets marked CE")
 }
+
+// A perftest run that ends before its table, with no error, is said to be
+// unjudged rather than passed over (openucx/ucx#9590: the server side of
+// ib_send_lat over DC, cut after the addresses).
+func TestPerftestNoRowsSaid(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata("corpus/perftest/ib-send-lat-dc-two-qps-server-cut-before-table-ucx9590.txt")}, nil, Options{}).Findings
+	f := nicMustFind(t, fs, "perftest.rows.none", Info, "ib_send_lat on mlx5_0: no result row", "its latency is not judged")
+	if len(f.Evidence) != 3 || f.Evidence[0].Line != 9 || f.Evidence[2].Line != 24 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	// A run with rows, or one that failed, is judged by its own rules.
+	for _, rel := range []string{"corpus/perftest/perftest-write-bw-ib-a-gbits-perftest132.txt", "corpus/perftest/perftest-completion-error-status12-syndrom-softiwarp27.txt"} {
+		for _, f := range Diagnose([]string{nicTestdata(rel)}, nil, Options{}).Findings {
+			if f.ID == "perftest.rows.none" {
+				t.Errorf("%s: %s", rel, f.Title)
+			}
+		}
+	}
+}
