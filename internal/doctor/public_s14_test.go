@@ -80,3 +80,10 @@ func TestPerftestNoRowsSaid(t *testing.T) {
 		}
 	}
 }
+
+// A SONiC counter row cut short by the paste is reported with its place
+// (sonic-buildimage#23566), not dropped without a word.
+func TestSwitchCutRowReported(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata("corpus/switch/sonic-show-queue-wredcounters-grep-uc3-ecn-marked-multiasic-buildimage23566.txt")}, nil, Options{}).Findings
+	nicMustFind(t, fs, "input.garbled", Warn, "buildimage23566.txt:14:1: expected a `show queue wredcounters` row of 6 columns (this one has 4)")
+}

@@ -85,6 +85,9 @@ type SwitchCounters struct {
 	// Garbled holds an `nv show qos roce` table that began as NVUE prints
 	// it and did not go on as it does: read by no rule, and said so.
 	Garbled []Garble
+	// CutRows are rows of a SONiC counter table that end short of its
+	// columns (switch_cut.go): cut or wrapped in the paste.
+	CutRows []Garble
 }
 
 // SwitchPFC is the PFC frames a port received or sent on one priority.
@@ -344,6 +347,9 @@ func (p *switchParser) Feed(l Line) {
 	if p.table != swNone && p.row(l, t) {
 		p.fresh = false
 		p.out.lines.add(l)
+		return
+	}
+	if p.table != swNone && p.cutRow(l, t) {
 		return
 	}
 	if p.filtered && strings.Contains(t, "Last cached time") {
@@ -687,7 +693,7 @@ func (p *switchParser) Result() Artifact {
 	}
 	o.ECN = ecn
 	o.latestSnapshots()
-	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.Garbled) == 0 {
+	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.Garbled)+len(o.CutRows) == 0 {
 		return nil
 	}
 	return o
