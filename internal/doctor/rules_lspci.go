@@ -445,11 +445,17 @@ func checkLspciDenied(inc *Incident) []Finding {
 
 // checkLspciGarbled reports lspci lines that could not be read.
 func checkLspciGarbled(inc *Incident) []Finding {
+	return garbledOf(inc, "lspci output", func(a *ingest.Lspci) []ingest.Garble { return a.Garbled },
+		"These lines begin as lspci prints a link (LnkCap/LnkSta) or ACS control line but do not go on as it does (edited, cut, or wrapped in transit), so the devices they belong to were not judged on them.",
+		"Pass lspci's unedited output: `sudo lspci -vvv > lspci.txt` (root is needed for the capability lines), or `sudo lspci -vvv -s <bdf>` for one device.")
+}
+
+// garbledOf is the input.garbled finding of each artifact of type T whose
+// garbles are not empty.
+func garbledOf[T ingest.Artifact](inc *Incident, what string, garbles func(T) []ingest.Garble, mechanism, fix string) []Finding {
 	var fs []Finding
-	for _, p := range All[*ingest.Lspci](inc) {
-		if f, ok := garbledLines(p.Source(), "lspci output", p.Garbled,
-			"These lines begin as lspci prints a link (LnkCap/LnkSta) or ACS control line but do not go on as it does (edited, cut, or wrapped in transit), so the devices they belong to were not judged on them.",
-			"Pass lspci's unedited output: `sudo lspci -vvv > lspci.txt` (root is needed for the capability lines), or `sudo lspci -vvv -s <bdf>` for one device."); ok {
+	for _, a := range All[T](inc) {
+		if f, ok := garbledLines(a.Source(), what, garbles(a), mechanism, fix); ok {
 			fs = append(fs, f)
 		}
 	}

@@ -58,15 +58,9 @@ func checkPerftestNoRows(inc *Incident) []Finding {
 // checkPerftestGarbled reports result rows no rule could judge: a cell
 // that is not a non-negative number.
 func checkPerftestGarbled(inc *Incident) []Finding {
-	var fs []Finding
-	for _, p := range All[*ingest.Perftest](inc) {
-		if f, ok := garbledLines(p.Source(), "perftest results", p.Garbled,
-			"These lines have the shape of a perftest result row (#bytes, #iterations, then one cell per column of the header) but a cell is not a non-negative number: the row was edited in transit, or perftest printed a wrong figure (a negative BW average or t_avg, as perftest 5.60 printed with a dozen instances sharing a host, linux-rdma/perftest#82), so the row was judged by no rule.",
-			"Rerun the test pinned to one core (`taskset -c <cpu> ib_write_bw ...`) with perftest's unedited output saved (`ib_write_bw ... | tee bw.txt`), one test per device and core at a time."); ok {
-			fs = append(fs, f)
-		}
-	}
-	return fs
+	return garbledOf(inc, "perftest results", func(a *ingest.Perftest) []ingest.Garble { return a.Garbled },
+		"These lines have the shape of a perftest result row (#bytes, #iterations, then one cell per column of the header) but a cell is not a non-negative number: the row was edited in transit, or perftest printed a wrong figure (a negative BW average or t_avg, as perftest 5.60 printed with a dozen instances sharing a host, linux-rdma/perftest#82), so the row was judged by no rule.",
+		"Rerun the test pinned to one core (`taskset -c <cpu> ib_write_bw ...`) with perftest's unedited output saved (`ib_write_bw ... | tee bw.txt`), one test per device and core at a time.")
 }
 
 // Bandwidth thresholds, as a share of the line rate. A single RC QP of
