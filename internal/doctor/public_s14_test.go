@@ -87,3 +87,15 @@ func TestSwitchCutRowReported(t *testing.T) {
 	fs := Diagnose([]string{nicTestdata("corpus/switch/sonic-show-queue-wredcounters-grep-uc3-ecn-marked-multiasic-buildimage23566.txt")}, nil, Options{}).Findings
 	nicMustFind(t, fs, "input.garbled", Warn, "buildimage23566.txt:14:1: expected a `show queue wredcounters` row of 6 columns (this one has 4)")
 }
+
+// Per-QP counters (`rdma statistic qp show`) are judged as the QP's own,
+// named by its counter object, counted since the counter was bound
+// (synthetic figures in iproute2's format).
+func TestPerQPCountersNamed(t *testing.T) {
+	const text = "link mlx5_2/1 cntn 4 qp-type RC pid 30489 comm ibv_rc_pingpong LQPN 178 out_of_sequence 120 packet_seq_err 5 local_ack_timeout_err 3\n"
+	fs := Diagnose([]string{"-"}, strings.NewReader(text), Options{}).Findings
+	f := nicMustFind(t, fs, "counters.retransmission", Warn, "mlx5_2 port 1 QP 178 of ibv_rc_pingpong, pid 30489: RC retransmissions: local_ack_timeout_err 3, out_of_sequence 120, packet_seq_err 5")
+	if !strings.Contains(f.Mechanism, "since the counter was bound to the QP") {
+		t.Errorf("window: %s", f.Mechanism)
+	}
+}
