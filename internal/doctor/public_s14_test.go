@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -97,5 +98,30 @@ func TestPerQPCountersNamed(t *testing.T) {
 	f := nicMustFind(t, fs, "counters.retransmission", Warn, "mlx5_2 port 1 QP 178 of ibv_rc_pingpong, pid 30489: RC retransmissions: local_ack_timeout_err 3, out_of_sequence 120, packet_seq_err 5")
 	if !strings.Contains(f.Mechanism, "since the counter was bound to the QP") {
 		t.Errorf("window: %s", f.Mechanism)
+	}
+}
+
+// An mlnx_qos dump that ends before its PFC table says so instead of
+// passing without a word; the whole dump is judged as before
+// (att/netarbiter's sample output, and its first dump cut before "Cable
+// len" by this test).
+func TestMlnxQoSWithoutPFCSaid(t *testing.T) {
+	const rel = "corpus/ethtool/mlnx-qos-set-x-trace-trust-dscp-then-pfc3-tsa-vendor-netarbiter.txt"
+	fs := Diagnose([]string{nicTestdata(rel)}, nil, Options{}).Findings
+	nicMustFind(t, fs, "qos.ok", Info, "eth4: PFC on priority 3 only, trust dscp")
+	for _, f := range fs {
+		if f.ID == "qos.pfc.unshown" {
+			t.Errorf("whole dump: %s", f.Title)
+		}
+	}
+	b, err := os.ReadFile(nicTestdata(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut, _, _ := strings.Cut(string(b), "Cable len")
+	fs = Diagnose([]string{"-"}, strings.NewReader(cut), Options{}).Findings
+	f := nicMustFind(t, fs, "qos.pfc.unshown", Info, "eth4: the mlnx_qos dump has no PFC configuration, so whether PFC protects priority 3, where DSCP 26")
+	if len(f.Evidence) == 0 || !strings.Contains(f.Evidence[len(f.Evidence)-1].Text, "Priority trust state: dscp") {
+		t.Errorf("evidence %+v", f.Evidence)
 	}
 }
