@@ -349,6 +349,12 @@ func (p *switchParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
+	if p.table != swNone && p.table != swECN && p.table != swRoCE && strings.Trim(t, ".") == "" {
+		// A poster's elision (".." or "..."): the rows after it are the
+		// same table's.
+		p.out.lines.add(l)
+		return
+	}
 	if p.table != swNone && p.cutRow(l, t) {
 		return
 	}
