@@ -140,6 +140,9 @@ func window(s *ingest.CounterSample) string {
 	if s.IsDelta() {
 		return "during the window between the two dumps (they carry no times: put `date +%s.%N` before each, or pass --interval, to judge rates)"
 	}
+	if s.Object != "" {
+		return "since the counter was bound to the QP (one dump of a per-QP counter; take a before/after pair around the test to see what the test itself did)"
+	}
 	return "since driver load (one dump; take a before/after pair around the test to see what the test itself did)"
 }
 

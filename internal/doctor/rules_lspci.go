@@ -445,26 +445,43 @@ func checkLspciDenied(inc *Incident) []Finding {
 
 // checkLspciGarbled reports lspci lines that could not be read.
 func checkLspciGarbled(inc *Incident) []Finding {
+	return garbledOf(inc, "lspci output", func(a *ingest.Lspci) []ingest.Garble { return a.Garbled },
+		"These lines begin as lspci prints a link (LnkCap/LnkSta) or ACS control line but do not go on as it does (edited, cut, or wrapped in transit), so the devices they belong to were not judged on them.",
+		"Pass lspci's unedited output: `sudo lspci -vvv > lspci.txt` (root is needed for the capability lines), or `sudo lspci -vvv -s <bdf>` for one device.")
+}
+
+// garbledOf is the input.garbled finding of each artifact of type T whose
+// garbles are not empty.
+func garbledOf[T ingest.Artifact](inc *Incident, what string, garbles func(T) []ingest.Garble, mechanism, fix string) []Finding {
 	var fs []Finding
-	for _, p := range All[*ingest.Lspci](inc) {
-		if len(p.Garbled) == 0 {
-			continue
+	for _, a := range All[T](inc) {
+		if f, ok := garbledLines(a.Source(), what, garbles(a), mechanism, fix); ok {
+			fs = append(fs, f)
 		}
-		var ev []Evidence
-		var msgs []string
-		for _, g := range p.Garbled {
-			ev = append(ev, Evidence{File: p.Source(), Line: g.Line, Text: g.Text})
-			if len(msgs) < 3 {
-				msgs = append(msgs, g.Error(p.Source()))
-			}
-		}
-		fs = append(fs, Finding{
-			ID: "input.garbled", Severity: Warn, Layer: LayerInput,
-			Title:     fmt.Sprintf("%s: %s of lspci output could not be read: %s", p.Source(), plural(len(p.Garbled), "line", "lines"), strings.Join(msgs, "; ")),
-			Evidence:  ev,
-			Mechanism: "These lines begin as lspci prints a link (LnkCap/LnkSta) or ACS control line but do not go on as it does (edited, cut, or wrapped in transit), so the devices they belong to were not judged on them.",
-			Fix:       "Pass lspci's unedited output: `sudo lspci -vvv > lspci.txt` (root is needed for the capability lines), or `sudo lspci -vvv -s <bdf>` for one device.",
-		}.per(p.Source(), "input", "Inputs with lines that could not be read"))
 	}
 	return fs
+}
+
+// garbledLines is the input.garbled finding for the lines of one input
+// that began as its format prints them and did not go on as it does; what
+// names the format ("lspci output"). The title quotes the first three.
+func garbledLines(src, what string, gs []ingest.Garble, mechanism, fix string) (Finding, bool) {
+	if len(gs) == 0 {
+		return Finding{}, false
+	}
+	var ev []Evidence
+	var msgs []string
+	for _, g := range gs {
+		ev = append(ev, Evidence{File: src, Line: g.Line, Text: g.Text})
+		if len(msgs) < 3 {
+			msgs = append(msgs, g.Error(src))
+		}
+	}
+	return Finding{
+		ID: "input.garbled", Severity: Warn, Layer: LayerInput,
+		Title:     fmt.Sprintf("%s: %s of %s could not be read: %s", src, plural(len(gs), "line", "lines"), what, strings.Join(msgs, "; ")),
+		Evidence:  ev,
+		Mechanism: mechanism,
+		Fix:       fix,
+	}.per(src, "input", "Inputs with lines that could not be read"), true
 }

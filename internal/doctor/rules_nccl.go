@@ -170,10 +170,6 @@ func realHosts(hs []string) []string {
 	return out
 }
 
-// ibNetwork reports whether a network name is NCCL's IB verbs transport
-// or the HPC-X plugin that wraps it (IBext, IBext_v8).
-func ibNetwork(name string) bool { return strings.HasPrefix(name, "IB") }
-
 // netHosts is the transport each host of the incident uses for data.
 type netHosts struct {
 	rdma, sock []string // real hosts, in first-seen order
@@ -371,14 +367,17 @@ func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 			ev.add(e)
 		}
 	}
-	var nets, devs, gids, tcs, versions []string
+	var nets, devs, gids, tcs, versions, renamed []string
 	var linkLayers []string
 	gdr := ingest.GDRReport{}
 	for _, l := range logs {
 		for _, c := range l.Networks {
-			if ibNetwork(c.Name) {
+			if l.IBNet(c.Name) {
 				nets = append(nets, c.Name)
 				once("net "+c.Name, c.Evidence)
+				if !strings.HasPrefix(c.Name, "IB") {
+					renamed = append(renamed, c.Name)
+				}
 			}
 		}
 		for _, d := range l.IBDevices {
@@ -388,7 +387,7 @@ func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 			once("dev "+dev+"/"+d.LinkLayer, d.Evidence)
 		}
 		for _, c := range l.Channels {
-			if c.Kind == "NET" && ibNetwork(c.Net) {
+			if c.Kind == "NET" && l.IBNet(c.Net) {
 				nets = append(nets, c.Net)
 				if len(l.Networks) == 0 {
 					once("chan "+c.Net, c.First)
@@ -437,6 +436,9 @@ func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 	var facts []string
 	if g := distinct(gids); len(g) > 0 {
 		title += ", GID index " + strings.Join(g, "/")
+	}
+	if r := distinct(renamed); len(r) > 0 {
+		facts = append(facts, "the net plugin "+strings.Join(r, ", ")+" announced itself as the IBext verbs transport (P2P plugin IBext), so it drives these devices")
 	}
 	if t := distinct(tcs); len(t) > 0 {
 		facts = append(facts, "NCCL_IB_TC "+strings.Join(t, "/")+" (the IP TOS byte; DSCP = TC>>2)")
@@ -513,7 +515,7 @@ func pluginInUse(logs []*ingest.NCCLLog) []Finding {
 	var names []string
 	for _, l := range logs {
 		for _, c := range l.Networks {
-			if !ibNetwork(c.Name) && c.Name != "Socket" {
+			if !l.IBNet(c.Name) && c.Name != "Socket" {
 				names = append(names, c.Name)
 				ev.add(c.Evidence)
 			}

@@ -14,7 +14,53 @@ func perftestRules() []Rule {
 		{IDs: []string{"perftest.connect.failed"}, Check: checkPerftestFailures},
 		{IDs: []string{"perftest.bw.low", "perftest.bw.ok", "perftest.bw.unjudged"}, Check: checkPerftestBW},
 		{IDs: []string{"perftest.mtu.small", "devinfo.mtu.small", "devinfo.mtu.unjudged"}, Check: checkMTU},
+		{IDs: []string{"input.garbled"}, Check: checkPerftestGarbled},
+		{IDs: []string{"perftest.rows.none"}, Check: checkPerftestNoRows},
 	}
+}
+
+// addrEvidence is the line of an address, or none.
+func addrEvidence(a *ingest.PerftestAddress) Evidence {
+	if a == nil {
+		return Evidence{}
+	}
+	return a.Evidence
+}
+
+// checkPerftestNoRows says which runs end before their result table
+// without a failure line: the paste was cut, or the test never got to
+// measure. "No findings" about such a run would read as a clean result.
+func checkPerftestNoRows(inc *Incident) []Finding {
+	return perRun(inc, func(pf *ingest.Perftest, r *ingest.PerftestRun) []Finding {
+		if len(r.Rows) > 0 || len(r.Failures) > 0 || len(pf.Garbled) > 0 {
+			return nil // judged, failed, or its rows reported as garbled
+		}
+		var ev []Evidence
+		for _, e := range []Evidence{r.Start, addrEvidence(r.Local), addrEvidence(r.Remote)} {
+			if e.Line > 0 {
+				ev = append(ev, e)
+			}
+		}
+		what := "bandwidth"
+		if r.Latency {
+			what = "latency"
+		}
+		return []Finding{perPerftest(Finding{
+			ID: "perftest.rows.none", Severity: Info, Layer: LayerInput,
+			Title:     r.Name() + ": no result row: the output ends before perftest's table, so its " + what + " is not judged",
+			Evidence:  evidenceInOrder(ev),
+			Mechanism: "perftest prints its banner, then the queue pairs' addresses once the two ends have exchanged them, then one row per message size as the test completes. This run shows the start and no row and no error: the output was cut (a paste, a log rotated, a process killed) or the test was still running or hung in its first exchange.",
+			Fix:       "Pass the run's whole output from both ends (`ib_write_bw ... | tee bw.txt`); if the test hangs after the addresses, check the path with the same GID index both ways and PFC on the RoCE priority.",
+		}, r, "perftest runs without results")}
+	})
+}
+
+// checkPerftestGarbled reports result rows no rule could judge: a cell
+// that is not a non-negative number.
+func checkPerftestGarbled(inc *Incident) []Finding {
+	return garbledOf(inc, "perftest results", func(a *ingest.Perftest) []ingest.Garble { return a.Garbled },
+		"These lines have the shape of a perftest result row (#bytes, #iterations, then one cell per column of the header) but a cell is not a non-negative number: the row was edited in transit, or perftest printed a wrong figure (a negative BW average or t_avg, as perftest 5.60 printed with a dozen instances sharing a host, linux-rdma/perftest#82), so the row was judged by no rule.",
+		"Rerun the test pinned to one core (`taskset -c <cpu> ib_write_bw ...`) with perftest's unedited output saved (`ib_write_bw ... | tee bw.txt`), one test per device and core at a time.")
 }
 
 // Bandwidth thresholds, as a share of the line rate. A single RC QP of

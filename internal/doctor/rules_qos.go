@@ -11,7 +11,7 @@ import (
 // qosRules lists the mlnx_qos rules.
 func qosRules() []Rule {
 	return []Rule{
-		{IDs: []string{"qos.pfc.disabled", "qos.trust.pcp", "qos.ok"}, Check: checkQoS},
+		{IDs: []string{"qos.pfc.disabled", "qos.trust.pcp", "qos.ok", "qos.pfc.unshown"}, Check: checkQoS},
 	}
 }
 
@@ -82,6 +82,21 @@ func checkQoSConfig(c *ingest.QoSConfig, roceDSCP int, dscpFrom string) []Findin
 				"The switches must then classify on DSCP as well.",
 			Fix: fmt.Sprintf("mlnx_qos -i %s --trust dscp (DSCP 24–31 map to priority 3 by default); mark RoCE with DSCP 26: NCCL_IB_TC=106, cma_roce_tos -d <dev> -t 106.", dev),
 		}, "Priority trust is pcp"))
+	}
+	if !c.PFCKnown {
+		var ev []Evidence
+		for _, e := range []Evidence{c.Start, c.Evidence["trust"]} {
+			if e.Line > 0 && (len(ev) == 0 || ev[0].Line != e.Line) {
+				ev = append(ev, e)
+			}
+		}
+		fs = append(fs, per(Finding{
+			ID: "qos.pfc.unshown", Severity: Info, Layer: LayerInput,
+			Title:     fmt.Sprintf("%s: the mlnx_qos dump has no PFC configuration, so whether PFC protects priority %d, where DSCP %d (%s) lands, is not judged", name, rocePrio, roceDSCP, dscpFrom),
+			Evidence:  evidenceInOrder(ev),
+			Mechanism: "mlnx_qos prints the PFC table (\"PFC configuration:\" with its priority, enabled and buffer rows) after the trust state and the DSCP map; this dump ends before it (cut, or filtered), so no rule could tell whether RoCE's priority is lossless on this NIC.",
+			Fix:       fmt.Sprintf("Pass the whole output of `mlnx_qos -i %s`.", dev),
+		}, "mlnx_qos without PFC configuration"))
 	}
 	if c.PFCKnown {
 		var ev []Evidence

@@ -29,7 +29,16 @@ func switchRules() []Rule {
 		{IDs: []string{"switch.ecn.thresholds"}, Check: checkECNThresholds},
 		{IDs: []string{"switch.pfc.port_off"}, Check: checkEOSPFCOff},
 		{IDs: []string{"input.garbled"}, Check: checkSwitchGarbled},
+		{IDs: []string{"input.garbled"}, Check: checkSwitchCutRows},
 	}
+}
+
+// checkSwitchCutRows reports rows of SONiC counter tables that end short
+// of their columns, so that no rule judged them.
+func checkSwitchCutRows(inc *Incident) []Finding {
+	return garbledOf(inc, "switch counters", func(a *ingest.SwitchCounters) []ingest.Garble { return a.CutRows },
+		"These lines begin as rows of the SONiC table above them (a port, then a queue or the first counters) but end short of its columns: the paste was cut there or a long line wrapped, so their counters were judged by no rule.",
+		"Pass the command's whole output, unwrapped: run it into a file on the switch (`show queue counters > q.txt`) and copy the file.")
 }
 
 // checkSwitchGarbled says which switch tables began as their tool prints

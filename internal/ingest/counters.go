@@ -128,6 +128,10 @@ type CounterSample struct {
 	Host   string // host name when the input says it
 	Device string // netdev for ethtool ("" when the paste does not say), RDMA device for hw_counters
 	Port   int    // RDMA port for hw_counters; 0 for ethtool
+	// Object is the counter object a per-QP dump counts (`rdma statistic
+	// qp show`: "QP 178 of ibv_rc_pingpong, pid 30489"); "" for the
+	// port's own counters.
+	Object string
 	Driver string // from ethtool -i, when present
 	// Before is the first dump of a before/after pair; nil for a single
 	// dump.
@@ -174,6 +178,8 @@ func (s *CounterSample) Name() string {
 		b.WriteString(s.Host + " ")
 	}
 	switch {
+	case s.Kind == KindHWCounters && s.Object != "":
+		fmt.Fprintf(&b, "%s port %d %s", s.Device, s.Port, s.Object)
 	case s.Kind == KindHWCounters:
 		fmt.Fprintf(&b, "%s port %d", s.Device, s.Port)
 	case s.Device != "":
@@ -194,7 +200,7 @@ func (s *CounterSample) samePort(o *CounterSample) bool {
 	if s.Driver != "" && o.Driver != "" && s.Driver != o.Driver {
 		return false // ethtool -i names two drivers
 	}
-	return s.Kind == o.Kind && s.Host == o.Host && s.Device == o.Device && s.Port == o.Port
+	return s.Kind == o.Kind && s.Host == o.Host && s.Device == o.Device && s.Port == o.Port && s.Object == o.Object
 }
 
 func (s *CounterSample) first() *CounterSet {

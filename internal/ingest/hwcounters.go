@@ -48,6 +48,9 @@ func (h *HWCounters) Lines() int { return h.lines.n }
 type hwKey struct {
 	dev  string
 	port int
+	// obj names the counter object of a per-QP line (qpObject); "" for the
+	// port's own counters.
+	obj string
 }
 
 // maxOpenPorts bounds the ports whose dumps are open at once.
@@ -65,8 +68,15 @@ type hwParser struct {
 	linkOpen bool   // an `rdma -p statistic` "link dev/port" line awaits its counters
 	// wrapOpen is set after an `rdma statistic` line of counters: the
 	// tool wraps a port's long line, and its continuation lines (indented,
-	// name value pairs only) belong to secKey.
+	// name value pairs only) belong to secKey. A mail or terminal that
+	// wrapped it instead leaves the lines unindented and may split a
+	// pair: pending is a counter name a line ended with, its value first
+	// on the next.
 	wrapOpen bool
+	pending  string
+	// qpns are the QP numbers `rdma statistic qp show` lists after a
+	// counter object's counters ("LQPN: <258>"), by object.
+	qpns     map[hwKey]string
 	moreFile *moreFile
 }
 
@@ -107,11 +117,11 @@ func (p *hwParser) Feed(l Line) {
 		}
 	}
 	if p.wrapOpen {
-		if t != l.Text && p.rdmaPairs(p.secKey, l, strings.Fields(t)) > 0 {
+		if p.wrapped(l, t) {
 			p.out.lines.add(l)
 			return
 		}
-		p.wrapOpen = false
+		p.wrapOpen, p.pending = false, ""
 	}
 	if c, ok := findCommand(t, "show_counters"); ok {
 		if len(c.Args) > 0 && !strings.HasPrefix(c.Args[0], "-") {
@@ -192,7 +202,7 @@ func sysfsCounterFile(path string) (hwKey, string, bool) {
 	if err != nil || !isCounterName(parts[4]) {
 		return hwKey{}, "", false
 	}
-	return hwKey{parts[0], port}, parts[4], true
+	return hwKey{dev: parts[0], port: port}, parts[4], true
 }
 
 // sysfsValue records the value val read from counter file name of port k,
@@ -234,22 +244,119 @@ func (p *hwParser) rdmaLine(l Line, t string) bool {
 	if slices.Contains(f, "state") || slices.Contains(f, "physical_state") {
 		return false // `rdma link`: the port's state, no statistics
 	}
-	k := hwKey{dev, port}
-	if len(f) == 2 {
+	obj, rest := qpObject(f[2:])
+	k := hwKey{dev: dev, port: port, obj: obj}
+	if len(rest) == 0 {
 		p.secKey, p.linkOpen = k, true
 		return true
 	}
-	n := p.rdmaPairs(k, l, f[2:])
+	p.pending = ""
+	n := p.rdmaPairs(k, l, rest)
 	if n > 0 {
 		p.secKey, p.wrapOpen = k, true
 	}
 	return n > 0
 }
 
+// wrapped reads line l (t trimmed) as the continuation of the open
+// `rdma statistic` line when it is one: indented name/value pairs as the
+// tool wraps them, or, unindented, nothing but pairs and the value of the
+// name the line before ended with. "LQPN: <258>" after a counter object's
+// counters names the QPs it counts.
+func (p *hwParser) wrapped(l Line, t string) bool {
+	f := strings.Fields(t)
+	if p.secKey.obj != "" && len(f) == 2 && f[0] == "LQPN:" {
+		if p.qpns == nil {
+			p.qpns = map[hwKey]string{}
+		}
+		p.qpns[p.secKey] = strings.Trim(f[1], "<>")
+		p.wrapOpen, p.pending = false, ""
+		return true
+	}
+	if t == l.Text && !pairsOnly(f, p.pending != "") {
+		return false
+	}
+	n := 0
+	if p.pending != "" && len(f) > 0 {
+		if v, ok := parseCounterValue(f[0]); ok {
+			p.add(p.secKey, p.pending, v, l)
+			f, n = f[1:], 1
+		}
+	}
+	p.pending = ""
+	return p.rdmaPairs(p.secKey, l, f)+n > 0
+}
+
+func parseCounterValueOK(s string) bool {
+	_, ok := parseCounterValue(s)
+	return ok
+}
+
+// pairsOnly reports whether f is nothing but counter name/value pairs,
+// led by a lone value when value is set; a name may end it.
+func pairsOnly(f []string, value bool) bool {
+	if len(f) == 0 {
+		return false
+	}
+	i := 0
+	if value {
+		if _, ok := parseCounterValue(f[0]); !ok {
+			return false
+		}
+		i = 1
+	}
+	for ; i < len(f); i += 2 {
+		if !isCounterName(f[i]) {
+			return false
+		}
+		if i+1 < len(f) {
+			if _, ok := parseCounterValue(f[i+1]); !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// qpAttrs are the attributes `rdma statistic qp show` prints after the
+// link to say which counter object (bound to which QP of which process)
+// the counters belong to; they are not counters.
+var qpAttrs = []string{"cntn", "qp-type", "pid", "comm", "LQPN", "lqpn"}
+
+// qpObject reads the counter object's attributes at the start of f ("cntn
+// 4 qp-type RC pid 30489 comm ibv_rc_pingpong LQPN 178") into a name
+// ("QP 178 of ibv_rc_pingpong, pid 30489", "counter 4" without a QP) and
+// returns it with the fields after them; "" and f when there are none.
+func qpObject(f []string) (string, []string) {
+	attrs := map[string]string{}
+	i := 0
+	for i+1 < len(f) && slices.Contains(qpAttrs, f[i]) {
+		attrs[strings.ToLower(f[i])] = f[i+1]
+		i += 2
+	}
+	if i == 0 {
+		return "", f
+	}
+	name := strings.TrimSpace("counter " + attrs["cntn"])
+	if q := attrs["lqpn"]; q != "" {
+		name = "QP " + q
+	}
+	if c := attrs["comm"]; c != "" {
+		name += " of " + c
+	}
+	if pid := attrs["pid"]; pid != "" {
+		name += ", pid " + pid
+	}
+	return name, f[i:]
+}
+
 // rdmaPairs adds the "name value" pairs of f to port k and returns how
 // many it read.
 func (p *hwParser) rdmaPairs(k hwKey, l Line, f []string) int {
 	n := 0
+	if len(f)%2 == 1 && isCounterName(f[len(f)-1]) && (len(f) == 1 || parseCounterValueOK(f[len(f)-2])) {
+		p.pending = f[len(f)-1] // its value is on the next line
+	}
 	for i := 0; i+1 < len(f); i++ {
 		if !isCounterName(f[i]) {
 			continue
@@ -304,7 +411,11 @@ func (p *hwParser) flushKey(k hwKey) {
 		}
 	}
 	var ok bool
-	p.out.Samples, ok = mergeInto(p.out.Samples, CounterSample{Kind: KindHWCounters, Host: p.hosts[k], Device: k.dev, Port: k.port, After: s})
+	obj := k.obj
+	if q := p.qpns[k]; q != "" && !strings.HasPrefix(obj, "QP ") {
+		obj += ", QP " + q
+	}
+	p.out.Samples, ok = mergeInto(p.out.Samples, CounterSample{Kind: KindHWCounters, Host: p.hosts[k], Device: k.dev, Port: k.port, Object: obj, After: s})
 	if !ok {
 		p.out.Omitted++
 	}

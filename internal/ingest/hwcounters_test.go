@@ -105,3 +105,39 @@ func TestHWCountersNotInOtherCorpus(t *testing.T) {
 		nicNoArtifact[*HWCounters](t, nicReadCorpus(t, rel))
 	}
 }
+
+// `rdma statistic show` and `rdma statistic qp show` as a mail wrapped
+// them (pairs split across unindented lines): every counter is read, and
+// the per-QP counter object is its own sample, named, not the port's.
+func TestRdmaStatisticMailWrappedQPObject(t *testing.T) {
+	h := nicArtifact[*HWCounters](t, nicReadCorpus(t, "hwcounters/rdma-statistic-show-and-qp-show-mail-wrapped-counter-object-linuxrdma.txt"))
+	type got struct {
+		dev, obj string
+		n        int
+	}
+	var gs []got
+	for _, s := range h.Samples {
+		gs = append(gs, got{s.Device, s.Object, s.After.Len()})
+		if s.Before != nil || s.After.has("cntn") || s.After.has("pid") {
+			t.Errorf("%s: %+v", s.Name(), s.After)
+		}
+	}
+	want := []got{{"mlx5_2", "", 23}, {"mlx5_3", "", 23}, {"mlx5_2", "counter 4 of ib_send_bw, pid 9829, QP 258", 18}}
+	if len(gs) != len(want) {
+		t.Fatalf("samples %+v", gs)
+	}
+	for i := range want {
+		if gs[i] != want[i] {
+			t.Errorf("sample %d = %+v, want %+v", i, gs[i], want[i])
+		}
+	}
+	// SYNTHETIC: two QPs' counter objects on one port whose counters happen
+	// to grow from the first to the second are two objects, not a
+	// before/after pair of the port.
+	const two = "link mlx5_2/1 cntn 4 qp-type RC pid 30489 comm ibv_rc_pingpong LQPN 178 out_of_sequence 2 packet_seq_err 1\n" +
+		"link mlx5_2/1 cntn 5 qp-type RC pid 30490 comm ib_write_bw LQPN 179 out_of_sequence 9 packet_seq_err 4\n"
+	h = nicArtifact[*HWCounters](t, nicReadText(t, "two-qps", two))
+	if len(h.Samples) != 2 || h.Samples[0].Before != nil || h.Samples[1].Object != "QP 179 of ib_write_bw, pid 30490" || h.Samples[0].After.Len() != 2 {
+		t.Errorf("samples %+v", h.Samples)
+	}
+}

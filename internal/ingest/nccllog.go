@@ -52,6 +52,12 @@ type NCCLLog struct {
 	// Plugins holds the net plugin lines ("NET/Plugin ...", "Plugin Path",
 	// "P2P plugin IBext", "Using non-device net plugin").
 	Plugins HostLines
+	// IBextHosts holds the "P2P plugin IBext" lines: the host loaded a net
+	// plugin of the nccl-rdma-sharp-plugins family, which drives the IB
+	// verbs devices itself whatever name it gives its network ("Using
+	// network NCCL RDMA Plugin v6" in a vendor's build).
+	IBextHosts HostLines
+	ibextNets  []string // the names those hosts' networks go by
 	// PluginFailures holds the plugin lines that say a plugin failed to load.
 	PluginFailures HostLines
 	// PluginInitFailures holds a loaded net plugin's own WARN lines that
@@ -367,6 +373,7 @@ func (l *NCCLLog) Result() Artifact {
 		return nil
 	}
 	l.finishHosts()
+	l.finishIBext()
 	return l
 }
 

@@ -268,7 +268,7 @@ func (l *NCCLLog) GIDDefaults() []GIDUse {
 	}
 	connects := map[string]bool{}
 	for _, c := range l.Channels {
-		if c.Kind == "NET" && strings.HasPrefix(c.Net, "IB") {
+		if c.Kind == "NET" && l.IBNet(c.Net) {
 			connects[c.Host] = true
 		}
 	}

@@ -188,6 +188,9 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		l.addNetwork(host, msg[len("Using internal Network "):], ev)
 	case strings.HasPrefix(msg, "Plugin Path") || strings.HasPrefix(msg, "P2P plugin") || strings.HasPrefix(msg, "Using non-device net plugin"):
 		l.Plugins.add(host, ev)
+		if strings.HasPrefix(msg, "P2P plugin IB") {
+			l.IBextHosts.add(host, ev)
+		}
 	case strings.HasPrefix(msg, "GPU Direct RDMA "):
 		l.gdr(host, msg, ev)
 	case strings.HasPrefix(msg, "Failed to open libibverbs"):

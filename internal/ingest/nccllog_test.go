@@ -424,3 +424,21 @@ func TestNCCLRankGPUs(t *testing.T) {
 		t.Fatalf("%+v", g)
 	}
 }
+
+// Both hosts of nccl-tests#321 use Tencent Cloud's IBext build, whose
+// network is "NCCL RDMA Plugin v6": RDMA, with no foreign plugin.
+func TestTransportsRenamedIBext(t *testing.T) {
+	l := ncclLog(t, "nccl-tests/alltoall-2.26.5-h20-2vm-tencent-ibext-plugin-renamed-network-nccltests321.txt")
+	ts := l.Transports()
+	if len(ts) != 2 {
+		t.Fatalf("transports %+v", ts)
+	}
+	for _, h := range ts {
+		if !h.RDMA || h.Socket || h.Plugin != "" {
+			t.Errorf("%s: %+v, want RDMA only", h.Host, h)
+		}
+	}
+	if !l.IBNet("NCCL RDMA Plugin v6") || l.IBNet("Socket") || l.IBNet("AWS Libfabric") {
+		t.Error("IBNet")
+	}
+}

@@ -1,6 +1,9 @@
 package ingest
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // HostTransport is what one host's lines say about the network NCCL moves
 // inter-node data with.
@@ -22,6 +25,25 @@ type HostTransport struct {
 	Plugin string
 	// RDMAEvidence and SocketEvidence are the first line of each.
 	RDMAEvidence, SocketEvidence Evidence
+}
+
+// IBNet reports whether a network name (of a "Using network" line, or the
+// NET/<name>/ of a channel) is NCCL's IB verbs transport: IB, IBext and its
+// versions, or the name a host uses whose net plugin announced itself as
+// the IBext transport (IBextHosts). A job's hosts load one plugin, so one
+// host's announcement names it for all.
+func (l *NCCLLog) IBNet(name string) bool {
+	return strings.HasPrefix(name, "IB") || slices.Contains(l.ibextNets, name)
+}
+
+// finishIBext names the networks of the hosts in IBextHosts, once the whole
+// log is read.
+func (l *NCCLLog) finishIBext() {
+	for _, c := range l.Networks {
+		if c.Name != "Socket" && slices.Contains(l.IBextHosts.Hosts, c.Host) && !slices.Contains(l.ibextNets, c.Name) {
+			l.ibextNets = append(l.ibextNets, c.Name)
+		}
+	}
 }
 
 // SocketLinesBootstrap reports whether this log's "NET/Socket : Using"
@@ -74,7 +96,7 @@ func (l *NCCLLog) Transports() []HostTransport {
 		switch {
 		case c.Name == "Socket":
 			sock(c.Host, c.Evidence)
-		case strings.HasPrefix(c.Name, "IB"):
+		case l.IBNet(c.Name):
 			rdma(c.Host, c.Evidence)
 		default:
 			if t := at(c.Host); t.Plugin == "" {
@@ -92,7 +114,7 @@ func (l *NCCLLog) Transports() []HostTransport {
 		switch {
 		case c.Net == "Socket":
 			sock(c.Host, c.First)
-		case strings.HasPrefix(c.Net, "IB"):
+		case l.IBNet(c.Net):
 			rdma(c.Host, c.First)
 		}
 	}

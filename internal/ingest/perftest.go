@@ -27,6 +27,11 @@ type Perftest struct {
 	Runs []PerftestRun
 	// Omitted counts runs or rows dropped by the memory caps.
 	Omitted int
+	// Garbled are result rows that begin as perftest prints them (bytes,
+	// iterations, as many cells as the header names) with a cell that is
+	// not a non-negative number: edited in transit, or a figure perftest
+	// itself printed wrong (a negative BW average).
+	Garbled []Garble
 }
 
 // Caps for Perftest.
@@ -298,7 +303,7 @@ func (p *perftestParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.failure(t, ev) || p.address(t, ev) || p.header(t) || p.row(t, ev) || p.banner(t, ev) || p.noise(t, ev) {
+	if p.failure(t, ev) || p.address(t, ev) || p.header(t) || p.row(l, t, ev) || p.banner(t, ev) || p.noise(t, ev) {
 		p.out.lines.add(l)
 		return
 	}
@@ -684,7 +689,7 @@ func (p *perftestParser) noise(t string, ev Evidence) bool {
 
 // Result implements Parser.
 func (p *perftestParser) Result() Artifact {
-	if p.out.lines.n == 0 || len(p.out.Runs) == 0 {
+	if p.out.lines.n == 0 || len(p.out.Runs) == 0 && len(p.out.Garbled) == 0 {
 		return nil
 	}
 	return &p.out

@@ -82,8 +82,12 @@ func (p *perftestParser) header(t string) bool {
 	return true
 }
 
-// row parses one result line of the current table.
-func (p *perftestParser) row(t string, ev Evidence) bool {
+// row parses one result line of the current table; t is l.Text trimmed.
+// A line that has the row's shape (two integers, then as many cells as the
+// header names) but a cell that is no non-negative number is recorded as
+// garbled rather than passed over, so that no result row goes unread
+// without a word.
+func (p *perftestParser) row(l Line, t string, ev Evidence) bool {
 	r := p.cur()
 	if !p.inTable || r == nil {
 		return false
@@ -112,9 +116,13 @@ func (p *perftestParser) row(t string, ev Evidence) bool {
 		if i >= len(nums) {
 			break
 		}
-		v, err := strconv.ParseFloat(nums[i], 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return false
+		v, ok := perftestCell(nums[i])
+		if !ok {
+			if len(nums) != len(cols) {
+				return false // another table's row, not a broken one of this
+			}
+			p.garbleCell(l, f, len(f)-len(nums)+i)
+			return true
 		}
 		switch c {
 		case colPeak:
@@ -148,6 +156,35 @@ func (p *perftestParser) row(t string, ev Evidence) bool {
 	}
 	r.Rows = append(r.Rows, row)
 	return true
+}
+
+// perftestCell reads a result cell: a finite non-negative number, which
+// a poster may have emphasised in Markdown ("**5544.28**").
+func perftestCell(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(strings.Trim(s, "*"), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return 0, false
+	}
+	return v, true
+}
+
+// garbleCell records row l as garbled at its field f[i].
+func (p *perftestParser) garbleCell(l Line, f []string, i int) {
+	if len(p.out.Garbled) >= maxGarbled {
+		return
+	}
+	// Each field is sought after the one before it, so a value the row
+	// repeats is placed where it stands.
+	at := 0
+	for j, x := range f[:i+1] {
+		at += strings.Index(l.Text[at:], x)
+		if j < i {
+			at += len(x)
+		}
+	}
+	p.out.Garbled = append(p.out.Garbled, Garble{
+		Line: l.Num, Col: at + 1, Text: strings.Clone(l.Text), Expected: "a non-negative number in a perftest result row",
+	})
 }
 
 // rate converts a table value to a bit rate.

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"rocelab/internal/unit"
@@ -186,5 +187,47 @@ func TestPerftestGID(t *testing.T) {
 		if got := perftestGID(in); got != want {
 			t.Errorf("perftestGID(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A poster's Markdown bold around a result cell is read through; before,
+// the whole row was dropped without a word.
+func TestPerftestMarkdownBoldCell(t *testing.T) {
+	p := nicArtifact[*Perftest](t, nicReadCorpus(t, "perftest/ib-send-bw-markdown-bold-bw-average-arm-perftest65.txt"))
+	var rows []PerftestRow
+	for _, r := range p.Runs {
+		rows = append(rows, r.Rows...)
+	}
+	if len(rows) != 2 || len(p.Garbled) != 0 {
+		t.Fatalf("rows %+v, garbled %+v", rows, p.Garbled)
+	}
+	// 5544.28 and 920.13 MB/sec, 2^20 bytes each.
+	for i, want := range []float64{5544.28, 920.13} {
+		if r := rows[i]; r.Bytes != 1024 || r.Iterations != 1000 || !nicNear(r.BWAvg, unit.BitRate(math.Round(want*8*1048576))) {
+			t.Errorf("row %d = %+v, want %v MB/sec", i, r, want)
+		}
+	}
+}
+
+// A row with perftest's shape and a cell that is no non-negative number (a
+// negative BW average, as perftest 5.60 printed in linux-rdma/perftest#82;
+// synthetic figures) is garbled at the cell's column; a row of another
+// table (an nccl-tests row after the perftest table) is not.
+func TestPerftestGarbledCell(t *testing.T) {
+	const text = ` #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]
+ 65536      5000           0.00               -12.34               0.023
+ 65536      5000           0.00               92.10                0.175
+        1024           256     float     sum      -1    28.15    0.04    0.07      0    27.52    0.04    0.07      0
+`
+	p := nicArtifact[*Perftest](t, nicReadText(t, "synthetic-negative", text))
+	if len(p.Garbled) != 1 {
+		t.Fatalf("garbled %+v", p.Garbled)
+	}
+	g := p.Garbled[0]
+	if g.Line != 2 || g.Col != 47 || !strings.HasPrefix(g.Text[g.Col-1:], "-12.34") {
+		t.Errorf("garble at %d:%d %q", g.Line, g.Col, g.Text)
+	}
+	if len(p.Runs) != 1 || len(p.Runs[0].Rows) != 1 || p.Runs[0].Rows[0].Evidence.Line != 3 {
+		t.Errorf("runs %+v", p.Runs)
 	}
 }

@@ -85,6 +85,9 @@ type SwitchCounters struct {
 	// Garbled holds an `nv show qos roce` table that began as NVUE prints
 	// it and did not go on as it does: read by no rule, and said so.
 	Garbled []Garble
+	// CutRows are rows of a SONiC counter table that end short of its
+	// columns (switch_cut.go): cut or wrapped in the paste.
+	CutRows []Garble
 }
 
 // SwitchPFC is the PFC frames a port received or sent on one priority.
@@ -255,7 +258,11 @@ type switchParser struct {
 	// fresh is set while a table started by its header alone has no row
 	// yet: a blank line there is the rule a paste lost, not the table's end.
 	fresh bool
-	ecn   *ECNProfile
+	// filtered is set while the table is one a grep filtered, started by
+	// its echoed command (switch_grep.go): blank lines and SONiC's "Last
+	// cached time" notes lie between its rows.
+	filtered bool
+	ecn      *ECNProfile
 	// block is the "Pool:" or "Profile:" block being read (mmuconfig and
 	// ecnconfig print key/value tables under such a title).
 	block *keyedBlock
@@ -293,7 +300,7 @@ func (p *switchParser) Feed(l Line) {
 		return
 	}
 	if t == "" {
-		if p.table != swECN && p.table != swPFCHist && !p.fresh {
+		if p.table != swECN && p.table != swPFCHist && !p.fresh && !p.filtered {
 			p.table = swNone
 		}
 		return
@@ -309,7 +316,7 @@ func (p *switchParser) Feed(l Line) {
 			return
 		}
 		if k, cols := p.header(p.prev); k != swNone {
-			p.table, p.cols = k, cols
+			p.table, p.cols, p.filtered = k, cols, false
 			p.spans = ruleSpans(l.Text)
 			p.out.lines.add(l)
 		} else if p.table != swNone && bareHeader(p.table) {
@@ -324,7 +331,7 @@ func (p *switchParser) Feed(l Line) {
 		// for the headers no row can be mistaken for.
 		title := p.title
 		if k, cols := p.header(t); k != swNone && bareHeader(k) {
-			p.table, p.cols, p.spans, p.fresh = k, cols, nil, true
+			p.table, p.cols, p.spans, p.fresh, p.filtered = k, cols, nil, true, false
 			p.out.lines.add(l)
 			p.prev = t
 			return
@@ -342,7 +349,24 @@ func (p *switchParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	p.fresh = false
+	if p.table != swNone && p.table != swECN && p.table != swRoCE && strings.Trim(t, ".") == "" {
+		// A poster's elision (".." or "..."): the rows after it are the
+		// same table's.
+		p.out.lines.add(l)
+		return
+	}
+	if p.table != swNone && p.cutRow(l, t) {
+		return
+	}
+	if p.filtered && strings.Contains(t, "Last cached time") {
+		p.out.lines.add(l)
+		return
+	}
+	if p.startFiltered(l, t) {
+		p.prev = t
+		return
+	}
+	p.fresh, p.filtered = false, false
 	if p.table == swECN {
 		p.endBlock()
 	}
@@ -675,7 +699,7 @@ func (p *switchParser) Result() Artifact {
 	}
 	o.ECN = ecn
 	o.latestSnapshots()
-	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.Garbled) == 0 {
+	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.Garbled)+len(o.CutRows) == 0 {
 		return nil
 	}
 	return o

@@ -1,0 +1,47 @@
+package ingest
+
+import "strings"
+
+// swRowShapes are the column counts of the SONiC tables whose rows begin
+// with a port and a queue (or are all numbers after the port): a line that
+// begins so and has fewer fields is a row the paste cut or wrapped.
+var swRowShapes = map[swTable]struct {
+	fields int
+	cmd    string
+}{
+	swPFCRx: {9, "show pfc counters"},
+	swPFCTx: {9, "show pfc counters"},
+	swQueue: {6, "show queue counters"},
+	swWRED:  {6, "show queue wredcounters"},
+}
+
+// cutRow records line l as a cut row of the current table when it begins
+// as the table's rows do and ends short of its columns; it reports whether
+// it did.
+func (p *switchParser) cutRow(l Line, t string) bool {
+	shape, ok := swRowShapes[p.table]
+	if !ok {
+		return false
+	}
+	f := strings.Fields(t)
+	// A port name has a letter: the rest of a wrapped row, all numbers,
+	// is not taken for another row.
+	if len(f) < 2 || len(f) >= shape.fields || !isIdentName(f[0]) || !strings.ContainsAny(f[0], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+		return false
+	}
+	if p.table == swPFCRx || p.table == swPFCTx {
+		if _, ok := switchNum(f[1]); !ok {
+			return false
+		}
+	} else if typ, _ := splitQueueName(f[1]); typ == "" {
+		return false
+	}
+	if len(p.out.CutRows) < maxGarbled {
+		p.out.CutRows = append(p.out.CutRows, Garble{
+			Line: l.Num, Col: strings.Index(l.Text, f[0]) + 1, Text: strings.Clone(l.Text),
+			Expected: "a `" + shape.cmd + "` row of " + itoa(shape.fields) + " columns (this one has " + itoa(len(f)) + ")",
+		})
+	}
+	p.out.lines.add(l)
+	return true
+}
