@@ -14,7 +14,8 @@ import (
 
 // The JSON layer under the config_db parser: a token reader that knows
 // where each token is, turns decoder errors into positioned messages that
-// name the usual hand-editing mistakes, and skips what it is told to.
+// name the usual hand-editing mistakes, and skips the rest of a value
+// that did not fit.
 
 type parser struct {
 	name   string
