@@ -337,6 +337,13 @@ func atoiPrefix(s string) int {
 	return n
 }
 
+func atoiPrefixOr(s string, def int) int {
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return def
+	}
+	return atoiPrefix(s)
+}
+
 // Result implements Parser.
 func (p *devinfoParser) Result() Artifact {
 	if p.out.lines.n == 0 || len(p.out.Devices) == 0 {

@@ -1,0 +1,171 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+)
+
+// The "#" lines around an nccl-tests table: version, parameters, the
+// collective, one line per rank, and the trailer with the average bus
+// bandwidth and out-of-bounds count; and command lines naming a *_perf
+// binary.
+
+// preamble handles the "#" lines (also pasted without their "#").
+func (t *NCCLTests) preamble(ln Line, s string) bool {
+	ev := At(t.src, ln)
+	switch {
+	case strings.HasPrefix(s, "nccl-tests version ") || strings.HasPrefix(s, "rccl-tests version "):
+		// rccl-tests prints its own name: "# rccl-tests version
+		// 2.17.9-develop:4a65e8d rccl-headers=22707 rccl-library=22707".
+		r := t.cur(true)
+		r.Version = strings.Clone(strings.TrimSpace(s[len("nccl-tests version "):]))
+	case strings.HasPrefix(s, "rccl-tests: Version "):
+		// Older rccl-tests, without "#", after the parameters line.
+		if r := t.cur(false); r.Version == "" {
+			r.Version = strings.Clone("rccl-tests " + strings.TrimSpace(s[len("rccl-tests: Version "):]))
+		}
+	case strings.HasPrefix(s, "Collective test starting:"):
+		r := t.cur(true)
+		if name := collectiveName(strings.TrimSpace(s[len("Collective test starting:"):])); name != "" {
+			r.Collective, r.CollectiveFrom = name, FromBanner
+		}
+	case strings.HasPrefix(s, "Collective test concluded:"):
+		// An excerpt may keep a table's end and not its start.
+		if n := len(t.Runs); n > 0 && t.Runs[n-1].CollectiveFrom != FromBanner {
+			if name := collectiveName(strings.TrimSpace(s[len("Collective test concluded:"):])); name != "" {
+				t.Runs[n-1].Collective, t.Runs[n-1].CollectiveFrom = name, FromBanner
+			}
+		}
+	case strings.HasPrefix(s, "nThread ") || strings.HasPrefix(s, "nThreads: "):
+		r := t.cur(true)
+		if r.NThread > 0 {
+			if r.RankCount == 0 && len(r.Rows) == 0 && len(t.BackToBack) < maxKept {
+				t.BackToBack = append(t.BackToBack, ev)
+			}
+			r = t.newRun()
+		}
+		f := strings.Fields(s)
+		for i := 0; i+1 < len(f); i++ {
+			switch strings.TrimSuffix(f[i], ":") {
+			case "nThread", "nThreads":
+				r.NThread = atoiOr(f[i+1], 0)
+			case "nGpus":
+				r.NGpus = atoiOr(f[i+1], 0)
+			}
+		}
+		r.Params = ev
+	case strings.HasPrefix(s, "Using devices"):
+	case strings.HasPrefix(s, "Rank "):
+		return t.rank(s, ev)
+	case strings.HasPrefix(s, "size ") && isHeader(s):
+		t.header(s, ev)
+	case strings.HasPrefix(s, "(B)") || (strings.HasPrefix(s, "out-of-place") && strings.Contains(s, "in-place")):
+	case strings.HasPrefix(s, "Out of bounds values"):
+		r := t.cur(false)
+		_, v, _ := strings.Cut(s, ":")
+		f := strings.Fields(v)
+		if len(f) > 0 {
+			r.OutOfBounds = atoiOr(f[0], -1)
+			r.OutOfBoundsEvidence = ev
+		}
+	case strings.HasPrefix(s, "Avg bus bandwidth"):
+		r := t.cur(false)
+		_, v, _ := strings.Cut(s, ":")
+		// "15.0183", or "15.0183 OK" when NCCL_TESTS_MIN_BW is set.
+		if f := strings.Fields(v); len(f) > 0 {
+			if bw, err := strconv.ParseFloat(f[0], 64); err == nil {
+				r.AvgBusBW, r.AvgEvidence = bw, ev
+			}
+		}
+	case strings.HasPrefix(s, "Errors with asterisks"):
+	default:
+		return false
+	}
+	return true
+}
+
+// binary notes a pasted command line naming a *_perf binary. It is context,
+// not nccl-tests output, so it is not counted as a recognised line.
+func (t *NCCLTests) binary(s string) {
+	for _, w := range strings.Fields(s) {
+		w = w[strings.LastIndexByte(w, '/')+1:]
+		base, _, _ := strings.Cut(w, "_perf")
+		if len(base) < len(w) {
+			if name := collectiveName(base + "_perf"); name != "" {
+				if n := len(t.Runs); n > 0 && len(t.Runs[n-1].Rows) == 0 && t.Runs[n-1].Collective == "" {
+					t.Runs[n-1].Collective, t.Runs[n-1].CollectiveFrom = name, FromBinary
+				} else {
+					t.pendingBinary = name
+				}
+				return
+			}
+		}
+	}
+}
+
+// collectiveName maps "all_reduce_perf" (or "all_reduce_perf_mpi") to
+// "all_reduce"; it returns "" for anything else.
+func collectiveName(bin string) string {
+	base, _, ok := strings.Cut(bin, "_perf")
+	if !ok {
+		return ""
+	}
+	switch base {
+	case "all_reduce", "all_gather", "reduce_scatter", "alltoall", "alltoallv", "broadcast", "reduce", "sendrecv", "gather", "scatter", "hypercube":
+		return base
+	}
+	return ""
+}
+
+// rank reads "Rank  0 Group  0 Pid 1666603 on spark-d708 device  0
+// [000f:01:00] NVIDIA GB10" (older: no Group).
+func (t *NCCLTests) rank(s string, ev Evidence) bool {
+	f := strings.Fields(s)
+	k := TestRank{Rank: -1, Group: -1, PID: -1, Device: -1, Evidence: ev}
+	i := 0
+pairs:
+	for ; i+1 < len(f); i += 2 {
+		switch f[i] {
+		case "Rank":
+			k.Rank = atoiOr(f[i+1], -1)
+		case "Group":
+			k.Group = atoiOr(f[i+1], -1)
+		case "Pid":
+			k.PID = atoiOr(f[i+1], -1)
+		case "on":
+			k.Host = f[i+1]
+		case "device":
+			k.Device = atoiOr(f[i+1], -1)
+		default:
+			break pairs
+		}
+	}
+	if k.Rank < 0 || k.Host == "" {
+		return false
+	}
+	if i < len(f) && strings.HasPrefix(f[i], "[") {
+		k.BusID = strings.Clone(strings.Trim(f[i], "[]"))
+		i++
+	}
+	if i < len(f) {
+		k.GPU = strings.Clone(strings.Join(f[i:], " "))
+	}
+	k.Host = strings.Clone(k.Host)
+	t.addRank(t.cur(true), k)
+	return true
+}
+
+// addRank counts a device line's rank in run r.
+func (t *NCCLTests) addRank(r *TestRun, k TestRank) {
+	r.RankCount++
+	r.RankSpan = max(r.RankSpan, k.Rank+1)
+	if k.Rank == 0 && len(r.RankZero) < maxKept {
+		r.RankZero = append(r.RankZero, k.Evidence)
+	}
+	if _, ok := r.hostSeen[k.Host]; ok || len(r.hostSeen) < maxRankHost {
+		r.hostSeen[k.Host]++
+	}
+	if len(r.Ranks) < maxRanks {
+		r.Ranks = append(r.Ranks, k)
+	}
+}

@@ -1,0 +1,101 @@
+package ingest
+
+import "strings"
+
+// The failure lines perftest prints when a run cannot start or dies
+// (a QP that will not move to RTR, a failed exchange, a completion
+// error with its status and syndrome).
+
+// A FailureKind classifies a perftest failure line.
+type FailureKind string
+
+// Failure kinds.
+const (
+	// FailModifyQP is "Failed to modify QP <n> to RTR" (or RTS/INIT).
+	FailModifyQP FailureKind = "modify-qp"
+	// FailConnect is "Unable to Connect the HCA's through the link".
+	FailConnect FailureKind = "connect"
+	// FailCompletion is "Completion with error" and its "Failed status"
+	// line.
+	FailCompletion FailureKind = "completion"
+	// FailExchange is a failed out-of-band exchange ("Couldn't read remote
+	// address", "Unable to read to socket/rdma_cm", "Couldn't connect to").
+	FailExchange FailureKind = "exchange"
+	// FailPort is "Port number 1 state is Down".
+	FailPort FailureKind = "port"
+	// FailSetup is a device or resource failure before the test.
+	FailSetup FailureKind = "setup"
+)
+
+// A PerftestFailure is one failure line.
+type PerftestFailure struct {
+	Kind FailureKind
+	// Status is the work-completion status of a "Failed status" line (12 =
+	// IBV_WC_RETRY_EXC_ERR), else -1.
+	Status   int
+	Vendor   string // the "syndrom" (vendor error) value, e.g. "0x81"
+	Evidence Evidence
+}
+
+// failure recognises perftest's failure lines.
+func (p *perftestParser) failure(t string, ev Evidence) bool {
+	f := PerftestFailure{Status: -1, Evidence: ev}
+	switch {
+	case strings.HasPrefix(t, "Failed to modify QP"):
+		f.Kind = FailModifyQP
+	case strings.HasPrefix(t, "Unable to Connect the HCA's through the link"):
+		f.Kind = FailConnect
+	case strings.HasPrefix(t, "Completion with error"):
+		f.Kind = FailCompletion
+		if i := strings.Index(t, "Failed status"); i >= 0 {
+			// One line: "Completion with error at client Failed status 12: wr_id 0 syndrom 0x81".
+			f.Status, f.Vendor = parseFailedStatus(t[i:])
+		}
+	case strings.HasPrefix(t, "Failed status"):
+		f.Kind = FailCompletion
+		f.Status, f.Vendor = parseFailedStatus(t)
+	case strings.Contains(t, "Couldn't read remote address"), strings.HasPrefix(t, "Unable to read to socket/rd"),
+		strings.HasPrefix(t, "Couldn't connect to "), strings.HasPrefix(t, "Unable to open file descriptor for socket connection"),
+		strings.HasPrefix(t, "Couldn't send local address"):
+		f.Kind = FailExchange
+	case strings.HasPrefix(t, "Port number ") && strings.Contains(t, " state is "):
+		f.Kind = FailPort
+	case t == "No IB devices found", strings.HasPrefix(t, "Couldn't create IB resources"),
+		strings.HasPrefix(t, "Failed to create QP"), strings.HasPrefix(t, "Couldn't get context for"),
+		strings.HasPrefix(t, "IB device ") && strings.HasSuffix(t, "not found"):
+		f.Kind = FailSetup
+	default:
+		return false
+	}
+	r := p.cur()
+	if r == nil {
+		if r = p.newRun(ev); r == nil {
+			return true
+		}
+		p.applyCommand(r)
+	}
+	if len(r.Failures) < maxPerftestRows {
+		r.Failures = append(r.Failures, f)
+	}
+	return true
+}
+
+// parseFailedStatus reads " Failed status 12: wr_id 0 syndrom 0x81" and
+// " Failed status-transport retry counter exceeded (12): wr_id 0 syndrom 0x81".
+func parseFailedStatus(t string) (int, string) {
+	head, tail, _ := strings.Cut(t, ":")
+	status := -1
+	if i := strings.LastIndex(head, "("); i >= 0 {
+		status = atoiPrefixOr(strings.TrimSuffix(head[i+1:], ")"), -1)
+	} else {
+		status = atoiPrefixOr(strings.TrimSpace(strings.TrimPrefix(head, "Failed status")), -1)
+	}
+	vendor := ""
+	if i := strings.Index(tail, "syndrom"); i >= 0 {
+		f := strings.Fields(tail[i:])
+		if len(f) >= 2 {
+			vendor = f[1]
+		}
+	}
+	return status, vendor
+}

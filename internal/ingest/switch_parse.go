@@ -1,0 +1,312 @@
+package ingest
+
+import (
+	"strings"
+
+	"rocelab/internal/sonic"
+)
+
+// The switch CLI reader: which table a line starts (by title, header and
+// rule of dashes), when it ends, and the lines between tables (ECN and
+// buffer blocks, an SDK counter dump, Onyx `show roce`, the prompt).
+
+// maxSwitchRows caps the rows one input keeps per table kind.
+const maxSwitchRows = 16384
+
+type swTable int
+
+const (
+	swNone swTable = iota
+	swPFCRx
+	swPFCTx
+	swWD
+	swQueue
+	swPGShared
+	swPGHeadroom
+	swPorts
+	swECN
+	swPoolWM
+	swHdrmWM
+	swLLDP
+	swEOSQueue
+	swRoCE
+	swWDConfig
+	swPGDrop
+	swWRED
+	swPFCPrio
+	swPGUntitled
+	swQueueWM
+	swPFCHist
+	swNVUEPFC
+)
+
+// swTitles are the titles SONiC prints above a table.
+var swTitles = map[string]swTable{
+	"Ingress shared pool occupancy per PG:":             swPGShared,
+	"Ingress headroom per PG:":                          swPGHeadroom,
+	"Ingress PG dropped packets:":                       swPGDrop,
+	"Shared pool maximum occupancy:":                    swPoolWM,
+	"Headroom pool maximum occupancy:":                  swHdrmWM,
+	"Egress shared pool occupancy per unicast queue:":   swQueueWM,
+	"Egress shared pool occupancy per multicast queue:": swQueueWM,
+	"Egress shared pool occupancy per all queues:":      swQueueWM,
+}
+
+type switchParser struct {
+	out   SwitchCounters
+	prev  string // the last non-empty line, a header candidate
+	title swTable
+	table swTable
+	cols  []string
+	// fresh is set while a table started by its header alone has no row
+	// yet: a blank line there is the rule a paste lost, not the table's end.
+	fresh bool
+	// filtered is set while the table is one a grep filtered, started by
+	// its echoed command (switch_grep.go): blank lines and SONiC's "Last
+	// cached time" notes lie between its rows.
+	filtered bool
+	ecn      *ECNProfile
+	// block is the "Pool:" or "Profile:" block being read (mmuconfig and
+	// ecnconfig print key/value tables under such a title).
+	block *keyedBlock
+	// spans are the column spans of the current table, from its rule.
+	spans [][2]int
+	// roce is set inside Onyx `show roce` output; congestion after its
+	// "Port congestion-control:" line.
+	congestion bool
+	roceECN    *ECNProfile
+	// sdkPort and sdkPrio follow a Mellanox SDK counter dump ("Port
+	// 0x10500 - ... Counters Group", "Prio 3").
+	sdkPort string
+	sdkPrio int
+	eos     eosPFC
+	nv      nvueShow
+}
+
+// NewSwitchParser returns a parser for switch CLI output in the input src.
+func NewSwitchParser(src string) Parser {
+	return &switchParser{out: SwitchCounters{src: src}}
+}
+
+// Feed implements Parser.
+func (p *switchParser) Feed(l Line) {
+	if l.NCCL {
+		return
+	}
+	t := strings.TrimSpace(l.Text)
+	if p.nv.feed(l, t) {
+		// Counted here, and left to the other tables too.
+		p.out.lines.add(l)
+	}
+	if p.eos.feed(l, t) {
+		p.out.lines.add(l)
+		return
+	}
+	if t == "" {
+		if p.table != swECN && p.table != swPFCHist && !p.fresh && !p.filtered {
+			p.table = swNone
+		}
+		return
+	}
+	if t[0] == '-' && isRule(t) {
+		if p.table == swECN && p.block != nil && p.block.rows > 0 {
+			p.endBlock() // the closing rule
+			p.out.lines.add(l)
+			return
+		}
+		if p.table == swECN || p.table == swRoCE {
+			p.out.lines.add(l)
+			return
+		}
+		if k, cols := p.header(p.prev); k != swNone {
+			p.table, p.cols, p.filtered = k, cols, false
+			p.spans = ruleSpans(l.Text)
+			p.out.lines.add(l)
+		} else if p.table != swNone && bareHeader(p.table) {
+			// The rule under a header that already started the table.
+			p.spans = ruleSpans(l.Text)
+			p.out.lines.add(l)
+		}
+		return
+	}
+	if p.table != swECN && p.table != swRoCE {
+		// A header saved without its rule of dashes starts its table too,
+		// for the headers no row can be mistaken for.
+		title := p.title
+		if k, cols := p.header(t); k != swNone && bareHeader(k) {
+			p.table, p.cols, p.spans, p.fresh, p.filtered = k, cols, nil, true, false
+			p.out.lines.add(l)
+			p.prev = t
+			return
+		}
+		p.title = title // header() consumes a title only for tables that need their rule
+	}
+	if p.table == swNone && isEOSQueueHeader(t) {
+		p.table = swEOSQueue
+		p.out.lines.add(l)
+		p.prev = t
+		return
+	}
+	if p.table != swNone && p.row(l, t) {
+		p.fresh = false
+		p.out.lines.add(l)
+		return
+	}
+	if p.table != swNone && p.table != swECN && p.table != swRoCE && strings.Trim(t, ".") == "" {
+		// A poster's elision (".." or "..."): the rows after it are the
+		// same table's.
+		p.out.lines.add(l)
+		return
+	}
+	if p.table != swNone && p.cutRow(l, t) {
+		return
+	}
+	if p.filtered && strings.Contains(t, "Last cached time") {
+		p.out.lines.add(l)
+		return
+	}
+	if p.startFiltered(l, t) {
+		p.prev = t
+		return
+	}
+	p.fresh, p.filtered = false, false
+	if p.table == swECN {
+		p.endBlock()
+	}
+	p.table = swNone
+	switch {
+	case swTitle(t) != swNone:
+		p.title = swTitle(t)
+		p.out.lines.add(l)
+	case strings.HasPrefix(t, "Profile: ") && len(t) < 80:
+		p.out.ECN = appendCapped(p.out.ECN, ECNProfile{Name: strings.Clone(t[len("Profile: "):]), GreenMin: -1, GreenMax: -1, GreenDropProbability: -1, Evidence: []Evidence{At(p.out.src, l)}}, maxSwitchRows, &p.out.Omitted)
+		if n := len(p.out.ECN); n > 0 && p.out.ECN[n-1].Evidence[0].Line == l.Num {
+			p.ecn = &p.out.ECN[n-1]
+		}
+		p.block = newBlock('r', t[len("Profile: "):], At(p.out.src, l))
+		p.table = swECN
+		p.out.lines.add(l)
+	case strings.HasPrefix(t, "Pool: ") && len(t) < 80:
+		p.block = newBlock('p', t[len("Pool: "):], At(p.out.src, l))
+		p.table = swECN
+		p.out.lines.add(l)
+	case strings.HasPrefix(t, "Port 0x") && strings.HasSuffix(t, "Counters Group"):
+		p.sdkPort, p.sdkPrio = strings.Clone(strings.Fields(t)[1]), -1
+		p.out.lines.add(l)
+	case p.sdkPort != "" && strings.HasPrefix(t, "Prio ") && len(t) <= 7:
+		p.sdkPrio = atoiOr(t[len("Prio "):], -1)
+		p.out.lines.add(l)
+	case p.sdkPort != "" && p.sdkPrio >= 0 && (strings.HasPrefix(t, "rx_pause = ") || strings.HasPrefix(t, "tx_pause = ")):
+		if v, ok := switchNum(t[len("rx_pause = "):]); ok {
+			d := RX
+			if t[0] == 't' {
+				d = TX
+			}
+			p.out.ASICPFC = appendCapped(p.out.ASICPFC, SwitchPFC{Port: p.sdkPort, Dir: d, Prio: p.sdkPrio, Frames: v, Evidence: At(p.out.src, l)}, maxSwitchRows, &p.out.Omitted)
+			p.out.lines.add(l)
+		}
+	case strings.HasPrefix(t, "RoCE mode") && strings.Contains(t, ":"):
+		p.table, p.congestion, p.roceECN = swRoCE, false, nil
+		p.out.lines.add(l)
+	default:
+		if strings.Contains(t, "@") && (strings.Contains(t, "$ ") || strings.Contains(t, "# ")) {
+			if h := promptHost(t); h != "" && p.out.Switch == "" {
+				p.out.Switch = h
+			}
+		}
+	}
+	p.prev = t
+}
+
+// isRule reports whether t is a tabulate rule: runs of dashes separated by
+// spaces.
+func isRule(t string) bool {
+	if len(t) < 3 {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] != '-' && t[i] != ' ' {
+			return false
+		}
+	}
+	return true
+}
+
+// header classifies the line above a rule.
+func (p *switchParser) header(h string) (swTable, []string) {
+	f := strings.Fields(h)
+	if len(f) < 2 {
+		return swNone, nil
+	}
+	switch {
+	case len(f) >= 10 && f[0] == "Port" && (f[1] == "Rx" || f[1] == "Tx") && f[2] == "PFC0":
+		if f[1] == "Rx" {
+			return swPFCRx, f[2:]
+		}
+		return swPFCTx, f[2:]
+	case len(f) == 5 && f[0] == "switch-priority" && f[1] == "rx-pause-frames" && f[3] == "tx-pause-frames":
+		return swNVUEPFC, f
+	case f[0] == "QUEUE" && strings.Contains(h, "STORM DETECTED/RESTORED"):
+		return swWD, nil
+	case f[0] == "Port" && f[1] == "TxQ" && strings.Contains(h, "Drop/pkts"):
+		return swQueue, f
+	case (f[0] == "Port" || f[0] == "Interface") && pgColumn(f[1]) >= 0 && (p.title == swPGShared || p.title == swPGHeadroom || p.title == swPGDrop):
+		t := p.title
+		p.title = swNone
+		return t, f[1:]
+	case f[0] == "Port" && pgColumns(f[1:]) && p.title == swNone:
+		return swPGUntitled, f[1:]
+	case queueWMHeader(f):
+		p.title = swNone
+		return swQueueWM, f
+	case pfcHistHeader(f, h):
+		return swPFCHist, f
+	case f[0] == "IFACE" && len(f) >= 8 && strings.Contains(h, "RX_DRP"):
+		return swPorts, f
+	case f[0] == "Pool" && f[1] == "Bytes" && (p.title == swPoolWM || p.title == swHdrmWM):
+		t := p.title
+		p.title = swNone
+		return t, f
+	case f[0] == "LocalPort" && f[1] == "RemoteDevice" && len(f) >= 3:
+		return swLLDP, f
+	case f[0] == "PORT" && f[1] == "ACTION" && strings.Contains(h, "DETECTION TIME") && strings.Contains(h, "RESTORATION TIME"):
+		return swWDConfig, f
+	case f[0] == "Port" && f[1] == "TxQ" && strings.Contains(h, "WredDrp/pkts") && strings.Contains(h, "EcnMarked/pkts"):
+		return swWRED, f
+	case sonic.PFCPriorityHeader(f):
+		return swPFCPrio, f
+	}
+	return swNone, nil
+}
+
+// bareHeader reports whether a table's header is distinctive enough to
+// start the table without the rule of dashes under it (a saved or
+// reformatted paste drops the rule).
+func bareHeader(k swTable) bool {
+	switch k {
+	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist, swNVUEPFC:
+		return true
+	}
+	return false
+}
+
+// Result implements Parser.
+func (p *switchParser) Result() Artifact {
+	p.endBlock()
+	o := &p.out
+	o.EOSPFC = p.eos.read(o.src)
+	p.nv.read(o)
+	// A "Profile:" block of buffer keys is a buffer profile, not ECN.
+	ecn := o.ECN[:0]
+	for _, e := range o.ECN {
+		if e.GreenMin >= 0 || e.GreenMax >= 0 || e.ECN != "" {
+			ecn = append(ecn, e)
+		}
+	}
+	o.ECN = ecn
+	o.latestSnapshots()
+	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.Garbled)+len(o.CutRows) == 0 {
+		return nil
+	}
+	return o
+}

@@ -1,0 +1,66 @@
+package lint
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Small list helpers the rules share, and priority and port lists as
+// findings print them.
+
+func maskList(m uint8) []int {
+	var out []int
+	for p := 0; p < 8; p++ {
+		if m&(1<<p) != 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// portList names ports compactly: up to four, then a count.
+func portList(ps []string) string {
+	var sorted []string
+	for _, p := range ps {
+		if !contains(sorted, p) {
+			sorted = append(sorted, p)
+		}
+	}
+	sort.Strings(sorted)
+	if len(sorted) <= 4 {
+		return strings.Join(sorted, ",")
+	}
+	return fmt.Sprintf("%s,... (%d ports)", strings.Join(sorted[:3], ","), len(sorted))
+}
+
+// prios formats priorities as "3,4" or "none".
+func prios(ps []int) string {
+	if len(ps) == 0 {
+		return "none"
+	}
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = strconv.Itoa(p)
+	}
+	return strings.Join(s, ",")
+}

@@ -1,0 +1,163 @@
+package lint
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/fabric"
+	"rocelab/internal/ingest"
+	"rocelab/internal/sonic"
+)
+
+// The NIC and switch sides of the model: what each source says about the
+// priority or class RoCE's DSCP is put in, the priorities PFC protects and,
+// on a switch, how each class is scheduled.
+
+func (m *Model) nicSides() []nicSide {
+	var out []nicSide
+	d := m.roce.DSCP
+	if s := m.Desc; s != nil {
+		n := nicSide{Name: "hosts (" + s.File + ")", Prio: -1}
+		switch {
+		case s.Host.Priority >= 0:
+			n.Prio, n.PrioEv = s.Host.Priority, []Evidence{m.at("host.priority", "")}
+		case s.Host.Trust == fabric.TrustDSCP:
+			n.Prio = int(s.Host.DSCPToPrio[d])
+			n.PrioEv = []Evidence{m.at("host.trust", "dscp"), m.at("host.dscp_to_priority", "default map (DSCP >> 3)")}
+		}
+		out = append(out, n)
+	}
+	qos := func(name string, c *ingest.QoSConfig) {
+		n := nicSide{Name: name, Prio: -1, PFC: c.PFCPrios(), PFCKnown: c.PFCKnown, PFCEv: c.Evidence["pfc"]}
+		if c.Trust == "dscp" {
+			if p, ok := c.DSCPPrio(d); ok {
+				n.Prio = p
+				n.PrioEv = []Evidence{c.Evidence["trust"], c.Evidence["dscp2prio:"+strconv.Itoa(p)]}
+			} else {
+				// A script that does not set this DSCP leaves mlx5's
+				// default map (DSCP >> 3).
+				n.Prio, n.PrioEv = d>>3, []Evidence{c.Evidence["trust"]}
+			}
+		}
+		out = append(out, n)
+	}
+	for _, a := range m.Artifacts {
+		switch v := a.(type) {
+		case *ingest.MlnxQoS:
+			for i := range v.Configs {
+				qos(v.Configs[i].Name()+" (mlnx_qos)", &v.Configs[i])
+			}
+		case *ingest.MlnxQoSCommands:
+			for i := range v.Configs {
+				qos(v.Configs[i].Name()+" (mlnx_qos commands)", &v.Configs[i])
+			}
+		}
+	}
+	return out
+}
+
+func (m *Model) switchSides() []switchSide {
+	var out []switchSide
+	d := m.roce.DSCP
+	if s := m.Desc; s != nil {
+		sw := &s.Switch
+		sd := switchSide{Name: "switches (" + s.File + ")", TC: -1}
+		if sw.Trust == fabric.TrustDSCP {
+			sd.TC, sd.TCEv = int(sw.DSCPToPrio[d]), m.at("switch.dscp_to_priority", "default map (DSCP >> 3)")
+		}
+		sd.LosslessKnown, sd.LosslessEv = true, m.at("switch.pfc.priorities", "[3]")
+		if sw.PFC.Enabled {
+			sd.Lossless = maskList(sw.PFC.Priorities)
+		} else {
+			sd.LosslessEv = m.at("switch.pfc.enabled", "true")
+		}
+		sd.DSCPToTC = func(x int) (int, Evidence, bool) {
+			if sw.Trust != fabric.TrustDSCP || x < 0 || x > 63 {
+				return 0, Evidence{}, false
+			}
+			return int(sw.DSCPToPrio[x]), m.at("switch.dscp_to_priority", "default map (DSCP >> 3)"), true
+		}
+		sd.Strict = func(tc int) (bool, Evidence, bool) {
+			return sw.Strict&(1<<tc) != 0, m.at("switch.scheduler.strict", "[6, 7]"), true
+		}
+		out = append(out, sd)
+	}
+	for _, db := range m.Sonic {
+		out = append(out, sonicSides(db, d)...)
+	}
+	return out
+}
+
+// sonicSides groups a config_db's ports by their DSCP map and PFC set, so
+// that 32 ports configured alike give one side.
+func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
+	type group struct {
+		ports []string
+		pq    sonic.PortQoS
+	}
+	var global sonic.PortQoS
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, pq := range db.PortQoSMaps() {
+		if pq.Port == "global" {
+			global = pq
+			continue
+		}
+		if pq.DSCPToTC.Text == "" {
+			pq.DSCPToTC = global.DSCPToTC
+		}
+		key := pq.DSCPToTC.Text + "\x00" + pq.PFCEnableAt.Text + "\x00" + fmt.Sprint(pq.HasPFCEnable)
+		g, ok := byKey[key]
+		if !ok {
+			g = &group{pq: pq}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		g.ports = append(g.ports, pq.Port)
+	}
+	var out []switchSide
+	for _, g := range groups {
+		sd := switchSide{Name: fmt.Sprintf("%s %s", db.File, portList(g.ports)), TC: -1, DB: db, Port: g.ports[0]}
+		mp, ok := db.NumMap("DSCP_TO_TC_MAP", g.pq.DSCPToTC.Text)
+		if ok {
+			if mp.To[d] >= 0 {
+				sd.TC, sd.TCEv = mp.To[d], sonicEv(db, mp.At[d])
+			} else {
+				// SONiC sends DSCPs missing from the map to TC 0.
+				sd.TC, sd.TCEv = 0, sonicEv(db, g.pq.DSCPToTC)
+			}
+			sd.DSCPToTC = func(x int) (int, Evidence, bool) {
+				if x < 0 || x > 63 {
+					return 0, Evidence{}, false
+				}
+				if mp.To[x] < 0 {
+					return 0, sonicEv(db, g.pq.DSCPToTC), true
+				}
+				return mp.To[x], sonicEv(db, mp.At[x]), true
+			}
+		}
+		if g.pq.HasPFCEnable {
+			sd.Lossless, sd.LosslessKnown, sd.LosslessEv = g.pq.PFCEnable, true, sonicEv(db, g.pq.PFCEnableAt)
+		}
+		port := g.ports[0]
+		sd.Strict = func(tc int) (bool, Evidence, bool) { return queueStrict(db, port, tc) }
+		out = append(out, sd)
+	}
+	return out
+}
+
+// queueStrict reports whether a port's queue is scheduled strictly.
+func queueStrict(db *sonic.ConfigDB, port string, queue int) (bool, Evidence, bool) {
+	for _, q := range db.Queues() {
+		if !contains(q.Ports, port) || !containsInt(q.Queues, queue) || q.Scheduler.Text == "" {
+			continue
+		}
+		typ, ok := db.Field("SCHEDULER", q.Scheduler.Text, "type")
+		if !ok {
+			return false, sonicEv(db, q.Scheduler), false
+		}
+		return strings.EqualFold(typ.Text, "STRICT"), sonicEv(db, typ), true
+	}
+	return false, Evidence{}, false
+}

@@ -1,0 +1,312 @@
+package sonic
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// The config_db grammar over the token reader: the top level (one config,
+// a multi-ASIC dump, a configlet), tables, flat "TABLE|key" rows, fields
+// and their values, with duplicates and skipped entries recorded.
+
+func (p *parser) top() ([]*ConfigDB, error) {
+	t, off, err := p.token()
+	if err != nil {
+		return nil, err
+	}
+	main := newDB(p.name, "")
+	var dbs []*ConfigDB
+	switch d, _ := t.(json.Delim); d {
+	case '[':
+		if err := p.configlet(main); err != nil {
+			return nil, err
+		}
+	case '{':
+		if dbs, err = p.objectTop(main); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, p.errAt(off, "config_db.json: expected an object ({...}), got %s", describe(t))
+	}
+	if p.dec.More() {
+		return nil, p.errAt(p.next(), "unexpected data after the top-level object")
+	}
+	if off := p.next(); off < len(p.data) {
+		return nil, p.errAt(off, "unexpected data after the top-level object")
+	}
+	if len(dbs) == 0 || len(main.Tables) > 0 {
+		dbs = append([]*ConfigDB{main}, dbs...)
+	}
+	return dbs, nil
+}
+
+// objectTop reads the top-level object after its '{': the tables of main,
+// and each namespace of a multi-ASIC dump into a ConfigDB of its own.
+func (p *parser) objectTop(main *ConfigDB) ([]*ConfigDB, error) {
+	var dbs []*ConfigDB
+	for {
+		name, off, ok, err := p.key()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return dbs, nil
+		}
+		if isNamespace(name) && p.peek() == '{' {
+			ns := newDB(p.name, name)
+			if _, err := p.open(name); err != nil {
+				return nil, err
+			}
+			if err := p.tables(ns, false); err != nil {
+				return nil, err
+			}
+			if len(ns.Tables) > 0 {
+				dbs = append(dbs, ns)
+			}
+			continue
+		}
+		if err := p.entry(main, name, off, false); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// configlet reads a list of table objects after its '['.
+func (p *parser) configlet(db *ConfigDB) error {
+	for {
+		t, off, err := p.token()
+		if err != nil {
+			return err
+		}
+		if d, ok := t.(json.Delim); ok && d == ']' {
+			return nil
+		}
+		if d, ok := t.(json.Delim); !ok || d != '{' {
+			return p.errAt(off, "configlet: expected an object of tables ({...}) in the list, got %s", describe(t))
+		}
+		if err := p.tables(db, true); err != nil {
+			return err
+		}
+	}
+}
+
+// tables reads table entries up to the closing '}' of their object. With
+// merge (a configlet's later element), a table or row given again updates
+// the earlier one, as configlet does, rather than replacing it.
+func (p *parser) tables(db *ConfigDB, merge bool) error {
+	for {
+		name, off, ok, err := p.key()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if err := p.entry(db, name, off, merge); err != nil {
+			return err
+		}
+	}
+}
+
+// entry reads one top-level entry: a table, or a "TABLE|key" row of a flat
+// dump. An element of a list of APPL_DB entries ("OP": "SET") or of a JSON
+// Patch ("op", "path") is refused for what it is.
+func (p *parser) entry(db *ConfigDB, name string, off int, merge bool) error {
+	l, c := p.pos(off)
+	switch name {
+	case "OP":
+		return p.errAt(off, "an APPL_DB entry (\"OP\", as swssconfig files write them), not CONFIG_DB: lint reads config_db.json")
+	case "op", "path":
+		return p.errAt(off, "a JSON Patch operation (%q, as `config apply-patch` takes them), not CONFIG_DB: lint reads config_db.json", name)
+	}
+	if table, key, flat := strings.Cut(name, "|"); flat {
+		// A flat dump (sonic-cfggen --print-data, redis dumps of
+		// CONFIG_DB): "TABLE|key": {fields}.
+		return p.flatRow(db, table, key, Value{Text: name, Line: l, Col: c}, merge)
+	}
+	tab, seen := db.Tables[name]
+	if seen && !merge {
+		db.Duplicates = append(db.Duplicates, Value{Text: name, Line: l, Col: c})
+	}
+	if !seen || !merge {
+		tab = Table{}
+		db.tablePos[name] = Value{Text: name, Line: l, Col: c}
+	}
+	if err := p.table(db, name, tab, merge); err != nil {
+		return err
+	}
+	db.Tables[name] = tab
+	return nil
+}
+
+// flatRow reads the fields of one "TABLE|key" entry of a flat dump.
+func (p *parser) flatRow(db *ConfigDB, table, key string, at Value, merge bool) error {
+	tab, ok := db.Tables[table]
+	if !ok {
+		tab = Table{}
+		db.Tables[table] = tab
+		db.tablePos[table] = at
+	}
+	row, dup := tab[key]
+	if dup && !merge {
+		db.Duplicates = append(db.Duplicates, at)
+	}
+	if !dup || !merge {
+		row = map[string]Value{}
+	}
+	if err := p.row(db, table, table+"|"+key, row, merge); err != nil {
+		return err
+	}
+	tab[key] = row
+	return nil
+}
+
+func (p *parser) table(db *ConfigDB, name string, tab Table, merge bool) error {
+	off, err := p.open(name)
+	if err != nil {
+		if readTables[name] {
+			return err
+		}
+		l, c := p.pos(off)
+		db.Skipped = append(db.Skipped, Value{Text: name, Line: l, Col: c})
+		return p.skipRest(err)
+	}
+	for {
+		key, off, ok, err := p.key()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		row, dup := tab[key]
+		if dup && !merge {
+			l, c := p.pos(off)
+			db.Duplicates = append(db.Duplicates, Value{Text: name + "|" + key, Line: l, Col: c})
+		}
+		if !dup || !merge {
+			row = map[string]Value{}
+		}
+		if err := p.row(db, name, name+"|"+key, row, merge); err != nil {
+			return err
+		}
+		tab[key] = row
+	}
+}
+
+// row reads one row's fields. In a table lint does not read, a row that is
+// not an object, or a field that is not a value, is skipped.
+func (p *parser) row(db *ConfigDB, table, what string, row map[string]Value, merge bool) error {
+	off, err := p.open(what)
+	if err != nil {
+		if readTables[table] {
+			return err
+		}
+		l, c := p.pos(off)
+		db.Skipped = append(db.Skipped, Value{Text: what, Line: l, Col: c})
+		return p.skipRest(err)
+	}
+	for {
+		field, off, ok, err := p.key()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		l, c := p.pos(off)
+		if _, dup := row[field]; dup && !merge {
+			db.Duplicates = append(db.Duplicates, Value{Text: what + "." + field, Line: l, Col: c})
+		}
+		v, err := p.value(what + "." + field)
+		if err != nil {
+			if readTables[table] {
+				return err
+			}
+			db.Skipped = append(db.Skipped, Value{Text: what + "." + field, Line: l, Col: c})
+			if err := p.skipRest(err); err != nil {
+				return err
+			}
+			continue
+		}
+		row[field] = v
+	}
+}
+
+// value reads a field value: a string, number or boolean, or a list of
+// them (joined with commas, as SONiC stores lists in Redis).
+func (p *parser) value(what string) (Value, error) {
+	t, off, err := p.token()
+	if err != nil {
+		return Value{}, err
+	}
+	l, c := p.pos(off)
+	v := Value{Line: l, Col: c}
+	switch x := t.(type) {
+	case string:
+		v.Text = unref(x)
+	case json.Number:
+		v.Text = x.String()
+	case bool:
+		v.Text = fmt.Sprint(x)
+	case json.Delim:
+		if x != '[' {
+			return v, p.errAt(off, "%s: expected a string, number or list, got an object", what)
+		}
+		var items []string
+		var bad error
+		for {
+			t, off, err := p.token()
+			if err != nil {
+				return v, err
+			}
+			if d, ok := t.(json.Delim); ok && d == ']' {
+				break
+			}
+			switch y := t.(type) {
+			case string:
+				items = append(items, unref(y))
+			case json.Number:
+				items = append(items, y.String())
+			default:
+				if bad == nil {
+					bad = p.errAt(off, "%s: expected strings or numbers in the list, got %s", what, describe(t))
+				}
+				if err := p.skipRest(bad); err != nil {
+					return v, err
+				}
+			}
+		}
+		p.lastDelim = 0
+		if bad != nil {
+			return v, bad
+		}
+		v.Text = strings.Join(items, ",")
+	default:
+		return v, p.errAt(off, "%s: expected a string, got %s", what, describe(t))
+	}
+	return v, nil
+}
+
+// unref turns the reference form config_db used before SONiC 202111,
+// "[DSCP_TO_TC_MAP|AZURE]" (a list: "[BUFFER_PROFILE|a],[BUFFER_PROFILE|b]"),
+// into the plain name the newer form writes ("AZURE"; "a,b").
+func unref(s string) string {
+	if len(s) < 4 || s[0] != '[' || s[len(s)-1] != ']' || !strings.Contains(s, "|") {
+		return s
+	}
+	parts := strings.Split(s, ",")
+	for i, x := range parts {
+		x = strings.TrimSpace(x)
+		if len(x) < 4 || x[0] != '[' || x[len(x)-1] != ']' {
+			return s
+		}
+		_, name, ok := strings.Cut(x[1:len(x)-1], "|")
+		if !ok {
+			return s
+		}
+		parts[i] = name
+	}
+	return strings.Join(parts, ",")
+}
