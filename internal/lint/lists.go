@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,29 +21,11 @@ func maskList(m uint8) []int {
 	return out
 }
 
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 // portList names ports compactly: up to four, then a count.
 func portList(ps []string) string {
 	var sorted []string
 	for _, p := range ps {
-		if !contains(sorted, p) {
+		if !slices.Contains(sorted, p) {
 			sorted = append(sorted, p)
 		}
 	}

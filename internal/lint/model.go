@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -162,7 +163,7 @@ func (m *Model) roceDSCP() roceClass {
 	}
 	if len(nicDSCPs) > 0 {
 		d := nicDSCPs[0]
-		if containsInt(nicDSCPs, ingest.RoCEDSCP) {
+		if slices.Contains(nicDSCPs, ingest.RoCEDSCP) {
 			d = ingest.RoCEDSCP
 		}
 		return roceClass{DSCP: d, Evidence: nicEv, From: fmt.Sprintf("inferred from the NICs' mlnx_qos: a DSCP they keep lossless (%d–%d)", nicDSCPs[0], nicDSCPs[len(nicDSCPs)-1])}
@@ -203,7 +204,7 @@ func losslessDSCP(db *sonic.ConfigDB, among []int) (roceClass, bool) {
 		}
 		n++
 		for d := range 64 {
-			if mp.To[d] < 0 || !containsInt(pq.PFCEnable, mp.To[d]) || among != nil && !containsInt(among, d) {
+			if mp.To[d] < 0 || !slices.Contains(pq.PFCEnable, mp.To[d]) || among != nil && !slices.Contains(among, d) {
 				continue
 			}
 			if ports[d] == 0 {
@@ -241,7 +242,7 @@ func (m *Model) nicLosslessDSCPs() ([]int, []Evidence) {
 			if !ok {
 				p = d >> 3
 			}
-			if containsInt(pfc, p) && !containsInt(out, d) {
+			if slices.Contains(pfc, p) && !slices.Contains(out, d) {
 				out = append(out, d)
 			}
 		}

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -150,7 +151,7 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 // queueStrict reports whether a port's queue is scheduled strictly.
 func queueStrict(db *sonic.ConfigDB, port string, queue int) (bool, Evidence, bool) {
 	for _, q := range db.Queues() {
-		if !contains(q.Ports, port) || !containsInt(q.Queues, queue) || q.Scheduler.Text == "" {
+		if !slices.Contains(q.Ports, port) || !slices.Contains(q.Queues, queue) || q.Scheduler.Text == "" {
 			continue
 		}
 		typ, ok := db.Field("SCHEDULER", q.Scheduler.Text, "type")

@@ -96,7 +96,7 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 	ports := map[string][]string{}
 	var names []string
 	for _, q := range db.Queues() {
-		if q.WREDProfile.Text == "" || !containsInt(q.Queues, roce) {
+		if q.WREDProfile.Text == "" || !slices.Contains(q.Queues, roce) {
 			continue
 		}
 		if _, ok := ports[q.WREDProfile.Text]; !ok {
@@ -259,7 +259,7 @@ func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
 	uses := map[string]*use{}
 	var names []string
 	for _, q := range db.Queues() {
-		if q.WREDProfile.Text == "" || !containsInt(q.Queues, roce) && !anyIn(q.Queues, lossless[q.Ports[0]]) {
+		if q.WREDProfile.Text == "" || !slices.Contains(q.Queues, roce) && !anyIn(q.Queues, lossless[q.Ports[0]]) {
 			continue
 		}
 		u, ok := uses[q.WREDProfile.Text]
@@ -400,7 +400,7 @@ func (p ecnProfile) check() []doctor.Finding {
 // anyIn reports whether any of xs is in ys.
 func anyIn(xs, ys []int) bool {
 	for _, x := range xs {
-		if containsInt(ys, x) {
+		if slices.Contains(ys, x) {
 			return true
 		}
 	}

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"rocelab/internal/doctor"
@@ -108,7 +109,7 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 		return lossyECNState{}
 	}
 	for _, q := range db.Queues() {
-		if !containsInt(q.Queues, tc) {
+		if !slices.Contains(q.Queues, tc) {
 			continue
 		}
 		queue, none := fmt.Sprintf("queue %d", tc), "WRED/ECN profile"

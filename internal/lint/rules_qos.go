@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"rocelab/internal/doctor"
@@ -57,7 +58,7 @@ func qosRules(m *Model) []doctor.Finding {
 			})
 			continue
 		}
-		if s.TC < 0 || !s.LosslessKnown || containsInt(s.Lossless, s.TC) {
+		if s.TC < 0 || !s.LosslessKnown || slices.Contains(s.Lossless, s.TC) {
 			continue
 		}
 		f := doctor.Finding{
@@ -107,7 +108,7 @@ func (m *Model) unmappedPFC() []doctor.Finding {
 			continue
 		}
 		for _, n := range m.nics {
-			if n.Prio < 0 || containsInt(s.Lossless, n.Prio) {
+			if n.Prio < 0 || slices.Contains(s.Lossless, n.Prio) {
 				continue
 			}
 			fix := fmt.Sprintf("pfc_enable with %d on the switch ports (PORT_QOS_MAP), with a DSCP_TO_TC_MAP that sends RoCE's DSCP to class %d; or move the NICs' RoCE priority into %s.", n.Prio, n.Prio, prios(s.Lossless))
@@ -234,7 +235,7 @@ func (m *Model) cnpRules(roceTC int) []doctor.Finding {
 // mismatchFix proposes the change that makes NIC and switch agree on a
 // lossless class: the switch's map, or RoCE's marking, or the NIC's map.
 func mismatchFix(d int, n nicSide, s switchSide) string {
-	lossless := func(c int) bool { return !s.LosslessKnown || containsInt(s.Lossless, c) }
+	lossless := func(c int) bool { return !s.LosslessKnown || slices.Contains(s.Lossless, c) }
 	var fixes []string
 	if lossless(n.Prio) {
 		if isNVUE(s.DB) {

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 
 	"rocelab/internal/sonic"
 )
@@ -45,7 +46,7 @@ func nvSet(db *sonic.ConfigDB, port, kind, rest string) string {
 // port's profile with the class left to fill in.
 func queueScheduler(db *sonic.ConfigDB, port string, sp int) string {
 	for _, q := range db.Queues() {
-		if contains(q.Ports, port) && containsInt(q.Queues, sp) && q.Scheduler.Text != "" {
+		if slices.Contains(q.Ports, port) && slices.Contains(q.Queues, sp) && q.Scheduler.Text != "" {
 			return q.Scheduler.Text
 		}
 	}
