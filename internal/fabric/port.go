@@ -420,6 +420,9 @@ func (pt *Port) applyPause(now unit.Time, f *packet.Packet) {
 			}
 			ps.active, ps.start, ps.end = true, now, now+pt.QuantaTime(q)
 			pt.pausing |= 1 << prio
+			if !pt.everPaused() {
+				pt.dom.paused = append(pt.dom.paused, pt)
+			}
 			pt.ctr.RxPauseTransition[prio]++
 		}
 		pt.watchdog.onPause(pt, now, prio, q)

@@ -62,8 +62,15 @@ type NIC struct {
 
 	rx rxBuffer
 
-	sampled int
-	series  []*QPSeries
+	// sampled is how many of its queue pairs have series, sampling those
+	// queue pairs, and anyCC says some queue pair has congestion
+	// control: once sampled reaches Config.SampleQPs, or with no
+	// congestion control, a sample visits no other queue pair (each a
+	// cache line: the 127->1 incast's receiver has 127).
+	sampled  int
+	sampling []*qp
+	series   []*QPSeries
+	anyCC    bool
 
 	// HW holds the RDMA counters (hw_counters).
 	HW HWCounters

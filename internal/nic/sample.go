@@ -20,7 +20,14 @@ type QPSeries struct {
 // from the moment each is first rate-limited. A queue pair that joined
 // the NIC ahead of its connect (see Transport) is not there yet.
 func (n *NIC) Sample(now unit.Time) {
-	for _, q := range n.qps {
+	if !n.anyCC {
+		return
+	}
+	qps := n.qps
+	if n.sampled >= n.cfg.SampleQPs {
+		qps = n.sampling // no other queue pair can start a series
+	}
+	for _, q := range qps {
 		if q.cc == nil || q.joined > now {
 			continue
 		}
@@ -29,6 +36,7 @@ func (n *NIC) Sample(now unit.Time) {
 				continue
 			}
 			n.sampled++
+			n.sampling = append(n.sampling, q)
 			every := n.dom.SampleInterval()
 			q.series = &QPSeries{Conn: int32(q.conn), Rate: metrics.NewSeries(every, 512), Alpha: metrics.NewSeries(every, 512)}
 			n.series = append(n.series, q.series)

@@ -96,6 +96,9 @@ func NewTransport(net *fabric.Network, nics []*NIC) *Transport {
 		n.mail = t.mail[n.dom.ID]
 		t.delay = max(t.delay, n.cfg.CompletionDelay)
 	}
+	for _, m := range t.mail {
+		m.delay = t.delay
+	}
 	return t
 }
 
@@ -217,6 +220,7 @@ func (n *NIC) responderCC(q *qp) {
 	if d := q.nic.cfg.DCQCN; q.class == packet.ClassRoCE && d != nil && d.Enabled(int(q.prio)) {
 		d.Init(&q.dcqcn, q.nic.port.Rate())
 		q.cc = &q.dcqcn
+		q.nic.anyCC = true
 	}
 }
 
@@ -284,6 +288,7 @@ func (p *Part) Receive() {
 		n := w.q.nic
 		if w.join {
 			n.qps = append(n.qps, w.q)
+			n.anyCC = n.anyCC || w.q.cc != nil
 			continue
 		}
 		i := n.posts.Add(w)
@@ -381,7 +386,8 @@ func (t *Transport) Collect() {
 // mailbox holds the completions a domain's NICs wrote, in order, until
 // the control side collects them.
 type mailbox struct {
-	msgs []mail
+	msgs  []mail
+	delay unit.Time // the transport's CompletionDelay
 }
 
 // mail is one completion from a NIC.
@@ -400,8 +406,13 @@ type posted struct {
 }
 
 // complete writes a completion for the workload that owns the connection.
+// The domain runs no further than just before the workload sees it: a
+// run of one domain may otherwise go on to the workloads' next event
+// (sim.Windows).
 func (n *NIC) complete(id workload.QP, side workload.Side, op workload.Op, wr uint64, bytes int64, st workload.Status) {
-	n.mail.msgs = append(n.mail.msgs, mail{node: n.node, c: workload.Completion{QP: id, Side: side, Op: op, ID: wr, Bytes: bytes, Status: st, At: n.dom.Sched.Now()}})
+	now := n.dom.Sched.Now()
+	n.mail.msgs = append(n.mail.msgs, mail{node: n.node, c: workload.Completion{QP: id, Side: side, Op: op, ID: wr, Bytes: bytes, Status: st, At: now}})
+	n.dom.Sched.Bound(now + n.mail.delay - 1)
 }
 
 // post takes the work request in slot i: a QP in the error state

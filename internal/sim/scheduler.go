@@ -38,6 +38,7 @@ type Scheduler struct {
 	minCompact int
 	executed   uint64
 	stopped    bool
+	limit      unit.Time // the bound of the RunUntil in progress (Bound)
 }
 
 // NewScheduler returns an empty scheduler at time 0.
@@ -135,18 +136,30 @@ func (s *Scheduler) Step() bool {
 // RunUntil runs every event with time <= t, then sets Now() to t. If a
 // handler calls Stop, it returns after that handler and leaves Now() at that
 // event's time. A t before Now() runs nothing and leaves the clock alone.
+// A handler that calls Bound lowers t.
 func (s *Scheduler) RunUntil(t unit.Time) {
 	s.stopped = false
+	s.limit = t
 	for !s.stopped {
-		e := s.next(t)
+		e := s.next(s.limit)
 		if e == nil {
 			break
 		}
 		s.fire(e)
 	}
-	if !s.stopped && t > s.now {
-		s.now = t
+	if !s.stopped && s.limit > s.now {
+		s.now = s.limit
 	}
+	s.limit = unit.MaxTime
+}
+
+// Bound lowers the bound of the RunUntil in progress to t, if it was
+// higher: RunUntil then runs no event after t and returns with Now() at
+// t. A handler calls it when something it did at Now() must be seen
+// elsewhere before this scheduler passes t; t must not be before Now().
+// Outside RunUntil it has no effect.
+func (s *Scheduler) Bound(t unit.Time) {
+	s.limit = min(s.limit, t)
 }
 
 // AdvanceTo sets Now() to t, which must not be earlier than Now() nor

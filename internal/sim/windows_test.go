@@ -20,6 +20,9 @@ type ring struct {
 	log   []string
 	laps  int
 	posts []post // the control side's, until delivered
+	// direct, when set, is the one scheduler that holds every part's
+	// events and the control side's (the reference of a run of one part).
+	direct *Scheduler
 }
 
 // post is a token the control side starts at a part.
@@ -83,10 +86,19 @@ func (p *ringPart) Handle(now unit.Time, tok uint64) {
 	}
 	hops := tok & 0xff
 	if hops == ringParts {
+		if p.r.direct != nil {
+			p.s.At(now+ringLook, NodeKey(0, SrcFrom(p.i)), p.r, tok)
+			return
+		}
 		p.done = append(p.done, msg{now, tok})
+		p.s.Bound(now + ringLook - 1) // the control side sees it then
 		return
 	}
 	at := now + ringLook + unit.Time(tok>>8%37)
+	if p.next == p { // a run of one part: no message to itself
+		p.s.At(at, NodeKey(uint32(p.i+1), SrcFrom(p.i)), p, tok+1)
+		return
+	}
 	m := msg{at, tok + 1}
 	p.out = append(p.out, m)
 	if at > p.horizon && (p.sent == 0 || at < p.sent) {
@@ -110,6 +122,10 @@ func (r *ring) Handle(now unit.Time, tok uint64) {
 		return
 	}
 	p := r.parts[int(tok>>8)%len(r.parts)]
+	if r.direct != nil {
+		r.direct.At(now, NodeKey(uint32(p.i+1), SrcControl), p, (tok>>8+ringParts)<<8)
+		return
+	}
 	r.posts = append(r.posts, post{p, now, (tok>>8 + ringParts) << 8})
 }
 
@@ -209,6 +225,37 @@ func TestWindowsWorkersAgree(t *testing.T) {
 				t.Errorf("%s workers: part %d clock at %v, want %v", workers, i, p.s.Now(), end)
 			}
 		}
+	}
+}
+
+// A run of one part goes on past its window to the control side's next
+// event, held back by the completions it writes (Scheduler.Bound), and
+// gives the traces of one scheduler holding everything, in a few rounds
+// a lap instead of one a window.
+func TestWindowsSoloReach(t *testing.T) {
+	ref := newRing(1)
+	ref.direct = ref.ctrl
+	ref.parts[0].s = ref.ctrl
+	ref.ctrl.At(0, NodeKey(1, SrcControl), ref.parts[0], 0)
+	ref.ctrl.Run()
+	r := newRing(1)
+	w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: unit.MaxTime, Reply: ringLook, Workers: 1}
+	w.Parts = []Part{r.parts[0]}
+	w.RunUntil(3000) // a run observed mid-way continues as one that is not
+	end := w.RunUntil(1 << 20)
+	if ref.laps != 40 || fmt.Sprint(r.log) != fmt.Sprint(ref.log) {
+		t.Errorf("control log %v, want %v", r.log, ref.log)
+	}
+	if fmt.Sprint(r.parts[0].trace) != fmt.Sprint(ref.parts[0].trace) {
+		t.Errorf("part trace %v, want %v", r.parts[0].trace, ref.parts[0].trace)
+	}
+	if end != ref.ctrl.Now() || r.parts[0].s.Now() != end {
+		t.Errorf("stopped at %v (part at %v), want %v", end, r.parts[0].s.Now(), ref.ctrl.Now())
+	}
+	// A lap is a completion and a post: a window of ringLook each would
+	// take end/ringLook rounds.
+	if n := w.Stats().Windows; n > 4*40 {
+		t.Errorf("%d rounds for 40 laps over %v, want at most %d", n, end, 4*40)
 	}
 }
 
