@@ -214,10 +214,10 @@ func (e *engine) init(c *Comm) {
 func (e *engine) setNICRates() {
 	c := e.c
 	n := c.Sys.Server.NICs
-	line := gpu.GBps(c.Sys.Server.NICRate)
+	line := c.dmaLine()
 	for i := range e.nicRate {
 		e.nicRate[i] = 0
-		if r := c.nicDMA(i % n); r < line {
+		if r := c.nicDMA(i/n, i%n); r < line {
 			e.nicRate[i] = gpu.Rate(r)
 		}
 	}
@@ -311,7 +311,7 @@ func (e *engine) setTiming() {
 		intraHw = hwNVLink
 	}
 	tm := timing{
-		launch:   us(baseLat[a][p]),
+		launch:   us(baseLat[a][p]) + c.ringSimpleCall(a, p),
 		intraLat: us(hwLat[intraHw][a][p]),
 		proxyOp:  c.proxyOp(),
 		chanRate: gpu.Rate(c.channelCap(e.call.Func, a, p, e.nch) * treeFactor(e.call.Func, a, p, e.call.Bytes, c.Tuning.minCC)),
