@@ -328,12 +328,7 @@ func (e *engine) setTiming() {
 	if c.NRanks == c.NNodes() {
 		netHop = hwLat[hwNet][Tree][p]
 	}
-	soft := max(us(netHop)-NominalFabricLatency, 0) + c.netOverhead() + c.Sys.Server.StepOverhead
-	if p != Simple {
-		// NCCL's LL and LL128 network latencies are the GPU-visible path
-		// only; its Simple ones already hold the proxy's round.
-		soft += ProxyPoll
-	}
+	soft := max(us(netHop)-NominalFabricLatency, 0) + c.Sys.Server.StepOverhead + c.proxyStep(p)
 	tm.sendLat = soft
 	tm.recvLat = GPUPoll
 	e.setNICRates()
