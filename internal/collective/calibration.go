@@ -69,49 +69,28 @@ const (
 	HostLaunchPerChannel = 150 * unit.Nanosecond
 )
 
-// The two A100 terms below are calibrated, not derived: every public
-// A100 ring across servers on AMD EPYC hosts (Azure ND96asr_v4 and
+// AmpereRingSimpleCall is a fixed cost per call of a Simple ring across
+// servers of A100s on AMD hosts, charged on every rank after its launch
+// and its host thread's enqueue. It is calibrated, not derived: every
+// public A100 ring across servers on AMD EPYC hosts (Azure ND96asr_v4 and
 // ND96amsr_A100_v4, 8 × 200G HDR InfiniBand; OCI BM.GPU4.8 and
 // BM.GPU.B4.8, 16 × 100G RoCE; NCCL 2.17 to 2.29) carries more time per
-// call and a lower slope than the twin's pipeline gives it, while the
-// H100 rings (Intel hosts) match it in both terms (docs/nccl.md, "The
-// A100 ring plateau"). Fitted as time = a + S/bw over a run's
-// Ring/Simple rows from 512 MiB, the two calibration-set rings give
-// a = 446 and 285 µs and bw = 188.6 and 191.7 GB/s of busbw, the twin
-// without these terms 77 µs and 196.0. An A100 ring on Intel hosts
-// (nccl-tests#119: 3 servers, 4 × 200G) shows the slope but not the
-// per-call cost: 95.7-96.5 GB/s at 122-127 MiB, 96% of its NICs.
-
-// AmpereGDREfficiency is the share of its line rate a NIC moves between
-// the network and an A100's memory (GPUDirect RDMA reads of the slices it
-// sends, writes of the slices it receives): NVIDIA's maintainers' peak of
-// 24 GB/s per 200G NIC and 12 per 100G (nccl-tests#119; 192 GB/s for a DGX
-// A100's 8 × 200G, NVIDIA/nccl#812), against the 24.5 GB/s of payload the
-// wire carries. The public A100 rings' slopes lie within 2% of it (Azure
-// 188.6 and 190.2 GB/s, OCI 191.1 and 191.7 on 8 × 200G).
-const AmpereGDREfficiency = 0.96
-
-// AmpereRingSimpleCall is a fixed cost per call of a Simple ring across
-// servers of A100s on AMD hosts, charged with the launch on every rank:
-// the mean intercept of the two calibration-set A100 rings (446 and 285
-// µs) less the twin's own with AmpereGDREfficiency (76 µs). It is Simple's
-// alone (the same runs' Ring/LL128 rows at 64 MiB are within 4% of the
-// twin without it) and not the A100's alone (nccl-tests#119, on Intel
-// hosts, has none); whether it is the AMD host's alone no public run
-// tells: every H100 result found is on Intel hosts.
+// call (and a 2-4% lower slope) than the twin's pipeline gives it, while
+// the H100 rings (Intel hosts) match it (docs/nccl.md, "The A100 ring
+// plateau"). Fitted as time = a + S/bw over a run's Ring/Simple rows from
+// 512 MiB, the two calibration-set rings give a = 446 and 285 µs, the
+// twin without the term 77: the value is their mean less the twin's own.
+// It is Simple's alone (the same runs' Ring/LL128 rows at 64 MiB are
+// within 4% of the twin without it) and not the A100's alone: an A100
+// ring on Intel hosts (nccl-tests#119: 3 servers, 4 × 200G) has none,
+// 95.7-96.5 GB/s at 122-127 MiB, 96% of its NICs. Whether it is the AMD
+// host's alone no public run tells: every H100 result found is on Intel
+// hosts.
 const AmpereRingSimpleCall = 290 * unit.Microsecond
 
-// gdrEfficiency returns the share of the line rate a NIC moves to and
-// from the memory of GPU model m with GPUDirect RDMA.
-func gdrEfficiency(m gpu.Model) float64 {
-	if compCapIndex(m.CompCap) == 1 {
-		return AmpereGDREfficiency
-	}
-	return 1
-}
-
 // ringSimpleCall returns the fixed per-call cost of algorithm a and
-// protocol p beyond NCCL's base latency (AmpereRingSimpleCall).
+// protocol p beyond NCCL's base latency (AmpereRingSimpleCall), charged
+// after the launch and the host thread's enqueue.
 func (c *Comm) ringSimpleCall(a Algo, p Proto) unit.Time {
 	if a == Ring && p == Simple && c.NNodes() > 1 && compCapIndex(c.Tuning.minCC) == 1 && c.Sys.Server.CPU == gpu.AMD {
 		return AmpereRingSimpleCall
@@ -240,25 +219,21 @@ func (c *Comm) llMaxBw() float64 {
 	return float64(llMaxBws[index1][min(c.NNodes(), 3)-1])
 }
 
-// nicDMA returns the rate at which the PCIe device of NIC port p of the
-// communicator's node-th server moves data between the network and its
-// GPUs' memory, GB/s: what its PCIe link carries (gpu.Server.NICDMABW),
-// halved when PCIe ACS sends peer-to-peer traffic (GPUDirect RDMA) up to
-// the root complex and back down the same switch uplink, with GPUDirect
-// RDMA no more than the GPU's share of the device's line rate
-// (gdrEfficiency), and no more than its share of the link between the
-// CPU sockets when the NIC's GPU is on the other socket (SYS). The device
-// is the port, or the card when NCCL merges its ports (dmaUnit).
-func (c *Comm) nicDMA(node, p int) float64 {
+// nicDMA returns the rate at which the PCIe device of NIC port p moves
+// data between the network and its GPUs' memory, GB/s: what its PCIe
+// link carries (gpu.Server.NICDMABW), halved when PCIe ACS sends
+// peer-to-peer traffic (GPUDirect RDMA) up to the root complex and back
+// down the same switch uplink, and no more than its share of the link
+// between the CPU sockets when the NIC's GPU is on the other socket
+// (SYS). The device is the port, or the card when NCCL merges its ports
+// (dmaUnit).
+func (c *Comm) nicDMA(p int) float64 {
 	srv := c.Sys.Server
 	bw := srv.NICDMABW()
 	b := c.ports
 	g := c.dev.FirstGPU(p / b)
-	if srv.GDR(g, c.Cfg.GDRLevel) {
-		if srv.ACS {
-			bw /= 2
-		}
-		bw = min(bw, c.dmaLine()*gdrEfficiency(c.model(node)))
+	if srv.ACS && srv.GDR(g, c.Cfg.GDRLevel) {
+		bw /= 2
 	}
 	if srv.PathOf(g) == gpu.SYS {
 		far := 0
@@ -345,9 +320,7 @@ func Calibration() []CalibrationEntry {
 		{"LL network rate", "NCCL's llMaxBw (by CPU vendor and node count) shared by the call's channels", "kernel operations that feed or drain a network connection with LL", "NCCL tuning.cc llMaxBws"},
 		{"NVLink bytes", "LL ×2, LL128 ×9/7, NVLS at the link × 0.85 (Hopper) or 0.74 (Blackwell)", "each GPU's NVLink, per byte sent to a peer or the switch", "NCCL tuning.cc (LL128 7/9 on one server, nvlsEfficiency)"},
 		{"NIC DMA", "PCIe lanes × raw lane rate × 0.86; ÷2 with ACS; ≤ its share of the socket link for a far-socket NIC", "a NIC's reads of slices to send and writes of slices received, when below its line rate (a merged card's ports share its link)", "PCIe Gen1-6 lane rates; TLP efficiency assumed"},
-		{"A100 GPUDirect rate", fmt.Sprintf("%g of the line rate", AmpereGDREfficiency), "a NIC's DMA to and from an A100's memory with GPUDirect RDMA",
-			"NVIDIA's peak of 24 GB/s per 200G NIC (nccl-tests#119; 192 GB/s for a DGX A100, NVIDIA/nccl#812); the public A100 rings' slopes from 512 MiB lie within 2% of it (188.6-191.7 GB/s on 8 × 200G; the twin 196.0 without it)"},
-		{"A100 Simple ring call", AmpereRingSimpleCall.String(), "once per call of a Simple ring across servers of A100s on AMD hosts, with the launch",
-			"fitted: the intercepts of the calibration-set A100 rings (Azure ND96asr_v4 446, OCI BM.GPU.B4.8 285 µs; the twin 76 without it); none on Intel hosts (nccl-tests#119); checked on the held-out A100 rings (Azure on AKS, OCI on OKE and on Ubuntu)"},
+		{"A100 Simple ring call", AmpereRingSimpleCall.String(), "once per call of a Simple ring across servers of A100s on AMD hosts, after the launch and the host thread's enqueue",
+			"fitted: the intercepts of the calibration-set A100 rings (Azure ND96asr_v4 446, OCI BM.GPU.B4.8 285 µs; the twin 77 without it); none on Intel hosts (nccl-tests#119); checked on the held-out A100 rings (Azure on AKS, OCI on OKE and on Ubuntu)"},
 	}
 }
