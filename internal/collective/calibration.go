@@ -33,7 +33,7 @@ import (
 // and 32K) and loses 8 of #309's (5 µs, the first value, was set on the
 // AMD runs alone). #309's and #652's small sizes informed the value, so they are
 // no longer an independent check of it (docs/nccl.md, "Small sizes on
-// Hopper, and at scale").
+// Hopper, and at scale"). It is not charged on Intel hosts (proxyStep).
 const ProxyPoll = 1 * unit.Microsecond
 
 // ProxyOpStart is the proxy thread's time to take up a call's operation
@@ -69,6 +69,35 @@ const (
 	HostLaunchPerChannel = 150 * unit.Nanosecond
 )
 
+// AmpereRingSimpleCall is a fixed cost per call of a Simple ring across
+// servers of A100s on AMD hosts, charged on every rank after its launch
+// and its host thread's enqueue. It is calibrated, not derived: every
+// public A100 ring across servers on AMD EPYC hosts (Azure ND96asr_v4 and
+// ND96amsr_A100_v4, 8 × 200G HDR InfiniBand; OCI BM.GPU4.8 and
+// BM.GPU.B4.8, 16 × 100G RoCE; NCCL 2.17 to 2.29) carries more time per
+// call (and a 2-4% lower slope) than the twin's pipeline gives it, while
+// the H100 rings (Intel hosts) match it (docs/nccl.md, "The A100 ring
+// plateau"). Fitted as time = a + S/bw over a run's Ring/Simple rows from
+// 512 MiB, the two calibration-set rings give a = 446 and 285 µs, the
+// twin without the term 77: the value is their mean less the twin's own.
+// It is Simple's alone (the same runs' Ring/LL128 rows at 64 MiB are
+// within 4% of the twin without it) and not the A100's alone: an A100
+// ring on Intel hosts (nccl-tests#119: 3 servers, 4 × 200G) has none,
+// 95.7-96.5 GB/s at 122-127 MiB, 96% of its NICs. Whether it is the AMD
+// host's alone no public run tells: every H100 result found is on Intel
+// hosts.
+const AmpereRingSimpleCall = 290 * unit.Microsecond
+
+// ringSimpleCall returns the fixed per-call cost of algorithm a and
+// protocol p beyond NCCL's base latency (AmpereRingSimpleCall), charged
+// after the launch and the host thread's enqueue.
+func (c *Comm) ringSimpleCall(a Algo, p Proto) unit.Time {
+	if a == Ring && p == Simple && c.NNodes() > 1 && compCapIndex(c.Tuning.minCC) == 1 && c.Sys.Server.CPU == gpu.AMD {
+		return AmpereRingSimpleCall
+	}
+	return 0
+}
+
 // GPUPoll is the time a GPU takes to see LL or LL128 data that a NIC has
 // written into its memory (it polls the flags of the lines).
 const GPUPoll = 500 * unit.Nanosecond
@@ -93,6 +122,26 @@ func (c *Comm) netOverhead() unit.Time {
 		}
 	}
 	return unit.Time(ovh * float64(unit.Microsecond))
+}
+
+// proxyStep returns what the proxy adds to NCCL's latency of a network
+// step in protocol p: NCCL's network overhead, and with LL and LL128
+// ProxyPoll (NCCL's LL and LL128 network latencies are the GPU-visible
+// path only; its Simple ones already hold the proxy's round). On Intel
+// hosts an LL or LL128 step costs NCCL's latency alone: the public Hopper
+// runs on Intel hosts take NCCL's own model latency at small sizes
+// (nccl-tests#309: 25-26 µs on 2 servers, 34.5-35.7 on 4, against
+// NCCL's 25.2 and 35.2), where the A100 runs on AMD hosts take 10-12 µs
+// more than NCCL's model on 2 servers; NCCL's tuning also rates an AMD
+// host's network overhead at twice an Intel one's (getNetOverhead).
+func (c *Comm) proxyStep(p Proto) unit.Time {
+	switch {
+	case p == Simple:
+		return c.netOverhead()
+	case c.Sys.Server.CPU == gpu.Intel:
+		return 0
+	}
+	return c.netOverhead() + ProxyPoll
 }
 
 // proxyOp returns the proxy thread's time for one network operation:
@@ -170,12 +219,14 @@ func (c *Comm) llMaxBw() float64 {
 	return float64(llMaxBws[index1][min(c.NNodes(), 3)-1])
 }
 
-// nicDMA returns the rate at which NIC port p moves data between the
-// network and its GPUs' memory, GB/s: what its PCIe link carries
-// (gpu.Server.NICDMABW), halved when PCIe ACS sends peer-to-peer traffic
-// (GPUDirect RDMA) up to the root complex and back down the same switch
-// uplink, and no more than its share of the link between the CPU sockets
-// when the NIC's GPU is on the other socket (SYS).
+// nicDMA returns the rate at which the PCIe device of NIC port p moves
+// data between the network and its GPUs' memory, GB/s: what its PCIe
+// link carries (gpu.Server.NICDMABW), halved when PCIe ACS sends
+// peer-to-peer traffic (GPUDirect RDMA) up to the root complex and back
+// down the same switch uplink, and no more than its share of the link
+// between the CPU sockets when the NIC's GPU is on the other socket
+// (SYS). The device is the port, or the card when NCCL merges its ports
+// (dmaUnit).
 func (c *Comm) nicDMA(p int) float64 {
 	srv := c.Sys.Server
 	bw := srv.NICDMABW()
@@ -194,6 +245,27 @@ func (c *Comm) nicDMA(p int) float64 {
 		bw = min(bw, srv.SocketBW()/float64(far))
 	}
 	return bw
+}
+
+// dmaUnit returns the NIC port whose DMA accounting port p shares: the
+// first port of its card when NCCL merges the card's ports (a slice is
+// then posted in parts over all of them, through the card's one PCIe
+// link), else p itself.
+func (c *Comm) dmaUnit(p int) int {
+	if c.merged {
+		return p - p%c.ports
+	}
+	return p
+}
+
+// dmaLine returns the line rate behind one DMA unit, GB/s: a port's, or a
+// merged card's.
+func (c *Comm) dmaLine() float64 {
+	line := gpu.GBps(c.Sys.Server.NICRate)
+	if c.merged {
+		line *= float64(c.ports)
+	}
+	return line
 }
 
 // treeFactor is NCCL's correction of tree bandwidth by size
@@ -232,8 +304,8 @@ func Calibration() []CalibrationEntry {
 			", Ring " + f(hwLat[hwNet][Ring][LL]) + "/" + f(hwLat[hwNet][Ring][LL128]) + "/" + f(hwLat[hwNet][Ring][Simple]) +
 			", NVLSTree " + f(hwLat[hwNet][NVLSTree][Simple]) + " µs, less " + NominalFabricLatency.String() + " of fabric",
 			"sender's proxy before the post (Simple: half at each end), the simulated fabric after it", "NCCL tuning.cc hwLatencies NET; the fabric's own latency is simulated"},
-		{"network overhead", "1 µs Intel and ARM, 2 µs AMD, or NCCL_NET_OVERHEAD", "added to every network step's latency", "NCCL tuning.cc getNetOverhead"},
-		{"ProxyPoll", ProxyPoll.String(), "added to an LL or LL128 network step (NCCL's Simple latency already holds the proxy's round)",
+		{"network overhead", "1 µs Intel and ARM, 2 µs AMD, or NCCL_NET_OVERHEAD", "added to every Simple network step's latency, and to LL and LL128 ones but on Intel hosts", "NCCL tuning.cc getNetOverhead; Intel: nccl-tests#309 at NCCL's model latency"},
+		{"ProxyPoll", ProxyPoll.String(), "added to an LL or LL128 network step but on Intel hosts (NCCL's Simple latency already holds the proxy's round)",
 			"calibrated on the small sizes of the public runs: NVIDIA/nccl-tests#309 (2 and 4 × 8 H100) and NVIDIA/nccl#652 (32 × 8 A100) at NCCL's model latency, the 2-node A100 runs on AMD hosts (OCI BM.GPU4.8, Azure ND96asr_v4) 10-12 µs above it; a pass of the proxy's progress loop"},
 		{"ProxyOpStart", ProxyOpStart.String(), "the rank's proxy taking up a call on each network connection, one after the other",
 			"calibrated: the growth of small calls with channels in the public runs (0.3-1.1 µs per channel), at its top by the H200 Spectrum-X run's NVLSTree at 4-8 MiB (32 connections per proxy, one chunk per pipeline)"},
@@ -247,6 +319,8 @@ func Calibration() []CalibrationEntry {
 			"every kernel operation", "NCCL search.cc speed arrays; tuning.cc perChMax*, llMaxBws, treeCorrectionFactor"},
 		{"LL network rate", "NCCL's llMaxBw (by CPU vendor and node count) shared by the call's channels", "kernel operations that feed or drain a network connection with LL", "NCCL tuning.cc llMaxBws"},
 		{"NVLink bytes", "LL ×2, LL128 ×9/7, NVLS at the link × 0.85 (Hopper) or 0.74 (Blackwell)", "each GPU's NVLink, per byte sent to a peer or the switch", "NCCL tuning.cc (LL128 7/9 on one server, nvlsEfficiency)"},
-		{"NIC DMA", "PCIe lanes × raw lane rate × 0.86; ÷2 with ACS; ≤ its share of the socket link for a far-socket NIC", "a NIC's reads of slices to send and writes of slices received, when below its line rate", "PCIe Gen1-6 lane rates; TLP efficiency assumed"},
+		{"NIC DMA", "PCIe lanes × raw lane rate × 0.86; ÷2 with ACS; ≤ its share of the socket link for a far-socket NIC", "a NIC's reads of slices to send and writes of slices received, when below its line rate (a merged card's ports share its link)", "PCIe Gen1-6 lane rates; TLP efficiency assumed"},
+		{"A100 Simple ring call", AmpereRingSimpleCall.String(), "once per call of a Simple ring across servers of A100s on AMD hosts, after the launch and the host thread's enqueue",
+			"fitted: the intercepts of the calibration-set A100 rings (Azure ND96asr_v4 446, OCI BM.GPU.B4.8 285 µs; the twin 77 without it); none on Intel hosts (nccl-tests#119); checked on the held-out A100 rings (Azure on AKS, OCI on OKE and on Ubuntu)"},
 	}
 }

@@ -329,7 +329,7 @@ func (e *engine) openConn(k connKey, srcNIC, dstNIC int) int32 {
 	ps, pd := cm.port(srcNIC, lane), cm.port(dstNIC, lane)
 	hs, hd := cm.host(int(k.src), ps), cm.host(int(k.dst), pd)
 	c.hostSrc, c.hostDst = int32(hs), int32(hd)
-	c.nicSrc, c.nicDst = int32(sn*cm.Sys.Server.NICs+ps), int32(dn*cm.Sys.Server.NICs+pd)
+	c.nicSrc, c.nicDst = int32(sn*cm.Sys.Server.NICs+cm.dmaUnit(ps)), int32(dn*cm.Sys.Server.NICs+cm.dmaUnit(pd))
 	if !cm.gdrOf(int(k.src)) || cm.Net == NetSocket {
 		c.bounce = true
 	}

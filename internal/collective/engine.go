@@ -121,6 +121,9 @@ type timing struct {
 	// the algorithm and protocol); intraLat the latency of one NVLink or
 	// PCIe step (NCCL's per-protocol hardware latency).
 	launch, intraLat unit.Time
+	// callCost is a fixed cost of every call on every rank after its
+	// launch and its host thread's enqueue (ringSimpleCall).
+	callCost unit.Time
 	// sendLat is the software latency of a network step at the sender
 	// (the proxy noticing the slice and posting it), recvLat at the
 	// receiver (GPU polling for LL/LL128; the proxy noticing the
@@ -214,7 +217,7 @@ func (e *engine) init(c *Comm) {
 func (e *engine) setNICRates() {
 	c := e.c
 	n := c.Sys.Server.NICs
-	line := gpu.GBps(c.Sys.Server.NICRate)
+	line := c.dmaLine()
 	for i := range e.nicRate {
 		e.nicRate[i] = 0
 		if r := c.nicDMA(i % n); r < line {
@@ -312,6 +315,7 @@ func (e *engine) setTiming() {
 	}
 	tm := timing{
 		launch:   us(baseLat[a][p]),
+		callCost: c.ringSimpleCall(a, p),
 		intraLat: us(hwLat[intraHw][a][p]),
 		proxyOp:  c.proxyOp(),
 		chanRate: gpu.Rate(c.channelCap(e.call.Func, a, p, e.nch) * treeFactor(e.call.Func, a, p, e.call.Bytes, c.Tuning.minCC)),
@@ -328,12 +332,7 @@ func (e *engine) setTiming() {
 	if c.NRanks == c.NNodes() {
 		netHop = hwLat[hwNet][Tree][p]
 	}
-	soft := max(us(netHop)-NominalFabricLatency, 0) + c.netOverhead() + c.Sys.Server.StepOverhead
-	if p != Simple {
-		// NCCL's LL and LL128 network latencies are the GPU-visible path
-		// only; its Simple ones already hold the proxy's round.
-		soft += ProxyPoll
-	}
+	soft := max(us(netHop)-NominalFabricLatency, 0) + c.Sys.Server.StepOverhead + c.proxyStep(p)
 	tm.sendLat = soft
 	tm.recvLat = GPUPoll
 	e.setNICRates()
@@ -658,5 +657,5 @@ func (e *engine) launchDelay(r int32) unit.Time {
 	g := e.threadGPUs()
 	th, j := int(r)/g, int(r)%g
 	ahead := e.hostBase[th] + e.hostCost*unit.Time(e.rankIter[r]*g+j)
-	return max(e.tm.launch, ahead-e.t.Now())
+	return max(e.tm.launch, ahead-e.t.Now()) + e.tm.callCost
 }
