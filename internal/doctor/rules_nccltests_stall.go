@@ -158,10 +158,11 @@ func checkStalls(inc *Incident) []Finding {
 			if name == "" {
 				name = "table"
 			}
-			title := fmt.Sprintf("nccl-tests %s: %s took %s, %.0fx the %s of the larger %s: the transfer stalls at those sizes",
+			name = toolName(r) + " " + name
+			title := fmt.Sprintf("%s: %s took %s, %.0fx the %s of the larger %s: the transfer stalls at those sizes",
 				name, sizes, took, lo/rowTime(ref), ms(rowTime(ref)), unit.Bytes(ref.Size))
 			if s.smaller {
-				title = fmt.Sprintf("nccl-tests %s: %s took %s, %.0fx what the rate of the smaller %s (%s) gives: the transfer stalls at those sizes",
+				title = fmt.Sprintf("%s: %s took %s, %.0fx what the rate of the smaller %s (%s) gives: the transfer stalls at those sizes",
 					name, sizes, took, rowTime(rows[s.from])/s.expected(rows, s.from), unit.Bytes(ref.Size), ms(rowTime(ref)))
 			}
 			if len(spans) > 1 {

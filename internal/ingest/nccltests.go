@@ -74,6 +74,9 @@ type TestRun struct {
 	// Candidates lists the collectives the columns allow when they do not
 	// single one out.
 	Candidates []string
+	// Tool is ToolMSCCLPP for MSCCL++'s mscclpp-test, "" for nccl-tests
+	// and its ports (rccl-tests, mccl-tests).
+	Tool string
 	// NThread and NGpus are from the "nThread 1 nGpus 1 ..." line (0 if absent).
 	NThread, NGpus int
 	Params         Evidence
@@ -176,6 +179,10 @@ type rowLayout struct {
 	// half is how many columns the out-of-place half spans, 4 (time algbw
 	// busbw #wrong) or 8 with per-iteration timing; 0 means 4.
 	half int
+	// oneHalf marks mscclpp-test's table: rows measure one half, the
+	// out-of-place one when their time column starts at or past wrongEnd.
+	oneHalf  bool
+	wrongEnd int
 }
 
 // NewNCCLTestsParser returns a parser for nccl-tests output read from src.
@@ -340,6 +347,8 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 		return t.rank(s, ev)
 	case strings.HasPrefix(s, "size ") && isHeader(s):
 		t.header(s, ev)
+	case strings.HasPrefix(s, "size ") && isOneHalfHeader(s):
+		t.oneHalfHeader(s, len(ln.Text)-len(s), ev)
 	case strings.HasPrefix(s, "(B)") || (strings.HasPrefix(s, "out-of-place") && strings.Contains(s, "in-place")):
 	case strings.HasPrefix(s, "Out of bounds values"):
 		r := t.cur(false)
@@ -360,7 +369,7 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 		}
 	case strings.HasPrefix(s, "Errors with asterisks"):
 	default:
-		return false
+		return t.mscclppLine(s, ev)
 	}
 	return true
 }
@@ -412,7 +421,7 @@ func collectiveName(bin string) string {
 	case "all_reduce", "all_gather", "reduce_scatter", "alltoall", "alltoallv", "broadcast", "reduce", "sendrecv", "gather", "scatter", "hypercube":
 		return base
 	}
-	return ""
+	return mscclppCollective(bin)
 }
 
 // rank reads "Rank  0 Group  0 Pid 1666603 on spark-d708 device  0
@@ -534,6 +543,11 @@ func TypeSize(name string) int { return dataTypes[name] }
 func (t *NCCLTests) row(ln Line, s string) bool {
 	var buf [32]string
 	f := fieldsInto(buf[:0], s, 3)
+	if len(t.Runs) > 0 {
+		if r := t.cur(false); r.layout.oneHalf {
+			return t.oneHalfRow(ln, s, r)
+		}
+	}
 	if len(f) < 3 {
 		return false
 	}
