@@ -253,7 +253,7 @@ func unjudgedPlateau(r *ingest.TestRun, p ingest.Plateau, why, mech, fix string,
 	}
 	return Finding{
 		ID: "nccltests.busbw.unjudged", Severity: Info, Layer: LayerNCCL,
-		Title:     fmt.Sprintf("%s busbw plateau %s GB/s at %s-%s not judged%s", testName(r), fmtGB(p.BusBW), unit.Bytes(p.MinSize), unit.Bytes(p.MaxSize), why),
+		Title:     fmt.Sprintf("%s busbw plateau %s GB/s at %s-%s not judged%s", testName(r), fmtGB(p.BusBW), unit.Bytes(p.MinSize).Human(), unit.Bytes(p.MaxSize).Human(), why),
 		Evidence:  ev.sorted(),
 		Mechanism: mech,
 		Fix:       fix,
@@ -305,7 +305,7 @@ func smallSizes(r *ingest.TestRun) Finding {
 	last := r.Rows[len(r.Rows)-1]
 	return Finding{
 		ID: "nccltests.sizes.small", Severity: Info, Layer: LayerNCCL,
-		Title:     fmt.Sprintf("%s stops at %s: too small to judge bandwidth", testName(r), unit.Bytes(r.LargestSize())),
+		Title:     fmt.Sprintf("%s stops at %s: too small to judge bandwidth", testName(r), unit.Bytes(r.LargestSize()).Human()),
 		Evidence:  []Evidence{last.Evidence},
 		Mechanism: fmt.Sprintf("Below about %s per message the time is dominated by latency (kernel launch, network round trips), not bandwidth, so busbw there says nothing about the NIC or fabric.", unit.Bytes(ingest.PlateauMinSize)),
 		Fix:       "Run the sweep up to large sizes, e.g. `-b 8 -e 8G -f 2` (or at least to 1G), and judge the plateau of the largest sizes.",
@@ -362,9 +362,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	for _, row := range p.Rows[max(0, len(p.Rows)-3):] {
 		ev.add(row.Evidence)
 	}
-	plat := fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s) at %s-%s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), unit.Bytes(p.MinSize), unit.Bytes(p.MaxSize))
+	plat := fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s) at %s-%s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), unit.Bytes(p.MinSize).Human(), unit.Bytes(p.MaxSize).Human())
 	if p.Max > 1.02*p.BusBW {
-		plat = fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s, up to %s) at %s-%s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), fmtGB(p.Max), unit.Bytes(p.MinSize), unit.Bytes(p.MaxSize))
+		plat = fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s, up to %s) at %s-%s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), fmtGB(p.Max), unit.Bytes(p.MinSize).Human(), unit.Bytes(p.MaxSize).Human())
 	}
 	var notes []string
 	if r.AvgBusBW >= 0 && r.AvgBusBW < 0.8*p.BusBW {
@@ -373,7 +373,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	}
 	if n := len(p.Rows); n >= 2 {
 		if a, b := p.Rows[n-2], p.Rows[n-1]; b.BestBusBW() > 1.15*a.BestBusBW() {
-			notes = append(notes, fmt.Sprintf("busbw still rises at the largest sizes (%s GB/s at %s, %s GB/s at %s): the sweep ends before it levels off, so the plateau understates what the path carries; rerun with a larger -e (maxBytes).", fmtGB(a.BestBusBW()), unit.Bytes(a.Size), fmtGB(b.BestBusBW()), unit.Bytes(b.Size)))
+			notes = append(notes, fmt.Sprintf("busbw still rises at the largest sizes (%s GB/s at %s, %s GB/s at %s): the sweep ends before it levels off, so the plateau understates what the path carries; rerun with a larger -e (maxBytes).", fmtGB(a.BestBusBW()), unit.Bytes(a.Size).Human(), fmtGB(b.BestBusBW()), unit.Bytes(b.Size).Human()))
 		}
 	}
 	twoNodeAR := mayBeAllReduce(r) && nodes == 2 && !ringOnly(inc)

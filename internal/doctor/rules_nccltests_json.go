@@ -41,7 +41,7 @@ func checkJSONEnd(inc *Incident) []Finding {
 			ev.add(r.Errors[:min(2, len(r.Errors))]...)
 			got := fmt.Sprintf("%s read", plural(len(r.Rows), "size", "sizes"))
 			if n := len(r.Rows); n > 0 {
-				got += ", the last " + unit.Bytes(r.Rows[n-1].Size).String()
+				got += ", the last " + unit.Bytes(r.Rows[n-1].Size).Human()
 			}
 			if len(r.Truncated) > 0 {
 				got += fmt.Sprintf(", %s begun and not finished", plural(len(r.Truncated), "row", "rows"))

@@ -278,7 +278,7 @@ func checkHeadroom(inc *Incident) []Finding {
 			if drop {
 				ev = append(ev, d)
 			}
-			peak := unit.Bytes(int64(g.Bytes))
+			peak := unit.Bytes(int64(g.Bytes)).Human()
 			f := Finding{
 				ID: "switch.headroom.exhausted", Severity: Info, Layer: LayerFabric,
 				Title:     fmt.Sprintf("%s: PFC headroom used, peak %s (lossless per %s)", name, peak, from),
