@@ -88,6 +88,9 @@ type SwitchCounters struct {
 	// CutRows are rows of a SONiC counter table that end short of its
 	// columns (switch_cut.go): cut or wrapped in the paste.
 	CutRows []Garble
+	// UnplacedPFC are rows of a filtered `show pfc counters` that its row
+	// order cannot place in the Rx or the Tx table (switch_grep.go).
+	UnplacedPFC []Evidence
 }
 
 // SwitchPFC is the PFC frames a port received or sent on one priority.
@@ -262,6 +265,7 @@ type switchParser struct {
 	// its echoed command (switch_grep.go): blank lines and SONiC's "Last
 	// cached time" notes lie between its rows.
 	filtered bool
+	grepPFC  grepPFC // the ports a filtered `show pfc counters` showed
 	ecn      *ECNProfile
 	// block is the "Pool:" or "Profile:" block being read (mmuconfig and
 	// ecnconfig print key/value tables under such a title).
@@ -524,6 +528,12 @@ func (p *switchParser) row(l Line, t string) bool {
 		d := RX
 		if p.table == swPFCTx {
 			d = TX
+		} else if p.filtered {
+			var ok bool
+			if d, ok = p.grepPFC.dir(f[0]); !ok {
+				p.out.UnplacedPFC = appendCapped(p.out.UnplacedPFC, ev, maxGarbled, &p.out.Omitted)
+				return true
+			}
 		}
 		port := strings.Clone(f[0])
 		for i := 0; i < 8; i++ {
@@ -699,7 +709,7 @@ func (p *switchParser) Result() Artifact {
 	}
 	o.ECN = ecn
 	o.latestSnapshots()
-	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.Garbled)+len(o.CutRows) == 0 {
+	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.Garbled)+len(o.CutRows)+len(o.UnplacedPFC) == 0 {
 		return nil
 	}
 	return o
