@@ -44,3 +44,24 @@ func TestMSCCLPPBinary(t *testing.T) {
 		}
 	}
 }
+
+// Under -c 0 mscclpp-test prints no #wrong; a row cut before its busbw is
+// kept as cut, not read.
+func TestMSCCLPPNoCheck(t *testing.T) {
+	// SYNTHETIC: the rows common.cc prints with datacheck off, the last cut.
+	x := parseTests(t, "$ mpirun -np 8 ./build/test/mscclpp-test/allgather_test_perf -b 3M -e 6M -f 2 -c 0\n"+
+		"# minBytes 3145728 maxBytes 6291456 step: 2(factor) warmup iters: 10 iters: 100 validation: 0 graph: 15 kernel num: 0\n"+
+		"#       size         count     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong\n"+
+		"     3145728        786432    41.05   76.63   67.05\n"+
+		"     6291456       1572864    76.21\n")
+	if len(x.Runs) != 1 {
+		t.Fatalf("%d runs", len(x.Runs))
+	}
+	r := x.Runs[0]
+	if r.Collective != "all_gather" || r.CollectiveFrom != FromBinary || r.Tool != ToolMSCCLPP || len(r.Rows) != 1 || len(r.Truncated) != 1 {
+		t.Fatalf("run %q from %q, tool %q, %d rows, %d cut", r.Collective, r.CollectiveFrom, r.Tool, len(r.Rows), len(r.Truncated))
+	}
+	if in := r.Rows[0].In; in.BusBW != 67.05 || in.Wrong != -1 || r.Rows[0].Out.Time != 0 {
+		t.Errorf("row %+v", r.Rows[0])
+	}
+}
