@@ -70,7 +70,9 @@ func TestSwitchFilteredPFC(t *testing.T) {
 
 // A command that cuts the Tx table out before grep names the rows' table.
 func TestSwitchFilteredPFCNamed(t *testing.T) {
-	// SYNTHETIC: sonic-mgmt's way of reading one port's Tx PFC counters.
+	// SYNTHETIC output under the command sonic-mgmt's snappi helpers
+	// (get_pfc_frame_count, get_pfc_count) run to read one port's Tx
+	// PFC counters.
 	res := nicReadText(t, "pfc-tx", "admin@leaf1:~$ show pfc counters | sed -n '/Port Tx/,/^$/p' | grep Ethernet0\n"+
 		"  Ethernet0       0       0       0      15       0       0       0       0\n")
 	s := nicArtifact[*SwitchCounters](t, res)
