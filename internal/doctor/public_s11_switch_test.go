@@ -83,7 +83,7 @@ func TestS11ShowPFCPriority(t *testing.T) {
 // judge nothing.
 func TestS11QueueWatermarksAndPauseHistory(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-queue-watermark-uc-mc-persistent-sonic-utilities.txt")
-	nicMustFind(t, fs, "switch.queue.watermark", Info, "sonic Ethernet4 UC4", "peak 3567B", "SONiC's default lossless queues")
+	nicMustFind(t, fs, "switch.queue.watermark", Info, "sonic Ethernet4 UC4", "peak 3.57KB", "SONiC's default lossless queues")
 	if got := nicFind(fs, "switch.queue.watermark"); len(got) != 2 {
 		t.Errorf("%d watermark findings, want Ethernet4 UC3 and UC4 (UC0, UC1, UC7-9 are lossy; MC is N/A): %s", len(got), nicTitles(fs))
 	}

@@ -171,14 +171,14 @@ func checkBusBW(inc *Incident) []Finding {
 				continue
 			}
 			if splitRun(t, r) {
-				fs = append(fs, splitPlateau(r, p).per(t.Source()+" "+collName(r), "run", "nccl-tests "+collName(r)+" bandwidth"))
+				fs = append(fs, splitPlateau(r, p).per(t.Source()+" "+collName(r), "run", testName(r)+" bandwidth"))
 				continue
 			}
 			if nv, ok := mnnvl(inc, t.Scope()); ok {
-				fs = append(fs, mnnvlPlateau(r, p, nv).per(t.Source()+" "+collName(r), "run", "nccl-tests "+collName(r)+" bandwidth"))
+				fs = append(fs, mnnvlPlateau(r, p, nv).per(t.Source()+" "+collName(r), "run", testName(r)+" bandwidth"))
 				continue
 			}
-			fs = append(fs, judgePlateau(inc, r, p, sp, speed, speedKnown).per(t.Source()+" "+collName(r), "run", "nccl-tests "+collName(r)+" bandwidth"))
+			fs = append(fs, judgePlateau(inc, r, p, sp, speed, speedKnown).per(t.Source()+" "+collName(r), "run", testName(r)+" bandwidth"))
 		}
 	}
 	return fs
@@ -199,7 +199,7 @@ func oneRank(inc *Incident, t *ingest.NCCLTests, r *ingest.TestRun) bool {
 			if row.Out.BusBW > 0 || row.In.BusBW > 0 {
 				return false
 			}
-			algbw = algbw || row.Out.AlgBW >= 1
+			algbw = algbw || row.Measured().AlgBW >= 1
 		}
 		return algbw
 	}
@@ -225,18 +225,19 @@ func oneRankRun(r *ingest.TestRun) Finding {
 	}
 	return Finding{
 		ID: "nccltests.busbw.unjudged", Severity: Info, Layer: LayerNCCL,
-		Title:     fmt.Sprintf("nccl-tests %s ran on one rank (%s): its busbw is 0 by definition and no byte crossed a NIC or a GPU link", collName(r), who),
+		Title:     fmt.Sprintf("%s ran on one rank (%s): its busbw is 0 by definition and no byte crossed a NIC or a GPU link", testName(r), who),
 		Evidence:  append(ev, r.Rows[len(r.Rows)-1].Evidence),
 		Mechanism: "busbw is algbw times the collective's bus factor, (n-1)/n or 2(n-1)/n, which is 0 for n = 1; a collective of one rank is a copy within the GPU (nothing at all in place), so its time and algbw measure the GPU's memory, not NCCL's transport.",
 		Fix:       "Run on several GPUs (-g 8, or mpirun -np N with one GPU per process) and across nodes (mpirun over two hosts) to measure the GPU links and the network.",
 	}
 }
 
-// maxAlgBW is the run's largest out-of-place algbw (GB/s).
+// maxAlgBW is the run's largest out-of-place algbw (GB/s), or in-place
+// when the table measured only that.
 func maxAlgBW(r *ingest.TestRun) float64 {
 	var m float64
 	for _, row := range r.Rows {
-		m = max(m, row.Out.AlgBW)
+		m = max(m, row.Measured().AlgBW)
 	}
 	return m
 }
@@ -252,7 +253,7 @@ func unjudgedPlateau(r *ingest.TestRun, p ingest.Plateau, why, mech, fix string,
 	}
 	return Finding{
 		ID: "nccltests.busbw.unjudged", Severity: Info, Layer: LayerNCCL,
-		Title:     fmt.Sprintf("nccl-tests %s busbw plateau %s GB/s at %s-%s not judged%s", collName(r), fmtGB(p.BusBW), unit.Bytes(p.MinSize), unit.Bytes(p.MaxSize), why),
+		Title:     fmt.Sprintf("%s busbw plateau %s GB/s at %s-%s not judged%s", testName(r), fmtGB(p.BusBW), unit.Bytes(p.MinSize).Human(), unit.Bytes(p.MaxSize).Human(), why),
 		Evidence:  ev.sorted(),
 		Mechanism: mech,
 		Fix:       fix,
@@ -293,7 +294,7 @@ func mnnvlPlateau(r *ingest.TestRun, p ingest.Plateau, nv Evidence) Finding {
 func noRows(r *ingest.TestRun) Finding {
 	return Finding{
 		ID: "nccltests.rows.none", Severity: Warn, Layer: LayerNCCL,
-		Title:     fmt.Sprintf("nccl-tests %s printed its table header and no size: the first collective never finished, or the output was cut", collName(r)),
+		Title:     fmt.Sprintf("%s printed its table header and no size: the first collective never finished, or the output was cut", testName(r)),
 		Evidence:  []Evidence{r.Header},
 		Mechanism: "nccl-tests prints a size's row once that size's iterations are done; a header with nothing under it is a job that hung or died in its first collective (a wrong GID or route, a peer that never connected, a crash), unless the output was cut there.",
 		Fix:       "Read the end of the job's output and its NCCL log (NCCL_DEBUG=INFO) for a WARN, a timeout or a crash at the first size; if the output was cut, give all of it.",
@@ -304,7 +305,7 @@ func smallSizes(r *ingest.TestRun) Finding {
 	last := r.Rows[len(r.Rows)-1]
 	return Finding{
 		ID: "nccltests.sizes.small", Severity: Info, Layer: LayerNCCL,
-		Title:     fmt.Sprintf("nccl-tests %s stops at %s: too small to judge bandwidth", collName(r), unit.Bytes(r.LargestSize())),
+		Title:     fmt.Sprintf("%s stops at %s: too small to judge bandwidth", testName(r), unit.Bytes(r.LargestSize()).Human()),
 		Evidence:  []Evidence{last.Evidence},
 		Mechanism: fmt.Sprintf("Below about %s per message the time is dominated by latency (kernel launch, network round trips), not bandwidth, so busbw there says nothing about the NIC or fabric.", unit.Bytes(ingest.PlateauMinSize)),
 		Fix:       "Run the sweep up to large sizes, e.g. `-b 8 -e 8G -f 2` (or at least to 1G), and judge the plateau of the largest sizes.",
@@ -319,6 +320,18 @@ func collName(r *ingest.TestRun) string {
 		return strings.Join(r.Candidates, "/")
 	}
 	return "table"
+}
+
+// testName names the benchmark and its collective: "nccl-tests all_reduce",
+// "mscclpp-test all_gather".
+func testName(r *ingest.TestRun) string { return toolName(r) + " " + collName(r) }
+
+// toolName is the benchmark that printed run r.
+func toolName(r *ingest.TestRun) string {
+	if r.Tool == "" {
+		return "nccl-tests"
+	}
+	return r.Tool
 }
 
 // mayBeAllReduce reports whether the run is, or could be, all_reduce.
@@ -349,9 +362,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	for _, row := range p.Rows[max(0, len(p.Rows)-3):] {
 		ev.add(row.Evidence)
 	}
-	plat := fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s) at %s-%s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), unit.Bytes(p.MinSize), unit.Bytes(p.MaxSize))
+	plat := fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s) at %s-%s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), unit.Bytes(p.MinSize).Human(), unit.Bytes(p.MaxSize).Human())
 	if p.Max > 1.02*p.BusBW {
-		plat = fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s, up to %s) at %s-%s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), fmtGB(p.Max), unit.Bytes(p.MinSize), unit.Bytes(p.MaxSize))
+		plat = fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s, up to %s) at %s-%s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), fmtGB(p.Max), unit.Bytes(p.MinSize).Human(), unit.Bytes(p.MaxSize).Human())
 	}
 	var notes []string
 	if r.AvgBusBW >= 0 && r.AvgBusBW < 0.8*p.BusBW {
@@ -360,7 +373,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	}
 	if n := len(p.Rows); n >= 2 {
 		if a, b := p.Rows[n-2], p.Rows[n-1]; b.BestBusBW() > 1.15*a.BestBusBW() {
-			notes = append(notes, fmt.Sprintf("busbw still rises at the largest sizes (%s GB/s at %s, %s GB/s at %s): the sweep ends before it levels off, so the plateau understates what the path carries; rerun with a larger -e (maxBytes).", fmtGB(a.BestBusBW()), unit.Bytes(a.Size), fmtGB(b.BestBusBW()), unit.Bytes(b.Size)))
+			notes = append(notes, fmt.Sprintf("busbw still rises at the largest sizes (%s GB/s at %s, %s GB/s at %s): the sweep ends before it levels off, so the plateau understates what the path carries; rerun with a larger -e (maxBytes).", fmtGB(a.BestBusBW()), unit.Bytes(a.Size).Human(), fmtGB(b.BestBusBW()), unit.Bytes(b.Size).Human()))
 		}
 	}
 	twoNodeAR := mayBeAllReduce(r) && nodes == 2 && !ringOnly(inc)
@@ -374,9 +387,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	f := Finding{Layer: LayerNCCL}
 	if lim.offNode {
 		f.ID, f.Severity = "nccltests.busbw.unjudged", Info
-		f.Title = fmt.Sprintf("nccl-tests %s %s: %s, so no NIC is on its path", collName(r), plat, lim.model)
+		f.Title = fmt.Sprintf("%s %s: %s, so no NIC is on its path", testName(r), plat, lim.model)
 		if sp.single && sp.nodes == 1 && strings.HasPrefix(sp.how, "host ") {
-			f.Title = fmt.Sprintf("nccl-tests %s %s: %s (%s), so no NIC is on its path", collName(r), plat, lim.model, sp.how)
+			f.Title = fmt.Sprintf("%s %s: %s (%s), so no NIC is on its path", testName(r), plat, lim.model, sp.how)
 			ev.add(sp.ev)
 		}
 		f.Mechanism = "Ranks on one node exchange data over NVLink or PCIe (P2P, shared memory), not the network: their busbw judges the GPU interconnect, not the NIC or the fabric."
@@ -386,7 +399,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	}
 	if lim.unknown() {
 		f.ID, f.Severity = "nccltests.busbw.unjudged", Info
-		f.Title = fmt.Sprintf("nccl-tests %s per-rank %s not judged: the rank count is unknown", collName(r), plat)
+		f.Title = fmt.Sprintf("%s per-rank %s not judged: the rank count is unknown", testName(r), plat)
 		f.Mechanism = mech + " Limit model: " + lim.model + "."
 		f.Fix = "Give the whole output, with its \"#  Rank  N ... on <host>\" lines, or the job's NCCL log (NCCL_DEBUG=INFO): the ranks and ranks per node set the limit."
 		f.Evidence = ev.sorted()
@@ -400,7 +413,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	cs := bandwidthCauses(inc, unit.BitRate(perNIC*1e9), line)
 	if !speedKnown {
 		f.ID, f.Severity = "nccltests.busbw.unjudged", Info
-		f.Title = fmt.Sprintf("nccl-tests %s per-rank %s; no NIC speed known to judge it", collName(r), plat)
+		f.Title = fmt.Sprintf("%s per-rank %s; no NIC speed known to judge it", testName(r), plat)
 		above := perNIC / lowFraction
 		var judge string
 		switch {
@@ -429,7 +442,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 			if frac < veryLowFraction {
 				f.Severity = Error
 			}
-			f.Title = fmt.Sprintf("nccl-tests %s %s is %.0f%% of what %s allows per rank (%s GB/s, %s)", collName(r), plat, frac*100, speed.rate, fmtGB(line), limitShort(lim))
+			f.Title = fmt.Sprintf("%s %s is %.0f%% of what %s allows per rank (%s GB/s, %s)", testName(r), plat, frac*100, speed.rate, fmtGB(line), limitShort(lim))
 			rerun := "rerun with NCCL_ALGO=RING and more channels (NCCL_MIN_NCHANNELS)"
 			if ringOnly(inc) {
 				rerun = "rerun with more channels (NCCL_MIN_NCHANNELS)"
@@ -441,11 +454,11 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 			}
 		case lim.lowerBound:
 			f.ID, f.Severity = "nccltests.busbw.unjudged", Info
-			f.Title = fmt.Sprintf("nccl-tests %s %s is %.0f%% of what one %s NIC per node allows (%s GB/s); the host's NIC count decides the limit", collName(r), plat, frac*100, speed.rate, fmtGB(line))
+			f.Title = fmt.Sprintf("%s %s is %.0f%% of what one %s NIC per node allows (%s GB/s); the host's NIC count decides the limit", testName(r), plat, frac*100, speed.rate, fmtGB(line))
 			f.Fix = "Add the NCCL log (NET/IB : Using lists the host's NICs) or `ibv_devinfo` of one host: the limit is that many times this figure."
 		case frac > 1:
 			f.ID, f.Severity = "nccltests.busbw.ok", Info
-			f.Title = fmt.Sprintf("nccl-tests %s %s exceeds what %s allows per rank (%s GB/s, %s)", collName(r), plat, speed.rate, fmtGB(line), limitShort(lim))
+			f.Title = fmt.Sprintf("%s %s exceeds what %s allows per rank (%s GB/s, %s)", testName(r), plat, speed.rate, fmtGB(line), limitShort(lim))
 			if twoNodeAR {
 				notes = append(notes, twoNodeNote)
 			} else {
@@ -453,7 +466,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 			}
 		default:
 			f.ID, f.Severity = "nccltests.busbw.ok", Info
-			f.Title = fmt.Sprintf("nccl-tests %s %s is %.0f%% of what %s allows per rank (%s GB/s, %s): the network delivers its bandwidth", collName(r), plat, frac*100, speed.rate, fmtGB(line), limitShort(lim))
+			f.Title = fmt.Sprintf("%s %s is %.0f%% of what %s allows per rank (%s GB/s, %s): the network delivers its bandwidth", testName(r), plat, frac*100, speed.rate, fmtGB(line), limitShort(lim))
 		}
 		f.Mechanism = mech
 	}
@@ -577,9 +590,9 @@ func checkWrong(inc *Incident) []Finding {
 			if len(ev.list) == 0 {
 				continue
 			}
-			title := fmt.Sprintf("nccl-tests %s returned wrong data: %s in %s", collName(r), plural(wrong, "wrong element", "wrong elements"), plural(rows, "size", "sizes"))
+			title := fmt.Sprintf("%s returned wrong data: %s in %s", testName(r), plural(wrong, "wrong element", "wrong elements"), plural(rows, "size", "sizes"))
 			if wrong == 0 {
-				title = fmt.Sprintf("nccl-tests %s reports %d out-of-bounds values", collName(r), r.OutOfBounds)
+				title = fmt.Sprintf("%s reports %d out-of-bounds values", testName(r), r.OutOfBounds)
 			}
 			fs = append(fs, Finding{
 				ID: "nccltests.wrong", Severity: Error, Layer: LayerNCCL,

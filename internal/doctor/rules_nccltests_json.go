@@ -41,7 +41,7 @@ func checkJSONEnd(inc *Incident) []Finding {
 			ev.add(r.Errors[:min(2, len(r.Errors))]...)
 			got := fmt.Sprintf("%s read", plural(len(r.Rows), "size", "sizes"))
 			if n := len(r.Rows); n > 0 {
-				got += ", the last " + unit.Bytes(r.Rows[n-1].Size).String()
+				got += ", the last " + unit.Bytes(r.Rows[n-1].Size).Human()
 			}
 			if len(r.Truncated) > 0 {
 				got += fmt.Sprintf(", %s begun and not finished", plural(len(r.Truncated), "row", "rows"))
@@ -53,11 +53,11 @@ func checkJSONEnd(inc *Incident) []Finding {
 				Fix: "Find why the run ended: the job's stdout and stderr (nccl-tests prints the failing call as 'Test NCCL failure common.cu:N ...'), the scheduler's record (`sacct -j JOB -o State,ExitCode,Elapsed`, a time limit or an OOM kill), and NCCL_DEBUG=INFO for the NCCL WARN before a failure. Keep the table too (`| tee run.txt`): it holds the same rows and the failure line. The sizes not read were never measured."}
 			if r.Cut.Line > 0 {
 				f.ID = "nccltests.json.cut"
-				f.Title = fmt.Sprintf("nccl-tests %s JSON breaks off at %s:%d:%d, %s, before nccl-tests closed it: %s", collName(r), r.Cut.File, r.Cut.Line, r.Cut.Col, r.CutWhere, got)
+				f.Title = fmt.Sprintf("%s JSON breaks off at %s:%d:%d, %s, before nccl-tests closed it: %s", testName(r), r.Cut.File, r.Cut.Line, r.Cut.Col, r.CutWhere, got)
 				f.Mechanism = "nccl-tests writes its JSON through stdio and closes the document only when the run returns. A job killed mid-run (scancel, a time limit, an OOM kill, a crash) leaves what stdio had flushed, whole 4 KiB blocks cut anywhere, and so does, before nccl-tests 2.18.5, a run that returns on an error: the JSON finaliser then aborts in an assert (NVIDIA/nccl-tests#387). The rows before the break are judged as they are; the sizes after it were not written, and may never have run."
 			} else {
 				f.ID = "nccltests.json.stopped"
-				f.Title = fmt.Sprintf("nccl-tests %s JSON has no result footer: the run stopped on an error after %s", collName(r), got)
+				f.Title = fmt.Sprintf("%s JSON has no result footer: the run stopped on an error after %s", testName(r), got)
 				f.Mechanism = "nccl-tests 2.18.5 and later close the JSON of a run that returns on an error with the containers open at the time: the results list ends where the run stopped, and the footer (out_of_bounds, average_bus_bandwidth, errors) and end_time are missing. The rows present were measured; the sizes after them never ran."
 			}
 			fs = append(fs, f.per(t.Source()+" "+collName(r), "run", "nccl-tests JSON runs that did not finish"))

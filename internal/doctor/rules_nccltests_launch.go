@@ -36,14 +36,14 @@ func checkRowsUnread(inc *Incident) []Finding {
 			last := n == 1 && len(r.Rows) > 0 && r.Truncated[0].Line > r.Rows[len(r.Rows)-1].Evidence.Line
 			f := Finding{
 				ID: "nccltests.rows.unread", Severity: Warn, Layer: LayerNCCL,
-				Title:     fmt.Sprintf("nccl-tests %s: %s not read (fewer columns than the table's header names), %s read", collName(r), plural(n, "row", "rows"), plural(len(r.Rows), "whole row", "whole rows")),
+				Title:     fmt.Sprintf("%s: %s not read (fewer columns than the table's header names), %s read", testName(r), plural(n, "row", "rows"), plural(len(r.Rows), "whole row", "whole rows")),
 				Evidence:  r.Truncated[:min(3, n)],
 				Mechanism: "Each row holds size, count, type, the redop and root columns the header names, then time, algbw, busbw and #wrong for the out-of-place and the in-place half. A row with fewer columns was cut (a paste or a log that ends mid-line, lines of several processes run together) or is of a layout rocelab does not read; its figures are left out of every judgement.",
 				Fix:       "Give the whole output as nccl-tests printed it (the job's stdout file rather than a terminal copy), or check the row against the header.",
 			}
 			if last {
 				f.Severity = Info
-				f.Title = fmt.Sprintf("nccl-tests %s: the last row is cut short (the output ends mid-row); the %s before it are read", collName(r), plural(len(r.Rows), "whole row", "whole rows"))
+				f.Title = fmt.Sprintf("%s: the last row is cut short (the output ends mid-row); the %s before it are read", testName(r), plural(len(r.Rows), "whole row", "whole rows"))
 			}
 			fs = append(fs, f.per(t.Source()+" "+collName(r), "run", "nccl-tests rows not read"))
 		}
@@ -240,7 +240,7 @@ func checkSharedGPU(inc *Incident) []Finding {
 			}
 			fs = append(fs, Finding{
 				ID: "nccltests.ranks.shared_gpu", Severity: Warn, Layer: LayerNCCL,
-				Title:     fmt.Sprintf("nccl-tests %s: %s share one GPU (%s on a GPU another rank uses)", collName(r), first, plural(shared, "rank", "ranks")),
+				Title:     fmt.Sprintf("%s: %s share one GPU (%s on a GPU another rank uses)", testName(r), first, plural(shared, "rank", "ranks")),
 				Evidence:  ev.sorted(),
 				Mechanism: "Each rank line names its host, device index and PCI bus id; two ranks with the same three run on one GPU. NCCL stops such a job ('Duplicate GPU detected') unless the ranks are made to look like different hosts (NCCL_HOSTID), so the run measures one GPU exchanging data with itself through the transport left to it (sockets or host memory), not a GPU link or the network, and its bandwidth is no figure for the fabric.",
 				Fix:       "Give every rank its own GPU (one process per GPU, -g 1 with as many processes as GPUs, CUDA_VISIBLE_DEVICES per rank) and drop NCCL_HOSTID overrides, unless testing a transport on one GPU was the point.",

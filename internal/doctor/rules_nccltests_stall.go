@@ -146,9 +146,9 @@ func checkStalls(inc *Incident) []Finding {
 			}
 			ref := rows[s.ref]
 			ev.add(ref.Evidence)
-			sizes := unit.Bytes(rows[s.from].Size).String()
+			sizes := unit.Bytes(rows[s.from].Size).Human()
 			if s.to > s.from {
-				sizes += "-" + unit.Bytes(rows[s.to].Size).String()
+				sizes += "-" + unit.Bytes(rows[s.to].Size).Human()
 			}
 			took := ms(lo)
 			if hi > lo {
@@ -158,11 +158,12 @@ func checkStalls(inc *Incident) []Finding {
 			if name == "" {
 				name = "table"
 			}
-			title := fmt.Sprintf("nccl-tests %s: %s took %s, %.0fx the %s of the larger %s: the transfer stalls at those sizes",
-				name, sizes, took, lo/rowTime(ref), ms(rowTime(ref)), unit.Bytes(ref.Size))
+			name = toolName(r) + " " + name
+			title := fmt.Sprintf("%s: %s took %s, %.0fx the %s of the larger %s: the transfer stalls at those sizes",
+				name, sizes, took, lo/rowTime(ref), ms(rowTime(ref)), unit.Bytes(ref.Size).Human())
 			if s.smaller {
-				title = fmt.Sprintf("nccl-tests %s: %s took %s, %.0fx what the rate of the smaller %s (%s) gives: the transfer stalls at those sizes",
-					name, sizes, took, rowTime(rows[s.from])/s.expected(rows, s.from), unit.Bytes(ref.Size), ms(rowTime(ref)))
+				title = fmt.Sprintf("%s: %s took %s, %.0fx what the rate of the smaller %s (%s) gives: the transfer stalls at those sizes",
+					name, sizes, took, rowTime(rows[s.from])/s.expected(rows, s.from), unit.Bytes(ref.Size).Human(), ms(rowTime(ref)))
 			}
 			if len(spans) > 1 {
 				title += fmt.Sprintf(" (and %s more)", plural(len(spans)-1, "span", "spans"))

@@ -200,7 +200,7 @@ func checkPerftestBW(inc *Incident) []Finding {
 			return []Finding{perPerftest(Finding{
 				ID: "perftest.bw.unjudged", Severity: Info, Layer: LayerNCCL,
 				Title: fmt.Sprintf("%s: best %s at %s (%.2f Mpps); no message of 64 KiB or more, so bandwidth is not judged against the link",
-					r.Name(), rateText(bestAny.BWAvg), unit.Bytes(bestAny.Bytes), bestAny.MsgRateMpps),
+					r.Name(), rateText(bestAny.BWAvg), unit.Bytes(bestAny.Bytes).Human(), bestAny.MsgRateMpps),
 				Evidence:  []Evidence{bestAny.Evidence},
 				Mechanism: "Below about 64 KiB a single QP is bound by message rate (per-message work-request, doorbell and completion cost), not by the link, so these rows say nothing about the bandwidth the path sustains.",
 				Fix:       "Rerun with -a (all sizes) or -s 1048576 to measure bandwidth at large messages.",
@@ -235,7 +235,7 @@ func checkPerftestBW(inc *Incident) []Finding {
 		}
 		size := "(message size not given)"
 		if best.Bytes > 0 {
-			size = fmt.Sprintf("at %s messages", unit.Bytes(best.Bytes))
+			size = fmt.Sprintf("at %s messages", unit.Bytes(best.Bytes).Human())
 		}
 		dir := "unidirectional"
 		if r.Bidirectional {

@@ -20,6 +20,7 @@ func switchRules() []Rule {
 		{IDs: []string{"switch.counters.mismatch"}, Check: checkCounterMismatch},
 		{IDs: []string{"pfc.watchdog.range"}, Check: checkWatchdogConfig},
 		{IDs: []string{"switch.pfc.tx_pause"}, Check: checkSwitchTxPause},
+		{IDs: []string{"switch.pfc.unplaced"}, Check: checkUnplacedPFC},
 		{IDs: []string{"switch.pfc.rx_paused"}, Check: checkPFCHistory},
 		{IDs: []string{"switch.queue.watermark"}, Check: checkQueueWatermarks},
 		{IDs: []string{"switch.queue.drops"}, Check: checkQueueDrops},
@@ -278,7 +279,7 @@ func checkHeadroom(inc *Incident) []Finding {
 			if drop {
 				ev = append(ev, d)
 			}
-			peak := unit.Bytes(int64(g.Bytes))
+			peak := unit.Bytes(int64(g.Bytes)).Human()
 			f := Finding{
 				ID: "switch.headroom.exhausted", Severity: Info, Layer: LayerFabric,
 				Title:     fmt.Sprintf("%s: PFC headroom used, peak %s (lossless per %s)", name, peak, from),

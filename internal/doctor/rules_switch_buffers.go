@@ -55,7 +55,7 @@ func checkBufferPools(inc *Incident) []Finding {
 			if p.Peak >= 0 && p.Size > 0 && float64(p.Peak) >= poolFullFraction*float64(p.Size) {
 				fs = append(fs, Finding{
 					ID: "switch.buffer.pool", Severity: Warn, Layer: LayerFabric,
-					Title:     fmt.Sprintf("%s: shared buffer peaked at %s of %s (%.0f%%)", name, unit.Bytes(p.Peak), unit.Bytes(p.Size), 100*float64(p.Peak)/float64(p.Size)),
+					Title:     fmt.Sprintf("%s: shared buffer peaked at %s of %s (%.0f%%)", name, unit.Bytes(p.Peak).Human(), unit.Bytes(p.Size).Human(), 100*float64(p.Peak)/float64(p.Size)),
 					Evidence:  evidenceInOrder(append([]Evidence(nil), p.Evidence...)),
 					Mechanism: "Queues draw on the shared pool up to a dynamic threshold (alpha times what is still free); a peak near the pool's size means many queues were congested at once, so each got little: lossy queues dropped and lossless PGs reached XOFF early, spreading PFC upstream.",
 					Fix:       "Find the congested ports with `show queue watermark unicast` and `show priority-group watermark shared`; spread the load (ECMP entropy, fewer senders per receiver) or let ECN mark earlier so senders slow before the pool fills.",
@@ -64,7 +64,7 @@ func checkBufferPools(inc *Incident) []Finding {
 			if p.HeadroomPeak > 0 {
 				fs = append(fs, Finding{
 					ID: "switch.buffer.pool", Severity: Info, Layer: LayerFabric,
-					Title:     fmt.Sprintf("%s: the shared headroom pool held up to %s", name, unit.Bytes(p.HeadroomPeak)),
+					Title:     fmt.Sprintf("%s: the shared headroom pool held up to %s", name, unit.Bytes(p.HeadroomPeak).Human()),
 					Evidence:  evidenceInOrder(append([]Evidence(nil), p.Evidence...)),
 					Mechanism: "Headroom absorbs what is still in flight after a lossless priority group sends XOFF; data in the headroom pool means the switch did pause its senders. That is PFC working, and a sign of congestion at the ports whose PGs used it.",
 					Fix:       "Look for the ports with `show priority-group watermark headroom` and the pause they sent with `show pfc counters`.",

@@ -32,7 +32,7 @@ func checkQueueWatermarks(inc *Incident) []Finding {
 			name := fmt.Sprintf("%s %s%d", swName(s, w.Port), w.Type, w.Queue)
 			fs = append(fs, Finding{
 				ID: "switch.queue.watermark", Severity: Info, Layer: LayerFabric,
-				Title:     fmt.Sprintf("%s: lossless queue %d buffered, peak %s of shared buffer (lossless per %s)", name, w.Queue, unit.Bytes(w.Bytes), from),
+				Title:     fmt.Sprintf("%s: lossless queue %d buffered, peak %s of shared buffer (lossless per %s)", name, w.Queue, unit.Bytes(w.Bytes).Human(), from),
 				Evidence:  []Evidence{w.Evidence},
 				Mechanism: "The watermark is the most the queue held in the egress shared pool since it was last read or cleared (persistent-watermark: since cleared): a lossless queue holds packets when its port cannot send as fast as they arrive (incast toward the port's peer, or the peer pausing it), and as it fills the ingress PGs feeding it reach XOFF and pause upstream.",
 				Fix:       "If it comes with pause or drops: `show pfc counters` on this port and its feeders, ECN marking on this queue (`show queue wredcounters`, Kmin below the XOFF point).",

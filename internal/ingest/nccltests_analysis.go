@@ -114,6 +114,11 @@ func (r *TestRun) inferCollective() []string {
 // columns are known from the header or, in an excerpt without one, from
 // the rows.
 func (r *TestRun) columnsAllow(c, redop string, root int, inNA bool) bool {
+	if r.layout.oneHalf {
+		// mscclpp-test runs alltoall and sendrecv out of place, so their
+		// in-place #wrong reads as N/A, as in nccl-tests.
+		return mscclppRuns(c) && (!inNA || c == "sendrecv" || c == "alltoall")
+	}
 	rooted := c == "broadcast" || c == "reduce" || c == "gather" || c == "scatter"
 	reducing := c == "all_reduce" || c == "reduce_scatter" || c == "reduce"
 	if r.HasRoot && (root >= 0) != rooted {
@@ -146,14 +151,24 @@ func (r *TestRun) columnsAllow(c, redop string, root int, inNA bool) bool {
 func (r *TestRun) busRatio() (float64, bool) {
 	best := -1
 	for i, row := range r.Rows {
-		if row.Out.AlgBW >= 1 && (best < 0 || row.Out.AlgBW > r.Rows[best].Out.AlgBW) {
+		if a := row.Measured().AlgBW; a >= 1 && (best < 0 || a > r.Rows[best].Measured().AlgBW) {
 			best = i
 		}
 	}
 	if best < 0 {
 		return 0, false
 	}
-	return r.Rows[best].Out.BusBW / r.Rows[best].Out.AlgBW, true
+	h := r.Rows[best].Measured()
+	return h.BusBW / h.AlgBW, true
+}
+
+// Measured is the row's out-of-place half, or its in-place half when the
+// table measured only that (mscclpp-test's allreduce and allgather).
+func (r TestRow) Measured() TestHalf {
+	if r.Out.Time <= 0 && r.In.Time > 0 {
+		return r.In
+	}
+	return r.Out
 }
 
 // PlateauMinSize is the smallest message size a bandwidth plateau may rest

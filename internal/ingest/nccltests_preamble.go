@@ -59,6 +59,8 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 		return t.rank(s, ev)
 	case strings.HasPrefix(s, "size ") && isHeader(s):
 		t.header(s, ev)
+	case strings.HasPrefix(s, "size ") && isOneHalfHeader(s):
+		t.oneHalfHeader(s, len(ln.Text)-len(s), ev)
 	case strings.HasPrefix(s, "(B)") || (strings.HasPrefix(s, "out-of-place") && strings.Contains(s, "in-place")):
 	case strings.HasPrefix(s, "Out of bounds values"):
 		r := t.cur(false)
@@ -79,7 +81,7 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 		}
 	case strings.HasPrefix(s, "Errors with asterisks"):
 	default:
-		return false
+		return t.mscclppLine(s, ev)
 	}
 	return true
 }
@@ -114,7 +116,7 @@ func collectiveName(bin string) string {
 	case "all_reduce", "all_gather", "reduce_scatter", "alltoall", "alltoallv", "broadcast", "reduce", "sendrecv", "gather", "scatter", "hypercube":
 		return base
 	}
-	return ""
+	return mscclppCollective(bin)
 }
 
 // rank reads "Rank  0 Group  0 Pid 1666603 on spark-d708 device  0

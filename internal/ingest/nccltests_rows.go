@@ -17,6 +17,10 @@ type rowLayout struct {
 	// half is how many columns the out-of-place half spans, 4 (time algbw
 	// busbw #wrong) or 8 with per-iteration timing; 0 means 4.
 	half int
+	// oneHalf marks mscclpp-test's table: rows measure one half, the
+	// out-of-place one when their time column starts at or past wrongEnd.
+	oneHalf  bool
+	wrongEnd int
 }
 
 // header reads the column names: "size count type redop root time algbw
@@ -85,6 +89,11 @@ func TypeSize(name string) int { return dataTypes[name] }
 func (t *NCCLTests) row(ln Line, s string) bool {
 	var buf [32]string
 	f := fieldsInto(buf[:0], s, 3)
+	if len(t.Runs) > 0 {
+		if r := t.cur(false); r.layout.oneHalf {
+			return t.oneHalfRow(ln, s, r)
+		}
+	}
 	if len(f) < 3 {
 		return false
 	}

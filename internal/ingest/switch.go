@@ -86,6 +86,9 @@ type SwitchCounters struct {
 	// CutRows are rows of a SONiC counter table that end short of its
 	// columns (switch_cut.go): cut or wrapped in the paste.
 	CutRows []Garble
+	// UnplacedPFC are rows of a filtered `show pfc counters` that its row
+	// order cannot place in the Rx or the Tx table (switch_grep.go).
+	UnplacedPFC []Evidence
 }
 
 // SwitchPFC is the PFC frames a port received or sent on one priority.

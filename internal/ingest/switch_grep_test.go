@@ -1,6 +1,10 @@
 package ingest
 
-import "testing"
+import (
+	"fmt"
+	"maps"
+	"testing"
+)
 
 // TestSwitchFilteredShow reads SONiC show output filtered through grep,
 // header-less, by the command echoed above it (sonic-buildimage#15198 and
@@ -15,12 +19,10 @@ func TestSwitchFilteredShow(t *testing.T) {
 		t.Errorf("%d WRED rows: %+v", len(w), w)
 	}
 	for name, text := range map[string]string{
-		// SYNTHETIC: the same rows under no command, under an unfiltered
-		// one (its header would follow), and under a filtered command
-		// whose rows could belong to either of two tables.
+		// SYNTHETIC: the same rows under no command and under an
+		// unfiltered one (its header would follow).
 		"no-command":   "Ethernet0    UC3    10    20    1    2\n",
 		"not-filtered": "admin@sw:~$ show queue counters\nEthernet0    UC3    10    20    1    2\n",
-		"pfc":          "admin@sw:~$ show pfc counters | grep Ethernet0\nEthernet0    0    0    0    7    0    0    0    0\n",
 	} {
 		res := nicReadText(t, name, text)
 		for _, a := range res.Artifacts {
@@ -37,5 +39,44 @@ func TestSwitchFilteredShow(t *testing.T) {
 	s := nicArtifact[*SwitchCounters](t, res)
 	if len(s.Ports) != 1 || s.Ports[0].Port != "Ethernet0" || s.Ports[0].TxDrop != 9268210 || s.Switch != "leaf1" {
 		t.Errorf("ports %+v, switch %q", s.Ports, s.Switch)
+	}
+}
+
+// TestSwitchFilteredPFC reads `show pfc counters | grep PORT`: SONiC prints
+// the Rx table and then the Tx table, so a port's first row is what it
+// received and its second what it sent. A third row of a port is not read.
+func TestSwitchFilteredPFC(t *testing.T) {
+	// SYNTHETIC: the rows pfcstat prints for two ports, filtered by grep,
+	// with the "Last cached time" note of each table in between.
+	res := nicReadText(t, "pfc", "admin@leaf1:~$ show pfc counters | grep -E 'Ethernet0 |Ethernet8 '\n"+
+		"  Ethernet0       0       0       0   1,234       0       0       0       0\n"+
+		"  Ethernet8       0       0       0       0       5       0       0       0\n"+
+		"Last cached time was 2024-12-03T20:09:17\n"+
+		"  Ethernet0       0       0       0      15       0       0       0       0\n"+
+		"  Ethernet8       0       0       0       0       0       0       0       0\n"+
+		"  Ethernet0       0       0       0      99       0       0       0       0\n")
+	s := nicArtifact[*SwitchCounters](t, res)
+	got := map[string]uint64{}
+	for _, c := range s.PFC {
+		if c.Frames > 0 {
+			got[fmt.Sprintf("%s %v %d", c.Port, c.Dir, c.Prio)] = c.Frames
+		}
+	}
+	want := map[string]uint64{fmt.Sprintf("Ethernet0 %v 3", RX): 1234, fmt.Sprintf("Ethernet8 %v 4", RX): 5, fmt.Sprintf("Ethernet0 %v 3", TX): 15}
+	if !maps.Equal(got, want) || len(s.PFC) != 4*8 {
+		t.Errorf("%d PFC counters, nonzero %v, want %v", len(s.PFC), got, want)
+	}
+}
+
+// A command that cuts the Tx table out before grep names the rows' table.
+func TestSwitchFilteredPFCNamed(t *testing.T) {
+	// SYNTHETIC output under the command sonic-mgmt's snappi helpers
+	// (get_pfc_frame_count, get_pfc_count) run to read one port's Tx
+	// PFC counters.
+	res := nicReadText(t, "pfc-tx", "admin@leaf1:~$ show pfc counters | sed -n '/Port Tx/,/^$/p' | grep Ethernet0\n"+
+		"  Ethernet0       0       0       0      15       0       0       0       0\n")
+	s := nicArtifact[*SwitchCounters](t, res)
+	if len(s.PFC) != 8 || s.PFC[3].Dir != TX || s.PFC[3].Frames != 15 || s.PFC[3].Port != "Ethernet0" {
+		t.Errorf("PFC counters %+v, want Ethernet0's Tx row", s.PFC)
 	}
 }

@@ -65,6 +65,7 @@ type switchParser struct {
 	// its echoed command (switch_grep.go): blank lines and SONiC's "Last
 	// cached time" notes lie between its rows.
 	filtered bool
+	grepPFC  grepPFC // the ports a filtered `show pfc counters` showed
 	ecn      *ECNProfile
 	// block is the "Pool:" or "Profile:" block being read (mmuconfig and
 	// ecnconfig print key/value tables under such a title).
@@ -305,7 +306,7 @@ func (p *switchParser) Result() Artifact {
 	}
 	o.ECN = ecn
 	o.latestSnapshots()
-	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.Garbled)+len(o.CutRows) == 0 {
+	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.Garbled)+len(o.CutRows)+len(o.UnplacedPFC) == 0 {
 		return nil
 	}
 	return o

@@ -45,6 +45,12 @@ func (p *switchParser) row(l Line, t string) bool {
 		d := RX
 		if p.table == swPFCTx {
 			d = TX
+		} else if p.filtered {
+			var ok bool
+			if d, ok = p.grepPFC.dir(f[0]); !ok {
+				p.out.UnplacedPFC = appendCapped(p.out.UnplacedPFC, ev, maxGarbled, &p.out.Omitted)
+				return true
+			}
 		}
 		port := strings.Clone(f[0])
 		for i := 0; i < 8; i++ {

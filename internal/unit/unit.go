@@ -84,6 +84,59 @@ func (b Bytes) String() string {
 	return strconv.FormatInt(int64(b), 10) + "B"
 }
 
+// Human formats b for a reader: exactly as String when a unit divides it
+// ("128MiB", "9000B" below a kilobyte), otherwise to three significant
+// figures in the binary or decimal unit that comes nearer the exact value
+// ("122MiB" for 127926280, "150KB" for 149996). Unlike String it does not
+// parse back to the same value: measured sizes (a message size rounded to
+// whole elements, a buffer watermark) are read, not typed back.
+func (b Bytes) Human() string {
+	exact := b.String()
+	if b < KB && b > -KB || !isDigitsB(exact) {
+		return exact
+	}
+	bin := sigFigs(b, []Bytes{GiB, MiB, KiB}, []string{"GiB", "MiB", "KiB"})
+	dec := sigFigs(b, []Bytes{GB, MB, KB}, []string{"GB", "MB", "KB"})
+	if dec.err < bin.err {
+		return dec.text
+	}
+	return bin.text
+}
+
+// isDigitsB reports whether s is a bare count of bytes, "123B".
+func isDigitsB(s string) bool {
+	_, err := strconv.ParseInt(strings.TrimSuffix(s, "B"), 10, 64)
+	return err == nil && strings.HasSuffix(s, "B")
+}
+
+type rounded struct {
+	text string
+	err  float64
+}
+
+// sigFigs rounds b to three significant figures in the largest of units
+// not above it; err is how far the rounded value lies from b.
+func sigFigs(b Bytes, units []Bytes, names []string) rounded {
+	i := 0
+	for i < len(units)-1 && b < units[i] {
+		i++
+	}
+	v := float64(b) / float64(units[i])
+	prec := 0
+	switch a := math.Abs(v); {
+	case a < 10:
+		prec = 2
+	case a < 100:
+		prec = 1
+	}
+	text := strconv.FormatFloat(v, 'f', prec, 64)
+	r, _ := strconv.ParseFloat(text, 64)
+	if prec > 0 {
+		text = strings.TrimRight(strings.TrimRight(text, "0"), ".")
+	}
+	return rounded{text + names[i], math.Abs(r*float64(units[i]) - float64(b))}
+}
+
 // BitRate is a link or sending rate in bits per second.
 type BitRate int64
 
