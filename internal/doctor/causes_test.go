@@ -163,3 +163,13 @@ func TestBusBWCausesJoinedDumps(t *testing.T) {
 		t.Errorf("single dump: %+v", f)
 	}
 }
+
+// A plateau of MSCCL++'s mscclpp-test (mscclpp PR #87, real) is explained
+// as that tool's busbw, not nccl-tests'.
+func TestBusBWNamesItsTool(t *testing.T) {
+	f := busbwFinding(t, Options{NICSpeed: 100 * unit.Gbps}, "nccltests.busbw.unjudged",
+		"corpus/nccl-tests/mscclpp-test-alltoall-1n-2n-out-of-place-one-half-mpi-tags-mscclpp87.txt")
+	if !strings.HasPrefix(f.Mechanism, "mscclpp-test busbw is") {
+		t.Errorf("mechanism %q", f.Mechanism)
+	}
+}

@@ -377,7 +377,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		}
 	}
 	twoNodeAR := mayBeAllReduce(r) && nodes == 2 && !ringOnly(inc)
-	mech := fmt.Sprintf("nccl-tests busbw is the bandwidth each rank moves normalised by the collective's traffic factor, so the network caps it at a multiple of one NIC's line rate L (Gb/s / 8 = GB/s) set by the collective, the NICs and GPUs per node and the rank count; a healthy NIC delivers %.0f-%.0f%% of its line rate (about 48 GB/s per 400G, 24 per 200G, 12 per 100G).", ceilingLo*100, ceilingHi*100)
+	mech := fmt.Sprintf("%s busbw is the bandwidth each rank moves normalised by the collective's traffic factor, so the network caps it at a multiple of one NIC's line rate L (Gb/s / 8 = GB/s) set by the collective, the NICs and GPUs per node and the rank count; a healthy NIC delivers %.0f-%.0f%% of its line rate (about 48 GB/s per 400G, 24 per 200G, 12 per 100G).", toolName(r), ceilingLo*100, ceilingHi*100)
 	if sh.text != "" {
 		ev.add(sh.ev...)
 		mech += " Here " + sh.text + "."
