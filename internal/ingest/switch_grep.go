@@ -130,7 +130,7 @@ func showAt(t string) int {
 		}
 		i += j
 		before := i == 0 || strings.ContainsRune(" \t`*", rune(t[i-1]))
-		if after := i + len("show"); before && (after == len(t) || t[after] == ' ' || t[after] == '\t' || t[after] == '`') {
+		if after := i + len("show"); before && (after == len(t) || strings.ContainsRune(" \t`*", rune(t[after]))) {
 			return i
 		}
 	}
