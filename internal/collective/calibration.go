@@ -88,10 +88,15 @@ const (
 // hosts.
 const AmpereRingSimpleCall = 290 * unit.Microsecond
 
-// ringSimpleCall returns the fixed per-call cost of algorithm a and
-// protocol p beyond NCCL's base latency (AmpereRingSimpleCall), charged
-// after the launch and the host thread's enqueue.
-func (c *Comm) ringSimpleCall(a Algo, p Proto) unit.Time {
+// ringSimpleCall returns the fixed per-call cost of function f in
+// algorithm a and protocol p beyond NCCL's base latency
+// (AmpereRingSimpleCall), charged after the launch and the host thread's
+// enqueue. Point-to-point calls (SendRecv, AllToAll) are no ring, though
+// their plan says Ring: no ring of them was fitted.
+func (c *Comm) ringSimpleCall(f Func, a Algo, p Proto) unit.Time {
+	if f == SendRecv || f == AllToAll {
+		return 0
+	}
 	if a == Ring && p == Simple && c.NNodes() > 1 && compCapIndex(c.Tuning.minCC) == 1 && c.Sys.Server.CPU == gpu.AMD {
 		return AmpereRingSimpleCall
 	}

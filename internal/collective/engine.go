@@ -315,7 +315,7 @@ func (e *engine) setTiming() {
 	}
 	tm := timing{
 		launch:   us(baseLat[a][p]),
-		callCost: c.ringSimpleCall(a, p),
+		callCost: c.ringSimpleCall(e.call.Func, a, p),
 		intraLat: us(hwLat[intraHw][a][p]),
 		proxyOp:  c.proxyOp(),
 		chanRate: gpu.Rate(c.channelCap(e.call.Func, a, p, e.nch) * treeFactor(e.call.Func, a, p, e.call.Bytes, c.Tuning.minCC)),

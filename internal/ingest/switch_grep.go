@@ -113,8 +113,25 @@ func (p *switchParser) startFiltered(l Line, t string) bool {
 	p.table, p.cols, p.spans, p.fresh, p.filtered = k, cols, nil, false, true
 	p.grepPFC = grepPFC{named: named}
 	p.out.lines.add(l)
-	if host := promptHost(t[:strings.Index(t, "show")]); host != "" && p.out.Switch == "" {
+	if host := promptHost(t[:showAt(t)]); host != "" && p.out.Switch == "" {
 		p.out.Switch = host
 	}
 	return true
+}
+
+// showAt returns where the word "show" that starts the command in t
+// begins, not a "show" inside the prompt's host name ("admin@showroom:~$
+// show ..."), or len(t).
+func showAt(t string) int {
+	for i := 0; ; i++ {
+		j := strings.Index(t[i:], "show")
+		if j < 0 {
+			return len(t)
+		}
+		i += j
+		before := i == 0 || strings.ContainsRune(" \t`*", rune(t[i-1]))
+		if after := i + len("show"); before && (after == len(t) || strings.ContainsRune(" \t`*", rune(t[after]))) {
+			return i
+		}
+	}
 }

@@ -40,6 +40,12 @@ func TestSwitchFilteredShow(t *testing.T) {
 	if len(s.Ports) != 1 || s.Ports[0].Port != "Ethernet0" || s.Ports[0].TxDrop != 9268210 || s.Switch != "leaf1" {
 		t.Errorf("ports %+v, switch %q", s.Ports, s.Switch)
 	}
+	// SYNTHETIC: a host name holding "show".
+	res = nicReadText(t, "show-host", "admin@showroom-leaf1:~$ show queue counters | grep Ethernet0\n"+
+		"Ethernet0    UC3    10    20    1    2\n")
+	if s := nicArtifact[*SwitchCounters](t, res); len(s.Queues) != 1 || s.Switch != "showroom-leaf1" {
+		t.Errorf("queues %+v, switch %q", s.Queues, s.Switch)
+	}
 }
 
 // TestSwitchFilteredPFC reads `show pfc counters | grep PORT`: SONiC prints

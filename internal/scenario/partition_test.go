@@ -28,8 +28,11 @@ func runParted(t testing.TB, s *Scenario, o Options) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Two pieces, as an observed run goes: the result must not change.
-	tw.RunUntil(s.Duration / 3)
+	// Two pieces, as an observed run goes: the result must not change,
+	// and between them every clock is where the first piece ended.
+	if end := tw.RunUntil(s.Duration / 3); !tw.Done() && tw.Transport.Control().Now() != end {
+		t.Errorf("%s %+v: the workloads' clock at %v after a run to %v", s.Name, o, tw.Transport.Control().Now(), end)
+	}
 	tw.Run()
 	return fingerprint(t, tw)
 }

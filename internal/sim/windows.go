@@ -353,8 +353,14 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 				w.Control.RunUntil(r.control)
 			}
 		}
-		if alone && r.quit && !r.stop && r.parts >= 0 && w.Parts[0].Scheduler().Now() < r.parts {
-			r.quit = false // a completion held the part (soloReach)
+		if alone && r.quit && !r.stop && r.parts >= 0 {
+			if w.Parts[0].Scheduler().Now() < r.parts {
+				r.quit = false // a completion held the part (soloReach)
+			} else {
+				// soloReach ran the control side only through its window:
+				// it has nothing up to limit, and its clock goes there too.
+				w.Control.AdvanceTo(r.parts)
+			}
 		}
 		w.count(ctl, alone)
 		if w.solo {

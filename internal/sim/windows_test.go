@@ -241,7 +241,9 @@ func TestWindowsSoloReach(t *testing.T) {
 	r := newRing(1)
 	w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: unit.MaxTime, Reply: ringLook, Workers: 1}
 	w.Parts = []Part{r.parts[0]}
-	w.RunUntil(3000) // a run observed mid-way continues as one that is not
+	if at := w.RunUntil(3000); r.ctrl.Now() != at || r.parts[0].s.Now() != at { // a run observed mid-way continues as one that is not
+		t.Errorf("RunUntil(3000) = %v with the control side at %v, the part at %v", at, r.ctrl.Now(), r.parts[0].s.Now())
+	}
 	end := w.RunUntil(1 << 20)
 	if ref.laps != 40 || fmt.Sprint(r.log) != fmt.Sprint(ref.log) {
 		t.Errorf("control log %v, want %v", r.log, ref.log)

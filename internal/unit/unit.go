@@ -115,10 +115,10 @@ type rounded struct {
 }
 
 // sigFigs rounds b to three significant figures in the largest of units
-// not above it; err is how far the rounded value lies from b.
+// not above its magnitude; err is how far the rounded value lies from b.
 func sigFigs(b Bytes, units []Bytes, names []string) rounded {
 	i := 0
-	for i < len(units)-1 && b < units[i] {
+	for i < len(units)-1 && b < units[i] && b > -units[i] {
 		i++
 	}
 	v := float64(b) / float64(units[i])

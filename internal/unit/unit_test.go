@@ -210,6 +210,7 @@ func TestBytesHuman(t *testing.T) {
 		0: "0B", 999: "999B", 1024: "1KiB", 9000: "9KB", 128 * MiB: "128MiB",
 		127926280: "122MiB", 133169160: "127MiB", 4294967280: "4GiB", 8589934560: "8GiB",
 		149996: "150KB", 1499464: "1.43MiB", 2986: "2.99KB", 432640: "433KB", 1536*MiB + 5: "1.5GiB",
+		-1536*MiB - 5: "-1.5GiB", -1499464: "-1.43MiB", -1500: "-1.5KB",
 	} {
 		if got := b.Human(); got != want {
 			t.Errorf("Bytes(%d).Human() = %q, want %q", int64(b), got, want)
