@@ -28,7 +28,7 @@ func TestCumulusPublic(t *testing.T) {
 		{"cl515-nv-show-qos-roce-single-ipool.txt", KindNVShowQoSRoCE, []string{"config.nvue.not_judged"}, 0},
 		{"cl515-nv-show-qos-roce-lossy-multi-tc.txt", KindNVShowQoSRoCE, []string{"config.nvue.not_judged", "qos.lossy.by_design"}, 0},
 		{"cl515-nv-set-roce-sp2.txt", KindNVSet, nil, 0},
-		{"cl53-nv-set-pfc-hand-sized-buffer.txt", KindNVSet, []string{"pfc.headroom.short"}, 0},
+		{"cl53-nv-set-pfc-hand-sized-buffer.txt", KindNVSet, []string{"config.nvue.not_judged", "pfc.headroom.short"}, 0},
 		{"cl551-air-workshop-applied-qos.yaml", KindNVUEYAML, []string{"config.nvue.not_judged", "qos.pfc.disabled"}, 1},
 	} {
 		rep, err := Lint([]string{filepath.Join("testdata", tc.file)}, nil)

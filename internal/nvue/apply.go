@@ -194,8 +194,9 @@ func (c *Config) pfcPath(p path) error {
 		}
 		// Not judged unless both port-buffer and xoff-threshold are set
 		// by hand (sonic.FromNVUE then hands the profile to lint's
-		// headroom rule, and takes its four settings off this list):
-		// otherwise NVUE sizes the buffer from the cable and speed itself.
+		// headroom rule and takes port-buffer, xoff-threshold and
+		// cable-length off this list): otherwise NVUE sizes the buffer
+		// from the cable and speed itself.
 		c.notJudged(p.words(4), p[3])
 		switch p[3].Text {
 		case "cable-length":

@@ -237,7 +237,8 @@ func (db *ConfigDB) nvueBuffers(c *nvue.Config, ports map[string][]string) map[s
 			}
 		}
 		db.nvueBufs = append(db.nvueBufs, b)
-		for _, k := range []string{"port-buffer", "xoff-threshold", "xon-threshold", "cable-length"} {
+		// xon-threshold stays listed as not judged: no rule weighs it.
+		for _, k := range []string{"port-buffer", "xoff-threshold", "cable-length"} {
 			judged["qos pfc "+n+" "+k] = true
 		}
 	}
