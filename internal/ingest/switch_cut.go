@@ -41,6 +41,8 @@ func (p *switchParser) cutRow(l Line, t string) bool {
 			Line: l.Num, Col: strings.Index(l.Text, f[0]) + 1, Text: strings.Clone(l.Text),
 			Expected: "a `" + shape.cmd + "` row of " + itoa(shape.fields) + " columns (this one has " + itoa(len(f)) + ")",
 		})
+	} else {
+		p.out.Omitted++
 	}
 	p.out.lines.add(l)
 	return true

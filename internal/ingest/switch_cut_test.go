@@ -43,3 +43,17 @@ func TestSwitchElisionKeepsTable(t *testing.T) {
 		t.Errorf("%d PFC counts %+v, cut %+v", len(s.PFC), s.PFC, s.CutRows)
 	}
 }
+
+// Cut rows past the cap are counted as omitted, not dropped unsaid
+// (SYNTHETIC `show pfc counters` table of cut rows).
+func TestSwitchCutRowsCapped(t *testing.T) {
+	text := "     Port Rx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7\n" +
+		"-----------  ------  ------  ------  ------  ------  ------  ------  ------\n"
+	for i := range maxGarbled + 3 {
+		text += "  Ethernet" + itoa(4*i) + "       0       0       0\n"
+	}
+	p := nicArtifact[*SwitchCounters](t, nicReadText(t, "cut", text))
+	if len(p.CutRows) != maxGarbled || p.Omitted != 3 {
+		t.Errorf("%d cut rows, %d omitted; want %d and 3", len(p.CutRows), p.Omitted, maxGarbled)
+	}
+}
