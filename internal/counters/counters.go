@@ -382,3 +382,11 @@ func (t *Table) All() []Desc { return t.descs }
 
 // Default returns the built-in table (see table.go).
 func Default() *Table { return defaultTable }
+
+// A Sample is one counter's value under the name a tool prints it by
+// (ethtool -S, hw_counters): the fabric writes it and an observation
+// carries it as it is.
+type Sample struct {
+	Name  string `json:"name"`
+	Value int64  `json:"value"`
+}

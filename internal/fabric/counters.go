@@ -153,10 +153,7 @@ func (pt *Port) TxBytes() int64 {
 }
 
 // A Counter is one named value, as ethtool -S prints it.
-type Counter struct {
-	Name  string
-	Value int64
-}
+type Counter = counters.Sample
 
 // EthtoolNames are the names Ethtool gives, looked up in the counters
 // table once: an observation names the counters of every port of the
@@ -221,39 +218,39 @@ func (c *Counters) Ethtool(n *EthtoolNames, pfc uint8, withSwitch bool) []Counte
 	}
 	out := make([]Counter, 0, size)
 	out = append(out,
-		Counter{n.phy[0], c.RxPhyPackets}, Counter{n.phy[1], c.RxPhyBytes},
-		Counter{n.phy[2], c.TxPhyPackets}, Counter{n.phy[3], c.TxPhyBytes},
-		Counter{n.phy[4], c.RxDiscards})
+		Counter{Name: n.phy[0], Value: c.RxPhyPackets}, Counter{Name: n.phy[1], Value: c.RxPhyBytes},
+		Counter{Name: n.phy[2], Value: c.TxPhyPackets}, Counter{Name: n.phy[3], Value: c.TxPhyBytes},
+		Counter{Name: n.phy[4], Value: c.RxDiscards})
 	us := func(t unit.Time) int64 { return int64(t / unit.Microsecond) }
 	for p := 0; p < 8; p++ {
 		pn := &n.prio[p]
 		out = append(out,
-			Counter{pn[0], c.RxPrioBytes[p]}, Counter{pn[1], c.RxPrioPackets[p]}, Counter{pn[2], c.RxPrioDiscards[p]},
-			Counter{pn[3], c.TxPrioBytes[p]}, Counter{pn[4], c.TxPrioPackets[p]})
+			Counter{Name: pn[0], Value: c.RxPrioBytes[p]}, Counter{Name: pn[1], Value: c.RxPrioPackets[p]}, Counter{Name: pn[2], Value: c.RxPrioDiscards[p]},
+			Counter{Name: pn[3], Value: c.TxPrioBytes[p]}, Counter{Name: pn[4], Value: c.TxPrioPackets[p]})
 		if pfc&(1<<p) == 0 {
 			continue
 		}
 		pa := &n.pause[p]
 		out = append(out,
-			Counter{pa[0], c.RxPause[p]}, Counter{pa[1], us(c.RxPauseDuration[p])},
-			Counter{pa[2], c.TxPause[p]}, Counter{pa[3], us(c.TxPauseDuration[p])},
-			Counter{pa[4], c.RxPauseTransition[p]})
+			Counter{Name: pa[0], Value: c.RxPause[p]}, Counter{Name: pa[1], Value: us(c.RxPauseDuration[p])},
+			Counter{Name: pa[2], Value: c.TxPause[p]}, Counter{Name: pa[3], Value: us(c.TxPauseDuration[p])},
+			Counter{Name: pa[4], Value: c.RxPauseTransition[p]})
 	}
 	if !withSwitch {
 		e, r := c.Vport[packet.ClassTCP], c.Vport[packet.ClassRoCE]
 		return append(out,
-			Counter{n.vport[0], e.RxPackets}, Counter{n.vport[1], e.TxPackets},
-			Counter{n.vport[2], r.RxPackets}, Counter{n.vport[3], r.RxBytes},
-			Counter{n.vport[4], r.TxPackets}, Counter{n.vport[5], r.TxBytes})
+			Counter{Name: n.vport[0], Value: e.RxPackets}, Counter{Name: n.vport[1], Value: e.TxPackets},
+			Counter{Name: n.vport[2], Value: r.RxPackets}, Counter{Name: n.vport[3], Value: r.RxBytes},
+			Counter{Name: n.vport[4], Value: r.TxPackets}, Counter{Name: n.vport[5], Value: r.TxBytes})
 	}
 	for p := 0; p < 8; p++ {
-		out = append(out, Counter{n.ecn[p], c.ECNMarked[p]})
+		out = append(out, Counter{Name: n.ecn[p], Value: c.ECNMarked[p]})
 	}
 	for r := range n.drops {
-		out = append(out, Counter{n.drops[r], c.Drops[r]})
+		out = append(out, Counter{Name: n.drops[r], Value: c.Drops[r]})
 	}
 	for p := 0; p < 8; p++ {
-		out = append(out, Counter{n.wd[p][0], c.WatchdogStorms[p]}, Counter{n.wd[p][1], c.WatchdogRestores[p]})
+		out = append(out, Counter{Name: n.wd[p][0], Value: c.WatchdogStorms[p]}, Counter{Name: n.wd[p][1], Value: c.WatchdogRestores[p]})
 	}
 	return out
 }

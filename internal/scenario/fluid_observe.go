@@ -64,14 +64,14 @@ func (tw *FluidTwin) Observe() twin.Observation {
 			if l := e.PortLink(n, p); l >= 0 {
 				peer := linkEnds(t, l)
 				pt.Peer, pt.LineRate = peer, t.Links[l/2].Rate
-				pt.Counters = countersOf(ports[id].Ethtool(names, s.pfcMask(), pt.Switch))
+				pt.Counters = ports[id].Ethtool(names, s.pfcMask(), pt.Switch)
 			}
 			o.Ports = append(o.Ports, pt)
 			if nd.Kind == topo.Host {
 				h := len(o.NICs)
 				hw := hwOf(nics[h])
 				c := ports[id]
-				o.NICs = append(o.NICs, twin.NIC{Name: nd.Name, Port: id, Rate: e.Rate(e.PortLink(n, 0)), HW: countersOf(hw.List()), IB: ibPortCounters(&c)})
+				o.NICs = append(o.NICs, twin.NIC{Name: nd.Name, Port: id, Rate: e.Rate(e.PortLink(n, 0)), HW: hw.List(), IB: ibPortCounters(&c)})
 			}
 			if l := e.PortLink(n, p); l >= 0 && nd.Kind == topo.Switch && links[l].PeakQueue > 0 {
 				o.Queues = append(o.Queues, twin.Queue{Port: pt.Name, Priority: links[l].PeakClass, MaxBytes: links[l].PeakQueue})

@@ -62,12 +62,12 @@ func (tw *Twin) Observe() twin.Observation {
 			peer = pt.Peer().Name()
 		}
 		o.Ports = append(o.Ports, twin.Port{Name: pt.Name(), Peer: peer, Switch: isSwitch, LineRate: rates[[2]int{node[pt.Node()], pt.Index()}],
-			Counters: countersOf(snap.Ethtool(names, net.PFCEnabled, isSwitch))})
+			Counters: snap.Ethtool(names, net.PFCEnabled, isSwitch)})
 	}
 	for _, n := range tw.NICs {
 		snap := n.Port().Snapshot()
 		o.NICs = append(o.NICs, twin.NIC{Name: n.Name(), Port: n.Port().ID(), Rate: n.Port().Rate(),
-			HW: countersOf(n.HW.List()), IB: ibPortCounters(&snap),
+			HW: n.HW.List(), IB: ibPortCounters(&snap),
 			Reorder: twin.Reorder{Packets: n.HW.Reordered, MaxPSNs: n.HW.ReorderMax, PlacedOutOfOrder: n.HW.PlacedOutOfOrder}})
 	}
 	s.nameNICs(o.NICs)
@@ -218,15 +218,6 @@ func (s *Scenario) setting(pfc uint8) twin.Setting {
 	}
 	if e := s.Switch.ECN; e.Enabled {
 		out.ECN = &twin.ECNProfile{Kmin: e.Kmin, Kmax: e.Kmax, Pmax: e.Pmax}
-	}
-	return out
-}
-
-// countersOf converts fabric counters.
-func countersOf(cs []fabric.Counter) []twin.Counter {
-	out := make([]twin.Counter, len(cs))
-	for i, c := range cs {
-		out[i] = twin.Counter{Name: c.Name, Value: c.Value}
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package twin
 
 import (
+	"rocelab/internal/counters"
 	"rocelab/internal/metrics"
 	"rocelab/internal/unit"
 )
@@ -292,10 +293,7 @@ type PrioLatency struct {
 }
 
 // A Counter is one named counter value.
-type Counter struct {
-	Name  string `json:"name"`
-	Value int64  `json:"value"`
-}
+type Counter = counters.Sample
 
 // Port is one port's counters under mlx5 ethtool -S names, zeros
 // included, in ethtool's order.
