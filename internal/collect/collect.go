@@ -293,7 +293,7 @@ func (c *collector) once(ctx context.Context) {
 	c.command(ctx, "nvidia_smi_topo.txt", "nvidia-smi topo -m", "nvidia-smi", "topo", "-m")
 	c.dmesg(ctx)
 	if c.opts.EnvFile != "" {
-		data, err := os.ReadFile(c.opts.EnvFile)
+		data, err := readEnvFile(c.opts.EnvFile)
 		if err != nil {
 			c.missing("NCCL environment file "+c.opts.EnvFile, errText(err))
 		} else {
@@ -512,4 +512,27 @@ func ipv4Of(gid string) string {
 		b[2*i], b[2*i+1] = v>>8, v&0xff
 	}
 	return fmt.Sprintf("%d.%d.%d.%d", b[0], b[1], b[2], b[3])
+}
+
+// maxEnvFile bounds the NCCL settings file collect copies: an env file,
+// job script or manifest is a few KiB; anything past this is not one
+// (a device, a log), and reading it whole could exhaust memory.
+const maxEnvFile = 1 << 20
+
+// readEnvFile reads the NCCL settings file, refusing one larger than
+// maxEnvFile without reading past it.
+func readEnvFile(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxEnvFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxEnvFile {
+		return nil, fmt.Errorf("more than %d bytes: not an env file, job script or manifest", maxEnvFile)
+	}
+	return data, nil
 }

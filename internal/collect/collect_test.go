@@ -152,3 +152,25 @@ echo "NIC statistics:"; echo "     rx_prio3_bytes: $((n*1000000))"; echo "     r
 		}
 	}
 }
+
+// TestCollectEnvFileBounded: an --env that is no settings file (a device
+// that never ends, here /dev/zero) is recorded as missing after reading at
+// most maxEnvFile+1 bytes, instead of filling memory and hanging.
+func TestCollectEnvFileBounded(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	root := t.TempDir()
+	write(t, root, "proc/sys/kernel/hostname", "box\n")
+	var buf bytes.Buffer
+	if _, err := Collect(context.Background(), Options{Root: root, EnvFile: "/dev/zero"}, &buf); err != nil {
+		t.Fatal(err)
+	}
+	files := readArchive(t, buf.Bytes())
+	if m := files["meta.txt"]; !strings.Contains(m, "missing: NCCL environment file /dev/zero: more than 1048576 bytes") {
+		t.Errorf("meta:\n%s", m)
+	}
+	if _, ok := files["nccl_env.txt"]; ok {
+		t.Error("a partial nccl_env.txt was written")
+	}
+}
