@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"rocelab/internal/counters"
+	"rocelab/internal/textout"
 )
 
 // What a port's counters say about loss and pause, read the same way by the
@@ -232,13 +233,4 @@ func ReadingsText(rs []Reading) string {
 }
 
 // PrioList formats priorities as "3" or "3,4", or "none".
-func PrioList(ps []int) string {
-	if len(ps) == 0 {
-		return "none"
-	}
-	parts := make([]string, len(ps))
-	for i, p := range ps {
-		parts[i] = fmt.Sprint(p)
-	}
-	return strings.Join(parts, ",")
-}
+func PrioList(ps []int) string { return textout.Ints(ps) }

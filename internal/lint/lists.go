@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -34,16 +33,4 @@ func portList(ps []string) string {
 		return strings.Join(sorted, ",")
 	}
 	return fmt.Sprintf("%s,... (%d ports)", strings.Join(sorted[:3], ","), len(sorted))
-}
-
-// prios formats priorities as "3,4" or "none".
-func prios(ps []int) string {
-	if len(ps) == 0 {
-		return "none"
-	}
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = strconv.Itoa(p)
-	}
-	return strings.Join(s, ",")
 }

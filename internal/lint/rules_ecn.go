@@ -10,6 +10,7 @@ import (
 	"rocelab/internal/doctor"
 	"rocelab/internal/scenario"
 	"rocelab/internal/sonic"
+	"rocelab/internal/textout"
 	"rocelab/internal/topo"
 	"rocelab/internal/unit"
 )
@@ -66,7 +67,7 @@ func ecnRules(m *Model) []doctor.Finding {
 		if s.Switch.ECN.Priorities&(1<<roce) == 0 {
 			fs = append(fs, doctor.Finding{
 				ID: "ecn.disabled", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-				Title:     fmt.Sprintf("switches (%s): ECN marks priority %s but not %d, where RoCE rides", s.File, prios(maskList(s.Switch.ECN.Priorities)), roce),
+				Title:     fmt.Sprintf("switches (%s): ECN marks priority %s but not %d, where RoCE rides", s.File, textout.Ints(maskList(s.Switch.ECN.Priorities)), roce),
 				Subject:   "switches (" + s.File + ")",
 				Evidence:  evs(m.at("switch.ecn.priorities", "[3]")),
 				Mechanism: "DCQCN slows a sender only when its packets come back marked: without ECN on the RoCE queue no CNP is ever sent, congestion is left to PFC alone, and pauses spread it upstream.",

@@ -6,6 +6,7 @@ import (
 
 	"rocelab/internal/calc"
 	"rocelab/internal/doctor"
+	"rocelab/internal/textout"
 	"rocelab/internal/unit"
 )
 
@@ -200,7 +201,7 @@ func firmwareRules(m *Model) []doctor.Finding {
 		case c.Mask != 1<<p:
 			fs = append(fs, doctor.Finding{
 				ID: "nic.cc_prio_mask.wide", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-				Title:    fmt.Sprintf("%s: %s %#02x makes DCQCN act on priorities %s, not only RoCE's %d", c.Name, c.What, c.Mask, prios(maskList(c.Mask&^(1<<p))), p),
+				Title:    fmt.Sprintf("%s: %s %#02x makes DCQCN act on priorities %s, not only RoCE's %d", c.Name, c.What, c.Mask, textout.Ints(maskList(c.Mask&^(1<<p))), p),
 				Subject:  c.Name,
 				Evidence: evs(c.Evidence),
 				Mechanism: fmt.Sprintf("Congestion control then also rate-limits RDMA QPs of the other priorities (storage, a second job) on CNPs meant for congestion they may not cause, and their traffic slows with the RoCE class's. TCP is not affected: DCQCN acts on RDMA QPs only. " +

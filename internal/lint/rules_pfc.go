@@ -9,6 +9,7 @@ import (
 	"rocelab/internal/headroom"
 	"rocelab/internal/scenario"
 	"rocelab/internal/sonic"
+	"rocelab/internal/textout"
 	"rocelab/internal/topo"
 	"rocelab/internal/unit"
 )
@@ -329,7 +330,7 @@ func sonicTooMany(db *sonic.ConfigDB) []doctor.Finding {
 		if len(pq.PFCEnable) <= 2 || pq.Port == "global" || tunnelRemap(db, pq) {
 			continue
 		}
-		k := prios(pq.PFCEnable)
+		k := textout.Ints(pq.PFCEnable)
 		g, ok := byKey[k]
 		if !ok {
 			g = &group{prios: pq.PFCEnable, ev: sonicEv(db, pq.PFCEnableAt)}
@@ -346,7 +347,7 @@ func sonicTooMany(db *sonic.ConfigDB) []doctor.Finding {
 		}
 		fs = append(fs, doctor.Finding{
 			ID: "pfc.priorities.too_many", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-			Title:     fmt.Sprintf("%s %s: PFC on %d priorities (%s)", db.File, portList(g.ports), len(g.prios), prios(g.prios)),
+			Title:     fmt.Sprintf("%s %s: PFC on %d priorities (%s)", db.File, portList(g.ports), len(g.prios), textout.Ints(g.prios)),
 			Subject:   db.File + " " + portList(g.ports),
 			Evidence:  evs(g.ev),
 			Mechanism: "Every lossless priority needs its own headroom on every port; on a shallow-buffer switch more than two lossless classes leave little shared buffer. SONiC defaults to two (3,4), and four only in its dual-ToR tunnel remap (2,3,4,6).",
@@ -360,10 +361,10 @@ func sonicTooMany(db *sonic.ConfigDB) []doctor.Finding {
 // dual-ToR set: 3 and 4, and 2 and 6 for their tunnelled copies, with the
 // watchdog (when the row says) on 3 and 4 only.
 func tunnelRemap(db *sonic.ConfigDB, pq sonic.PortQoS) bool {
-	if prios(pq.PFCEnable) != "2,3,4,6" {
+	if textout.Ints(pq.PFCEnable) != "2,3,4,6" {
 		return false
 	}
-	if len(pq.PFCWDSWEnable) > 0 && prios(pq.PFCWDSWEnable) != "3,4" {
+	if len(pq.PFCWDSWEnable) > 0 && textout.Ints(pq.PFCWDSWEnable) != "3,4" {
 		return false
 	}
 	return true

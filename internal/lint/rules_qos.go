@@ -8,6 +8,7 @@ import (
 	"rocelab/internal/doctor"
 	"rocelab/internal/fabric"
 	"rocelab/internal/ingest"
+	"rocelab/internal/textout"
 )
 
 // qosRules checks that NICs and switches agree on the RoCE class, that the
@@ -63,7 +64,7 @@ func qosRules(m *Model) []doctor.Finding {
 		}
 		f := doctor.Finding{
 			ID: "qos.pfc.disabled", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-			Title:    fmt.Sprintf("%s: RoCE (DSCP %d) lands in %s %d, but PFC is on %s", s.Name, r.DSCP, classWord(s.DB), s.TC, prios(s.Lossless)),
+			Title:    fmt.Sprintf("%s: RoCE (DSCP %d) lands in %s %d, but PFC is on %s", s.Name, r.DSCP, classWord(s.DB), s.TC, textout.Ints(s.Lossless)),
 			Subject:  s.Name,
 			Evidence: evs(append(append([]Evidence{}, r.Evidence...), s.TCEv, s.LosslessEv)...),
 			Mechanism: fmt.Sprintf("The switch puts DSCP %d into class %d, which PFC does not protect: under congestion it drops RoCE instead of pausing, and RC recovers by go-back-N and timeouts. ", r.DSCP, s.TC) +
@@ -111,18 +112,18 @@ func (m *Model) unmappedPFC() []doctor.Finding {
 			if n.Prio < 0 || slices.Contains(s.Lossless, n.Prio) {
 				continue
 			}
-			fix := fmt.Sprintf("pfc_enable with %d on the switch ports (PORT_QOS_MAP), with a DSCP_TO_TC_MAP that sends RoCE's DSCP to class %d; or move the NICs' RoCE priority into %s.", n.Prio, n.Prio, prios(s.Lossless))
+			fix := fmt.Sprintf("pfc_enable with %d on the switch ports (PORT_QOS_MAP), with a DSCP_TO_TC_MAP that sends RoCE's DSCP to class %d; or move the NICs' RoCE priority into %s.", n.Prio, n.Prio, textout.Ints(s.Lossless))
 			if isNVUE(s.DB) {
 				fix = fmt.Sprintf("%s, with %s; or move the NICs' RoCE priority into %s.", nvSet(s.DB, s.Port, "pfc", fmt.Sprintf("switch-priority %d", n.Prio)),
-					nvSet(s.DB, s.Port, "mapping", fmt.Sprintf("dscp %d switch-priority %d", m.roce.DSCP, n.Prio)), prios(s.Lossless))
+					nvSet(s.DB, s.Port, "mapping", fmt.Sprintf("dscp %d switch-priority %d", m.roce.DSCP, n.Prio)), textout.Ints(s.Lossless))
 			}
 			fs = append(fs, doctor.Finding{
 				ID: "qos.pfc.disabled", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-				Title:    fmt.Sprintf("%s: PFC is on %s, but %s puts RoCE on priority %d", s.Name, prios(s.Lossless), n.Name, n.Prio),
+				Title:    fmt.Sprintf("%s: PFC is on %s, but %s puts RoCE on priority %d", s.Name, textout.Ints(s.Lossless), n.Name, n.Prio),
 				Subject:  n.Name + " / " + s.Name,
 				Evidence: evs(append(append([]Evidence{}, n.PrioEv...), s.LosslessEv)...),
 				Mechanism: fmt.Sprintf("The NIC pauses its peer with PFC frames of priority %d when its receive buffer fills, and stops only for frames of priority %d. The switch ports enable PFC on %s only: they ignore the NIC's pauses for %d, so the NIC's buffer overflows and drops, and they never pause %d themselves. "+
-					"The switch's DSCP map is not given, so which class RoCE takes there is not known either.", n.Prio, n.Prio, prios(s.Lossless), n.Prio, n.Prio),
+					"The switch's DSCP map is not given, so which class RoCE takes there is not known either.", n.Prio, n.Prio, textout.Ints(s.Lossless), n.Prio, n.Prio),
 				Fix: fix,
 			})
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"rocelab/internal/nvue"
+	"rocelab/internal/textout"
 	"rocelab/internal/unit"
 )
 
@@ -39,7 +40,6 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 	c.Resolve()
 	db := newDB(c.File, "")
 	db.lines, db.Vendor = c.Lines, VendorCumulus
-	val := func(v nvue.Value) Value { return Value{Text: v.Text, Line: v.Line, Col: v.Col} }
 	tab := func(name string) Table {
 		if db.Tables[name] == nil {
 			db.Tables[name] = Table{}
@@ -82,7 +82,7 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 		}
 		row := map[string]Value{}
 		if m, ok := c.Mapping[g.mapping.Text]; ok {
-			row["dscp_to_tc_map"] = val(g.mapping)
+			row["dscp_to_tc_map"] = valOf(g.mapping)
 			dm := map[string]Value{}
 			for d := range m.DSCP {
 				v := m.DSCP[d]
@@ -94,24 +94,24 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 					}
 				}
 				if v.Text != "" {
-					dm[strconv.Itoa(d)] = val(v)
+					dm[strconv.Itoa(d)] = valOf(v)
 				}
 			}
 			tab("DSCP_TO_TC_MAP")[g.mapping.Text] = dm
 		}
 		if p, ok := c.PFC[g.pfc.Text]; ok && len(p.Prios) > 0 && (p.Tx.Text == "enable" || p.Rx.Text == "enable") {
-			v := val(p.PriosAt)
-			v.Text = prioText(p.Prios)
+			v := valOf(p.PriosAt)
+			v.Text = textout.Ints(p.Prios)
 			row["pfc_enable"] = v
 		} else {
 			// No PFC profile: NVUE runs the ports without PFC.
 			on, _, at := c.RoCE()
 			v := Value{}
 			if on || at.Given() {
-				v = val(at)
+				v = valOf(at)
 			}
 			if ok && p.Tx.Given() {
-				v = val(p.Tx)
+				v = valOf(p.Tx)
 			}
 			v.Text = ""
 			row["pfc_enable"] = v
@@ -126,23 +126,23 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 			if e, ok := c.CC[g.cc.Text][tc]; ok {
 				name := fmt.Sprintf("congestion-control %s traffic-class %d", g.cc.Text, tc)
 				q["wred_profile"] = Value{Text: name, Line: e.ECN.Line, Col: e.ECN.Col}
-				ecn, green := val(e.ECN), val(e.RED)
+				ecn, green := valOf(e.ECN), valOf(e.RED)
 				ecn.Text = "ecn_none"
 				if e.ECN.Text == "enable" {
 					ecn.Text = "ecn_all"
 				}
 				green.Text = strconv.FormatBool(e.RED.Text == "enable")
 				tab("WRED_PROFILE")[name] = map[string]Value{"ecn": ecn, "wred_green_enable": green,
-					"green_min_threshold": val(e.Min), "green_max_threshold": val(e.Max), "green_drop_probability": val(e.Prob)}
+					"green_min_threshold": valOf(e.Min), "green_max_threshold": valOf(e.Max), "green_drop_probability": valOf(e.Prob)}
 			}
 			if s, ok := c.Sched[g.sched.Text][tc]; ok && s.Mode.Text != "" {
 				name := fmt.Sprintf("egress-scheduler %s traffic-class %d", g.sched.Text, tc)
 				q["scheduler"] = Value{Text: name, Line: s.Mode.Line, Col: s.Mode.Col}
-				typ := val(s.Mode)
+				typ := valOf(s.Mode)
 				typ.Text = strings.ToUpper(s.Mode.Text)
 				sr := map[string]Value{"type": typ}
 				if s.BW.Text != "" {
-					sr["weight"] = val(s.BW)
+					sr["weight"] = valOf(s.BW)
 				}
 				tab("SCHEDULER")[name] = sr
 			}
@@ -167,12 +167,12 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 		tab("PORT")[nvue.DefaultProfile] = map[string]Value{"speed": v}
 	}
 	if on, mode, at := c.RoCE(); on && !nvue.Lossless(mode) {
-		db.lossyMode = val(at)
+		db.lossyMode = valOf(at)
 	}
 	judged := db.nvueBuffers(c, pfcPorts)
 	for _, v := range c.NotJudged {
 		if !judged[v.Text] {
-			db.Skipped = append(db.Skipped, val(v))
+			db.Skipped = append(db.Skipped, valOf(v))
 		}
 	}
 	for t := range db.Tables {
@@ -214,14 +214,13 @@ func (db *ConfigDB) NVUEBuffers() []NVUEBuffer { return db.nvueBufs }
 // nvueBuffers records the profiles of c that NVUEBuffers returns and the
 // not-judged paths that their judgement reads.
 func (db *ConfigDB) nvueBuffers(c *nvue.Config, ports map[string][]string) map[string]bool {
-	val := func(v nvue.Value) Value { return Value{Text: v.Text, Line: v.Line, Col: v.Col} }
 	judged := map[string]bool{}
 	for _, n := range slices.Sorted(maps.Keys(c.PFC)) {
 		p := c.PFC[n]
 		if !p.PortBuffer.Given() || !p.Xoff.Given() || len(ports[n]) == 0 || len(p.Prios) == 0 || p.Tx.Text != "enable" {
 			continue
 		}
-		b := NVUEBuffer{Profile: n, Ports: ports[n], PortBuffer: val(p.PortBuffer), Xoff: val(p.Xoff), Xon: val(p.Xon), Cable: val(p.Cable)}
+		b := NVUEBuffer{Profile: n, Ports: ports[n], PortBuffer: valOf(p.PortBuffer), Xoff: valOf(p.Xoff), Xon: valOf(p.Xon), Cable: valOf(p.Cable)}
 		if !p.Cable.Given() {
 			b.Cable = Value{Text: "10"}
 			if on, mode, _ := c.RoCE(); on && nvue.Lossless(mode) {
@@ -273,10 +272,6 @@ func fastest(speeds map[string]nvue.Value) (Value, bool) {
 	return best, bestMbps > 0
 }
 
-func prioText(ps []int) string {
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = strconv.Itoa(p)
-	}
-	return strings.Join(s, ",")
-}
+// valOf is an NVUE value as a CONFIG_DB value, at its place in the NVUE
+// input.
+func valOf(v nvue.Value) Value { return Value{Text: v.Text, Line: v.Line, Col: v.Col} }
