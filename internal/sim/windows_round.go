@@ -1,0 +1,228 @@
+package sim
+
+import "rocelab/internal/unit"
+
+// runRound runs worker k's parts through the round, then those of other
+// workers that no worker has started yet, from the last, then the control
+// side's share if no other worker has taken it, and returns how long the
+// worker waited for other parts within the round (linked, see runLinked).
+// A part runs the same whichever worker runs it: it meets the others only
+// at the barriers, or through the times they publish. Each part has a
+// worker of its own, which keeps its memory in that core's cache, while a
+// worker done early takes up what another has not begun (with more parts
+// than workers, the rounds' imbalance evens out).
+func (w *Windows) runRound(k, workers int, r round) (waited int64) {
+	if w.linked {
+		return w.runLinked(k, r)
+	}
+	for i := k; i < len(w.Parts); i += workers {
+		w.runPart(i, r)
+	}
+	for i := len(w.Parts) - 1; i >= 0; i-- {
+		if i%workers != k {
+			w.runPart(i, r)
+		}
+	}
+	w.runControl(r)
+	return 0
+}
+
+// runControl runs the control side's share of round r beside the parts,
+// unless it has none or another worker took it.
+func (w *Windows) runControl(r round) {
+	if r.control >= 0 && w.ctlFree.Load() && w.ctlFree.Swap(false) {
+		t0 := w.now()
+		w.Control.RunUntil(r.control)
+		w.ctlNS += w.now() - t0
+	}
+}
+
+// runPart runs part i through round r unless a worker already took it.
+func (w *Windows) runPart(i int, r round) {
+	c := &w.parts[i].claimed
+	if v := c.Load(); v >= r.seq || !c.CompareAndSwap(v, r.seq) {
+		return
+	}
+	p := w.Parts[i]
+	p.Begin(r.parts)
+	p.Receive()
+	s := p.Scheduler()
+	switch {
+	case r.parts < 0:
+	case r.stop:
+		s.RunUntil(r.parts - 1)
+		s.AdvanceTo(r.parts)
+	default:
+		s.RunUntil(r.parts)
+	}
+	p.Flush()
+	w.takeState(i)
+}
+
+// runLinked runs part i through a linked round r (see Windows) and
+// returns how long it waited for the others, when Clock is set. Each
+// pass takes what the others published, then their messages, runs the
+// events before the least published time plus Lookahead (and no more
+// than a pubSteps-th of Lookahead of them), flushes what it sent and
+// publishes its own time; the part is through when that time passes the
+// round's end, and nothing can reach it before.
+func (w *Windows) runLinked(i int, r round) (waited int64) {
+	p, ps := w.Parts[i], &w.parts[i]
+	s := p.Scheduler()
+	p.Begin(r.parts)
+	end := r.parts + 1 // the part runs the events before end
+	if r.stop || r.parts < 0 {
+		end = max(r.parts, 0)
+	}
+	pub, since := unit.Time(ps.pub.Load()), int64(-1)
+	for spins := 0; ; spins++ {
+		stop := w.ctl.stop.Load()
+		if stop >= 0 {
+			end = min(end, unit.Time(stop))
+		}
+		bound, cpub := w.linkedBound(i, end)
+		p.Receive()
+		next, ok := s.NextAt()
+		if !ok {
+			next = unit.MaxTime
+		}
+		if next < bound {
+			if since >= 0 {
+				waited += w.now() - since
+				since = -1
+			}
+			s.RunUntil(min(bound-1, satAdd(next, w.Lookahead/pubSteps)))
+			p.Flush()
+			spins = 0
+			if next, ok = s.NextAt(); !ok {
+				next = unit.MaxTime
+			}
+		}
+		if t := min(next, bound); t > pub {
+			pub = t
+			ps.pub.Store(int64(t))
+			w.wake.published()
+		}
+		if pub >= end {
+			break
+		}
+		// Blocked until a neighbour or the control side publishes. When
+		// it is the control side, run it (as late as possible, so as far
+		// as possible: each step costs its collection and delivery, and
+		// brings the control side's state into this core's cache); else
+		// wait for the next publication: spin, yield, then sleep.
+		if cpub == bound && w.stepControl(r) {
+			if since >= 0 {
+				waited += w.now() - since
+			}
+			since = -1
+			spins = 0
+			continue
+		}
+		if since < 0 {
+			since = w.now()
+		}
+		pause(spins, w.spin, &w.wake, func() bool {
+			b, _ := w.linkedBound(i, end)
+			return b == bound && w.ctl.stop.Load() == stop
+		})
+	}
+	if since >= 0 {
+		waited += w.now() - since
+	}
+	switch {
+	case r.stop:
+		s.AdvanceTo(r.parts)
+	case end > 0:
+		s.AdvanceTo(end - 1) // the last pass may have stopped short of it
+	}
+	w.takeState(i)
+	return waited
+}
+
+// linkedBound returns the time before which part i may run its events in
+// a linked round that ends at end: the least of the other parts'
+// published times plus Lookahead, the control side's published time
+// (also returned) and end.
+func (w *Windows) linkedBound(i int, end unit.Time) (bound, cpub unit.Time) {
+	cpub = unit.Time(w.ctl.pub.Load())
+	bound = min(end, cpub)
+	for j := range w.parts {
+		if j != i {
+			bound = min(bound, satAdd(unit.Time(w.parts[j].pub.Load()), w.Lookahead))
+		}
+	}
+	return bound, cpub
+}
+
+// startLinked prepares linked round r (see Windows): every part's and
+// the control side's published times start at what is known to be
+// pending (a part's also at the control side's earliest post), and the
+// control side has not run.
+func (w *Windows) startLinked(r round) {
+	pn := w.partsNext()
+	cpub := unit.MaxTime // the control side does not run: it posts nothing
+	if r.control >= 0 {
+		cpub = min(w.controlNext(), satAdd(pn, w.Reply))
+	}
+	w.ctl.pub.Store(int64(cpub))
+	start := min(pn, cpub, r.parts+1) // a post is an event in a part
+	for i := range w.parts {
+		w.parts[i].pub.Store(int64(start))
+	}
+	w.ctl.stop.Store(-1)
+	w.ctlBound = -1
+}
+
+// stepControl runs the control side of linked round r as far as the
+// parts' published times allow, unless another worker is running it or
+// it cannot go further than last time, and reports whether it ran. It
+// takes the completions the parts handed over before it runs, hands its
+// posts to the parts after, and publishes the earliest time it can still
+// post at.
+func (w *Windows) stepControl(r round) bool {
+	if r.control < 0 || w.ctl.stop.Load() >= 0 || w.ctlTok.Load() || !w.ctlTok.CompareAndSwap(false, true) {
+		return false
+	}
+	defer w.ctlTok.Store(false)
+	bound := r.control + 1
+	for j := range w.parts {
+		bound = min(bound, satAdd(unit.Time(w.parts[j].pub.Load()), w.Reply))
+	}
+	if bound <= w.ctlBound || w.ctl.stop.Load() >= 0 { // it may have stopped before the token was free
+		return false
+	}
+	w.ctlBound = bound
+	t0 := w.now()
+	if w.Collect != nil {
+		w.Collect()
+	}
+	c := w.Control
+	c.RunUntil(bound - 1)
+	pub, stopped := bound, c.Stopped() // its next event is no earlier than bound
+	if stopped {
+		pub = c.Now()
+	}
+	if w.Deliver != nil {
+		// Posts come from events before the round's end (the control
+		// side runs no further), and are in the boxes before the parts
+		// see its published time pass the end: the parts take them all
+		// this round, those due after the end as pending events.
+		w.Deliver()
+	}
+	w.ctl.pub.Store(int64(pub))
+	if stopped {
+		w.ctl.stop.Store(int64(pub))
+	}
+	w.wake.published()
+	w.ctlNS += w.now() - t0
+	return true
+}
+
+// satAdd returns a+b, saturating at unit.MaxTime.
+func satAdd(a, b unit.Time) unit.Time {
+	if b > unit.MaxTime-a {
+		return unit.MaxTime
+	}
+	return a + b
+}
