@@ -267,9 +267,20 @@ func (l *NCCLLog) GIDDefaults() []GIDUse {
 		}
 	}
 	connects := map[string]bool{}
+	// used holds the devices a host's NET lines name, when every one names
+	// its device and no device is merged (NET/IB/i then counts the merged
+	// devices, not the list's).
+	used, unnamed := map[string]uint64{}, map[string]bool{}
 	for _, c := range l.Channels {
 		if c.Kind == "NET" && l.IBNet(c.Net) {
 			connects[c.Host] = true
+			used[c.Host] |= c.Devs
+			unnamed[c.Host] = unnamed[c.Host] || c.NoDev > 0
+		}
+	}
+	for _, v := range l.VirtualDevices {
+		if strings.Contains(v.Device, "+") {
+			clear(used)
 		}
 	}
 	for _, r := range l.Rings {
@@ -283,6 +294,9 @@ func (l *NCCLLog) GIDDefaults() []GIDUse {
 	for _, d := range l.IBDevices {
 		if d.LinkLayer != "RoCE" || stated[d.Host] || !connects[d.Host] || seen[d.Host+"\x00"+d.Name] {
 			continue
+		}
+		if u := used[d.Host]; u != 0 && !unnamed[d.Host] && d.Index >= 0 && d.Index < 64 && u&(1<<d.Index) == 0 {
+			continue // listed, but no connection goes over it
 		}
 		seen[d.Host+"\x00"+d.Name] = true
 		u := GIDUse{Host: d.Host, Device: d.Name, Index: 0, SetBy: SetByDefault, Evidence: d.Evidence,
