@@ -436,3 +436,39 @@ func TestLintNCCLTestsJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestLintAssumedDSCPSaid lints sonic-utilities' qos_map_table_input, whose
+// DSCP map sends no DSCP to the lossless classes 3 and 4: RoCE's DSCP 26 is
+// assumed, and the map leaves it out, so it lands in SONiC's default class
+// 0. The finding says both instead of stating DSCP 26 and class 0 as read.
+// With the NICs' DSCP given (NCCL_IB_TC=106) nothing is assumed.
+func TestLintAssumedDSCPSaid(t *testing.T) {
+	cfg := filepath.Join("..", "..", "testdata", "corpus", "sonic", "utilities-db_migrator_input-config_db-qos_map_table_input.json")
+	rep, err := Lint([]string{cfg}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, f.ID+": "+f.Title)
+		if f.ID == "qos.pfc.disabled" && (!strings.Contains(f.Title, "RoCE (DSCP 26, assumed) lands in class 0 (DSCP 26 is not in its DSCP_TO_TC_MAP") || !strings.Contains(f.Mechanism, "DSCP 26 is assumed")) {
+			t.Errorf("title or mechanism: %s / %s", f.Title, f.Mechanism)
+		}
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "qos.pfc.disabled") {
+		t.Fatalf("findings: %q", got)
+	}
+	env := filepath.Join(t.TempDir(), "nccl.env")
+	if err := os.WriteFile(env, []byte("export NCCL_IB_TC=106\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Lint([]string{cfg, env}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if strings.Contains(f.Title, "assumed") || strings.Contains(f.Mechanism, "is assumed (NCCL_IB_TC=106") {
+			t.Errorf("with NCCL_IB_TC given: %s: %s", f.ID, f.Title)
+		}
+	}
+}

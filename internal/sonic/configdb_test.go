@@ -128,7 +128,7 @@ func TestLenient(t *testing.T) {
 // is named without the '@'. A row whose own fields are called type and
 // value (BUFFER_POOL's type) is no wrapper.
 func TestDBDump(t *testing.T) {
-	data, err := os.ReadFile("../../testdata/corpus/sonic-stock/utilities-mock_tables-t1-config_db-sonic-db-dump.json")
+	data, err := os.ReadFile("../../testdata/corpus/sonic/utilities-mock_tables-t1-config_db-sonic-db-dump.json")
 	if err != nil {
 		t.Fatal(err)
 	}
