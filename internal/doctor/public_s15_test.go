@@ -21,3 +21,22 @@ func TestListedRoCEPortNoConnection(t *testing.T) {
 	}
 	nicMustFind(t, fs, "nccltests.busbw.low", Error, "gather busbw plateau 11.69 GB/s", "200Gbps")
 }
+
+// The reports of NCCL's RAS client (ncclras) are judged: a communicator
+// whose ranks launched different AllGather counts (NVIDIA/nccl#1911) is a
+// warning naming the counts, processes missing from the job (#1762) are
+// errors naming the process, and a report with every communicator OK
+// (#1730) says so. Before, each was read as an NCCL log with no finding.
+func TestRASReportJudged(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata("corpus/nccl-log/ncclras-2.26.2-mismatch-allgather-640-641-nccl1911.txt")}, nil, Options{}).Findings
+	f := nicMustFind(t, fs, "nccl.ras.report", Warn, "MISMATCH for communicator #0-0 (fa93daea854b060b)", "30 ranks have launched up to operation 640, 2 ranks have launched up to operation 641")
+	if len(f.Evidence) != 6 || f.Evidence[5].Line != 30 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	fs = Diagnose([]string{nicTestdata("corpus/nccl-log/ncclras-2.27.3-incomplete-process-60004-outlier-node-nccl1762.txt")}, nil, Options{}).Findings
+	nicMustFind(t, fs, "nccl.ras.report", Error, "INCOMPLETE for the job: Missing communicator data from 1 job process: Process 60004 on node 10.4.109.13")
+	nicMustFind(t, fs, "nccl.ras.report", Error, "INCOMPLETE for communicator #0-0 (b3398875b8b2a063)", "Rank 1 -- GPU 0")
+	fs = Diagnose([]string{nicTestdata("corpus/nccl-log/ncclras-2.26.2-running-ok-pytorch-timeout-pg-status-nccl1730.txt")}, nil, Options{}).Findings
+	nicMustFind(t, fs, "nccl.ras.report", Info, "every communicator OK (1 group, the largest of 256 ranks)")
+	nicMustFind(t, fs, "nccl.collective.timeout", Error, "rank 118")
+}
