@@ -20,6 +20,9 @@ func TestListedRoCEPortNoConnection(t *testing.T) {
 		}
 	}
 	nicMustFind(t, fs, "nccltests.busbw.low", Error, "gather busbw plateau 11.69 GB/s", "200Gbps")
+	if f := nicMustFind(t, fs, "nccl.transport.ib", Info, "RoCE+IB"); !strings.Contains(f.Mechanism, "no connection goes over mlx5_0:1") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
 }
 
 // The reports of NCCL's RAS client (ncclras) are judged: a communicator
