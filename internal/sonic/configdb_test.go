@@ -406,6 +406,33 @@ func TestNotConfigDB(t *testing.T) {
 	}
 }
 
+// TestForeignListsAreNoTables: sonic-utilities'
+// gcu_field_operation_validators.conf.json opens with a "README" list
+// beside lower-case keys; a list is no table, so the file is foreign,
+// named at its first lower-case key. An upper-case key whose value is an
+// object is a table however few there are.
+func TestForeignListsAreNoTables(t *testing.T) {
+	for _, c := range []struct {
+		data    string
+		foreign bool
+		at      string
+	}{
+		{"{\n  \"README\": [\"how to\"],\n  \"helper_data\": {\"x\": {}},\n  \"tables\": {}\n}", true, "helper_data"},
+		{`{"README": ["a"]}`, true, "README"},
+		{`{"README": ["a"], "PORT": {"Ethernet0": {"speed": "100000"}}}`, false, ""},
+		{`{"VERSIONS": {"DATABASE": {"VERSION": "v"}}, "x": {}}`, false, ""},
+	} {
+		db, err := Parse("x.json", []byte(c.data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		at, foreign := db.Foreign()
+		if foreign != c.foreign || at.Text != c.at {
+			t.Errorf("%s: foreign %v at %q", c.data, foreign, at.Text)
+		}
+	}
+}
+
 // TestVOQQueues reads the QUEUE rows of a VOQ linecard, keyed by system
 // port ("dut-lc3|Asic0|Ethernet0|3"; SONiC's rendered qos.json for an
 // Arista 7800R3 linecard, in the stock corpus), which were all skipped
