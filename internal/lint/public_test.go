@@ -472,3 +472,42 @@ func TestLintAssumedDSCPSaid(t *testing.T) {
 		}
 	}
 }
+
+// TestLintBigRedSwitch: sonic-utilities' asic0 mock config_db (a
+// multi-ASIC switch's front-end ASIC) sets PFC_WD|GLOBAL BIG_RED_SWITCH to
+// enable: the watchdog's emergency mode holds every lossless queue in its
+// storm action, so the ports with pfc_enable are lossless in name only.
+// Lint said nothing of it. Disabled, or absent, it raises nothing.
+func TestLintBigRedSwitch(t *testing.T) {
+	src := filepath.Join("testdata", "util-mock-asic0-config_db.json")
+	rep, err := Lint([]string{src}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f *doctor.Finding
+	for i := range rep.Findings {
+		if rep.Findings[i].ID == "pfc.watchdog.big_red_switch" {
+			f = &rep.Findings[i]
+		}
+	}
+	if f == nil || f.Severity != doctor.Error || !strings.Contains(f.Title, "on the 7 ports with pfc_enable here") || len(f.Evidence) != 1 || f.Evidence[0].Line != 124 {
+		t.Fatalf("finding %+v", f)
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := filepath.Join(t.TempDir(), "off.json")
+	if err := os.WriteFile(off, []byte(strings.Replace(string(data), `"BIG_RED_SWITCH": "enable"`, `"BIG_RED_SWITCH": "disable"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Lint([]string{off}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.ID == "pfc.watchdog.big_red_switch" {
+			t.Errorf("disabled: %s", f.Title)
+		}
+	}
+}
