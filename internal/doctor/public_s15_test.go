@@ -63,3 +63,17 @@ func TestBigRedSwitchShown(t *testing.T) {
 		}
 	}
 }
+
+// ibv_devinfo in a container given one of a host's VFs
+// (hustcat/k8s-rdma-device-plugin#8) prints 'Failed to open device' for
+// the 8 devices whose uverbs files it lacks, around the one it read: a
+// warning naming both. Before, the lines were passed over and the report
+// said nothing. A dump without them says nothing of it.
+func TestDevinfoOpenFailed(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata("corpus/ethtool/ibv-devinfo-failed-to-open-8-vfs-container-mlx4-ib-k8srdmaplugin8.txt")}, nil, Options{}).Findings
+	f := nicMustFind(t, fs, "devinfo.open_failed", Warn, "could not open 8 RDMA devices", "it read mlx4_2")
+	if len(f.Evidence) != 4 || f.Evidence[3].Line != 7 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	nicMustNot(t, Diagnose([]string{nicTestdata("corpus/ethtool/ibv-devinfo-rxe-no-link-layer-mtu1024-rxedev46.txt")}, nil, Options{}).Findings, "devinfo.open_failed")
+}
