@@ -114,6 +114,7 @@ func rules() []Rule {
 	rs = append(rs, portRules()...)
 	rs = append(rs, gpuTopoRules()...)
 	rs = append(rs, nvlinkRules()...)
+	rs = append(rs, rasRules()...)
 	rs = append(rs, lspciRules()...)
 	rs = append(rs, captureRule())
 	return rs

@@ -49,7 +49,12 @@ func TestWatchdogProgress(t *testing.T) {
 		t.Errorf("mechanism %s", f.Mechanism)
 	}
 	rel := "corpus/nccl-log/ncclras-2.26.2-running-ok-pytorch-timeout-pg-status-nccl1730.txt"
-	ps = nicReadArtifacts(t, rel)[0].(*ingest.NCCLLog).Progress
+	ps = nil
+	for _, a := range nicReadArtifacts(t, rel) {
+		if l, ok := a.(*ingest.NCCLLog); ok {
+			ps = l.Progress
+		}
+	}
 	if len(ps) != 1 || ps[0].Rank != 118 || ps[0].PG != "0" || ps[0].At != 2398459 || ps[0].Enqueued != 2398578 || ps[0].Completed != 2398458 {
 		t.Fatalf("progress %+v", ps)
 	}

@@ -367,7 +367,7 @@ func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 			ev.add(e)
 		}
 	}
-	var nets, devs, gids, tcs, versions, renamed []string
+	var nets, devs, idle, gids, tcs, versions, renamed []string
 	var linkLayers []string
 	gdr := ingest.GDRReport{}
 	for _, l := range logs {
@@ -393,6 +393,9 @@ func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 					once("chan "+c.Net, c.First)
 				}
 			}
+		}
+		for _, d := range l.IdleIBDevices() {
+			idle = append(idle, fmt.Sprintf("%s:%d", d.Name, d.Port))
 		}
 		for _, v := range l.Versions {
 			versions = append(versions, v.Version)
@@ -439,6 +442,9 @@ func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 	}
 	if r := distinct(renamed); len(r) > 0 {
 		facts = append(facts, "the net plugin "+strings.Join(r, ", ")+" announced itself as the IBext verbs transport (P2P plugin IBext), so it drives these devices")
+	}
+	if d := distinct(idle); len(d) > 0 {
+		facts = append(facts, "no connection goes over "+list(d, 4)+": listed, but every connection line names another device")
 	}
 	if t := distinct(tcs); len(t) > 0 {
 		facts = append(facts, "NCCL_IB_TC "+strings.Join(t, "/")+" (the IP TOS byte; DSCP = TC>>2)")

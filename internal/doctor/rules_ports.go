@@ -12,7 +12,7 @@ import (
 // input (a link that flaps).
 
 func portRules() []Rule {
-	return []Rule{{IDs: []string{"devinfo.port.down"}, Check: checkPortsDown}}
+	return []Rule{{IDs: []string{"devinfo.port.down"}, Check: checkPortsDown}, {IDs: []string{"devinfo.open_failed"}, Check: checkOpenFailed}}
 }
 
 // portActive reports whether a port state, in any of the forms the
@@ -113,4 +113,32 @@ func physWhy(r portReading) string {
 		return "The physical link is up but the port is not ACTIVE: on RoCE the port follows its netdev, which is down or has no address."
 	}
 	return ""
+}
+
+// checkOpenFailed reports ibv_devinfo outputs that could not open some of
+// the devices they list ("Failed to open device"), with the devices they
+// did open.
+func checkOpenFailed(inc *Incident) []Finding {
+	var fs []Finding
+	for _, d := range All[*ingest.Devinfo](inc) {
+		if len(d.OpenFailed) == 0 {
+			continue
+		}
+		var opened []string
+		for _, dev := range d.Devices {
+			opened = append(opened, nameOr(dev.Name, unnamedDevice))
+		}
+		ev := append([]Evidence{}, d.OpenFailed[:min(len(d.OpenFailed), 3)]...)
+		ev = append(ev, d.Devices[0].Evidence)
+		fs = append(fs, Finding{
+			ID: "devinfo.open_failed", Severity: Warn, Layer: LayerRDMA,
+			Title:    fmt.Sprintf("ibv_devinfo could not open %s ('Failed to open device'); it read %s", plural(len(d.OpenFailed), "RDMA device", "RDMA devices"), list(opened, 4)),
+			Subject:  d.Source(),
+			Evidence: evidenceInOrder(ev),
+			Mechanism: "libibverbs lists every RDMA device under /sys/class/infiniband and opens each through its character device, /dev/infiniband/uverbsN. In a container (the Kubernetes RDMA or SR-IOV device plugins, VFs given to other pods) the host's whole sysfs list is visible while only the assigned devices' files are mounted, so the others fail to open; on a host, a missing or unreadable uverbs file or a device whose driver failed does the same. " +
+				"NCCL and perftest skip a device they cannot open: only the devices that opened can carry RDMA here, and NCCL_IB_HCA naming another leaves NCCL without that NIC (or on sockets).",
+			Fix: "Compare `ls -l /dev/infiniband` with `ls /sys/class/infiniband` in the same container or host: give the pod the devices it should use (the device plugin's resource, the SR-IOV network), and set NCCL_IB_HCA to those; on a host, check the driver of the devices that fail (`dmesg | grep -i mlx`).",
+		})
+	}
+	return fs
 }

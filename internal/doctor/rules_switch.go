@@ -18,7 +18,7 @@ func switchRules() []Rule {
 		{IDs: []string{"switch.pfcwd.storm"}, Check: checkWatchdog},
 		{IDs: []string{"switch.pfcwd.stopped"}, Check: checkWatchdogStopped},
 		{IDs: []string{"switch.counters.mismatch"}, Check: checkCounterMismatch},
-		{IDs: []string{"pfc.watchdog.range"}, Check: checkWatchdogConfig},
+		{IDs: []string{"pfc.watchdog.range", "pfc.watchdog.big_red_switch"}, Check: checkWatchdogConfig},
 		{IDs: []string{"switch.pfc.tx_pause"}, Check: checkSwitchTxPause},
 		{IDs: []string{"switch.pfc.unplaced"}, Check: checkUnplacedPFC},
 		{IDs: []string{"switch.pfc.rx_paused"}, Check: checkPFCHistory},
@@ -451,6 +451,16 @@ func checkWatchdogConfig(inc *Incident) []Finding {
 	for _, s := range All[*ingest.SwitchCounters](inc) {
 		for _, c := range s.WDConfig {
 			fs = append(fs, JudgeWatchdogTimes(swName(s, c.Port), c.Detection, c.Restoration, []Evidence{c.Evidence})...)
+		}
+		for _, b := range s.BigRedSwitch {
+			if b.Status != "enable" {
+				continue
+			}
+			where := "show pfcwd config"
+			if b.Namespace != "" {
+				where += " " + b.Namespace
+			}
+			fs = append(fs, JudgeBigRedSwitch(swName(s, where), "every port with PFC", b.Evidence))
 		}
 	}
 	return fs

@@ -22,6 +22,9 @@ type Devinfo struct {
 	Devices []DevinfoDevice
 	// Omitted counts devices, ports or GIDs dropped by the memory caps.
 	Omitted int
+	// OpenFailed are ibv_devinfo's "Failed to open device" lines (on
+	// stderr): a device libibverbs lists in sysfs and cannot open.
+	OpenFailed []Evidence
 }
 
 // A DevinfoDevice is one hca_id block.
@@ -145,6 +148,16 @@ func (p *devinfoParser) Feed(l Line) {
 		if p.gid(l, t) {
 			p.out.lines.add(l)
 		}
+		return
+	}
+	if t == "Failed to open device" {
+		if len(p.out.OpenFailed) < maxDevinfoDevices {
+			p.out.OpenFailed = append(p.out.OpenFailed, At(p.out.src, l))
+		} else {
+			p.out.Omitted++
+		}
+		p.inBlock = false
+		p.out.lines.add(l)
 		return
 	}
 	key, val, ok := strings.Cut(t, ":")

@@ -21,5 +21,6 @@ func formats() []Format {
 		{Kind: KindGPUTopo, New: NewGPUTopoParser},
 		{Kind: KindLspci, New: NewLspciParser},
 		{Kind: KindNVLink, New: NewNVLinkParser},
+		{Kind: KindNCCLRAS, New: NewNCCLRASParser},
 	}
 }

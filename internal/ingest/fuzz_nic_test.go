@@ -155,8 +155,11 @@ func FuzzDevinfo(f *testing.F) {
 	f.Add([]byte(syntheticDevinfo))
 	nicFuzz(f, NewDevinfoParser, nicSeeds("corpus/ethtool/ibv-devinfo-*.txt", "corpus/ethtool/ibstat-*.txt", "corpus/ethtool/ibdev2netdev-*.txt", "corpus/ethtool/rdma-link-*.txt"), func(t *testing.T, a Artifact, n int) {
 		d := a.(*Devinfo)
-		if len(d.Devices) > maxDevinfoDevices {
-			t.Fatalf("%d devices", len(d.Devices))
+		if len(d.Devices) > maxDevinfoDevices || len(d.OpenFailed) > maxDevinfoDevices {
+			t.Fatalf("%d devices, %d not opened", len(d.Devices), len(d.OpenFailed))
+		}
+		for _, e := range d.OpenFailed {
+			nicCheckEvidence(t, e, n)
 		}
 		for _, e := range d.GIDEntries() {
 			nicCheckEvidence(t, e.Evidence, n)

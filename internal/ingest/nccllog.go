@@ -252,6 +252,11 @@ type ChannelStat struct {
 	First                             Evidence
 	// FirstNoGDR is the first NET line without /GDRDMA, if any.
 	FirstNoGDR Evidence
+	// Devs has bit i set for a NET line over device i of NCCL's list
+	// ("via NET/IB/1/GDRDMA"); NoDev counts NET lines that name none
+	// below 64.
+	Devs  uint64
+	NoDev int
 }
 
 // RingSummary is one "Connected all rings, use ring PXN n GDR n" line.

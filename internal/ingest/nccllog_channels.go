@@ -51,6 +51,26 @@ func (l *NCCLLog) channel(host, msg string, ev Evidence) {
 	} else if kind == "NET" && c.FirstNoGDR.Line == 0 {
 		c.FirstNoGDR = ev
 	}
+	if kind == "NET" {
+		if d, ok := netDevIndex(via); ok {
+			c.Devs |= 1 << d
+		} else {
+			c.NoDev++
+		}
+	}
+}
+
+// netDevIndex reads the device index of "NET/IB/1(2)/GDRDMA": the number
+// after the network's name (in parentheses, the proxy rank PXN goes
+// through), below 64.
+func netDevIndex(via string) (int, bool) {
+	f := strings.SplitN(strings.TrimSpace(via), "/", 4)
+	if len(f) < 3 {
+		return 0, false
+	}
+	num, _, _ := strings.Cut(f[2], "(")
+	d := atoiOr(num, -1)
+	return d, d >= 0 && d < 64
 }
 
 // ringOrder reads the channel count from "Channel 00/02 :    0   1".

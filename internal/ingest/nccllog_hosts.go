@@ -272,6 +272,7 @@ func (l *NCCLLog) GIDDefaults() []GIDUse {
 			connects[c.Host] = true
 		}
 	}
+	idle := l.IdleIBDevices()
 	for _, r := range l.Rings {
 		connects[r.Host] = true
 	}
@@ -284,6 +285,9 @@ func (l *NCCLLog) GIDDefaults() []GIDUse {
 		if d.LinkLayer != "RoCE" || stated[d.Host] || !connects[d.Host] || seen[d.Host+"\x00"+d.Name] {
 			continue
 		}
+		if slices.Contains(idle, d) {
+			continue // listed, but no connection goes over it
+		}
 		seen[d.Host+"\x00"+d.Name] = true
 		u := GIDUse{Host: d.Host, Device: d.Name, Index: 0, SetBy: SetByDefault, Evidence: d.Evidence,
 			Note: "NCCL_IB_GID_INDEX is not set (NCCL " + v.Version + " echoes it when it is), and NCCL before 2.21 uses index 0"}
@@ -292,6 +296,32 @@ func (l *NCCLLog) GIDDefaults() []GIDUse {
 			u.Note = "NCCL_IB_GID_INDEX is not set, and NCCL " + v.Version + " chooses the index itself: the RoCE v2 GID of NCCL_IB_ADDR_FAMILY (default AF_INET), else index 0"
 		}
 		out = append(out, u)
+	}
+	return out
+}
+
+// IdleIBDevices returns the IB devices a host lists that none of its NET
+// connection lines goes over ("via NET/IB/1" on every line, the list's
+// [0] idle). It says nothing of a host whose lines do not all name their
+// device, nor of NCCL 2.24 and later (or a version not shown): from 2.24
+// NET/IB/i counts NCCL's virtual devices, which follow the listed ones
+// (2.26.2 lists [0]mlx5_5 alone and connects via NET/IB/1).
+func (l *NCCLLog) IdleIBDevices() []NetDevice {
+	if late, known := l.VersionAtLeast(2, 24); !known || late || len(l.VirtualDevices) > 0 {
+		return nil
+	}
+	used, unnamed := map[string]uint64{}, map[string]bool{}
+	for _, c := range l.Channels {
+		if c.Kind == "NET" && l.IBNet(c.Net) {
+			used[c.Host] |= c.Devs
+			unnamed[c.Host] = unnamed[c.Host] || c.NoDev > 0
+		}
+	}
+	var out []NetDevice
+	for _, d := range l.IBDevices {
+		if u := used[d.Host]; u != 0 && !unnamed[d.Host] && d.Index >= 0 && d.Index < 64 && u&(1<<d.Index) == 0 {
+			out = append(out, d)
+		}
 	}
 	return out
 }

@@ -71,6 +71,10 @@ type SwitchCounters struct {
 	// WDConfig are the rows of `show pfcwd config`: the watchdog's action
 	// and times per port.
 	WDConfig []WatchdogConfig
+	// BigRedSwitch are `show pfcwd config`'s "BIG_RED_SWITCH status is
+	// enable[ on asic0]" lines: the watchdog's emergency mode, per
+	// namespace ("" on a single-ASIC switch).
+	BigRedSwitch []BigRedSwitch
 	// PFCPrios are the priorities a switch says PFC is enabled on (NVIDIA
 	// Onyx `show roce`: "switch-priority 3: enabled"; SONiC `show pfc
 	// priority`: any port's lossless priorities), with the lines.
@@ -110,6 +114,13 @@ type WatchdogQueue struct {
 	RxOK, RxDrop           uint64
 	TxLastDrop, RxLastDrop uint64
 	Evidence               Evidence
+}
+
+// BigRedSwitch is the watchdog's emergency mode as `show pfcwd config`
+// prints it: "enable" or "disable", in a namespace.
+type BigRedSwitch struct {
+	Status, Namespace string
+	Evidence          Evidence
 }
 
 // WatchdogConfig is one row of `show pfcwd config`; times in ms, -1 when

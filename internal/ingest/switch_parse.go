@@ -179,6 +179,10 @@ func (p *switchParser) Feed(l Line) {
 	case swTitle(t) != swNone:
 		p.title = swTitle(t)
 		p.out.lines.add(l)
+	case strings.HasPrefix(t, "BIG_RED_SWITCH status is ") && len(t) < 80:
+		st, ns, _ := strings.Cut(t[len("BIG_RED_SWITCH status is "):], " on ")
+		p.out.BigRedSwitch = appendCapped(p.out.BigRedSwitch, BigRedSwitch{Status: strings.Clone(st), Namespace: strings.Clone(ns), Evidence: At(p.out.src, l)}, maxSwitchRows, &p.out.Omitted)
+		p.out.lines.add(l)
 	case strings.HasPrefix(t, "Profile: ") && len(t) < 80:
 		p.out.ECN = appendCapped(p.out.ECN, ECNProfile{Name: strings.Clone(t[len("Profile: "):]), GreenMin: -1, GreenMax: -1, GreenDropProbability: -1, Evidence: []Evidence{At(p.out.src, l)}}, maxSwitchRows, &p.out.Omitted)
 		if n := len(p.out.ECN); n > 0 && p.out.ECN[n-1].Evidence[0].Line == l.Num {

@@ -170,7 +170,7 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 				if strings.HasPrefix(at.Text, "COUNTERS") {
 					which, like = "COUNTERS_DB", "COUNTERS:oid:..., COUNTERS_PORT_NAME_MAP"
 				}
-				return info, fmt.Errorf("%s:%d:%d: %q: a %s dump (its tables are %s's: %s), which holds %s: lint reads CONFIG_DB (config_db.json, `show runningconfiguration all`, `sonic-db-dump -n CONFIG_DB`): %w", name, at.Line, at.Col, at.Text, which, which, like, sonic.DBHolds(which), errNotConfig)
+				return info, fmt.Errorf("%s:%d:%d: %q: a %s dump (its tables are %s's, like %s), which holds %s: lint reads CONFIG_DB (config_db.json, `show runningconfiguration all`, `sonic-db-dump -n CONFIG_DB`): %w", name, at.Line, at.Col, at.Text, which, which, like, sonic.DBHolds(which), errNotConfig)
 			}
 		}
 		m.Sonic = append(m.Sonic, dbs...)

@@ -22,7 +22,7 @@ func TestLossyByDesign(t *testing.T) {
 	if f.ID != "qos.lossy.by_design" || f.Severity != doctor.Warn {
 		t.Fatalf("%s %v, want qos.lossy.by_design warn", f.ID, f.Severity)
 	}
-	for _, want := range []string{"pfc_enable is empty on every port", "one priority group", "RoCE (DSCP 26) lands in class 4", "only above 158220288 bytes"} {
+	for _, want := range []string{"pfc_enable is empty on every port", "one priority group", "RoCE (DSCP 26, assumed) lands in class 4", "only above 158220288 bytes"} {
 		if !strings.Contains(f.Title, want) {
 			t.Errorf("title %q lacks %q", f.Title, want)
 		}

@@ -76,6 +76,25 @@ type switchSide struct {
 	DB *sonic.ConfigDB
 	// Port is the side's first port in DB.
 	Port string
+	// Unmapped is set when TC is 0 only because the DSCP map leaves
+	// RoCE's DSCP out.
+	Unmapped bool
+}
+
+// lands says which class RoCE's DSCP takes on a switch side, with how the
+// DSCP is known when it is assumed and why the class is 0 when the map
+// leaves the DSCP out: "RoCE (DSCP 26, assumed) lands in class 0 (DSCP 26
+// is not in its DSCP_TO_TC_MAP: SONiC's default class)".
+func (r roceClass) lands(s switchSide) string {
+	dscp := fmt.Sprintf("DSCP %d", r.DSCP)
+	if r.Assumed {
+		dscp += ", assumed"
+	}
+	t := fmt.Sprintf("RoCE (%s) lands in %s %d", dscp, classWord(s.DB), s.TC)
+	if s.Unmapped {
+		t += fmt.Sprintf(" (DSCP %d is not in its DSCP_TO_TC_MAP: SONiC's default class)", r.DSCP)
+	}
+	return t
 }
 
 // cnpMarking is how the NICs mark CNPs.

@@ -126,7 +126,7 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 				sd.TC, sd.TCEv = mp.To[d], sonicEv(db, mp.At[d])
 			} else {
 				// SONiC sends DSCPs missing from the map to TC 0.
-				sd.TC, sd.TCEv = 0, sonicEv(db, g.pq.DSCPToTC)
+				sd.TC, sd.TCEv, sd.Unmapped = 0, sonicEv(db, g.pq.DSCPToTC), true
 			}
 			sd.DSCPToTC = func(x int) (int, Evidence, bool) {
 				if x < 0 || x > 63 {

@@ -436,3 +436,78 @@ func TestLintNCCLTestsJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestLintAssumedDSCPSaid lints sonic-utilities' qos_map_table_input, whose
+// DSCP map sends no DSCP to the lossless classes 3 and 4: RoCE's DSCP 26 is
+// assumed, and the map leaves it out, so it lands in SONiC's default class
+// 0. The finding says both instead of stating DSCP 26 and class 0 as read.
+// With the NICs' DSCP given (NCCL_IB_TC=106) nothing is assumed.
+func TestLintAssumedDSCPSaid(t *testing.T) {
+	cfg := filepath.Join("..", "..", "testdata", "corpus", "sonic", "utilities-db_migrator_input-config_db-qos_map_table_input.json")
+	rep, err := Lint([]string{cfg}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, f.ID+": "+f.Title)
+		if f.ID == "qos.pfc.disabled" && (!strings.Contains(f.Title, "RoCE (DSCP 26, assumed) lands in class 0 (DSCP 26 is not in its DSCP_TO_TC_MAP") || !strings.Contains(f.Mechanism, "DSCP 26 is assumed")) {
+			t.Errorf("title or mechanism: %s / %s", f.Title, f.Mechanism)
+		}
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "qos.pfc.disabled") {
+		t.Fatalf("findings: %q", got)
+	}
+	env := filepath.Join(t.TempDir(), "nccl.env")
+	if err := os.WriteFile(env, []byte("export NCCL_IB_TC=106\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Lint([]string{cfg, env}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if strings.Contains(f.Title, "assumed") || strings.Contains(f.Mechanism, "is assumed (NCCL_IB_TC=106") {
+			t.Errorf("with NCCL_IB_TC given: %s: %s", f.ID, f.Title)
+		}
+	}
+}
+
+// TestLintBigRedSwitch: sonic-utilities' asic0 mock config_db (a
+// multi-ASIC switch's front-end ASIC) sets PFC_WD|GLOBAL BIG_RED_SWITCH to
+// enable: the watchdog's emergency mode holds every lossless queue in its
+// storm action, so the ports with pfc_enable are lossless in name only.
+// Lint said nothing of it. Disabled, or absent, it raises nothing.
+func TestLintBigRedSwitch(t *testing.T) {
+	src := filepath.Join("testdata", "util-mock-asic0-config_db.json")
+	rep, err := Lint([]string{src}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f *doctor.Finding
+	for i := range rep.Findings {
+		if rep.Findings[i].ID == "pfc.watchdog.big_red_switch" {
+			f = &rep.Findings[i]
+		}
+	}
+	if f == nil || f.Severity != doctor.Error || !strings.Contains(f.Title, "on the 7 ports with pfc_enable here") || len(f.Evidence) != 1 || f.Evidence[0].Line != 124 {
+		t.Fatalf("finding %+v", f)
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := filepath.Join(t.TempDir(), "off.json")
+	if err := os.WriteFile(off, []byte(strings.Replace(string(data), `"BIG_RED_SWITCH": "enable"`, `"BIG_RED_SWITCH": "disable"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Lint([]string{off}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.ID == "pfc.watchdog.big_red_switch" {
+			t.Errorf("disabled: %s", f.Title)
+		}
+	}
+}

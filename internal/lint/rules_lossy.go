@@ -47,7 +47,7 @@ func (m *Model) lossyByDesign(db *sonic.ConfigDB, d sonic.LossyDesign, s switchS
 		title = fmt.Sprintf("%s: lossy by design: qos roce mode %s (NVUE), with no PFC", db.File, d.RoCEMode.Text)
 	}
 	if s.TC >= 0 {
-		title += fmt.Sprintf("; RoCE (DSCP %d) lands in %s %d", r.DSCP, classWord(db), s.TC)
+		title += "; " + r.lands(s)
 		ev = append(ev, s.TCEv)
 	}
 	ecn := m.lossyECN(db, s.TC)

@@ -273,6 +273,9 @@ func sonicWatchdog(db *sonic.ConfigDB) []doctor.Finding {
 		wd[w.Port] = w
 		fs = append(fs, doctor.JudgeWatchdogTimes(db.File+" PFC_WD "+w.Port, w.Detection, w.Restoration, []Evidence{sonicEv(db, w.DetectionAt), sonicEv(db, w.RestorationAt)})...)
 	}
+	if brs, ok := db.Field("PFC_WD", "GLOBAL", "BIG_RED_SWITCH"); ok && strings.EqualFold(brs.Text, "enable") {
+		fs = append(fs, bigRedSwitch(db, brs))
+	}
 	// A fragment (qos.json, buffers.json) says nothing of the watchdog:
 	// SONiC creates its rows at boot (`pfcwd start_default`) when
 	// DEVICE_METADATA|localhost default_pfcwd_status is "enable". Only a
@@ -368,4 +371,20 @@ func tunnelRemap(db *sonic.ConfigDB, pq sonic.PortQoS) bool {
 		return false
 	}
 	return true
+}
+
+// bigRedSwitch reports PFC_WD|GLOBAL BIG_RED_SWITCH enable, naming the
+// ports with pfc_enable it holds.
+func bigRedSwitch(db *sonic.ConfigDB, brs sonic.Value) doctor.Finding {
+	var lossless []string
+	for _, pq := range db.PortQoSMaps() {
+		if len(pq.PFCEnable) > 0 && pq.Port != "global" {
+			lossless = append(lossless, pq.Port)
+		}
+	}
+	on := "every port with PFC"
+	if len(lossless) > 0 {
+		on = fmt.Sprintf("the %d ports with pfc_enable here (%s)", len(lossless), portList(lossless))
+	}
+	return doctor.JudgeBigRedSwitch(db.File+" PFC_WD|GLOBAL", on, sonicEv(db, brs))
 }

@@ -64,11 +64,11 @@ func qosRules(m *Model) []doctor.Finding {
 		}
 		f := doctor.Finding{
 			ID: "qos.pfc.disabled", Severity: doctor.Warn, Layer: doctor.LayerFabric,
-			Title:    fmt.Sprintf("%s: RoCE (DSCP %d) lands in %s %d, but PFC is on %s", s.Name, r.DSCP, classWord(s.DB), s.TC, textout.Ints(s.Lossless)),
+			Title:    fmt.Sprintf("%s: %s, but PFC is on %s", s.Name, r.lands(s), textout.Ints(s.Lossless)),
 			Subject:  s.Name,
 			Evidence: evs(append(append([]Evidence{}, r.Evidence...), s.TCEv, s.LosslessEv)...),
 			Mechanism: fmt.Sprintf("The switch puts DSCP %d into class %d, which PFC does not protect: under congestion it drops RoCE instead of pausing, and RC recovers by go-back-N and timeouts. ", r.DSCP, s.TC) +
-				"Either RoCE is marked with a DSCP the switch does not treat as lossless, or the lossless class is configured on another priority.",
+				"Either RoCE is marked with a DSCP the switch does not treat as lossless, or the lossless class is configured on another priority." + assumedDSCP(r),
 			Fix: fmt.Sprintf("Map DSCP %d to a lossless class on the switch, or enable PFC on class %d (and on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, s.TC, s.TC),
 		}
 		if isNVUE(s.DB) {
@@ -269,4 +269,13 @@ func mismatchFix(d int, n nicSide, s switchSide) string {
 		return fmt.Sprintf("Choose one lossless priority for RoCE and configure it on both sides: the NICs' DSCP map (mlnx_qos --dscp2prio set,%d,P) and PFC, and the switches' DSCP map and pfc_enable.", d)
 	}
 	return "Make the two agree on a lossless class: " + strings.Join(fixes, "; or ") + "."
+}
+
+// assumedDSCP says, after a mechanism, that RoCE's DSCP was assumed and
+// what would state it; "" when an input states or implies it.
+func assumedDSCP(r roceClass) string {
+	if !r.Assumed {
+		return ""
+	}
+	return fmt.Sprintf(" DSCP %d is assumed (NCCL_IB_TC=106, the usual marking): no input states RoCE's DSCP, and no DSCP reaches a lossless class in the switch's map; give the NCCL settings (NCCL_IB_TC) or the NICs' mlnx_qos to judge the DSCP RoCE really carries.", r.DSCP)
 }

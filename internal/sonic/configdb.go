@@ -190,18 +190,36 @@ func IsFragment(data []byte) bool {
 
 // Foreign reports a config whose top-level keys are all something other
 // than CONFIG_DB tables, whose names are upper case (PORT, BUFFER_PG,
-// VERSIONS): a test's parameters or a tool's JSON output, not a config.
-// It returns the first key, for the message. An empty config is not
-// foreign.
+// VERSIONS) and whose values are objects: a test's parameters or a tool's
+// JSON output (sonic-utilities' gcu_field_operation_validators.conf.json:
+// a "README" list beside lower-case keys), not a config. It returns the
+// first key that is no table name, else the first key, for the message.
+// An empty config is not foreign.
 func (db *ConfigDB) Foreign() (Value, bool) {
-	var first Value
+	// A table whose value was no object is skipped under its bare name
+	// (a row or field skipped names its table and key).
+	notObject := map[string]bool{}
+	for _, v := range db.Skipped {
+		notObject[v.Text] = true
+	}
+	var first, firstNamed Value
+	earlier := func(a, b Value) bool { return b.Line == 0 || a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
 	for name, at := range db.tablePos {
-		if tableName(name) {
+		if !tableName(name) {
+			if earlier(at, first) {
+				first = at
+			}
+			continue
+		}
+		if !notObject[name] {
 			return Value{}, false
 		}
-		if first.Line == 0 || at.Line < first.Line || at.Line == first.Line && at.Col < first.Col {
-			first = at
+		if earlier(at, firstNamed) {
+			firstNamed = at
 		}
+	}
+	if first.Line == 0 {
+		first = firstNamed
 	}
 	return first, first.Line > 0
 }

@@ -195,8 +195,17 @@ func (p *parser) table(db *ConfigDB, name string, tab Table, merge bool) error {
 	}
 }
 
+// dumpKeys are the keys sonic-db-dump (and redis-dump) write around a
+// hash's fields: {"expireat": ..., "ttl": ..., "type": "hash", "value":
+// {fields}}. `show techsupport` saves CONFIG_DB so (dump/CONFIG_DB.json).
+var dumpKeys = map[string]bool{"expireat": true, "ttl": true, "type": true}
+
 // row reads one row's fields. In a table lint does not read, a row that is
-// not an object, or a field that is not a value, is skipped.
+// not an object, or a field that is not a value, is skipped. A row in
+// sonic-db-dump's wrapper is read from its "value" object, and the
+// wrapper's own keys are dropped. A field name ending in '@' is a list
+// Redis keeps comma-joined (ConfigDBConnector's convention): the name is
+// read without it.
 func (p *parser) row(db *ConfigDB, table, what string, row map[string]Value, merge bool) error {
 	off, err := p.open(what)
 	if err != nil {
@@ -207,6 +216,13 @@ func (p *parser) row(db *ConfigDB, table, what string, row map[string]Value, mer
 		db.Skipped = append(db.Skipped, Value{Text: what, Line: l, Col: c})
 		return p.skipRest(err)
 	}
+	// wrapper holds what this object set under the dump's keys, and what
+	// the row held under those names before, while it may be a wrapper.
+	type prior struct {
+		v   Value
+		had bool
+	}
+	wrapper, maybeDump, wrapped := map[string]prior{}, true, false
 	for {
 		field, off, ok, err := p.key()
 		if err != nil {
@@ -215,6 +231,35 @@ func (p *parser) row(db *ConfigDB, table, what string, row map[string]Value, mer
 		if !ok {
 			return nil
 		}
+		if maybeDump && field == "value" && p.peek() == '{' {
+			for k, was := range wrapper {
+				if was.had {
+					row[k] = was.v
+				} else {
+					delete(row, k)
+				}
+			}
+			if err := p.row(db, table, what, row, merge); err != nil {
+				return err
+			}
+			maybeDump, wrapped = false, true
+			continue
+		}
+		if wrapped && dumpKeys[field] {
+			if _, err := p.value(what + "." + field); err != nil {
+				return err
+			}
+			continue
+		}
+		if maybeDump && dumpKeys[field] {
+			if _, noted := wrapper[field]; !noted {
+				v, had := row[field]
+				wrapper[field] = prior{v, had}
+			}
+		} else {
+			maybeDump = false
+		}
+		field = strings.TrimSuffix(field, "@")
 		l, c := p.pos(off)
 		if _, dup := row[field]; dup && !merge {
 			db.Duplicates = append(db.Duplicates, Value{Text: what + "." + field, Line: l, Col: c})

@@ -122,6 +122,51 @@ func TestLenient(t *testing.T) {
 	}
 }
 
+// TestDBDump reads sonic-db-dump's CONFIG_DB (sonic-utilities' t1 mock, a
+// real switch's dump): each row's fields are those of its "value" object,
+// its expireat, ttl and type are not fields, and a list field ("ports@")
+// is named without the '@'. A row whose own fields are called type and
+// value (BUFFER_POOL's type) is no wrapper.
+func TestDBDump(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/sonic/utilities-mock_tables-t1-config_db-sonic-db-dump.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := Parse("CONFIG_DB.json", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := db.Tables["DEVICE_METADATA"]["localhost"]
+	if md["default_pfcwd_status"].Text != "disable" || md["hwsku"].Text != "Arista-7050CX3-32S-C32" || md["hwsku"].Line != 850 {
+		t.Errorf("DEVICE_METADATA|localhost %+v", md)
+	}
+	for _, k := range []string{"expireat", "ttl", "value"} {
+		if _, ok := md[k]; ok {
+			t.Errorf("the dump's %q read as a field", k)
+		}
+	}
+	if md["type"].Text != "LeafRouter" {
+		t.Errorf("DEVICE_METADATA's own type field: %+v", md["type"])
+	}
+	if len(db.Tables["PORT"]) != 34 || db.Tables["PORT"]["Ethernet0"]["speed"].Text != "100000" {
+		t.Errorf("PORT: %d rows, Ethernet0 %+v", len(db.Tables["PORT"]), db.Tables["PORT"]["Ethernet0"])
+	}
+	if !strings.HasPrefix(db.Tables["ACL_TABLE"]["DATAACL"]["ports"].Text, "PortChannel0002,PortChannel0005,") {
+		t.Errorf("ACL_TABLE|DATAACL %+v", db.Tables["ACL_TABLE"]["DATAACL"])
+	}
+	db, err = Parse("x.json", []byte(`{"BUFFER_POOL|p": {"type": "ingress", "value": "1", "size": "9"},
+"QUEUE|E|3": {"ttl": -1, "type": "hash", "value": {"type": "x", "wred_profile": "W"}, "ttl": 5}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := db.Tables["BUFFER_POOL"]["p"]; p["type"].Text != "ingress" || p["value"].Text != "1" || p["size"].Text != "9" {
+		t.Errorf("BUFFER_POOL|p %+v", p)
+	}
+	if q := db.Tables["QUEUE"]["E|3"]; len(q) != 2 || q["type"].Text != "x" || q["wred_profile"].Text != "W" {
+		t.Errorf("QUEUE|E|3 %+v", q)
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	if data, err := os.ReadFile(realQoS); err == nil {
 		f.Add(data)
@@ -130,6 +175,7 @@ func FuzzParse(f *testing.F) {
 "QUEUE": {"Ethernet0|3": {"wred_profile": "AZURE_LOSSLESS"}}`))
 	f.Add([]byte(`{"PFC_WD": {"Ethernet0": {"detection_time": "200", "action": "drop"}}, "PORT": {"Ethernet0": {"speed": "100000", "mtu": "9100"}}}`))
 	f.Add([]byte(`{"BUFFER_PG": {"Ethernet0,Ethernet4|3-4": {"profile": "pg_lossless_100000_300m_profile"}}, "CABLE_LENGTH": {"AZURE": {"Ethernet0": "300m"}}}`))
+	f.Add([]byte(`{"PORT_QOS_MAP|Ethernet0": {"expireat": 1.5, "ttl": -0.001, "type": "hash", "value": {"pfc_enable": "3,4", "ports@": "a,b"}}, "BUFFER_POOL|p": {"type": "ingress", "value": {"x": "1"}}}`))
 	f.Add([]byte(`{"PORT_QOS_MAP|Ethernet0": {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]"}, "VERSIONS": {"DATABASE|VERSION": "v", "X": {"a": [1, {"b": 2}]}}, "QUEUE": {"E|3": {}, "E|3": {"x": "y"}}}`))
 	for _, file := range []string{"util-override-multi-asic-namespaced.json", "mgmt-configlet-clet-add.json", "bi-vs-zero_profiles.json"} {
 		if data, err := os.ReadFile("testdata/public/" + file); err == nil {
@@ -356,6 +402,33 @@ func TestNotConfigDB(t *testing.T) {
 		var e *pos.Error
 		if !errors.As(err, &e) || !strings.Contains(e.Msg, c.want) || e.Line != c.line || e.Col != c.col {
 			t.Errorf("%.40s: %v, want %q at %d:%d", c.data, err, c.want, c.line, c.col)
+		}
+	}
+}
+
+// TestForeignListsAreNoTables: sonic-utilities'
+// gcu_field_operation_validators.conf.json opens with a "README" list
+// beside lower-case keys; a list is no table, so the file is foreign,
+// named at its first lower-case key. An upper-case key whose value is an
+// object is a table however few there are.
+func TestForeignListsAreNoTables(t *testing.T) {
+	for _, c := range []struct {
+		data    string
+		foreign bool
+		at      string
+	}{
+		{"{\n  \"README\": [\"how to\"],\n  \"helper_data\": {\"x\": {}},\n  \"tables\": {}\n}", true, "helper_data"},
+		{`{"README": ["a"]}`, true, "README"},
+		{`{"README": ["a"], "PORT": {"Ethernet0": {"speed": "100000"}}}`, false, ""},
+		{`{"VERSIONS": {"DATABASE": {"VERSION": "v"}}, "x": {}}`, false, ""},
+	} {
+		db, err := Parse("x.json", []byte(c.data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		at, foreign := db.Foreign()
+		if foreign != c.foreign || at.Text != c.at {
+			t.Errorf("%s: foreign %v at %q", c.data, foreign, at.Text)
 		}
 	}
 }
