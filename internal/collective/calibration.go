@@ -107,12 +107,25 @@ func (c *Comm) ringSimpleCall(f Func, a Algo, p Proto) unit.Time {
 // written into its memory (it polls the flags of the lines).
 const GPUPoll = 500 * unit.Nanosecond
 
-// ProxyOp is the proxy thread's CPU time for one network operation
-// (posting a slice or a CTS, reaping a completion, a GPUDirect flush),
-// during which it serves nothing else: about what ibv_post_send and a CQ
-// poll cost. It is what makes the proxy a bottleneck when steps are small
-// and many (NVLSTree's 64 KiB chunks on four servers and more).
-const ProxyOp = 100 * unit.Nanosecond
+// ProxyOp is the proxy thread's CPU time for one action on a network
+// connection (posting a slice or a CTS, reaping the completion of either
+// side, a GPUDirect flush), during which it serves nothing else. NCCL's
+// proxy (src/transport/net.cc sendProxyProgress, recvProxyProgress) takes
+// one action per connection per pass of its progress loop, over every
+// connection of every channel of its GPU, and a step costs each end two
+// of them: the sender posts the slice and reaps its completion before the
+// GPU's send slot is free; the receiver posts the CTS and reaps the
+// arrival before the slot can be cleared again. So a GPU whose proxy
+// serves k network connections per step advances each by one step per 2k
+// actions at best, whatever the protocol: a ring of 24 channels on 2
+// servers of 8 GPUs (3 channels' sends and receives on each GPU that
+// crosses the network) moves 12 actions per step. Calibrated on the
+// public runs (docs/nccl.md, "The proxy's actions"): NVIDIA/nccl-tests#309's
+// 2-server Ring/LL128 with NCCL_MIN_CTAS=24, flat at 157 µs from 1 to 2
+// MiB (5.2 µs per ring step, where 12 × 400 ns = 4.8), and its 8-server
+// Tree/LL128 rows that grow by 7-11 µs per 18 KB chunk a channel; bounded
+// above by NVLSTree on 2-4 servers, whose 1-16 MiB rows it slows.
+const ProxyOp = 400 * unit.Nanosecond
 
 // netOverhead returns NCCL's network overhead per step (NCCL_NET_OVERHEAD,
 // else 1 µs on Intel and 2 µs on AMD hosts, tuning.cc getNetOverhead):
@@ -314,8 +327,8 @@ func Calibration() []CalibrationEntry {
 			"calibrated on the small sizes of the public runs: NVIDIA/nccl-tests#309 (2 and 4 × 8 H100) and NVIDIA/nccl#652 (32 × 8 A100) at NCCL's model latency, the 2-node A100 runs on AMD hosts (OCI BM.GPU4.8, Azure ND96asr_v4) 10-12 µs above it; a pass of the proxy's progress loop"},
 		{"ProxyOpStart", ProxyOpStart.String(), "the rank's proxy taking up a call on each network connection, one after the other",
 			"calibrated: the growth of small calls with channels in the public runs (0.3-1.1 µs per channel), at its top by the H200 Spectrum-X run's NVLSTree at 4-8 MiB (32 connections per proxy, one chunk per pipeline)"},
-		{"ProxyOp", ProxyOp.String(), "proxy thread busy per post, CTS, completion and GPUDirect flush (Simple: the completion, and on Ampere and earlier the flush, before the GPU sees the slice)",
-			"assumed (ibv_post_send and a CQ poll); small enough for NVLSTree's 64 KiB steps on 4+ servers"},
+		{"ProxyOp", ProxyOp.String(), "proxy thread busy per action: the post of a slice and the reap of its send completion (before the send slot frees), the post of a CTS and the reap of the arrival (Simple: before the GPU sees the slice, with the GPUDirect flush on Ampere and earlier), all of a GPU's network connections in turn",
+			"calibrated: NVIDIA/nccl-tests#309's 2-server Ring/LL128 at 24 CTAs (157 µs flat at 1-2 MiB: 5.2 µs per ring step, 12 actions of a GPU's proxy per step) and its 8-server Tree/LL128 (7-11 µs per 18 KB chunk); swept 0.1-0.6 µs on all public runs; NCCL net.cc proxy progress (one action per connection per pass)"},
 		{"host launch", HostLaunch.String() + " + " + HostLaunchPerChannel.String() + " per channel", "a host thread enqueuing a call on each of its GPUs in turn, running ahead of them (nccl-tests -g N: N GPUs per thread)",
 			"calibrated on the H200 Spectrum-X run (-g 8: 43-45 µs at 1-4 KiB on one channel, 81 µs at 128 KiB on 32); NVIDIA/nccl-tests#333 on -g 8's CUDA overheads"},
 		{"GPUPoll", GPUPoll.String(), "an LL or LL128 slice landing in GPU memory until the kernel sees it", "assumed"},

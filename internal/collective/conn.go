@@ -27,8 +27,9 @@ type conn struct {
 	window   int64
 
 	// Sender side: slices written into the send buffer by the kernel,
-	// handed to the proxy for posting, and completed (send slot free).
-	produced, posted, acked int64
+	// handed to the proxy for posting, acknowledged by the receiver's NIC,
+	// and reaped by the sender's proxy (send slot free).
+	produced, posted, acked, freed int64
 	// Receiver side: slices fully arrived, visible to the kernel, and
 	// consumed by it (receive slot free); CTS messages posted and
 	// arrived at the sender.
@@ -65,7 +66,7 @@ type conn struct {
 // sendFree reports whether the sender has a free slot for its next slice.
 func (c *conn) sendFree() bool {
 	if c.net {
-		return c.produced-c.acked < c.window
+		return c.produced-c.freed < c.window
 	}
 	return c.produced-c.consumed < c.window
 }
@@ -230,10 +231,7 @@ func (e *engine) Completed(cp workload.Completion) {
 			}
 			c.ackParts[a] = 0
 			c.acked++
-		}
-		if c.waitSend && c.sendFree() {
-			c.waitSend = false
-			e.run(c.prodK)
+			e.reapSend(ci)
 		}
 		return
 	}
@@ -256,13 +254,42 @@ func (e *engine) Completed(cp workload.Completion) {
 			e.nicRx[c.nicDst] = max(e.nicRx[c.nicDst], now-dur) + dur
 			d += e.nicRx[c.nicDst] - now
 		}
-		if ops := e.tm.recvOps; ops > 0 && !c.sock {
-			if e.c.flush[c.dst] {
+		if !c.sock {
+			// The receiver's proxy reaps the completion (ncclNet test)
+			// before it can post the slot's next CTS; with Simple the GPU
+			// waits for it, and for the flush of GPUDirect writes.
+			ops := 1
+			if e.tm.recvWait && e.c.flush[c.dst] {
 				ops++
 			}
-			d += e.proxy(c.dst, 0, unit.Time(ops)*e.tm.proxyOp)
+			if reap := e.proxy(c.dst, 0, unit.Time(ops)*e.tm.proxyOp); e.tm.recvWait {
+				d += reap
+			}
 		}
 		e.t.After(d, e, tag(evVisible, ci))
+	}
+}
+
+// reapSend has the sender's proxy reap the send completion of ci's oldest
+// acknowledged slice (sendProxyProgress: the ncclNet test that returns
+// done, then the head the GPU polls): only then is the send slot free.
+// Sockets post no work requests to reap.
+func (e *engine) reapSend(ci int32) {
+	c := &e.conns[ci]
+	if c.sock {
+		e.sendFreed(ci)
+		return
+	}
+	e.t.After(e.proxy(c.proxySrc, 0, e.tm.proxyOp), e, tag(evSendFreed, ci))
+}
+
+// sendFreed frees ci's oldest send slot.
+func (e *engine) sendFreed(ci int32) {
+	c := &e.conns[ci]
+	c.freed++
+	if c.waitSend && c.sendFree() {
+		c.waitSend = false
+		e.run(c.prodK)
 	}
 }
 

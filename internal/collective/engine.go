@@ -77,6 +77,7 @@ const (
 	evOpDone = iota
 	evVisible
 	evRankStart
+	evSendFreed
 )
 
 func tag(kind int, idx int32) uint64 { return uint64(kind)<<32 | uint64(uint32(idx)) }
@@ -130,13 +131,12 @@ type timing struct {
 	// completion and signalling the GPU for Simple).
 	sendLat, recvLat unit.Time
 	// proxyOp is the proxy thread's CPU time for one network operation;
-	// the thread serves all of its rank's connections in turn. recvOps is
-	// how many of them a received Simple slice costs before the GPU may
-	// read it (the completion, and one more where the receiver flushes:
-	// Comm.needFlush); 0 for LL and LL128, whose flags the GPU polls
-	// itself.
+	// the thread serves all of its rank's connections in turn. recvWait
+	// says the GPU may read a received slice only once the receiver's
+	// proxy has reaped its completion (and flushed it where the receiver
+	// flushes: Comm.needFlush): Simple; LL and LL128 poll their flags.
 	proxyOp            unit.Time
-	recvOps            int
+	recvWait           bool
 	chanRate, hostRate unit.BitRate
 	// netRate caps a kernel operation that feeds or drains a network
 	// connection (LL: NCCL's llMaxBw shared by the channels).
@@ -348,7 +348,7 @@ func (e *engine) setTiming() {
 		// The receiver's proxy must see the completion (and flush
 		// GPUDirect writes) before it bumps the tail the GPU polls.
 		tm.sendLat, tm.recvLat = soft/2, soft-soft/2
-		tm.recvOps = 1
+		tm.recvWait = true
 	}
 	if c.Net == NetSocket {
 		tm.sendLat += SocketLatency / 2
@@ -394,6 +394,8 @@ func (e *engine) Wake(_ unit.Time, tg uint64) {
 		e.opDone(idx)
 	case evVisible:
 		e.visible(idx)
+	case evSendFreed:
+		e.sendFreed(idx)
 	case evRankStart:
 		e.startProxyOps(idx)
 		for _, k := range e.rankK[idx] {

@@ -187,6 +187,10 @@ var exceptions = map[string]bound{
 		"under-used; the fluid model shares it fairly at once (the PFC-only case agrees)"},
 	"tree-8x8gpu-1nic-100g": {0.20, "DCQCN's transient where a tree parent's NIC takes both children at once (2:1): the rate cuts leave it " +
 		"under-used, most at the smaller size; with PFC only (tree-8x8gpu-1nic-100g-pfc) the engines agree within 0.2 %"},
+	"loss-allreduce-2x8gpu": {2.5, "lost tails: a message whose last packet (or its ACK) is lost with nothing after it on its queue pair " +
+		"waits for the local ACK timer, 67 ms at NCCL_IB_TIMEOUT 14, and the two engines draw where such losses fall from different streams: " +
+		"the packet run has 3 local ACK timeouts in the out-of-place 512 MiB call (1 in place before issue 18's proxy reaps moved the posts), " +
+		"the fluid run none there; at 256 MiB, with none in either, they agree within 0.2 %"},
 	"permutation-fattree-k8-pfc": {0.30, "PFC's head-of-line blocking: a port paused for one congested flow holds the other flows behind it, " +
 		"so flows that max-min lets run at line rate finish later (the p99 and the last completion agree)"},
 }
