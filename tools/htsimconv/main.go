@@ -149,8 +149,8 @@ func convert(s *scenario.Scenario, mtu, queue int, file string, w io.Writer) (st
 			}
 			startsOn[i] = id
 		}
-		if len(f.After) > 0 && f.Start > 0 {
-			return "", fmt.Errorf("%s: flow %s starts %v after its dependencies: htsim's triggers start flows at once", file, f.Name, f.Start)
+		if f.Start > 0 {
+			return "", fmt.Errorf("%s: flow %s starts at %v: htsim_roce starts every connection as it is connected, whatever its start (roce.cpp, RoceSrc::connect)", file, f.Name, f.Start)
 		}
 	}
 	b := bufio.NewWriter(w)
@@ -164,7 +164,7 @@ func convert(s *scenario.Scenario, mtu, queue int, file string, w io.Writer) (st
 		if startsOn[i] != 0 {
 			fmt.Fprintf(b, " trigger %d", startsOn[i])
 		} else {
-			fmt.Fprintf(b, " start %d", int64(f.Start/unit.Picosecond))
+			b.WriteString(" start 0")
 		}
 		fmt.Fprintf(b, " size %d", int64(f.Bytes))
 		if fires[i] != 0 {
