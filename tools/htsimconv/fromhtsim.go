@@ -510,7 +510,7 @@ func fromHtsim(args []string, w io.Writer) error {
 	pkt := int64(r.mtu)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# The rocelab scenario of an %s run (go run ./tools/htsimconv from-htsim):\n#   %s %s\n", r.program, r.program, strings.Join(r.args, " "))
-	fmt.Fprintf(&b, "# PFC as htsim's: per ingress port, XOFF at %d packets of %d B, XON at %d,\n# a static threshold with no reserve; a port obeys a PFC frame as it arrives\n# (htsim's pause takes effect on receipt, where rocelab's default is IEEE's bound).", r.pfcHigh, pkt, r.pfcLow)
+	fmt.Fprintf(&b, "# PFC as htsim's: per ingress port, XOFF at %d packets of %d B, XON at %d,\n# a static threshold with no reserve; a port obeys a PFC frame as it arrives\n# (htsim's pause takes effect on receipt, where rocelab's default is IEEE's bound);\n# a receiver ACKs every packet, as htsim's sink does.", r.pfcHigh, pkt, r.pfcLow)
 	ccLine := "cc: none"
 	if r.program == "htsim_hpcc" {
 		knobs, _ := r.hpccKnobs()
@@ -548,7 +548,7 @@ func fromHtsim(args []string, w io.Writer) error {
 		// egress queue, as rocelab's (pause frames skip both).
 		fmt.Fprintf(&b, ", latency: %s", switchLat)
 	}
-	fmt.Fprintf(&b, "}\nhost: {%s, mtu: %d}\ntraffic:\n  flows:\n", ccLine, mtu)
+	fmt.Fprintf(&b, "}\nhost: {%s, mtu: %d, qp: {ack_coalesce: 1}}\ntraffic:\n  flows:\n", ccLine, mtu)
 	for i, c := range conns {
 		bytes := (c.size + pkt - 1) / pkt * pkt
 		if bytes == 0 {
