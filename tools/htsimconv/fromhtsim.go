@@ -548,7 +548,8 @@ func fromHtsim(args []string, w io.Writer) error {
 		// egress queue, as rocelab's (pause frames skip both).
 		fmt.Fprintf(&b, ", latency: %s", switchLat)
 	}
-	fmt.Fprintf(&b, "}\nhost: {%s, mtu: %d, qp: {ack_coalesce: 1}}\ntraffic:\n  flows:\n", ccLine, mtu)
+	// htsim's links are ideal: no clock offset, no FEC decode delay.
+	fmt.Fprintf(&b, "}\nphy: {clock_ppm: 0, fec_jitter: 0ns}\nhost: {%s, mtu: %d, qp: {ack_coalesce: 1}}\ntraffic:\n  flows:\n", ccLine, mtu)
 	for i, c := range conns {
 		bytes := (c.size + pkt - 1) / pkt * pkt
 		if bytes == 0 {
