@@ -30,8 +30,10 @@
 // -hop_latency of cable, htsim's PFC thresholds (-pfc_thresholds, in
 // packets of -mtu) as a static threshold, the path selection of -strat,
 // and the matrix's connections as flows, each trigger the dependencies of
-// the flows it starts. What rocelab cannot run alike (random start
-// delays, failures, a trigger that fires on the first of several
+// the flows it starts; as htsim runs them, every flow starts at 0 and
+// sizes round up to whole packets, ports obey PFC frames on receipt,
+// receivers ACK every packet and links are ideal. What rocelab cannot run
+// alike (failures, a trigger that fires on the first of several
 // connections) is refused with the reason.
 //
 //	go run ./tools/htsimconv compare [-seed S] SCENARIO.yaml HTSIM_STDOUT
