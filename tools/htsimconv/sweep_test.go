@@ -26,19 +26,22 @@ type sweepCase struct {
 	hpcc   bool // htsim_hpcc can run it too (3 tiers)
 }
 
-// newSweepCase draws case i of a sweep: a fat-tree of 2 or 3 tiers,
-// link speed, packet size, hop and switch latency, PFC thresholds and one
-// of five workloads (permutation, incasts, mixed sizes with staggered
+// newSweepCase draws case i of a sweep: a fat-tree of 2 or 3 tiers (16 to
+// 128 hosts; from case 40 on, 250 to 512), link speed, packet size, hop
+// and switch latency, PFC thresholds and one of five workloads (permutation, incasts, mixed sizes with staggered
 // starts, incast over a permutation, all-to-all of short flows), each
 // source-destination pair used once so that flows match by name.
 func newSweepCase(i int) sweepCase {
 	rng := rand.New(rand.NewPCG(uint64(i), 0x5eed))
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	tiers, nodes := 3, 0
-	if rng.IntN(3) == 0 {
+	switch {
+	case i >= 40: // larger fabrics past the first 40 cases, which stay as drawn
+		tiers, nodes = []int{2, 3, 3}[i%3], []int{512, 250, 432}[i%3] // K = 32, k = 10, 12
+	case rng.IntN(3) == 0:
 		tiers = 2
 		nodes = []int{32, 72, 128}[rng.IntN(3)] // K = 8, 12, 16
-	} else {
+	default:
 		nodes = []int{16, 54, 128}[rng.IntN(3)] // k = 4, 6, 8
 	}
 	speed := pick("25000", "100000", "100000", "400000")
