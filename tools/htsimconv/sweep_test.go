@@ -125,8 +125,8 @@ func newSweepCase(i int) sweepCase {
 // SWEEP=FROM-TO picks the cases (default 0-29), SWEEP_HPCC=1 adds
 // htsim_hpcc, SWEEP_KEEP=DIR keeps each run's matrix, htsim output and
 // scenario. htsim's time(NULL) is pinned with $HTSIM_PRELOAD (a shared
-// object whose time() returns $PIN_CLOCK) when given, so that a run
-// repeats.
+// object whose time() returns $PIN_CLOCK: testdata/pinclock.c) when
+// given, so that a run repeats.
 func TestSweepHtsim(t *testing.T) {
 	dir := os.Getenv("HTSIM_DIR")
 	if dir == "" {
