@@ -35,6 +35,9 @@ type htsimRun struct {
 	ignored         []string
 }
 
+// srcFile is the source file of each program's sender.
+var srcFile = map[string]string{"htsim_roce": "roce.cpp", "htsim_hpcc": "hpcc.cpp"}
+
 // htsimFlags gives the value count of each htsim_roce flag (main_roce.cpp).
 // htsim_hpcc (main_hpcc.cpp) takes the same flags but hpccLacks: its
 // fat-tree has FatTreeTopology's default 3 tiers.
@@ -161,8 +164,6 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 		return nil, fmt.Errorf("-pfc_thresholds %d %d: expected low < high", r.pfcLow, r.pfcHigh)
 	case r.queueType != "lossless_input":
 		return nil, fmt.Errorf("-queue_type %s: only htsim's default lossless_input (PFC per ingress port) is converted", r.queueType)
-	case r.startDelta:
-		return nil, fmt.Errorf("-start_delta: htsim draws random start delays that rocelab cannot repeat; drop it")
 	}
 	if _, err := r.loadBalancing(); err != nil {
 		return nil, err
@@ -509,7 +510,7 @@ func fromHtsim(args []string, w io.Writer) error {
 	pkt := int64(r.mtu)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# The rocelab scenario of an %s run (go run ./tools/htsimconv from-htsim):\n#   %s %s\n", r.program, r.program, strings.Join(r.args, " "))
-	fmt.Fprintf(&b, "# PFC as htsim's: per ingress port, XOFF at %d packets of %d B, XON at %d,\n# a static threshold with no reserve.", r.pfcHigh, pkt, r.pfcLow)
+	fmt.Fprintf(&b, "# PFC as htsim's: per ingress port, XOFF at %d packets of %d B, XON at %d,\n# a static threshold with no reserve; a port obeys a PFC frame as it arrives\n# (htsim's pause takes effect on receipt, where rocelab's default is IEEE's bound);\n# a receiver ACKs every packet, as htsim's sink does.", r.pfcHigh, pkt, r.pfcLow)
 	ccLine := "cc: none"
 	if r.program == "htsim_hpcc" {
 		knobs, _ := r.hpccKnobs()
@@ -525,6 +526,12 @@ func fromHtsim(args []string, w io.Writer) error {
 	if slices.ContainsFunc(conns, func(c htsimConn) bool { return c.size == 0 }) {
 		fmt.Fprintf(&b, "# Connections without a size, which htsim sends until -end, carry the %d B\n# the link could by then, so that they too run to the end.\n", untilEnd)
 	}
+	if slices.ContainsFunc(conns, func(c htsimConn) bool { return c.size%pkt != 0 }) {
+		fmt.Fprintf(&b, "# Sizes rounded up to whole packets of %d B: htsim's sources send full packets\n# to the last (%s, send_packet), and count a flow done when all are acknowledged.\n", pkt, srcFile[r.program])
+	}
+	if r.startDelta || slices.ContainsFunc(conns, func(c htsimConn) bool { return c.start > 0 }) {
+		fmt.Fprintf(&b, "# Every flow starts at 0, as in htsim: its sources start when they are connected,\n# whatever the matrix's start or -start_delta (%s's connect calls startflow at once).\n", srcFile[r.program])
+	}
 	if len(r.ignored) > 0 {
 		fmt.Fprintf(&b, "# Not converted (output, logging and path-count options): %s.\n", strings.Join(r.ignored, " "))
 	}
@@ -532,7 +539,7 @@ func fromHtsim(args []string, w io.Writer) error {
 		tf.describe(&b, r)
 	}
 	fmt.Fprintf(&b, "name: %s\nseed: %d\nduration: %s\ntopology: %s\n", strings.TrimSuffix(filepath.Base(r.tm), ".cm"), r.seed, unit.Time(r.endUS)*unit.Microsecond, topo)
-	fmt.Fprintf(&b, "switch: {static_th: %dB, reserve: 0, pfc: {xon_offset: %dB}", int64(r.pfcHigh)*pkt, int64(r.pfcHigh-r.pfcLow)*pkt)
+	fmt.Fprintf(&b, "switch: {static_th: %dB, reserve: 0, pfc: {xon_offset: %dB, response_time: 1ps}", int64(r.pfcHigh)*pkt, int64(r.pfcHigh-r.pfcLow)*pkt)
 	if lb != "" {
 		fmt.Fprintf(&b, ", %s", lb)
 	}
@@ -541,9 +548,10 @@ func fromHtsim(args []string, w io.Writer) error {
 		// egress queue, as rocelab's (pause frames skip both).
 		fmt.Fprintf(&b, ", latency: %s", switchLat)
 	}
-	fmt.Fprintf(&b, "}\nhost: {%s, mtu: %d}\ntraffic:\n  flows:\n", ccLine, mtu)
+	// htsim's links are ideal: no clock offset, no FEC decode delay.
+	fmt.Fprintf(&b, "}\nphy: {clock_ppm: 0, fec_jitter: 0ns}\nhost: {%s, mtu: %d, qp: {ack_coalesce: 1}}\ntraffic:\n  flows:\n", ccLine, mtu)
 	for i, c := range conns {
-		bytes := c.size
+		bytes := (c.size + pkt - 1) / pkt * pkt
 		if bytes == 0 {
 			bytes = untilEnd
 		}
@@ -554,8 +562,6 @@ func fromHtsim(args []string, w io.Writer) error {
 				names[k] = conns[j].name(j)
 			}
 			fmt.Fprintf(&b, ", after: [%s]", strings.Join(names, ", "))
-		} else if c.start > 0 {
-			fmt.Fprintf(&b, ", start: %s", c.start)
 		}
 		b.WriteString("}\n")
 	}

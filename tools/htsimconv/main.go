@@ -30,8 +30,10 @@
 // -hop_latency of cable, htsim's PFC thresholds (-pfc_thresholds, in
 // packets of -mtu) as a static threshold, the path selection of -strat,
 // and the matrix's connections as flows, each trigger the dependencies of
-// the flows it starts. What rocelab cannot run alike (random start
-// delays, failures, a trigger that fires on the first of several
+// the flows it starts; as htsim runs them, every flow starts at 0 and
+// sizes round up to whole packets, ports obey PFC frames on receipt,
+// receivers ACK every packet and links are ideal. What rocelab cannot run
+// alike (failures, a trigger that fires on the first of several
 // connections) is refused with the reason.
 //
 //	go run ./tools/htsimconv compare [-seed S] SCENARIO.yaml HTSIM_STDOUT
@@ -149,8 +151,8 @@ func convert(s *scenario.Scenario, mtu, queue int, file string, w io.Writer) (st
 			}
 			startsOn[i] = id
 		}
-		if len(f.After) > 0 && f.Start > 0 {
-			return "", fmt.Errorf("%s: flow %s starts %v after its dependencies: htsim's triggers start flows at once", file, f.Name, f.Start)
+		if f.Start > 0 {
+			return "", fmt.Errorf("%s: flow %s starts at %v: htsim_roce starts every connection as it is connected, whatever its start (roce.cpp, RoceSrc::connect)", file, f.Name, f.Start)
 		}
 	}
 	b := bufio.NewWriter(w)
@@ -164,7 +166,7 @@ func convert(s *scenario.Scenario, mtu, queue int, file string, w io.Writer) (st
 		if startsOn[i] != 0 {
 			fmt.Fprintf(b, " trigger %d", startsOn[i])
 		} else {
-			fmt.Fprintf(b, " start %d", int64(f.Start/unit.Picosecond))
+			b.WriteString(" start 0")
 		}
 		fmt.Fprintf(b, " size %d", int64(f.Bytes))
 		if fires[i] != 0 {
@@ -189,8 +191,46 @@ func convert(s *scenario.Scenario, mtu, queue int, file string, w io.Writer) (st
 	if s.Switch.Latency > 0 {
 		sw = fmt.Sprintf(" -switch_latency %g", float64(s.Switch.Latency)/float64(unit.Microsecond))
 	}
-	return fmt.Sprintf("htsim_roce -nodes %d -tiers 3 -tm FILE.cm -strat ecmp_host -paths 1 -linkspeed %d -mtu %d -hop_latency %g%s -q %d -end %d   # %d flows, %d bytes, %d packets of %d B",
-		len(t.Hosts), int64(l.Rate/unit.Mbps), mtu, hop, sw, queue, int64(s.Duration/unit.Microsecond), len(flows), bytes, (bytes+int64(mtu)-1)/int64(mtu), mtu), nil
+	pfc, unlike := htsimUnlike(s, mtu)
+	cmd := fmt.Sprintf("htsim_roce -nodes %d -tiers 3 -tm FILE.cm -strat ecmp_host -paths 1 -linkspeed %d -mtu %d -hop_latency %g%s%s -q %d -end %d   # %d flows, %d bytes, %d packets of %d B",
+		len(t.Hosts), int64(l.Rate/unit.Mbps), mtu, hop, sw, pfc, queue, int64(s.Duration/unit.Microsecond), len(flows), bytes, (bytes+int64(mtu)-1)/int64(mtu), mtu)
+	for _, u := range unlike {
+		cmd += "\n# not alike, the same work only: " + u
+	}
+	return cmd, nil
+}
+
+// htsimUnlike returns htsim_roce's -pfc_thresholds for the scenario's
+// static threshold, and what of the scenario htsim runs otherwise, each
+// with the setting that would make the two alike (from-htsim writes them).
+func htsimUnlike(s *scenario.Scenario, mtu int) (string, []string) {
+	var pfc string
+	var unlike []string
+	sw, pkt := s.Switch, unit.Bytes(mtu)
+	switch {
+	case sw.StaticTh == 0:
+		unlike = append(unlike, "switch: htsim pauses an ingress port at a static threshold (15 packets, XON at 12, unless -pfc_thresholds); set switch.static_th and pfc.xon_offset")
+	case sw.StaticTh%pkt != 0 || sw.XONOffset%pkt != 0 || sw.XONOffset >= sw.StaticTh:
+		unlike = append(unlike, fmt.Sprintf("switch.static_th %v, pfc.xon_offset %v: htsim's -pfc_thresholds counts whole packets of %d B, XON above 0", sw.StaticTh, sw.XONOffset, mtu))
+	default:
+		pfc = fmt.Sprintf(" -pfc_thresholds %d %d", int64((sw.StaticTh-sw.XONOffset)/pkt), int64(sw.StaticTh/pkt))
+	}
+	if sw.StaticTh > 0 && sw.Reserve != 0 {
+		unlike = append(unlike, "switch.reserve: set 0 (htsim counts every byte against its threshold)")
+	}
+	if sw.PFC.ResponseTime == 0 || sw.PFC.ResponseTime > unit.Nanosecond {
+		unlike = append(unlike, "switch.pfc.response_time: set 1ps (htsim obeys a pause frame on receipt)")
+	}
+	if s.Host.NIC.AckCoalesce != 1 {
+		unlike = append(unlike, "host.qp.ack_coalesce: set 1 (htsim's sink ACKs every packet)")
+	}
+	if s.PHY.ClockPPM != 0 || s.PHY.FECJitter != 0 || s.PHY.Auto {
+		unlike = append(unlike, "phy: set {clock_ppm: 0, fec_jitter: 0ns} (htsim's links are ideal)")
+	}
+	if int(s.Host.MTU) != mtu {
+		unlike = append(unlike, fmt.Sprintf("host.mtu %d: htsim sends packets of -mtu %d B", s.Host.MTU, mtu))
+	}
+	return pfc, unlike
 }
 
 // ring writes the rocelab scenario of htsim's gen_allreduce.py: hosts

@@ -87,9 +87,39 @@ func TestRefused(t *testing.T) {
 	for _, c := range []struct{ yaml, want string }{
 		{"name: x\ntopology: {kind: single-switch, hosts: 4}\nhost: {cc: none}\ntraffic: {generators: [{kind: permutation, bytes: 1MB}]}\n", "builds only fat-trees"},
 		{"name: x\ntopology: {kind: fat-tree, k: 4}\nhost: {cc: dcqcn}\ntraffic: {generators: [{kind: permutation, bytes: 1MB}]}\n", "set cc: none"},
+		{"name: x\ntopology: {kind: fat-tree, k: 4}\nhost: {cc: none}\ntraffic: {flows: [{src: h0, dst: h1, bytes: 1MB, start: 10us}]}\n", "starts at 10us: htsim_roce starts every connection as it is connected"},
 	} {
 		if _, _, err := convertYAML(t, c.yaml); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want %q", err, c.want)
 		}
+	}
+}
+
+// A scenario set as htsim runs (a static threshold of whole packets, no
+// reserve, PFC obeyed on receipt, every packet ACKed, ideal links) gets
+// htsim's -pfc_thresholds and no note; rocelab's defaults get a note for
+// each setting that makes the two runs differ, and what to set.
+func TestConvertSaysWhatIsNotAlike(t *testing.T) {
+	const flows = "traffic: {generators: [{kind: permutation, bytes: 1MB}]}\n"
+	const topo = "name: x\ntopology: {kind: fat-tree, k: 4}\n"
+	_, cmd, err := convertYAML(t, topo+"switch: {static_th: 61440B, reserve: 0, pfc: {xon_offset: 12288B, response_time: 1ps}}\n"+
+		"phy: {clock_ppm: 0, fec_jitter: 0ns}\nhost: {cc: none, mtu: 4096, qp: {ack_coalesce: 1}}\n"+flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(cmd, " -pfc_thresholds 12 15 ") || strings.Contains(cmd, "not alike") {
+		t.Errorf("htsim's settings: command %q, expected -pfc_thresholds 12 15 and no note", cmd)
+	}
+	_, cmd, err = convertYAML(t, topo+"host: {cc: none}\n"+flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"set switch.static_th", "response_time: set 1ps", "ack_coalesce: set 1", "phy: set {clock_ppm: 0, fec_jitter: 0ns}"} {
+		if !strings.Contains(cmd, "\n# not alike, the same work only: ") || !strings.Contains(cmd, want) {
+			t.Errorf("defaults: command %q lacks the note %q", cmd, want)
+		}
+	}
+	if strings.Contains(cmd, " -pfc_thresholds ") {
+		t.Errorf("defaults: %q gives thresholds for a dynamic threshold", cmd)
 	}
 }

@@ -115,8 +115,8 @@ func predictPaths(k int, conns []htsimConn, seed, clock uint32) ([]htsimPath, er
 	pod := func(h int) int { return h / (hpt * k / 2) }
 	up := map[int][]int{}
 	for _, c := range conns {
-		if c.trigger != 0 || c.start != conns[0].start {
-			return nil, fmt.Errorf("line %d: the permutations' order is emulated for connections that all start together", c.line)
+		if c.trigger != 0 { // htsim starts every other connection at 0, whatever its start
+			return nil, fmt.Errorf("line %d: the permutations' order is emulated for connections that all start together, not for one a trigger starts", c.line)
 		}
 		if c.id == 0 {
 			return nil, fmt.Errorf("line %d: a connection without an id hashes a flow id htsim hands out as it builds its objects, which paths does not emulate: give it id N", c.line)
@@ -338,8 +338,8 @@ func pathsCmd(args []string, w io.Writer) error {
 		return fmt.Errorf("paths: -tiers %d: predicted for 3 tiers only", r.tiers)
 	case r.strategy != "ecmp_host":
 		return fmt.Errorf("paths: -strat %s: predicted for ecmp_host only", r.strategy)
-	case r.startDelta:
-		return errors.New("paths: -start_delta draws start times from rand(): not predicted")
+	case r.startDelta && r.program == "htsim_hpcc":
+		return errors.New("paths: -start_delta: htsim_hpcc draws each delay (drand) from the generator its paths come from: not predicted")
 	case r.tm == "":
 		return errors.New("paths: expected -tm FILE")
 	}
