@@ -222,7 +222,7 @@ func (p *parser) row(db *ConfigDB, table, what string, row map[string]Value, mer
 		v   Value
 		had bool
 	}
-	wrapper, maybeDump, wrapped := map[string]prior{}, true, false
+	wrapper, maybeDump, wrapped := map[string]prior{}, !p.inDump, false
 	for {
 		field, off, ok, err := p.key()
 		if err != nil {
@@ -239,7 +239,10 @@ func (p *parser) row(db *ConfigDB, table, what string, row map[string]Value, mer
 					delete(row, k)
 				}
 			}
-			if err := p.row(db, table, what, row, merge); err != nil {
+			p.inDump = true
+			err := p.row(db, table, what, row, merge)
+			p.inDump = false
+			if err != nil {
 				return err
 			}
 			maybeDump, wrapped = false, true

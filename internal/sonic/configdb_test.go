@@ -406,6 +406,23 @@ func TestNotConfigDB(t *testing.T) {
 	}
 }
 
+// TestDBDumpOneWrapper: only a row's own object can be sonic-db-dump's
+// wrapper; a "value" object inside its "value" is a field, which a table
+// lint reads refuses at its position, so a nest of them cannot recurse
+// (13.5 MB of them, within lint's 16 MiB, overflowed the stack).
+func TestDBDumpOneWrapper(t *testing.T) {
+	_, err := Parse("x.json", []byte("{\"PORT|E\": {\"type\": \"hash\",\n \"value\": {\"value\": {\"speed\": \"1\"}}}}"))
+	if err == nil || !strings.Contains(err.Error(), "x.json:2:21") {
+		t.Errorf("a wrapper in a wrapper: %v", err)
+	}
+	n := 1_500_000
+	data := `{"DEVICE_NEIGHBOR|E": ` + strings.Repeat(`{"value": `, n) + "{}" + strings.Repeat("}", n) + "}"
+	db, err := Parse("x.json", []byte(data))
+	if err != nil || len(db.Skipped) != 1 || db.Skipped[0].Text != "DEVICE_NEIGHBOR|E.value" {
+		t.Errorf("%d nested wrappers in a table lint does not read: %v", n, err)
+	}
+}
+
 // TestForeignListsAreNoTables: sonic-utilities'
 // gcu_field_operation_validators.conf.json opens with a "README" list
 // beside lower-case keys; a list is no table, so the file is foreign,

@@ -30,6 +30,9 @@ type parser struct {
 	// shift is 1 when data is a fragment wrapped in the braces it lacked:
 	// offsets into data are one past those of the text as given.
 	shift int
+	// inDump is set while a row's sonic-db-dump "value" object is read:
+	// that object is the row's fields, never another wrapper.
+	inDump bool
 }
 
 func (p *parser) index() {
