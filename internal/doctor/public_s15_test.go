@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -76,4 +78,14 @@ func TestDevinfoOpenFailed(t *testing.T) {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 	nicMustNot(t, Diagnose([]string{nicTestdata("corpus/ethtool/ibv-devinfo-rxe-no-link-layer-mtu1024-rxedev46.txt")}, nil, Options{}).Findings, "devinfo.open_failed")
+	// A container given none of the devices opens none: the same lines
+	// alone (synthetic), which were an unrecognised file before.
+	none := filepath.Join(t.TempDir(), "devinfo.txt")
+	if err := os.WriteFile(none, []byte("Failed to open device\nFailed to open device\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f = nicMustFind(t, Diagnose([]string{none}, nil, Options{}).Findings, "devinfo.open_failed", Warn, "could not open 2 RDMA devices", "it opened none")
+	if len(f.Evidence) != 2 || f.Evidence[1].Line != 2 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
 }

@@ -124,15 +124,19 @@ func checkOpenFailed(inc *Incident) []Finding {
 		if len(d.OpenFailed) == 0 {
 			continue
 		}
-		var opened []string
-		for _, dev := range d.Devices {
-			opened = append(opened, nameOr(dev.Name, unnamedDevice))
+		// A container given none of the devices opens none of them.
+		read, ev := "it opened none", append([]Evidence{}, d.OpenFailed[:min(len(d.OpenFailed), 3)]...)
+		if len(d.Devices) > 0 {
+			var opened []string
+			for _, dev := range d.Devices {
+				opened = append(opened, nameOr(dev.Name, unnamedDevice))
+			}
+			read = "it read " + list(opened, 4)
+			ev = append(ev, d.Devices[0].Evidence)
 		}
-		ev := append([]Evidence{}, d.OpenFailed[:min(len(d.OpenFailed), 3)]...)
-		ev = append(ev, d.Devices[0].Evidence)
 		fs = append(fs, Finding{
 			ID: "devinfo.open_failed", Severity: Warn, Layer: LayerRDMA,
-			Title:    fmt.Sprintf("ibv_devinfo could not open %s ('Failed to open device'); it read %s", plural(len(d.OpenFailed), "RDMA device", "RDMA devices"), list(opened, 4)),
+			Title:    fmt.Sprintf("ibv_devinfo could not open %s ('Failed to open device'); %s", plural(len(d.OpenFailed), "RDMA device", "RDMA devices"), read),
 			Subject:  d.Source(),
 			Evidence: evidenceInOrder(ev),
 			Mechanism: "libibverbs lists every RDMA device under /sys/class/infiniband and opens each through its character device, /dev/infiniband/uverbsN. In a container (the Kubernetes RDMA or SR-IOV device plugins, VFs given to other pods) the host's whole sysfs list is visible while only the assigned devices' files are mounted, so the others fail to open; on a host, a missing or unreadable uverbs file or a device whose driver failed does the same. " +

@@ -359,7 +359,7 @@ func atoiPrefixOr(s string, def int) int {
 
 // Result implements Parser.
 func (p *devinfoParser) Result() Artifact {
-	if p.out.lines.n == 0 || len(p.out.Devices) == 0 {
+	if p.out.lines.n == 0 || len(p.out.Devices) == 0 && len(p.out.OpenFailed) == 0 {
 		return nil
 	}
 	return &p.out
