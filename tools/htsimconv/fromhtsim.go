@@ -372,8 +372,13 @@ func readConn(f []string, col []int, line, nodes int, errs matrixErrs) (htsimCon
 		}
 		i++
 		v, err := strconv.ParseFloat(f[i], 64)
-		if err != nil || v < 0 || v != math.Trunc(v) && key != "start" {
-			return c, errs.at(line, col[i], "%s %q: expected a whole number that is not negative", key, f[i])
+		if err != nil || v < 0 || math.IsInf(v, 0) {
+			return c, errs.at(line, col[i], "%s %q: expected a number that is not negative", key, f[i])
+		}
+		// htsim reads all but start with stoi: an int, from the leading
+		// digits only (its size of "1e6" is 1 byte).
+		if key != "start" && (v != math.Trunc(v) || v > math.MaxInt32 || strings.ContainsAny(f[i], "eEpPxX")) {
+			return c, errs.at(line, col[i], "%s %q: expected a whole number from 0 to %d in digits, as htsim reads it (stoi)", key, f[i], math.MaxInt32)
 		}
 		switch key {
 		case "start":

@@ -143,6 +143,12 @@ func TestImportRefuses(t *testing.T) {
 		{"duplicate id", "Nodes 16\nConnections 3\n0->1 id 1 start 0 size 5\n2->3 start 0 size 5\n4->5 id 1 start 0 size 5\n", nil, "m.cm:5:1: id 1 also at line 3"},
 		{"triggered without id", head + "0->1 id 1 start 0 size 10 send_done_trigger 1\n2->3 id 2 start 0 size 10\n4->5 trigger 1 size 10\ntrigger id 1 oneshot\n", nil, "m.cm:6:14: a connection a trigger starts needs an id N"},
 		{"value", "Nodes 16\nConnections 1\n0->1 start 0 size\n", nil, "m.cm:3:18: size: expected a value"},
+		// htsim's stoi takes an int's digits: a larger size made a negative
+		// flow, and "1e6" is 1 byte there.
+		{"size beyond an int", "Nodes 16\nConnections 1\n0->1 start 0 size 9223372036854775000\n", nil, "m.cm:3:19: size \"9223372036854775000\": expected a whole number from 0 to 2147483647"},
+		{"size with an exponent", "Nodes 16\nConnections 1\n0->1 start 0 size 1e6\n", nil, "m.cm:3:19: size \"1e6\": expected a whole number"},
+		{"id beyond an int", "Nodes 16\nConnections 1\n0->1 id 1e30 start 0 size 5\n", nil, "m.cm:3:9: id \"1e30\": expected a whole number"},
+		{"start infinite", "Nodes 16\nConnections 1\n0->1 start Inf size 5\n", nil, "m.cm:3:12: start \"Inf\": expected a number that is not negative"},
 		{"switch latency", "", []string{"-switch_latency", "-1"}, "-switch_latency -1: expected 0 to 100us"},
 		{"flag", "", []string{"-colour", "red"}, "\"-colour\" is not an htsim_roce flag"},
 		{"strategy", "", []string{"-strat", "perm"}, "-strat perm: htsim_roce runs only"},
@@ -282,13 +288,14 @@ func FuzzReadMatrix(f *testing.F) {
 	f.Add("Nodes 16\nConnections 1\n# comment\n3->4 id 9 start 2.5e6 size 4096 prio 2\n")
 	f.Add("Nodes 16\nConnections 0\nTriggers 1\ntrigger id 3 barrier count 2\n")
 	f.Add("Nodes 16\nConnections 2\n0->13 start 0 size 2000000\n13->0 start 0.000000 size 0\n")
+	f.Add("Nodes 16\nConnections 2\n0->13 id 99999999999999999999 start 0 size 1e19\n13->0 start Inf size 2147483647\n")
 	f.Fuzz(func(t *testing.T, m string) {
 		conns, _, err := readMatrix("f.cm", strings.NewReader(m), 16)
 		if err != nil {
 			return
 		}
 		for _, c := range conns {
-			if c.src < 0 || c.src >= 16 || c.dst < 0 || c.dst >= 16 || c.size < 0 || c.trigger != 0 && c.id == 0 {
+			if c.src < 0 || c.src >= 16 || c.dst < 0 || c.dst >= 16 || c.size < 0 || c.size > math.MaxInt32 || c.id < 0 || c.trigger < 0 || c.trigger != 0 && c.id == 0 {
 				t.Fatalf("read %+v", c)
 			}
 		}
