@@ -61,6 +61,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -153,6 +154,9 @@ func convert(s *scenario.Scenario, mtu, queue int, file string, w io.Writer) (st
 		}
 		if f.Start > 0 {
 			return "", fmt.Errorf("%s: flow %s starts at %v: htsim_roce starts every connection as it is connected, whatever its start (roce.cpp, RoceSrc::connect)", file, f.Name, f.Start)
+		}
+		if f.Bytes > math.MaxInt32 {
+			return "", fmt.Errorf("%s: flow %s of %d B: htsim reads a connection's size with stoi, an int of at most %d", file, f.Name, int64(f.Bytes), math.MaxInt32)
 		}
 	}
 	b := bufio.NewWriter(w)
