@@ -176,7 +176,7 @@ var book = []Spec{
 		Text: "nvidia-smi topo -m: no GPU pair has NVLink or a shared PCIe switch (every pair PHB, NODE or SYS), so NCCL's intra-node traffic goes through host memory",
 		Fix:  "On an NVLink server check `nvidia-smi nvlink -s` and the Fabric Manager; on a PCIe server size intra-node bandwidth by PCIe."},
 	{ID: "devinfo.open_failed", Layer: LayerRDMA, Severities: []Severity{Warn}, Front: Doctor,
-		Text: "ibv_devinfo printed 'Failed to open device' beside the devices it did read: RDMA devices listed in sysfs whose /dev/infiniband/uverbs file is missing or unreadable (a container given some of the host's devices) or whose driver failed",
+		Text: "ibv_devinfo printed 'Failed to open device' beside the devices it did read, or alone (it opened none): RDMA devices listed in sysfs whose /dev/infiniband/uverbs file is missing or unreadable (a container given some of the host's devices) or whose driver failed",
 		Fix:  "Give the pod or host the uverbs devices it should use, and set NCCL_IB_HCA to the devices that open."},
 	{ID: "devinfo.port.down", Layer: LayerRDMA, Severities: []Severity{Warn, Error}, Front: Doctor,
 		Text: "an RDMA port is not ACTIVE (ibv_devinfo PORT_DOWN/INIT, ibstat `State: Down`, `rdma link` `state DOWN`), with what its physical state says (POLLING: no link partner; LinkUp on InfiniBand: no subnet manager); error when the same port also reads ACTIVE in the input (the link flaps)",
