@@ -176,6 +176,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"PFC_WD": {"Ethernet0": {"detection_time": "200", "action": "drop"}}, "PORT": {"Ethernet0": {"speed": "100000", "mtu": "9100"}}}`))
 	f.Add([]byte(`{"BUFFER_PG": {"Ethernet0,Ethernet4|3-4": {"profile": "pg_lossless_100000_300m_profile"}}, "CABLE_LENGTH": {"AZURE": {"Ethernet0": "300m"}}}`))
 	f.Add([]byte(`{"PORT_QOS_MAP|Ethernet0": {"expireat": 1.5, "ttl": -0.001, "type": "hash", "value": {"pfc_enable": "3,4", "ports@": "a,b"}}, "BUFFER_POOL|p": {"type": "ingress", "value": {"x": "1"}}}`))
+	f.Add([]byte(`{"DEVICE_NEIGHBOR|E": {"type": "hash", "value": {"value": {"value": {"name": "x"}}}}, "PORT|E": {"value": {"value": {"speed": "1"}}}}`))
 	f.Add([]byte(`{"PORT_QOS_MAP|Ethernet0": {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]"}, "VERSIONS": {"DATABASE|VERSION": "v", "X": {"a": [1, {"b": 2}]}}, "QUEUE": {"E|3": {}, "E|3": {"x": "y"}}}`))
 	for _, file := range []string{"util-override-multi-asic-namespaced.json", "mgmt-configlet-clet-add.json", "bi-vs-zero_profiles.json"} {
 		if data, err := os.ReadFile("testdata/public/" + file); err == nil {
