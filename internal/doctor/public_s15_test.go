@@ -41,6 +41,21 @@ func TestRASReportJudged(t *testing.T) {
 	fs = Diagnose([]string{nicTestdata("corpus/nccl-log/ncclras-2.27.3-incomplete-process-60004-outlier-node-nccl1762.txt")}, nil, Options{}).Findings
 	nicMustFind(t, fs, "nccl.ras.report", Error, "INCOMPLETE for the job: Missing communicator data from 1 job process: Process 60004 on node 10.4.109.13")
 	nicMustFind(t, fs, "nccl.ras.report", Error, "INCOMPLETE for communicator #0-0 (b3398875b8b2a063)", "Rank 1 -- GPU 0")
+	// The same report cut after its table (its first 17 lines): the
+	// table's MISMATCH is said, and that the entries naming the ranks are
+	// missing. Before, a cut report raised nothing.
+	data, err := os.ReadFile(nicTestdata("corpus/nccl-log/ncclras-2.26.2-mismatch-allgather-640-641-nccl1911.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "ncclras.txt")
+	if err := os.WriteFile(cut, []byte(strings.Join(strings.SplitAfter(string(data), "\n")[:17], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f = nicMustFind(t, Diagnose([]string{cut}, nil, Options{}).Findings, "nccl.ras.report", Warn, "communicator table: group 0 MISMATCH", "entries, which name the ranks, are not in the input")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 17 || !strings.Contains(f.Mechanism, "disagree") {
+		t.Errorf("cut report: evidence %+v, mechanism %s", f.Evidence, f.Mechanism)
+	}
 	fs = Diagnose([]string{nicTestdata("corpus/nccl-log/ncclras-2.26.2-running-ok-pytorch-timeout-pg-status-nccl1730.txt")}, nil, Options{}).Findings
 	nicMustFind(t, fs, "nccl.ras.report", Info, "every communicator OK (1 group, the largest of 256 ranks)")
 	nicMustFind(t, fs, "nccl.collective.timeout", Error, "rank 118")

@@ -169,7 +169,7 @@ var book = []Spec{
 	{ID: "nvlink.ok", Layer: LayerNCCL, Severities: []Severity{Info}, Front: Doctor,
 		Text: "nvidia-smi nvlink -s: every GPU has all its NVLinks active at one speed"},
 	{ID: "nccl.ras.report", Layer: LayerNCCL, Severities: []Severity{Info, Warn, Error}, Front: Doctor,
-		Text:   "the report of NCCL's RAS client (`ncclras`, NCCL 2.24+): each entry of its Errors section (INCOMPLETE: processes or ranks whose data is missing; DEAD: processes unreachable; ERROR: ranks that reported an NCCL error) is an error, each of its Warnings section (MISMATCH: ranks at different operation counts or status; TIMEOUT: processes that did not answer) a warning; a report with neither and every communicator OK is info",
+		Text:   "the report of NCCL's RAS client (`ncclras`, NCCL 2.24+): each entry of its Errors section (INCOMPLETE: processes or ranks whose data is missing; DEAD: processes unreachable; ERROR: ranks that reported an NCCL error) is an error, each of its Warnings section (MISMATCH: ranks at different operation counts or status; TIMEOUT: processes that did not answer) a warning; a report with neither and every communicator OK is info; one cut after its communicator table, whose Errors column is not OK, is said to lack the entries (error, or warn for MISMATCH alone)",
 		Fix:    "Follow the processes, nodes and ranks the entry names: whether they still run, their first NCCL WARN; for a MISMATCH, query again to tell a hang from operations in flight.",
 		Source: "NVIDIA/nccl src/ras/client_support.cc (the report's sections and entries)"},
 	{ID: "topo.gpu_gpu.host", Layer: LayerNCCL, Severities: []Severity{Info}, Front: Doctor,

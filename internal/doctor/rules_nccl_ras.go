@@ -89,17 +89,42 @@ func checkRAS(inc *Incident) []Finding {
 			continue
 		}
 		var bad []string
-		var ev []Evidence
-		ranks := 0
+		var ev, badEv []Evidence
+		ranks, sev, kind := 0, Warn, ""
 		for _, g := range r.Groups {
 			ev = append(ev, g.Evidence)
 			ranks = max(ranks, g.RanksPerComm)
 			if g.Errors != "OK" {
 				bad = append(bad, fmt.Sprintf("group %d %s", g.Group, g.Errors))
+				badEv = append(badEv, g.Evidence)
+				// "INCOMPLETE,ERROR,MISMATCH": the first is the gravest.
+				k, _, _ := strings.Cut(g.Errors, ",")
+				if _, known := rasKindText[k]; !known {
+					k = "ERROR"
+				}
+				if k != "MISMATCH" {
+					sev = Error
+				}
+				if kind == "" || k != "MISMATCH" && kind == "MISMATCH" {
+					kind = k
+				}
 			}
 		}
-		if len(bad) > 0 || len(r.Groups) == 0 {
-			continue // the table names errors its sections do not list: a cut report
+		if len(r.Groups) == 0 {
+			continue
+		}
+		if len(bad) > 0 {
+			// The table names errors its sections do not list: the
+			// report was cut after it (a paste of the table alone).
+			fs = append(fs, Finding{
+				ID: "nccl.ras.report", Severity: sev, Layer: LayerNCCL,
+				Title:     fmt.Sprintf("NCCL RAS communicator table: %s; the report's Errors and Warnings entries, which name the ranks, are not in the input", list(bad, 4)),
+				Subject:   r.Source() + " table",
+				Evidence:  badEv[:min(len(badEv), 4)],
+				Mechanism: rasKindText[kind].mech,
+				Fix:       "Give the whole ncclras report: its Errors and Warnings sections name the processes and ranks. " + rasKindText[kind].fix,
+			})
+			continue
 		}
 		fs = append(fs, Finding{
 			ID: "nccl.ras.report", Severity: Info, Layer: LayerNCCL,
