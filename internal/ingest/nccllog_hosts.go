@@ -305,10 +305,17 @@ func (l *NCCLLog) GIDDefaults() []GIDUse {
 // [0] idle). It says nothing of a host whose lines do not all name their
 // device, nor of NCCL 2.24 and later (or a version not shown): from 2.24
 // NET/IB/i counts NCCL's virtual devices, which follow the listed ones
-// (2.26.2 lists [0]mlx5_5 alone and connects via NET/IB/1).
+// (2.26.2 lists [0]mlx5_5 alone and connects via NET/IB/1); every
+// version the log shows must be older (two runs pasted together may not
+// be).
 func (l *NCCLLog) IdleIBDevices() []NetDevice {
-	if late, known := l.VersionAtLeast(2, 24); !known || late || len(l.VirtualDevices) > 0 {
+	if len(l.Versions) == 0 || len(l.VirtualDevices) > 0 {
 		return nil
+	}
+	for _, v := range l.Versions {
+		if ma, mi, ok := parseVersion(v.Version); !ok || ma > 2 || ma == 2 && mi >= 24 {
+			return nil
+		}
 	}
 	used, unnamed := map[string]uint64{}, map[string]bool{}
 	for _, c := range l.Channels {

@@ -9,7 +9,9 @@ import (
 // connects over NET/IB/1 only (nccl-tests#350): the RoCE port is idle.
 // From 2.24 NET/IB/i counts NCCL's virtual devices, which follow the
 // listed ones: 2.26.2 lists [0]mlx5_5 alone and connects via NET/IB/1
-// (the ccimoc run), so nothing is called idle. Lines of the two runs.
+// (the ccimoc run), so nothing is called idle; nor in the two runs
+// pasted together, whose first version alone was read before. Lines of
+// the two runs.
 func TestIdleIBDevices(t *testing.T) {
 	const early = `NCCL version 2.16.5+cuda11.8
 n013:101855:101885 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_2:1/IB [RO]; OOB ibp209s0f0:10.128.3.13<0>
@@ -23,7 +25,7 @@ MOC-R4PCC04U37:574691:574719 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] vi
 `
 	for _, c := range []struct {
 		text, want string
-	}{{early, "mlx5_0"}, {late, ""}, {strings.Replace(early, "NCCL version 2.16.5+cuda11.8\n", "", 1), ""}} {
+	}{{early, "mlx5_0"}, {late, ""}, {strings.Replace(early, "NCCL version 2.16.5+cuda11.8\n", "", 1), ""}, {early + late, ""}} {
 		res := checkArtifact(t, []byte(c.text))
 		var got []string
 		for _, a := range res.Artifacts {
