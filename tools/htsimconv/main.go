@@ -214,8 +214,8 @@ func htsimUnlike(s *scenario.Scenario, mtu int) (string, []string) {
 	switch {
 	case sw.StaticTh == 0:
 		unlike = append(unlike, "switch: htsim pauses an ingress port at a static threshold (15 packets, XON at 12, unless -pfc_thresholds); set switch.static_th and pfc.xon_offset")
-	case sw.StaticTh%pkt != 0 || sw.XONOffset%pkt != 0 || sw.XONOffset >= sw.StaticTh:
-		unlike = append(unlike, fmt.Sprintf("switch.static_th %v, pfc.xon_offset %v: htsim's -pfc_thresholds counts whole packets of %d B, XON above 0", sw.StaticTh, sw.XONOffset, mtu))
+	case sw.StaticTh%pkt != 0 || sw.XONOffset%pkt != 0 || sw.XONOffset >= sw.StaticTh || sw.XONOffset == 0:
+		unlike = append(unlike, fmt.Sprintf("switch.static_th %v, pfc.xon_offset %v: htsim's -pfc_thresholds counts whole packets of %d B, its XON (low) above 0 and below its XOFF (high)", sw.StaticTh, sw.XONOffset, mtu))
 	default:
 		pfc = fmt.Sprintf(" -pfc_thresholds %d %d", int64((sw.StaticTh-sw.XONOffset)/pkt), int64(sw.StaticTh/pkt))
 	}

@@ -123,4 +123,14 @@ func TestConvertSaysWhatIsNotAlike(t *testing.T) {
 	if strings.Contains(cmd, " -pfc_thresholds ") {
 		t.Errorf("defaults: %q gives thresholds for a dynamic threshold", cmd)
 	}
+	// XON at the XOFF threshold (xon_offset 0) has no -pfc_thresholds
+	// that from-htsim would read back: it wants low < high.
+	_, cmd, err = convertYAML(t, topo+"switch: {static_th: 61440B, reserve: 0, pfc: {xon_offset: 0B, response_time: 1ps}}\n"+
+		"phy: {clock_ppm: 0, fec_jitter: 0ns}\nhost: {cc: none, mtu: 4096, qp: {ack_coalesce: 1}}\n"+flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(cmd, "\n"); strings.Contains(first, " -pfc_thresholds ") || !strings.Contains(cmd, "pfc.xon_offset 0B") {
+		t.Errorf("xon_offset 0: command %q, expected no -pfc_thresholds and a note", cmd)
+	}
 }
