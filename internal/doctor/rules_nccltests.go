@@ -386,6 +386,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	lim := limitFor(r, nodes, sh)
 	f := Finding{Layer: LayerNCCL}
 	if lim.offNode {
+		if m, ok := nvlinkJudged(r); ok {
+			return judgeNVLink(inc, r, p, m, ev, plat)
+		}
 		f.ID, f.Severity = "nccltests.busbw.unjudged", Info
 		f.Title = fmt.Sprintf("%s %s: %s, so no NIC is on its path", testName(r), plat, lim.model)
 		if sp.single && sp.nodes == 1 && strings.HasPrefix(sp.how, "host ") {
@@ -424,6 +427,10 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 			}
 		default:
 			judge = fmt.Sprintf(" Limit model: %s. At the plateau (%s GB/s) each NIC carries %s Gb/s, below %.0f%% of line rate for any NIC above %s Gb/s%s.", lim.model, fmtGB(p.BusBW), fmtGb(perNIC), lowFraction*100, fmtGb(above), examples(above))
+		}
+		if n, short := fabricNote(r, nodes, p); n != "" {
+			notes = append(notes, n)
+			f.Title += short
 		}
 		f.Mechanism = mech + judge
 		f.Fix = "Give the NIC speed to judge it: --nic-speed (e.g. 400G), or add `ibv_devinfo -v` or `ethtool <netdev>` output to the incident."
