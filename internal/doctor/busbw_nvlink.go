@@ -27,6 +27,12 @@ import (
 // GPUs may sit on a 4-GPU board whose GPUs link directly, and PCIe cards
 // (A100 PCIe, H100 PCIe/NVL with bridges) have no NVSwitch. Other GPUs
 // (B200, MI300X) have no reference figure here and stay unjudged.
+//
+// Across nodes, with no NIC speed known, the compute fabric such 8-GPU
+// nodes usually carry is a reference, not a verdict: 8 x 200G (HDR) on
+// A100 (DGX A100; OCI's BM.GPU4.8 has the same 1.6 Tb/s), 8 x 400G on
+// H100/H200/B200 (DGX H100/B200), each 400G NIC carrying 48 GB/s of busbw
+// (nccl-tests#319, the maintainer: ~396 GB/s with Ring).
 
 // nvlinkGPU is an SXM GPU model whose 8-GPU board busbw is known.
 type nvlinkGPU struct {
@@ -45,11 +51,14 @@ type nvlinkGPU struct {
 }
 
 var nvlinkGPUs = []nvlinkGPU{
-	{match: []string{"A100-SXM"}, name: "A100 SXM (NVLink 3)", perDir: 300, ring: 230, fabric: "8 × 200G (HDR) NICs, one per GPU", fabricRing: 188},
-	{match: []string{"H100 80GB HBM3", "H100-SXM", "H100 SXM"}, name: "H100 SXM (NVLink 4)", perDir: 450, ring: 360, fabric: "8 × 400G (NDR) NICs, one per GPU", fabricRing: 380},
-	{exact: []string{"NVIDIA H200"}, match: []string{"H200 141GB HBM3e"}, name: "H200 SXM (NVLink 4)", perDir: 450, ring: 360, fabric: "8 × 400G (NDR) NICs, one per GPU", fabricRing: 380},
+	{match: []string{"A100-SXM"}, name: "A100 SXM (NVLink 3)", perDir: 300, ring: 230, fabric: "8 × 200G NICs, one per GPU", fabricRing: 188},
+	{match: []string{"H100 80GB HBM3", "H100-SXM", "H100 SXM"}, name: "H100 SXM (NVLink 4)", perDir: 450, ring: 360, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380},
+	{exact: []string{"NVIDIA H200"}, match: []string{"H200 141GB HBM3e"}, name: "H200 SXM (NVLink 4)", perDir: 450, ring: 360, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380},
 	{exact: []string{"NVIDIA H20"}, name: "H20 (NVLink 4)", perDir: 450, ring: 360},
 	{match: []string{"H800"}, name: "H800 (NVLink 4, 8 links)", perDir: 200, ring: 160},
+	// B200 (NVLink 5, 900 GB/s each way): no single-node reference figure
+	// here (ring 0), but DGX/HGX B200 nodes carry 8 x 400G like the H100's.
+	{exact: []string{"NVIDIA B200"}, name: "B200 (NVLink 5)", perDir: 900, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380},
 }
 
 // nvlinkModel returns the SXM model every rank's GPU name matches. Ranks
@@ -99,7 +108,10 @@ func modelOf(gpu string) *nvlinkGPU {
 // such nodes gives (8 NICs of line rate L carry about 8 × 0.96 L), and
 // short says it for a title: a reference, not a verdict, since the file
 // does not say which NICs the nodes have. Both are "" for other runs.
-func fabricNote(r *ingest.TestRun, nodes int, p ingest.Plateau) (note, short string) {
+func fabricNote(inc *Incident, r *ingest.TestRun, nodes int, p ingest.Plateau) (note, short string) {
+	if otherNetwork(inc) {
+		return "", ""
+	}
 	switch r.Collective {
 	case "all_reduce", "all_gather", "reduce_scatter":
 	default:
@@ -128,6 +140,24 @@ func fabricNote(r *ingest.TestRun, nodes int, p ingest.Plateau) (note, short str
 	return note, short
 }
 
+// otherNetwork reports whether an NCCL log of the incident shows a network
+// other than NCCL's IB verbs transport: a net plugin's own lines (AWS EFA
+// through aws-ofi-nccl), or "Using network" naming sockets or a plugin.
+// Such nodes have their own fabric (p4d: four 100G EFA), not the usual one.
+func otherNetwork(inc *Incident) bool {
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		if l.PluginNetLines.Count > 0 {
+			return true
+		}
+		for _, n := range l.Networks {
+			if !strings.HasPrefix(n.Name, "IB") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // nvlinkJudged reports whether run r is a ring collective on the 8 GPUs of
 // one known SXM board, the runs judgeNVLink judges.
 func nvlinkJudged(r *ingest.TestRun) (nvlinkGPU, bool) {
@@ -144,7 +174,8 @@ func nvlinkJudged(r *ingest.TestRun) (nvlinkGPU, bool) {
 	if len(hosts) != 1 || counts[0] != 8 || r.NRanks() != 8 || len(r.Ranks) != 8 {
 		return nvlinkGPU{}, false
 	}
-	return nvlinkModel(r)
+	m, ok := nvlinkModel(r)
+	return m, ok && m.ring > 0
 }
 
 // judgeNVLink judges the plateau p of a single-node run against its GPUs'

@@ -45,11 +45,7 @@ func TestNVLinkSweepStillRising(t *testing.T) {
 	if !strings.Contains(f.Fix, "-e 8G") {
 		t.Errorf("fix %s", f.Fix)
 	}
-	for _, f := range fs {
-		if f.ID == "nccltests.busbw.low" {
-			t.Errorf("false alarm: %s", f.Title)
-		}
-	}
+	nicMustNot(t, fs, "nccltests.busbw.low")
 }
 
 // The NVLink figures: a flat plateau below 90% of the Ring figure is low
@@ -145,7 +141,7 @@ func TestNVLinkFigures(t *testing.T) {
 func TestHGXFabricReference(t *testing.T) {
 	path := nicTestdata("corpus/nccl-tests/allreduce-h100-2n-8nic-ib400g-doca-gdr-level1-89GBps-nccltests319.txt")
 	fs := Diagnose([]string{path}, nil, Options{}).Findings
-	f := nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "plateau 89.16 GB/s", "23% of the ~380 GB/s of the usual fabric, 8 × 400G (NDR) NICs")
+	f := nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "plateau 89.16 GB/s", "23% of the ~380 GB/s of the usual fabric, 8 × 400G NICs")
 	if !strings.Contains(f.Mechanism, "low if that is this fabric") || !strings.Contains(f.Mechanism, "--nics-per-node") {
 		t.Errorf("mechanism %s", f.Mechanism)
 	}
@@ -158,4 +154,32 @@ func TestHGXFabricReference(t *testing.T) {
 	if !strings.Contains(f.Mechanism, "consistent with that fabric") {
 		t.Errorf("mechanism %s", f.Mechanism)
 	}
+}
+
+// Two p4d.24xlarge (A100, four 100G EFA each) through aws-ofi-nccl: the
+// plugin's own "NET/OFI ..." lines say the network, so no "no network
+// lines" note, and the 8 x 200G reference of A100 boards is not set
+// beside an EFA run. Before, both were printed.
+func TestPluginNetworkShown(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata("corpus/nccl-tests/allreduce-p4d-a100-2n-efa-ofi1.13-76GBps-aws-tutorial.txt")}, nil, Options{}).Findings
+	nicMustNot(t, fs, "nccl.log.no_network_lines")
+	f := nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "plateau 73.46 GB/s")
+	if strings.Contains(f.Title+f.Mechanism, "usual fabric") {
+		t.Errorf("EFA run set beside the 8 x 200G fabric: %s", f.Title)
+	}
+}
+
+// nccl-tests#355: the failure of the first size is printed on the line
+// nccl-tests had started for that size's row ("2097152 32768 float none
+// -1 node0: Test CUDA failure common.cu:389 'an illegal memory access was
+// encountered'"). It is read as the test's failure, an error naming the
+// device-API kernels' one-NVLink-domain limit the maintainers gave;
+// before, the line was a row not read (a warning) and the failure missed.
+func TestFailureOnRowLine(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata("corpus/nccl-tests/alltoall-2.17.6-h800-2n-device-kernel-D1-illegal-memory-access-nccltests355.txt")}, nil, Options{}).Findings
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "a CUDA call failed at common.cu:389 with 'an illegal memory access was encountered' on node0")
+	if !strings.Contains(f.Mechanism, "one NVLink domain") || !strings.Contains(f.Fix, "-D 0") {
+		t.Errorf("mechanism %s\nfix %s", f.Mechanism, f.Fix)
+	}
+	nicMustNot(t, fs, "nccltests.rows.unread")
 }

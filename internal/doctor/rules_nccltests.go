@@ -428,7 +428,7 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 		default:
 			judge = fmt.Sprintf(" Limit model: %s. At the plateau (%s GB/s) each NIC carries %s Gb/s, below %.0f%% of line rate for any NIC above %s Gb/s%s.", lim.model, fmtGB(p.BusBW), fmtGb(perNIC), lowFraction*100, fmtGb(above), examples(above))
 		}
-		if n, short := fabricNote(r, nodes, p); n != "" {
+		if n, short := fabricNote(inc, r, nodes, p); n != "" {
 			notes = append(notes, n)
 			f.Title += short
 		}
