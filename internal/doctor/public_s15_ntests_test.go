@@ -147,6 +147,10 @@ func TestHGXFabricReference(t *testing.T) {
 	}
 	fs = Diagnose([]string{path}, nil, Options{NICSpeed: 400e9, NICsPerNode: 8}).Findings
 	nicMustFind(t, fs, "nccltests.busbw.low", Error, "89.16 GB/s", "22% of what 400Gbps allows per rank")
+	// The Ring rerun of the same thread, its log naming the hpcx RDMA
+	// plugin (IB verbs underneath): still set beside the 8 x 400G fabric.
+	fs = Diagnose([]string{nicTestdata("corpus/nccl-tests/allreduce-h100-2n-8nic-ib400g-ring-rdma-plugin-qps64-44GBps-nccltests319.txt")}, nil, Options{}).Findings
+	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "plateau 44.33 GB/s", "12% of the ~380 GB/s of the usual fabric")
 	// Two nodes of the same model where the plateau is above the fabric's
 	// Ring figure (NVLS/Tree on 2 nodes) are called consistent with it.
 	fs = Diagnose([]string{nicTestdata("corpus/nccl-tests/allreduce-dgx-h100-2n-g8-472GBps-small-size-stall.txt")}, nil, Options{}).Findings
