@@ -156,7 +156,8 @@ func checkBusBW(inc *Incident) []Finding {
 		speed, speedKnown := speedOf(inc, t.Scope())
 		for _, r := range t.Runs {
 			if len(r.Rows) == 0 {
-				if r.Header.Line > 0 && len(r.Truncated) == 0 {
+				// A failed call explains an empty table (nccltests.failed).
+				if r.Header.Line > 0 && len(r.Truncated) == 0 && t.FailureCount == 0 {
 					fs = append(fs, noRows(r).per(t.Source()+" "+collName(r), "run", "nccl-tests tables without a size"))
 				}
 				continue
@@ -386,6 +387,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	lim := limitFor(r, nodes, sh)
 	f := Finding{Layer: LayerNCCL}
 	if lim.offNode {
+		if m, ok := nvlinkJudged(r); ok {
+			return judgeNVLink(inc, r, p, m, ev, plat)
+		}
 		f.ID, f.Severity = "nccltests.busbw.unjudged", Info
 		f.Title = fmt.Sprintf("%s %s: %s, so no NIC is on its path", testName(r), plat, lim.model)
 		if sp.single && sp.nodes == 1 && strings.HasPrefix(sp.how, "host ") {
@@ -424,6 +428,10 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 			}
 		default:
 			judge = fmt.Sprintf(" Limit model: %s. At the plateau (%s GB/s) each NIC carries %s Gb/s, below %.0f%% of line rate for any NIC above %s Gb/s%s.", lim.model, fmtGB(p.BusBW), fmtGb(perNIC), lowFraction*100, fmtGb(above), examples(above))
+		}
+		if n, short := fabricNote(inc, r, nodes, p); n != "" {
+			notes = append(notes, n)
+			f.Title += short
 		}
 		f.Mechanism = mech + judge
 		f.Fix = "Give the NIC speed to judge it: --nic-speed (e.g. 400G), or add `ibv_devinfo -v` or `ethtool <netdev>` output to the incident."

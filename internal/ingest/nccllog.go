@@ -67,6 +67,10 @@ type NCCLLog struct {
 	// NoNetwork holds NCCL's "Failed to initialize any NET plugin": no
 	// network transport started, so the communicator cannot be built.
 	NoNetwork HostLines
+	// PluginNetLines holds a loaded net plugin's own lines ("NET/OFI
+	// Initializing aws-ofi-nccl 1.13.2-aws", "NET/OFI Selected provider is
+	// efa"): the job's network is that plugin's, not NCCL's IB or sockets.
+	PluginNetLines HostLines
 	// PluginGDROff holds a net plugin's own lines that say it turned
 	// GPUDirect RDMA off ("NET/OFI Could not disable CUDA API usage for
 	// HMEM, disabling GDR").

@@ -169,8 +169,11 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		// under NCCL_DEBUG_SUBSYS=NET too, where "Using network" (INIT) is not.
 		l.addNetwork(host, strings.TrimSuffix(strings.TrimSpace(msg[len("Assigned NET plugin "):]), " to comm"), ev)
 	case strings.HasPrefix(msg, "NET/"):
-		if _, rest, ok := pluginNet(msg); ok && pluginGDROff(rest) {
-			l.PluginGDROff.add(host, ev)
+		if _, rest, ok := pluginNet(msg); ok {
+			l.PluginNetLines.add(host, ev)
+			if pluginGDROff(rest) {
+				l.PluginGDROff.add(host, ev)
+			}
 		}
 		if pluginInitFailed(msg) {
 			l.PluginInitFailures.add(host, ev)

@@ -39,8 +39,17 @@ func (t *NCCLTests) failure(ln Line, s string) bool {
 	host := ""
 	if pre := s[:i]; pre != "" {
 		h, ok := strings.CutSuffix(pre, ": Test ")
-		if !ok || h == "" || strings.ContainsAny(h, " \t") {
+		if !ok || h == "" {
 			return false
+		}
+		if f := strings.Fields(h); len(f) > 1 {
+			// The size's row was being printed when the check failed, and
+			// the failure line continues it: "2097152 32768 float none -1
+			// node0: Test CUDA failure ..." (nccl-tests#355).
+			if !isDigits(f[0]) {
+				return false
+			}
+			h = f[len(f)-1]
 		}
 		host = h
 	}

@@ -1,0 +1,238 @@
+package doctor
+
+import (
+	"fmt"
+	"strings"
+
+	"rocelab/internal/ingest"
+)
+
+// What NVLink lets a single-node nccl-tests busbw reach. Ranks on one node
+// move their data over NVLink, so the NIC limits of busbw_limit.go do not
+// apply; on an 8-GPU HGX/DGX baseboard every GPU reaches the NVSwitches
+// with all its links, and a Ring collective's busbw settles near 80% of
+// one GPU's NVLink bandwidth in one direction (SMs move 128-byte payloads,
+// about 20 of each link's 25 GB/s):
+//
+//   - A100 SXM (NVLink 3, 12 links x 25 GB/s = 300 GB/s each way): about
+//     230 GB/s at 8 GB (nccl-tests#149, the maintainer: 240 GB/s effective,
+//     ~230 reached);
+//   - H100/H200/H20 SXM (NVLink 4, 18 x 25 = 450 GB/s): about 360 GB/s
+//     with Ring, about 480 GB/s with NVLink SHARP (NVLS) all_reduce
+//     (nccl-tests#312; NVIDIA/nccl#1374, quoting GTC S62129);
+//   - H800 (NVLink 4 cut to 8 links, 200 GB/s): about 160 GB/s with Ring
+//     by the same 80%; 215 GB/s reported with NVLS (NVIDIA/nccl#1374).
+//
+// Only 8 ranks of one of these SXM models on one host are judged: 2 or 4
+// GPUs may sit on a 4-GPU board whose GPUs link directly, and PCIe cards
+// (A100 PCIe, H100 PCIe/NVL with bridges) have no NVSwitch. Other GPUs
+// (B200, MI300X) have no reference figure here and stay unjudged.
+//
+// Across nodes, with no NIC speed known, the compute fabric such 8-GPU
+// nodes usually carry is a reference, not a verdict: 8 x 200G (HDR) on
+// A100 (DGX A100; OCI's BM.GPU4.8 has the same 1.6 Tb/s), 8 x 400G on
+// H100/H200/B200 (DGX H100/B200), each 400G NIC carrying 48 GB/s of busbw
+// (nccl-tests#319, the maintainer: ~396 GB/s with Ring).
+
+// nvlinkGPU is an SXM GPU model whose 8-GPU board busbw is known.
+type nvlinkGPU struct {
+	// match is a substring of the device name nccl-tests prints, exact a
+	// whole name (PCIe and NVL variants are never matched).
+	match, exact []string
+	name         string
+	// perDir is one GPU's NVLink bandwidth in one direction (GB/s); ring
+	// the busbw a healthy 8-GPU Ring collective reaches.
+	perDir, ring float64
+	// fabric is the compute network such nodes usually carry, and
+	// fabricRing the Ring busbw it gives across nodes (GB/s); "" when
+	// there is no usual one.
+	fabric     string
+	fabricRing float64
+}
+
+var nvlinkGPUs = []nvlinkGPU{
+	{match: []string{"A100-SXM"}, name: "A100 SXM (NVLink 3)", perDir: 300, ring: 230, fabric: "8 × 200G NICs, one per GPU", fabricRing: 188},
+	{match: []string{"H100 80GB HBM3", "H100-SXM", "H100 SXM"}, name: "H100 SXM (NVLink 4)", perDir: 450, ring: 360, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380},
+	{exact: []string{"NVIDIA H200"}, match: []string{"H200 141GB HBM3e"}, name: "H200 SXM (NVLink 4)", perDir: 450, ring: 360, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380},
+	{exact: []string{"NVIDIA H20"}, name: "H20 (NVLink 4)", perDir: 450, ring: 360},
+	{match: []string{"H800"}, name: "H800 (NVLink 4, 8 links)", perDir: 200, ring: 160},
+	// B200 (NVLink 5, 900 GB/s each way): no single-node reference figure
+	// here (ring 0), but DGX/HGX B200 nodes carry 8 x 400G like the H100's.
+	{exact: []string{"NVIDIA B200"}, name: "B200 (NVLink 5)", perDir: 900, fabric: "8 × 400G NICs, one per GPU", fabricRing: 380},
+}
+
+// nvlinkModel returns the SXM model every rank's GPU name matches. Ranks
+// without a name are passed over: nccl-tests' JSON names the first GPU of
+// each process only, and a process's GPUs sit in one node.
+func nvlinkModel(r *ingest.TestRun) (nvlinkGPU, bool) {
+	var got *nvlinkGPU
+	for _, rk := range r.Ranks {
+		if rk.GPU == "" {
+			continue
+		}
+		m := modelOf(rk.GPU)
+		if m == nil || (got != nil && got != m) {
+			return nvlinkGPU{}, false
+		}
+		got = m
+	}
+	if got == nil {
+		return nvlinkGPU{}, false
+	}
+	return *got, true
+}
+
+func modelOf(gpu string) *nvlinkGPU {
+	g := strings.TrimSpace(gpu)
+	if strings.Contains(strings.ToUpper(g), "PCIE") || strings.Contains(g, " NVL") {
+		return nil
+	}
+	for i := range nvlinkGPUs {
+		m := &nvlinkGPUs[i]
+		for _, s := range m.exact {
+			if g == s {
+				return m
+			}
+		}
+		for _, s := range m.match {
+			if strings.Contains(g, s) {
+				return m
+			}
+		}
+	}
+	return nil
+}
+
+// fabricNote puts a multi-node ring collective on 8-GPU SXM nodes whose
+// NIC speed is unknown beside the Ring busbw the usual compute fabric of
+// such nodes gives (8 NICs of line rate L carry about 8 × 0.96 L), and
+// short says it for a title: a reference, not a verdict, since the file
+// does not say which NICs the nodes have. Both are "" for other runs.
+func fabricNote(inc *Incident, r *ingest.TestRun, nodes int, p ingest.Plateau) (note, short string) {
+	if otherNetwork(inc) {
+		return "", ""
+	}
+	switch r.Collective {
+	case "all_reduce", "all_gather", "reduce_scatter":
+	default:
+		return "", ""
+	}
+	_, counts := r.RanksPerHost()
+	if nodes < 2 || len(counts) < 2 || r.Tool != "" {
+		return "", ""
+	}
+	for _, c := range counts {
+		if c != 8 {
+			return "", ""
+		}
+	}
+	m, ok := nvlinkModel(r)
+	if !ok || m.fabric == "" {
+		return "", ""
+	}
+	frac := p.BusBW / m.fabricRing
+	verdict := "consistent with that fabric"
+	if frac < lowFraction {
+		verdict = "low if that is this fabric"
+	}
+	note = fmt.Sprintf("For reference: 8-GPU %s nodes usually carry %s, whose healthy Ring plateau across nodes is about %.0f GB/s; this plateau is %.0f%% of it, %s. The file does not say which NICs the nodes have: pass --nic-speed and --nics-per-node to judge it.", m.name, m.fabric, m.fabricRing, 100*frac, verdict)
+	short = fmt.Sprintf(" (%.0f%% of the ~%.0f GB/s of the usual fabric, %s)", 100*frac, m.fabricRing, m.fabric)
+	return note, short
+}
+
+// otherNetwork reports whether an NCCL log of the incident shows a network
+// other than NCCL's IB verbs transport: a net plugin's own lines (AWS EFA
+// through aws-ofi-nccl), or "Using network" naming sockets or a plugin.
+// Such nodes have their own fabric (p4d: four 100G EFA), not the usual one.
+func otherNetwork(inc *Incident) bool {
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		if l.PluginNetLines.Count > 0 {
+			return true
+		}
+		for _, n := range l.Networks {
+			if !strings.HasPrefix(n.Name, "IB") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nvlinkJudged reports whether run r is a ring collective on the 8 GPUs of
+// one known SXM board, the runs judgeNVLink judges.
+func nvlinkJudged(r *ingest.TestRun) (nvlinkGPU, bool) {
+	if r.Tool != "" {
+		// mscclpp-test's kernels are not NCCL's Ring: no reference figure.
+		return nvlinkGPU{}, false
+	}
+	switch r.Collective {
+	case "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce":
+	default:
+		return nvlinkGPU{}, false
+	}
+	hosts, counts := r.RanksPerHost()
+	if len(hosts) != 1 || counts[0] != 8 || r.NRanks() != 8 || len(r.Ranks) != 8 {
+		return nvlinkGPU{}, false
+	}
+	m, ok := nvlinkModel(r)
+	return m, ok && m.ring > 0
+}
+
+// judgeNVLink judges the plateau p of a single-node run against its GPUs'
+// NVLink, with ev the plateau's rows and plat its description.
+func judgeNVLink(inc *Incident, r *ingest.TestRun, p ingest.Plateau, m nvlinkGPU, ev evidence, plat string) Finding {
+	ev.add(r.Ranks[0].Evidence)
+	frac := p.BusBW / m.ring
+	n := len(p.Rows)
+	rising := n >= 2 && p.Rows[n-1].BestBusBW() > 1.03*p.Rows[n-2].BestBusBW()
+	mech := fmt.Sprintf("All 8 ranks run on one %s board, so their data crosses NVLink and the NVSwitches, not a NIC. Each GPU has %.0f GB/s of NVLink in each direction; a healthy 8-GPU Ring %s settles near %.0f GB/s busbw (NVLink SHARP all_reduce, NVLS, reaches more on NVLink 4).", m.name, m.perDir, r.Collective, m.ring)
+	f := Finding{Layer: LayerNCCL, Mechanism: mech}
+	switch {
+	case frac < lowFraction && frac >= veryLowFraction && rising:
+		// nccl-tests#149: a sweep that stops at 1 GB is still climbing;
+		// the maintainer's answer was a larger -e, not a fault.
+		f.ID, f.Severity = "nccltests.busbw.unjudged", Info
+		f.Title = fmt.Sprintf("%s %s is %.0f%% of what 8 %s GPUs reach over NVLink (about %.0f GB/s), but still rising at its largest size", testName(r), plat, frac*100, m.name, m.ring)
+		f.Fix = "Rerun with a larger maximum size (-e 8G): NVLink busbw levels off only at several GB per rank."
+	case frac < lowFraction:
+		f.ID, f.Severity = "nccltests.busbw.low", Warn
+		if frac < veryLowFraction {
+			f.Severity = Error
+		}
+		f.Title = fmt.Sprintf("%s %s is %.0f%% of what 8 %s GPUs reach over NVLink (about %.0f GB/s)", testName(r), plat, frac*100, m.name, m.ring)
+		f.Fix = "Check the NVLink path: `nvidia-smi nvlink -s` (every link active at full speed), `nvidia-smi topo -m` (NV# between every GPU pair), `systemctl status nvidia-fabricmanager` on NVSwitch systems, and that neither NCCL_P2P_DISABLE=1 nor NCCL_P2P_LEVEL/NCCL_SHM settings push traffic through host memory; in a VM or container, check that GPU peer-to-peer is allowed. Then rerun with NCCL_DEBUG=INFO: channels should say `via P2P/CUMEM` or `P2P/IPC`, not `via SHM`."
+		if t := p2pOff(inc); t != "" {
+			f.Fix = t + " " + f.Fix
+		}
+	default:
+		f.ID, f.Severity = "nccltests.busbw.ok", Info
+		f.Title = fmt.Sprintf("%s %s is %.0f%% of what 8 %s GPUs reach over NVLink with Ring (about %.0f GB/s): NVLink delivers its bandwidth", testName(r), plat, frac*100, m.name, m.ring)
+		if frac > 1.1 {
+			f.Title = fmt.Sprintf("%s %s is above what 8 %s GPUs reach over NVLink with Ring (about %.0f GB/s): NVLink delivers its bandwidth", testName(r), plat, m.name, m.ring)
+			f.Mechanism += " A plateau above the Ring figure is NVLS (NVLink SHARP, in the NVSwitches) at work."
+		}
+	}
+	f.Mechanism += " No NIC is on this path: run across nodes to judge the network."
+	f.Evidence = ev.sorted()
+	return f
+}
+
+// p2pOff names NCCL settings in the incident that take GPU peer-to-peer
+// off NVLink.
+func p2pOff(inc *Incident) string {
+	var xs []string
+	for _, e := range ncclEnv(inc, "NCCL_P2P_DISABLE") {
+		if e.Value == "1" {
+			xs = append(xs, "NCCL_P2P_DISABLE=1 (peer-to-peer off: traffic through host shared memory)")
+		}
+	}
+	for _, e := range ncclEnv(inc, "NCCL_P2P_LEVEL") {
+		if v := strings.ToUpper(e.Value); v == "LOC" || v == "0" {
+			xs = append(xs, "NCCL_P2P_LEVEL="+e.Value+" (peer-to-peer off)")
+		}
+	}
+	if len(xs) == 0 {
+		return ""
+	}
+	return "Likely cause in this incident: " + strings.Join(distinct(xs), "; ") + "."
+}
