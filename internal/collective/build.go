@@ -93,6 +93,33 @@ func (e *engine) addKernelIn(r int, p prog, g int32) {
 	e.kernels = append(e.kernels, kernel{rank: int32(r), p: p, group: g})
 }
 
+// ll128Grain is the data one warp moves per LL128 slice: 32 threads of
+// 8 words, 15 of every 16 data (device.h ncclProtoGrainSize).
+const ll128Grain = 32 * 8 / 16 * 15 * 8
+
+// ll128Chunk is an LL128 step's data: 4915200 bytes of buffer in
+// NCCL_STEPS slots, 15 of every 16 words data.
+const ll128Chunk = 4915200 / nSteps / 16 * 15
+
+// treeLL128Chunk is NCCL's Tree/LL128 chunk for a call of the given bytes
+// on nc channels (enqueue.cc calcCollChunking): halved while the call has
+// few chunks per tree step, and from 2.22 cut down to whole warp grains.
+func (c *Comm) treeLL128Chunk(bytes, nc int64) int64 {
+	chunk := int64(ll128Chunk)
+	ppn := float64(c.PPN)
+	ns := 1 + float64(log2i(int64(c.NNodes()))) + 0.1*ppn
+	for float64(bytes/(nc*chunk)) < ns*64/ppn && chunk > 131072 {
+		chunk /= 2
+	}
+	for float64(bytes/(nc*chunk)) < ns*16/ppn && chunk > 32768 {
+		chunk /= 2
+	}
+	if c.Cfg.Version.AtLeast(2, 22, 0) {
+		chunk = chunk / ll128Grain * ll128Grain
+	}
+	return chunk
+}
+
 // chunking returns NCCL's chunk size (data bytes), slices per chunk and
 // window (slices in flight) for an algorithm and protocol
 // (enqueue.cc calcCollChunking, collectives.h).
@@ -102,20 +129,10 @@ func (e *engine) chunking(a Algo, p Proto, f Func) (chunk int64, slices int, win
 	case LL:
 		return 524288 / nSteps / 2, 1, nSteps
 	case LL128:
-		chunk = 4915200 / nSteps / 16 * 15
 		if a == Tree {
-			nn := e.c.NNodes()
-			ppn := float64(e.c.PPN)
-			ns := 1 + float64(log2i(int64(nn))) + 0.1*ppn
-			nc := int64(e.nch)
-			for float64(e.call.Bytes/(nc*chunk)) < ns*64/ppn && chunk > 131072 {
-				chunk /= 2
-			}
-			for float64(e.call.Bytes/(nc*chunk)) < ns*16/ppn && chunk > 32768 {
-				chunk /= 2
-			}
+			return e.c.treeLL128Chunk(e.call.Bytes, int64(e.nch)), 1, nSteps
 		}
-		return chunk, 1, nSteps
+		return ll128Chunk, 1, nSteps
 	}
 	if a == Ring && (f == AllReduce || f == AllGather || f == ReduceScatter) {
 		return 4 * step, 2, nSteps / 2

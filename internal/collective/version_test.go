@@ -234,3 +234,24 @@ func TestHopperDoubling(t *testing.T) {
 		}
 	}
 }
+
+// TestLL128Grain: NCCL's Tree/LL128 chunk on 8 × 8 H100, 16 channels
+// (enqueue.cc calcCollChunking): 4 MiB halves 576000 five times to 18000
+// (1 + log2(8) + 0.8 = 4.8 tree steps), which from 2.22 is cut to whole
+// warp grains of 1920 bytes, 17280; 1 GiB keeps the whole step, 300
+// grains, in every release.
+func TestLL128Grain(t *testing.T) {
+	for _, c := range []struct {
+		version string
+		bytes   int64
+		want    int64
+	}{
+		{"2.21.5", 4 << 20, 18000}, {"2.22.3", 4 << 20, 17280}, {"2.26.2", 4 << 20, 17280},
+		{"2.21.5", 1 << 30, 576000}, {"2.26.2", 1 << 30, 576000},
+	} {
+		comm := commAt(t, "hgx-h100", 8, c.version, nil)
+		if got := comm.treeLL128Chunk(c.bytes, 16); got != c.want {
+			t.Errorf("NCCL %s, %d bytes: chunk %d, want %d", c.version, c.bytes, got, c.want)
+		}
+	}
+}
