@@ -62,7 +62,7 @@ func limitFor(r *ingest.TestRun, nodes int, sh share) busbwLimit {
 		if r.NRanks() <= 0 && g <= 1 {
 			return busbwLimit{offNode: true, model: "all its ranks on one node"}
 		}
-		return busbwLimit{offNode: true, model: fmt.Sprintf("all %s on one node", plural(n, "rank", "ranks"))}
+		return busbwLimit{offNode: true, model: allOf(n, "rank", "ranks") + " on one node"}
 	}
 	kText := plural(k, "NIC", "NICs") + " per node"
 	known := k > 0

@@ -342,6 +342,17 @@ func toolName(r *ingest.TestRun) string {
 	return r.Tool
 }
 
+// fileTool is the benchmark that printed t: the tool its runs name, else
+// nccl-tests.
+func fileTool(t *ingest.NCCLTests) string {
+	for _, r := range t.Runs {
+		if r.Tool != "" {
+			return r.Tool
+		}
+	}
+	return toolName(&ingest.TestRun{})
+}
+
 // mayBeAllReduce reports whether the run is, or could be, all_reduce.
 func mayBeAllReduce(r *ingest.TestRun) bool {
 	if r.Collective != "" {
