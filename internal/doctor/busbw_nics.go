@@ -66,6 +66,12 @@ func nicsFromChannels(l *ingest.NCCLLog, ranks int) channelNICs {
 		if name == "" {
 			name = "the log's host"
 		}
+		if ranks > 0 && len(seen[h]) > ranks {
+			// More ranks than a host runs: lines without a host name,
+			// several hosts' run together.
+			short = append(short, fmt.Sprintf("%s prints the connection lines of %d ranks, more than one host's %d", name, len(seen[h]), ranks))
+			continue
+		}
 		if ranks == 0 || len(seen[h]) < ranks {
 			of := "an unknown number"
 			if ranks > 0 {
@@ -79,7 +85,7 @@ func nicsFromChannels(l *ingest.NCCLLog, ranks int) channelNICs {
 		}
 	}
 	if len(short) > 0 {
-		out = channelNICs{partial: "NCCL's connection lines cover only some ranks: " + strings.Join(short, "; ") + ", so they do not count the host's NICs"}
+		out = channelNICs{partial: "NCCL's connection lines do not show one whole host: " + strings.Join(short, "; ") + ", so they do not count the host's NICs"}
 		return out
 	}
 	at, known := l.VersionAtLeast(2, 24)

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -86,7 +87,25 @@ func TestNICsFromChannelLines(t *testing.T) {
 	fs = findings(channelRun(180, "2.21.5+cuda12.4", "gIB", 1, []int{0, 8}))
 	nicMustNot(t, fs, "nccltests.busbw.low")
 	f = nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "what one 400Gbps NIC per node allows")
-	if !strings.Contains(f.Mechanism, "node0 prints the connection lines of 1 of its 8 ranks, over 1 NET device") {
+	if !strings.Contains(f.Mechanism, "NCCL's connection lines do not show one whole host: node0 prints the connection lines of 1 of its 8 ranks, over 1 NET device") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+}
+
+// Connection lines that carry no host name ("[0] NCCL INFO Channel ...")
+// run the hosts together: 16 ranks on "one" host of 8 are two hosts'
+// lines, and the devices they name are not counted. Synthetic.
+func TestNICsFromBareChannelLines(t *testing.T) {
+	in := channelRun(180, "2.21.5+cuda12.4", "gIB", 1, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
+	in = regexp.MustCompile(`(?m)^node\d:\d+:\d+ `).ReplaceAllString(in, "")
+	res, err := ingest.Read("synthetic-bare-channels", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := Check(&Incident{Artifacts: res.Artifacts, Options: Options{NICSpeed: 400 * unit.Gbps}})
+	nicMustNot(t, fs, "nccltests.busbw.low")
+	f := nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "what one 400Gbps NIC per node allows")
+	if !strings.Contains(f.Mechanism, "connection lines of 16 ranks, more than one host's 8") {
 		t.Errorf("mechanism %s", f.Mechanism)
 	}
 }
