@@ -40,6 +40,24 @@ func channelRun(busbw float64, ver, net string, share int, lines []int) string {
 	return b.String()
 }
 
+// aws-samples/aws-efa-eks: two p4d.24xlarge nodes (4 × 100G EFA each)
+// through aws-ofi-nccl, whose log lists no NICs; every rank prints its
+// channel lines, over devices 0-3. The plateau, 43.36 GB/s, is 87 Gb/s a
+// NIC over 4 NICs (before: 347 Gb/s over one assumed NIC), and at 100G
+// 87% of the 50 GB/s the 4 NICs allow.
+func TestNICsFromChannelLinesEFA(t *testing.T) {
+	file := nicTestdata("corpus/nccl-tests/allreduce-a100-p4d-2n-16g-efa-4nic-aws-ofi-channels-44GBps-awsefaeks.txt")
+	fs := Diagnose([]string{file}, nil, Options{}).Findings
+	f := nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "plateau 43.36 GB/s")
+	for _, want := range []string{"8 ranks per host share 4 NICs, counted from NCCL's connection lines", "each NIC carries 87 Gb/s"} {
+		if !strings.Contains(f.Mechanism, want) {
+			t.Errorf("mechanism lacks %q: %s", want, f.Mechanism)
+		}
+	}
+	fs = Diagnose([]string{file}, nil, Options{NICSpeed: 100 * unit.Gbps}).Findings
+	nicMustFind(t, fs, "nccltests.busbw.low", Warn, "87% of what 100Gbps allows per rank (50.00 GB/s, 4 × one NIC's line rate)")
+}
+
 // Without a "NET/IB : Using" list (network plugins: gIB, aws-ofi-nccl),
 // the NICs a host uses are the device indices of its ranks' connection
 // lines. Two hosts of 8 H100 whose every rank prints its lines over
