@@ -127,3 +127,17 @@ func TestNICsFromBareChannelLines(t *testing.T) {
 		t.Errorf("mechanism %s", f.Mechanism)
 	}
 }
+
+// nccl-tests#319's Ring rerun keeps one channel line per NIC, from 2 and
+// 3 of each host's 8 ranks: the count is not taken from them (the finding
+// says so), and the limit stays the one NIC assumed without a list.
+func TestNICsFromPartialChannelLines(t *testing.T) {
+	file := nicTestdata("corpus/nccl-tests/allreduce-h100-2n-8nic-ib400g-ring-rdma-plugin-qps64-44GBps-nccltests319.txt")
+	fs := Diagnose([]string{file}, nil, Options{NICSpeed: 400 * unit.Gbps}).Findings
+	f := nicMustFind(t, fs, "nccltests.busbw.low", Warn, "89% of what 400Gbps allows per rank (50.00 GB/s, one NIC's line rate)")
+	for _, want := range []string{"lccn09 prints the connection lines of 2 of its 8 ranks, over 2 NET devices", "lccn19 prints the connection lines of 3 of its 8 ranks, over 3 NET devices", "one NIC per node assumed"} {
+		if !strings.Contains(f.Mechanism, want) {
+			t.Errorf("mechanism lacks %q: %s", want, f.Mechanism)
+		}
+	}
+}
