@@ -62,7 +62,7 @@ func limitFor(r *ingest.TestRun, nodes int, sh share) busbwLimit {
 		if r.NRanks() <= 0 && g <= 1 {
 			return busbwLimit{offNode: true, model: "all its ranks on one node"}
 		}
-		return busbwLimit{offNode: true, model: fmt.Sprintf("all %s on one node", plural(n, "rank", "ranks"))}
+		return busbwLimit{offNode: true, model: allOf(n, "rank", "ranks") + " on one node"}
 	}
 	kText := plural(k, "NIC", "NICs") + " per node"
 	known := k > 0
@@ -81,7 +81,7 @@ func limitFor(r *ingest.TestRun, nodes int, sh share) busbwLimit {
 			return busbwLimit{offNode: true}
 		}
 		m := float64(k) / float64(g) * float64(n-1) / float64(n-g)
-		return busbwLimit{m: m, lowerBound: !known && g > 1,
+		return busbwLimit{m: m, lowerBound: (!known || sh.atLeast) && g > 1,
 			model: fmt.Sprintf("alltoall: each rank sends %d/%d of its data off-node through its share of the NICs and cannot combine NICs, so busbw ≤ L·(k/G)·(n−1)/(n−G) with n=%d ranks, G=%d per node, %s: %.2f × L", n-g, n, n, g, kText, m)}
 	case "gather", "scatter":
 		if n <= g {
@@ -101,7 +101,7 @@ func limitFor(r *ingest.TestRun, nodes int, sh share) busbwLimit {
 		m = sh.ranks
 		model += fmt.Sprintf("; with %s per node, each driving about one NIC's line rate through its PCIe link, %d × L", plural(sh.ranks, "GPU", "GPUs"), m)
 	}
-	return busbwLimit{m: float64(m), lowerBound: !known && g > 1, model: model}
+	return busbwLimit{m: float64(m), lowerBound: (!known || sh.atLeast) && g > 1 && m < g, model: model}
 }
 
 // limitShort names the limit in a title: "4 NICs per node x 400Gbps".

@@ -144,6 +144,17 @@ func list(xs []string, n int) string {
 	return strings.Join(xs[:n], ", ") + fmt.Sprintf(" and %d more", len(xs)-n)
 }
 
+// allOf counts a whole: "all 8 ranks", "both ranks", "the one rank".
+func allOf(n int, one, many string) string {
+	switch n {
+	case 1:
+		return "the one " + one
+	case 2:
+		return "both " + many
+	}
+	return "all " + plural(n, one, many)
+}
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one

@@ -96,7 +96,7 @@ func TestOneHostHoldsEveryRank(t *testing.T) {
 	if h, ev, ok := l.Comm.SingleHost(); !ok || h != "deepseek" || ev.Line != 4 {
 		t.Fatalf("single host %q line %d ok %v", h, ev.Line, ok)
 	}
-	f := nicMustFind(t, diagnoseFiles(t, Options{}, rel), "nccltests.busbw.unjudged", Info, "25.88 GB/s", "host deepseek prints all 2 ranks of the communicator", "no NIC is on its path")
+	f := nicMustFind(t, diagnoseFiles(t, Options{}, rel), "nccltests.busbw.unjudged", Info, "25.88 GB/s", "host deepseek prints both ranks of the communicator", "no NIC is on its path")
 	if !strings.Contains(f.Mechanism, "NVLink or PCIe") {
 		t.Errorf("mechanism %s", f.Mechanism)
 	}

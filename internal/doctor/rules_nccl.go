@@ -45,7 +45,7 @@ func jobSpan(inc *Incident) span {
 			consider(l.Comm.Nodes, fmt.Sprintf("NCCL reports nNodes %d", l.Comm.Nodes), l.Comm.Evidence)
 			oneNode = oneNode || l.Comm.Nodes == 1
 		} else if h, ev, ok := l.Comm.SingleHost(); ok {
-			consider(1, fmt.Sprintf("host %s prints all %d ranks of the communicator", h, l.Comm.Ranks), ev)
+			consider(1, fmt.Sprintf("host %s prints %s of the communicator", h, allOf(l.Comm.Ranks, "rank", "ranks")), ev)
 			oneNode = true
 		}
 		for _, c := range l.Channels {

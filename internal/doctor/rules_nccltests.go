@@ -95,13 +95,17 @@ func speedOf(inc *Incident, at ingest.Scope) (nicSpeed, bool) {
 // share is how many ranks and NICs a host has.
 type share struct {
 	nics, ranks int // NICs per host and ranks per host; 0 when unknown
-	text        string
-	ev          []Evidence
+	// atLeast is set when the host may have more NICs than nics.
+	atLeast bool
+	text    string
+	ev      []Evidence
+	// note says why NCCL's connection lines gave no NIC count.
+	note string
 }
 
 // rankShare reads how many ranks share a host's NICs: ranks per host from
 // the table's rank lines (or NCCL's localRanks), NICs per host from NCCL's
-// "NET/IB : Using" lines.
+// "NET/IB : Using" lines, else from its connection lines.
 func rankShare(inc *Incident, r *ingest.TestRun) share {
 	var s share
 	_, counts := r.RanksPerHost()
@@ -133,8 +137,11 @@ func rankShare(inc *Incident, r *ingest.TestRun) share {
 		s.text = fmt.Sprintf("%s per host share %s (%s)", plural(s.ranks, "rank", "ranks"), plural(s.nics, "NIC", "NICs"), list(distinct(names), 4))
 		s.ev = devEv
 	}
+	if s.nics == 0 {
+		s = withChannelNICs(inc, s)
+	}
 	if n := inc.Options.NICsPerNode; n > 0 {
-		s.nics, s.ev = n, nil
+		s.nics, s.ev, s.atLeast, s.note = n, nil, false, ""
 		s.text = fmt.Sprintf("%s per host share %s (given by --nics-per-node)", plural(max(s.ranks, 1), "rank", "ranks"), plural(n, "NIC", "NICs"))
 	}
 	return s
@@ -335,6 +342,17 @@ func toolName(r *ingest.TestRun) string {
 	return r.Tool
 }
 
+// fileTool is the benchmark that printed t: the tool its runs name, else
+// nccl-tests.
+func fileTool(t *ingest.NCCLTests) string {
+	for _, r := range t.Runs {
+		if r.Tool != "" {
+			return r.Tool
+		}
+	}
+	return toolName(&ingest.TestRun{})
+}
+
 // mayBeAllReduce reports whether the run is, or could be, all_reduce.
 func mayBeAllReduce(r *ingest.TestRun) bool {
 	if r.Collective != "" {
@@ -382,6 +400,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	if sh.text != "" {
 		ev.add(sh.ev...)
 		mech += " Here " + sh.text + "."
+	}
+	if sh.note != "" {
+		mech += " " + sh.note + "."
 	}
 	twoNodeNote := "On exactly 2 nodes the Tree and NVLS all_reduce algorithms can report busbw above the NIC rate (nccl-tests maintainers); judge the network with NCCL_ALGO=RING."
 	lim := limitFor(r, nodes, sh)
@@ -464,6 +485,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 			f.ID, f.Severity = "nccltests.busbw.unjudged", Info
 			f.Title = fmt.Sprintf("%s %s is %.0f%% of what one %s NIC per node allows (%s GB/s); the host's NIC count decides the limit", testName(r), plat, frac*100, speed.rate, fmtGB(line))
 			f.Fix = "Add the NCCL log (NET/IB : Using lists the host's NICs) or `ibv_devinfo` of one host: the limit is that many times this figure."
+			if sh.atLeast {
+				f.Title = fmt.Sprintf("%s %s is %.0f%% of what %s per node allow (%s GB/s), and the host may have more NICs than NCCL's merged devices show", testName(r), plat, frac*100, plural(sh.nics, speed.rate.String()+" NIC", speed.rate.String()+" NICs"), fmtGB(line))
+			}
 		case frac > 1:
 			f.ID, f.Severity = "nccltests.busbw.ok", Info
 			f.Title = fmt.Sprintf("%s %s exceeds what %s allows per rank (%s GB/s, %s)", testName(r), plat, speed.rate, fmtGB(line), limitShort(lim))

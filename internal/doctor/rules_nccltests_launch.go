@@ -82,7 +82,7 @@ func checkRanksSplit(inc *Incident) []Finding {
 		}
 		fs = append(fs, Finding{
 			ID: "nccltests.ranks.split", Severity: Error, Layer: LayerNCCL,
-			Title:    fmt.Sprintf("nccl-tests ran as independent single-process jobs, not one multi-process run: %s", list(why, 3)),
+			Title:    fmt.Sprintf("%s ran as independent single-process jobs, not one multi-process run: %s", fileTool(t), list(why, 3)),
 			Evidence: ev.sorted(),
 			Mechanism: "nccl-tests joins processes into one NCCL communicator only when built with MPI (make MPI=1): without it, every process mpirun or srun starts is a job of its own that sees only its -g GPUs, prints its own banner and calls itself rank 0, and no byte crosses the network. " +
 				"The bandwidth printed is then intra-node (or nothing), so judging the fabric from it is meaningless; with -g N and several processes per node the processes also fight over the same GPUs.",
@@ -139,7 +139,7 @@ func checkTestsFailed(inc *Incident) []Finding {
 			}
 			fs = append(fs, Finding{
 				ID: "nccltests.failed", Severity: Error, Layer: LayerNCCL,
-				Title:     fmt.Sprintf("nccl-tests stopped: %s call failed at %s with '%s'%s", map[string]string{"NCCL": "an NCCL", "CUDA": "a CUDA"}[f.Call], f.Where, f.Message, where),
+				Title:     fmt.Sprintf("%s stopped: %s call failed at %s with '%s'%s", fileTool(t), map[string]string{"NCCL": "an NCCL", "CUDA": "a CUDA"}[f.Call], f.Where, f.Message, where),
 				Evidence:  g.ev.sorted(),
 				Mechanism: "nccl-tests checks every NCCL and CUDA call and stops the whole test at the first one that fails: the sizes printed before the failure were measured, the rest never ran. " + failureCause(f),
 				Fix:       failureFix(f),

@@ -48,12 +48,21 @@ func FuzzNCCLLog(f *testing.F) {
 	f.Add([]byte("h:1:1 [0] NCCL INFO NET/IB: [3] mlx5_3:uverbs3:1/RoCE provider=Mlx5 speed=400000 context=0x1 pciPath=/sys/devices/pci0000:00/0000:17:00.0 ar=0\nh:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_3:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\nh:1:1 [0] NCCL INFO Assigned NET plugin IB to comm\nh:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 1\n"))
 	f.Add([]byte("localhost:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nlocalhost:2:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n:3:3 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.3<0>\n[0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 305 mtu 5 GID 3 (0/1000A0AFFFF0000)\n"))
 	f.Add([]byte("h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_2:1/IB [RO]; OOB ib0:10.0.0.1<0>\nNCCL version 2.16.5+cuda11.8\nh:1:1 [0] NCCL INFO Channel 00/0 : 1[81000] -> 0[81000] [receive] via NET/IB/1/GDRDMA\nh:1:1 [0] NCCL INFO Channel 01/1 : 1[81000] -> 0[81000] [send] via NET/IB/1(3)/GDRDMA/Shared\nh:1:1 [0] NCCL INFO Channel 02/0 : 1[0] -> 0[0] via NET/IB/64\nh:1:1 [0] NCCL INFO Channel 03/0 : 1[0] -> 0[0] via NET/IB\n"))
+	f.Add([]byte("n:1:2 [4] NCCL INFO Channel 05/0 : 4[4] -> 12[4] [receive] via NET/NCCL RDMA Plugin v8/4/GDRDMA\nn:1:2 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [send] via NET/AWS Libfabric/3/GDRDMA\nn:1:2 [0] NCCL INFO Ring 00 : 6 -> 2 [send] via NET/gIB/7\nn:1:2 [0] NCCL INFO Channel 00/0 : -1[0] ->  [receive] via NET/Socket/1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := checkArtifact(t, data)
 		for _, a := range res.Artifacts {
 			l, ok := a.(*NCCLLog)
 			if !ok {
 				continue
+			}
+			if len(l.ConnRanks) > 4*maxDistinct {
+				t.Fatal("connection ranks beyond their cap")
+			}
+			for _, hr := range l.ConnRanks {
+				if hr.Rank < 0 {
+					t.Fatalf("connection rank %+v negative", hr)
+				}
 			}
 			for _, c := range l.Channels {
 				if n := bits.OnesCount64(c.Devs) + c.NoDev; c.Kind == "NET" && (n < 1 || n > c.Count) || c.Kind != "NET" && n > 0 {
@@ -127,6 +136,7 @@ func FuzzNCCLLog(f *testing.F) {
 
 func FuzzNCCLTests(f *testing.F) {
 	addCorpusSeeds(f, "nccl-tests")
+	f.Add([]byte("# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\nrccl-tests: Version develop:448c4c7\n#  Rank  0 Group  0 Pid 1 on h device  0 [0000:05:00] AMD Instinct MI300X\n# rccl-tests version \n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := checkArtifact(t, data)
 		for _, a := range res.Artifacts {
@@ -142,6 +152,9 @@ func FuzzNCCLTests(f *testing.F) {
 					t.Fatalf("plateau %+v out of order", p)
 				}
 				r.RanksPerHost()
+				if r.Tool != "" && r.Tool != ToolMSCCLPP && r.Tool != ToolRCCL {
+					t.Fatalf("tool %q", r.Tool)
+				}
 			}
 		}
 	})

@@ -132,6 +132,11 @@ type NCCLLog struct {
 	Comm CommInfo
 	// NChannels is the largest ring channel count ("Channel 00/02 : 0 1").
 	NChannels int
+	// ConnRanks are the ranks whose own connection lines a host prints
+	// ("0[0] -> 8[0] [send]" and "8[0] -> 0[0] [receive]" are rank 0's),
+	// one per host and rank: how many of a host's ranks the channel lines
+	// cover, and so whether the NICs they name are all the host uses.
+	ConnRanks []HostRank
 
 	// QPs are the queue pairs NCCL 2.3 to 2.18 describe with
 	// NCCL_DEBUG_SUBSYS=NET (NCCL 2.3: by default), one per host, device
@@ -261,6 +266,12 @@ type ChannelStat struct {
 	// below 64.
 	Devs  uint64
 	NoDev int
+}
+
+// HostRank is one rank on one host.
+type HostRank struct {
+	Host string
+	Rank int
 }
 
 // RingSummary is one "Connected all rings, use ring PXN n GDR n" line.

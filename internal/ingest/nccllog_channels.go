@@ -1,6 +1,9 @@
 package ingest
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // NCCL's connection lines ("Channel 00/0 : 0[0] -> 8[0] [send] via
 // NET/IB/0/GDRDMA"): which transport each channel takes, counted per host,
@@ -14,6 +17,9 @@ func (l *NCCLLog) channel(host, msg string, ev Evidence) {
 	}
 	recv := strings.Contains(head, "[receive]")
 	send := strings.Contains(head, "[send]")
+	if r, ok := localRank(head, recv); ok && l.once(seenKey{kind: 'r', a: host, b: strconv.Itoa(r)}) {
+		l.ConnRanks = append(l.ConnRanks, HostRank{host, r})
+	}
 	i, ok := l.vias[viaKey{host, via}]
 	if !ok {
 		kind, net, _ := classifyTransport(via)
@@ -58,6 +64,29 @@ func (l *NCCLLog) channel(host, msg string, ev Evidence) {
 			c.NoDev++
 		}
 	}
+}
+
+// localRank reads the rank that prints a connection line from its head,
+// "Channel 00/0 : 8[0] -> 0[0] [receive]": the receiver of a [receive]
+// line, else the sender (send lines, and the P2P and SHM lines that only
+// the sender prints).
+func localRank(head string, recv bool) (int, bool) {
+	_, pair, ok := strings.Cut(head, " : ")
+	if !ok {
+		return 0, false
+	}
+	from, to, ok := strings.Cut(pair, "->")
+	if !ok {
+		return 0, false
+	}
+	side := from
+	if recv {
+		side = to
+	}
+	num, _, _ := strings.Cut(strings.TrimSpace(side), "[")
+	num, _, _ = strings.Cut(num, " ")
+	r := atoiOr(num, -1)
+	return r, r >= 0
 }
 
 // netDevIndex reads the device index of "NET/IB/1(2)/GDRDMA": the number

@@ -137,6 +137,9 @@ func (l *NCCLLog) finishHosts() {
 	for i := range l.Channels {
 		r(&l.Channels[i].Host)
 	}
+	for i := range l.ConnRanks {
+		r(&l.ConnRanks[i].Host)
+	}
 	for i := range l.Rings {
 		r(&l.Rings[i].Host)
 	}

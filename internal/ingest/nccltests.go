@@ -73,8 +73,8 @@ type TestRun struct {
 	// Candidates lists the collectives the columns allow when they do not
 	// single one out.
 	Candidates []string
-	// Tool is ToolMSCCLPP for MSCCL++'s mscclpp-test, "" for nccl-tests
-	// and its ports (rccl-tests, mccl-tests).
+	// Tool is ToolMSCCLPP for MSCCL++'s mscclpp-test, ToolRCCL for AMD's
+	// rccl-tests, "" for nccl-tests and its other ports (mccl-tests).
 	Tool string
 	// NThread and NGpus are from the "nThread 1 nGpus 1 ..." line (0 if absent).
 	NThread, NGpus int

@@ -10,6 +10,9 @@ import (
 // bandwidth and out-of-bounds count; and command lines naming a *_perf
 // binary.
 
+// ToolRCCL names AMD's port of nccl-tests in TestRun.Tool.
+const ToolRCCL = "rccl-tests"
+
 // preamble handles the "#" lines (also pasted without their "#").
 func (t *NCCLTests) preamble(ln Line, s string) bool {
 	ev := At(t.src, ln)
@@ -19,11 +22,16 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 		// 2.17.9-develop:4a65e8d rccl-headers=22707 rccl-library=22707".
 		r := t.cur(true)
 		r.Version = strings.Clone(strings.TrimSpace(s[len("nccl-tests version "):]))
+		if s[0] == 'r' {
+			r.Tool = ToolRCCL
+		}
 	case strings.HasPrefix(s, "rccl-tests: Version "):
 		// Older rccl-tests, without "#", after the parameters line.
-		if r := t.cur(false); r.Version == "" {
+		r := t.cur(false)
+		if r.Version == "" {
 			r.Version = strings.Clone("rccl-tests " + strings.TrimSpace(s[len("rccl-tests: Version "):]))
 		}
+		r.Tool = ToolRCCL
 	case strings.HasPrefix(s, "Collective test starting:"):
 		r := t.cur(true)
 		if name := collectiveName(strings.TrimSpace(s[len("Collective test starting:"):])); name != "" {
@@ -153,7 +161,13 @@ pairs:
 		k.GPU = strings.Clone(strings.Join(f[i:], " "))
 	}
 	k.Host = strings.Clone(k.Host)
-	t.addRank(t.cur(true), k)
+	r := t.cur(true)
+	if r.Tool == "" && strings.HasPrefix(k.GPU, "AMD ") {
+		// nccl-tests runs on NVIDIA GPUs only: an AMD GPU ("AMD Instinct
+		// MI300X", "AMD Radeon Graphics") is rccl-tests' HIP device.
+		r.Tool = ToolRCCL
+	}
+	t.addRank(r, k)
 	return true
 }
 

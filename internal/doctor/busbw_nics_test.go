@@ -1,0 +1,143 @@
+package doctor
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"rocelab/internal/ingest"
+	"rocelab/internal/unit"
+)
+
+// channelRun is a synthetic all_reduce_perf output on two hosts of 8 ranks
+// with the NCCL INFO lines of NCCL version ver, no "NET/IB : Using" list,
+// and the receive and send lines of the ranks listed in lines, rank i over
+// device (i mod 8)/share of network net. Both rows are at busbw GB/s.
+func channelRun(busbw float64, ver, net string, share int, lines []int) string {
+	var b strings.Builder
+	b.WriteString("# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 2147483648 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n")
+	host := func(rank int) string { return fmt.Sprintf("node%d", rank/8) }
+	for i := range 16 {
+		fmt.Fprintf(&b, "#  Rank %2d Group  0 Pid %6d on %10s device  %d [0x%02x] NVIDIA H100 80GB HBM3\n", i, 1000+i, host(i), i%8, 16+i%8)
+	}
+	fmt.Fprintf(&b, "node0:1000:1000 [0] NCCL INFO NCCL version %s\n", ver)
+	for _, i := range lines {
+		peer := (i + 8) % 16
+		dev := i % 8 / share
+		fmt.Fprintf(&b, "%s:%d:%d [%d] NCCL INFO Channel %02d/0 : %d[%d] -> %d[%d] [receive] via NET/%s/%d/GDRDMA\n", host(i), 1000+i, 2000+i, i%8, i%8, peer, i%8, i, i%8, net, dev)
+		fmt.Fprintf(&b, "%s:%d:%d [%d] NCCL INFO Channel %02d/0 : %d[%d] -> %d[%d] [send] via NET/%s/%d/GDRDMA\n", host(i), 1000+i, 2000+i, i%8, i%8, i, i%8, peer, i%8, net, dev)
+	}
+	b.WriteString("#\n#                                                              out-of-place                       in-place\n")
+	b.WriteString("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n")
+	b.WriteString("#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n")
+	for _, size := range []int64{1 << 30, 2 << 30} {
+		alg := busbw * 16 / 30
+		us := float64(size) / alg / 1e3
+		fmt.Fprintf(&b, "%12d  %12d     float     sum      -1  %7.1f  %6.2f  %6.2f      0  %7.1f  %6.2f  %6.2f      0\n", size, size/4, us, alg, busbw, us, alg, busbw)
+	}
+	b.WriteString("# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1\n")
+	return b.String()
+}
+
+// aws-samples/aws-efa-eks: two p4d.24xlarge nodes (4 × 100G EFA each)
+// through aws-ofi-nccl, whose log lists no NICs; every rank prints its
+// channel lines, over devices 0-3. The plateau, 43.36 GB/s, is 87 Gb/s a
+// NIC over 4 NICs (before: 347 Gb/s over one assumed NIC), and at 100G
+// 87% of the 50 GB/s the 4 NICs allow.
+func TestNICsFromChannelLinesEFA(t *testing.T) {
+	file := nicTestdata("corpus/nccl-tests/allreduce-a100-p4d-2n-16g-efa-4nic-aws-ofi-channels-44GBps-awsefaeks.txt")
+	fs := Diagnose([]string{file}, nil, Options{}).Findings
+	f := nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "plateau 43.36 GB/s")
+	for _, want := range []string{"8 ranks per host share 4 NICs, counted from NCCL's connection lines", "each NIC carries 87 Gb/s"} {
+		if !strings.Contains(f.Mechanism, want) {
+			t.Errorf("mechanism lacks %q: %s", want, f.Mechanism)
+		}
+	}
+	fs = Diagnose([]string{file}, nil, Options{NICSpeed: 100 * unit.Gbps}).Findings
+	nicMustFind(t, fs, "nccltests.busbw.low", Warn, "87% of what 100Gbps allows per rank (50.00 GB/s, 4 × one NIC's line rate)")
+}
+
+// Without a "NET/IB : Using" list (network plugins: gIB, aws-ofi-nccl),
+// the NICs a host uses are the device indices of its ranks' connection
+// lines. Two hosts of 8 H100 whose every rank prints its lines over
+// devices 0-7 have 8 NICs: at 400G the all_reduce ceiling is 8 × 50 GB/s,
+// so 180 GB/s is 45% (an error) and 385 GB/s is 96% (ok). Before, the
+// count was unknown, one NIC assumed, and both runs were unjudged.
+// Synthetic: no public plugin log with every rank's lines and a speed was
+// found.
+func TestNICsFromChannelLines(t *testing.T) {
+	all := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+	findings := func(in string) []Finding {
+		res, err := ingest.Read("synthetic-channels", strings.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Check(&Incident{Artifacts: res.Artifacts, Options: Options{NICSpeed: 400 * unit.Gbps}})
+	}
+	for _, net := range []string{"gIB", "AWS Libfabric", "Socket", "IB"} {
+		fs := findings(channelRun(180, "2.21.5+cuda12.4", net, 1, all))
+		f := nicMustFind(t, fs, "nccltests.busbw.low", Error, "45% of what 400Gbps allows per rank (400.00 GB/s")
+		if !strings.Contains(f.Mechanism, "8 NICs, counted from NCCL's connection lines") {
+			t.Errorf("%s: mechanism %s", net, f.Mechanism)
+		}
+	}
+	fs := findings(channelRun(385, "2.21.5+cuda12.4", "gIB", 1, all))
+	nicMustFind(t, fs, "nccltests.busbw.ok", Info, "96% of what 400Gbps allows per rank")
+
+	// Two ranks a device: 4 NICs, 200 GB/s, so 195 GB/s is 98% (ok).
+	fs = findings(channelRun(195, "2.21.5+cuda12.4", "gIB", 2, all))
+	nicMustFind(t, fs, "nccltests.busbw.ok", Info, "98% of what 400Gbps allows per rank (200.00 GB/s")
+
+	// From NCCL 2.24 an index may be a merged device of two ports: 4
+	// indices are at least 4 NICs, so 90 GB/s is still low, but 195 GB/s
+	// cannot be called healthy against 4.
+	fs = findings(channelRun(90, "2.26.2+cuda12.8", "gIB", 2, all))
+	nicMustFind(t, fs, "nccltests.busbw.low", Error, "45% of what 400Gbps allows")
+	fs = findings(channelRun(195, "2.26.2+cuda12.8", "gIB", 2, all))
+	f := nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "98% of what 4 400Gbps NICs per node allow", "merged devices")
+	if !strings.Contains(f.Mechanism, "from NCCL 2.24 an index may be a merged device") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+
+	// The lines of ranks 0 and 8 only name one device a host: the count is
+	// not used, and the run is judged against one NIC as a lower bound.
+	fs = findings(channelRun(180, "2.21.5+cuda12.4", "gIB", 1, []int{0, 8}))
+	nicMustNot(t, fs, "nccltests.busbw.low")
+	f = nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "what one 400Gbps NIC per node allows")
+	if !strings.Contains(f.Mechanism, "NCCL's connection lines do not show one whole host: node0 prints the connection lines of 1 of its 8 ranks, over 1 NET device") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+}
+
+// Connection lines that carry no host name ("[0] NCCL INFO Channel ...")
+// run the hosts together: 16 ranks on "one" host of 8 are two hosts'
+// lines, and the devices they name are not counted. Synthetic.
+func TestNICsFromBareChannelLines(t *testing.T) {
+	in := channelRun(180, "2.21.5+cuda12.4", "gIB", 1, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
+	in = regexp.MustCompile(`(?m)^node\d:\d+:\d+ `).ReplaceAllString(in, "")
+	res, err := ingest.Read("synthetic-bare-channels", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := Check(&Incident{Artifacts: res.Artifacts, Options: Options{NICSpeed: 400 * unit.Gbps}})
+	nicMustNot(t, fs, "nccltests.busbw.low")
+	f := nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "what one 400Gbps NIC per node allows")
+	if !strings.Contains(f.Mechanism, "connection lines of 16 ranks, more than one host's 8") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+}
+
+// nccl-tests#319's Ring rerun keeps one channel line per NIC, from 2 and
+// 3 of each host's 8 ranks: the count is not taken from them (the finding
+// says so), and the limit stays the one NIC assumed without a list.
+func TestNICsFromPartialChannelLines(t *testing.T) {
+	file := nicTestdata("corpus/nccl-tests/allreduce-h100-2n-8nic-ib400g-ring-rdma-plugin-qps64-44GBps-nccltests319.txt")
+	fs := Diagnose([]string{file}, nil, Options{NICSpeed: 400 * unit.Gbps}).Findings
+	f := nicMustFind(t, fs, "nccltests.busbw.low", Warn, "89% of what 400Gbps allows per rank (50.00 GB/s, one NIC's line rate)")
+	for _, want := range []string{"lccn09 prints the connection lines of 2 of its 8 ranks, over 2 NET devices", "lccn19 prints the connection lines of 3 of its 8 ranks, over 3 NET devices", "one NIC per node assumed"} {
+		if !strings.Contains(f.Mechanism, want) {
+			t.Errorf("mechanism lacks %q: %s", want, f.Mechanism)
+		}
+	}
+}
