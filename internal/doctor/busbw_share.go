@@ -1,0 +1,126 @@
+package doctor
+
+import (
+	"fmt"
+
+	"rocelab/internal/ingest"
+	"rocelab/internal/unit"
+)
+
+// nicSpeed is the NIC line rate to judge against and where it comes from.
+type nicSpeed struct {
+	rate unit.BitRate
+	how  string
+	ev   []Evidence
+}
+
+// speedOf picks the NIC speed to judge a run in scope at against:
+// --nic-speed, else the speeds its own file and host state for the
+// devices NCCL uses, else the one speed they state, else the fastest they
+// state; only when they state none, the speeds of inputs that do not say
+// their host (never those of another host: see scope.go).
+func speedOf(inc *Incident, at ingest.Scope) (nicSpeed, bool) {
+	if inc.Options.NICSpeed > 0 {
+		return nicSpeed{rate: inc.Options.NICSpeed, how: "given by --nic-speed"}, true
+	}
+	used := map[string]bool{}
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		if reachOf(at, l.Scope()) == otherHost {
+			continue
+		}
+		for _, d := range l.IBDevices {
+			used[d.Name] = true
+		}
+	}
+	near, far := speedsFor(inc, at)
+	how := "stated for this host"
+	all := near
+	if len(all) == 0 {
+		all, how = far, "stated by inputs that do not name their host"
+	}
+	var matched []scopedSpeed
+	for _, s := range all {
+		if used[s.Device] {
+			matched = append(matched, s)
+		}
+	}
+	pick := matched
+	if len(pick) > 0 {
+		how = "stated for the NIC NCCL uses"
+	} else {
+		pick = all
+	}
+	if len(pick) == 0 {
+		return nicSpeed{}, false
+	}
+	best := pick[0]
+	rates := map[unit.BitRate]bool{}
+	for _, s := range pick {
+		rates[s.Rate] = true
+		if s.Rate > best.Rate {
+			best = s
+		}
+	}
+	if len(rates) > 1 {
+		how = "the fastest stated; pass --nic-speed to choose"
+	}
+	if best.Device != "" {
+		how += ", " + best.Device
+	}
+	return nicSpeed{rate: best.Rate, how: how, ev: []Evidence{best.Evidence}}, true
+}
+
+// share is how many ranks and NICs a host has.
+type share struct {
+	nics, ranks int // NICs per host and ranks per host; 0 when unknown
+	// atLeast is set when the host may have more NICs than nics.
+	atLeast bool
+	text    string
+	ev      []Evidence
+	// note says why NCCL's connection lines gave no NIC count.
+	note string
+}
+
+// rankShare reads how many ranks share a host's NICs: ranks per host from
+// the table's rank lines (or NCCL's localRanks), NICs per host from NCCL's
+// "NET/IB : Using" lines, else from its connection lines.
+func rankShare(inc *Incident, r *ingest.TestRun) share {
+	var s share
+	_, counts := r.RanksPerHost()
+	for _, c := range counts {
+		s.ranks = max(s.ranks, c)
+	}
+	var devEv []Evidence
+	var names []string
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		if s.ranks == 0 {
+			s.ranks = l.Comm.LocalRanks
+		}
+		perHost := map[string]map[string]bool{}
+		for _, d := range l.IBDevices {
+			if perHost[d.Host] == nil {
+				perHost[d.Host] = map[string]bool{}
+			}
+			perHost[d.Host][d.Name] = true
+			if len(devEv) == 0 {
+				devEv = append(devEv, d.Evidence)
+			}
+			names = append(names, d.Name)
+		}
+		for _, m := range perHost {
+			s.nics = max(s.nics, len(m))
+		}
+	}
+	if s.nics > 0 && s.ranks > 1 {
+		s.text = fmt.Sprintf("%s per host share %s (%s)", plural(s.ranks, "rank", "ranks"), plural(s.nics, "NIC", "NICs"), list(distinct(names), 4))
+		s.ev = devEv
+	}
+	if s.nics == 0 {
+		s = withChannelNICs(inc, s)
+	}
+	if n := inc.Options.NICsPerNode; n > 0 {
+		s.nics, s.ev, s.atLeast, s.note = n, nil, false, ""
+		s.text = fmt.Sprintf("%s per host share %s (given by --nics-per-node)", plural(max(s.ranks, 1), "rank", "ranks"), plural(n, "NIC", "NICs"))
+	}
+	return s
+}
