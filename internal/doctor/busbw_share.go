@@ -73,8 +73,10 @@ func speedOf(inc *Incident, at ingest.Scope) (nicSpeed, bool) {
 // share is how many ranks and NICs a host has.
 type share struct {
 	nics, ranks int // NICs per host and ranks per host; 0 when unknown
-	// atLeast is set when the host may have more NICs than nics.
+	// atLeast is set when the host may have more NICs than nics, and
+	// fewer says what shows only nics ("NCCL's merged devices").
 	atLeast bool
+	fewer   string
 	text    string
 	ev      []Evidence
 	// note says why NCCL's connection lines gave no NIC count.

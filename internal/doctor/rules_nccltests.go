@@ -368,7 +368,11 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 			f.Title = fmt.Sprintf("%s %s is %.0f%% of what one %s NIC per node allows (%s GB/s); the host's NIC count decides the limit", testName(r), plat, frac*100, speed.rate, fmtGB(line))
 			f.Fix = "Add the NCCL log (NET/IB : Using lists the host's NICs) or `ibv_devinfo` of one host: the limit is that many times this figure."
 			if sh.atLeast {
-				f.Title = fmt.Sprintf("%s %s is %.0f%% of what %s per node allow (%s GB/s), and the host may have more NICs than NCCL's merged devices show", testName(r), plat, frac*100, plural(sh.nics, speed.rate.String()+" NIC", speed.rate.String()+" NICs"), fmtGB(line))
+				verb := "allow"
+				if sh.nics == 1 {
+					verb = "allows"
+				}
+				f.Title = fmt.Sprintf("%s %s is %.0f%% of what %s per node %s (%s GB/s), and the host may have more NICs than %s", testName(r), plat, frac*100, plural(sh.nics, speed.rate.String()+" NIC", speed.rate.String()+" NICs"), verb, fmtGB(line), sh.fewer)
 			}
 		case frac > 1:
 			f.ID, f.Severity = "nccltests.busbw.ok", Info
