@@ -98,7 +98,7 @@ func nicsFromChannels(l *ingest.NCCLLog, ranks int) channelNICs {
 		out.text = fmt.Sprintf("counted from NCCL's connection lines (\"via NET/<net>/<device>\"): at least %s in use on a host, as not every rank's lines are present (%s)", plural(out.nics, "device index", "device indices"), strings.Join(short, "; "))
 		return out
 	}
-	at, known := l.VersionAtLeast(2, 24)
+	at, known := l.AnyVersionAtLeast(2, 24)
 	out.atLeast, out.fewer = at || !known, "NCCL's merged devices show"
 	out.text = fmt.Sprintf("counted from NCCL's connection lines (\"via NET/<net>/<device>\"): %s in use on a host, every rank's lines present", plural(out.nics, "device index", "device indices"))
 	if out.atLeast {

@@ -145,3 +145,19 @@ func TestNICsFromPartialChannelLines(t *testing.T) {
 		}
 	}
 }
+
+// Two runs pasted into one log, NCCL 2.21.5 and 2.26.2: an index of the
+// later run may be a merged device, so 4 indices are at least 4 NICs and
+// 195 GB/s is not called healthy against them, as for 2.26.2 alone.
+// Synthetic.
+func TestNICsFromChannelLinesPastedVersions(t *testing.T) {
+	all := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+	in := channelRun(195, "2.21.5+cuda12.4\nnode1:1008:1008 [0] NCCL INFO NCCL version 2.26.2+cuda12.8", "gIB", 2, all)
+	res, err := ingest.Read("synthetic-pasted", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := Check(&Incident{Artifacts: res.Artifacts, Options: Options{NICSpeed: 400 * unit.Gbps}})
+	nicMustNot(t, fs, "nccltests.busbw.ok")
+	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "98% of what 4 400Gbps NICs per node allow", "merged devices")
+}

@@ -581,6 +581,23 @@ func (l *NCCLLog) VersionAtLeast(major, minor int) (atLeast, known bool) {
 	return ma > major || (ma == major && mi >= minor), true
 }
 
+// AnyVersionAtLeast reports whether any NCCL version the log prints (runs
+// pasted together print several) is at least major.minor, and whether
+// every one of them was read: a rule that holds only before a version
+// needs both, or it would speak of a later run.
+func (l *NCCLLog) AnyVersionAtLeast(major, minor int) (atLeast, known bool) {
+	if len(l.Versions) == 0 {
+		return false, false
+	}
+	known = true
+	for _, v := range l.Versions {
+		ma, mi, ok := parseVersion(v.Version)
+		known = known && ok
+		atLeast = atLeast || ok && (ma > major || ma == major && mi >= minor)
+	}
+	return atLeast, known
+}
+
 // parseVersion reads "2.26.2+cuda12.4" as 2, 26.
 func parseVersion(v string) (major, minor int, ok bool) {
 	a, rest, ok1 := strings.Cut(v, ".")

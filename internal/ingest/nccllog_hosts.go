@@ -312,13 +312,8 @@ func (l *NCCLLog) GIDDefaults() []GIDUse {
 // version the log shows must be older (two runs pasted together may not
 // be).
 func (l *NCCLLog) IdleIBDevices() []NetDevice {
-	if len(l.Versions) == 0 || len(l.VirtualDevices) > 0 {
+	if at, known := l.AnyVersionAtLeast(2, 24); at || !known || len(l.VirtualDevices) > 0 {
 		return nil
-	}
-	for _, v := range l.Versions {
-		if ma, mi, ok := parseVersion(v.Version); !ok || ma > 2 || ma == 2 && mi >= 24 {
-			return nil
-		}
 	}
 	used, unnamed := map[string]uint64{}, map[string]bool{}
 	for _, c := range l.Channels {

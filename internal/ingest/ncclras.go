@@ -164,7 +164,7 @@ func (p *rasParser) group(l Line, t string) {
 		}
 		return
 	}
-	var n [6]int
+	var n [5]int
 	for i, j := range []int{0, 1, 2, 4, 5} {
 		v, err := strconv.Atoi(f[j])
 		if err != nil || v < 0 {
