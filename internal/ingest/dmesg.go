@@ -147,8 +147,10 @@ func (p *dmesgParser) Feed(l Line) {
 }
 
 // stripKernelPrefix removes "[    8.387840] ", "[Mon Jan  1 10:00:00 2024] "
-// and syslog "Jan  1 10:00:00 host kernel: " prefixes.
+// and syslog "Jan  1 10:00:00 host kernel: " prefixes, and the line
+// number a viewer put before a timestamp (see cutLineNumber).
 func stripKernelPrefix(t string) string {
+	t = cutLineNumber(t)
 	if strings.HasPrefix(t, "[") {
 		if i := strings.Index(t, "] "); i > 0 && i < 40 {
 			t = strings.TrimSpace(t[i+2:])
@@ -163,6 +165,28 @@ func stripKernelPrefix(t string) string {
 		}
 	}
 	return t
+}
+
+// cutLineNumber removes the line number that `dmesg | grep -n` ("1701:["),
+// `cat -n` ("  1701\t[") or an editor or pager ("1701 [", "1700[") puts
+// before a kernel timestamp. Only digits followed by a bracketed
+// timestamp are taken: a number before anything else is the line's own.
+func cutLineNumber(t string) string {
+	i := 0
+	for i < len(t) && i < 8 && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return t
+	}
+	rest := strings.TrimLeft(strings.TrimPrefix(t[i:], ":"), " \t")
+	if len(rest) < 3 || rest[0] != '[' || (rest[1] != ' ' && (rest[1] < '0' || rest[1] > '9')) {
+		return t
+	}
+	if end := strings.IndexByte(rest, ']'); end < 0 || end > 40 {
+		return t
+	}
+	return rest
 }
 
 // isLinkEvent reports whether a lower-cased message is a link up/down line.

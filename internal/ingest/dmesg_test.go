@@ -55,3 +55,37 @@ func TestDmesgLinks(t *testing.T) {
 		t.Errorf("speeds %+v", ls)
 	}
 }
+
+// A dmesg pasted from a viewer that numbers its lines (NVIDIA/gpu-operator
+// #2511: "1701 [   22.325345] mlx5_core ...", "1700[ ...") is read as
+// dmesg; before, the numbers hid the timestamps and the input was unknown.
+func TestDmesgLineNumbers(t *testing.T) {
+	d := nicArtifact[*Dmesg](t, nicReadCorpus(t, "ethtool/dmesg-line-numbers-mlx5-gen4-x16-252gbps-gpuoperator2511.txt"))
+	if len(d.PCIe) != 3 || d.Lines() != 6 {
+		t.Fatalf("%d PCIe lines, %d lines read", len(d.PCIe), d.Lines())
+	}
+	want := []struct {
+		dev  string
+		gbps float64
+		gts  float64
+	}{{"0000:63:00.0", 504.112, 32}, {"0000:75:00.0", 252.048, 16}, {"0000:75:00.1", 252.048, 16}}
+	for i, w := range want {
+		l := d.PCIe[i]
+		if l.Device != w.dev || l.Available != unit.BitRate(w.gbps*1e9) || l.GTs != w.gts || l.Width != 16 || l.Limited() {
+			t.Errorf("line %d: %+v", i, l)
+		}
+	}
+	if l := d.PCIe[1].Evidence.Line; l != 6 {
+		t.Errorf("evidence line %d", l)
+	}
+	for in, want := range map[string]string{
+		"1701:[   22.3] mlx5_core x": "[   22.3] mlx5_core x", // grep -n
+		"1701\t[22.3] mlx5_core x":   "[22.3] mlx5_core x",    // cat -n
+		"65536 [B] x":                "65536 [B] x",           // not a timestamp
+		"12 mlx5_core":               "12 mlx5_core",
+	} {
+		if got := cutLineNumber(in); got != want {
+			t.Errorf("cutLineNumber(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
