@@ -30,14 +30,7 @@ func checkProfileHeadroom(inc *Incident) []Finding {
 			if mtu == 0 {
 				mtu = 9100
 			}
-			in := headroom.Floor(pn.Speed, pn.Cable, mtu)
-			if pn.Lanes8 {
-				in.Lanes = 8
-			}
-			need := headroom.Compute(in).Xoff
-			static := headroom.StaticFloor(pn.Speed, pn.Cable, mtu)
-			static.Lanes = in.Lanes
-			staticNeed := headroom.Compute(static).Xoff
+			need, staticNeed := pn.Floors()
 			sev, short := HeadroomShort(unit.Bytes(p.Xoff), need, staticNeed)
 			if !short {
 				continue

@@ -59,3 +59,19 @@ func ParseProfileName(name string) (Profile, bool) {
 	}
 	return p, true
 }
+
+// Floors returns the xoff a profile of this name needs when nothing else
+// is known of its port: need by Floor (the IEEE response budget), static
+// by StaticFloor (a peer that pauses within StaticPeerResponse), at the
+// name's MTU or SONiC's 9100 and its lane count.
+func (p Profile) Floors() (need, static unit.Bytes) {
+	mtu := p.MTU
+	if mtu == 0 {
+		mtu = 9100
+	}
+	in, st := Floor(p.Speed, p.Cable, mtu), StaticFloor(p.Speed, p.Cable, mtu)
+	if p.Lanes8 {
+		in.Lanes, st.Lanes = 8, 8
+	}
+	return Compute(in).Xoff, Compute(st).Xoff
+}

@@ -511,3 +511,36 @@ func TestLintBigRedSwitch(t *testing.T) {
 		}
 	}
 }
+
+// A config_db fragment of BUFFER_PROFILE alone (sonic-mgmt#7016) has no
+// BUFFER_PG to give its profiles' ports; buffermgrd's names give their
+// speed and cable, and the profiles are judged by them as the doctor
+// judges `mmuconfig -l`: the 100G 40 m profile's xoff 35840 B holds the
+// static tables' floor (20 KiB) but not the IEEE budget's (41 KiB), an
+// info; the 25G ones hold. Before, lint said the profiles went unchecked.
+func TestLintBufferProfilesByName(t *testing.T) {
+	f := filepath.Join("..", "..", "testdata", "corpus", "sonic", "sonic-configdb-fragment-buffer-profile-only-t1-sonicmgmt7016.json")
+	rep, err := Lint([]string{f}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var short []doctor.Finding
+	for _, fd := range rep.Findings {
+		switch fd.ID {
+		case "pfc.headroom.short":
+			short = append(short, fd)
+		case "config.qos.absent":
+			if !strings.Contains(fd.Title, "only the headroom of the 3 lossless profiles named by speed and cable") {
+				t.Errorf("config.qos.absent: %s", fd.Title)
+			}
+		}
+	}
+	if len(short) != 1 {
+		t.Fatalf("%d pfc.headroom.short findings, want 1", len(short))
+	}
+	fd := short[0]
+	if fd.Severity != doctor.Info || !strings.Contains(fd.Title, "pg_lossless_100000_40m_profile: xoff 35840 B covers the 20480 B") ||
+		!strings.Contains(fd.Title, "not the 41984 B") || len(fd.Evidence) != 1 || fd.Evidence[0].Line != 35 {
+		t.Errorf("%s %s %+v", fd.Severity, fd.Title, fd.Evidence)
+	}
+}

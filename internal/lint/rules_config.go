@@ -93,7 +93,11 @@ func uncheckedConfigs(m *Model) []doctor.Finding {
 		slices.Sort(profiles)
 		title := fmt.Sprintf("%s: none of the tables that set RoCE's class (%s): its PFC, ECN and buffers were not checked; tables read: %s", db.File, strings.Join(qosTables, ", "), list(have, 6))
 		if len(profiles) > 0 {
-			title = fmt.Sprintf("%s: %s without the tables that put them on ports and queues (%s): the profiles were not checked; tables read: %s", db.File, strings.Join(profiles, ", "), strings.Join(attachTables, ", "), list(have, 6))
+			checked := "the profiles were not checked"
+			if n := namedLossless(db); n > 0 {
+				checked = fmt.Sprintf("only the headroom of the %d lossless profiles named by speed and cable (pg_lossless_<speed>_<cable>_profile) was judged, by their names", n)
+			}
+			title = fmt.Sprintf("%s: %s without the tables that put them on ports and queues (%s): %s; tables read: %s", db.File, strings.Join(profiles, ", "), strings.Join(attachTables, ", "), checked, list(have, 6))
 		}
 		fs = append(fs, doctor.Finding{
 			ID: "config.qos.absent", Severity: doctor.Info, Layer: doctor.LayerInput,
@@ -134,6 +138,19 @@ func uncheckedConfigs(m *Model) []doctor.Finding {
 		})
 	}
 	return fs
+}
+
+// namedLossless counts the BUFFER_PROFILE rows with an xoff whose name
+// gives their speed and cable: those sonicNamedProfiles judges.
+func namedLossless(db *sonic.ConfigDB) int {
+	n := 0
+	for _, name := range db.Tables["BUFFER_PROFILE"].Keys() {
+		_, named := headroom.ParseProfileName(name)
+		if p, ok := db.Profile(name); named && ok && p.Xoff > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // notJudged names the QoS settings of an NVUE input that were read but

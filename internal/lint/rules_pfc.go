@@ -25,6 +25,7 @@ func pfcRules(m *Model) []doctor.Finding {
 	}
 	for _, db := range m.Sonic {
 		fs = append(fs, sonicHeadroom(db)...)
+		fs = append(fs, sonicNamedProfiles(db)...)
 		fs = append(fs, nvueHeadroom(db)...)
 		fs = append(fs, sonicWatchdog(db)...)
 	}
@@ -238,6 +239,50 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 		}
 	}
 	fs = append(fs, sonicTooMany(db)...)
+	return fs
+}
+
+// sonicNamedProfiles judges, by its name alone, each lossless
+// BUFFER_PROFILE that no BUFFER_PG row puts on a port (a buffers fragment
+// pasted without its PG table, or a profile left over): buffermgrd names
+// its profiles pg_lossless_<speed>_<cable>_profile, so the name gives the
+// speed and cable sonicHeadroom would read from PORT and CABLE_LENGTH.
+// The floors are the doctor's for `mmuconfig -l` (switch.headroom.short).
+func sonicNamedProfiles(db *sonic.ConfigDB) []doctor.Finding {
+	used := map[string]bool{}
+	for _, pg := range db.PGs() {
+		used[pg.Profile.Text] = true
+	}
+	var fs []doctor.Finding
+	for _, name := range db.Tables["BUFFER_PROFILE"].Keys() {
+		pn, named := headroom.ParseProfileName(name)
+		prof, ok := db.Profile(name)
+		if !named || !ok || prof.Xoff <= 0 || used[name] {
+			continue
+		}
+		need, static := pn.Floors()
+		sev, short := doctor.HeadroomShort(unit.Bytes(prof.Xoff), need, static)
+		if !short {
+			continue
+		}
+		subject := fmt.Sprintf("%s BUFFER_PROFILE %s", db.File, name)
+		assumed := "The speed and cable are the profile name's, as no BUFFER_PG row puts the profile on a port; assumed: port MTU 9100 unless the name gives one, SONiC's default lossless pattern (mtu 1024, 50 % small packets), MAC/PHY delay 0.8 KiB and no cell overhead, so the real ASIC needs more, not less."
+		f := doctor.Finding{
+			ID: "pfc.headroom.short", Severity: sev, Layer: doctor.LayerFabric,
+			Title:     fmt.Sprintf("%s: xoff %d B is below the %d B even a peer that pauses within %.1f KiB needs (the vendors' static tables), and the %d B of SONiC's formula with the IEEE budget, for %v on %v", subject, prof.Xoff, int64(static), headroom.StaticPeerResponse/1024, int64(need), pn.Speed, pn.Cable),
+			Subject:   subject,
+			Evidence:  evs(sonicEv(db, prof.XoffAt)),
+			Mechanism: "After a switch sends XOFF, the cable's round trip, the frame in progress and the peer's IEEE response time (394 quanta = 25216 B at 100G) still arrive; xoff must hold them. " + assumed,
+			Fix:       fmt.Sprintf("Use SONiC's dynamic buffer model (headroom computed per port), or raise xoff to at least %d B; `rocelab calc headroom --speed %v --cable %v --asic <ASIC>` gives the ASIC's own figure.", int64(need), pn.Speed, pn.Cable),
+		}
+		if sev == doctor.Info {
+			f.Title = fmt.Sprintf("%s: xoff %d B covers the %d B of a peer that pauses within %.1f KiB (the vendors' static tables), not the %d B of the IEEE budget SONiC's formula uses, for %v on %v", subject, prof.Xoff, int64(static), headroom.StaticPeerResponse/1024, int64(need), pn.Speed, pn.Cable)
+			f.Mechanism = "Vendors' static pg_profile_lookup.ini tables were computed with a fixed peer response (NVIDIA's 3.8 KiB); sonic-swss #1930 (2021) made buffer_headroom_mellanox.lua use IEEE 802.3 31B.3.7's budget instead (394 quanta = 25216 B at 100G). " +
+				"This xoff holds while the peer pauses within that; a peer that takes the IEEE budget can overrun it and drop lossless packets. " + assumed
+			f.Fix = fmt.Sprintf("Nothing for a fabric of peers that answer a pause within %.1f KiB; otherwise the dynamic buffer model (DEVICE_METADATA buffer_model dynamic), or xoff at least %d B.", headroom.StaticPeerResponse/1024, int64(need))
+		}
+		fs = append(fs, f)
+	}
 	return fs
 }
 
