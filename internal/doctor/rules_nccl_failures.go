@@ -152,6 +152,12 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		socket = socket || strings.HasPrefix(path.Base(c), "bootstrap.cc")
 	}
 	switch {
+	case strings.Contains(m, "marked as failed. initiating recovery"):
+		return failoverClass(m), true
+	case strings.Contains(m, "the error is fatal (no functional devices left)") || strings.Contains(m, "no support for more than a single failed device"):
+		return failureClass{"NCCL's IB port failover had no NIC left to move the connection to",
+			"NCCL's port failover (NCCL_IB_RESILIENCY_PORT_FAILOVER=1, 2.29 on) keeps a connection over a merged NIC alive while one of its devices fails; when every device of it has failed, or more than one (which the failover does not handle), the connection fails with ncclRemoteError and the job stops as it would without failover.",
+			"Find why the ports failed: their links (`ibstat`, `rdma link`, dmesg link down/up), the switch ports' errors, and the completion errors before this line."}, true
 	case strings.Contains(m, "neither af_inet"):
 		return failureClass{"the bootstrap address this rank was given is no IP address",
 			"A rank connects to the others through the address in the ncclUniqueId that rank 0 created and the launcher handed to every rank; an address family that is neither AF_INET nor AF_INET6 means this rank's unique id is not one rank 0 made: the ranks did not share it (nccl-tests built without MPI=1 yet started by mpirun, a launcher whose broadcast never reached this rank, a garbled NCCL_COMM_ID). No connection was ever attempted.",
@@ -166,6 +172,28 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 			"Read the plugin's own log (UCX_LOG_LEVEL=info, FI_LOG_LEVEL=warn) for the call that failed; rerun without GPUDirect RDMA (NCCL_NET_GDR_LEVEL=LOC) and with NCCL's own IB transport (NCCL_NET=IB, or the plugin removed from the library path) to tell the plugin from the fabric; match the plugin's version to NCCL's."}, true
 	}
 	return failureClass{}, false
+}
+
+// failoverClass is the class of NCCL's IB resiliency WARN (2.29 on,
+// transport/net_ib/p2p_resiliency.cc) "Device N marked as failed.
+// Initiating recovery? Yes|No": a port of a merged NIC failed and the
+// connection goes on over the others.
+func failoverClass(m string) failureClass {
+	dev := "a NIC"
+	if _, after, ok := strings.Cut(m, "device "); ok {
+		if n, _, ok := strings.Cut(after, " "); ok {
+			if _, err := strconv.Atoi(n); err == nil {
+				dev = "device " + n + " of a merged NIC"
+			}
+		}
+	}
+	then := "Recovery is off (NCCL_IB_RESILIENCY_PORT_RECOVERY unset, or NCCL before 2.30), so the port stays out of service until the communicator is destroyed, even after its link returns."
+	if strings.Contains(m, "recovery? yes") {
+		then = "Recovery is on (NCCL_IB_RESILIENCY_PORT_RECOVERY=1, 2.30 on): NCCL probes the port and returns it to service ('Port recovery succeeded' at INFO with NCCL_DEBUG_SUBSYS=NET), and gives up after NCCL_IB_RESILIENCY_PORT_RECOVERY_ATTEMPTS_MAX attempts (5 by default; 'Marking device N as permanently failed')."
+	}
+	return failureClass{"NCCL's IB port failover took " + dev + " out of service",
+		"With NCCL_IB_RESILIENCY_PORT_FAILOVER=1 (NCCL 2.29 on) a connection over a merged NIC (ports NCCL fuses into one virtual device) survives a completion error with status 5 (WR_FLUSH_ERR) or 12 (RETRY_EXC_ERR) on one port: NCCL marks that device (its index in the merged NIC) failed and moves its queue pairs to the others, so the job goes on at the bandwidth of the ports left. " + then,
+		"Find why the port failed: its link (`ibstat`, `rdma link`, dmesg link down/up lines, the switch port's error counters) and the completion error logged before this line; until it is back, busbw is that of the ports left."}
 }
 
 // checkWarnErrors reports the WARN lines no other rule reads: as errors
