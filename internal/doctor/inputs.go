@@ -35,6 +35,9 @@ type InputInfo struct {
 	InArchive string `json:"in_archive,omitempty"`
 	// binary is set for a file of binary data in no format rocelab reads.
 	binary bool
+	// config names the configuration an unknown input is, one that
+	// `rocelab lint` reads and diagnose does not ("" when none).
+	config string
 }
 
 // Usable reports whether an artifact was recognised in the input (a
@@ -97,6 +100,8 @@ func (r *Report) Unusable() string {
 			why = in.Error
 		case in.Type == runReportType:
 			why = "rocelab run's own report, which holds no artifact: diagnose the --out directory it is in"
+		case in.config != "":
+			why = in.config + ", a configuration: use rocelab lint " + in.Path
 		}
 		bad = append(bad, in.Path+": "+why)
 	}
@@ -257,6 +262,9 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 	info.Type = res.Type()
 	if info.Type == "unknown" && isRunReport(head) {
 		info.Type = runReportType
+	}
+	if info.Type == "unknown" {
+		info.config = lintConfig(head)
 	}
 	if len(res.Artifacts) > 1 {
 		for _, a := range res.Artifacts {
@@ -423,6 +431,14 @@ func inputFindings(ins []InputInfo) []Finding {
 		case in.InDir != "" || in.InArchive != "":
 			skipped = append(skipped, Evidence{File: in.Path, Text: what})
 			names = append(names, in.Path)
+		case in.config != "":
+			fs = append(fs, Finding{
+				ID: "input.unrecognized", Severity: Warn, Layer: LayerInput,
+				Title:     fmt.Sprintf("%s is %s: a configuration, which rocelab lint judges, not an artifact diagnose reads", in.Path, in.config),
+				Evidence:  []Evidence{{File: in.Path, Text: in.config}},
+				Mechanism: "diagnose reads what hosts and switches printed while a job ran (logs, counters, CLI output); a switch's CONFIG_DB says how the fabric is meant to run, and lint holds it against the NICs' settings and SONiC's formulas (PFC, ECN, buffers, the watchdog).",
+				Fix:       "rocelab lint " + in.Path + " (with the hosts' mlnx_qos or mlxconfig output beside it to check both ends).",
+			}.per(in.Path, "input", "Inputs in no format rocelab recognises"))
 		default:
 			fs = append(fs, Finding{
 				ID: "input.unrecognized", Severity: Warn, Layer: LayerInput,
@@ -446,3 +462,44 @@ func inputFindings(ins []InputInfo) []Finding {
 }
 
 const unrecognizedFix = "rocelab reads the unedited output of NCCL_DEBUG=INFO, *_perf, ethtool -S, hw_counters, perftest, show_gids, ibv_devinfo, mlnx_qos, dmesg, and pcap/pcapng captures."
+
+// lintConfig names the configuration that head (an input's first bytes)
+// begins, one lint reads: a SONiC CONFIG_DB, as config_db.json, `show
+// runningconfiguration all` (its namespaces first on a multi-ASIC switch)
+// or a table fragment pasted without its braces, recognised by its first
+// key. It returns "" for anything else.
+func lintConfig(head []byte) string {
+	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	if len(t) > 0 && t[0] == '{' {
+		t = bytes.TrimLeft(t[1:], " \t\r\n")
+	}
+	if len(t) < 3 || t[0] != '"' {
+		return ""
+	}
+	end := bytes.IndexByte(t[1:], '"')
+	if end < 1 {
+		return ""
+	}
+	key, rest := string(t[1:end+1]), bytes.TrimLeft(t[end+2:], " \t\r\n")
+	if len(rest) == 0 || rest[0] != ':' {
+		return ""
+	}
+	if v := bytes.TrimLeft(rest[1:], " \t\r\n"); len(v) == 0 || v[0] != '{' {
+		return ""
+	}
+	if key == "localhost" || strings.HasPrefix(key, "asic") || configTableName(key) {
+		return "a SONiC CONFIG_DB (" + key + ")"
+	}
+	return ""
+}
+
+// configTableName reports whether s is shaped like a CONFIG_DB table name:
+// upper-case letters, digits and underscores, starting with a letter.
+func configTableName(s string) bool {
+	for i, c := range s {
+		if !(c >= 'A' && c <= 'Z' || c == '_' && i > 0 || c >= '0' && c <= '9' && i > 0) {
+			return false
+		}
+	}
+	return s != ""
+}

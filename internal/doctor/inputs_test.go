@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,4 +90,17 @@ func findingText(rep *Report, file string) string {
 		}
 	}
 	return ""
+}
+
+// FuzzLintConfig: the CONFIG_DB sniff never panics, and what it names
+// begins as a CONFIG_DB does: a quoted key followed by a colon.
+func FuzzLintConfig(f *testing.F) {
+	for _, s := range []string{"{\"PORT\": {", "\"BUFFER_PG\":{", "{\"localhost\":{\"PORT\":{}}}", "\"A\":", "{\"\"", "\ufeff{ \"X1_Y\" :\n{"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, head []byte) {
+		if got := lintConfig(head); got != "" && !bytes.Contains(head, []byte("\":")) && !bytes.Contains(head, []byte("\" ")) && !bytes.Contains(head, []byte("\"\t")) && !bytes.Contains(head, []byte("\"\n")) && !bytes.Contains(head, []byte("\"\r")) {
+			t.Errorf("lintConfig(%q) = %q", head, got)
+		}
+	})
 }

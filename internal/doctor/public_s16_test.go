@@ -124,3 +124,31 @@ func TestIBPortFailoverWarn(t *testing.T) {
 	}
 	nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL's IB port failover had no NIC left", "NCCL returned 6")
 }
+
+// A SONiC CONFIG_DB given to diagnose (sonic-mgmt#7016's BUFFER_PROFILE
+// fragment) is said to be a configuration for lint, in the finding and
+// in the exit-2 message; before, it was "in no format rocelab
+// recognises". Other JSON keeps the plain message.
+func TestConfigDBPointsToLint(t *testing.T) {
+	f := nicTestdata("corpus/sonic/sonic-configdb-fragment-buffer-profile-only-t1-sonicmgmt7016.json")
+	rep := Diagnose([]string{f}, nil, Options{})
+	g := nicMustFind(t, rep.Findings, "input.unrecognized", Warn, "is a SONiC CONFIG_DB (BUFFER_PROFILE): a configuration, which rocelab lint judges")
+	if g.Fix == "" || !strings.HasPrefix(g.Fix, "rocelab lint "+f) {
+		t.Errorf("fix %q", g.Fix)
+	}
+	if why := rep.Unusable(); !strings.Contains(why, "use rocelab lint "+f) || rep.ExitCode() != 2 {
+		t.Errorf("exit %d: %s", rep.ExitCode(), why)
+	}
+	for head, want := range map[string]string{
+		"{\n  \"localhost\": {\n": "a SONiC CONFIG_DB (localhost)",
+		"\"BUFFER_PG\": {":        "a SONiC CONFIG_DB (BUFFER_PG)",
+		"{\"README\": [":          "",
+		"{\n \"helper_data\": {":  "",
+		"{\"version\":1,":         "",
+		"\"PORT\":":               "",
+	} {
+		if got := lintConfig([]byte(head)); got != want {
+			t.Errorf("lintConfig(%q) = %q, want %q", head, got, want)
+		}
+	}
+}
