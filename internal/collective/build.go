@@ -46,7 +46,10 @@ func (e *engine) build() {
 	for ki := range e.kernels {
 		k := &e.kernels[ki]
 		for _, ci := range k.p.send[:k.p.nsend] {
-			e.conns[ci].total += sends[ci] * int64(e.iters)
+			cn := &e.conns[ci]
+			cn.perCall, cn.base = sends[ci], cn.total
+			cn.sendEnd, cn.recvEnd = cn.total+sends[ci], cn.total+sends[ci]
+			cn.total += sends[ci] * int64(e.iters)
 			e.conns[ci].prodK = int32(ki)
 			if e.conns[ci].net && sends[ci] > 0 {
 				e.rankNet[e.conns[ci].proxySrc] = append(e.rankNet[e.conns[ci].proxySrc], ci)

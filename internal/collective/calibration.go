@@ -38,13 +38,20 @@ const ProxyPoll = 1 * unit.Microsecond
 
 // ProxyOpStart is the proxy thread's time to take up a call's operation
 // on one network connection (one per channel and peer and call), before
-// which that connection moves nothing. It is what makes small calls
-// slower with more channels: public 2-node runs grow by about 0.3-1.1 µs
-// per extra channel between 1 and 32 channels (Calibration). It is set at
-// the top of that range by the H200 run's NVLSTree at 4-8 MiB, where each
-// GPU's proxy takes up 32 connections per call and the call is one chunk
-// per pipeline (the same run's small calls grow by 1.1 µs per channel).
-const ProxyOpStart = 1 * unit.Microsecond
+// which that connection moves nothing. The first call of a batch has its
+// operations taken up at its start, one after the other; later ones as
+// the previous call's operation ends on each connection (Engine.takeUp:
+// NCCL's host thread posts them during the calls ahead). It is what makes
+// small calls slower with more channels: public 2-node runs grow by about
+// 0.3-1.1 µs per extra channel between 1 and 32 channels (Calibration).
+// It is fitted on the calibration set's H200 run, its NVLSTree at 4-8 MiB
+// (each GPU's proxy takes up 32 connections per call, one chunk per
+// pipeline): the smallest value, in steps of 0.25 µs, that keeps both
+// rows in band with the take-ups over the previous call's tail (1 µs,
+// which kept them in band with all take-ups at each call's start, leaves
+// the 8 MiB out at ×1.17; 1.5 µs loses held-out rows); checked on the
+// held-out nccl-tests#309 runs (docs/nccl.md, "NVLSTree at 1-16 MiB").
+const ProxyOpStart = 1250 * unit.Nanosecond
 
 // NVLSHop is one crossing of an NVSwitch in NVLS and NVLSTree (a GPU's
 // multimem store reaching the switch, or the switch's multicast reaching
@@ -325,8 +332,8 @@ func Calibration() []CalibrationEntry {
 		{"network overhead", "1 µs Intel and ARM, 2 µs AMD, or NCCL_NET_OVERHEAD", "added to every Simple network step's latency, and to LL and LL128 ones but on Intel hosts", "NCCL tuning.cc getNetOverhead; Intel: nccl-tests#309 at NCCL's model latency"},
 		{"ProxyPoll", ProxyPoll.String(), "added to an LL or LL128 network step but on Intel hosts (NCCL's Simple latency already holds the proxy's round)",
 			"calibrated on the small sizes of the public runs: NVIDIA/nccl-tests#309 (2 and 4 × 8 H100) and NVIDIA/nccl#652 (32 × 8 A100) at NCCL's model latency, the 2-node A100 runs on AMD hosts (OCI BM.GPU4.8, Azure ND96asr_v4) 10-12 µs above it; a pass of the proxy's progress loop"},
-		{"ProxyOpStart", ProxyOpStart.String(), "the rank's proxy taking up a call on each network connection, one after the other",
-			"calibrated: the growth of small calls with channels in the public runs (0.3-1.1 µs per channel), at its top by the H200 Spectrum-X run's NVLSTree at 4-8 MiB (32 connections per proxy, one chunk per pipeline)"},
+		{"ProxyOpStart", ProxyOpStart.String(), "the rank's proxy taking up a call on each network connection: the batch's first call at its start, one connection after the other; later calls as the previous call's operation ends on each connection (NCCL's host thread posts them ahead: enqueue.cc uploadProxyOps, proxy.cc ProxyAppend/removeOp)",
+			"fitted on the H200 Spectrum-X run's NVLSTree at 4-8 MiB (32 connections per proxy, one chunk per pipeline), checked on nccl-tests#309; the public runs' small calls grow by 0.3-1.1 µs per channel"},
 		{"ProxyOp", ProxyOp.String(), "proxy thread busy per action: the post of a slice and the reap of its send completion (before the send slot frees), the post of a CTS and the reap of the arrival (Simple: before the GPU sees the slice, with the GPUDirect flush on Ampere and earlier), all of a GPU's network connections in turn",
 			"calibrated: NVIDIA/nccl-tests#309's 2-server Ring/LL128 at 24 CTAs (157 µs flat at 1-2 MiB: 5.2 µs per ring step, 12 actions of a GPU's proxy per step) and its 8-server Tree/LL128 (7-11 µs per 18 KB chunk); swept 0.1-0.6 µs on all public runs; NCCL net.cc proxy progress (one action per connection per pass)"},
 		{"host launch", HostLaunch.String() + " + " + HostLaunchPerChannel.String() + " per channel", "a host thread enqueuing a call on each of its GPUs in turn, running ahead of them (nccl-tests -g N: N GPUs per thread)",

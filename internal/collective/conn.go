@@ -38,6 +38,11 @@ type conn struct {
 	// sendReady and recvReady are when the sender's and the receiver's
 	// proxies took up the current call's operation.
 	sendReady, recvReady unit.Time
+	// perCall is the connection's slices in one call of the batch and
+	// base its slices before the batch; sendEnd and recvEnd are the
+	// freed and consumed slices at which the sender's and the receiver's
+	// current operation ends (Engine.takeUp).
+	perCall, base, sendEnd, recvEnd int64
 	// total is the slices of all calls started so far; CTS are not
 	// posted beyond it.
 	total int64
@@ -287,6 +292,9 @@ func (e *engine) reapSend(ci int32) {
 func (e *engine) sendFreed(ci int32) {
 	c := &e.conns[ci]
 	c.freed++
+	if c.freed == c.sendEnd && c.sendEnd < c.total {
+		c.sendReady = e.takeUp(c.proxySrc, c, &c.sendEnd)
+	}
 	if c.waitSend && c.sendFree() {
 		c.waitSend = false
 		e.run(c.prodK)
@@ -307,6 +315,9 @@ func (e *engine) visible(ci int32) {
 func (e *engine) consumedOne(ci int32) {
 	c := &e.conns[ci]
 	c.consumed++
+	if c.net && c.consumed == c.recvEnd && c.recvEnd < c.total {
+		c.recvReady = e.takeUp(c.dst, c, &c.recvEnd)
+	}
 	if c.net {
 		e.postCTS(ci)
 		return

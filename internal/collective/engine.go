@@ -366,9 +366,11 @@ func (e *engine) proxy(r int32, from, cost unit.Time) unit.Time {
 	return e.proxyFree[r] - now
 }
 
-// startProxyOps has rank r's proxy take up the call's operation on each
-// of its network connections, one after the other (ProxyOpStart each):
-// a connection moves no data of the call before its operation started.
+// startProxyOps has rank r's proxy take up the batch's first call's
+// operation on each of its network connections, one after the other
+// (ProxyOpStart each): a connection moves no data of the call before its
+// operation started. Later calls' operations are taken up one connection
+// at a time as the previous call's ends on it (takeUp).
 func (e *engine) startProxyOps(r int32) {
 	now := e.t.Now()
 	for _, x := range e.rankNet[r] {
@@ -379,6 +381,27 @@ func (e *engine) startProxyOps(r int32) {
 			e.conns[-x-1].recvReady = ready
 		}
 	}
+}
+
+// takeUp has rank r's proxy take up connection c's operation for the next
+// call of the batch, now that the current one has ended on its side (end:
+// c.sendEnd or c.recvEnd, moved on to the next operation's end), and
+// returns when it is done. NCCL's host thread posts a call's proxy
+// operations right after launching its kernel (enqueue.cc
+// hostStreamPlanTask, uploadProxyOps), and so during the calls ahead of it
+// in a timed loop; the proxy queues each behind the operation running on
+// its connection (proxy.cc ProxyAppend: nextPeer) and swaps it in when
+// that one is done (removeOp), for a send when the network has completed
+// its last slice, for a receive when the GPU has consumed it. So a call's
+// operations are taken up over the previous call's tail, connection by
+// connection, not all at its start; and not before the host thread has
+// posted them.
+func (e *engine) takeUp(r int32, c *conn, end *int64) unit.Time {
+	call := (*end - c.base) / c.perCall
+	*end += c.perCall
+	g := e.threadGPUs()
+	posted := e.hostBase[int(r)/g] + e.hostCost*unit.Time(int(call)*g+int(r)%g+1)
+	return e.t.Now() + e.proxy(r, posted, ProxyOpStart)
 }
 
 // Wake dispatches the engine's timed events.
@@ -395,7 +418,11 @@ func (e *engine) Wake(_ unit.Time, tg uint64) {
 	case evSendFreed:
 		e.sendFreed(idx)
 	case evRankStart:
-		e.startProxyOps(idx)
+		if e.rankIter[idx] == 0 {
+			// Later calls' operations were taken up as the previous
+			// ones ended (takeUp).
+			e.startProxyOps(idx)
+		}
 		for _, k := range e.rankK[idx] {
 			e.run(k)
 		}

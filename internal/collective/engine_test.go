@@ -382,3 +382,33 @@ func TestTrafficMatchesRun(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyTakeUp: NCCL's host thread posts a call's proxy operations
+// while the calls ahead of it run, so each proxy takes up a later call's
+// operation on a connection as the previous call's ends there; only the
+// first call of a loop has its proxies take up every connection at its
+// start, one after the other. On 2 × 8 H100, NVLSTree at 4 MiB is one
+// step on each of 32 network connections per GPU's proxy: a call after
+// the first must not pay those 32 take-ups again at its start: those of
+// the connections whose operation ends early in a call (the sends up the
+// tree, the receives from below) fall within the previous call, so it is
+// faster than the first by at least a quarter of them (all take-ups at
+// each call's start: by none).
+func TestProxyTakeUp(t *testing.T) {
+	call := Call{Func: AllReduce, Bytes: 4 << 20}
+	c := mustComm(t, preset(t, "hgx-h100"), 2, 8, nil)
+	ch, _ := c.Plan(call)
+	if ch.Algo != NVLSTree || ch.Channels != 16 {
+		t.Fatalf("4 MiB: %s/%s/%d, want NVLSTree on 16 channels", ch.Algo, ch.Proto, ch.Channels)
+	}
+	const iters = 8
+	first, _ := runOn(t, c, 1, call)
+	loop, _ := runOn(t, mustComm(t, preset(t, "hgx-h100"), 2, 8, nil), iters, call)
+	t1 := first[0].Time()
+	later := (loop[0].Time()*iters - t1) / (iters - 1)
+	conns := 2 * ch.Channels // a receive and a send per channel on 2 servers
+	t.Logf("NVLSTree 4 MiB: first call %v, later calls %v", t1, later)
+	if later > t1-unit.Time(conns/4)*ProxyOpStart {
+		t.Errorf("later calls %v, first %v: want at least %v less (a quarter of %d take-ups)", later, t1, unit.Time(conns/4)*ProxyOpStart, conns)
+	}
+}
