@@ -445,7 +445,7 @@ func (q *radixQueue) redistribute(b int, st *slotTable) int {
 	if !moved {
 		q.last = old
 	}
-	if whole {
+	if whole && q.now.len() > 1 {
 		q.now.sort()
 	}
 	return dropped
