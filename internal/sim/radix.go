@@ -409,14 +409,14 @@ func (q *radixQueue) base(b int) unit.Time {
 }
 
 // redistribute empties bucket b > 0 into the buckets below it, relative to
-// the new last time q.base(b). Since every event in bucket b shares with it
+// the new last time base, which is q.base(b) (the caller has it). Since every event in bucket b shares with it
 // the digits from b's position up, all go to lower positions. Tombstones are
 // dropped and their slots freed; it returns how many. If the bucket held
 // only tombstones, last stays as it was: no event at or after the new last
 // would run to bring the clock up to it.
-func (q *radixQueue) redistribute(b int, st *slotTable) int {
+func (q *radixQueue) redistribute(b int, base unit.Time, st *slotTable) int {
 	old := q.last
-	q.last = q.base(b)
+	q.last = base
 	dropped, moved := 0, false
 	c := q.buckets[b].head
 	q.empty(b)

@@ -236,10 +236,11 @@ func (s *Scheduler) next(limit unit.Time) *event {
 		if b == 0 {
 			return nil
 		}
-		if s.q.base(b) > limit {
+		base := s.q.base(b)
+		if base > limit {
 			return nil
 		}
-		s.dead -= s.q.redistribute(b, &s.st)
+		s.dead -= s.q.redistribute(b, base, &s.st)
 	}
 }
 
