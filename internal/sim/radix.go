@@ -91,12 +91,17 @@ type nowEntry struct {
 // seq), the least first; the events themselves wait in slots of evs. It
 // holds the events of one 4 ns span, a handful: new ones, mostly the
 // latest, are appended, and taking the least moves nothing.
+//
+// Slots are taken in turn from 0 and all given back at once when the
+// bucket empties, as it does at the end of every span: events run or
+// dropped before then keep their slots, which a span's count bounds, and
+// no list of free slots is kept.
 type nowHeap struct {
-	h    []nowEntry
-	hd   int
-	evs  []event
-	free []int32
-	seq  uint64
+	h   []nowEntry
+	hd  int
+	evs []event
+	nev int32 // slots in use
+	seq uint64
 }
 
 // before reports whether a comes before b.
@@ -115,14 +120,11 @@ func (n *nowHeap) len() int { return len(n.h) - n.hd }
 
 // entry stores e in a slot and returns its entry, the latest to arrive.
 func (n *nowHeap) entry(e *event) nowEntry {
-	var i int32
-	if k := len(n.free); k > 0 {
-		i = n.free[k-1]
-		n.free = n.free[:k-1]
-	} else {
-		i = int32(len(n.evs))
+	i := n.nev
+	if int(i) == len(n.evs) {
 		n.evs = append(n.evs, event{})
 	}
+	n.nev++
 	n.evs[i] = *e
 	n.seq++
 	return nowEntry{t: e.t, key: e.key, seq: n.seq, ev: i}
@@ -293,9 +295,8 @@ func (n *nowHeap) min() *event { return &n.evs[n.h[n.hd].ev] }
 
 // pop removes the least event.
 func (n *nowHeap) pop() {
-	n.free = append(n.free, n.h[n.hd].ev)
 	if n.hd++; n.hd == len(n.h) {
-		n.h, n.hd = n.h[:0], 0
+		n.h, n.hd, n.nev = n.h[:0], 0, 0
 	} else if n.hd >= 64 && n.hd*2 >= len(n.h) {
 		k := copy(n.h, n.h[n.hd:])
 		n.h, n.hd = n.h[:k], 0
@@ -489,10 +490,12 @@ func (q *radixQueue) compact(st *slotTable) {
 			kept = append(kept, x)
 		} else {
 			st.release(e.id)
-			q.now.free = append(q.now.free, x.ev)
 		}
 	}
 	q.now.h, q.now.hd = kept, 0
+	if len(kept) == 0 {
+		q.now.nev = 0
+	}
 	for b := range q.buckets {
 		bk := &q.buckets[b]
 		if bk.head == nil {
