@@ -53,9 +53,9 @@ func (h *heapEvents) Pop() any {
 	return x
 }
 
-func (q *queue) push(e *event) {
+func (q *queue) push(t unit.Time, k Key, h Handler, tag uint64, id EventID, hint uintptr) {
 	q.seq++
-	heap.Push(&q.h, heapEvent{*e, q.seq})
+	heap.Push(&q.h, heapEvent{event{t: t, key: k, h: h, tag: tag, id: id, hint: hint}, q.seq})
 }
 
 func (q *queue) front() *event {

@@ -310,8 +310,8 @@ func (q *radixQueue) bucketOf(t unit.Time) int {
 	if x < digitVals {
 		return 0
 	}
-	d := (bits.Len64(x) - 1) / digitBits * digitBits
-	return d/digitBits*digitVals + int(uint64(t)>>d%digitVals)
+	pos := (bits.Len64(x) - 1) / digitBits
+	return pos*digitVals + int(uint64(t)>>(pos*digitBits)%digitVals)
 }
 
 // newChunk takes a chunk from the free list, or allocates one.
@@ -334,11 +334,12 @@ func (q *radixQueue) freeChunk(c *chunk) {
 	q.free = c
 }
 
-// push queues e; e.t must be >= q.last.
-func (q *radixQueue) push(e *event) {
-	b := q.bucketOf(e.t)
+// push queues the event of the given fields, written once where it
+// waits; t must be >= q.last.
+func (q *radixQueue) push(t unit.Time, k Key, h Handler, tag uint64, id EventID, hint uintptr) {
+	b := q.bucketOf(t)
 	if b == 0 {
-		q.now.push(e)
+		q.now.push(&event{t: t, key: k, h: h, tag: tag, id: id, hint: hint})
 		return
 	}
 	bk := &q.buckets[b]
@@ -355,7 +356,7 @@ func (q *radixQueue) push(e *event) {
 		bk.tail = nc
 		c = nc
 	}
-	c.ev[c.n] = *e
+	c.ev[c.n] = event{t: t, key: k, h: h, tag: tag, id: id, hint: hint}
 	c.n++
 }
 
@@ -431,7 +432,7 @@ func (q *radixQueue) redistribute(b int, base unit.Time, st *slotTable) int {
 				if whole {
 					q.now.add(e)
 				} else {
-					q.push(e)
+					q.push(e.t, e.key, e.h, e.tag, e.id, e.hint)
 				}
 				moved = true
 			} else {
