@@ -356,7 +356,9 @@ func (q *radixQueue) push(t unit.Time, k Key, h Handler, tag uint64, id EventID,
 		bk.tail = nc
 		c = nc
 	}
-	c.ev[c.n] = event{t: t, key: k, h: h, tag: tag, id: id, hint: hint}
+	// Field by field: a composite literal is built aside and copied.
+	e := &c.ev[c.n]
+	e.t, e.key, e.h, e.tag, e.id, e.hint = t, k, h, tag, id, hint
 	c.n++
 }
 
