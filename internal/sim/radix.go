@@ -394,9 +394,11 @@ func (q *radixQueue) prefetch() {
 func (q *radixQueue) popFront() { q.now.pop() }
 
 // lowest returns the lowest non-empty bucket above 0, or 0 if there is none.
+// The buckets of the lowest digit are never used (bucketOf), so the scan
+// starts at the second digit's.
 func (q *radixQueue) lowest() int {
-	for i, s := range q.summary {
-		if s != 0 {
+	for i := digitVals / 4096; i < len(q.summary); i++ {
+		if s := q.summary[i]; s != 0 {
 			w := i*64 + bits.TrailingZeros64(s)
 			return w*64 + bits.TrailingZeros64(q.nonzero[w])
 		}
