@@ -53,9 +53,9 @@ func (h *heapEvents) Pop() any {
 	return x
 }
 
-func (q *queue) push(e *event) {
+func (q *queue) push(t unit.Time, k Key, h Handler, tag uint64, id EventID, hint uintptr) {
 	q.seq++
-	heap.Push(&q.h, heapEvent{*e, q.seq})
+	heap.Push(&q.h, heapEvent{event{t: t, key: k, h: h, tag: tag, id: id, hint: hint}, q.seq})
 }
 
 func (q *queue) front() *event {
@@ -72,9 +72,9 @@ func (q *queue) prefetch() {}
 
 // lowest, base and redistribute serve the radix queue's higher buckets,
 // which the heap does not have: front always holds the minimum.
-func (q *queue) lowest() int                           { return 0 }
-func (q *queue) base(int) unit.Time                    { return 0 }
-func (q *queue) redistribute(b int, st *slotTable) int { return 0 }
+func (q *queue) lowest() int                                 { return 0 }
+func (q *queue) base(int) unit.Time                          { return 0 }
+func (q *queue) redistribute(int, unit.Time, *slotTable) int { return 0 }
 
 // earliest reports no events beyond front, which holds the minimum.
 func (q *queue) earliest(*slotTable) (unit.Time, bool) { return 0, false }

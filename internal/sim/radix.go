@@ -91,12 +91,17 @@ type nowEntry struct {
 // seq), the least first; the events themselves wait in slots of evs. It
 // holds the events of one 4 ns span, a handful: new ones, mostly the
 // latest, are appended, and taking the least moves nothing.
+//
+// Slots are taken in turn from 0 and all given back at once when the
+// bucket empties, as it does at the end of every span: events run or
+// dropped before then keep their slots, which a span's count bounds, and
+// no list of free slots is kept.
 type nowHeap struct {
-	h    []nowEntry
-	hd   int
-	evs  []event
-	free []int32
-	seq  uint64
+	h   []nowEntry
+	hd  int
+	evs []event
+	nev int32 // slots in use
+	seq uint64
 }
 
 // before reports whether a comes before b.
@@ -115,14 +120,11 @@ func (n *nowHeap) len() int { return len(n.h) - n.hd }
 
 // entry stores e in a slot and returns its entry, the latest to arrive.
 func (n *nowHeap) entry(e *event) nowEntry {
-	var i int32
-	if k := len(n.free); k > 0 {
-		i = n.free[k-1]
-		n.free = n.free[:k-1]
-	} else {
-		i = int32(len(n.evs))
+	i := n.nev
+	if int(i) == len(n.evs) {
 		n.evs = append(n.evs, event{})
 	}
+	n.nev++
 	n.evs[i] = *e
 	n.seq++
 	return nowEntry{t: e.t, key: e.key, seq: n.seq, ev: i}
@@ -293,9 +295,8 @@ func (n *nowHeap) min() *event { return &n.evs[n.h[n.hd].ev] }
 
 // pop removes the least event.
 func (n *nowHeap) pop() {
-	n.free = append(n.free, n.h[n.hd].ev)
 	if n.hd++; n.hd == len(n.h) {
-		n.h, n.hd = n.h[:0], 0
+		n.h, n.hd, n.nev = n.h[:0], 0, 0
 	} else if n.hd >= 64 && n.hd*2 >= len(n.h) {
 		k := copy(n.h, n.h[n.hd:])
 		n.h, n.hd = n.h[:k], 0
@@ -309,8 +310,8 @@ func (q *radixQueue) bucketOf(t unit.Time) int {
 	if x < digitVals {
 		return 0
 	}
-	d := (bits.Len64(x) - 1) / digitBits * digitBits
-	return d/digitBits*digitVals + int(uint64(t)>>d%digitVals)
+	pos := (bits.Len64(x) - 1) / digitBits
+	return pos*digitVals + int(uint64(t)>>(pos*digitBits)%digitVals)
 }
 
 // newChunk takes a chunk from the free list, or allocates one.
@@ -333,11 +334,12 @@ func (q *radixQueue) freeChunk(c *chunk) {
 	q.free = c
 }
 
-// push queues e; e.t must be >= q.last.
-func (q *radixQueue) push(e *event) {
-	b := q.bucketOf(e.t)
+// push queues the event of the given fields, written once where it
+// waits; t must be >= q.last.
+func (q *radixQueue) push(t unit.Time, k Key, h Handler, tag uint64, id EventID, hint uintptr) {
+	b := q.bucketOf(t)
 	if b == 0 {
-		q.now.push(e)
+		q.now.push(&event{t: t, key: k, h: h, tag: tag, id: id, hint: hint})
 		return
 	}
 	bk := &q.buckets[b]
@@ -354,7 +356,9 @@ func (q *radixQueue) push(e *event) {
 		bk.tail = nc
 		c = nc
 	}
-	c.ev[c.n] = *e
+	// Field by field: a composite literal is built aside and copied.
+	e := &c.ev[c.n]
+	e.t, e.key, e.h, e.tag, e.id, e.hint = t, k, h, tag, id, hint
 	c.n++
 }
 
@@ -390,9 +394,11 @@ func (q *radixQueue) prefetch() {
 func (q *radixQueue) popFront() { q.now.pop() }
 
 // lowest returns the lowest non-empty bucket above 0, or 0 if there is none.
+// The buckets of the lowest digit are never used (bucketOf), so the scan
+// starts at the second digit's.
 func (q *radixQueue) lowest() int {
-	for i, s := range q.summary {
-		if s != 0 {
+	for i := digitVals / 4096; i < len(q.summary); i++ {
+		if s := q.summary[i]; s != 0 {
 			w := i*64 + bits.TrailingZeros64(s)
 			return w*64 + bits.TrailingZeros64(q.nonzero[w])
 		}
@@ -409,14 +415,14 @@ func (q *radixQueue) base(b int) unit.Time {
 }
 
 // redistribute empties bucket b > 0 into the buckets below it, relative to
-// the new last time q.base(b). Since every event in bucket b shares with it
+// the new last time base, which is q.base(b) (the caller has it). Since every event in bucket b shares with it
 // the digits from b's position up, all go to lower positions. Tombstones are
 // dropped and their slots freed; it returns how many. If the bucket held
 // only tombstones, last stays as it was: no event at or after the new last
 // would run to bring the clock up to it.
-func (q *radixQueue) redistribute(b int, st *slotTable) int {
+func (q *radixQueue) redistribute(b int, base unit.Time, st *slotTable) int {
 	old := q.last
-	q.last = q.base(b)
+	q.last = base
 	dropped, moved := 0, false
 	c := q.buckets[b].head
 	q.empty(b)
@@ -430,7 +436,7 @@ func (q *radixQueue) redistribute(b int, st *slotTable) int {
 				if whole {
 					q.now.add(e)
 				} else {
-					q.push(e)
+					q.push(e.t, e.key, e.h, e.tag, e.id, e.hint)
 				}
 				moved = true
 			} else {
@@ -445,7 +451,7 @@ func (q *radixQueue) redistribute(b int, st *slotTable) int {
 	if !moved {
 		q.last = old
 	}
-	if whole {
+	if whole && q.now.len() > 1 {
 		q.now.sort()
 	}
 	return dropped
@@ -489,10 +495,12 @@ func (q *radixQueue) compact(st *slotTable) {
 			kept = append(kept, x)
 		} else {
 			st.release(e.id)
-			q.now.free = append(q.now.free, x.ev)
 		}
 	}
 	q.now.h, q.now.hd = kept, 0
+	if len(kept) == 0 {
+		q.now.nev = 0
+	}
 	for b := range q.buckets {
 		bk := &q.buckets[b]
 		if bk.head == nil {

@@ -69,7 +69,7 @@ func (s *Scheduler) At(t unit.Time, k Key, h Handler, tag uint64) EventID {
 		panic(fmt.Sprintf("sim: At(%v) is before Now() = %v", t, s.now))
 	}
 	id := s.st.alloc()
-	s.q.push(&event{t: t, key: k, h: h, tag: tag, id: id})
+	s.q.push(t, k, h, tag, id, 0)
 	s.live++
 	return id
 }
@@ -90,7 +90,7 @@ func (s *Scheduler) SendHint(t unit.Time, k Key, h Handler, tag uint64, hint uin
 	if t < s.now {
 		panic(fmt.Sprintf("sim: Send(%v) is before Now() = %v", t, s.now))
 	}
-	s.q.push(&event{t: t, key: k, h: h, tag: tag, hint: hint})
+	s.q.push(t, k, h, tag, 0, hint)
 	s.live++
 }
 
@@ -236,10 +236,11 @@ func (s *Scheduler) next(limit unit.Time) *event {
 		if b == 0 {
 			return nil
 		}
-		if s.q.base(b) > limit {
+		base := s.q.base(b)
+		if base > limit {
 			return nil
 		}
-		s.dead -= s.q.redistribute(b, &s.st)
+		s.dead -= s.q.redistribute(b, base, &s.st)
 	}
 }
 
