@@ -102,7 +102,7 @@ var book = []Spec{
 		Text: "a `rocelab collect` archive records sources it could not read (tool not installed, file absent, timeout)",
 		Fix:  "Install the missing tools where they matter (mlnx_qos from MLNX_OFED or mstflint's mlnx-tools, rdma-core's ibv_devinfo and rdma, pciutils) and collect again, as root for dmesg and lspci -vv."},
 	{ID: "input.unrecognized", Layer: LayerInput, Severities: []Severity{Info, Warn}, Front: Doctor,
-		Text: "a named input holds nothing recognisable (warn, one per file; a SONiC CONFIG_DB, which lint reads, is named as one, with `rocelab lint` as the fix); files found in directories that hold nothing recognisable (info, one finding for all)",
+		Text: "a named input holds nothing recognisable (warn, one per file; a SONiC CONFIG_DB or a Cumulus NVUE configuration, which lint reads, is named as one, with `rocelab lint` as the fix); files found in directories that hold nothing recognisable (info, one finding for all)",
 		Fix:  "Nothing to do if these are notes."},
 	{ID: "input.garbled", Layer: LayerInput, Severities: []Severity{Warn}, Front: Doctor,
 		Text: "lines that begin as an artifact's format prints them and do not go on as it does (an lspci `LnkSta:` without speed and width, an `ACSCtl:` without flags, an `nv show qos roce` table NVUE's reader refuses, a perftest result row with a cell that is no non-negative number, a SONiC counter row cut short of its table's columns), each with file:line:col and what was expected there",
