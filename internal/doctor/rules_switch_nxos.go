@@ -50,7 +50,7 @@ func checkNXOSPFCOff(inc *Incident) []Finding {
 			Title:     fmt.Sprintf("%s: PFC is operationally off on %s", name, strings.Join(parts, " and ")),
 			Evidence:  ev,
 			Mechanism: mech + "The RxPPP and TxPPP counts beside Off are frames counted since the last clear (while PFC ran, or received and ignored).",
-			Fix: fmt.Sprintf("Make both ends agree on the no-drop classes: the switch's `policy-map type network-qos` (pause no-drop / pause pfc-cos on the RoCE class) and the peer's (the NIC's mlnx_qos --pfc, a UCS QoS system class, the neighbour switch); `show lldp dcbx interface %s` shows what the peer offers. Or set `priority-flow-control mode on` on the interface to run PFC without DCBX. Then `show interface priority-flow-control` should show Oper On with the bitmap of the RoCE priority.", port),
+			Fix:       fmt.Sprintf("Make both ends agree on the no-drop classes: the switch's `policy-map type network-qos` (pause no-drop / pause pfc-cos on the RoCE class) and the peer's (the NIC's mlnx_qos --pfc, a UCS QoS system class, the neighbour switch); `show lldp dcbx interface %s` shows what the peer offers. Or set `priority-flow-control mode on` on the interface to run PFC without DCBX. Then `show interface priority-flow-control` should show Oper On with the bitmap of the RoCE priority.", port),
 		}.per(name, "switch", "Switch ports with PFC disabled"))
 	}
 	return fs
