@@ -44,13 +44,16 @@ func checkNXOSPFCOff(inc *Incident) []Finding {
 			parts = append(parts, fmt.Sprintf("%s configured off", list(off, 8)))
 			mech += "A port in mode Off does not run PFC whatever its peer says. "
 		}
-		port := append(auto, off...)[0]
+		port := off
+		if len(auto) > 0 {
+			port = auto
+		}
 		fs = append(fs, Finding{
 			ID: "switch.pfc.port_off", Severity: Warn, Layer: LayerFabric,
 			Title:     fmt.Sprintf("%s: PFC is operationally off on %s", name, strings.Join(parts, " and ")),
 			Evidence:  ev,
 			Mechanism: mech + "The RxPPP and TxPPP counts beside Off are frames counted since the last clear (while PFC ran, or received and ignored).",
-			Fix:       fmt.Sprintf("Make both ends agree on the no-drop classes: the switch's `policy-map type network-qos` (pause no-drop / pause pfc-cos on the RoCE class) and the peer's (the NIC's mlnx_qos --pfc, a UCS QoS system class, the neighbour switch); `show lldp dcbx interface %s` shows what the peer offers. Or set `priority-flow-control mode on` on the interface to run PFC without DCBX. Then `show interface priority-flow-control` should show Oper On with the bitmap of the RoCE priority.", port),
+			Fix:       fmt.Sprintf("Make both ends agree on the no-drop classes: the switch's `policy-map type network-qos` (pause no-drop / pause pfc-cos on the RoCE class) and the peer's (the NIC's mlnx_qos --pfc, a UCS QoS system class, the neighbour switch); `show lldp dcbx interface %s` shows what the peer offers. Or set `priority-flow-control mode on` on the interface to run PFC without DCBX. Then `show interface priority-flow-control` should show Oper On with the bitmap of the RoCE priority.", port[0]),
 		}.per(name, "switch", "Switch ports with PFC disabled"))
 	}
 	return fs
