@@ -17,6 +17,7 @@ import (
 
 	"rocelab/internal/capture"
 	"rocelab/internal/ingest"
+	"rocelab/internal/nvue"
 )
 
 // InputInfo describes one input in the report.
@@ -436,7 +437,7 @@ func inputFindings(ins []InputInfo) []Finding {
 				ID: "input.unrecognized", Severity: Warn, Layer: LayerInput,
 				Title:     fmt.Sprintf("%s is %s: a configuration, which rocelab lint judges, not an artifact diagnose reads", in.Path, in.config),
 				Evidence:  []Evidence{{File: in.Path, Text: in.config}},
-				Mechanism: "diagnose reads what hosts and switches printed while a job ran (logs, counters, CLI output); a switch's CONFIG_DB says how the fabric is meant to run, and lint holds it against the NICs' settings and SONiC's formulas (PFC, ECN, buffers, the watchdog).",
+				Mechanism: "diagnose reads what hosts and switches printed while a job ran (logs, counters, CLI output); a switch's configuration (a SONiC CONFIG_DB, a Cumulus NVUE tree or its nv set commands) says how the fabric is meant to run, and lint holds it against the NICs' settings and SONiC's formulas (PFC, ECN, buffers, the watchdog).",
 				Fix:       "rocelab lint " + in.Path + " (with the hosts' mlnx_qos or mlxconfig output beside it to check both ends).",
 			}.per(in.Path, "input", "Inputs in no format rocelab recognises"))
 		default:
@@ -467,8 +468,21 @@ const unrecognizedFix = "rocelab reads the unedited output of NCCL_DEBUG=INFO, *
 // begins, one lint reads: a SONiC CONFIG_DB, as config_db.json, `show
 // runningconfiguration all` (its namespaces first on a multi-ASIC switch)
 // or a table fragment pasted without its braces, recognised by its first
-// key. It returns "" for anything else.
+// key; or a Cumulus NVUE configuration, its tree (`nv config show -o
+// yaml`, startup.yaml) or `nv set` commands, recognised by the test lint
+// uses. It returns "" for anything else.
 func lintConfig(head []byte) string {
+	switch {
+	case nvue.LooksLikeYAML(head):
+		return "a Cumulus NVUE configuration (nv config show -o yaml, startup.yaml)"
+	case nvue.IsSetList(head):
+		return "a Cumulus NVUE configuration (nv set commands)"
+	}
+	return configDB(head)
+}
+
+// configDB names a SONiC CONFIG_DB by its first key, or returns "".
+func configDB(head []byte) string {
 	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
 	if len(t) > 0 && t[0] == '{' {
 		t = bytes.TrimLeft(t[1:], " \t\r\n")

@@ -152,3 +152,26 @@ func TestConfigDBPointsToLint(t *testing.T) {
 		}
 	}
 }
+
+// A Cumulus NVUE configuration given to diagnose, its tree (the NVIDIA Air
+// workshop's applied qos section) or nv set commands (the 5.15 guide's
+// RoCE change), is named as a configuration for lint the same way; `nv
+// show qos roce`, which diagnose reads, is not.
+func TestNVUEConfigPointsToLint(t *testing.T) {
+	for file, want := range map[string]string{
+		"cl551-air-workshop-applied-qos.yaml": "is a Cumulus NVUE configuration (nv config show -o yaml, startup.yaml): a configuration, which rocelab lint judges",
+		"cl515-nv-set-roce-sp2.txt":           "is a Cumulus NVUE configuration (nv set commands): a configuration, which rocelab lint judges",
+	} {
+		f := filepath.Join("..", "lint", "testdata", file)
+		rep := Diagnose([]string{f}, nil, Options{})
+		g := nicMustFind(t, rep.Findings, "input.unrecognized", Warn, want)
+		if !strings.HasPrefix(g.Fix, "rocelab lint "+f) {
+			t.Errorf("%s: fix %q", file, g.Fix)
+		}
+		if why := rep.Unusable(); !strings.Contains(why, "use rocelab lint "+f) || rep.ExitCode() != 2 {
+			t.Errorf("%s: exit %d: %s", file, rep.ExitCode(), why)
+		}
+	}
+	rep := Diagnose([]string{filepath.Join("..", "lint", "testdata", "cl515-nv-show-qos-roce-single-ipool.txt")}, nil, Options{})
+	nicMustNot(t, rep.Findings, "input.unrecognized")
+}

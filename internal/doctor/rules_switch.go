@@ -29,6 +29,7 @@ func switchRules() []Rule {
 		{IDs: []string{"switch.headroom.short"}, Check: checkProfileHeadroom},
 		{IDs: []string{"switch.ecn.thresholds"}, Check: checkECNThresholds},
 		{IDs: []string{"switch.pfc.port_off"}, Check: checkEOSPFCOff},
+		{IDs: []string{"switch.pfc.port_off"}, Check: checkNXOSPFCOff},
 		{IDs: []string{"input.garbled"}, Check: checkSwitchGarbled},
 		{IDs: []string{"input.garbled"}, Check: checkSwitchCutRows},
 	}
@@ -174,14 +175,19 @@ func checkSwitchTxPause(inc *Incident) []Finding {
 				role = "It received no pause on this priority itself: the congestion starts at this port (its egress toward the receivers is the bottleneck) or at a receiver that does not drain."
 			}
 			name := swName(s, p.Port)
+			on, subject := fmt.Sprintf("on priority %d", p.Prio), fmt.Sprintf(" prio %d", p.Prio)
+			if p.Prio == ingest.AllPrios {
+				on, subject = "over all priorities (the output counts them together)", ""
+				role = strings.ReplaceAll(role, "this priority", "any priority")
+			}
 			fs = append(fs, Finding{
 				ID: "switch.pfc.tx_pause", Severity: sev, Layer: LayerFabric,
-				Title:    fmt.Sprintf("%s: sent %d PFC pause frames on priority %d (received %d)", name, p.Frames, p.Prio, in),
+				Title:    fmt.Sprintf("%s: sent %d PFC pause frames %s (received %d)", name, p.Frames, on, in),
 				Evidence: []Evidence{p.Evidence},
 				Mechanism: "A switch port sends PFC pause on a priority when the ingress buffer of that priority group crosses its XOFF threshold: traffic arrives faster than it can leave. " + role +
 					" Counted since the counters were last cleared; take two dumps with `date` lines to see a rate.",
 				Fix: "Follow the pause to its root: the port that sends pause without receiving it is the congestion point (incast toward one receiver, an oversubscribed uplink, or a slow host). Make ECN mark there before PFC triggers (Kmin below the XOFF threshold) and check `show queue counters` on the egress toward the receiver.",
-			}.per(name+fmt.Sprintf(" prio %d", p.Prio), "port", "Switch ports sending PFC pause"))
+			}.per(name+subject, "port", "Switch ports sending PFC pause"))
 		}
 	}
 	return fs

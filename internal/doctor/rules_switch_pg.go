@@ -18,6 +18,10 @@ func checkPGDropsAndWRED(inc *Incident) []Finding {
 			if d.Packets == 0 {
 				continue
 			}
+			if d.QoSGroup {
+				fs = append(fs, qosGroupDrop(s, d))
+				continue
+			}
 			sev, class := Warn, "lossy"
 			mech := "A lossy priority group drops at ingress when its share of the shared buffer is used up; RoCE carried on it is lossy too."
 			if hasPrio(lossless, d.PG) {

@@ -1,6 +1,9 @@
 package doctor
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Arista EOS `show priority-flow-control`, read by package sonic's
 // collector (the one lint uses): the real table of democratic-csi#241
@@ -29,4 +32,42 @@ func TestEOSPriorityFlowControl(t *testing.T) {
 	rep := Diagnose(append(paths, nicTestdata("corpus/ethtool/mlnx-qos-pfc5-ecn-tclass160-rdma-qos-script-spiderpool.txt")), nil, Options{})
 	nicMustFind(t, rep.Findings, "switch.pfc.port_off", Warn, "PFC is disabled on Et1 while 1 port runs it on priority 3,4")
 	nicMustFind(t, rep.Findings, "switch.pfc.mismatch", Error, "PFC on priority 3,4 on the switch but 5")
+}
+
+// Cisco NX-OS, the real Nexus 5000 outputs of Matt Oswalt's FCoE post
+// (testdata/corpus/switch/nxos-*): PFC operationally off in mode Auto on
+// the uplinks (DCBX disagreed), pause counted over all priorities, and
+// the no-drop qos-group 1 of Ethernet1/47 discarding 160104 packets at
+// ingress, each finding naming its file and line. A synthetic table with
+// PFC on priority 3 (bitmap 8) beside a host running PFC on 5 is a
+// mismatch, and its TxPPP is pause on priority 3.
+func TestNXOSPriorityFlowControl(t *testing.T) {
+	const pfcFile, qFile = "corpus/switch/nxos-show-interface-pfc-auto-off-fcoe-n5k-mierdin.txt", "corpus/switch/nxos-show-queuing-rx-no-drop-discards-fcoe-n5k-mierdin.txt"
+	fs := diagnoseFiles(t, Options{}, pfcFile, qFile)
+	off := nicMustFind(t, fs, "switch.pfc.port_off", Warn, "PFC is operationally off on Ethernet1/47, Ethernet1/48, Ethernet4/15, Ethernet4/16 in mode Auto")
+	if len(off.Evidence) != 4 || off.Evidence[0].Line != 8 || !strings.HasSuffix(off.Evidence[0].File, pfcFile) || !strings.Contains(off.Mechanism, "DCBX") {
+		t.Errorf("port_off evidence %v", off.Evidence)
+	}
+	tx := nicMustFind(t, fs, "switch.pfc.tx_pause", Warn, "Ethernet1/47: sent 762946 PFC pause frames over all priorities", "(received 7316)")
+	if tx.Evidence[0].Line != 8 {
+		t.Errorf("tx_pause evidence %v", tx.Evidence)
+	}
+	d := nicMustFind(t, fs, "switch.queue.drops", Error, "Ethernet1/47 qos-group 1: 160104 packets discarded at ingress on no-drop qos-group 1")
+	if d.Evidence[0].Line != 14 || !strings.HasSuffix(d.Evidence[0].File, qFile) {
+		t.Errorf("drops evidence %v", d.Evidence)
+	}
+	nicMustNot(t, fs, "input.garbled")
+
+	paths := writeFiles(t, map[string][]string{"nxos.txt": {
+		"# synthetic: NX-OS show interface priority-flow-control, PFC on priority 3 (bitmap 8)",
+		"============================================================",
+		"Port               Mode Oper(VL bmap)  RxPPP      TxPPP",
+		"============================================================",
+		"",
+		"Ethernet1/2        On   On  (8)       0          4088353",
+	}})
+	rep := Diagnose(append(paths, nicTestdata("corpus/ethtool/mlnx-qos-pfc5-ecn-tclass160-rdma-qos-script-spiderpool.txt")), nil, Options{})
+	nicMustFind(t, rep.Findings, "switch.pfc.mismatch", Error, "PFC on priority 3 on the switch but 5")
+	nicMustFind(t, rep.Findings, "switch.pfc.tx_pause", Warn, "sent 4088353 PFC pause frames on priority 3 (received 0)")
+	nicMustNot(t, rep.Findings, "switch.pfc.port_off")
 }

@@ -43,7 +43,8 @@ type SwitchCounters struct {
 	Queues []QueueCount
 	PGs    []PGWatermark
 	// PGDrops are the ingress drops per priority group of `show
-	// priority-group drop counters` (pg-drop).
+	// priority-group drop counters` (pg-drop), and per qos-group of Cisco
+	// NX-OS `show queuing interface` (switch_nxos_queuing.go).
 	PGDrops []PGDrop
 	// WRED are the WRED drops and ECN marks per queue of `show queue
 	// wredcounters`.
@@ -82,6 +83,9 @@ type SwitchCounters struct {
 	PFCPrioEvs []Evidence
 	// EOSPFC are the ports of Arista EOS `show priority-flow-control`.
 	EOSPFC []EOSPFCPort
+	// NXOSPFC are the ports of Cisco NX-OS `show interface
+	// priority-flow-control`; their RxPPP and TxPPP are in PFC.
+	NXOSPFC []NXOSPFCPort
 	// Omitted counts rows beyond the cap.
 	Omitted int
 	// Garbled holds an `nv show qos roce` table that began as NVUE prints
@@ -97,8 +101,9 @@ type SwitchCounters struct {
 
 // SwitchPFC is the PFC frames a port received or sent on one priority.
 type SwitchPFC struct {
-	Port     string
-	Dir      Dir
+	Port string
+	Dir  Dir
+	// Prio is the priority, or AllPrios for a count over every priority.
 	Prio     int
 	Frames   uint64
 	Evidence Evidence

@@ -87,17 +87,23 @@ func (e *eosPFC) read(src string) []EOSPFCPort {
 }
 
 // LosslessPrios returns the priorities the switch says PFC is enabled on,
-// Onyx's `show roce` and EOS's enabled ports together, with the lines
-// that say so.
+// Onyx's `show roce`, EOS's and NX-OS's enabled ports together, with the
+// lines that say so.
 func (s *SwitchCounters) LosslessPrios() ([]int, []Evidence) {
 	prios, evs := slices.Clone(s.PFCPrios), slices.Clone(s.PFCPrioEvs)
-	for _, e := range s.EOSPFC {
-		for _, q := range e.Prios {
+	add := func(ps []int, ev Evidence) {
+		for _, q := range ps {
 			if !slices.Contains(prios, q) {
 				prios = append(prios, q)
-				evs = append(evs, e.Evidence)
+				evs = append(evs, ev)
 			}
 		}
+	}
+	for _, e := range s.EOSPFC {
+		add(e.Prios, e.Evidence)
+	}
+	for _, n := range s.NXOSPFC {
+		add(n.Prios, n.Evidence)
 	}
 	return prios, evs
 }

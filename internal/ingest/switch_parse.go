@@ -82,6 +82,8 @@ type switchParser struct {
 	sdkPrio int
 	eos     eosPFC
 	nv      nvueShow
+	nxos    nxosPFC
+	nxq     nxosQueuing
 }
 
 // NewSwitchParser returns a parser for switch CLI output in the input src.
@@ -101,6 +103,9 @@ func (p *switchParser) Feed(l Line) {
 	}
 	if p.eos.feed(l, t) {
 		p.out.lines.add(l)
+		return
+	}
+	if p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) {
 		return
 	}
 	if t == "" {
@@ -310,7 +315,7 @@ func (p *switchParser) Result() Artifact {
 	}
 	o.ECN = ecn
 	o.latestSnapshots()
-	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.Garbled)+len(o.CutRows)+len(o.UnplacedPFC) == 0 {
+	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.NXOSPFC)+len(o.Garbled)+len(o.CutRows)+len(o.UnplacedPFC) == 0 {
 		return nil
 	}
 	return o

@@ -11,10 +11,13 @@ import (
 // PGDrop is the packets one ingress priority group dropped (`show
 // priority-group drop counters`).
 type PGDrop struct {
-	Port     string
-	PG       int
-	Packets  uint64
-	Evidence Evidence
+	Port    string
+	PG      int
+	Packets uint64
+	// QoSGroup is set when PG is an NX-OS qos-group, NoDrop when the
+	// output says the group is no-drop (its drop-type line).
+	QoSGroup, NoDrop bool
+	Evidence         Evidence
 }
 
 // QueueWRED is one egress queue of `show queue wredcounters`: packets WRED

@@ -56,8 +56,20 @@ func FuzzSwitch(f *testing.F) {
 		}
 		for _, p := range s.PFC {
 			nicCheckEvidence(t, p.Evidence, n)
-			if p.Prio < 0 || p.Prio > 7 {
+			if (p.Prio < 0 || p.Prio > 7) && p.Prio != AllPrios {
 				t.Fatalf("priority %d", p.Prio)
+			}
+		}
+		for _, p := range s.NXOSPFC {
+			nicCheckEvidence(t, p.Evidence, n)
+			if !p.Enabled && len(p.Prios) > 0 || len(p.Prios) > 8 {
+				t.Fatalf("NX-OS port %+v", p)
+			}
+		}
+		for _, d := range s.PGDrops {
+			nicCheckEvidence(t, d.Evidence, n)
+			if d.NoDrop && !d.QoSGroup {
+				t.Fatalf("PG drop %+v", d)
 			}
 		}
 		if len(s.EOSPFC) > maxEOSPFCLines {
