@@ -123,6 +123,21 @@ func TestIBPortFailoverWarn(t *testing.T) {
 		t.Errorf("mechanism %s", f.Mechanism)
 	}
 	nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL's IB port failover had no NIC left", "NCCL returned 6")
+	// synthetic, in the format of NCCL 2.29.7's p2p_resiliency.cc:312,
+	// which has no recovery and says nothing of it; and a second failed
+	// device, which leaves ports but stops the connection.
+	text = "h3:30:31 [0] transport/net_ib/p2p_resiliency.cc:312 NCCL WARN NET/IB: ncclIbResiliencyHandleDeviceFailure: Device 2 marked as failed. (send comm=0x2)\n" +
+		"h4:40:41 [0] transport/net_ib/p2p_resiliency.cc:46 NCCL WARN NET/IB: ncclIbResiliencyCheckErrorNotFatal: Fatal error. Detected 2 failed devices out of 4 devices on the send communicator (comm=0x4). No support for more than a single failed device.\n" +
+		"h4:40:41 [0] NCCL INFO transport/net_ib/p2p_resiliency.cc:690 -> 6\n"
+	if err := os.WriteFile(log, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fs = Diagnose([]string{log}, nil, Options{}).Findings
+	f = nicMustFind(t, fs, "nccl.warn.error", Warn, "took device 2 of a merged NIC out of service")
+	if !strings.Contains(f.Mechanism, "Recovery is off") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+	nicMustFind(t, fs, "nccl.warn.error", Error, "a second device of a merged NIC failed", "NCCL returned 6")
 }
 
 // A SONiC CONFIG_DB given to diagnose (sonic-mgmt#7016's BUFFER_PROFILE
