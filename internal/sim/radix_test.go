@@ -60,6 +60,30 @@ func TestCompactionBounded(t *testing.T) {
 	}
 }
 
+// TestCompactionBoundedSpan is TestCompactionBounded within one span:
+// events cancelled in bucket 0 before it empties must give their slots
+// back when the queue is compacted, or a timer re-armed within a span
+// keeps taking new ones.
+func TestCompactionBoundedSpan(t *testing.T) {
+	s := NewScheduler()
+	var ids [100]EventID
+	for i := range 1_000_000 {
+		k := i % len(ids)
+		s.Cancel(ids[k])
+		ids[k] = s.At(unit.Time(1000+i%digitVals/2), 0, nil, 0)
+	}
+	if s.Pending() != len(ids) {
+		t.Fatalf("Pending = %d, want %d", s.Pending(), len(ids))
+	}
+	if n := len(s.q.now.evs); n > 4*defaultMinCompact {
+		t.Fatalf("bucket 0 holds %d event slots with %d pending", n, s.Pending())
+	}
+	s.Run()
+	if s.Executed() != uint64(len(ids)) {
+		t.Fatalf("%d events ran, want %d", s.Executed(), len(ids))
+	}
+}
+
 // chunkCount returns the number of chunks q holds, in buckets or free.
 func chunkCount(q *radixQueue) int {
 	n := 0
