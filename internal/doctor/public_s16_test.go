@@ -109,20 +109,29 @@ func TestIBPortFailoverWarn(t *testing.T) {
 		t.Errorf("%s %+v", f.Mechanism, f.Evidence)
 	}
 	// synthetic: the same WARN without recovery, then the failover out of
-	// devices and NCCL's return path, on another process.
-	log := filepath.Join(t.TempDir(), "failover.log")
-	text := "h1:10:11 [0] transport/net_ib/p2p_resiliency.cc:325 NCCL WARN NET/IB: ncclIbResiliencyHandleDeviceFailure: Device 1 marked as failed. Initiating recovery? No (recv comm=0x1, outstandingRecovery=0)\n" +
-		"h2:20:21 [0] transport/net_ib/p2p_resiliency.cc:64 NCCL WARN NET/IB: The error is fatal (No functional devices left). Cannot continue.\n" +
-		"h2:20:21 [0] NCCL INFO transport/net_ib/p2p_resiliency.cc:690 -> 6\n"
-	if err := os.WriteFile(log, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
+	// devices and NCCL's return path, on another process; and the WARN in
+	// the format of NCCL 2.29.7's p2p_resiliency.cc:312, which has no
+	// recovery and says nothing of it, then a second failed device, which
+	// leaves ports but stops the connection.
+	for _, c := range []struct{ text, dev, out string }{
+		{"h1:10:11 [0] transport/net_ib/p2p_resiliency.cc:325 NCCL WARN NET/IB: ncclIbResiliencyHandleDeviceFailure: Device 1 marked as failed. Initiating recovery? No (recv comm=0x1, outstandingRecovery=0)\n" +
+			"h2:20:21 [0] transport/net_ib/p2p_resiliency.cc:64 NCCL WARN NET/IB: The error is fatal (No functional devices left). Cannot continue.\n",
+			"took device 1 of a merged NIC out of service", "NCCL's IB port failover had no NIC left"},
+		{"h1:10:11 [0] transport/net_ib/p2p_resiliency.cc:312 NCCL WARN NET/IB: ncclIbResiliencyHandleDeviceFailure: Device 2 marked as failed. (send comm=0x2)\n" +
+			"h2:20:21 [0] transport/net_ib/p2p_resiliency.cc:46 NCCL WARN NET/IB: ncclIbResiliencyCheckErrorNotFatal: Fatal error. Detected 2 failed devices out of 4 devices on the send communicator (comm=0x4). No support for more than a single failed device.\n",
+			"took device 2 of a merged NIC out of service", "a second device of a merged NIC failed"},
+	} {
+		log := filepath.Join(t.TempDir(), "failover.log")
+		if err := os.WriteFile(log, []byte(c.text+"h2:20:21 [0] NCCL INFO transport/net_ib/p2p_resiliency.cc:690 -> 6\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fs = Diagnose([]string{log}, nil, Options{}).Findings
+		f = nicMustFind(t, fs, "nccl.warn.error", Warn, c.dev)
+		if !strings.Contains(f.Mechanism, "Recovery is off") {
+			t.Errorf("mechanism %s", f.Mechanism)
+		}
+		nicMustFind(t, fs, "nccl.warn.error", Error, c.out, "NCCL returned 6")
 	}
-	fs = Diagnose([]string{log}, nil, Options{}).Findings
-	f = nicMustFind(t, fs, "nccl.warn.error", Warn, "took device 1 of a merged NIC out of service")
-	if !strings.Contains(f.Mechanism, "Recovery is off") {
-		t.Errorf("mechanism %s", f.Mechanism)
-	}
-	nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL's IB port failover had no NIC left", "NCCL returned 6")
 }
 
 // A SONiC CONFIG_DB given to diagnose (sonic-mgmt#7016's BUFFER_PROFILE

@@ -152,12 +152,13 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		socket = socket || strings.HasPrefix(path.Base(c), "bootstrap.cc")
 	}
 	switch {
-	case strings.Contains(m, "marked as failed. initiating recovery"):
+	case strings.Contains(m, " marked as failed."):
+		// 2.29 ends the line there; 2.30 adds "Initiating recovery? ...".
 		return failoverClass(m), true
-	case strings.Contains(m, "the error is fatal (no functional devices left)") || strings.Contains(m, "no support for more than a single failed device"):
-		return failureClass{"NCCL's IB port failover had no NIC left to move the connection to",
-			"NCCL's port failover (NCCL_IB_RESILIENCY_PORT_FAILOVER=1, 2.29 on) keeps a connection over a merged NIC alive while one of its devices fails; when every device of it has failed, or more than one (which the failover does not handle), the connection fails with ncclRemoteError and the job stops as it would without failover.",
-			"Find why the ports failed: their links (`ibstat`, `rdma link`, dmesg link down/up), the switch ports' errors, and the completion errors before this line."}, true
+	case strings.Contains(m, "the error is fatal (no functional devices left)"):
+		return failoverOut("NCCL's IB port failover had no NIC left to move the connection to", "every device of it has failed"), true
+	case strings.Contains(m, "no support for more than a single failed device"):
+		return failoverOut("NCCL's IB port failover stopped: a second device of a merged NIC failed", "a second device of it fails (the failover handles one)"), true
 	case strings.Contains(m, "neither af_inet"):
 		return failureClass{"the bootstrap address this rank was given is no IP address",
 			"A rank connects to the others through the address in the ncclUniqueId that rank 0 created and the launcher handed to every rank; an address family that is neither AF_INET nor AF_INET6 means this rank's unique id is not one rank 0 made: the ranks did not share it (nccl-tests built without MPI=1 yet started by mpirun, a launcher whose broadcast never reached this rank, a garbled NCCL_COMM_ID). No connection was ever attempted.",
@@ -174,10 +175,10 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	return failureClass{}, false
 }
 
-// failoverClass is the class of NCCL's IB resiliency WARN (2.29 on,
-// transport/net_ib/p2p_resiliency.cc) "Device N marked as failed.
-// Initiating recovery? Yes|No": a port of a merged NIC failed and the
-// connection goes on over the others.
+// failoverClass is the class of NCCL's IB resiliency WARN
+// (transport/net_ib/p2p_resiliency.cc) "Device N marked as failed." (2.29)
+// or "... Initiating recovery? Yes|No" (2.30 on): a port of a merged NIC
+// failed and the connection goes on over the others.
 func failoverClass(m string) failureClass {
 	dev := "a NIC"
 	if _, after, ok := strings.Cut(m, "device "); ok {
@@ -189,11 +190,20 @@ func failoverClass(m string) failureClass {
 	}
 	then := "Recovery is off (NCCL_IB_RESILIENCY_PORT_RECOVERY unset, or NCCL before 2.30), so the port stays out of service until the communicator is destroyed, even after its link returns."
 	if strings.Contains(m, "recovery? yes") {
-		then = "Recovery is on (NCCL_IB_RESILIENCY_PORT_RECOVERY=1, 2.30 on): NCCL probes the port and returns it to service ('Port recovery succeeded' at INFO with NCCL_DEBUG_SUBSYS=NET), and gives up after NCCL_IB_RESILIENCY_PORT_RECOVERY_ATTEMPTS_MAX attempts (5 by default; 'Marking device N as permanently failed')."
+		then = "Recovery is on (NCCL_IB_RESILIENCY_PORT_RECOVERY=1, 2.30 on): NCCL probes the port and returns it to service ('Device N has been recovered' at INFO with NCCL_DEBUG_SUBSYS=NET), and gives up after NCCL_IB_RESILIENCY_PORT_RECOVERY_ATTEMPTS_MAX failed attempts (5 by default; 'Device N will not be attempted to be recovered any more')."
 	}
 	return failureClass{"NCCL's IB port failover took " + dev + " out of service",
 		"With NCCL_IB_RESILIENCY_PORT_FAILOVER=1 (NCCL 2.29 on) a connection over a merged NIC (ports NCCL fuses into one virtual device) survives a completion error with status 5 (WR_FLUSH_ERR) or 12 (RETRY_EXC_ERR) on one port: NCCL marks that device (its index in the merged NIC) failed and moves its queue pairs to the others, so the job goes on at the bandwidth of the ports left. " + then,
 		"Find why the port failed: its link (`ibstat`, `rdma link`, dmesg link down/up lines, the switch port's error counters) and the completion error logged before this line; until it is back, busbw is that of the ports left."}
+}
+
+// failoverOut is the class of NCCL's IB resiliency WARN that ends a
+// connection over a merged NIC: when ends the sentence "the connection
+// fails when ...".
+func failoverOut(what, when string) failureClass {
+	return failureClass{what,
+		"NCCL's port failover (NCCL_IB_RESILIENCY_PORT_FAILOVER=1, 2.29 on) keeps a connection over a merged NIC alive while one of its devices fails; the connection fails with ncclRemoteError when " + when + ", and the job stops as it would without failover.",
+		"Find why the ports failed: their links (`ibstat`, `rdma link`, dmesg link down/up), the switch ports' errors, and the completion errors before this line."}
 }
 
 // checkWarnErrors reports the WARN lines no other rule reads: as errors

@@ -170,7 +170,8 @@ func stripKernelPrefix(t string) string {
 // cutLineNumber removes the line number that `dmesg | grep -n` ("1701:["),
 // `cat -n` ("  1701\t[") or an editor or pager ("1701 [", "1700[") puts
 // before a kernel timestamp. Only digits followed by a bracketed
-// timestamp are taken: a number before anything else is the line's own.
+// timestamp (seconds, or dmesg -T's and -e's dates) are taken: a number
+// before anything else is the line's own.
 func cutLineNumber(t string) string {
 	i := 0
 	for i < len(t) && i < 8 && t[i] >= '0' && t[i] <= '9' {
@@ -180,13 +181,22 @@ func cutLineNumber(t string) string {
 		return t
 	}
 	rest := strings.TrimLeft(strings.TrimPrefix(t[i:], ":"), " \t")
-	if len(rest) < 3 || rest[0] != '[' || (rest[1] != ' ' && (rest[1] < '0' || rest[1] > '9')) {
+	end := strings.IndexByte(rest, ']')
+	if len(rest) < 3 || rest[0] != '[' || end < 2 || end > 40 {
 		return t
 	}
-	if end := strings.IndexByte(rest, ']'); end < 0 || end > 40 {
+	if ts := rest[1:end]; ts[0] != ' ' && (ts[0] < '0' || ts[0] > '9') && !isDateStamp(ts) {
 		return t
 	}
 	return rest
+}
+
+// isDateStamp reports whether a bracketed kernel timestamp is dmesg -T's
+// or -e's date ("Mon Jan  1 10:00:00 2024", "Jan  1 10:00"): a
+// capitalised three-letter name, a space, and a clock.
+func isDateStamp(ts string) bool {
+	return len(ts) > 4 && ts[0] >= 'A' && ts[0] <= 'Z' && ts[1] >= 'a' && ts[1] <= 'z' && ts[2] >= 'a' && ts[2] <= 'z' &&
+		ts[3] == ' ' && strings.Contains(ts, ":")
 }
 
 // isLinkEvent reports whether a lower-cased message is a link up/down line.

@@ -79,10 +79,13 @@ func TestDmesgLineNumbers(t *testing.T) {
 		t.Errorf("evidence line %d", l)
 	}
 	for in, want := range map[string]string{
-		"1701:[   22.3] mlx5_core x": "[   22.3] mlx5_core x", // grep -n
-		"1701\t[22.3] mlx5_core x":   "[22.3] mlx5_core x",    // cat -n
-		"65536 [B] x":                "65536 [B] x",           // not a timestamp
-		"12 mlx5_core":               "12 mlx5_core",
+		"1701:[   22.3] mlx5_core x":                  "[   22.3] mlx5_core x",                  // grep -n
+		"1701\t[22.3] mlx5_core x":                    "[22.3] mlx5_core x",                     // cat -n
+		"65536 [B] x":                                 "65536 [B] x",                            // not a timestamp
+		"1701:[Mon Jan  1 10:00:00 2024] mlx5_core x": "[Mon Jan  1 10:00:00 2024] mlx5_core x", // dmesg -T | grep -n
+		"1701 [Dec  3 21:40] mlx5_core x":             "[Dec  3 21:40] mlx5_core x",             // dmesg -e
+		"3 [Note: see 10:00] x":                       "3 [Note: see 10:00] x",                  // not a timestamp
+		"12 mlx5_core":                                "12 mlx5_core",
 	} {
 		if got := cutLineNumber(in); got != want {
 			t.Errorf("cutLineNumber(%q) = %q, want %q", in, got, want)

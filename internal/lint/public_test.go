@@ -544,3 +544,31 @@ func TestLintBufferProfilesByName(t *testing.T) {
 		t.Errorf("%s %s %+v", fd.Severity, fd.Title, fd.Evidence)
 	}
 }
+
+// A named profile that no BUFFER_PG row uses in a config that has the
+// table is a leftover (the static buffer model keeps a speed's or cable's
+// old profile after a change) and sets no port's headroom: it is not
+// judged. Synthetic: sonic-mgmt#7016's 25G and 100G 40 m profiles, with
+// one 25G port using the first.
+func TestLintLeftoverProfileNotJudged(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "config_db.json")
+	doc := `{"BUFFER_PROFILE": {
+  "pg_lossless_25000_40m_profile": {"dynamic_th": "7", "pool": "ingress_lossless_pool", "size": "39936", "xoff": "21504", "xon": "18432"},
+  "pg_lossless_100000_40m_profile": {"dynamic_th": "7", "pool": "ingress_lossless_pool", "size": "54272", "xoff": "35840", "xon": "18432"}},
+ "BUFFER_PG": {"Ethernet0|3-4": {"profile": "pg_lossless_25000_40m_profile"}},
+ "PORT": {"Ethernet0": {"speed": "25000", "mtu": "9100"}},
+ "CABLE_LENGTH": {"AZURE": {"Ethernet0": "40m"}}}
+`
+	if err := os.WriteFile(f, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{f}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range rep.Findings {
+		if fd.ID == "pfc.headroom.short" && strings.Contains(fd.Title, "pg_lossless_100000_40m_profile") {
+			t.Errorf("a profile no port uses was judged: %s", fd.Title)
+		}
+	}
+}

@@ -243,21 +243,23 @@ func sonicHeadroom(db *sonic.ConfigDB) []doctor.Finding {
 }
 
 // sonicNamedProfiles judges, by its name alone, each lossless
-// BUFFER_PROFILE that no BUFFER_PG row puts on a port (a buffers fragment
-// pasted without its PG table, or a profile left over): buffermgrd names
-// its profiles pg_lossless_<speed>_<cable>_profile, so the name gives the
-// speed and cable sonicHeadroom would read from PORT and CABLE_LENGTH.
+// BUFFER_PROFILE of a config without BUFFER_PG rows (a buffers fragment
+// pasted without its PG table): buffermgrd names its profiles
+// pg_lossless_<speed>_<cable>_profile, so the name gives the speed and
+// cable sonicHeadroom would read from PORT and CABLE_LENGTH. Where
+// BUFFER_PG rows are, sonicHeadroom judges the profiles they use, and one
+// they do not use is a leftover (the static buffer model keeps a port's
+// old profile after its speed or cable changes) that sets no headroom.
 // The floors are the doctor's for `mmuconfig -l` (switch.headroom.short).
 func sonicNamedProfiles(db *sonic.ConfigDB) []doctor.Finding {
-	used := map[string]bool{}
-	for _, pg := range db.PGs() {
-		used[pg.Profile.Text] = true
+	if len(db.PGs()) > 0 {
+		return nil
 	}
 	var fs []doctor.Finding
 	for _, name := range db.Tables["BUFFER_PROFILE"].Keys() {
 		pn, named := headroom.ParseProfileName(name)
 		prof, ok := db.Profile(name)
-		if !named || !ok || prof.Xoff <= 0 || used[name] {
+		if !named || !ok || prof.Xoff <= 0 {
 			continue
 		}
 		need, static := pn.Floors()
@@ -266,7 +268,7 @@ func sonicNamedProfiles(db *sonic.ConfigDB) []doctor.Finding {
 			continue
 		}
 		subject := fmt.Sprintf("%s BUFFER_PROFILE %s", db.File, name)
-		assumed := "The speed and cable are the profile name's, as no BUFFER_PG row puts the profile on a port; assumed: port MTU 9100 unless the name gives one, SONiC's default lossless pattern (mtu 1024, 50 % small packets), MAC/PHY delay 0.8 KiB and no cell overhead, so the real ASIC needs more, not less."
+		assumed := "The speed and cable are the profile name's, as the config has no BUFFER_PG rows to put the profile on a port; assumed: port MTU 9100 unless the name gives one, SONiC's default lossless pattern (mtu 1024, 50 % small packets), MAC/PHY delay 0.8 KiB and no cell overhead, so the real ASIC needs more, not less."
 		f := doctor.Finding{
 			ID: "pfc.headroom.short", Severity: sev, Layer: doctor.LayerFabric,
 			Title:     fmt.Sprintf("%s: xoff %d B is below the %d B even a peer that pauses within %.1f KiB needs (the vendors' static tables), and the %d B of SONiC's formula with the IEEE budget, for %v on %v", subject, prof.Xoff, int64(static), headroom.StaticPeerResponse/1024, int64(need), pn.Speed, pn.Cable),

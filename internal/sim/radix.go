@@ -95,7 +95,8 @@ type nowEntry struct {
 // Slots are taken in turn from 0 and all given back at once when the
 // bucket empties, as it does at the end of every span: events run or
 // dropped before then keep their slots, which a span's count bounds, and
-// no list of free slots is kept.
+// no list of free slots is kept; compact gives back those of cancelled
+// events (compactSlots), which a span's count does not bound.
 type nowHeap struct {
 	h   []nowEntry
 	hd  int
@@ -303,6 +304,29 @@ func (n *nowHeap) pop() {
 	}
 }
 
+// compactSlots gives back the slots of the events no longer in the
+// bucket when they are most of its slots: a bucket that does not empty
+// (a timer re-armed and cancelled again and again within one span) would
+// otherwise take a new slot each time. The kept events move to new
+// slots in their order; this allocates, but only when compact finds the
+// slots mostly dead, and it is rare.
+func (n *nowHeap) compactSlots() {
+	k := len(n.h)
+	if k == 0 {
+		n.nev = 0
+		return
+	}
+	if int(n.nev) <= 2*k+64 {
+		return
+	}
+	evs := make([]event, k, 2*k+64)
+	for j := range n.h {
+		evs[j] = n.evs[n.h[j].ev]
+		n.h[j].ev = int32(j)
+	}
+	n.evs, n.nev = evs, int32(k)
+}
+
 // bucketOf returns the bucket for time t >= q.last: 0, the heap, when t
 // shares all but its lowest digit with last.
 func (q *radixQueue) bucketOf(t unit.Time) int {
@@ -498,9 +522,7 @@ func (q *radixQueue) compact(st *slotTable) {
 		}
 	}
 	q.now.h, q.now.hd = kept, 0
-	if len(kept) == 0 {
-		q.now.nev = 0
-	}
+	q.now.compactSlots()
 	for b := range q.buckets {
 		bk := &q.buckets[b]
 		if bk.head == nil {

@@ -40,23 +40,38 @@ func TestNoAllocs(t *testing.T) {
 }
 
 // TestCompactionBounded requires the queue's memory to follow the pending
-// events when most events are cancelled before they run.
+// events when most events are cancelled before they run: at times beyond
+// the first span, in the buckets' chunks, and within it, in bucket 0's
+// slots, which it gives back only when it empties or on compaction (a
+// timer re-armed within a span).
 func TestCompactionBounded(t *testing.T) {
-	s := NewScheduler()
-	var ids [100]EventID
-	for i := range 1_000_000 {
-		k := i % len(ids)
-		s.Cancel(ids[k])
-		ids[k] = s.At(unit.Time(1_000_000+i), 0, nil, 0)
-	}
-	if s.Pending() != len(ids) {
-		t.Fatalf("Pending = %d, want %d", s.Pending(), len(ids))
-	}
-	if n := chunkCount(&s.q) * chunkLen; n > 4*defaultMinCompact+numBuckets*chunkLen {
-		t.Fatalf("queue holds room for %d events with %d pending", n, s.Pending())
-	}
-	if len(s.st.gen) > 4*defaultMinCompact {
-		t.Fatalf("slot table has %d slots with %d pending", len(s.st.gen), s.Pending())
+	for name, at := range map[string]func(i int) unit.Time{
+		"buckets": func(i int) unit.Time { return unit.Time(1_000_000 + i) },
+		"span":    func(i int) unit.Time { return unit.Time(1000 + i%(digitVals/2)) },
+	} {
+		s := NewScheduler()
+		var ids [100]EventID
+		for i := range 1_000_000 {
+			k := i % len(ids)
+			s.Cancel(ids[k])
+			ids[k] = s.At(at(i), 0, nil, 0)
+		}
+		if s.Pending() != len(ids) {
+			t.Fatalf("%s: Pending = %d, want %d", name, s.Pending(), len(ids))
+		}
+		if n := chunkCount(&s.q) * chunkLen; n > 4*defaultMinCompact+numBuckets*chunkLen {
+			t.Errorf("%s: queue holds room for %d events with %d pending", name, n, s.Pending())
+		}
+		if n := len(s.q.now.evs); n > 4*defaultMinCompact {
+			t.Errorf("%s: bucket 0 holds %d event slots with %d pending", name, n, s.Pending())
+		}
+		if len(s.st.gen) > 4*defaultMinCompact {
+			t.Errorf("%s: slot table has %d slots with %d pending", name, len(s.st.gen), s.Pending())
+		}
+		s.Run()
+		if s.Executed() != uint64(len(ids)) {
+			t.Errorf("%s: %d events ran, want %d", name, s.Executed(), len(ids))
+		}
 	}
 }
 
