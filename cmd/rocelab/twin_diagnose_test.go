@@ -267,7 +267,9 @@ func TestTwinDoctorLoop(t *testing.T) {
 // Where the hosts send RoCE on the PFC priority and the switch counts it
 // on another (dscp-map), the doctor tells to fix the switch's DSCP map,
 // not the hosts' QoS; where the hosts send it off the PFC priority
-// themselves (prio-mismatch), the fix stays on the hosts.
+// themselves (prio-mismatch), the fix stays on the hosts. A switch port is
+// never told to run a host's tool on itself, and its drops are a switch
+// port's, not a NIC's.
 func TestDoctorNamesWhichSideMisclassifies(t *testing.T) {
 	for ex, want := range map[string]struct{ fix, not string }{
 		"dscp-map":      {"Fix the switch, not the host: map RoCE's DSCP (26 for NCCL_IB_TC=106) to priority 3", "mlnx_qos"},
@@ -290,12 +292,20 @@ func TestDoctorNamesWhichSideMisclassifies(t *testing.T) {
 				continue
 			}
 			n++
+			if strings.HasPrefix(f.Subject, "sw0-") && strings.Contains(f.Fix, "mlnx_qos -i "+f.Subject) {
+				t.Errorf("%s %s: a host's tool on a switch port: %q", ex, f.Subject, f.Fix)
+			}
 			if !strings.Contains(f.Fix, want.fix) || strings.Contains(f.Fix, want.not) {
 				t.Errorf("%s %s: fix %q, want %q and no %q", ex, f.Subject, f.Fix, want.fix, want.not)
 			}
 		}
 		if n == 0 {
 			t.Errorf("%s: no counters.pfc.not_on_roce_priority", ex)
+		}
+		for _, f := range res.Findings {
+			if f.ID == "counters.discards" && strings.HasPrefix(f.Subject, "sw0-") && !strings.Contains(f.Fix, "PORT_QOS_MAP") {
+				t.Errorf("%s %s: switch port drops, fix %q", ex, f.Subject, f.Fix)
+			}
 		}
 	}
 }

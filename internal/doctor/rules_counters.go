@@ -258,7 +258,8 @@ func checkRoCEPriority(inc *Incident) []Finding {
 		if !portRoCE && roce {
 			rEv = roceEv
 		}
-		f := notOnRoCEPriority(s, t, pfc, share, hasRoCE, rEv)
+		_, sw := peers[s.Device]
+		f := notOnRoCEPriority(s, t, pfc, share, hasRoCE, rEv, sw && s.Device != "")
 		if h, ok := hostOnPFC(inc, samples, peers, s); ok {
 			switchClassifies(&f, s, t, pfc, h)
 		}
@@ -327,7 +328,7 @@ func pfcOK(s *ingest.CounterSample, t ingest.PrioTraffic, pfc pfcConfig, share f
 	}, s, "Traffic rides the PFC priority")
 }
 
-func notOnRoCEPriority(s *ingest.CounterSample, t ingest.PrioTraffic, pfc pfcConfig, share float64, hasRoCE bool, rEv []Evidence) Finding {
+func notOnRoCEPriority(s *ingest.CounterSample, t ingest.PrioTraffic, pfc pfcConfig, share float64, hasRoCE bool, rEv []Evidence, switchPort bool) Finding {
 	dev := nameOr(s.Device, "<if>")
 	top := t.Top
 	protects := "PFC protects no priority on this port (" + pfc.from + ")"
@@ -354,6 +355,9 @@ func notOnRoCEPriority(s *ingest.CounterSample, t ingest.PrioTraffic, pfc pfcCon
 	mech += "Counted " + window(s) + "."
 	want := pfc.target(top)
 	fix := pfcSetting(s, dev, want) + ", with PFC on the same priority on the switch ports"
+	if switchPort {
+		fix = switchPFCSetting(dev, want) + ", with the hosts' NICs on the same priority (" + pfcSetting(s, "<netdev>", want) + ")"
+	}
 	if top != want {
 		fix += "; then " + markInto(want)
 	}
@@ -367,9 +371,15 @@ func notOnRoCEPriority(s *ingest.CounterSample, t ingest.PrioTraffic, pfc pfcCon
 	}, s, "RoCE traffic outside the PFC priority")
 }
 
-// checkDiscards reports packets the NIC dropped for want of buffer.
+// checkDiscards reports packets the NIC, or a switch port whose counters
+// the incident holds (the twin's --out), dropped for want of buffer.
 func checkDiscards(inc *Incident) []Finding {
+	peers, _ := lldpPeers(inc)
 	return perSample(inc, "", func(s *ingest.CounterSample) []Finding {
+		who := "NIC"
+		if _, sw := peers[s.Device]; sw && s.Device != "" && s.Kind == ingest.KindEthtool {
+			who = "switch port"
+		}
 		d := s.Discards()
 		if !d.Any() {
 			return nil
@@ -398,7 +408,7 @@ func checkDiscards(inc *Incident) []Finding {
 			sev = weaken(sev, false)
 		}
 		all := d.All()
-		title := fmt.Sprintf("%s: NIC dropped packets: %s", s.Name(), ingest.ReadingsText(all))
+		title := fmt.Sprintf("%s: %s dropped packets: %s", s.Name(), who, ingest.ReadingsText(all))
 		if ratio > 0 {
 			title += fmt.Sprintf(" (%.3g%% of %s)", 100*ratio, rx.Name)
 		}
@@ -431,7 +441,7 @@ func checkDiscards(inc *Incident) []Finding {
 				Title: title, Evidence: readingsEvidence(all...),
 				Mechanism: strings.Join(mech, " "),
 				Fix:       "Not the fabric: " + rdmaFix,
-			}, s, "NIC dropped packets")}
+			}, s, strings.ToUpper(who[:1])+who[1:]+" dropped packets")}
 		case len(d.Port) == 0 && len(d.Prio) == 0:
 			// The host's rings only (with RDMA's receive queues): the
 			// packets reached the NIC, so PFC, ECN and the switch have
@@ -449,6 +459,9 @@ func checkDiscards(inc *Incident) []Finding {
 			}
 			want := pfc.target(top)
 			fix = "For RoCE, carry it on a PFC priority so the NIC pauses the sender instead of dropping: " + pfcSetting(s, dev, want) + ", the same priority on the switch"
+			if who != "NIC" {
+				fix = "For RoCE, carry it on a PFC priority so the switch pauses the sender instead of dropping: " + switchPFCSetting(dev, want) + ", the same priority on the hosts' NICs (" + pfcSetting(s, "<netdev>", want) + ")"
+			}
 			if top != want {
 				fix += ", and " + markInto(want)
 			}
@@ -465,7 +478,7 @@ func checkDiscards(inc *Incident) []Finding {
 			ID: "counters.discards", Severity: sev, Layer: LayerFabric,
 			Title: title, Evidence: readingsEvidence(ev...),
 			Mechanism: strings.Join(mech, " "), Fix: fix,
-		}, s, "NIC dropped packets")}
+		}, s, strings.ToUpper(who[:1])+who[1:]+" dropped packets")}
 	})
 }
 
