@@ -146,7 +146,7 @@ var loopFaults = map[string]string{
 	"incast-nopfc":             "counters.pfc.not_on_roce_priority",
 	"incast-pfc":               "counters.pause.ratio",
 	"leafspine-permutation":    "counters.dcqcn.hotspot", // ECMP collisions on the uplinks
-	"lossy-link":               "counters.retransmission",
+	"lossy-link":               "counters.phy.fcs",       // the dirty link itself, beside the retransmissions it causes
 	"pause-storm":              "counters.pause.from_host",
 	"perftest":                 "",
 	"pfc-deadlock":             "switch.pfcwd.storm",

@@ -99,3 +99,35 @@ func TestEngineerSweepPFCOff(t *testing.T) {
 		t.Errorf("loss target %+v", o.Health.LossRate)
 	}
 }
+
+// A frame a loss fault takes is counted where it arrives as a bad FCS
+// (rx_crc_errors_phy), on either engine: the ports' counts add up to the
+// run's link_loss drops, and a run without loss lists no such counter.
+func TestLinkLossCountsFCS(t *testing.T) {
+	for _, e := range []string{twin.Packet, twin.Fluid} {
+		j := example(t, "lossy-link").Job()
+		o, err := twin.Run(&j, &twin.Config{Engine: e, Limits: defaultLimits})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var crc float64
+		for _, p := range o.Ports {
+			crc += counter(p.Counters, "rx_crc_errors_phy")
+		}
+		if want := float64(o.Totals.DropsByReason["link_loss"]); crc == 0 || crc != want {
+			t.Errorf("%s: rx_crc_errors_phy %v over the ports, link_loss drops %v", e, crc, want)
+		}
+	}
+	j := example(t, "single-flow").Job()
+	o, err := twin.Run(&j, &twin.Config{Engine: twin.Packet, Limits: defaultLimits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range o.Ports {
+		for _, c := range p.Counters {
+			if c.Name == "rx_crc_errors_phy" {
+				t.Errorf("%s lists rx_crc_errors_phy in a run without loss", p.Name)
+			}
+		}
+	}
+}
