@@ -17,3 +17,19 @@ func TestFCSErrors(t *testing.T) {
 		"ens3np0: 5 frames received with a bad FCS (rx_crc_errors_phy), 0.0005% of rx_packets_phy")
 	nicMustNot(t, diagnoseText(t, pair("1000000", "10", "2000000", "10")).Findings, "counters.phy.fcs")
 }
+
+// A link that went down during the window is a warn, one that went down
+// twice (a flap) an error; a single dump only says it went down at some
+// time since the counters were cleared.
+func TestLinkDownEvents(t *testing.T) {
+	pair := func(d0, d1 string) string {
+		return "# synthetic: two ethtool -S dumps of one port\n" +
+			"[root@gpu01 ~]# ethtool -S ens3np0\nNIC statistics:\n     rx_packets_phy: 1000\n     link_down_events_phy: " + d0 + "\n" +
+			"[root@gpu01 ~]# ethtool -S ens3np0\nNIC statistics:\n     rx_packets_phy: 2000\n     link_down_events_phy: " + d1 + "\n"
+	}
+	nicMustFind(t, diagnoseText(t, pair("1", "2")).Findings, "counters.phy.link_down", Warn, "ens3np0: the link went down 1 time (link_down_events_phy 1)")
+	nicMustFind(t, diagnoseText(t, pair("1", "4")).Findings, "counters.phy.link_down", Error, "ens3np0: the link went down 3 times")
+	nicMustNot(t, diagnoseText(t, pair("1", "1")).Findings, "counters.phy.link_down")
+	single := "[root@gpu01 ~]# ethtool -S ens3np0\nNIC statistics:\n     rx_packets_phy: 2000\n     link_down_events_phy: 1\n"
+	nicMustFind(t, diagnoseText(t, single).Findings, "counters.phy.link_down", Info, "ens3np0: the link went down 1 time")
+}

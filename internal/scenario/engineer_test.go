@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -129,5 +130,25 @@ func TestLinkLossCountsFCS(t *testing.T) {
 				t.Errorf("%s lists rx_crc_errors_phy in a run without loss", p.Name)
 			}
 		}
+	}
+}
+
+// A link_down fault counts one link_down_events_phy at both ends of the
+// link it takes down (retry-exceeded: leaf0-spine0 and h5's cable), and
+// no other port lists one.
+func TestLinkDownCountsEvents(t *testing.T) {
+	j := example(t, "retry-exceeded").Job()
+	o, err := twin.Run(&j, &twin.Config{Engine: twin.Packet, Limits: defaultLimits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var down []string
+	for _, p := range o.Ports {
+		if n := counter(p.Counters, "link_down_events_phy"); n > 0 {
+			down = append(down, fmt.Sprintf("%s=%v", p.Name, n))
+		}
+	}
+	if got, want := strings.Join(down, " "), "leaf0/p4=1 leaf1/p1=1 spine0/p0=1 h5/p0=1"; got != want {
+		t.Errorf("link_down_events_phy on %s, want %s", got, want)
 	}
 }
