@@ -146,12 +146,13 @@ var loopFaults = map[string]string{
 	"incast-nopfc":             "counters.pfc.not_on_roce_priority",
 	"incast-pfc":               "counters.pause.ratio",
 	"leafspine-permutation":    "counters.dcqcn.hotspot", // ECMP collisions on the uplinks
-	"lossy-link":               "counters.retransmission",
+	"lossy-link":               "counters.phy.fcs",       // the dirty link itself, beside the retransmissions it causes
 	"pause-storm":              "counters.pause.from_host",
 	"perftest":                 "",
 	"pfc-deadlock":             "switch.pfcwd.storm",
 	"prio-mismatch":            "counters.pfc.not_on_roce_priority",
-	"qps-ecmp/qps-1":           "counters.dcqcn.hotspot", // two rings' flows on one uplink
+	"dscp-map":                 "counters.pfc.not_on_roce_priority", // the switch's map, not the hosts'
+	"qps-ecmp/qps-1":           "counters.dcqcn.hotspot",            // two rings' flows on one uplink
 	"qps-ecmp/qps-4":           "",
 	"retry-exceeded":           "counters.retry_exceeded",
 	"tuning-case/as-found":     "counters.dcqcn.slowed", // ECN marks every queued packet: DCQCN slowed by marking
@@ -259,6 +260,52 @@ func TestTwinDoctorLoop(t *testing.T) {
 	for run := range loopFaults {
 		if ex, _, _ := strings.Cut(run, "/"); !seen[ex] {
 			t.Errorf("loopFaults names %s, which is not an example", run)
+		}
+	}
+}
+
+// Where the hosts send RoCE on the PFC priority and the switch counts it
+// on another (dscp-map), the doctor tells to fix the switch's DSCP map,
+// not the hosts' QoS; where the hosts send it off the PFC priority
+// themselves (prio-mismatch), the fix stays on the hosts. A switch port is
+// never told to run a host's tool on itself, and its drops are a switch
+// port's, not a NIC's.
+func TestDoctorNamesWhichSideMisclassifies(t *testing.T) {
+	for ex, want := range map[string]struct{ fix, not string }{
+		"dscp-map":      {"Fix the switch, not the host: map RoCE's DSCP (26 for NCCL_IB_TC=106) to priority 3", "mlnx_qos"},
+		"prio-mismatch": {"mlnx_qos -i", "DSCP_TO_TC_MAP"},
+	} {
+		dir := t.TempDir()
+		if code, _, stderr := rocelab(t, "run", "-q", "--example", ex, "--out", dir); code != 0 {
+			t.Fatalf("%s: run: exit %d: %s", ex, code, stderr)
+		}
+		_, out, _ := rocelab(t, "diagnose", "--json", dir)
+		var res struct {
+			Findings []struct{ ID, Subject, Fix string } `json:"findings"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, f := range res.Findings {
+			if f.ID != "counters.pfc.not_on_roce_priority" {
+				continue
+			}
+			n++
+			if strings.HasPrefix(f.Subject, "sw0-") && strings.Contains(f.Fix, "mlnx_qos -i "+f.Subject) {
+				t.Errorf("%s %s: a host's tool on a switch port: %q", ex, f.Subject, f.Fix)
+			}
+			if !strings.Contains(f.Fix, want.fix) || strings.Contains(f.Fix, want.not) {
+				t.Errorf("%s %s: fix %q, want %q and no %q", ex, f.Subject, f.Fix, want.fix, want.not)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no counters.pfc.not_on_roce_priority", ex)
+		}
+		for _, f := range res.Findings {
+			if f.ID == "counters.discards" && strings.HasPrefix(f.Subject, "sw0-") && !strings.Contains(f.Fix, "PORT_QOS_MAP") {
+				t.Errorf("%s %s: switch port drops, fix %q", ex, f.Subject, f.Fix)
+			}
 		}
 	}
 }

@@ -156,6 +156,9 @@ var knownVars = []string{
 // inertVars are accepted and have no effect in the twin.
 var inertVars = []string{"NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE", "NCCL_SOCKET_IFNAME", "NCCL_CROSS_NIC", "NCCL_IB_PCI_RELAXED_ORDERING", "NCCL_IB_AR_THRESHOLD", "NCCL_IB_USE_INLINE"}
 
+// KnownVars returns the variables the twin reads or accepts, in a new slice.
+func KnownVars() []string { return slices.Concat(knownVars, inertVars) }
+
 // IsKnownVar reports whether the twin reads the variable name.
 func IsKnownVar(name string) bool {
 	return slices.Contains(knownVars, name) || slices.Contains(inertVars, name)

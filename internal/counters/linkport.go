@@ -20,5 +20,6 @@ const (
 	RxDCTConnect         Concept = "rx_dct_connect"             // DCT connect requests received
 
 	PhyCRCErrors Concept = "phy_crc_errors" // frames received with a bad FCS
+	PhyLinkDown  Concept = "phy_link_down"  // the physical link went down (a flap)
 	PhyErrors    Concept = "phy_errors"     // frames the port failed to send
 )

@@ -11,6 +11,7 @@ var provenance = map[string]string{
 	"rx_bytes_phy":                   `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:805 "rx_bytes_phy"`,
 	"tx_packets_phy":                 `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:801 "tx_packets_phy"`,
 	"tx_bytes_phy":                   `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:804 "tx_bytes_phy"`,
+	"link_down_events_phy":           `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:1180 "link_down_events_phy"`,
 	"rx_discards_phy":                `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:977 "rx_discards_phy"`,
 	"rx_crc_errors_phy":              `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:803 "rx_crc_errors_phy"`,
 	"tx_errors_phy":                  `linux-6.1.172 drivers/net/ethernet/mellanox/mlx5/core/en_stats.c:979 "tx_errors_phy"`,

@@ -59,6 +59,7 @@ func builtin() []Desc {
 		e("tx_bytes_phy", PhyBytes, TX, Bytes),
 		e("rx_discards_phy", PhyDiscards, RX, Packets),
 		e("rx_crc_errors_phy", PhyCRCErrors, RX, Packets),
+		e("link_down_events_phy", PhyLinkDown, RX, Events), // the receiver loses the signal: ethtool counters each count one way
 		e("tx_errors_phy", PhyErrors, TX, Packets),
 		e("tx_discards_phy", PhyDiscards, TX, Packets),
 		e("rx_out_of_buffer", OutOfBufferHost, RX, Packets),

@@ -101,6 +101,7 @@ func rules() []Rule {
 	rs = append(rs, compareRules()...)
 
 	rs = append(rs, counterRules()...)
+	rs = append(rs, physicalRules()...)
 	rs = append(rs, dcqcnRules()...)
 	rs = append(rs, windowRules()...)
 	rs = append(rs, faultRules()...)

@@ -213,6 +213,12 @@ func markInto(p int) string {
 	return fmt.Sprintf("mark RoCE with a DSCP that maps to priority %d (DSCP %d–%d by default): NCCL_IB_TC = DSCP×4+2", p, 8*p, 8*p+7)
 }
 
+// switchPFCSetting is PFC on priority p at switch port dev, as SONiC, EOS
+// and Cumulus configure it: a switch port is not set with a host's tool.
+func switchPFCSetting(dev string, p int) string {
+	return fmt.Sprintf("PFC on priority %d at switch port %s (SONiC: PORT_QOS_MAP|<port> pfc_enable \"%d\"; EOS: priority-flow-control priority %d no-drop; Cumulus: nv set qos pfc default-global switch-priority %d)", p, dev, p, p, p)
+}
+
 // pfcSetting is the host command that trusts DSCP and turns PFC on for
 // priority p alone on the port of s: mlnx_qos for mlx5 (and a dump that
 // does not say its driver), iproute2's dcb for another vendor's NIC, whose

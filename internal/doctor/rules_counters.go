@@ -230,6 +230,7 @@ func roceInUse(inc *Incident, samples []ingest.CounterSample) (bool, []Evidence)
 func checkRoCEPriority(inc *Incident) []Finding {
 	samples, _ := ctrSamples(inc)
 	roce, roceEv := roceInUse(inc, samples)
+	peers, _ := lldpPeers(inc)
 	return perSample(inc, ingest.KindEthtool, func(s *ingest.CounterSample) []Finding {
 		t, ok := s.PrioTraffic()
 		if !ok {
@@ -257,8 +258,51 @@ func checkRoCEPriority(inc *Incident) []Finding {
 		if !portRoCE && roce {
 			rEv = roceEv
 		}
-		return []Finding{notOnRoCEPriority(s, t, pfc, share, hasRoCE, rEv)}
+		_, sw := peers[s.Device]
+		f := notOnRoCEPriority(s, t, pfc, share, hasRoCE, rEv, sw && s.Device != "")
+		if h, ok := hostOnPFC(inc, samples, peers, s); ok {
+			switchClassifies(&f, s, t, pfc, h)
+		}
+		return []Finding{f}
 	})
+}
+
+// hostOnPFC returns the counters of the host NIC that LLDP puts at the
+// far end of switch port s, when that NIC's own traffic rides a priority
+// PFC protects there.
+func hostOnPFC(inc *Incident, samples []ingest.CounterSample, peers map[string]ingest.LLDPNeighbor, s *ingest.CounterSample) (*ingest.CounterSample, bool) {
+	n, ok := peers[s.Device]
+	if !ok || s.Device == "" {
+		return nil, false
+	}
+	for i := range samples {
+		h := &samples[i]
+		if h.Kind != ingest.KindEthtool || h.Host != n.Device || h.Device != n.PortID {
+			continue
+		}
+		t, ok := h.PrioTraffic()
+		if pfc := losslessPrios(inc, h); ok && pfc.known && percentOf(t.On(pfc.prios), t.Total) >= 1 {
+			return h, true
+		}
+	}
+	return nil, false
+}
+
+// switchClassifies turns f, RoCE off the PFC priority on switch port s,
+// into what it is when the host at the far end sends on the PFC priority:
+// the same packets, marked alike, land on another priority at the switch,
+// so the switch's DSCP-to-priority map (or its trust mode) is what differs,
+// and the host's QoS is right as it is.
+func switchClassifies(f *Finding, s *ingest.CounterSample, t ingest.PrioTraffic, pfc pfcConfig, h *ingest.CounterSample) {
+	want := pfc.target(t.Top)
+	ht, _ := h.PrioTraffic()
+	f.Title += fmt.Sprintf(", while %s at its far end sends on priority %d: the switch classifies RoCE onto priority %d", h.Name(), ht.Top, t.Top)
+	f.Evidence = evidenceInOrder(append(f.Evidence, readingsEvidence(ht.Of(ht.Top)...)...))
+	f.Mechanism = fmt.Sprintf("The host NIC (LLDP: %s) counts its RoCE on priority %d, which PFC protects, and the switch counts the same packets on priority %d: the switch derives the priority from the packet's DSCP (trust dscp) through its own DSCP-to-priority map, and that map sends RoCE's DSCP elsewhere, or the port trusts PCP that untagged RoCE does not carry. ", h.Name(), ht.Top, t.Top) + f.Mechanism
+	// Grouped over ports, each port's host stands for any.
+	f.group = "The switch classifies RoCE off the PFC priority its hosts send on"
+	f.generic = append(f.generic, h.Name(), "the host NIC")
+	f.Fix = fmt.Sprintf("Fix the switch, not the host: map RoCE's DSCP (26 for NCCL_IB_TC=106) to priority %d on the switch's ports toward hosts and toward other switches (SONiC: DSCP_TO_TC_MAP \"26\": \"%d\" and TC_TO_PRIORITY_GROUP_MAP \"%d\": \"%d\" bound in PORT_QOS_MAP, shown by `show qos map dscp-to-tc`; EOS: qos map dscp 26 to traffic-class %d; Cumulus: nv set qos mapping default-global dscp 26 switch-priority %d), with trust dscp on the port; `rocelab lint` on the switch's config finds the map that differs from the NIC. Check afterwards that the switch port's rx_prio%d_bytes grows during the test.", want, want, want, want, want, want, want)
 }
 
 func pfcOK(s *ingest.CounterSample, t ingest.PrioTraffic, pfc pfcConfig, share float64) Finding {
@@ -284,7 +328,7 @@ func pfcOK(s *ingest.CounterSample, t ingest.PrioTraffic, pfc pfcConfig, share f
 	}, s, "Traffic rides the PFC priority")
 }
 
-func notOnRoCEPriority(s *ingest.CounterSample, t ingest.PrioTraffic, pfc pfcConfig, share float64, hasRoCE bool, rEv []Evidence) Finding {
+func notOnRoCEPriority(s *ingest.CounterSample, t ingest.PrioTraffic, pfc pfcConfig, share float64, hasRoCE bool, rEv []Evidence, switchPort bool) Finding {
 	dev := nameOr(s.Device, "<if>")
 	top := t.Top
 	protects := "PFC protects no priority on this port (" + pfc.from + ")"
@@ -311,6 +355,9 @@ func notOnRoCEPriority(s *ingest.CounterSample, t ingest.PrioTraffic, pfc pfcCon
 	mech += "Counted " + window(s) + "."
 	want := pfc.target(top)
 	fix := pfcSetting(s, dev, want) + ", with PFC on the same priority on the switch ports"
+	if switchPort {
+		fix = switchPFCSetting(dev, want) + ", with the hosts' NICs on the same priority (" + pfcSetting(s, "<netdev>", want) + ")"
+	}
 	if top != want {
 		fix += "; then " + markInto(want)
 	}
@@ -324,9 +371,15 @@ func notOnRoCEPriority(s *ingest.CounterSample, t ingest.PrioTraffic, pfc pfcCon
 	}, s, "RoCE traffic outside the PFC priority")
 }
 
-// checkDiscards reports packets the NIC dropped for want of buffer.
+// checkDiscards reports packets the NIC, or a switch port whose counters
+// the incident holds (the twin's --out), dropped for want of buffer.
 func checkDiscards(inc *Incident) []Finding {
+	peers, _ := lldpPeers(inc)
 	return perSample(inc, "", func(s *ingest.CounterSample) []Finding {
+		who := "NIC"
+		if _, sw := peers[s.Device]; sw && s.Device != "" && s.Kind == ingest.KindEthtool {
+			who = "switch port"
+		}
 		d := s.Discards()
 		if !d.Any() {
 			return nil
@@ -355,7 +408,7 @@ func checkDiscards(inc *Incident) []Finding {
 			sev = weaken(sev, false)
 		}
 		all := d.All()
-		title := fmt.Sprintf("%s: NIC dropped packets: %s", s.Name(), ingest.ReadingsText(all))
+		title := fmt.Sprintf("%s: %s dropped packets: %s", s.Name(), who, ingest.ReadingsText(all))
 		if ratio > 0 {
 			title += fmt.Sprintf(" (%.3g%% of %s)", 100*ratio, rx.Name)
 		}
@@ -388,7 +441,7 @@ func checkDiscards(inc *Incident) []Finding {
 				Title: title, Evidence: readingsEvidence(all...),
 				Mechanism: strings.Join(mech, " "),
 				Fix:       "Not the fabric: " + rdmaFix,
-			}, s, "NIC dropped packets")}
+			}, s, strings.ToUpper(who[:1])+who[1:]+" dropped packets")}
 		case len(d.Port) == 0 && len(d.Prio) == 0:
 			// The host's rings only (with RDMA's receive queues): the
 			// packets reached the NIC, so PFC, ECN and the switch have
@@ -406,6 +459,9 @@ func checkDiscards(inc *Incident) []Finding {
 			}
 			want := pfc.target(top)
 			fix = "For RoCE, carry it on a PFC priority so the NIC pauses the sender instead of dropping: " + pfcSetting(s, dev, want) + ", the same priority on the switch"
+			if who != "NIC" {
+				fix = "For RoCE, carry it on a PFC priority so the switch pauses the sender instead of dropping: " + switchPFCSetting(dev, want) + ", the same priority on the hosts' NICs (" + pfcSetting(s, "<netdev>", want) + ")"
+			}
 			if top != want {
 				fix += ", and " + markInto(want)
 			}
@@ -422,7 +478,7 @@ func checkDiscards(inc *Incident) []Finding {
 			ID: "counters.discards", Severity: sev, Layer: LayerFabric,
 			Title: title, Evidence: readingsEvidence(ev...),
 			Mechanism: strings.Join(mech, " "), Fix: fix,
-		}, s, "NIC dropped packets")}
+		}, s, strings.ToUpper(who[:1])+who[1:]+" dropped packets")}
 	})
 }
 

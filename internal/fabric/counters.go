@@ -95,6 +95,8 @@ type Counters struct {
 	// (rx_discards_phy), RxPrioDiscards the same per priority.
 	RxDiscards     int64
 	RxPrioDiscards [8]int64
+	// LinkDownEvents counts the times the port's link went down.
+	LinkDownEvents int64
 	// Drops counts packets dropped at this port, by reason: ingress
 	// admission drops on the port they arrived on, watchdog drops on the
 	// stormed egress port.
@@ -161,6 +163,8 @@ type Counter = counters.Sample
 // makes them with NewEthtoolNames and passes them to each port's Ethtool.
 type EthtoolNames struct {
 	phy   [5]string    // rx packets, rx bytes, tx packets, tx bytes, rx discards
+	crc   string       // frames received with a bad FCS
+	down  string       // link down events
 	prio  [8][5]string // rx bytes, rx packets, rx discards, tx bytes, tx packets
 	pause [8][5]string // rx frames, rx duration, tx frames, tx duration, rx transitions
 	vport [6]string    // vport rx/tx packets, RDMA rx packets/bytes, tx packets/bytes
@@ -179,6 +183,8 @@ func NewEthtoolNames() *EthtoolNames {
 		return t.Name(counters.Twin, counters.SwitchPort, cn, counters.NoDir, prio)
 	}
 	n := &EthtoolNames{
+		crc:  name(counters.PhyCRCErrors, counters.RX, 0),
+		down: name(counters.PhyLinkDown, counters.RX, 0),
 		phy: [5]string{name(counters.PhyPackets, counters.RX, 0), name(counters.PhyBytes, counters.RX, 0),
 			name(counters.PhyPackets, counters.TX, 0), name(counters.PhyBytes, counters.TX, 0),
 			name(counters.PhyDiscards, counters.RX, 0)},
@@ -206,7 +212,9 @@ func NewEthtoolNames() *EthtoolNames {
 // from the counters table), in a fixed order. As mlx5 does, it lists the PFC
 // counters (pause frames, durations, transitions) only for the priorities
 // in pfc, the ones with PFC enabled. Pause durations are in microseconds,
-// as mlx5 reports them. A host port (withSwitch unset) adds the vport
+// as mlx5 reports them. rx_crc_errors_phy follows the phy counters on a
+// port that received frames a loss fault corrupted, link_down_events_phy
+// on a port whose link went down. A host port (withSwitch unset) adds the vport
 // counters, RDMA apart from other Ethernet traffic. Switch-only counters (ECN marks, drops by reason,
 // watchdog) follow when withSwitch is set.
 func (c *Counters) Ethtool(n *EthtoolNames, pfc uint8, withSwitch bool) []Counter {
@@ -221,6 +229,15 @@ func (c *Counters) Ethtool(n *EthtoolNames, pfc uint8, withSwitch bool) []Counte
 		Counter{Name: n.phy[0], Value: c.RxPhyPackets}, Counter{Name: n.phy[1], Value: c.RxPhyBytes},
 		Counter{Name: n.phy[2], Value: c.TxPhyPackets}, Counter{Name: n.phy[3], Value: c.TxPhyBytes},
 		Counter{Name: n.phy[4], Value: c.RxDiscards})
+	// A frame a loss fault takes arrives corrupted: the receiver counts it
+	// a bad FCS, where an engineer looks for a dirty optic. Listed only when
+	// it moved, so a run without loss reads as before.
+	if x := c.Drops[DropLinkLoss]; x > 0 {
+		out = append(out, Counter{Name: n.crc, Value: x})
+	}
+	if c.LinkDownEvents > 0 {
+		out = append(out, Counter{Name: n.down, Value: c.LinkDownEvents})
+	}
 	us := func(t unit.Time) int64 { return int64(t / unit.Microsecond) }
 	for p := 0; p < 8; p++ {
 		pn := &n.prio[p]

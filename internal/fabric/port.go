@@ -117,11 +117,10 @@ type Port struct {
 	watchdog watchdog
 
 	// ctr holds the counters besides txc and rxc; its phy counts
-	// are PFC frames only (Snapshot adds the rest).
+	// are PFC frames only (Snapshot adds the rest). Its size now makes the
+	// port's a whole number of cache lines (TestPortHotLines): pad the end
+	// when it changes.
 	ctr Counters
-
-	// pad makes the size a whole number of cache lines (TestPortHotLines).
-	_ [8]byte
 }
 
 // traffic is a count of frames and their bytes.
@@ -231,6 +230,9 @@ func (pt *Port) Handle(now unit.Time, tag uint64) {
 	case tagWatchdog:
 		pt.watchdog.check(pt, now, int(tag>>8))
 	case tagLinkDown:
+		if !pt.rx.down {
+			pt.ctr.LinkDownEvents++
+		}
 		pt.rx.down = true
 	case tagLinkUp:
 		pt.rx.down = false

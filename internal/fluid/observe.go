@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"rocelab/internal/metrics"
+	"rocelab/internal/packet"
 	"rocelab/internal/unit"
 )
 
@@ -62,7 +63,45 @@ func (e *Engine) Links() []LinkStats {
 		}
 		out[i] = ls
 	}
+	// The message each connection is sending: its frames so far on every
+	// link of its path (loss aside: it is booked when the message is).
+	for f := range e.flows {
+		fl := &e.flows[f]
+		m, sent, _ := e.inProgress(int32(f), now)
+		if m == nil {
+			continue
+		}
+		pkts := math.Floor(sent * float64(m.pkts))
+		frames := round(sent*float64(m.wire) - pkts*packet.PreambleIFG)
+		for h, l := range fl.path {
+			out[l].Bytes[fl.cls[h]] += frames
+			out[l].Packets[fl.cls[h]] += int64(pkts)
+		}
+	}
 	return out
+}
+
+// inProgress returns the message flow f is sending at now, the share of
+// it that has left the source and the share that has reached the
+// responder. A message is booked whole when its last byte leaves, so
+// without this a run that its duration cuts short would show nothing of a
+// long message, however much of it had crossed the fabric.
+func (e *Engine) inProgress(f int32, now unit.Time) (m *msg, sent, arrived float64) {
+	fl := &e.flows[f]
+	if !fl.active || fl.stalled || fl.send >= fl.msgs.len() {
+		return nil, 0, 0
+	}
+	m = fl.msgs.at(fl.send)
+	start, p := m.end-float64(m.wire), fl.progress(now)
+	if p <= start || m.wire <= 0 {
+		return nil, 0, 0
+	}
+	sent = min(1, (p-start)/float64(m.wire))
+	if fl.resp == fl.send {
+		onWire := fl.rate * fl.eff / 8 * float64(fl.baseLat) / float64(unit.Second)
+		arrived = max(0, min(sent, (p-onWire-start)/float64(m.wire)))
+	}
+	return m, sent, arrived
 }
 
 // pausePrios returns the priorities a link's sender was ever paused on.
@@ -106,6 +145,7 @@ type ConnStats struct {
 
 // Conns returns every connection in Connect order.
 func (e *Engine) Conns() []ConnStats {
+	now := e.Now()
 	out := make([]ConnStats, len(e.flows))
 	for i := range e.flows {
 		fl := &e.flows[i]
@@ -114,6 +154,16 @@ func (e *Engine) Conns() []ConnStats {
 			Started: fl.posted, FirstPost: fl.firstPost, Sent: fl.sentBytes, SentPkts: fl.sentPkts,
 			RetxPkts: round(fl.retxPkts), RetxBytes: round(fl.retxBytes), Delivered: fl.delivered, DeliveredPkts: fl.deliveredPkts, Acks: fl.acks, LastDeliv: fl.lastDeliv,
 			Failed: fl.failed, HasCC: fl.ccOn, Marked: round(fl.marked), CNPs: round(fl.cnps), Path: fl.path,
+		}
+		if m, sent, arrived := e.inProgress(int32(i), now); m != nil {
+			c := &out[i]
+			c.Sent += int64(sent * float64(m.bytes))
+			c.SentPkts += int64(sent * float64(m.pkts))
+			if arrived > 0 {
+				c.Delivered += int64(arrived * float64(m.bytes))
+				c.DeliveredPkts += int64(arrived * float64(m.pkts))
+				c.LastDeliv = now
+			}
 		}
 	}
 	return out

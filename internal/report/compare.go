@@ -250,6 +250,12 @@ func (c *Comparison) writeCounters(b *strings.Builder) {
 		}
 		tbl.Add(cells...)
 	}
+	if tbl.Len() == 0 {
+		// A header over no rows reads as a table cut off; say why it is
+		// empty.
+		b.WriteString("\nCounters that explain the change: none moved in any variant (no ECN marks, CNPs, pauses or retransmissions)\n")
+		return
+	}
 	b.WriteString("\nCounters that explain the change\n")
 	tbl.Write(b)
 }

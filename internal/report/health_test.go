@@ -6,6 +6,7 @@ import (
 
 	"rocelab/internal/metrics"
 	"rocelab/internal/scenario"
+	"rocelab/internal/twin"
 )
 
 // The loss target is judged on the traffic the scenario declares as RoCE,
@@ -82,5 +83,17 @@ func TestCompareHealthNotesBelow(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
 		}
+	}
+}
+
+// Variants whose counters all stay at zero (a wrong switch DSCP map that
+// no congestion exposes) say so, instead of a table header over no rows.
+func TestCompareCountersNoneMoved(t *testing.T) {
+	c := NewComparison("c")
+	c.Variants = []Variant{{Name: "a", Run: &Run{Totals: &twin.Totals{}}}, {Name: "b", Run: &Run{Totals: &twin.Totals{}}}}
+	var b strings.Builder
+	c.writeCounters(&b)
+	if want := "\nCounters that explain the change: none moved in any variant (no ECN marks, CNPs, pauses or retransmissions)\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }

@@ -39,7 +39,7 @@ func (c *conv) dcqcnConfig(n *NICSpec) *cc.DCQCNConfig {
 	for _, s := range n.DCQCN.Knobs {
 		if _, ok := cc.LookupKnob(s.Name); !ok {
 			c.errs = append(c.errs, &Error{File: c.file, Line: s.Line, Col: s.Col, Path: "host.dcqcn." + s.Name,
-				Msg: "unknown DCQCN knob; expected preset or one of: " + strings.Join(cc.Names(), ", ")})
+				Msg: "unknown DCQCN knob; expected preset or one of: " + strings.Join(cc.Names(), ", ") + hint(s.Name, cc.Names())})
 			continue
 		}
 		set(s, "host.dcqcn."+s.Name, s.Name)
@@ -95,7 +95,7 @@ func ccConfig[C any](c *conv, spec CCSpec[C], path string, preset func(string) (
 		if err != nil {
 			err = fmt.Errorf("expected an integer, got %s", quote(k.Value))
 		} else if err = set(&cfg, k.Name, v); err != nil && !slices.Contains(names, k.Name) {
-			err = fmt.Errorf("unknown knob; expected preset or one of: %s", strings.Join(names, ", "))
+			err = fmt.Errorf("unknown knob; expected preset or one of: %s%s", strings.Join(names, ", "), hint(k.Name, names))
 		}
 		if err != nil {
 			c.errs = append(c.errs, &Error{File: c.file, Line: k.Line, Col: k.Col, Path: path + "." + k.Name, Msg: err.Error()})

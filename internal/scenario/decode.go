@@ -135,7 +135,7 @@ func checkKeys(file string, node ast.Node, t reflect.Type, path string, errs *Er
 			key := kv.Key.GetToken().Value
 			f, ok := fieldByTag(t, key)
 			if !ok {
-				*errs = append(*errs, at(file, kv.Key, path, fmt.Sprintf("unknown key %q; expected one of: %s", key, strings.Join(keysOf(t), ", "))))
+				*errs = append(*errs, at(file, kv.Key, path, fmt.Sprintf("unknown key %q; expected one of: %s%s", key, strings.Join(keysOf(t), ", "), hint(key, keysOf(t)))))
 				continue
 			}
 			checkKeys(file, kv.Value, f.Type, join(path, key), errs)

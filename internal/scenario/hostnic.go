@@ -8,6 +8,8 @@ import (
 
 	"rocelab/internal/background"
 	"rocelab/internal/cc"
+	"rocelab/internal/collective"
+	"rocelab/internal/spell"
 	"rocelab/internal/unit"
 	"rocelab/internal/workload"
 )
@@ -347,6 +349,20 @@ func isNCCLName(s string) bool { return strings.HasPrefix(s, "NCCL_") && isMlxco
 
 // ncclEnv reads the top-level nccl section: NCCL environment variables by
 // their real names.
+//
+// NCCL ignores a variable it does not know, so a misspelt one (
+// NCCL_IB_QPS_PER_CONECTION) runs as if unset: it is a warning at its
+// position naming the variable meant.
 func (c *conv) ncclEnv(n ast.Node) []Setting {
-	return c.settings(n, "nccl", isNCCLName, "NCCL environment variables such as NCCL_IB_TC")
+	env := c.settings(n, "nccl", isNCCLName, "NCCL environment variables such as NCCL_IB_TC")
+	known := collective.KnownVars()
+	for _, s := range env {
+		if collective.IsKnownVar(s.Name) {
+			continue
+		}
+		if meant, ok := spell.Closest(s.Name, known, nil); ok {
+			c.warnAt(s.Line, s.Col, "nccl."+s.Name, "not an NCCL variable: NCCL ignores it; did you mean %s?", meant)
+		}
+	}
+	return env
 }

@@ -64,7 +64,7 @@ func (c *conv) topology(r *rawTopology) *topo.Topology {
 		c.fail(r.Oversubscription, "topology.oversubscription", "applies only to a leaf-spine topology")
 	}
 	if r.Servers != nil && kind != "leaf-spine" {
-		c.fail(r.Servers.NICs, "topology.servers", "GPU servers are modelled on a leaf-spine topology only")
+		c.fail(r.Servers.NICs, "topology.servers", "GPU servers are modelled on a leaf-spine topology only%s", serversHint(kind, nodes))
 	}
 	if len(c.errs) > 0 {
 		return nil
@@ -148,4 +148,18 @@ func (c *conv) topology(r *rawTopology) *topo.Topology {
 		return nil
 	}
 	return t
+}
+
+// serversHint says how to write GPU servers behind one switch, the case an
+// engineer most often means by a single-switch topology with servers: a
+// leaf-spine of one leaf whose one spine carries no traffic.
+func serversHint(kind string, nodes map[string]ast.Node) string {
+	if kind != "single-switch" {
+		return ""
+	}
+	hosts := "N"
+	if n, ok := Unwrap(nodes["hosts"]).(*ast.IntegerNode); ok {
+		hosts = n.GetToken().Value
+	}
+	return "; for servers behind one switch write kind: leaf-spine, leaves: 1, spines: 1, hosts_per_leaf: " + hosts + ", uplinks_per_leaf: 1 (the spine carries no traffic)"
 }

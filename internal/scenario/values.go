@@ -214,7 +214,7 @@ func (c *conv) choice(n ast.Node, path, def string, allowed ...string) string {
 			return s
 		}
 	}
-	c.fail(n, path, "expected one of %s, got %s", strings.Join(allowed, ", "), quote(s))
+	c.fail(n, path, "expected one of %s, got %s%s", strings.Join(allowed, ", "), quote(s), hint(s, allowed))
 	return def
 }
 
@@ -340,7 +340,7 @@ func (c *conv) ecnByRate(n ast.Node, path string, base *ECNSpec) []RateECN {
 			case "pmax":
 				r.Pmax = c.float(f.Value, at+".pmax", r.Pmax, 0, 1)
 			default:
-				c.fail(f.Key, at, "unknown key %q; expected one of: kmin, kmax, pmax", name)
+				c.fail(f.Key, at, "unknown key %q; expected one of: kmin, kmax, pmax%s", name, hint(name, []string{"kmin", "kmax", "pmax"}))
 			}
 		}
 		if r.Kmax < r.Kmin {

@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"fmt"
+
 	"github.com/goccy/go-yaml/ast"
 
 	"rocelab/internal/topo"
@@ -14,6 +16,11 @@ func (c *conv) warn(n ast.Node, path, format string, args ...any) {
 	c.fail(n, path, format, args...)
 	c.warns = append(c.warns, c.errs[len(c.errs)-1])
 	c.errs = save
+}
+
+// warnAt is warn at a position read earlier (a setting's line and column).
+func (c *conv) warnAt(line, col int, path, format string, args ...any) {
+	c.warns = append(c.warns, &Error{File: c.file, Line: line, Col: col, Path: path, Msg: fmt.Sprintf(format, args...)})
 }
 
 // hostRates returns each host's link rate.

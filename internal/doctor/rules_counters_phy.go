@@ -1,0 +1,88 @@
+package doctor
+
+import (
+	"fmt"
+
+	"rocelab/internal/counters"
+	"rocelab/internal/ingest"
+)
+
+// physicalRules judge the link itself: frames that arrive corrupted, a
+// link that goes down.
+func physicalRules() []Rule {
+	return []Rule{
+		{IDs: []string{"counters.phy.fcs"}, Check: checkFCS},
+		{IDs: []string{"counters.phy.link_down"}, Check: checkLinkDown},
+	}
+}
+
+// fcsErrorFraction is the share of received frames with a bad FCS that is
+// an error during a test: RC's go-back-N resends everything after each
+// loss, so the cost of a loss grows with the window it throws away, and
+// 0.01% of frames is already far above any healthy link's.
+const fcsErrorFraction = 1e-4
+
+// checkFCS reports ports that received frames with a bad FCS. A healthy
+// link at its specified bit error ratio (1e-12 after FEC) shows none over
+// a test: any are a dirty connector, a failing optic or cable, or FEC off
+// or mismatched, and each is a RoCE packet lost after PFC has done its
+// part, which RC recovers by go-back-N and, at a message's tail, the ACK
+// timeout.
+func checkFCS(inc *Incident) []Finding {
+	return perSample(inc, ingest.KindEthtool, func(s *ingest.CounterSample) []Finding {
+		r, ok := s.Concept(counters.PhyCRCErrors, counters.RX, 0)
+		if !ok || r.Value == 0 {
+			return nil
+		}
+		sev := Warn
+		title := fmt.Sprintf("%s: %d frames received with a bad FCS (%s)", s.Name(), r.Value, r.Name)
+		ev := []ingest.Reading{r}
+		if rx, ok := s.PortRxPackets(); ok && rx.Value > 0 {
+			f := float64(r.Value) / float64(rx.Value)
+			title += fmt.Sprintf(", %.3g%% of %s", 100*f, rx.Name)
+			ev = append(ev, rx)
+			if f >= fcsErrorFraction && s.IsDelta() {
+				sev = Error
+			}
+		}
+		title += rate(r.Value, s)
+		dev := nameOr(s.Device, "<if>")
+		return []Finding{perPort(Finding{
+			ID: "counters.phy.fcs", Severity: sev, Layer: LayerFabric,
+			Title:     title,
+			Evidence:  readingsEvidence(ev...),
+			Mechanism: "The port received frames whose checksum did not match: bits changed on the wire. A link at its specified error ratio (1e-12 after FEC) shows none over a test, so these come from the link itself: a dirty or damaged connector, an optic or cable failing or out of its power budget, or FEC off or mismatched between the ends. Each is a RoCE packet lost after PFC has done its part; RC resends it and everything after it (go-back-N), and a lost message tail waits for the local ACK timeout. Counted " + window(s) + ".",
+			Fix:       fmt.Sprintf("Check the link: `ethtool -m %s` (module DOM: rx/tx power against its alarm thresholds), `ethtool --show-fec %s` on both ends, rx_corrected_bits_phy and rx_symbol_err_phy (pre-FEC errors rising toward the FEC limit), and the FCS counters of the port at the other end. Clean and reseat the connectors, then replace the optic or cable; shut the link meanwhile so ECMP routes around it.", dev, dev),
+		}, s, "Frames received with a bad FCS")}
+	})
+}
+
+// checkLinkDown reports ports whose link went down during the window (a
+// before/after pair) or ever (a single dump, a warn: it may be the boot's
+// link-up). Everything on the wire is lost while it is down; RC resends it
+// once the link, or the fabric's rerouting, brings a path back, and a QP
+// without one spends its retries and fails (IBV_WC_RETRY_EXC_ERR).
+func checkLinkDown(inc *Incident) []Finding {
+	return perSample(inc, ingest.KindEthtool, func(s *ingest.CounterSample) []Finding {
+		r, ok := s.Concept(counters.PhyLinkDown, counters.RX, 0)
+		if !ok || r.Value == 0 {
+			return nil
+		}
+		sev := Info
+		when := "since the counters were last cleared"
+		if s.IsDelta() {
+			sev, when = Warn, window(s)
+			if r.Value > 1 {
+				sev = Error
+			}
+		}
+		dev := nameOr(s.Device, "<if>")
+		return []Finding{perPort(Finding{
+			ID: "counters.phy.link_down", Severity: sev, Layer: LayerFabric,
+			Title:     fmt.Sprintf("%s: the link went down %s (%s %d)", s.Name(), plural(int(r.Value), "time", "times"), r.Name, r.Value),
+			Evidence:  readingsEvidence(r),
+			Mechanism: "The port lost its link " + when + ". Everything on the wire and in the port's queues toward it is lost while it is down; RC resends it by go-back-N or, at a message's tail, after the local ACK timeout, once the link comes back or routing moves the flows to another path (ECMP converges in milliseconds to seconds). A QP whose only path stays down spends its retries and fails with IBV_WC_RETRY_EXC_ERR (status 12), and NCCL aborts the job. More than one event is a flapping link.",
+			Fix:       fmt.Sprintf("Find why it dropped: `dmesg | grep -i 'link down'` on the host, the switch's log for the port's oper status, `ethtool -m %s` (module DOM: power near its alarms), FEC and the FCS counters of both ends. Replace a flapping optic or cable; until then shut the port so ECMP routes around it, and keep NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT at their defaults (a QP rides out 7 × 4.3 s).", dev),
+		}, s, "Links that went down")}
+	})
+}
