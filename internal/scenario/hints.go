@@ -14,6 +14,7 @@ var keyAliases = map[string]string{
 	"nccl_env": "nccl", "env": "nccl", "environment": "nccl",
 	"link_flap": "link_down", "flap": "link_down", "packet_loss": "loss", "drop": "loss",
 	"pfc_storm": "pause_storm", "storm": "pause_storm",
+	"leafs": "leaves", "leaf": "leaves", "tors": "leaves", "hosts_per_tor": "hosts_per_leaf", "hosts_per_rack": "hosts_per_leaf",
 }
 
 // hint is the end of an error naming what is expected: which of names

@@ -20,6 +20,8 @@ func TestBadInputSuggests(t *testing.T) {
 			`bad.yaml:2:12: host.cc: expected one of dcqcn, timely, hpcc, hpcc-pint, dctcp, none, got "DCQCN"; did you mean "dcqcn"?`},
 		{"a fault by its incident name", "topology: {kind: single-switch, hosts: 2}" + flow + "\nfaults: [{kind: link_flap, link: h0, start: 1ms, end: 2ms}]",
 			`faults[0].kind: expected one of pause_storm, loss, link_down, route, got "link_flap"; did you mean "link_down"?`},
+		{"an irregular plural", "topology: {kind: leaf-spine, leafs: 2, spines: 1, hosts_per_leaf: 2}" + flow,
+			`unknown key "leafs"; expected one of: fabric_link, host_link, hosts, hosts_per_leaf, k, kind, leaves, left, links, oversubscription, radix, right, servers, spines, switches, trunk_links, uplinks_per_leaf; did you mean "leaves"?`},
 		{"a DCQCN knob misspelt", "topology: {kind: single-switch, hosts: 2}\nhost: {dcqcn: {rpg_time_rest: 300}}" + flow,
 			`did you mean "rpg_time_reset"?`},
 		{"an ECN profile key per rate", "topology: {kind: single-switch, hosts: 2}\nswitch: {ecn: {by_rate: {100G: {min_th: 5KB}}}}" + flow,
