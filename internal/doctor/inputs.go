@@ -18,6 +18,7 @@ import (
 	"rocelab/internal/capture"
 	"rocelab/internal/ingest"
 	"rocelab/internal/nvue"
+	"rocelab/internal/sonic"
 )
 
 // InputInfo describes one input in the report.
@@ -478,42 +479,8 @@ func lintConfig(head []byte) string {
 	case nvue.IsSetList(head):
 		return "a Cumulus NVUE configuration (nv set commands)"
 	}
-	return configDB(head)
-}
-
-// configDB names a SONiC CONFIG_DB by its first key, or returns "".
-func configDB(head []byte) string {
-	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	if len(t) > 0 && t[0] == '{' {
-		t = bytes.TrimLeft(t[1:], " \t\r\n")
-	}
-	if len(t) < 3 || t[0] != '"' {
-		return ""
-	}
-	end := bytes.IndexByte(t[1:], '"')
-	if end < 1 {
-		return ""
-	}
-	key, rest := string(t[1:end+1]), bytes.TrimLeft(t[end+2:], " \t\r\n")
-	if len(rest) == 0 || rest[0] != ':' {
-		return ""
-	}
-	if v := bytes.TrimLeft(rest[1:], " \t\r\n"); len(v) == 0 || v[0] != '{' {
-		return ""
-	}
-	if key == "localhost" || strings.HasPrefix(key, "asic") || configTableName(key) {
+	if key, ok := sonic.FirstTable(head); ok {
 		return "a SONiC CONFIG_DB (" + key + ")"
 	}
 	return ""
-}
-
-// configTableName reports whether s is shaped like a CONFIG_DB table name:
-// upper-case letters, digits and underscores, starting with a letter.
-func configTableName(s string) bool {
-	for i, c := range s {
-		if !(c >= 'A' && c <= 'Z' || c == '_' && i > 0 || c >= '0' && c <= '9' && i > 0) {
-			return false
-		}
-	}
-	return s != ""
 }

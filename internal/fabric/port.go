@@ -117,9 +117,9 @@ type Port struct {
 	watchdog watchdog
 
 	// ctr holds the counters besides txc and rxc; its phy counts
-	// are PFC frames only (Snapshot adds the rest). Its size now makes the
-	// port's a whole number of cache lines (TestPortHotLines): pad the end
-	// when it changes.
+	// are PFC frames only (Snapshot adds the rest). It ends the port, whose
+	// size must stay a whole number of cache lines (TestPortHotLines): pad
+	// after it when its size changes.
 	ctr Counters
 }
 

@@ -172,20 +172,42 @@ func isNamespace(k string) bool {
 // enclosing braces: it starts with a quoted table name followed by a colon
 // and an opening brace.
 func IsFragment(data []byte) bool {
+	_, ok := objectKey(bytes.TrimLeft(data, " \t\r\n\ufeff"))
+	return ok
+}
+
+// FirstTable returns the first key of data when data begins as a CONFIG_DB
+// does (config_db.json, `show runningconfiguration all`, or tables pasted
+// without their braces): a table name (PORT, BUFFER_PG) or a multi-ASIC
+// namespace (localhost, asicN) whose value is an object.
+func FirstTable(data []byte) (string, bool) {
 	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	if len(t) > 0 && t[0] == '{' {
+		t = bytes.TrimLeft(t[1:], " \t\r\n")
+	}
+	key, ok := objectKey(t)
+	if !ok || !tableName(key) && !isNamespace(key) {
+		return "", false
+	}
+	return key, true
+}
+
+// objectKey returns the quoted key t starts with when a colon and an
+// opening brace follow it.
+func objectKey(t []byte) (string, bool) {
 	if len(t) < 2 || t[0] != '"' {
-		return false
+		return "", false
 	}
 	end := bytes.IndexByte(t[1:], '"')
 	if end < 1 {
-		return false
+		return "", false
 	}
 	rest := bytes.TrimLeft(t[end+2:], " \t\r\n")
 	if len(rest) == 0 || rest[0] != ':' {
-		return false
+		return "", false
 	}
 	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
-	return len(rest) > 0 && rest[0] == '{'
+	return string(t[1 : end+1]), len(rest) > 0 && rest[0] == '{'
 }
 
 // Foreign reports a config whose top-level keys are all something other
