@@ -36,14 +36,13 @@ func (p *switchParser) cutRow(l Line, t string) bool {
 	} else if typ, _ := splitQueueName(f[1]); typ == "" {
 		return false
 	}
-	if len(p.out.CutRows) < maxGarbled {
-		p.out.CutRows = append(p.out.CutRows, Garble{
-			Line: l.Num, Col: strings.Index(l.Text, f[0]) + 1, Text: strings.Clone(l.Text),
-			Expected: "a `" + shape.cmd + "` row of " + itoa(shape.fields) + " columns (this one has " + itoa(len(f)) + ")",
-		})
-	} else {
-		p.out.Omitted++
-	}
+	p.cut(l, strings.Index(l.Text, f[0])+1, "a `"+shape.cmd+"` row of "+itoa(shape.fields)+" columns (this one has "+itoa(len(f))+")")
 	p.out.lines.add(l)
 	return true
+}
+
+// cut records line l as a row that ends short or holds what its table
+// cannot, at column col, with what was expected there.
+func (p *switchParser) cut(l Line, col int, expected string) {
+	p.out.CutRows = appendCapped(p.out.CutRows, Garble{Line: l.Num, Col: col, Text: strings.Clone(l.Text), Expected: expected}, maxGarbled, &p.out.Omitted)
 }

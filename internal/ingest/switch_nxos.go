@@ -74,8 +74,7 @@ func (n *nxosPFC) row(p *switchParser, l Line, t string) bool {
 		if at == "" || col == 0 {
 			col = len(l.Text) + 1
 		}
-		p.out.CutRows = appendCapped(p.out.CutRows, Garble{Line: l.Num, Col: col, Text: strings.Clone(l.Text),
-			Expected: "a `show interface priority-flow-control` row: port, mode, oper, RxPPP, TxPPP; " + want}, maxGarbled, &p.out.Omitted)
+		p.cut(l, col, "a `show interface priority-flow-control` row: port, mode, oper, RxPPP, TxPPP; "+want)
 		return true
 	}
 	if len(f) < 5 {

@@ -67,8 +67,7 @@ func (n *nxosQueuing) feed(p *switchParser, l Line, t string) bool {
 	case key == "Pkts discarded on ingress" && n.rx && n.group >= 0:
 		v, ok := switchNum(val)
 		if !ok {
-			p.out.CutRows = appendCapped(p.out.CutRows, Garble{Line: l.Num, Col: strings.LastIndex(l.Text, val) + 1, Text: strings.Clone(l.Text),
-				Expected: "`show queuing interface`'s ingress discards: a count after the colon"}, maxGarbled, &p.out.Omitted)
+			p.cut(l, strings.LastIndex(l.Text, val)+1, "`show queuing interface`'s ingress discards: a count after the colon")
 			break
 		}
 		p.out.PGDrops = appendCapped(p.out.PGDrops, PGDrop{Port: n.port, PG: n.group, Packets: v, QoSGroup: true, NoDrop: n.typed && n.noDrop, Evidence: At(p.out.src, l)}, maxSwitchRows, &p.out.Omitted)
