@@ -399,8 +399,7 @@ func (e *engine) startProxyOps(r int32) {
 func (e *engine) takeUp(r int32, c *conn, end *int64) unit.Time {
 	call := (*end - c.base) / c.perCall
 	*end += c.perCall
-	g := e.threadGPUs()
-	posted := e.hostBase[int(r)/g] + e.hostCost*unit.Time(int(call)*g+int(r)%g+1)
+	posted := e.enqueueStart(r, int(call)) + e.hostCost
 	return e.t.Now() + e.proxy(r, posted, ProxyOpStart)
 }
 
@@ -596,8 +595,13 @@ func (e *engine) startHost() {
 // iterations; the call's own enqueue is in the launch latency). With a
 // thread per GPU the thread is always ahead.
 func (e *engine) launchDelay(r int32) unit.Time {
+	return max(e.tm.launch, e.enqueueStart(r, e.rankIter[r])-e.t.Now()) + e.tm.callCost
+}
+
+// enqueueStart returns when rank r's host thread begins enqueuing the
+// batch's call iter on r: after the calls of the earlier iterations and of
+// the thread's GPUs before r in this one.
+func (e *engine) enqueueStart(r int32, iter int) unit.Time {
 	g := e.threadGPUs()
-	th, j := int(r)/g, int(r)%g
-	ahead := e.hostBase[th] + e.hostCost*unit.Time(e.rankIter[r]*g+j)
-	return max(e.tm.launch, ahead-e.t.Now()) + e.tm.callCost
+	return e.hostBase[int(r)/g] + e.hostCost*unit.Time(iter*g+int(r)%g)
 }
