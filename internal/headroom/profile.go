@@ -60,15 +60,21 @@ func ParseProfileName(name string) (Profile, bool) {
 	return p, true
 }
 
+// PortMTU is the MTU of the profile's port: the name's, else SONiC's
+// default port MTU, 9100.
+func (p Profile) PortMTU() unit.Bytes {
+	if p.MTU == 0 {
+		return 9100
+	}
+	return p.MTU
+}
+
 // Floors returns the xoff a profile of this name needs when nothing else
 // is known of its port: need by Floor (the IEEE response budget), static
-// by StaticFloor (a peer that pauses within StaticPeerResponse), at the
-// name's MTU or SONiC's 9100 and its lane count.
+// by StaticFloor (a peer that pauses within StaticPeerResponse), at its
+// PortMTU and lane count.
 func (p Profile) Floors() (need, static unit.Bytes) {
-	mtu := p.MTU
-	if mtu == 0 {
-		mtu = 9100
-	}
+	mtu := p.PortMTU()
 	in, st := Floor(p.Speed, p.Cable, mtu), StaticFloor(p.Speed, p.Cable, mtu)
 	if p.Lanes8 {
 		in.Lanes, st.Lanes = 8, 8

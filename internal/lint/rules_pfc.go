@@ -262,27 +262,12 @@ func sonicNamedProfiles(db *sonic.ConfigDB) []doctor.Finding {
 		if !named || !ok || prof.Xoff <= 0 {
 			continue
 		}
-		need, static := pn.Floors()
-		sev, short := doctor.HeadroomShort(unit.Bytes(prof.Xoff), need, static)
+		subject := fmt.Sprintf("%s BUFFER_PROFILE %s", db.File, name)
+		f, short := doctor.NamedProfileShort("pfc.headroom.short", subject, prof.Xoff, pn, ", as the config has no BUFFER_PG rows to put the profile on a port; assumed")
 		if !short {
 			continue
 		}
-		subject := fmt.Sprintf("%s BUFFER_PROFILE %s", db.File, name)
-		assumed := "The speed and cable are the profile name's, as the config has no BUFFER_PG rows to put the profile on a port; assumed: port MTU 9100 unless the name gives one, SONiC's default lossless pattern (mtu 1024, 50 % small packets), MAC/PHY delay 0.8 KiB and no cell overhead, so the real ASIC needs more, not less."
-		f := doctor.Finding{
-			ID: "pfc.headroom.short", Severity: sev, Layer: doctor.LayerFabric,
-			Title:     fmt.Sprintf("%s: xoff %d B is below the %d B even a peer that pauses within %.1f KiB needs (the vendors' static tables), and the %d B of SONiC's formula with the IEEE budget, for %v on %v", subject, prof.Xoff, int64(static), headroom.StaticPeerResponse/1024, int64(need), pn.Speed, pn.Cable),
-			Subject:   subject,
-			Evidence:  evs(sonicEv(db, prof.XoffAt)),
-			Mechanism: "After a switch sends XOFF, the cable's round trip, the frame in progress and the peer's IEEE response time (394 quanta = 25216 B at 100G) still arrive; xoff must hold them. " + assumed,
-			Fix:       fmt.Sprintf("Use SONiC's dynamic buffer model (headroom computed per port), or raise xoff to at least %d B; `rocelab calc headroom --speed %v --cable %v --asic <ASIC>` gives the ASIC's own figure.", int64(need), pn.Speed, pn.Cable),
-		}
-		if sev == doctor.Info {
-			f.Title = fmt.Sprintf("%s: xoff %d B covers the %d B of a peer that pauses within %.1f KiB (the vendors' static tables), not the %d B of the IEEE budget SONiC's formula uses, for %v on %v", subject, prof.Xoff, int64(static), headroom.StaticPeerResponse/1024, int64(need), pn.Speed, pn.Cable)
-			f.Mechanism = "Vendors' static pg_profile_lookup.ini tables were computed with a fixed peer response (NVIDIA's 3.8 KiB); sonic-swss #1930 (2021) made buffer_headroom_mellanox.lua use IEEE 802.3 31B.3.7's budget instead (394 quanta = 25216 B at 100G). " +
-				"This xoff holds while the peer pauses within that; a peer that takes the IEEE budget can overrun it and drop lossless packets. " + assumed
-			f.Fix = fmt.Sprintf("Nothing for a fabric of peers that answer a pause within %.1f KiB; otherwise the dynamic buffer model (DEVICE_METADATA buffer_model dynamic), or xoff at least %d B.", headroom.StaticPeerResponse/1024, int64(need))
-		}
+		f.Subject, f.Evidence = subject, evs(sonicEv(db, prof.XoffAt))
 		fs = append(fs, f)
 	}
 	return fs
