@@ -258,8 +258,8 @@ func checkRoCEPriority(inc *Incident) []Finding {
 		if !portRoCE && roce {
 			rEv = roceEv
 		}
-		_, sw := peers[s.Device]
-		f := notOnRoCEPriority(s, t, pfc, share, hasRoCE, rEv, sw && s.Device != "")
+		_, sw := switchPeer(peers, s)
+		f := notOnRoCEPriority(s, t, pfc, share, hasRoCE, rEv, sw)
 		if h, ok := hostOnPFC(inc, samples, peers, s); ok {
 			switchClassifies(&f, s, t, pfc, h)
 		}
@@ -267,12 +267,19 @@ func checkRoCEPriority(inc *Incident) []Finding {
 	})
 }
 
+// switchPeer returns the LLDP neighbour that a switch names at sample s's
+// port, when s is one of that switch's ports (the twin's --out holds them).
+func switchPeer(peers map[string]ingest.LLDPNeighbor, s *ingest.CounterSample) (ingest.LLDPNeighbor, bool) {
+	n, ok := peers[s.Device]
+	return n, ok && s.Device != ""
+}
+
 // hostOnPFC returns the counters of the host NIC that LLDP puts at the
 // far end of switch port s, when that NIC's own traffic rides a priority
 // PFC protects there.
 func hostOnPFC(inc *Incident, samples []ingest.CounterSample, peers map[string]ingest.LLDPNeighbor, s *ingest.CounterSample) (*ingest.CounterSample, bool) {
-	n, ok := peers[s.Device]
-	if !ok || s.Device == "" {
+	n, ok := switchPeer(peers, s)
+	if !ok {
 		return nil, false
 	}
 	for i := range samples {
@@ -377,7 +384,7 @@ func checkDiscards(inc *Incident) []Finding {
 	peers, _ := lldpPeers(inc)
 	return perSample(inc, "", func(s *ingest.CounterSample) []Finding {
 		who := "NIC"
-		if _, sw := peers[s.Device]; sw && s.Device != "" && s.Kind == ingest.KindEthtool {
+		if _, sw := switchPeer(peers, s); sw && s.Kind == ingest.KindEthtool {
 			who = "switch port"
 		}
 		d := s.Discards()
