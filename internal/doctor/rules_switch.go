@@ -28,6 +28,7 @@ func switchRules() []Rule {
 		{IDs: []string{"switch.headroom.exhausted"}, Check: checkHeadroom},
 		{IDs: []string{"switch.headroom.short"}, Check: checkProfileHeadroom},
 		{IDs: []string{"switch.ecn.thresholds"}, Check: checkECNThresholds},
+		{IDs: []string{"ecn.disabled"}, Check: checkECNOff},
 		{IDs: []string{"switch.pfc.port_off"}, Check: checkEOSPFCOff},
 		{IDs: []string{"switch.pfc.port_off"}, Check: checkNXOSPFCOff},
 		{IDs: []string{"input.garbled"}, Check: checkSwitchGarbled},

@@ -23,6 +23,7 @@ const KindSwitch Kind = "switch-counters"
 //	show pfc priority                   Interface  Lossless priorities
 //	show interfaces counters / portstat IFACE STATE RX_OK ... RX_DRP RX_OVR TX_OK ... TX_DRP
 //	ecnconfig -l / show ecn             Profile: NAME, then key value rows
+//	ecnconfig -q N [on|off]             ECN status: / queue N: on|off / Enable|Disable ECN on PORTS queue N
 //
 // Numbers may carry thousands separators; "N/A" cells are skipped. A
 // title may end in the namespace of a multi-ASIC switch ("Ingress headroom
@@ -57,6 +58,9 @@ type SwitchCounters struct {
 	PFCHist []PFCHistory
 	Ports   []PortCount
 	ECN     []ECNProfile
+	// ECNQueues are `ecnconfig -q`'s ECN on/off per queue index, read
+	// or set (switch_ecnq.go).
+	ECNQueues []ECNQueue
 	// Pools are the buffer pools of `show buffer information` /
 	// `mmuconfig -l`, with their peak occupancy from `show buffer_pool
 	// watermark` and `show headroom-pool watermark`.

@@ -84,6 +84,7 @@ type switchParser struct {
 	nv      nvueShow
 	nxos    nxosPFC
 	nxq     nxosQueuing
+	ecnq    ecnQueueState
 }
 
 // NewSwitchParser returns a parser for switch CLI output in the input src.
@@ -112,6 +113,10 @@ func (p *switchParser) Feed(l Line) {
 		if p.table != swECN && p.table != swPFCHist && !p.fresh && !p.filtered {
 			p.table = swNone
 		}
+		return
+	}
+	if p.table == swNone && p.ecnq.feed(p, l, t) {
+		p.prev = t
 		return
 	}
 	if t[0] == '-' && isRule(t) {
@@ -315,7 +320,7 @@ func (p *switchParser) Result() Artifact {
 	}
 	o.ECN = ecn
 	o.latestSnapshots()
-	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.NXOSPFC)+len(o.Garbled)+len(o.CutRows)+len(o.UnplacedPFC) == 0 {
+	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.ECNQueues)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.NXOSPFC)+len(o.Garbled)+len(o.CutRows)+len(o.UnplacedPFC) == 0 {
 		return nil
 	}
 	return o

@@ -51,13 +51,19 @@ func TestSwitchSONiC(t *testing.T) {
 func FuzzSwitch(f *testing.F) {
 	nicFuzz(f, NewSwitchParser, nicSeeds("corpus/switch/*.txt"), func(t *testing.T, a Artifact, n int) {
 		s := a.(*SwitchCounters)
-		if len(s.PFC) > maxSwitchRows || len(s.WD) > maxSwitchRows || len(s.Queues) > maxSwitchRows || len(s.PGs) > maxSwitchRows || len(s.Ports) > maxSwitchRows || len(s.ECN) > maxSwitchRows {
+		if len(s.PFC) > maxSwitchRows || len(s.WD) > maxSwitchRows || len(s.Queues) > maxSwitchRows || len(s.PGs) > maxSwitchRows || len(s.Ports) > maxSwitchRows || len(s.ECN) > maxSwitchRows || len(s.ECNQueues) > maxSwitchRows {
 			t.Fatal("rows beyond the cap")
 		}
 		for _, p := range s.PFC {
 			nicCheckEvidence(t, p.Evidence, n)
 			if (p.Prio < 0 || p.Prio > 7) && p.Prio != AllPrios {
 				t.Fatalf("priority %d", p.Prio)
+			}
+		}
+		for _, q := range s.ECNQueues {
+			nicCheckEvidence(t, q.Evidence, n)
+			if q.Queue < 0 || q.Queue > 63 || q.Set && q.Namespace != "" {
+				t.Fatalf("ECN queue %+v", q)
 			}
 		}
 		for _, p := range s.NXOSPFC {

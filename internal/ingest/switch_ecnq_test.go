@@ -1,0 +1,38 @@
+package ingest
+
+import "testing"
+
+// TestSwitchECNQueues reads `ecnconfig -q`: the status block of one queue
+// (sonic-buildimage#11879) and the -vv lines of a change with the ports it
+// names (sonic-utilities#375).
+func TestSwitchECNQueues(t *testing.T) {
+	st := switchCorpus(t, "switch/sonic-ecnconfig-q3-status-off-buildimage11879.txt")
+	if q := st.ECNQueues; len(q) != 1 || q[0].Queue != 3 || q[0].On || q[0].Set || len(q[0].Ports) != 0 || q[0].Evidence.Line != 5 || st.Switch != "str-7260cx3-acs-2" {
+		t.Errorf("status %+v (switch %q)", q, st.Switch)
+	}
+	vv := switchCorpus(t, "switch/sonic-ecnconfig-q3-on-q4-off-vv-port-lists-sonicutilities375.txt").ECNQueues
+	if len(vv) != 2 || !vv[0].On || !vv[0].Set || vv[0].Queue != 3 || vv[1].On || vv[1].Queue != 4 || len(vv[1].Ports) != 32 || vv[1].Ports[31] != "Ethernet124" {
+		t.Errorf("set lines %+v", vv)
+	}
+	// SYNTHETIC, in ecnconfig's format (scripts/ecnconfig EcnQ.get): a
+	// multi-ASIC block names its namespace; a state other than on/off is
+	// reported where it stands; a sentence that merely mentions a queue
+	// is no status line.
+	p := NewSwitchParser("q.txt")
+	for i, l := range []string{
+		"ECN status for namespace asic1:",
+		"queue 3: on",
+		"Ethernet0,Ethernet8 queue 4: off",
+		"queue 6: maybe",
+		"the queue 4 is fine: yes",
+	} {
+		p.Feed(Line{Num: i + 1, Text: l})
+	}
+	s := p.Result().(*SwitchCounters)
+	if q := s.ECNQueues; len(q) != 2 || q[0].Namespace != "asic1" || !q[0].On || q[1].Queue != 4 || q[1].On || len(q[1].Ports) != 2 {
+		t.Errorf("namespace block %+v", q)
+	}
+	if len(s.CutRows) != 1 || s.CutRows[0].Line != 4 || s.CutRows[0].Col != 10 {
+		t.Errorf("garbled state %+v", s.CutRows)
+	}
+}
