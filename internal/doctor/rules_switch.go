@@ -24,6 +24,7 @@ func switchRules() []Rule {
 		{IDs: []string{"switch.pfc.rx_paused"}, Check: checkPFCHistory},
 		{IDs: []string{"switch.queue.watermark"}, Check: checkQueueWatermarks},
 		{IDs: []string{"switch.queue.drops"}, Check: checkQueueDrops},
+		{IDs: []string{"switch.queue.lossy_traffic"}, Check: checkQueueShare},
 		{IDs: []string{"switch.queue.drops", "switch.ecn.marks"}, Check: checkPGDropsAndWRED},
 		{IDs: []string{"switch.headroom.exhausted"}, Check: checkHeadroom},
 		{IDs: []string{"switch.headroom.short"}, Check: checkProfileHeadroom},

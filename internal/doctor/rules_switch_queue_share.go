@@ -1,0 +1,89 @@
+package doctor
+
+import (
+	"fmt"
+
+	"rocelab/internal/ingest"
+	"rocelab/internal/unit"
+)
+
+// minQueueSharePackets is the unicast traffic a port must have sent before
+// how it splits over the queues says anything: control traffic alone
+// (LLDP, BGP) rides a lossy queue on every port.
+const minQueueSharePackets = 1_000_000
+
+// checkQueueShare reports switch ports whose unicast traffic rides lossy
+// queues while the lossless queues carry under 1% of it (`show queue
+// counters`): RoCE there, if the port carries any, has neither PFC nor the
+// WRED/ECN profile SONiC puts on its lossless queues. The switch-side
+// counterpart of checkRoCEPriority on a host's per-priority counters.
+func checkQueueShare(inc *Incident) []Finding {
+	lossless, from := switchLossless(inc)
+	samples, _ := ctrSamples(inc)
+	roce, roceEv := roceInUse(inc, samples)
+	var fs []Finding
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		for _, p := range portQueueShares(s.Queues, lossless) {
+			if p.packets < minQueueSharePackets || p.top.Bytes == 0 || hasPrio(lossless, p.top.Queue) || p.losslessBytes*100 >= p.bytes {
+				continue
+			}
+			name := swName(s, p.port)
+			topShare := 100 * float64(p.top.Bytes) / float64(p.bytes)
+			onLossless := fmt.Sprintf("%.1f%% on lossless queues %s", 100*float64(p.losslessBytes)/float64(p.bytes), prioList(lossless))
+			sev := Info
+			title := fmt.Sprintf("%s: %.1f%% of unicast bytes leave by lossy queue %d (%s), %s: if this port carries RoCE, RoCE is lossy here", name, topShare, p.top.Queue, unit.Bytes(p.top.Bytes).Human(), onLossless)
+			ev := append([]Evidence{p.top.Evidence}, p.losslessEv...)
+			if roce {
+				sev = Warn
+				title = fmt.Sprintf("%s: RoCE is in use, and %.1f%% of this port's unicast bytes leave by lossy queue %d (%s), %s", name, topShare, p.top.Queue, unit.Bytes(p.top.Bytes).Human(), onLossless)
+				ev = append(ev, roceEv...)
+			}
+			fs = append(fs, Finding{
+				ID: "switch.queue.lossy_traffic", Severity: sev, Layer: LayerFabric,
+				Title:     title,
+				Evidence:  evidenceInOrder(ev),
+				Mechanism: fmt.Sprintf("A SONiC switch queues a packet by its DSCP (DSCP_TO_TC_MAP, then TC_TO_QUEUE_MAP). Queues %s are lossless (%s): PFC pauses the sender there, and the WRED profile that marks ECN for DCQCN sits on them. This port sent %d unicast packets, almost all through queue %d and under 1%% through the lossless ones: RoCE among them is dropped under congestion instead of paused, recovered by go-back-N and timeouts, and never ECN-marked by a profile on the lossless queues only. TCP on a lossy queue is normal; RoCE there is the DSCP map or the NICs' traffic class disagreeing. Counted since the counters were last cleared.", prioList(lossless), from, p.packets, p.top.Queue),
+				Fix:       fmt.Sprintf("Find RoCE's DSCP (the NICs' traffic class: NCCL_IB_TC, `cma_roce_tos`, mlnx_qos's dscp2prio) and map it to queue %d on the switch (config_db DSCP_TO_TC_MAP and TC_TO_QUEUE_MAP; `show qos map dscp-tc`), or set the NICs to a DSCP the switch already sends there; then check that `show queue counters %s` grows on UC%d under the job.", lossless[0], p.port, lossless[0]),
+			}.per(name, "port", "Switch ports whose traffic rides lossy queues"))
+		}
+	}
+	return fs
+}
+
+// queueShare is one port's unicast traffic split over its queues.
+type queueShare struct {
+	port           string
+	packets, bytes uint64
+	losslessBytes  uint64
+	losslessEv     []Evidence
+	top            ingest.QueueCount // the queue that carried the most bytes
+}
+
+// portQueueShares sums each port's unicast (UC, ALL) queue counters, in
+// the order the ports first appear.
+func portQueueShares(qs []ingest.QueueCount, lossless []int) []queueShare {
+	at := map[string]int{}
+	var out []queueShare
+	for _, q := range qs {
+		if q.Type == "MC" {
+			continue
+		}
+		i, ok := at[q.Port]
+		if !ok {
+			i = len(out)
+			at[q.Port] = i
+			out = append(out, queueShare{port: q.Port})
+		}
+		p := &out[i]
+		p.packets += q.Packets
+		p.bytes += q.Bytes
+		if hasPrio(lossless, q.Queue) {
+			p.losslessBytes += q.Bytes
+			p.losslessEv = append(p.losslessEv, q.Evidence)
+		}
+		if q.Bytes > p.top.Bytes {
+			p.top = q
+		}
+	}
+	return out
+}

@@ -1,0 +1,38 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// sonic-buildimage#21891: a port sent 922 GB through lossy UC1 and nothing
+// through SONiC's lossless UC3/UC4. Alone it is info (TCP may be all it
+// carries); beside an input that shows RoCE in use (a RoCE ib_write_bw,
+// perftest#234) it is a warning.
+func TestQueueShareLossyTraffic(t *testing.T) {
+	const q = "corpus/switch/sonic-queue-counters-uc1-922gb-lossless-idle-s5248f-buildimage21891.txt"
+	fs := diagnoseFiles(t, Options{}, q)
+	f := nicMustFind(t, fs, "switch.queue.lossy_traffic", Info, "Ethernet17: 95.6% of unicast bytes leave by lossy queue 1 (859GiB), 0.0% on lossless queues 3,4")
+	if f.Evidence[0].Line != 6 || !strings.Contains(f.Mechanism, "846070688 unicast packets") {
+		t.Errorf("evidence %+v, mechanism %s", f.Evidence, f.Mechanism)
+	}
+	fs = diagnoseFiles(t, Options{}, q, "corpus/perftest/ib-write-bw-roce-gid3-duration-no-peak-perftest234.txt")
+	nicMustFind(t, fs, "switch.queue.lossy_traffic", Warn, "Ethernet17: RoCE is in use, and 95.6% of this port's unicast bytes leave by lossy queue 1")
+}
+
+// SYNTHETIC, in `show queue counters`' format: a port whose lossless queue
+// carries 1% or more of its bytes, and a quiet port (control traffic
+// only), are no finding.
+func TestQueueShareQuiet(t *testing.T) {
+	text := strings.Join([]string{
+		"     Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes",
+		"---------  -----  --------------  ---------------  -----------  ------------",
+		"Ethernet0    UC0         9000000       9000000000            0             0",
+		"Ethernet0    UC3          100000        100000000            0             0",
+		"Ethernet4    UC7          999999        100000000            0             0",
+	}, "\n") + "\n"
+	fs := Diagnose([]string{"-"}, strings.NewReader(text), Options{}).Findings
+	if got := nicFind(fs, "switch.queue.lossy_traffic"); len(got) != 0 {
+		t.Errorf("want none:\n%s", nicTitles(fs))
+	}
+}
