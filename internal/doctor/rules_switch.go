@@ -213,6 +213,9 @@ func checkQueueDrops(inc *Incident) []Finding {
 			case isLossless:
 				sev, class = Error, "lossless"
 				mech = fmt.Sprintf("Queue %d is lossless (%s): PFC should pause the sender before the buffer fills, so any drop means PFC did not act in time (headroom too small for the cable and MTU), is off on the peer, or the watchdog dropped a stormed queue.", q.Queue, from)
+				if q.Type == "VOQ" {
+					mech += " On a VOQ chassis this queue is the ingress ASIC's virtual output queue toward that system port: its packets wait there for the egress port's credits, so drops here are the ingress side running out (PFC toward the sender too late), or a stalled egress (paused by its own peer) whose credits never came."
+				}
 			case q.Type == "MC":
 				sev, class = Info, "multicast"
 				mech = "A multicast queue carries flooded, broadcast and multicast frames (ARP, unknown unicast in a VLAN, routing protocols); RoCE's connected queue pairs send unicast, which the unicast queues (UC) count, so these drops are not RoCE's."

@@ -59,13 +59,14 @@ type queueShare struct {
 	top            ingest.QueueCount // the queue that carried the most bytes
 }
 
-// portQueueShares sums each port's unicast (UC, ALL) queue counters, in
-// the order the ports first appear.
+// portQueueShares sums each port's unicast egress (UC, ALL) queue
+// counters, in the order the ports first appear; a chassis' VOQs, counted
+// at ingress, are left out.
 func portQueueShares(qs []ingest.QueueCount, lossless []int) []queueShare {
 	at := map[string]int{}
 	var out []queueShare
 	for _, q := range qs {
-		if q.Type == "MC" {
+		if q.Type == "MC" || q.Type == "VOQ" {
 			continue
 		}
 		i, ok := at[q.Port]

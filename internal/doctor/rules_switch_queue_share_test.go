@@ -36,3 +36,24 @@ func TestQueueShareQuiet(t *testing.T) {
 		t.Errorf("want none:\n%s", nicTitles(fs))
 	}
 }
+
+// SYNTHETIC, in `show queue counters --voq`'s format (SONiC's aggregate
+// VOQ counters HLD): drops on a lossless VOQ are lossless drops, said as
+// a chassis' ingress queue toward the system port; a VOQ table is no
+// egress share.
+func TestVOQLosslessDrops(t *testing.T) {
+	text := strings.Join([]string{
+		"                    Port    Voq    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes",
+		"------------------------  -----  --------------  ---------------  -----------  ------------",
+		"nfc404-3|Asic0|Ethernet4   VOQ0        90000000      90000000000            0             0",
+		"nfc404-3|Asic0|Ethernet4   VOQ3          204000         10200000          512         26000",
+	}, "\n") + "\n"
+	fs := Diagnose([]string{"-"}, strings.NewReader(text), Options{}).Findings
+	f := nicMustFind(t, fs, "switch.queue.drops", Error, "nfc404-3|Asic0|Ethernet4 VOQ3: 512 packets dropped on lossless queue 3")
+	if !strings.Contains(f.Mechanism, "virtual output queue toward that system port") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+	if got := nicFind(fs, "switch.queue.lossy_traffic"); len(got) != 0 {
+		t.Errorf("VOQs judged as egress shares:\n%s", nicTitles(fs))
+	}
+}

@@ -150,7 +150,7 @@ func (w WatchdogQueue) Running() bool { return !strings.EqualFold(w.Status, "N/A
 type QueueCount struct {
 	Port    string
 	Queue   int
-	Type    string // "UC", "MC" or "ALL"
+	Type    string // "UC", "MC", "ALL", or "VOQ" (a chassis' ingress queue toward Port)
 	Packets uint64
 	Bytes   uint64
 	// DropPkts and DropBytes are -1 when printed N/A.

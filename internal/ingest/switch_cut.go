@@ -26,7 +26,7 @@ func (p *switchParser) cutRow(l Line, t string) bool {
 	f := strings.Fields(t)
 	// A port name has a letter: the rest of a wrapped row, all numbers,
 	// is not taken for another row.
-	if len(f) < 2 || len(f) >= shape.fields || !isIdentName(f[0]) || !strings.ContainsAny(f[0], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+	if len(f) < 2 || len(f) >= shape.fields || !queuePortName(f[0]) || !strings.ContainsAny(f[0], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
 		return false
 	}
 	if p.table == swPFCRx || p.table == swPFCTx {

@@ -263,7 +263,7 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return swNVUEPFC, f
 	case f[0] == "QUEUE" && strings.Contains(h, "STORM DETECTED/RESTORED"):
 		return swWD, nil
-	case f[0] == "Port" && f[1] == "TxQ" && strings.Contains(h, "Drop/pkts"):
+	case f[0] == "Port" && (f[1] == "TxQ" || f[1] == "Voq") && strings.Contains(h, "Drop/pkts"):
 		return swQueue, f
 	case (f[0] == "Port" || f[0] == "Interface") && pgColumn(f[1]) >= 0 && (p.title == swPGShared || p.title == swPGHeadroom || p.title == swPGDrop):
 		t := p.title

@@ -86,7 +86,7 @@ func (p *switchParser) row(l Line, t string) bool {
 		p.out.WD = appendCapped(p.out.WD, w, maxSwitchRows, &p.out.Omitted)
 		return true
 	case swQueue:
-		if len(f) < 6 || !isIdentName(f[0]) {
+		if len(f) < 6 || !queuePortName(f[0]) {
 			return false
 		}
 		typ, num := splitQueueName(f[1])
@@ -199,9 +199,10 @@ func (p *switchParser) portRow(f []string, ev Evidence) bool {
 	return true
 }
 
-// splitQueueName reads "UC3", "MC10", "ALL7".
+// splitQueueName reads "UC3", "MC10", "ALL7", and a VOQ chassis'
+// "VOQ3" (`show queue counters --voq`).
 func splitQueueName(s string) (string, int) {
-	for _, t := range []string{"UC", "MC", "ALL"} {
+	for _, t := range []string{"UC", "MC", "ALL", "VOQ"} {
 		if rest, ok := strings.CutPrefix(s, t); ok {
 			if n, err := strconv.Atoi(rest); err == nil && n >= 0 && n < 64 {
 				return t, n
@@ -209,4 +210,19 @@ func splitQueueName(s string) (string, int) {
 		}
 	}
 	return "", 0
+}
+
+// queuePortName reports whether s names a port in a queue table: an
+// interface, or on a VOQ chassis a system port, "lc1|asic0|Ethernet0".
+func queuePortName(s string) bool {
+	parts := strings.Split(s, "|")
+	if len(parts) != 1 && len(parts) != 3 {
+		return false
+	}
+	for _, p := range parts {
+		if !isIdentName(p) {
+			return false
+		}
+	}
+	return true
 }

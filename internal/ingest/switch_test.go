@@ -284,3 +284,15 @@ func TestSwitchCumulus(t *testing.T) {
 		t.Errorf("pfc-stats %+v (switch %q)", s.PFC, s.Switch)
 	}
 }
+
+// TestSwitchVOQCounters reads `show queue counters --voq` of a VOQ chassis
+// (SONiC's aggregate VOQ counters HLD): rows keyed by system port, VOQ
+// queues, the Credit-WD-Del/pkts column beyond the six read; the same
+// system port printed three times is one set of rows, the last (the
+// supervisor's aggregate).
+func TestSwitchVOQCounters(t *testing.T) {
+	q := switchCorpus(t, "switch/sonic-queue-counters-voq-system-port-credit-wd-linecard-supervisor-sonic-hld.txt").Queues
+	if len(q) != 8 || q[0].Port != "cmp217-5|asic1|Ethernet256" || q[0].Type != "VOQ" || q[0].Queue != 0 || q[0].Packets != 1234 || q[0].Bytes != 61700 || q[0].DropPkts != 0 || q[7].Queue != 7 || q[7].Packets != 52 {
+		t.Errorf("VOQ rows %+v", q)
+	}
+}
