@@ -40,15 +40,15 @@ func checkBufferPools(inc *Incident) []Finding {
 	for _, s := range All[*ingest.SwitchCounters](inc) {
 		for _, p := range s.Pools {
 			if p.Size > 0 && len(p.Evidence) > 0 {
-				sizes[s.Switch+"\x00"+p.Name] = sized{p.Size, p.Evidence[0]}
+				sizes[s.Switch+"\x00"+p.Namespace+"\x00"+p.Name] = sized{p.Size, p.Evidence[0]}
 			}
 		}
 	}
 	var fs []Finding
 	for _, s := range All[*ingest.SwitchCounters](inc) {
 		for _, p := range s.Pools {
-			name := swName(s, p.Name)
-			if z, ok := sizes[s.Switch+"\x00"+p.Name]; ok && p.Size <= 0 {
+			name := swName(s, strings.TrimSpace(p.Namespace+" "+p.Name))
+			if z, ok := sizes[s.Switch+"\x00"+p.Namespace+"\x00"+p.Name]; ok && p.Size <= 0 {
 				p.Size = z.size
 				p.Evidence = append(append([]Evidence(nil), p.Evidence...), z.ev)
 			}

@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"strings"
+
 	"rocelab/internal/headroom"
 	"rocelab/internal/ingest"
 )
@@ -23,10 +25,8 @@ func checkProfileHeadroom(inc *Incident) []Finding {
 			if !ok || p.Xoff <= 0 {
 				continue
 			}
-			name := p.Name
-			if s.Switch != "" {
-				name = s.Switch + " " + p.Name
-			}
+			name := strings.TrimSpace(s.Switch + " " + p.Namespace + " " + p.Name)
+			name = strings.Join(strings.Fields(name), " ")
 			f, short := NamedProfileShort("switch.headroom.short", name, p.Xoff, pn, "; assumed, as the output does not say")
 			if !short {
 				continue

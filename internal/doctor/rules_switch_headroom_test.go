@@ -1,6 +1,9 @@
 package doctor
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // SYNTHETIC `show buffer information` output: the profiles are the 100G rows
 // of NVIDIA's static table for the SN2700 (sonic-buildimage
@@ -28,4 +31,23 @@ func TestProfileHeadroomShort(t *testing.T) {
 	if n := countID(fs, "switch.headroom.short"); n != 2 {
 		t.Errorf("%d switch.headroom.short findings, want 2 (the 300 m and the lua-sized profiles hold enough)", n)
 	}
+}
+
+// SYNTHETIC, in mmuconfig's multi-ASIC format (scripts/mmuconfig: "Profile
+// for namespace asicN: NAME", as sonic-mgmt#20422 prints a 400G 50 m
+// lossless profile): a lossless profile's xoff short of the formula is
+// judged, named with its namespace.
+func TestMultiASICProfileHeadroom(t *testing.T) {
+	text := strings.Join([]string{
+		"Profile for namespace asic1: pg_lossless_400000_50m_profile",
+		"----------  ---------------------",
+		"dynamic_th  -5",
+		"pool        ingress_lossless_pool",
+		"size        19456",
+		"xoff        10240",
+		"xon         19456",
+		"----------  ---------------------",
+	}, "\n") + "\n"
+	fs := Diagnose([]string{"-"}, strings.NewReader(text), Options{}).Findings
+	nicMustFind(t, fs, "switch.headroom.short", Warn, "asic1 pg_lossless_400000_50m_profile")
 }

@@ -194,7 +194,10 @@ type ECNProfile struct {
 
 // BufferPool is one shared buffer pool; sizes in bytes, -1 when not shown.
 type BufferPool struct {
-	Name       string
+	Name string
+	// Namespace is the ASIC of a multi-ASIC switch the pool is on, "" on
+	// a single-ASIC one.
+	Namespace  string
 	Type, Mode string // "ingress"/"egress", "dynamic"/"static"
 	Size       int64
 	// Peak is the shared-pool watermark, HeadroomPeak that of the shared
@@ -205,7 +208,9 @@ type BufferPool struct {
 
 // BufferProfile is one buffer profile; bytes, -1 when not shown.
 type BufferProfile struct {
-	Name, Pool      string
+	Name, Pool string
+	// Namespace is the ASIC of a multi-ASIC switch, as BufferPool's.
+	Namespace       string
 	Xon, Xoff, Size int64
 	DynamicTh       int64
 	Evidence        []Evidence

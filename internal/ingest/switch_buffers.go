@@ -11,8 +11,8 @@ import (
 // table`; Arista EOS egress queue counters (`show interfaces counters queue
 // detail`); NVIDIA Onyx `show roce`.
 
-// keyedBlock is a "Pool: NAME" or "Profile: NAME" title and the key/value
-// rows under it.
+// keyedBlock is a "Pool: NAME" or "Profile: NAME" title (with "for
+// namespace asicN" on a multi-ASIC switch) and the key/value rows under it.
 type keyedBlock struct {
 	kind  byte // 'p' pool, 'r' profile
 	name  string
@@ -23,11 +23,37 @@ type keyedBlock struct {
 	first Evidence
 }
 
-func newBlock(kind byte, name string, ev Evidence) *keyedBlock {
-	name = strings.Clone(strings.TrimSpace(name))
+func newBlock(kind byte, name, namespace string, ev Evidence) *keyedBlock {
+	name, namespace = strings.Clone(strings.TrimSpace(name)), strings.Clone(namespace)
 	return &keyedBlock{kind: kind, name: name, first: ev,
-		pool: BufferPool{Name: name, Size: -1, Peak: -1, HeadroomPeak: -1},
-		prof: BufferProfile{Name: name, Xon: -1, Xoff: -1, Size: -1, DynamicTh: -1}}
+		pool: BufferPool{Name: name, Namespace: namespace, Size: -1, Peak: -1, HeadroomPeak: -1},
+		prof: BufferProfile{Name: name, Namespace: namespace, Xon: -1, Xoff: -1, Size: -1, DynamicTh: -1}}
+}
+
+// blockTitle reads the title mmuconfig -l (`show buffer information`) and
+// ecnconfig -l print above a key/value block: "Pool: NAME", or on a
+// multi-ASIC switch "Pool for namespace asic0: NAME"; kind is "Pool" or
+// "Profile".
+func blockTitle(t, kind string) (name, namespace string, ok bool) {
+	rest, ok := strings.CutPrefix(t, kind)
+	if !ok || len(t) >= 120 {
+		return "", "", false
+	}
+	if after, found := strings.CutPrefix(rest, " for namespace "); found {
+		ns, n, cut := strings.Cut(after, ": ")
+		if !cut || !isIdentName(ns) {
+			return "", "", false
+		}
+		return n, ns, n != ""
+	}
+	n, ok := strings.CutPrefix(rest, ": ")
+	return n, "", ok && n != ""
+}
+
+// blockTitled reports whether t is a block title of the kind.
+func blockTitled(t, kind string) bool {
+	_, _, ok := blockTitle(t, kind)
+	return ok
 }
 
 // add reads one key/value row; it reports whether the key was a buffer
@@ -81,10 +107,10 @@ func (p *switchParser) endBlock() {
 	p.out.Profiles = appendCapped(p.out.Profiles, b.prof, maxSwitchRows, &p.out.Omitted)
 }
 
-// pool returns the pool named name, adding it when new.
-func (p *switchParser) pool(name string) *BufferPool {
+// pool returns the pool named name in namespace ns, adding it when new.
+func (p *switchParser) pool(name, ns string) *BufferPool {
 	for i := range p.out.Pools {
-		if p.out.Pools[i].Name == name {
+		if p.out.Pools[i].Name == name && p.out.Pools[i].Namespace == ns {
 			return &p.out.Pools[i]
 		}
 	}
@@ -92,7 +118,7 @@ func (p *switchParser) pool(name string) *BufferPool {
 		p.out.Omitted++
 		return nil
 	}
-	p.out.Pools = append(p.out.Pools, BufferPool{Name: strings.Clone(name), Size: -1, Peak: -1, HeadroomPeak: -1})
+	p.out.Pools = append(p.out.Pools, BufferPool{Name: strings.Clone(name), Namespace: strings.Clone(ns), Size: -1, Peak: -1, HeadroomPeak: -1})
 	return &p.out.Pools[len(p.out.Pools)-1]
 }
 
@@ -102,7 +128,7 @@ func (p *switchParser) poolWatermark(f []string, ev Evidence) bool {
 		return false
 	}
 	v := numOr(f[1])
-	if pl := p.pool(f[0]); pl != nil {
+	if pl := p.pool(f[0], p.titleNS); pl != nil {
 		if p.table == swHdrmWM {
 			pl.HeadroomPeak = v
 		} else {

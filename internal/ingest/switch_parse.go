@@ -56,8 +56,11 @@ type switchParser struct {
 	out   SwitchCounters
 	prev  string // the last non-empty line, a header candidate
 	title swTable
-	table swTable
-	cols  []string
+	// titleNS is the namespace a multi-ASIC title names ("(Namespace
+	// asic0)"), for the pool watermarks under it.
+	titleNS string
+	table   swTable
+	cols    []string
 	// fresh is set while a table started by its header alone has no row
 	// yet: a blank line there is the rule a paste lost, not the table's end.
 	fresh bool
@@ -187,22 +190,24 @@ func (p *switchParser) Feed(l Line) {
 	p.table = swNone
 	switch {
 	case swTitle(t) != swNone:
-		p.title = swTitle(t)
+		p.title, p.titleNS = swTitle(t), titleNamespace(t)
 		p.out.lines.add(l)
 	case strings.HasPrefix(t, "BIG_RED_SWITCH status is ") && len(t) < 80:
 		st, ns, _ := strings.Cut(t[len("BIG_RED_SWITCH status is "):], " on ")
 		p.out.BigRedSwitch = appendCapped(p.out.BigRedSwitch, BigRedSwitch{Status: strings.Clone(st), Namespace: strings.Clone(ns), Evidence: At(p.out.src, l)}, maxSwitchRows, &p.out.Omitted)
 		p.out.lines.add(l)
-	case strings.HasPrefix(t, "Profile: ") && len(t) < 80:
-		p.out.ECN = appendCapped(p.out.ECN, ECNProfile{Name: strings.Clone(t[len("Profile: "):]), GreenMin: -1, GreenMax: -1, GreenDropProbability: -1, Evidence: []Evidence{At(p.out.src, l)}}, maxSwitchRows, &p.out.Omitted)
+	case blockTitled(t, "Profile"):
+		name, ns, _ := blockTitle(t, "Profile")
+		p.out.ECN = appendCapped(p.out.ECN, ECNProfile{Name: strings.Clone(name), GreenMin: -1, GreenMax: -1, GreenDropProbability: -1, Evidence: []Evidence{At(p.out.src, l)}}, maxSwitchRows, &p.out.Omitted)
 		if n := len(p.out.ECN); n > 0 && p.out.ECN[n-1].Evidence[0].Line == l.Num {
 			p.ecn = &p.out.ECN[n-1]
 		}
-		p.block = newBlock('r', t[len("Profile: "):], At(p.out.src, l))
+		p.block = newBlock('r', name, ns, At(p.out.src, l))
 		p.table = swECN
 		p.out.lines.add(l)
-	case strings.HasPrefix(t, "Pool: ") && len(t) < 80:
-		p.block = newBlock('p', t[len("Pool: "):], At(p.out.src, l))
+	case blockTitled(t, "Pool"):
+		name, ns, _ := blockTitle(t, "Pool")
+		p.block = newBlock('p', name, ns, At(p.out.src, l))
 		p.table = swECN
 		p.out.lines.add(l)
 	case strings.HasPrefix(t, "Port 0x") && strings.HasSuffix(t, "Counters Group"):

@@ -39,6 +39,15 @@ func swTitle(t string) swTable {
 	return swTitles[t]
 }
 
+// titleNamespace returns the namespace a title ends in, "" for none.
+func titleNamespace(t string) string {
+	i := strings.Index(t, ": (Namespace ")
+	if i <= 0 || !strings.HasSuffix(t, ")") {
+		return ""
+	}
+	return strings.Clone(strings.TrimSpace(t[i+len(": (Namespace ") : len(t)-1]))
+}
+
 // pgColumn returns N of a "PGN" column header, -1 for anything else.
 func pgColumn(c string) int {
 	n, err := strconv.Atoi(strings.TrimPrefix(c, "PG"))

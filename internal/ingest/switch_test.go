@@ -296,3 +296,22 @@ func TestSwitchVOQCounters(t *testing.T) {
 		t.Errorf("VOQ rows %+v", q)
 	}
 }
+
+// TestSwitchMultiASICBuffers reads `mmuconfig -l` of a multi-ASIC switch,
+// whose titles name the namespace ("Pool for namespace asic0: NAME"):
+// before, none of it was read.
+func TestSwitchMultiASICBuffers(t *testing.T) {
+	s := switchCorpus(t, "switch/sonic-mmuconfig-multiasic-pool-profile-for-namespace-sonic-utilities.txt")
+	if len(s.Pools) != 5 || s.Pools[1].Name != "ingress_lossless_pool_hbm" || s.Pools[1].Namespace != "asic0" || s.Pools[1].Size != 139458240 || s.Pools[1].Mode != "static" || s.Pools[3].Namespace != "asic1" || s.Pools[3].Size != 13945824 {
+		t.Errorf("pools %+v", s.Pools)
+	}
+	var hr *BufferProfile
+	for i := range s.Profiles {
+		if s.Profiles[i].Name == "headroom_profile" {
+			hr = &s.Profiles[i]
+		}
+	}
+	if len(s.Profiles) != 6 || hr == nil || hr.Namespace != "asic1" || hr.Xoff != 32768 || hr.Xon != 18432 || hr.Size != 51200 || len(s.ECN) != 0 {
+		t.Errorf("profiles %+v, ECN %+v", s.Profiles, s.ECN)
+	}
+}
