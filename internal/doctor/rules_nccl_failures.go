@@ -106,7 +106,12 @@ func checkAllocFailures(inc *Incident) []Finding {
 				continue
 			}
 			c, _ := allocClass(s.Call, s.Message, s.Errno)
-			gs.add(c.what, c, s.Call+": "+s.Message, s.Host, s.Evidence)
+			text := s.Call
+			if m := strings.TrimSpace(s.Message); m != "" {
+				// NCCL before 2.8 prints the failed call without the error.
+				text += ": " + m
+			}
+			gs.add(c.what, c, text, s.Host, s.Evidence)
 		}
 	}
 	var fs []Finding
