@@ -51,3 +51,24 @@ func TestMultiASICProfileHeadroom(t *testing.T) {
 	fs := Diagnose([]string{"-"}, strings.NewReader(text), Options{}).Findings
 	nicMustFind(t, fs, "switch.headroom.short", Warn, "asic1 pg_lossless_400000_50m_profile")
 }
+
+// SYNTHETIC, in watermarkstat's multi-ASIC title form ("... occupancy:
+// (Namespace asic1)"): a pool watermark joins the size of its own ASIC's
+// pool in mmuconfig's multi-ASIC output (sonic-utilities' test vector),
+// not a pool of that name on another ASIC.
+func TestMultiASICPoolWatermarkJoin(t *testing.T) {
+	text := strings.Join([]string{
+		"admin@sonic:~$ show buffer_pool watermark -n asic1",
+		"Shared pool maximum occupancy: (Namespace asic1)",
+		"                 Pool     Bytes",
+		"---------------------  --------",
+		" egress_lossless_pool  13000000",
+	}, "\n") + "\n"
+	rep := Diagnose([]string{nicTestdata("corpus/switch/sonic-mmuconfig-multiasic-pool-profile-for-namespace-sonic-utilities.txt"), "-"}, strings.NewReader(text), Options{})
+	nicMustFind(t, rep.Findings, "switch.buffer.pool", Warn, "asic1 egress_lossless_pool: shared buffer peaked at")
+	// asic0 has no egress_lossless_pool: asic1's size is not taken for it.
+	rep = Diagnose([]string{nicTestdata("corpus/switch/sonic-mmuconfig-multiasic-pool-profile-for-namespace-sonic-utilities.txt"), "-"}, strings.NewReader(strings.ReplaceAll(text, "asic1", "asic0")), Options{})
+	if got := nicFind(rep.Findings, "switch.buffer.pool"); len(got) != 0 {
+		t.Errorf("joined across ASICs:\n%s", nicTitles(rep.Findings))
+	}
+}
