@@ -27,7 +27,7 @@ type sweepCase struct {
 }
 
 // newSweepCase draws case i of a sweep: a fat-tree of 2 or 3 tiers (16 to
-// 128 hosts; from case 40 on, 250 to 512), link speed, packet size, hop
+// 128 hosts; cases 40-47, 250 to 512), link speed, packet size, hop
 // and switch latency, PFC thresholds and one of five workloads (permutation, incasts, mixed sizes with staggered
 // starts, incast over a permutation, all-to-all of short flows), each
 // source-destination pair used once so that flows match by name.
@@ -36,7 +36,7 @@ func newSweepCase(i int) sweepCase {
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	tiers, nodes := 3, 0
 	switch {
-	case i >= 40: // larger fabrics past the first 40 cases, which stay as drawn
+	case i >= 40 && i < 48: // larger fabrics; the cases before and after stay as drawn
 		tiers, nodes = []int{2, 3, 3}[i%3], []int{512, 250, 432}[i%3] // K = 32, k = 10, 12
 	case rng.IntN(3) == 0:
 		tiers = 2
