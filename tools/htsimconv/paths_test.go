@@ -98,7 +98,7 @@ func TestPredictPaths(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			paths, err := predictPaths(8, conns, uint32(seed), uint32(clock))
+			paths, err := predictPaths(8, 3, conns, uint32(seed), uint32(clock))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,6 +154,53 @@ func TestFindsRecordedClocks(t *testing.T) {
 			if got := strings.Fields(out.String()); len(got) < 2 || got[1] != strconv.Itoa(int(want)) {
 				t.Errorf("%s: found\n%s\nwant clock %d first", rec, out.String(), want)
 			}
+		}
+	}
+}
+
+var paths2Hop = regexp.MustCompile(`^PATH 1 (\d+) flow (\d+) dst \d+ choice \d+ of \d+ egress LS\d+->US(\d+)\(0\)$`)
+
+// TestPredictPaths2Tiers holds predictPaths to the spines htsim_roce's
+// ToRs sent TestSweepHtsim's case 73 (a 32-host permutation on htsim's
+// 2-tier fat-tree) through with -seed 1, 2 and 3 at the sweep's pinned
+// clocks (testdata/htsim/paths2-s73-seed*.txt: htsim's own prints).
+func TestPredictPaths2Tiers(t *testing.T) {
+	c := newSweepCase(73)
+	conns, _, err := readMatrix("case 73", strings.NewReader(c.matrix), 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := 1; seed <= 3; seed++ {
+		file := fmt.Sprintf("testdata/htsim/paths2-s73-seed%d.txt", seed)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[int]int{}
+		for _, line := range strings.Split(string(data), "\n") {
+			if m := paths2Hop.FindStringSubmatch(line); m != nil {
+				id, _ := strconv.Atoi(m[2])
+				got[id], _ = strconv.Atoi(m[3])
+			}
+		}
+		paths, err := predictPaths(8, 2, conns, uint32(seed), uint32(1796000000+100*seed+len(c.name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		up := 0
+		for _, p := range paths {
+			h, ok := got[p.id]
+			if !ok {
+				h = -1
+			} else {
+				up++
+			}
+			if h != p.agg || p.core != -1 {
+				t.Errorf("%s: connection %d (%d->%d): htsim took spine %d, predicted %d (core %d)", file, p.id, p.src, p.dst, h, p.agg, p.core)
+			}
+		}
+		if up != len(got) || up < 20 {
+			t.Errorf("%s: %d of htsim's %d up choices matched to connections", file, up, len(got))
 		}
 	}
 }
