@@ -276,27 +276,42 @@ func TestAgreesWithHtsimSweep(t *testing.T) {
 		seeds      int
 		// the largest relative differences allowed
 		mean, p50, max float64
+		first          int // the first seed, 1 when 0
 	}{
 		// measured, 6 seeds: mean +0.4 %, median +4.4 %, last +0.8 %
-		{"s00", "roce", 6, 0.03, 0.07, 0.03}, // incasts on a 2-tier 128, 25G, 9000 B
+		{"s00", "roce", 6, 0.03, 0.07, 0.03, 0}, // incasts on a 2-tier 128, 25G, 9000 B
 		// -0.6 %, +6.3 %, +5.4 %; with rocelab's default PFC response
 		// time (IEEE's 2 us on every XOFF and XON) +11.0 %, +10.2 %, +14.3 %
-		{"s12", "roce", 6, 0.03, 0.09, 0.08}, // mixed sizes, 16 hosts, 1024 B, PFC 5/8
-		{"s12", "hpcc", 6, 0.03, 0.05, 0.04}, // -1.1 %, -2.1 %, -0.6 %
+		{"s12", "roce", 6, 0.03, 0.09, 0.08, 0}, // mixed sizes, 16 hosts, 1024 B, PFC 5/8
+		{"s12", "hpcc", 6, 0.03, 0.05, 0.04, 0}, // -1.1 %, -2.1 %, -0.6 %
 		// +2.9 %, +2.9 %, +2.9 %: rocelab's frames carry 62 B of headers
 		// and 20 of preamble and gap where htsim's carry 64 in all, and its
 		// ACKs are 84 B on the wire against 64
-		{"s17", "roce", 6, 0.04, 0.04, 0.04}, // all-to-all of 16, 128 hosts, 1024 B
-		{"s19", "roce", 6, 0.04, 0.04, 0.03}, // +2.3 %, +1.9 %, +1.1 %: all-to-all, 2-tier 32, 9000 B
-		{"s22", "roce", 6, 0.03, 0.05, 0.02}, // +1.1 %, -3.0 %, +0.4 %: incast of 15, 16 hosts
-		{"s29", "hpcc", 6, 0.03, 0.03, 0.03}, // +1.2 %, +1.1 %, +1.6 %: all-to-all, 128 hosts, 2048 B
-		{"s30", "roce", 6, 0.03, 0.03, 0.03}, // -1.2 %, +0.0 %, +1.2 %: mixed sizes, 128 hosts
-		{"s42", "roce", 4, 0.03, 0.03, 0.05}, // +1.0 %, +1.1 %, -3.1 %: all-to-all, 2-tier 512, 9000 B
-		{"s45", "roce", 4, 0.04, 0.06, 0.03}, // +2.2 %, +3.9 %, +1.3 %: incasts, 2-tier 512, 400G
+		{"s17", "roce", 6, 0.04, 0.04, 0.04, 0}, // all-to-all of 16, 128 hosts, 1024 B
+		{"s19", "roce", 6, 0.04, 0.04, 0.03, 0}, // +2.3 %, +1.9 %, +1.1 %: all-to-all, 2-tier 32, 9000 B
+		{"s22", "roce", 6, 0.03, 0.05, 0.02, 0}, // +1.1 %, -3.0 %, +0.4 %: incast of 15, 16 hosts
+		{"s29", "hpcc", 6, 0.03, 0.03, 0.03, 0}, // +1.2 %, +1.1 %, +1.6 %: all-to-all, 128 hosts, 2048 B
+		{"s30", "roce", 6, 0.03, 0.03, 0.03, 0}, // -1.2 %, +0.0 %, +1.2 %: mixed sizes, 128 hosts
+		{"s42", "roce", 4, 0.03, 0.03, 0.05, 0}, // +1.0 %, +1.1 %, -3.1 %: all-to-all, 2-tier 512, 9000 B
+		{"s45", "roce", 4, 0.04, 0.06, 0.03, 0}, // +2.2 %, +3.9 %, +1.3 %: incasts, 2-tier 512, 400G
+		{"s63", "roce", 6, 0.03, 0.03, 0.09, 0}, // -1.4 %, -1.6 %, -7.2 %: permutation, 128 hosts, 3 tiers
+		{"s64", "roce", 6, 0.03, 0.03, 0.03, 0}, // -1.0 %, +0.4 %, +1.8 %: incast over a permutation, 1024 B
+		// -12.7 %, -10.4 %, -19.2 %: a permutation of 1 MB on htsim's 2-tier
+		// 32 (4 uplinks a ToR). htsim's paths at -seed 1-12 and the
+		// sweep's clocks load 24 ToR uplinks with 3 or more flows where
+		// uniform ECMP loads 12 (TestSweepPathsS73); a fluid max-min
+		// sharing on htsim's paths gives mean FCTs 9 % over uniform ones,
+		// seed by seed as htsim's means rise and fall. rocelab's own hash
+		// loads 7 over its 12 seeds (docs/engine.md, "Random workloads against htsim")
+		{"s73", "roce", 12, 0.16, 0.14, 0.23, 0},
+		// the same case at -seed 101-112, where htsim's paths crowd 7 ToR
+		// uplinks with 3 or more flows: -0.4 %, +3.3 %, -6.9 %
+		{"s73", "roce", 12, 0.03, 0.06, 0.09, 101},
 	} {
-		t.Run(c.name+"/"+c.prog, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/from%d", c.name, c.prog, max(c.first, 1)), func(t *testing.T) {
 			var h, r agree.Seeds
-			for seed := 1; seed <= c.seeds; seed++ {
+			first := max(c.first, 1)
+			for seed := first; seed < first+c.seeds; seed++ {
 				file := fmt.Sprintf("testdata/htsim/sweep-%s-%s-seed%d.txt", c.name, c.prog, seed)
 				h.Add(htsimFinishes(t, file))
 				o, err := agree.RunScenario(importRecorded(t, file, "testdata/htsim/sweep-"+c.name+".cm"))

@@ -45,9 +45,9 @@
 //
 //	go run ./tools/htsimconv paths -clock SECONDS [htsim_roce|htsim_hpcc] -tm FILE.cm -nodes N -strat ecmp_host -seed S ...
 //
-// paths predicts the aggregation and core switch htsim_roce (or
-// htsim_hpcc, whose sources draw the path id alike) -strat ecmp_host
-// sends each connection's data through (paths.go): htsim's
+// paths predicts the aggregation and core switch (with -tiers 2, the
+// spine) htsim_roce (or htsim_hpcc, whose sources draw the path id alike)
+// -strat ecmp_host sends each connection's data through (paths.go): htsim's
 // paths follow -seed and the wall clock of the run's start (SECONDS, its
 // time(NULL)), so the prediction holds for runs whose clock was pinned.
 // With -find FROM-TO -record HTSIM_STDOUT in place of -clock it finds the

@@ -85,18 +85,25 @@ func freeBSDHash(t1, t2, t3 uint32) uint32 {
 	return c
 }
 
-// htsimPath is a connection's path up a 3-tier fat-tree: the aggregation
-// switch its ToR sends it to and the core switch that one sends it to
-// (-1 when the destination is under the same ToR or pod).
+// htsimPath is a connection's path up a fat-tree: the aggregation switch
+// (with 2 tiers, the spine) its ToR sends it to and the core switch that
+// one sends it to (-1 when the destination is under the same ToR or pod,
+// and always with 2 tiers).
 type htsimPath struct {
 	id, src, dst int
 	agg, core    int
 }
 
-// predictPaths gives the path of each of conns on the k-ary 3-tier
-// fat-tree of htsim_roce -seed seed started at wall clock clock.
-func predictPaths(k int, conns []htsimConn, seed, clock uint32) ([]htsimPath, error) {
-	hpt, tors := k/2, k*k/2 // hosts per ToR, ToRs (and aggregation switches)
+// predictPaths gives the path of each of conns on the k-ary fat-tree of
+// tiers tiers (2 or 3) of htsim_roce -seed seed started at wall clock
+// clock. With 2 tiers htsim's k ToRs of k/2 hosts each reach all k/2
+// spines (fat_tree_topology.cpp): one pod, whose ToRs choose as a 3-tier
+// pod's do, among every spine, and no switch above chooses again.
+func predictPaths(k, tiers int, conns []htsimConn, seed, clock uint32) ([]htsimPath, error) {
+	hpt, tors, podTors := k/2, k*k/2, k/2 // hosts per ToR, ToRs (and aggregation switches), ToRs a pod
+	if tiers == 2 {
+		tors, podTors = k, k
+	}
 	rng := newMT19937(seed)
 	salt := make([]uint32, 2*tors) // ToRs, then aggregation switches
 	for i := range salt {
@@ -112,7 +119,7 @@ func predictPaths(k int, conns []htsimConn, seed, clock uint32) ([]htsimPath, er
 		return l
 	}
 	tor := func(h int) int { return h / hpt }
-	pod := func(h int) int { return h / (hpt * k / 2) }
+	pod := func(h int) int { return h / (hpt * podTors) }
 	up := map[int][]int{}
 	for _, c := range conns {
 		if c.trigger != 0 { // htsim starts every other connection at 0, whatever its start
@@ -128,7 +135,7 @@ func predictPaths(k int, conns []htsimConn, seed, clock uint32) ([]htsimPath, er
 	for r := range tors {
 		if l := up[r]; l != nil {
 			for a := range l {
-				l[a] = r/(k/2)*(k/2) + a
+				l[a] = r/podTors*(k/2) + a
 			}
 			permute(l)
 		}
@@ -201,8 +208,8 @@ func (r *htsimRun) flowPrefix() string {
 // between each connection's most shared link, counting the connections
 // whose data crosses it, and its completion time. Found again this way,
 // the recorded runs' seconds are clear of every other (docs/engine.md).
-func clockFit(k int, conns []htsimConn, seed, clock uint32, prefix string, us map[string]float64) (float64, error) {
-	paths, err := predictPaths(k, conns, seed, clock)
+func clockFit(k, tiers int, conns []htsimConn, seed, clock uint32, prefix string, us map[string]float64) (float64, error) {
+	paths, err := predictPaths(k, tiers, conns, seed, clock)
 	if err != nil {
 		return 0, err
 	}
@@ -334,8 +341,8 @@ func pathsCmd(args []string, w io.Writer) error {
 		return err
 	}
 	switch {
-	case r.tiers != 3:
-		return fmt.Errorf("paths: -tiers %d: predicted for 3 tiers only", r.tiers)
+	case r.tiers != 2 && r.tiers != 3:
+		return fmt.Errorf("paths: -tiers %d: predicted for 2 and 3 tiers only", r.tiers)
 	case r.strategy != "ecmp_host":
 		return fmt.Errorf("paths: -strat %s: predicted for ecmp_host only", r.strategy)
 	case r.startDelta && r.program == "htsim_hpcc":
@@ -343,12 +350,16 @@ func pathsCmd(args []string, w io.Writer) error {
 	case r.tm == "":
 		return errors.New("paths: expected -tm FILE")
 	}
+	hosts := func(k int) int { return k * k * k / 4 }
+	if r.tiers == 2 {
+		hosts = func(k int) int { return k * k / 2 }
+	}
 	k := 2
-	for k*k*k/4 < r.nodes {
+	for hosts(k) < r.nodes {
 		k += 2
 	}
-	if k*k*k/4 != r.nodes {
-		return fmt.Errorf("paths: -nodes %d: a 3-tier fat-tree has k³/4 hosts", r.nodes)
+	if hosts(k) != r.nodes {
+		return fmt.Errorf("paths: -nodes %d: a %d-tier fat-tree has %d or %d hosts", r.nodes, r.tiers, hosts(k-2), hosts(k))
 	}
 	tm, err := os.Open(r.tm)
 	if err != nil {
@@ -360,7 +371,7 @@ func pathsCmd(args []string, w io.Writer) error {
 		return err
 	}
 	if own["-record"] == "" {
-		paths, err := predictPaths(k, conns, uint32(r.seed), from)
+		paths, err := predictPaths(k, r.tiers, conns, uint32(r.seed), from)
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.tm, err)
 		}
@@ -388,7 +399,7 @@ func pathsCmd(args []string, w io.Writer) error {
 	}
 	var fits []fit
 	for c := from; ; c++ {
-		rho, err := clockFit(k, conns, uint32(r.seed), c, r.flowPrefix(), us)
+		rho, err := clockFit(k, r.tiers, conns, uint32(r.seed), c, r.flowPrefix(), us)
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.tm, err)
 		}

@@ -27,7 +27,7 @@ type sweepCase struct {
 }
 
 // newSweepCase draws case i of a sweep: a fat-tree of 2 or 3 tiers (16 to
-// 128 hosts; from case 40 on, 250 to 512), link speed, packet size, hop
+// 128 hosts; cases 40-47, 250 to 512), link speed, packet size, hop
 // and switch latency, PFC thresholds and one of five workloads (permutation, incasts, mixed sizes with staggered
 // starts, incast over a permutation, all-to-all of short flows), each
 // source-destination pair used once so that flows match by name.
@@ -36,7 +36,7 @@ func newSweepCase(i int) sweepCase {
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	tiers, nodes := 3, 0
 	switch {
-	case i >= 40: // larger fabrics past the first 40 cases, which stay as drawn
+	case i >= 40 && i < 48: // larger fabrics; the cases before and after stay as drawn
 		tiers, nodes = []int{2, 3, 3}[i%3], []int{512, 250, 432}[i%3] // K = 32, k = 10, 12
 	case rng.IntN(3) == 0:
 		tiers = 2
@@ -122,7 +122,9 @@ func newSweepCase(i int) sweepCase {
 // (default 3: htsim's -seed and clock, rocelab's seed; the two hash ECMP
 // differently, so one run's collisions are noise). Without $HTSIM_DIR it
 // is skipped: it explores, the agreement tests hold recorded runs.
-// SWEEP=FROM-TO picks the cases (default 0-29), SWEEP_HPCC=1 adds
+// SWEEP=FROM-TO picks the cases (default 0-29), SWEEP_SEED_FROM=N runs
+// seeds N on (default 1: htsim's -seed alone draws its switches' ECMP
+// salts, so every case at seed 1 shares them), SWEEP_HPCC=1 adds
 // htsim_hpcc, SWEEP_KEEP=DIR keeps each run's matrix, htsim output and
 // scenario. htsim's time(NULL) is pinned with $HTSIM_PRELOAD (a shared
 // object whose time() returns $PIN_CLOCK: testdata/pinclock.c) when
@@ -138,9 +140,12 @@ func TestSweepHtsim(t *testing.T) {
 		from, _ = strconv.Atoi(a)
 		to, _ = strconv.Atoi(b)
 	}
-	seeds := 3
+	seeds, first := 3, 1
 	if n, err := strconv.Atoi(os.Getenv("SWEEP_SEEDS")); err == nil && n > 0 {
 		seeds = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("SWEEP_SEED_FROM")); err == nil && n > 0 {
+		first = n
 	}
 	keep := os.Getenv("SWEEP_KEEP")
 	programs := []string{"htsim_roce"}
@@ -159,7 +164,7 @@ func TestSweepHtsim(t *testing.T) {
 			}
 			var h, r agree.Seeds
 			n := 0
-			for seed := 1; seed <= seeds; seed++ {
+			for seed := first; seed < first+seeds; seed++ {
 				base := filepath.Join(out, fmt.Sprintf("%s-%s-seed%d", c.name, strings.TrimPrefix(prog, "htsim_"), seed))
 				hf, o, err := sweepRun(c, prog, dir, base, seed)
 				if err == nil {
