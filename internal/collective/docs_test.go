@@ -209,7 +209,7 @@ func missGroups(checks [][]publicCheck) string {
 		return groups[i].key < groups[j].key
 	})
 	var b strings.Builder
-	b.WriteString("\nRows outside their band, grouped by what they share (largest group first):\n\n")
+	b.WriteString("\nRows outside their band, grouped by what they share (largest group first; the GPU is the twin's model, so H200 runs count as H100):\n\n")
 	b.WriteString("| band | GPU | NCCL's choice | servers | direction | calibration | held out | group 2 |\n|---|---|---|---|---|---|---|---|\n")
 	for _, g := range groups {
 		fmt.Fprintf(&b, "%s %d | %d | %d |\n", g.key, g.sets[0], g.sets[1], g.sets[2])
