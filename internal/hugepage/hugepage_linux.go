@@ -2,6 +2,8 @@ package hugepage
 
 import (
 	"bytes"
+	"debug/elf"
+	"errors"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -74,7 +76,9 @@ var prepared struct {
 // first, so the allocations that follow fill the advised range. It costs
 // one garbage collection (which pauses runs already going, such as
 // variants run side by side) and, in a process that has freed little, no
-// memory until the pages are used.
+// memory until the pages are used. Its first call also maps the program's
+// pointer-holding globals at once (populateGlobals), whatever the system's
+// huge page setting: every collection reads them.
 func Prepare(n int64) bool {
 	if n < MinBytes || unsafe.Sizeof(uintptr(0)) < 8 {
 		return false
@@ -84,14 +88,13 @@ func Prepare(n int64) bool {
 	if n <= prepared.most {
 		return false
 	}
-	first := prepared.most == 0
+	if prepared.most == 0 {
+		_ = populateGlobals() // on failure, the first collection faults them in as before
+	}
 	prepared.most = n // asked once, tried once, whatever the outcome
 	size := pageSize()
 	if Mode() != "madvise" || size == 0 || size > chunk || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
 		return false
-	}
-	if first {
-		adviseGlobals(size)
 	}
 	// The pieces are live heap until the advice: under a memory limit
 	// (rocelab run sets one), at most half of it, so that the collector
@@ -100,41 +103,44 @@ func Prepare(n int64) bool {
 	return n >= MinBytes && advise(n, size)
 }
 
-// adviseGlobals advises the whole huge pages of the mapping that holds
-// the program's zero-initialised globals (.bss and .noptrbss, which the
-// kernel maps anonymously after the executable). The collection Prepare
-// runs reads every pointer-holding global, which touches each untouched
-// 4 KiB page of them for the first time: about 5 MiB in rocelab
-// (gopacket's tables of 65536 entries): about 400 of the 127->1
-// incast's 3200 page faults (docs/engine.md, "Huge pages for every run").
-func adviseGlobals(size uintptr) {
-	maps, err := os.ReadFile("/proc/self/maps")
+// populateGlobals maps every page of the program's pointer-holding
+// zero-initialised globals (.bss) at once, to the zero page (MADV_POPULATE_READ,
+// Linux 5.14). A garbage collection reads each of those globals, and the
+// pages never written are untouched until the first one: about 5 MiB in
+// rocelab (gopacket's tables of 65536 entries), 1300 faults of 4 KiB, one
+// at a time, on the 127->1 incast's one collection (docs/engine.md,
+// "Globals mapped at once"). Advising them for huge pages did not help:
+// a read fault maps a 4 KiB zero page whatever the advice. An older kernel
+// refuses the advice, and the faults stay.
+func populateGlobals() error {
+	lo, hi, err := bssOf()
 	if err != nil {
-		return
+		return err
 	}
-	lo, hi, ok := mappingOf(string(maps), uintptr(unsafe.Pointer(&prepared)))
-	if a, z := (lo+size-1)&^(size-1), hi&^(size-1); ok && z > a {
-		_, _, _ = unix.Syscall(unix.SYS_MADVISE, a, z-a, unix.MADV_HUGEPAGE)
+	lo &^= uintptr(os.Getpagesize() - 1)
+	if _, _, e := unix.Syscall(unix.SYS_MADVISE, lo, hi-lo, unix.MADV_POPULATE_READ); e != 0 {
+		return e
 	}
+	return nil
 }
 
-// mappingOf returns the bounds of the anonymous mapping that holds addr
-// in maps, the text of /proc/self/maps ("lo-hi perms offset dev inode
-// [path]" a line, in hex; inode 0 and no path for anonymous memory).
-func mappingOf(maps string, addr uintptr) (lo, hi uintptr, ok bool) {
-	for line := range strings.Lines(maps) {
-		f := strings.Fields(line)
-		if len(f) != 5 || f[4] != "0" {
-			continue
-		}
-		a, z, found := strings.Cut(f[0], "-")
-		l, err1 := strconv.ParseUint(a, 16, 64)
-		h, err2 := strconv.ParseUint(z, 16, 64)
-		if found && err1 == nil && err2 == nil && uintptr(l) <= addr && addr < uintptr(h) {
-			return uintptr(l), uintptr(h), true
-		}
+// bssOf returns the bounds of the running executable's .bss section, as
+// its section headers give them (Go builds are not position-independent
+// by default; a position-independent one is refused).
+func bssOf() (lo, hi uintptr, err error) {
+	f, err := elf.Open("/proc/self/exe")
+	if err != nil {
+		return 0, 0, err
 	}
-	return 0, 0, false
+	defer f.Close()
+	s := f.Section(".bss")
+	switch {
+	case s == nil:
+		return 0, 0, errors.New("no .bss section")
+	case f.Type != elf.ET_EXEC:
+		return 0, 0, errors.New("a position-independent executable: its sections' addresses are offsets")
+	}
+	return uintptr(s.Addr), uintptr(s.Addr + s.Size), nil
 }
 
 // advise grows the heap by n bytes in pieces, advises the whole huge

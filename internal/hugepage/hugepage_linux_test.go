@@ -87,56 +87,21 @@ func TestPrepare(t *testing.T) {
 	runtime.KeepAlive(after)
 }
 
-// mapsText is /proc/self/maps as Linux prints it (a rocelab process):
-// the executable's mappings, the anonymous one after them that holds its
-// zero-initialised globals, the brk heap and a mapping with no inode.
-const mapsText = `00400000-00ea5000 r-xp 00000000 fe:00 9977948                            /tmp/rl3
-00ea5000-01999000 r--p 00aa5000 fe:00 9977948                            /tmp/rl3
-01999000-01f03000 rw-p 01599000 fe:00 9977948                            /tmp/rl3
-01f03000-0469b000 rw-p 00000000 00:00 0 
-29b77000-29b98000 rw-p 00000000 00:00 0                                  [heap]
-d049c000000-d049d400000 ---p 00000000 00:00 0 
-`
+// bssProbe is a pointer-holding global that starts zero: the linker puts
+// it in .bss.
+var bssProbe [512]*byte
 
-// TestMappingOf checks the anonymous mapping found for an address: the
-// globals' mapping for an address in it, none for one in a file's
-// mapping or a named one, and the process's own globals found in its
-// real maps.
-func TestMappingOf(t *testing.T) {
-	for _, c := range []struct {
-		addr   uintptr
-		lo, hi uintptr
-		ok     bool
-	}{
-		{0x2000000, 0x1f03000, 0x469b000, true},
-		{0x1f03000, 0x1f03000, 0x469b000, true},
-		{0x469b000, 0, 0, false},  // one past the end
-		{0x1a00000, 0, 0, false},  // the executable's data
-		{0x29b80000, 0, 0, false}, // [heap] has a name
-		{0xd049c000010, 0xd049c000000, 0xd049d400000, true},
-	} {
-		lo, hi, ok := mappingOf(mapsText, c.addr)
-		if lo != c.lo || hi != c.hi || ok != c.ok {
-			t.Errorf("%#x: %#x-%#x %v, want %#x-%#x %v", c.addr, lo, hi, ok, c.lo, c.hi, c.ok)
-		}
-	}
-	maps, err := os.ReadFile("/proc/self/maps")
+// TestPopulateGlobals checks that the section populateGlobals maps holds
+// the program's pointer-holding zero globals and that the kernel takes the advice (Linux 5.14 and later).
+func TestPopulateGlobals(t *testing.T) {
+	lo, hi, err := bssOf()
 	if err != nil {
 		t.Skip(err)
 	}
-	if _, _, ok := mappingOf(string(maps), uintptr(unsafe.Pointer(&prepared))); !ok {
-		t.Errorf("no anonymous mapping holds the globals in\n%s", maps)
+	if p := uintptr(unsafe.Pointer(&bssProbe)); p < lo || p+unsafe.Sizeof(bssProbe) > hi {
+		t.Errorf("bssProbe at %#x, outside .bss %#x-%#x", p, lo, hi)
 	}
-}
-
-// FuzzMappingOf checks that mappingOf never panics and that what it
-// finds holds the address.
-func FuzzMappingOf(f *testing.F) {
-	f.Add(mapsText, uint64(0x2000000))
-	f.Add("1-0 rw-p 0 0 0\nzz-1 rw-p 0 0 0\n-\n", uint64(0))
-	f.Fuzz(func(t *testing.T, maps string, addr uint64) {
-		if lo, hi, ok := mappingOf(maps, uintptr(addr)); ok && (uintptr(addr) < lo || uintptr(addr) >= hi) {
-			t.Errorf("%#x outside %#x-%#x", addr, lo, hi)
-		}
-	})
+	if err := populateGlobals(); err != nil {
+		t.Errorf("MADV_POPULATE_READ of %#x-%#x: %v", lo, hi, err)
+	}
 }

@@ -1,8 +1,11 @@
 package metrics
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
+	"slices"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -30,31 +33,24 @@ type Bucket struct {
 	Count int64 `json:"n"`
 }
 
-// histogramOf exports a live histogram.
+// histogramOf exports a live histogram. It reads the dense counts through
+// a sparse copy, as the buckets it keeps: a dense copy (Export) would be
+// the whole counts array, 200 KB of fresh memory a histogram.
 func histogramOf(h *hdrhistogram.Histogram) Histogram {
 	if h == nil {
 		return Histogram{Lowest: lowest, Highest: highest, Digits: digits}
 	}
-	s := h.Export()
-	out := Histogram{Lowest: s.LowestTrackableValue, Highest: s.HighestTrackableValue, Digits: int(s.SignificantFigures)}
-	for i, n := range s.Counts {
-		if n != 0 {
-			out.Buckets = append(out.Buckets, Bucket{int32(i), n})
-		}
+	out := Histogram{Lowest: h.LowestTrackableValue(), Highest: h.HighestTrackableValue(), Digits: int(h.SignificantFigures())}
+	p := hdrhistogram.NewPacked(out.Lowest, out.Highest, out.Digits)
+	p.MergeFrom(h)
+	g := geometryOf(out.Lowest, out.Highest, out.Digits)
+	if n := p.Populated(); n > 0 {
+		out.Buckets = make([]Bucket, 0, n)
+	}
+	for v, n := range p.ForEachBucket {
+		out.Buckets = append(out.Buckets, Bucket{g.index(v), n})
 	}
 	return out
-}
-
-// live rebuilds the HDR histogram.
-func (h *Histogram) live() *hdrhistogram.Histogram {
-	s := &hdrhistogram.Snapshot{LowestTrackableValue: h.Lowest, HighestTrackableValue: h.Highest, SignificantFigures: int64(h.Digits)}
-	if n := len(h.Buckets); n > 0 {
-		s.Counts = make([]int64, h.Buckets[n-1].Index+1)
-		for _, b := range h.Buckets {
-			s.Counts[b.Index] = b.Count
-		}
-	}
-	return hdrhistogram.Import(s)
 }
 
 // Count is the number of values recorded.
@@ -67,12 +63,36 @@ func (h *Histogram) Count() int64 {
 }
 
 // Quantile returns the q-th percentile (0..100) of a histogram of
-// nanoseconds, as a time; 0 when it is empty.
+// nanoseconds, as a time; 0 when it is empty. It is HDR's value at the
+// percentile: the highest value equivalent to the bucket where the count
+// reaches the percentile's rank (the lowest, for the 0th).
 func (h *Histogram) Quantile(q float64) unit.Time {
 	if len(h.Buckets) == 0 {
 		return 0
 	}
-	return unit.Time(h.live().ValueAtQuantile(q)) * unit.Nanosecond
+	q = min(max(q, 0), 100)
+	total := h.Count()
+	rank := q/100*float64(total) + 0.5
+	var want int64
+	switch {
+	case !(rank >= 1):
+		want = 1
+	case rank >= float64(total):
+		want = total
+	default:
+		want = int64(rank)
+	}
+	g := geometryOf(h.Lowest, h.Highest, h.Digits)
+	var sum int64
+	for _, b := range h.Buckets {
+		if sum += b.Count; sum >= want {
+			if q == 0 {
+				return unit.Time(g.value(b.Index)) * unit.Nanosecond
+			}
+			return unit.Time(g.highest(b.Index)) * unit.Nanosecond
+		}
+	}
+	return 0
 }
 
 // Max returns the largest value of a histogram of nanoseconds, as a time
@@ -81,7 +101,8 @@ func (h *Histogram) Max() unit.Time {
 	if len(h.Buckets) == 0 {
 		return 0
 	}
-	return unit.Time(h.live().Max()) * unit.Nanosecond
+	g := geometryOf(h.Lowest, h.Highest, h.Digits)
+	return unit.Time(g.highest(h.Buckets[len(h.Buckets)-1].Index)) * unit.Nanosecond
 }
 
 // Merge adds o's buckets to h's. Both must have one geometry (or either be
@@ -123,13 +144,27 @@ type Value struct{ V, N int64 }
 // clamped to its range, so that it merges with h. h must have a geometry
 // (every histogram a Latency exports has one).
 func (h *Histogram) Sibling(vals []Value) Histogram {
-	l := (&Histogram{Lowest: h.Lowest, Highest: h.Highest, Digits: h.Digits}).live()
+	out := Histogram{Lowest: h.Lowest, Highest: h.Highest, Digits: h.Digits}
+	g := geometryOf(h.Lowest, h.Highest, h.Digits)
 	for _, v := range vals {
 		if v.N > 0 {
-			l.RecordValues(min(max(v.V, h.Lowest), h.Highest), v.N)
+			out.Buckets = append(out.Buckets, Bucket{g.index(min(max(v.V, h.Lowest), h.Highest)), v.N})
 		}
 	}
-	return histogramOf(l)
+	slices.SortFunc(out.Buckets, func(a, b Bucket) int { return cmp.Compare(a.Index, b.Index) })
+	kept := out.Buckets[:0]
+	for _, b := range out.Buckets {
+		if n := len(kept); n > 0 && kept[n-1].Index == b.Index {
+			kept[n-1].Count += b.Count
+		} else {
+			kept = append(kept, b)
+		}
+	}
+	if len(kept) == 0 {
+		kept = nil
+	}
+	out.Buckets = kept
+	return out
 }
 
 // maxHighest bounds the range of a histogram read from a file, so that
@@ -151,7 +186,7 @@ func (h *Histogram) Check() error {
 	if err := geometry.Validate(); err != nil {
 		return err
 	}
-	n := int32(len(hdrhistogram.Import(geometry).Export().Counts))
+	n := geometryOf(h.Lowest, h.Highest, h.Digits).counts()
 	var total int64
 	for i, b := range h.Buckets {
 		switch {
@@ -165,4 +200,58 @@ func (h *Histogram) Check() error {
 		total += b.Count
 	}
 	return nil
+}
+
+// A geometry is the index arithmetic of an HDR histogram's counts array,
+// as hdrhistogram-go lays it out for a snapshot's exact geometry: bucket
+// b doubles the unit of bucket b-1, and every bucket but the first holds
+// only the upper half of its sub-buckets (the lower half is bucket b-1's).
+// With it, the plain-data histogram answers percentiles from its buckets
+// without rebuilding the dense array.
+type geometry struct {
+	unit    int32 // log2 of the lowest discernible value, rounded down
+	half    int32 // log2 of half the sub-buckets of a bucket
+	buckets int32
+}
+
+// geometryOf returns the geometry of a histogram from lowest to highest at
+// digits significant digits (a valid one: Check's bounds).
+func geometryOf(lowest, highest int64, digits int) geometry {
+	g := geometry{half: max(int32(math.Ceil(math.Log2(2*math.Pow10(digits)))), 1) - 1}
+	g.unit = max(int32(math.Floor(math.Log2(float64(lowest)))), 0)
+	g.buckets = 1
+	for untrackable := int64(2) << (g.half + g.unit); untrackable <= highest; untrackable <<= 1 {
+		g.buckets++
+		if untrackable > math.MaxInt64/2 {
+			break
+		}
+	}
+	return g
+}
+
+// counts is the length of the counts array.
+func (g geometry) counts() int32 { return (g.buckets + 1) << g.half }
+
+// value is the lowest value counted at index i.
+func (g geometry) value(i int32) int64 {
+	halfCount := int32(1) << g.half
+	b, sub := i>>g.half-1, i&(halfCount-1)+halfCount
+	if b < 0 {
+		b, sub = 0, sub-halfCount
+	}
+	return int64(sub) << (b + g.unit)
+}
+
+// highest is the highest value counted at index i.
+func (g geometry) highest(i int32) int64 {
+	b := max(i>>g.half-1, 0)
+	return g.value(i) + int64(1)<<(b+g.unit) - 1
+}
+
+// index is the index that counts v (within the histogram's range).
+func (g geometry) index(v int64) int32 {
+	mask := (int64(2)<<g.half - 1) << g.unit
+	b := int32(64-bits.LeadingZeros64(uint64(v|mask))) - g.unit - (g.half + 1)
+	sub := int32(v >> (b + g.unit))
+	return (b+1)<<g.half + sub - int32(1)<<g.half
 }

@@ -1,8 +1,10 @@
 package metrics
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -89,5 +91,54 @@ func TestLatencyUnused(t *testing.T) {
 	a.Merge(NewLatency())
 	if !reflect.DeepEqual(a.Histogram(3), b.Histogram(3)) || b.h[0] != nil || b.Count(3) != 100 {
 		t.Error("merging with unused histograms lost or made something")
+	}
+}
+
+// TestGeometryAgreesWithHDR holds the plain-data histogram's index
+// arithmetic, percentiles and maximum to hdrhistogram-go's on random
+// values, for several geometries: the library's dense histogram is the
+// reference the buckets stand for.
+func TestGeometryAgreesWithHDR(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 18))
+	for _, geo := range []struct {
+		lowest, highest int64
+		digits          int
+	}{{1, 10_000_000_000, 3}, {1, 1 << 40, 3}, {1, 5000, 2}, {3, 1_000_000, 1}, {1000, 1 << 36, 3}, {7, 100, 1}} {
+		snap := &hdrhistogram.Snapshot{LowestTrackableValue: geo.lowest, HighestTrackableValue: geo.highest, SignificantFigures: int64(geo.digits)}
+		g := geometryOf(geo.lowest, geo.highest, geo.digits)
+		if want := int32(len(hdrhistogram.Import(snap).Export().Counts)); g.counts() != want {
+			t.Errorf("%+v: %d counts, hdrhistogram has %d", geo, g.counts(), want)
+		}
+		ref := hdrhistogram.Import(snap)
+		var vals []Value
+		for range 2000 {
+			// log-uniform over the range, so that every bucket is visited
+			v := int64(math.Exp(rng.Float64() * math.Log(float64(geo.highest))))
+			v = min(max(v, geo.lowest), geo.highest)
+			n := rng.Int64N(3) + 1
+			one := hdrhistogram.Import(snap)
+			_ = one.RecordValues(v, n)
+			idx := slices.IndexFunc(one.Export().Counts, func(c int64) bool { return c != 0 })
+			if i := g.index(v); int(i) != idx || g.value(i) > v || g.highest(i) < v {
+				t.Fatalf("%+v: value %d at index %d [%d, %d], hdrhistogram's index %d", geo, v, i, g.value(i), g.highest(i), idx)
+			}
+			_ = ref.RecordValues(v, n)
+			vals = append(vals, Value{v, n})
+		}
+		h := histogramOf(ref)
+		for _, q := range []float64{0, 0.1, 1, 37.3, 50, 90, 99, 99.9, 99.99, 100} {
+			if got, want := h.Quantile(q), unit.Time(ref.ValueAtQuantile(q))*unit.Nanosecond; got != want {
+				t.Errorf("%+v: p%v %d, hdrhistogram %d", geo, q, got, want)
+			}
+		}
+		if got, want := h.Max(), unit.Time(ref.Max())*unit.Nanosecond; got != want {
+			t.Errorf("%+v: max %d, hdrhistogram %d", geo, got, want)
+		}
+		if s := h.Sibling(vals); !reflect.DeepEqual(s, h) {
+			t.Errorf("%+v: a sibling of every value recorded differs from the histogram", geo)
+		}
+		if err := h.Check(); err != nil {
+			t.Errorf("%+v: %v", geo, err)
+		}
 	}
 }

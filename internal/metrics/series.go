@@ -30,19 +30,30 @@ func NewSeries(d unit.Time, max int) *Series {
 }
 
 // Add offers the value v sampled at t (not before the last sample).
+// The slots between the last point and t's take the last point's value
+// in one append each run up to the cap (a queue that emptied long ago is
+// carried to the end of the run this way, a thousand slots at once).
 func (s *Series) Add(t unit.Time, v float64) {
-	n := len(s.Values)
-	if n == 0 {
+	if len(s.Values) == 0 {
 		s.First = t
 		s.Values = append(s.Values, v)
 		return
 	}
-	last := s.Values[n-1]
-	for next := s.First + unit.Time(n)*s.Every; next <= t; next = s.First + unit.Time(n)*s.Every {
-		if next+s.Every > t {
-			s.Values = append(s.Values, v) // the slot t falls in
-		} else {
+	last := s.Values[len(s.Values)-1]
+	for {
+		n := len(s.Values)
+		next := s.First + unit.Time(n)*s.Every
+		if next > t {
+			return
+		}
+		// slots from next to the one t falls in, the last of them t's
+		k := int((t-next)/s.Every) + 1
+		held := min(k-1, s.max-n)
+		for range held {
 			s.Values = append(s.Values, last) // a slot no sample fell in
+		}
+		if held == k-1 && len(s.Values) < s.max {
+			s.Values = append(s.Values, v) // the slot t falls in
 		}
 		if len(s.Values) == s.max {
 			kept := s.Values[:0]
@@ -52,7 +63,6 @@ func (s *Series) Add(t unit.Time, v float64) {
 			s.Values = kept
 			s.Every *= 2
 		}
-		n = len(s.Values)
 	}
 }
 

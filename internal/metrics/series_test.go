@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"rocelab/internal/unit"
@@ -46,6 +48,61 @@ func TestSeriesHolds(t *testing.T) {
 	for i := range want {
 		if s.Values[i] != want[i] {
 			t.Fatalf("values %v, want %v", s.Values, want)
+		}
+	}
+}
+
+// addSlotBySlot is Series.Add as it was written first, a slot at a time:
+// the reference the bulk appends are held to.
+func addSlotBySlot(s *Series, t unit.Time, v float64) {
+	n := len(s.Values)
+	if n == 0 {
+		s.First = t
+		s.Values = append(s.Values, v)
+		return
+	}
+	last := s.Values[n-1]
+	for next := s.First + unit.Time(n)*s.Every; next <= t; next = s.First + unit.Time(n)*s.Every {
+		if next+s.Every > t {
+			s.Values = append(s.Values, v)
+		} else {
+			s.Values = append(s.Values, last)
+		}
+		if len(s.Values) == s.max {
+			kept := s.Values[:0]
+			for i := 0; i < len(s.Values); i += 2 {
+				kept = append(kept, s.Values[i])
+			}
+			s.Values = kept
+			s.Every *= 2
+		}
+		n = len(s.Values)
+	}
+}
+
+// TestSeriesBulkAgrees feeds random samples, dense and with long gaps,
+// to series of several caps, and holds Add to the slot-by-slot reference.
+func TestSeriesBulkAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for c := range 300 {
+		max := []int{2, 4, 8, 64, 2048}[c%5]
+		every := unit.Time(rng.Int64N(5)+1) * unit.Microsecond
+		got, want := NewSeries(every, max), NewSeries(every, max)
+		at := unit.Time(rng.Int64N(int64(10 * unit.Microsecond)))
+		for i := range 200 {
+			switch rng.IntN(4) {
+			case 0: // a long gap, up to thousands of slots
+				at += unit.Time(rng.Int64N(5000)) * every
+			default:
+				at += unit.Time(rng.Int64N(int64(3 * every)))
+			}
+			v := float64(i)
+			got.Add(at, v)
+			addSlotBySlot(want, at, v)
+			if got.First != want.First || got.Every != want.Every || !slices.Equal(got.Values, want.Values) {
+				t.Fatalf("case %d, sample %d at %v: first %v every %v %d points, want %v %v %d points",
+					c, i, at, got.First, got.Every, len(got.Values), want.First, want.Every, len(want.Values))
+			}
 		}
 	}
 }
