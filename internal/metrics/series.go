@@ -55,15 +55,22 @@ func (s *Series) Add(t unit.Time, v float64) {
 		if held == k-1 && len(s.Values) < s.max {
 			s.Values = append(s.Values, v) // the slot t falls in
 		}
-		if len(s.Values) == s.max {
-			kept := s.Values[:0]
-			for i := 0; i < len(s.Values); i += 2 {
-				kept = append(kept, s.Values[i])
-			}
-			s.Values = kept
-			s.Every *= 2
-		}
+		s.halveWhenFull()
 	}
+}
+
+// halveWhenFull keeps every other point, at twice the spacing, once the
+// series holds its cap.
+func (s *Series) halveWhenFull() {
+	if len(s.Values) < s.max {
+		return
+	}
+	kept := s.Values[:0]
+	for i := 0; i < len(s.Values); i += 2 {
+		kept = append(kept, s.Values[i])
+	}
+	s.Values = kept
+	s.Every *= 2
 }
 
 // Points are a series' points as plain data: point i is the value at

@@ -68,14 +68,7 @@ func addSlotBySlot(s *Series, t unit.Time, v float64) {
 		} else {
 			s.Values = append(s.Values, last)
 		}
-		if len(s.Values) == s.max {
-			kept := s.Values[:0]
-			for i := 0; i < len(s.Values); i += 2 {
-				kept = append(kept, s.Values[i])
-			}
-			s.Values = kept
-			s.Every *= 2
-		}
+		s.halveWhenFull()
 		n = len(s.Values)
 	}
 }
