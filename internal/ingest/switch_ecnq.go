@@ -93,7 +93,8 @@ func ecnStatusTitle(t string) (string, bool) {
 }
 
 // ecnPortsQueue reads "[PORT,PORT,...] queue N": the ports -vv prints
-// before the queue index (none without it) and the index.
+// before the queue index (none without it; on a VOQ chassis, system port
+// keys "host|asic|port") and the index.
 func ecnPortsQueue(s string) ([]string, int, bool) {
 	i := strings.LastIndex(s, "queue ")
 	if i < 0 || i > 0 && s[i-1] != ' ' {
@@ -106,7 +107,7 @@ func ecnPortsQueue(s string) ([]string, int, bool) {
 	var ports []string
 	if head := strings.TrimSpace(s[:i]); head != "" {
 		for _, p := range strings.Split(head, ",") {
-			if !isIdentName(p) {
+			if !queuePortName(p) {
 				return nil, 0, false
 			}
 			ports = append(ports, strings.Clone(p))

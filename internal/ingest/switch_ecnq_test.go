@@ -36,3 +36,26 @@ func TestSwitchECNQueues(t *testing.T) {
 		t.Errorf("garbled state %+v", s.CutRows)
 	}
 }
+
+// TestSwitchECNQueuesVOQPorts reads ecnconfig's -vv lines on a VOQ chassis,
+// where it names each port by its system port key, "host|asic|port"
+// (scripts/ecnconfig gen_ports_key when switch_type is voq).
+func TestSwitchECNQueuesVOQPorts(t *testing.T) {
+	// SYNTHETIC, in ecnconfig's -vv format with a VOQ linecard's keys.
+	p := NewSwitchParser("voq.txt")
+	for i, l := range []string{
+		"Disable ECN on lc1|asic0|Ethernet0,lc1|asic0|Ethernet8 queue 3",
+		"ECN status:",
+		"lc1|asic0|Ethernet0,lc1|asic0|Ethernet8 queue 4: off",
+	} {
+		p.Feed(Line{Num: i + 1, Text: l})
+	}
+	res := p.Result()
+	if res == nil {
+		t.Fatal("nothing read")
+	}
+	q := res.(*SwitchCounters).ECNQueues
+	if len(q) != 2 || !q[0].Set || q[0].Queue != 3 || len(q[0].Ports) != 2 || q[0].Ports[1] != "lc1|asic0|Ethernet8" || q[1].Set || q[1].Queue != 4 || len(q[1].Ports) != 2 {
+		t.Errorf("VOQ -vv lines %+v", q)
+	}
+}
