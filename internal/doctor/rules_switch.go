@@ -221,7 +221,11 @@ func checkQueueDrops(inc *Incident) []Finding {
 				mech = "A multicast queue carries flooded, broadcast and multicast frames (ARP, unknown unicast in a VLAN, routing protocols); RoCE's connected queue pairs send unicast, which the unicast queues (UC) count, so these drops are not RoCE's."
 				fix = "Nothing for RoCE. If they matter: what floods (unknown unicast while MAC tables age out, an ARP or broadcast storm) and the multicast queue's buffer share."
 			}
-			name := fmt.Sprintf("%s %s%d", swName(s, q.Port), q.Type, q.Queue)
+			port := q.Port
+			if q.Type == "VOQ" && q.Namespace != "" {
+				port = q.Namespace + " " + port // each ASIC of a linecard has its own VOQ toward the port
+			}
+			name := fmt.Sprintf("%s %s%d", swName(s, port), q.Type, q.Queue)
 			fs = append(fs, Finding{
 				ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
 				Title:     fmt.Sprintf("%s: %d packets dropped on %s queue %d (of %d sent)", name, q.DropPkts, class, q.Queue, q.Packets),

@@ -57,3 +57,23 @@ func TestVOQLosslessDrops(t *testing.T) {
 		t.Errorf("VOQs judged as egress shares:\n%s", nicTitles(fs))
 	}
 }
+
+// SYNTHETIC, in the multi-ASIC form of `show queue counters --voq` (a
+// linecard's "For namespace asicN:" blocks, as SONiC's aggregate VOQ
+// counters HLD prints them): asic0's drops toward a system port are not
+// hidden by asic1's clean queue toward the same port, and are named by
+// their ASIC.
+func TestVOQDropsPerNamespace(t *testing.T) {
+	text := strings.Join([]string{
+		"For namespace asic0:",
+		"                    Port    Voq    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes",
+		"------------------------  -----  --------------  ---------------  -----------  ------------",
+		"nfc404-3|asic0|Ethernet4   VOQ3          204000         10200000          512         26000",
+		"For namespace asic1:",
+		"                    Port    Voq    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes",
+		"------------------------  -----  --------------  ---------------  -----------  ------------",
+		"nfc404-3|asic0|Ethernet4   VOQ3          100000          5000000            0             0",
+	}, "\n") + "\n"
+	fs := Diagnose([]string{"-"}, strings.NewReader(text), Options{}).Findings
+	nicMustFind(t, fs, "switch.queue.drops", Error, "asic0 nfc404-3|asic0|Ethernet4 VOQ3: 512 packets dropped on lossless queue 3")
+}

@@ -155,7 +155,11 @@ type QueueCount struct {
 	Bytes   uint64
 	// DropPkts and DropBytes are -1 when printed N/A.
 	DropPkts, DropBytes int64
-	Evidence            Evidence
+	// Namespace is the ASIC a multi-ASIC switch's "For namespace asicN:"
+	// names above the table: on a VOQ linecard every ASIC has its own
+	// queues toward the same system port.
+	Namespace string
+	Evidence  Evidence
 }
 
 // PGWatermark is the peak occupancy of one ingress priority group.
@@ -240,7 +244,9 @@ func (s *SwitchCounters) Lines() int { return s.lines.n }
 func (o *SwitchCounters) latestSnapshots() {
 	o.PFC = lastBy(o.PFC, func(r SwitchPFC) string { return r.Port + "|" + strconv.Itoa(int(r.Dir)) + "|" + strconv.Itoa(r.Prio) })
 	o.WD = lastBy(o.WD, func(r WatchdogQueue) string { return r.Port + "|" + strconv.Itoa(r.Queue) })
-	o.Queues = lastBy(o.Queues, func(r QueueCount) string { return r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue) })
+	o.Queues = lastBy(o.Queues, func(r QueueCount) string {
+		return r.Namespace + "|" + r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue)
+	})
 	o.PGs = lastBy(o.PGs, func(r PGWatermark) string {
 		return r.Port + "|" + strconv.Itoa(r.PG) + "|" + strconv.FormatBool(r.Headroom) + strconv.FormatBool(r.Untitled)
 	})

@@ -57,7 +57,8 @@ type switchParser struct {
 	prev  string // the last non-empty line, a header candidate
 	title swTable
 	// titleNS is the namespace a multi-ASIC title names ("(Namespace
-	// asic0)"), for the pool watermarks under it.
+	// asic0)", or a line "For namespace asic0:"), for the pool watermarks
+	// and queue counters under it, until the next title or prompt.
 	titleNS string
 	table   swTable
 	cols    []string
@@ -192,6 +193,9 @@ func (p *switchParser) Feed(l Line) {
 	case swTitle(t) != swNone:
 		p.title, p.titleNS = swTitle(t), titleNamespace(t)
 		p.out.lines.add(l)
+	case strings.HasPrefix(t, "For namespace ") && strings.HasSuffix(t, ":") && isIdentName(t[len("For namespace "):len(t)-1]):
+		p.titleNS = strings.Clone(t[len("For namespace ") : len(t)-1])
+		p.out.lines.add(l)
 	case strings.HasPrefix(t, "BIG_RED_SWITCH status is ") && len(t) < 80:
 		st, ns, _ := strings.Cut(t[len("BIG_RED_SWITCH status is "):], " on ")
 		p.out.BigRedSwitch = appendCapped(p.out.BigRedSwitch, BigRedSwitch{Status: strings.Clone(st), Namespace: strings.Clone(ns), Evidence: At(p.out.src, l)}, maxSwitchRows, &p.out.Omitted)
@@ -230,8 +234,12 @@ func (p *switchParser) Feed(l Line) {
 		p.out.lines.add(l)
 	default:
 		if strings.Contains(t, "@") && (strings.Contains(t, "$ ") || strings.Contains(t, "# ")) {
-			if h := promptHost(t); h != "" && p.out.Switch == "" {
+			h := promptHost(t)
+			if h != "" && p.out.Switch == "" {
 				p.out.Switch = h
+			}
+			if h != "" {
+				p.titleNS = "" // a new command: the last one's namespace is done
 			}
 		}
 	}

@@ -287,12 +287,15 @@ func TestSwitchCumulus(t *testing.T) {
 
 // TestSwitchVOQCounters reads `show queue counters --voq` of a VOQ chassis
 // (SONiC's aggregate VOQ counters HLD): rows keyed by system port, VOQ
-// queues, the Credit-WD-Del/pkts column beyond the six read; the same
-// system port printed three times is one set of rows, the last (the
-// supervisor's aggregate).
+// queues, the Credit-WD-Del/pkts column beyond the six read. The same
+// system port under "For namespace asic0:" and "asic1:" is two ASICs'
+// own queues toward it, not two snapshots of one: three sets of rows,
+// each ASIC's and the supervisor's aggregate (no namespace, its prompt
+// ending the linecard's).
 func TestSwitchVOQCounters(t *testing.T) {
 	q := switchCorpus(t, "switch/sonic-queue-counters-voq-system-port-credit-wd-linecard-supervisor-sonic-hld.txt").Queues
-	if len(q) != 8 || q[0].Port != "cmp217-5|asic1|Ethernet256" || q[0].Type != "VOQ" || q[0].Queue != 0 || q[0].Packets != 1234 || q[0].Bytes != 61700 || q[0].DropPkts != 0 || q[7].Queue != 7 || q[7].Packets != 52 {
+	if len(q) != 24 || q[0].Port != "cmp217-5|asic1|Ethernet256" || q[0].Type != "VOQ" || q[0].Namespace != "asic0" || q[0].Packets != 123 || q[8].Namespace != "asic1" || q[8].Packets != 1111 ||
+		q[16].Namespace != "" || q[16].Queue != 0 || q[16].Packets != 1234 || q[16].Bytes != 61700 || q[16].DropPkts != 0 || q[23].Queue != 7 || q[23].Packets != 52 {
 		t.Errorf("VOQ rows %+v", q)
 	}
 }
