@@ -195,8 +195,9 @@ func checkSwitchTxPause(inc *Incident) []Finding {
 	return fs
 }
 
-// checkQueueDrops reports egress queue drops, lossless ones as errors, and
-// ingress drops of the port counters.
+// checkQueueDrops reports queue drops (egress, and a VOQ chassis' virtual
+// output queues), lossless ones as errors, and ingress drops of the port
+// counters.
 func checkQueueDrops(inc *Incident) []Finding {
 	lossless, from := switchLossless(inc)
 	var fs []Finding

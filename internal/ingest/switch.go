@@ -15,6 +15,7 @@ const KindSwitch Kind = "switch-counters"
 //	show pfc counters / pfcstat         Port Rx|Tx  PFC0 ... PFC7
 //	show pfcwd stats                    QUEUE STATUS STORM DETECTED/RESTORED TX OK/DROP RX OK/DROP ...
 //	show queue counters                 Port TxQ Counter/pkts Counter/bytes Drop/pkts Drop/bytes
+//	show queue counters --voq           Port Voq Counter/pkts ... (a VOQ chassis; system port keys)
 //	show priority-group watermark ...   Ingress shared pool occupancy per PG: | Ingress headroom per PG:
 //	show priority-group drop counters   Ingress PG dropped packets:
 //	show queue [persistent-]watermark   Egress shared pool occupancy per unicast queue: | ... multicast queue: | ... all queues:
@@ -27,7 +28,8 @@ const KindSwitch Kind = "switch-counters"
 //
 // Numbers may carry thousands separators; "N/A" cells are skipped. A
 // title may end in the namespace of a multi-ASIC switch ("Ingress headroom
-// per PG: (Namespace asic1)"); PG columns are read by their header, which
+// per PG: (Namespace asic1)"), or a line "For namespace asic1:" stand
+// above the table; PG columns are read by their header, which
 // since SONiC 202205 lists only the configured PGs ("PG0 PG3 PG4"). A
 // PG watermark table pasted without its title is read by its header and
 // rule, its kind (shared or headroom) left unknown; a queue watermark
@@ -146,7 +148,8 @@ type WatchdogConfig struct {
 // on that port).
 func (w WatchdogQueue) Running() bool { return !strings.EqualFold(w.Status, "N/A") }
 
-// QueueCount is one egress queue of `show queue counters`.
+// QueueCount is one queue of `show queue counters`: an egress queue, or
+// with --voq a VOQ chassis' ingress queue toward a system port.
 type QueueCount struct {
 	Port    string
 	Queue   int
