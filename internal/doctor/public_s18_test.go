@@ -73,3 +73,17 @@ func TestAddressAsOffset(t *testing.T) {
 		}
 	}
 }
+
+// NVLS's CUDA calls failing at init (NVIDIA/nccl#1705 with its return
+// chain; devopsrustem/slurmv4 at NCCL_DEBUG=WARN, without one): before,
+// the first was a generic "NCCL failed after a WARN" and the second no
+// finding at all.
+func TestNVLSCudaFailure(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-nvls-cuda-failure-invalid-argument-h100-chain-nccl1705.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "NVLink SHARP (NVLS) could not set up its multicast memory", "NCCL returned 1 (unhandled cuda error) through nvls.cc:409, init.cc:1157", "on bm-h100-02")
+	if !strings.Contains(f.Fix, "NCCL_NVLS_ENABLE=0") || !strings.Contains(f.Mechanism, "later WARNs after it on the same processes are its fallout") {
+		t.Errorf("fix or fallout missing: %s / %s", f.Fix, f.Mechanism)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-nvls-cuda-failure-invalid-argument-warn-only-slurmv4.txt")
+	nicMustFind(t, fs, "nccl.warn.error", Warn, "NVLink SHARP (NVLS)", "on tpgds-aihub0003; 2 lines")
+}
