@@ -105,7 +105,7 @@ var book = []Spec{
 		Text: "a named input holds nothing recognisable (warn, one per file; a SONiC CONFIG_DB or a Cumulus NVUE configuration, which lint reads, is named as one, with `rocelab lint` as the fix); files found in directories that hold nothing recognisable (info, one finding for all)",
 		Fix:  "Nothing to do if these are notes."},
 	{ID: "input.garbled", Layer: LayerInput, Severities: []Severity{Warn}, Front: Doctor,
-		Text: "lines that begin as an artifact's format prints them and do not go on as it does (an lspci `LnkSta:` without speed and width, an `ACSCtl:` without flags, an `nv show qos roce` table NVUE's reader refuses, a perftest result row with a cell that is no non-negative number, a SONiC counter row cut short of its table's columns), each with file:line:col and what was expected there",
+		Text: "lines that begin as an artifact's format prints them and do not go on as it does (an lspci `LnkSta:` without speed and width, an `ACSCtl:` without flags, an `nv show qos roce` table NVUE's reader refuses, a perftest result row with a cell that is no non-negative number, an `nvidia-smi topo -m` row with a cell that is no link type, a SONiC counter row cut short of its table's columns), each with file:line:col and what was expected there",
 		Fix:  "Pass the tool's unedited output (`sudo lspci -vvv > lspci.txt`, `nv show qos roce > roce.txt`)."},
 	{ID: "input.partial", Layer: LayerInput, Severities: []Severity{Warn}, Front: Doctor,
 		Text: "counter dumps or counters beyond the memory caps (1024 dumps per input, 8192 counters per dump), or nccl-tests runs or rows beyond theirs (4096 runs per input, 1024 rows per run), were skipped",

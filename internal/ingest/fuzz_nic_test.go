@@ -243,6 +243,14 @@ func FuzzGPUTopo(f *testing.F) {
 				t.Fatalf("%s: %d links for %d NICs, %d for %d GPUs", gpu.Name, len(gpu.ToNIC), len(g.NICs), len(gpu.ToGPU), g.HeaderGPUs)
 			}
 		}
+		if len(g.Garbled) > maxGarbled {
+			t.Fatalf("%d garbled cells", len(g.Garbled))
+		}
+		for _, x := range g.Garbled {
+			if x.Line < 1 || x.Line > n || x.Col < 1 || x.Col > len(x.Text) {
+				t.Fatalf("garble %+v outside its line", x)
+			}
+		}
 	})
 }
 
