@@ -1,38 +1,16 @@
 package ingest
 
 import (
-	"os"
-	"strings"
 	"testing"
 
 	"rocelab/internal/unit"
 )
 
-// readMlxlink reads one testdata file and returns its mlxlink artifact.
-func readMlxlink(t *testing.T, rel string) *Mlxlink {
-	t.Helper()
-	data, err := os.ReadFile("../../testdata/" + rel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Read(rel, strings.NewReader(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range res.Artifacts {
-		if m, ok := a.(*Mlxlink); ok {
-			return m
-		}
-	}
-	t.Fatalf("%s: no mlxlink artifact", rel)
-	return nil
-}
-
 // A ConnectX-7's `mlxlink --show_mo`: one port, IB-NDR 4x is 400 Gb/s
 // (4 lanes of 100), the device the command's -d; the module's hundred
 // "Key : value" lines are not read as a port of their own.
 func TestMlxlinkNDRShowModule(t *testing.T) {
-	m := readMlxlink(t, "corpus/ethtool/mlxlink-show-mo-cx7-ib-ndr-4x-copper-osfp-notes.txt")
+	m := corpusAs[*Mlxlink](t, "ethtool/mlxlink-show-mo-cx7-ib-ndr-4x-copper-osfp-notes.txt", KindMlxlink)
 	if len(m.Ports) != 1 {
 		t.Fatalf("%d ports, want 1: %+v", len(m.Ports), m.Ports)
 	}
@@ -55,7 +33,7 @@ func TestMlxlinkNDRShowModule(t *testing.T) {
 // names its device, IB-HDR 2x is 100 Gb/s, and the grepped counters of
 // the second loop are eight ports more (a key seen again starts the next).
 func TestMlxlinkLoopHDR100(t *testing.T) {
-	m := readMlxlink(t, "corpus/ethtool/mlxlink-loop-cx6-ib-hdr-2x-8-devices-fec-counters-a100-notes.txt")
+	m := corpusAs[*Mlxlink](t, "ethtool/mlxlink-loop-cx6-ib-hdr-2x-8-devices-fec-counters-a100-notes.txt", KindMlxlink)
 	if len(m.Ports) != 10 {
 		t.Fatalf("%d ports, want 2 runs + 8 counter dumps", len(m.Ports))
 	}
@@ -90,36 +68,5 @@ func TestMlxlinkRate(t *testing.T) {
 		if got := p.rate(); got != c.want {
 			t.Errorf("%s %s: %v, want %v", c.speed, c.width, got, c.want)
 		}
-	}
-}
-
-// An nvidia-smi topo -m paste whose every GPU row lost the tab between
-// its last NIC cell and the CPU affinity ("PH0-115"): the rows are read
-// on their other cells, and each bad cell is kept with its column.
-// Before, no row was read and the input was "in no format".
-func TestGPUTopoGarbledCell(t *testing.T) {
-	rel := "corpus/topo/nvidia-smi-topo-a100-8nic-phb-last-cell-run-into-affinity-notes.txt"
-	data, err := os.ReadFile("../../testdata/" + rel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Read(rel, strings.NewReader(string(data)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var g *GPUTopo
-	for _, a := range res.Artifacts {
-		if x, ok := a.(*GPUTopo); ok {
-			g = x
-		}
-	}
-	if g == nil || len(g.GPUs) != 8 || len(g.NICs) != 8 || g.NICs[7] != "mlx5_7" {
-		t.Fatalf("topology %+v", g)
-	}
-	if got := g.GPUs[3].ToNIC; got[0] != "PHB" || got[7] != "?" || g.GPUs[3].ToGPU[3] != "X" || g.GPUs[3].ToGPU[0] != "NV12" {
-		t.Errorf("GPU3 links %v %v", got, g.GPUs[3].ToGPU)
-	}
-	if len(g.Garbled) != 8 || g.Garbled[0].Line != 6 || g.Garbled[0].Col != 73 || !strings.HasPrefix(g.Garbled[0].Text[72:], "PH0-115") {
-		t.Errorf("garbles %+v", g.Garbled)
 	}
 }
