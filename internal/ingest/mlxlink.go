@@ -120,6 +120,10 @@ func (p *mlxlinkParser) Feed(l Line) {
 		p.device = ""
 		if d, ok := c.flagValue("-d", "--device"); ok && !strings.ContainsAny(d, "$`") {
 			p.device = strings.Clone(d)
+			// A switch's ports share one device: -p names the port.
+			if port, ok := c.flagValue("-p", "--port"); ok && !strings.ContainsAny(port, "$`") {
+				p.device += " port " + port
+			}
 		}
 		return
 	}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"strings"
 	"testing"
 
 	"rocelab/internal/unit"
@@ -69,4 +70,22 @@ func TestMlxlinkRate(t *testing.T) {
 			t.Errorf("%s %s: %v, want %v", c.speed, c.width, got, c.want)
 		}
 	}
+}
+
+// On a switch every port is one device: the command's -p names the port.
+// SYNTHETIC lines in mlxlink's form.
+func TestMlxlinkSwitchPort(t *testing.T) {
+	res, err := Read("sw", strings.NewReader("admin@sonic:~$ sudo mlxlink -d /dev/mst/mt52100_pci_cr0 -p 0x2\nOperational Info\n----------------\nState : Active\nSpeed : 25GbE\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range res.Artifacts {
+		if m, ok := a.(*Mlxlink); ok {
+			if len(m.Ports) != 1 || m.Ports[0].Device != "/dev/mst/mt52100_pci_cr0 port 0x2" || m.Ports[0].Rate != 25*unit.Gbps {
+				t.Errorf("ports %+v", m.Ports)
+			}
+			return
+		}
+	}
+	t.Fatal("no mlxlink artifact")
 }
