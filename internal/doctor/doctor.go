@@ -115,6 +115,7 @@ func rules() []Rule {
 	rs = append(rs, portRules()...)
 	rs = append(rs, gpuTopoRules()...)
 	rs = append(rs, nvlinkRules()...)
+	rs = append(rs, mlxlinkRules()...)
 	rs = append(rs, rasRules()...)
 	rs = append(rs, lspciRules()...)
 	rs = append(rs, captureRule())

@@ -73,7 +73,10 @@ type portMTU struct {
 
 // checkMTUMismatch reports hosts whose RoCE ports run at different path
 // MTUs: NCCL uses the smaller of the two ends, so every connection to the
-// host with the smaller MTU runs at it.
+// host with the smaller MTU runs at it. A host is judged by its largest
+// MTU, the one its fabric ports are set for: ports of one host below it
+// (a management bond left at 1500) are devinfo.mtu.small's, not a
+// difference between hosts.
 func checkMTUMismatch(inc *Incident) []Finding {
 	var ports []portMTU
 	for _, d := range All[*ingest.Devinfo](inc) {
@@ -86,7 +89,9 @@ func checkMTUMismatch(inc *Incident) []Finding {
 				}
 				owner := dev.Host
 				if owner == "" {
-					owner = fmt.Sprintf("%s (block %d of %s)", nameOr(dev.Name, unnamedDevice), count[dev.Name], d.Source())
+					// ibv_devinfo lists each device of a host once, so
+					// the Nth block of a device name is the Nth host's.
+					owner = fmt.Sprintf("host %d of %s", count[dev.Name], d.Source())
 				}
 				ports = append(ports, portMTU{owner, pt.ActiveMTU, pt.Evidence["active_mtu"]})
 			}
@@ -103,7 +108,7 @@ func checkMTUMismatch(inc *Incident) []Finding {
 		}
 	}
 	byMTU := map[int][]portMTU{}
-	for _, p := range ports {
+	for _, p := range hostMTUs(ports) {
 		byMTU[p.mtu] = append(byMTU[p.mtu], p)
 	}
 	if len(byMTU) < 2 {
@@ -132,4 +137,20 @@ func checkMTUMismatch(inc *Incident) []Finding {
 		Mechanism: fmt.Sprintf("NCCL uses the smaller of the two ends' active_mtu for each connection, so every connection to %s runs at %d bytes whatever the other end has; below 4096 each large transfer takes more packets, headers and ACKs. The RoCE MTU follows the netdev MTU (the largest of 256-4096 that fits in the netdev MTU minus 96 bytes: 1500 gives 1024, 9000 gives 4096), so the hosts' netdev MTUs differ.", low[0].owner, mtus[0]),
 		Fix:       "Set the same netdev MTU on every host (ip link set <netdev> mtu 9000, and jumbo frames on every switch port), so ibv_devinfo shows active_mtu 4096 (5) everywhere.",
 	}}
+}
+
+// hostMTUs keeps the ports of each owner at its largest MTU, in the
+// order the owners first appear.
+func hostMTUs(ports []portMTU) []portMTU {
+	best := map[string]int{}
+	for _, p := range ports {
+		best[p.owner] = max(best[p.owner], p.mtu)
+	}
+	var out []portMTU
+	for _, p := range ports {
+		if p.mtu == best[p.owner] {
+			out = append(out, p)
+		}
+	}
+	return out
 }

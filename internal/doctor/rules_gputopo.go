@@ -37,7 +37,16 @@ func gpuTopoRules() []Rule {
 	return []Rule{
 		{IDs: []string{"topo.gpu_nic.far", "topo.gpu_nic.ok"}, Check: checkGPUNICDistance},
 		{IDs: []string{"topo.gpu_gpu.host"}, Check: checkGPUPeerLinks},
+		{IDs: []string{"input.garbled"}, Check: checkTopoGarbled},
 	}
+}
+
+// checkTopoGarbled reports the cells of topo matrix rows that are no link
+// type; the rows are judged on their other cells.
+func checkTopoGarbled(inc *Incident) []Finding {
+	return garbledOf(inc, "nvidia-smi topo -m", func(a *ingest.GPUTopo) []ingest.Garble { return a.Garbled },
+		"These rows of the matrix have a cell that is no link type nvidia-smi prints (two cells run together where the paste lost a tab, or an edit), so that GPU's link to that NIC or GPU is unknown; the rows' other cells are read.",
+		"Pass nvidia-smi's unedited output: `nvidia-smi topo -m > topo.txt`.")
 }
 
 // checkGPUNICDistance reports the GPUs whose nearest NIC is beyond PXB.

@@ -148,6 +148,9 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	if c, ok := socketTypeClass(m); ok {
 		return c, true
 	}
+	if c, ok := bootstrapRootClass(m); ok {
+		return c, true
+	}
 	// A bootstrap failure: the error returned through bootstrap.cc, or a
 	// connect that failed outright. A socket closed by its peer later in
 	// the run is fallout of the peer's own failure, not this.
@@ -157,6 +160,8 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		socket = socket || strings.HasPrefix(path.Base(c), "bootstrap.cc")
 	}
 	switch {
+	case strings.HasPrefix(path.Base(w.Where), "nvls.cc") && strings.Contains(m, "cuda failure"):
+		return nvlsClass, true
 	case strings.Contains(m, " marked as failed."):
 		// 2.29 ends the line there; 2.30 adds "Initiating recovery? ...".
 		return failoverClass(m), true
@@ -179,6 +184,16 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	}
 	return failureClass{}, false
 }
+
+// nvlsClass is a CUDA call of NCCL's NVLink SHARP transport failing
+// (transport/nvls.cc, "Cuda failure 1 'invalid argument'"): creating or
+// binding the multicast object through the NVSwitches. NCCL's maintainers
+// (NVIDIA/nccl#976, #1338, #1488, #1672) trace it to the system rather
+// than NCCL: a Fabric Manager restarted without resetting the GPUs, or
+// multicast that does not work on the node.
+var nvlsClass = failureClass{"NVLink SHARP (NVLS) could not set up its multicast memory (a CUDA call in transport/nvls.cc failed)",
+	"On NVSwitch servers (H100/H200/B200 HGX, GB200) NCCL builds NVLS channels by creating a multicast object on the NVSwitches and binding each GPU's memory to it; the CUDA call fails with 'invalid argument' when the fabric cannot give one: the Fabric Manager was restarted or stopped while the GPUs kept their state (its guide has the GPUs reset between), the driver and Fabric Manager versions differ, or multicast is not available to this process (a container or VM without the fabric). It fails every communicator at init, whatever the RDMA network does.",
+	"Rerun with NCCL_NVLS_ENABLE=0: if the job then starts, NVLS is the cause. Then check `nvidia-smi -q | grep -A2 Fabric` (State Completed, Status Success), that nvidia-fabricmanager runs the driver's version, and reboot (or reset the GPUs) after a Fabric Manager restart; nvbandwidth's multicast tests show whether the node can do NVLS at all."}
 
 // failoverClass is the class of NCCL's IB resiliency WARN
 // (transport/net_ib/p2p_resiliency.cc) "Device N marked as failed." (2.29)

@@ -22,5 +22,6 @@ func formats() []Format {
 		{Kind: KindLspci, New: NewLspciParser},
 		{Kind: KindNVLink, New: NewNVLinkParser},
 		{Kind: KindNCCLRAS, New: NewNCCLRASParser},
+		{Kind: KindMlxlink, New: NewMlxlinkParser},
 	}
 }

@@ -243,6 +243,14 @@ func FuzzGPUTopo(f *testing.F) {
 				t.Fatalf("%s: %d links for %d NICs, %d for %d GPUs", gpu.Name, len(gpu.ToNIC), len(g.NICs), len(gpu.ToGPU), g.HeaderGPUs)
 			}
 		}
+		if len(g.Garbled) > maxGarbled {
+			t.Fatalf("%d garbled cells", len(g.Garbled))
+		}
+		for _, x := range g.Garbled {
+			if x.Line < 1 || x.Line > n || x.Col < 1 || x.Col > len(x.Text) {
+				t.Fatalf("garble %+v outside its line", x)
+			}
+		}
 	})
 }
 
@@ -291,5 +299,23 @@ func FuzzLspci(f *testing.F) {
 			_ = g.Error("fuzz")
 		}
 		_ = p.Bottlenecks()
+	})
+}
+
+func FuzzMlxlink(f *testing.F) {
+	f.Add([]byte("$ mlxlink -d mlx5_0 -c\nOperational Info\n----------------\nState : Polling\nSpeed : IB-HDR\nWidth : 2x\nRecommendation : Bad signal integrity\nEffective Physical Errors : 12\nLink Down Counter : 3\n"))
+	nicFuzz(f, NewMlxlinkParser, nicSeeds("corpus/ethtool/mlxlink-*.txt"), func(t *testing.T, a Artifact, n int) {
+		m := a.(*Mlxlink)
+		if len(m.Ports) == 0 || len(m.Ports) > maxMlxlinkPorts {
+			t.Fatalf("%d ports", len(m.Ports))
+		}
+		for _, p := range m.Ports {
+			if len(p.Evidence) == 0 || p.Rate < 0 || p.EffectiveErrors < -1 || p.LinkDowns < -1 || p.ErrorRecoveries < -1 || p.StatusOpcode < -1 {
+				t.Fatalf("port %+v", p)
+			}
+			for _, e := range p.Evidence {
+				nicCheckEvidence(t, e, n)
+			}
+		}
 	})
 }

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -34,6 +35,9 @@ type GPUTopo struct {
 	// HeaderGPUs is how many GPU columns the header names: more than
 	// len(GPUs) when the paste ends before the last GPU row.
 	HeaderGPUs int
+	// Garbled are the cells of matrix rows that are no link type (a
+	// paste that lost a tab, an edit); the row is kept with "?" there.
+	Garbled []Garble
 }
 
 // A TopoGPU is one GPU row: its link to each NIC column (X, PIX, PXB,
@@ -123,10 +127,20 @@ func (p *gpuTopoParser) Feed(l Line) {
 	if len(p.cols) == 0 || len(f) < len(p.cols)+1 {
 		return
 	}
-	for _, c := range f[1 : len(p.cols)+1] {
+	var bad []int
+	for i, c := range f[1 : len(p.cols)+1] {
 		if !topoLink(c) && !(p.amdLinks && amdTopoLink(c)) {
-			return
+			bad = append(bad, i)
 		}
+	}
+	// A row named as a column of the header, with most of its cells
+	// links, is the matrix's own row with cells garbled in transit.
+	if len(bad) > 0 && (4*len(bad) > len(p.cols) || !slices.Contains(p.cols, f[0])) {
+		return
+	}
+	for _, i := range bad {
+		p.garbleCell(l, f, i+1)
+		f[i+1] = "?"
 	}
 	p.out.lines.add(l)
 	if !strings.HasPrefix(f[0], "GPU") || len(p.out.GPUs) >= maxTopoColumns {
@@ -144,6 +158,17 @@ func (p *gpuTopoParser) Feed(l Line) {
 		g.ToGPU = append(g.ToGPU, strings.Clone(link))
 	}
 	p.out.GPUs = append(p.out.GPUs, g)
+}
+
+// garbleCell records the cell f[i] of row l as no link type.
+func (p *gpuTopoParser) garbleCell(l Line, f []string, i int) {
+	if len(p.out.Garbled) >= maxGarbled {
+		return
+	}
+	p.out.Garbled = append(p.out.Garbled, Garble{
+		Line: l.Num, Col: fieldColumn(l.Text, f, i), Text: strings.Clone(l.Text),
+		Expected: "a link type (X, NV#, PIX, PXB, PHB, NODE, SYS)",
+	})
 }
 
 // header reads the column names up to "CPU Affinity".

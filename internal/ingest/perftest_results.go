@@ -173,18 +173,23 @@ func (p *perftestParser) garbleCell(l Line, f []string, i int) {
 	if len(p.out.Garbled) >= maxGarbled {
 		return
 	}
-	// Each field is sought after the one before it, so a value the row
-	// repeats is placed where it stands.
+	p.out.Garbled = append(p.out.Garbled, Garble{
+		Line: l.Num, Col: fieldColumn(l.Text, f, i), Text: strings.Clone(l.Text), Expected: "a non-negative number in a perftest result row",
+	})
+}
+
+// fieldColumn is the 1-based column of field f[i] of text, f being its
+// fields: each field is sought after the one before it, so a value the
+// row repeats is placed where it stands.
+func fieldColumn(text string, f []string, i int) int {
 	at := 0
 	for j, x := range f[:i+1] {
-		at += strings.Index(l.Text[at:], x)
+		at += strings.Index(text[at:], x)
 		if j < i {
 			at += len(x)
 		}
 	}
-	p.out.Garbled = append(p.out.Garbled, Garble{
-		Line: l.Num, Col: at + 1, Text: strings.Clone(l.Text), Expected: "a non-negative number in a perftest result row",
-	})
+	return at + 1
 }
 
 // rate converts a table value to a bit rate.

@@ -1,0 +1,97 @@
+package doctor
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The bootstrap root (the listener of rank 0's unique id, bootstrap.cc)
+// takes one check-in from every rank and refuses one that does not fit
+// the first it took: "Bootstrap Root : mismatch in info from procs,
+// nranks 16 vs 16, nroots 1 vs 1, iroot 0 vs 0[, offset 0 vs N]" (the
+// offset pair from the NCCL that added communicator growth) or "rank 3
+// of 16 ranks has already checked in". The connection worked: these are
+// not the network's failures but a check-in from a process that is not
+// one of this communicator's ranks, or is not on the same NCCL.
+
+// rootMismatch is one "name X vs Y" pair of the mismatch line: first is
+// what the root took from the first rank to check in, got what this
+// rank sent.
+type rootMismatch struct {
+	name       string
+	first, got int64
+}
+
+// rootMismatches reads the pairs of a lower-cased mismatch message.
+func rootMismatches(m string) []rootMismatch {
+	_, rest, ok := strings.Cut(m, "mismatch in info from procs")
+	if !ok {
+		return nil
+	}
+	var out []rootMismatch
+	for _, part := range strings.Split(rest, ",") {
+		f := strings.Fields(part)
+		if len(f) != 4 || f[2] != "vs" {
+			continue
+		}
+		a, err1 := strconv.ParseInt(f[1], 10, 64)
+		b, err2 := strconv.ParseInt(f[3], 10, 64)
+		if err1 == nil && err2 == nil {
+			out = append(out, rootMismatch{f[0], a, b})
+		}
+	}
+	return out
+}
+
+// addressAsOffset tells whether v, read as a 32-bit int, is the first
+// four bytes of a socket address (a little-endian host): its family,
+// AF_INET (2) or AF_INET6 (10), in the low 16 bits and the port, in
+// network order, above. It returns the port. A rank whose check-in has
+// no offset field sends its listen address where the root reads one.
+func addressAsOffset(v int64) (int, bool) {
+	u := uint32(v)
+	if fam := u & 0xffff; fam != 2 && fam != 10 {
+		return 0, false
+	}
+	port := int(u>>16&0xff)<<8 | int(u>>24)
+	return port, port != 0
+}
+
+const rootFix = "Run one NCCL build on every rank: compare the 'NCCL version' line of each host's log (and `python -c 'import torch; print(torch.cuda.nccl.version())'` in each environment: a framework wheel carries its own NCCL), and make no process of an earlier launch survive (a port or NCCL_COMM_ID reused while old ranks still retry); give each job its own unique id."
+
+// bootstrapRootClass classifies the bootstrap root's refusals.
+func bootstrapRootClass(m string) (failureClass, bool) {
+	if strings.Contains(m, "bootstrap root") && strings.Contains(m, "has already checked in") {
+		return failureClass{"two processes checked in to NCCL's bootstrap root as the same rank",
+			"The root of rank 0's unique id takes one check-in per rank; a second one for a rank it already has comes from a process outside this communicator (another job, or a rank of an earlier launch, given the same unique id or NCCL_COMM_ID), or from a launcher that gave two processes one rank. The communicator never forms and the ranks wait until they time out.",
+			rootFix}, true
+	}
+	pairs := rootMismatches(m)
+	if len(pairs) == 0 {
+		return failureClass{}, false
+	}
+	for _, p := range pairs {
+		if p.name != "offset" || p.first == p.got {
+			continue
+		}
+		for _, v := range []int64{p.first, p.got} {
+			port, ok := addressAsOffset(v)
+			if !ok {
+				continue
+			}
+			return failureClass{"ranks of two NCCL versions checked in to one bootstrap root (the offset it read is a socket address)",
+				fmt.Sprintf("Every rank sends the bootstrap root (rank 0's listener) its rank, the communicator's size and where it listens; the NCCL that prints 'offset' added that field to the message. A rank on an NCCL without it sends its listen address where the root reads the offset: offset %d is, as bytes, the address family AF_INET or AF_INET6 and a port (%d). The ranks run different NCCL versions (a framework wheel's own NCCL on one host, the system's on another); the root refuses the check-in and the communicator never forms.", v, port),
+				rootFix}, true
+		}
+	}
+	var diff []string
+	for _, p := range pairs {
+		if p.first != p.got {
+			diff = append(diff, fmt.Sprintf("%s %d vs %d", p.name, p.first, p.got))
+		}
+	}
+	return failureClass{"NCCL's bootstrap root got check-ins that disagree (" + strings.Join(diff, ", ") + ")",
+		"Every rank sends the bootstrap root (rank 0's listener) its rank, the communicator's size and root count; the root refuses a rank whose values differ from the first one's. Ranks of two jobs (or of an earlier launch) given one unique id or NCCL_COMM_ID, ranks started with different world sizes, or ranks of different NCCL versions reach one root this way; the communicator never forms.",
+		rootFix}, true
+}
