@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"rocelab/internal/doctor"
+	"rocelab/internal/eos"
 	"rocelab/internal/ingest"
 	"rocelab/internal/scenario"
 	"rocelab/internal/sonic"
@@ -29,6 +30,7 @@ import (
 const (
 	KindClusterDescription = "cluster-description"
 	KindSONiCConfigDB      = "sonic-config-db"
+	KindEOSConfig          = "arista-eos-config"
 )
 
 // configKinds are the ingest formats lint reads; other recognised formats
@@ -137,6 +139,16 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		// NVIDIA Cumulus Linux: NVUE's configuration tree, `nv show qos
 		// roce` or `nv set` commands, read before a YAML file is taken
 		// for a cluster description.
+		if eos.IsConfig(data) {
+			// An Arista EOS running-config: its QoS as CONFIG_DB rows.
+			c, err := eos.Parse(name, data)
+			if err != nil {
+				return info, err
+			}
+			m.Sonic = append(m.Sonic, sonic.FromEOS(c))
+			info.Type = KindEOSConfig
+			return info, nil
+		}
 		if db, kind, ok, err := readNVUE(name, data); ok {
 			if err != nil {
 				return info, err
@@ -238,7 +250,7 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		if len(res.Artifacts) > 0 {
 			what = fmt.Sprintf("%s is not a configuration: use rocelab diagnose", res.Type())
 		}
-		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, a Cumulus NVUE config or nv set commands, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
+		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, a Cumulus NVUE config or nv set commands, an Arista EOS running-config, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
 	}
 	info.Type = kinds[0]
 	if len(kinds) > 1 {

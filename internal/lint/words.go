@@ -32,6 +32,9 @@ func ecnName(db *sonic.ConfigDB, name string) string {
 	if isNVUE(db) {
 		return "qos " + name
 	}
+	if db != nil && db.Vendor == sonic.VendorEOS {
+		return name // "interface Ethernet1 tx-queue 3 random-detect ecn"
+	}
 	return "WRED_PROFILE " + name
 }
 

@@ -1,0 +1,39 @@
+package lint
+
+import (
+	"strings"
+	"testing"
+
+	"rocelab/internal/doctor"
+)
+
+const eosDir = "../../testdata/corpus/eos"
+
+// TestLintEOSPublic lints each real Arista EOS configuration of
+// testdata/corpus/eos (sources in the .source sidecars) alone against
+// golden.txt there. Every file must be read: before lint read EOS's
+// running-config, each was refused as "no configuration lint reads".
+// AMD's DCQCN example for an Arista 7388 is a sound RoCE config (DSCP 26 in
+// class 3 by EOS's default map, PFC on priority 3 through its qos profile):
+// only its ECN thresholds, written in segments, go unjudged.
+func TestLintEOSPublic(t *testing.T) {
+	got := map[string][]string{}
+	lintGolden(t, eosDir, "*.cfg", 3, func(name string, fd doctor.Finding) {
+		got[name] = append(got[name], fd.ID)
+		for _, e := range fd.Evidence {
+			if e.File != "" && e.Line == 0 {
+				t.Errorf("%s: %s: evidence without a line", name, fd.ID)
+			}
+		}
+	})
+	if ids := got["rocm-arista7388-dcqcn-qos-profile.cfg"]; strings.Join(ids, " ") != "config.eos.not_judged" {
+		t.Errorf("AMD's Arista 7388 DCQCN example: %v, want config.eos.not_judged alone", ids)
+	}
+	// AVD's rendering test of interface settings: Ethernet2 has PFC on
+	// with priority 5 no-drop (no finding: class 5 is not RoCE's), the
+	// ports with PFC on but no no-drop priority and `no priority-flow-control`
+	// are lossy.
+	if ids := strings.Join(got["avd-eos_cli_config_gen-ethernet-interfaces.cfg"], " "); !strings.Contains(ids, "qos.pfc.disabled") {
+		t.Errorf("AVD ethernet-interfaces: %s, want qos.pfc.disabled", ids)
+	}
+}
