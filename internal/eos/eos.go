@@ -142,15 +142,16 @@ func Parse(name string, data []byte) (*Config, error) {
 			continue
 		}
 		indent := len(raw) - len(strings.TrimLeft(raw, " \t"))
-		if err := p.line(words(raw, i+1), indent); err != nil {
+		if err := p.line(Words(raw, i+1), indent); err != nil {
 			return nil, err
 		}
 	}
 	return c, nil
 }
 
-// words splits a line into its words with their places.
-func words(raw string, line int) []Value {
+// Words splits a line into its words with their places (NX-OS's reader
+// splits its lines alike).
+func Words(raw string, line int) []Value {
 	var out []Value
 	col := 1
 	for _, f := range strings.Fields(raw) {
@@ -197,7 +198,7 @@ func (p *parser) top(w []Value) error {
 	text := join(w)
 	switch {
 	case len(w) >= 2 && w[0].Text == "interface":
-		for _, n := range expandNames(strings.Join(texts(w[1:]), "")) {
+		for _, n := range ExpandNames(strings.Join(texts(w[1:]), "")) {
 			if !strings.HasPrefix(n, "Ethernet") && !strings.HasPrefix(n, "Port-Channel") {
 				continue
 			}
@@ -448,7 +449,7 @@ func speed(w []Value) (Value, bool) {
 // expandNames expands EOS interface ranges: "Ethernet1-4",
 // "Ethernet1/1-4" (the last number ranges) and comma lists
 // ("Ethernet1,3,5-6").
-func expandNames(spec string) []string {
+func ExpandNames(spec string) []string {
 	i := strings.IndexAny(spec, "0123456789")
 	if i <= 0 {
 		return []string{spec}

@@ -22,6 +22,7 @@ import (
 	"rocelab/internal/doctor"
 	"rocelab/internal/eos"
 	"rocelab/internal/ingest"
+	"rocelab/internal/nxos"
 	"rocelab/internal/scenario"
 	"rocelab/internal/sonic"
 )
@@ -31,6 +32,7 @@ const (
 	KindClusterDescription = "cluster-description"
 	KindSONiCConfigDB      = "sonic-config-db"
 	KindEOSConfig          = "arista-eos-config"
+	KindNXOSConfig         = "cisco-nxos-config"
 )
 
 // configKinds are the ingest formats lint reads; other recognised formats
@@ -139,6 +141,16 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		// NVIDIA Cumulus Linux: NVUE's configuration tree, `nv show qos
 		// roce` or `nv set` commands, read before a YAML file is taken
 		// for a cluster description.
+		if nxos.IsConfig(data) {
+			// A Cisco NX-OS configuration: its QoS as CONFIG_DB rows.
+			c, err := nxos.Parse(name, data)
+			if err != nil {
+				return info, err
+			}
+			m.Sonic = append(m.Sonic, sonic.FromNXOS(c))
+			info.Type = KindNXOSConfig
+			return info, nil
+		}
 		if eos.IsConfig(data) {
 			// An Arista EOS running-config: its QoS as CONFIG_DB rows.
 			c, err := eos.Parse(name, data)
@@ -250,7 +262,7 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		if len(res.Artifacts) > 0 {
 			what = fmt.Sprintf("%s is not a configuration: use rocelab diagnose", res.Type())
 		}
-		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, a Cumulus NVUE config or nv set commands, an Arista EOS running-config, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
+		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, a Cumulus NVUE config or nv set commands, an Arista EOS or Cisco NX-OS running-config, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
 	}
 	info.Type = kinds[0]
 	if len(kinds) > 1 {

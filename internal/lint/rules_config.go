@@ -153,12 +153,12 @@ func namedLossless(db *sonic.ConfigDB) int {
 	return n
 }
 
-// notJudged names the QoS settings of an NVUE or EOS input that were read
+// notJudged names the QoS settings of an NVUE, EOS or NX-OS input that were read
 // but that no rule judges: no finding on them is not a clean bill.
 func notJudged(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
 	for _, db := range m.Sonic {
-		if db.Vendor != sonic.VendorCumulus && db.Vendor != sonic.VendorEOS || len(db.Skipped) == 0 {
+		if db.Vendor == "" || len(db.Skipped) == 0 {
 			continue
 		}
 		var names []string
@@ -175,10 +175,10 @@ func notJudged(m *Model) []doctor.Finding {
 			Mechanism: "lint judges the RoCE class of a Cumulus switch (its DSCP map, PFC, ECN and scheduling) by the rules it judges SONiC by; buffer pools, remarking, link pause and the like are read so that none is silently lost, but no rule weighs them.",
 			Fix:       "Nothing to change for lint; check these settings by hand (`nv show qos roce`, `nv show qos <feature>`).",
 		}
-		if db.Vendor == sonic.VendorEOS {
-			f.ID = "config.eos.not_judged"
-			f.Mechanism = "lint judges the RoCE class of an EOS switch (its DSCP map, trust, PFC and transmit-queue ECN) by the rules it judges SONiC by; the watchdog, shapers, schedulers, classification by policy-map and ECN thresholds in segments or time (whose size in bytes depends on the ASIC's cell and the port's rate) are read so that none is silently lost, but no rule weighs them."
-			f.Fix = "Nothing to change for lint; check these settings by hand (`show qos interfaces`, `show priority-flow-control`); thresholds in bytes or kbytes let lint judge ECN against the BDP."
+		if db.Vendor != sonic.VendorCumulus {
+			f.ID = "config.not_judged"
+			f.Mechanism = "lint judges the RoCE class of an EOS or NX-OS switch (its DSCP classification, PFC and queue ECN) by the rules it judges SONiC by; the watchdog, shapers, schedulers, EOS's classification by policy-map and ECN thresholds in segments, time or NX-OS presets are read so that none is silently lost, but no rule weighs them."
+			f.Fix = "Nothing to change for lint; check these settings by hand (EOS: `show qos interfaces`, `show priority-flow-control`; NX-OS: `show queuing interface`); thresholds in bytes or kbytes let lint judge ECN against the BDP."
 		}
 		fs = append(fs, f)
 	}

@@ -12,7 +12,7 @@ import (
 	"rocelab/internal/doctor"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden.txt of testdata/corpus/sonic-stock, testdata/corpus/sonic and testdata/corpus/eos")
+var update = flag.Bool("update", false, "rewrite the golden.txt of testdata/corpus/sonic-stock, sonic, eos and nxos")
 
 const stockDir = "../../testdata/corpus/sonic-stock"
 

@@ -32,8 +32,8 @@ func ecnName(db *sonic.ConfigDB, name string) string {
 	if isNVUE(db) {
 		return "qos " + name
 	}
-	if db != nil && db.Vendor == sonic.VendorEOS {
-		return name // "interface Ethernet1 tx-queue 3 random-detect ecn"
+	if db != nil && (db.Vendor == sonic.VendorEOS || db.Vendor == sonic.VendorNXOS) {
+		return name // "interface Ethernet1 tx-queue 3 random-detect ecn": the NOS's own
 	}
 	return "WRED_PROFILE " + name
 }

@@ -1,0 +1,138 @@
+package sonic
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"rocelab/internal/nxos"
+	"rocelab/internal/textout"
+)
+
+// VendorNXOS marks a ConfigDB made from a Cisco NX-OS configuration.
+const VendorNXOS = "cisco-nxos"
+
+// FromNXOS writes what an NX-OS configuration says of QoS as the CONFIG_DB
+// rows lint judges a SONiC switch by, each value at its place in the NX-OS
+// text. A qos-group is SONiC's traffic class (a Nexus 9000 queues
+// qos-group N in queue N and pauses it in network-qos class N):
+//
+//   - DSCP_TO_TC_MAP is the classification policy an interface applies
+//     (`service-policy type qos input`, else the one `system qos` applies):
+//     each DSCP takes the qos-group of the first class whose class-map
+//     matches it, else class-default's; without a policy every DSCP is in
+//     qos-group 0, NX-OS's default.
+//   - pfc_enable is the qos-groups whose class in the network-qos policy
+//     of `system qos` has `pause pfc-cos`, on ports whose
+//     `priority-flow-control mode` is not off (auto, the default, leaves
+//     PFC to DCBX, and is taken as on: whether the peer agrees is not in
+//     the config).
+//   - Each qos-group's `random-detect` in the queuing policy of `system
+//     qos` is a WRED_PROFILE on its queue (ecn_all with the ecn keyword,
+//     ecn_none without).
+//
+// Ports are the interfaces that set PFC or a classification policy; when
+// none does, the system policies are written for one port named "system
+// qos".
+func FromNXOS(c *nxos.Config) *ConfigDB {
+	db := newDB(c.File, "")
+	db.lines, db.Vendor = c.Lines, VendorNXOS
+	tab := func(name string) Table {
+		if db.Tables[name] == nil {
+			db.Tables[name] = Table{}
+		}
+		return db.Tables[name]
+	}
+	ports := slices.DeleteFunc(slices.Clone(c.Interfaces), func(it *nxos.Interface) bool { return !it.PFC.Given() && !it.QoSInput.Given() })
+	if len(ports) == 0 && len(c.System) > 0 {
+		ports = []*nxos.Interface{{Name: "system qos", At: c.System[slices.Sorted(maps.Keys(c.System))[0]]}}
+	}
+	pauses := c.Pause[c.System["network-qos"].Text]
+	queues := c.Queuing[c.System["queuing"].Text]
+	for _, it := range ports {
+		row := map[string]Value{}
+		policy := it.QoSInput
+		if !policy.Given() {
+			policy = c.System["qos"]
+		}
+		name := "no qos policy (qos-group 0)"
+		if policy.Given() {
+			name = "policy-map type qos " + policy.Text
+		}
+		if tab("DSCP_TO_TC_MAP")[name] == nil {
+			m := map[string]Value{}
+			for d := range 64 {
+				m[strconv.Itoa(d)] = nxosClass(c, policy.Text, d)
+			}
+			tab("DSCP_TO_TC_MAP")[name] = m
+		}
+		row["dscp_to_tc_map"] = Value{Text: name, Line: policy.Line, Col: policy.Col}
+		groups := slices.Sorted(maps.Keys(pauses))
+		pfc := eosVal(it.At)
+		if len(groups) > 0 {
+			pfc = eosVal(pauses[groups[0]])
+		}
+		pfc.Text = textout.Ints(groups)
+		if it.PFC.Text == "off" {
+			pfc = eosVal(it.PFC)
+			pfc.Text = ""
+		}
+		row["pfc_enable"] = pfc
+		tab("PORT_QOS_MAP")[it.Name] = row
+		for _, g := range slices.Sorted(maps.Keys(queues)) {
+			r := queues[g]
+			wname := fmt.Sprintf("policy-map type queuing %s qos-group %d random-detect", c.System["queuing"].Text, g)
+			ecn := "ecn_none"
+			if r.At.Text == "ecn" {
+				ecn = "ecn_all"
+			}
+			at := eosVal(r.At)
+			prob := eosVal(r.Prob)
+			if !r.Prob.Given() {
+				prob = Value{Text: "100", Line: at.Line, Col: at.Col}
+			}
+			tab("WRED_PROFILE")[wname] = map[string]Value{"ecn": {Text: ecn, Line: at.Line, Col: at.Col}, "wred_green_enable": {Text: "true", Line: at.Line, Col: at.Col},
+				"green_min_threshold": eosVal(r.Min), "green_max_threshold": eosVal(r.Max), "green_drop_probability": prob}
+			tab("QUEUE")[it.Name+"|"+strconv.Itoa(g)] = map[string]Value{"wred_profile": {Text: wname, Line: at.Line, Col: at.Col}}
+		}
+		port := map[string]Value{}
+		if it.Speed.Given() {
+			port["speed"] = eosVal(it.Speed)
+		}
+		if it.MTU.Given() {
+			port["mtu"] = eosVal(it.MTU)
+		}
+		if len(port) > 0 {
+			tab("PORT")[it.Name] = port
+		}
+	}
+	for _, v := range c.NotJudged {
+		db.Skipped = append(db.Skipped, eosVal(v))
+	}
+	for t := range db.Tables {
+		db.tablePos[t] = Value{Text: t, Line: 1, Col: 1}
+	}
+	return db
+}
+
+// nxosClass is the qos-group a classification policy puts a DSCP in, at
+// the class-map line that matches it (or the set line of class-default).
+func nxosClass(c *nxos.Config, policy string, dscp int) Value {
+	for _, cl := range c.QoS[policy] {
+		at, ok := c.ClassDSCP[cl.Name][dscp]
+		if cl.Name == "class-default" {
+			ok, at = true, cl.Group
+		}
+		if !ok {
+			continue
+		}
+		if !cl.Group.Given() {
+			return Value{Text: "0", Line: at.Line, Col: at.Col}
+		}
+		v := eosVal(at)
+		v.Text = cl.Group.Text
+		return v
+	}
+	return Value{Text: "0"}
+}
