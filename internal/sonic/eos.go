@@ -38,12 +38,6 @@ const VendorEOS = "arista-eos"
 func FromEOS(c *eos.Config) *ConfigDB {
 	db := newDB(c.File, "")
 	db.lines, db.Vendor = c.Lines, VendorEOS
-	tab := func(name string) Table {
-		if db.Tables[name] == nil {
-			db.Tables[name] = Table{}
-		}
-		return db.Tables[name]
-	}
 	cosTC := func(cos int) (int, Value) {
 		if v, ok := c.CoS[cos]; ok {
 			n, _ := strconv.Atoi(v.Text)
@@ -62,7 +56,7 @@ func FromEOS(c *eos.Config) *ConfigDB {
 			}
 			m[strconv.Itoa(tc)] = v
 		}
-		tab("TC_TO_QUEUE_MAP")[tcQueue] = m
+		db.table("TC_TO_QUEUE_MAP")[tcQueue] = m
 	}
 	skipped := map[string]bool{}
 	for _, it := range c.Interfaces {
@@ -84,7 +78,7 @@ func FromEOS(c *eos.Config) *ConfigDB {
 		switch trust {
 		case "dscp":
 			name := "qos map dscp"
-			if tab("DSCP_TO_TC_MAP")[name] == nil {
+			if db.table("DSCP_TO_TC_MAP")[name] == nil {
 				m := map[string]Value{}
 				for d := range 64 {
 					v := Value{Text: strconv.Itoa(eos.DefaultDSCPTC(d))}
@@ -93,7 +87,7 @@ func FromEOS(c *eos.Config) *ConfigDB {
 					}
 					m[strconv.Itoa(d)] = v
 				}
-				tab("DSCP_TO_TC_MAP")[name] = m
+				db.table("DSCP_TO_TC_MAP")[name] = m
 			}
 			row["dscp_to_tc_map"] = Value{Text: name, Line: s.Trust.Line, Col: s.Trust.Col}
 		case "none":
@@ -112,7 +106,7 @@ func FromEOS(c *eos.Config) *ConfigDB {
 			for d := range 64 {
 				m[strconv.Itoa(d)] = tcAt
 			}
-			tab("DSCP_TO_TC_MAP")[name] = m
+			db.table("DSCP_TO_TC_MAP")[name] = m
 			row["dscp_to_tc_map"] = Value{Text: name, Line: s.Trust.Line, Col: s.Trust.Col}
 		}
 		// PFC: the no-drop priorities when it is on; else none, at the
@@ -134,12 +128,12 @@ func FromEOS(c *eos.Config) *ConfigDB {
 		if tcQueue != "" {
 			row["tc_to_queue_map"] = Value{Text: tcQueue}
 		}
-		tab("PORT_QOS_MAP")[it.Name] = row
+		db.table("PORT_QOS_MAP")[it.Name] = row
 		for _, n := range slices.Sorted(maps.Keys(s.Queues)) {
 			q := s.Queues[n]
-			r, ecn := q.ECN, "ecn_all"
+			r := q.ECN
 			if r == nil {
-				r, ecn = q.WRED, "ecn_none"
+				r = q.WRED
 			}
 			if r == nil {
 				continue
@@ -149,36 +143,15 @@ func FromEOS(c *eos.Config) *ConfigDB {
 				owner = "qos profile " + it.Profile.Text
 			}
 			name := fmt.Sprintf("%s %s %d random-detect %s", owner, q.At.Text, n, r.At.Text)
-			prob := eosVal(r.Prob)
-			if !r.Prob.Given() {
-				prob = Value{Text: "100", Line: r.At.Line, Col: r.At.Col}
-			}
 			if r.Unit != "" && !skipped[name] {
 				skipped[name] = true
 				db.Skipped = append(db.Skipped, Value{Text: fmt.Sprintf("%s (thresholds in %s)", name, r.Unit), Line: r.At.Line, Col: r.At.Col})
 			}
-			at := eosVal(r.At)
-			tab("WRED_PROFILE")[name] = map[string]Value{"ecn": {Text: ecn, Line: at.Line, Col: at.Col}, "wred_green_enable": {Text: "true", Line: at.Line, Col: at.Col},
-				"green_min_threshold": eosVal(r.Min), "green_max_threshold": eosVal(r.Max), "green_drop_probability": prob}
-			tab("QUEUE")[it.Name+"|"+strconv.Itoa(n)] = map[string]Value{"wred_profile": {Text: name, Line: at.Line, Col: at.Col}}
+			db.nosRED(it.Name, n, name, r)
 		}
-		port := map[string]Value{}
-		if it.Speed.Given() {
-			port["speed"] = eosVal(it.Speed)
-		}
-		if it.MTU.Given() {
-			port["mtu"] = eosVal(it.MTU)
-		}
-		if len(port) > 0 {
-			tab("PORT")[it.Name] = port
-		}
+		db.nosPort(it.Name, it.Speed, it.MTU)
 	}
-	for _, v := range c.NotJudged {
-		db.Skipped = append(db.Skipped, eosVal(v))
-	}
-	for t := range db.Tables {
-		db.tablePos[t] = Value{Text: t, Line: 1, Col: 1}
-	}
+	db.nosDone(c.NotJudged)
 	return db
 }
 
@@ -206,3 +179,62 @@ func merge(own, profile eos.Settings) eos.Settings {
 // eosVal is an EOS value as a CONFIG_DB value, at its place in the EOS
 // text.
 func eosVal(v eos.Value) Value { return Value{Text: v.Text, Line: v.Line, Col: v.Col} }
+
+// table returns the named table, made when absent.
+func (db *ConfigDB) table(name string) Table {
+	if db.Tables[name] == nil {
+		db.Tables[name] = Table{}
+	}
+	return db.Tables[name]
+}
+
+// nosRED writes a switch OS's random-detect line (EOS's, NX-OS's) as the
+// WRED_PROFILE name on port's queue n: ecn_all when it marks (At.Text
+// "ecn"), ecn_none when it drops; green enabled, as the line acts on every
+// packet; the probability 100 % when not written.
+func (db *ConfigDB) nosRED(port string, n int, name string, r *eos.RED) {
+	at := eosVal(r.At)
+	ecn := at
+	ecn.Text = "ecn_none"
+	if r.At.Text == "ecn" {
+		ecn.Text = "ecn_all"
+	}
+	green := at
+	green.Text = "true"
+	prob := eosVal(r.Prob)
+	if !r.Prob.Given() {
+		prob = at
+		prob.Text = "100"
+	}
+	db.table("WRED_PROFILE")[name] = map[string]Value{"ecn": ecn, "wred_green_enable": green,
+		"green_min_threshold": eosVal(r.Min), "green_max_threshold": eosVal(r.Max), "green_drop_probability": prob}
+	wp := at
+	wp.Text = name
+	db.table("QUEUE")[port+"|"+strconv.Itoa(n)] = map[string]Value{"wred_profile": wp}
+}
+
+// nosPort writes a port's speed (Mb/s) and MTU where the switch OS's
+// configuration gives them.
+func (db *ConfigDB) nosPort(port string, speed, mtu eos.Value) {
+	row := map[string]Value{}
+	if speed.Given() {
+		row["speed"] = eosVal(speed)
+	}
+	if mtu.Given() {
+		row["mtu"] = eosVal(mtu)
+	}
+	if len(row) > 0 {
+		db.table("PORT")[port] = row
+	}
+}
+
+// nosDone ends a config made from a switch OS's: the settings read but
+// not judged, and each table at the file's head.
+func (db *ConfigDB) nosDone(notJudged []eos.Value) {
+	for _, v := range notJudged {
+		db.Skipped = append(db.Skipped, eosVal(v))
+	}
+	for t := range db.Tables {
+		db.tablePos[t] = Value{Text: t, Line: 1, Col: 1}
+	}
+}

@@ -38,12 +38,6 @@ const VendorNXOS = "cisco-nxos"
 func FromNXOS(c *nxos.Config) *ConfigDB {
 	db := newDB(c.File, "")
 	db.lines, db.Vendor = c.Lines, VendorNXOS
-	tab := func(name string) Table {
-		if db.Tables[name] == nil {
-			db.Tables[name] = Table{}
-		}
-		return db.Tables[name]
-	}
 	ports := slices.DeleteFunc(slices.Clone(c.Interfaces), func(it *nxos.Interface) bool { return !it.PFC.Given() && !it.QoSInput.Given() })
 	if len(ports) == 0 && len(c.System) > 0 {
 		ports = []*nxos.Interface{{Name: "system qos", At: c.System[slices.Sorted(maps.Keys(c.System))[0]]}}
@@ -60,12 +54,12 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 		if policy.Given() {
 			name = "policy-map type qos " + policy.Text
 		}
-		if tab("DSCP_TO_TC_MAP")[name] == nil {
+		if db.table("DSCP_TO_TC_MAP")[name] == nil {
 			m := map[string]Value{}
 			for d := range 64 {
 				m[strconv.Itoa(d)] = nxosClass(c, policy.Text, d)
 			}
-			tab("DSCP_TO_TC_MAP")[name] = m
+			db.table("DSCP_TO_TC_MAP")[name] = m
 		}
 		row["dscp_to_tc_map"] = Value{Text: name, Line: policy.Line, Col: policy.Col}
 		groups := slices.Sorted(maps.Keys(pauses))
@@ -79,40 +73,13 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 			pfc.Text = ""
 		}
 		row["pfc_enable"] = pfc
-		tab("PORT_QOS_MAP")[it.Name] = row
+		db.table("PORT_QOS_MAP")[it.Name] = row
 		for _, g := range slices.Sorted(maps.Keys(queues)) {
-			r := queues[g]
-			wname := fmt.Sprintf("policy-map type queuing %s qos-group %d random-detect", c.System["queuing"].Text, g)
-			ecn := "ecn_none"
-			if r.At.Text == "ecn" {
-				ecn = "ecn_all"
-			}
-			at := eosVal(r.At)
-			prob := eosVal(r.Prob)
-			if !r.Prob.Given() {
-				prob = Value{Text: "100", Line: at.Line, Col: at.Col}
-			}
-			tab("WRED_PROFILE")[wname] = map[string]Value{"ecn": {Text: ecn, Line: at.Line, Col: at.Col}, "wred_green_enable": {Text: "true", Line: at.Line, Col: at.Col},
-				"green_min_threshold": eosVal(r.Min), "green_max_threshold": eosVal(r.Max), "green_drop_probability": prob}
-			tab("QUEUE")[it.Name+"|"+strconv.Itoa(g)] = map[string]Value{"wred_profile": {Text: wname, Line: at.Line, Col: at.Col}}
+			db.nosRED(it.Name, g, fmt.Sprintf("policy-map type queuing %s qos-group %d random-detect", c.System["queuing"].Text, g), queues[g])
 		}
-		port := map[string]Value{}
-		if it.Speed.Given() {
-			port["speed"] = eosVal(it.Speed)
-		}
-		if it.MTU.Given() {
-			port["mtu"] = eosVal(it.MTU)
-		}
-		if len(port) > 0 {
-			tab("PORT")[it.Name] = port
-		}
+		db.nosPort(it.Name, it.Speed, it.MTU)
 	}
-	for _, v := range c.NotJudged {
-		db.Skipped = append(db.Skipped, eosVal(v))
-	}
-	for t := range db.Tables {
-		db.tablePos[t] = Value{Text: t, Line: 1, Col: 1}
-	}
+	db.nosDone(c.NotJudged)
 	return db
 }
 
