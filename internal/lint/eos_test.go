@@ -52,3 +52,19 @@ func TestLintNXOSPublic(t *testing.T) {
 		t.Errorf("AMD's N9364E DCQCN example: %v, want config.not_judged alone", ids)
 	}
 }
+
+// TestLintKLISHPublic lints each real SONiC management-CLI (KLISH,
+// Enterprise SONiC) running-configuration of testdata/corpus/sonic-cli
+// alone against golden.txt there. AMD's Dell Z9664F example is read whole:
+// DSCP 26 in class 3, PFC on 3 and 4, its WRED policy ROCE on queues 3 and
+// 4 at 400G, whose Kmin of 2048 KB is just past 2 BDPs. Before, lint
+// refused it.
+func TestLintKLISHPublic(t *testing.T) {
+	got := map[string][]string{}
+	lintGolden(t, "../../testdata/corpus/sonic-cli", "*.cfg", 1, func(name string, fd doctor.Finding) {
+		got[name] = append(got[name], fd.ID)
+	})
+	if ids := got["rocm-dell-z9664f-enterprise-sonic-dcqcn.cfg"]; strings.Join(ids, " ") != "switch.ecn.thresholds" {
+		t.Errorf("AMD's Dell Z9664F example: %v, want switch.ecn.thresholds alone", ids)
+	}
+}

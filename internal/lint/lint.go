@@ -33,6 +33,7 @@ const (
 	KindSONiCConfigDB      = "sonic-config-db"
 	KindEOSConfig          = "arista-eos-config"
 	KindNXOSConfig         = "cisco-nxos-config"
+	KindKLISHConfig        = "sonic-cli-config"
 )
 
 // configKinds are the ingest formats lint reads; other recognised formats
@@ -141,6 +142,16 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		// NVIDIA Cumulus Linux: NVUE's configuration tree, `nv show qos
 		// roce` or `nv set` commands, read before a YAML file is taken
 		// for a cluster description.
+		if sonic.IsKLISH(data) {
+			// SONiC's management CLI (Enterprise SONiC): its own tables.
+			db, err := sonic.ParseKLISH(name, data)
+			if err != nil {
+				return info, err
+			}
+			m.Sonic = append(m.Sonic, db)
+			info.Type = KindKLISHConfig
+			return info, nil
+		}
 		if nxos.IsConfig(data) {
 			// A Cisco NX-OS configuration: its QoS as CONFIG_DB rows.
 			c, err := nxos.Parse(name, data)
