@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"rocelab/internal/eos"
+	"rocelab/internal/nvue"
 	"rocelab/internal/pos"
 )
 
@@ -49,7 +50,10 @@ type Config struct {
 	// the qos-group each `class-map type network-qos` or `type queuing`
 	// matches.
 	ClassDSCP map[string]map[int]Value
-	Groups    map[string]int
+	// ClassCoS are the CoS values each `class-map type qos` matches
+	// (`match cos 3`: classification by the frame's 802.1p priority).
+	ClassCoS map[string]map[int]Value
+	Groups   map[string]int
 	// QoS are the `policy-map type qos` policies' classes in order.
 	QoS map[string][]QoSClass
 	// Pause are, per network-qos policy, the qos-groups whose class has
@@ -100,7 +104,7 @@ func (c *Config) Group(class string) (int, bool) {
 // Parse reads an NX-OS configuration. A QoS command it knows with a value
 // NX-OS would not accept is an error at its place.
 func Parse(name string, data []byte) (*Config, error) {
-	c := &Config{File: name, Lines: strings.Split(string(data), "\n"), ClassDSCP: map[string]map[int]Value{}, Groups: map[string]int{},
+	c := &Config{File: name, Lines: strings.Split(string(data), "\n"), ClassDSCP: map[string]map[int]Value{}, ClassCoS: map[string]map[int]Value{}, Groups: map[string]int{},
 		QoS: map[string][]QoSClass{}, Pause: map[string]map[int]Value{}, Queuing: map[string]map[int]*Queue{}, System: map[string]Value{}}
 	p := &parser{c: c}
 	for i, raw := range c.Lines {
@@ -164,6 +168,19 @@ func (p *parser) line(w []Value, indent int) error {
 	switch {
 	case kind == "class-map qos" && len(w) >= 3 && w[0].Text == "match" && w[1].Text == "dscp":
 		return p.matchDSCP(name, w[2:])
+	case kind == "class-map qos" && len(w) >= 3 && w[0].Text == "match" && w[1].Text == "cos":
+		if p.c.ClassCoS[name] == nil {
+			p.c.ClassCoS[name] = map[int]Value{}
+		}
+		for _, v := range w[2:] {
+			cos, ok := nvue.IDs(v.Text, 7)
+			if !ok {
+				return &pos.Error{File: p.c.File, Line: v.Line, Col: v.Col, Msg: fmt.Sprintf("%q: expected CoS values 0-7", v.Text)}
+			}
+			for _, n := range cos {
+				p.c.ClassCoS[name][n] = v
+			}
+		}
 	case (kind == "class-map network-qos" || kind == "class-map queuing") && len(w) == 3 && w[0].Text == "match" && w[1].Text == "qos-group":
 		g, err := num(p.c.File, w[2], 7, "a qos-group 0-7")
 		if err != nil {
@@ -195,7 +212,8 @@ func (p *parser) line(w []Value, indent int) error {
 	case len(p.iface) > 0:
 		for _, it := range p.iface {
 			switch {
-			case len(w) == 3 && w[0].Text == "priority-flow-control" && w[1].Text == "mode":
+			case len(w) >= 3 && w[0].Text == "priority-flow-control" && w[1].Text == "mode":
+				// `mode on send-tlv` also advertises the PFC TLV.
 				it.PFC = w[2]
 			case len(w) == 5 && text == "service-policy type qos input "+w[4].Text:
 				it.QoSInput = w[4]
@@ -349,4 +367,15 @@ func texts(w []Value) []string {
 		out[i] = v.Text
 	}
 	return out
+}
+
+// ByCoS reports whether a classification policy sorts by CoS (a class
+// matching `cos`): its class is then the frame's priority.
+func (c *Config) ByCoS(policy string) bool {
+	for _, cl := range c.QoS[policy] {
+		if len(c.ClassCoS[cl.Name]) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -71,6 +71,25 @@ func TestDSCPNames(t *testing.T) {
 	}
 }
 
+// TestParseAzureLocal: Microsoft's Azure Local policy classifies by CoS
+// (`match cos 3`) and turns PFC on with `mode on send-tlv`.
+func TestParseAzureLocal(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/nxos/azurelocal-tor-qos-policy-nexus.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse("az.cfg", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := c.ClassCoS["RDMA"][3]; !ok || v.Line != 11 || !c.ByCoS("AZLocal_SERVICES") || c.ByCoS("other") {
+		t.Errorf("RDMA matches CoS %v", c.ClassCoS)
+	}
+	if len(c.Interfaces) != 1 || c.Interfaces[0].PFC.Text != "on" {
+		t.Errorf("interfaces %+v", c.Interfaces)
+	}
+}
+
 // TestParseErrors: a value NX-OS refuses is an error at its place.
 func TestParseErrors(t *testing.T) {
 	for _, c := range []struct{ text, want string }{

@@ -22,7 +22,9 @@ const VendorNXOS = "cisco-nxos"
 //     (`service-policy type qos input`, else the one `system qos` applies):
 //     each DSCP takes the qos-group of the first class whose class-map
 //     matches it, else class-default's; without a policy every DSCP is in
-//     qos-group 0, NX-OS's default.
+//     qos-group 0, NX-OS's default. A policy whose class-maps match CoS
+//     (`match cos 3`, as Azure Local's does) gives no DSCP map: the class
+//     is the frame's priority, judged by the NICs' priority.
 //   - pfc_enable is the qos-groups whose class in the network-qos policy
 //     of `system qos` has `pause pfc-cos`, on ports whose
 //     `priority-flow-control mode` is not off (auto, the default, leaves
@@ -54,14 +56,18 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 		if policy.Given() {
 			name = "policy-map type qos " + policy.Text
 		}
-		if db.table("DSCP_TO_TC_MAP")[name] == nil {
-			m := map[string]Value{}
-			for d := range 64 {
-				m[strconv.Itoa(d)] = nxosClass(c, policy.Text, d)
+		// A policy that sorts by CoS has no DSCP map: the class is the
+		// frame's 802.1p priority, judged against the NICs' priority.
+		if !c.ByCoS(policy.Text) {
+			if db.table("DSCP_TO_TC_MAP")[name] == nil {
+				m := map[string]Value{}
+				for d := range 64 {
+					m[strconv.Itoa(d)] = nxosClass(c, policy.Text, d)
+				}
+				db.table("DSCP_TO_TC_MAP")[name] = m
 			}
-			db.table("DSCP_TO_TC_MAP")[name] = m
+			row["dscp_to_tc_map"] = Value{Text: name, Line: policy.Line, Col: policy.Col}
 		}
-		row["dscp_to_tc_map"] = Value{Text: name, Line: policy.Line, Col: policy.Col}
 		groups := slices.Sorted(maps.Keys(pauses))
 		pfc := eosVal(it.At)
 		if len(groups) > 0 {
