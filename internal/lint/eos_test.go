@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -69,5 +71,31 @@ func TestLintKLISHPublic(t *testing.T) {
 	})
 	if ids := got["rocm-dell-z9664f-enterprise-sonic-dcqcn.cfg"]; strings.Join(ids, " ") != "switch.ecn.thresholds" {
 		t.Errorf("AMD's Dell Z9664F example: %v, want switch.ecn.thresholds alone", ids)
+	}
+}
+
+// TestLintNXOSPFCAuto: an NX-OS port that leaves PFC to DCBX (no
+// `priority-flow-control mode on`) is taken as pausing, but named: Microsoft
+// found auto not converging with ConnectX NICs (AzureLocal-Supportability,
+// Troubleshoot-TOR-LLDP-DCBX-PFC-RoCEv2.md) and forces PFC on.
+func TestLintNXOSPFCAuto(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/lint/nxos-ecn-drop/fixed/leaf-running-config-synthetic.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "auto.cfg")
+	if err := os.WriteFile(f, []byte(strings.Replace(string(data), "  priority-flow-control mode on\n", "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{f}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, fd := range rep.Findings {
+		titles = append(titles, fd.ID+": "+fd.Title)
+	}
+	if len(titles) != 1 || !strings.Contains(titles[0], "config.not_judged") || !strings.Contains(titles[0], "priority-flow-control mode auto") {
+		t.Errorf("findings %q, want config.not_judged naming mode auto", titles)
 	}
 }

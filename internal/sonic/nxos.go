@@ -29,7 +29,9 @@ const VendorNXOS = "cisco-nxos"
 //     of `system qos` has `pause pfc-cos`, on ports whose
 //     `priority-flow-control mode` is not off (auto, the default, leaves
 //     PFC to DCBX, and is taken as on: whether the peer agrees is not in
-//     the config).
+//     the config; it is named as not judged, as Microsoft's Azure Local
+//     troubleshooting guide found auto not converging with ConnectX NICs
+//     and forces PFC on).
 //   - Each qos-group's `random-detect` in the queuing policy of `system
 //     qos` is a WRED_PROFILE on its queue (ecn_all with the ecn keyword,
 //     ecn_none without).
@@ -46,6 +48,7 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 	}
 	pauses := c.Pause[c.System["network-qos"].Text]
 	queues := c.Queuing[c.System["queuing"].Text]
+	var auto []Value
 	for _, it := range ports {
 		row := map[string]Value{}
 		policy := it.QoSInput
@@ -74,9 +77,18 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 			pfc = eosVal(pauses[groups[0]])
 		}
 		pfc.Text = textout.Ints(groups)
-		if it.PFC.Text == "off" {
+		switch it.PFC.Text {
+		case "off":
 			pfc = eosVal(it.PFC)
 			pfc.Text = ""
+		case "auto", "":
+			// Taken as on, but left to DCBX: Microsoft found auto failing
+			// to converge with ConnectX NICs and forces PFC on instead.
+			if len(groups) > 0 && it.Name != "system qos" {
+				at := eosVal(it.At)
+				at.Text = "priority-flow-control mode auto (PFC left to DCBX negotiation)"
+				auto = append(auto, at)
+			}
 		}
 		row["pfc_enable"] = pfc
 		db.table("PORT_QOS_MAP")[it.Name] = row
@@ -86,6 +98,9 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 		db.nosPort(it.Name, it.Speed, it.MTU)
 	}
 	db.nosDone(c.NotJudged)
+	if len(auto) > 0 {
+		db.Skipped = append(db.Skipped, auto[0]) // once: the first such port
+	}
 	return db
 }
 
