@@ -200,6 +200,9 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 				}
 				return info, fmt.Errorf("%s:%d:%d: %q: expected CONFIG_DB tables, whose names are upper case (PORT, BUFFER_PROFILE, PORT_QOS_MAP): %s: %w", name, at.Line, at.Col, at.Text, what, errNotConfig)
 			}
+			if at, ok := dbs[0].DatabaseConfig(); ok {
+				return info, fmt.Errorf("%s:%d:%d: %q: SONiC's database_config.json (the Redis instances and the databases sonic-db-cli reaches), not CONFIG_DB's contents: lint reads config_db.json or `show runningconfiguration all`: %w", name, at.Line, at.Col, at.Text, errNotConfig)
+			}
 			if at, state := dbs[0].StateDump(qosTables); state {
 				which, like := "STATE_DB", "PORT_TABLE, BUFFER_MAX_PARAM_TABLE, TRANSCEIVER_INFO"
 				if strings.HasPrefix(at.Text, "COUNTERS") {
