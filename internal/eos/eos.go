@@ -235,7 +235,7 @@ func (p *parser) top(w []Value) error {
 			v.Text = strconv.Itoa(tc)
 			dst[n] = v
 		}
-	case strings.HasPrefix(text, "qos map traffic-class ") && index(w, "tx-queue") == len(w)-2:
+	case strings.HasPrefix(text, "qos map traffic-class ") && index(w, "tx-queue") == len(w)-2 && index(w, "to") >= 3:
 		to := index(w, "to")
 		q, err := num(p.c.File, w[len(w)-1], 7, "a transmit queue 0-7")
 		if err != nil {

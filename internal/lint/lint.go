@@ -22,6 +22,7 @@ import (
 	"rocelab/internal/doctor"
 	"rocelab/internal/eos"
 	"rocelab/internal/ingest"
+	"rocelab/internal/junos"
 	"rocelab/internal/nxos"
 	"rocelab/internal/scenario"
 	"rocelab/internal/sonic"
@@ -34,6 +35,7 @@ const (
 	KindEOSConfig          = "arista-eos-config"
 	KindNXOSConfig         = "cisco-nxos-config"
 	KindKLISHConfig        = "sonic-cli-config"
+	KindJunosConfig        = "junos-config"
 )
 
 // configKinds are the ingest formats lint reads; other recognised formats
@@ -150,6 +152,16 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 			}
 			m.Sonic = append(m.Sonic, db)
 			info.Type = KindKLISHConfig
+			return info, nil
+		}
+		if junos.IsConfig(data) {
+			// A Juniper Junos class-of-service configuration.
+			root, err := junos.Parse(name, data)
+			if err != nil {
+				return info, err
+			}
+			m.Sonic = append(m.Sonic, sonic.FromJunos(name, strings.Split(string(data), "\n"), root))
+			info.Type = KindJunosConfig
 			return info, nil
 		}
 		if nxos.IsConfig(data) {
@@ -276,7 +288,7 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		if len(res.Artifacts) > 0 {
 			what = fmt.Sprintf("%s is not a configuration: use rocelab diagnose", res.Type())
 		}
-		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, a Cumulus NVUE config or nv set commands, an Arista EOS or Cisco NX-OS running-config, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
+		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, a Cumulus NVUE config or nv set commands, an Arista EOS, Cisco NX-OS or Junos configuration, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
 	}
 	info.Type = kinds[0]
 	if len(kinds) > 1 {

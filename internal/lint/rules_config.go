@@ -153,7 +153,7 @@ func namedLossless(db *sonic.ConfigDB) int {
 	return n
 }
 
-// notJudged names the QoS settings of an NVUE, EOS or NX-OS input that were read
+// notJudged names the QoS settings of an NVUE, EOS, NX-OS or Junos input that were read
 // but that no rule judges: no finding on them is not a clean bill.
 func notJudged(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
@@ -177,8 +177,8 @@ func notJudged(m *Model) []doctor.Finding {
 		}
 		if db.Vendor != sonic.VendorCumulus {
 			f.ID = "config.not_judged"
-			f.Mechanism = "lint judges the RoCE class of an EOS or NX-OS switch (its DSCP classification, PFC and queue ECN) by the rules it judges SONiC by; the watchdog, shapers, schedulers, EOS's classification by policy-map and ECN thresholds in segments, time or NX-OS presets are read so that none is silently lost, but no rule weighs them."
-			f.Fix = "Nothing to change for lint; check these settings by hand (EOS: `show qos interfaces`, `show priority-flow-control`; NX-OS: `show queuing interface`); thresholds in bytes or kbytes let lint judge ECN against the BDP."
+			f.Mechanism = "lint judges the RoCE class of an EOS, NX-OS or Junos switch (its DSCP classification, PFC and queue ECN) by the rules it judges SONiC by; the watchdog, shapers, schedulers, EOS's classification by policy-map and ECN thresholds in segments, time, NX-OS presets or Junos fill levels (percentages of a buffer the configuration does not size) are read so that none is silently lost, but no rule weighs them."
+			f.Fix = "Nothing to change for lint; check these settings by hand (EOS: `show qos interfaces`, `show priority-flow-control`; NX-OS: `show queuing interface`; Junos: `show class-of-service interface`); thresholds in bytes or kbytes let lint judge ECN against the BDP."
 		}
 		fs = append(fs, f)
 	}

@@ -83,6 +83,9 @@ func qosRules(m *Model) []doctor.Finding {
 		if s.DB != nil && s.DB.Vendor == sonic.VendorNXOS {
 			f.Fix = fmt.Sprintf("Match DSCP %d in the class-map of the class that sets the lossless qos-group (`match dscp %d` under `class-map type qos`), or `pause pfc-cos %d` in the network-qos class of qos-group %d (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, r.DSCP, s.TC, s.TC, s.TC)
 		}
+		if s.DB != nil && s.DB.Vendor == sonic.VendorJunos {
+			f.Fix = fmt.Sprintf("Classify DSCP %d into a no-loss forwarding class (`class NAME queue-num Q no-loss pfc-priority %d` under forwarding-classes, its code point in the DSCP classifier) and bind a congestion-notification-profile that pauses it on these interfaces (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, s.TC, s.TC)
+		}
 		if s.DB != nil && s.DB.Vendor == sonic.VendorEOS {
 			f.Fix = fmt.Sprintf("Map DSCP %d to a class with PFC (`qos map dscp %d to traffic-class N`), or `priority-flow-control on` and `priority-flow-control priority %d no-drop` on these interfaces or their qos profile (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, r.DSCP, s.TC, s.TC)
 		}

@@ -12,7 +12,7 @@ import (
 	"rocelab/internal/doctor"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden.txt of testdata/corpus/sonic-stock, sonic, eos and nxos")
+var update = flag.Bool("update", false, "rewrite the golden.txt of testdata/corpus/sonic-stock, sonic, sonic-cli, eos, nxos and junos")
 
 const stockDir = "../../testdata/corpus/sonic-stock"
 
