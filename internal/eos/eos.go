@@ -498,3 +498,22 @@ func texts(w []Value) []string {
 }
 
 func join(w []Value) string { return strings.Join(texts(w), " ") }
+
+// DSCPName reads a DSCP written as a number (0-63) or a PHB name (ef,
+// be or default, csN, afXY), as EOS, NX-OS and Junos accept them.
+func DSCPName(s string) (int, bool) {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n, n >= 0 && n <= 63
+	}
+	switch {
+	case s == "ef":
+		return 46, true
+	case s == "be" || s == "default":
+		return 0, true
+	case len(s) == 3 && s[:2] == "cs" && s[2] >= '0' && s[2] <= '7':
+		return int(s[2]-'0') * 8, true
+	case len(s) == 4 && s[:2] == "af" && s[2] >= '1' && s[2] <= '4' && s[3] >= '1' && s[3] <= '3':
+		return int(s[2]-'0')*8 + int(s[3]-'0')*2, true
+	}
+	return 0, false
+}

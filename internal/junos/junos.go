@@ -164,25 +164,12 @@ func Parse(name string, data []byte) (*Node, error) {
 	return root, nil
 }
 
-// DSCP reads a Junos DSCP code point: six bits ("011010"), a number, or
-// an alias (af31, cs3, ef, be).
+// DSCP reads a Junos DSCP code point: six bits ("011010"), or a number
+// or PHB alias as eos.DSCPName reads them.
 func DSCP(s string) (int, bool) {
 	if len(s) == 6 && strings.Trim(s, "01") == "" {
 		n, err := strconv.ParseInt(s, 2, 8)
 		return int(n), err == nil
 	}
-	if n, err := strconv.Atoi(s); err == nil && n >= 0 && n <= 63 {
-		return n, true
-	}
-	switch {
-	case s == "ef":
-		return 46, true
-	case s == "be":
-		return 0, true
-	case len(s) == 3 && s[:2] == "cs" && s[2] >= '0' && s[2] <= '7':
-		return int(s[2]-'0') * 8, true
-	case len(s) == 4 && s[:2] == "af" && s[2] >= '1' && s[2] <= '4' && s[3] >= '1' && s[3] <= '3':
-		return int(s[2]-'0')*8 + int(s[3]-'0')*2, true
-	}
-	return 0, false
+	return eos.DSCPName(s)
 }

@@ -245,10 +245,10 @@ func (p *parser) matchDSCP(class string, w []Value) error {
 				continue
 			}
 			lo, hi, rng := strings.Cut(part, "-")
-			a, ok1 := dscpValue(lo)
+			a, ok1 := eos.DSCPName(lo)
 			b, ok2 := a, true
 			if rng {
-				b, ok2 = dscpValue(hi)
+				b, ok2 = eos.DSCPName(hi)
 			}
 			if !ok1 || !ok2 || b < a {
 				return &pos.Error{File: p.c.File, Line: v.Line, Col: v.Col, Msg: fmt.Sprintf("%q: expected DSCP values 0-63 or names (af31, cs3, ef)", v.Text)}
@@ -259,24 +259,6 @@ func (p *parser) matchDSCP(class string, w []Value) error {
 		}
 	}
 	return nil
-}
-
-// dscpValue reads a DSCP number or its PHB name.
-func dscpValue(s string) (int, bool) {
-	if n, err := strconv.Atoi(s); err == nil {
-		return n, n >= 0 && n <= 63
-	}
-	switch {
-	case s == "ef":
-		return 46, true
-	case s == "default":
-		return 0, true
-	case len(s) == 3 && s[:2] == "cs" && s[2] >= '0' && s[2] <= '7':
-		return int(s[2]-'0') * 8, true
-	case len(s) == 4 && s[:2] == "af" && s[2] >= '1' && s[2] <= '4' && s[3] >= '1' && s[3] <= '3':
-		return int(s[2]-'0')*8 + int(s[3]-'0')*2, true
-	}
-	return 0, false
 }
 
 // randomDetect reads `random-detect minimum-threshold N kbytes
