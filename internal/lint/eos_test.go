@@ -116,3 +116,34 @@ func TestLintJunosPublic(t *testing.T) {
 		t.Errorf("AMD's QFX5240 example: %v, want config.not_judged alone", ids)
 	}
 }
+
+// TestLintEOSProfileMissing: AMD's Arista example cut before its qos
+// profile (the interfaces alone, as a paste of `show running-config
+// interfaces` gives them) says nothing of PFC for ports whose
+// service-profile is not in the input; before, they were called lossy.
+func TestLintEOSProfileMissing(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(eosDir, "rocm-arista7388-dcqcn-qos-profile.cfg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	cut := text[:strings.Index(text, "qos profile")] + text[strings.Index(text, "!!! Sample"):]
+	f := filepath.Join(t.TempDir(), "interfaces.cfg")
+	if err := os.WriteFile(f, []byte(cut), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{f}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := false
+	for _, fd := range rep.Findings {
+		if fd.ID == "qos.pfc.disabled" {
+			t.Errorf("%s: %s", fd.ID, fd.Title)
+		}
+		named = named || fd.ID == "config.not_judged" && strings.Contains(fd.Title, "service-profile QOS_ROCE_DCQCN (not in the input)")
+	}
+	if !named {
+		t.Error("the missing service-profile is not named as not judged")
+	}
+}

@@ -20,7 +20,8 @@ const VendorEOS = "arista-eos"
 //   - Only interfaces that set QoS (trust, PFC, a transmit queue, a
 //     service-profile) get rows: a running-config lists every port, and
 //     one left at EOS's defaults runs no PFC by design, not by mistake.
-//   - A port's settings are its own, else its service-profile's.
+//   - A port's settings are its own, else its service-profile's; a port
+//     whose service-profile the input does not hold is not judged.
 //   - DSCP_TO_TC_MAP is EOS's DSCP map (eos.DefaultDSCPTC with the `qos
 //     map dscp` lines) on a port that trusts DSCP (`qos trust dscp`, or a
 //     routed port without a trust line). A port that trusts CoS has no
@@ -63,6 +64,14 @@ func FromEOS(c *eos.Config) *ConfigDB {
 		s := it.Settings
 		if p, ok := c.Profiles[it.Profile.Text]; ok {
 			s = merge(s, *p)
+		} else if it.Profile.Given() {
+			// The profile is not in the input (a cut of the config): what
+			// it sets is not known, so the port is not judged.
+			if k := "service-profile " + it.Profile.Text + " (not in the input)"; !skipped[k] {
+				skipped[k] = true
+				db.Skipped = append(db.Skipped, Value{Text: k, Line: it.Profile.Line, Col: it.Profile.Col})
+			}
+			continue
 		}
 		if !s.Trust.Given() && !s.PFC.Given() && len(s.Prios) == 0 && len(s.Queues) == 0 && !it.Profile.Given() {
 			continue
