@@ -147,3 +147,28 @@ func TestLintEOSProfileMissing(t *testing.T) {
 		t.Error("the missing service-profile is not named as not judged")
 	}
 }
+
+// TestLintNXOSPolicyMissing: AMD's NX-OS example cut to its `system qos`
+// and interface blocks applies policies it no longer defines: they are
+// named as not judged, and no DSCP falls to qos-group 0 for want of its
+// classification (before, RoCE was called lossy).
+func TestLintNXOSPolicyMissing(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/nxos/rocm-n9364e-sg2-dcqcn.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	f := filepath.Join(t.TempDir(), "cut.cfg")
+	if err := os.WriteFile(f, []byte(text[strings.Index(text, "system qos"):]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{f, "../../testdata/lint/nxos-roce-dscp-unclassified/bad/nccl-synthetic.env"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].ID != "config.not_judged" || !strings.Contains(rep.Findings[0].Title, "policy-map QOS_CLASSIFICATION (not in the input)") {
+		for _, fd := range rep.Findings {
+			t.Errorf("%s: %s", fd.ID, fd.Title)
+		}
+	}
+}

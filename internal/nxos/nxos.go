@@ -63,7 +63,9 @@ type Config struct {
 	Queuing map[string]map[int]*Queue
 	// System are the policies `system qos` applies: "network-qos",
 	// "queuing", "qos".
-	System     map[string]Value
+	System map[string]Value
+	// Policies are the policy-maps the input defines, by name.
+	Policies   map[string]bool
 	Interfaces []*Interface
 	NotJudged  []Value
 }
@@ -105,7 +107,7 @@ func (c *Config) Group(class string) (int, bool) {
 // NX-OS would not accept is an error at its place.
 func Parse(name string, data []byte) (*Config, error) {
 	c := &Config{File: name, Lines: strings.Split(string(data), "\n"), ClassDSCP: map[string]map[int]Value{}, ClassCoS: map[string]map[int]Value{}, Groups: map[string]int{},
-		QoS: map[string][]QoSClass{}, Pause: map[string]map[int]Value{}, Queuing: map[string]map[int]*Queue{}, System: map[string]Value{}}
+		QoS: map[string][]QoSClass{}, Pause: map[string]map[int]Value{}, Queuing: map[string]map[int]*Queue{}, System: map[string]Value{}, Policies: map[string]bool{}}
 	p := &parser{c: c}
 	for i, raw := range c.Lines {
 		raw = strings.TrimRight(raw, " \t\r")
@@ -134,6 +136,9 @@ type parser struct {
 func (p *parser) line(w []Value, indent int) error {
 	if indent == 0 {
 		p.head, p.iface, p.class, p.classIndent = w, nil, "", 0
+		if len(w) == 4 && w[0].Text == "policy-map" && w[1].Text == "type" {
+			p.c.Policies[w[3].Text] = true
+		}
 		if len(w) >= 2 && w[0].Text == "interface" {
 			for _, n := range eos.ExpandNames(strings.Join(texts(w[1:]), "")) {
 				if strings.HasPrefix(n, "Ethernet") || strings.HasPrefix(n, "port-channel") {

@@ -36,6 +36,9 @@ const VendorNXOS = "cisco-nxos"
 //     qos` is a WRED_PROFILE on its queue (ecn_all with the ecn keyword,
 //     ecn_none without).
 //
+// A policy applied but not defined in the input (a cut of the config) is
+// named as not judged, and neither is what it would set.
+//
 // Ports are the interfaces that set PFC or a classification policy; when
 // none does, the system policies are written for one port named "system
 // qos".
@@ -47,6 +50,21 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 		ports = []*nxos.Interface{{Name: "system qos", At: c.System[slices.Sorted(maps.Keys(c.System))[0]]}}
 	}
 	pauses := c.Pause[c.System["network-qos"].Text]
+	// A policy the input applies but does not define (a cut of the
+	// config) says nothing: named, and what it sets is not judged.
+	missing := func(v nxos.Value) bool {
+		if !v.Given() || c.Policies[v.Text] {
+			return false
+		}
+		at := eosVal(v)
+		at.Text = "policy-map " + v.Text + " (not in the input)"
+		if !slices.ContainsFunc(db.Skipped, func(s Value) bool { return s.Text == at.Text }) {
+			db.Skipped = append(db.Skipped, at)
+		}
+		return true
+	}
+	nqMissing := missing(c.System["network-qos"])
+	missing(c.System["queuing"])
 	queues := c.Queuing[c.System["queuing"].Text]
 	var auto []Value
 	for _, it := range ports {
@@ -61,7 +79,7 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 		}
 		// A policy that sorts by CoS has no DSCP map: the class is the
 		// frame's 802.1p priority, judged against the NICs' priority.
-		if !c.ByCoS(policy.Text) {
+		if !c.ByCoS(policy.Text) && !missing(policy) {
 			if db.table("DSCP_TO_TC_MAP")[name] == nil {
 				m := map[string]Value{}
 				for d := range 64 {
@@ -90,7 +108,9 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 				auto = append(auto, at)
 			}
 		}
-		row["pfc_enable"] = pfc
+		if !nqMissing {
+			row["pfc_enable"] = pfc
+		}
 		db.table("PORT_QOS_MAP")[it.Name] = row
 		for _, g := range slices.Sorted(maps.Keys(queues)) {
 			db.nosRED(it.Name, g, fmt.Sprintf("policy-map type queuing %s qos-group %d random-detect", c.System["queuing"].Text, g), queues[g])
