@@ -106,10 +106,11 @@ func DefaultCoSTC(cos int) int {
 	return cos
 }
 
-// IsConfig reports whether text looks like an EOS configuration with QoS:
-// an `interface` or `qos profile` block at the left margin and an EOS QoS
-// command, and none of NX-OS's (`system qos`, `policy-map type
-// network-qos`), whose interface syntax is alike.
+// IsConfig reports whether text looks like an EOS configuration: an
+// `interface` or `qos profile` block at the left margin and an EOS QoS
+// command or the header `show running-config` prints (`! device: sw1
+// (DCS-7050CX3-32S, EOS-4.28.3M)`), and none of NX-OS's (`system qos`,
+// `policy-map type network-qos`), whose interface syntax is alike.
 func IsConfig(data []byte) bool {
 	block, qos := false, false
 	for _, raw := range strings.Split(string(data), "\n") {
@@ -120,8 +121,12 @@ func IsConfig(data []byte) bool {
 			return false
 		case top && (strings.HasPrefix(t, "interface Ethernet") || strings.HasPrefix(t, "interface Port-Channel") || strings.HasPrefix(t, "qos profile ")):
 			block = true
+		case strings.HasPrefix(t, "! device: ") && strings.Contains(t, ", EOS-") || strings.HasPrefix(t, "!RANCID-CONTENT-TYPE: arista"):
+			// `show running-config`'s header names EOS: a config without
+			// QoS is still one (and runs no PFC).
+			qos = true
 		case strings.HasPrefix(t, "priority-flow-control priority ") || strings.HasPrefix(t, "random-detect ecn minimum-threshold") ||
-			strings.HasPrefix(t, "qos trust ") || strings.HasPrefix(t, "service-profile ") ||
+			strings.HasPrefix(t, "qos trust ") || t == "no qos trust" || strings.HasPrefix(t, "service-profile ") ||
 			top && strings.HasPrefix(t, "qos map dscp ") && strings.Contains(t, " to traffic-class "):
 			qos = true
 		}

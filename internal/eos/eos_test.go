@@ -130,6 +130,22 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestIsConfigHeader: an EOS running-config without QoS is recognised by
+// the header EOS prints, and by `no qos trust`.
+func TestIsConfigHeader(t *testing.T) {
+	for _, text := range []string{
+		"! Command: show running-config\n! device: leaf1 (DCS-7050CX3-32S, EOS-4.28.3M)\n!\ninterface Ethernet1\n   no switchport\n",
+		"interface Port-Channel3\n   no qos trust\n",
+	} {
+		if !IsConfig([]byte(text)) {
+			t.Errorf("%q not recognised", text)
+		}
+	}
+	if IsConfig([]byte("! device: x (DCS-7050, EOS-4.28)\nhostname x\n")) {
+		t.Error("a header without an interface block read as a config")
+	}
+}
+
 // TestIsConfigNXOS: NX-OS's interface syntax is alike, but its `system
 // qos` and network-qos policies say it is not EOS.
 func TestIsConfigNXOS(t *testing.T) {
