@@ -17,7 +17,8 @@ func newLintCmd() *cobra.Command {
 		Short: "Check a cluster description and real configs (SONiC, mlnx_qos, mlxconfig, NCCL env, DCQCN sysfs) for known mistakes",
 		Long: `lint reads the configuration of a RoCE fabric and joins it into one model
 of the RoCE class: a cluster description (a scenario's switch, host and
-topology sections), SONiC config_db.json, mlnx_qos output or commands,
+topology sections), SONiC config_db.json, Cumulus NVUE, an Arista EOS
+running-config, mlnx_qos output or commands,
 mlxconfig query output or set commands, NCCL env files, DCQCN sysfs dumps
 and show_gids tables. It reports what disagrees between NIC and switch or
 breaks a known rule (priority mismatch, CNP class, ROCE_CC_PRIO_MASK, ECN

@@ -66,6 +66,9 @@ func (m *Model) given(path string) bool {
 
 // sonicEv returns the evidence for a config_db value.
 func sonicEv(db *sonic.ConfigDB, v sonic.Value) Evidence {
+	if v.Line == 0 && isNOS(db) {
+		return Evidence{} // the NOS's default: no line says it
+	}
 	if v.Line == 0 {
 		return Evidence{File: db.Source()}
 	}

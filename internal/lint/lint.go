@@ -20,7 +20,10 @@ import (
 	"strings"
 
 	"rocelab/internal/doctor"
+	"rocelab/internal/eos"
 	"rocelab/internal/ingest"
+	"rocelab/internal/junos"
+	"rocelab/internal/nxos"
 	"rocelab/internal/scenario"
 	"rocelab/internal/sonic"
 )
@@ -29,6 +32,10 @@ import (
 const (
 	KindClusterDescription = "cluster-description"
 	KindSONiCConfigDB      = "sonic-config-db"
+	KindEOSConfig          = "arista-eos-config"
+	KindNXOSConfig         = "cisco-nxos-config"
+	KindKLISHConfig        = "sonic-cli-config"
+	KindJunosConfig        = "junos-config"
 )
 
 // configKinds are the ingest formats lint reads; other recognised formats
@@ -137,6 +144,46 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		// NVIDIA Cumulus Linux: NVUE's configuration tree, `nv show qos
 		// roce` or `nv set` commands, read before a YAML file is taken
 		// for a cluster description.
+		if sonic.IsKLISH(data) {
+			// SONiC's management CLI (Enterprise SONiC): its own tables.
+			db, err := sonic.ParseKLISH(name, data)
+			if err != nil {
+				return info, err
+			}
+			m.Sonic = append(m.Sonic, db)
+			info.Type = KindKLISHConfig
+			return info, nil
+		}
+		if junos.IsConfig(data) {
+			// A Juniper Junos class-of-service configuration.
+			root, err := junos.Parse(name, data)
+			if err != nil {
+				return info, err
+			}
+			m.Sonic = append(m.Sonic, sonic.FromJunos(name, strings.Split(string(data), "\n"), root))
+			info.Type = KindJunosConfig
+			return info, nil
+		}
+		if nxos.IsConfig(data) {
+			// A Cisco NX-OS configuration: its QoS as CONFIG_DB rows.
+			c, err := nxos.Parse(name, data)
+			if err != nil {
+				return info, err
+			}
+			m.Sonic = append(m.Sonic, sonic.FromNXOS(c))
+			info.Type = KindNXOSConfig
+			return info, nil
+		}
+		if eos.IsConfig(data) {
+			// An Arista EOS running-config: its QoS as CONFIG_DB rows.
+			c, err := eos.Parse(name, data)
+			if err != nil {
+				return info, err
+			}
+			m.Sonic = append(m.Sonic, sonic.FromEOS(c))
+			info.Type = KindEOSConfig
+			return info, nil
+		}
 		if db, kind, ok, err := readNVUE(name, data); ok {
 			if err != nil {
 				return info, err
@@ -164,6 +211,9 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 					what = "TABLE:key is how APPL_DB, STATE_DB and COUNTERS_DB dumps name rows; lint reads CONFIG_DB (config_db.json, `show runningconfiguration all`)"
 				}
 				return info, fmt.Errorf("%s:%d:%d: %q: expected CONFIG_DB tables, whose names are upper case (PORT, BUFFER_PROFILE, PORT_QOS_MAP): %s: %w", name, at.Line, at.Col, at.Text, what, errNotConfig)
+			}
+			if at, ok := dbs[0].DatabaseConfig(); ok {
+				return info, fmt.Errorf("%s:%d:%d: %q: SONiC's database_config.json (the Redis instances and the databases sonic-db-cli reaches), not CONFIG_DB's contents: lint reads config_db.json or `show runningconfiguration all`: %w", name, at.Line, at.Col, at.Text, errNotConfig)
 			}
 			if at, state := dbs[0].StateDump(qosTables); state {
 				which, like := "STATE_DB", "PORT_TABLE, BUFFER_MAX_PARAM_TABLE, TRANSCEIVER_INFO"
@@ -238,7 +288,7 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		if len(res.Artifacts) > 0 {
 			what = fmt.Sprintf("%s is not a configuration: use rocelab diagnose", res.Type())
 		}
-		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, a Cumulus NVUE config or nv set commands, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
+		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, a Cumulus NVUE config or nv set commands, an Arista EOS, Cisco NX-OS or Junos configuration, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
 	}
 	info.Type = kinds[0]
 	if len(kinds) > 1 {

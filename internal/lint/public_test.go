@@ -77,6 +77,9 @@ func TestLintNotConfigDB(t *testing.T) {
 		// STATE_DB's rows are keyed TABLE|key as CONFIG_DB's are: it read
 		// as config.qos.absent ("none of the tables that set RoCE's class").
 		{"util-mock-asic0-state_db.json", `:2:5: "TRANSCEIVER_INFO|Ethernet0": a STATE_DB dump`},
+		// SONiC's database_config.json: upper-case INSTANCES and DATABASES
+		// read as tables, and it passed for a config without QoS.
+		{"swss-mock_tests-database_config.json", `:14:5: "DATABASES": SONiC's database_config.json`},
 	} {
 		_, err := Lint([]string{filepath.Join("testdata", c.file)}, nil)
 		var bad *BadInputError

@@ -153,12 +153,12 @@ func namedLossless(db *sonic.ConfigDB) int {
 	return n
 }
 
-// notJudged names the QoS settings of an NVUE input that were read but
-// that no rule judges: no finding on them is not a clean bill.
+// notJudged names the QoS settings of an NVUE, EOS, NX-OS or Junos input that were read
+// but that no rule judges: no finding on them is not a clean bill.
 func notJudged(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
 	for _, db := range m.Sonic {
-		if db.Vendor != sonic.VendorCumulus || len(db.Skipped) == 0 {
+		if db.Vendor == "" || len(db.Skipped) == 0 {
 			continue
 		}
 		var names []string
@@ -167,14 +167,20 @@ func notJudged(m *Model) []doctor.Finding {
 			names = append(names, v.Text)
 			ev = append(ev, sonicEv(db, v))
 		}
-		fs = append(fs, doctor.Finding{
+		f := doctor.Finding{
 			ID: "config.nvue.not_judged", Severity: doctor.Info, Layer: doctor.LayerInput,
 			Title:     fmt.Sprintf("%s: %d QoS settings read but not judged: %s", db.File, len(names), list(names, 4)),
 			Subject:   db.File,
 			Evidence:  evs(ev...),
 			Mechanism: "lint judges the RoCE class of a Cumulus switch (its DSCP map, PFC, ECN and scheduling) by the rules it judges SONiC by; buffer pools, remarking, link pause and the like are read so that none is silently lost, but no rule weighs them.",
 			Fix:       "Nothing to change for lint; check these settings by hand (`nv show qos roce`, `nv show qos <feature>`).",
-		})
+		}
+		if db.Vendor != sonic.VendorCumulus {
+			f.ID = "config.not_judged"
+			f.Mechanism = "lint judges the RoCE class of an EOS, NX-OS or Junos switch (its DSCP classification, PFC and queue ECN) by the rules it judges SONiC by; the watchdog, shapers, schedulers, EOS's classification by policy-map and ECN thresholds in segments, time, NX-OS presets or Junos fill levels (percentages of a buffer the configuration does not size) are read so that none is silently lost, but no rule weighs them."
+			f.Fix = "Nothing to change for lint; check these settings by hand (EOS: `show qos interfaces`, `show priority-flow-control`; NX-OS: `show queuing interface`; Junos: `show class-of-service interface`); thresholds in bytes or kbytes let lint judge ECN against the BDP."
+		}
+		fs = append(fs, f)
 	}
 	return fs
 }

@@ -130,6 +130,13 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 			subject = fmt.Sprintf("%s %s (on %s, switch priority %d)", db.File, ecnName(db, name), portList(ports[name]), roce)
 			withGreen, andGreen = "ecn disable with red enable: RED", "ecn disable and red disable"
 		}
+		switch db.Vendor {
+		case sonic.VendorEOS:
+			// The profile is a transmit queue's random-detect line.
+			withGreen = "random-detect drop without random-detect ecn: WRED"
+		case sonic.VendorNXOS:
+			withGreen = "random-detect without the ecn keyword: WRED"
+		}
 		var at []Evidence
 		for _, v := range []sonic.Value{w.ECN, w.GreenEnable} {
 			if v.Line > 0 {
@@ -174,6 +181,12 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 // ecnFix is the fix that makes a profile mark: SONiC's, or for a Cumulus
 // switch the NVUE commands (its profile is named by its NVUE path).
 func ecnFix(db *sonic.ConfigDB, name, sonicFix string) string {
+	if db.Vendor == sonic.VendorNXOS {
+		return fmt.Sprintf("End the random-detect line of %s with `ecn` (NX-OS then marks ECN-capable packets and drops only the rest).", strings.TrimSuffix(name, " random-detect"))
+	}
+	if db.Vendor == sonic.VendorEOS {
+		return fmt.Sprintf("In %s, `random-detect ecn minimum-threshold … maximum-threshold … max-mark-probability …` in place of (or beside) the drop line: EOS marks ECN-capable packets and drops only the rest.", strings.TrimSuffix(name, " random-detect drop"))
+	}
 	if db.Vendor != sonic.VendorCumulus {
 		return sonicFix
 	}

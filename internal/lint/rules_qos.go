@@ -8,6 +8,7 @@ import (
 	"rocelab/internal/doctor"
 	"rocelab/internal/fabric"
 	"rocelab/internal/ingest"
+	"rocelab/internal/sonic"
 	"rocelab/internal/textout"
 )
 
@@ -78,6 +79,15 @@ func qosRules(m *Model) []doctor.Finding {
 			}
 			f.Fix = fmt.Sprintf("Map DSCP %d to a switch priority with PFC (%s), or enable PFC on switch priority %d (%s; and on the NICs' priority %d), or mark RoCE into the lossless switch priority (NCCL_IB_TC = DSCP×4 + 2).",
 				r.DSCP, nvSet(s.DB, s.Port, "mapping", fmt.Sprintf("dscp %d switch-priority %d", r.DSCP, to)), s.TC, nvSet(s.DB, s.Port, "pfc", fmt.Sprintf("switch-priority %d", s.TC)), s.TC)
+		}
+		if s.DB != nil && s.DB.Vendor == sonic.VendorNXOS {
+			f.Fix = fmt.Sprintf("Match DSCP %d in the class-map of the class that sets the lossless qos-group (`match dscp %d` under `class-map type qos`), or `pause pfc-cos %d` in the network-qos class of qos-group %d (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, r.DSCP, s.TC, s.TC, s.TC)
+		}
+		if s.DB != nil && s.DB.Vendor == sonic.VendorJunos {
+			f.Fix = fmt.Sprintf("Classify DSCP %d into a no-loss forwarding class (`class NAME queue-num Q no-loss pfc-priority %d` under forwarding-classes, its code point in the DSCP classifier) and bind a congestion-notification-profile that pauses it on these interfaces (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, s.TC, s.TC)
+		}
+		if s.DB != nil && s.DB.Vendor == sonic.VendorEOS {
+			f.Fix = fmt.Sprintf("Map DSCP %d to a class with PFC (`qos map dscp %d to traffic-class N`), or `priority-flow-control on` and `priority-flow-control priority %d no-drop` on these interfaces or their qos profile (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, r.DSCP, s.TC, s.TC)
 		}
 		if len(s.Lossless) == 0 {
 			f.Severity = doctor.Error

@@ -12,7 +12,7 @@ import (
 	"rocelab/internal/doctor"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden.txt of testdata/corpus/sonic-stock and testdata/corpus/sonic")
+var update = flag.Bool("update", false, "rewrite the golden.txt of testdata/corpus/sonic-stock, sonic, sonic-cli, eos, nxos and junos")
 
 const stockDir = "../../testdata/corpus/sonic-stock"
 
@@ -27,7 +27,7 @@ var knownStockMistakes = []string{"pfc.watchdog.off", "switch.ecn.thresholds", "
 // golden.txt (-update rewrites it). Nothing but the known mistakes may
 // fire, and none of those on a file that does not show it.
 func TestLintSONiCStock(t *testing.T) {
-	lintGolden(t, stockDir, 20, func(name string, fd doctor.Finding) {
+	lintGolden(t, stockDir, "*.json", 20, func(name string, fd doctor.Finding) {
 		if !slices.Contains(knownStockMistakes, fd.ID) {
 			t.Errorf("%s: %s %s on a stock file: %s", name, fd.Severity, fd.ID, fd.Title)
 		}
@@ -38,15 +38,15 @@ func TestLintSONiCStock(t *testing.T) {
 // (testdata/corpus/sonic, every file's source in its .source sidecar)
 // alone, refusals included, against golden.txt there.
 func TestLintSONiCPublic(t *testing.T) {
-	lintGolden(t, "../../testdata/corpus/sonic", 4, nil)
+	lintGolden(t, "../../testdata/corpus/sonic", "*.json", 4, nil)
 }
 
-// lintGolden lints each .json file of dir alone and compares every
+// lintGolden lints each file of dir that matches glob alone and compares every
 // finding, or the refusal of a file that is not JSON, with dir/golden.txt
 // (-update rewrites it); check, when given, judges each finding. A stock
 // file must be read; one of dir's own refused is listed with its error.
-func lintGolden(t *testing.T, dir string, least int, check func(name string, fd doctor.Finding)) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+func lintGolden(t *testing.T, dir, glob string, least int, check func(name string, fd doctor.Finding)) {
+	files, err := filepath.Glob(filepath.Join(dir, glob))
 	if err != nil || len(files) < least {
 		t.Fatalf("%d files in %s (%v)", len(files), dir, err)
 	}

@@ -14,6 +14,19 @@ import (
 // and fix it with `nv set` commands; SONiC's tables are named only for
 // SONiC's own configs.
 
+// isNOS reports whether a switch config was made from another network
+// OS's configuration (EOS, NX-OS, Junos) or SONiC's CLI: its values stand
+// at that text's lines, and a default no line states has no evidence.
+func isNOS(db *sonic.ConfigDB) bool {
+	switch {
+	case db == nil:
+		return false
+	case db.Vendor == sonic.VendorEOS, db.Vendor == sonic.VendorNXOS, db.Vendor == sonic.VendorJunos, db.Vendor == sonic.VendorKLISH:
+		return true
+	}
+	return false
+}
+
 // isNVUE reports whether a switch config was made from NVUE.
 func isNVUE(db *sonic.ConfigDB) bool { return db != nil && db.Vendor == sonic.VendorCumulus }
 
@@ -31,6 +44,9 @@ func classWord(db *sonic.ConfigDB) string {
 func ecnName(db *sonic.ConfigDB, name string) string {
 	if isNVUE(db) {
 		return "qos " + name
+	}
+	if isNOS(db) && db.Vendor != sonic.VendorKLISH {
+		return name // "interface Ethernet1 tx-queue 3 random-detect ecn": the NOS's own
 	}
 	return "WRED_PROFILE " + name
 }

@@ -4,7 +4,10 @@
 // (SONiC's CONFIG_DB, nccl-tests' JSON) report places alike.
 package pos
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // An Error is a problem in an input at a line and column.
 type Error struct {
@@ -15,3 +18,10 @@ type Error struct {
 
 // Error returns "file:line:col: msg", the form editors jump to.
 func (e *Error) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
+
+// Placed reports whether err is nil or an Error at a line and column of
+// the input: what every reader's fuzz test holds its refusals to.
+func Placed(err error) bool {
+	var e *Error
+	return err == nil || errors.As(err, &e) && e.Line >= 1 && e.Col >= 1
+}

@@ -132,3 +132,19 @@ func DBHolds(name string) string {
 	}
 	return "something other than the configuration"
 }
+
+// DatabaseConfig reports SONiC's database_config.json (the Redis instances
+// and the databases sonic-db-cli reaches, /var/run/redis/sonic-db/), whose
+// upper-case INSTANCES and DATABASES keys read like tables: at is its
+// DATABASES key. A config with any other table is not it.
+func (db *ConfigDB) DatabaseConfig() (at Value, ok bool) {
+	for name := range db.tablePos {
+		if name != "INSTANCES" && name != "DATABASES" && name != "VERSION" {
+			return Value{}, false
+		}
+	}
+	if _, ok := db.Tables["DATABASES"]["CONFIG_DB"]; !ok {
+		return Value{}, false
+	}
+	return db.tablePos["DATABASES"], true
+}

@@ -1,0 +1,524 @@
+// Package eos reads the QoS an Arista EOS running-config (`show
+// running-config`, a startup-config, or the interface and qos blocks cut
+// from one) sets for RoCE: the DSCP, CoS and traffic-class maps, each
+// interface's trust, PFC and transmit-queue ECN or WRED, the `qos profile`
+// blocks interfaces take with `service-profile`, and the link speed and
+// MTU. Every value keeps its line and column. What it says is judged by
+// lint's SONiC rules after sonic.FromEOS writes it as CONFIG_DB rows.
+package eos
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/pos"
+)
+
+// A Value is a setting with where it is written (Line 0: EOS's default).
+type Value struct {
+	Text      string
+	Line, Col int
+}
+
+// Given reports whether the value is written in the input.
+func (v Value) Given() bool { return v.Line > 0 }
+
+// RED is a transmit queue's `random-detect ecn` or `random-detect drop`
+// line: thresholds in bytes (Unit says when they are in segments or time,
+// which depend on the ASIC and the port, and are not converted).
+type RED struct {
+	At       Value // the command; Text "ecn" or "drop"
+	Min, Max Value // Text is bytes when Unit is ""
+	Unit     string
+	// Prob is max-mark-probability (ecn) or drop-probability (drop) in
+	// percent; not given, EOS marks at 100 % at the maximum threshold.
+	Prob Value
+}
+
+// Queue is a `tx-queue N` (or `uc-tx-queue N`) block.
+type Queue struct {
+	At        Value
+	ECN, WRED *RED
+}
+
+// Settings are what an interface or a qos profile sets.
+type Settings struct {
+	// Trust is "dscp", "cos" or "none" (`no qos trust`).
+	Trust Value
+	// DefaultCoS is `qos cos N`: the CoS of untagged or untrusted frames.
+	DefaultCoS Value
+	// PFC is "on" or "off" (`priority-flow-control on`, `no
+	// priority-flow-control`); Prios the `priority-flow-control priority N
+	// no-drop` lines by priority (a later `drop` removes one).
+	PFC   Value
+	Prios map[int]Value
+	// Queues are the unicast transmit queues by number.
+	Queues map[int]*Queue
+	// Policy is a `service-policy type qos input` that can set the traffic
+	// class by ACL, ahead of the maps.
+	Policy Value
+}
+
+// Interface is an `interface` block.
+type Interface struct {
+	Name string
+	At   Value
+	Settings
+	// Profile is `service-profile NAME`; Speed the link speed in Mb/s,
+	// MTU `mtu N`; Routed is `no switchport` (EOS trusts DSCP on a routed
+	// port and CoS on a switched one when no `qos trust` is written).
+	Profile, Speed, MTU Value
+	Routed              bool
+}
+
+// Config is what a running-config says of QoS.
+type Config struct {
+	File  string
+	Lines []string
+	// DSCP, CoS and TCQueue are the global `qos map dscp D to
+	// traffic-class T`, `qos map cos C to traffic-class T` and `qos map
+	// traffic-class T to tx-queue Q` entries.
+	DSCP, CoS, TCQueue map[int]Value
+	Profiles           map[string]*Settings
+	Interfaces         []*Interface
+	// NotJudged are QoS settings read but weighed by no rule (the
+	// watchdog, shapers, policies), each at its first place.
+	NotJudged []Value
+}
+
+// DefaultDSCPTC is EOS's DSCP → traffic class map where no `qos map dscp`
+// changes it: a DSCP takes the class of the CoS its top three bits give
+// (DSCP 26, CS3 → CoS 3 → class 3).
+func DefaultDSCPTC(dscp int) int { return DefaultCoSTC(dscp >> 3) }
+
+// DefaultCoSTC is EOS's CoS → traffic class map: IEEE 802.1Q's, CoS 0
+// (best effort) in class 1 above CoS 1 (background) in class 0, the rest
+// to their own class.
+func DefaultCoSTC(cos int) int {
+	switch cos {
+	case 0:
+		return 1
+	case 1:
+		return 0
+	}
+	return cos
+}
+
+// IsConfig reports whether text looks like an EOS configuration: an
+// `interface` or `qos profile` block at the left margin and an EOS QoS
+// command or the header `show running-config` prints (`! device: sw1
+// (DCS-7050CX3-32S, EOS-4.28.3M)`), and none of NX-OS's (`system qos`,
+// `policy-map type network-qos`), whose interface syntax is alike.
+func IsConfig(data []byte) bool {
+	block, qos := false, false
+	for _, raw := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(raw)
+		top := raw != "" && raw[0] != ' ' && raw[0] != '\t'
+		switch {
+		case top && (strings.HasPrefix(t, "system qos") || strings.HasPrefix(t, "policy-map type network-qos") || strings.HasPrefix(t, "feature ")):
+			return false
+		case top && (strings.HasPrefix(t, "interface Ethernet") || strings.HasPrefix(t, "interface Port-Channel") || strings.HasPrefix(t, "qos profile ")):
+			block = true
+		case strings.HasPrefix(t, "! device: ") && strings.Contains(t, ", EOS-") || strings.HasPrefix(t, "!RANCID-CONTENT-TYPE: arista"):
+			// `show running-config`'s header names EOS: a config without
+			// QoS is still one (and runs no PFC).
+			qos = true
+		case strings.HasPrefix(t, "priority-flow-control priority ") || strings.HasPrefix(t, "random-detect ecn minimum-threshold") ||
+			strings.HasPrefix(t, "qos trust ") || t == "no qos trust" || strings.HasPrefix(t, "service-profile ") ||
+			top && strings.HasPrefix(t, "qos map dscp ") && strings.Contains(t, " to traffic-class "):
+			qos = true
+		}
+	}
+	return block && qos
+}
+
+// Parse reads an EOS configuration. A QoS command it knows with a value
+// EOS would not accept is an error at its place.
+func Parse(name string, data []byte) (*Config, error) {
+	c := &Config{File: name, Lines: strings.Split(string(data), "\n"),
+		DSCP: map[int]Value{}, CoS: map[int]Value{}, TCQueue: map[int]Value{}, Profiles: map[string]*Settings{}}
+	p := parser{c: c, seen: map[string]bool{}}
+	for i, raw := range c.Lines {
+		raw = strings.TrimRight(raw, "\r")
+		t := strings.TrimSpace(raw)
+		if t == "" || t[0] == '!' {
+			continue
+		}
+		indent := len(raw) - len(strings.TrimLeft(raw, " \t"))
+		if err := p.line(Words(raw, i+1), indent); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Words splits a line into its words with their places (NX-OS's reader
+// splits its lines alike).
+func Words(raw string, line int) []Value {
+	var out []Value
+	col := 1
+	for _, f := range strings.Fields(raw) {
+		at := strings.Index(raw[col-1:], f) + col
+		out = append(out, Value{Text: f, Line: line, Col: at})
+		col = at + len(f)
+	}
+	return out
+}
+
+// parser follows the block a line belongs to by its indent.
+type parser struct {
+	c *Config
+	// set is the interface's or profile's settings the block's lines
+	// write (nil outside such a block), iface the interface, queue the
+	// transmit queue block; child is the indent of the block's lines.
+	set    *Settings
+	iface  []*Interface
+	queues []*Queue
+	child  int
+	seen   map[string]bool
+}
+
+func (p *parser) line(w []Value, indent int) error {
+	if indent == 0 {
+		p.set, p.iface, p.queues, p.child = nil, nil, nil, 0
+		return p.top(w)
+	}
+	if p.set == nil {
+		return nil
+	}
+	if p.child == 0 {
+		p.child = indent
+	}
+	if indent > p.child && len(p.queues) > 0 {
+		return p.queueLine(w)
+	}
+	p.queues = nil
+	return p.setting(w)
+}
+
+// top reads a line at the left margin: a block's head or a global map.
+func (p *parser) top(w []Value) error {
+	text := join(w)
+	switch {
+	case len(w) >= 2 && w[0].Text == "interface":
+		for _, n := range ExpandNames(strings.Join(texts(w[1:]), "")) {
+			if !strings.HasPrefix(n, "Ethernet") && !strings.HasPrefix(n, "Port-Channel") {
+				continue
+			}
+			it := &Interface{Name: n, At: w[0], Settings: newSettings()}
+			p.c.Interfaces = append(p.c.Interfaces, it)
+			p.iface = append(p.iface, it)
+		}
+		if len(p.iface) > 0 {
+			p.set = &p.iface[0].Settings
+		}
+	case len(w) == 3 && w[0].Text == "qos" && w[1].Text == "profile":
+		s := newSettings()
+		p.c.Profiles[w[2].Text] = &s
+		p.set = &s
+	case strings.HasPrefix(text, "qos map dscp ") || strings.HasPrefix(text, "qos map cos "):
+		to := index(w, "to")
+		if to < 0 || to+2 >= len(w) || w[to+1].Text != "traffic-class" {
+			return nil // a map to something else (dscp rewrite)
+		}
+		limit, dst := 63, p.c.DSCP
+		if w[2].Text == "cos" {
+			limit, dst = 7, p.c.CoS
+		}
+		tc, err := num(p.c.File, w[to+2], 7, "a traffic class 0-7")
+		if err != nil {
+			return err
+		}
+		for _, f := range w[3:to] {
+			n, err := num(p.c.File, f, limit, fmt.Sprintf("a %s value 0-%d", w[2].Text, limit))
+			if err != nil {
+				return err
+			}
+			v := w[to+2]
+			v.Text = strconv.Itoa(tc)
+			dst[n] = v
+		}
+	case strings.HasPrefix(text, "qos map traffic-class ") && index(w, "tx-queue") == len(w)-2 && index(w, "to") >= 3:
+		to := index(w, "to")
+		q, err := num(p.c.File, w[len(w)-1], 7, "a transmit queue 0-7")
+		if err != nil {
+			return err
+		}
+		for _, f := range w[3:to] {
+			tc, err := num(p.c.File, f, 7, "a traffic class 0-7")
+			if err != nil {
+				return err
+			}
+			v := w[len(w)-1]
+			v.Text = strconv.Itoa(q)
+			p.c.TCQueue[tc] = v
+		}
+	case strings.HasPrefix(text, "priority-flow-control ") || strings.HasPrefix(text, "qos random-detect "):
+		p.notJudged(w, 3)
+	}
+	return nil
+}
+
+func newSettings() Settings {
+	return Settings{Prios: map[int]Value{}, Queues: map[int]*Queue{}}
+}
+
+// setting reads a line of an interface or qos profile block; for a block
+// of several interfaces (`interface Ethernet1-4`) it is applied to each.
+func (p *parser) setting(w []Value) error {
+	text := join(w)
+	for i := range max(1, len(p.iface)) {
+		s := p.set
+		if len(p.iface) > 0 {
+			s = &p.iface[i].Settings
+		}
+		if err := p.apply(s, w, text, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *parser) apply(s *Settings, w []Value, text string, i int) error {
+	var it *Interface
+	if len(p.iface) > 0 {
+		it = p.iface[i]
+	}
+	switch {
+	case text == "qos trust dscp" || text == "qos trust cos":
+		s.Trust = w[2]
+	case text == "no qos trust":
+		s.Trust = w[0]
+		s.Trust.Text = "none"
+	case len(w) == 3 && w[0].Text == "qos" && w[1].Text == "cos":
+		if _, err := num(p.c.File, w[2], 7, "a CoS 0-7"); err != nil {
+			return err
+		}
+		s.DefaultCoS = w[2]
+	case text == "priority-flow-control on" || text == "priority-flow-control mode on":
+		s.PFC = w[len(w)-1]
+	case text == "no priority-flow-control" || text == "priority-flow-control off" || text == "priority-flow-control mode off":
+		s.PFC = w[0]
+		s.PFC.Text = "off"
+	case len(w) == 4 && w[0].Text == "priority-flow-control" && w[1].Text == "priority":
+		n, err := num(p.c.File, w[2], 7, "a priority 0-7")
+		if err != nil {
+			return err
+		}
+		switch w[3].Text {
+		case "no-drop":
+			s.Prios[n] = w[2]
+		case "drop":
+			delete(s.Prios, n)
+		default:
+			return &pos.Error{File: p.c.File, Line: w[3].Line, Col: w[3].Col, Msg: fmt.Sprintf("%q: expected no-drop or drop", w[3].Text)}
+		}
+	case len(w) == 2 && (w[0].Text == "tx-queue" || w[0].Text == "uc-tx-queue"):
+		n, err := num(p.c.File, w[1], 7, "a transmit queue 0-7")
+		if err != nil {
+			return err
+		}
+		if s.Queues[n] == nil {
+			s.Queues[n] = &Queue{At: w[0]}
+		}
+		p.queues = append(p.queues, s.Queues[n])
+	case len(w) >= 4 && w[0].Text == "service-policy" && w[2].Text == "qos" && w[3].Text == "input":
+		s.Policy = w[len(w)-1]
+		p.notJudged(w, 4)
+	case it != nil && len(w) == 2 && w[0].Text == "service-profile":
+		it.Profile = w[1]
+	case it != nil && len(w) == 2 && w[0].Text == "mtu":
+		if _, err := num(p.c.File, w[1], 65535, "an MTU in bytes"); err != nil {
+			return err
+		}
+		it.MTU = w[1]
+	case it != nil && len(w) >= 2 && w[0].Text == "speed":
+		if v, ok := speed(w[1:]); ok {
+			it.Speed = v
+		}
+	case it != nil && text == "no switchport":
+		it.Routed = true
+	case strings.HasPrefix(text, "priority-flow-control pause watchdog"):
+		p.notJudged(w, 3)
+	case strings.HasPrefix(text, "shape rate"):
+		p.notJudged(w, 2)
+	case it != nil && len(w) >= 2 && w[0].Text == "ip" && w[1].Text == "address":
+		it.Routed = true // an address is only taken by a routed port
+	}
+	return nil
+}
+
+// queueLine reads a line of a transmit queue block.
+func (p *parser) queueLine(w []Value) error {
+	if len(w) < 2 || w[0].Text != "random-detect" || w[1].Text != "ecn" && w[1].Text != "drop" {
+		if len(w) > 0 && (w[0].Text == "priority" || w[0].Text == "no" || w[0].Text == "bandwidth" || w[0].Text == "shape") {
+			p.notJudged(w, 2)
+		}
+		return nil
+	}
+	r := &RED{At: w[1]}
+	lo, hi := index(w, "minimum-threshold"), index(w, "maximum-threshold")
+	if lo < 0 && hi < 0 {
+		return nil // `random-detect ecn count`: counters only
+	}
+	if lo < 0 || hi < 0 || lo+2 >= len(w) || hi+2 >= len(w) {
+		return &pos.Error{File: p.c.File, Line: w[1].Line, Col: w[1].Col, Msg: "expected minimum-threshold N UNIT maximum-threshold N UNIT"}
+	}
+	var err error
+	if r.Min, r.Unit, err = p.threshold(w[lo+1], w[lo+2]); err != nil {
+		return err
+	}
+	var unit string
+	if r.Max, unit, err = p.threshold(w[hi+1], w[hi+2]); err != nil {
+		return err
+	}
+	if unit != r.Unit {
+		r.Unit = r.Unit + "/" + unit
+	}
+	for _, k := range []string{"max-mark-probability", "drop-probability"} {
+		if j := index(w, k); j >= 0 {
+			if j+1 >= len(w) {
+				return &pos.Error{File: p.c.File, Line: w[j].Line, Col: w[j].Col, Msg: k + ": expected a percentage 1-100"}
+			}
+			if _, err := num(p.c.File, w[j+1], 100, "a percentage 1-100"); err != nil {
+				return err
+			}
+			r.Prob = w[j+1]
+		}
+	}
+	for _, q := range p.queues {
+		if w[1].Text == "ecn" {
+			q.ECN = r
+		} else {
+			q.WRED = r
+		}
+	}
+	return nil
+}
+
+// threshold reads a RED threshold into bytes (kbytes and mbytes as
+// binary multiples, as switch buffers are sized); segments and time are
+// kept as written, with their unit.
+func (p *parser) threshold(n, unit Value) (Value, string, error) {
+	mult := map[string]int64{"bytes": 1, "kbytes": 1 << 10, "mbytes": 1 << 20}
+	f, err := strconv.ParseFloat(n.Text, 64)
+	if err != nil || f < 0 {
+		return Value{}, "", &pos.Error{File: p.c.File, Line: n.Line, Col: n.Col, Msg: fmt.Sprintf("%q: expected a threshold", n.Text)}
+	}
+	m, ok := mult[unit.Text]
+	switch {
+	case ok:
+		n.Text = strconv.FormatInt(int64(f*float64(m)), 10)
+		return n, "", nil
+	case unit.Text == "segments" || unit.Text == "microseconds" || unit.Text == "milliseconds":
+		n.Text += " " + unit.Text
+		return n, unit.Text, nil
+	}
+	return Value{}, "", &pos.Error{File: p.c.File, Line: unit.Line, Col: unit.Col, Msg: fmt.Sprintf("%q: expected bytes, kbytes, mbytes, segments, microseconds or milliseconds", unit.Text)}
+}
+
+// notJudged names a QoS setting no rule weighs by its first n words, once.
+func (p *parser) notJudged(w []Value, n int) {
+	k := join(w[:min(n, len(w))])
+	if p.seen[k] {
+		return
+	}
+	p.seen[k] = true
+	v := w[0]
+	v.Text = k
+	p.c.NotJudged = append(p.c.NotJudged, v)
+}
+
+// speed reads `speed [forced|auto] 100g`, `100gfull`, `400g-8` or
+// `10000full` into Mb/s.
+func speed(w []Value) (Value, bool) {
+	for _, v := range w {
+		s := strings.TrimSuffix(strings.ToLower(v.Text), "full")
+		s, _, _ = strings.Cut(s, "-")
+		mult := 1
+		if t, ok := strings.CutSuffix(s, "g"); ok {
+			s, mult = t, 1000
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || f <= 0 {
+			continue
+		}
+		v.Text = strconv.Itoa(int(f * float64(mult)))
+		return v, true
+	}
+	return Value{}, false
+}
+
+// expandNames expands EOS interface ranges: "Ethernet1-4",
+// "Ethernet1/1-4" (the last number ranges) and comma lists
+// ("Ethernet1,3,5-6").
+func ExpandNames(spec string) []string {
+	i := strings.IndexAny(spec, "0123456789")
+	if i <= 0 {
+		return []string{spec}
+	}
+	prefix := spec[:i]
+	var out []string
+	for _, part := range strings.Split(spec[i:], ",") {
+		part = strings.TrimPrefix(part, prefix)
+		slot, last := "", part
+		if j := strings.LastIndex(part, "/"); j >= 0 {
+			slot, last = part[:j+1], part[j+1:]
+		}
+		lo, hi, isRange := strings.Cut(last, "-")
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := strconv.Atoi(hi)
+		if !isRange || err1 != nil || err2 != nil || b < a || b-a > 1024 {
+			out = append(out, prefix+part)
+			continue
+		}
+		for n := a; n <= b; n++ {
+			out = append(out, prefix+slot+strconv.Itoa(n))
+		}
+	}
+	return out
+}
+
+// num reads a whole number from 0 to limit.
+func num(file string, v Value, limit int, what string) (int, error) {
+	n, err := strconv.Atoi(v.Text)
+	if err != nil || n < 0 || n > limit {
+		return 0, &pos.Error{File: file, Line: v.Line, Col: v.Col, Msg: fmt.Sprintf("%q: expected %s", v.Text, what)}
+	}
+	return n, nil
+}
+
+func index(w []Value, s string) int {
+	return slices.IndexFunc(w, func(v Value) bool { return v.Text == s })
+}
+
+func texts(w []Value) []string {
+	out := make([]string, len(w))
+	for i, v := range w {
+		out[i] = v.Text
+	}
+	return out
+}
+
+func join(w []Value) string { return strings.Join(texts(w), " ") }
+
+// DSCPName reads a DSCP written as a number (0-63) or a PHB name (ef,
+// be or default, csN, afXY), as EOS, NX-OS and Junos accept them.
+func DSCPName(s string) (int, bool) {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n, n >= 0 && n <= 63
+	}
+	switch {
+	case s == "ef":
+		return 46, true
+	case s == "be" || s == "default":
+		return 0, true
+	case len(s) == 3 && s[:2] == "cs" && s[2] >= '0' && s[2] <= '7':
+		return int(s[2]-'0') * 8, true
+	case len(s) == 4 && s[:2] == "af" && s[2] >= '1' && s[2] <= '4' && s[3] >= '1' && s[3] <= '3':
+		return int(s[2]-'0')*8 + int(s[3]-'0')*2, true
+	}
+	return 0, false
+}

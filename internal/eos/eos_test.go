@@ -1,0 +1,167 @@
+package eos
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"rocelab/internal/pos"
+)
+
+// TestParseAMDExample reads AMD's DCQCN example for an Arista 7388
+// (testdata/corpus/eos, its source in the .source sidecar): the qos
+// profile's trust, PFC and queue ECN at their lines and columns, and the
+// two routed 200G interfaces that take it.
+func TestParseAMDExample(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/eos/rocm-arista7388-dcqcn-qos-profile.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !IsConfig(data) {
+		t.Fatal("not recognised as an EOS configuration")
+	}
+	c, err := Parse("amd.cfg", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := c.Profiles["QOS_ROCE_DCQCN"]
+	if !ok {
+		t.Fatalf("profiles %v", c.Profiles)
+	}
+	if p.Trust != (Value{Text: "dscp", Line: 7, Col: 14}) || p.PFC != (Value{Text: "on", Line: 8, Col: 26}) {
+		t.Errorf("trust %+v, pfc %+v", p.Trust, p.PFC)
+	}
+	if v, ok := p.Prios[3]; !ok || len(p.Prios) != 1 || v.Line != 9 || v.Col != 35 {
+		t.Errorf("no-drop priorities %+v, want 3 at 9:35", p.Prios)
+	}
+	q := p.Queues[3]
+	if q == nil || q.ECN == nil || q.ECN.Unit != "segments" || q.ECN.Min.Text != "2000 segments" || q.ECN.Prob.Text != "20" || q.ECN.At.Line != 12 {
+		t.Fatalf("uc-tx-queue 3: %+v", q)
+	}
+	if len(c.Interfaces) != 2 {
+		t.Fatalf("%d interfaces, want 2", len(c.Interfaces))
+	}
+	for _, it := range c.Interfaces {
+		if it.Profile.Text != "QOS_ROCE_DCQCN" || it.Speed.Text != "200000" || it.MTU.Text != "9214" || !it.Routed {
+			t.Errorf("%s: profile %q speed %q mtu %q routed %v", it.Name, it.Profile.Text, it.Speed.Text, it.MTU.Text, it.Routed)
+		}
+	}
+	// `qos map traffic-class 3 to dscp 26` rewrites DSCP on egress: no
+	// entry of the classification maps.
+	if len(c.DSCP) != 0 || len(c.TCQueue) != 0 {
+		t.Errorf("maps %v %v, want none", c.DSCP, c.TCQueue)
+	}
+}
+
+// TestDefaultMaps: EOS's default DSCP map follows its CoS map, which is
+// IEEE 802.1Q's (CoS 0 above CoS 1): RoCE's DSCP 26 is class 3, DSCP 0
+// class 1, DSCP 8 class 0, CNP's DSCP 48 class 6.
+func TestDefaultMaps(t *testing.T) {
+	for dscp, tc := range map[int]int{0: 1, 7: 1, 8: 0, 15: 0, 24: 3, 26: 3, 46: 5, 48: 6, 63: 7} {
+		if got := DefaultDSCPTC(dscp); got != tc {
+			t.Errorf("DSCP %d: class %d, want %d", dscp, got, tc)
+		}
+	}
+}
+
+// TestParseSynthetic: a synthetic config with global maps, an interface
+// range, an untrusted port and a WRED drop queue.
+func TestParseSynthetic(t *testing.T) {
+	text := strings.Join([]string{
+		"! synthetic",
+		"qos map dscp 24 25 26 to traffic-class 4",
+		"qos map traffic-class 4 to tx-queue 2",
+		"interface Ethernet1/1-3",
+		"   qos trust dscp",
+		"   priority-flow-control on",
+		"   priority-flow-control priority 4 no-drop",
+		"   priority-flow-control priority 4 drop",
+		"   priority-flow-control priority 3 no-drop",
+		"   tx-queue 2",
+		"      random-detect drop minimum-threshold 1 mbytes maximum-threshold 2 mbytes drop-probability 10",
+		"   speed forced 100gfull",
+		"!",
+		"interface Ethernet9",
+		"   no qos trust",
+		"   qos cos 3",
+		"   priority-flow-control pause watchdog",
+	}, "\n")
+	c, err := Parse("x.cfg", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DSCP[26].Text != "4" || c.DSCP[26].Line != 2 || c.TCQueue[4].Text != "2" {
+		t.Errorf("maps %+v %+v", c.DSCP, c.TCQueue)
+	}
+	if len(c.Interfaces) != 4 {
+		t.Fatalf("%d interfaces, want 4 (Ethernet1/1-3 and Ethernet9)", len(c.Interfaces))
+	}
+	for i, it := range c.Interfaces[:3] {
+		want := "Ethernet1/" + string(rune('1'+i))
+		q := it.Queues[2]
+		if it.Name != want || len(it.Prios) != 1 || it.Prios[3].Line != 9 || q == nil || q.WRED == nil || q.WRED.Min.Text != "1048576" || it.Speed.Text != "100000" {
+			t.Errorf("%s (want %s): prios %v queue %+v speed %q", it.Name, want, it.Prios, q, it.Speed.Text)
+		}
+	}
+	e9 := c.Interfaces[3]
+	if e9.Trust.Text != "none" || e9.DefaultCoS.Text != "3" {
+		t.Errorf("Ethernet9: trust %+v cos %+v", e9.Trust, e9.DefaultCoS)
+	}
+	if len(c.NotJudged) != 1 || c.NotJudged[0].Text != "priority-flow-control pause watchdog" || c.NotJudged[0].Line != 17 {
+		t.Errorf("not judged %+v", c.NotJudged)
+	}
+}
+
+// TestParseErrors: a QoS command with a value EOS refuses is an error at
+// the value.
+func TestParseErrors(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"   priority-flow-control priority 9 no-drop", "2:35: \"9\": expected a priority 0-7"},
+		{"   priority-flow-control priority 3 lossless", "2:37: \"lossless\": expected no-drop or drop"},
+		{"   tx-queue 3\n      random-detect ecn minimum-threshold 10 kb maximum-threshold 20 kbytes", "3:46: \"kb\": expected bytes, kbytes"},
+		{"   tx-queue 3\n      random-detect ecn minimum-threshold 10 kbytes", "3:21: expected minimum-threshold N UNIT maximum-threshold N UNIT"},
+	} {
+		_, err := Parse("x.cfg", []byte("interface Ethernet1\n"+c.line+"\n"))
+		var pe *pos.Error
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "x.cfg:"+c.want) {
+			t.Errorf("%q: %v, want x.cfg:%s", c.line, err, c.want)
+		}
+	}
+}
+
+// TestIsConfigHeader: an EOS running-config without QoS is recognised by
+// the header EOS prints, and by `no qos trust`.
+func TestIsConfigHeader(t *testing.T) {
+	for _, text := range []string{
+		"! Command: show running-config\n! device: leaf1 (DCS-7050CX3-32S, EOS-4.28.3M)\n!\ninterface Ethernet1\n   no switchport\n",
+		"interface Port-Channel3\n   no qos trust\n",
+	} {
+		if !IsConfig([]byte(text)) {
+			t.Errorf("%q not recognised", text)
+		}
+	}
+	if IsConfig([]byte("! device: x (DCS-7050, EOS-4.28)\nhostname x\n")) {
+		t.Error("a header without an interface block read as a config")
+	}
+}
+
+// TestIsConfigNXOS: NX-OS's interface syntax is alike, but its `system
+// qos` and network-qos policies say it is not EOS.
+func TestIsConfigNXOS(t *testing.T) {
+	nxos := "feature lldp\ninterface Ethernet1/1\n  priority-flow-control mode on\n  priority-flow-control priority 3 no-drop\nsystem qos\n  service-policy type network-qos RoCE\n"
+	if IsConfig([]byte(nxos)) {
+		t.Error("NX-OS read as EOS")
+	}
+}
+
+// FuzzParse: no input panics, and a refusal names a place in it.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("interface Ethernet1\n   priority-flow-control on\n   priority-flow-control priority 3 no-drop\n   tx-queue 3\n      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes\n"))
+	f.Add([]byte("qos map dscp 26 to traffic-class 3\nqos profile P\n   qos trust dscp\ninterface Ethernet1/1-4,7\n   service-profile P\n   speed 400g-8\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if _, err := Parse("f.cfg", data); !pos.Placed(err) {
+			t.Fatalf("error without a place: %v", err)
+		}
+	})
+}

@@ -1,0 +1,174 @@
+package lint
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rocelab/internal/doctor"
+)
+
+const eosDir = "../../testdata/corpus/eos"
+
+// TestLintEOSPublic lints each real Arista EOS configuration of
+// testdata/corpus/eos (sources in the .source sidecars) alone against
+// golden.txt there. Every file must be read: before lint read EOS's
+// running-config, each was refused as "no configuration lint reads".
+// AMD's DCQCN example for an Arista 7388 is a sound RoCE config (DSCP 26 in
+// class 3 by EOS's default map, PFC on priority 3 through its qos profile):
+// only its ECN thresholds, written in segments, go unjudged.
+func TestLintEOSPublic(t *testing.T) {
+	got := map[string][]string{}
+	lintGolden(t, eosDir, "*.cfg", 3, func(name string, fd doctor.Finding) {
+		got[name] = append(got[name], fd.ID)
+		for _, e := range fd.Evidence {
+			if e.File != "" && e.Line == 0 {
+				t.Errorf("%s: %s: evidence without a line", name, fd.ID)
+			}
+		}
+	})
+	if ids := got["rocm-arista7388-dcqcn-qos-profile.cfg"]; strings.Join(ids, " ") != "config.not_judged" {
+		t.Errorf("AMD's Arista 7388 DCQCN example: %v, want config.not_judged alone", ids)
+	}
+	// AVD's rendering test of interface settings: Ethernet2 has PFC on
+	// with priority 5 no-drop (no finding: class 5 is not RoCE's), the
+	// ports with PFC on but no no-drop priority and `no priority-flow-control`
+	// are lossy.
+	if ids := strings.Join(got["avd-eos_cli_config_gen-ethernet-interfaces.cfg"], " "); !strings.Contains(ids, "qos.pfc.disabled") {
+		t.Errorf("AVD ethernet-interfaces: %s, want qos.pfc.disabled", ids)
+	}
+}
+
+// TestLintNXOSPublic lints each real Cisco NX-OS configuration of
+// testdata/corpus/nxos alone against golden.txt there. AMD's DCQCN example
+// for a Nexus N9364E (DSCP 26 to qos-group 3, pause pfc-cos 3 on it, ECN
+// on queue 3) and Microsoft's Azure Local policy (classified by CoS 3,
+// which pauses) are sound: their scheduling and watchdog go unjudged,
+// nothing else is said. Before, lint refused both.
+func TestLintNXOSPublic(t *testing.T) {
+	got := map[string][]string{}
+	lintGolden(t, "../../testdata/corpus/nxos", "*.cfg", 1, func(name string, fd doctor.Finding) {
+		got[name] = append(got[name], fd.ID)
+	})
+	for _, f := range []string{"rocm-n9364e-sg2-dcqcn.cfg", "azurelocal-tor-qos-policy-nexus.cfg"} {
+		if ids := got[f]; strings.Join(ids, " ") != "config.not_judged" {
+			t.Errorf("%s: %v, want config.not_judged alone", f, ids)
+		}
+	}
+}
+
+// TestLintKLISHPublic lints each real SONiC management-CLI (KLISH,
+// Enterprise SONiC) running-configuration of testdata/corpus/sonic-cli
+// alone against golden.txt there. AMD's Dell Z9664F example is read whole:
+// DSCP 26 in class 3, PFC on 3 and 4, its WRED policy ROCE on queues 3 and
+// 4 at 400G, whose Kmin of 2048 KB is just past 2 BDPs. Before, lint
+// refused it.
+func TestLintKLISHPublic(t *testing.T) {
+	got := map[string][]string{}
+	lintGolden(t, "../../testdata/corpus/sonic-cli", "*.cfg", 1, func(name string, fd doctor.Finding) {
+		got[name] = append(got[name], fd.ID)
+	})
+	if ids := got["rocm-dell-z9664f-enterprise-sonic-dcqcn.cfg"]; strings.Join(ids, " ") != "switch.ecn.thresholds" {
+		t.Errorf("AMD's Dell Z9664F example: %v, want switch.ecn.thresholds alone", ids)
+	}
+}
+
+// TestLintNXOSPFCAuto: an NX-OS port that leaves PFC to DCBX (no
+// `priority-flow-control mode on`) is taken as pausing, but named: Microsoft
+// found auto not converging with ConnectX NICs (AzureLocal-Supportability,
+// Troubleshoot-TOR-LLDP-DCBX-PFC-RoCEv2.md) and forces PFC on.
+func TestLintNXOSPFCAuto(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/lint/nxos-ecn-drop/fixed/leaf-running-config-synthetic.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "auto.cfg")
+	if err := os.WriteFile(f, []byte(strings.Replace(string(data), "  priority-flow-control mode on\n", "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{f}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, fd := range rep.Findings {
+		titles = append(titles, fd.ID+": "+fd.Title)
+	}
+	if len(titles) != 1 || !strings.Contains(titles[0], "config.not_judged") || !strings.Contains(titles[0], "priority-flow-control mode auto") {
+		t.Errorf("findings %q, want config.not_judged naming mode auto", titles)
+	}
+}
+
+// TestLintJunosPublic lints each real Junos class-of-service configuration
+// of testdata/corpus/junos alone against golden.txt there. AMD's QFX5240
+// example is sound for RoCE (DSCP 26 no-loss on PFC priority 3, paused on
+// et-* by its congestion-notification-profile, ECN on its scheduler): only
+// the drop profile's fill levels go unjudged. CNP's queue 3 is not taken
+// for the no-loss class on priority 3 (held in queue 4). Before, lint
+// refused it.
+func TestLintJunosPublic(t *testing.T) {
+	got := map[string][]string{}
+	lintGolden(t, "../../testdata/corpus/junos", "*.conf", 1, func(name string, fd doctor.Finding) {
+		got[name] = append(got[name], fd.ID)
+	})
+	if ids := got["rocm-qfx5240-dcqcn-class-of-service.conf"]; strings.Join(ids, " ") != "config.not_judged" {
+		t.Errorf("AMD's QFX5240 example: %v, want config.not_judged alone", ids)
+	}
+}
+
+// TestLintEOSProfileMissing: AMD's Arista example cut before its qos
+// profile (the interfaces alone, as a paste of `show running-config
+// interfaces` gives them) says nothing of PFC for ports whose
+// service-profile is not in the input; before, they were called lossy.
+func TestLintEOSProfileMissing(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(eosDir, "rocm-arista7388-dcqcn-qos-profile.cfg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	cut := text[:strings.Index(text, "qos profile")] + text[strings.Index(text, "!!! Sample"):]
+	f := filepath.Join(t.TempDir(), "interfaces.cfg")
+	if err := os.WriteFile(f, []byte(cut), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{f}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := false
+	for _, fd := range rep.Findings {
+		if fd.ID == "qos.pfc.disabled" {
+			t.Errorf("%s: %s", fd.ID, fd.Title)
+		}
+		named = named || fd.ID == "config.not_judged" && strings.Contains(fd.Title, "service-profile QOS_ROCE_DCQCN (not in the input)")
+	}
+	if !named {
+		t.Error("the missing service-profile is not named as not judged")
+	}
+}
+
+// TestLintNXOSPolicyMissing: AMD's NX-OS example cut to its `system qos`
+// and interface blocks applies policies it no longer defines: they are
+// named as not judged, and no DSCP falls to qos-group 0 for want of its
+// classification (before, RoCE was called lossy).
+func TestLintNXOSPolicyMissing(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/nxos/rocm-n9364e-sg2-dcqcn.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	f := filepath.Join(t.TempDir(), "cut.cfg")
+	if err := os.WriteFile(f, []byte(text[strings.Index(text, "system qos"):]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{f, "../../testdata/lint/nxos-roce-dscp-unclassified/bad/nccl-synthetic.env"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].ID != "config.not_judged" || !strings.Contains(rep.Findings[0].Title, "policy-map QOS_CLASSIFICATION (not in the input)") {
+		for _, fd := range rep.Findings {
+			t.Errorf("%s: %s", fd.ID, fd.Title)
+		}
+	}
+}

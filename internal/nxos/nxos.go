@@ -1,0 +1,368 @@
+// Package nxos reads the QoS a Cisco NX-OS configuration (`show
+// running-config`, or its QoS blocks) sets for RoCE on a Nexus 9000: the
+// `class-map type qos` DSCP matches and the `policy-map type qos` that set
+// a qos-group from them, the network-qos classes that pause (`pause
+// pfc-cos N`), the queuing classes' `random-detect … ecn`, the policies
+// `system qos` and each interface apply, and each interface's
+// `priority-flow-control mode`, MTU and speed. Every value keeps its line
+// and column; sonic.FromNXOS writes it as CONFIG_DB rows for lint's rules.
+package nxos
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/eos"
+	"rocelab/internal/nvue"
+	"rocelab/internal/pos"
+)
+
+// Value is a setting with where it is written.
+type Value = eos.Value
+
+// A QoSClass is a class of a `policy-map type qos`: the class-map it
+// names and the qos-group it sets.
+type QoSClass struct {
+	Name  string
+	Group Value
+}
+
+// Queue is a queuing policy class's ECN or WRED (eos.RED: At.Text "ecn"
+// with the ecn keyword, "drop" without).
+type Queue = eos.RED
+
+// Interface is an `interface` block.
+type Interface struct {
+	Name string
+	At   Value
+	// PFC is `priority-flow-control mode on|off|auto` (auto, DCBX's
+	// choice, when not written); QoSInput the `service-policy type qos
+	// input` policy.
+	PFC, QoSInput, MTU, Speed Value
+}
+
+// Config is what an NX-OS configuration says of QoS.
+type Config struct {
+	File  string
+	Lines []string
+	// ClassDSCP are the DSCPs each `class-map type qos` matches; Groups
+	// the qos-group each `class-map type network-qos` or `type queuing`
+	// matches.
+	ClassDSCP map[string]map[int]Value
+	// ClassCoS are the CoS values each `class-map type qos` matches
+	// (`match cos 3`: classification by the frame's 802.1p priority).
+	ClassCoS map[string]map[int]Value
+	Groups   map[string]int
+	// QoS are the `policy-map type qos` policies' classes in order.
+	QoS map[string][]QoSClass
+	// Pause are, per network-qos policy, the qos-groups whose class has
+	// `pause pfc-cos N` (the value is N at its place).
+	Pause map[string]map[int]Value
+	// Queuing are, per queuing policy, each qos-group's RED line.
+	Queuing map[string]map[int]*Queue
+	// System are the policies `system qos` applies: "network-qos",
+	// "queuing", "qos".
+	System map[string]Value
+	// Policies are the policy-maps the input defines, by name.
+	Policies   map[string]bool
+	Interfaces []*Interface
+	NotJudged  []Value
+}
+
+// IsConfig reports whether text looks like an NX-OS QoS configuration: a
+// `policy-map type network-qos` or `system qos` block at the left margin.
+func IsConfig(data []byte) bool {
+	for _, raw := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(raw, "policy-map type network-qos ") || strings.TrimRight(raw, " \t\r") == "system qos" {
+			return true
+		}
+	}
+	return false
+}
+
+// Group reads the qos-group of one of NX-OS's system class names
+// (c-8q-nq3, c-nq-default, c-out-8q-q3, c-out-q-default) or of a
+// class-map of the config.
+func (c *Config) Group(class string) (int, bool) {
+	if g, ok := c.Groups[class]; ok {
+		return g, true
+	}
+	for _, p := range []string{"c-8q-nq", "c-nq", "c-out-8q-q", "c-out-q"} {
+		rest, ok := strings.CutPrefix(class, p)
+		if !ok {
+			continue
+		}
+		if rest == "-default" {
+			return 0, true
+		}
+		if n, err := strconv.Atoi(rest); err == nil && n >= 0 && n <= 7 {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// Parse reads an NX-OS configuration. A QoS command it knows with a value
+// NX-OS would not accept is an error at its place.
+func Parse(name string, data []byte) (*Config, error) {
+	c := &Config{File: name, Lines: strings.Split(string(data), "\n"), ClassDSCP: map[string]map[int]Value{}, ClassCoS: map[string]map[int]Value{}, Groups: map[string]int{},
+		QoS: map[string][]QoSClass{}, Pause: map[string]map[int]Value{}, Queuing: map[string]map[int]*Queue{}, System: map[string]Value{}, Policies: map[string]bool{}}
+	p := &parser{c: c}
+	for i, raw := range c.Lines {
+		raw = strings.TrimRight(raw, " \t\r")
+		t := strings.TrimSpace(raw)
+		if t == "" || t[0] == '!' || t[0] == '#' {
+			continue
+		}
+		indent := len(raw) - len(strings.TrimLeft(raw, " \t"))
+		if err := p.line(eos.Words(raw, i+1), indent); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// parser follows blocks by indent: head (the line at the left margin),
+// class (a policy's `class` line) and the lines under them.
+type parser struct {
+	c           *Config
+	head        []Value
+	iface       []*Interface
+	class       string
+	classIndent int
+}
+
+func (p *parser) line(w []Value, indent int) error {
+	if indent == 0 {
+		p.head, p.iface, p.class, p.classIndent = w, nil, "", 0
+		if len(w) == 4 && w[0].Text == "policy-map" && w[1].Text == "type" {
+			p.c.Policies[w[3].Text] = true
+		}
+		if len(w) >= 2 && w[0].Text == "interface" {
+			for _, n := range eos.ExpandNames(strings.Join(texts(w[1:]), "")) {
+				if strings.HasPrefix(n, "Ethernet") || strings.HasPrefix(n, "port-channel") {
+					it := &Interface{Name: n, At: w[0]}
+					p.c.Interfaces = append(p.c.Interfaces, it)
+					p.iface = append(p.iface, it)
+				}
+			}
+		}
+		return nil
+	}
+	if len(p.head) < 2 {
+		return nil
+	}
+	head := texts(p.head)
+	kind := ""
+	if len(head) >= 4 && (head[0] == "policy-map" || head[0] == "class-map") && head[1] == "type" {
+		kind = head[0] + " " + head[2]
+	}
+	name := head[len(head)-1]
+	if w[0].Text == "class" && len(w) >= 2 && kind != "" {
+		p.class, p.classIndent = w[len(w)-1].Text, indent
+		if kind == "policy-map qos" {
+			p.c.QoS[name] = append(p.c.QoS[name], QoSClass{Name: p.class})
+		}
+		return nil
+	}
+	if p.class != "" && indent <= p.classIndent {
+		p.class = ""
+	}
+	text := strings.Join(texts(w), " ")
+	switch {
+	case kind == "class-map qos" && len(w) >= 3 && w[0].Text == "match" && w[1].Text == "dscp":
+		return p.matchDSCP(name, w[2:])
+	case kind == "class-map qos" && len(w) >= 3 && w[0].Text == "match" && w[1].Text == "cos":
+		if p.c.ClassCoS[name] == nil {
+			p.c.ClassCoS[name] = map[int]Value{}
+		}
+		for _, v := range w[2:] {
+			cos, ok := nvue.IDs(v.Text, 7)
+			if !ok {
+				return &pos.Error{File: p.c.File, Line: v.Line, Col: v.Col, Msg: fmt.Sprintf("%q: expected CoS values 0-7", v.Text)}
+			}
+			for _, n := range cos {
+				p.c.ClassCoS[name][n] = v
+			}
+		}
+	case (kind == "class-map network-qos" || kind == "class-map queuing") && len(w) == 3 && w[0].Text == "match" && w[1].Text == "qos-group":
+		g, err := num(p.c.File, w[2], 7, "a qos-group 0-7")
+		if err != nil {
+			return err
+		}
+		p.c.Groups[name] = g
+	case kind == "policy-map qos" && p.class != "" && len(w) == 3 && w[0].Text == "set" && w[1].Text == "qos-group":
+		if _, err := num(p.c.File, w[2], 7, "a qos-group 0-7"); err != nil {
+			return err
+		}
+		cl := p.c.QoS[name]
+		cl[len(cl)-1].Group = w[2]
+	case kind == "policy-map network-qos" && p.class != "" && len(w) >= 3 && w[0].Text == "pause" && w[1].Text == "pfc-cos":
+		g, ok := p.c.Group(p.class)
+		if !ok {
+			return &pos.Error{File: p.c.File, Line: w[0].Line, Col: w[0].Col, Msg: fmt.Sprintf("class %q: expected a network-qos class whose qos-group is known (c-8q-nqN, or a class-map type network-qos with match qos-group)", p.class)}
+		}
+		if _, err := num(p.c.File, w[2], 7, "a CoS 0-7"); err != nil {
+			return err
+		}
+		if p.c.Pause[name] == nil {
+			p.c.Pause[name] = map[int]Value{}
+		}
+		p.c.Pause[name][g] = w[2]
+	case kind == "policy-map queuing" && p.class != "" && len(w) >= 2 && w[0].Text == "random-detect":
+		return p.randomDetect(name, w)
+	case head[0] == "system" && head[1] == "qos" && len(w) >= 4 && w[0].Text == "service-policy" && w[1].Text == "type":
+		p.c.System[w[2].Text] = w[len(w)-1]
+	case len(p.iface) > 0:
+		for _, it := range p.iface {
+			switch {
+			case len(w) >= 3 && w[0].Text == "priority-flow-control" && w[1].Text == "mode":
+				// `mode on send-tlv` also advertises the PFC TLV.
+				it.PFC = w[2]
+			case len(w) == 5 && text == "service-policy type qos input "+w[4].Text:
+				it.QoSInput = w[4]
+			case len(w) == 2 && w[0].Text == "mtu":
+				it.MTU = w[1]
+			case len(w) == 2 && w[0].Text == "speed":
+				if n, err := strconv.Atoi(w[1].Text); err == nil && n > 0 {
+					it.Speed = w[1] // NX-OS writes speed in Mb/s
+				}
+			case strings.HasPrefix(text, "priority-flow-control watch-dog"):
+				p.notJudged(w, 2)
+			}
+		}
+	case kind == "policy-map queuing" && p.class != "" && (w[0].Text == "bandwidth" || w[0].Text == "priority"):
+		p.notJudged(w, 2)
+	}
+	return nil
+}
+
+// matchDSCP reads `match dscp 26`, `match dscp 24-26,48` or DSCP names
+// (af31, cs3, ef).
+func (p *parser) matchDSCP(class string, w []Value) error {
+	if p.c.ClassDSCP[class] == nil {
+		p.c.ClassDSCP[class] = map[int]Value{}
+	}
+	for _, v := range w {
+		for _, part := range strings.Split(v.Text, ",") {
+			if part == "" {
+				continue
+			}
+			lo, hi, rng := strings.Cut(part, "-")
+			a, ok1 := eos.DSCPName(lo)
+			b, ok2 := a, true
+			if rng {
+				b, ok2 = eos.DSCPName(hi)
+			}
+			if !ok1 || !ok2 || b < a {
+				return &pos.Error{File: p.c.File, Line: v.Line, Col: v.Col, Msg: fmt.Sprintf("%q: expected DSCP values 0-63 or names (af31, cs3, ef)", v.Text)}
+			}
+			for d := a; d <= b; d++ {
+				p.c.ClassDSCP[class][d] = v
+			}
+		}
+	}
+	return nil
+}
+
+// randomDetect reads `random-detect minimum-threshold N kbytes
+// maximum-threshold N kbytes drop-probability P weight W [ecn]`.
+func (p *parser) randomDetect(policy string, w []Value) error {
+	g, ok := p.c.Group(p.class)
+	if !ok {
+		return nil
+	}
+	idx := func(s string) int {
+		for i, v := range w {
+			if v.Text == s {
+				return i
+			}
+		}
+		return -1
+	}
+	lo, hi := idx("minimum-threshold"), idx("maximum-threshold")
+	if lo < 0 || hi < 0 {
+		p.notJudged(w, 3) // `random-detect threshold burst-optimized ecn`: NX-OS's preset
+		return nil
+	}
+	if lo+2 >= len(w) || hi+2 >= len(w) {
+		return &pos.Error{File: p.c.File, Line: w[0].Line, Col: w[0].Col, Msg: "expected minimum-threshold N UNIT maximum-threshold N UNIT"}
+	}
+	r := &Queue{At: w[0]}
+	r.At.Text = "drop"
+	if idx("ecn") >= 0 {
+		r.At.Text = "ecn"
+	}
+	var err error
+	if r.Min, err = p.bytes(w[lo+1], w[lo+2]); err != nil {
+		return err
+	}
+	if r.Max, err = p.bytes(w[hi+1], w[hi+2]); err != nil {
+		return err
+	}
+	if j := idx("drop-probability"); j >= 0 && j+1 < len(w) {
+		if _, err := num(p.c.File, w[j+1], 100, "a percentage 0-100"); err != nil {
+			return err
+		}
+		r.Prob = w[j+1]
+	}
+	if p.c.Queuing[policy] == nil {
+		p.c.Queuing[policy] = map[int]*Queue{}
+	}
+	p.c.Queuing[policy][g] = r
+	return nil
+}
+
+// bytes reads a threshold in bytes, kbytes or mbytes (binary multiples)
+// into bytes.
+func (p *parser) bytes(n, unit Value) (Value, error) {
+	mult := map[string]int64{"bytes": 1, "kbytes": 1 << 10, "mbytes": 1 << 20}
+	v, err := strconv.ParseInt(n.Text, 10, 64)
+	m, ok := mult[unit.Text]
+	if err != nil || v < 0 || !ok {
+		return Value{}, &pos.Error{File: p.c.File, Line: n.Line, Col: n.Col, Msg: fmt.Sprintf("%q %q: expected a threshold in bytes, kbytes or mbytes", n.Text, unit.Text)}
+	}
+	n.Text = strconv.FormatInt(v*m, 10)
+	return n, nil
+}
+
+// notJudged names a QoS setting no rule weighs by its first n words, once.
+func (p *parser) notJudged(w []Value, n int) {
+	k := strings.Join(texts(w[:min(n, len(w))]), " ")
+	for _, v := range p.c.NotJudged {
+		if v.Text == k {
+			return
+		}
+	}
+	v := w[0]
+	v.Text = k
+	p.c.NotJudged = append(p.c.NotJudged, v)
+}
+
+func num(file string, v Value, limit int, what string) (int, error) {
+	n, err := strconv.Atoi(v.Text)
+	if err != nil || n < 0 || n > limit {
+		return 0, &pos.Error{File: file, Line: v.Line, Col: v.Col, Msg: fmt.Sprintf("%q: expected %s", v.Text, what)}
+	}
+	return n, nil
+}
+
+func texts(w []Value) []string {
+	out := make([]string, len(w))
+	for i, v := range w {
+		out[i] = v.Text
+	}
+	return out
+}
+
+// ByCoS reports whether a classification policy sorts by CoS (a class
+// matching `cos`): its class is then the frame's priority.
+func (c *Config) ByCoS(policy string) bool {
+	for _, cl := range c.QoS[policy] {
+		if len(c.ClassCoS[cl.Name]) > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,117 @@
+package nxos
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"rocelab/internal/pos"
+)
+
+// TestParseAMDExample reads AMD's DCQCN example for a Nexus N9364E
+// (testdata/corpus/nxos, its source in the .source sidecar).
+func TestParseAMDExample(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/nxos/rocm-n9364e-sg2-dcqcn.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !IsConfig(data) {
+		t.Fatal("not recognised as NX-OS")
+	}
+	c, err := Parse("amd.cfg", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := c.ClassDSCP["ROCEv2"][26]; v.Line != 12 || v.Col != 14 {
+		t.Errorf("ROCEv2 matches DSCP 26 at %d:%d, want 12:14", v.Line, v.Col)
+	}
+	cl := c.QoS["QOS_CLASSIFICATION"]
+	if len(cl) != 3 || cl[0].Name != "ROCEv2" || cl[0].Group.Text != "3" || cl[1].Group.Text != "7" || cl[2].Name != "class-default" {
+		t.Errorf("classification %+v", cl)
+	}
+	if v, ok := c.Pause["qos_network"][3]; !ok || len(c.Pause["qos_network"]) != 1 || v.Text != "3" || v.Line != 5 {
+		t.Errorf("pauses %+v, want qos-group 3 (pfc-cos 3 at line 5)", c.Pause)
+	}
+	q := c.Queuing["QOS_EGRESS_PORT"][3]
+	if q == nil || q.At.Text != "ecn" || q.Min.Text != "972800" || q.Max.Text != "3072000" || q.Prob.Text != "7" || len(c.Queuing["QOS_EGRESS_PORT"]) != 1 {
+		t.Fatalf("queue 3: %+v", q)
+	}
+	if c.System["network-qos"].Text != "qos_network" || c.System["queuing"].Text != "QOS_EGRESS_PORT" {
+		t.Errorf("system qos %+v", c.System)
+	}
+	if len(c.Interfaces) != 2 || c.Interfaces[1].Name != "Ethernet1/1/2" || c.Interfaces[1].PFC.Text != "on" || c.Interfaces[1].QoSInput.Text != "QOS_CLASSIFICATION" {
+		t.Errorf("interfaces %+v", c.Interfaces)
+	}
+}
+
+// TestGroup: the qos-group of NX-OS's system class names.
+func TestGroup(t *testing.T) {
+	c := &Config{Groups: map[string]int{"ROCE-NQ": 5}}
+	for name, want := range map[string]int{"c-8q-nq3": 3, "c-8q-nq-default": 0, "c-nq2": 2, "c-out-8q-q7": 7, "c-out-q-default": 0, "ROCE-NQ": 5} {
+		if g, ok := c.Group(name); !ok || g != want {
+			t.Errorf("%s: %d %v, want %d", name, g, ok, want)
+		}
+	}
+	if _, ok := c.Group("c-8q-nq9"); ok {
+		t.Error("c-8q-nq9 has no qos-group")
+	}
+}
+
+// TestDSCPNames: class-maps may match by PHB name or range.
+func TestDSCPNames(t *testing.T) {
+	c, err := Parse("x.cfg", []byte("class-map type qos match-any R\n  match dscp af31,cs3 ef 10-11\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []int{26, 24, 46, 10, 11} {
+		if _, ok := c.ClassDSCP["R"][d]; !ok {
+			t.Errorf("DSCP %d not matched: %v", d, c.ClassDSCP["R"])
+		}
+	}
+}
+
+// TestParseAzureLocal: Microsoft's Azure Local policy classifies by CoS
+// (`match cos 3`) and turns PFC on with `mode on send-tlv`.
+func TestParseAzureLocal(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/nxos/azurelocal-tor-qos-policy-nexus.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse("az.cfg", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := c.ClassCoS["RDMA"][3]; !ok || v.Line != 11 || !c.ByCoS("AZLocal_SERVICES") || c.ByCoS("other") {
+		t.Errorf("RDMA matches CoS %v", c.ClassCoS)
+	}
+	if len(c.Interfaces) != 1 || c.Interfaces[0].PFC.Text != "on" {
+		t.Errorf("interfaces %+v", c.Interfaces)
+	}
+}
+
+// TestParseErrors: a value NX-OS refuses is an error at its place.
+func TestParseErrors(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"class-map type qos match-any R\n  match dscp 64\n", "2:14: \"64\": expected DSCP values"},
+		{"policy-map type network-qos N\n  class type network-qos mine\n    pause pfc-cos 3\n", "3:5: class \"mine\": expected a network-qos class"},
+		{"policy-map type queuing Q\n  class type queuing c-out-8q-q3\n    random-detect minimum-threshold 10 kb maximum-threshold 20 kbytes ecn\n", "3:37: \"10\" \"kb\": expected a threshold"},
+	} {
+		_, err := Parse("x.cfg", []byte(c.text))
+		var pe *pos.Error
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "x.cfg:"+c.want) {
+			t.Errorf("%q: %v, want x.cfg:%s", c.text, err, c.want)
+		}
+	}
+}
+
+// FuzzParse: no input panics, and a refusal names a place in it.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("policy-map type network-qos N\n  class type network-qos c-8q-nq3\n    pause pfc-cos 3\nsystem qos\n  service-policy type network-qos N\n"))
+	f.Add([]byte("class-map type qos match-any R\n  match dscp 26\npolicy-map type qos P\n  class R\n    set qos-group 3\ninterface Ethernet1/1 - 4\n  priority-flow-control mode on\n  service-policy type qos input P\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if _, err := Parse("f.cfg", data); !pos.Placed(err) {
+			t.Fatalf("error without a place: %v", err)
+		}
+	})
+}

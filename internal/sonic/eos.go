@@ -1,0 +1,249 @@
+package sonic
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"rocelab/internal/eos"
+	"rocelab/internal/textout"
+)
+
+// VendorEOS marks a ConfigDB made from an Arista EOS configuration.
+const VendorEOS = "arista-eos"
+
+// FromEOS writes what an EOS configuration says of QoS as the CONFIG_DB
+// rows lint judges a SONiC switch by, each value at its place in the EOS
+// text (EOS's defaults at none):
+//
+//   - Only interfaces that set QoS (trust, PFC, a transmit queue, a
+//     service-profile) get rows: a running-config lists every port, and
+//     one left at EOS's defaults runs no PFC by design, not by mistake.
+//   - A port's settings are its own, else its service-profile's; a port
+//     whose service-profile the input does not hold is not judged.
+//   - DSCP_TO_TC_MAP is EOS's DSCP map (eos.DefaultDSCPTC with the `qos
+//     map dscp` lines) on a port that trusts DSCP (`qos trust dscp`, or a
+//     routed port without a trust line). A port that trusts CoS has no
+//     DSCP map: its class is the 802.1p priority of the frame, which the
+//     rules judge by the NICs' priority, as for a PORT_QOS_MAP without a
+//     map. An untrusted port (`no qos trust`) puts every DSCP in the class
+//     of its `qos cos` (0 when not written).
+//   - pfc_enable is the no-drop priorities under `priority-flow-control
+//     on`, and empty without it (EOS pauses no priority then, and a port
+//     that mentions no PFC runs none), written at the no-drop line: EOS
+//     pauses priority p for traffic class p.
+//   - A transmit queue's `random-detect ecn` is a WRED_PROFILE with ecn
+//     ecn_all; `random-detect drop` alone, ecn_none (it drops RoCE).
+//   - PORT speed and mtu come from the interface.
+func FromEOS(c *eos.Config) *ConfigDB {
+	db := newDB(c.File, "")
+	db.lines, db.Vendor = c.Lines, VendorEOS
+	cosTC := func(cos int) (int, Value) {
+		if v, ok := c.CoS[cos]; ok {
+			n, _ := strconv.Atoi(v.Text)
+			return n, eosVal(v)
+		}
+		return eos.DefaultCoSTC(cos), Value{}
+	}
+	var tcQueue string
+	if len(c.TCQueue) > 0 {
+		tcQueue = "qos map traffic-class"
+		m := map[string]Value{}
+		for tc := range 8 {
+			v := Value{Text: strconv.Itoa(tc)}
+			if q, ok := c.TCQueue[tc]; ok {
+				v = eosVal(q)
+			}
+			m[strconv.Itoa(tc)] = v
+		}
+		db.table("TC_TO_QUEUE_MAP")[tcQueue] = m
+	}
+	skipped := map[string]bool{}
+	for _, it := range c.Interfaces {
+		s := it.Settings
+		if p, ok := c.Profiles[it.Profile.Text]; ok {
+			s = merge(s, *p)
+		} else if it.Profile.Given() {
+			// The profile is not in the input (a cut of the config): what
+			// it sets is not known, so the port is not judged.
+			if k := "service-profile " + it.Profile.Text + " (not in the input)"; !skipped[k] {
+				skipped[k] = true
+				db.Skipped = append(db.Skipped, Value{Text: k, Line: it.Profile.Line, Col: it.Profile.Col})
+			}
+			continue
+		}
+		if !s.Trust.Given() && !s.PFC.Given() && len(s.Prios) == 0 && len(s.Queues) == 0 && !it.Profile.Given() {
+			continue
+		}
+		row := map[string]Value{}
+		trust := s.Trust.Text
+		if trust == "" {
+			trust = "cos"
+			if it.Routed {
+				trust = "dscp"
+			}
+		}
+		switch trust {
+		case "dscp":
+			name := "qos map dscp"
+			if db.table("DSCP_TO_TC_MAP")[name] == nil {
+				m := map[string]Value{}
+				for d := range 64 {
+					v := Value{Text: strconv.Itoa(eos.DefaultDSCPTC(d))}
+					if w, ok := c.DSCP[d]; ok {
+						v = eosVal(w)
+					}
+					m[strconv.Itoa(d)] = v
+				}
+				db.table("DSCP_TO_TC_MAP")[name] = m
+			}
+			row["dscp_to_tc_map"] = Value{Text: name, Line: s.Trust.Line, Col: s.Trust.Col}
+		case "none":
+			cos, at := 0, s.Trust
+			if s.DefaultCoS.Given() {
+				cos, _ = strconv.Atoi(s.DefaultCoS.Text)
+				at = s.DefaultCoS
+			}
+			tc, tcAt := cosTC(cos)
+			if tcAt.Line == 0 {
+				tcAt = eosVal(at)
+			}
+			tcAt.Text = strconv.Itoa(tc)
+			name := fmt.Sprintf("no qos trust, qos cos %d", cos)
+			m := map[string]Value{}
+			for d := range 64 {
+				m[strconv.Itoa(d)] = tcAt
+			}
+			db.table("DSCP_TO_TC_MAP")[name] = m
+			row["dscp_to_tc_map"] = Value{Text: name, Line: s.Trust.Line, Col: s.Trust.Col}
+		}
+		// PFC: the no-drop priorities when it is on; else none, at the
+		// line that leaves it off (the interface's head when nothing
+		// mentions PFC).
+		pfc := eosVal(it.At)
+		if s.PFC.Given() {
+			pfc = eosVal(s.PFC)
+		}
+		prios := slices.Sorted(maps.Keys(s.Prios))
+		if len(prios) > 0 {
+			pfc = eosVal(s.Prios[prios[0]])
+		}
+		pfc.Text = ""
+		if s.PFC.Text == "on" {
+			pfc.Text = textout.Ints(prios)
+		}
+		row["pfc_enable"] = pfc
+		if tcQueue != "" {
+			row["tc_to_queue_map"] = Value{Text: tcQueue}
+		}
+		db.table("PORT_QOS_MAP")[it.Name] = row
+		for _, n := range slices.Sorted(maps.Keys(s.Queues)) {
+			q := s.Queues[n]
+			r := q.ECN
+			if r == nil {
+				r = q.WRED
+			}
+			if r == nil {
+				continue
+			}
+			owner := "interface " + it.Name
+			if _, own := it.Queues[n]; !own {
+				owner = "qos profile " + it.Profile.Text
+			}
+			name := fmt.Sprintf("%s %s %d random-detect %s", owner, q.At.Text, n, r.At.Text)
+			if r.Unit != "" && !skipped[name] {
+				skipped[name] = true
+				db.Skipped = append(db.Skipped, Value{Text: fmt.Sprintf("%s (thresholds in %s)", name, r.Unit), Line: r.At.Line, Col: r.At.Col})
+			}
+			db.nosRED(it.Name, n, name, r)
+		}
+		db.nosPort(it.Name, it.Speed, it.MTU)
+	}
+	db.nosDone(c.NotJudged)
+	return db
+}
+
+// merge is an interface's settings over its service-profile's: what the
+// interface writes wins, setting by setting (a transmit queue as a whole).
+func merge(own, profile eos.Settings) eos.Settings {
+	out := profile
+	if own.Trust.Given() {
+		out.Trust = own.Trust
+	}
+	if own.DefaultCoS.Given() {
+		out.DefaultCoS = own.DefaultCoS
+	}
+	if own.PFC.Given() {
+		out.PFC = own.PFC
+	}
+	if len(own.Prios) > 0 {
+		out.Prios = own.Prios
+	}
+	out.Queues = maps.Clone(profile.Queues)
+	maps.Copy(out.Queues, own.Queues)
+	return out
+}
+
+// eosVal is an EOS value as a CONFIG_DB value, at its place in the EOS
+// text.
+func eosVal(v eos.Value) Value { return Value{Text: v.Text, Line: v.Line, Col: v.Col} }
+
+// table returns the named table, made when absent.
+func (db *ConfigDB) table(name string) Table {
+	if db.Tables[name] == nil {
+		db.Tables[name] = Table{}
+	}
+	return db.Tables[name]
+}
+
+// nosRED writes a switch OS's random-detect line (EOS's, NX-OS's) as the
+// WRED_PROFILE name on port's queue n: ecn_all when it marks (At.Text
+// "ecn"), ecn_none when it drops; green enabled, as the line acts on every
+// packet; the probability 100 % when not written.
+func (db *ConfigDB) nosRED(port string, n int, name string, r *eos.RED) {
+	at := eosVal(r.At)
+	ecn := at
+	ecn.Text = "ecn_none"
+	if r.At.Text == "ecn" {
+		ecn.Text = "ecn_all"
+	}
+	green := at
+	green.Text = "true"
+	prob := eosVal(r.Prob)
+	if !r.Prob.Given() {
+		prob = at
+		prob.Text = "100"
+	}
+	db.table("WRED_PROFILE")[name] = map[string]Value{"ecn": ecn, "wred_green_enable": green,
+		"green_min_threshold": eosVal(r.Min), "green_max_threshold": eosVal(r.Max), "green_drop_probability": prob}
+	wp := at
+	wp.Text = name
+	db.table("QUEUE")[port+"|"+strconv.Itoa(n)] = map[string]Value{"wred_profile": wp}
+}
+
+// nosPort writes a port's speed (Mb/s) and MTU where the switch OS's
+// configuration gives them.
+func (db *ConfigDB) nosPort(port string, speed, mtu eos.Value) {
+	row := map[string]Value{}
+	if speed.Given() {
+		row["speed"] = eosVal(speed)
+	}
+	if mtu.Given() {
+		row["mtu"] = eosVal(mtu)
+	}
+	if len(row) > 0 {
+		db.table("PORT")[port] = row
+	}
+}
+
+// nosDone ends a config made from a switch OS's: the settings read but
+// not judged, and each table at the file's head.
+func (db *ConfigDB) nosDone(notJudged []eos.Value) {
+	for _, v := range notJudged {
+		db.Skipped = append(db.Skipped, eosVal(v))
+	}
+	for t := range db.Tables {
+		db.tablePos[t] = Value{Text: t, Line: 1, Col: 1}
+	}
+}

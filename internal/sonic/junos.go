@@ -1,0 +1,255 @@
+package sonic
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"rocelab/internal/junos"
+	"rocelab/internal/textout"
+)
+
+// VendorJunos marks a ConfigDB made from a Juniper Junos configuration.
+const VendorJunos = "juniper-junos"
+
+// junosFC is a forwarding class: its queue, and whether it is no-loss
+// with a PFC priority.
+type junosFC struct {
+	queue, prio int
+	lossless    bool
+	at          Value
+}
+
+// class is the number lint calls the forwarding class's class: a no-loss
+// class's PFC priority (what the NICs must pause, whatever queue holds
+// it), else its queue, or 8 + its queue where a no-loss class's priority
+// has that number (queue 3 beside a no-loss class on priority 3 held in
+// queue 4 are two classes).
+func (f junosFC) class(lossless []int) int {
+	switch {
+	case f.lossless && f.prio >= 0:
+		return f.prio
+	case slices.Contains(lossless, f.queue):
+		return 8 + f.queue
+	}
+	return f.queue
+}
+
+// FromJunos writes what a Junos class-of-service configuration says of
+// RoCE as CONFIG_DB rows, each value at its place:
+//
+//   - A forwarding class is a class: a `no-loss` class with `pfc-priority
+//     P` is class P (PFC pauses priority P, whichever queue holds it),
+//     another its queue-num (8 + it when a no-loss class has that number).
+//   - DSCP_TO_TC_MAP is the DSCP classifier an interface binds (else the
+//     configuration's only one): each code point to its forwarding
+//     class's class; a DSCP it leaves out is best-effort, queue 0.
+//   - pfc_enable is the PFC priorities of the no-loss classes on
+//     interfaces that bind a congestion-notification-profile (Junos
+//     pauses nothing without one); none elsewhere.
+//   - A scheduler with `explicit-congestion-notification` is a WRED
+//     profile that marks (ecn_all), one with a drop-profile alone drops
+//     (ecn_none), on its forwarding class's class. Drop-profile fill
+//     levels are percentages of the queue's buffer, not bytes: named as
+//     not judged.
+//
+// Ports are the interfaces the configuration names (`et-*` included);
+// without an interfaces block, one port named "class-of-service".
+func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
+	db := newDB(file, "")
+	db.lines, db.Vendor = lines, VendorJunos
+	fcs := map[string]junosFC{}
+	for _, set := range root.Find("forwarding-classes") {
+		for _, c := range set.Children {
+			w := c.Words
+			switch {
+			case len(w) >= 2 && w[0].Text == "class":
+				f := junosFC{prio: -1, at: eosVal(w[1])}
+				if q, ok := c.Word("queue-num"); ok {
+					f.queue, _ = strconv.Atoi(q.Text)
+				}
+				if p, ok := c.Word("pfc-priority"); ok {
+					f.prio, _ = strconv.Atoi(p.Text)
+				}
+				_, f.lossless = c.Has("no-loss")
+				fcs[w[1].Text] = f
+			case len(w) == 3 && w[0].Text == "queue":
+				q, _ := strconv.Atoi(w[1].Text)
+				fcs[w[2].Text] = junosFC{queue: q, prio: -1, at: eosVal(w[2])}
+			}
+		}
+	}
+	var lossless []int
+	var losslessAt Value
+	for _, n := range slices.Sorted(maps.Keys(fcs)) {
+		if f := fcs[n]; f.lossless && f.prio >= 0 && !slices.Contains(lossless, f.prio) {
+			lossless = append(lossless, f.prio)
+			if losslessAt.Line == 0 {
+				losslessAt = f.at
+			}
+		}
+	}
+	slices.Sort(lossless)
+	// DSCP classifiers: name → DSCP → the class, at its code point.
+	classifiers := map[string]map[int]Value{}
+	for _, cl := range root.Find("classifiers") {
+		for _, d := range cl.Children {
+			if len(d.Words) != 2 || d.Words[0].Text != "dscp" || len(d.Children) == 0 {
+				continue // an interface's binding, `dscp mydscp;`
+			}
+			m := map[int]Value{}
+			for _, fc := range d.Children {
+				name, ok := fc.Word("forwarding-class")
+				f, known := fcs[name.Text]
+				if !ok || !known {
+					continue
+				}
+				for _, lp := range fc.Children {
+					i := slices.IndexFunc(lp.Words, func(v junos.Value) bool { return v.Text == "code-points" })
+					for _, cp := range lp.Words[i+1:] {
+						if n, ok := junos.DSCP(cp.Text); ok && i >= 0 {
+							v := eosVal(cp)
+							v.Text = strconv.Itoa(f.class(lossless))
+							m[n] = v
+						}
+					}
+				}
+			}
+			classifiers[d.Words[1].Text] = m
+		}
+	}
+	// Schedulers: the forwarding classes a scheduler-map gives each.
+	ecnOf := map[string]*junos.Node{}
+	for _, s := range root.Find("schedulers") {
+		for _, c := range s.Children {
+			if len(c.Words) == 1 {
+				ecnOf[c.Words[0].Text] = c
+			}
+		}
+	}
+	type port struct {
+		name                  string
+		at                    Value
+		classifier, cnp, smap string
+	}
+	var ports []port
+	for _, ifs := range root.Find("interfaces") {
+		for _, it := range ifs.Children {
+			if len(it.Words) != 1 {
+				continue
+			}
+			p := port{name: it.Words[0].Text, at: eosVal(it.Words[0])}
+			for _, c := range it.Find("congestion-notification-profile") {
+				if len(c.Words) == 2 {
+					p.cnp = c.Words[1].Text
+				}
+			}
+			for _, c := range it.Find("scheduler-map") {
+				if len(c.Words) == 2 {
+					p.smap = c.Words[1].Text
+				}
+			}
+			for _, c := range it.Find("dscp") {
+				if len(c.Words) == 2 {
+					p.classifier = c.Words[1].Text
+				}
+			}
+			ports = append(ports, p)
+		}
+	}
+	if len(ports) == 0 {
+		p := port{name: "class-of-service"}
+		if len(classifiers) == 1 {
+			p.classifier = slices.Collect(maps.Keys(classifiers))[0]
+		}
+		for _, c := range root.Find("congestion-notification-profile") {
+			if len(c.Words) == 2 && len(c.Children) > 0 {
+				p.cnp = c.Words[1].Text
+			}
+		}
+		ports = append(ports, p)
+	}
+	for _, p := range ports {
+		row := map[string]Value{}
+		if m, ok := classifiers[p.classifier]; ok {
+			name := "classifiers dscp " + p.classifier
+			if db.table("DSCP_TO_TC_MAP")[name] == nil {
+				t := map[string]Value{}
+				for d := range 64 {
+					v, ok := m[d]
+					if !ok {
+						v = Value{Text: "0"} // best-effort, queue 0
+					}
+					t[strconv.Itoa(d)] = v
+				}
+				db.table("DSCP_TO_TC_MAP")[name] = t
+			}
+			row["dscp_to_tc_map"] = Value{Text: name, Line: p.at.Line, Col: p.at.Col}
+		}
+		pfc := p.at
+		if p.cnp != "" {
+			pfc = losslessAt
+			pfc.Text = textout.Ints(lossless)
+		} else {
+			pfc.Text = ""
+		}
+		row["pfc_enable"] = pfc
+		db.table("PORT_QOS_MAP")[p.name] = row
+		if p.smap == "" {
+			continue
+		}
+		for _, sm := range root.Find(p.smap) {
+			for _, c := range sm.Children {
+				fc, ok1 := c.Word("forwarding-class")
+				sched, ok2 := c.Word("scheduler")
+				f, ok3 := fcs[fc.Text]
+				s, ok4 := ecnOf[sched.Text]
+				if !ok1 || !ok2 || !ok3 || !ok4 {
+					continue
+				}
+				db.junosScheduler(p.name, f.class(lossless), sched.Text, s)
+			}
+		}
+	}
+	for t := range db.Tables {
+		db.tablePos[t] = Value{Text: t, Line: 1, Col: 1}
+	}
+	return db
+}
+
+// junosScheduler writes a scheduler's ECN or drop profile on a port's
+// class; its fill-level thresholds are percentages, named as not judged.
+func (db *ConfigDB) junosScheduler(port string, class int, name string, s *junos.Node) {
+	var ecn, drop Value
+	for _, c := range s.Children {
+		if len(c.Words) == 0 {
+			continue
+		}
+		switch c.Words[0].Text {
+		case "explicit-congestion-notification":
+			ecn = eosVal(c.Words[0])
+		case "drop-profile-map":
+			drop = eosVal(c.Words[0])
+		}
+	}
+	at := ecn
+	mode := "ecn_all"
+	if at.Line == 0 {
+		at, mode = drop, "ecn_none"
+	}
+	if at.Line == 0 {
+		return
+	}
+	wname := "schedulers " + name
+	if _, seen := db.table("WRED_PROFILE")[wname]; !seen {
+		th := at
+		th.Text = "fill-level %"
+		db.table("WRED_PROFILE")[wname] = map[string]Value{"ecn": {Text: mode, Line: at.Line, Col: at.Col}, "wred_green_enable": {Text: "true", Line: at.Line, Col: at.Col},
+			"green_min_threshold": th, "green_max_threshold": th, "green_drop_probability": th}
+		if drop.Line > 0 {
+			db.Skipped = append(db.Skipped, Value{Text: fmt.Sprintf("%s drop-profile (fill levels in percent of the queue's buffer)", wname), Line: drop.Line, Col: drop.Col})
+		}
+	}
+	db.table("QUEUE")[port+"|"+strconv.Itoa(class)] = map[string]Value{"wred_profile": {Text: wname, Line: at.Line, Col: at.Col}}
+}

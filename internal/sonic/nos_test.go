@@ -1,0 +1,44 @@
+package sonic
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"rocelab/internal/eos"
+	"rocelab/internal/junos"
+	"rocelab/internal/nxos"
+)
+
+// FuzzFromNOS writes whatever the EOS, NX-OS and Junos readers accept as
+// rows, and reads them back with the accessors lint uses: no panic.
+func FuzzFromNOS(f *testing.F) {
+	for _, n := range []string{"eos/rocm-arista7388-dcqcn-qos-profile.cfg", "nxos/azurelocal-tor-qos-policy-nexus.cfg", "junos/rocm-qfx5240-dcqcn-class-of-service.conf"} {
+		data, err := os.ReadFile("../../testdata/corpus/" + n)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var dbs []*ConfigDB
+		if c, err := eos.Parse("f", data); err == nil {
+			dbs = append(dbs, FromEOS(c))
+		}
+		if c, err := nxos.Parse("f", data); err == nil {
+			dbs = append(dbs, FromNXOS(c))
+		}
+		if root, err := junos.Parse("f", data); err == nil {
+			dbs = append(dbs, FromJunos("f", strings.Split(string(data), "\n"), root))
+		}
+		for _, db := range dbs {
+			for _, pq := range db.PortQoSMaps() {
+				db.NumMap("DSCP_TO_TC_MAP", pq.DSCPToTC.Text)
+			}
+			for _, q := range db.Queues() {
+				db.WREDProfile(q.WREDProfile.Text)
+			}
+			db.LossyByDesign()
+		}
+	})
+}
