@@ -108,7 +108,13 @@ const ll128Chunk = 4915200 / nSteps / 16 * 15
 // on nc channels (enqueue.cc calcCollChunking): halved while the call has
 // few chunks per tree step, and from 2.22 cut down to whole warp grains.
 func (c *Comm) treeLL128Chunk(bytes, nc int64) int64 {
+	// Up to 2.19 the halving starts from the step's buffer bytes (lines
+	// with their flags) and the chunk is its data; from 2.20 from the data.
 	chunk := int64(ll128Chunk)
+	old := !c.Cfg.Version.AtLeast(2, 20, 0)
+	if old {
+		chunk = ll128Chunk / 15 * 16
+	}
 	ppn := float64(c.PPN)
 	ns := 1 + float64(log2i(int64(c.NNodes()))) + 0.1*ppn
 	for float64(bytes/(nc*chunk)) < ns*64/ppn && chunk > 131072 {
@@ -117,10 +123,70 @@ func (c *Comm) treeLL128Chunk(bytes, nc int64) int64 {
 	for float64(bytes/(nc*chunk)) < ns*16/ppn && chunk > 32768 {
 		chunk /= 2
 	}
+	if old {
+		return chunk / 16 * 15
+	}
 	if c.Cfg.Version.AtLeast(2, 22, 0) {
 		chunk = chunk / ll128Grain * ll128Grain
 	}
 	return chunk
+}
+
+// treeSimpleChunk219 is the Tree/Simple chunk of NCCL up to 2.19: a step
+// of the buffer, halved while the call has few chunks per channel for
+// the tree's depth (enqueue.cc computeColl; connect.cc connectTrees
+// approximates the depth as the GPUs per server less one plus log2 of the
+// servers). From 2.20 calcCollChunking keeps the whole step.
+func (c *Comm) treeSimpleChunk219(bytes, nc int64) int64 {
+	chunk := c.Cfg.BuffSize / nSteps
+	depth := int64(c.PPN - 1 + log2i(int64(c.NNodes())))
+	for bytes/(nc*chunk) < depth*8 && chunk > 131072 {
+		chunk /= 2
+	}
+	for bytes/(nc*chunk) < depth*4 && chunk > 65536 {
+		chunk /= 2
+	}
+	for bytes/(nc*chunk) < depth && chunk > 32768 {
+		chunk /= 2
+	}
+	return chunk
+}
+
+// treeShares219 lays a tree call out on its channels as NCCL's kernel up
+// to 2.19 does (runTreeSplit, runTreeUpDown): in loops of one chunk per
+// channel, channel ch taking the ch-th chunk of each loop, so that the
+// last loop's data goes to the first channels and the others run an
+// empty step; a call smaller than one loop is cut into one chunk per
+// channel, rounded up to the protocol's least chunk (minChunk). It
+// returns each channel's bytes, the chunk and the loops every channel
+// runs.
+func treeShares219(bytes, chunk, minChunk int64, nc int) (shares []int64, realChunk, loops int64) {
+	loop := int64(nc) * chunk
+	if loop > bytes {
+		chunk = ceilDiv(bytes, int64(nc)*minChunk) * minChunk
+		loop = int64(nc) * chunk
+	}
+	loops = max(ceilDiv(bytes, loop), 1)
+	shares = make([]int64, nc)
+	for ch := range shares {
+		for l := int64(0); l < loops; l++ {
+			shares[ch] += min(max(bytes-l*loop-int64(ch)*chunk, 0), chunk)
+		}
+	}
+	return shares, chunk, loops
+}
+
+// treeMinChunk219 is runTreeSplit's least chunk up to 2.19, in bytes of
+// 4-byte elements, for a call of nt threads per channel.
+func treeMinChunk219(p Proto, nt int) int64 {
+	switch p {
+	case LL:
+		return int64(nt) * 8
+	case LL128:
+		return 4 * (int64(nt) * 15 / 8)
+	}
+	// Simple: the tree adds a sync warp and three for its split.
+	return int64(nt+4*32-2*32) * 64
 }
 
 // chunking returns NCCL's chunk size (data bytes), slices per chunk and
@@ -226,6 +292,13 @@ func (e *engine) buildTree() {
 	c := e.c
 	nc := e.nch
 	chunk, _, window := e.chunking(Tree, e.choice.Proto, AllReduce)
+	var steps int64
+	if !c.Cfg.Version.AtLeast(2, 20, 0) {
+		if e.choice.Proto == Simple {
+			chunk = c.treeSimpleChunk219(e.call.Bytes, int64(nc))
+		}
+		e.shares, chunk, steps = treeShares219(e.call.Bytes, chunk, treeMinChunk219(e.choice.Proto, e.choice.Threads), nc)
+	}
 	for ch := 0; ch < nc; ch++ {
 		nic := c.channelNIC(ch)
 		pt := e.shares[ch]
@@ -236,7 +309,7 @@ func (e *engine) buildTree() {
 		}
 		for r := 0; r < c.NRanks; r++ {
 			up, down := c.treeShape(ch, r)
-			base := prog{f: AllReduce, part: pt, chunk: chunk, slices: 1}
+			base := prog{f: AllReduce, part: pt, chunk: chunk, slices: 1, steps: steps}
 			if up < 0 {
 				p := base
 				p.kind = progTreeRoot

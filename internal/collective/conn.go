@@ -47,8 +47,12 @@ type conn struct {
 	// posted beyond it.
 	total int64
 
-	size               [nSteps]int64
-	nparts             uint8 // messages per slice (Comm.msgParts), on consecutive QPs
+	size   [nSteps]int64
+	nparts uint8 // messages per slice (Comm.msgParts), on consecutive QPs
+	// landAt is when each slot's slice began landing in the receiver's
+	// memory (network, LL and LL128: the kernel reads its lines as they
+	// land) or became visible to its consumer (every other connection).
+	landAt             [nSteps]unit.Time
 	arrParts, ackParts [nSteps]uint8
 
 	prodK, consK       int32 // producer and consumer kernel of the batch
@@ -248,6 +252,13 @@ func (e *engine) Completed(cp workload.Completion) {
 		}
 		c.arrParts[a] = 0
 		c.complete++
+		c.landAt[a] = e.t.Now()
+		if e.tm.stream && !c.sock {
+			// The NIC wrote the slice's lines as its packets came in, on
+			// each part's port at once; the kernel polls their flags.
+			span := e.c.Sys.Server.NICRate.TxTime(unit.Bytes(c.size[a] / int64(c.nparts)))
+			c.landAt[a] = max(c.landAt[a]-span, 0) + e.tm.recvLat
+		}
 		d := e.tm.recvLat
 		if c.bounceRx {
 			d += HostBounceLatency - HostBounceLatency/2
@@ -304,6 +315,9 @@ func (e *engine) sendFreed(ci int32) {
 // visible makes the next slice of ci visible to its consumer kernel.
 func (e *engine) visible(ci int32) {
 	c := &e.conns[ci]
+	if !c.net || c.sock || !e.tm.stream {
+		c.landAt[c.arrived&(nSteps-1)] = e.t.Now()
+	}
 	c.arrived++
 	if c.waitRecv {
 		c.waitRecv = false

@@ -107,6 +107,11 @@ type kernel struct {
 	// connection is tried again at every slice and credit that arrives.
 	cur  op
 	have bool
+	// free is when the kernel finished its previous operation, and
+	// sendHeld says the current one waited for a free send slot (an
+	// LL/LL128 kernel reserves its send slot before it reads a line).
+	free     unit.Time
+	sendHeld bool
 	// group, when not -1, is the warp group of a channel that runs this
 	// kernel's operations in turn with the other kernels of the group
 	// (NVLS: a GPU's scatter warps serve every head's pipeline).
@@ -423,6 +428,7 @@ func (e *engine) Wake(_ unit.Time, tg uint64) {
 			e.startProxyOps(idx)
 		}
 		for _, k := range e.rankK[idx] {
+			e.kernels[k].free = e.t.Now()
 			e.run(k)
 		}
 		e.rankCheck(idx)
@@ -457,12 +463,14 @@ func (e *engine) run(ki int32) {
 			c := &e.conns[ci]
 			if !c.sendFree() {
 				c.waitSend = true
+				k.sendHeld = true
 				return
 			}
 			net = net || c.net
 		}
 	}
 	now := e.t.Now()
+	begin := e.streamStart(k, o)
 	wire := o.bytes * e.tm.wireNum / e.tm.wireDen
 	rate := e.tm.chanRate
 	if net && (e.c.Net == NetSocket || !e.c.gdrOf(int(k.rank))) {
@@ -471,7 +479,7 @@ func (e *engine) run(ki int32) {
 	if net && e.tm.netRate > 0 {
 		rate = min(rate, e.tm.netRate)
 	}
-	end := now + rate.TxTime(unit.Bytes(wire))
+	end := max(now, begin+rate.TxTime(unit.Bytes(wire)))
 	if k.group >= 0 {
 		end = max(now, e.groupEnd[k.group]) + rate.TxTime(unit.Bytes(wire))
 		e.groupEnd[k.group] = end
@@ -487,13 +495,15 @@ func (e *engine) run(ki int32) {
 			}
 			if !reserved {
 				g := k.rank
-				st := max(now, e.gpuFree[g])
+				st := max(begin, e.gpuFree[g])
 				e.gpuFree[g] = st + e.tm.nvRate.TxTime(unit.Bytes(o.bytes*e.tm.nvNum/e.tm.nvDen))
 				end = max(end, e.gpuFree[g])
 				reserved = true
 			}
 			if e.tm.stream && !e.conns[ci].net {
-				e.t.After(e.tm.intraLat, e, tag(evVisible, ci))
+				// Its lines reach the peer as it writes them, from the
+				// start of its operation (streamStart).
+				e.t.After(max(begin+e.tm.intraLat-now, 0), e, tag(evVisible, ci))
 			}
 		}
 	}
@@ -501,9 +511,34 @@ func (e *engine) run(ki int32) {
 	e.t.After(end-now, e, tag(evOpDone, ki))
 }
 
+// streamStart returns when kernel k could begin operation o: now, but
+// for an LL or LL128 operation that receives from the network, which
+// reads each line as the NIC lands it (prims_ll128.h and prims_ll.h poll
+// every line's flag; nothing waits for the whole message), so it starts
+// once its previous operation is done and the first lines of every slice
+// it reads have landed (landAt), unless it waited for a send slot, which
+// it takes before reading.
+func (e *engine) streamStart(k *kernel, o *op) unit.Time {
+	now := e.t.Now()
+	if !e.tm.stream || !o.recv || k.sendHeld {
+		return now
+	}
+	begin, net := k.free, false
+	for _, ci := range k.p.recv[:k.p.nrecv] {
+		c := &e.conns[ci]
+		net = net || (c.net && !c.sock)
+		begin = max(begin, c.landAt[c.consumed&(nSteps-1)])
+	}
+	if !net {
+		return now
+	}
+	return min(begin, now)
+}
+
 func (e *engine) opDone(ki int32) {
 	k := &e.kernels[ki]
 	k.busy = false
+	k.free, k.sendHeld = e.t.Now(), false
 	o := k.cur
 	if o.recv {
 		for _, ci := range k.p.recv[:k.p.nrecv] {

@@ -33,9 +33,14 @@ type prog struct {
 	// chunk size and slices per chunk.
 	part, chunk int64
 	slices      int
-	recv, send  [maxIO]int32
-	nrecv       int8
-	nsend       int8
+	// steps, when set, is the number of chunks the program runs whatever
+	// its part: NCCL up to 2.19 runs every channel of a tree for the same
+	// number of loops, the last chunks of some channels empty
+	// (treeShares219).
+	steps      int64
+	recv, send [maxIO]int32
+	nrecv      int8
+	nsend      int8
 	// virt marks an NVSwitch's reduction or multicast (no GPU, no time of
 	// its own); passive a GPU that only receives what the switch stores
 	// into its memory.
@@ -53,6 +58,9 @@ func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
 // loops returns the number of chunk loops the program runs.
 func (p *prog) loops() int64 {
+	if p.steps > 0 {
+		return p.steps
+	}
 	if p.part <= 0 {
 		return 0
 	}
@@ -102,7 +110,7 @@ func (p *prog) op(i int, o *op) {
 		return
 	case progTreeUp, progTreeDown, progTreeRoot:
 		rem := p.part - l*p.chunk
-		o.bytes = min(rem, p.chunk)
+		o.bytes = min(max(rem, 0), p.chunk)
 		o.recv, o.send = p.nrecv > 0, p.nsend > 0
 		return
 	}

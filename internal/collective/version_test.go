@@ -248,10 +248,58 @@ func TestLL128Grain(t *testing.T) {
 	}{
 		{"2.21.5", 4 << 20, 18000}, {"2.22.3", 4 << 20, 17280}, {"2.26.2", 4 << 20, 17280},
 		{"2.21.5", 1 << 30, 576000}, {"2.26.2", 1 << 30, 576000},
+		// Up to 2.19 the halving starts from the step's 614400 bytes of
+		// lines: 16 × 576000 × 39 bytes keep a whole step from 2.20 (39
+		// chunks per channel, at least 38.4 on 8 servers) and halve it
+		// before (36 chunks of 614400 per channel).
+		{"2.17.1", 4 << 20, 18000}, {"2.17.1", 16 * 576000 * 39, 288000}, {"2.21.5", 16 * 576000 * 39, 576000},
 	} {
 		comm := commAt(t, "hgx-h100", 8, c.version, nil)
 		if got := comm.treeLL128Chunk(c.bytes, 16); got != c.want {
 			t.Errorf("NCCL %s, %d bytes: chunk %d, want %d", c.version, c.bytes, got, c.want)
+		}
+	}
+}
+
+// TestTreeLayout219: up to 2.19 NCCL's tree kernel takes its channel's
+// chunks in loops of one chunk per channel (runTreeSplit), so that the
+// last loop's data lies on the first channels and the others run an
+// empty step, and halves a Tree/Simple chunk by the tree's depth
+// (computeColl: GPUs per server - 1 + log2 servers). Figures by hand.
+func TestTreeLayout219(t *testing.T) {
+	// 8 MiB in chunks of 72000 on 16 channels: 7 whole loops of 1152000
+	// and 324608 bytes, four chunks and 36608.
+	shares, chunk, loops := treeShares219(8<<20, 72000, 4800, 16)
+	if chunk != 72000 || loops != 8 {
+		t.Fatalf("chunk %d, loops %d; want 72000, 8", chunk, loops)
+	}
+	var sum int64
+	for ch, s := range shares {
+		want := int64(7 * 72000)
+		switch {
+		case ch < 4:
+			want += 72000
+		case ch == 4:
+			want += 36608
+		}
+		if s != want {
+			t.Errorf("channel %d: %d bytes, want %d", ch, s, want)
+		}
+		sum += s
+	}
+	if sum != 8<<20 {
+		t.Errorf("shares add up to %d", sum)
+	}
+	// Smaller than one loop: one chunk per channel, rounded up to the
+	// least chunk (2 × 4800), ten channels full and one of 4000.
+	shares, chunk, loops = treeShares219(100000, 72000, 4800, 16)
+	if chunk != 9600 || loops != 1 || shares[9] != 9600 || shares[10] != 4000 || shares[11] != 0 {
+		t.Errorf("100000 bytes: chunk %d, loops %d, shares %v", chunk, loops, shares)
+	}
+	comm := commAt(t, "hgx-h100", 2, "2.17.1", nil) // depth 7 + 1
+	for _, c := range []struct{ bytes, want int64 }{{1 << 30, 524288}, {64 << 20, 131072}, {8 << 20, 65536}} {
+		if got := comm.treeSimpleChunk219(c.bytes, 16); got != c.want {
+			t.Errorf("Tree/Simple chunk at %d bytes: %d, want %d", c.bytes, got, c.want)
 		}
 	}
 }
