@@ -16,14 +16,8 @@ import (
 	"rocelab/internal/pos"
 )
 
-// A Value is a setting with where it is written (Line 0: EOS's default).
-type Value struct {
-	Text      string
-	Line, Col int
-}
-
-// Given reports whether the value is written in the input.
-func (v Value) Given() bool { return v.Line > 0 }
+// A Value is one setting with where it is written (Line 0: a default).
+type Value = pos.Value
 
 // RED is a transmit queue's `random-detect ecn` or `random-detect drop`
 // line: thresholds in bytes (Unit says when they are in segments or time,

@@ -16,13 +16,7 @@ import (
 )
 
 // A Value is one setting with where it is written (Line 0: a default).
-type Value struct {
-	Text      string
-	Line, Col int
-}
-
-// Given reports whether the input states the value.
-func (v Value) Given() bool { return v.Line > 0 }
+type Value = pos.Value
 
 // Mapping is a `qos mapping` profile: which marking the switch trusts and
 // what switch priority each DSCP and PCP gets.

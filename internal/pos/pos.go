@@ -1,6 +1,6 @@
 // Package pos holds the error every reader of a text input returns for a
-// problem it can place: the file, the line and column (from 1), and what
-// was wrong there. It is a leaf, so that readers of different formats
+// problem it can place (the file, the line and column from 1, and what
+// was wrong there), and the placed value readers keep settings in. It is a leaf, so that readers of different formats
 // (SONiC's CONFIG_DB, nccl-tests' JSON) report places alike.
 package pos
 
@@ -25,3 +25,14 @@ func Placed(err error) bool {
 	var e *Error
 	return err == nil || errors.As(err, &e) && e.Line >= 1 && e.Col >= 1
 }
+
+// A Value is a setting as an input writes it, with its line and column
+// (Line 0: not written, a default). The readers of switch configurations
+// (SONiC, NVUE, EOS) all keep their settings this way.
+type Value struct {
+	Text      string
+	Line, Col int
+}
+
+// Given reports whether the input writes the value.
+func (v Value) Given() bool { return v.Line > 0 }

@@ -21,10 +21,7 @@ import (
 const MaxFileBytes = 256 << 20
 
 // A Value is one field value with where it is.
-type Value struct {
-	Text      string
-	Line, Col int
-}
+type Value = pos.Value
 
 // A Table is one config_db table: key → field → value.
 type Table map[string]map[string]Value
