@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"rocelab/internal/eos"
+	"rocelab/internal/pos"
 	"rocelab/internal/textout"
 )
 
@@ -42,7 +43,7 @@ func FromEOS(c *eos.Config) *ConfigDB {
 	cosTC := func(cos int) (int, Value) {
 		if v, ok := c.CoS[cos]; ok {
 			n, _ := strconv.Atoi(v.Text)
-			return n, eosVal(v)
+			return n, v
 		}
 		return eos.DefaultCoSTC(cos), Value{}
 	}
@@ -53,7 +54,7 @@ func FromEOS(c *eos.Config) *ConfigDB {
 		for tc := range 8 {
 			v := Value{Text: strconv.Itoa(tc)}
 			if q, ok := c.TCQueue[tc]; ok {
-				v = eosVal(q)
+				v = q
 			}
 			m[strconv.Itoa(tc)] = v
 		}
@@ -92,7 +93,7 @@ func FromEOS(c *eos.Config) *ConfigDB {
 				for d := range 64 {
 					v := Value{Text: strconv.Itoa(eos.DefaultDSCPTC(d))}
 					if w, ok := c.DSCP[d]; ok {
-						v = eosVal(w)
+						v = w
 					}
 					m[strconv.Itoa(d)] = v
 				}
@@ -107,7 +108,7 @@ func FromEOS(c *eos.Config) *ConfigDB {
 			}
 			tc, tcAt := cosTC(cos)
 			if tcAt.Line == 0 {
-				tcAt = eosVal(at)
+				tcAt = at
 			}
 			tcAt.Text = strconv.Itoa(tc)
 			name := fmt.Sprintf("no qos trust, qos cos %d", cos)
@@ -121,13 +122,13 @@ func FromEOS(c *eos.Config) *ConfigDB {
 		// PFC: the no-drop priorities when it is on; else none, at the
 		// line that leaves it off (the interface's head when nothing
 		// mentions PFC).
-		pfc := eosVal(it.At)
+		pfc := it.At
 		if s.PFC.Given() {
-			pfc = eosVal(s.PFC)
+			pfc = s.PFC
 		}
 		prios := slices.Sorted(maps.Keys(s.Prios))
 		if len(prios) > 0 {
-			pfc = eosVal(s.Prios[prios[0]])
+			pfc = s.Prios[prios[0]]
 		}
 		pfc.Text = ""
 		if s.PFC.Text == "on" {
@@ -185,10 +186,6 @@ func merge(own, profile eos.Settings) eos.Settings {
 	return out
 }
 
-// eosVal is an EOS value as a CONFIG_DB value, at its place in the EOS
-// text.
-func eosVal(v eos.Value) Value { return Value{Text: v.Text, Line: v.Line, Col: v.Col} }
-
 // table returns the named table, made when absent.
 func (db *ConfigDB) table(name string) Table {
 	if db.Tables[name] == nil {
@@ -202,7 +199,7 @@ func (db *ConfigDB) table(name string) Table {
 // "ecn"), ecn_none when it drops; green enabled, as the line acts on every
 // packet; the probability 100 % when not written.
 func (db *ConfigDB) nosRED(port string, n int, name string, r *eos.RED) {
-	at := eosVal(r.At)
+	at := r.At
 	ecn := at
 	ecn.Text = "ecn_none"
 	if r.At.Text == "ecn" {
@@ -210,13 +207,13 @@ func (db *ConfigDB) nosRED(port string, n int, name string, r *eos.RED) {
 	}
 	green := at
 	green.Text = "true"
-	prob := eosVal(r.Prob)
+	prob := r.Prob
 	if !r.Prob.Given() {
 		prob = at
 		prob.Text = "100"
 	}
 	db.table("WRED_PROFILE")[name] = map[string]Value{"ecn": ecn, "wred_green_enable": green,
-		"green_min_threshold": eosVal(r.Min), "green_max_threshold": eosVal(r.Max), "green_drop_probability": prob}
+		"green_min_threshold": r.Min, "green_max_threshold": r.Max, "green_drop_probability": prob}
 	wp := at
 	wp.Text = name
 	db.table("QUEUE")[port+"|"+strconv.Itoa(n)] = map[string]Value{"wred_profile": wp}
@@ -227,10 +224,10 @@ func (db *ConfigDB) nosRED(port string, n int, name string, r *eos.RED) {
 func (db *ConfigDB) nosPort(port string, speed, mtu eos.Value) {
 	row := map[string]Value{}
 	if speed.Given() {
-		row["speed"] = eosVal(speed)
+		row["speed"] = speed
 	}
 	if mtu.Given() {
-		row["mtu"] = eosVal(mtu)
+		row["mtu"] = mtu
 	}
 	if len(row) > 0 {
 		db.table("PORT")[port] = row
@@ -239,10 +236,8 @@ func (db *ConfigDB) nosPort(port string, speed, mtu eos.Value) {
 
 // nosDone ends a config made from a switch OS's: the settings read but
 // not judged, and each table at the file's head.
-func (db *ConfigDB) nosDone(notJudged []eos.Value) {
-	for _, v := range notJudged {
-		db.Skipped = append(db.Skipped, eosVal(v))
-	}
+func (db *ConfigDB) nosDone(notJudged []pos.Value) {
+	db.Skipped = append(db.Skipped, notJudged...)
 	for t := range db.Tables {
 		db.tablePos[t] = Value{Text: t, Line: 1, Col: 1}
 	}

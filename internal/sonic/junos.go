@@ -65,7 +65,7 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 			w := c.Words
 			switch {
 			case len(w) >= 2 && w[0].Text == "class":
-				f := junosFC{prio: -1, at: eosVal(w[1])}
+				f := junosFC{prio: -1, at: w[1]}
 				if q, ok := c.Word("queue-num"); ok {
 					f.queue, _ = strconv.Atoi(q.Text)
 				}
@@ -76,7 +76,7 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 				fcs[w[1].Text] = f
 			case len(w) == 3 && w[0].Text == "queue":
 				q, _ := strconv.Atoi(w[1].Text)
-				fcs[w[2].Text] = junosFC{queue: q, prio: -1, at: eosVal(w[2])}
+				fcs[w[2].Text] = junosFC{queue: q, prio: -1, at: w[2]}
 			}
 		}
 	}
@@ -109,7 +109,7 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 					i := slices.IndexFunc(lp.Words, func(v junos.Value) bool { return v.Text == "code-points" })
 					for _, cp := range lp.Words[i+1:] {
 						if n, ok := junos.DSCP(cp.Text); ok && i >= 0 {
-							v := eosVal(cp)
+							v := cp
 							v.Text = strconv.Itoa(f.class(lossless))
 							m[n] = v
 						}
@@ -139,7 +139,7 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 			if len(it.Words) != 1 {
 				continue
 			}
-			p := port{name: it.Words[0].Text, at: eosVal(it.Words[0])}
+			p := port{name: it.Words[0].Text, at: it.Words[0]}
 			for _, c := range it.Find("congestion-notification-profile") {
 				if len(c.Words) == 2 {
 					p.cnp = c.Words[1].Text
@@ -228,9 +228,9 @@ func (db *ConfigDB) junosScheduler(port string, class int, name string, s *junos
 		}
 		switch c.Words[0].Text {
 		case "explicit-congestion-notification":
-			ecn = eosVal(c.Words[0])
+			ecn = c.Words[0]
 		case "drop-profile-map":
-			drop = eosVal(c.Words[0])
+			drop = c.Words[0]
 		}
 	}
 	at := ecn

@@ -115,7 +115,7 @@ func (k *klish) line(w []eos.Value) error {
 		if !strings.HasPrefix(k.name, "Eth") {
 			k.block = ""
 		}
-		k.heads[k.name] = eosVal(w[0])
+		k.heads[k.name] = w[0]
 		return nil
 	}
 	switch k.block {
@@ -149,7 +149,7 @@ func (k *klish) mapEntry(w []eos.Value) error {
 		tab[k.name] = map[string]Value{}
 	}
 	for _, f := range from {
-		tab[k.name][strconv.Itoa(f)] = eosVal(w[3])
+		tab[k.name][strconv.Itoa(f)] = w[3]
 	}
 	return nil
 }
@@ -159,7 +159,7 @@ func (k *klish) wred(w []eos.Value) error {
 	row := k.db.table("WRED_PROFILE")[k.name]
 	switch {
 	case w[0].Text == "ecn" && len(w) == 2:
-		v := eosVal(w[1])
+		v := w[1]
 		v.Text = "ecn_" + w[1].Text
 		row["ecn"] = v
 	case w[0].Text == "green" && len(w) == 7 && w[1].Text == "minimum-threshold" && w[3].Text == "maximum-threshold" && w[5].Text == "drop-probability":
@@ -168,12 +168,12 @@ func (k *klish) wred(w []eos.Value) error {
 			if err != nil || kb < 0 {
 				return &pos.Error{File: k.db.Path, Line: w[i].Line, Col: w[i].Col, Msg: fmt.Sprintf("%q: expected a threshold in KB", w[i].Text)}
 			}
-			v := eosVal(w[i])
+			v := w[i]
 			v.Text = strconv.FormatInt(kb*1000, 10)
 			row[f] = v
 		}
-		row["green_drop_probability"] = eosVal(w[6])
-		on := eosVal(w[0])
+		row["green_drop_probability"] = w[6]
+		on := w[0]
 		on.Text = "true"
 		row["wred_green_enable"] = on
 	}
@@ -192,11 +192,11 @@ func (k *klish) scheduler(w []eos.Value) error {
 	}
 	switch w[0].Text {
 	case "type":
-		v := eosVal(w[1])
+		v := w[1]
 		v.Text = strings.ToUpper(w[1].Text)
 		k.db.table("SCHEDULER")[k.queue]["type"] = v
 	case "weight":
-		k.db.table("SCHEDULER")[k.queue]["weight"] = eosVal(w[1])
+		k.db.table("SCHEDULER")[k.queue]["weight"] = w[1]
 	}
 	return nil
 }
@@ -216,7 +216,7 @@ func (k *klish) iface(w []eos.Value) error {
 	case w[0].Text == "qos-map" && len(w) == 3 && klishMaps[w[1].Text] != "":
 		field := map[string]string{"dscp-tc": "dscp_to_tc_map", "tc-queue": "tc_to_queue_map", "tc-pg": "tc_to_pg_map",
 			"pfc-priority-queue": "pfc_to_queue_map", "pfc-priority-pg": "pfc_to_pg_map", "dot1p-tc": "dot1p_to_tc_map"}[w[1].Text]
-		row("PORT_QOS_MAP", port)[field] = eosVal(w[2])
+		row("PORT_QOS_MAP", port)[field] = w[2]
 	case len(w) == 3 && w[0].Text == "priority-flow-control" && w[1].Text == "priority":
 		n, err := strconv.Atoi(w[2].Text)
 		if err != nil || n < 0 || n > 7 {
@@ -225,7 +225,7 @@ func (k *klish) iface(w []eos.Value) error {
 		row("PORT_QOS_MAP", port)
 		v, ok := k.pfc[port]
 		if !ok {
-			v = eosVal(w[2])
+			v = w[2]
 			v.Text = ""
 		}
 		if v.Text != "" {
@@ -234,12 +234,12 @@ func (k *klish) iface(w []eos.Value) error {
 		v.Text += w[2].Text
 		k.pfc[port] = v
 	case len(w) == 4 && w[0].Text == "queue" && w[2].Text == "wred-policy":
-		row("QUEUE", port+"|"+w[1].Text)["wred_profile"] = eosVal(w[3])
+		row("QUEUE", port+"|"+w[1].Text)["wred_profile"] = w[3]
 	case len(w) == 2 && w[0].Text == "scheduler-policy":
 		for q := range 8 {
 			name := w[1].Text + "@" + strconv.Itoa(q)
 			if _, ok := k.db.Tables["SCHEDULER"][name]; ok {
-				v := eosVal(w[1])
+				v := w[1]
 				v.Text = name
 				row("QUEUE", port+"|"+strconv.Itoa(q))["scheduler"] = v
 			}
@@ -247,12 +247,12 @@ func (k *klish) iface(w []eos.Value) error {
 	case strings.HasPrefix(text, "priority-flow-control watchdog "):
 		for i := 2; i+1 < len(w); i++ {
 			if f, ok := map[string]string{"detect-time": "detection_time", "restore-time": "restoration_time", "action": "action"}[w[i].Text]; ok {
-				row("PFC_WD", port)[f] = eosVal(w[i+1])
+				row("PFC_WD", port)[f] = w[i+1]
 			}
 		}
 	case len(w) == 2 && (w[0].Text == "mtu" || w[0].Text == "speed"):
 		if n, err := strconv.Atoi(w[1].Text); err == nil && n > 0 {
-			row("PORT", port)[w[0].Text] = eosVal(w[1])
+			row("PORT", port)[w[0].Text] = w[1]
 		}
 	}
 	return nil

@@ -82,7 +82,7 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 		}
 		row := map[string]Value{}
 		if m, ok := c.Mapping[g.mapping.Text]; ok {
-			row["dscp_to_tc_map"] = valOf(g.mapping)
+			row["dscp_to_tc_map"] = g.mapping
 			dm := map[string]Value{}
 			for d := range m.DSCP {
 				v := m.DSCP[d]
@@ -94,13 +94,13 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 					}
 				}
 				if v.Text != "" {
-					dm[strconv.Itoa(d)] = valOf(v)
+					dm[strconv.Itoa(d)] = v
 				}
 			}
 			tab("DSCP_TO_TC_MAP")[g.mapping.Text] = dm
 		}
 		if p, ok := c.PFC[g.pfc.Text]; ok && len(p.Prios) > 0 && (p.Tx.Text == "enable" || p.Rx.Text == "enable") {
-			v := valOf(p.PriosAt)
+			v := p.PriosAt
 			v.Text = textout.Ints(p.Prios)
 			row["pfc_enable"] = v
 		} else {
@@ -108,10 +108,10 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 			on, _, at := c.RoCE()
 			v := Value{}
 			if on || at.Given() {
-				v = valOf(at)
+				v = at
 			}
 			if ok && p.Tx.Given() {
-				v = valOf(p.Tx)
+				v = p.Tx
 			}
 			v.Text = ""
 			row["pfc_enable"] = v
@@ -126,23 +126,23 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 			if e, ok := c.CC[g.cc.Text][tc]; ok {
 				name := fmt.Sprintf("congestion-control %s traffic-class %d", g.cc.Text, tc)
 				q["wred_profile"] = Value{Text: name, Line: e.ECN.Line, Col: e.ECN.Col}
-				ecn, green := valOf(e.ECN), valOf(e.RED)
+				ecn, green := e.ECN, e.RED
 				ecn.Text = "ecn_none"
 				if e.ECN.Text == "enable" {
 					ecn.Text = "ecn_all"
 				}
 				green.Text = strconv.FormatBool(e.RED.Text == "enable")
 				tab("WRED_PROFILE")[name] = map[string]Value{"ecn": ecn, "wred_green_enable": green,
-					"green_min_threshold": valOf(e.Min), "green_max_threshold": valOf(e.Max), "green_drop_probability": valOf(e.Prob)}
+					"green_min_threshold": e.Min, "green_max_threshold": e.Max, "green_drop_probability": e.Prob}
 			}
 			if s, ok := c.Sched[g.sched.Text][tc]; ok && s.Mode.Text != "" {
 				name := fmt.Sprintf("egress-scheduler %s traffic-class %d", g.sched.Text, tc)
 				q["scheduler"] = Value{Text: name, Line: s.Mode.Line, Col: s.Mode.Col}
-				typ := valOf(s.Mode)
+				typ := s.Mode
 				typ.Text = strings.ToUpper(s.Mode.Text)
 				sr := map[string]Value{"type": typ}
 				if s.BW.Text != "" {
-					sr["weight"] = valOf(s.BW)
+					sr["weight"] = s.BW
 				}
 				tab("SCHEDULER")[name] = sr
 			}
@@ -167,12 +167,12 @@ func FromNVUE(c *nvue.Config) *ConfigDB {
 		tab("PORT")[nvue.DefaultProfile] = map[string]Value{"speed": v}
 	}
 	if on, mode, at := c.RoCE(); on && !nvue.Lossless(mode) {
-		db.lossyMode = valOf(at)
+		db.lossyMode = at
 	}
 	judged := db.nvueBuffers(c, pfcPorts)
 	for _, v := range c.NotJudged {
 		if !judged[v.Text] {
-			db.Skipped = append(db.Skipped, valOf(v))
+			db.Skipped = append(db.Skipped, v)
 		}
 	}
 	for t := range db.Tables {
@@ -220,7 +220,7 @@ func (db *ConfigDB) nvueBuffers(c *nvue.Config, ports map[string][]string) map[s
 		if !p.PortBuffer.Given() || !p.Xoff.Given() || len(ports[n]) == 0 || len(p.Prios) == 0 || p.Tx.Text != "enable" {
 			continue
 		}
-		b := NVUEBuffer{Profile: n, Ports: ports[n], PortBuffer: valOf(p.PortBuffer), Xoff: valOf(p.Xoff), Xon: valOf(p.Xon), Cable: valOf(p.Cable)}
+		b := NVUEBuffer{Profile: n, Ports: ports[n], PortBuffer: p.PortBuffer, Xoff: p.Xoff, Xon: p.Xon, Cable: p.Cable}
 		if !p.Cable.Given() {
 			b.Cable = Value{Text: "10"}
 			if on, mode, _ := c.RoCE(); on && nvue.Lossless(mode) {
@@ -271,7 +271,3 @@ func fastest(speeds map[string]nvue.Value) (Value, bool) {
 	}
 	return best, bestMbps > 0
 }
-
-// valOf is an NVUE value as a CONFIG_DB value, at its place in the NVUE
-// input.
-func valOf(v nvue.Value) Value { return Value{Text: v.Text, Line: v.Line, Col: v.Col} }

@@ -56,7 +56,7 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 		if !v.Given() || c.Policies[v.Text] {
 			return false
 		}
-		at := eosVal(v)
+		at := v
 		at.Text = "policy-map " + v.Text + " (not in the input)"
 		if !slices.ContainsFunc(db.Skipped, func(s Value) bool { return s.Text == at.Text }) {
 			db.Skipped = append(db.Skipped, at)
@@ -90,20 +90,20 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 			row["dscp_to_tc_map"] = Value{Text: name, Line: policy.Line, Col: policy.Col}
 		}
 		groups := slices.Sorted(maps.Keys(pauses))
-		pfc := eosVal(it.At)
+		pfc := it.At
 		if len(groups) > 0 {
-			pfc = eosVal(pauses[groups[0]])
+			pfc = pauses[groups[0]]
 		}
 		pfc.Text = textout.Ints(groups)
 		switch it.PFC.Text {
 		case "off":
-			pfc = eosVal(it.PFC)
+			pfc = it.PFC
 			pfc.Text = ""
 		case "auto", "":
 			// Taken as on, but left to DCBX: Microsoft found auto failing
 			// to converge with ConnectX NICs and forces PFC on instead.
 			if len(groups) > 0 && it.Name != "system qos" {
-				at := eosVal(it.At)
+				at := it.At
 				at.Text = "priority-flow-control mode auto (PFC left to DCBX negotiation)"
 				auto = append(auto, at)
 			}
@@ -138,7 +138,7 @@ func nxosClass(c *nxos.Config, policy string, dscp int) Value {
 		if !cl.Group.Given() {
 			return Value{Text: "0", Line: at.Line, Col: at.Col}
 		}
-		v := eosVal(at)
+		v := at
 		v.Text = cl.Group.Text
 		return v
 	}
