@@ -256,7 +256,9 @@ func (o *SwitchCounters) latestSnapshots() {
 	o.QueueWMs = lastBy(o.QueueWMs, func(r QueueWatermark) string { return r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue) })
 	o.PFCHist = lastBy(o.PFCHist, func(r PFCHistory) string { return r.Port + "|" + strconv.Itoa(r.Prio) })
 	o.PGDrops = lastBy(o.PGDrops, func(r PGDrop) string { return r.Port + "|" + strconv.Itoa(r.PG) })
-	o.WRED = lastBy(o.WRED, func(r QueueWRED) string { return r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue) })
+	o.WRED = lastBy(o.WRED, func(r QueueWRED) string {
+		return r.Namespace + "|" + r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue)
+	})
 	o.Ports = lastBy(o.Ports, func(r PortCount) string { return r.Port })
 	o.WDConfig = lastBy(o.WDConfig, func(r WatchdogConfig) string { return r.Port })
 }

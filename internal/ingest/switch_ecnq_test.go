@@ -59,3 +59,35 @@ func TestSwitchECNQueuesVOQPorts(t *testing.T) {
 		t.Errorf("VOQ -vv lines %+v", q)
 	}
 }
+
+// TestSwitchECNQueuesMultiASIC reads a change on a multi-ASIC switch:
+// without -n ecnconfig prints one -vv line per ASIC, which are one change
+// of all their ports; with -n the echoed command names the ASIC, as it
+// does for wredstat's rows, which print no namespace of their own.
+func TestSwitchECNQueuesMultiASIC(t *testing.T) {
+	// SYNTHETIC, in ecnconfig's and wredstat's formats (EcnQ.set runs once
+	// per namespace).
+	p := NewSwitchParser("masic.txt")
+	for i, l := range []string{
+		"admin@masic:~$ sudo ecnconfig -q 3,4 off -vv",
+		"Disable ECN on Ethernet0,Ethernet4 queue 3",
+		"Disable ECN on Ethernet0,Ethernet4 queue 4",
+		"Disable ECN on Ethernet64,Ethernet68 queue 3",
+		"Disable ECN on Ethernet64,Ethernet68 queue 4",
+		"admin@masic:~$ sudo ecnconfig -q 3 on -vv -n asic1",
+		"Enable ECN on Ethernet64,Ethernet68 queue 3",
+		"admin@masic:~$ show queue wredcounters -n asic1 | grep UC3",
+		"Ethernet64    UC3             N/A              N/A                 5                500",
+	} {
+		p.Feed(Line{Num: i + 1, Text: l})
+	}
+	s := p.Result().(*SwitchCounters)
+	q := s.ECNQueues
+	if len(q) != 3 || q[0].Queue != 3 || q[0].Namespace != "" || len(q[0].Ports) != 4 || q[0].Ports[2] != "Ethernet64" || q[0].Evidence.Line != 2 ||
+		q[1].Queue != 4 || len(q[1].Ports) != 4 || q[2].Namespace != "asic1" || !q[2].On || len(q[2].Ports) != 2 {
+		t.Errorf("changes %+v", q)
+	}
+	if w := s.WRED; len(w) != 1 || w[0].Namespace != "asic1" || w[0].ECNMarks != 5 {
+		t.Errorf("wred rows %+v", w)
+	}
+}
