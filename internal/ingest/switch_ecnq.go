@@ -76,7 +76,9 @@ func (e *ecnQueueState) feed(p *switchParser, l Line, t string) bool {
 	case "on", "off":
 		p.out.ECNQueues = appendCapped(p.out.ECNQueues, ECNQueue{Queue: q, On: state == "on", Ports: ports, Namespace: e.namespace, Evidence: At(p.out.src, l)}, maxSwitchRows, &p.out.Omitted)
 	default:
-		p.cut(l, strings.Index(l.Text, ": ")+3, "`on` or `off` (ecnconfig -q prints one of them for each queue)")
+		at := strings.Index(l.Text, ": ") + 2
+		at += len(l.Text[at:]) - len(strings.TrimLeft(l.Text[at:], " \t"))
+		p.cut(l, at+1, "`on` or `off` (ecnconfig -q prints one of them for each queue)")
 	}
 	p.out.lines.add(l)
 	return true

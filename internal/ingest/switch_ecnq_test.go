@@ -16,14 +16,15 @@ func TestSwitchECNQueues(t *testing.T) {
 	}
 	// SYNTHETIC, in ecnconfig's format (scripts/ecnconfig EcnQ.get): a
 	// multi-ASIC block names its namespace; a state other than on/off is
-	// reported where it stands; a sentence that merely mentions a queue
-	// is no status line.
+	// reported where it stands, past the spaces before it; a sentence
+	// that merely mentions a queue is no status line.
 	p := NewSwitchParser("q.txt")
 	for i, l := range []string{
 		"ECN status for namespace asic1:",
 		"queue 3: on",
 		"Ethernet0,Ethernet8 queue 4: off",
 		"queue 6: maybe",
+		"queue 7:   unknown",
 		"the queue 4 is fine: yes",
 	} {
 		p.Feed(Line{Num: i + 1, Text: l})
@@ -32,7 +33,7 @@ func TestSwitchECNQueues(t *testing.T) {
 	if q := s.ECNQueues; len(q) != 2 || q[0].Namespace != "asic1" || !q[0].On || q[1].Queue != 4 || q[1].On || len(q[1].Ports) != 2 {
 		t.Errorf("namespace block %+v", q)
 	}
-	if len(s.CutRows) != 1 || s.CutRows[0].Line != 4 || s.CutRows[0].Col != 10 {
+	if len(s.CutRows) != 2 || s.CutRows[0].Line != 4 || s.CutRows[0].Col != 10 || s.CutRows[1].Line != 5 || s.CutRows[1].Col != 12 {
 		t.Errorf("garbled state %+v", s.CutRows)
 	}
 }
