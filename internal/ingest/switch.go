@@ -28,8 +28,8 @@ const KindSwitch Kind = "switch-counters"
 //
 // Numbers may carry thousands separators; "N/A" cells are skipped. A
 // title may end in the namespace of a multi-ASIC switch ("Ingress headroom
-// per PG: (Namespace asic1)"), or a line "For namespace asic1:" stand
-// above the table; PG columns are read by their header, which
+// per PG: (Namespace asic1)"), a line "For namespace asic1:" stand
+// above the table, or the echoed command name it (-n asic1); PG columns are read by their header, which
 // since SONiC 202205 lists only the configured PGs ("PG0 PG3 PG4"). A
 // PG watermark table pasted without its title is read by its header and
 // rule, its kind (shared or headroom) left unknown; a queue watermark

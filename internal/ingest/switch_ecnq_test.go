@@ -90,3 +90,21 @@ func switchLines(t *testing.T, src string, lines ...string) *SwitchCounters {
 	}
 	return s
 }
+
+// TestCommandNamespace reads the ASIC an echoed SONiC command names, and
+// no other tool's -n.
+func TestCommandNamespace(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"admin@sw:~$ show queue wredcounters -n asic0 |grep UC3": "asic0",
+		"admin@sw:~$ **show queue wredcounters -n asic1**":       "asic1",
+		"admin@sw:~$ sudo ecnconfig -q 3 off --namespace asic2":  "asic2",
+		"admin@sw:~$ ecnconfig -q 3 --namespace=asic12":          "asic12",
+		"admin@sw:~$ watch -n 1 show queue counters":             "",
+		"admin@sw:~$ show queue counters | grep -n asic0":        "",
+		"admin@sw:~$ show queue counters -n asicX":               "",
+	} {
+		if got := commandNamespace(cmd); got != want {
+			t.Errorf("%q: %q, want %q", cmd, got, want)
+		}
+	}
+}
