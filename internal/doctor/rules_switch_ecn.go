@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -52,7 +53,10 @@ func marksGreen(mode string) bool {
 }
 
 // latestECNQueues keeps the last state each (namespace, queue) has in the
-// input: a later `ecnconfig -q 3 on` undoes an earlier off.
+// input: a later `ecnconfig -q 3 on` undoes an earlier off. A change with
+// no namespace ran on every ASIC; a later state of one ASIC takes the
+// ports it names out of it, or all of it when it names none (ecnconfig's
+// query without -vv does not say which ports are that ASIC's).
 func latestECNQueues(qs []ingest.ECNQueue) []ingest.ECNQueue {
 	type key struct {
 		ns string
@@ -60,6 +64,14 @@ func latestECNQueues(qs []ingest.ECNQueue) []ingest.ECNQueue {
 	}
 	last := map[key]ingest.ECNQueue{}
 	for _, q := range qs {
+		if all, ok := last[key{"", q.Queue}]; ok && q.Namespace != "" {
+			all.Ports = slices.DeleteFunc(slices.Clone(all.Ports), func(p string) bool { return slices.Contains(q.Ports, p) })
+			if len(q.Ports) == 0 || len(all.Ports) == 0 {
+				delete(last, key{"", q.Queue})
+			} else {
+				last[key{"", q.Queue}] = all
+			}
+		}
 		last[key{q.Namespace, q.Queue}] = q
 	}
 	out := make([]ingest.ECNQueue, 0, len(last))
@@ -84,7 +96,7 @@ func ecnQueueOff(inc *Incident, sw, name string, q ingest.ECNQueue, from string)
 		subject = fmt.Sprintf("%s %s queue %d", name, q.Namespace, q.Queue)
 	}
 	ev := []Evidence{q.Evidence}
-	marks, markEv := ecnMarksOn(inc, sw, q.Queue)
+	marks, markEv := ecnMarksOn(inc, sw, q.Namespace, q.Queue)
 	misread := fmt.Sprintf("ecnconfig reads the queue on the first port of DEVICE_NEIGHBOR only and calls it on only when its wred_profile is %s: a queue with a marking profile of another name reads off too, and so does every queue on SONiC 202205 and later with ecnconfig before sonic-utilities#2889 (2023), which looked for the old \"[WRED_PROFILE|%s]\" form (sonic-buildimage#11879).", ecnOnProfile, ecnOnProfile)
 	f := Finding{ID: "ecn.disabled", Severity: Warn, Layer: LayerFabric}
 	if q.Set {
@@ -108,9 +120,10 @@ func ecnQueueOff(inc *Incident, sw, name string, q ingest.ECNQueue, from string)
 }
 
 // ecnMarksOn sums the ECN marks `show queue wredcounters` counted on
-// unicast queue q of switch sw (or of a switch no prompt names) in the
-// incident, with the rows that count them.
-func ecnMarksOn(inc *Incident, sw string, q int) (int64, []Evidence) {
+// unicast queue q of switch sw (or of a switch no prompt names) in
+// namespace ns (or in one nothing names) in the incident, with the rows
+// that count them: another ASIC's marks say nothing of this one's queue.
+func ecnMarksOn(inc *Incident, sw, ns string, q int) (int64, []Evidence) {
 	var n int64
 	var ev []Evidence
 	for _, s := range All[*ingest.SwitchCounters](inc) {
@@ -118,6 +131,9 @@ func ecnMarksOn(inc *Incident, sw string, q int) (int64, []Evidence) {
 			continue
 		}
 		for _, w := range s.WRED {
+			if ns != "" && w.Namespace != "" && w.Namespace != ns {
+				continue
+			}
 			if w.Queue == q && w.Type != "MC" && w.ECNMarks > 0 {
 				n += w.ECNMarks
 				if len(ev) < 3 {

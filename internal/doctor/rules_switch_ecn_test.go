@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -59,5 +60,46 @@ func TestECNOffLatestAndProfile(t *testing.T) {
 	got := nicFind(fs, "ecn.disabled")
 	if len(got) != 1 || !strings.Contains(got[0].Title, "WRED profile AZURE_LOSSLESS has ecn ecn_yellow_red") || got[0].Severity != Warn {
 		t.Errorf("want the profile's finding only:\n%s", nicTitles(fs))
+	}
+}
+
+// SYNTHETIC, in ecnconfig's and wredstat's formats, a two-ASIC switch: the
+// per-ASIC lines of one `ecnconfig -q 3 off -vv` are one finding of all
+// their ports; a later state of one ASIC takes its ports out of it; marks
+// counted on one ASIC's queue 3 say nothing of another ASIC's.
+func TestECNOffMultiASIC(t *testing.T) {
+	diagnose := func(lines ...string) []Finding {
+		return nicFind(Diagnose([]string{"-"}, strings.NewReader(strings.Join(lines, "\n")+"\n"), Options{}).Findings, "ecn.disabled")
+	}
+	off := []string{
+		"admin@masic:~$ sudo ecnconfig -q 3 off -vv",
+		"Disable ECN on Ethernet0,Ethernet4 queue 3",
+		"Disable ECN on Ethernet64,Ethernet68 queue 3",
+	}
+	if got := diagnose(off...); len(got) != 1 || !strings.Contains(got[0].Title, "queue 3 of 4 ports (Ethernet0, Ethernet4, Ethernet64 and 1 more)") {
+		t.Errorf("both ASICs' ports, once:\n%s", nicTitles(got))
+	}
+	onVV := append(slices.Clone(off), "admin@masic:~$ ecnconfig -q 3 -vv", "ECN status for namespace asic0:", "Ethernet0,Ethernet4 queue 3: on")
+	if got := diagnose(onVV...); len(got) != 1 || !strings.Contains(got[0].Title, "queue 3 of 2 ports (Ethernet64, Ethernet68)") {
+		t.Errorf("asic0 on by its ports: asic1's left:\n%s", nicTitles(got))
+	}
+	on := append(slices.Clone(off), "admin@masic:~$ ecnconfig -q 3", "ECN status for namespace asic0:", "queue 3: on")
+	if got := diagnose(on...); len(got) != 0 {
+		t.Errorf("a later on undoes the off:\n%s", nicTitles(got))
+	}
+	marks := []string{
+		"admin@masic:~$ ecnconfig -q 3",
+		"ECN status for namespace asic1:",
+		"queue 3: off",
+		"admin@masic:~$ show queue wredcounters -n asic0 | grep UC3",
+		"Ethernet0    UC3             N/A              N/A               678             678000",
+	}
+	if got := diagnose(marks...); len(got) != 1 || got[0].Severity != Warn {
+		t.Errorf("asic0's marks turned asic1's off into info:\n%s", nicTitles(got))
+	}
+	marks[4] = strings.Replace(marks[4], "asic0", "asic1", 1)
+	marks[3] = strings.Replace(marks[3], "asic0", "asic1", 1)
+	if got := diagnose(marks...); len(got) != 1 || got[0].Severity != Info {
+		t.Errorf("asic1's own marks:\n%s", nicTitles(got))
 	}
 }

@@ -25,8 +25,7 @@ func checkProfileHeadroom(inc *Incident) []Finding {
 			if !ok || p.Xoff <= 0 {
 				continue
 			}
-			name := strings.TrimSpace(s.Switch + " " + p.Namespace + " " + p.Name)
-			name = strings.Join(strings.Fields(name), " ")
+			name := strings.Join(strings.Fields(s.Switch+" "+p.Namespace+" "+p.Name), " ")
 			f, short := NamedProfileShort("switch.headroom.short", name, p.Xoff, pn, "; assumed, as the output does not say")
 			if !short {
 				continue

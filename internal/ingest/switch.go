@@ -28,8 +28,8 @@ const KindSwitch Kind = "switch-counters"
 //
 // Numbers may carry thousands separators; "N/A" cells are skipped. A
 // title may end in the namespace of a multi-ASIC switch ("Ingress headroom
-// per PG: (Namespace asic1)"), or a line "For namespace asic1:" stand
-// above the table; PG columns are read by their header, which
+// per PG: (Namespace asic1)"), a line "For namespace asic1:" stand
+// above the table, or the echoed command name it (-n asic1); PG columns are read by their header, which
 // since SONiC 202205 lists only the configured PGs ("PG0 PG3 PG4"). A
 // PG watermark table pasted without its title is read by its header and
 // rule, its kind (shared or headroom) left unknown; a queue watermark
@@ -256,7 +256,9 @@ func (o *SwitchCounters) latestSnapshots() {
 	o.QueueWMs = lastBy(o.QueueWMs, func(r QueueWatermark) string { return r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue) })
 	o.PFCHist = lastBy(o.PFCHist, func(r PFCHistory) string { return r.Port + "|" + strconv.Itoa(r.Prio) })
 	o.PGDrops = lastBy(o.PGDrops, func(r PGDrop) string { return r.Port + "|" + strconv.Itoa(r.PG) })
-	o.WRED = lastBy(o.WRED, func(r QueueWRED) string { return r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue) })
+	o.WRED = lastBy(o.WRED, func(r QueueWRED) string {
+		return r.Namespace + "|" + r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue)
+	})
 	o.Ports = lastBy(o.Ports, func(r PortCount) string { return r.Port })
 	o.WDConfig = lastBy(o.WDConfig, func(r WatchdogConfig) string { return r.Port })
 }

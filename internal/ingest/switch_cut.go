@@ -29,11 +29,19 @@ func (p *switchParser) cutRow(l Line, t string) bool {
 	if len(f) < 2 || len(f) >= shape.fields || !queuePortName(f[0]) || !strings.ContainsAny(f[0], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
 		return false
 	}
-	if p.table == swPFCRx || p.table == swPFCTx {
+	typ, _ := splitQueueName(f[1])
+	switch {
+	case p.table == swPFCRx || p.table == swPFCTx:
 		if _, ok := switchNum(f[1]); !ok {
 			return false
 		}
-	} else if typ, _ := splitQueueName(f[1]); typ == "" {
+	case typ == "":
+		return false
+	}
+	// SONiC keys a row by system port ("host|asic|port") only in a VOQ
+	// chassis' queue counters (show queue counters --voq), whose queues
+	// are VOQn: elsewhere such a line is no row of the table.
+	if strings.Contains(f[0], "|") && (p.table != swQueue || typ != "VOQ") {
 		return false
 	}
 	p.cut(l, strings.Index(l.Text, f[0])+1, "a `"+shape.cmd+"` row of "+itoa(shape.fields)+" columns (this one has "+itoa(len(f))+")")

@@ -57,3 +57,24 @@ func TestSwitchCutRowsCapped(t *testing.T) {
 		t.Errorf("%d cut rows, %d omitted; want %d and 3", len(p.CutRows), p.Omitted, maxGarbled)
 	}
 }
+
+// A system port key ("host|asic|port") begins a cut row only in a VOQ
+// chassis' queue counters: in the PFC and WRED tables, and beside a TxQ
+// queue, such a line is no row (SYNTHETIC, in SONiC's table formats).
+func TestSwitchCutRowsSystemPortKeys(t *testing.T) {
+	for _, c := range []struct {
+		name, header, whole, short string
+		cut                        bool
+	}{
+		{"voq", "Port    Voq    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes", "Ethernet0   VOQ0   1   2   3   4", "lc1|asic0|Ethernet0   VOQ3   12", true},
+		{"txq", "Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes", "Ethernet0   UC0   1   2   3   4", "lc1|asic0|Ethernet0   UC3   12", false},
+		{"wred", "Port    TxQ    WredDrp/pkts    WredDrp/bytes    EcnMarked/pkts    EcnMarked/bytes", "Ethernet0   UC0   1   2   3   4", "lc1|asic0|Ethernet0   UC3   12", false},
+		{"pfc", "Port Rx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7", "Ethernet0   0   0   0   0   0   0   0   0", "lc1|asic0|Ethernet0   0   0   0", false},
+	} {
+		text := c.header + "\n---------  -----  ------\n" + c.whole + "\n" + c.short + "\n"
+		s := nicArtifact[*SwitchCounters](t, nicReadText(t, c.name, text))
+		if got := len(s.CutRows) == 1 && s.CutRows[0].Line == 4; got != c.cut || len(s.CutRows) > 1 {
+			t.Errorf("%s: cut rows %+v, want a cut row: %v", c.name, s.CutRows, c.cut)
+		}
+	}
+}

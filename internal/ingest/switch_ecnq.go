@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -24,7 +25,10 @@ type ECNQueue struct {
 	Set bool
 	// Ports are the ports -vv names ("" without it: every port).
 	Ports []string
-	// Namespace is the ASIC of a multi-ASIC switch's status block.
+	// Namespace is the ASIC of a multi-ASIC switch's status block, or of
+	// a change the echoed command's -n names. A change without -n runs on
+	// every ASIC and prints one line each, with no namespace: those lines
+	// are one ECNQueue, "", whose Ports are all the ASICs' ports.
 	Namespace string
 	Evidence  Evidence
 }
@@ -34,6 +38,10 @@ type ECNQueue struct {
 type ecnQueueState struct {
 	inside    bool
 	namespace string
+	// lastSet is the line of the last "Enable/Disable ECN on" line and
+	// setFrom the first ECNQueues index of the run it ends: the lines of
+	// one command follow each other.
+	lastSet, setFrom int
 }
 
 // feed reads line l (trimmed t) when it belongs to ecnconfig's queue
@@ -50,7 +58,7 @@ func (e *ecnQueueState) feed(p *switchParser, l Line, t string) bool {
 			if !ok {
 				return false
 			}
-			p.out.ECNQueues = appendCapped(p.out.ECNQueues, ECNQueue{Queue: q, On: verb[0] == 'E', Set: true, Ports: ports, Evidence: At(p.out.src, l)}, maxSwitchRows, &p.out.Omitted)
+			e.set(p, l, ECNQueue{Queue: q, On: verb[0] == 'E', Set: true, Ports: ports, Namespace: p.titleNS, Evidence: At(p.out.src, l)})
 			p.out.lines.add(l)
 			return true
 		}
@@ -68,10 +76,35 @@ func (e *ecnQueueState) feed(p *switchParser, l Line, t string) bool {
 	case "on", "off":
 		p.out.ECNQueues = appendCapped(p.out.ECNQueues, ECNQueue{Queue: q, On: state == "on", Ports: ports, Namespace: e.namespace, Evidence: At(p.out.src, l)}, maxSwitchRows, &p.out.Omitted)
 	default:
-		p.cut(l, strings.Index(l.Text, ": ")+3, "`on` or `off` (ecnconfig -q prints one of them for each queue)")
+		at := strings.Index(l.Text, ": ") + 2
+		at += len(l.Text[at:]) - len(strings.TrimLeft(l.Text[at:], " \t"))
+		p.cut(l, at+1, "`on` or `off` (ecnconfig -q prints one of them for each queue)")
 	}
 	p.out.lines.add(l)
 	return true
+}
+
+// set records the change q read on line l. A multi-ASIC switch prints a
+// change once per ASIC, each with that ASIC's ports: a line of the same
+// run for a queue and verb already seen is the next ASIC's, and its ports
+// join the first line's.
+func (e *ecnQueueState) set(p *switchParser, l Line, q ECNQueue) {
+	if e.lastSet == 0 || l.Num != e.lastSet+1 {
+		e.setFrom = len(p.out.ECNQueues)
+	}
+	e.lastSet = l.Num
+	for i := e.setFrom; i < len(p.out.ECNQueues); i++ {
+		r := &p.out.ECNQueues[i]
+		if r.Set && r.Queue == q.Queue && r.On == q.On && r.Namespace == q.Namespace {
+			for _, port := range q.Ports {
+				if !slices.Contains(r.Ports, port) {
+					r.Ports = append(r.Ports, port)
+				}
+			}
+			return
+		}
+	}
+	p.out.ECNQueues = appendCapped(p.out.ECNQueues, q, maxSwitchRows, &p.out.Omitted)
 }
 
 // ecnStatusTitle reads "ECN status:" and "ECN status for namespace asic0:",

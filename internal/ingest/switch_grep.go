@@ -112,6 +112,7 @@ func (p *switchParser) startFiltered(l Line, t string) bool {
 	}
 	p.table, p.cols, p.spans, p.fresh, p.filtered = k, cols, nil, false, true
 	p.grepPFC = grepPFC{named: named}
+	p.titleNS = commandNamespace(t)
 	p.out.lines.add(l)
 	if host := promptHost(t[:showAt(t)]); host != "" && p.out.Switch == "" {
 		p.out.Switch = host

@@ -239,11 +239,36 @@ func (p *switchParser) Feed(l Line) {
 				p.out.Switch = h
 			}
 			if h != "" {
-				p.titleNS = "" // a new command: the last one's namespace is done
+				// A new command: the last one's namespace is done, and
+				// its own -n names the ASIC of what it prints.
+				p.titleNS = commandNamespace(t)
 			}
 		}
 	}
 	p.prev = t
+}
+
+// commandNamespace returns the ASIC an echoed SONiC command names with
+// "-n asicN" or "--namespace asicN" (before any pipe), "" for none. Only
+// asicN names are taken: SONiC names a multi-ASIC switch's namespaces so,
+// and "-n" means something else to other tools (watch -n 1).
+func commandNamespace(t string) string {
+	cmd, _, _ := strings.Cut(t, "|")
+	f := strings.Fields(cmd)
+	for i, a := range f {
+		a = strings.Trim(a, "`*")
+		var ns string
+		switch {
+		case (a == "-n" || a == "--namespace") && i+1 < len(f):
+			ns = strings.Trim(f[i+1], "`*")
+		case strings.HasPrefix(a, "--namespace="):
+			ns = a[len("--namespace="):]
+		}
+		if n, ok := strings.CutPrefix(ns, "asic"); ok && n != "" && strings.Trim(n, "0123456789") == "" && len(n) <= 3 {
+			return strings.Clone(ns)
+		}
+	}
+	return ""
 }
 
 // isRule reports whether t is a tabulate rule: runs of dashes separated by

@@ -27,7 +27,11 @@ type QueueWRED struct {
 	Queue              int
 	Type               string // "UC", "MC" or "ALL"
 	WREDDrop, ECNMarks int64
-	Evidence           Evidence
+	// Namespace is the ASIC of a multi-ASIC switch, as the echoed
+	// command's -n names it (wredstat prints no namespace title); "" when
+	// nothing names it.
+	Namespace string
+	Evidence  Evidence
 }
 
 // swTitle classifies a table title, with or without the namespace a
@@ -98,7 +102,7 @@ func (p *switchParser) wredRow(f []string, ev Evidence) bool {
 	if typ == "" {
 		return false
 	}
-	p.out.WRED = appendCapped(p.out.WRED, QueueWRED{Port: strings.Clone(f[0]), Queue: num, Type: typ, WREDDrop: numOr(f[2]), ECNMarks: numOr(f[4]), Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+	p.out.WRED = appendCapped(p.out.WRED, QueueWRED{Port: strings.Clone(f[0]), Queue: num, Type: typ, WREDDrop: numOr(f[2]), ECNMarks: numOr(f[4]), Namespace: p.titleNS, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 	return true
 }
 

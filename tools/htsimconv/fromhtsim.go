@@ -232,6 +232,21 @@ func (r *htsimRun) topology() (string, error) {
 	rate := unit.BitRate(math.Round(r.linkMbps * float64(unit.Mbps)))
 	cable := unit.CableFor(unit.Time(math.Round(r.hopUS * float64(unit.Microsecond))))
 	link := fmt.Sprintf("{rate: %s, cable: %s}", rate, cable)
+	k, err := r.fatTreeK()
+	if err != nil {
+		return "", err
+	}
+	if r.tiers == 3 {
+		return fmt.Sprintf("{kind: fat-tree, k: %d, host_link: %s, fabric_link: %s}", k, link, link), nil
+	}
+	return fmt.Sprintf("{kind: leaf-spine, leaves: %d, spines: %d, hosts_per_leaf: %d, uplinks_per_leaf: %d, host_link: %s, fabric_link: %s}",
+		k, k/2, k/2, k/2, link, link), nil
+}
+
+// fatTreeK is the switch radix of htsim's fat-tree of r.nodes hosts on
+// r.tiers tiers, or an error that lists the host counts such a tree can
+// have.
+func (r *htsimRun) fatTreeK() (int, error) {
 	if r.tiers == 3 {
 		k := 2
 		for k*k*k/4 < r.nodes {
@@ -242,19 +257,18 @@ func (r *htsimRun) topology() (string, error) {
 			if k2 := int(math.Round(math.Sqrt(2 * float64(r.nodes)))); k2%2 == 0 && k2*k2/2 == r.nodes && r.program != "htsim_hpcc" {
 				hint = fmt.Sprintf("; with -tiers 2, a leaf-spine of %d leaves, it has %d", k2, r.nodes)
 			}
-			return "", fmt.Errorf("-nodes %d: a 3-tier fat-tree has k³/4 hosts for an even k (16, 54, 128, 250, 432, 686, 1024 and on)%s", r.nodes, hint)
+			return 0, fmt.Errorf("-nodes %d: a 3-tier fat-tree has k³/4 hosts for an even k (16, 54, 128, 250, 432, 686, 1024 and on)%s", r.nodes, hint)
 		}
-		return fmt.Sprintf("{kind: fat-tree, k: %d, host_link: %s, fabric_link: %s}", k, link, link), nil
+		return k, nil
 	}
 	k := 2
 	for k*k/2 < r.nodes {
 		k += 2
 	}
 	if k*k/2 != r.nodes {
-		return "", fmt.Errorf("-nodes %d -tiers 2: a 2-tier fat-tree has K²/2 hosts for an even K (2, 8, 18, 32, 50, 72, 98, 128 and on)", r.nodes)
+		return 0, fmt.Errorf("-nodes %d -tiers 2: a 2-tier fat-tree has K²/2 hosts for an even K (2, 8, 18, 32, 50, 72, 98, 128 and on)", r.nodes)
 	}
-	return fmt.Sprintf("{kind: leaf-spine, leaves: %d, spines: %d, hosts_per_leaf: %d, uplinks_per_leaf: %d, host_link: %s, fabric_link: %s}",
-		k, k/2, k/2, k/2, link, link), nil
+	return k, nil
 }
 
 // htsimConn is one connection of a connection matrix.

@@ -350,16 +350,9 @@ func pathsCmd(args []string, w io.Writer) error {
 	case r.tm == "":
 		return errors.New("paths: expected -tm FILE")
 	}
-	hosts := func(k int) int { return k * k * k / 4 }
-	if r.tiers == 2 {
-		hosts = func(k int) int { return k * k / 2 }
-	}
-	k := 2
-	for hosts(k) < r.nodes {
-		k += 2
-	}
-	if hosts(k) != r.nodes {
-		return fmt.Errorf("paths: -nodes %d: a %d-tier fat-tree has %d or %d hosts", r.nodes, r.tiers, hosts(k-2), hosts(k))
+	k, err := r.fatTreeK()
+	if err != nil {
+		return fmt.Errorf("paths: %w", err)
 	}
 	tm, err := os.Open(r.tm)
 	if err != nil {

@@ -254,3 +254,21 @@ func TestSweepPathsS73(t *testing.T) {
 	}
 	t.Logf("uplinks with 3 or more flows: %d at the sweep's seeds and clocks, %d at seeds 101-112, %.1f on average over %d other sets", sweep, later, mean, draws)
 }
+
+// TestPathsFatTreeSize: paths refuses a host count no fat-tree has with
+// the counts one can have, as the converter does (it told -nodes 1 "0 or
+// 2 hosts", and no tree has 0).
+func TestPathsFatTreeSize(t *testing.T) {
+	for _, c := range []struct {
+		nodes, tiers, want string
+	}{
+		{"1", "3", "paths: -nodes 1: a 3-tier fat-tree has k³/4 hosts for an even k (16, 54, 128"},
+		{"20", "3", "paths: -nodes 20: a 3-tier fat-tree has k³/4 hosts"},
+		{"1", "2", "paths: -nodes 1 -tiers 2: a 2-tier fat-tree has K²/2 hosts for an even K (2, 8, 18"},
+	} {
+		err := run([]string{"paths", "-clock", "1796168758", "htsim_roce", "-tiers", c.tiers, "-nodes", c.nodes, "-tm", "none.cm", "-strat", "ecmp_host"}, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("-nodes %s -tiers %s: %v, want %q", c.nodes, c.tiers, err, c.want)
+		}
+	}
+}
