@@ -79,11 +79,11 @@ type LineReader struct {
 	ctx       lineContext
 	rank      int
 	// ahead holds the block of lines read ahead to detect the collector
-	// prefix they share (see detectPrefix); next is the next one to
-	// return, and pre the prefix found.
+	// prefixes they share (see detectPrefixes); next is the next one to
+	// return, and pre the prefixes found, outermost first.
 	ahead []pendingLine
 	next  int
-	pre   prefixKind
+	pre   []prefixKind
 	// end is what ended the input (io.EOF or a read error) once the
 	// last block has been read.
 	end error
@@ -130,11 +130,11 @@ func (lr *LineReader) Next() (Line, error) {
 	lr.ahead[lr.next] = pendingLine{}
 	lr.next++
 	lr.n++
-	s := p.text
-	if n, _ := cutPrefix(s, lr.pre); lr.pre != prefixNone && n > 0 {
-		s = s[n:]
+	s, owner, k := cutPrefixes(p.text, lr.pre)
+	text, tag, kind, cut := cleanTagged(s)
+	if k == tagNone {
+		owner, k = tag, kind
 	}
-	text, owner, k, cut := cleanTagged(s)
 	col := p.quoted + len(p.text) - len(s) + cut
 	if p.raw != nil {
 		col = rawOffset(p.raw, col)
@@ -172,7 +172,7 @@ func (lr *LineReader) readBlock() {
 	for i, p := range lr.ahead {
 		texts[i] = p.text
 	}
-	lr.pre = detectPrefix(texts)
+	lr.pre = detectPrefixes(texts, lr.pre[:0])
 }
 
 // readRaw reads one line, at most MaxLineBytes of it, into lr.scratch.

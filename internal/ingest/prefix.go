@@ -27,6 +27,9 @@ const (
 	prefixKubectl            // [pod/name/container]
 	prefixSyslog             // Dec 04 10:00:01 host prog[123]:
 	prefixHost               // gpu01:
+	// prefixTags stands for the launcher tags (see stripLauncherTags)
+	// between two collector prefixes: srun's label before pdsh's host.
+	prefixTags
 )
 
 // prefixKinds lists the kinds detectPrefix tries, in order.
@@ -88,6 +91,56 @@ func detectPrefix(lines []string) prefixKind {
 		return k
 	}
 	return prefixNone
+}
+
+// maxPrefixLayers bounds how many collector prefixes stack on one line
+// (docker compose around pdsh around journald).
+const maxPrefixLayers = 3
+
+// detectPrefixes returns the collector prefixes most of lines carry,
+// outermost first, appended to dst: each is detected on what the ones
+// before it leave of the lines.
+func detectPrefixes(lines []string, dst []prefixKind) []prefixKind {
+	for len(dst) < maxPrefixLayers {
+		k := detectPrefix(lines)
+		if k == prefixNone {
+			untagged := make([]string, len(lines))
+			for i, s := range lines {
+				untagged[i], _, _ = stripLauncherTags(s)
+			}
+			if k = detectPrefix(untagged); k == prefixNone {
+				break
+			}
+			dst, lines = append(dst, prefixTags), untagged
+		}
+		dst = append(dst, k)
+		cut := make([]string, len(lines))
+		for i, s := range lines {
+			n, _ := cutPrefix(s, k)
+			cut[i] = s[n:]
+		}
+		lines = cut
+	}
+	return dst
+}
+
+// cutPrefixes cuts the prefixes ks, in order, from s where s carries
+// them, and returns what is left and the first launcher tag cut, with
+// its kind.
+func cutPrefixes(s string, ks []prefixKind) (rest, owner string, k tagKind) {
+	for _, p := range ks {
+		if p != prefixTags {
+			n, _ := cutPrefix(s, p)
+			s = s[n:]
+			continue
+		}
+		var o string
+		var tk tagKind
+		if s, o, tk = stripLauncherTags(s); k == tagNone {
+			owner, k = o, tk
+		}
+	}
+	return s, owner, k
 }
 
 // cutCompose cuts "svc-1  | ": a service name, padding, a bar and one

@@ -140,7 +140,9 @@ func cutMPITag(s string) (string, bool) {
 	rest := s[end+1:]
 	for _, tag := range []string{"<stdout>:", "<stderr>:"} {
 		if strings.HasPrefix(rest, tag) {
-			return strings.TrimPrefix(rest[len(tag):], " "), true
+			// Open MPI writes no separator: a space after the tag is
+			// the line's own.
+			return rest[len(tag):], true
 		}
 	}
 	return s, false
@@ -177,12 +179,12 @@ func cutRankTag(s string) (string, tagKind) {
 		if t != "" && t[0] != ' ' && t[0] != '\t' && !word {
 			return s, tagNone // "[0]mlx5_0": an index, not a tag
 		}
-		return strings.TrimLeft(t, " \t"), k
+		return cutSeparator(t), k
 	}
 	if !word || !strings.HasPrefix(t, ":") {
 		return s, tagNone
 	}
-	return strings.TrimLeft(t[1:], " \t"), k
+	return cutSeparator(t[1:]), k
 }
 
 // cutLabel cuts an srun --label prefix: up to four spaces of padding, a
@@ -199,7 +201,7 @@ func cutLabel(s string) (string, bool) {
 	if j == i || !strings.HasPrefix(s[j:], ": ") {
 		return s, false
 	}
-	return strings.TrimLeft(s[j+2:], " \t"), true
+	return s[j+2:], true
 }
 
 // maxRayTag bounds the length of a Ray worker tag.
@@ -225,7 +227,7 @@ func cutRayTag(s string) (string, bool) {
 			return s, false
 		}
 	}
-	return strings.TrimLeft(s[end+1:], " \t"), true
+	return cutSeparator(s[end+1:]), true
 }
 
 // wordAt returns the run of characters at the start of s up to a comma,
@@ -257,11 +259,23 @@ func cutTimestamp(s string) (string, bool) {
 		}
 	}
 	rest := strings.TrimPrefix(t[i:], "]")
-	rest = strings.TrimLeft(rest, " \t|-")
+	if r := strings.TrimLeft(rest, " \t"); r != "" && (r[0] == '|' || r[0] == '-') {
+		rest = r[1:] // "2024-05-01 10:00:00 | text", "... - text"
+	}
+	rest = cutSeparator(rest)
 	if rest == "" || len(rest) == len(t[i:]) && i < len(t) {
 		return s, false
 	}
 	return rest, true
+}
+
+// cutSeparator cuts the one space or tab after a tag; the spaces after it
+// are the line's own indentation.
+func cutSeparator(s string) string {
+	if s != "" && (s[0] == ' ' || s[0] == '\t') {
+		return s[1:]
+	}
+	return s
 }
 
 // maxSegments caps how many tagged pieces one input line is cut into.
