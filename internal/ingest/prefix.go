@@ -9,7 +9,8 @@ import "strings"
 //   - kubectl logs --prefix: "[pod/trainer-0/main] ";
 //   - journald and syslog: "Dec 04 10:00:01 gpu01 python[1234]: ", also
 //     with an RFC 3339 time ("2024-05-01T10:00:00.123+00:00 gpu01 prog: ");
-//   - pdsh and clush: the host, "gpu01: ".
+//   - pdsh and clush: the host, "gpu01: ";
+//   - a log console's table copied as text (CloudWatch's): "  | <time> | ".
 //
 // Unlike a launcher tag (see cutTag), which only a launcher writes, each of
 // these shapes can be a line's own text ("Name: ConnectX-6" is mlxconfig's,
@@ -27,13 +28,14 @@ const (
 	prefixKubectl            // [pod/name/container]
 	prefixSyslog             // Dec 04 10:00:01 host prog[123]:
 	prefixHost               // gpu01:
+	prefixTable              //   | 2024-11-28T07:42:11.528Z |
 	// prefixTags stands for the launcher tags (see stripLauncherTags)
 	// between two collector prefixes: srun's label before pdsh's host.
 	prefixTags
 )
 
 // prefixKinds lists the kinds detectPrefix tries, in order.
-var prefixKinds = [...]prefixKind{prefixCompose, prefixKubectl, prefixSyslog, prefixHost}
+var prefixKinds = [...]prefixKind{prefixCompose, prefixKubectl, prefixSyslog, prefixHost, prefixTable}
 
 // prefixBlockLines is how many lines one detection looks at: the lines
 // of a block are read ahead, so it also bounds the read-ahead.
@@ -52,6 +54,8 @@ func cutPrefix(s string, k prefixKind) (n int, key string) {
 		return cutSyslog(s)
 	case prefixHost:
 		return cutHostPrefix(s)
+	case prefixTable:
+		return cutTableTime(s), ""
 	}
 	return 0, ""
 }
@@ -95,7 +99,7 @@ func detectPrefix(lines []string) prefixKind {
 
 // maxPrefixLayers bounds how many collector prefixes stack on one line
 // (docker compose around pdsh around journald).
-const maxPrefixLayers = 3
+const maxPrefixLayers = 4
 
 // detectPrefixes returns the collector prefixes most of lines carry,
 // outermost first, appended to dst: each is detected on what the ones
@@ -243,6 +247,31 @@ func syslogTimeEnd(s string) int {
 // isClock reports whether s is "HH:MM:SS".
 func isClock(s string) bool {
 	return len(s) == 8 && isDigits(s[0:2]) && s[2] == ':' && isDigits(s[3:5]) && s[5] == ':' && isDigits(s[6:8])
+}
+
+// cutTableTime cuts the time column of a log console's table,
+// "  | 2024-11-28T07:42:11.528Z | ", and returns its length, 0 when s does not
+// start with one.
+func cutTableTime(s string) int {
+	i := firstNonSpace(s)
+	if i >= len(s) || s[i] != '|' {
+		return 0
+	}
+	i += 1 + firstNonSpace(s[i+1:])
+	t := syslogTimeEnd(s[i:])
+	if t == 0 || s[i] < '0' || s[i] > '9' {
+		return 0
+	}
+	i += t
+	i += firstNonSpace(s[i:])
+	if i >= len(s) || s[i] != '|' {
+		return 0
+	}
+	i++
+	if i < len(s) && s[i] == ' ' {
+		i++
+	}
+	return i
 }
 
 // cutHostPrefix cuts pdsh's "gpu01: ". The host must hold a digit, as

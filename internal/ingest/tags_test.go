@@ -35,7 +35,7 @@ func TestLauncherTags(t *testing.T) {
 		{"stacked", "[1,3]<stderr>:[3] 2024-05-01T12:00:00Z " + nccl, nccl}, // Open MPI writes no space after its tag
 		{"indented mpi", "        [1,0]<stdout>:" + nccl, nccl},
 		{"tab-indented mpi", "\t[1,1]<stderr>: " + nccl, " " + nccl}, // Open MPI writes no space: this one is the line's
-		{"indented mpi row", "        [1,0]<stdout>:" + row, row}, // the tag takes no space of the row's own
+		{"indented mpi row", "        [1,0]<stdout>:" + row, row},    // the tag takes no space of the row's own
 		{"indented iso timestamp", "  2024-05-01T12:00:00.123Z " + nccl, nccl},
 		{"indented rank not tag", "     [0]: rx_bytes: 209487403324", "     [0]: rx_bytes: 209487403324"},
 		{"index not tag", "[0]mlx5_0:1/RoCE", "[0]mlx5_0:1/RoCE"},
