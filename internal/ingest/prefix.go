@@ -147,11 +147,17 @@ func cutPrefixes(s string, ks []prefixKind) (rest, owner string, k tagKind) {
 	return s, owner, k
 }
 
-// cutCompose cuts "svc-1  | ": a service name, padding, a bar and one
-// space (none when the line is empty).
+// cutCompose cuts "svc-1  | ": a container name, padding, a bar and one
+// space (none when the line is empty). Compose names a container after its
+// service and replica, "svc-1", "project_svc_1": the number at the end
+// tells the prefix from a table's first column ("a  | b").
 func cutCompose(s string) (int, string) {
 	i := nameEnd(s, 0)
-	if i == 0 {
+	d := i
+	for d > 0 && s[d-1] >= '0' && s[d-1] <= '9' {
+		d--
+	}
+	if d == i || d < 2 || s[d-1] != '-' && s[d-1] != '_' {
 		return 0, ""
 	}
 	j := i
