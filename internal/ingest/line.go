@@ -84,6 +84,7 @@ type LineReader struct {
 	ahead []pendingLine
 	next  int
 	pre   []prefixKind
+	texts []string // the texts of ahead, for detectPrefixes
 	// end is what ended the input (io.EOF or a read error) once the
 	// last block has been read.
 	end error
@@ -168,11 +169,12 @@ func (lr *LineReader) readBlock() {
 		lr.ahead = append(lr.ahead, cleanRaw(b, truncated))
 		size += len(b)
 	}
-	texts := make([]string, len(lr.ahead))
-	for i, p := range lr.ahead {
-		texts[i] = p.text
+	lr.texts = lr.texts[:0]
+	for _, p := range lr.ahead {
+		lr.texts = append(lr.texts, p.text)
 	}
-	lr.pre = detectPrefixes(texts, lr.pre[:0])
+	lr.pre = detectPrefixes(lr.texts, lr.pre[:0])
+	clear(lr.texts)
 }
 
 // readRaw reads one line, at most MaxLineBytes of it, into lr.scratch.

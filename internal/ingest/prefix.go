@@ -1,6 +1,9 @@
 package ingest
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Collector prefixes. What the tools that gather a program's output put
 // before each of its lines, whatever the program:
@@ -61,10 +64,7 @@ func cutPrefix(s string, k prefixKind) (n int, key string) {
 }
 
 // detectPrefix returns the collector prefix most of lines carry, or
-// prefixNone. Blank lines do not count. A keyed shape must also look
-// collected: compose pads every service name to one width, so its bar
-// stands in one column; pdsh names each host on many lines, so its keys
-// repeat (a key-value dump names each key once).
+// prefixNone. Blank lines do not count.
 func detectPrefix(lines []string) prefixKind {
 	nonBlank := 0
 	for _, s := range lines {
@@ -73,28 +73,54 @@ func detectPrefix(lines []string) prefixKind {
 		}
 	}
 	for _, k := range prefixKinds {
-		matched, bars := 0, map[int]bool{}
-		keys := map[string]bool{}
+		matched := 0
 		for _, s := range lines {
-			n, key := cutPrefix(s, k)
-			if n == 0 {
-				continue
-			}
-			matched++
-			keys[key] = true
-			if k == prefixCompose {
-				bars[strings.IndexByte(s, '|')] = true
+			if n, _ := cutPrefix(s, k); n > 0 {
+				matched++
 			}
 		}
-		if matched < 2 || 2*matched <= nonBlank {
-			continue
-		}
-		if k == prefixCompose && len(bars) > 1 || k == prefixHost && 2*len(keys) > matched {
+		if matched < minPrefixed(k) || 2*matched <= nonBlank || !looksCollected(lines, k, matched) {
 			continue
 		}
 		return k
 	}
 	return prefixNone
+}
+
+// minPrefixed is how many lines must carry a prefix of kind k: a host
+// name is common text and needs its repetition seen; the other shapes
+// are a collector's alone, and a one-line paste may carry them.
+func minPrefixed(k prefixKind) int {
+	if k == prefixHost {
+		return 2
+	}
+	return 1
+}
+
+// looksCollected checks what only a collector's prefix does: compose
+// pads every container name to one width, so its bars stand in one
+// column; pdsh names each host on many lines, so its keys repeat.
+func looksCollected(lines []string, k prefixKind, matched int) bool {
+	if k != prefixCompose && k != prefixHost {
+		return true
+	}
+	seen := map[string]bool{}
+	bar := -1
+	for _, s := range lines {
+		n, key := cutPrefix(s, k)
+		if n == 0 {
+			continue
+		}
+		seen[key] = true
+		if k == prefixCompose {
+			b := strings.IndexByte(s, '|')
+			if bar >= 0 && b != bar {
+				return false
+			}
+			bar = b
+		}
+	}
+	return k == prefixCompose || 2*len(seen) <= matched
 }
 
 // maxPrefixLayers bounds how many collector prefixes stack on one line
@@ -108,6 +134,9 @@ func detectPrefixes(lines []string, dst []prefixKind) []prefixKind {
 	for len(dst) < maxPrefixLayers {
 		k := detectPrefix(lines)
 		if k == prefixNone {
+			if !slices.ContainsFunc(lines, hasLauncherTag) {
+				break
+			}
 			untagged := make([]string, len(lines))
 			for i, s := range lines {
 				untagged[i], _, _ = stripLauncherTags(s)
@@ -126,6 +155,12 @@ func detectPrefixes(lines []string, dst []prefixKind) []prefixKind {
 		lines = cut
 	}
 	return dst
+}
+
+// hasLauncherTag reports whether s starts with a launcher tag.
+func hasLauncherTag(s string) bool {
+	_, _, k := stripLauncherTags(s)
+	return k != tagNone
 }
 
 // cutPrefixes cuts the prefixes ks, in order, from s where s carries

@@ -35,6 +35,8 @@ func TestDetectPrefix(t *testing.T) {
 		{"compose, journald, pdsh", rep("svc-1  | Dec 04 10:00:01 gpu01 python[1]: gpu01: ", 3), nccl},
 		{"console table", rep("  | 2024-11-28T07:42:11.528Z | ", 3), nccl},
 		{"quoted kubectl", rep("> [pod/trainer-0/main] ", 3), nccl},
+		{"one-line paste", "[pod/trainer-0/main] " + nccl + "\n", nccl},
+		{"one pdsh line", "gpu01: " + nccl + "\n", "gpu01: " + nccl},
 		// A minority does not make a prefix.
 		{"one of three", "svc-1  | " + nccl + "\n" + nccl + "\n" + nccl + "\n", "svc-1  | " + nccl},
 		// Kernel lines keep their syslog prefix: the dmesg parser reads it.
