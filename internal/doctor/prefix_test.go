@@ -68,7 +68,7 @@ func findingKey(f Finding) string {
 // text in the prefixed line.
 func TestPrefixedCorpusSameFindings(t *testing.T) {
 	var files []string
-	for _, dir := range []string{"nccl-log", "nccl-tests", "ethtool"} {
+	for _, dir := range []string{"nccl-log", "nccl-tests", "ethtool", "perftest", "threads"} {
 		m, _ := filepath.Glob(nicTestdata(filepath.Join("corpus", dir, "*.txt")))
 		files = append(files, m...)
 	}
@@ -90,6 +90,9 @@ func TestPrefixedCorpusSameFindings(t *testing.T) {
 			pasted, n := withPrefix(text, p.prefix)
 			if 2*n <= nonBlankLines(text) {
 				continue // a prefix is known by most lines carrying it
+			}
+			if p.name == "mpirun --tag-output" && strings.Contains(path, "rank-tag-repeated-midline") {
+				continue // only the outer launcher's repeated tags are split: Open MPI's, not the "[0]" inside
 			}
 			tried++
 			got := Diagnose([]string{"-"}, strings.NewReader(pasted), Options{}).Findings

@@ -133,7 +133,7 @@ func (lr *LineReader) Next() (Line, error) {
 	lr.n++
 	s, owner, k := cutPrefixes(p.text, lr.pre)
 	text, tag, kind, cut := cleanTagged(s)
-	if k == tagNone {
+	if betterTag(k, kind) {
 		owner, k = tag, kind
 	}
 	col := p.quoted + len(p.text) - len(s) + cut

@@ -175,7 +175,7 @@ func cutPrefixes(s string, ks []prefixKind) (rest, owner string, k tagKind) {
 		}
 		var o string
 		var tk tagKind
-		if s, o, tk = stripLauncherTags(s); k == tagNone {
+		if s, o, tk = stripLauncherTags(s); betterTag(k, tk) {
 			owner, k = o, tk
 		}
 	}

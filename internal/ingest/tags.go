@@ -105,7 +105,8 @@ func cutIndentedTag(s string) (string, tagKind) {
 
 // stripLauncherTags removes the launcher tags at the start of s, several
 // when they run together ("[1,0]<stdout>:[0] 2024-05-01T12:00:00Z ..."),
-// and returns the text and the first tag removed with its kind. A line
+// and returns the text and the first tag removed that names a rank (else
+// the first) with its kind. A line
 // that would be empty without its tag keeps it.
 func stripLauncherTags(s string) (text, owner string, k tagKind) {
 	text = s
@@ -114,12 +115,21 @@ func stripLauncherTags(s string) (text, owner string, k tagKind) {
 		if kind == tagNone || strings.TrimSpace(rest) == "" {
 			break
 		}
-		if k == tagNone {
+		if betterTag(k, kind) {
 			owner, k = tag, kind
 		}
 		text = rest
 	}
 	return text, owner, k
+}
+
+// betterTag reports whether a tag of kind next, found after one of kind
+// k, is the one to keep for a line: any tag over none, a rank's over a
+// time, and a tag that repeats mid-line (Open MPI's, "[0]") over one that
+// does not, so that splitMidTags finds its repeats.
+func betterTag(k, next tagKind) bool {
+	repeats := func(k tagKind) bool { return k == tagMPI || k == tagRank }
+	return next != tagNone && (k == tagNone || k == tagTime || !repeats(k) && repeats(next))
 }
 
 // cutMPITag cuts an Open MPI --tag-output prefix such as "[1,0]<stdout>:"
@@ -259,8 +269,10 @@ func cutTimestamp(s string) (string, bool) {
 		}
 	}
 	rest := strings.TrimPrefix(t[i:], "]")
-	if r := strings.TrimLeft(rest, " \t"); r != "" && (r[0] == '|' || r[0] == '-') {
-		rest = r[1:] // "2024-05-01 10:00:00 | text", "... - text"
+	// "2024-05-01 10:00:00 | text", "... - text"; a Markdown table row
+	// after the time keeps its bar ("... | 2 | 10.09 |").
+	if r := strings.TrimLeft(rest, " \t"); r != "" && (r[0] == '|' && !strings.HasSuffix(strings.TrimRight(r, " \t"), "|") || r[0] == '-') {
+		rest = r[1:]
 	}
 	rest = cutSeparator(rest)
 	if rest == "" || len(rest) == len(t[i:]) && i < len(t) {
