@@ -99,6 +99,7 @@ func TestPrefixedCorpusSameFindings(t *testing.T) {
 			comparePrefixed(t, filepath.Base(path)+" / "+p.name, base, got, strings.Split(pasted, "\n"), len(p.prefix))
 		}
 	}
+	t.Logf("%d prefixed copies of %d corpus files diagnosed", tried, len(files))
 	if tried < 1000 {
 		t.Errorf("%d prefixed copies diagnosed, want over 1000", tried)
 	}
