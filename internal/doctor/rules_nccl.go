@@ -12,7 +12,7 @@ import (
 // chose.
 func ncclRules() []Rule {
 	return []Rule{
-		{IDs: []string{"nccl.transport.socket_fallback", "nccl.transport.mismatch", "nccl.transport.ib", "nccl.transport.plugin", "nccl.transport.none"}, Check: checkTransport},
+		{IDs: []string{"nccl.transport.socket_fallback", "nccl.transport.mismatch", "nccl.transport.ib", "nccl.transport.plugin", "nccl.transport.none", "nccl.plugin.fallback"}, Check: checkTransport},
 		{IDs: []string{"nccl.log.no_network_lines"}, Check: checkNetworkUnshown},
 	}
 }
@@ -103,6 +103,9 @@ func checkTransport(inc *Incident) []Finding {
 		fs = append(fs, f)
 	}
 	if f, ok := ibInUse(inc, logs); ok {
+		fs = append(fs, f)
+	}
+	if f, ok := pluginFallback(logs); ok {
 		fs = append(fs, f)
 	}
 	fs = append(fs, pluginInUse(logs)...)

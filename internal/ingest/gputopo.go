@@ -165,10 +165,7 @@ func (p *gpuTopoParser) garbleCell(l Line, f []string, i int) {
 	if len(p.out.Garbled) >= maxGarbled {
 		return
 	}
-	p.out.Garbled = append(p.out.Garbled, Garble{
-		Line: l.Num, Col: fieldColumn(l.Text, f, i), Text: strings.Clone(l.Text),
-		Expected: "a link type (X, NV#, PIX, PXB, PHB, NODE, SYS)",
-	})
+	p.out.Garbled = append(p.out.Garbled, garbleAt(l, fieldOffset(l.Text, f, i), "a link type (X, NV#, PIX, PXB, PHB, NODE, SYS)"))
 }
 
 // header reads the column names up to "CPU Affinity".

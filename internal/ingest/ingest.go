@@ -42,7 +42,8 @@ type Evidence struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
 	// Col is the 1-based byte column where the evidence starts, for inputs
-	// whose lines are long (a JSON document on one line); 0 otherwise.
+	// whose lines are long (a JSON document on one line) or whose text
+	// follows a prefix (a collector's, a launcher's tag); 0 otherwise.
 	Col  int    `json:"col,omitempty"`
 	Text string `json:"text"`
 }
@@ -59,8 +60,16 @@ func (e Evidence) String() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Text)
 }
 
-// At returns the evidence for line l of src.
-func At(src string, l Line) Evidence { return Evidence{File: src, Line: l.Num, Text: l.Text} }
+// At returns the evidence for line l of src. When prefixes, tags or
+// quoting came off the line, Col says where its text starts in the line
+// as written.
+func At(src string, l Line) Evidence {
+	e := Evidence{File: src, Line: l.Num, Text: l.Text}
+	if l.col > 0 {
+		e.Col = l.Col(0)
+	}
+	return e
+}
 
 // A LinkSpeed is a NIC line rate an artifact states, with where it says so.
 type LinkSpeed struct {

@@ -37,7 +37,13 @@ type Line struct {
 	// rank is one more than the rank a launcher tag names (see Rank);
 	// 0 for none, as in a Line made by hand.
 	rank int
+	// col is how many bytes of the line as read come before Text: the
+	// prefixes, tags and quoting taken off it.
+	col int
 }
+
+// Col returns the 1-based column, in the line as read, of byte i of Text.
+func (l Line) Col(i int) int { return l.col + i + 1 }
 
 // A lineCount counts the input lines a parser recognised, once per line
 // however many pieces launcher tags cut it into (two ranks' output run
@@ -72,6 +78,28 @@ type LineReader struct {
 	restTrunc bool
 	ctx       lineContext
 	rank      int
+	// ahead holds the block of lines read ahead to detect the collector
+	// prefixes they share (see detectPrefixes); next is the next one to
+	// return, and pre the prefixes found, outermost first.
+	ahead []pendingLine
+	next  int
+	pre   []prefixKind
+	texts []string // the texts of ahead, for detectPrefixes
+	// end is what ended the input (io.EOF or a read error) once the
+	// last block has been read.
+	end error
+}
+
+// A pendingLine is one line read ahead, cleaned of its line ending, ANSI
+// escapes and Markdown quoting.
+type pendingLine struct {
+	text string
+	// raw is the line as read when ANSI escapes were taken out of it, to
+	// count columns in; nil otherwise.
+	raw []byte
+	// quoted is how many bytes of quoting came off the front of text.
+	quoted    int
+	truncated bool
 }
 
 // NewLineReader returns a LineReader over r.
@@ -88,10 +116,71 @@ func (lr *LineReader) Next() (Line, error) {
 		text := lr.rest[0]
 		lr.rest = lr.rest[1:]
 		lr.rank = -1
-		return lr.line(text, lr.restTrunc), nil
+		return lr.line(text, 0, lr.restTrunc), nil
 	}
+	if lr.next == len(lr.ahead) {
+		if lr.end != nil {
+			return Line{}, lr.end
+		}
+		lr.readBlock()
+		if len(lr.ahead) == 0 {
+			return Line{}, lr.end
+		}
+	}
+	p := lr.ahead[lr.next]
+	lr.ahead[lr.next] = pendingLine{}
+	lr.next++
+	lr.n++
+	s, owner, k := cutPrefixes(p.text, lr.pre)
+	text, tag, kind, cut := cleanTagged(s)
+	if betterTag(k, kind) {
+		owner, k = tag, kind
+	}
+	col := p.quoted + len(p.text) - len(s) + cut
+	if p.raw != nil {
+		col = rawOffset(p.raw, col)
+	}
+	lr.rank = tagRankNumber(owner, k)
+	if k == tagMPI || k == tagRank {
+		if segs := splitMidTags(text, owner, k, lr.rest[:0]); len(segs) > 0 {
+			text, lr.rest, lr.restTrunc = segs[0], segs[1:], p.truncated
+		}
+	}
+	if len(lr.rest) == 0 {
+		if segs := splitJoinedNCCL(text, lr.rest[:0]); len(segs) > 0 {
+			text, lr.rest, lr.restTrunc = segs[0], segs[1:], p.truncated
+		}
+	}
+	return lr.line(text, col, p.truncated), nil
+}
+
+// readBlock reads the next block of lines ahead, up to prefixBlockLines
+// or batchBytes of them, and detects the collector prefix they share. It
+// sets lr.end when the input ends within the block.
+func (lr *LineReader) readBlock() {
+	lr.ahead, lr.next = lr.ahead[:0], 0
+	size := 0
+	for len(lr.ahead) < prefixBlockLines && size < batchBytes {
+		b, truncated, err := lr.readRaw()
+		if err != nil {
+			lr.end = err
+			break
+		}
+		lr.ahead = append(lr.ahead, cleanRaw(b, truncated))
+		size += len(b)
+	}
+	lr.texts = lr.texts[:0]
+	for _, p := range lr.ahead {
+		lr.texts = append(lr.texts, p.text)
+	}
+	lr.pre = detectPrefixes(lr.texts, lr.pre[:0])
+	clear(lr.texts)
+}
+
+// readRaw reads one line, at most MaxLineBytes of it, into lr.scratch.
+// It returns io.EOF only when no line is left.
+func (lr *LineReader) readRaw() (b []byte, truncated bool, err error) {
 	lr.scratch = lr.scratch[:0]
-	truncated := false
 	for {
 		frag, err := lr.br.ReadSlice('\n')
 		if len(lr.scratch)+len(frag) <= MaxLineBytes {
@@ -102,41 +191,21 @@ func (lr *LineReader) Next() (Line, error) {
 			}
 			truncated = true
 		}
-		if errors.Is(err, bufio.ErrBufferFull) {
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
 			continue
+		case err == io.EOF && len(lr.scratch) > 0, err == nil:
+			return lr.scratch, truncated, nil
 		}
-		if err == io.EOF {
-			if len(lr.scratch) == 0 {
-				return Line{}, io.EOF
-			}
-			break
-		}
-		if err != nil {
-			return Line{}, err
-		}
-		break
+		return nil, false, err
 	}
-	lr.n++
-	text, owner, k := clean(lr.scratch)
-	lr.rank = tagRankNumber(owner, k)
-	if k == tagMPI || k == tagRank {
-		if segs := splitMidTags(text, owner, k, lr.rest[:0]); len(segs) > 0 {
-			text, lr.rest, lr.restTrunc = segs[0], segs[1:], truncated
-		}
-	}
-	if len(lr.rest) == 0 {
-		if segs := splitJoinedNCCL(text, lr.rest[:0]); len(segs) > 0 {
-			text, lr.rest, lr.restTrunc = segs[0], segs[1:], truncated
-		}
-	}
-	return lr.line(text, truncated), nil
 }
 
 // line classifies one cleaned line and attaches the context before it,
 // then updates the context from it.
-func (lr *LineReader) line(text string, truncated bool) Line {
+func (lr *LineReader) line(text string, col int, truncated bool) Line {
 	m := ncclMarker(text)
-	l := Line{Num: lr.n, Text: text, Truncated: truncated, NCCL: m >= 0, marker: m + 1, rank: lr.rank + 1}
+	l := Line{Num: lr.n, Text: text, Truncated: truncated, NCCL: m >= 0, marker: m + 1, rank: lr.rank + 1, col: col}
 	l.Host, l.Stamp = lr.ctx.host, lr.ctx.stamp
 	if !l.NCCL {
 		lr.ctx.update(l)
@@ -147,36 +216,52 @@ func (lr *LineReader) line(text string, truncated bool) Line {
 // Clean removes what pasting and log collection add to a machine-printed
 // line: the line ending, ANSI escape sequences, Markdown block quoting and
 // code fences, and the launcher tags before it (see stripLauncherTags).
+// Collector prefixes (see detectPrefix) need the lines around a line and
+// are left to a LineReader.
 func Clean(b []byte) string {
-	s, _, _ := clean(b)
-	return s
+	text, _, _, _ := cleanTagged(cleanRaw(b, false).text)
+	return text
 }
 
-// clean is Clean that also returns the first launcher tag it removed and
-// its kind.
-func clean(b []byte) (text, owner string, k tagKind) {
+// cleanRaw takes the line ending, ANSI escapes, Markdown block quotes and
+// code fences off one line read.
+func cleanRaw(b []byte, truncated bool) pendingLine {
 	b = bytes.TrimRight(b, "\r\n")
+	var raw []byte
 	if bytes.IndexByte(b, 0x1b) >= 0 {
+		raw = bytes.Clone(b)
 		b = stripANSI(b)
 	}
 	s := string(b)
+	p := pendingLine{raw: raw, truncated: truncated}
 	// Markdown block quotes, possibly nested: "> > text"; a code fence.
 	if i := firstNonSpace(s); i < len(s) && (s[i] == '>' || s[i] == '`') {
+		t := s
 		for {
-			t := strings.TrimLeft(s, " ")
-			if !strings.HasPrefix(t, ">") || len(s)-len(t) > 3 {
+			u := strings.TrimLeft(t, " ")
+			if !strings.HasPrefix(u, ">") || len(t)-len(u) > 3 {
 				break
 			}
-			s = strings.TrimPrefix(t[1:], " ")
+			t = strings.TrimPrefix(u[1:], " ")
 		}
-		if strings.HasPrefix(strings.TrimSpace(s), "```") {
-			return "", "", tagNone
+		if strings.HasPrefix(strings.TrimSpace(t), "```") {
+			t = ""
 		}
+		p.quoted, s = len(s)-len(t), t
 	}
+	p.text = s
+	return p
+}
+
+// cleanTagged undoes GitHub's autolinks in s and removes the launcher tags
+// before it. It returns the text, the first tag removed and its kind, and
+// how many bytes came off the front of s.
+func cleanTagged(s string) (text, owner string, k tagKind, cut int) {
 	if strings.Contains(s, "](http") {
 		s = stripAutolinks(s)
 	}
-	return stripLauncherTags(s)
+	text, owner, k = stripLauncherTags(s)
+	return text, owner, k, len(s) - len(text)
 }
 
 // stripAutolinks undoes what GitHub's Markdown does to a pasted log: it
@@ -223,35 +308,57 @@ func isDigits(s string) bool {
 func stripANSI(b []byte) []byte {
 	out := make([]byte, 0, len(b))
 	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c != 0x1b {
-			out = append(out, c)
+		if b[i] != 0x1b {
+			out = append(out, b[i])
 			continue
 		}
-		if i+1 >= len(b) {
-			break
-		}
-		switch b[i+1] {
-		case '[': // CSI: parameters then a final byte in 0x40..0x7e
-			j := i + 2
-			for j < len(b) && (b[j] < 0x40 || b[j] > 0x7e) {
-				j++
-			}
-			i = j
-		case ']': // OSC: until BEL or ESC backslash
-			j := i + 2
-			for j < len(b) && b[j] != 0x07 && !(b[j] == 0x1b && j+1 < len(b) && b[j+1] == '\\') {
-				j++
-			}
-			if j < len(b) && b[j] == 0x1b {
-				j++
-			}
-			i = j
-		default:
-			i++
-		}
+		i = ansiEnd(b, i)
 	}
 	return out
+}
+
+// rawOffset returns where in raw the byte that stripANSI puts at
+// offset off starts, so that columns count in the line as read.
+func rawOffset(raw []byte, off int) int {
+	seen := 0
+	for i := 0; i < len(raw); i++ {
+		if raw[i] == 0x1b {
+			i = ansiEnd(raw, i)
+			continue
+		}
+		if seen == off {
+			return i
+		}
+		seen++
+	}
+	return len(raw)
+}
+
+// ansiEnd returns the index of the last byte of the escape sequence that
+// starts at b[i]: a CSI's parameters and final byte in 0x40..0x7e, an
+// OSC up to BEL or ESC backslash, else the one byte after the escape.
+func ansiEnd(b []byte, i int) int {
+	if i+1 >= len(b) {
+		return len(b)
+	}
+	switch b[i+1] {
+	case '[':
+		j := i + 2
+		for j < len(b) && (b[j] < 0x40 || b[j] > 0x7e) {
+			j++
+		}
+		return j
+	case ']':
+		j := i + 2
+		for j < len(b) && b[j] != 0x07 && !(b[j] == 0x1b && j+1 < len(b) && b[j+1] == '\\') {
+			j++
+		}
+		if j < len(b) && b[j] == 0x1b {
+			j++
+		}
+		return j
+	}
+	return i + 1
 }
 
 // appendCapped appends x to xs unless xs already holds limit items, in

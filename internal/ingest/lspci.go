@@ -40,16 +40,25 @@ type Lspci struct {
 // A Garble is an input line a parser took for its format and could not
 // read: where, and what was expected there.
 type Garble struct {
-	Line, Col int // 1-based
+	// Line and Col are 1-based; Col counts in the line as written, with
+	// the prefixes that did not reach Text.
+	Line, Col int
 	Text      string
 	Expected  string
+	// skipped is how many bytes of the line as written precede Text.
+	skipped int
+}
+
+// garbleAt is the garble of line l at byte i of its text.
+func garbleAt(l Line, i int, expected string) Garble {
+	return Garble{Line: l.Num, Col: l.Col(i), Text: strings.Clone(l.Text), Expected: expected, skipped: l.col}
 }
 
 // Error formats the garble as "file:line:col: expected ..., got ...".
 func (g Garble) Error(file string) string {
 	got := g.Text
-	if g.Col-1 < len(got) {
-		got = got[g.Col-1:]
+	if at := g.Col - 1 - g.skipped; at >= 0 && at < len(got) {
+		got = got[at:]
 	}
 	return fmt.Sprintf("%s:%d:%d: expected %s, got %q", file, g.Line, g.Col, g.Expected, got)
 }
@@ -582,9 +591,7 @@ func (p *lspciParser) garble(l Line, key string, col int, expected string) {
 		return
 	}
 	at := strings.Index(l.Text, key+":")
-	p.out.Garbled = append(p.out.Garbled, Garble{
-		Line: l.Num, Col: at + len(key) + 1 + col + 1, Text: strings.Clone(l.Text), Expected: expected,
-	})
+	p.out.Garbled = append(p.out.Garbled, garbleAt(l, at+len(key)+1+col, expected))
 }
 
 // Result implements Parser.

@@ -241,14 +241,17 @@ func pluginNet(msg string) (name, rest string, ok bool) {
 // initialization failed", "NET/OFI Failed to initialize sendrecv
 // protocol", "NET/OFI Unable to find a protocol that worked.  Failing
 // initialization." and, at INFO, "NET/OFI No eligible providers were
-// found".
+// found" and the device queries that fail the plugin after it started
+// ("NET/OFI Invalid type of PCI bus returned 0", "No NIC info for dev 0":
+// a libfabric provider that reports no PCI attributes of its NICs).
 func pluginInitFailed(msg string) bool {
 	_, rest, ok := pluginNet(msg)
 	if !ok {
 		return false
 	}
 	r := strings.ToLower(rest)
-	for _, p := range []string{"initialization failed", "failed to initiali", "failing initialization", "no eligible providers"} {
+	for _, p := range []string{"initialization failed", "failed to initiali", "failing initialization", "no eligible providers",
+		"invalid type of pci bus", "no nic info for dev"} {
 		if strings.Contains(r, p) {
 			return true
 		}

@@ -173,15 +173,13 @@ func (p *perftestParser) garbleCell(l Line, f []string, i int) {
 	if len(p.out.Garbled) >= maxGarbled {
 		return
 	}
-	p.out.Garbled = append(p.out.Garbled, Garble{
-		Line: l.Num, Col: fieldColumn(l.Text, f, i), Text: strings.Clone(l.Text), Expected: "a non-negative number in a perftest result row",
-	})
+	p.out.Garbled = append(p.out.Garbled, garbleAt(l, fieldOffset(l.Text, f, i), "a non-negative number in a perftest result row"))
 }
 
-// fieldColumn is the 1-based column of field f[i] of text, f being its
+// fieldOffset is the byte offset of field f[i] in text, f being its
 // fields: each field is sought after the one before it, so a value the
 // row repeats is placed where it stands.
-func fieldColumn(text string, f []string, i int) int {
+func fieldOffset(text string, f []string, i int) int {
 	at := 0
 	for j, x := range f[:i+1] {
 		at += strings.Index(text[at:], x)
@@ -189,7 +187,7 @@ func fieldColumn(text string, f []string, i int) int {
 			at += len(x)
 		}
 	}
-	return at + 1
+	return at
 }
 
 // rate converts a table value to a bit rate.

@@ -105,7 +105,8 @@ func cutIndentedTag(s string) (string, tagKind) {
 
 // stripLauncherTags removes the launcher tags at the start of s, several
 // when they run together ("[1,0]<stdout>:[0] 2024-05-01T12:00:00Z ..."),
-// and returns the text and the first tag removed with its kind. A line
+// and returns the text and the first tag removed that names a rank (else
+// the first) with its kind. A line
 // that would be empty without its tag keeps it.
 func stripLauncherTags(s string) (text, owner string, k tagKind) {
 	text = s
@@ -114,12 +115,21 @@ func stripLauncherTags(s string) (text, owner string, k tagKind) {
 		if kind == tagNone || strings.TrimSpace(rest) == "" {
 			break
 		}
-		if k == tagNone {
+		if betterTag(k, kind) {
 			owner, k = tag, kind
 		}
 		text = rest
 	}
 	return text, owner, k
+}
+
+// betterTag reports whether a tag of kind next, found after one of kind
+// k, is the one to keep for a line: any tag over none, a rank's over a
+// time, and a tag that repeats mid-line (Open MPI's, "[0]") over one that
+// does not, so that splitMidTags finds its repeats.
+func betterTag(k, next tagKind) bool {
+	repeats := func(k tagKind) bool { return k == tagMPI || k == tagRank }
+	return next != tagNone && (k == tagNone || k == tagTime || !repeats(k) && repeats(next))
 }
 
 // cutMPITag cuts an Open MPI --tag-output prefix such as "[1,0]<stdout>:"
@@ -140,7 +150,9 @@ func cutMPITag(s string) (string, bool) {
 	rest := s[end+1:]
 	for _, tag := range []string{"<stdout>:", "<stderr>:"} {
 		if strings.HasPrefix(rest, tag) {
-			return strings.TrimPrefix(rest[len(tag):], " "), true
+			// Open MPI writes no separator: a space after the tag is
+			// the line's own.
+			return rest[len(tag):], true
 		}
 	}
 	return s, false
@@ -177,12 +189,12 @@ func cutRankTag(s string) (string, tagKind) {
 		if t != "" && t[0] != ' ' && t[0] != '\t' && !word {
 			return s, tagNone // "[0]mlx5_0": an index, not a tag
 		}
-		return strings.TrimLeft(t, " \t"), k
+		return cutSeparator(t), k
 	}
 	if !word || !strings.HasPrefix(t, ":") {
 		return s, tagNone
 	}
-	return strings.TrimLeft(t[1:], " \t"), k
+	return cutSeparator(t[1:]), k
 }
 
 // cutLabel cuts an srun --label prefix: up to four spaces of padding, a
@@ -199,7 +211,7 @@ func cutLabel(s string) (string, bool) {
 	if j == i || !strings.HasPrefix(s[j:], ": ") {
 		return s, false
 	}
-	return strings.TrimLeft(s[j+2:], " \t"), true
+	return s[j+2:], true
 }
 
 // maxRayTag bounds the length of a Ray worker tag.
@@ -225,7 +237,7 @@ func cutRayTag(s string) (string, bool) {
 			return s, false
 		}
 	}
-	return strings.TrimLeft(s[end+1:], " \t"), true
+	return cutSeparator(s[end+1:]), true
 }
 
 // wordAt returns the run of characters at the start of s up to a comma,
@@ -257,11 +269,25 @@ func cutTimestamp(s string) (string, bool) {
 		}
 	}
 	rest := strings.TrimPrefix(t[i:], "]")
-	rest = strings.TrimLeft(rest, " \t|-")
+	// "2024-05-01 10:00:00 | text", "... - text"; a Markdown table row
+	// after the time keeps its bar ("... | 2 | 10.09 |").
+	if r := strings.TrimLeft(rest, " \t"); r != "" && (r[0] == '|' && !strings.HasSuffix(strings.TrimRight(r, " \t"), "|") || r[0] == '-') {
+		rest = r[1:]
+	}
+	rest = cutSeparator(rest)
 	if rest == "" || len(rest) == len(t[i:]) && i < len(t) {
 		return s, false
 	}
 	return rest, true
+}
+
+// cutSeparator cuts the one space or tab after a tag; the spaces after it
+// are the line's own indentation.
+func cutSeparator(s string) string {
+	if s != "" && (s[0] == ' ' || s[0] == '\t') {
+		return s[1:]
+	}
+	return s
 }
 
 // maxSegments caps how many tagged pieces one input line is cut into.

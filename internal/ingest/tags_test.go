@@ -32,10 +32,10 @@ func TestLauncherTags(t *testing.T) {
 		{"iso timestamp", "2024-05-01T12:00:00.123Z " + nccl, nccl},
 		{"bracketed timestamp", "[2026-03-13 22:26:02] " + nccl, nccl},
 		{"mpi", "[1,0]<stdout>:" + nccl, nccl},
-		{"stacked", "[1,3]<stderr>: [3] 2024-05-01T12:00:00Z " + nccl, nccl},
+		{"stacked", "[1,3]<stderr>:[3] 2024-05-01T12:00:00Z " + nccl, nccl}, // Open MPI writes no space after its tag
 		{"indented mpi", "        [1,0]<stdout>:" + nccl, nccl},
-		{"tab-indented mpi", "\t[1,1]<stderr>: " + nccl, nccl},
-		{"indented mpi row", "        [1,0]<stdout>:" + row, row[1:]},
+		{"tab-indented mpi", "\t[1,1]<stderr>: " + nccl, " " + nccl}, // Open MPI writes no space: this one is the line's
+		{"indented mpi row", "        [1,0]<stdout>:" + row, row},    // the tag takes no space of the row's own
 		{"indented iso timestamp", "  2024-05-01T12:00:00.123Z " + nccl, nccl},
 		{"indented rank not tag", "     [0]: rx_bytes: 209487403324", "     [0]: rx_bytes: 209487403324"},
 		{"index not tag", "[0]mlx5_0:1/RoCE", "[0]mlx5_0:1/RoCE"},
@@ -122,7 +122,7 @@ func TestRayTagCorpus(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"(pid=4009) x", "x"},
 		{"(RayWorkerWrapper pid=4009, ip=10.0.0.2) x", "x"},
-		{"(worker1, rank=1, pid=33870, ip=192.168.0.15)  #bytes", "#bytes"},
+		{"(worker1, rank=1, pid=33870, ip=192.168.0.15)  #bytes", " #bytes"}, // perftest indents its header
 		{"(see pid=12 below)", "(see pid=12 below)"},
 		{"(x pid=abc) y", "(x pid=abc) y"},
 		{"(Open MPI) pid=1 x", "(Open MPI) pid=1 x"},

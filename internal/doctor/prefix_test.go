@@ -1,0 +1,156 @@
+package doctor
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// pastePrefixes are what the tools that gather output put before each
+// line, as each prints it. SYNTHETIC: the corpus files below are real; the
+// prefixed copies of them are made here.
+var pastePrefixes = []struct{ name, prefix string }{
+	{"docker compose", "svc-1  | "},
+	{"kubectl logs --prefix", "[pod/trainer-0/main] "},
+	{"journald", "Dec 04 10:00:01 gpu01 python[1234]: "},
+	{"syslog ISO", "2024-05-01T10:00:00.123456+00:00 gpu01 torchrun[77]: "},
+	{"ISO timestamp", "2024-05-01T10:00:00.123Z "},
+	{"bracketed timestamp", "[2024-05-01 10:00:00] "},
+	{"srun -l", "0: "},
+	{"mpirun --tag-output", "[1,0]<stdout>:"},
+	{"pdsh", "gpu01: "},
+	{"Markdown quote", "> "},
+	{"compose over pdsh", "svc-1  | gpu01: "},
+	{"pdsh over srun", "gpu01: 0: "},
+}
+
+// withPrefix puts prefix before every line of text after the corpus
+// header ("# source:", "# what:" ...), inside any Markdown quoting a
+// GitHub paste already has. It returns the text and how many lines got
+// the prefix.
+func withPrefix(text, prefix string) (string, int) {
+	lines := strings.Split(text, "\n")
+	head, n := true, 0
+	for i, l := range lines {
+		if head && strings.HasPrefix(l, "# ") {
+			continue
+		}
+		head = false
+		if l == "" {
+			continue
+		}
+		q := 0
+		for strings.HasPrefix(l[q:], "> ") {
+			q += 2
+		}
+		lines[i] = l[:q] + prefix + l[q:]
+		n++
+	}
+	return strings.Join(lines, "\n"), n
+}
+
+// findingKey is what must not change when a prefix is added: the finding
+// and the lines and text it cites. Columns move by the prefix's width.
+func findingKey(f Finding) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s %s", f.ID, f.Severity, f.Title)
+	for _, e := range f.Evidence {
+		fmt.Fprintf(&b, "\n  %d: %s", e.Line, e.Text)
+	}
+	return b.String()
+}
+
+// Every real NCCL log, nccl-tests output and NIC dump reads the same with
+// each collector prefix or launcher tag before its lines: the same
+// findings citing the same lines and text, at columns that point at the
+// text in the prefixed line.
+func TestPrefixedCorpusSameFindings(t *testing.T) {
+	var files []string
+	for _, dir := range []string{"nccl-log", "nccl-tests", "ethtool", "perftest", "threads"} {
+		m, _ := filepath.Glob(nicTestdata(filepath.Join("corpus", dir, "*.txt")))
+		files = append(files, m...)
+	}
+	if len(files) < 100 {
+		t.Fatalf("corpus missing: %d files", len(files))
+	}
+	tried := 0
+	for _, path := range files {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		base := Diagnose([]string{"-"}, strings.NewReader(text), Options{}).Findings
+		if len(base) == 0 {
+			continue
+		}
+		for _, p := range pastePrefixes {
+			pasted, n := withPrefix(text, p.prefix)
+			if 2*n <= nonBlankLines(text) {
+				continue // a prefix is known by most lines carrying it
+			}
+			if p.name == "mpirun --tag-output" && strings.Contains(path, "rank-tag-repeated-midline") {
+				continue // only the outer launcher's repeated tags are split: Open MPI's, not the "[0]" inside
+			}
+			tried++
+			got := Diagnose([]string{"-"}, strings.NewReader(pasted), Options{}).Findings
+			comparePrefixed(t, filepath.Base(path)+" / "+p.name, base, got, strings.Split(pasted, "\n"), len(p.prefix))
+		}
+	}
+	t.Logf("%d prefixed copies of %d corpus files diagnosed", tried, len(files))
+	if tried < 1000 {
+		t.Errorf("%d prefixed copies diagnosed, want over 1000", tried)
+	}
+}
+
+// comparePrefixed checks the findings of a prefixed copy against the
+// original's: the same keys in the same order, and every column one that
+// moved by the prefix's width and points at the evidence text.
+func comparePrefixed(t *testing.T, name string, base, got []Finding, lines []string, width int) {
+	t.Helper()
+	if len(got) != len(base) {
+		t.Errorf("%s: %d findings, want %d:\n got  %v\n want %v", name, len(got), len(base), ids(got), ids(base))
+		return
+	}
+	for i := range base {
+		if g, w := findingKey(got[i]), findingKey(base[i]); g != w {
+			t.Errorf("%s: finding %d\n got  %s\n want %s", name, i, g, w)
+			continue
+		}
+		for j, e := range got[i].Evidence {
+			be := base[i].Evidence[j]
+			if e.Col == 0 && be.Col == 0 {
+				continue // a piece of a line split between ranks
+			}
+			if want := max(be.Col, 1) + width; e.Col != want {
+				t.Errorf("%s: %s evidence line %d at column %d, want %d", name, got[i].ID, e.Line, e.Col, want)
+				continue
+			}
+			if l := lines[e.Line-1]; e.Col > len(l) || !strings.HasPrefix(strings.TrimLeft(l[e.Col-1:], " \t"), firstWord(e.Text)) {
+				t.Errorf("%s: column %d of line %d, %q, is not where %q starts", name, e.Col, e.Line, l, e.Text)
+			}
+		}
+	}
+}
+
+// firstWord is the text up to its first space, what a column must point
+// at even when the cleaning changed the rest (autolinks undone).
+func firstWord(s string) string {
+	s = strings.TrimLeft(s, " \t")
+	if i := strings.IndexAny(s, " \t"); i > 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func nonBlankLines(text string) int {
+	n := 0
+	for _, l := range strings.Split(text, "\n") {
+		if strings.TrimSpace(l) != "" {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,63 @@
+package doctor
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"rocelab/internal/ingest"
+)
+
+// pluginFallback reports a net plugin that failed to start on hosts that
+// then moved their data over NCCL's own IB transport. (A fallback to TCP
+// sockets is nccl.transport.socket_fallback, which names the plugin.) The
+// job runs, but not on the transport it was set up for, and what was set
+// for the plugin does nothing.
+func pluginFallback(logs []*ingest.NCCLLog) (Finding, bool) {
+	var ev evidence
+	var hosts []string
+	var first string
+	for _, l := range logs {
+		if l.PluginInitFailures.Count == 0 {
+			continue
+		}
+		for _, c := range l.Networks {
+			if !l.IBNet(c.Name) || !slices.Contains(l.PluginInitFailures.Hosts, c.Host) || slices.Contains(hosts, c.Host) {
+				continue
+			}
+			hosts = append(hosts, c.Host)
+			i := slices.Index(l.PluginInitFailures.Hosts, c.Host)
+			ev.add(l.PluginInitFailures.First[i], c.Evidence)
+			if first == "" {
+				first = l.PluginInitFailures.First[i].Text
+			}
+		}
+	}
+	if len(hosts) == 0 {
+		return Finding{}, false
+	}
+	name, msg := pluginName(first), pluginMessage(first)
+	mech := fmt.Sprintf("NCCL loaded the net plugin %s, which failed to start (%q); NCCL then dropped it and initialised its own IB verbs transport, which carries the data. ", name, msg) +
+		"The job runs, but not over the plugin it was set up for: the plugin's settings (FI_*, OFI_NCCL_*) do nothing, and every rank pays the failed plugin start at init."
+	fix := "Load the plugin only where its fabric is: on an IB/RoCE cluster unset NCCL_NET_PLUGIN (or set it to none) and take libnccl-net.so out of the image's library path, so that NCCL uses NET/IB from the start; keep the plugin for the fabric it is built for."
+	if strings.Contains(strings.ToLower(msg), "pci bus") || strings.Contains(strings.ToLower(msg), "no nic info") {
+		mech += " aws-ofi-nccl places each NIC in NCCL's topology by the PCI address libfabric reports for it; a provider that reports none (bus type 0, or no NIC attributes: verbs;ofi_rxm, tcp) fails that query, and plugin/net.cc returns the error (ncclSystemError, 2) that ends the plugin."
+		fix = "aws-ofi-nccl is for libfabric providers that report their NICs' PCI attributes (EFA on AWS, whose `fi_info -p efa -v` shows a `nic:` block with bus_attr pci). On an IB/RoCE cluster do not load it: unset NCCL_NET_PLUGIN (or set it to none) and take libnccl-net.so out of the image's library path, so that NCCL uses NET/IB from the start; NCCL_IB_HCA, NCCL_IB_GID_INDEX and NCCL_IB_TC then apply as set."
+	}
+	return Finding{
+		ID: "nccl.plugin.fallback", Severity: Warn, Layer: LayerRDMA,
+		Title:     fmt.Sprintf("The net plugin %s failed to start on %s (%q); NCCL fell back to its own IB transport", name, list(realHostsOr(hosts), 3), msg),
+		Evidence:  ev.sorted(),
+		Mechanism: mech,
+		Fix:       fix,
+	}, true
+}
+
+// realHostsOr is realHosts, or "1 host"-style counts when no name is a
+// host's.
+func realHostsOr(hs []string) []string {
+	if h := realHosts(hs); len(h) > 0 {
+		return h
+	}
+	return []string{plural(len(hs), "host", "hosts")}
+}

@@ -1,0 +1,33 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// aws-ofi-nccl 1.6.0 over libfabric's verbs;ofi_rxm on a RoCE cluster
+// (devopsrustem/slurmv4): the plugin's device query fails ("Invalid type
+// of PCI bus returned 0") and NCCL falls back to NET/IB. The doctor names
+// the plugin failing and the fallback, not only RDMA in use.
+func TestPluginFallbackToIB(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.27.5-ofi-1.6-verbs-invalid-pci-bus-plugin-fails-falls-back-net-ib-slurmv4.txt")
+	f := find(fs, "nccl.plugin.fallback")
+	if f == nil {
+		t.Fatalf("no nccl.plugin.fallback: %v", ids(fs))
+	}
+	if f.Severity != Warn || !strings.Contains(f.Title, "NET/OFI") || !strings.Contains(f.Title, "Invalid type of PCI bus returned 0") ||
+		!strings.Contains(f.Title, "tpgds-aihub0008") || !strings.Contains(f.Fix, "NCCL_NET_PLUGIN") {
+		t.Errorf("finding %+v", f)
+	}
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 23 || f.Evidence[1].Line != 30 {
+		t.Errorf("evidence %v, want the plugin's failure (line 23) and NCCL's IB assignment (line 30)", f.Evidence)
+	}
+	if find(fs, "nccl.transport.socket_fallback") != nil {
+		t.Errorf("a fallback to IB is not a socket fallback: %v", ids(fs))
+	}
+	// A plugin failing into sockets stays the socket finding's.
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-ofi-init-failed-socket-fallback-mpi-tags-awsk8stester454.txt")
+	if find(fs, "nccl.plugin.fallback") != nil || find(fs, "nccl.transport.socket_fallback") == nil {
+		t.Errorf("socket fallback: %v", ids(fs))
+	}
+}
