@@ -274,15 +274,7 @@ func syslogTimeEnd(s string) int {
 		(s[4] == ' ' || s[4] >= '0' && s[4] <= '9') && s[5] >= '0' && s[5] <= '9' && s[6] == ' ' && isClock(s[7:15]) {
 		return 15
 	}
-	if len(s) < 19 || !isDigits(s[0:4]) || s[4] != '-' || !isDigits(s[5:7]) || s[7] != '-' || !isDigits(s[8:10]) ||
-		s[10] != 'T' || !isClock(s[11:19]) {
-		return 0
-	}
-	i := 19
-	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || strings.IndexByte(".:+-Z", s[i]) >= 0) {
-		i++
-	}
-	return i
+	return isoTimeEnd(s, "T", ".:+-Z")
 }
 
 // isClock reports whether s is "HH:MM:SS".

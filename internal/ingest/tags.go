@@ -253,13 +253,9 @@ func wordAt(s string) string {
 // the separator after it.
 func cutTimestamp(s string) (string, bool) {
 	t := strings.TrimPrefix(s, "[")
-	if len(t) < 19 || !isDigits(t[0:4]) || t[4] != '-' || !isDigits(t[5:7]) || t[7] != '-' || !isDigits(t[8:10]) ||
-		(t[10] != 'T' && t[10] != ' ') || !isDigits(t[11:13]) || t[13] != ':' || !isDigits(t[14:16]) || t[16] != ':' || !isDigits(t[17:19]) {
+	i := isoTimeEnd(t, "T ", ".,:+-Z")
+	if i == 0 {
 		return s, false
-	}
-	i := 19
-	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || strings.IndexByte(".,:+-Z", t[i]) >= 0) {
-		i++
 	}
 	// A zone after a space: "2025-11-09 15:39:31.043 +08:00".
 	if z := t[i:]; len(z) >= 4 && z[0] == ' ' && (z[1] == '+' || z[1] == '-') && isDigits(z[2:4]) {
@@ -279,6 +275,21 @@ func cutTimestamp(s string) (string, bool) {
 		return s, false
 	}
 	return rest, true
+}
+
+// isoTimeEnd returns where an ISO date and time at the start of t ends
+// ("YYYY-MM-DD", one of seps, "HH:MM:SS", then any run of digits and of
+// tail's characters: fraction and zone), 0 when t starts with none.
+func isoTimeEnd(t, seps, tail string) int {
+	if len(t) < 19 || !isDigits(t[0:4]) || t[4] != '-' || !isDigits(t[5:7]) || t[7] != '-' || !isDigits(t[8:10]) ||
+		strings.IndexByte(seps, t[10]) < 0 || !isClock(t[11:19]) {
+		return 0
+	}
+	i := 19
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || strings.IndexByte(tail, t[i]) >= 0) {
+		i++
+	}
+	return i
 }
 
 // cutSeparator cuts the one space or tab after a tag; the spaces after it
