@@ -53,7 +53,8 @@ func TestSeriesHolds(t *testing.T) {
 }
 
 // addSlotBySlot is Series.Add as it was written first, a slot at a time:
-// the reference the bulk appends are held to.
+// the reference the bulk appends are held to. It halves with Add's own
+// halveWhenFull, which TestSeriesDecimates holds to its figures.
 func addSlotBySlot(s *Series, t unit.Time, v float64) {
 	n := len(s.Values)
 	if n == 0 {
