@@ -252,12 +252,12 @@ func (e *engine) Completed(cp workload.Completion) {
 		}
 		c.arrParts[a] = 0
 		c.complete++
-		c.landAt[a] = e.t.Now()
 		if e.tm.stream && !c.sock {
 			// The NIC wrote the slice's lines as its packets came in, on
 			// each part's port at once; the kernel polls their flags.
+			// (Every other slice lands when it is visible.)
 			span := e.c.Sys.Server.NICRate.TxTime(unit.Bytes(c.size[a] / int64(c.nparts)))
-			c.landAt[a] = max(c.landAt[a]-span, 0) + e.tm.recvLat
+			c.landAt[a] = max(e.t.Now()-span, 0) + e.tm.recvLat
 		}
 		d := e.tm.recvLat
 		if c.bounceRx {
