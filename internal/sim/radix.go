@@ -77,18 +77,21 @@ type radixQueue struct {
 	free    *chunk                       // list of free chunks, linked by next
 }
 
-// nowEntry orders an event of bucket 0: its time, key and arrival in
-// the bucket, and the slot in nowHeap.evs that holds it. Entries hold no
-// pointers, so moving them copies 32 bytes and no write barrier.
+// nowEntry orders an event of bucket 0: its key, the low 32 bits of its
+// time (the events of bucket 0 share every bit of their time above the
+// lowest digit, so these order them as the whole times do), and the slot
+// in nowHeap.evs that holds it, which is also its arrival in the bucket
+// (slots are taken in turn; see nowHeap). Entries hold no pointers, so
+// moving them copies 16 bytes (the sorts move them a few times per event)
+// and no write barrier.
 type nowEntry struct {
-	t   unit.Time
 	key Key
-	seq uint64
-	ev  int32
+	t   uint32
+	ev  uint32
 }
 
 // nowHeap is bucket 0: its entries from hd on, sorted on (time, key,
-// seq), the least first; the events themselves wait in slots of evs. It
+// slot), the least first; the events themselves wait in slots of evs. It
 // holds the events of one 4 ns span, a handful: new ones, mostly the
 // latest, are appended, and taking the least moves nothing.
 //
@@ -96,13 +99,14 @@ type nowEntry struct {
 // bucket empties, as it does at the end of every span: events run or
 // dropped before then keep their slots, which a span's count bounds, and
 // no list of free slots is kept; compact gives back those of cancelled
-// events (compactSlots), which a span's count does not bound.
+// events (compactSlots), which a span's count does not bound. So a later
+// arrival always holds a higher slot, and the slot breaks ties of time
+// and key first-in first-out.
 type nowHeap struct {
 	h   []nowEntry
 	hd  int
 	evs []event
-	nev int32 // slots in use
-	seq uint64
+	nev uint32 // slots in use
 }
 
 // before reports whether a comes before b.
@@ -113,7 +117,7 @@ func before(a, b *nowEntry) bool {
 	if a.key != b.key {
 		return a.key < b.key
 	}
-	return a.seq < b.seq
+	return a.ev < b.ev
 }
 
 // len returns the number of events in the bucket.
@@ -127,8 +131,7 @@ func (n *nowHeap) entry(e *event) nowEntry {
 	}
 	n.nev++
 	n.evs[i] = *e
-	n.seq++
-	return nowEntry{t: e.t, key: e.key, seq: n.seq, ev: i}
+	return nowEntry{key: e.key, t: uint32(e.t), ev: i}
 }
 
 // add appends e without keeping the order; sort restores it.
@@ -160,9 +163,9 @@ func sortSpan(h []nowEntry) {
 		return
 	}
 	var start [65]int32 // step d's entries go to h[start[d]:start[d+1]]
-	high := uint64(h[0].t) >> digitBits
+	high := h[0].t >> digitBits
 	for i := range h {
-		t := uint64(h[i].t)
+		t := h[i].t
 		if t>>digitBits != high {
 			sortEntries(h, 2*bits.Len(uint(len(h))))
 			return
@@ -179,8 +182,8 @@ func sortSpan(h []nowEntry) {
 	for d := range 64 {
 		for i := next[d]; i < start[d+1]; i = next[d] {
 			for {
-				e := uint64(h[i].t) >> 6 & 63
-				if e == uint64(d) {
+				e := h[i].t >> 6 & 63
+				if e == uint32(d) {
 					break
 				}
 				h[i], h[next[e]] = h[next[e]], h[i]
@@ -201,13 +204,13 @@ func sortSpan(h []nowEntry) {
 // (a generic sort calls it through a function value, and on a fabric of
 // thousands of ports that call was a seventh of the run). Below depth
 // levels of partitioning it falls back to the library's sort, which
-// bounds the worst case. The order is total (seq differs), so every sort
+// bounds the worst case. The order is total (slots differ), so every sort
 // gives the same result.
 func sortEntries(h []nowEntry, depth int) {
 	for len(h) > 12 {
 		if depth == 0 {
 			slices.SortFunc(h, func(a, b nowEntry) int {
-				return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.key, b.key), cmp.Compare(a.seq, b.seq))
+				return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.key, b.key), cmp.Compare(a.ev, b.ev))
 			})
 			return
 		}
@@ -322,9 +325,9 @@ func (n *nowHeap) compactSlots() {
 	evs := make([]event, k, 2*k+64)
 	for j := range n.h {
 		evs[j] = n.evs[n.h[j].ev]
-		n.h[j].ev = int32(j)
+		n.h[j].ev = uint32(j) // in order: ties stay first-in first-out
 	}
-	n.evs, n.nev = evs, int32(k)
+	n.evs, n.nev = evs, uint32(k)
 }
 
 // bucketOf returns the bucket for time t >= q.last: 0, the heap, when t

@@ -92,7 +92,7 @@ func chunkCount(q *radixQueue) int {
 // refSort sorts entries with the library's sort: the reference.
 func refSort(h []nowEntry) {
 	slices.SortFunc(h, func(a, b nowEntry) int {
-		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.key, b.key), cmp.Compare(a.seq, b.seq))
+		return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.key, b.key), cmp.Compare(a.ev, b.ev))
 	})
 }
 
@@ -120,7 +120,7 @@ func TestSortEntries(t *testing.T) {
 				for _, depth := range []int{0, 1, 2, 2 * bits.Len(uint(n))} {
 					h := make([]nowEntry, n)
 					for i := range h {
-						h[i] = nowEntry{t: unit.Time(rng.IntN(spread)), key: Key(rng.IntN(spread)), seq: uint64(i), ev: int32(i)}
+						h[i] = nowEntry{t: uint32(rng.IntN(spread)), key: Key(rng.IntN(spread)), ev: uint32(i)}
 					}
 					arrange(h, order)
 					rng.Shuffle(len(h), func(i, j int) {
@@ -152,10 +152,10 @@ func TestSortSpan(t *testing.T) {
 	for _, n := range []int{1, spanSorted - 1, spanSorted, 67, 500, 3000} {
 		for _, spread := range []int{1, 3, 64, 200, digitVals, 3 * digitVals} {
 			for order := range 3 {
-				base := unit.Time(rng.IntN(1<<20)) << digitBits
+				base := uint32(rng.IntN(1<<19)) << digitBits
 				h := make([]nowEntry, n)
 				for i := range h {
-					h[i] = nowEntry{t: base + unit.Time(rng.IntN(spread)), key: Key(rng.IntN(4)), seq: uint64(i), ev: int32(i)}
+					h[i] = nowEntry{t: base + uint32(rng.IntN(spread)), key: Key(rng.IntN(4)), ev: uint32(i)}
 				}
 				arrange(h, order)
 				want := slices.Clone(h)
