@@ -91,9 +91,12 @@ type nowEntry struct {
 }
 
 // nowHeap is bucket 0: its entries from hd on, sorted on (time, key,
-// slot), the least first; the events themselves wait in slots of evs. It
-// holds the events of one 4 ns span, a handful: new ones, mostly the
-// latest, are appended, and taking the least moves nothing.
+// slot), the least first; the events themselves wait in slots of the
+// chunks cs, slot i in cs[i/chunkLen]. It holds the events of one 4 ns
+// span, a handful: new ones, mostly the latest, are appended, and taking
+// the least moves nothing. A span's events arrive in the chunks of the
+// bucket redistributed into it, which become its slots as they are, in
+// order (redistribute): the events are not copied again.
 //
 // Slots are taken in turn from 0 and all given back at once when the
 // bucket empties, as it does at the end of every span: events run or
@@ -105,7 +108,7 @@ type nowEntry struct {
 type nowHeap struct {
 	h   []nowEntry
 	hd  int
-	evs []event
+	cs  []*chunk
 	nev uint32 // slots in use
 }
 
@@ -123,19 +126,21 @@ func before(a, b *nowEntry) bool {
 // len returns the number of events in the bucket.
 func (n *nowHeap) len() int { return len(n.h) - n.hd }
 
-// entry stores e in a slot and returns its entry, the latest to arrive.
-func (n *nowHeap) entry(e *event) nowEntry {
+// at returns the event in slot i.
+func (n *nowHeap) at(i uint32) *event { return &n.cs[i/chunkLen].ev[i%chunkLen] }
+
+// entry stores e in bucket 0's next slot and returns its entry, the
+// latest to arrive.
+func (q *radixQueue) entry(e *event) nowEntry {
+	n := &q.now
 	i := n.nev
-	if int(i) == len(n.evs) {
-		n.evs = append(n.evs, event{})
+	if int(i/chunkLen) == len(n.cs) {
+		n.cs = append(n.cs, q.newChunk())
 	}
 	n.nev++
-	n.evs[i] = *e
+	*n.at(i) = *e
 	return nowEntry{key: e.key, t: uint32(e.t), ev: i}
 }
-
-// add appends e without keeping the order; sort restores it.
-func (n *nowHeap) add(e *event) { n.h = append(n.h, n.entry(e)) }
 
 // sort orders the entries of one span: an insertion sort when there
 // are a handful, as there are on small fabrics; a large fabric puts
@@ -258,8 +263,10 @@ func sortEntries(h []nowEntry, depth int) {
 	}
 }
 
-func (n *nowHeap) push(e *event) {
-	x := n.entry(e)
+// pushNow queues e in bucket 0, in order.
+func (q *radixQueue) pushNow(e *event) {
+	n := &q.now
+	x := q.entry(e)
 	// The new entry goes after every entry that comes before it: most
 	// often at the end.
 	lo, hi := n.hd, len(n.h)
@@ -295,7 +302,7 @@ func fetch(e *event) {
 }
 
 // min returns the least event; the bucket must not be empty.
-func (n *nowHeap) min() *event { return &n.evs[n.h[n.hd].ev] }
+func (n *nowHeap) min() *event { return n.at(n.h[n.hd].ev) }
 
 // pop removes the least event.
 func (n *nowHeap) pop() {
@@ -313,7 +320,8 @@ func (n *nowHeap) pop() {
 // otherwise take a new slot each time. The kept events move to new
 // slots in their order; this allocates, but only when compact finds the
 // slots mostly dead, and it is rare.
-func (n *nowHeap) compactSlots() {
+func (q *radixQueue) compactSlots() {
+	n := &q.now
 	k := len(n.h)
 	if k == 0 {
 		n.nev = 0
@@ -322,12 +330,16 @@ func (n *nowHeap) compactSlots() {
 	if int(n.nev) <= 2*k+64 {
 		return
 	}
-	evs := make([]event, k, 2*k+64)
+	old := n.cs
+	n.cs, n.nev = nil, 0
 	for j := range n.h {
-		evs[j] = n.evs[n.h[j].ev]
-		n.h[j].ev = uint32(j) // in order: ties stay first-in first-out
+		// In order: ties stay first-in first-out.
+		i := n.h[j].ev
+		n.h[j].ev = q.entry(&old[i/chunkLen].ev[i%chunkLen]).ev
 	}
-	n.evs, n.nev = evs, uint32(k)
+	for _, c := range old {
+		q.freeChunk(c)
+	}
 }
 
 // bucketOf returns the bucket for time t >= q.last: 0, the heap, when t
@@ -366,7 +378,7 @@ func (q *radixQueue) freeChunk(c *chunk) {
 func (q *radixQueue) push(t unit.Time, k Key, h Handler, tag uint64, id EventID, hint uintptr) {
 	b := q.bucketOf(t)
 	if b == 0 {
-		q.now.push(&event{t: t, key: k, h: h, tag: tag, id: id, hint: hint})
+		q.pushNow(&event{t: t, key: k, h: h, tag: tag, id: id, hint: hint})
 		return
 	}
 	bk := &q.buckets[b]
@@ -413,7 +425,7 @@ func (q *radixQueue) prefetch() {
 	n := &q.now
 	k := n.hd + lookAhead - 1
 	if k < len(n.h) {
-		fetch(&n.evs[n.h[k].ev])
+		fetch(n.at(n.h[k].ev))
 	}
 }
 
@@ -447,24 +459,59 @@ func (q *radixQueue) base(b int) unit.Time {
 // dropped and their slots freed; it returns how many. If the bucket held
 // only tombstones, last stays as it was: no event at or after the new last
 // would run to bring the clock up to it.
+//
+// A bucket of the second digit holds one span, which goes to bucket 0,
+// empty then: its chunks, the events in the order they came, become
+// bucket 0's slots as they are (the chunks bucket 0 held are freed), so
+// each event keeps its place, and its entry is appended and sorted once.
 func (q *radixQueue) redistribute(b int, base unit.Time, st *slotTable) int {
 	old := q.last
 	q.last = base
-	dropped, moved := 0, false
 	c := q.buckets[b].head
 	q.empty(b)
-	// A bucket of the second digit holds one span of the heap, which is
-	// empty now: its events go there unsorted and are sorted once.
-	whole := b < 2*digitVals
+	if b >= 2*digitVals {
+		return q.spread(c, old, st)
+	}
+	n := &q.now
+	for _, c := range n.cs {
+		q.freeChunk(c)
+	}
+	n.cs = n.cs[:0]
+	dropped := 0
+	var slot uint32
+	for ; c != nil; c = c.next {
+		n.cs = append(n.cs, c)
+		for i := range c.ev[:c.n] {
+			if e := &c.ev[i]; st.liveID(e.id) {
+				n.h = append(n.h, nowEntry{key: e.key, t: uint32(e.t), ev: slot + uint32(i)})
+			} else {
+				st.release(e.id)
+				dropped++
+			}
+		}
+		slot += chunkLen
+	}
+	n.nev = slot - chunkLen + uint32(n.cs[len(n.cs)-1].n)
+	switch n.len() {
+	case 0:
+		n.nev, q.last = 0, old
+	case 1:
+	default:
+		n.sort()
+	}
+	return dropped
+}
+
+// spread is redistribute's part for a bucket above the second digit, whose
+// chunks begin at c: its events go to the buckets of lower digits, and its
+// chunks are freed. old is the last time before the bucket's.
+func (q *radixQueue) spread(c *chunk, old unit.Time, st *slotTable) int {
+	dropped, moved := 0, false
 	for c != nil {
 		for i := range c.ev[:c.n] {
 			e := &c.ev[i]
 			if st.liveID(e.id) {
-				if whole {
-					q.now.add(e)
-				} else {
-					q.push(e.t, e.key, e.h, e.tag, e.id, e.hint)
-				}
+				q.push(e.t, e.key, e.h, e.tag, e.id, e.hint)
 				moved = true
 			} else {
 				st.release(e.id)
@@ -477,9 +524,6 @@ func (q *radixQueue) redistribute(b int, base unit.Time, st *slotTable) int {
 	}
 	if !moved {
 		q.last = old
-	}
-	if whole && q.now.len() > 1 {
-		q.now.sort()
 	}
 	return dropped
 }
@@ -518,14 +562,14 @@ func (bk *bucket) earliest(st *slotTable) (unit.Time, bool) {
 func (q *radixQueue) compact(st *slotTable) {
 	kept := q.now.h[:0]
 	for _, x := range q.now.h[q.now.hd:] {
-		if e := &q.now.evs[x.ev]; st.liveID(e.id) {
+		if e := q.now.at(x.ev); st.liveID(e.id) {
 			kept = append(kept, x)
 		} else {
 			st.release(e.id)
 		}
 	}
 	q.now.h, q.now.hd = kept, 0
-	q.now.compactSlots()
+	q.compactSlots()
 	for b := range q.buckets {
 		bk := &q.buckets[b]
 		if bk.head == nil {

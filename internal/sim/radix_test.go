@@ -62,7 +62,7 @@ func TestCompactionBounded(t *testing.T) {
 		if n := chunkCount(&s.q) * chunkLen; n > 4*defaultMinCompact+numBuckets*chunkLen {
 			t.Errorf("%s: queue holds room for %d events with %d pending", name, n, s.Pending())
 		}
-		if n := len(s.q.now.evs); n > 4*defaultMinCompact {
+		if n := len(s.q.now.cs) * chunkLen; n > 4*defaultMinCompact {
 			t.Errorf("%s: bucket 0 holds %d event slots with %d pending", name, n, s.Pending())
 		}
 		if len(s.st.gen) > 4*defaultMinCompact {
@@ -75,9 +75,10 @@ func TestCompactionBounded(t *testing.T) {
 	}
 }
 
-// chunkCount returns the number of chunks q holds, in buckets or free.
+// chunkCount returns the number of chunks q holds, in buckets (bucket 0's
+// slots among them) or free.
 func chunkCount(q *radixQueue) int {
-	n := 0
+	n := len(q.now.cs)
 	for c := q.free; c != nil; c = c.next {
 		n++
 	}
