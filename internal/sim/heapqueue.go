@@ -72,9 +72,9 @@ func (q *queue) prefetch() {}
 
 // lowest, base and redistribute serve the radix queue's higher buckets,
 // which the heap does not have: front always holds the minimum.
-func (q *queue) lowest() int                                 { return 0 }
-func (q *queue) base(int) unit.Time                          { return 0 }
-func (q *queue) redistribute(int, unit.Time, *slotTable) int { return 0 }
+func (q *queue) lowest() uint                                 { return 0 }
+func (q *queue) base(uint) unit.Time                          { return 0 }
+func (q *queue) redistribute(uint, unit.Time, *slotTable) int { return 0 }
 
 // earliest reports no events beyond front, which holds the minimum.
 func (q *queue) earliest(*slotTable) (unit.Time, bool) { return 0, false }
