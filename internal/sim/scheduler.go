@@ -141,9 +141,14 @@ func (s *Scheduler) RunUntil(t unit.Time) {
 	s.stopped = false
 	s.limit = t
 	for !s.stopped {
-		e := s.next(s.limit)
-		if e == nil {
-			break
+		// The front of bucket 0, when it needs no check (an event
+		// without an id is live) and is due, is what next returns:
+		// taking it here saves a call for most events.
+		e := s.q.front()
+		if e == nil || e.id != 0 || e.t > s.limit {
+			if e = s.next(s.limit); e == nil {
+				break
+			}
 		}
 		s.fire(e)
 	}
