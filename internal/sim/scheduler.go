@@ -88,10 +88,21 @@ func (s *Scheduler) Send(t unit.Time, k Key, h Handler, tag uint64) {
 // The hint changes nothing but speed.
 func (s *Scheduler) SendHint(t unit.Time, k Key, h Handler, tag uint64, hint uintptr) {
 	if t < s.now {
-		panic(fmt.Sprintf("sim: Send(%v) is before Now() = %v", t, s.now))
+		panic((*pastSend)(s))
 	}
 	s.q.push(t, k, h, tag, 0, hint)
 	s.live++
+}
+
+// pastSend is the panic of a Send before Now(). It holds the scheduler
+// only, formatted when printed: a pointer needs no allocation, which
+// keeps SendHint small enough to inline into the ports that send frames
+// (the time sent at is in the panic's trace).
+type pastSend Scheduler
+
+// Error implements error.
+func (p *pastSend) Error() string {
+	return fmt.Sprintf("sim: Send before Now() = %v", p.now)
 }
 
 // After schedules h.Handle at Now()+d; see At. A d so large that Now()+d

@@ -160,6 +160,23 @@ func TestAtPastPanics(t *testing.T) {
 	s.At(99, 0, nil, 0)
 }
 
+// TestSendPastPanics: Send before Now() panics with an error naming Now(),
+// and queues nothing.
+func TestSendPastPanics(t *testing.T) {
+	s := NewScheduler()
+	s.RunUntil(100)
+	defer func() {
+		err, _ := recover().(error)
+		if err == nil || !strings.Contains(err.Error(), "before Now() = 100ps") {
+			t.Fatalf("recovered %v, want a panic naming Now() = 100ps", err)
+		}
+		if s.Pending() != 0 {
+			t.Fatalf("Pending = %d after the panic, want 0", s.Pending())
+		}
+	}()
+	s.Send(99, 0, nil, 0)
+}
+
 func TestAfterSaturates(t *testing.T) {
 	s := NewScheduler()
 	s.RunUntil(5)
