@@ -27,6 +27,7 @@ import (
 	"rocelab/internal/os10"
 	"rocelab/internal/scenario"
 	"rocelab/internal/sonic"
+	"rocelab/internal/trafficconf"
 )
 
 // Input kinds lint reads besides the ingest formats.
@@ -38,6 +39,7 @@ const (
 	KindKLISHConfig        = "sonic-cli-config"
 	KindJunosConfig        = "junos-config"
 	KindOS10Config         = "dell-os10-config"
+	KindTrafficConf        = "cumulus-traffic-conf"
 )
 
 // configKinds are the ingest formats lint reads; other recognised formats
@@ -262,7 +264,7 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		if len(res.Artifacts) > 0 {
 			what = fmt.Sprintf("%s is not a configuration: use rocelab diagnose", res.Type())
 		}
-		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, a Cumulus NVUE config or nv set commands, an Arista EOS, Cisco NX-OS, Dell OS10 or Junos configuration, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
+		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, a Cumulus NVUE config, nv set commands or traffic.conf, an Arista EOS, Cisco NX-OS, Dell OS10 or Junos configuration, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
 	}
 	info.Type = kinds[0]
 	if len(kinds) > 1 {
@@ -302,6 +304,14 @@ var nosReaders = []struct {
 			return nil, err
 		}
 		return sonic.FromNXOS(c), nil
+	}},
+	// Cumulus Linux 3.x/4.x traffic.conf, 5.x qos_features.conf.
+	{KindTrafficConf, trafficconf.IsConfig, func(name string, data []byte) (*sonic.ConfigDB, error) {
+		c, err := trafficconf.Parse(name, data)
+		if err != nil {
+			return nil, err
+		}
+		return sonic.FromTrafficConf(c), nil
 	}},
 	{KindEOSConfig, eos.IsConfig, func(name string, data []byte) (*sonic.ConfigDB, error) {
 		c, err := eos.Parse(name, data)
