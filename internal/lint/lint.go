@@ -24,6 +24,7 @@ import (
 	"rocelab/internal/ingest"
 	"rocelab/internal/junos"
 	"rocelab/internal/nxos"
+	"rocelab/internal/onyx"
 	"rocelab/internal/os10"
 	"rocelab/internal/scenario"
 	"rocelab/internal/sonic"
@@ -40,6 +41,7 @@ const (
 	KindJunosConfig        = "junos-config"
 	KindOS10Config         = "dell-os10-config"
 	KindTrafficConf        = "cumulus-traffic-conf"
+	KindOnyxConfig         = "nvidia-onyx-config"
 )
 
 // configKinds are the ingest formats lint reads; other recognised formats
@@ -264,7 +266,7 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		if len(res.Artifacts) > 0 {
 			what = fmt.Sprintf("%s is not a configuration: use rocelab diagnose", res.Type())
 		}
-		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, a Cumulus NVUE config, nv set commands or traffic.conf, an Arista EOS, Cisco NX-OS, Dell OS10 or Junos configuration, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
+		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, a Cumulus NVUE config, nv set commands or traffic.conf, an Arista EOS, Cisco NX-OS, Dell OS10, NVIDIA Onyx or Junos configuration, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
 	}
 	info.Type = kinds[0]
 	if len(kinds) > 1 {
@@ -291,35 +293,25 @@ var nosReaders = []struct {
 		}
 		return sonic.FromJunos(name, strings.Split(string(data), "\n"), root), nil
 	}},
-	{KindOS10Config, os10.IsConfig, func(name string, data []byte) (*sonic.ConfigDB, error) {
-		c, err := os10.Parse(name, data)
-		if err != nil {
-			return nil, err
-		}
-		return sonic.FromOS10(c), nil
-	}},
-	{KindNXOSConfig, nxos.IsConfig, func(name string, data []byte) (*sonic.ConfigDB, error) {
-		c, err := nxos.Parse(name, data)
-		if err != nil {
-			return nil, err
-		}
-		return sonic.FromNXOS(c), nil
-	}},
+	{KindOS10Config, os10.IsConfig, via(os10.Parse, sonic.FromOS10)},
+	{KindNXOSConfig, nxos.IsConfig, via(nxos.Parse, sonic.FromNXOS)},
 	// Cumulus Linux 3.x/4.x traffic.conf, 5.x qos_features.conf.
-	{KindTrafficConf, trafficconf.IsConfig, func(name string, data []byte) (*sonic.ConfigDB, error) {
-		c, err := trafficconf.Parse(name, data)
+	{KindTrafficConf, trafficconf.IsConfig, via(trafficconf.Parse, sonic.FromTrafficConf)},
+	// NVIDIA Onyx (MLNX-OS): flat `interface ethernet 1/1-1/4 …` lines.
+	{KindOnyxConfig, onyx.IsConfig, via(onyx.Parse, sonic.FromOnyx)},
+	{KindEOSConfig, eos.IsConfig, via(eos.Parse, sonic.FromEOS)},
+}
+
+// via reads a configuration with a reader's parser and writes it as
+// CONFIG_DB rows.
+func via[C any](parse func(string, []byte) (C, error), rows func(C) *sonic.ConfigDB) func(string, []byte) (*sonic.ConfigDB, error) {
+	return func(name string, data []byte) (*sonic.ConfigDB, error) {
+		c, err := parse(name, data)
 		if err != nil {
 			return nil, err
 		}
-		return sonic.FromTrafficConf(c), nil
-	}},
-	{KindEOSConfig, eos.IsConfig, func(name string, data []byte) (*sonic.ConfigDB, error) {
-		c, err := eos.Parse(name, data)
-		if err != nil {
-			return nil, err
-		}
-		return sonic.FromEOS(c), nil
-	}},
+		return rows(c), nil
+	}
 }
 
 // errNotConfig marks a file that holds no configuration lint reads.

@@ -140,6 +140,8 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 			withGreen = "a wred profile without random-detect ecn: WRED"
 		case sonic.VendorTrafficConf:
 			withGreen = "red_enable true with ecn_enable false: RED"
+		case sonic.VendorOnyx:
+			withGreen = "congestion-control red: RED"
 		}
 		var at []Evidence
 		for _, v := range []sonic.Value{w.ECN, w.GreenEnable} {
@@ -187,6 +189,9 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 func ecnFix(db *sonic.ConfigDB, name, sonicFix string) string {
 	if db.Vendor == sonic.VendorNXOS {
 		return fmt.Sprintf("End the random-detect line of %s with `ecn` (NX-OS then marks ECN-capable packets and drops only the rest).", strings.TrimSuffix(name, " random-detect"))
+	}
+	if db.Vendor == sonic.VendorOnyx {
+		return "`interface ethernet <ports> traffic-class <tc> congestion-control ecn minimum-absolute <KB> maximum-absolute <KB>` in place of `red`: Onyx then marks ECN-capable packets."
 	}
 	if db.Vendor == sonic.VendorTrafficConf {
 		return fmt.Sprintf("%s.ecn_enable = true (and red_enable = false, as NCLU's storage-optimized writes it), then `echo 1 > /cumulus/switchd/config/traffic/reload`.", name)
