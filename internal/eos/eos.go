@@ -134,18 +134,28 @@ func Parse(name string, data []byte) (*Config, error) {
 	c := &Config{File: name, Lines: strings.Split(string(data), "\n"),
 		DSCP: map[int]Value{}, CoS: map[int]Value{}, TCQueue: map[int]Value{}, Profiles: map[string]*Settings{}}
 	p := parser{c: c, seen: map[string]bool{}}
-	for i, raw := range c.Lines {
-		raw = strings.TrimRight(raw, "\r")
-		t := strings.TrimSpace(raw)
-		if t == "" || t[0] == '!' {
-			continue
-		}
-		indent := len(raw) - len(strings.TrimLeft(raw, " \t"))
-		if err := p.line(Words(raw, i+1), indent); err != nil {
-			return nil, err
-		}
+	if err := EachLine(c.Lines, "!", p.line); err != nil {
+		return nil, err
 	}
 	return c, nil
+}
+
+// EachLine gives each line of a configuration that is not blank and does
+// not start with one of the comment characters to f, as its words and its
+// indent (the spaces and tabs before its first word): how the readers of
+// indented switch configurations (EOS, NX-OS, OS10) walk their input.
+func EachLine(lines []string, comment string, f func(w []Value, indent int) error) error {
+	for i, raw := range lines {
+		raw = strings.TrimRight(raw, " \t\r")
+		t := strings.TrimSpace(raw)
+		if t == "" || strings.ContainsRune(comment, rune(t[0])) {
+			continue
+		}
+		if err := f(Words(raw, i+1), len(raw)-len(strings.TrimLeft(raw, " \t"))); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Words splits a line into its words with their places (NX-OS's reader
@@ -197,7 +207,7 @@ func (p *parser) top(w []Value) error {
 	text := join(w)
 	switch {
 	case len(w) >= 2 && w[0].Text == "interface":
-		for _, n := range ExpandNames(strings.Join(texts(w[1:]), "")) {
+		for _, n := range ExpandNames(strings.Join(Texts(w[1:]), "")) {
 			if !strings.HasPrefix(n, "Ethernet") && !strings.HasPrefix(n, "Port-Channel") {
 				continue
 			}
@@ -221,12 +231,12 @@ func (p *parser) top(w []Value) error {
 		if w[2].Text == "cos" {
 			limit, dst = 7, p.c.CoS
 		}
-		tc, err := num(p.c.File, w[to+2], 7, "a traffic class 0-7")
+		tc, err := Num(p.c.File, w[to+2], 7, "a traffic class 0-7")
 		if err != nil {
 			return err
 		}
 		for _, f := range w[3:to] {
-			n, err := num(p.c.File, f, limit, fmt.Sprintf("a %s value 0-%d", w[2].Text, limit))
+			n, err := Num(p.c.File, f, limit, fmt.Sprintf("a %s value 0-%d", w[2].Text, limit))
 			if err != nil {
 				return err
 			}
@@ -236,12 +246,12 @@ func (p *parser) top(w []Value) error {
 		}
 	case strings.HasPrefix(text, "qos map traffic-class ") && index(w, "tx-queue") == len(w)-2 && index(w, "to") >= 3:
 		to := index(w, "to")
-		q, err := num(p.c.File, w[len(w)-1], 7, "a transmit queue 0-7")
+		q, err := Num(p.c.File, w[len(w)-1], 7, "a transmit queue 0-7")
 		if err != nil {
 			return err
 		}
 		for _, f := range w[3:to] {
-			tc, err := num(p.c.File, f, 7, "a traffic class 0-7")
+			tc, err := Num(p.c.File, f, 7, "a traffic class 0-7")
 			if err != nil {
 				return err
 			}
@@ -287,7 +297,7 @@ func (p *parser) apply(s *Settings, w []Value, text string, i int) error {
 		s.Trust = w[0]
 		s.Trust.Text = "none"
 	case len(w) == 3 && w[0].Text == "qos" && w[1].Text == "cos":
-		if _, err := num(p.c.File, w[2], 7, "a CoS 0-7"); err != nil {
+		if _, err := Num(p.c.File, w[2], 7, "a CoS 0-7"); err != nil {
 			return err
 		}
 		s.DefaultCoS = w[2]
@@ -297,7 +307,7 @@ func (p *parser) apply(s *Settings, w []Value, text string, i int) error {
 		s.PFC = w[0]
 		s.PFC.Text = "off"
 	case len(w) == 4 && w[0].Text == "priority-flow-control" && w[1].Text == "priority":
-		n, err := num(p.c.File, w[2], 7, "a priority 0-7")
+		n, err := Num(p.c.File, w[2], 7, "a priority 0-7")
 		if err != nil {
 			return err
 		}
@@ -310,7 +320,7 @@ func (p *parser) apply(s *Settings, w []Value, text string, i int) error {
 			return &pos.Error{File: p.c.File, Line: w[3].Line, Col: w[3].Col, Msg: fmt.Sprintf("%q: expected no-drop or drop", w[3].Text)}
 		}
 	case len(w) == 2 && (w[0].Text == "tx-queue" || w[0].Text == "uc-tx-queue"):
-		n, err := num(p.c.File, w[1], 7, "a transmit queue 0-7")
+		n, err := Num(p.c.File, w[1], 7, "a transmit queue 0-7")
 		if err != nil {
 			return err
 		}
@@ -324,7 +334,7 @@ func (p *parser) apply(s *Settings, w []Value, text string, i int) error {
 	case it != nil && len(w) == 2 && w[0].Text == "service-profile":
 		it.Profile = w[1]
 	case it != nil && len(w) == 2 && w[0].Text == "mtu":
-		if _, err := num(p.c.File, w[1], 65535, "an MTU in bytes"); err != nil {
+		if _, err := Num(p.c.File, w[1], 65535, "an MTU in bytes"); err != nil {
 			return err
 		}
 		it.MTU = w[1]
@@ -376,7 +386,7 @@ func (p *parser) queueLine(w []Value) error {
 			if j+1 >= len(w) {
 				return &pos.Error{File: p.c.File, Line: w[j].Line, Col: w[j].Col, Msg: k + ": expected a percentage 1-100"}
 			}
-			if _, err := num(p.c.File, w[j+1], 100, "a percentage 1-100"); err != nil {
+			if _, err := Num(p.c.File, w[j+1], 100, "a percentage 1-100"); err != nil {
 				return err
 			}
 			r.Prob = w[j+1]
@@ -425,6 +435,18 @@ func (p *parser) notJudged(w []Value, n int) {
 	p.c.NotJudged = append(p.c.NotJudged, v)
 }
 
+// AddNotJudged adds to list a setting no rule weighs, named by its first
+// n words and placed at the first, unless the list names it already.
+func AddNotJudged(list []Value, w []Value, n int) []Value {
+	k := strings.Join(Texts(w[:min(n, len(w))]), " ")
+	if slices.ContainsFunc(list, func(v Value) bool { return v.Text == k }) {
+		return list
+	}
+	v := w[0]
+	v.Text = k
+	return append(list, v)
+}
+
 // speed reads `speed [forced|auto] 100g`, `100gfull`, `400g-8` or
 // `10000full` into Mb/s.
 func speed(w []Value) (Value, bool) {
@@ -445,8 +467,8 @@ func speed(w []Value) (Value, bool) {
 	return Value{}, false
 }
 
-// expandNames expands EOS interface ranges: "Ethernet1-4",
-// "Ethernet1/1-4" (the last number ranges) and comma lists
+// ExpandNames expands interface ranges: "Ethernet1-4", "Ethernet1/1-4"
+// or "ethernet1/1/1-1/1/4" (the last number ranges) and comma lists
 // ("Ethernet1,3,5-6").
 func ExpandNames(spec string) []string {
 	i := strings.IndexAny(spec, "0123456789")
@@ -457,11 +479,14 @@ func ExpandNames(spec string) []string {
 	var out []string
 	for _, part := range strings.Split(spec[i:], ",") {
 		part = strings.TrimPrefix(part, prefix)
-		slot, last := "", part
-		if j := strings.LastIndex(part, "/"); j >= 0 {
-			slot, last = part[:j+1], part[j+1:]
+		lo, hi, isRange := strings.Cut(part, "-")
+		if j := strings.LastIndex(hi, "/"); j >= 0 {
+			hi = hi[j+1:] // OS10's "1/1/1-1/1/4"
 		}
-		lo, hi, isRange := strings.Cut(last, "-")
+		slot := ""
+		if j := strings.LastIndex(lo, "/"); j >= 0 {
+			slot, lo = lo[:j+1], lo[j+1:]
+		}
 		a, err1 := strconv.Atoi(lo)
 		b, err2 := strconv.Atoi(hi)
 		if !isRange || err1 != nil || err2 != nil || b < a || b-a > 1024 {
@@ -475,8 +500,10 @@ func ExpandNames(spec string) []string {
 	return out
 }
 
-// num reads a whole number from 0 to limit.
-func num(file string, v Value, limit int, what string) (int, error) {
+// Num reads a whole number from 0 to limit, else an error at the value
+// that says what was expected (the readers of switch configurations share
+// it).
+func Num(file string, v Value, limit int, what string) (int, error) {
 	n, err := strconv.Atoi(v.Text)
 	if err != nil || n < 0 || n > limit {
 		return 0, &pos.Error{File: file, Line: v.Line, Col: v.Col, Msg: fmt.Sprintf("%q: expected %s", v.Text, what)}
@@ -488,7 +515,8 @@ func index(w []Value, s string) int {
 	return slices.IndexFunc(w, func(v Value) bool { return v.Text == s })
 }
 
-func texts(w []Value) []string {
+// Texts are the words' texts.
+func Texts(w []Value) []string {
 	out := make([]string, len(w))
 	for i, v := range w {
 		out[i] = v.Text
@@ -496,7 +524,7 @@ func texts(w []Value) []string {
 	return out
 }
 
-func join(w []Value) string { return strings.Join(texts(w), " ") }
+func join(w []Value) string { return strings.Join(Texts(w), " ") }
 
 // DSCPName reads a DSCP written as a number (0-63) or a PHB name (ef,
 // be or default, csN, afXY), as EOS, NX-OS and Junos accept them.

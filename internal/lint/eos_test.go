@@ -58,6 +58,58 @@ func TestLintNXOSPublic(t *testing.T) {
 	}
 }
 
+// TestLintOS10Public lints each real Dell OS10 configuration of
+// testdata/corpus/os10 alone against golden.txt there. The Azure Stack
+// S5248F-ON running-configuration pauses CoS 3 on its host and peer ports
+// (dot1p trust, so no DSCP map) and is sound there; its uplinks to the
+// border and BMC switches run `priority-flow-control mode on` without a
+// network-qos policy, so no class is lossless on them (qos.pfc.disabled,
+// warn). The Azure Local switch generator's rendered config applies an
+// undefined network-qos policy to its host ports and leaves their PFC mode
+// off: PFC runs nowhere the storage traffic enters. Before, lint refused
+// both.
+func TestLintOS10Public(t *testing.T) {
+	got := map[string][]string{}
+	lintGolden(t, "../../testdata/corpus/os10", "*.cfg", 2, func(name string, fd doctor.Finding) {
+		got[name] = append(got[name], fd.ID)
+	})
+	for f, want := range map[string]string{
+		"azurestack-s5248f-tor1-running-configuration.cfg": "config.not_judged qos.pfc.disabled",
+		"azurelocal-switchgen-s5248f-hyperconverged.cfg":   "config.not_judged qos.pfc.disabled qos.pfc.disabled",
+	} {
+		if ids := strings.Join(got[f], " "); ids != want {
+			t.Errorf("%s: %s, want %s", f, ids, want)
+		}
+	}
+}
+
+// TestLintTrafficConfPublic lints the traffic.conf NCLU's `net add
+// interface swp1 storage-optimized pfc` writes, as Cumulus Linux 4.0's and
+// 4.1's RoCE pages print it (testdata/corpus/cumulus-traffic-conf): PFC
+// on cos 1 (4.0) or 3 (4.1) with ECN on the same cos, 802.1p trust, so
+// sound alone; the elided pfc.port_group_list, and the headroom keys, are
+// named as not judged. Before, lint refused both.
+func TestLintTrafficConfPublic(t *testing.T) {
+	lintGolden(t, "../../testdata/corpus/cumulus-traffic-conf", "*.conf", 2, func(name string, fd doctor.Finding) {
+		if fd.ID != "config.not_judged" {
+			t.Errorf("%s: %s %s", name, fd.ID, fd.Title)
+		}
+	})
+}
+
+// TestLintOnyxPublic lints the MLNX-OS commands of Mellanox's DSCP-mode
+// lossless RoCE guide as AT&T's NVMe-oF setup applied them
+// (testdata/corpus/onyx): trust L3, PFC on priority 3, ECN on traffic
+// class 3 from 150 to 1500 KB, sound; its advanced buffer commands are
+// named as not judged. Before, lint refused it.
+func TestLintOnyxPublic(t *testing.T) {
+	lintGolden(t, "../../testdata/corpus/onyx", "*.cfg", 1, func(name string, fd doctor.Finding) {
+		if fd.ID != "config.not_judged" {
+			t.Errorf("%s: %s %s", name, fd.ID, fd.Title)
+		}
+	})
+}
+
 // TestLintKLISHPublic lints each real SONiC management-CLI (KLISH,
 // Enterprise SONiC) running-configuration of testdata/corpus/sonic-cli
 // alone against golden.txt there. AMD's Dell Z9664F example is read whole:

@@ -24,8 +24,11 @@ import (
 	"rocelab/internal/ingest"
 	"rocelab/internal/junos"
 	"rocelab/internal/nxos"
+	"rocelab/internal/onyx"
+	"rocelab/internal/os10"
 	"rocelab/internal/scenario"
 	"rocelab/internal/sonic"
+	"rocelab/internal/trafficconf"
 )
 
 // Input kinds lint reads besides the ingest formats.
@@ -36,6 +39,9 @@ const (
 	KindNXOSConfig         = "cisco-nxos-config"
 	KindKLISHConfig        = "sonic-cli-config"
 	KindJunosConfig        = "junos-config"
+	KindOS10Config         = "dell-os10-config"
+	KindTrafficConf        = "cumulus-traffic-conf"
+	KindOnyxConfig         = "nvidia-onyx-config"
 )
 
 // configKinds are the ingest formats lint reads; other recognised formats
@@ -144,44 +150,16 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		// NVIDIA Cumulus Linux: NVUE's configuration tree, `nv show qos
 		// roce` or `nv set` commands, read before a YAML file is taken
 		// for a cluster description.
-		if sonic.IsKLISH(data) {
-			// SONiC's management CLI (Enterprise SONiC): its own tables.
-			db, err := sonic.ParseKLISH(name, data)
+		for _, r := range nosReaders {
+			if !r.is(data) {
+				continue
+			}
+			db, err := r.read(name, data)
 			if err != nil {
 				return info, err
 			}
 			m.Sonic = append(m.Sonic, db)
-			info.Type = KindKLISHConfig
-			return info, nil
-		}
-		if junos.IsConfig(data) {
-			// A Juniper Junos class-of-service configuration.
-			root, err := junos.Parse(name, data)
-			if err != nil {
-				return info, err
-			}
-			m.Sonic = append(m.Sonic, sonic.FromJunos(name, strings.Split(string(data), "\n"), root))
-			info.Type = KindJunosConfig
-			return info, nil
-		}
-		if nxos.IsConfig(data) {
-			// A Cisco NX-OS configuration: its QoS as CONFIG_DB rows.
-			c, err := nxos.Parse(name, data)
-			if err != nil {
-				return info, err
-			}
-			m.Sonic = append(m.Sonic, sonic.FromNXOS(c))
-			info.Type = KindNXOSConfig
-			return info, nil
-		}
-		if eos.IsConfig(data) {
-			// An Arista EOS running-config: its QoS as CONFIG_DB rows.
-			c, err := eos.Parse(name, data)
-			if err != nil {
-				return info, err
-			}
-			m.Sonic = append(m.Sonic, sonic.FromEOS(c))
-			info.Type = KindEOSConfig
+			info.Type = r.kind
 			return info, nil
 		}
 		if db, kind, ok, err := readNVUE(name, data); ok {
@@ -288,13 +266,52 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		if len(res.Artifacts) > 0 {
 			what = fmt.Sprintf("%s is not a configuration: use rocelab diagnose", res.Type())
 		}
-		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, a Cumulus NVUE config or nv set commands, an Arista EOS, Cisco NX-OS or Junos configuration, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
+		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, a Cumulus NVUE config, nv set commands or traffic.conf, an Arista EOS, Cisco NX-OS, Dell OS10, NVIDIA Onyx or Junos configuration, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
 	}
 	info.Type = kinds[0]
 	if len(kinds) > 1 {
 		info.Contains = kinds
 	}
 	return info, nil
+}
+
+// nosReaders are the readers of switch operating systems' own
+// configurations, in the order they are tried: each writes what its input
+// says of QoS as CONFIG_DB rows. OS10 is tried before NX-OS, whose
+// policy-map syntax it shares.
+var nosReaders = []struct {
+	kind string
+	is   func([]byte) bool
+	read func(name string, data []byte) (*sonic.ConfigDB, error)
+}{
+	// SONiC's management CLI (Enterprise SONiC): its own tables.
+	{KindKLISHConfig, sonic.IsKLISH, sonic.ParseKLISH},
+	{KindJunosConfig, junos.IsConfig, func(name string, data []byte) (*sonic.ConfigDB, error) {
+		root, err := junos.Parse(name, data)
+		if err != nil {
+			return nil, err
+		}
+		return sonic.FromJunos(name, strings.Split(string(data), "\n"), root), nil
+	}},
+	{KindOS10Config, os10.IsConfig, via(os10.Parse, sonic.FromOS10)},
+	{KindNXOSConfig, nxos.IsConfig, via(nxos.Parse, sonic.FromNXOS)},
+	// Cumulus Linux 3.x/4.x traffic.conf, 5.x qos_features.conf.
+	{KindTrafficConf, trafficconf.IsConfig, via(trafficconf.Parse, sonic.FromTrafficConf)},
+	// NVIDIA Onyx (MLNX-OS): flat `interface ethernet 1/1-1/4 …` lines.
+	{KindOnyxConfig, onyx.IsConfig, via(onyx.Parse, sonic.FromOnyx)},
+	{KindEOSConfig, eos.IsConfig, via(eos.Parse, sonic.FromEOS)},
+}
+
+// via reads a configuration with a reader's parser and writes it as
+// CONFIG_DB rows.
+func via[C any](parse func(string, []byte) (C, error), rows func(C) *sonic.ConfigDB) func(string, []byte) (*sonic.ConfigDB, error) {
+	return func(name string, data []byte) (*sonic.ConfigDB, error) {
+		c, err := parse(name, data)
+		if err != nil {
+			return nil, err
+		}
+		return rows(c), nil
+	}
 }
 
 // errNotConfig marks a file that holds no configuration lint reads.

@@ -136,6 +136,12 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 			withGreen = "random-detect drop without random-detect ecn: WRED"
 		case sonic.VendorNXOS:
 			withGreen = "random-detect without the ecn keyword: WRED"
+		case sonic.VendorOS10:
+			withGreen = "a wred profile without random-detect ecn: WRED"
+		case sonic.VendorTrafficConf:
+			withGreen = "red_enable true with ecn_enable false: RED"
+		case sonic.VendorOnyx:
+			withGreen = "congestion-control red: RED"
 		}
 		var at []Evidence
 		for _, v := range []sonic.Value{w.ECN, w.GreenEnable} {
@@ -183,6 +189,15 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 func ecnFix(db *sonic.ConfigDB, name, sonicFix string) string {
 	if db.Vendor == sonic.VendorNXOS {
 		return fmt.Sprintf("End the random-detect line of %s with `ecn` (NX-OS then marks ECN-capable packets and drops only the rest).", strings.TrimSuffix(name, " random-detect"))
+	}
+	if db.Vendor == sonic.VendorOnyx {
+		return "`interface ethernet <ports> traffic-class <tc> congestion-control ecn minimum-absolute <KB> maximum-absolute <KB>` in place of `red`: Onyx then marks ECN-capable packets."
+	}
+	if db.Vendor == sonic.VendorTrafficConf {
+		return fmt.Sprintf("%s.ecn_enable = true (and red_enable = false, as NCLU's storage-optimized writes it), then `echo 1 > /cumulus/switchd/config/traffic/reload`.", name)
+	}
+	if db.Vendor == sonic.VendorOS10 {
+		return fmt.Sprintf("Add `random-detect ecn` to the profile (%s): OS10 then marks ECN-capable packets and drops only the rest.", name)
 	}
 	if db.Vendor == sonic.VendorEOS {
 		return fmt.Sprintf("In %s, `random-detect ecn minimum-threshold … maximum-threshold … max-mark-probability …` in place of (or beside) the drop line: EOS marks ECN-capable packets and drops only the rest.", strings.TrimSuffix(name, " random-detect drop"))

@@ -2,7 +2,9 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"rocelab/internal/doctor"
@@ -28,6 +30,7 @@ func pfcRules(m *Model) []doctor.Finding {
 		fs = append(fs, sonicNamedProfiles(db)...)
 		fs = append(fs, nvueHeadroom(db)...)
 		fs = append(fs, sonicWatchdog(db)...)
+		fs = append(fs, sonicWatchdogMask(db)...)
 	}
 	return fs
 }
@@ -390,6 +393,89 @@ func sonicTooMany(db *sonic.ConfigDB) []doctor.Finding {
 		})
 	}
 	return fs
+}
+
+// sonicWatchdogMask reports ports whose lossless priorities the PFC
+// watchdog does not watch. Since sonic-swss #2171 (SONiC 202205)
+// orchagent arms the watchdog on the priorities of PORT_QOS_MAP's
+// pfcwd_sw_enable alone, saving an empty mask for a row without it, and
+// db_migrator (version_3_0_4) copies pfc_enable into it on upgrade. A row
+// whose pfcwd_sw_enable leaves out a priority of its pfc_enable (SONiC's
+// dual-ToR remap, which leaves 2 and 6 to the tunnel, aside), or a row
+// without the field in a config of that era (VERSIONS|DATABASE
+// version_3_0_5 or later, or other rows of the file that carry it), runs
+// PFC there with no watchdog.
+func sonicWatchdogMask(db *sonic.ConfigDB) []doctor.Finding {
+	if db.Vendor != "" {
+		return nil
+	}
+	era := false
+	if v, ok := db.Field("VERSIONS", "DATABASE", "VERSION"); ok {
+		era = dbVersionAtLeast(v.Text, 3, 0, 5)
+	}
+	pqs := db.PortQoSMaps()
+	for _, pq := range pqs {
+		era = era || pq.HasPFCWDSW
+	}
+	type group struct {
+		ports []string
+		ev    Evidence
+	}
+	groups := map[string]*group{}
+	var order []string
+	for _, pq := range pqs {
+		if len(pq.PFCEnable) == 0 || pq.Port == "global" || tunnelRemap(db, pq) || !era {
+			continue
+		}
+		var unwatched []int
+		for _, p := range pq.PFCEnable {
+			if !slices.Contains(pq.PFCWDSWEnable, p) {
+				unwatched = append(unwatched, p)
+			}
+		}
+		if len(unwatched) == 0 {
+			continue
+		}
+		at, what := pq.PFCWDSWAt, fmt.Sprintf("pfcwd_sw_enable %q leaves out %s of pfc_enable %q", pq.PFCWDSWAt.Text, textout.Ints(unwatched), pq.PFCEnableAt.Text)
+		if !pq.HasPFCWDSW {
+			at, what = pq.PFCEnableAt, fmt.Sprintf("pfc_enable %q without pfcwd_sw_enable", pq.PFCEnableAt.Text)
+		}
+		g := groups[what]
+		if g == nil {
+			g = &group{ev: sonicEv(db, at)}
+			groups[what] = g
+			order = append(order, what)
+		}
+		g.ports = append(g.ports, pq.Port)
+	}
+	var fs []doctor.Finding
+	for _, what := range order {
+		g := groups[what]
+		f := watchdogOff(fmt.Sprintf("%s %s", db.File, portList(g.ports)), []Evidence{g.ev},
+			"Set PORT_QOS_MAP pfcwd_sw_enable to the port's pfc_enable (\"3,4\" as SONiC's templates and db_migrator write it), then `config qos reload` or `pfcwd start_default`.")
+		f.Title = fmt.Sprintf("%s %s: %s: the PFC watchdog does not watch those priorities", db.File, portList(g.ports), what)
+		f.Mechanism = "Since SONiC 202205 (sonic-swss #2171) orchagent arms the PFC watchdog only on the priorities of PORT_QOS_MAP's pfcwd_sw_enable; a lossless priority outside it has no storm detection, and a pause storm or deadlock on it freezes the class indefinitely."
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+// dbVersionAtLeast compares SONiC's CONFIG_DB schema version
+// ("version_3_0_5") with major.minor.patch.
+func dbVersionAtLeast(v string, major, minor, patch int) bool {
+	parts := strings.Split(strings.TrimPrefix(v, "version_"), "_")
+	if len(parts) != 3 {
+		return false
+	}
+	var n [3]int
+	for i, p := range parts {
+		x, err := strconv.Atoi(p)
+		if err != nil {
+			return false
+		}
+		n[i] = x
+	}
+	return slices.Compare(n[:], []int{major, minor, patch}) >= 0
 }
 
 // tunnelRemap reports whether a port's lossless priorities are SONiC's

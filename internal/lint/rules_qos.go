@@ -50,6 +50,15 @@ func qosRules(m *Model) []doctor.Finding {
 			if isNVUE(s.DB) {
 				fix = fmt.Sprintf("Enable PFC on RoCE's switch priority on these ports (%s) and on the NICs (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0).", nvSet(s.DB, s.Port, "pfc", "switch-priority 3"))
 			}
+			if s.DB != nil && s.DB.Vendor == sonic.VendorOnyx {
+				fix = "`dcb priority-flow-control enable force`, `dcb priority-flow-control priority 3 enable` and `interface ethernet <ports> dcb priority-flow-control mode on force`, and PFC on the NICs' priority (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0); a fabric lossy by design (ECN alone) needs neither."
+			}
+			if s.DB != nil && s.DB.Vendor == sonic.VendorTrafficConf {
+				fix = "Name a PFC group in pfc.port_group_list and set its keys (pfc.ROCE_PFC.cos_list = [3], pfc.ROCE_PFC.port_set = swp1-swp32, tx_enable and rx_enable true), and PFC on the NICs' priority (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0)."
+			}
+			if s.DB != nil && s.DB.Vendor == sonic.VendorOS10 {
+				fix = "On these interfaces, `priority-flow-control mode on` with `service-policy input type network-qos NAME`, a policy whose class for RoCE's qos-group has `pause` and `pfc-cos 3` (and PFC on the NICs' priority: mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0); a link that carries no RoCE needs neither."
+			}
 			fs = append(fs, doctor.Finding{
 				ID: "qos.pfc.disabled", Severity: doctor.Warn, Layer: doctor.LayerFabric,
 				Title:     fmt.Sprintf("%s: PFC is off on every priority (the DSCP map is not given, so RoCE's class is not known, but none is lossless)", s.Name),
@@ -85,6 +94,19 @@ func qosRules(m *Model) []doctor.Finding {
 		}
 		if s.DB != nil && s.DB.Vendor == sonic.VendorJunos {
 			f.Fix = fmt.Sprintf("Classify DSCP %d into a no-loss forwarding class (`class NAME queue-num Q no-loss pfc-priority %d` under forwarding-classes, its code point in the DSCP classifier) and bind a congestion-notification-profile that pauses it on these interfaces (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, s.TC, s.TC)
+		}
+		if s.DB != nil && s.DB.Vendor == sonic.VendorOnyx {
+			f.Fix = fmt.Sprintf("Trust DSCP on these ports (`qos trust L3`, whose default map puts DSCP %d in switch priority %d) and turn PFC on for that priority (`dcb priority-flow-control priority %d enable`) (and on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, r.DSCP>>3, r.DSCP>>3, r.DSCP>>3)
+		}
+		if s.DB != nil && s.DB.Vendor == sonic.VendorTrafficConf {
+			f.Fix = fmt.Sprintf("Put DSCP %d in the lossless cos (traffic.cos_N.priority_source.dscp of a cos in a PFC group's cos_list), or add cos %d to the cos_list of a PFC group pfc.port_group_list names whose port_set holds these ports (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, s.TC, s.TC)
+		}
+		if s.DB != nil && s.DB.Vendor == sonic.VendorOS10 {
+			to := 3
+			if len(s.Lossless) > 0 {
+				to = s.Lossless[0]
+			}
+			f.Fix = fmt.Sprintf("Put DSCP %d in the lossless qos-group (`qos-group %d dscp %d` in the `trust dscp-map` these ports trust), or `pause` and `pfc-cos %d` in the network-qos class of qos-group %d that these interfaces apply with `priority-flow-control mode on` (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, to, r.DSCP, s.TC, s.TC, s.TC)
 		}
 		if s.DB != nil && s.DB.Vendor == sonic.VendorEOS {
 			f.Fix = fmt.Sprintf("Map DSCP %d to a class with PFC (`qos map dscp %d to traffic-class N`), or `priority-flow-control on` and `priority-flow-control priority %d no-drop` on these interfaces or their qos profile (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, r.DSCP, s.TC, s.TC)

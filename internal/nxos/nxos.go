@@ -109,16 +109,8 @@ func Parse(name string, data []byte) (*Config, error) {
 	c := &Config{File: name, Lines: strings.Split(string(data), "\n"), ClassDSCP: map[string]map[int]Value{}, ClassCoS: map[string]map[int]Value{}, Groups: map[string]int{},
 		QoS: map[string][]QoSClass{}, Pause: map[string]map[int]Value{}, Queuing: map[string]map[int]*Queue{}, System: map[string]Value{}, Policies: map[string]bool{}}
 	p := &parser{c: c}
-	for i, raw := range c.Lines {
-		raw = strings.TrimRight(raw, " \t\r")
-		t := strings.TrimSpace(raw)
-		if t == "" || t[0] == '!' || t[0] == '#' {
-			continue
-		}
-		indent := len(raw) - len(strings.TrimLeft(raw, " \t"))
-		if err := p.line(eos.Words(raw, i+1), indent); err != nil {
-			return nil, err
-		}
+	if err := eos.EachLine(c.Lines, "!#", p.line); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -140,7 +132,7 @@ func (p *parser) line(w []Value, indent int) error {
 			p.c.Policies[w[3].Text] = true
 		}
 		if len(w) >= 2 && w[0].Text == "interface" {
-			for _, n := range eos.ExpandNames(strings.Join(texts(w[1:]), "")) {
+			for _, n := range eos.ExpandNames(strings.Join(eos.Texts(w[1:]), "")) {
 				if strings.HasPrefix(n, "Ethernet") || strings.HasPrefix(n, "port-channel") {
 					it := &Interface{Name: n, At: w[0]}
 					p.c.Interfaces = append(p.c.Interfaces, it)
@@ -153,7 +145,7 @@ func (p *parser) line(w []Value, indent int) error {
 	if len(p.head) < 2 {
 		return nil
 	}
-	head := texts(p.head)
+	head := eos.Texts(p.head)
 	kind := ""
 	if len(head) >= 4 && (head[0] == "policy-map" || head[0] == "class-map") && head[1] == "type" {
 		kind = head[0] + " " + head[2]
@@ -169,7 +161,7 @@ func (p *parser) line(w []Value, indent int) error {
 	if p.class != "" && indent <= p.classIndent {
 		p.class = ""
 	}
-	text := strings.Join(texts(w), " ")
+	text := strings.Join(eos.Texts(w), " ")
 	switch {
 	case kind == "class-map qos" && len(w) >= 3 && w[0].Text == "match" && w[1].Text == "dscp":
 		return p.matchDSCP(name, w[2:])
@@ -187,13 +179,13 @@ func (p *parser) line(w []Value, indent int) error {
 			}
 		}
 	case (kind == "class-map network-qos" || kind == "class-map queuing") && len(w) == 3 && w[0].Text == "match" && w[1].Text == "qos-group":
-		g, err := num(p.c.File, w[2], 7, "a qos-group 0-7")
+		g, err := eos.Num(p.c.File, w[2], 7, "a qos-group 0-7")
 		if err != nil {
 			return err
 		}
 		p.c.Groups[name] = g
 	case kind == "policy-map qos" && p.class != "" && len(w) == 3 && w[0].Text == "set" && w[1].Text == "qos-group":
-		if _, err := num(p.c.File, w[2], 7, "a qos-group 0-7"); err != nil {
+		if _, err := eos.Num(p.c.File, w[2], 7, "a qos-group 0-7"); err != nil {
 			return err
 		}
 		cl := p.c.QoS[name]
@@ -203,7 +195,7 @@ func (p *parser) line(w []Value, indent int) error {
 		if !ok {
 			return &pos.Error{File: p.c.File, Line: w[0].Line, Col: w[0].Col, Msg: fmt.Sprintf("class %q: expected a network-qos class whose qos-group is known (c-8q-nqN, or a class-map type network-qos with match qos-group)", p.class)}
 		}
-		if _, err := num(p.c.File, w[2], 7, "a CoS 0-7"); err != nil {
+		if _, err := eos.Num(p.c.File, w[2], 7, "a CoS 0-7"); err != nil {
 			return err
 		}
 		if p.c.Pause[name] == nil {
@@ -302,7 +294,7 @@ func (p *parser) randomDetect(policy string, w []Value) error {
 		return err
 	}
 	if j := idx("drop-probability"); j >= 0 && j+1 < len(w) {
-		if _, err := num(p.c.File, w[j+1], 100, "a percentage 0-100"); err != nil {
+		if _, err := eos.Num(p.c.File, w[j+1], 100, "a percentage 0-100"); err != nil {
 			return err
 		}
 		r.Prob = w[j+1]
@@ -329,31 +321,7 @@ func (p *parser) bytes(n, unit Value) (Value, error) {
 
 // notJudged names a QoS setting no rule weighs by its first n words, once.
 func (p *parser) notJudged(w []Value, n int) {
-	k := strings.Join(texts(w[:min(n, len(w))]), " ")
-	for _, v := range p.c.NotJudged {
-		if v.Text == k {
-			return
-		}
-	}
-	v := w[0]
-	v.Text = k
-	p.c.NotJudged = append(p.c.NotJudged, v)
-}
-
-func num(file string, v Value, limit int, what string) (int, error) {
-	n, err := strconv.Atoi(v.Text)
-	if err != nil || n < 0 || n > limit {
-		return 0, &pos.Error{File: file, Line: v.Line, Col: v.Col, Msg: fmt.Sprintf("%q: expected %s", v.Text, what)}
-	}
-	return n, nil
-}
-
-func texts(w []Value) []string {
-	out := make([]string, len(w))
-	for i, v := range w {
-		out[i] = v.Text
-	}
-	return out
+	p.c.NotJudged = eos.AddNotJudged(p.c.NotJudged, w, n)
 }
 
 // ByCoS reports whether a classification policy sorts by CoS (a class

@@ -8,12 +8,15 @@ import (
 	"rocelab/internal/eos"
 	"rocelab/internal/junos"
 	"rocelab/internal/nxos"
+	"rocelab/internal/onyx"
+	"rocelab/internal/os10"
+	"rocelab/internal/trafficconf"
 )
 
-// FuzzFromNOS writes whatever the EOS, NX-OS and Junos readers accept as
+// FuzzFromNOS writes whatever the EOS, NX-OS, OS10, Onyx, Junos and traffic.conf readers accept as
 // rows, and reads them back with the accessors lint uses: no panic.
 func FuzzFromNOS(f *testing.F) {
-	for _, n := range []string{"eos/rocm-arista7388-dcqcn-qos-profile.cfg", "nxos/azurelocal-tor-qos-policy-nexus.cfg", "junos/rocm-qfx5240-dcqcn-class-of-service.conf"} {
+	for _, n := range []string{"eos/rocm-arista7388-dcqcn-qos-profile.cfg", "nxos/azurelocal-tor-qos-policy-nexus.cfg", "junos/rocm-qfx5240-dcqcn-class-of-service.conf", "os10/azurestack-s5248f-tor1-running-configuration.cfg", "cumulus-traffic-conf/cl41-nclu-storage-optimized-pfc-traffic.conf", "onyx/netarbiter-mlnxos-dscp-lossless-advanced-buffer.cfg"} {
 		data, err := os.ReadFile("../../testdata/corpus/" + n)
 		if err != nil {
 			f.Fatal(err)
@@ -27,6 +30,15 @@ func FuzzFromNOS(f *testing.F) {
 		}
 		if c, err := nxos.Parse("f", data); err == nil {
 			dbs = append(dbs, FromNXOS(c))
+		}
+		if c, err := os10.Parse("f", data); err == nil {
+			dbs = append(dbs, FromOS10(c))
+		}
+		if c, err := onyx.Parse("f", data); err == nil {
+			dbs = append(dbs, FromOnyx(c))
+		}
+		if c, err := trafficconf.Parse("f", data); err == nil {
+			dbs = append(dbs, FromTrafficConf(c))
 		}
 		if root, err := junos.Parse("f", data); err == nil {
 			dbs = append(dbs, FromJunos("f", strings.Split(string(data), "\n"), root))

@@ -55,12 +55,17 @@ func (db *ConfigDB) NumMap(table, name string) (*Map, bool) {
 // PortQoS is one PORT_QOS_MAP row.
 type PortQoS struct {
 	// Port is a port name, or "global".
-	Port                         string
-	DSCPToTC, TCToPG, TCToQueue  Value
-	PFCEnable                    []int
-	PFCEnableAt                  Value
-	HasPFCEnable                 bool
+	Port                        string
+	DSCPToTC, TCToPG, TCToQueue Value
+	PFCEnable                   []int
+	PFCEnableAt                 Value
+	HasPFCEnable                bool
+	// PFCWDSWEnable are the priorities pfcwd_sw_enable names: since
+	// SONiC 202205 (sonic-swss #2171) the PFC watchdog watches these
+	// alone, and none on a row without the field.
 	PFCWDSWEnable                []int
+	PFCWDSWAt                    Value
+	HasPFCWDSW                   bool
 	Trust                        Value // "trust" field where present
 	Scheduler, PFCToQueueMapName Value
 }
@@ -80,8 +85,11 @@ func (db *ConfigDB) PortQoSMaps() []PortQoS {
 				base.PFCEnable, _ = Range(v.Text)
 			}
 		}
-		if v, ok := row["pfcwd_sw_enable"]; ok && v.Text != "" {
-			base.PFCWDSWEnable, _ = Range(v.Text)
+		if v, ok := row["pfcwd_sw_enable"]; ok {
+			base.HasPFCWDSW, base.PFCWDSWAt = true, v
+			if v.Text != "" {
+				base.PFCWDSWEnable, _ = Range(v.Text)
+			}
 		}
 		for _, port := range strings.Split(k, ",") {
 			pq := base

@@ -1,0 +1,210 @@
+// Package onyx reads the QoS an NVIDIA (Mellanox) Onyx / MLNX-OS
+// configuration sets for RoCE: `show running-config` or the commands an
+// engineer types (with or without the `switch (config) #` prompt), each a
+// flat line: global PFC (`dcb priority-flow-control enable`, `dcb
+// priority-flow-control priority 3 enable`), and per interface range the
+// PFC mode, `qos trust`, each traffic class's `congestion-control ecn
+// minimum-absolute KB maximum-absolute KB`, and the MTU and speed. Every
+// value keeps its line and column; sonic.FromOnyx writes it as CONFIG_DB
+// rows for lint's rules.
+package onyx
+
+import (
+	"strconv"
+	"strings"
+
+	"rocelab/internal/eos"
+	"rocelab/internal/pos"
+)
+
+// Value is a setting with where it is written.
+type Value = pos.Value
+
+// ECN is a traffic class's `congestion-control ecn|red` line: thresholds
+// in bytes (Onyx writes KB of 1024 bytes).
+type ECN struct {
+	At       Value // "ecn" or "red"
+	Min, Max Value
+}
+
+// Interface is what the input sets for one port.
+type Interface struct {
+	Name string
+	At   Value
+	// PFC is `dcb priority-flow-control mode on|off|auto` (auto when not
+	// written); Trust `qos trust L2|L3|both` (L2 when not written).
+	PFC, Trust, MTU, Speed Value
+	ECN                    map[int]*ECN
+}
+
+// Config is what an Onyx configuration says of QoS.
+type Config struct {
+	File  string
+	Lines []string
+	// PFCOn is `dcb priority-flow-control enable`; Prios the priorities
+	// `dcb priority-flow-control priority N enable` turns on.
+	PFCOn      Value
+	Prios      map[int]Value
+	Interfaces []*Interface
+	NotJudged  []Value
+	byName     map[string]*Interface
+}
+
+// IsConfig reports whether text holds Onyx's QoS commands.
+func IsConfig(data []byte) bool {
+	for _, raw := range strings.Split(string(data), "\n") {
+		t := command(raw)
+		if strings.HasPrefix(t, "dcb priority-flow-control ") || strings.HasPrefix(t, "interface ethernet ") && (strings.Contains(t, " traffic-class ") || strings.Contains(t, " dcb priority-flow-control ") || strings.Contains(t, " qos trust ")) {
+			return true
+		}
+	}
+	return false
+}
+
+// command is a line without its prompt ("switch (config) # ") and
+// indent.
+func command(raw string) string {
+	t := strings.TrimSpace(raw)
+	if i := strings.Index(t, "# "); i > 0 && strings.Contains(t[:i], "(config") {
+		t = strings.TrimSpace(t[i+2:])
+	}
+	return t
+}
+
+// Parse reads an Onyx configuration. A QoS command it knows with a value
+// Onyx would not accept is an error at its place.
+func Parse(name string, data []byte) (*Config, error) {
+	c := &Config{File: name, Lines: strings.Split(string(data), "\n"), Prios: map[int]Value{}, byName: map[string]*Interface{}}
+	for i, raw := range c.Lines {
+		t := command(raw)
+		if t == "" || t[0] == '#' {
+			continue
+		}
+		off := strings.Index(raw, t)
+		w := eos.Words(raw[off:], i+1)
+		for j := range w {
+			w[j].Col += off
+		}
+		if err := c.line(w); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (c *Config) line(w []Value) error {
+	text := strings.Join(eos.Texts(w), " ")
+	switch {
+	case strings.HasPrefix(text, "dcb priority-flow-control enable"):
+		c.PFCOn = w[2]
+	case len(w) == 5 && strings.HasPrefix(text, "dcb priority-flow-control priority ") && (w[4].Text == "enable" || w[4].Text == "disable"):
+		p, err := eos.Num(c.File, w[3], 7, "a priority 0-7")
+		if err != nil {
+			return err
+		}
+		if w[4].Text == "enable" {
+			c.Prios[p] = w[3]
+		} else {
+			delete(c.Prios, p)
+		}
+	case len(w) >= 4 && w[0].Text == "interface" && (w[1].Text == "ethernet" || w[1].Text == "port-channel" || w[1].Text == "mlag-port-channel"):
+		return c.iface(w)
+	case len(w) >= 2 && (w[0].Text == "advanced" || w[0].Text == "qos" || w[0].Text == "dcb"):
+		c.notJudged(w, 2)
+	case len(w) >= 2 && w[0].Text == "pool":
+		c.notJudged(w, 1)
+	}
+	return nil
+}
+
+// iface reads `interface ethernet 1/1-1/4 SETTING`.
+func (c *Config) iface(w []Value) error {
+	prefix := map[string]string{"ethernet": "Eth", "port-channel": "Po", "mlag-port-channel": "Mpo"}[w[1].Text]
+	var its []*Interface
+	for _, n := range eos.ExpandNames(prefix + w[2].Text) {
+		it := c.byName[n]
+		if it == nil {
+			it = &Interface{Name: n, At: w[0], ECN: map[int]*ECN{}}
+			c.byName[n] = it
+			c.Interfaces = append(c.Interfaces, it)
+		}
+		its = append(its, it)
+	}
+	s := w[3:]
+	text := strings.Join(eos.Texts(s), " ")
+	for _, it := range its {
+		switch {
+		case len(s) >= 4 && strings.HasPrefix(text, "dcb priority-flow-control mode "):
+			it.PFC = s[3]
+		case len(s) == 3 && s[0].Text == "qos" && s[1].Text == "trust":
+			it.Trust = s[2]
+		case len(s) >= 2 && s[0].Text == "mtu":
+			it.MTU = s[1]
+		case len(s) >= 2 && s[0].Text == "speed":
+			if v, ok := speed(s[1]); ok {
+				it.Speed = v
+			}
+		case len(s) >= 3 && s[0].Text == "traffic-class" && s[2].Text == "congestion-control":
+			if err := c.ecn(it, s); err != nil {
+				return err
+			}
+		case len(s) >= 1 && (s[0].Text == "pfc-wd" || s[0].Text == "ingress-buffer" || s[0].Text == "egress-buffer"):
+			c.notJudged(s, 1)
+		case len(s) >= 1 && (s[0].Text == "traffic-class" || s[0].Text == "qos" || s[0].Text == "dcb"):
+			c.notJudged(s, 3)
+		}
+	}
+	return nil
+}
+
+// ecn reads `traffic-class T congestion-control ecn|red minimum-absolute
+// KB maximum-absolute KB`; relative thresholds (a share of the buffer)
+// are not judged.
+func (c *Config) ecn(it *Interface, s []Value) error {
+	tc, err := eos.Num(c.File, s[1], 7, "a traffic class 0-7")
+	if err != nil {
+		return err
+	}
+	if len(s) == 4 || len(s) >= 4 && s[3].Text == "none" {
+		delete(it.ECN, tc)
+		return nil
+	}
+	if len(s) != 8 || s[4].Text != "minimum-absolute" || s[6].Text != "maximum-absolute" || (s[3].Text != "ecn" && s[3].Text != "red") {
+		c.notJudged(s, 5)
+		return nil
+	}
+	e := &ECN{At: s[3]}
+	for i, v := range []Value{s[5], s[7]} {
+		n, err := eos.Num(c.File, v, 1<<24, "a threshold in KB")
+		if err != nil {
+			return err
+		}
+		v.Text = strconv.Itoa(n * 1024)
+		if i == 0 {
+			e.Min = v
+		} else {
+			e.Max = v
+		}
+	}
+	it.ECN[tc] = e
+	return nil
+}
+
+// speed reads `speed 100G` (or 100000) into Mb/s.
+func speed(v Value) (Value, bool) {
+	s := strings.ToUpper(strings.TrimSuffix(v.Text, "full"))
+	mult := 1
+	if strings.HasSuffix(s, "G") {
+		s, mult = strings.TrimSuffix(s, "G"), 1000
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return Value{}, false
+	}
+	v.Text = strconv.Itoa(n * mult)
+	return v, true
+}
+
+func (c *Config) notJudged(w []Value, n int) {
+	c.NotJudged = eos.AddNotJudged(c.NotJudged, w, n)
+}

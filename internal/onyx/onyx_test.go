@@ -1,0 +1,92 @@
+package onyx
+
+import (
+	"errors"
+	"os"
+	"slices"
+	"testing"
+
+	"rocelab/internal/pos"
+)
+
+// TestParseNetarbiter reads the MLNX-OS commands AT&T's NVMe-oF setup
+// applied (testdata/corpus/onyx, source in the first line): ECN on
+// traffic class 3 from 150 to 1500 KB, trust L3 and PFC on priority 3 on
+// ports 1/13-1/16.
+func TestParseNetarbiter(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/onyx/netarbiter-mlnxos-dscp-lossless-advanced-buffer.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !IsConfig(data) {
+		t.Fatal("not recognised as Onyx")
+	}
+	c, err := Parse("onyx.txt", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, it := range c.Interfaces {
+		names = append(names, it.Name)
+	}
+	if !slices.Equal(names, []string{"Eth1/13", "Eth1/14", "Eth1/15", "Eth1/16"}) {
+		t.Fatalf("interfaces %v", names)
+	}
+	it := c.Interfaces[2]
+	e := it.ECN[3]
+	if e == nil || e.At.Text != "ecn" || e.Min.Text != "153600" || e.Max.Text != "1536000" || e.Min.Line != 5 || e.Min.Col != 86 {
+		t.Errorf("traffic-class 3: %+v", e)
+	}
+	if it.Trust.Text != "L3" || it.PFC.Text != "on" || !c.PFCOn.Given() {
+		t.Errorf("trust %q, PFC mode %q, global %v", it.Trust.Text, it.PFC.Text, c.PFCOn)
+	}
+	if v, ok := c.Prios[3]; !ok || len(c.Prios) != 1 || v.Line != 38 || v.Col != 36 {
+		t.Errorf("PFC priorities %v", c.Prios)
+	}
+}
+
+// TestPrompt: commands typed at the configuration prompt are read at
+// their columns in the line as written.
+func TestPrompt(t *testing.T) {
+	c, err := Parse("p.txt", []byte("switch (config) # interface ethernet 1/1-1/2 qos trust L3\nswitch (config) # dcb priority-flow-control priority 4 enable\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Interfaces) != 2 || c.Interfaces[1].Trust.Col != 56 {
+		t.Errorf("%d interfaces, want 2 with trust at column 56", len(c.Interfaces))
+	}
+	if v := c.Prios[4]; v.Line != 2 || v.Col != 54 {
+		t.Errorf("priority 4 at %d:%d, want 2:54", v.Line, v.Col)
+	}
+}
+
+// TestBadValues: a value Onyx would refuse is an error at its place.
+func TestBadValues(t *testing.T) {
+	for s, at := range map[string][2]int{
+		"dcb priority-flow-control priority 8 enable\n":                                                         {1, 36},
+		"interface ethernet 1/1 traffic-class 9 congestion-control ecn minimum-absolute 1 maximum-absolute 2\n": {1, 38},
+		"interface ethernet 1/1 traffic-class 3 congestion-control ecn minimum-absolute x maximum-absolute 2\n": {1, 80},
+	} {
+		_, err := Parse("x.txt", []byte(s))
+		var pe *pos.Error
+		if !errors.As(err, &pe) || pe.Line != at[0] || pe.Col != at[1] {
+			t.Errorf("%q: %v, want an error at %d:%d", s, err, at[0], at[1])
+		}
+	}
+}
+
+// FuzzParse: whatever the input, Parse returns a config or an error at a
+// line and column, and never panics.
+func FuzzParse(f *testing.F) {
+	data, err := os.ReadFile("../../testdata/corpus/onyx/netarbiter-mlnxos-dscp-lossless-advanced-buffer.cfg")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte("switch (config) # interface ethernet 1/1/1-1/1/4 traffic-class 3 congestion-control red minimum-absolute 150 maximum-absolute 1500\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if _, err := Parse("f", data); !pos.Placed(err) {
+			t.Fatalf("unplaced error: %v", err)
+		}
+	})
+}

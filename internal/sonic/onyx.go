@@ -1,0 +1,87 @@
+package sonic
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"rocelab/internal/eos"
+	"rocelab/internal/onyx"
+	"rocelab/internal/textout"
+)
+
+// VendorOnyx marks a ConfigDB made from an NVIDIA Onyx (MLNX-OS)
+// configuration.
+const VendorOnyx = "nvidia-onyx"
+
+// FromOnyx writes what an Onyx configuration says of QoS as the CONFIG_DB
+// rows lint judges a SONiC switch by, each value at its place in the Onyx
+// text. A switch priority is SONiC's class and, by Onyx's default map,
+// its traffic class (queue):
+//
+//   - A port with `qos trust L3` or `both` has Onyx's default DSCP map
+//     (DSCP >> 3: DSCP 26 to switch priority 3, 48 to 6); with L2, the
+//     default, no DSCP map: the class is the frame's priority, judged by
+//     the NICs'.
+//   - pfc_enable is the priorities `dcb priority-flow-control priority N
+//     enable` turns on, where `dcb priority-flow-control enable` (or a
+//     priority line, in a cut of the config) turns PFC on, on ports whose
+//     mode is not off (auto, DCBX's choice, is taken as on and named).
+//   - Each `traffic-class T congestion-control ecn` is a WRED_PROFILE on
+//     queue T (`red`: a drop profile), thresholds in KB of 1024 bytes.
+//
+// Ports are the interfaces that set PFC, trust or ECN.
+func FromOnyx(c *onyx.Config) *ConfigDB {
+	db := newDB(c.File, "")
+	db.lines, db.Vendor = c.Lines, VendorOnyx
+	prios := slices.Sorted(maps.Keys(c.Prios))
+	on := c.PFCOn.Given() || len(prios) > 0
+	auto := false
+	for _, it := range c.Interfaces {
+		if !it.PFC.Given() && !it.Trust.Given() && len(it.ECN) == 0 {
+			continue
+		}
+		row := map[string]Value{}
+		if it.Trust.Text == "L3" || it.Trust.Text == "both" {
+			name := "Onyx default DSCP map (DSCP >> 3)"
+			if db.table("DSCP_TO_TC_MAP")[name] == nil {
+				m := map[string]Value{}
+				for d := range 64 {
+					m[strconv.Itoa(d)] = Value{Text: strconv.Itoa(d >> 3)}
+				}
+				db.table("DSCP_TO_TC_MAP")[name] = m
+			}
+			row["dscp_to_tc_map"] = Value{Text: name, Line: it.Trust.Line, Col: it.Trust.Col}
+		}
+		pfc := c.PFCOn
+		if len(prios) > 0 {
+			pfc = c.Prios[prios[0]]
+		}
+		pfc.Text = ""
+		if on && it.PFC.Text != "off" {
+			pfc.Text = textout.Ints(prios)
+			auto = auto || !it.PFC.Given() || it.PFC.Text == "auto"
+		}
+		if it.PFC.Text == "off" {
+			pfc = it.PFC
+			pfc.Text = ""
+		}
+		row["pfc_enable"] = pfc
+		db.table("PORT_QOS_MAP")[it.Name] = row
+		for _, tc := range slices.Sorted(maps.Keys(it.ECN)) {
+			e := it.ECN[tc]
+			r := &eos.RED{At: e.At, Min: e.Min, Max: e.Max}
+			if e.At.Text == "red" {
+				r.At.Text = "drop"
+			}
+			db.nosRED(it.Name, tc, fmt.Sprintf("traffic-class %d congestion-control %s (line %d)", tc, e.At.Text, e.At.Line), r)
+		}
+		db.nosPort(it.Name, it.Speed, it.MTU)
+	}
+	if auto && len(prios) > 0 {
+		db.Skipped = append(db.Skipped, Value{Text: "dcb priority-flow-control mode auto (PFC left to DCBX negotiation)"})
+	}
+	db.nosDone(c.NotJudged)
+	return db
+}
