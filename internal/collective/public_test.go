@@ -202,6 +202,8 @@ var publicRuns = []publicRun{
 		srv: b200Vultr, servers: 2, ppn: 8, version: "2.28.3", heldOut: 3},
 	{file: "h200-2n-roce400g-gcp-a3ultra-all_gather-skypilot.txt", op: "all_gather", label: "GKE A3 Ultra, 2 × 8 H200, 8 × 400G RoCE, all_gather", fabric: "RoCE",
 		srv: h100x8pix, servers: 2, ppn: 8, version: "2.26.6", heldOut: 3},
+	{file: "h200-2n-roce400g-gcp-a3ultra-all_gather-maci0.txt", op: "all_gather", label: "GKE A3 Ultra (another cluster), 2 × 8 H200, 8 × 400G RoCE, all_gather (version not printed)", fabric: "RoCE",
+		srv: h100x8pix, servers: 2, ppn: 8, version: "2.26.6", heldOut: 3},
 	{file: "b200-2n-roce400g-gcp-a4-all_gather-clustertoolkit.txt", op: "all_gather", label: "GKE A4, 2 × 8 B200, 8 × 400G RoCE, all_gather (version not printed)", fabric: "RoCE",
 		srv: serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), servers: 2, ppn: 8, version: "2.26.6", heldOut: 3},
 	{file: "oci-a100-2n-roce-default-2024.txt", label: "OCI A100, 2 × 8 A100, 16 × 100G RoCE, NCCL defaults", fabric: "RoCE",
