@@ -378,7 +378,7 @@ func (e *engine) buildP2P() {
 		perPeer := 2
 		if netPeer {
 			chunk = c.Cfg.P2PNetChunk
-			perPeer = c.Cfg.ChannelsPerNetPeer
+			perPeer = c.netPeerChannels()
 			if proto == Simple && pr.bytes < chunk {
 				chunk /= 4
 			} else if pr.bytes < 8*chunk {

@@ -110,6 +110,16 @@ func (c *Comm) ringSimpleCall(f Func, a Algo, p Proto) unit.Time {
 	return 0
 }
 
+// P2PChannelNetBW is the data rate, GB/s, one channel of a
+// point-to-point operation (send, receive: nccl-tests sendrecv_perf,
+// alltoall_perf) moves to or from a peer on another server: NCCL's own
+// figure, NCCL_P2P_PER_CHANNEL_NET_BW (src/graph/paths.cc, from 2.29.2,
+// default 14), with which NCCL sizes the channels it gives a network peer
+// ("more if needed to meet the bw requirement", ncclTopoGetNchannels).
+// Before 2.29.2 a network peer had NCCL_NCHANNELS_PER_NET_PEER = 2 such
+// channels whatever its NIC, so a 400G peer got 28 of its 50 GB/s.
+const P2PChannelNetBW = 14
+
 // GPUPoll is the time a GPU takes to see LL or LL128 data that a NIC has
 // written into its memory (it polls the flags of the lines).
 const GPUPoll = 500 * unit.Nanosecond
@@ -343,6 +353,8 @@ func Calibration() []CalibrationEntry {
 		{"channel rate", "the GPU's channel speed; LL ×1/2 (tree 1/3.8), LL128 ×120/128, under NCCL's per-channel limits (per CTA of a graph channel as connect.cc duplicates it, so that CTAs added by NCCL_MIN_NCHANNELS/NCCL_MIN_CTAS add to them), tree rates × NCCL's tree correction by size",
 			"every kernel operation", "NCCL search.cc speed arrays; tuning.cc perChMax*, llMaxBws, treeCorrectionFactor"},
 		{"LL network rate", "NCCL's llMaxBw (by CPU vendor and node count) shared by the call's channels", "kernel operations that feed or drain a network connection with LL", "NCCL tuning.cc llMaxBws"},
+		{"P2P network channel", fmt.Sprintf("%d GB/s per channel; NCCL_NCHANNELS_PER_NET_PEER channels per network peer (2; from 2.29.2 divUp(NIC GB/s, %d), at least 1)", P2PChannelNetBW, P2PChannelNetBW),
+			"kernel operations of a send or receive (sendrecv, alltoall) with a peer on another server", "NCCL paths.cc NCCL_P2P_PER_CHANNEL_NET_BW and ncclTopoGetNchannels (2.29.2)"},
 		{"NVLink bytes", "LL ×2, LL128 ×9/7, NVLS at the link × 0.85 (Hopper) or 0.74 (Blackwell)", "each GPU's NVLink, per byte sent to a peer or the switch", "NCCL tuning.cc (LL128 7/9 on one server, nvlsEfficiency)"},
 		{"NIC DMA", "PCIe lanes × raw lane rate × 0.86; ÷2 with ACS; ≤ its share of the socket link for a far-socket NIC", "a NIC's reads of slices to send and writes of slices received, when below its line rate (a merged card's ports share its link)", "PCIe Gen1-6 lane rates; TLP efficiency assumed"},
 		{"A100 Simple ring call", AmpereRingSimpleCall.String(), "once per call of a Simple ring across servers of A100s on AMD hosts, after the launch and the host thread's enqueue",

@@ -168,6 +168,19 @@ func NewComm(cfg *Config, sys System, servers []int, gpus []int) (*Comm, error) 
 	return c, nil
 }
 
+// netPeerChannels returns the channels of a point-to-point operation with
+// a peer on another server: NCCL_NCHANNELS_PER_NET_PEER when set; from
+// 2.29.2 enough channels of P2PChannelNetBW for the GPU's NIC, and at
+// least one (src/graph/paths.cc ncclTopoGetNchannels: max(netCount,
+// divUp(netBw, 14)), the twin's GPU using its one nearest NIC); 2 before.
+func (c *Comm) netPeerChannels() int {
+	if _, set := c.Cfg.Env["NCCL_NCHANNELS_PER_NET_PEER"]; set || !c.Cfg.Version.AtLeast(2, 29, 2) {
+		return c.Cfg.ChannelsPerNetPeer
+	}
+	netBw := int(gpu.GBps(c.dev.NICRate))
+	return max(1, (netBw+P2PChannelNetBW-1)/P2PChannelNetBW)
+}
+
 // compCaps returns the lowest and highest compute capability of the
 // communicator's GPUs.
 func (c *Comm) compCaps() (lo, hi int) {

@@ -142,7 +142,8 @@ type timing struct {
 	recvWait           bool
 	chanRate, hostRate unit.BitRate
 	// netRate caps a kernel operation that feeds or drains a network
-	// connection (LL: NCCL's llMaxBw shared by the channels).
+	// connection (LL: NCCL's llMaxBw shared by the channels; a
+	// point-to-point channel: P2PChannelNetBW).
 	netRate unit.BitRate
 	nvRate  unit.BitRate
 	// wireNum/wireDen is the protocol's bytes on the network per byte of
@@ -240,10 +241,10 @@ func (c *Comm) Failed() error { return c.eng.failed }
 func (c *Comm) Plan(call Call) (Choice, error) {
 	if call.Func == SendRecv || call.Func == AllToAll {
 		p := Simple
-		if call.Bytes <= int64(c.Cfg.ChannelsPerNetPeer)*p2pLLThreshold {
+		if call.Bytes <= int64(c.netPeerChannels())*p2pLLThreshold {
 			p = LL
 		}
-		return Choice{Algo: Ring, Proto: p, Channels: c.Cfg.ChannelsPerNetPeer}, nil
+		return Choice{Algo: Ring, Proto: p, Channels: c.netPeerChannels()}, nil
 	}
 	return c.Tuning.Choose(call.Func, call.Bytes)
 }
@@ -356,6 +357,14 @@ func (e *engine) setTiming() {
 	if c.Net == NetSocket {
 		tm.sendLat += SocketLatency / 2
 		tm.recvLat += SocketLatency - SocketLatency/2
+	}
+	if e.call.Func == SendRecv || e.call.Func == AllToAll {
+		// A point-to-point channel moves at most NCCL's P2PChannelNetBW
+		// to or from a network peer.
+		p2p := gpu.Rate(P2PChannelNetBW)
+		if tm.netRate == 0 || p2p < tm.netRate {
+			tm.netRate = p2p
+		}
 	}
 	tm.hostRate = gpu.Rate(HostChannelBW)
 	e.tm = tm

@@ -17,13 +17,16 @@ import (
 
 var publicAll = flag.Bool("public-all", false, "run every size of the public nccl-tests results (up to 16 GiB; slow)")
 
-// publicRun is one public nccl-tests all_reduce_perf result, healthy, on
-// two or more servers over RoCE or InfiniBand, with the system it ran on
-// as its source describes it (testdata/public/*.txt keep the printed rows
-// and the source line).
+// publicRun is one public nccl-tests result, healthy, on two or more
+// servers over RoCE or InfiniBand, with the system it ran on as its source
+// describes it (testdata/public/*.txt keep the printed rows and the source
+// line).
 type publicRun struct {
-	file    string
-	label   string
+	file  string
+	label string
+	// op is the collective the result measures, as nccl-tests names its
+	// binary (all_gather, alltoall, sendrecv, ...); all_reduce when empty.
+	op      string
 	fabric  string
 	srv     gpu.Server
 	servers int
@@ -40,7 +43,8 @@ type publicRun struct {
 	// the first held-out group (it set ProxyPoll's and ProxyOp's values,
 	// calibration.go, and nothing else), 2 for the second, added and
 	// compared before anything was changed on it (docs/nccl.md, "Held
-	// out, group 2").
+	// out, group 2"), 3 for the other collectives (docs/nccl.md, "Other
+	// collectives").
 	heldOut int
 	// maxSize, when set, is the largest size the default test runs
 	// (2 GiB otherwise): a result whose rows are all larger.
@@ -53,6 +57,18 @@ type publicRun struct {
 	// slow marks a result too costly to simulate in the default test
 	// (a thousand ranks): only -public-all runs it.
 	slow bool
+}
+
+// fn is the collective the result measures.
+func (r *publicRun) fn() Func {
+	if r.op == "" {
+		return AllReduce
+	}
+	f, err := ParseFunc(r.op)
+	if err != nil {
+		panic(err)
+	}
+	return f
 }
 
 type publicRow struct {
@@ -83,6 +99,14 @@ func ociCards(s gpu.Server) gpu.Server {
 // h100x8 is an HGX H100 with a 400G NIC per GPU behind the GPU's PCIe
 // switch on an Intel host, the system of most H100 results.
 var h100x8 = serverOf("H100", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel)
+
+// b200Vultr is an HGX B200 with a 400G NIC per GPU on an AMD host (the
+// Vultr runs: AMD EPYC 9575F, 8 ConnectX-7 NDR HCAs).
+var b200Vultr = serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.AMD)
+
+// h100x8pix is h100x8 with each NIC on its GPU's own PCIe switch port
+// (GCP's A3 Ultra: two GPUs and two NICs per switch, PIX).
+var h100x8pix = serverOf("H100", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel)
 
 // publicRuns are the results the per-step model is checked against
 // (docs/nccl.md, "Calibration"). ProxyPoll was first set from the 8-byte
@@ -165,6 +189,23 @@ var publicRuns = []publicRun{
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env:     map[string]string{"NCCL_IB_SPLIT_DATA_ON_QPS": "0", "NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "41", "NCCL_IB_SL": "0", "NCCL_IB_TIMEOUT": "22"},
 		version: "2.25.1", heldOut: 2, maxSize: 4 << 30},
+	// Held out, group 3: the other collectives (all_gather, reduce_scatter,
+	// alltoall, sendrecv), added and compared before anything was changed
+	// on them (docs/nccl.md, "Other collectives").
+	{file: "b200-2n-ib400g-vultr-all_gather.txt", op: "all_gather", label: "Vultr, 2 × 8 B200, 8 × 400G NDR IB, all_gather (version not printed)", fabric: "IB",
+		srv: b200Vultr, servers: 2, ppn: 8, version: "2.28.3", heldOut: 3},
+	{file: "b200-2n-ib400g-vultr-reduce_scatter.txt", op: "reduce_scatter", label: "Vultr, 2 × 8 B200, 8 × 400G NDR IB, reduce_scatter (version not printed)", fabric: "IB",
+		srv: b200Vultr, servers: 2, ppn: 8, version: "2.28.3", heldOut: 3},
+	{file: "b200-2n-ib400g-vultr-alltoall.txt", op: "alltoall", label: "Vultr, 2 × 8 B200, 8 × 400G NDR IB, alltoall (version not printed)", fabric: "IB",
+		srv: b200Vultr, servers: 2, ppn: 8, version: "2.28.3", heldOut: 3},
+	{file: "b200-2n-ib400g-vultr-sendrecv.txt", op: "sendrecv", label: "Vultr, 2 × 8 B200, 8 × 400G NDR IB, sendrecv (version not printed)", fabric: "IB",
+		srv: b200Vultr, servers: 2, ppn: 8, version: "2.28.3", heldOut: 3},
+	{file: "h200-2n-roce400g-gcp-a3ultra-all_gather-skypilot.txt", op: "all_gather", label: "GKE A3 Ultra, 2 × 8 H200, 8 × 400G RoCE, all_gather", fabric: "RoCE",
+		srv: h100x8pix, servers: 2, ppn: 8, version: "2.26.6", heldOut: 3},
+	{file: "h200-2n-roce400g-gcp-a3ultra-all_gather-maci0.txt", op: "all_gather", label: "GKE A3 Ultra (another cluster), 2 × 8 H200, 8 × 400G RoCE, all_gather (version not printed)", fabric: "RoCE",
+		srv: h100x8pix, servers: 2, ppn: 8, version: "2.26.6", heldOut: 3},
+	{file: "b200-2n-roce400g-gcp-a4-all_gather-clustertoolkit.txt", op: "all_gather", label: "GKE A4, 2 × 8 B200, 8 × 400G RoCE, all_gather (version not printed)", fabric: "RoCE",
+		srv: serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), servers: 2, ppn: 8, version: "2.26.6", heldOut: 3},
 	{file: "oci-a100-2n-roce-default-2024.txt", label: "OCI A100, 2 × 8 A100, 16 × 100G RoCE, NCCL defaults", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4"}, version: "2.14.3",
@@ -172,7 +213,8 @@ var publicRuns = []publicRun{
 }
 
 // readPublic reads the out-of-place rows of a result file: the usual
-// 13-column rows and the older 12-column ones without a root column.
+// 13-column rows and the older 12-column ones without a root column, of
+// any of nccl-tests' data types; zero-byte rows carry no figure.
 func readPublic(t testing.TB, name string) []publicRow {
 	f, err := os.Open(filepath.Join("testdata/public", name))
 	if err != nil {
@@ -183,7 +225,7 @@ func readPublic(t testing.TB, name string) []publicRow {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fs := strings.Fields(sc.Text())
-		if len(fs) < 12 || fs[0][0] < '0' || fs[0][0] > '9' || fs[2] != "float" {
+		if len(fs) < 12 || fs[0][0] < '0' || fs[0][0] > '9' || !ncclTestsTypes[fs[2]] {
 			continue
 		}
 		ti := 5
@@ -191,6 +233,9 @@ func readPublic(t testing.TB, name string) []publicRow {
 			ti = 4
 		}
 		size, _ := strconv.ParseInt(fs[0], 10, 64)
+		if size == 0 {
+			continue
+		}
 		tm, _ := strconv.ParseFloat(fs[ti], 64)
 		bw, _ := strconv.ParseFloat(fs[ti+2], 64)
 		rows = append(rows, publicRow{size: size, time: tm, busbw: bw})
@@ -200,6 +245,10 @@ func readPublic(t testing.TB, name string) []publicRow {
 	}
 	return rows
 }
+
+// ncclTestsTypes are the type names nccl-tests prints (-d).
+var ncclTestsTypes = map[string]bool{"int8": true, "uint8": true, "int32": true, "uint32": true, "int64": true, "uint64": true,
+	"half": true, "float": true, "double": true, "bfloat16": true, "f8e4m3": true, "f8e5m2": true}
 
 // publicCheck is the twin's figure for one public row and the band the
 // acceptance asks of it.
@@ -279,8 +328,9 @@ func runPublic(t testing.TB, r *publicRun, maxSize int64) []publicCheck {
 		case row.size >= 64<<20:
 			iters = 1
 		}
-		res, _ := runOn(t, cm, iters, Call{Func: AllReduce, Bytes: row.size})
-		ch, _ := cm.Plan(Call{Func: AllReduce, Bytes: row.size})
+		call := Call{Func: r.fn(), Bytes: row.size}
+		res, _ := runOn(t, cm, iters, call)
+		ch, _ := cm.Plan(call)
 		c := publicCheck{run: r, row: row, twinTime: res[0].Time().Micros(), twinBusBW: busBW(res[0], cm.NRanks), choice: ch}
 		c.band, c.tol = sizeBand(row.size)
 		if r.quoted != nil {
@@ -372,7 +422,7 @@ var knownMisses = map[string]string{
 
 func missKey(r *publicRun, size int64) string { return r.file + "@" + sizeName(size) }
 
-// TestPublicResults: on the public results of the acceptance set the twin
+// TestPublicResults: on the public all_reduce results of the acceptance set the twin
 // is within 25% in time up to 64 KiB, 15% in busbw from 1 to 16 MiB and
 // 5% in busbw from 256 MiB (sizes up to 2 GiB; -public-all runs them all),
 // but for the known misses.
@@ -383,7 +433,7 @@ func TestPublicResults(t *testing.T) {
 			line := fmt.Sprintf("%s: %s: twin %.1f µs %.2f GB/s (%s/%s/%d), real %.1f µs %.2f GB/s, ratio %.2f",
 				r.label, sizeName(c.row.size), c.twinTime, c.twinBusBW, c.choice.Algo, c.choice.Proto, c.choice.Channels, c.row.time, c.row.busbw, c.ratio)
 			t.Log(line)
-			if r.excluded != "" || c.band == "" {
+			if r.excluded != "" || c.band == "" || r.op != "" {
 				continue
 			}
 			_, known := knownMisses[missKey(r, c.row.size)]

@@ -1,0 +1,176 @@
+package collective
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"rocelab/internal/gpu"
+	"rocelab/internal/unit"
+)
+
+// The public results of the other collectives (held out, group 3:
+// all_gather, reduce_scatter, alltoall, sendrecv) are checked per band:
+// each run's rows of one band outside it share one cause, listed once.
+
+// opMisses are the bands of the other collectives' runs with rows outside
+// them, keyed by file and band, with what the run shows that the twin
+// does not model; docs/nccl.md lists them. A band with a row outside it
+// that is not listed fails the test, and so does a listed band whose rows
+// are all back inside.
+var opMisses = map[string]string{
+	"b200-2n-ib400g-vultr-all_gather.txt@time":                    "Ring/LL on one channel: the run grows from 34 to 40 µs at 8 B-64 KiB, the twin stays at 28-29 µs (its 64 KiB ×0.72, the rest ×0.77-0.83, as the all_reduce runs on AMD hosts at small sizes: each network step costs the run more than NCCL's latency plus the twin's proxy)",
+	"b200-2n-ib400g-vultr-all_gather.txt@mid":                     "Ring/LL128 at 1-16 MiB (NCCL's model): the run steps from 78 µs at 1 MiB to 128 µs at 2 MiB and takes 140-202 µs at 4-16 MiB, the twin 62-80 µs; the run's 32 and 64 MiB are the same busbw (127-128 GB/s) and it jumps to 202 at 128 MiB: a pipeline of its own the twin does not have",
+	"b200-2n-ib400g-vultr-all_gather.txt@large":                   "Ring/Simple on 16 channels over the eight NICs: the twin carries the NICs' line rate (371-388 GB/s), the run 247-305; four of the cluster's eight HCAs measure 39.5-40 GB/s in its own ib_write_bw against 45.07 on the others, and a ring's channels all end with the slowest: 16 × 40/2 × (4096/4160) = 315 GB/s, the run's plateau (305-308 up to 16 GiB); the twin's NICs are all one rate",
+	"b200-2n-ib400g-vultr-reduce_scatter.txt@time":                "as all_gather's (the same run: 33-40 µs, the twin 28-29)",
+	"b200-2n-ib400g-vultr-reduce_scatter.txt@mid":                 "as all_gather's (the run's rows within 1% of its all_gather at every size)",
+	"b200-2n-ib400g-vultr-reduce_scatter.txt@large":               "as all_gather's: the slow HCAs",
+	"b200-2n-ib400g-vultr-alltoall.txt@mid":                       "alltoall at 2-16 MiB: the run 101-445 µs, the twin 78-235: as its large sizes",
+	"b200-2n-ib400g-vultr-alltoall.txt@large":                     "alltoall plateau: the run's busbw is 42.4 GB/s, one NIC's rate (its algbw 45.2), the twin's 88-91 is each GPU's NIC carrying the half of its data bound for the other server at line rate (busbw = 2 × NIC × 15/16, the figure NCCL's maintainer gives for two servers in nccl-tests#130); the twin spreads every peer's two channels over the GPU's own rail (PXN) and has no cause that halves it",
+	"b200-2n-ib400g-vultr-sendrecv.txt@time":                      "sendrecv at 8 B-64 KiB: the run 14.4-15.3 µs flat to 8 KiB and 20-30 µs at 16-64 KiB, the twin 9.5-10 µs (×0.62-0.67) and 10.5-18.8: a point-to-point call's launch and network step cost the run 5 µs more",
+	"b200-2n-ib400g-vultr-sendrecv.txt@mid":                       "sendrecv at 1-16 MiB: the run reaches 15-20 GB/s, the twin 19-27 (×1.24-1.40; ×2.2-2.5 before a point-to-point network channel was held to P2PChannelNetBW): as its plateau",
+	"b200-2n-ib400g-vultr-sendrecv.txt@large":                     "sendrecv plateau: the run carries 19.6-19.8 GB/s between the two GPUs that cross servers, on NCCL_NCHANNELS_PER_NET_PEER = 2 channels (9.8 GB/s each), the twin 27.7, two channels at NCCL's own 14 GB/s (P2PChannelNetBW; ×2.47, the NIC's line rate, before): the run's channels move 70% of NCCL's figure",
+	"h200-2n-roce400g-gcp-a3ultra-all_gather-skypilot.txt@time":   "Ring/LL on GKE's RoCE through Google's gIB plugin: the run 28-35 µs at 1-64 KiB, the twin 22-23 (×0.65-0.78): the plugin's network step costs more than NCCL's IB latency",
+	"h200-2n-roce400g-gcp-a3ultra-all_gather-skypilot.txt@mid":    "Ring/LL128 at 2-16 MiB: the run 70-118 µs, the twin 59-83 (×1.17-1.43); its 1 MiB is in band",
+	"h200-2n-roce400g-gcp-a3ultra-all_gather-skypilot.txt@large":  "Ring/Simple plateau: the run 287-325 GB/s, the twin 368-388 (×1.18-1.28): 81% of the NICs' line rate where the twin carries 97%; the B200 run on the same GKE network (A4) reaches 363 (×1.07), so the H200's own path (its PCIe or the gIB settings, not printed) holds it back",
+	"h200-2n-roce400g-gcp-a3ultra-all_gather-maci0.txt@time":      "as the SkyPilot A3 Ultra run's (31-34 µs at 8-64 KiB, the twin 22-23; its 4 KiB in band)",
+	"h200-2n-roce400g-gcp-a3ultra-all_gather-maci0.txt@mid":       "as the SkyPilot A3 Ultra run's (×1.15-1.41 at 2-16 MiB; its 1 MiB in band)",
+	"h200-2n-roce400g-gcp-a3ultra-all_gather-maci0.txt@large":     "as the SkyPilot A3 Ultra run's: 288-323 GB/s, within 1% of it at every size, where the twin carries 368-388",
+	"b200-2n-roce400g-gcp-a4-all_gather-clustertoolkit.txt@time":  "as the A3 Ultra run's (36-41 µs at 1-64 KiB, the twin 22-23)",
+	"b200-2n-roce400g-gcp-a4-all_gather-clustertoolkit.txt@mid":   "Ring/LL128 at 1-16 MiB: the run 82-133 µs, the twin 59-77 (×1.39-1.73)",
+	"b200-2n-roce400g-gcp-a4-all_gather-clustertoolkit.txt@large": "Ring/Simple plateau: the run 317-366 GB/s, the twin 371-389 (×1.07-1.17 at 256 MiB-2 GiB): 92-94% of line rate at 1-8 GiB where the twin carries 97%",
+}
+
+func opMissKey(r *publicRun, band string) string { return r.file + "@" + band }
+
+var bandNames = map[string]string{"time": "≤ 64 KiB: time", "mid": "1-16 MiB: busbw", "large": "≥ 256 MiB: busbw"}
+
+// TestPublicOtherCollectives: on the public results of the other
+// collectives the twin is within the acceptance bands of issue 18, but for
+// the bands listed in opMisses.
+func TestPublicOtherCollectives(t *testing.T) {
+	for i, checks := range allPublic(t) {
+		r := &publicRuns[i]
+		if r.op == "" {
+			continue
+		}
+		missed := map[string]bool{}
+		for _, c := range checks {
+			if c.band == "" || c.pass() {
+				continue
+			}
+			missed[c.band] = true
+			if _, known := opMisses[opMissKey(r, c.band)]; !known {
+				t.Errorf("%s: %s: twin %.1f µs %.2f GB/s, real %.1f µs %.2f GB/s, ratio %.2f: outside ±%.0f%% (%q)",
+					r.label, sizeName(c.row.size), c.twinTime, c.twinBusBW, c.row.time, c.row.busbw, c.ratio, 100*c.tol, opMissKey(r, c.band))
+			}
+		}
+		for _, band := range []string{"time", "mid", "large"} {
+			if _, known := opMisses[opMissKey(r, band)]; known && !missed[band] {
+				t.Errorf("%s: %s listed as a known miss but every row is within its band", r.label, opMissKey(r, band))
+			}
+		}
+	}
+}
+
+// TestDocsOtherCollectives keeps the table of the other collectives'
+// public results in docs/nccl.md equal to what the twin gives on them: per
+// result and band the rows within their band, the ratios row by row, the
+// totals per collective, and the bands outside with their cause.
+func TestDocsOtherCollectives(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("| result | collective | source | NCCL | ≤ 64 KiB: time | 1-16 MiB: busbw | ≥ 256 MiB: busbw |\n|---|---|---|---|---|---|---|\n")
+	type tally struct{ in, n int }
+	perOp := map[string]map[string]*tally{}
+	var ops []string
+	for i, checks := range allPublic(t) {
+		r := &publicRuns[i]
+		if r.op == "" {
+			continue
+		}
+		if perOp[r.op] == nil {
+			perOp[r.op] = map[string]*tally{"time": {}, "mid": {}, "large": {}}
+			ops = append(ops, r.op)
+		}
+		fmt.Fprintf(&b, "| %s (%s) | %s | `testdata/public/%s` | %s |", r.label, r.fabric, r.op, r.file, r.version)
+		for _, band := range []string{"time", "mid", "large"} {
+			var ratios []string
+			lo, hi := math.Inf(1), math.Inf(-1)
+			tl := perOp[r.op][band]
+			in0 := tl.in
+			for _, c := range checks {
+				if c.band != band {
+					continue
+				}
+				tl.n++
+				if c.pass() {
+					tl.in++
+				}
+				lo, hi = math.Min(lo, c.ratio), math.Max(hi, c.ratio)
+				ratios = append(ratios, fmt.Sprintf("%s ×%.2f", sizeName(c.row.size), c.ratio))
+			}
+			if len(ratios) == 0 {
+				b.WriteString(" – |")
+				continue
+			}
+			fmt.Fprintf(&b, " %d/%d in band (%s) |", tl.in-in0, len(ratios), strings.Join(ratios, ", "))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nRows within their band, per collective:\n\n| collective | ≤ 64 KiB: time | 1-16 MiB: busbw | ≥ 256 MiB: busbw |\n|---|---|---|---|\n")
+	for _, op := range ops {
+		fmt.Fprintf(&b, "| %s |", op)
+		for _, band := range []string{"time", "mid", "large"} {
+			fmt.Fprintf(&b, " %d/%d |", perOp[op][band].in, perOp[op][band].n)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nBands outside, and what the run shows that the twin does not model:\n\n")
+	for i := range publicRuns {
+		r := &publicRuns[i]
+		for _, band := range []string{"time", "mid", "large"} {
+			if why, ok := opMisses[opMissKey(r, band)]; ok {
+				fmt.Fprintf(&b, "- %s, %s — %s\n", r.label, bandNames[band], why)
+			}
+		}
+	}
+	docTable(t, "<!-- other collectives: generated by go test ./internal/collective -run TestDocs -update -->",
+		"<!-- end of other collectives -->", b.String())
+}
+
+// TestP2PChannelNetBW: a sendrecv between two servers of one GPU and one
+// 400G NIC each moves at most P2PChannelNetBW per channel: on NCCL 2.28
+// (two channels per network peer) 2 × 14 = 28 GB/s, not the NIC's 48.5;
+// from 2.29.2 NCCL gives the peer divUp(50, 14) = 4 channels, and the NIC
+// is the limit again (paths.cc ncclTopoGetNchannels).
+func TestP2PChannelNetBW(t *testing.T) {
+	srv := server("H100", 1, 1, 400*unit.Gbps, 5)
+	srv.GPUs, srv.Intra = 1, gpu.PCIeOnly
+	for _, tc := range []struct {
+		version  string
+		channels int
+		lo, hi   float64
+	}{
+		{"2.28.3", 2, 0.95 * 2 * P2PChannelNetBW, 2 * P2PChannelNetBW},
+		{"2.29.2", 4, 0.95 * 400 / 8 * payloadEff, 400 / 8 * payloadEff},
+	} {
+		v, _ := ParseVersion(tc.version)
+		cfg, err := NewConfig(nil, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cm, err := NewComm(cfg, System{Server: srv, Hosts: DenseHosts(2, 1)}, []int{0, 1}, AllGPUs(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		call := Call{Func: SendRecv, Bytes: 256 << 20}
+		if ch, _ := cm.Plan(call); ch.Channels != tc.channels {
+			t.Errorf("NCCL %s: %d channels per network peer, want %d", tc.version, ch.Channels, tc.channels)
+		}
+		res, _ := runOn(t, cm, 1, call)
+		if bw := busBW(res[0], cm.NRanks); bw < tc.lo || bw > tc.hi {
+			t.Errorf("NCCL %s: sendrecv of 256 MiB at %.1f GB/s, want %.1f-%.1f", tc.version, bw, tc.lo, tc.hi)
+		}
+	}
+}
