@@ -169,6 +169,10 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return failoverOut("NCCL's IB port failover had no NIC left to move the connection to", "every device of it has failed"), true
 	case strings.Contains(m, "no support for more than a single failed device"):
 		return failoverOut("NCCL's IB port failover stopped: a second device of a merged NIC failed", "a second device of it fails (the failover handles one)"), true
+	case strings.Contains(m, "neither af_inet") && socketTransport(w.Chain):
+		return failureClass{"the socket transport was handed a peer address that is no IP address",
+			"The error returns through the socket transport (net_socket.cc), not the bootstrap: NCCL was connecting a point-to-point channel to a peer and the handle it read for that peer holds no IP address (family 1 is AF_UNIX, 0 an empty one), because the peer had not yet sent its side. NCCL sets a send/recv connection up when both ranks post their halves within one group; an ncclSend and ncclRecv called outside ncclGroupStart/ncclGroupEnd, with both ranks sending first, starts the connection before the matching receive exists (NVIDIA/nccl#2057). The network is not at fault.",
+			"Wrap each rank's paired ncclSend/ncclRecv in ncclGroupStart()/ncclGroupEnd() (torch.distributed: batch_isend_irecv, or isend/irecv rather than blocking send before recv), or order them so that one rank receives first; then rerun."}, true
 	case strings.Contains(m, "neither af_inet"):
 		return failureClass{"the bootstrap address this rank was given is no IP address",
 			"A rank connects to the others through the address in the ncclUniqueId that rank 0 created and the launcher handed to every rank; an address family that is neither AF_INET nor AF_INET6 means this rank's unique id is not one rank 0 made: the ranks did not share it (nccl-tests built without MPI=1 yet started by mpirun, a launcher whose broadcast never reached this rank, a garbled NCCL_COMM_ID). No connection was ever attempted.",
@@ -183,6 +187,20 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 			"Read the plugin's own log (UCX_LOG_LEVEL=info, FI_LOG_LEVEL=warn) for the call that failed; rerun without GPUDirect RDMA (NCCL_NET_GDR_LEVEL=LOC) and with NCCL's own IB transport (NCCL_NET=IB, or the plugin removed from the library path) to tell the plugin from the fabric; match the plugin's version to NCCL's."}, true
 	}
 	return failureClass{}, false
+}
+
+// socketTransport reports whether an error chain passes through NCCL's
+// socket transport (transport/net_socket.cc) before any bootstrap file.
+func socketTransport(chain []string) bool {
+	for _, c := range chain {
+		switch b := path.Base(c); {
+		case strings.HasPrefix(b, "bootstrap.cc"):
+			return false
+		case strings.HasPrefix(b, "net_socket.cc"):
+			return true
+		}
+	}
+	return false
 }
 
 // nvlsClass is a CUDA call of NCCL's NVLink SHARP transport failing
