@@ -25,3 +25,22 @@ func TestSocketTransportFamilyIsUngroupedSendRecv(t *testing.T) {
 		}
 	}
 }
+
+// NCCL 2.25.1 on two RTX 5090 (NVIDIA/nccl-tests#287): the INFO line
+// "ncclMaxSharedMem 82240 exceeds device/fn maxSharedMem 79856" is why the
+// launch in enqueue.cc fails with 'invalid argument'. Before, the finding
+// was a generic "NCCL failed after a WARN" that sent the reader to
+// NCCL_DEBUG=INFO, which the log already had.
+func TestSharedMemOverIsTheLaunchFailure(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.25.1-rtx5090-maxsharedmem-exceeds-launch-invalid-argument-nccltests287.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "more shared memory than this GPU gives a block", "returned 1 (unhandled cuda error)", "on GENOA-06")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 12 || f.Evidence[1].Line != 69 || !strings.Contains(f.Fix, "2.26") {
+		t.Errorf("evidence %+v, fix %s; want the INFO line 12 and the WARN 69, and NCCL 2.26", f.Evidence, f.Fix)
+	}
+	// The same WARN without the INFO line stays unexplained.
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"h:1:1 [1] enqueue.cc:1500 NCCL WARN Cuda failure 1 'invalid argument'",
+		"h:1:1 [1] NCCL INFO group.cc:242 -> 1")
+	nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL failed after a WARN")
+}

@@ -189,6 +189,32 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	return failureClass{}, false
 }
 
+// sharedMemOver returns the lines of w's host saying that NCCL's kernels
+// ask for more shared memory than the GPU gives ("ncclMaxSharedMem 82240
+// exceeds device/fn maxSharedMem 79856") when w is a CUDA call failing with
+// 'invalid argument' in NCCL's launch path (enqueue.cc): the launch that
+// request made fail.
+func sharedMemOver(l *ingest.NCCLLog, w ingest.Warning) []Evidence {
+	if !strings.HasPrefix(path.Base(w.Where), "enqueue.cc") || !strings.Contains(w.Message, "'invalid argument'") {
+		return nil
+	}
+	var out []Evidence
+	for i, h := range l.SharedMemOver.Hosts {
+		if h == w.Host {
+			out = append(out, l.SharedMemOver.First[i])
+		}
+	}
+	return out
+}
+
+// sharedMemClass is NCCL's kernel launch failing because its build asks
+// for more shared memory per block than the GPU has (NVIDIA/nccl-tests#287:
+// NCCL 2.25.1 on the RTX 5090's sm_120, 82240 against 79856 bytes; NCCL's
+// maintainers fixed the unroll for that architecture in 2.26).
+var sharedMemClass = failureClass{"NCCL's kernels ask for more shared memory than this GPU gives a block, so their launch failed ('invalid argument')",
+	"NCCL sizes its kernels' shared memory for the GPU architectures it knows; INFO's 'ncclMaxSharedMem N exceeds device/fn maxSharedMem M' says this build asks for more than the GPU allows, and the first collective's kernel launch then fails with cudaErrorInvalidValue. It happens when the NCCL release predates the GPU (NCCL 2.25 on Blackwell GeForce/RTX PRO, sm_120) and fails on every run, whatever the network does.",
+	"Use an NCCL release that supports the GPU's architecture (2.26 or later for sm_120), built for it (NVCC_GENCODE with the GPU's compute capability); check the 'NCCL version' line of every rank (PyTorch wheels bundle their own libnccl)."}
+
 // socketTransport reports whether an error chain passes through NCCL's
 // socket transport (transport/net_socket.cc) before any bootstrap file.
 func socketTransport(chain []string) bool {
@@ -263,6 +289,10 @@ func checkWarnErrors(inc *Incident) []Finding {
 				continue // a host setting (nccl.host.config), never a cause
 			}
 			c, ok := warnClass(w)
+			over := sharedMemOver(l, w)
+			if over != nil {
+				c, ok = sharedMemClass, true
+			}
 			if !ok && w.Result <= 0 {
 				continue
 			}
@@ -278,6 +308,9 @@ func checkWarnErrors(inc *Incident) []Finding {
 			}
 			key := c.what + "\x00" + path.Base(w.Where)
 			g := gs.add(key, c, strings.TrimSpace(w.Message), w.Host, w.Evidence)
+			for _, e := range over {
+				g.ev.add(e)
+			}
 			cause[proc] = g
 			if w.Result > 0 && result[g] <= 0 {
 				result[g], chain[g] = w.Result, w.Chain
