@@ -44,3 +44,14 @@ func TestSharedMemOverIsTheLaunchFailure(t *testing.T) {
 		"h:1:1 [1] NCCL INFO group.cc:242 -> 1")
 	nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL failed after a WARN")
 }
+
+// ib_write_bw between two GB10 with --force-link IB on rocep1s0f0 (a
+// Dell Pro Max GB10 README): perftest prints Link type IB for a RoCE
+// device, so its MTU of 1024 (netdev MTU 1500) went unjudged.
+func TestForcedLinkIBOnRoCEDeviceJudgesMTU(t *testing.T) {
+	fs := nicDiagnose(t, Options{}, "corpus/perftest/ib-write-bw-gb10-rocep-force-link-ib-mtu1024-rdmacm-111gbps.txt")
+	f := nicMustFind(t, fs, "perftest.mtu.small", Warn, "RoCE MTU 1024", "printed as Link type IB because of --force-link IB")
+	if len(f.Evidence) != 3 || f.Evidence[0].Line != 3 || f.Evidence[1].Line != 14 {
+		t.Errorf("evidence %+v; want the command (3), Mtu (14) and Link type (15)", f.Evidence)
+	}
+}
