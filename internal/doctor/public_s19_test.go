@@ -55,3 +55,20 @@ func TestForcedLinkIBOnRoCEDeviceJudgesMTU(t *testing.T) {
 		t.Errorf("evidence %+v; want the command (3), Mtu (14) and Link type (15)", f.Evidence)
 	}
 }
+
+// PyTorch's heartbeat monitor (ArcticTraining#219): rank 7's watchdog
+// thread made no progress for 480 s after rank 2's all-gather timed out.
+// Before, the heartbeat line was not read at all.
+func TestWatchdogStuckJoinsTheTimeout(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/pytorch-watchdog-stuck-480s-heartbeat-allgather-timeout-arctictraining219.txt")
+	f := nicMustFind(t, fs, "nccl.collective.timeout", Error, "_ALLGATHER_BASE (SeqNum 120049)", "on rank 2")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 3 || !strings.Contains(f.Mechanism, "on rank 7 (480 s) PyTorch's heartbeat monitor found the watchdog thread itself blocked") {
+		t.Errorf("heartbeat line not joined: %+v\n%s", f.Evidence, f.Mechanism)
+	}
+	// The heartbeat line alone (SYNTHETIC: the real line without the
+	// timeout before it) is a hang of its own.
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"[rank5]:[E626 05:14:36.393819762 ProcessGroupNCCL.cpp:1743] [PG ID 0 PG GUID 0(default_pg) Rank 5] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives.")
+	nicMustFind(t, fs, "nccl.collective.timeout", Error, "watchdog got stuck on rank 5 (480 s)")
+}

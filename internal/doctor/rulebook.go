@@ -147,7 +147,7 @@ var book = []Spec{
 		Text: "a host setting RCCL warns about at init while the run goes on: automatic NUMA balancing on, the kernel command line without iommu=pt",
 		Fix:  "kernel.numa_balancing=0; iommu=pt on the kernel command line."},
 	{ID: "nccl.collective.timeout", Layer: LayerNCCL, Severities: []Severity{Error}, Front: Doctor,
-		Text: "PyTorch's ProcessGroupNCCL watchdog timed out a collective (`Watchdog caught collective operation timeout: WorkNCCL(SeqNum=..., OpType=...)`): names the operation, sequence numbers, timeout and reporting ranks, and whether NCCL transport errors in the incident explain it",
+		Text: "PyTorch's ProcessGroupNCCL watchdog timed out a collective (`Watchdog caught collective operation timeout: WorkNCCL(SeqNum=..., OpType=...)`): names the operation, sequence numbers, timeout and reporting ranks, and whether NCCL transport errors in the incident explain it; PyTorch's heartbeat monitor (`ProcessGroupNCCL's watchdog got stuck for N seconds`) is joined to it, or alone is a hang inside an NCCL or CUDA call",
 		Fix:  "Find the rank that stopped first (last completed NCCL work per rank, TORCH_NCCL_DUMP_ON_TIMEOUT=1), and the NCCL WARN lines and RDMA counters of the same minutes; a longer timeout only hides the hang."},
 	{ID: "nccl.ib.local_protection", Layer: LayerRDMA, Severities: []Severity{Error}, Front: Doctor,
 		Text: "a completion with status 4 (IBV_WC_LOC_PROT_ERR) is the first error on a connection",

@@ -119,6 +119,9 @@ type NCCLLog struct {
 	// Progress holds the watchdog's account of each rank's process group
 	// after a timeout: the last work it enqueued and completed.
 	Progress []WatchdogProgress
+	// Stuck holds the heartbeat monitor's lines of ranks whose watchdog
+	// thread made no progress, one per rank and duration.
+	Stuck []WatchdogStuck
 	// Warnings holds the other WARN lines.
 	Warnings []Warning
 	// WarningCount counts every other WARN line, kept or not.

@@ -84,6 +84,17 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 			l.Timeouts = append(l.Timeouts, t)
 		}
 		return true
+	case strings.Contains(s, "watchdog got stuck for "):
+		st, ok := parseWatchdogStuck(s)
+		if !ok {
+			return false
+		}
+		l.lines.add(ln)
+		st.Evidence = At(l.src, ln)
+		if len(l.Stuck) < maxKept && l.once(seenKey{kind: 'k', a: strconv.Itoa(st.Rank), b: strconv.Itoa(st.Seconds)}) {
+			l.Stuck = append(l.Stuck, st)
+		}
+		return true
 	case strings.Contains(s, "detected by watchdog at work"):
 		p, ok := parseWatchdogProgress(s)
 		if !ok {

@@ -442,3 +442,22 @@ func TestTransportsRenamedIBext(t *testing.T) {
 		t.Error("IBNet")
 	}
 }
+
+// The heartbeat monitor's line names the rank and how long the watchdog
+// made no progress.
+func TestParseWatchdogStuck(t *testing.T) {
+	for _, c := range []struct {
+		in         string
+		rank, secs int
+		ok         bool
+	}{
+		{"[rank7]:[E626 05:14:36.393067540 ProcessGroupNCCL.cpp:1743] [PG ID 0 PG GUID 0(default_pg) Rank 7] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress", 7, 480, true},
+		{"ProcessGroupNCCL's watchdog got stuck for 600 seconds without making progress", -1, 600, true},
+		{"ProcessGroupNCCL's watchdog got stuck for many seconds", -1, -1, false},
+	} {
+		st, ok := parseWatchdogStuck(c.in)
+		if ok != c.ok || ok && (st.Rank != c.rank || st.Seconds != c.secs) {
+			t.Errorf("%q: %+v %v", c.in, st, ok)
+		}
+	}
+}

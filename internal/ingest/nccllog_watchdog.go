@@ -104,3 +104,29 @@ func parseWatchdogProgress(s string) (WatchdogProgress, bool) {
 	p.Completed = num(rest, "last completed NCCL work:", "last completed work:")
 	return p, p.Completed >= 0 || p.Enqueued >= 0
 }
+
+// WatchdogStuck is PyTorch's heartbeat monitor saying a rank's watchdog
+// thread itself stopped: "[PG ID 0 PG GUID 0(default_pg) Rank 7]
+// ProcessGroupNCCL's watchdog got stuck for 480 seconds without making
+// progress in monitoring enqueued collectives." (PyTorch 2.4 and later;
+// TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC). The monitor then aborts the process.
+type WatchdogStuck struct {
+	// Rank is the reporting rank, -1 when the line does not say.
+	Rank int
+	// Seconds is how long the watchdog made no progress, -1 when unread.
+	Seconds  int
+	Evidence Evidence
+}
+
+// parseWatchdogStuck reads a WatchdogStuck line.
+func parseWatchdogStuck(s string) (WatchdogStuck, bool) {
+	w := strings.Index(s, "watchdog got stuck for ")
+	if w < 0 {
+		return WatchdogStuck{}, false
+	}
+	st := WatchdogStuck{Rank: -1, Seconds: atoiOr(wordAfter(s[w:], "watchdog got stuck for "), -1)}
+	if r := strings.LastIndex(s[:w], "Rank "); r >= 0 {
+		st.Rank = atoiOr(strings.TrimRight(wordAfter(s[r:], "Rank "), "]"), -1)
+	}
+	return st, st.Seconds >= 0
+}
