@@ -74,38 +74,19 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 	switch {
 	case strings.Contains(s, "Watchdog caught collective operation timeout"):
 		t, ok := parseWatchdogTimeout(s)
-		if !ok {
-			return false
+		if ok {
+			l.TimeoutCount++
 		}
-		l.lines.add(ln)
 		t.Evidence = At(l.src, ln)
-		l.TimeoutCount++
-		if len(l.Timeouts) < maxKept && l.once(seenKey{kind: 't', a: strconv.Itoa(t.Rank), b: strconv.FormatInt(t.SeqNum, 10), c: t.OpType}) {
-			l.Timeouts = append(l.Timeouts, t)
-		}
-		return true
+		return keepOnce(l, ln, &l.Timeouts, t, ok, seenKey{kind: 't', a: strconv.Itoa(t.Rank), b: strconv.FormatInt(t.SeqNum, 10), c: t.OpType})
 	case strings.Contains(s, "watchdog got stuck for "):
 		st, ok := parseWatchdogStuck(s)
-		if !ok {
-			return false
-		}
-		l.lines.add(ln)
 		st.Evidence = At(l.src, ln)
-		if len(l.Stuck) < maxKept && l.once(seenKey{kind: 'k', a: strconv.Itoa(st.Rank), b: strconv.Itoa(st.Seconds)}) {
-			l.Stuck = append(l.Stuck, st)
-		}
-		return true
+		return keepOnce(l, ln, &l.Stuck, st, ok, seenKey{kind: 'k', a: strconv.Itoa(st.Rank), b: strconv.Itoa(st.Seconds)})
 	case strings.Contains(s, "detected by watchdog at work"):
 		p, ok := parseWatchdogProgress(s)
-		if !ok {
-			return false
-		}
-		l.lines.add(ln)
 		p.Evidence = At(l.src, ln)
-		if len(l.Progress) < maxKept && l.once(seenKey{kind: 'w', a: strconv.Itoa(p.Rank), b: p.PG, c: strconv.FormatInt(p.Completed, 10)}) {
-			l.Progress = append(l.Progress, p)
-		}
-		return true
+		return keepOnce(l, ln, &l.Progress, p, ok, seenKey{kind: 'w', a: strconv.Itoa(p.Rank), b: p.PG, c: strconv.FormatInt(p.Completed, 10)})
 	case strings.Contains(s, "Got completion") && (strings.Contains(s, "with error") || strings.Contains(s, "status=")):
 		msg = s[strings.Index(s, "Got completion"):]
 	case strings.Contains(s, "Call to ibv_") && strings.Contains(s, " failed"):

@@ -130,3 +130,16 @@ func parseWatchdogStuck(s string) (WatchdogStuck, bool) {
 	}
 	return st, st.Seconds >= 0
 }
+
+// keepOnce records a watchdog line that parsed (ok): the line is read, and
+// v is kept unless its key was seen or the list is full. It reports ok.
+func keepOnce[T any](l *NCCLLog, ln Line, list *[]T, v T, ok bool, key seenKey) bool {
+	if !ok {
+		return false
+	}
+	l.lines.add(ln)
+	if len(*list) < maxKept && l.once(key) {
+		*list = append(*list, v)
+	}
+	return true
+}
