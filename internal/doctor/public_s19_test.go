@@ -72,3 +72,17 @@ func TestWatchdogStuckJoinsTheTimeout(t *testing.T) {
 		"[rank5]:[E626 05:14:36.393819762 ProcessGroupNCCL.cpp:1743] [PG ID 0 PG GUID 0(default_pg) Rank 5] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives.")
 	nicMustFind(t, fs, "nccl.collective.timeout", Error, "watchdog got stuck on rank 5 (480 s)")
 }
+
+// RCCL 2.27.7 on MI350X (ROCm/rccl#2188): hipIpcGetMemHandle fails at
+// p2p.cc:256, the allocator frees the buffer (an ALLOC INFO line), then the
+// return codes follow; the prefix has no pid:tid ("node [1]"). Before, the
+// free line ended the WARN's chain, the WARN had no return code and no
+// finding named the failure at all.
+func TestIPCExportFailureWithAllocLines(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/rccl-2.27.7-rocm7.2-mi350x-hipipcgetmemhandle-p2p-invalid-argument-no-pid-rccl2188.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "P2P transport could not share GPU memory with another process", "returned 1 (unhandled cuda error) through p2p.cc:709")
+	if f.Evidence[0].Line != 35 || !strings.Contains(f.Fix, "NCCL_P2P_DISABLE=1") {
+		t.Errorf("evidence %+v fix %s", f.Evidence, f.Fix)
+	}
+	nicMustFind(t, fs, "nccl.host.config", Warn, "iommu=pt")
+}

@@ -162,6 +162,10 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	switch {
 	case strings.HasPrefix(path.Base(w.Where), "nvls.cc") && strings.Contains(m, "cuda failure"):
 		return nvlsClass, true
+	case strings.Contains(m, "ipcgetmemhandle failed") || strings.Contains(m, "ipcopenmemhandle failed"):
+		return failureClass{"the P2P transport could not share GPU memory with another process (" + strings.TrimSpace(w.Message) + ")",
+			"Between GPUs of one node driven by different processes, NCCL's and RCCL's P2P transport allocates a buffer and exports it through CUDA/HIP IPC (cudaIpcGetMemHandle, hipIpcGetMemHandle) for the peer process to map. The export or the mapping fails when the processes cannot share GPU memory: containers in separate IPC namespaces or without the same devices visible, a GPU the driver does not let another process map (MPS, a VM, confidential computing), or a driver fault; it fails every communicator that needs that path at init. It is not the network.",
+			"Run the ranks of a node in one container or with a shared IPC namespace (docker --ipc=host, Kubernetes hostIPC or one pod), with the GPUs of every rank of the communicator visible to each of its processes; to confirm, rerun with NCCL_P2P_DISABLE=1 (shared memory instead): if init then passes, the IPC export is what failed, and the driver's logs (dmesg, amdgpu/nvidia) say why."}, true
 	case strings.Contains(m, " marked as failed."):
 		// 2.29 ends the line there; 2.30 adds "Initiating recovery? ...".
 		return failoverClass(m), true

@@ -132,7 +132,7 @@ func (l *NCCLLog) feedUnprefixed(ln Line, s string) {
 }
 
 func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
-	if len(l.lastWarn) > 0 && !strings.Contains(msg, " -> ") {
+	if len(l.lastWarn) > 0 && !strings.Contains(msg, " -> ") && !unwindLine(msg) {
 		// The thread moved on: return codes it prints later come from a
 		// failure of its own, not from its last WARN.
 		delete(l.lastWarn, o.thread())
@@ -258,6 +258,14 @@ func (l *NCCLLog) setLastWarn(key string, r warnRef) {
 
 // propagation attaches a return-code line ("transport/net.cc:1302 -> 6")
 // to the WARN its thread printed last.
+// unwindLine reports whether an INFO message is one NCCL prints while
+// unwinding a failure before its return codes: freeing what the failing
+// call had allocated (NCCL_DEBUG_SUBSYS=ALLOC, "ncclCudaFree: Memory used
+// = ..." after RCCL's failed hipIpcGetMemHandle).
+func unwindLine(msg string) bool {
+	return strings.HasPrefix(msg, "ncclCudaFree") || strings.HasPrefix(msg, "Cuda Free ")
+}
+
 func (l *NCCLLog) propagation(o origin, msg string, line int) {
 	where, code, ok := strings.Cut(msg, " -> ")
 	if !ok || strings.ContainsRune(where, ' ') || !strings.ContainsRune(where, ':') {

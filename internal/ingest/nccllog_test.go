@@ -461,3 +461,17 @@ func TestParseWatchdogStuck(t *testing.T) {
 		}
 	}
 }
+
+// A WARN's return codes reach it past the allocator's free line, and
+// without pid:tid the device keeps ranks' chains apart (SYNTHETIC lines in
+// RCCL's format, as ROCm/rccl#2188 printed them).
+func TestWarnChainPastFreeWithoutPID(t *testing.T) {
+	res := nicReadText(t, "x", "node [1] transport/p2p.cc:256 NCCL WARN hipIpcGetMemHandle failed : invalid argument\n"+
+		"node [1] NCCL INFO ncclCudaFree: Memory used = 34342400 on device = 1\n"+
+		"node [0] NCCL INFO transport.cc:47 -> 3\n"+
+		"node [1] NCCL INFO transport/p2p.cc:709 -> 1\n")
+	l := res.Artifacts[0].(*NCCLLog)
+	if len(l.Warnings) != 1 || l.Warnings[0].Result != 1 || len(l.Warnings[0].Chain) != 1 {
+		t.Fatalf("warnings %+v; want result 1 through p2p.cc:709 only", l.Warnings)
+	}
+}
