@@ -86,3 +86,14 @@ func TestIPCExportFailureWithAllocLines(t *testing.T) {
 	}
 	nicMustFind(t, fs, "nccl.host.config", Warn, "iommu=pt")
 }
+
+// nccl-tests' abort line pasted without its host (NVIDIA/nccl#1913,
+// "Test NCCL failure all_reduce.cu:471 'internal error ...'"). Before, the
+// line was not read and the file gave no finding at all.
+func TestTestFailureWithoutHost(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.28.9-ofi-remote-rails-mismatch-test-failure-no-host-nccl1913.txt")
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "failed at all_reduce.cu:471", "'internal error")
+	if f.Evidence[0].Line != 14 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+}
