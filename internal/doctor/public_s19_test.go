@@ -109,3 +109,17 @@ func TestResponderCompletionErrors(t *testing.T) {
 	}
 	nicMustFind(t, fs, "counters.retransmission", Info, "out_of_sequence 1811101")
 }
+
+// ibstat of a GB10 (geerlingguy/sbc-reviews#92) beside an ib_write_bw
+// between two GB10: the disabled port's "Rate: 40" is no line rate. Before,
+// it made the rates disagree and the perftest went unjudged.
+func TestDownPortRateIsNoLineRate(t *testing.T) {
+	fs := nicDiagnose(t, Options{},
+		"corpus/ethtool/ibstat-gb10-cx7-mt4129-roce-halves-200g-one-disabled-rate-40-sbcreviews92.txt",
+		"corpus/perftest/ib-write-bw-gb10-rocep-force-link-ib-mtu1024-rdmacm-111gbps.txt")
+	f := nicMustFind(t, fs, "perftest.bw.low", Warn, "best 111.6 Gb/s", "56% of the 200.0 Gb/s link rate")
+	if !strings.Contains(f.Evidence[0].Text, "Rate: 200") {
+		t.Errorf("rate evidence %+v", f.Evidence)
+	}
+	nicMustFind(t, fs, "devinfo.port.down", Warn, "roceP2p1s0f1 port 1")
+}
