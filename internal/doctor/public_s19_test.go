@@ -123,3 +123,13 @@ func TestDownPortRateIsNoLineRate(t *testing.T) {
 	}
 	nicMustFind(t, fs, "devinfo.port.down", Warn, "roceP2p1s0f1 port 1")
 }
+
+// An nccl-tests output cut in its device list (nebius/soperator#428).
+// Before, it gave no finding at all, as if the run were clean.
+func TestNCCLTestsPreambleOnly(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/preamble-only-h100-2n-srun-mpi-cut-before-table-soperator428.txt")
+	f := nicMustFind(t, fs, "nccltests.rows.none", Info, "ends in its preamble (12 rank lines)")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 4 || f.Evidence[1].Line != 18 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+}
