@@ -133,3 +133,14 @@ func TestNCCLTestsPreambleOnly(t *testing.T) {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 }
+
+// The watchdog's line wrapped by a terminal (huggingface/open-r1#620): the
+// WorkNCCL fields end one line, "Timeout(ms)=... ran for ..." starts the
+// next. Before, the file was "in no format rocelab recognises".
+func TestWrappedWatchdogLine(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/pytorch-watchdog-terminate-wrapped-130-columns-broadcast-seq4-openr1-620.txt")
+	f := nicMustFind(t, fs, "nccl.collective.timeout", Error, "BROADCAST (SeqNum 4) on rank 2")
+	if f.Evidence[0].Line != 4 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+}

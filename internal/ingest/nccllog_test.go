@@ -475,3 +475,15 @@ func TestWarnChainPastFreeWithoutPID(t *testing.T) {
 		t.Fatalf("warnings %+v; want result 1 through p2p.cc:709 only", l.Warnings)
 	}
 }
+
+// A wrapped watchdog line keeps its WorkNCCL fields; how long it ran is
+// on the next line, unread.
+func TestParseWatchdogTimeoutWrapped(t *testing.T) {
+	tm, ok := parseWatchdogTimeout("ed with exception: [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=4, OpType=BROADCAST, NumelIn=112, NumelOut=112,")
+	if !ok || tm.Rank != 2 || tm.SeqNum != 4 || tm.OpType != "BROADCAST" || tm.NumelIn != 112 || tm.RanMS != -1 || tm.TimeoutMS != -1 {
+		t.Errorf("%+v %v", tm, ok)
+	}
+	if _, ok := parseWatchdogTimeout("Watchdog caught collective operation timeout: WorkNCCL("); ok {
+		t.Error("a line with no field read as a timeout")
+	}
+}

@@ -10,7 +10,8 @@ import (
 
 // parseWatchdogTimeout reads a ProcessGroupNCCL watchdog timeout line:
 // the rank ("[Rank 0]" or "[PG 1 Rank 0]" before "Watchdog"), the
-// WorkNCCL(...) fields and how long the collective ran.
+// WorkNCCL(...) fields and how long the collective ran (-1 when a wrapped
+// line leaves it to the next).
 func parseWatchdogTimeout(s string) (CollectiveTimeout, bool) {
 	t := CollectiveTimeout{Rank: -1, SeqNum: -1, NumelIn: -1, NumelOut: -1, TimeoutMS: -1, RanMS: -1}
 	w := strings.Index(s, "Watchdog caught collective operation timeout")
@@ -21,10 +22,9 @@ func parseWatchdogTimeout(s string) (CollectiveTimeout, bool) {
 	if !ok {
 		return t, false
 	}
-	fields, after, ok := strings.Cut(body, ") ran for ")
-	if !ok {
-		return t, false
-	}
+	// A terminal that wrapped the line leaves its end, ") ran for N
+	// milliseconds", on the next line: the fields before are still read.
+	fields, after, _ := strings.Cut(body, ") ran for ")
 	for _, f := range strings.Split(fields, ", ") {
 		k, v, _ := strings.Cut(f, "=")
 		n, err := strconv.ParseInt(v, 10, 64)
