@@ -47,7 +47,9 @@ func checkBusBW(inc *Incident) []Finding {
 		for _, r := range t.Runs {
 			if len(r.Rows) == 0 {
 				// A failed call explains an empty table (nccltests.failed).
-				if len(r.Truncated) == 0 && t.FailureCount == 0 {
+				// A split launch's preambles are reported as the split
+				// (nccltests.ranks.split), not as runs cut short.
+				if len(r.Truncated) == 0 && t.FailureCount == 0 && (r.Header.Line > 0 || !splitRun(t, r)) {
 					if f, ok := noRows(r); ok {
 						fs = append(fs, f.per(t.Source()+" "+collName(r), "run", "nccl-tests tables without a size"))
 					}
