@@ -144,3 +144,22 @@ func TestWrappedWatchdogLine(t *testing.T) {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 }
+
+// NCCL 2.29.7's last error under PyTorch's DistBackendError
+// (NVIDIA/nccl#2077): NVLS could not bind multicast memory, CUDA error 2,
+// the NVSwitches' multicast slots used up by many communicators. Before,
+// the paste was "in no format rocelab recognises".
+func TestNVLSMulticastOutOfMemory(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/pytorch-distbackenderror-nccl-2.29.7-nvls-multicast-bind-out-of-memory-nccl2077.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Warn, "multicast resources are used up (CUDA error 2, out of memory)")
+	if f.Evidence[0].Line != 5 || !strings.Contains(f.Fix, "NCCL_NVLS_ENABLE=0") {
+		t.Errorf("evidence %+v fix %s", f.Evidence, f.Fix)
+	}
+	// The same failure as NCCL's own WARN (SYNTHETIC line in nvls.cc's
+	// format) with its return code.
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"h:1:2 [0] transport/nvls.cc:166 NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 2 'out of memory'.",
+		"h:1:2 [0] NCCL INFO transport/nvls.cc:260 -> 1")
+	nicMustFind(t, fs, "nccl.warn.error", Error, "multicast resources are used up", "returned 1 (unhandled cuda error)")
+}

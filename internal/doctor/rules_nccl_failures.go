@@ -160,7 +160,10 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		socket = socket || strings.HasPrefix(path.Base(c), "bootstrap.cc")
 	}
 	switch {
-	case strings.HasPrefix(path.Base(w.Where), "nvls.cc") && strings.Contains(m, "cuda failure"):
+	case strings.Contains(m, "nvlink sharp (nvls)") && strings.Contains(m, "cuda error 2 "):
+		return nvlsOutOfMemory, true
+	case strings.HasPrefix(path.Base(w.Where), "nvls.cc") && strings.Contains(m, "cuda failure"),
+		strings.Contains(m, "nvlink sharp (nvls)") && strings.Contains(m, "cuda error"):
 		return nvlsClass, true
 	case strings.Contains(m, "ipcgetmemhandle failed") || strings.Contains(m, "ipcopenmemhandle failed"):
 		return failureClass{"the P2P transport could not share GPU memory with another process (" + strings.TrimSpace(w.Message) + ")",
@@ -242,6 +245,17 @@ func socketTransport(chain []string) bool {
 var nvlsClass = failureClass{"NVLink SHARP (NVLS) could not set up its multicast memory (a CUDA call in transport/nvls.cc failed)",
 	"On NVSwitch servers (H100/H200/B200 HGX, GB200) NCCL builds NVLS channels by creating a multicast object on the NVSwitches and binding each GPU's memory to it; the CUDA call fails with 'invalid argument' when the fabric cannot give one: the Fabric Manager was restarted or stopped while the GPUs kept their state (its guide has the GPUs reset between), the driver and Fabric Manager versions differ, or multicast is not available to this process (a container or VM without the fabric). It fails every communicator at init, whatever the RDMA network does.",
 	"Rerun with NCCL_NVLS_ENABLE=0: if the job then starts, NVLS is the cause. Then check `nvidia-smi -q | grep -A2 Fabric` (State Completed, Status Success), that nvidia-fabricmanager runs the driver's version, and reboot (or reset the GPUs) after a Fabric Manager restart; nvbandwidth's multicast tests show whether the node can do NVLS at all."}
+
+// nvlsOutOfMemory is NVLS failing to bind multicast memory with CUDA error
+// 2 (out of memory): the NVSwitches' multicast objects are used up. NCCL
+// 2.29 sets NVLS up for every communicator it can, sub-communicators of a
+// few ranks too, and each holds its objects until it is destroyed; an
+// NVSwitch system has a fixed number (128 slots on H200 HGX, per the Fabric
+// Manager log of NVIDIA/nccl#2077), and 2.29 no longer falls back without
+// NVLS when they run out.
+var nvlsOutOfMemory = failureClass{"NVLink SHARP (NVLS) could not bind its multicast memory: the NVSwitches' multicast resources are used up (CUDA error 2, out of memory)",
+	"NCCL sets up NVLS multicast objects on the NVSwitches for each communicator that can use them and keeps them until the communicator is destroyed; a process that creates many communicators (FSDP or tensor-parallel sub-groups, one per layer group) uses up the fabric's fixed number of multicast slots, and the next bind fails with out of memory although GPU memory is free. NCCL 2.29 reports this as an error instead of running that communicator without NVLS.",
+	"Set NCCL_NVLS_ENABLE=0 for the job, or keep NVLS off the small communicators (NCCL 2.30's communicator config can disable NVLS per communicator; destroy communicators no longer used); the Fabric Manager log shows 'all the NVSwitch multicast resources/slot ids are used' when this is the cause."}
 
 // failoverClass is the class of NCCL's IB resiliency WARN
 // (transport/net_ib/p2p_resiliency.cc) "Device N marked as failed." (2.29)

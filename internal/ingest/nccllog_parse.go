@@ -93,6 +93,12 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 		msg = s[strings.Index(s, "Call to ibv_"):]
 	case strings.Contains(s, "ncclIbRoceGetVersionNum"):
 		msg = s
+	case strings.Contains(s, "NVLink SHARP (NVLS)") && strings.Contains(s, "CUDA error"):
+		// NVLS's failure as NCCL's last error, which PyTorch prints
+		// under its DistBackendError without NCCL's prefix: "Failed to
+		// bind NVLink SHARP (NVLS) Multicast memory of size 2097152 :
+		// CUDA error 2 'out of memory'." (NCCL 2.2x transport/nvls.cc).
+		msg = s[max(strings.Index(s, "Failed "), 0):]
 	default:
 		return false
 	}
