@@ -205,7 +205,7 @@ func roceInUse(inc *Incident, samples []ingest.CounterSample) (bool, []Evidence)
 	}
 	for _, p := range All[*ingest.Perftest](inc) {
 		for _, r := range p.Runs {
-			if r.LinkType == "Ethernet" {
+			if r.RoCE() {
 				return true, []Evidence{r.Fields["Link type"]}
 			}
 		}

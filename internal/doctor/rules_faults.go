@@ -19,6 +19,7 @@ import (
 func faultRules() []Rule {
 	return []Rule{
 		{IDs: []string{"counters.retry_exceeded"}, Check: checkRetryExceeded},
+		{IDs: []string{"counters.responder_errors"}, Check: checkResponderErrors},
 		{IDs: []string{"counters.pause.from_host"}, Check: checkHostPause},
 		{IDs: []string{"switch.pfcwd.storm"}, Check: checkWatchdogCounters},
 	}
@@ -62,6 +63,31 @@ func checkRetryExceeded(inc *Incident) []Finding {
 				"every request behind it is flushed (status 5, req_cqe_flush_error). NCCL reports it as \"Got completion from peer … with status=12\" and the job aborts, about 34 s after the path died. Counted " + window(s) + ".",
 			Fix: fix,
 		}, s, "retry exceeded")}
+	})
+}
+
+// checkResponderErrors reports resp_cqe_error: receive work requests this
+// host, as the responder, completed with an error, most often flushed when
+// the queue pair went to the error state.
+func checkResponderErrors(inc *Incident) []Finding {
+	return perSample(inc, ingest.KindHWCounters, func(s *ingest.CounterSample) []Finding {
+		errs, ok := s.Concept(counters.RespCQEError, counters.NoDir, 0)
+		if !ok || errs.Value == 0 {
+			return nil
+		}
+		ev := []ingest.Reading{errs}
+		flushed := ""
+		if r, ok := s.Concept(counters.RespCQEFlushError, counters.NoDir, 0); ok && r.Value > 0 {
+			ev = append(ev, r)
+			flushed = fmt.Sprintf(" (resp_cqe_flush_error %d: flushed)", r.Value)
+		}
+		return []Finding{perPort(Finding{
+			ID: "counters.responder_errors", Severity: weaken(Warn, s.IsDelta()), Layer: LayerRDMA,
+			Title:     fmt.Sprintf("%s: %d receive work requests completed with an error at this host as responder (resp_cqe_error)%s", s.Name(), errs.Value, flushed),
+			Evidence:  readingsEvidence(ev...),
+			Mechanism: "resp_cqe_error counts completions with an error on the responder side, the receive work requests a queue pair had posted; resp_cqe_flush_error those flushed because the queue pair went to the error state. A connection whose peer failed (its retries ran out, it was killed) or that was torn down with receives still posted flushes every one of them, so a job ending badly leaves thousands; errors that grow while a job runs mean its connections keep breaking. Counted " + window(s) + ".",
+			Fix:       "Take a before/after pair of the counters around the job: if resp_cqe_error grows while it runs, find the peers whose queue pairs fail (their req_cqe_error and local_ack_timeout_err, NCCL's 'Got completion ... status=' lines) and the path between them; a count since driver load alone can be old jobs' teardown.",
+		}, s, "responder completion errors")}
 	})
 }
 

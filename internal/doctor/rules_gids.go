@@ -519,7 +519,7 @@ func roceInReach(inc *Incident, at ingest.Scope) (Evidence, bool) {
 			continue
 		}
 		for _, r := range p.Runs {
-			if r.LinkType == "Ethernet" {
+			if r.RoCE() {
 				return r.Fields["Link type"], true
 			}
 		}

@@ -160,8 +160,15 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		socket = socket || strings.HasPrefix(path.Base(c), "bootstrap.cc")
 	}
 	switch {
-	case strings.HasPrefix(path.Base(w.Where), "nvls.cc") && strings.Contains(m, "cuda failure"):
+	case strings.Contains(m, "nvlink sharp (nvls)") && strings.Contains(m, "cuda error 2 "):
+		return nvlsOutOfMemory, true
+	case strings.HasPrefix(path.Base(w.Where), "nvls.cc") && strings.Contains(m, "cuda failure"),
+		strings.Contains(m, "nvlink sharp (nvls)") && strings.Contains(m, "cuda error"):
 		return nvlsClass, true
+	case strings.Contains(m, "ipcgetmemhandle failed") || strings.Contains(m, "ipcopenmemhandle failed"):
+		return failureClass{"the P2P transport could not share GPU memory with another process (" + strings.TrimSpace(w.Message) + ")",
+			"Between GPUs of one node driven by different processes, NCCL's and RCCL's P2P transport allocates a buffer and exports it through CUDA/HIP IPC (cudaIpcGetMemHandle, hipIpcGetMemHandle) for the peer process to map. The export or the mapping fails when the processes cannot share GPU memory: containers in separate IPC namespaces or without the same devices visible, a GPU the driver does not let another process map (MPS, a VM, confidential computing), or a driver fault; it fails every communicator that needs that path at init. It is not the network.",
+			"Run the ranks of a node in one container or with a shared IPC namespace (docker --ipc=host, Kubernetes hostIPC or one pod), with the GPUs of every rank of the communicator visible to each of its processes; to confirm, rerun with NCCL_P2P_DISABLE=1 (shared memory instead): if init then passes, the IPC export is what failed, and the driver's logs (dmesg, amdgpu/nvidia) say why."}, true
 	case strings.Contains(m, " marked as failed."):
 		// 2.29 ends the line there; 2.30 adds "Initiating recovery? ...".
 		return failoverClass(m), true
@@ -169,6 +176,10 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return failoverOut("NCCL's IB port failover had no NIC left to move the connection to", "every device of it has failed"), true
 	case strings.Contains(m, "no support for more than a single failed device"):
 		return failoverOut("NCCL's IB port failover stopped: a second device of a merged NIC failed", "a second device of it fails (the failover handles one)"), true
+	case strings.Contains(m, "neither af_inet") && socketTransport(w.Chain):
+		return failureClass{"the socket transport was handed a peer address that is no IP address",
+			"The error returns through the socket transport (net_socket.cc), not the bootstrap: NCCL was connecting a point-to-point channel to a peer and the handle it read for that peer holds no IP address (family 1 is AF_UNIX, 0 an empty one), because the peer had not yet sent its side. NCCL sets a send/recv connection up when both ranks post their halves within one group; an ncclSend and ncclRecv called outside ncclGroupStart/ncclGroupEnd, with both ranks sending first, starts the connection before the matching receive exists (NVIDIA/nccl#2057). The network is not at fault.",
+			"Wrap each rank's paired ncclSend/ncclRecv in ncclGroupStart()/ncclGroupEnd() (torch.distributed: batch_isend_irecv, or isend/irecv rather than blocking send before recv), or order them so that one rank receives first; then rerun."}, true
 	case strings.Contains(m, "neither af_inet"):
 		return failureClass{"the bootstrap address this rank was given is no IP address",
 			"A rank connects to the others through the address in the ncclUniqueId that rank 0 created and the launcher handed to every rank; an address family that is neither AF_INET nor AF_INET6 means this rank's unique id is not one rank 0 made: the ranks did not share it (nccl-tests built without MPI=1 yet started by mpirun, a launcher whose broadcast never reached this rank, a garbled NCCL_COMM_ID). No connection was ever attempted.",
@@ -185,6 +196,46 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	return failureClass{}, false
 }
 
+// sharedMemOver returns the lines of w's host saying that NCCL's kernels
+// ask for more shared memory than the GPU gives ("ncclMaxSharedMem 82240
+// exceeds device/fn maxSharedMem 79856") when w is a CUDA call failing with
+// 'invalid argument' in NCCL's launch path (enqueue.cc): the launch that
+// request made fail.
+func sharedMemOver(l *ingest.NCCLLog, w ingest.Warning) []Evidence {
+	if !strings.HasPrefix(path.Base(w.Where), "enqueue.cc") || !strings.Contains(w.Message, "'invalid argument'") {
+		return nil
+	}
+	var out []Evidence
+	for i, h := range l.SharedMemOver.Hosts {
+		if h == w.Host {
+			out = append(out, l.SharedMemOver.First[i])
+		}
+	}
+	return out
+}
+
+// sharedMemClass is NCCL's kernel launch failing because its build asks
+// for more shared memory per block than the GPU has (NVIDIA/nccl-tests#287:
+// NCCL 2.25.1 on the RTX 5090's sm_120, 82240 against 79856 bytes; NCCL's
+// maintainers fixed the unroll for that architecture in 2.26).
+var sharedMemClass = failureClass{"NCCL's kernels ask for more shared memory than this GPU gives a block, so their launch failed ('invalid argument')",
+	"NCCL sizes its kernels' shared memory for the GPU architectures it knows; INFO's 'ncclMaxSharedMem N exceeds device/fn maxSharedMem M' says this build asks for more than the GPU allows, and the first collective's kernel launch then fails with cudaErrorInvalidValue. It happens when the NCCL release predates the GPU (NCCL 2.25 on Blackwell GeForce/RTX PRO, sm_120) and fails on every run, whatever the network does.",
+	"Use an NCCL release that supports the GPU's architecture (2.26 or later for sm_120), built for it (NVCC_GENCODE with the GPU's compute capability); check the 'NCCL version' line of every rank (PyTorch wheels bundle their own libnccl)."}
+
+// socketTransport reports whether an error chain passes through NCCL's
+// socket transport (transport/net_socket.cc) before any bootstrap file.
+func socketTransport(chain []string) bool {
+	for _, c := range chain {
+		switch b := path.Base(c); {
+		case strings.HasPrefix(b, "bootstrap.cc"):
+			return false
+		case strings.HasPrefix(b, "net_socket.cc"):
+			return true
+		}
+	}
+	return false
+}
+
 // nvlsClass is a CUDA call of NCCL's NVLink SHARP transport failing
 // (transport/nvls.cc, "Cuda failure 1 'invalid argument'"): creating or
 // binding the multicast object through the NVSwitches. NCCL's maintainers
@@ -194,6 +245,17 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 var nvlsClass = failureClass{"NVLink SHARP (NVLS) could not set up its multicast memory (a CUDA call in transport/nvls.cc failed)",
 	"On NVSwitch servers (H100/H200/B200 HGX, GB200) NCCL builds NVLS channels by creating a multicast object on the NVSwitches and binding each GPU's memory to it; the CUDA call fails with 'invalid argument' when the fabric cannot give one: the Fabric Manager was restarted or stopped while the GPUs kept their state (its guide has the GPUs reset between), the driver and Fabric Manager versions differ, or multicast is not available to this process (a container or VM without the fabric). It fails every communicator at init, whatever the RDMA network does.",
 	"Rerun with NCCL_NVLS_ENABLE=0: if the job then starts, NVLS is the cause. Then check `nvidia-smi -q | grep -A2 Fabric` (State Completed, Status Success), that nvidia-fabricmanager runs the driver's version, and reboot (or reset the GPUs) after a Fabric Manager restart; nvbandwidth's multicast tests show whether the node can do NVLS at all."}
+
+// nvlsOutOfMemory is NVLS failing to bind multicast memory with CUDA error
+// 2 (out of memory): the NVSwitches' multicast objects are used up. NCCL
+// 2.29 sets NVLS up for every communicator it can, sub-communicators of a
+// few ranks too, and each holds its objects until it is destroyed; an
+// NVSwitch system has a fixed number (128 slots on H200 HGX, per the Fabric
+// Manager log of NVIDIA/nccl#2077), and 2.29 no longer falls back without
+// NVLS when they run out.
+var nvlsOutOfMemory = failureClass{"NVLink SHARP (NVLS) could not bind its multicast memory: the NVSwitches' multicast resources are used up (CUDA error 2, out of memory)",
+	"NCCL sets up NVLS multicast objects on the NVSwitches for each communicator that can use them and keeps them until the communicator is destroyed; a process that creates many communicators (FSDP or tensor-parallel sub-groups, one per layer group) uses up the fabric's fixed number of multicast slots, and the next bind fails with out of memory although GPU memory is free. NCCL 2.29 reports this as an error instead of running that communicator without NVLS.",
+	"Set NCCL_NVLS_ENABLE=0 for the job, or keep NVLS off the small communicators (NCCL 2.30's communicator config can disable NVLS per communicator; destroy communicators no longer used); the Fabric Manager log shows 'all the NVSwitch multicast resources/slot ids are used' when this is the cause."}
 
 // failoverClass is the class of NCCL's IB resiliency WARN
 // (transport/net_ib/p2p_resiliency.cc) "Device N marked as failed." (2.29)
@@ -245,6 +307,10 @@ func checkWarnErrors(inc *Incident) []Finding {
 				continue // a host setting (nccl.host.config), never a cause
 			}
 			c, ok := warnClass(w)
+			over := sharedMemOver(l, w)
+			if over != nil {
+				c, ok = sharedMemClass, true
+			}
 			if !ok && w.Result <= 0 {
 				continue
 			}
@@ -260,6 +326,9 @@ func checkWarnErrors(inc *Incident) []Finding {
 			}
 			key := c.what + "\x00" + path.Base(w.Where)
 			g := gs.add(key, c, strings.TrimSpace(w.Message), w.Host, w.Evidence)
+			for _, e := range over {
+				g.ev.add(e)
+			}
 			cause[proc] = g
 			if w.Result > 0 && result[g] <= 0 {
 				result[g], chain[g] = w.Result, w.Chain

@@ -26,14 +26,16 @@ func ncclTimeoutRules() []Rule {
 func checkCollectiveTimeouts(inc *Incident) []Finding {
 	var ts []ingest.CollectiveTimeout
 	var progress []ingest.WatchdogProgress
+	var stuck []ingest.WatchdogStuck
 	ncclErrors := 0
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		ts = append(ts, l.Timeouts...)
 		progress = append(progress, l.Progress...)
+		stuck = append(stuck, l.Stuck...)
 		ncclErrors += l.CompletionCount + l.SetupCount + l.AsyncEventCount
 	}
 	if len(ts) == 0 {
-		return nil
+		return stuckAlone(stuck)
 	}
 	var ev evidence
 	var ops, seqs, ranks []string
@@ -77,6 +79,9 @@ func checkCollectiveTimeouts(inc *Incident) []Finding {
 		mech += " " + mismatch + ": if these ranks share the process group (PyTorch numbers each group's collectives on its own), they called different collectives at the same point of the program, and as NCCL matches collectives by their order alone each waits for peers that will never join it; the program diverged (a collective under a rank-dependent branch, an uneven last batch, a save or evaluation step only some ranks run), which no network setting fixes."
 	}
 	mech += watchdogProgress(progressOfOneLog(progress), &ev)
+	if st := stuckRanks(stuck, &ev); st != "" {
+		mech = strings.TrimSuffix(mech, ".") + "; on " + st + " PyTorch's heartbeat monitor found the watchdog thread itself blocked in a CUDA or NCCL call that did not return, and aborts those processes."
+	}
 	if ncclErrors > 0 {
 		mech += fmt.Sprintf(" This incident also holds %s from NCCL's IB transport: those findings are the likely cause, the timeout their consequence.", plural(ncclErrors, "error line", "error lines"))
 	} else {
@@ -92,6 +97,49 @@ func checkCollectiveTimeouts(inc *Incident) []Finding {
 		Evidence:  ev.sorted(),
 		Mechanism: mech,
 		Fix:       fix,
+	}}
+}
+
+const stuckWhy = "it made no progress for longer than TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC because a CUDA or NCCL call it made (an event query, a communicator abort) did not return, which is what a GPU kernel waiting on data from a peer that never sends does to every call behind it."
+
+// stuckRanks describes the ranks whose watchdog got stuck ("ranks 5 and 7
+// (480 s)") and adds their lines to ev; "" when there are none.
+func stuckRanks(stuck []ingest.WatchdogStuck, ev *evidence) string {
+	if len(stuck) == 0 {
+		return ""
+	}
+	var ranks []string
+	secs := -1
+	for _, s := range stuck {
+		ev.add(s.Evidence)
+		if s.Rank >= 0 {
+			ranks = append(ranks, strconv.Itoa(s.Rank))
+		}
+		secs = max(secs, s.Seconds)
+	}
+	ranks = distinct(ranks)
+	slices.SortFunc(ranks, func(a, b string) int { return atoi(a) - atoi(b) })
+	who := plural(len(stuck), "rank", "ranks")
+	if len(ranks) > 0 {
+		who = "rank" + map[bool]string{true: " ", false: "s "}[len(ranks) == 1] + list(ranks, 8)
+	}
+	return fmt.Sprintf("%s (%d s)", who, secs)
+}
+
+// stuckAlone reports the heartbeat monitor's lines when no watchdog timeout
+// line is in the inputs: the ranks hang inside NCCL or CUDA.
+func stuckAlone(stuck []ingest.WatchdogStuck) []Finding {
+	var ev evidence
+	st := stuckRanks(stuck, &ev)
+	if st == "" {
+		return nil
+	}
+	return []Finding{{
+		ID: "nccl.collective.timeout", Severity: Error, Layer: LayerNCCL,
+		Title:     "PyTorch's watchdog got stuck on " + st + ": the ranks hang inside an NCCL or CUDA call",
+		Evidence:  ev.sorted(),
+		Mechanism: "PyTorch's heartbeat monitor watches the ProcessGroupNCCL watchdog thread; " + stuckWhy + " The monitor then aborts the process. No collective timeout line is in the inputs: read the other ranks' logs for the first one that stopped, and its NCCL WARN lines.",
+		Fix:       "Find why NCCL stopped progressing: the ranks' NCCL_DEBUG=WARN output and the RDMA counters of their hosts for the same minutes, and TORCH_NCCL_DUMP_ON_TIMEOUT=1 for the flight recorder's per-rank state. A longer TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC only delays the abort.",
 	}}
 }
 

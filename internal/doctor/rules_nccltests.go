@@ -47,8 +47,12 @@ func checkBusBW(inc *Incident) []Finding {
 		for _, r := range t.Runs {
 			if len(r.Rows) == 0 {
 				// A failed call explains an empty table (nccltests.failed).
-				if r.Header.Line > 0 && len(r.Truncated) == 0 && t.FailureCount == 0 {
-					fs = append(fs, noRows(r).per(t.Source()+" "+collName(r), "run", "nccl-tests tables without a size"))
+				// A split launch's preambles are reported as the split
+				// (nccltests.ranks.split), not as runs cut short.
+				if len(r.Truncated) == 0 && t.FailureCount == 0 && (r.Header.Line > 0 || !splitRun(t, r)) {
+					if f, ok := noRows(r); ok {
+						fs = append(fs, f.per(t.Source()+" "+collName(r), "run", "nccl-tests tables without a size"))
+					}
 				}
 				continue
 			}
@@ -181,15 +185,34 @@ func mnnvlPlateau(r *ingest.TestRun, p ingest.Plateau, nv Evidence) Finding {
 }
 
 // noRows reports a table whose header came and no size after it:
-// nccl-tests prints a size's row when its iterations are done.
-func noRows(r *ingest.TestRun) Finding {
-	return Finding{
-		ID: "nccltests.rows.none", Severity: Warn, Layer: LayerNCCL,
-		Title:     fmt.Sprintf("%s printed its table header and no size: the first collective never finished, or the output was cut", testName(r)),
-		Evidence:  []Evidence{r.Header},
-		Mechanism: "nccl-tests prints a size's row once that size's iterations are done; a header with nothing under it is a job that hung or died in its first collective (a wrong GID or route, a peer that never connected, a crash), unless the output was cut there.",
-		Fix:       "Read the end of the job's output and its NCCL log (NCCL_DEBUG=INFO) for a WARN, a timeout or a crash at the first size; if the output was cut, give all of it.",
+// nccl-tests prints a size's row when its iterations are done. A run
+// whose output ends in its preamble (the parameters or the device list)
+// and rank lines before any header is reported at info: nothing was
+// measured, and nothing says whether the job ran on.
+func noRows(r *ingest.TestRun) (Finding, bool) {
+	if r.Header.Line > 0 {
+		return Finding{
+			ID: "nccltests.rows.none", Severity: Warn, Layer: LayerNCCL,
+			Title:     fmt.Sprintf("%s printed its table header and no size: the first collective never finished, or the output was cut", testName(r)),
+			Evidence:  []Evidence{r.Header},
+			Mechanism: "nccl-tests prints a size's row once that size's iterations are done; a header with nothing under it is a job that hung or died in its first collective (a wrong GID or route, a peer that never connected, a crash), unless the output was cut there.",
+			Fix:       "Read the end of the job's output and its NCCL log (NCCL_DEBUG=INFO) for a WARN, a timeout or a crash at the first size; if the output was cut, give all of it.",
+		}, true
 	}
+	// A banner alone is no run cut short: independent processes print
+	// one each, and their rank lines and table follow the last one.
+	n := len(r.Ranks)
+	if n == 0 {
+		return Finding{}, false
+	}
+	last := r.Ranks[n-1].Evidence
+	return Finding{
+		ID: "nccltests.rows.none", Severity: Info, Layer: LayerInput,
+		Title:     fmt.Sprintf("%s: the output ends in its preamble (%s), before the table: nothing measured, nothing judged", testName(r), plural(r.RankCount, "rank line", "rank lines")),
+		Evidence:  evidenceInOrder([]Evidence{r.Params, last}),
+		Mechanism: "nccl-tests prints its parameters and one line per rank, then NCCL sets the communicator up, then the table's header and a row per size. This output stops before the header: it was cut (a paste, a log not yet flushed), or the job never got through NCCL's init, which its NCCL log would show.",
+		Fix:       "Give the job's whole output, with NCCL_DEBUG=INFO if it stopped at init.",
+	}, true
 }
 
 func smallSizes(r *ingest.TestRun) Finding {

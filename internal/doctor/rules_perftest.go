@@ -321,14 +321,21 @@ const mtuMechanism = "RoCE's path MTU is the largest IB MTU (256–4096) that fi
 // checkMTU reports RoCE ports and runs at an IB MTU below 4096.
 func checkMTU(inc *Incident) []Finding {
 	fs := perRun(inc, func(pf *ingest.Perftest, r *ingest.PerftestRun) []Finding {
-		if r.LinkType != "Ethernet" || r.MTU <= 0 || r.MTU >= 4096 {
+		if !r.RoCE() || r.MTU <= 0 || r.MTU >= 4096 {
 			return nil
 		}
 		nd := nameOr(netdevOf(inc, pf.Scope(), r.Device), "<netdev>")
+		forced := ""
+		if r.LinkType != "Ethernet" {
+			forced = fmt.Sprintf("; %s is rdma-core's name for a RoCE device, which perftest printed as Link type %s", r.Device, r.LinkType)
+			if r.ForcedLink != "" {
+				forced += " because of --force-link " + r.ForcedLink
+			}
+		}
 		return []Finding{perPerftest(Finding{
 			ID: "perftest.mtu.small", Severity: Warn, Layer: LayerNCCL,
-			Title:     fmt.Sprintf("%s: RoCE MTU %d (netdev MTU below 4192, e.g. 1500)", r.Name(), r.MTU),
-			Evidence:  evidenceInOrder([]Evidence{r.Fields["Mtu"], r.Fields["Link type"]}),
+			Title:     fmt.Sprintf("%s: RoCE MTU %d (netdev MTU below 4192, e.g. 1500)%s", r.Name(), r.MTU, forced),
+			Evidence:  evidenceInOrder([]Evidence{r.Fields["--force-link"], r.Fields["Mtu"], r.Fields["Link type"]}),
 			Mechanism: mtuMechanism,
 			Fix:       fmt.Sprintf("ip link set %s mtu 9000 on both hosts (and jumbo frames on every switch port in the path); ibv_devinfo must then show active_mtu: 4096 (5).", nd),
 		}, r, "RoCE MTU below 4096", nd, "<netdev>")}

@@ -86,12 +86,16 @@ func (d *Devinfo) GIDEntries() []GIDEntry {
 	return out
 }
 
-// LinkSpeeds returns each port's active_speed × active_width.
+// LinkSpeeds returns each active port's active_speed × active_width (and each
+// port's when the output gives no state).
 func (d *Devinfo) LinkSpeeds() []LinkSpeed {
 	var out []LinkSpeed
 	for _, dev := range d.Devices {
 		for _, p := range dev.Ports {
-			if p.Rate > 0 {
+			// A port that is down states no line rate: ibstat prints
+			// "Rate: 40" for a disabled 200G port, its speed field's
+			// default, not a link.
+			if p.Rate > 0 && (p.State == "" || strings.HasPrefix(p.State, "PORT_ACTIVE")) {
 				out = append(out, LinkSpeed{Device: dev.Name, Rate: p.Rate, Evidence: p.Evidence["active_speed"]})
 			}
 		}

@@ -69,8 +69,9 @@ func TestDevinfoVerbose(t *testing.T) {
 	if len(p.GIDs) != 2 || p.GIDs[0].Version != "" || p.GIDs[1].Index != 3 || p.GIDs[1].Port != 1 {
 		t.Errorf("GIDs %+v", p.GIDs)
 	}
+	// mlx5_2's port is down: its 4X 100G is no line rate.
 	ls := d.LinkSpeeds()
-	if len(ls) != 2 || ls[0].Rate != 100*unit.Gbps || ls[1].Rate != 400*unit.Gbps || ls[1].Device != "mlx5_2" {
+	if len(ls) != 1 || ls[0].Rate != 100*unit.Gbps || ls[0].Device != "mlx5_0" {
 		t.Errorf("speeds %+v", ls)
 	}
 }

@@ -49,6 +49,11 @@ type NCCLLog struct {
 	NoIBDevice HostLines
 	// VerbsMissing holds "Failed to open libibverbs.so" warnings.
 	VerbsMissing HostLines
+	// SharedMemOver holds "ncclMaxSharedMem 82240 exceeds device/fn
+	// maxSharedMem 79856" (NCCL 2.25 at INFO): the kernels of this NCCL
+	// build ask for more shared memory than the GPU gives a block, and
+	// their launch fails.
+	SharedMemOver HostLines
 	// Plugins holds the net plugin lines ("NET/Plugin ...", "Plugin Path",
 	// "P2P plugin IBext", "Using non-device net plugin").
 	Plugins HostLines
@@ -114,6 +119,9 @@ type NCCLLog struct {
 	// Progress holds the watchdog's account of each rank's process group
 	// after a timeout: the last work it enqueued and completed.
 	Progress []WatchdogProgress
+	// Stuck holds the heartbeat monitor's lines of ranks whose watchdog
+	// thread made no progress, one per rank and duration.
+	Stuck []WatchdogStuck
 	// Warnings holds the other WARN lines.
 	Warnings []Warning
 	// WarningCount counts every other WARN line, kept or not.

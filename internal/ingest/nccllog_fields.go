@@ -17,6 +17,11 @@ type origin struct {
 // thread identifies the printing thread for grouping a WARN with the
 // return-code lines after it.
 func (o origin) thread() string {
+	if o.pid < 0 && o.tid < 0 {
+		// A prefix without pid and tid ("node [1] NCCL INFO ..."): the
+		// device tells the ranks' threads apart.
+		return o.host + "::[" + strconv.Itoa(o.dev) + "]"
+	}
 	return o.host + ":" + strconv.Itoa(o.pid) + ":" + strconv.Itoa(o.tid)
 }
 

@@ -74,33 +74,31 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 	switch {
 	case strings.Contains(s, "Watchdog caught collective operation timeout"):
 		t, ok := parseWatchdogTimeout(s)
-		if !ok {
-			return false
+		if ok {
+			l.TimeoutCount++
 		}
-		l.lines.add(ln)
 		t.Evidence = At(l.src, ln)
-		l.TimeoutCount++
-		if len(l.Timeouts) < maxKept && l.once(seenKey{kind: 't', a: strconv.Itoa(t.Rank), b: strconv.FormatInt(t.SeqNum, 10), c: t.OpType}) {
-			l.Timeouts = append(l.Timeouts, t)
-		}
-		return true
+		return keepOnce(l, ln, &l.Timeouts, t, ok, seenKey{kind: 't', a: strconv.Itoa(t.Rank), b: strconv.FormatInt(t.SeqNum, 10), c: t.OpType})
+	case strings.Contains(s, "watchdog got stuck for "):
+		st, ok := parseWatchdogStuck(s)
+		st.Evidence = At(l.src, ln)
+		return keepOnce(l, ln, &l.Stuck, st, ok, seenKey{kind: 'k', a: strconv.Itoa(st.Rank), b: strconv.Itoa(st.Seconds)})
 	case strings.Contains(s, "detected by watchdog at work"):
 		p, ok := parseWatchdogProgress(s)
-		if !ok {
-			return false
-		}
-		l.lines.add(ln)
 		p.Evidence = At(l.src, ln)
-		if len(l.Progress) < maxKept && l.once(seenKey{kind: 'w', a: strconv.Itoa(p.Rank), b: p.PG, c: strconv.FormatInt(p.Completed, 10)}) {
-			l.Progress = append(l.Progress, p)
-		}
-		return true
+		return keepOnce(l, ln, &l.Progress, p, ok, seenKey{kind: 'w', a: strconv.Itoa(p.Rank), b: p.PG, c: strconv.FormatInt(p.Completed, 10)})
 	case strings.Contains(s, "Got completion") && (strings.Contains(s, "with error") || strings.Contains(s, "status=")):
 		msg = s[strings.Index(s, "Got completion"):]
 	case strings.Contains(s, "Call to ibv_") && strings.Contains(s, " failed"):
 		msg = s[strings.Index(s, "Call to ibv_"):]
 	case strings.Contains(s, "ncclIbRoceGetVersionNum"):
 		msg = s
+	case strings.Contains(s, "NVLink SHARP (NVLS)") && strings.Contains(s, "CUDA error"):
+		// NVLS's failure as NCCL's last error, which PyTorch prints
+		// under its DistBackendError without NCCL's prefix: "Failed to
+		// bind NVLink SHARP (NVLS) Multicast memory of size 2097152 :
+		// CUDA error 2 'out of memory'." (NCCL 2.2x transport/nvls.cc).
+		msg = s[max(strings.Index(s, "Failed "), 0):]
 	default:
 		return false
 	}
@@ -140,7 +138,7 @@ func (l *NCCLLog) feedUnprefixed(ln Line, s string) {
 }
 
 func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
-	if len(l.lastWarn) > 0 && !strings.Contains(msg, " -> ") {
+	if len(l.lastWarn) > 0 && !strings.Contains(msg, " -> ") && !unwindLine(msg) {
 		// The thread moved on: return codes it prints later come from a
 		// failure of its own, not from its last WARN.
 		delete(l.lastWarn, o.thread())
@@ -202,6 +200,8 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		l.VerbsMissing.add(host, ev)
 	case strings.HasPrefix(msg, "Connected all rings"):
 		l.ringSummary(host, msg, ev)
+	case strings.HasPrefix(msg, "ncclMaxSharedMem ") && strings.Contains(msg, " exceeds "):
+		l.SharedMemOver.add(host, ev)
 	case strings.HasPrefix(msg, "comm ") || strings.HasPrefix(msg, "ncclComm") && strings.Contains(msg, " comm ") || strings.HasPrefix(msg, "rank ") && strings.Contains(msg, " nranks "):
 		// "comm 0x.. rank 0 nRanks 8 nNodes 2 ...", and the init lines of
 		// ncclCommInitRank, ncclCommInitRankConfig, ncclCommInitAll,
@@ -264,6 +264,14 @@ func (l *NCCLLog) setLastWarn(key string, r warnRef) {
 
 // propagation attaches a return-code line ("transport/net.cc:1302 -> 6")
 // to the WARN its thread printed last.
+// unwindLine reports whether an INFO message is one NCCL prints while
+// unwinding a failure before its return codes: freeing what the failing
+// call had allocated (NCCL_DEBUG_SUBSYS=ALLOC, "ncclCudaFree: Memory used
+// = ..." after RCCL's failed hipIpcGetMemHandle).
+func unwindLine(msg string) bool {
+	return strings.HasPrefix(msg, "ncclCudaFree") || strings.HasPrefix(msg, "Cuda Free ")
+}
+
 func (l *NCCLLog) propagation(o origin, msg string, line int) {
 	where, code, ok := strings.Cut(msg, " -> ")
 	if !ok || strings.ContainsRune(where, ' ') || !strings.ContainsRune(where, ':') {

@@ -442,3 +442,48 @@ func TestTransportsRenamedIBext(t *testing.T) {
 		t.Error("IBNet")
 	}
 }
+
+// The heartbeat monitor's line names the rank and how long the watchdog
+// made no progress.
+func TestParseWatchdogStuck(t *testing.T) {
+	for _, c := range []struct {
+		in         string
+		rank, secs int
+		ok         bool
+	}{
+		{"[rank7]:[E626 05:14:36.393067540 ProcessGroupNCCL.cpp:1743] [PG ID 0 PG GUID 0(default_pg) Rank 7] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress", 7, 480, true},
+		{"ProcessGroupNCCL's watchdog got stuck for 600 seconds without making progress", -1, 600, true},
+		{"ProcessGroupNCCL's watchdog got stuck for many seconds", -1, -1, false},
+	} {
+		st, ok := parseWatchdogStuck(c.in)
+		if ok != c.ok || ok && (st.Rank != c.rank || st.Seconds != c.secs) {
+			t.Errorf("%q: %+v %v", c.in, st, ok)
+		}
+	}
+}
+
+// A WARN's return codes reach it past the allocator's free line, and
+// without pid:tid the device keeps ranks' chains apart (SYNTHETIC lines in
+// RCCL's format, as ROCm/rccl#2188 printed them).
+func TestWarnChainPastFreeWithoutPID(t *testing.T) {
+	res := nicReadText(t, "x", "node [1] transport/p2p.cc:256 NCCL WARN hipIpcGetMemHandle failed : invalid argument\n"+
+		"node [1] NCCL INFO ncclCudaFree: Memory used = 34342400 on device = 1\n"+
+		"node [0] NCCL INFO transport.cc:47 -> 3\n"+
+		"node [1] NCCL INFO transport/p2p.cc:709 -> 1\n")
+	l := res.Artifacts[0].(*NCCLLog)
+	if len(l.Warnings) != 1 || l.Warnings[0].Result != 1 || len(l.Warnings[0].Chain) != 1 {
+		t.Fatalf("warnings %+v; want result 1 through p2p.cc:709 only", l.Warnings)
+	}
+}
+
+// A wrapped watchdog line keeps its WorkNCCL fields; how long it ran is
+// on the next line, unread.
+func TestParseWatchdogTimeoutWrapped(t *testing.T) {
+	tm, ok := parseWatchdogTimeout("ed with exception: [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=4, OpType=BROADCAST, NumelIn=112, NumelOut=112,")
+	if !ok || tm.Rank != 2 || tm.SeqNum != 4 || tm.OpType != "BROADCAST" || tm.NumelIn != 112 || tm.RanMS != -1 || tm.TimeoutMS != -1 {
+		t.Errorf("%+v %v", tm, ok)
+	}
+	if _, ok := parseWatchdogTimeout("Watchdog caught collective operation timeout: WorkNCCL("); ok {
+		t.Error("a line with no field read as a timeout")
+	}
+}

@@ -10,7 +10,8 @@ import (
 
 // parseWatchdogTimeout reads a ProcessGroupNCCL watchdog timeout line:
 // the rank ("[Rank 0]" or "[PG 1 Rank 0]" before "Watchdog"), the
-// WorkNCCL(...) fields and how long the collective ran.
+// WorkNCCL(...) fields and how long the collective ran (-1 when a wrapped
+// line leaves it to the next).
 func parseWatchdogTimeout(s string) (CollectiveTimeout, bool) {
 	t := CollectiveTimeout{Rank: -1, SeqNum: -1, NumelIn: -1, NumelOut: -1, TimeoutMS: -1, RanMS: -1}
 	w := strings.Index(s, "Watchdog caught collective operation timeout")
@@ -21,10 +22,9 @@ func parseWatchdogTimeout(s string) (CollectiveTimeout, bool) {
 	if !ok {
 		return t, false
 	}
-	fields, after, ok := strings.Cut(body, ") ran for ")
-	if !ok {
-		return t, false
-	}
+	// A terminal that wrapped the line leaves its end, ") ran for N
+	// milliseconds", on the next line: the fields before are still read.
+	fields, after, _ := strings.Cut(body, ") ran for ")
 	for _, f := range strings.Split(fields, ", ") {
 		k, v, _ := strings.Cut(f, "=")
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -103,4 +103,43 @@ func parseWatchdogProgress(s string) (WatchdogProgress, bool) {
 	p.Enqueued = num(rest, "last enqueued NCCL work:", "last enqueued work:")
 	p.Completed = num(rest, "last completed NCCL work:", "last completed work:")
 	return p, p.Completed >= 0 || p.Enqueued >= 0
+}
+
+// WatchdogStuck is PyTorch's heartbeat monitor saying a rank's watchdog
+// thread itself stopped: "[PG ID 0 PG GUID 0(default_pg) Rank 7]
+// ProcessGroupNCCL's watchdog got stuck for 480 seconds without making
+// progress in monitoring enqueued collectives." (PyTorch 2.4 and later;
+// TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC). The monitor then aborts the process.
+type WatchdogStuck struct {
+	// Rank is the reporting rank, -1 when the line does not say.
+	Rank int
+	// Seconds is how long the watchdog made no progress, -1 when unread.
+	Seconds  int
+	Evidence Evidence
+}
+
+// parseWatchdogStuck reads a WatchdogStuck line.
+func parseWatchdogStuck(s string) (WatchdogStuck, bool) {
+	w := strings.Index(s, "watchdog got stuck for ")
+	if w < 0 {
+		return WatchdogStuck{}, false
+	}
+	st := WatchdogStuck{Rank: -1, Seconds: atoiOr(wordAfter(s[w:], "watchdog got stuck for "), -1)}
+	if r := strings.LastIndex(s[:w], "Rank "); r >= 0 {
+		st.Rank = atoiOr(strings.TrimRight(wordAfter(s[r:], "Rank "), "]"), -1)
+	}
+	return st, st.Seconds >= 0
+}
+
+// keepOnce records a watchdog line that parsed (ok): the line is read, and
+// v is kept unless its key was seen or the list is full. It reports ok.
+func keepOnce[T any](l *NCCLLog, ln Line, list *[]T, v T, ok bool, key seenKey) bool {
+	if !ok {
+		return false
+	}
+	l.lines.add(ln)
+	if len(*list) < maxKept && l.once(key) {
+		*list = append(*list, v)
+	}
+	return true
 }

@@ -37,7 +37,9 @@ func (t *NCCLTests) failure(ln Line, s string) bool {
 		return false
 	}
 	host := ""
-	if pre := s[:i]; pre != "" {
+	if pre := s[:i]; pre != "" && pre != "Test " {
+		// "Test NCCL failure ..." alone is the line with its host cut off
+		// (a paste that dropped "host: ").
 		h, ok := strings.CutSuffix(pre, ": Test ")
 		if !ok || h == "" {
 			return false

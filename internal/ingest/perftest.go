@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"strings"
+
 	"rocelab/internal/unit"
 )
 
@@ -52,10 +54,15 @@ type PerftestRun struct {
 	QPs     int
 	// Transport is "IB" for both InfiniBand and RoCE; LinkType tells them
 	// apart ("Ethernet" is RoCE).
-	Transport     string
-	Connection    string // RC, UC, UD, ...
-	MTU           int    // bytes; the RoCE path MTU, not the Ethernet MTU
-	LinkType      string
+	Transport  string
+	Connection string // RC, UC, UD, ...
+	MTU        int    // bytes; the RoCE path MTU, not the Ethernet MTU
+	LinkType   string
+	// ForcedLink is the link layer --force-link named on the command line
+	// ("IB", "Ethernet"), "" when the command is not shown or has none:
+	// perftest then prints that as Link type, whatever the port is. The
+	// command's line is Fields["--force-link"].
+	ForcedLink    string
 	GIDIndex      int // -1 when not printed (InfiniBand, or the default)
 	TXDepth       int
 	OutstandReads int
@@ -112,6 +119,22 @@ func (p *Perftest) Source() string { return p.src }
 
 // Lines returns how many lines were recognised.
 func (p *Perftest) Lines() int { return p.lines.n }
+
+// RoCE reports whether the run went over RoCE: perftest printed Link type
+// Ethernet, or the device carries rdma-core's name for a RoCE device
+// ("rocep1s0f0", "roceP2p1s0f0"; InfiniBand ports are "ibp...", iWARP
+// "iwp...") whatever link type --force-link made perftest print.
+func (r *PerftestRun) RoCE() bool {
+	return r.LinkType == "Ethernet" || r.LinkType != "" && rdmaCoreRoCEName(r.Device)
+}
+
+// rdmaCoreRoCEName reports whether dev is a name rdma-core's udev rules
+// give a RoCE device: "roce", then "p" (PCI) or "P" (PCI with a domain)
+// and the bus position.
+func rdmaCoreRoCEName(dev string) bool {
+	rest, ok := strings.CutPrefix(dev, "roce")
+	return ok && len(rest) > 1 && (rest[0] == 'p' || rest[0] == 'P') && rest[1] >= '0' && rest[1] <= '9'
+}
 
 // GIDUses returns the GID index of every RoCE run that printed one.
 //

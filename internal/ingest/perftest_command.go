@@ -67,6 +67,10 @@ func commandFacts(r *PerftestRun, pc *ptCommand) {
 	if c.hasFlag("-D", "--duration") {
 		r.DurationMode = true
 	}
+	if l, ok := c.flagValue("--force-link"); ok && isIdentName(l) {
+		r.ForcedLink = l
+		r.Fields["--force-link"] = pc.ev
+	}
 	if x, ok := c.flagValue("-x", "--gid-index"); ok && r.GIDIndex < 0 {
 		if n, err := strconv.Atoi(x); err == nil {
 			r.GIDIndex = n

@@ -231,3 +231,26 @@ func TestPerftestGarbledCell(t *testing.T) {
 		t.Errorf("runs %+v", p.Runs)
 	}
 }
+
+// rdma-core names RoCE devices "roce" + "p"/"P" + bus position; only
+// those, and runs printing Link type Ethernet, are RoCE.
+func TestPerftestRunRoCE(t *testing.T) {
+	for _, c := range []struct {
+		dev, link string
+		want      bool
+	}{
+		{"rocep1s0f0", "IB", true},
+		{"roceP2p1s0f1", "IB", true},
+		{"mlx5_0", "Ethernet", true},
+		{"mlx5_0", "IB", false},
+		{"ibp12s0", "IB", false},
+		{"roce", "IB", false},
+		{"rocepx", "IB", false},
+		{"rocep1s0f0", "", false},
+	} {
+		r := PerftestRun{Device: c.dev, LinkType: c.link}
+		if got := r.RoCE(); got != c.want {
+			t.Errorf("%s %s: RoCE %v, want %v", c.dev, c.link, got, c.want)
+		}
+	}
+}
