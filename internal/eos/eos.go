@@ -14,10 +14,11 @@ import (
 	"strings"
 
 	"rocelab/internal/pos"
+	"rocelab/internal/swcfg"
 )
 
 // A Value is one setting with where it is written (Line 0: a default).
-type Value = pos.Value
+type Value = swcfg.Value
 
 // RED is a transmit queue's `random-detect ecn` or `random-detect drop`
 // line: thresholds in bytes (Unit says when they are in segments or time,
@@ -87,18 +88,9 @@ type Config struct {
 // (DSCP 26, CS3 → CoS 3 → class 3).
 func DefaultDSCPTC(dscp int) int { return DefaultCoSTC(dscp >> 3) }
 
-// DefaultCoSTC is EOS's CoS → traffic class map: IEEE 802.1Q's, CoS 0
-// (best effort) in class 1 above CoS 1 (background) in class 0, the rest
-// to their own class.
-func DefaultCoSTC(cos int) int {
-	switch cos {
-	case 0:
-		return 1
-	case 1:
-		return 0
-	}
-	return cos
-}
+// DefaultCoSTC is EOS's CoS → traffic class map: IEEE 802.1Q's
+// (swcfg.CoSTC).
+func DefaultCoSTC(cos int) int { return swcfg.CoSTC(cos) }
 
 // IsConfig reports whether text looks like an EOS configuration: an
 // `interface` or `qos profile` block at the left margin and an EOS QoS
@@ -133,42 +125,11 @@ func IsConfig(data []byte) bool {
 func Parse(name string, data []byte) (*Config, error) {
 	c := &Config{File: name, Lines: strings.Split(string(data), "\n"),
 		DSCP: map[int]Value{}, CoS: map[int]Value{}, TCQueue: map[int]Value{}, Profiles: map[string]*Settings{}}
-	p := parser{c: c, seen: map[string]bool{}}
-	if err := EachLine(c.Lines, "!", p.line); err != nil {
+	p := parser{c: c}
+	if err := swcfg.EachLine(c.Lines, "!", p.line); err != nil {
 		return nil, err
 	}
 	return c, nil
-}
-
-// EachLine gives each line of a configuration that is not blank and does
-// not start with one of the comment characters to f, as its words and its
-// indent (the spaces and tabs before its first word): how the readers of
-// indented switch configurations (EOS, NX-OS, OS10) walk their input.
-func EachLine(lines []string, comment string, f func(w []Value, indent int) error) error {
-	for i, raw := range lines {
-		raw = strings.TrimRight(raw, " \t\r")
-		t := strings.TrimSpace(raw)
-		if t == "" || strings.ContainsRune(comment, rune(t[0])) {
-			continue
-		}
-		if err := f(Words(raw, i+1), len(raw)-len(strings.TrimLeft(raw, " \t"))); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// Words splits a line into its words with their places (NX-OS's reader
-// splits its lines alike).
-func Words(raw string, line int) []Value {
-	var out []Value
-	col := 1
-	for _, f := range strings.Fields(raw) {
-		at := strings.Index(raw[col-1:], f) + col
-		out = append(out, Value{Text: f, Line: line, Col: at})
-		col = at + len(f)
-	}
-	return out
 }
 
 // parser follows the block a line belongs to by its indent.
@@ -181,7 +142,6 @@ type parser struct {
 	iface  []*Interface
 	queues []*Queue
 	child  int
-	seen   map[string]bool
 }
 
 func (p *parser) line(w []Value, indent int) error {
@@ -207,7 +167,7 @@ func (p *parser) top(w []Value) error {
 	text := join(w)
 	switch {
 	case len(w) >= 2 && w[0].Text == "interface":
-		for _, n := range ExpandNames(strings.Join(Texts(w[1:]), "")) {
+		for _, n := range swcfg.ExpandNames(strings.Join(swcfg.Texts(w[1:]), "")) {
 			if !strings.HasPrefix(n, "Ethernet") && !strings.HasPrefix(n, "Port-Channel") {
 				continue
 			}
@@ -231,12 +191,12 @@ func (p *parser) top(w []Value) error {
 		if w[2].Text == "cos" {
 			limit, dst = 7, p.c.CoS
 		}
-		tc, err := Num(p.c.File, w[to+2], 7, "a traffic class 0-7")
+		tc, err := swcfg.Num(p.c.File, w[to+2], 7, "a traffic class 0-7")
 		if err != nil {
 			return err
 		}
 		for _, f := range w[3:to] {
-			n, err := Num(p.c.File, f, limit, fmt.Sprintf("a %s value 0-%d", w[2].Text, limit))
+			n, err := swcfg.Num(p.c.File, f, limit, fmt.Sprintf("a %s value 0-%d", w[2].Text, limit))
 			if err != nil {
 				return err
 			}
@@ -246,12 +206,12 @@ func (p *parser) top(w []Value) error {
 		}
 	case strings.HasPrefix(text, "qos map traffic-class ") && index(w, "tx-queue") == len(w)-2 && index(w, "to") >= 3:
 		to := index(w, "to")
-		q, err := Num(p.c.File, w[len(w)-1], 7, "a transmit queue 0-7")
+		q, err := swcfg.Num(p.c.File, w[len(w)-1], 7, "a transmit queue 0-7")
 		if err != nil {
 			return err
 		}
 		for _, f := range w[3:to] {
-			tc, err := Num(p.c.File, f, 7, "a traffic class 0-7")
+			tc, err := swcfg.Num(p.c.File, f, 7, "a traffic class 0-7")
 			if err != nil {
 				return err
 			}
@@ -297,7 +257,7 @@ func (p *parser) apply(s *Settings, w []Value, text string, i int) error {
 		s.Trust = w[0]
 		s.Trust.Text = "none"
 	case len(w) == 3 && w[0].Text == "qos" && w[1].Text == "cos":
-		if _, err := Num(p.c.File, w[2], 7, "a CoS 0-7"); err != nil {
+		if _, err := swcfg.Num(p.c.File, w[2], 7, "a CoS 0-7"); err != nil {
 			return err
 		}
 		s.DefaultCoS = w[2]
@@ -307,7 +267,7 @@ func (p *parser) apply(s *Settings, w []Value, text string, i int) error {
 		s.PFC = w[0]
 		s.PFC.Text = "off"
 	case len(w) == 4 && w[0].Text == "priority-flow-control" && w[1].Text == "priority":
-		n, err := Num(p.c.File, w[2], 7, "a priority 0-7")
+		n, err := swcfg.Num(p.c.File, w[2], 7, "a priority 0-7")
 		if err != nil {
 			return err
 		}
@@ -320,7 +280,7 @@ func (p *parser) apply(s *Settings, w []Value, text string, i int) error {
 			return &pos.Error{File: p.c.File, Line: w[3].Line, Col: w[3].Col, Msg: fmt.Sprintf("%q: expected no-drop or drop", w[3].Text)}
 		}
 	case len(w) == 2 && (w[0].Text == "tx-queue" || w[0].Text == "uc-tx-queue"):
-		n, err := Num(p.c.File, w[1], 7, "a transmit queue 0-7")
+		n, err := swcfg.Num(p.c.File, w[1], 7, "a transmit queue 0-7")
 		if err != nil {
 			return err
 		}
@@ -334,7 +294,7 @@ func (p *parser) apply(s *Settings, w []Value, text string, i int) error {
 	case it != nil && len(w) == 2 && w[0].Text == "service-profile":
 		it.Profile = w[1]
 	case it != nil && len(w) == 2 && w[0].Text == "mtu":
-		if _, err := Num(p.c.File, w[1], 65535, "an MTU in bytes"); err != nil {
+		if _, err := swcfg.Num(p.c.File, w[1], 65535, "an MTU in bytes"); err != nil {
 			return err
 		}
 		it.MTU = w[1]
@@ -386,7 +346,7 @@ func (p *parser) queueLine(w []Value) error {
 			if j+1 >= len(w) {
 				return &pos.Error{File: p.c.File, Line: w[j].Line, Col: w[j].Col, Msg: k + ": expected a percentage 1-100"}
 			}
-			if _, err := Num(p.c.File, w[j+1], 100, "a percentage 1-100"); err != nil {
+			if _, err := swcfg.Num(p.c.File, w[j+1], 100, "a percentage 1-100"); err != nil {
 				return err
 			}
 			r.Prob = w[j+1]
@@ -425,26 +385,7 @@ func (p *parser) threshold(n, unit Value) (Value, string, error) {
 
 // notJudged names a QoS setting no rule weighs by its first n words, once.
 func (p *parser) notJudged(w []Value, n int) {
-	k := join(w[:min(n, len(w))])
-	if p.seen[k] {
-		return
-	}
-	p.seen[k] = true
-	v := w[0]
-	v.Text = k
-	p.c.NotJudged = append(p.c.NotJudged, v)
-}
-
-// AddNotJudged adds to list a setting no rule weighs, named by its first
-// n words and placed at the first, unless the list names it already.
-func AddNotJudged(list []Value, w []Value, n int) []Value {
-	k := strings.Join(Texts(w[:min(n, len(w))]), " ")
-	if slices.ContainsFunc(list, func(v Value) bool { return v.Text == k }) {
-		return list
-	}
-	v := w[0]
-	v.Text = k
-	return append(list, v)
+	p.c.NotJudged = swcfg.AddNotJudged(p.c.NotJudged, w, n)
 }
 
 // speed reads `speed [forced|auto] 100g`, `100gfull`, `400g-8` or
@@ -467,80 +408,8 @@ func speed(w []Value) (Value, bool) {
 	return Value{}, false
 }
 
-// ExpandNames expands interface ranges: "Ethernet1-4", "Ethernet1/1-4"
-// or "ethernet1/1/1-1/1/4" (the last number ranges) and comma lists
-// ("Ethernet1,3,5-6").
-func ExpandNames(spec string) []string {
-	i := strings.IndexAny(spec, "0123456789")
-	if i <= 0 {
-		return []string{spec}
-	}
-	prefix := spec[:i]
-	var out []string
-	for _, part := range strings.Split(spec[i:], ",") {
-		part = strings.TrimPrefix(part, prefix)
-		lo, hi, isRange := strings.Cut(part, "-")
-		if j := strings.LastIndex(hi, "/"); j >= 0 {
-			hi = hi[j+1:] // OS10's "1/1/1-1/1/4"
-		}
-		slot := ""
-		if j := strings.LastIndex(lo, "/"); j >= 0 {
-			slot, lo = lo[:j+1], lo[j+1:]
-		}
-		a, err1 := strconv.Atoi(lo)
-		b, err2 := strconv.Atoi(hi)
-		if !isRange || err1 != nil || err2 != nil || b < a || b-a > 1024 {
-			out = append(out, prefix+part)
-			continue
-		}
-		for n := a; n <= b; n++ {
-			out = append(out, prefix+slot+strconv.Itoa(n))
-		}
-	}
-	return out
-}
-
-// Num reads a whole number from 0 to limit, else an error at the value
-// that says what was expected (the readers of switch configurations share
-// it).
-func Num(file string, v Value, limit int, what string) (int, error) {
-	n, err := strconv.Atoi(v.Text)
-	if err != nil || n < 0 || n > limit {
-		return 0, &pos.Error{File: file, Line: v.Line, Col: v.Col, Msg: fmt.Sprintf("%q: expected %s", v.Text, what)}
-	}
-	return n, nil
-}
-
 func index(w []Value, s string) int {
 	return slices.IndexFunc(w, func(v Value) bool { return v.Text == s })
 }
 
-// Texts are the words' texts.
-func Texts(w []Value) []string {
-	out := make([]string, len(w))
-	for i, v := range w {
-		out[i] = v.Text
-	}
-	return out
-}
-
-func join(w []Value) string { return strings.Join(Texts(w), " ") }
-
-// DSCPName reads a DSCP written as a number (0-63) or a PHB name (ef,
-// be or default, csN, afXY), as EOS, NX-OS and Junos accept them.
-func DSCPName(s string) (int, bool) {
-	if n, err := strconv.Atoi(s); err == nil {
-		return n, n >= 0 && n <= 63
-	}
-	switch {
-	case s == "ef":
-		return 46, true
-	case s == "be" || s == "default":
-		return 0, true
-	case len(s) == 3 && s[:2] == "cs" && s[2] >= '0' && s[2] <= '7':
-		return int(s[2]-'0') * 8, true
-	case len(s) == 4 && s[:2] == "af" && s[2] >= '1' && s[2] <= '4' && s[3] >= '1' && s[3] <= '3':
-		return int(s[2]-'0')*8 + int(s[3]-'0')*2, true
-	}
-	return 0, false
-}
+func join(w []Value) string { return strings.Join(swcfg.Texts(w), " ") }

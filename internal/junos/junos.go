@@ -12,12 +12,12 @@ import (
 	"strconv"
 	"strings"
 
-	"rocelab/internal/eos"
 	"rocelab/internal/pos"
+	"rocelab/internal/swcfg"
 )
 
 // Value is a setting with where it is written.
-type Value = eos.Value
+type Value = swcfg.Value
 
 // A Node is one statement: its words (`class NO-LOSS queue-num 4
 // no-loss pfc-priority 3`) and the statements in its braces.
@@ -165,11 +165,11 @@ func Parse(name string, data []byte) (*Node, error) {
 }
 
 // DSCP reads a Junos DSCP code point: six bits ("011010"), or a number
-// or PHB alias as eos.DSCPName reads them.
+// or PHB alias as swcfg.DSCPName reads them.
 func DSCP(s string) (int, bool) {
 	if len(s) == 6 && strings.Trim(s, "01") == "" {
 		n, err := strconv.ParseInt(s, 2, 8)
 		return int(n), err == nil
 	}
-	return eos.DSCPName(s)
+	return swcfg.DSCPName(s)
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"rocelab/internal/swcfg"
 )
 
 // A path is one setting as a list of words, each where it is written:
@@ -121,7 +123,7 @@ func (c *Config) mappingPath(p path) error {
 		if len(p) != 7 || p[5].Text != "switch-priority" {
 			return c.shape(p, 4, p[3].Text+" <values> switch-priority <0-7>")
 		}
-		ids, ok := IDs(p[4].Text, top)
+		ids, ok := swcfg.IDs(p[4].Text, top)
 		if !ok {
 			return c.errAt(p[4], "qos mapping %s %s %q: expected values from 0 to %d (\"26\", \"24,26\", \"24-31\")", p[2].Text, p[3].Text, p[4].Text, top)
 		}
@@ -160,7 +162,7 @@ func (c *Config) pfcPath(p path) error {
 		if len(p) != 5 {
 			return c.shape(p, 3, "switch-priority <0-7>")
 		}
-		ids, ok := IDs(p[4].Text, 7)
+		ids, ok := swcfg.IDs(p[4].Text, 7)
 		if !ok {
 			return c.errAt(p[4], "qos pfc %s switch-priority %q: expected priorities from 0 to 7", p[2].Text, p[4].Text)
 		}
@@ -225,7 +227,7 @@ func (c *Config) ccPath(p path) error {
 		}
 		return c.shape(p, len(p)-1, "qos congestion-control <profile> traffic-class <0-7> ecn|red|min-threshold|max-threshold|probability <value>")
 	}
-	tcs, ok := IDs(p[4].Text, 7)
+	tcs, ok := swcfg.IDs(p[4].Text, 7)
 	if !ok {
 		return c.errAt(p[4], "qos congestion-control %s traffic-class %q: expected traffic classes from 0 to 7", p[2].Text, p[4].Text)
 	}
@@ -276,7 +278,7 @@ func (c *Config) egressPath(p path) error {
 	if len(p) != 7 || p[3].Text != "switch-priority" || p[5].Text != "traffic-class" {
 		return c.shape(p, min(len(p)-1, 5), "qos egress-queue-mapping <profile> switch-priority <0-7> traffic-class <0-7>")
 	}
-	sps, ok := IDs(p[4].Text, 7)
+	sps, ok := swcfg.IDs(p[4].Text, 7)
 	if !ok {
 		return c.errAt(p[4], "qos egress-queue-mapping %s switch-priority %q: expected priorities from 0 to 7", p[2].Text, p[4].Text)
 	}
@@ -301,7 +303,7 @@ func (c *Config) schedPath(p path) error {
 		}
 		return c.shape(p, min(len(p)-1, 5), "qos egress-scheduler <profile> traffic-class <0-7> mode strict|dwrr or bw-percent <0-100>")
 	}
-	tcs, ok := IDs(p[4].Text, 7)
+	tcs, ok := swcfg.IDs(p[4].Text, 7)
 	if !ok {
 		return c.errAt(p[4], "qos egress-scheduler %s traffic-class %q: expected traffic classes from 0 to 7", p[2].Text, p[4].Text)
 	}

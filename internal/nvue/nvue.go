@@ -9,7 +9,6 @@ package nvue
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"rocelab/internal/pos"
@@ -156,29 +155,4 @@ func profile[V any](m map[string]map[int]*V, name string) map[int]*V {
 		m[name] = map[int]*V{}
 	}
 	return m[name]
-}
-
-// IDs reads an NVUE list of numbers, "3", "4,5,7" or "0-3,5-7", each at
-// most max.
-func IDs(s string, max int) ([]int, bool) {
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 || a > max {
-			return nil, false
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a || b > max {
-				return nil, false
-			}
-		}
-		for i := a; i <= b; i++ {
-			if !slices.Contains(out, i) {
-				out = append(out, i)
-			}
-		}
-	}
-	return out, len(out) > 0
 }

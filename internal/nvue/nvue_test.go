@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -362,35 +361,5 @@ func TestShowRoCEUnknownUnit(t *testing.T) {
 	var e *pos.Error
 	if !errors.As(err, &e) || e.Line != 7 || e.Col != 21 || !strings.Contains(e.Msg, `"146.48 KiBs": expected a size`) {
 		t.Errorf("error %v, want one at 7:21 refusing the size", err)
-	}
-}
-
-// TestIDs: NVUE's lists of numbers, as `nv set` takes them; a number
-// named twice counts once, and a range that runs backwards or past max is
-// refused.
-func TestIDs(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		max  int
-		want []int
-	}{
-		{"3", 7, []int{3}},
-		{"4,5,7", 7, []int{4, 5, 7}},
-		{"0-3,5-7", 7, []int{0, 1, 2, 3, 5, 6, 7}},
-		{"3,3-4,4", 7, []int{3, 4}},
-		{" 24 , 26", 63, []int{24, 26}},
-		{"63", 63, []int{63}},
-		{"8", 7, nil},
-		{"4-3", 7, nil},
-		{"3,4-3", 7, nil},
-		{"6-8", 7, nil},
-		{"-1", 7, nil},
-		{"3,", 7, nil},
-		{"", 7, nil},
-	} {
-		got, ok := IDs(c.in, c.max)
-		if ok != (c.want != nil) || !slices.Equal(got, c.want) {
-			t.Errorf("IDs(%q, %d) = %v, %v; want %v", c.in, c.max, got, ok, c.want)
-		}
 	}
 }

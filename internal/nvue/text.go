@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"rocelab/internal/pos"
+	"rocelab/internal/swcfg"
 )
 
 // IsSetList reports whether text holds `nv set` commands of QoS: a paste
@@ -157,7 +158,7 @@ func ParseShowRoCE(name string, data []byte) (*Config, error) {
 		case "pfc/pfc-priority":
 			f.PriosAt = v
 			if v.Text != "-" {
-				if f.Prios, ok = IDs(v.Text, 7); !ok {
+				if f.Prios, ok = swcfg.IDs(v.Text, 7); !ok {
 					return nil, c.errAt(v, "pfc-priority %q: expected priorities from 0 to 7", v.Text)
 				}
 			}
@@ -174,7 +175,7 @@ func ParseShowRoCE(name string, data []byte) (*Config, error) {
 		case "congestion-control/enabled-tc":
 			ecnAt = v
 			if v.Text != "-" {
-				if ecnTCs, ok = IDs(v.Text, 7); !ok {
+				if ecnTCs, ok = swcfg.IDs(v.Text, 7); !ok {
 					return nil, c.errAt(v, "enabled-tc %q: expected traffic classes from 0 to 7", v.Text)
 				}
 			}
@@ -289,7 +290,7 @@ func (c *Config) showRow(table string, f []string, line string, n int, m *Mappin
 			return err
 		}
 		if d := f[len(f)-2]; d != "-" {
-			ds, ok := IDs(d, 63)
+			ds, ok := swcfg.IDs(d, 63)
 			if !ok {
 				return c.errAt(at(len(f)-2), "dscp %q: expected DSCP values from 0 to 63", d)
 			}
@@ -298,7 +299,7 @@ func (c *Config) showRow(table string, f []string, line string, n int, m *Mappin
 			}
 		}
 		if p := f[len(f)-3]; p != "-" {
-			if ps, ok := IDs(p, 7); ok {
+			if ps, ok := swcfg.IDs(p, 7); ok {
 				for _, x := range ps {
 					m.PCP[x] = sp
 				}

@@ -13,13 +13,12 @@ import (
 	"strconv"
 	"strings"
 
-	"rocelab/internal/eos"
-	"rocelab/internal/nvue"
 	"rocelab/internal/pos"
+	"rocelab/internal/swcfg"
 )
 
 // Value is a setting with where it is written.
-type Value = eos.Value
+type Value = swcfg.Value
 
 // A QoSClass is a class of a `policy-map type qos`: the class-map it
 // names and the qos-group it sets.
@@ -28,9 +27,12 @@ type QoSClass struct {
 	Group Value
 }
 
-// Queue is a queuing policy class's ECN or WRED (eos.RED: At.Text "ecn"
-// with the ecn keyword, "drop" without).
-type Queue = eos.RED
+// Queue is a queuing policy class's `random-detect` line: At.Text "ecn"
+// with the ecn keyword, "drop" without; thresholds in bytes; Prob the
+// drop-probability in percent, if written.
+type Queue struct {
+	At, Min, Max, Prob Value
+}
 
 // Interface is an `interface` block.
 type Interface struct {
@@ -109,7 +111,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	c := &Config{File: name, Lines: strings.Split(string(data), "\n"), ClassDSCP: map[string]map[int]Value{}, ClassCoS: map[string]map[int]Value{}, Groups: map[string]int{},
 		QoS: map[string][]QoSClass{}, Pause: map[string]map[int]Value{}, Queuing: map[string]map[int]*Queue{}, System: map[string]Value{}, Policies: map[string]bool{}}
 	p := &parser{c: c}
-	if err := eos.EachLine(c.Lines, "!#", p.line); err != nil {
+	if err := swcfg.EachLine(c.Lines, "!#", p.line); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -132,7 +134,7 @@ func (p *parser) line(w []Value, indent int) error {
 			p.c.Policies[w[3].Text] = true
 		}
 		if len(w) >= 2 && w[0].Text == "interface" {
-			for _, n := range eos.ExpandNames(strings.Join(eos.Texts(w[1:]), "")) {
+			for _, n := range swcfg.ExpandNames(strings.Join(swcfg.Texts(w[1:]), "")) {
 				if strings.HasPrefix(n, "Ethernet") || strings.HasPrefix(n, "port-channel") {
 					it := &Interface{Name: n, At: w[0]}
 					p.c.Interfaces = append(p.c.Interfaces, it)
@@ -145,7 +147,7 @@ func (p *parser) line(w []Value, indent int) error {
 	if len(p.head) < 2 {
 		return nil
 	}
-	head := eos.Texts(p.head)
+	head := swcfg.Texts(p.head)
 	kind := ""
 	if len(head) >= 4 && (head[0] == "policy-map" || head[0] == "class-map") && head[1] == "type" {
 		kind = head[0] + " " + head[2]
@@ -161,7 +163,7 @@ func (p *parser) line(w []Value, indent int) error {
 	if p.class != "" && indent <= p.classIndent {
 		p.class = ""
 	}
-	text := strings.Join(eos.Texts(w), " ")
+	text := strings.Join(swcfg.Texts(w), " ")
 	switch {
 	case kind == "class-map qos" && len(w) >= 3 && w[0].Text == "match" && w[1].Text == "dscp":
 		return p.matchDSCP(name, w[2:])
@@ -170,7 +172,7 @@ func (p *parser) line(w []Value, indent int) error {
 			p.c.ClassCoS[name] = map[int]Value{}
 		}
 		for _, v := range w[2:] {
-			cos, ok := nvue.IDs(v.Text, 7)
+			cos, ok := swcfg.IDs(v.Text, 7)
 			if !ok {
 				return &pos.Error{File: p.c.File, Line: v.Line, Col: v.Col, Msg: fmt.Sprintf("%q: expected CoS values 0-7", v.Text)}
 			}
@@ -179,13 +181,13 @@ func (p *parser) line(w []Value, indent int) error {
 			}
 		}
 	case (kind == "class-map network-qos" || kind == "class-map queuing") && len(w) == 3 && w[0].Text == "match" && w[1].Text == "qos-group":
-		g, err := eos.Num(p.c.File, w[2], 7, "a qos-group 0-7")
+		g, err := swcfg.Num(p.c.File, w[2], 7, "a qos-group 0-7")
 		if err != nil {
 			return err
 		}
 		p.c.Groups[name] = g
 	case kind == "policy-map qos" && p.class != "" && len(w) == 3 && w[0].Text == "set" && w[1].Text == "qos-group":
-		if _, err := eos.Num(p.c.File, w[2], 7, "a qos-group 0-7"); err != nil {
+		if _, err := swcfg.Num(p.c.File, w[2], 7, "a qos-group 0-7"); err != nil {
 			return err
 		}
 		cl := p.c.QoS[name]
@@ -195,7 +197,7 @@ func (p *parser) line(w []Value, indent int) error {
 		if !ok {
 			return &pos.Error{File: p.c.File, Line: w[0].Line, Col: w[0].Col, Msg: fmt.Sprintf("class %q: expected a network-qos class whose qos-group is known (c-8q-nqN, or a class-map type network-qos with match qos-group)", p.class)}
 		}
-		if _, err := eos.Num(p.c.File, w[2], 7, "a CoS 0-7"); err != nil {
+		if _, err := swcfg.Num(p.c.File, w[2], 7, "a CoS 0-7"); err != nil {
 			return err
 		}
 		if p.c.Pause[name] == nil {
@@ -242,10 +244,10 @@ func (p *parser) matchDSCP(class string, w []Value) error {
 				continue
 			}
 			lo, hi, rng := strings.Cut(part, "-")
-			a, ok1 := eos.DSCPName(lo)
+			a, ok1 := swcfg.DSCPName(lo)
 			b, ok2 := a, true
 			if rng {
-				b, ok2 = eos.DSCPName(hi)
+				b, ok2 = swcfg.DSCPName(hi)
 			}
 			if !ok1 || !ok2 || b < a {
 				return &pos.Error{File: p.c.File, Line: v.Line, Col: v.Col, Msg: fmt.Sprintf("%q: expected DSCP values 0-63 or names (af31, cs3, ef)", v.Text)}
@@ -294,7 +296,7 @@ func (p *parser) randomDetect(policy string, w []Value) error {
 		return err
 	}
 	if j := idx("drop-probability"); j >= 0 && j+1 < len(w) {
-		if _, err := eos.Num(p.c.File, w[j+1], 100, "a percentage 0-100"); err != nil {
+		if _, err := swcfg.Num(p.c.File, w[j+1], 100, "a percentage 0-100"); err != nil {
 			return err
 		}
 		r.Prob = w[j+1]
@@ -321,7 +323,7 @@ func (p *parser) bytes(n, unit Value) (Value, error) {
 
 // notJudged names a QoS setting no rule weighs by its first n words, once.
 func (p *parser) notJudged(w []Value, n int) {
-	p.c.NotJudged = eos.AddNotJudged(p.c.NotJudged, w, n)
+	p.c.NotJudged = swcfg.AddNotJudged(p.c.NotJudged, w, n)
 }
 
 // ByCoS reports whether a classification policy sorts by CoS (a class

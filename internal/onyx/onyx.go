@@ -13,12 +13,11 @@ import (
 	"strconv"
 	"strings"
 
-	"rocelab/internal/eos"
-	"rocelab/internal/pos"
+	"rocelab/internal/swcfg"
 )
 
 // Value is a setting with where it is written.
-type Value = pos.Value
+type Value = swcfg.Value
 
 // ECN is a traffic class's `congestion-control ecn|red` line: thresholds
 // in bytes (Onyx writes KB of 1024 bytes).
@@ -81,7 +80,7 @@ func Parse(name string, data []byte) (*Config, error) {
 			continue
 		}
 		off := strings.Index(raw, t)
-		w := eos.Words(raw[off:], i+1)
+		w := swcfg.Words(raw[off:], i+1)
 		for j := range w {
 			w[j].Col += off
 		}
@@ -93,12 +92,12 @@ func Parse(name string, data []byte) (*Config, error) {
 }
 
 func (c *Config) line(w []Value) error {
-	text := strings.Join(eos.Texts(w), " ")
+	text := strings.Join(swcfg.Texts(w), " ")
 	switch {
 	case strings.HasPrefix(text, "dcb priority-flow-control enable"):
 		c.PFCOn = w[2]
 	case len(w) == 5 && strings.HasPrefix(text, "dcb priority-flow-control priority ") && (w[4].Text == "enable" || w[4].Text == "disable"):
-		p, err := eos.Num(c.File, w[3], 7, "a priority 0-7")
+		p, err := swcfg.Num(c.File, w[3], 7, "a priority 0-7")
 		if err != nil {
 			return err
 		}
@@ -121,7 +120,7 @@ func (c *Config) line(w []Value) error {
 func (c *Config) iface(w []Value) error {
 	prefix := map[string]string{"ethernet": "Eth", "port-channel": "Po", "mlag-port-channel": "Mpo"}[w[1].Text]
 	var its []*Interface
-	for _, n := range eos.ExpandNames(prefix + w[2].Text) {
+	for _, n := range swcfg.ExpandNames(prefix + w[2].Text) {
 		it := c.byName[n]
 		if it == nil {
 			it = &Interface{Name: n, At: w[0], ECN: map[int]*ECN{}}
@@ -131,7 +130,7 @@ func (c *Config) iface(w []Value) error {
 		its = append(its, it)
 	}
 	s := w[3:]
-	text := strings.Join(eos.Texts(s), " ")
+	text := strings.Join(swcfg.Texts(s), " ")
 	for _, it := range its {
 		switch {
 		case len(s) >= 4 && strings.HasPrefix(text, "dcb priority-flow-control mode "):
@@ -161,7 +160,7 @@ func (c *Config) iface(w []Value) error {
 // KB maximum-absolute KB`; relative thresholds (a share of the buffer)
 // are not judged.
 func (c *Config) ecn(it *Interface, s []Value) error {
-	tc, err := eos.Num(c.File, s[1], 7, "a traffic class 0-7")
+	tc, err := swcfg.Num(c.File, s[1], 7, "a traffic class 0-7")
 	if err != nil {
 		return err
 	}
@@ -175,7 +174,7 @@ func (c *Config) ecn(it *Interface, s []Value) error {
 	}
 	e := &ECN{At: s[3]}
 	for i, v := range []Value{s[5], s[7]} {
-		n, err := eos.Num(c.File, v, 1<<24, "a threshold in KB")
+		n, err := swcfg.Num(c.File, v, 1<<24, "a threshold in KB")
 		if err != nil {
 			return err
 		}
@@ -206,5 +205,5 @@ func speed(v Value) (Value, bool) {
 }
 
 func (c *Config) notJudged(w []Value, n int) {
-	c.NotJudged = eos.AddNotJudged(c.NotJudged, w, n)
+	c.NotJudged = swcfg.AddNotJudged(c.NotJudged, w, n)
 }

@@ -15,13 +15,12 @@ import (
 	"strconv"
 	"strings"
 
-	"rocelab/internal/eos"
-	"rocelab/internal/nvue"
 	"rocelab/internal/pos"
+	"rocelab/internal/swcfg"
 )
 
 // Value is a setting with where it is written.
-type Value = pos.Value
+type Value = swcfg.Value
 
 // A WRED is a `wred NAME` profile: its green thresholds in bytes (OS10
 // writes KB), drop probability and whether `random-detect ecn` marks.
@@ -114,7 +113,7 @@ func Parse(name string, data []byte) (*Config, error) {
 		TCQueue: map[string]map[int]Value{}, Groups: map[string][]int{}, Queues: map[string]int{}, Pauses: map[string]map[string]*Pause{},
 		RED: map[string]map[string]Value{}, WRED: map[string]*WRED{}, Policies: map[string]bool{}}
 	p := &parser{c: c}
-	if err := eos.EachLine(c.Lines, "!", p.line); err != nil {
+	if err := swcfg.EachLine(c.Lines, "!", p.line); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -131,7 +130,7 @@ type parser struct {
 
 func (p *parser) line(w []Value, indent int) error {
 	if indent == 0 {
-		p.head, p.iface, p.class = eos.Texts(w), nil, ""
+		p.head, p.iface, p.class = swcfg.Texts(w), nil, ""
 		if len(w) == 4 && w[0].Text == "policy-map" && w[1].Text == "type" {
 			p.c.Policies[w[3].Text] = true
 		}
@@ -146,7 +145,7 @@ func (p *parser) line(w []Value, indent int) error {
 	if len(p.head) < 2 {
 		return nil
 	}
-	head, text := p.head, strings.Join(eos.Texts(w), " ")
+	head, text := p.head, strings.Join(swcfg.Texts(w), " ")
 	name := head[len(head)-1]
 	kind := head[0] + " " + head[1]
 	if len(head) == 4 && head[1] == "type" {
@@ -160,7 +159,7 @@ func (p *parser) line(w []Value, indent int) error {
 	case kind == "trust dot1p-map" || kind == "trust dscp-map":
 		return p.trustMap(kind, name, w)
 	case kind == "qos-map traffic-class" && len(w) == 4 && w[0].Text == "queue" && w[2].Text == "qos-group":
-		q, err := eos.Num(p.c.File, w[1], 7, "a queue 0-7")
+		q, err := swcfg.Num(p.c.File, w[1], 7, "a queue 0-7")
 		if err != nil {
 			return err
 		}
@@ -183,7 +182,7 @@ func (p *parser) line(w []Value, indent int) error {
 		}
 		p.c.Groups[name] = groups
 	case kind == "class-map queuing" && len(w) == 3 && w[0].Text == "match" && w[1].Text == "queue":
-		q, err := eos.Num(p.c.File, w[2], 7, "a queue 0-7")
+		q, err := swcfg.Num(p.c.File, w[2], 7, "a queue 0-7")
 		if err != nil {
 			return err
 		}
@@ -222,7 +221,7 @@ func (p *parser) line(w []Value, indent int) error {
 
 // interfaces starts an `interface NAME` or `interface range LIST` block.
 func (p *parser) interfaces(w []Value) {
-	spec := strings.Join(eos.Texts(w[1:]), "")
+	spec := strings.Join(swcfg.Texts(w[1:]), "")
 	spec = strings.TrimPrefix(spec, "range")
 	for _, n := range expand(spec) {
 		if !strings.HasPrefix(n, "ethernet") && !strings.HasPrefix(n, "port-channel") {
@@ -237,7 +236,7 @@ func (p *parser) interfaces(w []Value) {
 // expand reads OS10's interface names: "ethernet1/1/1", "Ethernet
 // 1/1/1" (joined), and ranges "ethernet1/1/1-1/1/4,1/1/6".
 func expand(spec string) []string {
-	return eos.ExpandNames(strings.ToLower(spec))
+	return swcfg.ExpandNames(strings.ToLower(spec))
 }
 
 // apply reads what `system qos` or an interface applies; other QoS
@@ -269,7 +268,7 @@ func (p *parser) trustMap(kind, name string, w []Value) error {
 	if len(w) != 4 || w[0].Text != "qos-group" || w[2].Text != field {
 		return nil
 	}
-	if _, err := eos.Num(p.c.File, w[1], 7, "a qos-group 0-7"); err != nil {
+	if _, err := swcfg.Num(p.c.File, w[1], 7, "a qos-group 0-7"); err != nil {
 		return err
 	}
 	vals, err := ids(p.c.File, w[3], limit, fmt.Sprintf("%s values 0-%d", field, limit))
@@ -333,11 +332,11 @@ func (p *parser) wred(r *WRED, w []Value) error {
 			return nil
 		}
 		for _, v := range []Value{w[4], w[6]} {
-			if _, err := eos.Num(p.c.File, v, 12480, "a threshold of 1-12480 KB"); err != nil {
+			if _, err := swcfg.Num(p.c.File, v, 12480, "a threshold of 1-12480 KB"); err != nil {
 				return err
 			}
 		}
-		if _, err := eos.Num(p.c.File, w[8], 100, "a drop probability 0-100 (%)"); err != nil {
+		if _, err := swcfg.Num(p.c.File, w[8], 100, "a drop probability 0-100 (%)"); err != nil {
 			return err
 		}
 		r.Min, r.Max, r.Prob = kb(w[4]), kb(w[6]), w[8]
@@ -359,11 +358,11 @@ func kb(v Value) Value {
 
 // notJudged names a QoS setting no rule weighs by its first n words, once.
 func (p *parser) notJudged(w []Value, n int) {
-	p.c.NotJudged = eos.AddNotJudged(p.c.NotJudged, w, n)
+	p.c.NotJudged = swcfg.AddNotJudged(p.c.NotJudged, w, n)
 }
 
 func ids(file string, v Value, limit int, what string) ([]int, error) {
-	out, ok := nvue.IDs(v.Text, limit)
+	out, ok := swcfg.IDs(v.Text, limit)
 	if !ok {
 		return nil, &pos.Error{File: file, Line: v.Line, Col: v.Col, Msg: fmt.Sprintf("%q: expected %s (a list such as 0-2,4)", v.Text, what)}
 	}
@@ -373,7 +372,7 @@ func ids(file string, v Value, limit int, what string) ([]int, error) {
 // DefaultDot1p is OS10's default CoS trust map (IEEE 802.1Q's: CoS 0 in
 // qos-group 1, CoS 1 in 0, the others their own), which `trust-map dot1p
 // default` applies.
-func DefaultDot1p(cos int) int { return eos.DefaultCoSTC(cos) }
+func DefaultDot1p(cos int) int { return swcfg.CoSTC(cos) }
 
 // DefaultDSCP is OS10's default DSCP trust map (`trust-map dscp
 // default`): a DSCP's qos-group is its top three bits (DSCP 24-31 in 3).

@@ -5,9 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"rocelab/internal/eos"
-	"rocelab/internal/nvue"
 	"rocelab/internal/pos"
+	"rocelab/internal/swcfg"
 )
 
 // VendorKLISH marks a ConfigDB read from the running-configuration of
@@ -56,7 +55,7 @@ func ParseKLISH(name string, data []byte) (*ConfigDB, error) {
 	db.lines, db.Vendor = strings.Split(string(data), "\n"), VendorKLISH
 	k := &klish{db: db, pfc: map[string]Value{}, heads: map[string]Value{}}
 	for i, raw := range db.lines {
-		w := eos.Words(strings.TrimRight(raw, "\r"), i+1)
+		w := swcfg.Words(strings.TrimRight(raw, "\r"), i+1)
 		if len(w) == 0 || w[0].Text[0] == '!' {
 			continue
 		}
@@ -93,7 +92,7 @@ type klish struct {
 var klishMaps = map[string]string{"dscp-tc": "DSCP_TO_TC_MAP", "tc-queue": "TC_TO_QUEUE_MAP", "tc-pg": "TC_TO_PRIORITY_GROUP_MAP",
 	"pfc-priority-queue": "MAP_PFC_PRIORITY_TO_QUEUE", "pfc-priority-pg": "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "dot1p-tc": "DOT1P_TO_TC_MAP"}
 
-func (k *klish) line(w []eos.Value) error {
+func (k *klish) line(w []swcfg.Value) error {
 	t := func(i int) string {
 		if i < len(w) {
 			return w[i].Text
@@ -133,11 +132,11 @@ func (k *klish) line(w []eos.Value) error {
 
 // mapEntry reads `dscp 0-3,5 traffic-class 0`, `traffic-class 3 queue 3`,
 // `traffic-class 0-2 priority-group 7`, `pfc-priority 3 queue 3`.
-func (k *klish) mapEntry(w []eos.Value) error {
+func (k *klish) mapEntry(w []swcfg.Value) error {
 	if len(w) != 4 {
 		return nil
 	}
-	from, ok := nvue.IDs(w[1].Text, 63)
+	from, ok := swcfg.IDs(w[1].Text, 63)
 	if !ok {
 		return &pos.Error{File: k.db.Path, Line: w[1].Line, Col: w[1].Col, Msg: fmt.Sprintf("%q: expected a list of numbers (0-3,5)", w[1].Text)}
 	}
@@ -155,7 +154,7 @@ func (k *klish) mapEntry(w []eos.Value) error {
 }
 
 // wred reads a wred-policy's green thresholds and ECN mode.
-func (k *klish) wred(w []eos.Value) error {
+func (k *klish) wred(w []swcfg.Value) error {
 	row := k.db.table("WRED_PROFILE")[k.name]
 	switch {
 	case w[0].Text == "ecn" && len(w) == 2:
@@ -181,7 +180,7 @@ func (k *klish) wred(w []eos.Value) error {
 }
 
 // scheduler reads a scheduler-policy's queues.
-func (k *klish) scheduler(w []eos.Value) error {
+func (k *klish) scheduler(w []swcfg.Value) error {
 	if w[0].Text == "queue" && len(w) == 2 {
 		k.queue = k.name + "@" + w[1].Text
 		k.db.table("SCHEDULER")[k.queue] = map[string]Value{}
@@ -202,7 +201,7 @@ func (k *klish) scheduler(w []eos.Value) error {
 }
 
 // iface reads an interface's QoS lines.
-func (k *klish) iface(w []eos.Value) error {
+func (k *klish) iface(w []swcfg.Value) error {
 	port := k.name
 	row := func(table, key string) map[string]Value {
 		tab := k.db.table(table)
@@ -258,7 +257,7 @@ func (k *klish) iface(w []eos.Value) error {
 	return nil
 }
 
-func texts(w []eos.Value) []string {
+func texts(w []swcfg.Value) []string {
 	out := make([]string, len(w))
 	for i, v := range w {
 		out[i] = v.Text

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"rocelab/internal/eos"
 	"rocelab/internal/nxos"
 	"rocelab/internal/textout"
 )
@@ -113,7 +114,8 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 		}
 		db.table("PORT_QOS_MAP")[it.Name] = row
 		for _, g := range slices.Sorted(maps.Keys(queues)) {
-			db.nosRED(it.Name, g, fmt.Sprintf("policy-map type queuing %s qos-group %d random-detect", c.System["queuing"].Text, g), queues[g])
+			q := queues[g]
+			db.nosRED(it.Name, g, fmt.Sprintf("policy-map type queuing %s qos-group %d random-detect", c.System["queuing"].Text, g), &eos.RED{At: q.At, Min: q.Min, Max: q.Max, Prob: q.Prob})
 		}
 		db.nosPort(it.Name, it.Speed, it.MTU)
 	}

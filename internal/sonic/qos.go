@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"rocelab/internal/nvue"
+	"rocelab/internal/swcfg"
 )
 
 // PortKey splits a "PORTS|IDS" key such as "Ethernet0|3-4",
@@ -21,7 +21,7 @@ func PortKey(key string) (ports []string, ids []int, ok bool) {
 
 // Range reads "3", "3-4" or "3,4" into numbers from 0 to 15; SONiC
 // writes its lists of priorities and queues as NVUE writes its own.
-func Range(s string) ([]int, bool) { return nvue.IDs(s, 15) }
+func Range(s string) ([]int, bool) { return swcfg.IDs(s, 15) }
 
 // A Map is a numbered map such as DSCP_TO_TC_MAP: from → to, with each
 // entry's position; absent entries are -1.

@@ -12,12 +12,12 @@ import (
 	"strconv"
 	"strings"
 
-	"rocelab/internal/nvue"
 	"rocelab/internal/pos"
+	"rocelab/internal/swcfg"
 )
 
 // Value is a setting's value with where it is written.
-type Value = pos.Value
+type Value = swcfg.Value
 
 // An Entry is one `key = value` line.
 type Entry struct {
@@ -126,7 +126,7 @@ func (c *Config) ints(v Value, limit int, what string) ([]int, error) {
 	if s == "" {
 		return nil, nil
 	}
-	out, ok := nvue.IDs(s, limit)
+	out, ok := swcfg.IDs(s, limit)
 	if !ok {
 		return nil, c.errAt(v, what)
 	}

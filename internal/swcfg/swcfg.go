@@ -1,0 +1,172 @@
+// Package swcfg is how the readers of switch QoS configurations (EOS,
+// NX-OS, OS10, Onyx, Junos, NVUE, Cumulus traffic.conf, SONiC's KLISH)
+// read their text alike: a line's words at their places, the walk of an
+// indented configuration, whole numbers and lists of them, interface
+// ranges and DSCP names, the settings read but not judged, and IEEE
+// 802.1Q's default priority map that several switch OSes ship. It knows
+// no vendor's commands, so that no vendor's reader imports another's.
+package swcfg
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"rocelab/internal/pos"
+)
+
+// A Value is one setting with where it is written (Line 0: a default).
+type Value = pos.Value
+
+// EachLine gives each line of a configuration that is not blank and does
+// not start with one of the comment characters to f, as its words and its
+// indent (the spaces and tabs before its first word): how the readers of
+// indented switch configurations (EOS, NX-OS, OS10) walk their input.
+func EachLine(lines []string, comment string, f func(w []Value, indent int) error) error {
+	for i, raw := range lines {
+		raw = strings.TrimRight(raw, " \t\r")
+		t := strings.TrimSpace(raw)
+		if t == "" || strings.ContainsRune(comment, rune(t[0])) {
+			continue
+		}
+		if err := f(Words(raw, i+1), len(raw)-len(strings.TrimLeft(raw, " \t"))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Words splits a line into its words with their places.
+func Words(raw string, line int) []Value {
+	var out []Value
+	col := 1
+	for _, f := range strings.Fields(raw) {
+		at := strings.Index(raw[col-1:], f) + col
+		out = append(out, Value{Text: f, Line: line, Col: at})
+		col = at + len(f)
+	}
+	return out
+}
+
+// Texts are the words' texts.
+func Texts(w []Value) []string {
+	out := make([]string, len(w))
+	for i, v := range w {
+		out[i] = v.Text
+	}
+	return out
+}
+
+// Num reads a whole number from 0 to limit, else an error at the value
+// that says what was expected.
+func Num(file string, v Value, limit int, what string) (int, error) {
+	n, err := strconv.Atoi(v.Text)
+	if err != nil || n < 0 || n > limit {
+		return 0, &pos.Error{File: file, Line: v.Line, Col: v.Col, Msg: fmt.Sprintf("%q: expected %s", v.Text, what)}
+	}
+	return n, nil
+}
+
+// IDs reads a list of numbers, "3", "4,5,7" or "0-3,5-7", each at most
+// max, as NVUE, NX-OS, OS10 and traffic.conf write priorities, CoS values
+// and qos-groups; a number named twice counts once.
+func IDs(s string, max int) ([]int, bool) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 0 || a > max {
+			return nil, false
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a || b > max {
+				return nil, false
+			}
+		}
+		for i := a; i <= b; i++ {
+			if !slices.Contains(out, i) {
+				out = append(out, i)
+			}
+		}
+	}
+	return out, len(out) > 0
+}
+
+// ExpandNames expands interface ranges: "Ethernet1-4", "Ethernet1/1-4"
+// or "ethernet1/1/1-1/1/4" (the last number ranges) and comma lists
+// ("Ethernet1,3,5-6").
+func ExpandNames(spec string) []string {
+	i := strings.IndexAny(spec, "0123456789")
+	if i <= 0 {
+		return []string{spec}
+	}
+	prefix := spec[:i]
+	var out []string
+	for _, part := range strings.Split(spec[i:], ",") {
+		part = strings.TrimPrefix(part, prefix)
+		lo, hi, isRange := strings.Cut(part, "-")
+		if j := strings.LastIndex(hi, "/"); j >= 0 {
+			hi = hi[j+1:] // OS10's "1/1/1-1/1/4"
+		}
+		slot := ""
+		if j := strings.LastIndex(lo, "/"); j >= 0 {
+			slot, lo = lo[:j+1], lo[j+1:]
+		}
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := strconv.Atoi(hi)
+		if !isRange || err1 != nil || err2 != nil || b < a || b-a > 1024 {
+			out = append(out, prefix+part)
+			continue
+		}
+		for n := a; n <= b; n++ {
+			out = append(out, prefix+slot+strconv.Itoa(n))
+		}
+	}
+	return out
+}
+
+// DSCPName reads a DSCP written as a number (0-63) or a PHB name (ef,
+// be or default, csN, afXY), as EOS, NX-OS and Junos accept them.
+func DSCPName(s string) (int, bool) {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n, n >= 0 && n <= 63
+	}
+	switch {
+	case s == "ef":
+		return 46, true
+	case s == "be" || s == "default":
+		return 0, true
+	case len(s) == 3 && s[:2] == "cs" && s[2] >= '0' && s[2] <= '7':
+		return int(s[2]-'0') * 8, true
+	case len(s) == 4 && s[:2] == "af" && s[2] >= '1' && s[2] <= '4' && s[3] >= '1' && s[3] <= '3':
+		return int(s[2]-'0')*8 + int(s[3]-'0')*2, true
+	}
+	return 0, false
+}
+
+// AddNotJudged adds to list a setting no rule weighs, named by its first
+// n words and placed at the first, unless the list names it already.
+func AddNotJudged(list []Value, w []Value, n int) []Value {
+	k := strings.Join(Texts(w[:min(n, len(w))]), " ")
+	if slices.ContainsFunc(list, func(v Value) bool { return v.Text == k }) {
+		return list
+	}
+	v := w[0]
+	v.Text = k
+	return append(list, v)
+}
+
+// CoSTC is IEEE 802.1Q's default map of a priority (CoS) to one of eight
+// traffic classes, which EOS and OS10 ship: CoS 0 (best effort) in class
+// 1 above CoS 1 (background) in class 0, the rest in their own class.
+func CoSTC(cos int) int {
+	switch cos {
+	case 0:
+		return 1
+	case 1:
+		return 0
+	}
+	return cos
+}
