@@ -66,12 +66,16 @@ func TestLintNXOSPublic(t *testing.T) {
 // network-qos policy, so no class is lossless on them (qos.pfc.disabled,
 // warn). The Azure Local switch generator's rendered config applies an
 // undefined network-qos policy to its host ports and leaves their PFC mode
-// off: PFC runs nowhere the storage traffic enters. Before, lint refused
-// both.
+// off: PFC runs nowhere the storage traffic enters. Both attach their
+// `wred ecn` only in a queuing policy nothing applies, named as not
+// judged at its random-detect line. Before, lint refused both.
 func TestLintOS10Public(t *testing.T) {
-	got := map[string][]string{}
+	got, titles := map[string][]string{}, map[string]string{}
 	lintGolden(t, "../../testdata/corpus/os10", "*.cfg", 2, func(name string, fd doctor.Finding) {
 		got[name] = append(got[name], fd.ID)
+		if fd.ID == "config.not_judged" {
+			titles[name] = fd.Title
+		}
 	})
 	for f, want := range map[string]string{
 		"azurestack-s5248f-tor1-running-configuration.cfg": "config.not_judged qos.pfc.disabled",
@@ -79,6 +83,14 @@ func TestLintOS10Public(t *testing.T) {
 	} {
 		if ids := strings.Join(got[f], " "); ids != want {
 			t.Errorf("%s: %s, want %s", f, ids, want)
+		}
+	}
+	for f, want := range map[string]string{
+		"azurestack-s5248f-tor1-running-configuration.cfg": "random-detect ecn in policy-map type queuing policy_q3 (applied by no interface or system qos: marks nothing)",
+		"azurelocal-switchgen-s5248f-hyperconverged.cfg":   "random-detect ecn in policy-map type queuing AZLOCAL_ETS (applied by no interface or system qos: marks nothing)",
+	} {
+		if !strings.Contains(titles[f], want) {
+			t.Errorf("%s: %q, want it to name %s", f, titles[f], want)
 		}
 	}
 }

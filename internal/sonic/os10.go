@@ -1,6 +1,7 @@
 package sonic
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -36,7 +37,11 @@ const VendorOS10 = "dell-os10"
 //     marking when the profile has `random-detect ecn`.
 //
 // A policy or map applied but not defined in the input (a cut of the
-// config) is named as not judged, and what it would set is not judged.
+// config) is named as not judged, and what it would set is not judged. A
+// queuing class's `random-detect` in a policy that no interface or
+// `system qos` applies, and a `wred` profile no queuing class attaches,
+// mark nothing and are named so (Azure Stack's and Azure Local's
+// generated configs define `wred ecn` and attach it only so).
 // Ports are the interfaces that apply QoS; when none does, `system qos`
 // is written for one port named "system qos".
 func FromOS10(c *os10.Config) *ConfigDB {
@@ -171,6 +176,41 @@ func FromOS10(c *os10.Config) *ConfigDB {
 		}
 		db.nosPort(it.Name, it.Speed, it.MTU)
 	}
+	os10Unapplied(db, c)
 	db.nosDone(c.NotJudged)
 	return db
+}
+
+// os10Unapplied names the queuing classes' `random-detect` lines of the
+// policies that neither an interface nor `system qos` applies, and the
+// `wred` profiles no class attaches: none of them marks a packet. A cut
+// without interfaces cannot say what its ports apply; its lines are named
+// as not judged.
+func os10Unapplied(db *ConfigDB, c *os10.Config) {
+	applied := map[string]bool{c.System.Queuing.Text: true}
+	for _, it := range c.Interfaces {
+		applied[it.Queuing.Text] = true
+	}
+	why := "applied by no interface or system qos: marks nothing"
+	if len(c.Interfaces) == 0 {
+		why = "no interface in the input"
+	}
+	attached := map[string]bool{}
+	for _, qp := range slices.Sorted(maps.Keys(c.RED)) {
+		for _, cl := range slices.Sorted(maps.Keys(c.RED[qp])) {
+			at := c.RED[qp][cl]
+			attached[at.Text] = true
+			if !applied[qp] {
+				at.Text = fmt.Sprintf("random-detect %s in policy-map type queuing %s (%s)", at.Text, qp, why)
+				db.Skipped = append(db.Skipped, at)
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.WRED)) {
+		if !attached[name] {
+			at := c.WRED[name].At
+			at.Text = fmt.Sprintf("wred %s (attached by no queuing class: marks nothing)", name)
+			db.Skipped = append(db.Skipped, at)
+		}
+	}
 }
