@@ -289,10 +289,10 @@ func (p *parser) randomDetect(policy string, w []Value) error {
 		r.At.Text = "ecn"
 	}
 	var err error
-	if r.Min, err = p.bytes(w[lo+1], w[lo+2]); err != nil {
+	if r.Min, err = swcfg.Bytes(p.c.File, w[lo+1], w[lo+2]); err != nil {
 		return err
 	}
-	if r.Max, err = p.bytes(w[hi+1], w[hi+2]); err != nil {
+	if r.Max, err = swcfg.Bytes(p.c.File, w[hi+1], w[hi+2]); err != nil {
 		return err
 	}
 	if j := idx("drop-probability"); j >= 0 && j+1 < len(w) {
@@ -306,19 +306,6 @@ func (p *parser) randomDetect(policy string, w []Value) error {
 	}
 	p.c.Queuing[policy][g] = r
 	return nil
-}
-
-// bytes reads a threshold in bytes, kbytes or mbytes (binary multiples)
-// into bytes.
-func (p *parser) bytes(n, unit Value) (Value, error) {
-	mult := map[string]int64{"bytes": 1, "kbytes": 1 << 10, "mbytes": 1 << 20}
-	v, err := strconv.ParseInt(n.Text, 10, 64)
-	m, ok := mult[unit.Text]
-	if err != nil || v < 0 || !ok {
-		return Value{}, &pos.Error{File: p.c.File, Line: n.Line, Col: n.Col, Msg: fmt.Sprintf("%q %q: expected a threshold in bytes, kbytes or mbytes", n.Text, unit.Text)}
-	}
-	n.Text = strconv.FormatInt(v*m, 10)
-	return n, nil
 }
 
 // notJudged names a QoS setting no rule weighs by its first n words, once.

@@ -163,7 +163,7 @@ func (p *parser) line(w []Value, indent int) error {
 		if err != nil {
 			return err
 		}
-		groups, err := ids(p.c.File, w[3], 7, "qos-groups 0-7")
+		groups, err := swcfg.List(p.c.File, w[3], 7, "qos-groups 0-7")
 		if err != nil {
 			return err
 		}
@@ -176,7 +176,7 @@ func (p *parser) line(w []Value, indent int) error {
 			p.c.TCQueue[name][g] = v
 		}
 	case kind == "class-map network-qos" && len(w) == 3 && w[0].Text == "match" && w[1].Text == "qos-group":
-		groups, err := ids(p.c.File, w[2], 7, "qos-groups 0-7")
+		groups, err := swcfg.List(p.c.File, w[2], 7, "qos-groups 0-7")
 		if err != nil {
 			return err
 		}
@@ -271,7 +271,7 @@ func (p *parser) trustMap(kind, name string, w []Value) error {
 	if _, err := swcfg.Num(p.c.File, w[1], 7, "a qos-group 0-7"); err != nil {
 		return err
 	}
-	vals, err := ids(p.c.File, w[3], limit, fmt.Sprintf("%s values 0-%d", field, limit))
+	vals, err := swcfg.List(p.c.File, w[3], limit, fmt.Sprintf("%s values 0-%d", field, limit))
 	if err != nil {
 		return err
 	}
@@ -307,7 +307,7 @@ func (p *parser) pause(policy string, w []Value) error {
 	if len(w) != 2 {
 		return &pos.Error{File: p.c.File, Line: w[0].Line, Col: w[0].Col, Msg: "expected pfc-cos followed by CoS values (3, 3-4, 3,4)"}
 	}
-	cos, err := ids(p.c.File, w[1], 7, "CoS values 0-7")
+	cos, err := swcfg.List(p.c.File, w[1], 7, "CoS values 0-7")
 	if err != nil {
 		return err
 	}
@@ -359,14 +359,6 @@ func kb(v Value) Value {
 // notJudged names a QoS setting no rule weighs by its first n words, once.
 func (p *parser) notJudged(w []Value, n int) {
 	p.c.NotJudged = swcfg.AddNotJudged(p.c.NotJudged, w, n)
-}
-
-func ids(file string, v Value, limit int, what string) ([]int, error) {
-	out, ok := swcfg.IDs(v.Text, limit)
-	if !ok {
-		return nil, &pos.Error{File: file, Line: v.Line, Col: v.Col, Msg: fmt.Sprintf("%q: expected %s (a list such as 0-2,4)", v.Text, what)}
-	}
-	return out, nil
 }
 
 // DefaultDot1p is OS10's default CoS trust map (IEEE 802.1Q's: CoS 0 in

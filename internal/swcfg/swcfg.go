@@ -94,6 +94,30 @@ func IDs(s string, max int) ([]int, bool) {
 	return out, len(out) > 0
 }
 
+// List reads a list of numbers as IDs does, else an error at the value
+// that says what was expected.
+func List(file string, v Value, limit int, what string) ([]int, error) {
+	out, ok := IDs(v.Text, limit)
+	if !ok {
+		return nil, &pos.Error{File: file, Line: v.Line, Col: v.Col, Msg: fmt.Sprintf("%q: expected %s (a list such as 0-2,4)", v.Text, what)}
+	}
+	return out, nil
+}
+
+// Bytes reads a buffer threshold written in bytes, kbytes or mbytes
+// (binary multiples, as switch buffers are sized) as bytes, else an error
+// at the number.
+func Bytes(file string, n, unit Value) (Value, error) {
+	mult := map[string]int64{"bytes": 1, "kbytes": 1 << 10, "mbytes": 1 << 20}
+	v, err := strconv.ParseInt(n.Text, 10, 64)
+	m, ok := mult[unit.Text]
+	if err != nil || v < 0 || v > 1<<40 || !ok {
+		return Value{}, &pos.Error{File: file, Line: n.Line, Col: n.Col, Msg: fmt.Sprintf("%q %q: expected a threshold in bytes, kbytes or mbytes", n.Text, unit.Text)}
+	}
+	n.Text = strconv.FormatInt(v*m, 10)
+	return n, nil
+}
+
 // ExpandNames expands interface ranges: "Ethernet1-4", "Ethernet1/1-4"
 // or "ethernet1/1/1-1/1/4" (the last number ranges) and comma lists
 // ("Ethernet1,3,5-6").
