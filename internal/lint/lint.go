@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"rocelab/internal/aoscx"
 	"rocelab/internal/doctor"
 	"rocelab/internal/eos"
 	"rocelab/internal/ingest"
@@ -40,6 +41,7 @@ const (
 	KindKLISHConfig        = "sonic-cli-config"
 	KindJunosConfig        = "junos-config"
 	KindOS10Config         = "dell-os10-config"
+	KindAOSCXConfig        = "aruba-aoscx-config"
 	KindTrafficConf        = "cumulus-traffic-conf"
 	KindOnyxConfig         = "nvidia-onyx-config"
 )
@@ -293,6 +295,9 @@ var nosReaders = []struct {
 		}
 		return sonic.FromJunos(name, strings.Split(string(data), "\n"), root), nil
 	}},
+	// HPE Aruba CX: its `!Version ArubaOS-CX` header or `apply qos`,
+	// `qos dscp-map … local-priority`, `flow-control priority` lines.
+	{KindAOSCXConfig, aoscx.IsConfig, via(aoscx.Parse, sonic.FromAOSCX)},
 	{KindOS10Config, os10.IsConfig, via(os10.Parse, sonic.FromOS10)},
 	{KindNXOSConfig, nxos.IsConfig, via(nxos.Parse, sonic.FromNXOS)},
 	// Cumulus Linux 3.x/4.x traffic.conf, 5.x qos_features.conf.

@@ -153,7 +153,7 @@ func namedLossless(db *sonic.ConfigDB) int {
 	return n
 }
 
-// notJudged names the QoS settings of an NVUE, EOS, NX-OS or Junos input that were read
+// notJudged names the QoS settings of an NVUE, EOS, NX-OS, OS10, AOS-CX, Onyx, Junos or traffic.conf input that were read
 // but that no rule judges: no finding on them is not a clean bill.
 func notJudged(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
@@ -177,8 +177,8 @@ func notJudged(m *Model) []doctor.Finding {
 		}
 		if db.Vendor != sonic.VendorCumulus {
 			f.ID = "config.not_judged"
-			f.Mechanism = "lint judges the RoCE class of an EOS, NX-OS, OS10, Onyx, Junos or Cumulus traffic.conf switch (its DSCP classification, PFC and queue ECN) by the rules it judges SONiC by; the watchdog, shapers, schedulers, EOS's classification by policy-map, OS10 queuing policies no port applies (their ECN marks nothing) and ECN thresholds in segments, time, NX-OS presets or Junos fill levels (percentages of a buffer the configuration does not size) are read so that none is silently lost, but no rule weighs them."
-			f.Fix = "Nothing to change for lint; check these settings by hand (EOS: `show qos interfaces`, `show priority-flow-control`; NX-OS: `show queuing interface`; OS10: `show qos interface ethernet 1/1/1`, `show interface priority-flow-control`; Cumulus 4.x: `cl-consistency-check --datapath-syncheck`; Onyx: `show dcb priority-flow-control`, `show interfaces ethernet 1/1 congestion-control`; Junos: `show class-of-service interface`); thresholds in bytes or kbytes let lint judge ECN against the BDP."
+			f.Mechanism = "lint judges the RoCE class of an EOS, NX-OS, OS10, AOS-CX, Onyx, Junos or Cumulus traffic.conf switch (its DSCP classification, PFC and queue ECN) by the rules it judges SONiC by; the watchdog, shapers, schedulers, EOS's classification by policy-map, OS10 queuing policies no port applies (their ECN marks nothing) and ECN thresholds in segments, time, NX-OS presets or Junos fill levels (percentages of a buffer the configuration does not size) are read so that none is silently lost, but no rule weighs them."
+			f.Fix = "Nothing to change for lint; check these settings by hand (EOS: `show qos interfaces`, `show priority-flow-control`; NX-OS: `show queuing interface`; OS10: `show qos interface ethernet 1/1/1`, `show interface priority-flow-control`; AOS-CX: `show interface 1/1/1 qos`, `show dcbx interface 1/1/1`, `show qos pool`; Cumulus 4.x: `cl-consistency-check --datapath-syncheck`; Onyx: `show dcb priority-flow-control`, `show interfaces ethernet 1/1 congestion-control`; Junos: `show class-of-service interface`); thresholds in bytes or kbytes let lint judge ECN against the BDP."
 		}
 		fs = append(fs, f)
 	}

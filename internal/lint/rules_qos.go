@@ -56,6 +56,9 @@ func qosRules(m *Model) []doctor.Finding {
 			if s.DB != nil && s.DB.Vendor == sonic.VendorTrafficConf {
 				fix = "Name a PFC group in pfc.port_group_list and set its keys (pfc.ROCE_PFC.cos_list = [3], pfc.ROCE_PFC.port_set = swp1-swp32, tx_enable and rx_enable true), and PFC on the NICs' priority (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0)."
 			}
+			if s.DB != nil && s.DB.Vendor == sonic.VendorAOSCX {
+				fix = "On these interfaces, `flow-control priority rxtx 3` (RoCE's local priority, mapped first to a lossless pool: `qos pool 1 lossless … priorities 3`), and PFC on the NICs' priority (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0); a link that carries no RoCE needs neither."
+			}
 			if s.DB != nil && s.DB.Vendor == sonic.VendorOS10 {
 				fix = "On these interfaces, `priority-flow-control mode on` with `service-policy input type network-qos NAME`, a policy whose class for RoCE's qos-group has `pause` and `pfc-cos 3` (and PFC on the NICs' priority: mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0); a link that carries no RoCE needs neither."
 			}
@@ -107,6 +110,13 @@ func qosRules(m *Model) []doctor.Finding {
 				to = s.Lossless[0]
 			}
 			f.Fix = fmt.Sprintf("Put DSCP %d in the lossless qos-group (`qos-group %d dscp %d` in the `trust dscp-map` these ports trust), or `pause` and `pfc-cos %d` in the network-qos class of qos-group %d that these interfaces apply with `priority-flow-control mode on` (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, to, r.DSCP, s.TC, s.TC, s.TC)
+		}
+		if s.DB != nil && s.DB.Vendor == sonic.VendorAOSCX {
+			to := 3
+			if len(s.Lossless) > 0 {
+				to = s.Lossless[0]
+			}
+			f.Fix = fmt.Sprintf("Map DSCP %d to the lossless local priority (`qos dscp-map %d local-priority %d`), or `flow-control priority rxtx %d` on these interfaces with local priority %d in a lossless `qos pool` (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, r.DSCP, to, s.TC, s.TC, s.TC)
 		}
 		if s.DB != nil && s.DB.Vendor == sonic.VendorEOS {
 			f.Fix = fmt.Sprintf("Map DSCP %d to a class with PFC (`qos map dscp %d to traffic-class N`), or `priority-flow-control on` and `priority-flow-control priority %d no-drop` on these interfaces or their qos profile (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, r.DSCP, s.TC, s.TC)

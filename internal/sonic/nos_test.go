@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"rocelab/internal/aoscx"
 	"rocelab/internal/eos"
 	"rocelab/internal/junos"
 	"rocelab/internal/nxos"
@@ -13,10 +14,10 @@ import (
 	"rocelab/internal/trafficconf"
 )
 
-// FuzzFromNOS writes whatever the EOS, NX-OS, OS10, Onyx, Junos and traffic.conf readers accept as
+// FuzzFromNOS writes whatever the EOS, NX-OS, OS10, AOS-CX, Onyx, Junos and traffic.conf readers accept as
 // rows, and reads them back with the accessors lint uses: no panic.
 func FuzzFromNOS(f *testing.F) {
-	for _, n := range []string{"eos/rocm-arista7388-dcqcn-qos-profile.cfg", "nxos/azurelocal-tor-qos-policy-nexus.cfg", "junos/rocm-qfx5240-dcqcn-class-of-service.conf", "os10/azurestack-s5248f-tor1-running-configuration.cfg", "cumulus-traffic-conf/cl41-nclu-storage-optimized-pfc-traffic.conf", "onyx/netarbiter-mlnxos-dscp-lossless-advanced-buffer.cfg"} {
+	for _, n := range []string{"eos/rocm-arista7388-dcqcn-qos-profile.cfg", "nxos/azurelocal-tor-qos-policy-nexus.cfg", "junos/rocm-qfx5240-dcqcn-class-of-service.conf", "os10/azurestack-s5248f-tor1-running-configuration.cfg", "cumulus-traffic-conf/cl41-nclu-storage-optimized-pfc-traffic.conf", "onyx/netarbiter-mlnxos-dscp-lossless-advanced-buffer.cfg", "../lint/aoscx-dscp26-lossy/bad/leaf-running-config-synthetic.cfg"} {
 		data, err := os.ReadFile("../../testdata/corpus/" + n)
 		if err != nil {
 			f.Fatal(err)
@@ -30,6 +31,9 @@ func FuzzFromNOS(f *testing.F) {
 		}
 		if c, err := nxos.Parse("f", data); err == nil {
 			dbs = append(dbs, FromNXOS(c))
+		}
+		if c, err := aoscx.Parse("f", data); err == nil {
+			dbs = append(dbs, FromAOSCX(c))
 		}
 		if c, err := os10.Parse("f", data); err == nil {
 			dbs = append(dbs, FromOS10(c))
