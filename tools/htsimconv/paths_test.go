@@ -216,18 +216,10 @@ func TestPredictPaths2Tiers(t *testing.T) {
 // them on about 12; at -seed 101-112, where the two agree, htsim puts
 // them on 7.
 func TestSweepPathsS73(t *testing.T) {
-	c := newSweepCase(73)
-	conns, _, err := readMatrix("case 73", strings.NewReader(c.matrix), 32)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, pathsAt := sweepCasePaths(t, 73, 32, 8, 2)
 	crowded := func(seed, clock uint32) int {
-		paths, err := predictPaths(8, 2, conns, seed, clock)
-		if err != nil {
-			t.Fatal(err)
-		}
 		up := map[[2]int]int{}
-		for _, p := range paths {
+		for _, p := range pathsAt(seed, clock) {
 			if p.agg >= 0 {
 				up[[2]int{p.src / 4, p.agg}]++
 			}
@@ -317,18 +309,8 @@ func crowding(k int, paths []htsimPath) float64 {
 // follows its paths' crowding seed by seed (recorded runs,
 // testdata/htsim/sweep-s102-*).
 func TestSweepPathsS102(t *testing.T) {
-	c := newSweepCase(102)
-	conns, _, err := readMatrix("case 102", strings.NewReader(c.matrix), 16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	crowd := func(seed, clock uint32) float64 {
-		paths, err := predictPaths(4, 3, conns, seed, clock)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return crowding(4, paths)
-	}
+	c, pathsAt := sweepCasePaths(t, 102, 16, 4, 3)
+	crowd := func(seed, clock uint32) float64 { return crowding(4, pathsAt(seed, clock)) }
 	var sweep, later, other float64
 	var x, y []float64
 	for _, seed := range []uint32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112} {
@@ -351,5 +333,24 @@ func TestSweepPathsS102(t *testing.T) {
 	t.Logf("flows on each path's most shared link: %.3f at seeds 1-12, %.3f at 101-112, %.3f over %d other sets; against htsim's mean completion seed by seed, Pearson %.2f", sweep, later, other, draws, r)
 	if math.Abs(sweep-1.896) > 0.001 || math.Abs(later-2.005) > 0.001 || other < 1.95 || other > 2.02 || r < 0.9 {
 		t.Errorf("recorded: 1.896 at seeds 1-12, 2.005 at 101-112, 1.95-2.02 elsewhere, Pearson 0.94")
+	}
+}
+
+// sweepCasePaths is sweep case i (newSweepCase) on htsim's fat-tree of
+// nodes hosts (k-ary, tiers tiers), and its flows' paths at a seed and
+// clock (predictPaths).
+func sweepCasePaths(t *testing.T, i, nodes, k, tiers int) (sweepCase, func(seed, clock uint32) []htsimPath) {
+	t.Helper()
+	c := newSweepCase(i)
+	conns, _, err := readMatrix(fmt.Sprintf("case %d", i), strings.NewReader(c.matrix), nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, func(seed, clock uint32) []htsimPath {
+		paths, err := predictPaths(k, tiers, conns, seed, clock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return paths
 	}
 }
