@@ -127,7 +127,8 @@ func newSweepCase(i int) sweepCase {
 // (default 3: htsim's -seed and clock, rocelab's seed; the two hash ECMP
 // differently, so one run's collisions are noise). Without $HTSIM_DIR it
 // is skipped: it explores, the agreement tests hold recorded runs.
-// SWEEP=FROM-TO picks the cases (default 0-29), SWEEP_SEED_FROM=N runs
+// SWEEP=FROM-TO picks the cases (default 0-29; SWEEP_SHAPES=1 runs
+// shapeCases instead), SWEEP_SEED_FROM=N runs
 // seeds N on (default 1: htsim's -seed alone draws its switches' ECMP
 // salts, so every case at seed 1 shares them), SWEEP_HPCC=1 adds
 // htsim_hpcc, SWEEP_KEEP=DIR keeps each run's matrix, htsim output and
