@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,7 +24,11 @@ type sweepCase struct {
 	name   string
 	args   []string
 	matrix string
-	hpcc   bool // htsim_hpcc can run it too (3 tiers)
+	hpcc   bool   // htsim_hpcc can run it too (3 tiers)
+	topo   string // htsim's fat-tree file (-topo), when not -tiers'
+	// flows repeat a source and destination (chains): compare the sorted
+	// finish times, as htsim's flow lines name no connection
+	finishes bool
 }
 
 // newSweepCase draws case i of a sweep: a fat-tree of 2 or 3 tiers (16 to
@@ -122,7 +127,8 @@ func newSweepCase(i int) sweepCase {
 // (default 3: htsim's -seed and clock, rocelab's seed; the two hash ECMP
 // differently, so one run's collisions are noise). Without $HTSIM_DIR it
 // is skipped: it explores, the agreement tests hold recorded runs.
-// SWEEP=FROM-TO picks the cases (default 0-29), SWEEP_SEED_FROM=N runs
+// SWEEP=FROM-TO picks the cases (default 0-29; SWEEP_SHAPES=1 runs
+// shapeCases instead), SWEEP_SEED_FROM=N runs
 // seeds N on (default 1: htsim's -seed alone draws its switches' ECMP
 // salts, so every case at seed 1 shares them), SWEEP_HPCC=1 adds
 // htsim_hpcc, SWEEP_KEEP=DIR keeps each run's matrix, htsim output and
@@ -152,8 +158,15 @@ func TestSweepHtsim(t *testing.T) {
 	if os.Getenv("SWEEP_HPCC") == "1" {
 		programs = append(programs, "htsim_hpcc")
 	}
-	for i := from; i <= to; i++ {
-		c := newSweepCase(i)
+	cases := []sweepCase{}
+	if os.Getenv("SWEEP_SHAPES") == "1" {
+		cases = shapeCases()
+	} else {
+		for i := from; i <= to; i++ {
+			cases = append(cases, newSweepCase(i))
+		}
+	}
+	for _, c := range cases {
 		for _, prog := range programs {
 			if prog == "htsim_hpcc" && !c.hpcc {
 				continue
@@ -169,7 +182,7 @@ func TestSweepHtsim(t *testing.T) {
 				hf, o, err := sweepRun(c, prog, dir, base, seed)
 				if err == nil {
 					var hx, rx []float64
-					if hx, rx, err = sweepFCTs(hf, o); err == nil {
+					if hx, rx, err = sweepFCTs(hf, o, c.finishes); err == nil {
 						var b strings.Builder
 						for k, f := range hf {
 							fmt.Fprintf(&b, "%s %.3f %.3f\n", f.name, hx[k], rx[k])
@@ -204,6 +217,12 @@ func sweepRun(c sweepCase, prog, dir, base string, seed int) ([]htsimFinish, twi
 		return nil, twin.Observation{}, err
 	}
 	args := append([]string{"-tm", cm}, c.args...)
+	if c.topo != "" {
+		if err := os.WriteFile(base+".topo", []byte(c.topo), 0o644); err != nil {
+			return nil, twin.Observation{}, err
+		}
+		args = append(args, "-topo", base+".topo")
+	}
 	args = append(dropFlag(args, "-seed", 1), "-seed", strconv.Itoa(seed))
 	if prog == "htsim_hpcc" {
 		args = dropFlag(args, "-tiers", 1)
@@ -253,8 +272,23 @@ func dropFlag(args []string, flag string, n int) []string {
 
 // sweepFCTs pairs htsim's flows (NAME_SRC_DST) with rocelab's by source
 // and destination and returns each side's flow completion times (finish
-// less start), in microseconds, in htsim's order.
-func sweepFCTs(hf []htsimFinish, o twin.Observation) ([]float64, []float64, error) {
+// less start), in microseconds, in htsim's order; with finishes, each
+// side's finish times, sorted, as flows that share a source and
+// destination cannot be paired.
+func sweepFCTs(hf []htsimFinish, o twin.Observation, finishes bool) ([]float64, []float64, error) {
+	if finishes {
+		if len(hf) != len(o.Flows) {
+			return nil, nil, fmt.Errorf("htsim completed %d flows, rocelab ran %d", len(hf), len(o.Flows))
+		}
+		h := make([]float64, len(hf))
+		for i, f := range hf {
+			h[i] = f.us
+		}
+		r := agree.Finishes(o)
+		slices.Sort(h)
+		slices.Sort(r)
+		return h, r, nil
+	}
 	type run struct{ start, fct float64 }
 	byPair := map[string]run{}
 	for _, f := range o.Flows {
