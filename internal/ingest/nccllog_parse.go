@@ -93,6 +93,10 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 		msg = s[strings.Index(s, "Call to ibv_"):]
 	case strings.Contains(s, "ncclIbRoceGetVersionNum"):
 		msg = s
+	case strings.Contains(s, "NET/OFI Unexpected number of remote rails") || strings.Contains(s, "NET/OFI Numer of forced rails"):
+		// aws-ofi-nccl's rail errors (NCCL_OFI_WARN), pasted without
+		// NCCL's prefix (NVIDIA/nccl#1913).
+		msg = s[strings.Index(s, "NET/OFI"):]
 	case strings.Contains(s, "NVLink SHARP (NVLS)") && strings.Contains(s, "CUDA error"):
 		// NVLS's failure as NCCL's last error, which PyTorch prints
 		// under its DistBackendError without NCCL's prefix: "Failed to
