@@ -59,3 +59,39 @@ func TestOFIRemoteRailsMismatch(t *testing.T) {
 		"h100-316:1747401:1751360 [3] accept_wait_for_connection(nccl_net_ofi_rdma_domain_t*, nccl_net_ofi_rdma_listen_comm_t*, nccl_net_ofi_rdma_recv_comm_t**):4909 NCCL WARN NET/OFI Unexpected number of remote rails for dev 3. Expected 4 but got 2")
 	nicMustFind(t, fs, "nccl.warn.error", Warn, "different rail counts", "on h100-316")
 }
+
+// PyTorch's DistBackendError with NCCL's last error under it: the result
+// and version are read and the last error is the WARN that returned that
+// result through PyTorch's call. Before, each of these pastes was "in no
+// format rocelab recognises".
+func TestDistBackendErrorLastError(t *testing.T) {
+	for _, c := range []struct {
+		file, title, fix string
+		lines            [2]int
+	}{
+		// NVIDIA/nccl#2076: the peer's connection reset (remote error).
+		{"pytorch-distbackenderror-nccl-2.21.5-remote-error-last-error-recv-reset-by-peer-nccl2076.txt",
+			"A peer closed its NCCL connection: the remote process exited, or the network to it failed: NCCL returned 6 (remote error) through NCCLUtils.hpp:268", "first failure among all ranks", [2]int{2, 5}},
+		// hkproj/pytorch-transformer-distributed#1: no route to the peer.
+		{"pytorch-distbackenderror-nccl-2.18.6-system-error-connect-no-route-to-host-hkproj1.txt",
+			"NCCL's bootstrap connection between ranks failed: NCCL returned 2 (unhandled system error) through ProcessGroupNCCL.cpp:1333", "NCCL_SOCKET_IFNAME", [2]int{2, 5}},
+		// awslabs/awsome-distributed-ai#192: one line, srun labels, a
+		// connect to 127.0.0.1.
+		{"pytorch-distbackenderror-nccl-2.18.5-one-line-srun-label-connect-loopback-abort-awsomedistai192.txt",
+			"NCCL's ranks connect to a loopback address (127.0.0.1), which no other host can reach: NCCL returned 2 (unhandled system error) through ProcessGroupNCCL.cpp:1331", "NCCL_SOCKET_IFNAME", [2]int{2, 2}},
+	} {
+		fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/"+c.file)
+		f := nicMustFind(t, fs, "nccl.warn.error", Error, c.title)
+		if f.Evidence[0].Line != c.lines[0] || f.Evidence[len(f.Evidence)-1].Line != c.lines[1] || !strings.Contains(f.Fix, c.fix) {
+			t.Errorf("%s: evidence %+v fix %s", c.file, f.Evidence, f.Fix)
+		}
+	}
+	// Without NCCL's last error (SYNTHETIC: the first two lines of
+	// nccl#2076's paste), the result alone is reported as such.
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, remote process exited or there was a network error, NCCL version 2.21.5",
+		"ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
+		"[rank3]: Traceback (most recent call last):")
+	nicMustFind(t, fs, "nccl.warn.error", Error, "PyTorch raised an NCCL error without NCCL's own reason: a peer process exited", "returned 6 (remote error) through NCCLUtils.hpp:268")
+}

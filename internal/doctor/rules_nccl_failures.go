@@ -154,8 +154,14 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	// A bootstrap failure: the error returned through bootstrap.cc, or a
 	// connect that failed outright. A socket closed by its peer later in
 	// the run is fallout of the peer's own failure, not this.
+	if w.Raised.Line > 0 && w.Message == w.Raised.Text {
+		return raisedClass(w.Result), true
+	}
+	if c, ok := loopbackConnect(m); ok {
+		return c, true
+	}
 	socket := strings.Contains(m, "bootstrap") ||
-		strings.Contains(m, "connect to ") && (strings.Contains(m, "timed out") || strings.Contains(m, "refused") || strings.Contains(m, "no route"))
+		strings.Contains(m, "connect to ") && (strings.Contains(m, "timed out") || strings.Contains(m, "refused") || strings.Contains(m, "no route") || strings.Contains(m, "connection abort"))
 	for _, c := range w.Chain {
 		socket = socket || strings.HasPrefix(path.Base(c), "bootstrap.cc")
 	}
@@ -194,6 +200,8 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return failureClass{"NCCL's bootstrap connection between ranks failed",
 			"Before any RDMA, ranks exchange addresses over TCP on the interface NCCL picks (the 'Bootstrap : Using' line, NCCL_SOCKET_IFNAME): a connect that fails or times out means the ranks cannot reach each other there (an interface the peers cannot route to, such as docker0, a bridge or a link-local address; a firewall; rank 0 gone).",
 			"Set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on, the same on every host; check that the address of 'Bootstrap : Using' answers from the peers, and that no firewall stands between them."}, true
+	case strings.Contains(m, "connection reset by peer") || strings.Contains(m, "connection closed by remote peer") || strings.Contains(m, "broken pipe"):
+		return peerGoneClass, true
 	case strings.Contains(path.Base(w.Where), "plugin"):
 		return failureClass{"the net plugin failed (" + path.Base(w.Where) + "): " + strings.TrimSpace(w.Message),
 			"The WARN comes from a net plugin's own source file: the plugin, not NCCL's IB or socket transport, carries the inter-node traffic ('Using network <plugin>'), and NCCL only passed its error up. Errors of memory registration or connection setup in a plugin are often the plugin and GPUDirect RDMA not agreeing on how to map GPU memory, or a plugin built for another NCCL or driver version.",
@@ -351,6 +359,9 @@ func checkWarnErrors(inc *Incident) []Finding {
 			}
 			key := c.what + "\x00" + path.Base(w.Where)
 			g := gs.add(key, c, strings.TrimSpace(w.Message), w.Host, w.Evidence)
+			if w.Raised.Line > 0 {
+				g.ev.add(w.Raised)
+			}
 			for _, e := range over {
 				g.ev.add(e)
 			}
