@@ -95,3 +95,14 @@ func TestDistBackendErrorLastError(t *testing.T) {
 		"[rank3]: Traceback (most recent call last):")
 	nicMustFind(t, fs, "nccl.warn.error", Error, "PyTorch raised an NCCL error without NCCL's own reason: a peer process exited", "returned 6 (remote error) through NCCLUtils.hpp:268")
 }
+
+// PyTorch's error under Ray's worker and logger prefixes (NVIDIA/nccl
+// #1247, NCCL 2.18.6): the prefix of the exception's line is stripped
+// from the lines after it, so that "Last error:" and its text are read.
+func TestDistBackendErrorUnderLoggerPrefix(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/pytorch-distbackenderror-nccl-2.18.6-internal-error-ray-prefix-busid-of-nic-not-found-nccl1247.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL failed: Attribute busid of node nic not found: NCCL returned 3 (internal error) through ProcessGroupNCCL.cpp:1333")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 7 || f.Evidence[1].Line != 10 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+}

@@ -352,7 +352,11 @@ func checkWarnErrors(inc *Incident) []Finding {
 				}
 				continue
 			}
-			if !ok {
+			if !ok && w.Raised.Line > 0 {
+				c = failureClass{"NCCL failed: " + strings.TrimSpace(w.Message),
+					"The application raised NCCL's result with NCCL's last error under it: the WARN NCCL logged when the call failed, printed without its source file.",
+					"Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH and give the log: the WARN with its source file and the INFO lines before it name the subsystem and the device."}
+			} else if !ok {
 				c = failureClass{"NCCL failed after a WARN: " + strings.TrimSpace(w.Message),
 					"NCCL printed this WARN and returned an error through the calls after it: the first WARN of a failing process is the cause; later errors on it and on other ranks are its fallout.",
 					"Read the WARN's source file (it names the subsystem, a net plugin's file names the plugin) and the INFO lines before it; rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET if they are missing."}

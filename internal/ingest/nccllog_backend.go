@@ -62,7 +62,13 @@ func (l *NCCLLog) backendError(ln Line, s string) bool {
 	if _, v, ok := strings.Cut(rest, "NCCL version "); ok {
 		l.addVersion("", v, ev)
 	}
-	l.pending = &pendingBackend{where: strings.Clone(path.Base(loc)), result: res, raised: ev}
+	// What a logger put before the exception's name ("[rank3]:", "ERROR
+	// 04-07 00:57:46 ray_utils.py:45]") it puts before the lines after it.
+	prefix := ""
+	if k := strings.LastIndexByte(strings.TrimRight(s[:i], " "), ' '); k >= 0 {
+		prefix = strings.Clone(s[:k+1])
+	}
+	l.pending = &pendingBackend{where: strings.Clone(path.Base(loc)), result: res, raised: ev, prefix: prefix}
 	if _, last, ok := strings.Cut(rest, "Last error:"); ok {
 		l.lastError(ln, last)
 	}
@@ -75,6 +81,8 @@ type pendingBackend struct {
 	where  string
 	result int
 	raised Evidence
+	// prefix is the text before the exception's name on its line.
+	prefix string
 	// open is set once "Last error:" was read: the next line is the text;
 	// loose when only NCCL's description of the result was, so that the
 	// next line is the text only if it reads as an error.
@@ -119,7 +127,7 @@ func (l *NCCLLog) lastError(ln Line, text string) {
 // read; any other line closes the error without a last error.
 func (l *NCCLLog) backendLine(ln Line, s string) bool {
 	p := l.pending
-	t := strings.TrimSpace(stripLabel(strings.TrimSpace(s)))
+	t := strings.TrimSpace(stripLabel(strings.TrimSpace(strings.TrimPrefix(s, p.prefix))))
 	switch {
 	case t == "":
 		return false
