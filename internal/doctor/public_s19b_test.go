@@ -106,3 +106,21 @@ func TestDistBackendErrorUnderLoggerPrefix(t *testing.T) {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 }
+
+// The last error PyTorch prints repeats a WARN the log already holds with
+// NCCL's prefix (SYNTHETIC prefix lines before the real hkproj#1 lines):
+// one finding, the WARN's, with PyTorch's line as evidence.
+func TestDistBackendErrorJoinsPrefixedWARN(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"h:1:2 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 192.168.19.14<52822> failed : No route to host",
+		"h:1:2 [0] NCCL INFO misc/socket.cc:567 -> 2",
+		"torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6",
+		"ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error. ",
+		"Last error:",
+		"socketStartConnect: Connect to 192.168.19.14<52822> failed : No route to host")
+	got := nicFind(fs, "nccl.warn.error")
+	if len(got) != 1 || len(got[0].Evidence) != 2 || got[0].Evidence[0].Line != 2 || got[0].Evidence[1].Line != 4 {
+		t.Fatalf("want one finding with the WARN and PyTorch's line:\n%s", nicTitles(fs))
+	}
+}

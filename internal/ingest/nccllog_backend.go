@@ -113,6 +113,14 @@ func (l *NCCLLog) lastError(ln Line, text string) {
 	l.pending = nil
 	l.lines.add(ln)
 	ev := At(l.src, ln)
+	for i := range l.Warnings {
+		if w := &l.Warnings[i]; w.Message == msg && w.Raised.Line == 0 && w.Evidence.Line < ev.Line {
+			// The same WARN with NCCL's prefix, earlier in the log: the
+			// error PyTorch raised is its.
+			w.Raised = p.raised
+			return
+		}
+	}
 	n := len(l.Warnings)
 	l.feedWarn(origin{pid: -1, tid: -1, dev: -1}, l.intern("", ev), msg, ev)
 	if len(l.Warnings) > n {
