@@ -151,8 +151,8 @@ func TestWrappedWatchdogLine(t *testing.T) {
 // the paste was "in no format rocelab recognises".
 func TestNVLSMulticastOutOfMemory(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/pytorch-distbackenderror-nccl-2.29.7-nvls-multicast-bind-out-of-memory-nccl2077.txt")
-	f := nicMustFind(t, fs, "nccl.warn.error", Warn, "multicast resources are used up (CUDA error 2, out of memory)")
-	if f.Evidence[0].Line != 5 || !strings.Contains(f.Fix, "NCCL_NVLS_ENABLE=0") {
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "multicast resources are used up (CUDA error 2, out of memory)", "returned 1 (unhandled cuda error) through NCCLUtils.cpp:93")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 3 || f.Evidence[1].Line != 5 || !strings.Contains(f.Fix, "NCCL_NVLS_ENABLE=0") {
 		t.Errorf("evidence %+v fix %s", f.Evidence, f.Fix)
 	}
 	// The same failure as NCCL's own WARN (SYNTHETIC line in nvls.cc's

@@ -154,8 +154,14 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	// A bootstrap failure: the error returned through bootstrap.cc, or a
 	// connect that failed outright. A socket closed by its peer later in
 	// the run is fallout of the peer's own failure, not this.
+	if w.Raised.Line > 0 && w.Message == w.Raised.Text {
+		return raisedClass(w.Result), true
+	}
+	if c, ok := loopbackConnect(m); ok {
+		return c, true
+	}
 	socket := strings.Contains(m, "bootstrap") ||
-		strings.Contains(m, "connect to ") && (strings.Contains(m, "timed out") || strings.Contains(m, "refused") || strings.Contains(m, "no route"))
+		strings.Contains(m, "connect to ") && (strings.Contains(m, "timed out") || strings.Contains(m, "refused") || strings.Contains(m, "no route") || strings.Contains(m, "connection abort"))
 	for _, c := range w.Chain {
 		socket = socket || strings.HasPrefix(path.Base(c), "bootstrap.cc")
 	}
@@ -169,6 +175,12 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return failureClass{"the P2P transport could not share GPU memory with another process (" + strings.TrimSpace(w.Message) + ")",
 			"Between GPUs of one node driven by different processes, NCCL's and RCCL's P2P transport allocates a buffer and exports it through CUDA/HIP IPC (cudaIpcGetMemHandle, hipIpcGetMemHandle) for the peer process to map. The export or the mapping fails when the processes cannot share GPU memory: containers in separate IPC namespaces or without the same devices visible, a GPU the driver does not let another process map (MPS, a VM, confidential computing), or a driver fault; it fails every communicator that needs that path at init. It is not the network.",
 			"Run the ranks of a node in one container or with a shared IPC namespace (docker --ipc=host, Kubernetes hostIPC or one pod), with the GPUs of every rank of the communicator visible to each of its processes; to confirm, rerun with NCCL_P2P_DISABLE=1 (shared memory instead): if init then passes, the IPC export is what failed, and the driver's logs (dmesg, amdgpu/nvidia) say why."}, true
+	case strings.Contains(m, "net/ofi unexpected number of remote rails"):
+		return ofiRailsClass, true
+	case strings.Contains(m, "net/ofi numer of forced rails"):
+		return failureClass{"aws-ofi-nccl refused OFI_NCCL_FORCE_NUM_RAILS: the forced count is no multiple of the NICs the device has (" + strings.TrimSpace(w.Message) + ")",
+			"OFI_NCCL_FORCE_NUM_RAILS (aws-ofi-nccl 1.14 on) sets every device's rail count: a value below the device's NIC count uses its first NICs, a larger one splits each NIC into several rails and must then be a multiple of the NIC count; any other value fails the device at init.",
+			"Set OFI_NCCL_FORCE_NUM_RAILS to a divisor of the smallest NIC count per GPU among the job's nodes, or to a multiple of it, the same on every node."}, true
 	case strings.Contains(m, " marked as failed."):
 		// 2.29 ends the line there; 2.30 adds "Initiating recovery? ...".
 		return failoverClass(m), true
@@ -188,6 +200,8 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return failureClass{"NCCL's bootstrap connection between ranks failed",
 			"Before any RDMA, ranks exchange addresses over TCP on the interface NCCL picks (the 'Bootstrap : Using' line, NCCL_SOCKET_IFNAME): a connect that fails or times out means the ranks cannot reach each other there (an interface the peers cannot route to, such as docker0, a bridge or a link-local address; a firewall; rank 0 gone).",
 			"Set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on, the same on every host; check that the address of 'Bootstrap : Using' answers from the peers, and that no firewall stands between them."}, true
+	case strings.Contains(m, "connection reset by peer") || strings.Contains(m, "connection closed by remote peer") || strings.Contains(m, "broken pipe"):
+		return peerGoneClass, true
 	case strings.Contains(path.Base(w.Where), "plugin"):
 		return failureClass{"the net plugin failed (" + path.Base(w.Where) + "): " + strings.TrimSpace(w.Message),
 			"The WARN comes from a net plugin's own source file: the plugin, not NCCL's IB or socket transport, carries the inter-node traffic ('Using network <plugin>'), and NCCL only passed its error up. Errors of memory registration or connection setup in a plugin are often the plugin and GPUDirect RDMA not agreeing on how to map GPU memory, or a plugin built for another NCCL or driver version.",
@@ -257,6 +271,17 @@ var nvlsOutOfMemory = failureClass{"NVLink SHARP (NVLS) could not bind its multi
 	"NCCL sets up NVLS multicast objects on the NVSwitches for each communicator that can use them and keeps them until the communicator is destroyed; a process that creates many communicators (FSDP or tensor-parallel sub-groups, one per layer group) uses up the fabric's fixed number of multicast slots, and the next bind fails with out of memory although GPU memory is free. NCCL 2.29 reports this as an error instead of running that communicator without NVLS.",
 	"Set NCCL_NVLS_ENABLE=0 for the job, or keep NVLS off the small communicators (NCCL 2.30's communicator config can disable NVLS per communicator; destroy communicators no longer used); the Fabric Manager log shows 'all the NVSwitch multicast resources/slot ids are used' when this is the cause."}
 
+// ofiRailsClass is aws-ofi-nccl's RDMA protocol refusing a connection
+// whose two ends have different rail counts ("NET/OFI Unexpected number of
+// remote rails for dev 0. Expected 3 but got 2", nccl_ofi_rdma.c):
+// NVIDIA/nccl#1913 and aws-ofi-nccl#1061 on P5 with NCCL 2.28's GIN, where
+// the reporter's OFI_NCCL_FORCE_NUM_RAILS made it pass; aws-ofi-nccl#771
+// added that variable to let P5/P5e and P5en nodes, whose NICs per GPU
+// differ, talk.
+var ofiRailsClass = failureClass{"the two ends of an aws-ofi-nccl connection have different rail counts (NET/OFI Unexpected number of remote rails)",
+	"aws-ofi-nccl's RDMA protocol stripes each connection over the device's rails (the EFA NICs it groups under one GPU, four per GPU on P5) and checks, when the connection is accepted, that the peer's device has as many rails as its own ('Expected' is this side's count, 'got' the peer's); a mismatch fails the connect and NCCL returns an error (internal or system error). The counts differ when the nodes are of different instance types (P5/P5e beside P5en), when a node lost a NIC (a failed EFA device, or one the container does not see), when a topology file or plugin version groups the NICs differently, or when NCCL's devices are formed differently on each side (NCCL 2.28's GIN proxy backend on P5).",
+	"Give every node the same rails: set OFI_NCCL_FORCE_NUM_RAILS to one value on every rank (the smallest NIC count per GPU among the nodes, or a multiple of it), run one instance type and one aws-ofi-nccl version per job, and compare `fi_info -p efa -t FI_EP_RDM | grep -c domain` (or `ls /sys/class/infiniband | wc -l`) across the nodes to find one missing a NIC."}
+
 // failoverClass is the class of NCCL's IB resiliency WARN
 // (transport/net_ib/p2p_resiliency.cc) "Device N marked as failed." (2.29)
 // or "... Initiating recovery? Yes|No" (2.30 on): a port of a merged NIC
@@ -316,16 +341,31 @@ func checkWarnErrors(inc *Incident) []Finding {
 			}
 			proc := w.Host + "\x00" + strconv.Itoa(w.PID)
 			if g := cause[proc]; g != nil {
-				fallout[g]++
+				if ok && w.PID < 0 && g.class.what == c.what {
+					// Lines without NCCL's prefix name no process: the
+					// same failure again (one line per device) is part of
+					// the cause, not its fallout.
+					g.texts = append(g.texts, strings.TrimSpace(w.Message))
+					g.ev.add(w.Evidence)
+				} else {
+					fallout[g]++
+				}
 				continue
 			}
-			if !ok {
+			if !ok && w.Raised.Line > 0 {
+				c = failureClass{"NCCL failed: " + strings.TrimSpace(w.Message),
+					"The application raised NCCL's result with NCCL's last error under it: the WARN NCCL logged when the call failed, printed without its source file.",
+					"Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH and give the log: the WARN with its source file and the INFO lines before it name the subsystem and the device."}
+			} else if !ok {
 				c = failureClass{"NCCL failed after a WARN: " + strings.TrimSpace(w.Message),
 					"NCCL printed this WARN and returned an error through the calls after it: the first WARN of a failing process is the cause; later errors on it and on other ranks are its fallout.",
 					"Read the WARN's source file (it names the subsystem, a net plugin's file names the plugin) and the INFO lines before it; rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET if they are missing."}
 			}
 			key := c.what + "\x00" + path.Base(w.Where)
 			g := gs.add(key, c, strings.TrimSpace(w.Message), w.Host, w.Evidence)
+			if w.Raised.Line > 0 {
+				g.ev.add(w.Raised)
+			}
 			for _, e := range over {
 				g.ev.add(e)
 			}

@@ -49,6 +49,12 @@ func checkBusBW(inc *Incident) []Finding {
 				// A failed call explains an empty table (nccltests.failed).
 				// A split launch's preambles are reported as the split
 				// (nccltests.ranks.split), not as runs cut short.
+				if r.FooterOnly() {
+					if f, ok := footerRun(inc, r, sp, speed, speedKnown); ok {
+						fs = append(fs, f.per(t.Source()+" "+collName(r), "run", testName(r)+" bandwidth"))
+					}
+					continue
+				}
 				if len(r.Truncated) == 0 && t.FailureCount == 0 && (r.Header.Line > 0 || !splitRun(t, r)) {
 					if f, ok := noRows(r); ok {
 						fs = append(fs, f.per(t.Source()+" "+collName(r), "run", "nccl-tests tables without a size"))

@@ -142,7 +142,7 @@ func checkTestsFailed(inc *Incident) []Finding {
 				Title:     fmt.Sprintf("%s stopped: %s call failed at %s with '%s'%s", fileTool(t), map[string]string{"NCCL": "an NCCL", "CUDA": "a CUDA"}[f.Call], f.Where, f.Message, where),
 				Evidence:  g.ev.sorted(),
 				Mechanism: "nccl-tests checks every NCCL and CUDA call and stops the whole test at the first one that fails: the sizes printed before the failure were measured, the rest never ran. " + failureCause(f),
-				Fix:       failureFix(f),
+				Fix:       failureFix(f, warned(inc, t.Source())),
 			}.per(t.Source(), "file", "nccl-tests stopped on a failed call"))
 		}
 	}
@@ -180,10 +180,24 @@ func cudaFailure(f ingest.TestFailure) (cause, fix string, ok bool) {
 	return "", "", false
 }
 
-// failureFix says how to find the cause of a failed call.
-func failureFix(f ingest.TestFailure) string {
+// warned reports whether an NCCL log read from src holds a WARN line.
+func warned(inc *Incident, src string) bool {
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		if l.Source() == src && l.WarningCount > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// failureFix says how to find the cause of a failed call; warn says the
+// same output holds NCCL's WARN lines, which name it.
+func failureFix(f ingest.TestFailure, warn bool) string {
 	if _, fix, ok := cudaFailure(f); ok {
 		return fix
+	}
+	if warn {
+		return "The NCCL WARN lines before the failure in this output name the call that failed and why (the nccl.warn.error finding): fix that, then rerun."
 	}
 	return "Rerun with NCCL_DEBUG=INFO (and NCCL_DEBUG_SUBSYS=INIT,NET) and give the log to rocelab diagnose: the NCCL WARN line printed just before the failure names the call that failed and why."
 }

@@ -174,6 +174,8 @@ type NCCLLog struct {
 	commRanks map[string]map[int]map[int]bool
 	lastWarn  map[string]warnRef
 	matrix    bool
+	// pending is a PyTorch NCCL error whose last error may follow.
+	pending *pendingBackend
 }
 
 // Versioned is an NCCL version as printed, with where.
@@ -400,6 +402,7 @@ func (l *NCCLLog) Result() Artifact {
 	if l.lines.n == 0 {
 		return nil
 	}
+	l.closeBackend()
 	l.finishHosts()
 	l.finishIBext()
 	return l

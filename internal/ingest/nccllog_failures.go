@@ -131,6 +131,9 @@ type Warning struct {
 	// after the WARN print them.
 	Chain    []string
 	Evidence Evidence
+	// Raised is the line of the framework that raised the error to the
+	// application (PyTorch's "NCCL error in: ..."), Line 0 if none.
+	Raised Evidence
 }
 
 // maxChain bounds Warning.Chain.

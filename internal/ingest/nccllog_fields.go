@@ -67,6 +67,12 @@ func isDevToken(tok string) bool {
 // in front (timestamps, "0: " labels).
 func parseOrigin(pre string) origin {
 	o := origin{pid: -1, tid: -1, dev: -1}
+	if loc, before, ok := signatureLoc(pre); ok {
+		// A C++ plugin's location is the function's signature, spaces
+		// and all: parse what comes before it, then keep "name:line".
+		o = parseOrigin(before + " " + loc)
+		return o
+	}
 	tok, rest := lastField(pre)
 	if tok != "" && tok[0] != '[' && strings.ContainsRune(tok, ':') {
 		// A WARN's source location: "transport/net_ib.cc:2244", or a
@@ -449,4 +455,32 @@ func (l *NCCLLog) asyncEvent(host, msg string, ev Evidence) {
 	if len(l.AsyncEvents) < maxKept {
 		l.AsyncEvents = append(l.AsyncEvents, AsyncEvent{Host: host, Device: strings.Clone(dev), Port: port, Event: strings.Clone(event), OnQP: onQP, Count: 1, Evidence: ev})
 	}
+}
+
+// signatureLoc splits off the location a C++ build of aws-ofi-nccl prints
+// for its WARNs: the function's signature and line
+// ("accept_wait_for_connection(nccl_net_ofi_rdma_domain_t*,
+// nccl_net_ofi_rdma_listen_comm_t*, nccl_net_ofi_rdma_recv_comm_t**):4909",
+// aws-ofi-nccl#990). It returns "accept_wait_for_connection:4909" and the
+// prefix before the signature.
+func signatureLoc(pre string) (loc, before string, ok bool) {
+	t := strings.TrimRight(pre, " ")
+	c := strings.LastIndex(t, "):")
+	if c < 0 || !strings.ContainsRune(t[:c], ' ') {
+		return "", "", false
+	}
+	line := t[c+2:]
+	if _, err := strconv.Atoi(line); err != nil {
+		return "", "", false
+	}
+	open := strings.LastIndexByte(t[:c], '(')
+	if open < 0 {
+		return "", "", false
+	}
+	sp := strings.LastIndexByte(t[:open], ' ')
+	name := t[sp+1 : open]
+	if name == "" || strings.ContainsAny(name, "[]:") {
+		return "", "", false
+	}
+	return name + ":" + line, t[:max(sp, 0)], true
 }

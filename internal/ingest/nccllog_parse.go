@@ -8,6 +8,9 @@ import (
 // Feed reads one line.
 func (l *NCCLLog) Feed(ln Line) {
 	s := ln.Text
+	if l.pending != nil && !ln.NCCL && l.backendLine(ln, s) {
+		return
+	}
 	if !ln.NCCL && ln.marker > 0 {
 		// The line reader found no NCCL marker: only the unprefixed forms
 		// (fragments, the bare version line, the algorithm matrix) remain.
@@ -71,6 +74,12 @@ func (l *NCCLLog) Feed(ln Line) {
 // whether the line was one.
 func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 	var msg string
+	if strings.Contains(s, "NCCL error in: ") {
+		l.closeBackend()
+		if l.backendError(ln, s) {
+			return true
+		}
+	}
 	switch {
 	case strings.Contains(s, "Watchdog caught collective operation timeout"):
 		t, ok := parseWatchdogTimeout(s)
@@ -93,6 +102,10 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 		msg = s[strings.Index(s, "Call to ibv_"):]
 	case strings.Contains(s, "ncclIbRoceGetVersionNum"):
 		msg = s
+	case strings.Contains(s, "NET/OFI Unexpected number of remote rails") || strings.Contains(s, "NET/OFI Numer of forced rails"):
+		// aws-ofi-nccl's rail errors (NCCL_OFI_WARN), pasted without
+		// NCCL's prefix (NVIDIA/nccl#1913).
+		msg = s[strings.Index(s, "NET/OFI"):]
 	case strings.Contains(s, "NVLink SHARP (NVLS)") && strings.Contains(s, "CUDA error"):
 		// NVLS's failure as NCCL's last error, which PyTorch prints
 		// under its DistBackendError without NCCL's prefix: "Failed to

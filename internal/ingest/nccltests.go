@@ -51,7 +51,9 @@ type NCCLTests struct {
 	FailureCount int
 
 	pendingBinary string
-	sink          *TestRun // takes what lies beyond maxRuns
+	// pendingMin and pendingMax are the sweep that command line gives.
+	pendingMin, pendingMax int64
+	sink                   *TestRun // takes what lies beyond maxRuns
 	// commRanks is the largest communicator an NCCL "... nranks N ... -
 	// Init COMPLETE" line of the same input shows.
 	commRanks int
@@ -78,7 +80,10 @@ type TestRun struct {
 	Tool string
 	// NThread and NGpus are from the "nThread 1 nGpus 1 ..." line (0 if absent).
 	NThread, NGpus int
-	Params         Evidence
+	// MinBytes and MaxBytes are the sweep's bounds from the same line (0
+	// if absent).
+	MinBytes, MaxBytes int64
+	Params             Evidence
 	// Ranks are the "#  Rank  0 Group  0 Pid ... on host device 0 [bus] GPU" lines.
 	Ranks []TestRank
 	// RankCount counts every rank line, kept or not.
@@ -188,7 +193,7 @@ func (t *NCCLTests) Lines() int { return t.lines.n }
 func (t *NCCLTests) Result() Artifact {
 	var runs []*TestRun
 	for _, r := range t.Runs {
-		if len(r.Rows) > 0 || len(r.Truncated) > 0 || r.RankCount > 0 || r.NThread > 0 || r.Header.Line > 0 {
+		if len(r.Rows) > 0 || len(r.Truncated) > 0 || r.RankCount > 0 || r.NThread > 0 || r.Header.Line > 0 || r.FooterOnly() {
 			if r.RankCount == 0 && r.RankSpan == 0 {
 				r.CommRanks = t.commRanks
 			}
@@ -201,6 +206,14 @@ func (t *NCCLTests) Result() Artifact {
 		return nil
 	}
 	return t
+}
+
+// FooterOnly reports a run of which only the trailer ("Avg bus
+// bandwidth", "Out of bounds values") was given: no row, header or rank
+// line.
+func (r *TestRun) FooterOnly() bool {
+	return len(r.Rows) == 0 && len(r.Truncated) == 0 && r.Header.Line == 0 && r.RankCount == 0 &&
+		(r.AvgEvidence.Line > 0 || r.OutOfBoundsEvidence.Line > 0)
 }
 
 // cur returns the run being read, starting one if needed. fresh asks for
@@ -219,6 +232,7 @@ func (t *NCCLTests) cur(fresh bool) *TestRun {
 	r := &TestRun{AvgBusBW: -1, OutOfBounds: -1, hostSeen: map[string]int{}}
 	if t.pendingBinary != "" {
 		r.Collective, r.CollectiveFrom = t.pendingBinary, FromBinary
+		r.MinBytes, r.MaxBytes = t.pendingMin, t.pendingMax
 		t.pendingBinary = ""
 	}
 	t.Runs = append(t.Runs, r)

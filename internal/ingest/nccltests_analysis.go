@@ -7,7 +7,7 @@ import (
 
 // finish infers the collective when no banner or binary named it.
 func (r *TestRun) finish() {
-	if r.Collective != "" {
+	if r.Collective != "" || r.FooterOnly() {
 		return
 	}
 	c := r.inferCollective()

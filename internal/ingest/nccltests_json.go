@@ -180,6 +180,7 @@ func (j *jsonRun) document() error {
 				if name := collectiveName(path.Base(r.Args[0])); name != "" {
 					r.Collective, r.CollectiveFrom = name, FromBinary
 				}
+				r.MinBytes, r.MaxBytes = sweepArgs(r.Args[1:])
 			}
 		case "env":
 			err = j.list("the environment", func(int) error {

@@ -3,6 +3,8 @@ package ingest
 import (
 	"strconv"
 	"strings"
+
+	"rocelab/internal/unit"
 )
 
 // The "#" lines around an nccl-tests table: version, parameters, the
@@ -59,6 +61,10 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 				r.NThread = atoiOr(f[i+1], 0)
 			case "nGpus":
 				r.NGpus = atoiOr(f[i+1], 0)
+			case "minBytes":
+				r.MinBytes, _ = strconv.ParseInt(f[i+1], 10, 64)
+			case "maxBytes":
+				r.MaxBytes, _ = strconv.ParseInt(f[i+1], 10, 64)
 			}
 		}
 		r.Params = ev
@@ -97,20 +103,48 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 // binary notes a pasted command line naming a *_perf binary. It is context,
 // not nccl-tests output, so it is not counted as a recognised line.
 func (t *NCCLTests) binary(s string) {
-	for _, w := range strings.Fields(s) {
+	f := strings.Fields(s)
+	for i, w := range f {
 		w = w[strings.LastIndexByte(w, '/')+1:]
 		base, _, _ := strings.Cut(w, "_perf")
 		if len(base) < len(w) {
 			if name := collectiveName(base + "_perf"); name != "" {
+				lo, hi := sweepArgs(f[i+1:])
 				if n := len(t.Runs); n > 0 && len(t.Runs[n-1].Rows) == 0 && t.Runs[n-1].Collective == "" {
-					t.Runs[n-1].Collective, t.Runs[n-1].CollectiveFrom = name, FromBinary
+					r := t.Runs[n-1]
+					r.Collective, r.CollectiveFrom = name, FromBinary
+					if r.MaxBytes == 0 {
+						r.MinBytes, r.MaxBytes = lo, hi
+					}
 				} else {
-					t.pendingBinary = name
+					t.pendingBinary, t.pendingMin, t.pendingMax = name, lo, hi
 				}
 				return
 			}
 		}
 	}
+}
+
+// sweepArgs reads the sizes a command line's -b/--minbytes and
+// -e/--maxbytes give, as nccl-tests reads them (1M = 1048576). It returns
+// 0, 0 unless both are given.
+func sweepArgs(args []string) (lo, hi int64) {
+	for i := 0; i+1 < len(args); i++ {
+		var err error
+		switch args[i] {
+		case "-b", "--minbytes":
+			lo, err = unit.ParseBinarySize(args[i+1])
+		case "-e", "--maxbytes":
+			hi, err = unit.ParseBinarySize(args[i+1])
+		}
+		if err != nil {
+			return 0, 0
+		}
+	}
+	if lo == 0 || hi == 0 {
+		return 0, 0
+	}
+	return lo, hi
 }
 
 // collectiveName maps "all_reduce_perf" (or "all_reduce_perf_mpi") to

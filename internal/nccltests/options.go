@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"rocelab/internal/collective"
+	"rocelab/internal/unit"
 )
 
 // Options are nccl-tests' command-line options that matter to the twin,
@@ -68,28 +69,6 @@ func Default(binary string) (Options, error) {
 	}
 	return Options{Binary: binary, Func: f, MinBytes: 32 << 20, MaxBytes: 32 << 20, StepFactor: 1, StepBytes: 1 << 20,
 		Iters: 20, Warmup: 1, AggIters: 1, NThreads: 1, NGpus: 1, DType: "float", Op: "sum", Check: 1}, nil
-}
-
-// ParseSize reads a size as nccl-tests' parsesize does: a number with an
-// optional K, M or G suffix, binary (1M = 1048576).
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	if n := len(t); n > 0 {
-		switch t[n-1] {
-		case 'K', 'k':
-			mult, t = 1<<10, t[:n-1]
-		case 'M', 'm':
-			mult, t = 1<<20, t[:n-1]
-		case 'G', 'g':
-			mult, t = 1<<30, t[:n-1]
-		}
-	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
-	if err != nil || v < 0 || v*float64(mult) > 1<<50 {
-		return 0, fmt.Errorf("invalid size %q: want a number of bytes with an optional K, M or G (binary) suffix", s)
-	}
-	return int64(v * float64(mult)), nil
 }
 
 // Parse reads a command line: the binary name first (a path is fine),
@@ -158,11 +137,11 @@ func (o *Options) set(key byte, val string) error {
 	var err error
 	switch key {
 	case 'b':
-		o.MinBytes, err = ParseSize(val)
+		o.MinBytes, err = unit.ParseBinarySize(val)
 	case 'e':
-		o.MaxBytes, err = ParseSize(val)
+		o.MaxBytes, err = unit.ParseBinarySize(val)
 	case 'i':
-		o.StepBytes, err = ParseSize(val)
+		o.StepBytes, err = unit.ParseBinarySize(val)
 	case 'f':
 		var n int
 		n, err = num()

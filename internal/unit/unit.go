@@ -466,3 +466,25 @@ func ParseLength(s string) (Length, error) {
 	v, err := scaled(s, f, int64(mult), int64(MaxParsedLength), "1000km")
 	return Length(v), err
 }
+
+// ParseBinarySize reads a size as nccl-tests' parsesize does: a number with an
+// optional K, M or G suffix, binary (1M = 1048576).
+func ParseBinarySize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	if n := len(t); n > 0 {
+		switch t[n-1] {
+		case 'K', 'k':
+			mult, t = 1<<10, t[:n-1]
+		case 'M', 'm':
+			mult, t = 1<<20, t[:n-1]
+		case 'G', 'g':
+			mult, t = 1<<30, t[:n-1]
+		}
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+	if err != nil || v < 0 || v*float64(mult) > 1<<50 {
+		return 0, fmt.Errorf("invalid size %q: want a number of bytes with an optional K, M or G (binary) suffix", s)
+	}
+	return int64(v * float64(mult)), nil
+}

@@ -1,0 +1,173 @@
+package ingest
+
+import (
+	"path"
+	"strings"
+)
+
+// The error PyTorch raises when an NCCL call fails, printed without NCCL's
+// prefix:
+//
+//	torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6
+//	ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.
+//	Last error:
+//	socketStartConnect: Connect to 192.168.19.14<52822> failed : No route to host
+//
+// (RuntimeError before PyTorch 2.1; "Last error:" and NCCL's last error
+// text from NCCL 2.13 on, sometimes on the same line). The result and
+// version are read, and the last error becomes a WARN that returned that
+// result through PyTorch's call.
+
+// backendResults are the texts PyTorch's ncclGetErrorWithVersion prints
+// for each ncclResult_t, in nccl.h order.
+var backendResults = []struct {
+	text   string
+	result int
+}{
+	{"unhandled cuda error", 1},
+	{"unhandled system error", 2},
+	{"internal error", 3},
+	{"invalid argument", 4},
+	{"invalid usage", 5},
+	{"remote process exited or there was a network error", 6},
+	{"remote error", 6},
+}
+
+// backendError reads a line holding "NCCL error in: <file>:<line>,
+// <result>, NCCL version X", and the last error text when the same line
+// carries it. It reports whether the line was one.
+func (l *NCCLLog) backendError(ln Line, s string) bool {
+	i := strings.Index(s, "NCCL error in: ")
+	if i < 0 {
+		return false
+	}
+	rest := s[i+len("NCCL error in: "):]
+	loc, rest, ok := strings.Cut(rest, ", ")
+	if !ok {
+		return false
+	}
+	res := -1
+	low := strings.ToLower(rest)
+	for _, r := range backendResults {
+		if strings.HasPrefix(low, r.text) {
+			res = r.result
+			break
+		}
+	}
+	if res < 0 {
+		return false
+	}
+	ev := At(l.src, ln)
+	l.lines.add(ln)
+	if _, v, ok := strings.Cut(rest, "NCCL version "); ok {
+		l.addVersion("", v, ev)
+	}
+	// What a logger put before the exception's name ("[rank3]:", "ERROR
+	// 04-07 00:57:46 ray_utils.py:45]") it puts before the lines after it.
+	prefix := ""
+	if k := strings.LastIndexByte(strings.TrimRight(s[:i], " "), ' '); k >= 0 {
+		prefix = strings.Clone(s[:k+1])
+	}
+	l.pending = &pendingBackend{where: strings.Clone(path.Base(loc)), result: res, raised: ev, prefix: prefix}
+	if _, last, ok := strings.Cut(rest, "Last error:"); ok {
+		l.lastError(ln, last)
+	}
+	return true
+}
+
+// pendingBackend is a PyTorch NCCL error whose last error text is yet to
+// come.
+type pendingBackend struct {
+	where  string
+	result int
+	raised Evidence
+	// prefix is the text before the exception's name on its line.
+	prefix string
+	// open is set once "Last error:" was read: the next line is the text;
+	// loose when only NCCL's description of the result was, so that the
+	// next line is the text only if it reads as an error.
+	open, loose bool
+}
+
+// lastErrorText reports whether a line after NCCL's description of a
+// result reads as NCCL's last error rather than the application's
+// traceback or log.
+func lastErrorText(t string) bool {
+	low := strings.ToLower(t)
+	if strings.HasPrefix(t, "[") || strings.HasPrefix(t, "Traceback") || strings.HasPrefix(t, "File ") ||
+		strings.Contains(low, "torch") || strings.Contains(low, ".py") {
+		return false
+	}
+	return strings.Contains(low, "fail") || strings.Contains(low, "error")
+}
+
+// lastError reads what follows "Last error:" (on its line, or the next
+// one); an empty text leaves the error open for the next line.
+func (l *NCCLLog) lastError(ln Line, text string) {
+	p := l.pending
+	msg := strings.TrimSpace(stripLabel(strings.TrimSpace(text)))
+	if msg == "" {
+		p.open = true
+		return
+	}
+	l.pending = nil
+	l.lines.add(ln)
+	ev := At(l.src, ln)
+	for i := range l.Warnings {
+		if w := &l.Warnings[i]; w.Message == msg && w.Raised.Line == 0 && w.Evidence.Line < ev.Line {
+			// The same WARN with NCCL's prefix, earlier in the log: the
+			// error PyTorch raised is its.
+			w.Raised = p.raised
+			return
+		}
+	}
+	n := len(l.Warnings)
+	l.feedWarn(origin{pid: -1, tid: -1, dev: -1}, l.intern("", ev), msg, ev)
+	if len(l.Warnings) > n {
+		w := &l.Warnings[n]
+		w.Result, w.Chain, w.Raised = p.result, []string{p.where}, p.raised
+	}
+}
+
+// backendLine continues a pending PyTorch NCCL error: the "Last error:"
+// line, the text after it, or NCCL's description of the result between
+// ("ncclSystemError: System call ..."). It reports whether the line was
+// read; any other line closes the error without a last error.
+func (l *NCCLLog) backendLine(ln Line, s string) bool {
+	p := l.pending
+	t := strings.TrimSpace(stripLabel(strings.TrimSpace(strings.TrimPrefix(s, p.prefix))))
+	switch {
+	case t == "":
+		return false
+	case strings.HasPrefix(t, "Last error:"):
+		l.lines.add(ln)
+		p.loose = false
+		l.lastError(ln, t[len("Last error:"):])
+		return true
+	case p.open && (!p.loose || lastErrorText(t)):
+		l.lastError(ln, t)
+		return true
+	case strings.HasPrefix(t, "nccl") && strings.Contains(t, "Error: "):
+		// NCCL 2.2x's last error may follow this description without a
+		// "Last error:" line (NVIDIA/nccl#2077).
+		l.lines.add(ln)
+		p.open, p.loose = true, true
+		return true
+	}
+	l.closeBackend()
+	return false
+}
+
+// closeBackend records a pending PyTorch NCCL error that came without
+// its last error as a WARN of its own.
+func (l *NCCLLog) closeBackend() {
+	p := l.pending
+	if p == nil {
+		return
+	}
+	l.pending = nil
+	l.WarningCount++
+	if len(l.Warnings) < maxKept {
+		l.Warnings = append(l.Warnings, Warning{PID: -1, Where: p.where, Message: strings.Clone(p.raised.Text), Result: p.result, Chain: []string{p.where}, Evidence: p.raised, Raised: p.raised})
+	}
+}
