@@ -40,6 +40,9 @@ var opMisses = map[string]string{
 	"b200-2n-roce400g-gcp-a4-all_gather-clustertoolkit.txt@time":  "as the A3 Ultra run's (36-41 µs at 1-64 KiB, the twin 22-23)",
 	"b200-2n-roce400g-gcp-a4-all_gather-clustertoolkit.txt@mid":   "Ring/LL128 at 1-16 MiB: the run 82-133 µs, the twin 59-77 (×1.39-1.73)",
 	"b200-2n-roce400g-gcp-a4-all_gather-clustertoolkit.txt@large": "Ring/Simple plateau: the run 317-366 GB/s, the twin 371-389 (×1.07-1.17 at 256 MiB-2 GiB): 92-94% of line rate at 1-8 GiB where the twin carries 97%",
+	"b200-2n-roce400g-gcp-a4-all_gather-verlongke.txt@time":       "as the Cluster Toolkit A4 run's, slower still: 42.4-48.3 µs at 1-64 KiB where the twin takes 22-22.5 (×0.46-0.51): the gIB plugin's network step",
+	"b200-2n-roce400g-gcp-a4-all_gather-verlongke.txt@mid":        "Ring/LL128 at 2-16 MiB: the run 84-140 µs, the twin 59-77 (×1.43-1.83), as the Cluster Toolkit A4 run; its 1 MiB in band",
+	"b200-2n-roce400g-gcp-a4-all_gather-verlongke.txt@large":      "Ring/Simple plateau: the run 339-364 GB/s at 256 MiB-1 GiB (×1.06-1.10), 371-376 from 2 GiB (in band): within 3% of the Cluster Toolkit A4 run from 1 GiB",
 }
 
 func opMissKey(r *publicRun, band string) string { return r.file + "@" + band }
