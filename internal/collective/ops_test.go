@@ -43,6 +43,9 @@ var opMisses = map[string]string{
 	"b200-2n-roce400g-gcp-a4-all_gather-verlongke.txt@time":       "as the Cluster Toolkit A4 run's, slower still: 42.4-48.3 µs at 1-64 KiB where the twin takes 22-22.5 (×0.46-0.51): the gIB plugin's network step",
 	"b200-2n-roce400g-gcp-a4-all_gather-verlongke.txt@mid":        "Ring/LL128 at 2-16 MiB: the run 84-140 µs, the twin 59-77 (×1.43-1.83), as the Cluster Toolkit A4 run; its 1 MiB in band",
 	"b200-2n-roce400g-gcp-a4-all_gather-verlongke.txt@large":      "Ring/Simple plateau: the run 339-364 GB/s at 256 MiB-1 GiB (×1.06-1.10), 371-376 from 2 GiB (in band): within 3% of the Cluster Toolkit A4 run from 1 GiB",
+	"h200-2n-roce400g-gcp-a3ultra-all_gather-dwsflex.txt@time":    "as the other A3 Ultra runs', slower still: 54-59 µs at 1-64 KiB where the twin takes 22-22.7 (×0.38-0.41): the gIB plugin's network step",
+	"h200-2n-roce400g-gcp-a3ultra-all_gather-dwsflex.txt@mid":     "Ring/LL128 at 1-16 MiB: the run 78-123 µs, flat from 1 to 4 MiB (80, 78, 83 µs), the twin 59-83 (×1.32-1.49), as the other A3 Ultra runs",
+	"h200-2n-roce400g-gcp-a3ultra-all_gather-dwsflex.txt@large":   "Ring/Simple plateau: the run 287-327 GB/s (329 at 8 GiB), within 1% of the SkyPilot A3 Ultra run from 512 MiB, where the twin carries 368-388 (×1.18-1.28)",
 }
 
 func opMissKey(r *publicRun, band string) string { return r.file + "@" + band }

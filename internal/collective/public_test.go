@@ -208,6 +208,8 @@ var publicRuns = []publicRun{
 		srv: serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), servers: 2, ppn: 8, version: "2.26.6", heldOut: 3},
 	{file: "b200-2n-roce400g-gcp-a4-all_gather-verlongke.txt", op: "all_gather", label: "GKE A4 (another cluster), 2 × 8 B200, 8 × 400G RoCE, all_gather", fabric: "RoCE",
 		srv: serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), servers: 2, ppn: 8, version: "2.26.6", heldOut: 3},
+	{file: "h200-2n-roce400g-gcp-a3ultra-all_gather-dwsflex.txt", op: "all_gather", label: "GKE A3 Ultra (a third cluster), 2 × 8 H200, 8 × 400G RoCE, all_gather (version not printed)", fabric: "RoCE",
+		srv: h100x8pix, servers: 2, ppn: 8, version: "2.26.6", heldOut: 3},
 	{file: "oci-a100-2n-roce-default-2024.txt", label: "OCI A100, 2 × 8 A100, 16 × 100G RoCE, NCCL defaults", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4"}, version: "2.14.3",
