@@ -367,6 +367,10 @@ func (e *engine) buildP2P() {
 		}
 	}
 	proto := e.choice.Proto
+	perPeer, minCh := c.p2pPerPeer(), c.p2pPerPeer()
+	for minCh*n > c.p2pChannels() && minCh > 1 {
+		minCh /= 2
+	}
 	for _, pr := range pairs {
 		if pr.src == pr.dst {
 			continue
@@ -374,22 +378,7 @@ func (e *engine) buildP2P() {
 		sn, sg := c.Rank(pr.src)
 		dn, dg := c.Rank(pr.dst)
 		netPeer := sn != dn
-		chunk := int64(524288) // NCCL_P2P_NVL_CHUNKSIZE
-		perPeer := 2
-		if netPeer {
-			chunk = c.Cfg.P2PNetChunk
-			perPeer = c.netPeerChannels()
-			if proto == Simple && pr.bytes < chunk {
-				chunk /= 4
-			} else if pr.bytes < 8*chunk {
-				chunk /= 2
-			}
-		}
-		if proto == LL {
-			chunk = 524288 / nSteps / 2
-		}
-		minPart := max(chunk/2, 1)
-		parts := int(min(int64(perPeer), max(1, ceilDiv(pr.bytes, minPart))))
+		chunk, parts := c.p2pChunking(proto, pr.bytes, netPeer, minCh, perPeer)
 		srcNIC := c.p2pNIC(sg)
 		pxn := netPeer && c.usePXN(sg, dg)
 		if pxn {
@@ -414,6 +403,58 @@ func (e *engine) buildP2P() {
 			e.addKernel(pr.dst, r)
 		}
 	}
+}
+
+// p2pStep is NCCL's comm->p2pChunkSize, a point-to-point step of the
+// Simple protocol: NCCL_P2P_NET_CHUNKSIZE on more than one server (for
+// every peer, NVLink ones too), NCCL_P2P_NVL_CHUNKSIZE (512 KiB) on one
+// server of NVLink, NCCL_P2P_PCI_CHUNKSIZE (128 KiB) otherwise, at most
+// an eighth of NCCL_BUFFSIZE (init.cc).
+func (c *Comm) p2pStep() int64 {
+	step := int64(1 << 17)
+	switch {
+	case c.NNodes() > 1:
+		step = c.Cfg.P2PNetChunk
+	case c.dev.Intra == gpu.NVSwitch:
+		step = 1 << 19
+	}
+	return min(step, c.Cfg.BuffSize/nSteps)
+}
+
+// p2pChunking returns the chunk (data bytes) and channels of one
+// point-to-point operation of the given bytes, as NCCL's addP2pToPlan
+// (enqueue.cc) sets them: the step is p2pStep for Simple and an eighth
+// of LL's buffer for LL; to a network peer the chunk is a quarter of the
+// step under one step of Simple data and half of it under eight steps;
+// LL carries half its chunk in data. The operation starts on up to minCh
+// channels (one per half step on more than one server, an eighth
+// otherwise) and doubles them, up to perPeer, while a channel's part
+// exceeds a step (32 steps on one server).
+func (c *Comm) p2pChunking(proto Proto, bytes int64, netPeer bool, minCh, perPeer int) (chunk int64, parts int) {
+	step := c.p2pStep()
+	if proto == LL {
+		step = 524288 / nSteps
+	}
+	chunk = step
+	if netPeer {
+		if proto == Simple && bytes < step {
+			chunk /= 4
+		} else if bytes < 8*step {
+			chunk /= 2
+		}
+	}
+	if proto == LL {
+		chunk /= 2
+	}
+	minPart, maxPart := step/8, step*32
+	if c.NNodes() > 1 {
+		minPart, maxPart = step/2, step
+	}
+	parts = int(min(int64(minCh), max(1, ceilDiv(bytes, minPart))))
+	for p := max(minPart, ceilDiv(bytes, int64(parts))); p > maxPart && parts <= perPeer/2; p = ceilDiv(bytes, int64(parts)) {
+		parts *= 2
+	}
+	return chunk, parts
 }
 
 // p2pNIC returns the NIC a GPU's point-to-point traffic uses: its

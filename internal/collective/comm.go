@@ -169,16 +169,63 @@ func NewComm(cfg *Config, sys System, servers []int, gpus []int) (*Comm, error) 
 }
 
 // netPeerChannels returns the channels of a point-to-point operation with
-// a peer on another server: NCCL_NCHANNELS_PER_NET_PEER when set; from
-// 2.29.2 enough channels of P2PChannelNetBW for the GPU's NIC, and at
-// least one (src/graph/paths.cc ncclTopoGetNchannels: max(netCount,
-// divUp(netBw, 14)), the twin's GPU using its one nearest NIC); 2 before.
+// a peer on another server (src/graph/paths.cc ncclTopoGetNchannels):
+// NCCL_NCHANNELS_PER_NET_PEER when set; from 2.29.2 enough channels of
+// P2PChannelNetBW for the GPU's NIC, and at least one (max(netCount,
+// divUp(netBw, 14)), the twin's GPU using its one nearest NIC); from 2.20
+// two, halved while two per rank would load the p2p channels with more
+// than four operations each (nChannelsMax*nRanks > p2pnChannels*4: "avoid
+// overloading channels with 8+ operations"); 2 before.
 func (c *Comm) netPeerChannels() int {
-	if _, set := c.Cfg.Env["NCCL_NCHANNELS_PER_NET_PEER"]; set || !c.Cfg.Version.AtLeast(2, 29, 2) {
+	if _, set := c.Cfg.Env["NCCL_NCHANNELS_PER_NET_PEER"]; set || !c.Cfg.Version.AtLeast(2, 20, 0) {
 		return c.Cfg.ChannelsPerNetPeer
 	}
-	netBw := int(gpu.GBps(c.dev.NICRate))
-	return max(1, (netBw+P2PChannelNetBW-1)/P2PChannelNetBW)
+	if c.Cfg.Version.AtLeast(2, 29, 2) {
+		netBw := int(gpu.GBps(c.dev.NICRate))
+		return max(1, (netBw+P2PChannelNetBW-1)/P2PChannelNetBW)
+	}
+	n := 2
+	for n*c.NRanks > c.p2pChannels()*4 && n > 1 {
+		n /= 2
+	}
+	return n
+}
+
+// p2pChannels is NCCL's p2pnChannels: the communicator's channels (at
+// most NCCL_MAX_NCHANNELS) rounded up to a power of two, over which
+// point-to-point operations are spread (paths.cc
+// ncclTopoComputeP2pChannels).
+func (c *Comm) p2pChannels() int {
+	return pow2Up(max(1, min(c.Tuning.NChannels, c.Cfg.MaxChannels)))
+}
+
+// p2pPerPeer is NCCL's p2pnChannelsPerPeer: the fewest channels any peer
+// gets (a network peer's netPeerChannels; a peer over NVLink or PCIe gets
+// at least 2), a power of two, at most p2pChannels (paths.cc
+// ncclTopoComputeP2pChannels).
+func (c *Comm) p2pPerPeer() int {
+	n := c.p2pChannels()
+	if c.NNodes() > 1 {
+		n = min(n, c.netPeerChannels())
+	}
+	if c.PPN > 1 {
+		// A peer over NVSwitch: two per NVLink of the path; over PCIe: 2.
+		links := 1
+		if c.dev.Intra == gpu.NVSwitch {
+			links = max(1, c.dev.GPU.NVLinks)
+		}
+		n = min(n, 2*links)
+	}
+	return min(pow2Up(n), c.p2pChannels())
+}
+
+// pow2Up returns the least power of two at least n (n ≥ 1).
+func pow2Up(n int) int {
+	p := 1
+	for p < n {
+		p *= 2
+	}
+	return p
 }
 
 // compCaps returns the lowest and highest compute capability of the

@@ -240,11 +240,17 @@ func (c *Comm) Failed() error { return c.eng.failed }
 // call.
 func (c *Comm) Plan(call Call) (Choice, error) {
 	if call.Func == SendRecv || call.Func == AllToAll {
-		p := Simple
-		if call.Bytes <= int64(c.netPeerChannels())*p2pLLThreshold {
+		// LL up to NCCL_P2P_LL_THRESHOLD a channel of a peer's, for
+		// each operation's own bytes: alltoall's are a rank's share
+		// (enqueue.cc addP2pToPlan).
+		p, bytes := Simple, call.Bytes
+		if call.Func == AllToAll {
+			bytes /= int64(c.NRanks)
+		}
+		if bytes <= int64(c.p2pPerPeer())*p2pLLThreshold {
 			p = LL
 		}
-		return Choice{Algo: Ring, Proto: p, Channels: c.netPeerChannels()}, nil
+		return Choice{Algo: Ring, Proto: p, Channels: c.p2pPerPeer()}, nil
 	}
 	return c.Tuning.Choose(call.Func, call.Bytes)
 }
