@@ -105,7 +105,7 @@ echo "NIC statistics:"; echo "     rx_prio3_bytes: $((n*1000000))"; echo "     r
 	script("ibv_devinfo", `echo "hca_id:	mlx5_0"`)
 	script("rdma", `echo "link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev ens3np0"`)
 	script("ip", `echo "2: ens3np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000"`)
-	script("lspci", `sleep 5`)
+	script("lspci", `exec sleep 60`)
 	script("nvidia-smi", `echo "GPU0 X NODE"`)
 	script("dmesg", `echo "[    8.387840] mlx5_core 0000:43:00.0: 63.008 Gb/s available PCIe bandwidth"; echo "[    9.0] usb 1-1: new device"`)
 	t.Setenv("PATH", "/usr/bin:/bin")
@@ -114,7 +114,9 @@ echo "NIC statistics:"; echo "     rx_prio3_bytes: $((n*1000000))"; echo "     r
 	now := time.Unix(1732999999, 0)
 	var buf bytes.Buffer
 	meta, err := Collect(context.Background(), Options{
-		Root: root, Interval: 10 * time.Second, Timeout: 300 * time.Millisecond, EnvFile: env,
+		// Timeout: long enough for the scripts on a loaded machine, far
+		// below lspci's sleep.
+		Root: root, Interval: 10 * time.Second, Timeout: 3 * time.Second, EnvFile: env,
 		Now:   func() time.Time { t := now; now = now.Add(5 * time.Second); return t },
 		Sleep: func(context.Context, time.Duration) error { return nil },
 	}, &buf)
