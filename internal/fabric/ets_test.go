@@ -43,7 +43,8 @@ type classes struct {
 func (cl *classes) Head(c int) (int64, *DWRR) { return cl.head[c], &cl.d[c] }
 
 // ETS picks the classes the plain round robin picks, and keeps the same
-// deficits, over random ready sets, weights, strict sets and frame sizes.
+// deficits and round robin state, over random ready sets (a quarter
+// of them one class), weights, strict sets and frame sizes.
 func TestETSMatchesRoundRobin(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for trial := range 300 {
@@ -58,6 +59,9 @@ func TestETSMatchesRoundRobin(t *testing.T) {
 		want := &classes{d: got.d}
 		for step := range 2000 {
 			ready := uint8(r.IntN(256))
+			if r.IntN(4) == 0 {
+				ready = 1 << r.IntN(8) // one class ready, which Pick takes a path of its own for
+			}
 			if ready == 0 {
 				continue
 			}
@@ -66,8 +70,8 @@ func TestETSMatchesRoundRobin(t *testing.T) {
 			}
 			want.head = got.head
 			a, b := e.Pick(ready, got), refPick(&ref, ready, want)
-			if a != b || got.d != want.d {
-				t.Fatalf("trial %d step %d ready %08b: picked %d, want %d; DWRR states %v, want %v", trial, step, ready, a, b, got.d, want.d)
+			if a != b || got.d != want.d || e != ref {
+				t.Fatalf("trial %d step %d ready %08b: picked %d, want %d; DWRR states %v, want %v; round robin %+v, want %+v", trial, step, ready, a, b, got.d, want.d, e, ref)
 			}
 			if r.IntN(10) == 0 {
 				c := r.IntN(8)
