@@ -345,7 +345,7 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 		s.dom.Drop(p, DropWatchdog, out)
 		return
 	}
-	e := &s.egress[out.index]
+	e := out.egress.(*switchEgress) // s.egress[out.index], without the index's multiply
 	q := &e.cls[prio].q
 	size := int64(p.Frame)
 	lossless := s.cfg.Lossless&(1<<prio) != 0
@@ -373,17 +373,23 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 		s.enterPipeline(p, out)
 		return
 	}
-	if s.cfg.ECNAtEnqueue {
-		s.markECN(p, out, q.Bytes())
+	if s.cfg.ECNAtEnqueue && markable(p) {
+		s.markECN(p, e, out, q.Bytes())
 	}
 	e.push(p, prio)
 	out.Kick()
 }
 
-// markECN marks an ECN-capable packet CE by the queue's RED profile.
-func (s *Switch) markECN(p *packet.Packet, out *Port, qlen int64) {
-	r := &s.egress[out.index].red[p.Prio]
-	if p.ECN == packet.NotECT || p.ECN == packet.CE || !r.Enabled() {
+// markable reports whether p may be marked: it is ECN-capable and not
+// marked yet. The callers of markECN ask it first, so that a packet
+// without ECN (a fabric without congestion control) costs no call.
+func markable(p *packet.Packet) bool { return p.ECN-packet.ECT1 <= packet.ECT0-packet.ECT1 }
+
+// markECN marks a markable packet CE by the queue's RED profile. out's
+// egress is e.
+func (s *Switch) markECN(p *packet.Packet, e *switchEgress, out *Port, qlen int64) {
+	r := &e.red[p.Prio]
+	if !r.Enabled() {
 		return
 	}
 	marked := r.Mark(qlen, s.rng)
@@ -398,8 +404,8 @@ func (s *Switch) markECN(p *packet.Packet, out *Port, qlen int64) {
 }
 
 // departed credits the buffer for a packet leaving for out, releases the
-// upstream if its PG drained, and marks ECN at dequeue.
-func (s *Switch) departed(p *packet.Packet, out *Port, qlen int64) {
+// upstream if its PG drained, and marks ECN at dequeue; out's egress is e.
+func (s *Switch) departed(p *packet.Packet, e *switchEgress, out *Port, qlen int64) {
 	prio := int(p.Prio)
 	lossless := s.cfg.Lossless&(1<<prio) != 0
 	pgi := int(p.InPort)*8 + prio
@@ -409,8 +415,8 @@ func (s *Switch) departed(p *packet.Packet, out *Port, qlen int64) {
 			in.SendXON(prio)
 		}
 	}
-	if !s.cfg.ECNAtEnqueue {
-		s.markECN(p, out, qlen)
+	if !s.cfg.ECNAtEnqueue && markable(p) {
+		s.markECN(p, e, out, qlen)
 	}
 	if p.INT != nil && p.Kind == packet.Data {
 		s.pushINT(p, out)
@@ -521,7 +527,7 @@ func (e *switchEgress) pop(pt *Port, prio int) *packet.Packet {
 		c.dwrr.Emptied()
 		e.busy &^= 1 << prio
 	}
-	e.sw.departed(p, pt, c.q.Bytes())
+	e.sw.departed(p, e, pt, c.q.Bytes())
 	return p
 }
 
