@@ -522,7 +522,7 @@ func (e *switchEgress) Dequeue(pt *Port, paused uint8) (*packet.Packet, bool) {
 
 func (e *switchEgress) pop(pt *Port, prio int) *packet.Packet {
 	c := &e.cls[prio]
-	p := c.q.Pop()
+	p := c.q.PopAhead()
 	if c.q.Len() == 0 {
 		c.dwrr.Emptied()
 		e.busy &^= 1 << prio
