@@ -95,6 +95,15 @@ func (e *ETS) Pick(ready uint8, hs HeadSizer) int {
 	}
 }
 
+// alone does to the round robin what Pick does when class c alone is
+// ready, for a class whose queue then runs empty: its deficit, which
+// Emptied then resets, is the caller's.
+func (e *ETS) alone(c int) {
+	if e.strict&(1<<c) == 0 {
+		e.rr, e.credited = uint8(c), true
+	}
+}
+
 // nextReady returns the first ready class after c, round robin: the round
 // robin skips the classes with nothing to send in one step.
 func nextReady(ready uint8, c int) int {

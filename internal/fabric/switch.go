@@ -376,6 +376,17 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 	if s.cfg.ECNAtEnqueue && markable(p) {
 		s.markECN(p, e, out, q.Bytes())
 	}
+	if now := s.dom.Sched.Now(); e.busy == 0 && out.idle(now) {
+		// Every queue of the port is empty and the line is free: the
+		// packet goes straight through, with what its push, the port's
+		// pick and its pop would have done to the queue's state.
+		e.through(p, prio)
+		out.sending = true // as in startTx, while the departure is booked
+		s.departed(p, e, out, 0)
+		out.sending = false
+		out.transmit(now, p, false)
+		return
+	}
 	e.push(p, prio)
 	out.Kick()
 }
@@ -542,6 +553,19 @@ func (e *switchEgress) push(p *packet.Packet, prio int) {
 	if e.watched&(1<<prio) == 0 {
 		e.sw.dom.sampler.watch(e, prio)
 	}
+}
+
+// through books a packet of priority prio that passes an egress whose
+// queues are all empty, and its line free, without waiting: what push,
+// the ETS pick of its class alone and pop would leave, the queue empty.
+func (e *switchEgress) through(p *packet.Packet, prio int) {
+	c := &e.cls[prio]
+	c.maxBytes = max(c.maxBytes, int64(p.Frame))
+	if e.watched&(1<<prio) == 0 {
+		e.sw.dom.sampler.watch(e, prio)
+	}
+	e.ets.alone(prio)
+	c.dwrr.Emptied()
 }
 
 // Flush implements Flusher: the watchdog drops a stormed queue.
