@@ -65,6 +65,19 @@ func (e *ETS) Pick(ready uint8, hs HeadSizer) int {
 		e.rr, e.credited = uint8(c), false
 	}
 	head, d := hs.Head(c)
+	if ready&(ready-1) == 0 {
+		// One class ready, as at most ports most of the time: the loop
+		// below would credit it quantum by quantum until its head fits.
+		if !e.credited {
+			d.deficit += d.quantum
+			e.credited = true
+		}
+		for d.deficit < head {
+			d.deficit += d.quantum
+		}
+		d.deficit -= head
+		return c
+	}
 	for {
 		if !e.credited {
 			d.deficit += d.quantum
@@ -79,6 +92,15 @@ func (e *ETS) Pick(ready uint8, hs HeadSizer) int {
 			head, d = hs.Head(n)
 		}
 		e.rr, e.credited = uint8(c), false
+	}
+}
+
+// alone does to the round robin what Pick does when class c alone is
+// ready, for a class whose queue then runs empty: its deficit, which
+// Emptied then resets, is the caller's.
+func (e *ETS) alone(c int) {
+	if e.strict&(1<<c) == 0 {
+		e.rr, e.credited = uint8(c), true
 	}
 }
 

@@ -42,22 +42,32 @@ type classes struct {
 
 func (cl *classes) Head(c int) (int64, *DWRR) { return cl.head[c], &cl.d[c] }
 
+// randomETS returns a scheduler of random weights and few strict classes
+// over cl's DWRR states.
+func randomETS(r *rand.Rand, cl *classes) ETS {
+	var w [8]int
+	for c := range w {
+		w[c] = r.IntN(60)
+	}
+	strict := uint8(r.IntN(256) & r.IntN(256) & r.IntN(256))
+	return NewETS(strict, w, func(c int) *DWRR { return &cl.d[c] })
+}
+
 // ETS picks the classes the plain round robin picks, and keeps the same
-// deficits, over random ready sets, weights, strict sets and frame sizes.
+// deficits and round robin state, over random ready sets (a quarter
+// of them one class), weights, strict sets and frame sizes.
 func TestETSMatchesRoundRobin(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for trial := range 300 {
-		var w [8]int
-		for c := range w {
-			w[c] = r.IntN(60)
-		}
-		strict := uint8(r.IntN(256) & r.IntN(256) & r.IntN(256)) // few strict classes
 		got := &classes{}
-		e := NewETS(strict, w, func(c int) *DWRR { return &got.d[c] })
+		e := randomETS(r, got)
 		ref := e
 		want := &classes{d: got.d}
 		for step := range 2000 {
 			ready := uint8(r.IntN(256))
+			if r.IntN(4) == 0 {
+				ready = 1 << r.IntN(8) // one class ready, which Pick takes a path of its own for
+			}
 			if ready == 0 {
 				continue
 			}
@@ -66,14 +76,38 @@ func TestETSMatchesRoundRobin(t *testing.T) {
 			}
 			want.head = got.head
 			a, b := e.Pick(ready, got), refPick(&ref, ready, want)
-			if a != b || got.d != want.d {
-				t.Fatalf("trial %d step %d ready %08b: picked %d, want %d; DWRR states %v, want %v", trial, step, ready, a, b, got.d, want.d)
+			if a != b || got.d != want.d || e != ref {
+				t.Fatalf("trial %d step %d ready %08b: picked %d, want %d; DWRR states %v, want %v; round robin %+v, want %+v", trial, step, ready, a, b, got.d, want.d, e, ref)
 			}
 			if r.IntN(10) == 0 {
 				c := r.IntN(8)
 				got.d[c].Emptied()
 				want.d[c].Emptied()
 			}
+		}
+	}
+}
+
+// A class that passes alone through an empty egress (ETS.alone, then its
+// queue's Emptied) leaves the scheduler as Pick of that class alone and
+// the pop that empties its queue do, from random round robin states,
+// strict sets and deficits.
+func TestETSAloneMatchesPick(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for trial := range 5000 {
+		got := &classes{}
+		e := randomETS(r, got)
+		e.rr, e.credited = uint8(r.IntN(8)), r.IntN(2) == 0
+		c := r.IntN(8)
+		got.d[c].deficit = int64(r.IntN(2)) * int64(r.IntN(9000)) // zero, as an empty queue's, or left over
+		got.head[c] = 64 + int64(r.IntN(9000))
+		want, ref := *got, e
+		ref.Pick(1<<c, &want)
+		want.d[c].Emptied()
+		e.alone(c)
+		got.d[c].Emptied()
+		if e != ref || got.d != want.d {
+			t.Fatalf("trial %d class %d: round robin %+v, want %+v; DWRR %v, want %v", trial, c, e, ref, got.d, want.d)
 		}
 	}
 }

@@ -101,7 +101,7 @@ func defaultSwitch() fabric.SwitchConfig {
 
 func TestSingleFlowGoodput(t *testing.T) {
 	for _, mtu := range []int32{4096, 1024} {
-		net, _, hs := star(t, 2, 100*unit.Gbps, 3*unit.Metre, defaultSwitch())
+		net, sw, hs := star(t, 2, 100*unit.Gbps, 3*unit.Metre, defaultSwitch())
 		const size = 64 << 20
 		hs[0].dst, hs[0].payload, hs[0].left = 1, mtu, size/int(mtu)
 		hs[0].port.Kick()
@@ -116,6 +116,12 @@ func TestSingleFlowGoodput(t *testing.T) {
 			t.Errorf("mtu %d: goodput %.3f Gbps, analytic %.3f", mtu, good, want)
 		}
 		t.Logf("mtu %d: goodput %.4f Gbps (analytic %.4f)", mtu, good, want)
+		// At equal rates each frame finds the egress empty and its line
+		// free, and passes straight through: the queue's largest depth is
+		// the one frame it held for that instant, and nothing stays.
+		if frame := int64(packet.DataFrame(mtu, 0, false)); sw.QueueMax(1, 3) != frame || sw.QueueBytes(1, 3) != 0 {
+			t.Errorf("mtu %d: egress queue max %d bytes, left %d; want one frame, %d, and none", mtu, sw.QueueMax(1, 3), sw.QueueBytes(1, 3), frame)
+		}
 	}
 }
 

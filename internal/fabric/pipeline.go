@@ -43,8 +43,8 @@ func (s *Switch) Handle(now unit.Time, _ uint64) {
 		e := *f.Front()
 		f.PopFront()
 		out, eg := &s.port[e.out], &s.egress[e.out]
-		if s.cfg.ECNAtEnqueue {
-			s.markECN(e.p, out, eg.cls[e.p.Prio].q.Bytes())
+		if s.cfg.ECNAtEnqueue && markable(e.p) {
+			s.markECN(e.p, eg, out, eg.cls[e.p.Prio].q.Bytes())
 		}
 		eg.push(e.p, int(e.p.Prio))
 		if out.stormed(int(e.p.Prio)) {

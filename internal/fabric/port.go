@@ -303,6 +303,19 @@ func (pt *Port) startTx(now unit.Time) {
 		pt.armWake(now)
 		return
 	}
+	pt.transmit(now, p, more)
+}
+
+// idle reports whether a frame queued now would go at once: the line is
+// free, the port is not choosing a frame, and no control frame or
+// received pause stands in the way.
+func (pt *Port) idle(now unit.Time) bool {
+	return !pt.sending && !pt.ctrlQueued && pt.pausing == 0 && now >= pt.busyUntil
+}
+
+// transmit sends p, which startTx chose, now; more says that another
+// frame waits.
+func (pt *Port) transmit(now unit.Time, p *packet.Packet, more bool) {
 	tx := pt.rate.TxTime(unit.Bytes(p.Wire()))
 	pt.busyUntil = now + tx
 	if more || pt.ctrlQueued {

@@ -24,9 +24,17 @@ func TestRouteTableMatchesHosts(t *testing.T) {
 			}
 		}
 		rt := newRouteTable(want)
+		if (rt.at != nil) != (len(rt.runs) > 1) {
+			t.Fatalf("trial %d: %d runs of %d hosts, indexed by host: %v", trial, len(rt.runs), hosts, rt.at != nil)
+		}
+		search := rt
+		search.at = nil // the binary search, which fabrics of more than directHosts hosts take
 		for h := range want {
 			if got := rt.lookup(int32(h)); !slices.Equal(got, want[h]) {
 				t.Fatalf("trial %d host %d: %v, want %v", trial, h, got, want[h])
+			}
+			if got := search.lookup(int32(h)); !slices.Equal(got, want[h]) {
+				t.Fatalf("trial %d host %d, searched: %v, want %v", trial, h, got, want[h])
 			}
 		}
 		runs := 1
@@ -51,6 +59,13 @@ func TestRouteTableMatchesHosts(t *testing.T) {
 		}
 		if len(rt.cand) != distinct {
 			t.Fatalf("trial %d: %d candidates stored, want each distinct list once (%d)", trial, len(rt.cand), distinct)
+		}
+	}
+	for _, hosts := range []int{directHosts, directHosts + 1} {
+		r := make([][]int16, hosts)
+		r[hosts-1] = []int16{1}
+		if rt := newRouteTable(r); (rt.at != nil) != (hosts <= directHosts) || rt.lookup(int32(hosts - 1))[0] != 1 {
+			t.Fatalf("%d hosts: indexed by host %v, last host's route %v", hosts, rt.at != nil, rt.lookup(int32(hosts-1)))
 		}
 	}
 }

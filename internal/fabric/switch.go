@@ -345,7 +345,7 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 		s.dom.Drop(p, DropWatchdog, out)
 		return
 	}
-	e := &s.egress[out.index]
+	e := out.egress.(*switchEgress) // s.egress[out.index], without the index's multiply
 	q := &e.cls[prio].q
 	size := int64(p.Frame)
 	lossless := s.cfg.Lossless&(1<<prio) != 0
@@ -373,17 +373,34 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 		s.enterPipeline(p, out)
 		return
 	}
-	if s.cfg.ECNAtEnqueue {
-		s.markECN(p, out, q.Bytes())
+	if s.cfg.ECNAtEnqueue && markable(p) {
+		s.markECN(p, e, out, q.Bytes())
+	}
+	if now := s.dom.Sched.Now(); e.busy == 0 && out.idle(now) {
+		// Every queue of the port is empty and the line is free: the
+		// packet goes straight through, with what its push, the port's
+		// pick and its pop would have done to the queue's state.
+		e.through(p, prio)
+		out.sending = true // as in startTx, while the departure is booked
+		s.departed(p, e, out, 0)
+		out.sending = false
+		out.transmit(now, p, false)
+		return
 	}
 	e.push(p, prio)
 	out.Kick()
 }
 
-// markECN marks an ECN-capable packet CE by the queue's RED profile.
-func (s *Switch) markECN(p *packet.Packet, out *Port, qlen int64) {
-	r := &s.egress[out.index].red[p.Prio]
-	if p.ECN == packet.NotECT || p.ECN == packet.CE || !r.Enabled() {
+// markable reports whether p may be marked: it is ECN-capable and not
+// marked yet. The callers of markECN ask it first, so that a packet
+// without ECN (a fabric without congestion control) costs no call.
+func markable(p *packet.Packet) bool { return p.ECN-packet.ECT1 <= packet.ECT0-packet.ECT1 }
+
+// markECN marks a markable packet CE by the queue's RED profile. out's
+// egress is e.
+func (s *Switch) markECN(p *packet.Packet, e *switchEgress, out *Port, qlen int64) {
+	r := &e.red[p.Prio]
+	if !r.Enabled() {
 		return
 	}
 	marked := r.Mark(qlen, s.rng)
@@ -398,8 +415,8 @@ func (s *Switch) markECN(p *packet.Packet, out *Port, qlen int64) {
 }
 
 // departed credits the buffer for a packet leaving for out, releases the
-// upstream if its PG drained, and marks ECN at dequeue.
-func (s *Switch) departed(p *packet.Packet, out *Port, qlen int64) {
+// upstream if its PG drained, and marks ECN at dequeue; out's egress is e.
+func (s *Switch) departed(p *packet.Packet, e *switchEgress, out *Port, qlen int64) {
 	prio := int(p.Prio)
 	lossless := s.cfg.Lossless&(1<<prio) != 0
 	pgi := int(p.InPort)*8 + prio
@@ -409,8 +426,8 @@ func (s *Switch) departed(p *packet.Packet, out *Port, qlen int64) {
 			in.SendXON(prio)
 		}
 	}
-	if !s.cfg.ECNAtEnqueue {
-		s.markECN(p, out, qlen)
+	if !s.cfg.ECNAtEnqueue && markable(p) {
+		s.markECN(p, e, out, qlen)
 	}
 	if p.INT != nil && p.Kind == packet.Data {
 		s.pushINT(p, out)
@@ -516,12 +533,12 @@ func (e *switchEgress) Dequeue(pt *Port, paused uint8) (*packet.Packet, bool) {
 
 func (e *switchEgress) pop(pt *Port, prio int) *packet.Packet {
 	c := &e.cls[prio]
-	p := c.q.Pop()
+	p := c.q.PopAhead()
 	if c.q.Len() == 0 {
 		c.dwrr.Emptied()
 		e.busy &^= 1 << prio
 	}
-	e.sw.departed(p, pt, c.q.Bytes())
+	e.sw.departed(p, e, pt, c.q.Bytes())
 	return p
 }
 
@@ -536,6 +553,19 @@ func (e *switchEgress) push(p *packet.Packet, prio int) {
 	if e.watched&(1<<prio) == 0 {
 		e.sw.dom.sampler.watch(e, prio)
 	}
+}
+
+// through books a packet of priority prio that passes an egress whose
+// queues are all empty, and its line free, without waiting: what push,
+// the ETS pick of its class alone and pop would leave, the queue empty.
+func (e *switchEgress) through(p *packet.Packet, prio int) {
+	c := &e.cls[prio]
+	c.maxBytes = max(c.maxBytes, int64(p.Frame))
+	if e.watched&(1<<prio) == 0 {
+		e.sw.dom.sampler.watch(e, prio)
+	}
+	e.ets.alone(prio)
+	c.dwrr.Emptied()
 }
 
 // Flush implements Flusher: the watchdog drops a stormed queue.

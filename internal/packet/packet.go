@@ -271,7 +271,9 @@ func (q *Queue) Push(p *Packet) {
 	q.bytes += int64(p.Frame)
 }
 
-// Pop removes and returns the first packet, or nil when empty.
+// Pop removes and returns the first packet, or nil when empty. It is
+// small enough to inline: a link's frames, which Pop serves, are each
+// fetched ahead by their own arrival event.
 func (q *Queue) Pop() *Packet {
 	p := q.head
 	if p == nil {
@@ -280,15 +282,21 @@ func (q *Queue) Pop() *Packet {
 	q.head = p.next
 	if q.head == nil {
 		q.tail = nil
-	} else {
-		// The next packet out of a long queue went in long ago and has
-		// left the caches: ask for it now, a frame's time before its
-		// turn.
-		prefetch.Line(uintptr(unsafe.Pointer(q.head)))
 	}
 	p.next = nil
 	q.n--
 	q.bytes -= int64(p.Frame)
+	return p
+}
+
+// PopAhead is Pop for a queue that may be long: the next packet out went
+// in long ago and has left the caches, so it asks for that packet now, a
+// frame's time before its turn.
+func (q *Queue) PopAhead() *Packet {
+	p := q.Pop()
+	if q.head != nil {
+		prefetch.Line(uintptr(unsafe.Pointer(q.head)))
+	}
 	return p
 }
 
