@@ -21,16 +21,8 @@ import (
 type Value = swcfg.Value
 
 // RED is a transmit queue's `random-detect ecn` or `random-detect drop`
-// line: thresholds in bytes (Unit says when they are in segments or time,
-// which depend on the ASIC and the port, and are not converted).
-type RED struct {
-	At       Value // the command; Text "ecn" or "drop"
-	Min, Max Value // Text is bytes when Unit is ""
-	Unit     string
-	// Prob is max-mark-probability (ecn) or drop-probability (drop) in
-	// percent; not given, EOS marks at 100 % at the maximum threshold.
-	Prob Value
-}
+// line, as the shared row builder takes it.
+type RED = swcfg.RED
 
 // Queue is a `tx-queue N` (or `uc-tx-queue N`) block.
 type Queue struct {

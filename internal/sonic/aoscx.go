@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"rocelab/internal/aoscx"
-	"rocelab/internal/eos"
+	"rocelab/internal/swcfg"
 	"rocelab/internal/textout"
 )
 
@@ -117,7 +117,7 @@ func FromAOSCX(c *aoscx.Config) *ConfigDB {
 		if prof, ok := c.Thresholds[th.Text]; ok {
 			for _, q := range slices.Sorted(maps.Keys(prof)) {
 				e := prof[q]
-				db.nosRED(it.Name, q, fmt.Sprintf("threshold-profile %s queue %d action ecn", th.Text, q), &eos.RED{At: e.At, Min: e.Min, Max: e.Max})
+				db.nosRED(it.Name, q, fmt.Sprintf("threshold-profile %s queue %d action ecn", th.Text, q), &swcfg.RED{At: e.At, Min: e.Min, Max: e.Max})
 			}
 		} else if th.Given() {
 			skip(th, "threshold-profile "+th.Text+" (not in the input)")

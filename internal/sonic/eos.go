@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"rocelab/internal/eos"
-	"rocelab/internal/pos"
 	"rocelab/internal/textout"
 )
 
@@ -184,61 +183,4 @@ func merge(own, profile eos.Settings) eos.Settings {
 	out.Queues = maps.Clone(profile.Queues)
 	maps.Copy(out.Queues, own.Queues)
 	return out
-}
-
-// table returns the named table, made when absent.
-func (db *ConfigDB) table(name string) Table {
-	if db.Tables[name] == nil {
-		db.Tables[name] = Table{}
-	}
-	return db.Tables[name]
-}
-
-// nosRED writes a switch OS's random-detect line (EOS's, NX-OS's) as the
-// WRED_PROFILE name on port's queue n: ecn_all when it marks (At.Text
-// "ecn"), ecn_none when it drops; green enabled, as the line acts on every
-// packet; the probability 100 % when not written.
-func (db *ConfigDB) nosRED(port string, n int, name string, r *eos.RED) {
-	at := r.At
-	ecn := at
-	ecn.Text = "ecn_none"
-	if r.At.Text == "ecn" {
-		ecn.Text = "ecn_all"
-	}
-	green := at
-	green.Text = "true"
-	prob := r.Prob
-	if !r.Prob.Given() {
-		prob = at
-		prob.Text = "100"
-	}
-	db.table("WRED_PROFILE")[name] = map[string]Value{"ecn": ecn, "wred_green_enable": green,
-		"green_min_threshold": r.Min, "green_max_threshold": r.Max, "green_drop_probability": prob}
-	wp := at
-	wp.Text = name
-	db.table("QUEUE")[port+"|"+strconv.Itoa(n)] = map[string]Value{"wred_profile": wp}
-}
-
-// nosPort writes a port's speed (Mb/s) and MTU where the switch OS's
-// configuration gives them.
-func (db *ConfigDB) nosPort(port string, speed, mtu eos.Value) {
-	row := map[string]Value{}
-	if speed.Given() {
-		row["speed"] = speed
-	}
-	if mtu.Given() {
-		row["mtu"] = mtu
-	}
-	if len(row) > 0 {
-		db.table("PORT")[port] = row
-	}
-}
-
-// nosDone ends a config made from a switch OS's: the settings read but
-// not judged, and each table at the file's head.
-func (db *ConfigDB) nosDone(notJudged []pos.Value) {
-	db.Skipped = append(db.Skipped, notJudged...)
-	for t := range db.Tables {
-		db.tablePos[t] = Value{Text: t, Line: 1, Col: 1}
-	}
 }

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strconv"
 
-	"rocelab/internal/eos"
 	"rocelab/internal/nxos"
+	"rocelab/internal/swcfg"
 	"rocelab/internal/textout"
 )
 
@@ -115,7 +115,7 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 		db.table("PORT_QOS_MAP")[it.Name] = row
 		for _, g := range slices.Sorted(maps.Keys(queues)) {
 			q := queues[g]
-			db.nosRED(it.Name, g, fmt.Sprintf("policy-map type queuing %s qos-group %d random-detect", c.System["queuing"].Text, g), &eos.RED{At: q.At, Min: q.Min, Max: q.Max, Prob: q.Prob})
+			db.nosRED(it.Name, g, fmt.Sprintf("policy-map type queuing %s qos-group %d random-detect", c.System["queuing"].Text, g), &swcfg.RED{At: q.At, Min: q.Min, Max: q.Max, Prob: q.Prob})
 		}
 		db.nosPort(it.Name, it.Speed, it.MTU)
 	}

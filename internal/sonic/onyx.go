@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strconv"
 
-	"rocelab/internal/eos"
 	"rocelab/internal/onyx"
+	"rocelab/internal/swcfg"
 	"rocelab/internal/textout"
 )
 
@@ -71,7 +71,7 @@ func FromOnyx(c *onyx.Config) *ConfigDB {
 		db.table("PORT_QOS_MAP")[it.Name] = row
 		for _, tc := range slices.Sorted(maps.Keys(it.ECN)) {
 			e := it.ECN[tc]
-			r := &eos.RED{At: e.At, Min: e.Min, Max: e.Max}
+			r := &swcfg.RED{At: e.At, Min: e.Min, Max: e.Max}
 			if e.At.Text == "red" {
 				r.At.Text = "drop"
 			}

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strconv"
 
-	"rocelab/internal/eos"
 	"rocelab/internal/os10"
+	"rocelab/internal/swcfg"
 	"rocelab/internal/textout"
 )
 
@@ -166,7 +166,7 @@ func FromOS10(c *os10.Config) *ConfigDB {
 				if !ok || missing(prof, "wred", w != nil) || !w.Min.Given() {
 					continue
 				}
-				r := &eos.RED{At: prof, Min: w.Min, Max: w.Max, Prob: w.Prob}
+				r := &swcfg.RED{At: prof, Min: w.Min, Max: w.Max, Prob: w.Prob}
 				r.At.Text = "drop"
 				if w.ECN.Given() {
 					r.At.Text = "ecn"

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"rocelab/internal/eos"
+	"rocelab/internal/swcfg"
 	"rocelab/internal/textout"
 	"rocelab/internal/trafficconf"
 )
@@ -203,7 +203,7 @@ func groupName(g confGroup) string {
 
 // confRED is an ECN group's marking (ecn_enable) or dropping (red_enable
 // alone) as a random-detect line; nil when it does neither.
-func confRED(g confGroup) *eos.RED {
+func confRED(g confGroup) *swcfg.RED {
 	ecn, _ := g.field("ecn_enable")
 	red, _ := g.field("red_enable")
 	lo, ok1 := g.field("min_threshold_bytes")
@@ -220,5 +220,5 @@ func confRED(g confGroup) *eos.RED {
 		at = red
 		at.Text = "drop"
 	}
-	return &eos.RED{At: at, Min: lo, Max: hi, Prob: prob}
+	return &swcfg.RED{At: at, Min: lo, Max: hi, Prob: prob}
 }

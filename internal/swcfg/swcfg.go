@@ -19,6 +19,20 @@ import (
 // A Value is one setting with where it is written (Line 0: a default).
 type Value = pos.Value
 
+// RED is a queue's ECN or WRED thresholds as a switch configuration writes
+// them (EOS's `random-detect ecn`, NX-OS's and OS10's WRED, Onyx's and
+// AOS-CX's ECN, Cumulus's ECN groups): thresholds in bytes (Unit says when
+// they are in segments or time, which depend on the ASIC and the port, and
+// are not converted).
+type RED struct {
+	At       Value // the command; Text "ecn" or "drop"
+	Min, Max Value // Text is bytes when Unit is ""
+	Unit     string
+	// Prob is max-mark-probability (ecn) or drop-probability (drop) in
+	// percent; not given, EOS marks at 100 % at the maximum threshold.
+	Prob Value
+}
+
 // EachLine gives each line of a configuration that is not blank and does
 // not start with one of the comment characters to f, as its words and its
 // indent (the spaces and tabs before its first word): how the readers of
