@@ -125,6 +125,29 @@ func TestSingleFlowGoodput(t *testing.T) {
 	}
 }
 
+// TestPausedEgressHoldsFrame: a frame that finds its egress empty and the
+// line free still waits while the peer's pause on its priority is in
+// effect, and goes when the XON arrives; the straight-through path must
+// not skip the pause.
+func TestPausedEgressHoldsFrame(t *testing.T) {
+	net, _, hs := star(t, 2, 100*unit.Gbps, 2*unit.Metre, defaultSwitch())
+	sched := net.Domains[0].Sched
+	hs[1].port.SetPFC(fabric.PFCConfig{Quanta: 0xFFFF, XON: true})
+	hs[1].port.SendXOFF(3)
+	sched.RunUntil(2 * unit.Microsecond)
+	hs[0].dst, hs[0].payload, hs[0].left = 1, 1000, 1
+	hs[0].port.Kick()
+	sched.RunUntil(20 * unit.Microsecond)
+	if hs[1].got != 0 {
+		t.Fatalf("h1 received %d bytes while it paused priority 3", hs[1].got)
+	}
+	hs[1].port.SendXON(3)
+	sched.RunUntil(40 * unit.Microsecond)
+	if hs[1].got != 1000 {
+		t.Fatalf("h1 received %d bytes after its XON, want 1000", hs[1].got)
+	}
+}
+
 // A switch without a route to the destination drops with a reason; it
 // does not panic.
 func TestNoRouteDrops(t *testing.T) {
