@@ -23,6 +23,13 @@ type fakeHost struct {
 	// got and last count delivered payload bytes and the time of the last.
 	got  int64
 	last unit.Time
+	// sent numbers the data packets it sends (as their PSN); next is the
+	// PSN it expects from each source, reordered counts arrivals that
+	// were not it, and lastFrom is each source's last arrival.
+	sent      uint32
+	next      map[int32]uint32
+	reordered int
+	lastFrom  map[int32]unit.Time
 }
 
 func (h *fakeHost) Name() string       { return "h" + itoa(int(h.id)) }
@@ -33,6 +40,13 @@ func (h *fakeHost) Receive(p *packet.Packet, in *fabric.Port) {
 	h.dom.Delivered(p)
 	h.got += int64(p.Payload)
 	h.last = h.dom.Sched.Now()
+	if h.next == nil {
+		h.next, h.lastFrom = map[int32]uint32{}, map[int32]unit.Time{}
+	}
+	if p.PSN != h.next[p.Src] {
+		h.reordered++
+	}
+	h.next[p.Src], h.lastFrom[p.Src] = p.PSN+1, h.last
 	h.dom.Pool.Put(p)
 }
 
@@ -45,7 +59,8 @@ func (h *fakeHost) Dequeue(pt *fabric.Port, paused uint8) (*packet.Packet, bool)
 	p.Kind, p.Src, p.Dst, p.Payload = packet.Data, h.id, h.dst, h.payload
 	p.Frame = packet.DataFrame(h.payload, 0, false)
 	p.DSCP, p.Prio, p.TTL, p.SentAt = 26, h.prio, 64, h.dom.Sched.Now()
-	p.PINTBytes = h.pint
+	p.PINTBytes, p.PSN = h.pint, h.sent
+	h.sent++
 	h.dom.SentData(p, false)
 	return p, h.left > 0
 }
@@ -145,6 +160,29 @@ func TestPausedEgressHoldsFrame(t *testing.T) {
 	sched.RunUntil(40 * unit.Microsecond)
 	if hs[1].got != 1000 {
 		t.Fatalf("h1 received %d bytes after its XON, want 1000", hs[1].got)
+	}
+}
+
+// Two senders at line rate into one: the egress to h2 stays busy, and
+// frames arrive at the very times its line frees. Whatever runs first at
+// such a tie, the frames already queued go before the arrival: each flow
+// keeps its order and the two share the line, ending within two frames
+// of each other (an arrival sent straight to the free line would give
+// one sender the whole line).
+func TestEgressSharedAtLineFreeTies(t *testing.T) {
+	net, _, hs := star(t, 3, 100*unit.Gbps, 2*unit.Metre, defaultSwitch())
+	for _, h := range hs[:2] {
+		h.dst, h.payload, h.left = 2, 1024, 200
+		h.port.Kick()
+	}
+	net.Domains[0].Sched.Run()
+	h := hs[2]
+	if h.got != 2*200*1024 || h.reordered != 0 {
+		t.Fatalf("h2 received %d bytes, %d out of order; want %d and 0", h.got, h.reordered, 2*200*1024)
+	}
+	frame := hs[0].port.Rate().TxTime(unit.Bytes(packet.DataFrame(1024, 0, false) + packet.PreambleIFG))
+	if d := h.lastFrom[0] - h.lastFrom[1]; d > 2*frame || d < -2*frame {
+		t.Errorf("h0's flow ended at %v and h1's at %v: they did not share the line", h.lastFrom[0], h.lastFrom[1])
 	}
 }
 
