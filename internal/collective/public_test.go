@@ -44,7 +44,8 @@ type publicRun struct {
 	// calibration.go, and nothing else), 2 for the second, added and
 	// compared before anything was changed on it (docs/nccl.md, "Held
 	// out, group 2"), 3 for the other collectives (docs/nccl.md, "Other
-	// collectives").
+	// collectives"), 4 for the fourth group of all_reduce results (docs/nccl.md,
+	// "Held out, group 4").
 	heldOut int
 	// maxSize, when set, is the largest size the default test runs
 	// (2 GiB otherwise): a result whose rows are all larger.
@@ -107,6 +108,15 @@ var b200Vultr = serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.AMD)
 // h100x8pix is h100x8 with each NIC on its GPU's own PCIe switch port
 // (GCP's A3 Ultra: two GPUs and two NICs per switch, PIX).
 var h100x8pix = serverOf("H100", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel)
+
+// h100x4 is a 4-GPU H100 server with four 200G NICs, as the maintainer
+// reads nccl-tests#252's run ("~24GB/s per NIC"); its host CPU is not
+// printed.
+var h100x4 = func() gpu.Server {
+	s := serverOf("H100", 4, 200*unit.Gbps, 5, gpu.PXB, gpu.Intel)
+	s.GPUs = 4
+	return s
+}()
 
 // publicRuns are the results the per-step model is checked against
 // (docs/nccl.md, "Calibration"). ProxyPoll was first set from the 8-byte
@@ -189,6 +199,20 @@ var publicRuns = []publicRun{
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env:     map[string]string{"NCCL_IB_SPLIT_DATA_ON_QPS": "0", "NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "41", "NCCL_IB_SL": "0", "NCCL_IB_TIMEOUT": "22"},
 		version: "2.25.1", heldOut: 2, maxSize: 4 << 30},
+	// Held out, group 4: added and compared before anything was changed
+	// on them (docs/nccl.md, "Held out, group 4").
+	{file: "oci-a100-2n-roce100g-horovod-ocitutorials.txt", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE, 4 QPs, Horovod container", fabric: "RoCE",
+		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
+		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_GID_INDEX": "3"}, version: "2.15.5", heldOut: 4, maxSize: 10 << 30},
+	{file: "oci-a100-2n-roce100g-tf2211-ocitutorials.txt", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE, 4 QPs, NGC TensorFlow 22.11 container (version not printed)", fabric: "RoCE",
+		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
+		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_GID_INDEX": "3"}, version: "2.15.5", heldOut: 4, maxSize: 10 << 30},
+	{file: "oci-a100-2n-roce100g-enroot-g8-ocitutorials.txt", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE, 4 QPs, -g 8, NGC TensorFlow 22.11 container (version not printed)", fabric: "RoCE",
+		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
+		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_GID_INDEX": "3"}, version: "2.15.5", heldOut: 4, maxSize: 10 << 30, threadGPUs: 8, iters: 20},
+	{file: "h100-2x4-ib-ring-nccltests252.txt", label: "2 × 4 H100, IB (4 × 200G as the maintainer reads it), NCCL_ALGO=RING (nccl-tests#252; version not printed)", fabric: "IB",
+		srv: h100x4, servers: 2, ppn: 4,
+		env: map[string]string{"NCCL_ALGO": "Ring"}, version: "2.21.5", heldOut: 4, maxSize: 8 << 30},
 	// Held out, group 3: the other collectives (all_gather, reduce_scatter,
 	// alltoall, sendrecv), added and compared before anything was changed
 	// on them (docs/nccl.md, "Other collectives").
@@ -422,6 +446,10 @@ var knownMisses = map[string]string{
 	"oci-h200-2n-roce400g-ocihowto.txt@16G":        "as 8G",
 	"oci-h200-2n-roce400g-ocihowto.txt@4G":         "as 8G (456.1 against 480.6 GB/s, ×0.949; 456.8, ×0.950, before the proxy's actions were charged at 400 ns)",
 	"oci-a100-2n-roce100g-ol-ocitutorials.txt@10G": "as oci-gpu4.8-a100-2n-roce.txt@1G: tree-like (223 GB/s) where NCCL's model with the cards merged takes Ring (twin 195); the same shape and NCCL on OKE (oke-a100-2n-roce100g-readme.txt) is ring-like, 187-190",
+	// Held out, group 4.
+	"oci-a100-2n-roce100g-horovod-ocitutorials.txt@10G":   "A100 Tree/Simple plateau on 16 × 100G (NCCL 2.15.5, before NCCL merged the cards' ports, so 16 devices and 32 tree channels): the twin 244.9 GB/s, above NCCL's own Ampere busbw cap (tuning.cc, 235) that its choice uses but its execution does not; the run 222.9, as the other tree-like runs of this shape (oci-gpu4.8-a100-2n-roce.txt 219-220, oci-a100-2n-roce100g-ol-ocitutorials.txt 223)",
+	"oci-a100-2n-roce100g-tf2211-ocitutorials.txt@10G":    "the same two nodes, settings and NCCL release as oci-a100-2n-roce100g-horovod-ocitutorials.txt (222.9 GB/s) in NGC's TensorFlow 22.11 container: 169.8 GB/s, 24% lower, with nothing printed that tells the two apart (the page changes only the container); the twin cannot separate them",
+	"oci-a100-2n-roce100g-enroot-g8-ocitutorials.txt@10G": "as oci-a100-2n-roce100g-tf2211-ocitutorials.txt@10G (the same container under Slurm/Enroot, one process of 8 GPUs a node): 164.1 GB/s",
 }
 
 func missKey(r *publicRun, size int64) string { return r.file + "@" + sizeName(size) }
