@@ -210,6 +210,8 @@ var publicRuns = []publicRun{
 	{file: "oci-a100-2n-roce100g-enroot-g8-ocitutorials.txt", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE, 4 QPs, -g 8, NGC TensorFlow 22.11 container (version not printed)", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_GID_INDEX": "3"}, version: "2.15.5", heldOut: 4, maxSize: 10 << 30, threadGPUs: 8, iters: 20},
+	{file: "b200-2n-ib400g-vultr-all_reduce.txt", label: "Vultr, 2 × 8 B200, 8 × 400G NDR IB (version not printed)", fabric: "IB",
+		srv: b200Vultr, servers: 2, ppn: 8, version: "2.28.3", heldOut: 4},
 	{file: "h100-2x4-ib-ring-nccltests252.txt", label: "2 × 4 H100, IB (4 × 200G as the maintainer reads it), NCCL_ALGO=RING (nccl-tests#252; version not printed)", fabric: "IB",
 		srv: h100x4, servers: 2, ppn: 4,
 		env: map[string]string{"NCCL_ALGO": "Ring"}, version: "2.21.5", heldOut: 4, maxSize: 8 << 30},
@@ -449,6 +451,12 @@ var knownMisses = map[string]string{
 	// Held out, group 4.
 	"oci-a100-2n-roce100g-horovod-ocitutorials.txt@10G":   "A100 Tree/Simple plateau on 16 × 100G (NCCL 2.15.5, before NCCL merged the cards' ports, so 16 devices and 32 tree channels): the twin 244.9 GB/s, above NCCL's own Ampere busbw cap (tuning.cc, 235) that its choice uses but its execution does not; the run 222.9, as the other tree-like runs of this shape (oci-gpu4.8-a100-2n-roce.txt 219-220, oci-a100-2n-roce100g-ol-ocitutorials.txt 223)",
 	"oci-a100-2n-roce100g-tf2211-ocitutorials.txt@10G":    "the same two nodes, settings and NCCL release as oci-a100-2n-roce100g-horovod-ocitutorials.txt (222.9 GB/s) in NGC's TensorFlow 22.11 container: 169.8 GB/s, 24% lower, with nothing printed that tells the two apart (the page changes only the container); the twin cannot separate them",
+	"b200-2n-ib400g-vultr-all_reduce.txt@1M":              "NVLSTree on B200 across servers at 1-16 MiB: NCCL gives it 32 NVLS channels (nvls.cc NVLS_NCHANNELS_SM100, 16 on Hopper), so each GPU's proxy takes up twice the network connections per call at ProxyOpStart each; the twin takes 142-150 µs from 512 KiB to 4 MiB, the run 78-112 (×0.65-×0.82 at 1-8 MiB) (the #309 H100 runs, 16 channels, show the same sign at 1-2 MiB, smaller); measured: with NCCL_NVLS_NCHANNELS=16 the twin is 88.7-172 µs at 512 KiB-16 MiB, within 15% of every row (not applied: NCCL 2.28 uses 32)",
+	"b200-2n-ib400g-vultr-all_reduce.txt@2M":              "as 1M",
+	"b200-2n-ib400g-vultr-all_reduce.txt@4M":              "as 1M",
+	"b200-2n-ib400g-vultr-all_reduce.txt@8M":              "as 1M",
+	"b200-2n-ib400g-vultr-all_reduce.txt@256M":            "as 1M: the twin 149 µs behind the run at 256 MiB (1076 against 927 µs), about its fixed-cost excess at 1-4 MiB (its 16 MiB is inside its band at ×0.86)",
+	"b200-2n-ib400g-vultr-all_reduce.txt@512M":            "as 256M (90 µs behind, ×0.948); from 1 GiB in band (×0.98-×1.00)",
 	"oci-a100-2n-roce100g-enroot-g8-ocitutorials.txt@10G": "as oci-a100-2n-roce100g-tf2211-ocitutorials.txt@10G (the same container under Slurm/Enroot, one process of 8 GPUs a node): 164.1 GB/s",
 }
 
