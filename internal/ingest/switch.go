@@ -23,6 +23,8 @@ const KindSwitch Kind = "switch-counters"
 //	show queue wredcounters             Port TxQ WredDrp/pkts WredDrp/bytes EcnMarked/pkts EcnMarked/bytes
 //	show pfc priority                   Interface  Lossless priorities
 //	show interfaces counters / portstat IFACE STATE RX_OK ... RX_DRP RX_OVR TX_OK ... TX_DRP
+//	show interfaces counters errors     IFACE STATE RX_ERR RX_DRP RX_OVR TX_ERR TX_DRP TX_OVR
+//	show interfaces counters fec-stats  IFACE STATE FEC_CORR FEC_UNCORR FEC_SYMBOL_ERR [FEC_PRE_BER FEC_POST_BER ...]
 //	ecnconfig -l / show ecn             Profile: NAME, then key value rows
 //	ecnconfig -q N [on|off]             ECN status: / queue N: on|off / Enable|Disable ECN on PORTS queue N
 //
@@ -59,7 +61,9 @@ type SwitchCounters struct {
 	// and priority, with its duration.
 	PFCHist []PFCHistory
 	Ports   []PortCount
-	ECN     []ECNProfile
+	// FEC are the rows of `show interfaces counters fec-stats`.
+	FEC []PortFEC
+	ECN []ECNProfile
 	// ECNQueues are `ecnconfig -q`'s ECN on/off per queue index, read
 	// or set (switch_ecnq.go).
 	ECNQueues []ECNQueue
@@ -176,7 +180,8 @@ type PGWatermark struct {
 	Evidence           Evidence
 }
 
-// PortCount is one row of `show interfaces counters`; -1 for N/A.
+// PortCount is one row of `show interfaces counters` (or its errors
+// subcommand); -1 for N/A or a column the table does not print.
 type PortCount struct {
 	Port                        string
 	RxOK, RxErr, RxDrop, RxOver int64

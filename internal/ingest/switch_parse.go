@@ -38,6 +38,7 @@ const (
 	swQueueWM
 	swPFCHist
 	swNVUEPFC
+	swFEC
 )
 
 // swTitles are the titles SONiC prints above a table.
@@ -314,6 +315,8 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return swQueueWM, f
 	case pfcHistHeader(f, h):
 		return swPFCHist, f
+	case fecHeader(f):
+		return swFEC, f
 	case f[0] == "IFACE" && len(f) >= 8 && strings.Contains(h, "RX_DRP"):
 		return swPorts, f
 	case f[0] == "Pool" && f[1] == "Bytes" && (p.title == swPoolWM || p.title == swHdrmWM):
@@ -337,7 +340,7 @@ func (p *switchParser) header(h string) (swTable, []string) {
 // reformatted paste drops the rule).
 func bareHeader(k swTable) bool {
 	switch k {
-	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist, swNVUEPFC:
+	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist, swNVUEPFC, swFEC:
 		return true
 	}
 	return false
@@ -358,7 +361,7 @@ func (p *switchParser) Result() Artifact {
 	}
 	o.ECN = ecn
 	o.latestSnapshots()
-	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.ECNQueues)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.NXOSPFC)+len(o.Garbled)+len(o.CutRows)+len(o.UnplacedPFC) == 0 {
+	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.FEC)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.ECNQueues)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.NXOSPFC)+len(o.Garbled)+len(o.CutRows)+len(o.UnplacedPFC) == 0 {
 		return nil
 	}
 	return o

@@ -90,6 +90,15 @@ func FuzzSwitch(f *testing.F) {
 		for _, w := range s.WD {
 			nicCheckEvidence(t, w.Evidence, n)
 		}
+		if len(s.FEC) > maxSwitchRows {
+			t.Fatal("rows beyond the cap")
+		}
+		for _, r := range s.FEC {
+			nicCheckEvidence(t, r.Evidence, n)
+			if r.Corrected < -1 || r.Uncorrectable < -1 || r.SymbolErrors < -1 || r.PreBER < -1 || r.PreBER > 1 || r.PostBER < -1 || r.PostBER > 1 || !fecState(r.State) {
+				t.Fatalf("FEC row %+v", r)
+			}
+		}
 		if len(s.QueueWMs) > maxSwitchRows || len(s.PFCHist) > maxSwitchRows {
 			t.Fatal("rows beyond the cap")
 		}
