@@ -57,11 +57,23 @@ func TestSONiCCountersRxErr(t *testing.T) {
 		"-----------  -------  -----------  -----------  ---------  --------  --------  --------  -----------  -----------  ---------  --------  --------  --------",
 		"  Ethernet0        U  458,052,204  636.84 MB/s     12.44%    45,805         0         0  388,341,776  527.37 MB/s     10.30%         0         0         0",
 		"  Ethernet4        U   16,679,692   13.83 MB/s      0.27%         0         0         0   18,206,586   17.51 MB/s      0.34%         0         0         0")
-	f := nicMustFind(t, fs, "switch.link.errors", Warn, "leaf1 Ethernet0: 45805 frames received with errors (RX_ERR, 0.01% of RX_OK 458052204)")
+	f := nicMustFind(t, fs, "switch.link.errors", Warn, "leaf1 Ethernet0: 45805 frames received with errors (RX_ERR), 0.01% of the 458098009 received (RX_OK + RX_ERR)")
 	if !strings.Contains(f.Fix, "fec-stats") {
 		t.Errorf("fix %s", f.Fix)
 	}
 	if n := len(nicFind(fs, "switch.link.errors")); n != 1 {
 		t.Errorf("%d link findings, want 1", n)
 	}
+}
+
+// Drops on ports that are disabled now (STATE X; sonic-mgmt#12184, a
+// virtual switch): no traffic crosses them, so they are info, not a
+// warning about the fabric. Before, each was a warn.
+func TestSONiCDropsOnDisabledPorts(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-int-counters-rx-drp-on-disabled-ports-vs-sonicmgmt12184.txt")
+	f := nicMustFind(t, fs, "switch.queue.drops", Info, "vlab-t2-01 Ethernet0: 8 packets dropped at ingress (RX_DRP; RX_OK 0)")
+	if !strings.Contains(f.Mechanism, "STATE X") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+	nicMustFind(t, fs, "switch.queue.drops", Info, "vlab-t2-01 Ethernet4: 5 packets")
 }

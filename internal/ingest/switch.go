@@ -183,7 +183,10 @@ type PGWatermark struct {
 // PortCount is one row of `show interfaces counters` (or its errors
 // subcommand); -1 for N/A or a column the table does not print.
 type PortCount struct {
-	Port                        string
+	Port string
+	// State is the STATE column: U (up), D (down), X (disabled), "" when
+	// not printed.
+	State                       string
 	RxOK, RxErr, RxDrop, RxOver int64
 	TxOK, TxErr, TxDrop, TxOver int64
 	Evidence                    Evidence

@@ -179,6 +179,10 @@ func (p *switchParser) portRow(f []string, ev Evidence) bool {
 	for i, c := range p.cols {
 		v := vals[i]
 		switch c {
+		case "STATE":
+			if fecState(v) {
+				pc.State = strings.Clone(v)
+			}
 		case "RX_OK":
 			pc.RxOK = numOr(v)
 		case "RX_ERR":
