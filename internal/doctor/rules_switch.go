@@ -240,18 +240,9 @@ func checkQueueDrops(inc *Incident) []Finding {
 			if p.TxDrop > 0 {
 				fs = append(fs, txDropFinding(s, p))
 			}
-			if p.RxDrop <= 0 {
-				continue
+			if p.RxDrop > 0 {
+				fs = append(fs, rxDropFinding(s, p))
 			}
-			name := swName(s, p.Port)
-			sev, down := portDownNote(p, Warn)
-			fs = append(fs, Finding{
-				ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
-				Title:     fmt.Sprintf("%s: %s dropped at ingress (RX_DRP%s)", name, plural(int(p.RxDrop), "packet", "packets"), okOf("RX_OK", p.RxOK)),
-				Evidence:  []Evidence{p.Evidence},
-				Mechanism: "RX_DRP counts packets the port dropped on arrival: ingress buffer (priority group) full, or packets the pipeline discards (ACL, bad VLAN, no route). On a lossless priority a full PG means the headroom overflowed." + down,
-				Fix:       "Split the drops by reason with `show dropcounters counts` (or the platform's drop reasons) and by priority group with `show priority-group drop counters`; on a lossless PG, size the headroom for the cable length (`mmuconfig -l`).",
-			}.per(name, "port", "Switch ingress drops"))
 		}
 	}
 	return fs
@@ -382,56 +373,6 @@ func checkECNThresholds(inc *Incident) []Finding {
 		}
 	}
 	return fs
-}
-
-// txDropFinding reports egress drops of a port (`show interfaces
-// counters` TX_DRP): where the PFC watchdog's drop action and egress
-// congestion on lossy queues show.
-func txDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
-	name := swName(s, p.Port)
-	ev := []Evidence{p.Evidence}
-	var wdDrops uint64
-	for _, w := range s.WD {
-		if w.Port == p.Port && w.TxDrop > 0 {
-			wdDrops += w.TxDrop
-			ev = append(ev, w.Evidence)
-		}
-	}
-	sev, why := portDownNote(p, Warn)
-	if wdDrops > 0 {
-		sev = Error
-		why = fmt.Sprintf(" The PFC watchdog dropped %d packets on this port's lossless queues (show pfcwd stats): some of these are RoCE packets of a stormed queue.", wdDrops)
-	}
-	return Finding{
-		ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
-		Title:     fmt.Sprintf("%s: %s dropped at egress (TX_DRP%s)", name, plural(int(p.TxDrop), "packet", "packets"), okOf("TX_OK", p.TxOK)),
-		Evidence:  evidenceInOrder(ev),
-		Mechanism: "TX_DRP counts packets the port dropped on the way out: a lossy egress queue full (congestion toward this port's peer), or a lossless queue the PFC watchdog declared stormed and now drops (action drop), which is where its drops show in the port counters." + why,
-		Fix:       "Split them by queue with `show queue counters " + p.Port + "` (drops on queues 3/4 are lossless traffic) and check `show pfcwd stats`; if the watchdog dropped, find the device on this port that keeps sending pause (`show lldp table`, its NIC's tx_prioN_pause counters).",
-	}.per(name+" TX_DRP", "port", "Switch egress drops")
-}
-
-// portDownNote returns the severity of a port's drop counts and what to
-// add to their mechanism: on a port that is down or disabled now (STATE D
-// or X) they are info, counted before it went down (or a virtual switch's
-// own), since no traffic crosses it.
-func portDownNote(p ingest.PortCount, sev Severity) (Severity, string) {
-	switch p.State {
-	case "D":
-		return Info, " The port is down now (STATE D): no traffic crosses it, so these were counted before it went down."
-	case "X":
-		return Info, " The port is disabled (STATE X, admin down): no traffic crosses it, so these were counted before it was shut."
-	}
-	return sev, ""
-}
-
-// okOf names a port's packet count beside its drops, "" when its table
-// (show interfaces counters errors) does not print it.
-func okOf(col string, n int64) string {
-	if n < 0 {
-		return ""
-	}
-	return fmt.Sprintf("; %s %d", col, n)
 }
 
 // checkWatchdogStopped reports lossless queues on which `show pfcwd stats`

@@ -61,6 +61,7 @@ type SwitchCounters struct {
 	// and priority, with its duration.
 	PFCHist []PFCHistory
 	Ports   []PortCount
+	// Ports are also the ports of EOS and NX-OS `show interfaces`.
 	// FEC are the rows of `show interfaces counters fec-stats`.
 	FEC []PortFEC
 	ECN []ECNProfile
@@ -189,7 +190,18 @@ type PortCount struct {
 	State                       string
 	RxOK, RxErr, RxDrop, RxOver int64
 	TxOK, TxErr, TxDrop, TxOver int64
-	Evidence                    Evidence
+	// CRC is the frames received with a bad CRC (EOS, NX-OS), -1 when
+	// not printed.
+	CRC int64
+	// IOS is set for a port of `show interfaces` on EOS or NX-OS
+	// (switch_iface.go), whose counters are named "input errors", "input
+	// discards" and so on, not SONiC's RX_ERR and RX_DRP; Cleared is its
+	// "Last clearing of counters" age as printed ("never", "63w1d").
+	IOS     bool
+	Cleared string
+	// Evidence is the row, or the block's line that shows its discards;
+	// ErrEvidence the line that shows its errors.
+	Evidence, ErrEvidence Evidence
 }
 
 // ECNProfile is one WRED/ECN profile of `ecnconfig -l`, thresholds in

@@ -90,6 +90,7 @@ type switchParser struct {
 	nxos    nxosPFC
 	nxq     nxosQueuing
 	ecnq    ecnQueueState
+	iface   ifaceBlock
 }
 
 // NewSwitchParser returns a parser for switch CLI output in the input src.
@@ -111,7 +112,7 @@ func (p *switchParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) {
+	if p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.iface.feed(p, l, t) {
 		return
 	}
 	if t == "" {

@@ -175,7 +175,7 @@ func (p *switchParser) portRow(f []string, ev Evidence) bool {
 	if len(vals) != len(p.cols) {
 		return false
 	}
-	pc := PortCount{Port: strings.Clone(f[0]), RxOK: -1, RxErr: -1, RxDrop: -1, RxOver: -1, TxOK: -1, TxErr: -1, TxDrop: -1, TxOver: -1, Evidence: ev}
+	pc := PortCount{Port: strings.Clone(f[0]), RxOK: -1, RxErr: -1, RxDrop: -1, RxOver: -1, TxOK: -1, TxErr: -1, TxDrop: -1, TxOver: -1, CRC: -1, Evidence: ev, ErrEvidence: ev}
 	for i, c := range p.cols {
 		v := vals[i]
 		switch c {
