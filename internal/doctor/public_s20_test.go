@@ -126,3 +126,20 @@ func TestRemoteStatusPointsAtPeer(t *testing.T) {
 	}
 	nicMustFind(t, fs, "nccl.ib.async_event", Error, "local access violation work queue error", "node201")
 }
+
+// "Attribute busid of node nic not found" (NVIDIA/nccl#1247, NCCL
+// 2.18.6) is NCCL 2.18.5-2.19 failing on an interface with no PCI device,
+// fixed in 2.20.3; any other missing attribute is a topology XML NCCL was
+// given (#379). Before, both sent the reader to NCCL_DEBUG=INFO.
+func TestTopologyAttributeNotFound(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/pytorch-distbackenderror-nccl-2.18.6-internal-error-ray-prefix-busid-of-nic-not-found-nccl1247.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL's topology detection failed on a network interface that has no PCI device")
+	if !strings.Contains(f.Mechanism, "2.20.3 skips it") || !strings.Contains(f.Fix, "Upgrade NCCL to 2.20.3") || !strings.Contains(f.Fix, "NCCL_SOCKET_IFNAME") {
+		t.Errorf("mechanism %s fix %s", f.Mechanism, f.Fix)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-topo-file-attribute-arch-of-node-cpu-not-found-bare-nccl379.txt")
+	f = nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL's topology XML lacks an attribute it needs (Attribute arch of node cpu not found)")
+	if f.Evidence[0].Line != 2 || !strings.Contains(f.Fix, "NCCL_TOPO_DUMP_FILE") {
+		t.Errorf("evidence %+v fix %s", f.Evidence, f.Fix)
+	}
+}
