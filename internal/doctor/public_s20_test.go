@@ -116,7 +116,7 @@ func TestShowInterfacesLinkErrors(t *testing.T) {
 // paste shows on another host as the responder's failure. Before, the fix
 // was to look the status up in ibv_wc_status_str(3).
 func TestRemoteStatusPointsAtPeer(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-async-local-access-violation-then-peer-status9-vendor138-quoted-autolinks-nccl1710.txt")
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-markdown-autolinks-async-event-status9-vendor138-nccl1710.txt")
 	f := nicMustFind(t, fs, "nccl.ib.completion_error", Error, "Completion with error 9 (IBV_WC_REM_INV_REQ_ERR, vendor err 0x8a) on 1 connection from node023 to peer 10.1.3.201")
 	if !strings.Contains(f.Mechanism, "the fault is on the peer (10.1.3.201)") || !strings.Contains(f.Mechanism, "'local access violation work queue error' on node201 mlx5_0:1") {
 		t.Errorf("mechanism %s", f.Mechanism)
@@ -141,5 +141,17 @@ func TestTopologyAttributeNotFound(t *testing.T) {
 	f = nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL's topology XML lacks an attribute it needs (Attribute arch of node cpu not found)")
 	if f.Evidence[0].Line != 2 || !strings.Contains(f.Fix, "NCCL_TOPO_DUMP_FILE") {
 		t.Errorf("evidence %+v fix %s", f.Evidence, f.Fix)
+	}
+}
+
+// An ncclras MISMATCH whose named ranks are the two that launched one
+// operation more than the other 30 (NVIDIA/nccl#1911): the named ranks are
+// ahead and wait, the unnamed 30 are behind. Before, the finding said the
+// ranks behind are the ones to look at without saying RAS names the others.
+func TestRASMismatchNamedRanksAhead(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/ncclras-2.26.2-mismatch-allgather-640-641-nccl1911.txt")
+	f := nicMustFind(t, fs, "nccl.ras.report", Warn, "MISMATCH for communicator #0-0 (fa93daea854b060b)")
+	if !strings.Contains(f.Mechanism, "The 2 ranks RAS names here are the ones ahead: they launched operation 641") || !strings.Contains(f.Mechanism, "the 30 ranks that have not launched it yet") {
+		t.Errorf("mechanism %s", f.Mechanism)
 	}
 }
