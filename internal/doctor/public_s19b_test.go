@@ -101,7 +101,7 @@ func TestDistBackendErrorLastError(t *testing.T) {
 // from the lines after it, so that "Last error:" and its text are read.
 func TestDistBackendErrorUnderLoggerPrefix(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/pytorch-distbackenderror-nccl-2.18.6-internal-error-ray-prefix-busid-of-nic-not-found-nccl1247.txt")
-	f := nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL failed: Attribute busid of node nic not found: NCCL returned 3 (internal error) through ProcessGroupNCCL.cpp:1333")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "(Attribute busid of node nic not found): NCCL returned 3 (internal error) through ProcessGroupNCCL.cpp:1333")
 	if len(f.Evidence) != 2 || f.Evidence[0].Line != 7 || f.Evidence[1].Line != 10 {
 		t.Errorf("evidence %+v", f.Evidence)
 	}

@@ -188,6 +188,12 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return failoverOut("NCCL's IB port failover had no NIC left to move the connection to", "every device of it has failed"), true
 	case strings.Contains(m, "no support for more than a single failed device"):
 		return failoverOut("NCCL's IB port failover stopped: a second device of a merged NIC failed", "a second device of it fails (the failover handles one)"), true
+	case strings.Contains(m, "attribute busid of node nic not found"):
+		return busidNICClass, true
+	case strings.HasPrefix(strings.TrimSpace(m), "attribute ") && strings.Contains(m, " of node ") && strings.HasSuffix(strings.TrimSpace(m), " not found"):
+		return failureClass{"NCCL's topology XML lacks an attribute it needs (" + strings.TrimSpace(w.Message) + ")",
+			"NCCL reads the node's topology (and, when given, the rings and trees) as XML: built from sysfs, or loaded from NCCL_TOPO_FILE and NCCL_GRAPH_FILE, which may also be set in /etc/nccl.conf or ~/.nccl.conf. A node without an attribute NCCL requires stops init with an internal error: a file written by hand, for another machine or another NCCL version, or for a different GPU count (NVIDIA/nccl#379: a CPU's arch missing from an injected topology); such a file may be set in /etc/nccl.conf unnoticed (#1008).",
+			"Find which files NCCL loaded (`env | grep -E 'NCCL_(TOPO|GRAPH)_FILE'`, and /etc/nccl.conf, ~/.nccl.conf); rerun without them to confirm, then regenerate the topology on the machine itself with NCCL_TOPO_DUMP_FILE=<file> and the NCCL version the job uses. Without such files, rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=GRAPH and report the XML NCCL built."}, true
 	case strings.Contains(m, "neither af_inet") && socketTransport(w.Chain):
 		return failureClass{"the socket transport was handed a peer address that is no IP address",
 			"The error returns through the socket transport (net_socket.cc), not the bootstrap: NCCL was connecting a point-to-point channel to a peer and the handle it read for that peer holds no IP address (family 1 is AF_UNIX, 0 an empty one), because the peer had not yet sent its side. NCCL sets a send/recv connection up when both ranks post their halves within one group; an ncclSend and ncclRecv called outside ncclGroupStart/ncclGroupEnd, with both ranks sending first, starts the connection before the matching receive exists (NVIDIA/nccl#2057). The network is not at fault.",
@@ -281,6 +287,19 @@ var nvlsOutOfMemory = failureClass{"NVLink SHARP (NVLS) could not bind its multi
 var ofiRailsClass = failureClass{"the two ends of an aws-ofi-nccl connection have different rail counts (NET/OFI Unexpected number of remote rails)",
 	"aws-ofi-nccl's RDMA protocol stripes each connection over the device's rails (the EFA NICs it groups under one GPU, four per GPU on P5) and checks, when the connection is accepted, that the peer's device has as many rails as its own ('Expected' is this side's count, 'got' the peer's); a mismatch fails the connect and NCCL returns an error (internal or system error). The counts differ when the nodes are of different instance types (P5/P5e beside P5en), when a node lost a NIC (a failed EFA device, or one the container does not see), when a topology file or plugin version groups the NICs differently, or when NCCL's devices are formed differently on each side (NCCL 2.28's GIN proxy backend on P5).",
 	"Give every node the same rails: set OFI_NCCL_FORCE_NUM_RAILS to one value on every rank (the smallest NIC count per GPU among the nodes, or a multiple of it), run one instance type and one aws-ofi-nccl version per job, and compare `fi_info -p efa -t FI_EP_RDM | grep -c domain` (or `ls /sys/class/infiniband | wc -l`) across the nodes to find one missing a NIC."}
+
+// busidNICClass is NCCL 2.18.5 to 2.19's topology detection failing on a
+// network interface with no PCI device. NCCL attaches such a "virtual" NIC
+// (ncclTopoFillNet: no PCI path in sysfs) to the first CPU node without a
+// bus ID; the next PCI device it files under that CPU is sorted by bus ID
+// among the CPU's children (xml.cc, "Keep PCI sub devices ordered by PCI
+// Bus ID", 2.18.5), which read every child's busid with xmlGetAttrStr and
+// fail on the NIC's. 2.20.3 reads it with xmlGetAttr and skips children
+// without one. NVIDIA/nccl#1247 (2.18.6, vLLM under Ray) and #1812 (2.19.3,
+// NET/Socket in a Singularity container) hit it.
+var busidNICClass = failureClass{"NCCL's topology detection failed on a network interface that has no PCI device (Attribute busid of node nic not found)",
+	"NCCL builds the node's topology from sysfs: each NIC it will use hangs under its PCI device. An interface with no PCI device behind it (a container's veth eth0, a bridge, bond or tunnel NCCL_SOCKET_IFNAME picked, a VM's paravirtual NIC without a PCI path, a net plugin's virtual device) is filed directly under a CPU node without a bus ID. NCCL 2.18.5 to 2.19 then sort the next PCI device (a GPU or NIC) they add under that CPU by bus ID, read the bus ID of every device already there, and stop with an internal error on that NIC's missing one; 2.20.3 skips it. An NCCL_TOPO_FILE whose <nic> has no <pci> parent can fail the same way. It is not a network fault: NCCL never got to connect.",
+	"Upgrade NCCL to 2.20.3 or later (with PyTorch, a wheel or container that bundles it). Until then, keep NCCL to interfaces backed by a PCI NIC: NCCL_SOCKET_IFNAME=<the physical interface> (not eth0 of a container's veth, nor a bridge), NCCL_IB_HCA=<the RDMA devices>; or give NCCL_TOPO_FILE a topology whose <nic> nodes sit under their <pci> device. `readlink -f /sys/class/net/<if>/device` shows whether an interface has a PCI device: none is the virtual one."}
 
 // failoverClass is the class of NCCL's IB resiliency WARN
 // (transport/net_ib/p2p_resiliency.cc) "Device N marked as failed." (2.29)

@@ -3,6 +3,7 @@ package doctor
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -24,6 +25,8 @@ func ncclIBRules() []Rule {
 const (
 	wcLocProtErr   = 4
 	wcWRFlushErr   = 5
+	wcRemInvReqErr = 9
+	wcRemOpErr     = 11
 	wcRetryExcErr  = 12
 	wcRNRRetryExc  = 13
 	ibTimeoutUnitS = 4.096e-6 // the IB ACK timeout unit, seconds
@@ -184,10 +187,41 @@ func completionFinding(inc *Incident, status int, gs, flushed []*connErrors, log
 		if status == wcRNRRetryExc {
 			f.Mechanism += " Status 13 means the receiver kept answering RNR NAK (no receive posted) beyond rnr_retry; NCCL sets rnr_retry to 7 (infinite), so seeing it points to a NIC, firmware or plugin setting it differently."
 		}
-		f.Mechanism += pluginText(gs) + falloutText
 		f.Fix = "Look up the status in ibv_wc_status_str(3); compare firmware and driver versions across the nodes (`ibv_devinfo`), and collect the NIC's RDMA counters (`rdma statistic show`) from both hosts."
+		if status >= wcRemInvReqErr && status <= wcRemOpErr {
+			peer := "the peer"
+			if p := distinct(peers); len(p) > 0 {
+				peer = "the peer (" + list(p, 3) + ")"
+			}
+			f.Mechanism += " Statuses 9, 10 and 11 are the responder refusing the request: the fault is on " + peer + ", not on the host that logged it. Its own log holds the first error: a completion error of its own, or a queue-pair async event such as 'local access violation work queue error', most often the peer's NIC failing to reach its GPU memory over GPUDirect RDMA (ACS or the IOMMU in its PCIe path, a peer-memory module mismatch), or the peer's memory registration gone because its process died."
+			f.Fix = "Read the log of " + peer + " for its first error (NCCL_DEBUG=INFO there). If its queue pair failed on a memory access, check ACS on that host's PCIe switches between NIC and GPU (`lspci -vvv | grep ACSCtl`), the IOMMU (iommu=pt) and nvidia-peermem/dma-buf, and rerun with NCCL_NET_GDR_LEVEL=LOC to confirm GPUDirect RDMA is the trigger."
+			if qp := qpFatalEvents(inc); qp != "" {
+				f.Mechanism += " In this incident " + qp + ": the responder's queue pair failed there."
+			}
+		}
+		f.Mechanism += pluginText(gs) + falloutText
 	}
 	return f
+}
+
+// qpFatalEvents names the queue-pair fatal async events of the incident's
+// NCCL logs ("'local access violation work queue error' on node201
+// mlx5_0:1"), "" for none.
+func qpFatalEvents(inc *Incident) string {
+	var out []string
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		for _, e := range l.AsyncEvents {
+			if asyncEventClass(e.Event).what != "a queue pair failed" {
+				continue
+			}
+			where := strings.TrimSpace(nameOr(e.Host, "") + " " + e.Device)
+			if e.Port > 0 {
+				where += ":" + strconv.Itoa(e.Port)
+			}
+			out = append(out, fmt.Sprintf("the NIC reported '%s' on %s (%s:%d)", e.Event, where, filepath.Base(e.Evidence.File), e.Evidence.Line))
+		}
+	}
+	return list(distinct(out), 2)
 }
 
 // ipv4GIDs reports whether every root error prints IPv4-mapped GIDs at

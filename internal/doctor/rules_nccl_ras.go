@@ -30,7 +30,7 @@ var rasKindText = map[string]struct{ mech, fix string }{
 		"Read the NCCL WARN lines (NCCL_DEBUG=INFO) of the ranks named, in time order: the first completion error or remote failure is the cause."},
 	"MISMATCH": {
 		"The ranks of this communicator disagree: some have launched more operations of a collective than others, or their status differs. A snapshot taken while operations are in flight can show a passing difference; one that persists is a hang, and the ranks behind are the ones the others wait for (a process stuck in application code, its data loader, or a hung GPU).",
-		"Query ncclras again after a few seconds: counts that do not move mean a hang. Then look at what the ranks behind are doing (py-spy dump, the application's log, nvidia-smi) rather than at the network."},
+		"Query ncclras again after a few seconds: counts that do not move mean a hang. Then look at what the ranks behind are doing (py-spy dump, the application's log, nvidia-smi) rather than at the network; `ncclras -v` raises the report's verbosity."},
 	"TIMEOUT": {
 		"The RAS client's queries to some processes timed out while it gathered communicator data, so the report may lack them: those processes or their nodes are slow to answer or unreachable.",
 		"Check the nodes that did not answer; rerun ncclras with a longer timeout (-t) to tell slow from gone."},
@@ -72,6 +72,9 @@ func checkRAS(inc *Incident) []Finding {
 			}
 			txt := rasKindText[e.Kind]
 			mech := txt.mech
+			if e.Kind == "MISMATCH" {
+				mech += rasNamedAhead(e.Details)
+			}
 			if r.Version != "" {
 				mech += " (NCCL " + r.Version + ".)"
 			}
@@ -135,4 +138,52 @@ func checkRAS(inc *Incident) []Finding {
 		})
 	}
 	return fs
+}
+
+// rasNamedAhead says, for a MISMATCH whose ranks launched different
+// numbers of operations, which side the ranks RAS names are on. RAS names
+// the ranks of the smaller groups; when those are the ranks that launched
+// the most, they are ahead and wait, and the ranks behind, the ones to look
+// at, go unnamed (NVIDIA/nccl#1911).
+func rasNamedAhead(details []string) string {
+	type group struct{ ranks, op int }
+	var gs []group
+	named := 0
+	for _, d := range details {
+		if strings.HasPrefix(d, "Rank ") {
+			named++
+			continue
+		}
+		var g group
+		var what string
+		if n, _ := fmt.Sscanf(d, "%d %s", &g.ranks, &what); n != 2 {
+			continue
+		}
+		_, after, ok := strings.Cut(d, "launched up to operation ")
+		if !ok {
+			continue
+		}
+		if _, err := fmt.Sscanf(after, "%d", &g.op); err != nil {
+			continue
+		}
+		gs = append(gs, g)
+	}
+	if len(gs) < 2 || named == 0 {
+		return ""
+	}
+	top, behind := gs[0], 0
+	for _, g := range gs {
+		if g.op > top.op {
+			top = g
+		}
+	}
+	for _, g := range gs {
+		if g.op < top.op {
+			behind += g.ranks
+		}
+	}
+	if named != top.ranks || behind <= named {
+		return ""
+	}
+	return fmt.Sprintf(" The %s RAS names here are the ones ahead: they launched operation %d and wait in it; the %d ranks that have not launched it yet, which RAS does not name, are the ones behind. If those stay inside the previous operation, it has not completed for them (a peer or the network on that collective); if they are outside NCCL, the application delayed them.", plural(named, "rank", "ranks"), top.op, behind)
 }

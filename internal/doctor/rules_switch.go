@@ -24,6 +24,7 @@ func switchRules() []Rule {
 		{IDs: []string{"switch.pfc.rx_paused"}, Check: checkPFCHistory},
 		{IDs: []string{"switch.queue.watermark"}, Check: checkQueueWatermarks},
 		{IDs: []string{"switch.queue.drops"}, Check: checkQueueDrops},
+		{IDs: []string{"switch.link.errors"}, Check: checkSwitchLinkErrors},
 		{IDs: []string{"switch.queue.lossy_traffic"}, Check: checkQueueShare},
 		{IDs: []string{"switch.queue.drops", "switch.ecn.marks"}, Check: checkPGDropsAndWRED},
 		{IDs: []string{"switch.headroom.exhausted"}, Check: checkHeadroom},
@@ -239,17 +240,9 @@ func checkQueueDrops(inc *Incident) []Finding {
 			if p.TxDrop > 0 {
 				fs = append(fs, txDropFinding(s, p))
 			}
-			if p.RxDrop <= 0 {
-				continue
+			if p.RxDrop > 0 {
+				fs = append(fs, rxDropFinding(s, p))
 			}
-			name := swName(s, p.Port)
-			fs = append(fs, Finding{
-				ID: "switch.queue.drops", Severity: Warn, Layer: LayerFabric,
-				Title:     fmt.Sprintf("%s: %d packets dropped at ingress (RX_DRP; RX_OK %d)", name, p.RxDrop, p.RxOK),
-				Evidence:  []Evidence{p.Evidence},
-				Mechanism: "RX_DRP counts packets the port dropped on arrival: ingress buffer (priority group) full, or packets the pipeline discards (ACL, bad VLAN, no route). On a lossless priority a full PG means the headroom overflowed.",
-				Fix:       "Split the drops by reason with `show dropcounters counts` (or the platform's drop reasons) and by priority group with `show priority-group drop counters`; on a lossless PG, size the headroom for the cable length (`mmuconfig -l`).",
-			}.per(name, "port", "Switch ingress drops"))
 		}
 	}
 	return fs
@@ -380,33 +373,6 @@ func checkECNThresholds(inc *Incident) []Finding {
 		}
 	}
 	return fs
-}
-
-// txDropFinding reports egress drops of a port (`show interfaces
-// counters` TX_DRP): where the PFC watchdog's drop action and egress
-// congestion on lossy queues show.
-func txDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
-	name := swName(s, p.Port)
-	ev := []Evidence{p.Evidence}
-	var wdDrops uint64
-	for _, w := range s.WD {
-		if w.Port == p.Port && w.TxDrop > 0 {
-			wdDrops += w.TxDrop
-			ev = append(ev, w.Evidence)
-		}
-	}
-	sev, why := Warn, ""
-	if wdDrops > 0 {
-		sev = Error
-		why = fmt.Sprintf(" The PFC watchdog dropped %d packets on this port's lossless queues (show pfcwd stats): some of these are RoCE packets of a stormed queue.", wdDrops)
-	}
-	return Finding{
-		ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
-		Title:     fmt.Sprintf("%s: %d packets dropped at egress (TX_DRP; TX_OK %d)", name, p.TxDrop, p.TxOK),
-		Evidence:  evidenceInOrder(ev),
-		Mechanism: "TX_DRP counts packets the port dropped on the way out: a lossy egress queue full (congestion toward this port's peer), or a lossless queue the PFC watchdog declared stormed and now drops (action drop), which is where its drops show in the port counters." + why,
-		Fix:       "Split them by queue with `show queue counters " + p.Port + "` (drops on queues 3/4 are lossless traffic) and check `show pfcwd stats`; if the watchdog dropped, find the device on this port that keeps sending pause (`show lldp table`, its NIC's tx_prioN_pause counters).",
-	}.per(name+" TX_DRP", "port", "Switch egress drops")
 }
 
 // checkWatchdogStopped reports lossless queues on which `show pfcwd stats`

@@ -23,6 +23,8 @@ const KindSwitch Kind = "switch-counters"
 //	show queue wredcounters             Port TxQ WredDrp/pkts WredDrp/bytes EcnMarked/pkts EcnMarked/bytes
 //	show pfc priority                   Interface  Lossless priorities
 //	show interfaces counters / portstat IFACE STATE RX_OK ... RX_DRP RX_OVR TX_OK ... TX_DRP
+//	show interfaces counters errors     IFACE STATE RX_ERR RX_DRP RX_OVR TX_ERR TX_DRP TX_OVR
+//	show interfaces counters fec-stats  IFACE STATE FEC_CORR FEC_UNCORR FEC_SYMBOL_ERR [FEC_PRE_BER FEC_POST_BER ...]
 //	ecnconfig -l / show ecn             Profile: NAME, then key value rows
 //	ecnconfig -q N [on|off]             ECN status: / queue N: on|off / Enable|Disable ECN on PORTS queue N
 //
@@ -59,7 +61,10 @@ type SwitchCounters struct {
 	// and priority, with its duration.
 	PFCHist []PFCHistory
 	Ports   []PortCount
-	ECN     []ECNProfile
+	// Ports are also the ports of EOS and NX-OS `show interfaces`.
+	// FEC are the rows of `show interfaces counters fec-stats`.
+	FEC []PortFEC
+	ECN []ECNProfile
 	// ECNQueues are `ecnconfig -q`'s ECN on/off per queue index, read
 	// or set (switch_ecnq.go).
 	ECNQueues []ECNQueue
@@ -176,12 +181,27 @@ type PGWatermark struct {
 	Evidence           Evidence
 }
 
-// PortCount is one row of `show interfaces counters`; -1 for N/A.
+// PortCount is one row of `show interfaces counters` (or its errors
+// subcommand); -1 for N/A or a column the table does not print.
 type PortCount struct {
-	Port                        string
+	Port string
+	// State is the STATE column: U (up), D (down), X (disabled), "" when
+	// not printed.
+	State                       string
 	RxOK, RxErr, RxDrop, RxOver int64
 	TxOK, TxErr, TxDrop, TxOver int64
-	Evidence                    Evidence
+	// CRC is the frames received with a bad CRC (EOS, NX-OS), -1 when
+	// not printed.
+	CRC int64
+	// IOS is set for a port of `show interfaces` on EOS or NX-OS
+	// (switch_iface.go), whose counters are named "input errors", "input
+	// discards" and so on, not SONiC's RX_ERR and RX_DRP; Cleared is its
+	// "Last clearing of counters" age as printed ("never", "63w1d").
+	IOS     bool
+	Cleared string
+	// Evidence is the row, or the block's line that shows its discards;
+	// ErrEvidence the line that shows its errors.
+	Evidence, ErrEvidence Evidence
 }
 
 // ECNProfile is one WRED/ECN profile of `ecnconfig -l`, thresholds in

@@ -38,6 +38,7 @@ const (
 	swQueueWM
 	swPFCHist
 	swNVUEPFC
+	swFEC
 )
 
 // swTitles are the titles SONiC prints above a table.
@@ -89,6 +90,7 @@ type switchParser struct {
 	nxos    nxosPFC
 	nxq     nxosQueuing
 	ecnq    ecnQueueState
+	iface   ifaceBlock
 }
 
 // NewSwitchParser returns a parser for switch CLI output in the input src.
@@ -110,7 +112,7 @@ func (p *switchParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) {
+	if p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.iface.feed(p, l, t) {
 		return
 	}
 	if t == "" {
@@ -314,6 +316,8 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return swQueueWM, f
 	case pfcHistHeader(f, h):
 		return swPFCHist, f
+	case fecHeader(f):
+		return swFEC, f
 	case f[0] == "IFACE" && len(f) >= 8 && strings.Contains(h, "RX_DRP"):
 		return swPorts, f
 	case f[0] == "Pool" && f[1] == "Bytes" && (p.title == swPoolWM || p.title == swHdrmWM):
@@ -337,7 +341,7 @@ func (p *switchParser) header(h string) (swTable, []string) {
 // reformatted paste drops the rule).
 func bareHeader(k swTable) bool {
 	switch k {
-	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist, swNVUEPFC:
+	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist, swNVUEPFC, swFEC:
 		return true
 	}
 	return false
@@ -358,7 +362,7 @@ func (p *switchParser) Result() Artifact {
 	}
 	o.ECN = ecn
 	o.latestSnapshots()
-	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.ECNQueues)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.NXOSPFC)+len(o.Garbled)+len(o.CutRows)+len(o.UnplacedPFC) == 0 {
+	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.FEC)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.ECNQueues)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.NXOSPFC)+len(o.Garbled)+len(o.CutRows)+len(o.UnplacedPFC) == 0 {
 		return nil
 	}
 	return o

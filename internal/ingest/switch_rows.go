@@ -109,6 +109,8 @@ func (p *switchParser) row(l Line, t string) bool {
 		return p.pfcPrioRow(l.Text, ev)
 	case swPorts:
 		return p.portRow(f, ev)
+	case swFEC:
+		return p.fecRow(f, ev)
 	case swWDConfig:
 		if len(f) < 4 || !isIdentName(f[0]) {
 			return false
@@ -173,10 +175,14 @@ func (p *switchParser) portRow(f []string, ev Evidence) bool {
 	if len(vals) != len(p.cols) {
 		return false
 	}
-	pc := PortCount{Port: strings.Clone(f[0]), Evidence: ev}
+	pc := PortCount{Port: strings.Clone(f[0]), RxOK: -1, RxErr: -1, RxDrop: -1, RxOver: -1, TxOK: -1, TxErr: -1, TxDrop: -1, TxOver: -1, CRC: -1, Evidence: ev, ErrEvidence: ev}
 	for i, c := range p.cols {
 		v := vals[i]
 		switch c {
+		case "STATE":
+			if fecState(v) {
+				pc.State = strings.Clone(v)
+			}
 		case "RX_OK":
 			pc.RxOK = numOr(v)
 		case "RX_ERR":

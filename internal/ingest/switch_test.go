@@ -90,6 +90,24 @@ func FuzzSwitch(f *testing.F) {
 		for _, w := range s.WD {
 			nicCheckEvidence(t, w.Evidence, n)
 		}
+		if len(s.FEC) > maxSwitchRows {
+			t.Fatal("rows beyond the cap")
+		}
+		for _, p := range s.Ports {
+			nicCheckEvidence(t, p.Evidence, n)
+			if p.ErrEvidence.Line != 0 {
+				nicCheckEvidence(t, p.ErrEvidence, n)
+			}
+			if p.CRC < -1 || p.RxErr < -1 || p.RxDrop < -1 || p.TxDrop < -1 || p.State != "" && !fecState(p.State) {
+				t.Fatalf("port %+v", p)
+			}
+		}
+		for _, r := range s.FEC {
+			nicCheckEvidence(t, r.Evidence, n)
+			if r.Corrected < -1 || r.Uncorrectable < -1 || r.SymbolErrors < -1 || r.PreBER < -1 || r.PreBER > 1 || r.PostBER < -1 || r.PostBER > 1 || !fecState(r.State) {
+				t.Fatalf("FEC row %+v", r)
+			}
+		}
 		if len(s.QueueWMs) > maxSwitchRows || len(s.PFCHist) > maxSwitchRows {
 			t.Fatal("rows beyond the cap")
 		}

@@ -1,0 +1,157 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// Artifacts of the twentieth sweep: each was misread or missed before its
+// fix, and each test fails on the code before it.
+
+// SONiC `show interfaces counters fec-stats` (sonic-utilities#2027): the
+// port whose RS-FEC met uncorrectable codewords is a link dropping frames
+// after PFC. Before, the file was "in no format rocelab recognises".
+func TestSONiCFECStatsUncorrectable(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-fec-stats-uncorr-34-sonicutilities2027.txt")
+	f := nicMustFind(t, fs, "switch.link.errors", Warn, "sonic Ethernet0: RS-FEC met 34 codewords it could not correct", "136403 corrected, 40 symbol errors")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 6 || !strings.Contains(f.Fix, "show interfaces transceiver eeprom --dom Ethernet0") {
+		t.Errorf("evidence %+v fix %s", f.Evidence, f.Fix)
+	}
+	if n := len(nicFind(fs, "switch.link.errors")); n != 1 {
+		t.Errorf("%d link findings, want 1 (Ethernet8 counted nothing)", n)
+	}
+}
+
+// `portstat -f` with the FLR columns (SONiC HLD "Port FEC FLR"), whose
+// last column holds spaces ("2.68e-09 (R^2 = 0.79)"): corrected codewords
+// alone are a healthy PAM4 link, so the file is read and raises nothing.
+func TestSONiCFECStatsCorrectedOnly(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus/switch/sonic-portstat-f-fec-flr-predicted-healthy-sonic-hld.txt")}, nil, Options{})
+	if len(rep.Findings) != 0 {
+		t.Errorf("findings on a healthy link:\n%s", nicTitles(rep.Findings))
+	}
+	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "switch-counters" {
+		t.Errorf("inputs %+v", rep.Inputs)
+	}
+}
+
+// `show interfaces counters errors` prints no RX_OK: the drop finding
+// named "RX_OK 0" before, a count the table never showed.
+func TestSONiCCountersErrorsNoRxOK(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-int-counters-errors-rx-drp-no-rx-ok-command-reference.txt")
+	f := nicMustFind(t, fs, "switch.queue.drops", Warn, "str-s6000-acs-11 Ethernet0: 4 packets dropped at ingress (RX_DRP)")
+	if strings.Contains(f.Title, "RX_OK") {
+		t.Errorf("title names a column the table lacks: %s", f.Title)
+	}
+	nicMustFind(t, fs, "switch.queue.drops", Warn, "Ethernet8: 1 packet dropped at ingress")
+	nicMustNot(t, fs, "switch.link.errors")
+}
+
+// RX_ERR of `show interfaces counters` is judged (SYNTHETIC counts in the
+// format of sonic-utilities' Command-Reference example).
+func TestSONiCCountersRxErr(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"admin@leaf1:~$ show interfaces counters",
+		"      IFACE    STATE        RX_OK       RX_BPS    RX_UTIL    RX_ERR    RX_DRP    RX_OVR        TX_OK       TX_BPS    TX_UTIL    TX_ERR    TX_DRP    TX_OVR",
+		"-----------  -------  -----------  -----------  ---------  --------  --------  --------  -----------  -----------  ---------  --------  --------  --------",
+		"  Ethernet0        U  458,052,204  636.84 MB/s     12.44%    45,805         0         0  388,341,776  527.37 MB/s     10.30%         0         0         0",
+		"  Ethernet4        U   16,679,692   13.83 MB/s      0.27%         0         0         0   18,206,586   17.51 MB/s      0.34%         0         0         0")
+	f := nicMustFind(t, fs, "switch.link.errors", Warn, "leaf1 Ethernet0: 45805 frames received with errors (RX_ERR), 0.01% of the 458098009 received")
+	if !strings.Contains(f.Fix, "fec-stats") {
+		t.Errorf("fix %s", f.Fix)
+	}
+	if n := len(nicFind(fs, "switch.link.errors")); n != 1 {
+		t.Errorf("%d link findings, want 1", n)
+	}
+}
+
+// Drops on ports that are disabled now (STATE X; sonic-mgmt#12184, a
+// virtual switch): no traffic crosses them, so they are info, not a
+// warning about the fabric. Before, each was a warn.
+func TestSONiCDropsOnDisabledPorts(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-int-counters-rx-drp-on-disabled-ports-vs-sonicmgmt12184.txt")
+	f := nicMustFind(t, fs, "switch.queue.drops", Info, "vlab-t2-01 Ethernet0: 8 packets dropped at ingress (RX_DRP; RX_OK 0)")
+	if !strings.Contains(f.Mechanism, "disabled (admin down)") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+	nicMustFind(t, fs, "switch.queue.drops", Info, "vlab-t2-01 Ethernet4: 5 packets")
+}
+
+// The per-port blocks of `show interfaces` on Cisco IOS, NX-OS and Arista
+// EOS (ntc-templates' raw device outputs). Before, each file was "in no
+// format rocelab recognises".
+func TestShowInterfacesLinkErrors(t *testing.T) {
+	// IOS: 14167 CRC of 39M frames (0.036%) is a bad link; one CRC on
+	// the port beside it is a handful.
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/ios-show-interfaces-fa1-0-29-crc-14167-ntctemplates.txt")
+	f := nicMustFind(t, fs, "switch.link.errors", Warn, "FastEthernet1/0/29: 14167 frames received with a bad CRC (of 28898 input errors), 0.0361% of the 39228948 received, counters never cleared")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 48 || !strings.Contains(f.Fix, "clear counters FastEthernet1/0/29") {
+		t.Errorf("evidence %+v fix %s", f.Evidence, f.Fix)
+	}
+	nicMustFind(t, fs, "switch.link.errors", Info, "FastEthernet1/0/28: 1 frame received with a bad CRC (of 2 input errors)")
+
+	// NX-OS: 20 CRC/FCS of 700G frames over 63 weeks is too rare to slow
+	// a job.
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/nxos-show-interface-crc-fcs-20-of-700g-cleared-63w-ntctemplates.txt")
+	f = nicMustFind(t, fs, "switch.link.errors", Info, "Ethernet12/4: 20 frames received with a bad CRC (of 20 input errors), 2.9e-11 of the 700787642264 received, counters cleared 63w1d ago")
+	if f.Evidence[0].Line != 145 || !strings.Contains(f.Mechanism, "too rare to slow a job") {
+		t.Errorf("evidence %+v mechanism %s", f.Evidence, f.Mechanism)
+	}
+	if n := len(nicFind(fs, "switch.link.errors")) + len(nicFind(fs, "switch.queue.drops")); n != 1 {
+		t.Errorf("%d port findings, want 1:\n%s", n, nicTitles(fs))
+	}
+
+	// EOS: input discards on the management port do not concern RoCE.
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/eos-show-interfaces-management-input-discards-ntctemplates.txt")
+	f = nicMustFind(t, fs, "switch.queue.drops", Info, "Management0: 47 packets dropped at ingress (input discards; packets input 884), counters never cleared")
+	if f.Evidence[0].Line != 113 || !strings.Contains(f.Mechanism, "management") || strings.Contains(f.Mechanism, "RX_DRP") {
+		t.Errorf("evidence %+v mechanism %s", f.Evidence, f.Mechanism)
+	}
+	nicMustNot(t, fs, "switch.link.errors")
+}
+
+// A responder-side completion error (status 9, NVIDIA/nccl#1710) names
+// the peer as where the fault is, and the queue-pair async event the same
+// paste shows on another host as the responder's failure. Before, the fix
+// was to look the status up in ibv_wc_status_str(3).
+func TestRemoteStatusPointsAtPeer(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-markdown-autolinks-async-event-status9-vendor138-nccl1710.txt")
+	f := nicMustFind(t, fs, "nccl.ib.completion_error", Error, "Completion with error 9 (IBV_WC_REM_INV_REQ_ERR, vendor err 0x8a) on 1 connection from node023 to peer 10.1.3.201")
+	if !strings.Contains(f.Mechanism, "the fault is on the peer (10.1.3.201)") || !strings.Contains(f.Mechanism, "'local access violation work queue error' on node201 mlx5_0:1") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+	if !strings.Contains(f.Fix, "Read the log of the peer (10.1.3.201)") || !strings.Contains(f.Fix, "NCCL_NET_GDR_LEVEL=LOC") {
+		t.Errorf("fix %s", f.Fix)
+	}
+	nicMustFind(t, fs, "nccl.ib.async_event", Error, "local access violation work queue error", "node201")
+}
+
+// "Attribute busid of node nic not found" (NVIDIA/nccl#1247, NCCL
+// 2.18.6) is NCCL 2.18.5-2.19 failing on an interface with no PCI device,
+// fixed in 2.20.3; any other missing attribute is a topology XML NCCL was
+// given (#379). Before, both sent the reader to NCCL_DEBUG=INFO.
+func TestTopologyAttributeNotFound(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/pytorch-distbackenderror-nccl-2.18.6-internal-error-ray-prefix-busid-of-nic-not-found-nccl1247.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL's topology detection failed on a network interface that has no PCI device")
+	if !strings.Contains(f.Mechanism, "2.20.3 skips it") || !strings.Contains(f.Fix, "Upgrade NCCL to 2.20.3") || !strings.Contains(f.Fix, "NCCL_SOCKET_IFNAME") {
+		t.Errorf("mechanism %s fix %s", f.Mechanism, f.Fix)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-topo-file-attribute-arch-of-node-cpu-not-found-bare-nccl379.txt")
+	f = nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL's topology XML lacks an attribute it needs (Attribute arch of node cpu not found)")
+	if f.Evidence[0].Line != 2 || !strings.Contains(f.Fix, "NCCL_TOPO_DUMP_FILE") {
+		t.Errorf("evidence %+v fix %s", f.Evidence, f.Fix)
+	}
+}
+
+// An ncclras MISMATCH whose named ranks are the two that launched one
+// operation more than the other 30 (NVIDIA/nccl#1911): the named ranks are
+// ahead and wait, the unnamed 30 are behind. Before, the finding said the
+// ranks behind are the ones to look at without saying RAS names the others.
+func TestRASMismatchNamedRanksAhead(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/ncclras-2.26.2-mismatch-allgather-640-641-nccl1911.txt")
+	f := nicMustFind(t, fs, "nccl.ras.report", Warn, "MISMATCH for communicator #0-0 (fa93daea854b060b)")
+	if !strings.Contains(f.Mechanism, "The 2 ranks RAS names here are the ones ahead: they launched operation 641") || !strings.Contains(f.Mechanism, "the 30 ranks that have not launched it yet") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+}

@@ -1,0 +1,220 @@
+package doctor
+
+import (
+	"fmt"
+	"strings"
+
+	"rocelab/internal/ingest"
+)
+
+// Rules over a switch port's own counters: SONiC `show interfaces
+// counters` (and its errors and fec-stats subcommands), and the
+// `show interfaces` blocks of Arista EOS and Cisco NX-OS: the packets a
+// port dropped, and the frames its link corrupted.
+
+// portCols are the names a port's counters go by in its output.
+type portCols struct {
+	rxDrop, txDrop, rxErr, rxOK, txOK string
+}
+
+func colsOf(p ingest.PortCount) portCols {
+	if p.IOS {
+		return portCols{"input discards", "output discards", "input errors", "packets input", "packets output"}
+	}
+	return portCols{"RX_DRP", "TX_DRP", "RX_ERR", "RX_OK", "TX_OK"}
+}
+
+// rxDropFinding reports ingress drops of a port.
+func rxDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
+	name, c := swName(s, p.Port), colsOf(p)
+	sev, down := portDownNote(p, Warn)
+	if mgmt := mgmtNote(p.Port); mgmt != "" {
+		sev, down = Info, down+mgmt
+	}
+	fix := "Split the drops by reason with `show dropcounters counts` (or the platform's drop reasons) and by priority group with `show priority-group drop counters`; on a lossless PG, size the headroom for the cable length (`mmuconfig -l`)."
+	if p.IOS {
+		fix = "Split the drops by reason and priority: on EOS `show interfaces counters discards` and `show priority-flow-control counters`, on NX-OS `show queuing interface " + p.Port + "` (ingress no-drop discards are headroom overflow); on a lossless priority, size the headroom for the cable length."
+	}
+	return Finding{
+		ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
+		Title:     fmt.Sprintf("%s: %s dropped at ingress (%s%s)%s", name, plural(int(p.RxDrop), "packet", "packets"), c.rxDrop, okOf(c.rxOK, p.RxOK), cleared(p)),
+		Evidence:  []Evidence{p.Evidence},
+		Mechanism: "The " + c.rxDrop + " counter counts packets the port dropped on arrival: ingress buffer (priority group) full, or packets the pipeline discards (ACL, bad VLAN, no route). On a lossless priority a full PG means the headroom overflowed." + down,
+		Fix:       fix,
+	}.per(name, "port", "Switch ingress drops")
+}
+
+// txDropFinding reports egress drops of a port: where the PFC watchdog's
+// drop action and egress congestion on lossy queues show.
+func txDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
+	name, c := swName(s, p.Port), colsOf(p)
+	ev := []Evidence{p.Evidence}
+	var wdDrops uint64
+	for _, w := range s.WD {
+		if w.Port == p.Port && w.TxDrop > 0 {
+			wdDrops += w.TxDrop
+			ev = append(ev, w.Evidence)
+		}
+	}
+	sev, why := portDownNote(p, Warn)
+	if mgmt := mgmtNote(p.Port); mgmt != "" {
+		sev, why = Info, why+mgmt
+	}
+	if wdDrops > 0 {
+		sev = Error
+		why = fmt.Sprintf(" The PFC watchdog dropped %d packets on this port's lossless queues (show pfcwd stats): some of these are RoCE packets of a stormed queue.", wdDrops)
+	}
+	fix := "Split them by queue with `show queue counters " + p.Port + "` (drops on queues 3/4 are lossless traffic) and check `show pfcwd stats`; if the watchdog dropped, find the device on this port that keeps sending pause (`show lldp table`, its NIC's tx_prioN_pause counters)."
+	if p.IOS {
+		fix = "Split them by queue (EOS `show interfaces " + p.Port + " counters queue`, NX-OS `show queuing interface " + p.Port + "`): drops on the RoCE queue are lossless traffic lost; check the PFC watchdog (EOS `show priority-flow-control counters watchdog`) and the device on this port that keeps sending pause (`show lldp neighbors`, its NIC's tx_prioN_pause counters)."
+	}
+	return Finding{
+		ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
+		Title:     fmt.Sprintf("%s: %s dropped at egress (%s%s)%s", name, plural(int(p.TxDrop), "packet", "packets"), c.txDrop, okOf(c.txOK, p.TxOK), cleared(p)),
+		Evidence:  evidenceInOrder(ev),
+		Mechanism: "The " + c.txDrop + " counter counts packets the port dropped on the way out: a lossy egress queue full (congestion toward this port's peer), or a lossless queue the PFC watchdog declared stormed and now drops (action drop), which is where its drops show in the port counters." + why,
+		Fix:       fix,
+	}.per(name+" "+c.txDrop, "port", "Switch egress drops")
+}
+
+// portDownNote returns the severity of a port's drop counts and what to
+// add to their mechanism: on a port that is down or disabled now (STATE D
+// or X) they are info, counted before it went down (or a virtual switch's
+// own), since no traffic crosses it.
+func portDownNote(p ingest.PortCount, sev Severity) (Severity, string) {
+	switch p.State {
+	case "D":
+		return Info, " The port is down now: no traffic crosses it, so these were counted before it went down."
+	case "X":
+		return Info, " The port is disabled (admin down): no traffic crosses it, so these were counted before it was shut."
+	}
+	return sev, ""
+}
+
+// okOf names a port's packet count beside its drops, "" when its table
+// (show interfaces counters errors) does not print it.
+func okOf(col string, n int64) string {
+	if n < 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %s %d", col, n)
+}
+
+// cleared says since when a port's counters count, when its output says.
+func cleared(p ingest.PortCount) string {
+	switch p.Cleared {
+	case "":
+		return ""
+	case "never":
+		return ", counters never cleared"
+	}
+	return ", counters cleared " + p.Cleared + " ago"
+}
+
+// rareLinkErrors is the share of a port's received frames below which its
+// corrupted frames are rare: 1e-8 of frames of ~1e4 bits is a bit error
+// ratio near 1e-12, the error ratio a link is specified to, over counters
+// that may span months.
+const rareLinkErrors = 1e-8
+
+// fewLinkErrors is the count of corrupted frames under which a port's
+// errors, counted since a clear of unknown age, are a handful.
+const fewLinkErrors = 10
+
+// mgmtNote says why a port's counts do not concern RoCE when the port is a
+// switch's own management, loopback or VLAN interface, "" otherwise.
+func mgmtNote(port string) string {
+	for _, p := range []string{"Management", "mgmt", "Loopback", "Vlan"} {
+		if strings.HasPrefix(port, p) {
+			return " " + port + " is the switch's own management, loopback or VLAN interface, which RoCE's traffic between hosts does not cross."
+		}
+	}
+	return ""
+}
+
+// checkSwitchLinkErrors reports switch ports that received corrupted
+// frames (RX_ERR of SONiC `show interfaces counters [errors]`, CRC or
+// input errors of EOS and NX-OS `show interfaces`) or whose RS-FEC met
+// codewords it could not correct (FEC_UNCORR of `show interfaces counters
+// fec-stats`). Each is a frame lost on the link after PFC has done its
+// part: RoCE's RC resends it and everything after it.
+func checkSwitchLinkErrors(inc *Incident) []Finding {
+	const (
+		mech = "Bits changed on the wire between this port and its peer. The switch discards such a frame, and when it carried RoCE, PFC cannot have prevented the loss: RC resends the lost packet and everything after it (go-back-N), and a lost message tail waits for the local ACK timeout, so a few errors per million frames already cut a flow's throughput. A link at its specified error ratio shows almost none; these come from the link itself: a dirty or damaged connector, an optic or cable failing or out of its power budget, or FEC off or mismatched between the ends."
+		when = " Counted since the counters were last cleared; a count from the link's bring-up stays until then."
+	)
+	var fs []Finding
+	for _, s := range All[*ingest.SwitchCounters](inc) {
+		for _, p := range s.Ports {
+			n, what := p.RxErr, "received with errors ("+colsOf(p).rxErr+")"
+			if p.CRC > 0 {
+				n, what = p.CRC, fmt.Sprintf("received with a bad CRC (of %d input errors)", max(p.RxErr, p.CRC))
+			}
+			if n <= 0 {
+				continue
+			}
+			name := swName(s, p.Port)
+			sev, rare := Warn, ""
+			title := fmt.Sprintf("%s: %s %s", name, plural(int(n), "frame", "frames"), what)
+			if n < fewLinkErrors {
+				sev, rare = Info, " A handful, over counters that may span the link's whole life, is no cause of a slow job; a count that grows after a clear is."
+			}
+			if p.RxOK >= 0 {
+				f := float64(n) / float64(p.RxOK+n)
+				title += ", " + fracText(f) + fmt.Sprintf(" of the %d received", p.RxOK+n)
+				if f < rareLinkErrors {
+					sev, rare = Info, fmt.Sprintf(" Here they are %.2g of the frames received, under 1e-8 (a bit error ratio near the 1e-12 a link is specified to): too rare to slow a job, though a count that grows after a clear is worth a look.", f)
+				}
+			}
+			if mgmt := mgmtNote(p.Port); mgmt != "" {
+				sev, rare = Info, mgmt
+			}
+			fix := fmt.Sprintf("Watch whether it grows (`show interfaces counters -i %s -p 10`); check the link's FEC (`show interfaces counters fec-stats`: FEC_UNCORR rising, FEC_PRE_BER near the FEC's limit), the optic's power (`show interfaces transceiver eeprom --dom %s`) and the FCS counters of the peer's end (on a host, `ethtool -S <if> | grep -E 'crc|symbol|fcs'`). Clean and reseat the connectors, then replace the optic or cable; shut the port meanwhile so ECMP routes around it.", p.Port, p.Port)
+			if p.IOS {
+				fix = fmt.Sprintf("Clear the counters and watch whether they grow under traffic (`clear counters %s`, then `show interfaces %s`); check the optic's power (`show interfaces %s transceiver`), both ends' FEC (EOS `show interfaces %s phy detail`, NX-OS `show interface %s fec`) and the FCS counters of the peer's end (on a host, `ethtool -S <if> | grep -E 'crc|symbol|fcs'`). Clean and reseat the connectors, then replace the optic or cable; shut the port meanwhile so ECMP routes around it.", p.Port, p.Port, p.Port, p.Port, p.Port)
+			}
+			fs = append(fs, Finding{
+				ID: "switch.link.errors", Severity: sev, Layer: LayerFabric,
+				Title:     title + cleared(p),
+				Evidence:  []Evidence{p.ErrEvidence},
+				Mechanism: "The port received frames it could not accept: a bad CRC (FCS) above all, and runts or oversize frames. " + mech + rare + downNote(p.State) + when,
+				Fix:       fix,
+			}.per(name+" errors", "port", "Switch ports receiving corrupted frames"))
+		}
+		for _, r := range s.FEC {
+			if r.Uncorrectable <= 0 {
+				continue
+			}
+			name := swName(s, r.Port)
+			title := fmt.Sprintf("%s: RS-FEC met %d codewords it could not correct (FEC_UNCORR; %d corrected, %d symbol errors)", name, r.Uncorrectable, max(r.Corrected, 0), max(r.SymbolErrors, 0))
+			if r.PostBER > 0 {
+				title += fmt.Sprintf(", post-FEC BER %.3g", r.PostBER)
+			}
+			fs = append(fs, Finding{
+				ID: "switch.link.errors", Severity: Warn, Layer: LayerFabric,
+				Title:     title,
+				Evidence:  []Evidence{r.Evidence},
+				Mechanism: "RS-FEC corrects up to a fixed number of corrupted symbols per codeword (7 for RS(528,514), 15 for RS(544,514)); corrected codewords are normal on a PAM4 link and cost nothing. An uncorrectable codeword is a frame received with a bad FCS and dropped. " + mech + downNote(r.State) + when,
+				Fix:       fmt.Sprintf("Clear the counters and watch whether FEC_UNCORR grows under traffic (`sonic-clear counters; show interfaces counters fec-stats -p 10`); if it does, check the optic's power and its peer's (`show interfaces transceiver eeprom --dom %s`), both ends' FEC mode (`show interfaces fec status %s`; on a host, `ethtool --show-fec <if>`), clean and reseat the connectors, then replace the optic or cable; shut the port meanwhile so ECMP routes around it.", r.Port, r.Port),
+			}.per(name+" FEC", "port", "Switch ports with uncorrectable FEC codewords"))
+		}
+	}
+	return fs
+}
+
+// fracText writes a fraction as a percentage, or as itself when under one
+// in a hundred thousand.
+func fracText(f float64) string {
+	if f < 1e-5 {
+		return fmt.Sprintf("%.2g", f)
+	}
+	return fmt.Sprintf("%.3g%%", 100*f)
+}
+
+// downNote says what a port's link errors mean when it is down now.
+func downNote(state string) string {
+	if state == "D" {
+		return " The port is down now: the errors may be what took it down, or were counted as it went down."
+	}
+	return ""
+}

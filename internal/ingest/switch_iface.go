@@ -1,0 +1,156 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+)
+
+// The per-port block of `show interfaces` on Arista EOS and Cisco NX-OS
+// (and IOS, whose counters EOS follows):
+//
+//	Ethernet1 is up, line protocol is up (connected)        EOS
+//	Ethernet12/4 is up                                      NX-OS
+//	  Last clearing of "show interface" counters 63w1d
+//	     292 packets input, 31440 bytes                     EOS
+//	     15 input errors, 12 CRC, 0 alignment, 3 symbol, 0 input discards
+//	     700787642244 input packets  521355976957180 bytes  NX-OS
+//	     0 runts  0 giants  20 CRC/FCS  0 no buffer
+//	     20 input error  0 short frame  0 overrun   0 underrun  0 ignored
+//	     0 input with dribble  0 input discard
+//
+// A counter line is "N label" items separated by commas (EOS, IOS) or by
+// two or more spaces (NX-OS). A block becomes a PortCount once one of its
+// counters is read; a loopback or VLAN block prints none.
+
+// ifaceBlock follows the block of the port being read.
+type ifaceBlock struct {
+	cur PortCount
+	in  bool // inside a port's block
+	at  int  // the index of cur in p.out.Ports, -1 before its first counter
+}
+
+// ifaceHeader reads an interface block's first line: the port and its
+// state (U up, D down, X administratively down).
+func ifaceHeader(t string) (port, state string, ok bool) {
+	name, rest, found := strings.Cut(t, " is ")
+	if !found || name == "" || !isIdentName(strings.ReplaceAll(name, "/", "")) || name[0] >= '0' && name[0] <= '9' {
+		return "", "", false
+	}
+	after := ""
+	switch {
+	case strings.HasPrefix(rest, "administratively down"):
+		state, after = "X", strings.TrimPrefix(rest, "administratively down")
+	case strings.HasPrefix(rest, "up"):
+		state, after = "U", strings.TrimPrefix(rest, "up")
+	case strings.HasPrefix(rest, "down"):
+		state, after = "D", strings.TrimPrefix(rest, "down")
+	default:
+		return "", "", false
+	}
+	// EOS and IOS go on with the line protocol; NX-OS ends the line or
+	// gives the reason in parentheses.
+	after = strings.TrimSpace(after)
+	if after != "" && !strings.HasPrefix(after, ", line protocol is") && !strings.HasPrefix(after, "(") {
+		return "", "", false
+	}
+	return name, state, true
+}
+
+// feed reads l when it belongs to an interface block and reports whether
+// it did.
+func (b *ifaceBlock) feed(p *switchParser, l Line, t string) bool {
+	if port, state, ok := ifaceHeader(t); ok && l.Text == strings.TrimLeft(l.Text, " \t") {
+		b.cur = PortCount{Port: strings.Clone(port), State: state, RxOK: -1, RxErr: -1, RxDrop: -1, RxOver: -1, TxOK: -1, TxErr: -1, TxDrop: -1, TxOver: -1, CRC: -1, IOS: true}
+		b.in, b.at = true, -1
+		return false // a header alone is no table: the block counts once a counter is read
+	}
+	if !b.in || t == "" || t[0] < '0' || t[0] > '9' {
+		if b.in && strings.HasPrefix(t, "Last clearing of \"show interface\" counters ") {
+			b.cur.Cleared = strings.Clone(strings.TrimPrefix(t, "Last clearing of \"show interface\" counters "))
+			b.put(p)
+		}
+		return false
+	}
+	ev := At(p.out.src, l)
+	read := false
+	for _, it := range ifaceItems(t) {
+		c := &b.cur
+		switch it.label {
+		case "packets input", "input packets":
+			c.RxOK = it.n
+		case "packets output", "output packets":
+			c.TxOK = it.n
+		case "input errors", "input error":
+			c.RxErr = it.n
+			if c.CRC < 0 {
+				c.ErrEvidence = ev // the CRC line, when there is one, shows more
+			}
+		case "crc", "crc/fcs":
+			c.CRC, c.ErrEvidence = it.n, ev
+		case "input discards", "input discard":
+			c.RxDrop, c.Evidence = it.n, ev
+		case "output errors", "output error":
+			c.TxErr = it.n
+		case "output discards", "output discard":
+			c.TxDrop = it.n
+			if c.RxDrop <= 0 {
+				c.Evidence = ev
+			}
+		default:
+			continue
+		}
+		read = true
+	}
+	if !read {
+		return false
+	}
+	if b.at < 0 {
+		if b.cur.Evidence.Line == 0 {
+			b.cur.Evidence = ev
+		}
+		p.out.Ports = appendCapped(p.out.Ports, b.cur, maxSwitchRows, &p.out.Omitted)
+		if n := len(p.out.Ports); n > 0 && p.out.Ports[n-1].Evidence.Line == b.cur.Evidence.Line && p.out.Ports[n-1].Port == b.cur.Port {
+			b.at = n - 1
+		} else {
+			b.in = false // over the cap
+		}
+	}
+	b.put(p)
+	p.out.lines.add(l)
+	return true
+}
+
+// put stores the block's counters in its row once it has one.
+func (b *ifaceBlock) put(p *switchParser) {
+	if b.at >= 0 {
+		p.out.Ports[b.at] = b.cur
+	}
+}
+
+// ifaceItem is one "N label" item of a counter line.
+type ifaceItem struct {
+	n     int64
+	label string // lower case
+}
+
+// ifaceItems splits a counter line into its "N label" items: each number
+// starts one, and the words up to the next number (commas dropped) are its
+// label.
+func ifaceItems(t string) []ifaceItem {
+	var out []ifaceItem
+	for _, f := range strings.Fields(strings.ReplaceAll(t, ",", " ")) {
+		if v, err := strconv.ParseInt(f, 10, 64); err == nil && v >= 0 {
+			out = append(out, ifaceItem{n: v})
+			continue
+		}
+		if len(out) == 0 {
+			continue
+		}
+		it := &out[len(out)-1]
+		if it.label != "" {
+			it.label += " "
+		}
+		it.label += strings.ToLower(f)
+	}
+	return out
+}
