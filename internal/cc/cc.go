@@ -144,6 +144,7 @@ var (
 	_ Controller = (*DCQCN)(nil)
 	_ AckDriven  = (*Timely)(nil)
 	_ AckDriven  = (*HPCC)(nil)
+	_ AckDriven  = (*HTSimHPCC)(nil)
 	_ AckDriven  = (*PINT)(nil)
 	_ AckDriven  = (*DCTCP)(nil)
 )

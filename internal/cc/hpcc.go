@@ -14,6 +14,7 @@ type HPCCConfig struct {
 	Window    int64 // window W, bytes; 0: line rate × T
 	FastReact int64 // fast_react: 1 reacts to every ACK between per-RTT updates
 	INTBytes  int64 // int_bytes: what INT adds on the wire to a data packet and its ACK
+	HTSim     int64 // htsim: 1 runs csg-htsim's sender (HTSimHPCC) on these knobs
 }
 
 // HPCCKnobs is HPCC's knob table.
@@ -48,6 +49,10 @@ var HPCCKnobs = &params[HPCCConfig]{algo: "HPCC", table: []Param[HPCCConfig]{
 		Meaning: "bytes INT adds on the wire to each data packet and to the ACK that echoes it: five 8-byte hop records and a 2-byte hop count",
 		Note:    "the paper's 42 bytes, ns-3's IntHeader; csg-htsim's INT occupies none (0: its HPCCPacket's size is the payload and its 64-byte header)",
 		field:   func(c *HPCCConfig) *int64 { return &c.INTBytes }},
+	{Name: "htsim", Unit: "bool", Min: 0, Max: 1, Paper: 0, NS3: 0,
+		Meaning: "1: csg-htsim's sender (hpcc.cpp): a window every ACK sets from the last ACK's, INT measured against the first ACK's, U taken whole once τ reaches T, W_AI = ai_rate·T/8 bytes; fast_react and min_rate unused",
+		Note:    "for runs imported from htsim_hpcc (docs/engine.md)",
+		field:   func(c *HPCCConfig) *int64 { return &c.HTSim }},
 }}
 
 // HPCCPreset returns the named HPCC configuration: "paper" or "ns3".
@@ -137,6 +142,16 @@ func newHPCCCore(line unit.BitRate, eta, maxStage, aiRate, minRate, baseRTT, win
 		line: l, minRate: min(mbps(minRate), l), eta: float64(eta) / 1000, maxStage: maxStage,
 		ai: mbps(aiRate), w: w, rate: l, rc: l,
 	}, t
+}
+
+// Sender returns the sender the knobs select for a QP on a port of the
+// given line rate: csg-htsim's (HTSimHPCC) with htsim 1, else the HPCC
+// ns-3 model's (New).
+func (c *HPCCConfig) Sender(line unit.BitRate) AckDriven {
+	if v := HPCCKnobs.clamped(*c); v.HTSim == 1 {
+		return newHTSim(line, v)
+	}
+	return c.New(line)
 }
 
 // New returns HPCC for a QP on a port of the given line rate, starting at

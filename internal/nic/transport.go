@@ -199,7 +199,7 @@ func (n *NIC) initCC(q *qp) {
 	case cfg.Timely != nil:
 		q.setAck(cfg.Timely.New(line))
 	case cfg.HPCC != nil:
-		q.setAck(cfg.HPCC.New(line))
+		q.setAck(cfg.HPCC.Sender(line))
 	case cfg.DCTCP != nil:
 		q.setAck(cfg.DCTCP.New(line))
 	case cfg.PINT != nil:

@@ -203,6 +203,8 @@ const htsimHPCCBaseRTT = 12 * unit.Microsecond
 // :410), that is its rate floor too. fast_react: every ACK moves the
 // rate (:193-203). int_bytes 0: htsim's INT takes no room on the wire
 // (hpccpacket.h:40, :102: a packet's size is its payload and ACKSIZE).
+// htsim 1: rocelab runs htsim's sender on them (cc.HTSimHPCC), not the
+// HPCC ns-3 model's.
 func (r *htsimRun) hpccKnobs() (string, error) {
 	t := float64(htsimHPCCBaseRTT) / float64(unit.Second)
 	ai := math.Round(float64(r.mtu) * 8 / t / 1e6)
@@ -210,7 +212,7 @@ func (r *htsimRun) hpccKnobs() (string, error) {
 		name string
 		v    float64
 	}{{"eta", 950}, {"max_stage", 5}, {"ai_rate", ai}, {"min_rate", max(ai, 1)},
-		{"base_rtt", float64(htsimHPCCBaseRTT / unit.Nanosecond)}, {"window", math.Floor(r.linkMbps * 1e6 * t / 8)}, {"fast_react", 1}, {"int_bytes", 0}}
+		{"base_rtt", float64(htsimHPCCBaseRTT / unit.Nanosecond)}, {"window", math.Floor(r.linkMbps * 1e6 * t / 8)}, {"fast_react", 1}, {"int_bytes", 0}, {"htsim", 1}}
 	var c cc.HPCCConfig
 	parts := make([]string, len(knobs))
 	for i, k := range knobs {
@@ -530,11 +532,11 @@ func fromHtsim(args []string, w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# The rocelab scenario of an %s run (go run ./tools/htsimconv from-htsim):\n#   %s %s\n", r.program, r.program, strings.Join(r.args, " "))
 	fmt.Fprintf(&b, "# PFC as htsim's: per ingress port, XOFF at %d packets of %d B, XON at %d,\n# a static threshold with no reserve; a port obeys a PFC frame as it arrives\n# (htsim's pause takes effect on receipt, where rocelab's default is IEEE's bound);\n# a receiver ACKs every packet, as htsim's sink does.", r.pfcHigh, pkt, r.pfcLow)
-	ccLine := "cc: none"
+	ccLine, qpExtra := "cc: none", ""
 	if r.program == "htsim_hpcc" {
 		knobs, _ := r.hpccKnobs()
-		ccLine = "cc: hpcc, hpcc: " + knobs
-		b.WriteString(" HPCC with htsim's constants (hpcc.cpp): T 12 us, η 0.95,\n# 5 additive stages, W_AI one packet a T; not its per-ACK window (docs/engine.md).\n")
+		ccLine, qpExtra = "cc: hpcc, hpcc: "+knobs, ", rate_change: next_packet"
+		b.WriteString(" HPCC as htsim's sender runs it (hpcc.cpp, host.hpcc.htsim):\n# T 12 us, η 0.95, 5 additive stages, W_AI one packet, a window every ACK sets,\n# INT against the first ACK's; its pacing tick keeps its time at a rate change.\n")
 	} else {
 		b.WriteString(" cc: none, as htsim's RoCE has none.\n")
 	}
@@ -568,7 +570,7 @@ func fromHtsim(args []string, w io.Writer) error {
 		fmt.Fprintf(&b, ", latency: %s", switchLat)
 	}
 	// htsim's links are ideal: no clock offset, no FEC decode delay.
-	fmt.Fprintf(&b, "}\nphy: {clock_ppm: 0, fec_jitter: 0ns}\nhost: {%s, mtu: %d, qp: {ack_coalesce: 1}}\ntraffic:\n  flows:\n", ccLine, mtu)
+	fmt.Fprintf(&b, "}\nphy: {clock_ppm: 0, fec_jitter: 0ns}\nhost: {%s, mtu: %d, qp: {ack_coalesce: 1%s}}\ntraffic:\n  flows:\n", ccLine, mtu, qpExtra)
 	for i, c := range conns {
 		bytes := (c.size + pkt - 1) / pkt * pkt
 		if bytes == 0 {

@@ -208,8 +208,10 @@ func TestImportRefusesOtherPrograms(t *testing.T) {
 // An htsim_hpcc command line becomes rocelab's HPCC with htsim's
 // constants (hpcc.cpp): T 12 us, η 0.95, 5 additive stages, W_AI one
 // packet a T (4096 B: 2731 Mb/s) which is also the floor, the window at
-// line rate T·rate/8. htsim_hpcc has no -tiers (its fat-tree has 3) and
-// both programs default to 432 hosts (k = 12).
+// line rate T·rate/8, run by htsim's sender (htsim: 1, cc.HTSimHPCC),
+// whose pacing tick keeps its time when an ACK moves the rate
+// (rate_change: next_packet). htsim_hpcc has no -tiers (its fat-tree has
+// 3) and both programs default to 432 hosts (k = 12).
 func TestImportHPCC(t *testing.T) {
 	cm := filepath.Join(t.TempDir(), "m.cm")
 	if err := os.WriteFile(cm, []byte("Nodes 432\nConnections 1\n0->431 id 1 start 0 size 4096\n"), 0o644); err != nil {
@@ -223,10 +225,13 @@ func TestImportHPCC(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, y.String())
 	}
-	for _, want := range []string{"cc: hpcc", "eta: 950", "max_stage: 5", "ai_rate: 2731", "min_rate: 2731", "base_rtt: 12000", "window: 600000", "fast_react: 1", "int_bytes: 0", "k: 12", "an htsim_hpcc run"} {
+	for _, want := range []string{"cc: hpcc", "eta: 950", "max_stage: 5", "ai_rate: 2731", "min_rate: 2731", "base_rtt: 12000", "window: 600000", "fast_react: 1", "int_bytes: 0", "htsim: 1", "rate_change: next_packet", "k: 12", "an htsim_hpcc run"} {
 		if !strings.Contains(y.String(), want) {
 			t.Errorf("scenario lacks %q:\n%s", want, y.String())
 		}
+	}
+	if n := s.Host.NIC; !n.KeepPendingGap || n.HPCC.Config == nil || n.HPCC.Config.HTSim != 1 {
+		t.Errorf("NIC %+v: want htsim's sender (hpcc.htsim 1) and rate_change next_packet", n)
 	}
 	if len(s.Topo.Hosts) != 432 {
 		t.Errorf("%d hosts, expected htsim's default 432", len(s.Topo.Hosts))
