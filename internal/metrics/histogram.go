@@ -33,22 +33,24 @@ type Bucket struct {
 	Count int64 `json:"n"`
 }
 
-// histogramOf exports a live histogram. It reads the dense counts through
-// a sparse copy, as the buckets it keeps: a dense copy (Export) would be
-// the whole counts array, 200 KB of fresh memory a histogram.
-func histogramOf(h *hdrhistogram.Histogram) Histogram {
-	if h == nil {
-		return Histogram{Lowest: lowest, Highest: highest, Digits: digits}
+// histogramOf exports the dense counts of a Latency histogram (nil: one
+// that recorded nothing) as its non-zero buckets.
+func histogramOf(counts []int64) Histogram {
+	out := Histogram{Lowest: lowest, Highest: highest, Digits: digits}
+	n := 0
+	for _, c := range counts {
+		if c != 0 {
+			n++
+		}
 	}
-	out := Histogram{Lowest: h.LowestTrackableValue(), Highest: h.HighestTrackableValue(), Digits: int(h.SignificantFigures())}
-	p := hdrhistogram.NewPacked(out.Lowest, out.Highest, out.Digits)
-	p.MergeFrom(h)
-	g := geometryOf(out.Lowest, out.Highest, out.Digits)
-	if n := p.Populated(); n > 0 {
-		out.Buckets = make([]Bucket, 0, n)
+	if n == 0 {
+		return out
 	}
-	for v, n := range p.ForEachBucket {
-		out.Buckets = append(out.Buckets, Bucket{g.index(v), n})
+	out.Buckets = make([]Bucket, 0, n)
+	for i, c := range counts {
+		if c != 0 {
+			out.Buckets = append(out.Buckets, Bucket{int32(i), c})
+		}
 	}
 	return out
 }

@@ -19,10 +19,12 @@ import (
 // exactly.
 func TestHistogramMergesExactly(t *testing.T) {
 	whole, a, b := NewLatency(), NewLatency(), NewLatency()
+	live := hdrhistogram.New(lowest, highest, digits)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 20000; i++ {
 		d := unit.Time(rng.ExpFloat64() * float64(5*unit.Microsecond))
 		whole.Record(packet.ClassRoCE, 3, d)
+		_ = live.RecordValue(max(int64(d/unit.Nanosecond), 1))
 		part := a
 		if i%3 == 0 {
 			part = b
@@ -40,7 +42,6 @@ func TestHistogramMergesExactly(t *testing.T) {
 	if got.Count() != 20000 || got.Count() != whole.Count(3) {
 		t.Errorf("count %d, want 20000", got.Count())
 	}
-	live := whole.h[3]
 	for _, q := range []float64{50, 99, 99.9} {
 		if g, w := got.Quantile(q), unit.Time(live.ValueAtQuantile(q))*unit.Nanosecond; g != w || g == 0 {
 			t.Errorf("p%g = %v, the live histogram says %v", q, g, w)
@@ -81,7 +82,7 @@ func TestLatencyUnused(t *testing.T) {
 		t.Fatal("histograms made for what recorded nothing, or none for what did")
 	}
 	empty := a.Histogram(0)
-	if want := histogramOf(hdrhistogram.New(lowest, highest, digits)); !reflect.DeepEqual(empty, want) {
+	if want := hdrExport(hdrhistogram.New(lowest, highest, digits)); !reflect.DeepEqual(empty, want) {
 		t.Errorf("unused priority %+v, an empty histogram %+v", empty, want)
 	}
 	if a.Count(0) != 0 || a.Count(3) != 100 {
@@ -125,7 +126,7 @@ func TestGeometryAgreesWithHDR(t *testing.T) {
 			_ = ref.RecordValues(v, n)
 			vals = append(vals, Value{v, n})
 		}
-		h := histogramOf(ref)
+		h := hdrExport(ref)
 		for _, q := range []float64{0, 0.1, 1, 37.3, 50, 90, 99, 99.9, 99.99, 100} {
 			if got, want := h.Quantile(q), unit.Time(ref.ValueAtQuantile(q))*unit.Nanosecond; got != want {
 				t.Errorf("%+v: p%v %d, hdrhistogram %d", geo, q, got, want)
@@ -140,5 +141,65 @@ func TestGeometryAgreesWithHDR(t *testing.T) {
 		if err := h.Check(); err != nil {
 			t.Errorf("%+v: %v", geo, err)
 		}
+	}
+}
+
+// hdrExport exports a histogram of hdrhistogram-go as plain data, through
+// the library's own iteration over its buckets: the reference a Latency's
+// export is held to.
+func hdrExport(h *hdrhistogram.Histogram) Histogram {
+	out := Histogram{Lowest: h.LowestTrackableValue(), Highest: h.HighestTrackableValue(), Digits: int(h.SignificantFigures())}
+	p := hdrhistogram.NewPacked(out.Lowest, out.Highest, out.Digits)
+	p.MergeFrom(h)
+	g := geometryOf(out.Lowest, out.Highest, out.Digits)
+	for v, n := range p.ForEachBucket {
+		out.Buckets = append(out.Buckets, Bucket{g.index(v), n})
+	}
+	return out
+}
+
+// A Latency records what hdrhistogram-go records, bucket for bucket, by
+// priority and by class: latencies from 1 ps (below the first
+// nanosecond) to past the range's end (10 s, which the library refuses
+// beyond its last bucket), one at a time and several at once, in a
+// histogram that is then merged into another.
+func TestLatencyAgreesWithHDR(t *testing.T) {
+	if g := geometryOf(lowest, highest, digits); g.unit != 0 || g.half != latencyHalf || g.counts() != latencyCounts {
+		t.Fatalf("the latency histograms' geometry is %+v (%d counts), their constants say unit 0, half %d, %d counts", g, g.counts(), latencyHalf, latencyCounts)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	l, merged := NewLatency(), NewLatency()
+	ref := [2]*hdrhistogram.Histogram{hdrhistogram.New(lowest, highest, digits), hdrhistogram.New(lowest, highest, digits)}
+	for i := range 50000 {
+		// log-uniform from 1 ps to 100 s
+		d := unit.Time(math.Exp(rng.Float64() * math.Log(float64(100*unit.Second))))
+		if i%1000 == 0 {
+			d = 10*unit.Second + unit.Time(rng.Int64N(int64(20*unit.Millisecond)))
+		}
+		n := int64(1)
+		if i%7 == 0 {
+			n = rng.Int64N(1000) + 1
+		}
+		prio := uint8(i % 2 * 3)
+		l.RecordN(packet.ClassRoCE, prio, d, n)
+		_ = ref[i%2].RecordValues(max(int64(d/unit.Nanosecond), 1), n)
+	}
+	merged.Merge(l)
+	for i, prio := range []int{0, 3} {
+		want := hdrExport(ref[i])
+		if got := l.Histogram(prio); !reflect.DeepEqual(got, want) {
+			t.Errorf("priority %d: %d buckets, hdrhistogram-go %d", prio, len(got.Buckets), len(want.Buckets))
+		}
+		if got := merged.Histogram(prio); !reflect.DeepEqual(got, want) {
+			t.Errorf("priority %d merged: %d buckets, hdrhistogram-go %d", prio, len(got.Buckets), len(want.Buckets))
+		}
+		if l.Count(prio) != ref[i].TotalCount() {
+			t.Errorf("priority %d: count %d, hdrhistogram-go %d", prio, l.Count(prio), ref[i].TotalCount())
+		}
+	}
+	both := hdrExport(ref[0])
+	both.Merge(hdrExport(ref[1]))
+	if got := l.ClassHistogram(packet.ClassRoCE); !reflect.DeepEqual(got, both) {
+		t.Errorf("class: %d buckets, hdrhistogram-go %d", len(got.Buckets), len(both.Buckets))
 	}
 }

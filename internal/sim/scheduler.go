@@ -161,7 +161,17 @@ func (s *Scheduler) RunUntil(t unit.Time) {
 				break
 			}
 		}
-		s.fire(e)
+		// fire(e), written out with the queue's prefetch: the two
+		// calls were 2.4 % of a small run's instructions.
+		at, h, tag, id := e.t, e.h, e.tag, e.id
+		s.q.popFront()
+		if n := &s.q.now; n.hd+lookAhead-1 < len(n.h) {
+			fetch(n.at(n.h[n.hd+lookAhead-1].ev))
+		}
+		s.ran(at, id)
+		if h != nil {
+			h.Handle(at, tag)
+		}
 	}
 	if !s.stopped && s.limit > s.now {
 		s.now = s.limit
@@ -262,10 +272,19 @@ func (s *Scheduler) next(limit unit.Time) *event {
 
 // fire removes e, the front of the queue, and runs it. The slot is released
 // before the handler runs, so the handler sees its own id as stale.
+// RunUntil does the same inline.
 func (s *Scheduler) fire(e *event) {
 	t, h, tag, id := e.t, e.h, e.tag, e.id
 	s.q.popFront()
 	s.q.prefetch()
+	s.ran(t, id)
+	if h != nil {
+		h.Handle(t, tag)
+	}
+}
+
+// ran books the event of id at t, just taken from the queue, as run.
+func (s *Scheduler) ran(t unit.Time, id EventID) {
 	if id != 0 {
 		s.st.kill(id.slot())
 		s.st.release(id)
@@ -273,7 +292,4 @@ func (s *Scheduler) fire(e *event) {
 	s.live--
 	s.now = t
 	s.executed++
-	if h != nil {
-		h.Handle(t, tag)
-	}
 }
