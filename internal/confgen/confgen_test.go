@@ -143,6 +143,9 @@ func TestExamplesSONiC(t *testing.T) {
 		if vs := sonic.CheckYANG(db); len(vs) > 0 {
 			t.Errorf("%s: written config breaks SONiC's YANG model: %v", name, vs)
 		}
+		if err := pgsProfiled(db); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 		rows := 0
 		for _, tab := range db {
 			rows += len(tab)
@@ -364,4 +367,30 @@ func lintsClean(t *testing.T, out Output) {
 			t.Errorf("%s %s: %s", f.Severity, f.ID, f.Title)
 		}
 	}
+}
+
+// pgsProfiled checks that every traffic class of a port goes to PG 0, the
+// lossy PG every SONiC port profiles, or to a PG the fragment gives a
+// BUFFER_PG row: a PG with no profile holds no buffer of its own.
+func pgsProfiled(db sonic.Rows) error {
+	profiled := map[string]bool{}
+	for key := range db["BUFFER_PG"] {
+		ports, pgs, ok := sonic.PortKey(key)
+		if !ok {
+			return fmt.Errorf("BUFFER_PG|%s: not PORT|PGS", key)
+		}
+		for _, p := range ports {
+			for _, g := range pgs {
+				profiled[fmt.Sprintf("%s|%d", p, g)] = true
+			}
+		}
+	}
+	for port, pq := range db["PORT_QOS_MAP"] {
+		for tc, pg := range db["TC_TO_PRIORITY_GROUP_MAP"][pq["tc_to_pg_map"]] {
+			if pg != "0" && !profiled[port+"|"+pg] {
+				return fmt.Errorf("%s: TC %s goes to PG %s, which has no BUFFER_PG row", port, tc, pg)
+			}
+		}
+	}
+	return nil
 }
