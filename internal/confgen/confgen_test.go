@@ -394,3 +394,36 @@ func pgsProfiled(db sonic.Rows) error {
 	}
 	return nil
 }
+
+// buffermgrd names the lossless profile of a port from its PORT speed and
+// CABLE_LENGTH as written, and replaces a BUFFER_PG row that names any
+// other profile with its own from pg_profile_lookup.ini: a cable the twin
+// gives in fractions of a metre is written rounded up, and the profile
+// must carry that name for SONiC to keep it.
+func TestSONiCProfileNamedAsBuffermgrd(t *testing.T) {
+	desc := "name: half-metre\ntopology: {kind: single-switch, hosts: 2, host_link: {rate: 100G, cable: 2.5m}}\nswitch: {pfc: {enabled: true, priorities: [3]}}\n"
+	s, err := scenario.LoadDescription("half-metre.yaml", []byte(desc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Generate("sonic", s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var db sonic.Rows
+	if err := json.Unmarshal(out.Config, &db); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for key, pg := range db["BUFFER_PG"] {
+		port, _, _ := strings.Cut(key, "|")
+		want := "pg_lossless_" + db["PORT"][port]["speed"] + "_" + db["CABLE_LENGTH"]["AZURE"][port] + "_profile"
+		if pg["profile"] != want || db["BUFFER_PROFILE"][want] == nil {
+			t.Errorf("BUFFER_PG|%s: profile %q, want %q (defined)", key, pg["profile"], want)
+		}
+		n++
+	}
+	if n == 0 || db["CABLE_LENGTH"]["AZURE"]["Ethernet0"] != "3m" {
+		t.Errorf("BUFFER_PG rows %d, CABLE_LENGTH %v: want rows and 3m", n, db["CABLE_LENGTH"])
+	}
+}

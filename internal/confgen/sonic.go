@@ -134,7 +134,10 @@ func genSONiC(p *plan, o Options) (Output, error) {
 			table("QUEUE")[name+"|"+strconv.Itoa(q)] = qr
 		}
 		if lossless != "" {
-			prof := fmt.Sprintf("pg_lossless_%s_%gm_profile", speed, pt.Cable.Metres())
+			// buffermgrd looks the profile up by this name, from PORT speed and
+			// CABLE_LENGTH as written, and replaces a BUFFER_PG row naming
+			// any other with its own (cfgmgr/buffermgr.cpp doSpeedUpdateTask).
+			prof := fmt.Sprintf("pg_lossless_%s_%gm_profile", speed, metres)
 			xon := int64(s.Switch.XONOffset)
 			pr := row{"pool": sonicPool, "xoff": strconv.FormatInt(int64(pt.Headroom), 10),
 				"xon": strconv.FormatInt(xon, 10), "size": strconv.FormatInt(int64(pt.Headroom)+xon, 10)}
