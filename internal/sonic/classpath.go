@@ -48,8 +48,8 @@ func (db *ConfigDB) ClassPath(pq, global PortQoS, tc int) ClassPath {
 
 // LosslessPGs returns the priority groups of port that keep PFC headroom,
 // with the BUFFER_PG row (its profile field) of each: rows whose profile
-// has an xoff, or is "NULL" (the dynamic buffer model's lossless PG, whose
-// headroom buffermgrd computes). Lossy are the PGs of rows whose profile
+// keeps headroom (an xoff, or headroom_type dynamic), or is "NULL" (the
+// dynamic buffer model's lossless PG, whose headroom buffermgrd computes). Lossy are the PGs of rows whose profile
 // the config defines without xoff. A priority of pfc_enable that no row
 // covers is lossless too: buffermgrd writes a lossless row for each (from
 // the port's speed and cable length) when it starts, so a config_db saved
@@ -69,7 +69,7 @@ func (db *ConfigDB) LosslessPGs(pq PortQoS) (lossless, lossy map[int]Value, know
 			if !ok {
 				return nil, nil, false
 			}
-			if p.Xoff <= 0 {
+			if !p.KeepsHeadroom() {
 				into = lossy
 			}
 		}

@@ -82,3 +82,26 @@ func TestLosslessPGs(t *testing.T) {
 		t.Error("a profile the input lacks: known, want not")
 	}
 }
+
+// A lossless profile of the dynamic buffer model written by `config buffer
+// profile add` has headroom_type dynamic and no xoff (sonic-utilities'
+// mock CONFIG_DB: alpha_profile). On the PG that `config interface buffer
+// priority-group lossless set Ethernet0 3-4 alpha_profile` gives it, the PG
+// is lossless: it read as lossy for want of an xoff.
+func TestLosslessPGsDynamicHeadroom(t *testing.T) {
+	path := "../../testdata/corpus/sonic-stock/utilities-mock_tables-config_db.json"
+	db := readDB(t, path)
+	p, ok := db.Profile("alpha_profile")
+	if !ok || p.Xoff > 0 || !p.KeepsHeadroom() {
+		t.Fatalf("alpha_profile: %+v, want no xoff and headroom kept", p)
+	}
+	row := db.Tables["BUFFER_PG"]["Ethernet0|3-4"]
+	if row == nil {
+		t.Fatal("no BUFFER_PG|Ethernet0|3-4")
+	}
+	row["profile"] = Value{Text: "alpha_profile", Line: 1}
+	lossless, lossy, known := db.LosslessPGs(PortQoS{Port: "Ethernet0", PFCEnable: []int{3, 4}})
+	if _, ok := lossless[3]; !ok || !known || len(lossy) != 1 {
+		t.Errorf("lossless %v lossy %v known %v: want PG 3 lossless, PG 0 alone lossy", lossless, lossy, known)
+	}
+}
