@@ -105,3 +105,21 @@ func TestLosslessPGsDynamicHeadroom(t *testing.T) {
 		t.Errorf("lossless %v lossy %v known %v: want PG 3 lossless, PG 0 alone lossy", lossless, lossy, known)
 	}
 }
+
+// A name a row gives is judged only against a table the config holds:
+// SONiC's rendered qos.json names buffers.json's profiles and pools, and a
+// fragment without BUFFER_PROFILE says nothing of them; "NULL" names none.
+func TestMissingRefs(t *testing.T) {
+	db, err := Parse("frag", []byte(`{
+"PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "AZURE_UPLNK", "tc_to_pg_map": "AZURE", "pfc_enable": "3,4"}},
+"DSCP_TO_TC_MAP": {"AZURE": {"26": "3"}},
+"BUFFER_PG": {"Ethernet0|3-4": {"profile": "pg_lossless_100000_5m_profile"}, "Ethernet0|0": {"profile": "NULL"}}
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := db.MissingRefs()
+	if len(refs) != 1 || refs[0].Table != "PORT_QOS_MAP" || refs[0].Field != "dscp_to_tc_map" || refs[0].To != "DSCP_TO_TC_MAP" || refs[0].At.Line != 2 {
+		t.Errorf("missing refs %+v, want PORT_QOS_MAP|Ethernet0 dscp_to_tc_map alone, at line 2", refs)
+	}
+}
