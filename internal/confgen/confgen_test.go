@@ -143,6 +143,9 @@ func TestExamplesSONiC(t *testing.T) {
 		if vs := sonic.CheckYANG(db); len(vs) > 0 {
 			t.Errorf("%s: written config breaks SONiC's YANG model: %v", name, vs)
 		}
+		if err := pgsProfiled(db); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 		rows := 0
 		for _, tab := range db {
 			rows += len(tab)
@@ -363,5 +366,64 @@ func lintsClean(t *testing.T, out Output) {
 		if f.Severity >= doctor.Warn {
 			t.Errorf("%s %s: %s", f.Severity, f.ID, f.Title)
 		}
+	}
+}
+
+// pgsProfiled checks that every traffic class of a port goes to PG 0, the
+// lossy PG every SONiC port profiles, or to a PG the fragment gives a
+// BUFFER_PG row: a PG with no profile holds no buffer of its own.
+func pgsProfiled(db sonic.Rows) error {
+	profiled := map[string]bool{}
+	for key := range db["BUFFER_PG"] {
+		ports, pgs, ok := sonic.PortKey(key)
+		if !ok {
+			return fmt.Errorf("BUFFER_PG|%s: not PORT|PGS", key)
+		}
+		for _, p := range ports {
+			for _, g := range pgs {
+				profiled[fmt.Sprintf("%s|%d", p, g)] = true
+			}
+		}
+	}
+	for port, pq := range db["PORT_QOS_MAP"] {
+		for tc, pg := range db["TC_TO_PRIORITY_GROUP_MAP"][pq["tc_to_pg_map"]] {
+			if pg != "0" && !profiled[port+"|"+pg] {
+				return fmt.Errorf("%s: TC %s goes to PG %s, which has no BUFFER_PG row", port, tc, pg)
+			}
+		}
+	}
+	return nil
+}
+
+// buffermgrd names the lossless profile of a port from its PORT speed and
+// CABLE_LENGTH as written, and replaces a BUFFER_PG row that names any
+// other profile with its own from pg_profile_lookup.ini: a cable the twin
+// gives in fractions of a metre is written rounded up, and the profile
+// must carry that name for SONiC to keep it.
+func TestSONiCProfileNamedAsBuffermgrd(t *testing.T) {
+	desc := "name: half-metre\ntopology: {kind: single-switch, hosts: 2, host_link: {rate: 100G, cable: 2.5m}}\nswitch: {pfc: {enabled: true, priorities: [3]}}\n"
+	s, err := scenario.LoadDescription("half-metre.yaml", []byte(desc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Generate("sonic", s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var db sonic.Rows
+	if err := json.Unmarshal(out.Config, &db); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for key, pg := range db["BUFFER_PG"] {
+		port, _, _ := strings.Cut(key, "|")
+		want := "pg_lossless_" + db["PORT"][port]["speed"] + "_" + db["CABLE_LENGTH"]["AZURE"][port] + "_profile"
+		if pg["profile"] != want || db["BUFFER_PROFILE"][want] == nil {
+			t.Errorf("BUFFER_PG|%s: profile %q, want %q (defined)", key, pg["profile"], want)
+		}
+		n++
+	}
+	if n == 0 || db["CABLE_LENGTH"]["AZURE"]["Ethernet0"] != "3m" {
+		t.Errorf("BUFFER_PG rows %d, CABLE_LENGTH %v: want rows and 3m", n, db["CABLE_LENGTH"])
 	}
 }

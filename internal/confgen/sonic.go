@@ -48,14 +48,20 @@ func genSONiC(p *plan, o Options) (Output, error) {
 	}
 	table("DSCP_TO_TC_MAP")[sonicMap] = dscp
 	note(fmt.Sprintf("DSCP_TO_TC_MAP|%s (DSCP %d -> TC %d)", sonicMap, p.roceDSCP, p.rocePrio), p.from("switch.dscp_to_priority", "DSCP >> 3"))
-	ident := row{}
+	ident, pgs := row{}, row{}
 	for q := 0; q < 8; q++ {
 		ident[strconv.Itoa(q)] = strconv.Itoa(q)
+		pgs[strconv.Itoa(q)] = "0"
 	}
-	for _, t := range []string{"TC_TO_PRIORITY_GROUP_MAP", "TC_TO_QUEUE_MAP", "MAP_PFC_PRIORITY_TO_QUEUE"} {
+	for _, tc := range p.lossless {
+		pgs[strconv.Itoa(tc)] = strconv.Itoa(tc)
+	}
+	for _, t := range []string{"TC_TO_QUEUE_MAP", "MAP_PFC_PRIORITY_TO_QUEUE"} {
 		table(t)[sonicMap] = ident
 	}
-	note("TC_TO_PRIORITY_GROUP_MAP, TC_TO_QUEUE_MAP, MAP_PFC_PRIORITY_TO_QUEUE", "identity: priority = TC = PG = queue, as the twin models them")
+	table("TC_TO_PRIORITY_GROUP_MAP")[sonicMap] = pgs
+	note("TC_TO_QUEUE_MAP, MAP_PFC_PRIORITY_TO_QUEUE", "identity: priority = TC = queue, as the twin models them")
+	note("TC_TO_PRIORITY_GROUP_MAP", "each lossless TC to its own PG (the BUFFER_PG rows below), every other TC to PG 0, the lossy PG every SONiC port profiles (BUFFER_PG <port>|0), as SONiC's AZURE map does: the fragment writes no profile for other PGs")
 
 	lossless := joinInts(p.lossless)
 	table("SCHEDULER")[sonicStrict] = row{"type": "STRICT"}
@@ -128,7 +134,10 @@ func genSONiC(p *plan, o Options) (Output, error) {
 			table("QUEUE")[name+"|"+strconv.Itoa(q)] = qr
 		}
 		if lossless != "" {
-			prof := fmt.Sprintf("pg_lossless_%s_%gm_profile", speed, pt.Cable.Metres())
+			// buffermgrd looks the profile up by this name, from PORT speed and
+			// CABLE_LENGTH as written, and replaces a BUFFER_PG row naming
+			// any other with its own (cfgmgr/buffermgr.cpp doSpeedUpdateTask).
+			prof := fmt.Sprintf("pg_lossless_%s_%gm_profile", speed, metres)
 			xon := int64(s.Switch.XONOffset)
 			pr := row{"pool": sonicPool, "xoff": strconv.FormatInt(int64(pt.Headroom), 10),
 				"xon": strconv.FormatInt(xon, 10), "size": strconv.FormatInt(int64(pt.Headroom)+xon, 10)}

@@ -304,5 +304,5 @@ type rule func(m *Model) []doctor.Finding
 
 // rules lists lint's rules. Add one line per rule file.
 func rules() []rule {
-	return []rule{qosRules, ecnRules, pfcRules, mtuRules, ncclRules, firmwareRules, configRules}
+	return []rule{qosRules, classPathRules, ecnRules, pfcRules, mtuRules, ncclRules, firmwareRules, configRules, refRules}
 }

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -63,6 +64,52 @@ func TestLintMultiASIC(t *testing.T) {
 	slices.Sort(joined)
 	if !slices.Equal(alone, joined) {
 		t.Errorf("multi-ASIC dump:\n%s\nthe files alone:\n%s", strings.Join(joined, "\n"), strings.Join(alone, "\n"))
+	}
+}
+
+// On a multi-ASIC switch the host's namespace holds DEVICE_METADATA and
+// no QoS table, the ASICs' namespaces the QoS: a dump of both (`show
+// runningconfiguration all`) says nothing missing of the host, where
+// config.qos.absent named "localhost" before. Host: sonic-utilities'
+// multi-ASIC override input; ASIC: its asic0 mock CONFIG_DB.
+func TestLintMultiASICHostHasNoQoS(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "util-override-multi_asic_dm_gen_sysinfo.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var override map[string]json.RawMessage
+	if err := json.Unmarshal(data, &override); err != nil {
+		t.Fatal(err)
+	}
+	asic, err := os.ReadFile(filepath.Join("testdata", "util-mock-asic0-config_db.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dump := filepath.Join(t.TempDir(), "running.json")
+	text := "{\n\"localhost\": " + string(override["localhost"]) + ",\n\"asic0\": " + string(asic) + "\n}\n"
+	if err := os.WriteFile(dump, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{dump}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range rep.Findings {
+		if fd.ID == "config.qos.absent" {
+			t.Errorf("%s: %s", fd.ID, fd.Title)
+		}
+	}
+	// The host alone still says its QoS is absent.
+	alone := filepath.Join(t.TempDir(), "host.json")
+	if err := os.WriteFile(alone, []byte("{\"localhost\": "+string(override["localhost"])+"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Lint([]string{alone}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].ID != "config.qos.absent" {
+		t.Errorf("host alone: %v, want config.qos.absent", rep.Findings)
 	}
 }
 

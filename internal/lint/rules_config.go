@@ -79,7 +79,7 @@ var attachTables = []string{"PORT_QOS_MAP", "DSCP_TO_TC_MAP", "BUFFER_PG", "QUEU
 func uncheckedConfigs(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
 	for _, db := range m.Sonic {
-		if slices.ContainsFunc(attachTables, db.Has) {
+		if slices.ContainsFunc(attachTables, db.Has) || hostOfASICs(m, db) {
 			continue
 		}
 		var have, profiles []string
@@ -91,7 +91,11 @@ func uncheckedConfigs(m *Model) []doctor.Finding {
 		}
 		slices.Sort(have)
 		slices.Sort(profiles)
-		title := fmt.Sprintf("%s: none of the tables that set RoCE's class (%s): its PFC, ECN and buffers were not checked; tables read: %s", db.File, strings.Join(qosTables, ", "), list(have, 6))
+		read := list(have, 6)
+		if len(have) == 0 {
+			read = "none (empty)"
+		}
+		title := fmt.Sprintf("%s: none of the tables that set RoCE's class (%s): its PFC, ECN and buffers were not checked; tables read: %s", db.File, strings.Join(qosTables, ", "), read)
 		if len(profiles) > 0 {
 			checked := "the profiles were not checked"
 			if n := namedLossless(db); n > 0 {
@@ -138,6 +142,18 @@ func uncheckedConfigs(m *Model) []doctor.Finding {
 		})
 	}
 	return fs
+}
+
+// hostOfASICs reports the host namespace ("localhost") of a multi-ASIC
+// dump one of whose ASIC namespaces sets RoCE's class: on a multi-ASIC
+// switch the ASICs' namespaces hold the QoS tables and the host's none.
+func hostOfASICs(m *Model, db *sonic.ConfigDB) bool {
+	if db.Namespace != "localhost" {
+		return false
+	}
+	return slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool {
+		return o.Path == db.Path && o.Namespace != "localhost" && slices.ContainsFunc(attachTables, o.Has)
+	})
 }
 
 // namedLossless counts the BUFFER_PROFILE rows with an xoff whose name

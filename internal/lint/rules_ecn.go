@@ -92,16 +92,17 @@ func ecnRules(m *Model) []doctor.Finding {
 // or leaves green packets out of WRED and ECN altogether (green not
 // enabled, sonic-buildimage#4545).
 func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
-	roce := m.rocePriority()
+	roce, roceQueue := m.rocePriority(), m.roceQueue(db)
 	noCC := m.Desc != nil && m.Desc.Host.NIC.CC == "none"
-	ports := map[string][]string{}
+	ports, queue := map[string][]string{}, map[string]int{}
 	var names []string
 	for _, q := range db.Queues() {
-		if q.WREDProfile.Text == "" || !slices.Contains(q.Queues, roce) {
+		if q.WREDProfile.Text == "" || !slices.Contains(q.Queues, roceQueue(q.Ports[0])) {
 			continue
 		}
 		if _, ok := ports[q.WREDProfile.Text]; !ok {
 			names = append(names, q.WREDProfile.Text)
+			queue[q.WREDProfile.Text] = roceQueue(q.Ports[0])
 		}
 		ports[q.WREDProfile.Text] = append(ports[q.WREDProfile.Text], q.Ports...)
 	}
@@ -122,7 +123,7 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 		if w.ECN.Text == "" {
 			modeText = "no ecn field (ecn_none, the default)"
 		}
-		subject := fmt.Sprintf("%s %s (on %s, queue %d)", db.File, ecnName(db, name), portList(ports[name]), roce)
+		subject := fmt.Sprintf("%s %s (on %s, queue %d)", db.File, ecnName(db, name), portList(ports[name]), queue[name])
 		withGreen, andGreen := modeText+" with wred_green_enable true: WRED", fmt.Sprintf("%s and wred_green_enable %q", modeText, w.GreenEnable.Text)
 		if isNVUE(db) {
 			// NVUE's ecn and red settings are what made ecn and
@@ -275,7 +276,7 @@ func fastestLink(m *Model, apart []scenario.RateECN) (unit.BitRate, Evidence, in
 // sonicECN returns the WRED profiles attached to the RoCE queue, once per
 // profile, at the fastest port that uses it.
 func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
-	roce := m.rocePriority()
+	roceQueue := m.roceQueue(db)
 	lossless := map[string][]int{}
 	for _, pq := range db.PortQoSMaps() {
 		lossless[pq.Port] = pq.PFCEnable
@@ -288,7 +289,7 @@ func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
 	uses := map[string]*use{}
 	var names []string
 	for _, q := range db.Queues() {
-		if q.WREDProfile.Text == "" || !slices.Contains(q.Queues, roce) && !anyIn(q.Queues, lossless[q.Ports[0]]) {
+		if q.WREDProfile.Text == "" || !slices.Contains(q.Queues, roceQueue(q.Ports[0])) && !anyIn(q.Queues, lossless[q.Ports[0]]) {
 			continue
 		}
 		u, ok := uses[q.WREDProfile.Text]

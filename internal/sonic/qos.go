@@ -204,6 +204,16 @@ type BufferProfile struct {
 	Pool                               Value
 	Size, Xon, Xoff, DynamicTh, Static int64
 	SizeAt, XoffAt, DynamicThAt        Value
+	// HeadroomType is "dynamic" for a lossless profile of the dynamic
+	// buffer model whose headroom buffermgrd computes (no xoff written:
+	// `config buffer profile add NAME --dynamic_th N`).
+	HeadroomType Value
+}
+
+// KeepsHeadroom reports whether the profile reserves PFC headroom: an
+// xoff, or headroom the dynamic buffer model computes.
+func (p *BufferProfile) KeepsHeadroom() bool {
+	return p.Xoff > 0 || strings.EqualFold(strings.TrimSpace(p.HeadroomType.Text), "dynamic")
 }
 
 // Profile returns the named BUFFER_PROFILE.
@@ -224,7 +234,7 @@ func (db *ConfigDB) Profile(name string) (*BufferProfile, bool) {
 		return n
 	}
 	return &BufferProfile{Name: name, Pool: row["pool"], Size: num("size"), Xon: num("xon"), Xoff: num("xoff"),
-		DynamicTh: num("dynamic_th"), Static: num("static_th"), SizeAt: row["size"], XoffAt: row["xoff"], DynamicThAt: row["dynamic_th"]}, true
+		DynamicTh: num("dynamic_th"), Static: num("static_th"), SizeAt: row["size"], XoffAt: row["xoff"], DynamicThAt: row["dynamic_th"], HeadroomType: row["headroom_type"]}, true
 }
 
 // A PGRow is one BUFFER_PG row.
@@ -373,7 +383,7 @@ func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
 	if profiles := db.Tables["BUFFER_PROFILE"]; len(profiles) > 0 {
 		xoff := false
 		for _, name := range profiles.Keys() {
-			if p, ok := db.Profile(name); ok && p.Xoff > 0 {
+			if p, ok := db.Profile(name); ok && p.KeepsHeadroom() {
 				xoff = true
 			}
 		}

@@ -1,0 +1,250 @@
+package lint
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"rocelab/internal/doctor"
+	"rocelab/internal/sonic"
+	"rocelab/internal/textout"
+)
+
+// classPathRules follows RoCE's class past a SONiC port's DSCP map: the
+// priority group its packets are counted in must keep PFC headroom, a
+// pause on its priority must stop the queue it leaves by, and that queue
+// must carry a WRED profile that marks. Ports configured alike give one
+// finding.
+func classPathRules(m *Model) []doctor.Finding {
+	lossy := m.lossyDesigns()
+	var fs []doctor.Finding
+	for _, db := range m.Sonic {
+		if _, ok := lossy[db]; ok || db.Vendor != "" && db.Vendor != sonic.VendorKLISH {
+			continue
+		}
+		fs = append(fs, m.classPaths(db)...)
+	}
+	return fs
+}
+
+// portPath is one port's path of RoCE's class.
+type portPath struct {
+	pq   sonic.PortQoS
+	path sonic.ClassPath
+}
+
+// rocePaths returns the path of RoCE's class on each port whose PFC
+// protects it: the class of RoCE's DSCP in the port's map (or the
+// global one's), else RoCE's priority when the port names no map.
+func (m *Model) rocePaths(db *sonic.ConfigDB) []portPath {
+	var global sonic.PortQoS
+	pqs := db.PortQoSMaps()
+	for _, pq := range pqs {
+		if pq.Port == "global" {
+			global = pq
+		}
+	}
+	var out []portPath
+	for _, pq := range pqs {
+		if pq.Port == "global" {
+			continue
+		}
+		tc := m.rocePriority()
+		name := pq.DSCPToTC.Text
+		if name == "" {
+			name = global.DSCPToTC.Text
+		}
+		if mp, ok := db.NumMap("DSCP_TO_TC_MAP", name); ok && m.roce.DSCP >= 0 && m.roce.DSCP < 64 {
+			tc = max(mp.To[m.roce.DSCP], 0)
+		}
+		if slices.Contains(pq.PFCEnable, tc) {
+			out = append(out, portPath{pq, db.ClassPath(pq, global, tc)})
+		}
+	}
+	return out
+}
+
+// roceQueue returns, for a QUEUE row's port, the queue RoCE's class leaves
+// by: its tc_to_queue_map's entry on a port with PFC on the class, else
+// the class's own number.
+func (m *Model) roceQueue(db *sonic.ConfigDB) func(port string) int {
+	queues := map[string]int{}
+	for _, p := range m.rocePaths(db) {
+		queues[p.pq.Port] = p.path.Queue
+	}
+	roce := m.rocePriority()
+	return func(port string) int {
+		if q, ok := queues[port]; ok {
+			return q
+		}
+		return roce
+	}
+}
+
+// pathGroup gathers the ports one finding is about.
+type pathGroup struct {
+	ports []string
+	first portPath
+	extra Evidence
+	other string
+	// pgs are the port's lossless priority groups (pfc.pg.lossy).
+	pgs map[int]sonic.Value
+}
+
+func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
+	paths := m.rocePaths(db)
+	var keys []string
+	groups := map[string]*pathGroup{}
+	add := func(key string, p portPath, extra Evidence, other string, pgs map[int]sonic.Value) {
+		g, ok := groups[key]
+		if !ok {
+			g = &pathGroup{first: p, extra: extra, other: other, pgs: pgs}
+			groups[key] = g
+			keys = append(keys, key)
+		}
+		g.ports = append(g.ports, p.pq.Port)
+	}
+	for _, p := range paths {
+		if p.path.PausedKnown && p.path.Paused != p.path.Queue {
+			add(fmt.Sprintf("queue\x00%d\x00%d\x00%d\x00%s\x00%s", p.path.TC, p.path.Queue, p.path.Paused, p.pq.PFCToQueueMapName.Text, p.pq.TCToQueue.Text), p, Evidence{}, "", nil)
+		}
+		if p.path.PGKnown {
+			lossless, lossyPGs, known := db.LosslessPGs(p.pq)
+			if _, ok := lossless[p.path.PG]; known && !ok {
+				var ev Evidence
+				if v, ok := lossyPGs[p.path.PG]; ok {
+					ev = atEv(db, v)
+				}
+				add(fmt.Sprintf("pg\x00%d\x00%d\x00%s\x00%s", p.path.TC, p.path.PG, p.pq.TCToPG.Text, pgList(lossless)), p, ev, pgList(lossless), lossless)
+			}
+		}
+		if !m.noCC() {
+			if q, other, ok := m.unmarkedQueue(db, p); ok {
+				add(fmt.Sprintf("ecn\x00%d\x00%s", p.path.Queue, other), p, q, other, nil)
+			}
+		}
+	}
+	var fs []doctor.Finding
+	for _, k := range keys {
+		g := groups[k]
+		switch {
+		case strings.HasPrefix(k, "queue\x00"):
+			fs = append(fs, unpausedQueue(db, g))
+		case strings.HasPrefix(k, "pg\x00"):
+			fs = append(fs, lossyPG(db, g))
+		default:
+			fs = append(fs, unmarkedQueueFinding(db, g))
+		}
+	}
+	return fs
+}
+
+// noCC reports a description that runs no congestion control: ECN is not
+// wanted then.
+func (m *Model) noCC() bool { return m.Desc != nil && m.Desc.Host.NIC.CC == "none" }
+
+// pgList names a set of priority groups, "3-4" style, or "none".
+func pgList(pgs map[int]sonic.Value) string {
+	if len(pgs) == 0 {
+		return "none"
+	}
+	var xs []int
+	for g := range pgs {
+		xs = append(xs, g)
+	}
+	sort.Ints(xs)
+	return textout.Ints(xs)
+}
+
+func unpausedQueue(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
+	p := g.first.path
+	pq := g.first.pq
+	return doctor.Finding{
+		ID: "pfc.queue.unpaused", Severity: doctor.Error, Layer: doctor.LayerFabric,
+		Title: fmt.Sprintf("%s %s: a PFC pause of priority %d stops queue %d (pfc_to_queue_map %s), but RoCE's class %d leaves by queue %d",
+			db.File, portList(g.ports), p.TC, p.Paused, pq.PFCToQueueMapName.Text, p.TC, p.Queue),
+		Subject:  db.File + " " + portList(g.ports),
+		Evidence: evs(atEv(db, pq.PFCEnableAt), atEv(db, p.PausedAt), atEv(db, p.QueueAt), atEv(db, pq.PFCToQueueMapName)),
+		Mechanism: fmt.Sprintf("When the next hop's lossless buffer for priority %d fills, it pauses that priority; the switch stops the queue MAP_PFC_PRIORITY_TO_QUEUE names (%d) and keeps sending RoCE from queue %d into a receiver whose headroom is used up, which drops what was meant to be lossless, while queue %d's traffic is held for nothing.",
+			p.TC, p.Paused, p.Queue, p.Paused),
+		Fix: fmt.Sprintf("MAP_PFC_PRIORITY_TO_QUEUE|%s \"%d\": \"%d\", the queue TC_TO_QUEUE_MAP gives class %d (SONiC's AZURE maps are the identity).", pq.PFCToQueueMapName.Text, p.TC, p.Queue, p.TC),
+	}
+}
+
+func lossyPG(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
+	p := g.first.path
+	pq := g.first.pq
+	fix := fmt.Sprintf("TC_TO_PRIORITY_GROUP_MAP|%s \"%d\": \"%d\", a priority group with PFC headroom (BUFFER_PG <port>|%d with a lossless profile, or \"NULL\" under the dynamic buffer model).", pq.TCToPG.Text, p.TC, p.TC, p.TC)
+	if _, ok := g.pgs[p.TC]; !ok && len(g.pgs) > 0 {
+		fix = fmt.Sprintf("TC_TO_PRIORITY_GROUP_MAP|%s \"%d\" to one of the lossless priority groups (%s), or a lossless BUFFER_PG row for priority group %d on these ports.", pq.TCToPG.Text, p.TC, g.other, p.PG)
+	}
+	return doctor.Finding{
+		ID: "pfc.pg.lossy", Severity: doctor.Error, Layer: doctor.LayerFabric,
+		Title: fmt.Sprintf("%s %s: RoCE's class %d is counted in priority group %d (tc_to_pg_map %s), which keeps no PFC headroom; the lossless priority groups are %s",
+			db.File, portList(g.ports), p.TC, p.PG, pq.TCToPG.Text, g.other),
+		Subject:   db.File + " " + portList(g.ports),
+		Evidence:  evs(atEv(db, pq.PFCEnableAt), atEv(db, p.PGAt), g.extra),
+		Mechanism: fmt.Sprintf("The switch counts each arriving packet in the priority group its traffic class maps to, and sends a PFC pause when a lossless group (one with xoff headroom; buffermgrd makes one per pfc_enable priority) crosses its threshold. RoCE's packets fill priority group %d instead: no pause is sent for them, the lossless group stays empty, and when the ingress buffer is full RoCE is dropped like lossy traffic.", p.PG),
+		Fix:       fix,
+	}
+}
+
+// unmarkedQueue reports a port whose RoCE queue carries no WRED profile:
+// its QUEUE row names none, or it has no row while the port has rows for
+// another of its lossless queues (a port whose rows are all for lossy
+// queues, or that has none, says nothing of it). It returns the row that
+// says so (or the QUEUE table) and a WRED profile another queue of the
+// port carries ("" when none does).
+func (m *Model) unmarkedQueue(db *sonic.ConfigDB, p portPath) (Evidence, string, bool) {
+	var at sonic.Value
+	own, lossless, other := false, false, ""
+	for _, q := range db.Queues() {
+		if !slices.Contains(q.Ports, p.pq.Port) {
+			continue
+		}
+		if slices.Contains(q.Queues, p.path.Queue) {
+			if q.WREDProfile.Text != "" {
+				return Evidence{}, "", false
+			}
+			own, at = true, q.Scheduler
+			continue
+		}
+		lossless = lossless || anyIn(q.Queues, p.pq.PFCEnable)
+		if q.WREDProfile.Text != "" && other == "" {
+			other = fmt.Sprintf("%s on queue %s", q.WREDProfile.Text, textout.Ints(q.Queues))
+		}
+	}
+	if !own && !lossless {
+		return Evidence{}, "", false
+	}
+	if at.Line == 0 {
+		at, _ = db.TablePos("QUEUE")
+	}
+	return atEv(db, at), other, true
+}
+
+func unmarkedQueueFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
+	p := g.first.path
+	title := fmt.Sprintf("%s %s: RoCE's queue %d has no WRED profile, so ECN never marks RoCE", db.File, portList(g.ports), p.Queue)
+	if g.other != "" {
+		title += fmt.Sprintf(" (the port has %s)", g.other)
+	}
+	return doctor.Finding{
+		ID: "ecn.disabled", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+		Title:     title,
+		Subject:   db.File + " " + portList(g.ports),
+		Evidence:  evs(atEv(db, g.first.pq.PFCEnableAt), atEv(db, p.QueueAt), g.extra),
+		Mechanism: "SONiC marks ECN on a queue only through the WRED profile its QUEUE row names: without one no CNP is ever sent for RoCE, DCQCN never slows a sender, congestion is left to PFC alone, and pauses spread it upstream.",
+		Fix:       fmt.Sprintf("\"wred_profile\": \"AZURE_LOSSLESS\" (an ECN-marking WRED_PROFILE) on QUEUE <port>|%d of these ports.", p.Queue),
+	}
+}
+
+// atEv is sonicEv for a value the config writes; a default (no line) gives
+// no evidence.
+func atEv(db *sonic.ConfigDB, v sonic.Value) Evidence {
+	if v.Line == 0 {
+		return Evidence{}
+	}
+	return sonicEv(db, v)
+}

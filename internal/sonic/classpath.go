@@ -1,0 +1,88 @@
+package sonic
+
+import (
+	"slices"
+	"strings"
+)
+
+// A ClassPath is where one port puts one traffic class: the egress queue
+// it leaves by (tc_to_queue_map), the ingress priority group its buffer is
+// counted in (tc_to_pg_map), and the queue a PFC pause on the same
+// priority stops (pfc_to_queue_map). A map the port does not name, or
+// names but the config does not define, leaves SAI's default: the class's
+// own queue, and no judged priority group (PGKnown false).
+type ClassPath struct {
+	TC, Queue, PG, Paused int
+	// QueueAt, PGAt and PausedAt are the map entries (zero Values for a
+	// default); PGKnown and PausedKnown say whether tc_to_pg_map and
+	// pfc_to_queue_map were read from the config.
+	QueueAt, PGAt, PausedAt Value
+	PGKnown, PausedKnown    bool
+}
+
+// ClassPath returns where the port of pq puts class tc; global is the
+// PORT_QOS_MAP|global row, whose maps a port without its own takes.
+func (db *ConfigDB) ClassPath(pq, global PortQoS, tc int) ClassPath {
+	p := ClassPath{TC: tc, Queue: tc, PG: -1, Paused: tc}
+	entry := func(table string, name, fallback Value) (int, Value, bool) {
+		if name.Text == "" {
+			name = fallback
+		}
+		m, ok := db.NumMap(table, name.Text)
+		if !ok || tc < 0 || tc > 63 || m.To[tc] < 0 {
+			return 0, Value{}, false
+		}
+		return m.To[tc], m.At[tc], true
+	}
+	if q, at, ok := entry("TC_TO_QUEUE_MAP", pq.TCToQueue, global.TCToQueue); ok {
+		p.Queue, p.QueueAt = q, at
+	}
+	if q, at, ok := entry("MAP_PFC_PRIORITY_TO_QUEUE", pq.PFCToQueueMapName, global.PFCToQueueMapName); ok {
+		p.Paused, p.PausedAt, p.PausedKnown = q, at, true
+	}
+	if g, at, ok := entry("TC_TO_PRIORITY_GROUP_MAP", pq.TCToPG, global.TCToPG); ok {
+		p.PG, p.PGAt, p.PGKnown = g, at, true
+	}
+	return p
+}
+
+// LosslessPGs returns the priority groups of port that keep PFC headroom,
+// with the BUFFER_PG row (its profile field) of each: rows whose profile
+// keeps headroom (an xoff, or headroom_type dynamic), or is "NULL" (the
+// dynamic buffer model's lossless PG, whose headroom buffermgrd computes). Lossy are the PGs of rows whose profile
+// the config defines without xoff. A priority of pfc_enable that no row
+// covers is lossless too: buffermgrd writes a lossless row for each (from
+// the port's speed and cable length) when it starts, so a config_db saved
+// before it ran (loaded from minigraph) holds only the lossy rows. known is
+// false when a row names a profile the config does not hold (a fragment):
+// then what is lossless is not known.
+func (db *ConfigDB) LosslessPGs(pq PortQoS) (lossless, lossy map[int]Value, known bool) {
+	lossless, lossy = map[int]Value{}, map[int]Value{}
+	for _, r := range db.PGs() {
+		if !slices.Contains(r.Ports, pq.Port) {
+			continue
+		}
+		name := strings.TrimSpace(r.Profile.Text)
+		into := lossless
+		if !strings.EqualFold(name, "NULL") {
+			p, ok := db.Profile(name)
+			if !ok {
+				return nil, nil, false
+			}
+			if !p.KeepsHeadroom() {
+				into = lossy
+			}
+		}
+		for _, g := range r.PGs {
+			into[g] = r.Profile
+		}
+	}
+	for _, g := range pq.PFCEnable {
+		if _, ok := lossy[g]; !ok {
+			if _, ok := lossless[g]; !ok {
+				lossless[g] = pq.PFCEnableAt
+			}
+		}
+	}
+	return lossless, lossy, true
+}
