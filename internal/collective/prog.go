@@ -200,17 +200,32 @@ func (p *prog) sendOps(f func(bytes, times int64)) {
 }
 
 // ringLoopSends calls f, as sendOps does, for the sends of loop l of a
-// ring program, which occurs times times.
+// ring program, which occurs times times. A step's chunk is its position
+// in the ring, so steps 0 to P·n-1 hold every chunk P times: of an
+// AllReduce's n chunks the first are whole, one may be partial and the
+// rest empty; every other collective's are whole. The steps that do not
+// send (an AllReduce's last two, an AllGather's last, every step of a
+// ring's end for Broadcast and Reduce) and those past the loop's are the
+// last of them, and are taken off one by one.
 func (p *prog) ringLoopSends(l, times int64, f func(bytes, times int64)) {
+	rem, real := p.ringLoop(l)
+	n := int64(p.n)
+	steps := int64(p.perLoop() / p.slices)
+	periods := ceilDiv(steps, n)
+	whole, part := n, int64(0)
+	if p.f == AllReduce {
+		whole = 0
+		if real > 0 {
+			whole = min(n, max(rem/real, 0))
+		}
+		if whole < n && rem-whole*real > 0 {
+			part = rem - whole*real
+		}
+	}
 	type run struct{ cb, steps int64 }
 	var runs [3]run
 	nr := 0
-	rem, real := p.ringLoop(l)
-	for k := range p.perLoop() / p.slices {
-		cb, _, send := p.ringStep(rem, real, k)
-		if !send {
-			continue
-		}
+	add := func(cb, d int64) {
 		i := 0
 		for i < nr && runs[i].cb != cb {
 			i++
@@ -219,9 +234,25 @@ func (p *prog) ringLoopSends(l, times int64, f func(bytes, times int64)) {
 			runs[nr] = run{cb: cb}
 			nr++
 		}
-		runs[i].steps++
+		runs[i].steps += d
+	}
+	add(real, whole*periods)
+	if part > 0 {
+		add(part, periods)
+		whole++
+	}
+	add(0, (n-whole)*periods)
+	for k := periods*n - 1; k >= 0; k-- {
+		cb, _, send := p.ringStep(rem, real, int(k))
+		if send && k < steps {
+			break
+		}
+		add(cb, -1)
 	}
 	for _, r := range runs[:nr] {
+		if r.steps == 0 {
+			continue
+		}
 		for m := range p.slices {
 			f(sliceOf(r.cb, real, p.slices, m), r.steps*times)
 		}

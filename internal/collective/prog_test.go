@@ -14,7 +14,7 @@ func TestSendOpsEnumerates(t *testing.T) {
 	cases := 0
 	for _, kind := range kinds {
 		for _, f := range funcs {
-			for _, n := range []int{2, 3, 8} {
+			for _, n := range []int{1, 2, 3, 8} {
 				for _, part := range []int64{0, 1, 100, 4096, 65536, 65537, 3*65536*8 + 12345, 1 << 22} {
 					for _, slices := range []int{1, 2, 4} {
 						for _, steps := range []int64{0, 40} {
