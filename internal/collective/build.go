@@ -33,14 +33,10 @@ func (e *engine) build() {
 	for ki := range e.kernels {
 		k := &e.kernels[ki]
 		k.n = k.p.length()
-		var o op
-		for i := 0; i < k.n; i++ {
-			k.p.op(i, &o)
-			if o.send {
-				for _, ci := range k.p.send[:k.p.nsend] {
-					sends[ci]++
-				}
-			}
+		var n int64
+		k.p.sendOps(func(_, times int64) { n += times })
+		for _, ci := range k.p.send[:k.p.nsend] {
+			sends[ci] += n
 		}
 	}
 	for ki := range e.kernels {

@@ -115,28 +115,146 @@ func (p *prog) op(i int, o *op) {
 		return
 	}
 	k, m := j/p.slices, j%p.slices
+	rem, real := p.ringLoop(l)
+	cb, recv, send := p.ringStep(rem, real, k)
+	o.bytes = sliceOf(cb, real, p.slices, m)
+	o.recv, o.send = recv, send
+}
+
+// ringLoop returns, for loop l of a ring program, the bytes left from it
+// on and the chunk size its steps' slices divide (NCCL's realChunkSize).
+func (p *prog) ringLoop(l int64) (rem, real int64) {
+	if p.f == AllReduce {
+		rem = p.part - l*int64(p.n)*p.chunk
+		return rem, min(p.chunk, (ceilDiv(rem, int64(p.n))+15)&^15)
+	}
+	rem = p.part - l*p.chunk
+	return rem, min(p.chunk, rem)
+}
+
+// ringStep returns step k of a ring program's loop that has rem bytes
+// left and chunk size real: the bytes of the step's chunk, and whether it
+// receives and sends.
+func (p *prog) ringStep(rem, real int64, k int) (cb int64, recv, send bool) {
 	n := p.n
 	switch p.f {
 	case AllReduce:
-		rem := p.part - l*int64(n)*p.chunk
-		real := min(p.chunk, (ceilDiv(rem, int64(n))+15)&^15)
 		c := int64(((p.pos-k)%n + n) % n)
-		cb := min(max(rem-c*real, 0), real)
-		o.bytes = sliceOf(cb, real, p.slices, m)
-		o.recv, o.send = k >= 1, k <= 2*n-3
+		return min(max(rem-c*real, 0), real), k >= 1, k <= 2*n-3
 	case AllGather, ReduceScatter:
-		rem := p.part - l*p.chunk
-		real := min(p.chunk, rem)
-		o.bytes = sliceOf(real, real, p.slices, m)
-		o.recv, o.send = k >= 1, k <= n-2
+		return real, k >= 1, k <= n-2
 	case Broadcast, Reduce:
-		rem := p.part - l*p.chunk
-		real := min(p.chunk, rem)
-		o.bytes = sliceOf(real, real, p.slices, m)
 		q := ((p.pos-p.root)%n + n) % n
 		if p.f == Reduce {
 			q = ((p.pos-p.root-1)%n + n) % n
 		}
-		o.recv, o.send = q > 0, q < n-1
+		return real, q > 0, q < n-1
+	}
+	return 0, false, false
+}
+
+// sendOps calls f with the bytes of each operation that sends and the
+// number of times it occurs, over the whole program, without deriving
+// every operation: a collective of a GiB on hundreds of ranks has
+// millions. An operation depends on its loop only through the bytes left
+// from it on, so every loop that still has a whole span ahead (n chunks
+// for a ring AllReduce, a chunk otherwise) repeats the first; and a ring's
+// steps within a loop have at most three chunk sizes (whole, the last
+// partial one, empty), whose slices are the same at every step.
+func (p *prog) sendOps(f func(bytes, times int64)) {
+	n, per := int64(p.length()), int64(p.perLoop())
+	span := p.chunk
+	if p.kind == progRing && p.f == AllReduce {
+		span *= int64(p.n)
+	}
+	var full int64
+	if span > 0 && per > 0 {
+		full = min(p.part/span, n/per)
+	}
+	if p.kind == progRing {
+		if full > 0 {
+			p.ringLoopSends(0, full, f)
+		}
+		for l := full; l*per < n; l++ {
+			p.ringLoopSends(l, 1, f)
+		}
+		return
+	}
+	var o op
+	var i int64
+	if full > 0 {
+		for ; i < per; i++ {
+			p.op(int(i), &o)
+			if o.send {
+				f(o.bytes, full)
+			}
+		}
+		i = full * per
+	}
+	for ; i < n; i++ {
+		p.op(int(i), &o)
+		if o.send {
+			f(o.bytes, 1)
+		}
+	}
+}
+
+// ringLoopSends calls f, as sendOps does, for the sends of loop l of a
+// ring program, which occurs times times. A step's chunk is its position
+// in the ring, so steps 0 to P·n-1 hold every chunk P times: of an
+// AllReduce's n chunks the first are whole, one may be partial and the
+// rest empty; every other collective's are whole. The steps that do not
+// send (an AllReduce's last two, an AllGather's last, every step of a
+// ring's end for Broadcast and Reduce) and those past the loop's are the
+// last of them, and are taken off one by one.
+func (p *prog) ringLoopSends(l, times int64, f func(bytes, times int64)) {
+	rem, real := p.ringLoop(l)
+	n := int64(p.n)
+	steps := int64(p.perLoop() / p.slices)
+	periods := ceilDiv(steps, n)
+	whole, part := n, int64(0)
+	if p.f == AllReduce {
+		whole = 0
+		if real > 0 {
+			whole = min(n, max(rem/real, 0))
+		}
+		if whole < n && rem-whole*real > 0 {
+			part = rem - whole*real
+		}
+	}
+	type run struct{ cb, steps int64 }
+	var runs [3]run
+	nr := 0
+	add := func(cb, d int64) {
+		i := 0
+		for i < nr && runs[i].cb != cb {
+			i++
+		}
+		if i == nr {
+			runs[nr] = run{cb: cb}
+			nr++
+		}
+		runs[i].steps += d
+	}
+	add(real, whole*periods)
+	if part > 0 {
+		add(part, periods)
+		whole++
+	}
+	add(0, (n-whole)*periods)
+	for k := periods*n - 1; k >= 0; k-- {
+		cb, _, send := p.ringStep(rem, real, int(k))
+		if send && k < steps {
+			break
+		}
+		add(cb, -1)
+	}
+	for _, r := range runs[:nr] {
+		if r.steps == 0 {
+			continue
+		}
+		for m := range p.slices {
+			f(sliceOf(r.cb, real, p.slices, m), r.steps*times)
+		}
 	}
 }

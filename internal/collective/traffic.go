@@ -32,21 +32,20 @@ func (c *Comm) NetTraffic(call Call, iters int, mtu int64) ([]Transfer, error) {
 	e.setTiming()
 	e.build()
 	per := make([]Transfer, len(e.conns))
-	var o op
 	for ki := range e.kernels {
 		k := &e.kernels[ki]
-		for i := 0; i < k.n; i++ {
-			k.p.op(i, &o)
-			if !o.send {
-				continue
-			}
-			wire := o.bytes * e.tm.wireNum / e.tm.wireDen
-			for _, ci := range k.p.send[:k.p.nsend] {
-				tr := &per[ci]
-				tr.Bytes += wire
-				tr.Messages++
-				tr.Packets += max(1, (wire+mtu-1)/mtu)
-			}
+		var sum Transfer
+		k.p.sendOps(func(bytes, times int64) {
+			wire := bytes * e.tm.wireNum / e.tm.wireDen
+			sum.Bytes += wire * times
+			sum.Messages += times
+			sum.Packets += max(1, (wire+mtu-1)/mtu) * times
+		})
+		for _, ci := range k.p.send[:k.p.nsend] {
+			tr := &per[ci]
+			tr.Bytes += sum.Bytes
+			tr.Messages += sum.Messages
+			tr.Packets += sum.Packets
 		}
 	}
 	var out []Transfer
