@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,4 +44,46 @@ func TestClassPathGlobalMapsNotPorts(t *testing.T) {
 func hasID(rep *doctor.Report, id string) bool {
 	_, ok := ids(rep)[id]
 	return ok
+}
+
+// A port with no QUEUE row for RoCE's queue while it has one for its other
+// lossless queue leaves RoCE unmarked (ecn.disabled, naming the profile
+// the other queue carries); a port whose rows are all for lossy queues
+// says nothing of ECN. SONiC's rendered SN4600C QoS with QUEUE rows cut.
+func TestClassPathQueueRowMissing(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "lint", "sonic-ecn-queue-unmarked", "fixed", "sn4600c-c64-t1-qos-buffers.json")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := func(text string, queue int) string {
+		for _, port := range []string{"Ethernet0", "Ethernet4"} {
+			row := fmt.Sprintf("        \"%s|%d\": {\n            \"scheduler\": \"scheduler.1\",\n            \"wred_profile\": \"AZURE_LOSSLESS\"\n        },\n", port, queue)
+			if !strings.Contains(text, row) {
+				t.Fatalf("no QUEUE row %s|%d", port, queue)
+			}
+			text = strings.Replace(text, row, "", 1)
+		}
+		return text
+	}
+	lint := func(text string) []doctor.Finding {
+		f := filepath.Join(t.TempDir(), "cut.json")
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out []doctor.Finding
+		for _, fd := range lintFiles(t, f).Findings {
+			if fd.ID == "ecn.disabled" {
+				out = append(out, fd)
+			}
+		}
+		return out
+	}
+	no3 := cut(string(data), 3)
+	if fs := lint(no3); len(fs) != 1 || fs[0].Severity != doctor.Warn || !strings.Contains(fs[0].Title, "Ethernet0,Ethernet4: RoCE's queue 3 has no WRED profile") || !strings.Contains(fs[0].Title, "(the port has AZURE_LOSSLESS on queue 4)") {
+		t.Errorf("queue 3's rows cut: %v, want one ecn.disabled on queue 3 naming queue 4's profile", fs)
+	}
+	if fs := lint(cut(no3, 4)); len(fs) != 0 {
+		t.Errorf("queues 3 and 4's rows cut: %v, want no ecn.disabled (the rows left are lossy queues')", fs)
+	}
 }
