@@ -22,6 +22,24 @@ func TestSONiCFECStatsUncorrectable(t *testing.T) {
 	}
 }
 
+// A handful of uncorrectable codewords, as a link's bring-up leaves, is
+// info like a handful of CRC errors (SYNTHETIC counts in the format of
+// sonic-utilities#2027's example).
+func TestSONiCFECStatsHandful(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"admin@leaf1:~$ show interfaces counters fec-stats",
+		"      IFACE    STATE    FEC_CORR    FEC_UNCORR    FEC_SYMBOL_ERR",
+		"-----------  -------  ----------  ------------  ----------------",
+		"  Ethernet0        U     136,403             3                40",
+		"  Ethernet8        U     136,403            10                40")
+	f := nicMustFind(t, fs, "switch.link.errors", Info, "leaf1 Ethernet0: RS-FEC met 3 codewords it could not correct")
+	if !strings.Contains(f.Mechanism, "A handful") {
+		t.Errorf("mechanism says nothing of the handful: %s", f.Mechanism)
+	}
+	nicMustFind(t, fs, "switch.link.errors", Warn, "leaf1 Ethernet8: RS-FEC met 10 codewords it could not correct")
+}
+
 // `portstat -f` with the FLR columns (SONiC HLD "Port FEC FLR"), whose
 // last column holds spaces ("2.68e-09 (R^2 = 0.79)"): corrected codewords
 // alone are a healthy PAM4 link, so the file is read and raises nothing.
