@@ -173,3 +173,23 @@ func TestRASMismatchNamedRanksAhead(t *testing.T) {
 		t.Errorf("mechanism %s", f.Mechanism)
 	}
 }
+
+// RAS names the ranks of the smaller group; only when the named ranks are
+// the ones that launched the most, and fewer than those behind, are they
+// said to be ahead (the counts of nccl#1911 and two turned around).
+func TestRASNamedAheadGroups(t *testing.T) {
+	named := []string{"Rank 12 -- GPU 4 managed by process 323032 on node 10.137.190.124", "Rank 13 -- GPU 5 managed by process 323033 on node 10.137.190.124"}
+	for _, c := range []struct {
+		groups []string
+		ahead  bool
+	}{
+		{[]string{"30 ranks have launched up to operation 640", "2 ranks have launched up to operation 641"}, true},
+		{[]string{"2 ranks have launched up to operation 640", "30 ranks have launched up to operation 641"}, false},
+		{[]string{"2 ranks have launched up to operation 640", "2 ranks have launched up to operation 641"}, false},
+	} {
+		got := rasNamedAhead(append(append([]string{"Communicator ranks have different AllGather operation counts"}, c.groups...), named...))
+		if (got != "") != c.ahead {
+			t.Errorf("%v: %q, want ahead %v", c.groups, got, c.ahead)
+		}
+	}
+}
