@@ -129,6 +129,23 @@ func TestShowInterfacesLinkErrors(t *testing.T) {
 	nicMustNot(t, fs, "switch.link.errors")
 }
 
+// Input errors beside a CRC count of 0 (IOS overruns here) are not bits
+// changed on the wire, and the finding does not say they are (SYNTHETIC
+// counts in the block of ntc-templates' IOS show interfaces fixture).
+func TestShowInterfacesInputErrorsNoCRC(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"sw1#show interfaces",
+		"FastEthernet1/0/30 is up, line protocol is up (connected)",
+		"  Last clearing of \"show interface\" counters never",
+		"     39228948 packets input, 3473619373 bytes, 0 no buffer",
+		"     9000 input errors, 0 CRC, 0 frame, 9000 overrun, 0 ignored")
+	f := nicMustFind(t, fs, "switch.link.errors", Warn, "FastEthernet1/0/30: 9000 frames received with input errors, none with a bad CRC")
+	if strings.Contains(f.Mechanism, "Bits changed on the wire") || !strings.Contains(f.Mechanism, "overruns") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+}
+
 // A responder-side completion error (status 9, NVIDIA/nccl#1710) names
 // the peer as where the fault is, and the queue-pair async event the same
 // paste shows on another host as the responder's failure. Before, the fix

@@ -125,6 +125,10 @@ const fewLinkErrors = 10
 // uncorrectable codewords are info.
 const aHandful = " A handful, over counters that may span the link's whole life, is no cause of a slow job; a count that grows after a clear is."
 
+// noCRCErrors is why a port of EOS, NX-OS or IOS `show interfaces`
+// counts input errors when its CRC counter, printed beside them, is 0.
+const noCRCErrors = "The port counted input errors, but its CRC counter is 0: none was a frame whose bits changed on the wire. Input errors also count runts and giants (a frame longer than the port's MTU, which is an MTU mismatch with the peer, not a bad link), alignment and symbol errors (the PHY's own), and on IOS and NX-OS overruns and ignored frames (the port's receive buffer full). The counts printed beside input errors say which; each frame counted was dropped on arrival, and when it carried RoCE, RC resends it and everything after it."
+
 // mgmtNote says why a port's counts do not concern RoCE when the port is a
 // switch's own management, loopback or VLAN interface, "" otherwise.
 func mgmtNote(port string) string {
@@ -157,6 +161,11 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 			if n <= 0 {
 				continue
 			}
+			cause := "The port received frames it could not accept: a bad CRC (FCS) above all, and runts or oversize frames. " + mech
+			if p.IOS && p.CRC == 0 {
+				what = "received with input errors, none with a bad CRC"
+				cause = noCRCErrors
+			}
 			name := swName(s, p.Port)
 			sev, rare := Warn, ""
 			title := fmt.Sprintf("%s: %s %s", name, plural(int(n), "frame", "frames"), what)
@@ -181,7 +190,7 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 				ID: "switch.link.errors", Severity: sev, Layer: LayerFabric,
 				Title:     title + cleared(p),
 				Evidence:  []Evidence{p.ErrEvidence},
-				Mechanism: "The port received frames it could not accept: a bad CRC (FCS) above all, and runts or oversize frames. " + mech + rare + downNote(p.State) + when,
+				Mechanism: cause + rare + downNote(p.State) + when,
 				Fix:       fix,
 			}.per(name+" errors", "port", "Switch ports receiving corrupted frames"))
 		}
