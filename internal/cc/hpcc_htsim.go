@@ -116,8 +116,7 @@ func (h *HTSimHPCC) OnFeedback(_ unit.Time, f Feedback) {
 // hop's min(qlen, qlen₀)·8/(B·T) + txRate/B, and U takes it when that
 // hop's τ is at least T.
 func (h *HTSimHPCC) measure(hops []Hop) {
-	var u float64
-	tau := h.t
+	u, tau := 0.0, int64(-1)
 	for i := range hops {
 		n, o := &hops[i], &h.ref[i]
 		dt := int64(n.Time - o.Time)
@@ -127,11 +126,11 @@ func (h *HTSimHPCC) measure(hops []Hop) {
 		b := float64(n.Rate)
 		tx := float64(n.TxBytes-o.TxBytes) * 8 * float64(unit.Second) / float64(dt)
 		v := float64(min(n.QLen, o.QLen)+h.wai+htsimHeader)*8*float64(unit.Second)/(b*float64(h.t)) + tx/b
-		if v > u {
+		if v > u || tau < 0 {
 			u, tau = v, dt
 		}
 	}
-	if tau >= h.t {
+	if tau >= h.t { // no hop measured (tau -1) keeps U too
 		h.u = u
 	}
 }

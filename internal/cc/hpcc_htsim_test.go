@@ -158,6 +158,22 @@ func TestHTSimHPCCNewPath(t *testing.T) {
 	}
 }
 
+// An ACK none of whose hops can be measured against the reference (no
+// INT, or a hop's time not past the reference's) keeps U: before, U fell
+// to 0 there and the next multiplicative step (W·η/U) sent the window to
+// its bound.
+func TestHTSimHPCCNoMeasureKeepsU(t *testing.T) {
+	for _, hops := range [][]Hop{nil, {hop100(0, 0, 0)}} {
+		s := htsimSender(t, 4096)
+		s.stage = s.maxStage
+		s.OnFeedback(0, Feedback{Acked: 1, Next: 10, Hops: hops})
+		s.OnFeedback(0, Feedback{Acked: 2, Next: 11, Hops: hops})
+		if s.Utilization() != 0.95 || s.cwnd >= htsimMaxWindow {
+			t.Errorf("%d hops: U %.4f, window %d; want U η kept and a window near T·line", len(hops), s.Utilization(), s.cwnd)
+		}
+	}
+}
+
 func TestHTSimHPCCAllocs(t *testing.T) {
 	s := htsimSender(t, 4096)
 	hops := []Hop{hop100(0, 0, 0), hop100(0, 0, 0), hop100(0, 0, 0)}

@@ -22,6 +22,24 @@ func TestSONiCFECStatsUncorrectable(t *testing.T) {
 	}
 }
 
+// A handful of uncorrectable codewords, as a link's bring-up leaves, is
+// info like a handful of CRC errors (SYNTHETIC counts in the format of
+// sonic-utilities#2027's example).
+func TestSONiCFECStatsHandful(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"admin@leaf1:~$ show interfaces counters fec-stats",
+		"      IFACE    STATE    FEC_CORR    FEC_UNCORR    FEC_SYMBOL_ERR",
+		"-----------  -------  ----------  ------------  ----------------",
+		"  Ethernet0        U     136,403             3                40",
+		"  Ethernet8        U     136,403            10                40")
+	f := nicMustFind(t, fs, "switch.link.errors", Info, "leaf1 Ethernet0: RS-FEC met 3 codewords it could not correct")
+	if !strings.Contains(f.Mechanism, "A handful") {
+		t.Errorf("mechanism says nothing of the handful: %s", f.Mechanism)
+	}
+	nicMustFind(t, fs, "switch.link.errors", Warn, "leaf1 Ethernet8: RS-FEC met 10 codewords it could not correct")
+}
+
 // `portstat -f` with the FLR columns (SONiC HLD "Port FEC FLR"), whose
 // last column holds spaces ("2.68e-09 (R^2 = 0.79)"): corrected codewords
 // alone are a healthy PAM4 link, so the file is read and raises nothing.
@@ -111,6 +129,23 @@ func TestShowInterfacesLinkErrors(t *testing.T) {
 	nicMustNot(t, fs, "switch.link.errors")
 }
 
+// Input errors beside a CRC count of 0 (IOS overruns here) are not bits
+// changed on the wire, and the finding does not say they are (SYNTHETIC
+// counts in the block of ntc-templates' IOS show interfaces fixture).
+func TestShowInterfacesInputErrorsNoCRC(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"sw1#show interfaces",
+		"FastEthernet1/0/30 is up, line protocol is up (connected)",
+		"  Last clearing of \"show interface\" counters never",
+		"     39228948 packets input, 3473619373 bytes, 0 no buffer",
+		"     9000 input errors, 0 CRC, 0 frame, 9000 overrun, 0 ignored")
+	f := nicMustFind(t, fs, "switch.link.errors", Warn, "FastEthernet1/0/30: 9000 frames received with input errors, none with a bad CRC")
+	if strings.Contains(f.Mechanism, "Bits changed on the wire") || !strings.Contains(f.Mechanism, "overruns") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+}
+
 // A responder-side completion error (status 9, NVIDIA/nccl#1710) names
 // the peer as where the fault is, and the queue-pair async event the same
 // paste shows on another host as the responder's failure. Before, the fix
@@ -153,5 +188,25 @@ func TestRASMismatchNamedRanksAhead(t *testing.T) {
 	f := nicMustFind(t, fs, "nccl.ras.report", Warn, "MISMATCH for communicator #0-0 (fa93daea854b060b)")
 	if !strings.Contains(f.Mechanism, "The 2 ranks RAS names here are the ones ahead: they launched operation 641") || !strings.Contains(f.Mechanism, "the 30 ranks that have not launched it yet") {
 		t.Errorf("mechanism %s", f.Mechanism)
+	}
+}
+
+// RAS names the ranks of the smaller group; only when the named ranks are
+// the ones that launched the most, and fewer than those behind, are they
+// said to be ahead (the counts of nccl#1911 and two turned around).
+func TestRASNamedAheadGroups(t *testing.T) {
+	named := []string{"Rank 12 -- GPU 4 managed by process 323032 on node 10.137.190.124", "Rank 13 -- GPU 5 managed by process 323033 on node 10.137.190.124"}
+	for _, c := range []struct {
+		groups []string
+		ahead  bool
+	}{
+		{[]string{"30 ranks have launched up to operation 640", "2 ranks have launched up to operation 641"}, true},
+		{[]string{"2 ranks have launched up to operation 640", "30 ranks have launched up to operation 641"}, false},
+		{[]string{"2 ranks have launched up to operation 640", "2 ranks have launched up to operation 641"}, false},
+	} {
+		got := rasNamedAhead(append(append([]string{"Communicator ranks have different AllGather operation counts"}, c.groups...), named...))
+		if (got != "") != c.ahead {
+			t.Errorf("%v: %q, want ahead %v", c.groups, got, c.ahead)
+		}
 	}
 }

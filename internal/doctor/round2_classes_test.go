@@ -127,6 +127,11 @@ func TestClass4CompletionFragments(t *testing.T) {
 	if !strings.Contains(f.Mechanism, "NET/IBP") {
 		t.Errorf("plugin transport not named: %s", f.Mechanism)
 	}
+	// Status 12 is the requester's retries running out, not the
+	// responder refusing (statuses 9-11).
+	if strings.Contains(f.Mechanism, "responder refusing") {
+		t.Errorf("status 12 read as the responder's refusal: %s", f.Mechanism)
+	}
 	fs = diagnoseFiles(t, Options{}, "corpus/threads/completion-error-quoted-warn-horovod147.txt")
 	nicMustFind(t, fs, "nccl.ib.retry_exceeded", Error, "status 12", "vendor err 0x81")
 	// SYNTHETIC: the plugin names NCCL's HPC-X plugin uses, with the

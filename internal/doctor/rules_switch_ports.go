@@ -121,6 +121,14 @@ const rareLinkErrors = 1e-8
 // errors, counted since a clear of unknown age, are a handful.
 const fewLinkErrors = 10
 
+// aHandful says why fewer than fewLinkErrors corrupted frames or
+// uncorrectable codewords are info.
+const aHandful = " A handful, over counters that may span the link's whole life, is no cause of a slow job; a count that grows after a clear is."
+
+// noCRCErrors is why a port of EOS, NX-OS or IOS `show interfaces`
+// counts input errors when its CRC counter, printed beside them, is 0.
+const noCRCErrors = "The port counted input errors, but its CRC counter is 0: none was a frame whose bits changed on the wire. Input errors also count runts and giants (a frame longer than the port's MTU, which is an MTU mismatch with the peer, not a bad link), alignment and symbol errors (the PHY's own), and on IOS and NX-OS overruns and ignored frames (the port's receive buffer full). The counts printed beside input errors say which; each frame counted was dropped on arrival, and when it carried RoCE, RC resends it and everything after it."
+
 // mgmtNote says why a port's counts do not concern RoCE when the port is a
 // switch's own management, loopback or VLAN interface, "" otherwise.
 func mgmtNote(port string) string {
@@ -153,11 +161,16 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 			if n <= 0 {
 				continue
 			}
+			cause := "The port received frames it could not accept: a bad CRC (FCS) above all, and runts or oversize frames. " + mech
+			if p.IOS && p.CRC == 0 {
+				what = "received with input errors, none with a bad CRC"
+				cause = noCRCErrors
+			}
 			name := swName(s, p.Port)
 			sev, rare := Warn, ""
 			title := fmt.Sprintf("%s: %s %s", name, plural(int(n), "frame", "frames"), what)
 			if n < fewLinkErrors {
-				sev, rare = Info, " A handful, over counters that may span the link's whole life, is no cause of a slow job; a count that grows after a clear is."
+				sev, rare = Info, aHandful
 			}
 			if p.RxOK >= 0 {
 				f := float64(n) / float64(p.RxOK+n)
@@ -177,7 +190,7 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 				ID: "switch.link.errors", Severity: sev, Layer: LayerFabric,
 				Title:     title + cleared(p),
 				Evidence:  []Evidence{p.ErrEvidence},
-				Mechanism: "The port received frames it could not accept: a bad CRC (FCS) above all, and runts or oversize frames. " + mech + rare + downNote(p.State) + when,
+				Mechanism: cause + rare + downNote(p.State) + when,
 				Fix:       fix,
 			}.per(name+" errors", "port", "Switch ports receiving corrupted frames"))
 		}
@@ -186,15 +199,19 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 				continue
 			}
 			name := swName(s, r.Port)
+			sev, rare := Warn, ""
+			if r.Uncorrectable < fewLinkErrors {
+				sev, rare = Info, aHandful
+			}
 			title := fmt.Sprintf("%s: RS-FEC met %d codewords it could not correct (FEC_UNCORR; %d corrected, %d symbol errors)", name, r.Uncorrectable, max(r.Corrected, 0), max(r.SymbolErrors, 0))
 			if r.PostBER > 0 {
 				title += fmt.Sprintf(", post-FEC BER %.3g", r.PostBER)
 			}
 			fs = append(fs, Finding{
-				ID: "switch.link.errors", Severity: Warn, Layer: LayerFabric,
+				ID: "switch.link.errors", Severity: sev, Layer: LayerFabric,
 				Title:     title,
 				Evidence:  []Evidence{r.Evidence},
-				Mechanism: "RS-FEC corrects up to a fixed number of corrupted symbols per codeword (7 for RS(528,514), 15 for RS(544,514)); corrected codewords are normal on a PAM4 link and cost nothing. An uncorrectable codeword is a frame received with a bad FCS and dropped. " + mech + downNote(r.State) + when,
+				Mechanism: "RS-FEC corrects up to a fixed number of corrupted symbols per codeword (7 for RS(528,514), 15 for RS(544,514)); corrected codewords are normal on a PAM4 link and cost nothing. An uncorrectable codeword is a frame received with a bad FCS and dropped. " + mech + rare + downNote(r.State) + when,
 				Fix:       fmt.Sprintf("Clear the counters and watch whether FEC_UNCORR grows under traffic (`sonic-clear counters; show interfaces counters fec-stats -p 10`); if it does, check the optic's power and its peer's (`show interfaces transceiver eeprom --dom %s`), both ends' FEC mode (`show interfaces fec status %s`; on a host, `ethtool --show-fec <if>`), clean and reseat the connectors, then replace the optic or cable; shut the port meanwhile so ECMP routes around it.", r.Port, r.Port),
 			}.per(name+" FEC", "port", "Switch ports with uncorrectable FEC codewords"))
 		}

@@ -44,6 +44,9 @@ func ifaceHeader(t string) (port, state string, ok bool) {
 		state, after = "U", strings.TrimPrefix(rest, "up")
 	case strings.HasPrefix(rest, "down"):
 		state, after = "D", strings.TrimPrefix(rest, "down")
+		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(after)), "(administratively down") {
+			state = "X" // NX-OS: "Ethernet1/3 is down (Administratively down)"
+		}
 	default:
 		return "", "", false
 	}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -334,5 +335,27 @@ func TestSwitchMultiASICBuffers(t *testing.T) {
 	}
 	if len(s.Profiles) != 6 || hr == nil || hr.Namespace != "asic1" || hr.Xoff != 32768 || hr.Xon != 18432 || hr.Size != 51200 || len(s.ECN) != 0 {
 		t.Errorf("profiles %+v, ECN %+v", s.Profiles, s.ECN)
+	}
+}
+
+// An interface block's header gives the port's state: NX-OS writes an
+// administratively down port as down with the reason in parentheses
+// (SYNTHETIC blocks in the form of ntc-templates' NX-OS fixture).
+func TestShowInterfacesState(t *testing.T) {
+	s := readSwitchText(t,
+		"Ethernet1/1 is down (SFP not inserted)",
+		"    0 input packets  0 bytes",
+		"    0 input error  0 short frame  0 overrun   0 underrun  0 ignored",
+		"Ethernet1/3 is down (Administratively down)",
+		"    5 input packets  320 bytes",
+		"    2 input error  0 short frame  0 overrun   0 underrun  0 ignored",
+		"Ethernet1/4 is up",
+		"    7 input packets  448 bytes")
+	var got []string
+	for _, p := range s.Ports {
+		got = append(got, p.Port+" "+p.State)
+	}
+	if want := []string{"Ethernet1/1 D", "Ethernet1/3 X", "Ethernet1/4 U"}; !slices.Equal(got, want) {
+		t.Errorf("ports %q, want %q", got, want)
 	}
 }

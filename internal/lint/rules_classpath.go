@@ -59,7 +59,7 @@ func (m *Model) rocePaths(db *sonic.ConfigDB) []portPath {
 			tc = max(mp.To[m.roce.DSCP], 0)
 		}
 		if slices.Contains(pq.PFCEnable, tc) {
-			out = append(out, portPath{pq, db.ClassPath(pq, global, tc)})
+			out = append(out, portPath{pq, db.ClassPath(pq, tc)})
 		}
 	}
 	return out

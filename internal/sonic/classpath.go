@@ -20,27 +20,26 @@ type ClassPath struct {
 	PGKnown, PausedKnown    bool
 }
 
-// ClassPath returns where the port of pq puts class tc; global is the
-// PORT_QOS_MAP|global row, whose maps a port without its own takes.
-func (db *ConfigDB) ClassPath(pq, global PortQoS, tc int) ClassPath {
+// ClassPath returns where the port of pq puts class tc. The maps are the
+// port's own: orchagent applies only dscp_to_tc_map of PORT_QOS_MAP|global
+// (to the switch) and skips its other fields ("Qos map type ... is not
+// supported at global level", qosorch.cpp handleGlobalQosMap).
+func (db *ConfigDB) ClassPath(pq PortQoS, tc int) ClassPath {
 	p := ClassPath{TC: tc, Queue: tc, PG: -1, Paused: tc}
-	entry := func(table string, name, fallback Value) (int, Value, bool) {
-		if name.Text == "" {
-			name = fallback
-		}
+	entry := func(table string, name Value) (int, Value, bool) {
 		m, ok := db.NumMap(table, name.Text)
 		if !ok || tc < 0 || tc > 63 || m.To[tc] < 0 {
 			return 0, Value{}, false
 		}
 		return m.To[tc], m.At[tc], true
 	}
-	if q, at, ok := entry("TC_TO_QUEUE_MAP", pq.TCToQueue, global.TCToQueue); ok {
+	if q, at, ok := entry("TC_TO_QUEUE_MAP", pq.TCToQueue); ok {
 		p.Queue, p.QueueAt = q, at
 	}
-	if q, at, ok := entry("MAP_PFC_PRIORITY_TO_QUEUE", pq.PFCToQueueMapName, global.PFCToQueueMapName); ok {
+	if q, at, ok := entry("MAP_PFC_PRIORITY_TO_QUEUE", pq.PFCToQueueMapName); ok {
 		p.Paused, p.PausedAt, p.PausedKnown = q, at, true
 	}
-	if g, at, ok := entry("TC_TO_PRIORITY_GROUP_MAP", pq.TCToPG, global.TCToPG); ok {
+	if g, at, ok := entry("TC_TO_PRIORITY_GROUP_MAP", pq.TCToPG); ok {
 		p.PG, p.PGAt, p.PGKnown = g, at, true
 	}
 	return p

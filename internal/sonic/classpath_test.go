@@ -20,34 +20,30 @@ func readDB(t *testing.T, path string) *ConfigDB {
 	return db
 }
 
-func portQoS(db *ConfigDB, port string) (pq, global PortQoS) {
+func portQoS(db *ConfigDB, port string) PortQoS {
 	for _, p := range db.PortQoSMaps() {
-		switch p.Port {
-		case port:
-			pq = p
-		case "global":
-			global = p
+		if p.Port == port {
+			return p
 		}
 	}
-	return pq, global
+	return PortQoS{}
 }
 
 // SONiC's rendered SN4600C QoS maps each class to its own queue and PG
-// (AZURE), and PFC priority 3 to queue 3; the global row names only a
-// DSCP map, so a port's own maps are read.
+// (AZURE), and PFC priority 3 to queue 3, each by the port's own maps.
 func TestClassPathStock(t *testing.T) {
 	db := readDB(t, realQoS)
-	pq, global := portQoS(db, "Ethernet0")
-	p := db.ClassPath(pq, global, 3)
+	pq := portQoS(db, "Ethernet0")
+	p := db.ClassPath(pq, 3)
 	if p.Queue != 3 || p.PG != 3 || p.Paused != 3 || !p.PGKnown || !p.PausedKnown || p.QueueAt.Line == 0 || p.PGAt.Line == 0 || p.PausedAt.Line == 0 {
 		t.Errorf("class 3 on Ethernet0: %+v, want queue, PG and paused queue 3, each read at a line", p)
 	}
 	// Class 1 (DSCP 26 on this switch) goes to PG 0 by AZURE's map.
-	if p := db.ClassPath(pq, global, 1); p.PG != 0 || p.Queue != 1 {
+	if p := db.ClassPath(pq, 1); p.PG != 0 || p.Queue != 1 {
 		t.Errorf("class 1: %+v, want PG 0, queue 1", p)
 	}
 	// A port naming no map keeps SAI's identity and no judged PG.
-	if p := db.ClassPath(PortQoS{Port: "EthernetX"}, PortQoS{}, 3); p.Queue != 3 || p.Paused != 3 || p.PGKnown || p.PausedKnown {
+	if p := db.ClassPath(PortQoS{Port: "EthernetX"}, 3); p.Queue != 3 || p.Paused != 3 || p.PGKnown || p.PausedKnown {
 		t.Errorf("no maps: %+v, want the defaults", p)
 	}
 }
@@ -109,9 +105,12 @@ func TestLosslessPGsDynamicHeadroom(t *testing.T) {
 // A name a row gives is judged only against a table the config holds:
 // SONiC's rendered qos.json names buffers.json's profiles and pools, and a
 // fragment without BUFFER_PROFILE says nothing of them; "NULL" names none.
+// Of the global row orchagent resolves dscp_to_tc_map alone.
 func TestMissingRefs(t *testing.T) {
 	db, err := Parse("frag", []byte(`{
-"PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "AZURE_UPLNK", "tc_to_pg_map": "AZURE", "pfc_enable": "3,4"}},
+"PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "AZURE_UPLNK", "tc_to_pg_map": "AZURE", "pfc_enable": "3,4"},
+  "global": {"dscp_to_tc_map": "AZURE", "tc_to_pg_map": "GLOBAL_PG"}},
+"TC_TO_PRIORITY_GROUP_MAP": {"AZURE": {"3": "3"}},
 "DSCP_TO_TC_MAP": {"AZURE": {"26": "3"}},
 "BUFFER_PG": {"Ethernet0|3-4": {"profile": "pg_lossless_100000_5m_profile"}, "Ethernet0|0": {"profile": "NULL"}}
 }`))

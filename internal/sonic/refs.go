@@ -32,7 +32,8 @@ type MissingRef struct {
 // WRED or buffer profile, or pool, absent from its table, where the config
 // holds that table (a fragment without it, qos.json naming buffers.json's
 // profiles, says nothing of it). The buffer model's "NULL" profile names
-// none. Sorted by table, key and field.
+// none, nor do the fields of PORT_QOS_MAP|global orchagent skips. Sorted
+// by table, key and field.
 func (db *ConfigDB) MissingRefs() []MissingRef {
 	var out []MissingRef
 	for _, table := range []string{"PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "BUFFER_QUEUE", "BUFFER_PROFILE"} {
@@ -42,7 +43,7 @@ func (db *ConfigDB) MissingRefs() []MissingRef {
 				v, ok := t[key][field]
 				to := refFields[table][field]
 				name := strings.TrimSpace(v.Text)
-				if !ok || name == "" || strings.EqualFold(name, "NULL") || len(db.Tables[to]) == 0 {
+				if !ok || name == "" || strings.EqualFold(name, "NULL") || len(db.Tables[to]) == 0 || !globalApplies(table, key, field) {
 					continue
 				}
 				if _, ok := db.Tables[to][name]; !ok {
@@ -52,4 +53,12 @@ func (db *ConfigDB) MissingRefs() []MissingRef {
 		}
 	}
 	return out
+}
+
+// globalApplies reports whether orchagent reads field of a row: of
+// PORT_QOS_MAP|global it applies dscp_to_tc_map alone (to the switch) and
+// skips the others without resolving them (qosorch.cpp
+// handleGlobalQosMap), so their names bind nothing.
+func globalApplies(table, key, field string) bool {
+	return table != "PORT_QOS_MAP" || key != "global" || field == "dscp_to_tc_map"
 }

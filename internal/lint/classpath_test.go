@@ -1,0 +1,127 @@
+package lint
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rocelab/internal/doctor"
+)
+
+// orchagent applies only dscp_to_tc_map of PORT_QOS_MAP|global and skips
+// its other fields, so a TC_TO_PRIORITY_GROUP_MAP named there is no
+// port's: the sonic-tc-pg-lossy case (TC 3 to PG 0) with its map moved
+// from Ethernet0 and Ethernet4 to the global row leaves the ports SAI's
+// default, no judged PG, and no pfc.pg.lossy.
+func TestClassPathGlobalMapsNotPorts(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "lint", "sonic-tc-pg-lossy", "bad", "sn4600c-c64-t1-qos-buffers-edited-synthetic.json")
+	text := readText(t, src)
+	if rep := lintFiles(t, src); !hasID(rep, "pfc.pg.lossy") {
+		t.Fatalf("the case itself: no pfc.pg.lossy in %v", rep.Findings)
+	}
+	const global = "\"global\": {\n            \"dscp_to_tc_map\": \"AZURE\"\n        },"
+	const port = "\"tc_to_pg_map\": \"AZURE\",\n"
+	if !strings.Contains(text, global) || strings.Count(text, port) != 2 {
+		t.Fatal("the case's PORT_QOS_MAP rows changed")
+	}
+	text = strings.Replace(text, global, "\"global\": {\n            \"dscp_to_tc_map\": \"AZURE\",\n            \"tc_to_pg_map\": \"AZURE\"\n        },", 1)
+	text = strings.ReplaceAll(text, port, "")
+	moved := filepath.Join(t.TempDir(), "global-tc-pg.json")
+	if err := os.WriteFile(moved, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep := lintFiles(t, moved); hasID(rep, "pfc.pg.lossy") {
+		t.Errorf("pfc.pg.lossy from the global row's tc_to_pg_map, which orchagent does not apply to ports")
+	}
+}
+
+func hasID(rep *doctor.Report, id string) bool {
+	_, ok := ids(rep)[id]
+	return ok
+}
+
+// A port with no QUEUE row for RoCE's queue while it has one for its other
+// lossless queue leaves RoCE unmarked (ecn.disabled, naming the profile
+// the other queue carries); a port whose rows are all for lossy queues
+// says nothing of ECN. SONiC's rendered SN4600C QoS with QUEUE rows cut.
+func TestClassPathQueueRowMissing(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "lint", "sonic-ecn-queue-unmarked", "fixed", "sn4600c-c64-t1-qos-buffers.json")
+	data := readText(t, src)
+	cut := func(text string, queue int) string {
+		for _, port := range []string{"Ethernet0", "Ethernet4"} {
+			row := fmt.Sprintf("        \"%s|%d\": {\n            \"scheduler\": \"scheduler.1\",\n            \"wred_profile\": \"AZURE_LOSSLESS\"\n        },\n", port, queue)
+			if !strings.Contains(text, row) {
+				t.Fatalf("no QUEUE row %s|%d", port, queue)
+			}
+			text = strings.Replace(text, row, "", 1)
+		}
+		return text
+	}
+	lint := func(text string) []doctor.Finding {
+		f := filepath.Join(t.TempDir(), "cut.json")
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out []doctor.Finding
+		for _, fd := range lintFiles(t, f).Findings {
+			if fd.ID == "ecn.disabled" {
+				out = append(out, fd)
+			}
+		}
+		return out
+	}
+	no3 := cut(data, 3)
+	if fs := lint(no3); len(fs) != 1 || fs[0].Severity != doctor.Warn || !strings.Contains(fs[0].Title, "Ethernet0,Ethernet4: RoCE's queue 3 has no WRED profile") || !strings.Contains(fs[0].Title, "(the port has AZURE_LOSSLESS on queue 4)") {
+		t.Errorf("queue 3's rows cut: %v, want one ecn.disabled on queue 3 naming queue 4's profile", fs)
+	}
+	if fs := lint(cut(no3, 4)); len(fs) != 0 {
+		t.Errorf("queues 3 and 4's rows cut: %v, want no ecn.disabled (the rows left are lossy queues')", fs)
+	}
+}
+
+// The WRED profile judged for RoCE is the one on the queue tc_to_queue_map
+// sends RoCE's class to: SONiC's rendered SN4600C QoS with class 3 sent
+// to queue 5, whose row on Ethernet0 names a profile without ecn (WRED
+// drops there), while queue 3 keeps its marking AZURE_LOSSLESS.
+func TestClassPathECNModeOnMappedQueue(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "lint", "sonic-ecn-queue-unmarked", "fixed", "sn4600c-c64-t1-qos-buffers.json")
+	text := readText(t, src)
+	for _, e := range []struct{ from, to string }{
+		{"\"TC_TO_QUEUE_MAP\": {\n        \"AZURE\": {\n            \"0\": \"0\",\n            \"1\": \"1\",\n            \"2\": \"2\",\n            \"3\": \"3\",",
+			"\"TC_TO_QUEUE_MAP\": {\n        \"AZURE\": {\n            \"0\": \"0\",\n            \"1\": \"1\",\n            \"2\": \"2\",\n            \"3\": \"5\","},
+		{"\"Ethernet0|5\": {\n            \"scheduler\": \"scheduler.0\"\n",
+			"\"Ethernet0|5\": {\n            \"scheduler\": \"scheduler.0\",\n            \"wred_profile\": \"AZURE_DROP\"\n"},
+		{"\"WRED_PROFILE\": {\n",
+			"\"WRED_PROFILE\": {\n        \"AZURE_DROP\": {\n            \"wred_green_enable\": \"true\",\n            \"green_max_threshold\": \"10000000\",\n            \"green_min_threshold\": \"2000000\",\n            \"green_drop_probability\": \"5\"\n        },\n"},
+	} {
+		if strings.Count(text, e.from) != 1 {
+			t.Fatalf("the case changed: %q", e.from)
+		}
+		text = strings.Replace(text, e.from, e.to, 1)
+	}
+	f := filepath.Join(t.TempDir(), "queue5.json")
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, fd := range lintFiles(t, f).Findings {
+		if fd.ID == "ecn.disabled" && fd.Severity == doctor.Error {
+			got = append(got, fd.Title)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "AZURE_DROP (on Ethernet0, queue 5): no ecn field") {
+		t.Errorf("ecn.disabled errors %q, want one on AZURE_DROP, queue 5", got)
+	}
+}
+
+// readText returns the text of the file at path.
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
