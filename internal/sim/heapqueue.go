@@ -16,7 +16,24 @@ import (
 type queue struct {
 	h   heapEvents
 	seq uint64
+	// now stands for the radix queue's bucket 0, whose next events
+	// RunUntil fetches ahead: a heap keeps none there.
+	now noBucket
 }
+
+// noBucket is an empty bucket 0: RunUntil finds nothing in it to fetch.
+type noBucket struct {
+	hd int
+	h  []struct{ ev uint32 }
+}
+
+func (noBucket) at(uint32) *event { return nil }
+
+// lookAhead is the radix queue's; fetch does nothing: the baseline
+// measures the queue alone.
+const lookAhead = 2
+
+func fetch(*event) {}
 
 type heapEvent struct {
 	event
