@@ -129,6 +129,33 @@ func TestShowInterfacesLinkErrors(t *testing.T) {
 	nicMustNot(t, fs, "switch.link.errors")
 }
 
+// A port channel's block repeats its members' counts as their sums: its
+// findings are info and point at the members, whose own findings keep
+// their severity (SYNTHETIC counts in the shape of ntc-templates' EOS
+// show interfaces fixture).
+func TestShowInterfacesPortChannelAside(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"sw1#show interfaces",
+		"Ethernet1 is up, line protocol is up (connected)",
+		"  Last clearing of \"show interface\" counters never",
+		"     52800000 packets input, 3811900000 bytes",
+		"     900 input errors, 900 CRC, 0 alignment, 0 symbol, 0 input discards",
+		"     0 packets output, 0 bytes",
+		"     0 late collision, 0 deferred, 0 output discards",
+		"Port-Channel1 is up, line protocol is up (connected)",
+		"  Last clearing of \"show interface\" counters never",
+		"     52800000 packets input, 3811900000 bytes",
+		"     900 input errors, 900 CRC, 0 alignment, 0 symbol, 0 input discards",
+		"     0 packets output, 0 bytes",
+		"     0 late collision, 0 deferred, 0 output discards")
+	nicMustFind(t, fs, "switch.link.errors", Warn, "Ethernet1: 900 frames received with a bad CRC")
+	f := nicMustFind(t, fs, "switch.link.errors", Info, "Port-Channel1: 900 frames received with a bad CRC")
+	if !strings.Contains(f.Mechanism, "port channel") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+}
+
 // Input errors beside a CRC count of 0 (IOS overruns here) are not bits
 // changed on the wire, and the finding does not say they are (SYNTHETIC
 // counts in the block of ntc-templates' IOS show interfaces fixture).

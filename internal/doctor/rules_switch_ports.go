@@ -28,7 +28,7 @@ func colsOf(p ingest.PortCount) portCols {
 func rxDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 	name, c := swName(s, p.Port), colsOf(p)
 	sev, down := portDownNote(p, Warn)
-	if mgmt := mgmtNote(p.Port); mgmt != "" {
+	if mgmt := asideNote(p.Port); mgmt != "" {
 		sev, down = Info, down+mgmt
 	}
 	fix := "Split the drops by reason with `show dropcounters counts` (or the platform's drop reasons) and by priority group with `show priority-group drop counters`; on a lossless PG, size the headroom for the cable length (`mmuconfig -l`)."
@@ -57,7 +57,7 @@ func txDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 		}
 	}
 	sev, why := portDownNote(p, Warn)
-	if mgmt := mgmtNote(p.Port); mgmt != "" {
+	if mgmt := asideNote(p.Port); mgmt != "" {
 		sev, why = Info, why+mgmt
 	}
 	if wdDrops > 0 {
@@ -129,6 +129,21 @@ const aHandful = " A handful, over counters that may span the link's whole life,
 // counts input errors when its CRC counter, printed beside them, is 0.
 const noCRCErrors = "The port counted input errors, but its CRC counter is 0: none was a frame whose bits changed on the wire. Input errors also count runts and giants (a frame longer than the port's MTU, which is an MTU mismatch with the peer, not a bad link), alignment and symbol errors (the PHY's own), and on IOS and NX-OS overruns and ignored frames (the port's receive buffer full). The counts printed beside input errors say which; each frame counted was dropped on arrival, and when it carried RoCE, RC resends it and everything after it."
 
+// asideNote says why a port's counts are not judged as a link of RoCE's
+// own: a management, loopback or VLAN interface (mgmtNote), or a port
+// channel, whose counts sum its members' (on EOS, NX-OS and IOS `show
+// interfaces` its block follows theirs, which carry the same counts
+// again), "" otherwise.
+func asideNote(port string) string {
+	if m := mgmtNote(port); m != "" {
+		return m
+	}
+	if l := strings.ToLower(port); strings.HasPrefix(l, "port-channel") || strings.HasPrefix(l, "portchannel") {
+		return " " + port + " is a port channel: its counts are the sums of its member ports', which are judged each on its own block (`show port-channel summary` or `show interfaces " + port + "` names the members): the member with the counts is the link to look at."
+	}
+	return ""
+}
+
 // mgmtNote says why a port's counts do not concern RoCE when the port is a
 // switch's own management, loopback or VLAN interface, "" otherwise.
 func mgmtNote(port string) string {
@@ -179,7 +194,7 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 					sev, rare = Info, fmt.Sprintf(" Here they are %.2g of the frames received, under 1e-8 (a bit error ratio near the 1e-12 a link is specified to): too rare to slow a job, though a count that grows after a clear is worth a look.", f)
 				}
 			}
-			if mgmt := mgmtNote(p.Port); mgmt != "" {
+			if mgmt := asideNote(p.Port); mgmt != "" {
 				sev, rare = Info, mgmt
 			}
 			fix := fmt.Sprintf("Watch whether it grows (`show interfaces counters -i %s -p 10`); check the link's FEC (`show interfaces counters fec-stats`: FEC_UNCORR rising, FEC_PRE_BER near the FEC's limit), the optic's power (`show interfaces transceiver eeprom --dom %s`) and the FCS counters of the peer's end (on a host, `ethtool -S <if> | grep -E 'crc|symbol|fcs'`). Clean and reseat the connectors, then replace the optic or cable; shut the port meanwhile so ECMP routes around it.", p.Port, p.Port)
