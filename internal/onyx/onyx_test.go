@@ -1,7 +1,6 @@
 package onyx
 
 import (
-	"errors"
 	"os"
 	"slices"
 	"testing"
@@ -68,8 +67,7 @@ func TestBadValues(t *testing.T) {
 		"interface ethernet 1/1 traffic-class 3 congestion-control ecn minimum-absolute x maximum-absolute 2\n": {1, 80},
 	} {
 		_, err := Parse("x.txt", []byte(s))
-		var pe *pos.Error
-		if !errors.As(err, &pe) || pe.Line != at[0] || pe.Col != at[1] {
+		if line, col := pos.At(err); line != at[0] || col != at[1] {
 			t.Errorf("%q: %v, want an error at %d:%d", s, err, at[0], at[1])
 		}
 	}

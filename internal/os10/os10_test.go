@@ -1,7 +1,6 @@
 package os10
 
 import (
-	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -106,8 +105,7 @@ func TestBadValues(t *testing.T) {
 		"wred W\n random-detect color blue minimum-threshold 150 maximum-threshold 1500 drop-probability 5 extra words\n": {2, 16},
 	} {
 		_, err := Parse("x.cfg", []byte(s))
-		var pe *pos.Error
-		if !errors.As(err, &pe) || pe.Line != at[0] || pe.Col != at[1] {
+		if line, col := pos.At(err); line != at[0] || col != at[1] {
 			t.Errorf("%q: %v, want an error at %d:%d", s, err, at[0], at[1])
 		}
 	}

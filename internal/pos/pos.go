@@ -22,8 +22,18 @@ func (e *Error) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Li
 // Placed reports whether err is nil or an Error at a line and column of
 // the input: what every reader's fuzz test holds its refusals to.
 func Placed(err error) bool {
+	line, col := At(err)
+	return err == nil || line >= 1 && col >= 1
+}
+
+// At returns the line and column of the Error err is or wraps, 0 and 0
+// when it is none.
+func At(err error) (line, col int) {
 	var e *Error
-	return err == nil || errors.As(err, &e) && e.Line >= 1 && e.Col >= 1
+	if !errors.As(err, &e) {
+		return 0, 0
+	}
+	return e.Line, e.Col
 }
 
 // A Value is a setting as an input writes it, with its line and column

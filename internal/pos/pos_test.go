@@ -26,3 +26,16 @@ func TestPlaced(t *testing.T) {
 		}
 	}
 }
+
+// TestAt: the place of an Error, wrapped or not; 0, 0 for any other error.
+func TestAt(t *testing.T) {
+	at := &Error{File: "f", Line: 2, Col: 3, Msg: "m"}
+	for _, err := range []error{at, fmt.Errorf("wrapped: %w", at)} {
+		if l, c := At(err); l != 2 || c != 3 {
+			t.Errorf("At(%v) = %d, %d, want 2, 3", err, l, c)
+		}
+	}
+	if l, c := At(errors.New("no place")); l != 0 || c != 0 {
+		t.Errorf("At(no place) = %d, %d", l, c)
+	}
+}

@@ -1,7 +1,6 @@
 package trafficconf
 
 import (
-	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -74,8 +73,7 @@ func TestBadValues(t *testing.T) {
 		"pfc.P.cos_list = [3\n":                             {1, 18},
 	} {
 		_, err := Parse("x.conf", []byte(s))
-		var pe *pos.Error
-		if !errors.As(err, &pe) || pe.Line != at[0] || pe.Col != at[1] {
+		if line, col := pos.At(err); line != at[0] || col != at[1] {
 			t.Errorf("%q: %v, want an error at %d:%d", s, err, at[0], at[1])
 		}
 	}
