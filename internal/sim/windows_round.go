@@ -75,6 +75,7 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 		end = max(r.parts, 0)
 	}
 	pub, since := unit.Time(ps.pub.Load()), int64(-1)
+	stuck := false // it has events it cannot run yet
 	for spins := 0; ; spins++ {
 		stop := w.ctl.stop.Load()
 		if stop >= 0 {
@@ -93,7 +94,7 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 			}
 			s.RunUntil(min(bound-1, satAdd(next, w.Lookahead/pubSteps)))
 			p.Flush()
-			spins = 0
+			spins, stuck = 0, false
 			if next, ok = s.NextAt(); !ok {
 				next = unit.MaxTime
 			}
@@ -105,6 +106,14 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 		}
 		if pub >= end {
 			break
+		}
+		if !stuck && bound <= next && next < end {
+			stuck = true // counted once until it runs again
+			if cpub == bound {
+				ps.held++
+			} else {
+				ps.blocked++
+			}
 		}
 		// Blocked until a neighbour or the control side publishes. When
 		// it is the control side, run it (as late as possible, so as far
@@ -193,6 +202,7 @@ func (w *Windows) stepControl(r round) bool {
 		return false
 	}
 	w.ctlBound = bound
+	w.stats.ControlSteps++
 	t0 := w.now()
 	if w.Collect != nil {
 		w.Collect()
