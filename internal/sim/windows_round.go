@@ -76,16 +76,26 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 	}
 	pub, since := unit.Time(ps.pub.Load()), int64(-1)
 	stuck := false // it has events it cannot run yet
+	// looked is the bound at which the part last took its messages, and
+	// next its earliest event since. A message it has not taken takes
+	// effect at or after that bound: its sender flushed it after the
+	// publication the bound was computed from, so sent it no earlier
+	// than then (a part's events, the control side's posts). While the
+	// bound stays, a waiting part need not look again.
+	looked, next := unit.Time(-1), unit.MaxTime
 	for spins := 0; ; spins++ {
 		stop := w.ctl.stop.Load()
 		if stop >= 0 {
 			end = min(end, unit.Time(stop))
 		}
 		bound, cpub := w.linkedBound(i, end)
-		p.Receive()
-		next, ok := s.NextAt()
-		if !ok {
-			next = unit.MaxTime
+		var ok bool
+		if bound != looked {
+			looked = bound
+			p.Receive()
+			if next, ok = s.NextAt(); !ok {
+				next = unit.MaxTime
+			}
 		}
 		if next < bound {
 			if since >= 0 {
