@@ -79,7 +79,8 @@ func runJobs(cmd *cobra.Command, ls logSetup, out *runOutput, jobs []twin.Job, c
 // balance of events over domains, the critical paths (the domains' alone,
 // and with the workloads' events), the shares of time spent waiting (at
 // barriers, and linked for another domain) and planning alone, and how
-// much longer the slowest worker of a round ran than the mean.
+// much longer the slowest worker of a round ran than the mean; and what
+// ended the windows, or stopped the domains within linked rounds.
 func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
 	if p == nil {
 		return
@@ -113,6 +114,12 @@ func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
 	}
 	if p.Solo > 0 {
 		attrs = append(attrs, "one_worker_rounds", p.Solo)
+	}
+	if w := p.Windows - p.Linked; w > 0 {
+		attrs = append(attrs, "window_ends", fmt.Sprintf("workloads:%d reply:%d lookahead:%d", p.ByControl, p.ByReply, p.ByLookahead))
+	}
+	if p.Linked > 0 {
+		attrs = append(attrs, "linked_stops", fmt.Sprintf("workloads:%d domain:%d workload_steps:%d", p.Held, p.Blocked, p.ControlSteps))
 	}
 	ls.log.Info("parallel", attrs...)
 }

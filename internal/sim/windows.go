@@ -201,7 +201,11 @@ type partState struct {
 	// still happen in the part: its next event, or the earliest a message
 	// from another part can take effect.
 	pub atomic.Int64
-	_   [24]byte
+	// held and blocked count, in linked rounds, the times the part
+	// stopped with events pending at the control side's published time
+	// and at another part's (WindowStats).
+	held, blocked uint64
+	_             [8]byte
 }
 
 // workerState is a worker's wall-time accounts, a line of its own.
@@ -507,9 +511,16 @@ func (w *Windows) planBeside(limit, stopAt unit.Time) round {
 		end := min(limit, satAdd(first, spanReplies*w.Reply)-1)
 		return round{parts: end, control: end, quit: end == limit}
 	}
-	post := min(cn, satAdd(pn, w.Reply)) // the earliest post
-	return round{
-		parts:   min(limit, reach-1, post-1),
-		control: min(limit, satAdd(first, w.Reply)-1),
+	reply := satAdd(pn, w.Reply) // the earliest post a completion causes
+	end := min(limit, reach-1, cn-1, reply-1)
+	switch end { // a tie goes to the frames, then the replies
+	case limit:
+	case reach - 1:
+		w.stats.ByLookahead++
+	case reply - 1:
+		w.stats.ByReply++
+	default:
+		w.stats.ByControl++
 	}
+	return round{parts: end, control: min(limit, satAdd(first, w.Reply)-1)}
 }

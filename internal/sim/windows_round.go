@@ -75,16 +75,27 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 		end = max(r.parts, 0)
 	}
 	pub, since := unit.Time(ps.pub.Load()), int64(-1)
+	stuck := false // it has events it cannot run yet
+	// looked is the bound at which the part last took its messages, and
+	// next its earliest event since. A message it has not taken takes
+	// effect at or after that bound: its sender flushed it after the
+	// publication the bound was computed from, so sent it no earlier
+	// than then (a part's events, the control side's posts). While the
+	// bound stays, a waiting part need not look again.
+	looked, next := unit.Time(-1), unit.MaxTime
 	for spins := 0; ; spins++ {
 		stop := w.ctl.stop.Load()
 		if stop >= 0 {
 			end = min(end, unit.Time(stop))
 		}
 		bound, cpub := w.linkedBound(i, end)
-		p.Receive()
-		next, ok := s.NextAt()
-		if !ok {
-			next = unit.MaxTime
+		var ok bool
+		if bound != looked {
+			looked = bound
+			p.Receive()
+			if next, ok = s.NextAt(); !ok {
+				next = unit.MaxTime
+			}
 		}
 		if next < bound {
 			if since >= 0 {
@@ -93,7 +104,7 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 			}
 			s.RunUntil(min(bound-1, satAdd(next, w.Lookahead/pubSteps)))
 			p.Flush()
-			spins = 0
+			spins, stuck = 0, false
 			if next, ok = s.NextAt(); !ok {
 				next = unit.MaxTime
 			}
@@ -105,6 +116,14 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 		}
 		if pub >= end {
 			break
+		}
+		if !stuck && bound <= next && next < end {
+			stuck = true // counted once until it runs again
+			if cpub == bound {
+				ps.held++
+			} else {
+				ps.blocked++
+			}
 		}
 		// Blocked until a neighbour or the control side publishes. When
 		// it is the control side, run it (as late as possible, so as far
@@ -193,6 +212,7 @@ func (w *Windows) stepControl(r round) bool {
 		return false
 	}
 	w.ctlBound = bound
+	w.stats.ControlSteps++
 	t0 := w.now()
 	if w.Collect != nil {
 		w.Collect()

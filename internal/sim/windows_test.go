@@ -470,3 +470,42 @@ func TestWindowsAdapt(t *testing.T) {
 		}
 	}
 }
+
+// The windows beside the control side count what ended them: with a
+// lookahead under the reply, the frames or the control side's next
+// event, never a reply; with the reply under the lookahead, never the
+// frames; and every window but the last few (the limit, the stop) is
+// counted once. Linked, the control side runs in steps.
+func TestWindowsEnds(t *testing.T) {
+	for _, c := range []struct {
+		look, reply unit.Time
+		workers     int
+	}{{ringLook / 2, ringLook, 1}, {ringLook, ringLook / 2, 1}, {ringLook, ringLook, ringParts}} {
+		r := newRing(ringParts)
+		w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: c.look, Reply: c.reply,
+			Workers: c.workers, LinkedBelow: 2}
+		for _, p := range r.parts {
+			w.Parts = append(w.Parts, p)
+		}
+		w.RunUntil(unit.MaxTime)
+		st := w.Stats()
+		ends := st.ByControl + st.ByReply + st.ByLookahead
+		name := fmt.Sprintf("lookahead %v, reply %v, %d workers", c.look, c.reply, c.workers)
+		switch {
+		case c.workers > 1 && (st.Linked != st.Windows || ends != 0 || st.ControlSteps == 0):
+			t.Errorf("%s: %d of %d rounds linked, %d window ends, %d control steps", name, st.Linked, st.Windows, ends, st.ControlSteps)
+		case c.workers > 1:
+		case ends > st.Windows || ends+3 < st.Windows:
+			t.Errorf("%s: %d window ends of %d windows", name, ends, st.Windows)
+		case st.ByControl == 0:
+			t.Errorf("%s: no window ended at the control side's next event", name)
+		case c.look < c.reply && st.ByReply != 0:
+			t.Errorf("%s: %d windows ended by a reply", name, st.ByReply)
+		case c.reply < c.look && (st.ByLookahead != 0 || st.ByReply == 0):
+			t.Errorf("%s: %d windows ended by the lookahead, %d by a reply", name, st.ByLookahead, st.ByReply)
+		}
+		if st.ControlSteps > 0 && c.workers == 1 {
+			t.Errorf("%s: %d control steps in windows", name, st.ControlSteps)
+		}
+	}
+}

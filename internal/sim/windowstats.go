@@ -50,6 +50,19 @@ type WindowStats struct {
 	// Solo is how many rounds ran on one worker because the workers
 	// waited too long (Windows.Adapt).
 	Solo uint64
+	// What ended the parts' share of the windows run beside the control
+	// side: a frame between parts (ByLookahead), else a reply to a
+	// completion of the earliest pending event (ByReply), else the
+	// control side's next event (ByControl: a post takes effect at its
+	// time); the rest ended at the run's limit or stop. These depend
+	// only on the run's events, not on the machine.
+	ByControl, ByReply, ByLookahead uint64
+	// In linked rounds: ControlSteps is how many times a worker ran the
+	// control side, and Held how many times a part with events pending
+	// stopped at the control side's published time (its bound), Blocked
+	// at another part's published time plus Lookahead. These depend on
+	// how the workers met.
+	ControlSteps, Held, Blocked uint64
 }
 
 // Stats returns the run's statistics so far.
@@ -134,8 +147,12 @@ func (w *Windows) count(ctl uint64, alone bool) {
 	w.stats.ControlEvents += ctl
 	most, least := uint64(0), ^uint64(0)
 	for i := range w.parts {
-		d := w.parts[i].executed - w.parts[i].before
+		ps := &w.parts[i]
+		d := ps.executed - ps.before
 		w.stats.PartEvents[i] += d
+		w.stats.Held += ps.held
+		w.stats.Blocked += ps.blocked
+		ps.held, ps.blocked = 0, 0
 		most, least = max(most, d), min(least, d)
 	}
 	w.stats.CriticalEvents += most

@@ -157,6 +157,15 @@ type Parallel struct {
 	// Solo is how many of the rounds ran on one worker because the
 	// workers waited too long (sim.Windows.Adapt).
 	Solo uint64
+	// ByControl, ByReply and ByLookahead count the windows whose
+	// domains stopped at the workloads' next event, at the earliest
+	// reply to a completion, or at the lookahead between domains;
+	// ControlSteps the times the workloads ran within linked rounds,
+	// and Held and Blocked the times a linked domain with events
+	// pending stopped at the workloads' published time and at another
+	// domain's (sim.WindowStats).
+	ByControl, ByReply, ByLookahead uint64
+	ControlSteps, Held, Blocked     uint64
 }
 
 // Setup describes what ran: the scenario and the configuration its
