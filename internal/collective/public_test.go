@@ -45,7 +45,8 @@ type publicRun struct {
 	// compared before anything was changed on it (docs/nccl.md, "Held
 	// out, group 2"), 3 for the other collectives (docs/nccl.md, "Other
 	// collectives"), 4 for the fourth group of all_reduce results (docs/nccl.md,
-	// "Held out, group 4").
+	// "Held out, group 4"), 5 for the fifth (docs/nccl.md, "Held out, group
+	// 5").
 	heldOut int
 	// maxSize, when set, is the largest size the default test runs
 	// (2 GiB otherwise): a result whose rows are all larger.
@@ -215,6 +216,14 @@ var publicRuns = []publicRun{
 	{file: "h100-2x4-ib-ring-nccltests252.txt", label: "2 × 4 H100, IB (4 × 200G as the maintainer reads it), NCCL_ALGO=RING (nccl-tests#252; version not printed)", fabric: "IB",
 		srv: h100x4, servers: 2, ppn: 4,
 		env: map[string]string{"NCCL_ALGO": "Ring"}, version: "2.21.5", heldOut: 4, maxSize: 8 << 30},
+	// Held out, group 5: added in session 21 and compared before any
+	// change (docs/nccl.md, "Held out, group 5").
+	{file: "b200-2n-ib-lambda1cc-dstack.txt", label: "Lambda 1-Click Cluster, 2 × 8 B200, InfiniBand (8 × 400G and Intel hosts assumed; dstack's example)", fabric: "IB",
+		srv: serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel), servers: 2, ppn: 8, version: "2.26.2", heldOut: 5, iters: 100},
+	{file: "h100-2n-ib-nebius-dstack.txt", label: "Nebius, 2 × 8 H100, InfiniBand (8 × 400G assumed; version not printed; dstack's example)", fabric: "IB",
+		srv: h100x8, servers: 2, ppn: 8, version: "2.26.2", heldOut: 5},
+	{file: "b200-2n-roce400g-gcp-a4-dstack.txt", label: "GCP A4, 2 × 8 B200, 8 × 400G RoCE, no gIB plugin (version not printed; dstack's example)", fabric: "RoCE",
+		srv: serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), servers: 2, ppn: 8, version: "2.26.2", heldOut: 5},
 	// Held out, group 3: the other collectives (all_gather, reduce_scatter,
 	// alltoall, sendrecv), added and compared before anything was changed
 	// on them (docs/nccl.md, "Other collectives").
@@ -458,6 +467,24 @@ var knownMisses = map[string]string{
 	"b200-2n-ib400g-vultr-all_reduce.txt@256M":            "as 1M: the twin 149 µs behind the run at 256 MiB (1076 against 927 µs), about its fixed-cost excess at 1-4 MiB (its 16 MiB is inside its band at ×0.86)",
 	"b200-2n-ib400g-vultr-all_reduce.txt@512M":            "as 256M (90 µs behind, ×0.948); from 1 GiB in band (×0.98-×1.00)",
 	"oci-a100-2n-roce100g-enroot-g8-ocitutorials.txt@10G": "as oci-a100-2n-roce100g-tf2211-ocitutorials.txt@10G (the same container under Slurm/Enroot, one process of 8 GPUs a node): 164.1 GB/s",
+	// Held out, group 5.
+	"b200-2n-ib-lambda1cc-dstack.txt@128":     "Tree/LL on 2 servers of B200 at small sizes: the run takes 35.5-45 µs from 8 B to 64 KiB, as the Vultr B200 run (34.7-44.3 µs, AMD hosts), where the twin gives 27.9-32.7 µs on the Intel host assumed (NCCL's 1 µs network overhead, no ProxyPoll) and 33.9-40.3 µs on an AMD host (13 of 14 rows in band); the run does not print its CPU: the twin's host class sets these rows, not NCCL",
+	"b200-2n-ib-lambda1cc-dstack.txt@256":     "as 128",
+	"b200-2n-ib-lambda1cc-dstack.txt@512":     "as 128; the run's 512 B (51.1 µs, in-place 37.2) is an outlier",
+	"b200-2n-ib-lambda1cc-dstack.txt@1K":      "as 128 (45.3 µs, in-place 38.0)",
+	"b200-2n-ib-lambda1cc-dstack.txt@2K":      "as 128",
+	"b200-2n-ib-lambda1cc-dstack.txt@4K":      "as 128",
+	"b200-2n-ib-lambda1cc-dstack.txt@8K":      "as 128",
+	"b200-2n-ib-lambda1cc-dstack.txt@16K":     "as 128",
+	"b200-2n-ib-lambda1cc-dstack.txt@32K":     "as 128",
+	"b200-2n-ib-lambda1cc-dstack.txt@64K":     "as 128",
+	"b200-2n-ib-lambda1cc-dstack.txt@1M":      "as b200-2n-ib400g-vultr-all_reduce.txt@1M (NVLSTree on B200, 32 channels, 64 network operations per GPU's proxy and call: NCCL 2.26.2 and 2.28.3 post them all, proxy.cc ncclPatternNvlsTree on every NVLS channel): the run 114-118 µs flat from 1 to 4 MiB, the twin 143-150",
+	"b200-2n-ib-lambda1cc-dstack.txt@2M":      "as 1M",
+	"b200-2n-ib-lambda1cc-dstack.txt@4M":      "as 1M",
+	"b200-2n-ib-lambda1cc-dstack.txt@256M":    "as b200-2n-ib400g-vultr-all_reduce.txt@256M: the twin 1075 µs, the run 935 (×0.87); at 512 MiB-2 GiB within 5%",
+	"h100-2n-ib-nebius-dstack.txt@8":          "the run's first row: out-of-place 45.7 µs, in-place 29.8 (the twin 27.9)",
+	"h100-2n-ib-nebius-dstack.txt@32K":        "out-of-place 43.8 µs against in-place 35.6 and its own 64K 37.9 (the twin 30.4)",
+	"b200-2n-roce400g-gcp-a4-dstack.txt@256M": "as b200-2n-ib400g-vultr-all_reduce.txt@256M: the twin 1075 µs, the run 940 (×0.875); at 512 MiB-2 GiB within 5% (×0.99-×1.05)",
 }
 
 func missKey(r *publicRun, size int64) string { return r.file + "@" + sizeName(size) }
