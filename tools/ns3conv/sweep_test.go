@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -77,10 +79,11 @@ func newSweepCase(i int) sweepCase {
 	size := func(lo, hi float64) int64 { // log-uniform, in bytes at 100G
 		return max(1, int64(math.Exp(math.Log(lo)+rng.Float64()*(math.Log(hi)-math.Log(lo)))*float64(bw)/100))
 	}
-	var flows []string
+	type flow struct{ src, dst, bytes, start int64 }
+	var fl []flow
 	add := func(src, dst int, bytes int64, startNS int64) {
 		if src != dst {
-			flows = append(flows, fmt.Sprintf("    - {src: h%d, dst: h%d, bytes: %d, start: %dns}", src, dst, bytes, startNS))
+			fl = append(fl, flow{int64(src), int64(dst), bytes, startNS})
 		}
 	}
 	kind := pick("incast", "perm", "a2a", "mixed", "incast+perm")
@@ -121,6 +124,13 @@ func newSweepCase(i int) sweepCase {
 		for _, s := range rng.Perm(hosts)[:min(hosts-1, 8)+1] {
 			add(s, dst, size(5e4, 5e5), int64(rng.Float64()*20e3))
 		}
+	}
+	// The first flow starts at 0, as from-ns3 counts starts: the case
+	// goes to ns-3's files and back alike.
+	first := slices.MinFunc(fl, func(a, b flow) int { return cmp.Compare(a.start, b.start) }).start
+	flows := make([]string, len(fl))
+	for k, f := range fl {
+		flows[k] = fmt.Sprintf("    - {src: h%d, dst: h%d, bytes: %d, start: %dns}", f.src, f.dst, f.bytes, f.start-first)
 	}
 	name := fmt.Sprintf("n%02d-%s-%s-%s-%dh-%dG-mtu%s", i, kind, ccName, fabric, hosts, bw, mtu)
 	delayNS := int64(cable) * 5
