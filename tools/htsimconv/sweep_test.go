@@ -140,20 +140,8 @@ func TestSweepHtsim(t *testing.T) {
 	if dir == "" {
 		t.Skip("HTSIM_DIR (csg-htsim's sim/datacenter with htsim_roce built) not set")
 	}
-	from, to := 0, 29
-	if r := os.Getenv("SWEEP"); r != "" {
-		a, b, _ := strings.Cut(r, "-")
-		from, _ = strconv.Atoi(a)
-		to, _ = strconv.Atoi(b)
-	}
-	seeds, first := 3, 1
-	if n, err := strconv.Atoi(os.Getenv("SWEEP_SEEDS")); err == nil && n > 0 {
-		seeds = n
-	}
-	if n, err := strconv.Atoi(os.Getenv("SWEEP_SEED_FROM")); err == nil && n > 0 {
-		first = n
-	}
-	keep := os.Getenv("SWEEP_KEEP")
+	sw := agree.SweepEnv(0, 29, 3)
+	seeds, first, keep := sw.Seeds, sw.FirstSeed, sw.Keep
 	programs := []string{"htsim_roce"}
 	if os.Getenv("SWEEP_HPCC") == "1" {
 		programs = append(programs, "htsim_hpcc")
@@ -162,7 +150,7 @@ func TestSweepHtsim(t *testing.T) {
 	if os.Getenv("SWEEP_SHAPES") == "1" {
 		cases = shapeCases()
 	} else {
-		for i := from; i <= to; i++ {
+		for i := sw.From; i <= sw.To; i++ {
 			cases = append(cases, newSweepCase(i))
 		}
 	}

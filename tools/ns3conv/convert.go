@@ -89,6 +89,30 @@ func rateChange(n *scenario.NICSpec) string {
 	return "retime"
 }
 
+// ns-3's INT (int-header.h) counts a port's bytes in units of
+// ns3INTByteUnit × INT_MULTI; an HPCC data packet carries ns3HPCCOverhead
+// bytes besides its payload (PPP 2, IPv4 20, UDP 8, sequence header 6 and
+// the INT header of 5 hops, 42).
+const (
+	ns3INTByteUnit  = 128
+	ns3HPCCOverhead = 78
+)
+
+// ns3IntMulti is the INT_MULTI the converter writes: run.py's bw/25, which
+// keeps INT's 20-bit byte counter and 17-bit queue length in range at high
+// rates, but no larger than keeps the counter's unit within one data
+// packet. With a larger unit, consecutive ACKs of a QP often read the same
+// count, and ns-3's HPCC (RdmaHw::UpdateRateHp, MULTI_RATE 0) takes a hop's
+// sample only when its utilisation is above 0, the maximum's start: the
+// time of an ACK that saw no byte is dropped, the next ACK's unit is
+// counted over one interval, and U reads about twice the link's use, so
+// HPCC holds its QPs near half the rate (at 400G with 1 KB payloads, bw/25
+// = 16: a lone 5.5 MB flow took 233 µs in ns-3, 131 µs with INT_MULTI 1 to
+// 8, rocelab's 132 µs; docs/engine.md). rocelab's INT is exact.
+func ns3IntMulti(rate unit.BitRate, payload int) int64 {
+	return max(1, min(int64(rate/(25*unit.Gbps)), int64(payload+ns3HPCCOverhead)/ns3INTByteUnit))
+}
+
 // ns3Headroom is the headroom third.cc gives a switch port: three times
 // the link's bandwidth-delay product, in whole bytes as its integer
 // arithmetic has it (delay in ns).
@@ -503,9 +527,7 @@ func config(s *scenario.Scenario, ccMode int, qcn, ackHigh bool) string {
 	kv("FAST_REACT", hp.FastReact*int64(win)*int64(boolean(n.CC == "hpcc" || n.CC == "hpcc-pint")))
 	kv("U_TARGET", fmt.Sprintf("%g", float64(hp.Eta)/1000))
 	kv("MI_THRESH", hp.MaxStage)
-	// INT_MULTI scales INT's byte and queue fields to the link's rate
-	// (run.py: bw/25); rocelab's INT is exact.
-	kv("INT_MULTI", max(1, int64(s.Topo.Links[0].Rate/(25*unit.Gbps))))
+	kv("INT_MULTI", ns3IntMulti(s.Topo.Links[0].Rate, int(s.Host.MTU)))
 	kv("MULTI_RATE", 0)
 	kv("SAMPLE_FEEDBACK", 0)
 	kv("PINT_LOG_BASE", logBase)

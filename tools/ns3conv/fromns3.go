@@ -159,6 +159,12 @@ func fromNs3(file string, w io.Writer) error {
 	if float64(mtu) != payload {
 		notes = append(notes, fmt.Sprintf("ns-3's %g B payloads: RoCE's path MTU is 256-4096 in powers of two, so rocelab sends %d B", payload, mtu))
 	}
+	if multi, err := c.num("INT_MULTI"); err != nil {
+		return err
+	} else if ccMode == ns3HPCC && ns3INTByteUnit*multi > payload+ns3HPCCOverhead {
+		return fmt.Errorf("%s %g: ns-3's INT then counts bytes in units of %g, more than a data packet (%g B), and its HPCC drops the time of an ACK that saw none, reading about twice the links' use and holding its rate near half (docs/engine.md); rocelab's INT is exact: an INT_MULTI of at most %d runs alike",
+			c.at("INT_MULTI"), multi, ns3INTByteUnit*multi, payload+ns3HPCCOverhead, max(1, int64(payload+ns3HPCCOverhead)/ns3INTByteUnit))
+	}
 	buffer, err := c.num("BUFFER_SIZE")
 	if err != nil {
 		return err

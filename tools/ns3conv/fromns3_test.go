@@ -161,6 +161,37 @@ func TestImportRefuses(t *testing.T) {
 	}
 }
 
+// An HPCC run whose INT byte unit (128 × INT_MULTI) exceeds a data packet
+// is refused at INT_MULTI: ns-3's HPCC then misreads the links' use
+// (ns3IntMulti). One unit a packet imports.
+func TestImportRefusesCoarseINT(t *testing.T) {
+	dir, _ := importScenario(t, "scenarios/incast16-hpcc.yaml", 1)
+	cfg, err := os.ReadFile(filepath.Join(dir, "config.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		multi string
+		want  string
+	}{
+		{"16", "coarse.txt:32:11: INT_MULTI 16: ns-3's INT then counts bytes in units of 2048, more than a data packet (1078 B)"},
+		{"8", ""},
+	} {
+		text := strings.Replace(string(cfg), "INT_MULTI 4\n", "INT_MULTI "+c.multi+"\nPACKET_PAYLOAD_SIZE 1000\n", 1)
+		if text == string(cfg) {
+			t.Fatal("config.txt has no INT_MULTI 4")
+		}
+		f := filepath.Join(dir, "coarse.txt")
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := fromNs3(f, &bytes.Buffer{})
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("INT_MULTI %s with 1000 B payloads: error %v, expected %q", c.multi, err, c.want)
+		}
+	}
+}
+
 // FuzzReadTopology: any topology.txt is read or refused with an error,
 // never a panic, and what is read names every node.
 func FuzzReadTopology(f *testing.F) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"rocelab/internal/scenario"
+	"rocelab/internal/unit"
 )
 
 // writeFiles converts the scenario file into a temporary directory and
@@ -63,6 +64,23 @@ func TestIncastFiles(t *testing.T) {
 	}
 	if p := writeFiles(t, "scenarios/incast16-pfc.yaml")["config.txt"]; !strings.Contains(p, "ENABLE_QCN 0\n") {
 		t.Errorf("PFC-only config marks ECN:\n%s", p)
+	}
+}
+
+// INT_MULTI is run.py's bw/25 unless its byte unit (128 × INT_MULTI)
+// would exceed an HPCC data packet (payload and 78 B).
+func TestNs3IntMulti(t *testing.T) {
+	for _, c := range []struct {
+		gbps    int64
+		payload int
+		want    int64
+	}{
+		{25, 1024, 1}, {50, 1024, 2}, {100, 1024, 4}, {100, 4096, 4}, {200, 1024, 8},
+		{400, 1024, 8}, {400, 4096, 16}, {400, 256, 2}, {400, 1970, 16}, {400, 1969, 15}, {10, 256, 1},
+	} {
+		if got := ns3IntMulti(unit.BitRate(c.gbps)*unit.Gbps, c.payload); got != c.want {
+			t.Errorf("%dG, %d B payloads: INT_MULTI %d, want %d", c.gbps, c.payload, got, c.want)
+		}
 	}
 }
 

@@ -29,6 +29,7 @@ var ns3Defaults = map[string]string{
 	"PINT_LOG_BASE": "1.05", "PINT_PROB": "1.0", "U_TARGET": "0.95", "RATE_BOUND": "1",
 	"ACK_HIGH_PRIO": "0", "LINK_DOWN": "0", "BUFFER_SIZE": "16", "PAUSE_TIME": "5",
 	"KMAX_MAP": "", "KMIN_MAP": "", "PMAX_MAP": "", "TOPOLOGY_FILE": "", "FLOW_FILE": "",
+	"INT_MULTI": "1",
 }
 
 // ns3Harmless is the keys third.cc reads that change nothing the run
@@ -46,7 +47,6 @@ var ns3Harmless = map[string]string{
 	"DATA_RATE":                 "read, never used: topology.txt gives each link's rate",
 	"LINK_DELAY":                "read, never used: topology.txt gives each link's delay",
 	"L2_CHUNK_SIZE":             "the go-back-N chunk after a loss; links here lose nothing",
-	"INT_MULTI":                 "the INT byte counter's scale, so it fits its bits at high rates",
 }
 
 // ns3ForkKeys names the simulators that read keys third.cc does not, for

@@ -7,7 +7,10 @@ package agree
 import (
 	"fmt"
 	"math"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"rocelab/internal/scenario"
@@ -118,4 +121,31 @@ func Hold(t testing.TB, label, other string, ms []Metric) {
 			t.Errorf("%s %s: rocelab %.1f against %s's %.1f, %+.1f%% (bound ±%.0f%%)", label, m.Name, m.Rocelab, other, m.Other, 100*m.Diff(), 100*m.Bound)
 		}
 	}
+}
+
+// Sweep is what the environment asks of a random sweep against another
+// simulator: cases From to To (SWEEP=FROM-TO), each run with the seeds
+// FirstSeed on (SWEEP_SEED_FROM) and averaged over Seeds of them
+// (SWEEP_SEEDS), each run's files kept under Keep (SWEEP_KEEP) when set.
+type Sweep struct {
+	From, To, Seeds, FirstSeed int
+	Keep                       string
+}
+
+// SweepEnv reads the sweep's settings from the environment, the given
+// defaults (first seed 1) where unset or not positive.
+func SweepEnv(from, to, seeds int) Sweep {
+	s := Sweep{From: from, To: to, Seeds: seeds, FirstSeed: 1, Keep: os.Getenv("SWEEP_KEEP")}
+	if r := os.Getenv("SWEEP"); r != "" {
+		a, b, _ := strings.Cut(r, "-")
+		s.From, _ = strconv.Atoi(a)
+		s.To, _ = strconv.Atoi(b)
+	}
+	if n, err := strconv.Atoi(os.Getenv("SWEEP_SEEDS")); err == nil && n > 0 {
+		s.Seeds = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("SWEEP_SEED_FROM")); err == nil && n > 0 {
+		s.FirstSeed = n
+	}
+	return s
 }
