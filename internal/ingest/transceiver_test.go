@@ -1,0 +1,82 @@
+package ingest
+
+import (
+	"strings"
+	"testing"
+)
+
+// The SFF-8636 dump of a QSFP28 (Cumulus swp14): four lanes with their
+// bias, powers and evidence, the thresholds the judge uses, no flag On.
+func TestTransceiverQSFP28(t *testing.T) {
+	tr := corpusAs[*Transceiver](t, "ethtool/ethtool-m-qsfp28-100g-sr4-healthy-mellanox-cumulus-swp14-noctests.txt", KindTransceiver)
+	if len(tr.Modules) != 1 {
+		t.Fatalf("%d modules", len(tr.Modules))
+	}
+	m := tr.Modules[0]
+	if m.Identifier != "QSFP28" || m.PN != "MMA1B00-C100D" || m.Vendor != "Mellanox" || !strings.HasPrefix(m.Type, "100G Ethernet: 100G Base-SR4") {
+		t.Errorf("module %q %q %q %q", m.Identifier, m.PN, m.Vendor, m.Type)
+	}
+	if !near(m.TempC, 30.56) || m.TempEv.Line != 29 || len(m.On) != 0 || len(m.Signals) != 0 {
+		t.Errorf("temp %v line %d, flags %v, signals %v", m.TempC, m.TempEv.Line, m.On, m.Signals)
+	}
+	if len(m.Lanes) != 4 {
+		t.Fatalf("%d lanes", len(m.Lanes))
+	}
+	ln := m.Lanes[2]
+	if ln.Lane != 3 || !near(ln.BiasMA, 6.75) || !near(ln.TxMW, 1.3378) || !near(ln.RxMW, 1.1340) || ln.RxEv.Line != 42 || ln.TxEv.Line != 38 || ln.BiasEv.Line != 34 {
+		t.Errorf("lane 3 %+v", ln)
+	}
+	lim := m.Limits
+	if !near(lim.RxLowAlarm.V, 0.0467) || !near(lim.RxLowWarn.V, 0.0933) || !near(lim.RxHighWarn.V, 1.7378) || !near(lim.TxLowAlarm.V, 0.0724) || !near(lim.TempHighWarn.V, 70) || lim.RxLowWarn.Ev.Line != 119 {
+		t.Errorf("limits %+v", lim)
+	}
+	if tr.Lines() != 116 {
+		t.Errorf("%d lines recognised, want the 116 of the output", tr.Lines())
+	}
+}
+
+// The SFF-8472 dump of an SFP: one lane without a channel; the command
+// line names the port. The "# what:" header's `ethtool -m` with a
+// placeholder names none.
+func TestTransceiverSFP(t *testing.T) {
+	tr := corpusAs[*Transceiver](t, "ethtool/ethtool-m-sfp-10g-sr-rx-13.57dbm-near-low-warning-supingisme.txt", KindTransceiver)
+	if len(tr.Modules) != 1 || tr.Modules[0].Port != "enp134s0f0" || len(tr.Modules[0].Lanes) != 1 {
+		t.Fatalf("modules %+v", tr.Modules)
+	}
+	ln := tr.Modules[0].Lanes[0]
+	if ln.Lane != 1 || !near(ln.RxMW, 0.044) || !near(ln.TxMW, 0.4678) || !near(ln.BiasMA, 6.986) {
+		t.Errorf("lane %+v", ln)
+	}
+	cm := corpusAs[*Transceiver](t, "ethtool/ethtool-m-cmis-qsfpdd-400g-xdr4-temp-high-warning-on-lanes-5-8-unused-netdev.txt", KindTransceiver)
+	m := cm.Modules[0]
+	if m.Port != "" || m.State != "ModuleReady" || m.Identifier != "QSFP-DD Double Density" || len(m.Lanes) != 8 || len(m.On) != 1 || m.On[0].Name != "module temperature high warning" || m.On[0].Alarm() {
+		t.Errorf("CMIS module %q %q %q, %d lanes, flags %+v", m.Port, m.State, m.Identifier, len(m.Lanes), m.On)
+	}
+}
+
+// Values that do not read as ethtool prints them are not the format's:
+// a temperature without its unit, a power without mW or dBm, a flag
+// neither On nor Off, a lane number past 32.
+func TestTransceiverRejects(t *testing.T) {
+	for _, in := range []string{
+		"Module temperature : hot\n",
+		"Rcvr signal avg optical power(Channel 1) : 0.97\n",
+		"Laser rx power low alarm (Channel 1) : maybe\n",
+		"Rcvr signal avg optical power(Channel 33) : 0.97 mW / -0.12 dBm\n",
+		"Rx loss of signal : [ Yes, Perhaps ]\n",
+		"Identifier : 0x11 (QSFP28)\n",
+	} {
+		p := NewTransceiverParser("t")
+		lr := NewLineReader(strings.NewReader(in))
+		for {
+			l, err := lr.Next()
+			if err != nil {
+				break
+			}
+			p.Feed(l)
+		}
+		if a := p.Result(); a != nil {
+			t.Errorf("%q read as %+v", in, a.(*Transceiver).Modules)
+		}
+	}
+}
