@@ -31,7 +31,7 @@ func TestEthtoolModuleHealthy(t *testing.T) {
 // low-warning threshold: no flag is up yet, but the receiver is marginal.
 func TestEthtoolModuleSFPMarginal(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/ethtool-m-sfp-10g-sr-rx-13.57dbm-near-low-warning-supingisme.txt")
-	f := nicMustFind(t, fs, "optics.rx.power", Warn, "enp134s0f0: SFP SFP-10G-SR (10G Base-SR), received power: lane 1 -13.57 dBm, only 0.44 dB over its low-warning threshold -14.00 dBm")
+	f := nicMustFind(t, fs, "optics.rx.power", Warn, "enp134s0f0: SFP SFP-10G-SR (10G Base-SR), received power: lane 1 at -13.57 dBm (0.44 dB over), less than 1 dB over its low-warning threshold -14.00 dBm")
 	if len(f.Evidence) != 2 || f.Evidence[0].Line != 38 || f.Evidence[1].Line != 81 {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
@@ -113,7 +113,7 @@ func TestEthtoolModuleFaultsSynthetic(t *testing.T) {
 		"	Module temperature                        : 45.00 degrees C / 113.00 degrees F",
 	)
 	nicMustFind(t, fs, "optics.rx.dark", Error, "gpu01 eth0: lane 1 of QSFP28 MMA1B00-C100D (100G Base-SR4 or 25GBase-SR) receives no light while the module transmits")
-	f := nicMustFind(t, fs, "optics.rx.power", Error, "gpu01 eth0:", "lane 2 -15.23 dBm, under its low-alarm threshold -13.31 dBm", `"laser rx power low alarm" On for lane 2`)
+	f := nicMustFind(t, fs, "optics.rx.power", Error, "gpu01 eth0:", "lane 2 at -15.23 dBm, under its low-alarm threshold -13.31 dBm", `"laser rx power low alarm" On for lane 2`)
 	if len(f.Evidence) != 3 {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
@@ -137,4 +137,51 @@ func TestEthtoolModuleGrepSynthetic(t *testing.T) {
 	)
 	nicMustFind(t, fs, "optics.ok", Info, "module 1 of <stdin>: the module healthy on lanes 1-2")
 	nicMustFind(t, fs, "optics.rx.dark", Error, "module 2 of <stdin>: lane 1 of the module receives no light")
+}
+
+// `ethtool -m swp1 | grep dBm` (wobcom/transceiver-exporter#1): an SFP's
+// powers and thresholds without its Identifier are a module too.
+func TestEthtoolModuleGrepDBm(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/ethtool-m-grep-dbm-sfp-swp1-healthy-transceiver-exporter1.txt")
+	f := nicMustFind(t, fs, "optics.ok", Info, "swp1: the module healthy on lane 1, weakest receive -2.36 dBm (12.0 dB over the low-warning threshold)")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 6 || f.Evidence[1].Line != 14 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+}
+
+// SONiC's `show interfaces transceiver eeprom --dom` (the Transceiver DOM
+// HLD's example): a 400G DR4 whose lanes 3-4 receive -40 dBm while their
+// lasers transmit is a fiber or far-end fault on those lanes; lanes 5-8
+// are the ones a DR4 leaves unused.
+func TestSONiCTransceiverDOMLanesDark(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-show-int-transceiver-eeprom-dom-qsfp56dd-400g-dr4-rx3-4-minus-40dbm-hld.txt")
+	f := nicMustFind(t, fs, "optics.rx.dark", Error, "sonic Ethernet0: lanes 3-4 of QSFP56-DD AFCT-93DRPHZ-AZ2 receive no light while the module transmits")
+	if len(f.Evidence) != 4 || f.Evidence[0].Line != 27 || f.Evidence[3].Line != 40 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	nicMustFind(t, fs, "optics.lanes", Info, "lanes 5-8", "the port uses 4 of the module's 8 lanes")
+	nicMustNot(t, fs, "optics.rx.power")
+}
+
+// KLISH's `show interface transceiver dom Ethernet 80` (the same HLD):
+// the port named between rules, units after a space, four lanes received
+// 12 to 24 dB under the module's low alarm.
+func TestSONiCTransceiverDOMKlishUnderAlarm(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-klish-show-int-transceiver-dom-ethernet80-rx-under-alarm-hld.txt")
+	f := nicMustFind(t, fs, "optics.rx.power", Error, "Ethernet80: QSFP-DD AFCT-93DRPHZ-AZ2, received power: lanes 1-4 at -33.98 dBm, -23.28 dBm, -32.22 dBm, -22.84 dBm, under its low-alarm threshold -10.40 dBm")
+	if len(f.Evidence) != 5 || f.Evidence[4].Line != 40 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	nicMustNot(t, fs, "optics.rx.dark")
+}
+
+// sonic-utilities' expected `show interfaces transceiver eeprom -d` of
+// two healthy AOCs and an empty cage: two modules, each healthy.
+func TestSONiCTransceiverDOMHealthy(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-show-int-transceiver-eeprom-dom-all-qsfp28-aoc-healthy-sonicutilities-sfptest.txt")
+	if len(fs) != 2 {
+		t.Fatalf("want two findings:\n%s", nicTitles(fs))
+	}
+	nicMustFind(t, fs, "optics.ok", Info, "Ethernet0: QSFP28 or later MFA1A00-C003 healthy on lanes 1-4, weakest receive -0.49 dBm (9.0 dB over the low-warning threshold), 30.93 C")
+	nicMustFind(t, fs, "optics.ok", Info, "Ethernet64: ")
 }

@@ -62,9 +62,10 @@ func fmtDBm(mw float64) string {
 	return fmt.Sprintf("%.2f dBm", dbm(mw))
 }
 
-// noLight is the received power under which a lane receives nothing:
-// -40 dBm, the floor modules report.
-const noLight = 0.0001
+// noLight is the received power at or under which a lane receives
+// nothing: -40 dBm (0.0001 mW), the floor modules report, with room for
+// the rounding of a value printed in dBm.
+const noLight = 0.000101
 
 // laneList formats lane numbers as runs: "1", "2-4", "1, 3".
 func laneList(lanes []int) string {
@@ -134,15 +135,15 @@ func judgeModule(name string, m ingest.Module) []Finding {
 	var rxDarkEv, darkEv []Evidence
 	for _, ln := range m.Lanes {
 		switch {
-		case ln.TxKnown() && !ln.TxOn() && ln.RxMW >= 0 && ln.RxMW < noLight:
+		case ln.TxKnown() && !ln.TxOn() && ln.RxMW >= 0 && ln.RxMW <= noLight:
 			darkBoth = append(darkBoth, ln.Lane)
 			darkEv = append(darkEv, ln.BiasEv, ln.RxEv)
-		case ln.RxMW >= 0 && ln.RxMW < noLight:
+		case ln.RxMW >= 0 && ln.RxMW <= noLight:
 			rxDark = append(rxDark, ln.Lane)
 			txKnown = txKnown || ln.TxKnown()
 			rxDarkEv = append(rxDarkEv, ln.TxEv, ln.RxEv)
 		}
-		if ln.TxOn() || ln.RxMW >= noLight {
+		if ln.TxOn() || ln.RxMW > noLight {
 			lit = append(lit, ln.Lane)
 		}
 	}
@@ -251,29 +252,60 @@ func flagsOn(m ingest.Module, prefix string) (alarms, warnings []ingest.ModuleFl
 // module's own thresholds and flags.
 func judgeRxPower(name, what string, m ingest.Module) []Finding {
 	lim := m.Limits
+	// The lanes out of bounds, by the bound they break, in this order.
+	type bound struct {
+		sev    Severity
+		text   string // what the lanes are against the limit
+		lim    ingest.Limit
+		lanes  []int
+		powers []string
+	}
+	bounds := []*bound{
+		{sev: Error, text: "under its low-alarm threshold", lim: lim.RxLowAlarm},
+		{sev: Warn, text: "under its low-warning threshold", lim: lim.RxLowWarn},
+		{sev: Warn, text: "over its high-warning threshold (an overloaded receiver)", lim: lim.RxHighWarn},
+		{sev: Warn, text: fmt.Sprintf("less than %.0f dB over its low-warning threshold", opticsMarginDB), lim: lim.RxLowWarn},
+	}
 	var parts []string
 	var evs []Evidence
 	sev := Severity(-1)
+	for _, ln := range m.Lanes {
+		if ln.RxMW <= noLight {
+			continue
+		}
+		var b *bound
+		switch {
+		case lim.RxLowAlarm.V > 0 && ln.RxMW < lim.RxLowAlarm.V:
+			b = bounds[0]
+		case lim.RxLowWarn.V > 0 && ln.RxMW < lim.RxLowWarn.V:
+			b = bounds[1]
+		case lim.RxHighWarn.V > 0 && ln.RxMW > lim.RxHighWarn.V:
+			b = bounds[2]
+		case lim.RxLowWarn.V > 0 && dbm(ln.RxMW)-dbm(lim.RxLowWarn.V) < opticsMarginDB:
+			b = bounds[3]
+		default:
+			continue
+		}
+		b.lanes = append(b.lanes, ln.Lane)
+		p := fmtDBm(ln.RxMW)
+		if b == bounds[3] {
+			p += fmt.Sprintf(" (%.2f dB over)", dbm(ln.RxMW)-dbm(lim.RxLowWarn.V))
+		}
+		b.powers = append(b.powers, p)
+		evs = append(evs, ln.RxEv)
+	}
+	for _, b := range bounds {
+		if len(b.lanes) == 0 {
+			continue
+		}
+		sev = max(sev, b.sev)
+		parts = append(parts, fmt.Sprintf("%s at %s, %s %s", laneList(b.lanes), strings.Join(b.powers, ", "), b.text, fmtDBm(b.lim.V)))
+		evs = append(evs, b.lim.Ev)
+	}
 	add := func(s Severity, part string, ev ...Evidence) {
 		sev = max(sev, s)
 		parts = append(parts, part)
 		evs = append(evs, ev...)
-	}
-	for _, ln := range m.Lanes {
-		if ln.RxMW < noLight {
-			continue
-		}
-		p := fmt.Sprintf("lane %d %s", ln.Lane, fmtDBm(ln.RxMW))
-		switch {
-		case lim.RxLowAlarm.V > 0 && ln.RxMW < lim.RxLowAlarm.V:
-			add(Error, fmt.Sprintf("%s, under its low-alarm threshold %s", p, fmtDBm(lim.RxLowAlarm.V)), ln.RxEv, lim.RxLowAlarm.Ev)
-		case lim.RxLowWarn.V > 0 && ln.RxMW < lim.RxLowWarn.V:
-			add(Warn, fmt.Sprintf("%s, under its low-warning threshold %s", p, fmtDBm(lim.RxLowWarn.V)), ln.RxEv, lim.RxLowWarn.Ev)
-		case lim.RxHighWarn.V > 0 && ln.RxMW > lim.RxHighWarn.V:
-			add(Warn, fmt.Sprintf("%s, over its high-warning threshold %s (an overloaded receiver)", p, fmtDBm(lim.RxHighWarn.V)), ln.RxEv, lim.RxHighWarn.Ev)
-		case lim.RxLowWarn.V > 0 && dbm(ln.RxMW)-dbm(lim.RxLowWarn.V) < opticsMarginDB:
-			add(Warn, fmt.Sprintf("%s, only %.2f dB over its low-warning threshold %s", p, dbm(ln.RxMW)-dbm(lim.RxLowWarn.V), fmtDBm(lim.RxLowWarn.V)), ln.RxEv, lim.RxLowWarn.Ev)
-		}
 	}
 	alarms, warnings := flagsOn(m, "laser rx power")
 	for _, f := range append(alarms, warnings...) {
@@ -432,7 +464,7 @@ func opticsOK(name, what string, m ingest.Module, lit []int) Finding {
 	lo := math.Inf(1)
 	var evs []Evidence
 	for _, ln := range m.Lanes {
-		if ln.RxMW >= noLight && ln.RxMW < lo {
+		if ln.RxMW > noLight && ln.RxMW < lo {
 			lo = ln.RxMW
 			evs = []Evidence{ln.RxEv}
 		}

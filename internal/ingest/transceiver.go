@@ -161,6 +161,7 @@ type transceiverParser struct {
 	cur  *Module
 	port string // the port the next module belongs to
 	host string
+	rule bool // the line before was a rule of dashes
 }
 
 // NewTransceiverParser returns a parser for `ethtool -m` output in the
@@ -181,6 +182,16 @@ func (p *transceiverParser) Feed(l Line) {
 		// A placeholder ("<iface>") or a shell variable names no port.
 		if !strings.ContainsAny(c.Args[1], "$`<>") {
 			p.port = strings.Clone(c.Args[1])
+		}
+		return
+	}
+	rule := p.rule
+	p.rule = t != "" && strings.Trim(t, "-") == ""
+	if port, ok := sonicPort(t, rule); ok {
+		p.finish()
+		p.port, p.host = port, l.Host
+		if m := p.module(At(p.out.src, l)); m != nil {
+			p.out.lines.add(l)
 		}
 		return
 	}
@@ -304,7 +315,16 @@ func (p *transceiverParser) take(l Line, key string, lane int, val string) bool 
 		return true
 	}
 	if q, ok := laneQuantity(key, lane); ok {
-		return p.monitor(ev, q, key, lane, val)
+		var v float64
+		if q == quantityBias {
+			v, ok = withUnit(val, "mA")
+		} else {
+			v, ok = opticalPower(val)
+		}
+		return ok && p.monitor(ev, q, lane, v)
+	}
+	if handled, ok := p.sonic(ev, key, val); handled {
+		return ok
 	}
 	if p.cur != nil && (moduleLabels[key] || strings.HasPrefix(key, "length (") || strings.HasPrefix(key, "attenuation at ")) {
 		return true
@@ -336,18 +356,8 @@ func laneQuantity(key string, lane int) (int, bool) {
 	return 0, false
 }
 
-// monitor stores a lane's bias or power.
-func (p *transceiverParser) monitor(ev Evidence, q int, key string, lane int, val string) bool {
-	var v float64
-	var ok bool
-	if q == quantityBias {
-		v, ok = withUnit(val, "mA")
-	} else {
-		v, ok = opticalPower(val)
-	}
-	if !ok {
-		return false
-	}
+// monitor stores a lane's bias (mA) or power (mW).
+func (p *transceiverParser) monitor(ev Evidence, q int, lane int, v float64) bool {
 	if lane == 0 {
 		lane = 1
 	}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -80,3 +81,31 @@ func TestTransceiverRejects(t *testing.T) {
 		}
 	}
 }
+
+// SONiC's labels: lanes from RXnPower/TXnBias/TXnPower in dBm and mA
+// (with or without a space before the unit), thresholds and temperature
+// from its Values blocks, the port from "EthernetN: SFP EEPROM detected"
+// or KLISH's line between rules.
+func TestTransceiverSONiC(t *testing.T) {
+	tr := corpusAs[*Transceiver](t, "switch/sonic-show-int-transceiver-eeprom-dom-qsfp56dd-400g-dr4-rx3-4-minus-40dbm-hld.txt", KindTransceiver)
+	if len(tr.Modules) != 1 {
+		t.Fatalf("%d modules", len(tr.Modules))
+	}
+	m := tr.Modules[0]
+	if m.Port != "Ethernet0" || m.Host != "sonic" || m.Identifier != "QSFP56-DD" || m.PN != "AFCT-93DRPHZ-AZ2" || len(m.Lanes) != 8 || !near(m.TempC, 27.8203) {
+		t.Fatalf("module %q %q %q %q, %d lanes, %v C", m.Port, m.Host, m.Identifier, m.PN, len(m.Lanes), m.TempC)
+	}
+	ln := m.Lanes[2]
+	if !near(ln.BiasMA, 47.444) || math.Abs(ln.RxMW-0.0001) > 1e-9 || math.Abs(dbmOf(ln.TxMW)-2.8959) > 1e-9 || ln.RxEv.Line != 27 {
+		t.Errorf("lane 3 %+v", ln)
+	}
+	if math.Abs(dbmOf(m.Limits.RxLowAlarm.V)+10.4001) > 1e-9 || math.Abs(dbmOf(m.Limits.TxLowWarn.V)+2.4003) > 1e-9 || !near(m.Limits.TempHighWarn.V, 70) {
+		t.Errorf("limits %+v", m.Limits)
+	}
+	k := corpusAs[*Transceiver](t, "switch/sonic-klish-show-int-transceiver-dom-ethernet80-rx-under-alarm-hld.txt", KindTransceiver)
+	if len(k.Modules) != 1 || k.Modules[0].Port != "Ethernet80" || k.Modules[0].PN != "AFCT-93DRPHZ-AZ2" || len(k.Modules[0].Lanes) != 8 || k.Modules[0].Evidence.Line != 7 {
+		t.Errorf("KLISH modules %+v", k.Modules)
+	}
+}
+
+func dbmOf(mw float64) float64 { return 10 * math.Log10(mw) }
