@@ -185,3 +185,34 @@ func TestSONiCTransceiverDOMHealthy(t *testing.T) {
 	nicMustFind(t, fs, "optics.ok", Info, "Ethernet0: QSFP28 or later MFA1A00-C003 healthy on lanes 1-4, weakest receive -0.49 dBm (9.0 dB over the low-warning threshold), 30.93 C")
 	nicMustFind(t, fs, "optics.ok", Info, "Ethernet64: ")
 }
+
+// mlxlink's Module Info (a collector's fixture of `mlxlink -d <dev> -m`):
+// the lanes' values and the range after them, read as the module's alarm
+// thresholds; the Identifier printed after the monitors names the module.
+func TestMlxlinkModuleInfoHealthy(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/mlxlink-m-module-info-osfp-4-lanes-rx-1.9-2.3dbm-collector-fixture.txt")
+	if len(fs) != 1 {
+		t.Fatalf("want one finding:\n%s", nicTitles(fs))
+	}
+	nicMustFind(t, fs, "optics.ok", Info, "OSFP T-F4GS-BV0 healthy on lanes 1-4, weakest receive 1.89 dBm (12.3 dB over the low-alarm threshold), 54.00 C")
+}
+
+// mlxlink -m on a port whose lane 2 receives nothing and lane 3 little
+// (SYNTHETIC values in mlxlink's format): the device is -d's.
+func TestMlxlinkModuleInfoSynthetic(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"[root@gpu7 ~]# mlxlink -d mlx5_3 -m",
+		"Module Info",
+		"-----------",
+		"Temperature [C]                    : 71 [-5..75]",
+		"Bias Current [mA]                  : 8.380,8.380,8.380,8.380 [2..15]",
+		"Rx Power Current [dBm]             : 1.886,-40,-8.2,1.976 [-10.41..6]",
+		"Tx Power Current [dBm]             : 1.562,1.427,1.559,1.761 [-8.508..5]",
+		"Identifier                         : OSFP",
+		"Vendor Part Number                 : MMS4X00-NM",
+	)
+	nicMustFind(t, fs, "optics.rx.dark", Error, "gpu7 mlx5_3: lane 2 of OSFP MMS4X00-NM receives no light while the module transmits")
+	nicMustFind(t, fs, "optics.rx.power", Warn, "lane 3 at -8.20 dBm (2.21 dB over), less than 3 dB over its low-alarm threshold, the only one printed -10.41 dBm")
+	nicMustNot(t, fs, "optics.temperature")
+}

@@ -192,7 +192,7 @@ var book = []Spec{
 		Text: "module DOM: a lane receives no light (0 mW, -40 dBm or less) while its laser is on or its transmit side is not printed, or the module reports Rx loss of signal on it",
 		Fix:  "the far end's transmitted power on the same lanes, the connectors (clean them), the fiber's polarity; swap the fiber or the far-end optic."},
 	{ID: "optics.rx.power", Layer: LayerRDMA, Severities: []Severity{Warn, Error}, Front: Doctor,
-		Text: "module DOM: a lit lane's received power is under the module's low-alarm threshold or its rx power alarm is On (error), under its low-warning threshold, less than 1 dB over it, or over its high-warning threshold, or its rx power warning is On (warn)",
+		Text: "module DOM: a lit lane's received power is under the module's low-alarm threshold or its rx power alarm is On (error), under its low-warning threshold, less than 1 dB over it (or less than 3 dB over the low-alarm threshold when, as in mlxlink's Module Info, no warning threshold is printed), or over its high-warning threshold, or its rx power warning is On (warn)",
 		Fix:  "clean and inspect both ends' connectors, check the fiber, compare with the far end's transmitted power; replace what is weak and watch the port's CRC and FEC counters."},
 	{ID: "optics.tx.power", Layer: LayerRDMA, Severities: []Severity{Warn, Error}, Front: Doctor,
 		Text: "module DOM: a biased laser transmits under the module's low threshold (alarm: error, warning: warn), or a tx power or bias current flag is On",

@@ -26,6 +26,12 @@ func opticsRules() []Rule {
 // fiber's ageing takes that much.
 const opticsMarginDB = 1.0
 
+// opticsAlarmMarginDB is the margin over the low-alarm threshold under
+// which a receiver is called marginal when the module prints no warning
+// threshold (mlxlink's range): warning thresholds sit 2 to 4 dB over the
+// alarm ones.
+const opticsAlarmMarginDB = 3.0
+
 // checkOptics judges each module `ethtool -m` printed.
 func checkOptics(inc *Incident) []Finding {
 	var fs []Finding
@@ -265,6 +271,7 @@ func judgeRxPower(name, what string, m ingest.Module) []Finding {
 		{sev: Warn, text: "under its low-warning threshold", lim: lim.RxLowWarn},
 		{sev: Warn, text: "over its high-warning threshold (an overloaded receiver)", lim: lim.RxHighWarn},
 		{sev: Warn, text: fmt.Sprintf("less than %.0f dB over its low-warning threshold", opticsMarginDB), lim: lim.RxLowWarn},
+		{sev: Warn, text: fmt.Sprintf("less than %.0f dB over its low-alarm threshold, the only one printed", opticsAlarmMarginDB), lim: lim.RxLowAlarm},
 	}
 	var parts []string
 	var evs []Evidence
@@ -283,13 +290,15 @@ func judgeRxPower(name, what string, m ingest.Module) []Finding {
 			b = bounds[2]
 		case lim.RxLowWarn.V > 0 && dbm(ln.RxMW)-dbm(lim.RxLowWarn.V) < opticsMarginDB:
 			b = bounds[3]
+		case lim.RxLowWarn.V == 0 && lim.RxLowAlarm.V > 0 && dbm(ln.RxMW)-dbm(lim.RxLowAlarm.V) < opticsAlarmMarginDB:
+			b = bounds[4]
 		default:
 			continue
 		}
 		b.lanes = append(b.lanes, ln.Lane)
 		p := fmtDBm(ln.RxMW)
-		if b == bounds[3] {
-			p += fmt.Sprintf(" (%.2f dB over)", dbm(ln.RxMW)-dbm(lim.RxLowWarn.V))
+		if b == bounds[3] || b == bounds[4] {
+			p += fmt.Sprintf(" (%.2f dB over)", dbm(ln.RxMW)-dbm(b.lim.V))
 		}
 		b.powers = append(b.powers, p)
 		evs = append(evs, ln.RxEv)
@@ -472,9 +481,13 @@ func opticsOK(name, what string, m ingest.Module, lit []int) Finding {
 	rx := ""
 	if !math.IsInf(lo, 1) {
 		rx = fmt.Sprintf(", weakest receive %s", fmtDBm(lo))
-		if m.Limits.RxLowWarn.V > 0 {
+		switch {
+		case m.Limits.RxLowWarn.V > 0:
 			rx += fmt.Sprintf(" (%.1f dB over the low-warning threshold)", dbm(lo)-dbm(m.Limits.RxLowWarn.V))
 			evs = append(evs, m.Limits.RxLowWarn.Ev)
+		case m.Limits.RxLowAlarm.V > 0:
+			rx += fmt.Sprintf(" (%.1f dB over the low-alarm threshold)", dbm(lo)-dbm(m.Limits.RxLowAlarm.V))
+			evs = append(evs, m.Limits.RxLowAlarm.Ev)
 		}
 	}
 	temp := ""

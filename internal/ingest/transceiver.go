@@ -185,6 +185,14 @@ func (p *transceiverParser) Feed(l Line) {
 		}
 		return
 	}
+	if c, ok := findCommand(t, "mlxlink"); ok {
+		p.finish()
+		p.port, p.host = "", c.Host
+		if d, ok := c.flagValue("-d", "--device"); ok && !strings.ContainsAny(d, "$`<>") {
+			p.port = strings.Clone(d)
+		}
+		return
+	}
 	rule := p.rule
 	p.rule = t != "" && strings.Trim(t, "-") == ""
 	if port, ok := sonicPort(t, rule); ok {
@@ -242,7 +250,9 @@ func (p *transceiverParser) take(l Line, key string, lane int, val string) bool 
 	ev := At(p.out.src, l)
 	switch {
 	case key == "identifier":
-		if p.cur != nil && (p.cur.Identifier != "" || len(p.cur.Lanes) > 0) {
+		// mlxlink prints the Identifier after the monitors, ethtool
+		// before them: only a second Identifier starts a module.
+		if p.cur != nil && p.cur.Identifier != "" {
 			p.finish()
 		}
 		m := p.module(ev)
@@ -324,6 +334,9 @@ func (p *transceiverParser) take(l Line, key string, lane int, val string) bool 
 		return ok && p.monitor(ev, q, lane, v)
 	}
 	if handled, ok := p.sonic(ev, key, val); handled {
+		return ok
+	}
+	if handled, ok := p.mlxlinkModule(ev, key, val); handled {
 		return ok
 	}
 	if p.cur != nil && (moduleLabels[key] || strings.HasPrefix(key, "length (") || strings.HasPrefix(key, "attenuation at ")) {

@@ -66,6 +66,10 @@ func TestTransceiverRejects(t *testing.T) {
 		"Rcvr signal avg optical power(Channel 33) : 0.97 mW / -0.12 dBm\n",
 		"Rx loss of signal : [ Yes, Perhaps ]\n",
 		"Identifier : 0x11 (QSFP28)\n",
+		"Module Info\nRx Power Current [dBm] : 1.8,x [-10..6]\n",
+		"Module Info\nRx Power Current [dBm] : 1.8,1.9 [-10;6]\n",
+		"Module Info\nRx Power Current [dBm] : 0,0,0,0 [0..0]\nTemperature [C] : 0 [0..0]\n",
+		"RX1Power: 3.26 dB\n",
 	} {
 		p := NewTransceiverParser("t")
 		lr := NewLineReader(strings.NewReader(in))
@@ -109,3 +113,19 @@ func TestTransceiverSONiC(t *testing.T) {
 }
 
 func dbmOf(mw float64) float64 { return 10 * math.Log10(mw) }
+
+// mlxlink's Module Info: lanes in dBm with the alarm range after them;
+// the port is -d's.
+func TestTransceiverMlxlink(t *testing.T) {
+	tr := corpusAs[*Transceiver](t, "ethtool/mlxlink-m-module-info-osfp-4-lanes-rx-1.9-2.3dbm-collector-fixture.txt", KindTransceiver)
+	if len(tr.Modules) != 1 {
+		t.Fatalf("%d modules", len(tr.Modules))
+	}
+	m := tr.Modules[0]
+	if m.Identifier != "OSFP" || m.PN != "T-F4GS-BV0" || len(m.Lanes) != 4 || !near(m.TempC, 54) || !near(m.Limits.TempHighAlarm.V, 75) {
+		t.Fatalf("module %q %q, %d lanes, %v C", m.Identifier, m.PN, len(m.Lanes), m.TempC)
+	}
+	if math.Abs(dbmOf(m.Lanes[2].RxMW)-2.281) > 1e-9 || math.Abs(dbmOf(m.Limits.RxLowAlarm.V)+10.41) > 1e-9 || !near(m.Lanes[3].BiasMA, 8.38) || m.Lanes[0].RxEv.Line != 9 {
+		t.Errorf("lanes %+v limits %+v", m.Lanes, m.Limits)
+	}
+}
