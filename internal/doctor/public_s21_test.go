@@ -216,3 +216,25 @@ func TestMlxlinkModuleInfoSynthetic(t *testing.T) {
 	nicMustFind(t, fs, "optics.rx.power", Warn, "lane 3 at -8.20 dBm (2.21 dB over), less than 3 dB over its low-alarm threshold, the only one printed -10.41 dBm")
 	nicMustNot(t, fs, "optics.temperature")
 }
+
+// A diagnostics line whose label the judge reads and whose value is not
+// as printed is reported with file:line:col and what was expected; the
+// rest of the module is read (SYNTHETIC, ethtool's labels; KLISH's
+// "N/A dBm" is a monitor the module lacks, not a garble).
+func TestEthtoolModuleGarbled(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"ethtool -m eth0",
+		"	Identifier                                : 0x11 (QSFP28)",
+		"	Laser tx bias current (Channel 1)         : 6.750 mA",
+		"	Rcvr signal avg optical power(Channel 1)  : 0.97x mW / -0.12 dBm",
+		"	Laser rx power low alarm    (Channel 1)   : maybe",
+		"	Tx1Power: N/A dBm",
+	)
+	f := nicMustFind(t, fs, "input.garbled", Warn, "2 lines of a module's diagnostics could not be read",
+		`<stdin>:5:46: expected a number and its unit as printed`, `got "0.97x mW / -0.12 dBm"`, `<stdin>:6:46: expected On or Off, got "maybe"`)
+	if len(f.Evidence) != 2 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	nicMustFind(t, fs, "optics.ok", Info, "eth0: QSFP28 healthy on lane 1")
+}

@@ -18,7 +18,18 @@ import (
 // lost bandwidth and CRC or FEC counters long before a link goes down.
 
 func opticsRules() []Rule {
-	return []Rule{{IDs: []string{"optics.dark", "optics.lanes", "optics.rx.dark", "optics.rx.power", "optics.tx.power", "optics.temperature", "optics.fault", "optics.ok"}, Check: checkOptics}}
+	return []Rule{
+		{IDs: []string{"optics.dark", "optics.lanes", "optics.rx.dark", "optics.rx.power", "optics.tx.power", "optics.temperature", "optics.fault", "optics.ok"}, Check: checkOptics},
+		{IDs: []string{"input.garbled"}, Check: checkOpticsGarbled},
+	}
+}
+
+// checkOpticsGarbled reports the diagnostics lines whose value did not
+// read.
+func checkOpticsGarbled(inc *Incident) []Finding {
+	return garbledOf(inc, "a module's diagnostics", func(t *ingest.Transceiver) []ingest.Garble { return t.Garbled },
+		"These lines carry a label the judge of the module reads (a lane's power or bias, a threshold, a flag, the temperature) with a value that is not as the tool prints it (a paste that cut or joined the line, or an edit), so that reading is unknown; the module's other lines are read.",
+		"Pass the tool's unedited output: `ethtool -m <port> > module.txt`, `show interfaces transceiver eeprom --dom`, `mlxlink -d <dev> -m`.")
 }
 
 // opticsMarginDB is the margin over the module's low-warning threshold
@@ -494,6 +505,15 @@ func opticsOK(name, what string, m ingest.Module, lit []int) Finding {
 	if m.TempEv.Line > 0 {
 		temp = fmt.Sprintf(", %.2f C", m.TempC)
 		evs = append(evs, m.TempEv)
+	}
+	if len(evs) == 0 {
+		// No received power or temperature printed: the lit lanes'
+		// laser lines are what was read.
+		for _, ln := range m.Lanes {
+			if ln.TxOn() {
+				evs = append(evs, ln.BiasEv, ln.TxEv)
+			}
+		}
 	}
 	return Finding{
 		ID: "optics.ok", Severity: Info, Layer: LayerRDMA, Subject: name,

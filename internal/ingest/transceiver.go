@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"math"
 	"strconv"
 	"strings"
 )
@@ -32,6 +31,9 @@ type Transceiver struct {
 	src     string
 	lines   lineCount
 	Modules []Module
+	// Garbled are the lines of a module's diagnostics whose label is one
+	// the judge reads and whose value does not read as printed.
+	Garbled []Garble
 }
 
 // A Module is one transceiver.
@@ -212,7 +214,19 @@ func (p *transceiverParser) Feed(l Line) {
 	if !ok || val == "" {
 		return
 	}
+	if strings.HasPrefix(val, "N/A") {
+		// A monitor the module does not have (KLISH's "N/A dBm").
+		if p.cur != nil && domLabel(key, lane) {
+			p.out.lines.add(l)
+		}
+		return
+	}
 	if !p.take(l, key, lane, val) {
+		if p.cur != nil && domLabel(key, lane) && len(p.out.Garbled) < maxGarbled {
+			at := strings.IndexByte(l.Text, ':')
+			at += strings.Index(l.Text[at:], val)
+			p.out.Garbled = append(p.out.Garbled, garbleAt(l, at, domExpected(key)))
+		}
 		return
 	}
 	p.out.lines.add(l)
@@ -297,12 +311,12 @@ func (p *transceiverParser) take(l Line, key string, lane int, val string) bool 
 		m.TempC, m.TempEv = v, ev
 		return true
 	case laneSignals[key]:
-		m := p.module(ev)
-		if m == nil {
-			return false
-		}
 		lanes, ok := signalLanes(val)
 		if !ok {
+			return false
+		}
+		m := p.module(ev)
+		if m == nil {
 			return false
 		}
 		if len(lanes) > 0 {
@@ -484,99 +498,8 @@ func (p *transceiverParser) finish() {
 // Result implements Parser.
 func (p *transceiverParser) Result() Artifact {
 	p.finish()
-	if len(p.out.Modules) == 0 {
+	if len(p.out.Modules) == 0 && len(p.out.Garbled) == 0 {
 		return nil
 	}
 	return &p.out
-}
-
-// parenthesised returns what the parentheses of "0x11 (QSFP28)" hold,
-// else s. A value the mail wrapped ("0x18 (QSFP-DD Double Density") keeps
-// what follows the parenthesis.
-func parenthesised(s string) string {
-	i := strings.IndexByte(s, '(')
-	if i < 0 {
-		return s
-	}
-	in := s[i+1:]
-	if j := strings.LastIndexByte(in, ')'); j >= 0 {
-		in = in[:j]
-	}
-	return strings.TrimSpace(in)
-}
-
-// leadingFloat reads the number that begins s ("42.17 degrees C").
-func leadingFloat(s string) (float64, bool) {
-	f := strings.Fields(s)
-	if len(f) == 0 {
-		return 0, false
-	}
-	v, err := strconv.ParseFloat(f[0], 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e6 {
-		return 0, false
-	}
-	return v, true
-}
-
-// withUnit reads "6.750 mA", "3.2917 V": a number and the unit named.
-func withUnit(s, unit string) (float64, bool) {
-	f := strings.Fields(s)
-	if len(f) < 2 || f[1] != unit {
-		return 0, false
-	}
-	v, ok := leadingFloat(f[0])
-	return v, ok && v >= 0
-}
-
-// opticalPower reads "0.7682 mW / -1.15 dBm" (the mW is kept) or a value
-// in dBm alone ("-40.00 dBm"), in milliwatts.
-func opticalPower(s string) (float64, bool) {
-	f := strings.Fields(s)
-	if len(f) < 2 {
-		return 0, false
-	}
-	switch f[1] {
-	case "mW":
-		v, ok := leadingFloat(f[0])
-		return v, ok && v >= 0
-	case "dBm":
-		if f[0] == "-inf" {
-			return 0, true
-		}
-		v, ok := leadingFloat(f[0])
-		if !ok || v > 60 {
-			return 0, false
-		}
-		return math.Pow(10, v/10), true
-	}
-	return 0, false
-}
-
-// signalLanes reads a lane status value: "None", "Yes", "No", or
-// "[ Yes, No, No, No ]", into the lanes that say Yes.
-func signalLanes(s string) ([]int, bool) {
-	switch s {
-	case "None", "No":
-		return nil, true
-	case "Yes":
-		return []int{1}, true
-	}
-	in, ok := strings.CutPrefix(s, "[")
-	if !ok {
-		return nil, false
-	}
-	in = strings.TrimSuffix(strings.TrimSpace(in), "]")
-	var lanes []int
-	for i, v := range strings.Split(in, ",") {
-		switch strings.TrimSpace(v) {
-		case "Yes":
-			if i < maxModuleLanes {
-				lanes = append(lanes, i+1)
-			}
-		case "No":
-		default:
-			return nil, false
-		}
-	}
-	return lanes, true
 }

@@ -71,16 +71,7 @@ func TestTransceiverRejects(t *testing.T) {
 		"Module Info\nRx Power Current [dBm] : 0,0,0,0 [0..0]\nTemperature [C] : 0 [0..0]\n",
 		"RX1Power: 3.26 dB\n",
 	} {
-		p := NewTransceiverParser("t")
-		lr := NewLineReader(strings.NewReader(in))
-		for {
-			l, err := lr.Next()
-			if err != nil {
-				break
-			}
-			p.Feed(l)
-		}
-		if a := p.Result(); a != nil {
+		if a := feedTransceiver(in); a != nil {
 			t.Errorf("%q read as %+v", in, a.(*Transceiver).Modules)
 		}
 	}
@@ -128,4 +119,34 @@ func TestTransceiverMlxlink(t *testing.T) {
 	if math.Abs(dbmOf(m.Lanes[2].RxMW)-2.281) > 1e-9 || math.Abs(dbmOf(m.Limits.RxLowAlarm.V)+10.41) > 1e-9 || !near(m.Lanes[3].BiasMA, 8.38) || m.Lanes[0].RxEv.Line != 9 {
 		t.Errorf("lanes %+v limits %+v", m.Lanes, m.Limits)
 	}
+}
+
+// A value that does not read under a label the judge reads, once a
+// module has begun, is a garble at the value's column; "N/A" is none.
+func TestTransceiverGarbled(t *testing.T) {
+	in := "\tIdentifier : 0x11 (QSFP28)\n\tModule temperature : hot\n\tTx1Power: N/A dBm\n\tRX1Power: 1.2 dB\n"
+	a, ok := feedTransceiver(in).(*Transceiver)
+	if !ok || len(a.Garbled) != 2 || len(a.Modules) != 0 {
+		t.Fatalf("result %+v", a)
+	}
+	if g := a.Garbled[0]; g.Line != 2 || g.Col != 23 || !strings.HasPrefix(g.Error("t"), "t:2:23: expected a number and its unit") {
+		t.Errorf("garble %+v: %s", g, g.Error("t"))
+	}
+	if g := a.Garbled[1]; g.Line != 4 || g.Col != 12 {
+		t.Errorf("garble %+v", g)
+	}
+}
+
+// feedTransceiver parses in, named "t", and returns the artifact.
+func feedTransceiver(in string) Artifact {
+	p := NewTransceiverParser("t")
+	lr := NewLineReader(strings.NewReader(in))
+	for {
+		l, err := lr.Next()
+		if err != nil {
+			break
+		}
+		p.Feed(l)
+	}
+	return p.Result()
 }
