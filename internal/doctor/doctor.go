@@ -116,6 +116,7 @@ func rules() []Rule {
 	rs = append(rs, gpuTopoRules()...)
 	rs = append(rs, nvlinkRules()...)
 	rs = append(rs, mlxlinkRules()...)
+	rs = append(rs, opticsRules()...)
 	rs = append(rs, rasRules()...)
 	rs = append(rs, lspciRules()...)
 	rs = append(rs, captureRule())

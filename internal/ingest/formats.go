@@ -23,5 +23,6 @@ func formats() []Format {
 		{Kind: KindNVLink, New: NewNVLinkParser},
 		{Kind: KindNCCLRAS, New: NewNCCLRASParser},
 		{Kind: KindMlxlink, New: NewMlxlinkParser},
+		{Kind: KindTransceiver, New: NewTransceiverParser},
 	}
 }

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -315,6 +316,47 @@ func FuzzMlxlink(f *testing.F) {
 			}
 			for _, e := range p.Evidence {
 				nicCheckEvidence(t, e, n)
+			}
+		}
+	})
+}
+
+func FuzzTransceiver(f *testing.F) {
+	f.Add([]byte("# ethtool -m eth2\n\tIdentifier : 0x11 (QSFP28)\n\tLaser tx bias current (Channel 1) : 6.750 mA\n\tRcvr signal avg optical power(Channel 1)  : 0.0000 mW / -inf dBm\n\tRx loss of signal : [ Yes, No ]\n\tLaser rx power low alarm    (Channel 1)   : On\n\tLaser rx power low alarm threshold : 0.0467 mW / -13.31 dBm\n"))
+	nicFuzz(f, NewTransceiverParser, nicSeeds("corpus/ethtool/ethtool-m-*.txt", "corpus/switch/sonic-*transceiver*.txt", "corpus/ethtool/mlxlink-*.txt"), func(t *testing.T, a Artifact, n int) {
+		tr := a.(*Transceiver)
+		if len(tr.Modules)+len(tr.Garbled) == 0 || len(tr.Modules) > maxModules || len(tr.Garbled) > maxGarbled {
+			t.Fatalf("%d modules, %d garbled", len(tr.Modules), len(tr.Garbled))
+		}
+		for _, g := range tr.Garbled {
+			if g.Line < 1 || g.Line > n || g.Col < 1 {
+				t.Fatalf("garble %+v", g)
+			}
+		}
+		for _, m := range tr.Modules {
+			nicCheckEvidence(t, m.Evidence, n)
+			if len(m.Lanes) > maxModuleLanes {
+				t.Fatalf("%d lanes", len(m.Lanes))
+			}
+			for i, ln := range m.Lanes {
+				if ln.Lane < 1 || i > 0 && ln.Lane <= m.Lanes[i-1].Lane || ln.BiasMA < -1 || ln.TxMW < -1 || ln.RxMW < -1 {
+					t.Fatalf("lane %+v", ln)
+				}
+				for _, e := range []Evidence{ln.BiasEv, ln.TxEv, ln.RxEv} {
+					if e.Line > 0 {
+						nicCheckEvidence(t, e, n)
+					}
+				}
+			}
+			for _, s := range m.Signals {
+				if len(s.Lanes) == 0 || len(s.Lanes) > maxModuleLanes {
+					t.Fatalf("signal %+v", s)
+				}
+			}
+			for _, l := range []Limit{m.Limits.RxLowAlarm, m.Limits.RxLowWarn, m.Limits.RxHighAlarm, m.Limits.RxHighWarn, m.Limits.TxLowAlarm, m.Limits.TxLowWarn} {
+				if l.V < 0 || math.IsNaN(l.V) || math.IsInf(l.V, 0) {
+					t.Fatalf("limit %+v", l)
+				}
 			}
 		}
 	})
