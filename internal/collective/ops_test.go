@@ -273,3 +273,39 @@ func TestP2PPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestPublicBusFactors: the twin's busbw of a call of a row's size and
+// time is the row's printed busbw, for every collective of the public
+// results: nccl-tests' GetBw (src/*.cu, 2.19.6) divides the size column by
+// the time and multiplies by 2(n-1)/n for all_reduce, (n-1)/n for
+// all_gather, reduce_scatter and alltoall, and 1 for sendrecv, where the
+// size is all ranks' data for all_gather and reduce_scatter and one
+// rank's send buffer for alltoall. A factor or a size convention that
+// differs from nccl-tests' fails here on the real rows.
+func TestPublicBusFactors(t *testing.T) {
+	seen := map[string]bool{}
+	checked := map[Func]int{}
+	for i := range publicRuns {
+		r := &publicRuns[i]
+		if r.quoted != nil || seen[r.file] {
+			continue
+		}
+		seen[r.file] = true
+		n := r.servers * r.ppn
+		for _, row := range readPublic(t, r.file) {
+			if row.busbw < 1 {
+				continue // two decimals are too coarse below 1 GB/s
+			}
+			res := Result{Call: Call{Func: r.fn(), Bytes: row.size}, Iters: 1, End: unit.Time(row.time * float64(unit.Microsecond))}
+			if got := busBW(res, n); math.Abs(got-row.busbw) > 0.006+0.003*row.busbw {
+				t.Errorf("%s (%s, %d ranks): %s: twin's busbw of the row's time %.3f GB/s, printed %.2f", r.file, r.fn(), n, sizeName(row.size), got, row.busbw)
+			}
+			checked[r.fn()]++
+		}
+	}
+	for _, f := range []Func{AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv} {
+		if checked[f] == 0 {
+			t.Errorf("%s: no public row of 1 GB/s or more", f)
+		}
+	}
+}
