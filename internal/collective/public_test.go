@@ -258,6 +258,12 @@ var publicRuns = []publicRun{
 		srv: serverOf("A100", 4, 200*unit.Gbps, 4, gpu.PXB, gpu.AMD), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_GID_INDEX": "3"}, version: "2.18.6", heldOut: 3, table: true,
 		quoted: []publicRow{{size: 4 << 30, busbw: 19.83}}},
+	{file: "h100-2x1-roce400g-gdroff-sendrecv-ccimoc.txt", op: "sendrecv", label: "2 × 1 H100, one 400G RoCE port each, GPUDirect RDMA off, sendrecv", fabric: "RoCE",
+		srv: func() gpu.Server {
+			s := serverOf("H100", 1, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel)
+			s.PeerMem = false
+			return s
+		}(), servers: 2, ppn: 1, env: map[string]string{"NCCL_IB_GID_INDEX": "3"}, version: "2.26.2", heldOut: 3, maxSize: 4 << 30},
 	{file: "gb10-2x1-roce200g-all_gather-qsfpswitch.txt", op: "all_gather", label: "2 × 1 GB10 (DGX Spark), 200G RoCE through a QSFP switch, all_gather", fabric: "RoCE",
 		srv: serverOf("GB10", 1, 200*unit.Gbps, 5, gpu.PIX, gpu.ARM), servers: 2, ppn: 1, version: "2.28.9", heldOut: 3, maxSize: 4 << 30},
 	{file: "oci-a100-2n-roce-default-2024.txt", label: "OCI A100, 2 × 8 A100, 16 × 100G RoCE, NCCL defaults", fabric: "RoCE",
