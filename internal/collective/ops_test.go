@@ -46,6 +46,15 @@ var opMisses = map[string]string{
 	"h200-2n-roce400g-gcp-a3ultra-all_gather-dwsflex.txt@time":    "as the other A3 Ultra runs', slower still: 54-59 µs at 1-64 KiB where the twin takes 22-22.7 (×0.38-0.41): the gIB plugin's network step",
 	"h200-2n-roce400g-gcp-a3ultra-all_gather-dwsflex.txt@mid":     "Ring/LL128 at 1-16 MiB: the run 78-123 µs, flat from 1 to 4 MiB (80, 78, 83 µs), the twin 59-83 (×1.32-1.49), as the other A3 Ultra runs",
 	"h200-2n-roce400g-gcp-a3ultra-all_gather-dwsflex.txt@large":   "Ring/Simple plateau: the run 287-327 GB/s (329 at 8 GiB), within 1% of the SkyPilot A3 Ultra run from 512 MiB, where the twin carries 368-388 (×1.18-1.28)",
+	// Added in session 21 from other clusters, compared before any change.
+	"microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 8 gpus/node; alltoall)@time":   "alltoall of 1 KiB on 2 × 8 A100 (NCCL 2.17.1): the run 49.75 µs, the twin 31.9 (×0.64), where the same table's all_gather of 1 KiB (33.74 µs) is in band: a point-to-point call costs the run more than the twin's launch, proxy and network step, as the Vultr sendrecv's small sizes",
+	"microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 8 gpus/node; alltoall)@large":  "alltoall plateau: the run 37.8 GB/s busbw at 1 and 4 GiB, 20.2 GB/s through each GPU's 200G NIC (busbw = 2 × 15/16 × a GPU's network rate on two servers), where the twin carries the NIC's 24 (45.7); with the Vultr B200 run (22.6 GB/s through a 400G NIC) and nccl#1138 (21.2 through a 200G NIC shared by two GPUs), three clusters move 20-23 GB/s through a NIC in alltoall whatever its speed: a point-to-point ceiling per NIC the twin does not have (only the NIC and P2PChannelNetBW per channel hold its alltoall)",
+	"microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 1 gpu/node; all_gather)@large": "Ring/Simple on one A100 and one 200G NIC per node: the run 15.84 GB/s, the twin 17.44 (2 channels); the same table's all_reduce on these two GPUs is 18.65 GB/s where the twin gives 20.5: the twin's all_gather to all_reduce ratio (0.86) is the run's (0.85), its two channels 10% faster than the run's",
+	"microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 1 gpu/node; alltoall)@time":    "alltoall of 1 KiB between two GPUs: the run 29.84 µs, the twin 16.3 (×0.54), while the same table's all_gather of 1 KiB on the same GPUs takes 16.08 µs (in band): a point-to-point call costs this run 14 µs more than a ring collective, the twin none",
+	"microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 1 gpu/node; alltoall)@large":   "alltoall between two GPUs (one network peer, NCCL 2.17's 2 channels per network peer): the run 15.48 GB/s, 7.7 GB/s a channel, the twin the NIC's 22.3 (each channel held to P2PChannelNetBW, 14 GB/s): as the Vultr sendrecv (9.8 GB/s a channel), a point-to-point channel to a network peer moves less than NCCL's own figure",
+	"NVIDIA/nccl#1138@large":                             "alltoall of 4 GiB on 2 × 8 A100 with a 200G NIC per two GPUs (NCCL 2.18.6): busbw 19.83 GB/s, 10.6 GB/s a GPU and 21.2 through each NIC, where the twin carries 22.9 (the NICs at line rate); the reporter traced part of it to PXN: the sends to both remote GPUs of a NIC are proxied by one local GPU's proxy thread (moving them to the peer's own local rank gave 20.71)",
+	"h100-2x1-roce400g-gdroff-sendrecv-ccimoc.txt@large": "sendrecv with GPUDirect RDMA off: the run 13.96 GB/s on its 2 channels (7.0 a channel), the twin 22.5, its 2 channels at HostChannelBW (11.25 GB/s, set on the same cluster's Ring all_reduce, where a channel moves 7.5 GB/s); a point-to-point work that sends and receives splits its channel's warps between the two (sendrecv.h), which the twin's host-bounce rate does not count: with the Azure A100 (7.7) and Vultr B200 (9.8) runs, a point-to-point channel to a network peer moves 7-10 GB/s, GDR on or off",
+	"gb10-2x1-roce200g-all_gather-qsfpswitch.txt@large":  "the run's own NCCL_DEBUG=INFO log on the same page: NCCL sees two NET/IB devices of 200G on the Spark's one cable (rocep1s0f1 and roceP2p1s0f1, the ConnectX-7's two PCIe Gen5 x4 functions), GPU Direct RDMA disabled, and runs 16 channels alternating between them; the twin's GB10 server has one 200G NIC with GDR, on which NCCL's model gives 2 channels that carry 17.7 GB/s where the run reaches 19.7-22.1, still rising at 4 GiB: the twin has no server with two NIC functions behind one port",
 }
 
 func opMissKey(r *publicRun, band string) string { return r.file + "@" + band }
@@ -99,7 +108,11 @@ func TestDocsOtherCollectives(t *testing.T) {
 			perOp[r.op] = map[string]*tally{"time": {}, "mid": {}, "large": {}}
 			ops = append(ops, r.op)
 		}
-		fmt.Fprintf(&b, "| %s (%s) | %s | `testdata/public/%s` | %s |", r.label, r.fabric, r.op, r.file, r.version)
+		src := r.file
+		if strings.HasSuffix(src, ".txt") {
+			src = "`testdata/public/" + src + "`"
+		}
+		fmt.Fprintf(&b, "| %s (%s) | %s | %s | %s |", r.label, r.fabric, r.op, src, r.version)
 		for _, band := range []string{"time", "mid", "large"} {
 			var ratios []string
 			lo, hi := math.Inf(1), math.Inf(-1)
@@ -258,6 +271,42 @@ func TestP2PPlan(t *testing.T) {
 		}
 		if got := cm.netPeerChannels(); got != tc.want {
 			t.Errorf("NCCL %s on %d × 8 ranks (%d p2p channels): %d channels per network peer, want %d", tc.version, tc.servers, cm.p2pChannels(), got, tc.want)
+		}
+	}
+}
+
+// TestPublicBusFactors: the twin's busbw of a call of a row's size and
+// time is the row's printed busbw, for every collective of the public
+// results: nccl-tests' GetBw (src/*.cu, 2.19.6) divides the size column by
+// the time and multiplies by 2(n-1)/n for all_reduce, (n-1)/n for
+// all_gather, reduce_scatter and alltoall, and 1 for sendrecv, where the
+// size is all ranks' data for all_gather and reduce_scatter and one
+// rank's send buffer for alltoall. A factor or a size convention that
+// differs from nccl-tests' fails here on the real rows.
+func TestPublicBusFactors(t *testing.T) {
+	seen := map[string]bool{}
+	checked := map[Func]int{}
+	for i := range publicRuns {
+		r := &publicRuns[i]
+		if r.quoted != nil || seen[r.file] {
+			continue
+		}
+		seen[r.file] = true
+		n := r.servers * r.ppn
+		for _, row := range readPublic(t, r.file) {
+			if row.busbw < 1 {
+				continue // two decimals are too coarse below 1 GB/s
+			}
+			res := Result{Call: Call{Func: r.fn(), Bytes: row.size}, Iters: 1, End: unit.Time(row.time * float64(unit.Microsecond))}
+			if got := busBW(res, n); math.Abs(got-row.busbw) > 0.006+0.003*row.busbw {
+				t.Errorf("%s (%s, %d ranks): %s: twin's busbw of the row's time %.3f GB/s, printed %.2f", r.file, r.fn(), n, sizeName(row.size), got, row.busbw)
+			}
+			checked[r.fn()]++
+		}
+	}
+	for _, f := range []Func{AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv} {
+		if checked[f] == 0 {
+			t.Errorf("%s: no public row of 1 GB/s or more", f)
 		}
 	}
 }
