@@ -238,3 +238,43 @@ func TestEthtoolModuleGarbled(t *testing.T) {
 	}
 	nicMustFind(t, fs, "optics.ok", Info, "eth0: QSFP28 healthy on lane 1")
 }
+
+// A passive copper QSFP+ (Edgecore 40G Base-CR4 DAC, Cumulus swp49)
+// whose EEPROM prints 23-33 mA of bias and 2.2-3.1 dBm received on four
+// lanes: a copper cable has neither laser nor receiver, so it is called
+// a copper cable, not a healthy optic.
+func TestEthtoolModuleCopperDAC(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/ethtool-m-qsfp-40g-cr4-dac-edgecore-garbage-monitors-cumulus-swp49-sffnotes.txt")
+	if len(fs) != 1 {
+		t.Fatalf("want one finding:\n%s", nicTitles(fs))
+	}
+	f := nicMustFind(t, fs, "optics.copper", Info, "cumulus swp49: QSFP+ ET6402-40GDAC-3M (40G Base-CR4) is a copper cable")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 9 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+}
+
+// A copper QSFP28 that reads its temperature prints each lane's bias and
+// powers as zeros (qsfp.c prints the lanes once the temperature is not
+// 0): it is not a module dark on every lane (SYNTHETIC, ethtool's labels
+// and SFF-8636's copper transmitter technology).
+func TestEthtoolModuleCopperZerosSynthetic(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"root@gpu01:~# ethtool -m eth0",
+		"	Identifier                                : 0x11 (QSFP28)",
+		"	Transceiver type                          : 100G Ethernet: 100G Base-CR4 or 25G Base-CR CA-L",
+		"	Transmitter technology                    : 0xa0 (Copper cable unequalized)",
+		"	Module temperature                        : 29.05 degrees C / 84.30 degrees F",
+		"	Laser tx bias current (Channel 1)         : 0.000 mA",
+		"	Laser tx bias current (Channel 2)         : 0.000 mA",
+		"	Transmit avg optical power (Channel 1)    : 0.0000 mW / -inf dBm",
+		"	Transmit avg optical power (Channel 2)    : 0.0000 mW / -inf dBm",
+		"	Rcvr signal avg optical power(Channel 1)  : 0.0000 mW / -inf dBm",
+		"	Rcvr signal avg optical power(Channel 2)  : 0.0000 mW / -inf dBm",
+	)
+	nicMustFind(t, fs, "optics.copper", Info, "gpu01 eth0: QSFP28 (100G Base-CR4 or 25G Base-CR CA-L) is a copper cable")
+	for _, id := range []string{"optics.dark", "optics.lanes", "optics.rx.dark", "optics.rx.power", "optics.ok"} {
+		nicMustNot(t, fs, id)
+	}
+}

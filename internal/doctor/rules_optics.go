@@ -19,7 +19,7 @@ import (
 
 func opticsRules() []Rule {
 	return []Rule{
-		{IDs: []string{"optics.dark", "optics.lanes", "optics.rx.dark", "optics.rx.power", "optics.tx.power", "optics.temperature", "optics.fault", "optics.ok"}, Check: checkOptics},
+		{IDs: []string{"optics.dark", "optics.lanes", "optics.rx.dark", "optics.rx.power", "optics.tx.power", "optics.temperature", "optics.fault", "optics.ok", "optics.copper"}, Check: checkOptics},
 		{IDs: []string{"input.garbled"}, Check: checkOpticsGarbled},
 	}
 }
@@ -146,6 +146,9 @@ func wantLanes(m ingest.Module) int {
 // judgeModule returns one module's findings.
 func judgeModule(name string, m ingest.Module) []Finding {
 	what := moduleName(m)
+	if m.Copper.Line > 0 {
+		return judgeCopper(name, what, m)
+	}
 	var fs []Finding
 	var lit, darkBoth, rxDark []int
 	txKnown := false
@@ -225,6 +228,21 @@ func judgeModule(name string, m ingest.Module) []Finding {
 		fs = append(fs, opticsOK(name, what, m, lit))
 	}
 	return fs
+}
+
+// judgeCopper judges a copper cable: its temperature and faults, not its
+// lanes' light.
+func judgeCopper(name, what string, m ingest.Module) []Finding {
+	fs := append(judgeModuleTemp(name, what, m), judgeModuleFaults(name, what, m)...)
+	if len(fs) > 0 {
+		return fs
+	}
+	return []Finding{{
+		ID: "optics.copper", Severity: Info, Layer: LayerRDMA, Subject: name,
+		Title:     fmt.Sprintf("%s: %s is a copper cable: no laser or optical receiver to judge, no temperature alarm or fault raised", name, what),
+		Evidence:  opticsEvidence([]Evidence{m.Copper, m.TempEv}),
+		Mechanism: "A direct-attach copper cable carries the signal electrically: the bias and optical powers its EEPROM prints for each lane are zeros or meaningless, so a lane that reads no light is not a dark lane. A copper link's faults show in the port's error counters and link state instead.",
+	}}
 }
 
 // opticsEvidence keeps the lines that are set, in input order.

@@ -46,6 +46,12 @@ type Module struct {
 	// type ("100G Ethernet: 100G Base-SR4 or 25GBase-SR"), PN the vendor's
 	// part number.
 	Identifier, Type, Vendor, PN string
+	// Copper is the line that says the module is a copper cable (its
+	// transmitter technology "Copper cable unequalized", or a type
+	// "40G Base-CR4" or "100G ACC"), Line 0 for an optic: a copper cable
+	// has no laser and no optical receiver, so its lanes' bias and powers
+	// read zero or noise.
+	Copper Evidence
 	// State is a CMIS module's state ("ModuleReady", "ModuleLowPwr",
 	// "ModuleFault"), "" for other modules.
 	State string
@@ -142,7 +148,7 @@ const (
 var moduleLabels = map[string]bool{
 	"extended identifier": true, "extended identifier description": true, "connector": true,
 	"transceiver codes": true, "encoding": true, "br, nominal": true, "rate identifier": true,
-	"transmitter technology": true, "laser wavelength": true, "laser wavelength tolerance": true,
+	"laser wavelength": true, "laser wavelength tolerance": true,
 	"vendor oui": true, "vendor rev": true, "vendor sn": true, "date code": true,
 	"revision compliance": true, "module voltage": true, "alarm/warning flags implemented": true,
 	"optical diagnostics support": true, "power set": true, "power override": true,
@@ -281,6 +287,19 @@ func (p *transceiverParser) take(l Line, key string, lane int, val string) bool 
 		}
 		if p.cur.Type == "" {
 			p.cur.Type = strings.Clone(val)
+		}
+		// SFF-8024's copper types: "40G Base-CR4", "25G Base-CR CA-L",
+		// "100G ACC or 25GAUI C2M ACC ...".
+		if (strings.Contains(val, "Base-CR") || strings.Contains(val, " ACC ")) && p.cur.Copper.Line == 0 {
+			p.cur.Copper = ev
+		}
+		return true
+	case key == "transmitter technology":
+		if p.cur == nil {
+			return false
+		}
+		if strings.Contains(val, "Copper") && p.cur.Copper.Line == 0 {
+			p.cur.Copper = ev
 		}
 		return true
 	case key == "vendor name" || key == "vendor pn":
