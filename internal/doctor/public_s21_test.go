@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -277,4 +278,44 @@ func TestEthtoolModuleCopperZerosSynthetic(t *testing.T) {
 	for _, id := range []string{"optics.dark", "optics.lanes", "optics.rx.dark", "optics.rx.power", "optics.ok"} {
 		nicMustNot(t, fs, id)
 	}
+}
+
+// A QSFP28 SR4 on a port that drives lane 1 alone (a 25G breakout with
+// the other members down): ethtool 6.4+ prints the unused lanes' loss of
+// signal and the module flags their received power low. Those lanes are
+// optics.lanes, not a fiber that lost its light (SYNTHETIC, ethtool's
+// labels; sff_show_lane_status's "[ No, Yes, Yes, Yes ]").
+func TestEthtoolModuleUnusedLanesFlagsSynthetic(t *testing.T) {
+	lines := []string{
+		"# synthetic",
+		"root@gpu01:~# ethtool -m eth0",
+		"	Identifier                                : 0x11 (QSFP28)",
+		"	Transceiver type                          : 100G Ethernet: 100G Base-SR4 or 25GBase-SR",
+		"	Module temperature                        : 40.00 degrees C / 104.00 degrees F",
+	}
+	for ch := 1; ch <= 4; ch++ {
+		bias, tx, rx := "0.000 mA", "0.0000 mW / -inf dBm", "0.0000 mW / -inf dBm"
+		if ch == 1 {
+			bias, tx, rx = "6.750 mA", "1.3924 mW / 1.44 dBm", "0.9720 mW / -0.12 dBm"
+		}
+		lines = append(lines,
+			fmt.Sprintf("	Laser tx bias current (Channel %d)         : %s", ch, bias),
+			fmt.Sprintf("	Transmit avg optical power (Channel %d)    : %s", ch, tx),
+			fmt.Sprintf("	Rcvr signal avg optical power(Channel %d)  : %s", ch, rx))
+	}
+	lines = append(lines,
+		"	Laser rx power low alarm    (Channel 2)   : On",
+		"	Laser tx power low alarm    (Channel 3)   : On",
+		"	Laser rx power low alarm threshold        : 0.0467 mW / -13.31 dBm",
+		"	Rx loss of signal                         : [ No, Yes, Yes, Yes ]",
+		"	Tx loss of signal                         : [ No, Yes, Yes, Yes ]",
+	)
+	fs := synthFindings(t, Options{}, lines...)
+	nicMustFind(t, fs, "optics.lanes", Warn, "gpu01 eth0: lanes 2-4 on QSFP28", "so the port runs on 1 of them")
+	for _, id := range []string{"optics.rx.dark", "optics.rx.power", "optics.tx.power", "optics.fault"} {
+		nicMustNot(t, fs, id)
+	}
+	// A laser the module calls failed is dark because it failed.
+	fs = synthFindings(t, Options{}, append(lines, "	Tx fault                                  : [ No, No, No, Yes ]")...)
+	nicMustFind(t, fs, "optics.fault", Error, "gpu01 eth0: QSFP28 (100G Base-SR4 or 25GBase-SR) reports tx fault on lane 4")
 }

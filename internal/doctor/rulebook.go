@@ -189,7 +189,7 @@ var book = []Spec{
 		Text: "module DOM: some lanes are dark both ways while others carry light: unused lanes (a 4-lane optic in an 8-lane cage, a breakout, a lower speed; info), or fewer lit lanes than the module's type names (SR4, DR4: warn)",
 		Fix:  "compare the port's speed with the speed it should run at; set speed and FEC on both ends, or replace the module or cable."},
 	{ID: "optics.rx.dark", Layer: LayerRDMA, Severities: []Severity{Error}, Front: Doctor,
-		Text: "module DOM: a lane receives no light (0 mW, -40 dBm or less) while its laser is on or its transmit side is not printed, or the module reports Rx loss of signal on it",
+		Text: "module DOM: a lane receives no light (0 mW, -40 dBm or less) while its laser is on or its transmit side is not printed, or the module reports Rx loss of signal on it (the flags and loss of signal or lock of a lane dark both ways, one the port does not drive, are left to optics.lanes and optics.dark)",
 		Fix:  "the far end's transmitted power on the same lanes, the connectors (clean them), the fiber's polarity; swap the fiber or the far-end optic."},
 	{ID: "optics.rx.power", Layer: LayerRDMA, Severities: []Severity{Warn, Error}, Front: Doctor,
 		Text: "module DOM: a lit lane's received power is under the module's low-alarm threshold or its rx power alarm is On (error), under its low-warning threshold, less than 1 dB over it (or less than 3 dB over the low-alarm threshold when, as in mlxlink's Module Info, no warning threshold is printed), or over its high-warning threshold, or its rx power warning is On (warn)",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -167,6 +168,7 @@ func judgeModule(name string, m ingest.Module) []Finding {
 			lit = append(lit, ln.Lane)
 		}
 	}
+	m = withoutLanes(m, darkBoth)
 	for _, s := range m.Signals {
 		if s.Name == "rx loss of signal" {
 			rxDarkEv = append(rxDarkEv, s.Evidence)
@@ -243,6 +245,43 @@ func judgeCopper(name, what string, m ingest.Module) []Finding {
 		Evidence:  opticsEvidence([]Evidence{m.Copper, m.TempEv}),
 		Mechanism: "A direct-attach copper cable carries the signal electrically: the bias and optical powers its EEPROM prints for each lane are zeros or meaningless, so a lane that reads no light is not a dark lane. A copper link's faults show in the port's error counters and link state instead.",
 	}}
+}
+
+// withoutLanes drops the flags and lane status (but a fault) of the
+// lanes dark both ways: a lane the port does not drive has no signal to
+// lose or lock onto, and a module may flag its power low; optics.dark
+// and optics.lanes say what those lanes are.
+func withoutLanes(m ingest.Module, dark []int) ingest.Module {
+	if len(dark) == 0 {
+		return m
+	}
+	isDark := func(lane int) bool { return slices.Contains(dark, lane) }
+	var on []ingest.ModuleFlag
+	for _, f := range m.On {
+		if f.Lane == 0 || !isDark(f.Lane) {
+			on = append(on, f)
+		}
+	}
+	var sigs []ingest.LaneSignal
+	for _, s := range m.Signals {
+		if strings.HasSuffix(s.Name, "fault") {
+			// A laser that failed is dark because it failed.
+			sigs = append(sigs, s)
+			continue
+		}
+		var lanes []int
+		for _, l := range s.Lanes {
+			if !isDark(l) {
+				lanes = append(lanes, l)
+			}
+		}
+		if len(lanes) > 0 {
+			s.Lanes = lanes
+			sigs = append(sigs, s)
+		}
+	}
+	m.On, m.Signals = on, sigs
+	return m
 }
 
 // opticsEvidence keeps the lines that are set, in input order.
