@@ -117,6 +117,8 @@ func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
 					ev = atEv(db, v)
 				}
 				add(fmt.Sprintf("pg\x00%d\x00%d\x00%s\x00%s", p.path.TC, p.path.PG, p.pq.TCToPG.Text, pgList(lossless)), p, ev, pgList(lossless), lossless)
+			} else if pauses, ok := pgPausesOther(db, p.path); ok {
+				add(fmt.Sprintf("pause\x00%d\x00%d\x00%s\x00%s\x00%s", p.path.TC, p.path.PG, pauses, p.pq.PFCToPGMapName.Text, p.pq.TCToPG.Text), p, Evidence{}, pauses, nil)
 			}
 		}
 		if !m.noCC() {
@@ -133,6 +135,8 @@ func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
 			fs = append(fs, unpausedQueue(db, g))
 		case strings.HasPrefix(k, "pg\x00"):
 			fs = append(fs, lossyPG(db, g))
+		case strings.HasPrefix(k, "pause\x00"):
+			fs = append(fs, unpausedPG(db, g))
 		default:
 			fs = append(fs, unmarkedQueueFinding(db, g))
 		}
@@ -187,6 +191,59 @@ func lossyPG(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 		Evidence:  evs(atEv(db, pq.PFCEnableAt), atEv(db, p.PGAt), g.extra),
 		Mechanism: fmt.Sprintf("The switch counts each arriving packet in the priority group its traffic class maps to, and sends a PFC pause when a lossless group (one with xoff headroom; buffermgrd makes one per pfc_enable priority) crosses its threshold. RoCE's packets fill priority group %d instead: no pause is sent for them, the lossless group stays empty, and when the ingress buffer is full RoCE is dropped like lossy traffic.", p.PG),
 		Fix:       fix,
+	}
+}
+
+// pgPausesOther reports a port whose pfc_to_pg_map does not tie a pause
+// of the class's priority to the priority group the class is counted in,
+// and names the priorities that group's fill pauses instead ("none" when
+// it pauses none). Broadcom sets the map as the priority group that
+// triggers each PFC priority (bcm_cosq_priority_group_pfc_priority_
+// mapping_profile_set), so a class's own entry naming another group is
+// wrong there; NVIDIA's SAI (mlnx_port_qos_map_assign_pfc_to_pg) gives
+// the switch priorities of a group the PFC priority of each entry naming
+// that group and leaves them alone otherwise, so on a Spectrum platform
+// only other priorities naming the class's group are.
+func pgPausesOther(db *sonic.ConfigDB, p sonic.ClassPath) (string, bool) {
+	if !p.PFCToPGKnown || slices.Contains(p.PGPauses, p.TC) {
+		return "", false
+	}
+	if len(p.PGPauses) > 0 {
+		return textout.Ints(p.PGPauses), true
+	}
+	if p.PausePGKnown && !db.Spectrum() {
+		return "none", true
+	}
+	return "", false
+}
+
+func unpausedPG(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
+	p := g.first.path
+	pq := g.first.pq
+	title := fmt.Sprintf("%s %s: RoCE's class %d is counted in priority group %d (tc_to_pg_map %s), whose fill sends a PFC pause of priority %s, not %d (pfc_to_pg_map %s)",
+		db.File, portList(g.ports), p.TC, p.PG, pq.TCToPG.Text, g.other, p.TC, pq.PFCToPGMapName.Text)
+	if g.other == "none" {
+		title = fmt.Sprintf("%s %s: RoCE's class %d is counted in priority group %d (tc_to_pg_map %s), but pfc_to_pg_map %s sends a PFC pause of priority %d when priority group %d fills",
+			db.File, portList(g.ports), p.TC, p.PG, pq.TCToPG.Text, pq.PFCToPGMapName.Text, p.TC, p.PausePG)
+	}
+	ev := []Evidence{atEv(db, pq.PFCEnableAt), atEv(db, p.PGAt), atEv(db, p.PausePGAt)}
+	for _, v := range p.PGPausesAt {
+		ev = append(ev, atEv(db, v))
+	}
+	fix := fmt.Sprintf("PFC_PRIORITY_TO_PRIORITY_GROUP_MAP|%s \"%d\": \"%d\", the priority group TC_TO_PRIORITY_GROUP_MAP|%s gives class %d, and no other priority to that group (SONiC's AZURE maps: each lossless class in a group of its own, 3 → 3 and 4 → 4 in both).",
+		pq.PFCToPGMapName.Text, p.TC, p.PG, pq.TCToPG.Text, p.TC)
+	if p.PausePGKnown {
+		fix = fmt.Sprintf("TC_TO_PRIORITY_GROUP_MAP|%s \"%d\": \"%d\", the priority group whose fill pfc_to_pg_map %s ties to priority %d, with a lossless BUFFER_PG row for it (SONiC's AZURE maps: each lossless class in a group of its own, 3 → 3 and 4 → 4 in both).",
+			pq.TCToPG.Text, p.TC, p.PausePG, pq.PFCToPGMapName.Text, p.TC)
+	}
+	return doctor.Finding{
+		ID: "pfc.pg.unpaused", Severity: doctor.Error, Layer: doctor.LayerFabric,
+		Title:    title,
+		Subject:  db.File + " " + portList(g.ports),
+		Evidence: evs(ev...),
+		Mechanism: fmt.Sprintf("A switch sends a pause of priority p when the priority group PFC_PRIORITY_TO_PRIORITY_GROUP_MAP gives p crosses XOFF (SAI_PORT_ATTR_QOS_PFC_PRIORITY_TO_PRIORITY_GROUP_MAP; NVIDIA's SAI gives a group's switch priorities the PFC priority of the entry naming it). RoCE's packets fill priority group %d, and its pauses carry another priority than %d, or none: the upstream port keeps sending RoCE on priority %d until priority group %d's headroom is used up, and what arrives after is dropped.",
+			p.PG, p.TC, p.TC, p.PG),
+		Fix: fix,
 	}
 }
 
