@@ -11,16 +11,19 @@ import (
 	"rocelab/internal/textout"
 )
 
-// classPathRules follows RoCE's class past a SONiC port's DSCP map: the
-// priority group its packets are counted in must keep PFC headroom, a
-// pause on its priority must stop the queue it leaves by, and that queue
-// must carry a WRED profile that marks. Ports configured alike give one
-// finding.
+// classPathRules follows RoCE's class past a port's DSCP map (SONiC's, or
+// the rows another switch OS's configuration but NVUE's was read as): the priority
+// group its packets are counted in must keep PFC headroom and send pauses
+// of its priority, a pause on its priority must stop the queue it leaves
+// by, and that queue must carry a WRED profile that marks. Ports
+// configured alike give one finding.
 func classPathRules(m *Model) []doctor.Finding {
 	lossy := m.lossyDesigns()
 	var fs []doctor.Finding
 	for _, db := range m.Sonic {
-		if _, ok := lossy[db]; ok || db.Vendor != "" && db.Vendor != sonic.VendorKLISH {
+		// NVUE's rows are keyed by switch priority, each carrying the
+		// ECN of the traffic class it drains into: its own rules judge it.
+		if _, ok := lossy[db]; ok || isNVUE(db) {
 			continue
 		}
 		fs = append(fs, m.classPaths(db)...)
@@ -250,9 +253,12 @@ func unpausedPG(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 // unmarkedQueue reports a port whose RoCE queue carries no WRED profile:
 // its QUEUE row names none, or it has no row while the port has rows for
 // another of its lossless queues (a port whose rows are all for lossy
-// queues, or that has none, says nothing of it). It returns the row that
-// says so (or the QUEUE table) and a WRED profile another queue of the
-// port carries ("" when none does).
+// queues, or that has none, says nothing of it). Another network OS's
+// configuration has QUEUE rows only where a queue's ECN or WRED is
+// written, so there ECN marking another queue of the port (and not
+// RoCE's) says so too. It returns the row that says so (or the QUEUE
+// table) and a WRED profile another queue of the port carries ("" when
+// none does).
 func (m *Model) unmarkedQueue(db *sonic.ConfigDB, p portPath) (Evidence, string, bool) {
 	var at sonic.Value
 	own, lossless, other := false, false, ""
@@ -267,9 +273,14 @@ func (m *Model) unmarkedQueue(db *sonic.ConfigDB, p portPath) (Evidence, string,
 			own, at = true, q.Scheduler
 			continue
 		}
-		lossless = lossless || anyIn(q.Queues, p.pq.PFCEnable)
+		marksOther := isNOS(db) && db.Vendor != sonic.VendorKLISH && marks(db, q.WREDProfile.Text)
+		lossless = lossless || anyIn(q.Queues, p.pq.PFCEnable) || marksOther
 		if q.WREDProfile.Text != "" && other == "" {
 			other = fmt.Sprintf("%s on queue %s", q.WREDProfile.Text, textout.Ints(q.Queues))
+			if marksOther {
+				// The configuration's line that marks another queue.
+				at = q.WREDProfile
+			}
 		}
 	}
 	if !own && !lossless {
@@ -281,9 +292,24 @@ func (m *Model) unmarkedQueue(db *sonic.ConfigDB, p portPath) (Evidence, string,
 	return atEv(db, at), other, true
 }
 
+// marks reports whether the WRED profile name marks ECN.
+func marks(db *sonic.ConfigDB, name string) bool {
+	w, ok := db.WREDProfile(name)
+	if !ok {
+		return false
+	}
+	mode := strings.ToLower(strings.TrimSpace(w.ECN.Text))
+	return mode == "ecn_all" || strings.HasPrefix(mode, "ecn_green")
+}
+
 func unmarkedQueueFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 	p := g.first.path
 	title := fmt.Sprintf("%s %s: RoCE's queue %d has no WRED profile, so ECN never marks RoCE", db.File, portList(g.ports), p.Queue)
+	mech := "SONiC marks ECN on a queue only through the WRED profile its QUEUE row names"
+	if isNOS(db) && db.Vendor != sonic.VendorKLISH {
+		title = fmt.Sprintf("%s %s: RoCE's class %d leaves by queue %d, where no ECN is configured, so ECN never marks RoCE", db.File, portList(g.ports), p.TC, p.Queue)
+		mech = "A switch marks ECN only on the queues whose ECN thresholds are configured"
+	}
 	if g.other != "" {
 		title += fmt.Sprintf(" (the port has %s)", g.other)
 	}
@@ -292,9 +318,35 @@ func unmarkedQueueFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 		Title:     title,
 		Subject:   db.File + " " + portList(g.ports),
 		Evidence:  evs(atEv(db, g.first.pq.PFCEnableAt), atEv(db, p.QueueAt), g.extra),
-		Mechanism: "SONiC marks ECN on a queue only through the WRED profile its QUEUE row names: without one no CNP is ever sent for RoCE, DCQCN never slows a sender, congestion is left to PFC alone, and pauses spread it upstream.",
-		Fix:       fmt.Sprintf("\"wred_profile\": \"AZURE_LOSSLESS\" (an ECN-marking WRED_PROFILE) on QUEUE <port>|%d of these ports.", p.Queue),
+		Mechanism: mech + ": without one no CNP is ever sent for RoCE, DCQCN never slows a sender, congestion is left to PFC alone, and pauses spread it upstream.",
+		Fix:       unmarkedFix(db, p),
 	}
+}
+
+// unmarkedFix is the fix that gives RoCE's queue an ECN profile, in the
+// configuration's own commands.
+func unmarkedFix(db *sonic.ConfigDB, p sonic.ClassPath) string {
+	remap := func(how string) string {
+		if p.Queue == p.TC {
+			return ""
+		}
+		return fmt.Sprintf(", or send class %d back to the queue that marks (%s)", p.TC, fmt.Sprintf(how, p.TC))
+	}
+	switch db.Vendor {
+	case sonic.VendorEOS:
+		return fmt.Sprintf("`random-detect ecn minimum-threshold … maximum-threshold … max-mark-probability …` under `tx-queue %d` (`uc-tx-queue %d`) of these ports' qos profile or interfaces%s.", p.Queue, p.Queue, remap("`qos map traffic-class %d to tx-queue …`"))
+	case sonic.VendorNXOS:
+		return fmt.Sprintf("`random-detect minimum-threshold … maximum-threshold … drop-probability … ecn` in the queuing policy's class for qos-group %d (c-out-8q-q%d on an 8-queue switch).", p.TC, p.TC)
+	case sonic.VendorOS10:
+		return fmt.Sprintf("A `class-map type queuing` matching queue %d with `random-detect` of a `wred` profile that has `random-detect ecn`, in the queuing policy these ports apply%s.", p.Queue, remap("`qos-map traffic-class`: `queue … qos-group %d`"))
+	case sonic.VendorAOSCX:
+		return fmt.Sprintf("`queue %d action ecn min-threshold … kbytes max-threshold … kbytes` in the threshold profile these ports apply%s.", p.Queue, remap("`map queue … local-priority %d` in the queue profile"))
+	case sonic.VendorOnyx:
+		return fmt.Sprintf("`interface ethernet <ports> traffic-class %d congestion-control ecn minimum-absolute <KB> maximum-absolute <KB>`.", p.Queue)
+	case sonic.VendorJunos, sonic.VendorTrafficConf:
+		return fmt.Sprintf("ECN thresholds on RoCE's queue %d (the one its class %d drains into).", p.Queue, p.TC)
+	}
+	return fmt.Sprintf("\"wred_profile\": \"AZURE_LOSSLESS\" (an ECN-marking WRED_PROFILE) on QUEUE <port>|%d of these ports.", p.Queue)
 }
 
 // atEv is sonicEv for a value the config writes; a default (no line) gives
