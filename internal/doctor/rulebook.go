@@ -562,7 +562,7 @@ var book = []Spec{
 		Fix:    "ip link set <if> mtu 9000 on the hosts (≥ <value> for RoCE MTU <value>), and a switch port MTU that carries it (9100 in SONiC).",
 		Source: "RoCE MTU ≤ netdev MTU − 96 (Linux `include/rdma/ib_addr.h` `iboe_get_mtu`)"},
 	{ID: "nccl.ib_tc.unset", Layer: LayerNCCL, Severities: []Severity{Warn}, Front: Lint,
-		Text:   "an NCCL env file without NCCL_IB_TC",
+		Text:   "an NCCL env file without NCCL_IB_TC, where no RDMA device given forces its port's traffic class (sysfs tc/<port>/traffic_class, which MLNX_OFED applies to every RoCE queue pair and lint takes as RoCE's DSCP)",
 		Fix:    "export NCCL_IB_TC=106 (DSCP 26 with ECT(0)), or the TOS of the lossless class: DSCP×4 + 2.",
 		Source: "NCCL's traffic class defaults to 0 (NCCL `src/transport/net_ib`, v2.30.7)"},
 	{ID: "nccl.ib_timeout.short", Layer: LayerNCCL, Severities: []Severity{Warn}, Front: Lint,

@@ -151,12 +151,27 @@ func ncclInt(s ingest.NCCLSetting) (int64, bool) {
 	return n, err == nil
 }
 
-// roceDSCP finds the DSCP RoCE data carries: NCCL_IB_TC when set, the
+// forcedTC returns the first traffic class an RDMA device forces on its
+// port (sysfs tc/<port>/traffic_class) in the inputs.
+func (m *Model) forcedTC() (ingest.TrafficClass, bool) {
+	for _, a := range m.Artifacts {
+		if d, ok := a.(*ingest.DCQCNSysfs); ok && len(d.TrafficClasses) > 0 {
+			return d.TrafficClasses[0], true
+		}
+	}
+	return ingest.TrafficClass{}, false
+}
+
+// roceDSCP finds the DSCP RoCE data carries: the traffic class a device
+// forces on its port (overriding the queue pairs' own), NCCL_IB_TC when set, the
 // description's host.dscp, NCCL's default 0 when an env file leaves
 // NCCL_IB_TC unset; else it is inferred from a SONiC config's lossless
 // map (the lowest DSCP mapped to a class with PFC on), and only without
 // any of these assumed to be 26 (NCCL_IB_TC=106). From says which.
 func (m *Model) roceDSCP() roceClass {
+	if t, ok := m.forcedTC(); ok {
+		return roceClass{DSCP: t.DSCP(), From: fmt.Sprintf("%s port %d traffic_class %d, which MLNX_OFED applies to every RoCE queue pair of the port", t.Device, t.Port, t.TClass), Evidence: []Evidence{t.Evidence}}
+	}
 	if s, ok := m.setting("NCCL_IB_TC"); ok {
 		if tc, ok := ncclInt(s); ok && tc >= 0 && tc <= 255 {
 			return roceClass{DSCP: int(tc) >> 2, From: "NCCL_IB_TC=" + s.Value, Evidence: []Evidence{s.Evidence}}

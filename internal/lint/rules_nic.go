@@ -63,7 +63,8 @@ func ncclRules(m *Model) []doctor.Finding {
 		return nil
 	}
 	var fs []doctor.Finding
-	if _, ok := m.setting("NCCL_IB_TC"); !ok && len(m.nccl) > 0 && !m.given("host.dscp") {
+	_, forced := m.forcedTC()
+	if _, ok := m.setting("NCCL_IB_TC"); !ok && len(m.nccl) > 0 && !m.given("host.dscp") && !forced {
 		fs = append(fs, doctor.Finding{
 			ID: "nccl.ib_tc.unset", Severity: doctor.Warn, Layer: doctor.LayerNCCL,
 			Title:     "NCCL_IB_TC is not set: NCCL's RoCE traffic uses traffic class 0",
