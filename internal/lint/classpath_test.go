@@ -107,17 +107,23 @@ func TestClassPathECNModeOnMappedQueue(t *testing.T) {
 // lintText lints text as a config_db.json and returns its findings of id.
 func lintText(t *testing.T, text, id string) []doctor.Finding {
 	t.Helper()
-	f := filepath.Join(t.TempDir(), "edited.json")
-	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	var out []doctor.Finding
-	for _, fd := range lintFiles(t, f).Findings {
+	for _, fd := range lintFiles(t, tempFile(t, "edited.json", text)).Findings {
 		if fd.ID == id {
 			out = append(out, fd)
 		}
 	}
 	return out
+}
+
+// tempFile writes text to a file named name in a test directory.
+func tempFile(t *testing.T, name, text string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 // readText returns the text of the file at path.

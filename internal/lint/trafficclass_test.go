@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,11 +14,7 @@ import (
 func TestForcedTrafficClass(t *testing.T) {
 	src := filepath.Join("..", "..", "testdata", "corpus", "ethtool", "mlnx-qos-pfc5-ecn-tclass160-rdma-qos-script-spiderpool.txt")
 	for _, env := range []string{"export NCCL_IB_GID_INDEX=3\n", "export NCCL_IB_TC=106\n"} {
-		f := filepath.Join(t.TempDir(), "nccl-env-synthetic.sh")
-		if err := os.WriteFile(f, []byte(env), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		rep := lintFiles(t, src, f)
+		rep := lintFiles(t, src, tempFile(t, "nccl-env-synthetic.sh", env))
 		if hasID(rep, "nccl.ib_tc.unset") {
 			t.Errorf("%q: nccl.ib_tc.unset, though mlx5_0 forces traffic class 160", env)
 		}
