@@ -27,3 +27,32 @@ func TestForcedTrafficClass(t *testing.T) {
 		}
 	}
 }
+
+// NCCL_IB_TC written as a DSCP: 26 beside netarbiter's mlnx_qos (trust
+// dscp, PFC on 3: DSCP 24–31 lossless) is DSCP 6, priority 0; 3 beside
+// SONiC's rendered SN4600C QoS (DSCP 3 in lossless TC 3) is DSCP 0, TC 1.
+// The byte itself (106) and a value neither reading makes lossless (24 on
+// the SN4600C, whose DSCP 24 is TC 1) say nothing.
+func TestTCAsDSCP(t *testing.T) {
+	nic := filepath.Join("..", "..", "testdata", "corpus", "ethtool", "mlnx-qos-set-x-trace-trust-dscp-then-pfc3-tsa-vendor-netarbiter.txt")
+	sw := filepath.Join("..", "..", "testdata", "lint", "sonic-pfc-queue-unpaused", "fixed", "sn4600c-c64-t1-qos-buffers.json")
+	for _, c := range []struct {
+		cfg, tc, want string
+	}{
+		{nic, "26", "NCCL_IB_TC=26 looks like a DSCP: it is the traffic class byte, DSCP 6; DSCP 26 is lossless in the NICs' mlnx_qos"},
+		{nic, "106", ""},
+		{sw, "3", "NCCL_IB_TC=3 looks like a DSCP: it is the traffic class byte, DSCP 0; DSCP 3 is lossless in"},
+		{sw, "24", ""},
+	} {
+		rep := lintFiles(t, c.cfg, tempFile(t, "nccl-env-synthetic.sh", "export NCCL_IB_TC="+c.tc+"\n"))
+		var got []string
+		for _, f := range rep.Findings {
+			if f.ID == "nccl.ib_tc.dscp" {
+				got = append(got, f.Title)
+			}
+		}
+		if c.want == "" && len(got) != 0 || c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want)) {
+			t.Errorf("NCCL_IB_TC=%s beside %s: %q, want %q", c.tc, filepath.Base(c.cfg), got, c.want)
+		}
+	}
+}
