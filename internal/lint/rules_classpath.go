@@ -121,7 +121,7 @@ func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
 				}
 				add(fmt.Sprintf("pg\x00%d\x00%d\x00%s\x00%s", p.path.TC, p.path.PG, p.pq.TCToPG.Text, pgList(lossless)), p, ev, pgList(lossless), lossless)
 			} else if pauses, ok := pgPausesOther(db, p.path); ok {
-				add(fmt.Sprintf("pause\x00%d\x00%d\x00%s\x00%s\x00%s", p.path.TC, p.path.PG, pauses, p.pq.PFCToPGMapName.Text, p.pq.TCToPG.Text), p, Evidence{}, pauses, nil)
+				add(fmt.Sprintf("pause\x00%d\x00%d\x00%s\x00%s\x00%s", p.path.TC, p.path.PG, pauses, p.pq.PFCToPGMapName.Text, p.pq.TCToPG.Text), p, Evidence{}, pauses, lossless)
 			}
 		}
 		if !m.noCC() {
@@ -233,11 +233,19 @@ func unpausedPG(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 	for _, v := range p.PGPausesAt {
 		ev = append(ev, atEv(db, v))
 	}
+	// Move the pause to RoCE's group, unless the group the pause follows
+	// is itself lossless (then RoCE's class can be counted there).
 	fix := fmt.Sprintf("PFC_PRIORITY_TO_PRIORITY_GROUP_MAP|%s \"%d\": \"%d\", the priority group TC_TO_PRIORITY_GROUP_MAP|%s gives class %d, and no other priority to that group (SONiC's AZURE maps: each lossless class in a group of its own, 3 → 3 and 4 → 4 in both).",
 		pq.PFCToPGMapName.Text, p.TC, p.PG, pq.TCToPG.Text, p.TC)
-	if p.PausePGKnown {
-		fix = fmt.Sprintf("TC_TO_PRIORITY_GROUP_MAP|%s \"%d\": \"%d\", the priority group whose fill pfc_to_pg_map %s ties to priority %d, with a lossless BUFFER_PG row for it (SONiC's AZURE maps: each lossless class in a group of its own, 3 → 3 and 4 → 4 in both).",
+	if db.Vendor == sonic.VendorKLISH {
+		fix = fmt.Sprintf("`pfc-priority %d pg %d` in `qos map pfc-priority-pg %s`, the priority group `qos map tc-pg %s` gives traffic class %d, and no other priority to that group.", p.TC, p.PG, pq.PFCToPGMapName.Text, pq.TCToPG.Text, p.TC)
+	}
+	if _, ok := g.pgs[p.PausePG]; ok && p.PausePGKnown {
+		fix = fmt.Sprintf("TC_TO_PRIORITY_GROUP_MAP|%s \"%d\": \"%d\", the lossless priority group whose fill pfc_to_pg_map %s ties to priority %d (SONiC's AZURE maps: each lossless class in a group of its own, 3 → 3 and 4 → 4 in both).",
 			pq.TCToPG.Text, p.TC, p.PausePG, pq.PFCToPGMapName.Text, p.TC)
+		if db.Vendor == sonic.VendorKLISH {
+			fix = fmt.Sprintf("`traffic-class %d priority-group %d` in `qos map tc-pg %s`, the lossless priority group whose fill `qos map pfc-priority-pg %s` ties to priority %d.", p.TC, p.PausePG, pq.TCToPG.Text, pq.PFCToPGMapName.Text, p.TC)
+		}
 	}
 	return doctor.Finding{
 		ID: "pfc.pg.unpaused", Severity: doctor.Error, Layer: doctor.LayerFabric,
