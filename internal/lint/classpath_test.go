@@ -176,3 +176,20 @@ func TestClassPathPFCToPG(t *testing.T) {
 		}
 	}
 }
+
+// A switch config alone gives RoCE's DSCP as 26 when its map keeps 26
+// lossless (AMD's Dell Z9664f sonic-cli example: 24 and 26 in class 3, 4
+// in class 4), not the lowest lossless DSCP (4): the edited example's
+// pause of priority 3 from group 7 is found with no NIC input.
+func TestInferDSCP26(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "lint", "sonic-cli-pfc-pg-unpaused", "bad", "rocm-dell-z9664f-enterprise-sonic-dcqcn-edited-synthetic.cfg")
+	var got []string
+	for _, f := range lintFiles(t, src).Findings {
+		if f.ID == "pfc.pg.unpaused" {
+			got = append(got, f.Title)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "RoCE's class 3 is counted in priority group 3") {
+		t.Errorf("pfc.pg.unpaused %q, want one on class 3", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"rocelab/internal/doctor"
 	"rocelab/internal/ingest"
@@ -188,23 +189,31 @@ func (m *Model) roceDSCP() roceClass {
 	// DSCP lossless on both the NICs and the switches is RoCE's; when the
 	// NICs are given, one they keep lossless (26 when it is one of them:
 	// NCCL_IB_TC=106 is the usual marking), so that a switch that does
-	// not is reported; a switch config alone gives its own lossless DSCP.
+	// not is reported; a switch config alone gives its own lossless DSCP
+	// (26 when it is one).
 	nicDSCPs, nicEv := m.nicLosslessDSCPs()
-	for _, db := range m.Sonic {
-		if r, ok := losslessDSCP(db, nicDSCPs); ok {
-			return r
-		}
-	}
 	if len(nicDSCPs) > 0 {
+		for _, db := range m.Sonic {
+			if r, ok := losslessDSCP(db, nicDSCPs); ok {
+				return r
+			}
+		}
 		d := nicDSCPs[0]
 		if slices.Contains(nicDSCPs, ingest.RoCEDSCP) {
 			d = ingest.RoCEDSCP
 		}
 		return roceClass{DSCP: d, Evidence: nicEv, From: fmt.Sprintf("inferred from the NICs' mlnx_qos: a DSCP they keep lossless (%d–%d)", nicDSCPs[0], nicDSCPs[len(nicDSCPs)-1])}
 	}
-	for _, db := range m.Sonic {
-		if r, ok := losslessDSCP(db, nil); ok {
-			return r
+	// DSCP 26 (NCCL_IB_TC=106, the usual marking) when a switch keeps it
+	// lossless, else the lowest DSCP one does.
+	for _, among := range [][]int{{ingest.RoCEDSCP}, nil} {
+		for _, db := range m.Sonic {
+			if r, ok := losslessDSCP(db, among); ok {
+				if among != nil {
+					r.From = strings.Replace(r.From, "the lowest DSCP its map", "DSCP 26, the usual RoCE marking (NCCL_IB_TC=106), which its map", 1)
+				}
+				return r
+			}
 		}
 	}
 	return roceClass{DSCP: ingest.RoCEDSCP, From: "assumed DSCP 26 (NCCL_IB_TC=106, the usual marking; nothing given states RoCE's DSCP)", Assumed: true}
