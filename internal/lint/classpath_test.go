@@ -59,19 +59,7 @@ func TestClassPathQueueRowMissing(t *testing.T) {
 		}
 		return text
 	}
-	lint := func(text string) []doctor.Finding {
-		f := filepath.Join(t.TempDir(), "cut.json")
-		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		var out []doctor.Finding
-		for _, fd := range lintFiles(t, f).Findings {
-			if fd.ID == "ecn.disabled" {
-				out = append(out, fd)
-			}
-		}
-		return out
-	}
+	lint := func(text string) []doctor.Finding { return lintText(t, text, "ecn.disabled") }
 	no3 := cut(data, 3)
 	if fs := lint(no3); len(fs) != 1 || fs[0].Severity != doctor.Warn || !strings.Contains(fs[0].Title, "Ethernet0,Ethernet4: RoCE's queue 3 has no WRED profile") || !strings.Contains(fs[0].Title, "(the port has AZURE_LOSSLESS on queue 4)") {
 		t.Errorf("queue 3's rows cut: %v, want one ecn.disabled on queue 3 naming queue 4's profile", fs)
@@ -116,6 +104,28 @@ func TestClassPathECNModeOnMappedQueue(t *testing.T) {
 	}
 }
 
+// lintText lints text as a config_db.json and returns its findings of id.
+func lintText(t *testing.T, text, id string) []doctor.Finding {
+	t.Helper()
+	var out []doctor.Finding
+	for _, fd := range lintFiles(t, tempFile(t, "edited.json", text)).Findings {
+		if fd.ID == id {
+			out = append(out, fd)
+		}
+	}
+	return out
+}
+
+// tempFile writes text to a file named name in a test directory.
+func tempFile(t *testing.T, name, text string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // readText returns the text of the file at path.
 func readText(t *testing.T, path string) string {
 	t.Helper()
@@ -124,4 +134,62 @@ func readText(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// pfc.pg.unpaused on NVIDIA's SONiC documentation example (pfc_enable
+// 3,4; TC_TO_PRIORITY_GROUP_MAP and PFC_PRIORITY_TO_PRIORITY_GROUP_MAP 3
+// → 3, 4 → 4) with one entry edited at a time. Priority 3 sent to PG 0
+// while RoCE fills PG 3 is judged by SAI's reading (no pause of 3 when PG
+// 3 fills), except on a Spectrum platform, whose SAI leaves PG 3's
+// priority alone when no entry names it; priority 4 named for PG 3 too
+// pauses both from PG 3 and is sound.
+func TestClassPathPFCToPG(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "lint", "sonic-pfc-pg-unpaused", "fixed", "nvidia-doc-new-cfg.json")
+	text := readText(t, src)
+	const pfcToPG = "\"PFC_PRIORITY_TO_PRIORITY_GROUP_MAP\": {\n        \"AZURE\": {\n            \"3\": \"3\",\n            \"4\": \"4\"\n        }"
+	if !strings.Contains(text, pfcToPG) {
+		t.Fatal("the case's PFC_PRIORITY_TO_PRIORITY_GROUP_MAP changed")
+	}
+	lint := func(entries, platform string) []doctor.Finding {
+		edited := strings.Replace(text, pfcToPG, "\"PFC_PRIORITY_TO_PRIORITY_GROUP_MAP\": {\n        \"AZURE\": {\n"+entries+"\n        }", 1)
+		if platform != "" {
+			edited = strings.Replace(edited, "{", "{\n    \"DEVICE_METADATA\": {\"localhost\": {\"platform\": \""+platform+"\"}},", 1)
+		}
+		return lintText(t, edited, "pfc.pg.unpaused")
+	}
+	for _, c := range []struct {
+		entries, platform, title string
+	}{
+		{`"3": "0", "4": "4"`, "", "Ethernet0: RoCE's class 3 is counted in priority group 3 (tc_to_pg_map AZURE), but pfc_to_pg_map AZURE sends a PFC pause of priority 3 when priority group 0 fills"},
+		{`"3": "0", "4": "4"`, "x86_64-mlnx_msn2700-r0", ""},
+		{`"3": "0", "4": "4"`, "x86_64-dellemc_z9332f_d1508-r0", "Ethernet0: RoCE's class 3 is counted in priority group 3 (tc_to_pg_map AZURE), but pfc_to_pg_map AZURE sends a PFC pause of priority 3 when priority group 0 fills"},
+		{`"3": "4", "4": "3"`, "x86_64-mlnx_msn2700-r0", "Ethernet0: RoCE's class 3 is counted in priority group 3 (tc_to_pg_map AZURE), whose fill sends a PFC pause of priority 4, not 3 (pfc_to_pg_map AZURE)"},
+		{`"3": "3", "4": "3"`, "", ""},
+		{`"4": "4"`, "", ""},
+	} {
+		fs := lint(c.entries, c.platform)
+		switch {
+		case c.title == "" && len(fs) != 0:
+			t.Errorf("%s on %q: %v, want no pfc.pg.unpaused", c.entries, c.platform, fs)
+		case c.title != "" && (len(fs) != 1 || !strings.Contains(fs[0].Title, c.title) || fs[0].Severity != doctor.Error):
+			t.Errorf("%s on %q: %v, want one error %q", c.entries, c.platform, fs, c.title)
+		}
+	}
+}
+
+// A switch config alone gives RoCE's DSCP as 26 when its map keeps 26
+// lossless (AMD's Dell Z9664f sonic-cli example: 24 and 26 in class 3, 4
+// in class 4), not the lowest lossless DSCP (4): the edited example's
+// pause of priority 3 from group 7 is found with no NIC input.
+func TestInferDSCP26(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "lint", "sonic-cli-pfc-pg-unpaused", "bad", "rocm-dell-z9664f-enterprise-sonic-dcqcn-edited-synthetic.cfg")
+	var got []string
+	for _, f := range lintFiles(t, src).Findings {
+		if f.ID == "pfc.pg.unpaused" {
+			got = append(got, f.Title)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "RoCE's class 3 is counted in priority group 3") {
+		t.Errorf("pfc.pg.unpaused %q, want one on class 3", got)
+	}
 }

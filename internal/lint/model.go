@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"rocelab/internal/doctor"
 	"rocelab/internal/ingest"
@@ -151,12 +152,27 @@ func ncclInt(s ingest.NCCLSetting) (int64, bool) {
 	return n, err == nil
 }
 
-// roceDSCP finds the DSCP RoCE data carries: NCCL_IB_TC when set, the
+// forcedTC returns the first traffic class an RDMA device forces on its
+// port (sysfs tc/<port>/traffic_class) in the inputs.
+func (m *Model) forcedTC() (ingest.TrafficClass, bool) {
+	for _, a := range m.Artifacts {
+		if d, ok := a.(*ingest.DCQCNSysfs); ok && len(d.TrafficClasses) > 0 {
+			return d.TrafficClasses[0], true
+		}
+	}
+	return ingest.TrafficClass{}, false
+}
+
+// roceDSCP finds the DSCP RoCE data carries: the traffic class a device
+// forces on its port (overriding the queue pairs' own), NCCL_IB_TC when set, the
 // description's host.dscp, NCCL's default 0 when an env file leaves
 // NCCL_IB_TC unset; else it is inferred from a SONiC config's lossless
 // map (the lowest DSCP mapped to a class with PFC on), and only without
 // any of these assumed to be 26 (NCCL_IB_TC=106). From says which.
 func (m *Model) roceDSCP() roceClass {
+	if t, ok := m.forcedTC(); ok {
+		return roceClass{DSCP: t.DSCP(), From: fmt.Sprintf("%s port %d traffic_class %d, which MLNX_OFED applies to every RoCE queue pair of the port", t.Device, t.Port, t.TClass), Evidence: []Evidence{t.Evidence}}
+	}
 	if s, ok := m.setting("NCCL_IB_TC"); ok {
 		if tc, ok := ncclInt(s); ok && tc >= 0 && tc <= 255 {
 			return roceClass{DSCP: int(tc) >> 2, From: "NCCL_IB_TC=" + s.Value, Evidence: []Evidence{s.Evidence}}
@@ -173,23 +189,31 @@ func (m *Model) roceDSCP() roceClass {
 	// DSCP lossless on both the NICs and the switches is RoCE's; when the
 	// NICs are given, one they keep lossless (26 when it is one of them:
 	// NCCL_IB_TC=106 is the usual marking), so that a switch that does
-	// not is reported; a switch config alone gives its own lossless DSCP.
+	// not is reported; a switch config alone gives its own lossless DSCP
+	// (26 when it is one).
 	nicDSCPs, nicEv := m.nicLosslessDSCPs()
-	for _, db := range m.Sonic {
-		if r, ok := losslessDSCP(db, nicDSCPs); ok {
-			return r
-		}
-	}
 	if len(nicDSCPs) > 0 {
+		for _, db := range m.Sonic {
+			if r, ok := losslessDSCP(db, nicDSCPs); ok {
+				return r
+			}
+		}
 		d := nicDSCPs[0]
 		if slices.Contains(nicDSCPs, ingest.RoCEDSCP) {
 			d = ingest.RoCEDSCP
 		}
 		return roceClass{DSCP: d, Evidence: nicEv, From: fmt.Sprintf("inferred from the NICs' mlnx_qos: a DSCP they keep lossless (%d–%d)", nicDSCPs[0], nicDSCPs[len(nicDSCPs)-1])}
 	}
-	for _, db := range m.Sonic {
-		if r, ok := losslessDSCP(db, nil); ok {
-			return r
+	// DSCP 26 (NCCL_IB_TC=106, the usual marking) when a switch keeps it
+	// lossless, else the lowest DSCP one does.
+	for _, among := range [][]int{{ingest.RoCEDSCP}, nil} {
+		for _, db := range m.Sonic {
+			if r, ok := losslessDSCP(db, among); ok {
+				if among != nil {
+					r.From = strings.Replace(r.From, "the lowest DSCP its map", "DSCP 26, the usual RoCE marking (NCCL_IB_TC=106), which its map", 1)
+				}
+				return r
+			}
 		}
 	}
 	return roceClass{DSCP: ingest.RoCEDSCP, From: "assumed DSCP 26 (NCCL_IB_TC=106, the usual marking; nothing given states RoCE's DSCP)", Assumed: true}
@@ -304,5 +328,5 @@ type rule func(m *Model) []doctor.Finding
 
 // rules lists lint's rules. Add one line per rule file.
 func rules() []rule {
-	return []rule{qosRules, classPathRules, ecnRules, pfcRules, mtuRules, ncclRules, firmwareRules, configRules, refRules}
+	return []rule{qosRules, classPathRules, ecnRules, pfcRules, mtuRules, ncclRules, hcaRules, firmwareRules, configRules, refRules}
 }

@@ -11,16 +11,19 @@ import (
 	"rocelab/internal/textout"
 )
 
-// classPathRules follows RoCE's class past a SONiC port's DSCP map: the
-// priority group its packets are counted in must keep PFC headroom, a
-// pause on its priority must stop the queue it leaves by, and that queue
-// must carry a WRED profile that marks. Ports configured alike give one
-// finding.
+// classPathRules follows RoCE's class past a port's DSCP map (SONiC's, or
+// the rows another switch OS's configuration but NVUE's was read as): the priority
+// group its packets are counted in must keep PFC headroom and send pauses
+// of its priority, a pause on its priority must stop the queue it leaves
+// by, and that queue must carry a WRED profile that marks. Ports
+// configured alike give one finding.
 func classPathRules(m *Model) []doctor.Finding {
 	lossy := m.lossyDesigns()
 	var fs []doctor.Finding
 	for _, db := range m.Sonic {
-		if _, ok := lossy[db]; ok || db.Vendor != "" && db.Vendor != sonic.VendorKLISH {
+		// NVUE's rows are keyed by switch priority, each carrying the
+		// ECN of the traffic class it drains into: its own rules judge it.
+		if _, ok := lossy[db]; ok || isNVUE(db) {
 			continue
 		}
 		fs = append(fs, m.classPaths(db)...)
@@ -117,6 +120,8 @@ func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
 					ev = atEv(db, v)
 				}
 				add(fmt.Sprintf("pg\x00%d\x00%d\x00%s\x00%s", p.path.TC, p.path.PG, p.pq.TCToPG.Text, pgList(lossless)), p, ev, pgList(lossless), lossless)
+			} else if pauses, ok := pgPausesOther(db, p.path); ok {
+				add(fmt.Sprintf("pause\x00%d\x00%d\x00%s\x00%s\x00%s", p.path.TC, p.path.PG, pauses, p.pq.PFCToPGMapName.Text, p.pq.TCToPG.Text), p, Evidence{}, pauses, lossless)
 			}
 		}
 		if !m.noCC() {
@@ -133,6 +138,8 @@ func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
 			fs = append(fs, unpausedQueue(db, g))
 		case strings.HasPrefix(k, "pg\x00"):
 			fs = append(fs, lossyPG(db, g))
+		case strings.HasPrefix(k, "pause\x00"):
+			fs = append(fs, unpausedPG(db, g))
 		default:
 			fs = append(fs, unmarkedQueueFinding(db, g))
 		}
@@ -190,12 +197,76 @@ func lossyPG(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 	}
 }
 
+// pgPausesOther reports a port whose pfc_to_pg_map does not tie a pause
+// of the class's priority to the priority group the class is counted in,
+// and names the priorities that group's fill pauses instead ("none" when
+// it pauses none). Broadcom sets the map as the priority group that
+// triggers each PFC priority (bcm_cosq_priority_group_pfc_priority_
+// mapping_profile_set), so a class's own entry naming another group is
+// wrong there; NVIDIA's SAI (mlnx_port_qos_map_assign_pfc_to_pg) gives
+// the switch priorities of a group the PFC priority of each entry naming
+// that group and leaves them alone otherwise, so on a Spectrum platform
+// only other priorities naming the class's group are.
+func pgPausesOther(db *sonic.ConfigDB, p sonic.ClassPath) (string, bool) {
+	if !p.PFCToPGKnown || slices.Contains(p.PGPauses, p.TC) {
+		return "", false
+	}
+	if len(p.PGPauses) > 0 {
+		return textout.Ints(p.PGPauses), true
+	}
+	if p.PausePGKnown && !db.Spectrum() {
+		return "none", true
+	}
+	return "", false
+}
+
+func unpausedPG(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
+	p := g.first.path
+	pq := g.first.pq
+	title := fmt.Sprintf("%s %s: RoCE's class %d is counted in priority group %d (tc_to_pg_map %s), whose fill sends a PFC pause of priority %s, not %d (pfc_to_pg_map %s)",
+		db.File, portList(g.ports), p.TC, p.PG, pq.TCToPG.Text, g.other, p.TC, pq.PFCToPGMapName.Text)
+	if g.other == "none" {
+		title = fmt.Sprintf("%s %s: RoCE's class %d is counted in priority group %d (tc_to_pg_map %s), but pfc_to_pg_map %s sends a PFC pause of priority %d when priority group %d fills",
+			db.File, portList(g.ports), p.TC, p.PG, pq.TCToPG.Text, pq.PFCToPGMapName.Text, p.TC, p.PausePG)
+	}
+	ev := []Evidence{atEv(db, pq.PFCEnableAt), atEv(db, p.PGAt), atEv(db, p.PausePGAt)}
+	for _, v := range p.PGPausesAt {
+		ev = append(ev, atEv(db, v))
+	}
+	// Move the pause to RoCE's group, unless the group the pause follows
+	// is itself lossless (then RoCE's class can be counted there).
+	fix := fmt.Sprintf("PFC_PRIORITY_TO_PRIORITY_GROUP_MAP|%s \"%d\": \"%d\", the priority group TC_TO_PRIORITY_GROUP_MAP|%s gives class %d, and no other priority to that group (SONiC's AZURE maps: each lossless class in a group of its own, 3 → 3 and 4 → 4 in both).",
+		pq.PFCToPGMapName.Text, p.TC, p.PG, pq.TCToPG.Text, p.TC)
+	if db.Vendor == sonic.VendorKLISH {
+		fix = fmt.Sprintf("`pfc-priority %d pg %d` in `qos map pfc-priority-pg %s`, the priority group `qos map tc-pg %s` gives traffic class %d, and no other priority to that group.", p.TC, p.PG, pq.PFCToPGMapName.Text, pq.TCToPG.Text, p.TC)
+	}
+	if _, ok := g.pgs[p.PausePG]; ok && p.PausePGKnown {
+		fix = fmt.Sprintf("TC_TO_PRIORITY_GROUP_MAP|%s \"%d\": \"%d\", the lossless priority group whose fill pfc_to_pg_map %s ties to priority %d (SONiC's AZURE maps: each lossless class in a group of its own, 3 → 3 and 4 → 4 in both).",
+			pq.TCToPG.Text, p.TC, p.PausePG, pq.PFCToPGMapName.Text, p.TC)
+		if db.Vendor == sonic.VendorKLISH {
+			fix = fmt.Sprintf("`traffic-class %d priority-group %d` in `qos map tc-pg %s`, the lossless priority group whose fill `qos map pfc-priority-pg %s` ties to priority %d.", p.TC, p.PausePG, pq.TCToPG.Text, pq.PFCToPGMapName.Text, p.TC)
+		}
+	}
+	return doctor.Finding{
+		ID: "pfc.pg.unpaused", Severity: doctor.Error, Layer: doctor.LayerFabric,
+		Title:    title,
+		Subject:  db.File + " " + portList(g.ports),
+		Evidence: evs(ev...),
+		Mechanism: fmt.Sprintf("A switch sends a pause of priority p when the priority group PFC_PRIORITY_TO_PRIORITY_GROUP_MAP gives p crosses XOFF (SAI_PORT_ATTR_QOS_PFC_PRIORITY_TO_PRIORITY_GROUP_MAP; NVIDIA's SAI gives a group's switch priorities the PFC priority of the entry naming it). RoCE's packets fill priority group %d, and its pauses carry another priority than %d, or none: the upstream port keeps sending RoCE on priority %d until priority group %d's headroom is used up, and what arrives after is dropped.",
+			p.PG, p.TC, p.TC, p.PG),
+		Fix: fix,
+	}
+}
+
 // unmarkedQueue reports a port whose RoCE queue carries no WRED profile:
 // its QUEUE row names none, or it has no row while the port has rows for
 // another of its lossless queues (a port whose rows are all for lossy
-// queues, or that has none, says nothing of it). It returns the row that
-// says so (or the QUEUE table) and a WRED profile another queue of the
-// port carries ("" when none does).
+// queues, or that has none, says nothing of it). Another network OS's
+// configuration has QUEUE rows only where a queue's ECN or WRED is
+// written, so there ECN marking another queue of the port (and not
+// RoCE's) says so too. It returns the row that says so (or the QUEUE
+// table) and a WRED profile another queue of the port carries ("" when
+// none does).
 func (m *Model) unmarkedQueue(db *sonic.ConfigDB, p portPath) (Evidence, string, bool) {
 	var at sonic.Value
 	own, lossless, other := false, false, ""
@@ -210,9 +281,14 @@ func (m *Model) unmarkedQueue(db *sonic.ConfigDB, p portPath) (Evidence, string,
 			own, at = true, q.Scheduler
 			continue
 		}
-		lossless = lossless || anyIn(q.Queues, p.pq.PFCEnable)
+		marksOther := isNOS(db) && db.Vendor != sonic.VendorKLISH && marks(db, q.WREDProfile.Text)
+		lossless = lossless || anyIn(q.Queues, p.pq.PFCEnable) || marksOther
 		if q.WREDProfile.Text != "" && other == "" {
 			other = fmt.Sprintf("%s on queue %s", q.WREDProfile.Text, textout.Ints(q.Queues))
+			if marksOther {
+				// The configuration's line that marks another queue.
+				at = q.WREDProfile
+			}
 		}
 	}
 	if !own && !lossless {
@@ -224,9 +300,24 @@ func (m *Model) unmarkedQueue(db *sonic.ConfigDB, p portPath) (Evidence, string,
 	return atEv(db, at), other, true
 }
 
+// marks reports whether the WRED profile name marks ECN.
+func marks(db *sonic.ConfigDB, name string) bool {
+	w, ok := db.WREDProfile(name)
+	if !ok {
+		return false
+	}
+	mode := strings.ToLower(strings.TrimSpace(w.ECN.Text))
+	return mode == "ecn_all" || strings.HasPrefix(mode, "ecn_green")
+}
+
 func unmarkedQueueFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 	p := g.first.path
 	title := fmt.Sprintf("%s %s: RoCE's queue %d has no WRED profile, so ECN never marks RoCE", db.File, portList(g.ports), p.Queue)
+	mech := "SONiC marks ECN on a queue only through the WRED profile its QUEUE row names"
+	if isNOS(db) && db.Vendor != sonic.VendorKLISH {
+		title = fmt.Sprintf("%s %s: RoCE's class %d leaves by queue %d, where no ECN is configured, so ECN never marks RoCE", db.File, portList(g.ports), p.TC, p.Queue)
+		mech = "A switch marks ECN only on the queues whose ECN thresholds are configured"
+	}
 	if g.other != "" {
 		title += fmt.Sprintf(" (the port has %s)", g.other)
 	}
@@ -235,9 +326,35 @@ func unmarkedQueueFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 		Title:     title,
 		Subject:   db.File + " " + portList(g.ports),
 		Evidence:  evs(atEv(db, g.first.pq.PFCEnableAt), atEv(db, p.QueueAt), g.extra),
-		Mechanism: "SONiC marks ECN on a queue only through the WRED profile its QUEUE row names: without one no CNP is ever sent for RoCE, DCQCN never slows a sender, congestion is left to PFC alone, and pauses spread it upstream.",
-		Fix:       fmt.Sprintf("\"wred_profile\": \"AZURE_LOSSLESS\" (an ECN-marking WRED_PROFILE) on QUEUE <port>|%d of these ports.", p.Queue),
+		Mechanism: mech + ": without one no CNP is ever sent for RoCE, DCQCN never slows a sender, congestion is left to PFC alone, and pauses spread it upstream.",
+		Fix:       unmarkedFix(db, p),
 	}
+}
+
+// unmarkedFix is the fix that gives RoCE's queue an ECN profile, in the
+// configuration's own commands.
+func unmarkedFix(db *sonic.ConfigDB, p sonic.ClassPath) string {
+	remap := func(how string) string {
+		if p.Queue == p.TC {
+			return ""
+		}
+		return fmt.Sprintf(", or send class %d back to the queue that marks (%s)", p.TC, fmt.Sprintf(how, p.TC))
+	}
+	switch db.Vendor {
+	case sonic.VendorEOS:
+		return fmt.Sprintf("`random-detect ecn minimum-threshold … maximum-threshold … max-mark-probability …` under `tx-queue %d` (`uc-tx-queue %d`) of these ports' qos profile or interfaces%s.", p.Queue, p.Queue, remap("`qos map traffic-class %d to tx-queue …`"))
+	case sonic.VendorNXOS:
+		return fmt.Sprintf("`random-detect minimum-threshold … maximum-threshold … drop-probability … ecn` in the queuing policy's class for qos-group %d (c-out-8q-q%d on an 8-queue switch).", p.TC, p.TC)
+	case sonic.VendorOS10:
+		return fmt.Sprintf("A `class-map type queuing` matching queue %d with `random-detect` of a `wred` profile that has `random-detect ecn`, in the queuing policy these ports apply%s.", p.Queue, remap("`qos-map traffic-class`: `queue … qos-group %d`"))
+	case sonic.VendorAOSCX:
+		return fmt.Sprintf("`queue %d action ecn min-threshold … kbytes max-threshold … kbytes` in the threshold profile these ports apply%s.", p.Queue, remap("`map queue … local-priority %d` in the queue profile"))
+	case sonic.VendorOnyx:
+		return fmt.Sprintf("`interface ethernet <ports> traffic-class %d congestion-control ecn minimum-absolute <KB> maximum-absolute <KB>`.", p.Queue)
+	case sonic.VendorJunos, sonic.VendorTrafficConf:
+		return fmt.Sprintf("ECN thresholds on RoCE's queue %d (the one its class %d drains into).", p.Queue, p.TC)
+	}
+	return fmt.Sprintf("\"wred_profile\": \"AZURE_LOSSLESS\" (an ECN-marking WRED_PROFILE) on QUEUE <port>|%d of these ports.", p.Queue)
 }
 
 // atEv is sonicEv for a value the config writes; a default (no line) gives

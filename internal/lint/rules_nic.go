@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"rocelab/internal/calc"
@@ -63,7 +64,8 @@ func ncclRules(m *Model) []doctor.Finding {
 		return nil
 	}
 	var fs []doctor.Finding
-	if _, ok := m.setting("NCCL_IB_TC"); !ok && len(m.nccl) > 0 && !m.given("host.dscp") {
+	_, forced := m.forcedTC()
+	if _, ok := m.setting("NCCL_IB_TC"); !ok && len(m.nccl) > 0 && !m.given("host.dscp") && !forced {
 		fs = append(fs, doctor.Finding{
 			ID: "nccl.ib_tc.unset", Severity: doctor.Warn, Layer: doctor.LayerNCCL,
 			Title:     "NCCL_IB_TC is not set: NCCL's RoCE traffic uses traffic class 0",
@@ -71,6 +73,9 @@ func ncclRules(m *Model) []doctor.Finding {
 			Mechanism: "NCCL sets the GRH traffic class of its QPs from NCCL_IB_TC, which defaults to 0: DSCP 0, which NICs trusting DSCP put on priority 0, outside the lossless class (rdma_cm's default_roce_tos does not apply; NCCL does not use rdma_cm).",
 			Fix:       "export NCCL_IB_TC=106 (DSCP 26 with ECT(0)), or the TOS of the lossless class: DSCP×4 + 2.",
 		})
+	}
+	if f, ok := m.tcAsDSCP(); ok {
+		fs = append(fs, f)
 	}
 	t, tEv, tGiven := 20, Evidence{}, false
 	r, rEv := 7, Evidence{}
@@ -219,4 +224,38 @@ func devOf(c ccMask) string {
 		return c.Device
 	}
 	return "<dev>"
+}
+
+// tcAsDSCP reports NCCL_IB_TC written as a DSCP: a value below 64 that the
+// NICs' or a switch's lossless DSCPs hold while the DSCP it gives (the
+// value's top six bits) is not lossless there. No device may force the
+// traffic class (it overrides NCCL_IB_TC).
+func (m *Model) tcAsDSCP() (doctor.Finding, bool) {
+	s, ok := m.setting("NCCL_IB_TC")
+	tc, isNum := ncclInt(s)
+	if _, forced := m.forcedTC(); !ok || !isNum || forced || tc < 0 || tc >= 64 {
+		return doctor.Finding{}, false
+	}
+	v := int(tc)
+	where := ""
+	if nic, _ := m.nicLosslessDSCPs(); slices.Contains(nic, v) && !slices.Contains(nic, v>>2) {
+		where = "the NICs' mlnx_qos"
+	}
+	for _, db := range m.Sonic {
+		_, asDSCP := losslessDSCP(db, []int{v})
+		_, asTC := losslessDSCP(db, []int{v >> 2})
+		if where == "" && asDSCP && !asTC {
+			where = db.File
+		}
+	}
+	if where == "" {
+		return doctor.Finding{}, false
+	}
+	return doctor.Finding{
+		ID: "nccl.ib_tc.dscp", Severity: doctor.Warn, Layer: doctor.LayerNCCL,
+		Title:     fmt.Sprintf("NCCL_IB_TC=%d looks like a DSCP: it is the traffic class byte, DSCP %d; DSCP %d is lossless in %s, DSCP %d is not", v, v>>2, v, where, v>>2),
+		Evidence:  evs(s.Evidence),
+		Mechanism: fmt.Sprintf("NCCL writes NCCL_IB_TC into the GRH traffic class, the whole IP TOS byte: DSCP in the top six bits, ECN in the low two. %d marks DSCP %d with ECN bits %02b, so RoCE lands in DSCP %d's class, not the lossless one DSCP %d is in.", v, v>>2, v&3, v>>2, v),
+		Fix:       fmt.Sprintf("NCCL_IB_TC=%d (DSCP %d × 4 + 2: ECT(0), so switches can mark ECN).", v<<2|2, v),
+	}, true
 }

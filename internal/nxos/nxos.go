@@ -61,6 +61,11 @@ type Config struct {
 	// Pause are, per network-qos policy, the qos-groups whose class has
 	// `pause pfc-cos N` (the value is N at its place).
 	Pause map[string]map[int]Value
+	// PauseUnknown are, per network-qos policy, the classes with `pause
+	// pfc-cos` whose qos-group the input does not give (a class-map type
+	// network-qos it names but does not define), at their pause lines:
+	// which qos-groups the policy pauses is then not known.
+	PauseUnknown map[string][]Value
 	// Queuing are, per queuing policy, each qos-group's RED line.
 	Queuing map[string]map[int]*Queue
 	// System are the policies `system qos` applies: "network-qos",
@@ -109,12 +114,33 @@ func (c *Config) Group(class string) (int, bool) {
 // NX-OS would not accept is an error at its place.
 func Parse(name string, data []byte) (*Config, error) {
 	c := &Config{File: name, Lines: strings.Split(string(data), "\n"), ClassDSCP: map[string]map[int]Value{}, ClassCoS: map[string]map[int]Value{}, Groups: map[string]int{},
-		QoS: map[string][]QoSClass{}, Pause: map[string]map[int]Value{}, Queuing: map[string]map[int]*Queue{}, System: map[string]Value{}, Policies: map[string]bool{}}
+		QoS: map[string][]QoSClass{}, Pause: map[string]map[int]Value{}, PauseUnknown: map[string][]Value{}, Queuing: map[string]map[int]*Queue{}, System: map[string]Value{}, Policies: map[string]bool{}}
 	p := &parser{c: c}
 	if err := swcfg.EachLine(c.Lines, "!#", p.line); err != nil {
 		return nil, err
 	}
+	// A class-map may be defined after the policy that names it: the
+	// pauses are placed once the whole input is read.
+	for _, q := range p.pauses {
+		g, ok := c.Group(q.class)
+		if !ok {
+			at := q.at
+			at.Text = fmt.Sprintf("class type network-qos %s (no class-map type network-qos %s in the input gives its qos-group)", q.class, q.class)
+			c.PauseUnknown[q.policy] = append(c.PauseUnknown[q.policy], at)
+			continue
+		}
+		if c.Pause[q.policy] == nil {
+			c.Pause[q.policy] = map[int]Value{}
+		}
+		c.Pause[q.policy][g] = q.cos
+	}
 	return c, nil
+}
+
+// pause is a network-qos class's `pause pfc-cos` line, placed at the end.
+type pause struct {
+	policy, class string
+	at, cos       Value
 }
 
 // parser follows blocks by indent: head (the line at the left margin),
@@ -125,6 +151,7 @@ type parser struct {
 	iface       []*Interface
 	class       string
 	classIndent int
+	pauses      []pause
 }
 
 func (p *parser) line(w []Value, indent int) error {
@@ -193,17 +220,10 @@ func (p *parser) line(w []Value, indent int) error {
 		cl := p.c.QoS[name]
 		cl[len(cl)-1].Group = w[2]
 	case kind == "policy-map network-qos" && p.class != "" && len(w) >= 3 && w[0].Text == "pause" && w[1].Text == "pfc-cos":
-		g, ok := p.c.Group(p.class)
-		if !ok {
-			return &pos.Error{File: p.c.File, Line: w[0].Line, Col: w[0].Col, Msg: fmt.Sprintf("class %q: expected a network-qos class whose qos-group is known (c-8q-nqN, or a class-map type network-qos with match qos-group)", p.class)}
-		}
 		if _, err := swcfg.Num(p.c.File, w[2], 7, "a CoS 0-7"); err != nil {
 			return err
 		}
-		if p.c.Pause[name] == nil {
-			p.c.Pause[name] = map[int]Value{}
-		}
-		p.c.Pause[name][g] = w[2]
+		p.pauses = append(p.pauses, pause{policy: name, class: p.class, at: w[0], cos: w[2]})
 	case kind == "policy-map queuing" && p.class != "" && len(w) >= 2 && w[0].Text == "random-detect":
 		return p.randomDetect(name, w)
 	case head[0] == "system" && head[1] == "qos" && len(w) >= 4 && w[0].Text == "service-policy" && w[1].Text == "type":

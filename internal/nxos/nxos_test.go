@@ -90,11 +90,33 @@ func TestParseAzureLocal(t *testing.T) {
 	}
 }
 
+// A network-qos class's qos-group comes from its class-map wherever the
+// input defines it, after the policy too; one the input does not define
+// (Microsoft's AzureStack switch config generator renders
+// AZLOCAL-NWQOS-RDMA so) leaves the pause unplaced and named, not a
+// refusal.
+func TestPauseClassMaps(t *testing.T) {
+	policy := "policy-map type network-qos N\n  class type network-qos mine\n    pause pfc-cos 3\n"
+	c, err := Parse("x.cfg", []byte(policy+"class-map type network-qos mine\n  match qos-group 3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := c.Pause["N"][3]; !ok || v.Line != 3 || len(c.PauseUnknown) != 0 {
+		t.Errorf("class-map after the policy: pauses %v, unknown %v; want qos-group 3 from line 3", c.Pause, c.PauseUnknown)
+	}
+	c, err = Parse("x.cfg", []byte(policy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := c.PauseUnknown["N"]; len(c.Pause["N"]) != 0 || len(u) != 1 || u[0].Line != 3 || !strings.Contains(u[0].Text, "class type network-qos mine (no class-map") {
+		t.Errorf("no class-map: pauses %v, unknown %v; want the class named at line 3", c.Pause, c.PauseUnknown)
+	}
+}
+
 // TestParseErrors: a value NX-OS refuses is an error at its place.
 func TestParseErrors(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{"class-map type qos match-any R\n  match dscp 64\n", "2:14: \"64\": expected DSCP values"},
-		{"policy-map type network-qos N\n  class type network-qos mine\n    pause pfc-cos 3\n", "3:5: class \"mine\": expected a network-qos class"},
 		{"policy-map type queuing Q\n  class type queuing c-out-8q-q3\n    random-detect minimum-threshold 10 kb maximum-threshold 20 kbytes ecn\n", "3:37: \"10\" \"kb\": expected a threshold"},
 	} {
 		_, err := Parse("x.cfg", []byte(c.text))

@@ -7,17 +7,29 @@ import (
 
 // A ClassPath is where one port puts one traffic class: the egress queue
 // it leaves by (tc_to_queue_map), the ingress priority group its buffer is
-// counted in (tc_to_pg_map), and the queue a PFC pause on the same
-// priority stops (pfc_to_queue_map). A map the port does not name, or
-// names but the config does not define, leaves SAI's default: the class's
-// own queue, and no judged priority group (PGKnown false).
+// counted in (tc_to_pg_map), the queue a PFC pause on the same priority
+// stops (pfc_to_queue_map), and the priority group whose fill sends a
+// pause of that priority (pfc_to_pg_map: SAI's
+// PFC_PRIORITY_TO_PRIORITY_GROUP, "the priority for pause frame for
+// congested priority group" as opencomputeproject/SAI#138 brought it in).
+// A map the port does not name, or names but the config does not define
+// or without an entry for the class, leaves SAI's default: the class's
+// own queue, and no judged priority group (PGKnown, PausePGKnown false).
 type ClassPath struct {
-	TC, Queue, PG, Paused int
-	// QueueAt, PGAt and PausedAt are the map entries (zero Values for a
-	// default); PGKnown and PausedKnown say whether tc_to_pg_map and
-	// pfc_to_queue_map were read from the config.
-	QueueAt, PGAt, PausedAt Value
-	PGKnown, PausedKnown    bool
+	TC, Queue, PG, Paused, PausePG int
+	// QueueAt, PGAt, PausedAt and PausePGAt are the map entries (zero
+	// Values for a default); PGKnown, PausedKnown and PausePGKnown say
+	// whether tc_to_pg_map, pfc_to_queue_map and pfc_to_pg_map were read
+	// from the config.
+	QueueAt, PGAt, PausedAt, PausePGAt Value
+	PGKnown, PausedKnown, PausePGKnown bool
+	// PGPauses are the PFC priorities pfc_to_pg_map gives the class's
+	// priority group (PG), in order, with their entries; PFCToPGKnown
+	// says the port names a pfc_to_pg_map the config defines and PG is
+	// known.
+	PGPauses     []int
+	PGPausesAt   []Value
+	PFCToPGKnown bool
 }
 
 // ClassPath returns where the port of pq puts class tc. The maps are the
@@ -25,7 +37,7 @@ type ClassPath struct {
 // (to the switch) and skips its other fields ("Qos map type ... is not
 // supported at global level", qosorch.cpp handleGlobalQosMap).
 func (db *ConfigDB) ClassPath(pq PortQoS, tc int) ClassPath {
-	p := ClassPath{TC: tc, Queue: tc, PG: -1, Paused: tc}
+	p := ClassPath{TC: tc, Queue: tc, PG: -1, Paused: tc, PausePG: -1}
 	entry := func(table string, name Value) (int, Value, bool) {
 		m, ok := db.NumMap(table, name.Text)
 		if !ok || tc < 0 || tc > 63 || m.To[tc] < 0 {
@@ -41,6 +53,18 @@ func (db *ConfigDB) ClassPath(pq PortQoS, tc int) ClassPath {
 	}
 	if g, at, ok := entry("TC_TO_PRIORITY_GROUP_MAP", pq.TCToPG); ok {
 		p.PG, p.PGAt, p.PGKnown = g, at, true
+	}
+	if g, at, ok := entry("PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", pq.PFCToPGMapName); ok {
+		p.PausePG, p.PausePGAt, p.PausePGKnown = g, at, true
+	}
+	if m, ok := db.NumMap("PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", pq.PFCToPGMapName.Text); ok && p.PGKnown {
+		p.PFCToPGKnown = true
+		for prio, g := range m.To[:8] {
+			if g == p.PG {
+				p.PGPauses = append(p.PGPauses, prio)
+				p.PGPausesAt = append(p.PGPausesAt, m.At[prio])
+			}
+		}
 	}
 	return p
 }

@@ -122,3 +122,21 @@ func TestMissingRefs(t *testing.T) {
 		t.Errorf("missing refs %+v, want PORT_QOS_MAP|Ethernet0 dscp_to_tc_map alone, at line 2", refs)
 	}
 }
+
+// NVIDIA's SONiC documentation example names pfc_to_pg_map AZURE (3 → 3,
+// 4 → 4): class 3's pause follows PG 3, the PG it is counted in, and PG 3
+// is named by priority 3 alone; class 1, counted in PG 0, has no entry.
+func TestClassPathPFCToPG(t *testing.T) {
+	db := readDB(t, "../../testdata/corpus/sonic/sonic-configdb-dscp-pfc-maps-nvidia-doc-new-cfg.json")
+	pq := portQoS(db, "Ethernet0")
+	p := db.ClassPath(pq, 3)
+	if !p.PFCToPGKnown || !p.PausePGKnown || p.PausePG != 3 || p.PausePGAt.Line != 84 || !slices.Equal(p.PGPauses, []int{3}) || len(p.PGPausesAt) != 1 || p.PGPausesAt[0].Line != 84 {
+		t.Errorf("class 3: %+v, want pause of priority 3 from PG 3 at line 84, PG 3 named by priority 3 alone", p)
+	}
+	if p := db.ClassPath(pq, 1); !p.PFCToPGKnown || p.PausePGKnown || p.PG != 0 || len(p.PGPauses) != 0 {
+		t.Errorf("class 1: %+v, want PG 0, no entry, no priority naming PG 0", p)
+	}
+	if p := db.ClassPath(PortQoS{Port: "EthernetX"}, 3); p.PFCToPGKnown || p.PausePGKnown {
+		t.Errorf("no maps: %+v, want pfc_to_pg_map unknown", p)
+	}
+}

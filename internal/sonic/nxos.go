@@ -38,7 +38,9 @@ const VendorNXOS = "cisco-nxos"
 //     ecn_none without).
 //
 // A policy applied but not defined in the input (a cut of the config) is
-// named as not judged, and neither is what it would set.
+// named as not judged, and neither is what it would set; so is a pausing
+// class of the applied network-qos policy whose class-map the input does
+// not define (PFC is then not judged).
 //
 // Ports are the interfaces that set PFC or a classification policy; when
 // none does, the system policies are written for one port named "system
@@ -65,6 +67,12 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 		return true
 	}
 	nqMissing := missing(c.System["network-qos"])
+	// A pausing class whose qos-group the input does not give leaves
+	// which groups pause unknown: named, and PFC not judged.
+	for _, at := range c.PauseUnknown[c.System["network-qos"].Text] {
+		db.Skipped = append(db.Skipped, at)
+		nqMissing = true
+	}
 	missing(c.System["queuing"])
 	queues := c.Queuing[c.System["queuing"].Text]
 	var auto []Value

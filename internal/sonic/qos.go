@@ -68,6 +68,9 @@ type PortQoS struct {
 	HasPFCWDSW                   bool
 	Trust                        Value // "trust" field where present
 	Scheduler, PFCToQueueMapName Value
+	// PFCToPGMapName is pfc_to_pg_map: which priority group's fill sends
+	// a pause of each priority.
+	PFCToPGMapName Value
 }
 
 // PortQoSMaps returns the PORT_QOS_MAP rows, one per port (a row keyed by
@@ -78,7 +81,7 @@ func (db *ConfigDB) PortQoSMaps() []PortQoS {
 	for _, k := range t.Keys() {
 		row := t[k]
 		base := PortQoS{DSCPToTC: row["dscp_to_tc_map"], TCToPG: row["tc_to_pg_map"], TCToQueue: row["tc_to_queue_map"],
-			Trust: row["trust"], Scheduler: row["scheduler"], PFCToQueueMapName: row["pfc_to_queue_map"]}
+			Trust: row["trust"], Scheduler: row["scheduler"], PFCToQueueMapName: row["pfc_to_queue_map"], PFCToPGMapName: row["pfc_to_pg_map"]}
 		if v, ok := row["pfc_enable"]; ok {
 			base.HasPFCEnable, base.PFCEnableAt = true, v
 			if v.Text != "" {
