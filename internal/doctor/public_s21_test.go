@@ -319,3 +319,43 @@ func TestEthtoolModuleUnusedLanesFlagsSynthetic(t *testing.T) {
 	fs = synthFindings(t, Options{}, append(lines, "	Tx fault                                  : [ No, No, No, Yes ]")...)
 	nicMustFind(t, fs, "optics.fault", Error, "gpu01 eth0: QSFP28 (100G Base-SR4 or 25GBase-SR) reports tx fault on lane 4")
 }
+
+// The bounds no real dump here crosses (SYNTHETIC, ethtool's CMIS
+// labels): a receiver over its high-warning threshold, a biased laser
+// under the low-alarm and one under the low-warning threshold, a laser
+// with no bias whose zero power is not called weak, a temperature over
+// its alarm threshold with no flag raised, and a module in ModuleFault.
+func TestEthtoolModuleBoundsSynthetic(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"root@gpu01:~# ethtool -m eth3",
+		"	Identifier                                : 0x18 (QSFP-DD Double Density 8X Pluggable Transceiver (INF-8628))",
+		"	Module State                              : 0x05 (ModuleFault)",
+		"	Module temperature                        : 80.00 degrees C / 176.00 degrees F",
+		"	Laser tx bias current (Channel 1)         : 7.000 mA",
+		"	Laser tx bias current (Channel 2)         : 7.000 mA",
+		"	Laser tx bias current (Channel 3)         : 7.000 mA",
+		"	Laser tx bias current (Channel 4)         : 0.000 mA",
+		"	Transmit avg optical power (Channel 1)    : 1.0000 mW / 0.00 dBm",
+		"	Transmit avg optical power (Channel 2)    : 0.1000 mW / -10.00 dBm",
+		"	Transmit avg optical power (Channel 3)    : 0.2500 mW / -6.02 dBm",
+		"	Transmit avg optical power (Channel 4)    : 0.0000 mW / -inf dBm",
+		"	Rcvr signal avg optical power(Channel 1)  : 3.0000 mW / 4.77 dBm",
+		"	Rcvr signal avg optical power(Channel 2)  : 1.0000 mW / 0.00 dBm",
+		"	Rcvr signal avg optical power(Channel 3)  : 1.0000 mW / 0.00 dBm",
+		"	Rcvr signal avg optical power(Channel 4)  : 1.0000 mW / 0.00 dBm",
+		"	Module temperature high alarm threshold   : 75.00 degrees C / 167.00 degrees F",
+		"	Module temperature high warning threshold : 70.00 degrees C / 158.00 degrees F",
+		"	Laser output power low alarm threshold    : 0.1500 mW / -8.24 dBm",
+		"	Laser output power low warning threshold  : 0.3000 mW / -5.23 dBm",
+		"	Laser rx power high warning threshold     : 2.0000 mW / 3.01 dBm",
+		"	Laser rx power low warning threshold      : 0.1000 mW / -10.00 dBm",
+	)
+	nicMustFind(t, fs, "optics.rx.power", Warn, "gpu01 eth3:", "lane 1 at 4.77 dBm, over its high-warning threshold (an overloaded receiver) 3.01 dBm")
+	f := nicMustFind(t, fs, "optics.tx.power", Error, "transmits lane 2 -10.00 dBm, lane 3 -6.02 dBm with its laser biased, under the module's low threshold")
+	if strings.Contains(f.Title, "lane 4") {
+		t.Errorf("lane 4, whose laser has no bias, is called weak: %s", f.Title)
+	}
+	nicMustFind(t, fs, "optics.temperature", Error, "runs hot, at 80.00 C, over its 70.00 C high-warning threshold (alarm 75.00 C)")
+	nicMustFind(t, fs, "optics.fault", Error, "reports module state ModuleFault")
+}
