@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 )
@@ -69,8 +70,11 @@ func requireSubcommand(c *cobra.Command) {
 }
 
 // argCount reads cobra's argument-count messages ("accepts 1 arg(s),
-// received 0", "requires at least 1 arg(s), only received 0").
-var argCount = regexp.MustCompile(`^(accepts|requires at least|accepts at most) (\d+) arg\(s\), (?:only )?received (\d+)$`)
+// received 0", "requires at least 1 arg(s), only received 0"), compiled
+// at the first such error.
+var argCount = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(accepts|requires at least|accepts at most) (\d+) arg\(s\), (?:only )?received (\d+)$`)
+})
 
 // plainArgErrors rewords cobra's argument-count errors for a user: which
 // command, how many arguments it takes and what it got; the usage line
@@ -82,7 +86,7 @@ func plainArgErrors(c *cobra.Command) {
 			if err == nil {
 				return nil
 			}
-			m := argCount.FindStringSubmatch(err.Error())
+			m := argCount().FindStringSubmatch(err.Error())
 			if m == nil {
 				return err
 			}

@@ -37,8 +37,8 @@ func (c *dcqcnCollector) Name() string { return "dcqcn" }
 
 // Describe implements Collector.
 func (c *dcqcnCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- dcqcnEnabled.desc
-	ch <- dcqcnParam.desc
+	ch <- dcqcnEnabled.desc()
+	ch <- dcqcnParam.desc()
 }
 
 // Collect implements Collector.

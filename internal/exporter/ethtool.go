@@ -47,7 +47,7 @@ func (c *ethtoolCollector) Name() string { return "ethtool" }
 func (c *ethtoolCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, f := range Families() {
 		if f.Source == counters.Ethtool {
-			ch <- f.metric.desc
+			ch <- f.metric.desc()
 		}
 	}
 }

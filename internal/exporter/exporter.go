@@ -204,9 +204,9 @@ func (e *Exporter) WithTimestamp(stamp func() time.Time) *Exporter {
 
 // Describe implements prometheus.Collector.
 func (e *Exporter) Describe(ch chan<- *prometheus.Desc) {
-	ch <- scrapeDuration.desc
-	ch <- scrapeSuccess.desc
-	ch <- collectorErrors.desc
+	ch <- scrapeDuration.desc()
+	ch <- scrapeSuccess.desc()
+	ch <- collectorErrors.desc()
 	for _, c := range e.collectors {
 		c.Describe(ch)
 	}
@@ -371,7 +371,7 @@ func (s *Scrape) emit(m *metric, v float64, labels ...string) {
 		s.sink.sample(m, v, labels)
 		return
 	}
-	s.ch <- prometheus.MustNewConstMetric(m.desc, m.typ, v, slices.Clone(labels)...)
+	s.ch <- prometheus.MustNewConstMetric(m.desc(), m.typ, v, slices.Clone(labels)...)
 }
 
 // readFile reads a small regular file into the exporter's scratch buffer;

@@ -3,6 +3,7 @@ package exporter
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -183,23 +184,31 @@ var conceptAlias = map[counters.Concept]counters.Concept{
 	counters.PortRcvPackets: counters.PortXmitPackets,
 }
 
-// Generic families, one per source.
-var (
-	genericEthtool = &Family{Name: "rocelab_nic_ethtool_stat", Help: "An ethtool -S statistic the counters table does not know, under its raw name.", Type: prometheus.UntypedValue, Source: counters.Ethtool, Generic: true}
-	genericHW      = &Family{Name: "rocelab_rdma_hw_stat", Help: "A file under hw_counters/ the counters table does not know, under its raw name.", Type: prometheus.UntypedValue, Source: counters.HWCounters, Generic: true}
-	genericPort    = &Family{Name: "rocelab_rdma_port_stat", Help: "A file under counters/ the counters table does not know, under its raw name.", Type: prometheus.UntypedValue, Source: counters.PortCounters, Generic: true}
-)
+// genericFamilies are the catch-all families, one per source, in the
+// order Families lists them.
+func genericFamilies() []*Family {
+	return []*Family{
+		{Name: "rocelab_nic_ethtool_stat", Help: "An ethtool -S statistic the counters table does not know, under its raw name.", Type: prometheus.UntypedValue, Source: counters.Ethtool, Generic: true},
+		{Name: "rocelab_rdma_hw_stat", Help: "A file under hw_counters/ the counters table does not know, under its raw name.", Type: prometheus.UntypedValue, Source: counters.HWCounters, Generic: true},
+		{Name: "rocelab_rdma_port_stat", Help: "A file under counters/ the counters table does not know, under its raw name.", Type: prometheus.UntypedValue, Source: counters.PortCounters, Generic: true},
+	}
+}
 
-// index is the mapping table, built once.
-var index = buildIndex()
+// index is the mapping table, built at its first use: a command that
+// exports nothing (rocelab run) never pays for it.
+var index = sync.OnceValue(buildIndex)
 
 type mapIndex struct {
 	byConcept map[conceptKey]*Family
+	generic   map[counters.Source]*Family
 	families  []*Family
 }
 
+// buildIndex builds the mapping table. Its families' metrics take the ids
+// after the fixed ones (fixedMetrics), all made at package
+// initialisation.
 func buildIndex() *mapIndex {
-	m := &mapIndex{byConcept: map[conceptKey]*Family{}}
+	m := &mapIndex{byConcept: map[conceptKey]*Family{}, generic: map[counters.Source]*Family{}}
 	tb := counters.Default()
 	for _, r := range mappingTable() {
 		f := &Family{Name: r.name, Help: r.help, Type: prometheus.CounterValue, Source: r.src}
@@ -210,9 +219,12 @@ func buildIndex() *mapIndex {
 	for alias, c := range conceptAlias {
 		m.byConcept[conceptKey{counters.PortCounters, alias}] = m.byConcept[conceptKey{counters.PortCounters, c}]
 	}
-	m.families = append(m.families, genericEthtool, genericHW, genericPort)
-	for _, f := range m.families {
-		f.metric = newMetric(f.Name, f.Help, f.Type, f.Labels()...)
+	for _, f := range genericFamilies() {
+		m.generic[f.Source] = f
+		m.families = append(m.families, f)
+	}
+	for i, f := range m.families {
+		f.metric = makeMetric(f.Name, f.Help, f.Type, len(fixedMetrics)+i, f.Labels())
 	}
 	return m
 }
@@ -242,7 +254,7 @@ func familyShape(tb *counters.Table, src counters.Source, c counters.Concept) (d
 
 // Families returns every metric family the mapping can produce, known
 // ones in table order, then the generic ones.
-func Families() []*Family { return index.families }
+func Families() []*Family { return index().families }
 
 // A Mapped counter is a counter name placed in its family.
 type Mapped struct {
@@ -271,9 +283,10 @@ func MapName(src counters.Source, name string) Mapped {
 	if !utf8.ValidString(raw) {
 		raw = strings.ToValidUTF8(raw, "\uFFFD")
 	}
+	x := index()
 	d, prio, ok := counters.Default().Lookup(name)
 	if ok && d.Source == src {
-		if f := index.byConcept[conceptKey{src, d.Concept}]; f != nil {
+		if f := x.byConcept[conceptKey{src, d.Concept}]; f != nil {
 			m := Mapped{Name: name, Family: f, Raw: raw, Mul: 1, Div: 1}
 			switch d.Unit {
 			case counters.Microseconds:
@@ -290,13 +303,11 @@ func MapName(src counters.Source, name string) Mapped {
 			return m
 		}
 	}
-	switch src {
-	case counters.HWCounters:
-		return Mapped{Name: name, Family: genericHW, Raw: raw, Mul: 1, Div: 1}
-	case counters.PortCounters:
-		return Mapped{Name: name, Family: genericPort, Raw: raw, Mul: 1, Div: 1}
+	f := x.generic[src]
+	if f == nil {
+		f = x.generic[counters.Ethtool]
 	}
-	return Mapped{Name: name, Family: genericEthtool, Raw: raw, Mul: 1, Div: 1}
+	return Mapped{Name: name, Family: f, Raw: raw, Mul: 1, Div: 1}
 }
 
 // emitMapped sends the sample of a mapped counter: the base labels, then

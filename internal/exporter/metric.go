@@ -3,6 +3,7 @@ package exporter
 import (
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -17,27 +18,42 @@ type metric struct {
 	name, help string
 	typ        prometheus.ValueType
 	labels     []string
-	desc       *prometheus.Desc
+	desc       func() *prometheus.Desc // made at the first scrape that registers it
 	id         int
 	// self marks the exporter's own metrics, which describe the scrape,
 	// not the host: they never carry the host's timestamp.
 	self bool
 }
 
-// allMetrics is every metric, in the order newMetric made them (at
-// package initialisation; never changed after).
-var allMetrics []*metric
+// fixedMetrics are the metrics newMetric made, in that order (at package
+// initialisation; never changed after).
+var fixedMetrics []*metric
 
 func newMetric(name, help string, typ prometheus.ValueType, labels ...string) *metric {
-	m := &metric{name: name, help: help, typ: typ, labels: labels, desc: prometheus.NewDesc(name, help, labels, nil), id: len(allMetrics)}
-	allMetrics = append(allMetrics, m)
+	m := makeMetric(name, help, typ, len(fixedMetrics), labels)
+	fixedMetrics = append(fixedMetrics, m)
 	return m
 }
+
+func makeMetric(name, help string, typ prometheus.ValueType, id int, labels []string) *metric {
+	desc := sync.OnceValue(func() *prometheus.Desc { return prometheus.NewDesc(name, help, labels, nil) })
+	return &metric{name: name, help: help, typ: typ, labels: labels, desc: desc, id: id}
+}
+
+// allMetrics is every metric by id: the fixed ones, then the mapping
+// table's families.
+var allMetrics = sync.OnceValue(func() []*metric {
+	out := slices.Clip(fixedMetrics)
+	for _, f := range index().families {
+		out = append(out, f.metric)
+	}
+	return out
+})
 
 // byName is allMetrics sorted by name: the order the exposition writes
 // families in, as a registry does.
 var byName = sync.OnceValue(func() []*metric {
-	out := append([]*metric(nil), allMetrics...)
+	out := slices.Clone(allMetrics())
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 })
@@ -66,8 +82,8 @@ type labelRef struct {
 type layout [][]labelRef // by metric id
 
 func newLayout(pairs ...string) layout {
-	l := make(layout, len(allMetrics))
-	for _, m := range allMetrics {
+	l := make(layout, len(allMetrics()))
+	for _, m := range allMetrics() {
 		var refs []labelRef
 		for i, n := range m.labels {
 			refs = append(refs, labelRef{name: n, idx: i})
@@ -187,8 +203,8 @@ type exposition struct {
 
 // add appends every line of s to its family, in the order s holds them.
 func (x *exposition) add(s *textSink) {
-	if len(x.fams) < len(allMetrics) {
-		x.fams = make([][]byte, len(allMetrics))
+	if n := len(allMetrics()); len(x.fams) < n {
+		x.fams = make([][]byte, n)
 	}
 	for _, r := range s.recs {
 		x.fams[r.id] = append(x.fams[r.id], s.lines[r.start:r.end]...)
@@ -221,7 +237,7 @@ func (x *exposition) writeTo(w io.Writer) error {
 
 // metricNames returns the names of every metric, sorted.
 func metricNames() []string {
-	out := make([]string, 0, len(allMetrics))
+	out := make([]string, 0, len(allMetrics()))
 	for _, m := range byName() {
 		out = append(out, m.name)
 	}

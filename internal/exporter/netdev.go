@@ -25,7 +25,7 @@ func (c *netdevCollector) Name() string { return "netdev" }
 // Describe implements Collector.
 func (c *netdevCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, m := range []*metric{carrierChanges, operUp, speedMetric, mtuMetric} {
-		ch <- m.desc
+		ch <- m.desc()
 	}
 }
 

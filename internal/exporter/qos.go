@@ -37,9 +37,9 @@ func (c *qosCollector) Name() string { return "qos" }
 
 // Describe implements Collector.
 func (c *qosCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- qosTrust.desc
-	ch <- qosPFC.desc
-	ch <- qosDSCP.desc
+	ch <- qosTrust.desc()
+	ch <- qosPFC.desc()
+	ch <- qosDSCP.desc()
 }
 
 // Collect implements Collector.

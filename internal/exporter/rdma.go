@@ -50,11 +50,11 @@ func (c *rdmaCollector) Name() string { return "rdma" }
 // Describe implements Collector.
 func (c *rdmaCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, m := range []*metric{portState, portPhysState, portRate, portInfo, gidInfo, gidHash, gidCount} {
-		ch <- m.desc
+		ch <- m.desc()
 	}
 	for _, f := range Families() {
 		if f.Source != counters.Ethtool {
-			ch <- f.metric.desc
+			ch <- f.metric.desc()
 		}
 	}
 }

@@ -516,6 +516,19 @@ func (pt *Port) PauseHeld(prio int, now unit.Time) (unit.Time, bool) {
 	return held, pt.ctr.RxPauseTransition[prio] > 0
 }
 
+// LongestPauseHeld returns the longest received pause has held any one
+// priority, up to now: Snapshot's largest RxPauseDuration, without the
+// rest of the snapshot.
+func (pt *Port) LongestPauseHeld() unit.Time {
+	now := pt.dom.Sched.Now()
+	var most unit.Time
+	for p := range pt.pause {
+		held, _ := pt.PauseHeld(p, now)
+		most = max(most, held)
+	}
+	return most
+}
+
 // everPaused reports whether the port ever received pause.
 func (pt *Port) everPaused() bool { return pt.ctr.RxPauseTransition != [8]int64{} }
 

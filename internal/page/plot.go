@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -376,8 +377,10 @@ func decimate(xs, ys []float64, max int) ([]float64, []float64) {
 }
 
 // svgHead matches gonum's SVG prelude: the XML declaration, its comment
-// and the root element's size.
-var svgHead = regexp.MustCompile(`(?s)^<\?xml[^>]*>\s*(<!--.*?-->\s*)?<svg width="[^"]*" height="[^"]*"`)
+// and the root element's size (compiled at its first use).
+var svgHead = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)^<\?xml[^>]*>\s*(<!--.*?-->\s*)?<svg width="[^"]*" height="[^"]*"`)
+})
 
 // Figure draws f with its title, summary, series list and note. A
 // figure with no data says so instead.
@@ -426,7 +429,7 @@ func (p *Page) Figure(f *Figure) {
 			area.Min.X.Points(), h-area.Max.Y.Points(), area.Max.X.Points(), h-area.Min.Y.Points(),
 			scale(f.X.Log), f.p.X.Min, f.p.X.Max, scale(f.Y.Log), f.p.Y.Min, f.p.Y.Max, esc(f.X.Unit), esc(f.Y.Unit))
 	}
-	body := svgHead.ReplaceAllString(svg, attrs)
+	body := svgHead().ReplaceAllString(svg, attrs)
 	// The text alternative goes first inside the SVG.
 	if i := strings.Index(body, ">"); i >= 0 {
 		body = body[:i+1] + fmt.Sprintf("\n<title id=\"%s-t\">%s</title>\n<desc id=\"%s-d\">%s</desc>", id, esc(f.Title), id, esc(f.Summary)) + body[i+1:]

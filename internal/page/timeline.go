@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gonum.org/v1/plot/vg/draw"
@@ -23,21 +24,24 @@ var (
 	wallClock   = clock{name: "wall clock"}
 )
 
-// Time stamps evidence lines carry, at their start.
+// Time stamps evidence lines carry, at their start (compiled at their
+// first use: most commands draw no timeline).
 var (
-	dmesgStamp = regexp.MustCompile(`^\[\s*(\d{1,10}\.\d{1,9})\]`)
-	isoStamp   = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)(Z|[+-]\d{2}:?\d{2})?`)
-	epochStamp = regexp.MustCompile(`^(\d{10})\.(\d{1,9})$`)
+	dmesgStamp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[\s*(\d{1,10}\.\d{1,9})\]`) })
+	isoStamp   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)(Z|[+-]\d{2}:?\d{2})?`)
+	})
+	epochStamp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{10})\.(\d{1,9})$`) })
 )
 
 // stamp reads the time an evidence line carries: seconds on its clock.
 func stamp(line string) (clock, float64, bool) {
 	line = strings.TrimSpace(line)
-	if m := dmesgStamp.FindStringSubmatch(line); m != nil {
+	if m := dmesgStamp().FindStringSubmatch(line); m != nil {
 		v, err := strconv.ParseFloat(m[1], 64)
 		return uptimeClock, v, err == nil
 	}
-	if m := isoStamp.FindStringSubmatch(line); m != nil {
+	if m := isoStamp().FindStringSubmatch(line); m != nil {
 		zone := m[3]
 		if zone == "" {
 			zone = "Z"
@@ -50,7 +54,7 @@ func stamp(line string) (clock, float64, bool) {
 		}
 		return wallClock, float64(t.UnixNano()) / 1e9, true
 	}
-	if m := epochStamp.FindStringSubmatch(line); m != nil {
+	if m := epochStamp().FindStringSubmatch(line); m != nil {
 		s, err1 := strconv.ParseInt(m[1], 10, 64)
 		frac, err2 := strconv.ParseFloat("0."+m[2], 64)
 		return wallClock, float64(s) + frac, err1 == nil && err2 == nil

@@ -178,10 +178,14 @@ func busiest(o *twin.Observation) []LinkLoad {
 			continue
 		}
 		for _, c := range p.Counters {
-			if c.Name == name && c.Value > 0 {
+			if c.Name != name {
+				continue
+			}
+			if c.Value > 0 {
 				g := float64(c.Value) * 8 / secs / 1e9
 				out = append(out, LinkLoad{Port: p.Name, Peer: p.Peer, Gbps: g, Utilization: g * 1e9 / float64(p.LineRate)})
 			}
+			break // a port lists each counter once (ethtool -S)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Utilization > out[j].Utilization })

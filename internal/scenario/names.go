@@ -37,18 +37,26 @@ func ServerName(s int) string { return fmt.Sprintf("node%d", s) }
 // numbered) appears on its machine.
 func (s *Scenario) Machine(h int) Machine {
 	t := s.Topo
-	nd := t.Nodes[t.Hosts[h]]
-	m := Machine{Host: nd.Name, Server: -1, IP: HostIP(int32(h))}
-	if t.Servers > 0 && nd.Server >= 0 {
-		m.Host, m.Server, m.NIC = ServerName(nd.Server), nd.Server, nd.NIC
-	}
-	m.Device, m.Netdev = collective.RDMADevice(m.NIC), collective.Netdev(m.NIC)
+	m := s.machineNames(h)
 	for _, l := range t.Links {
 		if l.A == t.Hosts[h] || l.B == t.Hosts[h] {
 			m.Rate = l.Rate
 			break
 		}
 	}
+	return m
+}
+
+// machineNames is Machine without the link's rate, which takes a walk
+// over the fabric's links.
+func (s *Scenario) machineNames(h int) Machine {
+	t := s.Topo
+	nd := t.Nodes[t.Hosts[h]]
+	m := Machine{Host: nd.Name, Server: -1, IP: HostIP(int32(h))}
+	if t.Servers > 0 && nd.Server >= 0 {
+		m.Host, m.Server, m.NIC = ServerName(nd.Server), nd.Server, nd.NIC
+	}
+	m.Device, m.Netdev = collective.RDMADevice(m.NIC), collective.Netdev(m.NIC)
 	return m
 }
 

@@ -187,7 +187,7 @@ func (s *Scenario) portRates() map[[2]int]unit.BitRate {
 // nameNICs names each host NIC (by host index) as its machine shows it.
 func (s *Scenario) nameNICs(nics []twin.NIC) {
 	for i := range nics {
-		m := s.Machine(i)
+		m := s.machineNames(i)
 		n := &nics[i]
 		n.Machine, n.Device, n.Netdev, n.IP, n.MTU = m.Host, m.Device, m.Netdev, m.IP.String(), int(s.Host.MTU)
 	}
@@ -370,10 +370,7 @@ func (tw *Twin) healthBasis(conns []nic.ConnInfo, roce uint8, lossless bool) twi
 	}
 	b.RoCEStalledAge = b.RoCELatency.Sibling(ages)
 	for _, pt := range net.Ports {
-		snap := pt.Snapshot()
-		for p := 0; p < 8; p++ {
-			b.WorstPause = max(b.WorstPause, snap.RxPauseDuration[p])
-		}
+		b.WorstPause = max(b.WorstPause, pt.LongestPauseHeld())
 	}
 	return b
 }

@@ -44,15 +44,28 @@ func (t *Topology) routes(down []bool, ns3 bool) [][][]int16 {
 			routes[i] = make([][]int16, len(t.Hosts))
 		}
 	}
+	// The links between switches, each switch's in link order: the only
+	// ones the searches and the candidates cross.
+	inner := make([][]hop, len(adj))
+	for n, hs := range adj {
+		if t.Nodes[n].Kind != Switch {
+			continue
+		}
+		for _, h := range hs {
+			if t.Nodes[h.peer].Kind == Switch {
+				inner[n] = append(inner[n], h)
+			}
+		}
+	}
 	// The search takes a node's neighbours in link order, or for ns-3 in
 	// the order of its Ptr<Node> map; the candidates are gathered in link
 	// order either way, then for ns-3 sorted by when the search reached
 	// the neighbour they lead to.
-	search, peer := adj, [][]int(nil)
+	search, peer := inner, [][]int(nil)
 	if ns3 {
-		search = make([][]hop, len(adj))
-		for n := range adj {
-			search[n] = slices.Clone(adj[n])
+		search = make([][]hop, len(inner))
+		for n := range inner {
+			search[n] = slices.Clone(inner[n])
 			slices.SortFunc(search[n], func(a, b hop) int { return cmp.Compare(b.peer, a.peer) })
 		}
 		peer = make([][]int, len(t.Nodes)) // peer[n][port]
@@ -76,7 +89,7 @@ func (t *Topology) routes(down []bool, ns3 bool) [][][]int16 {
 		for q := 0; q < len(queue); q++ {
 			u := queue[q]
 			for _, h := range search[u] {
-				if t.Nodes[h.peer].Kind == Switch && dist[h.peer] < 0 {
+				if dist[h.peer] < 0 {
 					dist[h.peer], pos[h.peer] = dist[u]+1, len(queue)
 					queue = append(queue, h.peer)
 				}
@@ -87,8 +100,8 @@ func (t *Topology) routes(down []bool, ns3 bool) [][][]int16 {
 				continue
 			}
 			var cand []int16
-			for _, h := range adj[s] {
-				if t.Nodes[h.peer].Kind == Switch && dist[h.peer] == dist[s]-1 {
+			for _, h := range inner[s] {
+				if dist[h.peer] == dist[s]-1 {
 					cand = append(cand, int16(h.port))
 				}
 			}
@@ -147,44 +160,56 @@ func (t *Topology) hostIndex(n int) int {
 // a serialisation time, say), summed along the path; where shortest paths
 // tie, the costlier is taken. It is what HPCC's base RTT is computed from.
 func (t *Topology) WorstPath(cost func(l Link) (a, b unit.Time)) (unit.Time, unit.Time) {
-	type hop struct{ link, peer int }
-	adj := make([][]hop, len(t.Nodes))
-	for i, l := range t.Links {
-		adj[l.A] = append(adj[l.A], hop{i, l.B})
-		adj[l.B] = append(adj[l.B], hop{i, l.A})
-	}
-	// The costliest host link at each edge switch.
+	// Each link's cost, asked once: the searches below cross every link
+	// once per edge switch.
 	type pair struct{ a, b unit.Time }
-	edge := map[int]pair{}
+	type hop struct {
+		peer int
+		c    pair
+	}
+	// The links between switches, which the searches cross, and the
+	// costliest host link at each edge switch.
+	adj := make([][]hop, len(t.Nodes))
+	edge := make([]pair, len(t.Nodes))
+	isEdge := make([]bool, len(t.Nodes))
 	var edges []int
-	for _, h := range t.Hosts {
-		for _, x := range adj[h] {
-			a, b := cost(t.Links[x.link])
-			p, ok := edge[x.peer]
-			if !ok {
-				edges = append(edges, x.peer)
+	mark := func(e int, c pair) {
+		if !isEdge[e] {
+			isEdge[e] = true
+			edges = append(edges, e)
+		}
+		edge[e] = pair{max(edge[e].a, c.a), max(edge[e].b, c.b)}
+	}
+	for _, l := range t.Links {
+		a, b := cost(l)
+		sa, sb := t.Nodes[l.A].Kind == Switch, t.Nodes[l.B].Kind == Switch
+		switch {
+		case sa && sb:
+			adj[l.A] = append(adj[l.A], hop{l.B, pair{a, b}})
+			adj[l.B] = append(adj[l.B], hop{l.A, pair{a, b}})
+		default: // a host's link: the node at its other end is an edge
+			if !sa {
+				mark(l.B, pair{a, b})
 			}
-			edge[x.peer] = pair{max(p.a, a), max(p.b, b)}
+			if !sb {
+				mark(l.A, pair{a, b})
+			}
 		}
 	}
 	var worst pair
 	dist := make([]int, len(t.Nodes))
 	acc := make([]pair, len(t.Nodes))
+	queue := make([]int, 0, len(t.Nodes))
 	for _, e := range edges {
 		for i := range dist {
 			dist[i] = -1
 		}
 		dist[e], acc[e] = 0, pair{}
-		queue := []int{e}
-		for len(queue) > 0 {
-			u := queue[0]
-			queue = queue[1:]
+		queue = append(queue[:0], e)
+		for q := 0; q < len(queue); q++ {
+			u := queue[q]
 			for _, x := range adj[u] {
-				if t.Nodes[x.peer].Kind != Switch {
-					continue
-				}
-				a, b := cost(t.Links[x.link])
-				c := pair{acc[u].a + a, acc[u].b + b}
+				c := pair{acc[u].a + x.c.a, acc[u].b + x.c.b}
 				switch {
 				case dist[x.peer] < 0:
 					dist[x.peer], acc[x.peer] = dist[u]+1, c

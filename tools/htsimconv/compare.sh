@@ -1,19 +1,22 @@
 #!/bin/sh
 # compare.sh HTSIM_ROCE [RUNS]: the htsim comparison of docs/engine.md.
-# Builds rocelab, writes the four workloads (128-host permutation, 127→1
-# incast, 3968 chained ring flows, 1024-host permutation) for both
-# simulators, at 4 KB (equal packet counts) and at htsim's 9 KB, and runs
-# each pair in turn RUNS times (default 5), rocelab on one thread, htsim's
-# output to files; WORKLOADS="incast127 ring" picks some. It prints the
-# median user+system seconds of each and their ratio htsim/rocelab. Run
-# it on a machine with a core free.
+# Builds rocelab as CI does (CGO_ENABLED=0, the static binary that
+# docs/exporter.md ships: with cgo, the dynamic loader and libc cost
+# every run about 0.5 M instructions and 25-130 page faults more),
+# writes the four workloads (128-host permutation, 127→1 incast, 3968
+# chained ring flows, 1024-host permutation) for both simulators, at 4 KB
+# (equal packet counts) and at htsim's 9 KB, and runs each pair in turn
+# RUNS times (default 5), rocelab on one thread, htsim's output to files;
+# WORKLOADS="incast127 ring" picks some. It prints the median user+system
+# seconds of each and their ratio htsim/rocelab. Run it on a machine with
+# a core free.
 set -eu
 htsim=$1
 runs=${2:-5}
 dir=$(mktemp -d)
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/../.."
-go build -o "$dir/rocelab" ./cmd/rocelab
+CGO_ENABLED=0 go build -o "$dir/rocelab" ./cmd/rocelab
 go build -o "$dir/htsimconv" ./tools/htsimconv
 cp tools/htsimconv/scenarios/*.yaml "$dir"
 "$dir/htsimconv" ring >"$dir/ring.yaml"
