@@ -587,7 +587,7 @@ var book = []Spec{
 		Fix:    "ip link set <if> mtu 9000 on the hosts (≥ <value> for RoCE MTU <value>), and a switch port MTU that carries it (9100 in SONiC).",
 		Source: "RoCE MTU ≤ netdev MTU − 96 (Linux `include/rdma/ib_addr.h` `iboe_get_mtu`)"},
 	{ID: "nccl.ib_hca.syntax", Layer: LayerNCCL, Severities: []Severity{Warn}, Front: Lint,
-		Text:   "NCCL_IB_HCA with a '^' or '=' inside the list (mlx5_0:1,^mlx5_2), or '=' before '^': NCCL reads them only at the start of the value, so the entry is a device name no device has",
+		Text:   "NCCL_IB_HCA with a '^' or '=' inside the list (mlx5_0:1,^mlx5_2), or '=' before '^': NCCL reads them only at the start of the value, so the entry is a device name no device has; so is an entry with a blank (mlx5_0, mlx5_1): NCCL keeps every character between commas",
 		Fix:    "One mode for the whole list: NCCL_IB_HCA==mlx5_0:1,mlx5_1:1 (use these, exact names) or NCCL_IB_HCA=^=mlx5_2 (leave these out).",
 		Source: "NCCL src/transport/net_ib/init.cc: one leading '^' (searchNot), then one leading '=' (searchExact), then parseStringList"},
 	{ID: "nccl.ib_hca.none", Layer: LayerNCCL, Severities: []Severity{Error}, Front: Lint,
