@@ -359,3 +359,26 @@ func TestEthtoolModuleBoundsSynthetic(t *testing.T) {
 	nicMustFind(t, fs, "optics.temperature", Error, "runs hot, at 80.00 C, over its 70.00 C high-warning threshold (alarm 75.00 C)")
 	nicMustFind(t, fs, "optics.fault", Error, "reports module state ModuleFault")
 }
+
+// SONiC names a copper cable in its compliance lines: a DAC whose DOM
+// reads no bias and -inf on every lane is a copper cable, not a dark
+// module (SYNTHETIC, the labels of sonic-utilities' eeprom --dom output).
+func TestSONiCModuleCopperSynthetic(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"Ethernet8: SFP EEPROM detected",
+		"        Identifier: QSFP28 or later",
+		"        Specification compliance:",
+		"                Extended Specification Compliance: 100GBASE-CR4, 25GBASE-CR CA-L",
+		"        Vendor PN: MCP1600-C003",
+		"        ChannelMonitorValues:",
+		"                RX1Power: -infdBm",
+		"                RX2Power: -infdBm",
+		"                TX1Bias: 0.0000mA",
+		"                TX2Bias: 0.0000mA",
+		"        ModuleMonitorValues:",
+		"                Temperature: 31.0000C",
+	)
+	nicMustFind(t, fs, "optics.copper", Info, "Ethernet8: QSFP28 or later MCP1600-C003 is a copper cable")
+	nicMustNot(t, fs, "optics.dark")
+}

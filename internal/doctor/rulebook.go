@@ -206,7 +206,7 @@ var book = []Spec{
 	{ID: "optics.ok", Layer: LayerRDMA, Severities: []Severity{Info}, Front: Doctor,
 		Text: "module DOM: the module's lit lanes are within its thresholds and it raises no flag (the weakest lane's margin over its low-warning threshold is given)"},
 	{ID: "optics.copper", Layer: LayerRDMA, Severities: []Severity{Info}, Front: Doctor,
-		Text: "module DOM: the module is a copper cable (transmitter technology \"Copper cable ...\", a Base-CR or ACC type) that raises no temperature alarm or fault: its lanes' bias and optical powers, zeros or noise, are not judged as light"},
+		Text: "module DOM: the module is a copper cable (transmitter technology \"Copper cable ...\", a Base-CR or ACC type, SONiC's 40GBASE-CR4 compliance) that raises no temperature alarm or fault: its lanes' bias and optical powers, zeros or noise, are not judged as light"},
 	{ID: "nccl.ras.report", Layer: LayerNCCL, Severities: []Severity{Info, Warn, Error}, Front: Doctor,
 		Text:   "the report of NCCL's RAS client (`ncclras`, NCCL 2.24+): each entry of its Errors section (INCOMPLETE: processes or ranks whose data is missing; DEAD: processes unreachable; ERROR: ranks that reported an NCCL error) is an error, each of its Warnings section (MISMATCH: ranks at different operation counts or status; TIMEOUT: processes that did not answer) a warning; a report with neither and every communicator OK is info; one cut after its communicator table, whose Errors column is not OK, is said to lack the entries (error, or warn for MISMATCH alone)",
 		Fix:    "Follow the processes, nodes and ranks the entry names: whether they still run, their first NCCL WARN; for a MISMATCH, query again to tell a hang from operations in flight.",

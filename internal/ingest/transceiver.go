@@ -288,19 +288,14 @@ func (p *transceiverParser) take(l Line, key string, lane int, val string) bool 
 		if p.cur.Type == "" {
 			p.cur.Type = strings.Clone(val)
 		}
-		// SFF-8024's copper types: "40G Base-CR4", "25G Base-CR CA-L",
-		// "100G ACC or 25GAUI C2M ACC ...".
-		if (strings.Contains(val, "Base-CR") || strings.Contains(val, " ACC ")) && p.cur.Copper.Line == 0 {
-			p.cur.Copper = ev
-		}
+		p.copper(ev, val)
 		return true
-	case key == "transmitter technology":
+	case key == "transmitter technology", key == "10/40g ethernet compliance code", key == "extended specification compliance", key == "media interface technology":
+		// ethtool's, then SONiC's labels of the module's medium.
 		if p.cur == nil {
 			return false
 		}
-		if strings.Contains(val, "Copper") && p.cur.Copper.Line == 0 {
-			p.cur.Copper = ev
-		}
+		p.copper(ev, val)
 		return true
 	case key == "vendor name" || key == "vendor pn":
 		if p.cur == nil {
@@ -376,6 +371,16 @@ func (p *transceiverParser) take(l Line, key string, lane int, val string) bool 
 		return true
 	}
 	return false
+}
+
+// copper marks the current module a copper cable when val, its type or
+// technology, names one: SFF-8024's "40G Base-CR4" ("40GBASE-CR4" in
+// SONiC's words), "25G Base-CR CA-L", "100G ACC or 25GAUI C2M ACC", or a
+// transmitter technology "Copper cable unequalized".
+func (p *transceiverParser) copper(ev Evidence, val string) {
+	if p.cur.Copper.Line == 0 && (strings.Contains(strings.ToUpper(val), "BASE-CR") || strings.Contains(val, " ACC ") || strings.Contains(val, "Copper")) {
+		p.cur.Copper = ev
+	}
 }
 
 // The lane monitors.
