@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -237,4 +238,147 @@ func TestEthtoolModuleGarbled(t *testing.T) {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 	nicMustFind(t, fs, "optics.ok", Info, "eth0: QSFP28 healthy on lane 1")
+}
+
+// A passive copper QSFP+ (Edgecore 40G Base-CR4 DAC, Cumulus swp49)
+// whose EEPROM prints 23-33 mA of bias and 2.2-3.1 dBm received on four
+// lanes: a copper cable has neither laser nor receiver, so it is called
+// a copper cable, not a healthy optic.
+func TestEthtoolModuleCopperDAC(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/ethtool-m-qsfp-40g-cr4-dac-edgecore-garbage-monitors-cumulus-swp49-sffnotes.txt")
+	if len(fs) != 1 {
+		t.Fatalf("want one finding:\n%s", nicTitles(fs))
+	}
+	f := nicMustFind(t, fs, "optics.copper", Info, "cumulus swp49: QSFP+ ET6402-40GDAC-3M (40G Base-CR4) is a copper cable")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 9 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+}
+
+// A copper QSFP28 that reads its temperature prints each lane's bias and
+// powers as zeros (qsfp.c prints the lanes once the temperature is not
+// 0): it is not a module dark on every lane (SYNTHETIC, ethtool's labels
+// and SFF-8636's copper transmitter technology).
+func TestEthtoolModuleCopperZerosSynthetic(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"root@gpu01:~# ethtool -m eth0",
+		"	Identifier                                : 0x11 (QSFP28)",
+		"	Transceiver type                          : 100G Ethernet: 100G Base-CR4 or 25G Base-CR CA-L",
+		"	Transmitter technology                    : 0xa0 (Copper cable unequalized)",
+		"	Module temperature                        : 29.05 degrees C / 84.30 degrees F",
+		"	Laser tx bias current (Channel 1)         : 0.000 mA",
+		"	Laser tx bias current (Channel 2)         : 0.000 mA",
+		"	Transmit avg optical power (Channel 1)    : 0.0000 mW / -inf dBm",
+		"	Transmit avg optical power (Channel 2)    : 0.0000 mW / -inf dBm",
+		"	Rcvr signal avg optical power(Channel 1)  : 0.0000 mW / -inf dBm",
+		"	Rcvr signal avg optical power(Channel 2)  : 0.0000 mW / -inf dBm",
+	)
+	nicMustFind(t, fs, "optics.copper", Info, "gpu01 eth0: QSFP28 (100G Base-CR4 or 25G Base-CR CA-L) is a copper cable")
+	for _, id := range []string{"optics.dark", "optics.lanes", "optics.rx.dark", "optics.rx.power", "optics.ok"} {
+		nicMustNot(t, fs, id)
+	}
+}
+
+// A QSFP28 SR4 on a port that drives lane 1 alone (a 25G breakout with
+// the other members down): ethtool 6.4+ prints the unused lanes' loss of
+// signal and the module flags their received power low. Those lanes are
+// optics.lanes, not a fiber that lost its light (SYNTHETIC, ethtool's
+// labels; sff_show_lane_status's "[ No, Yes, Yes, Yes ]").
+func TestEthtoolModuleUnusedLanesFlagsSynthetic(t *testing.T) {
+	lines := []string{
+		"# synthetic",
+		"root@gpu01:~# ethtool -m eth0",
+		"	Identifier                                : 0x11 (QSFP28)",
+		"	Transceiver type                          : 100G Ethernet: 100G Base-SR4 or 25GBase-SR",
+		"	Module temperature                        : 40.00 degrees C / 104.00 degrees F",
+	}
+	for ch := 1; ch <= 4; ch++ {
+		bias, tx, rx := "0.000 mA", "0.0000 mW / -inf dBm", "0.0000 mW / -inf dBm"
+		if ch == 1 {
+			bias, tx, rx = "6.750 mA", "1.3924 mW / 1.44 dBm", "0.9720 mW / -0.12 dBm"
+		}
+		lines = append(lines,
+			fmt.Sprintf("	Laser tx bias current (Channel %d)         : %s", ch, bias),
+			fmt.Sprintf("	Transmit avg optical power (Channel %d)    : %s", ch, tx),
+			fmt.Sprintf("	Rcvr signal avg optical power(Channel %d)  : %s", ch, rx))
+	}
+	lines = append(lines,
+		"	Laser rx power low alarm    (Channel 2)   : On",
+		"	Laser tx power low alarm    (Channel 3)   : On",
+		"	Laser rx power low alarm threshold        : 0.0467 mW / -13.31 dBm",
+		"	Rx loss of signal                         : [ No, Yes, Yes, Yes ]",
+		"	Tx loss of signal                         : [ No, Yes, Yes, Yes ]",
+	)
+	fs := synthFindings(t, Options{}, lines...)
+	nicMustFind(t, fs, "optics.lanes", Warn, "gpu01 eth0: lanes 2-4 on QSFP28", "so the port runs on 1 of them")
+	for _, id := range []string{"optics.rx.dark", "optics.rx.power", "optics.tx.power", "optics.fault"} {
+		nicMustNot(t, fs, id)
+	}
+	// A laser the module calls failed is dark because it failed.
+	fs = synthFindings(t, Options{}, append(lines, "	Tx fault                                  : [ No, No, No, Yes ]")...)
+	nicMustFind(t, fs, "optics.fault", Error, "gpu01 eth0: QSFP28 (100G Base-SR4 or 25GBase-SR) reports tx fault on lane 4")
+}
+
+// The bounds no real dump here crosses (SYNTHETIC, ethtool's CMIS
+// labels): a receiver over its high-warning threshold, a biased laser
+// under the low-alarm and one under the low-warning threshold, a laser
+// with no bias whose zero power is not called weak, a temperature over
+// its alarm threshold with no flag raised, and a module in ModuleFault.
+func TestEthtoolModuleBoundsSynthetic(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"root@gpu01:~# ethtool -m eth3",
+		"	Identifier                                : 0x18 (QSFP-DD Double Density 8X Pluggable Transceiver (INF-8628))",
+		"	Module State                              : 0x05 (ModuleFault)",
+		"	Module temperature                        : 80.00 degrees C / 176.00 degrees F",
+		"	Laser tx bias current (Channel 1)         : 7.000 mA",
+		"	Laser tx bias current (Channel 2)         : 7.000 mA",
+		"	Laser tx bias current (Channel 3)         : 7.000 mA",
+		"	Laser tx bias current (Channel 4)         : 0.000 mA",
+		"	Transmit avg optical power (Channel 1)    : 1.0000 mW / 0.00 dBm",
+		"	Transmit avg optical power (Channel 2)    : 0.1000 mW / -10.00 dBm",
+		"	Transmit avg optical power (Channel 3)    : 0.2500 mW / -6.02 dBm",
+		"	Transmit avg optical power (Channel 4)    : 0.0000 mW / -inf dBm",
+		"	Rcvr signal avg optical power(Channel 1)  : 3.0000 mW / 4.77 dBm",
+		"	Rcvr signal avg optical power(Channel 2)  : 1.0000 mW / 0.00 dBm",
+		"	Rcvr signal avg optical power(Channel 3)  : 1.0000 mW / 0.00 dBm",
+		"	Rcvr signal avg optical power(Channel 4)  : 1.0000 mW / 0.00 dBm",
+		"	Module temperature high alarm threshold   : 75.00 degrees C / 167.00 degrees F",
+		"	Module temperature high warning threshold : 70.00 degrees C / 158.00 degrees F",
+		"	Laser output power low alarm threshold    : 0.1500 mW / -8.24 dBm",
+		"	Laser output power low warning threshold  : 0.3000 mW / -5.23 dBm",
+		"	Laser rx power high warning threshold     : 2.0000 mW / 3.01 dBm",
+		"	Laser rx power low warning threshold      : 0.1000 mW / -10.00 dBm",
+	)
+	nicMustFind(t, fs, "optics.rx.power", Warn, "gpu01 eth3:", "lane 1 at 4.77 dBm, over its high-warning threshold (an overloaded receiver) 3.01 dBm")
+	f := nicMustFind(t, fs, "optics.tx.power", Error, "transmits lane 2 -10.00 dBm, lane 3 -6.02 dBm with its laser biased, under the module's low threshold")
+	if strings.Contains(f.Title, "lane 4") {
+		t.Errorf("lane 4, whose laser has no bias, is called weak: %s", f.Title)
+	}
+	nicMustFind(t, fs, "optics.temperature", Error, "runs hot, at 80.00 C, over its 70.00 C high-warning threshold (alarm 75.00 C)")
+	nicMustFind(t, fs, "optics.fault", Error, "reports module state ModuleFault")
+}
+
+// SONiC names a copper cable in its compliance lines: a DAC whose DOM
+// reads no bias and -inf on every lane is a copper cable, not a dark
+// module (SYNTHETIC, the labels of sonic-utilities' eeprom --dom output).
+func TestSONiCModuleCopperSynthetic(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"Ethernet8: SFP EEPROM detected",
+		"        Identifier: QSFP28 or later",
+		"        Specification compliance:",
+		"                Extended Specification Compliance: 100GBASE-CR4, 25GBASE-CR CA-L",
+		"        Vendor PN: MCP1600-C003",
+		"        ChannelMonitorValues:",
+		"                RX1Power: -infdBm",
+		"                RX2Power: -infdBm",
+		"                TX1Bias: 0.0000mA",
+		"                TX2Bias: 0.0000mA",
+		"        ModuleMonitorValues:",
+		"                Temperature: 31.0000C",
+	)
+	nicMustFind(t, fs, "optics.copper", Info, "Ethernet8: QSFP28 or later MCP1600-C003 is a copper cable")
+	nicMustNot(t, fs, "optics.dark")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,7 +20,7 @@ import (
 
 func opticsRules() []Rule {
 	return []Rule{
-		{IDs: []string{"optics.dark", "optics.lanes", "optics.rx.dark", "optics.rx.power", "optics.tx.power", "optics.temperature", "optics.fault", "optics.ok"}, Check: checkOptics},
+		{IDs: []string{"optics.dark", "optics.lanes", "optics.rx.dark", "optics.rx.power", "optics.tx.power", "optics.temperature", "optics.fault", "optics.ok", "optics.copper"}, Check: checkOptics},
 		{IDs: []string{"input.garbled"}, Check: checkOpticsGarbled},
 	}
 }
@@ -146,6 +147,9 @@ func wantLanes(m ingest.Module) int {
 // judgeModule returns one module's findings.
 func judgeModule(name string, m ingest.Module) []Finding {
 	what := moduleName(m)
+	if m.Copper.Line > 0 {
+		return judgeCopper(name, what, m)
+	}
 	var fs []Finding
 	var lit, darkBoth, rxDark []int
 	txKnown := false
@@ -164,6 +168,7 @@ func judgeModule(name string, m ingest.Module) []Finding {
 			lit = append(lit, ln.Lane)
 		}
 	}
+	m = withoutLanes(m, darkBoth)
 	for _, s := range m.Signals {
 		if s.Name == "rx loss of signal" {
 			rxDarkEv = append(rxDarkEv, s.Evidence)
@@ -225,6 +230,58 @@ func judgeModule(name string, m ingest.Module) []Finding {
 		fs = append(fs, opticsOK(name, what, m, lit))
 	}
 	return fs
+}
+
+// judgeCopper judges a copper cable: its temperature and faults, not its
+// lanes' light.
+func judgeCopper(name, what string, m ingest.Module) []Finding {
+	fs := append(judgeModuleTemp(name, what, m), judgeModuleFaults(name, what, m)...)
+	if len(fs) > 0 {
+		return fs
+	}
+	return []Finding{{
+		ID: "optics.copper", Severity: Info, Layer: LayerRDMA, Subject: name,
+		Title:     fmt.Sprintf("%s: %s is a copper cable: no laser or optical receiver to judge, no temperature alarm or fault raised", name, what),
+		Evidence:  opticsEvidence([]Evidence{m.Copper, m.TempEv}),
+		Mechanism: "A direct-attach copper cable carries the signal electrically: the bias and optical powers its EEPROM prints for each lane are zeros or meaningless, so a lane that reads no light is not a dark lane. A copper link's faults show in the port's error counters and link state instead.",
+	}}
+}
+
+// withoutLanes drops the flags and lane status (but a fault) of the
+// lanes dark both ways: a lane the port does not drive has no signal to
+// lose or lock onto, and a module may flag its power low; optics.dark
+// and optics.lanes say what those lanes are.
+func withoutLanes(m ingest.Module, dark []int) ingest.Module {
+	if len(dark) == 0 {
+		return m
+	}
+	isDark := func(lane int) bool { return slices.Contains(dark, lane) }
+	var on []ingest.ModuleFlag
+	for _, f := range m.On {
+		if f.Lane == 0 || !isDark(f.Lane) {
+			on = append(on, f)
+		}
+	}
+	var sigs []ingest.LaneSignal
+	for _, s := range m.Signals {
+		if strings.HasSuffix(s.Name, "fault") {
+			// A laser that failed is dark because it failed.
+			sigs = append(sigs, s)
+			continue
+		}
+		var lanes []int
+		for _, l := range s.Lanes {
+			if !isDark(l) {
+				lanes = append(lanes, l)
+			}
+		}
+		if len(lanes) > 0 {
+			s.Lanes = lanes
+			sigs = append(sigs, s)
+		}
+	}
+	m.On, m.Signals = on, sigs
+	return m
 }
 
 // opticsEvidence keeps the lines that are set, in input order.

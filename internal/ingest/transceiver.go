@@ -46,6 +46,12 @@ type Module struct {
 	// type ("100G Ethernet: 100G Base-SR4 or 25GBase-SR"), PN the vendor's
 	// part number.
 	Identifier, Type, Vendor, PN string
+	// Copper is the line that says the module is a copper cable (its
+	// transmitter technology "Copper cable unequalized", or a type
+	// "40G Base-CR4" or "100G ACC"), Line 0 for an optic: a copper cable
+	// has no laser and no optical receiver, so its lanes' bias and powers
+	// read zero or noise.
+	Copper Evidence
 	// State is a CMIS module's state ("ModuleReady", "ModuleLowPwr",
 	// "ModuleFault"), "" for other modules.
 	State string
@@ -142,7 +148,7 @@ const (
 var moduleLabels = map[string]bool{
 	"extended identifier": true, "extended identifier description": true, "connector": true,
 	"transceiver codes": true, "encoding": true, "br, nominal": true, "rate identifier": true,
-	"transmitter technology": true, "laser wavelength": true, "laser wavelength tolerance": true,
+	"laser wavelength": true, "laser wavelength tolerance": true,
 	"vendor oui": true, "vendor rev": true, "vendor sn": true, "date code": true,
 	"revision compliance": true, "module voltage": true, "alarm/warning flags implemented": true,
 	"optical diagnostics support": true, "power set": true, "power override": true,
@@ -282,6 +288,14 @@ func (p *transceiverParser) take(l Line, key string, lane int, val string) bool 
 		if p.cur.Type == "" {
 			p.cur.Type = strings.Clone(val)
 		}
+		p.copper(ev, val)
+		return true
+	case key == "transmitter technology", key == "10/40g ethernet compliance code", key == "extended specification compliance", key == "media interface technology":
+		// ethtool's, then SONiC's labels of the module's medium.
+		if p.cur == nil {
+			return false
+		}
+		p.copper(ev, val)
 		return true
 	case key == "vendor name" || key == "vendor pn":
 		if p.cur == nil {
@@ -357,6 +371,16 @@ func (p *transceiverParser) take(l Line, key string, lane int, val string) bool 
 		return true
 	}
 	return false
+}
+
+// copper marks the current module a copper cable when val, its type or
+// technology, names one: SFF-8024's "40G Base-CR4" ("40GBASE-CR4" in
+// SONiC's words), "25G Base-CR CA-L", "100G ACC or 25GAUI C2M ACC", or a
+// transmitter technology "Copper cable unequalized".
+func (p *transceiverParser) copper(ev Evidence, val string) {
+	if p.cur.Copper.Line == 0 && (strings.Contains(strings.ToUpper(val), "BASE-CR") || strings.Contains(val, " ACC ") || strings.Contains(val, "Copper")) {
+		p.cur.Copper = ev
+	}
 }
 
 // The lane monitors.

@@ -150,3 +150,22 @@ func feedTransceiver(in string) Artifact {
 	}
 	return p.Result()
 }
+
+// "-inf" is how ethtool and SONiC print a power of 0 mW: none, not a
+// garble (SYNTHETIC, the labels and units as each prints them).
+func TestTransceiverMinusInf(t *testing.T) {
+	for _, in := range []string{
+		"Ethernet0: SFP EEPROM detected\n        ChannelMonitorValues:\n                RX1Power: -infdBm\n                TX1Bias: 0.0000mA\n",
+		"Identifier : 0x11 (QSFP28)\nRcvr signal avg optical power(Channel 1) : -inf dBm\n",
+	} {
+		a := feedTransceiver(in)
+		if a == nil {
+			t.Errorf("%q not read", in)
+			continue
+		}
+		tr := a.(*Transceiver)
+		if len(tr.Garbled) != 0 || len(tr.Modules) != 1 || len(tr.Modules[0].Lanes) != 1 || tr.Modules[0].Lanes[0].RxMW != 0 || tr.Modules[0].Lanes[0].RxEv.Line == 0 {
+			t.Errorf("%q: modules %+v, garbled %+v", in, tr.Modules, tr.Garbled)
+		}
+	}
+}

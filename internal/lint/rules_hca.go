@@ -64,11 +64,20 @@ func hcaRules(m *Model) []doctor.Finding {
 	add := func(id string, sev doctor.Severity, title, mech, fix string) {
 		fs = append(fs, doctor.Finding{ID: id, Severity: sev, Layer: doctor.LayerNCCL, Title: title, Evidence: evs(s.Evidence), Mechanism: mech, Fix: fix})
 	}
-	var stray []string
+	var stray, spaced []string
 	for _, e := range f.Entries {
-		if strings.HasPrefix(e.Prefix, "^") || strings.HasPrefix(e.Prefix, "=") {
+		switch {
+		case strings.HasPrefix(e.Prefix, "^") || strings.HasPrefix(e.Prefix, "="):
 			stray = append(stray, e.Prefix)
+		case strings.ContainsAny(e.Prefix, " \t"):
+			spaced = append(spaced, e.Prefix)
 		}
+	}
+	if len(spaced) > 0 {
+		add("nccl.ib_hca.syntax", doctor.Warn,
+			fmt.Sprintf("NCCL_IB_HCA=%s: %s read as a device name with its blank: NCCL splits the list at commas and keeps every character", s.Value, quoteList(spaced)),
+			"NCCL's parseStringList copies each character between commas into the entry's name, blanks included, and a device name has no blank: that entry selects nothing, and NCCL runs on the other entries' devices alone.",
+			fmt.Sprintf("No blank in the list: NCCL_IB_HCA=%s.", strings.Join(strings.Fields(s.Value), "")))
 	}
 	if len(stray) > 0 {
 		add("nccl.ib_hca.syntax", doctor.Warn,

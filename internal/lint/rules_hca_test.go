@@ -43,3 +43,21 @@ func TestHCAFilter(t *testing.T) {
 		}
 	}
 }
+
+// A blank after a comma is part of the next entry's name for NCCL (its
+// parseStringList keeps every character between commas): " mlx5_1" is a
+// device no host has, so NCCL runs on mlx5_0 alone (SYNTHETIC, a
+// Kubernetes container's env).
+func TestHCABlank(t *testing.T) {
+	devinfo := filepath.Join("..", "..", "testdata", "corpus", "ethtool", "ibv-devinfo-cx7-12-ports-one-host-bond-mgmt-mtu1024-rails-4096-slurmv4.txt")
+	env := tempFile(t, "pod-env-synthetic.yaml", "        env:\n        - name: NCCL_IB_HCA\n          value: \"mlx5_0, mlx5_1\"\n")
+	var got []string
+	for _, f := range lintFiles(t, devinfo, env).Findings {
+		if f.ID == "nccl.ib_hca.syntax" {
+			got = append(got, f.Title+" / "+f.Fix)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], `" mlx5_1" is read as a device name with its blank`) || !strings.Contains(got[0], "NCCL_IB_HCA=mlx5_0,mlx5_1.") {
+		t.Errorf("nccl.ib_hca.syntax %q, want one on \" mlx5_1\" fixed to mlx5_0,mlx5_1", got)
+	}
+}

@@ -31,11 +31,14 @@ func TestForcedTrafficClass(t *testing.T) {
 // NCCL_IB_TC written as a DSCP: 26 beside netarbiter's mlnx_qos (trust
 // dscp, PFC on 3: DSCP 24–31 lossless) is DSCP 6, priority 0; 3 beside
 // SONiC's rendered SN4600C QoS (DSCP 3 in lossless TC 3) is DSCP 0, TC 1.
-// The byte itself (106) and a value neither reading makes lossless (24 on
-// the SN4600C, whose DSCP 24 is TC 1) say nothing.
+// The byte itself (106), a value neither reading makes lossless (24 on
+// the SN4600C, whose DSCP 24 is TC 1) and one both readings make lossless
+// (20 beside Mellanox's mlnx_qos page, PFC on 0, 2, 6 and 7: DSCP 20 is
+// priority 2, DSCP 5 priority 0) say nothing.
 func TestTCAsDSCP(t *testing.T) {
 	nic := filepath.Join("..", "..", "testdata", "corpus", "ethtool", "mlnx-qos-set-x-trace-trust-dscp-then-pfc3-tsa-vendor-netarbiter.txt")
 	sw := filepath.Join("..", "..", "testdata", "lint", "sonic-pfc-queue-unpaused", "fixed", "sn4600c-c64-t1-qos-buffers.json")
+	both := filepath.Join("..", "..", "testdata", "corpus", "ethtool", "mlnx-qos-ofed4.2-blank-lines-pfc-0-2-6-7-mellanox-doc2792.txt")
 	for _, c := range []struct {
 		cfg, tc, want string
 	}{
@@ -43,6 +46,8 @@ func TestTCAsDSCP(t *testing.T) {
 		{nic, "106", ""},
 		{sw, "3", "NCCL_IB_TC=3 looks like a DSCP: it is the traffic class byte, DSCP 0; DSCP 3 is lossless in"},
 		{sw, "24", ""},
+		{both, "20", ""},
+		{both, "56", "NCCL_IB_TC=56 looks like a DSCP: it is the traffic class byte, DSCP 14; DSCP 56 is lossless in the NICs' mlnx_qos"},
 	} {
 		rep := lintFiles(t, c.cfg, tempFile(t, "nccl-env-synthetic.sh", "export NCCL_IB_TC="+c.tc+"\n"))
 		var got []string
