@@ -19,12 +19,20 @@ type Box[T any] struct {
 }
 
 // Put moves *msgs into the box, in order, and leaves *msgs empty for
-// the sender to fill again.
+// the sender to fill again. Into an empty box, as the receiver takes
+// often, the slices are swapped: the box's is empty and cleared (Take
+// clears what it gives back), so nothing is copied or cleared.
 func (b *Box[T]) Put(msgs *[]T) {
 	if len(*msgs) == 0 {
 		return
 	}
 	b.mu.Lock()
+	if len(b.msgs) == 0 {
+		b.msgs, *msgs = *msgs, b.msgs[:0]
+		b.n.Store(int32(len(b.msgs)))
+		b.mu.Unlock()
+		return
+	}
 	b.msgs = append(b.msgs, *msgs...)
 	b.n.Store(int32(len(b.msgs)))
 	b.mu.Unlock()
