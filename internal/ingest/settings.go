@@ -243,6 +243,35 @@ type settingKey struct {
 }
 
 // unquote strips matching quotes and a trailing comma or semicolon.
+// joinQuoted makes one word of an NCCL_X= value a shell quotes across
+// blanks (NCCL_IB_HCA="mlx5_0, mlx5_1"), up to the word that closes the
+// quote: the blanks are the value's, and NCCL reads them as part of a
+// device name (nccl.ib_hca.syntax).
+func joinQuoted(f []string) []string {
+	for i := 0; i < len(f); i++ {
+		_, raw, ok := strings.Cut(f[i], "=")
+		if !ok || !strings.Contains(f[i], "NCCL_") || raw == "" || raw[0] != '"' && raw[0] != '\'' {
+			continue
+		}
+		q := raw[:1]
+		if strings.HasSuffix(strings.TrimRight(raw[1:], ";)`"), q) {
+			continue
+		}
+		j := i + 1
+		for j < len(f) && j-i < 16 && !strings.HasSuffix(strings.TrimRight(f[j], ";)`"), q) {
+			j++
+		}
+		switch {
+		case j == len(f):
+			j-- // not closed on its line: the value runs to its end
+		case j-i == 16:
+			continue // too far to be one value: the words stay apart
+		}
+		f = append(f[:i], append([]string{strings.Join(f[i:j+1], " ")}, f[j+1:]...)...)
+	}
+	return f
+}
+
 func unquote(v string) string {
 	v = strings.TrimRight(strings.TrimSpace(v), ",;")
 	for len(v) >= 2 && (v[0] == '"' || v[0] == '\'' || v[0] == '`') && v[len(v)-1] == v[0] {
@@ -342,7 +371,7 @@ func (p *settingsParser) words(l Line, t string) {
 	if strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "#SBATCH") {
 		return // a comment, or a commented-out setting
 	}
-	f := strings.Fields(stripPrompt(t))
+	f := joinQuoted(strings.Fields(stripPrompt(t)))
 	if len(f) == 0 {
 		return
 	}
@@ -387,15 +416,6 @@ func (p *settingsParser) words(l Line, t string) {
 		case strings.HasPrefix(w, "NCCL_") && strings.Contains(w, "="):
 			n, v, _ := strings.Cut(w, "=")
 			v = unquote(v)
-			if v == "" && i+1 < len(f) && strings.HasPrefix(f[i], n+`="`) {
-				// A quoted value with spaces: NCCL_X="a b", up to the word
-				// that closes the quote.
-				j := i + 1
-				for j < len(f) && j-i < 16 && !strings.HasSuffix(f[j], `"`) {
-					j++
-				}
-				v = unquote(strings.TrimPrefix(strings.Join(f[i:min(j+1, len(f))], " "), n+"="))
-			}
 			switch {
 			case prev == "export" || prev == "declare" || prev == "-x" && i >= 2 && f[i-2] == "declare":
 				p.add(l, n, v, SetByExport)

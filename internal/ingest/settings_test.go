@@ -44,6 +44,9 @@ func TestNCCLSettingsForms(t *testing.T) {
 		`declare -x NCCL_IB_ADDR_FAMILY="AF_INET"`,                                     // 17 export -p
 		`node1:1:2 [0] NCCL INFO NCCL_IB_GID_INDEX set by environment to 3.`,           // 18 NCCL's echo
 		`NCCL_DEBUG=INFO torchrun --nproc_per_node 8 train.py`,                         // 19
+		`export NCCL_IB_HCA="mlx5_0, mlx5_1"`,                                          // 20 a blank NCCL keeps
+		`NCCL_IB_HCA='=mlx5_2, mlx5_3' NCCL_IB_GID_INDEX=3 ./run.sh`,                   // 21
+		`export NCCL_SOCKET_IFNAME="eth0`,                                              // 22 not closed
 	}, "\n")
 	want := []string{
 		"1 export  NCCL_IB_GID_INDEX=4",
@@ -63,6 +66,10 @@ func TestNCCLSettingsForms(t *testing.T) {
 		"17 export gpu01 NCCL_IB_ADDR_FAMILY=AF_INET",
 		"18 nccl-echo node1 NCCL_IB_GID_INDEX=3",
 		"19 command-prefix gpu01 NCCL_DEBUG=INFO",
+		"20 export gpu01 NCCL_IB_HCA=mlx5_0, mlx5_1",
+		"21 command-prefix gpu01 NCCL_IB_HCA==mlx5_2, mlx5_3",
+		"21 command-prefix gpu01 NCCL_IB_GID_INDEX=3",
+		"22 export gpu01 NCCL_SOCKET_IFNAME=eth0",
 	}
 	got := settingsOf(t, in)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
