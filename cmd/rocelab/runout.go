@@ -115,7 +115,7 @@ func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
 	if p.Solo > 0 {
 		attrs = append(attrs, "one_worker_rounds", p.Solo)
 	}
-	if w := p.Windows - p.Linked; w > 0 {
+	if w := p.Windows - p.Linked; w > 0 && p.Domains > 1 {
 		attrs = append(attrs, "window_ends", fmt.Sprintf("workloads:%d reply:%d lookahead:%d", p.ByControl, p.ByReply, p.ByLookahead))
 	}
 	if p.Linked > 0 {
