@@ -61,7 +61,13 @@ func leadingFloat(s string) (float64, bool) {
 	if len(f) == 0 {
 		return 0, false
 	}
-	v, err := strconv.ParseFloat(f[0], 64)
+	return finiteFloat(f[0])
+}
+
+// finiteFloat reads a number as a module prints it: finite, under a
+// million in size.
+func finiteFloat(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e6 {
 		return 0, false
 	}
