@@ -468,7 +468,6 @@ func judgeModuleTemp(name, what string, m ingest.Module) []Finding {
 	lim := m.Limits
 	alarms, warnings := flagsOn(m, "module temperature high")
 	sev := Severity(-1)
-	var evs []Evidence
 	switch {
 	case len(alarms) > 0 || m.TempEv.Line > 0 && lim.TempHighAlarm.V > 0 && m.TempC >= lim.TempHighAlarm.V:
 		sev = Error
@@ -478,7 +477,7 @@ func judgeModuleTemp(name, what string, m ingest.Module) []Finding {
 	if sev < 0 {
 		return nil
 	}
-	evs = append(evs, m.TempEv, lim.TempHighWarn.Ev, lim.TempHighAlarm.Ev)
+	evs := []Evidence{m.TempEv, lim.TempHighWarn.Ev, lim.TempHighAlarm.Ev}
 	for _, f := range append(alarms, warnings...) {
 		evs = append(evs, f.Evidence)
 	}
