@@ -158,5 +158,5 @@ func sonicPower(s string) (float64, bool) {
 	if err != nil || math.IsNaN(v) || v < -100 || v > 60 {
 		return 0, false
 	}
-	return math.Pow(10, v/10), true
+	return milliwatts(v), true
 }

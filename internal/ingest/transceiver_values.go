@@ -103,10 +103,13 @@ func opticalPower(s string) (float64, bool) {
 		if !ok || v > 60 {
 			return 0, false
 		}
-		return math.Pow(10, v/10), true
+		return milliwatts(v), true
 	}
 	return 0, false
 }
+
+// milliwatts converts a power in dBm to milliwatts.
+func milliwatts(dbm float64) float64 { return math.Pow(10, dbm/10) }
 
 // signalLanes reads a lane status value: "None", "Yes", "No", or
 // "[ Yes, No, No, No ]", into the lanes that say Yes.
