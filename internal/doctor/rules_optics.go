@@ -379,19 +379,8 @@ func judgeRxPower(name, what string, m ingest.Module) []Finding {
 		parts = append(parts, fmt.Sprintf("%s at %s, %s %s", laneList(b.lanes), strings.Join(b.powers, ", "), b.text, fmtDBm(b.lim.V)))
 		evs = append(evs, b.lim.Ev)
 	}
-	add := func(s Severity, part string, ev ...Evidence) {
-		sev = max(sev, s)
-		parts = append(parts, part)
-		evs = append(evs, ev...)
-	}
-	alarms, warnings := flagsOn(m, "laser rx power")
-	for _, f := range append(alarms, warnings...) {
-		s := Warn
-		if f.Alarm() {
-			s = Error
-		}
-		add(s, flagText(f), f.Evidence)
-	}
+	flags, flagEvs, flagSev := raisedFlags(m, "laser rx power")
+	parts, evs, sev = append(parts, flags...), append(evs, flagEvs...), max(sev, flagSev)
 	if sev < 0 {
 		return nil
 	}
@@ -402,6 +391,27 @@ func judgeRxPower(name, what string, m ingest.Module) []Finding {
 		Mechanism: "The module's thresholds bound the power its receiver decodes without errors. Too little light (a dirty or damaged connector, a bent or too long fiber, a weak far-end laser) raises the bit error rate until FEC no longer corrects every codeword; too much (a long-reach optic on a short fiber) saturates the receiver. Each frame lost costs RoCE a go-back-N retransmission of everything after it, so a marginal receiver shows as CRC or FEC errors on this port and lost bandwidth before it shows as a link down.",
 		Fix:       "Inspect and clean both ends' connectors (and the patch panel's), check the fiber's length and bends, and compare with the far end's transmitted power (its `ethtool -m` or the switch's transceiver DOM); replace the fiber or the optic that is weak. Watch the port's CRC and FEC counters (`ethtool -S`, `mlxlink -c`) to confirm it has cleared.",
 	}}
+}
+
+// raisedFlags says which of the module's flags under the prefixes are On,
+// alarms before warnings for each prefix, with their lines and the
+// severity they raise (Error for an alarm, Warn for a warning, -1 for
+// none).
+func raisedFlags(m ingest.Module, prefixes ...string) (texts []string, evs []Evidence, sev Severity) {
+	sev = -1
+	for _, prefix := range prefixes {
+		alarms, warnings := flagsOn(m, prefix)
+		for _, f := range append(alarms, warnings...) {
+			texts = append(texts, flagText(f))
+			evs = append(evs, f.Evidence)
+			if f.Alarm() {
+				sev = Error
+			} else {
+				sev = max(sev, Warn)
+			}
+		}
+	}
+	return texts, evs, sev
 }
 
 // flagText says which flag is On and on which lane.
@@ -433,19 +443,8 @@ func judgeTxPower(name, what string, m ingest.Module) []Finding {
 			sev = max(sev, Warn)
 		}
 	}
-	var flags []string
-	for _, prefix := range []string{"laser tx power", "laser output power", "laser bias current"} {
-		alarms, warnings := flagsOn(m, prefix)
-		for _, f := range append(alarms, warnings...) {
-			evs = append(evs, f.Evidence)
-			flags = append(flags, flagText(f))
-			if f.Alarm() {
-				sev = Error
-			} else {
-				sev = max(sev, Warn)
-			}
-		}
-	}
+	flags, flagEvs, flagSev := raisedFlags(m, "laser tx power", "laser output power", "laser bias current")
+	evs, sev = append(evs, flagEvs...), max(sev, flagSev)
 	if sev < 0 {
 		return nil
 	}
@@ -469,7 +468,6 @@ func judgeModuleTemp(name, what string, m ingest.Module) []Finding {
 	lim := m.Limits
 	alarms, warnings := flagsOn(m, "module temperature high")
 	sev := Severity(-1)
-	var evs []Evidence
 	switch {
 	case len(alarms) > 0 || m.TempEv.Line > 0 && lim.TempHighAlarm.V > 0 && m.TempC >= lim.TempHighAlarm.V:
 		sev = Error
@@ -479,7 +477,7 @@ func judgeModuleTemp(name, what string, m ingest.Module) []Finding {
 	if sev < 0 {
 		return nil
 	}
-	evs = append(evs, m.TempEv, lim.TempHighWarn.Ev, lim.TempHighAlarm.Ev)
+	evs := []Evidence{m.TempEv, lim.TempHighWarn.Ev, lim.TempHighAlarm.Ev}
 	for _, f := range append(alarms, warnings...) {
 		evs = append(evs, f.Evidence)
 	}

@@ -444,16 +444,17 @@ func (p *transceiverParser) limit(ev Evidence, key, val string) bool {
 	}
 	var v float64
 	var ok bool
-	if strings.HasPrefix(key, "module temperature") {
+	switch {
+	case strings.HasPrefix(key, "module temperature"):
 		v, ok = leadingFloat(val)
 		ok = ok && strings.Contains(val, "degrees C")
-	} else if strings.HasPrefix(key, "module voltage") {
+	case strings.HasPrefix(key, "module voltage"):
 		_, ok = withUnit(val, "V")
 		return ok
-	} else if strings.HasPrefix(key, "laser bias current") {
+	case strings.HasPrefix(key, "laser bias current"):
 		_, ok = withUnit(val, "mA")
 		return ok
-	} else {
+	default:
 		v, ok = opticalPower(val)
 	}
 	if !ok {
@@ -507,7 +508,7 @@ func (p *transceiverParser) finish() {
 	// lane 3 alone) are dropped.
 	kept := m.Lanes[:0]
 	for _, ln := range m.Lanes {
-		if ln.BiasMA >= 0 || ln.TxMW >= 0 || ln.RxMW >= 0 {
+		if ln.TxKnown() || ln.RxMW >= 0 {
 			kept = append(kept, ln)
 		}
 	}

@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"math"
-	"strconv"
 	"strings"
 )
 
@@ -67,7 +65,7 @@ func (p *transceiverParser) mlxlinkModule(ev Evidence, key, val string) (handled
 	}
 	conv := func(v float64) float64 { return v }
 	if q != quantityBias {
-		conv = func(v float64) float64 { return math.Pow(10, v/10) }
+		conv = milliwatts
 	}
 	for i, v := range vs {
 		if !p.monitor(ev, q, i+1, conv(v)) {
@@ -98,10 +96,7 @@ func mlxlinkRange(s string) (vals []float64, lo, hi float64, ok bool) {
 	if !found {
 		return nil, 0, 0, false
 	}
-	num := func(t string) (float64, bool) {
-		v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
-		return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) && math.Abs(v) <= 1e6
-	}
+	num := func(t string) (float64, bool) { return finiteFloat(strings.TrimSpace(t)) }
 	if lo, ok = num(a); !ok {
 		return nil, 0, 0, false
 	}

@@ -140,11 +140,7 @@ func sonicValue(s, unit string) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(n), 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e6 {
-		return 0, false
-	}
-	return v, true
+	return finiteFloat(strings.TrimSpace(n))
 }
 
 // sonicPower reads a power in dBm ("3.2611dBm", "-infdBm", "-33.9794
@@ -162,5 +158,5 @@ func sonicPower(s string) (float64, bool) {
 	if err != nil || math.IsNaN(v) || v < -100 || v > 60 {
 		return 0, false
 	}
-	return math.Pow(10, v/10), true
+	return milliwatts(v), true
 }

@@ -61,7 +61,13 @@ func leadingFloat(s string) (float64, bool) {
 	if len(f) == 0 {
 		return 0, false
 	}
-	v, err := strconv.ParseFloat(f[0], 64)
+	return finiteFloat(f[0])
+}
+
+// finiteFloat reads a number as a module prints it: finite, under a
+// million in size.
+func finiteFloat(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > 1e6 {
 		return 0, false
 	}
@@ -97,10 +103,13 @@ func opticalPower(s string) (float64, bool) {
 		if !ok || v > 60 {
 			return 0, false
 		}
-		return math.Pow(10, v/10), true
+		return milliwatts(v), true
 	}
 	return 0, false
 }
+
+// milliwatts converts a power in dBm to milliwatts.
+func milliwatts(dbm float64) float64 { return math.Pow(10, dbm/10) }
 
 // signalLanes reads a lane status value: "None", "Yes", "No", or
 // "[ Yes, No, No, No ]", into the lanes that say Yes.
