@@ -382,3 +382,29 @@ func TestSONiCModuleCopperSynthetic(t *testing.T) {
 	nicMustFind(t, fs, "optics.copper", Info, "Ethernet8: QSFP28 or later MCP1600-C003 is a copper cable")
 	nicMustNot(t, fs, "optics.dark")
 }
+
+// TestEthtoolModuleTxFlagSynthetic holds the transmit side's flags: a lane
+// whose bias current high alarm is On is an optics.tx.power error even with
+// every lane's power within its thresholds, and a warning flag alone a
+// warning (SYNTHETIC, SFF-8636 labels as ethtool prints them).
+func TestEthtoolModuleTxFlagSynthetic(t *testing.T) {
+	module := func(flag string) []string {
+		return []string{
+			"# synthetic",
+			"root@gpu01:~# ethtool -m eth5",
+			"	Identifier                                : 0x11 (QSFP28)",
+			"	Laser tx bias current (Channel 1)         : 7.000 mA",
+			"	Laser tx bias current (Channel 2)         : 7.000 mA",
+			"	Transmit avg optical power (Channel 1)    : 1.0000 mW / 0.00 dBm",
+			"	Transmit avg optical power (Channel 2)    : 1.0000 mW / 0.00 dBm",
+			"	Rcvr signal avg optical power(Channel 1)  : 1.0000 mW / 0.00 dBm",
+			"	Rcvr signal avg optical power(Channel 2)  : 1.0000 mW / 0.00 dBm",
+			"	Laser output power low alarm threshold    : 0.1500 mW / -8.24 dBm",
+			flag,
+		}
+	}
+	fs := synthFindings(t, Options{}, module("	Laser bias current high alarm   (Chan 2)  : On")...)
+	nicMustFind(t, fs, "optics.tx.power", Error, `"laser bias current high alarm" On for lane 2`)
+	fs = synthFindings(t, Options{}, module("	Laser bias current high warning (Chan 1)  : On")...)
+	nicMustFind(t, fs, "optics.tx.power", Warn, `"laser bias current high warning" On for lane 1`)
+}
