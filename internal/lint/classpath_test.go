@@ -192,4 +192,11 @@ func TestInferDSCP26(t *testing.T) {
 	if len(got) != 1 || !strings.Contains(got[0], "RoCE's class 3 is counted in priority group 3") {
 		t.Errorf("pfc.pg.unpaused %q, want one on class 3", got)
 	}
+	m := &Model{}
+	if _, err := m.read(src, nil); err != nil {
+		t.Fatal(err)
+	}
+	if r := m.roceDSCP(); r.DSCP != 26 || !strings.Contains(r.From, ": DSCP 26, the usual RoCE marking (NCCL_IB_TC=106), which its map ") {
+		t.Errorf("RoCE's DSCP %d from %q, want 26 named as the usual marking", r.DSCP, r.From)
+	}
 }
