@@ -142,7 +142,9 @@ func readText(t *testing.T, path string) string {
 // while RoCE fills PG 3 is judged by SAI's reading (no pause of 3 when PG
 // 3 fills), except on a Spectrum platform, whose SAI leaves PG 3's
 // priority alone when no entry names it; priority 4 named for PG 3 too
-// pauses both from PG 3 and is sound.
+// pauses both from PG 3 and is sound. Each fix moves the pause to RoCE's
+// group, or RoCE's class to the lossless group whose fill pauses its
+// priority.
 func TestClassPathPFCToPG(t *testing.T) {
 	src := filepath.Join("..", "..", "testdata", "lint", "sonic-pfc-pg-unpaused", "fixed", "nvidia-doc-new-cfg.json")
 	text := readText(t, src)
@@ -158,21 +160,21 @@ func TestClassPathPFCToPG(t *testing.T) {
 		return lintText(t, edited, "pfc.pg.unpaused")
 	}
 	for _, c := range []struct {
-		entries, platform, title string
+		entries, platform, title, fix string
 	}{
-		{`"3": "0", "4": "4"`, "", "Ethernet0: RoCE's class 3 is counted in priority group 3 (tc_to_pg_map AZURE), but pfc_to_pg_map AZURE sends a PFC pause of priority 3 when priority group 0 fills"},
-		{`"3": "0", "4": "4"`, "x86_64-mlnx_msn2700-r0", ""},
-		{`"3": "0", "4": "4"`, "x86_64-dellemc_z9332f_d1508-r0", "Ethernet0: RoCE's class 3 is counted in priority group 3 (tc_to_pg_map AZURE), but pfc_to_pg_map AZURE sends a PFC pause of priority 3 when priority group 0 fills"},
-		{`"3": "4", "4": "3"`, "x86_64-mlnx_msn2700-r0", "Ethernet0: RoCE's class 3 is counted in priority group 3 (tc_to_pg_map AZURE), whose fill sends a PFC pause of priority 4, not 3 (pfc_to_pg_map AZURE)"},
-		{`"3": "3", "4": "3"`, "", ""},
-		{`"4": "4"`, "", ""},
+		{`"3": "0", "4": "4"`, "", "Ethernet0: RoCE's class 3 is counted in priority group 3 (tc_to_pg_map AZURE), but pfc_to_pg_map AZURE sends a PFC pause of priority 3 when priority group 0 fills", `PFC_PRIORITY_TO_PRIORITY_GROUP_MAP|AZURE "3": "3"`},
+		{`"3": "0", "4": "4"`, "x86_64-mlnx_msn2700-r0", "", ""},
+		{`"3": "0", "4": "4"`, "x86_64-dellemc_z9332f_d1508-r0", "Ethernet0: RoCE's class 3 is counted in priority group 3 (tc_to_pg_map AZURE), but pfc_to_pg_map AZURE sends a PFC pause of priority 3 when priority group 0 fills", `PFC_PRIORITY_TO_PRIORITY_GROUP_MAP|AZURE "3": "3"`},
+		{`"3": "4", "4": "3"`, "x86_64-mlnx_msn2700-r0", "Ethernet0: RoCE's class 3 is counted in priority group 3 (tc_to_pg_map AZURE), whose fill sends a PFC pause of priority 4, not 3 (pfc_to_pg_map AZURE)", `TC_TO_PRIORITY_GROUP_MAP|AZURE "3": "4", the lossless priority group`},
+		{`"3": "3", "4": "3"`, "", "", ""},
+		{`"4": "4"`, "", "", ""},
 	} {
 		fs := lint(c.entries, c.platform)
 		switch {
 		case c.title == "" && len(fs) != 0:
 			t.Errorf("%s on %q: %v, want no pfc.pg.unpaused", c.entries, c.platform, fs)
-		case c.title != "" && (len(fs) != 1 || !strings.Contains(fs[0].Title, c.title) || fs[0].Severity != doctor.Error):
-			t.Errorf("%s on %q: %v, want one error %q", c.entries, c.platform, fs, c.title)
+		case c.title != "" && (len(fs) != 1 || !strings.Contains(fs[0].Title, c.title) || !strings.Contains(fs[0].Fix, c.fix) || fs[0].Severity != doctor.Error):
+			t.Errorf("%s on %q: %v, want one error %q, fix %q", c.entries, c.platform, fs, c.title, c.fix)
 		}
 	}
 }
@@ -191,5 +193,12 @@ func TestInferDSCP26(t *testing.T) {
 	}
 	if len(got) != 1 || !strings.Contains(got[0], "RoCE's class 3 is counted in priority group 3") {
 		t.Errorf("pfc.pg.unpaused %q, want one on class 3", got)
+	}
+	m := &Model{}
+	if _, err := m.read(src, nil); err != nil {
+		t.Fatal(err)
+	}
+	if r := m.roceDSCP(); r.DSCP != 26 || !strings.Contains(r.From, ": DSCP 26, the usual RoCE marking (NCCL_IB_TC=106), which its map ") {
+		t.Errorf("RoCE's DSCP %d from %q, want 26 named as the usual marking", r.DSCP, r.From)
 	}
 }

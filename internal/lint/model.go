@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 
 	"rocelab/internal/doctor"
 	"rocelab/internal/ingest"
@@ -194,7 +193,7 @@ func (m *Model) roceDSCP() roceClass {
 	nicDSCPs, nicEv := m.nicLosslessDSCPs()
 	if len(nicDSCPs) > 0 {
 		for _, db := range m.Sonic {
-			if r, ok := losslessDSCP(db, nicDSCPs); ok {
+			if r, ok := losslessDSCP(db, nicDSCPs, lowestDSCP); ok {
 				return r
 			}
 		}
@@ -206,12 +205,12 @@ func (m *Model) roceDSCP() roceClass {
 	}
 	// DSCP 26 (NCCL_IB_TC=106, the usual marking) when a switch keeps it
 	// lossless, else the lowest DSCP one does.
-	for _, among := range [][]int{{ingest.RoCEDSCP}, nil} {
+	for _, pick := range []struct {
+		among []int
+		which string
+	}{{[]int{ingest.RoCEDSCP}, "DSCP 26, the usual RoCE marking (NCCL_IB_TC=106), which"}, {nil, lowestDSCP}} {
 		for _, db := range m.Sonic {
-			if r, ok := losslessDSCP(db, among); ok {
-				if among != nil {
-					r.From = strings.Replace(r.From, "the lowest DSCP its map", "DSCP 26, the usual RoCE marking (NCCL_IB_TC=106), which its map", 1)
-				}
+			if r, ok := losslessDSCP(db, pick.among, pick.which); ok {
 				return r
 			}
 		}
@@ -219,11 +218,15 @@ func (m *Model) roceDSCP() roceClass {
 	return roceClass{DSCP: ingest.RoCEDSCP, From: "assumed DSCP 26 (NCCL_IB_TC=106, the usual marking; nothing given states RoCE's DSCP)", Assumed: true}
 }
 
+// lowestDSCP is how losslessDSCP's From names a DSCP picked among all.
+const lowestDSCP = "the lowest DSCP"
+
 // losslessDSCP infers RoCE's DSCP from a SONiC config: the lowest DSCP
 // that every port with PFC maps to a class PFC protects on it (SONiC's
 // stock maps put DSCP 3 and 4 in the lossless classes 3 and 4), else the
-// one that does so on the most ports.
-func losslessDSCP(db *sonic.ConfigDB, among []int) (roceClass, bool) {
+// one that does so on the most ports. which names the pick in the
+// roceClass's From.
+func losslessDSCP(db *sonic.ConfigDB, among []int, which string) (roceClass, bool) {
 	var global sonic.PortQoS
 	for _, pq := range db.PortQoSMaps() {
 		if pq.Port == "global" {
@@ -252,7 +255,7 @@ func losslessDSCP(db *sonic.ConfigDB, among []int) (roceClass, bool) {
 			}
 			if ports[d] == 0 {
 				first[d] = roceClass{DSCP: d, Evidence: []Evidence{sonicEv(db, mp.At[d]), sonicEv(db, pq.PFCEnableAt)},
-					From: fmt.Sprintf("inferred from %s: the lowest DSCP its map %s sends to a lossless class (TC %d, pfc_enable %s)", db.File, mapName.Text, mp.To[d], pq.PFCEnableAt.Text)}
+					From: fmt.Sprintf("inferred from %s: %s its map %s sends to a lossless class (TC %d, pfc_enable %s)", db.File, which, mapName.Text, mp.To[d], pq.PFCEnableAt.Text)}
 			}
 			ports[d]++
 		}

@@ -303,9 +303,12 @@ func (m *Model) unmarkedQueue(db *sonic.ConfigDB, p portPath) (Evidence, string,
 // marks reports whether the WRED profile name marks ECN.
 func marks(db *sonic.ConfigDB, name string) bool {
 	w, ok := db.WREDProfile(name)
-	if !ok {
-		return false
-	}
+	return ok && marksGreen(w)
+}
+
+// marksGreen reports whether a WRED profile's ecn mode marks green
+// packets, RoCE's (ecn_all, or one of the ecn_green modes).
+func marksGreen(w *sonic.WRED) bool {
 	mode := strings.ToLower(strings.TrimSpace(w.ECN.Text))
 	return mode == "ecn_all" || strings.HasPrefix(mode, "ecn_green")
 }

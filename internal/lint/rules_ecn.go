@@ -117,7 +117,7 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 		if mode == "" {
 			mode = "ecn_none"
 		}
-		marks := mode == "ecn_all" || strings.HasPrefix(mode, "ecn_green")
+		marks := marksGreen(w)
 		green := strings.EqualFold(strings.TrimSpace(w.GreenEnable.Text), "true")
 		modeText := "ecn " + mode
 		if w.ECN.Text == "" {

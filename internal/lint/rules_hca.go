@@ -107,8 +107,9 @@ func hcaRules(m *Model) []doctor.Finding {
 	}
 	for _, e := range f.Entries {
 		var named, more []string
+		alone := collective.HCAFilter{Set: true, Entries: []collective.HCAEntry{e}}
 		for _, p := range ports {
-			if !p.active || !strings.HasPrefix(p.dev, e.Prefix) || e.Port != -1 && p.port != e.Port {
+			if !p.active || !alone.Match(p.dev, p.port) {
 				continue
 			}
 			if p.dev == e.Prefix {

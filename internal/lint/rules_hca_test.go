@@ -23,6 +23,7 @@ func TestHCAFilter(t *testing.T) {
 		{"=^mlx5_8", map[string]string{"nccl.ib_hca.syntax": `"^mlx5_8" is read as a device name`, "nccl.ib_hca.none": "passes none"}},
 		{"mlx5_0:1,^mlx5_8", map[string]string{"nccl.ib_hca.syntax": `"^mlx5_8" is read`}},
 		{"mlx5_0:2", map[string]string{"nccl.ib_hca.none": "passes none"}},
+		{"mlx5_0,mlx5_1:2", nil}, // port 2 of mlx5_1, mlx5_10 or mlx5_11: none is listed
 		{"^=mlx5_8,mlx5_10", nil},
 	} {
 		env := tempFile(t, "nccl-env-synthetic.sh", "export NCCL_IB_HCA="+c.value+"\n")

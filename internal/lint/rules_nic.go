@@ -242,8 +242,8 @@ func (m *Model) tcAsDSCP() (doctor.Finding, bool) {
 		where = "the NICs' mlnx_qos"
 	}
 	for _, db := range m.Sonic {
-		_, asDSCP := losslessDSCP(db, []int{v})
-		_, asTC := losslessDSCP(db, []int{v >> 2})
+		_, asDSCP := losslessDSCP(db, []int{v}, lowestDSCP)
+		_, asTC := losslessDSCP(db, []int{v >> 2}, lowestDSCP)
 		if where == "" && asDSCP && !asTC {
 			where = db.File
 		}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,11 +35,21 @@ func TestForcedTrafficClass(t *testing.T) {
 // The byte itself (106), a value neither reading makes lossless (24 on
 // the SN4600C, whose DSCP 24 is TC 1) and one both readings make lossless
 // (20 beside Mellanox's mlnx_qos page, PFC on 0, 2, 6 and 7: DSCP 20 is
-// priority 2, DSCP 5 priority 0) say nothing.
+// priority 2, DSCP 5 priority 0) say nothing, nor does 40 beside a NIC
+// that forces traffic class 160 (DSCP 40) whatever NCCL_IB_TC says, nor
+// 12 beside the SN4600C edited to put DSCP 12 in TC 3 as well.
 func TestTCAsDSCP(t *testing.T) {
 	nic := filepath.Join("..", "..", "testdata", "corpus", "ethtool", "mlnx-qos-set-x-trace-trust-dscp-then-pfc3-tsa-vendor-netarbiter.txt")
 	sw := filepath.Join("..", "..", "testdata", "lint", "sonic-pfc-queue-unpaused", "fixed", "sn4600c-c64-t1-qos-buffers.json")
 	both := filepath.Join("..", "..", "testdata", "corpus", "ethtool", "mlnx-qos-ofed4.2-blank-lines-pfc-0-2-6-7-mellanox-doc2792.txt")
+	data, err := os.ReadFile(sw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// DSCP 12 in lossless TC 3 too: 12 is lossless read as a DSCP and as
+	// the byte (DSCP 3).
+	both12 := tempFile(t, "sn4600c-dscp12-tc3-synthetic.json", strings.ReplaceAll(string(data), `"12": "1"`, `"12": "3"`))
+	forced := filepath.Join("..", "..", "testdata", "corpus", "ethtool", "mlnx-qos-pfc5-ecn-tclass160-rdma-qos-script-spiderpool.txt")
 	for _, c := range []struct {
 		cfg, tc, want string
 	}{
@@ -48,6 +59,8 @@ func TestTCAsDSCP(t *testing.T) {
 		{sw, "24", ""},
 		{both, "20", ""},
 		{both, "56", "NCCL_IB_TC=56 looks like a DSCP: it is the traffic class byte, DSCP 14; DSCP 56 is lossless in the NICs' mlnx_qos"},
+		{both12, "12", ""},
+		{forced, "40", ""}, // DSCP 40 is lossless there, but mlx5_0 forces traffic class 160 over NCCL_IB_TC
 	} {
 		rep := lintFiles(t, c.cfg, tempFile(t, "nccl-env-synthetic.sh", "export NCCL_IB_TC="+c.tc+"\n"))
 		var got []string
