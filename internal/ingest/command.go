@@ -119,3 +119,8 @@ func isIdentName(s string) bool {
 	}
 	return true
 }
+
+// literalArg reports whether a command's argument names a thing as typed,
+// not a shell variable or substitution ($DEV, `cmd`) or a placeholder a
+// document left in (<device>): only a literal names a port or device.
+func literalArg(s string) bool { return !strings.ContainsAny(s, "$`<>") }

@@ -118,10 +118,10 @@ func (p *mlxlinkParser) Feed(l Line) {
 	if c, ok := findCommand(t, "mlxlink"); ok {
 		p.finish()
 		p.device = ""
-		if d, ok := c.flagValue("-d", "--device"); ok && !strings.ContainsAny(d, "$`") {
+		if d, ok := c.flagValue("-d", "--device"); ok && literalArg(d) {
 			p.device = strings.Clone(d)
 			// A switch's ports share one device: -p names the port.
-			if port, ok := c.flagValue("-p", "--port"); ok && !strings.ContainsAny(port, "$`") {
+			if port, ok := c.flagValue("-p", "--port"); ok && literalArg(port) {
 				p.device += " port " + port
 			}
 		}

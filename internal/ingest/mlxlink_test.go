@@ -89,3 +89,21 @@ func TestMlxlinkSwitchPort(t *testing.T) {
 	}
 	t.Fatal("no mlxlink artifact")
 }
+
+// A command copied from a guide with its placeholder left in names no
+// device: `mlxlink -d <device>` gives the port no name (SYNTHETIC).
+func TestMlxlinkPlaceholderDevice(t *testing.T) {
+	res, err := Read("guide", strings.NewReader("$ sudo mlxlink -d <device>\nOperational Info\n----------------\nState : Active\nSpeed : 25GbE\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range res.Artifacts {
+		if m, ok := a.(*Mlxlink); ok {
+			if len(m.Ports) != 1 || m.Ports[0].Device != "" {
+				t.Errorf("ports %+v", m.Ports)
+			}
+			return
+		}
+	}
+	t.Fatal("no mlxlink artifact")
+}

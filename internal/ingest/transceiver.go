@@ -188,7 +188,7 @@ func (p *transceiverParser) Feed(l Line) {
 		p.finish()
 		p.port, p.host = "", c.Host
 		// A placeholder ("<iface>") or a shell variable names no port.
-		if !strings.ContainsAny(c.Args[1], "$`<>") {
+		if literalArg(c.Args[1]) {
 			p.port = strings.Clone(c.Args[1])
 		}
 		return
@@ -196,7 +196,7 @@ func (p *transceiverParser) Feed(l Line) {
 	if c, ok := findCommand(t, "mlxlink"); ok {
 		p.finish()
 		p.port, p.host = "", c.Host
-		if d, ok := c.flagValue("-d", "--device"); ok && !strings.ContainsAny(d, "$`<>") {
+		if d, ok := c.flagValue("-d", "--device"); ok && literalArg(d) {
 			p.port = strings.Clone(d)
 		}
 		return
