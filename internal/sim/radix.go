@@ -12,14 +12,19 @@ import (
 	"rocelab/internal/unit"
 )
 
-// Shape of the radix queue: times are split into digits of digitBits bits,
-// and there is one bucket per (digit position, digit value).
+// Shape of the radix queue: times are split into digits of digitBits bits
+// above a lowest digit of spanBits, and there is one bucket per (digit
+// position, digit value).
 const (
 	digitBits  = 12
 	digitVals  = 1 << digitBits
 	numBuckets = (63/digitBits + 1) * digitVals
 	numWords   = numBuckets / 64
 	chunkLen   = 32 // events per chunk
+	// spanShift widens the lowest digit, bucket 0's span, to spanBits:
+	// 8.2 ns (docs/engine.md, "Two threads").
+	spanShift = 1
+	spanBits  = digitBits + spanShift
 )
 
 // chunk is a fixed block of one bucket's events; buckets are linked lists of
@@ -38,7 +43,7 @@ type bucket struct {
 }
 
 // radixQueue is a monotone radix heap (Ahuja, Mehlhorn, Orlin and Tarjan,
-// 1990) over digits of digitBits bits. It keeps last, a lower bound of every
+// 1990) over digits of digitBits bits (the lowest, spanBits). It keeps last, a lower bound of every
 // queued time that never exceeds the scheduler's Now(), so no event can be
 // added below it. An event at time t sits in bucket 0 if t and last differ
 // only in their lowest digit; otherwise, with d the highest digit position
@@ -48,7 +53,7 @@ type bucket struct {
 // minimum.
 //
 // Events are taken from bucket 0, a binary heap on (time, key, arrival in
-// it): the events of one 4 ns span, a handful in a busy fabric. When it is
+// it): the events of one 8 ns span, a handful in a busy fabric. When it is
 // empty, the lowest bucket (d, v) is redistributed: last becomes the least
 // time that bucket can hold (last's digits above d, then v, then zeros),
 // and its events move to buckets of lower digit positions. So an event
@@ -92,7 +97,7 @@ type nowEntry struct {
 
 // nowHeap is bucket 0: its entries from hd on, sorted on (time, key,
 // slot), the least first; the events themselves wait in slots of the
-// chunks cs, slot i in cs[i/chunkLen]. It holds the events of one 4 ns
+// chunks cs, slot i in cs[i/chunkLen]. It holds the events of one 8 ns
 // span, a handful: new ones, mostly the latest, are appended, and taking
 // the least moves nothing. A span's events arrive in the chunks of the
 // bucket redistributed into it, which become its slots as they are, in
@@ -153,10 +158,19 @@ func (n *nowHeap) sort() { sortSpan(n.h[n.hd:]) }
 // exceeds a comparison sort's.
 const spanSorted = 24
 
+// spanSteps is how many steps of 2^stepBits ps (256 ps) sortSpan's
+// counting pass orders a span's entries into: a span sorted that way
+// holds a few dozen, and 64 steps cost more in their passes than they
+// saved in sortEntries.
+const (
+	spanSteps = 32
+	stepBits  = spanBits - 5
+)
+
 // sortSpan sorts h by before when its times share all but their lowest
-// digit, as a span's do: a counting pass over the high six bits of that
-// digit and a pass of swaps in place (each entry moves once to its step
-// of 64 ps) order the entries by step, where a comparison sort takes
+// digit, as a span's do: a counting pass over the high five bits of that
+// digit and a pass of swaps in place (each entry moves once to its step,
+// spanSteps) order the entries by step, where a comparison sort takes
 // dozens of steps per entry (the sort was an eighth of the instructions
 // of a 1024-host run); then each step's few entries are sorted by
 // sortEntries. It needs no second array, which cost cache misses. Entries
@@ -167,15 +181,15 @@ func sortSpan(h []nowEntry) {
 		sortEntries(h, 2*bits.Len(uint(len(h))))
 		return
 	}
-	var start [65]int32 // step d's entries go to h[start[d]:start[d+1]]
-	high := h[0].t >> digitBits
+	var start [spanSteps + 1]int32 // step d's entries go to h[start[d]:start[d+1]]
+	high := h[0].t >> spanBits
 	for i := range h {
 		t := h[i].t
-		if t>>digitBits != high {
+		if t>>spanBits != high {
 			sortEntries(h, 2*bits.Len(uint(len(h))))
 			return
 		}
-		start[t>>6&63+1]++
+		start[t>>stepBits%spanSteps+1]++
 	}
 	for d := 1; d < len(start); d++ {
 		start[d] += start[d-1]
@@ -184,10 +198,10 @@ func sortSpan(h []nowEntry) {
 	// entries; an entry found out of place is swapped into its step's
 	// next place until the place holds an entry of its own step.
 	next := start
-	for d := range 64 {
+	for d := range spanSteps {
 		for i := next[d]; i < start[d+1]; i = next[d] {
 			for {
-				e := h[i].t >> 6 & 63
+				e := h[i].t >> stepBits % spanSteps
 				if e == uint32(d) {
 					break
 				}
@@ -197,7 +211,7 @@ func sortSpan(h []nowEntry) {
 			next[d]++
 		}
 	}
-	for d := range 64 {
+	for d := range spanSteps {
 		if lo, hi := start[d], start[d+1]; hi-lo > 1 {
 			sortEntries(h[lo:hi], 2*bits.Len(uint(hi-lo)))
 		}
@@ -344,18 +358,20 @@ func (q *radixQueue) compactSlots() {
 
 // bucketOf returns the bucket for time t >= q.last: 0, the heap, when t
 // shares all but its lowest digit with last. Most events fall within the
-// second digit (a frame's arrival, a port's next look: under 16.7 µs
-// ahead), which takes no search for the digit.
+// second digit (a frame's arrival, a port's next look: under 33.6 µs
+// ahead), which takes no search for the digit. Shifted by spanShift, the
+// digits above the lowest are digitBits wide from bit 0.
 func (q *radixQueue) bucketOf(t unit.Time) uint {
-	x := uint64(t ^ q.last)
+	x := uint64(t^q.last) >> spanShift
 	if x < digitVals {
 		return 0
 	}
+	u := uint64(t) >> spanShift
 	if x < digitVals*digitVals {
-		return digitVals + uint(uint64(t)>>digitBits%digitVals)
+		return digitVals + uint(u>>digitBits%digitVals)
 	}
 	pos := uint(bits.Len64(x)-1) / digitBits
-	return pos*digitVals + uint(uint64(t)>>(pos*digitBits)%digitVals)
+	return pos*digitVals + uint(u>>(pos*digitBits)%digitVals)
 }
 
 // newChunk takes a chunk from the free list, or allocates one.
@@ -453,7 +469,7 @@ func (q *radixQueue) lowest() uint {
 // base returns the least time that bucket b > 0 can hold: last's digits
 // above b's digit position, b's digit value, and zeros below.
 func (q *radixQueue) base(b uint) unit.Time {
-	shift := b / digitVals * digitBits
+	shift := b/digitVals*digitBits + spanShift
 	high := uint64(q.last) >> (shift + digitBits) << (shift + digitBits)
 	return unit.Time(high | uint64(b%digitVals)<<shift)
 }

@@ -151,9 +151,9 @@ func TestSortEntries(t *testing.T) {
 func TestSortSpan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{1, spanSorted - 1, spanSorted, 67, 500, 3000} {
-		for _, spread := range []int{1, 3, 64, 200, digitVals, 3 * digitVals} {
+		for _, spread := range []int{1, 3, 64, 200, 1 << spanBits, 3 << spanBits} {
 			for order := range 3 {
-				base := uint32(rng.IntN(1<<19)) << digitBits
+				base := uint32(rng.IntN(1<<18)) << spanBits
 				h := make([]nowEntry, n)
 				for i := range h {
 					h[i] = nowEntry{t: base + uint32(rng.IntN(spread)), key: Key(rng.IntN(4)), ev: uint32(i)}

@@ -130,8 +130,7 @@ type Windows struct {
 	posted unit.Time
 	// ctlFree is set while the round's control share waits for a worker.
 	ctlFree atomic.Bool
-	ctlNS   int64 // wall time the control side ran beside the parts
-	linked  bool  // the parts and the control side run linked (see Windows)
+	linked  bool // the parts and the control side run linked (see Windows)
 	// In a linked round: ctlTok is held by the worker running the
 	// control side; ctlBound is the bound it last ran to (the token
 	// holder's); ctl is what it publishes; wake is where waiting workers

@@ -31,9 +31,7 @@ func (w *Windows) runRound(k, workers int, r round) (waited int64) {
 // unless it has none or another worker took it.
 func (w *Windows) runControl(r round) {
 	if r.control >= 0 && w.ctlFree.Load() && w.ctlFree.Swap(false) {
-		t0 := w.now()
 		w.Control.RunUntil(r.control)
-		w.ctlNS += w.now() - t0
 	}
 }
 
@@ -213,7 +211,6 @@ func (w *Windows) stepControl(r round) bool {
 	}
 	w.ctlBound = bound
 	w.stats.ControlSteps++
-	t0 := w.now()
 	if w.Collect != nil {
 		w.Collect()
 	}
@@ -235,7 +232,6 @@ func (w *Windows) stepControl(r round) bool {
 		w.ctl.stop.Store(int64(pub))
 	}
 	w.wake.published()
-	w.ctlNS += w.now() - t0
 	return true
 }
 

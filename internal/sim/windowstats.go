@@ -39,9 +39,8 @@ type WindowStats struct {
 	// barriers, when Clock is set.
 	WorkerNS, WaitNS []int64
 	// ControlNS is the wall time the planning of rounds took, alone, with
-	// the control side when it ran alone; BesideNS the wall time the
-	// control side ran beside the parts.
-	ControlNS, BesideNS int64
+	// the control side when it ran alone.
+	ControlNS int64
 	// SlowestNS is the sum over rounds of the longest time a worker ran
 	// in the round, and MeanNS of the workers' mean: SlowestNS/MeanNS - 1
 	// is what the rounds' imbalance of time (not of events: events differ
@@ -71,7 +70,6 @@ func (w *Windows) Stats() WindowStats {
 	s.PartEvents = append([]uint64(nil), w.stats.PartEvents...)
 	s.WorkerNS = append([]int64(nil), w.stats.WorkerNS...)
 	s.WaitNS = append([]int64(nil), w.stats.WaitNS...)
-	s.BesideNS = w.ctlNS
 	return s
 }
 
