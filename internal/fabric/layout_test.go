@@ -68,7 +68,7 @@ func TestSwitchEgressLines(t *testing.T) {
 }
 
 // TestLinkLines checks that what a frame's send and arrival read of a
-// link direction lies in its first line, and that both directions of a
+// link direction, the sender's jitter state included, lies in its first line, and that both directions of a
 // link start on a line.
 func TestLinkLines(t *testing.T) {
 	var l Link
@@ -77,6 +77,8 @@ func TestLinkLines(t *testing.T) {
 		{"wire", unsafe.Offsetof(d.wire), unsafe.Sizeof(d.wire), 0},
 		{"key", unsafe.Offsetof(d.key), unsafe.Sizeof(d.key), 0},
 		{"to", unsafe.Offsetof(d.to), unsafe.Sizeof(d.to), 0},
+		{"lastArrival", unsafe.Offsetof(d.lastArrival), unsafe.Sizeof(d.lastArrival), 0},
+		{"jsrc", unsafe.Offsetof(d.jsrc), unsafe.Sizeof(d.jsrc), 0},
 		{"cut", unsafe.Offsetof(d.cut), 1, 0},
 		{"down", unsafe.Offsetof(d.down), 1, 0},
 	})
