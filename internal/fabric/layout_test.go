@@ -30,10 +30,11 @@ func checkLines(t *testing.T, typ string, size uintptr, fields []field) {
 // TestPortHotLines checks the layout the event loop counts on: the state
 // every frame reads lies in the port's first two cache lines, and ports
 // in an array start on a line boundary, so that the two lines the
-// scheduler fetches ahead are the right ones.
+// scheduler fetches ahead are the right ones; each priority's receive
+// counts and buffer use lie in one line.
 func TestPortHotLines(t *testing.T) {
 	var p Port
-	checkLines(t, "Port", unsafe.Sizeof(p), []field{
+	fields := []field{
 		{"tx", unsafe.Offsetof(p.tx), unsafe.Sizeof(p.tx), 0},
 		{"rx", unsafe.Offsetof(p.rx), unsafe.Sizeof(p.rx), 0},
 		{"busyUntil", unsafe.Offsetof(p.busyUntil), unsafe.Sizeof(p.busyUntil), 0},
@@ -44,7 +45,12 @@ func TestPortHotLines(t *testing.T) {
 		{"egress", unsafe.Offsetof(p.egress), unsafe.Sizeof(p.egress), 1},
 		{"node", unsafe.Offsetof(p.node), unsafe.Sizeof(p.node), 1},
 		{"loss", unsafe.Offsetof(p.loss), unsafe.Sizeof(p.loss), 1},
-	})
+	}
+	for i := range p.rxPrio {
+		off := unsafe.Offsetof(p.rxPrio) + uintptr(i)*unsafe.Sizeof(p.rxPrio[i])
+		fields = append(fields, field{"rxPrio[" + string(rune('0'+i)) + "]", off, unsafe.Sizeof(p.rxPrio[i]), off / 64})
+	}
+	checkLines(t, "Port", unsafe.Sizeof(p), fields)
 }
 
 // TestSwitchEgressLines checks the switch egress layout that a frame's

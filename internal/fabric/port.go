@@ -92,12 +92,17 @@ type Port struct {
 	// loss, when set, may lose frames arriving at this port.
 	loss LossHook
 
+	// rxPrio is each priority's receive side, one line each: its frame
+	// counts and, at a switch, its priority group's buffer use, which a
+	// frame's admission reads right after counting it.
+	rxPrio [8]ingress
+
 	tap  Tap
 	ctrl packet.Queue // MAC control frames, sent ahead of data
 
-	// txc and rxc count frames and frame bytes per priority and class: a
-	// frame touches one entry, 16 bytes.
-	txc, rxc [8][packet.NumClasses]traffic
+	// txc counts frames and frame bytes per priority and class: a frame
+	// touches one entry, 16 bytes.
+	txc [8][packet.NumClasses]traffic
 
 	name  string
 	id    int // index within the network
@@ -113,12 +118,19 @@ type Port struct {
 	pfc      pfcSender
 	watchdog watchdog
 
-	// ctr holds the counters besides txc and rxc; its phy counts
+	// ctr holds the counters besides txc and rxPrio; its phy counts
 	// are PFC frames only (Snapshot adds the rest). It ends the port, whose
 	// size must stay a whole number of cache lines (TestPortHotLines): pad
 	// after it when its size changes.
 	ctr Counters
 	_   [24]byte
+}
+
+// ingress is one priority's receive side at a port: its frame counts by
+// class and its ingress priority group's buffer use, one cache line.
+type ingress struct {
+	c  [packet.NumClasses]traffic
+	pg pgState
 }
 
 // traffic is a count of frames and their bytes.
@@ -478,7 +490,7 @@ func (pt *Port) Snapshot() Counters {
 	c := pt.ctr
 	for p := range pt.txc {
 		for cl := range pt.txc[p] {
-			t, r := pt.txc[p][cl], pt.rxc[p][cl]
+			t, r := pt.txc[p][cl], pt.rxPrio[p].c[cl]
 			c.TxPrioPackets[p] += t.pkts
 			c.TxPrioBytes[p] += t.bytes
 			c.RxPrioPackets[p] += r.pkts
