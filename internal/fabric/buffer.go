@@ -1,6 +1,8 @@
 package fabric
 
-// pgState is one ingress priority group's buffer use.
+// pgState is one ingress priority group's buffer use. A switch port keeps
+// each priority's beside that priority's receive counts, in one line
+// (ingress), so that a frame's admission reads no line of its own.
 type pgState struct {
 	min, shared, headroom int64
 	headroomCap           int64
@@ -19,8 +21,8 @@ type pgState struct {
 // into headroom drains it first and can send XON as soon as its occupancy
 // falls back under the threshold.
 type buffer struct {
-	// What a frame's admission and departure read comes first.
-	pg         []pgState // port*8 + priority
+	// What a frame's admission and departure read comes first; the
+	// priority groups' use lies in the ingress ports (pgState).
 	sharedSize int64
 	sharedUsed int64
 	reserve    int64
@@ -39,27 +41,27 @@ func (b *buffer) threshold(alpha float64) int64 {
 	return int64(alpha * float64(b.sharedSize-b.sharedUsed))
 }
 
-// pgLimit is the shared buffer lossless PG pgi may hold: the static
-// threshold if there is one, else its port's alpha's dynamic one.
-func (b *buffer) pgLimit(pgi int) int64 {
+// pgLimit is the shared buffer a lossless PG of ingress port port may
+// hold: the static threshold if there is one, else its port's alpha's
+// dynamic one.
+func (b *buffer) pgLimit(port int) int64 {
 	if b.static > 0 {
 		return b.static
 	}
 	a := b.alpha
 	if b.portAlpha != nil {
-		a = b.portAlpha[pgi>>3]
+		a = b.portAlpha[port]
 	}
 	return b.threshold(a)
 }
 
-// admitLossless charges a lossless packet of size bytes to its ingress PG,
-// or reports that the headroom overflowed.
-func (b *buffer) admitLossless(pgi int, size int64) bool {
-	g := &b.pg[pgi]
+// admitLossless charges a lossless packet of size bytes to its ingress PG
+// g, of ingress port port, or reports that the headroom overflowed.
+func (b *buffer) admitLossless(g *pgState, port int, size int64) bool {
 	switch {
 	case g.headroom == 0 && g.min+size <= b.reserve:
 		g.min += size
-	case g.headroom == 0 && g.shared+size <= b.pgLimit(pgi) && b.sharedUsed+size <= b.sharedSize:
+	case g.headroom == 0 && g.shared+size <= b.pgLimit(port) && b.sharedUsed+size <= b.sharedSize:
 		g.shared += size
 		b.sharedUsed += size
 	case g.headroom+size <= g.headroomCap:
@@ -80,14 +82,13 @@ func (b *buffer) admitLossy(queued, size int64) bool {
 	return false
 }
 
-// release credits size bytes leaving a PG: headroom first, then shared,
-// then the minimum.
-func (b *buffer) release(pgi int, size int64, lossless bool) {
+// release credits size bytes leaving PG g: headroom first, then shared,
+// then the minimum. A lossy packet leaves the shared pool only.
+func (b *buffer) release(g *pgState, size int64, lossless bool) {
 	if !lossless {
 		b.sharedUsed -= size
 		return
 	}
-	g := &b.pg[pgi]
 	r := min(g.headroom, size)
 	g.headroom -= r
 	size -= r
@@ -102,9 +103,8 @@ func (b *buffer) release(pgi int, size int64, lossless bool) {
 // PG within its reserved minimum holds nothing of the shared pool and
 // never asks, however full the pool is: it could not ask to be released,
 // since it has no shared use left to drain.
-func (b *buffer) wantXOFF(pgi int) bool {
-	g := &b.pg[pgi]
-	return g.headroom > 0 || g.shared > 0 && g.shared >= b.pgLimit(pgi)
+func (b *buffer) wantXOFF(g *pgState, port int) bool {
+	return g.headroom > 0 || g.shared > 0 && g.shared >= b.pgLimit(port)
 }
 
 // wantXON reports whether a held-off PG may release its upstream: its
@@ -115,7 +115,6 @@ func (b *buffer) wantXOFF(pgi int) bool {
 // XON threshold (the XOFF one less the offset, at least zero) does;
 // otherwise the PG's last departure would leave its upstream paused for
 // good.
-func (b *buffer) wantXON(pgi int) bool {
-	g := &b.pg[pgi]
-	return g.headroom == 0 && (g.shared == 0 || g.shared+b.xonOffset <= b.pgLimit(pgi))
+func (b *buffer) wantXON(g *pgState, port int) bool {
+	return g.headroom == 0 && (g.shared == 0 || g.shared+b.xonOffset <= b.pgLimit(port))
 }

@@ -10,35 +10,32 @@ import "testing"
 // either way its last departure would otherwise leave the upstream paused
 // for good.
 func TestXONWhenDrainedUnderAFullPool(t *testing.T) {
-	b := buffer{sharedSize: 1 << 20, reserve: 2048, alpha: 1.0 / 128, xonOffset: 12 << 10, pg: make([]pgState, 16)}
-	for i := range b.pg {
-		b.pg[i].headroomCap = 64 << 10
-	}
-	const pg = 3
+	b := buffer{sharedSize: 1 << 20, reserve: 2048, alpha: 1.0 / 128, xonOffset: 12 << 10}
+	g := &pgState{headroomCap: 64 << 10}
+	const port = 0
 	// Other PGs fill the pool: the threshold is 0. A frame within the
 	// reserve takes nothing of it and must not hold the upstream off.
 	b.sharedUsed = b.sharedSize
-	if !b.admitLossless(pg, 1500) {
+	if !b.admitLossless(g, port, 1500) {
 		t.Fatal("a frame within the reserve was refused")
 	}
-	if b.wantXOFF(pg) {
+	if b.wantXOFF(g, port) {
 		t.Error("a PG within its reserve asks for XOFF under a full pool")
 	}
-	b.release(pg, 1500, true)
+	b.release(g, 1500, true)
 	// The others free the pool until the threshold, 1/128 of the free
 	// space, is 2 KiB: under the 12 KiB offset.
 	b.sharedUsed = 1<<20 - 256<<10
-	for b.admitLossless(pg, 1500) && !b.wantXOFF(pg) {
+	for b.admitLossless(g, port, 1500) && !b.wantXOFF(g, port) {
 	}
-	if !b.wantXOFF(pg) {
+	if !b.wantXOFF(g, port) {
 		t.Fatal("the PG never asked for XOFF")
 	}
-	if b.wantXON(pg) {
+	if b.wantXON(g, port) {
 		t.Error("XON while the PG still holds shared buffer over the threshold")
 	}
-	g := &b.pg[pg]
-	b.release(pg, g.min+g.shared+g.headroom, true)
-	if !b.wantXON(pg) {
+	b.release(g, g.min+g.shared+g.headroom, true)
+	if !b.wantXON(g, port) {
 		t.Errorf("a drained PG (threshold %d B, offset %d B) does not release its upstream", b.threshold(b.alpha), b.xonOffset)
 	}
 }
@@ -49,15 +46,13 @@ func TestXONWhenDrainedUnderAFullPool(t *testing.T) {
 // into headroom past it, and releases its upstream an offset below it.
 func TestStaticThreshold(t *testing.T) {
 	const limit, offset, frame = 15 * 4096, 3 * 4096, 4096
-	b := buffer{sharedSize: 8 << 20, static: limit, alpha: 1.0 / 128, xonOffset: offset, pg: make([]pgState, 16)}
-	for i := range b.pg {
-		b.pg[i].headroomCap = 64 << 10
-	}
-	const pg = 3
+	b := buffer{sharedSize: 8 << 20, static: limit, alpha: 1.0 / 128, xonOffset: offset}
+	g := &pgState{headroomCap: 64 << 10}
+	const port = 0
 	b.sharedUsed = 6 << 20 // others' use: alpha's threshold would be 16 KiB
 	n := 0
-	for !b.wantXOFF(pg) {
-		if !b.admitLossless(pg, frame) {
+	for !b.wantXOFF(g, port) {
+		if !b.admitLossless(g, port, frame) {
 			t.Fatalf("frame %d refused before XOFF", n+1)
 		}
 		n++
@@ -65,18 +60,18 @@ func TestStaticThreshold(t *testing.T) {
 	if n != limit/frame {
 		t.Errorf("XOFF after %d frames, expected %d (the static threshold)", n, limit/frame)
 	}
-	if !b.admitLossless(pg, frame) || b.pg[pg].headroom != frame {
-		t.Errorf("the frame past the threshold went to shared %d / headroom %d, expected headroom", b.pg[pg].shared, b.pg[pg].headroom)
+	if !b.admitLossless(g, port, frame) || g.headroom != frame {
+		t.Errorf("the frame past the threshold went to shared %d / headroom %d, expected headroom", g.shared, g.headroom)
 	}
-	b.release(pg, frame, true) // the headroom drains first
+	b.release(g, frame, true) // the headroom drains first
 	for i := 0; i < 2; i++ {
-		b.release(pg, frame, true)
-		if b.wantXON(pg) {
+		b.release(g, frame, true)
+		if b.wantXON(g, port) {
 			t.Fatalf("XON %d frames below the threshold, expected %d", i+1, offset/frame)
 		}
 	}
-	b.release(pg, frame, true)
-	if !b.wantXON(pg) {
+	b.release(g, frame, true)
+	if !b.wantXON(g, port) {
 		t.Errorf("no XON %d B below the static threshold", offset)
 	}
 }

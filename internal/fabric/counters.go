@@ -133,7 +133,7 @@ func (pt *Port) CountRx(p *packet.Packet) { pt.rxCount(p).add(p.Frame) }
 // rxCount returns the count a received frame of p's priority and class
 // books to.
 func (pt *Port) rxCount(p *packet.Packet) *traffic {
-	return &pt.rxc[p.Prio&7][p.Class%packet.NumClasses]
+	return &pt.rxPrio[p.Prio&7].c[p.Class%packet.NumClasses]
 }
 
 // CountRxDiscard books a frame of priority prio dropped on arrival for

@@ -30,10 +30,11 @@ func checkLines(t *testing.T, typ string, size uintptr, fields []field) {
 // TestPortHotLines checks the layout the event loop counts on: the state
 // every frame reads lies in the port's first two cache lines, and ports
 // in an array start on a line boundary, so that the two lines the
-// scheduler fetches ahead are the right ones.
+// scheduler fetches ahead are the right ones; each priority's receive
+// counts and buffer use lie in one line.
 func TestPortHotLines(t *testing.T) {
 	var p Port
-	checkLines(t, "Port", unsafe.Sizeof(p), []field{
+	fields := []field{
 		{"tx", unsafe.Offsetof(p.tx), unsafe.Sizeof(p.tx), 0},
 		{"rx", unsafe.Offsetof(p.rx), unsafe.Sizeof(p.rx), 0},
 		{"busyUntil", unsafe.Offsetof(p.busyUntil), unsafe.Sizeof(p.busyUntil), 0},
@@ -44,7 +45,12 @@ func TestPortHotLines(t *testing.T) {
 		{"egress", unsafe.Offsetof(p.egress), unsafe.Sizeof(p.egress), 1},
 		{"node", unsafe.Offsetof(p.node), unsafe.Sizeof(p.node), 1},
 		{"loss", unsafe.Offsetof(p.loss), unsafe.Sizeof(p.loss), 1},
-	})
+	}
+	for i := range p.rxPrio {
+		off := unsafe.Offsetof(p.rxPrio) + uintptr(i)*unsafe.Sizeof(p.rxPrio[i])
+		fields = append(fields, field{"rxPrio[" + string(rune('0'+i)) + "]", off, unsafe.Sizeof(p.rxPrio[i]), off / 64})
+	}
+	checkLines(t, "Port", unsafe.Sizeof(p), fields)
 }
 
 // TestSwitchEgressLines checks the switch egress layout that a frame's
@@ -68,7 +74,7 @@ func TestSwitchEgressLines(t *testing.T) {
 }
 
 // TestLinkLines checks that what a frame's send and arrival read of a
-// link direction lies in its first line, and that both directions of a
+// link direction, the sender's jitter state included, lies in its first line, and that both directions of a
 // link start on a line.
 func TestLinkLines(t *testing.T) {
 	var l Link
@@ -77,6 +83,8 @@ func TestLinkLines(t *testing.T) {
 		{"wire", unsafe.Offsetof(d.wire), unsafe.Sizeof(d.wire), 0},
 		{"key", unsafe.Offsetof(d.key), unsafe.Sizeof(d.key), 0},
 		{"to", unsafe.Offsetof(d.to), unsafe.Sizeof(d.to), 0},
+		{"lastArrival", unsafe.Offsetof(d.lastArrival), unsafe.Sizeof(d.lastArrival), 0},
+		{"jsrc", unsafe.Offsetof(d.jsrc), unsafe.Sizeof(d.jsrc), 0},
 		{"cut", unsafe.Offsetof(d.cut), 1, 0},
 		{"down", unsafe.Offsetof(d.down), 1, 0},
 	})

@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"math/rand/v2"
 	"unsafe"
 
 	"rocelab/internal/packet"
@@ -25,17 +26,23 @@ type Link struct {
 }
 
 // linkDir is one direction of a link. What a frame's send and arrival
-// read fills its first cache line; it is two whole lines, and the link a
-// whole number of lines that starts with its directions, so that each
-// direction's first line is one line (TestLinkLines).
+// read fills its first cache line, the sender's FEC jitter state with
+// it (a transmission read it in a line of the port's of its own); it is
+// two whole lines, and the link a whole number of lines that starts with
+// its directions, so that each direction's first line is one line
+// (TestLinkLines).
 type linkDir struct {
 	// wire holds the frames on their way, in the receiver's domain,
 	// first to arrive first; the one being serialised is included.
-	wire packet.Queue
+	wire packet.List
 	// key orders the arrivals among the receiver's equal-time events:
 	// its node, then the sending port.
 	key sim.Key
 	to  *Port
+	// lastArrival is the latest arrival the sender scheduled, jsrc the
+	// source of its jitter draws (Port.SetPHY).
+	lastArrival unit.Time
+	jsrc        rand.PCG
 	// cut says the ends lie in different domains.
 	cut bool
 	// down is the receiving end's view of the link: frames that arrive
@@ -44,7 +51,7 @@ type linkDir struct {
 	_    [6]byte
 	from *Port
 	link *Link
-	_    [56]byte
+	_    [48]byte
 }
 
 // Link joins a and b with a full-duplex link at rate over a cable of the
@@ -93,13 +100,14 @@ func (l *Link) ScheduleState(t unit.Time, up bool) {
 	}
 }
 
-// send puts p on the wire toward the receiver, arriving at t.
-func (d *linkDir) send(p *packet.Packet, t unit.Time) {
+// send puts p on the wire toward the receiver, arriving at t; dom is the
+// sender's domain.
+func (d *linkDir) send(dom *Domain, p *packet.Packet, t unit.Time) {
 	if d.cut {
-		d.from.dom.post(d, p, t)
+		dom.post(d, p, t)
 		return
 	}
 	d.wire.Push(p)
 	// Both ends lie in the sender's domain: its scheduler is at hand.
-	d.from.dom.Sched.SendHint(t, d.key, d.to, tagArrive, uintptr(unsafe.Pointer(p)))
+	dom.Sched.SendHint(t, d.key, d.to, tagArrive, uintptr(unsafe.Pointer(p)))
 }

@@ -86,21 +86,23 @@ type Port struct {
 	node   Node
 	delay  unit.Time // one-way propagation delay to the peer
 	// jitter, when positive, delays each frame's arrival at the peer by a
-	// uniform draw from [0, jitter) (FEC codeword alignment) from jsrc,
-	// keeping arrivals in order; lastArrival is the latest arrival
-	// scheduled.
+	// uniform draw from [0, jitter) (FEC codeword alignment) from the link
+	// direction's source, keeping arrivals in order.
 	jitter unit.Time
 	// loss, when set, may lose frames arriving at this port.
 	loss LossHook
 
-	tap         Tap
-	lastArrival unit.Time
-	jsrc        rand.PCG
-	ctrl        packet.Queue // MAC control frames, sent ahead of data
+	// rxPrio is each priority's receive side, one line each: its frame
+	// counts and, at a switch, its priority group's buffer use, which a
+	// frame's admission reads right after counting it.
+	rxPrio [8]ingress
 
-	// txc and rxc count frames and frame bytes per priority and class: a
-	// frame touches one entry, 16 bytes.
-	txc, rxc [8][packet.NumClasses]traffic
+	tap  Tap
+	ctrl packet.Queue // MAC control frames, sent ahead of data
+
+	// txc counts frames and frame bytes per priority and class: a frame
+	// touches one entry, 16 bytes.
+	txc [8][packet.NumClasses]traffic
 
 	name  string
 	id    int // index within the network
@@ -116,11 +118,19 @@ type Port struct {
 	pfc      pfcSender
 	watchdog watchdog
 
-	// ctr holds the counters besides txc and rxc; its phy counts
+	// ctr holds the counters besides txc and rxPrio; its phy counts
 	// are PFC frames only (Snapshot adds the rest). It ends the port, whose
 	// size must stay a whole number of cache lines (TestPortHotLines): pad
 	// after it when its size changes.
 	ctr Counters
+	_   [24]byte
+}
+
+// ingress is one priority's receive side at a port: its frame counts by
+// class and its ingress priority group's buffer use, one cache line.
+type ingress struct {
+	c  [packet.NumClasses]traffic
+	pg pgState
 }
 
 // traffic is a count of frames and their bytes.
@@ -327,12 +337,12 @@ func (pt *Port) transmit(now unit.Time, p *packet.Packet, more bool) {
 	if pt.tapped {
 		pt.tap.Frame(now, pt, Tx, p)
 	}
-	arrive := now + tx + pt.delay
+	arrive, d := now+tx+pt.delay, pt.tx
 	if pt.jitter > 0 {
-		arrive = max(arrive+unit.Time(pt.jsrc.Uint64()%uint64(pt.jitter)), pt.lastArrival)
-		pt.lastArrival = arrive
+		arrive = max(arrive+unit.Time(d.jsrc.Uint64()%uint64(pt.jitter)), d.lastArrival)
+		d.lastArrival = arrive
 	}
-	pt.tx.send(p, arrive)
+	d.send(pt.dom, p, arrive)
 }
 
 // pushCtrl queues a MAC control frame ahead of the data.
@@ -380,9 +390,13 @@ func (pt *Port) armWake(now unit.Time) {
 // uniformly from src (the receiver's FEC decoder releases a frame only at
 // the end of its last codeword, whose boundary falls anywhere in the
 // frame). Both break the exact phase locks of perfectly regular senders.
+// The jitter's state lies in the link direction the port sends on: a port
+// takes it once linked, and an unlinked one keeps no jitter.
 func (pt *Port) SetPHY(ppm float64, jitter unit.Time, src rand.PCG) {
 	pt.rate = unit.BitRate(float64(pt.rate) * (1 + ppm/1e6))
-	pt.jitter, pt.jsrc = jitter, src
+	if pt.tx != nil {
+		pt.jitter, pt.tx.jsrc = jitter, src
+	}
 }
 
 // SetLoss installs a loss hook on frames arriving at pt (nil removes it).
@@ -476,7 +490,7 @@ func (pt *Port) Snapshot() Counters {
 	c := pt.ctr
 	for p := range pt.txc {
 		for cl := range pt.txc[p] {
-			t, r := pt.txc[p][cl], pt.rxc[p][cl]
+			t, r := pt.txc[p][cl], pt.rxPrio[p].c[cl]
 			c.TxPrioPackets[p] += t.pkts
 			c.TxPrioBytes[p] += t.bytes
 			c.RxPrioPackets[p] += r.pkts

@@ -223,7 +223,6 @@ func (s *Switch) Start() error {
 	b.alpha, b.alphaLossy = s.cfg.Alpha, s.cfg.AlphaLossy
 	b.static = int64(s.cfg.StaticTh)
 	b.xonOffset = int64(s.cfg.XONOffset)
-	b.pg = make([]pgState, 8*len(s.port))
 	if len(s.cfg.AlphaByRate) > 0 {
 		b.portAlpha = make([]float64, len(s.port))
 		for i := range b.portAlpha {
@@ -234,6 +233,9 @@ func (s *Switch) Start() error {
 	nLossless := int64(bits.OnesCount8(s.cfg.Lossless))
 	for i := range s.port {
 		pt := &s.port[i]
+		for p := range pt.rxPrio {
+			pt.rxPrio[p].pg = pgState{}
+		}
 		if pt.peer == nil {
 			continue
 		}
@@ -243,7 +245,7 @@ func (s *Switch) Start() error {
 		}
 		for p := 0; p < 8; p++ {
 			if s.cfg.Lossless&(1<<p) != 0 {
-				b.pg[i*8+p].headroomCap = hr
+				pt.rxPrio[p].pg.headroomCap = hr
 			}
 		}
 		used += nLossless * (hr + b.reserve)
@@ -282,7 +284,7 @@ func (s *Switch) Alpha(i int) float64 {
 func (s *Switch) Headroom(i int) int64 {
 	for p := 0; p < 8; p++ {
 		if s.cfg.Lossless&(1<<p) != 0 {
-			return s.buf.pg[i*8+p].headroomCap
+			return s.port[i].rxPrio[p].pg.headroomCap
 		}
 	}
 	return 0
@@ -349,9 +351,9 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 	q := &e.cls[prio].q
 	size := int64(p.Frame)
 	lossless := s.cfg.Lossless&(1<<prio) != 0
-	pgi := in.index*8 + prio
+	g := &in.rxPrio[prio].pg
 	if lossless {
-		ok = s.buf.admitLossless(pgi, size)
+		ok = s.buf.admitLossless(g, in.index, size)
 	} else {
 		ok = s.buf.admitLossy(q.Bytes(), size)
 	}
@@ -366,7 +368,7 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 	}
 	p.InPort = int16(in.index)
 	e.routed += size
-	if lossless && s.buf.wantXOFF(pgi) {
+	if lossless && s.buf.wantXOFF(g, in.index) {
 		in.SendXOFF(prio)
 	}
 	if s.pipe.latency > 0 {
@@ -419,12 +421,10 @@ func (s *Switch) markECN(p *packet.Packet, e *switchEgress, out *Port, qlen int6
 func (s *Switch) departed(p *packet.Packet, e *switchEgress, out *Port, qlen int64) {
 	prio := int(p.Prio)
 	lossless := s.cfg.Lossless&(1<<prio) != 0
-	pgi := int(p.InPort)*8 + prio
-	s.buf.release(pgi, int64(p.Frame), lossless)
-	if lossless {
-		if in := &s.port[p.InPort]; in.XOFF(prio) && s.buf.wantXON(pgi) {
-			in.SendXON(prio)
-		}
+	in := &s.port[p.InPort]
+	s.buf.release(&in.rxPrio[prio].pg, int64(p.Frame), lossless)
+	if lossless && in.XOFF(prio) && s.buf.wantXON(&in.rxPrio[prio].pg, in.index) {
+		in.SendXON(prio)
 	}
 	if !s.cfg.ECNAtEnqueue && markable(p) {
 		s.markECN(p, e, out, qlen)

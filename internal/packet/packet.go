@@ -242,11 +242,55 @@ func Overhead(vlan bool) int32 {
 	return n
 }
 
-// A Queue is an intrusive FIFO of packets that also counts their bytes.
-type Queue struct {
+// A List is an intrusive FIFO of packets, two pointers and no counts:
+// what a link's frames in flight need, in the line a frame's send and
+// arrival read.
+type List struct {
 	head, tail *Packet
-	n          int32
-	bytes      int64
+}
+
+// Head returns the first packet without removing it, or nil.
+func (l *List) Head() *Packet { return l.head }
+
+// Push appends p.
+func (l *List) Push(p *Packet) {
+	p.next = nil
+	if l.tail == nil {
+		l.head = p
+	} else {
+		l.tail.next = p
+	}
+	l.tail = p
+}
+
+// Pop removes and returns the first packet, or nil when empty. It is
+// small enough to inline: a link's frames, which Pop serves, are each
+// fetched ahead by their own arrival event.
+func (l *List) Pop() *Packet {
+	p := l.head
+	if p == nil {
+		return nil
+	}
+	l.head = p.next
+	if l.head == nil {
+		l.tail = nil
+	}
+	p.next = nil
+	return p
+}
+
+// Each calls f for every listed packet, head first.
+func (l *List) Each(f func(p *Packet)) {
+	for p := l.head; p != nil; p = p.next {
+		f(p)
+	}
+}
+
+// A Queue is a List that also counts its packets and their bytes.
+type Queue struct {
+	List
+	n     int32
+	bytes int64
 }
 
 // Len returns the number of packets queued.
@@ -255,37 +299,20 @@ func (q *Queue) Len() int { return int(q.n) }
 // Bytes returns the sum of the queued packets' frame lengths.
 func (q *Queue) Bytes() int64 { return q.bytes }
 
-// Head returns the first packet without removing it, or nil.
-func (q *Queue) Head() *Packet { return q.head }
-
 // Push appends p.
 func (q *Queue) Push(p *Packet) {
-	p.next = nil
-	if q.tail == nil {
-		q.head = p
-	} else {
-		q.tail.next = p
-	}
-	q.tail = p
+	q.List.Push(p)
 	q.n++
 	q.bytes += int64(p.Frame)
 }
 
-// Pop removes and returns the first packet, or nil when empty. It is
-// small enough to inline: a link's frames, which Pop serves, are each
-// fetched ahead by their own arrival event.
+// Pop removes and returns the first packet, or nil when empty.
 func (q *Queue) Pop() *Packet {
-	p := q.head
-	if p == nil {
-		return nil
+	p := q.List.Pop()
+	if p != nil {
+		q.n--
+		q.bytes -= int64(p.Frame)
 	}
-	q.head = p.next
-	if q.head == nil {
-		q.tail = nil
-	}
-	p.next = nil
-	q.n--
-	q.bytes -= int64(p.Frame)
 	return p
 }
 
@@ -298,13 +325,6 @@ func (q *Queue) PopAhead() *Packet {
 		prefetch.Line(uintptr(unsafe.Pointer(q.head)))
 	}
 	return p
-}
-
-// Each calls f for every queued packet, head first.
-func (q *Queue) Each(f func(p *Packet)) {
-	for p := q.head; p != nil; p = p.next {
-		f(p)
-	}
 }
 
 // A Pool recycles packets. It belongs to one simulation.
