@@ -163,14 +163,9 @@ func (p *parser) top(w []Value) error {
 			if !strings.HasPrefix(n, "Ethernet") && !strings.HasPrefix(n, "Port-Channel") {
 				continue
 			}
-			// An interface entered again (a typed session) adds to the
-			// settings it has.
-			i := slices.IndexFunc(p.c.Interfaces, func(it *Interface) bool { return it.Name == n })
-			if i < 0 {
-				p.c.Interfaces = append(p.c.Interfaces, &Interface{Name: n, At: w[0], Settings: newSettings()})
-				i = len(p.c.Interfaces) - 1
-			}
-			p.iface = append(p.iface, p.c.Interfaces[i])
+			p.iface = append(p.iface, swcfg.Entered(&p.c.Interfaces, n, func(it *Interface) string { return it.Name }, func() *Interface {
+				return &Interface{Name: n, At: w[0], Settings: newSettings()}
+			}))
 		}
 		if len(p.iface) > 0 {
 			p.set = &p.iface[0].Settings

@@ -10,7 +10,6 @@ package nxos
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -185,14 +184,9 @@ func (p *parser) line(w []Value, indent int) error {
 				if !strings.HasPrefix(n, "Ethernet") && !strings.HasPrefix(n, "port-channel") {
 					continue
 				}
-				// An interface entered again (a typed session) adds to
-				// the settings it has.
-				i := slices.IndexFunc(p.c.Interfaces, func(it *Interface) bool { return it.Name == n })
-				if i < 0 {
-					p.c.Interfaces = append(p.c.Interfaces, &Interface{Name: n, At: w[0]})
-					i = len(p.c.Interfaces) - 1
-				}
-				p.iface = append(p.iface, p.c.Interfaces[i])
+				p.iface = append(p.iface, swcfg.Entered(&p.c.Interfaces, n, func(it *Interface) string { return it.Name }, func() *Interface {
+					return &Interface{Name: n, At: w[0]}
+				}))
 			}
 		}
 		return nil

@@ -227,9 +227,9 @@ func (p *parser) interfaces(w []Value) {
 		if !strings.HasPrefix(n, "ethernet") && !strings.HasPrefix(n, "port-channel") {
 			continue
 		}
-		it := &Interface{Name: n, At: w[0]}
-		p.c.Interfaces = append(p.c.Interfaces, it)
-		p.iface = append(p.iface, it)
+		p.iface = append(p.iface, swcfg.Entered(&p.c.Interfaces, n, func(it *Interface) string { return it.Name }, func() *Interface {
+			return &Interface{Name: n, At: w[0]}
+		}))
 	}
 }
 

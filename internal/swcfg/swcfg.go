@@ -220,3 +220,16 @@ func Expand(name, full string) string {
 	}
 	return full + name[i:]
 }
+
+// Entered is the interface of list called name, or the one add
+// returns, appended, when list has none: an interface entered again
+// (typed sessions do) adds to the settings it has, as the switch keeps
+// one block per port.
+func Entered[T any](list *[]*T, name string, nameOf func(*T) string, add func() *T) *T {
+	if i := slices.IndexFunc(*list, func(it *T) bool { return nameOf(it) == name }); i >= 0 {
+		return (*list)[i]
+	}
+	it := add()
+	*list = append(*list, it)
+	return it
+}
