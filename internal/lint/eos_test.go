@@ -245,7 +245,7 @@ func TestLintNXOSPolicyMissing(t *testing.T) {
 	}
 }
 
-// TestLintTypedSession lints the NX-OS and EOS cases' configurations
+// TestLintTypedSession lints the NX-OS, EOS and OS10 cases' configurations
 // typed at the CLI's prompts (synthetic sessions of the same commands,
 // with an `exit`, an `end` and a refused command) and wants the findings
 // the running-configs give, at the typed lines. Before, lint refused the
@@ -296,6 +296,34 @@ leaf1(config-if-Et1/1-txq-3)#random-detect ecn minimum-threshold 150 kbytes maxi
 % The hardware does not support ECN
 leaf1(config-if-Et1/1-txq-3)#random-detect drop minimum-threshold 150 kbytes maximum-threshold 1500 kbytes drop-probability 20
 leaf1(config-if-Et1/1-txq-3)#end`},
+		{"os10-ecn-drop/bad/leaf-running-configuration-synthetic.cfg", `OS10# configure terminal
+OS10(config)# wred ROCE-ECN
+OS10(config-wred)# random-detect color green minimum-threshold 150 maximum-threshold 1500 drop-probability 10
+OS10(config)# class-map type network-qos ROCE-NQ
+OS10(config-cmap-nqos)# match qos-group 3
+OS10(config)# class-map type queuing Q3
+OS10(config-cmap-queuing)# match queue 3
+OS10(config)# trust dscp-map ROCE-DSCP
+OS10(config-tmap-dscp-trust)# qos-group 3 dscp 24-31
+OS10(config-tmap-dscp-trust)# qos-group 6 dscp 48
+OS10(config)# policy-map type network-qos ROCE-PFC
+OS10(config-pmap-network-qos)# class ROCE-NQ
+OS10(config-pmap-c-nqos)# pause
+OS10(config-pmap-c-nqos)# pfc-cos 3
+OS10(config)# policy-map type queuing ROCE-ETS
+OS10(config-pmap-queuing)# class Q3
+OS10(config-pmap-c-que)# bandwidth percent 60
+OS10(config-pmap-c-que)# random-detect ROCE-ECN
+OS10(config)# system qos
+OS10(config-sys-qos)# trust-map dscp ROCE-DSCP
+OS10(config)# interface range ethernet 1/1/1-1/1/2
+OS10(conf-range-eth1/1/1-1/1/2)# no switchport
+OS10(conf-range-eth1/1/1-1/1/2)# mtu 9216
+OS10(conf-range-eth1/1/1-1/1/2)# speed 100000
+OS10(conf-range-eth1/1/1-1/1/2)# priority-flow-control mode on
+OS10(conf-range-eth1/1/1-1/1/2)# service-policy input type network-qos ROCE-PFC
+OS10(conf-range-eth1/1/1-1/1/2)# service-policy output type queuing ROCE-ETS
+OS10(conf-range-eth1/1/1-1/1/2)# end`},
 	} {
 		want := findingIDs(t, filepath.Join(casesDir, c.file))
 		path := filepath.Join(t.TempDir(), "session.txt")
@@ -322,15 +350,18 @@ func findingIDs(t *testing.T, path string) string {
 	return strings.Join(ids, " ")
 }
 
-// TestLintNXOSExcerpt lints what `show running-config interface` prints
-// on a Nexus (synthetic, in NX-OS 9.3's form: the `!Command:` and
-// `!Time:` headers, the version line, one interface): a part of the
-// configuration, whose `system qos` lint does not see, so PFC is not
-// judged and the excerpt is named. Before, lint refused it; read as a
-// whole configuration it would say PFC is off.
-func TestLintNXOSExcerpt(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "show-run-int.txt")
-	data := `leaf1# show running-config interface Ethernet1/1
+// TestLintExcerpt lints what `show running-config interface` prints,
+// pasted with its prompt (synthetic, in NX-OS 9.3's form: the `!Command:`
+// and `!Time:` headers, the version line; and EOS's, which prints no
+// header): a part of the configuration. NX-OS's lacks the `system qos`
+// that says which classes pause, so PFC is not judged (read as a whole
+// configuration, NX-OS's default policy pauses nothing: PFC would be
+// called off); EOS's global maps are its defaults to lint. Either way the
+// excerpt is named, quoted at its command. Before, lint refused the NX-OS
+// paste and said nothing of the EOS one.
+func TestLintExcerpt(t *testing.T) {
+	for _, c := range []struct{ data, want, quote string }{
+		{`leaf1# show running-config interface Ethernet1/1
 
 !Command: show running-config interface Ethernet1/1
 !Running configuration last done at: Fri Dec 16 17:50:00 2022
@@ -344,18 +375,28 @@ interface Ethernet1/1
   mtu 9216
   no shutdown
 
-leaf1#`
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Lint([]string{path}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Findings) != 1 || rep.Findings[0].ID != "config.not_judged" || !strings.Contains(rep.Findings[0].Title, "show running-config interface Ethernet1/1 (a part of the configuration") {
-		for _, f := range rep.Findings {
-			t.Errorf("%s: %s", f.ID, f.Title)
+leaf1#`, "show running-config interface Ethernet1/1 (a part of the configuration: system qos not in the input)", "!Command: show running-config interface Ethernet1/1"},
+		{`leaf1#show running-config interfaces Ethernet1
+interface Ethernet1
+   mtu 9214
+   no switchport
+   priority-flow-control on
+   priority-flow-control priority 3 no-drop
+leaf1#`, "show running-config interfaces Ethernet1 (a part of the configuration: what it does not print, global QoS maps included, is taken as the switch's defaults)", "!leaf1#show running-config interfaces Ethernet1"},
+	} {
+		path := filepath.Join(t.TempDir(), "show-run-int.txt")
+		if err := os.WriteFile(path, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		t.Fatal("want one config.not_judged naming the excerpt")
+		rep, err := Lint([]string{path}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Findings) != 1 || rep.Findings[0].ID != "config.not_judged" || !strings.Contains(rep.Findings[0].Title, c.want) || rep.Findings[0].Evidence[0].Text != c.quote {
+			for _, f := range rep.Findings {
+				t.Errorf("%s: %s %+v", f.ID, f.Title, f.Evidence)
+			}
+			t.Errorf("want one config.not_judged naming %q", c.want)
+		}
 	}
 }

@@ -27,7 +27,8 @@ type Session struct {
 	// Excerpt is the `show running-config` command (or NX-OS's
 	// `!Command:` header) that printed a part of the configuration, such
 	// as `show running-config interface Ethernet1/1`: what it leaves out
-	// is not known. Line 0: the paste shows no such command.
+	// is not known. Line 0: the paste shows no such command. Its line is
+	// kept in Text as a comment ('!' before the paste's line).
 	Excerpt Value
 }
 
@@ -64,8 +65,8 @@ func ReadSession(data []byte) (Session, bool) {
 			lines[i] = raw
 		}
 		t := strings.TrimSpace(raw)
-		if rest, ok := strings.CutPrefix(t, "!Command: "); ok {
-			s.excerpt(rest, Value{Text: rest, Line: i + 1, Col: 11})
+		if rest, ok := strings.CutPrefix(t, "!Command: "); ok && s.Excerpt.Line == 0 && Excerpt(rest) {
+			s.Excerpt = Value{Text: rest, Line: i + 1, Col: strings.Index(raw, rest) + 1}
 			continue
 		}
 		m := prompt.FindStringSubmatchIndex(raw)
@@ -85,8 +86,12 @@ func ReadSession(data []byte) (Session, bool) {
 			// Exec mode, or an exec command run from a configuration
 			// mode (`do show running-config`): not configuration.
 			c := strings.TrimPrefix(cmd, "do ")
-			s.excerpt(c, Value{Text: strings.TrimSpace(c), Line: i + 1, Col: start + 1 + len(cmd) - len(c)})
 			lines[i] = ""
+			if s.Excerpt.Line == 0 && Excerpt(c) {
+				// Kept as a comment, for a note to quote.
+				s.Excerpt = Value{Text: strings.TrimSpace(c), Line: i + 1, Col: start + 1 + len(cmd) - len(c)}
+				lines[i], s.Shift[i] = "!"+raw, -1
+			}
 			continue
 		}
 		lines[i] = cmd
@@ -199,13 +204,6 @@ func marksOnly(lines []string) bool {
 		}
 	}
 	return true
-}
-
-// excerpt records cmd when it prints a part of the configuration.
-func (s *Session) excerpt(cmd string, at Value) {
-	if s.Excerpt.Line == 0 && Excerpt(cmd) {
-		s.Excerpt = at
-	}
 }
 
 // Excerpt reports whether cmd is a `show running-config` (or
