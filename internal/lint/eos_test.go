@@ -3,6 +3,7 @@ package lint
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -353,12 +354,13 @@ func findingIDs(t *testing.T, path string) string {
 // TestLintExcerpt lints what `show running-config interface` prints,
 // pasted with its prompt (synthetic, in NX-OS 9.3's form: the `!Command:`
 // and `!Time:` headers, the version line; and EOS's, which prints no
-// header): a part of the configuration. NX-OS's lacks the `system qos`
+// header; and OS10's, an interface whose policies it does not print): a
+// part of the configuration. NX-OS's lacks the `system qos`
 // that says which classes pause, so PFC is not judged (read as a whole
 // configuration, NX-OS's default policy pauses nothing: PFC would be
 // called off); EOS's global maps are its defaults to lint. Either way the
 // excerpt is named, quoted at its command. Before, lint refused the NX-OS
-// paste and said nothing of the EOS one.
+// and OS10 pastes and said nothing of the EOS one.
 func TestLintExcerpt(t *testing.T) {
 	for _, c := range []struct{ data, want, quote string }{
 		{`leaf1# show running-config interface Ethernet1/1
@@ -383,6 +385,16 @@ interface Ethernet1
    priority-flow-control on
    priority-flow-control priority 3 no-drop
 leaf1#`, "show running-config interfaces Ethernet1 (a part of the configuration: what it does not print, global QoS maps included, is taken as the switch's defaults)", "!leaf1#show running-config interfaces Ethernet1"},
+		{`OS10# show running-configuration interface ethernet 1/1/1
+!
+interface ethernet1/1/1
+ no shutdown
+ no switchport
+ mtu 9216
+ priority-flow-control mode on
+ service-policy input type network-qos ROCE-PFC
+ service-policy output type queuing ROCE-ETS
+OS10#`, "show running-configuration interface ethernet 1/1/1 (a part of the configuration", "!OS10# show running-configuration interface ethernet 1/1/1"},
 	} {
 		path := filepath.Join(t.TempDir(), "show-run-int.txt")
 		if err := os.WriteFile(path, []byte(c.data), 0o644); err != nil {
@@ -392,7 +404,7 @@ leaf1#`, "show running-config interfaces Ethernet1 (a part of the configuration:
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rep.Findings) != 1 || rep.Findings[0].ID != "config.not_judged" || !strings.Contains(rep.Findings[0].Title, c.want) || rep.Findings[0].Evidence[0].Text != c.quote {
+		if len(rep.Findings) != 1 || rep.Findings[0].ID != "config.not_judged" || !strings.Contains(rep.Findings[0].Title, c.want) || !slices.ContainsFunc(rep.Findings[0].Evidence, func(e doctor.Evidence) bool { return e.Text == c.quote }) {
 			for _, f := range rep.Findings {
 				t.Errorf("%s: %s %+v", f.ID, f.Title, f.Evidence)
 			}
