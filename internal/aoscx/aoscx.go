@@ -178,9 +178,9 @@ func (p *parser) interfaces(w []Value) {
 		}
 	}
 	for _, n := range names {
-		it := &Interface{Name: n, At: w[0], PFC: map[int]Value{}}
-		p.c.Interfaces = append(p.c.Interfaces, it)
-		p.iface = append(p.iface, it)
+		p.iface = append(p.iface, swcfg.Entered(&p.c.Interfaces, n, func(it *Interface) string { return it.Name }, func() *Interface {
+			return &Interface{Name: n, At: w[0], PFC: map[int]Value{}}
+		}))
 	}
 }
 

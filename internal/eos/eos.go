@@ -163,9 +163,9 @@ func (p *parser) top(w []Value) error {
 			if !strings.HasPrefix(n, "Ethernet") && !strings.HasPrefix(n, "Port-Channel") {
 				continue
 			}
-			it := &Interface{Name: n, At: w[0], Settings: newSettings()}
-			p.c.Interfaces = append(p.c.Interfaces, it)
-			p.iface = append(p.iface, it)
+			p.iface = append(p.iface, swcfg.Entered(&p.c.Interfaces, n, func(it *Interface) string { return it.Name }, func() *Interface {
+				return &Interface{Name: n, At: w[0], Settings: newSettings()}
+			}))
 		}
 		if len(p.iface) > 0 {
 			p.set = &p.iface[0].Settings

@@ -3,6 +3,7 @@ package lint
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,6 +31,11 @@ func TestLintEOSPublic(t *testing.T) {
 	})
 	if ids := got["rocm-arista7388-dcqcn-qos-profile.cfg"]; strings.Join(ids, " ") != "config.not_judged" {
 		t.Errorf("AMD's Arista 7388 DCQCN example: %v, want config.not_judged alone", ids)
+	}
+	// A blog's commands typed at EOS prompts: read as the running-config
+	// they make, the interface entered twice one port.
+	if ids := got["blog-eos436-roce-leaf-typed-session.cfg"]; strings.Join(ids, " ") != "config.not_judged" {
+		t.Errorf("typed EOS session: %v, want config.not_judged alone", ids)
 	}
 	// AVD's rendering test of interface settings: Ethernet2 has PFC on
 	// with priority 5 no-drop (no finding: class 5 is not RoCE's), the
@@ -236,6 +242,173 @@ func TestLintNXOSPolicyMissing(t *testing.T) {
 	if len(rep.Findings) != 1 || rep.Findings[0].ID != "config.not_judged" || !strings.Contains(rep.Findings[0].Title, "policy-map QOS_CLASSIFICATION (not in the input)") {
 		for _, fd := range rep.Findings {
 			t.Errorf("%s: %s", fd.ID, fd.Title)
+		}
+	}
+}
+
+// TestLintTypedSession lints the NX-OS, EOS and OS10 cases' configurations
+// typed at the CLI's prompts (synthetic sessions of the same commands,
+// with an `exit`, an `end` and a refused command) and wants the findings
+// the running-configs give, at the typed lines. Before, lint refused the
+// sessions as no configuration.
+func TestLintTypedSession(t *testing.T) {
+	for _, c := range []struct{ file, session string }{
+		{"nxos-ecn-drop/bad/leaf-running-config-synthetic.cfg", `leaf1# configure terminal
+leaf1(config)# class-map type qos match-any ROCEv2
+leaf1(config-cmap-qos)# match dscp 24,26
+leaf1(config-cmap-qos)# exit
+leaf1(config)# policy-map type qos QOS_CLASSIFICATION
+leaf1(config-pmap-qos)# class ROCEv2
+leaf1(config-pmap-c-qos)# set qos-group 3
+leaf1(config-pmap-c-qos)# class class-default
+leaf1(config-pmap-c-qos)# set qos-group 0
+leaf1(config-pmap-c-qos)# policy-map type network-qos qos_network
+leaf1(config-pmap-nqos)# class type network-qos c-8q-nq3
+leaf1(config-pmap-nqos-c)# mtu 9216
+leaf1(config-pmap-nqos-c)# pause pfc-cos 3
+leaf1(config-pmap-nqos-c)# class type network-qos c-8q-nq-default
+leaf1(config-pmap-nqos-c)# mtu 9216
+leaf1(config-pmap-nqos-c)# exit
+leaf1(config-pmap-nqos)# exit
+leaf1(config)# policy-map type queuing QOS_EGRESS_PORT
+leaf1(config-pmap-que)# class type queuing c-out-8q-q3
+leaf1(config-pmap-c-que)# bandwidth remaining percent 50
+leaf1(config-pmap-c-que)# random-detect minimum-threshold 150 kbytes maximum-threshold 3000 kbytes drop-probability 7 weight 0
+leaf1(config-pmap-c-que)# system qos
+leaf1(config-sys-qos)# service-policy type network-qos qos_network
+leaf1(config-sys-qos)# service-policy type queuing output QOS_EGRESS_PORT
+leaf1(config-sys-qos)# interface ethernet 1/1
+leaf1(config-if)# mtu 9216
+leaf1(config-if)# speed 100000
+leaf1(config-if)# priority-flow-control mode on
+leaf1(config-if)# service-policy type qos input QOS_CLASSIFICATION
+leaf1(config-if)# end
+leaf1#`},
+		{"eos-ecn-drop/bad/leaf-running-config-synthetic.cfg", `leaf1#configure terminal
+leaf1(config)#interface Ethernet1/1
+leaf1(config-if-Et1/1)#mtu 9214
+leaf1(config-if-Et1/1)#speed 100g
+leaf1(config-if-Et1/1)#no switchport
+leaf1(config-if-Et1/1)#qos trust dscp
+leaf1(config-if-Et1/1)#priority-flow-control on
+leaf1(config-if-Et1/1)#priority-flow-control priority 3 no-drop
+leaf1(config-if-Et1/1)#tx-queue 3
+leaf1(config-if-Et1/1-txq-3)#random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes max-mark-probability 20
+% The hardware does not support ECN
+leaf1(config-if-Et1/1-txq-3)#random-detect drop minimum-threshold 150 kbytes maximum-threshold 1500 kbytes drop-probability 20
+leaf1(config-if-Et1/1-txq-3)#end`},
+		{"os10-ecn-drop/bad/leaf-running-configuration-synthetic.cfg", `OS10# configure terminal
+OS10(config)# wred ROCE-ECN
+OS10(config-wred)# random-detect color green minimum-threshold 150 maximum-threshold 1500 drop-probability 10
+OS10(config)# class-map type network-qos ROCE-NQ
+OS10(config-cmap-nqos)# match qos-group 3
+OS10(config)# class-map type queuing Q3
+OS10(config-cmap-queuing)# match queue 3
+OS10(config)# trust dscp-map ROCE-DSCP
+OS10(config-tmap-dscp-trust)# qos-group 3 dscp 24-31
+OS10(config-tmap-dscp-trust)# qos-group 6 dscp 48
+OS10(config)# policy-map type network-qos ROCE-PFC
+OS10(config-pmap-network-qos)# class ROCE-NQ
+OS10(config-pmap-c-nqos)# pause
+OS10(config-pmap-c-nqos)# pfc-cos 3
+OS10(config)# policy-map type queuing ROCE-ETS
+OS10(config-pmap-queuing)# class Q3
+OS10(config-pmap-c-que)# bandwidth percent 60
+OS10(config-pmap-c-que)# random-detect ROCE-ECN
+OS10(config)# system qos
+OS10(config-sys-qos)# trust-map dscp ROCE-DSCP
+OS10(config)# interface range ethernet 1/1/1-1/1/2
+OS10(conf-range-eth1/1/1-1/1/2)# no switchport
+OS10(conf-range-eth1/1/1-1/1/2)# mtu 9216
+OS10(conf-range-eth1/1/1-1/1/2)# speed 100000
+OS10(conf-range-eth1/1/1-1/1/2)# priority-flow-control mode on
+OS10(conf-range-eth1/1/1-1/1/2)# service-policy input type network-qos ROCE-PFC
+OS10(conf-range-eth1/1/1-1/1/2)# service-policy output type queuing ROCE-ETS
+OS10(conf-range-eth1/1/1-1/1/2)# end`},
+	} {
+		want := findingIDs(t, filepath.Join(casesDir, c.file))
+		path := filepath.Join(t.TempDir(), "session.txt")
+		if err := os.WriteFile(path, []byte(c.session), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := findingIDs(t, path); got != want || want == "" {
+			t.Errorf("%s typed: %q, want %q", c.file, got, want)
+		}
+	}
+}
+
+// findingIDs lints one file and joins its finding ids.
+func findingIDs(t *testing.T, path string) string {
+	t.Helper()
+	rep, err := Lint([]string{path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, f := range rep.Findings {
+		ids = append(ids, f.ID)
+	}
+	return strings.Join(ids, " ")
+}
+
+// TestLintExcerpt lints what `show running-config interface` prints,
+// pasted with its prompt (synthetic, in NX-OS 9.3's form: the `!Command:`
+// and `!Time:` headers, the version line; and EOS's, which prints no
+// header; and OS10's, an interface whose policies it does not print): a
+// part of the configuration. NX-OS's lacks the `system qos`
+// that says which classes pause, so PFC is not judged (read as a whole
+// configuration, NX-OS's default policy pauses nothing: PFC would be
+// called off); EOS's global maps are its defaults to lint. Either way the
+// excerpt is named, quoted at its command. Before, lint refused the NX-OS
+// and OS10 pastes and said nothing of the EOS one.
+func TestLintExcerpt(t *testing.T) {
+	for _, c := range []struct{ data, want, quote string }{
+		{`leaf1# show running-config interface Ethernet1/1
+
+!Command: show running-config interface Ethernet1/1
+!Running configuration last done at: Fri Dec 16 17:50:00 2022
+!Time: Mon Dec 19 05:46:28 2022
+
+version 9.3(10) Bios:version
+
+interface Ethernet1/1
+  priority-flow-control mode on
+  service-policy type qos input QOS_CLASSIFICATION
+  mtu 9216
+  no shutdown
+
+leaf1#`, "show running-config interface Ethernet1/1 (a part of the configuration: system qos not in the input)", "!Command: show running-config interface Ethernet1/1"},
+		{`leaf1#show running-config interfaces Ethernet1
+interface Ethernet1
+   mtu 9214
+   no switchport
+   priority-flow-control on
+   priority-flow-control priority 3 no-drop
+leaf1#`, "show running-config interfaces Ethernet1 (a part of the configuration: what it does not print, global QoS maps included, is taken as the switch's defaults)", "!leaf1#show running-config interfaces Ethernet1"},
+		{`OS10# show running-configuration interface ethernet 1/1/1
+!
+interface ethernet1/1/1
+ no shutdown
+ no switchport
+ mtu 9216
+ priority-flow-control mode on
+ service-policy input type network-qos ROCE-PFC
+ service-policy output type queuing ROCE-ETS
+OS10#`, "show running-configuration interface ethernet 1/1/1 (a part of the configuration", "!OS10# show running-configuration interface ethernet 1/1/1"},
+	} {
+		path := filepath.Join(t.TempDir(), "show-run-int.txt")
+		if err := os.WriteFile(path, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Lint([]string{path}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Findings) != 1 || rep.Findings[0].ID != "config.not_judged" || !strings.Contains(rep.Findings[0].Title, c.want) || !slices.ContainsFunc(rep.Findings[0].Evidence, func(e doctor.Evidence) bool { return e.Text == c.quote }) {
+			for _, f := range rep.Findings {
+				t.Errorf("%s: %s %+v", f.ID, f.Title, f.Evidence)
+			}
+			t.Errorf("want one config.not_judged naming %q", c.want)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"rocelab/internal/aoscx"
@@ -29,6 +30,7 @@ import (
 	"rocelab/internal/os10"
 	"rocelab/internal/scenario"
 	"rocelab/internal/sonic"
+	"rocelab/internal/swcfg"
 	"rocelab/internal/trafficconf"
 )
 
@@ -152,13 +154,26 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		// NVIDIA Cumulus Linux: NVUE's configuration tree, `nv show qos
 		// roce` or `nv set` commands, read before a YAML file is taken
 		// for a cluster description.
+		sess, pasted := swcfg.ReadSession(data)
 		for _, r := range nosReaders {
-			if !r.is(data) {
+			in := data
+			if r.session && pasted {
+				// A CLI session pasted with its prompts: the
+				// configuration it shows or types.
+				in = sess.Text
+			}
+			if !r.is(in) {
 				continue
 			}
-			db, err := r.read(name, data)
+			db, err := r.read(name, in)
 			if err != nil {
+				if r.session && pasted {
+					err = sess.Place(err)
+				}
 				return info, err
+			}
+			if r.session && pasted {
+				excerptNote(db, sess.Excerpt)
 			}
 			m.Sonic = append(m.Sonic, db)
 			info.Type = r.kind
@@ -285,26 +300,43 @@ var nosReaders = []struct {
 	kind string
 	is   func([]byte) bool
 	read func(name string, data []byte) (*sonic.ConfigDB, error)
+	// session: the reader takes a pasted CLI session's configuration
+	// (swcfg.ReadSession) where the input carries prompts.
+	session bool
 }{
 	// SONiC's management CLI (Enterprise SONiC): its own tables.
-	{KindKLISHConfig, sonic.IsKLISH, sonic.ParseKLISH},
+	{KindKLISHConfig, sonic.IsKLISH, sonic.ParseKLISH, false},
 	{KindJunosConfig, junos.IsConfig, func(name string, data []byte) (*sonic.ConfigDB, error) {
 		root, err := junos.Parse(name, data)
 		if err != nil {
 			return nil, err
 		}
 		return sonic.FromJunos(name, strings.Split(string(data), "\n"), root), nil
-	}},
+	}, false},
 	// HPE Aruba CX: its `!Version ArubaOS-CX` header or `apply qos`,
 	// `qos dscp-map … local-priority`, `flow-control priority` lines.
-	{KindAOSCXConfig, aoscx.IsConfig, via(aoscx.Parse, sonic.FromAOSCX)},
-	{KindOS10Config, os10.IsConfig, via(os10.Parse, sonic.FromOS10)},
-	{KindNXOSConfig, nxos.IsConfig, via(nxos.Parse, sonic.FromNXOS)},
+	{KindAOSCXConfig, aoscx.IsConfig, via(aoscx.Parse, sonic.FromAOSCX), true},
+	{KindOS10Config, os10.IsConfig, via(os10.Parse, sonic.FromOS10), true},
+	{KindNXOSConfig, nxos.IsConfig, via(nxos.Parse, sonic.FromNXOS), true},
 	// Cumulus Linux 3.x/4.x traffic.conf, 5.x qos_features.conf.
-	{KindTrafficConf, trafficconf.IsConfig, via(trafficconf.Parse, sonic.FromTrafficConf)},
+	{KindTrafficConf, trafficconf.IsConfig, via(trafficconf.Parse, sonic.FromTrafficConf), false},
 	// NVIDIA Onyx (MLNX-OS): flat `interface ethernet 1/1-1/4 …` lines.
-	{KindOnyxConfig, onyx.IsConfig, via(onyx.Parse, sonic.FromOnyx)},
-	{KindEOSConfig, eos.IsConfig, via(eos.Parse, sonic.FromEOS)},
+	{KindOnyxConfig, onyx.IsConfig, via(onyx.Parse, sonic.FromOnyx), false},
+	{KindEOSConfig, eos.IsConfig, via(eos.Parse, sonic.FromEOS), true},
+}
+
+// excerptNote names, among the settings not judged, the `show
+// running-config` of a pasted session that printed a part of the
+// configuration (once: NX-OS's reader names its own `!Command:` header):
+// a finding's absence says nothing of what it leaves out, and the global
+// maps it does not print are the switch's defaults to lint.
+func excerptNote(db *sonic.ConfigDB, at swcfg.Value) {
+	const note = " (a part of the configuration"
+	if !at.Given() || slices.ContainsFunc(db.Skipped, func(v sonic.Value) bool { return strings.Contains(v.Text, note) }) {
+		return
+	}
+	at.Text += note + ": what it does not print, global QoS maps included, is taken as the switch's defaults)"
+	db.Skipped = append(db.Skipped, at)
 }
 
 // via reads a configuration with a reader's parser and writes it as

@@ -75,17 +75,28 @@ type Config struct {
 	Policies   map[string]bool
 	Interfaces []*Interface
 	NotJudged  []Value
+	// Excerpt is the `!Command: show running-config interface …` header
+	// of a part of the configuration: what it does not print (`system
+	// qos`, the policies) is not known. Line 0: the whole configuration.
+	Excerpt Value
 }
 
 // IsConfig reports whether text looks like an NX-OS QoS configuration: a
-// `policy-map type network-qos` or `system qos` block at the left margin.
+// `policy-map type network-qos` or `system qos` block at the left margin,
+// or the `!Command: show running-config …` header NX-OS prints above a
+// part of it with an interface's `priority-flow-control mode` or
+// `service-policy type qos` line.
 func IsConfig(data []byte) bool {
+	header, qos := false, false
 	for _, raw := range strings.Split(string(data), "\n") {
 		if strings.HasPrefix(raw, "policy-map type network-qos ") || strings.TrimRight(raw, " \t\r") == "system qos" {
 			return true
 		}
+		t := strings.TrimSpace(raw)
+		header = header || strings.HasPrefix(t, "!Command: show running-config")
+		qos = qos || strings.HasPrefix(t, "priority-flow-control mode ") || strings.HasPrefix(t, "service-policy type qos input ")
 	}
-	return false
+	return header && qos
 }
 
 // Group reads the qos-group of one of NX-OS's system class names
@@ -115,6 +126,11 @@ func (c *Config) Group(class string) (int, bool) {
 func Parse(name string, data []byte) (*Config, error) {
 	c := &Config{File: name, Lines: strings.Split(string(data), "\n"), ClassDSCP: map[string]map[int]Value{}, ClassCoS: map[string]map[int]Value{}, Groups: map[string]int{},
 		QoS: map[string][]QoSClass{}, Pause: map[string]map[int]Value{}, PauseUnknown: map[string][]Value{}, Queuing: map[string]map[int]*Queue{}, System: map[string]Value{}, Policies: map[string]bool{}}
+	for i, l := range c.Lines {
+		if cmd, ok := strings.CutPrefix(strings.TrimSpace(l), "!Command: "); ok && swcfg.Excerpt(cmd) && !c.Excerpt.Given() {
+			c.Excerpt = Value{Text: strings.TrimSpace(cmd), Line: i + 1, Col: strings.Index(l, cmd) + 1}
+		}
+	}
 	p := &parser{c: c}
 	if err := swcfg.EachLine(c.Lines, "!#", p.line); err != nil {
 		return nil, err
@@ -162,11 +178,15 @@ func (p *parser) line(w []Value, indent int) error {
 		}
 		if len(w) >= 2 && w[0].Text == "interface" {
 			for _, n := range swcfg.ExpandNames(strings.Join(swcfg.Texts(w[1:]), "")) {
-				if strings.HasPrefix(n, "Ethernet") || strings.HasPrefix(n, "port-channel") {
-					it := &Interface{Name: n, At: w[0]}
-					p.c.Interfaces = append(p.c.Interfaces, it)
-					p.iface = append(p.iface, it)
+				if n = swcfg.Expand(n, "Ethernet"); !strings.HasPrefix(n, "Ethernet") {
+					n = swcfg.Expand(n, "port-channel")
 				}
+				if !strings.HasPrefix(n, "Ethernet") && !strings.HasPrefix(n, "port-channel") {
+					continue
+				}
+				p.iface = append(p.iface, swcfg.Entered(&p.c.Interfaces, n, func(it *Interface) string { return it.Name }, func() *Interface {
+					return &Interface{Name: n, At: w[0]}
+				}))
 			}
 		}
 		return nil

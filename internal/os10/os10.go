@@ -86,9 +86,10 @@ type Config struct {
 
 // IsConfig reports whether text looks like an OS10 QoS configuration: a
 // trust map, a `qos-map traffic-class`, a `wred` profile or a `trust-map`
-// line, or `pfc-cos` on a line of its own (NX-OS writes `pause pfc-cos
-// N`), or the header OS10's `show running-configuration` prints (`!
-// Version 10.…`).
+// line, `pfc-cos` on a line of its own (NX-OS writes `pause pfc-cos N`),
+// an interface's `service-policy input|output type …` (NX-OS writes
+// `service-policy type … input`), or the header OS10's `show
+// running-configuration` prints (`! Version 10.…`).
 func IsConfig(data []byte) bool {
 	for _, raw := range strings.Split(string(data), "\n") {
 		t := strings.TrimSpace(raw)
@@ -99,6 +100,9 @@ func IsConfig(data []byte) bool {
 			len(f) == 3 && f[0] == "trust-map" && (f[1] == "dot1p" || f[1] == "dscp"),
 			len(f) >= 2 && f[0] == "pfc-cos",
 			len(f) == 2 && f[0] == "wred" && raw[0] == 'w',
+			// OS10's word order (NX-OS writes `service-policy type
+			// queuing output`): an interface cut from the config.
+			len(f) == 5 && f[0] == "service-policy" && (f[1] == "input" || f[1] == "output") && f[2] == "type",
 			strings.HasPrefix(t, "! Version 10."):
 			return true
 		}
@@ -227,9 +231,9 @@ func (p *parser) interfaces(w []Value) {
 		if !strings.HasPrefix(n, "ethernet") && !strings.HasPrefix(n, "port-channel") {
 			continue
 		}
-		it := &Interface{Name: n, At: w[0]}
-		p.c.Interfaces = append(p.c.Interfaces, it)
-		p.iface = append(p.iface, it)
+		p.iface = append(p.iface, swcfg.Entered(&p.c.Interfaces, n, func(it *Interface) string { return it.Name }, func() *Interface {
+			return &Interface{Name: n, At: w[0]}
+		}))
 	}
 }
 

@@ -67,6 +67,15 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 		return true
 	}
 	nqMissing := missing(c.System["network-qos"])
+	if c.Excerpt.Given() && len(c.System) == 0 {
+		// A part of the configuration (`show running-config interface
+		// …`) without `system qos`: which classes pause, and the
+		// classification of ports without their own policy, are not known.
+		at := c.Excerpt
+		at.Text = c.Excerpt.Text + " (a part of the configuration: system qos not in the input)"
+		db.Skipped = append(db.Skipped, at)
+		nqMissing = true
+	}
 	// A pausing class whose qos-group the input does not give leaves
 	// which groups pause unknown: named, and PFC not judged.
 	for _, at := range c.PauseUnknown[c.System["network-qos"].Text] {
@@ -88,7 +97,7 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 		}
 		// A policy that sorts by CoS has no DSCP map: the class is the
 		// frame's 802.1p priority, judged against the NICs' priority.
-		if !c.ByCoS(policy.Text) && !missing(policy) {
+		if !c.ByCoS(policy.Text) && !missing(policy) && (policy.Given() || !c.Excerpt.Given()) {
 			if db.table("DSCP_TO_TC_MAP")[name] == nil {
 				m := map[string]Value{}
 				for d := range 64 {

@@ -208,3 +208,28 @@ func CoSTC(cos int) int {
 	}
 	return cos
 }
+
+// Expand reads an interface type written short or in another case, as
+// the CLI takes it (`ethernet 1/1`, `eth1/1`, `e1/1` for Ethernet1/1):
+// name with its leading letters, when they begin full (case aside) and
+// a number follows, written as full. Other names are returned as they are.
+func Expand(name, full string) string {
+	i := strings.IndexFunc(name, func(r rune) bool { return r < 'A' || r > 'z' || r > 'Z' && r < 'a' })
+	if i <= 0 || name[i] < '0' || name[i] > '9' || !strings.HasPrefix(strings.ToLower(full), strings.ToLower(name[:i])) {
+		return name
+	}
+	return full + name[i:]
+}
+
+// Entered is the interface of list called name, or the one add
+// returns, appended, when list has none: an interface entered again
+// (typed sessions do) adds to the settings it has, as the switch keeps
+// one block per port.
+func Entered[T any](list *[]*T, name string, nameOf func(*T) string, add func() *T) *T {
+	if i := slices.IndexFunc(*list, func(it *T) bool { return nameOf(it) == name }); i >= 0 {
+		return (*list)[i]
+	}
+	it := add()
+	*list = append(*list, it)
+	return it
+}
