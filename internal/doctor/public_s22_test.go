@@ -1,0 +1,76 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// Artifacts of the twenty-second sweep: the transceiver tables of Arista
+// EOS and Cisco IOS-XE (`show interfaces transceiver [detail]`), before
+// "in no format rocelab recognises", and a module's weak receiver joined
+// with the errors its port counts.
+
+// EOS's summary (ntc-templates): Et4/21/1 biased 0.00 mA receives -30.00
+// dBm, the floor EOS prints for no light: the port is dark, not a
+// healthy module. The lit modules print no threshold, and their verdict
+// says so rather than claiming the module's own.
+func TestEOSTransceiverSummaryDark(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus/switch/eos-show-interfaces-transceiver-et4-21-dark-30dbm-ntctemplates.txt")}, nil, Options{})
+	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "transceiver" {
+		t.Fatalf("inputs %+v", rep.Inputs)
+	}
+	fs := rep.Findings
+	f := nicMustFind(t, fs, "optics.dark", Warn, "Et4/21: the module sends and receives no light on its one lane")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 16 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	nicMustFind(t, fs, "optics.ok", Info, "Et3/17: the module healthy on lanes 1-3, weakest receive -0.72 dBm (over -10 dBm; the module's thresholds are not in the paste), 35.61 C")
+	if len(fs) != 3 {
+		t.Errorf("want three findings:\n%s", nicTitles(fs))
+	}
+}
+
+// The detail tables with the module's thresholds: EOS's (ntc-templates),
+// Et6's four lanes 9.5 dB over the -10.50 dBm low warning; IOS-XE's,
+// which print Low Warn before Low Alarm: Gi0/0/0's -7.9 dBm is 11.1 dB
+// over its -19.0 dBm low warning (read in EOS's order it would be 15.1
+// dB over a -23.0 "warning"). IOS-XE's admin-down ports read nothing.
+func TestTransceiverDetailTables(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		n     int
+		wants []string
+	}{
+		{"corpus/switch/eos-show-interfaces-transceiver-detail-thresholds-healthy-ntctemplates.txt", 3, []string{
+			"Et6: the module healthy on lanes 1-4, weakest receive -1.00 dBm (9.5 dB over the low-warning threshold), 27.48 C",
+			"Et7: the module healthy on lane 1, weakest receive -1.15 dBm (9.3 dB over the low-warning threshold)"}},
+		{"corpus/switch/iosxe-show-interfaces-transceiver-detail-low-warn-before-low-alarm-routerlog.txt", 2, []string{
+			"Gi0/0/0: the module healthy on lane 1, weakest receive -7.90 dBm (11.1 dB over the low-warning threshold), 43.80 C",
+			"Gi0/1/0: the module healthy on lane 1, weakest receive -9.30 dBm (9.7 dB over the low-warning threshold)"}},
+	} {
+		fs := diagnoseFiles(t, Options{}, c.file)
+		for _, w := range c.wants {
+			nicMustFind(t, fs, "optics.ok", Info, w)
+		}
+		if len(fs) != c.n {
+			t.Errorf("%s: want %d findings:\n%s", c.file, c.n, nicTitles(fs))
+		}
+	}
+}
+
+// A summary without thresholds: a lane under -10 dBm is weak, not
+// healthy (SYNTHETIC row in EOS's summary layout).
+func TestTransceiverNoThresholdsWeak(t *testing.T) {
+	const in = `                               Bias      Optical   Optical
+          Temp       Voltage   Current   Tx Power  Rx Power
+Port      (Celsius)  (Volts)   (mA)      (dBm)     (dBm)     Last Update
+-----     ---------  --------  --------  --------  --------  -------------------
+Et1/1      35.61      3.21      36.64    1.51      -12.10    0:00:03 ago
+`
+	rep := Diagnose([]string{"-"}, strings.NewReader(in), Options{})
+	f := nicMustFind(t, rep.Findings, "optics.rx.power", Warn, "Et1: the module, received power: lane 1 at -12.10 dBm, under -10 dBm")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 5 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	nicMustNot(t, rep.Findings, "optics.ok")
+}
