@@ -74,3 +74,26 @@ Et1/1      35.61      3.21      36.64    1.51      -12.10    0:00:03 ago
 	}
 	nicMustNot(t, rep.Findings, "optics.ok")
 }
+
+// The KLISH DOM of Ethernet80 (its receivers 12 dB under the low alarm)
+// and that port's uncorrectable FEC codewords (synthetic counters) are
+// one fault: the optics finding carries the FEC row as its effect, and
+// the port is not reported again as a link of its own. Ethernet84, with
+// no module read, still is.
+func TestOpticsJoinLinkErrors(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-klish-show-int-transceiver-dom-ethernet80-rx-under-alarm-hld.txt", "synthetic/sonic-fec-stats-ethernet80-uncorr-synthetic.txt")
+	f := nicMustFind(t, fs, "optics.rx.power", Error, "lanes 2, 4 at -23.28 dBm, -22.84 dBm, under its low-alarm threshold -10.40 dBm; Ethernet80 counts 1234 FEC codewords it could not correct, the errors this receiver causes")
+	last := f.Evidence[len(f.Evidence)-1]
+	if !strings.HasSuffix(last.File, "sonic-fec-stats-ethernet80-uncorr-synthetic.txt") || last.Line != 5 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	var links []string
+	for _, g := range fs {
+		if g.ID == "switch.link.errors" {
+			links = append(links, g.Title)
+		}
+	}
+	if len(links) != 1 || !strings.Contains(links[0], "Ethernet84") {
+		t.Errorf("link errors %q", links)
+	}
+}

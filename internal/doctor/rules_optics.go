@@ -63,14 +63,11 @@ func checkOptics(inc *Incident) []Finding {
 					name = "the module of " + t.Source()
 				}
 			}
-			host := m.Host
-			if host == "" {
-				host = t.Scope().Host.Name
-			}
+			host := moduleHost(t, m)
 			if host != "" {
 				name = host + " " + name
 			}
-			fs = append(fs, judgeModule(name, m)...)
+			fs = append(fs, withLinkErrors(inc, host, m, judgeModule(name, m))...)
 		}
 	}
 	return fs
