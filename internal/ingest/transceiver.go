@@ -171,6 +171,10 @@ type transceiverParser struct {
 	host string
 	rule bool // the line before was a rule of dashes
 	dom  domTable
+	// nxIn is set inside an NX-OS port's block, nxLane the lane its
+	// table is of.
+	nxIn   bool
+	nxLane int
 }
 
 // NewTransceiverParser returns a parser for `ethtool -m` output in the
@@ -202,7 +206,7 @@ func (p *transceiverParser) Feed(l Line) {
 		}
 		return
 	}
-	if p.table(l, t) {
+	if p.table(l, t) || p.nxos(l, t) {
 		return
 	}
 	rule := p.rule
@@ -504,7 +508,7 @@ func (m *Module) lane(n int) *OpticLane {
 // finish keeps the current module when it holds anything judged.
 func (p *transceiverParser) finish() {
 	m := p.cur
-	p.cur = nil
+	p.cur, p.nxIn = nil, false
 	if m != nil && m.trim() {
 		p.out.Modules = append(p.out.Modules, *m)
 	}

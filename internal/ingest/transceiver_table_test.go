@@ -94,3 +94,44 @@ Et1/3      -1.2x         4.40        3.40        -11.50      -10.50
 		t.Errorf("garbled %+v", tr.Garbled)
 	}
 }
+
+// NX-OS's details: a block per port, its words before a table per lane
+// whose thresholds run high alarm, low alarm, high warning, low warning;
+// marks after the unit are the module's flags.
+func TestTransceiverNXOSDetails(t *testing.T) {
+	tr := corpusAs[*Transceiver](t, "switch/nxos-show-interface-transceiver-details-sfp-shut-dark-cfp-lr4-lanes-ntctemplates.txt", KindTransceiver)
+	if len(tr.Modules) != 4 || len(tr.Garbled) != 0 {
+		t.Fatalf("%d modules, garbled %+v", len(tr.Modules), tr.Garbled)
+	}
+	sfp := tr.Modules[1]
+	if sfp.Port != "Ethernet3/2" || sfp.Type != "10Gbase-SR" || sfp.PN != "FTLX8571D3BCL-C2" || len(sfp.Lanes) != 1 || len(sfp.On) != 3 {
+		t.Fatalf("Ethernet3/2 %+v", sfp)
+	}
+	if ln := sfp.Lanes[0]; !near(ln.BiasMA, 0.43) || !nearDBm(ln.TxMW, -16.19) || !nearDBm(ln.RxMW, -33.97) || ln.RxEv.Line != 63 {
+		t.Errorf("Ethernet3/2 lane %+v", ln)
+	}
+	if f := sfp.On[0]; f.Name != "laser bias current low alarm" || f.Lane != 1 {
+		t.Errorf("flag %+v", f)
+	}
+	cfp := tr.Modules[3]
+	if cfp.Port != "Ethernet4/1" || len(cfp.Lanes) != 2 || cfp.Lanes[0].Lane != 2 || !nearDBm(cfp.Lanes[1].RxMW, -1.57) || !near(cfp.TempC, 40.44) {
+		t.Fatalf("Ethernet4/1 %+v", cfp)
+	}
+	lim := cfp.Limits
+	if !nearDBm(lim.RxLowAlarm.V, -14.60) || !nearDBm(lim.RxLowWarn.V, -10.59) || !nearDBm(lim.RxHighWarn.V, 4.49) || !nearDBm(lim.TxLowAlarm.V, -8.30) || !near(lim.TempHighWarn.V, 70) {
+		t.Errorf("Ethernet4/1 limits %+v", lim)
+	}
+}
+
+// An NX-OS row that does not go on as NX-OS prints it is reported at its
+// values (SYNTHETIC: a value cut short).
+func TestTransceiverNXOSGarbled(t *testing.T) {
+	const in = "Ethernet1/49\n    transceiver is present\n    type is QSFP-100G-SR4\n  Rx Power     -3.05 dBm       2.00 dBm  -13.90 dBm\n  Tx Power     -1.05 dBm       2.00 dBm  -11.30 dBm   -1.30 dBm     -7.30 dBm\n"
+	tr := feedTransceiver(in).(*Transceiver)
+	if len(tr.Garbled) != 1 || tr.Garbled[0].Line != 4 || tr.Garbled[0].Col != 16 {
+		t.Errorf("garbled %+v", tr.Garbled)
+	}
+	if len(tr.Modules) != 1 || len(tr.Modules[0].Lanes) != 1 || !nearDBm(tr.Modules[0].Lanes[0].TxMW, -1.05) {
+		t.Errorf("modules %+v", tr.Modules)
+	}
+}
