@@ -97,3 +97,19 @@ func TestOpticsJoinLinkErrors(t *testing.T) {
 		t.Errorf("link errors %q", links)
 	}
 }
+
+// NX-OS's details (ntc-templates): three SFP-10G-SR ports whose lasers
+// are off (a fraction of a milliampere, -14 to -16 dBm, flagged low
+// alarms) and which receive nothing are dark both ways, one finding each,
+// not a receiver fault "while the module transmits" beside a failing
+// laser; the CFP LR4's two network lanes are healthy.
+func TestNXOSTransceiverDetails(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/nxos-show-interface-transceiver-details-sfp-shut-dark-cfp-lr4-lanes-ntctemplates.txt")
+	for _, port := range []string{"Ethernet3/1", "Ethernet3/2", "Ethernet3/3"} {
+		nicMustFind(t, fs, "optics.dark", Warn, port+": FTLX8571D3BCL-C2 (10Gbase-SR) sends and receives no light on its one lane")
+	}
+	nicMustFind(t, fs, "optics.ok", Info, "Ethernet4/1: SCF1001L4CNC101 (CFP-100G-LR4) healthy on lanes 2-3, weakest receive -1.77 dBm (8.8 dB over the low-warning threshold), 40.44 C")
+	if len(fs) != 4 {
+		t.Errorf("want four findings:\n%s", nicTitles(fs))
+	}
+}

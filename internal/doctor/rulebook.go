@@ -183,7 +183,7 @@ var book = []Spec{
 	{ID: "mlxlink.ok", Layer: LayerRDMA, Severities: []Severity{Info}, Front: Doctor,
 		Text: "mlxlink: the port is Active/LinkUp without a recommendation or effective errors; its Speed and Width give the line rate the bandwidth rules judge against"},
 	{ID: "optics.dark", Layer: LayerRDMA, Severities: []Severity{Warn}, Front: Doctor,
-		Text: "a module's DOM (ethtool -m, SONiC transceiver eeprom --dom): every lane of the module has no bias current and receives no light: the port is down or disabled, or its transmitters are",
+		Text: "a module's DOM (ethtool -m, SONiC transceiver eeprom --dom): every lane of the module receives no light and its laser is off: no bias current, or a transmitted power under the module's low alarm or flagged at it (a shut port's fraction of a milliampere): the port is down or disabled, or its transmitters are",
 		Fix:  "the port's link (`ethtool <port>`), bring it up and read the module again; reseat or replace it, check the far end."},
 	{ID: "optics.lanes", Layer: LayerRDMA, Severities: []Severity{Info, Warn}, Front: Doctor,
 		Text: "module DOM: some lanes are dark both ways while others carry light: unused lanes (a 4-lane optic in an 8-lane cage, a breakout, a lower speed; info), or fewer lit lanes than the module's type names (SR4, DR4: warn)",

@@ -128,6 +128,9 @@ func moduleName(m ingest.Module) string {
 	s := strings.TrimSpace(m.Identifier + " " + m.PN)
 	if _, pmd, ok := strings.Cut(m.Type, ": "); ok {
 		s += " (" + pmd + ")"
+	} else if m.Type != "" {
+		// NX-OS's "type is 10Gbase-SR": the PMD alone.
+		s += " (" + m.Type + ")"
 	}
 	if s == "" {
 		return "the module"
@@ -163,7 +166,7 @@ func judgeModule(name string, m ingest.Module) []Finding {
 	var rxDarkEv, darkEv []Evidence
 	for _, ln := range m.Lanes {
 		switch {
-		case ln.TxKnown() && !ln.TxOn() && ln.RxMW >= 0 && ln.RxMW <= noLight:
+		case ln.TxKnown() && laserOff(m, ln) && ln.RxMW >= 0 && ln.RxMW <= noLight:
 			darkBoth = append(darkBoth, ln.Lane)
 			darkEv = append(darkEv, ln.BiasEv, ln.RxEv)
 		case ln.RxMW >= 0 && ln.RxMW <= noLight:
@@ -190,7 +193,7 @@ func judgeModule(name string, m ingest.Module) []Finding {
 			ID: "optics.dark", Severity: Warn, Layer: LayerRDMA, Subject: name,
 			Title:     fmt.Sprintf("%s: %s sends and receives no light on %s%s", name, what, map[bool]string{true: "its one lane", false: fmt.Sprintf("any of its %d lanes", len(m.Lanes))}[len(m.Lanes) == 1], state),
 			Evidence:  opticsEvidence(darkEv),
-			Mechanism: "Every laser of the module is off (no bias current, no transmitted power) and nothing arrives at its receivers: the port is down or disabled, or its transmitters are (TX_DISABLE, a module held in low power), and with them off the far end sees loss of signal and keeps the link down. A port meant to carry RoCE traffic here carries none: a job told to use its NIC fails to connect or runs on fewer NICs.",
+			Mechanism: "Every laser of the module is off (no bias current, or a fraction of its working current with a transmitted power under the module's low alarm) and nothing arrives at its receivers: the port is down or disabled, or its transmitters are (TX_DISABLE, a module held in low power), and with them off the far end sees loss of signal and keeps the link down. A port meant to carry RoCE traffic here carries none: a job told to use its NIC fails to connect or runs on fewer NICs.",
 			Fix:       "Check the link (`ethtool <port>`: Link detected; `ip link show`; on a switch `show interfaces <port> status`), bring the port up, and read the module again; if it stays dark, reseat or replace it (`ethtool --show-module <port>` for its power mode) and check the far end's port and optic.",
 		})
 	} else if len(darkBoth) > 0 {
@@ -229,7 +232,7 @@ func judgeModule(name string, m ingest.Module) []Finding {
 			Fix:       "Read the far end's transmitted power on the same lanes, inspect and clean the connectors, and swap the fiber or the far-end optic.",
 		})
 	}
-	fs = append(fs, judgeRxPower(name, what, m)...)
+	fs = append(fs, judgeRxPower(name, what, withoutRxFlags(m, rxDark))...)
 	fs = append(fs, judgeTxPower(name, what, m)...)
 	fs = append(fs, judgeModuleTemp(name, what, m)...)
 	fs = append(fs, judgeModuleFaults(name, what, m)...)
@@ -288,6 +291,35 @@ func withoutLanes(m ingest.Module, dark []int) ingest.Module {
 		}
 	}
 	m.On, m.Signals = on, sigs
+	return m
+}
+
+// laserOff reports whether a lane's laser sends no useful light: no bias
+// and no power, or a power under the module's low-alarm threshold or
+// flagged at it (a port shut down leaves a fraction of a milliampere of
+// bias and -15 dBm or so, which the module flags as low alarms).
+func laserOff(m ingest.Module, ln ingest.OpticLane) bool {
+	if !ln.TxOn() || ln.TxMW >= 0 && m.Limits.TxLowAlarm.V > 0 && ln.TxMW < m.Limits.TxLowAlarm.V {
+		return true
+	}
+	for _, f := range m.On {
+		if f.Lane == ln.Lane && (f.Name == "laser tx power low alarm" || f.Name == "laser output power low alarm" || f.Name == "laser bias current low alarm") {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutRxFlags drops the low receive flags of the lanes optics.rx.dark
+// reports: a lane that receives nothing is flagged low by the module too.
+func withoutRxFlags(m ingest.Module, dark []int) ingest.Module {
+	var on []ingest.ModuleFlag
+	for _, f := range m.On {
+		if !slices.Contains(dark, f.Lane) || !strings.HasPrefix(f.Name, "laser rx power low ") {
+			on = append(on, f)
+		}
+	}
+	m.On = on
 	return m
 }
 
@@ -443,7 +475,8 @@ func judgeTxPower(name, what string, m ingest.Module) []Finding {
 	var evs []Evidence
 	sev := Severity(-1)
 	for _, ln := range m.Lanes {
-		if ln.BiasMA <= 0 || ln.TxMW < 0 {
+		if ln.BiasMA <= 0 || ln.TxMW < 0 || ln.RxMW >= 0 && ln.RxMW <= noLight {
+			// A lane dark both ways is optics.dark's or optics.lanes'.
 			continue
 		}
 		switch {
