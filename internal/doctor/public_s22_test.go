@@ -113,3 +113,16 @@ func TestNXOSTransceiverDetails(t *testing.T) {
 		t.Errorf("want four findings:\n%s", nicTitles(fs))
 	}
 }
+
+// The host side of the same join: a marginal SFP-10G-SR on enp134s0f0
+// (real) and that port's bad-FCS frames (synthetic `ethtool -S`): one
+// optics finding naming the FCS count as its effect, no counters.phy.fcs
+// beside it.
+func TestOpticsJoinHostFCS(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/ethtool-m-sfp-10g-sr-rx-13.57dbm-near-low-warning-supingisme.txt", "synthetic/ethtool-s-enp134s0f0-crc-synthetic.txt")
+	f := nicMustFind(t, fs, "optics.rx.power", Warn, "less than 1 dB over its low-warning threshold -14.00 dBm; enp134s0f0 counts 48213 frames with a bad FCS (rx_crc_errors_phy), the errors this receiver causes")
+	if last := f.Evidence[len(f.Evidence)-1]; last.Line != 5 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	nicMustNot(t, fs, "counters.phy.fcs")
+}

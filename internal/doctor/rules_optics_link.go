@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rocelab/internal/counters"
 	"rocelab/internal/ingest"
 )
 
@@ -43,10 +44,10 @@ func onModule(port, module string) bool {
 	return err == nil
 }
 
-// sameSwitch reports whether a switch's counters and a module were read
-// on one switch: their hosts agree, or either is unnamed.
-func sameSwitch(s *ingest.SwitchCounters, host string) bool {
-	return s.Switch == "" || host == "" || s.Switch == host
+// hostsAgree reports whether counters and a module were read on one
+// switch or host: their hosts agree, or either is unnamed.
+func hostsAgree(a, b string) bool {
+	return a == "" || b == "" || a == b
 }
 
 // rxFault reports whether a module's finding is one of its receiver's
@@ -55,11 +56,27 @@ func rxFault(f Finding) bool {
 	return (f.ID == "optics.rx.power" || f.ID == "optics.rx.dark") && f.Severity >= Warn
 }
 
-// linkErrorsOn returns the link errors the incident's switch counters
-// count on the module's port: what each says and its line.
-func linkErrorsOn(inc *Incident, host, module string) (texts []string, evs []Evidence) {
+// linkErrorsOn returns the link errors the incident's counters count on
+// the module's port, a switch's or a host NIC's (`ethtool -S`): what each
+// says and its line. grave is set when a host's errors are an error of their own: over
+// fcsErrorFraction of the frames received during a test (checkFCS).
+func linkErrorsOn(inc *Incident, host, module string) (texts []string, evs []Evidence, grave bool) {
+	samples, _ := ctrSamples(inc)
+	for i := range samples {
+		s := &samples[i]
+		if s.Kind != ingest.KindEthtool || s.Device == "" || !hostsAgree(s.Host, host) || !onModule(s.Device, module) {
+			continue
+		}
+		if r, ok := s.Concept(counters.PhyCRCErrors, counters.RX, 0); ok && r.Value > 0 {
+			texts = append(texts, fmt.Sprintf("%s counts %s with a bad FCS (%s)", s.Device, plural(int(r.Value), "frame", "frames"), r.Name))
+			evs = append(evs, readingsEvidence(r)...)
+			if rx, ok := s.PortRxPackets(); ok && rx.Value > 0 && s.IsDelta() && float64(r.Value)/float64(rx.Value) >= fcsErrorFraction {
+				grave = true
+			}
+		}
+	}
 	for _, s := range All[*ingest.SwitchCounters](inc) {
-		if !sameSwitch(s, host) {
+		if !hostsAgree(s.Switch, host) {
 			continue
 		}
 		for _, p := range s.Ports {
@@ -83,7 +100,7 @@ func linkErrorsOn(inc *Incident, host, module string) (texts []string, evs []Evi
 			}
 		}
 	}
-	return texts, evs
+	return texts, evs, grave
 }
 
 // withLinkErrors folds the port's link errors into the module's receiver
@@ -103,24 +120,27 @@ func withLinkErrors(inc *Incident, host string, m ingest.Module, fs []Finding) [
 	if at < 0 {
 		return fs
 	}
-	texts, evs := linkErrorsOn(inc, host, m.Port)
+	texts, evs, grave := linkErrorsOn(inc, host, m.Port)
 	if len(texts) == 0 {
 		return fs
 	}
 	f := &fs[at]
+	if grave {
+		f.Severity = Error
+	}
 	f.Title += "; " + strings.Join(texts, ", ") + ", the errors this receiver causes"
 	f.Evidence = append(f.Evidence, evs...)
 	f.Mechanism += " The port's own counters show it: the frames it received corrupted are those this receiver decoded wrong, so the optic, not the switch or RoCE's settings, is what loses them."
 	return fs
 }
 
-// weakOpticOn reports whether the incident holds a module on the switch's
-// port whose receiver is judged weak or dark: that finding then carries
-// the port's link errors.
-func weakOpticOn(inc *Incident, s *ingest.SwitchCounters, port string) bool {
+// weakOpticOn reports whether the incident holds a module on the host's
+// or switch's port whose receiver is judged weak or dark: that finding
+// then carries the port's link errors.
+func weakOpticOn(inc *Incident, host, port string) bool {
 	for _, t := range All[*ingest.Transceiver](inc) {
 		for _, m := range t.Modules {
-			if m.Port == "" || !onModule(port, m.Port) || !sameSwitch(s, moduleHost(t, m)) {
+			if m.Port == "" || !onModule(port, m.Port) || !hostsAgree(host, moduleHost(t, m)) {
 				continue
 			}
 			for _, f := range judgeModule(m.Port, m) {

@@ -173,7 +173,7 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 			if p.CRC > 0 {
 				n, what = p.CRC, fmt.Sprintf("received with a bad CRC (of %d input errors)", max(p.RxErr, p.CRC))
 			}
-			if n <= 0 || (p.CRC > 0 || !p.IOS) && weakOpticOn(inc, s, p.Port) {
+			if n <= 0 || (p.CRC > 0 || !p.IOS) && weakOpticOn(inc, s.Switch, p.Port) {
 				continue
 			}
 			cause := "The port received frames it could not accept: a bad CRC (FCS) above all, and runts or oversize frames. " + mech
@@ -210,7 +210,7 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 			}.per(name+" errors", "port", "Switch ports receiving corrupted frames"))
 		}
 		for _, r := range s.FEC {
-			if r.Uncorrectable <= 0 || weakOpticOn(inc, s, r.Port) {
+			if r.Uncorrectable <= 0 || weakOpticOn(inc, s.Switch, r.Port) {
 				continue
 			}
 			name := swName(s, r.Port)
