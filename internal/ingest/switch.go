@@ -199,6 +199,14 @@ type PortCount struct {
 	// "Last clearing of counters" age as printed ("never", "63w1d").
 	IOS     bool
 	Cleared string
+	// ErrTable is set for a port of NX-OS and IOS `show interface
+	// counters errors` (switch_errtable.go): its counters are named
+	// FCS-Err, Rcv-Err, InDiscards, OutDiscards. Stomped is its
+	// Stomped-CRC (NX-OS: frames a cut-through switch upstream marked
+	// corrupt), 0 or -1 when not printed; StompedEvidence its row.
+	ErrTable        bool
+	Stomped         int64
+	StompedEvidence Evidence
 	// Evidence is the row, or the block's line that shows its discards;
 	// ErrEvidence the line that shows its errors.
 	Evidence, ErrEvidence Evidence
