@@ -126,3 +126,19 @@ func TestOpticsJoinHostFCS(t *testing.T) {
 	}
 	nicMustNot(t, fs, "counters.phy.fcs")
 }
+
+// NX-OS `show interface counters errors` (genieparser's golden output):
+// Eth1/1's 13450 Stomped-CRC frames were corrupted on another link and
+// stomped by a cut-through switch upstream: the finding sends the
+// engineer to the port upstream whose FCS-Err grows, not to this link's
+// optic. Before, the file was in no format rocelab recognised.
+func TestNXOSCountersErrorsStomped(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/nxos-show-interface-counters-errors-stomped-crc-13450-genieparser.txt")
+	f := nicMustFind(t, fs, "switch.link.errors", Warn, "Eth1/1: 13450 frames arrived with a stomped CRC (Stomped-CRC): corrupted on a link upstream and forwarded cut-through")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 27 || !strings.Contains(f.Fix, "at the other end of Eth1/1") {
+		t.Errorf("evidence %+v, fix %q", f.Evidence, f.Fix)
+	}
+	if len(fs) != 1 {
+		t.Errorf("want the one finding:\n%s", nicTitles(fs))
+	}
+}
