@@ -142,3 +142,26 @@ func TestNXOSCountersErrorsStomped(t *testing.T) {
 		t.Errorf("want the one finding:\n%s", nicTitles(fs))
 	}
 }
+
+// A port is the module's whatever its switch calls it: EOS's Et and
+// Ethernet, NX-OS's Eth and Ethernet, EOS's lanes of a module; a
+// different port, or a longer number, is not.
+func TestOnModule(t *testing.T) {
+	for _, c := range []struct {
+		port, module string
+		want         bool
+	}{
+		{"Ethernet3/17/1", "Et3/17", true},
+		{"Eth1/39", "Ethernet1/39", true},
+		{"Ethernet80", "Ethernet80", true},
+		{"eth2", "eth2", true},
+		{"Ethernet3/17", "Et3/1", false},
+		{"Ethernet1/39", "Ethernet1/3", false},
+		{"Ethernet3/17/x", "Et3/17", false},
+		{"swp13", "swp1", false},
+	} {
+		if got := onModule(c.port, c.module); got != c.want {
+			t.Errorf("onModule(%q, %q) = %v", c.port, c.module, got)
+		}
+	}
+}

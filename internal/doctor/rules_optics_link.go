@@ -16,11 +16,14 @@ import (
 // is not reported on its own.
 
 // portKey is a port's name as both a transceiver table and a counter
-// table write it: lower case, EOS's "Et" and SONiC's "Ethernet" alike.
+// table write it: lower case, EOS's "Et", NX-OS's "Eth" and the long
+// "Ethernet" alike.
 func portKey(name string) string {
 	k := strings.ToLower(name)
-	if rest, ok := strings.CutPrefix(k, "ethernet"); ok {
-		k = "et" + rest
+	for _, long := range []string{"ethernet", "eth"} {
+		if rest, ok := strings.CutPrefix(k, long); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+			return "et" + rest
+		}
 	}
 	return k
 }
