@@ -19,7 +19,7 @@ type portCols struct {
 
 func colsOf(p ingest.PortCount) portCols {
 	if p.ErrTable {
-		return portCols{"InDiscards", "OutDiscards", "Rcv-Err", "", ""}
+		return portCols{"InDiscards", "OutDiscards", p.RxErrCol, "", ""}
 	}
 	if p.IOS {
 		return portCols{"input discards", "output discards", "input errors", "packets input", "packets output"}
@@ -175,7 +175,7 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 			n, what := p.RxErr, "received with errors ("+colsOf(p).rxErr+")"
 			switch {
 			case p.CRC > 0 && p.ErrTable:
-				n, what = p.CRC, "received with a bad CRC (FCS-Err)"
+				n, what = p.CRC, "received with a bad CRC (FCS-Err, FCS on EOS)"
 			case p.CRC > 0:
 				n, what = p.CRC, fmt.Sprintf("received with a bad CRC (of %d input errors)", max(p.RxErr, p.CRC))
 			}

@@ -7,7 +7,9 @@ import (
 
 // Cisco NX-OS and IOS `show interface(s) counters errors`: tables of
 // error counters, one row per port, each under its own header between
-// rules of dashes; "--" is a counter the port does not have.
+// rules of dashes; "--" is a counter the port does not have. Arista EOS
+// prints one table of the same kind (Port FCS Align Symbol Rx Runts
+// Giants Tx).
 //
 //	Port          Align-Err    FCS-Err   Xmit-Err    Rcv-Err  UnderSize OutDiscards
 //	--------------------------------------------------------------------------------
@@ -29,6 +31,7 @@ var errColumns = map[string]bool{
 	"Single-Col": true, "Multi-Col": true, "Late-Col": true, "Exces-Col": true, "Carri-Sen": true, "Runts": true,
 	"Giants": true, "SQETest-Err": true, "Deferred-Tx": true, "IntMacTx-Er": true, "IntMacRx-Er": true, "Symbol-Err": true,
 	"InDiscards": true, "Stomped-CRC": true, "OutDiscard": true,
+	"FCS": true, "Align": true, "Symbol": true, "Rx": true, "Tx": true,
 }
 
 // errTable reads the tables while the parser is inside one.
@@ -53,7 +56,7 @@ func errHeader(t string) []string {
 	// A header of the table's own: one of its error columns, not a
 	// discards column alone.
 	for _, c := range f[1:] {
-		if strings.HasSuffix(c, "-Err") || c == "Stomped-CRC" || c == "Runts" || c == "Giants" || c == "InDiscards" {
+		if strings.HasSuffix(c, "-Err") || c == "FCS" || c == "Stomped-CRC" || c == "Runts" || c == "Giants" || c == "InDiscards" {
 			return f[1:]
 		}
 	}
@@ -123,17 +126,17 @@ func (e *errTable) put(p *switchParser, l Line, port string, vals []int64) {
 	for k, col := range e.cols {
 		v := vals[k]
 		switch col {
-		case "FCS-Err":
+		case "FCS-Err", "FCS":
 			c.CRC = v
 			if v > 0 {
 				c.ErrEvidence = ev
 			}
-		case "Rcv-Err":
-			c.RxErr = v
+		case "Rcv-Err", "Rx":
+			c.RxErr, c.RxErrCol = v, col
 			if v > 0 && c.ErrEvidence.Line == 0 {
 				c.ErrEvidence = ev
 			}
-		case "Xmit-Err":
+		case "Xmit-Err", "Tx":
 			c.TxErr = v
 		case "OutDiscards", "OutDiscard":
 			c.TxDrop = v

@@ -43,3 +43,20 @@ func TestSwitchCountersErrorsRows(t *testing.T) {
 		t.Errorf("cut %+v", s.CutRows)
 	}
 }
+
+// EOS's `show interfaces counters errors` (SYNTHETIC rows under the
+// header EOS prints): FCS is the CRC count, Rx the errors received.
+func TestSwitchEOSCountersErrors(t *testing.T) {
+	p := NewSwitchParser("err.txt")
+	for i, l := range []string{
+		"Port        FCS    Align   Symbol       Rx     Runts   Giants       Tx",
+		"Et1           0        0        0        0         0        0        0",
+		"Et12         17        0        3       20         0        0        0",
+	} {
+		p.Feed(Line{Num: i + 1, Text: l})
+	}
+	s := p.Result().(*SwitchCounters)
+	if len(s.Ports) != 2 || s.Ports[1].CRC != 17 || s.Ports[1].RxErr != 20 || s.Ports[1].RxErrCol != "Rx" || s.Ports[1].ErrEvidence.Line != 3 {
+		t.Errorf("ports %+v", s.Ports)
+	}
+}
