@@ -44,6 +44,13 @@ const opticsMarginDB = 1.0
 // alarm ones.
 const opticsAlarmMarginDB = 3.0
 
+// weakRxDBm is the received power a module that prints no threshold (a
+// switch's summary table, a grep of the dBm lines) is held against: the
+// low-alarm thresholds of short-reach modules (SR4, DR4, their 400G
+// kin) sit at -10.4 to -12 dBm, so under -10 dBm such a receiver is at
+// its limit.
+const weakRxDBm = -10.0
+
 // checkOptics judges each module `ethtool -m` printed.
 func checkOptics(inc *Incident) []Finding {
 	var fs []Finding
@@ -56,14 +63,11 @@ func checkOptics(inc *Incident) []Finding {
 					name = "the module of " + t.Source()
 				}
 			}
-			host := m.Host
-			if host == "" {
-				host = t.Scope().Host.Name
-			}
+			host := moduleHost(t, m)
 			if host != "" {
 				name = host + " " + name
 			}
-			fs = append(fs, judgeModule(name, m)...)
+			fs = append(fs, withLinkErrors(inc, host, m, judgeModule(name, m))...)
 		}
 	}
 	return fs
@@ -81,9 +85,12 @@ func fmtDBm(mw float64) string {
 }
 
 // noLight is the received power at or under which a lane receives
-// nothing: -40 dBm (0.0001 mW), the floor modules report, with room for
-// the rounding of a value printed in dBm.
-const noLight = 0.000101
+// nothing: -30 dBm (0.001 mW), with room for the rounding of a value
+// printed in dBm. Modules floor their reading at -40 dBm and switches
+// print -30 dBm for a dark receiver (Arista EOS); no optic decodes a
+// signal that weak (even long-reach receivers' sensitivity is above -25
+// dBm).
+const noLight = 0.001001
 
 // laneList formats lane numbers as runs: "1", "2-4", "1, 3".
 func laneList(lanes []int) string {
@@ -121,6 +128,9 @@ func moduleName(m ingest.Module) string {
 	s := strings.TrimSpace(m.Identifier + " " + m.PN)
 	if _, pmd, ok := strings.Cut(m.Type, ": "); ok {
 		s += " (" + pmd + ")"
+	} else if m.Type != "" {
+		// NX-OS's "type is 10Gbase-SR": the PMD alone.
+		s += " (" + m.Type + ")"
 	}
 	if s == "" {
 		return "the module"
@@ -156,7 +166,7 @@ func judgeModule(name string, m ingest.Module) []Finding {
 	var rxDarkEv, darkEv []Evidence
 	for _, ln := range m.Lanes {
 		switch {
-		case ln.TxKnown() && !ln.TxOn() && ln.RxMW >= 0 && ln.RxMW <= noLight:
+		case ln.TxKnown() && laserOff(m, ln) && ln.RxMW >= 0 && ln.RxMW <= noLight:
 			darkBoth = append(darkBoth, ln.Lane)
 			darkEv = append(darkEv, ln.BiasEv, ln.RxEv)
 		case ln.RxMW >= 0 && ln.RxMW <= noLight:
@@ -181,10 +191,10 @@ func judgeModule(name string, m ingest.Module) []Finding {
 		}
 		fs = append(fs, Finding{
 			ID: "optics.dark", Severity: Warn, Layer: LayerRDMA, Subject: name,
-			Title:     fmt.Sprintf("%s: %s sends and receives no light on any of its %d lanes%s", name, what, len(m.Lanes), state),
+			Title:     fmt.Sprintf("%s: %s sends and receives no light on %s%s", name, what, map[bool]string{true: "its one lane", false: fmt.Sprintf("any of its %d lanes", len(m.Lanes))}[len(m.Lanes) == 1], state),
 			Evidence:  opticsEvidence(darkEv),
-			Mechanism: "Every laser of the module is off (no bias current, no transmitted power) and nothing arrives at its receivers: the port is down or disabled, or its transmitters are (TX_DISABLE, a module held in low power), and with them off the far end sees loss of signal and keeps the link down. A port meant to carry RoCE traffic here carries none: a job told to use its NIC fails to connect or runs on fewer NICs.",
-			Fix:       "Check the link (`ethtool <port>`: Link detected; `ip link show`), bring the port up, and read the module again; if it stays dark, reseat or replace it (`ethtool --show-module <port>` for its power mode) and check the far end's port and optic.",
+			Mechanism: "Every laser of the module is off (no bias current, or a fraction of its working current with a transmitted power under the module's low alarm) and nothing arrives at its receivers: the port is down or disabled, or its transmitters are (TX_DISABLE, a module held in low power), and with them off the far end sees loss of signal and keeps the link down. A port meant to carry RoCE traffic here carries none: a job told to use its NIC fails to connect or runs on fewer NICs.",
+			Fix:       "Check the link (`ethtool <port>`: Link detected; `ip link show`; on a switch `show interfaces <port> status`), bring the port up, and read the module again; if it stays dark, reseat or replace it (`ethtool --show-module <port>` for its power mode) and check the far end's port and optic.",
 		})
 	} else if len(darkBoth) > 0 {
 		sev := Info
@@ -222,7 +232,7 @@ func judgeModule(name string, m ingest.Module) []Finding {
 			Fix:       "Read the far end's transmitted power on the same lanes, inspect and clean the connectors, and swap the fiber or the far-end optic.",
 		})
 	}
-	fs = append(fs, judgeRxPower(name, what, m)...)
+	fs = append(fs, judgeRxPower(name, what, withoutRxFlags(m, rxDark))...)
 	fs = append(fs, judgeTxPower(name, what, m)...)
 	fs = append(fs, judgeModuleTemp(name, what, m)...)
 	fs = append(fs, judgeModuleFaults(name, what, m)...)
@@ -284,6 +294,35 @@ func withoutLanes(m ingest.Module, dark []int) ingest.Module {
 	return m
 }
 
+// laserOff reports whether a lane's laser sends no useful light: no bias
+// and no power, or a power under the module's low-alarm threshold or
+// flagged at it (a port shut down leaves a fraction of a milliampere of
+// bias and -15 dBm or so, which the module flags as low alarms).
+func laserOff(m ingest.Module, ln ingest.OpticLane) bool {
+	if !ln.TxOn() || ln.TxMW >= 0 && m.Limits.TxLowAlarm.V > 0 && ln.TxMW < m.Limits.TxLowAlarm.V {
+		return true
+	}
+	for _, f := range m.On {
+		if f.Lane == ln.Lane && (f.Name == "laser tx power low alarm" || f.Name == "laser output power low alarm" || f.Name == "laser bias current low alarm") {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutRxFlags drops the low receive flags of the lanes optics.rx.dark
+// reports: a lane that receives nothing is flagged low by the module too.
+func withoutRxFlags(m ingest.Module, dark []int) ingest.Module {
+	var on []ingest.ModuleFlag
+	for _, f := range m.On {
+		if !slices.Contains(dark, f.Lane) || !strings.HasPrefix(f.Name, "laser rx power low ") {
+			on = append(on, f)
+		}
+	}
+	m.On = on
+	return m
+}
+
 // opticsEvidence keeps the lines that are set, in input order.
 func opticsEvidence(evs []Evidence) []Evidence {
 	var out []Evidence
@@ -340,6 +379,7 @@ func judgeRxPower(name, what string, m ingest.Module) []Finding {
 		{sev: Warn, text: "over its high-warning threshold (an overloaded receiver)", lim: lim.RxHighWarn},
 		{sev: Warn, text: fmt.Sprintf("less than %.0f dB over its low-warning threshold", opticsMarginDB), lim: lim.RxLowWarn},
 		{sev: Warn, text: fmt.Sprintf("less than %.0f dB over its low-alarm threshold, the only one printed", opticsAlarmMarginDB), lim: lim.RxLowAlarm},
+		{sev: Warn, text: fmt.Sprintf("under %.0f dBm, the level short-reach modules' low alarms sit just under (the module's own thresholds are not in the paste)", weakRxDBm)},
 	}
 	var parts []string
 	var evs []Evidence
@@ -360,6 +400,8 @@ func judgeRxPower(name, what string, m ingest.Module) []Finding {
 			b = bounds[3]
 		case lim.RxLowWarn.V == 0 && lim.RxLowAlarm.V > 0 && dbm(ln.RxMW)-dbm(lim.RxLowAlarm.V) < opticsAlarmMarginDB:
 			b = bounds[4]
+		case lim.RxLowWarn.V == 0 && lim.RxLowAlarm.V == 0 && dbm(ln.RxMW) < weakRxDBm:
+			b = bounds[5]
 		default:
 			continue
 		}
@@ -376,8 +418,12 @@ func judgeRxPower(name, what string, m ingest.Module) []Finding {
 			continue
 		}
 		sev = max(sev, b.sev)
-		parts = append(parts, fmt.Sprintf("%s at %s, %s %s", laneList(b.lanes), strings.Join(b.powers, ", "), b.text, fmtDBm(b.lim.V)))
-		evs = append(evs, b.lim.Ev)
+		part := fmt.Sprintf("%s at %s, %s", laneList(b.lanes), strings.Join(b.powers, ", "), b.text)
+		if b.lim.V > 0 {
+			part += " " + fmtDBm(b.lim.V)
+			evs = append(evs, b.lim.Ev)
+		}
+		parts = append(parts, part)
 	}
 	flags, flagEvs, flagSev := raisedFlags(m, "laser rx power")
 	parts, evs, sev = append(parts, flags...), append(evs, flagEvs...), max(sev, flagSev)
@@ -429,7 +475,8 @@ func judgeTxPower(name, what string, m ingest.Module) []Finding {
 	var evs []Evidence
 	sev := Severity(-1)
 	for _, ln := range m.Lanes {
-		if ln.BiasMA <= 0 || ln.TxMW < 0 {
+		if ln.BiasMA <= 0 || ln.TxMW < 0 || ln.RxMW >= 0 && ln.RxMW <= noLight {
+			// A lane dark both ways is optics.dark's or optics.lanes'.
 			continue
 		}
 		switch {
@@ -545,9 +592,13 @@ func opticsOK(name, what string, m ingest.Module, lit []int) Finding {
 		}
 	}
 	rx := ""
+	within := "within its own thresholds"
 	if !math.IsInf(lo, 1) {
 		rx = fmt.Sprintf(", weakest receive %s", fmtDBm(lo))
 		switch {
+		case m.Limits.RxLowWarn.V == 0 && m.Limits.RxLowAlarm.V == 0:
+			rx += fmt.Sprintf(" (over %.0f dBm; the module's thresholds are not in the paste)", weakRxDBm)
+			within = fmt.Sprintf("over %.0f dBm, above where short-reach modules' low alarms sit (the module's own thresholds were not printed: `show interfaces transceiver detail`, `ethtool -m`),", weakRxDBm)
 		case m.Limits.RxLowWarn.V > 0:
 			rx += fmt.Sprintf(" (%.1f dB over the low-warning threshold)", dbm(lo)-dbm(m.Limits.RxLowWarn.V))
 			evs = append(evs, m.Limits.RxLowWarn.Ev)
@@ -574,6 +625,6 @@ func opticsOK(name, what string, m ingest.Module, lit []int) Finding {
 		ID: "optics.ok", Severity: Info, Layer: LayerRDMA, Subject: name,
 		Title:     fmt.Sprintf("%s: %s healthy on %s%s%s, no alarm or warning raised", name, what, laneList(lit), rx, temp),
 		Evidence:  opticsEvidence(evs),
-		Mechanism: "The module's lit lanes send and receive within its own thresholds and it raises no flag: the optic is not what slows or breaks this link; look at the port's error counters and the fabric instead.",
+		Mechanism: "The module's lit lanes send and receive " + within + " and it raises no flag: the optic is not what slows or breaks this link; look at the port's error counters and the fabric instead.",
 	}
 }

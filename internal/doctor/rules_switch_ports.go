@@ -18,6 +18,9 @@ type portCols struct {
 }
 
 func colsOf(p ingest.PortCount) portCols {
+	if p.ErrTable {
+		return portCols{"InDiscards", "OutDiscards", p.RxErrCol, "", ""}
+	}
 	if p.IOS {
 		return portCols{"input discards", "output discards", "input errors", "packets input", "packets output"}
 	}
@@ -170,10 +173,13 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 	for _, s := range All[*ingest.SwitchCounters](inc) {
 		for _, p := range s.Ports {
 			n, what := p.RxErr, "received with errors ("+colsOf(p).rxErr+")"
-			if p.CRC > 0 {
+			switch {
+			case p.CRC > 0 && p.ErrTable:
+				n, what = p.CRC, "received with a bad CRC (FCS-Err, FCS on EOS)"
+			case p.CRC > 0:
 				n, what = p.CRC, fmt.Sprintf("received with a bad CRC (of %d input errors)", max(p.RxErr, p.CRC))
 			}
-			if n <= 0 {
+			if n <= 0 || (p.CRC > 0 || !p.IOS) && weakOpticOn(inc, s.Switch, p.Port) {
 				continue
 			}
 			cause := "The port received frames it could not accept: a bad CRC (FCS) above all, and runts or oversize frames. " + mech
@@ -209,8 +215,13 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 				Fix:       fix,
 			}.per(name+" errors", "port", "Switch ports receiving corrupted frames"))
 		}
+		for _, p := range s.Ports {
+			if p.Stomped > 0 {
+				fs = append(fs, stompedFinding(s, p, when))
+			}
+		}
 		for _, r := range s.FEC {
-			if r.Uncorrectable <= 0 {
+			if r.Uncorrectable <= 0 || weakOpticOn(inc, s.Switch, r.Port) {
 				continue
 			}
 			name := swName(s, r.Port)
@@ -232,6 +243,23 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 		}
 	}
 	return fs
+}
+
+// stompedFinding reports frames that reached a port of an NX-OS switch
+// already corrupted and marked so by a cut-through switch upstream.
+func stompedFinding(s *ingest.SwitchCounters, p ingest.PortCount, when string) Finding {
+	name := swName(s, p.Port)
+	sev, rare := Warn, ""
+	if p.Stomped < fewLinkErrors {
+		sev, rare = Info, aHandful
+	}
+	return Finding{
+		ID: "switch.link.errors", Severity: sev, Layer: LayerFabric,
+		Title:     fmt.Sprintf("%s: %s arrived with a stomped CRC (Stomped-CRC): corrupted on a link upstream and forwarded cut-through", name, plural(int(p.Stomped), "frame", "frames")),
+		Evidence:  []Evidence{p.StompedEvidence},
+		Mechanism: "A cut-through switch forwards a frame before it has received all of it; when the frame's FCS then proves bad it can no longer drop it, so it stomps the CRC (writes a value known to be bad) and the next switch or NIC drops the frame. This port counts frames that arrived already stomped: their bits changed on another link, not on this one, whose own corrupted frames it counts as FCS-Err. When such a frame carried RoCE, RC resends it and everything after it (go-back-N)." + rare + when,
+		Fix:       fmt.Sprintf("Find the link that corrupts them: on the switch at the other end of %s (`show lldp neighbors`) and those that feed it, the port whose FCS-Err (`show interface counters errors`) or rx_crc_errors_phy (`ethtool -S`) grows; fix that link (clean and reseat, check the optic's power, replace the optic or cable). The stomped count here stops growing once it is fixed.", p.Port),
+	}.per(name+" stomped", "port", "Switch ports receiving frames stomped upstream")
 }
 
 // fracText writes a fraction as a percentage, or as itself when under one

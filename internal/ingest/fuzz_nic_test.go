@@ -323,7 +323,7 @@ func FuzzMlxlink(f *testing.F) {
 
 func FuzzTransceiver(f *testing.F) {
 	f.Add([]byte("# ethtool -m eth2\n\tIdentifier : 0x11 (QSFP28)\n\tLaser tx bias current (Channel 1) : 6.750 mA\n\tRcvr signal avg optical power(Channel 1)  : 0.0000 mW / -inf dBm\n\tRx loss of signal : [ Yes, No ]\n\tLaser rx power low alarm    (Channel 1)   : On\n\tLaser rx power low alarm threshold : 0.0467 mW / -13.31 dBm\n"))
-	nicFuzz(f, NewTransceiverParser, nicSeeds("corpus/ethtool/ethtool-m-*.txt", "corpus/switch/sonic-*transceiver*.txt", "corpus/ethtool/mlxlink-*.txt"), func(t *testing.T, a Artifact, n int) {
+	nicFuzz(f, NewTransceiverParser, nicSeeds("corpus/ethtool/ethtool-m-*.txt", "corpus/switch/*transceiver*.txt", "corpus/ethtool/mlxlink-*.txt"), func(t *testing.T, a Artifact, n int) {
 		tr := a.(*Transceiver)
 		if len(tr.Modules)+len(tr.Garbled) == 0 || len(tr.Modules) > maxModules || len(tr.Garbled) > maxGarbled {
 			t.Fatalf("%d modules, %d garbled", len(tr.Modules), len(tr.Garbled))

@@ -199,6 +199,18 @@ type PortCount struct {
 	// "Last clearing of counters" age as printed ("never", "63w1d").
 	IOS     bool
 	Cleared string
+	// ErrTable is set for a port of NX-OS and IOS `show interface
+	// counters errors` and EOS `show interfaces counters errors`
+	// (switch_errtable.go): its counters are named FCS-Err (FCS),
+	// Rcv-Err (Rx), InDiscards, OutDiscards. Stomped is its
+	// Stomped-CRC (NX-OS: frames a cut-through switch upstream marked
+	// corrupt), 0 or -1 when not printed; StompedEvidence its row.
+	ErrTable        bool
+	Stomped         int64
+	StompedEvidence Evidence
+	// RxErrCol names the errors table's column of RxErr ("Rcv-Err",
+	// EOS's "Rx").
+	RxErrCol string
 	// Evidence is the row, or the block's line that shows its discards;
 	// ErrEvidence the line that shows its errors.
 	Evidence, ErrEvidence Evidence

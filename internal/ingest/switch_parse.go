@@ -91,6 +91,7 @@ type switchParser struct {
 	nxq     nxosQueuing
 	ecnq    ecnQueueState
 	iface   ifaceBlock
+	errs    errTable
 }
 
 // NewSwitchParser returns a parser for switch CLI output in the input src.
@@ -112,7 +113,7 @@ func (p *switchParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.iface.feed(p, l, t) {
+	if p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.errs.feed(p, l, t) || p.iface.feed(p, l, t) {
 		return
 	}
 	if t == "" {

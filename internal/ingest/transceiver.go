@@ -170,6 +170,11 @@ type transceiverParser struct {
 	port string // the port the next module belongs to
 	host string
 	rule bool // the line before was a rule of dashes
+	dom  domTable
+	// nxIn is set inside an NX-OS port's block, nxLane the lane its
+	// table is of.
+	nxIn   bool
+	nxLane int
 }
 
 // NewTransceiverParser returns a parser for `ethtool -m` output in the
@@ -199,6 +204,9 @@ func (p *transceiverParser) Feed(l Line) {
 		if d, ok := c.flagValue("-d", "--device"); ok && literalArg(d) {
 			p.port = strings.Clone(d)
 		}
+		return
+	}
+	if p.table(l, t) || p.nxos(l, t) {
 		return
 	}
 	rule := p.rule
@@ -500,12 +508,17 @@ func (m *Module) lane(n int) *OpticLane {
 // finish keeps the current module when it holds anything judged.
 func (p *transceiverParser) finish() {
 	m := p.cur
-	p.cur = nil
-	if m == nil {
-		return
+	p.cur, p.nxIn = nil, false
+	if m != nil && m.trim() {
+		p.out.Modules = append(p.out.Modules, *m)
 	}
-	// Lanes the module padded in but never printed (a grep that kept
-	// lane 3 alone) are dropped.
+}
+
+// trim drops the lanes the module padded in but never printed (a grep
+// that kept lane 3 alone) and reports whether it holds anything judged:
+// an Identifier alone is no diagnostics (mlxlink's Module Info prints one
+// too).
+func (m *Module) trim() bool {
 	kept := m.Lanes[:0]
 	for _, ln := range m.Lanes {
 		if ln.TxKnown() || ln.RxMW >= 0 {
@@ -513,16 +526,13 @@ func (p *transceiverParser) finish() {
 		}
 	}
 	m.Lanes = kept
-	// An Identifier alone is no diagnostics (mlxlink's Module Info
-	// prints one too).
-	if len(m.Lanes) > 0 || m.TempEv.Line > 0 || len(m.Signals) > 0 || len(m.On) > 0 {
-		p.out.Modules = append(p.out.Modules, *m)
-	}
+	return len(m.Lanes) > 0 || m.TempEv.Line > 0 || len(m.Signals) > 0 || len(m.On) > 0
 }
 
 // Result implements Parser.
 func (p *transceiverParser) Result() Artifact {
 	p.finish()
+	p.tableFinish()
 	if len(p.out.Modules) == 0 && len(p.out.Garbled) == 0 {
 		return nil
 	}

@@ -1,0 +1,167 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// Artifacts of the twenty-second sweep: the transceiver tables of Arista
+// EOS and Cisco IOS-XE (`show interfaces transceiver [detail]`), before
+// "in no format rocelab recognises", and a module's weak receiver joined
+// with the errors its port counts.
+
+// EOS's summary (ntc-templates): Et4/21/1 biased 0.00 mA receives -30.00
+// dBm, the floor EOS prints for no light: the port is dark, not a
+// healthy module. The lit modules print no threshold, and their verdict
+// says so rather than claiming the module's own.
+func TestEOSTransceiverSummaryDark(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus/switch/eos-show-interfaces-transceiver-et4-21-dark-30dbm-ntctemplates.txt")}, nil, Options{})
+	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "transceiver" {
+		t.Fatalf("inputs %+v", rep.Inputs)
+	}
+	fs := rep.Findings
+	f := nicMustFind(t, fs, "optics.dark", Warn, "Et4/21: the module sends and receives no light on its one lane")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 16 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	nicMustFind(t, fs, "optics.ok", Info, "Et3/17: the module healthy on lanes 1-3, weakest receive -0.72 dBm (over -10 dBm; the module's thresholds are not in the paste), 35.61 C")
+	if len(fs) != 3 {
+		t.Errorf("want three findings:\n%s", nicTitles(fs))
+	}
+}
+
+// The detail tables with the module's thresholds: EOS's (ntc-templates),
+// Et6's four lanes 9.5 dB over the -10.50 dBm low warning; IOS-XE's,
+// which print Low Warn before Low Alarm: Gi0/0/0's -7.9 dBm is 11.1 dB
+// over its -19.0 dBm low warning (read in EOS's order it would be 15.1
+// dB over a -23.0 "warning"). IOS-XE's admin-down ports read nothing.
+func TestTransceiverDetailTables(t *testing.T) {
+	for _, c := range []struct {
+		file  string
+		n     int
+		wants []string
+	}{
+		{"corpus/switch/eos-show-interfaces-transceiver-detail-thresholds-healthy-ntctemplates.txt", 3, []string{
+			"Et6: the module healthy on lanes 1-4, weakest receive -1.00 dBm (9.5 dB over the low-warning threshold), 27.48 C",
+			"Et7: the module healthy on lane 1, weakest receive -1.15 dBm (9.3 dB over the low-warning threshold)"}},
+		{"corpus/switch/iosxe-show-interfaces-transceiver-detail-low-warn-before-low-alarm-routerlog.txt", 2, []string{
+			"Gi0/0/0: the module healthy on lane 1, weakest receive -7.90 dBm (11.1 dB over the low-warning threshold), 43.80 C",
+			"Gi0/1/0: the module healthy on lane 1, weakest receive -9.30 dBm (9.7 dB over the low-warning threshold)"}},
+	} {
+		fs := diagnoseFiles(t, Options{}, c.file)
+		for _, w := range c.wants {
+			nicMustFind(t, fs, "optics.ok", Info, w)
+		}
+		if len(fs) != c.n {
+			t.Errorf("%s: want %d findings:\n%s", c.file, c.n, nicTitles(fs))
+		}
+	}
+}
+
+// A summary without thresholds: a lane under -10 dBm is weak, not
+// healthy (SYNTHETIC row in EOS's summary layout).
+func TestTransceiverNoThresholdsWeak(t *testing.T) {
+	const in = `                               Bias      Optical   Optical
+          Temp       Voltage   Current   Tx Power  Rx Power
+Port      (Celsius)  (Volts)   (mA)      (dBm)     (dBm)     Last Update
+-----     ---------  --------  --------  --------  --------  -------------------
+Et1/1      35.61      3.21      36.64    1.51      -12.10    0:00:03 ago
+`
+	rep := Diagnose([]string{"-"}, strings.NewReader(in), Options{})
+	f := nicMustFind(t, rep.Findings, "optics.rx.power", Warn, "Et1: the module, received power: lane 1 at -12.10 dBm, under -10 dBm")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 5 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	nicMustNot(t, rep.Findings, "optics.ok")
+}
+
+// The KLISH DOM of Ethernet80 (its receivers 12 dB under the low alarm)
+// and that port's uncorrectable FEC codewords (synthetic counters) are
+// one fault: the optics finding carries the FEC row as its effect, and
+// the port is not reported again as a link of its own. Ethernet84, with
+// no module read, still is.
+func TestOpticsJoinLinkErrors(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-klish-show-int-transceiver-dom-ethernet80-rx-under-alarm-hld.txt", "synthetic/sonic-fec-stats-ethernet80-uncorr-synthetic.txt")
+	f := nicMustFind(t, fs, "optics.rx.power", Error, "lanes 2, 4 at -23.28 dBm, -22.84 dBm, under its low-alarm threshold -10.40 dBm; Ethernet80 counts 1234 FEC codewords it could not correct, the errors this receiver causes")
+	last := f.Evidence[len(f.Evidence)-1]
+	if !strings.HasSuffix(last.File, "sonic-fec-stats-ethernet80-uncorr-synthetic.txt") || last.Line != 5 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	var links []string
+	for _, g := range fs {
+		if g.ID == "switch.link.errors" {
+			links = append(links, g.Title)
+		}
+	}
+	if len(links) != 1 || !strings.Contains(links[0], "Ethernet84") {
+		t.Errorf("link errors %q", links)
+	}
+}
+
+// NX-OS's details (ntc-templates): three SFP-10G-SR ports whose lasers
+// are off (a fraction of a milliampere, -14 to -16 dBm, flagged low
+// alarms) and which receive nothing are dark both ways, one finding each,
+// not a receiver fault "while the module transmits" beside a failing
+// laser; the CFP LR4's two network lanes are healthy.
+func TestNXOSTransceiverDetails(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/nxos-show-interface-transceiver-details-sfp-shut-dark-cfp-lr4-lanes-ntctemplates.txt")
+	for _, port := range []string{"Ethernet3/1", "Ethernet3/2", "Ethernet3/3"} {
+		nicMustFind(t, fs, "optics.dark", Warn, port+": FTLX8571D3BCL-C2 (10Gbase-SR) sends and receives no light on its one lane")
+	}
+	nicMustFind(t, fs, "optics.ok", Info, "Ethernet4/1: SCF1001L4CNC101 (CFP-100G-LR4) healthy on lanes 2-3, weakest receive -1.77 dBm (8.8 dB over the low-warning threshold), 40.44 C")
+	if len(fs) != 4 {
+		t.Errorf("want four findings:\n%s", nicTitles(fs))
+	}
+}
+
+// The host side of the same join: a marginal SFP-10G-SR on enp134s0f0
+// (real) and that port's bad-FCS frames (synthetic `ethtool -S`): one
+// optics finding naming the FCS count as its effect, no counters.phy.fcs
+// beside it.
+func TestOpticsJoinHostFCS(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/ethtool-m-sfp-10g-sr-rx-13.57dbm-near-low-warning-supingisme.txt", "synthetic/ethtool-s-enp134s0f0-crc-synthetic.txt")
+	f := nicMustFind(t, fs, "optics.rx.power", Warn, "less than 1 dB over its low-warning threshold -14.00 dBm; enp134s0f0 counts 48213 frames with a bad FCS (rx_crc_errors_phy), the errors this receiver causes")
+	if last := f.Evidence[len(f.Evidence)-1]; last.Line != 5 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	nicMustNot(t, fs, "counters.phy.fcs")
+}
+
+// NX-OS `show interface counters errors` (genieparser's golden output):
+// Eth1/1's 13450 Stomped-CRC frames were corrupted on another link and
+// stomped by a cut-through switch upstream: the finding sends the
+// engineer to the port upstream whose FCS-Err grows, not to this link's
+// optic. Before, the file was in no format rocelab recognised.
+func TestNXOSCountersErrorsStomped(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/nxos-show-interface-counters-errors-stomped-crc-13450-genieparser.txt")
+	f := nicMustFind(t, fs, "switch.link.errors", Warn, "Eth1/1: 13450 frames arrived with a stomped CRC (Stomped-CRC): corrupted on a link upstream and forwarded cut-through")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 27 || !strings.Contains(f.Fix, "at the other end of Eth1/1") {
+		t.Errorf("evidence %+v, fix %q", f.Evidence, f.Fix)
+	}
+	if len(fs) != 1 {
+		t.Errorf("want the one finding:\n%s", nicTitles(fs))
+	}
+}
+
+// A port is the module's whatever its switch calls it: EOS's Et and
+// Ethernet, NX-OS's Eth and Ethernet, EOS's lanes of a module; a
+// different port, or a longer number, is not.
+func TestOnModule(t *testing.T) {
+	for _, c := range []struct {
+		port, module string
+		want         bool
+	}{
+		{"Ethernet3/17/1", "Et3/17", true},
+		{"Eth1/39", "Ethernet1/39", true},
+		{"Ethernet80", "Ethernet80", true},
+		{"eth2", "eth2", true},
+		{"Ethernet3/17", "Et3/1", false},
+		{"Ethernet1/39", "Ethernet1/3", false},
+		{"Ethernet3/17/x", "Et3/17", false},
+		{"swp13", "swp1", false},
+	} {
+		if got := onModule(c.port, c.module); got != c.want {
+			t.Errorf("onModule(%q, %q) = %v", c.port, c.module, got)
+		}
+	}
+}
