@@ -63,18 +63,18 @@ func newSweepCase(i int) sweepCase {
 	var host string
 	switch ccName {
 	case "dcqcn":
-		qp := "{ack_coalesce: 1, rate_change: next_packet}"
+		qp := "{ack_coalesce: 1, order: index, rate_change: next_packet}"
 		if rng.IntN(2) == 0 {
-			qp = "{ack_coalesce: 1, rate_change: next_packet, acks_first: true}"
+			qp = "{ack_coalesce: 1, order: index, rate_change: next_packet, acks_first: true}"
 			ccName = "dcqcn-ackhigh"
 		}
 		host = fmt.Sprintf("  cc: dcqcn\n  dcqcn: {preset: mlx5, dce_tcp_g: 1020, initial_alpha_value: 1024, rpg_min_rate: 1000, rpg_ai_rate: %d,\n    rpg_hai_rate: %d, min_time_between_cnps: 0, cnp_dscp: 26, cnp_802p_prio: 3}\n  qp: %s\n",
 			5*bw/25, 50*bw/25, qp)
 	case "hpcc":
-		host = fmt.Sprintf("  ecn: false\n  cc: hpcc\n  hpcc: {preset: ns3, ai_rate: %d}\n  qp: {ack_coalesce: 1, rate_change: retime_all}\n", 10*bw/25)
+		host = fmt.Sprintf("  ecn: false\n  cc: hpcc\n  hpcc: {preset: ns3, ai_rate: %d}\n  qp: {ack_coalesce: 1, order: index, rate_change: retime_all}\n", 10*bw/25)
 	default:
 		ccName = "pfc"
-		host = "  ecn: false\n  cc: none\n  qp: {ack_coalesce: 1}\n"
+		host = "  ecn: false\n  cc: none\n  qp: {ack_coalesce: 1, order: index}\n"
 	}
 	size := func(lo, hi float64) int64 { // log-uniform, in bytes at 100G
 		return max(1, int64(math.Exp(math.Log(lo)+rng.Float64()*(math.Log(hi)-math.Log(lo)))*float64(bw)/100))
