@@ -123,6 +123,15 @@ type Config struct {
 	// packet and a held QP keeps its gap. KeepPendingGap overrides it.
 	RetimeAll bool
 
+	// QPOrderByIndex serves a priority's ready QPs in the order the NIC
+	// created them, from the one after the last served, as the HPCC ns-3
+	// model's NIC does (RdmaEgressQueue::GetNextQindex). Unset, the ready
+	// QPs are a FIFO that a QP joins when it becomes ready and rejoins as
+	// its packet starts: both serve one packet a turn, and differ in where
+	// a QP that becomes ready enters the cycle (two QPs posted at once go
+	// A, A, B, A, B in the FIFO, A, B, A, B by index).
+	QPOrderByIndex bool
+
 	// AcksFirst sends control frames (ACKs, NAKs, CNPs) ahead of every
 	// data packet and even while their priority is paused, as the HPCC
 	// ns-3 model's NIC does with ACK_HIGH_PRIO 1 (its ACK queue, index 0,

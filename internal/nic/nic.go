@@ -81,6 +81,11 @@ func New(d *fabric.Domain, id int32, name string, cfg *Config) *NIC {
 	net := d.Network()
 	n := &NIC{dom: d, id: id, node: net.NewNodeID(), name: name, cfg: cfg}
 	n.ets = fabric.NewETS(cfg.Strict, cfg.Weights, func(c int) *fabric.DWRR { return &n.cls[c].dwrr })
+	if cfg.QPOrderByIndex {
+		for i := range n.cls {
+			n.cls[i].ready.idx = &indexOrder{last: -1}
+		}
+	}
 	n.key = sim.NodeKey(n.node, sim.SrcSelf)
 	n.port = net.NewPort(d, n, n.node, 0)
 	n.port.SetEgress(n)

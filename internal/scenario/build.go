@@ -333,6 +333,7 @@ func (s *Scenario) nicConfig() (*nic.Config, error) {
 	}
 	c.SelectiveRepeat, c.ReorderWindow, c.NAKThreshold = n.SelectiveRepeat, n.ReorderWindow, n.NAKThreshold
 	c.KeepPendingGap, c.RetimeAll, c.AcksFirst = n.KeepPendingGap, n.RetimeAll, n.AcksFirst
+	c.QPOrderByIndex = n.QPOrderByIndex
 	if err := s.applyCC(c); err != nil {
 		return nil, err
 	}

@@ -127,5 +127,8 @@ func (s *Scenario) FluidConfig() *fluid.Config {
 	if n.AcksFirst {
 		c.Unsupported = append(c.Unsupported, "host.qp.acks_first: the fluid engine sends no ACKs")
 	}
+	if n.QPOrderByIndex {
+		c.Unsupported = append(c.Unsupported, "host.qp.order index: a fluid NIC shares its rate among its flows, in no order")
+	}
 	return c
 }

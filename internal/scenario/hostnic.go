@@ -59,8 +59,9 @@ type NICSpec struct {
 	// KeepPendingGap: host.qp.rate_change next_packet; RetimeAll:
 	// retime_all (nic.Config).
 	KeepPendingGap, RetimeAll bool
-	// AcksFirst: host.qp.acks_first (nic.Config).
-	AcksFirst bool
+	// AcksFirst: host.qp.acks_first; QPOrderByIndex: host.qp.order index
+	// (nic.Config).
+	AcksFirst, QPOrderByIndex bool
 
 	// Receive path (a host slower than its link).
 	DrainRate     unit.BitRate
@@ -203,6 +204,7 @@ func (c *conv) nicSpec(r *rawHost) NICSpec {
 		rc := c.choice(q.RateChange, "host.qp.rate_change", "retime", "retime", "retime_all", "next_packet")
 		s.KeepPendingGap, s.RetimeAll = rc == "next_packet", rc == "retime_all"
 		s.AcksFirst = c.boolean(q.AcksFirst, "host.qp.acks_first", false)
+		s.QPOrderByIndex = c.choice(q.Order, "host.qp.order", "ready", "ready", "index") == "index"
 	}
 	if x := r.Rx; x != nil {
 		s.DrainRate = c.rate(x.DrainRate, "host.rx.drain_rate", 0)

@@ -188,6 +188,7 @@ type rawQP struct {
 	NAKThreshold ast.Node `yaml:"nak_threshold"`
 	RateChange   ast.Node `yaml:"rate_change"`
 	AcksFirst    ast.Node `yaml:"acks_first"`
+	Order        ast.Node `yaml:"order"`
 }
 
 type rawRx struct {

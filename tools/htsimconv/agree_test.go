@@ -282,10 +282,14 @@ func TestAgreesWithHtsimSweep(t *testing.T) {
 	}{
 		// measured, 6 seeds: mean +0.4 %, median +4.4 %, last +0.8 %
 		{"s00", "roce", 6, 0.03, 0.07, 0.03, 0}, // incasts on a 2-tier 128, 25G, 9000 B
-		// -0.6 %, +6.3 %, +5.4 %; with rocelab's default PFC response
+		// -0.4 %, +3.4 %, +6.4 % (rocelab's FIFO order of QPs: -0.6 %,
+		// +6.3 %, +5.4 %); with rocelab's default PFC response
 		// time (IEEE's 2 us on every XOFF and XON) +11.0 %, +10.2 %, +14.3 %
 		{"s12", "roce", 6, 0.03, 0.09, 0.08, 0}, // mixed sizes, 16 hosts, 1024 B, PFC 5/8
-		{"s12", "hpcc", 6, 0.03, 0.03, 0.03, 0}, // -0.8 %, -0.7 %, +1.6 % (the HPCC ns-3 model's sender: -1.1 %, -2.1 %, -0.6 %)
+		// -0.5 %, -3.3 %, +3.4 % with the QPs by index, as htsim's FairPullQueue
+		// serves them (-0.8 %, -0.7 %, +1.6 % in rocelab's FIFO order; the
+		// HPCC ns-3 model's sender: -1.1 %, -2.1 %, -0.6 %)
+		{"s12", "hpcc", 6, 0.03, 0.04, 0.04, 0},
 		// +2.9 %, +2.9 %, +2.9 %: rocelab's frames carry 62 B of headers
 		// and 20 of preamble and gap where htsim's carry 64 in all, and its
 		// ACKs are 84 B on the wire against 64

@@ -570,7 +570,7 @@ func fromHtsim(args []string, w io.Writer) error {
 		fmt.Fprintf(&b, ", latency: %s", switchLat)
 	}
 	// htsim's links are ideal: no clock offset, no FEC decode delay.
-	fmt.Fprintf(&b, "}\nphy: {clock_ppm: 0, fec_jitter: 0ns}\nhost: {%s, mtu: %d, qp: {ack_coalesce: 1%s}}\ntraffic:\n  flows:\n", ccLine, mtu, qpExtra)
+	fmt.Fprintf(&b, "}\nphy: {clock_ppm: 0, fec_jitter: 0ns}\nhost: {%s, mtu: %d, qp: {ack_coalesce: 1, order: index%s}}\ntraffic:\n  flows:\n", ccLine, mtu, qpExtra)
 	for i, c := range conns {
 		bytes := (c.size + pkt - 1) / pkt * pkt
 		if bytes == 0 {

@@ -228,6 +228,9 @@ func htsimUnlike(s *scenario.Scenario, mtu int) (string, []string) {
 	if s.Host.NIC.AckCoalesce != 1 {
 		unlike = append(unlike, "host.qp.ack_coalesce: set 1 (htsim's sink ACKs every packet)")
 	}
+	if !s.Host.NIC.QPOrderByIndex {
+		unlike = append(unlike, "host.qp.order: set index (htsim's host queue serves its flows round robin by flow id: FairPullQueue)")
+	}
 	if s.PHY.ClockPPM != 0 || s.PHY.FECJitter != 0 || s.PHY.Auto {
 		unlike = append(unlike, "phy: set {clock_ppm: 0, fec_jitter: 0ns} (htsim's links are ideal)")
 	}

@@ -104,7 +104,7 @@ func TestConvertSaysWhatIsNotAlike(t *testing.T) {
 	const flows = "traffic: {generators: [{kind: permutation, bytes: 1MB}]}\n"
 	const topo = "name: x\ntopology: {kind: fat-tree, k: 4}\n"
 	_, cmd, err := convertYAML(t, topo+"switch: {static_th: 61440B, reserve: 0, pfc: {xon_offset: 12288B, response_time: 1ps}}\n"+
-		"phy: {clock_ppm: 0, fec_jitter: 0ns}\nhost: {cc: none, mtu: 4096, qp: {ack_coalesce: 1}}\n"+flows)
+		"phy: {clock_ppm: 0, fec_jitter: 0ns}\nhost: {cc: none, mtu: 4096, qp: {ack_coalesce: 1, order: index}}\n"+flows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestConvertSaysWhatIsNotAlike(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"set switch.static_th", "response_time: set 1ps", "ack_coalesce: set 1", "phy: set {clock_ppm: 0, fec_jitter: 0ns}"} {
+	for _, want := range []string{"set switch.static_th", "response_time: set 1ps", "ack_coalesce: set 1", "host.qp.order: set index", "phy: set {clock_ppm: 0, fec_jitter: 0ns}"} {
 		if !strings.Contains(cmd, "\n# not alike, the same work only: ") || !strings.Contains(cmd, want) {
 			t.Errorf("defaults: command %q lacks the note %q", cmd, want)
 		}
@@ -126,7 +126,7 @@ func TestConvertSaysWhatIsNotAlike(t *testing.T) {
 	// XON at the XOFF threshold (xon_offset 0) has no -pfc_thresholds
 	// that from-htsim would read back: it wants low < high.
 	_, cmd, err = convertYAML(t, topo+"switch: {static_th: 61440B, reserve: 0, pfc: {xon_offset: 0B, response_time: 1ps}}\n"+
-		"phy: {clock_ppm: 0, fec_jitter: 0ns}\nhost: {cc: none, mtu: 4096, qp: {ack_coalesce: 1}}\n"+flows)
+		"phy: {clock_ppm: 0, fec_jitter: 0ns}\nhost: {cc: none, mtu: 4096, qp: {ack_coalesce: 1, order: index}}\n"+flows)
 	if err != nil {
 		t.Fatal(err)
 	}

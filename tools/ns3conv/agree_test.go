@@ -168,6 +168,13 @@ var agreements = []agreement{
 	// largest FCT +3.4 %, per-flow ratio's median +2.3 % (the framing at
 	// 1 KB is +4.3 %); single seeds' means -0.6 to +5.8 %
 	{"websearch32-hpcc-25g", 6, 0.04, 0.06, 0.06, 0.04, ""},
+	// case 29 of TestSweepNs3: an all-to-all of 6 hosts on one 25G
+	// switch, 4 packets a flow, 5 QPs a NIC posted at once. measured:
+	// mean +1.4 %, median +1.5 %, last +1.3 %, per-flow ratio's median
+	// +1.4 % (the framing); with host.qp.order ready, rocelab's FIFO,
+	// +5.3, +6.0, +5.2, +5.7 %: there the QP posted first sends twice
+	// before the others send once
+	{"a2a6-dcqcn-25g", 6, 0.03, 0.03, 0.03, 0.03, ""},
 }
 
 // TestAgreesWithNs3 runs the agreement scenarios (scenarios/*.yaml: the

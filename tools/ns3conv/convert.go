@@ -285,6 +285,9 @@ func checkHost(s *scenario.Scenario, bad *mismatches) (ccMode int, qcn, ackHigh 
 	if s.PHY.ClockPPM != 0 || s.PHY.FECJitter != 0 || s.PHY.Auto {
 		bad.add("phy: set {clock_ppm: 0, fec_jitter: 0ns} (ns-3's links are ideal)")
 	}
+	if !n.QPOrderByIndex {
+		bad.add("host.qp.order: set index (ns-3's NIC takes its QPs round robin in the order it made them: RdmaEgressQueue::GetNextQindex)")
+	}
 	if want, how := ns3RateChange(ns3Mode(n.CC)); want != "" && rateChange(&n) != want {
 		bad.add("host.qp.rate_change: set %s (ns-3's %s %s)", want, n.CC, how)
 	}

@@ -208,7 +208,7 @@ func fromNs3(file string, w io.Writer) error {
 		// carry, stay in the data's queue (mix.tr shows them CE-marked).
 		rateChange += ", acks_first: true"
 	}
-	host := fmt.Sprintf("host:\n  mtu: %d\n  qp: {ack_coalesce: %g%s}\n  rx: {pfc: false}\n", mtu, ack, rateChange)
+	host := fmt.Sprintf("host:\n  mtu: %d\n  qp: {ack_coalesce: %g, order: index%s}\n  rx: {pfc: false}\n", mtu, ack, rateChange)
 	if qcn == 0 {
 		ecn := "{enabled: false}"
 		if e, err := ecnAt(c, hostRate, nil); err == nil { // kept for the way back, unused without QCN

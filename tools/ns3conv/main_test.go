@@ -137,7 +137,7 @@ traffic:
 		"switch.pfc.headroom: set 561 (", "switch.alpha: set 1/8", "switch.reserve: set 4KiB", "switch.pfc.xon_offset: set 3KiB",
 		"switch.latency: set 0", "switch.pfc.response_time", "host.qp.ack_coalesce: set 1", "host.rx.pfc: set false", "phy: set",
 		"host.dcqcn.initial_alpha_value: set 1024", "host.dcqcn.min_time_between_cnps: set 0", "flow b waits on another",
-		"host.qp.rate_change: set next_packet",
+		"host.qp.rate_change: set next_packet", "host.qp.order: set index",
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
@@ -181,6 +181,7 @@ func TestRefusedCC(t *testing.T) {
 		{"hpcc ecn", "  cc: dcqcn\n", "  ecn: true\n  cc: hpcc\n", "host.ecn: set false with cc: hpcc"},
 		{"timely", "  cc: dcqcn\n", "  ecn: false\n  cc: timely\n  timely: {preset: ns3, alpha: 20, segment: 16384}\n", "host.timely.segment: set 0"},
 		{"dcqcn pacing", "rate_change: next_packet", "rate_change: retime", "host.qp.rate_change: set next_packet"},
+		{"qp order", "order: index", "order: ready", "host.qp.order: set index (ns-3's NIC takes its QPs round robin"},
 		{"hpcc pacing", "  cc: dcqcn\n", "  ecn: false\n  cc: hpcc\n", "host.qp.rate_change: set retime_all (ns-3's hpcc re-times"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -32,7 +32,8 @@ type sweepCase struct {
 // of k = 4), one rate for every link (25, 50, 100, 200 or 400G, with the
 // buffer, ECN thresholds and DCQCN and HPCC steps run.py scales with it),
 // 1 or 4 KB packets, 100-400 m of cable, DCQCN (half of them with run.py's
-// ACK_HIGH_PRIO 1), HPCC or PFC alone, and one of six workloads:
+// ACK_HIGH_PRIO 1), HPCC or PFC alone (from case 96 on TIMELY, DCTCP or
+// HPCC-PINT too), and one of these workloads:
 // incasts, a permutation of one size or mixed sizes, an all-to-all of a
 // group, random pairs of mixed sizes with staggered starts, or an incast
 // over a permutation. The bytes scale with the rate so that runs last
@@ -63,18 +64,37 @@ func newSweepCase(i int) sweepCase {
 	var host string
 	switch ccName {
 	case "dcqcn":
-		qp := "{ack_coalesce: 1, rate_change: next_packet}"
+		qp := "{ack_coalesce: 1, order: index, rate_change: next_packet}"
 		if rng.IntN(2) == 0 {
-			qp = "{ack_coalesce: 1, rate_change: next_packet, acks_first: true}"
+			qp = "{ack_coalesce: 1, order: index, rate_change: next_packet, acks_first: true}"
 			ccName = "dcqcn-ackhigh"
 		}
 		host = fmt.Sprintf("  cc: dcqcn\n  dcqcn: {preset: mlx5, dce_tcp_g: 1020, initial_alpha_value: 1024, rpg_min_rate: 1000, rpg_ai_rate: %d,\n    rpg_hai_rate: %d, min_time_between_cnps: 0, cnp_dscp: 26, cnp_802p_prio: 3}\n  qp: %s\n",
 			5*bw/25, 50*bw/25, qp)
 	case "hpcc":
-		host = fmt.Sprintf("  ecn: false\n  cc: hpcc\n  hpcc: {preset: ns3, ai_rate: %d}\n  qp: {ack_coalesce: 1, rate_change: retime_all}\n", 10*bw/25)
+		host = fmt.Sprintf("  ecn: false\n  cc: hpcc\n  hpcc: {preset: ns3, ai_rate: %d}\n  qp: {ack_coalesce: 1, order: index, rate_change: retime_all}\n", 10*bw/25)
 	default:
 		ccName = "pfc"
-		host = "  ecn: false\n  cc: none\n  qp: {ack_coalesce: 1}\n"
+		host = "  ecn: false\n  cc: none\n  qp: {ack_coalesce: 1, order: index}\n"
+	}
+	// From case 96 on, half the cases take one of the other controls
+	// ns3conv maps, with run.py's knobs for the rate, drawn apart so that
+	// cases 0-95 draw as before.
+	kmin, kmax, pmax := 4*bw, 16*bw, "0.2"
+	if i >= 96 {
+		x := rand.New(rand.NewPCG(uint64(i), 0x96cc))
+		switch x.IntN(6) {
+		case 0:
+			ccName = "timely"
+			host = fmt.Sprintf("  ecn: false\n  cc: timely\n  timely: {preset: ns3, ai_rate: %d, hai_rate: %d}\n  qp: {ack_coalesce: 1, order: index, rate_change: next_packet}\n", bw, 5*bw)
+		case 1:
+			ccName = "dctcp"
+			host = "  cc: dctcp\n  dctcp: {preset: ns3}\n  qp: {ack_coalesce: 1, order: index, rate_change: next_packet}\n"
+			kmin, kmax, pmax = 3*bw, 3*bw, "1.0"
+		case 2:
+			ccName = "pint"
+			host = fmt.Sprintf("  ecn: false\n  cc: hpcc-pint\n  hpcc_pint: {preset: ns3, ai_rate: %d}\n  qp: {ack_coalesce: 1, order: index, rate_change: retime_all}\n", 10*bw/25)
+		}
 	}
 	size := func(lo, hi float64) int64 { // log-uniform, in bytes at 100G
 		return max(1, int64(math.Exp(math.Log(lo)+rng.Float64()*(math.Log(hi)-math.Log(lo)))*float64(bw)/100))
@@ -146,23 +166,25 @@ switch:
   alpha: 1/8
   reserve: 4KiB
   pfc: {xon_offset: 3KiB, headroom: %d, response_time: 1ps}
-  ecn: {kmin: %dKB, kmax: %dKB, pmax: 0.2, at: dequeue}
+  ecn: {kmin: %dKB, kmax: %dKB, pmax: %s, at: dequeue}
 host:
   mtu: %s
 %s  rx: {pfc: false}
 traffic:
   flows:
 %s
-`, i, bw, name, top, 16*bw/50, int64(bw)*delayNS/8*3, 4*bw, 16*bw, mtu, host, strings.Join(flows, "\n"))
+`, i, bw, name, top, 16*bw/50, int64(bw)*delayNS/8*3, kmin, kmax, pmax, mtu, host, strings.Join(flows, "\n"))
 	return sweepCase{name: name, yaml: y}
 }
 
 // The drawn cases stay inside what both simulators model: each loads and
-// converts to ns-3's input, and the first 40 draw every rate,
-// congestion control, fabric and workload.
+// converts to ns-3's input, the first 40 draw every rate, congestion
+// control, fabric and workload, and cases 96-135 TIMELY, DCTCP and
+// HPCC-PINT as well.
 func TestSweepNs3Draws(t *testing.T) {
-	seen := map[string]bool{}
-	for i := range 40 {
+	seen, later := map[string]bool{}, map[string]bool{}
+	for k := range 80 {
+		i := k/2 + k%2*96 // cases 0-39 and 96-135
 		c := newSweepCase(i)
 		s, err := scenario.Load(c.name+".yaml", []byte(c.yaml))
 		if err != nil {
@@ -171,8 +193,12 @@ func TestSweepNs3Draws(t *testing.T) {
 		if _, err := convert(s, c.name); err != nil {
 			t.Errorf("case %d: %v", i, err)
 		}
-		for _, part := range strings.Split(c.name, "-") {
-			seen[part] = true
+		if i < 96 {
+			for _, part := range strings.Split(c.name, "-") {
+				seen[part] = true
+			}
+		} else {
+			later[s.Host.NIC.CC] = true
 		}
 		if d := newSweepCase(i); d != c {
 			t.Fatalf("case %d drew differently twice", i)
@@ -189,6 +215,11 @@ func TestSweepNs3Draws(t *testing.T) {
 		"25G", "50G", "100G", "200G", "400G", "mtu1024", "mtu4096", "1sw", "ft4", "4l8s", "4l1s"} {
 		if !seen[want] {
 			t.Errorf("no case of the first 40 draws %s", want)
+		}
+	}
+	for _, want := range []string{"dcqcn", "hpcc", "none", "timely", "dctcp", "hpcc-pint"} {
+		if !later[want] {
+			t.Errorf("no case of 96-135 draws cc %s", want)
 		}
 	}
 }
