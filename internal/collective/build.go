@@ -357,7 +357,7 @@ func (e *engine) buildP2P() {
 		}
 	default:
 		for r := 0; r < n; r++ {
-			for k := 1; k < n; k++ {
+			for k := 0; k < n; k++ {
 				pairs = append(pairs, pair{r, (r + k) % n, call.Bytes / int64(n)})
 			}
 		}
@@ -367,8 +367,14 @@ func (e *engine) buildP2P() {
 	for minCh*n > c.p2pChannels() && minCh > 1 {
 		minCh /= 2
 	}
+	w := p2pWarps{ops: map[[3]int][]int32{}}
 	for _, pr := range pairs {
 		if pr.src == pr.dst {
+			_, parts := c.p2pChunking(Simple, pr.bytes, false, minCh, perPeer)
+			for j := 0; j < parts; j++ {
+				p := prog{kind: progP2PCopy, part: part(pr.bytes, j, parts), chunk: c.p2pStep(), slices: 1}
+				w.add(e, pr.src, c.p2pChannel(pr.src, pr.dst, j), 1, p)
+			}
 			continue
 		}
 		sn, sg := c.Rank(pr.src)
@@ -395,10 +401,12 @@ func (e *engine) buildP2P() {
 			s.send[0] = ci
 			r := prog{kind: progP2PRecv, part: pt, chunk: chunk, slices: 1, nrecv: 1}
 			r.recv[0] = ci
-			e.addKernel(pr.src, s)
-			e.addKernel(pr.dst, r)
+			ch := c.p2pChannel(pr.src, pr.dst, j)
+			w.add(e, pr.src, ch, 1, s)
+			w.add(e, pr.dst, ch, 0, r)
 		}
 	}
+	w.share(e, proto)
 }
 
 // p2pStep is NCCL's comm->p2pChunkSize, a point-to-point step of the

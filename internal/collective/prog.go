@@ -16,6 +16,9 @@ const (
 	progTreeRoot
 	progP2PSend
 	progP2PRecv
+	// progP2PCopy is a rank's send to itself: a copy by its channel's
+	// warps, on no connection (sendrecv.h isCopy).
+	progP2PCopy
 )
 
 // maxIO is the most connections one operation touches: an NVSwitch
@@ -86,7 +89,7 @@ func (p *prog) perLoop() int {
 
 // length returns the number of operations.
 func (p *prog) length() int {
-	if p.kind == progP2PSend || p.kind == progP2PRecv {
+	if p.kind == progP2PSend || p.kind == progP2PRecv || p.kind == progP2PCopy {
 		return int(max(1, p.loops()))
 	}
 	return int(p.loops()) * p.perLoop()
@@ -103,7 +106,7 @@ func (p *prog) op(i int, o *op) {
 	l, j := int64(i/per), i%per
 	o.nrecv, o.nsend = p.nrecv, p.nsend
 	switch p.kind {
-	case progP2PSend, progP2PRecv:
+	case progP2PSend, progP2PRecv, progP2PCopy:
 		rem := p.part - l*p.chunk
 		o.bytes = min(max(rem, 0), p.chunk)
 		o.recv, o.send = p.kind == progP2PRecv, p.kind == progP2PSend

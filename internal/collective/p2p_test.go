@@ -1,0 +1,127 @@
+package collective
+
+import (
+	"testing"
+
+	"rocelab/internal/gpu"
+)
+
+// TestQuadOrdinal: NCCL's schedule enumerates the peer deltas of 16 ranks
+// as its init.cc comment prints them: 0, 1, 3, 6, 10, 15, 5, 12, 4, 13, 7,
+// 2, 14, 11, 9, 8; and of 6 (pow2Up 8, deltas of 6 and 7 skipped) as
+// 0, 1, 3, 2, 5, 4.
+func TestQuadOrdinal(t *testing.T) {
+	for _, tc := range []struct {
+		n   int
+		seq []int
+	}{
+		{16, []int{0, 1, 3, 6, 10, 15, 5, 12, 4, 13, 7, 2, 14, 11, 9, 8}},
+		{6, []int{0, 1, 3, 2, 5, 4}},
+	} {
+		for ord, delta := range tc.seq {
+			if got := quadOrdinal(delta, tc.n); got != ord {
+				t.Errorf("n=%d: delta %d at %d, want %d", tc.n, delta, got, ord)
+			}
+		}
+	}
+}
+
+// TestP2PChannel: on two servers of 8 GPUs every peer on the other server
+// shares one base channel (ncclP2pChannelBaseForRound: node delta ×
+// divUp(8, NCCL_MAX_DEV_WORK_P2P_PER_BATCH) + local delta / 8), and so
+// do the peers on the same server: with 16 p2p channels a GPU's 8 network
+// operations run on channels 8 and 9 on NCCL 2.28 (bit-reversed base plus
+// the part), on 1 and 9 on 2.22-2.27 (base plus the bit-reversed part), on
+// 8 and 9 up to 2.21 (the base's mirrored p2pChannels entry plus the
+// part); its local ones on 0 and 1, 0 and 8, 0 and 1. On one server of 8
+// each round has its own base.
+func TestP2PChannel(t *testing.T) {
+	for _, tc := range []struct {
+		version         string
+		servers         int
+		net, local      [2]int
+		distinctOnLocal bool
+	}{
+		{"2.28.3", 2, [2]int{8, 9}, [2]int{0, 1}, false},
+		{"2.26.2", 2, [2]int{1, 9}, [2]int{0, 8}, false},
+		{"2.17.1", 2, [2]int{8, 9}, [2]int{0, 1}, false},
+		{"2.28.3", 1, [2]int{}, [2]int{}, true},
+	} {
+		cm := commOf(t, tc.version, b200Vultr, tc.servers)
+		if tc.servers > 1 && cm.p2pChannels() != 16 {
+			t.Fatalf("%s: %d p2p channels, want 16", tc.version, cm.p2pChannels())
+		}
+		for _, src := range []int{0, 5} {
+			seen := map[int]bool{}
+			for dst := 0; dst < cm.NRanks; dst++ {
+				if dst == src {
+					continue
+				}
+				want := tc.local
+				if dst/8 != src/8 {
+					want = tc.net
+				}
+				for j := range 2 {
+					got := cm.p2pChannel(src, dst, j)
+					if tc.distinctOnLocal {
+						if j == 0 && seen[got] {
+							t.Errorf("%s, one server: rank %d's peer %d shares channel %d", tc.version, src, dst, got)
+						}
+						seen[got] = true
+						continue
+					}
+					if got != want[j] {
+						t.Errorf("%s: rank %d to %d, part %d: channel %d, want %d", tc.version, src, dst, j, got, want[j])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestP2PDepth: the subs of one proxy operation share the channel's 16
+// shared slots, at most NCCL_STEPS (8) each (net.cc maxDepth).
+func TestP2PDepth(t *testing.T) {
+	for nsubs, want := range map[int]int64{1: 8, 2: 8, 3: 5, 4: 4, 8: 2, 12: 2} {
+		if got := p2pDepth(nsubs); got != want {
+			t.Errorf("%d subs: depth %d, want %d", nsubs, got, want)
+		}
+	}
+}
+
+// TestAllToAllNetChannels: an alltoall on two servers of 8 B200 with a
+// 400G NIC each moves a GPU's data for the other server on the
+// p2pnChannelsPerPeer (2) channels that all its network peers share
+// (TestP2PChannel), each at most P2PChannelNetBW: its busbw, 2 × 15/16 ×
+// a GPU's network rate on two servers (nccl-tests#130), is at most
+// 2 × 15/16 × 2 × 14 = 52.5 GB/s, not the NIC's 91 (the twin gave each
+// peer channels of its own before). The Vultr B200 run's is 42.4.
+func TestAllToAllNetChannels(t *testing.T) {
+	cm := commOf(t, "2.28.3", b200Vultr, 2)
+	res, _ := runOn(t, cm, 1, Call{Func: AllToAll, Bytes: 256 << 20})
+	hi := 2 * 15.0 / 16 * float64(cm.p2pPerPeer()) * P2PChannelNetBW
+	if bw := busBW(res[0], cm.NRanks); bw > hi || bw < 0.85*hi {
+		t.Errorf("alltoall of 256 MiB: busbw %.1f GB/s, want %.1f-%.1f", bw, 0.85*hi, hi)
+	}
+}
+
+// commOf returns a communicator of NCCL version on servers servers of srv,
+// all 8 GPUs of each (RoCE v2 GID index 3, which NCCL before 2.21 needs
+// set).
+func commOf(t *testing.T, version string, srv gpu.Server, servers int) *Comm {
+	t.Helper()
+	v, _ := ParseVersion(version)
+	cfg, err := NewConfig(map[string]string{"NCCL_IB_GID_INDEX": "3"}, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := make([]int, servers)
+	for i := range sv {
+		sv[i] = i
+	}
+	cm, err := NewComm(cfg, System{Server: srv, Hosts: DenseHosts(servers, 8)}, sv, AllGPUs(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cm
+}
