@@ -1,6 +1,10 @@
 package metrics
 
-import "rocelab/internal/unit"
+import (
+	"slices"
+
+	"rocelab/internal/unit"
+)
 
 // DefaultSeriesCap is the number of points a Series keeps by default.
 const DefaultSeriesCap = 2048
@@ -49,6 +53,7 @@ func (s *Series) Add(t unit.Time, v float64) {
 		// slots from next to the one t falls in, the last of them t's
 		k := int((t-next)/s.Every) + 1
 		held := min(k-1, s.max-n)
+		s.Values = slices.Grow(s.Values, min(k, s.max-n)) // one allocation, not one per doubling
 		for range held {
 			s.Values = append(s.Values, last) // a slot no sample fell in
 		}

@@ -100,3 +100,23 @@ func TestSeriesBulkAgrees(t *testing.T) {
 		}
 	}
 }
+
+// A sample long after the last is carried to in one allocation, however
+// many slots it fills: the observation's last sample carries every queue
+// that emptied early to the end of the run, a thousand slots at once,
+// and growing by append doubled the series' memory, all of it garbage a
+// run without a collection keeps.
+func TestSeriesCarriesInOneAllocation(t *testing.T) {
+	allocs := testing.AllocsPerRun(20, func() {
+		s := NewSeries(unit.Microsecond, DefaultSeriesCap)
+		s.Add(0, 1)
+		s.Add(1500*unit.Microsecond, 2)
+		if len(s.Values) != 1501 || s.Values[1499] != 1 || s.Values[1500] != 2 {
+			t.Fatalf("%d points, last two %v", len(s.Values), s.Values[len(s.Values)-2:])
+		}
+	})
+	// The first point's, and the carry's.
+	if allocs != 2 {
+		t.Errorf("%v allocations, want 2", allocs)
+	}
+}
