@@ -56,9 +56,9 @@ func (s *Series) Add(t unit.Time, v float64) {
 		held := min(k-1, s.max-n)
 		if held > 0 {
 			s.Values = slices.Grow(s.Values, held+1) // one allocation, not one per doubling
-		}
-		for range held {
-			s.Values = append(s.Values, last) // a slot no sample fell in
+			for range held {
+				s.Values = append(s.Values, last) // a slot no sample fell in
+			}
 		}
 		if held == k-1 && len(s.Values) < s.max {
 			s.Values = append(s.Values, v) // the slot t falls in
