@@ -110,15 +110,35 @@ func (c *Comm) ringSimpleCall(f Func, a Algo, p Proto) unit.Time {
 	return 0
 }
 
-// P2PChannelNetBW is the data rate, GB/s, one channel of a
+// P2PChannelNetBW is NCCL's own figure, GB/s, for what one channel of a
 // point-to-point operation (send, receive: nccl-tests sendrecv_perf,
-// alltoall_perf) moves to or from a peer on another server: NCCL's own
-// figure, NCCL_P2P_PER_CHANNEL_NET_BW (src/graph/paths.cc, from 2.29.2,
-// default 14), with which NCCL sizes the channels it gives a network peer
-// ("more if needed to meet the bw requirement", ncclTopoGetNchannels).
-// Before 2.29.2 a network peer had NCCL_NCHANNELS_PER_NET_PEER = 2 such
-// channels whatever its NIC, so a 400G peer got 28 of its 50 GB/s.
+// alltoall_perf) moves to or from a peer on another server,
+// NCCL_P2P_PER_CHANNEL_NET_BW (src/graph/paths.cc, from 2.29.2, default
+// 14), with which NCCL sizes the channels it gives a network peer ("more
+// if needed to meet the bw requirement", ncclTopoGetNchannels). Before
+// 2.29.2 a network peer had NCCL_NCHANNELS_PER_NET_PEER = 2 such channels
+// whatever its NIC. The twin's channels move P2PNetChannelRate.
 const P2PChannelNetBW = 14
+
+// P2PNetChannelRate is the data rate, GB/s, the twin holds one channel of
+// a point-to-point operation to or from a peer on another server to:
+// what such a channel moves in every public run once the channels a
+// rank's network peers share and alltoall's copy to itself are counted
+// (docs/nccl.md, "Other collectives"): the Vultr B200 alltoall 11.3 and
+// sendrecv 9.8 (2 × 8 B200, 400G NDR, NCCL 2.28.3), the Azure NDm A100
+// v4 alltoall 10.1 on 2 × 8 and about 9.6 on 2 × 1 (200G HDR, 2.17.1,
+// microsoft/mscclpp docs/performance-ndmv4.md) and NVIDIA/nccl#1272's
+// GH200 sendrecv on Slingshot 9.2 (2.20): 9.2-11.3 on three GPU
+// generations, 200G and 400G alike, 65-80% of NCCL's own figure
+// (P2PChannelNetBW, which NCCL's channel counts keep using). NCCL's
+// source gives no per-step cost that accounts for it: a Simple
+// point-to-point step (prims_simple.h: wait on the connection's step,
+// the copy, a barrier, the system fence, the post) is serial per warp
+// group, but none of its parts is measured, and a GPU-side cost would
+// not be the same on A100 and B200. CCI-MOC's sendrecv with GPUDirect
+// RDMA off moves 7.0 a channel, below it (HostChannelBW, 11.25, binds
+// first there).
+const P2PNetChannelRate = 10
 
 // GPUPoll is the time a GPU takes to see LL or LL128 data that a NIC has
 // written into its memory (it polls the flags of the lines).
@@ -354,7 +374,10 @@ func Calibration() []CalibrationEntry {
 			"every kernel operation", "NCCL search.cc speed arrays; tuning.cc perChMax*, llMaxBws, treeCorrectionFactor"},
 		{"LL network rate", "NCCL's llMaxBw (by CPU vendor and node count) shared by the call's channels", "kernel operations that feed or drain a network connection with LL", "NCCL tuning.cc llMaxBws"},
 		{"P2P network channel", fmt.Sprintf("%d GB/s per channel; NCCL_NCHANNELS_PER_NET_PEER channels per network peer (2; from 2.29.2 divUp(NIC GB/s, %d), at least 1)", P2PChannelNetBW, P2PChannelNetBW),
-			"kernel operations of a send or receive (sendrecv, alltoall) with a peer on another server", "NCCL paths.cc NCCL_P2P_PER_CHANNEL_NET_BW and ncclTopoGetNchannels (2.29.2)"},
+			"the channels NCCL gives a network peer of a send or receive (sendrecv, alltoall)", "NCCL paths.cc NCCL_P2P_PER_CHANNEL_NET_BW and ncclTopoGetNchannels (2.29.2)"},
+		{"P2P network channel rate", fmt.Sprintf("%d GB/s per channel", P2PNetChannelRate),
+			"kernel operations of a send or receive (sendrecv, alltoall) with a peer on another server",
+			"calibrated: what a channel moves in five public runs (Vultr B200 alltoall 11.3 and sendrecv 9.8; Azure NDm A100 v4 alltoall 10.1 on 2 × 8 and 9.6 on 2 × 1, microsoft/mscclpp performance-ndmv4.md; NVIDIA/nccl#1272 GH200 sendrecv 9.2); NCCL's tuning keeps its 14"},
 		{"P2P channel sharing", fmt.Sprintf("a channel's warps of one direction for all the point-to-point works it runs at once (%d a batch); a Simple network connection min(%d, %d/subs) slots", p2pPerBatch, nSteps, sharedSteps),
 			"send, receive and copy-to-self operations whose rounds NCCL maps to the same channel (two servers of 8: all of a GPU's peers on the other server)", "NCCL channel.h ncclP2pChannelBaseForRound (ncclChannelComputeBase up to 2.21), sendrecv.h nWarpPerWork, net.cc NCCL_SHARED_STEPS and maxDepth"},
 		{"NVLink bytes", "LL ×2, LL128 ×9/7, NVLS at the link × 0.85 (Hopper) or 0.74 (Blackwell)", "each GPU's NVLink, per byte sent to a peer or the switch", "NCCL tuning.cc (LL128 7/9 on one server, nvlsEfficiency)"},

@@ -143,7 +143,7 @@ type timing struct {
 	chanRate, hostRate unit.BitRate
 	// netRate caps a kernel operation that feeds or drains a network
 	// connection (LL: NCCL's llMaxBw shared by the channels; a
-	// point-to-point channel: P2PChannelNetBW).
+	// point-to-point channel: P2PNetChannelRate).
 	netRate unit.BitRate
 	nvRate  unit.BitRate
 	// wireNum/wireDen is the protocol's bytes on the network per byte of
@@ -365,9 +365,9 @@ func (e *engine) setTiming() {
 		tm.recvLat += SocketLatency - SocketLatency/2
 	}
 	if e.call.Func == SendRecv || e.call.Func == AllToAll {
-		// A point-to-point channel moves at most NCCL's P2PChannelNetBW
-		// to or from a network peer.
-		p2p := gpu.Rate(P2PChannelNetBW)
+		// A point-to-point channel moves at most P2PNetChannelRate to or
+		// from a network peer.
+		p2p := gpu.Rate(P2PNetChannelRate)
 		if tm.netRate == 0 || p2p < tm.netRate {
 			tm.netRate = p2p
 		}

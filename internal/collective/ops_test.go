@@ -26,11 +26,9 @@ var opMisses = map[string]string{
 	"b200-2n-ib400g-vultr-reduce_scatter.txt@time":                "as all_gather's (the same run: 33-40 µs, the twin 28-29)",
 	"b200-2n-ib400g-vultr-reduce_scatter.txt@mid":                 "as all_gather's (the run's rows within 1% of its all_gather at every size)",
 	"b200-2n-ib400g-vultr-reduce_scatter.txt@large":               "as all_gather's: the slow HCAs",
-	"b200-2n-ib400g-vultr-alltoall.txt@mid":                       "alltoall at 1-16 MiB: the run 78-445 µs, the twin 78-374 (1 MiB ×1.00, 2 MiB ×0.84, 4-16 MiB ×1.19-1.29; ×1.42-1.85 before a GPU's network operations shared their 2 channels, TestP2PChannel): at 2 MiB each of the 8 network operations is one 128 KiB part on one channel, which the run moves faster than the twin's 14 GB/s a channel; from 4 MiB as its large sizes",
-	"b200-2n-ib400g-vultr-alltoall.txt@large":                     "alltoall plateau: the run's busbw is 42.4 GB/s (22.6 GB/s a GPU to the other server, its algbw 45.2), the twin 52 (×1.22-1.23; 88-91, the NIC's line rate, before): NCCL runs all 8 of a GPU's peers on the other server on the same 2 channels (ncclP2pChannelBaseForRound), which the twin follows, holding each to P2PChannelNetBW (2 × 14 = 28 GB/s a GPU, TestAllToAllNetChannels); the run's channels carry 11.3 GB/s each",
-	"b200-2n-ib400g-vultr-sendrecv.txt@time":                      "sendrecv at 8 B-64 KiB: the run 14.4-15.3 µs flat to 8 KiB and 20-30 µs at 16-64 KiB, the twin 9.5-10 µs (×0.62-0.67) and 11.3-19.5 (32 KiB ×0.59 → ×0.69 on one channel, as NCCL plans it: TestP2PPlan): a point-to-point call's launch and network step cost the run 5 µs more",
-	"b200-2n-ib400g-vultr-sendrecv.txt@mid":                       "sendrecv at 1-16 MiB: the run reaches 15-20 GB/s, the twin 19-27 (×1.24-1.40; ×2.2-2.5 before a point-to-point network channel was held to P2PChannelNetBW): as its plateau",
-	"b200-2n-ib400g-vultr-sendrecv.txt@large":                     "sendrecv plateau: the run carries 19.6-19.8 GB/s between the two GPUs that cross servers, on NCCL_NCHANNELS_PER_NET_PEER = 2 channels (9.8 GB/s each), the twin 27.7, two channels at NCCL's own 14 GB/s (P2PChannelNetBW; ×2.47, the NIC's line rate, before): the run's channels move 70% of NCCL's figure",
+	"b200-2n-ib400g-vultr-alltoall.txt@mid":                       "alltoall at 1-2 MiB: the run 78 and 101 µs, the twin 95 and 156 (×0.83, ×0.65): at 2 MiB each of the 8 network operations is one 128 KiB part, all 8 on the one channel NCCL plans for a part of a step (TestP2PPlan), 1 MiB at P2PNetChannelRate (10 GB/s) where the run moves it at about 16; 4-16 MiB in band (×0.89-0.99, ×1.19-1.29 at NCCL's 14 GB/s a channel)",
+	"b200-2n-ib400g-vultr-alltoall.txt@large":                     "alltoall plateau: the run's busbw is 42.4 GB/s (22.6 GB/s a GPU to the other server, its algbw 45.2), the twin 37.4 (×0.88; 52 at NCCL's 14 GB/s a channel, 88-91, the NIC's line rate, before the channels were shared): NCCL runs all 8 of a GPU's peers on the other server on the same 2 channels (ncclP2pChannelBaseForRound), which the twin follows, holding each to P2PNetChannelRate (2 × 10 = 20 GB/s a GPU, TestAllToAllNetChannels); the run's channels carry 11.3 GB/s each, the most of the five runs the rate is set on (9.2-11.3): eight works a channel, each with its own warps, against sendrecv's one",
+	"b200-2n-ib400g-vultr-sendrecv.txt@time":                      "sendrecv at 8 B-64 KiB: the run 14.4-15.3 µs flat to 8 KiB and 20-30 µs at 16-64 KiB, the twin 9.5-10.7 µs (×0.62-0.71) and 12.7-21.2 (32 KiB ×0.59 → ×0.77 on one channel, as NCCL plans it: TestP2PPlan, and at P2PNetChannelRate): a point-to-point call's launch and network step cost the run 5 µs more",
 	"h200-2n-roce400g-gcp-a3ultra-all_gather-skypilot.txt@time":   "Ring/LL on GKE's RoCE through Google's gIB plugin: the run 28-35 µs at 1-64 KiB, the twin 22-23 (×0.65-0.78): the plugin's network step costs more than NCCL's IB latency",
 	"h200-2n-roce400g-gcp-a3ultra-all_gather-skypilot.txt@mid":    "Ring/LL128 at 2-16 MiB: the run 70-118 µs, the twin 59-83 (×1.17-1.43); its 1 MiB is in band",
 	"h200-2n-roce400g-gcp-a3ultra-all_gather-skypilot.txt@large":  "Ring/Simple plateau: the run 287-325 GB/s, the twin 368-388 (×1.18-1.28): 81% of the NICs' line rate where the twin carries 97%; the B200 run on the same GKE network (A4) reaches 363 (×1.07), so the H200's own path (its PCIe or the gIB settings, not printed) holds it back",
@@ -48,12 +46,10 @@ var opMisses = map[string]string{
 	"h200-2n-roce400g-gcp-a3ultra-all_gather-dwsflex.txt@large":   "Ring/Simple plateau: the run 287-327 GB/s (329 at 8 GiB), within 1% of the SkyPilot A3 Ultra run from 512 MiB, where the twin carries 368-388 (×1.18-1.28)",
 	// Added in session 21 from other clusters, compared before any change.
 	"microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 8 gpus/node; alltoall)@time":   "alltoall of 1 KiB on 2 × 8 A100 (NCCL 2.17.1): the run 49.75 µs, the twin 31.9 (×0.64), where the same table's all_gather of 1 KiB (33.74 µs) is in band: a point-to-point call costs the run more than the twin's launch, proxy and network step, as the Vultr sendrecv's small sizes",
-	"microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 8 gpus/node; alltoall)@large":  "alltoall plateau: the run 37.8 GB/s busbw at 1 and 4 GiB, 20.2 GB/s a GPU to the other server (busbw = 2 × 15/16 × a GPU's network rate on two servers) on the 2 channels all its network peers share (10.1 GB/s a channel), where the twin carries the NIC's 24 (45.7; its channels, 2 × 14 = 28, do not bind): with the Vultr B200 run (11.3 a channel) and its sendrecv (9.8), a point-to-point network channel moves 65-80% of NCCL's own 14 GB/s",
 	"microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 1 gpu/node; all_gather)@large": "Ring/Simple on one A100 and one 200G NIC per node: the run 15.84 GB/s, the twin 17.44 (2 channels); the same table's all_reduce on these two GPUs is 18.65 GB/s where the twin gives 20.5: the twin's all_gather to all_reduce ratio (0.86) is the run's (0.85), its two channels 10% faster than the run's",
 	"microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 1 gpu/node; alltoall)@time":    "alltoall of 1 KiB between two GPUs: the run 29.84 µs, the twin 16.3 (×0.54), while the same table's all_gather of 1 KiB on the same GPUs takes 16.08 µs (in band): a point-to-point call costs this run 14 µs more than a ring collective, the twin none",
-	"microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 1 gpu/node; alltoall)@large":   "alltoall between two GPUs (one network peer, NCCL 2.17's 2 channels per network peer): the run 15.48 GB/s, the twin 20.7 (×1.34; ×1.44 before the rank's copy to itself was run on the channels it shares with the network parts): each channel carries 256 MiB of network data and 256 MiB of the copy in the run's 34.7 ms, about 9.6 GB/s a channel on the network with the copy at the channel's rate, where the twin holds a channel to P2PChannelNetBW (14)",
 	"NVIDIA/nccl#1138@large":                             "alltoall of 4 GiB on 2 × 8 A100 with a 200G NIC per two GPUs (NCCL 2.18.6): busbw 19.83 GB/s, 10.6 GB/s a GPU and 21.2 through each NIC, where the twin carries 22.9 (the NICs at line rate); the reporter traced part of it to PXN: the sends to both remote GPUs of a NIC are proxied by one local GPU's proxy thread (moving them to the peer's own local rank gave 20.71)",
-	"h100-2x1-roce400g-gdroff-sendrecv-ccimoc.txt@large": "sendrecv with GPUDirect RDMA off: the run 13.96 GB/s on its 2 channels (7.0 a channel), the twin 22.5, its 2 channels at HostChannelBW (11.25 GB/s, set on the same cluster's Ring all_reduce, where a channel moves 7.5 GB/s); a point-to-point work that sends and receives splits its channel's warps between the two (sendrecv.h), which the twin's host-bounce rate does not count: with the Azure A100 (7.7) and Vultr B200 (9.8) runs, a point-to-point channel to a network peer moves 7-10 GB/s, GDR on or off",
+	"h100-2x1-roce400g-gdroff-sendrecv-ccimoc.txt@large": "sendrecv with GPUDirect RDMA off: the run 13.96 GB/s on its 2 channels (7.0 a channel), the twin 20.0, its 2 channels at P2PNetChannelRate (10 GB/s, under HostChannelBW's 11.25, set on the same cluster's Ring all_reduce, where a channel moves 7.5 GB/s): with GDR on the same kind of channel moves 9.2-11.3 GB/s in five runs, so the bounce through host memory costs a point-to-point channel about 30% more than the twin counts, which the one run with it off does not pin",
 	"gb10-2x1-roce200g-all_gather-qsfpswitch.txt@large":  "the run's own NCCL_DEBUG=INFO log on the same page: NCCL sees two NET/IB devices of 200G on the Spark's one cable (rocep1s0f1 and roceP2p1s0f1, the ConnectX-7's two PCIe Gen5 x4 functions), GPU Direct RDMA disabled, and runs 16 channels alternating between them; the twin's GB10 server has one 200G NIC with GDR, on which NCCL's model gives 2 channels that carry 17.7 GB/s where the run reaches 19.7-22.1, still rising at 4 GiB: the twin has no server with two NIC functions behind one port",
 }
 
@@ -159,10 +155,11 @@ func TestDocsOtherCollectives(t *testing.T) {
 }
 
 // TestP2PChannelNetBW: a sendrecv between two servers of one GPU and one
-// 400G NIC each moves at most P2PChannelNetBW per channel: on NCCL 2.28
-// (two channels per network peer) 2 × 14 = 28 GB/s, not the NIC's 48.5;
-// from 2.29.2 NCCL gives the peer divUp(50, 14) = 4 channels, and the NIC
-// is the limit again (paths.cc ncclTopoGetNchannels).
+// 400G NIC each moves at most P2PNetChannelRate per channel: on NCCL 2.28
+// (two channels per network peer) 2 × 10 = 20 GB/s, not the NIC's 48.5
+// nor NCCL's own 2 × 14; from 2.29.2 NCCL gives the peer divUp(50, 14) =
+// 4 channels by its own figure (paths.cc ncclTopoGetNchannels), which
+// move 4 × 10 = 40.
 func TestP2PChannelNetBW(t *testing.T) {
 	srv := server("H100", 1, 1, 400*unit.Gbps, 5)
 	srv.GPUs, srv.Intra = 1, gpu.PCIeOnly
@@ -171,8 +168,8 @@ func TestP2PChannelNetBW(t *testing.T) {
 		channels int
 		lo, hi   float64
 	}{
-		{"2.28.3", 2, 0.95 * 2 * P2PChannelNetBW, 2 * P2PChannelNetBW},
-		{"2.29.2", 4, 0.95 * 400 / 8 * payloadEff, 400 / 8 * payloadEff},
+		{"2.28.3", 2, 0.95 * 2 * P2PNetChannelRate, 2 * P2PNetChannelRate},
+		{"2.29.2", 4, 0.95 * 4 * P2PNetChannelRate, 4 * P2PNetChannelRate},
 	} {
 		v, _ := ParseVersion(tc.version)
 		cfg, err := NewConfig(nil, v)
