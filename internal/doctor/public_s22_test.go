@@ -165,3 +165,40 @@ func TestOnModule(t *testing.T) {
 		}
 	}
 }
+
+// A breakout's ports are joined to their own lanes only (SYNTHETIC rows
+// in EOS's summary and counters-errors layouts): Et1/1's weak receiver
+// carries Et1/1's bad-CRC frames, while Et1/2, on a lane receiving -1.10
+// dBm, keeps its own link-errors finding rather than being charged to
+// its neighbour's lane.
+func TestOpticsJoinBreakoutLane(t *testing.T) {
+	in := `                               Bias      Optical   Optical
+          Temp       Voltage   Current   Tx Power  Rx Power
+Port      (Celsius)  (Volts)   (mA)      (dBm)     (dBm)     Last Update
+-----     ---------  --------  --------  --------  --------  -------------------
+Et1/1      35.61      3.21      36.64    1.51      -12.10    0:00:03 ago
+Et1/2      35.61      3.21      36.64    1.51      -1.10     0:00:03 ago
+Et1/3      35.61      3.21      36.64    1.51      -1.10     0:00:03 ago
+Et1/4      35.61      3.21      36.64    1.51      -1.10     0:00:03 ago
+
+Port        FCS    Align   Symbol       Rx     Runts   Giants       Tx
+Et1/1        90        0        0       90         0        0        0
+Et1/2       170        0        3      200         0        0        0
+Et1/3         0        0        0        0         0        0        0
+Et1/4         0        0        0        0         0        0        0
+`
+	rep := Diagnose([]string{"-"}, strings.NewReader(in), Options{})
+	f := nicMustFind(t, rep.Findings, "optics.rx.power", Warn, "lane 1 at -12.10 dBm")
+	if !strings.Contains(f.Title, "Et1/1 counts 90 frames") || strings.Contains(f.Title, "Et1/2") {
+		t.Errorf("optics finding %q: want Et1/1's errors only", f.Title)
+	}
+	var links []string
+	for _, g := range rep.Findings {
+		if g.ID == "switch.link.errors" {
+			links = append(links, g.Title)
+		}
+	}
+	if len(links) != 1 || !strings.HasPrefix(links[0], "Et1/2: 170 frames") {
+		t.Errorf("link errors %q, want Et1/2's", links)
+	}
+}
