@@ -144,8 +144,8 @@ func TestNXOSCountersErrorsStomped(t *testing.T) {
 }
 
 // A port is the module's whatever its switch calls it: EOS's Et and
-// Ethernet, NX-OS's Eth and Ethernet, EOS's lanes of a module; a
-// different port, or a longer number, is not.
+// Ethernet, NX-OS's Eth and Ethernet, IOS's Gi and GigabitEthernet, EOS's
+// lanes of a module; a different port, or a longer number, is not.
 func TestOnModule(t *testing.T) {
 	for _, c := range []struct {
 		port, module string
@@ -159,6 +159,12 @@ func TestOnModule(t *testing.T) {
 		{"Ethernet1/39", "Ethernet1/3", false},
 		{"Ethernet3/17/x", "Et3/17", false},
 		{"swp13", "swp1", false},
+		{"GigabitEthernet0/0/0", "Gi0/0/0", true},
+		{"TenGigabitEthernet1/1/1", "Te1/1/1", true},
+		{"TwentyFiveGigE1/0/1", "Twe1/0/1", true},
+		{"HundredGigE1/0/49", "Hu1/0/49", true},
+		{"TenGigabitEthernet1/1/1", "Gi1/1/1", false},
+		{"TwoGigabitEthernet1/0/1", "Twe1/0/1", false},
 	} {
 		if got := onModule(c.port, c.module); got != c.want {
 			t.Errorf("onModule(%q, %q) = %v", c.port, c.module, got)

@@ -19,15 +19,26 @@ import (
 
 // portKey is a port's name as both a transceiver table and a counter
 // table write it: lower case, EOS's "Et", NX-OS's "Eth" and the long
-// "Ethernet" alike.
+// "Ethernet" alike, and Cisco IOS's short names (`show interfaces
+// transceiver`'s "Gi0/0/0", "Te1/1/1") as its long ones (`show
+// interfaces`'s "GigabitEthernet0/0/0", "TenGigabitEthernet1/1/1").
 func portKey(name string) string {
 	k := strings.ToLower(name)
-	for _, long := range []string{"ethernet", "eth"} {
-		if rest, ok := strings.CutPrefix(k, long); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
-			return "et" + rest
+	for _, t := range portTypes {
+		if rest, ok := strings.CutPrefix(k, t.long); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+			return t.short + rest
 		}
 	}
 	return k
+}
+
+// portTypes are the long interface types and the short ones the same
+// CLIs print ("eth" after "ethernet", which it begins).
+var portTypes = []struct{ long, short string }{
+	{"ethernet", "et"}, {"eth", "et"},
+	{"fastethernet", "fa"}, {"gigabitethernet", "gi"}, {"twogigabitethernet", "tw"},
+	{"tengigabitethernet", "te"}, {"twentyfivegige", "twe"}, {"fortygigabitethernet", "fo"},
+	{"hundredgige", "hu"},
 }
 
 // onModule reports whether the counters' port is the module's: the same
