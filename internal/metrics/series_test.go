@@ -100,3 +100,50 @@ func TestSeriesBulkAgrees(t *testing.T) {
 		}
 	}
 }
+
+// A sample long after the last is carried to in one allocation, however
+// many slots it fills: the observation's last sample carries every queue
+// that emptied early to the end of the run, a thousand slots at once,
+// and growing by append doubled the series' memory, all of it garbage a
+// run without a collection keeps.
+func TestSeriesCarriesInOneAllocation(t *testing.T) {
+	allocs := testing.AllocsPerRun(20, func() {
+		s := NewSeries(unit.Microsecond, DefaultSeriesCap)
+		s.Add(0, 1)
+		s.Add(1500*unit.Microsecond, 2)
+		if len(s.Values) != 1501 || s.Values[1499] != 1 || s.Values[1500] != 2 {
+			t.Fatalf("%d points, last two %v", len(s.Values), s.Values[len(s.Values)-2:])
+		}
+	})
+	// The first point's, and the carry's.
+	if allocs != 2 {
+		t.Errorf("%v allocations, want 2", allocs)
+	}
+}
+
+// Points share the series' memory and stay as they were taken while the
+// series goes on: appends go past their end, and a halving writes new
+// memory instead of the points taken before it.
+func TestSeriesPointsStay(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	s := NewSeries(unit.Microsecond, 64)
+	var taken []Points
+	var copies [][]float64
+	at := unit.Time(0)
+	for i := range 2000 {
+		at += unit.Time(rng.Int64N(int64(3 * unit.Microsecond)))
+		s.Add(at, float64(i))
+		if rng.IntN(10) == 0 {
+			p := s.Points()
+			taken, copies = append(taken, p), append(copies, slices.Clone(p.Values))
+		}
+	}
+	for i, p := range taken {
+		if !slices.Equal(p.Values, copies[i]) {
+			t.Fatalf("points taken %d-th changed after: %v, were %v", i, p.Values, copies[i])
+		}
+	}
+	if a := testing.AllocsPerRun(10, func() { s.Points() }); a != 0 {
+		t.Errorf("Points allocates %v times, want 0", a)
+	}
+}
