@@ -412,3 +412,30 @@ OS10#`, "show running-configuration interface ethernet 1/1/1 (a part of the conf
 		}
 	}
 }
+
+// An NX-OS `show running-config interface` excerpt whose port names no
+// qos policy (SYNTHETIC, in the layout NX-OS prints) beside a NIC that
+// keeps DSCP 26 lossless on priority 3 (a blog's real mlnx_qos): the
+// port's classification is the system qos policy the excerpt does not
+// print, so no DSCP map is made up for it and no priority mismatch or
+// CNP finding is raised, only the excerpt named as not judged.
+func TestLintNXOSExcerptNoPolicy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "show-run-int.txt")
+	data := "leaf1# show running-config interface Ethernet1/1\n\n!Command: show running-config interface Ethernet1/1\n!Time: Mon Dec 19 05:46:28 2022\n\nversion 9.3(10) Bios:version\n\ninterface Ethernet1/1\n  priority-flow-control mode on\n  mtu 9216\n\nleaf1#\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{path, "../../testdata/lint/prio-mismatch-sonic/bad/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ids(rep)
+	if _, ok := got["config.not_judged"]; !ok {
+		t.Errorf("findings %v: want the excerpt named as not judged", got)
+	}
+	for _, id := range []string{"qos.priority.mismatch", "qos.cnp.not_mapped"} {
+		if _, ok := got[id]; ok {
+			t.Errorf("%s on a port whose classification the excerpt does not print", id)
+		}
+	}
+}
