@@ -3,6 +3,8 @@ package doctor
 import (
 	"strings"
 	"testing"
+
+	"rocelab/internal/ingest"
 )
 
 // Artifacts of the twenty-second sweep: the transceiver tables of Arista
@@ -207,4 +209,17 @@ Et1/4         0        0        0        0         0        0        0
 	if len(links) != 1 || !strings.HasPrefix(links[0], "Et1/2: 170 frames") {
 		t.Errorf("link errors %q, want Et1/2's", links)
 	}
+}
+
+// A shut port's laser keeps a fraction of a milliampere and sends under
+// the module's low-alarm threshold; with its receiver dark it is dark
+// both ways even where the module prints thresholds but raises no flag
+// (SYNTHETIC module, the values of NX-OS's shut SFP-10G-SR ports).
+func TestLaserUnderLowAlarmDark(t *testing.T) {
+	m := ingest.Module{Port: "Ethernet3/1", Lanes: []ingest.OpticLane{{Lane: 1, BiasMA: 0.5, TxMW: 0.03, RxMW: 0.0001,
+		BiasEv: Evidence{File: "x", Line: 2, Text: "Current 0.50 mA"}, RxEv: Evidence{File: "x", Line: 4, Text: "Rx Power -40.00 dBm"}}}}
+	m.Limits.TxLowAlarm.V = 0.1
+	fs := judgeModule("Ethernet3/1", m)
+	nicMustFind(t, fs, "optics.dark", Warn, "Ethernet3/1: the module sends and receives no light on its one lane")
+	nicMustNot(t, fs, "optics.rx.dark")
 }
