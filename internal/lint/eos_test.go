@@ -439,3 +439,37 @@ func TestLintNXOSExcerptNoPolicy(t *testing.T) {
 		}
 	}
 }
+
+// Enterprise SONiC's management CLI typed at its prompts (SYNTHETIC, in
+// the prompts KLISH prints) is read as KLISH, its running-config: it was
+// read as an EOS configuration holding no QoS, once the prompts were
+// taken off, since only the other CLIs' readers took a session.
+func TestLintKLISHSession(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "klish-session.txt")
+	data := strings.Join([]string{
+		"sonic# configure terminal",
+		"sonic(config)# qos map dscp-tc ROCE",
+		"sonic(config-dscp-tc-map-ROCE)# dscp 26 traffic-class 5",
+		"sonic(config-dscp-tc-map-ROCE)# exit",
+		"sonic(config)# interface Ethernet0",
+		"sonic(conf-if-Ethernet0)# qos-map dscp-tc ROCE",
+		"sonic(conf-if-Ethernet0)# priority-flow-control priority 3",
+		"sonic(conf-if-Ethernet0)# end",
+	}, "\n")
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != KindKLISHConfig {
+		t.Fatalf("inputs %+v, want one %s", rep.Inputs, KindKLISHConfig)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].ID != "qos.pfc.disabled" || !strings.Contains(rep.Findings[0].Title, "lands in class 5, but PFC is on 3") {
+		for _, f := range rep.Findings {
+			t.Errorf("%s: %s", f.ID, f.Title)
+		}
+		t.Error("want one qos.pfc.disabled: DSCP 26 in class 5, PFC on 3")
+	}
+}

@@ -10,7 +10,7 @@ import (
 )
 
 // A Session is the configuration a pasted CLI session of an industry-style
-// switch CLI (EOS, NX-OS, OS10, AOS-CX) shows or types, read as an
+// switch CLI (EOS, NX-OS, OS10, AOS-CX, SONiC's KLISH) shows or types, read as an
 // engineer reads it: what `show running-config` printed is kept as
 // printed, a command typed at a configuration prompt
 // (`leaf1(config-if-Et1)# mtu 9214`) is kept without its prompt and
