@@ -3,6 +3,8 @@ package doctor
 import (
 	"strings"
 	"testing"
+
+	"rocelab/internal/ingest"
 )
 
 // Artifacts of the twenty-second sweep: the transceiver tables of Arista
@@ -144,8 +146,8 @@ func TestNXOSCountersErrorsStomped(t *testing.T) {
 }
 
 // A port is the module's whatever its switch calls it: EOS's Et and
-// Ethernet, NX-OS's Eth and Ethernet, EOS's lanes of a module; a
-// different port, or a longer number, is not.
+// Ethernet, NX-OS's Eth and Ethernet, IOS's Gi and GigabitEthernet, EOS's
+// lanes of a module; a different port, or a longer number, is not.
 func TestOnModule(t *testing.T) {
 	for _, c := range []struct {
 		port, module string
@@ -159,9 +161,65 @@ func TestOnModule(t *testing.T) {
 		{"Ethernet1/39", "Ethernet1/3", false},
 		{"Ethernet3/17/x", "Et3/17", false},
 		{"swp13", "swp1", false},
+		{"GigabitEthernet0/0/0", "Gi0/0/0", true},
+		{"TenGigabitEthernet1/1/1", "Te1/1/1", true},
+		{"TwentyFiveGigE1/0/1", "Twe1/0/1", true},
+		{"HundredGigE1/0/49", "Hu1/0/49", true},
+		{"TenGigabitEthernet1/1/1", "Gi1/1/1", false},
+		{"TwoGigabitEthernet1/0/1", "Twe1/0/1", false},
 	} {
 		if got := onModule(c.port, c.module); got != c.want {
 			t.Errorf("onModule(%q, %q) = %v", c.port, c.module, got)
 		}
 	}
+}
+
+// A breakout's ports are joined to their own lanes only (SYNTHETIC rows
+// in EOS's summary and counters-errors layouts): Et1/1's weak receiver
+// carries Et1/1's bad-CRC frames, while Et1/2, on a lane receiving -1.10
+// dBm, keeps its own link-errors finding rather than being charged to
+// its neighbour's lane.
+func TestOpticsJoinBreakoutLane(t *testing.T) {
+	in := `                               Bias      Optical   Optical
+          Temp       Voltage   Current   Tx Power  Rx Power
+Port      (Celsius)  (Volts)   (mA)      (dBm)     (dBm)     Last Update
+-----     ---------  --------  --------  --------  --------  -------------------
+Et1/1      35.61      3.21      36.64    1.51      -12.10    0:00:03 ago
+Et1/2      35.61      3.21      36.64    1.51      -1.10     0:00:03 ago
+Et1/3      35.61      3.21      36.64    1.51      -1.10     0:00:03 ago
+Et1/4      35.61      3.21      36.64    1.51      -1.10     0:00:03 ago
+
+Port        FCS    Align   Symbol       Rx     Runts   Giants       Tx
+Et1/1        90        0        0       90         0        0        0
+Et1/2       170        0        3      200         0        0        0
+Et1/3         0        0        0        0         0        0        0
+Et1/4         0        0        0        0         0        0        0
+`
+	rep := Diagnose([]string{"-"}, strings.NewReader(in), Options{})
+	f := nicMustFind(t, rep.Findings, "optics.rx.power", Warn, "lane 1 at -12.10 dBm")
+	if !strings.Contains(f.Title, "Et1/1 counts 90 frames") || strings.Contains(f.Title, "Et1/2") {
+		t.Errorf("optics finding %q: want Et1/1's errors only", f.Title)
+	}
+	var links []string
+	for _, g := range rep.Findings {
+		if g.ID == "switch.link.errors" {
+			links = append(links, g.Title)
+		}
+	}
+	if len(links) != 1 || !strings.HasPrefix(links[0], "Et1/2: 170 frames") {
+		t.Errorf("link errors %q, want Et1/2's", links)
+	}
+}
+
+// A shut port's laser keeps a fraction of a milliampere and sends under
+// the module's low-alarm threshold; with its receiver dark it is dark
+// both ways even where the module prints thresholds but raises no flag
+// (SYNTHETIC module, the values of NX-OS's shut SFP-10G-SR ports).
+func TestLaserUnderLowAlarmDark(t *testing.T) {
+	m := ingest.Module{Port: "Ethernet3/1", Lanes: []ingest.OpticLane{{Lane: 1, BiasMA: 0.5, TxMW: 0.03, RxMW: 0.0001,
+		BiasEv: Evidence{File: "x", Line: 2, Text: "Current 0.50 mA"}, RxEv: Evidence{File: "x", Line: 4, Text: "Rx Power -40.00 dBm"}}}}
+	m.Limits.TxLowAlarm.V = 0.1
+	fs := judgeModule("Ethernet3/1", m)
+	nicMustFind(t, fs, "optics.dark", Warn, "Ethernet3/1: the module sends and receives no light on its one lane")
+	nicMustNot(t, fs, "optics.rx.dark")
 }

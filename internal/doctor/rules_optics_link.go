@@ -2,6 +2,8 @@ package doctor
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,34 +19,95 @@ import (
 
 // portKey is a port's name as both a transceiver table and a counter
 // table write it: lower case, EOS's "Et", NX-OS's "Eth" and the long
-// "Ethernet" alike.
+// "Ethernet" alike, and Cisco IOS's short names (`show interfaces
+// transceiver`'s "Gi0/0/0", "Te1/1/1") as its long ones (`show
+// interfaces`'s "GigabitEthernet0/0/0", "TenGigabitEthernet1/1/1").
 func portKey(name string) string {
 	k := strings.ToLower(name)
-	for _, long := range []string{"ethernet", "eth"} {
-		if rest, ok := strings.CutPrefix(k, long); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
-			return "et" + rest
+	for _, t := range portTypes {
+		if rest, ok := strings.CutPrefix(k, t.long); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+			return t.short + rest
 		}
 	}
 	return k
+}
+
+// portTypes are the long interface types and the short ones the same
+// CLIs print ("eth" after "ethernet", which it begins).
+var portTypes = []struct{ long, short string }{
+	{"ethernet", "et"}, {"eth", "et"},
+	{"fastethernet", "fa"}, {"gigabitethernet", "gi"}, {"twogigabitethernet", "tw"},
+	{"tengigabitethernet", "te"}, {"twentyfivegige", "twe"}, {"fortygigabitethernet", "fo"},
+	{"hundredgige", "hu"},
 }
 
 // onModule reports whether the counters' port is the module's: the same
 // name, or one of its lanes (EOS's Ethernet3/17/1 of the module in
 // Et3/17).
 func onModule(port, module string) bool {
-	p, m := portKey(port), portKey(module)
+	_, sub := subport(port, module)
+	return sub || portKey(module) != "" && portKey(port) == portKey(module)
+}
+
+// subport returns the number of a breakout port of the module (1 for
+// Ethernet3/17/1 of the module in Et3/17), which EOS and NX-OS number by
+// the first lane it carries.
+func subport(port, module string) (int, bool) {
+	m := portKey(module)
 	if m == "" {
-		return false
+		return 0, false
 	}
-	if p == m {
-		return true
-	}
-	lane, ok := strings.CutPrefix(p, m+"/")
+	lane, ok := strings.CutPrefix(portKey(port), m+"/")
 	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(lane)
+	return n, err == nil
+}
+
+// weakOn reports whether a port is on the module and a receiver of the
+// lanes it carries is weak or dark: that receiver's finding then carries
+// the port's link errors. A breakout port carries the lanes from its
+// number up to the next breakout port of the module that the switch's
+// counters name (all of them when it is the module's own port): a weak
+// lane 1 does not corrupt the frames of the port on lane 2.
+func weakOn(inc *Incident, host, port string, m ingest.Module) bool {
+	if !onModule(port, m.Port) {
 		return false
 	}
-	_, err := strconv.Atoi(lane)
-	return err == nil
+	if n, ok := subport(port, m.Port); ok {
+		end := math.MaxInt
+		for _, s := range All[*ingest.SwitchCounters](inc) {
+			if !hostsAgree(s.Switch, host) {
+				continue
+			}
+			for _, p := range s.Ports {
+				if k, ok := subport(p.Port, m.Port); ok && k > n {
+					end = min(end, k)
+				}
+			}
+			for _, r := range s.FEC {
+				if k, ok := subport(r.Port, m.Port); ok && k > n {
+					end = min(end, k)
+				}
+			}
+		}
+		var lanes []ingest.OpticLane
+		var others []int
+		for _, ln := range m.Lanes {
+			if ln.Lane >= n && ln.Lane < end {
+				lanes = append(lanes, ln)
+			} else {
+				others = append(others, ln.Lane)
+			}
+		}
+		if len(lanes) == 0 {
+			return false
+		}
+		m = withoutLanes(m, others)
+		m.Lanes = lanes
+	}
+	return slices.ContainsFunc(judgeModule(m.Port, m), rxFault)
 }
 
 // hostsAgree reports whether counters and a module were read on one
@@ -63,11 +126,11 @@ func rxFault(f Finding) bool {
 // the module's port, a switch's or a host NIC's (`ethtool -S`): what each
 // says and its line. grave is set when a host's errors are an error of their own: over
 // fcsErrorFraction of the frames received during a test (checkFCS).
-func linkErrorsOn(inc *Incident, host, module string) (texts []string, evs []Evidence, grave bool) {
+func linkErrorsOn(inc *Incident, host string, m ingest.Module) (texts []string, evs []Evidence, grave bool) {
 	samples, _ := ctrSamples(inc)
 	for i := range samples {
 		s := &samples[i]
-		if s.Kind != ingest.KindEthtool || s.Device == "" || !hostsAgree(s.Host, host) || !onModule(s.Device, module) {
+		if s.Kind != ingest.KindEthtool || s.Device == "" || !hostsAgree(s.Host, host) || !weakOn(inc, host, s.Device, m) {
 			continue
 		}
 		if r, ok := s.Concept(counters.PhyCRCErrors, counters.RX, 0); ok && r.Value > 0 {
@@ -83,7 +146,7 @@ func linkErrorsOn(inc *Incident, host, module string) (texts []string, evs []Evi
 			continue
 		}
 		for _, p := range s.Ports {
-			if !onModule(p.Port, module) {
+			if !weakOn(inc, host, p.Port, m) {
 				continue
 			}
 			switch {
@@ -97,7 +160,7 @@ func linkErrorsOn(inc *Incident, host, module string) (texts []string, evs []Evi
 			evs = append(evs, p.ErrEvidence)
 		}
 		for _, r := range s.FEC {
-			if r.Uncorrectable > 0 && onModule(r.Port, module) {
+			if r.Uncorrectable > 0 && weakOn(inc, host, r.Port, m) {
 				texts = append(texts, fmt.Sprintf("%s counts %d FEC codewords it could not correct", r.Port, r.Uncorrectable))
 				evs = append(evs, r.Evidence)
 			}
@@ -123,7 +186,7 @@ func withLinkErrors(inc *Incident, host string, m ingest.Module, fs []Finding) [
 	if at < 0 {
 		return fs
 	}
-	texts, evs, grave := linkErrorsOn(inc, host, m.Port)
+	texts, evs, grave := linkErrorsOn(inc, host, m)
 	if len(texts) == 0 {
 		return fs
 	}
@@ -143,13 +206,8 @@ func withLinkErrors(inc *Incident, host string, m ingest.Module, fs []Finding) [
 func weakOpticOn(inc *Incident, host, port string) bool {
 	for _, t := range All[*ingest.Transceiver](inc) {
 		for _, m := range t.Modules {
-			if m.Port == "" || !onModule(port, m.Port) || !hostsAgree(host, moduleHost(t, m)) {
-				continue
-			}
-			for _, f := range judgeModule(m.Port, m) {
-				if rxFault(f) {
-					return true
-				}
+			if m.Port != "" && hostsAgree(host, moduleHost(t, m)) && weakOn(inc, host, port, m) {
+				return true
 			}
 		}
 	}

@@ -40,6 +40,11 @@ type errTable struct {
 	// at maps a port to its row in p.out.Ports, for the sections after
 	// the first.
 	at map[string]int
+	// short is a row that ended short, held for the next line, which
+	// holds the rest of it when the terminal wrapped the row (NX-OS's
+	// last column on a line of its own); its line is shortAt.
+	short   string
+	shortAt Line
 }
 
 // errHeader returns the columns of a header line, nil for any other line.
@@ -65,6 +70,17 @@ func errHeader(t string) []string {
 
 // feed reads l when it belongs to a table and reports whether it did.
 func (e *errTable) feed(p *switchParser, l Line, t string) bool {
+	if e.short != "" {
+		first, at := e.short, e.shortAt
+		e.short = ""
+		if rest := strings.Fields(t); len(rest) > 0 && len(strings.Fields(first))+len(rest) == 1+len(e.cols) && !errPort(rest[0]) {
+			// The rest of a wrapped row.
+			e.row(p, at, first+" "+t)
+			p.out.lines.add(l)
+			return true
+		}
+		e.cutShort(p, at)
+	}
 	if cols := errHeader(t); cols != nil {
 		e.cols = cols
 		p.out.lines.add(l)
@@ -82,11 +98,37 @@ func (e *errTable) feed(p *switchParser, l Line, t string) bool {
 		e.cols = nil
 		return false
 	}
-	if len(f) != 1+len(e.cols) {
-		p.cut(l, len(l.Text)+1, "a `show interface counters errors` row: the port and "+strconv.Itoa(len(e.cols))+" counters ("+strings.Join(e.cols, ", ")+")")
-		p.out.lines.add(l)
+	p.out.lines.add(l)
+	if len(f) < 1+len(e.cols) {
+		e.short, e.shortAt = strings.Clone(t), Line{Num: l.Num, Text: strings.Clone(l.Text)}
 		return true
 	}
+	if len(f) != 1+len(e.cols) {
+		e.cutShort(p, l)
+		return true
+	}
+	e.row(p, l, t)
+	return true
+}
+
+// cutShort reports a row of line l that does not hold the port and one
+// count a column.
+func (e *errTable) cutShort(p *switchParser, l Line) {
+	p.cut(l, len(l.Text)+1, "a `show interface counters errors` row: the port and "+strconv.Itoa(len(e.cols))+" counters ("+strings.Join(e.cols, ", ")+")")
+}
+
+// end reports a row still held short when the input ends.
+func (e *errTable) end(p *switchParser) {
+	if e.short != "" {
+		e.cutShort(p, e.shortAt)
+		e.short = ""
+	}
+}
+
+// row reads a row's port and counts t, of line l (its first, when the
+// terminal wrapped it).
+func (e *errTable) row(p *switchParser, l Line, t string) {
+	f := strings.Fields(t)
 	vals := make([]int64, len(e.cols))
 	for i, s := range f[1:] {
 		if s == "--" {
@@ -95,15 +137,17 @@ func (e *errTable) feed(p *switchParser, l Line, t string) bool {
 		}
 		v, ok := switchNum(s)
 		if !ok || v > 1<<62 {
-			p.cut(l, strings.Index(l.Text, s)+1, "a count or -- under "+e.cols[i])
-			p.out.lines.add(l)
-			return true
+			col := strings.Index(l.Text, s) + 1
+			if col < 1 {
+				// On the wrapped part: reported at the row's end.
+				col = len(l.Text) + 1
+			}
+			p.cut(l, col, "a count or -- under "+e.cols[i])
+			return
 		}
 		vals[i] = int64(v)
 	}
 	e.put(p, l, f[0], vals)
-	p.out.lines.add(l)
-	return true
 }
 
 // put stores a row's counters in its port's PortCount.

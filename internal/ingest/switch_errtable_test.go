@@ -60,3 +60,33 @@ func TestSwitchEOSCountersErrors(t *testing.T) {
 		t.Errorf("ports %+v", s.Ports)
 	}
 }
+
+// NX-OS wraps a row wider than the terminal, its last count on a line of
+// its own (SYNTHETIC rows in the layout `show interface Ethernet1/37
+// counters errors` prints on an 80-column terminal): the two lines are
+// one row, not a row cut short and a stray line.
+func TestSwitchCountersErrorsWrapped(t *testing.T) {
+	p := NewSwitchParser("err.txt")
+	for i, l := range []string{
+		"-------------------------------------------------------------------------------",
+		"Port          Align-Err    FCS-Err   Xmit-Err    Rcv-Err  UnderSize OutDiscards",
+		"-------------------------------------------------------------------------------",
+		"Eth1/37                 0          6          0          6          0",
+		"17",
+		"",
+		"-------------------------------------------------------------------------------",
+		"Port           Single-Col  Multi-Col   Late-Col  Exces-Col  Carri-Sen       Runts",
+		"-------------------------------------------------------------------------------",
+		"Eth1/37                 0          0          0          0          0",
+		"0",
+	} {
+		p.Feed(Line{Num: i + 1, Text: l})
+	}
+	s := p.Result().(*SwitchCounters)
+	if len(s.CutRows) != 0 {
+		t.Errorf("cut %+v", s.CutRows)
+	}
+	if len(s.Ports) != 1 || s.Ports[0].CRC != 6 || s.Ports[0].RxErr != 6 || s.Ports[0].TxDrop != 17 || s.Ports[0].ErrEvidence.Line != 4 || s.Ports[0].Evidence.Line != 4 {
+		t.Errorf("ports %+v", s.Ports)
+	}
+}

@@ -351,6 +351,7 @@ func bareHeader(k swTable) bool {
 // Result implements Parser.
 func (p *switchParser) Result() Artifact {
 	p.endBlock()
+	p.errs.end(p)
 	o := &p.out
 	o.EOSPFC = p.eos.read(o.src)
 	p.nv.read(o)

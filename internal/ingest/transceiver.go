@@ -415,8 +415,12 @@ func laneQuantity(key string, lane int) (int, bool) {
 	return 0, false
 }
 
-// monitor stores a lane's bias (mA) or power (mW).
+// monitor stores a lane's bias (mA) or power (mW); false for a negative
+// one, which no module reads (and -1 marks a value not printed).
 func (p *transceiverParser) monitor(ev Evidence, q int, lane int, v float64) bool {
+	if v < 0 {
+		return false
+	}
 	if lane == 0 {
 		lane = 1
 	}

@@ -412,3 +412,64 @@ OS10#`, "show running-configuration interface ethernet 1/1/1 (a part of the conf
 		}
 	}
 }
+
+// An NX-OS `show running-config interface` excerpt whose port names no
+// qos policy (SYNTHETIC, in the layout NX-OS prints) beside a NIC that
+// keeps DSCP 26 lossless on priority 3 (a blog's real mlnx_qos): the
+// port's classification is the system qos policy the excerpt does not
+// print, so no DSCP map is made up for it and no priority mismatch or
+// CNP finding is raised, only the excerpt named as not judged.
+func TestLintNXOSExcerptNoPolicy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "show-run-int.txt")
+	data := "leaf1# show running-config interface Ethernet1/1\n\n!Command: show running-config interface Ethernet1/1\n!Time: Mon Dec 19 05:46:28 2022\n\nversion 9.3(10) Bios:version\n\ninterface Ethernet1/1\n  priority-flow-control mode on\n  mtu 9216\n\nleaf1#\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{path, "../../testdata/lint/prio-mismatch-sonic/bad/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ids(rep)
+	if _, ok := got["config.not_judged"]; !ok {
+		t.Errorf("findings %v: want the excerpt named as not judged", got)
+	}
+	for _, id := range []string{"qos.priority.mismatch", "qos.cnp.not_mapped"} {
+		if _, ok := got[id]; ok {
+			t.Errorf("%s on a port whose classification the excerpt does not print", id)
+		}
+	}
+}
+
+// Enterprise SONiC's management CLI typed at its prompts (SYNTHETIC, in
+// the prompts KLISH prints) is read as KLISH, its running-config: it was
+// read as an EOS configuration holding no QoS, once the prompts were
+// taken off, since only the other CLIs' readers took a session.
+func TestLintKLISHSession(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "klish-session.txt")
+	data := strings.Join([]string{
+		"sonic# configure terminal",
+		"sonic(config)# qos map dscp-tc ROCE",
+		"sonic(config-dscp-tc-map-ROCE)# dscp 26 traffic-class 5",
+		"sonic(config-dscp-tc-map-ROCE)# exit",
+		"sonic(config)# interface Ethernet0",
+		"sonic(conf-if-Ethernet0)# qos-map dscp-tc ROCE",
+		"sonic(conf-if-Ethernet0)# priority-flow-control priority 3",
+		"sonic(conf-if-Ethernet0)# end",
+	}, "\n")
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != KindKLISHConfig {
+		t.Fatalf("inputs %+v, want one %s", rep.Inputs, KindKLISHConfig)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].ID != "qos.pfc.disabled" || !strings.Contains(rep.Findings[0].Title, "lands in class 5, but PFC is on 3") {
+		for _, f := range rep.Findings {
+			t.Errorf("%s: %s", f.ID, f.Title)
+		}
+		t.Error("want one qos.pfc.disabled: DSCP 26 in class 5, PFC on 3")
+	}
+}

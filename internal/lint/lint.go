@@ -305,7 +305,7 @@ var nosReaders = []struct {
 	session bool
 }{
 	// SONiC's management CLI (Enterprise SONiC): its own tables.
-	{KindKLISHConfig, sonic.IsKLISH, sonic.ParseKLISH, false},
+	{KindKLISHConfig, sonic.IsKLISH, sonic.ParseKLISH, true},
 	{KindJunosConfig, junos.IsConfig, func(name string, data []byte) (*sonic.ConfigDB, error) {
 		root, err := junos.Parse(name, data)
 		if err != nil {

@@ -137,3 +137,21 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestIsConfigExcerpt: NX-OS's `!Command: show running-config` header
+// marks a part of an NX-OS configuration only with a QoS line of a port
+// under it (SYNTHETIC excerpts in the layout NX-OS prints); a header
+// over a port without one, or such a line without the header, is not.
+func TestIsConfigExcerpt(t *testing.T) {
+	const head = "!Command: show running-config interface Ethernet1/1\n!Time: Mon Dec 19 05:46:28 2022\n\ninterface Ethernet1/1\n"
+	for in, want := range map[string]bool{
+		head + "  priority-flow-control mode on\n":                    true,
+		head + "  service-policy type qos input QOS_CLASSIFICATION\n": true,
+		head + "  description to host\n  mtu 9216\n":                  false,
+		"interface Ethernet1/1\n  priority-flow-control mode on\n":    false,
+	} {
+		if got := IsConfig([]byte(in)); got != want {
+			t.Errorf("IsConfig(%q) = %v, want %v", in, got, want)
+		}
+	}
+}

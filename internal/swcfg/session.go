@@ -10,7 +10,7 @@ import (
 )
 
 // A Session is the configuration a pasted CLI session of an industry-style
-// switch CLI (EOS, NX-OS, OS10, AOS-CX) shows or types, read as an
+// switch CLI (EOS, NX-OS, OS10, AOS-CX, SONiC's KLISH) shows or types, read as an
 // engineer reads it: what `show running-config` printed is kept as
 // printed, a command typed at a configuration prompt
 // (`leaf1(config-if-Et1)# mtu 9214`) is kept without its prompt and
@@ -101,6 +101,15 @@ func ReadSession(data []byte) (Session, bool) {
 	if !found {
 		return Session{}, false
 	}
+	// NX-OS's configuration session is `config-s`, its modes below it
+	// `config-s-if`, `config-s-acl`; EOS names a session's global mode
+	// `config-s-` and the session's name cut to 6 characters, and its
+	// modes below that `config-s-sess-1-if-Et1`.
+	nxSession := slices.ContainsFunc(cmds, func(c typed) bool { return c.mode == "config-s" })
+	isRoot := func(m string) bool {
+		name, ok := strings.CutPrefix(m, "config-s-")
+		return m == "config" || m == "conf" || nxSession && m == "config-s" || !nxSession && ok && len(name) <= 6
+	}
 	// Each typed command goes at the depth of the mode it was typed in:
 	// a mode's depth is one below the command that opened it, which the
 	// next prompt shows; a command like the one that opened its mode (a
@@ -143,7 +152,7 @@ func ReadSession(data []byte) (Session, bool) {
 		}
 		stack = stack[:d+1]
 		word := strings.Fields(cmd)
-		if len(word) == 0 || word[0] == "exit" || word[0] == "end" || refused[c.i] {
+		if len(word) == 0 || word[0] == "exit" || word[0] == "end" || refused[c.i] || strings.HasPrefix(c.mode, "config-s") && (word[0] == "commit" || word[0] == "abort") {
 			lines[c.i] = ""
 			continue
 		}
@@ -174,9 +183,6 @@ func topLevel(cmd string) bool {
 	w := strings.Fields(cmd)
 	return len(w) > 1 && (abbrev(w[0], "interface", 3) || w[0] == "policy-map" || w[0] == "class-map" || w[0] == "system" && w[1] == "qos")
 }
-
-// isRoot reports whether a mode is global configuration.
-func isRoot(m string) bool { return m == "config" || m == "conf" }
 
 // opens reports whether cmd is a command like opener, which opened a
 // mode: the same words but the last (`interface Ethernet2` after

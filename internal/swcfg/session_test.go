@@ -1,6 +1,7 @@
 package swcfg
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,6 +130,50 @@ func TestReadSessionPrinted(t *testing.T) {
 	}
 	if _, ok := ReadSession([]byte("interface Ethernet1\n   mtu 9214\n! a comment\n")); ok {
 		t.Error("a running-config without prompts read as a session")
+	}
+}
+
+// TestReadSessionConfigureSession reads commands typed in a
+// configuration session as global configuration's: EOS's prompt names the
+// session cut to 6 characters (`config-s-roce-l` is not a mode below
+// it: `config-s-roce-l-if-Et2` is), NX-OS's is `config-s`, and both
+// end it with `commit`. Synthetic, in the prompts' forms Arista's and
+// Cisco's manuals print.
+func TestReadSessionConfigureSession(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		in   []string
+		want []string
+	}{
+		{"eos", []string{
+			"leaf1#configure session roce-leaf",
+			"leaf1(config-s-roce-l)#interface Ethernet1",
+			"leaf1(config-s-roce-l-if-Et1)#mtu 9214",
+			"leaf1(config-s-roce-l-if-Et1)#exit",
+			"leaf1(config-s-roce-l)#qos map dscp 26 to traffic-class 3",
+			"leaf1(config-s-roce-l)#interface Ethernet2",
+			"leaf1(config-s-roce-l-if-Et2)#priority-flow-control on",
+			"leaf1(config-s-roce-l-if-Et2)#commit",
+		}, []string{"", "interface Ethernet1", "  mtu 9214", "", "qos map dscp 26 to traffic-class 3", "interface Ethernet2", "  priority-flow-control on", ""}},
+		{"nxos", []string{
+			"switch# configure session roce",
+			"switch(config-s)# interface ethernet 1/1",
+			"switch(config-s-if)# priority-flow-control mode on",
+			"switch(config-s-if)# exit",
+			"switch(config-s)# system qos",
+			"switch(config-s-sys-qos)# service-policy type network-qos RoCE-NQ",
+			"switch(config-s-sys-qos)# exit",
+			"switch(config-s)# hardware access-list tcam region ing-racl 256",
+			"switch(config-s)# commit",
+		}, []string{"", "interface ethernet 1/1", "  priority-flow-control mode on", "", "system qos", "  service-policy type network-qos RoCE-NQ", "", "hardware access-list tcam region ing-racl 256", ""}},
+	} {
+		s, ok := ReadSession([]byte(strings.Join(c.in, "\n")))
+		if !ok {
+			t.Fatalf("%s: not read as a session", c.name)
+		}
+		if got := strings.Split(string(s.Text), "\n"); !slices.Equal(got, c.want) {
+			t.Errorf("%s:\n%q\nwant\n%q", c.name, got, c.want)
+		}
 	}
 }
 
