@@ -114,9 +114,10 @@ func ReadSession(data []byte) (Session, bool) {
 	// a mode's depth is one below the command that opened it, which the
 	// next prompt shows; a command like the one that opened its mode (a
 	// second `interface`, `class` or `tx-queue`) opens a sibling instead.
-	stack := []mode{{name: "config"}}
+	stack := []string{"config"}
 	// openers are the commands that opened a mode, at their depth: one
-	// like them typed deeper (the CLI leaves for that mode) goes there.
+	// like them typed in that mode (a sibling) or deeper (the CLI leaves
+	// for that mode) goes there.
 	type opener struct {
 		cmd   string
 		depth int
@@ -125,25 +126,19 @@ func ReadSession(data []byte) (Session, bool) {
 	for n, c := range cmds {
 		d := -1
 		for k := len(stack) - 1; k >= 0; k-- {
-			if stack[k].name == c.mode || k == 0 && isRoot(c.mode) {
+			if stack[k] == c.mode || k == 0 && isRoot(c.mode) {
 				d = k
 				break
 			}
 		}
 		if d < 0 {
 			// The paste starts inside a block whose opening it left out.
-			stack = append(stack, mode{name: c.mode})
+			stack = append(stack, c.mode)
 			d = len(stack) - 1
 		}
 		cmd := lines[c.i]
 		if topLevel(cmd) {
 			d = 0
-		}
-		for k := d; k >= 1; k-- {
-			if stack[k].opener != "" && opens(stack[k].opener, cmd) {
-				d = k - 1
-				break
-			}
 		}
 		for _, o := range openers {
 			if o.depth < d && opens(o.cmd, cmd) {
@@ -159,8 +154,8 @@ func ReadSession(data []byte) (Session, bool) {
 		indent := strings.Repeat("  ", d)
 		lines[c.i] = indent + cmd
 		s.Shift[c.i] -= len(indent)
-		if n+1 < len(cmds) && !isRoot(cmds[n+1].mode) && !slices.ContainsFunc(stack, func(m mode) bool { return m.name == cmds[n+1].mode }) {
-			stack = append(stack, mode{name: cmds[n+1].mode, opener: cmd})
+		if n+1 < len(cmds) && !isRoot(cmds[n+1].mode) && !slices.Contains(stack, cmds[n+1].mode) {
+			stack = append(stack, cmds[n+1].mode)
 			openers = append(openers, opener{cmd, d})
 		}
 	}
@@ -243,10 +238,6 @@ func abbrev(w, word string, n int) bool {
 func anyPrefix(prefixes []string, t string) bool {
 	return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(t, p) })
 }
-
-// A mode is a configuration mode a session's prompts name, and the
-// command that opened it.
-type mode struct{ name, opener string }
 
 // Place moves a reader's error on the session's text to the place in the
 // paste where the command was typed.
