@@ -243,3 +243,29 @@ func FuzzReadSession(f *testing.F) {
 		}
 	})
 }
+
+// TestReadSessionCommandHeader takes the excerpt from NX-OS's `!Command:`
+// header when the paste left out the command that printed it and shows
+// only the prompt after (SYNTHETIC, in the layout NX-OS 9.3 prints): the
+// header is kept as printed, at its place.
+func TestReadSessionCommandHeader(t *testing.T) {
+	in := strings.Join([]string{
+		"!Command: show running-config interface Ethernet1/1",
+		"!Time: Mon Dec 19 05:46:28 2022",
+		"",
+		"interface Ethernet1/1",
+		"  mtu 9216",
+		"",
+		"leaf1# ",
+	}, "\n")
+	s, ok := ReadSession([]byte(in))
+	if !ok {
+		t.Fatal("not read as a session")
+	}
+	if s.Excerpt.Line != 1 || s.Excerpt.Col != 11 || s.Excerpt.Text != "show running-config interface Ethernet1/1" {
+		t.Errorf("excerpt %+v, want line 1 column 11's show running-config interface Ethernet1/1", s.Excerpt)
+	}
+	if want := strings.Join(strings.Split(in, "\n")[:6], "\n") + "\n"; string(s.Text) != want {
+		t.Errorf("text:\n%s\nwant:\n%s", s.Text, want)
+	}
+}
