@@ -475,3 +475,18 @@ func TestLintKLISHSession(t *testing.T) {
 		t.Error("want one qos.pfc.disabled: DSCP 26 in class 5, PFC on 3")
 	}
 }
+
+// TestLintSessionErrorPlace: a value the reader refuses in a pasted
+// session (SYNTHETIC, EOS prompts) is reported at its column in the
+// paste, the prompt counted, not in the text read without it.
+func TestLintSessionErrorPlace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "session.txt")
+	data := "Leaf1(config)#interface Ethernet1\nLeaf1(config-if-Et1)#priority-flow-control priority 9 no-drop\n"
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Lint([]string{path}, nil)
+	if want := path + `:2:53: "9": expected a priority 0-7`; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+}
