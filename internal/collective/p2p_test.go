@@ -125,3 +125,48 @@ func commOf(t *testing.T, version string, srv gpu.Server, servers int) *Comm {
 	}
 	return cm
 }
+
+// TestAllToAllShares: an alltoall of 256 MiB on two servers of 8 B200
+// (NCCL 2.28.3) copies each rank's own 1/16 on its channels' warps
+// (sendrecv.h isCopy) and runs a rank's 8 network sends of one part on one
+// channel, the 8 subs of one proxy operation, so that each network
+// connection keeps p2pDepth(8) = 16/8 = 2 slices in flight (net.cc
+// maxDepth), not NCCL_STEPS.
+func TestAllToAllShares(t *testing.T) {
+	cm := commOf(t, "2.28.3", b200Vultr, 2)
+	call := Call{Func: AllToAll, Bytes: 256 << 20}
+	ch, err := cm.Plan(call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e engine
+	e.init(cm)
+	e.call, e.choice, e.iters = call, ch, 1
+	e.plan()
+	e.setTiming()
+	e.build()
+	copied := make([]int64, cm.NRanks)
+	for _, k := range e.kernels {
+		if k.p.kind == progP2PCopy {
+			copied[k.rank] += k.p.part
+		}
+	}
+	for r, b := range copied {
+		if want := call.Bytes / int64(cm.NRanks); b != want {
+			t.Errorf("rank %d copies %d bytes to itself, want %d", r, b, want)
+		}
+	}
+	nets := 0
+	for _, cn := range e.conns {
+		if !cn.net {
+			continue
+		}
+		nets++
+		if cn.window != 2 {
+			t.Errorf("network connection keeps %d slices in flight, want 2", cn.window)
+		}
+	}
+	if want := cm.NRanks * 8 * 2; nets != want {
+		t.Errorf("%d network connections, want %d (16 ranks × 8 peers × 2 parts)", nets, want)
+	}
+}
