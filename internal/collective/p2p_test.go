@@ -105,25 +105,13 @@ func TestAllToAllNetChannels(t *testing.T) {
 	}
 }
 
-// commOf returns a communicator of NCCL version on servers servers of srv,
-// all 8 GPUs of each (RoCE v2 GID index 3, which NCCL before 2.21 needs
-// set).
+// commOf returns a communicator of NCCL version on servers servers of srv
+// (8 GPUs and 8 NICs each), all 8 GPUs of each (RoCE v2 GID index 3,
+// which NCCL before 2.21 needs set).
 func commOf(t *testing.T, version string, srv gpu.Server, servers int) *Comm {
 	t.Helper()
 	v, _ := ParseVersion(version)
-	cfg, err := NewConfig(map[string]string{"NCCL_IB_GID_INDEX": "3"}, v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sv := make([]int, servers)
-	for i := range sv {
-		sv[i] = i
-	}
-	cm, err := NewComm(cfg, System{Server: srv, Hosts: DenseHosts(servers, 8)}, sv, AllGPUs(8))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cm
+	return mustCommOf(t, v, srv, servers, 8, map[string]string{"NCCL_IB_GID_INDEX": "3"})
 }
 
 // TestAllToAllShares: an alltoall of 256 MiB on two servers of 8 B200
