@@ -127,12 +127,7 @@ func TestAllToAllShares(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var e engine
-	e.init(cm)
-	e.call, e.choice, e.iters = call, ch, 1
-	e.plan()
-	e.setTiming()
-	e.build()
+	e := builtEngine(cm, call, ch)
 	copied := make([]int64, cm.NRanks)
 	for _, k := range e.kernels {
 		if k.p.kind == progP2PCopy {
