@@ -370,9 +370,9 @@ func (e *engine) buildP2P() {
 	w := p2pWarps{ops: map[[3]int][]int32{}}
 	for _, pr := range pairs {
 		if pr.src == pr.dst {
-			_, parts := c.p2pChunking(Simple, pr.bytes, false, minCh, perPeer)
+			chunk, parts := c.p2pChunking(Simple, pr.bytes, false, minCh, perPeer)
 			for j := 0; j < parts; j++ {
-				p := prog{kind: progP2PCopy, part: part(pr.bytes, j, parts), chunk: c.p2pStep(), slices: 1}
+				p := prog{kind: progP2PCopy, part: part(pr.bytes, j, parts), chunk: chunk, slices: 1}
 				w.add(e, pr.src, c.p2pChannel(pr.src, pr.dst, j), 1, p)
 			}
 			continue

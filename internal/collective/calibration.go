@@ -136,8 +136,8 @@ const P2PChannelNetBW = 14
 // the copy, a barrier, the system fence, the post) is serial per warp
 // group, but none of its parts is measured, and a GPU-side cost would
 // not be the same on A100 and B200. CCI-MOC's sendrecv with GPUDirect
-// RDMA off moves 7.0 a channel, below it (HostChannelBW, 11.25, binds
-// first there).
+// RDMA off moves 7.0 a channel, below it (the twin's HostChannelBW,
+// 11.25, is above it and does not bind there).
 const P2PNetChannelRate = 10
 
 // GPUPoll is the time a GPU takes to see LL or LL128 data that a NIC has

@@ -29,12 +29,7 @@ func TestNVLSTreeProxyOps(t *testing.T) {
 		if ch.Algo != NVLSTree || ch.Channels != 32 {
 			t.Fatalf("%d servers, 8 MiB: %s/%s/%d, want NVLSTree on 32 channels", servers, ch.Algo, ch.Proto, ch.Channels)
 		}
-		var e engine
-		e.init(c)
-		e.call, e.choice, e.iters = call, ch, 1
-		e.plan()
-		e.setTiming()
-		e.build()
+		e := builtEngine(c, call, ch)
 		heads := len(c.nvlsHeads())
 		total := 0
 		for r, ops := range e.rankNet {
@@ -47,4 +42,16 @@ func TestNVLSTreeProxyOps(t *testing.T) {
 			t.Errorf("%d servers: %d operations a call in all, want %d (%d channels × %d heads × 4 × %d tree edges)", servers, total, want, ch.Channels, heads, servers-1)
 		}
 	}
+}
+
+// builtEngine returns an engine with one iteration of call on c built as
+// NCCL's choice ch, before it runs.
+func builtEngine(c *Comm, call Call, ch Choice) *engine {
+	e := &engine{}
+	e.init(c)
+	e.call, e.choice, e.iters = call, ch, 1
+	e.plan()
+	e.setTiming()
+	e.build()
+	return e
 }

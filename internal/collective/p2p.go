@@ -40,7 +40,7 @@ func (c *Comm) p2pChannel(src, dst, j int) int {
 	}
 	base := quadOrdinal(localDelta, l)
 	if nn > 1 {
-		base = quadOrdinal(nodeDelta, nn)*ceilDivInt(l, p2pPerBatch) + base/p2pPerBatch
+		base = quadOrdinal(nodeDelta, nn)*int(ceilDiv(int64(l), p2pPerBatch)) + base/p2pPerBatch
 	}
 	if v.AtLeast(2, 28, 0) {
 		return (reverseBits(base, bits) + j) & (n - 1)
@@ -74,8 +74,6 @@ func reverseBits(x, bits int) int {
 	}
 	return r
 }
-
-func ceilDivInt(a, b int) int { return (a + b - 1) / b }
 
 // p2pDepth returns the slices a network connection of a Simple
 // point-to-point operation keeps in flight when nsubs operations of its

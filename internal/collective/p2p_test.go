@@ -105,23 +105,51 @@ func TestAllToAllNetChannels(t *testing.T) {
 	}
 }
 
-// commOf returns a communicator of NCCL version on servers servers of srv,
-// all 8 GPUs of each (RoCE v2 GID index 3, which NCCL before 2.21 needs
-// set).
+// commOf returns a communicator of NCCL version on servers servers of srv
+// (8 GPUs and 8 NICs each), all 8 GPUs of each (RoCE v2 GID index 3,
+// which NCCL before 2.21 needs set).
 func commOf(t *testing.T, version string, srv gpu.Server, servers int) *Comm {
 	t.Helper()
 	v, _ := ParseVersion(version)
-	cfg, err := NewConfig(map[string]string{"NCCL_IB_GID_INDEX": "3"}, v)
+	return mustCommOf(t, v, srv, servers, 8, map[string]string{"NCCL_IB_GID_INDEX": "3"})
+}
+
+// TestAllToAllShares: an alltoall of 256 MiB on two servers of 8 B200
+// (NCCL 2.28.3) copies each rank's own 1/16 on its channels' warps
+// (sendrecv.h isCopy) and runs a rank's 8 network sends of one part on one
+// channel, the 8 subs of one proxy operation, so that each network
+// connection keeps p2pDepth(8) = 16/8 = 2 slices in flight (net.cc
+// maxDepth), not NCCL_STEPS.
+func TestAllToAllShares(t *testing.T) {
+	cm := commOf(t, "2.28.3", b200Vultr, 2)
+	call := Call{Func: AllToAll, Bytes: 256 << 20}
+	ch, err := cm.Plan(call)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sv := make([]int, servers)
-	for i := range sv {
-		sv[i] = i
+	e := builtEngine(cm, call, ch)
+	copied := make([]int64, cm.NRanks)
+	for _, k := range e.kernels {
+		if k.p.kind == progP2PCopy {
+			copied[k.rank] += k.p.part
+		}
 	}
-	cm, err := NewComm(cfg, System{Server: srv, Hosts: DenseHosts(servers, 8)}, sv, AllGPUs(8))
-	if err != nil {
-		t.Fatal(err)
+	for r, b := range copied {
+		if want := call.Bytes / int64(cm.NRanks); b != want {
+			t.Errorf("rank %d copies %d bytes to itself, want %d", r, b, want)
+		}
 	}
-	return cm
+	nets := 0
+	for _, cn := range e.conns {
+		if !cn.net {
+			continue
+		}
+		nets++
+		if cn.window != 2 {
+			t.Errorf("network connection keeps %d slices in flight, want 2", cn.window)
+		}
+	}
+	if want := cm.NRanks * 8 * 2; nets != want {
+		t.Errorf("%d network connections, want %d (16 ranks × 8 peers × 2 parts)", nets, want)
+	}
 }

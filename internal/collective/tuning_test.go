@@ -15,7 +15,13 @@ var update = flag.Bool("update", false, "rewrite testdata/tuning_grid.txt and th
 
 func mustComm(t testing.TB, srv gpu.Server, servers, ppn int, env map[string]string) *Comm {
 	t.Helper()
-	cfg, err := NewConfig(env, DefaultVersion)
+	return mustCommOf(t, DefaultVersion, srv, servers, ppn, env)
+}
+
+// mustCommOf is mustComm on NCCL version v.
+func mustCommOf(t testing.TB, v Version, srv gpu.Server, servers, ppn int, env map[string]string) *Comm {
+	t.Helper()
+	cfg, err := NewConfig(env, v)
 	if err != nil {
 		t.Fatal(err)
 	}
