@@ -209,6 +209,25 @@ Et1/4         0        0        0        0         0        0        0
 	if len(links) != 1 || !strings.HasPrefix(links[0], "Et1/2: 170 frames") {
 		t.Errorf("link errors %q, want Et1/2's", links)
 	}
+
+	// The weak lane past the first: Et1/1 carries lane 1 alone, up to
+	// Et1/2, so lane 2's weak receiver is not charged with its errors.
+	in = strings.NewReplacer("1.51      -12.10", "1.51      -1.10", "Et1/2      35.61      3.21      36.64    1.51      -1.10",
+		"Et1/2      35.61      3.21      36.64    1.51      -12.10").Replace(in)
+	rep = Diagnose([]string{"-"}, strings.NewReader(in), Options{})
+	f = nicMustFind(t, rep.Findings, "optics.rx.power", Warn, "lane 2 at -12.10 dBm")
+	if !strings.Contains(f.Title, "Et1/2 counts 170 frames") || strings.Contains(f.Title, "Et1/1 ") {
+		t.Errorf("optics finding %q: want Et1/2's errors only", f.Title)
+	}
+	links = links[:0]
+	for _, g := range rep.Findings {
+		if g.ID == "switch.link.errors" {
+			links = append(links, g.Title)
+		}
+	}
+	if len(links) != 1 || !strings.HasPrefix(links[0], "Et1/1: 90 frames") {
+		t.Errorf("link errors %q, want Et1/1's", links)
+	}
 }
 
 // A shut port's laser keeps a fraction of a milliampere and sends under
