@@ -1,6 +1,9 @@
 package doctor
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -127,6 +130,17 @@ func TestOpticsJoinHostFCS(t *testing.T) {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 	nicMustNot(t, fs, "counters.phy.fcs")
+
+	// Counted during a test (a before/after pair, SYNTHETIC), 0.025% of
+	// the frames received: the error counters.phy.fcs would have raised.
+	pair := filepath.Join(t.TempDir(), "pair.txt")
+	dump := "$ ethtool -S enp134s0f0\nNIC statistics:\n     rx_packets_phy: %d\n     rx_crc_errors_phy: %d\n"
+	if err := os.WriteFile(pair, fmt.Appendf(nil, dump+dump, 1000000, 10, 2000000, 260), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := Diagnose([]string{nicTestdata("corpus/ethtool/ethtool-m-sfp-10g-sr-rx-13.57dbm-near-low-warning-supingisme.txt"), pair}, nil, Options{})
+	nicMustFind(t, rep.Findings, "optics.rx.power", Error, "enp134s0f0 counts 250 frames with a bad FCS (rx_crc_errors_phy), the errors this receiver causes")
+	nicMustNot(t, rep.Findings, "counters.phy.fcs")
 }
 
 // NX-OS `show interface counters errors` (genieparser's golden output):
