@@ -1,6 +1,9 @@
 package doctor
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -127,6 +130,17 @@ func TestOpticsJoinHostFCS(t *testing.T) {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 	nicMustNot(t, fs, "counters.phy.fcs")
+
+	// Counted during a test (a before/after pair, SYNTHETIC), 0.025% of
+	// the frames received: the error counters.phy.fcs would have raised.
+	pair := filepath.Join(t.TempDir(), "pair.txt")
+	dump := "$ ethtool -S enp134s0f0\nNIC statistics:\n     rx_packets_phy: %d\n     rx_crc_errors_phy: %d\n"
+	if err := os.WriteFile(pair, fmt.Appendf(nil, dump+dump, 1000000, 10, 2000000, 260), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := Diagnose([]string{nicTestdata("corpus/ethtool/ethtool-m-sfp-10g-sr-rx-13.57dbm-near-low-warning-supingisme.txt"), pair}, nil, Options{})
+	nicMustFind(t, rep.Findings, "optics.rx.power", Error, "enp134s0f0 counts 250 frames with a bad FCS (rx_crc_errors_phy), the errors this receiver causes")
+	nicMustNot(t, rep.Findings, "counters.phy.fcs")
 }
 
 // NX-OS `show interface counters errors` (genieparser's golden output):
@@ -208,6 +222,25 @@ Et1/4         0        0        0        0         0        0        0
 	}
 	if len(links) != 1 || !strings.HasPrefix(links[0], "Et1/2: 170 frames") {
 		t.Errorf("link errors %q, want Et1/2's", links)
+	}
+
+	// The weak lane past the first: Et1/1 carries lane 1 alone, up to
+	// Et1/2, so lane 2's weak receiver is not charged with its errors.
+	in = strings.NewReplacer("1.51      -12.10", "1.51      -1.10", "Et1/2      35.61      3.21      36.64    1.51      -1.10",
+		"Et1/2      35.61      3.21      36.64    1.51      -12.10").Replace(in)
+	rep = Diagnose([]string{"-"}, strings.NewReader(in), Options{})
+	f = nicMustFind(t, rep.Findings, "optics.rx.power", Warn, "lane 2 at -12.10 dBm")
+	if !strings.Contains(f.Title, "Et1/2 counts 170 frames") || strings.Contains(f.Title, "Et1/1 ") {
+		t.Errorf("optics finding %q: want Et1/2's errors only", f.Title)
+	}
+	links = links[:0]
+	for _, g := range rep.Findings {
+		if g.ID == "switch.link.errors" {
+			links = append(links, g.Title)
+		}
+	}
+	if len(links) != 1 || !strings.HasPrefix(links[0], "Et1/1: 90 frames") {
+		t.Errorf("link errors %q, want Et1/1's", links)
 	}
 }
 

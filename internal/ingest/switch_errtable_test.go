@@ -90,3 +90,35 @@ func TestSwitchCountersErrorsWrapped(t *testing.T) {
 		t.Errorf("ports %+v", s.Ports)
 	}
 }
+
+// Rows that do not hold their counts (SYNTHETIC, NX-OS's layout): two
+// short rows are two cut rows, not one row wrapped; a garbled count on a
+// wrapped row's second line is reported at the end of its first; a count
+// over 2^62 is refused where it stands.
+func TestSwitchCountersErrorsBadRows(t *testing.T) {
+	lines := []string{
+		"Port          Align-Err    FCS-Err   Xmit-Err    Rcv-Err  UnderSize OutDiscards",
+		"Eth1/1                  0          6          0",
+		"Eth1/2                  0          6",
+		"Eth1/37                 0          6          0          6          0",
+		"1z",
+		"Eth1/38                 0 9223372036854775807          0          6          0          0",
+	}
+	p := NewSwitchParser("err.txt")
+	for i, l := range lines {
+		p.Feed(Line{Num: i + 1, Text: l})
+	}
+	s := p.Result().(*SwitchCounters)
+	want := []struct{ line, col int }{{2, len(lines[1]) + 1}, {3, len(lines[2]) + 1}, {4, len(lines[3]) + 1}, {6, 27}}
+	if len(s.CutRows) != len(want) {
+		t.Fatalf("cut %+v, want %v", s.CutRows, want)
+	}
+	for i, w := range want {
+		if c := s.CutRows[i]; c.Line != w.line || c.Col != w.col {
+			t.Errorf("cut %d at %d:%d, want %d:%d", i, c.Line, c.Col, w.line, w.col)
+		}
+	}
+	if len(s.Ports) != 0 {
+		t.Errorf("ports %+v", s.Ports)
+	}
+}
