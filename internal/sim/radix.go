@@ -175,10 +175,15 @@ const (
 // dozens of steps per entry (the sort was an eighth of the instructions
 // of a 1024-host run); then each step's few entries are sorted by
 // sortEntries. It needs no second array, which cost cache misses. Entries
-// whose times differ above the lowest digit, or a handful, are sorted by
-// sortEntries alone.
+// whose times differ above the lowest digit, or under spanSorted, are
+// sorted by sortEntries alone, or straight by insertion when they are a
+// dozen or fewer, as most spans and steps are.
 func sortSpan(h []nowEntry) {
-	if len(h) < spanSorted {
+	switch {
+	case len(h) <= insertionMax:
+		insertionSort(h)
+		return
+	case len(h) < spanSorted:
 		sortEntries(h, 2*bits.Len(uint(len(h))))
 		return
 	}
@@ -213,11 +218,19 @@ func sortSpan(h []nowEntry) {
 		}
 	}
 	for d := range spanSteps {
-		if lo, hi := start[d], start[d+1]; hi-lo > 1 {
+		switch lo, hi := start[d], start[d+1]; {
+		case hi-lo > insertionMax:
 			sortEntries(h[lo:hi], 2*bits.Len(uint(hi-lo)))
+		case hi-lo > 1:
+			insertionSort(h[lo:hi])
 		}
 	}
 }
+
+// insertionMax is the most entries sorted by insertion alone: sortEntries'
+// quicksort stops there, and sortSpan gives a span or step of so few
+// straight to insertionSort.
+const insertionMax = 12
 
 // sortEntries sorts h by before: a quicksort on the median of three down
 // to a dozen entries, then an insertion sort, with the comparison inline
@@ -227,7 +240,7 @@ func sortSpan(h []nowEntry) {
 // bounds the worst case. The order is total (slots differ), so every sort
 // gives the same result.
 func sortEntries(h []nowEntry, depth int) {
-	for len(h) > 12 {
+	for len(h) > insertionMax {
 		if depth == 0 {
 			slices.SortFunc(h, func(a, b nowEntry) int {
 				return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.key, b.key), cmp.Compare(a.ev, b.ev))
@@ -268,13 +281,27 @@ func sortEntries(h []nowEntry, depth int) {
 			h = h[:j+1]
 		}
 	}
+	insertionSort(h)
+}
+
+// insertionSort sorts a few entries by before: each goes back past
+// those after it. A function of its own, so that the entry moving back
+// stays in registers (within sortEntries it was kept on the stack: a
+// step back cost 20 instructions, now 16); keys and slots are compared
+// only for equal times.
+func insertionSort(h []nowEntry) {
 	for i := 1; i < len(h); i++ {
-		x := h[i]
+		// The entry's fields apart, so that they stay in registers.
+		t, k, ev := h[i].t, h[i].key, h[i].ev
 		j := i
-		for ; j > 0 && before(&x, &h[j-1]); j-- {
-			h[j] = h[j-1]
+		for ; j > 0; j-- {
+			y := h[j-1]
+			if y.t < t || y.t == t && (y.key < k || y.key == k && y.ev < ev) {
+				break
+			}
+			h[j] = y
 		}
-		h[j] = x
+		h[j] = nowEntry{key: k, t: t, ev: ev}
 	}
 }
 
