@@ -497,6 +497,12 @@ func (q *radixQueue) lowest() uint {
 // base returns the least time that bucket b > 0 can hold: last's digits
 // above b's digit position, b's digit value, and zeros below.
 func (q *radixQueue) base(b uint) unit.Time {
+	if b < 2*digitVals {
+		// The second digit's, nearly every bucket redistributed: with
+		// constant shifts.
+		const top = spanBits + digitBits
+		return unit.Time(uint64(q.last)>>top<<top | uint64(b-digitVals)<<spanBits)
+	}
 	shift := b/digitVals*digitBits + spanShift
 	high := uint64(q.last) >> (shift + digitBits) << (shift + digitBits)
 	return unit.Time(high | uint64(b%digitVals)<<shift)
