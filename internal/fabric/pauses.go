@@ -45,15 +45,15 @@ func NewPauseSampler(ports []*Port, every unit.Time) *PauseSampler {
 	return s
 }
 
-// Sample implements Sampler.
-func (s *PauseSampler) Sample(now unit.Time) {
+// Sample implements Sampler; a pause sampler stays on the list.
+func (s *PauseSampler) Sample(now unit.Time) bool {
 	if s.n > 0 && now > s.last {
 		s.every = now - s.last
 	}
 	s.n++
 	s.last = now
 	if s.dom == nil {
-		return
+		return true
 	}
 	for _, pt := range s.dom.paused[s.seen:] {
 		if i, ok := s.at[pt]; ok {
@@ -76,6 +76,7 @@ func (s *PauseSampler) Sample(now unit.Time) {
 			ser.Held.Add(now, float64(held))
 		}
 	}
+	return true
 }
 
 // Series returns the sampled ports and priorities, by port and priority.

@@ -265,11 +265,16 @@ func (pt *Port) Handle(now unit.Time, tag uint64) {
 }
 
 // pausedMask returns the priorities the port may not send now, expiring
-// pauses whose time is up.
+// pauses whose time is up. It inlines: most looks find no pause.
 func (pt *Port) pausedMask(now unit.Time) uint8 {
 	if pt.pausing == 0 {
 		return 0
 	}
+	return pt.pausedNow(now)
+}
+
+// pausedNow is pausedMask of a port with a received pause in effect.
+func (pt *Port) pausedNow(now unit.Time) uint8 {
 	var m uint8
 	for p := range pt.pause {
 		ps := &pt.pause[p]
@@ -351,11 +356,20 @@ func (pt *Port) pushCtrl(f *packet.Packet) {
 	pt.ctrlQueued = true
 }
 
-// popCtrl takes the first queued control frame, or nil.
+// popCtrl takes the first queued control frame, or nil. It inlines: most
+// looks find none.
 func (pt *Port) popCtrl() *packet.Packet {
 	if !pt.ctrlQueued {
 		return nil
 	}
+	return pt.popQueuedCtrl()
+}
+
+// popQueuedCtrl is popCtrl of a port with a control frame queued, out of
+// line so that popCtrl inlines.
+//
+//go:noinline
+func (pt *Port) popQueuedCtrl() *packet.Packet {
 	p := pt.ctrl.Pop()
 	pt.ctrlQueued = pt.ctrl.Len() > 0
 	return p

@@ -23,9 +23,13 @@ type QueueSeries struct {
 }
 
 // A Sampler is sampled with the queues, at the network's sample interval
-// (a NIC sampling its queue pairs' rates).
+// (a NIC sampling its queue pairs' rates). Sample reports whether the
+// sampler is to be sampled again: one that has nothing to sample leaves
+// the domain's list until it is added again with AddSampler (a NIC with no
+// queue pair under congestion control, when one joins), so that a sample
+// does not call every NIC of a fabric to find nothing to do.
 type Sampler interface {
-	Sample(now unit.Time)
+	Sample(now unit.Time) bool
 }
 
 // sampler records a domain's queue depths and calls its other samplers,
@@ -166,9 +170,14 @@ func (sm *sampler) sample(d *Domain, now unit.Time) {
 	}
 	clear(sm.active[len(kept):])
 	sm.active = kept
+	on := sm.others[:0]
 	for _, o := range sm.others {
-		o.Sample(now)
+		if o.Sample(now) {
+			on = append(on, o)
+		}
 	}
+	clear(sm.others[len(on):])
+	sm.others = on
 	if sm.n++; sm.n == metrics.DefaultSeriesCap {
 		sm.n = 0
 		sm.every *= 2

@@ -66,11 +66,13 @@ type NIC struct {
 	// queue pairs, and anyCC says some queue pair has congestion
 	// control: once sampled reaches Config.SampleQPs, or with no
 	// congestion control, a sample visits no other queue pair (each a
-	// cache line: the 127->1 incast's receiver has 127).
-	sampled  int
-	sampling []*qp
-	series   []*QPSeries
-	anyCC    bool
+	// cache line: the 127->1 incast's receiver has 127); unsampled says
+	// the NIC, without congestion control, has left its domain's samplers.
+	sampled   int
+	sampling  []*qp
+	series    []*QPSeries
+	anyCC     bool
+	unsampled bool
 
 	// HW holds the RDMA counters (hw_counters).
 	HW HWCounters

@@ -18,10 +18,13 @@ type QPSeries struct {
 // Sample implements fabric.Sampler: the rate and α of the first
 // Config.SampleQPs queue pairs with congestion control of this NIC,
 // from the moment each is first rate-limited. A queue pair that joined
-// the NIC ahead of its connect (see Transport) is not there yet.
-func (n *NIC) Sample(now unit.Time) {
+// the NIC ahead of its connect (see Transport) is not there yet. A NIC
+// without congestion control leaves the domain's samplers until a queue
+// pair with it joins (ccJoined).
+func (n *NIC) Sample(now unit.Time) bool {
 	if !n.anyCC {
-		return
+		n.unsampled = true
+		return false
 	}
 	qps := n.qps
 	if n.sampled >= n.cfg.SampleQPs {
@@ -50,6 +53,18 @@ func (n *NIC) Sample(now unit.Time) {
 			alpha = c.Alpha()
 		}
 		q.series.Alpha.Add(now, alpha)
+	}
+	return true
+}
+
+// ccJoined notes that a queue pair with congestion control joined the
+// NIC, which a sample then visits: the NIC goes back on its domain's
+// samplers if it had left them.
+func (n *NIC) ccJoined() {
+	n.anyCC = true
+	if n.unsampled {
+		n.unsampled = false
+		n.dom.AddSampler(n)
 	}
 }
 

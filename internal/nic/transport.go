@@ -220,7 +220,7 @@ func (n *NIC) responderCC(q *qp) {
 	if d := q.nic.cfg.DCQCN; q.class == packet.ClassRoCE && d != nil && d.Enabled(int(q.prio)) {
 		d.Init(&q.dcqcn, q.nic.port.Rate())
 		q.cc = &q.dcqcn
-		q.nic.anyCC = true
+		q.nic.ccJoined()
 	}
 }
 
@@ -288,7 +288,9 @@ func (p *Part) Receive() {
 		n := w.q.nic
 		if w.join {
 			n.qps = append(n.qps, w.q)
-			n.anyCC = n.anyCC || w.q.cc != nil
+			if w.q.cc != nil {
+				n.ccJoined()
+			}
 			continue
 		}
 		i := n.posts.Add(w)
