@@ -574,7 +574,7 @@ func networkShown(l *ingest.NCCLLog) bool {
 		len(l.GDR) > 0 || len(l.QPs) > 0 || len(l.MTUs) > 0 || l.CompletionCount > 0 || l.SetupCount > 0 || l.AsyncEventCount > 0 {
 		return true
 	}
-	for _, h := range []ingest.HostLines{l.NoIBDevice, l.VerbsMissing, l.Plugins, l.PluginNetLines, l.PluginFailures, l.PluginInitFailures, l.NoNetwork, l.PluginGDROff} {
+	for _, h := range []ingest.HostLines{l.NoIBDevice, l.VerbsMissing, l.Plugins, l.PluginNetLines, l.PluginFailures, l.PluginInitFailures, l.NoNetwork, l.PluginGDROff, l.AsyncLost} {
 		if h.Count > 0 {
 			return true
 		}

@@ -111,6 +111,10 @@ type NCCLLog struct {
 	// device and event; AsyncEventCount counts every such line.
 	AsyncEvents     []AsyncEvent
 	AsyncEventCount int
+	// AsyncLost holds "Call to ibv_get_async_event failed": NCCL's async
+	// thread lost the device's event channel, which follows a device
+	// failure; it is no queue-pair setup.
+	AsyncLost HostLines
 	// Timeouts are the collectives PyTorch's ProcessGroupNCCL watchdog
 	// reported as timed out, one per rank, sequence number and operation;
 	// TimeoutCount counts every such line.

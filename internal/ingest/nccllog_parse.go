@@ -240,6 +240,8 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 			l.Completions = append(l.Completions, c)
 			l.setLastWarn(key, warnRef{'c', len(l.Completions) - 1, ev.Line})
 		}
+	case strings.Contains(msg, "Call to ibv_get_async_event"):
+		l.AsyncLost.add(host, ev)
 	case strings.Contains(msg, "Call to ibv_") || strings.Contains(msg, "ncclIbRoceGetVersionNum"):
 		s := parseSetup(msg)
 		s.Host, s.Evidence = host, ev
