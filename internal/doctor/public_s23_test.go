@@ -22,3 +22,61 @@ func TestAsyncEventChannelLostFollowsCatastrophe(t *testing.T) {
 		t.Errorf("want one finding:\n%s", nicTitles(fs))
 	}
 }
+
+// NCCL's topology XML (NCCL_TOPO_DUMP_FILE) was "in no format rocelab
+// recognises". The VM's dump of NVIDIA/nccl-tests#256 (27.5 GB/s busbw
+// against 475.8 on bare metal) has its GPU and NIC straight under a CPU of
+// numaid -1: the GPU's nearest NIC is PHB, which the fix answers with a
+// topology file of the host's layout, and the NIC's 16 GT/s x16 link
+// carries 252 of its port's 400 Gb/s.
+func TestNCCLTopoDumpVMFlat(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/topo/nccl-topo-dump-h200-vm-flat-numaid-minus1-pcie-gen4-400g-nccltests256.txt")
+	f := nicMustFind(t, fs, "topo.gpu_nic.far", Warn, "1 of 1 GPUs", "nearest NIC GPU0 PHB (mlx5_0)", "the paste is cut after GPU0")
+	if !strings.Contains(f.Mechanism, `numaid="-1"`) || !strings.Contains(f.Fix, "NCCL_TOPO_FILE") {
+		t.Errorf("mechanism %s fix %s", f.Mechanism, f.Fix)
+	}
+	f = nicMustFind(t, fs, "topo.nic.pcie", Warn, "mlx5_0 (PCIe 16 GT/s x16, 252 Gb/s, for a 400 Gb/s port)")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 12 || !strings.Contains(f.Fix, "virtual root port") {
+		t.Errorf("evidence %+v fix %s", f.Evidence, f.Fix)
+	}
+	if len(fs) != 2 {
+		t.Errorf("want two findings:\n%s", nicTitles(fs))
+	}
+}
+
+// The same host on bare metal: every GPU beside its own NIC, 32 GT/s x16
+// links, nothing to fix.
+func TestNCCLTopoDumpBareMetalOK(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/topo/nccl-topo-dump-h200-baremetal-pix-nic-per-gpu-cut-nccltests256.txt")
+	nicMustFind(t, fs, "topo.gpu_nic.ok", Info, "GPU0 PIX (mlx5_0), GPU1 PIX (mlx5_1), GPU2 PIX (mlx5_2)")
+	if len(fs) != 1 {
+		t.Errorf("want one finding:\n%s", nicTitles(fs))
+	}
+}
+
+// RCCL's dump (ROCm/rccl#1185): two 200G ports of one ConnectX-7 share a
+// 16 GT/s x16 link of 252 Gb/s; each port alone fits, both do not. The
+// IBM VSI file's devices print link_width="0": no link verdict.
+func TestNCCLTopoDualPortCardOverPCIe(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/topo/rccl-topo-dump-8gpu-pxb-dual-port-cx7-2x200g-on-gen4-x16-rccl1185.txt")
+	f := nicMustFind(t, fs, "topo.nic.pcie", Warn, "2 NICs' PCIe links carry less than their ports", "mlx5_0+mlx5_1 (PCIe 16 GT/s x16, 252 Gb/s, for 2 ports of 400 Gb/s together)", "mlx5_4+mlx5_5")
+	if len(f.Evidence) != 4 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	nicMustFind(t, fs, "topo.gpu_nic.ok", Info, "GPU3 PXB (mlx5_0)")
+	fs = diagnoseFiles(t, Options{}, "corpus/topo/nccl-topo-file-ibm-vsi-h100-ti-bridge-2.5gts-x1-nic-width-0-cut-ibmcloud.txt")
+	nicMustNot(t, fs, "topo.nic.pcie")
+	nicMustFind(t, fs, "topo.gpu_nic.ok", Info, "GPU0 PIX (mlx5_7), GPU1 PIX (mlx5_6)")
+}
+
+// A renamed ConnectX-5 (roce0, NVIDIA/nccl-tests#329) with gdr="0": NCCL
+// found no peer-memory or DMA-BUF path to the GPU, whatever the distance.
+func TestNCCLTopoNICWithoutGDR(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/topo/nccl-topo-dump-t600-cx5-renamed-roce0-gdr-0-phb-docker-macvlan-nccltests329.txt")
+	f := nicMustFind(t, fs, "topo.nic.gdr_off", Warn, "no GPUDirect RDMA support on roce0", "its traffic is staged")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 7 || !strings.Contains(f.Fix, "nvidia-peermem") {
+		t.Errorf("evidence %+v fix %s", f.Evidence, f.Fix)
+	}
+	nicMustFind(t, fs, "topo.gpu_nic.far", Warn, "GPU0 PHB (roce0)")
+	nicMustNot(t, fs, "topo.nic.pcie")
+}
