@@ -80,3 +80,16 @@ func TestNCCLTopoNICWithoutGDR(t *testing.T) {
 	nicMustFind(t, fs, "topo.gpu_nic.far", Warn, "GPU0 PHB (roce0)")
 	nicMustNot(t, fs, "topo.nic.pcie")
 }
+
+// The VM's all_reduce_perf (NVIDIA/nccl-tests#256) beside its topology
+// dump: the dump's 400G port speed judges the busbw, which alone had no
+// NIC speed to be judged by.
+func TestNCCLTopoDumpGivesNICSpeed(t *testing.T) {
+	const run = "corpus/nccl-tests/allreduce-h200-2n-16g-kvm-vm-passthrough-27GBps-erratic-nccltests256.txt"
+	nicMustFind(t, diagnoseFiles(t, Options{}, run), "nccltests.busbw.unjudged", Info, "no NIC speed known")
+	fs := diagnoseFiles(t, Options{}, run, "corpus/topo/nccl-topo-dump-h200-vm-flat-numaid-minus1-pcie-gen4-400g-nccltests256.txt")
+	f := nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "56.38 GB/s", "one 400Gbps NIC per node allows (50.00 GB/s)")
+	if last := f.Evidence[len(f.Evidence)-1]; last.Line != 12 || !strings.Contains(last.File, "nccl-topo-dump") {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"rocelab/internal/unit"
 )
 
 // KindNCCLTopo is the topology XML NCCL writes with NCCL_TOPO_DUMP_FILE
@@ -409,4 +411,16 @@ func rdmaDevName(s string) bool {
 		}
 	}
 	return false
+}
+
+// LinkSpeeds reports the speed of each RDMA net of a topology XML, as
+// NCCL read it from the port.
+func (t *GPUTopo) LinkSpeeds() []LinkSpeed {
+	var out []LinkSpeed
+	for _, n := range t.NICInfo {
+		if n.RDMA && n.SpeedMbps > 0 {
+			out = append(out, LinkSpeed{Device: n.Name, Rate: unit.BitRate(n.SpeedMbps) * unit.Mbps, Evidence: n.Evidence})
+		}
+	}
+	return out
 }
