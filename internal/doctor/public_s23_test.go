@@ -93,3 +93,21 @@ func TestNCCLTopoDumpGivesNICSpeed(t *testing.T) {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 }
+
+// A WARN of NCCL's IB transport while it starts (NCCL 2.27+'s Data
+// Direct probe, the failure NVIDIA/nccl#1866 is titled after) is why it
+// fell back to sockets; before, the fallback named no cause and the fix
+// was to rerun with more logging. The fixture is SYNTHETIC, from NCCL's
+// source strings.
+func TestIBInitWarnExplainsSocketFallback(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "synthetic/nccl-2.28-ib-data-direct-warn-socket-fallback-synthetic.txt")
+	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn)
+	if !strings.Contains(f.Mechanism, `NCCL's IB transport stopped at a warning on 1 host ("Error in mlx5dv_get_data_direct_sysfs_path with device mlx5_0")`) ||
+		!strings.Contains(f.Fix, "NCCL_IB_DATA_DIRECT=0") || f.Evidence[0].Line != 6 {
+		t.Errorf("evidence %+v mechanism %s fix %s", f.Evidence, f.Mechanism, f.Fix)
+	}
+	// The DGX Spark log's dlvsym lines (the symbol missing from an older
+	// libmlx5) are no such warning: NCCL skips the probe and uses RoCE.
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.28.9-dgx-spark-gb10-roce-200g-port-lines-gid0-allgather.txt")
+	nicMustNot(t, fs, "nccl.transport.socket_fallback")
+}

@@ -114,7 +114,7 @@ var book = []Spec{
 		Text: "a `rocelab collect` archive of a host with no RDMA device under /sys/class/infiniband",
 		Fix:  "If this host should do RoCE: `lspci | grep -i mellanox` (is the NIC there?), `lsmod | grep -E 'mlx5_ib|ib_uverbs'` (modprobe mlx5_ib), `rdma link`, and in a container pass the RDMA devices (/dev/infiniband, the RDMA device plugin)."},
 	{ID: "nccl.transport.socket_fallback", Layer: LayerRDMA, Severities: []Severity{Info, Warn, Error}, Front: Doctor,
-		Text: "NCCL moves data over TCP sockets (NET/Socket, no IB device, libibverbs missing, NCCL_IB_DISABLE=1): error when the job spans nodes, warn when the span is unknown, info on one node. NCCL 2.4–2.7 print `NET/Socket : Using` on every rank for bootstrap: those lines count only when this NCCL is 2.8 or later and no host prints them beside its IB devices",
+		Text: "NCCL moves data over TCP sockets (NET/Socket, no IB device, libibverbs missing, NCCL_IB_DISABLE=1, a WARN of NCCL's IB transport before it listed its devices, such as NCCL 2.27+'s failed Data Direct probe `Error in mlx5dv_get_data_direct_sysfs_path`, named as the cause): error when the job spans nodes, warn when the span is unknown, info on one node. NCCL 2.4–2.7 print `NET/Socket : Using` on every rank for bootstrap: those lines count only when this NCCL is 2.8 or later and no host prints them beside its IB devices",
 		Fix:  ""},
 	{ID: "nccl.transport.mismatch", Layer: LayerRDMA, Severities: []Severity{Error}, Front: Doctor,
 		Text: "some hosts use NCCL's IB transport and others TCP sockets: the two cannot connect, and the mismatch (why IB did not start on the socket hosts) is the cause",
