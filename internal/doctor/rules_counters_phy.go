@@ -31,7 +31,7 @@ const fcsErrorFraction = 1e-4
 func checkFCS(inc *Incident) []Finding {
 	return perSample(inc, ingest.KindEthtool, func(s *ingest.CounterSample) []Finding {
 		r, ok := s.Concept(counters.PhyCRCErrors, counters.RX, 0)
-		if !ok || r.Value == 0 || s.Device != "" && weakOpticOn(inc, s.Host, s.Device) {
+		if !ok || r.Value == 0 || s.Device != "" && weakOpticOn(inc, s.Host, readingFile(r), s.Device) {
 			// A weak receiver's finding carries its port's errors.
 			return nil
 		}
