@@ -128,3 +128,19 @@ func TestOpticsJoinFactoryHostnameIsNoDevice(t *testing.T) {
 	}
 	nicMustFind(t, fs, "switch.link.errors", Warn, "Ethernet0: RS-FEC met 34 codewords it could not correct")
 }
+
+// A shell loop over an InfiniBand port's counters directory
+// (leptonai/gpud#943) was in no format rocelab recognises; its
+// link_downed 255 is the 8-bit counter's maximum: the link went down at
+// least 255 times, a flapping link, not the boot's one link-up.
+func TestIBPortCountersLoopLinkDownedSaturated(t *testing.T) {
+	rel := "corpus/hwcounters/ib-port-counters-shell-loop-banners-link-downed-255-saturated-gpud943.txt"
+	rep := Diagnose([]string{nicTestdata(rel)}, nil, Options{})
+	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "hw-counters" {
+		t.Fatalf("inputs %+v", rep.Inputs)
+	}
+	f := nicMustFind(t, rep.Findings, "counters.phy.link_down", Warn, "mlx5_1 port 1: the link went down at least 255 times (link_downed 255, the counter's maximum)")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 53 || !strings.Contains(f.Mechanism, "8-bit counter's maximum") {
+		t.Errorf("evidence %+v mechanism %s", f.Evidence, f.Mechanism)
+	}
+}

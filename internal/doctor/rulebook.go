@@ -275,7 +275,7 @@ var book = []Spec{
 		Text: "rx_crc_errors_phy moved: frames arrived with a bad FCS (a dirty connector, a failing optic or cable, FEC off); error at 0.01% of received packets in a before/after pair. A port whose module (`ethtool -m`) the same incident shows receiving too little light or none is not reported here: optics.rx.power or optics.rx.dark carries its FCS count as the effect",
 		Fix:  "Check the link: ethtool -m (DOM), ethtool --show-fec on both ends, pre-FEC errors; clean, reseat, replace the optic or cable."},
 	{ID: "counters.phy.link_down", Layer: LayerFabric, Severities: []Severity{Info, Warn, Error}, Front: Doctor,
-		Text: "link_down_events_phy moved: the link went down (warn once in a before/after pair, error when it flapped; info in a single dump)",
+		Text: "link_down_events_phy (ethtool -S) or an InfiniBand port's link_downed (.../ports/N/counters) moved: the link went down (warn once in a before/after pair, error when it flapped; info in a single dump, warn there for link_downed over 2 or at 255, the 8-bit counter's maximum where it stops: at least that many)",
 		Fix:  "Find why it dropped: dmesg, the switch's log, ethtool -m (DOM), FEC and FCS counters; replace a flapping optic or cable, shut the port meanwhile."},
 	{ID: "counters.pfc.ok", Layer: LayerFabric, Severities: []Severity{Info}, Front: Doctor,
 		Text: "a port's traffic rides its PFC priority; reports the pause frames",
