@@ -114,6 +114,7 @@ func rules() []Rule {
 	rs = append(rs, hostRules()...)
 	rs = append(rs, portRules()...)
 	rs = append(rs, gpuTopoRules()...)
+	rs = append(rs, ncclTopoRules()...)
 	rs = append(rs, nvlinkRules()...)
 	rs = append(rs, mlxlinkRules()...)
 	rs = append(rs, opticsRules()...)

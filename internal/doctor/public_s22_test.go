@@ -82,25 +82,62 @@ Et1/1      35.61      3.21      36.64    1.51      -12.10    0:00:03 ago
 
 // The KLISH DOM of Ethernet80 (its receivers 12 dB under the low alarm)
 // and that port's uncorrectable FEC codewords (synthetic counters) are
-// one fault: the optics finding carries the FEC row as its effect, and
-// the port is not reported again as a link of its own. Ethernet84, with
-// no module read, still is.
+// one fault when one input holds both: the optics finding carries the FEC
+// row as its effect, and the port is not reported again as a link of its
+// own. Ethernet84, with no module read, still is. As two inputs that name
+// no switch, they are joined by port name alone: every SONiC switch has
+// an Ethernet80, so the join is said to be one and the port keeps its
+// own finding.
 func TestOpticsJoinLinkErrors(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-klish-show-int-transceiver-dom-ethernet80-rx-under-alarm-hld.txt", "synthetic/sonic-fec-stats-ethernet80-uncorr-synthetic.txt")
+	const dom, fec = "corpus/switch/sonic-klish-show-int-transceiver-dom-ethernet80-rx-under-alarm-hld.txt", "synthetic/sonic-fec-stats-ethernet80-uncorr-synthetic.txt"
+	fs := Diagnose([]string{oneInput(t, dom, fec)}, nil, Options{}).Findings
 	f := nicMustFind(t, fs, "optics.rx.power", Error, "lanes 2, 4 at -23.28 dBm, -22.84 dBm, under its low-alarm threshold -10.40 dBm; Ethernet80 counts 1234 FEC codewords it could not correct, the errors this receiver causes")
-	last := f.Evidence[len(f.Evidence)-1]
-	if !strings.HasSuffix(last.File, "sonic-fec-stats-ethernet80-uncorr-synthetic.txt") || last.Line != 5 {
+	if last := f.Evidence[len(f.Evidence)-1]; !strings.Contains(last.Text, "Ethernet80") {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
+	if links := linkErrorTitles(fs); len(links) != 1 || !strings.Contains(links[0], "Ethernet84") {
+		t.Errorf("link errors %q", links)
+	}
+
+	fs = diagnoseFiles(t, Options{}, dom, fec)
+	f = nicMustFind(t, fs, "optics.rx.power", Error, "; Ethernet80 counts 1234 FEC codewords it could not correct in ", "sonic-fec-stats-ethernet80-uncorr-synthetic.txt, which may be another device's port of that name")
+	last := f.Evidence[len(f.Evidence)-1]
+	if !strings.HasSuffix(last.File, "sonic-fec-stats-ethernet80-uncorr-synthetic.txt") || last.Line != 5 || !strings.Contains(f.Mechanism, "joined by port name alone") {
+		t.Errorf("evidence %+v mechanism %s", f.Evidence, f.Mechanism)
+	}
+	if links := linkErrorTitles(fs); len(links) != 2 {
+		t.Errorf("link errors %q", links)
+	}
+}
+
+// linkErrorTitles are the titles of the switch.link.errors findings.
+func linkErrorTitles(fs []Finding) []string {
 	var links []string
 	for _, g := range fs {
 		if g.ID == "switch.link.errors" {
 			links = append(links, g.Title)
 		}
 	}
-	if len(links) != 1 || !strings.Contains(links[0], "Ethernet84") {
-		t.Errorf("link errors %q", links)
+	return links
+}
+
+// oneInput writes the testdata files rels one after the other into one
+// input, as a paste of one device's outputs, and returns its path.
+func oneInput(t *testing.T, rels ...string) string {
+	t.Helper()
+	var all []byte
+	for _, r := range rels {
+		b, err := os.ReadFile(nicTestdata(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, b...)
 	}
+	path := filepath.Join(t.TempDir(), "one-device.txt")
+	if err := os.WriteFile(path, all, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // NX-OS's details (ntc-templates): three SFP-10G-SR ports whose lasers
@@ -120,25 +157,35 @@ func TestNXOSTransceiverDetails(t *testing.T) {
 }
 
 // The host side of the same join: a marginal SFP-10G-SR on enp134s0f0
-// (real) and that port's bad-FCS frames (synthetic `ethtool -S`): one
-// optics finding naming the FCS count as its effect, no counters.phy.fcs
-// beside it.
+// (real) and that port's bad-FCS frames (synthetic `ethtool -S`) in one
+// input: one optics finding naming the FCS count as its effect, no
+// counters.phy.fcs beside it. As two inputs naming no host, the join is
+// said to be by port name and the FCS count keeps its own finding.
 func TestOpticsJoinHostFCS(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/ethtool-m-sfp-10g-sr-rx-13.57dbm-near-low-warning-supingisme.txt", "synthetic/ethtool-s-enp134s0f0-crc-synthetic.txt")
+	const sfp, crc = "corpus/ethtool/ethtool-m-sfp-10g-sr-rx-13.57dbm-near-low-warning-supingisme.txt", "synthetic/ethtool-s-enp134s0f0-crc-synthetic.txt"
+	fs := Diagnose([]string{oneInput(t, sfp, crc)}, nil, Options{}).Findings
 	f := nicMustFind(t, fs, "optics.rx.power", Warn, "less than 1 dB over its low-warning threshold -14.00 dBm; enp134s0f0 counts 48213 frames with a bad FCS (rx_crc_errors_phy), the errors this receiver causes")
-	if last := f.Evidence[len(f.Evidence)-1]; last.Line != 5 {
+	if last := f.Evidence[len(f.Evidence)-1]; !strings.Contains(last.Text, "rx_crc_errors_phy") {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 	nicMustNot(t, fs, "counters.phy.fcs")
+	fs = diagnoseFiles(t, Options{}, sfp, crc)
+	nicMustFind(t, fs, "optics.rx.power", Warn, "enp134s0f0 counts 48213 frames with a bad FCS (rx_crc_errors_phy) in ", "which may be another device's port of that name")
+	nicMustFind(t, fs, "counters.phy.fcs", Warn)
 
-	// Counted during a test (a before/after pair, SYNTHETIC), 0.025% of
-	// the frames received: the error counters.phy.fcs would have raised.
+	// Counted during a test (a before/after pair, SYNTHETIC, after the
+	// module in one input), 0.025% of the frames received: the error
+	// counters.phy.fcs would have raised.
 	pair := filepath.Join(t.TempDir(), "pair.txt")
 	dump := "$ ethtool -S enp134s0f0\nNIC statistics:\n     rx_packets_phy: %d\n     rx_crc_errors_phy: %d\n"
-	if err := os.WriteFile(pair, fmt.Appendf(nil, dump+dump, 1000000, 10, 2000000, 260), 0o644); err != nil {
+	module, err := os.ReadFile(nicTestdata(sfp))
+	if err != nil {
 		t.Fatal(err)
 	}
-	rep := Diagnose([]string{nicTestdata("corpus/ethtool/ethtool-m-sfp-10g-sr-rx-13.57dbm-near-low-warning-supingisme.txt"), pair}, nil, Options{})
+	if err := os.WriteFile(pair, fmt.Appendf(module, dump+dump, 1000000, 10, 2000000, 260), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := Diagnose([]string{pair}, nil, Options{})
 	nicMustFind(t, rep.Findings, "optics.rx.power", Error, "enp134s0f0 counts 250 frames with a bad FCS (rx_crc_errors_phy), the errors this receiver causes")
 	nicMustNot(t, rep.Findings, "counters.phy.fcs")
 }

@@ -31,7 +31,7 @@ const fcsErrorFraction = 1e-4
 func checkFCS(inc *Incident) []Finding {
 	return perSample(inc, ingest.KindEthtool, func(s *ingest.CounterSample) []Finding {
 		r, ok := s.Concept(counters.PhyCRCErrors, counters.RX, 0)
-		if !ok || r.Value == 0 || s.Device != "" && weakOpticOn(inc, s.Host, s.Device) {
+		if !ok || r.Value == 0 || s.Device != "" && weakOpticOn(inc, s.Host, readingFile(r), s.Device) {
 			// A weak receiver's finding carries its port's errors.
 			return nil
 		}
@@ -64,26 +64,59 @@ func checkFCS(inc *Incident) []Finding {
 // once the link, or the fabric's rerouting, brings a path back, and a QP
 // without one spends its retries and fails (IBV_WC_RETRY_EXC_ERR).
 func checkLinkDown(inc *Incident) []Finding {
-	return perSample(inc, ingest.KindEthtool, func(s *ingest.CounterSample) []Finding {
+	fs := perSample(inc, ingest.KindEthtool, func(s *ingest.CounterSample) []Finding {
 		r, ok := s.Concept(counters.PhyLinkDown, counters.RX, 0)
 		if !ok || r.Value == 0 {
 			return nil
 		}
-		sev := Info
-		when := "since the counters were last cleared"
-		if s.IsDelta() {
-			sev, when = Warn, window(s)
-			if r.Value > 1 {
-				sev = Error
-			}
-		}
-		dev := nameOr(s.Device, "<if>")
-		return []Finding{perPort(Finding{
-			ID: "counters.phy.link_down", Severity: sev, Layer: LayerFabric,
-			Title:     fmt.Sprintf("%s: the link went down %s (%s %d)", s.Name(), plural(int(r.Value), "time", "times"), r.Name, r.Value),
-			Evidence:  readingsEvidence(r),
-			Mechanism: "The port lost its link " + when + ". Everything on the wire and in the port's queues toward it is lost while it is down; RC resends it by go-back-N or, at a message's tail, after the local ACK timeout, once the link comes back or routing moves the flows to another path (ECMP converges in milliseconds to seconds). A QP whose only path stays down spends its retries and fails with IBV_WC_RETRY_EXC_ERR (status 12), and NCCL aborts the job. More than one event is a flapping link.",
-			Fix:       fmt.Sprintf("Find why it dropped: `dmesg | grep -i 'link down'` on the host, the switch's log for the port's oper status, `ethtool -m %s` (module DOM: power near its alarms), FEC and the FCS counters of both ends. Replace a flapping optic or cable; until then shut the port so ECMP routes around it, and keep NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT at their defaults (a QP rides out 7 × 4.3 s).", dev),
-		}, s, "Links that went down")}
+		return linkDownFinding(s, r, "")
 	})
+	// An InfiniBand port's link_downed (.../ports/N/counters), an 8-bit
+	// counter that stops at 255.
+	return append(fs, perSample(inc, ingest.KindHWCounters, func(s *ingest.CounterSample) []Finding {
+		r, ok := s.Concept(counters.LinkDowned, counters.NoDir, 0)
+		if !ok || r.Value == 0 {
+			return nil
+		}
+		return linkDownFinding(s, r, saturated(r.Value, 8))
+	})...)
+}
+
+// saturated says that a value is its bits-wide counter's maximum, where
+// the counter stops: the true count is at least that; "" otherwise.
+func saturated(v uint64, bits uint) string {
+	if v != 1<<bits-1 {
+		return ""
+	}
+	return fmt.Sprintf("%d is the %d-bit counter's maximum, where it stops: at least that many, likely more", v, bits)
+}
+
+// linkDownFinding is a port's link-down count; sat says the counter is
+// saturated. A single dump counts since the counters were cleared: a
+// boot's link-up, or a flapping link when it is more than two.
+func linkDownFinding(s *ingest.CounterSample, r ingest.Reading, sat string) []Finding {
+	sev := Info
+	when := "since the counters were last cleared"
+	if s.IsDelta() {
+		sev, when = Warn, window(s)
+		if r.Value > 1 {
+			sev = Error
+		}
+	} else if sat != "" || s.Kind == ingest.KindHWCounters && r.Value > 2 {
+		sev = Warn
+	}
+	title := fmt.Sprintf("%s: the link went down %s (%s %d)", s.Name(), plural(int(r.Value), "time", "times"), r.Name, r.Value)
+	mech := "The port lost its link " + when + ". Everything on the wire and in the port's queues toward it is lost while it is down; RC resends it by go-back-N or, at a message's tail, after the local ACK timeout, once the link comes back or routing moves the flows to another path (ECMP converges in milliseconds to seconds). A QP whose only path stays down spends its retries and fails with IBV_WC_RETRY_EXC_ERR (status 12), and NCCL aborts the job. More than one event is a flapping link."
+	if sat != "" {
+		title = fmt.Sprintf("%s: the link went down at least %d times (%s %d, the counter's maximum)", s.Name(), r.Value, r.Name, r.Value)
+		mech += " " + sat + ": clear the port's counters (perfquery -R) and read them again to see whether it still flaps."
+	}
+	dev := nameOr(s.Device, "<if>")
+	return []Finding{perPort(Finding{
+		ID: "counters.phy.link_down", Severity: sev, Layer: LayerFabric,
+		Title:     title,
+		Evidence:  readingsEvidence(r),
+		Mechanism: mech,
+		Fix:       fmt.Sprintf("Find why it dropped: `dmesg | grep -i 'link down'` on the host, the switch's log for the port's oper status, `ethtool -m %s` or `mlxlink -d <dev> -m` (module DOM: power near its alarms), FEC and the FCS or symbol-error counters of both ends. Replace a flapping optic or cable; until then shut the port so the fabric routes around it, and keep NCCL_IB_TIMEOUT and NCCL_IB_RETRY_CNT at their defaults (a QP rides out 7 × 4.3 s).", dev),
+	}, s, "Links that went down")}
 }

@@ -44,9 +44,21 @@ func gpuTopoRules() []Rule {
 // checkTopoGarbled reports the cells of topo matrix rows that are no link
 // type; the rows are judged on their other cells.
 func checkTopoGarbled(inc *Incident) []Finding {
-	return garbledOf(inc, "nvidia-smi topo -m", func(a *ingest.GPUTopo) []ingest.Garble { return a.Garbled },
-		"These rows of the matrix have a cell that is no link type nvidia-smi prints (two cells run together where the paste lost a tab, or an edit), so that GPU's link to that NIC or GPU is unknown; the rows' other cells are read.",
-		"Pass nvidia-smi's unedited output: `nvidia-smi topo -m > topo.txt`.")
+	var fs []Finding
+	for _, t := range All[*ingest.GPUTopo](inc) {
+		what, why, fix := "nvidia-smi topo -m",
+			"These rows of the matrix have a cell that is no link type nvidia-smi prints (two cells run together where the paste lost a tab, or an edit), so that GPU's link to that NIC or GPU is unknown; the rows' other cells are read.",
+			"Pass nvidia-smi's unedited output: `nvidia-smi topo -m > topo.txt`."
+		if t.Kind() == ingest.KindNCCLTopo {
+			what, why, fix = "NCCL's topology XML",
+				"These elements of the topology XML have attributes that are not key=\"value\" pairs (a paste that lost a quote, an edit), so the element was left out of the tree: a GPU or NIC in it is missing from the distances.",
+				"Pass the file NCCL wrote unedited (NCCL_TOPO_DUMP_FILE=<file>)."
+		}
+		if f, ok := garbledLines(t.Source(), what, t.Garbled, why, fix); ok {
+			fs = append(fs, f)
+		}
+	}
+	return fs
 }
 
 // checkGPUNICDistance reports the GPUs whose nearest NIC is beyond PXB.
@@ -89,14 +101,19 @@ func checkGPUNICDistance(inc *Incident) []Finding {
 			}
 			continue
 		}
-		fs = append(fs, Finding{
+		f := Finding{
 			ID: "topo.gpu_nic.far", Severity: Warn, Layer: LayerNCCL,
 			Title:    fmt.Sprintf("%s: %d of %d GPUs%s have no NIC within one PCIe switch, so NCCL stages their network traffic through host memory: nearest NIC %s", t.Source(), len(far), len(t.GPUs), parenthesised(topoCut(t)), strings.Join(far, ", ")),
 			Evidence: ev,
 			Mechanism: "NCCL lets the NIC read and write GPU memory directly (GPUDirect RDMA) only when it is at most NCCL_NET_GDR_LEVEL from the GPU, PXB by default: through at most PCIe switches, not the CPU. " +
 				"PHB crosses the CPU's host bridge, NODE the interconnect between host bridges of one socket, SYS the link between sockets: for these GPUs NCCL copies every message through a host buffer (no /GDRDMA on their NET channels, 'GDR 0'), which costs bandwidth and CPU memory traffic, and across sockets (SYS) also the inter-socket link.",
 			Fix: "Put each GPU beside its own NIC (the server's PCIe layout: same PCIe switch, or at least the same socket), and pin each rank to the NIC and CPUs nearest its GPU (NCCL picks the nearest NIC itself). Where the platform allows GPUDirect RDMA across the host bridge, NCCL_NET_GDR_LEVEL=PHB (or SYS) enables it; check that nvidia-peermem or DMA-BUF is available and that NCCL's log then shows /GDRDMA.",
-		})
+		}
+		if t.VMFlat {
+			f.Mechanism += vmNote
+			f.Fix = "Give NCCL the host's layout: dump the topology on the bare-metal host (NCCL_TOPO_DUMP_FILE), replace the GPUs' and NICs' bus IDs with the VM's, and pass it with NCCL_TOPO_FILE (the switches' IDs only have to be unused); or build the VM with PCIe switches (libvirt pcie-switch-upstream/downstream ports, pxb-pcie per NUMA node) so each GPU and its NIC share one. Then check that ATS/ACS on the host let peer-to-peer traffic through (ACS off on the switch ports, or ATS on the NICs) and that NCCL's channels show /GDRDMA."
+		}
+		fs = append(fs, f)
 	}
 	return fs
 }
@@ -105,6 +122,9 @@ func checkGPUNICDistance(inc *Incident) []Finding {
 // ("6 of the 8 GPUs in the header: the paste ends at GPU5"), "" when every
 // GPU has its row.
 func topoCut(t *ingest.GPUTopo) string {
+	if t.Unclosed && len(t.GPUs) > 0 {
+		return "the XML ends before </system>: the paste is cut after " + t.GPUs[len(t.GPUs)-1].Name
+	}
 	if len(t.GPUs) == 0 || len(t.GPUs) >= t.HeaderGPUs {
 		return ""
 	}

@@ -232,6 +232,12 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 			}
 			fixes = append(fixes, fix)
 		}
+		if l.IBInitWarns.Count > 0 && l.NoIBDevice.Count+l.VerbsMissing.Count == 0 {
+			first := l.IBInitWarns.Lines[0]
+			why = append(why, first)
+			reasons = append(reasons, fmt.Sprintf("NCCL's IB transport stopped at a warning on %s (%q)", plural(len(l.IBInitWarns.Hosts), "host", "hosts"), pluginMessage(first.Text)))
+			fixes = append(fixes, ibInitFix(first.Text))
+		}
 		if l.PluginFailures.Count > 0 {
 			why = append(why, l.PluginFailures.Lines[0])
 			reasons = append(reasons, "a net plugin failed to load")
@@ -251,6 +257,15 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 		}
 	}
 	return why, reasons, fixes, ibDisabled
+}
+
+// ibInitFix is what to do about the WARN that stopped NCCL's IB
+// transport from starting.
+func ibInitFix(line string) string {
+	if strings.Contains(line, "data_direct") {
+		return "NCCL 2.27 and later ask libmlx5 for a ConnectX NIC's Data Direct DMA path (mlx5dv_get_data_direct_sysfs_path) when the NIC supports DMA-BUF; an error other than 'not supported' stops the IB transport, which happens where the device's sysfs path is not what the NIC reports (VMs, containers) or libmlx5 and the kernel driver do not match. Set NCCL_IB_DATA_DIRECT=0 to skip the probe (the NIC is then used through its PCIe path), or bring rdma-core (libmlx5) and the mlx5 driver to matching versions on the host and in the image."
+	}
+	return "Fix what the warning names: it is NCCL's IB transport failing while it opened the devices, before any connection; `ibv_devinfo -v` on the host (and in the container) shows whether the devices open, and NCCL_DEBUG_SUBSYS=INIT,NET shows the device it stopped at."
 }
 
 // pluginName is the plugin a "NET/OFI ..." line names ("NET/OFI"), or
@@ -574,7 +589,7 @@ func networkShown(l *ingest.NCCLLog) bool {
 		len(l.GDR) > 0 || len(l.QPs) > 0 || len(l.MTUs) > 0 || l.CompletionCount > 0 || l.SetupCount > 0 || l.AsyncEventCount > 0 {
 		return true
 	}
-	for _, h := range []ingest.HostLines{l.NoIBDevice, l.VerbsMissing, l.Plugins, l.PluginNetLines, l.PluginFailures, l.PluginInitFailures, l.NoNetwork, l.PluginGDROff} {
+	for _, h := range []ingest.HostLines{l.NoIBDevice, l.VerbsMissing, l.Plugins, l.PluginNetLines, l.PluginFailures, l.PluginInitFailures, l.NoNetwork, l.PluginGDROff, l.AsyncLost, l.IBInitWarns} {
 		if h.Count > 0 {
 			return true
 		}

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -43,12 +44,29 @@ func asyncEventClass(event string) asyncClass {
 }
 
 // checkAsyncEvents reports the verbs async events in NCCL logs, one
-// finding per event and device.
+// finding per event and device. A failed ibv_get_async_event joins the
+// device-level event of its log that caused it, or stands alone.
 func checkAsyncEvents(inc *Incident) []Finding {
 	var byEvent tally[ingest.AsyncEvent]
+	var lost tally[ingest.AsyncEvent]
 	for _, l := range All[*ingest.NCCLLog](inc) {
+		var fatal *tallied[ingest.AsyncEvent]
 		for _, e := range l.AsyncEvents {
-			byEvent.add(e.Event+"\x00"+asyncDevice(e), e, e.Count, e.Host).ev.add(e.Evidence)
+			g := byEvent.add(e.Event+"\x00"+asyncDevice(e), e, e.Count, e.Host)
+			g.ev.add(e.Evidence)
+			if fatal == nil && asyncEventClass(e.Event).sev == Error {
+				fatal = g
+			}
+		}
+		if l.AsyncLost.Count == 0 {
+			continue
+		}
+		if fatal == nil {
+			fatal = lost.add("", ingest.AsyncEvent{}, l.AsyncLost.Count, "")
+			fatal.hosts = append(fatal.hosts, l.AsyncLost.Hosts...)
+		}
+		for _, e := range l.AsyncLost.Lines {
+			fatal.ev.add(e)
 		}
 	}
 	var fs []Finding
@@ -67,11 +85,28 @@ func checkAsyncEvents(inc *Incident) []Finding {
 			ID: "nccl.ib.async_event", Severity: cls.sev, Layer: LayerRDMA,
 			Title:     fmt.Sprintf("NIC async event '%s'%s%s: %s", g.first.Event, where, times, cls.what),
 			Evidence:  g.ev.sorted(),
-			Mechanism: cls.why,
+			Mechanism: cls.why + lostWhy(g.ev.list),
 			Fix:       cls.fix,
 		})
 	}
+	for _, g := range lost.groups {
+		fs = append(fs, Finding{
+			ID: "nccl.ib.async_event", Severity: Error, Layer: LayerRDMA,
+			Title:     fmt.Sprintf("NCCL lost the NIC's async event channel%s (%s): the RDMA device failed or was reset under the job", g.onHosts(" on "), plural(g.n, "line", "lines")),
+			Evidence:  g.ev.sorted(),
+			Mechanism: "`Call to ibv_get_async_event failed` is NCCL's async thread failing to read the device's event channel; the read fails when the device context is dead (a fatal device error, a driver or firmware reset, the device removed), so every queue pair on it is gone. It is no queue-pair setup error, and the GID index has nothing to do with it.",
+			Fix:       "Find what happened to the NIC at that time: `dmesg -T | grep -i 'mlx5\\|health\\|syndrome\\|AER\\|reset'` on the host, the NIC's firmware log (`mlxfwreset`/`mstfwmanager` queries, `devlink health show`), and whether a driver reload or a device plugin restart ran; update the firmware and replace a card whose resets recur.",
+		})
+	}
 	return fs
+}
+
+// lostWhy says what a failed ibv_get_async_event beside an event means.
+func lostWhy(ev []Evidence) string {
+	if !slices.ContainsFunc(ev, func(e Evidence) bool { return strings.Contains(e.Text, "ibv_get_async_event") }) {
+		return ""
+	}
+	return " NCCL's async thread then failed to read the device's event channel (`Call to ibv_get_async_event failed`): the device context is dead, which follows from the event, not a separate queue-pair setup failure."
 }
 
 // asyncDevice names the device and port an event came from ("mlx5_0:1"),

@@ -67,7 +67,7 @@ func checkOptics(inc *Incident) []Finding {
 			if host != "" {
 				name = host + " " + name
 			}
-			fs = append(fs, withLinkErrors(inc, host, m, judgeModule(name, m))...)
+			fs = append(fs, withLinkErrors(inc, host, t.Source(), m, judgeModule(name, m))...)
 		}
 	}
 	return fs

@@ -116,6 +116,26 @@ func hostsAgree(a, b string) bool {
 	return a == "" || b == "" || a == b
 }
 
+// surelyOneDevice reports whether counters and a module that hostsAgree
+// were read on one device for certain: both name it, or they are one
+// input. Otherwise they are joined by port name alone, which two
+// switches' outputs share (every SONiC switch has an Ethernet0). A
+// factory hostname (SONiC's "sonic", EOS's "localhost", Cumulus's
+// "cumulus") names no device.
+func surelyOneDevice(hostA, srcA, hostB, srcB string) bool {
+	return srcA == srcB || namesDevice(hostA) && namesDevice(hostB)
+}
+
+// namesDevice reports whether a prompt's host names one device: not
+// blank and not a network OS's factory hostname.
+func namesDevice(h string) bool {
+	switch strings.ToLower(h) {
+	case "", "sonic", "localhost", "cumulus", "switch", "ubuntu":
+		return false
+	}
+	return true
+}
+
 // rxFault reports whether a module's finding is one of its receiver's
 // that explains errors on its link.
 func rxFault(f Finding) bool {
@@ -126,7 +146,9 @@ func rxFault(f Finding) bool {
 // the module's port, a switch's or a host NIC's (`ethtool -S`): what each
 // says and its line. grave is set when a host's errors are an error of their own: over
 // fcsErrorFraction of the frames received during a test (checkFCS).
-func linkErrorsOn(inc *Incident, host string, m ingest.Module) (texts []string, evs []Evidence, grave bool) {
+//
+// guessed lists the inputs joined to the module by port name alone.
+func linkErrorsOn(inc *Incident, host, src string, m ingest.Module) (texts []string, evs []Evidence, grave bool, guessed []string) {
 	samples, _ := ctrSamples(inc)
 	for i := range samples {
 		s := &samples[i]
@@ -136,6 +158,9 @@ func linkErrorsOn(inc *Incident, host string, m ingest.Module) (texts []string, 
 		if r, ok := s.Concept(counters.PhyCRCErrors, counters.RX, 0); ok && r.Value > 0 {
 			texts = append(texts, fmt.Sprintf("%s counts %s with a bad FCS (%s)", s.Device, plural(int(r.Value), "frame", "frames"), r.Name))
 			evs = append(evs, readingsEvidence(r)...)
+			if f := readingFile(r); !surelyOneDevice(s.Host, f, host, src) {
+				guessed = appendNew(guessed, f)
+			}
 			if rx, ok := s.PortRxPackets(); ok && rx.Value > 0 && s.IsDelta() && float64(r.Value)/float64(rx.Value) >= fcsErrorFraction {
 				grave = true
 			}
@@ -145,6 +170,7 @@ func linkErrorsOn(inc *Incident, host string, m ingest.Module) (texts []string, 
 		if !hostsAgree(s.Switch, host) {
 			continue
 		}
+		n := len(texts)
 		for _, p := range s.Ports {
 			if !weakOn(inc, host, p.Port, m) {
 				continue
@@ -165,13 +191,32 @@ func linkErrorsOn(inc *Incident, host string, m ingest.Module) (texts []string, 
 				evs = append(evs, r.Evidence)
 			}
 		}
+		if len(texts) > n && !surelyOneDevice(s.Switch, s.Source(), host, src) {
+			guessed = appendNew(guessed, s.Source())
+		}
 	}
-	return texts, evs, grave
+	return texts, evs, grave, guessed
+}
+
+// readingFile is the input a counter reading was read from.
+func readingFile(r ingest.Reading) string {
+	if len(r.Evidence) == 0 {
+		return ""
+	}
+	return r.Evidence[0].File
+}
+
+// appendNew appends s unless list holds it.
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }
 
 // withLinkErrors folds the port's link errors into the module's receiver
 // finding.
-func withLinkErrors(inc *Incident, host string, m ingest.Module, fs []Finding) []Finding {
+func withLinkErrors(inc *Incident, host, src string, m ingest.Module, fs []Finding) []Finding {
 	if m.Port == "" {
 		return fs
 	}
@@ -186,7 +231,7 @@ func withLinkErrors(inc *Incident, host string, m ingest.Module, fs []Finding) [
 	if at < 0 {
 		return fs
 	}
-	texts, evs, grave := linkErrorsOn(inc, host, m)
+	texts, evs, grave, guessed := linkErrorsOn(inc, host, src, m)
 	if len(texts) == 0 {
 		return fs
 	}
@@ -194,19 +239,26 @@ func withLinkErrors(inc *Incident, host string, m ingest.Module, fs []Finding) [
 	if grave {
 		f.Severity = Error
 	}
-	f.Title += "; " + strings.Join(texts, ", ") + ", the errors this receiver causes"
 	f.Evidence = append(f.Evidence, evs...)
+	if len(guessed) > 0 {
+		f.Title += "; " + strings.Join(texts, ", ") + " in " + strings.Join(guessed, ", ") + ", which may be another device's port of that name"
+		f.Mechanism += " " + strings.Join(guessed, ", ") + " and this module's input do not both name the device they were read on, so they are joined by port name alone: if they were read on one device, the frames the port received corrupted are those this receiver decoded wrong; port names repeat from switch to switch, so this is for the reader to confirm."
+		return fs
+	}
+	f.Title += "; " + strings.Join(texts, ", ") + ", the errors this receiver causes"
 	f.Mechanism += " The port's own counters show it: the frames it received corrupted are those this receiver decoded wrong, so the optic, not the switch or RoCE's settings, is what loses them."
 	return fs
 }
 
 // weakOpticOn reports whether the incident holds a module on the host's
-// or switch's port whose receiver is judged weak or dark: that finding
-// then carries the port's link errors.
-func weakOpticOn(inc *Incident, host, port string) bool {
+// or switch's port (read from src) whose receiver is judged weak or dark,
+// surely on the same device: that finding then carries the port's link
+// errors.
+func weakOpticOn(inc *Incident, host, src, port string) bool {
 	for _, t := range All[*ingest.Transceiver](inc) {
 		for _, m := range t.Modules {
-			if m.Port != "" && hostsAgree(host, moduleHost(t, m)) && weakOn(inc, host, port, m) {
+			mh := moduleHost(t, m)
+			if m.Port != "" && hostsAgree(host, mh) && surelyOneDevice(host, src, mh, t.Source()) && weakOn(inc, host, port, m) {
 				return true
 			}
 		}

@@ -179,7 +179,7 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 			case p.CRC > 0:
 				n, what = p.CRC, fmt.Sprintf("received with a bad CRC (of %d input errors)", max(p.RxErr, p.CRC))
 			}
-			if n <= 0 || (p.CRC > 0 || !p.IOS) && weakOpticOn(inc, s.Switch, p.Port) {
+			if n <= 0 || (p.CRC > 0 || !p.IOS) && weakOpticOn(inc, s.Switch, s.Source(), p.Port) {
 				continue
 			}
 			cause := "The port received frames it could not accept: a bad CRC (FCS) above all, and runts or oversize frames. " + mech
@@ -221,7 +221,7 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 			}
 		}
 		for _, r := range s.FEC {
-			if r.Uncorrectable <= 0 || weakOpticOn(inc, s.Switch, r.Port) {
+			if r.Uncorrectable <= 0 || weakOpticOn(inc, s.Switch, s.Source(), r.Port) {
 				continue
 			}
 			name := swName(s, r.Port)

@@ -19,6 +19,7 @@ func formats() []Format {
 		{Kind: KindDCQCNSysfs, New: NewDCQCNSysfsParser},
 		{Kind: KindMlnxQoSCommands, New: NewMlnxQoSCommandParser},
 		{Kind: KindGPUTopo, New: NewGPUTopoParser},
+		{Kind: KindNCCLTopo, New: NewNCCLTopoParser},
 		{Kind: KindLspci, New: NewLspciParser},
 		{Kind: KindNVLink, New: NewNVLinkParser},
 		{Kind: KindNCCLRAS, New: NewNCCLRASParser},

@@ -361,3 +361,29 @@ func FuzzTransceiver(f *testing.F) {
 		}
 	})
 }
+
+func FuzzNCCLTopo(f *testing.F) {
+	nicFuzz(f, NewNCCLTopoParser, nicSeeds("corpus/topo/*.txt"), func(t *testing.T, a Artifact, n int) {
+		g := a.(*GPUTopo)
+		if g.Kind() != KindNCCLTopo || len(g.GPUs) > maxTopoColumns || len(g.NICInfo) > maxTopoColumns || len(g.NICs) > len(g.NICInfo) {
+			t.Fatalf("%s: %d GPUs, %d NICs of %d nets", g.Kind(), len(g.GPUs), len(g.NICs), len(g.NICInfo))
+		}
+		for _, gpu := range g.GPUs {
+			nicCheckEvidence(t, gpu.Evidence, n)
+			if len(gpu.ToNIC) != len(g.NICs) || len(gpu.ToGPU) != len(g.GPUs) {
+				t.Fatalf("%s: %d links for %d NICs, %d for %d GPUs", gpu.Name, len(gpu.ToNIC), len(g.NICs), len(gpu.ToGPU), len(g.GPUs))
+			}
+		}
+		for _, nic := range g.NICInfo {
+			nicCheckEvidence(t, nic.Evidence, n)
+			if b := nic.PCIeGbps(); b < 0 || b > 256*1e6 {
+				t.Fatalf("%s: PCIe %g Gb/s", nic.Name, b)
+			}
+		}
+		for _, x := range g.Garbled {
+			if x.Line < 1 || x.Line > n || x.Col < 1 || x.Col > len(x.Text) {
+				t.Fatalf("garble %+v outside its line", x)
+			}
+		}
+	})
+}

@@ -30,7 +30,8 @@ type GPUTopo struct {
 	lines lineCount
 	// GPUs are the GPU rows in input order.
 	GPUs []TopoGPU
-	// NICs are the NIC columns, named as the legend names them.
+	// NICs are the NIC columns, named as the legend names them (for the
+	// XML, its RDMA nets).
 	NICs []string
 	// HeaderGPUs is how many GPU columns the header names: more than
 	// len(GPUs) when the paste ends before the last GPU row.
@@ -38,6 +39,16 @@ type GPUTopo struct {
 	// Garbled are the cells of matrix rows that are no link type (a
 	// paste that lost a tab, an edit); the row is kept with "?" there.
 	Garbled []Garble
+	// xml is set for NCCL's topology XML, whose paths are worked out
+	// from its tree. NICInfo then holds each NIC's PCIe link and
+	// GPUDirect RDMA support, every net of the XML; Unclosed is set when
+	// the XML ends inside an element (a cut paste); VMFlat when every GPU
+	// hangs straight from a CPU of unknown NUMA node (numaid -1), as a
+	// VM's passthrough devices do.
+	xml      bool
+	NICInfo  []TopoNIC
+	Unclosed bool
+	VMFlat   bool
 }
 
 // A TopoGPU is one GPU row: its link to each NIC column (X, PIX, PXB,
@@ -50,8 +61,13 @@ type TopoGPU struct {
 	Evidence Evidence
 }
 
-// Kind returns KindGPUTopo.
-func (t *GPUTopo) Kind() Kind { return KindGPUTopo }
+// Kind returns KindGPUTopo, or KindNCCLTopo for NCCL's topology XML.
+func (t *GPUTopo) Kind() Kind {
+	if t.xml {
+		return KindNCCLTopo
+	}
+	return KindGPUTopo
+}
 
 // Source returns the input's name.
 func (t *GPUTopo) Source() string { return t.src }

@@ -16,6 +16,10 @@ import (
 //	/sys/class/infiniband/rdmap0s31/ports/1/hw_counters/rx_drops        (more <dir>/* | cat: the
 //	::::::::::::::                                                      path between lines of
 //	0                                                                   colons, then the value)
+//	=== ./link_downed ===                                               (a shell loop that echoes
+//	255                                                                 each file's name, then cats
+//	                                                                    it, in the directory its
+//	                                                                    prompt or cd names)
 //
 // Port counters from .../ports/<p>/counters/ (port_rcv_packets, ...) are
 // kept with the hw_counters of the same port. A name repeating for the same
@@ -78,6 +82,10 @@ type hwParser struct {
 	// counter object's counters ("LQPN: <258>"), by object.
 	qpns     map[hwKey]string
 	moreFile *moreFile
+	// cwd is the counter directory a prompt or cd last named
+	// ("/sys/class/infiniband/mlx5_1/ports/1/counters$ "), for a loop
+	// that prints each file's bare name.
+	cwd *hwKey
 }
 
 // NewHWCountersParser returns a parser for RDMA hw_counters in the input
@@ -93,6 +101,10 @@ func (p *hwParser) Feed(l Line) {
 	}
 	t := strings.TrimSpace(l.Text)
 	if rest, ok := sysfsIBPath(t); ok && p.sysfsLine(l, rest) {
+		p.out.lines.add(l)
+		return
+	}
+	if p.bannerLine(l, t) {
 		p.out.lines.add(l)
 		return
 	}
@@ -176,6 +188,45 @@ func (p *hwParser) sysfsLine(l Line, rest string) bool {
 		return true
 	}
 	return p.sysfsValue(l, k, name, val)
+}
+
+// bannerLine reads a prompt or cd that names a counter directory, and a
+// shell loop's "=== ./<name> ===" banner of a counter file in it (or of
+// a full sysfs path), whose value the next line holds.
+func (p *hwParser) bannerLine(l Line, t string) bool {
+	if rest, ok := sysfsIBPath(t); ok && !strings.HasPrefix(t, "===") {
+		dir, _, _ := strings.Cut(rest, "$")
+		dir, _, _ = strings.Cut(dir, "#")
+		dir = strings.TrimRight(strings.TrimSpace(dir), "/")
+		if k, ok := sysfsCounterDir(dir); ok && (strings.Contains(rest, "$") || strings.Contains(rest, "#") || strings.HasPrefix(t, "cd ")) {
+			p.cwd = &k
+		}
+		return false
+	}
+	inner, ok := strings.CutPrefix(t, "===")
+	if !ok || !strings.HasSuffix(inner, "===") || len(inner) < 4 {
+		return false
+	}
+	name := strings.TrimPrefix(strings.TrimSpace(strings.TrimSuffix(inner, "===")), "./")
+	if rest, ok := sysfsIBPath(name); ok {
+		k, n, ok := sysfsCounterFile(rest)
+		if !ok {
+			return false
+		}
+		p.moreFile = &moreFile{key: k, name: n, path: l}
+		return true
+	}
+	if p.cwd == nil || !isCounterName(name) {
+		return false
+	}
+	p.moreFile = &moreFile{key: *p.cwd, name: strings.Clone(name), path: l}
+	return true
+}
+
+// sysfsCounterDir parses "<dev>/ports/<p>/hw_counters" (or counters).
+func sysfsCounterDir(dir string) (hwKey, bool) {
+	k, _, ok := sysfsCounterFile(dir + "/x")
+	return k, ok
 }
 
 // moreFile is a counter file whose path `more` printed, its value to come;

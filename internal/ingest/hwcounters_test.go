@@ -141,3 +141,25 @@ func TestRdmaStatisticMailWrappedQPObject(t *testing.T) {
 		t.Errorf("samples %+v", h.Samples)
 	}
 }
+
+// A shell loop's banners name each file of the directory its prompt or
+// cd names (leptonai/gpud#943's prompt; a cd, SYNTHETIC); a banner with
+// no directory named before it is no counter.
+func TestHWCountersLoopBanners(t *testing.T) {
+	h := nicArtifact[*HWCounters](t, nicReadCorpus(t, "hwcounters/ib-port-counters-shell-loop-banners-link-downed-255-saturated-gpud943.txt"))
+	if len(h.Samples) != 1 || h.Samples[0].Device != "mlx5_1" || h.Samples[0].Port != 1 {
+		t.Fatalf("samples %+v", h.Samples)
+	}
+	for name, want := range map[string]uint64{"link_downed": 255, "port_xmit_discards": 65535, "port_xmit_wait": 4294967295, "symbol_error": 0} {
+		if r, ok := h.Samples[0].Get(name); !ok || r.Value != want {
+			t.Errorf("%s = %+v, want %d", name, r, want)
+		}
+	}
+	res := nicReadText(t, "synthetic", "cd /sys/class/infiniband/mlx5_3/ports/1/hw_counters\n=== out_of_sequence ===\n12\n")
+	if h := nicArtifact[*HWCounters](t, res); len(h.Samples) != 1 || h.Samples[0].Device != "mlx5_3" {
+		t.Errorf("cd: %+v", h.Samples)
+	}
+	if res := nicReadText(t, "synthetic", "=== out_of_sequence ===\n12\n"); len(res.Artifacts) != 0 {
+		t.Errorf("no directory: %v", res.Artifacts)
+	}
+}

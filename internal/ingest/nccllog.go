@@ -69,6 +69,10 @@ type NCCLLog struct {
 	// say it failed to initialise ("NET/OFI aws-ofi-nccl initialization
 	// failed"): NCCL then falls back to its internal transports.
 	PluginInitFailures HostLines
+	// IBInitWarns holds the WARNs of NCCL's own IB transport that no
+	// other field reads ("NET/IB: Error in mlx5dv_get_data_direct_sysfs_path
+	// with device mlx5_0"): at init, the reason it did not start.
+	IBInitWarns HostLines
 	// NoNetwork holds NCCL's "Failed to initialize any NET plugin": no
 	// network transport started, so the communicator cannot be built.
 	NoNetwork HostLines
@@ -111,6 +115,10 @@ type NCCLLog struct {
 	// device and event; AsyncEventCount counts every such line.
 	AsyncEvents     []AsyncEvent
 	AsyncEventCount int
+	// AsyncLost holds "Call to ibv_get_async_event failed": NCCL's async
+	// thread lost the device's event channel, which follows a device
+	// failure; it is no queue-pair setup.
+	AsyncLost HostLines
 	// Timeouts are the collectives PyTorch's ProcessGroupNCCL watchdog
 	// reported as timed out, one per rank, sequence number and operation;
 	// TimeoutCount counts every such line.

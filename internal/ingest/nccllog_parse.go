@@ -240,6 +240,8 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 			l.Completions = append(l.Completions, c)
 			l.setLastWarn(key, warnRef{'c', len(l.Completions) - 1, ev.Line})
 		}
+	case strings.Contains(msg, "Call to ibv_get_async_event"):
+		l.AsyncLost.add(host, ev)
 	case strings.Contains(msg, "Call to ibv_") || strings.Contains(msg, "ncclIbRoceGetVersionNum"):
 		s := parseSetup(msg)
 		s.Host, s.Evidence = host, ev
@@ -260,6 +262,10 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(msg, "Failed to initialize any NET plugin"):
 		l.NoNetwork.add(host, ev)
 	default:
+		if strings.HasPrefix(msg, "NET/IB") && len(l.IBDevices) == 0 && len(l.IBPorts) == 0 {
+			// Before NET/IB lists its devices: it is starting.
+			l.IBInitWarns.add(host, ev)
+		}
 		l.WarningCount++
 		if len(l.Warnings) < maxKept {
 			l.Warnings = append(l.Warnings, Warning{Host: host, PID: o.pid, Where: strings.Clone(o.loc), Message: strings.Clone(msg), Result: -1, Evidence: ev})
