@@ -275,6 +275,10 @@ var publicRuns = []publicRun{
 		}(), servers: 2, ppn: 1, env: map[string]string{"NCCL_IB_GID_INDEX": "3"}, version: "2.26.2", heldOut: 3, maxSize: 4 << 30},
 	{file: "gb10-2x1-roce200g-all_gather-qsfpswitch.txt", op: "all_gather", label: "2 × 1 GB10 (DGX Spark), 200G RoCE through a QSFP switch, all_gather", fabric: "RoCE",
 		srv: serverOf("GB10", 1, 200*unit.Gbps, 5, gpu.PIX, gpu.ARM), servers: 2, ppn: 1, version: "2.28.9", heldOut: 3, maxSize: 4 << 30},
+	// Held out, group 3, added in session 23 and compared before any
+	// change to what it runs (Ring/Simple).
+	{file: "gb10-2x1-roce200g-all_gather-dac-gb10training.txt", op: "all_gather", label: "2 × 1 GB10 (Dell Pro Max GB10), 200G RoCE on one DAC cable, all_gather of 16 GiB", fabric: "RoCE",
+		srv: serverOf("GB10", 1, 200*unit.Gbps, 5, gpu.PIX, gpu.ARM), servers: 2, ppn: 1, version: "2.28.9", heldOut: 3, maxSize: 16 << 30},
 	{file: "oci-a100-2n-roce-default-2024.txt", label: "OCI A100, 2 × 8 A100, 16 × 100G RoCE, NCCL defaults", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4"}, version: "2.14.3",
