@@ -96,6 +96,11 @@ func (e *engine) addKernelIn(r int, p prog, g int32) {
 // 8 words, 15 of every 16 data (device.h ncclProtoGrainSize).
 const ll128Grain = 32 * 8 / 16 * 15 * 8
 
+// ll128SliceWire is the wire bytes of one warp's LL128 slice: 32
+// threads of NCCL_LL128_SHMEM_ELEMS_PER_THREAD (8) words (prims_ll128.h
+// WireWordPerSlice).
+const ll128SliceWire = 32 * 8 * 8
+
 // ll128Chunk is an LL128 step's data: 4915200 bytes of buffer in
 // NCCL_STEPS slots, 15 of every 16 words data.
 const ll128Chunk = 4915200 / nSteps / 16 * 15

@@ -355,6 +355,9 @@ func Calibration() []CalibrationEntry {
 			", Ring " + f(hwLat[hwNVLink][Ring][LL]) + "/" + f(hwLat[hwNVLink][Ring][LL128]) + "/" + f(hwLat[hwNVLink][Ring][Simple]) + " µs (PCIe: " +
 			f(hwLat[hwPCI][Ring][LL]) + "/" + f(hwLat[hwPCI][Ring][LL128]) + "/" + f(hwLat[hwPCI][Ring][Simple]) + ")",
 			"between a producer and its consumer on the same server (LL/LL128 stream: from the start of the write)", "NCCL tuning.cc hwLatencies NVLINK, PCI"},
+		{"ring LL128 hop", "one round of the kernel's warps' 2 KiB LL128 slices (40 KiB on the wire at 640 threads), or the whole step when smaller, at the channel rate",
+			"each NVLink hop of a Ring/LL128 call: the next GPU sees a step's lines that long after the step starts (not trees, whose rate carries NCCL's tree correction)",
+			"NCCL prims_ll128.h GenericOp and recvReduceSendCopy (v2.28.3 lines 182-200, 292-320): a warp stores a slice to the next GPU only once every thread's flag of it is in; nothing fitted"},
 		{"network step", "Tree " + f(hwLat[hwNet][Tree][LL]) + "/" + f(hwLat[hwNet][Tree][LL128]) + "/" + f(hwLat[hwNet][Tree][Simple]) +
 			", Ring " + f(hwLat[hwNet][Ring][LL]) + "/" + f(hwLat[hwNet][Ring][LL128]) + "/" + f(hwLat[hwNet][Ring][Simple]) +
 			", NVLSTree " + f(hwLat[hwNet][NVLSTree][Simple]) + " µs, less " + NominalFabricLatency.String() + " of fabric",

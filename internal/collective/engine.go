@@ -155,6 +155,10 @@ type timing struct {
 	// stream: LL and LL128 lines are visible to an NVLink peer as they
 	// are written, so a local hop forwards while it receives.
 	stream bool
+	// sliceRound is, for a Ring/LL128 call, the wire bytes one round of
+	// the kernel's warps moves (a 2 KiB slice each): an NVLink peer sees
+	// an operation's lines that much of it after its start (hopLag).
+	sliceRound int64
 }
 
 type engine struct {
@@ -354,6 +358,9 @@ func (e *engine) setTiming() {
 		}
 	case LL128:
 		tm.wireNum, tm.wireDen, tm.nvNum, tm.nvDen, tm.stream = 128, 120, 9, 7, true
+		if a == Ring && e.call.Func != SendRecv && e.call.Func != AllToAll {
+			tm.sliceRound = int64(max(e.choice.Threads/32, 1)) * ll128SliceWire
+		}
 	case Simple:
 		// The receiver's proxy must see the completion (and flush
 		// GPUDirect writes) before it bumps the tail the GPU polls.
@@ -517,13 +524,36 @@ func (e *engine) run(ki int32) {
 			}
 			if e.tm.stream && !e.conns[ci].net {
 				// Its lines reach the peer as it writes them, from the
-				// start of its operation (streamStart).
-				e.t.After(max(begin+e.tm.intraLat-now, 0), e, tag(evVisible, ci))
+				// start of its operation (streamStart), a round of
+				// slices later on a ring with LL128 (hopLag).
+				e.t.After(max(begin+e.tm.intraLat+e.hopLag(wire, rate)-now, 0), e, tag(evVisible, ci))
 			}
 		}
 	}
 	k.busy = true
 	e.t.After(end-now, e, tag(evOpDone, ki))
+}
+
+// hopLag returns how long after an operation of wire bytes starts, at
+// rate, its NVLink peer can read its first lines, beyond the hop's
+// latency: on a Ring/LL128 call one round of its warps' slices, or the
+// whole operation when it is smaller than one round. In NCCL's LL128
+// primitive (v2.28.3 src/device/prims_ll128.h, GenericOp lines 292-320
+// and recvReduceSendCopy lines 182-200; the same since 2.12) warp w
+// handles slices w, w+nwarps, ... of 32 threads × 8 words (2 KiB on the
+// wire); it loads its whole slice, spinning until every thread's flag
+// is set (__any_sync), before it stores the slice to the next GPU, so
+// a hop forwards in rounds of nwarps slices: a ring's steps, each a
+// rank's whole chunk for that step, are held by every hop for
+// min(step, round) at the channel's rate. A tree kernel's rate already
+// carries NCCL's measured correction for medium sizes
+// (treeCorrectionFactor, treeFactor), and NVLS has no LL128: neither
+// is charged it (docs/nccl.md, "The ring's LL128 hops").
+func (e *engine) hopLag(wire int64, rate unit.BitRate) unit.Time {
+	if e.tm.sliceRound == 0 {
+		return 0
+	}
+	return rate.TxTime(unit.Bytes(min(wire, e.tm.sliceRound)))
 }
 
 // streamStart returns when kernel k could begin operation o: now, but

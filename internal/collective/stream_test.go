@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"rocelab/internal/gpu"
 	"rocelab/internal/unit"
 )
 
@@ -42,5 +43,50 @@ func TestLL128StreamsOffTheNetwork(t *testing.T) {
 	saved := 2 * (wires[0] - wires[1])
 	if d := times[0] - times[1]; math.Abs(d) > 0.2 || saved < 1 {
 		t.Errorf("400G %.2f µs, 800G %.2f µs: differ by %.2f µs (store and forward: %.2f)", times[0], times[1], d, saved)
+	}
+}
+
+// TestLL128RingHopLag: in NCCL's LL128 primitive each warp loads a whole
+// 2 KiB slice, waiting for every thread's flag, before it stores the
+// slice to the next GPU (prims_ll128.h GenericOp, recvReduceSendCopy), so
+// a ring's hop forwards a step one round of the warps' slices after it
+// started it, or once the whole step is done when the step is smaller
+// than a round. On one server of 8 H100 (Ring/LL128 on one channel of 20
+// warps, a round 40 KiB on the wire) an AllGather whose steps are under
+// a round takes n steps of its chunk at the channel's rate, one per rank
+// on the ring: growing a step by d costs 8·d/rate, where reading each
+// hop's lines from the start of the step cost d/rate once. Steps over a
+// round lag by the round.
+func TestLL128RingHopLag(t *testing.T) {
+	env := map[string]string{"NCCL_ALGO": "Ring", "NCCL_PROTO": "LL128", "NCCL_MAX_NCHANNELS": "1"}
+	c := mustComm(t, preset(t, "hgx-h100"), 1, 8, env)
+	n := int64(c.NRanks)
+	var times []float64
+	for _, step := range []int64{4 << 10, 16 << 10} {
+		call := Call{Func: AllGather, Bytes: n * step}
+		ch, err := c.Plan(call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.Algo != Ring || ch.Proto != LL128 || ch.Channels != 1 || ch.Threads != 640 {
+			t.Fatalf("%d B: %s/%s/%d with %d threads, want Ring/LL128/1 with 640", call.Bytes, ch.Algo, ch.Proto, ch.Channels, ch.Threads)
+		}
+		res, _ := runOn(t, c, 1, call)
+		times = append(times, res[0].Time().Micros())
+	}
+	rate := c.channelCap(AllGather, Ring, LL128, 1) // GB/s
+	d := float64(12<<10) * 128 / 120 / rate / 1e3   // µs
+	if got, want := times[1]-times[0], float64(n)*d; math.Abs(got-want) > 0.1*want {
+		t.Errorf("steps of 4 and 16 KiB: %.2f and %.2f µs, %.2f µs apart, want n × %.2f = %.2f", times[0], times[1], got, d, want)
+	}
+	call := Call{Func: AllGather, Bytes: n << 20}
+	ch, err := c.Plan(call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := builtEngine(c, call, ch)
+	r := gpu.Rate(rate)
+	if got, want := e.hopLag(1<<20, r), r.TxTime(20*2048); got != want {
+		t.Errorf("a 1 MiB step lags %v, want one round of 20 warps' slices, %v", got, want)
 	}
 }
