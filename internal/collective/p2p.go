@@ -26,13 +26,14 @@ const p2pLLThreshold = 16384
 // channel's buffers and gets an LL one only with
 // NCCL_ALLOC_P2P_NET_LL_BUFFERS=1, 0 by default (transport/net.cc
 // sendProxyConnect and recvProxyConnect: allocP2pNetLLBuffers; init.cc),
-// so every network operation runs Simple, at every size. Before 2.14
+// so every network operation runs Simple, at every size (Config.P2PNetLL
+// sets it). Before 2.14
 // point-to-point had no LL. The twin runs a call in one protocol: Simple
 // when any operation crosses servers (those set the call's time; its
 // NVLink operations, LL in NCCL, then run Simple too), else LL by the
 // threshold.
 func (c *Comm) p2pProto(call Call) Proto {
-	if !c.Cfg.Version.AtLeast(2, 14, 0) || c.p2pCrossesNet(call) {
+	if !c.Cfg.Version.AtLeast(2, 14, 0) || !c.Cfg.P2PNetLL && c.p2pCrossesNet(call) {
 		return Simple
 	}
 	bytes := call.Bytes

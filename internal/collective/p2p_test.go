@@ -201,6 +201,22 @@ func TestP2PProto(t *testing.T) {
 	}
 }
 
+// TestP2PNetLLBuffers: with NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 a network
+// connection has an LL buffer and a small sendrecv across servers runs LL
+// (from 2.17; 2.16 reads the variable under another name).
+func TestP2PNetLLBuffers(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		want    Proto
+	}{{"2.28.3", LL}, {"2.17.1", LL}, {"2.16.5", Simple}} {
+		v, _ := ParseVersion(tc.version)
+		cm := mustCommOf(t, v, b200Vultr, 2, 8, map[string]string{"NCCL_ALLOC_P2P_NET_LL_BUFFERS": "1", "NCCL_IB_GID_INDEX": "3"})
+		if got := planProto(t, cm, Call{Func: SendRecv, Bytes: 8}); got != tc.want {
+			t.Errorf("%s, NCCL_ALLOC_P2P_NET_LL_BUFFERS=1: sendrecv of 8 B across servers %v, want %v", tc.version, got, tc.want)
+		}
+	}
+}
+
 func planProto(t *testing.T, cm *Comm, call Call) Proto {
 	t.Helper()
 	ch, err := cm.Plan(call)
