@@ -244,24 +244,10 @@ func (c *Comm) Failed() error { return c.eng.failed }
 // call.
 func (c *Comm) Plan(call Call) (Choice, error) {
 	if call.Func == SendRecv || call.Func == AllToAll {
-		// LL up to NCCL_P2P_LL_THRESHOLD a channel of a peer's, for
-		// each operation's own bytes: alltoall's are a rank's share
-		// (enqueue.cc addP2pToPlan).
-		p, bytes := Simple, call.Bytes
-		if call.Func == AllToAll {
-			bytes /= int64(c.NRanks)
-		}
-		if bytes <= int64(c.p2pPerPeer())*p2pLLThreshold {
-			p = LL
-		}
-		return Choice{Algo: Ring, Proto: p, Channels: c.p2pPerPeer()}, nil
+		return Choice{Algo: Ring, Proto: c.p2pProto(call), Channels: c.p2pPerPeer()}, nil
 	}
 	return c.Tuning.Choose(call.Func, call.Bytes)
 }
-
-// p2pLLThreshold is NCCL_P2P_LL_THRESHOLD: point-to-point transfers up
-// to this many bytes per channel use LL.
-const p2pLLThreshold = 16384
 
 // Run starts iters identical calls now, back to back on every rank's
 // stream, as nccl-tests' timed loop enqueues them; the listener hears

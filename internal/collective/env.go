@@ -126,6 +126,11 @@ type Config struct {
 	// it flushes them on Hopper and later too (from 2.15, only Ampere and
 	// earlier need it: Comm.needFlush).
 	GDRFlushDisable, NetForceFlush bool
+	// P2PNetLL is NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (from 2.17; 2.14-2.16
+	// read it as NCCL_NCCL_ALLOC_P2P_NET_LL_BUFFERS): point-to-point
+	// network connections get an LL buffer, so their small operations may
+	// run LL (Comm.p2pProto).
+	P2PNetLL bool
 	// Env is the environment as given.
 	Env map[string]string
 	// Notes are remarks on the environment: variables that do not exist
@@ -151,6 +156,7 @@ var knownVars = []string{
 	"NCCL_NET_OVERHEAD", "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY", "NCCL_NVLS_ENABLE",
 	"NCCL_NVLS_NCHANNELS", "NCCL_PXN_DISABLE", "NCCL_P2P_PXN_LEVEL", "NCCL_COLLNET_ENABLE",
 	"NCCL_GDR_FLUSH_DISABLE", "NCCL_NET_FORCE_FLUSH", "NCCL_IB_MERGE_NICS",
+	"NCCL_ALLOC_P2P_NET_LL_BUFFERS",
 }
 
 // inertVars are accepted and have no effect in the twin.
@@ -352,6 +358,15 @@ func (c *Config) set(k, val string) error {
 		err = flag(&c.GDRFlushDisable)
 	case "NCCL_NET_FORCE_FLUSH":
 		err = flag(&c.NetForceFlush)
+	case "NCCL_ALLOC_P2P_NET_LL_BUFFERS":
+		err = flag(&c.P2PNetLL)
+		if err == nil && c.P2PNetLL && !c.Version.AtLeast(2, 17, 0) {
+			// init.cc: NCCL_PARAM(AllocP2pNetLLBuffers,
+			// "NCCL_ALLOC_P2P_NET_LL_BUFFERS") up to 2.16, under NCCL_PARAM's
+			// own NCCL_ prefix.
+			c.P2PNetLL = false
+			c.Notes = append(c.Notes, k+" is read from NCCL 2.17 (earlier releases read NCCL_NCCL_ALLOC_P2P_NET_LL_BUFFERS) and is ignored by this release")
+		}
 	case "NCCL_COLLNET_ENABLE":
 		_, err = intIn(0, 1, "0 or 1")
 		if s == "1" {

@@ -12,6 +12,58 @@ const p2pPerBatch = 8
 // proxy operation.
 const sharedSteps = 16
 
+// p2pLLThreshold is NCCL_P2P_LL_THRESHOLD: point-to-point transfers up
+// to this many bytes per channel use LL.
+const p2pLLThreshold = 16384
+
+// p2pProto returns the protocol of a point-to-point call's operations.
+// NCCL gives an operation LL up to NCCL_P2P_LL_THRESHOLD a channel of
+// a peer's, for its own bytes (alltoall's are a rank's share), only where
+// its connection has an LL buffer (enqueue.cc addP2pToPlan, v2.28.3:
+// protoLL[dir] &= conn->conn.buffs[NCCL_PROTO_LL] != nullptr; 2.14-2.21
+// in the same test on one connection). A connection to a peer on another
+// server has none: a point-to-point network connection shares its
+// channel's buffers and gets an LL one only with
+// NCCL_ALLOC_P2P_NET_LL_BUFFERS=1, 0 by default (transport/net.cc
+// sendProxyConnect and recvProxyConnect: allocP2pNetLLBuffers; init.cc),
+// so every network operation runs Simple, at every size (Config.P2PNetLL
+// sets it). Before 2.14
+// point-to-point had no LL. The twin runs a call in one protocol: Simple
+// when any operation crosses servers (those set the call's time; its
+// NVLink operations, LL in NCCL, then run Simple too), else LL by the
+// threshold.
+func (c *Comm) p2pProto(call Call) Proto {
+	if !c.Cfg.Version.AtLeast(2, 14, 0) || !c.Cfg.P2PNetLL && c.p2pCrossesNet(call) {
+		return Simple
+	}
+	bytes := call.Bytes
+	if call.Func == AllToAll {
+		bytes /= int64(c.NRanks)
+	}
+	if bytes <= int64(c.p2pPerPeer())*p2pLLThreshold {
+		return LL
+	}
+	return Simple
+}
+
+// p2pCrossesNet says whether a point-to-point call has an operation
+// between two servers (buildP2P's pairs): every alltoall and every
+// shifted sendrecv on more than one server does.
+func (c *Comm) p2pCrossesNet(call Call) bool {
+	if c.NNodes() == 1 {
+		return false
+	}
+	if len(call.Pairs) > 0 {
+		for _, p := range call.Pairs {
+			if p[0]/c.PPN != p[1]/c.PPN {
+				return true
+			}
+		}
+		return false
+	}
+	return call.Func == AllToAll || ((call.Peer%c.NRanks)+c.NRanks)%c.NRanks != 0 || call.Peer == 0
+}
+
 // p2pChannel returns the channel of part j of the point-to-point
 // operation in which rank src sends to dst (dst receives from src in the
 // same round, so both ends agree). NCCL gives a round a base channel

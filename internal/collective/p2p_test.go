@@ -153,3 +153,75 @@ func TestAllToAllShares(t *testing.T) {
 		t.Errorf("%d network connections, want %d (16 ranks × 8 peers × 2 parts)", nets, want)
 	}
 }
+
+// TestP2PProto: a point-to-point operation to a peer on another server
+// runs Simple at every size (its connection has no LL buffer unless
+// NCCL_ALLOC_P2P_NET_LL_BUFFERS=1: net.cc allocP2pNetLLBuffers), so a
+// call with one runs Simple; on one server, or when every pair stays on
+// its server, LL up to NCCL_P2P_LL_THRESHOLD (16 KiB) a channel of a
+// peer's, and NCCL before 2.14 had no point-to-point LL.
+func TestP2PProto(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		servers int
+		call    Call
+		want    Proto
+	}{
+		{"2.28.3", 2, Call{Func: SendRecv, Bytes: 8}, Simple},
+		{"2.28.3", 2, Call{Func: SendRecv, Bytes: 8, Peer: 8}, Simple},
+		{"2.28.3", 2, Call{Func: SendRecv, Bytes: 8, Peer: 16}, LL},
+		{"2.28.3", 2, Call{Func: AllToAll, Bytes: 16 << 10}, Simple},
+		{"2.17.1", 2, Call{Func: AllToAll, Bytes: 1 << 10}, Simple},
+		{"2.28.3", 2, Call{Func: SendRecv, Bytes: 8, Pairs: [][2]int{{0, 1}, {9, 8}}}, LL},
+		{"2.28.3", 2, Call{Func: SendRecv, Bytes: 8, Pairs: [][2]int{{0, 1}, {7, 8}}}, Simple},
+		{"2.28.3", 1, Call{Func: SendRecv, Bytes: 8}, LL},
+		{"2.13.4", 1, Call{Func: SendRecv, Bytes: 8}, Simple},
+	} {
+		cm := commOf(t, tc.version, b200Vultr, tc.servers)
+		if got := planProto(t, cm, tc.call); got != tc.want {
+			t.Errorf("%s, %d servers, %v: %v, want %v", tc.version, tc.servers, tc.call, got, tc.want)
+		}
+	}
+	// On one server the threshold: an operation's own bytes (alltoall's
+	// a rank's share) up to 16 KiB per channel of a peer.
+	cm := commOf(t, "2.28.3", b200Vultr, 1)
+	lim := int64(cm.p2pPerPeer()) * 16384
+	for _, tc := range []struct {
+		call Call
+		want Proto
+	}{
+		{Call{Func: SendRecv, Bytes: lim}, LL},
+		{Call{Func: SendRecv, Bytes: lim + 1}, Simple},
+		{Call{Func: AllToAll, Bytes: 8 * lim}, LL},
+		{Call{Func: AllToAll, Bytes: 8 * (lim + 1)}, Simple},
+	} {
+		if got := planProto(t, cm, tc.call); got != tc.want {
+			t.Errorf("one server, %v: %v, want %v", tc.call, got, tc.want)
+		}
+	}
+}
+
+// TestP2PNetLLBuffers: with NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 a network
+// connection has an LL buffer and a small sendrecv across servers runs LL
+// (from 2.17; 2.16 reads the variable under another name).
+func TestP2PNetLLBuffers(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		want    Proto
+	}{{"2.28.3", LL}, {"2.17.1", LL}, {"2.16.5", Simple}} {
+		v, _ := ParseVersion(tc.version)
+		cm := mustCommOf(t, v, b200Vultr, 2, 8, map[string]string{"NCCL_ALLOC_P2P_NET_LL_BUFFERS": "1", "NCCL_IB_GID_INDEX": "3"})
+		if got := planProto(t, cm, Call{Func: SendRecv, Bytes: 8}); got != tc.want {
+			t.Errorf("%s, NCCL_ALLOC_P2P_NET_LL_BUFFERS=1: sendrecv of 8 B across servers %v, want %v", tc.version, got, tc.want)
+		}
+	}
+}
+
+func planProto(t *testing.T, cm *Comm, call Call) Proto {
+	t.Helper()
+	ch, err := cm.Plan(call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch.Proto
+}
