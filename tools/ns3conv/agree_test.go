@@ -330,7 +330,7 @@ func TestAgreesWithNs3WebSearch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			bs := slowdowns(got.flows)
+			bs := agree.Slowdowns(got.flows)
 			n, r := agree.Summarise(got.ns3), agree.Summarise(got.rocelab)
 			ms := []agree.Metric{
 				{Name: "mean", Other: n.Mean, Rocelab: r.Mean, Bound: c.mean},
@@ -341,12 +341,12 @@ func TestAgreesWithNs3WebSearch(t *testing.T) {
 				t.Fatalf("%d size buckets", len(bs))
 			}
 			for i, b := range bs {
-				name := fmt.Sprintf("sizes %.0f-%.0f %%", 100*b.from, 100*b.to)
+				name := fmt.Sprintf("sizes %.0f-%.0f %%", 100*b.From, 100*b.To)
 				ms = append(ms,
-					agree.Metric{Name: name + " sum of FCTs", Other: 1, Rocelab: b.fctRatio, Bound: c.sums[i]},
-					agree.Metric{Name: name + " p50 slowdown", Other: b.ns3[0], Rocelab: b.rocelab[0], Bound: c.tails},
-					agree.Metric{Name: name + " p95 slowdown", Other: b.ns3[1], Rocelab: b.rocelab[1], Bound: c.p95},
-					agree.Metric{Name: name + " p99 slowdown", Other: b.ns3[2], Rocelab: b.rocelab[2], Bound: c.tails})
+					agree.Metric{Name: name + " sum of FCTs", Other: 1, Rocelab: b.FCTRatio, Bound: c.sums[i]},
+					agree.Metric{Name: name + " p50 slowdown", Other: b.Other[0], Rocelab: b.Rocelab[0], Bound: c.tails},
+					agree.Metric{Name: name + " p95 slowdown", Other: b.Other[1], Rocelab: b.Rocelab[1], Bound: c.p95},
+					agree.Metric{Name: name + " p99 slowdown", Other: b.Other[2], Rocelab: b.Rocelab[2], Bound: c.tails})
 			}
 			agree.Hold(t, "web search, "+c.cc, "ns-3", ms)
 		})
