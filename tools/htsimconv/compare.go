@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"rocelab/internal/scenario"
+	"rocelab/internal/twin"
 	"rocelab/tools/internal/agree"
 )
 
@@ -86,10 +87,14 @@ func compareCmd(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, err := readFinishes(fs.Arg(1), f)
+	hf, err := readFlowLines(fs.Arg(1), f)
 	f.Close()
 	if err != nil {
 		return err
+	}
+	h := make([]float64, len(hf))
+	for i, x := range hf {
+		h[i] = x.us
 	}
 	o, err := agree.RunScenario(s)
 	if err != nil {
@@ -107,5 +112,43 @@ func compareCmd(args []string, w io.Writer) error {
 	}{{"completion mean (us)", hs.Mean, rs.Mean}, {"completion median (us)", hs.P50, rs.P50}, {"completion p99 (us)", hs.P99, rs.P99}, {"last completion (us)", hs.Max, rs.Max}} {
 		fmt.Fprintf(w, "%-24s %12.1f %12.1f %+7.1f%%\n", m.name, m.a, m.b, 100*(m.b/m.a-1))
 	}
+	if fl, ok := byFlow(hf, o); ok && len(fl) >= agree.MinSlowdownFlows {
+		agree.PrintSlowdowns(w, "htsim", "FCT (us; htsim has no standalone FCT to divide by)", agree.Slowdowns(fl))
+	}
 	return nil
+}
+
+// byFlow pairs htsim's flow lines with rocelab's flows by source and
+// destination (htsim names a flow Roce_SRC_DST or HPCC_SRC_DST), each
+// flow's completion time counted from its start in rocelab (htsim starts
+// every flow at 0); false when a pair carries several flows or one side
+// lacks a flow, which no single pairing then tells apart.
+func byFlow(hf []htsimFinish, o twin.Observation) ([]agree.FlowResult, bool) {
+	type run struct {
+		bytes      int64
+		start, fct float64
+		taken      bool
+	}
+	byPair := map[string]*run{}
+	for _, f := range o.Flows {
+		k := strings.TrimPrefix(f.Src, "h") + "_" + strings.TrimPrefix(f.Dst, "h")
+		if byPair[k] != nil {
+			return nil, false
+		}
+		byPair[k] = &run{bytes: f.Bytes, start: f.StartUS, fct: *f.FCTUS}
+	}
+	if len(hf) != len(byPair) {
+		return nil, false
+	}
+	out := make([]agree.FlowResult, 0, len(hf))
+	for _, x := range hf {
+		_, pair, _ := strings.Cut(x.name, "_")
+		r := byPair[pair]
+		if r == nil || r.taken {
+			return nil, false
+		}
+		r.taken = true
+		out = append(out, agree.FlowResult{Size: r.bytes, Other: x.us - r.start, Rocelab: r.fct})
+	}
+	return out, true
 }
