@@ -112,43 +112,41 @@ func compareCmd(args []string, w io.Writer) error {
 	}{{"completion mean (us)", hs.Mean, rs.Mean}, {"completion median (us)", hs.P50, rs.P50}, {"completion p99 (us)", hs.P99, rs.P99}, {"last completion (us)", hs.Max, rs.Max}} {
 		fmt.Fprintf(w, "%-24s %12.1f %12.1f %+7.1f%%\n", m.name, m.a, m.b, 100*(m.b/m.a-1))
 	}
-	if fl, ok := byFlow(hf, o); ok && len(fl) >= agree.MinSlowdownFlows {
+	// Buckets by size rank need sizes to rank: among flows of one size
+	// the split would be the order of the flows.
+	if fl, ok := byFlow(hf, o); ok && len(fl) >= agree.MinSlowdownFlows && slices.ContainsFunc(fl, func(f agree.FlowResult) bool { return f.Size != fl[0].Size }) {
 		agree.PrintSlowdowns(w, "htsim", "FCT (us; htsim has no standalone FCT to divide by)", agree.Slowdowns(fl))
 	}
 	return nil
 }
 
 // byFlow pairs htsim's flow lines with rocelab's flows by source and
-// destination (htsim names a flow Roce_SRC_DST or HPCC_SRC_DST), each
-// flow's completion time counted from its start in rocelab (htsim starts
-// every flow at 0); false when a pair carries several flows or one side
-// lacks a flow, which no single pairing then tells apart.
+// destination (htsim names a flow Roce_SRC_DST or HPCC_SRC_DST), in
+// rocelab's order of flows (htsim prints them as they finish, an order
+// that would sort flows of one size by htsim's own times), each flow's
+// completion time counted from its start in rocelab (htsim starts every
+// flow at 0); false when a pair carries several flows or one side lacks
+// a flow, which no single pairing then tells apart.
 func byFlow(hf []htsimFinish, o twin.Observation) ([]agree.FlowResult, bool) {
-	type run struct {
-		bytes      int64
-		start, fct float64
-		taken      bool
-	}
-	byPair := map[string]*run{}
-	for _, f := range o.Flows {
-		k := strings.TrimPrefix(f.Src, "h") + "_" + strings.TrimPrefix(f.Dst, "h")
-		if byPair[k] != nil {
-			return nil, false
-		}
-		byPair[k] = &run{bytes: f.Bytes, start: f.StartUS, fct: *f.FCTUS}
-	}
-	if len(hf) != len(byPair) {
-		return nil, false
-	}
-	out := make([]agree.FlowResult, 0, len(hf))
+	finish := map[string]float64{}
 	for _, x := range hf {
 		_, pair, _ := strings.Cut(x.name, "_")
-		r := byPair[pair]
-		if r == nil || r.taken {
+		if _, ok := finish[pair]; ok {
 			return nil, false
 		}
-		r.taken = true
-		out = append(out, agree.FlowResult{Size: r.bytes, Other: x.us - r.start, Rocelab: r.fct})
+		finish[pair] = x.us
+	}
+	if len(finish) != len(o.Flows) {
+		return nil, false
+	}
+	out := make([]agree.FlowResult, 0, len(o.Flows))
+	for _, f := range o.Flows {
+		us, ok := finish[strings.TrimPrefix(f.Src, "h")+"_"+strings.TrimPrefix(f.Dst, "h")]
+		if !ok {
+			return nil, false
+		}
+		delete(finish, strings.TrimPrefix(f.Src, "h")+"_"+strings.TrimPrefix(f.Dst, "h"))
+		out = append(out, agree.FlowResult{Size: f.Bytes, Other: us - f.StartUS, Rocelab: *f.FCTUS})
 	}
 	return out, true
 }
