@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"rocelab/internal/scenario"
+	"rocelab/internal/twin"
 	"rocelab/tools/internal/agree"
 )
 
@@ -86,10 +87,14 @@ func compareCmd(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h, err := readFinishes(fs.Arg(1), f)
+	hf, err := readFlowLines(fs.Arg(1), f)
 	f.Close()
 	if err != nil {
 		return err
+	}
+	h := make([]float64, len(hf))
+	for i, x := range hf {
+		h[i] = x.us
 	}
 	o, err := agree.RunScenario(s)
 	if err != nil {
@@ -107,5 +112,41 @@ func compareCmd(args []string, w io.Writer) error {
 	}{{"completion mean (us)", hs.Mean, rs.Mean}, {"completion median (us)", hs.P50, rs.P50}, {"completion p99 (us)", hs.P99, rs.P99}, {"last completion (us)", hs.Max, rs.Max}} {
 		fmt.Fprintf(w, "%-24s %12.1f %12.1f %+7.1f%%\n", m.name, m.a, m.b, 100*(m.b/m.a-1))
 	}
+	// Buckets by size rank need sizes to rank: among flows of one size
+	// the split would be the order of the flows.
+	if fl, ok := byFlow(hf, o); ok && len(fl) >= agree.MinSlowdownFlows && slices.ContainsFunc(fl, func(f agree.FlowResult) bool { return f.Size != fl[0].Size }) {
+		agree.PrintSlowdowns(w, "htsim", "FCT (us; htsim has no standalone FCT to divide by)", agree.Slowdowns(fl))
+	}
 	return nil
+}
+
+// byFlow pairs htsim's flow lines with rocelab's flows by source and
+// destination (htsim names a flow Roce_SRC_DST or HPCC_SRC_DST), in
+// rocelab's order of flows (htsim prints them as they finish, an order
+// that would sort flows of one size by htsim's own times), each flow's
+// completion time counted from its start in rocelab (htsim starts every
+// flow at 0); false when a pair carries several flows or one side lacks
+// a flow, which no single pairing then tells apart.
+func byFlow(hf []htsimFinish, o twin.Observation) ([]agree.FlowResult, bool) {
+	finish := map[string]float64{}
+	for _, x := range hf {
+		_, pair, _ := strings.Cut(x.name, "_")
+		if _, ok := finish[pair]; ok {
+			return nil, false
+		}
+		finish[pair] = x.us
+	}
+	if len(finish) != len(o.Flows) {
+		return nil, false
+	}
+	out := make([]agree.FlowResult, 0, len(o.Flows))
+	for _, f := range o.Flows {
+		us, ok := finish[strings.TrimPrefix(f.Src, "h")+"_"+strings.TrimPrefix(f.Dst, "h")]
+		if !ok {
+			return nil, false
+		}
+		delete(finish, strings.TrimPrefix(f.Src, "h")+"_"+strings.TrimPrefix(f.Dst, "h"))
+		out = append(out, agree.FlowResult{Size: f.Bytes, Other: us - f.StartUS, Rocelab: *f.FCTUS})
+	}
+	return out, true
 }

@@ -353,9 +353,11 @@ func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsim
 	case n != nodes:
 		return nil, nil, fmt.Errorf("%s: Nodes %d, but the command line's -nodes is %d", file, n, nodes)
 	case nConns != len(conns):
-		return nil, nil, fmt.Errorf("%s: Connections %d, but the file holds %d", file, nConns, len(conns))
+		return nil, nil, fmt.Errorf("%s: Connections %d, but the file holds %d, which htsim refuses too (\"Mismatch in connection count\")", file, nConns, len(conns))
 	case nTrigs != len(trigs):
-		return nil, nil, fmt.Errorf("%s: Triggers %d, but the file holds %d", file, nTrigs, len(trigs))
+		// csg-htsim's gen_allreduce_butterfly.py writes one trigger fewer
+		// than its header counts.
+		return nil, nil, fmt.Errorf("%s: Triggers %d, but the file holds %d, which htsim refuses too (\"Mismatch in trigger count\")", file, nTrigs, len(trigs))
 	}
 	return conns, trigs, nil
 }

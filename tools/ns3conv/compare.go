@@ -133,7 +133,7 @@ type comparison struct {
 	// FCTs in µs, by flow in flow.txt's order, and their ratio.
 	ns3, rocelab, ratio []float64
 	// flows is each flow's size and completions, for slowdowns.
-	flows []flowResult
+	flows []agree.FlowResult
 	// the last completion of each
 	ns3End, rocelabEnd float64
 	// PFC pauses; ns3Pauses is nil without a pfc.txt
@@ -184,7 +184,7 @@ func compare(file string, seed uint64, fctFile, pfcFile string) (*comparison, er
 		c.ns3 = append(c.ns3, g.fct)
 		c.rocelab = append(c.rocelab, r)
 		c.ratio = append(c.ratio, r/g.fct)
-		c.flows = append(c.flows, flowResult{size: g.size, standalone: g.standalone, ns3: g.fct, rocelab: r})
+		c.flows = append(c.flows, agree.FlowResult{Size: g.size, Base: g.standalone, Other: g.fct, Rocelab: r})
 		c.ns3End = max(c.ns3End, g.start+g.fct)
 		c.rocelabEnd = max(c.rocelabEnd, f.Start.Seconds()*1e6+r)
 	}
@@ -241,8 +241,8 @@ func (c *comparison) print(w io.Writer) {
 	row("FCT max (us)", n.Max, r.Max)
 	row("last completion (us)", c.ns3End, c.rocelabEnd)
 	fmt.Fprintf(w, "per-flow FCT ratio rocelab/ns-3: median %.3f, p99 %.3f, max %.3f\n", q.P50, q.P99, q.Max)
-	if len(c.flows) >= minSlowdownFlows {
-		printSlowdowns(w, slowdowns(c.flows))
+	if len(c.flows) >= agree.MinSlowdownFlows {
+		agree.PrintSlowdowns(w, "ns-3", "slowdown (FCT / ns-3's standalone FCT)", agree.Slowdowns(c.flows))
 	}
 	if p := c.ns3Pauses; p != nil {
 		fmt.Fprintf(w, "PFC pauses received: ns-3 %d (held %.1f us), rocelab %d (held %.0f us)\n", p.n, p.held, c.rocelabPauses.n, c.rocelabPauses.held)

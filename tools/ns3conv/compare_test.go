@@ -1,9 +1,7 @@
 package main
 
 import (
-	"math"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -83,46 +81,4 @@ func FuzzReadPauses(f *testing.F) {
 			t.Errorf("negative result %+v", p)
 		}
 	})
-}
-
-// Slowdowns are bucketed by size rank and read as fct_analysis.py reads
-// them: each percentile is a[int(len·p)], a slowdown under 1 counts as 1.
-func TestSlowdowns(t *testing.T) {
-	var flows []flowResult
-	for i := range 200 {
-		// sizes 1..200; ns-3 takes 2x standalone, rocelab 3x, the
-		// largest flow of each bucket 10x in rocelab; flow 0 beats its
-		// standalone time
-		f := flowResult{size: int64(i + 1), standalone: 10, ns3: 20, rocelab: 30}
-		switch i {
-		case 0:
-			f.ns3 = 5
-		case 99, 159, 189, 199:
-			f.rocelab = 100
-		}
-		flows = append(flows, f)
-	}
-	slices.Reverse(flows)
-	bs := slowdowns(flows)
-	if len(bs) != 4 {
-		t.Fatalf("%d buckets, want 4", len(bs))
-	}
-	for i, want := range []struct {
-		upTo int64
-		n    int
-	}{{100, 100}, {160, 60}, {190, 30}, {200, 10}} {
-		b := bs[i]
-		if b.upTo != want.upTo || b.n != want.n {
-			t.Errorf("bucket %d: up to %d, %d flows; want %d, %d", i, b.upTo, b.n, want.upTo, want.n)
-		}
-		if b.ns3[0] != 2 || b.rocelab[0] != 3 || b.rocelab[2] != 10 {
-			t.Errorf("bucket %d: p50 %g/%g, rocelab p99 %g; want 2/3, 10", i, b.ns3[0], b.rocelab[0], b.rocelab[2])
-		}
-	}
-	if got := bs[0].ns3[0]; got != 2 { // flow 0's 0.5 counts as 1, below the median
-		t.Errorf("first bucket's ns-3 median %g", got)
-	}
-	if r := bs[3].fctRatio; math.Abs(r-(9*30+100)/(10*20.0)) > 1e-12 {
-		t.Errorf("largest bucket's FCT ratio %g", r)
-	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -165,6 +166,21 @@ func fromNs3(file string, w io.Writer) error {
 		return fmt.Errorf("%s %g: ns-3's INT then counts bytes in units of %g, more than a data packet (%g B), and its HPCC drops the time of an ACK that saw none, reading about twice the links' use and holding its rate near half (docs/engine.md); rocelab's INT is exact: an INT_MULTI of at most %d runs alike",
 			c.at("INT_MULTI"), multi, ns3INTByteUnit*multi, payload+ns3HPCCOverhead, max(1, int64(payload+ns3HPCCOverhead)/ns3INTByteUnit))
 	}
+	var ecn string
+	if qcn != 0 {
+		// third.cc marks with a rate's KMIN_MAP, KMAX_MAP and PMAX_MAP
+		// entries; a rate without them is its debug build's assertion
+		// ("must set kmin for each link speed") and its optimized build's
+		// thresholds of 0, every packet leaving a queue marked. Only
+		// DCQCN and DCTCP read the marks.
+		var none []unit.BitRate
+		if ecn, none, err = ecnAt(c, hostRate, rateSet(topology.rates), ccMode == ns3DCQCN || ccMode == ns3DCTCP); err != nil {
+			return err
+		}
+		for _, r := range none {
+			notes = append(notes, fmt.Sprintf("KMIN_MAP, KMAX_MAP or PMAX_MAP has no entry for %s, the rate of some links: ns-3's optimized build marks every packet leaving a queue there (its debug build stops at third.cc's \"must set kmin for each link speed\"), which its %s ignores", r, map[float64]string{ns3HPCC: "HPCC", ns3Timely: "TIMELY", ns3PINT: "HPCC-PINT"}[ccMode]))
+		}
+	}
 	buffer, err := c.num("BUFFER_SIZE")
 	if err != nil {
 		return err
@@ -211,16 +227,12 @@ func fromNs3(file string, w io.Writer) error {
 	host := fmt.Sprintf("host:\n  mtu: %d\n  qp: {ack_coalesce: %g, order: index%s}\n  rx: {pfc: false}\n", mtu, ack, rateChange)
 	if qcn == 0 {
 		ecn := "{enabled: false}"
-		if e, err := ecnAt(c, hostRate, nil); err == nil { // kept for the way back, unused without QCN
+		if e, none, err := ecnAt(c, hostRate, nil, false); err == nil && len(none) == 0 { // kept for the way back, unused without QCN
 			ecn = "{enabled: false, " + strings.TrimPrefix(e, "{")
 		}
 		fmt.Fprintf(&b, "  ecn: %s\n", ecn)
 		host += "  cc: none\n  ecn: false\n"
 	} else {
-		ecn, err := ecnAt(c, hostRate, rateSet(topology.rates))
-		if err != nil {
-			return err
-		}
 		fmt.Fprintf(&b, "  ecn: %s\n", ecn)
 		cfg, err := ccKnobs(c, int(ccMode))
 		if err != nil {
@@ -249,7 +261,10 @@ func fromNs3(file string, w io.Writer) error {
 // ("N RATE VALUE ...", thresholds in KB): the hosts' rate's entry, and
 // each other link rate's as switch.ecn.by_rate (ns-3 marks each port at
 // its rate's entry).
-func ecnAt(c *ns3Config, host unit.BitRate, rates []unit.BitRate) (string, error) {
+//
+// A rate without an entry is an error when marksRead; else it is left
+// out and returned in none (the host's rate: ECN off at the switches).
+func ecnAt(c *ns3Config, host unit.BitRate, rates []unit.BitRate, marksRead bool) (line string, none []unit.BitRate, err error) {
 	at := func(rate unit.BitRate) ([3]string, error) {
 		var v [3]string
 		for i, key := range []string{"KMIN_MAP", "KMAX_MAP", "PMAX_MAP"} {
@@ -264,33 +279,50 @@ func ecnAt(c *ns3Config, host unit.BitRate, rates []unit.BitRate) (string, error
 				}
 			}
 			if v[i] == "" {
-				// third.cc would mark every packet there (thresholds 0).
-				return v, fmt.Errorf("%s: no entry for %d bps, a rate of the topology's links", c.at(key), int64(rate))
+				return v, errNoEntry{fmt.Errorf("%s: no entry for %d bps, a rate of the topology's links: ns-3's debug build stops at third.cc's \"must set kmin for each link speed\", its optimized build marks every packet leaving a queue there (thresholds 0)", c.at(key), int64(rate))}
 			}
 		}
 		return v, nil
 	}
-	v, err := at(host)
-	if err != nil {
-		return "", err
+	// missing reports whether err is a missing entry to pass over.
+	missing := func(err error, rate unit.BitRate) bool {
+		var e errNoEntry
+		if marksRead || !errors.As(err, &e) {
+			return false
+		}
+		none = append(none, rate)
+		return true
 	}
-	line := fmt.Sprintf("{kmin: %sKB, kmax: %sKB, pmax: %s, at: dequeue", v[0], v[1], v[2])
+	v, err := at(host)
+	if missing(err, host) {
+		return "{enabled: false}", none, nil
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	line = fmt.Sprintf("{kmin: %sKB, kmax: %sKB, pmax: %s, at: dequeue", v[0], v[1], v[2])
 	var other []string
 	for _, r := range rates {
 		if r == host {
 			continue
 		}
 		w, err := at(r)
+		if missing(err, r) {
+			continue
+		}
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		other = append(other, fmt.Sprintf("%s: {kmin: %sKB, kmax: %sKB, pmax: %s}", r, w[0], w[1], w[2]))
 	}
 	if len(other) > 0 {
 		line += ", by_rate: {" + strings.Join(other, ", ") + "}"
 	}
-	return line + "}", nil
+	return line + "}", none, nil
 }
+
+// errNoEntry is a link rate that KMIN_MAP, KMAX_MAP or PMAX_MAP leaves out.
+type errNoEntry struct{ error }
 
 // ccKnobs is the host's congestion control as the config sets it: the
 // knobs of CC_MODE's algorithm that config.txt carries, on the preset of

@@ -342,3 +342,53 @@ func TestImportAckHighPrio(t *testing.T) {
 		}
 	}
 }
+
+// The model's own mix/config.txt has ECN entries for 25, 50 and 100G
+// only; on its fat.txt the 400G ports have none, where third.cc's
+// optimized build marks every packet (thresholds 0). Its HPCC reads no
+// marks, so the run imports with a note; DCTCP reads them, so the same
+// config with CC_MODE 8 is refused at the map. A flow file whose first
+// line counts more flows than it lists, as traffic_gen.py leaves one, is
+// refused with what ns-3 would run instead.
+func TestImportECNMapGaps(t *testing.T) {
+	cfg, err := os.ReadFile("testdata/websearch/mixconfig.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"fat.txt", "ws.txt"} {
+		data, err := os.ReadFile("testdata/websearch/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if name == "ws.txt" {
+			data = []byte(strings.Replace(string(data), "415 \n", "4150\n", 1))
+			if err := os.WriteFile(filepath.Join(dir, "short-ws.txt"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var y bytes.Buffer
+	if err := fromNs3("testdata/websearch/mixconfig.txt", &y); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(y.String(), "# Differs: KMIN_MAP, KMAX_MAP or PMAX_MAP has no entry for 400Gbps") || !strings.Contains(y.String(), "\n  ecn: {kmin: 400KB, kmax: 1600KB, pmax: 0.2, at: dequeue}\n") {
+		t.Errorf("the 400G ports' missing ECN entry not noted, or given thresholds:\n%.2000s", y.String())
+	}
+	for _, c := range []struct{ from, to, want string }{
+		{"CC_MODE 3", "CC_MODE 8", "dctcp.txt:53:10: KMIN_MAP: no entry for 400000000000 bps"},
+		{"FLOW_FILE mix/ws.txt", "FLOW_FILE short-ws.txt", "short-ws.txt:1:1: 415 flows listed, the first line says 4150: ns-3 would run the last flow 3735 more times"},
+	} {
+		text := strings.Replace(string(cfg), c.from, c.to, 1)
+		f := filepath.Join(dir, map[bool]string{true: "dctcp.txt", false: "short.txt"}[strings.HasPrefix(c.to, "CC_MODE")])
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := fromNs3(f, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, expected %q", c.to, err, c.want)
+		}
+	}
+}

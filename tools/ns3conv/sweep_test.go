@@ -320,7 +320,7 @@ func sweepRun(c sweepCase, dir, third, out string, seed int) (*comparison, error
 	var b strings.Builder
 	for k, x := range got.flows {
 		fl := f.flows[k]
-		fmt.Fprintf(&b, "h%d h%d %d %d %.3f %.3f %.4f\n", fl.Src, fl.Dst, fl.sport, x.size, x.ns3, x.rocelab, got.ratio[k])
+		fmt.Fprintf(&b, "h%d h%d %d %d %.3f %.3f %.4f\n", fl.Src, fl.Dst, fl.sport, x.Size, x.Other, x.Rocelab, got.ratio[k])
 	}
 	return got, os.WriteFile(filepath.Join(out, "flows.txt"), []byte(b.String()), 0o644)
 }

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"testing"
+
+	"rocelab/internal/twin"
+)
+
+// byFlow pairs htsim's lines with rocelab's flows by source and
+// destination, in rocelab's order whatever htsim's, counts htsim's time
+// from the flow's start in rocelab, and gives up when a pair carries two
+// flows or the two sides hold different flows.
+func TestByFlow(t *testing.T) {
+	fct := func(v float64) *float64 { return &v }
+	flows := []twin.Flow{
+		{Src: "h1", Dst: "h2", Bytes: 100, StartUS: 5, FCTUS: fct(20)},
+		{Src: "h3", Dst: "h2", Bytes: 300, FCTUS: fct(40)},
+	}
+	hf := []htsimFinish{{"HPCC_3_2", 42}, {"Roce_1_2", 30}}
+	got, ok := byFlow(hf, twin.Observation{Flows: flows})
+	if !ok || len(got) != 2 {
+		t.Fatalf("got %v, %v", got, ok)
+	}
+	if g := got[0]; g.Size != 100 || g.Other != 25 || g.Rocelab != 20 {
+		t.Errorf("first: %+v (htsim's 30 us less rocelab's start at 5)", g)
+	}
+	if g := got[1]; g.Size != 300 || g.Other != 42 || g.Rocelab != 40 {
+		t.Errorf("second: %+v", g)
+	}
+	for name, c := range map[string]struct {
+		hf    []htsimFinish
+		flows []twin.Flow
+	}{
+		"pair twice":   {[]htsimFinish{{"Roce_1_2", 30}, {"Roce_1_2", 31}}, []twin.Flow{flows[0], flows[0]}},
+		"other flow":   {[]htsimFinish{{"Roce_1_2", 30}, {"Roce_4_2", 31}}, flows},
+		"line twice":   {[]htsimFinish{{"Roce_1_2", 30}, {"Roce_1_2", 31}}, flows},
+		"line missing": {hf[:1], flows},
+	} {
+		if got, ok := byFlow(c.hf, twin.Observation{Flows: c.flows}); ok {
+			t.Errorf("%s: paired %v", name, got)
+		}
+	}
+}
