@@ -144,3 +144,28 @@ func TestIBPortCountersLoopLinkDownedSaturated(t *testing.T) {
 		t.Errorf("evidence %+v mechanism %s", f.Evidence, f.Mechanism)
 	}
 }
+
+// A Grace Hopper GPU reaches the NIC on its own CPU's root port through
+// C2C (P2C), where NCCL 2.27 uses GPUDirect RDMA by default: no claim
+// that its traffic is staged through host memory, and none that it has a
+// NIC within one PCIe switch (SYNTHETIC lines in NCCL's dump layout).
+func TestNCCLTopoC2CGPUIsNotFar(t *testing.T) {
+	const in = `<system version="1">
+  <cpu numaid="0" affinity="ffffffff" arch="arm64" vendor="ARM" familyid="1" modelid="53">
+    <pci busid="0009:01:00.0" class="0x030200" vendor="0x10de" device="0x2342" link_speed="32.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="90" rank="0" gdr="1">
+        <c2c bw="40000" count="10"/>
+      </gpu>
+    </pci>
+    <pci busid="0000:01:00.0" class="0x020000" vendor="0x15b3" device="0x1021" link_speed="32.0 GT/s PCIe" link_width="16">
+      <nic>
+        <net name="mlx5_0" dev="0" speed="400000" port="1" guid="0x1c2b0c0003a1d8e0" gdr="1"/>
+      </nic>
+    </pci>
+  </cpu>
+</system>
+`
+	fs := diagnoseText(t, in).Findings
+	nicMustNot(t, fs, "topo.gpu_nic.far")
+	nicMustNot(t, fs, "topo.gpu_nic.ok")
+}

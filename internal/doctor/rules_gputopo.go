@@ -14,7 +14,9 @@ import (
 // default (one PCIe switch between them); farther, every transfer is
 // staged through host memory.
 
-// topoRank orders nvidia-smi's links, nearest first; -1 for none.
+// topoRank orders nvidia-smi's links, nearest first; -1 for none. P2C
+// is NCCL's: a GPU joined to its CPU by C2C (Grace) with the NIC on that
+// CPU's host bridge.
 func topoRank(link string) int {
 	switch link {
 	case "X":
@@ -23,12 +25,14 @@ func topoRank(link string) int {
 		return 1
 	case "PXB":
 		return 2
-	case "PHB":
+	case "P2C":
 		return 3
-	case "NODE":
+	case "PHB":
 		return 4
-	case "SYS", "SOC":
+	case "NODE":
 		return 5
+	case "SYS", "SOC":
+		return 6
 	}
 	return -1
 }
@@ -70,6 +74,7 @@ func checkGPUNICDistance(inc *Incident) []Finding {
 		}
 		var far, near []string
 		var ev []Evidence
+		c2c := false
 		for _, g := range t.GPUs {
 			best, nic := -1, ""
 			for i, link := range g.ToNIC {
@@ -79,6 +84,11 @@ func checkGPUNICDistance(inc *Incident) []Finding {
 			}
 			switch {
 			case best < 0:
+			case best == topoRank("P2C"):
+				// NCCL 2.27 uses GPUDirect RDMA over C2C by default,
+				// 2.26 with NCCL_NET_GDR_C2C=1, earlier versions not:
+				// the XML does not say which NCCL wrote it.
+				c2c = true
 			case best > topoRank("PXB"):
 				far = append(far, g.Name+" "+nic)
 				ev = append(ev, g.Evidence)
@@ -87,7 +97,7 @@ func checkGPUNICDistance(inc *Incident) []Finding {
 			}
 		}
 		if len(far) == 0 {
-			if len(near) > 0 {
+			if len(near) > 0 && !c2c {
 				every, cut := "every GPU", topoCut(t)
 				if cut != "" {
 					every, cut = "every GPU shown", "; "+cut

@@ -52,7 +52,9 @@ type GPUTopo struct {
 }
 
 // A TopoGPU is one GPU row: its link to each NIC column (X, PIX, PXB,
-// PHB, NODE, SYS), in the order of GPUTopo.NICs.
+// PHB, NODE, SYS; from NCCL's XML also P2C, a GPU joined to its CPU by
+// C2C with the NIC on that CPU's host bridge), in the order of
+// GPUTopo.NICs.
 type TopoGPU struct {
 	Name  string
 	ToNIC []string

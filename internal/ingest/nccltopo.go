@@ -290,7 +290,7 @@ func (p *ncclTopoParser) Result() Artifact {
 	for gi, i := range gpus {
 		g := TopoGPU{Name: p.gpuName(i, gi), Evidence: p.nodes[i].ev}
 		for _, j := range rdma {
-			g.ToNIC = append(g.ToNIC, p.path(i, j))
+			g.ToNIC = append(g.ToNIC, p.nicPath(i, j))
 		}
 		for _, j := range gpus {
 			g.ToGPU = append(g.ToGPU, p.gpuLink(i, j, links))
@@ -358,6 +358,28 @@ func (p *ncclTopoParser) path(a, b int) string {
 		return "SYS"
 	}
 	return "PHB"
+}
+
+// nicPath names how GPU g reaches net n: P2C, NCCL's name, for a GPU
+// joined to its CPU by C2C (Grace) whose NIC hangs from that CPU's host
+// bridge, else the PCIe path.
+func (p *ncclTopoParser) nicPath(g, n int) string {
+	path := p.path(g, n)
+	if path != "PHB" || !slices.ContainsFunc(p.children(g), func(i int) bool { return p.nodes[i].name == "c2c" }) {
+		return path
+	}
+	return "P2C"
+}
+
+// children lists the elements directly inside node i.
+func (p *ncclTopoParser) children(i int) []int {
+	var c []int
+	for j := i + 1; j < len(p.nodes); j++ {
+		if p.nodes[j].parent == i {
+			c = append(c, j)
+		}
+	}
+	return c
 }
 
 // gpuLink names how GPU a reaches GPU b: X for itself, NV<n> over NVLink

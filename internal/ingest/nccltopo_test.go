@@ -108,3 +108,37 @@ func TestNCCLTopoGarbledElement(t *testing.T) {
 		t.Fatalf("garbled %+v", g.Garbled)
 	}
 }
+
+// A Grace Hopper dump (SYNTHETIC lines in the layout of NCCL 2.19+): the
+// GPU is joined to its CPU by C2C and the NIC hangs from that CPU's root
+// port, which NCCL calls P2C, not PHB; the GPU of the other CPU reaches
+// it across the sockets.
+const gh200Topo = `<system version="1">
+  <cpu numaid="0" affinity="00000000,ffffffff" arch="arm64" vendor="ARM" familyid="1" modelid="53">
+    <pci busid="0009:01:00.0" class="0x030200" vendor="0x10de" device="0x2342" subsystem_vendor="0x10de" subsystem_device="0x16eb" link_speed="32.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="90" rank="0" gdr="1">
+        <c2c bw="40000" count="10"/>
+      </gpu>
+    </pci>
+    <pci busid="0000:01:00.0" class="0x020000" vendor="0x15b3" device="0x1021" subsystem_vendor="0x15b3" subsystem_device="0x0041" link_speed="32.0 GT/s PCIe" link_width="16">
+      <nic>
+        <net name="mlx5_0" dev="0" speed="400000" port="1" latency="0.000000" guid="0x1c2b0c0003a1d8e0" maxconn="131072" gdr="1"/>
+      </nic>
+    </pci>
+  </cpu>
+  <cpu numaid="1" affinity="ffffffff,00000000" arch="arm64" vendor="ARM" familyid="1" modelid="53">
+    <pci busid="0019:01:00.0" class="0x030200" vendor="0x10de" device="0x2342" subsystem_vendor="0x10de" subsystem_device="0x16eb" link_speed="32.0 GT/s PCIe" link_width="16">
+      <gpu dev="1" sm="90" rank="1" gdr="1">
+        <c2c bw="40000" count="10"/>
+      </gpu>
+    </pci>
+  </cpu>
+</system>
+`
+
+func TestNCCLTopoC2CGPUReachesCPUNICByP2C(t *testing.T) {
+	g := nicArtifact[*GPUTopo](t, nicReadText(t, "synthetic", gh200Topo))
+	if len(g.GPUs) != 2 || g.GPUs[0].ToNIC[0] != "P2C" || g.GPUs[1].ToNIC[0] != "SYS" || g.GPUs[0].ToGPU[1] != "SYS" {
+		t.Fatalf("GPUs %+v", g.GPUs)
+	}
+}
