@@ -282,7 +282,7 @@ func (p *ncclTopoParser) Result() Artifact {
 	}
 	links := map[int][]int{}
 	for i, n := range p.nodes {
-		if n.name == "nvlink" && n.parent >= 0 && p.nodes[n.parent].name == "gpu" {
+		if (n.name == "nvlink" || n.name == "xgmi") && n.parent >= 0 && p.nodes[n.parent].name == "gpu" {
 			links[n.parent] = append(links[n.parent], i)
 		}
 	}
@@ -383,8 +383,9 @@ func (p *ncclTopoParser) children(i int) []int {
 }
 
 // gpuLink names how GPU a reaches GPU b: X for itself, NV<n> over NVLink
-// (to it, or through NVSwitches both reach), else the PCIe path. links
-// holds each GPU's nvlink elements.
+// (to it, or through NVSwitches both reach), XGMI over AMD's Infinity
+// Fabric (RCCL's xgmi elements), else the PCIe path. links holds each
+// GPU's nvlink and xgmi elements.
 func (p *ncclTopoParser) gpuLink(a, b int, links map[int][]int) string {
 	if a == b {
 		return "X"
@@ -393,11 +394,16 @@ func (p *ncclTopoParser) gpuLink(a, b int, links map[int][]int) string {
 	if pci := p.ancestor(b, "pci"); pci >= 0 {
 		busB = p.nodes[pci].attrs["busid"]
 	}
-	bSwitched := slices.ContainsFunc(links[b], func(i int) bool { return p.nodes[i].attrs["tclass"] == nvSwitchClass })
+	switched := func(i int) bool { return p.nodes[i].name == "nvlink" && p.nodes[i].attrs["tclass"] == nvSwitchClass }
+	bSwitched := slices.ContainsFunc(links[b], switched)
 	total := 0
 	for _, i := range links[a] {
 		n := p.nodes[i]
-		if busB != "" && strings.EqualFold(n.attrs["target"], busB) || bSwitched && n.attrs["tclass"] == nvSwitchClass {
+		direct := busB != "" && strings.EqualFold(n.attrs["target"], busB)
+		if n.name == "xgmi" && direct {
+			return "XGMI"
+		}
+		if n.name == "nvlink" && direct || bSwitched && switched(i) {
 			c, _ := strconv.Atoi(n.attrs["count"])
 			total += max(c, 1)
 		}

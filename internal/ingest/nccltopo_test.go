@@ -142,3 +142,33 @@ func TestNCCLTopoC2CGPUReachesCPUNICByP2C(t *testing.T) {
 		t.Fatalf("GPUs %+v", g.GPUs)
 	}
 }
+
+// RCCL's dump of an MI300X board (SYNTHETIC lines in RCCL's layout):
+// each GPU under its own root port, joined to the others by xGMI, which
+// is no PCIe path between them.
+const mi300Topo = `<system version="1">
+  <cpu numaid="0" affinity="ffffffff" arch="x86_64" vendor="AuthenticAMD" familyid="175" modelid="17">
+    <pci busid="0000:0c:00.0" class="0x060400" vendor="0x1000" device="0xc030" link_speed="32.0 GT/s PCIe" link_width="16">
+      <pci busid="0000:11:00.0" class="0x038000" vendor="0x1002" device="0x74a1" link_speed="32.0 GT/s PCIe" link_width="16">
+        <gpu dev="0" sm="94" gcn="gfx942" arch="38911" rank="0" gdr="1">
+          <xgmi target="0000:2f:00.0" count="1" tclass="0x038000"/>
+        </gpu>
+      </pci>
+    </pci>
+    <pci busid="0000:2a:00.0" class="0x060400" vendor="0x1000" device="0xc030" link_speed="32.0 GT/s PCIe" link_width="16">
+      <pci busid="0000:2f:00.0" class="0x038000" vendor="0x1002" device="0x74a1" link_speed="32.0 GT/s PCIe" link_width="16">
+        <gpu dev="1" sm="94" gcn="gfx942" arch="38911" rank="1" gdr="1">
+          <xgmi target="0000:11:00.0" count="1" tclass="0x038000"/>
+        </gpu>
+      </pci>
+    </pci>
+  </cpu>
+</system>
+`
+
+func TestNCCLTopoRCCLXGMIPeers(t *testing.T) {
+	g := nicArtifact[*GPUTopo](t, nicReadText(t, "synthetic", mi300Topo))
+	if len(g.GPUs) != 2 || g.GPUs[0].ToGPU[1] != "XGMI" || g.GPUs[1].ToGPU[0] != "XGMI" {
+		t.Fatalf("GPUs %+v", g.GPUs)
+	}
+}
