@@ -169,3 +169,28 @@ func TestNCCLTopoC2CGPUIsNotFar(t *testing.T) {
 	nicMustNot(t, fs, "topo.gpu_nic.far")
 	nicMustNot(t, fs, "topo.gpu_nic.ok")
 }
+
+// A DGX Spark (GB10) dump, whose GPU says gdr="0" itself: CUDA reports
+// no GPUDirect RDMA for the integrated GPU, so the NICs' gdr="0" is no
+// missing peer-memory module to load (SYNTHETIC lines in NCCL's dump
+// layout, from the GB10's bus ids and link widths).
+func TestNCCLTopoGPUWithoutGDRLeavesNICsAlone(t *testing.T) {
+	const in = `<system version="1">
+  <cpu numaid="0" affinity="fffff" arch="arm64" vendor="ARM" familyid="1" modelid="1">
+    <pci busid="0000:01:00.0" class="0x020000" vendor="0x15b3" device="0x1021" link_speed="32.0 GT/s PCIe" link_width="4">
+      <nic>
+        <net name="rocep1s0f0" dev="0" speed="200000" port="1" guid="0x4e9ec10003a1d8e0" gdr="0"/>
+      </nic>
+    </pci>
+    <pci busid="000f:01:00.0" class="0x030200" vendor="0x10de" device="0x2e12" link_speed="2.5 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="121" rank="0" gdr="0">
+        <c2c bw="43125" count="8"/>
+      </gpu>
+    </pci>
+  </cpu>
+</system>
+`
+	fs := diagnoseText(t, in).Findings
+	nicMustNot(t, fs, "topo.nic.gdr_off")
+	nicMustNot(t, fs, "topo.gpu_nic.far")
+}

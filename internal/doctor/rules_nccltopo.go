@@ -95,11 +95,13 @@ func topoCards(nics []ingest.TopoNIC) [][]ingest.TopoNIC {
 }
 
 // checkTopoNICGDR reports RDMA NICs NCCL marked gdr="0": it found no way
-// (nvidia-peermem, DMA-BUF) for them to reach GPU memory.
+// (nvidia-peermem, DMA-BUF) for them to reach GPU memory. A dump whose
+// GPUs all say gdr="0" themselves is left alone: no module on the NIC's
+// side would change what NCCL does.
 func checkTopoNICGDR(inc *Incident) []Finding {
 	var fs []Finding
 	for _, t := range All[*ingest.GPUTopo](inc) {
-		if len(t.GPUs) == 0 {
+		if len(t.GPUs) == 0 || t.GPUsNoGDR == len(t.GPUs) {
 			continue
 		}
 		var off []string

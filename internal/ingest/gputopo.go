@@ -49,6 +49,11 @@ type GPUTopo struct {
 	NICInfo  []TopoNIC
 	Unclosed bool
 	VMFlat   bool
+	// GPUsNoGDR counts the XML's GPUs with gdr="0": CUDA says the GPU
+	// cannot do GPUDirect RDMA (a GeForce card, an integrated GPU), so
+	// NCCL stages its network traffic through host memory whatever the
+	// NIC.
+	GPUsNoGDR int
 }
 
 // A TopoGPU is one GPU row: its link to each NIC column (X, PIX, PXB,

@@ -296,6 +296,9 @@ func (p *ncclTopoParser) Result() Artifact {
 			g.ToGPU = append(g.ToGPU, p.gpuLink(i, j, links))
 		}
 		t.GPUs = append(t.GPUs, g)
+		if p.nodes[i].attrs["gdr"] == "0" {
+			t.GPUsNoGDR++
+		}
 		if cpu := p.ancestor(i, "cpu"); cpu < 0 || p.nodes[cpu].attrs["numaid"] != "-1" || p.pciDepth(i) > 1 {
 			t.VMFlat = false
 		}
