@@ -188,6 +188,17 @@ func TestOpticsJoinHostFCS(t *testing.T) {
 	rep := Diagnose([]string{pair}, nil, Options{})
 	nicMustFind(t, rep.Findings, "optics.rx.power", Error, "enp134s0f0 counts 250 frames with a bad FCS (rx_crc_errors_phy), the errors this receiver causes")
 	nicMustNot(t, rep.Findings, "counters.phy.fcs")
+
+	// The same pair in an input of its own, naming no host, is joined by
+	// port name alone: it may be another host's enp134s0f0, so it keeps
+	// its own error and the module's finding stays a warning.
+	alone := filepath.Join(t.TempDir(), "alone.txt")
+	if err := os.WriteFile(alone, fmt.Appendf(nil, dump+dump, 1000000, 10, 2000000, 260), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep = Diagnose([]string{nicTestdata(sfp), alone}, nil, Options{})
+	nicMustFind(t, rep.Findings, "optics.rx.power", Warn, "which may be another device's port of that name")
+	nicMustFind(t, rep.Findings, "counters.phy.fcs", Error)
 }
 
 // NX-OS `show interface counters errors` (genieparser's golden output):

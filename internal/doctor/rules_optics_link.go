@@ -144,8 +144,9 @@ func rxFault(f Finding) bool {
 
 // linkErrorsOn returns the link errors the incident's counters count on
 // the module's port, a switch's or a host NIC's (`ethtool -S`): what each
-// says and its line. grave is set when a host's errors are an error of their own: over
-// fcsErrorFraction of the frames received during a test (checkFCS).
+// says and its line. grave is set when a host's errors, surely on the
+// module's device, are an error of their own: over fcsErrorFraction of
+// the frames received during a test (checkFCS).
 //
 // guessed lists the inputs joined to the module by port name alone.
 func linkErrorsOn(inc *Incident, host, src string, m ingest.Module) (texts []string, evs []Evidence, grave bool, guessed []string) {
@@ -158,10 +159,12 @@ func linkErrorsOn(inc *Incident, host, src string, m ingest.Module) (texts []str
 		if r, ok := s.Concept(counters.PhyCRCErrors, counters.RX, 0); ok && r.Value > 0 {
 			texts = append(texts, fmt.Sprintf("%s counts %s with a bad FCS (%s)", s.Device, plural(int(r.Value), "frame", "frames"), r.Name))
 			evs = append(evs, readingsEvidence(r)...)
-			if f := readingFile(r); !surelyOneDevice(s.Host, f, host, src) {
+			f := readingFile(r)
+			sure := surelyOneDevice(s.Host, f, host, src)
+			if !sure {
 				guessed = appendNew(guessed, f)
 			}
-			if rx, ok := s.PortRxPackets(); ok && rx.Value > 0 && s.IsDelta() && float64(r.Value)/float64(rx.Value) >= fcsErrorFraction {
+			if rx, ok := s.PortRxPackets(); ok && sure && rx.Value > 0 && s.IsDelta() && float64(r.Value)/float64(rx.Value) >= fcsErrorFraction {
 				grave = true
 			}
 		}
