@@ -126,8 +126,8 @@ type Config struct {
 	// it flushes them on Hopper and later too (from 2.15, only Ampere and
 	// earlier need it: Comm.needFlush).
 	GDRFlushDisable, NetForceFlush bool
-	// P2PNetLL is NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (from 2.17; 2.14-2.16
-	// read it as NCCL_NCCL_ALLOC_P2P_NET_LL_BUFFERS): point-to-point
+	// P2PNetLL is NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (from 2.16.5; 2.14 to
+	// 2.16.2 read it as NCCL_NCCL_ALLOC_P2P_NET_LL_BUFFERS): point-to-point
 	// network connections get an LL buffer, so their small operations may
 	// run LL (Comm.p2pProto).
 	P2PNetLL bool
@@ -360,12 +360,13 @@ func (c *Config) set(k, val string) error {
 		err = flag(&c.NetForceFlush)
 	case "NCCL_ALLOC_P2P_NET_LL_BUFFERS":
 		err = flag(&c.P2PNetLL)
-		if err == nil && c.P2PNetLL && !c.Version.AtLeast(2, 17, 0) {
+		if err == nil && c.P2PNetLL && !c.Version.AtLeast(2, 16, 5) {
 			// init.cc: NCCL_PARAM(AllocP2pNetLLBuffers,
-			// "NCCL_ALLOC_P2P_NET_LL_BUFFERS") up to 2.16, under NCCL_PARAM's
-			// own NCCL_ prefix.
+			// "NCCL_ALLOC_P2P_NET_LL_BUFFERS") from 2.14.3 to 2.16.2, under
+			// NCCL_PARAM's own NCCL_ prefix; "ALLOC_P2P_NET_LL_BUFFERS"
+			// from 2.16.5.
 			c.P2PNetLL = false
-			c.Notes = append(c.Notes, k+" is read from NCCL 2.17 (earlier releases read NCCL_NCCL_ALLOC_P2P_NET_LL_BUFFERS) and is ignored by this release")
+			c.Notes = append(c.Notes, k+" is read from NCCL 2.16.5 (2.14-2.16.2 read NCCL_NCCL_ALLOC_P2P_NET_LL_BUFFERS) and is ignored by this release")
 		}
 	case "NCCL_COLLNET_ENABLE":
 		_, err = intIn(0, 1, "0 or 1")

@@ -203,12 +203,14 @@ func TestP2PProto(t *testing.T) {
 
 // TestP2PNetLLBuffers: with NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 a network
 // connection has an LL buffer and a small sendrecv across servers runs LL
-// (from 2.17; 2.16 reads the variable under another name).
+// (from 2.16.5, whose init.cc reads "ALLOC_P2P_NET_LL_BUFFERS"; 2.14.3
+// to 2.16.2 read "NCCL_ALLOC_P2P_NET_LL_BUFFERS" under NCCL_PARAM's own
+// prefix).
 func TestP2PNetLLBuffers(t *testing.T) {
 	for _, tc := range []struct {
 		version string
 		want    Proto
-	}{{"2.28.3", LL}, {"2.17.1", LL}, {"2.16.5", Simple}} {
+	}{{"2.28.3", LL}, {"2.17.1", LL}, {"2.16.5", LL}, {"2.16.2", Simple}} {
 		v, _ := ParseVersion(tc.version)
 		cm := mustCommOf(t, v, b200Vultr, 2, 8, map[string]string{"NCCL_ALLOC_P2P_NET_LL_BUFFERS": "1", "NCCL_IB_GID_INDEX": "3"})
 		if got := planProto(t, cm, Call{Func: SendRecv, Bytes: 8}); got != tc.want {
