@@ -447,3 +447,30 @@ func TestPFCDeadlockAndWatchdog(t *testing.T) {
 	t.Logf("deadlock from before 3 ms to the watchdog at %v of detection; %d storms, %d dropped; all flows done at %v",
 		s.Switch.Watchdog.Detect, storms, tw.Net.Totals().DropsByReason[fabric.DropWatchdog], tw.Net.Now())
 }
+
+// TestSamplerRejoin: h1 has no queue pair until its flow starts at 2 ms,
+// so its NIC leaves the domain's samplers at the first sample and must
+// come back when its queue pair with DCQCN joins: from then on its rate
+// is sampled at every interval, as h0's is.
+func TestSamplerRejoin(t *testing.T) {
+	tw, err := Build(example(t, "dcqcn-fairness"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw.RunUntil(6 * unit.Millisecond)
+	for _, n := range tw.NICs {
+		if n.Name() != "h1" {
+			continue
+		}
+		s := n.Series()
+		if len(s) != 1 {
+			t.Fatalf("h1 has %d sampled queue pairs, want 1", len(s))
+		}
+		p := s[0].Rate.Points()
+		if p.First < 2*unit.Millisecond || p.Every <= 0 || len(p.Values) < int((6*unit.Millisecond-p.First)/p.Every) {
+			t.Fatalf("h1's rate: %d samples from %v every %v", len(p.Values), p.First, p.Every)
+		}
+		return
+	}
+	t.Fatal("no NIC h1")
+}
