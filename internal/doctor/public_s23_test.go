@@ -194,3 +194,21 @@ func TestNCCLTopoGPUWithoutGDRLeavesNICsAlone(t *testing.T) {
 	nicMustNot(t, fs, "topo.nic.gdr_off")
 	nicMustNot(t, fs, "topo.gpu_nic.far")
 }
+
+// A socket net's gdr="0" (guid 0x0, eth0) says nothing of GPUDirect RDMA:
+// NCCL's socket transport never has it (SYNTHETIC lines in NCCL's dump
+// layout).
+func TestNCCLTopoSocketNetWithoutGDRIsNoFinding(t *testing.T) {
+	const in = `<system version="1">
+  <cpu numaid="0" affinity="ff" arch="x86_64" vendor="AuthenticAMD" familyid="175" modelid="1">
+    <pci busid="0001:00:00.0" class="0x030200" vendor="0x10de" device="0x20b5" link_speed="16.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="80" rank="0" gdr="1"/>
+    </pci>
+    <nic>
+      <net name="eth0" dev="0" speed="100000" port="0" latency="0.000000" guid="0x0" maxconn="65536" gdr="0"/>
+    </nic>
+  </cpu>
+</system>
+`
+	nicMustNot(t, diagnoseText(t, in).Findings, "topo.nic.gdr_off")
+}

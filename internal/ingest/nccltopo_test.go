@@ -172,3 +172,31 @@ func TestNCCLTopoRCCLXGMIPeers(t *testing.T) {
 		t.Fatalf("GPUs %+v", g.GPUs)
 	}
 }
+
+// A VM whose GPU sits behind a virtual PCIe switch is no flat VM, though
+// its CPU's numaid is -1 too (SYNTHETIC lines in NCCL's dump layout); and
+// a Gen2 link loses 2 of every 10 bits to 8b/10b coding.
+func TestNCCLTopoVMWithSwitchIsNotFlat(t *testing.T) {
+	const in = `<system version="1">
+  <cpu numaid="-1" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">
+    <pci busid="0000:05:00.0" class="0x060400" vendor="0x1b36" device="0x000c" link_speed="5.0 GT/s PCIe" link_width="8">
+      <pci busid="0000:06:00.0" class="0x030200" vendor="0x10de" device="0x2330" link_speed="5.0 GT/s PCIe" link_width="8">
+        <gpu dev="0" sm="90" rank="0" gdr="1"/>
+      </pci>
+      <pci busid="0000:07:00.0" class="0x020000" vendor="0x15b3" device="0x1021" link_speed="5.0 GT/s PCIe" link_width="8">
+        <nic>
+          <net name="mlx5_0" dev="0" speed="400000" port="1" guid="0x1c2b0c0003a1d8e0" gdr="1"/>
+        </nic>
+      </pci>
+    </pci>
+  </cpu>
+</system>
+`
+	g := nicArtifact[*GPUTopo](t, nicReadText(t, "synthetic", in))
+	if g.VMFlat || g.GPUs[0].ToNIC[0] != "PIX" {
+		t.Fatalf("vm %v GPUs %+v", g.VMFlat, g.GPUs)
+	}
+	if got := g.NICInfo[0].PCIeGbps(); got != 5*8*0.8 {
+		t.Errorf("PCIe 5 GT/s x8: %g Gb/s, want 32", got)
+	}
+}
