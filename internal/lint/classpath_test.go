@@ -202,3 +202,43 @@ func TestInferDSCP26(t *testing.T) {
 		t.Errorf("RoCE's DSCP %d from %q, want 26 named as the usual marking", r.DSCP, r.From)
 	}
 }
+
+// A public RoCE-on-SONiC proof of concept's QoS tables put PG 3 of its
+// pfc_enable 3 ports on a profile without xoff, and name no tc_to_pg_map.
+// Whether that PG keeps headroom depends on who writes the row: the
+// dynamic buffer model keeps it lossy (error); the traditional model
+// writes its own lossless profile over it from the port's cable length
+// (no finding), but not for a 0m cable (error); a fragment that says
+// neither gives a warning.
+func TestClassPathOwnPGNoHeadroom(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "lint", "sonic-pg-no-headroom", "bad", "roceonsonic-qos_config_template.json")
+	text := readText(t, src)
+	const head = "{\n    \"BUFFER_POOL\": {"
+	if !strings.HasPrefix(text, head) {
+		t.Fatal("the case's first table changed")
+	}
+	with := func(tables string) string { return "{\n" + tables + ",\n" + strings.TrimPrefix(text, "{\n") }
+	const meta = `"DEVICE_METADATA": {"localhost": {"buffer_model": "%s"}}`
+	const cable = `"CABLE_LENGTH": {"AZURE": {"Ethernet0": "%s", "Ethernet4": "%[1]s"}}`
+	for _, tc := range []struct {
+		name, text string
+		want       doctor.Severity // 0: no finding
+	}{
+		{"fragment", text, doctor.Warn},
+		{"dynamic", with(fmt.Sprintf(meta, "dynamic")), doctor.Error},
+		{"dynamic with cable", with(fmt.Sprintf(meta, "dynamic") + ",\n" + fmt.Sprintf(cable, "5m")), doctor.Error},
+		{"traditional with cable", with(fmt.Sprintf(meta, "traditional") + ",\n" + fmt.Sprintf(cable, "5m")), 0},
+		{"traditional 0m", with(fmt.Sprintf(meta, "traditional") + ",\n" + fmt.Sprintf(cable, "0m")), doctor.Error},
+		{"cable, model unsaid", with(fmt.Sprintf(cable, "5m")), doctor.Warn},
+	} {
+		fs := lintText(t, tc.text, "pfc.pg.lossy")
+		switch {
+		case tc.want == 0 && len(fs) != 0:
+			t.Errorf("%s: %v, want no pfc.pg.lossy", tc.name, fs)
+		case tc.want != 0 && (len(fs) != 1 || fs[0].Severity != tc.want):
+			t.Errorf("%s: %v, want one pfc.pg.lossy at %v", tc.name, fs, tc.want)
+		case tc.want != 0 && !strings.Contains(fs[0].Title, "Ethernet0,Ethernet4: pfc_enable has priority 3, but BUFFER_PG puts priority group 3, the one SONiC keeps lossless for it, on profile ingress_lossless_profile"):
+			t.Errorf("%s: title %q", tc.name, fs[0].Title)
+		}
+	}
+}

@@ -93,6 +93,8 @@ type pathGroup struct {
 	other string
 	// pgs are the port's lossless priority groups (pfc.pg.lossy).
 	pgs map[int]sonic.Value
+	// unstated: whether buffermgrd rewrites the row is not known.
+	unstated bool
 }
 
 func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
@@ -123,6 +125,10 @@ func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
 			} else if pauses, ok := pgPausesOther(db, p.path); ok {
 				add(fmt.Sprintf("pause\x00%d\x00%d\x00%s\x00%s\x00%s", p.path.TC, p.path.PG, pauses, p.pq.PFCToPGMapName.Text, p.pq.TCToPG.Text), p, Evidence{}, pauses, lossless)
 			}
+		} else if row, rewritten, stated, ok := db.OwnPGLossy(p.pq, p.path.TC); ok && !rewritten {
+			key := fmt.Sprintf("ownpg\x00%d\x00%s\x00%t", p.path.TC, row.Text, stated)
+			add(key, p, atEv(db, row), strings.TrimSpace(row.Text), nil)
+			groups[key].unstated = !stated
 		}
 		if !m.noCC() {
 			if q, other, ok := m.unmarkedQueue(db, p); ok {
@@ -140,6 +146,8 @@ func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
 			fs = append(fs, lossyPG(db, g))
 		case strings.HasPrefix(k, "pause\x00"):
 			fs = append(fs, unpausedPG(db, g))
+		case strings.HasPrefix(k, "ownpg\x00"):
+			fs = append(fs, ownPGLossy(db, g))
 		default:
 			fs = append(fs, unmarkedQueueFinding(db, g))
 		}
@@ -367,4 +375,32 @@ func atEv(db *sonic.ConfigDB, v sonic.Value) Evidence {
 		return Evidence{}
 	}
 	return sonicEv(db, v)
+}
+
+// ownPGLossy is the finding for ports whose class's priority group is not
+// written (no tc_to_pg_map) while the BUFFER_PG row of the group SONiC
+// keeps lossless for that pfc_enable priority names a profile (g.other)
+// without PFC headroom; a warning when the config does not say whether
+// buffermgrd's traditional model rewrites the row.
+func ownPGLossy(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
+	p := g.first.path
+	pq := g.first.pq
+	sev, unless := doctor.Error, ""
+	if g.unstated {
+		sev = doctor.Warn
+		unless = " (unless the switch runs the traditional buffer model with a cable length for these ports, which this config does not say: buffermgrd then writes its own lossless profile over the row)"
+	}
+	ev := []Evidence{atEv(db, pq.PFCEnableAt), g.extra}
+	if prof, ok := db.Profile(g.other); ok {
+		ev = append(ev, atEv(db, prof.SizeAt), atEv(db, prof.DynamicThAt))
+	}
+	return doctor.Finding{
+		ID: "pfc.pg.lossy", Severity: sev, Layer: doctor.LayerFabric,
+		Title: fmt.Sprintf("%s %s: pfc_enable has priority %d, but BUFFER_PG puts priority group %d, the one SONiC keeps lossless for it, on profile %s, which keeps no PFC headroom (no xoff, no headroom_type dynamic)%s",
+			db.File, portList(g.ports), p.TC, p.TC, g.other, unless),
+		Subject:   db.File + " " + portList(g.ports),
+		Evidence:  evs(ev...),
+		Mechanism: fmt.Sprintf("A pause takes the cable's round trip and the sender's response time to stop the link; what arrives meanwhile needs headroom (xoff) reserved above the priority group's threshold. A profile with a size and a threshold but no xoff reserves none, and buffermgrd takes it as lossy (buffermgrdyn.cpp: only xoff or headroom_type dynamic make a profile lossless): priority group %d pauses with nothing left to hold the data in flight, which is dropped. The ports also name no tc_to_pg_map, so which group class %d is counted in is the ASIC's default, not this row's.", p.TC, p.TC),
+		Fix:       fmt.Sprintf("BUFFER_PROFILE|%s xon and xoff (`rocelab calc headroom --speed S --cable L` gives them), or under the dynamic buffer model BUFFER_PG <port>|%d profile \"NULL\" (buffermgrd sizes the headroom from the port's speed and cable length); and \"tc_to_pg_map\": \"AZURE\" on these ports, with TC_TO_PRIORITY_GROUP_MAP|AZURE \"%d\": \"%d\".", g.other, p.TC, p.TC, p.TC),
+	}
 }
