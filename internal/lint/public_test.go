@@ -295,6 +295,35 @@ func TestLintPGProfileLookup(t *testing.T) {
 	}
 }
 
+// TestLintMinigraph: SONiC's minigraph.xml (Inventec D6556's, whole) is
+// refused as a minigraph, with where its QoS is read, not "no
+// configuration lint reads"; so is one behind an XML declaration, and a
+// config_db JSON that names DeviceMiniGraph in a value is read as JSON.
+func TestLintMinigraph(t *testing.T) {
+	const want = "a SONiC minigraph (DeviceMiniGraph), which holds no QoS tables"
+	src := filepath.Join("testdata", "bi-inventec-d6556-minigraph.xml")
+	text, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := filepath.Join(t.TempDir(), "minigraph.xml")
+	if err := os.WriteFile(declared, append([]byte("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"), text...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{src, declared} {
+		if _, err := Lint([]string{f}, nil); !errors.Is(err, errNotConfig) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	named := filepath.Join(t.TempDir(), "config_db.json")
+	if err := os.WriteFile(named, []byte(`{"DEVICE_METADATA": {"localhost": {"hostname": "<DeviceMiniGraph"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Lint([]string{named}, nil); err != nil {
+		t.Errorf("a config_db naming DeviceMiniGraph in a value: %v", err)
+	}
+}
+
 // TestLintPFCFragment: the pfc.json of sonic-swss#842 (PORT_QOS_MAP with
 // pfc_enable 0,1 and no DSCP map) beside a host whose mlnx_qos puts RoCE
 // on priority 3 with PFC (the corpus' CX-5 blog dump): the switch ignores
