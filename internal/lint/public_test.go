@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -650,4 +651,27 @@ func TestLintLeftoverProfileNotJudged(t *testing.T) {
 			t.Errorf("a profile no port uses was judged: %s", fd.Title)
 		}
 	}
+}
+
+// FuzzIsMinigraph: the minigraph check never panics, claims only input
+// whose head names DeviceMiniGraph, and never a JSON document.
+func FuzzIsMinigraph(f *testing.F) {
+	if text, err := os.ReadFile(filepath.Join("testdata", "bi-inventec-d6556-minigraph.xml")); err == nil {
+		f.Add(text)
+	}
+	f.Add([]byte("<?xml version=\"1.0\"?>\n<!-- x -->\n<DeviceMiniGraph/>"))
+	f.Add([]byte("\ufeff<DeviceMiniGraph"))
+	f.Add([]byte(`{"DEVICE_METADATA": {"localhost": {"hostname": "<DeviceMiniGraph"}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !isMinigraph(data) {
+			return
+		}
+		head := data[:min(len(data), 4096)]
+		if !bytes.Contains(head, []byte("<DeviceMiniGraph")) {
+			t.Fatalf("%q: a minigraph without DeviceMiniGraph in its head", data)
+		}
+		if rest := bytes.TrimLeft(data, " \t\r\n\ufeff"); len(rest) > 0 && (rest[0] == '{' || rest[0] == '[') {
+			t.Fatalf("%q: a JSON document taken as a minigraph", data)
+		}
+	})
 }
