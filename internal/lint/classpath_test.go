@@ -242,3 +242,42 @@ func TestClassPathOwnPGNoHeadroom(t *testing.T) {
 		}
 	}
 }
+
+// A port that binds no dscp_to_tc_map, where the config defines one and no
+// global row binds it, keeps class 0 for RoCE (qos.pfc.disabled); the
+// global row's map, or a dot1p_to_tc_map on the port, classifies it, and a
+// fragment without DSCP_TO_TC_MAP says nothing of classes.
+func TestUnboundDSCPMap(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "lint", "sonic-dscp-map-unbound", "bad", "sn4600c-c64-t1-qos-buffers-edited-synthetic.json")
+	text := readText(t, src)
+	const port = "\"Ethernet4\": {\n            \"tc_to_queue_map\": \"AZURE\","
+	const first = "\"PORT_QOS_MAP\": {\n        \"Ethernet0\": {"
+	if !strings.Contains(text, port) || !strings.Contains(text, first) {
+		t.Fatal("the case's PORT_QOS_MAP rows changed")
+	}
+	fs := lintText(t, text, "qos.pfc.disabled")
+	if len(fs) != 1 || !strings.Contains(fs[0].Title, "Ethernet4: RoCE (DSCP 3) lands in class 0 (its PORT_QOS_MAP rows bind no dscp_to_tc_map") {
+		t.Fatalf("the case: %v", fs)
+	}
+	for name, edited := range map[string]string{
+		"global map": strings.Replace(text, first, "\"PORT_QOS_MAP\": {\n        \"global\": {\"dscp_to_tc_map\": \"AZURE\"},\n        \"Ethernet0\": {", 1),
+		"dot1p map":  strings.Replace(text, port, "\"Ethernet4\": {\n            \"dot1p_to_tc_map\": \"AZURE\",\n            \"tc_to_queue_map\": \"AZURE\",", 1),
+	} {
+		if fs := lintText(t, edited, "qos.pfc.disabled"); len(fs) != 0 {
+			t.Errorf("%s: %v", name, fs)
+		}
+	}
+	// The global row's map is read for the ports that name none, wherever
+	// the row sorts: with PFC off on Ethernet4, RoCE's class there is
+	// known (3, unpaused: an error), not "not given".
+	global := strings.Replace(text, first, "\"PORT_QOS_MAP\": {\n        \"global\": {\"dscp_to_tc_map\": \"AZURE\"},\n        \"Ethernet0\": {", 1)
+	i := strings.LastIndex(global, "\"pfc_enable\": \"3,4\"")
+	global = global[:i] + "\"pfc_enable\": \"\"" + global[i+len("\"pfc_enable\": \"3,4\""):]
+	if fs := lintText(t, global, "qos.pfc.disabled"); len(fs) != 1 || !strings.HasSuffix(fs[0].Title, "Ethernet4: PFC is off on every priority") || fs[0].Severity != doctor.Error {
+		t.Errorf("global map, Ethernet4 PFC off: %v", fs)
+	}
+	frag := filepath.Join("..", "..", "testdata", "lint", "sonic-pg-no-headroom", "bad", "roceonsonic-qos_config_template.json")
+	if fs := lintText(t, readText(t, frag), "qos.pfc.disabled"); len(fs) != 0 {
+		t.Errorf("a fragment without DSCP_TO_TC_MAP: %v", fs)
+	}
+}

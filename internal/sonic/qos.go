@@ -63,10 +63,13 @@ type PortQoS struct {
 	// PFCWDSWEnable are the priorities pfcwd_sw_enable names: since
 	// SONiC 202205 (sonic-swss #2171) the PFC watchdog watches these
 	// alone, and none on a row without the field.
-	PFCWDSWEnable                []int
-	PFCWDSWAt                    Value
-	HasPFCWDSW                   bool
-	Trust                        Value // "trust" field where present
+	PFCWDSWEnable []int
+	PFCWDSWAt     Value
+	HasPFCWDSW    bool
+	Trust         Value // "trust" field where present
+	// DOT1PToTC is dot1p_to_tc_map: the port classifies by the frame's
+	// PCP where it names one.
+	DOT1PToTC                    Value
 	Scheduler, PFCToQueueMapName Value
 	// PFCToPGMapName is pfc_to_pg_map: which priority group's fill sends
 	// a pause of each priority.
@@ -81,7 +84,7 @@ func (db *ConfigDB) PortQoSMaps() []PortQoS {
 	for _, k := range t.Keys() {
 		row := t[k]
 		base := PortQoS{DSCPToTC: row["dscp_to_tc_map"], TCToPG: row["tc_to_pg_map"], TCToQueue: row["tc_to_queue_map"],
-			Trust: row["trust"], Scheduler: row["scheduler"], PFCToQueueMapName: row["pfc_to_queue_map"], PFCToPGMapName: row["pfc_to_pg_map"]}
+			Trust: row["trust"], DOT1PToTC: row["dot1p_to_tc_map"], Scheduler: row["scheduler"], PFCToQueueMapName: row["pfc_to_queue_map"], PFCToPGMapName: row["pfc_to_pg_map"]}
 		if v, ok := row["pfc_enable"]; ok {
 			base.HasPFCEnable, base.PFCEnableAt = true, v
 			if v.Text != "" {
