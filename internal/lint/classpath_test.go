@@ -281,3 +281,23 @@ func TestUnboundDSCPMap(t *testing.T) {
 		t.Errorf("a fragment without DSCP_TO_TC_MAP: %v", fs)
 	}
 }
+
+// RoCE's queue on a profile of the lossy egress pool is judged only where
+// the config keeps an egress lossless pool and the profile draws on a
+// lossy one: SONiC's Spectrum SKUs whose egress_lossy_profile draws on
+// egress_lossless_pool (one shared egress pool) say nothing.
+func TestEgressLossyQueue(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "lint", "sonic-queue-egress-lossy", "bad", "sn4600c-c64-t1-qos-buffers-queues-edited-synthetic.json")
+	text := readText(t, src)
+	if fs := lintText(t, text, "pfc.queue.egress_lossy"); len(fs) != 1 || !strings.Contains(fs[0].Title, "Ethernet4: RoCE's queue 3 takes its egress buffer from egress_lossy_pool (BUFFER_QUEUE profile egress_lossy_profile)") {
+		t.Fatalf("the case: %v", fs)
+	}
+	const pool = "\"egress_lossy_profile\": {\n            \"pool\": \"egress_lossy_pool\","
+	if !strings.Contains(text, pool) {
+		t.Fatal("the case's egress_lossy_profile changed")
+	}
+	shared := strings.Replace(text, pool, "\"egress_lossy_profile\": {\n            \"pool\": \"egress_lossless_pool\",", 1)
+	if fs := lintText(t, shared, "pfc.queue.egress_lossy"); len(fs) != 0 {
+		t.Errorf("one shared egress pool: %v", fs)
+	}
+}

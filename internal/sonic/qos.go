@@ -1,6 +1,7 @@
 package sonic
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -262,6 +263,20 @@ func (db *ConfigDB) PGs() []PGRow {
 		}
 	}
 	return out
+}
+
+// QueueProfile returns the profile field of the BUFFER_QUEUE row that
+// holds the port's queue (the last in key order, as rows are applied).
+func (db *ConfigDB) QueueProfile(port string, queue int) (Value, bool) {
+	t := db.Tables["BUFFER_QUEUE"]
+	var at Value
+	found := false
+	for _, k := range t.Keys() {
+		if ports, ids, ok := db.rowKey(k); ok && slices.Contains(ports, port) && slices.Contains(ids, queue) {
+			at, found = t[k]["profile"], true
+		}
+	}
+	return at, found
 }
 
 // PoolSize returns a BUFFER_POOL's size in bytes.
