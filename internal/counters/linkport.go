@@ -11,6 +11,11 @@ const (
 	PortUnicastPackets Concept = "port_unicast_packets" // IB port: unicast packets
 	PortMcastPackets   Concept = "port_multicast_packets"
 	PortXmitWait       Concept = "port_xmit_wait" // IB port: ticks with data to send but no credit (pause)
+	// IB port: packets the far end marked bad as they left it (EBP)
+	PortRcvRemotePhysErrors Concept = "port_rcv_remote_physical_errors"
+	LocalLinkIntegrity      Concept = "local_link_integrity_errors"     // IB port: local physical errors over their threshold
+	ExcessiveBufferOverrun  Concept = "excessive_buffer_overrun_errors" // IB port: receive buffer overruns in a row
+	VL15Dropped             Concept = "VL15_dropped"                    // IB port: subnet management packets dropped
 
 	ICRCEncapsulated     Concept = "rx_icrc_encapsulated"       // RoCE packets received with a bad ICRC
 	ReqRemoteAccessErr   Concept = "req_remote_access_errors"   // requester got a remote access NAK

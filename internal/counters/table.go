@@ -145,6 +145,10 @@ func builtin() []Desc {
 		pc(LinkErrorRecovery, NoDir, Events),
 		pc(SymbolError, RX, Events),
 		pc(PortXmitWait, TX, Events),
+		pc(PortRcvRemotePhysErrors, RX, Packets),
+		pc(LocalLinkIntegrity, RX, Events),
+		pc(ExcessiveBufferOverrun, RX, Events),
+		pc(VL15Dropped, RX, Packets),
 
 		// bnxt_en ethtool -S.
 		other(BNXT, "rx_bytes_pri%d", PrioBytes, RX, true, Bytes),

@@ -102,6 +102,7 @@ func rules() []Rule {
 
 	rs = append(rs, counterRules()...)
 	rs = append(rs, physicalRules()...)
+	rs = append(rs, ibPortRules()...)
 	rs = append(rs, dcqcnRules()...)
 	rs = append(rs, windowRules()...)
 	rs = append(rs, faultRules()...)

@@ -212,3 +212,22 @@ func TestNCCLTopoSocketNetWithoutGDRIsNoFinding(t *testing.T) {
 `
 	nicMustNot(t, diagnoseText(t, in).Findings, "topo.nic.gdr_off")
 }
+
+// The same dump's port_xmit_discards 65535 and
+// excessive_buffer_overrun_errors 15 are their 16- and 4-bit counters'
+// maximums: before, nothing was said of either. No physical counter
+// moved, so the link's flaps are not blamed on its bits.
+func TestIBPortErrorCountersSaturated(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/hwcounters/ib-port-counters-shell-loop-banners-link-downed-255-saturated-gpud943.txt")
+	f := nicMustFind(t, fs, "counters.ib.port_errors", Warn, "mlx5_1 port 1: InfiniBand port error counters: port_xmit_discards at least 65535 (its 16-bit maximum), excessive_buffer_overrun_errors at least 15 (its 4-bit maximum)")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 44 || f.Evidence[1].Line != 59 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	if !strings.Contains(f.Mechanism, "what was queued while it was down") || strings.Contains(f.Mechanism, "cable or the transceiver") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+	if !strings.Contains(f.Fix, "perfquery -R -C mlx5_1 -P 1") || strings.Contains(f.Fix, "mlxlink") {
+		t.Errorf("fix %s", f.Fix)
+	}
+	nicMustFind(t, fs, "counters.phy.link_down", Warn)
+}

@@ -124,7 +124,7 @@ func TestMapName(t *testing.T) {
 		{counters.HWCounters, "lifespan", "rocelab_rdma_hw_stat", "", "", 100},
 		{counters.PortCounters, "port_xmit_data", "rocelab_rdma_port_data_bytes_total", "tx", "", 400},
 		{counters.PortCounters, "port_rcv_data", "rocelab_rdma_port_data_bytes_total", "rx", "", 400},
-		{counters.PortCounters, "VL15_dropped", "rocelab_rdma_port_stat", "", "", 100},
+		{counters.PortCounters, "port_xmit_constraint_errors", "rocelab_rdma_port_stat", "", "", 100},
 	}
 	for _, c := range cases {
 		m := MapName(c.src, c.name)

@@ -174,6 +174,10 @@ func mappingTable() []familyRow {
 		{pc, counters.LinkErrorRecovery, "rocelab_rdma_link_error_recovery_total", "Times the link retrained after errors (link_error_recovery)."},
 		{pc, counters.SymbolError, "rocelab_rdma_symbol_errors_total", "Symbol errors on the wire (symbol_error)."},
 		{pc, counters.PortXmitWait, "rocelab_rdma_port_xmit_wait_ticks_total", "Ticks the port had data to send but no credit, e.g. paused (port_xmit_wait)."},
+		{pc, counters.PortRcvRemotePhysErrors, "rocelab_rdma_port_remote_physical_errors_total", "Packets received marked bad by the far end (port_rcv_remote_physical_errors)."},
+		{pc, counters.LocalLinkIntegrity, "rocelab_rdma_local_link_integrity_errors_total", "Times the port's local physical errors passed their threshold (local_link_integrity_errors)."},
+		{pc, counters.ExcessiveBufferOverrun, "rocelab_rdma_excessive_buffer_overrun_errors_total", "Times the port's receive buffer overran in a row (excessive_buffer_overrun_errors)."},
+		{pc, counters.VL15Dropped, "rocelab_rdma_vl15_dropped_total", "Subnet management packets the port dropped (VL15_dropped)."},
 	}
 }
 

@@ -202,3 +202,102 @@ func TestInferDSCP26(t *testing.T) {
 		t.Errorf("RoCE's DSCP %d from %q, want 26 named as the usual marking", r.DSCP, r.From)
 	}
 }
+
+// A public RoCE-on-SONiC proof of concept's QoS tables put PG 3 of its
+// pfc_enable 3 ports on a profile without xoff, and name no tc_to_pg_map.
+// Whether that PG keeps headroom depends on who writes the row: the
+// dynamic buffer model keeps it lossy (error); the traditional model
+// writes its own lossless profile over it from the port's cable length
+// (no finding), but not for a 0m cable (error); a fragment that says
+// neither gives a warning.
+func TestClassPathOwnPGNoHeadroom(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "lint", "sonic-pg-no-headroom", "bad", "roceonsonic-qos_config_template.json")
+	text := readText(t, src)
+	const head = "{\n    \"BUFFER_POOL\": {"
+	if !strings.HasPrefix(text, head) {
+		t.Fatal("the case's first table changed")
+	}
+	with := func(tables string) string { return "{\n" + tables + ",\n" + strings.TrimPrefix(text, "{\n") }
+	const meta = `"DEVICE_METADATA": {"localhost": {"buffer_model": "%s"}}`
+	const cable = `"CABLE_LENGTH": {"AZURE": {"Ethernet0": "%s", "Ethernet4": "%[1]s"}}`
+	for _, tc := range []struct {
+		name, text string
+		want       doctor.Severity // 0: no finding
+	}{
+		{"fragment", text, doctor.Warn},
+		{"dynamic", with(fmt.Sprintf(meta, "dynamic")), doctor.Error},
+		{"dynamic with cable", with(fmt.Sprintf(meta, "dynamic") + ",\n" + fmt.Sprintf(cable, "5m")), doctor.Error},
+		{"traditional with cable", with(fmt.Sprintf(meta, "traditional") + ",\n" + fmt.Sprintf(cable, "5m")), 0},
+		{"traditional 0m", with(fmt.Sprintf(meta, "traditional") + ",\n" + fmt.Sprintf(cable, "0m")), doctor.Error},
+		{"cable, model unsaid", with(fmt.Sprintf(cable, "5m")), doctor.Warn},
+	} {
+		fs := lintText(t, tc.text, "pfc.pg.lossy")
+		switch {
+		case tc.want == 0 && len(fs) != 0:
+			t.Errorf("%s: %v, want no pfc.pg.lossy", tc.name, fs)
+		case tc.want != 0 && (len(fs) != 1 || fs[0].Severity != tc.want):
+			t.Errorf("%s: %v, want one pfc.pg.lossy at %v", tc.name, fs, tc.want)
+		case tc.want != 0 && !strings.Contains(fs[0].Title, "Ethernet0,Ethernet4: pfc_enable has priority 3, but BUFFER_PG puts priority group 3, the one SONiC keeps lossless for it, on profile ingress_lossless_profile"):
+			t.Errorf("%s: title %q", tc.name, fs[0].Title)
+		}
+	}
+}
+
+// A port that binds no dscp_to_tc_map, where the config defines one and no
+// global row binds it, keeps class 0 for RoCE (qos.pfc.disabled); the
+// global row's map, or a dot1p_to_tc_map on the port, classifies it, and a
+// fragment without DSCP_TO_TC_MAP says nothing of classes.
+func TestUnboundDSCPMap(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "lint", "sonic-dscp-map-unbound", "bad", "sn4600c-c64-t1-qos-buffers-edited-synthetic.json")
+	text := readText(t, src)
+	const port = "\"Ethernet4\": {\n            \"tc_to_queue_map\": \"AZURE\","
+	const first = "\"PORT_QOS_MAP\": {\n        \"Ethernet0\": {"
+	if !strings.Contains(text, port) || !strings.Contains(text, first) {
+		t.Fatal("the case's PORT_QOS_MAP rows changed")
+	}
+	fs := lintText(t, text, "qos.pfc.disabled")
+	if len(fs) != 1 || !strings.Contains(fs[0].Title, "Ethernet4: RoCE (DSCP 3) lands in class 0 (its PORT_QOS_MAP rows bind no dscp_to_tc_map") {
+		t.Fatalf("the case: %v", fs)
+	}
+	for name, edited := range map[string]string{
+		"global map": strings.Replace(text, first, "\"PORT_QOS_MAP\": {\n        \"global\": {\"dscp_to_tc_map\": \"AZURE\"},\n        \"Ethernet0\": {", 1),
+		"dot1p map":  strings.Replace(text, port, "\"Ethernet4\": {\n            \"dot1p_to_tc_map\": \"AZURE\",\n            \"tc_to_queue_map\": \"AZURE\",", 1),
+	} {
+		if fs := lintText(t, edited, "qos.pfc.disabled"); len(fs) != 0 {
+			t.Errorf("%s: %v", name, fs)
+		}
+	}
+	// The global row's map is read for the ports that name none, wherever
+	// the row sorts: with PFC off on Ethernet4, RoCE's class there is
+	// known (3, unpaused: an error), not "not given".
+	global := strings.Replace(text, first, "\"PORT_QOS_MAP\": {\n        \"global\": {\"dscp_to_tc_map\": \"AZURE\"},\n        \"Ethernet0\": {", 1)
+	i := strings.LastIndex(global, "\"pfc_enable\": \"3,4\"")
+	global = global[:i] + "\"pfc_enable\": \"\"" + global[i+len("\"pfc_enable\": \"3,4\""):]
+	if fs := lintText(t, global, "qos.pfc.disabled"); len(fs) != 1 || !strings.HasSuffix(fs[0].Title, "Ethernet4: PFC is off on every priority") || fs[0].Severity != doctor.Error {
+		t.Errorf("global map, Ethernet4 PFC off: %v", fs)
+	}
+	frag := filepath.Join("..", "..", "testdata", "lint", "sonic-pg-no-headroom", "bad", "roceonsonic-qos_config_template.json")
+	if fs := lintText(t, readText(t, frag), "qos.pfc.disabled"); len(fs) != 0 {
+		t.Errorf("a fragment without DSCP_TO_TC_MAP: %v", fs)
+	}
+}
+
+// RoCE's queue on a profile of the lossy egress pool is judged only where
+// the config keeps an egress lossless pool and the profile draws on a
+// lossy one: SONiC's Spectrum SKUs whose egress_lossy_profile draws on
+// egress_lossless_pool (one shared egress pool) say nothing.
+func TestEgressLossyQueue(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "lint", "sonic-queue-egress-lossy", "bad", "sn4600c-c64-t1-qos-buffers-queues-edited-synthetic.json")
+	text := readText(t, src)
+	if fs := lintText(t, text, "pfc.queue.egress_lossy"); len(fs) != 1 || !strings.Contains(fs[0].Title, "Ethernet4: RoCE's queue 3 takes its egress buffer from egress_lossy_pool (BUFFER_QUEUE profile egress_lossy_profile)") {
+		t.Fatalf("the case: %v", fs)
+	}
+	const pool = "\"egress_lossy_profile\": {\n            \"pool\": \"egress_lossy_pool\","
+	if !strings.Contains(text, pool) {
+		t.Fatal("the case's egress_lossy_profile changed")
+	}
+	shared := strings.Replace(text, pool, "\"egress_lossy_profile\": {\n            \"pool\": \"egress_lossless_pool\",", 1)
+	if fs := lintText(t, shared, "pfc.queue.egress_lossy"); len(fs) != 0 {
+		t.Errorf("one shared egress pool: %v", fs)
+	}
+}

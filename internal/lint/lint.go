@@ -256,6 +256,9 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		m.Sonic = append(m.Sonic, db)
 		kinds = append(kinds, KindSONiCConfigDB)
 	}
+	if isMinigraph(data) {
+		return info, fmt.Errorf("%s: a SONiC minigraph (DeviceMiniGraph), which holds no QoS tables: `config load_minigraph` renders it into CONFIG_DB with the hwsku's qos.json.j2 and buffers.json.j2, and lint reads the result (`show runningconfiguration all`, or /etc/sonic/config_db.json after `config save`): %w", name, errNotConfig)
+	}
 	if isPGProfileLookup(data) {
 		return info, fmt.Errorf("%s: a pg_profile_lookup.ini (SONiC's static headroom table by speed and cable): lint reads the BUFFER_PROFILE rows SONiC makes from it, in config_db.json; `rocelab calc headroom --speed S --cable L --asic A` computes one row: %w", name, errNotConfig)
 	}
@@ -414,6 +417,23 @@ func looksLikeDescription(data []byte) bool {
 		}
 	}
 	return false
+}
+
+// isMinigraph reports whether data is a SONiC minigraph.xml: its root
+// element, after an XML declaration or comments, is DeviceMiniGraph.
+func isMinigraph(data []byte) bool {
+	head := data[:min(len(data), 4096)]
+	i := bytes.Index(head, []byte("<DeviceMiniGraph"))
+	if i < 0 {
+		return false
+	}
+	for _, line := range strings.Split(string(head[:i]), "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(line, "\ufeff"))
+		if line != "" && !strings.HasPrefix(line, "<?xml") && !strings.HasPrefix(line, "<!--") {
+			return false
+		}
+	}
+	return true
 }
 
 // isPGProfileLookup reports whether text is a pg_profile_lookup.ini: rows

@@ -79,6 +79,9 @@ type switchSide struct {
 	// Unmapped is set when TC is 0 only because the DSCP map leaves
 	// RoCE's DSCP out.
 	Unmapped bool
+	// Unbound names the DSCP_TO_TC_MAP the config defines when TC is 0
+	// because the ports bind none (nor does PORT_QOS_MAP|global).
+	Unbound string
 }
 
 // lands says which class RoCE's DSCP takes on a switch side, with how the
@@ -93,6 +96,9 @@ func (r roceClass) lands(s switchSide) string {
 	t := fmt.Sprintf("RoCE (%s) lands in %s %d", dscp, classWord(s.DB), s.TC)
 	if s.Unmapped {
 		t += fmt.Sprintf(" (DSCP %d is not in its DSCP_TO_TC_MAP: SONiC's default class)", r.DSCP)
+	}
+	if s.Unbound != "" {
+		t += fmt.Sprintf(" (its PORT_QOS_MAP rows bind no dscp_to_tc_map, nor does a global row, though the config defines DSCP_TO_TC_MAP %s: the port's default class)", s.Unbound)
 	}
 	return t
 }

@@ -100,9 +100,14 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 	var global sonic.PortQoS
 	var groups []*group
 	byKey := map[string]*group{}
-	for _, pq := range db.PortQoSMaps() {
+	pqs := db.PortQoSMaps()
+	for _, pq := range pqs {
 		if pq.Port == "global" {
 			global = pq
+		}
+	}
+	for _, pq := range pqs {
+		if pq.Port == "global" {
 			continue
 		}
 		if pq.DSCPToTC.Text == "" {
@@ -137,6 +142,12 @@ func sonicSides(db *sonic.ConfigDB, d int) []switchSide {
 				}
 				return mp.To[x], sonicEv(db, mp.At[x]), true
 			}
+		}
+		if maps := db.Tables["DSCP_TO_TC_MAP"]; !ok && db.Vendor == "" && len(maps) > 0 && g.pq.DSCPToTC.Text == "" && g.pq.DOT1PToTC.Text == "" && g.pq.PFCEnableAt.Line > 0 {
+			// The config defines a DSCP map and these ports bind none:
+			// orchagent leaves them SAI's default traffic class,
+			// SAI_PORT_ATTR_QOS_DEFAULT_TC 0, for every packet.
+			sd.TC, sd.TCEv, sd.Unbound = 0, sonicEv(db, g.pq.PFCEnableAt), list(maps.Keys(), 3)
 		}
 		if g.pq.HasPFCEnable {
 			sd.Lossless, sd.LosslessKnown, sd.LosslessEv = g.pq.PFCEnable, true, sonicEv(db, g.pq.PFCEnableAt)

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -292,6 +293,35 @@ func TestLintPGProfileLookup(t *testing.T) {
 		if !errors.Is(err, errNotConfig) || !strings.Contains(err.Error(), "a pg_profile_lookup.ini (SONiC's static headroom table") {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+}
+
+// TestLintMinigraph: SONiC's minigraph.xml (Inventec D6556's, whole) is
+// refused as a minigraph, with where its QoS is read, not "no
+// configuration lint reads"; so is one behind an XML declaration, and a
+// config_db JSON that names DeviceMiniGraph in a value is read as JSON.
+func TestLintMinigraph(t *testing.T) {
+	const want = "a SONiC minigraph (DeviceMiniGraph), which holds no QoS tables"
+	src := filepath.Join("testdata", "bi-inventec-d6556-minigraph.xml")
+	text, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := filepath.Join(t.TempDir(), "minigraph.xml")
+	if err := os.WriteFile(declared, append([]byte("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"), text...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{src, declared} {
+		if _, err := Lint([]string{f}, nil); !errors.Is(err, errNotConfig) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	named := filepath.Join(t.TempDir(), "config_db.json")
+	if err := os.WriteFile(named, []byte(`{"DEVICE_METADATA": {"localhost": {"hostname": "<DeviceMiniGraph"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Lint([]string{named}, nil); err != nil {
+		t.Errorf("a config_db naming DeviceMiniGraph in a value: %v", err)
 	}
 }
 
@@ -621,4 +651,27 @@ func TestLintLeftoverProfileNotJudged(t *testing.T) {
 			t.Errorf("a profile no port uses was judged: %s", fd.Title)
 		}
 	}
+}
+
+// FuzzIsMinigraph: the minigraph check never panics, claims only input
+// whose head names DeviceMiniGraph, and never a JSON document.
+func FuzzIsMinigraph(f *testing.F) {
+	if text, err := os.ReadFile(filepath.Join("testdata", "bi-inventec-d6556-minigraph.xml")); err == nil {
+		f.Add(text)
+	}
+	f.Add([]byte("<?xml version=\"1.0\"?>\n<!-- x -->\n<DeviceMiniGraph/>"))
+	f.Add([]byte("\ufeff<DeviceMiniGraph"))
+	f.Add([]byte(`{"DEVICE_METADATA": {"localhost": {"hostname": "<DeviceMiniGraph"}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !isMinigraph(data) {
+			return
+		}
+		head := data[:min(len(data), 4096)]
+		if !bytes.Contains(head, []byte("<DeviceMiniGraph")) {
+			t.Fatalf("%q: a minigraph without DeviceMiniGraph in its head", data)
+		}
+		if rest := bytes.TrimLeft(data, " \t\r\n\ufeff"); len(rest) > 0 && (rest[0] == '{' || rest[0] == '[') {
+			t.Fatalf("%q: a JSON document taken as a minigraph", data)
+		}
+	})
 }

@@ -93,6 +93,10 @@ type pathGroup struct {
 	other string
 	// pgs are the port's lossless priority groups (pfc.pg.lossy).
 	pgs map[int]sonic.Value
+	// unstated: whether buffermgrd rewrites the row is not known.
+	unstated bool
+	// extra2 is a second line the finding quotes.
+	extra2 Evidence
 }
 
 func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
@@ -123,6 +127,15 @@ func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
 			} else if pauses, ok := pgPausesOther(db, p.path); ok {
 				add(fmt.Sprintf("pause\x00%d\x00%d\x00%s\x00%s\x00%s", p.path.TC, p.path.PG, pauses, p.pq.PFCToPGMapName.Text, p.pq.TCToPG.Text), p, Evidence{}, pauses, lossless)
 			}
+		} else if row, rewritten, stated, ok := db.OwnPGLossy(p.pq, p.path.TC); ok && !rewritten {
+			key := fmt.Sprintf("ownpg\x00%d\x00%s\x00%t", p.path.TC, row.Text, stated)
+			add(key, p, atEv(db, row), strings.TrimSpace(row.Text), nil)
+			groups[key].unstated = !stated
+		}
+		if prof, pool, ok := egressLossy(db, p); ok {
+			key := fmt.Sprintf("egress\x00%d\x00%s", p.path.Queue, prof.Text)
+			add(key, p, atEv(db, prof), pool.Text, nil)
+			groups[key].extra2 = atEv(db, pool)
 		}
 		if !m.noCC() {
 			if q, other, ok := m.unmarkedQueue(db, p); ok {
@@ -140,6 +153,10 @@ func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
 			fs = append(fs, lossyPG(db, g))
 		case strings.HasPrefix(k, "pause\x00"):
 			fs = append(fs, unpausedPG(db, g))
+		case strings.HasPrefix(k, "ownpg\x00"):
+			fs = append(fs, ownPGLossy(db, g))
+		case strings.HasPrefix(k, "egress\x00"):
+			fs = append(fs, egressLossyFinding(db, g))
 		default:
 			fs = append(fs, unmarkedQueueFinding(db, g))
 		}
@@ -367,4 +384,72 @@ func atEv(db *sonic.ConfigDB, v sonic.Value) Evidence {
 		return Evidence{}
 	}
 	return sonicEv(db, v)
+}
+
+// ownPGLossy is the finding for ports whose class's priority group is not
+// written (no tc_to_pg_map) while the BUFFER_PG row of the group SONiC
+// keeps lossless for that pfc_enable priority names a profile (g.other)
+// without PFC headroom; a warning when the config does not say whether
+// buffermgrd's traditional model rewrites the row.
+func ownPGLossy(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
+	p := g.first.path
+	pq := g.first.pq
+	sev, unless := doctor.Error, ""
+	if g.unstated {
+		sev = doctor.Warn
+		unless = " (unless the switch runs the traditional buffer model with a cable length for these ports, which this config does not say: buffermgrd then writes its own lossless profile over the row)"
+	}
+	ev := []Evidence{atEv(db, pq.PFCEnableAt), g.extra}
+	if prof, ok := db.Profile(g.other); ok {
+		ev = append(ev, atEv(db, prof.SizeAt), atEv(db, prof.DynamicThAt))
+	}
+	return doctor.Finding{
+		ID: "pfc.pg.lossy", Severity: sev, Layer: doctor.LayerFabric,
+		Title: fmt.Sprintf("%s %s: pfc_enable has priority %d, but BUFFER_PG puts priority group %d, the one SONiC keeps lossless for it, on profile %s, which keeps no PFC headroom (no xoff, no headroom_type dynamic)%s",
+			db.File, portList(g.ports), p.TC, p.TC, g.other, unless),
+		Subject:   db.File + " " + portList(g.ports),
+		Evidence:  evs(ev...),
+		Mechanism: fmt.Sprintf("A pause takes the cable's round trip and the sender's response time to stop the link; what arrives meanwhile needs headroom (xoff) reserved above the priority group's threshold. A profile with a size and a threshold but no xoff reserves none, and buffermgrd takes it as lossy (buffermgrdyn.cpp: only xoff or headroom_type dynamic make a profile lossless): priority group %d pauses with nothing left to hold the data in flight, which is dropped. The ports also name no tc_to_pg_map, so which group class %d is counted in is the ASIC's default, not this row's.", p.TC, p.TC),
+		Fix:       fmt.Sprintf("BUFFER_PROFILE|%s xon and xoff (`rocelab calc headroom --speed S --cable L` gives them), or under the dynamic buffer model BUFFER_PG <port>|%d profile \"NULL\" (buffermgrd sizes the headroom from the port's speed and cable length); and \"tc_to_pg_map\": \"AZURE\" on these ports, with TC_TO_PRIORITY_GROUP_MAP|AZURE \"%d\": \"%d\".", g.other, p.TC, p.TC, p.TC),
+	}
+}
+
+// egressLossy reports a port whose RoCE queue takes its egress buffer from
+// a lossy pool (BUFFER_QUEUE's profile draws on a pool named lossy) while
+// the config keeps an egress pool for lossless queues: it returns the
+// BUFFER_QUEUE row's profile field and the profile's pool field.
+func egressLossy(db *sonic.ConfigDB, p portPath) (prof, pool sonic.Value, ok bool) {
+	if db.Vendor != "" {
+		return prof, pool, false
+	}
+	prof, ok = db.QueueProfile(p.pq.Port, p.path.Queue)
+	if !ok {
+		return prof, pool, false
+	}
+	pr, ok := db.Profile(strings.TrimSpace(prof.Text))
+	if !ok || !strings.Contains(strings.ToLower(pr.Pool.Text), "lossy") {
+		return prof, pool, false
+	}
+	for _, name := range db.Tables["BUFFER_POOL"].Keys() {
+		typ, _ := db.Field("BUFFER_POOL", name, "type")
+		if strings.Contains(strings.ToLower(name), "lossless") && strings.EqualFold(strings.TrimSpace(typ.Text), "egress") {
+			return prof, pr.Pool, true
+		}
+	}
+	return prof, pool, false
+}
+
+func egressLossyFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
+	p := g.first.path
+	pq := g.first.pq
+	prof, _ := db.QueueProfile(pq.Port, p.Queue)
+	return doctor.Finding{
+		ID: "pfc.queue.egress_lossy", Severity: doctor.Error, Layer: doctor.LayerFabric,
+		Title: fmt.Sprintf("%s %s: RoCE's queue %d takes its egress buffer from %s (BUFFER_QUEUE profile %s), a lossy pool, while the config keeps an egress pool for lossless queues",
+			db.File, portList(g.ports), p.Queue, g.other, strings.TrimSpace(prof.Text)),
+		Subject:   db.File + " " + portList(g.ports),
+		Evidence:  evs(atEv(db, pq.PFCEnableAt), g.extra, g.extra2),
+		Mechanism: fmt.Sprintf("PFC keeps a class lossless at ingress; at egress the queue must not drop what ingress admitted. A queue on a lossy pool's profile has a dynamic share of that pool: under an incast queue %d reaches its limit and the switch discards RoCE packets it has already accepted, which no pause prevents, and RC recovers by go-back-N and timeouts. SONiC's buffer templates put the lossless queues (3-4) on egress_lossless_profile, whose pool is egress_lossless_pool.", p.Queue),
+		Fix:       fmt.Sprintf("BUFFER_QUEUE <port>|%d profile egress_lossless_profile (a profile of the egress lossless pool), as SONiC's buffers templates write for queues 3-4.", p.Queue),
+	}
 }

@@ -121,6 +121,10 @@ func qosRules(m *Model) []doctor.Finding {
 		if s.DB != nil && s.DB.Vendor == sonic.VendorEOS {
 			f.Fix = fmt.Sprintf("Map DSCP %d to a class with PFC (`qos map dscp %d to traffic-class N`), or `priority-flow-control on` and `priority-flow-control priority %d no-drop` on these interfaces or their qos profile (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, r.DSCP, s.TC, s.TC)
 		}
+		if s.Unbound != "" {
+			f.Mechanism = fmt.Sprintf("orchagent binds to a port only the maps its PORT_QOS_MAP row names (of the global row, dscp_to_tc_map alone); a port that names no dscp_to_tc_map keeps the ASIC's default traffic class, 0 (SAI_PORT_ATTR_QOS_DEFAULT_TC), for every packet whatever its DSCP. RoCE is then counted and queued as class 0, which PFC does not protect: under congestion the switch drops it instead of pausing, and RC recovers by go-back-N and timeouts.%s", assumedDSCP(r))
+			f.Fix = fmt.Sprintf("\"dscp_to_tc_map\": \"%s\" in these ports' PORT_QOS_MAP rows, beside tc_to_pg_map and tc_to_queue_map (SONiC's qos.json binds them on every port).", strings.Split(s.Unbound, ",")[0])
+		}
 		if len(s.Lossless) == 0 {
 			f.Severity = doctor.Error
 			f.Title = fmt.Sprintf("%s: PFC is off on every priority", s.Name)

@@ -109,3 +109,33 @@ func (db *ConfigDB) LosslessPGs(pq PortQoS) (lossless, lossy map[int]Value, know
 	}
 	return lossless, lossy, true
 }
+
+// OwnPGLossy returns the BUFFER_PG row that puts priority group pfc, the
+// group SONiC keeps lossless for pfc_enable priority pfc (buffermgrd's
+// and the templates' rows, "3-4" for pfc_enable 3,4), of the port of pq
+// on a profile the config defines without PFC headroom. The traditional
+// buffer model (DEVICE_METADATA|localhost without buffer_model dynamic)
+// writes pg_lossless_<speed>_<cable>_profile over the pfc_enable
+// priorities' row when the port has a cable length other than 0m
+// (buffermgr.cpp doSpeedUpdateTask): rewritten says so. stated is false
+// when the config says neither the buffer model nor the port's cable
+// length (a fragment), so whether buffermgrd rewrites the row is not
+// known.
+func (db *ConfigDB) OwnPGLossy(pq PortQoS, pfc int) (row Value, rewritten, stated, ok bool) {
+	_, lossy, known := db.LosslessPGs(pq)
+	row, ok = lossy[pfc]
+	if !known || !ok {
+		return Value{}, false, false, false
+	}
+	_, meta := db.Tables["DEVICE_METADATA"]["localhost"]
+	model, _ := db.Field("DEVICE_METADATA", "localhost", "buffer_model")
+	if strings.EqualFold(strings.TrimSpace(model.Text), "dynamic") {
+		return row, false, true, true
+	}
+	_, cable, cableOK := db.CableLength(pq.Port)
+	long := cableOK && strings.TrimSpace(cable.Text) != "0m"
+	if !long {
+		return row, false, meta || len(db.Tables["CABLE_LENGTH"]) > 0, true
+	}
+	return row, meta, meta, true
+}

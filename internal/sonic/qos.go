@@ -1,6 +1,7 @@
 package sonic
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -63,10 +64,13 @@ type PortQoS struct {
 	// PFCWDSWEnable are the priorities pfcwd_sw_enable names: since
 	// SONiC 202205 (sonic-swss #2171) the PFC watchdog watches these
 	// alone, and none on a row without the field.
-	PFCWDSWEnable                []int
-	PFCWDSWAt                    Value
-	HasPFCWDSW                   bool
-	Trust                        Value // "trust" field where present
+	PFCWDSWEnable []int
+	PFCWDSWAt     Value
+	HasPFCWDSW    bool
+	Trust         Value // "trust" field where present
+	// DOT1PToTC is dot1p_to_tc_map: the port classifies by the frame's
+	// PCP where it names one.
+	DOT1PToTC                    Value
 	Scheduler, PFCToQueueMapName Value
 	// PFCToPGMapName is pfc_to_pg_map: which priority group's fill sends
 	// a pause of each priority.
@@ -81,7 +85,7 @@ func (db *ConfigDB) PortQoSMaps() []PortQoS {
 	for _, k := range t.Keys() {
 		row := t[k]
 		base := PortQoS{DSCPToTC: row["dscp_to_tc_map"], TCToPG: row["tc_to_pg_map"], TCToQueue: row["tc_to_queue_map"],
-			Trust: row["trust"], Scheduler: row["scheduler"], PFCToQueueMapName: row["pfc_to_queue_map"], PFCToPGMapName: row["pfc_to_pg_map"]}
+			Trust: row["trust"], DOT1PToTC: row["dot1p_to_tc_map"], Scheduler: row["scheduler"], PFCToQueueMapName: row["pfc_to_queue_map"], PFCToPGMapName: row["pfc_to_pg_map"]}
 		if v, ok := row["pfc_enable"]; ok {
 			base.HasPFCEnable, base.PFCEnableAt = true, v
 			if v.Text != "" {
@@ -259,6 +263,20 @@ func (db *ConfigDB) PGs() []PGRow {
 		}
 	}
 	return out
+}
+
+// QueueProfile returns the profile field of the BUFFER_QUEUE row that
+// holds the port's queue (the last in key order, as rows are applied).
+func (db *ConfigDB) QueueProfile(port string, queue int) (Value, bool) {
+	t := db.Tables["BUFFER_QUEUE"]
+	var at Value
+	found := false
+	for _, k := range t.Keys() {
+		if ports, ids, ok := db.rowKey(k); ok && slices.Contains(ports, port) && slices.Contains(ids, queue) {
+			at, found = t[k]["profile"], true
+		}
+	}
+	return at, found
 }
 
 // PoolSize returns a BUFFER_POOL's size in bytes.
