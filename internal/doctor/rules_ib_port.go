@@ -77,7 +77,7 @@ func checkIBPortErrors(inc *Incident) []Finding {
 		switch {
 		case physical && down.Value > 0 && s.IsDelta():
 			sev = Error
-		case physical && down.Value > 0, saturatedAny, s.IsDelta() && !onlyVL15:
+		case physical && down.Value > 0, (saturatedAny || s.IsDelta()) && !onlyVL15:
 			sev = Warn
 		}
 		return []Finding{perPort(Finding{
