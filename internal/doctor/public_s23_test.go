@@ -195,6 +195,37 @@ func TestNCCLTopoGPUWithoutGDRLeavesNICsAlone(t *testing.T) {
 	nicMustNot(t, fs, "topo.gpu_nic.far")
 }
 
+// NCCL 2.21+ fuses the two ports of a card into one net under a copy of
+// the card's device (NCCL_NET_MERGE_LEVEL=PORT): the card is reported
+// once, on its ports, not again as the fused net (SYNTHETIC lines in
+// NCCL's dump layout).
+func TestNCCLTopoFusedNetJudgedOnItsCard(t *testing.T) {
+	const in = `<system version="1">
+  <cpu numaid="0" affinity="ff" arch="x86_64" vendor="GenuineIntel" familyid="6" modelid="143">
+    <pci busid="0000:17:00.0" class="0x030200" vendor="0x10de" device="0x2330" link_speed="32.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="90" rank="0" gdr="1"/>
+    </pci>
+    <pci busid="0000:18:00.0" class="0x020000" vendor="0x15b3" device="0x1021" link_speed="16.0 GT/s PCIe" link_width="16">
+      <nic>
+        <net name="mlx5_0" dev="0" speed="200000" port="1" guid="0x1c2b0c0003a1d8e0" gdr="1" net="0"/>
+        <net name="mlx5_1" dev="1" speed="200000" port="1" guid="0x1c2b0c0003a1d8e1" gdr="1" net="0"/>
+      </nic>
+      <pci busid="0000:18:00.1" class="0x020000" vendor="0x15b3" device="0x1021" link_speed="16.0 GT/s PCIe" link_width="16">
+        <nic>
+          <net name="mlx5_0+mlx5_1" dev="2" speed="400000" port="1" guid="0x1c2b0c0003a1d8e0" gdr="1"/>
+        </nic>
+      </pci>
+    </pci>
+  </cpu>
+</system>
+`
+	fs := diagnoseText(t, in).Findings
+	f := nicMustFind(t, fs, "topo.nic.pcie", Warn, "a NIC's PCIe link carries less than its port: mlx5_0+mlx5_1 (PCIe 16 GT/s x16, 252 Gb/s, for 2 ports of 400 Gb/s together)")
+	if len(f.Evidence) != 2 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+}
+
 // A socket net's gdr="0" (guid 0x0, eth0) says nothing of GPUDirect RDMA:
 // NCCL's socket transport never has it (SYNTHETIC lines in NCCL's dump
 // layout).

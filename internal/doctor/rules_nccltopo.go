@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -79,11 +80,21 @@ func pcieSlowWhat(n int) string {
 }
 
 // topoCards groups the nets by the PCI device they are ports of, in
-// input order; nets of no known device stand alone.
+// input order; nets of no known device stand alone. A net NCCL fused
+// from ports the dump lists too ("mlx5_0+mlx5_1", NCCL_NET_MERGE_LEVEL:
+// under a copy of the first port's device) is left out: its ports are
+// judged on their card.
 func topoCards(nics []ingest.TopoNIC) [][]ingest.TopoNIC {
 	var cards [][]ingest.TopoNIC
 	at := map[string]int{}
+	listed := map[string]bool{}
 	for _, n := range nics {
+		listed[n.Name] = true
+	}
+	for _, n := range nics {
+		if parts := strings.Split(n.Name, "+"); len(parts) > 1 && !slices.ContainsFunc(parts, func(p string) bool { return !listed[p] }) {
+			continue
+		}
 		if i, ok := at[n.PCI]; ok && n.PCI != "" {
 			cards[i] = append(cards[i], n)
 			continue
