@@ -247,7 +247,7 @@ func fragmentNotJudged(m *Model) []doctor.Finding {
 		}
 		fs = append(fs, doctor.Finding{
 			ID: "config.not_judged", Severity: doctor.Info, Layer: doctor.LayerInput,
-			Title:     fmt.Sprintf("%s: a fragment (%s) without %s: not judged: %s", db.File, strings.Join(held, ", "), strings.Join(missing, " or "), strings.Join(checks, "; ")),
+			Title:     fmt.Sprintf("%s: %s without %s: not judged: %s", db.File, strings.Join(held, ", "), strings.Join(missing, " or "), strings.Join(checks, "; ")),
 			Subject:   db.File,
 			Evidence:  evs(ev...),
 			Mechanism: "lint judges the tables a config holds and raises nothing for those a fragment does not claim to hold (qos.json and buffers.json are rendered apart); what the missing tables decide is therefore unchecked, and no finding on it is not a clean bill.",

@@ -172,7 +172,7 @@ func TestFragmentNotJudged(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(rep.Findings) != 1 || rep.Findings[0].ID != "config.not_judged" || rep.Findings[0].Severity != doctor.Info ||
-		!strings.Contains(rep.Findings[0].Title, "without PORT_QOS_MAP or QUEUE: not judged: PFC on the RoCE priority (pfc_enable)") {
+		!strings.Contains(rep.Findings[0].Title, "buffers-mellanox4600c-t0.json: BUFFER_PG, BUFFER_PROFILE without PORT_QOS_MAP or QUEUE: not judged: PFC on the RoCE priority (pfc_enable)") {
 		t.Fatalf("buffers.json alone: %v", rep.Findings)
 	}
 	rep, err = Lint([]string{buffers, qos}, nil)
