@@ -231,15 +231,52 @@ func TestClassPathOwnPGNoHeadroom(t *testing.T) {
 		{"traditional 0m", with(fmt.Sprintf(meta, "traditional") + ",\n" + fmt.Sprintf(cable, "0m")), doctor.Error},
 		{"cable, model unsaid", with(fmt.Sprintf(cable, "5m")), doctor.Warn},
 	} {
-		fs := lintText(t, tc.text, "pfc.pg.lossy")
-		switch {
-		case tc.want == 0 && len(fs) != 0:
-			t.Errorf("%s: %v, want no pfc.pg.lossy", tc.name, fs)
-		case tc.want != 0 && (len(fs) != 1 || fs[0].Severity != tc.want):
-			t.Errorf("%s: %v, want one pfc.pg.lossy at %v", tc.name, fs, tc.want)
-		case tc.want != 0 && !strings.Contains(fs[0].Title, "Ethernet0,Ethernet4: pfc_enable has priority 3, but BUFFER_PG puts priority group 3, the one SONiC keeps lossless for it, on profile ingress_lossless_profile"):
-			t.Errorf("%s: title %q", tc.name, fs[0].Title)
-		}
+		wantPGLossy(t, tc.name, lintText(t, tc.text, "pfc.pg.lossy"), tc.want, "Ethernet0,Ethernet4: pfc_enable has priority 3, but BUFFER_PG puts priority group 3, the one SONiC keeps lossless for it, on profile ingress_lossless_profile")
+	}
+}
+
+// wantPGLossy checks the pfc.pg.lossy findings of one variant: none when
+// want is 0, else one at want whose title holds title.
+func wantPGLossy(t *testing.T, name string, fs []doctor.Finding, want doctor.Severity, title string) {
+	t.Helper()
+	switch {
+	case want == 0 && len(fs) != 0:
+		t.Errorf("%s: %v, want no pfc.pg.lossy", name, fs)
+	case want != 0 && (len(fs) != 1 || fs[0].Severity != want):
+		t.Errorf("%s: %v, want one pfc.pg.lossy at %v", name, fs, want)
+	case want != 0 && !strings.Contains(fs[0].Title, title):
+		t.Errorf("%s: title %q", name, fs[0].Title)
+	}
+}
+
+// The same ports given a tc_to_pg_map that counts class 3 in priority
+// group 3 (a SYNTHETIC edit) reach that lossy row by the map instead:
+// the finding then takes the map's path, and must weigh buffermgrd's
+// rewrite of the row as the path without a map does. Before, it was an
+// error whatever the buffer model.
+func TestClassPathMappedPGRewritten(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "lint", "sonic-pg-no-headroom", "bad", "roceonsonic-qos_config_template.json")
+	text := readText(t, src)
+	const pfc = `"pfc_enable": "3"`
+	if strings.Count(text, pfc) != 2 || !strings.HasPrefix(text, "{\n") {
+		t.Fatal("the case's PORT_QOS_MAP rows changed")
+	}
+	mapped := strings.ReplaceAll(text, pfc, pfc+`, "tc_to_pg_map": "AZURE"`)
+	with := func(tables string) string {
+		return "{\n" + `"TC_TO_PRIORITY_GROUP_MAP": {"AZURE": {"0": "0", "3": "3"}},` + "\n" + tables + strings.TrimPrefix(mapped, "{\n")
+	}
+	const meta = `"DEVICE_METADATA": {"localhost": {"buffer_model": "%s"}},` + "\n"
+	const cable = `"CABLE_LENGTH": {"AZURE": {"Ethernet0": "%s", "Ethernet4": "%[1]s"}},` + "\n"
+	for _, tc := range []struct {
+		name, text string
+		want       doctor.Severity // 0: no finding
+	}{
+		{"fragment", with(""), doctor.Warn},
+		{"dynamic with cable", with(fmt.Sprintf(meta, "dynamic") + fmt.Sprintf(cable, "5m")), doctor.Error},
+		{"traditional with cable", with(fmt.Sprintf(meta, "traditional") + fmt.Sprintf(cable, "5m")), 0},
+		{"traditional 0m", with(fmt.Sprintf(meta, "traditional") + fmt.Sprintf(cable, "0m")), doctor.Error},
+	} {
+		wantPGLossy(t, tc.name, lintText(t, tc.text, "pfc.pg.lossy"), tc.want, "Ethernet0,Ethernet4: RoCE's class 3 is counted in priority group 3 (tc_to_pg_map AZURE), which keeps no PFC headroom")
 	}
 }
 

@@ -119,11 +119,16 @@ func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
 		if p.path.PGKnown {
 			lossless, lossyPGs, known := db.LosslessPGs(p.pq)
 			if _, ok := lossless[p.path.PG]; known && !ok {
+				rewritten, stated := rewritesPG(db, p)
 				var ev Evidence
 				if v, ok := lossyPGs[p.path.PG]; ok {
 					ev = atEv(db, v)
 				}
-				add(fmt.Sprintf("pg\x00%d\x00%d\x00%s\x00%s", p.path.TC, p.path.PG, p.pq.TCToPG.Text, pgList(lossless)), p, ev, pgList(lossless), lossless)
+				if !rewritten {
+					key := fmt.Sprintf("pg\x00%d\x00%d\x00%s\x00%s\x00%t", p.path.TC, p.path.PG, p.pq.TCToPG.Text, pgList(lossless), stated)
+					add(key, p, ev, pgList(lossless), lossless)
+					groups[key].unstated = !stated
+				}
 			} else if pauses, ok := pgPausesOther(db, p.path); ok {
 				add(fmt.Sprintf("pause\x00%d\x00%d\x00%s\x00%s\x00%s", p.path.TC, p.path.PG, pauses, p.pq.PFCToPGMapName.Text, p.pq.TCToPG.Text), p, Evidence{}, pauses, lossless)
 			}
@@ -196,17 +201,41 @@ func unpausedQueue(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 	}
 }
 
+// unlessRewritten qualifies pfc.pg.lossy when the config does not say
+// whether buffermgrd's traditional model rewrites the row.
+const unlessRewritten = " (unless the switch runs the traditional buffer model with a cable length for these ports, which this config does not say: buffermgrd then writes its own lossless profile over the row)"
+
+// rewritesPG says whether buffermgrd's traditional model writes its own
+// lossless profile over the BUFFER_PG row of the priority group RoCE's
+// class is counted in, as ownPGLossy weighs it: it does for a group that
+// is a pfc_enable priority of a port with a cable length, and whether the
+// switch runs that model is stated by DEVICE_METADATA.
+func rewritesPG(db *sonic.ConfigDB, p portPath) (rewritten, stated bool) {
+	if !slices.Contains(p.pq.PFCEnable, p.path.PG) {
+		return false, true
+	}
+	if _, rw, st, ok := db.OwnPGLossy(p.pq, p.path.PG); ok {
+		return rw, st
+	}
+	return false, true
+}
+
 func lossyPG(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 	p := g.first.path
 	pq := g.first.pq
+	sev, unless := doctor.Error, ""
+	if g.unstated {
+		sev = doctor.Warn
+		unless = unlessRewritten
+	}
 	fix := fmt.Sprintf("TC_TO_PRIORITY_GROUP_MAP|%s \"%d\": \"%d\", a priority group with PFC headroom (BUFFER_PG <port>|%d with a lossless profile, or \"NULL\" under the dynamic buffer model).", pq.TCToPG.Text, p.TC, p.TC, p.TC)
 	if _, ok := g.pgs[p.TC]; !ok && len(g.pgs) > 0 {
 		fix = fmt.Sprintf("TC_TO_PRIORITY_GROUP_MAP|%s \"%d\" to one of the lossless priority groups (%s), or a lossless BUFFER_PG row for priority group %d on these ports.", pq.TCToPG.Text, p.TC, g.other, p.PG)
 	}
 	return doctor.Finding{
-		ID: "pfc.pg.lossy", Severity: doctor.Error, Layer: doctor.LayerFabric,
-		Title: fmt.Sprintf("%s %s: RoCE's class %d is counted in priority group %d (tc_to_pg_map %s), which keeps no PFC headroom; the lossless priority groups are %s",
-			db.File, portList(g.ports), p.TC, p.PG, pq.TCToPG.Text, g.other),
+		ID: "pfc.pg.lossy", Severity: sev, Layer: doctor.LayerFabric,
+		Title: fmt.Sprintf("%s %s: RoCE's class %d is counted in priority group %d (tc_to_pg_map %s), which keeps no PFC headroom; the lossless priority groups are %s%s",
+			db.File, portList(g.ports), p.TC, p.PG, pq.TCToPG.Text, g.other, unless),
 		Subject:   db.File + " " + portList(g.ports),
 		Evidence:  evs(atEv(db, pq.PFCEnableAt), atEv(db, p.PGAt), g.extra),
 		Mechanism: fmt.Sprintf("The switch counts each arriving packet in the priority group its traffic class maps to, and sends a PFC pause when a lossless group (one with xoff headroom; buffermgrd makes one per pfc_enable priority) crosses its threshold. RoCE's packets fill priority group %d instead: no pause is sent for them, the lossless group stays empty, and when the ingress buffer is full RoCE is dropped like lossy traffic.", p.PG),
@@ -397,7 +426,7 @@ func ownPGLossy(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 	sev, unless := doctor.Error, ""
 	if g.unstated {
 		sev = doctor.Warn
-		unless = " (unless the switch runs the traditional buffer model with a cable length for these ports, which this config does not say: buffermgrd then writes its own lossless profile over the row)"
+		unless = unlessRewritten
 	}
 	ev := []Evidence{atEv(db, pq.PFCEnableAt), g.extra}
 	if prof, ok := db.Profile(g.other); ok {

@@ -17,6 +17,7 @@ import (
 func configRules(m *Model) []doctor.Finding {
 	fs := uncheckedConfigs(m)
 	fs = append(fs, notJudged(m)...)
+	fs = append(fs, fragmentNotJudged(m)...)
 	for _, db := range m.Sonic {
 		var keys []string
 		var ev []Evidence
@@ -197,6 +198,61 @@ func notJudged(m *Model) []doctor.Finding {
 			f.Fix = "Nothing to change for lint; check these settings by hand (EOS: `show qos interfaces`, `show priority-flow-control`; NX-OS: `show queuing interface`; OS10: `show qos interface ethernet 1/1/1`, `show interface priority-flow-control`; AOS-CX: `show interface 1/1/1 qos`, `show dcbx interface 1/1/1`, `show qos pool`; Cumulus 4.x: `cl-consistency-check --datapath-syncheck`; Onyx: `show dcb priority-flow-control`, `show interfaces ethernet 1/1 congestion-control`; Junos: `show class-of-service interface`); thresholds in bytes or kbytes let lint judge ECN against the BDP."
 		}
 		fs = append(fs, f)
+	}
+	return fs
+}
+
+// fragmentChecks are, by table, the checks a SONiC fragment without it
+// cannot run (and when the table is wanted: a fragment that binds queues
+// needs no QUEUE).
+var fragmentChecks = []struct{ table, checks string }{
+	{"PORT_QOS_MAP", "PFC on the RoCE priority (pfc_enable), and which DSCP_TO_TC, TC_TO_PRIORITY_GROUP and TC_TO_QUEUE maps the ports use, so which priority group and queue RoCE lands in"},
+	{"QUEUE", "ECN marking and scheduling on the RoCE queue (QUEUE binds WRED_PROFILE and SCHEDULER rows to queues)"},
+}
+
+// fragmentNotJudged names, for a SONiC fragment that puts some of the
+// RoCE class on ports (a buffers.json with BUFFER_PG, a QUEUE and WRED
+// excerpt) but lacks PORT_QOS_MAP, the checks that could not run for lack
+// of it (and of QUEUE, when that is missing too): a fragment claims no table it does not hold, so
+// their absence is no finding, but no finding on them is no clean bill
+// either. A table another SONiC input of the run holds (qos.json beside
+// buffers.json) is not missing; a config with none of the tables that
+// put the class on ports is config.qos.absent's.
+func fragmentNotJudged(m *Model) []doctor.Finding {
+	var fs []doctor.Finding
+	anyHas := func(table string) bool {
+		return slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool { return o.Vendor == "" && o.Has(table) })
+	}
+	for _, db := range m.Sonic {
+		if db.Vendor != "" || !slices.ContainsFunc(attachTables, db.Has) || hostOfASICs(m, db) {
+			continue
+		}
+		var missing, checks []string
+		for _, c := range fragmentChecks {
+			if !anyHas(c.table) {
+				missing = append(missing, c.table)
+				checks = append(checks, c.checks)
+			}
+		}
+		if !slices.Contains(missing, "PORT_QOS_MAP") {
+			continue
+		}
+		var held []string
+		var ev []Evidence
+		for _, t := range qosTables {
+			if v, ok := db.TablePos(t); ok {
+				held = append(held, t)
+				ev = append(ev, sonicEv(db, v))
+			}
+		}
+		fs = append(fs, doctor.Finding{
+			ID: "config.not_judged", Severity: doctor.Info, Layer: doctor.LayerInput,
+			Title:     fmt.Sprintf("%s: %s without %s: not judged: %s", db.File, strings.Join(held, ", "), strings.Join(missing, " or "), strings.Join(checks, "; ")),
+			Subject:   db.File,
+			Evidence:  evs(ev...),
+			Mechanism: "lint judges the tables a config holds and raises nothing for those a fragment does not claim to hold (qos.json and buffers.json are rendered apart); what the missing tables decide is therefore unchecked, and no finding on it is not a clean bill.",
+			Fix:       "Nothing to change in the fragment; to judge the rest, give lint the other file beside it (qos.json with buffers.json) or the switch's whole CONFIG_DB (`show runningconfiguration all`, /etc/sonic/config_db.json).",
+		})
 	}
 	return fs
 }

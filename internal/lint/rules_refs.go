@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"slices"
 
 	"rocelab/internal/doctor"
 	"rocelab/internal/sonic"
@@ -60,6 +61,63 @@ func refRules(m *Model) []doctor.Finding {
 					r.Table, r.To, r.At.Text, what),
 				Fix: fmt.Sprintf("Name one of the %s rows the config defines (%s), or add %s|%s.", r.To, list(db.Tables[r.To].Keys(), 4), r.To, r.At.Text),
 			})
+		}
+	}
+	return append(fs, portRules(m)...)
+}
+
+// unknownPortEffect is what the port a dropped row was meant for misses.
+var unknownPortEffect = map[string]string{
+	"PORT_QOS_MAP": "the port meant keeps no QoS maps and no pfc_enable, so it pauses no priority.",
+	"BUFFER_PG":    "the port meant gets no profile from this row; its lossless priority groups keep headroom only if buffermgrd writes them itself (the traditional model does, from the port's speed and cable length, where pfc_enable is set), else they drop instead of pausing.",
+	"BUFFER_QUEUE": "the port meant gets no queue profile from this row and its queues take the pool's default.",
+}
+
+// portRules reports ports a PORT_QOS_MAP, BUFFER_PG or BUFFER_QUEUE key,
+// or a CABLE_LENGTH field, names that the config's PORT table does not
+// hold: a typo (Ethernet1 for Ethernet4) leaves the port meant without
+// the row. One finding per table.
+func portRules(m *Model) []doctor.Finding {
+	var fs []doctor.Finding
+	for _, db := range m.Sonic {
+		if db.Vendor != "" {
+			continue
+		}
+		var order []string
+		byTable := map[string][]sonic.UnknownPort{}
+		for _, u := range db.UnknownPorts() {
+			if byTable[u.Table] == nil {
+				order = append(order, u.Table)
+			}
+			byTable[u.Table] = append(byTable[u.Table], u)
+		}
+		for _, table := range order {
+			us := byTable[table]
+			var names, keys []string
+			var ev []Evidence
+			for _, u := range us {
+				names = append(names, u.Port)
+				keys = append(keys, u.Key)
+				ev = append(ev, sonicEv(db, u.At))
+			}
+			keys = slices.Compact(keys)
+			f := doctor.Finding{
+				ID: "config.port.unknown", Severity: doctor.Error, Layer: doctor.LayerFabric,
+				Title:    fmt.Sprintf("%s: %s|%s names %s, which PORT does not hold", db.File, table, list(keys, 3), list(names, 4)),
+				Subject:  db.File + " " + table,
+				Evidence: evs(ev...),
+				Mechanism: "orchagent (bufferorch for buffers) splits the key's port list at ',' and drops the whole row at the first name portsorch does not know (\"Port with alias:... not found\"), the ports listed after it included: " +
+					unknownPortEffect[table],
+				Fix: fmt.Sprintf("Name ports PORT holds (%s), one by one, comma-separated: SONiC expands no ranges in these keys.", list(db.Tables["PORT"].Keys(), 4)),
+			}
+			if table != "PORT_QOS_MAP" {
+				f.Severity = doctor.Warn
+			}
+			if table == "CABLE_LENGTH" {
+				f.Mechanism = "buffermgrd reads a port's cable length when the port comes up and skips lengths of ports that do not exist: harmless in itself, but a typo'd name leaves the port meant at the default length, so its lossless headroom is sized for the wrong cable."
+				f.Fix = fmt.Sprintf("Name the ports PORT holds (%s) in CABLE_LENGTH.", list(db.Tables["PORT"].Keys(), 4))
+			}
+			fs = append(fs, f)
 		}
 	}
 	return fs

@@ -51,9 +51,11 @@ type ConfigDB struct {
 	// port (or default-global) uses of each kind (mapping, pfc,
 	// congestion-control, egress-scheduler): what a fix names.
 	nvueProfiles map[string]map[string]string
-	// tablePos is where each table's name is.
-	tablePos map[string]Value
-	lines    []string
+	// tablePos is where each table's name is; keyPos where each row's
+	// key is ("TABLE|key"), and each CABLE_LENGTH field's name
+	// ("CABLE_LENGTH|AZURE|Ethernet0"), the port it names.
+	tablePos, keyPos map[string]Value
+	lines            []string
 	// lossyMode is where an NVUE configuration sets a lossy RoCE mode.
 	lossyMode Value
 	// nvueBufs are an NVUE configuration's hand-sized PFC buffers.
@@ -143,7 +145,7 @@ func newDB(name, ns string) *ConfigDB {
 	if ns != "" {
 		file = name + " " + ns
 	}
-	return &ConfigDB{File: file, Path: name, Namespace: ns, Tables: map[string]Table{}, tablePos: map[string]Value{}}
+	return &ConfigDB{File: file, Path: name, Namespace: ns, Tables: map[string]Table{}, tablePos: map[string]Value{}, keyPos: map[string]Value{}}
 }
 
 // isNamespace reports whether a top-level key names a multi-ASIC
@@ -282,6 +284,12 @@ func (db *ConfigDB) Has(table string) bool {
 // TablePos returns where a table's name is.
 func (db *ConfigDB) TablePos(table string) (Value, bool) {
 	v, ok := db.tablePos[table]
+	return v, ok
+}
+
+// KeyPos returns where a row's key is, by "TABLE|key".
+func (db *ConfigDB) KeyPos(what string) (Value, bool) {
+	v, ok := db.keyPos[what]
 	return v, ok
 }
 

@@ -152,6 +152,7 @@ func (p *parser) flatRow(db *ConfigDB, table, key string, at Value, merge bool) 
 	if dup && !merge {
 		db.Duplicates = append(db.Duplicates, at)
 	}
+	db.keyPos[table+"|"+key] = at
 	if !dup || !merge {
 		row = map[string]Value{}
 	}
@@ -181,10 +182,11 @@ func (p *parser) table(db *ConfigDB, name string, tab Table, merge bool) error {
 			return nil
 		}
 		row, dup := tab[key]
+		l, c := p.pos(off)
 		if dup && !merge {
-			l, c := p.pos(off)
 			db.Duplicates = append(db.Duplicates, Value{Text: name + "|" + key, Line: l, Col: c})
 		}
+		db.keyPos[name+"|"+key] = Value{Text: key, Line: l, Col: c}
 		if !dup || !merge {
 			row = map[string]Value{}
 		}
@@ -264,6 +266,9 @@ func (p *parser) row(db *ConfigDB, table, what string, row map[string]Value, mer
 		}
 		field = strings.TrimSuffix(field, "@")
 		l, c := p.pos(off)
+		if table == "CABLE_LENGTH" {
+			db.keyPos[what+"|"+field] = Value{Text: field, Line: l, Col: c}
+		}
 		if _, dup := row[field]; dup && !merge {
 			db.Duplicates = append(db.Duplicates, Value{Text: what + "." + field, Line: l, Col: c})
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -177,6 +178,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"BUFFER_PG": {"Ethernet0,Ethernet4|3-4": {"profile": "pg_lossless_100000_300m_profile"}}, "CABLE_LENGTH": {"AZURE": {"Ethernet0": "300m"}}}`))
 	f.Add([]byte(`{"PORT_QOS_MAP|Ethernet0": {"expireat": 1.5, "ttl": -0.001, "type": "hash", "value": {"pfc_enable": "3,4", "ports@": "a,b"}}, "BUFFER_POOL|p": {"type": "ingress", "value": {"x": "1"}}}`))
 	f.Add([]byte(`{"DEVICE_NEIGHBOR|E": {"type": "hash", "value": {"value": {"value": {"name": "x"}}}}, "PORT|E": {"value": {"value": {"speed": "1"}}}}`))
+	f.Add([]byte(`{"PORT": {"Ethernet0": {}}, "BUFFER_QUEUE": {"Ethernet0,Ethernet1|3": {}}, "PORT_QOS_MAP|Ethernet0-Ethernet4": {}, "CABLE_LENGTH": {"AZURE": {"Ethernet2": "5m"}}}`))
 	f.Add([]byte(`{"PORT_QOS_MAP|Ethernet0": {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]"}, "VERSIONS": {"DATABASE|VERSION": "v", "X": {"a": [1, {"b": 2}]}}, "QUEUE": {"E|3": {}, "E|3": {"x": "y"}}}`))
 	for _, file := range []string{"util-override-multi-asic-namespaced.json", "mgmt-configlet-clet-add.json", "bi-vs-zero_profiles.json"} {
 		if data, err := os.ReadFile("testdata/public/" + file); err == nil {
@@ -219,6 +221,11 @@ func FuzzParse(f *testing.F) {
 			db.Queues()
 			db.PGs()
 			db.Watchdogs()
+			for _, u := range db.UnknownPorts() {
+				if u.At.Line < 1 || u.At.Line > lines || u.At.Col < 1 || u.Port == "" && u.Table == "CABLE_LENGTH" {
+					t.Fatalf("unknown port %+v outside the %d-line input", u, lines)
+				}
+			}
 		}
 	})
 }
@@ -619,5 +626,39 @@ func TestEOSPriorityFlowControl(t *testing.T) {
 	}
 	if want := map[string]string{"Et1": "[] 4:12", "Et2": "[3 4] 5:20"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// TestUnknownPorts reads a SYNTHETIC config whose buffer, QoS and cable
+// rows name ports PORT does not hold: a typo in a comma list, a range
+// (which SONiC does not expand), a flat dump's key and a cable length;
+// PortChannels, PORT_QOS_MAP|global and system-port keys are left out.
+func TestUnknownPorts(t *testing.T) {
+	db, err := Parse("c.json", []byte(`{
+"PORT": {"Ethernet0": {}, "Ethernet4": {}},
+"BUFFER_PG": {"Ethernet0,Ethernet1|3-4": {"profile": "p"}, "PortChannel01|0": {}, "lc1|Asic0|Ethernet9|3": {}},
+"PORT_QOS_MAP": {"global": {}, "Ethernet0-Ethernet4": {}},
+"CABLE_LENGTH": {"AZURE": {"Ethernet0": "5m",
+  "Ethernet8": "5m"}},
+"BUFFER_QUEUE|Ethernet4|0-2": {"profile": "q"}
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range db.UnknownPorts() {
+		got = append(got, fmt.Sprintf("%s %s %s %d:%d", u.Table, u.Key, u.Port, u.At.Line, u.At.Col))
+	}
+	want := []string{
+		"PORT_QOS_MAP Ethernet0-Ethernet4 Ethernet0-Ethernet4 4:32",
+		"BUFFER_PG Ethernet0,Ethernet1|3-4 Ethernet1 3:15",
+		"CABLE_LENGTH AZURE Ethernet8 6:3",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	db.Tables["PORT"] = nil
+	if u := db.UnknownPorts(); u != nil {
+		t.Errorf("without PORT: %v", u)
 	}
 }

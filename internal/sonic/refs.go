@@ -62,3 +62,60 @@ func (db *ConfigDB) MissingRefs() []MissingRef {
 func globalApplies(table, key, field string) bool {
 	return table != "PORT_QOS_MAP" || key != "global" || field == "dscp_to_tc_map"
 }
+
+// An UnknownPort is a port a QoS or buffer row names that the config's
+// PORT table does not hold.
+type UnknownPort struct {
+	// Table and Key are the row; Port the name; At where the key (for
+	// CABLE_LENGTH the field naming the port) is.
+	Table, Key, Port string
+	At               Value
+}
+
+// portTables are the tables whose keys name ports, "PORTS" or
+// "PORTS|IDS", PORTS a comma list: orchagent and bufferorch split it at
+// ',' alone (no "Ethernet0-Ethernet8" ranges) and drop the row at the
+// first name portsorch does not know ("Port with alias:%s not found"),
+// leaving the ports after it unset too.
+var portTables = []string{"PORT_QOS_MAP", "BUFFER_PG", "BUFFER_QUEUE"}
+
+// UnknownPorts returns the ports named by PORT_QOS_MAP, BUFFER_PG,
+// BUFFER_QUEUE keys and CABLE_LENGTH fields that PORT does not hold, when
+// the config holds PORT (a fragment without it says nothing of its
+// ports). PortChannels, PORT_QOS_MAP|global and VOQ system-port keys
+// ("HOST|ASIC|PORT|IDS") are left out. Sorted by table and key.
+func (db *ConfigDB) UnknownPorts() []UnknownPort {
+	ports := db.Tables["PORT"]
+	if len(ports) == 0 {
+		return nil
+	}
+	known := func(p string) bool {
+		_, ok := ports[p]
+		return ok || strings.HasPrefix(p, "PortChannel") || db.Tables["PORTCHANNEL"][p] != nil
+	}
+	var out []UnknownPort
+	for _, table := range portTables {
+		for _, key := range db.Tables[table].Keys() {
+			list, _, _ := strings.Cut(key, "|")
+			if (table == "PORT_QOS_MAP" && key == "global") || strings.Count(key, "|") > 1 {
+				continue
+			}
+			at, _ := db.KeyPos(table + "|" + key)
+			for _, p := range strings.Split(list, ",") {
+				if p = strings.TrimSpace(p); !known(p) {
+					out = append(out, UnknownPort{Table: table, Key: key, Port: p, At: at})
+				}
+			}
+		}
+	}
+	cl := db.Tables["CABLE_LENGTH"]
+	for _, key := range cl.Keys() {
+		for _, p := range slices.Sorted(maps.Keys(cl[key])) {
+			if !known(p) {
+				at, _ := db.KeyPos("CABLE_LENGTH|" + key + "|" + p)
+				out = append(out, UnknownPort{Table: "CABLE_LENGTH", Key: key, Port: p, At: at})
+			}
+		}
+	}
+	return out
+}
