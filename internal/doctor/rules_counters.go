@@ -72,6 +72,10 @@ func ctrSamples(inc *Incident) ([]ingest.CounterSample, int) {
 		add(h.Samples, h.Scope())
 		omitted += h.Omitted
 	}
+	for _, q := range All[*ingest.Perfquery](inc) {
+		add(q.Samples, q.Scope())
+		omitted += q.Omitted
+	}
 	out, dropped := ingest.MergeSamples(all)
 	for i := range out {
 		if out[i].IsDelta() {
