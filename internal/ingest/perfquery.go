@@ -88,8 +88,49 @@ type pqParser struct {
 	out Perfquery
 	// open is the section being read; nil outside one.
 	open *pqSection
-	// dev is the device a perfquery command's -C named.
-	dev string
+	// cmd is the perfquery command last seen.
+	cmd *pqCommand
+}
+
+// pqCommand is what a perfquery command line says of the port it
+// queries: the device of -C or the LID, the port, and -x.
+type pqCommand struct {
+	dev  string
+	port int
+	ext  bool
+}
+
+// pqCommandOf reads perfquery's arguments: [options] [<lid> [<port>]],
+// -C <ca> and -P <port> naming the local port.
+func pqCommandOf(args []string) *pqCommand {
+	c := &pqCommand{port: 1}
+	var pos []string
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case (a == "-C" || a == "--Ca" || a == "-P" || a == "--Port" || a == "-t" || a == "-y") && i+1 < len(args):
+			if a == "-C" || a == "--Ca" {
+				c.dev = args[i+1]
+			} else if n, err := strconv.Atoi(args[i+1]); (a == "-P" || a == "--Port") && err == nil {
+				c.port = n
+			}
+			i++
+		case a == "-x" || a == "--extended":
+			c.ext = true
+		case !strings.HasPrefix(a, "-"):
+			pos = append(pos, a)
+		}
+	}
+	if len(pos) > 0 {
+		if _, err := strconv.Atoi(pos[0]); err == nil {
+			c.dev = "LID " + pos[0]
+		}
+	}
+	if len(pos) > 1 {
+		if n, err := strconv.Atoi(pos[1]); err == nil && n >= 0 && n <= pqAllPorts {
+			c.port = n
+		}
+	}
+	return c
 }
 
 type pqSection struct {
@@ -114,12 +155,8 @@ func (p *pqParser) Feed(l Line) {
 	}
 	t := strings.TrimSpace(l.Text)
 	if c, ok := findCommand(t, "perfquery"); ok {
-		p.dev = ""
-		for i, a := range c.Args {
-			if (a == "-C" || a == "--Ca") && i+1 < len(c.Args) {
-				p.dev = c.Args[i+1]
-			}
-		}
+		p.flush()
+		p.cmd = pqCommandOf(c.Args)
 		return
 	}
 	if p.queryErrors(l, t) {
@@ -131,6 +168,11 @@ func (p *pqParser) Feed(l Line) {
 		p.open = h
 		p.out.lines.add(l)
 		return
+	}
+	if p.open == nil && p.cmd != nil && strings.HasPrefix(t, "PortSelect:") {
+		// A paste of the fields without perfquery's header: the port is
+		// the command's.
+		p.open = &pqSection{key: hwKey{dev: p.cmd.dev, port: p.cmd.port}, ext: p.cmd.ext, host: l.Host, set: &CounterSet{Stamp: l.Stamp}, port: p.cmd.port}
 	}
 	if p.open == nil {
 		return
@@ -268,7 +310,10 @@ func (p *pqParser) header(l Line, t string) (*pqSection, bool) {
 		p.garble(l, head+i+len(" port "), "a port number from 0 to 255")
 		return nil, false
 	}
-	dev := p.dev
+	dev := ""
+	if p.cmd != nil && p.cmd.dev != "" && !strings.HasPrefix(p.cmd.dev, "LID ") {
+		dev = p.cmd.dev
+	}
 	if who := strings.TrimSpace(rest[:i]); dev == "" || !strings.HasPrefix(who, "Lid ") {
 		dev = strings.Replace(who, "Lid ", "LID ", 1)
 	}

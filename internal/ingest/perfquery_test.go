@@ -136,3 +136,31 @@ func FuzzPerfquery(f *testing.F) {
 		}
 	})
 }
+
+// ibsim#1's paste has no header: the port is the command's LID and port.
+func TestPerfqueryNoHeader(t *testing.T) {
+	q := nicArtifact[*Perfquery](t, nicReadCorpus(t, "perfquery/perfquery-no-header-ibsim-lid5-cut-ibsim1.txt"))
+	s := pqSample(t, q, "LID 5", 1)
+	if s.After.Len() != 8 || len(q.Garbled) != 0 {
+		t.Fatalf("%d counters, garbled %v", s.After.Len(), q.Garbled)
+	}
+	if c, _ := s.After.Get("port_xmit_constraint_errors"); c.Bits != 8 || c.Evidence.Line != 12 {
+		t.Errorf("port_xmit_constraint_errors %+v", c)
+	}
+}
+
+func TestPerfqueryCommand(t *testing.T) {
+	for _, tc := range []struct {
+		args string
+		want pqCommand
+	}{
+		{"-x 10 1", pqCommand{dev: "LID 10", port: 1, ext: true}},
+		{"-C mlx5_2 -P 2", pqCommand{dev: "mlx5_2", port: 2}},
+		{"-C mlx5_2 -P 1 17 3", pqCommand{dev: "LID 17", port: 3}},
+		{"", pqCommand{port: 1}},
+	} {
+		if got := *pqCommandOf(strings.Fields(tc.args)); got != tc.want {
+			t.Errorf("%q: %+v, want %+v", tc.args, got, tc.want)
+		}
+	}
+}
