@@ -118,6 +118,16 @@ func perSample(inc *Incident, kind ingest.Kind, check func(s *ingest.CounterSamp
 	return fs
 }
 
+// counterBits is the width of counter name in s's last dump: the one
+// its input printed (perfquery's), else def, the width its source
+// usually has.
+func counterBits(s *ingest.CounterSample, name string, def uint) uint {
+	if c, _ := s.After.Get(name); c.Bits != 0 {
+		return uint(c.Bits)
+	}
+	return def
+}
+
 // perPort marks f as one of a set of per-port findings titled group: the
 // port's device name in the mechanism and fix stands for any port.
 func perPort(f Finding, s *ingest.CounterSample, group string) Finding {

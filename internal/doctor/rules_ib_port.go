@@ -62,10 +62,7 @@ func checkIBPortErrors(inc *Incident) []Finding {
 				continue
 			}
 			last, _ := s.After.Get(r.Name)
-			bits := k.bits
-			if last.Bits != 0 {
-				bits = uint(last.Bits)
-			}
+			bits := counterBits(s, r.Name, k.bits)
 			sat := bits < 64 && last.Value == 1<<bits-1
 			if r.Value == 0 && !sat {
 				continue

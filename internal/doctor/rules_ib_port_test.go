@@ -63,3 +63,14 @@ func TestIBPortErrorsPerfqueryWidths(t *testing.T) {
 	fs = diagnoseText(t, synth+sec("# Port counters: Lid 7 port 1 (CapMask: 0x1600)", "1e3")).Findings
 	nicMustFind(t, fs, "input.garbled", Warn, ":5:34: expected a decimal counter value, got \"1e3\"")
 }
+
+// perfquery -x's link_downed is 64 bits wide: 255 there is a count.
+func TestLinkDownPerfqueryExtendedNotSaturated(t *testing.T) {
+	in := "# synthetic: perfquery -x of one port\n# Port extended counters: Lid 7 port 1 (CapMask: 0x1600 CapMask2: 0x0000000)\nPortSelect:......................1\nLinkDownedCounter:...............255\n"
+	f := nicMustFind(t, diagnoseText(t, in).Findings, "counters.phy.link_down", Warn, "LID 7 port 1: the link went down 255 times (link_downed 255)")
+	if strings.Contains(f.Mechanism, "maximum") || !strings.Contains(f.Fix, "ethtool -m <if>") {
+		t.Errorf("mechanism %s\nfix %s", f.Mechanism, f.Fix)
+	}
+	in = strings.Replace(in, "# Port extended counters", "# Port counters", 1)
+	nicMustFind(t, diagnoseText(t, in).Findings, "counters.phy.link_down", Warn, "the link went down at least 255 times (link_downed 255, the counter's maximum)")
+}
