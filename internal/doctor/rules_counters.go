@@ -72,6 +72,10 @@ func ctrSamples(inc *Incident) ([]ingest.CounterSample, int) {
 		add(h.Samples, h.Scope())
 		omitted += h.Omitted
 	}
+	for _, q := range All[*ingest.Perfquery](inc) {
+		add(q.Samples, q.Scope())
+		omitted += q.Omitted
+	}
 	out, dropped := ingest.MergeSamples(all)
 	for i := range out {
 		if out[i].IsDelta() {
@@ -112,6 +116,16 @@ func perSample(inc *Incident, kind ingest.Kind, check func(s *ingest.CounterSamp
 		}
 	}
 	return fs
+}
+
+// counterBits is the width of counter name in s's last dump: the one
+// its input printed (perfquery's), else def, the width its source
+// usually has.
+func counterBits(s *ingest.CounterSample, name string, def uint) uint {
+	if c, _ := s.After.Get(name); c.Bits != 0 {
+		return uint(c.Bits)
+	}
+	return def
 }
 
 // perPort marks f as one of a set of per-port findings titled group: the

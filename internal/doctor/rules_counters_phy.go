@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"strings"
 
 	"rocelab/internal/counters"
 	"rocelab/internal/ingest"
@@ -78,14 +79,14 @@ func checkLinkDown(inc *Incident) []Finding {
 		if !ok || r.Value == 0 {
 			return nil
 		}
-		return linkDownFinding(s, r, saturated(r.Value, 8))
+		return linkDownFinding(s, r, saturated(r.Value, counterBits(s, r.Name, 8)))
 	})...)
 }
 
 // saturated says that a value is its bits-wide counter's maximum, where
 // the counter stops: the true count is at least that; "" otherwise.
 func saturated(v uint64, bits uint) string {
-	if v != 1<<bits-1 {
+	if bits >= 64 || v != 1<<bits-1 {
 		return ""
 	}
 	return fmt.Sprintf("%d is the %d-bit counter's maximum, where it stops: at least that many, likely more", v, bits)
@@ -112,6 +113,9 @@ func linkDownFinding(s *ingest.CounterSample, r ingest.Reading, sat string) []Fi
 		mech += " " + sat + ": clear the port's counters (perfquery -R) and read them again to see whether it still flaps."
 	}
 	dev := nameOr(s.Device, "<if>")
+	if strings.Contains(dev, " ") {
+		dev = "<if>" // a port perfquery names by its LID or GUID
+	}
 	return []Finding{perPort(Finding{
 		ID: "counters.phy.link_down", Severity: sev, Layer: LayerFabric,
 		Title:     title,

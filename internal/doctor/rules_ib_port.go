@@ -12,7 +12,17 @@ import (
 // (.../ports/N/counters): the legacy PortCounters attribute, whose fields
 // are 4 to 16 bits wide and stop at their maximum.
 func ibPortRules() []Rule {
-	return []Rule{{IDs: []string{"counters.ib.port_errors"}, Check: checkIBPortErrors}}
+	return []Rule{
+		{IDs: []string{"counters.ib.port_errors"}, Check: checkIBPortErrors},
+		{IDs: []string{"input.garbled"}, Check: checkPerfqueryGarbled},
+	}
+}
+
+// checkPerfqueryGarbled reports perfquery lines no rule could judge.
+func checkPerfqueryGarbled(inc *Incident) []Finding {
+	return garbledOf(inc, "perfquery output", func(a *ingest.Perfquery) []ingest.Garble { return a.Garbled },
+		"These lines sit in a perfquery section (after its `# Port counters:` header) and have the shape of libibmad's field dump (`Name:....value`) but their value is not the decimal counter (or hexadecimal select field) perfquery prints, or the header names no port: the paste was edited or cut, so the counter was judged by no rule.",
+		"Paste perfquery's unedited output: `perfquery -x <lid> <port> | tee perfquery.txt` (or `-C <dev> -P <port>`), and the legacy counters with `perfquery <lid> <port>`.")
 }
 
 // ibErrCounter is one PMA error counter: its width in bits (the kernel's
@@ -52,7 +62,8 @@ func checkIBPortErrors(inc *Incident) []Finding {
 				continue
 			}
 			last, _ := s.After.Get(r.Name)
-			sat := last.Value == 1<<k.bits-1
+			bits := counterBits(s, r.Name, k.bits)
+			sat := bits < 64 && last.Value == 1<<bits-1
 			if r.Value == 0 && !sat {
 				continue
 			}
@@ -62,9 +73,9 @@ func checkIBPortErrors(inc *Incident) []Finding {
 			onlyVL15 = onlyVL15 && k.c == counters.VL15Dropped
 			switch {
 			case sat && s.IsDelta():
-				parts = append(parts, fmt.Sprintf("%s stuck at %d (its %d-bit maximum: the window is not counted)", r.Name, last.Value, k.bits))
+				parts = append(parts, fmt.Sprintf("%s stuck at %d (its %d-bit maximum: the window is not counted)", r.Name, last.Value, bits))
 			case sat:
-				parts = append(parts, fmt.Sprintf("%s at least %d (its %d-bit maximum)", r.Name, r.Value, k.bits))
+				parts = append(parts, fmt.Sprintf("%s at least %d (its %d-bit maximum)", r.Name, r.Value, bits))
 			default:
 				parts = append(parts, fmt.Sprintf("%s %d", r.Name, r.Value))
 			}
@@ -131,11 +142,23 @@ func ibPortFix(s *ingest.CounterSample, physical, saturated bool) string {
 	if port == 0 {
 		port = 1
 	}
+	// perfquery and ibqueryerrors name a port by its LID ("LID 21") or
+	// GUID ("GUID 0x..."), which perfquery takes as arguments; mlxlink
+	// needs the device.
+	at := fmt.Sprintf("-C %s -P %d", dev, port)
+	if lid, ok := strings.CutPrefix(dev, "LID "); ok {
+		at = fmt.Sprintf("%s %d", lid, port)
+	} else if guid, ok := strings.CutPrefix(dev, "GUID "); ok {
+		at = fmt.Sprintf("-G %s %d", guid, port)
+	}
+	if strings.Contains(dev, " ") {
+		dev = "<dev>"
+	}
 	var b strings.Builder
 	if physical {
 		fmt.Fprintf(&b, "Test the link: `mlxlink -d %s -p %d -c -e` (effective and raw BER, FEC, the module's DOM and the eye), on both ends. A raw BER above the FEC's limit or symbol errors that keep growing: reseat the cable, then replace the cable or transceiver (the side whose DOM receive power is low first). ", dev, port)
 	}
-	fmt.Fprintf(&b, "Read the extended 64-bit counters, which do not stop (`perfquery -x -C %[1]s -P %[2]d`), then clear the legacy ones (`perfquery -R -C %[1]s -P %[2]d`) and read them again after a known interval, or take a before/after pair around the job with `rocelab diagnose`, to see whether the errors still grow.", dev, port)
+	fmt.Fprintf(&b, "Read the extended 64-bit counters, which do not stop (`perfquery -x %[1]s`), then clear the legacy ones (`perfquery -R %[1]s`) and read them again after a known interval, or take a before/after pair around the job with `rocelab diagnose`, to see whether the errors still grow.", at)
 	if saturated {
 		b.WriteString(" Until they are cleared, a saturated counter can neither rise nor show that the fault is fixed.")
 	}

@@ -37,3 +37,43 @@ func TestIBPortErrorsCableAndSaturation(t *testing.T) {
 	nicMustFind(t, diagnoseText(t, head+dump("0", "0", "0", "0", "65535")).Findings, "counters.ib.port_errors", Info, "VL15_dropped at least 65535 (its 16-bit maximum)")
 	nicMustNot(t, diagnoseText(t, head+dump("0", "0", "0", "0", "0")).Findings, "counters.ib.port_errors")
 }
+
+// perfquery's legacy PortCounters stop at their IBTA widths; its extended
+// counters are 64 bits wide, so the same value there is a count, not a
+// maximum. The fix addresses the port by the LID perfquery printed.
+func TestIBPortErrorsPerfqueryWidths(t *testing.T) {
+	sec := func(head, sym string) string {
+		return head + "\nPortSelect:......................1\nCounterSelect:...................0x0000\nSymbolErrorCounter:.............." + sym + "\nLinkDownedCounter:...............0\nLocalLinkIntegrityErrors:........15\n"
+	}
+	synth := "# synthetic: perfquery of one port\n"
+	fs := diagnoseText(t, synth+sec("# Port counters: Lid 7 port 1 (CapMask: 0x1600)", "65535")).Findings
+	f := nicMustFind(t, fs, "counters.ib.port_errors", Warn, "LID 7 port 1: InfiniBand port error counters: symbol_error at least 65535 (its 16-bit maximum), local_link_integrity_errors at least 15 (its 4-bit maximum)")
+	if !strings.Contains(f.Fix, "`perfquery -x 7 1`") || !strings.Contains(f.Fix, "mlxlink -d <dev> -p 1") {
+		t.Errorf("fix %s", f.Fix)
+	}
+	fs = diagnoseText(t, synth+sec("# Port extended counters: Lid 7 port 1 (CapMask: 0x1600 CapMask2: 0x0000000)", "65535")).Findings
+	f = nicMustFind(t, fs, "counters.ib.port_errors", Info, "LID 7 port 1: InfiniBand port error counters: symbol_error 65535, local_link_integrity_errors 15")
+	if strings.Contains(f.Title, "maximum") {
+		t.Errorf("title %s", f.Title)
+	}
+	// ibqueryerrors of openucx/ucx#9590: discards on a port that went down.
+	fs = diagnoseFiles(t, Options{}, "corpus/perfquery/ibqueryerrors-port-all-link-downed-xmit-discards-ucx9590.txt")
+	f = nicMustFind(t, fs, "counters.ib.port_errors", Warn, "GUID 0x1070fd0300370ea2 port 255: InfiniBand port error counters: port_rcv_errors 26, port_xmit_discards 2846")
+	if !strings.Contains(f.Mechanism, "link_downed 25") || !strings.Contains(f.Fix, "`perfquery -x -G 0x1070fd0300370ea2 255`") {
+		t.Errorf("mechanism %s\nfix %s", f.Mechanism, f.Fix)
+	}
+	// A garbled counter is named with file:line:col.
+	fs = diagnoseText(t, synth+sec("# Port counters: Lid 7 port 1 (CapMask: 0x1600)", "1e3")).Findings
+	nicMustFind(t, fs, "input.garbled", Warn, ":5:34: expected a decimal counter value, got \"1e3\"")
+}
+
+// perfquery -x's link_downed is 64 bits wide: 255 there is a count.
+func TestLinkDownPerfqueryExtendedNotSaturated(t *testing.T) {
+	in := "# synthetic: perfquery -x of one port\n# Port extended counters: Lid 7 port 1 (CapMask: 0x1600 CapMask2: 0x0000000)\nPortSelect:......................1\nLinkDownedCounter:...............255\n"
+	f := nicMustFind(t, diagnoseText(t, in).Findings, "counters.phy.link_down", Warn, "LID 7 port 1: the link went down 255 times (link_downed 255)")
+	if strings.Contains(f.Mechanism, "maximum") || !strings.Contains(f.Fix, "ethtool -m <if>") {
+		t.Errorf("mechanism %s\nfix %s", f.Mechanism, f.Fix)
+	}
+	in = strings.Replace(in, "# Port extended counters", "# Port counters", 1)
+	nicMustFind(t, diagnoseText(t, in).Findings, "counters.phy.link_down", Warn, "the link went down at least 255 times (link_downed 255, the counter's maximum)")
+}

@@ -37,8 +37,11 @@ const (
 
 // A Counter is one named counter value as printed in a dump.
 type Counter struct {
-	Name     string
-	Value    uint64
+	Name  string
+	Value uint64
+	// Bits is the counter's width when the input says it (perfquery: the
+	// PMA attribute's field); 0 when the source's usual width holds.
+	Bits     uint8
 	Evidence Evidence
 }
 

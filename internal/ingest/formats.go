@@ -25,5 +25,6 @@ func formats() []Format {
 		{Kind: KindNCCLRAS, New: NewNCCLRASParser},
 		{Kind: KindMlxlink, New: NewMlxlinkParser},
 		{Kind: KindTransceiver, New: NewTransceiverParser},
+		{Kind: KindPerfquery, New: NewPerfqueryParser},
 	}
 }
