@@ -229,8 +229,12 @@ func (p *pqParser) addField(l Line, name string, v uint64, queried bool) {
 		cname = name
 	}
 	if p.open.set.has(cname) {
+		// A field seen again is the port's next dump, pasted without
+		// its header.
+		next := *p.open
+		next.set = &CounterSet{Stamp: l.Stamp}
 		p.flush()
-		return
+		p.open = &next
 	}
 	if !p.open.set.add(Counter{Name: cname, Value: v, Bits: bits, Evidence: At(p.out.src, l)}) {
 		p.out.Omitted++

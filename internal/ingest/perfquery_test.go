@@ -93,6 +93,13 @@ func TestPerfqueryBeforeAfter(t *testing.T) {
 	if !s.IsDelta() || nicValue(t, s, "symbol_error") != 4 {
 		t.Fatalf("delta %v symbol_error %d, want a pair counting 4", s.IsDelta(), nicValue(t, s, "symbol_error"))
 	}
+	// Two dumps pasted without their headers: the repeated field begins
+	// the second.
+	fields := func(sym string) string { return sec(sym)[strings.Index(sec(sym), "\n")+1:] }
+	q = nicArtifact[*Perfquery](t, nicReadText(t, "t.txt", "$ perfquery 3 1\n"+fields("5")+fields("9")))
+	if s := pqSample(t, q, "LID 3", 1); !s.IsDelta() || nicValue(t, s, "symbol_error") != 4 {
+		t.Fatalf("headerless: delta %v symbol_error %d, want a pair counting 4", s.IsDelta(), nicValue(t, s, "symbol_error"))
+	}
 }
 
 func TestPerfqueryGarbled(t *testing.T) {
