@@ -63,7 +63,7 @@ func checkIBPortErrors(inc *Incident) []Finding {
 			}
 			last, _ := s.After.Get(r.Name)
 			bits := counterBits(s, r.Name, k.bits)
-			sat := bits < 64 && last.Value == 1<<bits-1
+			sat := saturated(last.Value, bits) != ""
 			if r.Value == 0 && !sat {
 				continue
 			}
