@@ -220,14 +220,20 @@ func rewritesPG(db *sonic.ConfigDB, p portPath) (rewritten, stated bool) {
 	return false, true
 }
 
+// severity is pfc.pg.lossy's level for the group: an error, or a warning
+// qualified by unlessRewritten when the config does not say whether
+// buffermgrd's traditional model rewrites the row.
+func (g *pathGroup) severity() (doctor.Severity, string) {
+	if g.unstated {
+		return doctor.Warn, unlessRewritten
+	}
+	return doctor.Error, ""
+}
+
 func lossyPG(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 	p := g.first.path
 	pq := g.first.pq
-	sev, unless := doctor.Error, ""
-	if g.unstated {
-		sev = doctor.Warn
-		unless = unlessRewritten
-	}
+	sev, unless := g.severity()
 	fix := fmt.Sprintf("TC_TO_PRIORITY_GROUP_MAP|%s \"%d\": \"%d\", a priority group with PFC headroom (BUFFER_PG <port>|%d with a lossless profile, or \"NULL\" under the dynamic buffer model).", pq.TCToPG.Text, p.TC, p.TC, p.TC)
 	if _, ok := g.pgs[p.TC]; !ok && len(g.pgs) > 0 {
 		fix = fmt.Sprintf("TC_TO_PRIORITY_GROUP_MAP|%s \"%d\" to one of the lossless priority groups (%s), or a lossless BUFFER_PG row for priority group %d on these ports.", pq.TCToPG.Text, p.TC, g.other, p.PG)
@@ -423,11 +429,7 @@ func atEv(db *sonic.ConfigDB, v sonic.Value) Evidence {
 func ownPGLossy(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 	p := g.first.path
 	pq := g.first.pq
-	sev, unless := doctor.Error, ""
-	if g.unstated {
-		sev = doctor.Warn
-		unless = unlessRewritten
-	}
+	sev, unless := g.severity()
 	ev := []Evidence{atEv(db, pq.PFCEnableAt), g.extra}
 	if prof, ok := db.Profile(g.other); ok {
 		ev = append(ev, atEv(db, prof.SizeAt), atEv(db, prof.DynamicThAt))
