@@ -39,7 +39,7 @@ func topoRank(link string) int {
 
 func gpuTopoRules() []Rule {
 	return []Rule{
-		{IDs: []string{"topo.gpu_nic.far", "topo.gpu_nic.ok"}, Check: checkGPUNICDistance},
+		{IDs: []string{"topo.gpu_nic.far", "topo.gpu_nic.ok", "topo.gpu_nic.c2c"}, Check: checkGPUNICDistance},
 		{IDs: []string{"topo.gpu_gpu.host"}, Check: checkGPUPeerLinks},
 		{IDs: []string{"input.garbled"}, Check: checkTopoGarbled},
 	}
@@ -65,16 +65,23 @@ func checkTopoGarbled(inc *Incident) []Finding {
 	return fs
 }
 
-// checkGPUNICDistance reports the GPUs whose nearest NIC is beyond PXB.
+// checkGPUNICDistance reports the GPUs whose nearest NIC is beyond PXB,
+// and the Grace-attached GPUs whose NIC path nvidia-smi cannot name.
 func checkGPUNICDistance(inc *Incident) []Finding {
 	var fs []Finding
+	others := incidentModels(inc)
 	for _, t := range All[*ingest.GPUTopo](inc) {
 		if len(t.NICs) == 0 {
 			continue
 		}
-		var far, near []string
-		var ev []Evidence
-		c2c := false
+		// The matrix's own model lines speak for it; without them, the
+		// models the other inputs name, when every one is a Grace.
+		grace := graceModel(others)
+		if len(t.Models) > 0 {
+			grace = graceModel(t.Models)
+		}
+		var far, near, c2c []string
+		var ev, c2cEv []Evidence
 		for _, g := range t.GPUs {
 			best, nic := -1, ""
 			for i, link := range g.ToNIC {
@@ -84,11 +91,13 @@ func checkGPUNICDistance(inc *Incident) []Finding {
 			}
 			switch {
 			case best < 0:
-			case best == topoRank("P2C"):
+			case best == topoRank("P2C"),
+				best > topoRank("PXB") && t.Kind() == ingest.KindGPUTopo && (g.MemNUMA != "" || grace != ""):
 				// NCCL 2.27 uses GPUDirect RDMA over C2C by default,
 				// 2.26 with NCCL_NET_GDR_C2C=1, earlier versions not:
-				// the XML does not say which NCCL wrote it.
-				c2c = true
+				// neither input says which NCCL ran.
+				c2c = append(c2c, g.Name+" "+nic)
+				c2cEv = append(c2cEv, g.Evidence)
 			case best > topoRank("PXB"):
 				far = append(far, g.Name+" "+nic)
 				ev = append(ev, g.Evidence)
@@ -96,8 +105,11 @@ func checkGPUNICDistance(inc *Incident) []Finding {
 				near = append(near, g.Name+" "+nic)
 			}
 		}
+		if len(c2c) > 0 {
+			fs = append(fs, c2cFinding(t, c2c, c2cEv, grace))
+		}
 		if len(far) == 0 {
-			if len(near) > 0 && !c2c {
+			if len(near) > 0 && len(c2c) == 0 {
 				every, cut := "every GPU", topoCut(t)
 				if cut != "" {
 					every, cut = "every GPU shown", "; "+cut
@@ -126,6 +138,74 @@ func checkGPUNICDistance(inc *Incident) []Finding {
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// c2cFinding says that the GPUs c2c reach their NICs over their Grace
+// CPU's NVLink-C2C, which nvidia-smi prints as a host-bridge path; grace
+// is the GPU model that says so, "" when the XML's P2C or the GPU NUMA ID
+// column does.
+func c2cFinding(t *ingest.GPUTopo, c2c []string, ev []Evidence, grace string) Finding {
+	why := "NCCL's topology XML joins them to their CPU by <c2c> (P2C to the NIC on that CPU)"
+	switch {
+	case t.Kind() == ingest.KindNCCLTopo:
+	case grace != "":
+		why = "the GPUs are " + grace
+	default:
+		why = "nvidia-smi numbers each GPU's memory as a NUMA node (GPU NUMA ID), which it does for a GPU coherently attached to its CPU"
+	}
+	return Finding{
+		ID: "topo.gpu_nic.c2c", Severity: Info, Layer: LayerNCCL,
+		Title: fmt.Sprintf("%s: %d of %d GPUs%s reach their NICs over their Grace CPU's NVLink-C2C (%s): NCCL 2.27 and later use GPUDirect RDMA there by default, 2.26 only with NCCL_NET_GDR_C2C=1; nearest NIC as the input prints it: %s",
+			t.Source(), len(c2c), len(t.GPUs), parenthesised(topoCut(t)), why, list(c2c, 4)),
+		Evidence: ev,
+		Mechanism: "On a Grace Hopper or Grace Blackwell superchip (GH200, GB200, GB300, GB10) the GPU is joined to its Grace CPU by NVLink-C2C, not PCIe, and the NICs hang from the Grace's PCIe root ports. " +
+			"`nvidia-smi topo -m` has no link type for that path and prints the CPU-side distance (PHB, NODE or SYS); NCCL's topology names it P2C for the NIC on the GPU's own Grace and lets that NIC read and write GPU memory across C2C (GPUDirect RDMA) by default from 2.27, in 2.26 only with NCCL_NET_GDR_C2C=1; earlier versions stage through host memory. A NIC on the other Grace is a real cross-socket path.",
+		Fix: "Check NCCL's log (NCCL_DEBUG=INFO) for /GDRDMA on the NET channels; on NCCL 2.26 set NCCL_NET_GDR_C2C=1, before 2.26 upgrade. Bind each rank to the NIC and CPUs of its GPU's own Grace (the NUMA Affinity column).",
+	}
+}
+
+// incidentModels are the GPU models the incident's inputs name: the
+// model lines beside a topology matrix, `nvidia-smi nvlink -s`,
+// nccl-tests' rank lines.
+func incidentModels(inc *Incident) []string {
+	var models []string
+	for _, t := range All[*ingest.GPUTopo](inc) {
+		models = append(models, t.Models...)
+	}
+	for _, s := range All[*ingest.NVLinkStatus](inc) {
+		for _, g := range s.GPUs {
+			models = append(models, g.Model)
+		}
+	}
+	for _, nt := range All[*ingest.NCCLTests](inc) {
+		for _, r := range nt.Runs {
+			for _, k := range r.Ranks {
+				models = append(models, k.GPU)
+			}
+		}
+	}
+	return models
+}
+
+// graceModel is the first of models when every one names a Grace
+// superchip's GPU (GH200, GB200, GB300, GB10); "" when any other GPU is
+// named, or none.
+func graceModel(models []string) string {
+	first := ""
+	for _, m := range models {
+		if m == "" {
+			continue
+		}
+		if !slices.ContainsFunc(strings.Fields(strings.ToUpper(m)), func(w string) bool {
+			return w == "GB10" || strings.HasPrefix(w, "GH200") || strings.HasPrefix(w, "GB200") || strings.HasPrefix(w, "GB300")
+		}) {
+			return ""
+		}
+		if first == "" {
+			first = m
+		}
+	}
+	return first
 }
 
 // topoCut says that the matrix ends before the GPUs its header names

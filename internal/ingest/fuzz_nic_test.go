@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -243,6 +244,12 @@ func FuzzGPUTopo(f *testing.F) {
 			if len(gpu.ToNIC) != len(g.NICs) || len(gpu.ToGPU) != g.HeaderGPUs {
 				t.Fatalf("%s: %d links for %d NICs, %d for %d GPUs", gpu.Name, len(gpu.ToNIC), len(g.NICs), len(gpu.ToGPU), g.HeaderGPUs)
 			}
+			if gpu.MemNUMA != "" && !isDigits(gpu.MemNUMA) {
+				t.Fatalf("%s: GPU NUMA ID %q", gpu.Name, gpu.MemNUMA)
+			}
+		}
+		if len(g.Models) > maxTopoModels || slices.Contains(g.Models, "") {
+			t.Fatalf("models %q", g.Models)
 		}
 		if len(g.Garbled) > maxGarbled {
 			t.Fatalf("%d garbled cells", len(g.Garbled))

@@ -54,7 +54,14 @@ type GPUTopo struct {
 	// NCCL stages its network traffic through host memory whatever the
 	// NIC.
 	GPUsNoGDR int
+	// Models are the GPU models that lines of the same input name, each
+	// once: `nvidia-smi -L` ("GPU 0: NVIDIA GH200 480GB (UUID: …)") or the
+	// environment dumps of sglang and vLLM ("GPU 0,1,2,3: NVIDIA GB200").
+	Models []string
 }
+
+// maxTopoModels bounds GPUTopo.Models.
+const maxTopoModels = 8
 
 // A TopoGPU is one GPU row: its link to each NIC column (X, PIX, PXB,
 // PHB, NODE, SYS; from NCCL's XML also P2C, a GPU joined to its CPU by
@@ -64,7 +71,12 @@ type TopoGPU struct {
 	Name  string
 	ToNIC []string
 	// ToGPU is its link to each GPU column (X for itself, NV18, SYS…).
-	ToGPU    []string
+	ToGPU []string
+	// MemNUMA is the GPU NUMA ID column when it holds a number: the GPU's
+	// memory is onlined as a NUMA node of the CPU, which nvidia-smi
+	// prints for a GPU coherently attached to its CPU (NVLink-C2C on
+	// Grace), N/A for a PCIe GPU.
+	MemNUMA  string
 	Evidence Evidence
 }
 
@@ -94,6 +106,8 @@ type gpuTopoParser struct {
 	// amdLinks is set inside rocm-smi's "Link Type between two GPUs"
 	// section, whose cells are 0, XGMI and PCIE.
 	amdLinks bool
+	// numaID is set when the header ends in "GPU NUMA ID".
+	numaID bool
 }
 
 // NewGPUTopoParser returns a parser for `nvidia-smi topo -m` in the input
@@ -137,8 +151,13 @@ func (p *gpuTopoParser) Feed(l Line) {
 		}
 		return
 	}
+	if f[0] == "GPU" && len(f) > 2 && strings.HasSuffix(f[1], ":") {
+		p.model(l.Text, f[1])
+		return
+	}
 	if f[0] == "GPU0" && len(f) > 1 && (f[1] == "GPU1" || topoNIC(f[1]) || f[1] == "CPU") {
 		p.header(f)
+		p.numaID = strings.HasSuffix(strings.TrimSpace(l.Text), "GPU NUMA ID")
 		p.out.lines.add(l)
 		return
 	}
@@ -180,7 +199,25 @@ func (p *gpuTopoParser) Feed(l Line) {
 		}
 		g.ToGPU = append(g.ToGPU, strings.Clone(link))
 	}
+	// The row ends in CPU Affinity, NUMA Affinity and GPU NUMA ID.
+	if last := f[len(f)-1]; p.numaID && len(f) == len(p.cols)+4 && isDigits(last) {
+		g.MemNUMA = strings.Clone(last)
+	}
 	p.out.GPUs = append(p.out.GPUs, g)
+}
+
+// model records the GPU model of a "GPU 0: NVIDIA GH200 480GB (UUID: …)"
+// or "GPU 0,1,2,3: NVIDIA GB200" line; ids is the field before the model.
+// It is context for the matrix, not a line of it, so it is not counted.
+func (p *gpuTopoParser) model(text, ids string) {
+	if !isDigits(strings.ReplaceAll(strings.TrimSuffix(ids, ":"), ",", "")) || len(p.out.Models) >= maxTopoModels {
+		return
+	}
+	_, m, _ := strings.Cut(text, ids)
+	m, _, _ = strings.Cut(m, "(UUID")
+	if m = strings.TrimSpace(m); m != "" && !slices.Contains(p.out.Models, m) {
+		p.out.Models = append(p.out.Models, strings.Clone(m))
+	}
 }
 
 // garbleCell records the cell f[i] of row l as no link type.

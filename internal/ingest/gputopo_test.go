@@ -21,3 +21,37 @@ func TestGPUTopoGarbledCell(t *testing.T) {
 		t.Errorf("garbles %+v", g.Garbled)
 	}
 }
+
+// A GB200 node's matrix as sglang's environment dump prints it
+// (sgl-project/sglang#11208): every NIC at SYS, the GPU memory numbered as
+// a NUMA node, and the GPU model on a line before the matrix.
+func TestGPUTopoGraceModelAndGPUNUMAID(t *testing.T) {
+	g := corpusAs[*GPUTopo](t, "topo/nvidia-smi-topo-gb200-4gpu-sys-to-every-nic-gpu-numa-id-cut-sglang11208.txt", KindGPUTopo)
+	if len(g.GPUs) != 3 || g.HeaderGPUs != 4 || len(g.NICs) != 6 || g.GPUs[0].ToNIC[0] != "SYS" {
+		t.Fatalf("topology %+v", g)
+	}
+	if got := []string{g.GPUs[0].MemNUMA, g.GPUs[1].MemNUMA, g.GPUs[2].MemNUMA}; strings.Join(got, ",") != "2,10,18" {
+		t.Errorf("GPU NUMA IDs %q", got)
+	}
+	if len(g.Models) != 1 || g.Models[0] != "NVIDIA GB200" {
+		t.Errorf("models %q", g.Models)
+	}
+}
+
+// An x86 matrix prints N/A as the GPU NUMA ID, and `nvidia-smi -L` lines
+// name the model up to the UUID (SYNTHETIC lines in nvidia-smi's layout).
+func TestGPUTopoNUMAIDNotApplicable(t *testing.T) {
+	const in = "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0c1d)\n" +
+		"GPU 1: NVIDIA H100 80GB HBM3 (UUID: GPU-9f2e)\n" +
+		"        GPU0    GPU1    NIC0    CPU Affinity    NUMA Affinity   GPU NUMA ID\n" +
+		"GPU0     X      NV18    SYS     0-55,112-167    0               N/A\n" +
+		"GPU1    NV18     X      SYS     0-55,112-167    0               N/A\n"
+	p := NewGPUTopoParser("synthetic")
+	for i, l := range strings.Split(strings.TrimSuffix(in, "\n"), "\n") {
+		p.Feed(Line{Text: l, Num: i + 1})
+	}
+	g := p.Result().(*GPUTopo)
+	if g.GPUs[0].MemNUMA != "" || g.GPUs[1].MemNUMA != "" || len(g.Models) != 1 || g.Models[0] != "NVIDIA H100 80GB HBM3" {
+		t.Fatalf("NUMA IDs %q %q, models %q", g.GPUs[0].MemNUMA, g.GPUs[1].MemNUMA, g.Models)
+	}
+}
