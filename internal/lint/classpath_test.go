@@ -337,4 +337,12 @@ func TestEgressLossyQueue(t *testing.T) {
 	if fs := lintText(t, shared, "pfc.queue.egress_lossy"); len(fs) != 0 {
 		t.Errorf("one shared egress pool: %v", fs)
 	}
+	const lossless = "\"egress_lossless_pool\": {\n            \"size\": \"60817392\",\n            \"type\": \"egress\""
+	if !strings.Contains(text, lossless) {
+		t.Fatal("the case's egress_lossless_pool changed")
+	}
+	noLossless := strings.Replace(text, lossless, strings.Replace(lossless, "\"egress\"", "\"ingress\"", 1), 1)
+	if fs := lintText(t, noLossless, "pfc.queue.egress_lossy"); len(fs) != 0 {
+		t.Errorf("no egress pool for lossless queues: %v", fs)
+	}
 }
