@@ -127,8 +127,8 @@ func Parse(name string, data []byte) (*Config, error) {
 	c := &Config{File: name, Lines: strings.Split(string(data), "\n"), ClassDSCP: map[string]map[int]Value{}, ClassCoS: map[string]map[int]Value{}, Groups: map[string]int{},
 		QoS: map[string][]QoSClass{}, Pause: map[string]map[int]Value{}, PauseUnknown: map[string][]Value{}, Queuing: map[string]map[int]*Queue{}, System: map[string]Value{}, Policies: map[string]bool{}}
 	for i, l := range c.Lines {
-		if cmd, ok := strings.CutPrefix(strings.TrimSpace(l), "!Command: "); ok && swcfg.Excerpt(cmd) && !c.Excerpt.Given() {
-			c.Excerpt = Value{Text: strings.TrimSpace(cmd), Line: i + 1, Col: strings.Index(l, cmd) + 1}
+		if v, ok := swcfg.CommandHeader(l, i+1); ok && !c.Excerpt.Given() {
+			c.Excerpt = v
 		}
 	}
 	p := &parser{c: c}

@@ -65,8 +65,8 @@ func ReadSession(data []byte) (Session, bool) {
 			lines[i] = raw
 		}
 		t := strings.TrimSpace(raw)
-		if rest, ok := strings.CutPrefix(t, "!Command: "); ok && s.Excerpt.Line == 0 && Excerpt(rest) {
-			s.Excerpt = Value{Text: rest, Line: i + 1, Col: strings.Index(raw, rest) + 1}
+		if v, ok := CommandHeader(raw, i+1); ok && s.Excerpt.Line == 0 {
+			s.Excerpt = v
 			continue
 		}
 		m := prompt.FindStringSubmatchIndex(raw)
@@ -226,6 +226,18 @@ func Excerpt(cmd string) bool {
 		}
 	}
 	return false
+}
+
+// CommandHeader reads raw, line n of its file, as the `!Command: show
+// running-config …` header NX-OS prints above what the command printed,
+// when the command prints a part of the configuration (Excerpt): the
+// command, where it is.
+func CommandHeader(raw string, n int) (Value, bool) {
+	cmd, ok := strings.CutPrefix(strings.TrimSpace(raw), "!Command: ")
+	if cmd = strings.TrimSpace(cmd); !ok || !Excerpt(cmd) {
+		return Value{}, false
+	}
+	return Value{Text: cmd, Line: n, Col: strings.Index(raw, cmd) + 1}, true
 }
 
 // abbrev reports whether w is word or an abbreviation of it at least n
