@@ -141,11 +141,12 @@ func byFlow(hf []htsimFinish, o twin.Observation) ([]agree.FlowResult, bool) {
 	}
 	out := make([]agree.FlowResult, 0, len(o.Flows))
 	for _, f := range o.Flows {
-		us, ok := finish[strings.TrimPrefix(f.Src, "h")+"_"+strings.TrimPrefix(f.Dst, "h")]
+		pair := strings.TrimPrefix(f.Src, "h") + "_" + strings.TrimPrefix(f.Dst, "h")
+		us, ok := finish[pair]
 		if !ok {
 			return nil, false
 		}
-		delete(finish, strings.TrimPrefix(f.Src, "h")+"_"+strings.TrimPrefix(f.Dst, "h"))
+		delete(finish, pair)
 		out = append(out, agree.FlowResult{Size: f.Bytes, Other: us - f.StartUS, Rocelab: *f.FCTUS})
 	}
 	return out, true
