@@ -202,33 +202,33 @@ func (w *p2pWarps) share(e *engine, proto Proto) {
 		if proto != Simple {
 			continue
 		}
-		// A network connection of the kernel, or nil.
-		netConn := func(ki int32) *conn {
-			p := &e.kernels[ki].p
-			var ci int32
-			switch p.kind {
-			case progP2PSend:
-				ci = p.send[0]
-			case progP2PRecv:
-				ci = p.recv[0]
-			default:
-				return nil
-			}
-			if !e.conns[ci].net {
-				return nil
-			}
-			return &e.conns[ci]
-		}
-		nsubs := 0
+		var nets []*conn
 		for _, ki := range ks {
-			if netConn(ki) != nil {
-				nsubs++
+			if cn := e.p2pNetConn(ki); cn != nil {
+				nets = append(nets, cn)
 			}
 		}
-		for _, ki := range ks {
-			if cn := netConn(ki); cn != nil {
-				cn.window = min(cn.window, p2pDepth(nsubs))
-			}
+		for _, cn := range nets {
+			cn.window = min(cn.window, p2pDepth(len(nets)))
 		}
 	}
+}
+
+// p2pNetConn returns point-to-point kernel ki's network connection, or
+// nil (a copy to itself, or a peer on its server).
+func (e *engine) p2pNetConn(ki int32) *conn {
+	p := &e.kernels[ki].p
+	var ci int32
+	switch p.kind {
+	case progP2PSend:
+		ci = p.send[0]
+	case progP2PRecv:
+		ci = p.recv[0]
+	default:
+		return nil
+	}
+	if !e.conns[ci].net {
+		return nil
+	}
+	return &e.conns[ci]
 }
