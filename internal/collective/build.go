@@ -13,7 +13,7 @@ func (e *engine) build() {
 	c := e.c
 	switch {
 	case c.NRanks == 1:
-	case e.call.Func == SendRecv || e.call.Func == AllToAll:
+	case e.call.Func.p2p():
 		e.buildP2P()
 	case e.choice.Algo == Tree:
 		e.buildTree()
@@ -67,7 +67,7 @@ func (e *engine) build() {
 func (e *engine) plan() {
 	c := e.c
 	e.shares, e.nch = nil, max(e.choice.Channels, 1)
-	if c.NRanks < 2 || e.call.Func == SendRecv || e.call.Func == AllToAll {
+	if c.NRanks < 2 || e.call.Func.p2p() {
 		return
 	}
 	count := e.call.Bytes
