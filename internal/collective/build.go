@@ -13,7 +13,7 @@ func (e *engine) build() {
 	c := e.c
 	switch {
 	case c.NRanks == 1:
-	case e.call.Func == SendRecv || e.call.Func == AllToAll:
+	case e.call.Func.p2p():
 		e.buildP2P()
 	case e.choice.Algo == Tree:
 		e.buildTree()
@@ -67,7 +67,7 @@ func (e *engine) build() {
 func (e *engine) plan() {
 	c := e.c
 	e.shares, e.nch = nil, max(e.choice.Channels, 1)
-	if c.NRanks < 2 || e.call.Func == SendRecv || e.call.Func == AllToAll {
+	if c.NRanks < 2 || e.call.Func.p2p() {
 		return
 	}
 	count := e.call.Bytes
@@ -342,31 +342,7 @@ func (e *engine) buildTree() {
 func (e *engine) buildP2P() {
 	c, call := e.c, e.call
 	n := c.NRanks
-	type pair struct {
-		src, dst int
-		bytes    int64
-	}
-	var pairs []pair
-	switch {
-	case len(call.Pairs) > 0:
-		for _, p := range call.Pairs {
-			pairs = append(pairs, pair{p[0], p[1], call.Bytes})
-		}
-	case call.Func == SendRecv:
-		d := call.Peer
-		if d == 0 {
-			d = 1
-		}
-		for r := 0; r < n; r++ {
-			pairs = append(pairs, pair{r, ((r+d)%n + n) % n, call.Bytes})
-		}
-	default:
-		for r := 0; r < n; r++ {
-			for k := 0; k < n; k++ {
-				pairs = append(pairs, pair{r, (r + k) % n, call.Bytes / int64(n)})
-			}
-		}
-	}
+	pairs := c.p2pPairs(call)
 	proto := e.choice.Proto
 	perPeer, minCh := c.p2pPerPeer(), c.p2pPerPeer()
 	for minCh*n > c.p2pChannels() && minCh > 1 {

@@ -101,7 +101,7 @@ const AmpereRingSimpleCall = 290 * unit.Microsecond
 // enqueue. Point-to-point calls (SendRecv, AllToAll) are no ring, though
 // their plan says Ring: no ring of them was fitted.
 func (c *Comm) ringSimpleCall(f Func, a Algo, p Proto) unit.Time {
-	if f == SendRecv || f == AllToAll {
+	if f.p2p() {
 		return 0
 	}
 	if a == Ring && p == Simple && c.NNodes() > 1 && compCapIndex(c.Tuning.minCC) == 1 && c.Sys.Server.CPU == gpu.AMD {
@@ -216,7 +216,7 @@ func (c *Comm) proxyOp() unit.Time {
 func (c *Comm) channelCap(f Func, a Algo, p Proto, used int) float64 {
 	t := c.Tuning
 	base := c.slowestGPU().ChannelBW
-	if t == nil || c.NRanks < 2 || f == SendRecv || f == AllToAll {
+	if t == nil || c.NRanks < 2 || f.p2p() {
 		if p == LL {
 			return base / 2
 		}

@@ -243,7 +243,7 @@ func (c *Comm) Failed() error { return c.eng.failed }
 // Plan returns the algorithm, protocol and channels NCCL would use for
 // call.
 func (c *Comm) Plan(call Call) (Choice, error) {
-	if call.Func == SendRecv || call.Func == AllToAll {
+	if call.Func.p2p() {
 		return Choice{Algo: Ring, Proto: c.p2pProto(call), Channels: c.p2pPerPeer()}, nil
 	}
 	return c.Tuning.Choose(call.Func, call.Bytes)
@@ -306,7 +306,7 @@ func us(x float32) unit.Time { return unit.Time(float64(x) * float64(unit.Micros
 func (e *engine) setTiming() {
 	c, a, p := e.c, e.choice.Algo, e.choice.Proto
 	srv := c.Sys.Server
-	if e.call.Func == SendRecv || e.call.Func == AllToAll {
+	if e.call.Func.p2p() {
 		a = Ring
 	}
 	intraHw := hwPCI
@@ -344,7 +344,7 @@ func (e *engine) setTiming() {
 		}
 	case LL128:
 		tm.wireNum, tm.wireDen, tm.nvNum, tm.nvDen, tm.stream = 128, 120, 9, 7, true
-		if a == Ring && e.call.Func != SendRecv && e.call.Func != AllToAll {
+		if a == Ring && !e.call.Func.p2p() {
 			tm.sliceRound = int64(max(e.choice.Threads/32, 1)) * ll128SliceWire
 		}
 	case Simple:
@@ -357,7 +357,7 @@ func (e *engine) setTiming() {
 		tm.sendLat += SocketLatency / 2
 		tm.recvLat += SocketLatency - SocketLatency/2
 	}
-	if e.call.Func == SendRecv || e.call.Func == AllToAll {
+	if e.call.Func.p2p() {
 		// A point-to-point channel moves at most P2PNetChannelRate to or
 		// from a network peer.
 		p2p := gpu.Rate(P2PNetChannelRate)

@@ -163,7 +163,7 @@ func (c *Comm) plannedLine(call Call, ch Choice) string {
 // plannedChannels returns the channels NCCL's planner runs a collective
 // on (plan.go); count is the call's count in bytes.
 func (c *Comm) plannedChannels(call Call, ch Choice) int {
-	if call.Func == SendRecv || call.Func == AllToAll {
+	if call.Func.p2p() {
 		return ch.Channels
 	}
 	maxCh := c.Tuning.NChannels
@@ -216,7 +216,7 @@ func (c *Comm) Explain(f Func, sizes []int64) string {
 			continue
 		}
 		b.WriteString(c.plannedLine(call, ch) + "\n")
-		if f == SendRecv || f == AllToAll || c.NRanks == 1 {
+		if f.p2p() || c.NRanks == 1 {
 			continue
 		}
 		b.WriteString("  ")

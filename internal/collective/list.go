@@ -31,6 +31,9 @@ func (f Func) String() string {
 	return fmt.Sprintf("Func(%d)", uint8(f))
 }
 
+// p2p says whether f is a point-to-point function (SendRecv, AllToAll).
+func (f Func) p2p() bool { return f == SendRecv || f == AllToAll }
+
 // ParseFunc reads a function name (case-insensitive, with or without an
 // underscore: "all_reduce", "AllReduce", "alltoall").
 func ParseFunc(s string) (Func, error) {

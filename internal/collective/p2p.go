@@ -47,21 +47,50 @@ func (c *Comm) p2pProto(call Call) Proto {
 }
 
 // p2pCrossesNet says whether a point-to-point call has an operation
-// between two servers (buildP2P's pairs): every alltoall and every
-// shifted sendrecv on more than one server does.
+// between two servers.
 func (c *Comm) p2pCrossesNet(call Call) bool {
-	if c.NNodes() == 1 {
-		return false
+	for _, pr := range c.p2pPairs(call) {
+		if pr.src/c.PPN != pr.dst/c.PPN {
+			return true
+		}
 	}
-	if len(call.Pairs) > 0 {
+	return false
+}
+
+// p2pPair is one operation of a point-to-point call: src sends bytes to
+// dst.
+type p2pPair struct {
+	src, dst int
+	bytes    int64
+}
+
+// p2pPairs returns a point-to-point call's operations: its Pairs, else
+// SendRecv's shift by Peer (1 when zero), else alltoall's, a rank's
+// share to every rank, itself included.
+func (c *Comm) p2pPairs(call Call) []p2pPair {
+	n := c.NRanks
+	var pairs []p2pPair
+	switch {
+	case len(call.Pairs) > 0:
 		for _, p := range call.Pairs {
-			if p[0]/c.PPN != p[1]/c.PPN {
-				return true
+			pairs = append(pairs, p2pPair{p[0], p[1], call.Bytes})
+		}
+	case call.Func == SendRecv:
+		d := call.Peer
+		if d == 0 {
+			d = 1
+		}
+		for r := 0; r < n; r++ {
+			pairs = append(pairs, p2pPair{r, ((r+d)%n + n) % n, call.Bytes})
+		}
+	default:
+		for r := 0; r < n; r++ {
+			for k := 0; k < n; k++ {
+				pairs = append(pairs, p2pPair{r, (r + k) % n, call.Bytes / int64(n)})
 			}
 		}
-		return false
 	}
-	return call.Func == AllToAll || ((call.Peer%c.NRanks)+c.NRanks)%c.NRanks != 0 || call.Peer == 0
+	return pairs
 }
 
 // p2pChannel returns the channel of part j of the point-to-point
@@ -173,33 +202,33 @@ func (w *p2pWarps) share(e *engine, proto Proto) {
 		if proto != Simple {
 			continue
 		}
-		// A network connection of the kernel, or nil.
-		netConn := func(ki int32) *conn {
-			p := &e.kernels[ki].p
-			var ci int32
-			switch p.kind {
-			case progP2PSend:
-				ci = p.send[0]
-			case progP2PRecv:
-				ci = p.recv[0]
-			default:
-				return nil
-			}
-			if !e.conns[ci].net {
-				return nil
-			}
-			return &e.conns[ci]
-		}
-		nsubs := 0
+		var nets []*conn
 		for _, ki := range ks {
-			if netConn(ki) != nil {
-				nsubs++
+			if cn := e.p2pNetConn(ki); cn != nil {
+				nets = append(nets, cn)
 			}
 		}
-		for _, ki := range ks {
-			if cn := netConn(ki); cn != nil {
-				cn.window = min(cn.window, p2pDepth(nsubs))
-			}
+		for _, cn := range nets {
+			cn.window = min(cn.window, p2pDepth(len(nets)))
 		}
 	}
+}
+
+// p2pNetConn returns point-to-point kernel ki's network connection, or
+// nil (a copy to itself, or a peer on its server).
+func (e *engine) p2pNetConn(ki int32) *conn {
+	p := &e.kernels[ki].p
+	var ci int32
+	switch p.kind {
+	case progP2PSend:
+		ci = p.send[0]
+	case progP2PRecv:
+		ci = p.recv[0]
+	default:
+		return nil
+	}
+	if !e.conns[ci].net {
+		return nil
+	}
+	return &e.conns[ci]
 }
