@@ -1,8 +1,8 @@
 package fabric
 
 // pgState is one ingress priority group's buffer use. A switch port keeps
-// each priority's beside that priority's receive counts, in one line
-// (ingress), so that a frame's admission reads no line of its own.
+// it beside the priority's receive counts, in one cache line (ingress), so
+// that a frame's admission reads no line of its own.
 type pgState struct {
 	min, shared, headroom int64
 	headroomCap           int64

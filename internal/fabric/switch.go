@@ -422,8 +422,9 @@ func (s *Switch) departed(p *packet.Packet, e *switchEgress, out *Port, qlen int
 	prio := int(p.Prio)
 	lossless := s.cfg.Lossless&(1<<prio) != 0
 	in := &s.port[p.InPort]
-	s.buf.release(&in.rxPrio[prio].pg, int64(p.Frame), lossless)
-	if lossless && in.XOFF(prio) && s.buf.wantXON(&in.rxPrio[prio].pg, in.index) {
+	g := &in.rxPrio[prio].pg
+	s.buf.release(g, int64(p.Frame), lossless)
+	if lossless && in.XOFF(prio) && s.buf.wantXON(g, in.index) {
 		in.SendXON(prio)
 	}
 	if !s.cfg.ECNAtEnqueue && markable(p) {

@@ -44,9 +44,9 @@ type bucket struct {
 }
 
 // radixQueue is a monotone radix heap (Ahuja, Mehlhorn, Orlin and Tarjan,
-// 1990) over digits of digitBits bits (the lowest, spanBits). It keeps last, a lower bound of every
-// queued time that never exceeds the scheduler's Now(), so no event can be
-// added below it. An event at time t sits in bucket 0 if t and last differ
+// 1990) over digits of digitBits bits (the lowest, spanBits). It keeps
+// last, a lower bound of every queued time that never exceeds the
+// scheduler's Now(), so no event can be added below it. An event at time t sits in bucket 0 if t and last differ
 // only in their lowest digit; otherwise, with d the highest digit position
 // where they differ, in bucket d*digitVals + (digit d of t). As t > last
 // and both agree above d, digit d of t exceeds last's: buckets in index
@@ -509,9 +509,10 @@ func (q *radixQueue) base(b uint) unit.Time {
 }
 
 // redistribute empties bucket b > 0 into the buckets below it, relative to
-// the new last time base, which is q.base(b) (the caller has it). Since every event in bucket b shares with it
-// the digits from b's position up, all go to lower positions. Tombstones are
-// dropped and their slots freed; it returns how many. If the bucket held
+// the new last time base, which is q.base(b) (the caller has it). Since
+// every event in bucket b shares with it the digits from b's position up,
+// all go to lower positions. Tombstones are dropped and their slots freed;
+// it returns how many. If the bucket held
 // only tombstones, last stays as it was: no event at or after the new last
 // would run to bring the clock up to it.
 //

@@ -142,12 +142,12 @@ func TestSortEntries(t *testing.T) {
 }
 
 // TestSortSpan: sortSpan orders a span's entries as the library's sort
-// does, on sizes sorted by insertion, below and above its threshold, with times spread over
-// the whole lowest digit or piled on a few values (runs of equal times,
-// sorted by key and arrival), in random, sorted and reversed order;
-// times that differ above the lowest digit are sorted too. It fails when
-// the counting pass puts an entry in the wrong step or a step is left
-// unsorted.
+// does, on sizes sorted by insertion, below and above its threshold, with
+// times spread over the whole lowest digit or piled on a few values (runs
+// of equal times, sorted by key and arrival), in random, sorted and
+// reversed order; times that differ above the lowest digit are sorted too.
+// It fails when the counting pass puts an entry in the wrong step or a
+// step is left unsorted.
 func TestSortSpan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{1, 2, insertionMax, insertionMax + 1, spanSorted - 1, spanSorted, 67, 500, 3000} {
