@@ -42,8 +42,8 @@
 // moves: with 8 bits a frame's arrival, a few hundred nanoseconds ahead,
 // moved three times before it ran; with 12 bits it moves twice, and a
 // two-level bitmap finds the lowest of the 24576 buckets in two words.
-// The events at the current time, usually one or two, wait in a small
-// binary heap ordered by key.
+// The events of the current 8 ns span, usually one or two, wait in bucket
+// 0, kept sorted by time and key.
 //
 // Events nobody cancels (a frame's arrival, a port's next look at its
 // queues) are queued with Send, which skips the table of pending ids.

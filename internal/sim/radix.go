@@ -53,14 +53,14 @@ type bucket struct {
 // order hold ever later times, and the lowest non-empty bucket holds the
 // minimum.
 //
-// Events are taken from bucket 0, a binary heap on (time, key, arrival in
+// Events are taken from bucket 0, a span sorted on (time, key, arrival in
 // it): the events of one 8 ns span, a handful in a busy fabric. When it is
 // empty, the lowest bucket (d, v) is redistributed: last becomes the least
 // time that bucket can hold (last's digits above d, then v, then zeros),
 // and its events move to buckets of lower digit positions. So an event
 // moves at most 64/digitBits times (a frame's arrival, a few hundred
-// nanoseconds ahead, once before the heap), by sequential copies, and
-// nothing searches for a minimum outside the small heap.
+// nanoseconds ahead, once before bucket 0), by sequential copies, and
+// nothing searches for a minimum: bucket 0 is kept sorted.
 //
 // Each bucket is kept in insertion order: new events are appended, and a
 // bucket is only redistributed into lower buckets, which are then all
