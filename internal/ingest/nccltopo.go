@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rocelab/internal/pcie"
 	"rocelab/internal/unit"
 )
 
@@ -65,11 +66,7 @@ func (n TopoNIC) PCIeGbps() float64 {
 	if n.LinkGTs <= 0 || n.LinkWidth <= 0 {
 		return 0
 	}
-	coding := 128.0 / 130
-	if n.LinkGTs < 8 {
-		coding = 0.8 // 8b/10b up to PCIe Gen2
-	}
-	return n.LinkGTs * float64(n.LinkWidth) * coding
+	return pcie.LaneGbpsAt(n.LinkGTs) * float64(n.LinkWidth)
 }
 
 // topoNode is one element of the XML tree.
