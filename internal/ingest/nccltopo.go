@@ -286,8 +286,9 @@ func (p *ncclTopoParser) Result() Artifact {
 	t.VMFlat = len(gpus) > 0
 	for gi, i := range gpus {
 		g := TopoGPU{Name: p.gpuName(i, gi), Evidence: p.nodes[i].ev}
+		c2c := slices.ContainsFunc(p.children(i), func(j int) bool { return p.nodes[j].name == "c2c" })
 		for _, j := range rdma {
-			g.ToNIC = append(g.ToNIC, p.nicPath(i, j))
+			g.ToNIC = append(g.ToNIC, p.nicPath(i, j, c2c))
 		}
 		for _, j := range gpus {
 			g.ToGPU = append(g.ToGPU, p.gpuLink(i, j, links))
@@ -361,11 +362,12 @@ func (p *ncclTopoParser) path(a, b int) string {
 }
 
 // nicPath names how GPU g reaches net n: P2C, NCCL's name, for a GPU
-// joined to its CPU by C2C (Grace) whose NIC hangs from that CPU's host
-// bridge, else the PCIe path.
-func (p *ncclTopoParser) nicPath(g, n int) string {
+// joined to its CPU by C2C (Grace; c2c is set when g holds a c2c
+// element) whose NIC hangs from that CPU's host bridge, else the PCIe
+// path.
+func (p *ncclTopoParser) nicPath(g, n int, c2c bool) string {
 	path := p.path(g, n)
-	if path != "PHB" || !slices.ContainsFunc(p.children(g), func(i int) bool { return p.nodes[i].name == "c2c" }) {
+	if path != "PHB" || !c2c {
 		return path
 	}
 	return "P2C"
