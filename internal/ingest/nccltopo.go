@@ -297,7 +297,7 @@ func (p *ncclTopoParser) Result() Artifact {
 		if p.nodes[i].attrs["gdr"] == "0" {
 			t.GPUsNoGDR++
 		}
-		if cpu := p.ancestor(i, "cpu"); cpu < 0 || p.nodes[cpu].attrs["numaid"] != "-1" || p.pciDepth(i) > 1 {
+		if cpu := p.ancestor(i, "cpu"); cpu < 0 || p.nodes[cpu].attrs["numaid"] != "-1" || len(p.pciChain(i)) > 1 {
 			t.VMFlat = false
 		}
 	}
@@ -333,9 +333,6 @@ func (p *ncclTopoParser) pciChain(i int) []int {
 	}
 	return c
 }
-
-// pciDepth is how many pci elements hold node i.
-func (p *ncclTopoParser) pciDepth(i int) int { return len(p.pciChain(i)) }
 
 // path names how node a reaches node b in nvidia-smi's words: PIX
 // through the one PCIe switch both hang from, PXB through several, PHB
