@@ -118,14 +118,14 @@ func perSample(inc *Incident, kind ingest.Kind, check func(s *ingest.CounterSamp
 	return fs
 }
 
-// counterBits is the width of counter name in s's last dump: the one
-// its input printed (perfquery's), else def, the width its source
-// usually has.
-func counterBits(s *ingest.CounterSample, name string, def uint) uint {
+// counterBits is the width of InfiniBand port counter name in s's last
+// dump: the one its input printed (perfquery's), else the legacy
+// PortCounters field's, which the kernel's sysfs counters read.
+func counterBits(s *ingest.CounterSample, name string) uint {
 	if c, _ := s.After.Get(name); c.Bits != 0 {
 		return uint(c.Bits)
 	}
-	return def
+	return ingest.PMABits(name)
 }
 
 // perPort marks f as one of a set of per-port findings titled group: the

@@ -79,7 +79,7 @@ func checkLinkDown(inc *Incident) []Finding {
 		if !ok || r.Value == 0 {
 			return nil
 		}
-		return linkDownFinding(s, r, saturated(r.Value, counterBits(s, r.Name, 8)))
+		return linkDownFinding(s, r, saturated(r.Value, counterBits(s, r.Name)))
 	})...)
 }
 

@@ -69,14 +69,14 @@ func checkTopoGarbled(inc *Incident) []Finding {
 // and the Grace-attached GPUs whose NIC path nvidia-smi cannot name.
 func checkGPUNICDistance(inc *Incident) []Finding {
 	var fs []Finding
-	others := incidentModels(inc)
+	incGrace := graceModel(incidentModels(inc))
 	for _, t := range All[*ingest.GPUTopo](inc) {
 		if len(t.NICs) == 0 {
 			continue
 		}
 		// The matrix's own model lines speak for it; without them, the
 		// models the other inputs name, when every one is a Grace.
-		grace := graceModel(others)
+		grace := incGrace
 		if len(t.Models) > 0 {
 			grace = graceModel(t.Models)
 		}

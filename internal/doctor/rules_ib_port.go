@@ -25,25 +25,23 @@ func checkPerfqueryGarbled(inc *Incident) []Finding {
 		"Paste perfquery's unedited output: `perfquery -x <lid> <port> | tee perfquery.txt` (or `-C <dev> -P <port>`), and the legacy counters with `perfquery <lid> <port>`.")
 }
 
-// ibErrCounter is one PMA error counter: its width in bits (the kernel's
-// PORT_PMA_ATTR, linux drivers/infiniband/core/sysfs.c) and whether it
-// tells the link's physical health.
+// ibErrCounter is one PMA error counter and whether it tells the link's
+// physical health.
 type ibErrCounter struct {
 	c        counters.Concept
 	dir      counters.Dir
-	bits     uint
 	physical bool
 }
 
 var ibErrCounters = []ibErrCounter{
-	{counters.SymbolError, counters.RX, 16, true},
-	{counters.LinkErrorRecovery, counters.NoDir, 8, true},
-	{counters.LocalLinkIntegrity, counters.RX, 4, true},
-	{counters.PortRcvErrors, counters.RX, 16, true},
-	{counters.PortRcvRemotePhysErrors, counters.RX, 16, true},
-	{counters.PortXmitDiscard, counters.TX, 16, false},
-	{counters.ExcessiveBufferOverrun, counters.RX, 4, false},
-	{counters.VL15Dropped, counters.RX, 16, false},
+	{counters.SymbolError, counters.RX, true},
+	{counters.LinkErrorRecovery, counters.NoDir, true},
+	{counters.LocalLinkIntegrity, counters.RX, true},
+	{counters.PortRcvErrors, counters.RX, true},
+	{counters.PortRcvRemotePhysErrors, counters.RX, true},
+	{counters.PortXmitDiscard, counters.TX, false},
+	{counters.ExcessiveBufferOverrun, counters.RX, false},
+	{counters.VL15Dropped, counters.RX, false},
 }
 
 // checkIBPortErrors reports, per port, the error counters that moved or
@@ -62,7 +60,7 @@ func checkIBPortErrors(inc *Incident) []Finding {
 				continue
 			}
 			last, _ := s.After.Get(r.Name)
-			bits := counterBits(s, r.Name, k.bits)
+			bits := counterBits(s, r.Name)
 			sat := saturated(last.Value, bits) != ""
 			if r.Value == 0 && !sat {
 				continue

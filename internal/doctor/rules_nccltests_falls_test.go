@@ -22,7 +22,8 @@ func TestBusBWFallsAtLargestSizes(t *testing.T) {
 	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-h200-2n-16g-kvm-vm-passthrough-27GBps-erratic-nccltests256.txt"), "nccltests.busbw.falls")
 }
 
-// A synthetic sweep: a fall of exactly a quarter is reported, less is not.
+// A synthetic sweep: a fall of more than a quarter is reported, exactly a
+// quarter or less is not.
 func TestBusBWFallsThreshold(t *testing.T) {
 	table := func(last string) string {
 		row := func(size, count, bw string) string {
@@ -34,5 +35,6 @@ func TestBusBWFallsThreshold(t *testing.T) {
 			row("536870912", "134217728", last) + row("1073741824", "268435456", last) + row("2147483648", "536870912", last)
 	}
 	nicMustFind(t, diagnoseText(t, table("29.00")).Findings, "nccltests.busbw.falls", Warn, "40.00 GB/s at 64MiB, 29.00 GB/s (median) at 512MiB-2GiB, 73% of its peak, below 75% of it from 512MiB on")
+	nicMustNot(t, diagnoseText(t, table("30.00")).Findings, "nccltests.busbw.falls")
 	nicMustNot(t, diagnoseText(t, table("31.00")).Findings, "nccltests.busbw.falls")
 }

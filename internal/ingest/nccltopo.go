@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rocelab/internal/pcie"
 	"rocelab/internal/unit"
 )
 
@@ -65,11 +66,7 @@ func (n TopoNIC) PCIeGbps() float64 {
 	if n.LinkGTs <= 0 || n.LinkWidth <= 0 {
 		return 0
 	}
-	coding := 128.0 / 130
-	if n.LinkGTs < 8 {
-		coding = 0.8 // 8b/10b up to PCIe Gen2
-	}
-	return n.LinkGTs * float64(n.LinkWidth) * coding
+	return pcie.LaneGbpsAt(n.LinkGTs) * float64(n.LinkWidth)
 }
 
 // topoNode is one element of the XML tree.
@@ -289,8 +286,9 @@ func (p *ncclTopoParser) Result() Artifact {
 	t.VMFlat = len(gpus) > 0
 	for gi, i := range gpus {
 		g := TopoGPU{Name: p.gpuName(i, gi), Evidence: p.nodes[i].ev}
+		c2c := slices.ContainsFunc(p.children(i), func(j int) bool { return p.nodes[j].name == "c2c" })
 		for _, j := range rdma {
-			g.ToNIC = append(g.ToNIC, p.nicPath(i, j))
+			g.ToNIC = append(g.ToNIC, p.nicPath(i, j, c2c))
 		}
 		for _, j := range gpus {
 			g.ToGPU = append(g.ToGPU, p.gpuLink(i, j, links))
@@ -299,7 +297,7 @@ func (p *ncclTopoParser) Result() Artifact {
 		if p.nodes[i].attrs["gdr"] == "0" {
 			t.GPUsNoGDR++
 		}
-		if cpu := p.ancestor(i, "cpu"); cpu < 0 || p.nodes[cpu].attrs["numaid"] != "-1" || p.pciDepth(i) > 1 {
+		if cpu := p.ancestor(i, "cpu"); cpu < 0 || p.nodes[cpu].attrs["numaid"] != "-1" || len(p.pciChain(i)) > 1 {
 			t.VMFlat = false
 		}
 	}
@@ -336,9 +334,6 @@ func (p *ncclTopoParser) pciChain(i int) []int {
 	return c
 }
 
-// pciDepth is how many pci elements hold node i.
-func (p *ncclTopoParser) pciDepth(i int) int { return len(p.pciChain(i)) }
-
 // path names how node a reaches node b in nvidia-smi's words: PIX
 // through the one PCIe switch both hang from, PXB through several, PHB
 // through their CPU's host bridge, SYS across CPUs.
@@ -364,11 +359,12 @@ func (p *ncclTopoParser) path(a, b int) string {
 }
 
 // nicPath names how GPU g reaches net n: P2C, NCCL's name, for a GPU
-// joined to its CPU by C2C (Grace) whose NIC hangs from that CPU's host
-// bridge, else the PCIe path.
-func (p *ncclTopoParser) nicPath(g, n int) string {
+// joined to its CPU by C2C (Grace; c2c is set when g holds a c2c
+// element) whose NIC hangs from that CPU's host bridge, else the PCIe
+// path.
+func (p *ncclTopoParser) nicPath(g, n int, c2c bool) string {
 	path := p.path(g, n)
-	if path != "PHB" || !slices.ContainsFunc(p.children(g), func(i int) bool { return p.nodes[i].name == "c2c" }) {
+	if path != "PHB" || !c2c {
 		return path
 	}
 	return "P2C"

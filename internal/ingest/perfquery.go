@@ -84,6 +84,18 @@ var pqFields = map[string]pqField{
 	"PortMulticastRcvPkts":         {"multicast_rcv_packets", 64},
 }
 
+// PMABits returns the width in bits of the PortCounters field the kernel
+// names name in sysfs (symbol_error: 16), where the legacy counter stops;
+// 0 for a name that is none.
+func PMABits(name string) uint {
+	for _, f := range pqFields {
+		if f.name == name && name != "" {
+			return uint(f.bits)
+		}
+	}
+	return 0
+}
+
 type pqParser struct {
 	out Perfquery
 	// open is the section being read; nil outside one.
