@@ -121,6 +121,7 @@ func rules() []Rule {
 	rs = append(rs, opticsRules()...)
 	rs = append(rs, rasRules()...)
 	rs = append(rs, lspciRules()...)
+	rs = append(rs, nvsmiRules()...)
 	rs = append(rs, captureRule())
 	return rs
 }

@@ -177,6 +177,7 @@ func incidentModels(inc *Incident) []string {
 			models = append(models, g.Model)
 		}
 	}
+	models = append(models, nvsmiModels(inc)...)
 	for _, nt := range All[*ingest.NCCLTests](inc) {
 		for _, r := range nt.Runs {
 			for _, k := range r.Ranks {

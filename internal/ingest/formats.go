@@ -26,5 +26,6 @@ func formats() []Format {
 		{Kind: KindMlxlink, New: NewMlxlinkParser},
 		{Kind: KindTransceiver, New: NewTransceiverParser},
 		{Kind: KindPerfquery, New: NewPerfqueryParser},
+		{Kind: KindNVSMI, New: NewNVSMIParser},
 	}
 }

@@ -394,3 +394,29 @@ func FuzzNCCLTopo(f *testing.F) {
 		}
 	})
 }
+
+func FuzzNVSMI(f *testing.F) {
+	f.Add([]byte("| NVIDIA-SMI 550.54.15   Driver Version: 550.54.15   CUDA Version: 12.4 |\n|   0  NVIDIA H100 80GB HBM3  On  | 00000000:18:00.0 Off |   0 |\n| N/A   33C    P0  70W / 700W |  0MiB / 81559MiB |  0%  Default |\n"))
+	nicFuzz(f, NewNVSMIParser, nicSeeds("corpus/nvsmi/*.txt", "synthetic/nvidia-smi-q-*.txt"), func(t *testing.T, a Artifact, n int) {
+		s := a.(*NVSMI)
+		if len(s.GPUs) == 0 || len(s.GPUs) > maxNVSMIGPUs || len(s.Garbled) > maxGarbled {
+			t.Fatalf("%d GPUs, %d garbled", len(s.GPUs), len(s.Garbled))
+		}
+		for _, g := range s.GPUs {
+			nicCheckEvidence(t, g.Evidence, n)
+			if !isBusID(g.BusID) || len(g.BDF()) != 12 {
+				t.Fatalf("bus id %q, BDF %q", g.BusID, g.BDF())
+			}
+			for _, st := range []PCIeLinkState{g.Cap, g.Sta} {
+				if st.Width < 0 || st.Width > 32 || st.GTs < 0 || st.GTs > 64 || (st.Set() || st.GTs > 0) && st.Evidence.Line < 1 {
+					t.Fatalf("link %+v", st)
+				}
+			}
+		}
+		for _, x := range s.Garbled {
+			if x.Line < 1 || x.Line > n || x.Col < 1 || x.Col > len(x.Text)+1 {
+				t.Fatalf("garble %+v outside its line", x)
+			}
+		}
+	})
+}

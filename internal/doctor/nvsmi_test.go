@@ -1,0 +1,44 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// nvidia-smi -q, real (leptonai/gpud's testdata): eight H100s at Gen5 x16
+// are fine; three idle RTX 4090s in P8 at Gen1 x16 of Gen4 are one info
+// (an idle GPU lowers its speed), never a warning; the default table
+// names its GPU and raises nothing.
+func TestNVSMICorpus(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nvsmi/nvidia-smi-q-h100x8-gen5-x16-gpud.txt")
+	nicMustFind(t, fs, "host.pcie.ok", Info, "8 GPUs at the maximum PCIe link (NVIDIA H100 80GB HBM3 32GT/s x16)")
+	nicMustNot(t, fs, "host.pcie.degraded")
+
+	fs = diagnoseFiles(t, Options{}, "corpus/nvsmi/nvidia-smi-q-rtx4090x8-idle-gen1-gpud.txt")
+	f := nicMustFind(t, fs, "host.pcie.degraded", Info, "3 GPUs idle at a lower PCIe speed than their maximum (00000000:81:00.0 at 2.5GT/s x16 of 16GT/s x16, 00000000:A1:00.0 at 2.5GT/s x16 of 16GT/s x16, 00000000:E1:00.0 at 2.5GT/s x16 of 16GT/s x16)")
+	if len(f.Evidence) != 6 || f.Evidence[1].Line != 869 {
+		t.Errorf("evidence %v", f.Evidence)
+	}
+	if len(fs) != 1 {
+		t.Errorf("%s", nicTitles(fs))
+	}
+
+	if fs := diagnoseFiles(t, Options{}, "corpus/nvsmi/nvidia-smi-table-rtx4090-fan-err-gpud.txt"); len(fs) != 0 {
+		t.Errorf("table: %s", nicTitles(fs))
+	}
+}
+
+// The synthetic -q -d PCIE: a GPU trained x8 of x16 loses half its link
+// (252 of 504 Gb/s) and one at Gen4 in P0 is slow while busy, both warn;
+// a width without its "x" is reported with file:line:col.
+func TestNVSMISynthetic(t *testing.T) {
+	const rel = "synthetic/nvidia-smi-q-pcie-h100-x8-gen4-synthetic.txt"
+	fs := diagnoseFiles(t, Options{}, rel)
+	f := nicMustFind(t, fs, "host.pcie.degraded", Warn, "GPU 00000000:19:00.0: PCIe link at 32GT/s x8 of its 32GT/s x16: 252.1 Gb/s of 504.1 Gb/s (50% lost)")
+	if !strings.Contains(f.Fix, "nvidia-smi -q -d PCIE -i 00000000:19:00.0") || !strings.Contains(f.Fix, "lspci -vvv -s 0000:19:00.0") || !strings.Contains(f.Fix, "Gen5") {
+		t.Errorf("fix %s", f.Fix)
+	}
+	nicMustFind(t, fs, "host.pcie.degraded", Warn, "GPU 00000000:3B:00.0: PCIe link at 16GT/s x16 of its 32GT/s x16: 252.1 Gb/s of 504.1 Gb/s (50% lost) while busy (P0)")
+	nicMustFind(t, fs, "input.garbled", Warn, rel+":68:45: expected a link width such as 16x")
+	nicMustNot(t, fs, "host.pcie.ok")
+}

@@ -1,0 +1,60 @@
+package ingest
+
+import (
+	"testing"
+)
+
+// nvidia-smi -q of eight H100s (leptonai/gpud's testdata): every GPU's
+// block with its model, performance state and Gen5 x16 link; the A10's
+// "Host Max : N/A" is no garble; the default table gives the GPU, its
+// cut name and P-state.
+func TestNVSMICorpus(t *testing.T) {
+	s := corpusAs[*NVSMI](t, "nvsmi/nvidia-smi-q-h100x8-gen5-x16-gpud.txt", KindNVSMI)
+	if s.Driver != "535.161.08" || s.CUDA != "12.2" || s.Evidence.Line != 6 || len(s.GPUs) != 8 || len(s.Garbled) != 0 {
+		t.Fatalf("driver %q cuda %q at %d, %d GPUs, garbled %v", s.Driver, s.CUDA, s.Evidence.Line, len(s.GPUs), s.Garbled)
+	}
+	for _, g := range s.GPUs {
+		if g.Model != "NVIDIA H100 80GB HBM3" || g.Cap.GTs != 32 || g.Cap.Width != 16 || g.Sta.GTs != 32 || g.Sta.Width != 16 || g.PState != "P0" || g.Idle {
+			t.Errorf("%+v", g)
+		}
+	}
+	if g := s.GPUs[0]; g.BusID != "00000000:19:00.0" || g.Evidence.Line != 10 || g.Cap.Evidence.Line != 65 || g.Sta.Evidence.Line != 66 {
+		t.Errorf("first GPU %s at %d, max at %d, current at %d", g.BusID, g.Evidence.Line, g.Cap.Evidence.Line, g.Sta.Evidence.Line)
+	}
+
+	s = corpusAs[*NVSMI](t, "nvsmi/nvidia-smi-q-rtx4090x8-idle-gen1-gpud.txt", KindNVSMI)
+	idle := 0
+	for _, g := range s.GPUs {
+		if g.Idle {
+			idle++
+			if g.Sta.GTs != 2.5 || g.PState != "P8" {
+				t.Errorf("idle %+v", g)
+			}
+		}
+	}
+	if len(s.GPUs) != 8 || idle != 3 {
+		t.Errorf("%d GPUs, %d idle", len(s.GPUs), idle)
+	}
+
+	s = corpusAs[*NVSMI](t, "nvsmi/nvidia-smi-q-a10-host-max-na-gpud.txt", KindNVSMI)
+	if len(s.GPUs) != 1 || len(s.Garbled) != 0 || s.GPUs[0].Cap.GTs != 16 || s.GPUs[0].Model != "NVIDIA A10" {
+		t.Errorf("%+v garbled %v", s.GPUs, s.Garbled)
+	}
+
+	s = corpusAs[*NVSMI](t, "nvsmi/nvidia-smi-table-rtx4090-fan-err-gpud.txt", KindNVSMI)
+	if s.Driver != "525.125.06" || s.CUDA != "12.0" || len(s.GPUs) != 1 {
+		t.Fatalf("driver %q cuda %q, %d GPUs", s.Driver, s.CUDA, len(s.GPUs))
+	}
+	if g := s.GPUs[0]; g.BusID != "00000000:01:00.0" || g.Model != "NVIDIA GeForce ..." || g.PState != "P5" || g.Idle || g.Cap.Set() {
+		t.Errorf("%+v", g)
+	}
+}
+
+// A width that does not read is reported at its value's column.
+func TestNVSMIGarbled(t *testing.T) {
+	r := nicReadText(t, "nvidia-smi -q", "GPU 00000000:4C:00.0\n        GPU Link Info\n            Link Width\n                Max                       : 16x\n                Current                   : 16\n")
+	s := nicArtifact[*NVSMI](t, r)
+	if len(s.Garbled) != 1 || s.Garbled[0].Line != 5 || s.Garbled[0].Col != 45 || s.GPUs[0].Sta.Set() {
+		t.Fatalf("garbled %+v, %+v", s.Garbled, s.GPUs)
+	}
+}
