@@ -11,11 +11,11 @@ import (
 // names its GPU and raises nothing.
 func TestNVSMICorpus(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nvsmi/nvidia-smi-q-h100x8-gen5-x16-gpud.txt")
-	nicMustFind(t, fs, "host.pcie.ok", Info, "8 GPUs at the maximum PCIe link (NVIDIA H100 80GB HBM3 32GT/s x16)")
+	nicMustFind(t, fs, "host.pcie.ok", Info, "8 GPUs, each at its maximum PCIe link (NVIDIA H100 80GB HBM3 32GT/s x16)")
 	nicMustNot(t, fs, "host.pcie.degraded")
 
 	fs = diagnoseFiles(t, Options{}, "corpus/nvsmi/nvidia-smi-q-rtx4090x8-idle-gen1-gpud.txt")
-	f := nicMustFind(t, fs, "host.pcie.degraded", Info, "3 GPUs idle at a lower PCIe speed than their maximum (00000000:81:00.0 at 2.5GT/s x16 of 16GT/s x16, 00000000:A1:00.0 at 2.5GT/s x16 of 16GT/s x16, 00000000:E1:00.0 at 2.5GT/s x16 of 16GT/s x16)")
+	f := nicMustFind(t, fs, "host.pcie.degraded", Info, "3 GPUs idle, or in no state the paste shows, at a lower PCIe speed than their maximum (00000000:81:00.0 at 2.5GT/s x16 of 16GT/s x16 (P8), 00000000:A1:00.0 at 2.5GT/s x16 of 16GT/s x16 (P8), 00000000:E1:00.0 at 2.5GT/s x16 of 16GT/s x16 (P8))")
 	if len(f.Evidence) != 6 || f.Evidence[1].Line != 869 {
 		t.Errorf("evidence %v", f.Evidence)
 	}
@@ -30,7 +30,8 @@ func TestNVSMICorpus(t *testing.T) {
 
 // The synthetic -q -d PCIE: a GPU trained x8 of x16 loses half its link
 // (252 of 504 Gb/s) and one at Gen4 in P0 is slow while busy, both warn;
-// a width without its "x" is reported with file:line:col.
+// one at Gen4 in no state the paste shows is left to info; a width without
+// its "x" is reported with file:line:col.
 func TestNVSMISynthetic(t *testing.T) {
 	const rel = "synthetic/nvidia-smi-q-pcie-h100-x8-gen4-synthetic.txt"
 	fs := diagnoseFiles(t, Options{}, rel)
@@ -40,5 +41,6 @@ func TestNVSMISynthetic(t *testing.T) {
 	}
 	nicMustFind(t, fs, "host.pcie.degraded", Warn, "GPU 00000000:3B:00.0: PCIe link at 16GT/s x16 of its 32GT/s x16: 252.1 Gb/s of 504.1 Gb/s (50% lost) while busy (P0)")
 	nicMustFind(t, fs, "input.garbled", Warn, rel+":68:45: expected a link width such as 16x")
+	nicMustFind(t, fs, "host.pcie.degraded", Info, "1 GPU idle, or in no state the paste shows, at a lower PCIe speed than their maximum (00000000:5D:00.0 at 16GT/s x16 of 32GT/s x16 (state not shown))")
 	nicMustNot(t, fs, "host.pcie.ok")
 }

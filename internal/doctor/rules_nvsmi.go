@@ -20,9 +20,9 @@ func nvsmiRules() []Rule {
 }
 
 // checkNVSMILinks reports GPUs whose current link is narrower, or slower
-// while busy, than their maximum (warn), those only slower while idle
-// (info, one finding per input), and an input whose GPUs all run at their
-// maximum (host.pcie.ok).
+// in a busy performance state, than their maximum (warn), those only
+// slower while idle or in no state the input shows (info, one finding per
+// input), and an input whose GPUs all run at their maximum (host.pcie.ok).
 func checkNVSMILinks(inc *Incident) []Finding {
 	var fs []Finding
 	for _, s := range All[*ingest.NVSMI](inc) {
@@ -37,10 +37,10 @@ func checkNVSMILinks(inc *Incident) []Finding {
 			narrow := g.Sta.Width < g.Cap.Width
 			slow := g.Sta.GTs > 0 && g.Cap.GTs > 0 && g.Sta.GTs < g.Cap.GTs
 			switch {
-			case narrow || slow && !g.Idle:
+			case narrow || slow && g.PState != "" && !g.Idle:
 				fs = append(fs, nvsmiLinkFinding(inc, s, g, narrow))
 			case slow:
-				idle = append(idle, fmt.Sprintf("%s at %s of %s", g.BusID, g.Sta, g.Cap))
+				idle = append(idle, fmt.Sprintf("%s at %s of %s (%s)", strings.TrimSpace(g.Host+" "+g.BusID), g.Sta, g.Cap, nameOr(g.PState, "state not shown")))
 				idleEv = append(idleEv, g.Evidence, g.Sta.Evidence)
 			default:
 				full++
@@ -49,9 +49,9 @@ func checkNVSMILinks(inc *Incident) []Finding {
 		if len(idle) > 0 {
 			fs = append(fs, Finding{
 				ID: "host.pcie.degraded", Severity: Info, Layer: LayerNCCL,
-				Title:     fmt.Sprintf("%s: %s idle at a lower PCIe speed than their maximum (%s): read it again under load", s.Source(), plural(len(idle), "GPU", "GPUs"), list(idle, 3)),
+				Title:     fmt.Sprintf("%s: %s idle, or in no state the paste shows, at a lower PCIe speed than their maximum (%s): read it again under load", s.Source(), plural(len(idle), "GPU", "GPUs"), list(idle, 3)),
 				Evidence:  evidenceInOrder(idleEv),
-				Mechanism: "NVIDIA GPUs lower their PCIe link speed when idle (performance state P8 and deeper, the clocks' Idle reason Active) and raise it again under load, so the current generation of an idle GPU is no fault; its width stays, and it is at its maximum here.",
+				Mechanism: "NVIDIA GPUs lower their PCIe link speed when idle (performance state P8 and deeper, the clocks' Idle reason Active) and raise it again under load, so the current generation of an idle GPU is no fault (`nvidia-smi -q -d PCIE` prints no performance state to tell); its width stays, and it is at its maximum here.",
 				Fix:       "Read `nvidia-smi -q -d PCIE,PERFORMANCE` while a job or `nvidia-smi -q -d PCIE` beside a running nccl-tests loads the GPU: Current must then equal Max.",
 			}.per(s.Source(), "input", "GPUs idle at a lower PCIe speed"))
 		}
@@ -59,7 +59,7 @@ func checkNVSMILinks(inc *Incident) []Finding {
 			g := s.GPUs[0]
 			fs = append(fs, Finding{
 				ID: "host.pcie.ok", Severity: Info, Layer: LayerNCCL,
-				Title:     fmt.Sprintf("%s: %s at the maximum PCIe link (%s)", s.Source(), plural(full, "GPU", "GPUs"), strings.TrimSpace(g.Model+" "+g.Sta.String())),
+				Title:     fmt.Sprintf("%s: %s at its maximum PCIe link (%s)", s.Source(), plural(full, "GPU", "GPUs, each"), strings.TrimSpace(g.Model+" "+g.Sta.String())),
 				Evidence:  []Evidence{g.Evidence, g.Sta.Evidence},
 				Mechanism: "nvidia-smi's current PCIe generation and width equal its maximum (the lesser of the GPU's and the host's) for every GPU, so their links do not hold collectives back.",
 			})
@@ -75,7 +75,7 @@ func nvsmiLinkFinding(inc *Incident, s *ingest.NVSMI, g ingest.NVSMIGPU, narrow 
 	title := fmt.Sprintf("%s: GPU %s: PCIe link at %s of its %s: %s of %s (%.0f%% lost)",
 		s.Source(), g.Label(), g.Sta, g.Cap, rateText(got), rateText(could), 100*(1-got.Gbps()/could.Gbps()))
 	if !narrow {
-		title += fmt.Sprintf(" while busy (%s)", nameOr(g.PState, "not idle"))
+		title += fmt.Sprintf(" while busy (%s)", g.PState)
 	}
 	ev := []Evidence{g.Evidence, g.Cap.Evidence, g.Sta.Evidence}
 	bdf := g.BDF()

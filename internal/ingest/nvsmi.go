@@ -46,8 +46,9 @@ type NVSMI struct {
 // An NVSMIGPU is one GPU's block or table row.
 type NVSMIGPU struct {
 	// BusID is as printed ("00000000:18:00.0"), Model the product name
-	// (the table cuts long ones with "...").
-	BusID, Model string
+	// (the table cuts long ones with "..."), Host the host a prompt or a
+	// pdsh prefix before the GPU named, if any.
+	BusID, Model, Host string
 	// Cap and Sta are the link's maximum and current generation and
 	// width; -q's "Max" is already the lesser of the GPU's and the
 	// host's (its "Device Max" and "Host Max"). Unset in the table.
@@ -118,7 +119,7 @@ func (p *nvsmiParser) Feed(l Line) {
 	if rest, ok := strings.CutPrefix(t, "GPU "); ok && isBusID(rest) {
 		p.finish()
 		if len(p.out.GPUs) < maxNVSMIGPUs {
-			p.cur = &NVSMIGPU{BusID: strings.Clone(rest), Evidence: At(p.out.src, l)}
+			p.cur = &NVSMIGPU{BusID: strings.Clone(rest), Host: l.Host, Evidence: At(p.out.src, l)}
 			p.out.lines.add(l)
 		}
 		p.sec = nvsmiOther
@@ -258,7 +259,7 @@ func (p *nvsmiParser) tableRow(l Line, t string) {
 		if len(first) == 2 {
 			model = first[1:]
 		}
-		p.out.GPUs = append(p.out.GPUs, NVSMIGPU{BusID: strings.Clone(bus[0]), Model: strings.Join(model, " "), Evidence: At(p.out.src, l)})
+		p.out.GPUs = append(p.out.GPUs, NVSMIGPU{BusID: strings.Clone(bus[0]), Model: strings.Join(model, " "), Host: l.Host, Evidence: At(p.out.src, l)})
 		p.out.lines.add(l)
 		p.row = true
 		return
@@ -319,10 +320,15 @@ func (g NVSMIGPU) BDF() string {
 	return strings.ToLower(dom + ":" + rest)
 }
 
-// Label names the GPU: its bus id and, when printed, its model.
+// Label names the GPU: its host when named, its bus id and, when
+// printed, its model.
 func (g NVSMIGPU) Label() string {
-	if g.Model == "" {
-		return g.BusID
+	s := g.BusID
+	if g.Model != "" {
+		s += " " + g.Model
 	}
-	return g.BusID + " " + g.Model
+	if g.Host != "" {
+		s = g.Host + " " + s
+	}
+	return s
 }
