@@ -6,7 +6,7 @@ import (
 )
 
 // nvidia-smi -q, real (leptonai/gpud's testdata): eight H100s at Gen5 x16
-// are fine; three idle RTX 4090s in P8 at Gen1 x16 of Gen4 are one info
+// are fine, their 43 to 82 PCIe replays each without a rollover an info; three idle RTX 4090s in P8 at Gen1 x16 of Gen4 are one info
 // (an idle GPU lowers its speed), never a warning; the default table
 // names its GPU and raises nothing.
 func TestNVSMICorpus(t *testing.T) {
@@ -14,6 +14,7 @@ func TestNVSMICorpus(t *testing.T) {
 	nicMustFind(t, fs, "host.pcie.ok", Info, "8 GPUs, each at its maximum PCIe link (NVIDIA H100 80GB HBM3 32GT/s x16)")
 	nicMustNot(t, fs, "host.pcie.degraded")
 
+	nicMustFind(t, fs, "host.pcie.replays", Info, "PCIe replays since reset on 8 GPUs: 00000000:19:00.0 NVIDIA H100 80GB HBM3 67, 00000000:3B:00.0 NVIDIA H100 80GB HBM3 63, 00000000:4C:00.0 NVIDIA H100 80GB HBM3 52 and 5 more")
 	fs = diagnoseFiles(t, Options{}, "corpus/nvsmi/nvidia-smi-q-rtx4090x8-idle-gen1-gpud.txt")
 	f := nicMustFind(t, fs, "host.pcie.degraded", Info, "3 GPUs idle, or in no state the paste shows, at a lower PCIe speed than their maximum (00000000:81:00.0 at 2.5GT/s x16 of 16GT/s x16 (P8), 00000000:A1:00.0 at 2.5GT/s x16 of 16GT/s x16 (P8), 00000000:E1:00.0 at 2.5GT/s x16 of 16GT/s x16 (P8))")
 	if len(f.Evidence) != 6 || f.Evidence[1].Line != 869 {
@@ -30,8 +31,9 @@ func TestNVSMICorpus(t *testing.T) {
 
 // The synthetic -q -d PCIE: a GPU trained x8 of x16 loses half its link
 // (252 of 504 Gb/s) and one at Gen4 in P0 is slow while busy, both warn;
-// one at Gen4 in no state the paste shows is left to info; a width without
-// its "x" is reported with file:line:col.
+// one at Gen4 in no state the paste shows is left to info; their PCIe
+// replays warn as one of them rolled over; a width without its "x" is
+// reported with file:line:col.
 func TestNVSMISynthetic(t *testing.T) {
 	const rel = "synthetic/nvidia-smi-q-pcie-h100-x8-gen4-synthetic.txt"
 	fs := diagnoseFiles(t, Options{}, rel)
@@ -40,7 +42,11 @@ func TestNVSMISynthetic(t *testing.T) {
 		t.Errorf("fix %s", f.Fix)
 	}
 	nicMustFind(t, fs, "host.pcie.degraded", Warn, "GPU 00000000:3B:00.0: PCIe link at 16GT/s x16 of its 32GT/s x16: 252.1 Gb/s of 504.1 Gb/s (50% lost) while busy (P0)")
-	nicMustFind(t, fs, "input.garbled", Warn, rel+":68:45: expected a link width such as 16x")
+	nicMustFind(t, fs, "input.garbled", Warn, rel+":72:45: expected a link width such as 16x")
 	nicMustFind(t, fs, "host.pcie.degraded", Info, "1 GPU idle, or in no state the paste shows, at a lower PCIe speed than their maximum (00000000:5D:00.0 at 16GT/s x16 of 32GT/s x16 (state not shown))")
 	nicMustNot(t, fs, "host.pcie.ok")
+	f = nicMustFind(t, fs, "host.pcie.replays", Warn, "PCIe replays since reset on 2 GPUs: 00000000:19:00.0 1385 (2 rollovers), 00000000:3B:00.0 12: a replay number rolled over, so the link retrained")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 30 || f.Evidence[1].Line != 57 {
+		t.Errorf("evidence %v", f.Evidence)
+	}
 }

@@ -15,6 +15,7 @@ import (
 func nvsmiRules() []Rule {
 	return []Rule{
 		{IDs: []string{"host.pcie.degraded", "host.pcie.ok"}, Check: checkNVSMILinks},
+		{IDs: []string{"host.pcie.replays"}, Check: checkNVSMIReplays},
 		{IDs: []string{"input.garbled"}, Check: checkNVSMIGarbled},
 	}
 }
@@ -92,6 +93,46 @@ func nvsmiLinkFinding(inc *Incident, s *ingest.NVSMI, g ingest.NVSMIGPU, narrow 
 		Fix: fmt.Sprintf("Reseat the GPU or check its riser, retimer and the BIOS slot settings (link speed Auto or Gen%d, bifurcation x%d), then confirm under load with `nvidia-smi -q -d PCIE -i %s` (Current must equal Max) and `lspci -vvv -s %s | grep -E 'LnkCap|LnkSta'`.",
 			pcieGen(g.Cap.GTs), g.Cap.Width, g.BusID, bdf),
 	}.per(g.Label(), "device", "PCIe link narrower or slower than the device", g.BusID, "<bus-id>")
+}
+
+// checkNVSMIReplays reports, per input, the GPUs whose PCIe link layer
+// replayed TLPs since the GPU was reset: info, warn when a replay number
+// rolled over (the link retrained).
+func checkNVSMIReplays(inc *Incident) []Finding {
+	var fs []Finding
+	for _, s := range All[*ingest.NVSMI](inc) {
+		var gpus []string
+		var ev []Evidence
+		sev := Info
+		for _, g := range s.GPUs {
+			if g.Replays <= 0 {
+				continue
+			}
+			what := fmt.Sprintf("%s %d", g.Label(), g.Replays)
+			if g.Rollovers > 0 {
+				what += fmt.Sprintf(" (%s)", plural(int(min(g.Rollovers, 1<<30)), "rollover", "rollovers"))
+				sev = Warn
+			}
+			gpus = append(gpus, what)
+			ev = append(ev, g.Replay)
+		}
+		if len(gpus) == 0 {
+			continue
+		}
+		title := fmt.Sprintf("%s: PCIe replays since reset on %s: %s", s.Source(), plural(len(gpus), "GPU", "GPUs"), list(gpus, 3))
+		if sev == Warn {
+			title += ": a replay number rolled over, so the link retrained"
+		}
+		fs = append(fs, Finding{
+			ID: "host.pcie.replays", Severity: sev, Layer: LayerNCCL,
+			Title:    title,
+			Evidence: evidenceInOrder(ev),
+			Mechanism: "A PCIe link layer sends a TLP again when its receiver reports a bad LCRC or the ACK does not come back in time: each replay is a transfer corrupted on the link (signal integrity: a riser, retimer, connector or seating), paid for in latency and bandwidth while the link stays up. After four replays of the same TLP the replay number rolls over and the link retrains, stalling every transfer through it. " +
+				"The counts run from the GPU's last reset, so one read does not say how fast they grow.",
+			Fix: "Read `nvidia-smi -q -d PCIE` again after a job (or watch DCGM's PCIe replay health check) to see whether the count grows; if it does, reseat the GPU, check its riser or retimer and the slot, and look for AER correctable errors in dmesg for its bus id.",
+		}.per(s.Source(), "input", "Inputs with GPUs replaying PCIe TLPs"))
+	}
+	return fs
 }
 
 func checkNVSMIGarbled(inc *Incident) []Finding {

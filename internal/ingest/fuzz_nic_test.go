@@ -404,6 +404,9 @@ func FuzzNVSMI(f *testing.F) {
 		}
 		for _, g := range s.GPUs {
 			nicCheckEvidence(t, g.Evidence, n)
+			if g.Replays < -1 || g.Rollovers < -1 || g.Replays >= 0 && g.Replay.Line < 1 {
+				t.Fatalf("replays %d rollovers %d at %v", g.Replays, g.Rollovers, g.Replay)
+			}
 			if !isBusID(g.BusID) || len(g.BDF()) != 12 {
 				t.Fatalf("bus id %q, BDF %q", g.BusID, g.BDF())
 			}

@@ -55,6 +55,12 @@ type NVSMIGPU struct {
 	Cap, Sta PCIeLinkState
 	// PState is the performance state ("P0", "P8"), "" when not printed.
 	PState string
+	// Replays is the PCIe link's "Replays Since Reset" (TLPs the link
+	// layer sent again after a bad LCRC or a lost ACK), Rollovers its
+	// "Replay Number Rollovers" (a TLP replayed four times over, after
+	// which the link retrains); -1 when not printed. Replay is where.
+	Replays, Rollovers int64
+	Replay             Evidence
 	// Idle is set when the GPU says it was idle: its clocks' Idle reason
 	// Active, or a performance state of P8 or more (a sampled 0%
 	// utilisation is not: a busy GPU's P0 or P2 shows it between kernels).
@@ -119,7 +125,7 @@ func (p *nvsmiParser) Feed(l Line) {
 	if rest, ok := strings.CutPrefix(t, "GPU "); ok && isBusID(rest) {
 		p.finish()
 		if len(p.out.GPUs) < maxNVSMIGPUs {
-			p.cur = &NVSMIGPU{BusID: strings.Clone(rest), Host: l.Host, Evidence: At(p.out.src, l)}
+			p.cur = &NVSMIGPU{BusID: strings.Clone(rest), Host: l.Host, Replays: -1, Rollovers: -1, Evidence: At(p.out.src, l)}
 			p.out.lines.add(l)
 		}
 		p.sec = nvsmiOther
@@ -174,6 +180,19 @@ func (p *nvsmiParser) key(l Line, key, val string, at int) {
 		g.Idle = g.Idle || idlePState(val)
 	case p.sec == nvsmiClocks && key == "Idle":
 		g.Idle = g.Idle || val == "Active"
+	case key == "Replays Since Reset" || key == "Replay Number Rollovers":
+		n, err := strconv.ParseInt(val, 10, 64)
+		if err != nil || n < 0 {
+			if val != "N/A" {
+				p.garble(l, at, "a count of PCIe replays")
+			}
+			return
+		}
+		if key == "Replays Since Reset" {
+			g.Replays, g.Replay = n, At(p.out.src, l)
+		} else {
+			g.Rollovers = n
+		}
 	case (p.sec == nvsmiGen || p.sec == nvsmiWidth) && (key == "Max" || key == "Current"):
 		if val == "N/A" || val == "Unknown Error" {
 			return
@@ -259,7 +278,7 @@ func (p *nvsmiParser) tableRow(l Line, t string) {
 		if len(first) == 2 {
 			model = first[1:]
 		}
-		p.out.GPUs = append(p.out.GPUs, NVSMIGPU{BusID: strings.Clone(bus[0]), Model: strings.Join(model, " "), Host: l.Host, Evidence: At(p.out.src, l)})
+		p.out.GPUs = append(p.out.GPUs, NVSMIGPU{BusID: strings.Clone(bus[0]), Model: strings.Join(model, " "), Host: l.Host, Replays: -1, Rollovers: -1, Evidence: At(p.out.src, l)})
 		p.out.lines.add(l)
 		p.row = true
 		return

@@ -5,7 +5,8 @@ import (
 )
 
 // nvidia-smi -q of eight H100s (leptonai/gpud's testdata): every GPU's
-// block with its model, performance state and Gen5 x16 link; the A10's
+// block with its model, performance state, Gen5 x16 link and PCIe replay
+// count; the A10's
 // "Host Max : N/A" is no garble; the default table gives the GPU, its
 // cut name and P-state.
 func TestNVSMICorpus(t *testing.T) {
@@ -13,10 +14,18 @@ func TestNVSMICorpus(t *testing.T) {
 	if s.Driver != "535.161.08" || s.CUDA != "12.2" || s.Evidence.Line != 6 || len(s.GPUs) != 8 || len(s.Garbled) != 0 {
 		t.Fatalf("driver %q cuda %q at %d, %d GPUs, garbled %v", s.Driver, s.CUDA, s.Evidence.Line, len(s.GPUs), s.Garbled)
 	}
+	replays := int64(0) // 67+63+52+43+49+53+82+67, every GPU's since its reset
 	for _, g := range s.GPUs {
+		replays += g.Replays
+		if g.Replays < 43 || g.Rollovers != 0 || g.Replay.Line != g.Evidence.Line+66 {
+			t.Errorf("%s: replays %d, rollovers %d at %d", g.BusID, g.Replays, g.Rollovers, g.Replay.Line)
+		}
 		if g.Model != "NVIDIA H100 80GB HBM3" || g.Cap.GTs != 32 || g.Cap.Width != 16 || g.Sta.GTs != 32 || g.Sta.Width != 16 || g.PState != "P0" || g.Idle {
 			t.Errorf("%+v", g)
 		}
+	}
+	if replays != 476 {
+		t.Errorf("%d replays", replays)
 	}
 	if g := s.GPUs[0]; g.BusID != "00000000:19:00.0" || g.Evidence.Line != 10 || g.Cap.Evidence.Line != 65 || g.Sta.Evidence.Line != 66 {
 		t.Errorf("first GPU %s at %d, max at %d, current at %d", g.BusID, g.Evidence.Line, g.Cap.Evidence.Line, g.Sta.Evidence.Line)
