@@ -1,0 +1,36 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// Artifacts of the twenty-fourth sweep (NCCL logs): each was misread
+// before its fix, and each test fails on the code before it.
+
+// A bootstrap connect that fails in NCCL's SYSCHECK macros is reported
+// only by return codes, the first with its errno ("misc/socket.cc:505 ->
+// 2 (Operation now in progress)"), and no WARN (pytorch/pytorch#131781).
+// Before, the log read as a clean IB job.
+func TestSystemErrorOriginWithoutWarn(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.2x-bootstrap-connect-einprogress-return-codes-no-warn-pytorch131781.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL's bootstrap connection between ranks failed", "returned 2 (unhandled system error)", "bootstrap.cc:275", "on g105; 3 lines")
+	if f.Evidence[0].Line != 5 || !strings.Contains(f.Evidence[0].Text, "(Operation now in progress)") {
+		t.Errorf("evidence is not the errno line: %+v", f.Evidence[0])
+	}
+}
+
+// A return code with no errno and no WARN before it stays unread: it is
+// the unwinding of a failure printed elsewhere (SYNTHETIC lines in
+// NCCL's format).
+func TestReturnCodeWithoutOriginIsNoFailure(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"h1:100:200 [0] NCCL INFO misc/socket.cc:47 -> 3",
+		"h1:100:200 [0] NCCL INFO misc/socket.cc:550 -> 3 [Proxy Thread]")
+	for _, f := range fs {
+		if f.ID == "nccl.warn.error" {
+			t.Errorf("a bare return code is called a failure: %s", f.Title)
+		}
+	}
+}
