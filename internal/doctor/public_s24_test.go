@@ -47,3 +47,17 @@ func TestGDRDisabledHCAByNameNCCL23(t *testing.T) {
 	}
 	nicMustFind(t, fs, "nccl.ib.alloc_failed", Error, "ibv_create_qp on ta1-1")
 }
+
+// NCCL failing to allocate GPU memory (alloc.h's "Cuda failure 'out of
+// memory'", then "Failed to CUDA calloc 6291456 bytes") is the cause of
+// its process's failure, and the return code after the second WARN is
+// that failure's (NVIDIA/nccl#1235). Before, the first WARN was skipped
+// and the finding read "NCCL failed after a WARN: Failed to CUDA calloc".
+func TestNCCLGPUOutOfMemory(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.1x-cuda-out-of-memory-p2p-calloc-peer-closed-nccl1235.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL could not allocate GPU memory for its buffers (CUDA out of memory)", "NCCL returned 1 (unhandled cuda error)", "p2p.cc:204")
+	if f.Evidence[0].Line != 16 {
+		t.Errorf("evidence is not the out-of-memory WARN: %+v", f.Evidence[0])
+	}
+	nicMustFind(t, fs, "nccl.warn.error", Error, "A peer closed its NCCL connection")
+}
