@@ -61,3 +61,27 @@ func TestNCCLGPUOutOfMemory(t *testing.T) {
 	}
 	nicMustFind(t, fs, "nccl.warn.error", Error, "A peer closed its NCCL connection")
 }
+
+// NCCL's socket transport lists usb0 169.254.3.1, a BMC's link-local USB
+// network, beside eno1 (NVIDIA/Megatron-LM#588): the fallback finding
+// names it and sets NCCL_SOCKET_IFNAME first. Before, it was not named.
+func TestSocketFallbackNamesLinkLocalInterface(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-socket-no-ib-device-usb0-link-local-169-254-bmc-interface-megatron588.txt")
+	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "(also over usb0 169.254.3.1)")
+	if !strings.HasPrefix(f.Fix, "Set NCCL_SOCKET_IFNAME") {
+		t.Errorf("fix does not start with NCCL_SOCKET_IFNAME: %s", f.Fix)
+	}
+	// One node's ranks may use lo: the note is for jobs that may span
+	// nodes (SYNTHETIC lines in NCCL's format).
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"h1:1:1 [0] NCCL INFO NET/IB : No device found.",
+		"h1:1:1 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>",
+		"h1:1:1 [0] NCCL INFO Using network Socket",
+		"h1:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0")
+	for _, f := range fs {
+		if strings.Contains(f.Title, "also over") {
+			t.Errorf("a single-node job's lo is called unreachable: %s", f.Title)
+		}
+	}
+}
