@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 
@@ -292,6 +293,22 @@ func pluginMessage(line string) string {
 const socketMechanism = "NCCL tries its IB verbs transport (IB or RoCE) first and falls back to TCP sockets when it finds no usable RDMA device or is told not to use one. " +
 	"Over sockets every byte crosses the kernel TCP stack and host memory on both sides, so inter-node bandwidth is a fraction of line rate and latency is tens of microseconds higher; PFC, ECN and GPUDirect RDMA do not apply."
 
+// unreachableSockets names the interfaces of NCCL's socket transport
+// ("NET/Socket : Using [0]eno1:192.168.223.11<0> [1]usb0:169.254.3.1<0>")
+// whose address is loopback or link-local: "usb0 169.254.3.1".
+func unreachableSockets(logs []*ingest.NCCLLog) []string {
+	var out []string
+	for _, l := range logs {
+		for _, d := range l.SocketDevices {
+			host, _, _ := strings.Cut(d.Addr, "%")
+			if a, err := netip.ParseAddr(host); err == nil && (a.IsLoopback() || a.IsLinkLocalUnicast()) {
+				out = append(out, d.Name+" "+a.String())
+			}
+		}
+	}
+	return distinct(out)
+}
+
 // socketFallback reports NCCL moving data over TCP sockets. When some
 // hosts use RDMA and others sockets, the mismatch is the finding
 // (nccl.transport.mismatch). NCCL 2.4-2.7 print "NET/Socket : Using" on
@@ -335,6 +352,11 @@ func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 	where := ""
 	if len(n.sock) > 0 {
 		where = " on " + plural(len(n.sock), "host", "hosts")
+	}
+	if bad := unreachableSockets(logs); len(bad) > 0 && !n.bootstrap && !sp.single {
+		where += " (also over " + list(bad, 2) + ")"
+		f.Mechanism += " NCCL's socket transport uses each interface it lists as a network device of its own (NET/Socket/1, ...), and " + list(bad, 2) + " holds an address no other host reaches (loopback, or link-local (169.254.0.0/16, fe80::), which a BMC's USB network such as usb0 169.254.3.1 gives every node alike): connections to it reach the local host or nothing."
+		f.Fix = "Set NCCL_SOCKET_IFNAME to the routed interface (or exclude the others, e.g. ^lo,usb,docker), the same on every rank. " + f.Fix
 	}
 	switch {
 	case sp.multi():

@@ -202,6 +202,8 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return failureClass{"the bootstrap address this rank was given is no IP address",
 			"A rank connects to the others through the address in the ncclUniqueId that rank 0 created and the launcher handed to every rank; an address family that is neither AF_INET nor AF_INET6 means this rank's unique id is not one rank 0 made: the ranks did not share it (nccl-tests built without MPI=1 yet started by mpirun, a launcher whose broadcast never reached this rank, a garbled NCCL_COMM_ID). No connection was ever attempted.",
 			"Start the ranks as one job whose launcher hands them rank 0's unique id: nccl-tests built with `make MPI=1` against the MPI that launches it (mpirun, or srun --mpi=pmix), torchrun's rendezvous for PyTorch; the nccl-tests preamble must then list every rank once."}, true
+	case gpuOutOfMemory(m):
+		return gpuOOMClass, true
 	case socket:
 		return failureClass{"NCCL's bootstrap connection between ranks failed",
 			"Before any RDMA, ranks exchange addresses over TCP on the interface NCCL picks (the 'Bootstrap : Using' line, NCCL_SOCKET_IFNAME): a connect that fails or times out means the ranks cannot reach each other there (an interface the peers cannot route to, such as docker0, a bridge or a link-local address; a firewall; rank 0 gone).",
@@ -215,6 +217,19 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	}
 	return failureClass{}, false
 }
+
+// gpuOutOfMemory reports whether a WARN is NCCL failing to allocate GPU
+// memory: CUDACHECK's "Cuda failure 'out of memory'" (2.x: "Cuda failure
+// 2 'out of memory'") and alloc.h's "Failed to CUDA calloc|malloc N
+// bytes".
+func gpuOutOfMemory(m string) bool {
+	return strings.Contains(m, "cuda failure") && strings.Contains(m, "'out of memory'") ||
+		strings.HasPrefix(m, "failed to cuda calloc ") || strings.HasPrefix(m, "failed to cuda malloc ")
+}
+
+var gpuOOMClass = failureClass{"NCCL could not allocate GPU memory for its buffers (CUDA out of memory)",
+	"NCCL allocates its buffers on the GPU when a communicator is created and when it first connects a peer over a transport (P2P, NET, NVLS buffers for a new collective or send/recv pattern); when the application has already taken the GPU's memory (model, activations, the framework's caching allocator), the allocation fails and init or that first call fails. It is not the network: the peers of the failing process then see its connections close.",
+	"Leave GPU memory for NCCL: a smaller batch or model shard, a cap on the framework's share (torch.cuda.set_per_process_memory_fraction, PYTORCH_CUDA_ALLOC_CONF), communicators created before the model fills memory; or smaller NCCL buffers (NCCL_BUFFSIZE, NCCL_MAX_NCHANNELS, NCCL_NVLS_ENABLE=0 where NVLS holds memory). `nvidia-smi` at the failure shows what holds the memory."}
 
 // sharedMemOver returns the lines of w's host saying that NCCL's kernels
 // ask for more shared memory than the GPU gives ("ncclMaxSharedMem 82240
@@ -368,6 +383,11 @@ func checkWarnErrors(inc *Incident) []Finding {
 					g.ev.add(w.Evidence)
 				} else {
 					fallout[g]++
+					if w.Result > 0 && result[g] <= 0 && w.PID >= 0 {
+						// The first WARN printed no return code; the
+						// next one of its process unwinds the failure.
+						result[g], chain[g] = w.Result, w.Chain
+					}
 				}
 				continue
 			}

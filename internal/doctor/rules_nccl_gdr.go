@@ -177,6 +177,8 @@ func checkGDR(inc *Incident) []Finding {
 		switch {
 		case len(all.RingsOff) > 0:
 			what = append(what, "ring summary says GDR 0"+where+", no reason printed")
+		case len(silent) > 0 && silent[0].Said != "":
+			what = append(what, "disabled for HCA "+silent[0].HCADev+where+" ("+silent[0].Said+")")
 		case len(silent) > 0:
 			what = append(what, "disabled for HCA "+silent[0].HCADev+where+", no reason printed")
 		default:
@@ -185,7 +187,11 @@ func checkGDR(inc *Incident) []Finding {
 			}
 			what = append(what, "received data lands via NET/"+all.ChannelsOff[0].Net+" without /GDRDMA"+where)
 		}
-		why = append(why, "The log shows that GPUDirect RDMA is off but not why: NCCL 2.1x-2.2x prints only 'GPU Direct RDMA Disabled for HCA', 'GDR 0' or connection lines without /GDRDMA unless the NET and GRAPH subsystems are logged.")
+		if len(all.RingsOff) == 0 && len(silent) > 0 && silent[0].Said != "" {
+			why = append(why, "NCCL gives its own reason in parentheses; NCCL 2.3's '(no module or not supported by GPU)' stands for either cause: the peer-memory module not loaded, or a GPU that does not expose its memory to the NIC (GeForce boards).")
+		} else {
+			why = append(why, "The log shows that GPUDirect RDMA is off but not why: NCCL 2.1x-2.2x prints only 'GPU Direct RDMA Disabled for HCA', 'GDR 0' or connection lines without /GDRDMA unless the NET and GRAPH subsystems are logged.")
+		}
 		fix = append(fix, "Check the peer-memory path on every node: `lsmod | grep nvidia_peermem` (`sudo modprobe nvidia_peermem`), or DMA-BUF (open GPU kernel module, kernel 5.12 or later); check the GPU-NIC path with `nvidia-smi topo -m` against NCCL_NET_GDR_LEVEL (default PXB); rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET,GRAPH to see the reason.")
 	}
 	partial := all.On()

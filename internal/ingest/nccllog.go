@@ -256,8 +256,10 @@ type GDRDecision struct {
 	HCA, HCADev string
 	Enabled     bool
 	DMABuf      bool
-	// Reason is GDRNoModule, GDRDistance or "" (none given).
-	Reason string
+	// Reason is GDRNoModule, GDRDistance or "" (none given); Said is the
+	// reason in parentheses as printed when it is neither ("no module or
+	// not supported by GPU"; cut short when the line was wrapped).
+	Reason, Said string
 	// Distance and Limit are the PCIe path distance and the
 	// NCCL_NET_GDR_LEVEL it was compared with, -1 when not printed.
 	Distance, Limit int

@@ -254,6 +254,9 @@ func parseGDR(msg string) (GDRDecision, bool) {
 			if e := strings.IndexByte(rest[q+1:], '\''); e >= 0 {
 				d.HCADev = strings.Clone(rest[q+1 : q+1+e])
 			}
+		} else if !isHex(hca) {
+			// NCCL 2.3 names the device itself: "HCA mlx4_0".
+			d.HCADev = d.HCA
 		}
 	}
 	switch {
@@ -267,6 +270,14 @@ func parseGDR(msg string) (GDRDecision, bool) {
 		}
 		if !d.Enabled {
 			d.Reason = GDRDistance
+		}
+	default:
+		if _, said, ok := strings.Cut(rest, "("); ok {
+			said, _, closed := strings.Cut(said, ")")
+			if said = strings.TrimSpace(said); !closed && said != "" {
+				said += "…" // the line was cut or wrapped
+			}
+			d.Said = strings.Clone(said)
 		}
 	}
 	return d, true

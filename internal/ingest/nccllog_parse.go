@@ -225,7 +225,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 		// NCCL 2.2x logs ibv_modify_qp retries at INFO; only the final
 		// failure is a WARN, so retries are recognised but not kept.
 	case strings.Contains(msg, " -> "):
-		l.propagation(o, msg, ev.Line)
+		l.propagation(o, host, msg, ev)
 	}
 }
 
@@ -291,12 +291,13 @@ func unwindLine(msg string) bool {
 	return strings.HasPrefix(msg, "ncclCudaFree") || strings.HasPrefix(msg, "Cuda Free ")
 }
 
-func (l *NCCLLog) propagation(o origin, msg string, line int) {
+func (l *NCCLLog) propagation(o origin, host, msg string, ev Evidence) {
+	line := ev.Line
 	where, code, ok := strings.Cut(msg, " -> ")
 	if !ok || strings.ContainsRune(where, ' ') || !strings.ContainsRune(where, ':') {
 		return
 	}
-	code, _, _ = strings.Cut(code, " ")
+	code, errno, _ := strings.Cut(code, " ")
 	n, err := strconv.Atoi(code)
 	if err != nil {
 		return
@@ -304,6 +305,9 @@ func (l *NCCLLog) propagation(o origin, msg string, line int) {
 	key := o.thread()
 	r, ok := l.lastWarn[key]
 	if !ok {
+		if sysErrorOrigin(errno) {
+			l.sysErrorOrigin(o, host, msg, where, n, ev)
+		}
 		return
 	}
 	if line-r.line > maxPropagationGap {
@@ -330,6 +334,28 @@ func (l *NCCLLog) propagation(o origin, msg string, line int) {
 			w.Chain = append(w.Chain, strings.Clone(where))
 		}
 	}
+}
+
+// sysErrorOrigin reports whether the text after a return code is the
+// errno NCCL's SYSCHECK, EQCHECK and NEQCHECK macros print where a
+// system call fails ("misc/socket.cc:505 -> 2 (Operation now in
+// progress)"): that line is the failure's origin, at INFO, with no WARN
+// before it.
+func sysErrorOrigin(after string) bool {
+	after = strings.TrimSpace(after)
+	return len(after) > 2 && after[0] == '(' && after[len(after)-1] == ')' && !strings.ContainsAny(after[1:len(after)-1], "()[]")
+}
+
+// sysErrorOrigin records a failed system call that NCCL reported only by
+// its return code as the thread's failure, as a WARN would be: the
+// return codes after it are its chain.
+func (l *NCCLLog) sysErrorOrigin(o origin, host, msg, where string, result int, ev Evidence) {
+	l.WarningCount++
+	if len(l.Warnings) >= maxKept {
+		return
+	}
+	l.Warnings = append(l.Warnings, Warning{Host: host, PID: o.pid, Where: strings.Clone(where), Message: strings.Clone(msg), Result: result, Evidence: ev})
+	l.setLastWarn(o.thread(), warnRef{'w', len(l.Warnings) - 1, ev.Line})
 }
 
 // seenKey identifies a fact already recorded: its kind and up to four

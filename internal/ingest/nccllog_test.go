@@ -45,6 +45,8 @@ func TestNCCLLineForms(t *testing.T) {
 			{p + "NET/IB : GPU Direct RDMA Enabled for HCA 3 'mlx5_3'", "", "3", "mlx5_3", true, "", -1},
 			{p + "NET/IB : GPU Direct RDMA (DMABUF) enabled for HCA 0 'mlx5_0'", "", "0", "mlx5_0", true, "", -1},
 			{p + "NET/FastSocket : GPU Direct RDMA Disabled for HCA 0 'eth0'", "", "0", "eth0", false, "", -1},
+			// NCCL 2.3 names the HCA by its device (net_ib.cu).
+			{p + "NET/IB : GPU Direct RDMA Disabled for GPU 0 / HCA mlx4_0 (no module or not supported by GPU)", "0", "mlx4_0", "mlx4_0", false, "", -1},
 		}
 		for _, c := range cases {
 			l := parseLog(t, c.line)
