@@ -3,6 +3,7 @@ package collective
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -292,5 +293,107 @@ func TestPublicBusFactors(t *testing.T) {
 		if checked[f] == 0 {
 			t.Errorf("%s: no public row of 1 GB/s or more", f)
 		}
+	}
+}
+
+// TestGatherScatterTraffic: a ring AllGather or ReduceScatter sends each
+// rank's (n-1)/n of the call's bytes (nccl-tests' size: all ranks' data)
+// over its ring link once, where a ring AllReduce sends it twice
+// (TestTrafficMatchesRun), so that one NIC bounds the three collectives'
+// busbw alike (nccl-tests' GetBw: (n-1)/n for the first two, 2(n-1)/n for
+// AllReduce): a plateau the twin misses on them is not the traffic. On 4
+// servers of 8 A100 with one NIC, 2 iterations: each server-to-server link
+// carries 2 × 31/32 of the size, as the run posts it.
+func TestGatherScatterTraffic(t *testing.T) {
+	const size = 96 << 20
+	for _, f := range []Func{AllGather, ReduceScatter} {
+		c := mustComm(t, preset(t, "a100-1nic"), 4, 8, map[string]string{"NCCL_ALGO": "ring", "NCCL_PROTO": "simple"})
+		call := Call{Func: f, Bytes: size}
+		tr, err := c.NetTraffic(call, 2, 4096)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runOn(t, c, 2, call)
+		posted := map[[2]int]int64{}
+		for _, cn := range c.eng.conns {
+			if cn.net {
+				posted[[2]int{int(cn.hostSrc), int(cn.hostDst)}] += cn.bytes
+			}
+		}
+		if len(tr) != 4 {
+			t.Fatalf("%s: %d host pairs, want the 4 ring links: %+v", f, len(tr), tr)
+		}
+		want := 2 * 31 * int64(size) / 32
+		for _, x := range tr {
+			if posted[[2]int{x.Src, x.Dst}] != x.Bytes {
+				t.Errorf("%s %d->%d: traffic %d bytes, run posted %d", f, x.Src, x.Dst, x.Bytes, posted[[2]int{x.Src, x.Dst}])
+			}
+			if math.Abs(float64(x.Bytes-want)) > float64(want)/1000 || x.Dst != (x.Src+1)%4 {
+				t.Errorf("%s %d->%d: %d bytes, want about %d", f, x.Src, x.Dst, x.Bytes, want)
+			}
+		}
+	}
+}
+
+// patTime is NCCL's predicted time of PAT for an AllGather or
+// ReduceScatter of nBytes at one GPU per node, µs, which the twin leaves
+// out of its model (it does not run PAT): tuning.cc (v2.28.3) rates PAT at
+// 0.75 of the ring graph's bus bandwidth (line 310) without the ring's
+// nRanks/nsteps conversion to algorithm bandwidth (line 346), and its
+// latency at its base, log2(nodes) network latencies of Tree/Simple (one
+// GPU per node) over 3.5, and 2.8 µs a rank (lines 396-399).
+func patTime(tn *Tuning, f Func, nBytes int64) float32 {
+	nsteps := float32(tn.NRanks - 1)
+	bus := tn.BW[f][Ring][Simple] * nsteps / float32(tn.NRanks) * .75
+	lat := baseLat[PAT][Simple] + float32(log2i(int64(tn.NNodes)))*hwLat[hwNet][Tree][Simple]/3.5 + float32(tn.NRanks)*2.8
+	return lat + float32(nBytes)/(1000*bus)
+}
+
+// TestPATNotOnTwoServers: NCCL from 2.23 runs AllGather and
+// ReduceScatter as PAT where its model says PAT is faster, at one GPU per
+// node only (tuning.cc ncclPatEnable); the twin does not run PAT. On two
+// servers NCCL's model never picks it: Ring/LL costs 6.6 + 5 µs (base and
+// one network step of Tree/LL, one GPU per node) against PAT's 8 + 14/3.5
+// + 2 × 2.8 = 17.6, and carries the bus bandwidth (half of it, times
+// nRanks/nsteps = 2) where PAT carries 0.75 of it; Ring/Simple takes over
+// from LL at large sizes. So the held-out runs of one GPU per node on such
+// a release (the GB10 all_gathers, 2.28.9) run Ring in NCCL as in the
+// twin, and their misses are not PAT's. From 16 servers PAT's log-step
+// latency beats the ring's 15 network steps and NCCL runs it at small
+// and mid sizes, where the twin's choice is not NCCL's.
+func TestPATNotOnTwoServers(t *testing.T) {
+	sweep := func(cm *Comm, f Func) (pat []string) {
+		for b := int64(1 << 10); b <= 1<<30; b *= 2 {
+			ch, err := cm.Plan(Call{Func: f, Bytes: b})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if patTime(cm.Tuning, f, b) < ch.Predicted {
+				pat = append(pat, sizeName(b))
+			}
+		}
+		return pat
+	}
+	runs := 0
+	for i := range publicRuns {
+		r := &publicRuns[i]
+		v, _ := ParseVersion(r.version)
+		if r.ppn != 1 || (r.op != "all_gather" && r.op != "reduce_scatter") || !v.AtLeast(2, 23, 0) {
+			continue
+		}
+		runs++
+		if pat := sweep(mustCommOf(t, v, r.srv, r.servers, r.ppn, r.env), r.fn()); len(pat) > 0 {
+			t.Errorf("%s: NCCL %s would run PAT at %s", r.file, r.version, strings.Join(pat, ", "))
+		}
+	}
+	if runs == 0 {
+		t.Fatal("no held-out run of one GPU per node on NCCL 2.23 or later")
+	}
+	v, _ := ParseVersion("2.28.9")
+	cm := mustCommOf(t, v, serverOf("H100", 1, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), 16, 1, nil)
+	pat := sweep(cm, AllGather)
+	t.Logf("16 × 1 H100, 400G, NCCL 2.28.9: PAT at %s", strings.Join(pat, ", "))
+	if len(pat) == 0 || pat[0] != "1K" || slices.Contains(pat, "1G") {
+		t.Errorf("16 × 1 H100: PAT at %v, want it from 1 KiB and Ring at 1 GiB", pat)
 	}
 }
