@@ -3,6 +3,7 @@ package collective
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,10 +23,10 @@ import (
 var opMisses = map[string]string{
 	"b200-2n-ib400g-vultr-all_gather.txt@time":                    "Ring/LL on one channel: the run grows from 34 to 40 µs at 8 B-64 KiB, the twin stays at 28-29 µs (its 64 KiB ×0.72, the rest ×0.77-0.83, as the all_reduce runs on AMD hosts at small sizes: each network step costs the run more than NCCL's latency plus the twin's proxy)",
 	"b200-2n-ib400g-vultr-all_gather.txt@mid":                     "Ring/LL128 at 1-16 MiB (NCCL's model): the run steps from 78 µs at 1 MiB to 128 µs at 2 MiB and takes 140-202 µs at 4-16 MiB, the twin 64-95 µs (62-80 before each ring hop held a step for a round of LL128 slices); the run's 32 and 64 MiB are the same busbw (127-128 GB/s) and it jumps to 202 at 128 MiB: a pipeline of its own the twin does not have",
-	"b200-2n-ib400g-vultr-all_gather.txt@large":                   "Ring/Simple on 16 channels over the eight NICs: the twin carries the NICs' line rate (371-388 GB/s), the run 247-305; four of the cluster's eight HCAs measure 39.5-40 GB/s in its own ib_write_bw against 45.07 on the others, and a ring's channels all end with the slowest: 16 × 40/2 × (4096/4160) = 315 GB/s, the run's plateau (305-308 up to 16 GiB); the twin's NICs are all one rate",
+	"b200-2n-ib400g-vultr-all_gather.txt@large":                   "Ring/Simple on 16 channels over the eight NICs: the twin carries the NICs' line rate (371-388 GB/s), the run 247-305; the run's 2 channels a NIC move 19.2-19.4 GB/s each from 1 GiB (307-311 GB/s busbw), the twin's 24.3; not the four HCAs its ib_write_bw puts at 39.5-40 GB/s, since the same sweep's all_reduce (NVLSTree, 707-718 GB/s busbw) moves 47.9 GB/s through every NIC each way; as the GKE A3 Ultra runs (20.3-20.6 a channel) and unlike the GKE A4 B200s (23.0-23.6), the rate of a ring channel through a NIC, which NCCL's source gives no figure for",
 	"b200-2n-ib400g-vultr-reduce_scatter.txt@time":                "as all_gather's (the same run: 33-40 µs, the twin 28-29)",
 	"b200-2n-ib400g-vultr-reduce_scatter.txt@mid":                 "as all_gather's (the run's rows within 1% of its all_gather at every size)",
-	"b200-2n-ib400g-vultr-reduce_scatter.txt@large":               "as all_gather's: the slow HCAs",
+	"b200-2n-ib400g-vultr-reduce_scatter.txt@large":               "as all_gather's: the ring's channels move 18.8-19.4 GB/s each through the NICs from 1 GiB (300-311 GB/s busbw)",
 	"b200-2n-ib400g-vultr-alltoall.txt@mid":                       "alltoall at 1-2 MiB: the run 78 and 101 µs, the twin 95 and 156 (×0.83, ×0.65): at 2 MiB each of the 8 network operations is one 128 KiB part, all 8 on the one channel NCCL plans for a part of a step (TestP2PPlan), 1 MiB at P2PNetChannelRate (10 GB/s) where the run moves it at about 16; 4-16 MiB in band (×0.89-0.99, ×1.19-1.29 at NCCL's 14 GB/s a channel)",
 	"b200-2n-ib400g-vultr-alltoall.txt@large":                     "alltoall plateau: the run's busbw is 42.4 GB/s (22.6 GB/s a GPU to the other server, its algbw 45.2), the twin 37.4 (×0.88; 52 at NCCL's 14 GB/s a channel, 88-91, the NIC's line rate, before the channels were shared): NCCL runs all 8 of a GPU's peers on the other server on the same 2 channels (ncclP2pChannelBaseForRound), which the twin follows, holding each to P2PNetChannelRate (2 × 10 = 20 GB/s a GPU, TestAllToAllNetChannels); the run's channels carry 11.3 GB/s each, the most of the five runs the rate is set on (9.2-11.3): eight works a channel, each with its own warps, against sendrecv's one",
 	"b200-2n-ib400g-vultr-sendrecv.txt@time":                      "sendrecv of 64 KiB: the run 29.8 µs, 9 µs over its 32 KiB (20.6) and 3 under its 128 KiB, the twin 21.2 (×0.71): both run it Simple on one channel in two chunks of 32 KiB (addP2pToPlan: a quarter step under one step), whose second step the twin pipelines behind the first; 8 B-32 KiB in band (×0.88-1.16) since a network operation runs Simple at every size (TestP2PProto)",
@@ -292,5 +293,107 @@ func TestPublicBusFactors(t *testing.T) {
 		if checked[f] == 0 {
 			t.Errorf("%s: no public row of 1 GB/s or more", f)
 		}
+	}
+}
+
+// TestGatherScatterTraffic: a ring AllGather or ReduceScatter sends each
+// rank's (n-1)/n of the call's bytes (nccl-tests' size: all ranks' data)
+// over its ring link once, where a ring AllReduce sends it twice
+// (TestTrafficMatchesRun), so that one NIC bounds the three collectives'
+// busbw alike (nccl-tests' GetBw: (n-1)/n for the first two, 2(n-1)/n for
+// AllReduce): a plateau the twin misses on them is not the traffic. On 4
+// servers of 8 A100 with one NIC, 2 iterations: each server-to-server link
+// carries 2 × 31/32 of the size, as the run posts it.
+func TestGatherScatterTraffic(t *testing.T) {
+	const size = 96 << 20
+	for _, f := range []Func{AllGather, ReduceScatter} {
+		c := mustComm(t, preset(t, "a100-1nic"), 4, 8, map[string]string{"NCCL_ALGO": "ring", "NCCL_PROTO": "simple"})
+		call := Call{Func: f, Bytes: size}
+		tr, err := c.NetTraffic(call, 2, 4096)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runOn(t, c, 2, call)
+		posted := map[[2]int]int64{}
+		for _, cn := range c.eng.conns {
+			if cn.net {
+				posted[[2]int{int(cn.hostSrc), int(cn.hostDst)}] += cn.bytes
+			}
+		}
+		if len(tr) != 4 {
+			t.Fatalf("%s: %d host pairs, want the 4 ring links: %+v", f, len(tr), tr)
+		}
+		want := 2 * 31 * int64(size) / 32
+		for _, x := range tr {
+			if posted[[2]int{x.Src, x.Dst}] != x.Bytes {
+				t.Errorf("%s %d->%d: traffic %d bytes, run posted %d", f, x.Src, x.Dst, x.Bytes, posted[[2]int{x.Src, x.Dst}])
+			}
+			if math.Abs(float64(x.Bytes-want)) > float64(want)/1000 || x.Dst != (x.Src+1)%4 {
+				t.Errorf("%s %d->%d: %d bytes, want about %d", f, x.Src, x.Dst, x.Bytes, want)
+			}
+		}
+	}
+}
+
+// patTime is NCCL's predicted time of PAT for an AllGather or
+// ReduceScatter of nBytes at one GPU per node, µs, which the twin leaves
+// out of its model (it does not run PAT): tuning.cc (v2.28.3) rates PAT at
+// 0.75 of the ring graph's bus bandwidth (line 310) without the ring's
+// nRanks/nsteps conversion to algorithm bandwidth (line 346), and its
+// latency at its base, log2(nodes) network latencies of Tree/Simple (one
+// GPU per node) over 3.5, and 2.8 µs a rank (lines 396-399).
+func patTime(tn *Tuning, f Func, nBytes int64) float32 {
+	nsteps := float32(tn.NRanks - 1)
+	bus := tn.BW[f][Ring][Simple] * nsteps / float32(tn.NRanks) * .75
+	lat := baseLat[PAT][Simple] + float32(log2i(int64(tn.NNodes)))*hwLat[hwNet][Tree][Simple]/3.5 + float32(tn.NRanks)*2.8
+	return lat + float32(nBytes)/(1000*bus)
+}
+
+// TestPATNotOnTwoServers: NCCL from 2.23 runs AllGather and
+// ReduceScatter as PAT where its model says PAT is faster, at one GPU per
+// node only (tuning.cc ncclPatEnable); the twin does not run PAT. On two
+// servers NCCL's model never picks it: Ring/LL costs 6.6 + 5 µs (base and
+// one network step of Tree/LL, one GPU per node) against PAT's 8 + 14/3.5
+// + 2 × 2.8 = 17.6, and carries the bus bandwidth (half of it, times
+// nRanks/nsteps = 2) where PAT carries 0.75 of it; Ring/Simple takes over
+// from LL at large sizes. So the held-out runs of one GPU per node on such
+// a release (the GB10 all_gathers, 2.28.9) run Ring in NCCL as in the
+// twin, and their misses are not PAT's. From 16 servers PAT's log-step
+// latency beats the ring's 15 network steps and NCCL runs it at small
+// and mid sizes, where the twin's choice is not NCCL's.
+func TestPATNotOnTwoServers(t *testing.T) {
+	sweep := func(cm *Comm, f Func) (pat []string) {
+		for b := int64(1 << 10); b <= 1<<30; b *= 2 {
+			ch, err := cm.Plan(Call{Func: f, Bytes: b})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if patTime(cm.Tuning, f, b) < ch.Predicted {
+				pat = append(pat, sizeName(b))
+			}
+		}
+		return pat
+	}
+	runs := 0
+	for i := range publicRuns {
+		r := &publicRuns[i]
+		v, _ := ParseVersion(r.version)
+		if r.ppn != 1 || (r.op != "all_gather" && r.op != "reduce_scatter") || !v.AtLeast(2, 23, 0) {
+			continue
+		}
+		runs++
+		if pat := sweep(mustCommOf(t, v, r.srv, r.servers, r.ppn, r.env), r.fn()); len(pat) > 0 {
+			t.Errorf("%s: NCCL %s would run PAT at %s", r.file, r.version, strings.Join(pat, ", "))
+		}
+	}
+	if runs == 0 {
+		t.Fatal("no held-out run of one GPU per node on NCCL 2.23 or later")
+	}
+	v, _ := ParseVersion("2.28.9")
+	cm := mustCommOf(t, v, serverOf("H100", 1, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), 16, 1, nil)
+	pat := sweep(cm, AllGather)
+	t.Logf("16 × 1 H100, 400G, NCCL 2.28.9: PAT at %s", strings.Join(pat, ", "))
+	if len(pat) == 0 || pat[0] != "1K" || slices.Contains(pat, "1G") {
+		t.Errorf("16 × 1 H100: PAT at %v, want it from 1 KiB and Ring at 1 GiB", pat)
 	}
 }
