@@ -14,10 +14,10 @@ import "slices"
 // up to directHosts hosts also gets each host's run index, a few KB a
 // switch, which a lookup reads in place of the search.
 type routeTable struct {
+	hosts int
 	runs  []routeRun
 	cand  []int16
 	at    []uint16 // the run of each host, or nil
-	hosts int
 }
 
 // directHosts is the most hosts a route table indexes by host: its
