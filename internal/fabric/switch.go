@@ -326,6 +326,9 @@ func (s *Switch) route(p *packet.Packet) (*Port, bool) {
 	if p.Dst < 0 || int(p.Dst) >= s.routes.hosts {
 		return nil, false
 	}
+	if i, ok := s.routes.direct(p.Dst); ok {
+		return &s.port[i], true
+	}
 	r := s.routes.run(p.Dst)
 	switch r.n {
 	case 0:
