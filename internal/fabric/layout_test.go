@@ -93,3 +93,35 @@ func TestLinkLines(t *testing.T) {
 		{"dir[1]", unsafe.Offsetof(l.dir) + unsafe.Sizeof(l.dir[0]), 1, unsafe.Sizeof(l.dir[0]) / 64},
 	})
 }
+
+// TestSwitchHotLines checks the switch layout a frame's hop counts on:
+// what routing reads in the first two lines, the classifier and what
+// admission and release read of the buffer in the third.
+func TestSwitchHotLines(t *testing.T) {
+	var s Switch
+	b := unsafe.Offsetof(s.buf)
+	r := unsafe.Offsetof(s.routes)
+	fields := []field{
+		{"dom", unsafe.Offsetof(s.dom), unsafe.Sizeof(s.dom), 0},
+		{"port", unsafe.Offsetof(s.port), unsafe.Sizeof(s.port), 0},
+		{"routes.hosts", r + unsafe.Offsetof(s.routes.hosts), unsafe.Sizeof(s.routes.hosts), 0},
+		{"routes.runs", r + unsafe.Offsetof(s.routes.runs), unsafe.Sizeof(s.routes.runs), 0},
+		{"routes.cand", r + unsafe.Offsetof(s.routes.cand), unsafe.Sizeof(s.routes.cand), 1},
+		{"routes.at", r + unsafe.Offsetof(s.routes.at), unsafe.Sizeof(s.routes.at), 1},
+		{"seed", unsafe.Offsetof(s.seed), unsafe.Sizeof(s.seed), 1},
+		{"lossless", unsafe.Offsetof(s.lossless), 1, 1},
+		{"ecnAtEnqueue", unsafe.Offsetof(s.ecnAtEnqueue), 1, 1},
+		{"hashFields", unsafe.Offsetof(s.hashFields), 1, 1},
+		{"stages", unsafe.Offsetof(s.stages), 1, 1},
+		{"classifier", unsafe.Offsetof(s.classifier), unsafe.Sizeof(s.classifier), 2},
+		{"buf.sharedSize", b + unsafe.Offsetof(s.buf.sharedSize), 8, 2},
+		{"buf.sharedUsed", b + unsafe.Offsetof(s.buf.sharedUsed), 8, 2},
+		{"buf.reserve", b + unsafe.Offsetof(s.buf.reserve), 8, 2},
+		{"buf.static", b + unsafe.Offsetof(s.buf.static), 8, 2},
+		{"buf.alpha", b + unsafe.Offsetof(s.buf.alpha), 8, 2},
+		{"buf.portAlpha", b + unsafe.Offsetof(s.buf.portAlpha), 16, 2}, // its pointer and length
+	}
+	// A switch is allocated alone, so its size need not be whole lines:
+	// the size passed is the whole lines it spans.
+	checkLines(t, "Switch", (unsafe.Sizeof(s)+63)/64*64, fields)
+}

@@ -87,6 +87,9 @@ type Network struct {
 	PFCEnabled uint8
 
 	nodes uint32 // node ids issued; node 0 is the control side
+	// classifiers are the switches' distinct classifiers, each shared by
+	// the switches that classify alike.
+	classifiers []*Classifier
 }
 
 // NewNetwork returns an empty network of domains domains (at least one),
@@ -101,6 +104,19 @@ func NewNetwork(seed uint64, domains int) *Network {
 		d.in = make([]sim.Box[frameMsg], len(n.Domains))
 	}
 	return n
+}
+
+// classifier returns the network's classifier equal to c, made at the
+// first switch that asks for it: the switches of a fabric read one table.
+func (n *Network) classifier(c Classifier) *Classifier {
+	for _, k := range n.classifiers {
+		if *k == c {
+			return k
+		}
+	}
+	k := &c
+	n.classifiers = append(n.classifiers, k)
+	return k
 }
 
 // NewNodeID issues the id of a new node, which orders its equal-time

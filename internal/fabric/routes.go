@@ -14,10 +14,10 @@ import "slices"
 // up to directHosts hosts also gets each host's run index, a few KB a
 // switch, which a lookup reads in place of the search.
 type routeTable struct {
+	hosts int
 	runs  []routeRun
 	cand  []int16
 	at    []uint16 // the run of each host, or nil
-	hosts int
 }
 
 // directHosts is the most hosts a route table indexes by host: its
@@ -59,22 +59,40 @@ func newRouteTable(r [][]int16) routeTable {
 	}
 	if len(t.runs) > 1 && t.hosts <= directHosts {
 		t.at = make([]uint16, t.hosts)
-		for i := range t.runs {
+		for i, r := range t.runs {
 			end := t.hosts
 			if i+1 < len(t.runs) {
 				end = int(t.runs[i+1].start)
 			}
-			for h := int(t.runs[i].start); h < end; h++ {
-				t.at[h] = uint16(i)
+			a := uint16(i)
+			if r.n == 1 {
+				a = atPort | uint16(r.first)
+			}
+			for h := int(r.start); h < end; h++ {
+				t.at[h] = a
 			}
 		}
 	}
 	return t
 }
 
+// atPort marks an entry of at that is the one candidate port toward its
+// host, not a run index: a hop down the tree then reads no run.
+const atPort = 1 << 15
+
+// direct returns the one candidate port toward host dst, which must be in
+// range, where at names it.
+func (t *routeTable) direct(dst int32) (int16, bool) {
+	if t.at == nil {
+		return 0, false
+	}
+	a := t.at[dst]
+	return int16(a &^ atPort), a&atPort != 0
+}
+
 // run returns the run of host dst, which must be in range.
 func (t *routeTable) run(dst int32) *routeRun {
-	if t.at != nil {
+	if t.at != nil && t.at[dst]&atPort == 0 {
 		return &t.runs[t.at[dst]]
 	}
 	lo, hi := 0, len(t.runs)

@@ -36,6 +36,11 @@ func TestRouteTableMatchesHosts(t *testing.T) {
 			if got := search.lookup(int32(h)); !slices.Equal(got, want[h]) {
 				t.Fatalf("trial %d host %d, searched: %v, want %v", trial, h, got, want[h])
 			}
+			// A host of one candidate is named by its port where the
+			// table is indexed by host; no other is.
+			if p, ok := rt.direct(int32(h)); ok != (rt.at != nil && len(want[h]) == 1) || ok && p != want[h][0] {
+				t.Fatalf("trial %d host %d: direct port %d %v, want the one of %v", trial, h, p, ok, want[h])
+			}
 		}
 		runs := 1
 		for h := 1; h < hosts; h++ {

@@ -86,16 +86,26 @@ type SwitchConfig struct {
 // Switch is a shared-buffer switch: it classifies, routes with ECMP, admits
 // into its buffer, sends PFC for its ingress priority groups, marks ECN and
 // schedules each egress port's eight queues. Its fields are laid out by
-// use: first what a frame's arrival and departure read (ports, queues,
-// routes, buffer counters, then the head of its configuration), so that a
-// hop touches a few adjacent cache lines of it, not one line a field.
+// use (TestSwitchHotLines): its first two lines hold what routing a frame
+// reads (ports, routes, the ECMP seed, the configuration's flags and which
+// optional stages it has), its third the classifier and what admission
+// and release read of the buffer; the rest is read only by a stage the
+// switch has, at build or at observation. The classifier is shared by the
+// switches of one classification, so that its table stays in the cache.
 type Switch struct {
-	dom    *Domain
-	port   []Port         // side by side
-	egress []switchEgress // by port
+	dom  *Domain
+	port []Port // side by side
 	// routes gives the ports toward each host.
-	routes routeTable
-	buf    buffer
+	routes       routeTable
+	seed         uint64 // cfg.Seed
+	lossless     uint8  // cfg.Lossless
+	ecnAtEnqueue bool   // cfg.ECNAtEnqueue
+	hashFields   HashField
+	stages       stage // the optional stages the switch has
+	classifier   *Classifier
+	buf          buffer
+
+	egress []switchEgress // by port
 	// path is the path selector; nil for ECMP.
 	path  *pathSelector
 	rng   *sim.Rand
@@ -113,6 +123,18 @@ type Switch struct {
 	pintRNG *sim.Rand
 }
 
+// stage is a set of a switch's optional stages, which a frame's hop asks
+// for in its first lines instead of loading each stage's own field.
+type stage uint8
+
+// Stages.
+const (
+	stagePipeline stage = 1 << iota // a forwarding latency
+	stageNS3                        // the HPCC ns-3 model's ECMP hash
+	stagePath                       // a path selector other than ECMP
+	stagePINT                       // HPCC-PINT telemetry
+)
+
 // A MarkObserver sees every ECN marking decision: the queue length the
 // packet saw, the RED probability, and whether it was marked.
 type MarkObserver interface {
@@ -124,7 +146,9 @@ func (s *Switch) SetMarkObserver(o MarkObserver) { s.marks = o }
 
 // NewSwitch creates a switch with nports ports in domain d.
 func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig) *Switch {
-	s := &Switch{dom: d, id: n.NewNodeID(), name: name, cfg: cfg, rng: n.Streams.Stream("ecn/" + name)}
+	s := &Switch{dom: d, id: n.NewNodeID(), name: name, cfg: cfg, rng: n.Streams.Stream("ecn/" + name),
+		seed: cfg.Seed, lossless: cfg.Lossless, ecnAtEnqueue: cfg.ECNAtEnqueue, hashFields: cfg.HashFields,
+		classifier: n.classifier(cfg.Classifier)}
 	// The ports and their queues lie side by side, each in one array.
 	s.port = make([]Port, nports)
 	s.egress = make([]switchEgress, nports)
@@ -139,10 +163,17 @@ func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig
 	if cfg.PINT != nil {
 		s.pint = make([]pintPort, nports)
 		s.pintRNG = n.Streams.Stream("pint/" + name)
+		s.stages |= stagePINT
 	}
-	s.pipe.latency = cfg.Latency
+	if s.pipe.latency = cfg.Latency; cfg.Latency > 0 {
+		s.stages |= stagePipeline
+	}
 	if cfg.Path.Mode != PathECMP {
 		s.path = newPathSelector(cfg.Path, 0, n.Streams.Stream("path/"+name))
+		s.stages |= stagePath
+	}
+	if cfg.NS3 != nil {
+		s.stages |= stageNS3
 	}
 	n.Switches = append(n.Switches, s)
 	s.domIdx = len(d.switches)
@@ -295,6 +326,9 @@ func (s *Switch) route(p *packet.Packet) (*Port, bool) {
 	if p.Dst < 0 || int(p.Dst) >= s.routes.hosts {
 		return nil, false
 	}
+	if i, ok := s.routes.direct(p.Dst); ok {
+		return &s.port[i], true
+	}
 	r := s.routes.run(p.Dst)
 	switch r.n {
 	case 0:
@@ -303,15 +337,15 @@ func (s *Switch) route(p *packet.Packet) (*Port, bool) {
 		return &s.port[r.first], true
 	}
 	c := s.routes.list(r)
-	if m := s.cfg.NS3; m != nil {
+	if s.stages&stageNS3 != 0 {
 		k := ecmp.Key{Src: p.Src, Dst: p.Dst, SrcPort: p.SrcPort, Reply: p.Kind != packet.Data}
-		return &s.port[c[m.Pick(s.cfg.NS3Node, k, len(c))]], true
+		return &s.port[c[s.cfg.NS3.Pick(s.cfg.NS3Node, k, len(c))]], true
 	}
-	if p.HashFields != uint8(s.cfg.HashFields) || p.FieldsHash == 0 {
-		p.FieldsHash, p.HashFields = FieldsHash(s.cfg.HashFields, p), uint8(s.cfg.HashFields)
+	if p.HashFields != uint8(s.hashFields) || p.FieldsHash == 0 {
+		p.FieldsHash, p.HashFields = FieldsHash(s.hashFields, p), uint8(s.hashFields)
 	}
-	h := ecmp.Seeded(s.cfg.Seed, p.FieldsHash)
-	if s.path != nil {
+	h := ecmp.Seeded(s.seed, p.FieldsHash)
+	if s.stages&stagePath != 0 {
 		return &s.port[s.path.pick(s, p, c, h, s.dom.Sched.Now())], true
 	}
 	return &s.port[c[ecmp.Pick(h, len(c))]], true
@@ -319,7 +353,7 @@ func (s *Switch) route(p *packet.Packet) (*Port, bool) {
 
 // Receive classifies, routes and admits a packet that arrived on in.
 func (s *Switch) Receive(p *packet.Packet, in *Port) {
-	p.Prio = s.cfg.Classify(p)
+	p.Prio = s.classifier.Classify(p)
 	// The port's frame counts lie beyond its first lines: their line is
 	// asked for now and the frame booked once it is forwarded or dropped,
 	// so that the load overlaps that work instead of stalling before it.
@@ -350,7 +384,7 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 	e := out.egress.(*switchEgress) // s.egress[out.index], without the index's multiply
 	q := &e.cls[prio].q
 	size := int64(p.Frame)
-	lossless := s.cfg.Lossless&(1<<prio) != 0
+	lossless := s.lossless&(1<<prio) != 0
 	g := &in.rxPrio[prio].pg
 	if lossless {
 		ok = s.buf.admitLossless(g, in.index, size)
@@ -371,11 +405,11 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 	if lossless && s.buf.wantXOFF(g, in.index) {
 		in.SendXOFF(prio)
 	}
-	if s.pipe.latency > 0 {
+	if s.stages&stagePipeline != 0 {
 		s.enterPipeline(p, out)
 		return
 	}
-	if s.cfg.ECNAtEnqueue && markable(p) {
+	if s.ecnAtEnqueue && markable(p) {
 		s.markECN(p, e, out, q.Bytes())
 	}
 	if now := s.dom.Sched.Now(); e.busy == 0 && out.idle(now) {
@@ -420,20 +454,20 @@ func (s *Switch) markECN(p *packet.Packet, e *switchEgress, out *Port, qlen int6
 // upstream if its PG drained, and marks ECN at dequeue; out's egress is e.
 func (s *Switch) departed(p *packet.Packet, e *switchEgress, out *Port, qlen int64) {
 	prio := int(p.Prio)
-	lossless := s.cfg.Lossless&(1<<prio) != 0
+	lossless := s.lossless&(1<<prio) != 0
 	in := &s.port[p.InPort]
 	g := &in.rxPrio[prio].pg
 	s.buf.release(g, int64(p.Frame), lossless)
 	if lossless && in.XOFF(prio) && s.buf.wantXON(g, in.index) {
 		in.SendXON(prio)
 	}
-	if !s.cfg.ECNAtEnqueue && markable(p) {
+	if !s.ecnAtEnqueue && markable(p) {
 		s.markECN(p, e, out, qlen)
 	}
 	if p.INT != nil && p.Kind == packet.Data {
 		s.pushINT(p, out)
 	}
-	if s.pint != nil {
+	if s.stages&stagePINT != 0 {
 		s.pintDeparted(p, out)
 	}
 }
