@@ -181,11 +181,12 @@ func (p *nvsmiParser) key(l Line, key, val string, at int) {
 	case p.sec == nvsmiClocks && key == "Idle":
 		g.Idle = g.Idle || val == "Active"
 	case key == "Replays Since Reset" || key == "Replay Number Rollovers":
+		if unread(val) {
+			return
+		}
 		n, err := strconv.ParseInt(val, 10, 64)
 		if err != nil || n < 0 {
-			if val != "N/A" {
-				p.garble(l, at, "a count of PCIe replays")
-			}
+			p.garble(l, at, "a count of PCIe replays")
 			return
 		}
 		if key == "Replays Since Reset" {
@@ -194,7 +195,7 @@ func (p *nvsmiParser) key(l Line, key, val string, at int) {
 			g.Rollovers = n
 		}
 	case (p.sec == nvsmiGen || p.sec == nvsmiWidth) && (key == "Max" || key == "Current"):
-		if val == "N/A" || val == "Unknown Error" {
+		if unread(val) {
 			return
 		}
 		st := &g.Sta
@@ -295,6 +296,14 @@ func (p *nvsmiParser) tableRow(l Line, t string) {
 			p.out.lines.add(l)
 		}
 	}
+}
+
+// unread reports whether a value is what nvidia-smi prints for a field it
+// could not read, in words and without a digit: "N/A", "[N/A]", "Unknown
+// Error", "[Not Supported]", "ERR!", "[GPU is lost]", "[GPU requires
+// reset]". A value with digits that does not read is garbled.
+func unread(val string) bool {
+	return !strings.ContainsAny(val, "0123456789")
 }
 
 // idlePState reports whether a performance state is one a GPU drops to

@@ -67,3 +67,20 @@ func TestNVSMIGarbled(t *testing.T) {
 		t.Fatalf("garbled %+v, %+v", s.Garbled, s.GPUs)
 	}
 }
+
+// What nvidia-smi prints for a field it could not read (a GPU fallen off
+// the bus, a VM, a field the GPU lacks) is no garble, and leaves the field
+// unset; a replay count with digits that do not read is one.
+func TestNVSMIUnread(t *testing.T) {
+	for _, v := range []string{"N/A", "[N/A]", "Unknown Error", "[Unknown Error]", "[Not Supported]", "ERR!", "[GPU is lost]", "[GPU requires reset]"} {
+		r := nicReadText(t, "nvidia-smi -q", "GPU 00000000:4C:00.0\n        GPU Link Info\n            Link Width\n                Max                       : "+v+"\n                Current                   : 16x\n        Replays Since Reset               : "+v+"\n")
+		s := nicArtifact[*NVSMI](t, r)
+		if g := s.GPUs[0]; len(s.Garbled) != 0 || g.Cap.Set() || g.Sta.Width != 16 || g.Replays != -1 {
+			t.Errorf("%q: garbled %+v, %+v", v, s.Garbled, g)
+		}
+	}
+	r := nicReadText(t, "nvidia-smi -q", "GPU 00000000:4C:00.0\n        Replays Since Reset               : 12O\n")
+	if s := nicArtifact[*NVSMI](t, r); len(s.Garbled) != 1 || s.Garbled[0].Line != 2 || s.GPUs[0].Replays != -1 {
+		t.Errorf("garbled %+v, %+v", s.Garbled, s.GPUs)
+	}
+}
