@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -16,7 +17,7 @@ func TestNVSMICorpus(t *testing.T) {
 
 	nicMustFind(t, fs, "host.pcie.replays", Info, "PCIe replays since reset on 8 GPUs: 00000000:19:00.0 NVIDIA H100 80GB HBM3 67, 00000000:3B:00.0 NVIDIA H100 80GB HBM3 63, 00000000:4C:00.0 NVIDIA H100 80GB HBM3 52 and 5 more")
 	fs = diagnoseFiles(t, Options{}, "corpus/nvsmi/nvidia-smi-q-rtx4090x8-idle-gen1-gpud.txt")
-	f := nicMustFind(t, fs, "host.pcie.degraded", Info, "3 GPUs idle, or in no state the paste shows, at a lower PCIe speed than their maximum (00000000:81:00.0 at 2.5GT/s x16 of 16GT/s x16 (P8), 00000000:A1:00.0 at 2.5GT/s x16 of 16GT/s x16 (P8), 00000000:E1:00.0 at 2.5GT/s x16 of 16GT/s x16 (P8))")
+	f := nicMustFind(t, fs, "host.pcie.degraded", Info, "3 GPUs idle, or in no state the paste shows, below their maximum PCIe link (00000000:81:00.0 at 2.5GT/s x16 of 16GT/s x16 (P8), 00000000:A1:00.0 at 2.5GT/s x16 of 16GT/s x16 (P8), 00000000:E1:00.0 at 2.5GT/s x16 of 16GT/s x16 (P8))")
 	if len(f.Evidence) != 6 || f.Evidence[1].Line != 869 {
 		t.Errorf("evidence %v", f.Evidence)
 	}
@@ -43,10 +44,23 @@ func TestNVSMISynthetic(t *testing.T) {
 	}
 	nicMustFind(t, fs, "host.pcie.degraded", Warn, "GPU 00000000:3B:00.0: PCIe link at 16GT/s x16 of its 32GT/s x16: 252.1 Gb/s of 504.1 Gb/s (50% lost) while busy (P0)")
 	nicMustFind(t, fs, "input.garbled", Warn, rel+":72:45: expected a link width such as 16x")
-	nicMustFind(t, fs, "host.pcie.degraded", Info, "1 GPU idle, or in no state the paste shows, at a lower PCIe speed than their maximum (00000000:5D:00.0 at 16GT/s x16 of 32GT/s x16 (state not shown))")
+	nicMustFind(t, fs, "host.pcie.degraded", Info, "1 GPU idle, or in no state the paste shows, below their maximum PCIe link (00000000:5D:00.0 at 16GT/s x16 of 32GT/s x16 (state not shown))")
 	nicMustNot(t, fs, "host.pcie.ok")
 	f = nicMustFind(t, fs, "host.pcie.replays", Warn, "PCIe replays since reset on 2 GPUs: 00000000:19:00.0 1385 (2 rollovers), 00000000:3B:00.0 12: a replay number rolled over, so the link retrained")
 	if len(f.Evidence) != 2 || f.Evidence[0].Line != 30 || f.Evidence[1].Line != 57 {
 		t.Errorf("evidence %v", f.Evidence)
 	}
+}
+
+// A GPU in P8 on fewer lanes than its Max is idle, not mis-seated: a
+// GeForce GTX 1650 laptop GPU (driver 575.57.08, in a public system dump)
+// printed Current 8x of Max 16x at Gen1 of 3 in P8 with Idle Active; the
+// same link in P0 is a warning. SYNTHETIC lines in its layout.
+func TestNVSMINarrowParked(t *testing.T) {
+	const q = "GPU 00000000:01:00.0\n    Product Name                          : NVIDIA GeForce GTX 1650\n        GPU Link Info\n            PCIe Generation\n                Max                       : 3\n                Current                   : 1\n            Link Width\n                Max                       : 16x\n                Current                   : 8x\n    Performance State                     : %s\n"
+	fs := diagnoseText(t, fmt.Sprintf(q, "P8")).Findings
+	nicMustFind(t, fs, "host.pcie.degraded", Info, "1 GPU idle, or in no state the paste shows, below their maximum PCIe link (00000000:01:00.0 at 2.5GT/s x8 of 8GT/s x16 (P8))")
+	nicMustNot(t, fs, "host.pcie.ok")
+	fs = diagnoseText(t, fmt.Sprintf(q, "P0")).Findings
+	nicMustFind(t, fs, "host.pcie.degraded", Warn, "GPU 00000000:01:00.0 NVIDIA GeForce GTX 1650: PCIe link at 2.5GT/s x8 of its 8GT/s x16")
 }

@@ -10,7 +10,8 @@ import (
 // Rules over `nvidia-smi -q`: each GPU's PCIe link, current against
 // maximum, judged as lspci's LnkSta against LnkCap is, with what lspci
 // cannot say: whether the GPU was idle when it was read (an idle GPU
-// lowers its link speed to save power, never its width).
+// lowers its link speed to save power, and in P8 and deeper some GPUs
+// their width).
 
 func nvsmiRules() []Rule {
 	return []Rule{
@@ -20,10 +21,11 @@ func nvsmiRules() []Rule {
 	}
 }
 
-// checkNVSMILinks reports GPUs whose current link is narrower, or slower
-// in a busy performance state, than their maximum (warn), those only
-// slower while idle or in no state the input shows (info, one finding per
-// input), and an input whose GPUs all run at their maximum (host.pcie.ok).
+// checkNVSMILinks reports GPUs whose current link is narrower outside P8
+// and deeper, or slower in a busy performance state, than their maximum
+// (warn), those below it only while idle or in no state the input shows
+// (info, one finding per input), and an input whose GPUs all run at their
+// maximum (host.pcie.ok).
 func checkNVSMILinks(inc *Incident) []Finding {
 	var fs []Finding
 	for _, s := range All[*ingest.NVSMI](inc) {
@@ -38,9 +40,9 @@ func checkNVSMILinks(inc *Incident) []Finding {
 			narrow := g.Sta.Width < g.Cap.Width
 			slow := g.Sta.GTs > 0 && g.Cap.GTs > 0 && g.Sta.GTs < g.Cap.GTs
 			switch {
-			case narrow || slow && g.PState != "" && !g.Idle:
+			case narrow && !g.Parked() || slow && g.PState != "" && !g.Idle:
 				fs = append(fs, nvsmiLinkFinding(inc, s, g, narrow))
-			case slow:
+			case narrow || slow:
 				idle = append(idle, fmt.Sprintf("%s at %s of %s (%s)", strings.TrimSpace(g.Host+" "+g.BusID), g.Sta, g.Cap, nameOr(g.PState, "state not shown")))
 				idleEv = append(idleEv, g.Evidence, g.Sta.Evidence)
 			default:
@@ -50,9 +52,9 @@ func checkNVSMILinks(inc *Incident) []Finding {
 		if len(idle) > 0 {
 			fs = append(fs, Finding{
 				ID: "host.pcie.degraded", Severity: Info, Layer: LayerNCCL,
-				Title:     fmt.Sprintf("%s: %s idle, or in no state the paste shows, at a lower PCIe speed than their maximum (%s): read it again under load", s.Source(), plural(len(idle), "GPU", "GPUs"), list(idle, 3)),
+				Title:     fmt.Sprintf("%s: %s idle, or in no state the paste shows, below their maximum PCIe link (%s): read it again under load", s.Source(), plural(len(idle), "GPU", "GPUs"), list(idle, 3)),
 				Evidence:  evidenceInOrder(idleEv),
-				Mechanism: "NVIDIA GPUs lower their PCIe link speed when idle (performance state P8 and deeper, the clocks' Idle reason Active) and raise it again under load, so the current generation of an idle GPU is no fault (`nvidia-smi -q -d PCIE` prints no performance state to tell); its width stays, and it is at its maximum here.",
+				Mechanism: "NVIDIA GPUs lower their PCIe link speed when idle (performance state P8 and deeper, the clocks' Idle reason Active) and raise it again under load, and some (laptops' GeForce) also drop lanes in P8 and deeper, so an idle GPU's current link is no fault (`nvidia-smi -q -d PCIE` prints no performance state to tell).",
 				Fix:       "Read `nvidia-smi -q -d PCIE,PERFORMANCE` while a job or `nvidia-smi -q -d PCIE` beside a running nccl-tests loads the GPU: Current must then equal Max.",
 			}.per(s.Source(), "input", "GPUs idle at a lower PCIe speed"))
 		}
@@ -89,7 +91,7 @@ func nvsmiLinkFinding(inc *Incident, s *ingest.NVSMI, g ingest.NVSMIGPU, narrow 
 		Title:    title,
 		Evidence: evidenceInOrder(ev),
 		Mechanism: "nvidia-smi's Max is the link the GPU and the slot above it can both train, Current the one it trained. Every byte between the GPU's memory and a NIC (GPUDirect RDMA) or the host (NCCL's staged copies) crosses it, so the GPU moves no more than Current allows. " +
-			"An idle GPU lowers its speed, never its width: fewer lanes are a slot wired narrower, a riser or bifurcation split, or lanes that failed to train (a badly seated card); a lower speed under load a riser, retimer or BIOS setting of an older generation, or a link that fell back on signal errors.",
+			"A GPU short of P8 keeps its width: fewer lanes are a slot wired narrower, a riser or bifurcation split, or lanes that failed to train (a badly seated card); a lower speed under load a riser, retimer or BIOS setting of an older generation, or a link that fell back on signal errors.",
 		Fix: fmt.Sprintf("Reseat the GPU or check its riser, retimer and the BIOS slot settings (link speed Auto or Gen%d, bifurcation x%d), then confirm under load with `nvidia-smi -q -d PCIE -i %s` (Current must equal Max) and `lspci -vvv -s %s | grep -E 'LnkCap|LnkSta'`.",
 			pcieGen(g.Cap.GTs), g.Cap.Width, g.BusID, bdf),
 	}.per(g.Label(), "device", "PCIe link narrower or slower than the device", g.BusID, "<bus-id>")

@@ -339,6 +339,11 @@ func (p *nvsmiParser) Result() Artifact {
 	return &p.out
 }
 
+// Parked reports whether the GPU's performance state is P8 or deeper, as
+// a GPU with no work sits: its link then runs at a lower speed and, on
+// some GPUs (laptops' GeForce), on fewer lanes.
+func (g NVSMIGPU) Parked() bool { return idlePState(g.PState) }
+
 // BDF is the GPU's address as lspci prints it ("0000:18:00.0").
 func (g NVSMIGPU) BDF() string {
 	dom, rest, _ := strings.Cut(g.BusID, ":")
