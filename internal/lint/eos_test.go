@@ -182,11 +182,17 @@ func TestLintNXOSPFCAuto(t *testing.T) {
 // refused it.
 func TestLintJunosPublic(t *testing.T) {
 	got := map[string][]string{}
-	lintGolden(t, "../../testdata/corpus/junos", "*.conf", 1, func(name string, fd doctor.Finding) {
+	lintGolden(t, "../../testdata/corpus/junos", "*.conf", 2, func(name string, fd doctor.Finding) {
 		got[name] = append(got[name], fd.ID)
 	})
 	if ids := got["rocm-qfx5240-dcqcn-class-of-service.conf"]; strings.Join(ids, " ") != "config.not_judged" {
 		t.Errorf("AMD's QFX5240 example: %v, want config.not_judged alone", ids)
+	}
+	// QUADS's set-form commands: read (they were refused as no
+	// configuration), and the CNP's `input ieee-802.1 code-point 011 pfc`
+	// pauses priority 3 on ae0 (it was called PFC off on every priority).
+	if ids := got["quads-juniper-roce-display-set.conf"]; strings.Join(ids, " ") != "config.not_judged" {
+		t.Errorf("QUADS's display-set class-of-service: %v, want config.not_judged alone", ids)
 	}
 }
 
