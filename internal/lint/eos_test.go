@@ -194,6 +194,33 @@ func TestLintJunosPublic(t *testing.T) {
 	if ids := got["quads-juniper-roce-display-set.conf"]; strings.Join(ids, " ") != "config.not_judged" {
 		t.Errorf("QUADS's display-set class-of-service: %v, want config.not_judged alone", ids)
 	}
+	// Juniper's Apstra DCQCN configlet without the interfaces its
+	// templates render: the one congestion-notification-profile and
+	// scheduler map it defines are taken as bound and said so (PFC was
+	// called off on every priority).
+	if ids := got["apstra-ai-cluster-jvd-dcqcn-static.conf"]; strings.Join(ids, " ") != "config.not_judged" {
+		t.Errorf("Apstra's DCQCN configlet: %v, want config.not_judged alone", ids)
+	}
+}
+
+// TestLintJunosBestEffortBesideNoLossZero: with NO-LOSS on PFC priority 0
+// (Juniper's Apstra configlet, DSCP 0-7), a DSCP its classifier leaves out
+// is best-effort in queue 0, not NO-LOSS's class 0: CNPs on DSCP 48 were
+// said to share RoCE's class.
+func TestLintJunosBestEffortBesideNoLossZero(t *testing.T) {
+	env := filepath.Join(t.TempDir(), "nccl-synthetic.env")
+	if err := os.WriteFile(env, []byte("# synthetic: RoCE on DSCP 0, NCCL's default\nNCCL_IB_TC=0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{"../../testdata/corpus/junos/apstra-ai-cluster-jvd-dcqcn-static.conf", env}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range rep.Findings {
+		if fd.ID != "config.not_judged" {
+			t.Errorf("%s: %s", fd.ID, fd.Title)
+		}
+	}
 }
 
 // TestLintEOSProfileMissing: AMD's Arista example cut before its qos

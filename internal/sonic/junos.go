@@ -57,7 +57,9 @@ func (f junosFC) class(lossless []int) int {
 //     not judged.
 //
 // Ports are the interfaces the configuration names (`et-*` included);
-// without an interfaces block, one port named "class-of-service".
+// without an interfaces block, one port named "class-of-service" that
+// binds the configuration's classifier and congestion-notification-profile
+// when it defines one of each (said so in Skipped).
 func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 	db := newDB(file, "")
 	db.lines, db.Vendor = lines, VendorJunos
@@ -166,10 +168,27 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 		if len(classifiers) == 1 {
 			p.classifier = slices.Collect(maps.Keys(classifiers))[0]
 		}
-		for _, c := range root.Find("congestion-notification-profile") {
-			if len(c.Words) == 2 && len(c.Children) > 0 {
-				p.cnp = c.Words[1].Text
+		// A cut without the interfaces that bind them: the one profile
+		// and scheduler map it defines are taken as bound, and said so.
+		for _, kind := range []string{"congestion-notification-profile", "scheduler-maps"} {
+			var defs []*junos.Node
+			for _, c := range root.Find(kind) {
+				for _, d := range c.Children {
+					if len(d.Words) == 1 && len(d.Children) > 0 {
+						defs = append(defs, d)
+					}
+				}
 			}
+			if len(defs) != 1 {
+				continue
+			}
+			d := defs[0].Words[0]
+			if kind == "congestion-notification-profile" {
+				p.cnp = d.Text
+			} else {
+				p.smap = d.Text
+			}
+			db.Skipped = append(db.Skipped, Value{Text: "the interfaces that bind " + strings.TrimSuffix(kind, "s") + " " + d.Text + " (not in the input; taken as bound)", Line: d.Line, Col: d.Col})
 		}
 		ports = append(ports, p)
 	}
@@ -181,8 +200,8 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 				t := map[string]Value{}
 				for d := range 64 {
 					v, ok := m[d]
-					if !ok {
-						v = Value{Text: "0"} // best-effort, queue 0
+					if !ok { // best-effort, queue 0
+						v = Value{Text: strconv.Itoa(junosFC{prio: -1}.class(lossless))}
 					}
 					t[strconv.Itoa(d)] = v
 				}
