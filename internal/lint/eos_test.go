@@ -109,7 +109,9 @@ func TestLintOS10Public(t *testing.T) {
 // 4.1's RoCE pages print it (testdata/corpus/cumulus-traffic-conf): PFC
 // on cos 1 (4.0) or 3 (4.1) with ECN on the same cos, 802.1p trust, so
 // sound alone; the elided pfc.port_group_list, and the headroom keys, are
-// named as not judged. Before, lint refused both.
+// named as not judged. Before, lint refused both. Cumulus Linux 5.6's QoS
+// page's PFC default-global profile on `allports` covers the ports its ECN
+// profile names (they were called PFC off on every priority).
 func TestLintTrafficConfPublic(t *testing.T) {
 	lintGolden(t, "../../testdata/corpus/cumulus-traffic-conf", "*.conf", 2, func(name string, fd doctor.Finding) {
 		if fd.ID != "config.not_judged" {
