@@ -50,7 +50,7 @@ type publicRun struct {
 	// out, group 2"), 3 for the other collectives (docs/nccl.md, "Other
 	// collectives"), 4 for the fourth group of all_reduce results (docs/nccl.md,
 	// "Held out, group 4"), 5 for the fifth (docs/nccl.md, "Held out, group
-	// 5").
+	// 5"), 6 for the sixth (docs/nccl.md, "Held out, group 6").
 	heldOut int
 	// maxSize, when set, is the largest size the default test runs
 	// (2 GiB otherwise): a result whose rows are all larger.
@@ -228,6 +228,10 @@ var publicRuns = []publicRun{
 		srv: h100x8, servers: 2, ppn: 8, version: "2.26.2", heldOut: 5},
 	{file: "b200-2n-roce400g-gcp-a4-dstack.txt", label: "GCP A4, 2 × 8 B200, 8 × 400G RoCE, no gIB plugin (version not printed; dstack's example)", fabric: "RoCE",
 		srv: serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), servers: 2, ppn: 8, version: "2.26.2", heldOut: 5},
+	// Held out, group 6: added and compared before any change to the
+	// paths it runs (docs/nccl.md, "Held out, group 6").
+	{file: "h100-4n-ib400g-voltagepark.txt", label: "Voltage Park, 4 × 8 H100, 8 × 400G IB (\"3.2 Tbps\"), NCCL defaults", fabric: "IB",
+		srv: h100x8, servers: 4, ppn: 8, version: "2.24.3", heldOut: 6},
 	// Held out, group 3: the other collectives (all_gather, reduce_scatter,
 	// alltoall, sendrecv), added and compared before anything was changed
 	// on them (docs/nccl.md, "Other collectives").
@@ -485,6 +489,13 @@ var knownMisses = map[string]string{
 	"a100-32n-ib200g-4nic-nccl652.txt@128":               "as 4",
 	"h100-128n-roce-ring-ll128-nccltests322.txt@1G":      "Ring/LL128 on 1024 ranks: the run takes 19.4 ms at 1G and 20.2 ms at 2G, 9.5 µs per ring step (2046 steps), where the twin takes 6.4 µs (13.1 ms at both sizes; 3.2 µs and 6.6 ms before the proxy's actions were charged: 4 channels' sends and receives on each GPU's proxy that crosses the network) and NCCL's model 2.2 (4.4 ms); the run's LL128 ring steps still cost more than the twin's on a thousand ranks",
 	"h100-128n-roce-ring-ll128-nccltests322.txt@2G":      "as 1G",
+	// Held out, group 6.
+	"h100-4n-ib400g-voltagepark.txt@2M":   "NVLSTree on 4 servers at 2-4 MiB: the twin 182.7 and 202.5 µs, the run 154.7 (in-place 136.6) and 160.5 (×0.85, ×0.79), as h100-4n-ib400g-vm-nccltests309.txt@4M (the twin 203, that run 151); its 1, 8 and 16 MiB are in band (×0.88-×0.95)",
+	"h100-4n-ib400g-voltagepark.txt@4M":   "as 2M",
+	"h100-4n-ib400g-voltagepark.txt@256M": "as h100-4n-ib400g-nccltests309-gjaion.txt@256M: the run's 256M (240 GB/s) is below its own 128M (275), NCCL's NVLSTree to Ring switch (the twin switches at 512M: 263 GB/s)",
+	"h100-4n-ib400g-voltagepark.txt@512M": "Ring on 4 servers, NCCL's defaults (one QP per connection): the run 291-331 GB/s from 512M to 8G (82% of the NICs at its plateau), the twin 386-390; the third 4-server H100 InfiniBand cluster to show it (h100-4n-ib400g-nccltests309-gjaion.txt 322-325, h100-4n-ib400g-vm-nccltests309.txt 358-366): as h100-4n-ib400g-vm-nccltests309.txt@512M, the twin's test network has no switches",
+	"h100-4n-ib400g-voltagepark.txt@1G":   "as 512M",
+	"h100-4n-ib400g-voltagepark.txt@2G":   "as 512M",
 	// Held out, group 2.
 	"oci-h200-2n-roce400g-ocihowto.txt@8G":         "NVLSTree plateau on H200: the run 484-486 GB/s at 8-16 GiB, the twin 459-460 (the H100's NVLink and NCCL's Hopper NVLS efficiency, which tuning.cc does not tell from the H200's); the Nebius H200 run reaches 472-478 (in band), the OCI H100 run 464-465",
 	"oci-h200-2n-roce400g-ocihowto.txt@16G":        "as 8G",
