@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"rocelab/internal/pos"
 )
@@ -35,11 +36,13 @@ type Session struct {
 // prompt is an industry-style CLI prompt at the start of a line: the
 // host name, the configuration mode in parentheses (none in exec mode),
 // '#' or '>', then the command.
-var prompt = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\((conf[^)\s]*)\))?[#>] ?`)
+var prompt = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\((conf[^)\s]*)\))?[#>] ?`)
+})
 
 // more is a pager's `--More--` prompt with the backspaces, carriage
 // returns and blanks a terminal uses to erase it.
-var more = regexp.MustCompile(`^\s*--More--(?:(?:[ \t]*[\x08\r]+)+| )?`)
+var more = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*--More--(?:(?:[ \t]*[\x08\r]+)+| )?`) })
 
 // printed are lines the CLI prints around a configuration.
 var printed = []string{"Building configuration", "Current configuration :", "Enter configuration commands", "Copy completed", "[OK]"}
@@ -60,7 +63,7 @@ func ReadSession(data []byte) (Session, bool) {
 	// message that is not a warning (after a `^` marker line).
 	refused := map[int]bool{}
 	for i, raw := range lines {
-		if m := more.FindString(raw); m != "" {
+		if m := more().FindString(raw); m != "" {
 			raw, found = raw[len(m):], true
 			lines[i] = raw
 		}
@@ -69,7 +72,7 @@ func ReadSession(data []byte) (Session, bool) {
 			s.Excerpt = v
 			continue
 		}
-		m := prompt.FindStringSubmatchIndex(raw)
+		m := prompt().FindStringSubmatchIndex(raw)
 		if m == nil {
 			if strings.HasPrefix(t, "% ") && !strings.HasPrefix(t, "% Warning") && len(cmds) > 0 && marksOnly(lines[cmds[len(cmds)-1].i+1:i]) {
 				refused[cmds[len(cmds)-1].i] = true
