@@ -347,14 +347,17 @@ type CalibrationEntry struct {
 // Calibration lists the twin's per-step costs (docs/nccl.md carries it).
 func Calibration() []CalibrationEntry {
 	f := func(x float32) string { return fmt.Sprintf("%g", x) }
+	b200 := gpu.Models["B200"]
 	return []CalibrationEntry{
 		{"launch", "base latency: Tree " + f(baseLat[Tree][LL]) + "/" + f(baseLat[Tree][LL128]) + "/" + f(baseLat[Tree][Simple]) +
 			", Ring " + f(baseLat[Ring][LL]) + "/" + f(baseLat[Ring][LL128]) + "/" + f(baseLat[Ring][Simple]) + " µs (LL/LL128/Simple), NVLS 0",
 			"once per call on every rank, before its kernels start", "NCCL tuning.cc baseLatencies"},
 		{"NVLink step", "Tree " + f(hwLat[hwNVLink][Tree][LL]) + "/" + f(hwLat[hwNVLink][Tree][LL128]) + "/" + f(hwLat[hwNVLink][Tree][Simple]) +
 			", Ring " + f(hwLat[hwNVLink][Ring][LL]) + "/" + f(hwLat[hwNVLink][Ring][LL128]) + "/" + f(hwLat[hwNVLink][Ring][Simple]) + " µs (PCIe: " +
-			f(hwLat[hwPCI][Ring][LL]) + "/" + f(hwLat[hwPCI][Ring][LL128]) + "/" + f(hwLat[hwPCI][Ring][Simple]) + ")",
-			"between a producer and its consumer on the same server (LL/LL128 stream: from the start of the write)", "NCCL tuning.cc hwLatencies NVLINK, PCI"},
+			f(hwLat[hwPCI][Ring][LL]) + "/" + f(hwLat[hwPCI][Ring][LL128]) + "/" + f(hwLat[hwPCI][Ring][Simple]) + "); NVLink × " +
+			fmt.Sprintf("%g", b200.NVLinkLatScale()) + " on B200",
+			"between a producer and its consumer on the same server (LL/LL128 stream: from the start of the write)",
+			"NCCL tuning.cc hwLatencies NVLINK, PCI (one table for every GPU generation); B200: NVIDIA/nccl#1940, 8-byte all_reduce in one server of 8 B200 about 3 µs against 2.3 on 8 H200 or H800 with the same kernels (gpu.Model.NVLinkLat)"},
 		{"ring LL128 hop", "one round of the kernel's warps' 2 KiB LL128 slices (40 KiB on the wire at 640 threads), or the whole step when smaller, at the channel rate",
 			"each NVLink hop of a Ring/LL128 call: the next GPU sees a step's lines that long after the step starts (not trees, whose rate carries NCCL's tree correction)",
 			"NCCL prims_ll128.h GenericOp and recvReduceSendCopy (v2.28.3 lines 182-200, 292-320): a warp stores a slice to the next GPU only once every thread's flag of it is in; nothing fitted"},

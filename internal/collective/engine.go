@@ -309,14 +309,16 @@ func (e *engine) setTiming() {
 	if e.call.Func.p2p() {
 		a = Ring
 	}
-	intraHw := hwPCI
+	intraHw, intraScale := hwPCI, 1.0
 	if srv.Intra == gpu.NVSwitch {
-		intraHw = hwNVLink
+		// An NVLink step takes the GPU generation's time, which NCCL's
+		// one table does not tell apart (gpu.Model.NVLinkLat).
+		intraHw, intraScale = hwNVLink, srv.GPU.NVLinkLatScale()
 	}
 	tm := timing{
 		launch:   us(baseLat[a][p]),
 		callCost: c.ringSimpleCall(e.call.Func, a, p),
-		intraLat: us(hwLat[intraHw][a][p]),
+		intraLat: us(float32(float64(hwLat[intraHw][a][p]) * intraScale)),
 		proxyOp:  c.proxyOp(),
 		chanRate: gpu.Rate(c.channelCap(e.call.Func, a, p, e.nch) * treeFactor(e.call.Func, a, p, e.call.Bytes, c.Tuning.minCC)),
 		nvRate:   gpu.Rate(srv.IntraBW()),

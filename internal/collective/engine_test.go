@@ -106,6 +106,34 @@ func TestSmallSizeLatency(t *testing.T) {
 	}
 }
 
+// TestNVLinkGeneration: a B200's NVLink step takes 1.3 times NCCL's
+// constant for it (gpu.Model.NVLinkLat: NVIDIA/nccl#1940, 8 B200 against
+// 8 H200 in one server), which NCCL's one table does not tell from
+// Hopper's. A Tree/LL all_reduce of 16 B on 2 servers of 8 has 2 × 7
+// NVLink steps, so the B200 servers take 14 × 0.3 × 0.6 µs longer than
+// the same servers with H100s, and NCCL's choice and model are the same.
+func TestNVLinkGeneration(t *testing.T) {
+	call := Call{Func: AllReduce, Bytes: 16}
+	var got [2]float64
+	var pred [2]float32
+	for i, model := range []string{"H100", "B200"} {
+		c := mustComm(t, server(model, 8, 8, 400*unit.Gbps, 5), 2, 8, nil)
+		ch, _ := c.Plan(call)
+		if ch.Algo != Tree || ch.Proto != LL {
+			t.Fatalf("%s: %s/%s, want Tree/LL", model, ch.Algo, ch.Proto)
+		}
+		res, _ := runOn(t, c, 1, call)
+		got[i], pred[i] = res[0].Time().Micros(), ch.Predicted
+	}
+	want := 14 * 0.3 * float64(hwLat[hwNVLink][Tree][LL])
+	if d := got[1] - got[0]; math.Abs(d-want) > 0.1 {
+		t.Errorf("B200 %.2f µs, H100 %.2f µs: %.2f µs apart, want %.2f", got[1], got[0], d, want)
+	}
+	if pred[0] != pred[1] {
+		t.Errorf("NCCL's model: H100 %.2f µs, B200 %.2f µs; its latencies do not depend on the GPU", pred[0], pred[1])
+	}
+}
+
 // TestHostThreadLaunch: one thread driving a server's 8 GPUs (nccl-tests
 // -g 8) enqueues each call on them in turn, so that a small call repeated
 // back to back takes 8 × (HostLaunch + HostLaunchPerChannel × channels)

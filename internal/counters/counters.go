@@ -381,7 +381,7 @@ func (t *Table) Names(c Concept, dir Dir, prio int) []string {
 func (t *Table) All() []Desc { return t.descs }
 
 // Default returns the built-in table (see table.go).
-func Default() *Table { return defaultTable }
+func Default() *Table { return defaultTable() }
 
 // A Sample is one counter's value under the name a tool prints it by
 // (ethtool -S, hw_counters): the fabric writes it and an observation

@@ -1,13 +1,17 @@
 package counters
 
-// defaultTable is built once from builtin and never changed.
-var defaultTable = must(New(withProvenance(builtin())))
+import "sync"
+
+// defaultTable is built from builtin at its first use and never changed:
+// a command that reads no counter does not pay for it at start-up.
+var defaultTable = sync.OnceValue(func() *Table { return must(New(withProvenance(builtin()))) })
 
 // withProvenance fills each description's Origin from the provenance
 // column (provenance.go).
 func withProvenance(ds []Desc) []Desc {
+	prov := provenance()
 	for i := range ds {
-		ds[i].Origin = provenance[ds[i].Name]
+		ds[i].Origin = prov[ds[i].Name]
 	}
 	return ds
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"rocelab/internal/ingest"
 )
@@ -140,13 +141,13 @@ func moduleName(m ingest.Module) string {
 
 // pmdLanes is the lane count an Ethernet PMD's name carries: SR4, DR4,
 // XDR4, CR4 and LR4 use four lanes, SR8 and DR8 eight.
-var pmdLanes = regexp.MustCompile(`(?:Base-|-)(?:[SLEFC]R|X?DR|PSM|SWDM)(\d)\b`)
+var pmdLanes = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:Base-|-)(?:[SLEFC]R|X?DR|PSM|SWDM)(\d)\b`) })
 
 // wantLanes returns the lanes the module's type or part number says the
 // PMD uses, 0 when neither says.
 func wantLanes(m ingest.Module) int {
 	for _, s := range []string{m.Type, m.PN} {
-		if sm := pmdLanes.FindStringSubmatch(s); sm != nil {
+		if sm := pmdLanes().FindStringSubmatch(s); sm != nil {
 			n, _ := strconv.Atoi(sm[1])
 			return n
 		}

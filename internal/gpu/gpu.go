@@ -98,6 +98,22 @@ type Model struct {
 	ChannelBW float64
 	// PCIe is the GPU's host interface generation (x16).
 	PCIe int
+	// NVLinkLat is the time of one NVLink step relative to NCCL's
+	// constants for it (tuning.cc hwLat NVLINK, one table for every GPU
+	// generation), 1 when zero. B200: 1.3, the ratio of the 8-byte
+	// all_reduce within one server of 8 B200 (about 3 µs) to 8 H200 or
+	// H800 (about 2.3 µs) measured with the same kernels and tuning
+	// (NVIDIA/nccl#1940, NCCL 2.27's symmetric memory).
+	NVLinkLat float64
+}
+
+// NVLinkLatScale returns the model's NVLink step time relative to NCCL's
+// constants (NVLinkLat, 1 when unset).
+func (m Model) NVLinkLatScale() float64 {
+	if m.NVLinkLat == 0 {
+		return 1
+	}
+	return m.NVLinkLat
 }
 
 // NVLinkBW returns the GPU's usable NVLink bandwidth per direction, GB/s.
@@ -112,7 +128,7 @@ var Models = map[string]Model{
 	"V100": {Name: "V100", CompCap: 70, NVLinks: 6, LinkBW: 20, NVLinkNominal: 300, ChannelBW: 40, PCIe: 3},
 	"A100": {Name: "A100", CompCap: 80, NVLinks: 12, LinkBW: 20, NVLinkNominal: 600, ChannelBW: 40, PCIe: 4},
 	"H100": {Name: "H100", CompCap: 90, NVLinks: 18, LinkBW: 20.6, NVLinkNominal: 900, ChannelBW: 60, PCIe: 5},
-	"B200": {Name: "B200", CompCap: 100, NVLinks: 18, LinkBW: 40.1, NVLinkNominal: 1800, ChannelBW: 90, PCIe: 5},
+	"B200": {Name: "B200", CompCap: 100, NVLinks: 18, LinkBW: 40.1, NVLinkNominal: 1800, ChannelBW: 90, PCIe: 5, NVLinkLat: 1.3},
 	// GB10 (DGX Spark): one Blackwell GPU per node, no NVLink; its
 	// channel speed is assumed equal to an A100's.
 	"GB10": {Name: "GB10", CompCap: 121, ChannelBW: 40, PCIe: 5},

@@ -172,6 +172,21 @@ func advise(n int64, size uintptr) bool {
 		i = j
 	}
 	runtime.KeepAlive(pieces) // nothing else may take their pages before the advice
-	runtime.GC()              // the pieces are garbage now: their pages go back to the heap
+	collectAlone()            // the pieces are garbage now: their pages go back to the heap
 	return ok
+}
+
+// collectAlone runs a full collection on one processor. runtime.GC
+// finishes the sweep itself and yields (runtime.Gosched) after each span;
+// with another processor idle, each yield wakes a thread for it, which
+// finds nothing to do and sleeps again. On the 127->1 incast that was 3 of
+// the collection's 5 ms of CPU on two cores (docs/engine.md, "Start-up");
+// on one processor a yield wakes no one. GOMAXPROCS goes back to what it
+// was, as a value set: the runtime no longer follows a change of the CPU
+// quota for the rest of the process.
+func collectAlone() {
+	if runtime.GOMAXPROCS(0) > 1 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	}
+	runtime.GC()
 }

@@ -111,3 +111,16 @@ func TestPopulateGlobals(t *testing.T) {
 		t.Errorf("MADV_POPULATE_READ of %#x-%#x: %v", lo, hi, err)
 	}
 }
+
+// TestCollectAlone checks that the collection on one processor gives the
+// processors back, whatever their number was.
+func TestCollectAlone(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2, 3} {
+		runtime.GOMAXPROCS(procs)
+		collectAlone()
+		if got := runtime.GOMAXPROCS(0); got != procs {
+			t.Errorf("GOMAXPROCS %d before the collection, %d after", procs, got)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Cisco NX-OS prints a port's module with `show interface transceiver
@@ -28,7 +29,7 @@ import (
 // A value's mark after its unit is the module's flag (-- low alarm).
 
 // nxosPortLine matches the line that names the next module's port.
-var nxosPortLine = regexp.MustCompile(`^Ethernet[0-9]{1,3}(?:/[0-9]{1,3}){1,3}$`)
+var nxosPortLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Ethernet[0-9]{1,3}(?:/[0-9]{1,3}){1,3}$`) })
 
 // nxosMonitors are the table's rows, by label, with the unit each prints.
 var nxosMonitors = map[string]struct{ col, unit string }{
@@ -47,7 +48,7 @@ var nxosWords = []string{"transceiver is ", "type is ", "name is ", "part number
 // nxos reads one line of `show interface transceiver details` and
 // reports whether it was one.
 func (p *transceiverParser) nxos(l Line, t string) bool {
-	if nxosPortLine.MatchString(t) {
+	if nxosPortLine().MatchString(t) {
 		p.finish()
 		p.port, p.host, p.nxLane, p.nxIn = strings.Clone(t), l.Host, 1, true
 		p.out.lines.add(l)

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // SONiC prints a module's diagnostics under its own labels: `show
@@ -30,18 +31,18 @@ import (
 
 // sonicLane matches a lane monitor's label, lower case: "rx3power",
 // "tx1bias".
-var sonicLane = regexp.MustCompile(`^(rx|tx)([1-9][0-9]?)(power|bias)$`)
+var sonicLane = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(rx|tx)([1-9][0-9]?)(power|bias)$`) })
 
 // sonicPortName matches a SONiC port name.
-var sonicPortName = regexp.MustCompile(`^Ethernet[0-9]{1,4}$`)
+var sonicPortName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Ethernet[0-9]{1,4}$`) })
 
 // sonicPort reads the line that names the next module's port: "Ethernet0:
 // SFP EEPROM detected", or KLISH's bare "Ethernet80" after a rule.
 func sonicPort(t string, afterRule bool) (string, bool) {
-	if name, ok := strings.CutSuffix(t, ": SFP EEPROM detected"); ok && sonicPortName.MatchString(name) {
+	if name, ok := strings.CutSuffix(t, ": SFP EEPROM detected"); ok && sonicPortName().MatchString(name) {
 		return strings.Clone(name), true
 	}
-	if afterRule && sonicPortName.MatchString(t) {
+	if afterRule && sonicPortName().MatchString(t) {
 		return strings.Clone(t), true
 	}
 	return "", false
@@ -70,7 +71,7 @@ var sonicOther = map[string]string{
 // sonic reads one of SONiC's labels: handled is set when key is one, ok
 // when its value reads as SONiC prints it.
 func (p *transceiverParser) sonic(ev Evidence, key, val string) (handled, ok bool) {
-	if sm := sonicLane.FindStringSubmatch(key); sm != nil {
+	if sm := sonicLane().FindStringSubmatch(key); sm != nil {
 		lane, _ := strconv.Atoi(sm[2])
 		if lane > maxModuleLanes {
 			return true, false

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Arista EOS and Cisco IOS (IOS-XE) print their ports' module
@@ -46,7 +47,9 @@ type domTable struct {
 
 // domPortRow matches the port column of a row: Et3/17/1, Ethernet6/1,
 // Gi1/0/49, Te0/0/8, Hu1/0/1.
-var domPortRow = regexp.MustCompile(`^[A-Z][A-Za-z-]{1,24}[0-9]{1,3}(?:/[0-9]{1,3}){0,3}$`)
+var domPortRow = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Z][A-Za-z-]{1,24}[0-9]{1,3}(?:/[0-9]{1,3}){0,3}$`)
+})
 
 // domUnits are the header's units, by the monitor they head.
 var domUnits = map[string]string{"(Celsius)": "temp", "(Volts)": "volt", "(mA)": "bias", "(milliamperes)": "bias", "(dBm)": "power"}
@@ -186,7 +189,7 @@ func (p *transceiverParser) table(l Line, t string) bool {
 		return false
 	}
 	f := strings.Fields(t)
-	if len(f) == 0 || !domPortRow.MatchString(f[0]) {
+	if len(f) == 0 || !domPortRow().MatchString(f[0]) {
 		e.cols = nil
 		return false
 	}

@@ -16,7 +16,7 @@ func domLabel(key string, lane int) bool {
 	if _, ok := laneQuantity(key, lane); ok {
 		return true
 	}
-	if _, ok := sonicLimits[key]; ok || sonicLane.MatchString(key) || laneSignals[key] {
+	if _, ok := sonicLimits[key]; ok || sonicLane().MatchString(key) || laneSignals[key] {
 		return true
 	}
 	switch key {

@@ -70,16 +70,26 @@ func (n *Node) Has(word string) (Value, bool) {
 
 // IsConfig reports whether text looks like a Junos class-of-service
 // configuration: braces and a `forwarding-classes` or `classifiers`
-// statement.
+// statement, or the set form (`set class-of-service …` lines, or `set`
+// lines below an `[edit class-of-service]` banner) setting one of them or
+// a congestion-notification-profile.
 func IsConfig(data []byte) bool {
 	s := string(data)
+	if isSet(s) {
+		return strings.Contains(s, "class-of-service") && (strings.Contains(s, "forwarding-classes ") ||
+			strings.Contains(s, "classifiers ") || strings.Contains(s, "congestion-notification-profile "))
+	}
 	return strings.Contains(s, "{") && (strings.Contains(s, "forwarding-classes {") || strings.Contains(s, "classifiers {")) &&
 		(strings.Contains(s, "code-points") || strings.Contains(s, "queue-num"))
 }
 
-// Parse reads Junos's curly-brace configuration into its statement tree.
-// Unbalanced braces or brackets are an error at their place.
+// Parse reads a Junos configuration into its statement tree: the
+// curly-brace form, where unbalanced braces or brackets are an error at
+// their place, or the set form (parseSet), into the same tree.
 func Parse(name string, data []byte) (*Node, error) {
+	if isSet(string(data)) {
+		return parseSet(name, data)
+	}
 	root := &Node{}
 	stack := []*Node{root}
 	braces := []Value{{}} // where each open block's '{' is

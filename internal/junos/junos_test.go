@@ -90,6 +90,7 @@ func TestParseErrors(t *testing.T) {
 // FuzzParse: no input panics, and a refusal names a place in it.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("forwarding-classes {\n    class NO-LOSS queue-num 4 no-loss pfc-priority 3;\n}\nclassifiers {\n    dscp d {\n        forwarding-class NO-LOSS {\n            loss-priority low code-points [ 011010 af31 ];\n        }\n    }\n}\n"))
+	f.Add([]byte("[edit class-of-service]\nuser@sw# set forwarding-classes class N queue-num 3\nset classifiers dscp d forwarding-class N loss-priority low code-points [ 011010 \"af31\" ]\ndelete interfaces\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if _, err := Parse("f.conf", data); !pos.Placed(err) {
 			t.Fatalf("error without a place: %v", err)

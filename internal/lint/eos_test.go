@@ -109,7 +109,9 @@ func TestLintOS10Public(t *testing.T) {
 // 4.1's RoCE pages print it (testdata/corpus/cumulus-traffic-conf): PFC
 // on cos 1 (4.0) or 3 (4.1) with ECN on the same cos, 802.1p trust, so
 // sound alone; the elided pfc.port_group_list, and the headroom keys, are
-// named as not judged. Before, lint refused both.
+// named as not judged. Before, lint refused both. Cumulus Linux 5.6's QoS
+// page's PFC default-global profile on `allports` covers the ports its ECN
+// profile names (they were called PFC off on every priority).
 func TestLintTrafficConfPublic(t *testing.T) {
 	lintGolden(t, "../../testdata/corpus/cumulus-traffic-conf", "*.conf", 2, func(name string, fd doctor.Finding) {
 		if fd.ID != "config.not_judged" {
@@ -182,11 +184,44 @@ func TestLintNXOSPFCAuto(t *testing.T) {
 // refused it.
 func TestLintJunosPublic(t *testing.T) {
 	got := map[string][]string{}
-	lintGolden(t, "../../testdata/corpus/junos", "*.conf", 1, func(name string, fd doctor.Finding) {
+	lintGolden(t, "../../testdata/corpus/junos", "*.conf", 2, func(name string, fd doctor.Finding) {
 		got[name] = append(got[name], fd.ID)
 	})
 	if ids := got["rocm-qfx5240-dcqcn-class-of-service.conf"]; strings.Join(ids, " ") != "config.not_judged" {
 		t.Errorf("AMD's QFX5240 example: %v, want config.not_judged alone", ids)
+	}
+	// QUADS's set-form commands: read (they were refused as no
+	// configuration), and the CNP's `input ieee-802.1 code-point 011 pfc`
+	// pauses priority 3 on ae0 (it was called PFC off on every priority).
+	if ids := got["quads-juniper-roce-display-set.conf"]; strings.Join(ids, " ") != "config.not_judged" {
+		t.Errorf("QUADS's display-set class-of-service: %v, want config.not_judged alone", ids)
+	}
+	// Juniper's Apstra DCQCN configlet without the interfaces its
+	// templates render: the one congestion-notification-profile and
+	// scheduler map it defines are taken as bound and said so (PFC was
+	// called off on every priority).
+	if ids := got["apstra-ai-cluster-jvd-dcqcn-static.conf"]; strings.Join(ids, " ") != "config.not_judged" {
+		t.Errorf("Apstra's DCQCN configlet: %v, want config.not_judged alone", ids)
+	}
+}
+
+// TestLintJunosBestEffortBesideNoLossZero: with NO-LOSS on PFC priority 0
+// (Juniper's Apstra configlet, DSCP 0-7), a DSCP its classifier leaves out
+// is best-effort in queue 0, not NO-LOSS's class 0: CNPs on DSCP 48 were
+// said to share RoCE's class.
+func TestLintJunosBestEffortBesideNoLossZero(t *testing.T) {
+	env := filepath.Join(t.TempDir(), "nccl-synthetic.env")
+	if err := os.WriteFile(env, []byte("# synthetic: RoCE on DSCP 0, NCCL's default\nNCCL_IB_TC=0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{"../../testdata/corpus/junos/apstra-ai-cluster-jvd-dcqcn-static.conf", env}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range rep.Findings {
+		if fd.ID != "config.not_judged" {
+			t.Errorf("%s: %s", fd.ID, fd.Title)
+		}
 	}
 }
 

@@ -11,11 +11,14 @@ import (
 // wake lets workers that waited long (at a barrier, or linked for a
 // publication) sleep: a publisher wakes them only when one sleeps, so a
 // publication costs one load of a line nobody writes while everyone runs.
+// A worker with a core of its own sleeps on its thread in the kernel
+// (spin.Sleep on seq), others on cond.
 type wake struct {
 	mu       sync.Mutex
 	cond     *sync.Cond
+	seq      atomic.Uint32 // raised by every wake-up of sleepers
 	sleepers atomic.Int32
-	_        [48]byte
+	_        [44]byte
 }
 
 func (k *wake) init() { k.cond = sync.NewCond(&k.mu) }
@@ -23,6 +26,8 @@ func (k *wake) init() { k.cond = sync.NewCond(&k.mu) }
 // published wakes the sleepers, if any, after a publication.
 func (k *wake) published() {
 	if k.sleepers.Load() > 0 {
+		k.seq.Add(1)
+		spin.Wake(&k.seq)
 		k.mu.Lock()
 		k.cond.Broadcast()
 		k.mu.Unlock()
@@ -32,19 +37,33 @@ func (k *wake) published() {
 // wait sleeps while same holds: same must read the published times
 // (a sleeper's count raised before it reads them, and a publisher's
 // store before it reads the count, so that one of the two sees the
-// other).
-func (k *wake) wait(same func() bool) {
-	k.mu.Lock()
+// other; a wake-up between the sleeper's read of seq and its sleep
+// makes the sleep return at once). On its own thread (own), the sleeper
+// goes through no Go run queue: woken through cond, Go's scheduler would
+// put it in the run-next slot of the waker's processor, behind the waker,
+// which soon spins at the next barrier waiting for it while the other
+// processor stays idle (docs/engine.md, "Two threads").
+func (k *wake) wait(same func() bool, own bool) {
 	k.sleepers.Add(1)
+	defer k.sleepers.Add(-1)
+	if own {
+		for {
+			s := k.seq.Load()
+			if !same() {
+				return
+			}
+			spin.Sleep(&k.seq, s)
+		}
+	}
+	k.mu.Lock()
 	for same() {
 		k.cond.Wait()
 	}
-	k.sleepers.Add(-1)
 	k.mu.Unlock()
 }
 
-// barrier lets workers wait for a counter cheaply: they spin briefly,
-// yield, then sleep (pause).
+// barrier lets workers wait for a counter cheaply: they spin, yield
+// (unless each has a core), then sleep (pause).
 type barrier struct {
 	v    atomic.Uint64
 	k    wake
@@ -57,38 +76,45 @@ func newBarrier(sp spinning) *barrier {
 	return b
 }
 
-// spinning is how a waiter waits before it yields: it checks what it
+// spinning is how a waiter waits before it sleeps: it checks what it
 // waits for checks times, running the processor's spin-wait hint pauses
 // times between checks (the hint leaves the core's resources to a
 // hardware thread sharing it, which on a VM may be the other worker).
-// Then it yields yieldRounds times, then sleeps.
-type spinning struct{ checks, pauses int }
+// Then, unless own, it yields yieldRounds times; then it sleeps, on its
+// own thread when own (wake.wait).
+type spinning struct {
+	checks, pauses int
+	own            bool // every worker has a core of its own
+}
 
 const yieldRounds = 256
 
 // spinFor returns how a waiter waits for workers workers. With a core
 // each, the awaited worker is running and a wait is short: spinning on
 // with the hint saves the yields' trips through Go's scheduler (on two
-// threads a fifth to a quarter of the wall time, docs/engine.md). With
-// more workers than cores, the awaited one may need the waiter's core:
-// it checks briefly and yields.
+// threads a fifth to a quarter of the wall time, docs/engine.md), and the
+// waiter never yields: a yield puts it on Go's global run queue, from
+// which the other worker's processor may take it, leaving both workers
+// on one processor and the other idle. With more workers than cores, the
+// awaited one may need the waiter's core: it checks briefly and yields.
 func spinFor(workers int) spinning {
 	if workers <= min(runtime.GOMAXPROCS(0), runtime.NumCPU()) {
-		return spinning{checks: 1024, pauses: 8}
+		return spinning{checks: 1024, pauses: 8, own: true}
 	}
 	return spinning{checks: 64}
 }
 
 // pause follows a waiter's i-th check that found it must still wait:
-// spinning, then a yield, then sleep on k while same holds.
+// spinning, then (unless sp.own) a yield, then sleep on k while same
+// holds.
 func pause(i int, sp spinning, k *wake, same func() bool) {
 	switch {
 	case i < sp.checks:
 		spin.Pause(sp.pauses)
-	case i < sp.checks+yieldRounds:
+	case i < sp.checks+yieldRounds && !sp.own:
 		runtime.Gosched()
 	default:
-		k.wait(same)
+		k.wait(same, sp.own)
 	}
 }
 

@@ -77,7 +77,8 @@ type Part interface {
 //
 // A worker that finishes a round early spins (with the processor's
 // spin-wait hint and long when every worker has a core, briefly
-// otherwise: spinFor), yields, then sleeps at the barrier; within a
+// otherwise: spinFor), yields (only with more workers than cores), then
+// sleeps at the barrier (on its own thread when it has a core); within a
 // linked round it waits for the next published time the same way, so
 // that more workers than cores still take turns.
 type Windows struct {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -419,15 +420,41 @@ func TestWindowsLinkedEnds(t *testing.T) {
 	}
 }
 
-// A waiter spins with the hint only when every worker has a core: with
-// more workers than cores it checks briefly, without the hint, and
-// yields, so that the worker it waits for can have its core.
+// A waiter spins with the hint, and never yields, only when every worker
+// has a core: with more workers than cores it checks briefly, without the
+// hint, and yields, so that the worker it waits for can have its core.
 func TestSpinFor(t *testing.T) {
-	if sp := spinFor(1); sp.checks <= spinFor(1<<20).checks || sp.pauses == 0 {
+	if sp := spinFor(1); sp.checks <= spinFor(1<<20).checks || sp.pauses == 0 || !sp.own {
 		t.Errorf("one worker: %+v", sp)
 	}
-	if sp := spinFor(1 << 20); sp.pauses != 0 || sp.checks > 64 {
+	if sp := spinFor(1 << 20); sp.pauses != 0 || sp.checks > 64 || sp.own {
 		t.Errorf("more workers than cores: %+v", sp)
+	}
+}
+
+// A sleeper on its own thread and one on the condition variable both
+// wake at a publication, and one that sees the publication already made
+// does not sleep.
+func TestWakeSleepers(t *testing.T) {
+	for _, own := range []bool{true, false} {
+		var k wake
+		k.init()
+		var pub atomic.Int64
+		done := make(chan struct{})
+		go func() {
+			k.wait(func() bool { return pub.Load() == 0 }, own)
+			close(done)
+		}()
+		for k.sleepers.Load() == 0 {
+			runtime.Gosched()
+		}
+		pub.Store(1)
+		k.published()
+		<-done
+		k.wait(func() bool { return pub.Load() == 0 }, own) // returns at once
+		if n := k.sleepers.Load(); n != 0 {
+			t.Errorf("own %v: %d sleepers left", own, n)
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"rocelab/internal/junos"
 	"rocelab/internal/textout"
@@ -47,7 +48,8 @@ func (f junosFC) class(lossless []int) int {
 //     class's class; a DSCP it leaves out is best-effort, queue 0.
 //   - pfc_enable is the PFC priorities of the no-loss classes on
 //     interfaces that bind a congestion-notification-profile (Junos
-//     pauses nothing without one); none elsewhere.
+//     pauses nothing without one), with the 802.1p code points that
+//     profile's `input ieee-802.1` pauses; none elsewhere.
 //   - A scheduler with `explicit-congestion-notification` is a WRED
 //     profile that marks (ecn_all), one with a drop-profile alone drops
 //     (ecn_none), on its forwarding class's class. Drop-profile fill
@@ -55,7 +57,9 @@ func (f junosFC) class(lossless []int) int {
 //     not judged.
 //
 // Ports are the interfaces the configuration names (`et-*` included);
-// without an interfaces block, one port named "class-of-service".
+// without an interfaces block, one port named "class-of-service" that
+// binds the configuration's classifier and congestion-notification-profile
+// when it defines one of each (said so in Skipped).
 func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 	db := newDB(file, "")
 	db.lines, db.Vendor = lines, VendorJunos
@@ -91,6 +95,7 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 		}
 	}
 	slices.Sort(lossless)
+	dot1p := junosDot1pPFC(root)
 	// DSCP classifiers: name → DSCP → the class, at its code point.
 	classifiers := map[string]map[int]Value{}
 	for _, cl := range root.Find("classifiers") {
@@ -163,10 +168,27 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 		if len(classifiers) == 1 {
 			p.classifier = slices.Collect(maps.Keys(classifiers))[0]
 		}
-		for _, c := range root.Find("congestion-notification-profile") {
-			if len(c.Words) == 2 && len(c.Children) > 0 {
-				p.cnp = c.Words[1].Text
+		// A cut without the interfaces that bind them: the one profile
+		// and scheduler map it defines are taken as bound, and said so.
+		for _, kind := range []string{"congestion-notification-profile", "scheduler-maps"} {
+			var defs []*junos.Node
+			for _, c := range root.Find(kind) {
+				for _, d := range c.Children {
+					if len(d.Words) == 1 && len(d.Children) > 0 {
+						defs = append(defs, d)
+					}
+				}
 			}
+			if len(defs) != 1 {
+				continue
+			}
+			d := defs[0].Words[0]
+			if kind == "congestion-notification-profile" {
+				p.cnp = d.Text
+			} else {
+				p.smap = d.Text
+			}
+			db.Skipped = append(db.Skipped, Value{Text: "the interfaces that bind " + strings.TrimSuffix(kind, "s") + " " + d.Text + " (not in the input; taken as bound)", Line: d.Line, Col: d.Col})
 		}
 		ports = append(ports, p)
 	}
@@ -178,8 +200,8 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 				t := map[string]Value{}
 				for d := range 64 {
 					v, ok := m[d]
-					if !ok {
-						v = Value{Text: "0"} // best-effort, queue 0
+					if !ok { // best-effort, queue 0
+						v = Value{Text: strconv.Itoa(junosFC{prio: -1}.class(lossless))}
 					}
 					t[strconv.Itoa(d)] = v
 				}
@@ -188,11 +210,20 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 			row["dscp_to_tc_map"] = Value{Text: name, Line: p.at.Line, Col: p.at.Col}
 		}
 		pfc := p.at
+		pfc.Text = ""
 		if p.cnp != "" {
-			pfc = losslessAt
-			pfc.Text = textout.Ints(lossless)
-		} else {
-			pfc.Text = ""
+			prios, at := lossless, losslessAt
+			for _, cp := range dot1p[p.cnp] {
+				if n, _ := strconv.ParseInt(cp.Text, 2, 8); !slices.Contains(prios, int(n)) {
+					prios = append(slices.Clone(prios), int(n))
+				}
+				if at.Line == 0 {
+					at = cp
+				}
+			}
+			slices.Sort(prios)
+			pfc = at
+			pfc.Text = textout.Ints(prios)
 		}
 		row["pfc_enable"] = pfc
 		db.table("PORT_QOS_MAP")[p.name] = row
@@ -216,6 +247,41 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 		db.tablePos[t] = Value{Text: t, Line: 1, Col: 1}
 	}
 	return db
+}
+
+// junosDot1pPFC gives each congestion-notification-profile's `input
+// ieee-802.1 code-point BITS { pfc; }` code points: the 802.1p priorities
+// it pauses, as QFX's PFC for tagged traffic works (the no-loss class
+// needs no pfc-priority, which only DSCP-based PFC uses).
+func junosDot1pPFC(root *junos.Node) map[string][]Value {
+	out := map[string][]Value{}
+	for _, top := range root.Find("congestion-notification-profile") {
+		for _, prof := range top.Children {
+			if len(prof.Words) != 1 {
+				continue
+			}
+			for _, in := range prof.Children {
+				if in.Text() != "input" {
+					continue
+				}
+				for _, ie := range in.Children {
+					if ie.Text() != "ieee-802.1" {
+						continue
+					}
+					for _, cp := range ie.Children {
+						bits := Value{}
+						if len(cp.Words) == 2 && cp.Words[0].Text == "code-point" {
+							bits = cp.Words[1]
+						}
+						if len(bits.Text) == 3 && strings.Trim(bits.Text, "01") == "" && len(cp.Find("pfc")) > 0 {
+							out[prof.Words[0].Text] = append(out[prof.Words[0].Text], bits)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // junosScheduler writes a scheduler's ECN or drop profile on a port's

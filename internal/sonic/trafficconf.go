@@ -44,7 +44,8 @@ type confGroup struct {
 // ignored by switchd, and named so; headroom (port_buffer_bytes,
 // xoff_size), link pause, scheduling weights and shaping are named as not
 // judged. Ports are those the groups' port sets name; a file with none
-// is one port, "all ports".
+// is one port, "all ports". A group on `allports` (NVUE writes its
+// default-global profiles so) covers every port.
 func FromTrafficConf(c *trafficconf.Config) *ConfigDB {
 	db := newDB(c.File, "")
 	db.lines, db.Vendor = c.Lines, VendorTrafficConf
@@ -53,7 +54,7 @@ func FromTrafficConf(c *trafficconf.Config) *ConfigDB {
 	for _, g := range append(slices.Clone(pfc), ecn...) {
 		if v, ok := g.field("port_set"); ok {
 			for _, p := range trafficconf.Ports(v.Text) {
-				if !slices.Contains(ports, p) {
+				if p != trafficconf.AllPorts && !slices.Contains(ports, p) {
 					ports = append(ports, p)
 				}
 			}
@@ -64,7 +65,8 @@ func FromTrafficConf(c *trafficconf.Config) *ConfigDB {
 	}
 	covers := func(g confGroup, port string) bool {
 		v, ok := g.field("port_set")
-		return port == "all ports" || ok && slices.Contains(trafficconf.Ports(v.Text), port)
+		set := trafficconf.Ports(v.Text)
+		return port == "all ports" || ok && (slices.Contains(set, port) || slices.Contains(set, trafficconf.AllPorts))
 	}
 	src, _ := c.Names("traffic.packet_priority_source_set")
 	if slices.Contains(src, "dscp") {

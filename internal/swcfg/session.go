@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"rocelab/internal/pos"
 )
@@ -35,11 +36,13 @@ type Session struct {
 // prompt is an industry-style CLI prompt at the start of a line: the
 // host name, the configuration mode in parentheses (none in exec mode),
 // '#' or '>', then the command.
-var prompt = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\((conf[^)\s]*)\))?[#>] ?`)
+var prompt = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\((conf[^)\s]*)\))?[#>] ?`)
+})
 
 // more is a pager's `--More--` prompt with the backspaces, carriage
 // returns and blanks a terminal uses to erase it.
-var more = regexp.MustCompile(`^\s*--More--(?:(?:[ \t]*[\x08\r]+)+| )?`)
+var more = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*--More--(?:(?:[ \t]*[\x08\r]+)+| )?`) })
 
 // printed are lines the CLI prints around a configuration.
 var printed = []string{"Building configuration", "Current configuration :", "Enter configuration commands", "Copy completed", "[OK]"}
@@ -60,7 +63,7 @@ func ReadSession(data []byte) (Session, bool) {
 	// message that is not a warning (after a `^` marker line).
 	refused := map[int]bool{}
 	for i, raw := range lines {
-		if m := more.FindString(raw); m != "" {
+		if m := more().FindString(raw); m != "" {
 			raw, found = raw[len(m):], true
 			lines[i] = raw
 		}
@@ -69,7 +72,7 @@ func ReadSession(data []byte) (Session, bool) {
 			s.Excerpt = v
 			continue
 		}
-		m := prompt.FindStringSubmatchIndex(raw)
+		m := prompt().FindStringSubmatchIndex(raw)
 		if m == nil {
 			if strings.HasPrefix(t, "% ") && !strings.HasPrefix(t, "% Warning") && len(cmds) > 0 && marksOnly(lines[cmds[len(cmds)-1].i+1:i]) {
 				refused[cmds[len(cmds)-1].i] = true
@@ -99,7 +102,7 @@ func ReadSession(data []byte) (Session, bool) {
 		cmds = append(cmds, typed{i, raw[m[4]:m[5]]})
 	}
 	if !found {
-		return Session{}, false
+		return typedScript(strings.Split(string(data), "\n"))
 	}
 	// NX-OS's configuration session is `config-s`, its modes below it
 	// `config-s-if`, `config-s-acl`; EOS names a session's global mode
@@ -157,6 +160,43 @@ func ReadSession(data []byte) (Session, bool) {
 		if n+1 < len(cmds) && !isRoot(cmds[n+1].mode) && !slices.Contains(stack, cmds[n+1].mode) {
 			stack = append(stack, cmds[n+1].mode)
 			openers = append(openers, opener{cmd, d})
+		}
+	}
+	s.Text = []byte(strings.Join(lines, "\n"))
+	return s, true
+}
+
+// typedScript reads a script of commands typed without prompts, as
+// automation pushes them (`conf`, then `interface Ethernet1/1-32` with
+// its commands at the left margin, `end`): the commands after an
+// `interface` line of its own are that interface's, up to a blank line,
+// `exit`, `end` or another top-level command, and are indented as the
+// running-config prints them; `conf`, `configure terminal`, `exit` and
+// `end` at the left margin are blanked. A printed configuration indents
+// an interface's commands, so it has none and is not a script (false).
+func typedScript(lines []string) (Session, bool) {
+	s := Session{Shift: make([]int, len(lines))}
+	open, typed := false, false
+	for i, raw := range lines {
+		t := strings.TrimSpace(raw)
+		w := strings.Fields(t)
+		switch {
+		case t == "" || raw[0] == ' ' || raw[0] == '\t':
+			open = false
+		case topLevel(t):
+			open = abbrev(w[0], "interface", 3) && len(w) <= 3
+		case w[0] == "exit" || w[0] == "end" || w[0] == "!":
+			open = false
+		case open:
+			lines[i], s.Shift[i], typed = "  "+raw, -2, true
+		}
+	}
+	if !typed {
+		return Session{}, false
+	}
+	for i, raw := range lines {
+		if w := strings.Fields(raw); len(w) > 0 && raw[0] != ' ' && (w[0] == "exit" || w[0] == "end" || abbrev(w[0], "configure", 4) && (len(w) == 1 || abbrev(w[1], "terminal", 1))) {
+			lines[i] = ""
 		}
 	}
 	s.Text = []byte(strings.Join(lines, "\n"))

@@ -221,6 +221,7 @@ func TestExpand(t *testing.T) {
 func FuzzReadSession(f *testing.F) {
 	f.Add([]byte("sw(config)# interface Ethernet1\nsw(config-if-Et1)# mtu 9214\nsw(config-if-Et1)# tx-queue 3\nsw(config-if-Et1-txq-3)# tx-queue 4\n"))
 	f.Add([]byte("sw# sh run int e1/1\n!Command: show running-config interface Ethernet1/1\ninterface Ethernet1/1\n --More-- \b\b  mtu 9216\n% Invalid\n"))
+	f.Add([]byte("conf\ninterface Ethernet1/1-32\npriority-flow-control mode on\nexit\nint e1/2\nmtu 9216\n\nend\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, ok := ReadSession(data)
 		if !ok {
@@ -267,5 +268,33 @@ func TestReadSessionCommandHeader(t *testing.T) {
 	}
 	if want := strings.Join(strings.Split(in, "\n")[:6], "\n") + "\n"; string(s.Text) != want {
 		t.Errorf("text:\n%s\nwant:\n%s", s.Text, want)
+	}
+}
+
+// TestReadSessionTypedScript: commands pushed without prompts (`conf`,
+// an interface with its commands at the left margin, `end`) are read as
+// the running-config would print them, each at its column in the paste;
+// a printed configuration (its interfaces' commands indented) and flat
+// one-line interface commands are not a script.
+func TestReadSessionTypedScript(t *testing.T) {
+	in := "conf\npolicy-map type qos Q\n  class R\n    set qos-group 3\n    exit\n  exit\n\ninterface Ethernet1/1-32\npriority-flow-control mode on\nmtu 9216\nend\nhostname x\n"
+	s, ok := ReadSession([]byte(in))
+	if !ok {
+		t.Fatal("not read as a typed script")
+	}
+	want := "\npolicy-map type qos Q\n  class R\n    set qos-group 3\n    exit\n  exit\n\ninterface Ethernet1/1-32\n  priority-flow-control mode on\n  mtu 9216\n\nhostname x\n"
+	if string(s.Text) != want {
+		t.Errorf("text %q, want %q", s.Text, want)
+	}
+	if s.Shift[8] != -2 || s.Shift[11] != 0 {
+		t.Errorf("shifts %v", s.Shift)
+	}
+	for _, printed := range []string{
+		"interface Ethernet1/1\n  priority-flow-control mode on\n  mtu 9216\n",
+		"interface ethernet 1/1 dcb priority-flow-control mode on force\ndcb priority-flow-control enable force\n",
+	} {
+		if _, ok := ReadSession([]byte(printed)); ok {
+			t.Errorf("%q read as a typed script", printed)
+		}
 	}
 }

@@ -169,6 +169,11 @@ func (c *Config) Names(key string) ([]string, Value) {
 	return out, v
 }
 
+// AllPorts is the port set word for every port of the switch, as NVUE
+// writes a default-global profile (`pfc.default-global.port_set =
+// allports`).
+const AllPorts = "allports"
+
 // Ports expands a port set: "swp1-swp4,swp6,swp50s0-swp50s3".
 func Ports(set string) []string {
 	var out []string
