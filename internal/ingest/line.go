@@ -31,6 +31,11 @@ type Line struct {
 	// prompt ("[root@gpu01 ~]#", "user@gpu01:~$") or the output of a
 	// `hostname` command; "" when none was named.
 	Host string
+	// Origin is the host a pdsh or clush prefix before this line names
+	// ("gpu01: "), "" when none does: the lines of several hosts may
+	// interleave, so a parser that reads a block over many lines keeps
+	// one per origin.
+	Origin string
 	// Stamp is the time the input last stated before this line (see
 	// Stamp); zero when none was.
 	Stamp Stamp
@@ -131,7 +136,7 @@ func (lr *LineReader) Next() (Line, error) {
 	lr.ahead[lr.next] = pendingLine{}
 	lr.next++
 	lr.n++
-	s, owner, k := cutPrefixes(p.text, lr.pre)
+	s, origin, owner, k := cutPrefixes(p.text, lr.pre)
 	text, tag, kind, cut := cleanTagged(s)
 	if betterTag(k, kind) {
 		owner, k = tag, kind
@@ -151,7 +156,9 @@ func (lr *LineReader) Next() (Line, error) {
 			text, lr.rest, lr.restTrunc = segs[0], segs[1:], p.truncated
 		}
 	}
-	return lr.line(text, col, p.truncated), nil
+	l := lr.line(text, col, p.truncated)
+	l.Origin = origin
+	return l, nil
 }
 
 // readBlock reads the next block of lines ahead, up to prefixBlockLines

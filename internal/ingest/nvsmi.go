@@ -92,21 +92,57 @@ const (
 
 type nvsmiParser struct {
 	out NVSMI
-	cur *NVSMIGPU
-	sec nvsmiSection
+	// nvsmiState is where the output of the current line's origin is
+	// (Line.Origin: a pdsh paste interleaves its hosts' lines); states
+	// holds those of the others, in the order they were first seen.
+	*nvsmiState
+	states []*nvsmiState
+}
+
+// nvsmiState is where one origin's output is.
+type nvsmiState struct {
+	origin string
+	cur    *NVSMIGPU
+	sec    nvsmiSection
 	// log is set after -q's "NVSMI LOG" banner; table after the summary
 	// table's header, row when its next row is a GPU's second.
 	log, table, row bool
 }
 
+// maxNVSMIOrigins bounds the hosts whose output is followed apart; the
+// lines of further hosts share the last one's state.
+const maxNVSMIOrigins = 1024
+
 // NewNVSMIParser returns a parser for nvidia-smi output in the input src.
-func NewNVSMIParser(src string) Parser { return &nvsmiParser{out: NVSMI{src: src}} }
+func NewNVSMIParser(src string) Parser {
+	p := &nvsmiParser{out: NVSMI{src: src}, nvsmiState: &nvsmiState{}}
+	p.states = append(p.states, p.nvsmiState)
+	return p
+}
+
+// follow makes origin's state the current one.
+func (p *nvsmiParser) follow(origin string) {
+	if p.origin == origin {
+		return
+	}
+	for _, st := range p.states {
+		if st.origin == origin {
+			p.nvsmiState = st
+			return
+		}
+	}
+	if len(p.states) < maxNVSMIOrigins {
+		p.nvsmiState = &nvsmiState{origin: strings.Clone(origin)}
+		p.states = append(p.states, p.nvsmiState)
+	}
+}
 
 // Feed implements Parser.
 func (p *nvsmiParser) Feed(l Line) {
 	if l.NCCL {
 		return
 	}
+	p.follow(l.Origin)
 	t := strings.TrimSpace(l.Text)
 	switch {
 	case strings.Contains(t, "NVSMI LOG"):
@@ -125,7 +161,7 @@ func (p *nvsmiParser) Feed(l Line) {
 	if rest, ok := strings.CutPrefix(t, "GPU "); ok && isBusID(rest) {
 		p.finish()
 		if len(p.out.GPUs) < maxNVSMIGPUs {
-			p.cur = &NVSMIGPU{BusID: strings.Clone(rest), Host: l.Host, Replays: -1, Rollovers: -1, Evidence: At(p.out.src, l)}
+			p.cur = &NVSMIGPU{BusID: strings.Clone(rest), Host: p.host(l), Replays: -1, Rollovers: -1, Evidence: At(p.out.src, l)}
 			p.out.lines.add(l)
 		}
 		p.sec = nvsmiOther
@@ -279,7 +315,7 @@ func (p *nvsmiParser) tableRow(l Line, t string) {
 		if len(first) == 2 {
 			model = first[1:]
 		}
-		p.out.GPUs = append(p.out.GPUs, NVSMIGPU{BusID: strings.Clone(bus[0]), Model: strings.Join(model, " "), Host: l.Host, Replays: -1, Rollovers: -1, Evidence: At(p.out.src, l)})
+		p.out.GPUs = append(p.out.GPUs, NVSMIGPU{BusID: strings.Clone(bus[0]), Model: strings.Join(model, " "), Host: p.host(l), Replays: -1, Rollovers: -1, Evidence: At(p.out.src, l)})
 		p.out.lines.add(l)
 		p.row = true
 		return
@@ -323,16 +359,28 @@ func isBusID(s string) bool {
 	return isHex(rest[0:2]) && rest[2] == ':' && isHex(rest[3:5]) && rest[5] == '.' && rest[6] >= '0' && rest[6] <= '7'
 }
 
-func (p *nvsmiParser) finish() {
-	if p.cur != nil {
-		p.out.GPUs = append(p.out.GPUs, *p.cur)
-		p.cur = nil
+// host names the host of a GPU named on l: a prompt's, else the pdsh
+// prefix's.
+func (p *nvsmiParser) host(l Line) string {
+	if l.Host != "" {
+		return l.Host
 	}
+	return p.origin
+}
+
+func (p *nvsmiParser) finish() {
+	if p.cur != nil && len(p.out.GPUs) < maxNVSMIGPUs {
+		p.out.GPUs = append(p.out.GPUs, *p.cur)
+	}
+	p.cur = nil
 }
 
 // Result implements Parser.
 func (p *nvsmiParser) Result() Artifact {
-	p.finish()
+	for _, st := range p.states {
+		p.nvsmiState = st
+		p.finish()
+	}
 	if len(p.out.GPUs) == 0 {
 		return nil
 	}

@@ -1,6 +1,9 @@
 package ingest
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -82,5 +85,46 @@ func TestNVSMIUnread(t *testing.T) {
 	r := nicReadText(t, "nvidia-smi -q", "GPU 00000000:4C:00.0\n        Replays Since Reset               : 12O\n")
 	if s := nicArtifact[*NVSMI](t, r); len(s.Garbled) != 1 || s.Garbled[0].Line != 2 || s.GPUs[0].Replays != -1 {
 		t.Errorf("garbled %+v, %+v", s.Garbled, s.GPUs)
+	}
+}
+
+// pdsh pastes the hosts' lines as they arrive, so two hosts' nvidia-smi
+// -q interleave: here the real H100 and RTX 4090 outputs, each line under
+// its host's prefix, cut into runs of 37 and 23 lines taken in turn. Each
+// GPU is read as from its host's output alone, and named by its host.
+func TestNVSMIPdshInterleaved(t *testing.T) {
+	rels := [2]string{"nvsmi/nvidia-smi-q-h100x8-gen5-x16-gpud.txt", "nvsmi/nvidia-smi-q-rtx4090x8-idle-gen1-gpud.txt"}
+	var hosts [2][]string
+	want := map[string]NVSMIGPU{}
+	for i, rel := range rels {
+		b, err := os.ReadFile(filepath.Join(corpusDir, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		host := "gpu0" + string(rune('1'+i))
+		for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")[1:] { // past the source line
+			hosts[i] = append(hosts[i], host+": "+l)
+		}
+		for _, g := range corpusAs[*NVSMI](t, rel, KindNVSMI).GPUs {
+			want[host+" "+g.BusID] = g
+		}
+	}
+	var paste []string
+	for i, run := 0, [2]int{37, 23}; len(hosts[0])+len(hosts[1]) > 0; i = 1 - i {
+		n := min(run[i], len(hosts[i]))
+		paste = append(paste, hosts[i][:n]...)
+		hosts[i] = hosts[i][n:]
+	}
+	s := nicArtifact[*NVSMI](t, nicReadText(t, "pdsh.txt", strings.Join(paste, "\n")+"\n"))
+	if len(s.GPUs) != 16 || len(s.Garbled) != 0 {
+		t.Fatalf("%d GPUs, garbled %v", len(s.GPUs), s.Garbled)
+	}
+	for _, g := range s.GPUs {
+		w, ok := want[g.Host+" "+g.BusID]
+		delete(want, g.Host+" "+g.BusID)
+		if !ok || g.Model != w.Model || g.Cap.GTs != w.Cap.GTs || g.Cap.Width != w.Cap.Width || g.Sta.GTs != w.Sta.GTs ||
+			g.Sta.Width != w.Sta.Width || g.PState != w.PState || g.Idle != w.Idle || g.Replays != w.Replays || g.Rollovers != w.Rollovers {
+			t.Errorf("%s %s: %+v, want %+v", g.Host, g.BusID, g, w)
+		}
 	}
 }

@@ -164,12 +164,15 @@ func hasLauncherTag(s string) bool {
 }
 
 // cutPrefixes cuts the prefixes ks, in order, from s where s carries
-// them, and returns what is left and the first launcher tag cut, with
-// its kind.
-func cutPrefixes(s string, ks []prefixKind) (rest, owner string, k tagKind) {
+// them, and returns what is left, the host a pdsh or clush prefix names
+// ("" for none), and the first launcher tag cut, with its kind.
+func cutPrefixes(s string, ks []prefixKind) (rest, host, owner string, k tagKind) {
 	for _, p := range ks {
 		if p != prefixTags {
-			n, _ := cutPrefix(s, p)
+			n, key := cutPrefix(s, p)
+			if p == prefixHost && n > 0 && host == "" {
+				host = key
+			}
 			s = s[n:]
 			continue
 		}
@@ -179,7 +182,7 @@ func cutPrefixes(s string, ks []prefixKind) (rest, owner string, k tagKind) {
 			owner, k = o, tk
 		}
 	}
-	return s, owner, k
+	return s, host, owner, k
 }
 
 // cutCompose cuts "svc-1  | ": a container name, padding, a bar and one
