@@ -91,9 +91,10 @@ func setWords(line string, ln, from int) ([]Value, error) {
 }
 
 // parseSet reads the set form into the statement tree Parse gives for
-// the braces form. Lines outside class-of-service, comments, and the
-// session's own commands (configure, commit, show, exit, top) are
-// skipped; a `delete` or `deactivate` would change what the lines before
+// the braces form. A session's `edit`, `up`, `exit` and `top` move the
+// level its commands are relative to, and the `[edit …]` banner it echoes
+// names that level; lines outside class-of-service, comments, and the
+// session's other commands (configure, commit, show) are skipped; a `delete` or `deactivate` would change what the lines before
 // it set, and is refused at its place.
 func parseSet(name string, data []byte) (*Node, error) {
 	root := &Node{}
@@ -112,17 +113,17 @@ func parseSet(name string, data []byte) (*Node, error) {
 		if len(words) == 0 || strings.HasPrefix(words[0].Text, "#") || strings.HasPrefix(words[0].Text, "/*") {
 			continue
 		}
+		if raw[from] == '[' && words[0].Text == "edit" {
+			// The banner `[edit class-of-service]` (setWords drops its
+			// brackets) names the level from the top.
+			edit = slices.Clone(words[1:])
+			continue
+		}
 		switch words[0].Text {
-		case "[edit":
-			edit = nil
-			for _, w := range words[1:] {
-				if t := strings.TrimSuffix(w.Text, "]"); t != "" {
-					w.Text = t
-					edit = append(edit, w)
-				}
-			}
 		case "edit":
 			edit = append(edit, words[1:]...)
+		case "up", "exit":
+			edit = edit[:max(len(edit)-1, 0)]
 		case "top":
 			edit = nil
 		case "set":

@@ -80,3 +80,29 @@ func TestParseSetEdit(t *testing.T) {
 		t.Errorf("delete: %v", err)
 	}
 }
+
+// A typed session echoes each level as a banner: `[edit class-of-service]`
+// after `edit class-of-service` names the level the next commands are
+// relative to, not a level further down; `up` and `exit` climb one, and a
+// line set at the top after `[edit]` is outside class-of-service.
+func TestParseSetEditBanners(t *testing.T) {
+	in := "[edit]\nuser@switch# edit class-of-service\n\n[edit class-of-service]\nuser@switch# set interfaces et-0/0/1 unit 0 classifiers dscp mydscp\n" +
+		"user@switch# edit interfaces et-0/0/2\n\n[edit class-of-service interfaces et-0/0/2]\nuser@switch# set congestion-notification-profile cnp\nuser@switch# up\n\n" +
+		"[edit class-of-service interfaces]\nuser@switch# set et-0/0/3 congestion-notification-profile cnp\nuser@switch# exit\n\n" +
+		"[edit class-of-service]\nuser@switch# set forwarding-classes class NO-LOSS queue-num 3 no-loss\nuser@switch# top\n\n[edit]\nuser@switch# set interfaces et-0/0/1 mtu 9216\n"
+	root, err := Parse("s.conf", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(root.Children) != 1 || root.Children[0].Text() != "class-of-service" || len(root.Children[0].Children) != 2 {
+		t.Fatalf("tree %+v", root.Children)
+	}
+	if c := root.Find("et-0/0/1"); len(c) != 1 || len(c[0].Children) != 1 || len(c[0].Find("dscp")) != 1 || c[0].Find("dscp")[0].Text() != "dscp mydscp" {
+		t.Errorf("et-0/0/1 %+v", c)
+	}
+	for _, name := range []string{"et-0/0/2", "et-0/0/3"} {
+		if c := root.Find(name); len(c) != 1 || len(c[0].Children) != 1 || c[0].Children[0].Text() != "congestion-notification-profile cnp" {
+			t.Errorf("%s %+v", name, c)
+		}
+	}
+}
