@@ -203,7 +203,10 @@ func (s *Switch) Ports() []*Port {
 	return out
 }
 
-// Config returns the switch's configuration.
+// Config returns the switch's configuration. Its Classifier is read
+// only: the switch classifies with the network's copy, which the
+// switches that classify alike share (Network.classifier), so a change
+// here would change nothing.
 func (s *Switch) Config() *SwitchConfig { return &s.cfg }
 
 // SetRoutes sets the candidate ports toward each destination host.
