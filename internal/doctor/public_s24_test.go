@@ -76,7 +76,15 @@ func TestSocketFallbackNamesLinkLocalInterface(t *testing.T) {
 		"h1:1:1 [0] NCCL INFO Using network Socket",
 		"h1:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0")
 	nicMustFind(t, fs, "nccl.transport.socket_fallback", Info, "single-node job")
-	if got := nicFind(fs, "nccl.transport.socket_fallback", "also over"); len(got) > 0 {
+	if got := nicFind(fs, "nccl.transport.socket_fallback", "over lo"); len(got) > 0 {
 		t.Errorf("a single-node job's lo is called unreachable: %s", got[0].Title)
 	}
+	// A host whose only socket interface is link-local uses it alone,
+	// not also.
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"h1:1:1 [0] NCCL INFO NET/IB : No device found.",
+		"h1:1:1 [0] NCCL INFO NET/Socket : Using [0]usb0:169.254.3.1<0>",
+		"h1:1:1 [0] NCCL INFO Using network Socket")
+	nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "on 1 host (over usb0 169.254.3.1);")
 }

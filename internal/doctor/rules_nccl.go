@@ -295,18 +295,21 @@ const socketMechanism = "NCCL tries its IB verbs transport (IB or RoCE) first an
 
 // unreachableSockets names the interfaces of NCCL's socket transport
 // ("NET/Socket : Using [0]eno1:192.168.223.11<0> [1]usb0:169.254.3.1<0>")
-// whose address is loopback or link-local: "usb0 169.254.3.1".
-func unreachableSockets(logs []*ingest.NCCLLog) []string {
-	var out []string
+// whose address is loopback or link-local: "usb0 169.254.3.1"; only is
+// set when the transport lists no other.
+func unreachableSockets(logs []*ingest.NCCLLog) (bad []string, only bool) {
+	others := 0
 	for _, l := range logs {
 		for _, d := range l.SocketDevices {
 			host, _, _ := strings.Cut(d.Addr, "%")
 			if a, err := netip.ParseAddr(host); err == nil && (a.IsLoopback() || a.IsLinkLocalUnicast()) {
-				out = append(out, d.Name+" "+a.String())
+				bad = append(bad, d.Name+" "+a.String())
+			} else {
+				others++
 			}
 		}
 	}
-	return distinct(out)
+	return distinct(bad), others == 0
 }
 
 // socketFallback reports NCCL moving data over TCP sockets. When some
@@ -353,8 +356,12 @@ func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 	if len(n.sock) > 0 {
 		where = " on " + plural(len(n.sock), "host", "hosts")
 	}
-	if bad := unreachableSockets(logs); len(bad) > 0 && !n.bootstrap && !sp.single {
-		where += " (also over " + list(bad, 2) + ")"
+	if bad, only := unreachableSockets(logs); len(bad) > 0 && !n.bootstrap && !sp.single {
+		over := " (also over "
+		if only {
+			over = " (over "
+		}
+		where += over + list(bad, 2) + ")"
 		f.Mechanism += " NCCL's socket transport uses each interface it lists as a network device of its own (NET/Socket/1, ...), and " + list(bad, 2) + " holds an address no other host reaches (loopback, or link-local (169.254.0.0/16, fe80::), which a BMC's USB network such as usb0 169.254.3.1 gives every node alike): connections to it reach the local host or nothing."
 		f.Fix = "Set NCCL_SOCKET_IFNAME to the routed interface (or exclude the others, e.g. ^lo,usb,docker), the same on every rank. " + f.Fix
 	}
