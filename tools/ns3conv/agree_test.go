@@ -175,6 +175,12 @@ var agreements = []agreement{
 	// +5.3, +6.0, +5.2, +5.7 %: there the QP posted first sends twice
 	// before the others send once
 	{"a2a6-dcqcn-25g", 6, 0.03, 0.03, 0.03, 0.03, ""},
+	// PFC's pause spreading on a 2-tier fabric with a 4 MiB buffer: a 6->1
+	// incast of 2 MB and three victims that share no link with its
+	// receiver, which ns-3 slows up to 4.7x their standalone time
+	// (TestAgreesWithNs3HoL). measured: mean +0.9 %, median +0.8 %, last
+	// +1.0 %, per-flow ratio's median +1.0 % (the framing)
+	{"hol16-pfc", 6, 0.02, 0.02, 0.02, 0.02, ""},
 }
 
 // TestAgreesWithNs3 runs the agreement scenarios (scenarios/*.yaml: the
@@ -404,4 +410,54 @@ func TestAgreementRowsCanFail(t *testing.T) {
 			t.Errorf("incast16-dctcp-nowin's ns-3 %s %.1f us is within its bound (%.0f %%) of PFC alone's %.1f: the row cannot tell DCTCP from PFC", m.Name, m.Rocelab, 100*m.Bound, m.Other)
 		}
 	}
+}
+
+// TestAgreesWithNs3HoL holds hol16-pfc flow by flow and pause by pause:
+// PFC spreads the 6->1 incast's congestion up the fabric and the three
+// victims, whose own links are idle, wait behind the pauses of the links
+// they share with it (head-of-line blocking). The recorded ns-3 runs must
+// show it (a victim at 3x its standalone time or more, or the case tests
+// nothing), and rocelab must slow each flow as ns-3 does. Measured over
+// seeds 1-6: every flow 1.000 to 1.021 of ns-3's, the victims 1.0 to 4.7x
+// their standalone time in both; pause episodes 3130 against ns-3's 3230
+// (-3.1 %, single seeds -13.8 to +7.5 %), the time ports were held paused
+// +1.5 % (the framing).
+func TestAgreesWithNs3HoL(t *testing.T) {
+	var n, r pauses
+	worst := 0.0
+	for seed := 1; seed <= 6; seed++ {
+		base := fmt.Sprintf("testdata/ns3/hol16-pfc-seed%d", seed)
+		got, err := compare("scenarios/hol16-pfc.yaml", uint64(seed), base+".txt", base+".pfc.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.ns3Pauses == nil {
+			t.Fatalf("seed %d: no recorded pfc.txt", seed)
+		}
+		for i, x := range got.ratio {
+			if x < 0.98 || x > 1.03 {
+				t.Errorf("seed %d, flow %d: rocelab %.1f us against ns-3's %.1f (x%.3f)", seed, i, got.rocelab[i], got.ns3[i], x)
+			}
+		}
+		recorded, err := readFile(base+".txt", readFCT)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range recorded {
+			if f.dst != 0 {
+				worst = max(worst, f.fct/f.standalone)
+			}
+		}
+		n.n += got.ns3Pauses.n
+		n.held += got.ns3Pauses.held
+		r.n += got.rocelabPauses.n
+		r.held += got.rocelabPauses.held
+	}
+	if worst < 3 {
+		t.Errorf("no victim of ns-3's runs takes 3x its standalone time (at most %.2fx): the case shows no head-of-line blocking", worst)
+	}
+	agree.Hold(t, "hol16-pfc's pauses over 6 seeds", "ns-3", []agree.Metric{
+		{Name: "pause episodes", Other: float64(n.n), Rocelab: float64(r.n), Bound: 0.06},
+		{Name: "time held paused", Other: n.held, Rocelab: r.held, Bound: 0.03},
+	})
 }
