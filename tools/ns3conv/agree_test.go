@@ -178,9 +178,22 @@ var agreements = []agreement{
 	// PFC's pause spreading on a 2-tier fabric with a 4 MiB buffer: a 6->1
 	// incast of 2 MB and three victims that share no link with its
 	// receiver, which ns-3 slows up to 4.7x their standalone time
-	// (TestAgreesWithNs3HoL). measured: mean +0.9 %, median +0.8 %, last
+	// (TestAgreesWithNs3HoL). measured: mean +0.9 %, median +1.0 %, last
 	// +1.0 %, per-flow ratio's median +1.0 % (the framing)
 	{"hol16-pfc", 6, 0.02, 0.02, 0.02, 0.02, ""},
+	// hadoop16-dcqcn's fat-tree and DCQCN at other loads and mixes,
+	// traffic_gen.py's flows (TestAgreesWithNs3FatTreeLoads holds their
+	// size buckets). Hadoop at 30 % (232 flows), measured: mean +0.8 %,
+	// median +1.2 %, largest -0.6 %, per-flow ratio's median +0.7 %
+	{"hadoop16-dcqcn-30", 6, 0.03, 0.03, 0.03, 0.02, ""},
+	// Hadoop at 70 % (549 flows), measured: mean +1.7 %, median +1.4 %,
+	// largest +3.7 %, per-flow ratio's median +0.7 %; seeds 7-18 on ns-3
+	// (not recorded): mean +1.4 %
+	{"hadoop16-dcqcn-70", 6, 0.03, 0.03, 0.06, 0.02, ""},
+	// web search at 50 % (101 flows, 28 B to 18 MB), measured: mean
+	// +1.4 %, median +4.4 % (a 2-packet flow's framing and queueing),
+	// largest +0.9 %, per-flow ratio's median +0.8 %
+	{"websearch16-dcqcn", 6, 0.03, 0.06, 0.04, 0.02, ""},
 }
 
 // TestAgreesWithNs3 runs the agreement scenarios (scenarios/*.yaml: the
@@ -460,4 +473,61 @@ func TestAgreesWithNs3HoL(t *testing.T) {
 		{Name: "pause episodes", Other: float64(n.n), Rocelab: float64(r.n), Bound: 0.06},
 		{Name: "time held paused", Other: n.held, Rocelab: r.held, Bound: 0.03},
 	})
+}
+
+// TestAgreesWithNs3FatTreeLoads holds the mixed-size rows on the k = 4
+// fat-tree (traffic_gen.py's Hadoop mix at 30, 50 and 70 % load and its
+// web-search mix at 50 %, DCQCN) bucket by bucket: the p50 and p95
+// slowdown (FCT over ns-3's standalone FCT) of each size bucket by size
+// rank (0-50, 50-80, 80-95, 95-100 %), averaged over the 6 recorded
+// seeds, as fct_analysis.py reports them. Measured (p50; p95):
+//   - Hadoop 30 %: +0.0, +1.5, +0.9, +2.3 %; +4.0, +2.7, +9.2, -3.2 %
+//   - Hadoop 50 %: +0.0, +0.2, +1.0, +1.5 %; +1.9, +1.3, +0.3, -1.7 %
+//   - Hadoop 70 %: +1.6, +0.5, +2.6, +1.1 %; +7.4, +2.3, +8.7, -2.5 %
+//   - web search 50 %: +0.7, +4.9, +2.5, +1.6 %; +0.8, +2.9, +8.7, -1.5 %
+//
+// The p95 of the 80-95 % bucket (the 5th slowest of 82 flows at 70 %)
+// leans late on these seeds, and it is DCQCN's random marks: on seeds
+// 7-18 (ns-3 run, not recorded) the Hadoop 70 % p95s are +2.5, +3.2,
+// +3.5, -1.2 %, and the same flows with PFC alone (cc none, seeds 2 and
+// 5) every bucket's p95 within +1.1 % and flow by flow 1.006-1.008 in
+// median. The bounds are the measured differences and some room.
+func TestAgreesWithNs3FatTreeLoads(t *testing.T) {
+	for _, c := range []struct {
+		workload string
+		p50, p95 [4]float64
+	}{
+		{"hadoop16-dcqcn-30", [4]float64{0.03, 0.03, 0.03, 0.04}, [4]float64{0.06, 0.05, 0.12, 0.06}},
+		{"hadoop16-dcqcn", [4]float64{0.03, 0.03, 0.03, 0.03}, [4]float64{0.04, 0.04, 0.04, 0.04}},
+		{"hadoop16-dcqcn-70", [4]float64{0.04, 0.03, 0.04, 0.03}, [4]float64{0.10, 0.05, 0.11, 0.05}},
+		{"websearch16-dcqcn", [4]float64{0.03, 0.07, 0.05, 0.04}, [4]float64{0.03, 0.05, 0.11, 0.04}},
+	} {
+		t.Run(c.workload, func(t *testing.T) {
+			const seeds = 6
+			var n, r [4][2]float64
+			for seed := 1; seed <= seeds; seed++ {
+				got, err := compare("scenarios/"+c.workload+".yaml", uint64(seed), fmt.Sprintf("testdata/ns3/%s-seed%d.txt", c.workload, seed), "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				bs := agree.Slowdowns(got.flows)
+				if len(bs) != 4 {
+					t.Fatalf("seed %d: %d size buckets", seed, len(bs))
+				}
+				for i, b := range bs {
+					for k := range 2 {
+						n[i][k] += b.Other[k] / seeds
+						r[i][k] += b.Rocelab[k] / seeds
+					}
+				}
+			}
+			var ms []agree.Metric
+			for i, e := range []string{"0-50", "50-80", "80-95", "95-100"} {
+				ms = append(ms,
+					agree.Metric{Name: "sizes " + e + " % p50 slowdown", Other: n[i][0], Rocelab: r[i][0], Bound: c.p50[i]},
+					agree.Metric{Name: "sizes " + e + " % p95 slowdown", Other: n[i][1], Rocelab: r[i][1], Bound: c.p95[i]})
+			}
+			agree.Hold(t, c.workload+" over 6 seeds", "ns-3", ms)
+		})
+	}
 }
