@@ -224,6 +224,23 @@ func htsimFlows(t *testing.T, file string) []htsimFinish {
 	return x
 }
 
+// importedSeeds reads htsim's completion times from the records
+// BASE-seed1.txt to BASE-seedN.txt and imports each record's run
+// (importRecorded, with matrix) to run it on rocelab.
+func importedSeeds(t *testing.T, base string, n int, matrix string) (h, r agree.Seeds) {
+	t.Helper()
+	for seed := 1; seed <= n; seed++ {
+		file := fmt.Sprintf("%s-seed%d.txt", base, seed)
+		h.Add(htsimFinishes(t, file))
+		o, err := agree.RunScenario(importRecorded(t, file, matrix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Add(agree.Finishes(o))
+	}
+	return h, r
+}
+
 // TestAgreesWithHtsimTopologies imports htsim_roce runs on csg-htsim's
 // own fat-tree files (-topo) from each recorded run's command line and
 // holds the completion times to htsim's, averaged over 24 seeds: the
@@ -247,16 +264,7 @@ func TestAgreesWithHtsimTopologies(t *testing.T) {
 		{"test", 0.06, 0.08, 0.06},
 	} {
 		t.Run(c.topo, func(t *testing.T) {
-			var h, r agree.Seeds
-			for seed := 1; seed <= 24; seed++ {
-				file := fmt.Sprintf("testdata/htsim/topo-%s-seed%d.txt", c.topo, seed)
-				h.Add(htsimFinishes(t, file))
-				o, err := agree.RunScenario(importRecorded(t, file, ""))
-				if err != nil {
-					t.Fatal(err)
-				}
-				r.Add(agree.Finishes(o))
-			}
+			h, r := importedSeeds(t, "testdata/htsim/topo-"+c.topo, 24, "")
 			holdSeeds(t, c.topo+" imported over 24 seeds", &h, &r, c.mean, c.p50, c.max)
 		})
 	}
@@ -418,16 +426,7 @@ func TestAgreesWithHtsimGenerators(t *testing.T) {
 		{"ar16", 6, 0.03, 0.04, 0.05},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var h, r agree.Seeds
-			for seed := 1; seed <= c.seeds; seed++ {
-				file := fmt.Sprintf("testdata/htsim/gen-%s-seed%d.txt", c.name, seed)
-				h.Add(htsimFinishes(t, file))
-				o, err := agree.RunScenario(importRecorded(t, file, "testdata/htsim/gen-"+c.name+".cm"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				r.Add(agree.Finishes(o))
-			}
+			h, r := importedSeeds(t, "testdata/htsim/gen-"+c.name, c.seeds, "testdata/htsim/gen-"+c.name+".cm")
 			holdSeeds(t, fmt.Sprintf("gen-%s imported over %d seeds", c.name, c.seeds), &h, &r, c.mean, c.p50, c.max)
 		})
 	}
