@@ -224,6 +224,23 @@ func htsimFlows(t *testing.T, file string) []htsimFinish {
 	return x
 }
 
+// importedSeeds reads htsim's completion times from the records
+// BASE-seed1.txt to BASE-seedN.txt and imports each record's run
+// (importRecorded, with matrix) to run it on rocelab.
+func importedSeeds(t *testing.T, base string, n int, matrix string) (h, r agree.Seeds) {
+	t.Helper()
+	for seed := 1; seed <= n; seed++ {
+		file := fmt.Sprintf("%s-seed%d.txt", base, seed)
+		h.Add(htsimFinishes(t, file))
+		o, err := agree.RunScenario(importRecorded(t, file, matrix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Add(agree.Finishes(o))
+	}
+	return h, r
+}
+
 // TestAgreesWithHtsimTopologies imports htsim_roce runs on csg-htsim's
 // own fat-tree files (-topo) from each recorded run's command line and
 // holds the completion times to htsim's, averaged over 24 seeds: the
@@ -247,16 +264,7 @@ func TestAgreesWithHtsimTopologies(t *testing.T) {
 		{"test", 0.06, 0.08, 0.06},
 	} {
 		t.Run(c.topo, func(t *testing.T) {
-			var h, r agree.Seeds
-			for seed := 1; seed <= 24; seed++ {
-				file := fmt.Sprintf("testdata/htsim/topo-%s-seed%d.txt", c.topo, seed)
-				h.Add(htsimFinishes(t, file))
-				o, err := agree.RunScenario(importRecorded(t, file, ""))
-				if err != nil {
-					t.Fatal(err)
-				}
-				r.Add(agree.Finishes(o))
-			}
+			h, r := importedSeeds(t, "testdata/htsim/topo-"+c.topo, 24, "")
 			holdSeeds(t, c.topo+" imported over 24 seeds", &h, &r, c.mean, c.p50, c.max)
 		})
 	}
@@ -388,4 +396,38 @@ func TestAgreesWithHtsimSweepBuckets(t *testing.T) {
 		}
 	}
 	agree.Hold(t, "sweep s30 from htsim_roce over 6 seeds", "htsim", ms)
+}
+
+// TestAgreesWithHtsimGenerators imports htsim_roce runs of matrices that
+// csg-htsim's own generators (sim/datacenter/connection_matrices) write
+// beyond its permutations and incasts, on the k = 4 fat-tree of 16
+// hosts, and holds the seed averages of the completion times (6 seeds,
+// pinned clocks; each file's head gives the generator's command):
+// gen_outcast_incast.py's collateral damage (a 4->1 incast whose senders
+// but one send to two other hosts at once, 2 MB each) and
+// gen_allreduce.py's ring all-reduces in groups of 4 (112 flows of 500 KB,
+// each started by its predecessor's completion, htsim's triggers).
+// Measured: outcast-incast over 24 seeds mean -2.2 %, median -2.3 %, last
+// -5.4 %; all-reduce over 6 mean -1.4 %, median -2.1 %, last +3.1 %.
+// The outcast-incast's last completion is which of its edge's two
+// uplinks the 6 flows of h2 and h3 take: htsim's run at about 960 us
+// when 5 or 6 share one (7 of its 24 seeds, htsimconv paths), rocelab's
+// own hash split them 5:1 in none of these 24 seeds but in 42 of seeds
+// 1-300 (14 %, 19 % for a uniform hash), so the last leans early here;
+// flow by flow averaged over the seeds, h2's and h3's flows -3.5 to
+// -4.6 %, the rest +2 to +3 %.
+func TestAgreesWithHtsimGenerators(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		seeds          int
+		mean, p50, max float64
+	}{
+		{"oi16", 24, 0.04, 0.04, 0.07},
+		{"ar16", 6, 0.03, 0.04, 0.05},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h, r := importedSeeds(t, "testdata/htsim/gen-"+c.name, c.seeds, "testdata/htsim/gen-"+c.name+".cm")
+			holdSeeds(t, fmt.Sprintf("gen-%s imported over %d seeds", c.name, c.seeds), &h, &r, c.mean, c.p50, c.max)
+		})
+	}
 }
