@@ -91,7 +91,9 @@ func setWords(line string, ln, from int) ([]Value, error) {
 }
 
 // parseSet reads the set form into the statement tree Parse gives for
-// the braces form. Lines outside class-of-service, comments, and the
+// the braces form (a firewall line as one statement, for the filters
+// that set a forwarding class). Lines outside class-of-service and
+// firewall, comments, and the
 // session's own commands (configure, commit, show, exit, top) are
 // skipped; a `delete` or `deactivate` would change what the lines before
 // it set, and is refused at its place.
@@ -127,7 +129,7 @@ func parseSet(name string, data []byte) (*Node, error) {
 			edit = nil
 		case "set":
 			path := append(slices.Clone(edit), words[1:]...)
-			if len(path) > 1 && path[0].Text == "class-of-service" {
+			if len(path) > 1 && (path[0].Text == "class-of-service" || path[0].Text == "firewall") {
 				root.insert("", path)
 			}
 		case "delete", "deactivate", "insert", "rename", "replace", "activate":

@@ -257,10 +257,49 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 			}
 		}
 	}
+	db.Skipped = append(db.Skipped, junosFilterFCs(root)...)
 	for t := range db.Tables {
 		db.tablePos[t] = Value{Text: t, Line: 1, Col: 1}
 	}
 	return db
+}
+
+// junosFilterFCs names the firewall filter terms that set a forwarding
+// class (`then forwarding-class FC`), at the class's word: a filter an
+// interface applies classifies ahead of its classifiers, which no rule
+// weighs.
+func junosFilterFCs(root *junos.Node) []Value {
+	var out []Value
+	var walk func(n *junos.Node, path []string)
+	walk = func(n *junos.Node, path []string) {
+		path = slices.Clone(path)
+		for _, w := range n.Words {
+			path = append(path, w.Text)
+		}
+		if i := slices.Index(path, "forwarding-class"); i > 0 && i+1 < len(path) && slices.Contains(path[:i], "then") {
+			fc := n.Words[len(n.Words)-1]
+			for j, w := range n.Words {
+				if w.Text == "forwarding-class" && j+1 < len(n.Words) {
+					fc = n.Words[j+1]
+				}
+			}
+			name := []string{"firewall"}
+			for _, k := range []string{"filter", "term"} {
+				if j := slices.Index(path, k); j >= 0 && j+1 < len(path) {
+					name = append(name, k, path[j+1])
+				}
+			}
+			out = append(out, Value{Text: strings.Join(name, " ") + " then forwarding-class " + path[i+1] + " (classification by filter, ahead of the classifiers)", Line: fc.Line, Col: fc.Col})
+			return
+		}
+		for _, c := range n.Children {
+			walk(c, path)
+		}
+	}
+	for _, fw := range root.Find("firewall") {
+		walk(fw, nil)
+	}
+	return out
 }
 
 // junosTagged gives each no-loss forwarding class without a pfc-priority

@@ -42,3 +42,25 @@ func TestFromJunosTaggedNoLoss(t *testing.T) {
 		}
 	}
 }
+
+// TestFromJunosFilterClass: a firewall filter term that sets a forwarding
+// class (synthetic, in Junos's braces and set forms) classifies ahead of
+// the DSCP classifier; it is named as not judged at the class's word.
+func TestFromJunosFilterClass(t *testing.T) {
+	braces := "class-of-service {\n    forwarding-classes {\n        class roce queue-num 3 no-loss pfc-priority 3;\n    }\n}\nfirewall {\n    family inet {\n        filter ROCE-IN {\n            term t1 {\n                from {\n                    dscp 26;\n                }\n                then {\n                    forwarding-class roce;\n                    accept;\n                }\n            }\n        }\n    }\n}\n"
+	set := "set class-of-service forwarding-classes class roce queue-num 3 no-loss pfc-priority 3\nset firewall family inet filter ROCE-IN term t1 from dscp 26\nset firewall family inet filter ROCE-IN term t1 then forwarding-class roce\nset firewall family inet filter ROCE-IN term t1 then accept\n"
+	for name, c := range map[string]struct {
+		text      string
+		line, col int
+	}{"braces": {braces, 14, 38}, "set": {set, 3, 71}} {
+		root, err := junos.Parse("f", []byte(c.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		db := FromJunos("f", strings.Split(c.text, "\n"), root)
+		want := "firewall filter ROCE-IN term t1 then forwarding-class roce (classification by filter, ahead of the classifiers)"
+		if len(db.Skipped) != 1 || db.Skipped[0].Text != want || db.Skipped[0].Line != c.line || db.Skipped[0].Col != c.col {
+			t.Errorf("%s: skipped %+v, want %q at %d:%d", name, db.Skipped, want, c.line, c.col)
+		}
+	}
+}
