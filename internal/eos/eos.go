@@ -48,6 +48,12 @@ type Settings struct {
 	Policy Value
 }
 
+// Profile is a `qos profile NAME` block: At is its NAME.
+type Profile struct {
+	At Value
+	Settings
+}
+
 // Interface is an `interface` block.
 type Interface struct {
 	Name string
@@ -68,7 +74,7 @@ type Config struct {
 	// traffic-class T`, `qos map cos C to traffic-class T` and `qos map
 	// traffic-class T to tx-queue Q` entries.
 	DSCP, CoS, TCQueue map[int]Value
-	Profiles           map[string]*Settings
+	Profiles           map[string]*Profile
 	Interfaces         []*Interface
 	// NotJudged are QoS settings read but weighed by no rule (the
 	// watchdog, shapers, policies), each at its first place.
@@ -116,7 +122,7 @@ func IsConfig(data []byte) bool {
 // EOS would not accept is an error at its place.
 func Parse(name string, data []byte) (*Config, error) {
 	c := &Config{File: name, Lines: strings.Split(string(data), "\n"),
-		DSCP: map[int]Value{}, CoS: map[int]Value{}, TCQueue: map[int]Value{}, Profiles: map[string]*Settings{}}
+		DSCP: map[int]Value{}, CoS: map[int]Value{}, TCQueue: map[int]Value{}, Profiles: map[string]*Profile{}}
 	p := parser{c: c}
 	if err := swcfg.EachLine(c.Lines, "!", p.line); err != nil {
 		return nil, err
@@ -171,9 +177,9 @@ func (p *parser) top(w []Value) error {
 			p.set = &p.iface[0].Settings
 		}
 	case len(w) == 3 && w[0].Text == "qos" && w[1].Text == "profile":
-		s := newSettings()
-		p.c.Profiles[w[2].Text] = &s
-		p.set = &s
+		pr := &Profile{At: w[2], Settings: newSettings()}
+		p.c.Profiles[w[2].Text] = pr
+		p.set = &pr.Settings
 	case strings.HasPrefix(text, "qos map dscp ") || strings.HasPrefix(text, "qos map cos "):
 		to := index(w, "to")
 		if to < 0 || to+2 >= len(w) || w[to+1].Text != "traffic-class" {

@@ -91,10 +91,12 @@ func setWords(line string, ln, from int) ([]Value, error) {
 }
 
 // parseSet reads the set form into the statement tree Parse gives for
-// the braces form. A session's `edit`, `up`, `exit` and `top` move the
-// level its commands are relative to, and the `[edit …]` banner it echoes
-// names that level; lines outside class-of-service, comments, and the
-// session's other commands (configure, commit, show) are skipped; a `delete` or `deactivate` would change what the lines before
+// the braces form (a firewall line as one statement, for the filters
+// that set a forwarding class). A session's `edit`, `up`, `exit` and
+// `top` move the level its commands are relative to, and the `[edit …]`
+// banner it echoes names that level; lines outside class-of-service and
+// firewall, comments, and the session's other commands (configure,
+// commit, show) are skipped; a `delete` or `deactivate` would change what the lines before
 // it set, and is refused at its place.
 func parseSet(name string, data []byte) (*Node, error) {
 	root := &Node{}
@@ -128,7 +130,7 @@ func parseSet(name string, data []byte) (*Node, error) {
 			edit = nil
 		case "set":
 			path := append(slices.Clone(edit), words[1:]...)
-			if len(path) > 1 && path[0].Text == "class-of-service" {
+			if len(path) > 1 && (path[0].Text == "class-of-service" || path[0].Text == "firewall") {
 				root.insert("", path)
 			}
 		case "delete", "deactivate", "insert", "rename", "replace", "activate":

@@ -21,8 +21,10 @@ const eosDir = "../../testdata/corpus/eos"
 // only its ECN thresholds, written in segments, go unjudged.
 func TestLintEOSPublic(t *testing.T) {
 	got := map[string][]string{}
+	titles := map[string]string{}
 	lintGolden(t, eosDir, "*.cfg", 3, func(name string, fd doctor.Finding) {
 		got[name] = append(got[name], fd.ID)
+		titles[name] += fd.Title + "\n"
 		for _, e := range fd.Evidence {
 			if e.File != "" && e.Line == 0 {
 				t.Errorf("%s: %s: evidence without a line", name, fd.ID)
@@ -43,6 +45,12 @@ func TestLintEOSPublic(t *testing.T) {
 	// are lossy.
 	if ids := strings.Join(got["avd-eos_cli_config_gen-ethernet-interfaces.cfg"], " "); !strings.Contains(ids, "qos.pfc.disabled") {
 		t.Errorf("AVD ethernet-interfaces: %s, want qos.pfc.disabled", ids)
+	}
+	// AVD's qos test defines a PFC profile (test_with_pfc, priority 0
+	// no-drop) that no interface takes: it is named as on no port, before
+	// the other settings not judged.
+	if s := titles["avd-eos_cli_config_gen-qos.cfg"]; !strings.Contains(s, "qos profile test_with_pfc (no service-profile in the input takes it: on no port)") {
+		t.Errorf("AVD qos: the unused PFC profile is not named:\n%s", s)
 	}
 }
 

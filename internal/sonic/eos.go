@@ -39,13 +39,6 @@ const VendorEOS = "arista-eos"
 func FromEOS(c *eos.Config) *ConfigDB {
 	db := newDB(c.File, "")
 	db.lines, db.Vendor = c.Lines, VendorEOS
-	cosTC := func(cos int) (int, Value) {
-		if v, ok := c.CoS[cos]; ok {
-			n, _ := strconv.Atoi(v.Text)
-			return n, v
-		}
-		return eos.DefaultCoSTC(cos), Value{}
-	}
 	var tcQueue string
 	if len(c.TCQueue) > 0 {
 		tcQueue = "qos map traffic-class"
@@ -59,109 +52,158 @@ func FromEOS(c *eos.Config) *ConfigDB {
 		}
 		db.table("TC_TO_QUEUE_MAP")[tcQueue] = m
 	}
-	skipped := map[string]bool{}
+	e := eosDB{db: db, c: c, tcQueue: tcQueue, skipped: map[string]bool{}}
+	taken := map[string]bool{}
 	for _, it := range c.Interfaces {
+		taken[it.Profile.Text] = true
 		s := it.Settings
 		if p, ok := c.Profiles[it.Profile.Text]; ok {
-			s = merge(s, *p)
+			s = merge(s, p.Settings)
 		} else if it.Profile.Given() {
 			// The profile is not in the input (a cut of the config): what
 			// it sets is not known, so the port is not judged.
-			if k := "service-profile " + it.Profile.Text + " (not in the input)"; !skipped[k] {
-				skipped[k] = true
-				db.Skipped = append(db.Skipped, Value{Text: k, Line: it.Profile.Line, Col: it.Profile.Col})
-			}
+			e.skip(Value{Text: "service-profile " + it.Profile.Text + " (not in the input)", Line: it.Profile.Line, Col: it.Profile.Col})
 			continue
 		}
 		if !s.Trust.Given() && !s.PFC.Given() && len(s.Prios) == 0 && len(s.Queues) == 0 && !it.Profile.Given() {
 			continue
 		}
-		row := map[string]Value{}
-		trust := s.Trust.Text
-		if trust == "" {
-			trust = "cos"
-			if it.Routed {
-				trust = "dscp"
-			}
-		}
-		switch trust {
-		case "dscp":
-			name := "qos map dscp"
-			if db.table("DSCP_TO_TC_MAP")[name] == nil {
-				m := map[string]Value{}
-				for d := range 64 {
-					v := Value{Text: strconv.Itoa(eos.DefaultDSCPTC(d))}
-					if w, ok := c.DSCP[d]; ok {
-						v = w
-					}
-					m[strconv.Itoa(d)] = v
-				}
-				db.table("DSCP_TO_TC_MAP")[name] = m
-			}
-			row["dscp_to_tc_map"] = Value{Text: name, Line: s.Trust.Line, Col: s.Trust.Col}
-		case "none":
-			cos, at := 0, s.Trust
-			if s.DefaultCoS.Given() {
-				cos, _ = strconv.Atoi(s.DefaultCoS.Text)
-				at = s.DefaultCoS
-			}
-			tc, tcAt := cosTC(cos)
-			if tcAt.Line == 0 {
-				tcAt = at
-			}
-			tcAt.Text = strconv.Itoa(tc)
-			name := fmt.Sprintf("no qos trust, qos cos %d", cos)
-			m := map[string]Value{}
-			for d := range 64 {
-				m[strconv.Itoa(d)] = tcAt
-			}
-			db.table("DSCP_TO_TC_MAP")[name] = m
-			row["dscp_to_tc_map"] = Value{Text: name, Line: s.Trust.Line, Col: s.Trust.Col}
-		}
-		// PFC: the no-drop priorities when it is on; else none, at the
-		// line that leaves it off (the interface's head when nothing
-		// mentions PFC).
-		pfc := it.At
-		if s.PFC.Given() {
-			pfc = s.PFC
-		}
-		prios := slices.Sorted(maps.Keys(s.Prios))
-		if len(prios) > 0 {
-			pfc = s.Prios[prios[0]]
-		}
-		pfc.Text = ""
-		if s.PFC.Text == "on" {
-			pfc.Text = textout.Ints(prios)
-		}
-		row["pfc_enable"] = pfc
-		if tcQueue != "" {
-			row["tc_to_queue_map"] = Value{Text: tcQueue}
-		}
-		db.table("PORT_QOS_MAP")[it.Name] = row
-		for _, n := range slices.Sorted(maps.Keys(s.Queues)) {
-			q := s.Queues[n]
-			r := q.ECN
-			if r == nil {
-				r = q.WRED
-			}
-			if r == nil {
+		e.port(it, s)
+	}
+	// A qos profile no interface takes: in a cut without interfaces it is
+	// judged as a port that takes it; beside interfaces, it is on no port,
+	// which is named first among the settings not judged.
+	var unused []Value
+	for _, n := range slices.Sorted(maps.Keys(c.Profiles)) {
+		p := c.Profiles[n]
+		switch {
+		case taken[n]:
+		case len(c.Interfaces) == 0:
+			s := p.Settings
+			if !s.Trust.Given() && !s.PFC.Given() && len(s.Prios) == 0 && len(s.Queues) == 0 {
 				continue
 			}
-			owner := "interface " + it.Name
-			if _, own := it.Queues[n]; !own {
-				owner = "qos profile " + it.Profile.Text
-			}
-			name := fmt.Sprintf("%s %s %d random-detect %s", owner, q.At.Text, n, r.At.Text)
-			if r.Unit != "" && !skipped[name] {
-				skipped[name] = true
-				db.Skipped = append(db.Skipped, Value{Text: fmt.Sprintf("%s (thresholds in %s)", name, r.Unit), Line: r.At.Line, Col: r.At.Col})
-			}
-			db.nosRED(it.Name, n, name, r)
+			e.skip(Value{Text: "the interfaces that take qos profile " + n + " (not in the input; taken as applied)", Line: p.At.Line, Col: p.At.Col})
+			e.port(&eos.Interface{Name: "qos profile " + n, At: p.At, Profile: p.At}, s)
+		default:
+			unused = append(unused, Value{Text: "qos profile " + n + " (no service-profile in the input takes it: on no port)", Line: p.At.Line, Col: p.At.Col})
 		}
-		db.nosPort(it.Name, it.Speed, it.MTU)
 	}
 	db.nosDone(c.NotJudged)
+	db.Skipped = append(unused, db.Skipped...)
 	return db
+}
+
+// eosDB writes an EOS configuration's ports into db.
+type eosDB struct {
+	db      *ConfigDB
+	c       *eos.Config
+	tcQueue string
+	skipped map[string]bool
+}
+
+// skip names v among the settings not judged, once.
+func (e eosDB) skip(v Value) {
+	if !e.skipped[v.Text] {
+		e.skipped[v.Text] = true
+		e.db.Skipped = append(e.db.Skipped, v)
+	}
+}
+
+// cosTC is the traffic class of a CoS, at its `qos map cos` line (none:
+// EOS's default).
+func (e eosDB) cosTC(cos int) (int, Value) {
+	if v, ok := e.c.CoS[cos]; ok {
+		n, _ := strconv.Atoi(v.Text)
+		return n, v
+	}
+	return eos.DefaultCoSTC(cos), Value{}
+}
+
+// port writes an interface's rows with the settings s it runs.
+func (e eosDB) port(it *eos.Interface, s eos.Settings) {
+	row := map[string]Value{}
+	trust := s.Trust.Text
+	if trust == "" {
+		trust = "cos"
+		if it.Routed {
+			trust = "dscp"
+		}
+	}
+	switch trust {
+	case "dscp":
+		name := "qos map dscp"
+		if e.db.table("DSCP_TO_TC_MAP")[name] == nil {
+			m := map[string]Value{}
+			for d := range 64 {
+				v := Value{Text: strconv.Itoa(eos.DefaultDSCPTC(d))}
+				if w, ok := e.c.DSCP[d]; ok {
+					v = w
+				}
+				m[strconv.Itoa(d)] = v
+			}
+			e.db.table("DSCP_TO_TC_MAP")[name] = m
+		}
+		row["dscp_to_tc_map"] = Value{Text: name, Line: s.Trust.Line, Col: s.Trust.Col}
+	case "none":
+		cos, at := 0, s.Trust
+		if s.DefaultCoS.Given() {
+			cos, _ = strconv.Atoi(s.DefaultCoS.Text)
+			at = s.DefaultCoS
+		}
+		tc, tcAt := e.cosTC(cos)
+		if tcAt.Line == 0 {
+			tcAt = at
+		}
+		tcAt.Text = strconv.Itoa(tc)
+		name := fmt.Sprintf("no qos trust, qos cos %d", cos)
+		m := map[string]Value{}
+		for d := range 64 {
+			m[strconv.Itoa(d)] = tcAt
+		}
+		e.db.table("DSCP_TO_TC_MAP")[name] = m
+		row["dscp_to_tc_map"] = Value{Text: name, Line: s.Trust.Line, Col: s.Trust.Col}
+	}
+	// PFC: the no-drop priorities when it is on; else none, at the
+	// line that leaves it off (the interface's head when nothing
+	// mentions PFC).
+	pfc := it.At
+	if s.PFC.Given() {
+		pfc = s.PFC
+	}
+	prios := slices.Sorted(maps.Keys(s.Prios))
+	if len(prios) > 0 {
+		pfc = s.Prios[prios[0]]
+	}
+	pfc.Text = ""
+	if s.PFC.Text == "on" {
+		pfc.Text = textout.Ints(prios)
+	}
+	row["pfc_enable"] = pfc
+	if e.tcQueue != "" {
+		row["tc_to_queue_map"] = Value{Text: e.tcQueue}
+	}
+	e.db.table("PORT_QOS_MAP")[it.Name] = row
+	for _, n := range slices.Sorted(maps.Keys(s.Queues)) {
+		q := s.Queues[n]
+		r := q.ECN
+		if r == nil {
+			r = q.WRED
+		}
+		if r == nil {
+			continue
+		}
+		owner := "interface " + it.Name
+		if _, own := it.Queues[n]; !own {
+			owner = "qos profile " + it.Profile.Text
+		}
+		name := fmt.Sprintf("%s %s %d random-detect %s", owner, q.At.Text, n, r.At.Text)
+		if r.Unit != "" {
+			e.skip(Value{Text: fmt.Sprintf("%s (thresholds in %s)", name, r.Unit), Line: r.At.Line, Col: r.At.Col})
+		}
+		e.db.nosRED(it.Name, n, name, r)
+	}
+	e.db.nosPort(it.Name, it.Speed, it.MTU)
 }
 
 // merge is an interface's settings over its service-profile's: what the

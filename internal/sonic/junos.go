@@ -15,22 +15,26 @@ import (
 const VendorJunos = "juniper-junos"
 
 // junosFC is a forwarding class: its queue, and whether it is no-loss
-// with a PFC priority.
+// with a PFC priority; tagged when an ieee-802.1 classifier gives it the
+// 802.1p priority dot1p.
 type junosFC struct {
-	queue, prio int
-	lossless    bool
-	at          Value
+	queue, prio, dot1p int
+	lossless, tagged   bool
+	at                 Value
 }
 
 // class is the number lint calls the forwarding class's class: a no-loss
 // class's PFC priority (what the NICs must pause, whatever queue holds
-// it), else its queue, or 8 + its queue where a no-loss class's priority
-// has that number (queue 3 beside a no-loss class on priority 3 held in
-// queue 4 are two classes).
+// it: its pfc-priority, else the 802.1p priority its ieee-802.1
+// classifier gives it), else its queue, or 8 + its queue where a no-loss
+// class's priority has that number (queue 3 beside a no-loss class on
+// priority 3 held in queue 4 are two classes).
 func (f junosFC) class(lossless []int) int {
 	switch {
 	case f.lossless && f.prio >= 0:
 		return f.prio
+	case f.lossless && f.tagged:
+		return f.dot1p
 	case slices.Contains(lossless, f.queue):
 		return 8 + f.queue
 	}
@@ -41,7 +45,8 @@ func (f junosFC) class(lossless []int) int {
 // RoCE as CONFIG_DB rows, each value at its place:
 //
 //   - A forwarding class is a class: a `no-loss` class with `pfc-priority
-//     P` is class P (PFC pauses priority P, whichever queue holds it),
+//     P` is class P (PFC pauses priority P, whichever queue holds it), one
+//     without it the 802.1p code point an ieee-802.1 classifier gives it,
 //     another its queue-num (8 + it when a no-loss class has that number).
 //   - DSCP_TO_TC_MAP is the DSCP classifier an interface binds (else the
 //     configuration's only one): each code point to its forwarding
@@ -95,6 +100,15 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 		}
 	}
 	slices.Sort(lossless)
+	junosTagged(root, fcs)
+	// taken are the classes no-loss classes are, which a lossy class on
+	// the same queue number is not.
+	taken := slices.Clone(lossless)
+	for _, f := range fcs {
+		if f.lossless && f.prio < 0 && f.tagged && !slices.Contains(taken, f.dot1p) {
+			taken = append(taken, f.dot1p)
+		}
+	}
 	dot1p := junosDot1pPFC(root)
 	// DSCP classifiers: name → DSCP → the class, at its code point.
 	classifiers := map[string]map[int]Value{}
@@ -115,7 +129,7 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 					for _, cp := range lp.Words[i+1:] {
 						if n, ok := junos.DSCP(cp.Text); ok && i >= 0 {
 							v := cp
-							v.Text = strconv.Itoa(f.class(lossless))
+							v.Text = strconv.Itoa(f.class(taken))
 							m[n] = v
 						}
 					}
@@ -201,7 +215,7 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 				for d := range 64 {
 					v, ok := m[d]
 					if !ok { // best-effort, queue 0
-						v = Value{Text: strconv.Itoa(junosFC{prio: -1}.class(lossless))}
+						v = Value{Text: strconv.Itoa(junosFC{prio: -1}.class(taken))}
 					}
 					t[strconv.Itoa(d)] = v
 				}
@@ -239,14 +253,83 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 				if !ok1 || !ok2 || !ok3 || !ok4 {
 					continue
 				}
-				db.junosScheduler(p.name, f.class(lossless), sched.Text, s)
+				db.junosScheduler(p.name, f.class(taken), sched.Text, s)
 			}
 		}
 	}
+	db.Skipped = append(db.Skipped, junosFilterFCs(root)...)
 	for t := range db.Tables {
 		db.tablePos[t] = Value{Text: t, Line: 1, Col: 1}
 	}
 	return db
+}
+
+// junosFilterFCs names the firewall filter terms that set a forwarding
+// class (`then forwarding-class FC`), at the class's word: a filter an
+// interface applies classifies ahead of its classifiers, which no rule
+// weighs.
+func junosFilterFCs(root *junos.Node) []Value {
+	var out []Value
+	var walk func(n *junos.Node, path []string)
+	walk = func(n *junos.Node, path []string) {
+		path = slices.Clone(path)
+		for _, w := range n.Words {
+			path = append(path, w.Text)
+		}
+		if i := slices.Index(path, "forwarding-class"); i > 0 && i+1 < len(path) && slices.Contains(path[:i], "then") {
+			fc := n.Words[len(n.Words)-1]
+			for j, w := range n.Words {
+				if w.Text == "forwarding-class" && j+1 < len(n.Words) {
+					fc = n.Words[j+1]
+				}
+			}
+			name := []string{"firewall"}
+			for _, k := range []string{"filter", "term"} {
+				if j := slices.Index(path, k); j >= 0 && j+1 < len(path) {
+					name = append(name, k, path[j+1])
+				}
+			}
+			out = append(out, Value{Text: strings.Join(name, " ") + " then forwarding-class " + path[i+1] + " (classification by filter, ahead of the classifiers)", Line: fc.Line, Col: fc.Col})
+			return
+		}
+		for _, c := range n.Children {
+			walk(c, path)
+		}
+	}
+	for _, fw := range root.Find("firewall") {
+		walk(fw, nil)
+	}
+	return out
+}
+
+// junosTagged gives each no-loss forwarding class without a pfc-priority
+// the first 802.1p code point an ieee-802.1 classifier maps to it: the
+// priority QFX pauses for it when a congestion-notification-profile's
+// `input ieee-802.1 code-point` has pfc, whichever queue-num holds it.
+func junosTagged(root *junos.Node, fcs map[string]junosFC) {
+	for _, cl := range root.Find("classifiers") {
+		for _, d := range cl.Children {
+			if len(d.Words) != 2 || d.Words[0].Text != "ieee-802.1" {
+				continue
+			}
+			for _, fc := range d.Children {
+				name, ok := fc.Word("forwarding-class")
+				f, known := fcs[name.Text]
+				if !ok || !known || !f.lossless || f.prio >= 0 || f.tagged {
+					continue
+				}
+				for _, lp := range fc.Children {
+					i := slices.IndexFunc(lp.Words, func(v junos.Value) bool { return v.Text == "code-points" })
+					for _, cp := range lp.Words[i+1:] {
+						if n, err := strconv.ParseUint(cp.Text, 2, 3); i >= 0 && err == nil && len(cp.Text) == 3 && !f.tagged {
+							f.dot1p, f.tagged = int(n), true
+							fcs[name.Text] = f
+						}
+					}
+				}
+			}
+		}
+	}
 }
 
 // junosDot1pPFC gives each congestion-notification-profile's `input

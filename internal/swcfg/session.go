@@ -210,13 +210,40 @@ func isExec(cmd string) bool {
 	return len(w) > 0 && (w[0] == "do" || abbrev(w[0], "show", 2))
 }
 
-// topLevel reports whether a command opens a block at the top of the
+// topLevel reports whether a command belongs to the top of the
 // configuration wherever it is typed, as every one of these CLIs writes
-// it: `interface` (abbreviated to three letters), `policy-map`,
-// `class-map`, `system qos`.
+// it: a block's head (`interface`, abbreviated to three letters,
+// `policy-map`, `class-map`, `system qos`) or a global command (global).
 func topLevel(cmd string) bool {
 	w := strings.Fields(cmd)
-	return len(w) > 1 && (abbrev(w[0], "interface", 3) || w[0] == "policy-map" || w[0] == "class-map" || w[0] == "system" && w[1] == "qos")
+	return len(w) > 1 && (abbrev(w[0], "interface", 3) || w[0] == "policy-map" || w[0] == "class-map" || w[0] == "system" && w[1] == "qos" || global(w))
+}
+
+// globals are the first words of commands that only the global
+// configuration mode takes, in none of these CLIs an interface's: typed
+// in an interface's mode, the CLI leaves the interface for them. NX-OS:
+// `feature`, `hardware access-list`, `vrf context`; EOS: its `qos map`,
+// `qos profile`, `qos rewrite`, `qos random-detect` and `platform`
+// (buffers), `priority-flow-control all`, `vrf instance`; AOS-CX: its
+// `qos` profiles and maps; OS10: `wred` profiles; and every CLI's
+// `hostname`, `router`, `ip`/`ipv6 access-list`, `ip route`.
+var globals = [][]string{
+	{"feature"}, {"hardware", "access-list"}, {"vrf", "context"}, {"vrf", "instance"},
+	{"qos", "map"}, {"qos", "profile"}, {"qos", "rewrite"}, {"qos", "random-detect"}, {"platform"},
+	{"priority-flow-control", "all"},
+	{"qos", "queue-profile"}, {"qos", "schedule-profile"}, {"qos", "threshold-profile"}, {"qos", "dscp-map"}, {"qos", "cos-map"},
+	{"wred"}, {"hostname"}, {"router"}, {"ip", "access-list"}, {"ipv6", "access-list"}, {"ip", "route"},
+}
+
+// global reports whether the words w are a global command (globals), or
+// `vlan N` (an interface's `vlan access N` is its own).
+func global(w []string) bool {
+	if len(w) > 1 && w[0] == "vlan" && w[1] != "" && w[1][0] >= '0' && w[1][0] <= '9' {
+		return true
+	}
+	return slices.ContainsFunc(globals, func(g []string) bool {
+		return len(w) > len(g) && slices.Equal(w[:len(g)], g)
+	})
 }
 
 // opens reports whether cmd is a command like opener, which opened a

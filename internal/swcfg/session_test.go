@@ -289,6 +289,15 @@ func TestReadSessionTypedScript(t *testing.T) {
 	if s.Shift[8] != -2 || s.Shift[11] != 0 {
 		t.Errorf("shifts %v", s.Shift)
 	}
+	// A global command typed right after an interface's ends its block:
+	// the CLI leaves the interface for it (an interface's `vlan access 10`
+	// is its own, `vlan 10` is not).
+	in = "interface Ethernet1\nqos trust dscp\nvlan access 10\nqos map dscp 26 to traffic-class 3\ninterface Ethernet2\nmtu 9214\nvlan 10\nplatform trident mmu queue profile P\n"
+	s, ok = ReadSession([]byte(in))
+	want = "interface Ethernet1\n  qos trust dscp\n  vlan access 10\nqos map dscp 26 to traffic-class 3\ninterface Ethernet2\n  mtu 9214\nvlan 10\nplatform trident mmu queue profile P\n"
+	if !ok || string(s.Text) != want {
+		t.Errorf("text %q, want %q", s.Text, want)
+	}
 	for _, printed := range []string{
 		"interface Ethernet1/1\n  priority-flow-control mode on\n  mtu 9216\n",
 		"interface ethernet 1/1 dcb priority-flow-control mode on force\ndcb priority-flow-control enable force\n",

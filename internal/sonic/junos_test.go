@@ -1,0 +1,66 @@
+package sonic
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"rocelab/internal/junos"
+)
+
+// TestFromJunosTaggedNoLoss reads QUADS's Juniper RoCE class-of-service
+// (real; its no-loss class roce-lossless on queue 3, given 802.1p 011 by
+// its ieee-802.1 classifier, which the congestion-notification-profile
+// pauses) and, as a synthetic edit, the same with roce-lossless on queue 4
+// and nvme-tcp on 5: QFX pauses the code point the classifier gives the
+// class, whatever queue-num holds it, so both are class 3, paused, with
+// roce-sched's ECN on it. Before, the edit put the ECN on class 4 and lint
+// said ECN never marked RoCE.
+func TestFromJunosTaggedNoLoss(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/lint/junos-set-dot1p-cnp/fixed/class-of-service-display-set.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := strings.NewReplacer("class roce-lossless queue-num 3", "class roce-lossless queue-num 4", "class nvme-tcp queue-num 4", "class nvme-tcp queue-num 5").Replace(string(data))
+	for name, text := range map[string]string{"real": string(data), "queue 4 (synthetic edit)": edit} {
+		root, err := junos.Parse("f", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		db := FromJunos("f", strings.Split(text, "\n"), root)
+		if pfc := db.Tables["PORT_QOS_MAP"]["ae0"]["pfc_enable"].Text; pfc != "3" {
+			t.Errorf("%s: pfc_enable %q, want 3", name, pfc)
+		}
+		var queues []string
+		for _, q := range db.Queues() {
+			if q.WREDProfile.Text != "" {
+				queues = append(queues, q.Key)
+			}
+		}
+		if strings.Join(queues, " ") != "ae0|3" {
+			t.Errorf("%s: queues with ECN %v, want ae0|3", name, queues)
+		}
+	}
+}
+
+// TestFromJunosFilterClass: a firewall filter term that sets a forwarding
+// class (synthetic, in Junos's braces and set forms) classifies ahead of
+// the DSCP classifier; it is named as not judged at the class's word.
+func TestFromJunosFilterClass(t *testing.T) {
+	braces := "class-of-service {\n    forwarding-classes {\n        class roce queue-num 3 no-loss pfc-priority 3;\n    }\n}\nfirewall {\n    family inet {\n        filter ROCE-IN {\n            term t1 {\n                from {\n                    dscp 26;\n                }\n                then {\n                    forwarding-class roce;\n                    accept;\n                }\n            }\n        }\n    }\n}\n"
+	set := "set class-of-service forwarding-classes class roce queue-num 3 no-loss pfc-priority 3\nset firewall family inet filter ROCE-IN term t1 from dscp 26\nset firewall family inet filter ROCE-IN term t1 then forwarding-class roce\nset firewall family inet filter ROCE-IN term t1 then accept\n"
+	for name, c := range map[string]struct {
+		text      string
+		line, col int
+	}{"braces": {braces, 14, 38}, "set": {set, 3, 71}} {
+		root, err := junos.Parse("f", []byte(c.text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		db := FromJunos("f", strings.Split(c.text, "\n"), root)
+		want := "firewall filter ROCE-IN term t1 then forwarding-class roce (classification by filter, ahead of the classifiers)"
+		if len(db.Skipped) != 1 || db.Skipped[0].Text != want || db.Skipped[0].Line != c.line || db.Skipped[0].Col != c.col {
+			t.Errorf("%s: skipped %+v, want %q at %d:%d", name, db.Skipped, want, c.line, c.col)
+		}
+	}
+}
