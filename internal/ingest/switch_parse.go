@@ -89,6 +89,7 @@ type switchParser struct {
 	nv      nvueShow
 	nxos    nxosPFC
 	nxq     nxosQueuing
+	junos   junosIface
 	ecnq    ecnQueueState
 	iface   ifaceBlock
 	errs    errTable
@@ -113,7 +114,7 @@ func (p *switchParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.errs.feed(p, l, t) || p.iface.feed(p, l, t) {
+	if p.junos.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.errs.feed(p, l, t) || p.iface.feed(p, l, t) {
 		return
 	}
 	if t == "" {
