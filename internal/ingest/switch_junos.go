@@ -94,12 +94,15 @@ func (j *junosIface) feed(p *switchParser, l Line, t string) bool {
 		*j = junosIface{port: port, pcAt: -1, qAt: -1, pc: PortCount{Port: port, State: state, RxOK: -1, RxErr: -1, RxDrop: -1, RxOver: -1, TxOK: -1, TxErr: -1, TxDrop: -1, TxOver: -1, CRC: -1, IOS: true}}
 		return false // a header alone is no table: the block counts once a counter is read
 	}
-	if j.port == "" {
+	if host, ok := junosPrompt(t); ok {
+		// A command's prompt names the switch and ends the block.
+		if p.out.Switch == "" {
+			p.out.Switch = strings.Clone(host)
+		}
+		*j = junosIface{}
 		return false
 	}
-	if strings.Contains(t, "@") && strings.Contains(t, "> ") {
-		// The next command's prompt ends the block.
-		*j = junosIface{}
+	if j.port == "" {
 		return false
 	}
 	key, val, kv := strings.Cut(t, ":")
@@ -360,4 +363,15 @@ func junosCount(s string) (int64, bool) {
 		return 0, false
 	}
 	return int64(v), true
+}
+
+// junosPrompt reads the host of a Junos operational prompt with its
+// command: "user@qfx1> show interfaces queue".
+func junosPrompt(t string) (string, bool) {
+	before, cmd, ok := strings.Cut(t, "> ")
+	_, host, at := strings.Cut(before, "@")
+	if !ok || !at || !strings.HasPrefix(cmd, "show ") || !isIdentName(host) {
+		return "", false
+	}
+	return host, true
 }

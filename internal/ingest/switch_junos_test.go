@@ -121,7 +121,7 @@ func TestSwitchJunosShapes(t *testing.T) {
 	if p := s.Ports[0]; p.Port != "et-0/0/5" || p.RxErr != 7 || p.RxDrop != 12 || p.TxErr != 0 || p.TxDrop != 3 || p.CRC != 5 || p.ErrEvidence.Line != 14 || p.Evidence.Line != 5 {
 		t.Errorf("port %+v", p)
 	}
-	if s.Switch != "" && s.Switch != "qfx1" {
+	if s.Switch != "qfx1" {
 		t.Errorf("switch %q", s.Switch)
 	}
 	type at struct{ line, col int }
