@@ -38,11 +38,12 @@ func switchRules() []Rule {
 	}
 }
 
-// checkSwitchCutRows reports rows of SONiC counter tables that end short
-// of their columns, so that no rule judged them.
+// checkSwitchCutRows reports rows of switch counter tables (SONiC's,
+// NX-OS's, Junos's) that end short of their columns or hold what the
+// table cannot, so that no rule judged them.
 func checkSwitchCutRows(inc *Incident) []Finding {
 	return garbledOf(inc, "switch counters", func(a *ingest.SwitchCounters) []ingest.Garble { return a.CutRows },
-		"These lines begin as rows of the SONiC table above them (a port, then a queue or the first counters) but end short of its columns: the paste was cut there or a long line wrapped, so their counters were judged by no rule.",
+		"These lines begin as rows of the switch table above them (a port, a queue or a priority, then its counters) but do not go on as the switch prints them: short of the table's columns, or a cell that is no count; the paste was cut or edited there or a long line wrapped, so their counters were judged by no rule.",
 		"Pass the command's whole output, unwrapped: run it into a file on the switch (`show queue counters > q.txt`) and copy the file.")
 }
 

@@ -71,3 +71,33 @@ func TestNXOSPriorityFlowControl(t *testing.T) {
 	nicMustFind(t, rep.Findings, "switch.pfc.tx_pause", Warn, "sent 4088353 PFC pause frames on priority 3 (received 0)")
 	nicMustNot(t, rep.Findings, "switch.pfc.port_off")
 }
+
+// NX-OS `show interface priority-flow-control detail` (synthetic, in the
+// Nexus 9000's shape): pause counted per priority is pause on that
+// priority, and its bitmap joins the hosts' mlnx_qos (PFC on 5 in
+// spiderpool's script, as the switch's bitmap 20 says: no mismatch).
+func TestNXOSPriorityFlowControlDetail(t *testing.T) {
+	paths := writeFiles(t, map[string][]string{"n9k.txt": {
+		"# synthetic: NX-OS show interface priority-flow-control detail, PFC on priority 5",
+		"Ethernet1/51",
+		"    Admin Mode: On",
+		"    Oper Mode: On",
+		"    VL bitmap: (20)",
+		"    Total Rx PFC Frames: 0",
+		"    Total Tx PFC Frames: 1500",
+		"    ----------------------------------------------------------------------------------------------------",
+		"        |  Priority0  |  Priority1  |  Priority2  |  Priority3  |  Priority4  |  Priority5  |  Priority6  |  Priority7  |",
+		"    ----------------------------------------------------------------------------------------------------",
+		"    Rx  |0            |0            |0            |0            |0            |0            |0            |0",
+		"    ----------------------------------------------------------------------------------------------------",
+		"    Tx  |0            |0            |0            |0            |0            |1500         |0            |0",
+	}})
+	rep := Diagnose(append(paths, nicTestdata("corpus/ethtool/mlnx-qos-pfc5-ecn-tclass160-rdma-qos-script-spiderpool.txt")), nil, Options{})
+	tx := nicMustFind(t, rep.Findings, "switch.pfc.tx_pause", Warn, "Ethernet1/51: sent 1500 PFC pause frames on priority 5 (received 0)")
+	if tx.Evidence[0].Line != 13 {
+		t.Errorf("tx_pause evidence %v", tx.Evidence)
+	}
+	nicMustNot(t, rep.Findings, "switch.pfc.mismatch")
+	nicMustNot(t, rep.Findings, "switch.pfc.port_off")
+	nicMustNot(t, rep.Findings, "input.garbled")
+}

@@ -104,11 +104,7 @@ func (n *nxosPFC) row(p *switchParser, l Line, t string) bool {
 			if err != nil || !strings.HasPrefix(bm, "(") || !strings.HasSuffix(bm, ")") {
 				return garble("(", "the bitmap of no-drop priorities in hex, as (8)")
 			}
-			for q := 0; q < 8; q++ {
-				if v>>q&1 == 1 {
-					port.Prios = append(port.Prios, q)
-				}
-			}
+			port.Prios = bitmapPrios(v)
 		}
 	default:
 		return garble(f[2], "the operational state On or Off")

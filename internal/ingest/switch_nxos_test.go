@@ -103,3 +103,52 @@ func readSwitchText(t *testing.T, lines ...string) *SwitchCounters {
 	t.Fatal("no switch counters")
 	return nil
 }
+
+// Synthetic NX-OS `show interface priority-flow-control detail` in the
+// Nexus 9000's shape: Ethernet1/51 runs PFC on priority 5 (bitmap 20) and
+// sent 1500 pause frames on it; Ethernet1/52 is off in mode Auto, its Tx
+// row holding a cell that is no count, reported at its line and column.
+func TestSwitchNXOSPFCDetail(t *testing.T) {
+	s := readSwitchText(t,
+		"# synthetic: NX-OS show interface priority-flow-control detail in the Nexus 9000's shape",
+		"PrivN9K# show interface priority-flow-control detail",
+		"Ethernet1/51",
+		"    Admin Mode: On",
+		"    Oper Mode: On",
+		"    VL bitmap: (20)",
+		"    Total Rx PFC Frames: 0",
+		"    Total Tx PFC Frames: 150",
+		"    ---------------------------------------------------------------------------------------------------------------------",
+		"        |  Priority0  |  Priority1  |  Priority2  |  Priority3  |  Priority4  |  Priority5  |  Priority6  |  Priority7  |",
+		"    ---------------------------------------------------------------------------------------------------------------------",
+		"    Rx  |0            |0            |0            |0            |0            |0            |0            |0",
+		"    ---------------------------------------------------------------------------------------------------------------------",
+		"    Tx  |0            |0            |0            |0            |0            |1500         |0            |0",
+		"Ethernet1/52",
+		"    Admin Mode: Auto",
+		"    Oper Mode: Off",
+		"    VL bitmap: (0)",
+		"    Total Rx PFC Frames: 0",
+		"    Total Tx PFC Frames: 0",
+		"    ---------------------------------------------------------------------------------------------------------------------",
+		"        |  Priority0  |  Priority1  |  Priority2  |  Priority3  |  Priority4  |  Priority5  |  Priority6  |  Priority7  |",
+		"    ---------------------------------------------------------------------------------------------------------------------",
+		"    Rx  |0            |0            |0            |0            |0            |0            |0            |0",
+		"    ---------------------------------------------------------------------------------------------------------------------",
+		"    Tx  |0            |0            |0            |0            |0            |0            |0            |x",
+	)
+	if len(s.NXOSPFC) != 2 || s.NXOSPFC[0].Port != "Ethernet1/51" || !s.NXOSPFC[0].Enabled || !slices.Equal(s.NXOSPFC[0].Prios, []int{5}) || s.NXOSPFC[0].Mode != "On" ||
+		s.NXOSPFC[1].Enabled || s.NXOSPFC[1].Mode != "Auto" || len(s.NXOSPFC[1].Prios) != 0 || s.NXOSPFC[1].Evidence.Line != 17 {
+		t.Errorf("ports %+v", s.NXOSPFC)
+	}
+	// 8 Rx and 8 Tx of Ethernet1/51, 8 Rx of Ethernet1/52; its Tx row is cut.
+	if len(s.PFC) != 24 {
+		t.Fatalf("pfc %+v", s.PFC)
+	}
+	if g := s.PFC[13]; g.Port != "Ethernet1/51" || g.Dir != TX || g.Prio != 5 || g.Frames != 1500 || g.Evidence.Line != 14 {
+		t.Errorf("tx prio 5 %+v", g)
+	}
+	if len(s.CutRows) != 1 || s.CutRows[0].Line != 26 || s.CutRows[0].Col != 108 {
+		t.Errorf("cut %+v", s.CutRows)
+	}
+}

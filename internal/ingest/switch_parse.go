@@ -88,7 +88,9 @@ type switchParser struct {
 	eos     eosPFC
 	nv      nvueShow
 	nxos    nxosPFC
+	nxd     nxosPFCDetail
 	nxq     nxosQueuing
+	junos   junosIface
 	ecnq    ecnQueueState
 	iface   ifaceBlock
 	errs    errTable
@@ -113,7 +115,7 @@ func (p *switchParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.errs.feed(p, l, t) || p.iface.feed(p, l, t) {
+	if p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.errs.feed(p, l, t) || p.iface.feed(p, l, t) {
 		return
 	}
 	if t == "" {

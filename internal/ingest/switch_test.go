@@ -91,6 +91,12 @@ func FuzzSwitch(f *testing.F) {
 		for _, w := range s.WD {
 			nicCheckEvidence(t, w.Evidence, n)
 		}
+		for _, q := range s.Queues {
+			nicCheckEvidence(t, q.Evidence, n)
+			if q.Queue < 0 || q.Queue > 63 || q.DropPkts < -1 || q.DropBytes < -1 {
+				t.Fatalf("queue %+v", q)
+			}
+		}
 		if len(s.FEC) > maxSwitchRows {
 			t.Fatal("rows beyond the cap")
 		}
