@@ -25,23 +25,24 @@ esac
 dir=$(mktemp -d)
 go build -o "$dir/ns3conv" ./tools/ns3conv
 source=${NS3_SOURCE:-"github.com/alibaba-edu/High-Precision-Congestion-Control, simulation/ (ns-3 with waf), scratch/third built under $ns3"}
+# header prints a record's head for the run of $seed.
+header() {
+	echo "# source: $source"
+	echo "# run: go run ./tools/ns3conv -dir D -seed $seed $scenario; cd D && NS_GLOBAL_VALUE=RngRun=$seed third config.txt"
+	echo "# input: sha256 of ns3conv's config.txt, topology.txt, flow.txt, trace.txt for this run: $("$dir/ns3conv" -hash -seed "$seed" "$scenario")"
+}
 for seed in "$@"; do
 	"$dir/ns3conv" -dir "$dir" -seed "$seed" "$scenario" 2>/dev/null
 	(cd "$dir" && LD_LIBRARY_PATH="$ns3/build" NS_GLOBAL_VALUE="RngRun=$seed" "$third" config.txt >/dev/null)
-	head() {
-		echo "# source: $source"
-		echo "# run: go run ./tools/ns3conv -dir D -seed $seed $scenario; cd D && NS_GLOBAL_VALUE=RngRun=$seed third config.txt"
-		echo "# input: sha256 of ns3conv's config.txt, topology.txt, flow.txt, trace.txt for this run: $("$dir/ns3conv" -hash -seed "$seed" "$scenario")"
-	}
 	{
-		head
+		header
 		echo "# ns-3's fct.txt as written: sip dip sport dport size start_time fct standalone_fct (times in ns)"
 		cat "$dir/fct.txt"
 	} >"$out-seed$seed.txt"
 	echo "$out-seed$seed.txt"
 	if [ -n "${RECORD_PFC:-}" ]; then
 		{
-			head
+			header
 			echo "# ns-3's pfc.txt as written: time node node_type ifindex type (1 pause, 0 resume; time in ns)"
 			cat "$dir/pfc.txt"
 		} >"$out-seed$seed.pfc.txt"
