@@ -19,6 +19,8 @@ func (e *engine) build() {
 		e.buildTree()
 	case e.choice.Algo == NVLS || e.choice.Algo == NVLSTree:
 		e.buildNVLS()
+	case e.choice.Algo == PAT:
+		e.buildPAT()
 	default:
 		e.buildRing()
 	}
@@ -33,11 +35,7 @@ func (e *engine) build() {
 	for ki := range e.kernels {
 		k := &e.kernels[ki]
 		k.n = k.p.length()
-		var n int64
-		k.p.sendOps(func(_, times int64) { n += times })
-		for _, ci := range k.p.send[:k.p.nsend] {
-			sends[ci] += n
-		}
+		k.p.sendOpsOn(func(ci int32, _, times int64) { sends[ci] += times })
 	}
 	for ki := range e.kernels {
 		k := &e.kernels[ki]

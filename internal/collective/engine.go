@@ -93,10 +93,11 @@ const (
 	ckTree
 	ckP2P
 	ckNVLS
+	ckPat
 )
 
 // String names the pattern in QP tags.
-func (k connKind) String() string { return [...]string{"ring", "tree", "p2p", "nvls"}[k] }
+func (k connKind) String() string { return [...]string{"ring", "tree", "p2p", "nvls", "pat"}[k] }
 
 type kernel struct {
 	rank  int32
@@ -459,7 +460,7 @@ func (e *engine) run(ki int32) {
 	}
 	net := false
 	if o.recv {
-		for _, ci := range k.p.recv[:k.p.nrecv] {
+		for _, ci := range k.p.recvs(o) {
 			c := &e.conns[ci]
 			if c.arrived <= c.consumed {
 				c.waitRecv = true
@@ -469,7 +470,7 @@ func (e *engine) run(ki int32) {
 		}
 	}
 	if o.send {
-		for _, ci := range k.p.send[:k.p.nsend] {
+		for _, ci := range k.p.sends(o) {
 			c := &e.conns[ci]
 			if !c.sendFree() {
 				c.waitSend = true
@@ -499,7 +500,7 @@ func (e *engine) run(ki int32) {
 	}
 	if o.send && !k.p.virt {
 		reserved := false
-		for _, ci := range k.p.send[:k.p.nsend] {
+		for _, ci := range k.p.sends(o) {
 			if e.conns[ci].net && !e.conns[ci].pxn {
 				continue
 			}
@@ -557,7 +558,7 @@ func (e *engine) streamStart(k *kernel, o *op) unit.Time {
 		return now
 	}
 	begin, net := k.free, false
-	for _, ci := range k.p.recv[:k.p.nrecv] {
+	for _, ci := range k.p.recvs(o) {
 		c := &e.conns[ci]
 		net = net || (c.net && !c.sock)
 		begin = max(begin, c.landAt[c.consumed&(nSteps-1)])
@@ -574,13 +575,13 @@ func (e *engine) opDone(ki int32) {
 	k.free, k.sendHeld = e.t.Now(), false
 	o := k.cur
 	if o.recv {
-		for _, ci := range k.p.recv[:k.p.nrecv] {
+		for _, ci := range k.p.recvs(&o) {
 			e.consumedOne(ci)
 		}
 	}
 	if o.send {
 		wire := o.bytes * e.tm.wireNum / e.tm.wireDen
-		for _, ci := range k.p.send[:k.p.nsend] {
+		for _, ci := range k.p.sends(&o) {
 			e.producedOne(ci, wire)
 		}
 	}

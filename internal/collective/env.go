@@ -116,6 +116,10 @@ type Config struct {
 	// NVSwitch supports multicast. NVLSChannels is NCCL_NVLS_NCHANNELS
 	// (0: the architecture's default).
 	NVLSEnable, NVLSChannels int
+	// PATEnable is NCCL_PAT_ENABLE (2.23 on): 0 off, 1 on whatever the
+	// layout, 2 (default) with one GPU per node (tuning.cc
+	// ncclPatEnable).
+	PATEnable int
 	// PXNDisable is NCCL_PXN_DISABLE; P2PPXNLevel is NCCL_P2P_PXN_LEVEL
 	// (0 never, 1 when the peer's NIC is behind another PCIe switch, 2
 	// always, the default).
@@ -156,7 +160,7 @@ var knownVars = []string{
 	"NCCL_NET_OVERHEAD", "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_ADDR_FAMILY", "NCCL_NVLS_ENABLE",
 	"NCCL_NVLS_NCHANNELS", "NCCL_PXN_DISABLE", "NCCL_P2P_PXN_LEVEL", "NCCL_COLLNET_ENABLE",
 	"NCCL_GDR_FLUSH_DISABLE", "NCCL_NET_FORCE_FLUSH", "NCCL_IB_MERGE_NICS",
-	"NCCL_ALLOC_P2P_NET_LL_BUFFERS",
+	"NCCL_ALLOC_P2P_NET_LL_BUFFERS", "NCCL_PAT_ENABLE",
 }
 
 // inertVars are accepted and have no effect in the twin.
@@ -179,7 +183,7 @@ func NewConfig(env map[string]string, v Version) (*Config, error) {
 		Version: v, GIDIndex: -1, TC: -1, FifoTC: -1, Timeout: 20, RetryCnt: 7,
 		QPsPerConn: 1, MaxChannels: 64, GDRLevel: gpu.PXB, BuffSize: 1 << 22,
 		P2PNetChunk: 1 << 17, ChannelsPerNetPeer: 2, NetOverhead: -1, SocksPerThread: 1,
-		NVLSEnable: 2, P2PPXNLevel: 2,
+		NVLSEnable: 2, P2PPXNLevel: 2, PATEnable: 2,
 		Env: env,
 	}
 	// Version-dependent defaults (from the git history of
@@ -348,6 +352,8 @@ func (c *Config) set(k, val string) error {
 		}
 	case "NCCL_NVLS_ENABLE":
 		c.NVLSEnable, err = intIn(0, 2, "0, 1 or 2")
+	case "NCCL_PAT_ENABLE":
+		c.PATEnable, err = intIn(0, 2, "0, 1 or 2")
 	case "NCCL_NVLS_NCHANNELS":
 		c.NVLSChannels, err = intIn(1, 32, "1 to 32 channels")
 	case "NCCL_PXN_DISABLE":

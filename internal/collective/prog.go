@@ -19,6 +19,10 @@ const (
 	// progP2PCopy is a rank's send to itself: a copy by its channel's
 	// warps, on no connection (sendrecv.h isCopy).
 	progP2PCopy
+	// progPat is a rank's part of a PAT AllGather or ReduceScatter
+	// (pat.go): send[i] and recv[i] are the connections across the
+	// dimension of its step i.
+	progPat
 )
 
 // maxIO is the most connections one operation touches: an NVSwitch
@@ -48,6 +52,10 @@ type prog struct {
 	// its own); passive a GPU that only receives what the switch stores
 	// into its memory.
 	virt, passive bool
+	// PAT: the pieces aggregated into one message, and per step the
+	// messages and the pieces it sends.
+	agg          int
+	msgs, pieces [maxIO]int32
 }
 
 // op is one primitive operation.
@@ -55,7 +63,15 @@ type op struct {
 	bytes        int64
 	recv, send   bool
 	nrecv, nsend int8
+	// ri and si are the first of the program's receive and send
+	// connections the operation uses (PAT: one of its dimensions).
+	ri, si int8
 }
+
+// recvs and sends return the connections operation o receives from and
+// sends to.
+func (p *prog) recvs(o *op) []int32 { return p.recv[o.ri : o.ri+o.nrecv] }
+func (p *prog) sends(o *op) []int32 { return p.send[o.si : o.si+o.nsend] }
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 
@@ -75,6 +91,9 @@ func (p *prog) loops() int64 {
 
 // perLoop returns the operations per loop.
 func (p *prog) perLoop() int {
+	if p.kind == progPat {
+		return p.patPerLoop()
+	}
 	if p.kind != progRing {
 		return p.slices
 	}
@@ -89,6 +108,9 @@ func (p *prog) perLoop() int {
 
 // length returns the number of operations.
 func (p *prog) length() int {
+	if p.kind == progPat {
+		return p.patLength()
+	}
 	if p.kind == progP2PSend || p.kind == progP2PRecv || p.kind == progP2PCopy {
 		return int(max(1, p.loops()))
 	}
@@ -104,8 +126,11 @@ func sliceOf(chunkBytes, realChunk int64, slices, m int) int64 {
 func (p *prog) op(i int, o *op) {
 	per := p.perLoop()
 	l, j := int64(i/per), i%per
-	o.nrecv, o.nsend = p.nrecv, p.nsend
+	o.nrecv, o.nsend, o.ri, o.si = p.nrecv, p.nsend, 0, 0
 	switch p.kind {
+	case progPat:
+		p.patOp(l, j, o)
+		return
 	case progP2PSend, progP2PRecv, progP2PCopy:
 		rem := p.part - l*p.chunk
 		o.bytes = min(max(rem, 0), p.chunk)
@@ -200,6 +225,20 @@ func (p *prog) sendOps(f func(bytes, times int64)) {
 			f(o.bytes, 1)
 		}
 	}
+}
+
+// sendOpsOn calls f, as sendOps does, with each connection the sends go
+// to.
+func (p *prog) sendOpsOn(f func(ci int32, bytes, times int64)) {
+	if p.kind == progPat {
+		p.patSendOps(f)
+		return
+	}
+	p.sendOps(func(bytes, times int64) {
+		for _, ci := range p.send[:p.nsend] {
+			f(ci, bytes, times)
+		}
+	})
 }
 
 // ringLoopSends calls f, as sendOps does, for the sends of loop l of a

@@ -33,20 +33,13 @@ func (c *Comm) NetTraffic(call Call, iters int, mtu int64) ([]Transfer, error) {
 	e.build()
 	per := make([]Transfer, len(e.conns))
 	for ki := range e.kernels {
-		k := &e.kernels[ki]
-		var sum Transfer
-		k.p.sendOps(func(bytes, times int64) {
+		e.kernels[ki].p.sendOpsOn(func(ci int32, bytes, times int64) {
 			wire := bytes * e.tm.wireNum / e.tm.wireDen
-			sum.Bytes += wire * times
-			sum.Messages += times
-			sum.Packets += max(1, (wire+mtu-1)/mtu) * times
-		})
-		for _, ci := range k.p.send[:k.p.nsend] {
 			tr := &per[ci]
-			tr.Bytes += sum.Bytes
-			tr.Messages += sum.Messages
-			tr.Packets += sum.Packets
-		}
+			tr.Bytes += wire * times
+			tr.Messages += times
+			tr.Packets += max(1, (wire+mtu-1)/mtu) * times
+		})
 	}
 	var out []Transfer
 	for ci := range e.conns {

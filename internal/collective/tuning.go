@@ -240,6 +240,9 @@ func newTuning(cfg *Config, in tuneIn) *Tuning {
 					}
 					busBw = min(busBw*eff, float32(g.NChannels)*m.perChMaxTreeLL128[cci][index2])
 				}
+				if a == PAT {
+					busBw *= .75
+				}
 				if a == NVLS && (f == AllGather || f == ReduceScatter) && nNodes > 1 {
 					busBw = 0 // needs CollNet (SHARP) across nodes
 				}
@@ -332,6 +335,9 @@ func (m *tunerModel) latency(f Func, a Algo, p Proto, in tuneIn, g Graph, nsteps
 			return lat + 2*float32(nNodes-1)*m.hwLat[hwNet][a][p]
 		}
 		return lat + intraLat + 2*float32(log2i(int64(nNodes)))*interLat
+	case PAT:
+		// A log-step latency and a part linear in the ranks.
+		return lat + float32(log2i(int64(nNodes)))*(interLat/3.5) + float32(nRanks)*2.8
 	}
 	return lat
 }
@@ -401,13 +407,13 @@ func (m *tunerModel) busToAlg(f Func, a Algo, nRanks, nNodes, nsteps int) float3
 
 // applyEnables zeroes the bandwidth of what NCCL will not run: NCCL_ALGO
 // and NCCL_PROTO, NVLSTree on one node, NVLS across nodes and CollNet
-// (no SHARP: NCCL_COLLNET_ENABLE is off), PAT (not executed by the twin),
-// and LL128 where its topology rule forbids it.
+// (no SHARP: NCCL_COLLNET_ENABLE is off), PAT where patEnabled says NCCL
+// leaves it out, and LL128 where its topology rule forbids it.
 func (t *Tuning) applyEnables(cfg *Config, m *tunerModel, in tuneIn, graphs [nAlgos]Graph) {
 	v := cfg.Version
 	for f := 0; f < nTunedFuncs; f++ {
 		for a := Tree; a < nAlgos; a++ {
-			off := cfg.Algos[f][a] == 0 || a == CollNetDirect || a == CollNetChain || a == PAT ||
+			off := cfg.Algos[f][a] == 0 || a == CollNetDirect || a == CollNetChain || (a == PAT && !patEnabled(cfg, in)) ||
 				(a == NVLSTree && in.nNodes == 1) || (a == NVLS && in.nNodes > 1) ||
 				(a == NVLS && m.nvls == 0) || (a == NVLSTree && m.nvls <= 1)
 			g := graphs[a]
@@ -425,6 +431,20 @@ func (t *Tuning) applyEnables(cfg *Config, m *tunerModel, in tuneIn, graphs [nAl
 			}
 		}
 	}
+}
+
+// patEnabled is tuning.cc's ncclPatEnable: PAT exists from 2.23, needs
+// CUDA atomics (SM60 on), and by default (NCCL_PAT_ENABLE=2) runs only
+// with one GPU per node; the twin's network is the host's (no device
+// offload).
+func patEnabled(cfg *Config, in tuneIn) bool {
+	if !cfg.Version.AtLeast(2, 23, 0) || in.minCC < 60 {
+		return false
+	}
+	if cfg.PATEnable != 2 {
+		return cfg.PATEnable == 1
+	}
+	return in.nNodes == in.nRanks
 }
 
 // ll128Enabled is LL128's default enable rule of release v for a graph:
@@ -564,6 +584,9 @@ func (t *Tuning) Choose(f Func, nBytes int64) (Choice, error) {
 	}
 	for nBytes < int64(nc*nt)*thr && nt%128 == 0 {
 		nt /= 2
+	}
+	if best.Algo == PAT {
+		nt = maxThreadsAll // PAT always runs NCCL_MAX_NTHREADS
 	}
 	best.Channels, best.Threads = nc, nt
 	return best, nil

@@ -224,8 +224,8 @@ func TestTuningGrid(t *testing.T) {
 # rocelab models it: the algorithm/protocol NCCL picks and the channels it
 # keeps after the thread-threshold reduction, for AllReduce and AllGather.
 # Ring, Tree, and on NVSwitch H100 servers NVLS (one server) and NVLSTree
-# (across servers); CollNet (no SHARP in the fabric) and PAT (not executed
-# by the twin) are disabled.
+# (across servers); PAT for AllGather with one GPU per node; CollNet (no
+# SHARP in the fabric) is disabled.
 # Cell: algorithm/protocol/channels; e.g. Tree/LL128/2.
 `)
 	systems := []struct {
