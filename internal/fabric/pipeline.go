@@ -43,7 +43,7 @@ func (s *Switch) Handle(now unit.Time, _ uint64) {
 		e := *f.Front()
 		f.PopFront()
 		out, eg := &s.port[e.out], &s.egress[e.out]
-		if s.cfg.ECNAtEnqueue && markable(e.p) {
+		if s.ecnAtEnqueue && markable(e.p) {
 			s.markECN(e.p, eg, out, eg.cls[e.p.Prio].q.Bytes())
 		}
 		eg.push(e.p, int(e.p.Prio))

@@ -203,10 +203,11 @@ func (s *Switch) Ports() []*Port {
 	return out
 }
 
-// Config returns the switch's configuration. Its Classifier is read
-// only: the switch classifies with the network's copy, which the
-// switches that classify alike share (Network.classifier), so a change
-// here would change nothing.
+// Config returns the switch's configuration, to read only: NewSwitch
+// took what a hop reads into the switch's first lines (and the
+// classifier from the network's copy, which the switches that classify
+// alike share: Network.classifier), so a change here would change
+// nothing.
 func (s *Switch) Config() *SwitchConfig { return &s.cfg }
 
 // SetRoutes sets the candidate ports toward each destination host.
