@@ -83,3 +83,42 @@ func TestBootstrapInterfacesGuards(t *testing.T) {
 		"h1:10:10 [0] NCCL INFO Bootstrap : Using ib0:10.1.0.1<0>",
 		"h2:10:10 [0] NCCL INFO Bootstrap : Using eth0:10.0.1.2<0>"), "nccl.bootstrap.ifname_mismatch", Warn, "h1 on ib0, h2 on eth0")
 }
+
+// Two processes of one host fail: rank 3 runs out of GPU memory, rank 0
+// finds its socket to it closed (NVIDIA/nccl#1235). The closed connection
+// is told under the out-of-memory failure, with its line, not beside it.
+// Before, "A peer closed its NCCL connection" was a finding of its own,
+// listed first.
+func TestPeerClosedToldUnderItsCause(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.1x-cuda-out-of-memory-p2p-calloc-peer-closed-nccl1235.txt")
+	nicMustNot(t, nicFind(fs, "nccl.warn.error", "A peer closed its NCCL connection"), "nccl.warn.error")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL could not allocate GPU memory")
+	if !strings.Contains(f.Mechanism, "Its fallout, told here") || !slicesHasLine(f.Evidence, 3) {
+		t.Errorf("the closed connection is not told under its cause: %s %+v", f.Mechanism, f.Evidence)
+	}
+}
+
+// A peer's closed connection with no other failure in its log, or beside
+// two failures of other kinds, stays a finding of its own (SYNTHETIC
+// lines in NCCL's format).
+func TestPeerClosedAloneOrAmbiguous(t *testing.T) {
+	closed := "h1:10:20 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer h2<5>"
+	ret := "h1:10:20 [0] NCCL INFO misc/socket.cc:749 -> 6"
+	fs := synthFindings(t, Options{}, "# synthetic", closed, ret)
+	nicMustFind(t, fs, "nccl.warn.error", Error, "A peer closed its NCCL connection")
+	fs = synthFindings(t, Options{}, "# synthetic", closed, ret,
+		"h1:11:21 [1] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'",
+		"h1:11:21 [1] NCCL INFO transport/p2p.cc:204 -> 1",
+		"h1:12:22 [2] misc/strongstream.cc:10 NCCL WARN Something else failed",
+		"h1:12:22 [2] NCCL INFO misc/strongstream.cc:12 -> 3")
+	nicMustFind(t, fs, "nccl.warn.error", Error, "A peer closed its NCCL connection")
+}
+
+func slicesHasLine(ev []Evidence, line int) bool {
+	for _, e := range ev {
+		if e.Line == line {
+			return true
+		}
+	}
+	return false
+}
