@@ -55,7 +55,9 @@ func TestNCCLGPUOutOfMemory(t *testing.T) {
 	if f.Evidence[0].Line != 16 {
 		t.Errorf("evidence is not the out-of-memory WARN: %+v", f.Evidence[0])
 	}
-	nicMustFind(t, fs, "nccl.warn.error", Error, "A peer closed its NCCL connection")
+	if !strings.Contains(f.Mechanism, "connections to the failed one closed") {
+		t.Errorf("the peer's closed connection is not told under the failure: %s", f.Mechanism)
+	}
 }
 
 // NCCL's socket transport lists usb0 169.254.3.1, a BMC's link-local USB

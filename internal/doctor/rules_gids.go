@@ -297,10 +297,15 @@ func setBy(u *ingest.GIDUse) string {
 	switch u.SetBy {
 	case "", ingest.SetByEcho:
 		return ""
-	case ingest.SetByDefault:
-		return " (NCCL's default: NCCL_IB_GID_INDEX is not set)"
-	case ingest.SetByAuto:
-		return " (NCCL's own choice: NCCL_IB_GID_INDEX is not set)"
+	case ingest.SetByDefault, ingest.SetByAuto:
+		how := " (NCCL's default: NCCL_IB_GID_INDEX is not set"
+		if u.SetBy == ingest.SetByAuto {
+			how = " (NCCL's own choice: NCCL_IB_GID_INDEX is not set"
+		}
+		if r, _, ok := strings.Cut(u.Dated, ":"); ok {
+			how += "; NCCL " + r + " inferred from the log's line shapes, no version printed"
+		}
+		return how + ")"
 	}
 	return fmt.Sprintf(" (set by %s at %s:%d)", u.SetBy, u.Evidence.File, u.Evidence.Line)
 }
@@ -328,6 +333,9 @@ func roceV2InUse(u *ingest.GIDUse, at string, e ingest.GIDEntry, es []ingest.GID
 func perUse(f Finding, u *ingest.GIDUse, group string) Finding {
 	if u.Note != "" {
 		f.Mechanism += " The index in use: " + u.Note + "."
+	}
+	if u.Dated != "" {
+		f.Mechanism += " The version is inferred, not printed: NCCL " + u.Dated + "."
 	}
 	return f.per(gidWhere(u.Host, u.Device), "GID user", group)
 }

@@ -359,8 +359,11 @@ func checkWarnErrors(inc *Incident) []Finding {
 	result := map[*failureGroup]int{}
 	chain := map[*failureGroup][]string{}
 	fallout := map[*failureGroup]int{}
+	var perLog []map[*failureGroup]bool // the groups of each log's failures
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		cause := map[string]*failureGroup{} // the first failure of each process
+		mine := map[*failureGroup]bool{}
+		perLog = append(perLog, mine)
 		for _, w := range l.Warnings {
 			if _, host := hostWarning(w.Message); host {
 				continue // a host setting (nccl.host.config), never a cause
@@ -409,13 +412,18 @@ func checkWarnErrors(inc *Incident) []Finding {
 				g.ev.add(e)
 			}
 			cause[proc] = g
+			mine[g] = true
 			if w.Result > 0 && result[g] <= 0 {
 				result[g], chain[g] = w.Result, w.Chain
 			}
 		}
 	}
+	under := peerFalloutUnder(perLog)
 	var fs []Finding
 	for _, g := range gs.list {
+		if under[g] != nil {
+			continue // told under its cause
+		}
 		f := Finding{
 			ID: "nccl.warn.error", Severity: Warn, Layer: LayerNCCL,
 			Evidence:  g.ev.sorted(),
@@ -438,6 +446,13 @@ func checkWarnErrors(inc *Incident) []Finding {
 			f.Mechanism += fmt.Sprintf(" The %s after it on the same processes are its fallout.", plural(n, "later WARN", "later WARNs"))
 		}
 		f.Title = fmt.Sprintf("%s%s (%s)", capitalise(g.class.what), returned, strings.TrimLeft(g.where(), "; "))
+		for _, p := range gs.list {
+			if under[p] != g {
+				continue
+			}
+			f.Evidence = append(f.Evidence, p.ev.sorted()[:min(2, len(p.ev.list))]...)
+			f.Mechanism += fmt.Sprintf(" Its fallout, told here: other processes found their connections to the failed one closed (%s, %s); they failed because this one did.", distinct(p.texts)[0], strings.TrimLeft(p.where(), "; "))
+		}
 		fs = append(fs, f)
 	}
 	return fs
@@ -484,4 +499,39 @@ func capitalise(s string) string {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// peerFalloutUnder finds the peers' closed connections to tell under
+// their cause: in a log where the peer-gone failures sit beside exactly
+// one failure of another kind (NVIDIA/nccl#1235: rank 3 out of GPU
+// memory, rank 0 finding its socket closed), that failure is what closed
+// them. A group whose failures span logs, or a log with several causes,
+// stays on its own.
+func peerFalloutUnder(perLog []map[*failureGroup]bool) map[*failureGroup]*failureGroup {
+	logs := map[*failureGroup]int{}
+	for _, m := range perLog {
+		for g := range m {
+			logs[g]++
+		}
+	}
+	under := map[*failureGroup]*failureGroup{}
+	for _, m := range perLog {
+		var peer, causes []*failureGroup
+		for g := range m {
+			if g.class.what == peerGoneClass.what {
+				peer = append(peer, g)
+			} else {
+				causes = append(causes, g)
+			}
+		}
+		if len(causes) != 1 {
+			continue
+		}
+		for _, p := range peer {
+			if logs[p] == 1 {
+				under[p] = causes[0]
+			}
+		}
+	}
+	return under
 }

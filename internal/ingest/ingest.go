@@ -97,7 +97,11 @@ type GIDUse struct {
 	SetBy SetBy
 	// Note says, for an index NCCL chose by default, which NCCL and why
 	// ("NCCL 2.10.3 (before 2.21) uses 0").
-	Note     string
+	Note string
+	// Dated is the NCCL release range an index NCCL chose by default
+	// rests on when the log prints no version and the shapes of its lines
+	// date it ("2.10-2.11"), else "".
+	Dated    string
 	Evidence Evidence
 }
 

@@ -38,6 +38,9 @@ type NCCLLog struct {
 
 	// Versions are the distinct NCCL versions printed.
 	Versions []Versioned
+	// Shapes are the lines whose form dates the NCCL release, one per
+	// form (see InferredVersion).
+	Shapes []VersionShape
 	// Networks are the "Using network X" choices, one per host and name.
 	Networks []NetChoice
 	// IBDevices are the "NET/IB : Using [0]mlx5_0:1/RoCE" entries, one per
@@ -84,6 +87,9 @@ type NCCLLog struct {
 	// GPUDirect RDMA off ("NET/OFI Could not disable CUDA API usage for
 	// HMEM, disabling GDR").
 	PluginGDROff HostLines
+	// BootIfaces are the interfaces NCCL's bootstrap uses ("Bootstrap :
+	// Using ib0:fe80::1%ib0<0>"), one per host and interface.
+	BootIfaces []BootIface
 	// Env holds the NCCL_* settings NCCL echoed ("NCCL_IB_GID_INDEX set by
 	// environment to 3."), one per host, name and value; How is SetByEcho.
 	// Settings made on command lines, in scripts and manifests are read by

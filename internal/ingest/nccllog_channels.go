@@ -15,6 +15,9 @@ func (l *NCCLLog) channel(host, msg string, ev Evidence) {
 		l.ringOrder(msg)
 		return
 	}
+	if strings.HasPrefix(via, "NET/") {
+		l.shapeNetConn(head, ev)
+	}
 	recv := strings.Contains(head, "[receive]")
 	send := strings.Contains(head, "[send]")
 	if r, ok := localRank(head, recv); ok && l.once(seenKey{kind: 'r', a: host, b: strconv.Itoa(r)}) {

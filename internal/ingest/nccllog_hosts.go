@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -85,6 +86,39 @@ func bootAddr(s string) string {
 	return a
 }
 
+// BootIface is the interface a host's NCCL bootstraps on and the family
+// its address has by its form: "IPv4" (a redacted X.X.X.X too), "IPv6",
+// "IPv6 link-local", or "" when the form says neither.
+type BootIface struct {
+	Host, Iface, Addr, Family string
+	Evidence                  Evidence
+}
+
+// addBootIface records the interface of "eth0:10.0.0.1<0>",
+// "[0]bond0:10.1.2.3<0>" or "ib0:fe80::1%ib0<0>".
+func (l *NCCLLog) addBootIface(host, s string, ev Evidence) {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, ']'); i >= 0 && strings.HasPrefix(s, "[") {
+		s = s[i+1:]
+	}
+	iface, addr, ok := strings.Cut(s, ":")
+	if !ok || iface == "" || strings.ContainsAny(iface, " <") || len(l.BootIfaces) >= maxDistinct || !l.once(seenKey{kind: 'B', a: host, b: iface}) {
+		return
+	}
+	addr, _, _ = strings.Cut(addr, "<")
+	addr, _, _ = strings.Cut(addr, " ")
+	fam := ""
+	switch {
+	case strings.HasPrefix(strings.ToLower(addr), "fe80:"):
+		fam = "IPv6 link-local"
+	case strings.Count(addr, ":") >= 2:
+		fam = "IPv6"
+	case strings.Count(addr, ".") == 3:
+		fam = "IPv4"
+	}
+	l.BootIfaces = append(l.BootIfaces, BootIface{Host: host, Iface: strings.Clone(iface), Addr: strings.Clone(addr), Family: fam, Evidence: ev})
+}
+
 // finishHosts attributes the lines printed before a name was known to
 // stand for several machines, or before an unnamed process stated its
 // address: a name with several addresses keeps its first machine's lines
@@ -130,6 +164,9 @@ func (l *NCCLLog) finishHosts() {
 	}
 	for i := range l.Env {
 		r(&l.Env[i].Host)
+	}
+	for i := range l.BootIfaces {
+		r(&l.BootIfaces[i].Host)
 	}
 	for i := range l.GDR {
 		r(&l.GDR[i].Host)
@@ -245,15 +282,14 @@ func (l *NCCLLog) StatedHost() Host {
 // when a queue pair is made), and for 2.16 to 2.19 it echoes other
 // variables.
 func (l *NCCLLog) GIDDefaults() []GIDUse {
-	if len(l.Versions) == 0 || !l.RoCE() {
+	if !l.RoCE() {
 		return nil
 	}
-	v := l.Versions[0]
-	major, minor, ok := parseVersion(v.Version)
-	if !ok || major != 2 {
+	minor, maxMinor, which, dated, ok := l.defaultsVersion()
+	if !ok {
 		return nil
 	}
-	envShown := minor <= 15 || minor >= 20
+	envShown := maxMinor >= 0 && maxMinor <= 15 || minor >= 20
 	for _, e := range l.Env {
 		envShown = envShown || e.How == SetByEcho
 	}
@@ -292,15 +328,37 @@ func (l *NCCLLog) GIDDefaults() []GIDUse {
 			continue // listed, but no connection goes over it
 		}
 		seen[d.Host+"\x00"+d.Name] = true
-		u := GIDUse{Host: d.Host, Device: d.Name, Index: 0, SetBy: SetByDefault, Evidence: d.Evidence,
-			Note: "NCCL_IB_GID_INDEX is not set (NCCL " + v.Version + " echoes it when it is), and NCCL before 2.21 uses index 0"}
+		u := GIDUse{Host: d.Host, Device: d.Name, Index: 0, SetBy: SetByDefault, Dated: dated, Evidence: d.Evidence,
+			Note: "NCCL_IB_GID_INDEX is not set (" + which + " echoes it when it is), and NCCL before 2.21 uses index 0"}
 		if minor >= 21 {
 			u.Index, u.SetBy = -1, SetByAuto
-			u.Note = "NCCL_IB_GID_INDEX is not set, and NCCL " + v.Version + " chooses the index itself: the RoCE v2 GID of NCCL_IB_ADDR_FAMILY (default AF_INET), else index 0"
+			u.Note = "NCCL_IB_GID_INDEX is not set, and " + which + " chooses the index itself: the RoCE v2 GID of NCCL_IB_ADDR_FAMILY (default AF_INET), else index 0"
 		}
 		out = append(out, u)
 	}
 	return out
+}
+
+// defaultsVersion is the NCCL 2.x release whose defaults apply: the first
+// version printed (minor and maxMinor alike), else the range the lines'
+// shapes allow when it lies wholly on one side of 2.21's change of the GID
+// default (maxMinor -1: no upper bound). which names it; dated is the
+// inferred range with the lines it rests on, "" for a printed version.
+func (l *NCCLLog) defaultsVersion() (minor, maxMinor int, which, dated string, ok bool) {
+	if len(l.Versions) > 0 {
+		major, minor, ok := parseVersion(l.Versions[0].Version)
+		return minor, minor, "NCCL " + l.Versions[0].Version, "", ok && major == 2
+	}
+	lo, hi, by, ok := l.InferredVersion()
+	if !ok || lo < 21 && (hi < 0 || hi >= 21) {
+		return 0, 0, "", "", false
+	}
+	r := VersionShape{MinMinor: lo, MaxMinor: hi}.Range()
+	var shapes []string
+	for _, s := range by {
+		shapes = append(shapes, fmt.Sprintf("%s (%s, line %d)", s.Shape, s.Range(), s.Evidence.Line))
+	}
+	return lo, hi, "NCCL " + r, r + ": the log prints no NCCL version; its " + strings.Join(shapes, " and ") + " date it", true
 }
 
 // IdleIBDevices returns the IB devices a host lists that none of its NET
@@ -312,7 +370,7 @@ func (l *NCCLLog) GIDDefaults() []GIDUse {
 // version the log shows must be older (two runs pasted together may not
 // be).
 func (l *NCCLLog) IdleIBDevices() []NetDevice {
-	if at, known := l.AnyVersionAtLeast(2, 24); at || !known || len(l.VirtualDevices) > 0 {
+	if at, known := l.AnyVersionAtLeast(2, 24); at || !known && !l.inferredBefore(24) || len(l.VirtualDevices) > 0 {
 		return nil
 	}
 	used, unnamed := map[string]uint64{}, map[string]bool{}

@@ -193,6 +193,7 @@ func (l *NCCLLog) feedInfo(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(msg, "Bootstrap"):
 		if _, rest, ok := strings.Cut(msg, "Using "); ok {
 			l.learnBoot(o, bootAddr(rest))
+			l.addBootIface(host, rest, ev)
 		}
 	case strings.HasPrefix(msg, "NET : Using interface "):
 		// NCCL 2.3: the interface of the bootstrap network.
@@ -236,6 +237,7 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 		c := parseCompletion(msg)
 		c.Host, c.PID, c.Where, c.Evidence = host, o.pid, strings.Clone(o.loc), ev
 		l.CompletionCount++
+		l.shapeCompletion(o.loc, msg, ev)
 		if len(l.Completions) < maxDistinct {
 			l.Completions = append(l.Completions, c)
 			l.setLastWarn(key, warnRef{'c', len(l.Completions) - 1, ev.Line})
