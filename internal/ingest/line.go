@@ -378,6 +378,17 @@ func appendCapped[T any](xs []T, x T, limit int, omitted *int) []T {
 	return append(xs, x)
 }
 
+// appendCappedAt is appendCapped that also returns x's index in the
+// result, -1 when the cap left it out.
+func appendCappedAt[T any](xs []T, x T, limit int, omitted *int) ([]T, int) {
+	n := len(xs)
+	xs = appendCapped(xs, x, limit, omitted)
+	if len(xs) == n {
+		return xs, -1
+	}
+	return xs, n
+}
+
 // IsNCCLLine reports whether NCCL printed the line: it holds "NCCL INFO"
 // or "NCCL WARN" after the host:pid:tid [dev] prefix.
 func IsNCCLLine(s string) bool { return ncclMarker(s) >= 0 }

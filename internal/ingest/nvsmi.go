@@ -349,14 +349,10 @@ func idlePState(s string) bool {
 	return err == nil && strings.HasPrefix(s, "P") && n >= 8
 }
 
-// isBusID reports whether s is a PCI address as nvidia-smi prints it
-// ("00000000:18:00.0", the table's "00000000:4F:00.0").
+// isBusID reports whether s is a PCI address as nvidia-smi prints it,
+// with its domain ("00000000:18:00.0", the table's "00000000:4F:00.0").
 func isBusID(s string) bool {
-	dom, rest, ok := strings.Cut(s, ":")
-	if !ok || len(dom) < 4 || len(dom) > 8 || !isHex(dom) || len(rest) != 7 {
-		return false
-	}
-	return isHex(rest[0:2]) && rest[2] == ':' && isHex(rest[3:5]) && rest[5] == '.' && rest[6] >= '0' && rest[6] <= '7'
+	return strings.Count(s, ":") == 2 && isBDF(s)
 }
 
 // host names the host of a GPU named on l: a prompt's, else the pdsh

@@ -228,11 +228,7 @@ func (j *junosIface) putPort(p *switchParser, l Line) {
 	if j.pc.Evidence.Line == 0 {
 		j.pc.Evidence = At(p.out.src, l)
 	}
-	n := len(p.out.Ports)
-	p.out.Ports = appendCapped(p.out.Ports, j.pc, maxSwitchRows, &p.out.Omitted)
-	if len(p.out.Ports) > n {
-		j.pcAt = n
-	}
+	p.out.Ports, j.pcAt = appendCappedAt(p.out.Ports, j.pc, maxSwitchRows, &p.out.Omitted)
 }
 
 // queueRow reads a row of the queue counters: the queue, then its queued,
@@ -298,12 +294,7 @@ func (j *junosIface) queue(p *switchParser, l Line, val string) bool {
 	}
 	j.q = QueueCount{Port: j.port, Queue: int(q), Type: "UC", DropBytes: -1, Evidence: At(p.out.src, l)}
 	j.sect, j.total = junosNone, false
-	n := len(p.out.Queues)
-	p.out.Queues = appendCapped(p.out.Queues, j.q, maxSwitchRows, &p.out.Omitted)
-	j.qAt = -1
-	if len(p.out.Queues) > n {
-		j.qAt = n
-	}
+	p.out.Queues, j.qAt = appendCappedAt(p.out.Queues, j.q, maxSwitchRows, &p.out.Omitted)
 	p.out.lines.add(l)
 	return true
 }

@@ -49,8 +49,9 @@ func TestSwitchJunos(t *testing.T) {
 
 // Synthetic Junos blocks in the shapes Junos prints and the ones it does
 // not: a QFX port with PFC frames and queue drops, a queue's tail and RED
-// drops summed, Total-dropped taking their place, and rows that begin as
-// Junos's and do not go on so, each reported with line and column.
+// drops summed, Total-dropped taking their place (before or after them),
+// and rows that begin as Junos's and do not go on so, each reported with
+// line and column.
 func TestSwitchJunosShapes(t *testing.T) {
 	s := readSwitchText(t,
 		"# synthetic: Junos show interfaces extensive and show interfaces queue",
@@ -87,6 +88,7 @@ func TestSwitchJunosShapes(t *testing.T) {
 		"    Packets              :                    10                     0 pps",
 		"    Tail-dropped packets :                     2                     0 pps",
 		"    Total-dropped packets:                     9                     0 pps",
+		"    RED-dropped packets  :                     4                     0 pps",
 		"Queue: 5, Forwarding classes: x",
 		"  Transmitted:",
 		"    Packets              :                  lots                     0 pps",
@@ -101,7 +103,7 @@ func TestSwitchJunosShapes(t *testing.T) {
 	if len(s.Queues) != len(want) {
 		t.Fatalf("queues %+v", s.Queues)
 	}
-	wantLine := []int{9, 10, 27, 34, 35}
+	wantLine := []int{9, 10, 27, 34, 36}
 	for i, w := range want {
 		g := s.Queues[i]
 		if g.Evidence.Line != wantLine[i] {
@@ -129,7 +131,7 @@ func TestSwitchJunosShapes(t *testing.T) {
 	for _, g := range s.CutRows {
 		got = append(got, at{g.Line, g.Col})
 	}
-	wantCut := []at{{11, 5}, {12, 59}, {17, 48}, {18, 17}, {37, 45}}
+	wantCut := []at{{11, 5}, {12, 59}, {17, 48}, {18, 17}, {38, 45}}
 	if len(got) != len(wantCut) {
 		t.Fatalf("cut rows %+v", s.CutRows)
 	}

@@ -65,11 +65,7 @@ func (n *nxosPFCDetail) feed(p *switchParser, l Line, t string) bool {
 			break
 		}
 		port := NXOSPFCPort{Port: n.port, Mode: n.mode, Enabled: val == "On", Evidence: At(p.out.src, l)}
-		k := len(p.out.NXOSPFC)
-		p.out.NXOSPFC = appendCapped(p.out.NXOSPFC, port, maxSwitchRows, &p.out.Omitted)
-		if len(p.out.NXOSPFC) > k {
-			n.at = k
-		}
+		p.out.NXOSPFC, n.at = appendCappedAt(p.out.NXOSPFC, port, maxSwitchRows, &p.out.Omitted)
 	case kv && key == "VL bitmap":
 		v, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimPrefix(val, "("), ")"), 16, 8)
 		if err != nil || !strings.HasPrefix(val, "(") || !strings.HasSuffix(val, ")") {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"rocelab/internal/pos"
 )
@@ -15,35 +16,38 @@ import (
 // relative to. parseSet rebuilds the braces form's statement tree from
 // it, so the one reader (sonic.FromJunos) judges both.
 
-// prompt is a Junos CLI prompt before a typed command.
-var prompt = regexp.MustCompile(`^[\w.-]+@[\w.-]+[#>] ?`)
+// prompt is a Junos CLI prompt before a typed command; it and setShape
+// are built at first use, not at every start of the binary.
+var prompt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\w.-]+@[\w.-]+[#>] ?`) })
 
 // setShape says, under a statement path (names as "*"), which keywords
 // open a statement of their own and how many words that statement has;
 // the rest of a path is one leaf statement. It follows the hierarchy of
 // the class-of-service statements lint reads.
-var setShape = map[string]map[string]int{
-	"": {"class-of-service": 1},
-	"class-of-service": {"classifiers": 1, "forwarding-classes": 1, "congestion-notification-profile": 1,
-		"interfaces": 1, "scheduler-maps": 1, "schedulers": 1, "drop-profiles": 1, "rewrite-rules": 1},
-	"class-of-service classifiers":                                {"*": 2},
-	"class-of-service classifiers *":                              {"forwarding-class": 2},
-	"class-of-service rewrite-rules":                              {"*": 2},
-	"class-of-service rewrite-rules *":                            {"forwarding-class": 2},
-	"class-of-service congestion-notification-profile":            {"*": 1},
-	"class-of-service congestion-notification-profile *":          {"input": 1, "output": 1},
-	"class-of-service congestion-notification-profile * input":    {"*": 1},
-	"class-of-service congestion-notification-profile * input *":  {"code-point": 2},
-	"class-of-service congestion-notification-profile * output":   {"*": 1},
-	"class-of-service congestion-notification-profile * output *": {"code-point": 2},
-	"class-of-service interfaces":                                 {"*": 1},
-	"class-of-service interfaces *":                               {"unit": 2},
-	"class-of-service interfaces * unit":                          {"classifiers": 1, "rewrite-rules": 1},
-	"class-of-service scheduler-maps":                             {"*": 1},
-	"class-of-service schedulers":                                 {"*": 1},
-	"class-of-service drop-profiles":                              {"*": 1},
-	"class-of-service drop-profiles *":                            {"interpolate": 1},
-}
+var setShape = sync.OnceValue(func() map[string]map[string]int {
+	return map[string]map[string]int{
+		"": {"class-of-service": 1},
+		"class-of-service": {"classifiers": 1, "forwarding-classes": 1, "congestion-notification-profile": 1,
+			"interfaces": 1, "scheduler-maps": 1, "schedulers": 1, "drop-profiles": 1, "rewrite-rules": 1},
+		"class-of-service classifiers":                                {"*": 2},
+		"class-of-service classifiers *":                              {"forwarding-class": 2},
+		"class-of-service rewrite-rules":                              {"*": 2},
+		"class-of-service rewrite-rules *":                            {"forwarding-class": 2},
+		"class-of-service congestion-notification-profile":            {"*": 1},
+		"class-of-service congestion-notification-profile *":          {"input": 1, "output": 1},
+		"class-of-service congestion-notification-profile * input":    {"*": 1},
+		"class-of-service congestion-notification-profile * input *":  {"code-point": 2},
+		"class-of-service congestion-notification-profile * output":   {"*": 1},
+		"class-of-service congestion-notification-profile * output *": {"code-point": 2},
+		"class-of-service interfaces":                                 {"*": 1},
+		"class-of-service interfaces *":                               {"unit": 2},
+		"class-of-service interfaces * unit":                          {"classifiers": 1, "rewrite-rules": 1},
+		"class-of-service scheduler-maps":                             {"*": 1},
+		"class-of-service schedulers":                                 {"*": 1},
+		"class-of-service drop-profiles":                              {"*": 1},
+		"class-of-service drop-profiles *":                            {"interpolate": 1},
+	}
+})
 
 // listKeys take a list (`code-points [ 011010 011000 ]`) that the set
 // form prints one element a line.
@@ -53,7 +57,7 @@ var listKeys = []string{"code-points", "fill-level", "drop-probability"}
 // line (after any prompt) leads it.
 func isSet(s string) bool {
 	for line := range strings.SplitSeq(s, "\n") {
-		line = prompt.ReplaceAllString(strings.TrimSpace(line), "")
+		line = prompt().ReplaceAllString(strings.TrimSpace(line), "")
 		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "/*") {
 			continue
 		}
@@ -104,7 +108,7 @@ func parseSet(name string, data []byte) (*Node, error) {
 	for li, raw := range strings.Split(string(data), "\n") {
 		raw = strings.TrimRight(raw, "\r")
 		from := len(raw) - len(strings.TrimLeft(raw, " \t"))
-		if m := prompt.FindStringIndex(raw[from:]); m != nil {
+		if m := prompt().FindStringIndex(raw[from:]); m != nil {
 			from += m[1]
 		}
 		words, err := setWords(raw, li+1, from)
@@ -143,7 +147,7 @@ func parseSet(name string, data []byte) (*Node, error) {
 
 // insert adds a set path under n, whose statement path is shape.
 func (n *Node) insert(shape string, path []Value) {
-	keys := setShape[shape]
+	keys := setShape()[shape]
 	size, ok := keys[path[0].Text]
 	seg := path[0].Text
 	if !ok {

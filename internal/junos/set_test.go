@@ -84,12 +84,27 @@ func TestParseSetEdit(t *testing.T) {
 // A typed session echoes each level as a banner: `[edit class-of-service]`
 // after `edit class-of-service` names the level the next commands are
 // relative to, not a level further down; `up` and `exit` climb one, and a
-// line set at the top after `[edit]` is outside class-of-service.
+// line set at the top after `[edit]` is outside class-of-service. Without
+// the banners after the first (the session's echo cut), edit, up, exit
+// and top alone move the level, to the same tree.
 func TestParseSetEditBanners(t *testing.T) {
-	in := "[edit]\nuser@switch# edit class-of-service\n\n[edit class-of-service]\nuser@switch# set interfaces et-0/0/1 unit 0 classifiers dscp mydscp\n" +
+	banners := "[edit]\nuser@switch# edit class-of-service\n\n[edit class-of-service]\nuser@switch# set interfaces et-0/0/1 unit 0 classifiers dscp mydscp\n" +
 		"user@switch# edit interfaces et-0/0/2\n\n[edit class-of-service interfaces et-0/0/2]\nuser@switch# set congestion-notification-profile cnp\nuser@switch# up\n\n" +
 		"[edit class-of-service interfaces]\nuser@switch# set et-0/0/3 congestion-notification-profile cnp\nuser@switch# exit\n\n" +
 		"[edit class-of-service]\nuser@switch# set forwarding-classes class NO-LOSS queue-num 3 no-loss\nuser@switch# top\n\n[edit]\nuser@switch# set interfaces et-0/0/1 mtu 9216\n"
+	var script []string
+	for i, line := range strings.Split(banners, "\n") {
+		if i == 0 || !strings.HasPrefix(line, "[edit") {
+			script = append(script, line)
+		}
+	}
+	for _, in := range []string{banners, strings.Join(script, "\n")} {
+		checkEditTree(t, in)
+	}
+}
+
+func checkEditTree(t *testing.T, in string) {
+	t.Helper()
 	root, err := Parse("s.conf", []byte(in))
 	if err != nil {
 		t.Fatal(err)

@@ -277,11 +277,9 @@ func junosFilterFCs(root *junos.Node) []Value {
 			path = append(path, w.Text)
 		}
 		if i := slices.Index(path, "forwarding-class"); i > 0 && i+1 < len(path) && slices.Contains(path[:i], "then") {
-			fc := n.Words[len(n.Words)-1]
-			for j, w := range n.Words {
-				if w.Text == "forwarding-class" && j+1 < len(n.Words) {
-					fc = n.Words[j+1]
-				}
+			fc, ok := n.Word("forwarding-class")
+			if !ok {
+				fc = n.Words[len(n.Words)-1]
 			}
 			name := []string{"firewall"}
 			for _, k := range []string{"filter", "term"} {

@@ -292,9 +292,11 @@ func TestReadSessionTypedScript(t *testing.T) {
 	// A global command typed right after an interface's ends its block:
 	// the CLI leaves the interface for it (an interface's `vlan access 10`
 	// is its own, `vlan 10` is not).
-	in = "interface Ethernet1\nqos trust dscp\nvlan access 10\nqos map dscp 26 to traffic-class 3\ninterface Ethernet2\nmtu 9214\nvlan 10\nplatform trident mmu queue profile P\n"
+	in = "interface Ethernet1\nqos trust dscp\nvlan access 10\nqos map dscp 26 to traffic-class 3\ninterface Ethernet2\nmtu 9214\nvlan 10\nplatform trident mmu queue profile P\n" +
+		"interface Ethernet3\nmtu 9214\nqos profile RoCE\ninterface ethernet1/1/1\nmtu 9216\nwred ecn_prof\n"
 	s, ok = ReadSession([]byte(in))
-	want = "interface Ethernet1\n  qos trust dscp\n  vlan access 10\nqos map dscp 26 to traffic-class 3\ninterface Ethernet2\n  mtu 9214\nvlan 10\nplatform trident mmu queue profile P\n"
+	want = "interface Ethernet1\n  qos trust dscp\n  vlan access 10\nqos map dscp 26 to traffic-class 3\ninterface Ethernet2\n  mtu 9214\nvlan 10\nplatform trident mmu queue profile P\n" +
+		"interface Ethernet3\n  mtu 9214\nqos profile RoCE\ninterface ethernet1/1/1\n  mtu 9216\nwred ecn_prof\n"
 	if !ok || string(s.Text) != want {
 		t.Errorf("text %q, want %q", s.Text, want)
 	}
