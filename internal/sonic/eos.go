@@ -65,7 +65,7 @@ func FromEOS(c *eos.Config) *ConfigDB {
 			e.skip(Value{Text: "service-profile " + it.Profile.Text + " (not in the input)", Line: it.Profile.Line, Col: it.Profile.Col})
 			continue
 		}
-		if !s.Trust.Given() && !s.PFC.Given() && len(s.Prios) == 0 && len(s.Queues) == 0 && !it.Profile.Given() {
+		if bare(s) && !it.Profile.Given() {
 			continue
 		}
 		e.port(it, s)
@@ -79,12 +79,11 @@ func FromEOS(c *eos.Config) *ConfigDB {
 		switch {
 		case taken[n]:
 		case len(c.Interfaces) == 0:
-			s := p.Settings
-			if !s.Trust.Given() && !s.PFC.Given() && len(s.Prios) == 0 && len(s.Queues) == 0 {
+			if bare(p.Settings) {
 				continue
 			}
 			e.skip(Value{Text: "the interfaces that take qos profile " + n + " (not in the input; taken as applied)", Line: p.At.Line, Col: p.At.Col})
-			e.port(&eos.Interface{Name: "qos profile " + n, At: p.At, Profile: p.At}, s)
+			e.port(&eos.Interface{Name: "qos profile " + n, At: p.At, Profile: p.At}, p.Settings)
 		default:
 			unused = append(unused, Value{Text: "qos profile " + n + " (no service-profile in the input takes it: on no port)", Line: p.At.Line, Col: p.At.Col})
 		}
@@ -204,6 +203,12 @@ func (e eosDB) port(it *eos.Interface, s eos.Settings) {
 		e.db.nosRED(it.Name, n, name, r)
 	}
 	e.db.nosPort(it.Name, it.Speed, it.MTU)
+}
+
+// bare reports whether s sets none of trust, PFC, PFC priorities and
+// transmit queues: nothing a port is judged on.
+func bare(s eos.Settings) bool {
+	return !s.Trust.Given() && !s.PFC.Given() && len(s.Prios) == 0 && len(s.Queues) == 0
 }
 
 // merge is an interface's settings over its service-profile's: what the
