@@ -184,9 +184,12 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 		}
 		// A cut without the interfaces that bind them: the one profile
 		// and scheduler map it defines are taken as bound, and said so.
-		for _, kind := range []string{"congestion-notification-profile", "scheduler-maps"} {
+		for _, b := range []struct {
+			kind  string
+			bound *string
+		}{{"congestion-notification-profile", &p.cnp}, {"scheduler-maps", &p.smap}} {
 			var defs []*junos.Node
-			for _, c := range root.Find(kind) {
+			for _, c := range root.Find(b.kind) {
 				for _, d := range c.Children {
 					if len(d.Words) == 1 && len(d.Children) > 0 {
 						defs = append(defs, d)
@@ -197,12 +200,8 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 				continue
 			}
 			d := defs[0].Words[0]
-			if kind == "congestion-notification-profile" {
-				p.cnp = d.Text
-			} else {
-				p.smap = d.Text
-			}
-			db.Skipped = append(db.Skipped, Value{Text: "the interfaces that bind " + strings.TrimSuffix(kind, "s") + " " + d.Text + " (not in the input; taken as bound)", Line: d.Line, Col: d.Col})
+			*b.bound = d.Text
+			db.Skipped = append(db.Skipped, Value{Text: "the interfaces that bind " + strings.TrimSuffix(b.kind, "s") + " " + d.Text + " (not in the input; taken as bound)", Line: d.Line, Col: d.Col})
 		}
 		ports = append(ports, p)
 	}
