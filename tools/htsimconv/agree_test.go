@@ -128,12 +128,7 @@ func holdSeeds(t *testing.T, label string, h, r *agree.Seeds, mean, p50, last fl
 // htsimFinishes reads htsim's recorded completion times.
 func htsimFinishes(t *testing.T, file string) []float64 {
 	t.Helper()
-	fs := htsimFlows(t, file)
-	x := make([]float64, len(fs))
-	for i, f := range fs {
-		x[i] = f.us
-	}
-	return x
+	return finishTimes(htsimFlows(t, file))
 }
 
 // TestAgreesWithHtsimHPCC holds rocelab's HPCC, imported by from-htsim

@@ -23,11 +23,16 @@ import (
 // lines of its output are skipped, as are comments.
 func readFinishes(file string, r io.Reader) ([]float64, error) {
 	fs, err := readFlowLines(file, r)
+	return finishTimes(fs), err
+}
+
+// finishTimes is the completion times of flow lines, in their order.
+func finishTimes(fs []htsimFinish) []float64 {
 	x := make([]float64, len(fs))
 	for i, f := range fs {
 		x[i] = f.us
 	}
-	return x, err
+	return x
 }
 
 // htsimFinish is one "Flow NAME [ID] finished at T" line: the flow's name
@@ -92,10 +97,7 @@ func compareCmd(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	h := make([]float64, len(hf))
-	for i, x := range hf {
-		h[i] = x.us
-	}
+	h := finishTimes(hf)
 	o, err := agree.RunScenario(s)
 	if err != nil {
 		return err
