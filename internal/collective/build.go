@@ -340,14 +340,13 @@ func (e *engine) buildTree() {
 func (e *engine) buildP2P() {
 	c, call := e.c, e.call
 	n := c.NRanks
-	pairs := c.p2pPairs(call)
 	proto := e.choice.Proto
 	perPeer, minCh := c.p2pPerPeer(), c.p2pPerPeer()
 	for minCh*n > c.p2pChannels() && minCh > 1 {
 		minCh /= 2
 	}
 	w := p2pWarps{ops: map[[3]int][]int32{}}
-	for _, pr := range pairs {
+	for pr := range c.p2pPairs(call) {
 		if pr.src == pr.dst {
 			chunk, parts := c.p2pChunking(Simple, pr.bytes, false, minCh, perPeer)
 			for j := 0; j < parts; j++ {

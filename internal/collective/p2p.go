@@ -1,5 +1,7 @@
 package collective
 
+import "iter"
+
 // p2pPerBatch is NCCL_MAX_DEV_WORK_P2P_PER_BATCH (device.h, 2.22 on;
 // NCCL_MAX_WORK_ELEMENTS_P2P/2 before): the point-to-point works, each a
 // send and a receive, that one channel runs at once, splitting its warps
@@ -49,7 +51,7 @@ func (c *Comm) p2pProto(call Call) Proto {
 // p2pCrossesNet says whether a point-to-point call has an operation
 // between two servers.
 func (c *Comm) p2pCrossesNet(call Call) bool {
-	for _, pr := range c.p2pPairs(call) {
+	for pr := range c.p2pPairs(call) {
 		if pr.src/c.PPN != pr.dst/c.PPN {
 			return true
 		}
@@ -64,33 +66,41 @@ type p2pPair struct {
 	bytes    int64
 }
 
-// p2pPairs returns a point-to-point call's operations: its Pairs, else
+// p2pPairs yields a point-to-point call's operations: its Pairs, else
 // SendRecv's shift by Peer (1 when zero), else alltoall's, a rank's
-// share to every rank, itself included.
-func (c *Comm) p2pPairs(call Call) []p2pPair {
-	n := c.NRanks
-	var pairs []p2pPair
-	switch {
-	case len(call.Pairs) > 0:
-		for _, p := range call.Pairs {
-			pairs = append(pairs, p2pPair{p[0], p[1], call.Bytes})
-		}
-	case call.Func == SendRecv:
-		d := call.Peer
-		if d == 0 {
-			d = 1
-		}
-		for r := 0; r < n; r++ {
-			pairs = append(pairs, p2pPair{r, ((r+d)%n + n) % n, call.Bytes})
-		}
-	default:
-		for r := 0; r < n; r++ {
-			for k := 0; k < n; k++ {
-				pairs = append(pairs, p2pPair{r, (r + k) % n, call.Bytes / int64(n)})
+// share to every rank, itself included. They are yielded, not listed:
+// an alltoall has the square of the ranks, and p2pCrossesNet, at every
+// plan, stops at the first that crosses servers.
+func (c *Comm) p2pPairs(call Call) iter.Seq[p2pPair] {
+	return func(yield func(p2pPair) bool) {
+		n := c.NRanks
+		switch {
+		case len(call.Pairs) > 0:
+			for _, p := range call.Pairs {
+				if !yield(p2pPair{p[0], p[1], call.Bytes}) {
+					return
+				}
+			}
+		case call.Func == SendRecv:
+			d := call.Peer
+			if d == 0 {
+				d = 1
+			}
+			for r := 0; r < n; r++ {
+				if !yield(p2pPair{r, ((r+d)%n + n) % n, call.Bytes}) {
+					return
+				}
+			}
+		default:
+			for r := 0; r < n; r++ {
+				for k := 0; k < n; k++ {
+					if !yield(p2pPair{r, (r + k) % n, call.Bytes / int64(n)}) {
+						return
+					}
+				}
 			}
 		}
 	}
-	return pairs
 }
 
 // p2pChannel returns the channel of part j of the point-to-point

@@ -25,10 +25,8 @@ package collective
 // steps run for f, and the pieces each rank sends across each.
 func patDims(f Func, n int) (dims, pieces []int) {
 	for d := 0; 1<<d < n; d++ {
-		if c := patPieces(n, d); c > 0 {
-			dims = append(dims, d)
-			pieces = append(pieces, c)
-		}
+		dims = append(dims, d)
+		pieces = append(pieces, patPieces(n, d))
 	}
 	if f == AllGather {
 		for i, j := 0, len(dims)-1; i < j; i, j = i+1, j-1 {
@@ -40,12 +38,10 @@ func patDims(f Func, n int) (dims, pieces []int) {
 }
 
 // patPieces is the number of offsets t in 1..n-1 whose lowest set bit is
-// d: the pieces a rank sends across dimension d.
+// d, for 2^d < n (at least one, 2^d itself): the pieces a rank sends
+// across dimension d.
 func patPieces(n, d int) int {
 	lo := 1 << d
-	if n-1 < lo {
-		return 0
-	}
 	return (n-1-lo)/(2*lo) + 1
 }
 
