@@ -147,12 +147,24 @@ func TestIBPortCountersLoopLinkDownedSaturated(t *testing.T) {
 	}
 }
 
-// A Grace Hopper GPU reaches the NIC on its own CPU's root port through
-// C2C (P2C), where NCCL 2.27 uses GPUDirect RDMA by default: no claim
-// that its traffic is staged through host memory, and none that it has a
-// NIC within one PCIe switch (SYNTHETIC lines in NCCL's dump layout).
-func TestNCCLTopoC2CGPUIsNotFar(t *testing.T) {
-	const in = `<system version="1">
+// NCCL topology dumps on which a rule must stay silent (SYNTHETIC lines
+// in NCCL's dump layout):
+//   - a Grace Hopper GPU reaches the NIC on its own CPU's root port
+//     through C2C (P2C), where NCCL 2.27 uses GPUDirect RDMA by default:
+//     no claim that its traffic is staged through host memory, and none
+//     that it has a NIC within one PCIe switch;
+//   - a DGX Spark (GB10), whose GPU says gdr="0" itself (from the GB10's
+//     bus ids and link widths): CUDA reports no GPUDirect RDMA for the
+//     integrated GPU, so the NICs' gdr="0" is no missing peer-memory
+//     module to load;
+//   - a socket net's gdr="0" (guid 0x0, eth0) says nothing of GPUDirect
+//     RDMA: NCCL's socket transport never has it.
+func TestNCCLTopoNoFalseFinding(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		silent   []string
+	}{
+		{"c2c-gpu-is-not-far", `<system version="1">
   <cpu numaid="0" affinity="ffffffff" arch="arm64" vendor="ARM" familyid="1" modelid="53">
     <pci busid="0009:01:00.0" class="0x030200" vendor="0x10de" device="0x2342" link_speed="32.0 GT/s PCIe" link_width="16">
       <gpu dev="0" sm="90" rank="0" gdr="1">
@@ -166,18 +178,8 @@ func TestNCCLTopoC2CGPUIsNotFar(t *testing.T) {
     </pci>
   </cpu>
 </system>
-`
-	fs := diagnoseText(t, in).Findings
-	nicMustNot(t, fs, "topo.gpu_nic.far")
-	nicMustNot(t, fs, "topo.gpu_nic.ok")
-}
-
-// A DGX Spark (GB10) dump, whose GPU says gdr="0" itself: CUDA reports
-// no GPUDirect RDMA for the integrated GPU, so the NICs' gdr="0" is no
-// missing peer-memory module to load (SYNTHETIC lines in NCCL's dump
-// layout, from the GB10's bus ids and link widths).
-func TestNCCLTopoGPUWithoutGDRLeavesNICsAlone(t *testing.T) {
-	const in = `<system version="1">
+`, []string{"topo.gpu_nic.far", "topo.gpu_nic.ok"}},
+		{"gpu-without-gdr-leaves-nics-alone", `<system version="1">
   <cpu numaid="0" affinity="fffff" arch="arm64" vendor="ARM" familyid="1" modelid="1">
     <pci busid="0000:01:00.0" class="0x020000" vendor="0x15b3" device="0x1021" link_speed="32.0 GT/s PCIe" link_width="4">
       <nic>
@@ -191,10 +193,26 @@ func TestNCCLTopoGPUWithoutGDRLeavesNICsAlone(t *testing.T) {
     </pci>
   </cpu>
 </system>
-`
-	fs := diagnoseText(t, in).Findings
-	nicMustNot(t, fs, "topo.nic.gdr_off")
-	nicMustNot(t, fs, "topo.gpu_nic.far")
+`, []string{"topo.nic.gdr_off", "topo.gpu_nic.far"}},
+		{"socket-net-without-gdr", `<system version="1">
+  <cpu numaid="0" affinity="ff" arch="x86_64" vendor="AuthenticAMD" familyid="175" modelid="1">
+    <pci busid="0001:00:00.0" class="0x030200" vendor="0x10de" device="0x20b5" link_speed="16.0 GT/s PCIe" link_width="16">
+      <gpu dev="0" sm="80" rank="0" gdr="1"/>
+    </pci>
+    <nic>
+      <net name="eth0" dev="0" speed="100000" port="0" latency="0.000000" guid="0x0" maxconn="65536" gdr="0"/>
+    </nic>
+  </cpu>
+</system>
+`, []string{"topo.nic.gdr_off"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := diagnoseText(t, tc.in).Findings
+			for _, id := range tc.silent {
+				nicMustNot(t, fs, id)
+			}
+		})
+	}
 }
 
 // NCCL 2.21+ fuses the two ports of a card into one net under a copy of
@@ -226,24 +244,6 @@ func TestNCCLTopoFusedNetJudgedOnItsCard(t *testing.T) {
 	if len(f.Evidence) != 2 {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
-}
-
-// A socket net's gdr="0" (guid 0x0, eth0) says nothing of GPUDirect RDMA:
-// NCCL's socket transport never has it (SYNTHETIC lines in NCCL's dump
-// layout).
-func TestNCCLTopoSocketNetWithoutGDRIsNoFinding(t *testing.T) {
-	const in = `<system version="1">
-  <cpu numaid="0" affinity="ff" arch="x86_64" vendor="AuthenticAMD" familyid="175" modelid="1">
-    <pci busid="0001:00:00.0" class="0x030200" vendor="0x10de" device="0x20b5" link_speed="16.0 GT/s PCIe" link_width="16">
-      <gpu dev="0" sm="80" rank="0" gdr="1"/>
-    </pci>
-    <nic>
-      <net name="eth0" dev="0" speed="100000" port="0" latency="0.000000" guid="0x0" maxconn="65536" gdr="0"/>
-    </nic>
-  </cpu>
-</system>
-`
-	nicMustNot(t, diagnoseText(t, in).Findings, "topo.nic.gdr_off")
 }
 
 // The same dump's port_xmit_discards 65535 and

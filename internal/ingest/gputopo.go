@@ -131,8 +131,7 @@ func amdTopoLink(s string) bool { return s == "0" || s == "XGMI" || s == "PCIE" 
 // topoNIC reports a column that is a NIC: NIC0, or an RDMA device name the
 // older versions print (mlx5_0).
 func topoNIC(s string) bool {
-	return strings.HasPrefix(s, "NIC") && len(s) > 3 || strings.HasPrefix(s, "mlx") || strings.HasPrefix(s, "rocep") ||
-		strings.HasPrefix(s, "ibp") || strings.HasPrefix(s, "bnxt_re") || strings.HasPrefix(s, "irdma") || strings.HasPrefix(s, "ionic")
+	return strings.HasPrefix(s, "NIC") && len(s) > 3 || rdmaDevName(s)
 }
 
 // Feed implements Parser.
