@@ -140,6 +140,24 @@ const P2PChannelNetBW = 14
 // 11.25, is above it and does not bind there).
 const P2PNetChannelRate = 10
 
+// RingQPRate is the data rate, GB/s, one queue pair of a Simple ring's
+// network connection carries (NCCL_IB_QPS_PER_CONNECTION of them, 1 by
+// default, each slice whole on the next in turn): what the public rings
+// with 2 channels a 400G NIC and one QP per connection move per QP from
+// 1 GiB, on three kinds of cluster, 2 × 8 all_gather and reduce_scatter
+// (docs/nccl.md, "A ring's queue pairs"): Vultr B200 NDR IB 19.2-19.4,
+// GKE A3 Ultra H200 RoCE 20.3-20.6 (three clusters), GKE A4 B200 RoCE
+// 23.0-23.6 (two); their mean, 21. The 4- and 8-server H100 all_reduce
+// rings check it (20.1-22.9). The same shapes with 2 or 4 QPs per
+// connection (nccl-tests#309 with NCCL_MIN_CTAS=24, the wutz 2-server
+// ring with 4) reach the NICs' line rate, as NCCL documents
+// NCCL_IB_QPS_PER_CONNECTION for multi-level fabrics' routing entropy
+// and the maintainer answers nccl-tests#309's one-QP rings with 2 QPs.
+// A single QP reaches the line in ib_write_bw, so this is what one flow
+// of NCCL's gets through a real fabric, not the NIC's limit; the
+// fabric's routing is not printed by the runs, so it is a rate.
+const RingQPRate = 21
+
 // GPUPoll is the time a GPU takes to see LL or LL128 data that a NIC has
 // written into its memory (it polls the flags of the lines).
 const GPUPoll = 500 * unit.Nanosecond
@@ -384,6 +402,9 @@ func Calibration() []CalibrationEntry {
 		{"P2P network channel rate", fmt.Sprintf("%d GB/s per channel", P2PNetChannelRate),
 			"kernel operations of a send or receive (sendrecv, alltoall) with a peer on another server",
 			"calibrated: what a channel moves in five public runs (Vultr B200 alltoall 11.3 and sendrecv 9.8; Azure NDm A100 v4 alltoall 10.1 on 2 × 8 and 9.6 on 2 × 1, microsoft/mscclpp performance-ndmv4.md; NVIDIA/nccl#1272 GH200 sendrecv 9.2); NCCL's tuning keeps its 14"},
+		{"ring QP rate", fmt.Sprintf("%d GB/s per queue pair", RingQPRate),
+			"the posts of a Simple ring's network connection: each of its NCCL_IB_QPS_PER_CONNECTION queue pairs carries at most this",
+			"calibrated: what a queue pair moves in the 2 × 8 ring all_gather runs with 2 channels a 400G NIC and one QP (Vultr B200 19.2-19.4, GKE A3 Ultra 20.3-20.6, GKE A4 23.0-23.6); checked on nccl-tests#309 and Voltage Park's 4- and 8-server rings (20.1-22.9); with 2 or 4 QPs the runs reach the line"},
 		{"P2P channel sharing", fmt.Sprintf("a channel's warps of one direction for all the point-to-point works it runs at once (%d a batch); a Simple network connection min(%d, %d/subs) slots", p2pPerBatch, nSteps, sharedSteps),
 			"send, receive and copy-to-self operations whose rounds NCCL maps to the same channel (two servers of 8: all of a GPU's peers on the other server)", "NCCL channel.h ncclP2pChannelBaseForRound (ncclChannelComputeBase up to 2.21), sendrecv.h nWarpPerWork, net.cc NCCL_SHARED_STEPS and maxDepth"},
 		{"NVLink bytes", "LL ×2, LL128 ×9/7, NVLS at the link × 0.85 (Hopper) or 0.74 (Blackwell)", "each GPU's NVLink, per byte sent to a peer or the switch", "NCCL tuning.cc (LL128 7/9 on one server, nvlsEfficiency)"},

@@ -70,6 +70,9 @@ type conn struct {
 	// proxy posts it (proxySrc) from that rank's NIC.
 	pxn      bool
 	proxySrc int32
+	// paced is when the connection's queue pairs are next free to take
+	// a slice at timing.qpRate each (schedulePosts).
+	paced unit.Time
 }
 
 // sendFree reports whether the sender has a free slot for its next slice.
@@ -115,6 +118,14 @@ func (e *engine) schedulePosts(ci int32) {
 			now := e.t.Now()
 			st := max(now+d, e.nicTx[c.nicSrc])
 			e.nicTx[c.nicSrc] = st + r.TxTime(unit.Bytes(c.size[c.posted&(nSteps-1)]))
+			d = st - now
+		}
+		if r := e.tm.qpRate; r > 0 && !c.sock {
+			// Each of the connection's queue pairs carries at most
+			// qpRate.
+			now := e.t.Now()
+			st := max(now+d, c.paced)
+			c.paced = st + (r * unit.BitRate(len(c.qps))).TxTime(unit.Bytes(c.size[c.posted&(nSteps-1)]))
 			d = st - now
 		}
 		e.post(ci, d)

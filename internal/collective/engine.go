@@ -146,7 +146,10 @@ type timing struct {
 	// connection (LL: NCCL's llMaxBw shared by the channels; a
 	// point-to-point channel: P2PNetChannelRate).
 	netRate unit.BitRate
-	nvRate  unit.BitRate
+	// qpRate caps what each queue pair of a network connection carries
+	// (a Simple ring: RingQPRate).
+	qpRate unit.BitRate
+	nvRate unit.BitRate
 	// wireNum/wireDen is the protocol's bytes on the network per byte of
 	// data (LL 2, LL128 128/120); nvNum/nvDen on NVLink, where LL128 moves
 	// 7 bytes of data in 9 (NCCL's single-server LL128 efficiency, since
@@ -355,6 +358,9 @@ func (e *engine) setTiming() {
 		// GPUDirect writes) before it bumps the tail the GPU polls.
 		tm.sendLat, tm.recvLat = soft/2, soft-soft/2
 		tm.recvWait = true
+		if a == Ring && !e.call.Func.p2p() {
+			tm.qpRate = gpu.Rate(RingQPRate)
+		}
 	}
 	if c.Net == NetSocket {
 		tm.sendLat += SocketLatency / 2
