@@ -63,11 +63,19 @@ func (k *wake) wait(same func() bool, own bool) {
 }
 
 // barrier lets workers wait for a counter cheaply: they spin, yield
-// (unless each has a core), then sleep (pause).
+// (unless each has a core), then sleep (pause). The round the counter's
+// next value starts (the run's start barrier) lies on the counter's
+// line, so that a waiter that sees the counter move takes the round
+// with it instead of fetching another line from the setter's core (on
+// this VM up to 150 ns each, docs/engine.md "Two threads"). 192 bytes:
+// Go's allocator puts an object of that size class on a 64-byte
+// boundary.
 type barrier struct {
-	v    atomic.Uint64
-	k    wake
-	spin spinning
+	v     atomic.Uint64
+	round round // set before the counter moves; read after
+	k     wake
+	spin  spinning
+	_     [48]byte
 }
 
 func newBarrier(sp spinning) *barrier {

@@ -284,6 +284,7 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 			t0 := w.now() // the end of the last round: one clock read a round less
 			for n := uint64(1); ; n++ {
 				start.waitFor(n)
+				r := start.round
 				if r.seq == 0 { // no more rounds
 					return
 				}
@@ -332,6 +333,7 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 		w.rounds++
 		r.seq = w.rounds
 		e := w.Control.Executed()
+		start.round = r
 		start.add(1)
 		waited := w.runRound(0, workers, r)
 		t2 := w.now()
@@ -383,6 +385,7 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 		}
 	}
 	r.seq = 0
+	start.round = r
 	start.add(1)
 	wg.Wait()
 	for k := range w.work {
