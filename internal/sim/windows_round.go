@@ -23,12 +23,19 @@ func (w *Windows) runRound(k, workers int, r round) (waited int64) {
 			w.runPart(i, r)
 		}
 	}
-	w.runControl(r)
+	if k == 0 || workers < len(w.Parts) {
+		w.runControl(r)
+	}
 	return 0
 }
 
 // runControl runs the control side's share of round r beside the parts,
-// unless it has none or another worker took it.
+// unless it has none or another worker took it. With a worker per part,
+// only the coordinator's worker (k 0) runs it: that worker also takes
+// the completions and hands over the posts between rounds (Collect,
+// Deliver), so the control side's state stays in one core's cache instead
+// of crossing to the other and back, a few dozen lines at up to 150 ns
+// each on this VM (docs/engine.md, "Two threads").
 func (w *Windows) runControl(r round) {
 	if r.control >= 0 && w.ctlFree.Load() && w.ctlFree.Swap(false) {
 		w.Control.RunUntil(r.control)
