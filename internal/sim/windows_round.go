@@ -10,7 +10,8 @@ import "rocelab/internal/unit"
 // at the barriers, or through the times they publish. Each part has a
 // worker of its own, which keeps its memory in that core's cache, while a
 // worker done early takes up what another has not begun (with more parts
-// than workers, the rounds' imbalance evens out).
+// than workers, the rounds' imbalance evens out; with a worker per part,
+// only the coordinator's does).
 func (w *Windows) runRound(k, workers int, r round) (waited int64) {
 	if w.linked {
 		return w.runLinked(k, r)
@@ -18,24 +19,28 @@ func (w *Windows) runRound(k, workers int, r round) (waited int64) {
 	for i := k; i < len(w.Parts); i += workers {
 		w.runPart(i, r)
 	}
+	if k > 0 && workers == len(w.Parts) {
+		// With a worker per part, the coordinator's worker (k 0) claims
+		// its part as it starts the round, and it alone runs the control
+		// side's share: it also takes the completions and hands over the
+		// posts between rounds (Collect, Deliver), so the control side's
+		// state stays in one core's cache instead of crossing to the
+		// other and back, a few dozen lines at up to 150 ns each on this
+		// VM; looking at them would only fetch their lines (docs/engine.md,
+		// "Two threads").
+		return 0
+	}
 	for i := len(w.Parts) - 1; i >= 0; i-- {
 		if i%workers != k {
 			w.runPart(i, r)
 		}
 	}
-	if k == 0 || workers < len(w.Parts) {
-		w.runControl(r)
-	}
+	w.runControl(r)
 	return 0
 }
 
 // runControl runs the control side's share of round r beside the parts,
-// unless it has none or another worker took it. With a worker per part,
-// only the coordinator's worker (k 0) runs it: that worker also takes
-// the completions and hands over the posts between rounds (Collect,
-// Deliver), so the control side's state stays in one core's cache instead
-// of crossing to the other and back, a few dozen lines at up to 150 ns
-// each on this VM (docs/engine.md, "Two threads").
+// unless it has none or another worker took it.
 func (w *Windows) runControl(r round) {
 	if r.control >= 0 && w.ctlFree.Load() && w.ctlFree.Swap(false) {
 		w.Control.RunUntil(r.control)
