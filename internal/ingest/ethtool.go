@@ -183,6 +183,10 @@ func (p *ethtoolParser) command(c shellCommand) {
 // counter handles one "name: value" line; it reports whether the line was
 // taken as an ethtool counter.
 func (p *ethtoolParser) counter(l Line, name string, v uint64) bool {
+	if cumulusName(name) {
+		// A Cumulus switch port's counters: the switch reader's.
+		return false
+	}
 	if p.cur == nil {
 		if !p.pending && !ethtoolOnlyName(name) && !(p.info && ethtoolFirst(name)) {
 			return false

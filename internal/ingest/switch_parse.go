@@ -94,6 +94,7 @@ type switchParser struct {
 	ecnq    ecnQueueState
 	iface   ifaceBlock
 	errs    errTable
+	cl      cumulusStats
 }
 
 // NewSwitchParser returns a parser for switch CLI output in the input src.
@@ -115,7 +116,7 @@ func (p *switchParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.errs.feed(p, l, t) || p.iface.feed(p, l, t) {
+	if p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.errs.feed(p, l, t) || p.iface.feed(p, l, t) || p.cl.feed(p, l, t) {
 		return
 	}
 	if t == "" {
