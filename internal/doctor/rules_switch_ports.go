@@ -24,7 +24,7 @@ func colsOf(p ingest.PortCount) portCols {
 	if p.IOS {
 		return portCols{"input discards", "output discards", "input errors", "packets input", "packets output"}
 	}
-	if p.Cumulus {
+	if p.Cumulus && p.RxErrCol == "" {
 		return portCols{"HwIfInDiscards", "HwIfOutDiscards", "HwIfInErrors", "HwIfIn*castPkts", "HwIfOut*castPkts"}
 	}
 	return portCols{"RX_DRP", "TX_DRP", "RX_ERR", "RX_OK", "TX_OK"}

@@ -10,7 +10,8 @@ import (
 // and 1439 ingress discards is switch.link.errors and switch.queue.drops,
 // citing their lines (before, the dump was read as a NIC's and nothing
 // was said); swp13 and swp14, whose only drops are ACL drops, raise
-// nothing. A synthetic Spectrum port that sent PFC pause on priority 3 is
+// nothing; its `cl-netstat` (swp1-4 with RX_ERR and RX_DRP) is the same
+// rules' per port. A synthetic Spectrum port that sent PFC pause on priority 3 is
 // the same switch.pfc.tx_pause SONiC's tables give.
 func TestCumulusEthtool(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/switch/cumulus-ethtool-S-swp1-hwifinerrors-15.7m.txt")
@@ -33,6 +34,16 @@ func TestCumulusEthtool(t *testing.T) {
 		if f.Severity != Info {
 			t.Errorf("%s %s: %s", f.Severity, f.ID, f.Title)
 		}
+	}
+
+	netstat := diagnoseFiles(t, Options{}, "corpus/switch/cumulus-cl-netstat-swp1-4-rx-err.txt")
+	n := nicMustFind(t, netstat, "switch.link.errors", Warn, "swp2: 10728822 frames received with errors (RX_ERR), 0.354% of the 3034396592 received")
+	if n.Evidence[0].Line != 10 || !strings.Contains(n.Fix, "ethtool -m swp2") {
+		t.Errorf("cl-netstat errors: evidence %v, fix %q", n.Evidence, n.Fix)
+	}
+	nicMustFind(t, netstat, "switch.queue.drops", Warn, "swp4: 897 packets dropped at ingress (RX_DRP; RX_OK 13869960451)")
+	if got := len(nicFind(netstat, "switch.link.errors")) + len(nicFind(netstat, "switch.queue.drops")); got != 8 {
+		t.Errorf("%d findings on swp1-4's errors and drops, want 8: eth0 and lo are the switch's own", got)
 	}
 
 	paths := writeFiles(t, map[string][]string{"leaf.txt": {

@@ -102,3 +102,23 @@ func TestSwitchCumulusShapes(t *testing.T) {
 		t.Errorf("swp2 %+v", q)
 	}
 }
+
+// Cumulus Linux `cl-netstat` (the same knowledge-base article): the
+// switch ports' rows as portstat's, RX_ERR and RX_DRP per port; eth0, the
+// management port, and lo are not read as switch ports. Before, the table
+// was in no format rocelab recognised.
+func TestSwitchCumulusNetstat(t *testing.T) {
+	s := corpusAs[*SwitchCounters](t, "switch/cumulus-cl-netstat-swp1-4-rx-err.txt", KindSwitch)
+	if len(s.Ports) != 4 {
+		t.Fatalf("ports %+v", s.Ports)
+	}
+	for i, want := range []struct {
+		port          string
+		rxOK, err, dr int64
+	}{{"swp1", 7669976333, 15682741, 1439}, {"swp2", 3023667770, 10728822, 978}, {"swp3", 24315580462, 14877988, 1307}, {"swp4", 13869960451, 8452232, 897}} {
+		p := s.Ports[i]
+		if p.Port != want.port || p.RxOK != want.rxOK || p.RxErr != want.err || p.RxDrop != want.dr || p.TxDrop != 0 || !p.Cumulus || p.RxErrCol != "RX_ERR" || p.Evidence.Line != 9+i {
+			t.Errorf("row %d %+v", i, p)
+		}
+	}
+}

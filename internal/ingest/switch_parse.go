@@ -322,7 +322,9 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return swPFCHist, f
 	case fecHeader(f):
 		return swFEC, f
-	case f[0] == "IFACE" && len(f) >= 8 && strings.Contains(h, "RX_DRP"):
+	case (f[0] == "IFACE" || f[0] == "Iface" && f[1] == "MTU") && len(f) >= 8 && strings.Contains(h, "RX_DRP"):
+		// SONiC's portstat, or Cumulus Linux's cl-netstat (Iface MTU Met
+		// RX_OK ... Flg).
 		return swPorts, f
 	case f[0] == "Pool" && f[1] == "Bytes" && (p.title == swPoolWM || p.title == swHdrmWM):
 		t := p.title
