@@ -76,4 +76,16 @@ func TestHWCountersPdshHostsApart(t *testing.T) {
 	if hostValue(t, h.Samples, "gpu02", "local_ack_timeout_err") != 7000 || hostValue(t, h.Samples, "gpu01", "local_ack_timeout_err") != 0 || hostValue(t, h.Samples, "gpu02", "out_of_sequence") != 50000 {
 		t.Errorf("values across hosts %+v", h.Samples)
 	}
+
+	r := readOne[*HWCounters](t, "pdsh.txt", "# synthetic: pdsh rdma statistic show on two hosts, two ports each\n"+
+		"gpu01: link mlx5_0/1 rx_write_requests 100 out_of_sequence 0 local_ack_timeout_err 0\n"+
+		"gpu02: link mlx5_0/1 rx_write_requests 100 out_of_sequence 50000 local_ack_timeout_err 7000\n"+
+		"gpu01: link mlx5_1/1 rx_write_requests 100 out_of_sequence 0 local_ack_timeout_err 0\n"+
+		"gpu02: link mlx5_1/1 rx_write_requests 100 out_of_sequence 0 local_ack_timeout_err 0\n")
+	if len(r.Samples) != 4 {
+		t.Fatalf("rdma statistic samples %+v", r.Samples)
+	}
+	if hostValue(t, r.Samples[:2], "gpu02", "out_of_sequence") != 50000 || hostValue(t, r.Samples[:2], "gpu01", "out_of_sequence") != 0 {
+		t.Errorf("rdma statistic across hosts %+v", r.Samples)
+	}
 }
