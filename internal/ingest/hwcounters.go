@@ -55,6 +55,9 @@ type hwKey struct {
 	// obj names the counter object of a per-QP line (qpObject); "" for the
 	// port's own counters.
 	obj string
+	// origin is the host a pdsh or clush prefix names (Line.Origin): the
+	// same port of two hosts is two ports, never one dump or a pair.
+	origin string
 }
 
 // maxOpenPorts bounds the ports whose dumps are open at once.
@@ -426,6 +429,7 @@ func (p *hwParser) rdmaPairs(k hwKey, l Line, f []string) int {
 // add records one counter of port k, starting a new dump when the name is
 // already in the open one.
 func (p *hwParser) add(k hwKey, name string, v uint64, l Line) {
+	k.origin = l.Origin
 	s := p.open[k]
 	if s != nil && s.has(name) {
 		p.flushKey(k)
@@ -440,6 +444,9 @@ func (p *hwParser) add(k hwKey, name string, v uint64, l Line) {
 		p.open[k] = s
 		if l.Host != "" {
 			p.hosts[k] = l.Host
+		}
+		if l.Origin != "" {
+			p.hosts[k] = l.Origin
 		}
 		p.order = append(p.order, k)
 	}
