@@ -48,6 +48,11 @@ func (l *NCCLLog) Feed(ln Line) {
 		}
 		return
 	}
+	if strings.HasPrefix(strings.TrimLeft(pre, " "), "**") {
+		// A line a poster set in Markdown bold: "**host:1:2 [0] ... WARN
+		// msg**".
+		msg = strings.TrimSuffix(msg, "**")
+	}
 	l.matrix = false
 	l.lines.add(ln)
 	ev := At(l.src, ln)
@@ -264,8 +269,10 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(msg, "Failed to initialize any NET plugin"):
 		l.NoNetwork.add(host, ev)
 	default:
-		if strings.HasPrefix(msg, "NET/IB") && len(l.IBDevices) == 0 && len(l.IBPorts) == 0 {
-			// Before NET/IB lists its devices: it is starting.
+		if strings.HasPrefix(msg, "NET/IB") && len(l.IBDevices) == 0 && len(l.IBPorts) == 0 && !dataPathWarn(msg) {
+			// Before NET/IB lists its devices: it is starting (unless
+			// the excerpt begins past the device list, at a WARN about
+			// data to or from a peer).
 			l.IBInitWarns.add(host, ev)
 		}
 		l.WarningCount++
@@ -274,6 +281,14 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 			l.setLastWarn(key, warnRef{'w', len(l.Warnings) - 1, ev.Line})
 		}
 	}
+}
+
+// dataPathWarn reports whether an IB transport WARN is about data moving
+// to or from a peer ("NET/IB : req 0/1 tag 0 peer 10.10.23.6<58683>
+// collective mismatch error"): it names the peer's socket address or a
+// request, which no warning of the transport's start does.
+func dataPathWarn(msg string) bool {
+	return strings.Contains(msg, " peer ") || strings.Contains(msg, " req ")
 }
 
 func (l *NCCLLog) setLastWarn(key string, r warnRef) {

@@ -1,0 +1,19 @@
+package ingest
+
+import "testing"
+
+// A NET/IB WARN about a request to a peer ("req 0/1 tag 0 peer
+// 10.10.23.6<58683> collective mismatch error", NVIDIA/nccl#969, an
+// excerpt that begins past the device list) is data moving, not the IB
+// transport stopping at init; and a WARN set in Markdown bold (#268) loses
+// the closing "**" with its opening one.
+func TestCorpusDataPathWarns(t *testing.T) {
+	l := ncclLog(t, "nccl-log/nccl-2.14.3-pdsh-ip-prefix-ib-collective-mismatch-nccl969.txt")
+	if l.IBInitWarns.Count != 0 || len(l.Warnings) != 1 || l.Warnings[0].Host != "so-ucloud-10-10-23-10" || l.Warnings[0].Result != 5 {
+		t.Errorf("init warns %d, warnings %+v", l.IBInitWarns.Count, l.Warnings)
+	}
+	b := ncclLog(t, "nccl-log/nccl-2.4.7-markdown-bold-socket-message-truncated-nccl268.txt")
+	if len(b.Warnings) != 1 || b.Warnings[0].Host != "hvd1" || b.Warnings[0].Message != "NET/Socket : message truncated : receiving 696320 bytes instead of 32768" {
+		t.Errorf("bold warning %+v", b.Warnings)
+	}
+}
