@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -69,4 +71,20 @@ func TestIBInitWarnNamesNoPeer(t *testing.T) {
 		"# synthetic",
 		"h1:10:10 [0] transport/net_ib.cc:1038 NCCL WARN NET/IB : req 0/1 tag 0 peer 10.0.0.2<4242> collective mismatch error, local size 8 remote size 4")
 	nicMustNot(t, fs, "nccl.transport.socket_fallback")
+}
+
+// A job's ranks often come as one file per host. NCCL before 2.2x prints
+// its version without a prefix; in a file whose lines name one host it is
+// that host's (real: NVIDIA/nccl#1129's node08 on 2.7.8), so a second
+// host's file on another version (SYNTHETIC, h2 on 2.21.5) is a version
+// mismatch across the two. Before, the bare version had no host and the
+// mismatch was not found.
+func TestVersionMismatchAcrossHostFiles(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "h2.log")
+	if err := os.WriteFile(other, []byte("# synthetic\nh2:20:20 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fs := Diagnose([]string{nicTestdata("corpus/nccl-log/nccl-2.7.8-docker-ib-bare-version-one-host-nccl1129.txt"), other}, nil, Options{}).Findings
+	nicMustFind(t, fs, "nccl.version.mismatch", Warn, "2.7.8 on node08", "2.21.5 on h2")
 }

@@ -17,3 +17,13 @@ func TestCorpusDataPathWarns(t *testing.T) {
 		t.Errorf("bold warning %+v", b.Warnings)
 	}
 }
+
+// NCCL 2.7.8's rank 0 prints its version without a prefix; in a log
+// whose lines name one host (NVIDIA/nccl#1129, node08's ranks), it is
+// that host's, so that the versions of a job's per-host files compare.
+func TestCorpusBareVersionSoleHost(t *testing.T) {
+	l := ncclLog(t, "nccl-log/nccl-2.7.8-docker-ib-bare-version-one-host-nccl1129.txt")
+	if len(l.Versions) != 1 || l.Versions[0].Host != "node08" || l.Versions[0].Version != "2.7.8+cuda11.1" || l.Versions[0].Evidence.Line != 7 {
+		t.Errorf("versions %+v", l.Versions)
+	}
+}
