@@ -88,3 +88,35 @@ func TestVersionMismatchAcrossHostFiles(t *testing.T) {
 	fs := Diagnose([]string{nicTestdata("corpus/nccl-log/nccl-2.7.8-docker-ib-bare-version-one-host-nccl1129.txt"), other}, nil, Options{}).Findings
 	nicMustFind(t, fs, "nccl.version.mismatch", Warn, "2.7.8 on node08", "2.21.5 on h2")
 }
+
+// SYNTHETIC lines in NCCL's format, one file per host as a job's ranks
+// leave them: h1's queue pair fails with retry exceeded, and h2 then finds
+// its socket to h1 closed. h2's error is the fallout, told as a warning
+// that names h1; the cause stays an error. A closed connection whose host
+// the line does not name is left an error.
+func TestRemoteFalloutFoldsUnderTransportFailure(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("# synthetic\n"+text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	h1 := write("h1.log", "h1:10:20 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<4242> with error 12, opcode 0, len 0, vendor err 129 (Recv)\nh1:10:20 [0] NCCL INFO transport/net.cc:1008 -> 6\n")
+	h2 := write("h2.log", "h2:20:30 [0] misc/socket.cc:538 NCCL WARN Net : Connection closed by remote peer h1<47861>\nh2:20:30 [0] NCCL INFO misc/socket.cc:535 -> 6\n")
+	fs := Diagnose([]string{h1, h2}, nil, Options{}).Findings
+	nicMustFind(t, fs, "nccl.ib.retry_exceeded", Error, "from h1")
+	f := nicMustFind(t, fs, "nccl.warn.error", Warn, "peer closed its NCCL connection", "fallout of the IB transport failure on h1", "on h2")
+	if !strings.Contains(f.Mechanism, "1 line of NCCL's IB transport failing on h1") {
+		t.Errorf("mechanism does not name the cause: %s", f.Mechanism)
+	}
+	// Real: PyTorch's remote error with its last error, no host named
+	// (NVIDIA/nccl#2076).
+	bare := nicTestdata("corpus/nccl-log/pytorch-distbackenderror-nccl-2.21.5-remote-error-last-error-recv-reset-by-peer-nccl2076.txt")
+	fs = Diagnose([]string{h1, bare}, nil, Options{}).Findings
+	f = nicMustFind(t, fs, "nccl.warn.error", Error, "peer closed its NCCL connection")
+	if strings.Contains(f.Title, "fallout") {
+		t.Errorf("a line of no host folded: %s", f.Title)
+	}
+}

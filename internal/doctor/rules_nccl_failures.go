@@ -422,6 +422,7 @@ func checkWarnErrors(inc *Incident) []Finding {
 		}
 	}
 	under := peerFalloutUnder(perLog)
+	tf := transportFailuresOf(inc)
 	var fs []Finding
 	for _, g := range gs.list {
 		if under[g] != nil {
@@ -447,6 +448,9 @@ func checkWarnErrors(inc *Incident) []Finding {
 		}
 		if n := fallout[g]; n > 0 {
 			f.Mechanism += fmt.Sprintf(" The %s after it on the same processes are its fallout.", plural(n, "later WARN", "later WARNs"))
+		}
+		if remoteFallout(g.class) {
+			returned += foldRemoteFallout(&f, tf, g.hosts)
 		}
 		f.Title = fmt.Sprintf("%s%s (%s)", capitalise(g.class.what), returned, strings.TrimLeft(g.where(), "; "))
 		for _, p := range gs.list {
