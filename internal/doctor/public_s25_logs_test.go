@@ -120,3 +120,16 @@ func TestRemoteFalloutFoldsUnderTransportFailure(t *testing.T) {
 		t.Errorf("a line of no host folded: %s", f.Title)
 	}
 }
+
+// NCCL 2.0-2.2 logs (no "NCCL" before the level) were no input; now their
+// transport is judged: sockets with libibverbs missing (horovod/horovod#98)
+// and over a sideband interface (#666), IB over a ConnectX-3 (#489).
+func TestLegacyPrefixLogsJudged(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.0-2.2-no-nccl-marker-warn-libibverbs-bold-horovod98.txt")
+	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "on 1 host")
+	if f.Evidence[0].Line != 2 || !strings.Contains(f.Mechanism, "libibverbs") {
+		t.Errorf("evidence %+v, mechanism %s", f.Evidence, f.Mechanism)
+	}
+	nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.0-2.2-no-nccl-marker-socket-sideband-horovod666.txt"), "nccl.transport.socket_fallback", Warn)
+	nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.0-2.2-no-nccl-marker-ib-mlx4-horovod489.txt"), "nccl.transport.ib", Info, "mlx4_0:1")
+}

@@ -28,6 +28,10 @@ func (l *NCCLLog) Feed(ln Line) {
 	}
 	i := ln.marker - 1
 	if i < 0 {
+		if pre, warn, msg, ok := legacySplit(s); ok {
+			l.feedPrefixed(ln, pre, warn, msg)
+			return
+		}
 		if i = strings.Index(s, "NCCL"); i < 0 {
 			l.matrix = false
 			if !l.feedFragment(ln, s) {
@@ -48,6 +52,12 @@ func (l *NCCLLog) Feed(ln Line) {
 		}
 		return
 	}
+	l.feedPrefixed(ln, pre, warn, msg)
+}
+
+// feedPrefixed reads a line NCCL printed with its prefix, split into the
+// prefix, whether it is a WARN, and the message.
+func (l *NCCLLog) feedPrefixed(ln Line, pre string, warn bool, msg string) {
 	if strings.HasPrefix(strings.TrimLeft(pre, " "), "**") {
 		// A line a poster set in Markdown bold: "**host:1:2 [0] ... WARN
 		// msg**".

@@ -27,3 +27,37 @@ func TestCorpusBareVersionSoleHost(t *testing.T) {
 		t.Errorf("versions %+v", l.Versions)
 	}
 }
+
+// NCCL 2.0 to 2.2 printed no "NCCL" before the level ("host:pid:tid [dev]
+// INFO msg", "... [dev] file:line WARN msg"): such logs were no input at
+// all. Other tools' INFO and WARN lines, without NCCL's prefix, stay
+// unread (SYNTHETIC lines below).
+func TestCorpusLegacyPrefix(t *testing.T) {
+	for _, c := range []struct {
+		rel, host, network string
+		lines              int
+	}{
+		{"nccl-log/nccl-2.0-2.2-no-nccl-marker-socket-sideband-horovod666.txt", "seyun", "Socket", 3},
+		{"nccl-log/nccl-2.0-2.2-no-nccl-marker-ib-mlx4-horovod489.txt", "nmyjs-202-75", "IB", 12},
+		{"nccl-log/nccl-2.0-2.2-no-nccl-marker-warn-libibverbs-bold-horovod98.txt", "admin-pc", "Socket", 10},
+	} {
+		l := ncclLog(t, c.rel)
+		if l.Lines() != c.lines || len(l.Hosts()) != 1 || l.Hosts()[0] != c.host || len(l.Networks) == 0 || l.Networks[0].Name != c.network {
+			t.Errorf("%s: %d lines, hosts %v, networks %+v", c.rel, l.Lines(), l.Hosts(), l.Networks)
+		}
+	}
+	if l := ncclLog(t, "nccl-log/nccl-2.0-2.2-no-nccl-marker-warn-libibverbs-bold-horovod98.txt"); l.VerbsMissing.Count != 1 {
+		t.Errorf("libibverbs WARN read %d times", l.VerbsMissing.Count)
+	}
+	for _, s := range []string{
+		"2024-01-02 10:00:01 INFO Using internal Network Socket",
+		"[1] INFO NET : Using interface eth0:10.0.0.1<0>",
+		"worker-1 [0] INFO Using internal Network IB",
+		"host:12:x [0] INFO Using internal Network IB",
+		"host:1:2 [0] WARN Failed to open libibverbs.so[.1]",
+	} {
+		if _, _, _, ok := legacySplit(s); ok {
+			t.Errorf("read as NCCL 2.0-2.2: %q", s)
+		}
+	}
+}
