@@ -218,18 +218,46 @@ func TestLintJunosPublic(t *testing.T) {
 // is best-effort in queue 0, not NO-LOSS's class 0: CNPs on DSCP 48 were
 // said to share RoCE's class.
 func TestLintJunosBestEffortBesideNoLossZero(t *testing.T) {
+	for _, fd := range lintApstraStatic(t, "# synthetic: RoCE on DSCP 0, NCCL's default\nNCCL_IB_TC=0\n") {
+		if fd.ID != "config.not_judged" {
+			t.Errorf("%s: %s", fd.ID, fd.Title)
+		}
+	}
+}
+
+// lintApstraStatic lints Juniper's Apstra DCQCN configlet (its static
+// part) beside an NCCL env file of the given text.
+func lintApstraStatic(t *testing.T, nccl string) []doctor.Finding {
+	t.Helper()
 	env := filepath.Join(t.TempDir(), "nccl-synthetic.env")
-	if err := os.WriteFile(env, []byte("# synthetic: RoCE on DSCP 0, NCCL's default\nNCCL_IB_TC=0\n"), 0o644); err != nil {
+	if err := os.WriteFile(env, []byte(nccl), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := Lint([]string{"../../testdata/corpus/junos/apstra-ai-cluster-jvd-dcqcn-static.conf", env}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, fd := range rep.Findings {
-		if fd.ID != "config.not_judged" {
-			t.Errorf("%s: %s", fd.ID, fd.Title)
+	return rep.Findings
+}
+
+// TestLintJunosFixPriority: RoCE on DSCP 26 beside Juniper's Apstra
+// configlet (NO-LOSS on PFC priority 0 for DSCP 0-7) lands in best-effort
+// queue 0, which lint numbers 8 apart from NO-LOSS's priority 0. The fix
+// names priority 0, the one the configuration pauses; it said
+// `pfc-priority 8` and "the NICs' priority 8", no priority at all.
+func TestLintJunosFixPriority(t *testing.T) {
+	n := 0
+	for _, fd := range lintApstraStatic(t, "# synthetic: RoCE on DSCP 26\nNCCL_IB_TC=106\n") {
+		if fd.ID != "qos.pfc.disabled" {
+			continue
 		}
+		n++
+		if strings.Contains(fd.Fix, "priority 8") || !strings.Contains(fd.Fix, "pfc-priority 0") {
+			t.Errorf("fix: %s", fd.Fix)
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d qos.pfc.disabled findings, want 1", n)
 	}
 }
 
