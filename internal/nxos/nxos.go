@@ -121,6 +121,18 @@ func (c *Config) Group(class string) (int, bool) {
 	return 0, false
 }
 
+// queuingName reports whether class is one of NX-OS's system queuing
+// class names (c-out-8q-q3, c-out-q-default, c-in-q1), which only a
+// queuing policy can name.
+func queuingName(class string) bool {
+	for _, p := range []string{"c-out-8q-q", "c-out-q", "c-in-8q-q", "c-in-q"} {
+		if strings.HasPrefix(class, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // Parse reads an NX-OS configuration. A QoS command it knows with a value
 // NX-OS would not accept is an error at its place.
 func Parse(name string, data []byte) (*Config, error) {
@@ -138,6 +150,15 @@ func Parse(name string, data []byte) (*Config, error) {
 	// A class-map may be defined after the policy that names it: the
 	// pauses are placed once the whole input is read.
 	for _, q := range p.pauses {
+		if _, own := c.Groups[q.class]; !own && queuingName(q.class) {
+			// NX-OS refuses `class type network-qos c-out-8q-q3`: the
+			// name is an egress queuing class's, and no network-qos
+			// class of that name exists, so the pause is not configured.
+			at := q.at
+			at.Text = fmt.Sprintf("class type network-qos %s (a queuing class's name, not a network-qos class: NX-OS refuses the class, and its pause pfc-cos %s pauses nothing; the network-qos class of qos-group N is c-8q-nqN)", q.class, q.cos.Text)
+			c.NotJudged = append(c.NotJudged, at)
+			continue
+		}
 		g, ok := c.Group(q.class)
 		if !ok {
 			at := q.at

@@ -131,11 +131,37 @@ func TestParseErrors(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("policy-map type network-qos N\n  class type network-qos c-8q-nq3\n    pause pfc-cos 3\nsystem qos\n  service-policy type network-qos N\n"))
 	f.Add([]byte("class-map type qos match-any R\n  match dscp 26\npolicy-map type qos P\n  class R\n    set qos-group 3\ninterface Ethernet1/1 - 4\n  priority-flow-control mode on\n  service-policy type qos input P\n"))
+	f.Add([]byte("policy-map type network-qos N\n  class type network-qos c-out-8q-q3\n    pause pfc-cos 3\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if _, err := Parse("f.cfg", data); !pos.Placed(err) {
 			t.Fatalf("error without a place: %v", err)
 		}
 	})
+}
+
+// TestParsePauseQueuingClass: a network-qos policy that names an egress
+// queuing class (c-out-8q-q3, as a lab guide for a Nexus 9332 wrote it)
+// pauses nothing, and says so at its pause line; a class-map type
+// network-qos the configuration defines under such a name is its own.
+func TestParsePauseQueuingClass(t *testing.T) {
+	const nq = "policy-map type network-qos N\n  class type network-qos c-out-8q-q3\n    pause pfc-cos 3\n"
+	c, err := Parse("x.cfg", []byte(nq))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Pause["N"]) != 0 || len(c.PauseUnknown["N"]) != 0 {
+		t.Errorf("pause %v, unknown %v: want none", c.Pause, c.PauseUnknown)
+	}
+	if len(c.NotJudged) != 1 || c.NotJudged[0].Line != 3 || !strings.Contains(c.NotJudged[0].Text, "pauses nothing") {
+		t.Errorf("not judged %+v", c.NotJudged)
+	}
+	c, err = Parse("x.cfg", []byte("class-map type network-qos c-out-8q-q3\n  match qos-group 3\n"+nq))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := c.Pause["N"][3]; !ok || v.Text != "3" {
+		t.Errorf("own class-map: pause %v", c.Pause)
+	}
 }
 
 // TestIsConfigExcerpt: NX-OS's `!Command: show running-config` header
