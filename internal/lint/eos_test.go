@@ -62,13 +62,18 @@ func TestLintEOSPublic(t *testing.T) {
 // nothing else is said. Before, lint refused both. Microsoft's Azure
 // Local switch generator renders a network-qos class pausing CoS 3 whose
 // class-map it never defines: named as not judged (PFC with it), where
-// lint refused the file.
+// lint refused the file. Microsoft's SDN example for a Nexus 3132 marks
+// its no-drop class `pause no-drop` (the Nexus 3000/5000 form), which
+// lint did not read (PFC off on every priority), and its README prints
+// the qos policy's classes at the policy-map's indent, which ended the
+// policy (every DSCP in qos-group 0): both are sound.
 func TestLintNXOSPublic(t *testing.T) {
 	got := map[string][]string{}
 	lintGolden(t, "../../testdata/corpus/nxos", "*.cfg", 1, func(name string, fd doctor.Finding) {
 		got[name] = append(got[name], fd.ID)
 	})
-	for _, f := range []string{"rocm-n9364e-sg2-dcqcn.cfg", "azurelocal-tor-qos-policy-nexus.cfg", "azurelocal-switchgen-nxos-switched-qos.cfg"} {
+	for _, f := range []string{"rocm-n9364e-sg2-dcqcn.cfg", "azurelocal-tor-qos-policy-nexus.cfg", "azurelocal-switchgen-nxos-switched-qos.cfg",
+		"msdn-nexus3132-tor1-pause-no-drop.cfg", "msdn-nexus3132-readme-qos-marking-unindented.cfg"} {
 		if ids := got[f]; strings.Join(ids, " ") != "config.not_judged" {
 			t.Errorf("%s: %v, want config.not_judged alone", f, ids)
 		}
