@@ -234,11 +234,22 @@ func TestLintJunosBestEffortBesideNoLossZero(t *testing.T) {
 // part) beside an NCCL env file of the given text.
 func lintApstraStatic(t *testing.T, nccl string) []doctor.Finding {
 	t.Helper()
-	env := filepath.Join(t.TempDir(), "nccl-synthetic.env")
-	if err := os.WriteFile(env, []byte(nccl), 0o644); err != nil {
-		t.Fatal(err)
+	return lintWritten(t, map[string]string{"nccl-synthetic.env": nccl}, "../../testdata/corpus/junos/apstra-ai-cluster-jvd-dcqcn-static.conf")
+}
+
+// lintWritten lints the given files with texts written, by name, into a
+// temporary directory.
+func lintWritten(t *testing.T, texts map[string]string, files ...string) []doctor.Finding {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range texts {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
 	}
-	rep, err := Lint([]string{"../../testdata/corpus/junos/apstra-ai-cluster-jvd-dcqcn-static.conf", env}, nil)
+	rep, err := Lint(files, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,6 +274,27 @@ func TestLintJunosFixPriority(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("%d qos.pfc.disabled findings, want 1", n)
+	}
+}
+
+// TestLintQoSAbsentNOS: an EOS configuration whose only qos profile no
+// interface takes sets QoS on no port; config.qos.absent says so in the
+// switch's terms, not by CONFIG_DB tables the file cannot hold, and asks
+// for its running-config, not a config_db.json.
+func TestLintQoSAbsentNOS(t *testing.T) {
+	text := "! synthetic: an EOS qos profile that only trusts DSCP, taken by no interface\nqos profile TRUST\n   qos trust dscp\n!\ninterface Ethernet1\n   mtu 9214\n   no switchport\n"
+	n := 0
+	for _, fd := range lintWritten(t, map[string]string{"eos-synthetic.cfg": text}) {
+		if fd.ID != "config.qos.absent" {
+			continue
+		}
+		n++
+		if strings.Contains(fd.Title, "PORT_QOS_MAP") || strings.Contains(fd.Fix, "CONFIG_DB") || !strings.Contains(fd.Fix, "show running-config") {
+			t.Errorf("title %q, fix %q", fd.Title, fd.Fix)
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d config.qos.absent findings, want 1", n)
 	}
 }
 
