@@ -64,3 +64,27 @@ func TestFromJunosFilterClass(t *testing.T) {
 		}
 	}
 }
+
+// TestJunosCovers: Junos interface wildcards, `all` and `*` for any run
+// of characters (a slash included: et-* covers et-0/0/3:1).
+func TestJunosCovers(t *testing.T) {
+	for _, c := range []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"all", "et-0/0/3", true},
+		{"et-*", "et-0/0/3:1", true},
+		{"et-0/0/*", "et-0/0/12", true},
+		{"et-0/0/*", "et-0/1/2", false},
+		{"xe-*", "et-0/0/3", false},
+		{"*-0/0/3", "et-0/0/3", true},
+		{"et-*/3", "et-0/0/3", true},
+		{"et-*/3", "et-0/0/31", false},
+		{"et-*3", "et-3", true},
+		{"et-0*0", "et-0", false},
+	} {
+		if got := junosCovers(c.pattern, c.name); got != c.want {
+			t.Errorf("junosCovers(%q, %q) = %v, want %v", c.pattern, c.name, got, c.want)
+		}
+	}
+}
