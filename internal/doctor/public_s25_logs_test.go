@@ -111,6 +111,13 @@ func TestRemoteFalloutFoldsUnderTransportFailure(t *testing.T) {
 	if !strings.Contains(f.Mechanism, "1 line of NCCL's IB transport failing on h1") {
 		t.Errorf("mechanism does not name the cause: %s", f.Mechanism)
 	}
+	// The transport failing on the closed connection's own host is no
+	// other host's failure: the closed connection stays an error.
+	own := write("h1b.log", "h1:11:21 [1] misc/socket.cc:538 NCCL WARN Net : Connection closed by remote peer h2<47862>\nh1:11:21 [1] NCCL INFO misc/socket.cc:535 -> 6\n")
+	f = nicMustFind(t, Diagnose([]string{h1, own}, nil, Options{}).Findings, "nccl.warn.error", Error, "peer closed its NCCL connection", "on h1")
+	if strings.Contains(f.Title, "fallout") {
+		t.Errorf("a closed connection folded under its own host's failure: %s", f.Title)
+	}
 	// Real: PyTorch's remote error with its last error, no host named
 	// (NVIDIA/nccl#2076).
 	bare := nicTestdata("corpus/nccl-log/pytorch-distbackenderror-nccl-2.21.5-remote-error-last-error-recv-reset-by-peer-nccl2076.txt")

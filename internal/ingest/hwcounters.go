@@ -60,6 +60,12 @@ type hwKey struct {
 	origin string
 }
 
+// of returns k as a port of the host line l's pdsh or clush prefix names.
+func (k hwKey) of(l Line) hwKey {
+	k.origin = l.Origin
+	return k
+}
+
 // maxOpenPorts bounds the ports whose dumps are open at once.
 const maxOpenPorts = 256
 
@@ -323,7 +329,7 @@ func (p *hwParser) wrapped(l Line, t string) bool {
 		if p.qpns == nil {
 			p.qpns = map[hwKey]string{}
 		}
-		p.qpns[p.secKey] = strings.Trim(f[1], "<>")
+		p.qpns[p.secKey.of(l)] = strings.Trim(f[1], "<>")
 		p.wrapOpen, p.pending = false, ""
 		return true
 	}
@@ -429,7 +435,7 @@ func (p *hwParser) rdmaPairs(k hwKey, l Line, f []string) int {
 // add records one counter of port k, starting a new dump when the name is
 // already in the open one.
 func (p *hwParser) add(k hwKey, name string, v uint64, l Line) {
-	k.origin = l.Origin
+	k = k.of(l)
 	s := p.open[k]
 	if s != nil && s.has(name) {
 		p.flushKey(k)

@@ -54,15 +54,14 @@ func legacySplit(s string) (pre string, warn bool, msg string, ok bool) {
 		if i < 0 {
 			continue
 		}
-		f := strings.Fields(s[:i])
-		n := len(f)
+		tok, rest := lastField(s[:i])
 		if lv == " WARN " {
-			if n < 3 || !strings.ContainsRune(f[n-1], ':') || !strings.ContainsRune(f[n-1], '.') {
+			if !strings.ContainsRune(tok, ':') || !strings.ContainsRune(tok, '.') {
 				continue
 			}
-			n--
+			tok, rest = lastField(rest)
 		}
-		if n < 2 || !isDevToken(f[n-1]) || !hostPidTid(f[n-2]) {
+		if host, _ := lastField(rest); !isDevToken(tok) || !hostPidTid(host) {
 			continue
 		}
 		return s[:i+1], lv == " WARN ", strings.TrimLeft(s[i+len(lv):], " "), true

@@ -89,3 +89,16 @@ func TestHWCountersPdshHostsApart(t *testing.T) {
 		t.Errorf("rdma statistic across hosts %+v", r.Samples)
 	}
 }
+
+// `rdma statistic qp show` under a pdsh prefix (synthetic, after the
+// linux-rdma cover letter's session in testdata/corpus/hwcounters): the
+// "LQPN: <258>" line after a counter object's counters names its QPs for
+// that host's object as it does without the prefix.
+func TestHWCountersPdshQPNumbers(t *testing.T) {
+	h := readOne[*HWCounters](t, "pdsh.txt", "# synthetic: pdsh rdma statistic qp show\n"+
+		"gpu01: link mlx5_2/1 cntn 4 pid 9829 comm ib_send_bw rx_write_requests 0 out_of_sequence 5\n"+
+		"gpu01:     LQPN: <258>\n")
+	if len(h.Samples) != 1 || h.Samples[0].Host != "gpu01" || h.Samples[0].Object != "counter 4 of ib_send_bw, pid 9829, QP 258" {
+		t.Errorf("samples %+v", h.Samples)
+	}
+}
