@@ -327,7 +327,7 @@ func junosCovers(pattern, name string) bool {
 	rest := name[len(parts[0]):]
 	for i, p := range parts[1:] {
 		if i == len(parts)-2 {
-			return strings.HasSuffix(rest, p) && len(rest) >= len(p)
+			return strings.HasSuffix(rest, p)
 		}
 		j := strings.Index(rest, p)
 		if j < 0 {
