@@ -158,6 +158,38 @@ const P2PNetChannelRate = 10
 // fabric's routing is not printed by the runs, so it is a rate.
 const RingQPRate = 21
 
+// StepSync is a Ring/LL128 kernel's own time between two steps of a
+// channel, charged after each operation's data and before the next one
+// starts (and before a network send's post reaches the proxy). In NCCL's
+// LL128 primitive (v2.28.3 src/device/prims_ll128.h GenericOp, lines
+// 292-324) a step is: waitSend (line 301: a thread spins on the
+// receiver's head until the step's slot is free, and writes the step's
+// size into the proxy's FIFO on a network connection), barrier() across
+// the channel's warps (302), the warps' slices (306-317), barrier() again
+// (319: every warp waits for the last slice of the slowest, which polls
+// the previous GPU's flags), then postSend (320-321: on a network
+// connection a system-wide fence and the tail the proxy polls) and
+// postRecv (322-323: the head the previous GPU's waitSend polls). None of
+// it overlaps with the next step's data: the second barrier holds every
+// warp until the step is done, and the next step's first slice is loaded
+// only after the first barrier. It overlaps with the wait for the
+// previous GPU's lines, since a GPU whose data is late spends that time
+// polling, not computing: so it binds only where a step's data takes
+// longer than the hop's latency and lag (hopLag), from about 8 MiB on
+// 2 × 8 GPUs. The source gives its parts, not their times: the value is
+// fitted on the public all_reduce runs, in steps of 0.5 µs from 0 to 3,
+// as the one that brings most of their 1-16 MiB rows into band (the
+// calibration set 12 → 13 of 15, held out 23 → 25 of 35; 3 µs puts the
+// OCI A100 16 MiB at ×0.85); the all_gather and reduce_scatter runs,
+// whose Ring/LL128 rows showed the missing cost (docs/nccl.md,
+// "Ring/LL128 at 1-16 MiB against NCCL's own model"), check it: 9 → 16
+// of 30 and 0 → 1 of 5. LL (prims_ll.h waitSend and postRecv, lines
+// 56-77: a barrier in each) and Simple (prims_simple.h genericOp: a
+// barrier and postPeer's fence per slice, lines 293-315) have the same
+// parts but are not charged it: no public run of theirs was checked
+// against it at sizes where it would bind.
+const StepSync = 2500 * unit.Nanosecond
+
 // GPUPoll is the time a GPU takes to see LL or LL128 data that a NIC has
 // written into its memory (it polls the flags of the lines).
 const GPUPoll = 500 * unit.Nanosecond
@@ -379,6 +411,8 @@ func Calibration() []CalibrationEntry {
 		{"ring LL128 hop", "one round of the kernel's warps' 2 KiB LL128 slices (40 KiB on the wire at 640 threads), or the whole step when smaller, at the channel rate",
 			"each NVLink hop of a Ring/LL128 call: the next GPU sees a step's lines that long after the step starts (not trees, whose rate carries NCCL's tree correction)",
 			"NCCL prims_ll128.h GenericOp and recvReduceSendCopy (v2.28.3 lines 182-200, 292-320): a warp stores a slice to the next GPU only once every thread's flag of it is in; nothing fitted"},
+		{"ring LL128 step sync", StepSync.String(), "each step of a Ring/LL128 kernel on a channel, after its data and before the next step (and before a network send's post): overlapped with the wait for the previous GPU's lines, so it binds where a step's data outlasts the hop's latency and lag",
+			"NCCL prims_ll128.h GenericOp (v2.28.3 lines 292-324: waitSend, barrier, the slices, barrier, postSend's system fence and tail, postRecv's head) gives the parts, not their times; fitted on the public all_reduce runs' 1-16 MiB rows (0-3 µs in steps of 0.5: calibration 12 → 13 of 15, held out 23 → 25 of 35), checked on the all_gather runs (9 → 16 of 30)"},
 		{"network step", "Tree " + f(hwLat[hwNet][Tree][LL]) + "/" + f(hwLat[hwNet][Tree][LL128]) + "/" + f(hwLat[hwNet][Tree][Simple]) +
 			", Ring " + f(hwLat[hwNet][Ring][LL]) + "/" + f(hwLat[hwNet][Ring][LL128]) + "/" + f(hwLat[hwNet][Ring][Simple]) +
 			", NVLSTree " + f(hwLat[hwNet][NVLSTree][Simple]) + " µs, less " + NominalFabricLatency.String() + " of fabric",

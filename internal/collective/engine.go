@@ -163,6 +163,10 @@ type timing struct {
 	// the kernel's warps moves (a 2 KiB slice each): an NVLink peer sees
 	// an operation's lines that much of it after its start (hopLag).
 	sliceRound int64
+	// stepSync is, for a Ring/LL128 call, a kernel's own time between two
+	// operations of a channel (StepSync): the next operation starts, and
+	// the current one's post reaches its peers, that much after its data.
+	stepSync unit.Time
 }
 
 type engine struct {
@@ -352,6 +356,7 @@ func (e *engine) setTiming() {
 		tm.wireNum, tm.wireDen, tm.nvNum, tm.nvDen, tm.stream = 128, 120, 9, 7, true
 		if a == Ring && !e.call.Func.p2p() {
 			tm.sliceRound = int64(max(e.choice.Threads/32, 1)) * ll128SliceWire
+			tm.stepSync = StepSync
 		}
 	case Simple:
 		// The receiver's proxy must see the completion (and flush
@@ -524,6 +529,9 @@ func (e *engine) run(ki int32) {
 				e.t.After(max(begin+e.tm.intraLat+e.hopLag(wire, rate)-now, 0), e, tag(evVisible, ci))
 			}
 		}
+	}
+	if !k.p.virt && !k.p.passive {
+		end += e.tm.stepSync
 	}
 	k.busy = true
 	e.t.After(end-now, e, tag(evOpDone, ki))

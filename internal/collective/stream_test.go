@@ -90,3 +90,36 @@ func TestLL128RingHopLag(t *testing.T) {
 		t.Errorf("a 1 MiB step lags %v, want one round of 20 warps' slices, %v", got, want)
 	}
 }
+
+// TestLL128RingStepSync: a Ring/LL128 kernel's steps are serial on a
+// channel: waitSend, a barrier of the channel's warps, the slices, a
+// second barrier and the posts (prims_ll128.h GenericOp), so once a
+// step's data outlasts the hop's latency the call grows as NCCL's model
+// prices it, a latency plus bytes over bandwidth, not as the larger of a
+// hop's latency and a step's data. On 2 × 8 H100 (the A3 Ultra and A4
+// all_gather runs keep the model's slope from 8 to 16 MiB, docs/nccl.md)
+// the twin's 16 MiB AllGather takes as much more than its 8 MiB one as
+// NCCL's model says, within 25% (without StepSync it took 0.4 of it).
+func TestLL128RingStepSync(t *testing.T) {
+	env := map[string]string{"NCCL_ALGO": "Ring", "NCCL_PROTO": "LL128"}
+	c := mustComm(t, preset(t, "hgx-h100"), 2, 8, env)
+	var twin, model []float64
+	for _, size := range []int64{8 << 20, 16 << 20} {
+		call := Call{Func: AllGather, Bytes: size}
+		ch, err := c.Plan(call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.Algo != Ring || ch.Proto != LL128 {
+			t.Fatalf("%d B: %s/%s, want Ring/LL128", size, ch.Algo, ch.Proto)
+		}
+		res, _ := runOn(t, c, 1, call)
+		twin = append(twin, res[0].Time().Micros())
+		model = append(model, float64(c.Tuning.Time(AllGather, Ring, LL128, size)))
+	}
+	got, want := twin[1]-twin[0], model[1]-model[0]
+	t.Logf("twin %.1f and %.1f µs, NCCL's model %.1f and %.1f", twin[0], twin[1], model[0], model[1])
+	if math.Abs(got/want-1) > 0.25 {
+		t.Errorf("8 to 16 MiB: the twin grows by %.1f µs, NCCL's model by %.1f (×%.2f)", got, want, got/want)
+	}
+}

@@ -151,6 +151,9 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	if c, ok := bootstrapRootClass(m); ok {
 		return c, true
 	}
+	if c, ok := mismatchClass(w, m); ok {
+		return c, true
+	}
 	// A bootstrap failure: the error returned through bootstrap.cc, or a
 	// connect that failed outright. A socket closed by its peer later in
 	// the run is fallout of the peer's own failure, not this.
@@ -419,6 +422,7 @@ func checkWarnErrors(inc *Incident) []Finding {
 		}
 	}
 	under := peerFalloutUnder(perLog)
+	tf := transportFailuresOf(inc)
 	var fs []Finding
 	for _, g := range gs.list {
 		if under[g] != nil {
@@ -444,6 +448,9 @@ func checkWarnErrors(inc *Incident) []Finding {
 		}
 		if n := fallout[g]; n > 0 {
 			f.Mechanism += fmt.Sprintf(" The %s after it on the same processes are its fallout.", plural(n, "later WARN", "later WARNs"))
+		}
+		if remoteFallout(g.class) {
+			returned += foldRemoteFallout(&f, tf, g.hosts)
 		}
 		f.Title = fmt.Sprintf("%s%s (%s)", capitalise(g.class.what), returned, strings.TrimLeft(g.where(), "; "))
 		for _, p := range gs.list {

@@ -24,6 +24,9 @@ func colsOf(p ingest.PortCount) portCols {
 	if p.IOS {
 		return portCols{"input discards", "output discards", "input errors", "packets input", "packets output"}
 	}
+	if p.Cumulus && p.RxErrCol == "" {
+		return portCols{"HwIfInDiscards", "HwIfOutDiscards", "HwIfInErrors", "HwIfIn*castPkts", "HwIfOut*castPkts"}
+	}
 	return portCols{"RX_DRP", "TX_DRP", "RX_ERR", "RX_OK", "TX_OK"}
 }
 
@@ -35,6 +38,9 @@ func rxDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 		sev, down = Info, down+mgmt
 	}
 	fix := "Split the drops by reason with `show dropcounters counts` (or the platform's drop reasons) and by priority group with `show priority-group drop counters`; on a lossless PG, size the headroom for the cable length (`mmuconfig -l`)."
+	if p.Cumulus {
+		fix = "Split the drops by cause (HwIfInBufferDrops is the ingress buffer, HwIfInL3Drops the forwarding decision) and by priority with `nv show interface " + p.Port + " counters qos` (pfc-stats, ingress-buffer); on a lossless priority, size the headroom for the cable length."
+	}
 	if p.IOS {
 		fix = "Split the drops by reason and priority: on EOS `show interfaces counters discards` and `show priority-flow-control counters`, on NX-OS `show queuing interface " + p.Port + "` (ingress no-drop discards are headroom overflow); on a lossless priority, size the headroom for the cable length."
 	}
@@ -68,6 +74,9 @@ func txDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 		why = fmt.Sprintf(" The PFC watchdog dropped %d packets on this port's lossless queues (show pfcwd stats): some of these are RoCE packets of a stormed queue.", wdDrops)
 	}
 	fix := "Split them by queue with `show queue counters " + p.Port + "` (drops on queues 3/4 are lossless traffic) and check `show pfcwd stats`; if the watchdog dropped, find the device on this port that keeps sending pause (`show lldp table`, its NIC's tx_prioN_pause counters)."
+	if p.Cumulus {
+		fix = "Split them by queue with `nv show interface " + p.Port + " counters qos` (egress-queue; HwIfOutQDrops is the queues' share) and check the PFC watchdog (`nv show interface " + p.Port + " qos pfc-watchdog`) and the device on this port that keeps sending pause (`nv show interface " + p.Port + " lldp`, its NIC's tx_prioN_pause counters)."
+	}
 	if p.IOS {
 		fix = "Split them by queue (EOS `show interfaces " + p.Port + " counters queue`, NX-OS `show queuing interface " + p.Port + "`): drops on the RoCE queue are lossless traffic lost; check the PFC watchdog (EOS `show priority-flow-control counters watchdog`) and the device on this port that keeps sending pause (`show lldp neighbors`, its NIC's tx_prioN_pause counters)."
 	}
@@ -204,6 +213,9 @@ func checkSwitchLinkErrors(inc *Incident) []Finding {
 				sev, rare = Info, mgmt
 			}
 			fix := fmt.Sprintf("Watch whether it grows (`show interfaces counters -i %s -p 10`); check the link's FEC (`show interfaces counters fec-stats`: FEC_UNCORR rising, FEC_PRE_BER near the FEC's limit), the optic's power (`show interfaces transceiver eeprom --dom %s`) and the FCS counters of the peer's end (on a host, `ethtool -S <if> | grep -E 'crc|symbol|fcs'`). Clean and reseat the connectors, then replace the optic or cable; shut the port meanwhile so ECMP routes around it.", p.Port, p.Port)
+			if p.Cumulus {
+				fix = fmt.Sprintf("Watch whether it grows (`watch -d 'ethtool -S %s | grep -E \"Errors|Discards\"'`: ethtool's counters are never cleared, `cl-netstat -c` clears its own view); check the optic's power (`ethtool -m %s`), the link's FEC (`nv show interface %s link`) and the FCS counters of the peer's end (on a host, `ethtool -S <if> | grep -E 'crc|symbol|fcs'`). Clean and reseat the connectors, then replace the optic or cable; shut the port meanwhile so ECMP routes around it.", p.Port, p.Port, p.Port)
+			}
 			if p.IOS {
 				fix = fmt.Sprintf("Clear the counters and watch whether they grow under traffic (`clear counters %s`, then `show interfaces %s`); check the optic's power (`show interfaces %s transceiver`), both ends' FEC (EOS `show interfaces %s phy detail`, NX-OS `show interface %s fec`) and the FCS counters of the peer's end (on a host, `ethtool -S <if> | grep -E 'crc|symbol|fcs'`). Clean and reseat the connectors, then replace the optic or cable; shut the port meanwhile so ECMP routes around it.", p.Port, p.Port, p.Port, p.Port, p.Port)
 			}

@@ -2,11 +2,10 @@ package hugepage
 
 import (
 	"bytes"
-	"debug/elf"
-	"errors"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,12 +47,9 @@ func pageSize() uintptr {
 	return uintptr(n)
 }
 
-// chunk is the size of the pieces Prepare grows the heap by. Go zeroes a
-// large allocation that begins below memory it has used before, which
-// faults its pages in before they can be advised; in pieces, only those
-// that land on memory an earlier run freed are (a later, larger
-// preparation's first pieces: that memory keeps the pages it has).
-const chunk = 4 << 20
+// stackBytes is the size of the goroutine stacks Prepare grows the heap
+// by: the runtime doubles a stack until a frame of growFrame fits.
+const stackBytes = 16 << 20
 
 // prepared serialises Prepare and holds the most it was asked for in this
 // process: the advice stays on a range after the run that used it frees
@@ -63,6 +59,10 @@ const chunk = 4 << 20
 var prepared struct {
 	sync.Mutex
 	most int64
+	// held says that holdCollector has raised the collector's percentage
+	// from gogc, until the next collection.
+	held bool
+	gogc int
 }
 
 // Prepare makes the next n bytes the program allocates (at most 8 GiB
@@ -71,14 +71,13 @@ var prepared struct {
 // earlier call in the process asked for, and only when the system gives
 // huge pages on request (mode madvise) of 2 MiB, the address space is 64
 // bits wide and GODEBUG does not set disablethp=1. It grows the heap by n
-// bytes, advises them for huge pages before anything touches them, and
-// frees them: Go's page allocator hands out the lowest free addresses
-// first, so the allocations that follow fill the advised range. It costs
-// one garbage collection (which pauses runs already going, such as
-// variants run side by side) and, in a process that has freed little, no
-// memory until the pages are used. Its first call also maps the program's
-// pointer-holding globals at once (populateGlobals), whatever the system's
-// huge page setting: every collection reads them.
+// bytes as goroutine stacks, advises them for huge pages before anything
+// touches them, and ends the goroutines: the runtime gives a large stack
+// back to the heap as its goroutine exits, without a collection, and Go's
+// page allocator hands out the lowest free addresses first, so the
+// allocations that follow fill the advised range. It costs no memory
+// until the pages are used, and holds the collector off until they are
+// (holdCollector).
 func Prepare(n int64) bool {
 	if n < MinBytes || unsafe.Sizeof(uintptr(0)) < 8 {
 		return false
@@ -88,105 +87,141 @@ func Prepare(n int64) bool {
 	if n <= prepared.most {
 		return false
 	}
-	if prepared.most == 0 {
-		_ = populateGlobals() // on failure, the first collection faults them in as before
-	}
 	prepared.most = n // asked once, tried once, whatever the outcome
 	size := pageSize()
-	if Mode() != "madvise" || size == 0 || size > chunk || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
+	if Mode() != "madvise" || size == 0 || size > stackBytes || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
 		return false
 	}
-	// The pieces are live heap until the advice: under a memory limit
-	// (rocelab run sets one), at most half of it, so that the collector
-	// does not run again and again while they are allocated.
+	// The stacks are live until the advice: under a memory limit (rocelab
+	// run sets one), at most half of it.
 	n = min(n, maxBytes, debug.SetMemoryLimit(-1)/2)
-	return n >= MinBytes && advise(n, size)
+	if n < MinBytes || !advise(n, size) {
+		return false
+	}
+	holdCollector(n)
+	return true
 }
 
-// populateGlobals maps every page of the program's pointer-holding
-// zero-initialised globals (.bss) at once, to the zero page (MADV_POPULATE_READ,
-// Linux 5.14). A garbage collection reads each of those globals, and the
-// pages never written are untouched until the first one: about 5 MiB in
-// rocelab (gopacket's tables of 65536 entries), 1300 faults of 4 KiB, one
-// at a time, on the 127->1 incast's one collection (docs/engine.md,
-// "Globals mapped at once"). Advising them for huge pages did not help:
-// a read fault maps a 4 KiB zero page whatever the advice. An older kernel
-// refuses the advice, and the faults stay.
-func populateGlobals() error {
-	lo, hi, err := bssOf()
-	if err != nil {
-		return err
+// holdCollector raises the collector's percentage (GOGC) so that its next
+// goal is no less than the heap in use and n bytes more, until that
+// collection, after which the percentage goes back to what it was before
+// the first hold (the caller holds prepared's lock). A run
+// keeps what it allocates until it ends, so a collection before its
+// memory is allocated frees nothing and scans it all. (Prepare collected
+// once, which set the next goal from the small heap of the time: a
+// percentage of that heap and of the globals, about 5 MiB. Without that
+// collection the first goal is the globals' share alone, which the
+// 128-host permutation passes in its observation.)
+func holdCollector(n int64) {
+	m := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"},
+		{Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"}, {Name: "/gc/gogc:percent"}}
+	metrics.Read(m)
+	for _, s := range m {
+		if s.Value.Kind() != metrics.KindUint64 {
+			return
+		}
 	}
-	lo &^= uintptr(os.Getpagesize() - 1)
-	if _, _, e := unix.Syscall(unix.SYS_MADVISE, lo, hi-lo, unix.MADV_POPULATE_READ); e != 0 {
-		return e
+	inUse, marked, base := m[0].Value.Uint64(), m[1].Value.Uint64(), m[1].Value.Uint64()+m[2].Value.Uint64()+m[3].Value.Uint64()
+	want := inUse + uint64(n)
+	if base == 0 || want <= marked {
+		return
 	}
-	return nil
+	pct, was := int((100*(want-marked)+base-1)/base), int(m[4].Value.Uint64())
+	if was <= 0 || was >= pct {
+		return
+	}
+	if !prepared.held {
+		prepared.held, prepared.gogc = true, was
+	}
+	debug.SetGCPercent(pct)
+	runtime.AddCleanup(new([2]*byte), func(struct{}) {
+		prepared.Lock()
+		defer prepared.Unlock()
+		if prepared.held {
+			prepared.held = false
+			debug.SetGCPercent(prepared.gogc)
+		}
+	}, struct{}{})
 }
 
-// bssOf returns the bounds of the running executable's .bss section, as
-// its section headers give them (Go builds are not position-independent
-// by default; a position-independent one is refused).
-func bssOf() (lo, hi uintptr, err error) {
-	f, err := elf.Open("/proc/self/exe")
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	s := f.Section(".bss")
-	switch {
-	case s == nil:
-		return 0, 0, errors.New("no .bss section")
-	case f.Type != elf.ET_EXEC:
-		return 0, 0, errors.New("a position-independent executable: its sections' addresses are offsets")
-	}
-	return uintptr(s.Addr), uintptr(s.Addr + s.Size), nil
-}
-
-// advise grows the heap by n bytes in pieces, advises the whole huge
-// pages of each run of adjacent pieces, and frees the pieces.
+// advise grows the heap by n bytes as the stacks of goroutines (hold),
+// advises the whole huge pages of each run of adjacent stacks, and ends
+// the goroutines, whose stacks go back to the heap as they exit. A
+// stack's first pages are written as it grows (the goroutine's frames
+// are copied to its top); the rest stays untouched until the run's
+// allocations fault it in. The goroutines run on one processor, so that
+// each has exited, and its stack is freed, before advise returns;
+// GOMAXPROCS goes back to what it was, as a value set (the runtime no
+// longer follows a change of the CPU quota for the rest of the process).
 func advise(n int64, size uintptr) bool {
-	// The pieces would set off a collection of their own on the way
-	// (a heap of a few MiB has a goal of a few more), then the one below:
-	// on the 127->1 incast, two collections instead of one, 4 ms of a
-	// 100 ms run. The memory limit still holds.
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	pieces := make([][]byte, (n+chunk-1)/chunk)
-	at := make([]uintptr, len(pieces))
-	for i := range pieces {
-		pieces[i] = make([]byte, chunk)
-		at[i] = uintptr(unsafe.Pointer(unsafe.SliceData(pieces[i])))
+	if runtime.GOMAXPROCS(0) > 1 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	}
+	at := make([]uintptr, (n+stackBytes-1)/stackBytes)
+	tops, release := make(chan uintptr), make(chan struct{})
+	var held sync.WaitGroup
+	for range at {
+		held.Go(func() { hold(tops, release) })
+	}
+	for i := range at {
+		at[i] = <-tops - stackBytes
 	}
 	slices.Sort(at)
 	ok := false
 	for i := 0; i < len(at); {
 		j := i + 1
-		for j < len(at) && at[j] == at[j-1]+chunk {
+		for j < len(at) && at[j] == at[j-1]+stackBytes {
 			j++
 		}
-		lo, hi := (at[i]+size-1)&^(size-1), (at[j-1]+chunk)&^(size-1)
+		lo, hi := (at[i]+size-1)&^(size-1), (at[j-1]+stackBytes)&^(size-1)
 		if hi > lo {
 			_, _, e := unix.Syscall(unix.SYS_MADVISE, lo, hi-lo, unix.MADV_HUGEPAGE)
 			ok = ok || e == 0
 		}
 		i = j
 	}
-	runtime.KeepAlive(pieces) // nothing else may take their pages before the advice
-	collectAlone()            // the pieces are garbage now: their pages go back to the heap
+	close(release)
+	held.Wait()
+	runtime.Gosched() // the last goroutine's exit, which frees its stack
 	return ok
 }
 
-// collectAlone runs a full collection on one processor. runtime.GC
-// finishes the sweep itself and yields (runtime.Gosched) after each span;
-// with another processor idle, each yield wakes a thread for it, which
-// finds nothing to do and sleeps again. On the 127->1 incast that was 3 of
-// the collection's 5 ms of CPU on two cores (docs/engine.md, "Start-up");
-// on one processor a yield wakes no one. GOMAXPROCS goes back to what it
-// was, as a value set: the runtime no longer follows a change of the CPU
-// quota for the rest of the process.
-func collectAlone() {
-	if runtime.GOMAXPROCS(0) > 1 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+// hold grows its goroutine's stack to stackBytes, sends the stack's top
+// (the runtime's stacks are whole pages of 8 KiB, and hold's frame lies
+// at the top) and waits for release.
+func hold(top chan<- uintptr, release <-chan struct{}) {
+	growFrame(false)
+	var mark byte
+	top <- (uintptr(unsafe.Pointer(&mark)) + 8<<10) &^ (8<<10 - 1)
+	<-release
+}
+
+// growFrame has a frame of 8 MiB (64 arrays of the largest size Go keeps
+// on a stack, 128 KiB), which makes the runtime grow the calling
+// goroutine's stack to 16 MiB before it runs; called with false, it
+// touches none of it. With true it returns a sum of the arrays'
+// addresses, which keeps them in its frame.
+//
+//go:noinline
+func growFrame(use bool) (sum uintptr) {
+	if !use {
+		return 0
 	}
-	runtime.GC()
+	var a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15 [128 << 10]byte
+	var b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15 [128 << 10]byte
+	var c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15 [128 << 10]byte
+	var d0, d1, d2, d3, d4, d5, d6, d7, d8, d9, d10, d11, d12, d13, d14, d15 [128 << 10]byte
+	for _, p := range [...]unsafe.Pointer{
+		unsafe.Pointer(&a0), unsafe.Pointer(&a1), unsafe.Pointer(&a2), unsafe.Pointer(&a3), unsafe.Pointer(&a4), unsafe.Pointer(&a5), unsafe.Pointer(&a6), unsafe.Pointer(&a7),
+		unsafe.Pointer(&a8), unsafe.Pointer(&a9), unsafe.Pointer(&a10), unsafe.Pointer(&a11), unsafe.Pointer(&a12), unsafe.Pointer(&a13), unsafe.Pointer(&a14), unsafe.Pointer(&a15),
+		unsafe.Pointer(&b0), unsafe.Pointer(&b1), unsafe.Pointer(&b2), unsafe.Pointer(&b3), unsafe.Pointer(&b4), unsafe.Pointer(&b5), unsafe.Pointer(&b6), unsafe.Pointer(&b7),
+		unsafe.Pointer(&b8), unsafe.Pointer(&b9), unsafe.Pointer(&b10), unsafe.Pointer(&b11), unsafe.Pointer(&b12), unsafe.Pointer(&b13), unsafe.Pointer(&b14), unsafe.Pointer(&b15),
+		unsafe.Pointer(&c0), unsafe.Pointer(&c1), unsafe.Pointer(&c2), unsafe.Pointer(&c3), unsafe.Pointer(&c4), unsafe.Pointer(&c5), unsafe.Pointer(&c6), unsafe.Pointer(&c7),
+		unsafe.Pointer(&c8), unsafe.Pointer(&c9), unsafe.Pointer(&c10), unsafe.Pointer(&c11), unsafe.Pointer(&c12), unsafe.Pointer(&c13), unsafe.Pointer(&c14), unsafe.Pointer(&c15),
+		unsafe.Pointer(&d0), unsafe.Pointer(&d1), unsafe.Pointer(&d2), unsafe.Pointer(&d3), unsafe.Pointer(&d4), unsafe.Pointer(&d5), unsafe.Pointer(&d6), unsafe.Pointer(&d7),
+		unsafe.Pointer(&d8), unsafe.Pointer(&d9), unsafe.Pointer(&d10), unsafe.Pointer(&d11), unsafe.Pointer(&d12), unsafe.Pointer(&d13), unsafe.Pointer(&d14), unsafe.Pointer(&d15),
+	} {
+		sum += uintptr(p)
+	}
+	return sum
 }

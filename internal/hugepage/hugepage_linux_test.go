@@ -2,15 +2,14 @@ package hugepage
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"testing"
 	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // hugeKB returns the kilobytes of huge pages backing the mapping that
@@ -90,37 +89,87 @@ func TestPrepare(t *testing.T) {
 	runtime.KeepAlive(after)
 }
 
-// bssProbe is a pointer-holding global that starts zero: the linker puts
-// it in .bss.
-var bssProbe [512]*byte
-
-// TestPopulateGlobals checks that the section populateGlobals maps holds
-// the program's pointer-holding zero globals and that the kernel takes the
-// advice; a kernel before 5.14, which does not know it (EINVAL), skips.
-func TestPopulateGlobals(t *testing.T) {
-	lo, hi, err := bssOf()
-	if err != nil {
-		t.Skip(err)
+// TestPrepareCollectsNothing checks that preparing runs no collection
+// and leaves no stack behind: the goroutines' stacks are back in the heap
+// when Prepare returns, for the allocations that follow.
+func TestPrepareCollectsNothing(t *testing.T) {
+	if Mode() != "madvise" || pageSize() != 2<<20 || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
+		t.Skipf("transparent huge pages are %q here with pages of %d bytes, not madvise with 2 MiB pages, or GODEBUG disables them", Mode(), pageSize())
 	}
-	if p := uintptr(unsafe.Pointer(&bssProbe)); p < lo || p+unsafe.Sizeof(bssProbe) > hi {
-		t.Errorf("bssProbe at %#x, outside .bss %#x-%#x", p, lo, hi)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if !advise(3*stackBytes, pageSize()) {
+		t.Fatal("advise did not advise the stacks")
 	}
-	if err := populateGlobals(); errors.Is(err, unix.EINVAL) {
-		t.Skipf("MADV_POPULATE_READ: %v (Linux before 5.14)", err)
-	} else if err != nil {
-		t.Errorf("MADV_POPULATE_READ of %#x-%#x: %v", lo, hi, err)
+	runtime.ReadMemStats(&after)
+	if after.NumGC != before.NumGC {
+		t.Errorf("advise ran %d collections", after.NumGC-before.NumGC)
+	}
+	if after.StackInuse >= before.StackInuse+stackBytes {
+		t.Errorf("stacks in use %d bytes after advise, %d before: a goroutine's stack was not freed", after.StackInuse, before.StackInuse)
+	}
+	if runtime.GOMAXPROCS(0) != 2 {
+		t.Errorf("GOMAXPROCS %d after advise, 2 before", runtime.GOMAXPROCS(0))
 	}
 }
 
-// TestCollectAlone checks that the collection on one processor gives the
-// processors back, whatever their number was.
-func TestCollectAlone(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	for _, procs := range []int{1, 2, 3} {
-		runtime.GOMAXPROCS(procs)
-		collectAlone()
-		if got := runtime.GOMAXPROCS(0); got != procs {
-			t.Errorf("GOMAXPROCS %d before the collection, %d after", procs, got)
-		}
+// TestGrowFrame checks that growFrame makes a goroutine's stack
+// stackBytes: a smaller stack would leave part of the range Prepare
+// advises to other memory, a larger one the rest of the stack unadvised.
+func TestGrowFrame(t *testing.T) {
+	var before, during runtime.MemStats
+	runtime.ReadMemStats(&before)
+	release := make(chan struct{})
+	tops := make(chan uintptr)
+	go hold(tops, release)
+	top := <-tops
+	runtime.ReadMemStats(&during)
+	close(release)
+	if grown := during.StackInuse - before.StackInuse; grown < stackBytes || grown >= 2*stackBytes {
+		t.Errorf("a held goroutine's stack grew the stacks in use by %d bytes, want %d", grown, stackBytes)
 	}
+	if top%(8<<10) != 0 {
+		t.Errorf("stack top %#x is not on a page of 8 KiB", top)
+	}
+}
+
+// TestHoldCollector checks that the heap grows by the bytes held without
+// a collection, and that the collector's percentage is back to what it
+// was after the next one.
+func TestHoldCollector(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	runtime.GC()
+	const n = 64 << 20
+	prepared.Lock()
+	holdCollector(n)
+	prepared.Unlock()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	kept := make([][]byte, 0, n/(1<<20))
+	for range cap(kept) - 1 {
+		kept = append(kept, make([]byte, 1<<20))
+	}
+	runtime.ReadMemStats(&after)
+	if after.NumGC != before.NumGC {
+		t.Errorf("%d collections while the heap grew by %d of the %d bytes held", after.NumGC-before.NumGC, len(kept)<<20, n)
+	}
+	runtime.KeepAlive(kept)
+	if pct := gogc(); pct <= 100 {
+		t.Fatalf("GOGC %d while held, want more than 100", pct)
+	}
+	runtime.GC()
+	for i := 0; i < 1000 && gogc() != 100; i++ {
+		runtime.Gosched() // the cleanup runs on a goroutine of its own
+	}
+	if pct := gogc(); pct != 100 {
+		t.Errorf("GOGC %d after the next collection, want 100", pct)
+	}
+}
+
+// gogc reads the collector's percentage without setting it.
+func gogc() uint64 {
+	m := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(m)
+	return m[0].Value.Uint64()
 }

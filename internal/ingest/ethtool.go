@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"rocelab/internal/unit"
@@ -84,7 +86,16 @@ type ethtoolParser struct {
 	// openRank is the launcher rank of the line that opened the current
 	// dump (its header or command), -1 for an untagged one.
 	openRank int
+	// origin is the host a pdsh or clush prefix names for every line
+	// this parser reads, "" for the input's own; origins reads each
+	// such host's lines apart (they may interleave), as if alone.
+	origin  string
+	origins map[string]*ethtoolParser
 }
+
+// maxEthtoolOrigins bounds the hosts whose lines are read apart; lines of
+// more hosts are read with the input's own.
+const maxEthtoolOrigins = 1024
 
 // NewEthtoolParser returns a parser for ethtool output in the input src.
 func NewEthtoolParser(src string) Parser {
@@ -95,6 +106,12 @@ func NewEthtoolParser(src string) Parser {
 func (p *ethtoolParser) Feed(l Line) {
 	if l.NCCL {
 		return
+	}
+	if l.Origin != "" && p.origin == "" {
+		if o := p.ofOrigin(l.Origin); o != nil {
+			o.Feed(l)
+			return
+		}
 	}
 	t := strings.TrimSpace(l.Text)
 	if c, ok := findCommand(t, "ethtool"); ok && len(c.Args) > 0 {
@@ -143,6 +160,26 @@ func (p *ethtoolParser) Feed(l Line) {
 	p.other(l, t)
 }
 
+// ofOrigin returns the parser of the lines a pdsh or clush prefix gives
+// to origin, nil beyond the cap. It starts from the input's own last
+// `ethtool -S` command: the one pdsh ran on every host.
+func (p *ethtoolParser) ofOrigin(origin string) *ethtoolParser {
+	if o := p.origins[origin]; o != nil {
+		return o
+	}
+	if len(p.origins) >= maxEthtoolOrigins {
+		return nil
+	}
+	if p.origins == nil {
+		p.origins = map[string]*ethtoolParser{}
+	}
+	o := NewEthtoolParser(p.out.src).(*ethtoolParser)
+	o.origin = strings.Clone(origin)
+	o.statDev, o.pending, o.mode = p.statDev, p.pending, p.mode
+	p.origins[origin] = o
+	return o
+}
+
 // command starts the section an ethtool command line announces.
 func (p *ethtoolParser) command(c shellCommand) {
 	p.flush()
@@ -183,6 +220,10 @@ func (p *ethtoolParser) command(c shellCommand) {
 // counter handles one "name: value" line; it reports whether the line was
 // taken as an ethtool counter.
 func (p *ethtoolParser) counter(l Line, name string, v uint64) bool {
+	if cumulusName(name) {
+		// A Cumulus switch port's counters: the switch reader's.
+		return false
+	}
 	if p.cur == nil {
 		if !p.pending && !ethtoolOnlyName(name) && !(p.info && ethtoolFirst(name)) {
 			return false
@@ -251,7 +292,11 @@ func (p *ethtoolParser) flush() {
 		return
 	}
 	if p.cur.Len() > 0 {
-		s := CounterSample{Kind: KindEthtool, Host: p.host, Device: p.statDev, After: p.cur}
+		host := p.host
+		if p.origin != "" {
+			host = p.origin
+		}
+		s := CounterSample{Kind: KindEthtool, Host: host, Device: p.statDev, After: p.cur}
 		var ok bool
 		if p.out.Samples, ok = mergeInto(p.out.Samples, s); !ok {
 			p.out.Omitted++
@@ -263,6 +308,24 @@ func (p *ethtoolParser) flush() {
 // Result implements Parser.
 func (p *ethtoolParser) Result() Artifact {
 	p.flush()
+	for _, origin := range slices.Sorted(maps.Keys(p.origins)) {
+		o := p.origins[origin]
+		o.flush()
+		p.out.lines.n += o.out.lines.n
+		p.out.Omitted += o.out.Omitted
+		p.rings += o.rings
+		for _, s := range o.out.Samples {
+			if s.Driver == "" {
+				s.Driver = o.drivers[s.Device]
+			}
+			var ok bool
+			if p.out.Samples, ok = mergeInto(p.out.Samples, s); !ok {
+				p.out.Omitted++
+			}
+		}
+		p.out.Speeds = append(p.out.Speeds, o.out.Speeds...)
+		p.out.Pause = append(p.out.Pause, o.out.Pause...)
+	}
 	if p.out.lines.n == 0 || len(p.out.Samples) == 0 && len(p.out.Speeds) == 0 && len(p.out.Pause) == 0 && p.rings == 0 {
 		return nil
 	}

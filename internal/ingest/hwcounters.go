@@ -55,6 +55,15 @@ type hwKey struct {
 	// obj names the counter object of a per-QP line (qpObject); "" for the
 	// port's own counters.
 	obj string
+	// origin is the host a pdsh or clush prefix names (Line.Origin): the
+	// same port of two hosts is two ports, never one dump or a pair.
+	origin string
+}
+
+// of returns k as a port of the host line l's pdsh or clush prefix names.
+func (k hwKey) of(l Line) hwKey {
+	k.origin = l.Origin
+	return k
 }
 
 // maxOpenPorts bounds the ports whose dumps are open at once.
@@ -320,7 +329,7 @@ func (p *hwParser) wrapped(l Line, t string) bool {
 		if p.qpns == nil {
 			p.qpns = map[hwKey]string{}
 		}
-		p.qpns[p.secKey] = strings.Trim(f[1], "<>")
+		p.qpns[p.secKey.of(l)] = strings.Trim(f[1], "<>")
 		p.wrapOpen, p.pending = false, ""
 		return true
 	}
@@ -426,6 +435,7 @@ func (p *hwParser) rdmaPairs(k hwKey, l Line, f []string) int {
 // add records one counter of port k, starting a new dump when the name is
 // already in the open one.
 func (p *hwParser) add(k hwKey, name string, v uint64, l Line) {
+	k = k.of(l)
 	s := p.open[k]
 	if s != nil && s.has(name) {
 		p.flushKey(k)
@@ -440,6 +450,9 @@ func (p *hwParser) add(k hwKey, name string, v uint64, l Line) {
 		p.open[k] = s
 		if l.Host != "" {
 			p.hosts[k] = l.Host
+		}
+		if l.Origin != "" {
+			p.hosts[k] = l.Origin
 		}
 		p.order = append(p.order, k)
 	}

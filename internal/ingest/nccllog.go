@@ -420,6 +420,7 @@ func (l *NCCLLog) Result() Artifact {
 	}
 	l.closeBackend()
 	l.finishHosts()
+	l.soleHostVersions()
 	l.finishIBext()
 	return l
 }

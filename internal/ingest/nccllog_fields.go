@@ -43,6 +43,52 @@ func splitNCCL(s string, i int) (pre string, warn bool, msg string, ok bool) {
 	return "", false, "", false
 }
 
+// legacySplit reads the prefix of NCCL 2.0 to 2.2, which printed no
+// "NCCL" before the level: "host:pid:tid [dev] INFO msg" and
+// "host:pid:tid [dev] file:line WARN msg" (horovod/horovod#666, #98).
+// The level counts only after that exact prefix, so that other tools'
+// INFO and WARN lines are left alone.
+func legacySplit(s string) (pre string, warn bool, msg string, ok bool) {
+	for _, lv := range []string{" INFO ", " WARN "} {
+		i := strings.Index(s, lv)
+		if i < 0 {
+			continue
+		}
+		tok, rest := lastField(s[:i])
+		if lv == " WARN " {
+			if !strings.ContainsRune(tok, ':') || !strings.ContainsRune(tok, '.') {
+				continue
+			}
+			tok, rest = lastField(rest)
+		}
+		if host, _ := lastField(rest); !isDevToken(tok) || !hostPidTid(host) {
+			continue
+		}
+		return s[:i+1], lv == " WARN ", strings.TrimLeft(s[i+len(lv):], " "), true
+	}
+	return "", false, "", false
+}
+
+// hostPidTid reports whether tok is NCCL's "host:pid:tid" (the host may
+// be blank).
+func hostPidTid(tok string) bool {
+	rest, tid, ok := cutLast(tok, ':')
+	if !ok || !isDigits(tid) {
+		return false
+	}
+	_, pid, ok := cutLast(rest, ':')
+	return ok && isDigits(pid)
+}
+
+// cutLast splits s around the last sep.
+func cutLast(s string, sep byte) (before, after string, ok bool) {
+	i := strings.LastIndexByte(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+1:], true
+}
+
 // lastField splits off the last space-separated field of s.
 func lastField(s string) (field, rest string) {
 	j := len(s)

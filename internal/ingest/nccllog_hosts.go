@@ -207,6 +207,23 @@ func (l *NCCLLog) finishHosts() {
 	l.hostList, l.hostFirst = hosts, first
 }
 
+// soleHostVersions gives the versions printed without NCCL's prefix
+// ("NCCL version 2.7.8+cuda11.1", rank 0's banner before NCCL 2.2x) the
+// host of a log whose lines name one host only: each rank's log of a job
+// is often a file of its own, and the version is then compared across
+// them.
+func (l *NCCLLog) soleHostVersions() {
+	hs := l.Hosts()
+	if len(hs) != 1 {
+		return
+	}
+	for i := range l.Versions {
+		if !RealHost(l.Versions[i].Host) {
+			l.Versions[i].Host = hs[0]
+		}
+	}
+}
+
 // mergeChannels joins the counts of entries of one host and transport.
 func mergeChannels(cs []ChannelStat) []ChannelStat {
 	idx := map[chanKey]int{}

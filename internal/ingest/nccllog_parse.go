@@ -28,6 +28,10 @@ func (l *NCCLLog) Feed(ln Line) {
 	}
 	i := ln.marker - 1
 	if i < 0 {
+		if pre, warn, msg, ok := legacySplit(s); ok {
+			l.feedPrefixed(ln, pre, warn, msg)
+			return
+		}
 		if i = strings.Index(s, "NCCL"); i < 0 {
 			l.matrix = false
 			if !l.feedFragment(ln, s) {
@@ -47,6 +51,17 @@ func (l *NCCLLog) Feed(ln Line) {
 			l.feedUnprefixed(ln, s)
 		}
 		return
+	}
+	l.feedPrefixed(ln, pre, warn, msg)
+}
+
+// feedPrefixed reads a line NCCL printed with its prefix, split into the
+// prefix, whether it is a WARN, and the message.
+func (l *NCCLLog) feedPrefixed(ln Line, pre string, warn bool, msg string) {
+	if strings.HasPrefix(strings.TrimLeft(pre, " "), "**") {
+		// A line a poster set in Markdown bold: "**host:1:2 [0] ... WARN
+		// msg**".
+		msg = strings.TrimSuffix(msg, "**")
 	}
 	l.matrix = false
 	l.lines.add(ln)
@@ -264,8 +279,10 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 	case strings.HasPrefix(msg, "Failed to initialize any NET plugin"):
 		l.NoNetwork.add(host, ev)
 	default:
-		if strings.HasPrefix(msg, "NET/IB") && len(l.IBDevices) == 0 && len(l.IBPorts) == 0 {
-			// Before NET/IB lists its devices: it is starting.
+		if strings.HasPrefix(msg, "NET/IB") && len(l.IBDevices) == 0 && len(l.IBPorts) == 0 && !dataPathWarn(msg) {
+			// Before NET/IB lists its devices: it is starting (unless
+			// the excerpt begins past the device list, at a WARN about
+			// data to or from a peer).
 			l.IBInitWarns.add(host, ev)
 		}
 		l.WarningCount++
@@ -274,6 +291,14 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 			l.setLastWarn(key, warnRef{'w', len(l.Warnings) - 1, ev.Line})
 		}
 	}
+}
+
+// dataPathWarn reports whether an IB transport WARN is about data moving
+// to or from a peer ("NET/IB : req 0/1 tag 0 peer 10.10.23.6<58683>
+// collective mismatch error"): it names the peer's socket address or a
+// request, which no warning of the transport's start does.
+func dataPathWarn(msg string) bool {
+	return strings.Contains(msg, " peer ") || strings.Contains(msg, " req ")
 }
 
 func (l *NCCLLog) setLastWarn(key string, r warnRef) {

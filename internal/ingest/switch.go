@@ -211,6 +211,11 @@ type PortCount struct {
 	// RxErrCol names the errors table's column of RxErr ("Rcv-Err",
 	// EOS's "Rx").
 	RxErrCol string
+	// Cumulus is set for a port of NVIDIA Cumulus Linux: of `ethtool -S
+	// swpN` (switch_cumulus.go), its counters switchd's HwIfInErrors,
+	// HwIfInDiscards, HwIfOutDiscards and HwIfInDot3FrameErrors (CRC), or
+	// of `cl-netstat`, RxErrCol "RX_ERR", its columns portstat's.
+	Cumulus bool
 	// Evidence is the row, or the block's line that shows its discards;
 	// ErrEvidence the line that shows its errors.
 	Evidence, ErrEvidence Evidence

@@ -94,6 +94,7 @@ type switchParser struct {
 	ecnq    ecnQueueState
 	iface   ifaceBlock
 	errs    errTable
+	cl      cumulusStats
 }
 
 // NewSwitchParser returns a parser for switch CLI output in the input src.
@@ -115,7 +116,7 @@ func (p *switchParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.errs.feed(p, l, t) || p.iface.feed(p, l, t) {
+	if p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.errs.feed(p, l, t) || p.iface.feed(p, l, t) || p.cl.feed(p, l, t) {
 		return
 	}
 	if t == "" {
@@ -321,7 +322,9 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return swPFCHist, f
 	case fecHeader(f):
 		return swFEC, f
-	case f[0] == "IFACE" && len(f) >= 8 && strings.Contains(h, "RX_DRP"):
+	case (f[0] == "IFACE" || f[0] == "Iface" && f[1] == "MTU") && len(f) >= 8 && strings.Contains(h, "RX_DRP"):
+		// SONiC's portstat, or Cumulus Linux's cl-netstat (Iface MTU Met
+		// RX_OK ... Flg).
 		return swPorts, f
 	case f[0] == "Pool" && f[1] == "Bytes" && (p.title == swPoolWM || p.title == swHdrmWM):
 		t := p.title

@@ -176,6 +176,14 @@ func (p *switchParser) portRow(f []string, ev Evidence) bool {
 		return false
 	}
 	pc := PortCount{Port: strings.Clone(f[0]), RxOK: -1, RxErr: -1, RxDrop: -1, RxOver: -1, TxOK: -1, TxErr: -1, TxDrop: -1, TxOver: -1, CRC: -1, Evidence: ev, ErrEvidence: ev}
+	if p.cols[0] == "Iface" {
+		// cl-netstat lists the switch's own interfaces too: eth0, its
+		// management port, and lo.
+		if f[0] == "lo" || strings.HasPrefix(f[0], "eth") {
+			return true
+		}
+		pc.Cumulus, pc.RxErrCol = true, "RX_ERR"
+	}
 	for i, c := range p.cols {
 		v := vals[i]
 		switch c {

@@ -62,13 +62,18 @@ func TestLintEOSPublic(t *testing.T) {
 // nothing else is said. Before, lint refused both. Microsoft's Azure
 // Local switch generator renders a network-qos class pausing CoS 3 whose
 // class-map it never defines: named as not judged (PFC with it), where
-// lint refused the file.
+// lint refused the file. Microsoft's SDN example for a Nexus 3132 marks
+// its no-drop class `pause no-drop` (the Nexus 3000/5000 form), which
+// lint did not read (PFC off on every priority), and its README prints
+// the qos policy's classes at the policy-map's indent, which ended the
+// policy (every DSCP in qos-group 0): both are sound.
 func TestLintNXOSPublic(t *testing.T) {
 	got := map[string][]string{}
 	lintGolden(t, "../../testdata/corpus/nxos", "*.cfg", 1, func(name string, fd doctor.Finding) {
 		got[name] = append(got[name], fd.ID)
 	})
-	for _, f := range []string{"rocm-n9364e-sg2-dcqcn.cfg", "azurelocal-tor-qos-policy-nexus.cfg", "azurelocal-switchgen-nxos-switched-qos.cfg"} {
+	for _, f := range []string{"rocm-n9364e-sg2-dcqcn.cfg", "azurelocal-tor-qos-policy-nexus.cfg", "azurelocal-switchgen-nxos-switched-qos.cfg",
+		"msdn-nexus3132-tor1-pause-no-drop.cfg", "msdn-nexus3132-readme-qos-marking-unindented.cfg"} {
 		if ids := got[f]; strings.Join(ids, " ") != "config.not_judged" {
 			t.Errorf("%s: %v, want config.not_judged alone", f, ids)
 		}
@@ -218,18 +223,78 @@ func TestLintJunosPublic(t *testing.T) {
 // is best-effort in queue 0, not NO-LOSS's class 0: CNPs on DSCP 48 were
 // said to share RoCE's class.
 func TestLintJunosBestEffortBesideNoLossZero(t *testing.T) {
-	env := filepath.Join(t.TempDir(), "nccl-synthetic.env")
-	if err := os.WriteFile(env, []byte("# synthetic: RoCE on DSCP 0, NCCL's default\nNCCL_IB_TC=0\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Lint([]string{"../../testdata/corpus/junos/apstra-ai-cluster-jvd-dcqcn-static.conf", env}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, fd := range rep.Findings {
+	for _, fd := range lintApstraStatic(t, "# synthetic: RoCE on DSCP 0, NCCL's default\nNCCL_IB_TC=0\n") {
 		if fd.ID != "config.not_judged" {
 			t.Errorf("%s: %s", fd.ID, fd.Title)
 		}
+	}
+}
+
+// lintApstraStatic lints Juniper's Apstra DCQCN configlet (its static
+// part) beside an NCCL env file of the given text.
+func lintApstraStatic(t *testing.T, nccl string) []doctor.Finding {
+	t.Helper()
+	return lintWritten(t, map[string]string{"nccl-synthetic.env": nccl}, "../../testdata/corpus/junos/apstra-ai-cluster-jvd-dcqcn-static.conf")
+}
+
+// lintWritten lints the given files with texts written, by name, into a
+// temporary directory.
+func lintWritten(t *testing.T, texts map[string]string, files ...string) []doctor.Finding {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range texts {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	rep, err := Lint(files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep.Findings
+}
+
+// TestLintJunosFixPriority: RoCE on DSCP 26 beside Juniper's Apstra
+// configlet (NO-LOSS on PFC priority 0 for DSCP 0-7) lands in best-effort
+// queue 0, which lint numbers 8 apart from NO-LOSS's priority 0. The fix
+// names priority 0, the one the configuration pauses; it said
+// `pfc-priority 8` and "the NICs' priority 8", no priority at all.
+func TestLintJunosFixPriority(t *testing.T) {
+	n := 0
+	for _, fd := range lintApstraStatic(t, "# synthetic: RoCE on DSCP 26\nNCCL_IB_TC=106\n") {
+		if fd.ID != "qos.pfc.disabled" {
+			continue
+		}
+		n++
+		if strings.Contains(fd.Fix, "priority 8") || !strings.Contains(fd.Fix, "pfc-priority 0") {
+			t.Errorf("fix: %s", fd.Fix)
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d qos.pfc.disabled findings, want 1", n)
+	}
+}
+
+// TestLintQoSAbsentNOS: an EOS configuration whose only qos profile no
+// interface takes sets QoS on no port; config.qos.absent says so in the
+// switch's terms, not by CONFIG_DB tables the file cannot hold, and asks
+// for its running-config, not a config_db.json.
+func TestLintQoSAbsentNOS(t *testing.T) {
+	text := "! synthetic: an EOS qos profile that only trusts DSCP, taken by no interface\nqos profile TRUST\n   qos trust dscp\n!\ninterface Ethernet1\n   mtu 9214\n   no switchport\n"
+	n := 0
+	for _, fd := range lintWritten(t, map[string]string{"eos-synthetic.cfg": text}) {
+		if fd.ID != "config.qos.absent" {
+			continue
+		}
+		n++
+		if strings.Contains(fd.Title, "PORT_QOS_MAP") || strings.Contains(fd.Fix, "CONFIG_DB") || !strings.Contains(fd.Fix, "show running-config") {
+			t.Errorf("title %q, fix %q", fd.Title, fd.Fix)
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d config.qos.absent findings, want 1", n)
 	}
 }
 

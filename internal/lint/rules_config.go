@@ -104,14 +104,23 @@ func uncheckedConfigs(m *Model) []doctor.Finding {
 			}
 			title = fmt.Sprintf("%s: %s without the tables that put them on ports and queues (%s): %s; tables read: %s", db.File, strings.Join(profiles, ", "), strings.Join(attachTables, ", "), checked, list(have, 6))
 		}
-		fs = append(fs, doctor.Finding{
+		f := doctor.Finding{
 			ID: "config.qos.absent", Severity: doctor.Info, Layer: doctor.LayerInput,
 			Title:     title,
 			Subject:   db.File,
 			Evidence:  []Evidence{{File: db.Source(), Text: "tables: " + strings.Join(have, ", ")}},
 			Mechanism: "A switch's lossless class lives in its QoS maps, buffer profiles and WRED profiles; a config without them says nothing about PFC or ECN, so no finding here is not a clean bill.",
 			Fix:       "Give the switch's whole CONFIG_DB: `show runningconfiguration all`, or /etc/sonic/config_db.json.",
-		})
+		}
+		if isNOS(db) && db.Vendor != sonic.VendorKLISH {
+			// CONFIG_DB's tables are lint's own rows here: the switch's
+			// configuration set QoS on no port lint judges.
+			f.Title = fmt.Sprintf("%s: no interface or system policy sets QoS (trust, PFC, queues): its PFC, ECN and buffers were not checked", db.File)
+			f.Evidence = []Evidence{{File: db.Source(), Line: 1, Text: "no QoS on any interface"}}
+			f.Mechanism = "A switch's lossless class lives in its classification, PFC and queue settings; a configuration that applies none to a port says nothing about PFC or ECN, so no finding here is not a clean bill."
+			f.Fix = "Give the switch's whole running-config (`show running-config`), with the interfaces that carry RoCE and the QoS policies or profiles they apply."
+		}
+		fs = append(fs, f)
 	}
 	for _, a := range m.Artifacts {
 		sw, ok := a.(*ingest.SwitchCounters)

@@ -96,7 +96,7 @@ func qosRules(m *Model) []doctor.Finding {
 			f.Fix = fmt.Sprintf("Match DSCP %d in the class-map of the class that sets the lossless qos-group (`match dscp %d` under `class-map type qos`), or `pause pfc-cos %d` in the network-qos class of qos-group %d (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, r.DSCP, s.TC, s.TC, s.TC)
 		}
 		if s.DB != nil && s.DB.Vendor == sonic.VendorJunos {
-			f.Fix = fmt.Sprintf("Classify DSCP %d into a no-loss forwarding class (`class NAME queue-num Q no-loss pfc-priority %d` under forwarding-classes, its code point in the DSCP classifier) and bind a congestion-notification-profile that pauses it on these interfaces (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, s.TC, s.TC)
+			f.Fix = m.junosPFCFix(r.DSCP, s)
 		}
 		if s.DB != nil && s.DB.Vendor == sonic.VendorOnyx {
 			f.Fix = fmt.Sprintf("Trust DSCP on these ports (`qos trust L3`, whose default map puts DSCP %d in switch priority %d) and turn PFC on for that priority (`dcb priority-flow-control priority %d enable`) (and on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, r.DSCP>>3, r.DSCP>>3, r.DSCP>>3)
@@ -324,4 +324,32 @@ func assumedDSCP(r roceClass) string {
 		return ""
 	}
 	return fmt.Sprintf(" DSCP %d is assumed (NCCL_IB_TC=106, the usual marking): no input states RoCE's DSCP, and no DSCP reaches a lossless class in the switch's map; give the NCCL settings (NCCL_IB_TC) or the NICs' mlnx_qos to judge the DSCP RoCE really carries.", r.DSCP)
+}
+
+// junosPFCFix is qos.pfc.disabled's fix on Junos interfaces. Where other
+// interfaces of the configuration pause RoCE's class, these lack only
+// the congestion-notification-profile those bind; else RoCE's DSCP needs
+// a no-loss forwarding class, on the PFC priority other classes pause if
+// there is one (a class past 7 is a lossy queue lint numbers apart from a
+// no-loss class's priority, never a priority to pause).
+func (m *Model) junosPFCFix(dscp int, s switchSide) string {
+	prio := -1
+	for _, o := range m.sws {
+		if o.DB != s.DB {
+			continue
+		}
+		if slices.Contains(o.Lossless, s.TC) {
+			return fmt.Sprintf("Bind the congestion-notification-profile that pauses priority %d on %s (`congestion-notification-profile NAME` under `class-of-service interfaces IF`) on these interfaces too, and PFC on the NICs' priority %d; a link that carries no RoCE needs none.", s.TC, o.Port, s.TC)
+		}
+		if prio < 0 && len(o.Lossless) > 0 {
+			prio = o.Lossless[0]
+		}
+	}
+	switch {
+	case prio < 0 && s.TC < 8:
+		prio = s.TC
+	case prio < 0:
+		prio = 3
+	}
+	return fmt.Sprintf("Classify DSCP %d into a no-loss forwarding class (`class NAME queue-num Q no-loss pfc-priority %d` under forwarding-classes, its code point in the DSCP classifier) and bind a congestion-notification-profile that pauses it on these interfaces (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", dscp, prio, prio)
 }

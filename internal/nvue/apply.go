@@ -73,13 +73,14 @@ func (c *Config) roce(p path) error {
 		return nil
 	}
 	if len(p) != 4 {
-		return c.shape(p, 2, "enable on|off or mode lossless|lossy|lossless-single-ipool|lossy-multi-tc")
+		return c.shape(p, 2, "enable on|off, state enabled|disabled or mode lossless|lossy|lossless-single-ipool|lossy-multi-tc")
 	}
 	v := p[3]
 	switch p[2].Text {
-	case "enable":
+	case "enable", "state":
+		// `state enabled|disabled` is 5.15's name for `enable on|off`.
 		if v.Text = onOff(v.Text); v.Text == "" {
-			return c.errAt(p[3], "qos roce enable %q: expected on or off", p[3].Text)
+			return c.errAt(p[3], "qos roce %s %q: expected on or off (enable), enabled or disabled (state)", p[2].Text, p[3].Text)
 		}
 		c.RoCEEnable = v
 	case "mode":

@@ -15,6 +15,7 @@ func FuzzNVUE(f *testing.F) {
 		f.Add(read(f, name))
 	}
 	f.Add([]byte("- set:\n    qos:\n      roce: {enable: on}\n      pfc:\n        p: {switch-priority: {'3': {}}, tx: enable}\n    interface:\n      swp1-4: {qos: {pfc: {profile: p}}}\n"))
+	f.Add([]byte("nv set qos roce state disabled\nnv set qos roce mode lossless-single-ipool\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lines := 1
 		// A lone CR ends a line of YAML too.

@@ -353,6 +353,31 @@ func TestSetIndented(t *testing.T) {
 	}
 }
 
+// TestRoCEState: Cumulus Linux 5.15 renamed `nv set qos roce enable
+// on|off` to `state enabled|disabled` (the release notes' NVUE changes
+// table): read as the same switch (SYNTHETIC commands in that form), in
+// the set form and in YAML; `state disabled` turns RoCE off whatever the
+// mode, where it had been named as not judged and the mode taken as on.
+func TestRoCEState(t *testing.T) {
+	c, err := ParseSet("f", []byte("nv set qos roce mode lossless\nnv set qos roce state disabled\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on, _, at := c.RoCE(); on || at.Line != 1 || c.RoCEEnable.Line != 2 || c.RoCEEnable.Col != 23 {
+		t.Errorf("state disabled: on %v at %+v, enable %+v", on, at, c.RoCEEnable)
+	}
+	y, err := ParseYAML("f", []byte("- set:\n    qos:\n      roce:\n        state: enabled\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if on, mode, _ := y.RoCE(); !on || mode != "lossless" || len(y.NotJudged) != 0 {
+		t.Errorf("YAML state enabled: on %v mode %q, not judged %v", on, mode, y.NotJudged)
+	}
+	if _, err := ParseSet("f", []byte("nv set qos roce state maybe\n")); err == nil || !strings.Contains(err.Error(), "f:1:23:") {
+		t.Errorf("state maybe: %v, want a refusal at 1:23", err)
+	}
+}
+
 // A threshold in `nv show qos roce` with a unit NVUE does not print is
 // refused at its column, not read as bytes (it had been read as 146 B).
 func TestShowRoCEUnknownUnit(t *testing.T) {

@@ -2,7 +2,7 @@
 // running-config`, or its QoS blocks) sets for RoCE on a Nexus 9000: the
 // `class-map type qos` DSCP matches and the `policy-map type qos` that set
 // a qos-group from them, the network-qos classes that pause (`pause
-// pfc-cos N`), the queuing classes' `random-detect … ecn`, the policies
+// pfc-cos N`, or `pause no-drop` as the Nexus 3000 and 5000 write it), the queuing classes' `random-detect … ecn`, the policies
 // `system qos` and each interface apply, and each interface's
 // `priority-flow-control mode`, MTU and speed. Every value keeps its line
 // and column; sonic.FromNXOS writes it as CONFIG_DB rows for lint's rules.
@@ -121,6 +121,18 @@ func (c *Config) Group(class string) (int, bool) {
 	return 0, false
 }
 
+// queuingName reports whether class is one of NX-OS's system queuing
+// class names (c-out-8q-q3, c-out-q-default, c-in-q1), which only a
+// queuing policy can name.
+func queuingName(class string) bool {
+	for _, p := range []string{"c-out-8q-q", "c-out-q", "c-in-8q-q", "c-in-q"} {
+		if strings.HasPrefix(class, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // Parse reads an NX-OS configuration. A QoS command it knows with a value
 // NX-OS would not accept is an error at its place.
 func Parse(name string, data []byte) (*Config, error) {
@@ -138,6 +150,15 @@ func Parse(name string, data []byte) (*Config, error) {
 	// A class-map may be defined after the policy that names it: the
 	// pauses are placed once the whole input is read.
 	for _, q := range p.pauses {
+		if _, own := c.Groups[q.class]; !own && queuingName(q.class) {
+			// NX-OS refuses `class type network-qos c-out-8q-q3`: the
+			// name is an egress queuing class's, and no network-qos
+			// class of that name exists, so the pause is not configured.
+			at := q.at
+			at.Text = fmt.Sprintf("class type network-qos %s (a queuing class's name, not a network-qos class: NX-OS refuses the class, and its pause pfc-cos %s pauses nothing; the network-qos class of qos-group N is c-8q-nqN)", q.class, q.cos.Text)
+			c.NotJudged = append(c.NotJudged, at)
+			continue
+		}
 		g, ok := c.Group(q.class)
 		if !ok {
 			at := q.at
@@ -171,7 +192,11 @@ type parser struct {
 }
 
 func (p *parser) line(w []Value, indent int) error {
-	if indent == 0 {
+	// `class` is no global command: at the left margin under a
+	// policy-map (typed, or pasted without its indent, as Microsoft's
+	// SDN guide prints QOS_MARKING) it is still the policy's class.
+	typedClass := w[0].Text == "class" && len(p.head) >= 2 && p.head[0].Text == "policy-map"
+	if indent == 0 && !typedClass {
 		p.head, p.iface, p.class, p.classIndent = w, nil, "", 0
 		if len(w) == 4 && w[0].Text == "policy-map" && w[1].Text == "type" {
 			p.c.Policies[w[3].Text] = true
@@ -244,6 +269,17 @@ func (p *parser) line(w []Value, indent int) error {
 			return err
 		}
 		p.pauses = append(p.pauses, pause{policy: name, class: p.class, at: w[0], cos: w[2]})
+	case kind == "policy-map network-qos" && p.class != "" && len(w) >= 2 && w[0].Text == "pause" && w[1].Text == "no-drop":
+		// The Nexus 3000/5000/6000/7000 form: the class is no-drop, on
+		// the CoS its traffic carries (`pause no-drop pfc-cos 3` names it).
+		cos := w[1]
+		if len(w) >= 4 && w[2].Text == "pfc-cos" {
+			if _, err := swcfg.Num(p.c.File, w[3], 7, "a CoS 0-7"); err != nil {
+				return err
+			}
+			cos = w[3]
+		}
+		p.pauses = append(p.pauses, pause{policy: name, class: p.class, at: w[0], cos: cos})
 	case kind == "policy-map queuing" && p.class != "" && len(w) >= 2 && w[0].Text == "random-detect":
 		return p.randomDetect(name, w)
 	case head[0] == "system" && head[1] == "qos" && len(w) >= 4 && w[0].Text == "service-policy" && w[1].Text == "type":

@@ -131,11 +131,61 @@ func TestParseErrors(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("policy-map type network-qos N\n  class type network-qos c-8q-nq3\n    pause pfc-cos 3\nsystem qos\n  service-policy type network-qos N\n"))
 	f.Add([]byte("class-map type qos match-any R\n  match dscp 26\npolicy-map type qos P\n  class R\n    set qos-group 3\ninterface Ethernet1/1 - 4\n  priority-flow-control mode on\n  service-policy type qos input P\n"))
+	f.Add([]byte("policy-map type network-qos N\n  class type network-qos c-out-8q-q3\n    pause pfc-cos 3\n"))
+	f.Add([]byte("policy-map type qos M\nclass R\n    set qos-group 3\npolicy-map type network-qos N\n  class type network-qos R\n    pause no-drop pfc-cos 3\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if _, err := Parse("f.cfg", data); !pos.Placed(err) {
 			t.Fatalf("error without a place: %v", err)
 		}
 	})
+}
+
+// TestParsePauseQueuingClass: a network-qos policy that names an egress
+// queuing class (c-out-8q-q3, as a lab guide for a Nexus 9332 wrote it)
+// pauses nothing, and says so at its pause line; a class-map type
+// network-qos the configuration defines under such a name is its own.
+func TestParsePauseQueuingClass(t *testing.T) {
+	const nq = "policy-map type network-qos N\n  class type network-qos c-out-8q-q3\n    pause pfc-cos 3\n"
+	c, err := Parse("x.cfg", []byte(nq))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Pause["N"]) != 0 || len(c.PauseUnknown["N"]) != 0 {
+		t.Errorf("pause %v, unknown %v: want none", c.Pause, c.PauseUnknown)
+	}
+	if len(c.NotJudged) != 1 || c.NotJudged[0].Line != 3 || !strings.Contains(c.NotJudged[0].Text, "pauses nothing") {
+		t.Errorf("not judged %+v", c.NotJudged)
+	}
+	c, err = Parse("x.cfg", []byte("class-map type network-qos c-out-8q-q3\n  match qos-group 3\n"+nq))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := c.Pause["N"][3]; !ok || v.Text != "3" {
+		t.Errorf("own class-map: pause %v", c.Pause)
+	}
+}
+
+// TestParsePauseNoDrop: the Nexus 3000/5000 `pause no-drop` makes its
+// class's qos-group pause (Microsoft's SDN example for a Nexus 3132),
+// `pause no-drop pfc-cos 4` too, and a class typed at the policy-map's
+// indent (its README) is still the policy's.
+func TestParsePauseNoDrop(t *testing.T) {
+	const in = "class-map type qos match-all RDMA\n  match cos 3\npolicy-map type qos QOS_MARKING\nclass RDMA\n    set qos-group 3\nclass class-default\n" +
+		"class-map type network-qos RDMA\n  match qos-group 3\nclass-map type network-qos STOR\n  match qos-group 4\n" +
+		"policy-map type network-qos QOS_NETWORK\n  class type network-qos RDMA\n    mtu 2240\n    pause no-drop\n  class type network-qos STOR\n    pause no-drop pfc-cos 4\n"
+	c, err := Parse("x.cfg", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := c.Pause["QOS_NETWORK"]; len(p) != 2 || p[3].Line != 14 || p[4].Text != "4" {
+		t.Errorf("pause %+v", p)
+	}
+	if q := c.QoS["QOS_MARKING"]; len(q) != 2 || q[0].Name != "RDMA" || q[0].Group.Text != "3" || !c.ByCoS("QOS_MARKING") {
+		t.Errorf("QOS_MARKING %+v", q)
+	}
+	if _, err := Parse("x.cfg", []byte("policy-map type network-qos N\n  class type network-qos c-8q-nq3\n    pause no-drop pfc-cos 9\n")); err == nil || !strings.Contains(err.Error(), "x.cfg:3:") {
+		t.Errorf("pfc-cos 9: %v, want a refusal at line 3", err)
+	}
 }
 
 // TestIsConfigExcerpt: NX-OS's `!Command: show running-config` header

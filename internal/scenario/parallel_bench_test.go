@@ -48,10 +48,15 @@ traffic: {generators: [{kind: permutation, bytes: 1MB}]}
 
 // benchThreads runs s on one thread and on two, and reports both rates
 // and the speedup of two over one: what the parallel engine gains on the
-// project's two-core machine; and the speedup two cores would give with
+// project's two-core machine; the speedup two cores would give with
 // free barriers, counting every event alike (all events over the path
-// events of the two-thread run).
+// events of the two-thread run); and the round trip of a cache line
+// between the two CPUs before and after the runs (lineTrip), which says
+// where the host placed them.
 func benchThreads(b *testing.B, s *Scenario) {
+	b.StopTimer()
+	before := lineTrip()
+	b.StartTimer()
 	var wall [3]time.Duration
 	var events, path uint64
 	for i := 0; i < b.N; i++ {
@@ -73,6 +78,8 @@ func benchThreads(b *testing.B, s *Scenario) {
 	b.ReportMetric(wall[1].Seconds()/wall[2].Seconds(), "speedup")
 	b.ReportMetric(float64(events)/float64(path), "bound")
 	b.StopTimer()
+	b.ReportMetric(before, "linetrip-ns-before")
+	b.ReportMetric(lineTrip(), "linetrip-ns-after")
 	b.ReportMetric(capacity(), "capacity")
 }
 

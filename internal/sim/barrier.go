@@ -63,11 +63,19 @@ func (k *wake) wait(same func() bool, own bool) {
 }
 
 // barrier lets workers wait for a counter cheaply: they spin, yield
-// (unless each has a core), then sleep (pause).
+// (unless each has a core), then sleep (pause). The round the counter's
+// next value starts (the run's start barrier) lies on the counter's
+// line, so that a waiter that sees the counter move takes the round
+// with it instead of fetching another line from the setter's core (on
+// this VM up to 150 ns each, docs/engine.md "Two threads"). 192 bytes:
+// Go's allocator puts an object of that size class on a 64-byte
+// boundary.
 type barrier struct {
-	v    atomic.Uint64
-	k    wake
-	spin spinning
+	v     atomic.Uint64
+	round round // set before the counter moves; read after
+	k     wake
+	spin  spinning
+	_     [48]byte
 }
 
 func newBarrier(sp spinning) *barrier {
@@ -95,11 +103,22 @@ const yieldRounds = 256
 // threads a fifth to a quarter of the wall time, docs/engine.md), and the
 // waiter never yields: a yield puts it on Go's global run queue, from
 // which the other worker's processor may take it, leaving both workers
-// on one processor and the other idle. With more workers than cores, the
-// awaited one may need the waiter's core: it checks briefly and yields.
+// on one processor and the other idle. One hint between checks, not
+// eight: a hint takes some 20 ns here, and a waiter sees the counter
+// move on average half its interval late, at every barrier and
+// publication (a line handed back and forth between pinned threads, the
+// vCPUs on one CCX: 49 ns without hints, 62.5 with one between checks,
+// 208 and 1081 with eight, docs/engine.md). 8192 checks spin about as
+// long before sleeping as 1024 of eight did when a check is a load or
+// two (a barrier's, a linked part's beside one other: 211 against 201
+// us here, the lines unchanged, as when the awaited worker is
+// descheduled); a linked part's check reads every part's line, so
+// with 64 parts it spins twice as long (466 against 233 us). With more
+// workers than cores, the awaited one may need the waiter's core: it
+// checks briefly and yields.
 func spinFor(workers int) spinning {
 	if workers <= min(runtime.GOMAXPROCS(0), runtime.NumCPU()) {
-		return spinning{checks: 1024, pauses: 8, own: true}
+		return spinning{checks: 8192, pauses: 1, own: true}
 	}
 	return spinning{checks: 64}
 }

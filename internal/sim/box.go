@@ -8,14 +8,17 @@ import (
 // A Box passes messages from one worker of a run to another: the sender
 // appends under the lock, the receiver swaps the slice for the one it
 // took last time, emptied. A count read without the lock says whether
-// there is anything to take. Padded to two cache lines, so that boxes
-// side by side, written by different workers, never share a line.
+// there is anything to take. Two cache lines: the first is written only
+// when there is something to pass, so a receiver that looks at an empty
+// box reads a line it holds already; the second is the receiver's own.
+// Boxes side by side, written by different workers, never share a line.
 type Box[T any] struct {
 	mu    sync.Mutex
 	n     atomic.Int32
 	msgs  []T
+	_     [24]byte
 	taken []T // the receiver's
-	_     [64]byte
+	_     [40]byte
 }
 
 // Put moves *msgs into the box, in order, and leaves *msgs empty for
@@ -43,8 +46,10 @@ func (b *Box[T]) Put(msgs *[]T) {
 // Take returns what was put since the last Take, in order. The slice is
 // the receiver's until its next Take.
 func (b *Box[T]) Take() []T {
-	clear(b.taken)
-	b.taken = b.taken[:0]
+	if len(b.taken) > 0 {
+		clear(b.taken)
+		b.taken = b.taken[:0]
+	}
 	if b.n.Load() == 0 {
 		return nil
 	}

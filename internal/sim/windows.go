@@ -62,8 +62,9 @@ type Part interface {
 // its worker's core), or with Windowed, a round is a window: the parts
 // run to the least of N + Lookahead and C, the earliest post (and N +
 // Reply, the earliest post a completion could cause); the control side
-// runs to min(N, C) + Reply beside them, on the first worker done with its
-// parts. With a single part, or with ControlAlone, the control side runs
+// runs to min(N, C) + Reply beside them: with a worker per part on the
+// first worker's, which runs Collect and Deliver too, else on the first
+// worker done with its parts. With a single part, or with ControlAlone, the control side runs
 // alone at the start of every window of min(Lookahead, Reply), then the
 // parts: the serial engine, which saves the rounds of running side by
 // side. A single part then goes on to the control side's next event,
@@ -208,11 +209,19 @@ type partState struct {
 	_             [8]byte
 }
 
-// workerState is a worker's wall-time accounts, a line of its own.
+// workerState is a worker's wall-time accounts, a line of its own,
+// kept only with a Clock: the coordinator reads them every round.
 type workerState struct {
 	runNS, waitNS int64
 	last          int64 // the time it ran in the last round
 	_             [40]byte
+}
+
+// book adds a round in which the worker ran for run and waited for wait.
+func (s *workerState) book(run, wait int64) {
+	s.last = run
+	s.runNS += run
+	s.waitNS += wait
 }
 
 // round is what the coordinator tells the workers about one round.
@@ -284,16 +293,17 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 			t0 := w.now() // the end of the last round: one clock read a round less
 			for n := uint64(1); ; n++ {
 				start.waitFor(n)
+				r := start.round
 				if r.seq == 0 { // no more rounds
 					return
 				}
 				t1 := w.now()
-				w.work[k].waitNS += t1 - t0
 				waited := w.runRound(k, workers, r)
-				t0 = w.now()
-				w.work[k].last = t0 - t1 - waited
-				w.work[k].runNS += t0 - t1 - waited
-				w.work[k].waitNS += waited
+				if w.Clock != nil { // else the accounts stay 0, and the line in this core
+					t2 := w.now()
+					w.work[k].book(t2-t1-waited, t1-t0+waited)
+					t0 = t2
+				}
 				done.add(1)
 			}
 		}(k)
@@ -332,16 +342,17 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 		w.rounds++
 		r.seq = w.rounds
 		e := w.Control.Executed()
+		start.round = r
 		start.add(1)
 		waited := w.runRound(0, workers, r)
 		t2 := w.now()
-		w.work[0].last = t2 - t1 - waited
-		w.work[0].runNS += t2 - t1 - waited
-		w.work[0].waitNS += waited
+		w.work[0].book(t2-t1-waited, waited)
 		done.waitFor(n * uint64(workers-1))
 		t0 = w.now()
 		w.work[0].waitNS += t0 - t2
-		w.countTimes(workers)
+		if w.Clock != nil {
+			w.countTimes(workers)
+		}
 		if !alone {
 			ctl = w.Control.Executed() - e
 			switch {
@@ -383,6 +394,7 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 		}
 	}
 	r.seq = 0
+	start.round = r
 	start.add(1)
 	wg.Wait()
 	for k := range w.work {

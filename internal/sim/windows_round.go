@@ -10,13 +10,25 @@ import "rocelab/internal/unit"
 // at the barriers, or through the times they publish. Each part has a
 // worker of its own, which keeps its memory in that core's cache, while a
 // worker done early takes up what another has not begun (with more parts
-// than workers, the rounds' imbalance evens out).
+// than workers, the rounds' imbalance evens out; with a worker per part,
+// only the coordinator's does).
 func (w *Windows) runRound(k, workers int, r round) (waited int64) {
 	if w.linked {
 		return w.runLinked(k, r)
 	}
 	for i := k; i < len(w.Parts); i += workers {
 		w.runPart(i, r)
+	}
+	if k > 0 && workers == len(w.Parts) {
+		// With a worker per part, the coordinator's worker (k 0) claims
+		// its part as it starts the round, and it alone runs the control
+		// side's share: it also takes the completions and hands over the
+		// posts between rounds (Collect, Deliver), so the control side's
+		// state stays in one core's cache instead of crossing to the
+		// other and back, a few dozen lines at up to 150 ns each on this
+		// VM; looking at them would only fetch their lines (docs/engine.md,
+		// "Two threads").
+		return 0
 	}
 	for i := len(w.Parts) - 1; i >= 0; i-- {
 		if i%workers != k {

@@ -148,9 +148,11 @@ func (w *Windows) count(ctl uint64, alone bool) {
 		ps := &w.parts[i]
 		d := ps.executed - ps.before
 		w.stats.PartEvents[i] += d
-		w.stats.Held += ps.held
-		w.stats.Blocked += ps.blocked
-		ps.held, ps.blocked = 0, 0
+		if ps.held|ps.blocked != 0 { // else the part's line stays in its worker's core
+			w.stats.Held += ps.held
+			w.stats.Blocked += ps.blocked
+			ps.held, ps.blocked = 0, 0
+		}
 		most, least = max(most, d), min(least, d)
 	}
 	w.stats.CriticalEvents += most

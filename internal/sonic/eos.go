@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"rocelab/internal/eos"
 	"rocelab/internal/textout"
@@ -56,6 +57,9 @@ func FromEOS(c *eos.Config) *ConfigDB {
 	taken := map[string]bool{}
 	for _, it := range c.Interfaces {
 		taken[it.Profile.Text] = true
+	}
+	orphan := orphanPFC(c, taken)
+	for _, it := range c.Interfaces {
 		s := it.Settings
 		if p, ok := c.Profiles[it.Profile.Text]; ok {
 			s = merge(s, p.Settings)
@@ -66,6 +70,12 @@ func FromEOS(c *eos.Config) *ConfigDB {
 			continue
 		}
 		if bare(s) && !it.Profile.Given() {
+			if orphan != nil && (strings.HasPrefix(it.Name, "Ethernet") || strings.HasPrefix(it.Name, "Port-Channel")) {
+				e.port(it, s)
+				pfc := db.table("PORT_QOS_MAP")[it.Name]["pfc_enable"]
+				pfc.Line, pfc.Col = orphan.At.Line, orphan.At.Col
+				db.table("PORT_QOS_MAP")[it.Name]["pfc_enable"] = pfc
+			}
 			continue
 		}
 		e.port(it, s)
@@ -91,6 +101,31 @@ func FromEOS(c *eos.Config) *ConfigDB {
 	db.nosDone(c.NotJudged)
 	db.Skipped = append(unused, db.Skipped...)
 	return db
+}
+
+// orphanPFC is the qos profile that turns PFC on for a priority when no
+// interface takes it and no interface runs PFC by itself or through
+// another profile: the configuration means a lossless class and puts it
+// nowhere, so its Ethernet and Port-Channel interfaces left at EOS's
+// defaults are judged (PFC off, at the profile's name) instead of taken
+// as lossy by design. Nil otherwise.
+func orphanPFC(c *eos.Config, taken map[string]bool) *eos.Profile {
+	runs := func(s eos.Settings) bool { return s.PFC.Text == "on" && len(s.Prios) > 0 }
+	for _, it := range c.Interfaces {
+		s := it.Settings
+		if p, ok := c.Profiles[it.Profile.Text]; ok {
+			s = merge(s, p.Settings)
+		}
+		if runs(s) {
+			return nil
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(c.Profiles)) {
+		if p := c.Profiles[n]; !taken[n] && runs(p.Settings) {
+			return p
+		}
+	}
+	return nil
 }
 
 // eosDB writes an EOS configuration's ports into db.

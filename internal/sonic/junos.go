@@ -147,18 +147,13 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 			}
 		}
 	}
-	type port struct {
-		name                  string
-		at                    Value
-		classifier, cnp, smap string
-	}
-	var ports []port
+	var ports []junosPort
 	for _, ifs := range root.Find("interfaces") {
 		for _, it := range ifs.Children {
 			if len(it.Words) != 1 {
 				continue
 			}
-			p := port{name: it.Words[0].Text, at: it.Words[0]}
+			p := junosPort{name: it.Words[0].Text, at: it.Words[0]}
 			for _, c := range it.Find("congestion-notification-profile") {
 				if len(c.Words) == 2 {
 					p.cnp = c.Words[1].Text
@@ -177,8 +172,9 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 			ports = append(ports, p)
 		}
 	}
+	ports = junosWildcards(ports, &db.Skipped)
 	if len(ports) == 0 {
-		p := port{name: "class-of-service"}
+		p := junosPort{name: "class-of-service"}
 		if len(classifiers) == 1 {
 			p.classifier = slices.Collect(maps.Keys(classifiers))[0]
 		}
@@ -261,6 +257,85 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 		db.tablePos[t] = Value{Text: t, Line: 1, Col: 1}
 	}
 	return db
+}
+
+// junosPort is an interface block under class-of-service interfaces:
+// the classifier, congestion-notification-profile and scheduler map it
+// binds.
+type junosPort struct {
+	name                  string
+	at                    Value
+	classifier, cnp, smap string
+}
+
+// junosWildcards applies the wildcard blocks (`all`, or a name with `*`
+// such as `et-*`) to the interfaces named alone: what a named interface
+// does not bind itself it takes from each wildcard that covers it, the
+// way Juniper's AI-cluster configlet binds the DSCP classifier under
+// `all unit *` and the congestion-notification-profile per port. A
+// wildcard that covers a named interface is then no port of its own: the
+// interfaces it covers beyond them are not in the input, which skipped
+// says; one that covers none (`et-*` beside `ae0`) stays a port.
+func junosWildcards(ports []junosPort, skipped *[]Value) []junosPort {
+	wild := func(p junosPort) bool { return p.name == "all" || strings.Contains(p.name, "*") }
+	var named []junosPort
+	for _, p := range ports {
+		if !wild(p) {
+			named = append(named, p)
+		}
+	}
+	out := slices.Clone(named)
+	for _, w := range ports {
+		if !wild(w) {
+			continue
+		}
+		covers := false
+		for i := range out {
+			if !junosCovers(w.name, out[i].name) {
+				continue
+			}
+			covers = true
+			for _, f := range []struct{ to, from *string }{
+				{&out[i].classifier, &w.classifier}, {&out[i].cnp, &w.cnp}, {&out[i].smap, &w.smap},
+			} {
+				if *f.to == "" {
+					*f.to = *f.from
+				}
+			}
+		}
+		if !covers {
+			out = append(out, w)
+			continue
+		}
+		at := w.at
+		at.Text = "interfaces " + w.name + ": the interfaces it covers beyond those named (not in the input)"
+		*skipped = append(*skipped, at)
+	}
+	return out
+}
+
+// junosCovers reports whether the wildcard interface name pattern (`all`,
+// or `*` for any run of characters, `/` included) covers name.
+func junosCovers(pattern, name string) bool {
+	if pattern == "all" {
+		return true
+	}
+	parts := strings.Split(pattern, "*")
+	if !strings.HasPrefix(name, parts[0]) {
+		return false
+	}
+	rest := name[len(parts[0]):]
+	for i, p := range parts[1:] {
+		if i == len(parts)-2 {
+			return strings.HasSuffix(rest, p)
+		}
+		j := strings.Index(rest, p)
+		if j < 0 {
+			return false
+		}
+		rest = rest[j+len(p):]
+	}
+	return rest == ""
 }
 
 // junosFilterFCs names the firewall filter terms that set a forwarding

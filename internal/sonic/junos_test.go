@@ -2,6 +2,7 @@ package sonic
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,5 +63,57 @@ func TestFromJunosFilterClass(t *testing.T) {
 		if len(db.Skipped) != 1 || db.Skipped[0].Text != want || db.Skipped[0].Line != c.line || db.Skipped[0].Col != c.col {
 			t.Errorf("%s: skipped %+v, want %q at %d:%d", name, db.Skipped, want, c.line, c.col)
 		}
+	}
+}
+
+// TestJunosCovers: Junos interface wildcards, `all` and `*` for any run
+// of characters (a slash included: et-* covers et-0/0/3:1).
+func TestJunosCovers(t *testing.T) {
+	for _, c := range []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"all", "et-0/0/3", true},
+		{"et-*", "et-0/0/3:1", true},
+		{"et-0/0/*", "et-0/0/12", true},
+		{"et-0/0/*", "et-0/1/2", false},
+		{"xe-*", "et-0/0/3", false},
+		{"*-0/0/3", "et-0/0/3", true},
+		{"et-*/3", "et-0/0/3", true},
+		{"et-*/3", "et-0/0/31", false},
+		{"et-*3", "et-3", true},
+		{"et-0*0", "et-0", false},
+	} {
+		if got := junosCovers(c.pattern, c.name); got != c.want {
+			t.Errorf("junosCovers(%q, %q) = %v, want %v", c.pattern, c.name, got, c.want)
+		}
+	}
+}
+
+// TestJunosWildcards: a named interface takes from `all` what it does not
+// bind itself and keeps what it does; the covering wildcard is no port
+// and is named as skipped at its line; `et-*` beside only `ae0` covers
+// none and stays a port.
+func TestJunosWildcards(t *testing.T) {
+	var skipped []Value
+	got := junosWildcards([]junosPort{
+		{name: "et-0/0/1", smap: "sm1"},
+		{name: "et-0/0/3", classifier: "own", cnp: "cnp"},
+		{name: "all", at: Value{Text: "all", Line: 107, Col: 9}, classifier: "mydscp", cnp: "other"},
+	}, &skipped)
+	want := []junosPort{
+		{name: "et-0/0/1", classifier: "mydscp", cnp: "other", smap: "sm1"},
+		{name: "et-0/0/3", classifier: "own", cnp: "cnp"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("ports %+v, want %+v", got, want)
+	}
+	if len(skipped) != 1 || skipped[0].Line != 107 || !strings.HasPrefix(skipped[0].Text, "interfaces all:") {
+		t.Errorf("skipped %+v", skipped)
+	}
+	skipped = nil
+	got = junosWildcards([]junosPort{{name: "ae0", cnp: "cnp"}, {name: "et-*", classifier: "mydscp"}}, &skipped)
+	if len(got) != 2 || got[1].name != "et-*" || got[0].classifier != "" || len(skipped) != 0 {
+		t.Errorf("et-* beside ae0: ports %+v, skipped %+v", got, skipped)
 	}
 }
