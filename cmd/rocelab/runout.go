@@ -122,6 +122,19 @@ func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
 		attrs = append(attrs, "linked_stops", fmt.Sprintf("workloads:%d domain:%d workload_steps:%d", p.Held, p.Blocked, p.ControlSteps))
 	}
 	ls.log.Info("parallel", attrs...)
+	if busyWorkers(p) {
+		ls.log.Warn("the workers waited for each other most of the run", "job", j.Label(), "threads", p.Threads,
+			"wait", fmt.Sprintf("%.1f%%", 100*p.WaitShare),
+			"fix", "other work held the machine's cores: run with --threads 1, or leave --threads unset so that the run goes on one worker while the cores are busy")
+	}
+}
+
+// busyWorkers reports whether a run's workers spent more of their time
+// waiting than the rule by which a run with the default thread count
+// falls back to one worker (sim.Windows.Adapt: more than 1 - 1/N), with no
+// round run on one worker: a count the user gave, on a busy machine.
+func busyWorkers(p *twin.Parallel) bool {
+	return p.Threads > 1 && p.Solo == 0 && p.WaitShare > 1-1/float64(p.Threads)
 }
 
 // runShard runs this shard's jobs and writes them as a shard file on
