@@ -60,9 +60,10 @@ var prepared struct {
 	sync.Mutex
 	most int64
 	// held says that holdCollector has raised the collector's percentage
-	// from gogc, until the next collection.
-	held bool
-	gogc int
+	// from gogc, until the collection after its last raise, the holds-th.
+	held  bool
+	gogc  int
+	holds uint64
 }
 
 // Prepare makes the next n bytes the program allocates (at most 8 GiB
@@ -134,14 +135,21 @@ func holdCollector(n int64) {
 		prepared.held, prepared.gogc = true, was
 	}
 	debug.SetGCPercent(pct)
-	runtime.AddCleanup(new([2]*byte), func(struct{}) {
+	prepared.holds++
+	// The cleanup's object holds pointers, so that the tiny allocator,
+	// whose blocks hold several objects and may outlive any one of them,
+	// does not take it: its cleanup runs after the next collection. An
+	// earlier raise's cleanup may run after a later raise (it runs on a
+	// goroutine of its own, and waits for the lock): only the last raise's
+	// restores the percentage.
+	runtime.AddCleanup(new([2]*byte), func(hold uint64) {
 		prepared.Lock()
 		defer prepared.Unlock()
-		if prepared.held {
+		if prepared.held && hold == prepared.holds {
 			prepared.held = false
 			debug.SetGCPercent(prepared.gogc)
 		}
-	}, struct{}{})
+	}, prepared.holds)
 }
 
 // advise grows the heap by n bytes as the stacks of goroutines (hold),

@@ -167,6 +167,32 @@ func TestHoldCollector(t *testing.T) {
 	}
 }
 
+// TestHoldCollectorLastHold checks that a raise's cleanup which runs
+// after a later raise (it waits for the lock) leaves the percentage
+// raised until the collection after the later one.
+func TestHoldCollectorLastHold(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	const n = 64 << 20
+	prepared.Lock()
+	holdCollector(n)
+	runtime.GC() // the first raise's cleanup is due, and waits for the lock
+	holdCollector(2 * n)
+	prepared.Unlock()
+	for range 1000 {
+		runtime.Gosched()
+	}
+	if pct := gogc(); pct <= 100 {
+		t.Fatalf("GOGC %d after an earlier raise's cleanup, want more than 100 until the next collection", pct)
+	}
+	runtime.GC()
+	for i := 0; i < 1000 && gogc() != 100; i++ {
+		runtime.Gosched()
+	}
+	if pct := gogc(); pct != 100 {
+		t.Errorf("GOGC %d after the next collection, want 100", pct)
+	}
+}
+
 // gogc reads the collector's percentage without setting it.
 func gogc() uint64 {
 	m := []metrics.Sample{{Name: "/gc/gogc:percent"}}
