@@ -128,3 +128,22 @@ func TestNVSMIPdshInterleaved(t *testing.T) {
 		}
 	}
 }
+
+// The clocks' Idle reason Active marks a GPU idle whatever its performance
+// state, under either name the section has had; "Not Active" does not.
+// SYNTHETIC lines in the layout of the corpus's -q outputs.
+func TestNVSMIClocksIdle(t *testing.T) {
+	for _, c := range []struct {
+		section, idle string
+		want          bool
+	}{
+		{"Clocks Event Reasons", "Active", true},
+		{"Clocks Throttle Reasons", "Active", true},
+		{"Clocks Event Reasons", "Not Active", false},
+	} {
+		r := nicReadText(t, "nvidia-smi -q", "GPU 00000000:4C:00.0\n    Performance State                     : P2\n    "+c.section+"\n        Idle                              : "+c.idle+"\n")
+		if g := nicArtifact[*NVSMI](t, r).GPUs[0]; g.Idle != c.want || g.PState != "P2" {
+			t.Errorf("%s Idle %s: idle %v, state %q", c.section, c.idle, g.Idle, g.PState)
+		}
+	}
+}

@@ -141,3 +141,22 @@ func TestSwitchJunosShapes(t *testing.T) {
 		}
 	}
 }
+
+// A block's header gives the port's state: an administratively down port
+// is down by choice ("X") though its link is down too, an enabled one
+// with its link down is "D".
+func TestJunosHeader(t *testing.T) {
+	for _, c := range []struct{ line, port, state string }{
+		{"Physical interface: et-0/0/5, Enabled, Physical link is Up", "et-0/0/5", "U"},
+		{"Physical interface: xe-0/0/1, Enabled, Physical link is Down", "xe-0/0/1", "D"},
+		{"Physical interface: ge-0/0/2, Administratively down, Physical link is Down", "ge-0/0/2", "X"},
+	} {
+		port, state, ok := junosHeader(c.line)
+		if !ok || port != c.port || state != c.state {
+			t.Errorf("%q: %q %q %v, want %q %q", c.line, port, state, ok, c.port, c.state)
+		}
+	}
+	if _, _, ok := junosHeader("Physical interface: et-0/0/5"); ok {
+		t.Error("a header with no state read")
+	}
+}
