@@ -112,24 +112,29 @@ func (e *engine) schedulePosts(ci int32) {
 		if c.pxn {
 			d += e.tm.intraLat
 		}
+		size := unit.Bytes(c.size[c.posted&(nSteps-1)])
 		if r := e.nicRate[c.nicSrc]; r > 0 && !c.sock {
 			// The NIC reads the slice over its PCIe link: a slice waits
 			// while the link is behind.
-			now := e.t.Now()
-			st := max(now+d, e.nicTx[c.nicSrc])
-			e.nicTx[c.nicSrc] = st + r.TxTime(unit.Bytes(c.size[c.posted&(nSteps-1)]))
-			d = st - now
+			d = e.pace(d, &e.nicTx[c.nicSrc], r, size)
 		}
 		if r := e.tm.qpRate; r > 0 && !c.sock {
 			// Each of the connection's queue pairs carries at most
 			// qpRate.
-			now := e.t.Now()
-			st := max(now+d, c.paced)
-			c.paced = st + (r * unit.BitRate(len(c.qps))).TxTime(unit.Bytes(c.size[c.posted&(nSteps-1)]))
-			d = st - now
+			d = e.pace(d, &c.paced, r*unit.BitRate(len(c.qps)), size)
 		}
 		e.post(ci, d)
 	}
+}
+
+// pace returns when, from now, a slice of size bytes due d from now
+// starts on a resource that moves r and is next free at *free, and
+// holds the resource that long.
+func (e *engine) pace(d unit.Time, free *unit.Time, r unit.BitRate, size unit.Bytes) unit.Time {
+	now := e.t.Now()
+	st := max(now+d, *free)
+	*free = st + r.TxTime(size)
+	return st - now
 }
 
 // post has the next slice sent d from now: one WRITE with immediate on

@@ -1,6 +1,7 @@
 package collective
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -228,5 +229,42 @@ func TestPATExplain(t *testing.T) {
 	table := strings.Join(cm.Tuning.TuningTable(), "\n")
 	if !strings.Contains(table, "PAT") {
 		t.Errorf("init table has no PAT column:\n%s", table)
+	}
+}
+
+// TestPATStepOrder: an AllGather runs its dimensions from the farthest
+// down (it forwards across 2^d what it received across a farther one), a
+// ReduceScatter from the nearest up (it reduces what it received across a
+// nearer one before it sends): on 8 nodes a rank's sends of a chunk go 4,
+// 2 then 1 rank away for an AllGather, 1, 2 then 4 for a ReduceScatter.
+func TestPATStepOrder(t *testing.T) {
+	v, _ := ParseVersion("2.28.9")
+	const n = 8
+	cm := mustCommOf(t, v, onePerNode, n, 1, map[string]string{"NCCL_ALGO": "PAT"})
+	for _, tc := range []struct {
+		f    Func
+		want string
+	}{{AllGather, "[4 2 1]"}, {ReduceScatter, "[1 2 4]"}} {
+		runOn(t, cm, 1, Call{Func: tc.f, Bytes: n << 20})
+		k := &cm.eng.kernels[0]
+		var dists []int
+		var o op
+		for i := range k.p.perLoop() {
+			k.p.op(i, &o)
+			if !o.send {
+				continue
+			}
+			cn := &cm.eng.conns[k.p.sends(&o)[0]]
+			d := int((cn.hostSrc - cn.hostDst + n) % n)
+			if tc.f == ReduceScatter {
+				d = int((cn.hostDst - cn.hostSrc + n) % n)
+			}
+			if len(dists) == 0 || dists[len(dists)-1] != d {
+				dists = append(dists, d)
+			}
+		}
+		if got := fmt.Sprint(dists); got != tc.want {
+			t.Errorf("%v: rank %d sends a chunk %s ranks away in turn, want %s", tc.f, k.rank, got, tc.want)
+		}
 	}
 }
