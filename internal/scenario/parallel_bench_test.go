@@ -3,9 +3,13 @@ package scenario
 import (
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"rocelab/internal/sim"
 )
 
 // The parallel engine's benchmarks. Their figures need a machine whose
@@ -52,17 +56,24 @@ traffic: {generators: [{kind: permutation, bytes: 1MB}]}
 // free barriers, counting every event alike (all events over the path
 // events of the two-thread run); and the round trip of a cache line
 // between the two CPUs before and after the runs (lineTrip), which says
-// where the host placed them.
+// where the host placed them. Each run's timeline (sim.Timeline: the
+// events each domain ran in every 100 ms of wall time) goes to the log,
+// and the two-thread run's slowest and fastest tenth of slices to the
+// metrics, so that one run shows whether its speed was set at its start
+// or changed on the way.
 func benchThreads(b *testing.B, s *Scenario) {
 	b.StopTimer()
 	before := lineTrip()
 	b.StartTimer()
 	var wall [3]time.Duration
 	var events, path uint64
+	var lines [3]*sim.Timeline
 	for i := 0; i < b.N; i++ {
 		for _, th := range []int{1, 2} {
 			start := time.Now()
 			tw := built(b, s, Options{Threads: th})
+			lines[th] = sim.NewTimeline(nanotime, timelineSlice, len(tw.run.Parts), 1<<13)
+			tw.run.Timeline = lines[th]
 			tw.Run()
 			if !tw.Done() {
 				b.Fatal("the workload did not finish")
@@ -78,9 +89,66 @@ func benchThreads(b *testing.B, s *Scenario) {
 	b.ReportMetric(wall[1].Seconds()/wall[2].Seconds(), "speedup")
 	b.ReportMetric(float64(events)/float64(path), "bound")
 	b.StopTimer()
+	for th := 1; th <= 2; th++ {
+		b.Logf("%d thread(s), M events/s of each domain in slices of %v:\n%s", th, time.Duration(timelineSlice), timeline(lines[th]))
+	}
+	p10, p90 := sliceRates(lines[2])
+	b.ReportMetric(p10/1e6, "slice-p10-Mevents/s-2threads")
+	b.ReportMetric(p90/1e6, "slice-p90-Mevents/s-2threads")
 	b.ReportMetric(before, "linetrip-ns-before")
 	b.ReportMetric(lineTrip(), "linetrip-ns-after")
 	b.ReportMetric(capacity(), "capacity")
+}
+
+// timelineSlice is the wall time between a benchmark run's timeline
+// records: 100 ms.
+const timelineSlice = int64(100 * time.Millisecond)
+
+// clockStart anchors nanotime.
+var clockStart = time.Now()
+
+// nanotime reads the monotonic clock in nanoseconds.
+func nanotime() int64 { return int64(time.Since(clockStart)) }
+
+// timeline prints t's records, ten slices a line: the second the line
+// starts at, then each slice's rate of every domain (M events/s), the
+// domains apart by '/', and the workloads' rate at the line's end.
+func timeline(t *sim.Timeline) string {
+	var sb strings.Builder
+	parts := t.Stride - 1
+	for k := 0; k < t.Records(); k += 10 {
+		fmt.Fprintf(&sb, "%6.1fs", float64(t.At[k])/1e9)
+		var ctl float64
+		for j := k; j < min(k+10, t.Records()); j++ {
+			sb.WriteByte(' ')
+			for i := range parts {
+				if i > 0 {
+					sb.WriteByte('/')
+				}
+				fmt.Fprintf(&sb, "%.1f", t.Rate(j, i)/1e6)
+			}
+			ctl += t.Rate(j, parts) / 1e6
+		}
+		fmt.Fprintf(&sb, "  workloads %.2f\n", ctl/float64(min(10, t.Records()-k)))
+	}
+	return sb.String()
+}
+
+// sliceRates returns the 10th and 90th percentiles of the rate of all of
+// t's domains together over its slices, events per second.
+func sliceRates(t *sim.Timeline) (p10, p90 float64) {
+	n := t.Records()
+	if n == 0 {
+		return 0, 0
+	}
+	r := make([]float64, n)
+	for k := range r {
+		for i := range t.Stride - 1 {
+			r[k] += t.Rate(k, i)
+		}
+	}
+	slices.Sort(r)
+	return r[n/10], r[n*9/10]
 }
 
 // capacity measures what two cores give on this machine now: the work two

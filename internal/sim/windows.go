@@ -122,6 +122,9 @@ type Windows struct {
 	// uneven), and tries them all again later (adapt). The results do not
 	// change.
 	Adapt bool
+	// Timeline, when set, records the run's events over wall time. It
+	// never affects the run's results.
+	Timeline *Timeline
 
 	stats  WindowStats
 	rounds uint64      // rounds planned
@@ -378,6 +381,9 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 			}
 		}
 		w.count(ctl, alone)
+		if w.Timeline != nil {
+			w.record()
+		}
 		if w.solo {
 			w.stats.Solo++
 		}

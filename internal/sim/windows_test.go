@@ -536,3 +536,55 @@ func TestWindowsEnds(t *testing.T) {
 		}
 	}
 }
+
+// A timeline records, once a slice, the cumulative events of each part
+// and of the control side and the rounds, ending at the run's totals;
+// it stops when full and leaves the traces as they are.
+func TestWindowsTimeline(t *testing.T) {
+	ref, _ := runRing(ringParts, 2, false)
+	for _, room := range []int{3, 100000} {
+		r := newRing(ringParts)
+		var tick int64 // read by the coordinator only
+		tl := NewTimeline(func() int64 { tick++; return tick }, 1, ringParts, room)
+		w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
+			Workers: 2, Timeline: tl}
+		for _, p := range r.parts {
+			w.Parts = append(w.Parts, p)
+		}
+		w.RunUntil(unit.MaxTime)
+		st := w.Stats()
+		for i, p := range r.parts {
+			if fmt.Sprint(p.trace) != fmt.Sprint(ref.parts[i].trace) {
+				t.Errorf("room %d: part %d trace differs", room, i)
+			}
+		}
+		n := tl.Records()
+		want := min(room, int(st.Windows)-1) // a record after every round but the first
+		if n != want {
+			t.Fatalf("room %d: %d records after %d rounds, want %d", room, n, st.Windows, want)
+		}
+		for k := 1; k < n; k++ {
+			if tl.Rounds[k] != tl.Rounds[k-1]+1 || tl.At[k] != tl.At[k-1]+1 {
+				t.Errorf("room %d: record %d at %d after %d rounds, record %d at %d after %d",
+					room, k, tl.At[k], tl.Rounds[k], k-1, tl.At[k-1], tl.Rounds[k-1])
+			}
+			for i := range tl.Stride {
+				if tl.Events[k*tl.Stride+i] < tl.Events[(k-1)*tl.Stride+i] || tl.Rate(k, i) < 0 {
+					t.Errorf("room %d: record %d entry %d fell", room, k, i)
+				}
+			}
+		}
+		if room < int(st.Windows)-1 {
+			continue // full before the end
+		}
+		last := tl.Events[(n-1)*tl.Stride:]
+		for i, e := range st.PartEvents {
+			if last[i] != e {
+				t.Errorf("part %d: %d events at the last record, %d in all", i, last[i], e)
+			}
+		}
+		if last[ringParts] != st.ControlEvents || tl.Rounds[n-1] != st.Windows {
+			t.Errorf("last record: control %d after %d rounds, want %d after %d", last[ringParts], tl.Rounds[n-1], st.ControlEvents, st.Windows)
+		}
+	}
+}
