@@ -73,6 +73,7 @@ func benchThreads(b *testing.B, s *Scenario) {
 			start := time.Now()
 			tw := built(b, s, Options{Threads: th})
 			lines[th] = sim.NewTimeline(nanotime, timelineSlice, len(tw.run.Parts), 1<<13)
+			lines[th].CPU = func() int64 { return int64(cpuTime()) }
 			tw.run.Timeline = lines[th]
 			tw.Run()
 			if !tw.Done() {
@@ -98,6 +99,7 @@ func benchThreads(b *testing.B, s *Scenario) {
 	b.ReportMetric(before, "linetrip-ns-before")
 	b.ReportMetric(lineTrip(), "linetrip-ns-after")
 	b.ReportMetric(capacity(), "capacity")
+	b.ReportMetric(aluCapacity(), "alu-capacity")
 }
 
 // timelineSlice is the wall time between a benchmark run's timeline
@@ -112,14 +114,20 @@ func nanotime() int64 { return int64(time.Since(clockStart)) }
 
 // timeline prints t's records, ten slices a line: the second the line
 // starts at, then each slice's rate of every domain (M events/s), the
-// domains apart by '/', and the workloads' rate at the line's end.
+// domains apart by '/'; at the line's end, over its slices, the
+// workloads' rate, the CPUs the process had (busy: 2 when both workers
+// ran throughout; their waits spin, so they count) and all the events
+// per CPU second, which moves with how fast the cores ran, not with
+// whether the process had them.
 func timeline(t *sim.Timeline) string {
 	var sb strings.Builder
 	parts := t.Stride - 1
 	for k := 0; k < t.Records(); k += 10 {
 		fmt.Fprintf(&sb, "%6.1fs", float64(t.At[k])/1e9)
 		var ctl float64
-		for j := k; j < min(k+10, t.Records()); j++ {
+		n := min(k+10, t.Records()) - k
+		at, cpu, events := sliceSpan(t, k, k+n)
+		for j := k; j < k+n; j++ {
 			sb.WriteByte(' ')
 			for i := range parts {
 				if i > 0 {
@@ -129,9 +137,27 @@ func timeline(t *sim.Timeline) string {
 			}
 			ctl += t.Rate(j, parts) / 1e6
 		}
-		fmt.Fprintf(&sb, "  workloads %.2f\n", ctl/float64(min(10, t.Records()-k)))
+		fmt.Fprintf(&sb, "  workloads %.2f busy %.2f per-cpu-s %.1f\n", ctl/float64(n), float64(cpu)/float64(at), float64(events)*1e3/float64(max(cpu, 1)))
 	}
 	return sb.String()
+}
+
+// sliceSpan returns the wall time, the CPU time and the events of every
+// domain and the workloads from the end of record k-1 (or the start) to
+// the end of record j-1.
+func sliceSpan(t *sim.Timeline, k, j int) (at, cpu int64, events uint64) {
+	at, cpu = t.At[j-1], t.CPUs[j-1]
+	for i := range t.Stride {
+		events += t.Events[(j-1)*t.Stride+i]
+	}
+	if k > 0 {
+		at -= t.At[k-1]
+		cpu -= t.CPUs[k-1]
+		for i := range t.Stride {
+			events -= t.Events[(k-1)*t.Stride+i]
+		}
+	}
+	return at, cpu, events
 }
 
 // sliceRates returns the 10th and 90th percentiles of the rate of all of
@@ -166,23 +192,51 @@ func capacity() float64 {
 			mem[i][j] = uint64(j) // fault the pages in before the clock runs
 		}
 	}
-	spin := func(a []uint64) {
-		x := uint64(1)
+	return together(func(i int) {
+		a, x := mem[i], uint64(1)
 		for range 20_000_000 {
 			x = x*6364136223846793005 + 1442695040888963407
 			a[x>>43] += x
 		}
-	}
+	})
+}
+
+// aluCapacity is capacity without memory: each goroutine runs eight
+// independent chains of multiplies and adds in registers, as many as the
+// core's execution units take at once. Two separate cores give 2 whatever
+// their caches do; two hardware threads of one core share those units and
+// give well under 2. Beside capacity, it tells a short cache or memory
+// (capacity low, this near 2) from a short core (both low).
+func aluCapacity() float64 {
+	var sink [2]uint64
+	return together(func(i int) {
+		var x [8]uint64
+		for j := range x {
+			x[j] = uint64(i*8 + j)
+		}
+		for range 40_000_000 {
+			for j := range x {
+				x[j] = x[j]*6364136223846793005 + 1442695040888963407
+			}
+		}
+		sink[i] = x[0] ^ x[1] ^ x[2] ^ x[3] ^ x[4] ^ x[5] ^ x[6] ^ x[7]
+	})
+}
+
+// together runs work(0) alone, then work(0) and work(1) at once on two
+// goroutines, and returns the work done together in the time of one
+// alone: twice the time alone over the time together.
+func together(work func(i int)) float64 {
 	t0 := time.Now()
-	spin(mem[0])
+	work(0)
 	one := time.Since(t0)
 	var wg sync.WaitGroup
 	t0 = time.Now()
-	for i := range mem {
+	for i := range 2 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			spin(mem[i])
+			work(i)
 		}()
 	}
 	wg.Wait()

@@ -546,6 +546,7 @@ func TestWindowsTimeline(t *testing.T) {
 		r := newRing(ringParts)
 		var tick int64 // read by the coordinator only
 		tl := NewTimeline(func() int64 { tick++; return tick }, 1, ringParts, room)
+		tl.CPU = func() int64 { return 2 * tick } // two cores busy
 		w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
 			Workers: 2, Timeline: tl}
 		for _, p := range r.parts {
@@ -564,6 +565,9 @@ func TestWindowsTimeline(t *testing.T) {
 			t.Fatalf("room %d: %d records after %d rounds, want %d", room, n, st.Windows, want)
 		}
 		for k := 1; k < n; k++ {
+			if b := tl.Busy(k); b != 2 {
+				t.Errorf("room %d: record %d busy %v, want 2", room, k, b)
+			}
 			if tl.Rounds[k] != tl.Rounds[k-1]+1 || tl.At[k] != tl.At[k-1]+1 {
 				t.Errorf("room %d: record %d at %d after %d rounds, record %d at %d after %d",
 					room, k, tl.At[k], tl.Rounds[k], k-1, tl.At[k-1], tl.Rounds[k-1])
