@@ -2,8 +2,10 @@ package scenario
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -68,8 +70,10 @@ func benchThreads(b *testing.B, s *Scenario) {
 	var wall [3]time.Duration
 	var events, path uint64
 	var lines [3]*sim.Timeline
+	var steal [3]float64
 	for i := 0; i < b.N; i++ {
 		for _, th := range []int{1, 2} {
+			stolen := stealTime()
 			start := time.Now()
 			tw := built(b, s, Options{Threads: th})
 			lines[th] = sim.NewTimeline(nanotime, timelineSlice, len(tw.run.Parts), 1<<13)
@@ -80,6 +84,7 @@ func benchThreads(b *testing.B, s *Scenario) {
 				b.Fatal("the workload did not finish")
 			}
 			wall[th] += time.Since(start)
+			steal[th] += stealTime() - stolen
 			events = tw.Executed()
 			_, _, st := tw.RunStats()
 			path = st.PathEvents
@@ -93,6 +98,8 @@ func benchThreads(b *testing.B, s *Scenario) {
 	for th := 1; th <= 2; th++ {
 		b.Logf("%d thread(s), M events/s of each domain in slices of %v:\n%s", th, time.Duration(timelineSlice), timeline(lines[th]))
 	}
+	b.ReportMetric(steal[1]/float64(b.N), "steal-s-1thread")
+	b.ReportMetric(steal[2]/float64(b.N), "steal-s-2threads")
 	p10, p90 := sliceRates(lines[2])
 	b.ReportMetric(p10/1e6, "slice-p10-Mevents/s-2threads")
 	b.ReportMetric(p90/1e6, "slice-p90-Mevents/s-2threads")
@@ -140,6 +147,27 @@ func timeline(t *sim.Timeline) string {
 		fmt.Fprintf(&sb, "  workloads %.2f busy %.2f per-cpu-s %.1f\n", ctl/float64(n), float64(cpu)/float64(at), float64(events)*1e3/float64(max(cpu, 1)))
 	}
 	return sb.String()
+}
+
+// stealTime returns the seconds the hypervisor has run something else
+// while this VM's vCPUs were ready to run, summed over them (Linux's
+// /proc/stat), or 0 where it is not told. A run's share of it is time
+// its workers lost that no count of the engine's shows.
+func stealTime() float64 {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line) // cpu user nice system idle iowait irq softirq steal ...
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0
+	}
+	ticks, err := strconv.ParseFloat(f[8], 64)
+	if err != nil {
+		return 0
+	}
+	return ticks / 100 // USER_HZ
 }
 
 // sliceSpan returns the wall time, the CPU time and the events of every
