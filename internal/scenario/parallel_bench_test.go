@@ -125,7 +125,7 @@ func nanotime() int64 { return int64(time.Since(clockStart)) }
 // workloads' rate, the CPUs the process had (busy: 2 when both workers
 // ran throughout; their waits spin, so they count) and all the events
 // per CPU second, which moves with how fast the cores ran, not with
-// whether the process had them.
+// whether the process had them; and the rounds per second.
 func timeline(t *sim.Timeline) string {
 	var sb strings.Builder
 	parts := t.Stride - 1
@@ -144,7 +144,12 @@ func timeline(t *sim.Timeline) string {
 			}
 			ctl += t.Rate(j, parts) / 1e6
 		}
-		fmt.Fprintf(&sb, "  workloads %.2f busy %.2f per-cpu-s %.1f\n", ctl/float64(n), float64(cpu)/float64(at), float64(events)*1e3/float64(max(cpu, 1)))
+		rounds := t.Rounds[k+n-1]
+		if k > 0 {
+			rounds -= t.Rounds[k-1]
+		}
+		fmt.Fprintf(&sb, "  workloads %.2f busy %.2f per-cpu-s %.1f k-rounds/s %.0f\n", ctl/float64(n), float64(cpu)/float64(at),
+			float64(events)*1e3/float64(max(cpu, 1)), float64(rounds)*1e6/float64(at))
 	}
 	return sb.String()
 }
