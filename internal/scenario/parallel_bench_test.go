@@ -58,14 +58,15 @@ traffic: {generators: [{kind: permutation, bytes: 1MB}]}
 // free barriers, counting every event alike (all events over the path
 // events of the two-thread run); and the round trip of a cache line
 // between the two CPUs before and after the runs (lineTrip), which says
-// where the host placed them. Each run's timeline (sim.Timeline: the
+// where the host placed them, and whether they were two cores then
+// (aluCapacity). Each run's timeline (sim.Timeline: the
 // events each domain ran in every 100 ms of wall time) goes to the log,
 // and the two-thread run's slowest and fastest tenth of slices to the
 // metrics, so that one run shows whether its speed was set at its start
 // or changed on the way.
 func benchThreads(b *testing.B, s *Scenario) {
 	b.StopTimer()
-	before := lineTrip()
+	before, aluBefore := lineTrip(), aluCapacity()
 	b.StartTimer()
 	var wall [3]time.Duration
 	var events, path uint64
@@ -106,7 +107,8 @@ func benchThreads(b *testing.B, s *Scenario) {
 	b.ReportMetric(before, "linetrip-ns-before")
 	b.ReportMetric(lineTrip(), "linetrip-ns-after")
 	b.ReportMetric(capacity(), "capacity")
-	b.ReportMetric(aluCapacity(), "alu-capacity")
+	b.ReportMetric(aluBefore, "alu-capacity-before")
+	b.ReportMetric(aluCapacity(), "alu-capacity-after")
 }
 
 // timelineSlice is the wall time between a benchmark run's timeline
