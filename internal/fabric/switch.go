@@ -278,9 +278,12 @@ func (s *Switch) Start() error {
 		if s.cfg.Headroom != nil {
 			hr = int64(s.cfg.Headroom(pt))
 		}
+		if hr > MaxHeadroom {
+			return fmt.Errorf("switch %s: port %s: headroom %d bytes is over the %d a priority group can hold", s.name, pt.name, hr, MaxHeadroom)
+		}
 		for p := 0; p < 8; p++ {
 			if s.cfg.Lossless&(1<<p) != 0 {
-				pt.rxPrio[p].pg.headroomCap = hr
+				pt.rxPrio[p].pg.headroomCap = int32(hr)
 			}
 		}
 		used += nLossless * (hr + b.reserve)
@@ -319,7 +322,7 @@ func (s *Switch) Alpha(i int) float64 {
 func (s *Switch) Headroom(i int) int64 {
 	for p := 0; p < 8; p++ {
 		if s.cfg.Lossless&(1<<p) != 0 {
-			return s.port[i].rxPrio[p].pg.headroomCap
+			return int64(s.port[i].rxPrio[p].pg.headroomCap)
 		}
 	}
 	return 0
@@ -385,13 +388,13 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 		s.dom.Drop(p, DropWatchdog, out)
 		return
 	}
-	e := out.egress.(*switchEgress) // s.egress[out.index], without the index's multiply
+	e := &s.egress[out.index] // out's first line has its index, not its egress
 	q := &e.cls[prio].q
 	size := int64(p.Frame)
 	lossless := s.lossless&(1<<prio) != 0
 	g := &in.rxPrio[prio].pg
 	if lossless {
-		ok = s.buf.admitLossless(g, in.index, size)
+		ok = s.buf.admitLossless(g, int(in.index), size)
 	} else {
 		ok = s.buf.admitLossy(q.Bytes(), size)
 	}
@@ -406,7 +409,7 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 	}
 	p.InPort = int16(in.index)
 	e.routed += size
-	if lossless && s.buf.wantXOFF(g, in.index) {
+	if lossless && s.buf.wantXOFF(g, int(in.index)) {
 		in.SendXOFF(prio)
 	}
 	if s.stages&stagePipeline != 0 {
@@ -462,7 +465,7 @@ func (s *Switch) departed(p *packet.Packet, e *switchEgress, out *Port, qlen int
 	in := &s.port[p.InPort]
 	g := &in.rxPrio[prio].pg
 	s.buf.release(g, int64(p.Frame), lossless)
-	if lossless && in.XOFF(prio) && s.buf.wantXON(g, in.index) {
+	if lossless && g.xoff && s.buf.wantXON(g, int(in.index)) {
 		in.SendXON(prio)
 	}
 	if !s.ecnAtEnqueue && markable(p) {
