@@ -111,7 +111,7 @@ func TestSwitchHotLines(t *testing.T) {
 	b := unsafe.Offsetof(s.buf)
 	r := unsafe.Offsetof(s.routes)
 	fields := []field{
-		{"dom", unsafe.Offsetof(s.dom), unsafe.Sizeof(s.dom), 0},
+		{"egress0", unsafe.Offsetof(s.egress0), unsafe.Sizeof(s.egress0), 0},
 		{"port", unsafe.Offsetof(s.port), unsafe.Sizeof(s.port), 0},
 		{"routes.hosts", r + unsafe.Offsetof(s.routes.hosts), unsafe.Sizeof(s.routes.hosts), 0},
 		{"routes.runs", r + unsafe.Offsetof(s.routes.runs), unsafe.Sizeof(s.routes.runs), 0},
@@ -133,4 +133,16 @@ func TestSwitchHotLines(t *testing.T) {
 	// A switch is allocated alone, so its size need not be whole lines:
 	// the size passed is the whole lines it spans.
 	checkLines(t, "Switch", (unsafe.Sizeof(s)+63)/64*64, fields)
+}
+
+// TestEgressOf checks that the egress a hop reaches by its out port's
+// index from the switch's first line is that port's own.
+func TestEgressOf(t *testing.T) {
+	net := NewNetwork(1, 1)
+	s := net.NewSwitch(net.Domains[0], "s", 48, SwitchConfig{})
+	for i := range s.port {
+		if got, want := s.egressOf(&s.port[i]), &s.egress[i]; got != want || s.port[i].egress != Egress(want) {
+			t.Fatalf("port %d: egress %p, want %p", i, got, want)
+		}
+	}
 }
