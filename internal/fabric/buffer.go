@@ -1,12 +1,19 @@
 package fabric
 
-// pgState is one ingress priority group's buffer use. A switch port keeps
-// it beside the priority's receive counts, in one cache line (ingress), so
-// that a frame's admission reads no line of its own.
+// pgState is one ingress priority group's buffer use, and whether its
+// port holds the priority off at the peer (xoff, at every port, a NIC's
+// too). A port keeps it beside the priority's receive counts, in one
+// cache line (ingress), so that neither a frame's admission nor its
+// departure, which asks whether to send XON, reads a line of its own.
 type pgState struct {
 	min, shared, headroom int64
-	headroomCap           int64
+	headroomCap           int32 // at most MaxHeadroom
+	xoff                  bool
 }
+
+// MaxHeadroom is the largest headroom of one priority group a switch
+// takes: 2 GiB less a byte, some hundred times any switch's buffer.
+const MaxHeadroom = 1<<31 - 1
 
 // buffer is a switch's shared buffer in the SONiC/SAI model: a per-PG
 // reserved minimum, a shared pool whose admission uses a dynamic threshold
@@ -64,7 +71,7 @@ func (b *buffer) admitLossless(g *pgState, port int, size int64) bool {
 	case g.headroom == 0 && g.shared+size <= b.pgLimit(port) && b.sharedUsed+size <= b.sharedSize:
 		g.shared += size
 		b.sharedUsed += size
-	case g.headroom+size <= g.headroomCap:
+	case g.headroom+size <= int64(g.headroomCap):
 		g.headroom += size
 	default:
 		return false

@@ -1,6 +1,10 @@
 package fabric
 
-import "testing"
+import (
+	"testing"
+
+	"rocelab/internal/unit"
+)
 
 // TestXONWhenDrainedUnderAFullPool: the dynamic threshold follows the
 // pool's free space, which other PGs take. A held-off PG that drains
@@ -73,5 +77,29 @@ func TestStaticThreshold(t *testing.T) {
 	b.release(g, frame, true)
 	if !b.wantXON(g, port) {
 		t.Errorf("no XON %d B below the static threshold", offset)
+	}
+}
+
+// TestHeadroomLimit: a priority group keeps its headroom in 32 bits, so
+// a switch takes headroom up to MaxHeadroom exactly, as given, and refuses
+// one byte more instead of wrapping it.
+func TestHeadroomLimit(t *testing.T) {
+	for _, hr := range []int64{MaxHeadroom, MaxHeadroom + 1} {
+		net := NewNetwork(1, 1)
+		dom := net.Domains[0]
+		cfg := SwitchConfig{Buffer: 64 * unit.GiB, Lossless: 1 << 3, Alpha: 1, AlphaLossy: 1,
+			Headroom: func(*Port) unit.Bytes { return unit.Bytes(hr) }}
+		a := net.NewSwitch(dom, "a", 1, cfg)
+		b := net.NewSwitch(dom, "b", 1, cfg)
+		net.Link(a.Port(0), b.Port(0), 100*unit.Gbps, unit.Metre)
+		err := a.Start()
+		switch {
+		case hr <= MaxHeadroom && err != nil:
+			t.Errorf("headroom %d: %v", hr, err)
+		case hr <= MaxHeadroom && a.Headroom(0) != hr:
+			t.Errorf("headroom %d taken as %d", hr, a.Headroom(0))
+		case hr > MaxHeadroom && err == nil:
+			t.Errorf("headroom %d taken (as %d), want an error", hr, a.Headroom(0))
+		}
 	}
 }

@@ -27,21 +27,30 @@ func checkLines(t *testing.T, typ string, size uintptr, fields []field) {
 	}
 }
 
-// TestPortHotLines checks the layout the event loop counts on: the state
-// every frame reads lies in the port's first two cache lines, and ports
+// TestPortHotLines checks the layout the event loop counts on: what a
+// frame's send reads of the sending port (a switch's forward included)
+// lies in its first line and what its arrival reads in its second, ports
 // in an array start on a line boundary, so that the two lines the
 // scheduler fetches ahead are the right ones; each priority's receive
-// counts and buffer use lie in one line.
+// counts, buffer use and XOFF state lie in one line.
 func TestPortHotLines(t *testing.T) {
 	var p Port
 	fields := []field{
 		{"tx", unsafe.Offsetof(p.tx), unsafe.Sizeof(p.tx), 0},
-		{"rx", unsafe.Offsetof(p.rx), unsafe.Sizeof(p.rx), 0},
+		{"dom", unsafe.Offsetof(p.dom), unsafe.Sizeof(p.dom), 0},
+		{"key", unsafe.Offsetof(p.key), unsafe.Sizeof(p.key), 0},
 		{"busyUntil", unsafe.Offsetof(p.busyUntil), unsafe.Sizeof(p.busyUntil), 0},
-		{"sending", unsafe.Offsetof(p.sending), unsafe.Sizeof(p.sending), 0},
-		{"storm", unsafe.Offsetof(p.storm), unsafe.Sizeof(p.storm), 0},
-		{"tapped", unsafe.Offsetof(p.tapped), unsafe.Sizeof(p.tapped), 0},
-		{"ctrlQueued", unsafe.Offsetof(p.ctrlQueued), unsafe.Sizeof(p.ctrlQueued), 0},
+		{"rate", unsafe.Offsetof(p.rate), unsafe.Sizeof(p.rate), 0},
+		{"delay", unsafe.Offsetof(p.delay), unsafe.Sizeof(p.delay), 0},
+		{"jitter", unsafe.Offsetof(p.jitter), unsafe.Sizeof(p.jitter), 0},
+		{"index", unsafe.Offsetof(p.index), unsafe.Sizeof(p.index), 0},
+		{"pausing", unsafe.Offsetof(p.pausing), 1, 0},
+		{"storm", unsafe.Offsetof(p.storm), 1, 0},
+		{"txQueued", unsafe.Offsetof(p.txQueued), 1, 0},
+		{"sending", unsafe.Offsetof(p.sending), 1, 0},
+		{"tapped", unsafe.Offsetof(p.tapped), 1, 0},
+		{"ctrlQueued", unsafe.Offsetof(p.ctrlQueued), 1, 0},
+		{"rx", unsafe.Offsetof(p.rx), unsafe.Sizeof(p.rx), 1},
 		{"egress", unsafe.Offsetof(p.egress), unsafe.Sizeof(p.egress), 1},
 		{"node", unsafe.Offsetof(p.node), unsafe.Sizeof(p.node), 1},
 		{"loss", unsafe.Offsetof(p.loss), unsafe.Sizeof(p.loss), 1},
@@ -102,7 +111,7 @@ func TestSwitchHotLines(t *testing.T) {
 	b := unsafe.Offsetof(s.buf)
 	r := unsafe.Offsetof(s.routes)
 	fields := []field{
-		{"dom", unsafe.Offsetof(s.dom), unsafe.Sizeof(s.dom), 0},
+		{"egress0", unsafe.Offsetof(s.egress0), unsafe.Sizeof(s.egress0), 0},
 		{"port", unsafe.Offsetof(s.port), unsafe.Sizeof(s.port), 0},
 		{"routes.hosts", r + unsafe.Offsetof(s.routes.hosts), unsafe.Sizeof(s.routes.hosts), 0},
 		{"routes.runs", r + unsafe.Offsetof(s.routes.runs), unsafe.Sizeof(s.routes.runs), 0},
@@ -124,4 +133,16 @@ func TestSwitchHotLines(t *testing.T) {
 	// A switch is allocated alone, so its size need not be whole lines:
 	// the size passed is the whole lines it spans.
 	checkLines(t, "Switch", (unsafe.Sizeof(s)+63)/64*64, fields)
+}
+
+// TestEgressOf checks that the egress a hop reaches by its out port's
+// index from the switch's first line is that port's own.
+func TestEgressOf(t *testing.T) {
+	net := NewNetwork(1, 1)
+	s := net.NewSwitch(net.Domains[0], "s", 48, SwitchConfig{})
+	for i := range s.port {
+		if got, want := s.egressOf(&s.port[i]), &s.egress[i]; got != want || s.port[i].egress != Egress(want) {
+			t.Fatalf("port %d: egress %p, want %p", i, got, want)
+		}
+	}
 }

@@ -136,7 +136,7 @@ func (n *Network) NewPort(d *Domain, node Node, nodeID uint32, index int) *Port 
 
 // initPort sets up pt as NewPort's port.
 func (n *Network) initPort(pt *Port, d *Domain, node Node, nodeID uint32, index int) {
-	*pt = Port{dom: d, node: node, index: index, id: len(n.Ports), key: sim.NodeKey(nodeID, sim.SrcSelf)}
+	*pt = Port{dom: d, node: node, index: int16(index), id: len(n.Ports), key: sim.NodeKey(nodeID, sim.SrcSelf)}
 	pt.name = fmt.Sprintf("%s/p%d", node.Name(), index)
 	n.Ports = append(n.Ports, pt)
 }

@@ -37,17 +37,17 @@ func (pt *Port) SetPFC(c PFCConfig) {
 
 // XOFF reports whether the port currently holds off priority prio at its
 // peer.
-func (pt *Port) XOFF(prio int) bool { return pt.xoff&(1<<prio) != 0 }
+func (pt *Port) XOFF(prio int) bool { return pt.rxPrio[prio].pg.xoff }
 
 // SendXOFF asks the peer to stop sending priority prio, and keeps asking
 // until SendXON. It does nothing if the priority is already held off.
 func (pt *Port) SendXOFF(prio int) {
 	s := &pt.pfc
-	if pt.xoff&(1<<prio) != 0 {
+	if pt.XOFF(prio) {
 		return
 	}
 	now := pt.dom.Sched.Now()
-	pt.xoff |= 1 << prio
+	pt.rxPrio[prio].pg.xoff = true
 	s.since[prio] = now
 	pt.sendPFC(prio, s.cfg.Quanta)
 	s.refreshID[prio] = pt.dom.Sched.At(now+s.cfg.Refresh, pt.key, pt, tagPFCRefresh|uint64(prio)<<8)
@@ -56,11 +56,11 @@ func (pt *Port) SendXOFF(prio int) {
 // SendXON releases priority prio at the peer.
 func (pt *Port) SendXON(prio int) {
 	s := &pt.pfc
-	if pt.xoff&(1<<prio) == 0 {
+	if !pt.XOFF(prio) {
 		return
 	}
 	now := pt.dom.Sched.Now()
-	pt.xoff &^= 1 << prio
+	pt.rxPrio[prio].pg.xoff = false
 	pt.ctr.TxPauseDuration[prio] += now - s.since[prio]
 	pt.dom.Sched.Cancel(s.refreshID[prio])
 	s.refreshID[prio] = 0
@@ -72,7 +72,7 @@ func (pt *Port) SendXON(prio int) {
 // refresh re-sends an XOFF that is still wanted.
 func (s *pfcSender) refresh(pt *Port, now unit.Time, prio int) {
 	s.refreshID[prio] = 0
-	if pt.xoff&(1<<prio) == 0 {
+	if !pt.XOFF(prio) {
 		return
 	}
 	pt.sendPFC(prio, s.cfg.Quanta)

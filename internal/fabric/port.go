@@ -61,9 +61,10 @@ type LossHook interface {
 // come next, so that a frame costs the port few lines: a fabric of tens
 // of thousands of ports otherwise spends its time on cache misses.
 type Port struct {
-	// Line 0: the transmitter's state and the links.
+	// Line 0: what the sending side reads, so that a switch forwarding
+	// a frame reads one line of its out port: the link it sends on, the
+	// transmitter's state, the cable's delay and jitter, the node's index.
 	tx  *linkDir // the link direction the port sends on
-	rx  *linkDir // and the one it receives from
 	dom *Domain
 	key sim.Key // the key of the node's own events
 	// busyUntil is when the frame being sent has left; txQueued says an
@@ -71,30 +72,36 @@ type Port struct {
 	// egress picks a frame.
 	busyUntil unit.Time
 	rate      unit.BitRate
-	index     int // index within the node
-	// pausing are the priorities with a received pause in effect (bit p
-	// = pause[p].active), xoff those the port holds off at its peer, storm
-	// those the PFC watchdog holds in its storm state.
-	pausing, xoff, storm uint8
-	txQueued, sending    bool
-	// tapped says tap is set, ctrlQueued that ctrl holds a frame: every
-	// frame asks both, and tap and ctrl lie beyond the lines fetched ahead.
-	tapped, ctrlQueued bool
-
-	// Line 1: the node, its queues and the receive path's hooks.
-	egress Egress
-	node   Node
-	delay  unit.Time // one-way propagation delay to the peer
+	delay     unit.Time // one-way propagation delay to the peer
 	// jitter, when positive, delays each frame's arrival at the peer by a
 	// uniform draw from [0, jitter) (FEC codeword alignment) from the link
 	// direction's source, keeping arrivals in order.
 	jitter unit.Time
+	index  int16 // index within the node (a packet's InPort)
+	// pausing are the priorities with a received pause in effect (bit p
+	// = pause[p].active), storm those the PFC watchdog holds in its storm
+	// state.
+	pausing, storm    uint8
+	txQueued, sending bool
+	// tapped says tap is set, ctrlQueued that ctrl holds a frame: every
+	// frame asks both, and tap and ctrl lie beyond the lines fetched ahead.
+	tapped, ctrlQueued bool
+
+	// Line 1: the receive path (the link direction the port receives
+	// from, the node, the loss hook) and the egress a look at the queues
+	// dequeues from.
+	rx     *linkDir
+	egress Egress
+	node   Node
 	// loss, when set, may lose frames arriving at this port.
 	loss LossHook
+	_    [8]byte
 
 	// rxPrio is each priority's receive side, one line each: its frame
 	// counts and, at a switch, its priority group's buffer use, which a
-	// frame's admission reads right after counting it.
+	// frame's admission reads right after counting it, and whether the
+	// port holds the priority off at its peer, which the frame's
+	// departure reads with the buffer use it releases.
 	rxPrio [8]ingress
 
 	tap  Tap
@@ -156,7 +163,7 @@ func (pt *Port) Name() string { return pt.name }
 func (pt *Port) Node() Node { return pt.node }
 
 // Index returns the port's index within its node.
-func (pt *Port) Index() int { return pt.index }
+func (pt *Port) Index() int { return int(pt.index) }
 
 // ID returns the port's index within the network.
 func (pt *Port) ID() int { return pt.id }
@@ -526,7 +533,7 @@ func (pt *Port) Snapshot() Counters {
 		}
 	}
 	for p := 0; p < 8; p++ {
-		if pt.xoff&(1<<p) != 0 {
+		if pt.XOFF(p) {
 			c.TxPauseDuration[p] += now - pt.pfc.since[p]
 		}
 	}

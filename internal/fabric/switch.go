@@ -93,8 +93,11 @@ type SwitchConfig struct {
 // switch has, at build or at observation. The classifier is shared by the
 // switches of one classification, so that its table stays in the cache.
 type Switch struct {
-	dom  *Domain
-	port []Port // side by side
+	// egress0 is the first port's egress: a frame's hop reaches its out
+	// port's from it by the port's index (egressOf), where the egress
+	// slice's header lies beyond the lines a hop reads.
+	egress0 *switchEgress
+	port    []Port // side by side
 	// routes gives the ports toward each host.
 	routes       routeTable
 	seed         uint64 // cfg.Seed
@@ -105,6 +108,7 @@ type Switch struct {
 	classifier   *Classifier
 	buf          buffer
 
+	dom    *Domain
 	egress []switchEgress // by port
 	// path is the path selector; nil for ECMP.
 	path  *pathSelector
@@ -152,6 +156,9 @@ func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig
 	// The ports and their queues lie side by side, each in one array.
 	s.port = make([]Port, nports)
 	s.egress = make([]switchEgress, nports)
+	if nports > 0 {
+		s.egress0 = &s.egress[0]
+	}
 	for i := range s.port {
 		pt := &s.port[i]
 		n.initPort(pt, d, s, s.id, i)
@@ -278,9 +285,12 @@ func (s *Switch) Start() error {
 		if s.cfg.Headroom != nil {
 			hr = int64(s.cfg.Headroom(pt))
 		}
+		if hr > MaxHeadroom {
+			return fmt.Errorf("switch %s: port %s: headroom %d bytes is over the %d a priority group can hold", s.name, pt.name, hr, MaxHeadroom)
+		}
 		for p := 0; p < 8; p++ {
 			if s.cfg.Lossless&(1<<p) != 0 {
-				pt.rxPrio[p].pg.headroomCap = hr
+				pt.rxPrio[p].pg.headroomCap = int32(hr)
 			}
 		}
 		used += nLossless * (hr + b.reserve)
@@ -319,7 +329,7 @@ func (s *Switch) Alpha(i int) float64 {
 func (s *Switch) Headroom(i int) int64 {
 	for p := 0; p < 8; p++ {
 		if s.cfg.Lossless&(1<<p) != 0 {
-			return s.port[i].rxPrio[p].pg.headroomCap
+			return int64(s.port[i].rxPrio[p].pg.headroomCap)
 		}
 	}
 	return 0
@@ -385,13 +395,13 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 		s.dom.Drop(p, DropWatchdog, out)
 		return
 	}
-	e := out.egress.(*switchEgress) // s.egress[out.index], without the index's multiply
+	e := s.egressOf(out)
 	q := &e.cls[prio].q
 	size := int64(p.Frame)
 	lossless := s.lossless&(1<<prio) != 0
 	g := &in.rxPrio[prio].pg
 	if lossless {
-		ok = s.buf.admitLossless(g, in.index, size)
+		ok = s.buf.admitLossless(g, int(in.index), size)
 	} else {
 		ok = s.buf.admitLossy(q.Bytes(), size)
 	}
@@ -406,7 +416,7 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 	}
 	p.InPort = int16(in.index)
 	e.routed += size
-	if lossless && s.buf.wantXOFF(g, in.index) {
+	if lossless && s.buf.wantXOFF(g, int(in.index)) {
 		in.SendXOFF(prio)
 	}
 	if s.stages&stagePipeline != 0 {
@@ -416,7 +426,7 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 	if s.ecnAtEnqueue && markable(p) {
 		s.markECN(p, e, out, q.Bytes())
 	}
-	if now := s.dom.Sched.Now(); e.busy == 0 && out.idle(now) {
+	if now := out.dom.Sched.Now(); e.busy == 0 && out.idle(now) {
 		// Every queue of the port is empty and the line is free: the
 		// packet goes straight through, with what its push, the port's
 		// pick and its pop would have done to the queue's state.
@@ -429,6 +439,12 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 	}
 	e.push(p, prio)
 	out.Kick()
+}
+
+// egressOf returns the egress of pt, one of the switch's ports: &s.egress[pt.index]
+// from the switch's first line and the port's, which a hop reads anyway.
+func (s *Switch) egressOf(pt *Port) *switchEgress {
+	return (*switchEgress)(unsafe.Add(unsafe.Pointer(s.egress0), uintptr(pt.index)*unsafe.Sizeof(switchEgress{})))
 }
 
 // markable reports whether p may be marked: it is ECN-capable and not
@@ -462,7 +478,7 @@ func (s *Switch) departed(p *packet.Packet, e *switchEgress, out *Port, qlen int
 	in := &s.port[p.InPort]
 	g := &in.rxPrio[prio].pg
 	s.buf.release(g, int64(p.Frame), lossless)
-	if lossless && in.XOFF(prio) && s.buf.wantXON(g, in.index) {
+	if lossless && g.xoff && s.buf.wantXON(g, int(in.index)) {
 		in.SendXON(prio)
 	}
 	if !s.ecnAtEnqueue && markable(p) {
