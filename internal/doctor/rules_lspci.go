@@ -511,14 +511,18 @@ func garbledLines(src, what string, gs []ingest.Garble, mechanism, fix string) (
 	var ev []Evidence
 	var msgs []string
 	for _, g := range gs {
-		ev = append(ev, Evidence{File: src, Line: g.Line, Text: g.Text})
+		// A line with several cells that do not read is one line, cited
+		// once; each cell's column is in the title.
+		if n := len(ev); n == 0 || ev[n-1].Line != g.Line {
+			ev = append(ev, Evidence{File: src, Line: g.Line, Text: g.Text})
+		}
 		if len(msgs) < 3 {
 			msgs = append(msgs, g.Error(src))
 		}
 	}
 	return Finding{
 		ID: "input.garbled", Severity: Warn, Layer: LayerInput,
-		Title:     fmt.Sprintf("%s: %s of %s could not be read: %s", src, plural(len(gs), "line", "lines"), what, strings.Join(msgs, "; ")),
+		Title:     fmt.Sprintf("%s: %s of %s could not be read: %s", src, plural(len(ev), "line", "lines"), what, strings.Join(msgs, "; ")),
 		Evidence:  ev,
 		Mechanism: mechanism,
 		Fix:       fix,
