@@ -89,6 +89,7 @@ type Rule struct {
 func rules() []Rule {
 	var rs []Rule
 	rs = append(rs, ncclRules()...)
+	rs = append(rs, softRoCERules()...)
 	rs = append(rs, ncclGDRRules()...)
 	rs = append(rs, ncclIBRules()...)
 	rs = append(rs, ncclFailureRules()...)

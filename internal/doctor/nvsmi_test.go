@@ -64,3 +64,16 @@ func TestNVSMINarrowParked(t *testing.T) {
 	fs = diagnoseText(t, fmt.Sprintf(q, "P0")).Findings
 	nicMustFind(t, fs, "host.pcie.degraded", Warn, "GPU 00000000:01:00.0 NVIDIA GeForce GTX 1650: PCIe link at 2.5GT/s x8 of its 8GT/s x16")
 }
+
+// host.pcie.ok names and cites the GPUs whose links were read, not the
+// paste's first GPU: SYNTHETIC `nvidia-smi -q` lines in its layout, the
+// first GPU's block cut before its GPU Link Info, the second's at Gen4 x16.
+func TestNVSMIOKEvidenceReadGPUs(t *testing.T) {
+	const q = "GPU 00000000:01:00.0\n    Product Name                          : NVIDIA A10\n" +
+		"GPU 00000000:02:00.0\n    Product Name                          : NVIDIA A100-SXM4-80GB\n        GPU Link Info\n            PCIe Generation\n                Max                       : 4\n                Current                   : 4\n            Link Width\n                Max                       : 16x\n                Current                   : 16x\n    Performance State                     : P0\n"
+	fs := diagnoseText(t, q).Findings
+	f := nicMustFind(t, fs, "host.pcie.ok", Info, "1 GPU at its maximum PCIe link (NVIDIA A100-SXM4-80GB 16GT/s x16)")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 3 || f.Evidence[1].Line != 8 {
+		t.Errorf("evidence %v", f.Evidence)
+	}
+}

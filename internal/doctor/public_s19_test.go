@@ -37,12 +37,13 @@ func TestSharedMemOverIsTheLaunchFailure(t *testing.T) {
 	if len(f.Evidence) != 2 || f.Evidence[0].Line != 12 || f.Evidence[1].Line != 69 || !strings.Contains(f.Fix, "2.26") {
 		t.Errorf("evidence %+v, fix %s; want the INFO line 12 and the WARN 69, and NCCL 2.26", f.Evidence, f.Fix)
 	}
-	// The same WARN without the INFO line stays unexplained.
+	// The same WARN without the INFO line is a CUDA call that failed,
+	// its cause not named.
 	fs = synthFindings(t, Options{},
 		"# synthetic",
 		"h:1:1 [1] enqueue.cc:1500 NCCL WARN Cuda failure 1 'invalid argument'",
 		"h:1:1 [1] NCCL INFO group.cc:242 -> 1")
-	nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL failed after a WARN")
+	nicMustFind(t, fs, "nccl.warn.error", Error, "A CUDA call NCCL made failed (Cuda failure 1 'invalid argument' in enqueue.cc:1500)")
 }
 
 // ib_write_bw between two GB10 with --force-link IB on rocep1s0f0 (a

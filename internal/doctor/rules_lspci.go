@@ -24,10 +24,15 @@ func lspciRules() []Rule {
 	}
 }
 
-// checkLspciLinks reports NICs and GPUs whose LnkSta is below their LnkCap.
+// checkLspciLinks reports NICs and GPUs whose LnkSta is below their
+// LnkCap, and the one link of a paste that is LnkCap and LnkSta alone.
 func checkLspciLinks(inc *Incident) []Finding {
 	var fs []Finding
 	for _, p := range All[*ingest.Lspci](inc) {
+		if f, ok := unnamedLinkFinding(p); ok {
+			fs = append(fs, f)
+			continue
+		}
 		for _, d := range p.Devices {
 			if d.Role != ingest.RoleNIC && d.Role != ingest.RoleGPU || !d.Downgraded() {
 				continue
@@ -36,6 +41,40 @@ func checkLspciLinks(inc *Incident) []Finding {
 		}
 	}
 	return fs
+}
+
+// unnamedLinkFinding is an info for a paste that is one device's LnkCap
+// and LnkSta and nothing more (`lspci -vvv -s BUS | grep Lnk`, the lines
+// copied out of its block), the link below its capability: the device is
+// the one the reader asked about, but what it is the paste does not say,
+// so the finding says what each kind would mean. A grep over every
+// device, bridges with nothing below them among them, is left alone.
+func unnamedLinkFinding(p *ingest.Lspci) (Finding, bool) {
+	if len(p.Devices) != 1 {
+		return Finding{}, false
+	}
+	d := p.Devices[0]
+	if d.BDF != "" || d.Role != ingest.RoleOther || !d.Downgraded() {
+		return Finding{}, false
+	}
+	title := fmt.Sprintf("%s: a PCIe link the paste does not name trained at %s of its %s", p.Source(), d.Sta, d.Cap)
+	if d.Sta.GTs > 0 && d.Cap.GTs > 0 {
+		got, could := d.Sta.Rate(), d.Cap.Rate()
+		title += fmt.Sprintf(": %s of %s", rateText(got), rateText(could))
+	}
+	if d.Sta.Width < d.Cap.Width {
+		title += "; fewer lanes than the device has"
+	} else {
+		title += "; a GPU lowers its speed when idle, a NIC does not"
+	}
+	return Finding{
+		ID: "host.pcie.degraded", Severity: Info, Layer: LayerNCCL,
+		Title:    title,
+		Evidence: evidenceInOrder([]Evidence{d.Cap.Evidence, d.Sta.Evidence}),
+		Mechanism: "LnkCap is the link the device can train, LnkSta the one it trained with the port above it. The paste holds these two lines alone, so which device they are is not in it. " +
+			"An NVIDIA GPU lowers its link speed when idle and raises it under load, so a GPU's lower speed read while idle is no fault; a NIC, or any device with fewer lanes than it has, moves no more than LnkSta allows: a slot wired narrower, a riser, retimer or BIOS setting of an older generation, or a link that fell back on signal errors.",
+		Fix: "Read the device's whole block, `lspci -vvv -s <bus>` as root (its header names the device), and for a GPU read it under load (`nvidia-smi -q -d PCIE` beside a running job): LnkSta must then match LnkCap.",
+	}.per(d.Label(), "device", "PCIe link narrower or slower than the device", d.BDF, "<bdf>"), true
 }
 
 func linkFinding(inc *Incident, p *ingest.Lspci, d ingest.PCIDevice) Finding {
@@ -472,14 +511,18 @@ func garbledLines(src, what string, gs []ingest.Garble, mechanism, fix string) (
 	var ev []Evidence
 	var msgs []string
 	for _, g := range gs {
-		ev = append(ev, Evidence{File: src, Line: g.Line, Text: g.Text})
+		// A line with several cells that do not read is one line, cited
+		// once; each cell's column is in the title.
+		if n := len(ev); n == 0 || ev[n-1].Line != g.Line {
+			ev = append(ev, Evidence{File: src, Line: g.Line, Text: g.Text})
+		}
 		if len(msgs) < 3 {
 			msgs = append(msgs, g.Error(src))
 		}
 	}
 	return Finding{
 		ID: "input.garbled", Severity: Warn, Layer: LayerInput,
-		Title:     fmt.Sprintf("%s: %s of %s could not be read: %s", src, plural(len(gs), "line", "lines"), what, strings.Join(msgs, "; ")),
+		Title:     fmt.Sprintf("%s: %s of %s could not be read: %s", src, plural(len(ev), "line", "lines"), what, strings.Join(msgs, "; ")),
 		Evidence:  ev,
 		Mechanism: mechanism,
 		Fix:       fix,

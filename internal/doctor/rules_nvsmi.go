@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -29,8 +30,8 @@ func nvsmiRules() []Rule {
 func checkNVSMILinks(inc *Incident) []Finding {
 	var fs []Finding
 	for _, s := range All[*ingest.NVSMI](inc) {
-		var idle []string
-		var idleEv []Evidence
+		var idle, links []string
+		var idleEv, fullEv []Evidence
 		full, read := 0, 0
 		for _, g := range s.GPUs {
 			if !g.Cap.Set() || !g.Sta.Set() {
@@ -47,6 +48,10 @@ func checkNVSMILinks(inc *Incident) []Finding {
 				idleEv = append(idleEv, g.Evidence, g.Sta.Evidence)
 			default:
 				full++
+				fullEv = append(fullEv, g.Evidence, g.Sta.Evidence)
+				if l := strings.TrimSpace(g.Model + " " + g.Sta.String()); !slices.Contains(links, l) {
+					links = append(links, l)
+				}
 			}
 		}
 		if len(idle) > 0 {
@@ -59,11 +64,10 @@ func checkNVSMILinks(inc *Incident) []Finding {
 			}.per(s.Source(), "input", "GPUs idle at a lower PCIe speed"))
 		}
 		if full > 0 && full == read {
-			g := s.GPUs[0]
 			fs = append(fs, Finding{
 				ID: "host.pcie.ok", Severity: Info, Layer: LayerNCCL,
-				Title:     fmt.Sprintf("%s: %s at its maximum PCIe link (%s)", s.Source(), plural(full, "GPU", "GPUs, each"), strings.TrimSpace(g.Model+" "+g.Sta.String())),
-				Evidence:  []Evidence{g.Evidence, g.Sta.Evidence},
+				Title:     fmt.Sprintf("%s: %s at its maximum PCIe link (%s)", s.Source(), plural(full, "GPU", "GPUs, each"), list(links, 3)),
+				Evidence:  evidenceInOrder(fullEv),
 				Mechanism: "nvidia-smi's current PCIe generation and width equal its maximum (the lesser of the GPU's and the host's) for every GPU, so their links do not hold collectives back.",
 			})
 		}

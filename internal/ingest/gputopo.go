@@ -125,6 +125,43 @@ func topoLink(s string) bool {
 	return strings.HasPrefix(s, "NV") && len(s) > 2 && s[2] >= '0' && s[2] <= '9'
 }
 
+// splitGlued splits the cells among the first n fields of a row that are
+// two link types run together ("NODENODE": a paste turned the tab between
+// them into nothing), so that the cells after them stay in their columns.
+// It returns f itself when no cell is glued.
+func splitGlued(f []string, n int) []string {
+	var out []string
+	for i, c := range f {
+		a, b, glued := "", "", false
+		if i > 0 && i < n && !topoLink(c) {
+			a, b, glued = cutGlued(c)
+		}
+		switch {
+		case glued:
+			if out == nil {
+				out = append(make([]string, 0, len(f)+1), f[:i]...)
+			}
+			out = append(out, a, b)
+		case out != nil:
+			out = append(out, c)
+		}
+	}
+	if out == nil {
+		return f
+	}
+	return out
+}
+
+// cutGlued splits a cell that is two link types run together.
+func cutGlued(c string) (string, string, bool) {
+	for j := 1; j < len(c); j++ {
+		if topoLink(c[:j]) && topoLink(c[j:]) {
+			return c[:j], c[j:], true
+		}
+	}
+	return "", "", false
+}
+
 // amdTopoLink reports a cell of rocm-smi's link-type matrix.
 func amdTopoLink(s string) bool { return s == "0" || s == "XGMI" || s == "PCIE" }
 
@@ -165,7 +202,11 @@ func (p *gpuTopoParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if len(p.cols) == 0 || len(f) < len(p.cols)+1 {
+	if len(p.cols) == 0 {
+		return
+	}
+	f = splitGlued(f, len(p.cols)+1)
+	if len(f) < len(p.cols)+1 {
 		return
 	}
 	var bad []int

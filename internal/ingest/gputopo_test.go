@@ -55,3 +55,23 @@ func TestGPUTopoNUMAIDNotApplicable(t *testing.T) {
 		t.Fatalf("NUMA IDs %q %q, models %q", g.GPUs[0].MemNUMA, g.GPUs[1].MemNUMA, g.Models)
 	}
 }
+
+// Two link cells run together where the paste lost the tab between them
+// (NVIDIA/nccl#820: "NODENODE" for mlx5_4 and mlx5_5, older nvidia-smi
+// naming the NICs in its header): the cell is both links, so the cells
+// after it stay in their columns. Before, it and the CPU affinity pushed
+// into mlx5_9's column were two garbles per row, and mlx5_5 to mlx5_8
+// took their right-hand neighbours' links.
+func TestGPUTopoGluedCells(t *testing.T) {
+	g := corpusAs[*GPUTopo](t, "topo/nvidia-smi-topo-v100-10nic-mlx5-header-node-cells-glued-nccl820.txt", KindGPUTopo)
+	if len(g.GPUs) != 6 || len(g.NICs) != 10 || len(g.Garbled) != 0 {
+		t.Fatalf("topology %+v", g)
+	}
+	want := "PXB PXB NODE NODE NODE NODE SYS SYS SYS SYS"
+	if got := strings.Join(g.GPUs[0].ToNIC, " "); got != want {
+		t.Errorf("GPU0 to NICs %s, want %s", got, want)
+	}
+	if got := strings.Join(g.GPUs[5].ToNIC, " "); got != "SYS SYS SYS SYS SYS SYS PXB PXB NODE NODE" {
+		t.Errorf("GPU5 to NICs %s", got)
+	}
+}

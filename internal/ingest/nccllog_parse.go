@@ -287,10 +287,34 @@ func (l *NCCLLog) feedWarn(o origin, host, msg string, ev Evidence) {
 		}
 		l.WarningCount++
 		if len(l.Warnings) < maxKept {
-			l.Warnings = append(l.Warnings, Warning{Host: host, PID: o.pid, Where: strings.Clone(o.loc), Message: strings.Clone(msg), Result: -1, Evidence: ev})
+			l.Warnings = append(l.Warnings, Warning{Host: host, PID: o.pid, Where: strings.Clone(o.loc), Message: strings.Clone(msg), Result: proxyResult(msg), Evidence: ev})
 			l.setLastWarn(key, warnRef{'w', len(l.Warnings) - 1, ev.Line})
 		}
 	}
+}
+
+// proxyResult is the ncclResult_t a WARN of NCCL's proxy service thread
+// states in its text (proxy.cc, 2.12 on: "[Service thread] Error
+// encountered progressing operation=Connect, res=3, closing connection",
+// "[Proxy Service 0] Failed to execute operation Connect from rank 0,
+// retcode 3"), -1 for any other WARN; the return codes after it are
+// still read into the WARN's Result while this one is -1.
+func proxyResult(msg string) int {
+	if !strings.HasPrefix(msg, "[Service thread] ") && !strings.HasPrefix(msg, "[Proxy Service ") {
+		return -1
+	}
+	for _, key := range []string{", res=", ", retcode "} {
+		if _, after, ok := strings.Cut(msg, key); ok {
+			end := 0
+			for end < len(after) && end < 4 && after[end] >= '0' && after[end] <= '9' {
+				end++
+			}
+			if n, err := strconv.Atoi(after[:end]); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return -1
 }
 
 // dataPathWarn reports whether an IB transport WARN is about data moving

@@ -144,6 +144,7 @@ func FuzzPrefix(f *testing.F) {
 		"  | 2024-11-28T07:42:11.528Z | a\n  | 2024-11-28T07:42:11.528Z | b\n",
 		"\x1b[36msvc-1  |\x1b[0m a\n\x1b[36msvc-1  |\x1b[0m b\n",
 		"> svc-1  | [1,0]<stdout>:a\n> svc-1  | [1,0]<stdout>:b\n",
+		"Fri Aug 11 12:31:45 2023[1,0]<stdout>:a\nFri Aug  1 12:31:45 2023<stderr>:b\n",
 	} {
 		f.Add([]byte(s))
 	}

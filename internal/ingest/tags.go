@@ -16,7 +16,10 @@ import "strings"
 //     "[2026-03-13 22:26:02] ";
 //   - Ray (and the tools built on it: SkyPilot, vLLM) before each line
 //     of a remote worker: "(pid=4009) ", "(RayWorkerWrapper pid=4009,
-//     ip=10.0.0.2) ", "(worker1, rank=1, pid=33870, ip=192.168.0.15) ".
+//     ip=10.0.0.2) ", "(worker1, rank=1, pid=33870, ip=192.168.0.15) ";
+//   - Open MPI --timestamp-output: ctime's date run into the tag after
+//     it, "Fri Aug 11 12:31:45 2023[1,0]<stdout>:" with --tag-output,
+//     "Fri Aug 11 12:31:45 2023<stdout>:" without.
 //
 // NCCL's own "host:pid:tid [dev]" prefix is not a launcher tag and stays.
 
@@ -73,8 +76,34 @@ func cutTag(s string) (tag, rest string, k tagKind) {
 		if r, ok := cutRayTag(s); ok {
 			return s[:len(s)-len(r)], r, tagRay
 		}
+	case c >= 'A' && c <= 'Z':
+		if r, ok := cutMPITime(s); ok {
+			return s[:len(s)-len(r)], r, tagTime
+		}
 	}
 	return "", s, tagNone
+}
+
+// cutMPITime cuts the date Open MPI's --timestamp-output puts before a
+// line: ctime's "Www Mmm dd hh:mm:ss yyyy" (the day padded with a space,
+// "Aug  1"), no separator, then either the --tag-output tag, which is
+// left for the next cut, or "<stdout>:"/"<stderr>:", cut with it.
+func cutMPITime(s string) (string, bool) {
+	const n = len("Fri Aug 11 12:31:45 2023")
+	if len(s) <= n || !isDateStamp(s[:n]) || s[7] != ' ' || s[10] != ' ' || !isClock(s[11:19]) || s[19] != ' ' || !isDigits(s[20:n]) ||
+		s[8] != ' ' && !isDigits(s[8:9]) || !isDigits(s[9:10]) {
+		return s, false
+	}
+	rest := s[n:]
+	if _, ok := cutMPITag(rest); ok {
+		return rest, true
+	}
+	for _, tag := range []string{"<stdout>:", "<stderr>:"} {
+		if strings.HasPrefix(rest, tag) {
+			return rest[len(tag):], true
+		}
+	}
+	return s, false
 }
 
 // cutIndentedTag cuts the indentation a log wrapper adds before a line

@@ -37,6 +37,9 @@ func TestLauncherTags(t *testing.T) {
 		{"tab-indented mpi", "\t[1,1]<stderr>: " + nccl, " " + nccl}, // Open MPI writes no space: this one is the line's
 		{"indented mpi row", "        [1,0]<stdout>:" + row, row},    // the tag takes no space of the row's own
 		{"indented iso timestamp", "  2024-05-01T12:00:00.123Z " + nccl, nccl},
+		{"mpi timestamp", "Fri Aug 11 12:31:45 2023[1,0]<stdout>:" + nccl, nccl},
+		{"mpi timestamp day padded", "Tue Aug  1 09:00:00 2023<stderr>:" + nccl, nccl},
+		{"date not a tag", "Fri Aug 11 12:31:45 2023 " + nccl, "Fri Aug 11 12:31:45 2023 " + nccl},
 		{"indented rank not tag", "     [0]: rx_bytes: 209487403324", "     [0]: rx_bytes: 209487403324"},
 		{"index not tag", "[0]mlx5_0:1/RoCE", "[0]mlx5_0:1/RoCE"},
 		{"tag alone", "[0]", "[0]"},
