@@ -76,3 +76,25 @@ func TestLintKLISHQueueUnmarked(t *testing.T) {
 		t.Errorf("fix %q, want KLISH's own command", fs[0].Fix)
 	}
 }
+
+// TestLintNXOSInlineComment: an NX-OS configuration whose commands carry a
+// trailing `! comment`, as guides annotate them, reads as without them.
+// Lint refused it ("!": expected DSCP values) before.
+func TestLintNXOSInlineComment(t *testing.T) {
+	src := "../../testdata/corpus/nxos/rocm-n9364e-sg2-dcqcn.cfg"
+	plain := lintEdited(t, src, "plain.cfg", func(s string) string { return s })
+	commented := lintEdited(t, src, "plain.cfg", func(s string) string {
+		s = strings.Replace(s, "match dscp 26", "match dscp 26 ! RoCE", 1)
+		return strings.Replace(s, "pause pfc-cos 3", "pause pfc-cos 3 !lossless", 1)
+	})
+	if len(plain) == 0 || len(commented) != len(plain) {
+		t.Fatalf("%d findings with comments, %d without", len(commented), len(plain))
+	}
+	for i := range plain {
+		_, p, _ := strings.Cut(plain[i].Title, ": ")
+		_, c, _ := strings.Cut(commented[i].Title, ": ")
+		if plain[i].ID != commented[i].ID || p != c {
+			t.Errorf("finding %d: %s %q, want %s %q", i, commented[i].ID, commented[i].Title, plain[i].ID, plain[i].Title)
+		}
+	}
+}
