@@ -59,6 +59,9 @@ func qosRules(m *Model) []doctor.Finding {
 			if s.DB != nil && s.DB.Vendor == sonic.VendorAOSCX {
 				fix = "On these interfaces, `flow-control priority rxtx 3` (RoCE's local priority, mapped first to a lossless pool: `qos pool 1 lossless … priorities 3`), and PFC on the NICs' priority (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0); a link that carries no RoCE needs neither."
 			}
+			if s.DB != nil && s.DB.Vendor == sonic.VendorFTOS {
+				fix = "In the `dcb-map` these interfaces apply, `priority-group N bandwidth … pfc on` for a group that `priority-pgid` gives RoCE's priority (`priority-pgid 0 0 0 1 0 0 0 0` for priority 3 in group 1), and PFC on the NICs' priority (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0); a link that carries no RoCE needs neither."
+			}
 			if s.DB != nil && s.DB.Vendor == sonic.VendorOS10 {
 				fix = "On these interfaces, `priority-flow-control mode on` with `service-policy input type network-qos NAME`, a policy whose class for RoCE's qos-group has `pause` and `pfc-cos 3` (and PFC on the NICs' priority: mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0); a link that carries no RoCE needs neither."
 			}
