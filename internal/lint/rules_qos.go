@@ -97,6 +97,9 @@ func qosRules(m *Model) []doctor.Finding {
 		}
 		if s.DB != nil && s.DB.Vendor == sonic.VendorNXOS {
 			f.Fix = fmt.Sprintf("Match DSCP %d in the class-map of the class that sets the lossless qos-group (`match dscp %d` under `class-map type qos`), or `pause pfc-cos %d` in the network-qos class of qos-group %d (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, r.DSCP, s.TC, s.TC, s.TC)
+			if name := nxosUnappliedNQ(s.DB); name != "" {
+				f.Fix = fmt.Sprintf("Apply the network-qos policy the configuration defines: `system qos` then `service-policy type network-qos %s` (NX-OS pauses only by the policy system qos applies; defined alone, it pauses nothing), and PFC on the NICs' priority %d.", name, s.TC)
+			}
 		}
 		if s.DB != nil && s.DB.Vendor == sonic.VendorJunos {
 			f.Fix = m.junosPFCFix(r.DSCP, s)
@@ -144,6 +147,18 @@ func qosRules(m *Model) []doctor.Finding {
 		fs = append(fs, m.cnpRules(roceTC)...)
 	}
 	return fs
+}
+
+// nxosUnappliedNQ is the network-qos policy an NX-OS configuration
+// defines with pauses but does not apply under `system qos`, "" when none.
+func nxosUnappliedNQ(db *sonic.ConfigDB) string {
+	const head = "policy-map type network-qos "
+	for _, v := range db.Skipped {
+		if name, rest, ok := strings.Cut(strings.TrimPrefix(v.Text, head), sonic.NXOSUnapplied); ok && rest != "" && strings.HasPrefix(v.Text, head) {
+			return name
+		}
+	}
+	return ""
 }
 
 // unmappedPFC compares the NICs' RoCE priority with the PFC priorities of

@@ -11,7 +11,9 @@ import (
 
 const klishDell = "../../testdata/corpus/sonic-cli/rocm-dell-z9664f-enterprise-sonic-dcqcn.cfg"
 
-// lintEdited lints a real configuration after edit, written under name.
+// lintEdited lints a real configuration after edit, written under name:
+// the tests of this file each take a real configuration and change one
+// thing.
 func lintEdited(t *testing.T, src, name string, edit func(string) string) []doctor.Finding {
 	t.Helper()
 	data, err := os.ReadFile(src)
@@ -96,5 +98,33 @@ func TestLintNXOSInlineComment(t *testing.T) {
 		if plain[i].ID != commented[i].ID || p != c {
 			t.Errorf("finding %d: %s %q, want %s %q", i, commented[i].ID, commented[i].Title, plain[i].ID, plain[i].Title)
 		}
+	}
+}
+
+// TestLintNXOSPolicyUnapplied: AMD's Nexus 9364E configuration whose
+// `system qos` no longer applies its network-qos and queuing policies
+// pauses and marks nothing. Lint found PFC off but told to add the `pause
+// pfc-cos 3` the policy has; it must name both policies as applied nowhere
+// and give the missing `service-policy` as the fix.
+func TestLintNXOSPolicyUnapplied(t *testing.T) {
+	fs := lintEdited(t, "../../testdata/corpus/nxos/rocm-n9364e-sg2-dcqcn.cfg", "unapplied.cfg", func(s string) string {
+		s = strings.Replace(s, "  service-policy type network-qos qos_network", "", 1)
+		return strings.Replace(s, "  service-policy type queuing output QOS_EGRESS_PORT", "", 1)
+	})
+	var pfcOff, named bool
+	for _, f := range fs {
+		switch f.ID {
+		case "qos.pfc.disabled":
+			pfcOff = f.Severity == doctor.Error && strings.Contains(f.Fix, "`service-policy type network-qos qos_network`")
+		case "config.not_judged":
+			named = strings.Contains(f.Title, "policy-map type network-qos qos_network (system qos does not apply it: pauses nothing)") &&
+				strings.Contains(f.Title, "policy-map type queuing QOS_EGRESS_PORT (system qos does not apply it: marks nothing)")
+		}
+	}
+	if !pfcOff || !named {
+		for _, f := range fs {
+			t.Logf("%s %s: %s | %s", f.Severity, f.ID, f.Title, f.Fix)
+		}
+		t.Errorf("want qos.pfc.disabled (error) fixed by applying qos_network, and both policies named as unapplied")
 	}
 }
