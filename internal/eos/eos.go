@@ -148,6 +148,13 @@ func (p *parser) line(w []Value, indent int) error {
 		return p.top(w)
 	}
 	if p.set == nil {
+		if len(w) > 1 && w[0].Text == "random-detect" && w[1].Text == "ecn" {
+			// ECN written under a block EOS takes none in (a policy-map
+			// class, as guides write it): it marks no queue.
+			at := w[0]
+			at.Text = "random-detect ecn outside an interface's or qos profile's tx-queue (marks no queue)"
+			p.c.NotJudged = swcfg.AddNotJudged(p.c.NotJudged, []Value{at}, 1)
+		}
 		return nil
 	}
 	if p.child == 0 {

@@ -165,3 +165,22 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseECNOutsideQueue: `random-detect ecn` written under a block EOS
+// takes no ECN in (a policy-map class, as guides write it) marks no queue:
+// it is named at its line instead of dropped unsaid. Synthetic input in
+// the shape of such a guide.
+func TestParseECNOutsideQueue(t *testing.T) {
+	in := "policy-map type qos ROCE\n   class tx-queue 3\n      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes\n" +
+		"interface Ethernet1\n   priority-flow-control on\n   priority-flow-control priority 3 no-drop\n"
+	c, err := Parse("g.cfg", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.NotJudged) != 1 || c.NotJudged[0].Line != 3 || !strings.Contains(c.NotJudged[0].Text, "marks no queue") {
+		t.Errorf("not judged %v, want the random-detect at line 3", c.NotJudged)
+	}
+	if q := c.Interfaces[0].Queues; len(q) != 0 {
+		t.Errorf("queues %v, want none: the policy-map's ECN is on no tx-queue", q)
+	}
+}

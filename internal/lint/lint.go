@@ -44,6 +44,7 @@ const (
 	KindJunosConfig        = "junos-config"
 	KindOS10Config         = "dell-os10-config"
 	KindAOSCXConfig        = "aruba-aoscx-config"
+	KindFTOSConfig         = "dell-ftos-config"
 	KindTrafficConf        = "cumulus-traffic-conf"
 	KindOnyxConfig         = "nvidia-onyx-config"
 )
@@ -286,7 +287,7 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		if len(res.Artifacts) > 0 {
 			what = fmt.Sprintf("%s is not a configuration: use rocelab diagnose", res.Type())
 		}
-		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, a Cumulus NVUE config, nv set commands or traffic.conf, an Arista EOS, Cisco NX-OS, Dell OS10, NVIDIA Onyx or Junos configuration, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
+		return info, fmt.Errorf("%s: %s (expected a cluster description .yaml, a SONiC config_db.json, a Cumulus NVUE config, nv set commands or traffic.conf, an Arista EOS, Cisco NX-OS, Dell OS10 or FTOS, HPE Aruba CX, NVIDIA Onyx or Junos configuration, SONiC's management CLI, mlnx_qos, mlxconfig, DCQCN sysfs, NCCL env or show_gids): %w", name, what, errNotConfig)
 	}
 	info.Type = kinds[0]
 	if len(kinds) > 1 {
@@ -319,6 +320,9 @@ var nosReaders = []struct {
 	// HPE Aruba CX: its `!Version ArubaOS-CX` header or `apply qos`,
 	// `qos dscp-map … local-priority`, `flow-control priority` lines.
 	{KindAOSCXConfig, aoscx.IsConfig, via(aoscx.Parse, sonic.FromAOSCX), true},
+	// Dell Networking OS 9 (FTOS): `dcb-map`/`dcb-input` PFC policies,
+	// which OS10 does not have.
+	{KindFTOSConfig, sonic.IsFTOS, sonic.ParseFTOS, false},
 	{KindOS10Config, os10.IsConfig, via(os10.Parse, sonic.FromOS10), true},
 	{KindNXOSConfig, nxos.IsConfig, via(nxos.Parse, sonic.FromNXOS), true},
 	// Cumulus Linux 3.x/4.x traffic.conf, 5.x qos_features.conf.

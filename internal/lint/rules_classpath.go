@@ -343,7 +343,9 @@ func (m *Model) unmarkedQueue(db *sonic.ConfigDB, p portPath) (Evidence, string,
 			}
 		}
 	}
-	if !own && !lossless {
+	// A KLISH interface block writes every queue's wred-policy the port
+	// has: no line for RoCE's queue is none.
+	if !own && !lossless && db.Vendor != sonic.VendorKLISH {
 		return Evidence{}, "", false
 	}
 	if at.Line == 0 {
@@ -406,6 +408,8 @@ func unmarkedFix(db *sonic.ConfigDB, p sonic.ClassPath) string {
 		return fmt.Sprintf("`queue %d action ecn min-threshold … kbytes max-threshold … kbytes` in the threshold profile these ports apply%s.", p.Queue, remap("`map queue … local-priority %d` in the queue profile"))
 	case sonic.VendorOnyx:
 		return fmt.Sprintf("`interface ethernet <ports> traffic-class %d congestion-control ecn minimum-absolute <KB> maximum-absolute <KB>`.", p.Queue)
+	case sonic.VendorKLISH:
+		return fmt.Sprintf("`queue %d wred-policy NAME` under these interfaces, NAME a `qos wred-policy` with `ecn green`.", p.Queue)
 	case sonic.VendorJunos, sonic.VendorTrafficConf:
 		return fmt.Sprintf("ECN thresholds on RoCE's queue %d (the one its class %d drains into).", p.Queue, p.TC)
 	}

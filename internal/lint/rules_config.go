@@ -80,6 +80,10 @@ var attachTables = []string{"PORT_QOS_MAP", "DSCP_TO_TC_MAP", "BUFFER_PG", "QUEU
 func uncheckedConfigs(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
 	for _, db := range m.Sonic {
+		if f, ok := unboundKLISH(db); ok {
+			fs = append(fs, f)
+			continue
+		}
 		if slices.ContainsFunc(attachTables, db.Has) || hostOfASICs(m, db) {
 			continue
 		}
@@ -154,6 +158,50 @@ func uncheckedConfigs(m *Model) []doctor.Finding {
 	return fs
 }
 
+// klishDefs are the tables a KLISH `qos map` or `qos wred-policy` or
+// `qos scheduler-policy` block writes, which only an interface's lines
+// put on a port.
+var klishDefs = []string{"DSCP_TO_TC_MAP", "DOT1P_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "WRED_PROFILE", "SCHEDULER"}
+
+// unboundKLISH says of a KLISH running configuration whose maps and
+// policies no interface binds (no `qos-map`, `queue N wred-policy`,
+// `scheduler-policy` or `priority-flow-control priority` line under an
+// `interface Eth…`) what it defines and that nothing was judged: the maps
+// alone put no packet in a class, and "no findings" would read as a clean
+// switch.
+func unboundKLISH(db *sonic.ConfigDB) (doctor.Finding, bool) {
+	if db.Vendor != sonic.VendorKLISH || db.Has("PORT_QOS_MAP") || db.Has("QUEUE") || db.Has("PFC_WD") {
+		return doctor.Finding{}, false
+	}
+	var names []string
+	var ev []Evidence
+	for _, t := range klishDefs {
+		seen := map[string]bool{}
+		for _, key := range db.Tables[t].Keys() {
+			name, _, _ := strings.Cut(key, "@")
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			if at, ok := db.KeyPos(t + "|" + name); ok {
+				names = append(names, at.Text)
+				ev = append(ev, sonicEv(db, at))
+			}
+		}
+	}
+	if len(names) == 0 {
+		return doctor.Finding{}, false
+	}
+	return doctor.Finding{
+		ID: "config.qos.absent", Severity: doctor.Info, Layer: doctor.LayerInput,
+		Title:     fmt.Sprintf("%s: no interface binds %s: no port's PFC, ECN or classes were checked", db.File, list(names, 4)),
+		Subject:   db.File,
+		Evidence:  evs(ev...),
+		Mechanism: "The management framework writes a `qos map` or `qos wred-policy` block as a CONFIG_DB map or profile that no port uses until an interface names it (`qos-map dscp-tc NAME`, `queue N wred-policy NAME`, `scheduler-policy NAME`) and enables PFC on it (`priority-flow-control priority N`); without those lines the switch classifies, pauses and marks nothing of RoCE's, and lint has no port to judge.",
+		Fix:       "Give the interfaces' blocks of `show running-configuration` (each `interface Eth…` with its `qos-map`, `priority-flow-control priority` and `queue N wred-policy` lines), or bind the maps on the ports that carry RoCE.",
+	}, true
+}
+
 // hostOfASICs reports the host namespace ("localhost") of a multi-ASIC
 // dump one of whose ASIC namespaces sets RoCE's class: on a multi-ASIC
 // switch the ASICs' namespaces hold the QoS tables and the host's none.
@@ -203,8 +251,8 @@ func notJudged(m *Model) []doctor.Finding {
 		}
 		if db.Vendor != sonic.VendorCumulus {
 			f.ID = "config.not_judged"
-			f.Mechanism = "lint judges the RoCE class of an EOS, NX-OS, OS10, AOS-CX, Onyx, Junos or Cumulus traffic.conf switch (its DSCP classification, PFC and queue ECN) by the rules it judges SONiC by; the watchdog, shapers, schedulers, EOS's classification by policy-map, OS10 queuing policies no port applies (their ECN marks nothing) and ECN thresholds in segments, time, NX-OS presets or Junos fill levels (percentages of a buffer the configuration does not size) are read so that none is silently lost, but no rule weighs them."
-			f.Fix = "Nothing to change for lint; check these settings by hand (EOS: `show qos interfaces`, `show priority-flow-control`; NX-OS: `show queuing interface`; OS10: `show qos interface ethernet 1/1/1`, `show interface priority-flow-control`; AOS-CX: `show interface 1/1/1 qos`, `show dcbx interface 1/1/1`, `show qos pool`; Cumulus 4.x: `cl-consistency-check --datapath-syncheck`; Onyx: `show dcb priority-flow-control`, `show interfaces ethernet 1/1 congestion-control`; Junos: `show class-of-service interface`); thresholds in bytes or kbytes let lint judge ECN against the BDP."
+			f.Mechanism = "lint judges the RoCE class of an EOS, NX-OS, OS10, FTOS, AOS-CX, Onyx, Junos or Cumulus traffic.conf switch (its DSCP classification, PFC and queue ECN) by the rules it judges SONiC by; the watchdog, shapers, schedulers, EOS's classification by policy-map, OS10 queuing policies no port applies (their ECN marks nothing) and ECN thresholds in segments, time, NX-OS presets or Junos fill levels (percentages of a buffer the configuration does not size) are read so that none is silently lost, but no rule weighs them."
+			f.Fix = "Nothing to change for lint; check these settings by hand (EOS: `show qos interfaces`, `show priority-flow-control`; NX-OS: `show queuing interface`; OS10: `show qos interface ethernet 1/1/1`, `show interface priority-flow-control`; FTOS: `show qos dcb-map NAME`, `show interfaces tengigabitethernet 0/0 pfc detail`; AOS-CX: `show interface 1/1/1 qos`, `show dcbx interface 1/1/1`, `show qos pool`; Cumulus 4.x: `cl-consistency-check --datapath-syncheck`; Onyx: `show dcb priority-flow-control`, `show interfaces ethernet 1/1 congestion-control`; Junos: `show class-of-service interface`); thresholds in bytes or kbytes let lint judge ECN against the BDP."
 		}
 		fs = append(fs, f)
 	}

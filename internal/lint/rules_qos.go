@@ -59,6 +59,9 @@ func qosRules(m *Model) []doctor.Finding {
 			if s.DB != nil && s.DB.Vendor == sonic.VendorAOSCX {
 				fix = "On these interfaces, `flow-control priority rxtx 3` (RoCE's local priority, mapped first to a lossless pool: `qos pool 1 lossless … priorities 3`), and PFC on the NICs' priority (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0); a link that carries no RoCE needs neither."
 			}
+			if s.DB != nil && s.DB.Vendor == sonic.VendorFTOS {
+				fix = "In the `dcb-map` these interfaces apply, `priority-group N bandwidth … pfc on` for a group that `priority-pgid` gives RoCE's priority (`priority-pgid 0 0 0 1 0 0 0 0` for priority 3 in group 1), and PFC on the NICs' priority (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0); a link that carries no RoCE needs neither."
+			}
 			if s.DB != nil && s.DB.Vendor == sonic.VendorOS10 {
 				fix = "On these interfaces, `priority-flow-control mode on` with `service-policy input type network-qos NAME`, a policy whose class for RoCE's qos-group has `pause` and `pfc-cos 3` (and PFC on the NICs' priority: mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0); a link that carries no RoCE needs neither."
 			}
@@ -94,6 +97,9 @@ func qosRules(m *Model) []doctor.Finding {
 		}
 		if s.DB != nil && s.DB.Vendor == sonic.VendorNXOS {
 			f.Fix = fmt.Sprintf("Match DSCP %d in the class-map of the class that sets the lossless qos-group (`match dscp %d` under `class-map type qos`), or `pause pfc-cos %d` in the network-qos class of qos-group %d (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, r.DSCP, s.TC, s.TC, s.TC)
+			if name := nxosUnappliedNQ(s.DB); name != "" {
+				f.Fix = fmt.Sprintf("Apply the network-qos policy the configuration defines: `system qos` then `service-policy type network-qos %s` (NX-OS pauses only by the policy system qos applies; defined alone, it pauses nothing), and PFC on the NICs' priority %d.", name, s.TC)
+			}
 		}
 		if s.DB != nil && s.DB.Vendor == sonic.VendorJunos {
 			f.Fix = m.junosPFCFix(r.DSCP, s)
@@ -141,6 +147,18 @@ func qosRules(m *Model) []doctor.Finding {
 		fs = append(fs, m.cnpRules(roceTC)...)
 	}
 	return fs
+}
+
+// nxosUnappliedNQ is the network-qos policy an NX-OS configuration
+// defines with pauses but does not apply under `system qos`, "" when none.
+func nxosUnappliedNQ(db *sonic.ConfigDB) string {
+	const head = "policy-map type network-qos "
+	for _, v := range db.Skipped {
+		if name, rest, ok := strings.Cut(strings.TrimPrefix(v.Text, head), sonic.NXOSUnapplied); ok && rest != "" && strings.HasPrefix(v.Text, head) {
+			return name
+		}
+	}
+	return ""
 }
 
 // unmappedPFC compares the NICs' RoCE priority with the PFC priorities of

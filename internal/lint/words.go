@@ -15,13 +15,13 @@ import (
 // SONiC's own configs.
 
 // isNOS reports whether a switch config was made from another network
-// OS's configuration (EOS, NX-OS, OS10, AOS-CX, Onyx, Junos, Cumulus's traffic.conf) or SONiC's CLI: its values stand
+// OS's configuration (EOS, NX-OS, OS10, FTOS, AOS-CX, Onyx, Junos, Cumulus's traffic.conf) or SONiC's CLI: its values stand
 // at that text's lines, and a default no line states has no evidence.
 func isNOS(db *sonic.ConfigDB) bool {
 	switch {
 	case db == nil:
 		return false
-	case db.Vendor == sonic.VendorEOS, db.Vendor == sonic.VendorNXOS, db.Vendor == sonic.VendorJunos, db.Vendor == sonic.VendorKLISH, db.Vendor == sonic.VendorOS10, db.Vendor == sonic.VendorTrafficConf, db.Vendor == sonic.VendorOnyx, db.Vendor == sonic.VendorAOSCX:
+	case db.Vendor == sonic.VendorEOS, db.Vendor == sonic.VendorNXOS, db.Vendor == sonic.VendorJunos, db.Vendor == sonic.VendorKLISH, db.Vendor == sonic.VendorOS10, db.Vendor == sonic.VendorTrafficConf, db.Vendor == sonic.VendorOnyx, db.Vendor == sonic.VendorAOSCX, db.Vendor == sonic.VendorFTOS:
 		return true
 	}
 	return false

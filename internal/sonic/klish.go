@@ -102,11 +102,17 @@ func (k *klish) line(w []swcfg.Value) error {
 	switch {
 	case t(0) == "qos" && t(1) == "map" && len(w) == 4:
 		k.block, k.name = t(2), t(3)
+		if table := klishMaps[k.block]; table != "" {
+			k.head(table, w)
+		}
 		return nil
 	case t(0) == "qos" && (t(1) == "wred-policy" || t(1) == "scheduler-policy") && len(w) == 3:
 		k.block, k.name, k.queue = t(1), t(2), ""
 		if t(1) == "wred-policy" {
 			k.db.table("WRED_PROFILE")[k.name] = map[string]Value{}
+			k.head("WRED_PROFILE", w)
+		} else {
+			k.head("SCHEDULER", w)
 		}
 		return nil
 	case t(0) == "interface" && len(w) >= 2:
@@ -128,6 +134,16 @@ func (k *klish) line(w []swcfg.Value) error {
 		return k.iface(w)
 	}
 	return nil
+}
+
+// head keeps where a map or policy is defined, under its table and name
+// ("SCHEDULER|NAME" for a scheduler-policy, whose rows are NAME@queue),
+// with the command as its text: what a finding on a map no interface
+// binds names.
+func (k *klish) head(table string, w []swcfg.Value) {
+	v := w[0]
+	v.Text = strings.Join(texts(w), " ")
+	k.db.keyPos[table+"|"+k.name] = v
 }
 
 // mapEntry reads `dscp 0-3,5 traffic-class 0`, `traffic-class 3 queue 3`,

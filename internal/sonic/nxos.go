@@ -41,6 +41,9 @@ const VendorNXOS = "cisco-nxos"
 // named as not judged, and neither is what it would set; so is a pausing
 // class of the applied network-qos policy whose class-map the input does
 // not define (PFC is then not judged).
+// A network-qos policy that pauses, or a queuing policy with random-detect,
+// that the input defines but `system qos` does not apply acts on no port:
+// named too.
 //
 // Ports are the interfaces that set PFC or a classification policy; when
 // none does, the system policies are written for one port named "system
@@ -84,6 +87,9 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 	}
 	missing(c.System["queuing"])
 	queues := c.Queuing[c.System["queuing"].Text]
+	if !c.Excerpt.Given() {
+		db.Skipped = append(db.Skipped, nxosUnapplied(c)...)
+	}
 	var auto []Value
 	for _, it := range ports {
 		row := map[string]Value{}
@@ -141,6 +147,36 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 		db.Skipped = append(db.Skipped, auto[0]) // once: the first such port
 	}
 	return db
+}
+
+// NXOSUnapplied ends the text of a not-judged setting that names a
+// network-qos or queuing policy the configuration defines but `system qos`
+// does not apply: its pauses or ECN act on no port.
+const NXOSUnapplied = " (system qos does not apply it: "
+
+// nxosUnapplied names each network-qos policy that pauses and each queuing
+// policy with random-detect that `system qos` does not apply (NX-OS
+// applies both there alone), at the first such line: what they say acts
+// on no port.
+func nxosUnapplied(c *nxos.Config) []Value {
+	var out []Value
+	for _, name := range slices.Sorted(maps.Keys(c.Pause)) {
+		if name == c.System["network-qos"].Text || len(c.Pause[name]) == 0 {
+			continue
+		}
+		at := c.Pause[name][slices.Sorted(maps.Keys(c.Pause[name]))[0]]
+		at.Text = "policy-map type network-qos " + name + NXOSUnapplied + "pauses nothing)"
+		out = append(out, at)
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Queuing)) {
+		if name == c.System["queuing"].Text || len(c.Queuing[name]) == 0 {
+			continue
+		}
+		at := c.Queuing[name][slices.Sorted(maps.Keys(c.Queuing[name]))[0]].At
+		at.Text = "policy-map type queuing " + name + NXOSUnapplied + "marks nothing)"
+		out = append(out, at)
+	}
+	return out
 }
 
 // nxosClass is the qos-group a classification policy puts a DSCP in, at

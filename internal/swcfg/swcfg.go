@@ -36,7 +36,10 @@ type RED struct {
 // EachLine gives each line of a configuration that is not blank and does
 // not start with one of the comment characters to f, as its words and its
 // indent (the spaces and tabs before its first word): how the readers of
-// indented switch configurations (EOS, NX-OS, OS10) walk their input.
+// indented switch configurations (EOS, NX-OS, OS10) walk their input. A
+// word that starts with a comment character ends the line's words: guides
+// and templates annotate commands so (`pause pfc-cos 3 ! RoCE`), and no
+// QoS command takes such a word.
 func EachLine(lines []string, comment string, f func(w []Value, indent int) error) error {
 	for i, raw := range lines {
 		raw = strings.TrimRight(raw, " \t\r")
@@ -44,7 +47,11 @@ func EachLine(lines []string, comment string, f func(w []Value, indent int) erro
 		if t == "" || strings.ContainsRune(comment, rune(t[0])) {
 			continue
 		}
-		if err := f(Words(raw, i+1), len(raw)-len(strings.TrimLeft(raw, " \t"))); err != nil {
+		w := Words(raw, i+1)
+		if j := slices.IndexFunc(w, func(v Value) bool { return strings.ContainsRune(comment, rune(v.Text[0])) }); j > 0 {
+			w = w[:j]
+		}
+		if err := f(w, len(raw)-len(strings.TrimLeft(raw, " \t"))); err != nil {
 			return err
 		}
 	}
