@@ -104,13 +104,22 @@ func run(args []string, stdout, stderr io.Writer) error {
 func compareCmd(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("ns3conv compare", flag.ContinueOnError)
 	seed := fs.Uint64("seed", 1, "rocelab's seed")
+	topology := fs.String("topology", "", "ns-3's topology.txt that from-ns3 read, to match the flows by ns-3's node ids")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
 		return errors.New("compare: expected a scenario file and ns-3's output directory")
 	}
-	c, err := compare(fs.Arg(0), *seed, filepath.Join(fs.Arg(1), "fct.txt"), filepath.Join(fs.Arg(1), "pfc.txt"))
+	var hostIDs []int
+	if *topology != "" {
+		t, err := readFile(*topology, readTopology)
+		if err != nil {
+			return err
+		}
+		hostIDs = t.hostIDs()
+	}
+	c, err := compare(fs.Arg(0), *seed, filepath.Join(fs.Arg(1), "fct.txt"), filepath.Join(fs.Arg(1), "pfc.txt"), hostIDs)
 	if err != nil {
 		return err
 	}
