@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -309,11 +310,18 @@ func (file matrixErrs) at(line, col int, format string, a ...any) error {
 // readMatrix reads an htsim connection matrix as htsim's
 // ConnectionMatrix::load does, refusing what rocelab cannot run alike.
 func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsimTrigger, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", file, err)
+	}
+	errs := matrixErrs(file)
+	if err := htsimTokens(string(data), errs); err != nil {
+		return nil, nil, err
+	}
 	var conns []htsimConn
 	trigs := map[int]htsimTrigger{}
 	n, nConns, nTrigs := -1, -1, 0
-	errs := matrixErrs(file)
-	err := fields.Lines(file, r, func(line int, f []string, col []int) error {
+	err = fields.Lines(file, bytes.NewReader(data), func(line int, f []string, col []int) error {
 		count := func(dst *int) error {
 			if len(f) != 2 {
 				return errs.at(line, col[0], "expected %q and a count", f[0])
@@ -360,6 +368,43 @@ func readMatrix(file string, r io.Reader, nodes int) ([]htsimConn, map[int]htsim
 		return nil, nil, fmt.Errorf("%s: Triggers %d, but the file holds %d, which htsim refuses too (\"Mismatch in trigger count\")", file, nTrigs, len(trigs))
 	}
 	return conns, trigs, nil
+}
+
+// htsimTokens refuses what htsim's ConnectionMatrix::load cannot read in
+// a matrix that rocelab's reader would: it splits each line at every
+// single space (tokenize(line, ' ')), so a tab is no separator and a
+// leading space or two in a row make an empty field, which it refuses or
+// aborts at; and it skips comments only in the head, before the first
+// connection, trigger or failure line ("Error: unknown id: #" after it).
+// A CR before the line's end, a last line without a newline and one
+// trailing space it reads.
+func htsimTokens(data string, errs matrixErrs) error {
+	body := false
+	for i, raw := range strings.Split(data, "\n") {
+		line := strings.TrimSuffix(raw, "\r")
+		if j := strings.IndexAny(line, "\t\v\f\r"); j >= 0 {
+			return errs.at(i+1, j+1, "%q: htsim splits a matrix's lines at single spaces only (tokenize(line, ' ')), so this joins two fields into one it cannot read; give one space", line[j:j+1])
+		}
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if strings.HasPrefix(f[0], "#") {
+			if body {
+				return errs.at(i+1, strings.IndexByte(line, '#')+1, "a comment after the first connection: htsim skips comments only before it, and stops here (\"Error: unknown id: #\"); move it up")
+			}
+			continue
+		}
+		if j := strings.Index(strings.TrimRight(line, " "), "  "); j >= 0 || line[0] == ' ' {
+			col := max(j+2, 1)
+			if line[0] == ' ' {
+				col = 1
+			}
+			return errs.at(i+1, col, "an empty field: htsim splits a matrix's lines at every single space (tokenize(line, ' ')), so a leading space or two in a row give it a field it refuses or aborts at; give one space between fields")
+		}
+		body = body || strings.Contains(f[0], "->") || f[0] == "trigger" || f[0] == "failure"
+	}
+	return nil
 }
 
 // readConn reads "SRC->DST [id N] start PS|trigger T [size B]

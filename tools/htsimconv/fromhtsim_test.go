@@ -295,6 +295,7 @@ func FuzzReadMatrix(f *testing.F) {
 	f.Add("Nodes 16\nConnections 0\nTriggers 1\ntrigger id 3 barrier count 2\n")
 	f.Add("Nodes 16\nConnections 2\n0->13 start 0 size 2000000\n13->0 start 0.000000 size 0\n")
 	f.Add("Nodes 16\nConnections 2\n0->13 id 99999999999999999999 start 0 size 1e19\n13->0 start Inf size 2147483647\n")
+	f.Add("# hand\r\nNodes 16\r\nConnections 2\r\n1->0 id 1 start 0 size 10 \n#x\n 2->0  id 2\tstart 0 size 10")
 	f.Fuzz(func(t *testing.T, m string) {
 		conns, _, err := readMatrix("f.cm", strings.NewReader(m), 16)
 		if err != nil {
@@ -418,5 +419,32 @@ func TestImportHtsimMatrices(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A matrix written by hand is read where htsim_roce reads it and refused
+// at the line and column where it stops, as htsim_roce (841d9e7) did on
+// each: it split "Nodes  16" into an empty field and aborted
+// (std::invalid_argument), stopped at a leading space, a tab or a comment
+// after the first connection ("Error: unknown id"), and ran CR LF line
+// ends and a last line without a newline.
+func TestMatrixSplitAsHtsim(t *testing.T) {
+	const head, c1, c2 = "Nodes 16\nConnections 2\n", "1->0 id 1 start 0 size 100000", "2->0 id 2 start 0 size 100000"
+	for _, c := range []struct{ m, want string }{
+		{head + c1 + "\n" + c2, ""},
+		{strings.ReplaceAll(head+c1+"\n"+c2+"\n", "\n", "\r\n"), ""},
+		{"# two into host 0\n" + head + c1 + " \n" + c2 + "\n", ""},
+		{head + c1 + "\n# the second\n" + c2 + "\n", "f.cm:4:1: a comment after the first connection"},
+		{head + c1 + "\n " + c2 + "\n", "f.cm:4:1: an empty field"},
+		{"Nodes  16\nConnections 2\n" + c1 + "\n" + c2 + "\n", "f.cm:1:7: an empty field"},
+		{head + c1 + "\n2->0\tid 2 start 0 size 100000\n", "f.cm:4:5: \"\\t\": htsim splits"},
+	} {
+		_, _, err := readMatrix("f.cm", strings.NewReader(c.m), 16)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.m, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%q: error %v, expected %q", c.m, err, c.want)
+		}
 	}
 }

@@ -143,8 +143,10 @@ type comparison struct {
 
 // compare runs the scenario on rocelab and matches its flows with ns-3's
 // fct.txt lines by source, destination and sport; pfcFile, when given and
-// present, is ns-3's pfc.txt.
-func compare(file string, seed uint64, fctFile, pfcFile string) (*comparison, error) {
+// present, is ns-3's pfc.txt. hostIDs gives each host's ns-3 node id
+// (topology.txt's hosts in node order, as from-ns3 numbers them); nil
+// when host i is node i, as ns3conv writes the topology.
+func compare(file string, seed uint64, fctFile, pfcFile string, hostIDs []int) (*comparison, error) {
 	s, err := scenario.LoadFile(file)
 	if err != nil {
 		return nil, err
@@ -171,12 +173,23 @@ func compare(file string, seed uint64, fctFile, pfcFile string) (*comparison, er
 	for _, g := range got {
 		byKey[[3]int{g.src, g.dst, g.sport}] = g
 	}
+	node := func(h int) int { return h }
+	if hostIDs != nil {
+		node = func(h int) int {
+			if h < len(hostIDs) {
+				return hostIDs[h]
+			}
+			return -1
+		}
+	}
 	c := &comparison{name: s.Name}
 	for _, f := range order {
-		g, ok := byKey[[3]int{f.Src, f.Dst, f.sport}]
+		g, ok := byKey[[3]int{node(f.Src), node(f.Dst), f.sport}]
 		switch {
+		case !ok && hostIDs == nil:
+			return nil, fmt.Errorf("%s: no line for flow %s (h%d -> h%d, sport %d): it did not complete in ns-3, or the scenario's hosts are not ns-3's first node ids (a scenario from-ns3 wrote from a topology that interleaves hosts and switches or has nodes without links: give -topology TOPOLOGY.txt)", fctFile, f.Name, f.Src, f.Dst, f.sport)
 		case !ok:
-			return nil, fmt.Errorf("%s: no line for flow %s (h%d -> h%d, sport %d): it did not complete in ns-3", fctFile, f.Name, f.Src, f.Dst, f.sport)
+			return nil, fmt.Errorf("%s: no line for flow %s (h%d -> h%d, nodes %d -> %d, sport %d): it did not complete in ns-3", fctFile, f.Name, f.Src, f.Dst, node(f.Src), node(f.Dst), f.sport)
 		case g.size != int64(f.Bytes):
 			return nil, fmt.Errorf("%s: flow h%d -> h%d sport %d sent %d bytes, the scenario's %s %d: not this scenario's output", fctFile, f.Src, f.Dst, f.sport, g.size, f.Name, int64(f.Bytes))
 		}

@@ -138,14 +138,25 @@ func fromNs3(file string, w io.Writer) error {
 			break
 		}
 	}
+	if len(topology.idle) > 0 {
+		notes = append(notes, fmt.Sprintf("the link(s) on line(s) %s of %s join two nodes a later link joins too: ns-3 routes a pair's packets through one interface, the last link's (third.cc's nbr2if), so it sends nothing on these; left out, so each of their switches' pools is larger by a port's headroom and reserve than ns-3's", strings.Trim(fmt.Sprint(topology.idle), "[]"), filepath.Base(tp)))
+	}
+	if len(topology.unused) > 0 {
+		notes = append(notes, fmt.Sprintf("node(s) %s of the topology have no link: ns-3 builds them idle, the scenario leaves them out and numbers the rest in ns-3's order", strings.Trim(fmt.Sprint(topology.unused), "[]")))
+	}
 	ecmp := ""
 	switch {
+	case topology.renumbered:
+		notes = append(notes, "ECMP: with the nodes left out, the twin's node numbers are not ns-3's node ids, which ns-3's hash reads; its own hash then, so single flows take other paths")
 	case !topology.hostsFirst:
 		notes = append(notes, "ECMP: ns-3's node ids interleave hosts and switches, which the twin numbers hosts first; its own hash then, so single flows take other paths")
 	case slices.ContainsFunc(flows, func(x ns3FlowLine) bool { return x.dport != flows[0].dport }):
 		notes = append(notes, "ECMP: the flows' destination ports differ, which ns-3's hash reads and the twin gives as one; its own hash then, so single flows take other paths")
 	default:
 		ecmp = fmt.Sprintf("{model: ns3, dst_port: %d}", flows[0].dport)
+	}
+	if !topology.hostsFirst || topology.renumbered {
+		notes = append(notes, fmt.Sprintf("host numbers: the twin's hosts are not ns-3's first node ids, so compare this run with ns3conv compare -topology %s (the TOPOLOGY_FILE)", filepath.Base(tp)))
 	}
 	payload, err := c.num("PACKET_PAYLOAD_SIZE")
 	if err != nil {
@@ -200,7 +211,7 @@ func fromNs3(file string, w io.Writer) error {
 		fmt.Fprintf(&b, "# Differs: %s.\n", n)
 	}
 	fmt.Fprintf(&b, "name: %s\nduration: %s\n", strings.TrimSuffix(filepath.Base(fp), filepath.Ext(fp)), duration)
-	fmt.Fprintf(&b, "topology:\n  kind: graph\n  hosts: %d\n  switches: %d\n  links:\n", topology.hosts, len(topology.name)-topology.hosts)
+	fmt.Fprintf(&b, "topology:\n  kind: graph\n  hosts: %d\n  switches: %d\n  links:\n", topology.hosts, topology.switches)
 	for _, l := range topology.links {
 		fmt.Fprintf(&b, "    - %s\n", l)
 	}
@@ -250,7 +261,7 @@ func fromNs3(file string, w io.Writer) error {
 		b.WriteString("}\n")
 	}
 	// from-ns3 writes nothing rocelab would refuse later.
-	if _, err := scenario.Load(file, []byte(b.String())); err != nil {
+	if _, err := scenario.Load("the converted scenario", []byte(b.String())); err != nil {
 		return fmt.Errorf("%s: the scenario converted from it does not load: %v", file, err)
 	}
 	_, err = io.WriteString(w, b.String())

@@ -7,7 +7,7 @@
 // the HPCC ns-3 model", gives the figures and the mapping).
 //
 //	go run ./tools/ns3conv [-dir DIR] [-seed S] [-hash] SCENARIO.yaml
-//	go run ./tools/ns3conv compare [-seed S] SCENARIO.yaml DIR
+//	go run ./tools/ns3conv compare [-seed S] [-topology TOPOLOGY.txt] SCENARIO.yaml DIR
 //
 // The first writes config.txt, topology.txt, flow.txt and trace.txt into
 // DIR (default "."), and prints the command that runs ns-3 there (-hash:
@@ -34,6 +34,8 @@
 // compare runs the scenario on rocelab and reads ns-3's fct.txt and
 // pfc.txt from DIR: it prints both sides' completion times (mean, median,
 // p99, largest), the per-flow ratio rocelab/ns-3 and the PFC pauses.
+// With -topology, the topology.txt from-ns3 read, it matches the flows by
+// ns-3's node ids, for topologies whose hosts are not ns-3's first nodes.
 package main
 
 import (
@@ -104,13 +106,22 @@ func run(args []string, stdout, stderr io.Writer) error {
 func compareCmd(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("ns3conv compare", flag.ContinueOnError)
 	seed := fs.Uint64("seed", 1, "rocelab's seed")
+	topology := fs.String("topology", "", "ns-3's topology.txt that from-ns3 read, to match the flows by ns-3's node ids")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() != 2 {
 		return errors.New("compare: expected a scenario file and ns-3's output directory")
 	}
-	c, err := compare(fs.Arg(0), *seed, filepath.Join(fs.Arg(1), "fct.txt"), filepath.Join(fs.Arg(1), "pfc.txt"))
+	var hostIDs []int
+	if *topology != "" {
+		t, err := readFile(*topology, readTopology)
+		if err != nil {
+			return err
+		}
+		hostIDs = t.hostIDs()
+	}
+	c, err := compare(fs.Arg(0), *seed, filepath.Join(fs.Arg(1), "fct.txt"), filepath.Join(fs.Arg(1), "pfc.txt"), hostIDs)
 	if err != nil {
 		return err
 	}

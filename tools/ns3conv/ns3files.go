@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"rocelab/internal/unit"
 	"rocelab/tools/internal/fields"
@@ -15,17 +16,37 @@ import (
 // ns3Topology is topology.txt as a graph: hosts (the nodes not listed as
 // switches) and switches each numbered in ns-3's node order.
 type ns3Topology struct {
-	name  []string // rocelab's name of each ns-3 node
-	hosts int
-	links []string
-	rates []unit.BitRate
-	delay []unit.Time
+	name            []string // rocelab's name of each ns-3 node
+	hosts, switches int
+	links           []string
+	rates           []unit.BitRate
+	delay           []unit.Time
 	// headroom is the largest of ns-3's 3 x rate x delay per port.
 	headroom unit.Bytes
 	// hostsFirst says the hosts are ns-3's first node ids, the switches
-	// the rest: the numbering under which the scenario can take ns-3's
-	// ECMP (ecmp.NS3).
+	// the rest: with renumbered false, the numbering under which the
+	// scenario can take ns-3's ECMP (ecmp.NS3).
 	hostsFirst bool
+	// unused are the node ids no link names, which ns-3 builds and leaves
+	// idle and the scenario leaves out (a graph's nodes are all linked);
+	// renumbered says some node after one of them moved down.
+	unused     []int
+	renumbered bool
+	// idle are the lines of links that another link between the same two
+	// nodes, listed later, replaced: third.cc routes a pair's packets
+	// through one interface (nbr2if[a][b], the last link's), so ns-3
+	// builds these ports and sends nothing on them, and the scenario
+	// leaves them out.
+	idle []int
+}
+
+// ns3Link is one link of topology.txt, its ends as ns-3 node ids, and its
+// line.
+type ns3Link struct {
+	a, b int
+	rate unit.BitRate
+	d    unit.Time
+	line int
 }
 
 // maxNs3Nodes bounds the nodes a topology.txt may declare, far above any
@@ -40,11 +61,15 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 	var headLine, linksCol int
 	hostLink := map[int]int{} // each host's link's line
 	t := &ns3Topology{}
-	links := 0
+	var isSwitch []bool
+	var links []ns3Link
 	for n := 1; sc.Scan(); n++ {
 		f, cols := fields.At(sc.Text())
 		errAt := func(i int, format string, a ...any) error {
 			return fmt.Errorf("%s:%d:%d: %s", file, n, cols[min(i, len(cols)-1)], fmt.Sprintf(format, a...))
+		}
+		if i := commentAt(f); i >= 0 && (len(head) < 2 || len(links) < atoi(head[0][2])) {
+			return nil, errAt(i, "%s", noComment(f[i], "the last link"))
 		}
 		switch {
 		case len(f) == 0:
@@ -71,7 +96,7 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 			if err1 != nil || err2 != nil || nodes < 3 || nodes > maxNs3Nodes || sw < 1 || sw >= nodes || len(f) != sw {
 				return nil, errAt(0, "expected the %s switches' node ids, after \"NODES SWITCHES LINKS\" (at most %d nodes)", head[0][1], maxNs3Nodes)
 			}
-			isSwitch := make([]bool, nodes)
+			isSwitch = make([]bool, nodes)
 			for i, x := range f {
 				id, err := strconv.Atoi(x)
 				if err != nil || id < 0 || id >= nodes || isSwitch[id] {
@@ -79,21 +104,10 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 				}
 				isSwitch[id] = true
 			}
-			t.name = make([]string, nodes)
 			t.hostsFirst = !slices.Contains(isSwitch[:nodes-sw], true)
-			s := 0
-			for id := range nodes {
-				if isSwitch[id] {
-					t.name[id] = "s" + strconv.Itoa(s)
-					s++
-				} else {
-					t.name[id] = "h" + strconv.Itoa(t.hosts)
-					t.hosts++
-				}
-			}
 			continue
 		}
-		if want, _ := strconv.Atoi(head[0][2]); links == want {
+		if want, _ := strconv.Atoi(head[0][2]); len(links) == want {
 			break // third.cc reads as many links as the first line says
 		}
 		if len(f) != 5 {
@@ -101,14 +115,14 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 		}
 		a, err1 := strconv.Atoi(f[0])
 		b, err2 := strconv.Atoi(f[1])
-		if err1 != nil || err2 != nil || a < 0 || b < 0 || a >= len(t.name) || b >= len(t.name) {
-			return nil, errAt(0, "nodes %s and %s: expected ids below %d", f[0], f[1], len(t.name))
+		if err1 != nil || err2 != nil || a < 0 || b < 0 || a >= len(isSwitch) || b >= len(isSwitch) {
+			return nil, errAt(0, "nodes %s and %s: expected ids below %d", f[0], f[1], len(isSwitch))
 		}
-		if t.name[a][0] == 'h' && t.name[b][0] == 'h' {
+		if !isSwitch[a] && !isSwitch[b] {
 			return nil, errAt(0, "nodes %d and %d are both hosts (not in the switch list): rocelab's hosts connect through switches", a, b)
 		}
 		for i, id := range []int{a, b} {
-			if t.name[id][0] != 'h' {
+			if isSwitch[id] {
 				continue
 			}
 			if first, ok := hostLink[id]; ok {
@@ -127,11 +141,7 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 		if e, err := strconv.ParseFloat(f[4], 64); err != nil || e != 0 {
 			return nil, errAt(4, "error rate %s: rocelab's links do not drop at random; give faults: instead", f[4])
 		}
-		t.links = append(t.links, fmt.Sprintf("{a: %s, b: %s, rate: %s, cable: %s}", t.name[a], t.name[b], rate, unit.CableFor(d)))
-		t.rates = append(t.rates, rate)
-		t.delay = append(t.delay, d)
-		t.headroom = max(t.headroom, unit.Bytes(int64(rate)*int64(d/unit.Nanosecond)/8/1_000_000_000*3))
-		links++
+		links = append(links, ns3Link{a, b, rate, d, n})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
@@ -139,10 +149,86 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 	if len(head) < 2 {
 		return nil, fmt.Errorf("%s: expected \"NODES SWITCHES LINKS\" and the switches' ids", file)
 	}
-	if want, _ := strconv.Atoi(head[0][2]); want != links {
-		return nil, fmt.Errorf("%s:%d:%d: %d links listed, the first line says %s", file, headLine, linksCol, links, head[0][2])
+	if want, _ := strconv.Atoi(head[0][2]); want != len(links) {
+		return nil, fmt.Errorf("%s:%d:%d: %d links listed, the first line says %s", file, headLine, linksCol, len(links), head[0][2])
+	}
+	links = t.lastPerPair(links)
+	t.name = nodeNames(isSwitch, links)
+	for id, name := range t.name {
+		switch {
+		case name == "":
+			t.unused = append(t.unused, id)
+		case name[0] == 'h':
+			t.hosts++
+		default:
+			t.switches++
+		}
+	}
+	if t.hosts < 2 || t.switches == 0 {
+		return nil, fmt.Errorf("%s:%d:%d: %d hosts and %d switches have links: nothing to run", file, headLine, linksCol, t.hosts, t.switches)
+	}
+	t.renumbered = len(t.unused) > 0 && t.unused[0] < len(t.name)-len(t.unused)
+	for _, l := range links {
+		t.links = append(t.links, fmt.Sprintf("{a: %s, b: %s, rate: %s, cable: %s}", t.name[l.a], t.name[l.b], l.rate, unit.CableFor(l.d)))
+		t.rates = append(t.rates, l.rate)
+		t.delay = append(t.delay, l.d)
+		t.headroom = max(t.headroom, unit.Bytes(int64(l.rate)*int64(l.d/unit.Nanosecond)/8/1_000_000_000*3))
 	}
 	return t, nil
+}
+
+// lastPerPair keeps, of the links between each two nodes, the last one
+// listed, which is the one third.cc routes through; t.idle gets the
+// others' lines.
+func (t *ns3Topology) lastPerPair(links []ns3Link) []ns3Link {
+	last := map[[2]int]int{}
+	for i, l := range links {
+		last[[2]int{min(l.a, l.b), max(l.a, l.b)}] = i
+	}
+	kept := links[:0:0]
+	for i, l := range links {
+		if last[[2]int{min(l.a, l.b), max(l.a, l.b)}] != i {
+			t.idle = append(t.idle, l.line)
+			continue
+		}
+		kept = append(kept, l)
+	}
+	return kept
+}
+
+// hostIDs is the ns-3 node id of each of the scenario's hosts.
+func (t *ns3Topology) hostIDs() []int {
+	ids := make([]int, 0, t.hosts)
+	for id, name := range t.name {
+		if strings.HasPrefix(name, "h") {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// nodeNames names each ns-3 node that some link names in node order, the
+// hosts h0, h1, ... and the switches s0, s1, ...; a node without a link
+// gets "".
+func nodeNames(isSwitch []bool, links []ns3Link) []string {
+	linked := make([]bool, len(isSwitch))
+	for _, l := range links {
+		linked[l.a], linked[l.b] = true, true
+	}
+	name := make([]string, len(isSwitch))
+	var hosts, switches int
+	for id := range isSwitch {
+		switch {
+		case !linked[id]:
+		case isSwitch[id]:
+			name[id] = "s" + strconv.Itoa(switches)
+			switches++
+		default:
+			name[id] = "h" + strconv.Itoa(hosts)
+			hosts++
+		}
+	}
+	return name
 }
 
 // ns3FlowLine is one line of flow.txt.
@@ -163,6 +249,9 @@ func readFlows(file string, r io.Reader, t *ns3Topology) ([]ns3FlowLine, error) 
 		}
 		if len(f) == 0 {
 			continue
+		}
+		if i := commentAt(f); i >= 0 && (want < 0 || len(out) < want) {
+			return nil, errAt(i, "%s", noComment(f[i], "the last flow"))
 		}
 		if want < 0 {
 			v, err := strconv.Atoi(f[0])
@@ -195,8 +284,11 @@ func readFlows(file string, r io.Reader, t *ns3Topology) ([]ns3FlowLine, error) 
 			return nil, errAt(5, "START %q: expected seconds, not negative", f[5])
 		}
 		for i, id := range []int{x.src, x.dst} {
-			if id >= len(t.name) || t.name[id][0] != 'h' {
+			if id >= len(t.name) || t.name[id] != "" && t.name[id][0] != 'h' {
 				return nil, errAt(i, "node %d is not a host of the topology", id)
+			}
+			if t.name[id] == "" {
+				return nil, errAt(i, "node %d has no link in the topology", id)
 			}
 		}
 		if x.src == x.dst {
@@ -220,4 +312,20 @@ func readFlows(file string, r io.Reader, t *ns3Topology) ([]ns3FlowLine, error) 
 		return nil, fmt.Errorf("%s:1:1: %d flows listed, the first line says %d: ns-3 would run the last flow %d more times (third.cc reads on past the end); traffic_gen.py leaves such a count when the flows it drew have fewer digits than its estimate", file, len(out), want, want-len(out))
 	}
 	return out, nil
+}
+
+// commentAt is the index of the first field that starts a comment, or -1.
+func commentAt(f []string) int {
+	return slices.IndexFunc(f, func(x string) bool { return strings.HasPrefix(x, "#") || strings.HasPrefix(x, "//") })
+}
+
+// noComment says why a comment among ns-3's numbers is refused.
+func noComment(field, last string) string {
+	return fmt.Sprintf("%q starts a comment, which ns-3 does not read here: third.cc reads the file as values separated by white space (>>), so its read fails at it and the values after it read 0; remove it, or put it after %s", field, last)
+}
+
+// atoi is s as a whole number, 0 if it is not one.
+func atoi(s string) int {
+	v, _ := strconv.Atoi(s)
+	return v
 }

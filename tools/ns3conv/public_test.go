@@ -171,7 +171,7 @@ func TestImportedFatTreeAgreesWithNs3(t *testing.T) {
 	if err := os.WriteFile(file, y.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := compare(file, 1, "testdata/public/conweave-ns3/mix/fct.txt", "")
+	got, err := compare(file, 1, "testdata/public/conweave-ns3/mix/fct.txt", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
