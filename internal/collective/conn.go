@@ -105,7 +105,7 @@ func (e *engine) schedulePosts(ci int32) {
 		limit = min(limit, c.ctsArrived)
 	}
 	for c.posted < limit {
-		d := e.proxy(c.proxySrc, c.sendReady, e.tm.proxyOp) + e.tm.sendLat
+		d := e.proxy(c.proxySrc, c.sendReady, e.tm.postOp) + e.tm.sendLat
 		if c.bounce {
 			d += HostBounceLatency / 2
 		}

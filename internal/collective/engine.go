@@ -139,7 +139,9 @@ type timing struct {
 	// says the GPU may read a received slice only once the receiver's
 	// proxy has reaped its completion (and flushed it where the receiver
 	// flushes: Comm.needFlush): Simple; LL and LL128 poll their flags.
-	proxyOp            unit.Time
+	// postOp is its time to post a slice to the network: proxyOp, and
+	// RingLLPost more for a Ring/LL step across servers.
+	proxyOp, postOp    unit.Time
 	recvWait           bool
 	chanRate, hostRate unit.BitRate
 	// netRate caps a kernel operation that feeds or drains a network
@@ -343,6 +345,10 @@ func (e *engine) setTiming() {
 		netHop = hwLat[hwNet][Tree][p]
 	}
 	soft := max(us(netHop)-NominalFabricLatency, 0) + c.Sys.Server.StepOverhead + c.proxyStep(p)
+	tm.postOp = tm.proxyOp
+	if a == Ring && p == LL && !e.call.Func.p2p() && c.NNodes() > 1 {
+		tm.postOp += RingLLPost
+	}
 	tm.sendLat = soft
 	tm.recvLat = GPUPoll
 	e.setNICRates()

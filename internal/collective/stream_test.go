@@ -123,3 +123,30 @@ func TestLL128RingStepSync(t *testing.T) {
 		t.Errorf("8 to 16 MiB: the twin grows by %.1f µs, NCCL's model by %.1f (×%.2f)", got, want, got/want)
 	}
 }
+
+// TestRingLLProxyPace: on a ring across servers, the proxy of the GPU
+// whose send crosses the network posts every step of a Ring/LL call in
+// turn, each after a pass of its progress loop that finds the step's
+// lines in (net.cc sendProxyProgress), so a small call grows with the
+// ring's steps by that pass, not by an NVLink hop alone: NCCL's model
+// charges each step of a ring across servers its network overhead
+// (tuning.cc: "Inter-node rings still have to launch nsteps * net
+// overhead"), 1 µs on an Intel host against NVLink's 0.6. From 2 × 4 to
+// 2 × 8 H100 (7 to 15 steps) an 8 KiB AllGather grows per step by at
+// least NCCL's figure (without RingLLPost it grew by the NVLink hop's
+// 0.6 µs).
+func TestRingLLProxyPace(t *testing.T) {
+	env := map[string]string{"NCCL_ALGO": "Ring", "NCCL_PROTO": "LL"}
+	var twin []float64
+	for _, ppn := range []int{4, 8} {
+		c := mustComm(t, preset(t, "hgx-h100"), 2, ppn, env)
+		call := Call{Func: AllGather, Bytes: 8 << 10}
+		res, _ := runOn(t, c, 4, call)
+		twin = append(twin, res[0].Time().Micros())
+	}
+	perStep := (twin[1] - twin[0]) / 8
+	t.Logf("2 × 4: %.1f µs, 2 × 8: %.1f µs, %.2f µs per step", twin[0], twin[1], perStep)
+	if perStep < 1 {
+		t.Errorf("a ring step costs %.2f µs, want at least NCCL's network overhead, 1 µs", perStep)
+	}
+}
