@@ -8,9 +8,13 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // childEnv names, in the environment of a test binary this package runs
@@ -227,6 +231,46 @@ func TestHoldCollectorLastHold(t *testing.T) {
 	if pct := gogc(); pct != 100 {
 		t.Errorf("GOGC %d after the next collection, want 100", pct)
 	}
+}
+
+// TestAdviseKeepsDefaultProcs checks that advise, which runs on one
+// processor, leaves GOMAXPROCS following the runtime's default where
+// the user set none: the runtime then lowers it as the process's CPUs
+// are restricted to one (here by affinity, as a CPU quota would). A
+// value set back explicitly stays 2 and the test fails. It runs in a
+// process of its own, whose threads it restricts.
+func TestAdviseKeepsDefaultProcs(t *testing.T) {
+	if !inChild(t) {
+		return
+	}
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skipf("GOMAXPROCS is %d: the test needs two CPUs", runtime.GOMAXPROCS(0))
+	}
+	advise(stackBytes, pageSize())
+	var one unix.CPUSet
+	one.Set(0)
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, task := range tasks {
+		tid, err := strconv.Atoi(task.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.SchedSetaffinity(tid, &one); err != nil {
+			t.Skipf("restricting thread %d to CPU 0: %v", tid, err)
+		}
+	}
+	// The runtime looks at the CPUs once a second or so; this waits for
+	// that look, not for a time.
+	for range 1000 {
+		if runtime.GOMAXPROCS(0) == 1 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("GOMAXPROCS %d after advise and restricting the process to one CPU, want 1: advise set it back explicitly", runtime.GOMAXPROCS(0))
 }
 
 // gogc reads the collector's percentage without setting it.
