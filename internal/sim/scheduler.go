@@ -160,6 +160,10 @@ func (s *Scheduler) RunUntil(t unit.Time) {
 			if e = s.next(s.limit); e == nil {
 				break
 			}
+			if s.q.lone != nil {
+				s.runLone(e)
+				continue
+			}
 		}
 		// fire(e), written out with the queue's prefetch: the two
 		// calls were 2.4 % of a small run's instructions.
@@ -243,7 +247,8 @@ func (s *Scheduler) Stopped() bool { return s.stopped }
 func (s *Scheduler) Stop() { s.stopped = true }
 
 // next returns the earliest pending event if its time is <= limit, leaving it
-// at the front of bucket 0, or nil. It drops the tombstones it meets. It
+// at the front of bucket 0 or, a span's only event, in the queue's lone
+// chunk (the caller then runs it with runLone), or nil. It drops the tombstones it meets. It
 // moves the queue's last time only up to limit and up to a live event, which
 // then runs, or which RunUntil passes by setting Now() to limit; so last
 // stays <= Now() and At may always schedule at Now().
@@ -269,6 +274,9 @@ func (s *Scheduler) next(limit unit.Time) *event {
 		if base > limit {
 			return nil
 		}
+		if e := s.q.single(b, base, limit, &s.st); e != nil {
+			return e
+		}
 		s.dead -= s.q.redistribute(b, base, &s.st)
 	}
 }
@@ -277,9 +285,24 @@ func (s *Scheduler) next(limit unit.Time) *event {
 // before the handler runs, so the handler sees its own id as stale.
 // RunUntil does the same inline.
 func (s *Scheduler) fire(e *event) {
+	if s.q.lone != nil {
+		s.runLone(e)
+		return
+	}
 	s.q.popFront()
 	s.q.prefetch()
 	t, h, tag, id := e.t, e.h, e.tag, e.id
+	s.ran(t, id)
+	if h != nil {
+		h.Handle(t, tag)
+	}
+}
+
+// runLone runs e, the event next took without bucket 0 (radixQueue.single),
+// as fire does.
+func (s *Scheduler) runLone(e *event) {
+	t, h, tag, id := e.t, e.h, e.tag, e.id
+	s.q.freeLone()
 	s.ran(t, id)
 	if h != nil {
 		h.Handle(t, tag)
