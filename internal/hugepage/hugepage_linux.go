@@ -158,12 +158,11 @@ func holdCollector(n int64) {
 // stack's first pages are written as it grows (the goroutine's frames
 // are copied to its top); the rest stays untouched until the run's
 // allocations fault it in. The goroutines run on one processor, so that
-// each has exited, and its stack is freed, before advise returns;
-// GOMAXPROCS goes back to what it was, as a value set (the runtime no
-// longer follows a change of the CPU quota for the rest of the process).
+// each has exited, and its stack is freed, before advise returns; then
+// GOMAXPROCS goes back (oneProcessor).
 func advise(n int64, size uintptr) bool {
 	if runtime.GOMAXPROCS(0) > 1 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+		defer oneProcessor()()
 	}
 	at := make([]uintptr, (n+stackBytes-1)/stackBytes)
 	tops, release := make(chan uintptr), make(chan struct{})
@@ -192,6 +191,25 @@ func advise(n int64, size uintptr) bool {
 	held.Wait()
 	runtime.Gosched() // the last goroutine's exit, which frees its stack
 	return ok
+}
+
+// oneProcessor sets GOMAXPROCS to 1 and returns the function that sets it
+// back. Where the user set none (no GOMAXPROCS in the environment, and
+// the value was the runtime's default), it goes back to the default, which
+// the runtime keeps following as the CPU quota or affinity changes: a
+// value set, even the same, would end that for the rest of the process
+// (the exporter runs for days).
+func oneProcessor() (restore func()) {
+	was := runtime.GOMAXPROCS(1)
+	return func() {
+		if os.Getenv("GOMAXPROCS") == "" {
+			runtime.SetDefaultGOMAXPROCS()
+			if runtime.GOMAXPROCS(0) == was {
+				return
+			}
+		}
+		runtime.GOMAXPROCS(was)
+	}
 }
 
 // hold grows its goroutine's stack to stackBytes, sends the stack's top

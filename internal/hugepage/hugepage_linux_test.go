@@ -4,13 +4,49 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
+
+// childEnv names, in the environment of a test binary this package runs
+// again, the one test the child is to run.
+const childEnv = "HUGEPAGE_TEST_CHILD"
+
+// inChild reports whether t runs in a fresh process of its own. If not,
+// it runs the test binary again for t alone, with env added to its
+// environment (and GOMAXPROCS removed from it), and reports the child's
+// failure as t's. Prepare's state and the advice it leaves last for the
+// process, so a test that checks a first preparation runs where none was
+// made, whatever ran before it and however often it runs.
+func inChild(t *testing.T, env ...string) bool {
+	if os.Getenv(childEnv) == t.Name() {
+		return true
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GOMAXPROCS=") && !strings.HasPrefix(kv, childEnv+"=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(append(cmd.Env, childEnv+"="+t.Name()), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s in a process of its own: %v\n%s", t.Name(), err, out)
+	}
+	if strings.Contains(string(out), "--- SKIP") {
+		t.Skipf("%s", out)
+	}
+	return false
+}
 
 // hugeKB returns the kilobytes of huge pages backing the mapping that
 // holds addr (smaps' AnonHugePages).
@@ -55,8 +91,12 @@ func touched(n int) []byte {
 
 // TestPrepare checks that memory allocated after Prepare is backed by
 // huge pages, where the same allocation before it is not, and that a
-// preparation acts only when it is larger than every earlier one.
+// preparation acts only when it is larger than every earlier one. It
+// runs in a process of its own (inChild).
 func TestPrepare(t *testing.T) {
+	if !inChild(t) {
+		return
+	}
 	if Mode() != "madvise" || pageSize() != 2<<20 || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
 		t.Skipf("transparent huge pages are %q here with pages of %d bytes, not madvise with 2 MiB pages, or GODEBUG disables them", Mode(), pageSize())
 	}
@@ -191,6 +231,46 @@ func TestHoldCollectorLastHold(t *testing.T) {
 	if pct := gogc(); pct != 100 {
 		t.Errorf("GOGC %d after the next collection, want 100", pct)
 	}
+}
+
+// TestAdviseKeepsDefaultProcs checks that advise, which runs on one
+// processor, leaves GOMAXPROCS following the runtime's default where
+// the user set none: the runtime then lowers it as the process's CPUs
+// are restricted to one (here by affinity, as a CPU quota would). A
+// value set back explicitly stays 2 and the test fails. It runs in a
+// process of its own, whose threads it restricts.
+func TestAdviseKeepsDefaultProcs(t *testing.T) {
+	if !inChild(t) {
+		return
+	}
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skipf("GOMAXPROCS is %d: the test needs two CPUs", runtime.GOMAXPROCS(0))
+	}
+	advise(stackBytes, pageSize())
+	var one unix.CPUSet
+	one.Set(0)
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, task := range tasks {
+		tid, err := strconv.Atoi(task.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.SchedSetaffinity(tid, &one); err != nil {
+			t.Skipf("restricting thread %d to CPU 0: %v", tid, err)
+		}
+	}
+	// The runtime looks at the CPUs once a second or so; this waits for
+	// that look, not for a time.
+	for range 1000 {
+		if runtime.GOMAXPROCS(0) == 1 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("GOMAXPROCS %d after advise and restricting the process to one CPU, want 1: advise set it back explicitly", runtime.GOMAXPROCS(0))
 }
 
 // gogc reads the collector's percentage without setting it.

@@ -185,8 +185,7 @@ func (r *Run) writeReordering(b *strings.Builder) {
 func (r *Run) writeNICs(b *strings.Builder) {
 	var rows []busyRow
 	for _, n := range r.NICs {
-		if row, ok := busy(n.Counters, func(k string) bool { return k != "rx_write_requests" && k != "rx_read_requests" }); ok {
-			row.cells = []string{n.Name, row.cells[0]}
+		if row, ok := busy(n.Counters, func(k string) bool { return k != "rx_write_requests" && k != "rx_read_requests" }, n.Name); ok {
 			rows = append(rows, row)
 		}
 	}
@@ -201,33 +200,47 @@ func (r *Run) writePorts(b *strings.Builder) {
 		row, ok := busy(p.Counters, func(k string) bool {
 			return strings.HasSuffix(k, "_pause") || strings.HasSuffix(k, "_pause_duration") ||
 				strings.Contains(k, "discards") || strings.HasPrefix(k, "drop_") || strings.HasPrefix(k, "ecn_marked") || strings.HasPrefix(k, "pfcwd_")
-		})
+		}, p.Name, p.Peer)
 		if ok {
-			row.cells = []string{p.Name, p.Peer, row.cells[0]}
 			rows = append(rows, row)
 		}
 	}
 	writeBusy(b, rows, fmt.Sprintf("Ports with PFC, discards or ECN (%d; mlx5 ethtool -S names, durations in us)", len(rows)), "port", "peer", "counters")
 }
 
-// busyRow is one row of a table of busy counters: their sum and cells.
+// busyRow is one row of a table of busy counters: their sum, the cells
+// before them, and the counters with the choice of them.
 type busyRow struct {
-	score int64
-	cells []string
+	score    int64
+	cells    []string
+	counters map[string]int64
+	keep     func(name string) bool
 }
 
-// busy returns the counters keep selects as "name=value" text, scored by
-// their sum, and whether there were any.
-func busy(counters map[string]int64, keep func(name string) bool) (busyRow, bool) {
-	var notes []string
+// busy returns the row of the counters keep selects, scored by their
+// sum, and whether there were any. Their text is written only for the
+// rows a table shows (writeBusy): most rows of a large fabric are cut.
+func busy(counters map[string]int64, keep func(name string) bool, cells ...string) (busyRow, bool) {
 	var score int64
-	for _, k := range sortedKeys(counters) {
+	found := false
+	for k, v := range counters {
 		if keep(k) {
-			notes = append(notes, fmt.Sprintf("%s=%d", k, counters[k]))
-			score += counters[k]
+			score += v
+			found = true
 		}
 	}
-	return busyRow{score, []string{strings.Join(notes, " ")}}, len(notes) > 0
+	return busyRow{score: score, cells: cells, counters: counters, keep: keep}, found
+}
+
+// text returns the counters the row keeps as "name=value" text, by name.
+func (rw *busyRow) text() string {
+	var notes []string
+	for _, k := range sortedKeys(rw.counters) {
+		if rw.keep(k) {
+			notes = append(notes, fmt.Sprintf("%s=%d", k, rw.counters[k]))
+		}
+	}
+	return strings.Join(notes, " ")
 }
 
 // writeBusy writes rows busiest first under title, at most maxRows.
@@ -238,12 +251,12 @@ func writeBusy(b *strings.Builder, rows []busyRow, title string, head ...string)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].score > rows[j].score })
 	fmt.Fprintf(b, "\n%s\n", title)
 	tbl := &textout.Table{Head: head}
-	for i, rw := range rows {
+	for i := range rows {
 		if i == maxRows {
 			tbl.More = len(rows) - i
 			break
 		}
-		tbl.Add(rw.cells...)
+		tbl.Add(append(rows[i].cells, rows[i].text())...)
 	}
 	tbl.Write(b)
 }

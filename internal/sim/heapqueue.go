@@ -19,6 +19,9 @@ type queue struct {
 	// now stands for the radix queue's bucket 0, whose next events
 	// RunUntil fetches ahead: a heap keeps none there.
 	now noBucket
+	// lone stands for the radix queue's event run outside bucket 0:
+	// never set, as single finds none.
+	lone *event
 }
 
 // noBucket is an empty bucket 0: RunUntil finds nothing in it to fetch.
@@ -89,9 +92,11 @@ func (q *queue) prefetch() {}
 
 // lowest, base and redistribute serve the radix queue's higher buckets,
 // which the heap does not have: front always holds the minimum.
-func (q *queue) lowest() uint                                 { return 0 }
-func (q *queue) base(uint) unit.Time                          { return 0 }
-func (q *queue) redistribute(uint, unit.Time, *slotTable) int { return 0 }
+func (q *queue) lowest() uint                                         { return 0 }
+func (q *queue) base(uint) unit.Time                                  { return 0 }
+func (q *queue) redistribute(uint, unit.Time, *slotTable) int         { return 0 }
+func (q *queue) single(uint, unit.Time, unit.Time, *slotTable) *event { return nil }
+func (q *queue) freeLone()                                            {}
 
 // earliest reports no events beyond front, which holds the minimum.
 func (q *queue) earliest(*slotTable) (unit.Time, bool) { return 0, false }
