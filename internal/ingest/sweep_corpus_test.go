@@ -339,6 +339,20 @@ func TestNCCLTestsColumnsFromRows(t *testing.T) {
 	}
 }
 
+// A run with -d all sweeps the sizes again for each data type: the sizes
+// going back where the type changes are not processes interleaved, while
+// a size going back within one type still is.
+func TestNCCLTestsDatatypeSweepsNotBacksteps(t *testing.T) {
+	x := ncclTests(t, "nccl-tests/allreduce-h200-2n-16g-roce-bf3-400g-datatype-all-485GBps-good.txt")
+	if r := x.Runs[0]; r.Backsteps != 0 || len(r.Rows) != 36 || r.NRanks() != 16 {
+		t.Errorf("backsteps %d (first at line %d) rows %d ranks %d, want 0, 36, 16", r.Backsteps, r.FirstBackstep.Line, len(r.Rows), r.NRanks())
+	}
+	y := ncclTests(t, "nccl-tests/allreduce-busbw-zero-duplicate-rows-one-rank-each-nccltests294.txt")
+	if r := y.Runs[0]; r.Backsteps != 1 {
+		t.Errorf("interleaved processes: backsteps %d, want 1", r.Backsteps)
+	}
+}
+
 // A queue-counter row cut inside its last number ("424,"): the cells
 // before it are read, the cut one is unknown, not 424.
 func TestSwitchNumberCutInsideSeparators(t *testing.T) {
