@@ -223,6 +223,9 @@ func sweeps(rows []TestRow) [][]TestRow {
 	return out
 }
 
+// wrong reports whether either half of the row counted wrong elements.
+func (r TestRow) wrong() bool { return r.Out.Wrong > 0 || r.In.Wrong > 0 }
+
 // plateauOf is Plateau over the rows of one sweep.
 func plateauOf(rows []TestRow) (Plateau, bool) {
 	var p Plateau
@@ -237,6 +240,11 @@ func plateauOf(rows []TestRow) (Plateau, bool) {
 		if row.Size >= PlateauMinSize && row.Size >= largest/4 {
 			p.Rows = append(p.Rows, row)
 		}
+	}
+	// Rows that returned wrong data measure a fault, not the path: the
+	// plateau rests on the clean rows when there are any.
+	if clean := slices.DeleteFunc(slices.Clone(p.Rows), TestRow.wrong); len(clean) > 0 {
+		p.Rows = clean
 	}
 	sort.SliceStable(p.Rows, func(i, j int) bool { return p.Rows[i].Size < p.Rows[j].Size })
 	bw := make([]float64, len(p.Rows))

@@ -358,6 +358,17 @@ func TestNCCLTestsDatatypeSweepsNotBacksteps(t *testing.T) {
 	}
 }
 
+// Rows that returned wrong data stay out of the plateau: the LL128
+// corruption of four GH200 nodes slows 2-64 MiB (64 MiB at 3.69 GB/s),
+// while the clean 128 MiB row reaches 89.85 GB/s.
+func TestNCCLTestsPlateauSkipsWrongRows(t *testing.T) {
+	x := ncclTests(t, "nccl-tests/allreduce-gh200-4n-16g-int8-ll128-wrong-data-2-64MiB.txt")
+	p, ok := x.Runs[0].Plateau()
+	if !ok || p.BusBW != 89.85 || len(p.Rows) != 1 || p.Rows[0].Size != 128<<20 {
+		t.Errorf("plateau %+v, want the clean 128 MiB row's 89.85 GB/s", p)
+	}
+}
+
 // A queue-counter row cut inside its last number ("424,"): the cells
 // before it are read, the cut one is unknown, not 424.
 func TestSwitchNumberCutInsideSeparators(t *testing.T) {
