@@ -461,7 +461,7 @@ var book = []Spec{
 		Text: "two or more rank lines of one run name the same host, device and bus id: the ranks share one GPU (NCCL_HOSTID set to get past NCCL's duplicate-GPU check), so the run measures no GPU link or network",
 		Fix:  "Give every rank its own GPU (one process per GPU, -g 1 with as many processes as GPUs, CUDA_VISIBLE_DEVICES per rank) and drop NCCL_HOSTID overrides, unless testing a transport on one GPU was the point."},
 	{ID: "nccltests.ranks.split", Layer: LayerNCCL, Severities: []Severity{Error}, Front: Doctor,
-		Text: "the output is of independent single-process jobs, not one multi-process run: several `Rank 0` lines, banners back to back, or sizes interleaved out of order (nccl-tests built without MPI, or `-g` misuse)",
+		Text: "the output is of independent single-process jobs, not one multi-process run: several `Rank 0` lines, banners back to back, or sizes interleaved out of order within one data type, op and root (nccl-tests built without MPI, or `-g` misuse); the sizes starting again where the type, op or root changes are the next sweep of `-d all`, `-o all` or `-r`, not interleaving",
 		Fix:  "Rebuild with MPI: `make clean && make MPI=1 MPI_HOME=<mpi> CUDA_HOME=<cuda> NCCL_HOME=<nccl>`, and launch one process per GPU: `mpirun -np <nodes×gpus> -N <gpus per node> ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 1` (or -np <nodes> with -g <gpus per node>)."},
 	{ID: "nccltests.failed", Layer: LayerNCCL, Severities: []Severity{Error}, Front: Doctor,
 		Text: "the test stopped on a failed NCCL or CUDA call (`Test NCCL failure common.cu:N 'unhandled system error'`, `Test CUDA failure`, the first versions' `NCCL failure`)",

@@ -147,9 +147,13 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 	return true
 }
 
-// keepRow adds a whole row to run r.
+// keepRow adds a whole row to run r. A smaller size than the row before's
+// is a backstep (interleaved processes) only within one sweep: nccl-tests
+// run with -d all, -o all or -r -1 sweeps the sizes again for each data
+// type, reduction op or root, so a row whose type, redop or root differs
+// from the row before's starts a sweep of its own.
 func (t *NCCLTests) keepRow(r *TestRun, row TestRow) {
-	if n := len(r.Rows); n > 0 && row.Size < r.Rows[n-1].Size {
+	if n := len(r.Rows); n > 0 && row.Size < r.Rows[n-1].Size && sameSweep(r.Rows[n-1], row) {
 		if r.Backsteps == 0 {
 			r.FirstBackstep = row.Evidence
 		}
@@ -160,6 +164,12 @@ func (t *NCCLTests) keepRow(r *TestRun, row TestRow) {
 	} else {
 		t.Omitted++
 	}
+}
+
+// sameSweep reports whether rows a and b belong to one size sweep: the
+// same data type, reduction op and root.
+func sameSweep(a, b TestRow) bool {
+	return a.Type == b.Type && a.Redop == b.Redop && a.Root == b.Root
 }
 
 // fieldsInto splits s on spaces into dst, at most n fields, without

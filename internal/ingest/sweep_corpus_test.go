@@ -339,6 +339,36 @@ func TestNCCLTestsColumnsFromRows(t *testing.T) {
 	}
 }
 
+// A run with -d all sweeps the sizes again for each data type: the sizes
+// going back where the type changes are not processes interleaved, while
+// a size going back within one type still is.
+func TestNCCLTestsDatatypeSweepsNotBacksteps(t *testing.T) {
+	x := ncclTests(t, "nccl-tests/allreduce-h200-2n-16g-roce-bf3-400g-datatype-all-485GBps-good.txt")
+	if r := x.Runs[0]; r.Backsteps != 0 || len(r.Rows) != 36 || r.NRanks() != 16 {
+		t.Errorf("backsteps %d (first at line %d) rows %d ranks %d, want 0, 36, 16", r.Backsteps, r.FirstBackstep.Line, len(r.Rows), r.NRanks())
+	}
+	// Its plateau is the fastest sweep's (float, 487.34 GB/s at 20 GiB),
+	// not the median of all types at once (445.53, int8 and fp8 among them).
+	if p, ok := x.Runs[0].Plateau(); !ok || p.BusBW != 487.34 || len(p.Rows) != 3 || p.Rows[0].Type != "float" {
+		t.Errorf("plateau %+v, want float's 487.34 GB/s over 3 rows", p)
+	}
+	y := ncclTests(t, "nccl-tests/allreduce-busbw-zero-duplicate-rows-one-rank-each-nccltests294.txt")
+	if r := y.Runs[0]; r.Backsteps != 1 {
+		t.Errorf("interleaved processes: backsteps %d, want 1", r.Backsteps)
+	}
+}
+
+// Rows that returned wrong data stay out of the plateau: the LL128
+// corruption of four GH200 nodes slows 2-64 MiB (64 MiB at 3.69 GB/s),
+// while the clean 128 MiB row reaches 89.85 GB/s.
+func TestNCCLTestsPlateauSkipsWrongRows(t *testing.T) {
+	x := ncclTests(t, "nccl-tests/allreduce-gh200-4n-16g-int8-ll128-wrong-data-2-64MiB.txt")
+	p, ok := x.Runs[0].Plateau()
+	if !ok || p.BusBW != 89.85 || len(p.Rows) != 1 || p.Rows[0].Size != 128<<20 {
+		t.Errorf("plateau %+v, want the clean 128 MiB row's 89.85 GB/s", p)
+	}
+}
+
 // A queue-counter row cut inside its last number ("424,"): the cells
 // before it are read, the cut one is unknown, not 424.
 func TestSwitchNumberCutInsideSeparators(t *testing.T) {
