@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/goccy/go-yaml/ast"
+
 	"rocelab/internal/fabric"
 	"rocelab/internal/fault"
 	"rocelab/internal/fluid"
@@ -391,7 +393,8 @@ func (s *Scenario) switchConfig(name string, tier, node int, net *fabric.Network
 }
 
 // checkBuffer reports a switch whose headroom and reserves leave no shared
-// buffer, at the switch.buffer key.
+// buffer, at the switch.buffer key, and a computed headroom over what a
+// priority group holds (switchSpec refuses a configured one).
 func (c *conv) checkBuffer(s *Scenario, r *rawSwitch) {
 	if !s.Switch.PFC.Enabled || s.Topo == nil {
 		return
@@ -399,9 +402,18 @@ func (c *conv) checkBuffer(s *Scenario, r *rawSwitch) {
 	nl := int64(bits.OnesCount8(s.Switch.PFC.Priorities))
 	need := make([]int64, len(s.Topo.Nodes))
 	for _, l := range s.Topo.Links {
+		h := s.headroomOf(l.Rate, l.Cable)
+		if h > fabric.MaxHeadroom {
+			var at ast.Node
+			if r != nil && r.PFC != nil {
+				at = r.PFC.Headroom
+			}
+			c.fail(at, "switch.pfc.headroom", "the %v a %v link on %v of cable needs is over the %v (2GiB less a byte) a priority group holds: set it lower", h, l.Rate, l.Cable, unit.Bytes(fabric.MaxHeadroom))
+			return
+		}
 		for _, n := range []int{l.A, l.B} {
 			if s.Topo.Nodes[n].Kind == topo.Switch {
-				need[n] += nl * int64(s.headroomOf(l.Rate, l.Cable)+s.Switch.Reserve)
+				need[n] += nl * int64(h+s.Switch.Reserve)
 			}
 		}
 	}

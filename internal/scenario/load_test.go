@@ -95,6 +95,16 @@ topology: {kind: single-switch, hosts: 64}
 switch: {buffer: 1MiB}
 traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
 			[]string{"bad.yaml:2:18:", "switch.buffer", "headroom"}},
+		{"headroom over a priority group's", `
+topology: {kind: single-switch, hosts: 2}
+switch: {buffer: 64GiB, pfc: {headroom: 2GiB}}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:41:", "switch.pfc.headroom", "at most 2147483647B"}},
+		{"computed headroom over a priority group's", `
+topology: {kind: single-switch, hosts: 2, host_link: {rate: 3200G, cable: 1000km}}
+switch: {buffer: 1000GiB, pfc: {headroom: auto}}
+traffic: {flows: [{src: h0, dst: h1, bytes: 1MiB}]}`,
+			[]string{"bad.yaml:2:43:", "switch.pfc.headroom", "3945783KiB a 3200Gbps link", "over the 2147483647B"}},
 		{"empty list item", "topology: {kind: single-switch}\ntraffic:\n generators:\n -\n",
 			[]string{"bad.yaml:4:4:", "traffic.generators[0]", "empty list item", "kind"}},
 		{"no traffic", `topology: {kind: single-switch, hosts: 2}`,

@@ -7,6 +7,7 @@ import (
 
 	"rocelab/internal/fabric"
 	"rocelab/internal/headroom"
+	"rocelab/internal/unit"
 )
 
 // switchSpec converts the switch section, every knob left out at its
@@ -70,8 +71,11 @@ func (c *conv) switchSpec(r *rawSwitch) SwitchSpec {
 		s.XONOffset = c.bytes(p.XONOffset, path+".xon_offset", s.XONOffset)
 		if txt, ok := c.scalar(p.Headroom, path+".headroom"); ok && txt != "auto" {
 			s.PFC.Headroom = c.bytes(p.Headroom, path+".headroom", 0)
-			if s.PFC.Headroom == 0 {
+			switch {
+			case s.PFC.Headroom == 0:
 				c.fail(p.Headroom, path+".headroom", "expected a positive size or \"auto\"")
+			case s.PFC.Headroom > fabric.MaxHeadroom:
+				c.fail(p.Headroom, path+".headroom", "expected at most %v (2GiB less a byte), the most a priority group holds", unit.Bytes(fabric.MaxHeadroom))
 			}
 		}
 		s.PFC.MTU = c.bytes(p.MTU, path+".mtu", s.PFC.MTU)
