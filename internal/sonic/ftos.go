@@ -187,9 +187,7 @@ func ParseFTOS(name string, data []byte) (*ConfigDB, error) {
 		if !ok {
 			v := p.policy
 			v.Text = "dcb policy " + v.Text + " (not in the input)"
-			if !slices.ContainsFunc(notJudged, func(s Value) bool { return s.Text == v.Text }) {
-				notJudged = append(notJudged, v)
-			}
+			notJudged = swcfg.AddNotJudged(notJudged, []Value{v}, 1)
 			continue
 		}
 		if !pol.input && len(pol.pgid) == 0 && !pol.off.Given() {
