@@ -15,17 +15,19 @@ func softRoCERules() []Rule {
 	}
 }
 
+// softRoCE reports whether an RDMA device name is Soft-RoCE's (rdma_rxe):
+// rxe is the name `rdma link add <name> type rxe` is given by convention.
+func softRoCE(name string) bool { return strings.HasPrefix(name, "rxe") }
+
 // checkSoftRoCE reports NCCL logs whose IB transport opened an rxe device
-// ("NET/IB : Using [0]rxe0:1/RoCE"): Soft-RoCE (rdma_rxe), RoCE done by
-// the host's CPU over an ordinary Ethernet port. rxe is the name
-// `rdma link add <name> type rxe` is given by convention, and the one the
-// ibv_devinfo reader takes for Soft-RoCE too.
+// ("NET/IB : Using [0]rxe0:1/RoCE"): Soft-RoCE, RoCE done by the host's
+// CPU over an ordinary Ethernet port.
 func checkSoftRoCE(inc *Incident) []Finding {
 	var ev evidence
 	var devs []string
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		for _, d := range l.IBDevices {
-			if !strings.HasPrefix(d.Name, "rxe") {
+			if !softRoCE(d.Name) {
 				continue
 			}
 			devs = append(devs, strings.TrimSpace(fmt.Sprintf("%s %s:%d", d.Host, d.Name, d.Port)))

@@ -387,7 +387,7 @@ func portIsRoCE(inc *Incident, d *ingest.Devinfo, dev ingest.DevinfoDevice, pt i
 	switch {
 	case pt.LinkLayer != "":
 		return pt.LinkLayer == "Ethernet", "link_layer " + pt.LinkLayer
-	case strings.HasPrefix(dev.Name, "rxe"):
+	case softRoCE(dev.Name):
 		return true, "link layer inferred: rxe is Soft-RoCE, which runs over an Ethernet netdev"
 	case pt.LID == 0:
 		return true, "link layer inferred: an active port with port_lid 0 is Ethernet (an InfiniBand port gets a LID from the subnet manager)"

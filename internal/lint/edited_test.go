@@ -58,13 +58,16 @@ func TestLintKLISHUnbound(t *testing.T) {
 }
 
 // TestLintKLISHQueueUnmarked: the same ports without their `queue N
-// wred-policy ROCE` lines pause RoCE's class 3 but mark ECN on no queue.
-// Lint said nothing (no QUEUE row at all was taken as a cut); a KLISH
-// interface block lists every queue's policy, so ECN is off for RoCE.
+// wred-policy ROCE` and `scheduler-policy ROCE` lines pause RoCE's class 3
+// but mark ECN on no queue. Lint said nothing (a port without any QUEUE
+// row was taken as a cut); a KLISH interface block lists every queue's
+// policy, so ECN is off for RoCE.
 func TestLintKLISHQueueUnmarked(t *testing.T) {
 	fs := lintEdited(t, klishDell, "nowred.cfg", func(s string) string {
-		s = strings.ReplaceAll(s, "queue 3 wred-policy ROCE\n", "")
-		return strings.ReplaceAll(s, "queue 4 wred-policy ROCE\n", "")
+		for _, l := range []string{"queue 3 wred-policy ROCE", "queue 4 wred-policy ROCE", "scheduler-policy ROCE"} {
+			s = strings.ReplaceAll(s, "\n"+l+"\n", "\n")
+		}
+		return s
 	})
 	var got []string
 	for _, f := range fs {

@@ -56,15 +56,16 @@ func (p *ftosPolicy) lossless() ([]int, Value) {
 		return ps, p.pfcPrio
 	}
 	var out []int
-	at := p.at
 	for prio, g := range p.pgid {
 		n, _ := strconv.Atoi(g.Text)
 		if v, ok := p.pgPFC[n]; ok && v.Text == "on" {
 			out = append(out, prio)
-			at = p.pgid[0]
 		}
 	}
-	return out, at
+	if len(out) == 0 {
+		return nil, p.at
+	}
+	return out, p.pgid[0]
 }
 
 // ftosPort is an interface (or range) and the DCB policy it applies.
@@ -187,9 +188,7 @@ func ParseFTOS(name string, data []byte) (*ConfigDB, error) {
 		if !ok {
 			v := p.policy
 			v.Text = "dcb policy " + v.Text + " (not in the input)"
-			if !slices.ContainsFunc(notJudged, func(s Value) bool { return s.Text == v.Text }) {
-				notJudged = append(notJudged, v)
-			}
+			notJudged = swcfg.AddNotJudged(notJudged, []Value{v}, 1)
 			continue
 		}
 		if !pol.input && len(pol.pgid) == 0 && !pol.off.Given() {
