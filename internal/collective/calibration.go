@@ -191,17 +191,28 @@ const RingQPRate = 21
 const StepSync = 2500 * unit.Nanosecond
 
 // RingLLPost is the proxy thread's time, on top of ProxyOp, to post one
-// step of a Ring/LL call to the network: the passes of its progress loop
+// step of a Ring/LL call to the network: the work of its progress loop
 // that an LL step needs and a Simple or LL128 one does not (v2.28.3
-// src/transport/net.cc sendProxyProgress). Each step's slot is first
-// handed to the GPU in a pass of its own (lines 1248-1269, which end in
-// continue); then, since an LL send buffer to the network is in host
-// memory (line 881) and the GPU writes no tail for LL, every pass reads
-// the flags of every line of the slot from the first one until all are
-// in (lines 1271-1304) before the isend (1322). The proxy of the GPU
-// whose send crosses the network posts each of the ring's steps in turn,
-// so a small Ring/LL call across servers grows by it per step, as NCCL's
-// model prices a ring step across servers at least the network overhead
+// src/transport/net.cc sendProxyProgress). The pass that hands a step's
+// slot to the GPU (lines 1248-1269) is every protocol's; LL's own is
+// that, since an LL send buffer to the network is in host memory (line
+// 881) and the GPU writes no tail for LL, every pass reads the flags of
+// every line of the slot from the first one until all are in (lines
+// 1271-1304) before the isend (1322). The loop does this for each of the
+// proxy's connections (subs) on the connection's own slot, one action per
+// connection a pass, so it is charged per connection's step: a proxy
+// serving several Ring/LL connections (one NIC per server, where every
+// channel's ring leaves the server from the same GPU, as in the NCCL log
+// of NVIDIA/nccl#392) pays it for each. The fit below saw one or two
+// such connections per proxy (one on the 2 × 8 rows, one or two on the
+// GB10 2 × 1's); four is the source's reading, not measured (the gdr
+// example's 2 MiB Ring/LL/4, four on each server's one proxy: 492 µs,
+// 252 without RingLLPost, NCCL's model 278). Nor does the source make
+// it a constant: the scan reads a flag pair per 8 bytes of the step.
+// The proxy of the GPU whose send crosses the network posts each of the
+// ring's steps in turn, so a small Ring/LL call across servers grows by
+// it per step, as NCCL's model prices a ring step across servers at
+// least the network overhead
 // (tuning.cc 371-377: "Inter-node rings still have to launch nsteps * net
 // overhead"). The source gives the passes, not their time: the value is
 // FITTED, in steps of 0.5 µs from 0 to 1.5, on the 2 × 8 Ring/LL
