@@ -103,6 +103,8 @@ func TestDocsPublicResults(t *testing.T) {
 			label += " — held out, group 5"
 		case 6:
 			label += " — held out, group 6"
+		case 7:
+			label += " — held out, group 7"
 		}
 		if r.excluded != "" {
 			label += " — not in the acceptance set: " + r.excluded
@@ -136,7 +138,7 @@ func TestDocsPublicResults(t *testing.T) {
 	for _, set := range []struct {
 		held int
 		name string
-	}{{0, "Calibration set"}, {1, "Held out"}, {2, "Held out, group 2 (added after the rounds above, compared before any change)"}, {4, "Held out, group 4 (added in session 20, compared before any change)"}, {5, "Held out, group 5 (added in session 21, compared before any change)"}, {6, "Held out, group 6 (added in session 24, compared before any change to its paths)"}} {
+	}{{0, "Calibration set"}, {1, "Held out"}, {2, "Held out, group 2 (added after the rounds above, compared before any change)"}, {4, "Held out, group 4 (added in session 20, compared before any change)"}, {5, "Held out, group 5 (added in session 21, compared before any change)"}, {6, "Held out, group 6 (added in session 24, compared before any change to its paths)"}, {7, "Held out, group 7 (added in session 26, compared before any change)"}} {
 		held, name := set.held, set.name
 		fmt.Fprintf(&b, "\n%s, rows within their band:", name)
 		for _, band := range []string{"time", "mid", "large"} {
@@ -184,7 +186,7 @@ func TestDocsPublicResults(t *testing.T) {
 func missGroups(checks [][]publicCheck) string {
 	type group struct {
 		key  string
-		sets [7]int
+		sets [8]int
 	}
 	idx := map[string]int{}
 	var groups []group
@@ -214,7 +216,9 @@ func missGroups(checks [][]publicCheck) string {
 			groups[g].sets[r.heldOut]++
 		}
 	}
-	total := func(g group) int { return g.sets[0] + g.sets[1] + g.sets[2] + g.sets[4] + g.sets[5] + g.sets[6] }
+	total := func(g group) int {
+		return g.sets[0] + g.sets[1] + g.sets[2] + g.sets[4] + g.sets[5] + g.sets[6] + g.sets[7]
+	}
 	sort.SliceStable(groups, func(i, j int) bool {
 		if total(groups[i]) != total(groups[j]) {
 			return total(groups[i]) > total(groups[j])
@@ -223,9 +227,9 @@ func missGroups(checks [][]publicCheck) string {
 	})
 	var b strings.Builder
 	b.WriteString("\nRows outside their band, grouped by what they share (largest group first; the GPU is the twin's model, so H200 runs count as H100):\n\n")
-	b.WriteString("| band | GPU | NCCL's choice | servers | direction | calibration | held out | group 2 | group 4 | group 5 | group 6 |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| band | GPU | NCCL's choice | servers | direction | calibration | held out | group 2 | group 4 | group 5 | group 6 | group 7 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, g := range groups {
-		fmt.Fprintf(&b, "%s %d | %d | %d | %d | %d | %d |\n", g.key, g.sets[0], g.sets[1], g.sets[2], g.sets[4], g.sets[5], g.sets[6])
+		fmt.Fprintf(&b, "%s %d | %d | %d | %d | %d | %d | %d |\n", g.key, g.sets[0], g.sets[1], g.sets[2], g.sets[4], g.sets[5], g.sets[6], g.sets[7])
 	}
 	return b.String()
 }

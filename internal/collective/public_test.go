@@ -50,7 +50,8 @@ type publicRun struct {
 	// out, group 2"), 3 for the other collectives (docs/nccl.md, "Other
 	// collectives"), 4 for the fourth group of all_reduce results (docs/nccl.md,
 	// "Held out, group 4"), 5 for the fifth (docs/nccl.md, "Held out, group
-	// 5"), 6 for the sixth (docs/nccl.md, "Held out, group 6").
+	// 5"), 6 for the sixth (docs/nccl.md, "Held out, group 6"), 7 for the
+	// seventh (docs/nccl.md, "Held out, group 7").
 	heldOut int
 	// maxSize, when set, is the largest size the default test runs
 	// (2 GiB otherwise): a result whose rows are all larger.
@@ -253,6 +254,15 @@ var publicRuns = []publicRun{
 	// paths it runs (docs/nccl.md, "Held out, group 6").
 	{file: "h100-4n-ib400g-voltagepark.txt", label: "Voltage Park, 4 × 8 H100, 8 × 400G IB (\"3.2 Tbps\"), NCCL defaults", fabric: "IB",
 		srv: h100x8, servers: 4, ppn: 8, version: "2.24.3", heldOut: 6},
+	// Held out, group 7: added in session 26 and compared before any
+	// change (docs/nccl.md, "Held out, group 7").
+	{file: "h200-2n-roce400g-spectrumx-10g-40g.txt", label: "2 × 8 H200 (Dell XE9680), 8 × 400G RoCE (BlueField-3, Spectrum-X), the calibration run's cluster and settings, another run at 10-40 GiB", fabric: "RoCE",
+		srv: serverOf("H100", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), servers: 2, ppn: 8,
+		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "2", "NCCL_IB_SPLIT_DATA_ON_QPS": "0", "NCCL_MIN_NCHANNELS": "32", "NCCL_P2P_NET_CHUNKSIZE": "524288"}, version: "2.30.4", threadGPUs: 8, iters: 100, heldOut: 7, maxSize: 48 << 30},
+	{file: "oci-b4.8-a100-2n-roce100g-slurm-operator.txt", label: "OCI BM.GPU.B4.8 under Slurm on OKE, 2 × 8 A100, 16 × 100G RoCE, 4 QPs, NCCL's own choice", fabric: "RoCE",
+		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
+		env:     map[string]string{"NCCL_IB_SPLIT_DATA_ON_QPS": "0", "NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "41", "NCCL_IB_SL": "0", "NCCL_IB_TIMEOUT": "22"},
+		version: "2.29.3", heldOut: 7, maxSize: 4 << 30},
 	// Held out, group 3: the other collectives (all_gather, reduce_scatter,
 	// alltoall, sendrecv), added and compared before anything was changed
 	// on them (docs/nccl.md, "Other collectives").
@@ -514,6 +524,10 @@ var knownMisses = map[string]string{
 	"h100-4n-ib400g-voltagepark.txt@4M":   "as 2M",
 	"h100-4n-ib400g-voltagepark.txt@256M": "as h100-4n-ib400g-nccltests309-gjaion.txt@256M: the run's 256M (240 GB/s) is below its own 128M (275), NCCL's NVLSTree to Ring switch (the twin switches at 512M: 263 GB/s)",
 	"h100-4n-ib400g-voltagepark.txt@512M": "as h100-4n-ib400g-nccltests309-gjaion.txt@512M: the run's 512M (291 GB/s) is below its own 1G (324), which with 2G is in band (×1.02-×1.03) with RingQPRate",
+	// Held out, group 7.
+	"h200-2n-roce400g-spectrumx-10g-40g.txt@10G": "as oci-h200-2n-roce400g-ocihowto.txt@8G (NVLSTree plateau on H200): the twin 460 GB/s, this run 485-487 at 10-40 GiB, as the calibration run of the same cluster at 4-16 GiB (482-486)",
+	"h200-2n-roce400g-spectrumx-10g-40g.txt@20G": "as 10G",
+	"h200-2n-roce400g-spectrumx-10g-40g.txt@40G": "as 10G",
 	// Held out, group 2.
 	"oci-h200-2n-roce400g-ocihowto.txt@8G":         "NVLSTree plateau on H200: the run 484-486 GB/s at 8-16 GiB, the twin 459-460 (the H100's NVLink and NCCL's Hopper NVLS efficiency, which tuning.cc does not tell from the H200's); the Nebius H200 run reaches 472-478 (in band), the OCI H100 run 464-465",
 	"oci-h200-2n-roce400g-ocihowto.txt@16G":        "as 8G",
