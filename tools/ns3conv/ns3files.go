@@ -58,8 +58,8 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	var head [][]string
-	var headLine, linksCol int
-	hostLink := map[int]int{} // each host's link's line
+	var headLine, linksCol, wantLinks int // wantLinks: the count the first line gives
+	hostLink := map[int]int{}             // each host's link's line
 	t := &ns3Topology{}
 	var isSwitch []bool
 	var links []ns3Link
@@ -68,7 +68,7 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 		errAt := func(i int, format string, a ...any) error {
 			return fmt.Errorf("%s:%d:%d: %s", file, n, cols[min(i, len(cols)-1)], fmt.Sprintf(format, a...))
 		}
-		if i := commentAt(f); i >= 0 && (len(head) < 2 || len(links) < atoi(head[0][2])) {
+		if i := commentAt(f); i >= 0 && (len(head) < 2 || len(links) < wantLinks) {
 			return nil, errAt(i, "%s", noComment(f[i], "the last link"))
 		}
 		switch {
@@ -88,6 +88,7 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 			}
 			head = append(head, f)
 			headLine, linksCol = n, cols[2]
+			wantLinks, _ = strconv.Atoi(f[2])
 			continue
 		case len(head) == 1:
 			head = append(head, f)
@@ -107,7 +108,7 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 			t.hostsFirst = !slices.Contains(isSwitch[:nodes-sw], true)
 			continue
 		}
-		if want, _ := strconv.Atoi(head[0][2]); len(links) == want {
+		if len(links) == wantLinks {
 			break // third.cc reads as many links as the first line says
 		}
 		if len(f) != 5 {
@@ -149,7 +150,7 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 	if len(head) < 2 {
 		return nil, fmt.Errorf("%s: expected \"NODES SWITCHES LINKS\" and the switches' ids", file)
 	}
-	if want, _ := strconv.Atoi(head[0][2]); want != len(links) {
+	if wantLinks != len(links) {
 		return nil, fmt.Errorf("%s:%d:%d: %d links listed, the first line says %s", file, headLine, linksCol, len(links), head[0][2])
 	}
 	links = t.lastPerPair(links)
@@ -322,10 +323,4 @@ func commentAt(f []string) int {
 // noComment says why a comment among ns-3's numbers is refused.
 func noComment(field, last string) string {
 	return fmt.Sprintf("%q starts a comment, which ns-3 does not read here: third.cc reads the file as values separated by white space (>>), so its read fails at it and the values after it read 0; remove it, or put it after %s", field, last)
-}
-
-// atoi is s as a whole number, 0 if it is not one.
-func atoi(s string) int {
-	v, _ := strconv.Atoi(s)
-	return v
 }
