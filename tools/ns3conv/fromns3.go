@@ -144,6 +144,9 @@ func fromNs3(file string, w io.Writer) error {
 	if len(topology.unused) > 0 {
 		notes = append(notes, fmt.Sprintf("node(s) %s of the topology have no link: ns-3 builds them idle, the scenario leaves them out and numbers the rest in ns-3's order", strings.Trim(fmt.Sprint(topology.unused), "[]")))
 	}
+	if len(topology.apart) > 0 {
+		notes = append(notes, fmt.Sprintf("switch(es) %s of the topology reach no host: ns-3 builds them and routes nothing through them, the scenario leaves them and their links out and numbers the rest in ns-3's order", strings.Trim(fmt.Sprint(topology.apart), "[]")))
+	}
 	ecmp := ""
 	switch {
 	case topology.renumbered:
@@ -155,7 +158,7 @@ func fromNs3(file string, w io.Writer) error {
 	default:
 		ecmp = fmt.Sprintf("{model: ns3, dst_port: %d}", flows[0].dport)
 	}
-	if !topology.hostsFirst || topology.renumbered {
+	if slices.ContainsFunc(topology.hostIDs(), func(id int) bool { return topology.name[id] != "h"+strconv.Itoa(id) }) {
 		notes = append(notes, fmt.Sprintf("host numbers: the twin's hosts are not ns-3's first node ids, so compare this run with ns3conv compare -topology %s (the TOPOLOGY_FILE)", filepath.Base(tp)))
 	}
 	payload, err := c.num("PACKET_PAYLOAD_SIZE")
@@ -252,13 +255,24 @@ func fromNs3(file string, w io.Writer) error {
 		host += cfg
 	}
 	b.WriteString(host)
+	// each flow on a line of its own, as short as it reads (named
+	// flow0.. by its place), so that a traffic_gen.py run of some 17000
+	// flows fits in the MiB a scenario may be
 	b.WriteString("traffic:\n  flows:\n")
-	for i, x := range flows {
-		fmt.Fprintf(&b, "    - {name: f%d, src: %s, dst: %s, bytes: %d", i, topology.name[x.src], topology.name[x.dst], x.size)
+	fit := 0 // the flows whose lines fit in a scenario
+	for _, x := range flows {
+		fmt.Fprintf(&b, "  - {src: %s, dst: %s, bytes: %d", topology.name[x.src], topology.name[x.dst], x.size)
 		if x.start > first {
 			fmt.Fprintf(&b, ", start: %s", x.start-first)
 		}
 		b.WriteString("}\n")
+		if unit.Bytes(b.Len()) <= scenario.MaxFileSize {
+			fit++
+		}
+	}
+	if size := unit.Bytes(b.Len()); size > scenario.MaxFileSize {
+		return fmt.Errorf("%s:1:1: %d flows, listed one by one, make a scenario of %.2f MiB, more than the %v one may be: its first %d flows fit; run ns-3 and rocelab on a shorter flow file (traffic_gen.py with a shorter -t)",
+			fp, len(flows), float64(size)/float64(unit.MiB), scenario.MaxFileSize, fit)
 	}
 	// from-ns3 writes nothing rocelab would refuse later.
 	if _, err := scenario.Load("the converted scenario", []byte(b.String())); err != nil {

@@ -194,12 +194,13 @@ func TestImportRefusesCoarseINT(t *testing.T) {
 }
 
 // FuzzReadTopology: any topology.txt is read or refused with an error,
-// never a panic, and what is read names every node that has a link and
-// lists the others as unused.
+// never a panic, and what is read names every node that has a link to a
+// part with hosts and lists the others as unused or apart.
 func FuzzReadTopology(f *testing.F) {
 	f.Add("3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100000000000bps 0.001ms 0\n")
 	f.Add("4 2 3\n2 3\n0 2 25Gbps 1us 0\n1 3 25Gbps 1us 0\n2 3 100Gbps 1000ns 0.000000\n")
 	f.Add("6 2 4\n1  3\n0\t1 100Gbps 1us 0\n\n2 3 100Gbps 1us 0\n1 3 100Gbps 1us 0\n 3 1 100Gbps 1us 0 # idle node 5")
+	f.Add("6 4 4\n2 3 4 5\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n4 5 100Gbps 1us 0\n0 2 100Gbps 1us 0\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		tp, err := readTopology("t.txt", strings.NewReader(text))
 		if err != nil {
@@ -208,13 +209,13 @@ func FuzzReadTopology(f *testing.F) {
 		unused := 0
 		for id, n := range tp.name {
 			if n == "" {
-				if !slices.Contains(tp.unused, id) {
-					t.Fatalf("node %d has no name and is not listed unused", id)
+				if slices.Contains(tp.unused, id) == slices.Contains(tp.apart, id) {
+					t.Fatalf("node %d has no name and is not listed once, unused or apart", id)
 				}
 				unused++
 			}
 		}
-		if unused != len(tp.unused) || tp.hosts+tp.switches+unused != len(tp.name) || len(tp.hostIDs()) != tp.hosts {
+		if unused != len(tp.unused)+len(tp.apart) || tp.hosts+tp.switches+unused != len(tp.name) || len(tp.hostIDs()) != tp.hosts {
 			t.Fatalf("%d hosts, %d switches, %d unused of %d nodes (unused %v)", tp.hosts, tp.switches, unused, len(tp.name), tp.unused)
 		}
 	})

@@ -32,6 +32,11 @@ type ns3Topology struct {
 	// renumbered says some node after one of them moved down.
 	unused     []int
 	renumbered bool
+	// apart are switches whose links reach no host (a part of the
+	// topology cut off from the hosts): ns-3 builds them and routes
+	// nothing through them, and the scenario leaves them and their links
+	// out.
+	apart []int
 	// idle are the lines of links that another link between the same two
 	// nodes, listed later, replaced: third.cc routes a pair's packets
 	// through one interface (nbr2if[a][b], the last link's), so ns-3
@@ -59,7 +64,7 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	var head [][]string
 	var headLine, linksCol, wantLinks int // wantLinks: the count the first line gives
-	hostLink := map[int]int{}             // each host's link's line
+	hostLink := map[int][2]int{}          // each host's first link's line and other end
 	t := &ns3Topology{}
 	var isSwitch []bool
 	var links []ns3Link
@@ -126,10 +131,16 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 			if isSwitch[id] {
 				continue
 			}
-			if first, ok := hostLink[id]; ok {
-				return nil, errAt(i, "node %d, a host, has a second link (its first on line %d): a rocelab host is one NIC port; give each port its own node", id, first)
+			peer := a + b - id
+			first, ok := hostLink[id]
+			switch {
+			case !ok:
+				hostLink[id] = [2]int{n, peer}
+			case first[1] != peer:
+				// A link to the same switch again is a parallel link,
+				// of which ns-3 sends on the last (lastPerPair).
+				return nil, errAt(i, "node %d, a host, has a second link, to node %d (its first, on line %d, to node %d): ns-3 gives a host a NIC per link and puts each QP on one of the NICs its shortest paths leave by, by a hash of the QP's addresses and ports (rdma-hw.cc GetNicIdxOfQp), and delivers on the NIC the path ends at; a rocelab host is one NIC port, and the twin does not split a host's QPs over ports: give the host one link (its NIC on a switch) in the ns-3 run too, or split it into one node per port with the flows placed on them", id, peer, first[0], first[1])
 			}
-			hostLink[id] = n
 		}
 		rate, err := ns3Rate(f[2])
 		if err != nil {
@@ -154,9 +165,11 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 		return nil, fmt.Errorf("%s:%d:%d: %d links listed, the first line says %s", file, headLine, linksCol, len(links), head[0][2])
 	}
 	links = t.lastPerPair(links)
+	links = t.hostsReach(isSwitch, links)
 	t.name = nodeNames(isSwitch, links)
 	for id, name := range t.name {
 		switch {
+		case name == "" && slices.Contains(t.apart, id):
 		case name == "":
 			t.unused = append(t.unused, id)
 		case name[0] == 'h':
@@ -168,7 +181,8 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 	if t.hosts < 2 || t.switches == 0 {
 		return nil, fmt.Errorf("%s:%d:%d: %d hosts and %d switches have links: nothing to run", file, headLine, linksCol, t.hosts, t.switches)
 	}
-	t.renumbered = len(t.unused) > 0 && t.unused[0] < len(t.name)-len(t.unused)
+	out := slices.Sorted(slices.Values(slices.Concat(t.unused, t.apart)))
+	t.renumbered = len(out) > 0 && out[0] < len(t.name)-len(out)
 	for _, l := range links {
 		t.links = append(t.links, fmt.Sprintf("{a: %s, b: %s, rate: %s, cable: %s}", t.name[l.a], t.name[l.b], l.rate, unit.CableFor(l.d)))
 		t.rates = append(t.rates, l.rate)
@@ -195,6 +209,41 @@ func (t *ns3Topology) lastPerPair(links []ns3Link) []ns3Link {
 		kept = append(kept, l)
 	}
 	return kept
+}
+
+// hostsReach keeps the links of the nodes some host reaches; t.apart gets
+// the switches of the others. ns-3 routes from each host over switches
+// only (third.cc CalculateRoute), so nothing crosses such a part.
+func (t *ns3Topology) hostsReach(isSwitch []bool, links []ns3Link) []ns3Link {
+	next := map[int][]int{}
+	for _, l := range links {
+		next[l.a] = append(next[l.a], l.b)
+		next[l.b] = append(next[l.b], l.a)
+	}
+	reached := make([]bool, len(isSwitch))
+	var queue []int
+	for id, sw := range isSwitch {
+		if !sw && len(next[id]) > 0 {
+			reached[id] = true
+			queue = append(queue, id)
+		}
+	}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		for _, m := range next[n] {
+			if !reached[m] {
+				reached[m] = true
+				queue = append(queue, m)
+			}
+		}
+	}
+	for id, sw := range isSwitch {
+		if sw && !reached[id] && len(next[id]) > 0 {
+			t.apart = append(t.apart, id)
+		}
+	}
+	return slices.DeleteFunc(links, func(l ns3Link) bool { return !reached[l.a] })
 }
 
 // hostIDs is the ns-3 node id of each of the scenario's hosts.
@@ -298,7 +347,7 @@ func readFlows(file string, r io.Reader, t *ns3Topology) ([]ns3FlowLine, error) 
 		if x.pg != 3 {
 			return nil, errAt(2, "priority group %d: the converted scenario's lossless priority is 3, where ns-3's flows run", x.pg)
 		}
-		x.start = unit.Time(math.Round(start * float64(unit.Second)))
+		x.start = ns3Seconds(start)
 		out = append(out, x)
 	}
 	if err := sc.Err(); err != nil {
@@ -313,6 +362,17 @@ func readFlows(file string, r io.Reader, t *ns3Topology) ([]ns3FlowLine, error) 
 		return nil, fmt.Errorf("%s:1:1: %d flows listed, the first line says %d: ns-3 would run the last flow %d more times (third.cc reads on past the end); traffic_gen.py leaves such a count when the flows it drew have fewer digits than its estimate", file, len(out), want, want-len(out))
 	}
 	return out, nil
+}
+
+// ns3Seconds is a flow's start as ns-3 takes it, in its time step: the
+// double's value counted down to the nanosecond (Seconds(start_time),
+// ns-3.17's Time::FromDouble), so "2.0000678856034946" starts at
+// 2000067885 ns. A start written to the nanosecond keeps it although its
+// double may lie just below, where ns-3 counts one less ("2.000000353" at
+// 2000000352 ns): ns3conv writes its starts so ("%d.%09d"), and they read
+// back as written.
+func ns3Seconds(s float64) unit.Time {
+	return unit.Time(math.Floor(s*1e9+1e-3)) * unit.Nanosecond
 }
 
 // commentAt is the index of the first field that starts a comment, or -1.

@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"compress/gzip"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +45,7 @@ func TestImportsPublicInputs(t *testing.T) {
 		// its SIMULATOR_STOP_TIME, 4e13 s, past rocelab's longest cap
 		{config: "testdata/public/astra-network-ns3/mix-fixed/config.txt", hosts: 64, switches: 1,
 			note: "# Differs: ns-3 stops at 4e+13 s; rocelab's longest cap is 3600000s, and both end when the flows do.\n"},
-		{config: "testdata/public/astra-network-ns3/mix-fixed/config-581.txt", want: "mix/581_nodes_69_switch_topology.txt:4:1: node 0, a host, has a second link (its first on line 3)"},
+		{config: "testdata/public/astra-network-ns3/mix-fixed/config-581.txt", want: "mix/581_nodes_69_switch_topology.txt:4:1: node 0, a host, has a second link, to node 576 (its first, on line 3, to node 512): ns-3 gives a host a NIC per link"},
 		{config: "testdata/public/astra-network-ns3/mix-fixed/config-16.txt", want: "mix/16_node_switch_topology.txt:1:4: no switches"},
 		{config: "testdata/public/ns3-mp-rdma/mix/config.txt", hosts: 2, switches: 6},
 	} {
@@ -77,21 +80,6 @@ func TestImportShapes(t *testing.T) {
 		return string(b)
 	}
 	cfg, top, flow := read("config.txt"), read("topology.txt"), read("flow.txt")
-	imported := func(t *testing.T, cfg, top, flow string) (string, error) {
-		dir := filepath.Join(t.TempDir(), "mix")
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for name, text := range map[string]string{"config.txt": cfg, "topology.txt": top, "flow.txt": flow} {
-			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var y bytes.Buffer
-		err := fromNs3(filepath.Join(dir, "config.txt"), &y)
-		_, body, _ := strings.Cut(y.String(), "\n") // past the line naming the file
-		return body, err
-	}
 	base, err := imported(t, cfg, top, flow)
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +95,7 @@ func TestImportShapes(t *testing.T) {
 	for _, c := range []struct {
 		name, cfg, top, flow string
 		want                 string // the refusal, "" when it imports as mix/ does
+		note                 string // a note the import adds, as mix/ does otherwise
 	}{
 		{name: "lf", cfg: lf(cfg), top: lf(top), flow: lf(flow)},
 		{name: "rate in bytes", top: edit(top, link, "0 1 12.5GBps 0.001ms 0\n")},
@@ -120,6 +109,14 @@ func TestImportShapes(t *testing.T) {
 		{name: "rate lower case", top: edit(top, link, "0 1 100gbps 0.001ms 0\n"), want: "topology.txt:3:5: rate \"100gbps\": expected a number and one of ns-3's rate units"},
 		{name: "delay exponent", top: edit(top, link, "0 1 100Gbps 1e-6s 0\n"), want: "topology.txt:3:13: delay \"1e-6s\""},
 		{name: "lossy link", top: edit(top, link, "0 1 100Gbps 0.001ms 0.01\n"), want: "topology.txt:3:21: error rate 0.01"},
+		// a host's two links to two switches: ns-3 spreads its QPs over
+		// both NICs by hash (a second switch, node 66, beside node 0)
+		// the same host linked twice to its switch, at another rate
+		// first: ns-3 sends on the last (nbr2if), which is mix/'s
+		{name: "host link twice", top: edit(edit(top, "66 1 65\r\n", "66 1 66\r\n"), link, "0 1 25Gbps 0.001ms 0\r\n"+link),
+			note: "# Differs: the link(s) on line(s) 3 of topology.txt join two nodes a later link joins too"},
+		{name: "dual-homed host", top: edit(edit(edit(top, "66 1 65\r\n", "67 2 66\r\n"), "\r\n0\r\n", "\r\n0 66\r\n"), link, link+"66 1 100Gbps 0.001ms 0\r\n"),
+			want: "topology.txt:4:4: node 1, a host, has a second link, to node 66 (its first, on line 3, to node 0)"},
 		{name: "host to host", top: edit(top, link, "2 1 100Gbps 0.001ms 0\n"), want: "topology.txt:3:1: nodes 2 and 1 are both hosts"},
 		// the head of SimAI's topologies (its ns-3-alibabacloud reads
 		// NODES GPUS_PER_SERVER NVSWITCHES SWITCHES LINKS GPU_TYPE)
@@ -136,10 +133,132 @@ func TestImportShapes(t *testing.T) {
 			if refused(t, err, c.want) {
 				return
 			}
+			if c.note != "" {
+				before, after, found := strings.Cut(got, c.note)
+				_, rest, _ := strings.Cut(after, "\n")
+				if got = before + rest; !found {
+					t.Errorf("expected %q:\n%s", c.note, got)
+				}
+			}
 			if got != base {
 				t.Errorf("imported otherwise than mix/:\n%s", got)
 			}
 		})
+	}
+}
+
+// imported is what from-ns3 writes, past the line naming the file, for
+// the config, topology and flow files given as mix/'s.
+func imported(t *testing.T, cfg, top, flow string) (string, error) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "mix")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"config.txt": cfg, "topology.txt": top, "flow.txt": flow} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var y bytes.Buffer
+	err := fromNs3(filepath.Join(dir, "config.txt"), &y)
+	_, body, _ := strings.Cut(y.String(), "\n")
+	return body, err
+}
+
+// Synthetic: flow files of traffic_gen.py's length on mix/'s 64 hosts,
+// each flow 1 us after the last. 17000 flows (Lomas' all-to-all on 250
+// hosts is 16992) fit in the MiB a scenario may be, written as short as
+// they read; 20000 do not and are refused at the flow file saying how
+// many would.
+func TestImportFlowCount(t *testing.T) {
+	cfg, err := os.ReadFile("testdata/mix/config.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := os.ReadFile("testdata/mix/topology.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		flows int
+		want  string
+	}{
+		{flows: 17000},
+		{flows: 20000, want: "mix/flow.txt:1:1: 20000 flows, listed one by one, make a scenario of 1.04 MiB, more than the 1MiB one may be: its first 19162 flows fit"},
+	} {
+		var f strings.Builder
+		fmt.Fprintf(&f, "%d\n", c.flows)
+		for i := range c.flows {
+			fmt.Fprintf(&f, "%d %d 3 100 %d 2.%06d\n", 1+i%64, 1+(i*7+3)%64, 1000+i, i)
+		}
+		body, err := imported(t, string(cfg), string(top), f.String())
+		if refused(t, err, c.want) {
+			continue
+		}
+		if n := strings.Count(body, "\n  - {src: "); n != c.flows {
+			t.Errorf("%d flows, expected %d", n, c.flows)
+		}
+	}
+}
+
+// lomas copies testdata/public/lomas to a directory of its own, each
+// .gz file unpacked, and returns it.
+func lomas(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	err := filepath.WalkDir("testdata/public/lomas", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.HasSuffix(path, ".gz") {
+			z, err := gzip.NewReader(bytes.NewReader(b))
+			if err != nil {
+				return err
+			}
+			if b, err = io.ReadAll(z); err != nil {
+				return err
+			}
+			path = strings.TrimSuffix(path, ".gz")
+		}
+		to := filepath.Join(dir, strings.TrimPrefix(path, "testdata/public/lomas"))
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// Lomas' k=10 fat-tree (testdata/public/lomas/SOURCE) has 15 switches
+// linked only among themselves, which no host reaches and ns-3 routes
+// nothing through: from-ns3 leaves them out (and the 50 without links),
+// keeping the 250 hosts as ns-3's first node ids, and reads its flow
+// starts, written past the nanosecond, to the nanosecond.
+func TestImportsLomas(t *testing.T) {
+	dir := lomas(t)
+	var y bytes.Buffer
+	if err := fromNs3(filepath.Join(dir, "simulation_res/hpcc_EDU2/config_fattree_EDU2ADVTraffic_hp95ai50.txt"), &y); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"  hosts: 250\n  switches: 60\n",
+		"# Differs: switch(es) 254 259 264 269 274 279 289 299 309 319 329 339 349 359 369 of the topology reach no host",
+		"\n  - {src: h219, dst: h8, bytes: 64, start: 14ns}\n", // 2.0000678856034946 s, the first 2.000067871317773
+	} {
+		if !strings.Contains(y.String(), want) {
+			t.Errorf("expected %q", want)
+		}
+	}
+	if strings.Contains(y.String(), "host numbers:") {
+		t.Error("the hosts keep ns-3's node ids, yet the scenario says to compare with -topology")
 	}
 }
 
