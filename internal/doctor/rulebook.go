@@ -476,7 +476,7 @@ var book = []Spec{
 		Text: "a message size of an nccl-tests table took more than 5x (and 1 ms more than) the time of a larger size: the run stalled at those sizes (protocol/algorithm switch, loss recovered by timeout, other traffic)",
 		Fix:  "Rerun those sizes alone with more iterations; pin NCCL_PROTO and NCCL_ALGO in turn; compare retransmission and discard counters around the run."},
 	{ID: "nccltests.pass.stalled", Layer: LayerNCCL, Severities: []Severity{Warn, Error}, Front: Doctor,
-		Text: "one half of an nccl-tests row (out-of-place or in-place) took at least 3× the other and 1 ms more (error at 10× and 100 ms more): that pass stalled, which the busbw judgement (the better half) hides; seconds point at the RC ACK timeout",
+		Text: "one half of an nccl-tests row (out-of-place or in-place) took at least 3× the other and 1 ms more (error at 10× and 100 ms more): that pass stalled, which the busbw judgement (the better half) hides; seconds point at the RC ACK timeout. The run's first collective (the out-of-place half of its first row that moves data) is warm-up and not judged",
 		Fix:  "Find what dropped or held packets during the test: local_ack_timeout_err, the PFC watchdog, pause durations, link flaps; rerun with -w 5 -n 20."},
 	{ID: "nccltests.wrong", Layer: LayerNCCL, Severities: []Severity{Error}, Front: Doctor,
 		Text: "`#wrong` above zero or out-of-bounds values: data was corrupted",

@@ -211,11 +211,13 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return failureClass{"a CUDA call NCCL made failed (" + strings.TrimSpace(w.Message) + strings.TrimSuffix(" in "+path.Base(w.Where), " in .") + ")",
 			"NCCL checks every CUDA runtime and driver call it makes (CUDACHECK, CUCHECK) and fails the operation when one returns an error, printing the call's error string; its source file names the step: transport.cc, p2p.cc and proxy.cc while connecting peers (allocating and mapping their buffers), enqueue.cc at a kernel launch, init.cc at communicator creation. Such an error comes from the GPU side, not the network: a CUDA runtime or NCCL build the driver does not fully support (a container's CUDA newer than the host driver), a GPU in a bad state (an Xid in dmesg), devices not visible to the process, or an NCCL release's own fault on that platform.",
 			"Read `nvidia-smi` (driver and its CUDA version against the CUDA and NCCL the job ships), dmesg on that host for Xid errors, and CUDA_VISIBLE_DEVICES of the failing rank; rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,ALLOC to see the call's step, and with another NCCL release (or the same one with the transport of that step disabled, e.g. NCCL_P2P_DISABLE=1 for p2p.cc) to tell a release's fault from the host's."}, true
+	case socket && peerClosed(m):
+		return bootstrapProbeClass, true
 	case socket:
 		return failureClass{"NCCL's bootstrap connection between ranks failed",
 			"Before any RDMA, ranks exchange addresses over TCP on the interface NCCL picks (the 'Bootstrap : Using' line, NCCL_SOCKET_IFNAME): a connect that fails or times out means the ranks cannot reach each other there (an interface the peers cannot route to, such as docker0, a bridge or a link-local address; a firewall; rank 0 gone).",
 			"Set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on, the same on every host; check that the address of 'Bootstrap : Using' answers from the peers, and that no firewall stands between them."}, true
-	case strings.Contains(m, "connection reset by peer") || strings.Contains(m, "connection closed by remote peer") || strings.Contains(m, "broken pipe"):
+	case peerClosed(m):
 		return peerGoneClass, true
 	case strings.Contains(path.Base(w.Where), "plugin"):
 		return failureClass{"the net plugin failed (" + path.Base(w.Where) + "): " + strings.TrimSpace(w.Message),
@@ -224,6 +226,24 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	}
 	return failureClass{}, false
 }
+
+// peerClosed reports whether a WARN's lowered message is a socket its
+// other end closed.
+func peerClosed(m string) bool {
+	return strings.Contains(m, "connection reset by peer") || strings.Contains(m, "connection closed by remote peer") || strings.Contains(m, "broken pipe")
+}
+
+// bootstrapProbeClass is a socket closed by its other end while the error
+// returns through bootstrap.cc: during init, when a rank's bootstrap
+// listener accepts connections. Besides a rank that died there, anything
+// that connects to the listening port and closes before sending NCCL's
+// 8-byte magic does it: a port scan (nmap -sT over the ephemeral range) or
+// a health probe. NCCL skips a connection with the wrong magic but, before
+// 2.27.3, failed bootstrap on one that closed before the magic was whole
+// (NVIDIA/nccl#1612, fixed by #1613 in 2.27.3).
+var bootstrapProbeClass = failureClass{"a connection to NCCL's bootstrap closed during init: a rank that died there, or a port scan or probe that connected to the bootstrap port and hung up",
+	"While a communicator is created, each rank's bootstrap listens on an ephemeral TCP port and reads an 8-byte magic from every connection it accepts; it skips a connection with the wrong magic, but NCCL before 2.27.3 fails init when one closes before sending the magic at all (NVIDIA/nccl#1612), which is what a TCP connect scan (nmap -sT), a load-balancer health check or a monitoring probe of the port range does. A peer rank that died during init closes its connection the same way. Unlike a socket closed later in the run, the peer here need not be a rank of the job.",
+	"Check whether the peer address of the WARN is a host of the job (its 'Bootstrap : Using' address); if not, or if no other rank failed first, the cause is a scanner: exclude the hosts' ephemeral ports (net.ipv4.ip_local_port_range) from security scans during jobs, and use NCCL 2.27.3 or later, which ignores such connections. If it is a rank's host, find that rank's first failure (its log, dmesg, an OOM kill)."}
 
 // gpuOutOfMemory reports whether a WARN is NCCL failing to allocate GPU
 // memory: CUDACHECK's "Cuda failure 'out of memory'" (2.x: "Cuda failure

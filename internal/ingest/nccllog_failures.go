@@ -126,9 +126,10 @@ type Warning struct {
 	Where   string
 	Message string
 	Result  int
-	// Chain holds the first source locations the error was returned
-	// through ("bootstrap.cc:256", "init.cc:516"), as the propagation lines
-	// after the WARN print them.
+	// Chain holds the source locations the error was returned through
+	// ("bootstrap.cc:256", "init.cc:516"), as the propagation lines after
+	// the WARN print them: the first of each source file, up to maxChain
+	// files.
 	Chain    []string
 	Evidence Evidence
 	// Raised is the line of the framework that raised the error to the

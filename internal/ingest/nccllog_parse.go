@@ -381,10 +381,25 @@ func (l *NCCLLog) propagation(o origin, host, msg string, ev Evidence) {
 		if w.Result < 0 {
 			w.Result = n
 		}
-		if len(w.Chain) < maxChain {
+		if len(w.Chain) < maxChain && !chainHasFile(w.Chain, where) {
 			w.Chain = append(w.Chain, strings.Clone(where))
 		}
 	}
+}
+
+// chainHasFile reports whether chain already holds a location in the
+// source file of where ("misc/socket.cc:474" and "misc/socket.cc:80" are
+// one file): a chain keeps each file's first location, so the files an
+// error passed through after several lines of one (socket.cc's helpers,
+// then bootstrap.cc and init.cc) are not cut off.
+func chainHasFile(chain []string, where string) bool {
+	file, _, _ := strings.Cut(where, ":")
+	for _, c := range chain {
+		if f, _, _ := strings.Cut(c, ":"); f == file {
+			return true
+		}
+	}
+	return false
 }
 
 // sysErrorOrigin reports whether the text after a return code is the
