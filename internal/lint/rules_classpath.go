@@ -382,12 +382,10 @@ func unmarkedQueueFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 	if g.other != "" {
 		title += fmt.Sprintf(" (the port has %s)", g.other)
 	}
+	fix := unmarkedFix(db, p)
 	if db.WritesNoECN() {
 		title = fmt.Sprintf("%s %s: RoCE's class %d is lossless (PFC) but the configuration sets ECN on no queue, so ECN never marks RoCE", db.File, portList(g.ports), p.TC)
 		mech = "This configuration writes no ECN or WRED command, so every queue runs the switch's default, which marks nothing"
-	}
-	fix := unmarkedFix(db, p)
-	if db.WritesNoECN() {
 		fix += " If the fabric is meant to run on PFC alone (as Meta's 400G RoCE clusters do), say so in the cluster description (host.cc: none)."
 	}
 	return doctor.Finding{
