@@ -66,16 +66,19 @@ func TestLintEOSPublic(t *testing.T) {
 // its no-drop class `pause no-drop` (the Nexus 3000/5000 form), which
 // lint did not read (PFC off on every priority), and its README prints
 // the qos policy's classes at the policy-map's indent, which ended the
-// policy (every DSCP in qos-group 0): both are sound.
+// policy (every DSCP in qos-group 0): both are sound, but write no ECN
+// anywhere, so their lossless class is never marked (ecn.disabled).
 func TestLintNXOSPublic(t *testing.T) {
 	got := map[string][]string{}
 	lintGolden(t, "../../testdata/corpus/nxos", "*.cfg", 1, func(name string, fd doctor.Finding) {
 		got[name] = append(got[name], fd.ID)
 	})
-	for _, f := range []string{"rocm-n9364e-sg2-dcqcn.cfg", "azurelocal-tor-qos-policy-nexus.cfg", "azurelocal-switchgen-nxos-switched-qos.cfg",
-		"msdn-nexus3132-tor1-pause-no-drop.cfg", "msdn-nexus3132-readme-qos-marking-unindented.cfg"} {
-		if ids := got[f]; strings.Join(ids, " ") != "config.not_judged" {
-			t.Errorf("%s: %v, want config.not_judged alone", f, ids)
+	for f, want := range map[string]string{"rocm-n9364e-sg2-dcqcn.cfg": "config.not_judged", "azurelocal-tor-qos-policy-nexus.cfg": "config.not_judged",
+		"azurelocal-switchgen-nxos-switched-qos.cfg":       "config.not_judged",
+		"msdn-nexus3132-tor1-pause-no-drop.cfg":            "config.not_judged ecn.disabled",
+		"msdn-nexus3132-readme-qos-marking-unindented.cfg": "config.not_judged ecn.disabled"} {
+		if ids := got[f]; strings.Join(ids, " ") != want {
+			t.Errorf("%s: %v, want %s", f, ids, want)
 		}
 	}
 }

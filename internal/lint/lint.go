@@ -339,6 +339,9 @@ var nosReaders = []struct {
 // maps it does not print are the switch's defaults to lint.
 func excerptNote(db *sonic.ConfigDB, at swcfg.Value) {
 	const note = " (a part of the configuration"
+	if at.Given() {
+		db.Excerpted()
+	}
 	if !at.Given() || slices.ContainsFunc(db.Skipped, func(v sonic.Value) bool { return strings.Contains(v.Text, note) }) {
 		return
 	}

@@ -344,8 +344,12 @@ func (m *Model) unmarkedQueue(db *sonic.ConfigDB, p portPath) (Evidence, string,
 		}
 	}
 	// A KLISH interface block writes every queue's wred-policy the port
-	// has: no line for RoCE's queue is none.
+	// has: no line for RoCE's queue is none. So does another switch OS's
+	// configuration that writes ECN nowhere.
 	if !own && !lossless && db.Vendor != sonic.VendorKLISH {
+		if db.WritesNoECN() {
+			return Evidence{}, "", true
+		}
 		return Evidence{}, "", false
 	}
 	if at.Line == 0 {
@@ -378,13 +382,19 @@ func unmarkedQueueFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 	if g.other != "" {
 		title += fmt.Sprintf(" (the port has %s)", g.other)
 	}
+	fix := unmarkedFix(db, p)
+	if db.WritesNoECN() {
+		title = fmt.Sprintf("%s %s: RoCE's class %d is lossless (PFC) but the configuration sets ECN on no queue, so ECN never marks RoCE", db.File, portList(g.ports), p.TC)
+		mech = "This configuration writes no ECN or WRED command, so every queue runs the switch's default, which marks nothing"
+		fix += " If the fabric is meant to run on PFC alone (as Meta's 400G RoCE clusters do), say so in the cluster description (host.cc: none)."
+	}
 	return doctor.Finding{
 		ID: "ecn.disabled", Severity: doctor.Warn, Layer: doctor.LayerFabric,
 		Title:     title,
 		Subject:   db.File + " " + portList(g.ports),
 		Evidence:  evs(atEv(db, g.first.pq.PFCEnableAt), atEv(db, p.QueueAt), g.extra),
 		Mechanism: mech + ": without one no CNP is ever sent for RoCE, DCQCN never slows a sender, congestion is left to PFC alone, and pauses spread it upstream.",
-		Fix:       unmarkedFix(db, p),
+		Fix:       fix,
 	}
 }
 
@@ -410,6 +420,8 @@ func unmarkedFix(db *sonic.ConfigDB, p sonic.ClassPath) string {
 		return fmt.Sprintf("`interface ethernet <ports> traffic-class %d congestion-control ecn minimum-absolute <KB> maximum-absolute <KB>`.", p.Queue)
 	case sonic.VendorKLISH:
 		return fmt.Sprintf("`queue %d wred-policy NAME` under these interfaces, NAME a `qos wred-policy` with `ecn green`.", p.Queue)
+	case sonic.VendorFTOS:
+		return fmt.Sprintf("A `wred-profile` (`threshold min <KB> max <KB> max-drop-rate <P>`), a `qos-policy-output` with `wred green` naming it and `wred ecn`, and `service-queue <Q> qos-policy` in the `policy-map-output` these ports apply (`service-policy output`), Q the queue priority %d is sent to.", p.TC)
 	case sonic.VendorJunos, sonic.VendorTrafficConf:
 		return fmt.Sprintf("ECN thresholds on RoCE's queue %d (the one its class %d drains into).", p.Queue, p.TC)
 	}

@@ -47,6 +47,7 @@ func FromAOSCX(c *aoscx.Config) *ConfigDB {
 	if len(ports) == 0 && (c.Trust.Given() || c.Threshold.Given() || c.QueueProfile.Given()) {
 		ports = []*aoscx.Interface{{Name: "global"}}
 	}
+	cut := false
 	skip := func(v Value, text string) {
 		v.Text = text
 		if !slices.ContainsFunc(db.Skipped, func(s Value) bool { return s.Text == v.Text }) {
@@ -120,6 +121,7 @@ func FromAOSCX(c *aoscx.Config) *ConfigDB {
 				db.nosRED(it.Name, q, fmt.Sprintf("threshold-profile %s queue %d action ecn", th.Text, q), &swcfg.RED{At: e.At, Min: e.Min, Max: e.Max})
 			}
 		} else if th.Given() {
+			cut = true
 			skip(th, "threshold-profile "+th.Text+" (not in the input)")
 		}
 		db.nosPort(it.Name, Value{}, it.MTU)
@@ -134,6 +136,7 @@ func FromAOSCX(c *aoscx.Config) *ConfigDB {
 			}
 		}
 	}
+	db.nosECN(cut, ecnWords...)
 	db.nosDone(c.NotJudged)
 	return db
 }

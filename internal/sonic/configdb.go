@@ -60,7 +60,22 @@ type ConfigDB struct {
 	lossyMode Value
 	// nvueBufs are an NVUE configuration's hand-sized PFC buffers.
 	nvueBufs []NVUEBuffer
+	// noECN: a switch OS's configuration that writes ECN and WRED
+	// nowhere, and applies no policy it does not hold (nosECN).
+	noECN bool
 }
+
+// WritesNoECN reports a switch OS's configuration (EOS, NX-OS, OS10,
+// FTOS, AOS-CX, Onyx, Junos) that configures ECN and WRED on no queue at
+// all: none of its lines writes them, or turns them on by default, and it
+// applies no policy or profile the input does not hold. Every queue then
+// runs the OS's default, which marks nothing.
+func (db *ConfigDB) WritesNoECN() bool { return db.noECN }
+
+// Excerpted notes that the configuration is what a `show running-config`
+// of a part printed (an interface, a section): ECN written where it does
+// not print may mark RoCE's queue, so WritesNoECN no longer holds.
+func (db *ConfigDB) Excerpted() { db.noECN = false }
 
 // ReadTable reports whether lint reads the table (and Parse insists on
 // its shape).

@@ -98,6 +98,7 @@ func FromEOS(c *eos.Config) *ConfigDB {
 			unused = append(unused, Value{Text: "qos profile " + n + " (no service-profile in the input takes it: on no port)", Line: p.At.Line, Col: p.At.Col})
 		}
 	}
+	db.nosECN(false, ecnWords...)
 	db.nosDone(c.NotJudged)
 	db.Skipped = append(unused, db.Skipped...)
 	return db

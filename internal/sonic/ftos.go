@@ -82,7 +82,8 @@ type ftosPort struct {
 // paused priorities: for a `dcb-map`, the priorities `priority-pgid`
 // puts in a `priority-group N … pfc on`; for a `dcb-input` (FTOS 9.0-9.3,
 // applied by `dcb-policy input`), its `pfc priority` list. ETS bandwidth,
-// WRED and ECN (`wred-profile`, `qos-policy-output`) are not judged. A
+// WRED and ECN (`wred-profile`, `qos-policy-output`) are not judged, but a
+// configuration with no line of them writes no ECN (WritesNoECN). A
 // cut without interfaces is one port named after its only policy, taken
 // as applied and said so. A value FTOS would refuse is an error at its
 // place.
@@ -203,6 +204,7 @@ func ParseFTOS(name string, data []byte) (*ConfigDB, error) {
 		db.table("PORT_QOS_MAP")[p.name.Text] = map[string]Value{"pfc_enable": at}
 		db.nosPort(p.name.Text, Value{}, p.mtu)
 	}
+	db.nosECN(false, ecnWords...)
 	db.nosDone(notJudged)
 	return db, nil
 }

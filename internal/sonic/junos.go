@@ -253,6 +253,8 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 		}
 	}
 	db.Skipped = append(db.Skipped, junosFilterFCs(root)...)
+	// Without schedulers the input may be a cut that leaves them out.
+	db.nosECN(len(ecnOf) == 0, ecnWords...)
 	for t := range db.Tables {
 		db.tablePos[t] = Value{Text: t, Line: 1, Col: 1}
 	}

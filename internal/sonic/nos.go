@@ -58,6 +58,21 @@ func (db *ConfigDB) nosPort(port string, speed, mtu pos.Value) {
 	}
 }
 
+// nosECN notes whether a switch OS's configuration writes no ECN: none
+// of its lines holds one of the words that write ECN or WRED (or, as
+// Onyx's `roce`, turn them on by default), and cut is false (a policy or
+// profile the input applies but does not hold may write them).
+func (db *ConfigDB) nosECN(cut bool, words ...string) {
+	db.noECN = !cut && !swcfg.Mentions(db.lines, words...)
+}
+
+// ecnWords are the commands that write ECN or WRED in the switch OSes'
+// configurations: EOS's, NX-OS's and OS10's `random-detect`, OS10's
+// `wred` profiles and FTOS's `wred-profile`, Onyx's `congestion-control`,
+// AOS-CX's `action ecn`, Junos's `explicit-congestion-notification` and
+// `drop-profile`.
+var ecnWords = []string{"ecn", "random-detect", "wred", "congestion-control", "explicit-congestion-notification", "drop-profile", "drop-profiles"}
+
 // nosDone ends a config made from a switch OS's: the settings read but
 // not judged, and each table at the file's head.
 func (db *ConfigDB) nosDone(notJudged []pos.Value) {

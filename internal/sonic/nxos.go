@@ -85,7 +85,7 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 		db.Skipped = append(db.Skipped, at)
 		nqMissing = true
 	}
-	missing(c.System["queuing"])
+	qMissing := missing(c.System["queuing"])
 	queues := c.Queuing[c.System["queuing"].Text]
 	if !c.Excerpt.Given() {
 		db.Skipped = append(db.Skipped, nxosUnapplied(c)...)
@@ -142,6 +142,7 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 		}
 		db.nosPort(it.Name, it.Speed, it.MTU)
 	}
+	db.nosECN(qMissing || c.Excerpt.Given(), ecnWords...)
 	db.nosDone(c.NotJudged)
 	if len(auto) > 0 {
 		db.Skipped = append(db.Skipped, auto[0]) // once: the first such port

@@ -82,6 +82,8 @@ func FromOnyx(c *onyx.Config) *ConfigDB {
 	if auto && len(prios) > 0 {
 		db.Skipped = append(db.Skipped, Value{Text: "dcb priority-flow-control mode auto (PFC left to DCBX negotiation)"})
 	}
+	// `roce` (Onyx 3.8.2100 on) sets lossless RoCE up with ECN marking.
+	db.nosECN(false, append([]string{"roce"}, ecnWords...)...)
 	db.nosDone(c.NotJudged)
 	return db
 }

@@ -65,10 +65,12 @@ func FromOS10(c *os10.Config) *ConfigDB {
 		}
 		ports = []*os10.Interface{sys}
 	}
+	cut := false
 	missing := func(v Value, what string, defined bool) bool {
 		if !v.Given() || defined {
 			return false
 		}
+		cut = true
 		at := v
 		at.Text = what + " " + v.Text + " (not in the input)"
 		if !slices.ContainsFunc(db.Skipped, func(s Value) bool { return s.Text == at.Text }) {
@@ -177,6 +179,7 @@ func FromOS10(c *os10.Config) *ConfigDB {
 		db.nosPort(it.Name, it.Speed, it.MTU)
 	}
 	os10Unapplied(db, c)
+	db.nosECN(cut, ecnWords...)
 	db.nosDone(c.NotJudged)
 	return db
 }

@@ -58,6 +58,23 @@ func EachLine(lines []string, comment string, f func(w []Value, indent int) erro
 	return nil
 }
 
+// Mentions reports whether any line holds one of words as a word of its
+// own, in any case, or as the first part of a hyphenated one ("wred" in
+// `wred-profile`): whether a configuration writes a kind of setting
+// anywhere, comments and settings not read included.
+func Mentions(lines []string, words ...string) bool {
+	for _, l := range lines {
+		for _, f := range strings.Fields(strings.ToLower(l)) {
+			for _, w := range words {
+				if f == w || strings.HasPrefix(f, w+"-") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // Words splits a line into its words with their places.
 func Words(raw string, line int) []Value {
 	var out []Value

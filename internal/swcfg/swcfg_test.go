@@ -181,3 +181,23 @@ func FuzzLists(f *testing.F) {
 		}
 	})
 }
+
+// TestMentions: a word counts whole or as the head of a hyphenated word,
+// in any case; inside another word it does not.
+func TestMentions(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{"wred-profile roce", true},
+		{"   random-detect ECN minimum-threshold 150 kbytes", true},
+		{"  action ecn min-threshold 100 kbytes", true},
+		{"qos profile ecnless", false},
+		{"ip access-list no-wred", false},
+		{"", false},
+	} {
+		if got := Mentions([]string{c.line}, "ecn", "wred"); got != c.want {
+			t.Errorf("Mentions(%q) = %v, want %v", c.line, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package lint
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rocelab/internal/doctor"
+)
+
+// TestLintPFCWithoutECN: a switch OS's configuration that makes RoCE's
+// class lossless and writes ECN nowhere gives ecn.disabled (warn), as a
+// SONiC QUEUE row without a wred_profile does; ECN written anywhere, a
+// default that turns it on (Onyx's `roce`), or a queuing policy the input
+// applies but does not hold (a cut) gives none. The NX-OS and FTOS cases
+// are real (testdata/corpus), the others synthetic.
+func TestLintPFCWithoutECN(t *testing.T) {
+	corpus := filepath.Join("..", "..", "testdata", "corpus")
+	nxos := readText(t, filepath.Join(corpus, "nxos", "msdn-nexus3132-tor1-pause-no-drop.cfg"))
+	ftos := readText(t, filepath.Join(corpus, "ftos", "msdocs-s4810-ftos99-dcb-map-pfc3.cfg"))
+	eos := "interface Ethernet1\n   qos trust dscp\n   priority-flow-control on\n   priority-flow-control priority 3 no-drop\n"
+	onyx := "interface ethernet 1/1 qos trust L3\ndcb priority-flow-control enable force\ndcb priority-flow-control priority 3 enable\ninterface ethernet 1/1 dcb priority-flow-control mode on force\n"
+	aoscx := "qos trust dscp\ninterface 1/1/1\n    flow-control priority 3 rxtx\n"
+	os10 := "trust dscp-map dscp_map\n qos-group 3 dscp 24-31\nclass-map type network-qos c3\n match qos-group 3\npolicy-map type network-qos pfc\n class c3\n  pause\n  pfc-cos 3\nsystem qos\n trust-map dscp dscp_map\ninterface ethernet1/1/1\n priority-flow-control mode on\n service-policy input type network-qos pfc\n"
+	cases := []struct {
+		name, file, text string
+		want             string // the evidence line's text, "" for no finding
+	}{
+		{"nxos real", "nxos.cfg", nxos, "pause no-drop"},
+		{"nxos queuing policy cut", "nxos.cfg", strings.Replace(nxos, "service-policy type queuing output QOS_QUEUEING", "service-policy type queuing output ELSEWHERE", 1), ""},
+		{"nxos with ecn", "nxos.cfg", strings.Replace(nxos, "    bandwidth percent 50\n", "    bandwidth percent 50\n    random-detect minimum-threshold 150 kbytes maximum-threshold 1500 kbytes drop-probability 7 weight 0 ecn\n", 1), ""},
+		{"ftos real", "ftos.cfg", ftos, "priority-pgid 1 1 1 0 1 1 1 1"},
+		{"ftos with wred-profile", "ftos.cfg", ftos + "wred-profile roce\n threshold min 150 max 1500 max-drop-rate 5\n", ""},
+		{"eos", "eos.cfg", eos, "priority-flow-control priority 3 no-drop"},
+		{"eos with ecn", "eos.cfg", eos + "   uc-tx-queue 3\n      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes\n", ""},
+		{"onyx", "onyx.cfg", onyx, "dcb priority-flow-control priority 3 enable"},
+		{"onyx roce", "onyx.cfg", onyx + "roce\n", ""},
+		{"aoscx", "aoscx.cfg", aoscx, "flow-control priority 3 rxtx"},
+		{"os10", "os10.cfg", os10, "pfc-cos 3"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got []doctor.Finding
+			for _, fd := range lintFiles(t, tempFile(t, c.file, c.text)).Findings {
+				if fd.ID == "ecn.disabled" {
+					got = append(got, fd)
+				}
+			}
+			if c.want == "" {
+				if len(got) > 0 {
+					t.Fatalf("ecn.disabled %q, want none", got[0].Title)
+				}
+				return
+			}
+			if len(got) != 1 || got[0].Severity != doctor.Warn || !strings.Contains(got[0].Title, "sets ECN on no queue") {
+				t.Fatalf("ecn.disabled %v, want one warn saying the configuration sets ECN on no queue", got)
+			}
+			if len(got[0].Evidence) == 0 || strings.TrimSpace(got[0].Evidence[0].Text) != c.want {
+				t.Errorf("evidence %v, want the line %q", got[0].Evidence, c.want)
+			}
+		})
+	}
+}
