@@ -48,7 +48,7 @@ func TestPortHotLines(t *testing.T) {
 		{"storm", unsafe.Offsetof(p.storm), 1, 0},
 		{"txQueued", unsafe.Offsetof(p.txQueued), 1, 0},
 		{"sending", unsafe.Offsetof(p.sending), 1, 0},
-		{"tapped", unsafe.Offsetof(p.tapped), 1, 0},
+		{"hooks", unsafe.Offsetof(p.hooks), 1, 0},
 		{"ctrlQueued", unsafe.Offsetof(p.ctrlQueued), 1, 0},
 		{"rx", unsafe.Offsetof(p.rx), unsafe.Sizeof(p.rx), 1},
 		{"egress", unsafe.Offsetof(p.egress), unsafe.Sizeof(p.egress), 1},
