@@ -116,14 +116,23 @@ type VportCount struct {
 	TxPackets, TxBytes, RxPackets, RxBytes int64
 }
 
-// countTx books a frame the port sends.
+// countTx books a frame the port sends, unless its egress booked it (a
+// switch port's data frames, whose counts lie in the egress class's line).
 func (pt *Port) countTx(p *packet.Packet) {
 	if p.Kind == packet.Pause {
 		pt.ctr.TxPhyPackets++
 		pt.ctr.TxPhyBytes += int64(p.Frame)
 		return
 	}
-	pt.txc[p.Prio&7][p.Class%packet.NumClasses].add(p.Frame)
+	if pt.hooks&hookEgressBooks == 0 {
+		pt.txCount(p).add(p.Frame)
+	}
+}
+
+// txCount returns the port's own count a sent frame of p's priority and
+// class books to.
+func (pt *Port) txCount(p *packet.Packet) *traffic {
+	return &pt.txc[p.Prio&7][p.Class%packet.NumClasses]
 }
 
 // CountRx books a received frame on its priority. Nodes call it after
@@ -146,12 +155,25 @@ func (pt *Port) CountRxDiscard(prio uint8) {
 // TxBytes returns the frame bytes the port has sent.
 func (pt *Port) TxBytes() int64 {
 	b := pt.ctr.TxPhyBytes
-	for _, ts := range pt.txc {
-		for _, t := range ts {
-			b += t.bytes
+	for p := range pt.txc {
+		for cl := range pt.txc[p] {
+			b += pt.sentCount(p, packet.Class(cl)).bytes
 		}
 	}
 	return b
+}
+
+// sentCount returns the frames of priority prio and class cl the port
+// has sent: its own count, and at a switch port the RoCE frames its
+// egress booked.
+func (pt *Port) sentCount(prio int, cl packet.Class) traffic {
+	t := pt.txc[prio][cl]
+	if e, ok := pt.egress.(*switchEgress); ok && cl == packet.ClassRoCE {
+		s := e.cls[prio].sent
+		t.pkts += s.pkts
+		t.bytes += s.bytes
+	}
+	return t
 }
 
 // A Counter is one named value, as ethtool -S prints it.

@@ -11,8 +11,11 @@ type HeadSizer interface {
 }
 
 // DWRR is one class's deficit round robin state: its credit and the
-// quantum a round adds.
-type DWRR struct{ deficit, quantum int64 }
+// quantum a round adds. Both fit 32 bits (weights are percentages, so a
+// quantum is at most 100 jumbo frames, and a credit is less than a
+// quantum and a frame), so that a switch egress's class, its queue, this
+// state and its frame counts, fills one cache line.
+type DWRR struct{ deficit, quantum int32 }
 
 // Emptied resets the deficit when the class's queue runs empty, as DWRR
 // does, so that an idle class does not bank credit.
@@ -47,7 +50,7 @@ func NewETS(strict uint8, weights [8]int, dwrr func(class int) *DWRR) ETS {
 		if w <= 0 || minW == 0 {
 			w, minW = 1, 1
 		}
-		dwrr(p).quantum = int64(w) * dwrrBase / int64(minW)
+		dwrr(p).quantum = int32(w * dwrrBase / minW)
 	}
 	return ETS{strict: strict}
 }
@@ -72,10 +75,10 @@ func (e *ETS) Pick(ready uint8, hs HeadSizer) int {
 			d.deficit += d.quantum
 			e.credited = true
 		}
-		for d.deficit < head {
+		for int64(d.deficit) < head {
 			d.deficit += d.quantum
 		}
-		d.deficit -= head
+		d.deficit -= int32(head)
 		return c
 	}
 	for {
@@ -83,8 +86,8 @@ func (e *ETS) Pick(ready uint8, hs HeadSizer) int {
 			d.deficit += d.quantum
 			e.credited = true
 		}
-		if d.deficit >= head {
-			d.deficit -= head
+		if int64(d.deficit) >= head {
+			d.deficit -= int32(head)
 			return c
 		}
 		if n := nextReady(ready, c); n != c {

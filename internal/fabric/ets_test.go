@@ -24,8 +24,8 @@ func refPick(e *ETS, ready uint8, cl *classes) int {
 				d.deficit += d.quantum
 				e.credited = true
 			}
-			if head := cl.head[c]; d.deficit >= head {
-				d.deficit -= head
+			if head := cl.head[c]; int64(d.deficit) >= head {
+				d.deficit -= int32(head)
 				return int(c)
 			}
 		}
@@ -99,7 +99,7 @@ func TestETSAloneMatchesPick(t *testing.T) {
 		e := randomETS(r, got)
 		e.rr, e.credited = uint8(r.IntN(8)), r.IntN(2) == 0
 		c := r.IntN(8)
-		got.d[c].deficit = int64(r.IntN(2)) * int64(r.IntN(9000)) // zero, as an empty queue's, or left over
+		got.d[c].deficit = int32(r.IntN(2) * r.IntN(9000)) // zero, as an empty queue's, or left over
 		got.head[c] = 64 + int64(r.IntN(9000))
 		want, ref := *got, e
 		ref.Pick(1<<c, &want)

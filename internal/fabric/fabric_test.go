@@ -19,7 +19,8 @@ type fakeHost struct {
 	payload int32
 	left    int
 	prio    uint8
-	pint    uint8 // PINT bytes each data packet carries
+	pint    uint8        // PINT bytes each data packet carries
+	class   packet.Class // the transport its data packets belong to
 	// got and last count delivered payload bytes and the time of the last.
 	got  int64
 	last unit.Time
@@ -59,7 +60,7 @@ func (h *fakeHost) Dequeue(pt *fabric.Port, paused uint8) (*packet.Packet, bool)
 	p.Kind, p.Src, p.Dst, p.Payload = packet.Data, h.id, h.dst, h.payload
 	p.Frame = packet.DataFrame(h.payload, 0, false)
 	p.DSCP, p.Prio, p.TTL, p.SentAt = 26, h.prio, 64, h.dom.Sched.Now()
-	p.PINTBytes, p.PSN = h.pint, h.sent
+	p.PINTBytes, p.PSN, p.Class = h.pint, h.sent, h.class
 	h.sent++
 	h.dom.SentData(p, false)
 	return p, h.left > 0
@@ -279,5 +280,30 @@ func TestDataAfterControlFrame(t *testing.T) {
 	}
 	if hosts[1].last > want+unit.Microsecond {
 		t.Errorf("the last frame arrived at %v, want about %v: the data waited behind the control frames", hosts[1].last, want)
+	}
+}
+
+// A switch port books the frames it sends by priority and transport, a
+// RoCE frame in its egress class's line and a TCP one in the port's own
+// counts, whether the frame waited in the queue or passed straight
+// through: two hosts send to a third, one RoCE and one TCP, at once, so
+// that some frames queue, and the port toward the third counts each
+// host's frames and bytes under its transport.
+func TestSwitchPortTxCounts(t *testing.T) {
+	net, sw, hs := star(t, 3, 100*unit.Gbps, 3*unit.Metre, defaultSwitch())
+	hs[1].class = packet.ClassTCP
+	for i, n := range []int{40, 25} {
+		hs[i].dst, hs[i].payload, hs[i].left = 2, 1000, n
+		hs[i].port.Kick()
+	}
+	net.Domains[0].Sched.Run()
+	c := sw.Ports()[2].Snapshot()
+	frame := int64(packet.DataFrame(1000, 0, false))
+	roce, tcp := c.Vport[packet.ClassRoCE], c.Vport[packet.ClassTCP]
+	if roce.TxPackets != 40 || roce.TxBytes != 40*frame || tcp.TxPackets != 25 || tcp.TxBytes != 25*frame {
+		t.Errorf("RoCE %d frames %d B, TCP %d frames %d B; want 40, %d, 25, %d", roce.TxPackets, roce.TxBytes, tcp.TxPackets, tcp.TxBytes, 40*frame, 25*frame)
+	}
+	if c.TxPrioPackets[3] != 65 || c.TxPhyBytes != 65*frame || sw.Ports()[2].TxBytes() != 65*frame {
+		t.Errorf("priority 3 sent %d frames, %d B on the wire (TxBytes %d); want 65, %d", c.TxPrioPackets[3], c.TxPhyBytes, sw.Ports()[2].TxBytes(), 65*frame)
 	}
 }

@@ -48,7 +48,7 @@ func TestPortHotLines(t *testing.T) {
 		{"storm", unsafe.Offsetof(p.storm), 1, 0},
 		{"txQueued", unsafe.Offsetof(p.txQueued), 1, 0},
 		{"sending", unsafe.Offsetof(p.sending), 1, 0},
-		{"tapped", unsafe.Offsetof(p.tapped), 1, 0},
+		{"hooks", unsafe.Offsetof(p.hooks), 1, 0},
 		{"ctrlQueued", unsafe.Offsetof(p.ctrlQueued), 1, 0},
 		{"rx", unsafe.Offsetof(p.rx), unsafe.Sizeof(p.rx), 1},
 		{"egress", unsafe.Offsetof(p.egress), unsafe.Sizeof(p.egress), 1},
@@ -96,6 +96,8 @@ func TestLinkLines(t *testing.T) {
 		{"jsrc", unsafe.Offsetof(d.jsrc), unsafe.Sizeof(d.jsrc), 0},
 		{"cut", unsafe.Offsetof(d.cut), 1, 0},
 		{"down", unsafe.Offsetof(d.down), 1, 0},
+		{"first", unsafe.Offsetof(d.first), 1, 0},
+		{"onWire", unsafe.Offsetof(d.onWire), unsafe.Sizeof(d.onWire), 0},
 	})
 	checkLines(t, "Link", unsafe.Sizeof(l), []field{
 		{"dir[0]", unsafe.Offsetof(l.dir), 1, 0},

@@ -22,6 +22,13 @@ const (
 	tagLinkUp
 )
 
+// Port hooks (Port.hooks): what a frame's path asks of a port's lines
+// beyond the first two.
+const (
+	hookTap         uint8 = 1 << iota // a tap is set
+	hookEgressBooks                   // the egress books the data frames it sends
+)
+
 // Direction says whether a tapped frame was sent or received by the port.
 type Direction uint8
 
@@ -83,9 +90,11 @@ type Port struct {
 	// state.
 	pausing, storm    uint8
 	txQueued, sending bool
-	// tapped says tap is set, ctrlQueued that ctrl holds a frame: every
-	// frame asks both, and tap and ctrl lie beyond the lines fetched ahead.
-	tapped, ctrlQueued bool
+	// hooks says whether tap is set and whether the egress books the
+	// frames it sends, ctrlQueued that ctrl holds a frame: every frame
+	// asks them, and tap, ctrl and txc lie beyond the lines fetched ahead.
+	hooks      uint8
+	ctrlQueued bool
 
 	// Line 1: the receive path (the link direction the port receives
 	// from, the node, the loss hook) and the egress a look at the queues
@@ -108,7 +117,9 @@ type Port struct {
 	ctrl packet.Queue // MAC control frames, sent ahead of data
 
 	// txc counts frames and frame bytes per priority and class: a frame
-	// touches one entry, 16 bytes.
+	// touches one entry, 16 bytes. A switch port's RoCE frames count in
+	// their egress class's line instead (egressClass.sent), which their
+	// dequeue touches anyway.
 	txc [8][packet.NumClasses]traffic
 
 	name  string
@@ -198,7 +209,13 @@ func (pt *Port) Key() sim.Key { return pt.key }
 func (pt *Port) SetEgress(e Egress) { pt.egress = e }
 
 // SetTap installs a frame tap (nil removes it).
-func (pt *Port) SetTap(t Tap) { pt.tap, pt.tapped = t, t != nil }
+func (pt *Port) SetTap(t Tap) {
+	pt.tap = t
+	pt.hooks &^= hookTap
+	if t != nil {
+		pt.hooks |= hookTap
+	}
+}
 
 // SetResponseTime sets how long after a PFC frame arrives the port starts
 // to obey it.
@@ -217,7 +234,7 @@ func (pt *Port) Busy() bool { return pt.sending || pt.dom.Sched.Now() < pt.busyU
 // the one being serialized, and for queued control frames.
 func (pt *Port) InFlight(f func(p *packet.Packet)) {
 	if pt.tx != nil {
-		pt.tx.wire.Each(f)
+		pt.tx.each(f)
 	}
 	pt.ctrl.Each(f)
 }
@@ -236,11 +253,11 @@ func (pt *Port) Handle(now unit.Time, tag uint64) {
 		// A frame whose last bit has arrived: every hop of every frame
 		// runs this, inline, where two calls deep it took a percent of
 		// a run's instructions.
-		p := pt.rx.wire.Pop()
+		p := pt.rx.pop()
 		if (pt.rx.down || pt.loss != nil) && pt.lost(now, p) {
 			return
 		}
-		if pt.tapped {
+		if pt.hooks&hookTap != 0 {
 			pt.tap.Frame(now, pt, Rx, p)
 		}
 		if p.Kind == packet.Pause {
@@ -346,7 +363,7 @@ func (pt *Port) transmit(now unit.Time, p *packet.Packet, more bool) {
 		pt.armWake(now)
 	}
 	pt.countTx(p)
-	if pt.tapped {
+	if pt.hooks&hookTap != 0 {
 		pt.tap.Frame(now, pt, Tx, p)
 	}
 	arrive, d := now+tx+pt.delay, pt.tx
@@ -511,7 +528,7 @@ func (pt *Port) Snapshot() Counters {
 	c := pt.ctr
 	for p := range pt.txc {
 		for cl := range pt.txc[p] {
-			t, r := pt.txc[p][cl], pt.rxPrio[p].c[cl]
+			t, r := pt.sentCount(p, packet.Class(cl)), pt.rxPrio[p].c[cl]
 			c.TxPrioPackets[p] += t.pkts
 			c.TxPrioBytes[p] += t.bytes
 			c.RxPrioPackets[p] += r.pkts

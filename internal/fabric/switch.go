@@ -162,6 +162,7 @@ func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig
 	for i := range s.port {
 		pt := &s.port[i]
 		n.initPort(pt, d, s, s.id, i)
+		pt.hooks |= hookEgressBooks
 		e := &s.egress[i]
 		*e = switchEgress{sw: s, port: int32(i), red: &s.cfg.ECN}
 		e.ets = NewETS(cfg.Strict, cfg.Weights, func(c int) *DWRR { return &e.cls[c].dwrr })
@@ -432,7 +433,7 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 		// pick and its pop would have done to the queue's state.
 		e.through(p, prio)
 		out.sending = true // as in startTx, while the departure is booked
-		s.departed(p, e, out, 0)
+		s.departed(p, e, out, 0, true)
 		out.sending = false
 		out.transmit(now, p, false)
 		return
@@ -471,8 +472,9 @@ func (s *Switch) markECN(p *packet.Packet, e *switchEgress, out *Port, qlen int6
 }
 
 // departed credits the buffer for a packet leaving for out, releases the
-// upstream if its PG drained, and marks ECN at dequeue; out's egress is e.
-func (s *Switch) departed(p *packet.Packet, e *switchEgress, out *Port, qlen int64) {
+// upstream if its PG drained, marks ECN at dequeue and, when it is sent
+// (not flushed), books it as sent, in its class's line of out's egress e.
+func (s *Switch) departed(p *packet.Packet, e *switchEgress, out *Port, qlen int64, sent bool) {
 	prio := int(p.Prio)
 	lossless := s.lossless&(1<<prio) != 0
 	in := &s.port[p.InPort]
@@ -489,6 +491,9 @@ func (s *Switch) departed(p *packet.Packet, e *switchEgress, out *Port, qlen int
 	}
 	if s.stages&stagePINT != 0 {
 		s.pintDeparted(p, out)
+	}
+	if sent {
+		e.cls[prio].count(out, p)
 	}
 }
 
@@ -555,7 +560,20 @@ type egressClass struct {
 	q        packet.Queue
 	dwrr     DWRR
 	maxBytes int64 // the largest depth the queue reached
-	_        [8]byte
+	// sent counts the RoCE frames the port sent of this priority, in the
+	// line their dequeue, or their pass through an empty egress, touches
+	// anyway; the port's own counts (txc) lie a line beyond.
+	sent traffic
+}
+
+// count books p, which leaves the port pt from this class, as sent:
+// a RoCE frame in the class's line, another in the port's own counts.
+func (c *egressClass) count(pt *Port, p *packet.Packet) {
+	if p.Class == packet.ClassRoCE {
+		c.sent.add(p.Frame)
+		return
+	}
+	pt.txCount(p).add(p.Frame)
 }
 
 // RateAlpha is the lossless alpha of the ingress ports of one rate.
@@ -582,18 +600,20 @@ func (e *switchEgress) Dequeue(pt *Port, paused uint8) (*packet.Packet, bool) {
 	if ready == 0 {
 		return nil, false
 	}
-	p := e.pop(pt, e.ets.Pick(ready, e))
+	p := e.pop(pt, e.ets.Pick(ready, e), true)
 	return p, e.busy&^paused != 0
 }
 
-func (e *switchEgress) pop(pt *Port, prio int) *packet.Packet {
+// pop takes the head frame of priority prio's queue, which departs:
+// sent says it leaves on the port (the watchdog's flush drops it).
+func (e *switchEgress) pop(pt *Port, prio int, sent bool) *packet.Packet {
 	c := &e.cls[prio]
 	p := c.q.PopAhead()
 	if c.q.Len() == 0 {
 		c.dwrr.Emptied()
 		e.busy &^= 1 << prio
 	}
-	e.sw.departed(p, e, pt, c.q.Bytes())
+	e.sw.departed(p, e, pt, c.q.Bytes(), sent)
 	return p
 }
 
@@ -626,6 +646,6 @@ func (e *switchEgress) through(p *packet.Packet, prio int) {
 // Flush implements Flusher: the watchdog drops a stormed queue.
 func (e *switchEgress) Flush(pt *Port, prio int, reason DropReason) {
 	for e.cls[prio].q.Len() > 0 {
-		e.sw.dom.Drop(e.pop(pt, prio), reason, pt)
+		e.sw.dom.Drop(e.pop(pt, prio, false), reason, pt)
 	}
 }
