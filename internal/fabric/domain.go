@@ -101,7 +101,7 @@ func (d *Domain) Receive() {
 			m := &msgs[i]
 			p := d.Pool.Get()
 			*p = m.pkt
-			m.dir.push(p)
+			m.dir.wire.Push(p)
 			d.Sched.SendHint(m.at, m.dir.key, m.dir.to, tagArrive, uintptr(unsafe.Pointer(p)))
 		}
 	}

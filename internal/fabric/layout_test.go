@@ -96,8 +96,6 @@ func TestLinkLines(t *testing.T) {
 		{"jsrc", unsafe.Offsetof(d.jsrc), unsafe.Sizeof(d.jsrc), 0},
 		{"cut", unsafe.Offsetof(d.cut), 1, 0},
 		{"down", unsafe.Offsetof(d.down), 1, 0},
-		{"first", unsafe.Offsetof(d.first), 1, 0},
-		{"onWire", unsafe.Offsetof(d.onWire), unsafe.Sizeof(d.onWire), 0},
 	})
 	checkLines(t, "Link", unsafe.Sizeof(l), []field{
 		{"dir[0]", unsafe.Offsetof(l.dir), 1, 0},

@@ -32,12 +32,9 @@ type Link struct {
 // its directions, so that each direction's first line is one line
 // (TestLinkLines).
 type linkDir struct {
-	// wire holds the first two frames on their way, in the receiver's
-	// domain, the first to arrive at wire[first]; the one being
-	// serialised is included. Frames beyond two wait in spill. On a
-	// cable of metres two frames are seldom exceeded, and a ring, unlike
-	// a list through the frames, writes no line of the frame before.
-	wire [2]*packet.Packet
+	// wire holds the frames on their way, in the receiver's domain,
+	// first to arrive first; the one being serialised is included.
+	wire packet.List
 	// key orders the arrivals among the receiver's equal-time events:
 	// its node, then the sending port.
 	key sim.Key
@@ -51,47 +48,10 @@ type linkDir struct {
 	// down is the receiving end's view of the link: frames that arrive
 	// while it is down are lost.
 	down bool
-	// first is the index in wire of the next frame to arrive, onWire
-	// how many frames are on their way, those beyond two in spill.
-	first  uint8
-	_      byte
-	onWire int32
-	spill  packet.List
-	from   *Port
-	link   *Link
-	_      [32]byte
-}
-
-// push puts p on the wire behind the frames there.
-func (d *linkDir) push(p *packet.Packet) {
-	if d.onWire < 2 {
-		d.wire[(d.first+uint8(d.onWire))&1] = p
-	} else {
-		d.spill.Push(p)
-	}
-	d.onWire++
-}
-
-// pop takes the first frame off the wire; it must hold one. It inlines:
-// every frame's arrival runs it. The slot it frees keeps its pointer,
-// a pooled packet's, until a later frame takes it, or takes the first
-// spilled frame.
-func (d *linkDir) pop() *packet.Packet {
-	i := d.first & 1
-	p := d.wire[i]
-	d.first = i ^ 1
-	if d.onWire--; d.onWire >= 2 {
-		d.wire[i] = d.spill.Pop()
-	}
-	return p
-}
-
-// each calls f for every frame on the wire, the first to arrive first.
-func (d *linkDir) each(f func(p *packet.Packet)) {
-	for i := range min(d.onWire, 2) {
-		f(d.wire[(d.first+uint8(i))&1])
-	}
-	d.spill.Each(f)
+	_    [6]byte
+	from *Port
+	link *Link
+	_    [48]byte
 }
 
 // Link joins a and b with a full-duplex link at rate over a cable of the
@@ -147,7 +107,7 @@ func (d *linkDir) send(dom *Domain, p *packet.Packet, t unit.Time) {
 		dom.post(d, p, t)
 		return
 	}
-	d.push(p)
+	d.wire.Push(p)
 	// Both ends lie in the sender's domain: its scheduler is at hand.
 	dom.Sched.SendHint(t, d.key, d.to, tagArrive, uintptr(unsafe.Pointer(p)))
 }

@@ -234,7 +234,7 @@ func (pt *Port) Busy() bool { return pt.sending || pt.dom.Sched.Now() < pt.busyU
 // the one being serialized, and for queued control frames.
 func (pt *Port) InFlight(f func(p *packet.Packet)) {
 	if pt.tx != nil {
-		pt.tx.each(f)
+		pt.tx.wire.Each(f)
 	}
 	pt.ctrl.Each(f)
 }
@@ -253,7 +253,7 @@ func (pt *Port) Handle(now unit.Time, tag uint64) {
 		// A frame whose last bit has arrived: every hop of every frame
 		// runs this, inline, where two calls deep it took a percent of
 		// a run's instructions.
-		p := pt.rx.pop()
+		p := pt.rx.wire.Pop()
 		if (pt.rx.down || pt.loss != nil) && pt.lost(now, p) {
 			return
 		}
