@@ -104,7 +104,9 @@ type Port struct {
 	node   Node
 	// loss, when set, may lose frames arriving at this port.
 	loss LossHook
-	_    [8]byte
+	// txLast is the serialisation time of the last frame length sent
+	// (serialisation), read after a look at the egress.
+	txLast txMemo
 
 	// rxPrio is each priority's receive side, one line each: its frame
 	// counts and, at a switch, its priority group's buffer use, which a
@@ -355,7 +357,7 @@ func (pt *Port) idle(now unit.Time) bool {
 // transmit sends p, which startTx chose, now; more says that another
 // frame waits.
 func (pt *Port) transmit(now unit.Time, p *packet.Packet, more bool) {
-	tx := pt.rate.TxTime(unit.Bytes(p.Wire()))
+	tx := pt.serialisation(p.Wire())
 	pt.busyUntil = now + tx
 	if more || pt.ctrlQueued {
 		pt.txAt(pt.busyUntil)
@@ -372,6 +374,36 @@ func (pt *Port) transmit(now unit.Time, p *packet.Packet, more bool) {
 		d.lastArrival = arrive
 	}
 	d.send(pt.dom, p, arrive)
+}
+
+// txMemo is a frame length (wire bytes, above txMemoBits) and its
+// serialisation time in picoseconds (below), or 0 for none.
+type txMemo uint64
+
+// txMemoBits holds any serialisation time: 2^48 ps is 281 s.
+const txMemoBits = 48
+
+// serialisation returns the time to send wire bytes at the port's rate.
+// A port sends frames of a length or two (its data's, its ACKs'), and
+// TxTime divides 128 bits by the rate: the last length's time is kept
+// and reused, exact, as the division would give it.
+func (pt *Port) serialisation(wire int32) unit.Time {
+	if m := pt.txLast; m>>txMemoBits == txMemo(wire) {
+		return unit.Time(m & (1<<txMemoBits - 1))
+	}
+	return pt.serialiseNew(wire)
+}
+
+// serialiseNew is serialisation of a length other than the last, out of
+// line so that serialisation inlines.
+//
+//go:noinline
+func (pt *Port) serialiseNew(wire int32) unit.Time {
+	tx := pt.rate.TxTime(unit.Bytes(wire))
+	if wire > 0 && wire < 1<<(64-txMemoBits) && tx < 1<<txMemoBits {
+		pt.txLast = txMemo(wire)<<txMemoBits | txMemo(tx)
+	}
+	return tx
 }
 
 // pushCtrl queues a MAC control frame ahead of the data.
@@ -432,6 +464,7 @@ func (pt *Port) armWake(now unit.Time) {
 // takes it once linked, and an unlinked one keeps no jitter.
 func (pt *Port) SetPHY(ppm float64, jitter unit.Time, src rand.PCG) {
 	pt.rate = unit.BitRate(float64(pt.rate) * (1 + ppm/1e6))
+	pt.txLast = 0
 	if pt.tx != nil {
 		pt.jitter, pt.tx.jsrc = jitter, src
 	}

@@ -6,7 +6,8 @@
 package report
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
 	"rocelab/internal/counters"
 
@@ -151,7 +152,7 @@ func New(o *twin.Observation) *Run {
 		r.Queues = append(r.Queues, Queue{Port: q.Port, Priority: q.Priority, MaxBytes: q.MaxBytes,
 			FirstUS: twin.US(q.Depth.First), EveryUS: twin.US(q.Depth.Every), Samples: samples})
 	}
-	sort.SliceStable(r.Queues, func(i, j int) bool { return r.Queues[i].MaxBytes > r.Queues[j].MaxBytes })
+	slices.SortStableFunc(r.Queues, func(a, b Queue) int { return cmp.Compare(b.MaxBytes, a.MaxBytes) })
 	for _, q := range o.QPs {
 		r.QPs = append(r.QPs, QPSeries{Host: q.Host, Flow: q.Flow, FirstUS: twin.US(q.RateGbps.First), EveryUS: twin.US(q.RateGbps.Every),
 			RateGbps: q.RateGbps.Values, Alpha: q.Alpha.Values})
@@ -172,7 +173,7 @@ func busiest(o *twin.Observation) []LinkLoad {
 		return nil
 	}
 	name := counters.Default().Name(counters.MLX5, counters.Ethtool, counters.PhyBytes, counters.TX, 0)
-	var out []LinkLoad
+	var out []LinkLoad // the busiest so far, most first
 	for _, p := range o.Ports {
 		if p.LineRate <= 0 {
 			continue
@@ -183,13 +184,32 @@ func busiest(o *twin.Observation) []LinkLoad {
 			}
 			if c.Value > 0 {
 				g := float64(c.Value) * 8 / secs / 1e9
-				out = append(out, LinkLoad{Port: p.Name, Peer: p.Peer, Gbps: g, Utilization: g * 1e9 / float64(p.LineRate)})
+				out = keepBusiest(out, LinkLoad{Port: p.Name, Peer: p.Peer, Gbps: g, Utilization: g * 1e9 / float64(p.LineRate)})
 			}
 			break // a port lists each counter once (ethtool -S)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Utilization > out[j].Utilization })
-	return out[:min(len(out), busiestLinks)]
+	return out
+}
+
+// keepBusiest adds l to top, the busiest links met so far, most first, and
+// keeps busiestLinks of them: l goes after those as busy as it, met
+// before it, as a stable sort of every link would place it. A fabric has
+// thousands of links, of which the summary lists ten.
+func keepBusiest(top []LinkLoad, l LinkLoad) []LinkLoad {
+	i := len(top)
+	for i > 0 && top[i-1].Utilization < l.Utilization {
+		i--
+	}
+	if i == busiestLinks {
+		return top
+	}
+	if len(top) < busiestLinks {
+		top = append(top, LinkLoad{})
+	}
+	copy(top[i+1:], top[i:])
+	top[i] = l
+	return top
 }
 
 // nonZero keeps the counters that are not zero; nil (not modelled) stays
