@@ -50,8 +50,7 @@ type Part interface {
 // can take effect) and runs its events before the least of the other
 // parts' published times plus Lookahead and the control side's published
 // time (Chandy-Misra-Bryant, the published time standing for the null
-// message). The control side runs on the first worker, when its part or
-// another waits at the control side's published time, its
+// message). The control side runs on whichever worker it blocks, its
 // events before the least published time plus Reply, and publishes the
 // earliest time it can still post at. A part whose neighbour is busy runs
 // on instead of waiting at a barrier, so imbalance evens out within
@@ -185,7 +184,7 @@ func (w *Windows) Window() unit.Time { return min(w.Lookahead, w.Reply) }
 // linkedWorkloads is the share of the control side's events in a run
 // below which the parts run linked rounds when each has a worker: every
 // control event holds linked parts at its time (a post has no
-// lookahead) while the first worker runs it, where in a window it runs
+// lookahead) while one worker runs it, where in a window it runs
 // beside the parts. Windows, though, end a lookahead after the earliest
 // event, and on the 64-server AllReduce (3.4 % of its events the
 // workloads') the two domains' events in a window of 106.72 ns swing

@@ -124,7 +124,7 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 			ps.pub.Store(int64(t))
 			w.wake.published()
 		}
-		if pub >= end && (i != 0 || !w.controlLive(r, stop) || w.partsThrough(end)) {
+		if pub >= end {
 			break
 		}
 		if !stuck && bound <= next && next < end {
@@ -136,16 +136,11 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 			}
 		}
 		// Blocked until a neighbour or the control side publishes. When
-		// it is the control side, and this is the first part, or another
-		// part waits for the control side, the first worker runs it (as
-		// late as possible, so as far as possible: each step costs its
-		// collection and delivery). Only that worker runs it, as in
-		// windows, so that its state stays in one core's cache: on the
-		// AllReduce it had moved between the cores at nearly every step.
-		// Else wait for the next publication: spin, yield, then sleep.
-		// The first worker stays until every part is through the round,
-		// since they may still wait for the control side.
-		if i == 0 && (cpub == bound || w.controlHolds(end)) && w.stepControl(r) {
+		// it is the control side, run it (as late as possible, so as far
+		// as possible: each step costs its collection and delivery, and
+		// brings the control side's state into this core's cache); else
+		// wait for the next publication: spin, yield, then sleep.
+		if cpub == bound && w.stepControl(r) {
 			if since >= 0 {
 				waited += w.now() - since
 			}
@@ -158,7 +153,7 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 		}
 		pause(spins, w.spin, &w.wake, func() bool {
 			b, _ := w.linkedBound(i, end)
-			return b == bound && w.ctl.stop.Load() == stop && (i != 0 || !w.controlHolds(end) && !w.partsThrough(end))
+			return b == bound && w.ctl.stop.Load() == stop
 		})
 	}
 	if since >= 0 {
@@ -172,39 +167,6 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 	}
 	w.takeState(i)
 	return waited
-}
-
-// controlLive reports whether the control side may still run in linked
-// round r, whose control side had stopped at stop (-1: not).
-func (w *Windows) controlLive(r round, stop int64) bool {
-	return r.control >= 0 && stop < 0
-}
-
-// controlHolds reports whether a part other than the first, which runs
-// the control side, waits at the control side's published time in a
-// linked round that ends at end.
-func (w *Windows) controlHolds(end unit.Time) bool {
-	cpub := w.ctl.pub.Load()
-	if cpub >= int64(end) {
-		return false
-	}
-	for j := 1; j < len(w.parts); j++ {
-		if w.parts[j].pub.Load() >= cpub {
-			return true
-		}
-	}
-	return false
-}
-
-// partsThrough reports whether every part has published a time at or
-// past end, the end of the linked round.
-func (w *Windows) partsThrough(end unit.Time) bool {
-	for j := range w.parts {
-		if w.parts[j].pub.Load() < int64(end) {
-			return false
-		}
-	}
-	return true
 }
 
 // linkedBound returns the time before which part i may run its events in
