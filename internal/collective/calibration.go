@@ -199,44 +199,41 @@ const RingQPRate = 21
 // against it at sizes where it would bind.
 const StepSync = 2500 * unit.Nanosecond
 
-// RingLLPost is the proxy thread's time, on top of ProxyOp, to post one
-// step of a Ring/LL call to the network: the work of its progress loop
-// that an LL step needs and a Simple or LL128 one does not (v2.28.3
-// src/transport/net.cc sendProxyProgress). The pass that hands a step's
-// slot to the GPU (lines 1248-1269) is every protocol's; LL's own is
-// that, since an LL send buffer to the network is in host memory (line
-// 881) and the GPU writes no tail for LL, every pass reads the flags of
-// every line of the slot from the first one until all are in (lines
-// 1271-1304) before the isend (1322). The loop does this for each of the
-// proxy's connections (subs) on the connection's own slot, one action per
-// connection a pass, so it is charged per connection's step: a proxy
-// serving several Ring/LL connections (one NIC per server, where every
-// channel's ring leaves the server from the same GPU, as in the NCCL log
-// of NVIDIA/nccl#392) pays it for each. The fit below saw one or two
-// such connections per proxy (one on the 2 × 8 rows, one or two on the
-// GB10 2 × 1's); four is the source's reading, not measured (the gdr
-// example's 2 MiB Ring/LL/4, four on each server's one proxy: 492 µs,
-// 252 without RingLLPost, NCCL's model 278). Nor does the source make
-// it a constant: the scan reads a flag pair per 8 bytes of the step.
-// The proxy of the GPU whose send crosses the network posts each of the
-// ring's steps in turn, so a small Ring/LL call across servers grows by
-// it per step, as NCCL's model prices a ring step across servers at
-// least the network overhead
-// (tuning.cc 371-377: "Inter-node rings still have to launch nsteps * net
-// overhead"). The source gives the passes, not their time: the value is
-// FITTED, in steps of 0.5 µs from 0 to 1.5, on the 2 × 8 Ring/LL
-// all_gather and reduce_scatter rows up to 64 KiB (docs/nccl.md, "Ring/LL
-// at small sizes: the proxy's post of each step"): 1 µs brings all_gather
-// from 15 to 30 of 44 rows into band (the Vultr B200 and Azure NDm A100
-// ×0.78-×0.89 → ×0.86-×1.00, the A3 Ultra ×0.65-×0.78 → ×0.89-×1.09),
-// loses no row of any set, and is NCCL's own Intel network overhead;
-// 1.5 µs counts 33 but puts the runs on NCCL's own IB transport over
-// (Vultr ×1.00-×1.18) and the A3 Ultra's 1-4 KiB out (×1.31-×1.34).
-// Trees are not charged: a tree step's post is one per call at small
-// sizes, where NCCL's tree model adds no such term; nor LL128 and
-// Simple, whose proxy checks one tail (and whose per-step costs,
-// ProxyOp and StepSync, were fitted on their rings).
-const RingLLPost = 1 * unit.Microsecond
+// RingLLPost is how long after a Ring/LL connection's previous post
+// across servers the sender's proxy posts its next step, on top of
+// ProxyOp: the passes of the proxy's progress loop that an LL step needs
+// and a Simple or LL128 one does not (v2.28.3 src/transport/net.cc
+// sendProxyProgress). The pass that hands a step's slot to the GPU
+// (lines 1248-1269) ends in `continue`, so the connection does nothing
+// else in it; an LL send buffer to the network is in host memory (line
+// 881) and the GPU writes no tail for LL, so each later pass reads the
+// flags of the slot's lines from the first one until all are in (lines
+// 1271-1304), and only then posts the isend (1322). Each pass visits
+// every connection (sub) of the proxy, one action each, each on its own
+// slot: so the passes a step waits for are the connection's own time,
+// during which the thread serves its other connections, and only the
+// post itself (ProxyOp) is the thread's. A proxy serving several Ring/LL
+// connections (one NIC per server, where every channel's ring leaves the
+// server from the same GPU, as in the NCCL log of NVIDIA/nccl#392) waits
+// the passes once for all of them, not once each: charged as the
+// thread's own time (session 26), four connections on one proxy made
+// the gdr example's 2 MiB Ring/LL/4 (4 × 8 H100, one NIC each) 492 µs,
+// 252 without RingLLPost and 278 in NCCL's model, which prices a ring
+// step across servers at the network overhead whatever the channels
+// (tuning.cc 371-377: "Inter-node rings still have to launch nsteps *
+// net overhead"); as the connection's own time, 251. The source gives
+// the passes, not their time: the value is FITTED, in steps of 0.25 µs
+// from 1 to 2, on the 2 × 8 Ring/LL all_gather and reduce_scatter rows
+// up to 64 KiB (docs/nccl.md, "Ring/LL at small sizes: the proxy's post
+// of each step"): 1.5 µs brings all_gather from 27 (at 1 µs, the value
+// when it was the thread's time) to 34 of 44 rows into band and the
+// calibration set from 40 to 41 of 47, keeps reduce_scatter at 9 of 9
+// and loses no row of any set (1.75: 33 and 42; 2: 28, 42, and
+// reduce_scatter 8 of 9). Trees are not charged: a tree step's post is
+// one per call at small sizes, where NCCL's tree model adds no such
+// term; nor LL128 and Simple, whose proxy checks one tail (and whose
+// per-step costs, ProxyOp and StepSync, were fitted on their rings).
+const RingLLPost = 1500 * unit.Nanosecond
 
 // GPUPoll is the time a GPU takes to see LL or LL128 data that a NIC has
 // written into its memory (it polls the flags of the lines).
@@ -474,8 +471,8 @@ func Calibration() []CalibrationEntry {
 			"calibrated: NVIDIA/nccl-tests#309's 2-server Ring/LL128 at 24 CTAs (157 µs flat at 1-2 MiB: 5.2 µs per ring step, 12 actions of a GPU's proxy per step) and its 8-server Tree/LL128 (7-11 µs per 18 KB chunk); swept 0.1-0.6 µs on all public runs; NCCL net.cc proxy progress (one action per connection per pass)"},
 		{"host launch", HostLaunch.String() + " + " + HostLaunchPerChannel.String() + " per channel", "a host thread enqueuing a call on each of its GPUs in turn, running ahead of them (nccl-tests -g N: N GPUs per thread)",
 			"calibrated on the H200 Spectrum-X run (-g 8: 43-45 µs at 1-4 KiB on one channel, 81 µs at 128 KiB on 32); NVIDIA/nccl-tests#333 on -g 8's CUDA overheads"},
-		{"RingLLPost", RingLLPost.String(), "the network sender's proxy, on top of ProxyOp, for each post of a Ring/LL step across servers (all of a connection's steps in turn)",
-			"FITTED on the 2 × 8 Ring/LL all_gather and reduce_scatter rows up to 64 KiB (0-1.5 µs in steps of 0.5: all_gather 15 → 30 of 44, no set loses a row); NCCL net.cc sendProxyProgress (v2.28.3 lines 1248-1304: a pass to hand each step's slot to the GPU, then a scan of every LL line's flags in host memory before the isend); tuning.cc 371-377 prices each ring step across servers at least the network overhead"},
+		{"RingLLPost", RingLLPost.String(), "between two posts of a Ring/LL connection across servers, on top of ProxyOp: the connection's own time (the passes of the proxy's loop, which serve its other connections meanwhile), not the thread's",
+			"FITTED on the 2 × 8 Ring/LL all_gather and reduce_scatter rows up to 64 KiB (1-2 µs in steps of 0.25: all_gather 27 → 34 of 44, calibration 40 → 41 of 47, no set loses a row); NCCL net.cc sendProxyProgress (v2.28.3 lines 1248-1304: a pass to hand each step's slot to the GPU, then passes that scan the LL lines' flags in host memory before the isend, one action per connection a pass); tuning.cc 371-377 prices each ring step across servers at least the network overhead, whatever the channels"},
 		{"GPUPoll", GPUPoll.String(), "an LL or LL128 slice landing in GPU memory until the kernel sees it", "assumed"},
 		{"NVLSHop", NVLSHop.String(), "each NVSwitch crossing of NVLS and NVLSTree (4 per call)", "calibrated on NVIDIA/nccl#1244 (2 × 8 H20 NVLSTree: 47 µs at 8 B)"},
 		{"channel rate", "the GPU's channel speed; LL ×1/2 (tree 1/3.8), LL128 ×120/128, under NCCL's per-channel limits (per CTA of a graph channel as connect.cc duplicates it, so that CTAs added by NCCL_MIN_NCHANNELS/NCCL_MIN_CTAS add to them), tree rates × NCCL's tree correction by size",

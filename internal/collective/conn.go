@@ -71,8 +71,9 @@ type conn struct {
 	pxn      bool
 	proxySrc int32
 	// paced is when the connection's queue pairs are next free to take
-	// a slice at timing.qpRate each (schedulePosts).
-	paced unit.Time
+	// a slice at timing.qpRate each (schedulePosts); lastPost is when the
+	// sender's proxy last posted a slice of it.
+	paced, lastPost unit.Time
 }
 
 // sendFree reports whether the sender has a free slot for its next slice.
@@ -105,7 +106,16 @@ func (e *engine) schedulePosts(ci int32) {
 		limit = min(limit, c.ctsArrived)
 	}
 	for c.posted < limit {
-		d := e.proxy(c.proxySrc, c.sendReady, e.tm.postOp) + e.tm.sendLat
+		from := c.sendReady
+		if e.tm.llPass > 0 {
+			// A Ring/LL step is posted a pass of the loop after the
+			// connection's previous post at the earliest (RingLLPost);
+			// the passes serve the proxy's other connections meanwhile.
+			from = max(from, e.t.Now(), c.lastPost) + e.tm.llPass
+		}
+		d := e.proxy(c.proxySrc, from, e.tm.proxyOp)
+		c.lastPost = e.t.Now() + d
+		d += e.tm.sendLat
 		if c.bounce {
 			d += HostBounceLatency / 2
 		}

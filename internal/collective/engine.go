@@ -139,9 +139,10 @@ type timing struct {
 	// says the GPU may read a received slice only once the receiver's
 	// proxy has reaped its completion (and flushed it where the receiver
 	// flushes: Comm.needFlush): Simple; LL and LL128 poll their flags.
-	// postOp is its time to post a slice to the network: proxyOp, and
-	// RingLLPost more for a Ring/LL step across servers.
-	proxyOp, postOp    unit.Time
+	// llPass is, for a Ring/LL call across servers, the passes of the
+	// proxy's loop a connection's step waits for before its post
+	// (RingLLPost): on the connection's own time, not the thread's.
+	proxyOp, llPass    unit.Time
 	recvWait           bool
 	chanRate, hostRate unit.BitRate
 	// netRate caps a kernel operation that feeds or drains a network
@@ -345,9 +346,8 @@ func (e *engine) setTiming() {
 		netHop = hwLat[hwNet][Tree][p]
 	}
 	soft := max(us(netHop)-NominalFabricLatency, 0) + c.Sys.Server.StepOverhead + c.proxyStep(p)
-	tm.postOp = tm.proxyOp
 	if a == Ring && p == LL && !e.call.Func.p2p() && c.NNodes() > 1 {
-		tm.postOp += RingLLPost
+		tm.llPass = RingLLPost
 	}
 	tm.sendLat = soft
 	tm.recvLat = GPUPoll
