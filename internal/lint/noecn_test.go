@@ -14,7 +14,8 @@ import (
 // SONiC QUEUE row without a wred_profile does; ECN written anywhere, a
 // default that turns it on (Onyx's `roce`), or a queuing policy the input
 // applies but does not hold (a cut: an NX-OS or OS10 queuing policy, an
-// AOS-CX threshold profile, Junos without schedulers) gives none. The NX-OS, FTOS and Junos cases are real
+// FTOS output policy, an AOS-CX threshold profile, Junos without
+// schedulers) gives none. The NX-OS, FTOS and Junos cases are real
 // (testdata/corpus; the Junos one with its ECN lines cut out), the others
 // synthetic.
 func TestLintPFCWithoutECN(t *testing.T) {
@@ -39,6 +40,8 @@ func TestLintPFCWithoutECN(t *testing.T) {
 		{"nxos with ecn", "nxos.cfg", strings.Replace(nxos, "    bandwidth percent 50\n", "    bandwidth percent 50\n    random-detect minimum-threshold 150 kbytes maximum-threshold 1500 kbytes drop-probability 7 weight 0 ecn\n", 1), ""},
 		{"ftos real", "ftos.cfg", ftos, "priority-pgid 1 1 1 0 1 1 1 1"},
 		{"ftos with wred-profile", "ftos.cfg", ftos + "wred-profile roce\n threshold min 150 max 1500 max-drop-rate 5\n", ""},
+		{"ftos output policy cut", "ftos.cfg", strings.Replace(ftos, "dcb-map dcb-smb\nexit", "dcb-map dcb-smb\nservice-policy output ROCE_OUT\nexit", 1), ""},
+		{"ftos qos-policy-output cut", "ftos.cfg", ftos + "policy-map-output ROCE_OUT\nservice-queue 3 qos-policy ROCE_Q\n", ""},
 		{"eos", "eos.cfg", eos, "priority-flow-control priority 3 no-drop"},
 		{"eos with ecn", "eos.cfg", eos + "   uc-tx-queue 3\n      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes\n", ""},
 		{"onyx", "onyx.cfg", onyx, "dcb priority-flow-control priority 3 enable"},
