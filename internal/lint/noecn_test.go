@@ -2,6 +2,7 @@ package lint
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,12 +13,20 @@ import (
 // class lossless and writes ECN nowhere gives ecn.disabled (warn), as a
 // SONiC QUEUE row without a wred_profile does; ECN written anywhere, a
 // default that turns it on (Onyx's `roce`), or a queuing policy the input
-// applies but does not hold (a cut) gives none. The NX-OS and FTOS cases
-// are real (testdata/corpus), the others synthetic.
+// applies but does not hold (a cut: an NX-OS or OS10 queuing policy, an
+// FTOS output policy, an AOS-CX threshold profile, Junos without
+// schedulers) gives none. The NX-OS, FTOS and Junos cases are real
+// (testdata/corpus; the Junos one with its ECN lines cut out), the others
+// synthetic.
 func TestLintPFCWithoutECN(t *testing.T) {
 	corpus := filepath.Join("..", "..", "testdata", "corpus")
 	nxos := readText(t, filepath.Join(corpus, "nxos", "msdn-nexus3132-tor1-pause-no-drop.cfg"))
 	ftos := readText(t, filepath.Join(corpus, "ftos", "msdocs-s4810-ftos99-dcb-map-pfc3.cfg"))
+	// QuADS' Junos display-set with its roce-sched's drop-profile and ECN
+	// lines cut out.
+	junos := strings.Join(slices.DeleteFunc(strings.Split(readText(t, filepath.Join(corpus, "junos", "quads-juniper-roce-display-set.conf")), "\n"), func(l string) bool {
+		return strings.Contains(l, "drop-profile") || strings.Contains(l, "explicit-congestion-notification")
+	}), "\n")
 	eos := "interface Ethernet1\n   qos trust dscp\n   priority-flow-control on\n   priority-flow-control priority 3 no-drop\n"
 	onyx := "interface ethernet 1/1 qos trust L3\ndcb priority-flow-control enable force\ndcb priority-flow-control priority 3 enable\ninterface ethernet 1/1 dcb priority-flow-control mode on force\n"
 	aoscx := "qos trust dscp\ninterface 1/1/1\n    flow-control priority 3 rxtx\n"
@@ -31,12 +40,18 @@ func TestLintPFCWithoutECN(t *testing.T) {
 		{"nxos with ecn", "nxos.cfg", strings.Replace(nxos, "    bandwidth percent 50\n", "    bandwidth percent 50\n    random-detect minimum-threshold 150 kbytes maximum-threshold 1500 kbytes drop-probability 7 weight 0 ecn\n", 1), ""},
 		{"ftos real", "ftos.cfg", ftos, "priority-pgid 1 1 1 0 1 1 1 1"},
 		{"ftos with wred-profile", "ftos.cfg", ftos + "wred-profile roce\n threshold min 150 max 1500 max-drop-rate 5\n", ""},
+		{"ftos output policy cut", "ftos.cfg", strings.Replace(ftos, "dcb-map dcb-smb\nexit", "dcb-map dcb-smb\nservice-policy output ROCE_OUT\nexit", 1), ""},
+		{"ftos qos-policy-output cut", "ftos.cfg", ftos + "policy-map-output ROCE_OUT\nservice-queue 3 qos-policy ROCE_Q\n", ""},
 		{"eos", "eos.cfg", eos, "priority-flow-control priority 3 no-drop"},
 		{"eos with ecn", "eos.cfg", eos + "   uc-tx-queue 3\n      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes\n", ""},
 		{"onyx", "onyx.cfg", onyx, "dcb priority-flow-control priority 3 enable"},
 		{"onyx roce", "onyx.cfg", onyx + "roce\n", ""},
 		{"aoscx", "aoscx.cfg", aoscx, "flow-control priority 3 rxtx"},
+		{"aoscx threshold profile cut", "aoscx.cfg", aoscx + "    apply qos threshold-profile T\n", ""},
 		{"os10", "os10.cfg", os10, "pfc-cos 3"},
+		{"os10 queuing policy cut", "os10.cfg", os10 + " service-policy output type queuing QQ\n", ""},
+		{"junos real, ecn cut out", "junos.conf", junos, "set class-of-service congestion-notification-profile storage-cnp input ieee-802.1 code-point 011 pfc"},
+		{"junos without schedulers", "junos.conf", strings.Join(slices.DeleteFunc(strings.Split(junos, "\n"), func(l string) bool { return strings.Contains(l, " schedulers ") }), "\n"), ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -83,7 +83,8 @@ type ftosPort struct {
 // puts in a `priority-group N … pfc on`; for a `dcb-input` (FTOS 9.0-9.3,
 // applied by `dcb-policy input`), its `pfc priority` list. ETS bandwidth,
 // WRED and ECN (`wred-profile`, `qos-policy-output`) are not judged, but a
-// configuration with no line of them writes no ECN (WritesNoECN). A
+// configuration with no line of them, and no output policy it applies
+// but does not hold, writes no ECN (WritesNoECN). A
 // cut without interfaces is one port named after its only policy, taken
 // as applied and said so. A value FTOS would refuse is an error at its
 // place.
@@ -99,6 +100,10 @@ func ParseFTOS(name string, data []byte) (*ConfigDB, error) {
 	var cur *ftosPolicy
 	var port *ftosPort
 	var notJudged []Value
+	// The output QoS the ports apply (`service-policy output`, a policy's
+	// `service-queue … qos-policy`) and the blocks the input defines: one
+	// applied but not defined is a cut, whose WRED and ECN are not known.
+	outRefs, outDefs := []Value{}, map[string]bool{}
 	err := swcfg.EachLine(db.lines, "!", func(w []Value, indent int) error {
 		if len(w) > 2 && w[0].Text == "priority" && w[1].Text == "group" {
 			// Microsoft's guide prints `priority group 0 … pfc on`.
@@ -166,6 +171,13 @@ func ParseFTOS(name string, data []byte) (*ConfigDB, error) {
 			cur.pfcPrio = w[2]
 		case t(0) == "wred-profile" || t(0) == "qos-policy-output" || t(0) == "policy-map-output" || t(0) == "qos-policy-input":
 			notJudged = swcfg.AddNotJudged(notJudged, w, 1)
+			if len(w) == 2 {
+				outDefs[t(0)+" "+t(1)] = true
+			}
+		case port != nil && t(0) == "service-policy" && t(1) == "output" && len(w) == 3:
+			outRefs = append(outRefs, Value{Text: "policy-map-output " + t(2), Line: w[2].Line, Col: w[2].Col})
+		case t(0) == "service-queue" && t(2) == "qos-policy" && len(w) == 4:
+			outRefs = append(outRefs, Value{Text: "qos-policy-output " + t(3), Line: w[3].Line, Col: w[3].Col})
 		}
 		return nil
 	})
@@ -204,7 +216,15 @@ func ParseFTOS(name string, data []byte) (*ConfigDB, error) {
 		db.table("PORT_QOS_MAP")[p.name.Text] = map[string]Value{"pfc_enable": at}
 		db.nosPort(p.name.Text, Value{}, p.mtu)
 	}
-	db.nosECN(false, ecnWords...)
+	cut := false
+	for _, v := range outRefs {
+		if !outDefs[v.Text] {
+			cut = true
+			v.Text += " (not in the input)"
+			notJudged = swcfg.AddNotJudged(notJudged, []Value{v}, 1)
+		}
+	}
+	db.nosECN(cut, ecnWords...)
 	db.nosDone(notJudged)
 	return db, nil
 }
