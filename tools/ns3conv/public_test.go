@@ -109,12 +109,12 @@ func TestImportShapes(t *testing.T) {
 		{name: "rate lower case", top: edit(top, link, "0 1 100gbps 0.001ms 0\n"), want: "topology.txt:3:5: rate \"100gbps\": expected a number and one of ns-3's rate units"},
 		{name: "delay exponent", top: edit(top, link, "0 1 100Gbps 1e-6s 0\n"), want: "topology.txt:3:13: delay \"1e-6s\""},
 		{name: "lossy link", top: edit(top, link, "0 1 100Gbps 0.001ms 0.01\n"), want: "topology.txt:3:21: error rate 0.01"},
-		// a host's two links to two switches: ns-3 spreads its QPs over
-		// both NICs by hash (a second switch, node 66, beside node 0)
 		// the same host linked twice to its switch, at another rate
 		// first: ns-3 sends on the last (nbr2if), which is mix/'s
 		{name: "host link twice", top: edit(edit(top, "66 1 65\r\n", "66 1 66\r\n"), link, "0 1 25Gbps 0.001ms 0\r\n"+link),
 			note: "# Differs: the link(s) on line(s) 3 of topology.txt join two nodes a later link joins too"},
+		// a host's two links to two switches: ns-3 spreads its QPs over
+		// both NICs by hash (a second switch, node 66, beside node 0)
 		{name: "dual-homed host", top: edit(edit(edit(top, "66 1 65\r\n", "67 2 66\r\n"), "\r\n0\r\n", "\r\n0 66\r\n"), link, link+"66 1 100Gbps 0.001ms 0\r\n"),
 			want: "topology.txt:4:4: node 1, a host, has a second link, to node 66 (its first, on line 3, to node 0)"},
 		{name: "host to host", top: edit(top, link, "2 1 100Gbps 0.001ms 0\n"), want: "topology.txt:3:1: nodes 2 and 1 are both hosts"},
