@@ -125,6 +125,7 @@ func TestImportShapes(t *testing.T) {
 		{name: "flow columns", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 3 100 200000000 2 9.5\n"), want: "flow.txt:2:23: expected \"SRC DST PG DPORT SIZE START_SECONDS\" (7 fields)"},
 		{name: "flow priority", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 0 100 200000000 2\n"), want: "flow.txt:2:5: priority group 0"},
 		{name: "flow size", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 3 100 2e8 2\n"), want: "flow.txt:2:11: SIZE \"2e8\""},
+		{name: "flow start past 1e6 s", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 3 100 200000000 2e7\n"), want: "flow.txt:2:21: START \"2e7\": expected seconds, from 0 to 1e6"},
 		{name: "flow to a switch", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 0 3 100 200000000 2\n"), want: "flow.txt:2:3: node 0 is not a host"},
 		{name: "flow count", flow: edit(flow, "2\n", "70\n"), want: "flow.txt:66:1: node 66 is not a host of the topology"},
 	} {
