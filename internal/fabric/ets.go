@@ -40,17 +40,17 @@ const dwrrBase = 9216
 // quantum in the DWRR state dwrr(class) gives, which lies with the
 // caller's queue of that class.
 func NewETS(strict uint8, weights [8]int, dwrr func(class int) *DWRR) ETS {
+	for p, w := range weights {
+		weights[p] = max(w, 1)
+	}
 	minW := 0
 	for p, w := range weights {
-		if strict&(1<<p) == 0 && w > 0 && (minW == 0 || w < minW) {
+		if strict&(1<<p) == 0 && (minW == 0 || w < minW) {
 			minW = w
 		}
 	}
 	for p, w := range weights {
-		if w <= 0 || minW == 0 {
-			w, minW = 1, 1
-		}
-		dwrr(p).quantum = int32(w * dwrrBase / minW)
+		dwrr(p).quantum = int32(w * dwrrBase / max(minW, 1))
 	}
 	return ETS{strict: strict}
 }

@@ -111,3 +111,28 @@ func TestETSAloneMatchesPick(t *testing.T) {
 		}
 	}
 }
+
+// TestETSQuantaFollowWeights checks each class's DWRR quantum against its
+// weight wherever a weight of 0 lies: a weight of 0 counts as 1 (50 to 1
+// beside a class of 50), and a strict class's weight, which DWRR never
+// serves, leaves the others' quanta alone (the smallest other weight
+// gets one jumbo frame).
+func TestETSQuantaFollowWeights(t *testing.T) {
+	for _, c := range []struct {
+		strict  uint8
+		weights [8]int
+		want    [8]int32 // in jumbo frames (dwrrBase)
+	}{
+		{0, [8]int{50, 0, 50, 50, 50, 50, 50, 50}, [8]int32{50, 1, 50, 50, 50, 50, 50, 50}},
+		{0, [8]int{0, 50, 50, 50, 50, 50, 50, 50}, [8]int32{1, 50, 50, 50, 50, 50, 50, 50}},
+		{1 << 0, [8]int{0, 20, 40, 20, 20, 20, 20, 20}, [8]int32{0, 1, 2, 1, 1, 1, 1, 1}},
+	} {
+		var d [8]DWRR
+		NewETS(c.strict, c.weights, func(p int) *DWRR { return &d[p] })
+		for p := range d {
+			if c.strict&(1<<p) == 0 && d[p].quantum != c.want[p]*dwrrBase {
+				t.Errorf("strict %08b weights %v: class %d's quantum %d B, want %d", c.strict, c.weights, p, d[p].quantum, c.want[p]*dwrrBase)
+			}
+		}
+	}
+}

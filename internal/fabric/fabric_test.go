@@ -307,3 +307,30 @@ func TestSwitchPortTxCounts(t *testing.T) {
 		t.Errorf("priority 3 sent %d frames, %d B on the wire (TxBytes %d); want 65, %d", c.TxPrioPackets[3], c.TxPhyBytes, sw.Ports()[2].TxBytes(), 65*frame)
 	}
 }
+
+// A frame the PFC watchdog flushes from a stormed queue is dropped, not
+// sent (switchEgress.Flush): the receiver holds priority 3 off, the
+// switch port toward it declares a storm at the first pause refresh past
+// Detect and flushes what queued, and the port's sent RoCE frames are
+// the ones the receiver got, the rest the watchdog's drops.
+func TestWatchdogFlushNotCountedSent(t *testing.T) {
+	cfg := defaultSwitch()
+	cfg.Watchdog = fabric.WatchdogConfig{Detect: 20 * unit.Microsecond, Restore: unit.Second}
+	net, sw, hs := star(t, 2, 100*unit.Gbps, 3*unit.Metre, cfg)
+	const n = 100
+	hs[0].dst, hs[0].payload, hs[0].left = 1, 1000, n
+	hs[1].port.SetPFC(fabric.PFCConfig{Quanta: 0xffff})
+	hs[1].port.SendXOFF(3)
+	hs[0].port.Kick()
+	net.Domains[0].Sched.RunUntil(200 * unit.Microsecond)
+	out := sw.Ports()[1]
+	c := out.Snapshot()
+	got := hs[1].got / 1000
+	sent, dropped := c.Vport[packet.ClassRoCE].TxPackets, c.Drops[fabric.DropWatchdog]
+	if c.WatchdogStorms[3] != 1 || dropped == 0 {
+		t.Fatalf("%d storms, %d frames dropped by the watchdog; want a storm that flushed frames", c.WatchdogStorms[3], dropped)
+	}
+	if sent != got || sent+dropped != n {
+		t.Errorf("the port sent %d RoCE frames, dropped %d; the receiver got %d of %d", sent, dropped, got, n)
+	}
+}

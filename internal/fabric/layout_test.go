@@ -29,10 +29,11 @@ func checkLines(t *testing.T, typ string, size uintptr, fields []field) {
 
 // TestPortHotLines checks the layout the event loop counts on: what a
 // frame's send reads of the sending port (a switch's forward included)
-// lies in its first line and what its arrival reads in its second, ports
-// in an array start on a line boundary, so that the two lines the
-// scheduler fetches ahead are the right ones; each priority's receive
-// counts, buffer use and XOFF state lie in one line.
+// lies in its first line and what its arrival reads in its second (with
+// the serialisation memo, which a send reads after its look at the
+// egress), ports in an array start on a line boundary, so that the two
+// lines the scheduler fetches ahead are the right ones; each priority's
+// receive counts, buffer use and XOFF state lie in one line.
 func TestPortHotLines(t *testing.T) {
 	var p Port
 	fields := []field{
@@ -54,6 +55,7 @@ func TestPortHotLines(t *testing.T) {
 		{"egress", unsafe.Offsetof(p.egress), unsafe.Sizeof(p.egress), 1},
 		{"node", unsafe.Offsetof(p.node), unsafe.Sizeof(p.node), 1},
 		{"loss", unsafe.Offsetof(p.loss), unsafe.Sizeof(p.loss), 1},
+		{"txLast", unsafe.Offsetof(p.txLast), unsafe.Sizeof(p.txLast), 1},
 	}
 	for i := range p.rxPrio {
 		off := unsafe.Offsetof(p.rxPrio) + uintptr(i)*unsafe.Sizeof(p.rxPrio[i])

@@ -221,6 +221,20 @@ func FuzzReadTopology(f *testing.F) {
 	})
 }
 
+// A flow to a switch that no host reaches is refused as a flow to a
+// switch, not as one to a node without links: the switch has its links,
+// which the scenario leaves out.
+func TestFlowToApartSwitch(t *testing.T) {
+	tp, err := readTopology("t.txt", strings.NewReader("6 4 4\n2 3 4 5\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n4 5 100Gbps 1us 0\n0 2 100Gbps 1us 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = readFlows("flow.txt", strings.NewReader("1\n0 4 3 100 1000 2.0\n"), tp)
+	if want := "flow.txt:2:3: node 4 is not a host of the topology"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
 // The model's own default run (simulation/mix at 9f4be2a: HPCC, 1000-byte
 // payloads, two 200 MB flows into one host of a 64-host switch) imports
 // as committed and lands where ns-3 did (testdata/mix/SOURCE): measured,

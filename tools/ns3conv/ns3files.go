@@ -331,10 +331,10 @@ func readFlows(file string, r io.Reader, t *ns3Topology) ([]ns3FlowLine, error) 
 		}
 		start, err := strconv.ParseFloat(f[5], 64)
 		if err != nil || start < 0 || start > 1e6 {
-			return nil, errAt(5, "START %q: expected seconds, not negative", f[5])
+			return nil, errAt(5, "START %q: expected seconds, from 0 to 1e6", f[5])
 		}
 		for i, id := range []int{x.src, x.dst} {
-			if id >= len(t.name) || t.name[id] != "" && t.name[id][0] != 'h' {
+			if id >= len(t.name) || t.name[id] != "" && t.name[id][0] != 'h' || slices.Contains(t.apart, id) {
 				return nil, errAt(i, "node %d is not a host of the topology", id)
 			}
 			if t.name[id] == "" {

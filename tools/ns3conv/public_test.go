@@ -109,12 +109,12 @@ func TestImportShapes(t *testing.T) {
 		{name: "rate lower case", top: edit(top, link, "0 1 100gbps 0.001ms 0\n"), want: "topology.txt:3:5: rate \"100gbps\": expected a number and one of ns-3's rate units"},
 		{name: "delay exponent", top: edit(top, link, "0 1 100Gbps 1e-6s 0\n"), want: "topology.txt:3:13: delay \"1e-6s\""},
 		{name: "lossy link", top: edit(top, link, "0 1 100Gbps 0.001ms 0.01\n"), want: "topology.txt:3:21: error rate 0.01"},
-		// a host's two links to two switches: ns-3 spreads its QPs over
-		// both NICs by hash (a second switch, node 66, beside node 0)
 		// the same host linked twice to its switch, at another rate
 		// first: ns-3 sends on the last (nbr2if), which is mix/'s
 		{name: "host link twice", top: edit(edit(top, "66 1 65\r\n", "66 1 66\r\n"), link, "0 1 25Gbps 0.001ms 0\r\n"+link),
 			note: "# Differs: the link(s) on line(s) 3 of topology.txt join two nodes a later link joins too"},
+		// a host's two links to two switches: ns-3 spreads its QPs over
+		// both NICs by hash (a second switch, node 66, beside node 0)
 		{name: "dual-homed host", top: edit(edit(edit(top, "66 1 65\r\n", "67 2 66\r\n"), "\r\n0\r\n", "\r\n0 66\r\n"), link, link+"66 1 100Gbps 0.001ms 0\r\n"),
 			want: "topology.txt:4:4: node 1, a host, has a second link, to node 66 (its first, on line 3, to node 0)"},
 		{name: "host to host", top: edit(top, link, "2 1 100Gbps 0.001ms 0\n"), want: "topology.txt:3:1: nodes 2 and 1 are both hosts"},
@@ -125,6 +125,7 @@ func TestImportShapes(t *testing.T) {
 		{name: "flow columns", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 3 100 200000000 2 9.5\n"), want: "flow.txt:2:23: expected \"SRC DST PG DPORT SIZE START_SECONDS\" (7 fields)"},
 		{name: "flow priority", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 0 100 200000000 2\n"), want: "flow.txt:2:5: priority group 0"},
 		{name: "flow size", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 3 100 2e8 2\n"), want: "flow.txt:2:11: SIZE \"2e8\""},
+		{name: "flow start past 1e6 s", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 1 3 100 200000000 2e7\n"), want: "flow.txt:2:21: START \"2e7\": expected seconds, from 0 to 1e6"},
 		{name: "flow to a switch", flow: edit(flow, "2 1 3 100 200000000 2\n", "2 0 3 100 200000000 2\n"), want: "flow.txt:2:3: node 0 is not a host"},
 		{name: "flow count", flow: edit(flow, "2\n", "70\n"), want: "flow.txt:66:1: node 66 is not a host of the topology"},
 	} {
