@@ -432,7 +432,7 @@ func TestAgreesWithHtsimGenerators(t *testing.T) {
 		{"hp128c32", 6, 0.06, 0.08, 0.11},
 		{"hp128c64", 6, 0.03, 0.05, 0.18},
 		{"hp128c128", 6, 0.02, 0.03, 0.06},
-		// session 27: gen_serial_alltoall.py's all-to-all of 16 hosts, each
+		// gen_serial_alltoall.py's all-to-all of 16 hosts, each
 		// sending 500 KB to the 15 others one after another (each
 		// multishot trigger fired by one flow and starting one), and
 		// gen_incast.py's 8 -> 1 of 1 MB. Measured: mean +2.6, +3.5 %,
