@@ -161,7 +161,7 @@ const P2PNetChannelRate = 10
 // NCCL_IB_QPS_PER_CONNECTION=4 (GoogleCloudPlatform/PerfKitBenchmarker
 // perfkitbenchmarker/data/nvidia_hpl/a4.dockerfile, the ENV lines of
 // gce-ai-infra's nccl-plugin-gib-diagnostic image): with 4 the rate does
-// not bind there and the twin carries the wire, ×1.07-×1.28 of those
+// not bind there and the twin carries the wire, ×1.05-×1.28 of those
 // runs from 256 MiB (docs/nccl.md, "gIB's queue pairs"). So the GKE
 // figures are not what a QP moves, and the rate rests on Vultr and the
 // 4- and 8-server rings; it is left at 21 until those are refitted.
@@ -485,7 +485,7 @@ func Calibration() []CalibrationEntry {
 			"calibrated: what a channel moves in five public runs (Vultr B200 alltoall 11.3 and sendrecv 9.8; Azure NDm A100 v4 alltoall 10.1 on 2 × 8 and 9.6 on 2 × 1, microsoft/mscclpp performance-ndmv4.md; NVIDIA/nccl#1272 GH200 sendrecv 9.2); NCCL's tuning keeps its 14"},
 		{"ring QP rate", fmt.Sprintf("%d GB/s per queue pair", RingQPRate),
 			"the posts of a Simple ring's network connection: each of its NCCL_IB_QPS_PER_CONNECTION queue pairs carries at most this",
-			"calibrated: what a queue pair moves in the 2 × 8 ring all_gather runs with 2 channels a 400G NIC and one QP (Vultr B200 19.2-19.4, GKE A3 Ultra 20.3-20.6, GKE A4 23.0-23.6); checked on nccl-tests#309 and Voltage Park's 4- and 8-server rings (20.1-22.9); with 2 or 4 QPs the runs reach the line; the GKE runs likely had 4 (gIB's environment, GoogleCloudPlatform/PerfKitBenchmarker nvidia_hpl/a4.dockerfile), with which the twin is ×1.07-×1.28 of them, so their figures do not support the rate"},
+			"calibrated: what a queue pair moves in the 2 × 8 ring all_gather runs with 2 channels a 400G NIC, read with one QP (Vultr B200 19.2-19.4, GKE A3 Ultra 20.3-20.6, GKE A4 23.0-23.6); checked on nccl-tests#309 and Voltage Park's 4- and 8-server rings (18-22.9); with 2 or 4 QPs the runs reach the line; the GKE runs likely had 4 (gIB's environment, GoogleCloudPlatform/PerfKitBenchmarker nvidia_hpl/a4.dockerfile), with which the twin is ×1.05-×1.28 of them, so their figures do not support the rate"},
 		{"P2P channel sharing", fmt.Sprintf("a channel's warps of one direction for all the point-to-point works it runs at once (%d a batch); a Simple network connection min(%d, %d/subs) slots", p2pPerBatch, nSteps, sharedSteps),
 			"send, receive and copy-to-self operations whose rounds NCCL maps to the same channel (two servers of 8: all of a GPU's peers on the other server)", "NCCL channel.h ncclP2pChannelBaseForRound (ncclChannelComputeBase up to 2.21), sendrecv.h nWarpPerWork, net.cc NCCL_SHARED_STEPS and maxDepth"},
 		{"NVLink bytes", "LL ×2, LL128 ×9/7, NVLS at the link × 0.85 (Hopper) or 0.74 (Blackwell)", "each GPU's NVLink, per byte sent to a peer or the switch", "NCCL tuning.cc (LL128 7/9 on one server, nvlsEfficiency)"},
