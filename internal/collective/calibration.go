@@ -490,6 +490,9 @@ func Calibration() []CalibrationEntry {
 			"send, receive and copy-to-self operations whose rounds NCCL maps to the same channel (two servers of 8: all of a GPU's peers on the other server)", "NCCL channel.h ncclP2pChannelBaseForRound (ncclChannelComputeBase up to 2.21), sendrecv.h nWarpPerWork, net.cc NCCL_SHARED_STEPS and maxDepth"},
 		{"NVLink bytes", "LL ×2, LL128 ×9/7, NVLS at the link × 0.85 (Hopper) or 0.74 (Blackwell)", "each GPU's NVLink, per byte sent to a peer or the switch", "NCCL tuning.cc (LL128 7/9 on one server, nvlsEfficiency)"},
 		{"NIC DMA", "PCIe lanes × raw lane rate × 0.86; ÷2 with ACS; ≤ its share of the socket link for a far-socket NIC", "a NIC's reads of slices to send and writes of slices received, when below its line rate (a merged card's ports share its link)", "PCIe Gen1-6 lane rates; TLP efficiency assumed"},
+		{"GDR off", fmt.Sprintf("%g GB/s per channel; %s per network step, half at each end", HostChannelBW, HostBounceLatency),
+			"a GPU without GPUDirect RDMA to its NIC (no nvidia_peermem, the NIC farther than NCCL_NET_GDR_LEVEL, or sockets): its kernel operations that feed or drain a network connection, and its network steps through host memory",
+			"calibrated on the CCI-MOC log (corpus allreduce-h100-1gpu-roce400g-gdr0-15GBps-ccimoc.txt: 2 × 1 H100, one 400G port, GDR 0, 2 channels, 15.04 GB/s busbw: 2 channels × 2/3 × 11.25 = 15); the latency assumed (one PCIe crossing at each end)"},
 		{"A100 Simple ring call", AmpereRingSimpleCall.String(), "once per call of a Simple ring across servers of A100s on AMD hosts, after the launch and the host thread's enqueue",
 			"fitted: the intercepts of the calibration-set A100 rings (Azure ND96asr_v4 446, OCI BM.GPU.B4.8 285 µs; the twin 77 without it); none on Intel hosts (nccl-tests#119); checked on the held-out A100 rings (Azure on AKS, OCI on OKE and on Ubuntu)"},
 	}
