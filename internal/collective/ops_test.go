@@ -376,16 +376,21 @@ func TestPATNotOnTwoServers(t *testing.T) {
 // lands them with gIB's own setting, and the docs must then say what
 // did it.
 func TestGIBQueuePairs(t *testing.T) {
+	runs := 0
 	for i := range publicRuns {
 		r := publicRuns[i]
 		if !strings.Contains(r.file, "-gcp-a") || r.op != "all_gather" {
 			continue
 		}
+		runs++
 		var large []publicRow
 		for _, row := range readPublic(t, r.file) {
 			if row.size >= 256<<20 && row.size <= 2<<30 {
 				large = append(large, row)
 			}
+		}
+		if len(large) == 0 {
+			t.Errorf("%s: no rows from 256 MiB to 2 GiB", r.file)
 		}
 		r.quoted, r.table = large, true
 		r.env = map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4"}
@@ -400,5 +405,8 @@ func TestGIBQueuePairs(t *testing.T) {
 					r.file, sizeName(c.row.size), c.twinBusBW, c.row.busbw, c.ratio, want)
 			}
 		}
+	}
+	if runs != 5 {
+		t.Errorf("%d GKE all_gather runs, want the docs' 5 (3 A3 Ultra, 2 A4)", runs)
 	}
 }
