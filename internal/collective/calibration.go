@@ -161,7 +161,7 @@ const P2PNetChannelRate = 10
 // NCCL_IB_QPS_PER_CONNECTION=4 (GoogleCloudPlatform/PerfKitBenchmarker
 // perfkitbenchmarker/data/nvidia_hpl/a4.dockerfile, the ENV lines of
 // gce-ai-infra's nccl-plugin-gib-diagnostic image): with 4 the rate does
-// not bind there and the twin carries the wire, ×1.07-×1.28 of those
+// not bind there and the twin carries the wire, ×1.05-×1.28 of those
 // runs from 256 MiB (docs/nccl.md, "gIB's queue pairs"). So the GKE
 // figures are not what a QP moves, and the rate rests on Vultr and the
 // 4- and 8-server rings; it is left at 21 until those are refitted.
@@ -199,40 +199,40 @@ const RingQPRate = 21
 // against it at sizes where it would bind.
 const StepSync = 2500 * unit.Nanosecond
 
-// RingLLPost is how long after a Ring/LL connection's previous post
-// across servers the sender's proxy posts its next step, on top of
-// ProxyOp: the passes of the proxy's progress loop that an LL step needs
-// and a Simple or LL128 one does not (v2.28.3 src/transport/net.cc
-// sendProxyProgress). The pass that hands a step's slot to the GPU
-// (lines 1248-1269) ends in `continue`, so the connection does nothing
-// else in it; an LL send buffer to the network is in host memory (line
-// 881) and the GPU writes no tail for LL, so each later pass reads the
-// flags of the slot's lines from the first one until all are in (lines
-// 1271-1304), and only then posts the isend (1322). Each pass visits
-// every connection (sub) of the proxy, one action each, each on its own
-// slot: so the passes a step waits for are the connection's own time,
-// during which the thread serves its other connections, and only the
-// post itself (ProxyOp) is the thread's. A proxy serving several Ring/LL
-// connections (one NIC per server, where every channel's ring leaves the
-// server from the same GPU, as in the NCCL log of NVIDIA/nccl#392) waits
-// the passes once for all of them, not once each: charged as the
-// thread's own time (session 26), four connections on one proxy made
-// the gdr example's 2 MiB Ring/LL/4 (4 × 8 H100, one NIC each) 492 µs,
-// 252 without RingLLPost and 278 in NCCL's model, which prices a ring
-// step across servers at the network overhead whatever the channels
-// (tuning.cc 371-377: "Inter-node rings still have to launch nsteps *
-// net overhead"); as the connection's own time, 251. The source gives
-// the passes, not their time: the value is FITTED, in steps of 0.25 µs
-// from 1 to 2, on the 2 × 8 Ring/LL all_gather and reduce_scatter rows
-// up to 64 KiB (docs/nccl.md, "Ring/LL at small sizes: the proxy's post
-// of each step"): 1.5 µs brings all_gather from 27 (at 1 µs, the value
-// when it was the thread's time) to 34 of 44 rows into band and the
-// calibration set from 40 to 41 of 47, keeps reduce_scatter at 9 of 9
-// and loses no row of any set (1.75: 33 and 42; 2: 28, 42, and
-// reduce_scatter 8 of 9). Trees are not charged: a tree step's post is
-// one per call at small sizes, where NCCL's tree model adds no such
-// term; nor LL128 and Simple, whose proxy checks one tail (and whose
-// per-step costs, ProxyOp and StepSync, were fitted on their rings).
+// RingLLPost is how long after a Ring/LL step across servers is in the
+// send buffer, and after the connection's previous post, the sender's
+// proxy posts it, on top of ProxyOp: the passes of the proxy's progress
+// loop that an LL step needs and a Simple or LL128 one does not (v2.28.3
+// src/transport/net.cc sendProxyProgress). The pass that hands a step's
+// slot to the GPU (lines 1248-1269) ends in `continue`, so the connection
+// does nothing else in it; an LL send buffer to the network is in host
+// memory (line 881) and the GPU writes no tail for LL, so each later pass
+// reads the flags of the slot's lines from the first one until all are in
+// (lines 1271-1304), and only then posts the isend (1322). Each pass
+// visits every connection (sub) of the proxy, one action each, each on
+// its own slot: so the passes a step waits for are the connection's own
+// time, during which the thread serves its other connections, and only
+// the post itself (ProxyOp) is the thread's. A proxy serving several
+// Ring/LL connections (one NIC per server, where every channel's ring
+// leaves the server from the same GPU, as in the NCCL log of
+// NVIDIA/nccl#392) waits the passes once for all of them, not once each:
+// charged as the thread's own time (session 26), four connections on one
+// proxy made the gdr example's 2 MiB Ring/LL/4 (4 × 8 H100, one NIC each)
+// 492 µs, 252 without RingLLPost and 278 in NCCL's model, which prices a
+// ring step across servers at the network overhead whatever the channels
+// (tuning.cc 371-377: "Inter-node rings still have to launch nsteps * net
+// overhead"); as the connection's own time, 251. The source gives the
+// passes, not their time: the value is FITTED, in steps of 0.25 µs from 1
+// to 2, on the 2 × 8 Ring/LL all_gather and reduce_scatter rows up to 64
+// KiB (docs/nccl.md, "Ring/LL at small sizes: the proxy's post of each
+// step"): 1.5 µs brings all_gather from 27 (at 1 µs, the value when it
+// was the thread's time) to 34 of 44 rows into band and the calibration
+// set from 40 to 41 of 47, keeps reduce_scatter at 9 of 9 and loses no
+// row of any set (1.75: 33 and 42; 2: 28, 42, and reduce_scatter 8 of 9).
+// Trees are not charged: a tree step's post is one per call at small
+// sizes, where NCCL's tree model adds no such term; nor LL128 and Simple,
+// whose proxy checks one tail (and whose per-step costs, ProxyOp and
+// StepSync, were fitted on their rings).
 const RingLLPost = 1500 * unit.Nanosecond
 
 // GPUPoll is the time a GPU takes to see LL or LL128 data that a NIC has
@@ -471,7 +471,7 @@ func Calibration() []CalibrationEntry {
 			"calibrated: NVIDIA/nccl-tests#309's 2-server Ring/LL128 at 24 CTAs (157 µs flat at 1-2 MiB: 5.2 µs per ring step, 12 actions of a GPU's proxy per step) and its 8-server Tree/LL128 (7-11 µs per 18 KB chunk); swept 0.1-0.6 µs on all public runs; NCCL net.cc proxy progress (one action per connection per pass)"},
 		{"host launch", HostLaunch.String() + " + " + HostLaunchPerChannel.String() + " per channel", "a host thread enqueuing a call on each of its GPUs in turn, running ahead of them (nccl-tests -g N: N GPUs per thread)",
 			"calibrated on the H200 Spectrum-X run (-g 8: 43-45 µs at 1-4 KiB on one channel, 81 µs at 128 KiB on 32); NVIDIA/nccl-tests#333 on -g 8's CUDA overheads"},
-		{"RingLLPost", RingLLPost.String(), "between two posts of a Ring/LL connection across servers, on top of ProxyOp: the connection's own time (the passes of the proxy's loop, which serve its other connections meanwhile), not the thread's",
+		{"RingLLPost", RingLLPost.String(), "before each post of a Ring/LL connection across servers, from the later of the step being ready and the connection's previous post, on top of ProxyOp: the connection's own time (the passes of the proxy's loop, which serve its other connections meanwhile), not the thread's",
 			"FITTED on the 2 × 8 Ring/LL all_gather and reduce_scatter rows up to 64 KiB (1-2 µs in steps of 0.25: all_gather 27 → 34 of 44, calibration 40 → 41 of 47, no set loses a row); NCCL net.cc sendProxyProgress (v2.28.3 lines 1248-1304: a pass to hand each step's slot to the GPU, then passes that scan the LL lines' flags in host memory before the isend, one action per connection a pass); tuning.cc 371-377 prices each ring step across servers at least the network overhead, whatever the channels"},
 		{"GPUPoll", GPUPoll.String(), "an LL or LL128 slice landing in GPU memory until the kernel sees it", "assumed"},
 		{"NVLSHop", NVLSHop.String(), "each NVSwitch crossing of NVLS and NVLSTree (4 per call)", "calibrated on NVIDIA/nccl#1244 (2 × 8 H20 NVLSTree: 47 µs at 8 B)"},
@@ -485,11 +485,14 @@ func Calibration() []CalibrationEntry {
 			"calibrated: what a channel moves in five public runs (Vultr B200 alltoall 11.3 and sendrecv 9.8; Azure NDm A100 v4 alltoall 10.1 on 2 × 8 and 9.6 on 2 × 1, microsoft/mscclpp performance-ndmv4.md; NVIDIA/nccl#1272 GH200 sendrecv 9.2); NCCL's tuning keeps its 14"},
 		{"ring QP rate", fmt.Sprintf("%d GB/s per queue pair", RingQPRate),
 			"the posts of a Simple ring's network connection: each of its NCCL_IB_QPS_PER_CONNECTION queue pairs carries at most this",
-			"calibrated: what a queue pair moves in the 2 × 8 ring all_gather runs with 2 channels a 400G NIC and one QP (Vultr B200 19.2-19.4, GKE A3 Ultra 20.3-20.6, GKE A4 23.0-23.6); checked on nccl-tests#309 and Voltage Park's 4- and 8-server rings (20.1-22.9); with 2 or 4 QPs the runs reach the line; the GKE runs likely had 4 (gIB's environment, GoogleCloudPlatform/PerfKitBenchmarker nvidia_hpl/a4.dockerfile), with which the twin is ×1.07-×1.28 of them, so their figures do not support the rate"},
+			"calibrated: what a queue pair moves in the 2 × 8 ring all_gather runs with 2 channels a 400G NIC, read with one QP (Vultr B200 19.2-19.4, GKE A3 Ultra 20.3-20.6, GKE A4 23.0-23.6); checked on nccl-tests#309 and Voltage Park's 4- and 8-server rings (18-22.9); with 2 or 4 QPs the runs reach the line; the GKE runs likely had 4 (gIB's environment, GoogleCloudPlatform/PerfKitBenchmarker nvidia_hpl/a4.dockerfile), with which the twin is ×1.05-×1.28 of them, so their figures do not support the rate"},
 		{"P2P channel sharing", fmt.Sprintf("a channel's warps of one direction for all the point-to-point works it runs at once (%d a batch); a Simple network connection min(%d, %d/subs) slots", p2pPerBatch, nSteps, sharedSteps),
 			"send, receive and copy-to-self operations whose rounds NCCL maps to the same channel (two servers of 8: all of a GPU's peers on the other server)", "NCCL channel.h ncclP2pChannelBaseForRound (ncclChannelComputeBase up to 2.21), sendrecv.h nWarpPerWork, net.cc NCCL_SHARED_STEPS and maxDepth"},
 		{"NVLink bytes", "LL ×2, LL128 ×9/7, NVLS at the link × 0.85 (Hopper) or 0.74 (Blackwell)", "each GPU's NVLink, per byte sent to a peer or the switch", "NCCL tuning.cc (LL128 7/9 on one server, nvlsEfficiency)"},
 		{"NIC DMA", "PCIe lanes × raw lane rate × 0.86; ÷2 with ACS; ≤ its share of the socket link for a far-socket NIC", "a NIC's reads of slices to send and writes of slices received, when below its line rate (a merged card's ports share its link)", "PCIe Gen1-6 lane rates; TLP efficiency assumed"},
+		{"GDR off", fmt.Sprintf("%g GB/s per channel; %s per network step, half at each end", HostChannelBW, HostBounceLatency),
+			"a GPU without GPUDirect RDMA to its NIC (no nvidia_peermem, the NIC farther than NCCL_NET_GDR_LEVEL, or sockets): its kernel operations that feed or drain a network connection, and its network steps through host memory",
+			"calibrated on the CCI-MOC log (corpus allreduce-h100-1gpu-roce400g-gdr0-15GBps-ccimoc.txt: 2 × 1 H100, one 400G port, GDR 0, 2 channels, 15.04 GB/s busbw: 2 channels × 2/3 × 11.25 = 15); the latency assumed (one PCIe crossing at each end)"},
 		{"A100 Simple ring call", AmpereRingSimpleCall.String(), "once per call of a Simple ring across servers of A100s on AMD hosts, after the launch and the host thread's enqueue",
 			"fitted: the intercepts of the calibration-set A100 rings (Azure ND96asr_v4 446, OCI BM.GPU.B4.8 285 µs; the twin 77 without it); none on Intel hosts (nccl-tests#119); checked on the held-out A100 rings (Azure on AKS, OCI on OKE and on Ubuntu)"},
 	}

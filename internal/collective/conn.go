@@ -108,9 +108,10 @@ func (e *engine) schedulePosts(ci int32) {
 	for c.posted < limit {
 		from := c.sendReady
 		if e.tm.llPass > 0 {
-			// A Ring/LL step is posted a pass of the loop after the
-			// connection's previous post at the earliest (RingLLPost);
-			// the passes serve the proxy's other connections meanwhile.
+			// A Ring/LL step is posted the passes of the loop
+			// (RingLLPost) after it is ready and after the connection's
+			// previous post; the passes serve the proxy's other
+			// connections meanwhile.
 			from = max(from, e.t.Now(), c.lastPost) + e.tm.llPass
 		}
 		d := e.proxy(c.proxySrc, from, e.tm.proxyOp)

@@ -21,18 +21,18 @@ import (
 // are all back inside.
 var opMisses = map[string]string{
 	"b200-2n-ib400g-vultr-all_gather.txt@mid":                     "Ring/LL128 at 1-16 MiB (NCCL's model): the run steps from 78 µs at 1 MiB to 128 µs at 2 MiB and takes 140-202 µs at 4-16 MiB, the twin 77-120 µs (64-95 before each Ring/LL128 step paid StepSync); the run's 32 and 64 MiB are the same busbw (127-128 GB/s) and it jumps to 202 at 128 MiB: a pipeline of its own the twin does not have",
-	"b200-2n-ib400g-vultr-all_gather.txt@large":                   "Ring/Simple on 16 channels over the eight NICs, one QP per connection: the run's 2 queue pairs a NIC move 19.2-19.4 GB/s each from 1 GiB (307-311 GB/s busbw), the twin's RingQPRate (21 GB/s, 335-337 from 512 MiB; the NICs' line rate, 371-388, before); not the four HCAs its ib_write_bw puts at 39.5-40 GB/s, since the same sweep's all_reduce (NVLSTree, 707-718 GB/s busbw) moves 47.9 GB/s through every NIC each way; the slowest of the three kinds of cluster RingQPRate is set on (GKE A3 Ultra 20.3-20.6, GKE A4 23.0-23.6)",
+	"b200-2n-ib400g-vultr-all_gather.txt@large":                   "Ring/Simple on 16 channels over the eight NICs, one QP per connection: the run's 2 queue pairs a NIC move 19.2-19.4 GB/s each from 1 GiB (307-311 GB/s busbw), the twin's RingQPRate (21 GB/s, 335-337 from 512 MiB; the NICs' line rate, 371-388, before); not the four HCAs its ib_write_bw puts at 39.5-40 GB/s, since the same sweep's all_reduce (NVLSTree, 707-718 GB/s busbw) moves 47.9 GB/s through every NIC each way; the slowest of the runs RingQPRate is read on with one QP, and the one 2 × 8 ring it rests on: the GKE A3 Ultra and A4 runs (20.3-20.6 and 23.0-23.6 a QP were it one) likely had gIB's four (docs/nccl.md, \"gIB's queue pairs\")",
 	"b200-2n-ib400g-vultr-reduce_scatter.txt@mid":                 "as all_gather's (the run's rows within 1% of its all_gather at every size)",
 	"b200-2n-ib400g-vultr-reduce_scatter.txt@large":               "as all_gather's: the ring's queue pairs move 18.8-19.4 GB/s each through the NICs from 1 GiB (300-311 GB/s busbw), the twin's 21",
 	"b200-2n-ib400g-vultr-alltoall.txt@mid":                       "alltoall at 1-2 MiB: the run 78 and 101 µs, the twin 95 and 156 (×0.83, ×0.65): at 2 MiB each of the 8 network operations is one 128 KiB part, all 8 on the one channel NCCL plans for a part of a step (TestP2PPlan), 1 MiB at P2PNetChannelRate (10 GB/s) where the run moves it at about 16; 4-16 MiB in band (×0.89-0.99, ×1.19-1.29 at NCCL's 14 GB/s a channel)",
 	"b200-2n-ib400g-vultr-alltoall.txt@large":                     "alltoall plateau: the run's busbw is 42.4 GB/s (22.6 GB/s a GPU to the other server, its algbw 45.2), the twin 37.4 (×0.88; 52 at NCCL's 14 GB/s a channel, 88-91, the NIC's line rate, before the channels were shared): NCCL runs all 8 of a GPU's peers on the other server on the same 2 channels (ncclP2pChannelBaseForRound), which the twin follows, holding each to P2PNetChannelRate (2 × 10 = 20 GB/s a GPU, TestAllToAllNetChannels); the run's channels carry 11.3 GB/s each, the most of the five runs the rate is set on (9.2-11.3): eight works a channel, each with its own warps, against sendrecv's one",
 	"b200-2n-ib400g-vultr-sendrecv.txt@time":                      "sendrecv of 64 KiB: the run 29.8 µs, 9 µs over its 32 KiB (20.6) and 3 under its 128 KiB, the twin 21.2 (×0.71): both run it Simple on one channel in two chunks of 32 KiB (addP2pToPlan: a quarter step under one step), whose second step the twin pipelines behind the first; 8 B-32 KiB in band (×0.88-1.16) since a network operation runs Simple at every size (TestP2PProto)",
 	"h200-2n-roce400g-gcp-a3ultra-all_gather-skypilot.txt@mid":    "its 1 MiB faster than the twin (the run 54.7 µs, the twin 67.6: ×0.81; ×0.88 and in band before each Ring/LL128 step paid StepSync); 2-16 MiB in band (×0.96-×1.02; 16 MiB ×1.28 before)",
-	"h200-2n-roce400g-gcp-a3ultra-all_gather-skypilot.txt@large":  "Ring/Simple plateau at 256 MiB: the run 287 GB/s, the twin 320 (×1.11); from 512 MiB in band (×1.02-×1.03) with RingQPRate (the run's queue pairs 20.3-20.6 GB/s each from 1 GiB, the twin's 21; 368-388 GB/s, the NICs' line rate, before)",
+	"h200-2n-roce400g-gcp-a3ultra-all_gather-skypilot.txt@large":  "Ring/Simple plateau at 256 MiB: the run 287 GB/s, the twin 320 (×1.11); from 512 MiB in band (×1.02-×1.03) with NCCL's default of one QP per connection at RingQPRate (21 GB/s; the run's would move 20.3-20.6 each from 1 GiB; 368-388 GB/s, the NICs' line rate, before); gIB's environment sets 4, with which the twin carries the wire, ×1.17-×1.28 of the three A3 Ultra runs (TestGIBQueuePairs; docs/nccl.md, \"gIB's queue pairs\"): in band by the QP count the table assumes, not one the run is known to have",
 	"h200-2n-roce400g-gcp-a3ultra-all_gather-maci0.txt@mid":       "its 1 MiB faster than the twin (the run 51.8 µs, the twin 67.6: ×0.77) as the SkyPilot A3 Ultra run's; 2-16 MiB in band (×0.94-×0.98; 16 MiB ×1.26 before each Ring/LL128 step paid StepSync)",
 	"h200-2n-roce400g-gcp-a3ultra-all_gather-maci0.txt@large":     "as the SkyPilot A3 Ultra run's: 288-323 GB/s, within 1% of it at every size",
 	"b200-2n-roce400g-gcp-a4-all_gather-clustertoolkit.txt@mid":   "Ring/LL128 at 1-4 MiB: the run 82-95 µs, the twin 70-79 (×1.16-1.20); 8-16 MiB in band (×1.12-×1.14) since each Ring/LL128 step pays StepSync (the twin 62-89 and ×1.32-1.49 at 1-16 MiB before)",
-	"b200-2n-roce400g-gcp-a4-all_gather-clustertoolkit.txt@large": "Ring/Simple plateau from 512 MiB: the run 350-366 GB/s, its queue pairs 23.0-23.6 GB/s each from 1 GiB where the twin's carry RingQPRate (21; ×0.92-×0.95); the fastest of the three kinds of cluster the rate is set on (Vultr B200 19.2-19.4, GKE A3 Ultra 20.3-20.6); ×1.07-×1.17 at the NICs' line rate before",
+	"b200-2n-roce400g-gcp-a4-all_gather-clustertoolkit.txt@large": "Ring/Simple plateau from 512 MiB: the run 350-366 GB/s, 23.0-23.6 GB/s a queue pair from 1 GiB were it NCCL's one per connection, where the twin's one carries RingQPRate (21; ×0.92-×0.95); gIB's environment sets 4, with which the twin carries the wire, ×1.05-×1.17 of the two A4 runs (TestGIBQueuePairs; docs/nccl.md, \"gIB's queue pairs\"): neither count lands it, something the run does not print binds it; ×1.07-×1.17 at the NICs' line rate before",
 	"b200-2n-roce400g-gcp-a4-all_gather-verlongke.txt@time":       "Ring/LL on GKE's RoCE through Google's gIB plugin: 42.4-48.3 µs at 1-64 KiB where the twin takes 33.8-34.2 (×0.71-×0.79: 1-8 KiB in band, 16-64 KiB out; ×0.65-×0.72 with RingLLPost at 1 µs as the proxy thread's time, 22-22.5 and ×0.46-×0.51 before RingLLPost), 5-9 µs slower than the Cluster Toolkit A4 run of the same shape, which is in band (×0.84-×0.93): the plugin's network step on this cluster costs more than NCCL's IB latency, and the run grows by 5 µs from 1 to 64 KiB where the twin grows by 0.3",
 	"b200-2n-roce400g-gcp-a4-all_gather-verlongke.txt@mid":        "Ring/LL128 at 2-16 MiB: the run 84-140 µs, the twin 73-116 (×1.16-1.21; ×1.33-1.58 before each Ring/LL128 step paid StepSync), as the Cluster Toolkit A4 run at 1-4 MiB; its 1 MiB in band",
 	"b200-2n-roce400g-gcp-a4-all_gather-verlongke.txt@large":      "as the Cluster Toolkit A4 run's: 339-376 GB/s at 256 MiB-2 GiB, the twin 320-337 (×0.90-×0.95; its 256 MiB in band)",
@@ -376,16 +376,21 @@ func TestPATNotOnTwoServers(t *testing.T) {
 // lands them with gIB's own setting, and the docs must then say what
 // did it.
 func TestGIBQueuePairs(t *testing.T) {
+	runs := 0
 	for i := range publicRuns {
 		r := publicRuns[i]
 		if !strings.Contains(r.file, "-gcp-a") || r.op != "all_gather" {
 			continue
 		}
+		runs++
 		var large []publicRow
 		for _, row := range readPublic(t, r.file) {
 			if row.size >= 256<<20 && row.size <= 2<<30 {
 				large = append(large, row)
 			}
+		}
+		if len(large) == 0 {
+			t.Errorf("%s: no rows from 256 MiB to 2 GiB", r.file)
 		}
 		r.quoted, r.table = large, true
 		r.env = map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4"}
@@ -400,5 +405,8 @@ func TestGIBQueuePairs(t *testing.T) {
 					r.file, sizeName(c.row.size), c.twinBusBW, c.row.busbw, c.ratio, want)
 			}
 		}
+	}
+	if runs != 5 {
+		t.Errorf("%d GKE all_gather runs, want the docs' 5 (3 A3 Ultra, 2 A4)", runs)
 	}
 }
