@@ -185,15 +185,12 @@ func (w *Windows) Window() unit.Time { return min(w.Lookahead, w.Reply) }
 // below which the parts run linked rounds when each has a worker: every
 // control event holds linked parts at its time (a post has no
 // lookahead) while one worker runs it, where in a window it runs
-// beside the parts. Windows, though, end a lookahead after the earliest
-// event, and on the 64-server AllReduce (3.4 % of its events the
-// workloads') the two domains' events in a window of 106.72 ns swing
-// with their frames' serialisation, a 4 KB frame every three windows:
-// the busiest domain's events summed over windows are 0.531 of the
-// events, over three windows 0.508. Linked rounds let a domain run on
-// into its neighbour's next window: 0.505, and with the workloads'
-// events 0.519 against 0.535 (docs/engine.md, "Two threads").
-const linkedWorkloads = 0.05
+// beside the parts. Measured on two workloads: the 1024-host
+// permutation (0.1 % of the events; linked rounds 1.90x on two cores,
+// windows 1.61x) and the 64-server AllReduce (3.4 %: linked rounds
+// raise its bound from 1.875 to 1.962, yet windows ran as fast or
+// faster; docs/engine.md, "Why 1%").
+const linkedWorkloads = 0.01
 
 // partState is what a part's worker leaves for the planning of the next
 // round when it has run the part through a round: the part's earliest
