@@ -119,3 +119,18 @@ func FuzzLintConfig(f *testing.F) {
 		}
 	})
 }
+
+// A row with two cells that do not read is one line of the input: cited
+// once and counted once, each cell's column in the title. SYNTHETIC rows
+// in nvidia-smi topo -m's layout.
+func TestGarbledRowCitedOnce(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"\tGPU0\tGPU1\tGPU2\tGPU3\tNIC0\tNIC1\tNIC2\tNIC3\tCPU Affinity\tNUMA Affinity",
+		"GPU0\t X \tNV12\tNV12\tNV12\tPXB\tFOO\tSYS\tBAR\t0-31\t0",
+		"GPU1\tNV12\t X \tNV12\tNV12\tPXB\tPXB\tSYS\tSYS\t0-31\t0")
+	f := nicMustFind(t, fs, "input.garbled", Warn, "1 line of nvidia-smi topo -m could not be read", ":3:", "\"FOO", "\"BAR")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 3 {
+		t.Errorf("evidence %v", f.Evidence)
+	}
+}

@@ -239,3 +239,26 @@ func TestLspciNCCLPortPath(t *testing.T) {
 		t.Errorf("port line not cited: %v", f.Evidence)
 	}
 }
+
+// A paste that is one device's LnkCap and LnkSta alone (janhq/jan#183: an
+// RTX 4090 on a riser, 2.5GT/s of 16GT/s at x16) is that device's link,
+// though the paste does not say what it is: an info that tells the GPU's
+// idle speed from a NIC's fault. Before, the two lines gave no finding.
+func TestLspciGrepOneLink(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/lspci/lspci-grep-lnk-rtx4090-riser-2.5gts-of-16gts-jan183.txt")
+	f := nicMustFind(t, fs, "host.pcie.degraded", Info, "a PCIe link the paste does not name trained at 2.5GT/s x16 of its 16GT/s x16: 32.0 Gb/s of 252.1 Gb/s; a GPU lowers its speed when idle")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 2 || f.Evidence[1].Line != 3 {
+		t.Errorf("evidence %v", f.Evidence)
+	}
+	if len(fs) != 1 {
+		t.Errorf("%s", nicTitles(fs))
+	}
+	// A grep over every device (bridges among them) is not one device.
+	fs = synthFindings(t, Options{},
+		"# synthetic: two devices' grepped links",
+		"\tLnkCap:\tPort #0, Speed 16GT/s, Width x16, ASPM L1, Exit Latency L1 <16us",
+		"\tLnkSta:\tSpeed 2.5GT/s (downgraded), Width x16 (ok)",
+		"\tLnkCap:\tPort #8, Speed 16GT/s, Width x16, ASPM L1, Exit Latency L1 <16us",
+		"\tLnkSta:\tSpeed 16GT/s, Width x4 (downgraded)")
+	nicMustNot(t, fs, "host.pcie.degraded")
+}

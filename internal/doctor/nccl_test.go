@@ -378,3 +378,19 @@ func FuzzDiagnoseNCCL(f *testing.F) {
 		}
 	})
 }
+
+// vLLM on Ray with NCCL_IB_HCA=rxe0 (NVIDIA/nccl#1297, NCCL 2.20.5): NCCL's
+// IB transport runs on Soft-RoCE, the CPU's RoCE without GPUDirect RDMA,
+// which the doctor named only as "RDMA devices found: NET/IB over RoCE".
+func TestSoftRoCEInUse(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.20.5-vllm-ray-ib-hca-rxe0-softroce-nccl1297.txt")
+	f := nicMustFind(t, fs, "nccl.transport.softroce", Warn, "NCCL's IB transport runs on Soft-RoCE (master rxe0:1)")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 16 {
+		t.Errorf("evidence %v", f.Evidence)
+	}
+	// A hardware RoCE device is not Soft-RoCE.
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>")
+	nicMustNot(t, fs, "nccl.transport.softroce")
+}

@@ -43,3 +43,23 @@ func TestBootstrapProbeNotRankCrash(t *testing.T) {
 		}
 	}
 }
+
+// Open MPI's --timestamp-output runs ctime's date into the --tag-output
+// tag ("Fri Aug 11 12:31:45 2023[1,0]<stdout>:", NVIDIA/nccl#957, NCCL
+// 2.18.3): both are cut, so the host is tomte401, not "2023[1,0]<stdout>:
+// tomte401", and the column is the NCCL line's. Its CUDACHECK WARN
+// ("transport.cc:154 NCCL WARN Cuda failure 'invalid argument'") is the
+// cause, its code the one the proxy thread's next WARN states ("res=3",
+// "retcode 3"). Before, the log gave one info about two hosts named by
+// the date and no finding of the failure.
+func TestMPITimestampCudaFailure(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.18.3-mpi-timestamp-output-cuda-invalid-argument-nccl957.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "A CUDA call NCCL made failed (Cuda failure 'invalid argument' in transport.cc:154): NCCL returned 3 (internal error) (on tomte401; 2 lines)")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 2 || f.Evidence[0].Col != 39 || f.Evidence[1].Line != 7 {
+		t.Errorf("evidence %v", f.Evidence)
+	}
+	nicMustNot(t, fs, "nccl.log.no_network_lines")
+	if len(fs) != 1 {
+		t.Errorf("%s", nicTitles(fs))
+	}
+}
