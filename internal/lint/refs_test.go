@@ -36,3 +36,50 @@ func TestPortUnknown(t *testing.T) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
+
+// TestUnheldRefs lints sonic-mgmt's real configlet that adds a port to a
+// T1 (internal/sonic/testdata/public/mgmt-configlet-clet-add.json): its
+// PORT_QOS_MAP, QUEUE and BUFFER_PG rows name AZURE's maps, WRED and
+// buffer profiles the switch holds and the configlet does not. Lint said
+// "No findings", as if the port's class had been judged; it now names the
+// maps and profiles and what they decide as not judged, at their lines.
+// The same names held by another input of the run (a SYNTHETIC qos.json
+// beside a SYNTHETIC PORT_QOS_MAP row) are judged there and not named.
+func TestUnheldRefs(t *testing.T) {
+	const clet = "../sonic/testdata/public/mgmt-configlet-clet-add.json"
+	var got []doctor.Finding
+	for _, fd := range lintFiles(t, clet).Findings {
+		if fd.ID == "config.not_judged" && strings.Contains(fd.Title, "which no input holds") {
+			got = append(got, fd)
+		}
+	}
+	if len(got) != 1 {
+		t.Fatalf("%d findings naming unheld maps, want 1: %+v", len(got), got)
+	}
+	for _, want := range []string{"DSCP_TO_TC_MAP|AZURE", "which class RoCE's DSCP lands in", "the queue's ECN marking", "the priority group's headroom"} {
+		if !strings.Contains(got[0].Title, want) {
+			t.Errorf("title %q lacks %q", got[0].Title, want)
+		}
+	}
+	var lines []int
+	for _, e := range got[0].Evidence {
+		lines = append(lines, e.Line)
+	}
+	// Line 133: QUEUE|Ethernet63|3's "wred_profile": "[WRED_PROFILE|AZURE_LOSSLESS]".
+	if !slices.Contains(lines, 133) {
+		t.Errorf("evidence lines %v, want 133 (the WRED profile's)", lines)
+	}
+
+	port := tempFile(t, "port.json", `{"PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "AZURE", "tc_to_queue_map": "AZURE", "pfc_enable": "3"}}}`)
+	maps := tempFile(t, "qos.json", `{"DSCP_TO_TC_MAP": {"AZURE": {"26": "3"}}, "TC_TO_QUEUE_MAP": {"AZURE": {"3": "3"}}}`)
+	for _, fd := range lintFiles(t, port, maps).Findings {
+		if strings.Contains(fd.Title, "which no input holds") {
+			t.Errorf("maps held by the other input named as unheld: %s", fd.Title)
+		}
+	}
+	if fs := lintFiles(t, port).Findings; !slices.ContainsFunc(fs, func(fd doctor.Finding) bool {
+		return strings.Contains(fd.Title, "names DSCP_TO_TC_MAP|AZURE, TC_TO_QUEUE_MAP|AZURE, which no input holds")
+	}) {
+		t.Errorf("PORT_QOS_MAP alone: %+v", fs)
+	}
+}

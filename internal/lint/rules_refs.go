@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"rocelab/internal/doctor"
 	"rocelab/internal/sonic"
@@ -63,6 +64,7 @@ func refRules(m *Model) []doctor.Finding {
 			})
 		}
 	}
+	fs = append(fs, unheldRefs(m)...)
 	return append(fs, portRules(m)...)
 }
 
@@ -119,6 +121,72 @@ func portRules(m *Model) []doctor.Finding {
 			}
 			fs = append(fs, f)
 		}
+	}
+	return fs
+}
+
+// unheldDecides is, by the table a name points into, what lint cannot
+// judge while the input does not hold it; names of schedulers and pools,
+// which decide none of RoCE's rules but the egress pool's, are left out.
+var unheldDecides = map[string]string{
+	"DSCP_TO_TC_MAP":                     "which class RoCE's DSCP lands in",
+	"DOT1P_TO_TC_MAP":                    "which class RoCE's 802.1p priority lands in",
+	"TC_TO_PRIORITY_GROUP_MAP":           "which priority group RoCE's class fills (its headroom)",
+	"TC_TO_QUEUE_MAP":                    "which queue RoCE's class leaves by (its ECN and scheduler)",
+	"MAP_PFC_PRIORITY_TO_QUEUE":          "which queue a received pause stops",
+	"PFC_PRIORITY_TO_PRIORITY_GROUP_MAP": "which priority group's fill sends a pause",
+	"WRED_PROFILE":                       "the queue's ECN marking and its thresholds",
+	"BUFFER_PROFILE":                     "the priority group's headroom (xoff) or the queue's buffer",
+}
+
+// unheldRefs says of a SONiC fragment whose rows name maps or profiles of
+// tables it does not hold (PORT_QOS_MAP pasted alone; a configlet adding
+// a port to a switch that already holds AZURE's maps) which names went
+// unresolved and what they decide: orchagent resolves them on the switch,
+// lint cannot, and "no findings" would read as a sound port. A table
+// another SONiC input of the run holds (qos.json beside buffers.json)
+// resolves the name there; another ASIC's namespace of the same dump does
+// not (each ASIC's orchagent reads its own CONFIG_DB). One finding per
+// file.
+func unheldRefs(m *Model) []doctor.Finding {
+	held := func(db *sonic.ConfigDB, to, name string) bool {
+		return slices.ContainsFunc(m.Sonic, func(o *sonic.ConfigDB) bool {
+			_, ok := o.Tables[to][name]
+			return o.Vendor == "" && ok && (o.Path != db.Path || o.Namespace == db.Namespace)
+		})
+	}
+	var fs []doctor.Finding
+	for _, db := range m.Sonic {
+		if db.Vendor != "" {
+			continue
+		}
+		var names, decides []string
+		var ev []Evidence
+		seen := map[string]bool{}
+		for _, r := range db.UnheldRefs() {
+			name := r.To + "|" + strings.TrimSpace(r.At.Text)
+			d, ok := unheldDecides[r.To]
+			if !ok || held(db, r.To, strings.TrimSpace(r.At.Text)) || seen[name] {
+				continue
+			}
+			seen[name] = true
+			names = append(names, name)
+			ev = append(ev, sonicEv(db, r.At))
+			if !slices.Contains(decides, d) {
+				decides = append(decides, d)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		fs = append(fs, doctor.Finding{
+			ID: "config.not_judged", Severity: doctor.Info, Layer: doctor.LayerInput,
+			Title:     fmt.Sprintf("%s: names %s, which no input holds: not judged: %s", db.File, list(names, 4), strings.Join(decides, "; ")),
+			Subject:   db.File,
+			Evidence:  evs(ev...),
+			Mechanism: "orchagent resolves these names against the tables of the switch the fragment was cut from; lint sees neither the rows nor whether they exist, so what they decide is unchecked (a name the switch lacks would hold the whole row back, its pfc_enable included), and no finding on it is not a clean bill.",
+			Fix:       "Give lint the tables beside the fragment (the switch's whole CONFIG_DB: `show runningconfiguration all`, /etc/sonic/config_db.json, or qos.json with buffers.json).",
+		})
 	}
 	return fs
 }

@@ -35,6 +35,23 @@ type MissingRef struct {
 // none, nor do the fields of PORT_QOS_MAP|global orchagent skips. Sorted
 // by table, key and field.
 func (db *ConfigDB) MissingRefs() []MissingRef {
+	return db.refs(func(to, name string) bool {
+		_, ok := db.Tables[to][name]
+		return len(db.Tables[to]) > 0 && !ok
+	})
+}
+
+// UnheldRefs returns the fields of QoS rows that name a row of a table
+// the config does not hold at all: a fragment (a PORT_QOS_MAP pasted
+// alone, a configlet adding a port to a switch that holds the maps) whose
+// names resolve, or not, on the switch it was cut from. Sorted as
+// MissingRefs.
+func (db *ConfigDB) UnheldRefs() []MissingRef {
+	return db.refs(func(to, _ string) bool { return len(db.Tables[to]) == 0 })
+}
+
+// refs returns the reference fields whose table and name match says.
+func (db *ConfigDB) refs(match func(to, name string) bool) []MissingRef {
 	var out []MissingRef
 	for _, table := range []string{"PORT_QOS_MAP", "QUEUE", "BUFFER_PG", "BUFFER_QUEUE", "BUFFER_PROFILE"} {
 		t := db.Tables[table]
@@ -43,10 +60,10 @@ func (db *ConfigDB) MissingRefs() []MissingRef {
 				v, ok := t[key][field]
 				to := refFields[table][field]
 				name := strings.TrimSpace(v.Text)
-				if !ok || name == "" || strings.EqualFold(name, "NULL") || len(db.Tables[to]) == 0 || !globalApplies(table, key, field) {
+				if !ok || name == "" || strings.EqualFold(name, "NULL") || !globalApplies(table, key, field) {
 					continue
 				}
-				if _, ok := db.Tables[to][name]; !ok {
+				if match(to, name) {
 					out = append(out, MissingRef{Table: table, Key: key, Field: field, To: to, At: v})
 				}
 			}
