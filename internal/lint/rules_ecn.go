@@ -143,6 +143,8 @@ func (m *Model) sonicECNMode(db *sonic.ConfigDB) []doctor.Finding {
 			withGreen = "red_enable true with ecn_enable false: RED"
 		case sonic.VendorOnyx:
 			withGreen = "congestion-control red: RED"
+		case sonic.VendorFTOS:
+			withGreen = "wred green without wred ecn in its qos-policy-output: WRED"
 		}
 		var at []Evidence
 		for _, v := range []sonic.Value{w.ECN, w.GreenEnable} {
@@ -196,6 +198,9 @@ func ecnFix(db *sonic.ConfigDB, name, sonicFix string) string {
 	}
 	if db.Vendor == sonic.VendorTrafficConf {
 		return fmt.Sprintf("%s.ecn_enable = true (and red_enable = false, as NCLU's storage-optimized writes it), then `echo 1 > /cumulus/switchd/config/traffic/reload`.", name)
+	}
+	if db.Vendor == sonic.VendorFTOS {
+		return fmt.Sprintf("Add `wred ecn` to the qos-policy-output whose `wred green` names %s: FTOS then marks ECN-capable packets and drops only the rest.", strings.TrimPrefix(name, "wred-profile "))
 	}
 	if db.Vendor == sonic.VendorOS10 {
 		return fmt.Sprintf("Add `random-detect ecn` to the profile (%s): OS10 then marks ECN-capable packets and drops only the rest.", name)

@@ -72,6 +72,7 @@ func (p *ftosPolicy) lossless() ([]int, Value) {
 type ftosPort struct {
 	name, mtu Value
 	policy    Value
+	out       Value // service-policy output
 }
 
 // ParseFTOS reads an FTOS configuration (`show running-config`, or the
@@ -81,10 +82,11 @@ type ftosPort struct {
 // priority, judged against the NICs'. pfc_enable is each port's policy's
 // paused priorities: for a `dcb-map`, the priorities `priority-pgid`
 // puts in a `priority-group N … pfc on`; for a `dcb-input` (FTOS 9.0-9.3,
-// applied by `dcb-policy input`), its `pfc priority` list. ETS bandwidth,
-// WRED and ECN (`wred-profile`, `qos-policy-output`) are not judged, but a
-// configuration with no line of them, and no output policy it applies
-// but does not hold, writes no ECN (WritesNoECN). A
+// applied by `dcb-policy input`), its `pfc priority` list. A port's
+// `service-policy output` puts the WRED profiles of its queues on them
+// (ftosOutQoS); ETS bandwidth is not judged, and a configuration with no
+// `wred` or `ecn` line, and no output policy it applies but does not
+// hold, writes no ECN (WritesNoECN). A
 // cut without interfaces is one port named after its only policy, taken
 // as applied and said so. A value FTOS would refuse is an error at its
 // place.
@@ -103,7 +105,8 @@ func ParseFTOS(name string, data []byte) (*ConfigDB, error) {
 	// The output QoS the ports apply (`service-policy output`, a policy's
 	// `service-queue … qos-policy`) and the blocks the input defines: one
 	// applied but not defined is a cut, whose WRED and ECN are not known.
-	outRefs, outDefs := []Value{}, map[string]bool{}
+	var outRefs []Value
+	out := newFTOSOutQoS()
 	err := swcfg.EachLine(db.lines, "!", func(w []Value, indent int) error {
 		if len(w) > 2 && w[0].Text == "priority" && w[1].Text == "group" {
 			// Microsoft's guide prints `priority group 0 … pfc on`.
@@ -117,6 +120,15 @@ func ParseFTOS(name string, data []byte) (*ConfigDB, error) {
 		}
 		if indent == 0 && !flat || t(0) == "exit" || t(0) == "end" || t(0) == "configure" {
 			cur, port = nil, nil
+			out.end()
+		}
+		if t(0) == "interface" {
+			out.end()
+		} else if handled, err := out.line(name, w); handled || err != nil {
+			if t(0) != "service-class" {
+				cur, port = nil, nil
+			}
+			return err
 		}
 		switch {
 		case t(0) == "interface" && len(w) >= 2:
@@ -169,12 +181,10 @@ func ParseFTOS(name string, data []byte) (*ConfigDB, error) {
 				return err
 			}
 			cur.pfcPrio = w[2]
-		case t(0) == "wred-profile" || t(0) == "qos-policy-output" || t(0) == "policy-map-output" || t(0) == "qos-policy-input":
+		case t(0) == "qos-policy-input" || t(0) == "policy-map-input":
 			notJudged = swcfg.AddNotJudged(notJudged, w, 1)
-			if len(w) == 2 {
-				outDefs[t(0)+" "+t(1)] = true
-			}
 		case port != nil && t(0) == "service-policy" && t(1) == "output" && len(w) == 3:
+			port.out = w[2]
 			outRefs = append(outRefs, Value{Text: "policy-map-output " + t(2), Line: w[2].Line, Col: w[2].Col})
 		case t(0) == "service-queue" && t(2) == "qos-policy" && len(w) == 4:
 			outRefs = append(outRefs, Value{Text: "qos-policy-output " + t(3), Line: w[3].Line, Col: w[3].Col})
@@ -213,12 +223,21 @@ func ParseFTOS(name string, data []byte) (*ConfigDB, error) {
 			at = p.name
 			at.Text = ""
 		}
-		db.table("PORT_QOS_MAP")[p.name.Text] = map[string]Value{"pfc_enable": at}
+		row := map[string]Value{"pfc_enable": at}
+		db.table("PORT_QOS_MAP")[p.name.Text] = row
+		if _, ok := out.pmap[p.out.Text]; ok {
+			for _, v := range out.writePort(db, p.name.Text, p.out, row) {
+				notJudged = swcfg.AddNotJudged(notJudged, []Value{v}, 1)
+			}
+		}
 		db.nosPort(p.name.Text, Value{}, p.mtu)
 	}
 	cut := false
+	notJudged = append(notJudged, out.others...)
+	notJudged = append(notJudged, out.unused()...)
+	outRefs = append(outRefs, out.queueRefs()...)
 	for _, v := range outRefs {
-		if !outDefs[v.Text] {
+		if !out.defines(v.Text) {
 			cut = true
 			v.Text += " (not in the input)"
 			notJudged = swcfg.AddNotJudged(notJudged, []Value{v}, 1)

@@ -3,6 +3,7 @@ package sonic
 import (
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,6 +56,9 @@ func TestParseFTOSRefusals(t *testing.T) {
 		{"dcb-map m\n priority-group 0 bandwidth 50 pfc yes\n", "2:36: \"yes\": expected pfc on or off"},
 		{"dcb-input p\n pfc priority 3,9\n", "2:15: \"3,9\": expected priorities 0-7"},
 		{"dcb-map m\n priority-group 0 bandwidth 50 pfc on\ninterface te 0/1\n dcb-map m\n", "1:1: dcb-map m has no priority-pgid line"},
+		{"wred-profile w\n threshold min 150 max\n", "2:2: expected threshold min KB max KB [max-drop-rate P]"},
+		{"wred-profile w\n threshold min 150 max 1500 max-drop-rate 120\n", "2:43: \"120\": expected a drop rate of 0-100 %"},
+		{"policy-map-output p\n service-queue 9 qos-policy q\n", "2:16: \"9\": expected a queue 0-7"},
 	} {
 		_, err := ParseFTOS("f.cfg", []byte(c.in))
 		var pe *pos.Error
@@ -64,10 +68,83 @@ func TestParseFTOSRefusals(t *testing.T) {
 	}
 }
 
+// TestParseFTOSWRED reads the egress QoS of a SYNTHETIC FTOS
+// configuration as CONFIG_DB rows: the ports that apply a dcb-map take
+// FTOS's default DCB 802.1p-to-queue map (priority 3 in queue 1), and each
+// queue their policy-map-output gives a qos-policy-output with `wred green`
+// takes that wred-profile, thresholds in KB of 1024 bytes, marking with
+// `wred ecn`. A predefined profile and a profile no queue takes are named
+// as not judged; `service-class dot1p-mapping` moves the map, so no queue
+// row is written and it is named instead.
+func TestParseFTOSWRED(t *testing.T) {
+	const cfg = `wred-profile ROCE
+ threshold min 150 max 1500 max-drop-rate 10
+wred-profile SPARE
+ threshold min 10 max 20
+qos-policy-output Q1
+ wred green ROCE
+ wred ecn
+qos-policy-output Q2
+ wred green wred_teng_g
+policy-map-output OUT
+ service-queue 1 qos-policy Q1
+ service-queue 2 qos-policy Q2
+dcb-map m
+ priority-group 0 bandwidth 90 pfc on
+ priority-group 1 bandwidth 10 pfc off
+ priority-pgid 1 1 1 0 1 1 1 1
+interface te 0/1
+ dcb-map m
+ service-policy output OUT
+`
+	db, err := ParseFTOS("f.cfg", []byte(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := db.Tables["TC_TO_QUEUE_MAP"][ftosDot1pMapName]["3"].Text; got != "1" {
+		t.Errorf("priority 3 to queue %q, want 1", got)
+	}
+	if got := db.Tables["PORT_QOS_MAP"]["te 0/1"]["tc_to_queue_map"].Text; got != ftosDot1pMapName {
+		t.Errorf("te 0/1 tc_to_queue_map %q", got)
+	}
+	if got := db.Tables["QUEUE"]["te 0/1|1"]["wred_profile"].Text; got != "wred-profile ROCE" {
+		t.Errorf("queue 1 wred_profile %q, want wred-profile ROCE", got)
+	}
+	if len(db.Tables["QUEUE"]) != 1 {
+		t.Errorf("QUEUE rows %v, want queue 1 alone", db.Tables["QUEUE"])
+	}
+	w, ok := db.WREDProfile("wred-profile ROCE")
+	if !ok || !w.OK || w.Min != 153600 || w.Max != 1536000 || w.Prob != 10 || w.ECN.Text != "ecn_all" {
+		t.Errorf("profile %+v, want 153600-1536000 B at 10 %%, ecn_all", w)
+	}
+	var skipped []string
+	for _, v := range db.Skipped {
+		skipped = append(skipped, v.Text)
+	}
+	for _, want := range []string{"wred green wred_teng_g (a predefined profile or one not in the input)", "wred-profile SPARE (on no applied queue: marks nothing)"} {
+		if !slices.Contains(skipped, want) {
+			t.Errorf("not judged %q, want %q among them", skipped, want)
+		}
+	}
+	db, err = ParseFTOS("f.cfg", []byte("service-class dot1p-mapping dot1p3 3\n"+cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipped = skipped[:0]
+	for _, v := range db.Skipped {
+		skipped = append(skipped, v.Text)
+	}
+	if len(db.Tables["QUEUE"]) != 0 || !slices.ContainsFunc(skipped, func(s string) bool { return strings.HasPrefix(s, "service-class dot1p-mapping") }) ||
+		slices.ContainsFunc(skipped, func(s string) bool { return strings.Contains(s, "on no applied queue") }) {
+		t.Errorf("with the map moved: QUEUE %v, not judged %q", db.Tables["QUEUE"], skipped)
+	}
+}
+
 // FuzzParseFTOS: no input panics, and a refusal names a place in it.
 func FuzzParseFTOS(f *testing.F) {
-	for _, name := range []string{"msdocs-s4810-ftos99-dcb-map-pfc3.cfg", "asm-force10-ioa-show-running-config-interface-dcb-map-undefined.cfg"} {
-		data, err := os.ReadFile(ftosDir + name)
+	for _, name := range []string{ftosDir + "msdocs-s4810-ftos99-dcb-map-pfc3.cfg", ftosDir + "asm-force10-ioa-show-running-config-interface-dcb-map-undefined.cfg",
+		"../../testdata/lint/ftos-ecn-drop/bad/s4810-running-config-synthetic.cfg"} {
+		data, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)
 		}
