@@ -143,7 +143,7 @@ func Parse(name string, data []byte) (*Config, error) {
 			c.Excerpt = v
 		}
 	}
-	p := &parser{c: c}
+	p := &parser{c: c, nqOther: map[string]Value{}}
 	if err := swcfg.EachLine(c.Lines, "!#", p.line); err != nil {
 		return nil, err
 	}
@@ -163,6 +163,9 @@ func Parse(name string, data []byte) (*Config, error) {
 		if !ok {
 			at := q.at
 			at.Text = fmt.Sprintf("class type network-qos %s (no class-map type network-qos %s in the input gives its qos-group)", q.class, q.class)
+			if m, ok := p.nqOther[q.class]; ok {
+				at.Text = fmt.Sprintf("class type network-qos %s (its class-map matches `%s` at line %d, not a qos-group (NX-OS's network-qos class-maps match the qos-groups a type qos policy sets), so which traffic it pauses is not known)", q.class, m.Text, m.Line)
+			}
 			c.PauseUnknown[q.policy] = append(c.PauseUnknown[q.policy], at)
 			continue
 		}
@@ -189,6 +192,9 @@ type parser struct {
 	class       string
 	classIndent int
 	pauses      []pause
+	// nqOther is, by network-qos class-map, a match line that names no
+	// qos-group (`match cos 3`): such a class-map gives no qos-group.
+	nqOther map[string]Value
 }
 
 func (p *parser) line(w []Value, indent int) error {
@@ -258,6 +264,10 @@ func (p *parser) line(w []Value, indent int) error {
 			return err
 		}
 		p.c.Groups[name] = g
+	case kind == "class-map network-qos" && len(w) >= 2 && w[0].Text == "match" && w[1].Text != "qos-group":
+		m := w[0]
+		m.Text = strings.Join(swcfg.Texts(w), " ")
+		p.nqOther[name] = m
 	case kind == "policy-map qos" && p.class != "" && len(w) == 3 && w[0].Text == "set" && w[1].Text == "qos-group":
 		if _, err := swcfg.Num(p.c.File, w[2], 7, "a qos-group 0-7"); err != nil {
 			return err

@@ -111,6 +111,16 @@ func TestPauseClassMaps(t *testing.T) {
 	if u := c.PauseUnknown["N"]; len(c.Pause["N"]) != 0 || len(u) != 1 || u[0].Line != 3 || !strings.Contains(u[0].Text, "class type network-qos mine (no class-map") {
 		t.Errorf("no class-map: pauses %v, unknown %v; want the class named at line 3", c.Pause, c.PauseUnknown)
 	}
+	// A network-qos class-map matching cos (as a public RoCE how-to
+	// pastes it) is there but gives no qos-group: said so, not "no
+	// class-map".
+	c, err = Parse("x.cfg", []byte(policy+"class-map type network-qos match-any mine\n  match cos 3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := c.PauseUnknown["N"]; len(u) != 1 || !strings.Contains(u[0].Text, "its class-map matches `match cos 3` at line 5, not a qos-group") {
+		t.Errorf("class-map matching cos: unknown %v", c.PauseUnknown)
+	}
 }
 
 // TestParseErrors: a value NX-OS refuses is an error at its place.
