@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"rocelab/internal/ingest"
 )
 
 // pastePrefixes are what the tools that gather output put before each
@@ -160,4 +162,43 @@ func nonBlankLines(text string) int {
 		}
 	}
 	return n
+}
+
+// Output a log wrapper indents before Open MPI's tag (a Go test log
+// quoting an MPIJob's pods: aws/aws-k8s-tester#464,
+// bottlerocket-os/bottlerocket-kernel-kit#424): the nccl-tests rows were
+// "in no format rocelab recognises" and the NCCL lines kept the tag.
+func TestIndentedMPITags(t *testing.T) {
+	arts := nicReadArtifacts(t, "corpus/nccl-tests/alltoall-none-inplace-na-go-test-indent-mpi-tag-bottlerocket424.txt")
+	if len(arts) == 0 {
+		t.Fatal("no artifact read")
+	}
+	nt, ok := arts[0].(*ingest.NCCLTests)
+	if !ok {
+		t.Fatalf("first artifact %T, want nccl-tests", arts[0])
+	}
+	if n := len(nt.Runs); n != 1 || len(nt.Runs[0].Rows) != 9 || nt.Runs[0].Rows[0].Redop != "none" {
+		t.Fatalf("runs %d: %+v", n, *nt.Runs[0])
+	}
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-socket-eks-go-test-indent-mpi-tag-awsk8stester464.txt")
+	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Error)
+	if !strings.HasPrefix(f.Evidence[0].Text, "multi-node-nccl-test-worker-0:22:28 [0] NCCL INFO") {
+		t.Errorf("evidence keeps the wrapper's indentation or tag: %q", f.Evidence[0].Text)
+	}
+}
+
+// NCCL 2.24.3's init as NVIDIA/nccl#1584 posts it, every "host:pid:tid
+// [dev] NCCL INFO" prefix stripped: rocelab read the version and nothing
+// else ("No findings"). The messages only NCCL prints are now read without
+// their prefix; "ncclCommInitRankConfig comm ..." is read with or without.
+func TestStrippedNCCLPrefixes(t *testing.T) {
+	rel := "corpus/nccl-log/nccl-2.24.3-prefixes-stripped-ibext-v8-sharp-ras-profiler-nccl1584.txt"
+	l := nicReadArtifacts(t, rel)[0].(*ingest.NCCLLog)
+	if l.Comm.Ranks != 8 || len(l.Networks) != 1 || l.Networks[0].Name != "IBext_v8" || len(l.EnvValues("NCCL_IB_PCI_RELAXED_ORDERING")) != 1 {
+		t.Errorf("comm %+v networks %+v", l.Comm, l.Networks)
+	}
+	f := nicMustFind(t, diagnoseFiles(t, Options{}, rel), "nccl.transport.ib", Info, "NET/IBext_v8 over InfiniBand", "4 more")
+	if f.Evidence[0].Line != 15 || !strings.Contains(f.Mechanism, "8 ranks") {
+		t.Errorf("evidence %v mechanism %s", f.Evidence, f.Mechanism)
+	}
 }

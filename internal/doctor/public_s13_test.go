@@ -39,15 +39,6 @@ func TestNCCLTestsSpeedFromPortLine(t *testing.T) {
 	}
 }
 
-// "NET/Plugin: Failed to find ncclNetPlugin_v5 symbol." is NCCL probing a
-// plugin's interface versions, not a failure: a DGX-A100 host whose
-// excerpt ends before its NET/IB line was said to fall back to sockets.
-func TestPluginProbeNoSocketFallback(t *testing.T) {
-	for _, rel := range []string{"corpus/nccl-log/nccl-ibext-disabled-by-env-net-cc-55-fallback-roce-dgxa100-nccl676.txt", "corpus/nccl-log/nccl-hpcx-ibext-sharp-v6-plugin-4nic-ib-tree-nccl1357.txt"} {
-		nicMustNot(t, diagnoseFiles(t, Options{}, rel), "nccl.transport.socket_fallback")
-	}
-}
-
 // MNNVL 1: the nodes share one NVLink domain, so the run's busbw is not
 // judged against a NIC (the speed given would call 300 GB/s impossible or
 // low). The NCCL lines are real (see the corpus file); the table is
@@ -69,16 +60,6 @@ func TestMNNVLBusBWUnjudged(t *testing.T) {
 	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "not judged against a NIC: NCCL says MNNVL 1")
 	nicMustNot(t, fs, "nccltests.busbw.low")
 	nicMustNot(t, fs, "nccltests.busbw.ok")
-}
-
-// A vLLM pod without the verbs library: NCCL 2.18+ says so at INFO, and
-// the socket fallback names that cause and its fix.
-func TestSocketFallbackVerbsAtInfo(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-openshift-vllm-libibverbs-info-socket-ens5-vllm5360.txt")
-	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "falls back to TCP sockets on 1 host")
-	if !strings.Contains(f.Fix, "apt-get install libibverbs1") || !strings.Contains(f.Evidence[0].Text, "Failed to open libibverbs.so[.1]") {
-		t.Errorf("cause not named: %s / %v", f.Fix, f.Evidence)
-	}
 }
 
 // Two DGX Sparks whose second port has no IP address: NCCL addresses its

@@ -35,25 +35,6 @@ func TestPerftestMarkdownBoldJudged(t *testing.T) {
 	}
 }
 
-const tencentA2A = "corpus/nccl-tests/alltoall-2.26.5-h20-2vm-tencent-ibext-plugin-renamed-network-nccltests321.txt"
-
-// A build of the IBext plugin that names its network otherwise ("Using
-// network NCCL RDMA Plugin v6", "P2P plugin IBext") is NCCL's verbs
-// transport over the RoCE ports it lists, not a foreign plugin whose
-// transport is unknown.
-func TestRenamedIBextPluginIsRDMA(t *testing.T) {
-	fs := Diagnose([]string{nicTestdata(tencentA2A)}, nil, Options{}).Findings
-	f := nicMustFind(t, fs, "nccl.transport.ib", Info, "RDMA in use: NET/NCCL RDMA Plugin v6 over RoCE (mlx5_bond_6:1, mlx5_bond_7:1), GID index 3")
-	if !strings.Contains(f.Mechanism, "announced itself as the IBext verbs transport") {
-		t.Errorf("mechanism: %s", f.Mechanism)
-	}
-	for _, f := range fs {
-		if f.ID == "nccl.transport.plugin" {
-			t.Errorf("reported as a foreign plugin: %s", f.Title)
-		}
-	}
-}
-
 // `show queue counters | grep Ethernet132` (sonic-buildimage#15198) is
 // read by its echoed command: the drops on queue 0 are judged.
 func TestFilteredQueueCountersJudged(t *testing.T) {

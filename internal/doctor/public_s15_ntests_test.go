@@ -160,19 +160,6 @@ func TestHGXFabricReference(t *testing.T) {
 	}
 }
 
-// Two p4d.24xlarge (A100, four 100G EFA each) through aws-ofi-nccl: the
-// plugin's own "NET/OFI ..." lines say the network, so no "no network
-// lines" note, and the 8 x 200G reference of A100 boards is not set
-// beside an EFA run. Before, both were printed.
-func TestPluginNetworkShown(t *testing.T) {
-	fs := Diagnose([]string{nicTestdata("corpus/nccl-tests/allreduce-p4d-a100-2n-efa-ofi1.13-76GBps-aws-tutorial.txt")}, nil, Options{}).Findings
-	nicMustNot(t, fs, "nccl.log.no_network_lines")
-	f := nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "plateau 73.46 GB/s")
-	if strings.Contains(f.Title+f.Mechanism, "usual fabric") {
-		t.Errorf("EFA run set beside the 8 x 200G fabric: %s", f.Title)
-	}
-}
-
 // nccl-tests#355: the failure of the first size is printed on the line
 // nccl-tests had started for that size's row ("2097152 32768 float none
 // -1 node0: Test CUDA failure common.cu:389 'an illegal memory access was

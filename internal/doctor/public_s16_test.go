@@ -87,53 +87,6 @@ func TestRdmaStatisticOneLineClean(t *testing.T) {
 	}
 }
 
-// NCCL's ibv_modify_qp failing with EINVAL beside ibstat of an Intel E810
-// (irdma) whose port is down (NVIDIA/nccl#622): the QP failure is an
-// error, the disabled port a warning.
-func TestModifyQPEinvalE810PortDown(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/modify-qp-einval-e810-irdma-ibstat-port-down-nccl622.txt")
-	nicMustFind(t, fs, "nccl.ib.qp_setup_failed", Error, "ibv_modify_qp: Invalid argument")
-	nicMustFind(t, fs, "devinfo.port.down", Warn, "rocep216s0f0 port 1 is not up: DOWN (physical state Disabled)")
-}
-
-// NCCL 2.30's IB port failover marking a port of a merged NIC failed
-// (NVIDIA/nccl#2157) is a warning that names the device and says that
-// recovery runs; before, the WARN was passed over and the log read clean.
-// A synthetic variant without recovery says the port stays out, and the
-// failover running out of ports, with NCCL's return code after it, is an
-// error.
-func TestIBPortFailoverWarn(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.30-ib-port-failover-device-0-marked-failed-recovery-yes-nccl2157.txt")
-	f := nicMustFind(t, fs, "nccl.warn.error", Warn, "NCCL's IB port failover took device 0 of a merged NIC out of service", "on GPU-606")
-	if !strings.Contains(f.Mechanism, "Recovery is on") || f.Evidence[0].Line != 4 {
-		t.Errorf("%s %+v", f.Mechanism, f.Evidence)
-	}
-	// synthetic: the same WARN without recovery, then the failover out of
-	// devices and NCCL's return path, on another process; and the WARN in
-	// the format of NCCL 2.29.7's p2p_resiliency.cc:312, which has no
-	// recovery and says nothing of it, then a second failed device, which
-	// leaves ports but stops the connection.
-	for _, c := range []struct{ text, dev, out string }{
-		{"h1:10:11 [0] transport/net_ib/p2p_resiliency.cc:325 NCCL WARN NET/IB: ncclIbResiliencyHandleDeviceFailure: Device 1 marked as failed. Initiating recovery? No (recv comm=0x1, outstandingRecovery=0)\n" +
-			"h2:20:21 [0] transport/net_ib/p2p_resiliency.cc:64 NCCL WARN NET/IB: The error is fatal (No functional devices left). Cannot continue.\n",
-			"took device 1 of a merged NIC out of service", "NCCL's IB port failover had no NIC left"},
-		{"h1:10:11 [0] transport/net_ib/p2p_resiliency.cc:312 NCCL WARN NET/IB: ncclIbResiliencyHandleDeviceFailure: Device 2 marked as failed. (send comm=0x2)\n" +
-			"h2:20:21 [0] transport/net_ib/p2p_resiliency.cc:46 NCCL WARN NET/IB: ncclIbResiliencyCheckErrorNotFatal: Fatal error. Detected 2 failed devices out of 4 devices on the send communicator (comm=0x4). No support for more than a single failed device.\n",
-			"took device 2 of a merged NIC out of service", "a second device of a merged NIC failed"},
-	} {
-		log := filepath.Join(t.TempDir(), "failover.log")
-		if err := os.WriteFile(log, []byte(c.text+"h2:20:21 [0] NCCL INFO transport/net_ib/p2p_resiliency.cc:690 -> 6\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		fs = Diagnose([]string{log}, nil, Options{}).Findings
-		f = nicMustFind(t, fs, "nccl.warn.error", Warn, c.dev)
-		if !strings.Contains(f.Mechanism, "Recovery is off") {
-			t.Errorf("mechanism %s", f.Mechanism)
-		}
-		nicMustFind(t, fs, "nccl.warn.error", Error, c.out, "NCCL returned 6")
-	}
-}
-
 // A SONiC CONFIG_DB given to diagnose (sonic-mgmt#7016's BUFFER_PROFILE
 // fragment) is said to be a configuration for lint, in the finding and
 // in the exit-2 message; before, it was "in no format rocelab

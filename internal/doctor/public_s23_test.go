@@ -9,22 +9,6 @@ import (
 
 // Artifacts of the twenty-third sweep.
 
-// "Call to ibv_get_async_event failed" after "Got async event : local
-// catastrophic error" (NVIDIA/nccl#230) is NCCL's async thread losing the
-// dead device's event channel. Before, it was a queue-pair setup failure
-// whose fix was the GID index.
-func TestAsyncEventChannelLostFollowsCatastrophe(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.4-async-local-catastrophic-then-get-async-event-failed-mpirun-timestamps-nccl230.txt")
-	nicMustNot(t, fs, "nccl.ib.qp_setup_failed")
-	f := nicMustFind(t, fs, "nccl.ib.async_event", Error, "'local catastrophic error'", "(3 lines)")
-	if len(f.Evidence) != 4 || !strings.Contains(f.Mechanism, "ibv_get_async_event") {
-		t.Errorf("evidence %+v mechanism %s", f.Evidence, f.Mechanism)
-	}
-	if len(fs) != 1 {
-		t.Errorf("want one finding:\n%s", nicTitles(fs))
-	}
-}
-
 // NCCL's topology XML (NCCL_TOPO_DUMP_FILE) was "in no format rocelab
 // recognises". The VM's dump of NVIDIA/nccl-tests#256 (27.5 GB/s busbw
 // against 475.8 on bare metal) has its GPU and NIC straight under a CPU of
@@ -94,24 +78,6 @@ func TestNCCLTopoDumpGivesNICSpeed(t *testing.T) {
 	if last := f.Evidence[len(f.Evidence)-1]; last.Line != 12 || !strings.Contains(last.File, "nccl-topo-dump") {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
-}
-
-// A WARN of NCCL's IB transport while it starts (NCCL 2.27+'s Data
-// Direct probe, the failure NVIDIA/nccl#1866 is titled after) is why it
-// fell back to sockets; before, the fallback named no cause and the fix
-// was to rerun with more logging. The fixture is SYNTHETIC, from NCCL's
-// source strings.
-func TestIBInitWarnExplainsSocketFallback(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "synthetic/nccl-2.28-ib-data-direct-warn-socket-fallback-synthetic.txt")
-	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn)
-	if !strings.Contains(f.Mechanism, `NCCL's IB transport stopped at a warning on 1 host ("Error in mlx5dv_get_data_direct_sysfs_path with device mlx5_0")`) ||
-		!strings.Contains(f.Fix, "NCCL_IB_DATA_DIRECT=0") || f.Evidence[0].Line != 6 {
-		t.Errorf("evidence %+v mechanism %s fix %s", f.Evidence, f.Mechanism, f.Fix)
-	}
-	// The DGX Spark log's dlvsym lines (the symbol missing from an older
-	// libmlx5) are no such warning: NCCL skips the probe and uses RoCE.
-	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.28.9-dgx-spark-gb10-roce-200g-port-lines-gid0-allgather.txt")
-	nicMustNot(t, fs, "nccl.transport.socket_fallback")
 }
 
 // Two real SONiC outputs of two different switches, each at the factory

@@ -1,0 +1,31 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// NCCL's ibv_modify_qp failing with EINVAL beside ibstat of an Intel E810
+// (irdma) whose port is down (NVIDIA/nccl#622): the QP failure is an
+// error, the disabled port a warning.
+func TestModifyQPEinvalE810PortDown(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/modify-qp-einval-e810-irdma-ibstat-port-down-nccl622.txt")
+	nicMustFind(t, fs, "nccl.ib.qp_setup_failed", Error, "ibv_modify_qp: Invalid argument")
+	nicMustFind(t, fs, "devinfo.port.down", Warn, "rocep216s0f0 port 1 is not up: DOWN (physical state Disabled)")
+}
+
+// A responder-side completion error (status 9, NVIDIA/nccl#1710) names
+// the peer as where the fault is, and the queue-pair async event the same
+// paste shows on another host as the responder's failure. Before, the fix
+// was to look the status up in ibv_wc_status_str(3).
+func TestRemoteStatusPointsAtPeer(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-markdown-autolinks-async-event-status9-vendor138-nccl1710.txt")
+	f := nicMustFind(t, fs, "nccl.ib.completion_error", Error, "Completion with error 9 (IBV_WC_REM_INV_REQ_ERR, vendor err 0x8a) on 1 connection from node023 to peer 10.1.3.201")
+	if !strings.Contains(f.Mechanism, "the fault is on the peer (10.1.3.201)") || !strings.Contains(f.Mechanism, "'local access violation work queue error' on node201 mlx5_0:1") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+	if !strings.Contains(f.Fix, "Read the log of the peer (10.1.3.201)") || !strings.Contains(f.Fix, "NCCL_NET_GDR_LEVEL=LOC") {
+		t.Errorf("fix %s", f.Fix)
+	}
+	nicMustFind(t, fs, "nccl.ib.async_event", Error, "local access violation work queue error", "node201")
+}

@@ -1,0 +1,110 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// A vLLM pod without the verbs library: NCCL 2.18+ says so at INFO, and
+// the socket fallback names that cause and its fix.
+func TestSocketFallbackVerbsAtInfo(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-openshift-vllm-libibverbs-info-socket-ens5-vllm5360.txt")
+	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "falls back to TCP sockets on 1 host")
+	if !strings.Contains(f.Fix, "apt-get install libibverbs1") || !strings.Contains(f.Evidence[0].Text, "Failed to open libibverbs.so[.1]") {
+		t.Errorf("cause not named: %s / %v", f.Fix, f.Evidence)
+	}
+}
+
+// NCCL lists a 25G RoCE port and a 200G InfiniBand port, and every
+// connection goes over NET/IB/1, the InfiniBand one (nccl-tests#350): the
+// RoCE port's default GID index 0 is no index in use, so no GID finding;
+// the gather's large-size drop is judged against the 200G port.
+func TestListedRoCEPortNoConnection(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata("corpus/nccl-tests/gather-2.16.5-a100-roce25g-ib200g-mixed-list-channels-ib1-drop-6g-nccltests350.txt")}, nil, Options{}).Findings
+	for _, f := range fs {
+		if strings.HasPrefix(f.ID, "gid.") {
+			t.Errorf("%s: %s", f.ID, f.Title)
+		}
+	}
+	nicMustFind(t, fs, "nccltests.busbw.low", Error, "gather busbw plateau 11.69 GB/s", "200Gbps")
+	if f := nicMustFind(t, fs, "nccl.transport.ib", Info, "RoCE+IB"); !strings.Contains(f.Mechanism, "no connection goes over mlx5_0:1") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+}
+
+// Two p4d.24xlarge (A100, four 100G EFA each) through aws-ofi-nccl: the
+// plugin's own "NET/OFI ..." lines say the network, so no "no network
+// lines" note, and the 8 x 200G reference of A100 boards is not set
+// beside an EFA run. Before, both were printed.
+func TestPluginNetworkShown(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata("corpus/nccl-tests/allreduce-p4d-a100-2n-efa-ofi1.13-76GBps-aws-tutorial.txt")}, nil, Options{}).Findings
+	nicMustNot(t, fs, "nccl.log.no_network_lines")
+	f := nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "plateau 73.46 GB/s")
+	if strings.Contains(f.Title+f.Mechanism, "usual fabric") {
+		t.Errorf("EFA run set beside the 8 x 200G fabric: %s", f.Title)
+	}
+}
+
+// A WARN of NCCL's IB transport while it starts (NCCL 2.27+'s Data
+// Direct probe, the failure NVIDIA/nccl#1866 is titled after) is why it
+// fell back to sockets; before, the fallback named no cause and the fix
+// was to rerun with more logging. The fixture is SYNTHETIC, from NCCL's
+// source strings.
+func TestIBInitWarnExplainsSocketFallback(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "synthetic/nccl-2.28-ib-data-direct-warn-socket-fallback-synthetic.txt")
+	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn)
+	if !strings.Contains(f.Mechanism, `NCCL's IB transport stopped at a warning on 1 host ("Error in mlx5dv_get_data_direct_sysfs_path with device mlx5_0")`) ||
+		!strings.Contains(f.Fix, "NCCL_IB_DATA_DIRECT=0") || f.Evidence[0].Line != 6 {
+		t.Errorf("evidence %+v mechanism %s fix %s", f.Evidence, f.Mechanism, f.Fix)
+	}
+	// The DGX Spark log's dlvsym lines (the symbol missing from an older
+	// libmlx5) are no such warning: NCCL skips the probe and uses RoCE.
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.28.9-dgx-spark-gb10-roce-200g-port-lines-gid0-allgather.txt")
+	nicMustNot(t, fs, "nccl.transport.socket_fallback")
+}
+
+// NCCL's socket transport lists usb0 169.254.3.1, a BMC's link-local USB
+// network, beside eno1 (NVIDIA/Megatron-LM#588): the fallback finding
+// names it and sets NCCL_SOCKET_IFNAME first. Before, it was not named.
+func TestSocketFallbackNamesLinkLocalInterface(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-socket-no-ib-device-usb0-link-local-169-254-bmc-interface-megatron588.txt")
+	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "(also over usb0 169.254.3.1)")
+	if !strings.HasPrefix(f.Fix, "Set NCCL_SOCKET_IFNAME") {
+		t.Errorf("fix does not start with NCCL_SOCKET_IFNAME: %s", f.Fix)
+	}
+	// One node's ranks may use lo: the note is for jobs that may span
+	// nodes (SYNTHETIC lines in NCCL's format).
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"h1:1:1 [0] NCCL INFO NET/IB : No device found.",
+		"h1:1:1 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>",
+		"h1:1:1 [0] NCCL INFO Using network Socket",
+		"h1:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0")
+	nicMustFind(t, fs, "nccl.transport.socket_fallback", Info, "single-node job")
+	if got := nicFind(fs, "nccl.transport.socket_fallback", "over lo"); len(got) > 0 {
+		t.Errorf("a single-node job's lo is called unreachable: %s", got[0].Title)
+	}
+	// A host whose only socket interface is link-local uses it alone,
+	// not also.
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"h1:1:1 [0] NCCL INFO NET/IB : No device found.",
+		"h1:1:1 [0] NCCL INFO NET/Socket : Using [0]usb0:169.254.3.1<0>",
+		"h1:1:1 [0] NCCL INFO Using network Socket")
+	nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "on 1 host (over usb0 169.254.3.1);")
+}
+
+// SYNTHETIC lines in NCCL's format: a NET/IB WARN that names no peer,
+// before any device list, is still the IB transport stopping at init; one
+// about a request to a peer is not.
+func TestIBInitWarnNamesNoPeer(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"h1:10:10 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : Unable to open device mlx5_0",
+		"h1:10:10 [0] NCCL INFO Using network Socket")
+	nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "falls back to TCP sockets")
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"h1:10:10 [0] transport/net_ib.cc:1038 NCCL WARN NET/IB : req 0/1 tag 0 peer 10.0.0.2<4242> collective mismatch error, local size 8 remote size 4")
+	nicMustNot(t, fs, "nccl.transport.socket_fallback")
+}
