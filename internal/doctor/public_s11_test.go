@@ -46,55 +46,6 @@ func TestGIDV1RowWithoutV2(t *testing.T) {
 	}
 }
 
-// nvidia-smi topo -m pasted up to GPU5 of 8: "every GPU" was claimed of
-// six; and GPUs that reach each other only through SYS (no NVLink) went
-// unremarked.
-func TestTopoCutAndNoNVLink(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/topo/nvidia-smi-topo-h100-nv18-pxb-8nic-cut-nccl2150.txt")
-	nicMustFind(t, fs, "topo.gpu_nic.ok", Info, "every GPU shown", "6 of the 8 GPUs in the header: the paste ends at GPU5")
-	nicMustNot(t, fs, "topo.gpu_gpu.host")
-	fs = diagnoseFiles(t, Options{}, "corpus/topo/nvidia-smi-topo-gpus-sys-no-nvlink-pix-per-gpu-cut-deepep128.txt")
-	nicMustFind(t, fs, "topo.gpu_gpu.host", Info, "no NVLink and no shared PCIe switch", "every pair is SYS")
-	// A complete matrix says "every GPU" and counts them.
-	fs = diagnoseFiles(t, Options{}, "corpus/topo/nvidia-smi-topo-h100-pix-nic-per-gpu-tabs-nccl1453.txt")
-	f := nicMustFind(t, fs, "topo.gpu_nic.ok", Info, "every GPU has")
-	if strings.Contains(f.Title, "shown") {
-		t.Errorf("complete matrix read as cut: %s", f.Title)
-	}
-}
-
-// nvidia-smi nvlink -s was not read at all: a V100 with two of six links
-// <inactive>, and a GB200 whose 18 links run at 53.125 GB/s.
-func TestNVLinkStatus(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nvlink/nvidia-smi-nvlink-s-v100-links-inactive-azhpc73.txt")
-	f := nicMustFind(t, fs, "nvlink.inactive", Warn, "GPU 3 4 of 6 active (links 3 and 5 <inactive>)")
-	if len(f.Evidence) != 2 || !strings.Contains(f.Evidence[1].Text, "Link 3: <inactive>") {
-		t.Errorf("evidence %v", f.Evidence)
-	}
-	fs = diagnoseFiles(t, Options{}, "corpus/nvlink/nvidia-smi-nvlink-s-gb200-18-links-k8stestinfra371.txt")
-	nicMustFind(t, fs, "nvlink.ok", Info, "GPU 0 has its 18 NVLinks active at 53.125 GB/s, 956.25 GB/s per GPU", "GPU 1's block ends after 2 links: the paste is cut")
-	nicMustNot(t, fs, "nvlink.inactive")
-}
-
-// rocm-smi --showtopo was not read: two MI100 linked by PCIE (their xGMI
-// bridge not working) said nothing, and an MI300-series node whose eight
-// GPUs are all XGMI must raise nothing.
-func TestROCmShowTopo(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/topo/rocm-smi-showtopo-mi100-pair-pcie-bridge-rocm1503.txt")
-	f := nicMustFind(t, fs, "topo.gpu_gpu.host", Info, "no xGMI between the 2 GPUs: every pair is PCIE")
-	if !strings.Contains(f.Fix, "rocm-smi --showxgmierr") || strings.Contains(f.Fix, "nvidia") {
-		t.Errorf("fix %s", f.Fix)
-	}
-	arts := nicReadArtifacts(t, "corpus/topo/rocm-smi-showtopo-mi300-8gpu-xgmi-msswift.txt")
-	topo, ok := arts[0].(*ingest.GPUTopo)
-	if !ok || len(topo.GPUs) != 8 || topo.GPUs[7].ToGPU[0] != "XGMI" || topo.GPUs[7].ToGPU[7] != "X" {
-		t.Fatalf("MI300 matrix not read: %+v", arts)
-	}
-	if fs := diagnoseFiles(t, Options{}, "corpus/topo/rocm-smi-showtopo-mi300-8gpu-xgmi-msswift.txt"); len(fs) != 0 {
-		t.Errorf("an all-XGMI node raised %v", fs)
-	}
-}
-
 // perftest over rdma_cm printed "GID index : 0" (its default, before the
 // 2026 releases) beside the IPv4 GID rdma_cm had resolved: rocelab said
 // index 0 held that GID.

@@ -89,13 +89,3 @@ func TestMlxlinkRateJudgesPerftest(t *testing.T) {
 	)
 	nicMustFind(t, fs, "perftest.bw.ok", Info, "92.0 Gb/s", "of the 100.0 Gb/s link rate")
 }
-
-// The same topology in the doctor: the lost tab is said with its line and
-// column, and the GPUs are judged on the cells that read (every NIC at
-// PHB). Before, the file was "in no format rocelab recognises".
-func TestTopoGarbledCellJudged(t *testing.T) {
-	rel := "corpus/topo/nvidia-smi-topo-a100-8nic-phb-last-cell-run-into-affinity-notes.txt"
-	fs := diagnoseFiles(t, Options{}, rel)
-	nicMustFind(t, fs, "input.garbled", Warn, "8 lines of nvidia-smi topo -m could not be read", rel+`:6:73: expected a link type (X, NV#, PIX, PXB, PHB, NODE, SYS), got "PH0-115`)
-	nicMustFind(t, fs, "topo.gpu_nic.far", Warn, "8 of 8 GPUs have no NIC within one PCIe switch")
-}

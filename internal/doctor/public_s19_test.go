@@ -19,17 +19,6 @@ func TestForcedLinkIBOnRoCEDeviceJudgesMTU(t *testing.T) {
 	}
 }
 
-// nccl-tests' abort line pasted without its host (NVIDIA/nccl#1913,
-// "Test NCCL failure all_reduce.cu:471 'internal error ...'"). Before, the
-// line was not read and the file gave no finding at all.
-func TestTestFailureWithoutHost(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.28.9-ofi-remote-rails-mismatch-test-failure-no-host-nccl1913.txt")
-	f := nicMustFind(t, fs, "nccltests.failed", Error, "failed at all_reduce.cu:471", "'internal error")
-	if f.Evidence[0].Line != 14 {
-		t.Errorf("evidence %+v", f.Evidence)
-	}
-}
-
 // mlnx-tools' show_counters of a ConnectX-4 Lx bond (Chinese RDMA notes):
 // 3.29 M responder completion errors, 3.21 M of them flushes. Before, no
 // finding named them.
@@ -54,14 +43,4 @@ func TestDownPortRateIsNoLineRate(t *testing.T) {
 		t.Errorf("rate evidence %+v", f.Evidence)
 	}
 	nicMustFind(t, fs, "devinfo.port.down", Warn, "roceP2p1s0f1 port 1")
-}
-
-// An nccl-tests output cut in its device list (nebius/soperator#428).
-// Before, it gave no finding at all, as if the run were clean.
-func TestNCCLTestsPreambleOnly(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/preamble-only-h100-2n-srun-mpi-cut-before-table-soperator428.txt")
-	f := nicMustFind(t, fs, "nccltests.rows.none", Info, "ends in its preamble (12 rank lines)")
-	if len(f.Evidence) != 2 || f.Evidence[0].Line != 4 || f.Evidence[1].Line != 18 {
-		t.Errorf("evidence %+v", f.Evidence)
-	}
 }

@@ -5,25 +5,12 @@ import (
 	"testing"
 
 	"rocelab/internal/ingest"
-	"rocelab/internal/unit"
 )
 
 // Real artifacts of kinds diagnose had seen little of (NCCL and RCCL logs
 // of recent releases, nccl-tests behind log wrappers, counters of other
 // drivers); the headers of the files under testdata/corpus name each
 // source. Each test failed before the change it covers.
-
-// A table of independent 1-rank jobs (nccl-tests without MPI=1 under
-// mpirun: NVIDIA/nccl-tests#294, busbw 0.00 on every row, each size twice)
-// was judged "0% of what 100Gbps allows" (error nccltests.busbw.low) beside
-// the finding that says its bandwidth is meaningless.
-func TestSplitRunBusBWNotJudged(t *testing.T) {
-	const file = "corpus/nccl-tests/allreduce-busbw-zero-duplicate-rows-one-rank-each-nccltests294.txt"
-	fs := diagnoseFiles(t, Options{NICSpeed: 100 * unit.Gbps}, file)
-	nicMustFind(t, fs, "nccltests.ranks.split", Error)
-	nicMustNot(t, fs, "nccltests.busbw.low")
-	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "not judged", "independent jobs")
-}
 
 // Intel E810 (ice) counts PFC as per-priority XOFF and XON frames
 // ("rx_priority_3_xoff.nic") and 802.3x pause as link_xoff_rx/tx.nic; the

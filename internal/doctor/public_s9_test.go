@@ -107,20 +107,3 @@ func TestIbdev2netdev(t *testing.T) {
 		t.Errorf("fix does not name mlx5_1's netdev: %s", f.Fix)
 	}
 }
-
-// nvidia-smi topo -m was in no format rocelab recognised. A GPU whose
-// nearest NIC is beyond PXB gets no GPUDirect RDMA from NCCL by default
-// (NVIDIA/nccl-tests#320: NODE and PHB); one NIC per GPU at PIX is said
-// to be fine, in the NIC0 form with tabs (NVIDIA/nccl#1453) and the older
-// form that names the NICs mlx5_N in the header (NVIDIA/nccl-tests#78).
-func TestGPUTopology(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/topo/nvidia-smi-topo-gpus-node-phb-from-nics-nccltests320.txt")
-	f := nicMustFind(t, fs, "topo.gpu_nic.far", Warn, "3 of 3 GPUs", "GPU0 NODE (mlx5_0)", "GPU2 PHB (mlx5_0)")
-	if len(f.Evidence) != 3 || !strings.Contains(f.Fix, "NCCL_NET_GDR_LEVEL=PHB") {
-		t.Errorf("evidence %v fix %q", f.Evidence, f.Fix)
-	}
-	nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/topo/nvidia-smi-topo-h100-pix-nic-per-gpu-tabs-nccl1453.txt"), "topo.gpu_nic.ok", Info, "GPU0 PIX (NIC8)", "and 4 more")
-	fs = diagnoseFiles(t, Options{}, "corpus/topo/nvidia-smi-topo-16gpu-mlx5-columns-nccltests78.txt")
-	nicMustFind(t, fs, "topo.gpu_nic.ok", Info, "GPU2 PIX (mlx5_1)")
-	nicMustNot(t, fs, "topo.gpu_nic.far")
-}

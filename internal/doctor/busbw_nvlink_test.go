@@ -2,14 +2,36 @@ package doctor
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
 	"rocelab/internal/ingest"
+	"rocelab/internal/unit"
 )
 
-// Verdicts on public nccl-tests runs of the fifteenth sweep. Each test
-// failed before the change it covers.
+// MNNVL 1: the nodes share one NVLink domain, so the run's busbw is not
+// judged against a NIC (the speed given would call 300 GB/s impossible or
+// low). The NCCL lines are real (see the corpus file); the table is
+// synthetic.
+func TestMNNVLBusBWUnjudged(t *testing.T) {
+	b, err := os.ReadFile(nicTestdata("corpus/nccl-log/nccl-mnnvl-1-clique-p2p-mnnvl-nnodes-1-gb200.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := []string{ // synthetic
+		"#  Rank  0 Group  0 Pid 2619530 on watchtower-navy-cn13 device  0 [0009:01:00] NVIDIA GB200",
+		"#  Rank  1 Group  0 Pid 2619531 on watchtower-navy-cn14 device  0 [0009:01:00] NVIDIA GB200",
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+		"  1073741824     268435456     float     sum      -1   7158.3  150.00  300.00      0   7158.3  150.00  300.00      0",
+		"  2147483648     536870912     float     sum      -1  14316.6  150.00  300.00      0  14316.6  150.00  300.00      0",
+		"  4294967296    1073741824     float     sum      -1  28633.1  150.00  300.00      0  28633.1  150.00  300.00      0",
+	}
+	fs := Diagnose([]string{"-"}, strings.NewReader(string(b)+strings.Join(table, "\n")+"\n"), Options{NICSpeed: 400 * unit.Gbps}).Findings
+	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "not judged against a NIC: NCCL says MNNVL 1")
+	nicMustNot(t, fs, "nccltests.busbw.low")
+	nicMustNot(t, fs, "nccltests.busbw.ok")
+}
 
 // A single-node run on an 8-GPU SXM board is judged against its NVLink:
 // the Azure ND H200 v5 run at 477 GB/s and the H100 run of nccl-tests#290
@@ -158,21 +180,4 @@ func TestHGXFabricReference(t *testing.T) {
 	if !strings.Contains(f.Mechanism, "consistent with that fabric") {
 		t.Errorf("mechanism %s", f.Mechanism)
 	}
-}
-
-// nccl-tests#355: the failure of the first size is printed on the line
-// nccl-tests had started for that size's row ("2097152 32768 float none
-// -1 node0: Test CUDA failure common.cu:389 'an illegal memory access was
-// encountered'"). It is read as the test's failure, an error naming the
-// device-API kernels' one-NVLink-domain limit the maintainers gave;
-// before, the line was a row not read (a warning) and the failure missed.
-func TestFailureOnRowLine(t *testing.T) {
-	fs := Diagnose([]string{nicTestdata("corpus/nccl-tests/alltoall-2.17.6-h800-2n-device-kernel-D1-illegal-memory-access-nccltests355.txt")}, nil, Options{}).Findings
-	f := nicMustFind(t, fs, "nccltests.failed", Error, "a CUDA call failed at common.cu:389 with 'an illegal memory access was encountered' on node0")
-	if !strings.Contains(f.Mechanism, "one NVLink domain") || !strings.Contains(f.Fix, "-D 0") {
-		t.Errorf("mechanism %s\nfix %s", f.Mechanism, f.Fix)
-	}
-	nicMustNot(t, fs, "nccltests.rows.unread")
-	// The failure explains the empty table: no second warning about it.
-	nicMustNot(t, fs, "nccltests.rows.none")
 }

@@ -5,9 +5,6 @@ import (
 	"testing"
 )
 
-// Artifacts of the nineteenth sweep's second pass: each was misread
-// before its fix, and each test fails on the code before it.
-
 // An nccl-tests output quoted with only its footer (aws/aws-k8s-tester
 // #503, under mpirun's "[1,0]<stdout>:" prefix). Before, the file was "in
 // no format rocelab recognises"; the average mixes every size of the

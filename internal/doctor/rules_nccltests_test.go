@@ -7,9 +7,6 @@ import (
 	"rocelab/internal/ingest"
 )
 
-// Artifacts of the tenth sweep: logs of recent NCCL (2.24-2.27) and
-// PyTorch (2.4-2.7) releases. Each test failed before the change it covers.
-
 // The tail of a 2-GPU all_reduce_perf on one host (NVIDIA/nccl#1706: the
 // 4-GPU run hung until NCCL_NVLS_ENABLE=0), its rank lines not pasted:
 // rocelab judged the 25.88 GB/s plateau as a network figure awaiting the
@@ -50,4 +47,33 @@ func TestOneRankRun(t *testing.T) {
 		t.Errorf("evidence %v", f.Evidence)
 	}
 	nicMustNot(t, fs, "nccltests.sizes.small")
+}
+
+// #wrong above a million is printed with %g ("1.04858e+06"); those nine
+// sizes of an in-network-compute plugin's run counted no wrong element.
+func TestNCCLTestsWrongExponent(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-rtx3090-2n-inc-plugin-wrong-float-exponent-108-failed.txt")
+	nicMustFind(t, fs, "nccltests.wrong", Error, "1073741424 wrong elements in 27 sizes")
+}
+
+// Without rank lines an alltoall's share of off-node data is unknown: the
+// MI355X tables of OCI's guide were said to have 'no NIC on their path'.
+func TestAlltoallRanksUnknown(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/rccl-mi355x-pollara400-2n-4n-allreduce-alltoall-no-rank-lines-oci.txt")
+	for _, f := range nicFind(fs, "nccltests.busbw.unjudged") {
+		if strings.Contains(f.Title, "no NIC is on its path") {
+			t.Errorf("judged on one node: %s", f.Title)
+		}
+	}
+	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "alltoall per-rank busbw plateau 86.68 GB/s", "the rank count is unknown")
+}
+
+// An nccl-tests output cut in its device list (nebius/soperator#428).
+// Before, it gave no finding at all, as if the run were clean.
+func TestNCCLTestsPreambleOnly(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/preamble-only-h100-2n-srun-mpi-cut-before-table-soperator428.txt")
+	f := nicMustFind(t, fs, "nccltests.rows.none", Info, "ends in its preamble (12 rank lines)")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 4 || f.Evidence[1].Line != 18 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
 }
