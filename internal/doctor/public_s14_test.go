@@ -35,15 +35,6 @@ func TestPerftestMarkdownBoldJudged(t *testing.T) {
 	}
 }
 
-// `show queue counters | grep Ethernet132` (sonic-buildimage#15198) is
-// read by its echoed command: the drops on queue 0 are judged.
-func TestFilteredQueueCountersJudged(t *testing.T) {
-	fs := Diagnose([]string{nicTestdata("corpus/switch/sonic-show-queue-counters-grep-no-header-blank-lines-voq-buildimage15198.txt")}, nil, Options{}).Findings
-	nicMustFind(t, fs, "switch.queue.drops", Warn, "Ethernet132 UC0: 29124 packets dropped on lossy queue 0 (of 1094660240 sent)")
-	fs = Diagnose([]string{nicTestdata("corpus/switch/sonic-show-queue-wredcounters-grep-uc3-ecn-marked-multiasic-buildimage23566.txt")}, nil, Options{}).Findings
-	nicMustFind(t, fs, "switch.ecn.marks", Info, "Ethernet48 UC3: 678 packets marked CE")
-}
-
 // A perftest run that ends before its table, with no error, is said to be
 // unjudged rather than passed over (openucx/ucx#9590: the server side of
 // ib_send_lat over DC, cut after the addresses).
@@ -61,13 +52,6 @@ func TestPerftestNoRowsSaid(t *testing.T) {
 			}
 		}
 	}
-}
-
-// A SONiC counter row cut short by the paste is reported with its place
-// (sonic-buildimage#23566), not dropped without a word.
-func TestSwitchCutRowReported(t *testing.T) {
-	fs := Diagnose([]string{nicTestdata("corpus/switch/sonic-show-queue-wredcounters-grep-uc3-ecn-marked-multiasic-buildimage23566.txt")}, nil, Options{}).Findings
-	nicMustFind(t, fs, "input.garbled", Warn, "buildimage23566.txt:14:1: expected a `show queue wredcounters` row of 6 columns (this one has 4)")
 }
 
 // Per-QP counters (`rdma statistic qp show`) are judged as the QP's own,

@@ -7,23 +7,6 @@ import (
 
 // Artifacts of the twenty-third sweep.
 
-// Two real SONiC outputs of two different switches, each at the factory
-// prompt `root@sonic` / `admin@sonic`: the HLD's QSFP56-DD in Ethernet0
-// with two dark lanes, and sonic-utilities#2027's fec-stats whose
-// Ethernet0 counts 34 uncorrectable codewords. Before, "sonic" was taken
-// for one switch and the codewords became "the errors this receiver
-// causes", the port's own finding dropped; a factory hostname names no
-// device, so the join is said to be by port name and the port keeps its
-// finding.
-func TestOpticsJoinFactoryHostnameIsNoDevice(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-show-int-transceiver-eeprom-dom-qsfp56dd-400g-dr4-rx3-4-minus-40dbm-hld.txt", "corpus/switch/sonic-fec-stats-uncorr-34-sonicutilities2027.txt")
-	f := nicMustFind(t, fs, "optics.rx.dark", Error, "Ethernet0 counts 34 FEC codewords it could not correct in ", "which may be another device's port of that name")
-	if strings.Contains(f.Title, "the errors this receiver causes") {
-		t.Errorf("title %s", f.Title)
-	}
-	nicMustFind(t, fs, "switch.link.errors", Warn, "Ethernet0: RS-FEC met 34 codewords it could not correct")
-}
-
 // A shell loop over an InfiniBand port's counters directory
 // (leptonai/gpud#943) was in no format rocelab recognises; its
 // link_downed 255 is the 8-bit counter's maximum: the link went down at

@@ -6,10 +6,6 @@ import (
 	"testing"
 )
 
-// Artifacts of the twenty-first sweep: `ethtool -m`, a module's own
-// diagnostics, read for the first time. Before, each file was "in no
-// format rocelab recognises".
-
 // A healthy QSFP28 SR4 (Cumulus, noc tests): read, and said to be healthy
 // with the margin of its weakest lane, -0.12 dBm against a -10.30 dBm
 // low-warning threshold.
@@ -148,45 +144,6 @@ func TestEthtoolModuleGrepDBm(t *testing.T) {
 	if len(f.Evidence) != 2 || f.Evidence[0].Line != 6 || f.Evidence[1].Line != 14 {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
-}
-
-// SONiC's `show interfaces transceiver eeprom --dom` (the Transceiver DOM
-// HLD's example): a 400G DR4 whose lanes 3-4 receive -40 dBm while their
-// lasers transmit is a fiber or far-end fault on those lanes; lanes 5-8
-// are the ones a DR4 leaves unused.
-func TestSONiCTransceiverDOMLanesDark(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-show-int-transceiver-eeprom-dom-qsfp56dd-400g-dr4-rx3-4-minus-40dbm-hld.txt")
-	f := nicMustFind(t, fs, "optics.rx.dark", Error, "sonic Ethernet0: lanes 3-4 of QSFP56-DD AFCT-93DRPHZ-AZ2 receive no light while the module transmits")
-	if len(f.Evidence) != 4 || f.Evidence[0].Line != 27 || f.Evidence[3].Line != 40 {
-		t.Errorf("evidence %+v", f.Evidence)
-	}
-	nicMustFind(t, fs, "optics.lanes", Info, "lanes 5-8", "the port uses 4 of the module's 8 lanes")
-	nicMustNot(t, fs, "optics.rx.power")
-}
-
-// KLISH's `show interface transceiver dom Ethernet 80` (the same HLD):
-// the port named between rules, units after a space. Lanes 1 and 3 at
-// -33.98 and -32.22 dBm are under the -30 dBm no receiver decodes: they
-// receive nothing; lanes 2 and 4 receive 12 dB under the module's low
-// alarm.
-func TestSONiCTransceiverDOMKlishUnderAlarm(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-klish-show-int-transceiver-dom-ethernet80-rx-under-alarm-hld.txt")
-	f := nicMustFind(t, fs, "optics.rx.power", Error, "Ethernet80: QSFP-DD AFCT-93DRPHZ-AZ2, received power: lanes 2, 4 at -23.28 dBm, -22.84 dBm, under its low-alarm threshold -10.40 dBm")
-	if len(f.Evidence) != 3 || f.Evidence[2].Line != 40 {
-		t.Errorf("evidence %+v", f.Evidence)
-	}
-	nicMustFind(t, fs, "optics.rx.dark", Error, "Ethernet80: lanes 1, 3 of QSFP-DD AFCT-93DRPHZ-AZ2 receive no light while the module transmits")
-}
-
-// sonic-utilities' expected `show interfaces transceiver eeprom -d` of
-// two healthy AOCs and an empty cage: two modules, each healthy.
-func TestSONiCTransceiverDOMHealthy(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-show-int-transceiver-eeprom-dom-all-qsfp28-aoc-healthy-sonicutilities-sfptest.txt")
-	if len(fs) != 2 {
-		t.Fatalf("want two findings:\n%s", nicTitles(fs))
-	}
-	nicMustFind(t, fs, "optics.ok", Info, "Ethernet0: QSFP28 or later MFA1A00-C003 healthy on lanes 1-4, weakest receive -0.49 dBm (9.0 dB over the low-warning threshold), 30.93 C")
-	nicMustFind(t, fs, "optics.ok", Info, "Ethernet64: ")
 }
 
 // mlxlink's Module Info (a collector's fixture of `mlxlink -d <dev> -m`):
@@ -360,29 +317,6 @@ func TestEthtoolModuleBoundsSynthetic(t *testing.T) {
 	}
 	nicMustFind(t, fs, "optics.temperature", Error, "runs hot, at 80.00 C, over its 70.00 C high-warning threshold (alarm 75.00 C)")
 	nicMustFind(t, fs, "optics.fault", Error, "reports module state ModuleFault")
-}
-
-// SONiC names a copper cable in its compliance lines: a DAC whose DOM
-// reads no bias and -inf on every lane is a copper cable, not a dark
-// module (SYNTHETIC, the labels of sonic-utilities' eeprom --dom output).
-func TestSONiCModuleCopperSynthetic(t *testing.T) {
-	fs := synthFindings(t, Options{},
-		"# synthetic",
-		"Ethernet8: SFP EEPROM detected",
-		"        Identifier: QSFP28 or later",
-		"        Specification compliance:",
-		"                Extended Specification Compliance: 100GBASE-CR4, 25GBASE-CR CA-L",
-		"        Vendor PN: MCP1600-C003",
-		"        ChannelMonitorValues:",
-		"                RX1Power: -infdBm",
-		"                RX2Power: -infdBm",
-		"                TX1Bias: 0.0000mA",
-		"                TX2Bias: 0.0000mA",
-		"        ModuleMonitorValues:",
-		"                Temperature: 31.0000C",
-	)
-	nicMustFind(t, fs, "optics.copper", Info, "Ethernet8: QSFP28 or later MCP1600-C003 is a copper cable")
-	nicMustNot(t, fs, "optics.dark")
 }
 
 // TestEthtoolModuleTxFlagSynthetic holds the transmit side's flags: a lane

@@ -5,9 +5,6 @@ import (
 	"testing"
 )
 
-// Artifacts of the twentieth sweep: each was misread or missed before its
-// fix, and each test fails on the code before it.
-
 // SONiC `show interfaces counters fec-stats` (sonic-utilities#2027): the
 // port whose RS-FEC met uncorrectable codewords is a link dropping frames
 // after PFC. Before, the file was "in no format rocelab recognises".
@@ -170,5 +167,21 @@ func TestShowInterfacesInputErrorsNoCRC(t *testing.T) {
 	f := nicMustFind(t, fs, "switch.link.errors", Warn, "FastEthernet1/0/30: 9000 frames received with input errors, none with a bad CRC")
 	if strings.Contains(f.Mechanism, "Bits changed on the wire") || !strings.Contains(f.Mechanism, "overruns") {
 		t.Errorf("mechanism %s", f.Mechanism)
+	}
+}
+
+// NX-OS `show interface counters errors` (genieparser's golden output):
+// Eth1/1's 13450 Stomped-CRC frames were corrupted on another link and
+// stomped by a cut-through switch upstream: the finding sends the
+// engineer to the port upstream whose FCS-Err grows, not to this link's
+// optic. Before, the file was in no format rocelab recognised.
+func TestNXOSCountersErrorsStomped(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/nxos-show-interface-counters-errors-stomped-crc-13450-genieparser.txt")
+	f := nicMustFind(t, fs, "switch.link.errors", Warn, "Eth1/1: 13450 frames arrived with a stomped CRC (Stomped-CRC): corrupted on a link upstream and forwarded cut-through")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 27 || !strings.Contains(f.Fix, "at the other end of Eth1/1") {
+		t.Errorf("evidence %+v, fix %q", f.Evidence, f.Fix)
+	}
+	if len(fs) != 1 {
+		t.Errorf("want the one finding:\n%s", nicTitles(fs))
 	}
 }

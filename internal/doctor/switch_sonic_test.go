@@ -5,10 +5,6 @@ import (
 	"testing"
 )
 
-// Sweep round 3 of SONiC inputs from engineers' threads and the project's
-// own PRs (real text under testdata/corpus/switch, each with its source):
-// each test failed before the change it covers.
-
 // PG tables: a lossless PG's ingress drops (pg-drop on one ASIC of a
 // Cisco line card, sonic-utilities#3782) were read as nothing (exit 2);
 // multi-ASIC watermark tables titled by namespace likewise.
@@ -139,5 +135,41 @@ func TestS11QueueWatermarksAndPauseHistory(t *testing.T) {
 	nicMustFind(t, fs, "switch.pfc.rx_paused", Warn, "Ethernet0", "in 4 pauses (mean 2s, latest 200ms)")
 	if got := nicFind(fs, "switch.queue.watermark"); len(got) != 0 {
 		t.Errorf("a multicast queue's watermark judged as RoCE's: %s", nicTitles(fs))
+	}
+}
+
+// `show queue counters | grep Ethernet132` (sonic-buildimage#15198) is
+// read by its echoed command: the drops on queue 0 are judged.
+func TestFilteredQueueCountersJudged(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata("corpus/switch/sonic-show-queue-counters-grep-no-header-blank-lines-voq-buildimage15198.txt")}, nil, Options{}).Findings
+	nicMustFind(t, fs, "switch.queue.drops", Warn, "Ethernet132 UC0: 29124 packets dropped on lossy queue 0 (of 1094660240 sent)")
+	fs = Diagnose([]string{nicTestdata("corpus/switch/sonic-show-queue-wredcounters-grep-uc3-ecn-marked-multiasic-buildimage23566.txt")}, nil, Options{}).Findings
+	nicMustFind(t, fs, "switch.ecn.marks", Info, "Ethernet48 UC3: 678 packets marked CE")
+}
+
+// A SONiC counter row cut short by the paste is reported with its place
+// (sonic-buildimage#23566), not dropped without a word.
+func TestSwitchCutRowReported(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata("corpus/switch/sonic-show-queue-wredcounters-grep-uc3-ecn-marked-multiasic-buildimage23566.txt")}, nil, Options{}).Findings
+	nicMustFind(t, fs, "input.garbled", Warn, "buildimage23566.txt:14:1: expected a `show queue wredcounters` row of 6 columns (this one has 4)")
+}
+
+// `show pfcwd config` of a two-ASIC switch (sonic-utilities' test vectors)
+// prints "BIG_RED_SWITCH status is enable on asic0": the watchdog's
+// emergency mode holds every lossless queue in its storm action, an error
+// per namespace. Before, the line was passed over and the times judged
+// fine.
+func TestBigRedSwitchShown(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata("corpus/switch/sonic-pfcwd-config-multiasic-big-red-switch-enable-sonic-utilities.txt")}, nil, Options{}).Findings
+	for _, ns := range []string{"asic0", "asic1"} {
+		f := nicMustFind(t, fs, "pfc.watchdog.big_red_switch", Error, "show pfcwd config "+ns+": BIG_RED_SWITCH is enable")
+		if len(f.Evidence) != 1 || !strings.HasSuffix(f.Evidence[0].Text, "on "+ns) {
+			t.Errorf("evidence %+v", f.Evidence)
+		}
+	}
+	for _, f := range Diagnose([]string{nicTestdata("corpus/switch/sonic-pfcwd-config-sonic-utilities.txt")}, nil, Options{}).Findings {
+		if f.ID == "pfc.watchdog.big_red_switch" {
+			t.Errorf("no BIG_RED_SWITCH line: %s", f.Title)
+		}
 	}
 }

@@ -6,79 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"rocelab/internal/ingest"
 )
-
-// Artifacts of the twenty-second sweep: the transceiver tables of Arista
-// EOS and Cisco IOS-XE (`show interfaces transceiver [detail]`), before
-// "in no format rocelab recognises", and a module's weak receiver joined
-// with the errors its port counts.
-
-// EOS's summary (ntc-templates): Et4/21/1 biased 0.00 mA receives -30.00
-// dBm, the floor EOS prints for no light: the port is dark, not a
-// healthy module. The lit modules print no threshold, and their verdict
-// says so rather than claiming the module's own.
-func TestEOSTransceiverSummaryDark(t *testing.T) {
-	rep := Diagnose([]string{nicTestdata("corpus/switch/eos-show-interfaces-transceiver-et4-21-dark-30dbm-ntctemplates.txt")}, nil, Options{})
-	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "transceiver" {
-		t.Fatalf("inputs %+v", rep.Inputs)
-	}
-	fs := rep.Findings
-	f := nicMustFind(t, fs, "optics.dark", Warn, "Et4/21: the module sends and receives no light on its one lane")
-	if len(f.Evidence) != 1 || f.Evidence[0].Line != 16 {
-		t.Errorf("evidence %+v", f.Evidence)
-	}
-	nicMustFind(t, fs, "optics.ok", Info, "Et3/17: the module healthy on lanes 1-3, weakest receive -0.72 dBm (over -10 dBm; the module's thresholds are not in the paste), 35.61 C")
-	if len(fs) != 3 {
-		t.Errorf("want three findings:\n%s", nicTitles(fs))
-	}
-}
-
-// The detail tables with the module's thresholds: EOS's (ntc-templates),
-// Et6's four lanes 9.5 dB over the -10.50 dBm low warning; IOS-XE's,
-// which print Low Warn before Low Alarm: Gi0/0/0's -7.9 dBm is 11.1 dB
-// over its -19.0 dBm low warning (read in EOS's order it would be 15.1
-// dB over a -23.0 "warning"). IOS-XE's admin-down ports read nothing.
-func TestTransceiverDetailTables(t *testing.T) {
-	for _, c := range []struct {
-		file  string
-		n     int
-		wants []string
-	}{
-		{"corpus/switch/eos-show-interfaces-transceiver-detail-thresholds-healthy-ntctemplates.txt", 3, []string{
-			"Et6: the module healthy on lanes 1-4, weakest receive -1.00 dBm (9.5 dB over the low-warning threshold), 27.48 C",
-			"Et7: the module healthy on lane 1, weakest receive -1.15 dBm (9.3 dB over the low-warning threshold)"}},
-		{"corpus/switch/iosxe-show-interfaces-transceiver-detail-low-warn-before-low-alarm-routerlog.txt", 2, []string{
-			"Gi0/0/0: the module healthy on lane 1, weakest receive -7.90 dBm (11.1 dB over the low-warning threshold), 43.80 C",
-			"Gi0/1/0: the module healthy on lane 1, weakest receive -9.30 dBm (9.7 dB over the low-warning threshold)"}},
-	} {
-		fs := diagnoseFiles(t, Options{}, c.file)
-		for _, w := range c.wants {
-			nicMustFind(t, fs, "optics.ok", Info, w)
-		}
-		if len(fs) != c.n {
-			t.Errorf("%s: want %d findings:\n%s", c.file, c.n, nicTitles(fs))
-		}
-	}
-}
-
-// A summary without thresholds: a lane under -10 dBm is weak, not
-// healthy (SYNTHETIC row in EOS's summary layout).
-func TestTransceiverNoThresholdsWeak(t *testing.T) {
-	const in = `                               Bias      Optical   Optical
-          Temp       Voltage   Current   Tx Power  Rx Power
-Port      (Celsius)  (Volts)   (mA)      (dBm)     (dBm)     Last Update
------     ---------  --------  --------  --------  --------  -------------------
-Et1/1      35.61      3.21      36.64    1.51      -12.10    0:00:03 ago
-`
-	rep := Diagnose([]string{"-"}, strings.NewReader(in), Options{})
-	f := nicMustFind(t, rep.Findings, "optics.rx.power", Warn, "Et1: the module, received power: lane 1 at -12.10 dBm, under -10 dBm")
-	if len(f.Evidence) != 1 || f.Evidence[0].Line != 5 {
-		t.Errorf("evidence %+v", f.Evidence)
-	}
-	nicMustNot(t, rep.Findings, "optics.ok")
-}
 
 // The KLISH DOM of Ethernet80 (its receivers 12 dB under the low alarm)
 // and that port's uncorrectable FEC codewords (synthetic counters) are
@@ -140,22 +68,6 @@ func oneInput(t *testing.T, rels ...string) string {
 	return path
 }
 
-// NX-OS's details (ntc-templates): three SFP-10G-SR ports whose lasers
-// are off (a fraction of a milliampere, -14 to -16 dBm, flagged low
-// alarms) and which receive nothing are dark both ways, one finding each,
-// not a receiver fault "while the module transmits" beside a failing
-// laser; the CFP LR4's two network lanes are healthy.
-func TestNXOSTransceiverDetails(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/switch/nxos-show-interface-transceiver-details-sfp-shut-dark-cfp-lr4-lanes-ntctemplates.txt")
-	for _, port := range []string{"Ethernet3/1", "Ethernet3/2", "Ethernet3/3"} {
-		nicMustFind(t, fs, "optics.dark", Warn, port+": FTLX8571D3BCL-C2 (10Gbase-SR) sends and receives no light on its one lane")
-	}
-	nicMustFind(t, fs, "optics.ok", Info, "Ethernet4/1: SCF1001L4CNC101 (CFP-100G-LR4) healthy on lanes 2-3, weakest receive -1.77 dBm (8.8 dB over the low-warning threshold), 40.44 C")
-	if len(fs) != 4 {
-		t.Errorf("want four findings:\n%s", nicTitles(fs))
-	}
-}
-
 // The host side of the same join: a marginal SFP-10G-SR on enp134s0f0
 // (real) and that port's bad-FCS frames (synthetic `ethtool -S`) in one
 // input: one optics finding naming the FCS count as its effect, no
@@ -199,22 +111,6 @@ func TestOpticsJoinHostFCS(t *testing.T) {
 	rep = Diagnose([]string{nicTestdata(sfp), alone}, nil, Options{})
 	nicMustFind(t, rep.Findings, "optics.rx.power", Warn, "which may be another device's port of that name")
 	nicMustFind(t, rep.Findings, "counters.phy.fcs", Error)
-}
-
-// NX-OS `show interface counters errors` (genieparser's golden output):
-// Eth1/1's 13450 Stomped-CRC frames were corrupted on another link and
-// stomped by a cut-through switch upstream: the finding sends the
-// engineer to the port upstream whose FCS-Err grows, not to this link's
-// optic. Before, the file was in no format rocelab recognised.
-func TestNXOSCountersErrorsStomped(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/switch/nxos-show-interface-counters-errors-stomped-crc-13450-genieparser.txt")
-	f := nicMustFind(t, fs, "switch.link.errors", Warn, "Eth1/1: 13450 frames arrived with a stomped CRC (Stomped-CRC): corrupted on a link upstream and forwarded cut-through")
-	if len(f.Evidence) != 1 || f.Evidence[0].Line != 27 || !strings.Contains(f.Fix, "at the other end of Eth1/1") {
-		t.Errorf("evidence %+v, fix %q", f.Evidence, f.Fix)
-	}
-	if len(fs) != 1 {
-		t.Errorf("want the one finding:\n%s", nicTitles(fs))
-	}
 }
 
 // A port is the module's whatever its switch calls it: EOS's Et and
@@ -302,15 +198,19 @@ Et1/4         0        0        0        0         0        0        0
 	}
 }
 
-// A shut port's laser keeps a fraction of a milliampere and sends under
-// the module's low-alarm threshold; with its receiver dark it is dark
-// both ways even where the module prints thresholds but raises no flag
-// (SYNTHETIC module, the values of NX-OS's shut SFP-10G-SR ports).
-func TestLaserUnderLowAlarmDark(t *testing.T) {
-	m := ingest.Module{Port: "Ethernet3/1", Lanes: []ingest.OpticLane{{Lane: 1, BiasMA: 0.5, TxMW: 0.03, RxMW: 0.0001,
-		BiasEv: Evidence{File: "x", Line: 2, Text: "Current 0.50 mA"}, RxEv: Evidence{File: "x", Line: 4, Text: "Rx Power -40.00 dBm"}}}}
-	m.Limits.TxLowAlarm.V = 0.1
-	fs := judgeModule("Ethernet3/1", m)
-	nicMustFind(t, fs, "optics.dark", Warn, "Ethernet3/1: the module sends and receives no light on its one lane")
-	nicMustNot(t, fs, "optics.rx.dark")
+// Two real SONiC outputs of two different switches, each at the factory
+// prompt `root@sonic` / `admin@sonic`: the HLD's QSFP56-DD in Ethernet0
+// with two dark lanes, and sonic-utilities#2027's fec-stats whose
+// Ethernet0 counts 34 uncorrectable codewords. Before, "sonic" was taken
+// for one switch and the codewords became "the errors this receiver
+// causes", the port's own finding dropped; a factory hostname names no
+// device, so the join is said to be by port name and the port keeps its
+// finding.
+func TestOpticsJoinFactoryHostnameIsNoDevice(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-show-int-transceiver-eeprom-dom-qsfp56dd-400g-dr4-rx3-4-minus-40dbm-hld.txt", "corpus/switch/sonic-fec-stats-uncorr-34-sonicutilities2027.txt")
+	f := nicMustFind(t, fs, "optics.rx.dark", Error, "Ethernet0 counts 34 FEC codewords it could not correct in ", "which may be another device's port of that name")
+	if strings.Contains(f.Title, "the errors this receiver causes") {
+		t.Errorf("title %s", f.Title)
+	}
+	nicMustFind(t, fs, "switch.link.errors", Warn, "Ethernet0: RS-FEC met 34 codewords it could not correct")
 }
