@@ -1,33 +1,6 @@
 package doctor
 
-import (
-	"testing"
-)
-
-// Artifacts of the eighteenth sweep (host side): each was misread before
-// its fix, and each test fails on the code before it.
-
-// One host's ibv_devinfo (devopsrustem/slurmv4): its rails run at 4096,
-// its management bond at 1024. Before, the doctor called that an MTU
-// difference "between hosts: 1024 on tpgds-aihub0006; 4096 on
-// tpgds-aihub0006"; the small ports are devinfo.mtu.small's alone.
-func TestMTUMismatchNeedsTwoHosts(t *testing.T) {
-	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/ibv-devinfo-cx7-12-ports-one-host-bond-mgmt-mtu1024-rails-4096-slurmv4.txt")
-	nicMustNot(t, fs, "host.mtu.mismatch")
-	nicMustFind(t, fs, "devinfo.mtu.small", Warn, "mlx5_8 port 1: RoCE active_mtu 1024")
-	nicMustFind(t, fs, "devinfo.mtu.small", Warn, "mlx5_10 port 1: RoCE active_mtu 1024")
-
-	// SYNTHETIC: without a prompt, a second block of a device name is a
-	// second host's output; one block of two devices is one host.
-	port := func(dev, mtu, enum string) []string {
-		return []string{"hca_id:\t" + dev, "\ttransport:\t\t\tInfiniBand (0)", "\tphys_port_cnt:\t\t\t1", "\t\tport:\t1",
-			"\t\t\tstate:\t\t\tPORT_ACTIVE (4)", "\t\t\tmax_mtu:\t\t4096 (5)", "\t\t\tactive_mtu:\t\t" + mtu + " (" + enum + ")", "\t\t\tlink_layer:\t\tEthernet", ""}
-	}
-	one := append(port("mlx5_0", "4096", "5"), port("mlx5_1", "1024", "3")...)
-	nicMustNot(t, synthFindings(t, Options{}, one...), "host.mtu.mismatch")
-	two := append(port("mlx5_0", "4096", "5"), port("mlx5_0", "1024", "3")...)
-	nicMustFind(t, synthFindings(t, Options{}, two...), "host.mtu.mismatch", Warn, "1024 on host 2 of <stdin>", "4096 on host 1 of <stdin>")
-}
+import "testing"
 
 // mlxlink, read for the first time: two real pastes read as healthy
 // links with their line rates, and SYNTHETIC faults in mlxlink's own

@@ -6,9 +6,6 @@ import (
 	"testing"
 )
 
-// Artifacts of the thirteenth sweep: NCCL 2.18-2.28 INFO logs as engineers
-// post them. Each test failed before the change it covers.
-
 // Two DGX Sparks whose second port has no IP address: NCCL addresses its
 // queue pairs from GID 0 (fe80::). The rings connected and the all_gather
 // ran: a warning (it works on one L2 segment), not an error. With a

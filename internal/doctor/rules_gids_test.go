@@ -5,8 +5,29 @@ import (
 	"testing"
 )
 
-// NCCL logs of the second twenty-fourth sweep: each test on a real
-// excerpt fails on the code before its fix.
+// A show_gids paste that ends after a bond's IPv4 v1 row: the port has an
+// address, its v2 row is missing. rocelab said it had no address.
+func TestGIDV1RowWithoutV2(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/show-gids-bond0-bond1-ipv4-at-2-3-ucx10420.txt")
+	f := nicMustFind(t, fs, "gid.index.roce_v2", Info, "NCCL_IB_GID_INDEX=3", "no RoCE v2 row on mlx5_bond_1 beside its routable v1 row")
+	if strings.Contains(f.Title, "no routable GID") || strings.Contains(f.Mechanism, "has no address") {
+		t.Errorf("v1-only port read as addressless: %s / %s", f.Title, f.Mechanism)
+	}
+	if last := f.Evidence[len(f.Evidence)-1]; !strings.Contains(last.Text, "10.16.39.13     v1") {
+		t.Errorf("evidence %v", last)
+	}
+}
+
+// perftest over rdma_cm printed "GID index : 0" (its default, before the
+// 2026 releases) beside the IPv4 GID rdma_cm had resolved: rocelab said
+// index 0 held that GID.
+func TestPerftestRDMACMDefaultGIDIndex(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/perftest/perftest-write-bw-rdma-cm-gid0-repeated-rows-cut-perftest342.txt")
+	nicMustNot(t, fs, "gid.index.ipv4")
+	nicMustFind(t, fs, "perftest.bw.unjudged", Info, "best 42.3 Gb/s")
+	// An index given with -x over rdma_cm is still read.
+	nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/perftest/perftest-4-runs-one-device-devinfo-ibstat-cx5-roce-k8s-notes.txt"), "gid.index.ipv4", Info, "GID index 3 in use")
+}
 
 // A RoCE job that fails with retry exceeded (status 12) prints no NCCL
 // version and no NCCL_IB_GID_INDEX echo (pytorch/pytorch#81628, fixed by
