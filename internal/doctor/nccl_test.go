@@ -22,37 +22,6 @@ type want struct {
 	title []string
 }
 
-func find(fs []Finding, id string) *Finding {
-	for i := range fs {
-		if fs[i].ID == id {
-			return &fs[i]
-		}
-	}
-	return nil
-}
-
-// countID returns how many findings carry id.
-func countID(fs []Finding, id string) int {
-	n := 0
-	for _, f := range fs {
-		if f.ID == id {
-			n++
-		}
-	}
-	return n
-}
-
-func diagnose(t *testing.T, opts Options, paths ...string) *Report {
-	t.Helper()
-	rep := Diagnose(paths, nil, opts)
-	for _, in := range rep.Inputs {
-		if !in.Usable() {
-			t.Fatalf("input %s not usable: %+v", in.Path, in)
-		}
-	}
-	return rep
-}
-
 // TestCorpusDiagnoses checks, for every NCCL corpus file, the findings its
 // INDEX.md row calls for, and that no error-level finding contradicts it.
 func TestCorpusDiagnoses(t *testing.T) {
@@ -148,14 +117,6 @@ func checkWants(t *testing.T, fs []Finding, wants []want) {
 	}
 }
 
-func ids(fs []Finding) []string {
-	var out []string
-	for _, f := range fs {
-		out = append(out, f.ID+"/"+f.Severity.String())
-	}
-	return out
-}
-
 // TestCorpusRetryRootCause checks that each connection's first error is
 // the evidence and that the GIDs and plugin are named.
 func TestCorpusRetryRootCause(t *testing.T) {
@@ -220,11 +181,6 @@ func TestSplitIncident(t *testing.T) {
 	if !cited {
 		t.Errorf("evidence does not cite the GDR 0 line of the other file: %v", f.Evidence)
 	}
-}
-
-func diagnoseText(t *testing.T, text string) *Report {
-	t.Helper()
-	return Diagnose([]string{"-"}, strings.NewReader(text), Options{})
 }
 
 // Synthetic logs for the rules the corpus does not exercise.

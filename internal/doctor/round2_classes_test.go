@@ -12,29 +12,6 @@ import (
 // testdata/corpus/threads with its source URL; synthetic text is written
 // here and says so.
 
-// diagnoseFiles diagnoses files under testdata and fails on an unusable
-// input.
-func diagnoseFiles(t *testing.T, opts Options, rels ...string) []Finding {
-	t.Helper()
-	var paths []string
-	for _, r := range rels {
-		paths = append(paths, nicTestdata(r))
-	}
-	rep := Diagnose(paths, nil, opts)
-	for _, in := range rep.Inputs {
-		if !in.Usable() {
-			t.Fatalf("input %s not usable: %+v", in.Path, in)
-		}
-	}
-	return rep.Findings
-}
-
-// synthFindings diagnoses SYNTHETIC text given as lines.
-func synthFindings(t *testing.T, opts Options, lines ...string) []Finding {
-	t.Helper()
-	return Diagnose([]string{"-"}, strings.NewReader(strings.Join(lines, "\n")+"\n"), opts).Findings
-}
-
 // Class 3, real text: NCCL 2.4.7 (Mellanox/nv_peer_memory#56) and a
 // 2.4-era NCCL (NVIDIA/nccl-tests#29) print "NET/Socket : Using" on every
 // rank beside NET/IB: not a socket fallback.

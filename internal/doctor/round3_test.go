@@ -1,8 +1,6 @@
 package doctor
 
 import (
-	"os"
-	"sort"
 	"strings"
 	"testing"
 
@@ -182,23 +180,6 @@ func TestClass8States(t *testing.T) {
 		t.Errorf("%d switch.pfcwd.storm findings for one queue pasted three times, want 1", n)
 	}
 	nicMustFind(t, fs, "switch.pfcwd.storm", Error, "Ethernet4 queue 3", "2 storms detected, 1 restored", "46497254")
-}
-
-// writeFiles writes SYNTHETIC inputs into a temporary directory and
-// returns their paths.
-func writeFiles(t *testing.T, files map[string][]string) []string {
-	t.Helper()
-	dir := t.TempDir()
-	var paths []string
-	for name, lines := range files {
-		p := dir + "/" + name
-		if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	return paths
 }
 
 // Issue 21 item 21: context stays in its host and file. SYNTHETIC: host

@@ -16,7 +16,7 @@ func TestPeerClosedToldUnderItsCause(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.1x-cuda-out-of-memory-p2p-calloc-peer-closed-nccl1235.txt")
 	nicMustNot(t, nicFind(fs, "nccl.warn.error", "A peer closed its NCCL connection"), "nccl.warn.error")
 	f := nicMustFind(t, fs, "nccl.warn.error", Error, "NCCL could not allocate GPU memory")
-	if !strings.Contains(f.Mechanism, "Its fallout, told here") || !slicesHasLine(f.Evidence, 3) {
+	if !strings.Contains(f.Mechanism, "Its fallout, told here") || !cites(f, "", 3) {
 		t.Errorf("the closed connection is not told under its cause: %s %+v", f.Mechanism, f.Evidence)
 	}
 }
@@ -35,15 +35,6 @@ func TestPeerClosedAloneOrAmbiguous(t *testing.T) {
 		"h1:12:22 [2] misc/strongstream.cc:10 NCCL WARN Something else failed",
 		"h1:12:22 [2] NCCL INFO misc/strongstream.cc:12 -> 3")
 	nicMustFind(t, fs, "nccl.warn.error", Error, "A peer closed its NCCL connection")
-}
-
-func slicesHasLine(ev []Evidence, line int) bool {
-	for _, e := range ev {
-		if e.Line == line {
-			return true
-		}
-	}
-	return false
 }
 
 // SYNTHETIC lines in NCCL's format, one file per host as a job's ranks
