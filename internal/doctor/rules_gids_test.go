@@ -66,3 +66,46 @@ func TestGIDDefaultNotInferredAcross221(t *testing.T) {
 		"h1:10:20 [0] NCCL INFO Connected all rings")
 	nicMustNot(t, fs, "gid.index.default_zero")
 }
+
+// A Huawei hrn3 GID table (hiroce3 gids, v2 rows only) names index 1, not
+// mlx5's 3, as the RoCEv2 IPv4 GID.
+func TestHiroceGIDIndex(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/hiroce3-gids-huawei-hrn3-v2-only-index1-ipv4.txt")
+	nicMustFind(t, fs, "gid.index.roce_v2", Info, "index 1 (hrn3_bond_0 27.105.180.3)", "NCCL_IB_GID_INDEX=1")
+}
+
+// A perftest run states the GID its index held; another input's table of
+// a host it may not be does not overrule it. Diagnosed together with
+// IBM/SpectrumScale_NETWORK_READINESS#4's table (index 3 link-local
+// there, on a "localhost"), the Kubernetes
+// notes' four runs on mlx5_0 index 3 (::ffff:10.0.32.4) were each
+// reported as using a link-local GID.
+func TestOwnGIDOutranksOtherTable(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/perftest/perftest-4-runs-one-device-devinfo-ibstat-cx5-roce-k8s-notes.txt", "corpus/threads/show-gids-two-linklocal-ipv4-at-4-5-spectrumscale4.txt")
+	for _, f := range nicFind(fs, "gid.index.link_local") {
+		for _, e := range f.Evidence {
+			if strings.Contains(e.File, "perftest-4-runs") {
+				t.Errorf("a run judged by another file's table: %s", f.Title)
+			}
+		}
+	}
+	nicMustFind(t, fs, "gid.index.ipv4", Info, "GID index 3 in use is the IPv4 GID ::ffff:10.0.32.4")
+}
+
+// Class 1 and 2, real text (multus-cni#1100): GID indices set with export
+// lines, two pods' show_gids tables of the same device in one paste. The
+// tables are kept apart, so the RoCEv2 row at index 5 in one and 7 in the
+// other is a mismatch with the value for each, and each exported value is
+// joined with a table.
+func TestClass1And2TwoPodsExport(t *testing.T) {
+	fs := nicDiagnose(t, Options{}, "corpus/threads/show-gids-two-pods-export-gid5-7-multus1100.txt")
+	m := nicMustFind(t, fs, "gid.index.mismatch", Warn, "5 on mlx5_4 (table 1", "7 on mlx5_4 (table 2")
+	if !strings.Contains(m.Fix, "NCCL_IB_GID_INDEX=5 on mlx5_4 (table 1") || !strings.Contains(m.Fix, "NCCL_IB_GID_INDEX=7 on mlx5_4 (table 2") {
+		t.Errorf("fix does not give each pod its value: %s", m.Fix)
+	}
+	if !strings.Contains(m.Mechanism, "5 (") || !strings.Contains(m.Mechanism, "7 (") {
+		t.Errorf("mechanism does not cite the exported values: %s", m.Mechanism)
+	}
+	nicMustFind(t, fs, "gid.index.roce_v2", Info, "GID index 5", "set by export")
+	nicMustFind(t, fs, "gid.index.roce_v2", Info, "GID index 7", "set by export")
+}

@@ -17,3 +17,17 @@ func TestGDRDisabledHCAByNameNCCL23(t *testing.T) {
 	}
 	nicMustFind(t, fs, "nccl.ib.alloc_failed", Error, "ibv_create_qp on ta1-1")
 }
+
+// A net plugin that turns GPUDirect RDMA off says why: aws-ofi-nccl 1.18
+// on EFA ("Could not disable CUDA API usage for HMEM, disabling GDR"),
+// where the finding said "no reason printed".
+func TestPluginGDROffReason(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-efa-aws-ofi-nccl1.18-nccl2.29-gdr0-plugin-reason-g7e.txt")
+	f := nicMustFind(t, fs, "nccl.gdr.disabled", Warn, "the net plugin NET/OFI turned it off", "Could not disable CUDA API usage for HMEM")
+	if strings.Contains(f.Title, "no reason printed") || !strings.Contains(f.Fix, "aws-ofi-nccl") {
+		t.Errorf("title %q fix %q", f.Title, f.Fix)
+	}
+	if len(f.Evidence) == 0 || !strings.Contains(f.Evidence[0].Text, "disabling GDR") {
+		t.Errorf("first evidence %+v, want the plugin's line", f.Evidence)
+	}
+}

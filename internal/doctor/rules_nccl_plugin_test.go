@@ -59,3 +59,22 @@ func TestRenamedIBextPluginIsRDMA(t *testing.T) {
 		}
 	}
 }
+
+// A net plugin that fails to initialise is why NCCL fell back to sockets:
+// aws-ofi-nccl on an EKS MPIJob (aws/aws-k8s-tester#454) and on SageMaker
+// (aws/aws-ofi-nccl#715). Before, the finding named only "no RDMA device"
+// or NCCL_IB_DISABLE and advised installing the plugin that had failed.
+func TestPluginInitFailureExplainsSocketFallback(t *testing.T) {
+	for _, c := range []struct{ file, msg string }{
+		{"corpus/nccl-log/nccl-ofi-init-failed-socket-fallback-mpi-tags-awsk8stester454.txt", `"Failed to initialize sendrecv protocol"`},
+		{"corpus/nccl-log/nccl-ofi-init-failed-ib-disabled-cloudwatch-prefix-awsofinccl715.txt", `"aws-ofi-nccl initialization failed"`},
+	} {
+		f := nicMustFind(t, diagnoseFiles(t, Options{}, c.file), "nccl.transport.socket_fallback", Warn)
+		if !strings.Contains(f.Mechanism, "the net plugin NET/OFI failed to initialise on 1 host ("+c.msg) {
+			t.Errorf("%s: mechanism does not name the plugin failure: %s", c.file, f.Mechanism)
+		}
+		if !strings.Contains(f.Fix, "fi_info -p efa") || strings.Contains(f.Fix, "use its own net plugin") {
+			t.Errorf("%s: fix %q", c.file, f.Fix)
+		}
+	}
+}

@@ -88,3 +88,31 @@ func TestWrappedWatchdogLine(t *testing.T) {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 }
+
+// PyTorch's ProcessGroupNCCL watchdog lines are read: a file of them was
+// "in no format rocelab recognises" (exit 2). PyTorch 2.2+'s form
+// (hiyouga/LlamaFactory#7396, with NumelIn/NumelOut) and the older one
+// behind a progress bar (pytorch/pytorch#118369, ranks at different
+// sequence numbers).
+func TestCollectiveTimeout(t *testing.T) {
+	arts := nicReadArtifacts(t, "corpus/nccl-log/pytorch-watchdog-timeout-allreduce-seq1580-llamafactory7396.txt")
+	l := arts[0].(*ingest.NCCLLog)
+	if len(l.Timeouts) != 2 || l.TimeoutCount != 2 {
+		t.Fatalf("timeouts %+v", l.Timeouts)
+	}
+	if w := l.Timeouts[1]; w.Rank != 4 || w.SeqNum != 1580 || w.OpType != "ALLREDUCE" || w.NumelIn != 466119168 || w.NumelOut != 466119168 || w.TimeoutMS != 600000 || w.RanMS != 600067 {
+		t.Errorf("second timeout %+v", w)
+	}
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/pytorch-watchdog-timeout-allreduce-seq1580-llamafactory7396.txt")
+	nicMustFind(t, fs, "nccl.collective.timeout", Error, "ALLREDUCE (SeqNum 1580)", "within 600.0 s", "ranks 0, 4")
+
+	old := nicReadArtifacts(t, "corpus/nccl-log/pytorch-watchdog-timeout-old-format-progress-bar-pytorch118369.txt")[0].(*ingest.NCCLLog)
+	if len(old.Timeouts) != 4 || old.TimeoutCount != 5 || old.Timeouts[0].SeqNum != 96120 || old.Timeouts[0].NumelIn != -1 || old.Timeouts[3].Rank != 7 {
+		t.Fatalf("old-format timeouts %+v (count %d)", old.Timeouts, old.TimeoutCount)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/pytorch-watchdog-timeout-old-format-progress-bar-pytorch118369.txt")
+	f := nicMustFind(t, fs, "nccl.collective.timeout", Error, "1800.0 s", "ranks 0, 7")
+	if !strings.Contains(f.Mechanism, "different sequence numbers") {
+		t.Errorf("mechanism %q", f.Mechanism)
+	}
+}

@@ -108,3 +108,16 @@ func TestIBInitWarnNamesNoPeer(t *testing.T) {
 		"h1:10:10 [0] transport/net_ib.cc:1038 NCCL WARN NET/IB : req 0/1 tag 0 peer 10.0.0.2<4242> collective mismatch error, local size 8 remote size 4")
 	nicMustNot(t, fs, "nccl.transport.socket_fallback")
 }
+
+// "Failed to initialize any NET plugin" is no network at all, not a
+// fallback to sockets: aws-ofi-nccl 1.21.1 found no libfabric provider on
+// Slingshot (ALCF Polaris notes, NCCL 2.28.3). Before, the finding said
+// NCCL fell back to TCP sockets.
+func TestNoNetworkTransport(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.28.3-ofi-1.21-cxi-no-provider-no-net-plugin-polaris.txt")
+	f := nicMustFind(t, fs, "nccl.transport.none", Error, "Failed to initialize any NET plugin", "x3002c0s31b0n0")
+	if !strings.Contains(f.Mechanism, `"No eligible providers were found"`) {
+		t.Errorf("mechanism %q", f.Mechanism)
+	}
+	nicMustNot(t, fs, "nccl.transport.socket_fallback")
+}

@@ -58,3 +58,18 @@ func TestTestFailureWithoutHost(t *testing.T) {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 }
+
+// Class 8, real text: nccl-tests#254 (every process prints itself as
+// Rank 0) and nccl-tests#213 (two banners back to back).
+func TestClass8RanksSplit(t *testing.T) {
+	for _, rel := range []string{"corpus/threads/allreduce-every-rank-0-no-mpi-nccltests254.txt", "corpus/threads/allreduce-two-banners-separate-nodes-nccltests213.txt"} {
+		rep := Diagnose([]string{nicTestdata(rel)}, nil, Options{})
+		f := nicMustFind(t, rep.Findings, "nccltests.ranks.split", Error)
+		if !strings.Contains(f.Fix, "MPI=1") || !strings.Contains(f.Fix, "mpirun -np") {
+			t.Errorf("%s: fix %s", rel, f.Fix)
+		}
+	}
+	// A healthy multi-rank preamble is not split.
+	rep := Diagnose([]string{"-"}, strings.NewReader(synthTestsRuns(2)), Options{})
+	nicMustNot(t, rep.Findings, "nccltests.ranks.split")
+}

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -77,3 +78,50 @@ func TestNCCLTestsPreambleOnly(t *testing.T) {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 }
+
+// synthTestsRuns writes a SYNTHETIC nccl-tests output of n all_reduce runs
+// on two hosts with one rank each, every run at 10 GB/s busbw, after one
+// NCCL line that names the RoCE NIC each host uses.
+func synthTestsRuns(n int) string {
+	var b strings.Builder
+	b.WriteString("# synthetic: written by round2_test.go\n")
+	b.WriteString("hostA:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n")
+	b.WriteString("hostB:2:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.2<0>\n")
+	for i := 0; i < n; i++ {
+		b.WriteString("# Collective test starting: all_reduce_perf\n")
+		b.WriteString("# nThread 1 nGpus 1 minBytes 67108864 maxBytes 268435456 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n")
+		b.WriteString("#  Rank  0 Group  0 Pid   1001 on      hostA device  0 [0x1b] NVIDIA H100 80GB HBM3\n")
+		b.WriteString("#  Rank  1 Group  0 Pid   2002 on      hostB device  0 [0x1b] NVIDIA H100 80GB HBM3\n")
+		b.WriteString("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n")
+		for _, sz := range []int{67108864, 134217728, 268435456} {
+			us := float64(sz) / 10e3
+			b.WriteString(strings.Join([]string{"", itoa(sz), itoa(sz / 4), "float", "sum", "-1", ftoa(us), "10.00", "10.00", "0", ftoa(us), "10.00", "10.00", "0"}, "  ") + "\n")
+		}
+		b.WriteString("# Avg bus bandwidth    : 10.00\n")
+	}
+	return b.String()
+}
+
+// Issue 10 item 3: an nccl-tests output with more than 64 runs. The runs
+// beyond the 64th used to be merged into the 64th, whose rank lines then
+// made seven ranks per host share one NIC and turned a low busbw into a
+// false nccltests.busbw.ok. Every run is judged on its own now.
+func TestNCCLTestsManyRuns(t *testing.T) {
+	rep := Diagnose([]string{"-"}, strings.NewReader(synthTestsRuns(70)), Options{NICSpeed: 400e9})
+	low, ok := 0, 0
+	for _, f := range rep.Findings {
+		switch f.ID {
+		case "nccltests.busbw.low":
+			low++
+		case "nccltests.busbw.ok":
+			ok++
+			t.Errorf("false ok: %s", f.Title)
+		}
+	}
+	if low != 70 || ok != 0 {
+		t.Errorf("%d runs judged low, %d ok; want 70 low", low, ok)
+	}
+}
+
+func itoa(n int) string     { return strconv.Itoa(n) }
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }

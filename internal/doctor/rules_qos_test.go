@@ -44,3 +44,15 @@ func TestMlnxQoSCutBeforePFC(t *testing.T) {
 		}
 	}
 }
+
+// The traffic class a device forces decides where RoCE lands: spiderpool's
+// rdma-qos.sh sets tclass 160 (DSCP 40, priority 5) and PFC on priority 5;
+// the doctor assumed NCCL_IB_TC=106 and warned that PFC missed priority 3.
+func TestForcedTrafficClass(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/mlnx-qos-pfc5-ecn-tclass160-rdma-qos-script-spiderpool.txt")
+	nicMustNot(t, fs, "qos.pfc.disabled")
+	f := nicMustFind(t, fs, "qos.ok", Info, "PFC on priority 5 only")
+	if !strings.Contains(f.Mechanism, "traffic_class 160 (DSCP 40)") {
+		t.Errorf("mechanism %q", f.Mechanism)
+	}
+}

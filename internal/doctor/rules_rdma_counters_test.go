@@ -109,3 +109,13 @@ func TestRdmaStatisticOneLineClean(t *testing.T) {
 		t.Errorf("%s/%d: %d counters, rx_write_requests %+v", s.Device, s.Port, len(s.After.Counters), c)
 	}
 }
+
+// Azure MANA's port counters (rdma statistic show -p, from the mana_ib
+// patch on linux-rdma) are read by concept: requester_retries_exceeded 5
+// is queue pairs that ran out of retries and requester_timeout 45 ACK
+// timeouts; before, the dump produced no finding.
+func TestManaCounters(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/hwcounters/rdma-statistic-pretty-mana-ib-retries-exceeded-linuxrdma.txt")
+	nicMustFind(t, fs, "counters.retry_exceeded", Warn, "mana_0 port 1: 5 queue pairs ran out of transport retries (requester_retries_exceeded)")
+	nicMustFind(t, fs, "counters.retransmission", Warn, "requester_timeout 45")
+}

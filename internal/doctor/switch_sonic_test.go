@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -172,4 +173,71 @@ func TestBigRedSwitchShown(t *testing.T) {
 			t.Errorf("no BIG_RED_SWITCH line: %s", f.Title)
 		}
 	}
+}
+
+// Switch side, on the real-format SONiC outputs of testdata/corpus/switch:
+// the watchdog's storms, lossless drops as errors, headroom exhausted where
+// the same port dropped, ECN thresholds against the BDP.
+func TestSwitchRules(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus/switch")}, nil, Options{})
+	fs := rep.Findings
+	nicMustFind(t, fs, "switch.pfcwd.storm", Error, "Ethernet0 queue 3", "in a storm now")
+	nicMustFind(t, fs, "switch.pfcwd.storm", Warn, "Ethernet4 queue 3", "2 storms detected, 2 restored")
+	nicMustFind(t, fs, "switch.queue.drops", Error, "UC3", "lossless queue 3")
+	nicMustFind(t, fs, "switch.queue.drops", Warn, "UC0", "lossy queue 0")
+	nicMustFind(t, fs, "switch.headroom.exhausted", Error, "Ethernet0 PG3", "exhausted")
+	nicMustFind(t, fs, "switch.pfc.tx_pause", Warn, "Ethernet0", "1210 PFC pause frames on priority 0")
+	// No line rate is stated: at an assumed 100G SONiC's default Kmin is
+	// 4.2 BDPs, said as info (lint leaves it out; see JudgeECN).
+	e := nicMustFind(t, fs, "switch.ecn.thresholds", Info, "AZURE_LOSSLESS", "Kmin 1MiB is 4.2 BDPs", "assumed 100Gbps")
+	if !strings.Contains(e.Mechanism, "100 Gb/s assumed") {
+		t.Errorf("ECN mechanism: %s", e.Mechanism)
+	}
+}
+
+// Switch side, second part, on real outputs: the pool watermark joined
+// with the pool sizes of another file, the headroom pool in use, Onyx ECN
+// thresholds in KB, EOS egress queue drops, an LLDP neighbour that is a
+// host NIC named in the switch findings. SYNTHETIC lines for the watermark
+// near the pool's size and for the PFC mismatch with a host.
+func TestSwitchRulesMore(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-buffer-pool-watermark-sonic-utilities.txt", "corpus/switch/sonic-buffer-information-sonic-utilities.txt")
+	nicMustFind(t, fs, "switch.buffer.pool", Info, "ingress_lossless_pool", "shared headroom pool held up to")
+	nicMustNot(t, fs, "switch.ecn.thresholds") // buffer profiles are not ECN profiles
+	fs = synthFindings(t, Options{},
+		"admin@sonic:~$ show buffer_pool watermark",
+		"Shared pool maximum occupancy:",
+		"                 Pool    Bytes",
+		"---------------------  -------",
+		"ingress_lossless_pool  4400000",
+		"admin@sonic:~$ show buffer information",
+		"Pool: ingress_lossless_pool",
+		"----  -------",
+		"mode  dynamic",
+		"size  4580864",
+		"type  ingress",
+		"----  -------")
+	nicMustFind(t, fs, "switch.buffer.pool", Warn, "peaked at", "(96%)")
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/onyx-show-roce-nvidia-manual.txt")
+	nicMustFind(t, fs, "switch.ecn.thresholds", Info, "150KiB to 1500KiB")
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/eos-egress-queue-counters-ntc-templates.txt")
+	nicMustFind(t, fs, "switch.queue.drops", Warn, "Et4/2/1", "lossy queue 7")
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/onyx-show-roce-nvidia-manual.txt", "synthetic/mlnx-qos-pcp-pfc-off-synthetic.txt")
+	nicMustFind(t, fs, "switch.pfc.mismatch", Error, "priority 3 on the switch but none on")
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/onyx-show-roce-nvidia-manual.txt", "corpus/ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt")
+	nicMustNot(t, fs, "switch.pfc.mismatch")
+	// LLDP: the neighbour is a host NIC; SYNTHETIC pfc counters of the
+	// same switch port then name that NIC.
+	lldp := nicTestdata("corpus/switch/sonic-lldp-table-host-nic-sonic-mgmt.txt")
+	text, err := os.ReadFile(lldp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := append(strings.Split(strings.TrimSpace(string(text)), "\n"),
+		"  Port Tx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7",
+		"---------  ------  ------  ------  ------  ------  ------  ------  ------",
+		"Ethernet0        0       0       0   5,000       0       0       0       0")
+	fs = synthFindings(t, Options{}, lines...)
+	nicMustFind(t, fs, "switch.lldp.host", Info, "Ethernet0 leads to r-sonic-10-006 enp5s0f0")
+	nicMustFind(t, fs, "switch.pfc.tx_pause", Warn, "Ethernet0 (to r-sonic-10-006 enp5s0f0)")
 }
