@@ -3,6 +3,7 @@ package doctor
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -42,4 +43,48 @@ func TestVersionMismatchAcrossHostFiles(t *testing.T) {
 	}
 	fs := Diagnose([]string{nicTestdata("corpus/nccl-log/nccl-2.7.8-docker-ib-bare-version-one-host-nccl1129.txt"), other}, nil, Options{}).Findings
 	nicMustFind(t, fs, "nccl.version.mismatch", Warn, "2.7.8 on node08", "2.21.5 on h2")
+}
+
+// Class 2: hosts on different NCCL versions; one host printing two
+// versions (two runs pasted) is not a mismatch. SYNTHETIC.
+func TestClass2VersionMismatch(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"gpu1:10:10 [0] NCCL INFO NCCL version 2.18.3+cuda12.2",
+		"gpu2:20:20 [0] NCCL INFO NCCL version 2.21.5+cuda12.4",
+		"gpu3:30:30 [0] NCCL INFO NCCL version 2.21.5+cuda12.2")
+	nicMustFind(t, fs, "nccl.version.mismatch", Warn, "2.18.3 on gpu1", "2.21.5 on gpu2")
+	fs = synthFindings(t, Options{},
+		"gpu1:10:10 [0] NCCL INFO NCCL version 2.18.3+cuda12.2",
+		"gpu1:11:11 [0] NCCL INFO NCCL version 2.21.5+cuda12.4")
+	nicMustNot(t, fs, "nccl.version.mismatch")
+}
+
+// Class 2: hosts whose RoCE ports run at different MTUs, from ibv_devinfo
+// after two prompts and from NCCL 2.2x's per-QP lines. SYNTHETIC.
+func TestClass2MTUMismatch(t *testing.T) {
+	port := func(mtu, enum string) []string {
+		return []string{
+			"hca_id:\tmlx5_0",
+			"\ttransport:\t\t\tInfiniBand (0)",
+			"\tphys_port_cnt:\t\t\t1",
+			"\t\tport:\t1",
+			"\t\t\tstate:\t\t\tPORT_ACTIVE (4)",
+			"\t\t\tmax_mtu:\t\t4096 (5)",
+			"\t\t\tactive_mtu:\t\t" + mtu + " (" + enum + ")",
+			"\t\t\tlink_layer:\t\tEthernet",
+		}
+	}
+	lines := append([]string{"[root@gpu1 ~]# ibv_devinfo"}, port("4096", "5")...)
+	lines = append(lines, "[root@gpu2 ~]# ibv_devinfo")
+	lines = append(lines, port("1024", "3")...)
+	fs := synthFindings(t, Options{}, lines...)
+	f := nicMustFind(t, fs, "host.mtu.mismatch", Warn, "1024 on gpu2", "4096 on gpu1")
+	if !strings.Contains(f.Mechanism, "every connection to gpu2 runs at 1024") {
+		t.Errorf("mechanism: %s", f.Mechanism)
+	}
+	fs = synthFindings(t, Options{},
+		"gpu1:10:10 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
+		"gpu1:10:12 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 1047 mtu 5 query_ece={supported=1, vendor_id=0x15b3, options=0x0, comp_mask=0x0} GID 3 (0/1000A8C0FFFF0000) fifoRkey=0x15e6c5 fifoLkey=0x15e6c5",
+		"gpu2:20:22 [0] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 2047 mtu 3 query_ece={supported=1, vendor_id=0x15b3, options=0x0, comp_mask=0x0} GID 3 (0/2000A8C0FFFF0000) fifoRkey=0x15e6c5 fifoLkey=0x15e6c5")
+	nicMustFind(t, fs, "host.mtu.mismatch", Warn, "1024 on gpu2", "4096 on gpu1")
 }

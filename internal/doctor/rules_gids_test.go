@@ -109,3 +109,148 @@ func TestClass1And2TwoPodsExport(t *testing.T) {
 	nicMustFind(t, fs, "gid.index.roce_v2", Info, "GID index 5", "set by export")
 	nicMustFind(t, fs, "gid.index.roce_v2", Info, "GID index 7", "set by export")
 }
+
+// Class 6, SYNTHETIC: perftest's remote end exchanged the all-zero GID;
+// gid.index.zero names it as the cause of "Failed to modify QP to RTR".
+func TestClass6PerftestZeroGID(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "synthetic/perftest-remote-gid-zero-synthetic.txt")
+	f := nicMustFind(t, fs, "gid.index.zero", Error, "remote end's GID is all zeros", "why the QP could not be moved to RTR")
+	if len(f.Evidence) < 4 || !strings.Contains(f.Evidence[len(f.Evidence)-1].Text, "Unable to Connect") {
+		t.Errorf("evidence lacks the failure: %v", f.Evidence)
+	}
+	nicMustFind(t, fs, "perftest.connect.failed", Error, "the remote end's GID is all zeros")
+	nicMustNot(t, fs, "gid.index.default_zero")
+}
+
+// Class 9, real text (NVIDIA/nccl#2013): ibv_modify_qp timed out with GID
+// index 3 and IPv4-mapped GIDs at both ends. Not a GID problem: the
+// finding offers route, rail-only fabric with NCCL_CROSS_NIC, firewall and
+// MTU, and no GID rule blames the index.
+func TestClass9RoutableTimeout(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/qp-rtr-timeout-gid3-ipv4-rail-nccl2013.txt")
+	f := nicMustFind(t, fs, "nccl.ib.qp_setup_failed", Error, "routable RoCE GIDs", "not a GID problem")
+	for _, want := range []string{"no route between the two NICs' subnets", "NCCL_CROSS_NIC", "firewall", "MTU", "v1 row"} {
+		if !strings.Contains(f.Mechanism, want) {
+			t.Errorf("mechanism lacks %q: %s", want, f.Mechanism)
+		}
+	}
+	if !strings.HasPrefix(f.Fix, "Keep the GID index") || strings.Contains(f.Fix, "set NCCL_IB_GID_INDEX") {
+		t.Errorf("fix blames the GID index: %s", f.Fix)
+	}
+	for _, id := range []string{"gid.index.link_local", "gid.index.zero", "gid.index.empty", "gid.index.default_zero"} {
+		nicMustNot(t, fs, id)
+	}
+	nicMustFind(t, fs, "gid.index.ipv4", Info, "host-01.example.com", "GID index 3")
+	// SYNTHETIC: an older NCCL prints no GIDs in the line; show_gids says
+	// index 3 is the RoCE v2 IPv4 row, and the two ends' subnets differ.
+	fs = synthFindings(t, Options{},
+		"[root@gpu1 ~]# show_gids",
+		"DEV     PORT    INDEX   GID                                     IPv4            VER     DEV",
+		"---     ----    -----   ---                                     ------------    ---     ---",
+		"mlx5_0  1       3       0000:0000:0000:0000:0000:ffff:0a00:0105 10.0.1.5        v2      ens1np0",
+		"gpu1:10:12 [0] misc/ibvwrap.cc:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_0:1, curr state INIT, next state RTR, local GID index 3, local GID ::ffff:10.0.1.5, remote GID ::ffff:10.0.2.7")
+	f = nicMustFind(t, fs, "nccl.ib.qp_setup_failed", Error, "not a GID problem")
+	if !strings.Contains(f.Mechanism, "different subnets (10.0.1.5, 10.0.2.7)") {
+		t.Errorf("subnets not named: %s", f.Mechanism)
+	}
+	// A link-local GID in the same line is still the GID's fault.
+	fs = synthFindings(t, Options{},
+		"gpu1:10:12 [0] misc/ibvwrap.cc:262 NCCL WARN Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_0:1, curr state INIT, next state RTR, local GID index 1, local GID fe80::1, remote GID fe80::2")
+	nicMustFind(t, fs, "gid.index.link_local", Error)
+	nicMustNot(t, fs, "nccl.ib.qp_setup_failed")
+}
+
+// Class 12, real text (NVIDIA/nccl#1573): a pod's GID tables whose
+// link-local rows are 4 and 5. The text names those rows, never "0/1".
+func TestClass12LinkLocalRowsFromTable(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/show-gids-pod-linklocal-4-5-nccl1573.txt")
+	f := nicMustFind(t, fs, "gid.index.roce_v2", Info, "index 7", "NCCL_IB_GID_INDEX=7")
+	if !strings.Contains(f.Mechanism, "index 4 (v1), 5 (v2)") || strings.Contains(f.Mechanism, "0/1") || strings.Contains(f.Mechanism, "0 and 1") {
+		t.Errorf("link-local rows: %s", f.Mechanism)
+	}
+}
+
+// Class 3: NCCL's defaults apply when the log states no GID index. Real
+// text: the queue-pair line of NVIDIA/nccl#1657 shows what index 0 holds
+// (a link-local GID). SYNTHETIC: NCCL 2.10 connecting RoCE without the
+// echo uses index 0; NCCL 2.22 on an IPv6-only table keeps index 0.
+func TestClass3Defaults(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/nccl2.2x-qp-gid0-linklocal-pod-nccl1657.txt")
+	nicMustFind(t, fs, "gid.index.link_local", Error, "GID index 0", "fe80::5ea7:21ff:fe41:8a1a")
+	nicMustNot(t, fs, "gid.index.default_zero")
+
+	fs = synthFindings(t, Options{},
+		"NCCL version 2.10.3+cuda11.4",
+		"gpu1:10:10 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.1<0>",
+		"gpu1:10:10 [0] NCCL INFO Using network IB",
+		"gpu1:10:30 [0] NCCL INFO Channel 00 : 0[1a000] -> 1[1a000] [send] via NET/IB/0")
+	f := nicMustFind(t, fs, "gid.index.default_zero", Warn, "gpu1 mlx5_0", "NCCL's default")
+	if !strings.Contains(f.Mechanism, "before 2.21 uses index 0") {
+		t.Errorf("mechanism does not say why index 0: %s", f.Mechanism)
+	}
+
+	fs = synthFindings(t, Options{},
+		"gpu1:10:10 [0] NCCL INFO NCCL version 2.22.3+cuda12.4",
+		"gpu1:10:10 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
+		"gpu1:10:30 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0",
+		"gpu1$ show_gids",
+		"DEV     PORT    INDEX   GID                                     IPv4            VER     DEV",
+		"mlx5_0  1       0       fe80:0000:0000:0000:5ea7:21ff:fe41:8a1a                 v1      eth2",
+		"mlx5_0  1       1       fe80:0000:0000:0000:5ea7:21ff:fe41:8a1a                 v2      eth2",
+		"mlx5_0  1       2       fd93:16d3:59b6:0023:0000:0000:0000:0011                 v1      eth2",
+		"mlx5_0  1       3       fd93:16d3:59b6:0023:0000:0000:0000:0011                 v2      eth2")
+	f = nicMustFind(t, fs, "gid.index.link_local", Error, "GID index 0", "NCCL's own choice")
+	if !strings.Contains(f.Mechanism, "no IPv4 GID") || !strings.Contains(f.Mechanism, "AF_INET6") {
+		t.Errorf("mechanism does not explain the choice: %s", f.Mechanism)
+	}
+}
+
+// Class 4: an empty GID table. Real text: show_gids in a Kubernetes pod
+// on calico, n_gids_found=0 (Mellanox/k8s-rdma-sriov-dev-plugin#30).
+func TestClass4EmptyTable(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/show-gids-empty-pod-calico-k8srdma30.txt")
+	nicMustFind(t, fs, "gid.table.empty", Warn, "n_gids_found=0")
+	// Real text: a sparse table starting at 6 (NVIDIA/nccl#1587) and two
+	// link-local addresses before the IPv4 rows (SpectrumScale#4).
+	fs = diagnoseFiles(t, Options{}, "corpus/threads/show-gids-sparse-from-6-nccl-pr1587.txt")
+	nicMustFind(t, fs, "gid.index.roce_v2", Info, "index 7", "11.0.4.1")
+	fs = diagnoseFiles(t, Options{}, "corpus/threads/show-gids-two-linklocal-ipv4-at-4-5-spectrumscale4.txt")
+	nicMustFind(t, fs, "gid.index.roce_v2", Info, "index 5", "172.19.0.60")
+}
+
+// Class 4, more table shapes. SYNTHETIC tables in show_gids' format: an
+// IPv6-only table (ULA addresses, as on the Broadcom NICs of
+// uccl-project/uccl#803), one address on a VXLAN device and on the bond
+// that carries RoCE, and an older show_gids without the VER and DEV
+// columns.
+func TestClass4TableShapes(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"DEV     PORT    INDEX   GID                                     IPv4            VER     DEV",
+		"bnxt_re0  1     0       fe80:0000:0000:0000:5ea7:21ff:fe41:8a1a                 v1      eth2",
+		"bnxt_re0  1     1       fe80:0000:0000:0000:5ea7:21ff:fe41:8a1a                 v2      eth2",
+		"bnxt_re0  1     2       fd93:16d3:59b6:0023:0000:0000:0000:0011                 v1      eth2",
+		"bnxt_re0  1     3       fd93:16d3:59b6:0023:0000:0000:0000:0011                 v2      eth2")
+	f := nicMustFind(t, fs, "gid.index.roce_v2", Info, "RoCEv2 IPv6 GID is index 3")
+	if !strings.Contains(f.Fix, "NCCL_IB_ADDR_FAMILY=AF_INET6") {
+		t.Errorf("fix does not name the address family: %s", f.Fix)
+	}
+	fs = synthFindings(t, Options{},
+		"DEV     PORT    INDEX   GID                                     IPv4            VER     DEV",
+		"mlx5_bond_0  1  0       fe80:0000:0000:0000:0e42:a1ff:fe5d:4db8                 v1      bond0",
+		"mlx5_bond_0  1  1       fe80:0000:0000:0000:0e42:a1ff:fe5d:4db8                 v2      bond0",
+		"mlx5_bond_0  1  2       0000:0000:0000:0000:0000:ffff:0a00:0005 10.0.0.5        v1      vxlan100",
+		"mlx5_bond_0  1  3       0000:0000:0000:0000:0000:ffff:0a00:0005 10.0.0.5        v2      vxlan100",
+		"mlx5_bond_0  1  4       0000:0000:0000:0000:0000:ffff:0a00:0005 10.0.0.5        v1      bond0",
+		"mlx5_bond_0  1  5       0000:0000:0000:0000:0000:ffff:0a00:0005 10.0.0.5        v2      bond0")
+	f = nicMustFind(t, fs, "gid.index.roce_v2", Info, "index 5", "10.0.0.5")
+	if !strings.Contains(f.Mechanism, "bond0") {
+		t.Errorf("mechanism does not say why bond0's row: %s", f.Mechanism)
+	}
+	fs = synthFindings(t, Options{},
+		"DEV     PORT    INDEX   GID                                     IPv4",
+		"---     ----    -----   ---                                     ------------",
+		"mlx5_0  1       0       fe80:0000:0000:0000:0e42:a1ff:fe5d:4db8",
+		"mlx5_0  1       1       0000:0000:0000:0000:0000:ffff:ac13:003c 172.19.0.60",
+		"NCCL_IB_GID_INDEX=1")
+	nicMustFind(t, fs, "gid.index.ipv4", Info, "GID index 1", "172.19.0.60")
+}

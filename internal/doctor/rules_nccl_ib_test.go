@@ -29,3 +29,26 @@ func TestRemoteStatusPointsAtPeer(t *testing.T) {
 	}
 	nicMustFind(t, fs, "nccl.ib.async_event", Error, "local access violation work queue error", "node201")
 }
+
+// Class 4, real text: completion errors quoted inline without NCCL's
+// prefix (NVIDIA/nccl#1664 under NET/IBP, horovod#147 with "WARN" but no
+// "NCCL") are read by their own text.
+func TestClass4CompletionFragments(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/completion-error-inline-netibp-nccl1664.txt")
+	f := nicMustFind(t, fs, "nccl.ib.retry_exceeded", Error, "status 12", "vendor err 0x81", "peer 7.6.13.83")
+	if !strings.Contains(f.Mechanism, "NET/IBP") {
+		t.Errorf("plugin transport not named: %s", f.Mechanism)
+	}
+	// Status 12 is the requester's retries running out, not the
+	// responder refusing (statuses 9-11).
+	if strings.Contains(f.Mechanism, "responder refusing") {
+		t.Errorf("status 12 read as the responder's refusal: %s", f.Mechanism)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/threads/completion-error-quoted-warn-horovod147.txt")
+	nicMustFind(t, fs, "nccl.ib.retry_exceeded", Error, "status 12", "vendor err 0x81")
+	// SYNTHETIC: the plugin names NCCL's HPC-X plugin uses, with the
+	// prefix a logger may put before NCCL's.
+	fs = synthFindings(t, Options{},
+		"2024-05-01 12:00:00,123 worker-3 h1:5:7 [0] transport/net_ib.cc:1 NCCL WARN NET/IBext_v8 : Got completion from peer 10.0.0.2<5> with status=4 opcode=0 len=0 vendor err 81 (Send)")
+	nicMustFind(t, fs, "nccl.ib.local_protection", Error, "from h1")
+}

@@ -3,6 +3,8 @@ package doctor
 import (
 	"strings"
 	"testing"
+
+	"rocelab/internal/ingest"
 )
 
 // A vLLM pod without the verbs library: NCCL 2.18+ says so at INFO, and
@@ -120,4 +122,86 @@ func TestNoNetworkTransport(t *testing.T) {
 		t.Errorf("mechanism %q", f.Mechanism)
 	}
 	nicMustNot(t, fs, "nccl.transport.socket_fallback")
+}
+
+// Class 3, real text: NCCL 2.4.7 (Mellanox/nv_peer_memory#56) and a
+// 2.4-era NCCL (NVIDIA/nccl-tests#29) print "NET/Socket : Using" on every
+// rank beside NET/IB: not a socket fallback.
+func TestClass3OldNCCLSocketBootstrap(t *testing.T) {
+	for _, rel := range []string{
+		"corpus/threads/nccl2.4.7-socket-bootstrap-beside-netib-nvpeermem56.txt",
+		"corpus/threads/nccl-socket-lines-beside-netib-nccltests29.txt",
+	} {
+		fs := diagnoseFiles(t, Options{}, rel)
+		nicMustNot(t, fs, "nccl.transport.socket_fallback")
+		nicMustNot(t, fs, "nccl.transport.mismatch")
+		nicMustFind(t, fs, "nccl.transport.ib", Info, "InfiniBand")
+	}
+	// SYNTHETIC: a 2.18 log whose host shows only the socket transport is
+	// still a fallback.
+	fs := synthFindings(t, Options{},
+		"h1:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda12.2",
+		"h1:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>",
+		"h2:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>")
+	nicMustFind(t, fs, "nccl.transport.socket_fallback", Error, "2 hosts")
+}
+
+// Class 2: one host on IB and another on sockets is a mismatch, and its
+// cause is why IB did not start on the socket host. SYNTHETIC lines in
+// NCCL 2.2x format.
+func TestClass2TransportMismatch(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"gpu1:10:10 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
+		"gpu1:10:10 [0] NCCL INFO Using network IB",
+		"gpu2:20:20 [0] NCCL INFO NET/IB : No device found.",
+		"gpu2:20:20 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>",
+		"gpu2:20:20 [0] NCCL INFO Using network Socket")
+	f := nicMustFind(t, fs, "nccl.transport.mismatch", Error, "gpu1 on RDMA", "gpu2 on TCP sockets")
+	if !strings.Contains(f.Mechanism, "NET/IB found no RDMA device on 1 host") || !strings.Contains(f.Fix, "/dev/infiniband") {
+		t.Errorf("mismatch does not give the socket host's cause: %s / %s", f.Mechanism, f.Fix)
+	}
+	nicMustNot(t, fs, "nccl.transport.socket_fallback")
+}
+
+// Class 1: a host is known by its bootstrap address as well as its name.
+// Real text: NCCL 2.5.7 with the host prefix stripped (NVIDIA/nccl#392)
+// is the host 10.137.141.16.
+func TestClass1HostByAddress(t *testing.T) {
+	arts := nicReadArtifacts(t, "corpus/nccl-log/roce-nccl2.5.7-rings-trees-gdr-partial-issue392.txt")
+	l := arts[0].(*ingest.NCCLLog)
+	if h := l.Scope().Host; h.Boot != "10.137.141.16" {
+		t.Errorf("scope host %+v, want the bootstrap address 10.137.141.16", h)
+	}
+	// SYNTHETIC: two machines print the hostname "localhost"; one runs
+	// NCCL's IB transport, the other falls back to sockets.
+	fs := synthFindings(t, Options{},
+		"localhost:100:100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
+		"localhost:100:100 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
+		"localhost:100:100 [0] NCCL INFO Using network IB",
+		"localhost:200:200 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>",
+		"localhost:200:200 [0] NCCL INFO NET/IB : No device found.",
+		"localhost:200:200 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>",
+		"localhost:200:200 [0] NCCL INFO Using network Socket")
+	nicMustFind(t, fs, "nccl.transport.mismatch", Error, "localhost (10.0.0.1)", "localhost (10.0.0.2)")
+}
+
+// Class 2: NCCL before 2.4. Real text: NCCL 2.3.7 on InfiniBand
+// (NVIDIA/nccl#179) and on sockets (NVIDIA/nccl#207), in the format of
+// NCCL's 2.3 sources (one "NET/IB: [i] dev:port/IB" line per device,
+// "Using internal Network IB").
+func TestClass2NCCL23(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/nccl2.3.7-ib-old-format-nccl179.txt")
+	nicMustFind(t, fs, "nccl.transport.ib", Info, "InfiniBand", "mlx5_1:1")
+	fs = diagnoseFiles(t, Options{}, "corpus/threads/nccl2.3.7-socket-internal-network-nccl207.txt")
+	nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "1 host")
+	// SYNTHETIC, in NCCL 2.3.7's format (net_ib.cu: "NET/IB: Dev %d Port
+	// %d qpn %d mtu %d GID %ld (%lX/%lX)", printed by default): the
+	// queue pairs use GID index 0, the link-local GID.
+	fs = synthFindings(t, Options{},
+		"NCCL version 2.3.7+cuda9.2",
+		"gpu1:10:10 [0] NCCL INFO NET/IB: [0] mlx5_0:1/RoCE ",
+		"gpu1:10:10 [0] NCCL INFO Using internal Network IB",
+		"gpu1:10:30 [0] NCCL INFO Ring 00 : 1 -> 0 via NET/IB/0",
+		"gpu1:10:30 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 305 mtu 5 GID 0 (80FE/1A8A41FEFF21A75E)")
+	nicMustFind(t, fs, "gid.index.link_local", Error, "gpu1 mlx5_0", "GID index 0", "fe80::5ea7:21ff:fe41:8a1a")
 }

@@ -96,3 +96,32 @@ func TestDownPortRateIsNoLineRate(t *testing.T) {
 	}
 	nicMustFind(t, fs, "devinfo.port.down", Warn, "roceP2p1s0f1 port 1")
 }
+
+// Class 6: a check that needs a missing field infers it or says why it
+// could not run. Real text: ibv_devinfo of an rxe device printed by an
+// rdma-core without link_layer (SoftRoCE/rxe-dev#46). SYNTHETIC: an
+// ecnconfig profile without its mode row, and a port that nothing tells.
+func TestClass6MissingFields(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/ibv-devinfo-rxe-no-link-layer-mtu1024-rxedev46.txt")
+	f := nicMustFind(t, fs, "devinfo.mtu.small", Warn, "rxe0 port 1", "active_mtu 1024")
+	if !strings.Contains(f.Title, "inferred: rxe is Soft-RoCE") || len(f.Evidence) != 2 {
+		t.Errorf("the finding does not say how RoCE was inferred: %s %+v", f.Title, f.Evidence)
+	}
+	fs = synthFindings(t, Options{},
+		"Profile: AZURE_LOSSLESS",
+		"-----------------------  -------",
+		"green_min_threshold      15000",
+		"green_max_threshold      30000",
+		"green_drop_probability   5",
+		"-----------------------  -------")
+	f = nicMustFind(t, fs, "switch.ecn.thresholds", Warn, "AZURE_LOSSLESS", "below one BDP", "assumed")
+	if !strings.Contains(f.Mechanism, "no `ecn` mode row") {
+		t.Errorf("mechanism does not say the mode row is missing: %s", f.Mechanism)
+	}
+	fs = synthFindings(t, Options{},
+		"hca_id:	mlx5_0",
+		"	port:	1",
+		"		state:			PORT_ACTIVE (4)",
+		"		active_mtu:		1024 (3)")
+	nicMustFind(t, fs, "devinfo.mtu.unjudged", Info, "mlx5_0 port 1", "no link_layer")
+}

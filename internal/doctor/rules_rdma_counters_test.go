@@ -119,3 +119,38 @@ func TestManaCounters(t *testing.T) {
 	nicMustFind(t, fs, "counters.retry_exceeded", Warn, "mana_0 port 1: 5 queue pairs ran out of transport retries (requester_retries_exceeded)")
 	nicMustFind(t, fs, "counters.retransmission", Warn, "requester_timeout 45")
 }
+
+// Class 10: marks and CNPs weighed against RoCE packets where a count
+// exists, rx_write_requests as a lower bound, else "cannot judge"; never
+// "light" without a ratio. Real text: NVIDIA/nccl#394 (11.3 M marks beside
+// ACK timeouts, no packet count).
+func TestClass10MarkingDenominator(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/hwcounters-ecn-marks-beside-ack-timeouts-nccl394.txt")
+	f := nicMustFind(t, fs, "counters.ecn.marking", Warn, "cannot be judged", "beside RC retransmissions")
+	if strings.Contains(f.Title, "light") || !strings.Contains(f.Fix, "before/after pair") {
+		t.Errorf("title %q fix %q", f.Title, f.Fix)
+	}
+	hw := func(lines ...string) []string {
+		out := []string{"# synthetic: rocelab test, issue 9 class 10"}
+		for _, l := range lines {
+			out = append(out, "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/"+l)
+		}
+		return out
+	}
+	// SYNTHETIC: write requests bound the share from above: 1000 of at
+	// least 10,000,000 packets is at most 0.010%: light.
+	fs = synthFindings(t, Options{}, hw("np_ecn_marked_roce_packets:1000", "np_cnp_sent:1000", "rx_write_requests:10000000")...)
+	nicMustFind(t, fs, "counters.ecn.marking", Info, "light ECN marking: at most 0.010%")
+	// 500,000 of at least 10,000,000 is at most 5%: cannot judge.
+	fs = synthFindings(t, Options{}, hw("np_ecn_marked_roce_packets:500000", "rx_write_requests:10000000")...)
+	nicMustFind(t, fs, "counters.ecn.marking", Info, "cannot be judged", "upper bound")
+	nicMustNot(t, fs, "counters.ecn.heavy_marking")
+	// RoCE packets counted by the port counters: a true ratio.
+	fs = synthFindings(t, Options{}, append(hw("np_ecn_marked_roce_packets:500000"), "/sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_packets:10000000")...)
+	nicMustFind(t, fs, "counters.ecn.heavy_marking", Warn, "5.00% of received RoCE packets")
+	for _, f := range fs {
+		if strings.Contains(f.Title, "light") && !strings.Contains(f.Title, "%") {
+			t.Errorf("light without a ratio: %s", f.Title)
+		}
+	}
+}

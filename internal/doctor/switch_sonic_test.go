@@ -241,3 +241,54 @@ func TestSwitchRulesMore(t *testing.T) {
 	nicMustFind(t, fs, "switch.lldp.host", Info, "Ethernet0 leads to r-sonic-10-006 enp5s0f0")
 	nicMustFind(t, fs, "switch.pfc.tx_pause", Warn, "Ethernet0 (to r-sonic-10-006 enp5s0f0)")
 }
+
+// Class 5: output variants. Real text: a saved `show interfaces counters`
+// without its rule of dashes and `show pfcwd config`
+// (sonic-net/sonic-buildimage#9193); `show pfcwd config` from
+// sonic-utilities' tests, in range.
+func TestClass5Variants(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-int-counters-no-rule-txdrp-pfcwd-buildimage9193.txt")
+	nicMustFind(t, fs, "switch.queue.drops", Warn, "Ethernet0", "9268210 packets dropped at egress")
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/sonic-pfcwd-config-sonic-utilities.txt")
+	nicMustNot(t, fs, "pfc.watchdog.range")
+	// SYNTHETIC: the same table with times SONiC refuses.
+	fs = synthFindings(t, Options{},
+		"admin@leaf1:~$ show pfcwd config",
+		"     PORT    ACTION    DETECTION TIME    RESTORATION TIME",
+		"Ethernet0      drop                 1                  20")
+	nicMustFind(t, fs, "pfc.watchdog.range", Error, "leaf1 Ethernet0", "detection 1 ms")
+}
+
+// Class 7: egress drops. Real text: TX_DRP where the PFC watchdog drops
+// a stormed queue (sonic-net/sonic-buildimage#9193), an error beside the
+// watchdog's own drop count (SYNTHETIC second line).
+func TestClass7EgressDrops(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-int-counters-no-rule-txdrp-pfcwd-buildimage9193.txt")
+	nicMustFind(t, fs, "switch.queue.drops", Warn, "TX_DRP")
+	fs = synthFindings(t, Options{},
+		"admin@leaf1:~$ show pfcwd stats",
+		"      QUEUE    STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP    RX LAST OK/DROP",
+		"Ethernet0:3   stormed                        1/0    0/41507426           0/0         0/41507426                0/0",
+		"admin@leaf1:~$ show interfaces counters",
+		"      IFACE    STATE       RX_OK       RX_BPS    RX_UTIL    RX_ERR    RX_DRP    RX_OVR       TX_OK       TX_BPS    TX_UTIL    TX_ERR     TX_DRP    TX_OVR",
+		"  Ethernet0        U  61,115,381  286.58 KB/s      0.00%         0         0         0  51,847,244  233.95 KB/s      0.00%         0  9,268,210         0")
+	nicMustFind(t, fs, "switch.queue.drops", Error, "leaf1 Ethernet0", "TX_DRP")
+}
+
+// Class 8: states and contradictions. Real text: a watchdog that does not
+// run (status N/A, sonic-utilities' tests), the CLI's PFC counters at 0
+// while the ASIC counts 1234 frames (sonic-net/sonic-buildimage#5540), and
+// one queue's `show pfcwd stats` pasted three times
+// (sonic-net/sonic-buildimage#8483): one queue, not three.
+func TestClass8States(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-pfcwd-stats-stopped-na-sonic-utilities.txt")
+	nicMustFind(t, fs, "switch.pfcwd.stopped", Warn, "status N/A", "lossless queue 3,4", "2 ports")
+	nicMustNot(t, fs, "switch.pfcwd.storm")
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/sonic-pfcstat-zero-sdk-dump-1234-buildimage5540.txt")
+	nicMustFind(t, fs, "switch.counters.mismatch", Warn, "1234 PFC frames received on priority 3", "show 0")
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/sonic-pfcwd-stats-repeated-stormed-buildimage8483.txt")
+	if n := countID(fs, "switch.pfcwd.storm"); n != 1 {
+		t.Errorf("%d switch.pfcwd.storm findings for one queue pasted three times, want 1", n)
+	}
+	nicMustFind(t, fs, "switch.pfcwd.storm", Error, "Ethernet4 queue 3", "2 storms detected, 1 restored", "46497254")
+}
