@@ -11,6 +11,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+
 	"rocelab/internal/roce"
 	"rocelab/internal/unit"
 	"rocelab/internal/wire"
@@ -177,5 +178,17 @@ func TestCaptureTruncated(t *testing.T) {
 		if find(rep.Findings, w.ID) == nil {
 			t.Errorf("%s is lost when the capture is cut", w.ID)
 		}
+	}
+}
+
+// A real RoCEv2 capture of two healthy RC queue pairs (one with a
+// timestamp stepping back): read as RoCE, nothing raised.
+func TestSweepHealthyRoCECapture(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus/pcap-roce/rc-send-two-qps-oferby-proxy.pcap")}, nil, Options{})
+	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "pcap" || rep.Inputs[0].Error != "" {
+		t.Fatalf("inputs %+v", rep.Inputs)
+	}
+	for _, f := range rep.Findings {
+		t.Errorf("finding on a healthy capture: %s %s", f.ID, f.Title)
 	}
 }

@@ -84,3 +84,31 @@ func TestPrioPairAllOnPrio0(t *testing.T) {
 		t.Errorf("not judged as a pair: %s %+v", f.Mechanism, f.Evidence)
 	}
 }
+
+// Healthy or per-queue-only ethtool dumps of other vendors' drivers read
+// cleanly and raise nothing.
+func TestSweepEthtoolVariantsClean(t *testing.T) {
+	for _, rel := range []string{
+		"corpus/ethtool/ethtool-bnx2x-per-queue-bracket-prefix-ethq6.txt",
+		"corpus/ethtool/ethtool-mlx4-en-trailing-spaces-ethq21.txt",
+		"corpus/ethtool/ethtool-mlx5-cx4-ubuntu1804-ethq8.txt",
+		"corpus/ethtool/ethtool-be2net-rxq-prefix-ethq7.txt",
+	} {
+		if fs := diagnoseFiles(t, Options{}, rel); len(fs) != 0 {
+			t.Errorf("%s: %v, want no findings", rel, ids(fs))
+		}
+	}
+}
+
+// i40iw's counters read "N/A (no PMA)": the port has no counters, which
+// the doctor says instead of treating the file as unreadable or clean.
+func TestSweepNoPMACounters(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/hwcounters/hwcounters-i40iw-na-no-pma-nodeexporter966.txt")
+	f := find(fs, "counters.unreadable")
+	if f == nil || !strings.Contains(f.Title, "i40iw0/1") || !strings.Contains(f.Title, "8 RDMA port counters") {
+		t.Fatalf("want counters.unreadable on i40iw0/1 (8 counters): %v", fs)
+	}
+	if len(fs) != 1 {
+		t.Errorf("findings %v, want only counters.unreadable", ids(fs))
+	}
+}

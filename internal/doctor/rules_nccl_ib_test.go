@@ -52,3 +52,19 @@ func TestClass4CompletionFragments(t *testing.T) {
 		"2024-05-01 12:00:00,123 worker-3 h1:5:7 [0] transport/net_ib.cc:1 NCCL WARN NET/IBext_v8 : Got completion from peer 10.0.0.2<5> with status=4 opcode=0 len=0 vendor err 81 (Send)")
 	nicMustFind(t, fs, "nccl.ib.local_protection", Error, "from h1")
 }
+
+// An InfiniBand job (NCCL 2.19.3 on mlx5_0:1/IB, ibstatus of an EDR port)
+// gets no RoCE advice: no GID index, no PFC; a RoCE port with an
+// ibv_modify_qp "No such device" failure gets the GID-index cause.
+func TestSweepInfiniBandAndNoSuchDevice(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.19.3-infiniband-ib-hca-set-a100-nccltests182.txt", "corpus/ethtool/ibstat-ibstatus-edr-100g-infiniband-nccl307.txt")
+	for _, f := range fs {
+		if f.Severity != Info || strings.Contains(f.Fix, "NCCL_IB_GID_INDEX") {
+			t.Errorf("InfiniBand job: %s %s (fix %q)", f.ID, f.Title, f.Fix)
+		}
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.7.8-modify-qp-no-such-device-roce-nccl799.txt")
+	if f := find(fs, "nccl.ib.qp_setup_failed"); f == nil || !strings.Contains(f.Title, "No such device") || !strings.Contains(f.Mechanism, "GID index does not exist") {
+		t.Errorf("No such device: %v", ids(fs))
+	}
+}

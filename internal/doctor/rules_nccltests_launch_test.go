@@ -73,3 +73,30 @@ func TestClass8RanksSplit(t *testing.T) {
 	rep := Diagnose([]string{"-"}, strings.NewReader(synthTestsRuns(2)), Options{})
 	nicMustNot(t, rep.Findings, "nccltests.ranks.split")
 }
+
+// A test that stopped on a failed call is an error that names the call,
+// the error and the hosts, once per distinct error.
+func TestSweepTestsFailed(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/nccltests-failure-after-rows-hostname-prefix-nccltests322.txt")
+	var got []Finding
+	for _, f := range fs {
+		if f.ID == "nccltests.failed" {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 || got[0].Severity != Error {
+		t.Fatalf("nccltests.failed findings %v, want one error", ids(fs))
+	}
+	for _, want := range []string{"an NCCL call", "common.cu:1204", "unhandled cuda error", "HCA-128", "4 processes"} {
+		if !strings.Contains(got[0].Title, want) {
+			t.Errorf("title %q lacks %q", got[0].Title, want)
+		}
+	}
+	if !strings.Contains(got[0].Mechanism, "GPU memory") {
+		t.Errorf("mechanism %q: want the CUDA error's usual causes", got[0].Mechanism)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-tests/rccltests-nthreads-colon-banner-internal-error-rccltests50.txt")
+	if f := find(fs, "nccltests.failed"); f == nil || !strings.Contains(f.Mechanism, "'internal error'") {
+		t.Errorf("rccl-tests internal error: %v", ids(fs))
+	}
+}

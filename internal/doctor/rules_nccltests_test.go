@@ -125,3 +125,23 @@ func TestNCCLTestsManyRuns(t *testing.T) {
 
 func itoa(n int) string     { return strconv.Itoa(n) }
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+
+// An nccl-tests excerpt whose rank list starts at "Rank 71" runs on hosts
+// it does not show: the one host it shows does not make it a one-node run.
+func TestSweepPartialRankListNotOneNode(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/nccltests-gb200-nvl72-out-of-bounds-footer-coreweave43.txt")
+	f := find(fs, "nccltests.busbw.unjudged")
+	if f == nil {
+		t.Fatalf("no busbw finding: %v", ids(fs))
+	}
+	if strings.Contains(f.Title, "one node") || !strings.Contains(f.Title, "all_reduce") {
+		t.Errorf("title %q: want an all_reduce plateau not judged as a one-node run", f.Title)
+	}
+	// The same table with the rank list whole is a one-node run.
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-a3mega-16xh100-tcpxo-338GBps-good.txt")
+	for _, f := range fs {
+		if strings.Contains(f.Title, "on one node") {
+			t.Errorf("16 ranks on 2 hosts judged on one node: %s", f.Title)
+		}
+	}
+}

@@ -125,3 +125,12 @@ func TestClass6MissingFields(t *testing.T) {
 		"		active_mtu:		1024 (3)")
 	nicMustFind(t, fs, "devinfo.mtu.unjudged", Info, "mlx5_0 port 1", "no link_layer")
 }
+
+// mlxconfig's set confirmation is firmware settings only: no perftest run
+// is made of its "Device:" line.
+func TestSweepMlxconfigSetOnly(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus/mlxconfig/mlxconfig-set-next-boot-new-confirm-cx6-maas2.txt")}, nil, Options{})
+	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "mlxconfig" || len(rep.Inputs[0].Contains) != 0 {
+		t.Errorf("inputs %+v, want mlxconfig alone", rep.Inputs)
+	}
+}

@@ -292,3 +292,41 @@ func TestClass8States(t *testing.T) {
 	}
 	nicMustFind(t, fs, "switch.pfcwd.storm", Error, "Ethernet4 queue 3", "2 storms detected, 1 restored", "46497254")
 }
+
+// The thread's facts: SONiC sent PFC pause on priority 3 out of Ethernet6
+// (printed with a thousands separator) after watchdog storms on both
+// queues; Mellanox's own mlnx_qos example protects priorities 0,2,6,7 but
+// not 3, where RoCE's DSCP 26 lands.
+func TestSweepSwitchAndQoS(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-pfcwd-stats-pfc-tx-comma-grep-buildimage9430.txt")
+	f := find(fs, "switch.pfc.tx_pause")
+	if f == nil || !strings.Contains(f.Title, "Ethernet6") || !strings.Contains(f.Title, "15437") {
+		t.Errorf("want PFC pause sent from Ethernet6 (15437): %v", ids(fs))
+	}
+	if n := countID(fs, "switch.pfcwd.storm"); n != 2 {
+		t.Errorf("%d watchdog storm findings, want 2 (Ethernet4:3, Ethernet6:3)", n)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/ethtool/mlnx-qos-ofed4.2-blank-lines-pfc-0-2-6-7-mellanox-doc2792.txt")
+	if f := find(fs, "qos.pfc.disabled"); f == nil || !strings.Contains(f.Title, "0,2,6,7") {
+		t.Errorf("want qos.pfc.disabled naming PFC on 0,2,6,7: %v", ids(fs))
+	}
+}
+
+// SONiC queue counters from public threads: a lossy queue's drops are a
+// warning, a lossless queue's (behind a "Last cached time" line, numbers
+// with separators) an error; PFC counters whose rule line grep removed
+// are still read.
+func TestSweepSONiCQueueAndPFC(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-queue-counters-uc1-drops-6.8g-sonicutilities2393.txt")
+	if f := find(fs, "switch.queue.drops"); f == nil || f.Severity != Warn || !strings.Contains(f.Title, "UC1") || !strings.Contains(f.Title, "6841131615") {
+		t.Errorf("lossy UC1 drops: %v", ids(fs))
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/switch/sonic-queue-counters-nonzero-netns-cached-header-buildimage21007.txt")
+	if f := find(fs, "switch.queue.drops"); f == nil || f.Severity != Error || !strings.Contains(f.Title, "421358651") {
+		t.Errorf("lossless UC3 drops: %v", ids(fs))
+	}
+	rep := Diagnose([]string{nicTestdata("corpus/switch/sonic-pfc-counters-grep-no-rule-rx-pfc4-179523-buildimage20590.txt")}, nil, Options{})
+	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "switch-counters" || len(rep.Findings) != 0 {
+		t.Errorf("Rx-only PFC counters: inputs %+v findings %v", rep.Inputs, ids(rep.Findings))
+	}
+}
