@@ -84,7 +84,7 @@ func TestNCCLTestsPreambleOnly(t *testing.T) {
 // NCCL line that names the RoCE NIC each host uses.
 func synthTestsRuns(n int) string {
 	var b strings.Builder
-	b.WriteString("# synthetic: written by round2_test.go\n")
+	b.WriteString("# synthetic: written by synthTestsRuns\n")
 	b.WriteString("hostA:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n")
 	b.WriteString("hostB:2:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.2<0>\n")
 	for i := 0; i < n; i++ {
