@@ -216,7 +216,7 @@ const StepSync = 2500 * unit.Nanosecond
 // Ring/LL connections (one NIC per server, where every channel's ring
 // leaves the server from the same GPU, as in the NCCL log of
 // NVIDIA/nccl#392) waits the passes once for all of them, not once each:
-// charged as the thread's own time (session 26), four connections on one
+// charged as the thread's own time (as it was before), four connections on one
 // proxy made the gdr example's 2 MiB Ring/LL/4 (4 × 8 H100, one NIC each)
 // 492 µs, 252 without RingLLPost and 278 in NCCL's model, which prices a
 // ring step across servers at the network overhead whatever the channels

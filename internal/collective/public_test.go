@@ -242,7 +242,7 @@ var publicRuns = []publicRun{
 	{file: "h100-2x4-ib-ring-nccltests252.txt", label: "2 × 4 H100, IB (4 × 200G as the maintainer reads it), NCCL_ALGO=RING (nccl-tests#252; version not printed)", fabric: "IB",
 		srv: h100x4, servers: 2, ppn: 4,
 		env: map[string]string{"NCCL_ALGO": "Ring"}, version: "2.21.5", heldOut: 4, maxSize: 8 << 30},
-	// Held out, group 5: added in session 21 and compared before any
+	// Held out, group 5: added after group 4 and compared before any
 	// change (docs/nccl.md, "Held out, group 5").
 	{file: "b200-2n-ib-lambda1cc-dstack.txt", label: "Lambda 1-Click Cluster, 2 × 8 B200, InfiniBand (8 × 400G and Intel hosts assumed; dstack's example)", fabric: "IB",
 		srv: serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel), servers: 2, ppn: 8, version: "2.26.2", heldOut: 5, iters: 100},
@@ -254,7 +254,7 @@ var publicRuns = []publicRun{
 	// paths it runs (docs/nccl.md, "Held out, group 6").
 	{file: "h100-4n-ib400g-voltagepark.txt", label: "Voltage Park, 4 × 8 H100, 8 × 400G IB (\"3.2 Tbps\"), NCCL defaults", fabric: "IB",
 		srv: h100x8, servers: 4, ppn: 8, version: "2.24.3", heldOut: 6},
-	// Held out, group 7: added in session 26 and compared before any
+	// Held out, group 7: added after group 6 and compared before any
 	// change (docs/nccl.md, "Held out, group 7").
 	{file: "h200-2n-roce400g-spectrumx-10g-40g.txt", label: "2 × 8 H200 (Dell XE9680), 8 × 400G RoCE (BlueField-3, Spectrum-X), the calibration run's cluster and settings, another run at 10-40 GiB", fabric: "RoCE",
 		srv: serverOf("H100", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), servers: 2, ppn: 8,
@@ -284,7 +284,7 @@ var publicRuns = []publicRun{
 		srv: serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), servers: 2, ppn: 8, version: "2.26.6", heldOut: 3},
 	{file: "h200-2n-roce400g-gcp-a3ultra-all_gather-dwsflex.txt", op: "all_gather", label: "GKE A3 Ultra (a third cluster), 2 × 8 H200, 8 × 400G RoCE, all_gather (version not printed)", fabric: "RoCE",
 		srv: h100x8pix, servers: 2, ppn: 8, version: "2.26.6", heldOut: 3},
-	// Held out, group 3, added in session 21 from other clusters and
+	// Held out, group 3, added after the calibration from other clusters and
 	// compared before anything was changed on them.
 	{file: "microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 8 gpus/node; all_gather)", op: "all_gather", label: "Azure NDm A100 v4, 2 × 8 A100, 8 × 200G HDR IB, all_gather (in-place, the write-up's own table)", fabric: "IB",
 		srv: serverOf("A100", 8, 200*unit.Gbps, 4, gpu.PXB, gpu.AMD), servers: 2, ppn: 8, version: "2.17.1", heldOut: 3, table: true,
@@ -310,7 +310,7 @@ var publicRuns = []publicRun{
 		}(), servers: 2, ppn: 1, env: map[string]string{"NCCL_IB_GID_INDEX": "3"}, version: "2.26.2", heldOut: 3, maxSize: 4 << 30},
 	{file: "gb10-2x1-roce200g-all_gather-qsfpswitch.txt", op: "all_gather", label: "2 × 1 GB10 (DGX Spark), 200G RoCE through a QSFP switch, all_gather", fabric: "RoCE",
 		srv: serverOf("GB10", 1, 200*unit.Gbps, 5, gpu.PIX, gpu.ARM), servers: 2, ppn: 1, version: "2.28.9", heldOut: 3, maxSize: 4 << 30},
-	// Held out, group 3, added in session 23 and compared before any
+	// Held out, group 3, added after those above and compared before any
 	// change to what it runs (Ring/Simple).
 	{file: "gb10-2x1-roce200g-all_gather-dac-gb10training.txt", op: "all_gather", label: "2 × 1 GB10 (Dell Pro Max GB10), 200G RoCE on one DAC cable, all_gather of 16 GiB", fabric: "RoCE",
 		srv: serverOf("GB10", 1, 200*unit.Gbps, 5, gpu.PIX, gpu.ARM), servers: 2, ppn: 1, version: "2.28.9", heldOut: 3, maxSize: 16 << 30},
@@ -550,7 +550,7 @@ var knownMisses = map[string]string{
 	"b200-2n-ib-lambda1cc-dstack.txt@4M":  "as 1M",
 	"h100-2n-ib-nebius-dstack.txt@8":      "the run's first row: out-of-place 45.7 µs, in-place 29.8 (the twin 27.9)",
 	"h100-2n-ib-nebius-dstack.txt@32K":    "out-of-place 43.8 µs against in-place 35.6 and its own 64K 37.9 (the twin 30.4)",
-	// Out since the comparison times nccl-tests' loop from 64 MiB (session 26).
+	// Out since the comparison times nccl-tests' loop from 64 MiB.
 	"h100-8n-ib400g-minctas24-nccltests309.txt@256M": "NVLSTree on 8 servers with 24 channels at 256 MiB: the twin's first call of the timed loop takes 2282 µs (its proxies take up every channel's tree operations at its start), its later calls 1991, so nccl-tests' mean over 20 calls is 2005 against the run's 2199 (×1.10; ×0.96 when the first call alone was timed); the same cluster with NCCL's 16 channels is within 1% at 256 MiB (1969 against 1955 µs)",
 	"b200-2n-ib-lambda1cc-dstack.txt@1G":             "NVLSTree on B200 at 1 GiB: the twin's later calls are slower than its first (3150 against 3079 µs; the proxy thread's load, docs/nccl.md \"Held out, group 5\"), so its mean over the run's 100 calls is 3150 µs against the run's 2972 (×0.94; ×0.97 with the first call alone); the Vultr and GCP A4 runs' 1 GiB stay in band (×0.96, ×1.03)",
 }

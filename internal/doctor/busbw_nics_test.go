@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -160,4 +161,32 @@ func TestNICsFromChannelLinesPastedVersions(t *testing.T) {
 	fs := Check(&Incident{Artifacts: res.Artifacts, Options: Options{NICSpeed: 400 * unit.Gbps}})
 	nicMustNot(t, fs, "nccltests.busbw.ok")
 	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "98% of what 4 400Gbps NICs per node allow", "merged devices")
+}
+
+const sparkLog = "corpus/nccl-log/nccl-2.28.9-dgx-spark-gb10-roce-200g-port-lines-gid0-allgather.txt"
+
+// NCCL 2.27+ states each port's speed on its port line ("NET/IB: [1]
+// rocep1s0f1:uverbs1:1/RoCE provider=Mlx5 speed=200000 ..."): a pasted
+// nccl-tests run with those lines is judged against the NIC it used, also
+// when the "Made virtual device" lines are not in the paste.
+func TestNCCLTestsSpeedFromPortLine(t *testing.T) {
+	b, err := os.ReadFile(nicTestdata(sparkLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, ln := range strings.Split(string(b), "\n") {
+		if !strings.Contains(ln, "Made virtual device") {
+			kept = append(kept, ln)
+		}
+	}
+	fs := Diagnose([]string{"-"}, strings.NewReader(strings.Join(kept, "\n")), Options{}).Findings
+	f := nicMustFind(t, fs, "nccltests.busbw.low", Warn, "21.99 GB/s", "88% of what 200Gbps allows per rank")
+	if !strings.Contains(f.Mechanism, "stated for the NIC NCCL uses, rocep1s0f1") || !strings.Contains(f.Evidence[0].Text, "provider=Mlx5 speed=200000") {
+		t.Errorf("speed not taken from the port line: %s / %v", f.Mechanism, f.Evidence[0])
+	}
+	ib := nicMustFind(t, fs, "nccl.transport.ib", Info, "RoCE (rocep1s0f1:1, roceP2p1s0f1:1)")
+	if !strings.Contains(ib.Mechanism, "2 ranks on 2 nodes, up to 1 per node; ports at 200Gbps") {
+		t.Errorf("transport facts: %s", ib.Mechanism)
+	}
 }

@@ -24,17 +24,6 @@ func busbwFinding(t *testing.T, opts Options, id string, rels ...string) Finding
 	return *f
 }
 
-// cites reports whether the finding's evidence has line n of a file whose
-// path ends in suffix.
-func cites(f Finding, suffix string, n int) bool {
-	for _, e := range f.Evidence {
-		if strings.HasSuffix(e.File, suffix) && e.Line == n {
-			return true
-		}
-	}
-	return false
-}
-
 // The slow busbw of the h100 GDR 0 run and the PCIe line of another real
 // incident: GDR 0 is the likely cause; the 63 Gb/s PCIe cap is below the
 // 120 Gb/s the run reached, so that NIC is not on its path, and the

@@ -137,3 +137,22 @@ func TestGroupNeedsSameMechanism(t *testing.T) {
 		t.Errorf("groups %+v", gs)
 	}
 }
+
+// Four perftest runs on one device in one paste (public Kubernetes RDMA
+// notes) made a group whose subjects and member lines repeated "mlx5_0"
+// four times; the text report counts them instead.
+func TestGroupCountsRepeatedSubjects(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus/perftest/perftest-4-runs-one-device-devinfo-ibstat-cx5-roce-k8s-notes.txt")}, nil, Options{})
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "4 GID users (mlx5_0 ×4)") || strings.Contains(out, "mlx5_0, mlx5_0") {
+		t.Errorf("group head:\n%s", out)
+	}
+	if n := strings.Count(out, "the RoCE version is not shown (×4)"); n != 1 {
+		t.Errorf("member line counted %d times:\n%s", n, out)
+	}
+	nicMustFind(t, rep.Findings, "perftest.bw.ok", Info, "92% of the 100.0 Gb/s link rate")
+}

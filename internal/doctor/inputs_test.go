@@ -134,3 +134,54 @@ func TestGarbledRowCitedOnce(t *testing.T) {
 		t.Errorf("evidence %v", f.Evidence)
 	}
 }
+
+// A SONiC CONFIG_DB given to diagnose (sonic-mgmt#7016's BUFFER_PROFILE
+// fragment) is said to be a configuration for lint, in the finding and
+// in the exit-2 message; before, it was "in no format rocelab
+// recognises". Other JSON keeps the plain message.
+func TestConfigDBPointsToLint(t *testing.T) {
+	f := nicTestdata("corpus/sonic/sonic-configdb-fragment-buffer-profile-only-t1-sonicmgmt7016.json")
+	rep := Diagnose([]string{f}, nil, Options{})
+	g := nicMustFind(t, rep.Findings, "input.unrecognized", Warn, "is a SONiC CONFIG_DB (BUFFER_PROFILE): a configuration, which rocelab lint judges")
+	if g.Fix == "" || !strings.HasPrefix(g.Fix, "rocelab lint "+f) {
+		t.Errorf("fix %q", g.Fix)
+	}
+	if why := rep.Unusable(); !strings.Contains(why, "use rocelab lint "+f) || rep.ExitCode() != 2 {
+		t.Errorf("exit %d: %s", rep.ExitCode(), why)
+	}
+	for head, want := range map[string]string{
+		"{\n  \"localhost\": {\n": "a SONiC CONFIG_DB (localhost)",
+		"\"BUFFER_PG\": {":        "a SONiC CONFIG_DB (BUFFER_PG)",
+		"{\"README\": [":          "",
+		"{\n \"helper_data\": {":  "",
+		"{\"version\":1,":         "",
+		"\"PORT\":":               "",
+	} {
+		if got := lintConfig([]byte(head)); got != want {
+			t.Errorf("lintConfig(%q) = %q, want %q", head, got, want)
+		}
+	}
+}
+
+// A Cumulus NVUE configuration given to diagnose, its tree (the NVIDIA Air
+// workshop's applied qos section) or nv set commands (the 5.15 guide's
+// RoCE change), is named as a configuration for lint the same way; `nv
+// show qos roce`, which diagnose reads, is not.
+func TestNVUEConfigPointsToLint(t *testing.T) {
+	for file, want := range map[string]string{
+		"cl551-air-workshop-applied-qos.yaml": "is a Cumulus NVUE configuration (nv config show -o yaml, startup.yaml): a configuration, which rocelab lint judges",
+		"cl515-nv-set-roce-sp2.txt":           "is a Cumulus NVUE configuration (nv set commands): a configuration, which rocelab lint judges",
+	} {
+		f := filepath.Join("..", "lint", "testdata", file)
+		rep := Diagnose([]string{f}, nil, Options{})
+		g := nicMustFind(t, rep.Findings, "input.unrecognized", Warn, want)
+		if !strings.HasPrefix(g.Fix, "rocelab lint "+f) {
+			t.Errorf("%s: fix %q", file, g.Fix)
+		}
+		if why := rep.Unusable(); !strings.Contains(why, "use rocelab lint "+f) || rep.ExitCode() != 2 {
+			t.Errorf("%s: exit %d: %s", file, rep.ExitCode(), why)
+		}
+	}
+	rep := Diagnose([]string{filepath.Join("..", "lint", "testdata", "cl515-nv-show-qos-roce-single-ipool.txt")}, nil, Options{})
+	nicMustNot(t, rep.Findings, "input.unrecognized")
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"rocelab/internal/ingest"
 	"rocelab/internal/unit"
 )
 
@@ -19,37 +20,6 @@ type want struct {
 	id    string
 	sev   Severity
 	title []string
-}
-
-func find(fs []Finding, id string) *Finding {
-	for i := range fs {
-		if fs[i].ID == id {
-			return &fs[i]
-		}
-	}
-	return nil
-}
-
-// countID returns how many findings carry id.
-func countID(fs []Finding, id string) int {
-	n := 0
-	for _, f := range fs {
-		if f.ID == id {
-			n++
-		}
-	}
-	return n
-}
-
-func diagnose(t *testing.T, opts Options, paths ...string) *Report {
-	t.Helper()
-	rep := Diagnose(paths, nil, opts)
-	for _, in := range rep.Inputs {
-		if !in.Usable() {
-			t.Fatalf("input %s not usable: %+v", in.Path, in)
-		}
-	}
-	return rep
 }
 
 // TestCorpusDiagnoses checks, for every NCCL corpus file, the findings its
@@ -147,14 +117,6 @@ func checkWants(t *testing.T, fs []Finding, wants []want) {
 	}
 }
 
-func ids(fs []Finding) []string {
-	var out []string
-	for _, f := range fs {
-		out = append(out, f.ID+"/"+f.Severity.String())
-	}
-	return out
-}
-
 // TestCorpusRetryRootCause checks that each connection's first error is
 // the evidence and that the GIDs and plugin are named.
 func TestCorpusRetryRootCause(t *testing.T) {
@@ -219,11 +181,6 @@ func TestSplitIncident(t *testing.T) {
 	if !cited {
 		t.Errorf("evidence does not cite the GDR 0 line of the other file: %v", f.Evidence)
 	}
-}
-
-func diagnoseText(t *testing.T, text string) *Report {
-	t.Helper()
-	return Diagnose([]string{"-"}, strings.NewReader(text), Options{})
 }
 
 // Synthetic logs for the rules the corpus does not exercise.
@@ -393,4 +350,32 @@ func TestSoftRoCEInUse(t *testing.T) {
 		"# synthetic",
 		"h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>")
 	nicMustNot(t, fs, "nccl.transport.softroce")
+}
+
+// The HPC-X SHARP plugin lists its devices as "[0]mlx5_1:1/IB/SHARP"
+// (NVIDIA/nccl-tests#294): the link layer read as "IB/SHARP", a third
+// kind beside IB and RoCE.
+func TestSHARPDeviceLinkLayer(t *testing.T) {
+	l := nicReadArtifacts(t, "corpus/nccl-log/nccltests-ibext-v6-sharp-bootstrap-family-33621-nccltests294.txt")[0].(*ingest.NCCLLog)
+	if len(l.IBDevices) == 0 {
+		t.Fatal("no IB devices")
+	}
+	for _, d := range l.IBDevices {
+		if d.LinkLayer != "IB" || d.Port != 1 || !strings.HasPrefix(d.Name, "mlx5_") {
+			t.Errorf("device %+v, want mlx5_N port 1 link layer IB", d)
+		}
+	}
+}
+
+// NCCL 2.0-2.2 logs (no "NCCL" before the level) were no input; now their
+// transport is judged: sockets with libibverbs missing (horovod/horovod#98)
+// and over a sideband interface (#666), IB over a ConnectX-3 (#489).
+func TestLegacyPrefixLogsJudged(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.0-2.2-no-nccl-marker-warn-libibverbs-bold-horovod98.txt")
+	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "on 1 host")
+	if f.Evidence[0].Line != 2 || !strings.Contains(f.Mechanism, "libibverbs") {
+		t.Errorf("evidence %+v, mechanism %s", f.Evidence, f.Mechanism)
+	}
+	nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.0-2.2-no-nccl-marker-socket-sideband-horovod666.txt"), "nccl.transport.socket_fallback", Warn)
+	nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.0-2.2-no-nccl-marker-ib-mlx4-horovod489.txt"), "nccl.transport.ib", Info, "mlx4_0:1")
 }

@@ -61,3 +61,18 @@ func TestGoldenNCCLTestsCorpus(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join("testdata", "golden", "nccltests-corpus.txt"), b.Bytes(), *update)
 }
+
+// MetaX's mccl-tests prints nothing in the redop column of all_gather;
+// the rows were read with -1 as the redop and the time as the root, then
+// dropped as cut (21 rows, no finding said so).
+func TestNCCLTestsBlankRedop(t *testing.T) {
+	rel := "corpus/nccl-tests/metax-c500-1n-8gpu-mccl-tests-allgather-blank-redop.txt"
+	runs := nicReadArtifacts(t, rel)[0].(*ingest.NCCLTests).Runs
+	if len(runs) != 3 {
+		t.Fatalf("%d runs, want 3", len(runs))
+	}
+	ag := runs[1]
+	if ag.Collective != "all_gather" || len(ag.Rows) != 21 || len(ag.Truncated) != 0 || ag.Rows[20].Redop != "" || ag.Rows[20].Root != -1 || ag.Rows[20].Out.Time != 14553.37 {
+		t.Errorf("all_gather %s: %d rows, %d cut, last %+v", ag.Collective, len(ag.Rows), len(ag.Truncated), ag.Rows[len(ag.Rows)-1])
+	}
+}

@@ -11,8 +11,6 @@ import (
 	"rocelab/internal/unit"
 )
 
-func nicTestdata(rel string) string { return filepath.Join("..", "..", "testdata", rel) }
-
 // nicRuleID reports whether id belongs to the NIC-side rules tested here,
 // so these tests ignore findings of rules other files own.
 func nicRuleID(id string) bool {
@@ -35,49 +33,6 @@ func nicDiagnose(t *testing.T, opts Options, rels ...string) []Finding {
 	return out
 }
 
-// find returns the findings with id whose title contains every fragment.
-func nicFind(fs []Finding, id string, fragments ...string) []Finding {
-	var out []Finding
-next:
-	for _, f := range fs {
-		if f.ID != id {
-			continue
-		}
-		for _, fr := range fragments {
-			if !strings.Contains(f.Title, fr) {
-				continue next
-			}
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-func nicMustFind(t *testing.T, fs []Finding, id string, sev Severity, fragments ...string) Finding {
-	t.Helper()
-	got := nicFind(fs, id, fragments...)
-	if len(got) == 0 {
-		t.Fatalf("no %s finding with %q; got:\n%s", id, fragments, nicTitles(fs))
-	}
-	if got[0].Severity != sev {
-		t.Errorf("%s: severity %v, want %v", id, got[0].Severity, sev)
-	}
-	if len(got[0].Evidence) == 0 || got[0].Mechanism == "" {
-		t.Errorf("%s: no evidence or mechanism", id)
-	}
-	if got[0].Severity != Info && got[0].Fix == "" {
-		t.Errorf("%s: no fix", id)
-	}
-	return got[0]
-}
-
-func nicMustNot(t *testing.T, fs []Finding, id string) {
-	t.Helper()
-	if got := nicFind(fs, id); len(got) > 0 {
-		t.Errorf("unexpected %s: %s", id, got[0].Title)
-	}
-}
-
 func nicNoErrors(t *testing.T, fs []Finding, prefix string) {
 	t.Helper()
 	for _, f := range fs {
@@ -85,14 +40,6 @@ func nicNoErrors(t *testing.T, fs []Finding, prefix string) {
 			t.Errorf("unexpected error %s: %s", f.ID, f.Title)
 		}
 	}
-}
-
-func nicTitles(fs []Finding) string {
-	var b strings.Builder
-	for _, f := range fs {
-		b.WriteString("  " + f.Severity.String() + " " + f.ID + ": " + f.Title + "\n")
-	}
-	return b.String()
 }
 
 // INDEX: rx_discards_phy very high with matching rx_prio0_discards;
@@ -167,20 +114,6 @@ func (f *nicFakeGIDUser) Lines() int               { return len(f.uses) }
 func (f *nicFakeGIDUser) GIDUses() []ingest.GIDUse { return f.uses }
 func nicUse(host, dev string, idx int) ingest.GIDUse {
 	return ingest.GIDUse{Host: host, Device: dev, Index: idx, Evidence: Evidence{File: "fake-nccl.log", Line: 1, Text: "NCCL_IB_GID_INDEX set by environment to " + string(rune('0'+idx))}}
-}
-
-func nicReadArtifacts(t *testing.T, rel string) []ingest.Artifact {
-	t.Helper()
-	f, err := os.Open(nicTestdata(rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	res, err := ingest.Read(rel, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Artifacts
 }
 
 // The issue #769 case across artifacts: an NCCL GID index of 1 against the

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"rocelab/internal/ingest"
 )
 
 // pastePrefixes are what the tools that gather output put before each
@@ -160,4 +162,74 @@ func nonBlankLines(text string) int {
 		}
 	}
 	return n
+}
+
+// Output a log wrapper indents before Open MPI's tag (a Go test log
+// quoting an MPIJob's pods: aws/aws-k8s-tester#464,
+// bottlerocket-os/bottlerocket-kernel-kit#424): the nccl-tests rows were
+// "in no format rocelab recognises" and the NCCL lines kept the tag.
+func TestIndentedMPITags(t *testing.T) {
+	arts := nicReadArtifacts(t, "corpus/nccl-tests/alltoall-none-inplace-na-go-test-indent-mpi-tag-bottlerocket424.txt")
+	if len(arts) == 0 {
+		t.Fatal("no artifact read")
+	}
+	nt, ok := arts[0].(*ingest.NCCLTests)
+	if !ok {
+		t.Fatalf("first artifact %T, want nccl-tests", arts[0])
+	}
+	if n := len(nt.Runs); n != 1 || len(nt.Runs[0].Rows) != 9 || nt.Runs[0].Rows[0].Redop != "none" {
+		t.Fatalf("runs %d: %+v", n, *nt.Runs[0])
+	}
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-socket-eks-go-test-indent-mpi-tag-awsk8stester464.txt")
+	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Error)
+	if !strings.HasPrefix(f.Evidence[0].Text, "multi-node-nccl-test-worker-0:22:28 [0] NCCL INFO") {
+		t.Errorf("evidence keeps the wrapper's indentation or tag: %q", f.Evidence[0].Text)
+	}
+}
+
+// NCCL 2.24.3's init as NVIDIA/nccl#1584 posts it, every "host:pid:tid
+// [dev] NCCL INFO" prefix stripped: rocelab read the version and nothing
+// else ("No findings"). The messages only NCCL prints are now read without
+// their prefix; "ncclCommInitRankConfig comm ..." is read with or without.
+func TestStrippedNCCLPrefixes(t *testing.T) {
+	rel := "corpus/nccl-log/nccl-2.24.3-prefixes-stripped-ibext-v8-sharp-ras-profiler-nccl1584.txt"
+	l := nicReadArtifacts(t, rel)[0].(*ingest.NCCLLog)
+	if l.Comm.Ranks != 8 || len(l.Networks) != 1 || l.Networks[0].Name != "IBext_v8" || len(l.EnvValues("NCCL_IB_PCI_RELAXED_ORDERING")) != 1 {
+		t.Errorf("comm %+v networks %+v", l.Comm, l.Networks)
+	}
+	f := nicMustFind(t, diagnoseFiles(t, Options{}, rel), "nccl.transport.ib", Info, "NET/IBext_v8 over InfiniBand", "4 more")
+	if f.Evidence[0].Line != 15 || !strings.Contains(f.Mechanism, "8 ranks") {
+		t.Errorf("evidence %v mechanism %s", f.Evidence, f.Mechanism)
+	}
+}
+
+// Class 12, real text (NVIDIA/nccl#1814): a log pasted inside a Markdown
+// code span; the backtick is not part of the host name.
+func TestClass12BacktickHost(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/completion-error-backtick-host-nccl1814.txt")
+	f := nicMustFind(t, fs, "nccl.ib.retry_exceeded", Error, "from hostname-test to peer 172.36.143.59")
+	if strings.Contains(f.Title, "`") {
+		t.Errorf("backtick in title: %s", f.Title)
+	}
+}
+
+// Class 5 at the doctor, real text (NVIDIA/nccl#1453): the rows whose
+// rank tag recurs mid-row are read and judged.
+func TestClass5TaggedRowsJudged(t *testing.T) {
+	fs := diagnoseFiles(t, Options{NICSpeed: 400e9}, "corpus/threads/allreduce-rank-tag-repeated-midline-nccl1453.txt")
+	nicMustFind(t, fs, "nccltests.busbw.low", Error, "5.30 GB/s")
+}
+
+// Class 1, launcher rank tags: SYNTHETIC lines whose NCCL prefix was
+// stripped to " [0]" under Open MPI's --tag-output: the rank tags tell
+// the two processes apart, and their bootstrap addresses the two hosts.
+func TestClass1RankTags(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"[1,0]<stdout>: [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
+		"[1,1]<stdout>: [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>",
+		"[1,0]<stdout>: [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.1<0>",
+		"[1,0]<stdout>: [0] NCCL INFO Using network IB",
+		"[1,1]<stdout>: [0] NCCL INFO NET/IB : No device found.",
+		"[1,1]<stdout>: [0] NCCL INFO Using network Socket")
+	nicMustFind(t, fs, "nccl.transport.mismatch", Error, "10.0.0.1", "10.0.0.2")
 }

@@ -73,42 +73,33 @@ func writeSyntheticCapture(t *testing.T) string {
 	return path
 }
 
-func findingByID(fs []Finding, id string) *Finding {
-	for i := range fs {
-		if fs[i].ID == id {
-			return &fs[i]
-		}
-	}
-	return nil
-}
-
 func TestCaptureFindings(t *testing.T) {
 	path := writeSyntheticCapture(t)
 	rep := Diagnose([]string{path}, nil, Options{NICSpeed: 100 * unit.Gbps})
 	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "pcap" || rep.Inputs[0].Error != "" {
 		t.Fatalf("inputs %+v", rep.Inputs)
 	}
-	re := findingByID(rep.Findings, "capture.retransmission")
+	re := find(rep.Findings, "capture.retransmission")
 	if re == nil || re.Severity != Error || len(re.Evidence) != 2 || re.Evidence[0].Line != 42 || re.Evidence[1].Line != 44 {
 		t.Fatalf("retransmission finding %+v", re)
 	}
 	if !strings.Contains(re.Evidence[1].Text, "inferred ACK timeout after 693us idle") || !strings.Contains(re.Evidence[0].Text, "NAK PSN sequence error at packet 41") {
 		t.Errorf("episode evidence %v", re.Evidence)
 	}
-	cnp := findingByID(rep.Findings, "capture.cnp.storm")
+	cnp := find(rep.Findings, "capture.cnp.storm")
 	if cnp == nil || cnp.Severity != Warn || !strings.Contains(cnp.Evidence[0].Text, "20 CNPs received") {
 		t.Errorf("CNP finding %+v", cnp)
 	}
-	pfc := findingByID(rep.Findings, "capture.pfc.pause")
+	pfc := find(rep.Findings, "capture.pfc.pause")
 	if pfc == nil || pfc.Evidence[0].Line != 46 || !strings.Contains(pfc.Evidence[0].Text, "priority 3: 3 pause frames (3 XOFF, 0 XON)") ||
 		!strings.Contains(pfc.Evidence[0].Text, "paused 535.5392us") {
 		t.Errorf("PFC finding %+v", pfc)
 	}
-	ecn := findingByID(rep.Findings, "capture.ecn.marked")
+	ecn := find(rep.Findings, "capture.ecn.marked")
 	if ecn == nil || ecn.Severity != Info || !strings.Contains(ecn.Title, "20 of 45 RoCE packets carry ECN CE") {
 		t.Errorf("ECN finding %+v", ecn)
 	}
-	if findingByID(rep.Findings, "capture.no_roce") != nil {
+	if find(rep.Findings, "capture.no_roce") != nil {
 		t.Error("capture.no_roce on a RoCE capture")
 	}
 	if rep.ExitCode() != 1 {
@@ -178,14 +169,26 @@ func TestCaptureTruncated(t *testing.T) {
 	if rep.ExitCode() != 1 || rep.Inputs[0].Error != "" || rep.Inputs[0].Type != "pcap" {
 		t.Fatalf("exit %d, input %+v", rep.ExitCode(), rep.Inputs[0])
 	}
-	f := findingByID(rep.Findings, "capture.truncated")
+	f := find(rep.Findings, "capture.truncated")
 	if f == nil || f.Severity != Warn || !strings.Contains(f.Title, "ends inside a record at byte offset") || f.Evidence[0].Line == 0 {
 		t.Fatalf("capture.truncated: %+v", f)
 	}
 	// Every other finding of the whole capture is still made from the cut one.
 	for _, w := range full.Findings {
-		if findingByID(rep.Findings, w.ID) == nil {
+		if find(rep.Findings, w.ID) == nil {
 			t.Errorf("%s is lost when the capture is cut", w.ID)
 		}
+	}
+}
+
+// A real RoCEv2 capture of two healthy RC queue pairs (one with a
+// timestamp stepping back): read as RoCE, nothing raised.
+func TestSweepHealthyRoCECapture(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus/pcap-roce/rc-send-two-qps-oferby-proxy.pcap")}, nil, Options{})
+	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "pcap" || rep.Inputs[0].Error != "" {
+		t.Fatalf("inputs %+v", rep.Inputs)
+	}
+	for _, f := range rep.Findings {
+		t.Errorf("finding on a healthy capture: %s %s", f.ID, f.Title)
 	}
 }

@@ -31,3 +31,50 @@ func TestPluginFallbackToIB(t *testing.T) {
 		t.Errorf("socket fallback: %v", ids(fs))
 	}
 }
+
+// "NET/Plugin: Failed to find ncclNetPlugin_v5 symbol." is NCCL probing a
+// plugin's interface versions, not a failure: a DGX-A100 host whose
+// excerpt ends before its NET/IB line was said to fall back to sockets.
+func TestPluginProbeNoSocketFallback(t *testing.T) {
+	for _, rel := range []string{"corpus/nccl-log/nccl-ibext-disabled-by-env-net-cc-55-fallback-roce-dgxa100-nccl676.txt", "corpus/nccl-log/nccl-hpcx-ibext-sharp-v6-plugin-4nic-ib-tree-nccl1357.txt"} {
+		nicMustNot(t, diagnoseFiles(t, Options{}, rel), "nccl.transport.socket_fallback")
+	}
+}
+
+const tencentA2A = "corpus/nccl-tests/alltoall-2.26.5-h20-2vm-tencent-ibext-plugin-renamed-network-nccltests321.txt"
+
+// A build of the IBext plugin that names its network otherwise ("Using
+// network NCCL RDMA Plugin v6", "P2P plugin IBext") is NCCL's verbs
+// transport over the RoCE ports it lists, not a foreign plugin whose
+// transport is unknown.
+func TestRenamedIBextPluginIsRDMA(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata(tencentA2A)}, nil, Options{}).Findings
+	f := nicMustFind(t, fs, "nccl.transport.ib", Info, "RDMA in use: NET/NCCL RDMA Plugin v6 over RoCE (mlx5_bond_6:1, mlx5_bond_7:1), GID index 3")
+	if !strings.Contains(f.Mechanism, "announced itself as the IBext verbs transport") {
+		t.Errorf("mechanism: %s", f.Mechanism)
+	}
+	for _, f := range fs {
+		if f.ID == "nccl.transport.plugin" {
+			t.Errorf("reported as a foreign plugin: %s", f.Title)
+		}
+	}
+}
+
+// A net plugin that fails to initialise is why NCCL fell back to sockets:
+// aws-ofi-nccl on an EKS MPIJob (aws/aws-k8s-tester#454) and on SageMaker
+// (aws/aws-ofi-nccl#715). Before, the finding named only "no RDMA device"
+// or NCCL_IB_DISABLE and advised installing the plugin that had failed.
+func TestPluginInitFailureExplainsSocketFallback(t *testing.T) {
+	for _, c := range []struct{ file, msg string }{
+		{"corpus/nccl-log/nccl-ofi-init-failed-socket-fallback-mpi-tags-awsk8stester454.txt", `"Failed to initialize sendrecv protocol"`},
+		{"corpus/nccl-log/nccl-ofi-init-failed-ib-disabled-cloudwatch-prefix-awsofinccl715.txt", `"aws-ofi-nccl initialization failed"`},
+	} {
+		f := nicMustFind(t, diagnoseFiles(t, Options{}, c.file), "nccl.transport.socket_fallback", Warn)
+		if !strings.Contains(f.Mechanism, "the net plugin NET/OFI failed to initialise on 1 host ("+c.msg) {
+			t.Errorf("%s: mechanism does not name the plugin failure: %s", c.file, f.Mechanism)
+		}
+		if !strings.Contains(f.Fix, "fi_info -p efa") || strings.Contains(f.Fix, "use its own net plugin") {
+			t.Errorf("%s: fix %q", c.file, f.Fix)
+		}
+	}
+}

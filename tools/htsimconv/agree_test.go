@@ -420,8 +420,9 @@ func TestAgreesWithHtsimGenerators(t *testing.T) {
 	}{
 		{"oi16", 24, 0.04, 0.04, 0.07},
 		{"ar16", 6, 0.03, 0.04, 0.05},
-		// htsim_hpcc at three loads (session 26): gen_permutation.py's
-		// 2 MB permutations of 32, 64 and 128 of the 128 hosts (k = 8).
+		// htsim_hpcc at three loads (added after the rows above):
+		// gen_permutation.py's 2 MB permutations of 32, 64 and 128 of the
+		// 128 hosts (k = 8).
 		// Measured: mean -4.1, -0.6, -0.0 %, median -6.5, -3.5, -1.8 %,
 		// last +8.7, +16.3, -4.4 %. The last completions are ECMP draws:
 		// at 64, htsim's ran 557-603 us in all six seeds, its predicted

@@ -338,7 +338,7 @@ func TestAgreesWithNs3Sweep(t *testing.T) {
 // TIMELY's largest.
 //
 // The same fat-tree on traffic_gen.py's AliStorage2019 sizes (to 2 MB),
-// which no row was tuned for (session 26): at 50 % load under
+// which no row was tuned for (added after the rows): at 50 % load under
 // mix/config.txt (1187 flows), mean +1.1 %, median +0.5 %, p99 +1.1 %,
 // p95 slowdowns +1.6, +0.8, +2.0, +5.3 %; at 80 % (1968 flows) under
 // run.py's DCQCN, +2.1, +0.7, +4.0 %, p95s +2.9, +2.0, +2.0, +7.2 % (the

@@ -1,0 +1,33 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// NCCL 2.3 names the HCA of its GPUDirect RDMA decision by its device and
+// gives a reason in parentheses (horovod/horovod#1651, the terminal
+// wrapping the reason). Before, the finding said "disabled for HCA  on
+// ta1-0, ta1-1, no reason printed".
+func TestGDRDisabledHCAByNameNCCL23(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.3-gdr-disabled-hca-by-name-wrapped-reason-create-qp-failed-mlx4-horovod1651.txt")
+	f := nicMustFind(t, fs, "nccl.gdr.disabled", Warn, "disabled for HCA mlx4_0 on ta1-0, ta1-1 (not supported b…)")
+	if strings.Contains(f.Title, "no reason printed") || strings.Contains(f.Mechanism, "but not why") {
+		t.Errorf("the printed reason is called none: %s / %s", f.Title, f.Mechanism)
+	}
+	nicMustFind(t, fs, "nccl.ib.alloc_failed", Error, "ibv_create_qp on ta1-1")
+}
+
+// A net plugin that turns GPUDirect RDMA off says why: aws-ofi-nccl 1.18
+// on EFA ("Could not disable CUDA API usage for HMEM, disabling GDR"),
+// where the finding said "no reason printed".
+func TestPluginGDROffReason(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-efa-aws-ofi-nccl1.18-nccl2.29-gdr0-plugin-reason-g7e.txt")
+	f := nicMustFind(t, fs, "nccl.gdr.disabled", Warn, "the net plugin NET/OFI turned it off", "Could not disable CUDA API usage for HMEM")
+	if strings.Contains(f.Title, "no reason printed") || !strings.Contains(f.Fix, "aws-ofi-nccl") {
+		t.Errorf("title %q fix %q", f.Title, f.Fix)
+	}
+	if len(f.Evidence) == 0 || !strings.Contains(f.Evidence[0].Text, "disabling GDR") {
+		t.Errorf("first evidence %+v, want the plugin's line", f.Evidence)
+	}
+}

@@ -1,0 +1,70 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// NCCL's ibv_modify_qp failing with EINVAL beside ibstat of an Intel E810
+// (irdma) whose port is down (NVIDIA/nccl#622): the QP failure is an
+// error, the disabled port a warning.
+func TestModifyQPEinvalE810PortDown(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/modify-qp-einval-e810-irdma-ibstat-port-down-nccl622.txt")
+	nicMustFind(t, fs, "nccl.ib.qp_setup_failed", Error, "ibv_modify_qp: Invalid argument")
+	nicMustFind(t, fs, "devinfo.port.down", Warn, "rocep216s0f0 port 1 is not up: DOWN (physical state Disabled)")
+}
+
+// A responder-side completion error (status 9, NVIDIA/nccl#1710) names
+// the peer as where the fault is, and the queue-pair async event the same
+// paste shows on another host as the responder's failure. Before, the fix
+// was to look the status up in ibv_wc_status_str(3).
+func TestRemoteStatusPointsAtPeer(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-markdown-autolinks-async-event-status9-vendor138-nccl1710.txt")
+	f := nicMustFind(t, fs, "nccl.ib.completion_error", Error, "Completion with error 9 (IBV_WC_REM_INV_REQ_ERR, vendor err 0x8a) on 1 connection from node023 to peer 10.1.3.201")
+	if !strings.Contains(f.Mechanism, "the fault is on the peer (10.1.3.201)") || !strings.Contains(f.Mechanism, "'local access violation work queue error' on node201 mlx5_0:1") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+	if !strings.Contains(f.Fix, "Read the log of the peer (10.1.3.201)") || !strings.Contains(f.Fix, "NCCL_NET_GDR_LEVEL=LOC") {
+		t.Errorf("fix %s", f.Fix)
+	}
+	nicMustFind(t, fs, "nccl.ib.async_event", Error, "local access violation work queue error", "node201")
+}
+
+// Class 4, real text: completion errors quoted inline without NCCL's
+// prefix (NVIDIA/nccl#1664 under NET/IBP, horovod#147 with "WARN" but no
+// "NCCL") are read by their own text.
+func TestClass4CompletionFragments(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/completion-error-inline-netibp-nccl1664.txt")
+	f := nicMustFind(t, fs, "nccl.ib.retry_exceeded", Error, "status 12", "vendor err 0x81", "peer 7.6.13.83")
+	if !strings.Contains(f.Mechanism, "NET/IBP") {
+		t.Errorf("plugin transport not named: %s", f.Mechanism)
+	}
+	// Status 12 is the requester's retries running out, not the
+	// responder refusing (statuses 9-11).
+	if strings.Contains(f.Mechanism, "responder refusing") {
+		t.Errorf("status 12 read as the responder's refusal: %s", f.Mechanism)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/threads/completion-error-quoted-warn-horovod147.txt")
+	nicMustFind(t, fs, "nccl.ib.retry_exceeded", Error, "status 12", "vendor err 0x81")
+	// SYNTHETIC: the plugin names NCCL's HPC-X plugin uses, with the
+	// prefix a logger may put before NCCL's.
+	fs = synthFindings(t, Options{},
+		"2024-05-01 12:00:00,123 worker-3 h1:5:7 [0] transport/net_ib.cc:1 NCCL WARN NET/IBext_v8 : Got completion from peer 10.0.0.2<5> with status=4 opcode=0 len=0 vendor err 81 (Send)")
+	nicMustFind(t, fs, "nccl.ib.local_protection", Error, "from h1")
+}
+
+// An InfiniBand job (NCCL 2.19.3 on mlx5_0:1/IB, ibstatus of an EDR port)
+// gets no RoCE advice: no GID index, no PFC; a RoCE port with an
+// ibv_modify_qp "No such device" failure gets the GID-index cause.
+func TestSweepInfiniBandAndNoSuchDevice(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.19.3-infiniband-ib-hca-set-a100-nccltests182.txt", "corpus/ethtool/ibstat-ibstatus-edr-100g-infiniband-nccl307.txt")
+	for _, f := range fs {
+		if f.Severity != Info || strings.Contains(f.Fix, "NCCL_IB_GID_INDEX") {
+			t.Errorf("InfiniBand job: %s %s (fix %q)", f.ID, f.Title, f.Fix)
+		}
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.7.8-modify-qp-no-such-device-roce-nccl799.txt")
+	if f := find(fs, "nccl.ib.qp_setup_failed"); f == nil || !strings.Contains(f.Title, "No such device") || !strings.Contains(f.Mechanism, "GID index does not exist") {
+		t.Errorf("No such device: %v", ids(fs))
+	}
+}

@@ -1,0 +1,71 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// PyTorch's DistBackendError with NCCL's last error under it: the result
+// and version are read and the last error is the WARN that returned that
+// result through PyTorch's call. Before, each of these pastes was "in no
+// format rocelab recognises".
+func TestDistBackendErrorLastError(t *testing.T) {
+	for _, c := range []struct {
+		file, title, fix string
+		lines            [2]int
+	}{
+		// NVIDIA/nccl#2076: the peer's connection reset (remote error).
+		{"pytorch-distbackenderror-nccl-2.21.5-remote-error-last-error-recv-reset-by-peer-nccl2076.txt",
+			"A peer closed its NCCL connection: the remote process exited, or the network to it failed: NCCL returned 6 (remote error) through NCCLUtils.hpp:268", "first failure among all ranks", [2]int{2, 5}},
+		// hkproj/pytorch-transformer-distributed#1: no route to the peer.
+		{"pytorch-distbackenderror-nccl-2.18.6-system-error-connect-no-route-to-host-hkproj1.txt",
+			"NCCL's bootstrap connection between ranks failed: NCCL returned 2 (unhandled system error) through ProcessGroupNCCL.cpp:1333", "NCCL_SOCKET_IFNAME", [2]int{2, 5}},
+		// awslabs/awsome-distributed-ai#192: one line, srun labels, a
+		// connect to 127.0.0.1.
+		{"pytorch-distbackenderror-nccl-2.18.5-one-line-srun-label-connect-loopback-abort-awsomedistai192.txt",
+			"NCCL's ranks connect to a loopback address (127.0.0.1), which no other host can reach: NCCL returned 2 (unhandled system error) through ProcessGroupNCCL.cpp:1331", "NCCL_SOCKET_IFNAME", [2]int{2, 2}},
+	} {
+		fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/"+c.file)
+		f := nicMustFind(t, fs, "nccl.warn.error", Error, c.title)
+		if f.Evidence[0].Line != c.lines[0] || f.Evidence[len(f.Evidence)-1].Line != c.lines[1] || !strings.Contains(f.Fix, c.fix) {
+			t.Errorf("%s: evidence %+v fix %s", c.file, f.Evidence, f.Fix)
+		}
+	}
+	// Without NCCL's last error (SYNTHETIC: the first two lines of
+	// nccl#2076's paste), the result alone is reported as such.
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, remote process exited or there was a network error, NCCL version 2.21.5",
+		"ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
+		"[rank3]: Traceback (most recent call last):")
+	nicMustFind(t, fs, "nccl.warn.error", Error, "PyTorch raised an NCCL error without NCCL's own reason: a peer process exited", "returned 6 (remote error) through NCCLUtils.hpp:268")
+}
+
+// PyTorch's error under Ray's worker and logger prefixes (NVIDIA/nccl
+// #1247, NCCL 2.18.6): the prefix of the exception's line is stripped
+// from the lines after it, so that "Last error:" and its text are read.
+func TestDistBackendErrorUnderLoggerPrefix(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/pytorch-distbackenderror-nccl-2.18.6-internal-error-ray-prefix-busid-of-nic-not-found-nccl1247.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "(Attribute busid of node nic not found): NCCL returned 3 (internal error) through ProcessGroupNCCL.cpp:1333")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 7 || f.Evidence[1].Line != 10 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+}
+
+// The last error PyTorch prints repeats a WARN the log already holds with
+// NCCL's prefix (SYNTHETIC prefix lines before the real hkproj#1 lines):
+// one finding, the WARN's, with PyTorch's line as evidence.
+func TestDistBackendErrorJoinsPrefixedWARN(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"h:1:2 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 192.168.19.14<52822> failed : No route to host",
+		"h:1:2 [0] NCCL INFO misc/socket.cc:567 -> 2",
+		"torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6",
+		"ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error. ",
+		"Last error:",
+		"socketStartConnect: Connect to 192.168.19.14<52822> failed : No route to host")
+	got := nicFind(fs, "nccl.warn.error")
+	if len(got) != 1 || len(got[0].Evidence) != 2 || got[0].Evidence[0].Line != 2 || got[0].Evidence[1].Line != 4 {
+		t.Fatalf("want one finding with the WARN and PyTorch's line:\n%s", nicTitles(fs))
+	}
+}

@@ -1,0 +1,207 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+
+	"rocelab/internal/ingest"
+)
+
+// A vLLM pod without the verbs library: NCCL 2.18+ says so at INFO, and
+// the socket fallback names that cause and its fix.
+func TestSocketFallbackVerbsAtInfo(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-openshift-vllm-libibverbs-info-socket-ens5-vllm5360.txt")
+	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "falls back to TCP sockets on 1 host")
+	if !strings.Contains(f.Fix, "apt-get install libibverbs1") || !strings.Contains(f.Evidence[0].Text, "Failed to open libibverbs.so[.1]") {
+		t.Errorf("cause not named: %s / %v", f.Fix, f.Evidence)
+	}
+}
+
+// NCCL lists a 25G RoCE port and a 200G InfiniBand port, and every
+// connection goes over NET/IB/1, the InfiniBand one (nccl-tests#350): the
+// RoCE port's default GID index 0 is no index in use, so no GID finding;
+// the gather's large-size drop is judged against the 200G port.
+func TestListedRoCEPortNoConnection(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata("corpus/nccl-tests/gather-2.16.5-a100-roce25g-ib200g-mixed-list-channels-ib1-drop-6g-nccltests350.txt")}, nil, Options{}).Findings
+	for _, f := range fs {
+		if strings.HasPrefix(f.ID, "gid.") {
+			t.Errorf("%s: %s", f.ID, f.Title)
+		}
+	}
+	nicMustFind(t, fs, "nccltests.busbw.low", Error, "gather busbw plateau 11.69 GB/s", "200Gbps")
+	if f := nicMustFind(t, fs, "nccl.transport.ib", Info, "RoCE+IB"); !strings.Contains(f.Mechanism, "no connection goes over mlx5_0:1") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+}
+
+// Two p4d.24xlarge (A100, four 100G EFA each) through aws-ofi-nccl: the
+// plugin's own "NET/OFI ..." lines say the network, so no "no network
+// lines" note, and the 8 x 200G reference of A100 boards is not set
+// beside an EFA run. Before, both were printed.
+func TestPluginNetworkShown(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata("corpus/nccl-tests/allreduce-p4d-a100-2n-efa-ofi1.13-76GBps-aws-tutorial.txt")}, nil, Options{}).Findings
+	nicMustNot(t, fs, "nccl.log.no_network_lines")
+	f := nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "plateau 73.46 GB/s")
+	if strings.Contains(f.Title+f.Mechanism, "usual fabric") {
+		t.Errorf("EFA run set beside the 8 x 200G fabric: %s", f.Title)
+	}
+}
+
+// A WARN of NCCL's IB transport while it starts (NCCL 2.27+'s Data
+// Direct probe, the failure NVIDIA/nccl#1866 is titled after) is why it
+// fell back to sockets; before, the fallback named no cause and the fix
+// was to rerun with more logging. The fixture is SYNTHETIC, from NCCL's
+// source strings.
+func TestIBInitWarnExplainsSocketFallback(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "synthetic/nccl-2.28-ib-data-direct-warn-socket-fallback-synthetic.txt")
+	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn)
+	if !strings.Contains(f.Mechanism, `NCCL's IB transport stopped at a warning on 1 host ("Error in mlx5dv_get_data_direct_sysfs_path with device mlx5_0")`) ||
+		!strings.Contains(f.Fix, "NCCL_IB_DATA_DIRECT=0") || f.Evidence[0].Line != 6 {
+		t.Errorf("evidence %+v mechanism %s fix %s", f.Evidence, f.Mechanism, f.Fix)
+	}
+	// The DGX Spark log's dlvsym lines (the symbol missing from an older
+	// libmlx5) are no such warning: NCCL skips the probe and uses RoCE.
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.28.9-dgx-spark-gb10-roce-200g-port-lines-gid0-allgather.txt")
+	nicMustNot(t, fs, "nccl.transport.socket_fallback")
+}
+
+// NCCL's socket transport lists usb0 169.254.3.1, a BMC's link-local USB
+// network, beside eno1 (NVIDIA/Megatron-LM#588): the fallback finding
+// names it and sets NCCL_SOCKET_IFNAME first. Before, it was not named.
+func TestSocketFallbackNamesLinkLocalInterface(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-socket-no-ib-device-usb0-link-local-169-254-bmc-interface-megatron588.txt")
+	f := nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "(also over usb0 169.254.3.1)")
+	if !strings.HasPrefix(f.Fix, "Set NCCL_SOCKET_IFNAME") {
+		t.Errorf("fix does not start with NCCL_SOCKET_IFNAME: %s", f.Fix)
+	}
+	// One node's ranks may use lo: the note is for jobs that may span
+	// nodes (SYNTHETIC lines in NCCL's format).
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"h1:1:1 [0] NCCL INFO NET/IB : No device found.",
+		"h1:1:1 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>",
+		"h1:1:1 [0] NCCL INFO Using network Socket",
+		"h1:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0")
+	nicMustFind(t, fs, "nccl.transport.socket_fallback", Info, "single-node job")
+	if got := nicFind(fs, "nccl.transport.socket_fallback", "over lo"); len(got) > 0 {
+		t.Errorf("a single-node job's lo is called unreachable: %s", got[0].Title)
+	}
+	// A host whose only socket interface is link-local uses it alone,
+	// not also.
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"h1:1:1 [0] NCCL INFO NET/IB : No device found.",
+		"h1:1:1 [0] NCCL INFO NET/Socket : Using [0]usb0:169.254.3.1<0>",
+		"h1:1:1 [0] NCCL INFO Using network Socket")
+	nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "on 1 host (over usb0 169.254.3.1);")
+}
+
+// SYNTHETIC lines in NCCL's format: a NET/IB WARN that names no peer,
+// before any device list, is still the IB transport stopping at init; one
+// about a request to a peer is not.
+func TestIBInitWarnNamesNoPeer(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"# synthetic",
+		"h1:10:10 [0] transport/net_ib.cc:100 NCCL WARN NET/IB : Unable to open device mlx5_0",
+		"h1:10:10 [0] NCCL INFO Using network Socket")
+	nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "falls back to TCP sockets")
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"h1:10:10 [0] transport/net_ib.cc:1038 NCCL WARN NET/IB : req 0/1 tag 0 peer 10.0.0.2<4242> collective mismatch error, local size 8 remote size 4")
+	nicMustNot(t, fs, "nccl.transport.socket_fallback")
+}
+
+// "Failed to initialize any NET plugin" is no network at all, not a
+// fallback to sockets: aws-ofi-nccl 1.21.1 found no libfabric provider on
+// Slingshot (ALCF Polaris notes, NCCL 2.28.3). Before, the finding said
+// NCCL fell back to TCP sockets.
+func TestNoNetworkTransport(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.28.3-ofi-1.21-cxi-no-provider-no-net-plugin-polaris.txt")
+	f := nicMustFind(t, fs, "nccl.transport.none", Error, "Failed to initialize any NET plugin", "x3002c0s31b0n0")
+	if !strings.Contains(f.Mechanism, `"No eligible providers were found"`) {
+		t.Errorf("mechanism %q", f.Mechanism)
+	}
+	nicMustNot(t, fs, "nccl.transport.socket_fallback")
+}
+
+// Class 3, real text: NCCL 2.4.7 (Mellanox/nv_peer_memory#56) and a
+// 2.4-era NCCL (NVIDIA/nccl-tests#29) print "NET/Socket : Using" on every
+// rank beside NET/IB: not a socket fallback.
+func TestClass3OldNCCLSocketBootstrap(t *testing.T) {
+	for _, rel := range []string{
+		"corpus/threads/nccl2.4.7-socket-bootstrap-beside-netib-nvpeermem56.txt",
+		"corpus/threads/nccl-socket-lines-beside-netib-nccltests29.txt",
+	} {
+		fs := diagnoseFiles(t, Options{}, rel)
+		nicMustNot(t, fs, "nccl.transport.socket_fallback")
+		nicMustNot(t, fs, "nccl.transport.mismatch")
+		nicMustFind(t, fs, "nccl.transport.ib", Info, "InfiniBand")
+	}
+	// SYNTHETIC: a 2.18 log whose host shows only the socket transport is
+	// still a fallback.
+	fs := synthFindings(t, Options{},
+		"h1:1:1 [0] NCCL INFO NCCL version 2.18.3+cuda12.2",
+		"h1:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>",
+		"h2:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>")
+	nicMustFind(t, fs, "nccl.transport.socket_fallback", Error, "2 hosts")
+}
+
+// Class 2: one host on IB and another on sockets is a mismatch, and its
+// cause is why IB did not start on the socket host. SYNTHETIC lines in
+// NCCL 2.2x format.
+func TestClass2TransportMismatch(t *testing.T) {
+	fs := synthFindings(t, Options{},
+		"gpu1:10:10 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
+		"gpu1:10:10 [0] NCCL INFO Using network IB",
+		"gpu2:20:20 [0] NCCL INFO NET/IB : No device found.",
+		"gpu2:20:20 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>",
+		"gpu2:20:20 [0] NCCL INFO Using network Socket")
+	f := nicMustFind(t, fs, "nccl.transport.mismatch", Error, "gpu1 on RDMA", "gpu2 on TCP sockets")
+	if !strings.Contains(f.Mechanism, "NET/IB found no RDMA device on 1 host") || !strings.Contains(f.Fix, "/dev/infiniband") {
+		t.Errorf("mismatch does not give the socket host's cause: %s / %s", f.Mechanism, f.Fix)
+	}
+	nicMustNot(t, fs, "nccl.transport.socket_fallback")
+}
+
+// Class 1: a host is known by its bootstrap address as well as its name.
+// Real text: NCCL 2.5.7 with the host prefix stripped (NVIDIA/nccl#392)
+// is the host 10.137.141.16.
+func TestClass1HostByAddress(t *testing.T) {
+	arts := nicReadArtifacts(t, "corpus/nccl-log/roce-nccl2.5.7-rings-trees-gdr-partial-issue392.txt")
+	l := arts[0].(*ingest.NCCLLog)
+	if h := l.Scope().Host; h.Boot != "10.137.141.16" {
+		t.Errorf("scope host %+v, want the bootstrap address 10.137.141.16", h)
+	}
+	// SYNTHETIC: two machines print the hostname "localhost"; one runs
+	// NCCL's IB transport, the other falls back to sockets.
+	fs := synthFindings(t, Options{},
+		"localhost:100:100 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
+		"localhost:100:100 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
+		"localhost:100:100 [0] NCCL INFO Using network IB",
+		"localhost:200:200 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>",
+		"localhost:200:200 [0] NCCL INFO NET/IB : No device found.",
+		"localhost:200:200 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.2<0>",
+		"localhost:200:200 [0] NCCL INFO Using network Socket")
+	nicMustFind(t, fs, "nccl.transport.mismatch", Error, "localhost (10.0.0.1)", "localhost (10.0.0.2)")
+}
+
+// Class 2: NCCL before 2.4. Real text: NCCL 2.3.7 on InfiniBand
+// (NVIDIA/nccl#179) and on sockets (NVIDIA/nccl#207), in the format of
+// NCCL's 2.3 sources (one "NET/IB: [i] dev:port/IB" line per device,
+// "Using internal Network IB").
+func TestClass2NCCL23(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/nccl2.3.7-ib-old-format-nccl179.txt")
+	nicMustFind(t, fs, "nccl.transport.ib", Info, "InfiniBand", "mlx5_1:1")
+	fs = diagnoseFiles(t, Options{}, "corpus/threads/nccl2.3.7-socket-internal-network-nccl207.txt")
+	nicMustFind(t, fs, "nccl.transport.socket_fallback", Warn, "1 host")
+	// SYNTHETIC, in NCCL 2.3.7's format (net_ib.cu: "NET/IB: Dev %d Port
+	// %d qpn %d mtu %d GID %ld (%lX/%lX)", printed by default): the
+	// queue pairs use GID index 0, the link-local GID.
+	fs = synthFindings(t, Options{},
+		"NCCL version 2.3.7+cuda9.2",
+		"gpu1:10:10 [0] NCCL INFO NET/IB: [0] mlx5_0:1/RoCE ",
+		"gpu1:10:10 [0] NCCL INFO Using internal Network IB",
+		"gpu1:10:30 [0] NCCL INFO Ring 00 : 1 -> 0 via NET/IB/0",
+		"gpu1:10:30 [0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 305 mtu 5 GID 0 (80FE/1A8A41FEFF21A75E)")
+	nicMustFind(t, fs, "gid.index.link_local", Error, "gpu1 mlx5_0", "GID index 0", "fe80::5ea7:21ff:fe41:8a1a")
+}

@@ -1,0 +1,102 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+
+	"rocelab/internal/unit"
+)
+
+// A table of independent 1-rank jobs (nccl-tests without MPI=1 under
+// mpirun: NVIDIA/nccl-tests#294, busbw 0.00 on every row, each size twice)
+// was judged "0% of what 100Gbps allows" (error nccltests.busbw.low) beside
+// the finding that says its bandwidth is meaningless.
+func TestSplitRunBusBWNotJudged(t *testing.T) {
+	const file = "corpus/nccl-tests/allreduce-busbw-zero-duplicate-rows-one-rank-each-nccltests294.txt"
+	fs := diagnoseFiles(t, Options{NICSpeed: 100 * unit.Gbps}, file)
+	nicMustFind(t, fs, "nccltests.ranks.split", Error)
+	nicMustNot(t, fs, "nccltests.busbw.low")
+	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "not judged", "independent jobs")
+}
+
+// Two ranks on GPU 0 of one host, made to look like two hosts with
+// NCCL_HOSTID (nccl-eBPF's socket experiments): the run read as an
+// ordinary one-node all_reduce. Eight ranks on eight GPUs are no finding.
+func TestRanksSharedGPU(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-2.18.0-mpirun-tag-output-stderr-two-ranks-one-gpu-socket-rtx5090.txt")
+	f := nicMustFind(t, fs, "nccltests.ranks.shared_gpu", Warn, "ranks 0 and 1 on lab device 0 share one GPU")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 15 || f.Evidence[1].Line != 16 {
+		t.Errorf("evidence %v, want the two rank lines", f.Evidence)
+	}
+	nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/nccl-tests/metax-c500-1n-8gpu-mccl-tests-allgather-blank-redop.txt"), "nccltests.ranks.shared_gpu")
+}
+
+// nccl-tests#355: the failure of the first size is printed on the line
+// nccl-tests had started for that size's row ("2097152 32768 float none
+// -1 node0: Test CUDA failure common.cu:389 'an illegal memory access was
+// encountered'"). It is read as the test's failure, an error naming the
+// device-API kernels' one-NVLink-domain limit the maintainers gave;
+// before, the line was a row not read (a warning) and the failure missed.
+func TestFailureOnRowLine(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata("corpus/nccl-tests/alltoall-2.17.6-h800-2n-device-kernel-D1-illegal-memory-access-nccltests355.txt")}, nil, Options{}).Findings
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "a CUDA call failed at common.cu:389 with 'an illegal memory access was encountered' on node0")
+	if !strings.Contains(f.Mechanism, "one NVLink domain") || !strings.Contains(f.Fix, "-D 0") {
+		t.Errorf("mechanism %s\nfix %s", f.Mechanism, f.Fix)
+	}
+	nicMustNot(t, fs, "nccltests.rows.unread")
+	// The failure explains the empty table: no second warning about it.
+	nicMustNot(t, fs, "nccltests.rows.none")
+}
+
+// nccl-tests' abort line pasted without its host (NVIDIA/nccl#1913,
+// "Test NCCL failure all_reduce.cu:471 'internal error ...'"). Before, the
+// line was not read and the file gave no finding at all.
+func TestTestFailureWithoutHost(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.28.9-ofi-remote-rails-mismatch-test-failure-no-host-nccl1913.txt")
+	f := nicMustFind(t, fs, "nccltests.failed", Error, "failed at all_reduce.cu:471", "'internal error")
+	if f.Evidence[0].Line != 14 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+}
+
+// Class 8, real text: nccl-tests#254 (every process prints itself as
+// Rank 0) and nccl-tests#213 (two banners back to back).
+func TestClass8RanksSplit(t *testing.T) {
+	for _, rel := range []string{"corpus/threads/allreduce-every-rank-0-no-mpi-nccltests254.txt", "corpus/threads/allreduce-two-banners-separate-nodes-nccltests213.txt"} {
+		rep := Diagnose([]string{nicTestdata(rel)}, nil, Options{})
+		f := nicMustFind(t, rep.Findings, "nccltests.ranks.split", Error)
+		if !strings.Contains(f.Fix, "MPI=1") || !strings.Contains(f.Fix, "mpirun -np") {
+			t.Errorf("%s: fix %s", rel, f.Fix)
+		}
+	}
+	// A healthy multi-rank preamble is not split.
+	rep := Diagnose([]string{"-"}, strings.NewReader(synthTestsRuns(2)), Options{})
+	nicMustNot(t, rep.Findings, "nccltests.ranks.split")
+}
+
+// A test that stopped on a failed call is an error that names the call,
+// the error and the hosts, once per distinct error.
+func TestSweepTestsFailed(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/nccltests-failure-after-rows-hostname-prefix-nccltests322.txt")
+	var got []Finding
+	for _, f := range fs {
+		if f.ID == "nccltests.failed" {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 || got[0].Severity != Error {
+		t.Fatalf("nccltests.failed findings %v, want one error", ids(fs))
+	}
+	for _, want := range []string{"an NCCL call", "common.cu:1204", "unhandled cuda error", "HCA-128", "4 processes"} {
+		if !strings.Contains(got[0].Title, want) {
+			t.Errorf("title %q lacks %q", got[0].Title, want)
+		}
+	}
+	if !strings.Contains(got[0].Mechanism, "GPU memory") {
+		t.Errorf("mechanism %q: want the CUDA error's usual causes", got[0].Mechanism)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-tests/rccltests-nthreads-colon-banner-internal-error-rccltests50.txt")
+	if f := find(fs, "nccltests.failed"); f == nil || !strings.Contains(f.Mechanism, "'internal error'") {
+		t.Errorf("rccl-tests internal error: %v", ids(fs))
+	}
+}

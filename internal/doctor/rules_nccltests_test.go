@@ -1,0 +1,147 @@
+package doctor
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"rocelab/internal/ingest"
+)
+
+// The tail of a 2-GPU all_reduce_perf on one host (NVIDIA/nccl#1706: the
+// 4-GPU run hung until NCCL_NVLS_ENABLE=0), its rank lines not pasted:
+// rocelab judged the 25.88 GB/s plateau as a network figure awaiting the
+// NIC speed. NCCL's "comm ... rank 0 nranks 2" and "rank 1 nranks 2"
+// lines, both from host deepseek, show the job never left that node.
+func TestOneHostHoldsEveryRank(t *testing.T) {
+	rel := "corpus/nccl-tests/nccltests-tail-destroy-complete-one-host-2-ranks-nvls-hang-nccl1706.txt"
+	var l *ingest.NCCLLog
+	for _, a := range nicReadArtifacts(t, rel) {
+		if x, ok := a.(*ingest.NCCLLog); ok {
+			l = x
+		}
+	}
+	if h, ev, ok := l.Comm.SingleHost(); !ok || h != "deepseek" || ev.Line != 4 {
+		t.Fatalf("single host %q line %d ok %v", h, ev.Line, ok)
+	}
+	f := nicMustFind(t, diagnoseFiles(t, Options{}, rel), "nccltests.busbw.unjudged", Info, "25.88 GB/s", "host deepseek prints both ranks of the communicator", "no NIC is on its path")
+	if !strings.Contains(f.Mechanism, "NVLink or PCIe") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+	// SYNTHETIC: ranks of one communicator on two hosts are no single host.
+	res, err := ingest.Read("two", strings.NewReader("a:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId f000 - Destroy COMPLETE\nb:1:1 [0] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 0 busId f000 - Destroy COMPLETE\n"))
+	if err != nil || len(res.Artifacts) != 1 {
+		t.Fatal(err, res)
+	}
+	if h, _, ok := res.Artifacts[0].(*ingest.NCCLLog).Comm.SingleHost(); ok {
+		t.Errorf("two hosts read as one: %q", h)
+	}
+}
+
+// nccl-tests 2.13.6's all_gather on one RTX 4090 (NixOS/nixpkgs#251856):
+// busbw 0.00, an in-place algbw of 619657 GB/s. rocelab said only that
+// 32MiB was too small to judge; one rank measures no transport at all.
+func TestOneRankRun(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/nccltests-2.13.6-one-rank-all-gather-busbw-zero-rtx4090-nixpkgs251856.txt")
+	f := nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "all_gather ran on one rank (nixos-desktop device 0)", "busbw is 0 by definition")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 5 || f.Evidence[1].Line != 10 {
+		t.Errorf("evidence %v", f.Evidence)
+	}
+	nicMustNot(t, fs, "nccltests.sizes.small")
+}
+
+// #wrong above a million is printed with %g ("1.04858e+06"); those nine
+// sizes of an in-network-compute plugin's run counted no wrong element.
+func TestNCCLTestsWrongExponent(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-rtx3090-2n-inc-plugin-wrong-float-exponent-108-failed.txt")
+	nicMustFind(t, fs, "nccltests.wrong", Error, "1073741424 wrong elements in 27 sizes")
+}
+
+// Without rank lines an alltoall's share of off-node data is unknown: the
+// MI355X tables of OCI's guide were said to have 'no NIC on their path'.
+func TestAlltoallRanksUnknown(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/rccl-mi355x-pollara400-2n-4n-allreduce-alltoall-no-rank-lines-oci.txt")
+	for _, f := range nicFind(fs, "nccltests.busbw.unjudged") {
+		if strings.Contains(f.Title, "no NIC is on its path") {
+			t.Errorf("judged on one node: %s", f.Title)
+		}
+	}
+	nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "alltoall per-rank busbw plateau 86.68 GB/s", "the rank count is unknown")
+}
+
+// An nccl-tests output cut in its device list (nebius/soperator#428).
+// Before, it gave no finding at all, as if the run were clean.
+func TestNCCLTestsPreambleOnly(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/preamble-only-h100-2n-srun-mpi-cut-before-table-soperator428.txt")
+	f := nicMustFind(t, fs, "nccltests.rows.none", Info, "ends in its preamble (12 rank lines)")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 4 || f.Evidence[1].Line != 18 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+}
+
+// synthTestsRuns writes a SYNTHETIC nccl-tests output of n all_reduce runs
+// on two hosts with one rank each, every run at 10 GB/s busbw, after one
+// NCCL line that names the RoCE NIC each host uses.
+func synthTestsRuns(n int) string {
+	var b strings.Builder
+	b.WriteString("# synthetic: written by synthTestsRuns\n")
+	b.WriteString("hostA:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>\n")
+	b.WriteString("hostB:2:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.2<0>\n")
+	for i := 0; i < n; i++ {
+		b.WriteString("# Collective test starting: all_reduce_perf\n")
+		b.WriteString("# nThread 1 nGpus 1 minBytes 67108864 maxBytes 268435456 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n")
+		b.WriteString("#  Rank  0 Group  0 Pid   1001 on      hostA device  0 [0x1b] NVIDIA H100 80GB HBM3\n")
+		b.WriteString("#  Rank  1 Group  0 Pid   2002 on      hostB device  0 [0x1b] NVIDIA H100 80GB HBM3\n")
+		b.WriteString("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n")
+		for _, sz := range []int{67108864, 134217728, 268435456} {
+			us := float64(sz) / 10e3
+			b.WriteString(strings.Join([]string{"", itoa(sz), itoa(sz / 4), "float", "sum", "-1", ftoa(us), "10.00", "10.00", "0", ftoa(us), "10.00", "10.00", "0"}, "  ") + "\n")
+		}
+		b.WriteString("# Avg bus bandwidth    : 10.00\n")
+	}
+	return b.String()
+}
+
+// Issue 10 item 3: an nccl-tests output with more than 64 runs. The runs
+// beyond the 64th used to be merged into the 64th, whose rank lines then
+// made seven ranks per host share one NIC and turned a low busbw into a
+// false nccltests.busbw.ok. Every run is judged on its own now.
+func TestNCCLTestsManyRuns(t *testing.T) {
+	rep := Diagnose([]string{"-"}, strings.NewReader(synthTestsRuns(70)), Options{NICSpeed: 400e9})
+	low, ok := 0, 0
+	for _, f := range rep.Findings {
+		switch f.ID {
+		case "nccltests.busbw.low":
+			low++
+		case "nccltests.busbw.ok":
+			ok++
+			t.Errorf("false ok: %s", f.Title)
+		}
+	}
+	if low != 70 || ok != 0 {
+		t.Errorf("%d runs judged low, %d ok; want 70 low", low, ok)
+	}
+}
+
+func itoa(n int) string     { return strconv.Itoa(n) }
+func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+
+// An nccl-tests excerpt whose rank list starts at "Rank 71" runs on hosts
+// it does not show: the one host it shows does not make it a one-node run.
+func TestSweepPartialRankListNotOneNode(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/nccltests-gb200-nvl72-out-of-bounds-footer-coreweave43.txt")
+	f := find(fs, "nccltests.busbw.unjudged")
+	if f == nil {
+		t.Fatalf("no busbw finding: %v", ids(fs))
+	}
+	if strings.Contains(f.Title, "one node") || !strings.Contains(f.Title, "all_reduce") {
+		t.Errorf("title %q: want an all_reduce plateau not judged as a one-node run", f.Title)
+	}
+	// The same table with the rank list whole is a one-node run.
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-a3mega-16xh100-tcpxo-338GBps-good.txt")
+	for _, f := range fs {
+		if strings.Contains(f.Title, "on one node") {
+			t.Errorf("16 ranks on 2 hosts judged on one node: %s", f.Title)
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// An ibv_devinfo -v paste cut before its hca_id named the port " port 1".
+func TestDevinfoUnnamedDevice(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/ibv-devinfo-v-bond-active-mtu-1024-cut-ucx10430.txt")
+	nicMustFind(t, fs, "devinfo.mtu.small", Warn, "(device not named) port 1: RoCE active_mtu 1024 (max_mtu 4096)")
+}
+
+// A perftest result row whose cell is no non-negative number is reported
+// with its file, line and column instead of being passed over (synthetic
+// figures; perftest 5.60 printed negative BW averages in
+// linux-rdma/perftest#82).
+func TestPerftestGarbledRowReported(t *testing.T) {
+	const text = ` #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]
+ 65536      5000           0.00               -12.34               0.023
+`
+	fs := Diagnose([]string{"-"}, strings.NewReader(text), Options{}).Findings
+	f := nicMustFind(t, fs, "input.garbled", Warn, `<stdin>:2:47: expected a non-negative number in a perftest result row, got "-12.34`)
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 2 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+}
+
+// The same figures emphasised in Markdown are read, and judged.
+func TestPerftestMarkdownBoldJudged(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata("corpus/perftest/ib-send-bw-markdown-bold-bw-average-arm-perftest65.txt")}, nil, Options{}).Findings
+	nicMustFind(t, fs, "perftest.bw.unjudged", Info, "best 46.5 Gb/s")
+	for _, f := range fs {
+		if f.ID == "input.garbled" {
+			t.Errorf("garbled: %s", f.Title)
+		}
+	}
+}
+
+// A perftest run that ends before its table, with no error, is said to be
+// unjudged rather than passed over (openucx/ucx#9590: the server side of
+// ib_send_lat over DC, cut after the addresses).
+func TestPerftestNoRowsSaid(t *testing.T) {
+	fs := Diagnose([]string{nicTestdata("corpus/perftest/ib-send-lat-dc-two-qps-server-cut-before-table-ucx9590.txt")}, nil, Options{}).Findings
+	f := nicMustFind(t, fs, "perftest.rows.none", Info, "ib_send_lat on mlx5_0: no result row", "its latency is not judged")
+	if len(f.Evidence) != 3 || f.Evidence[0].Line != 9 || f.Evidence[2].Line != 24 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	// A run with rows, or one that failed, is judged by its own rules.
+	for _, rel := range []string{"corpus/perftest/perftest-write-bw-ib-a-gbits-perftest132.txt", "corpus/perftest/perftest-completion-error-status12-syndrom-softiwarp27.txt"} {
+		for _, f := range Diagnose([]string{nicTestdata(rel)}, nil, Options{}).Findings {
+			if f.ID == "perftest.rows.none" {
+				t.Errorf("%s: %s", rel, f.Title)
+			}
+		}
+	}
+}
+
+// Broadcom bnxt_re ib_write_bw, three rdma_cm QPs in duration mode
+// (SCC24 post-mortem): the average in Gb/s is read (363.47; the peak is
+// 0.00, not measured with -D), MTU 1024 is a warning and, with no port
+// speed stated, the bandwidth is left unjudged rather than called low.
+func TestBnxtPerftestRead(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/perftest/ib-write-bw-bnxt-re-3qp-rdma-cm-363gbps-mtu1024-scc24.txt")
+	nicMustFind(t, fs, "perftest.bw.unjudged", Info, "ib_write_bw on bnxt_re0: best 363.5 Gb/s")
+	nicMustFind(t, fs, "perftest.mtu.small", Warn, "bnxt_re0: RoCE MTU 1024")
+	nicMustFind(t, fs, "gid.index.ipv4", Info, "GID index 3 in use is the IPv4 GID ::ffff:10.0.0.12")
+	for _, f := range fs {
+		if f.Severity == Error {
+			t.Errorf("error %s: %s", f.ID, f.Title)
+		}
+	}
+}
+
+// ib_write_bw between two GB10 with --force-link IB on rocep1s0f0 (a
+// Dell Pro Max GB10 README): perftest prints Link type IB for a RoCE
+// device, so its MTU of 1024 (netdev MTU 1500) went unjudged.
+func TestForcedLinkIBOnRoCEDeviceJudgesMTU(t *testing.T) {
+	fs := nicDiagnose(t, Options{}, "corpus/perftest/ib-write-bw-gb10-rocep-force-link-ib-mtu1024-rdmacm-111gbps.txt")
+	f := nicMustFind(t, fs, "perftest.mtu.small", Warn, "RoCE MTU 1024", "printed as Link type IB because of --force-link IB")
+	if len(f.Evidence) != 3 || f.Evidence[0].Line != 3 || f.Evidence[1].Line != 14 {
+		t.Errorf("evidence %+v; want the command (3), Mtu (14) and Link type (15)", f.Evidence)
+	}
+}
+
+// ibstat of a GB10 (geerlingguy/sbc-reviews#92) beside an ib_write_bw
+// between two GB10: the disabled port's "Rate: 40" is no line rate. Before,
+// it made the rates disagree and the perftest went unjudged.
+func TestDownPortRateIsNoLineRate(t *testing.T) {
+	fs := nicDiagnose(t, Options{},
+		"corpus/ethtool/ibstat-gb10-cx7-mt4129-roce-halves-200g-one-disabled-rate-40-sbcreviews92.txt",
+		"corpus/perftest/ib-write-bw-gb10-rocep-force-link-ib-mtu1024-rdmacm-111gbps.txt")
+	f := nicMustFind(t, fs, "perftest.bw.low", Warn, "best 111.6 Gb/s", "56% of the 200.0 Gb/s link rate")
+	if !strings.Contains(f.Evidence[0].Text, "Rate: 200") {
+		t.Errorf("rate evidence %+v", f.Evidence)
+	}
+	nicMustFind(t, fs, "devinfo.port.down", Warn, "roceP2p1s0f1 port 1")
+}
+
+// Class 6: a check that needs a missing field infers it or says why it
+// could not run. Real text: ibv_devinfo of an rxe device printed by an
+// rdma-core without link_layer (SoftRoCE/rxe-dev#46). SYNTHETIC: an
+// ecnconfig profile without its mode row, and a port that nothing tells.
+func TestClass6MissingFields(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/ibv-devinfo-rxe-no-link-layer-mtu1024-rxedev46.txt")
+	f := nicMustFind(t, fs, "devinfo.mtu.small", Warn, "rxe0 port 1", "active_mtu 1024")
+	if !strings.Contains(f.Title, "inferred: rxe is Soft-RoCE") || len(f.Evidence) != 2 {
+		t.Errorf("the finding does not say how RoCE was inferred: %s %+v", f.Title, f.Evidence)
+	}
+	fs = synthFindings(t, Options{},
+		"Profile: AZURE_LOSSLESS",
+		"-----------------------  -------",
+		"green_min_threshold      15000",
+		"green_max_threshold      30000",
+		"green_drop_probability   5",
+		"-----------------------  -------")
+	f = nicMustFind(t, fs, "switch.ecn.thresholds", Warn, "AZURE_LOSSLESS", "below one BDP", "assumed")
+	if !strings.Contains(f.Mechanism, "no `ecn` mode row") {
+		t.Errorf("mechanism does not say the mode row is missing: %s", f.Mechanism)
+	}
+	fs = synthFindings(t, Options{},
+		"hca_id:	mlx5_0",
+		"	port:	1",
+		"		state:			PORT_ACTIVE (4)",
+		"		active_mtu:		1024 (3)")
+	nicMustFind(t, fs, "devinfo.mtu.unjudged", Info, "mlx5_0 port 1", "no link_layer")
+}
+
+// mlxconfig's set confirmation is firmware settings only: no perftest run
+// is made of its "Device:" line.
+func TestSweepMlxconfigSetOnly(t *testing.T) {
+	rep := Diagnose([]string{nicTestdata("corpus/mlxconfig/mlxconfig-set-next-boot-new-confirm-cx6-maas2.txt")}, nil, Options{})
+	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "mlxconfig" || len(rep.Inputs[0].Contains) != 0 {
+		t.Errorf("inputs %+v, want mlxconfig alone", rep.Inputs)
+	}
+}

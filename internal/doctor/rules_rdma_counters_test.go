@@ -1,0 +1,156 @@
+package doctor
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"rocelab/internal/ingest"
+)
+
+// irdma (E810 RoCE) and bnxt_re (Broadcom) name their hw_counters apart
+// from mlx5 (names from linux 6.1's irdma/verbs.c and
+// bnxt_re/hw_counters.c); their CNPs, ECN marks and retransmissions went
+// unread. SYNTHETIC values in `rdma statistic show` form.
+func TestIRDMAAndBNXTRECounters(t *testing.T) {
+	fs := synthFindings(t, Options{}, "link irdma0/1 cnpHandled 5120 cnpIgnored 0 cnpSent 77 RxECNMrkd 9031 RxUDP 1200000 TxUDP 1100000")
+	nicMustFind(t, fs, "counters.ecn.marking", Info, "0.753% of received RoCE packets", "RxECNMrkd 9031")
+	fs = synthFindings(t, Options{}, "link bnxt_re0/1 to_retransmits 4410 seq_err_naks_rcvd 120 rnr_naks_rcvd 0 dup_req 7 oos_drop_count 311 max_retry_exceeded 2")
+	nicMustFind(t, fs, "counters.retransmission", Warn, "to_retransmits 4410", "oos_drop_count 311")
+	nicMustFind(t, fs, "counters.retry_exceeded", Warn, "max_retry_exceeded")
+}
+
+// SYNTHETIC (no public dump with rx_prioN_marked moving was found): mlx5's
+// per-host congestion marks, the NIC marking CE itself because its host
+// drains the receive buffer too slowly (the kernel's mlx5 counters.rst:
+// "ecn marked by device due to per host congestion"), were not read.
+func TestHostECNMarking(t *testing.T) {
+	dump := func(pkts, marked string) []string {
+		return []string{
+			"NIC statistics:",
+			"     rx_prio3_packets: " + pkts,
+			"     rx_prio3_buf_discard: 0",
+			"     rx_prio3_cong_discard: 0",
+			"     rx_prio3_marked: " + marked,
+		}
+	}
+	f := nicMustFind(t, synthFindings(t, Options{}, dump("220500", "4410")...), "counters.ecn.host_marking", Info, "4410 on priority 3 (2.000% of its 220500 received packets)")
+	if !strings.Contains(f.Fix, "PCIe") || !strings.Contains(f.Mechanism, "not for the fabric") {
+		t.Errorf("mechanism %q fix %q", f.Mechanism, f.Fix)
+	}
+	pair := append(dump("1000", "0"), dump("221500", "4410")...)
+	nicMustFind(t, synthFindings(t, Options{}, pair...), "counters.ecn.host_marking", Warn, "4410 on priority 3")
+	nicMustNot(t, synthFindings(t, Options{}, dump("220500", "0")...), "counters.ecn.host_marking")
+}
+
+// `rdma statistic` wraps a port's long line; the continuation lines
+// (indented name/value pairs) were dropped, with them 19 QPs out of
+// transport retries and 1543 RNR NAKs. RNR NAKs were counted as loss
+// recovery, and the responder's out_of_buffer got a PFC fix.
+func TestRDMAStatisticWrappedRNR(t *testing.T) {
+	rel := "corpus/hwcounters/rdma-statistic-wrapped-rnr-retries-exceeded-slow-restart-sonic21891.txt"
+	fs := diagnoseFiles(t, Options{}, rel)
+	nicMustFind(t, fs, "counters.retry_exceeded", Warn, "mlx5_1 port 1: 19 queue pairs ran out of transport retries")
+	f := nicMustFind(t, fs, "counters.rnr_nak", Info, "mlx5_1 port 1: 1543 RNR NAKs received (rnr_nak_retry_err)")
+	if !strings.Contains(f.Mechanism, "mlx5_0 port 1 out_of_buffer 1543") {
+		t.Errorf("mechanism %s", f.Mechanism)
+	}
+	f = nicMustFind(t, fs, "counters.retransmission", Warn, "local_ack_timeout_err 15, roce_adp_retrans 148")
+	if strings.Contains(f.Title, "rnr_nak") {
+		t.Errorf("RNR NAKs read as loss recovery: %s", f.Title)
+	}
+	f = nicMustFind(t, fs, "counters.discards", Info, "mlx5_0 port 1", "out_of_buffer 1543")
+	if strings.Contains(f.Fix, "mlnx_qos") || !strings.HasPrefix(f.Fix, "Not the fabric") {
+		t.Errorf("fix %s", f.Fix)
+	}
+}
+
+// Per-QP counters (`rdma statistic qp show`) are judged as the QP's own,
+// named by its counter object, counted since the counter was bound
+// (synthetic figures in iproute2's format).
+func TestPerQPCountersNamed(t *testing.T) {
+	const text = "link mlx5_2/1 cntn 4 qp-type RC pid 30489 comm ibv_rc_pingpong LQPN 178 out_of_sequence 120 packet_seq_err 5 local_ack_timeout_err 3\n"
+	fs := Diagnose([]string{"-"}, strings.NewReader(text), Options{}).Findings
+	f := nicMustFind(t, fs, "counters.retransmission", Warn, "mlx5_2 port 1 QP 178 of ibv_rc_pingpong, pid 30489: RC retransmissions: local_ack_timeout_err 3, out_of_sequence 120, packet_seq_err 5")
+	if !strings.Contains(f.Mechanism, "since the counter was bound to the QP") {
+		t.Errorf("window: %s", f.Mechanism)
+	}
+}
+
+// One `rdma statistic | grep mlx5_2` line (oracle-japan/ocitutorials):
+// 29 counters of mlx5_2 port 1, all error and congestion counters 0, so
+// no finding.
+func TestRdmaStatisticOneLineClean(t *testing.T) {
+	rel := "corpus/hwcounters/rdma-statistic-grep-one-line-mlx5-all-zero-ocitutorials.txt"
+	if fs := diagnoseFiles(t, Options{}, rel); len(fs) != 0 {
+		t.Errorf("findings on a clean port:\n%s", nicTitles(fs))
+	}
+	data, err := os.ReadFile(nicTestdata(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ingest.Read(rel, bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h *ingest.HWCounters
+	for _, a := range res.Artifacts {
+		if x, ok := a.(*ingest.HWCounters); ok {
+			h = x
+		}
+	}
+	if h == nil || len(h.Samples) != 1 {
+		t.Fatalf("hw counters %+v", h)
+	}
+	s := h.Samples[0]
+	c, ok := s.After.Get("rx_write_requests")
+	if s.Device != "mlx5_2" || s.Port != 1 || len(s.After.Counters) != 29 || !ok || c.Value != 18747 {
+		t.Errorf("%s/%d: %d counters, rx_write_requests %+v", s.Device, s.Port, len(s.After.Counters), c)
+	}
+}
+
+// Azure MANA's port counters (rdma statistic show -p, from the mana_ib
+// patch on linux-rdma) are read by concept: requester_retries_exceeded 5
+// is queue pairs that ran out of retries and requester_timeout 45 ACK
+// timeouts; before, the dump produced no finding.
+func TestManaCounters(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/hwcounters/rdma-statistic-pretty-mana-ib-retries-exceeded-linuxrdma.txt")
+	nicMustFind(t, fs, "counters.retry_exceeded", Warn, "mana_0 port 1: 5 queue pairs ran out of transport retries (requester_retries_exceeded)")
+	nicMustFind(t, fs, "counters.retransmission", Warn, "requester_timeout 45")
+}
+
+// Class 10: marks and CNPs weighed against RoCE packets where a count
+// exists, rx_write_requests as a lower bound, else "cannot judge"; never
+// "light" without a ratio. Real text: NVIDIA/nccl#394 (11.3 M marks beside
+// ACK timeouts, no packet count).
+func TestClass10MarkingDenominator(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/threads/hwcounters-ecn-marks-beside-ack-timeouts-nccl394.txt")
+	f := nicMustFind(t, fs, "counters.ecn.marking", Warn, "cannot be judged", "beside RC retransmissions")
+	if strings.Contains(f.Title, "light") || !strings.Contains(f.Fix, "before/after pair") {
+		t.Errorf("title %q fix %q", f.Title, f.Fix)
+	}
+	hw := func(lines ...string) []string {
+		out := []string{"# synthetic: rocelab test, issue 9 class 10"}
+		for _, l := range lines {
+			out = append(out, "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/"+l)
+		}
+		return out
+	}
+	// SYNTHETIC: write requests bound the share from above: 1000 of at
+	// least 10,000,000 packets is at most 0.010%: light.
+	fs = synthFindings(t, Options{}, hw("np_ecn_marked_roce_packets:1000", "np_cnp_sent:1000", "rx_write_requests:10000000")...)
+	nicMustFind(t, fs, "counters.ecn.marking", Info, "light ECN marking: at most 0.010%")
+	// 500,000 of at least 10,000,000 is at most 5%: cannot judge.
+	fs = synthFindings(t, Options{}, hw("np_ecn_marked_roce_packets:500000", "rx_write_requests:10000000")...)
+	nicMustFind(t, fs, "counters.ecn.marking", Info, "cannot be judged", "upper bound")
+	nicMustNot(t, fs, "counters.ecn.heavy_marking")
+	// RoCE packets counted by the port counters: a true ratio.
+	fs = synthFindings(t, Options{}, append(hw("np_ecn_marked_roce_packets:500000"), "/sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_packets:10000000")...)
+	nicMustFind(t, fs, "counters.ecn.heavy_marking", Warn, "5.00% of received RoCE packets")
+	for _, f := range fs {
+		if strings.Contains(f.Title, "light") && !strings.Contains(f.Title, "%") {
+			t.Errorf("light without a ratio: %s", f.Title)
+		}
+	}
+}
