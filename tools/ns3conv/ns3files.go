@@ -140,7 +140,7 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 			case first[1] != peer:
 				// A link to the same switch again is a parallel link,
 				// of which ns-3 sends on the last (lastPerPair).
-				return nil, errAt(i, "node %d, a host, has a second link, to node %d (its first, on line %d, to node %d): ns-3 gives a host a NIC per link and puts each QP on one of the NICs its shortest paths leave by, by a hash of the QP's addresses and ports (rdma-hw.cc GetNicIdxOfQp), and delivers on the NIC the path ends at; a rocelab host is one NIC port, and the twin does not split a host's QPs over ports: give the host one link (its NIC on a switch) in the ns-3 run too, or split it into one node per port with the flows placed on them", id, peer, first[0], first[1])
+				return nil, errAt(i, "node %d, a host, has a second link, to node %d (its first, on line %d, to node %d): ns-3 gives a host a NIC per link and one address, sends each QP from one of the NICs its shortest paths leave by, by a hash of the QP's addresses and ports (rdma-hw.cc GetNicIdxOfQp), delivers its data on whichever NIC the switches' ECMP ends the path at, and sends the ACKs from the NIC the receiver's own hash picks (GetNicIdxOfRxQp), which may be the other; a rocelab host is one NIC port with its own address (a server of several NICs is several hosts, topology.servers.nics), so its QPs run between two ports both ways and no split of the host runs them alike: give the host one link (its NIC on a switch) in the ns-3 run too, or one node per port with the flows placed on them", id, peer, first[0], first[1])
 			}
 		}
 		rate, err := ns3Rate(f[2])
