@@ -513,8 +513,14 @@ func readTrigger(f []string, col []int, line int, trigs map[int]htsimTrigger, er
 // its count of firers have completed; a multishot's one at a time, its
 // k-th target (in the matrix's order) at the k-th completion among its
 // firers. What htsim aborts at or never starts is refused.
-func triggerDeps(conns []htsimConn, trigs map[int]htsimTrigger, firers map[int][]int, errs matrixErrs) (after [][]int, count []int, err error) {
+func triggerDeps(conns []htsimConn, trigs map[int]htsimTrigger, errs matrixErrs) (after [][]int, count []int, err error) {
 	after, count = make([][]int, len(conns)), make([]int, len(conns))
+	firers := map[int][]int{}
+	for i, c := range conns {
+		if c.sendDoneTrig != 0 {
+			firers[c.sendDoneTrig] = append(firers[c.sendDoneTrig], i)
+		}
+	}
 	started := map[int]int{} // multishot trigger -> targets so far
 	for i, c := range conns {
 		if c.trigger == 0 {
@@ -583,7 +589,6 @@ func fromHtsim(args []string, w io.Writer) error {
 		return err
 	}
 	byID := map[int]int{}
-	firers := map[int][]int{}
 	errs := matrixErrs(r.tm)
 	for i, c := range conns {
 		if c.id != 0 { // id-less connections are named by their place
@@ -592,11 +597,8 @@ func fromHtsim(args []string, w io.Writer) error {
 			}
 			byID[c.id] = i
 		}
-		if c.sendDoneTrig != 0 {
-			firers[c.sendDoneTrig] = append(firers[c.sendDoneTrig], i)
-		}
 	}
-	after, count, err := triggerDeps(conns, trigs, firers, errs)
+	after, count, err := triggerDeps(conns, trigs, errs)
 	if err != nil {
 		return err
 	}

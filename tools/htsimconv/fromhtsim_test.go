@@ -298,14 +298,24 @@ func FuzzReadMatrix(f *testing.F) {
 	f.Add("Nodes 16\nConnections 2\n0->13 start 0 size 2000000\n13->0 start 0.000000 size 0\n")
 	f.Add("Nodes 16\nConnections 2\n0->13 id 99999999999999999999 start 0 size 1e19\n13->0 start Inf size 2147483647\n")
 	f.Add("# hand\r\nNodes 16\r\nConnections 2\r\n1->0 id 1 start 0 size 10 \n#x\n 2->0  id 2\tstart 0 size 10")
+	f.Add("Nodes 16\nConnections 4\nTriggers 1\n0->1 id 1 start 0 size 10 send_done_trigger 1\n0->2 id 2 start 0 size 10 send_done_trigger 1\n0->3 id 3 trigger 1 size 10\n0->4 id 4 trigger 1 size 10\ntrigger id 1 multishot\n")
 	f.Fuzz(func(t *testing.T, m string) {
-		conns, _, err := readMatrix("f.cm", strings.NewReader(m), 16)
+		conns, trigs, err := readMatrix("f.cm", strings.NewReader(m), 16)
 		if err != nil {
 			return
 		}
 		for _, c := range conns {
 			if c.src < 0 || c.src >= 16 || c.dst < 0 || c.dst >= 16 || c.size < 0 || c.size > math.MaxInt32 || c.id < 0 || c.trigger < 0 || c.trigger != 0 && c.id == 0 {
 				t.Fatalf("read %+v", c)
+			}
+		}
+		after, count, err := triggerDeps(conns, trigs, "f.cm")
+		if err != nil {
+			return
+		}
+		for i, a := range after {
+			if count[i] < 0 || count[i] >= max(len(a), 1) || slices.ContainsFunc(a, func(j int) bool { return j < 0 || j >= len(conns) || j == i }) {
+				t.Fatalf("connection %d: after %v, count %d", i, a, count[i])
 			}
 		}
 	})
