@@ -44,7 +44,7 @@ func (s *Scenario) trafficFlows(fs []FlowSpec) []workload.Flow {
 	flows := make([]workload.Flow, len(fs))
 	for i, f := range fs {
 		flows[i] = workload.Flow{
-			Name: f.Name, Src: f.Src, Dst: f.Dst, Bytes: int64(f.Bytes), Start: f.Start, After: f.After,
+			Name: f.Name, Src: f.Src, Dst: f.Dst, Bytes: int64(f.Bytes), Start: f.Start, After: f.After, AfterCount: f.AfterCount,
 			Opts: workload.QPOptions{SetTC: true, TC: f.DSCP << 2, PinPriority: true, Priority: f.Priority, RateCap: f.Rate, Tag: f.Name},
 		}
 		if ports != nil {

@@ -3,9 +3,11 @@ package scenario
 import (
 	"bytes"
 	"math"
+	"strings"
 	"testing"
 
 	"rocelab/internal/unit"
+	"rocelab/internal/workload"
 )
 
 // Observing a run does not change it: the incast run in 50 pieces, read
@@ -132,5 +134,56 @@ traffic:
 	}
 	if !tw.Done() {
 		t.Error("the run did not finish")
+	}
+}
+
+// after_count starts a flow at that completion among its after: flows
+// (csg-htsim's multishot trigger: its k-th target at the k-th), on both
+// engines: a and b finish at different times, first waits on one of them
+// and starts when a does, second on two and starts when b does; all: is
+// after: without a count. A count without after:, or above its length,
+// is refused where it is written.
+func TestAfterCount(t *testing.T) {
+	const text = `
+name: quorum
+duration: 10ms
+topology: {kind: single-switch, hosts: 4}
+traffic:
+  flows:
+    - {name: a, src: h0, dst: h1, bytes: 64KiB}
+    - {name: b, src: h2, dst: h3, bytes: 1MiB}
+    - {name: first, src: h1, dst: h2, bytes: 64KiB, after: [a, b], after_count: 1}
+    - {name: second, src: h3, dst: h0, bytes: 64KiB, after: [b, a], after_count: 2}
+    - {name: all, src: h3, dst: h1, bytes: 64KiB, after: [a, b]}
+`
+	s := mustLoad(t, "quorum.yaml", text)
+	tw, _ := run(t, s)
+	st := func(i int) *workload.FlowState { return tw.Traffic.State(i) }
+	a, b := st(0).FinishedAt+DefaultCompletionDelay, st(1).FinishedAt+DefaultCompletionDelay
+	if a >= b {
+		t.Fatalf("a completed at %v, b at %v: expected a first", a, b)
+	}
+	for i, want := range []unit.Time{2: a, 3: b, 4: b} {
+		if i >= 2 && st(i).StartedAt != want {
+			t.Errorf("packet engine: %s started at %v, want %v", s.Flows[i].Name, st(i).StartedAt, want)
+		}
+	}
+	ft, err := BuildFluid(mustLoad(t, "quorum.yaml", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft.Engine.RunUntil(s.Duration)
+	fs := func(i int) *workload.FlowState { return ft.Workloads.Traffic.State(i) }
+	if fa, fb := fs(0).FinishedAt+DefaultCompletionDelay, fs(1).FinishedAt+DefaultCompletionDelay; fs(2).StartedAt != fa || fs(3).StartedAt != fb || fs(4).StartedAt != fb || fa >= fb {
+		t.Errorf("fluid engine: a, b completed at %v, %v; first, second, all started at %v, %v, %v", fa, fb, fs(2).StartedAt, fs(3).StartedAt, fs(4).StartedAt)
+	}
+	for _, c := range []struct{ flow, want string }{
+		{"{name: c, src: h1, dst: h2, bytes: 1KiB, after_count: 1}", "traffic.flows[2].after_count: a count of the flows in after:, which this flow lacks"},
+		{"{name: c, src: h1, dst: h2, bytes: 1KiB, after: [a, b], after_count: 3}", "traffic.flows[2].after_count: expected a whole number from 1 to 2"},
+	} {
+		bad := "name: q\nduration: 1ms\ntopology: {kind: single-switch, hosts: 4}\ntraffic:\n  flows:\n    - {name: a, src: h0, dst: h1, bytes: 1KiB}\n    - {name: b, src: h2, dst: h3, bytes: 1KiB}\n    - " + c.flow + "\n"
+		if _, err := Load("q.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, expected %q", c.flow, err, c.want)
+		}
 	}
 }

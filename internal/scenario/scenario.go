@@ -241,6 +241,10 @@ type FlowSpec struct {
 	Priority uint8
 	Rate     unit.BitRate
 	After    []int
+	// AfterCount is how many of After must complete before the flow
+	// starts (after_count; all of them when 0): the k-th target of
+	// csg-htsim's multishot trigger starts at the k-th completion.
+	AfterCount int
 }
 
 // LoadFile reads and validates a scenario file (see LoadReader).

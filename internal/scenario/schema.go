@@ -208,6 +208,7 @@ type rawFlow struct {
 	Priority ast.Node `yaml:"priority"`
 	Rate     ast.Node `yaml:"rate"`
 	After    ast.Node `yaml:"after"`
+	AfterN   ast.Node `yaml:"after_count"`
 	Name     ast.Node `yaml:"name"`
 }
 

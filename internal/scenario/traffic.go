@@ -90,6 +90,13 @@ func (c *conv) traffic(s *Scenario, t *rawTraffic) {
 				f.After = append(f.After, k)
 			}
 		}
+		if _, ok := c.scalar(r.AfterN, path+".after_count"); ok {
+			if len(f.After) == 0 {
+				c.fail(r.AfterN, path+".after_count", "a count of the flows in after:, which this flow lacks")
+			} else {
+				f.AfterCount = int(c.integer(r.AfterN, path+".after_count", 0, 1, int64(len(f.After))))
+			}
+		}
 		if _, dup := names[f.Name]; dup {
 			c.fail(r.Name, path+".name", "flow name %s is used twice", quote(f.Name))
 		}

@@ -17,7 +17,11 @@ type Flow struct {
 	Start unit.Time
 	// After lists the indices of flows that must complete first.
 	After []int
-	Opts  QPOptions
+	// AfterCount is how many of After must complete (0: all): the flow
+	// starts at the AfterCount-th completion among them, and is cancelled
+	// once so many have failed that the count cannot be reached.
+	AfterCount int
+	Opts       QPOptions
 }
 
 // FlowState is what happened to one flow.
@@ -47,21 +51,24 @@ func (s *FlowState) FCT() (unit.Time, bool) {
 
 // Flows is a workload of explicit flows with dependencies: the scenario's
 // traffic section. Flows with no dependencies start at their Start time;
-// a flow starts Start after its last dependency completes; a flow whose
-// dependency failed is cancelled.
+// a flow starts Start after its last dependency (or its AfterCount-th)
+// completes; a flow whose dependency failed is cancelled (with a count,
+// once too many have failed to reach it).
 type Flows struct {
 	flows      []Flow
 	st         []FlowState
 	dependents [][]int
-	waiting    []int
-	left       int
-	t          Transport
-	byQP       map[QP]int
+	// waiting counts the completions each flow still waits for, spare the
+	// failures it can still take.
+	waiting, spare []int
+	left           int
+	t              Transport
+	byQP           map[QP]int
 }
 
 // NewFlows validates flows and returns the workload.
 func NewFlows(flows []Flow) (*Flows, error) {
-	w := &Flows{flows: flows, st: make([]FlowState, len(flows)), dependents: make([][]int, len(flows)), waiting: make([]int, len(flows)), left: len(flows), byQP: map[QP]int{}}
+	w := &Flows{flows: flows, st: make([]FlowState, len(flows)), dependents: make([][]int, len(flows)), waiting: make([]int, len(flows)), spare: make([]int, len(flows)), left: len(flows), byQP: map[QP]int{}}
 	for i, f := range flows {
 		if f.Src == f.Dst || f.Bytes < 0 {
 			return nil, fmt.Errorf("flow %d (%s): needs two different hosts and a size that is not negative", i, f.Name)
@@ -72,7 +79,14 @@ func NewFlows(flows []Flow) (*Flows, error) {
 			}
 			w.dependents[d] = append(w.dependents[d], i)
 		}
+		if f.AfterCount < 0 || f.AfterCount > len(f.After) {
+			return nil, fmt.Errorf("flow %d (%s): waits on %d of %d flows", i, f.Name, f.AfterCount, len(f.After))
+		}
 		w.waiting[i] = len(f.After)
+		if f.AfterCount > 0 {
+			w.waiting[i] = f.AfterCount
+		}
+		w.spare[i] = len(f.After) - w.waiting[i]
 	}
 	return w, nil
 }
@@ -119,7 +133,7 @@ func (w *Flows) Completed(c Completion) {
 	w.left--
 	for _, d := range w.dependents[i] {
 		if c.Status != Success {
-			w.cancel(d)
+			w.failed(d)
 			continue
 		}
 		w.waiting[d]--
@@ -129,16 +143,25 @@ func (w *Flows) Completed(c Completion) {
 	}
 }
 
-// cancel marks a flow and its dependents done without running them.
+// failed counts a failed dependency of flow i, and cancels i once it
+// cannot start.
+func (w *Flows) failed(i int) {
+	if w.spare[i]--; w.spare[i] < 0 {
+		w.cancel(i)
+	}
+}
+
+// cancel marks a flow done without running it, and counts it failed for
+// its dependents.
 func (w *Flows) cancel(i int) {
 	s := &w.st[i]
-	if s.Done {
+	if s.Done || s.Started {
 		return
 	}
 	s.Done, s.Cancelled = true, true
 	w.left--
 	for _, d := range w.dependents[i] {
-		w.cancel(d)
+		w.failed(d)
 	}
 }
 

@@ -506,6 +506,56 @@ func readTrigger(f []string, col []int, line int, trigs map[int]htsimTrigger, er
 	return nil
 }
 
+// triggerDeps gives each connection a trigger starts the connections it
+// waits on (after:) and, for a multishot trigger's, how many of them
+// (after_count, 0 for all), as htsim's triggers (trigger.cpp) start them:
+// a oneshot's or a barrier's targets all at once, when its one firer or
+// its count of firers have completed; a multishot's one at a time, its
+// k-th target (in the matrix's order) at the k-th completion among its
+// firers. What htsim aborts at or never starts is refused.
+func triggerDeps(conns []htsimConn, trigs map[int]htsimTrigger, errs matrixErrs) (after [][]int, count []int, err error) {
+	after, count = make([][]int, len(conns)), make([]int, len(conns))
+	firers := map[int][]int{}
+	for i, c := range conns {
+		if c.sendDoneTrig != 0 {
+			firers[c.sendDoneTrig] = append(firers[c.sendDoneTrig], i)
+		}
+	}
+	started := map[int]int{} // multishot trigger -> targets so far
+	for i, c := range conns {
+		if c.trigger == 0 {
+			continue
+		}
+		t, ok := trigs[c.trigger]
+		fs := firers[c.trigger]
+		switch {
+		case !ok:
+			return nil, nil, errs.at(c.line, c.triggerCol, "trigger %d is never defined", c.trigger)
+		case len(fs) == 0:
+			return nil, nil, errs.at(c.line, c.triggerCol, "trigger %d: no connection fires it (send_done_trigger), so htsim never starts this one", c.trigger)
+		case t.kind == "barrier" && t.count > len(fs):
+			return nil, nil, errs.at(t.line, 1, "barrier %d counts %d activations but %d connections fire it: it never fires, and htsim never starts the connection at line %d", c.trigger, t.count, len(fs), c.line)
+		case t.kind == "barrier" && t.count < len(fs):
+			return nil, nil, errs.at(t.line, 1, "barrier %d counts %d activations and %d connections fire it: htsim aborts at the next after it fires (BarrierTrigger::activate asserts one remains)", c.trigger, t.count, len(fs))
+		case t.kind == "oneshot" && len(fs) > 1:
+			return nil, nil, errs.at(t.line, 1, "oneshot trigger %d is fired by %d connections: htsim aborts when the second completes (SingleShotTrigger::activate asserts it fires once); make it a barrier of count %d, or a multishot", c.trigger, len(fs), len(fs))
+		}
+		after[i] = fs
+		if t.kind != "multishot" {
+			continue
+		}
+		started[c.trigger]++
+		k := started[c.trigger]
+		if k > len(fs) {
+			return nil, nil, errs.at(c.line, c.triggerCol, "multishot trigger %d starts its targets one at a time, one each time a connection that fires it completes, and %d do: this, its target %d, never starts in htsim", c.trigger, len(fs), k)
+		}
+		if k < len(fs) {
+			count[i] = k
+		}
+	}
+	return after, count, nil
+}
+
 // fromHtsim writes the rocelab scenario of an htsim_roce run: its
 // fat-tree, links, PFC thresholds, path selection and flows, each
 // trigger a flow's dependencies (after:).
@@ -539,7 +589,6 @@ func fromHtsim(args []string, w io.Writer) error {
 		return err
 	}
 	byID := map[int]int{}
-	firers := map[int][]int{}
 	errs := matrixErrs(r.tm)
 	for i, c := range conns {
 		if c.id != 0 { // id-less connections are named by their place
@@ -548,28 +597,10 @@ func fromHtsim(args []string, w io.Writer) error {
 			}
 			byID[c.id] = i
 		}
-		if c.sendDoneTrig != 0 {
-			firers[c.sendDoneTrig] = append(firers[c.sendDoneTrig], i)
-		}
 	}
-	after := make([][]int, len(conns))
-	for i, c := range conns {
-		if c.trigger == 0 {
-			continue
-		}
-		t, ok := trigs[c.trigger]
-		fs := firers[c.trigger]
-		switch {
-		case !ok:
-			return errs.at(c.line, c.triggerCol, "trigger %d is never defined", c.trigger)
-		case len(fs) == 0:
-			return errs.at(c.line, c.triggerCol, "trigger %d: no connection fires it (send_done_trigger), so htsim never starts this one", c.trigger)
-		case t.kind == "barrier" && t.count != len(fs):
-			return errs.at(t.line, 1, "barrier %d counts %d of the %d connections that fire it: rocelab's after: waits on all", c.trigger, t.count, len(fs))
-		case t.kind != "barrier" && len(fs) > 1:
-			return errs.at(t.line, 1, "%s trigger %d is fired by %d connections and starts its own on the first: rocelab's after: waits on all", t.kind, c.trigger, len(fs))
-		}
-		after[i] = fs
+	after, count, err := triggerDeps(conns, trigs, errs)
+	if err != nil {
+		return err
 	}
 	mtu := 256
 	for mtu*2 <= min(r.mtu, 4096) {
@@ -630,6 +661,9 @@ func fromHtsim(args []string, w io.Writer) error {
 				names[k] = conns[j].name(j)
 			}
 			fmt.Fprintf(&b, ", after: [%s]", strings.Join(names, ", "))
+			if count[i] > 0 {
+				fmt.Fprintf(&b, ", after_count: %d", count[i])
+			}
 		}
 		b.WriteString("}\n")
 	}

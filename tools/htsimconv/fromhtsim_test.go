@@ -129,7 +129,9 @@ func TestImportRefuses(t *testing.T) {
 		want         string
 	}{
 		{"oneshot of several", head + "0->1 id 1 start 0 size 10 send_done_trigger 1\n2->3 id 2 start 0 size 10 send_done_trigger 1\n4->5 id 3 trigger 1 size 10\ntrigger id 1 oneshot\n", nil, "m.cm:7:1: oneshot trigger 1 is fired by 2"},
-		{"barrier short", head + "0->1 id 1 start 0 size 10 send_done_trigger 1\n2->3 id 2 start 0 size 10 send_done_trigger 1\n4->5 id 3 trigger 1 size 10\ntrigger id 1 barrier count 1\n", nil, "barrier 1 counts 1 of the 2"},
+		{"barrier short", head + "0->1 id 1 start 0 size 10 send_done_trigger 1\n2->3 id 2 start 0 size 10 send_done_trigger 1\n4->5 id 3 trigger 1 size 10\ntrigger id 1 barrier count 1\n", nil, "m.cm:7:1: barrier 1 counts 1 activations and 2 connections fire it: htsim aborts at the next"},
+		{"barrier long", head + "0->1 id 1 start 0 size 10 send_done_trigger 1\n2->3 id 2 start 0 size 10 send_done_trigger 1\n4->5 id 3 trigger 1 size 10\ntrigger id 1 barrier count 3\n", nil, "m.cm:7:1: barrier 1 counts 3 activations but 2 connections fire it: it never fires, and htsim never starts the connection at line 6"},
+		{"multishot short", head + "0->1 id 1 start 0 size 10 send_done_trigger 1\n2->3 id 2 trigger 1 size 10\n4->5 id 3 trigger 1 size 10\ntrigger id 1 multishot\n", nil, "m.cm:6:19: multishot trigger 1 starts its targets one at a time, one each time a connection that fires it completes, and 1 do: this, its target 2, never starts in htsim"},
 		{"never fired", head + "0->1 id 1 start 0 size 10\n2->3 id 2 start 0 size 10\n4->5 id 3 trigger 1 size 10\ntrigger id 1 oneshot\n", nil, "m.cm:6:19: trigger 1: no connection fires it"},
 		{"no start", "Nodes 16\nConnections 1\n0->1 id 1 size 5\n", nil, "m.cm:3:17: expected start PS or trigger T"},
 		{"unknown key", "Nodes 16\nConnections 1\n0->1 id 1 start 0 size 5 colour red\n", nil, "m.cm:3:26: \"colour\": expected start"},
@@ -296,14 +298,24 @@ func FuzzReadMatrix(f *testing.F) {
 	f.Add("Nodes 16\nConnections 2\n0->13 start 0 size 2000000\n13->0 start 0.000000 size 0\n")
 	f.Add("Nodes 16\nConnections 2\n0->13 id 99999999999999999999 start 0 size 1e19\n13->0 start Inf size 2147483647\n")
 	f.Add("# hand\r\nNodes 16\r\nConnections 2\r\n1->0 id 1 start 0 size 10 \n#x\n 2->0  id 2\tstart 0 size 10")
+	f.Add("Nodes 16\nConnections 4\nTriggers 1\n0->1 id 1 start 0 size 10 send_done_trigger 1\n0->2 id 2 start 0 size 10 send_done_trigger 1\n0->3 id 3 trigger 1 size 10\n0->4 id 4 trigger 1 size 10\ntrigger id 1 multishot\n")
 	f.Fuzz(func(t *testing.T, m string) {
-		conns, _, err := readMatrix("f.cm", strings.NewReader(m), 16)
+		conns, trigs, err := readMatrix("f.cm", strings.NewReader(m), 16)
 		if err != nil {
 			return
 		}
 		for _, c := range conns {
 			if c.src < 0 || c.src >= 16 || c.dst < 0 || c.dst >= 16 || c.size < 0 || c.size > math.MaxInt32 || c.id < 0 || c.trigger < 0 || c.trigger != 0 && c.id == 0 {
 				t.Fatalf("read %+v", c)
+			}
+		}
+		after, count, err := triggerDeps(conns, trigs, "f.cm")
+		if err != nil {
+			return
+		}
+		for i, a := range after {
+			if count[i] < 0 || count[i] >= max(len(a), 1) || slices.ContainsFunc(a, func(j int) bool { return j < 0 || j >= len(conns) || j == i }) {
+				t.Fatalf("connection %d: after %v, count %d", i, a, count[i])
 			}
 		}
 	})
@@ -419,6 +431,30 @@ func TestImportHtsimMatrices(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// gen_serialn_alltoall.py's all-to-all keeps 4 connections of each host
+// in flight with multishot triggers: each of a round's 4 completions
+// starts one of the next round's in the matrix's order, so the k-th waits
+// on k of the 4 (after_count), the 4th on all; the last round has 3 (15
+// peers), and the 4th completion of the round before starts nothing.
+func TestImportMultishot(t *testing.T) {
+	var y bytes.Buffer
+	if err := fromHtsim([]string{"htsim_roce", "-tm", "testdata/htsim/gen-sn16p4.cm", "-nodes", "16", "-strat", "ecmp_host", "-mtu", "4096"}, &y); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		"{name: f5, src: h2, dst: h0, bytes: 503808, after: [f1, f2, f3, f4], after_count: 1}",
+		"{name: f8, src: h2, dst: h1, bytes: 503808, after: [f1, f2, f3, f4]}",
+		"{name: f15, src: h2, dst: h4, bytes: 503808, after: [f9, f10, f11, f12], after_count: 3}",
+	} {
+		if !strings.Contains(y.String(), w) {
+			t.Errorf("scenario lacks %q", w)
+		}
+	}
+	if _, err := scenario.Load("sn.yaml", y.Bytes()); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -152,6 +152,9 @@ func convert(s *scenario.Scenario, mtu, queue int, file string, w io.Writer) (st
 			}
 			startsOn[i] = id
 		}
+		if f.AfterCount != 0 && f.AfterCount < len(f.After) {
+			return "", fmt.Errorf("%s: flow %s starts when %d of the %d flows it waits on have completed: htsim's multishot trigger says that only of targets that share their firers, which the converter does not write", file, f.Name, f.AfterCount, len(f.After))
+		}
 		if f.Start > 0 {
 			return "", fmt.Errorf("%s: flow %s starts at %v: htsim_roce starts every connection as it is connected, whatever its start (roce.cpp, RoceSrc::connect)", file, f.Name, f.Start)
 		}

@@ -89,6 +89,7 @@ func TestRefused(t *testing.T) {
 		{"name: x\ntopology: {kind: fat-tree, k: 4}\nhost: {cc: dcqcn}\ntraffic: {generators: [{kind: permutation, bytes: 1MB}]}\n", "set cc: none"},
 		{"name: x\ntopology: {kind: fat-tree, k: 4}\nhost: {cc: none}\ntraffic: {flows: [{src: h0, dst: h1, bytes: 1MB, start: 10us}]}\n", "starts at 10us: htsim_roce starts every connection as it is connected"},
 		{"name: x\ntopology: {kind: fat-tree, k: 4}\nhost: {cc: none}\ntraffic: {flows: [{src: h0, dst: h1, bytes: 2GiB}]}\n", "flow flow0 of 2147483648 B: htsim reads a connection's size with stoi"},
+		{"name: x\ntopology: {kind: fat-tree, k: 4}\nhost: {cc: none}\ntraffic: {flows: [{name: a, src: h0, dst: h1, bytes: 1MB}, {name: b, src: h2, dst: h1, bytes: 1MB}, {name: c, src: h1, dst: h3, bytes: 1MB, after: [a, b], after_count: 1}]}\n", "flow c starts when 1 of the 2 flows it waits on have completed"},
 	} {
 		if _, _, err := convertYAML(t, c.yaml); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want %q", err, c.want)

@@ -344,6 +344,13 @@ func TestAgreesWithNs3Sweep(t *testing.T) {
 // run.py's DCQCN, +2.1, +0.7, +4.0 %, p95s +2.9, +2.0, +2.0, +7.2 % (the
 // largest FCT +7.3 %: DCQCN's marks on one 1.9 MB flow), and under its
 // HPCC +1.4, +0.7, +2.3 %, p95s +2.7, +1.4, +1.5, +3.7 %.
+//
+// Since the import starts each flow when ns-3 does (ns3Seconds: about half
+// of traffic_gen.py's starts, written to the nanosecond, one nanosecond
+// before what they say), hp's mean moved 0.1 %, and three tails of small
+// buckets more: hp's 80-95 % p95 slowdown +4.4 -> +16.1 % (62 flows),
+// ali80-dcqcn's
+// 95-100 % p99 +7.8 %, ali80-hp's 95-100 % p95 +3.7 -> +5.9 %.
 func TestAgreesWithNs3WebSearch(t *testing.T) {
 	for _, c := range []struct {
 		cc             string
@@ -352,14 +359,14 @@ func TestAgreesWithNs3WebSearch(t *testing.T) {
 		p95, tails     float64 // p50 and p99 slowdowns: tails
 	}{
 		{"dcqcn", 0.06, 0.04, 0.06, [4]float64{0.04, 0.03, 0.10, 0.06}, 0.13, 0.14},
-		{"hp", 0.04, 0.02, 0.03, [4]float64{0.02, 0.05, 0.04, 0.05}, 0.10, 0.06},
+		{"hp", 0.04, 0.02, 0.03, [4]float64{0.02, 0.05, 0.04, 0.05}, 0.17, 0.06},
 		{"dctcp", 0.08, 0.05, 0.07, [4]float64{0.04, 0.08, 0.10, 0.08}, 0.10, 0.10},
 		{"hpccPint", 0.07, 0.03, 0.06, [4]float64{0.03, 0.07, 0.09, 0.07}, 0.10, 0.13},
 		{"mixconfig", 0.04, 0.03, 0.03, [4]float64{0.03, 0.05, 0.05, 0.03}, 0.10, 0.07},
 		{"timely", 0.07, 0.07, 0.05, [4]float64{0.04, 0.05, 0.10, 0.06}, 0.10, 0.20},
 		{"ali50-mixconfig", 0.03, 0.02, 0.03, [4]float64{0.02, 0.02, 0.03, 0.04}, 0.07, 0.08},
-		{"ali80-dcqcn", 0.04, 0.02, 0.06, [4]float64{0.02, 0.03, 0.04, 0.07}, 0.09, 0.07},
-		{"ali80-hp", 0.03, 0.02, 0.04, [4]float64{0.02, 0.03, 0.03, 0.04}, 0.05, 0.05},
+		{"ali80-dcqcn", 0.04, 0.02, 0.06, [4]float64{0.02, 0.03, 0.04, 0.07}, 0.09, 0.08},
+		{"ali80-hp", 0.03, 0.02, 0.04, [4]float64{0.02, 0.03, 0.03, 0.04}, 0.06, 0.05},
 	} {
 		t.Run(c.cc, func(t *testing.T) {
 			var y bytes.Buffer

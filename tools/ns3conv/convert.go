@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"rocelab/internal/cc"
@@ -125,6 +126,10 @@ func ns3Headroom(l topo.LinkSpec) unit.Bytes {
 // files the configuration names.
 type files struct {
 	config, topology, flow, trace string
+	// nanoFlow is flow.txt with every start to the nanosecond, as
+	// ns3conv wrote it before the starts ns-3 cuts short (startSeconds):
+	// the input of the runs recorded then (recordedRun.nanoStarts).
+	nanoFlow string
 	// flows are the scenario's flows in flow.txt's order, each with the
 	// sport ns-3 gives it.
 	flows []flow
@@ -198,12 +203,15 @@ func convert(s *scenario.Scenario, file string) (*files, error) {
 	checkSwitch(s, &bad)
 	ccMode, qcn, ackHigh := checkHost(s, &bad)
 	f := &files{}
-	var fl strings.Builder
-	f.flows, fl = flows(s, &bad), strings.Builder{}
+	var fl, nano strings.Builder
+	f.flows = flows(s, &bad)
 	dport := s.NS3DstPort()
 	fmt.Fprintf(&fl, "%d\n", len(f.flows))
+	fmt.Fprintf(&nano, "%d\n", len(f.flows))
 	for _, x := range f.flows {
-		fmt.Fprintf(&fl, "%d %d %d %d %d %s\n", x.Src, x.Dst, x.Priority, dport, int64(x.Bytes), seconds(x.Start))
+		line := fmt.Sprintf("%d %d %d %d %d ", x.Src, x.Dst, x.Priority, dport, int64(x.Bytes))
+		fmt.Fprintf(&fl, "%s%s\n", line, startSeconds(x.Start))
+		fmt.Fprintf(&nano, "%s%s\n", line, seconds(x.Start))
 	}
 	if err := bad.err(file); err != nil {
 		return nil, err
@@ -218,7 +226,7 @@ func convert(s *scenario.Scenario, file string) (*files, error) {
 	}
 	hdr.WriteByte('\n')
 	f.topology = hdr.String() + top.String()
-	f.flow = fl.String()
+	f.flow, f.nanoFlow = fl.String(), nano.String()
 	f.trace = "0\n\n"
 	f.config = config(s, ccMode, qcn, ackHigh)
 	return f, nil
@@ -451,10 +459,22 @@ func flows(s *scenario.Scenario, bad *mismatches) []flow {
 	return out
 }
 
-// seconds writes t in seconds, exactly to the nanosecond.
+// seconds writes t in seconds, to the nanosecond.
 func seconds(t unit.Time) string {
 	ns := int64(t / unit.Nanosecond)
 	return fmt.Sprintf("%d.%09d", ns/1_000_000_000, ns%1_000_000_000)
+}
+
+// startSeconds writes a flow's start so that ns-3 starts it at t: to the
+// nanosecond where ns-3 reads that back as t, else half a nanosecond
+// later, which ns-3 cuts down to t (ns3Seconds; the double's error is
+// below 10^-6 ns for a start under 10^6 s).
+func startSeconds(t unit.Time) string {
+	s := seconds(t)
+	if v, _ := strconv.ParseFloat(s, 64); ns3Seconds(v) != t {
+		s += "5"
+	}
+	return s
 }
 
 // config writes ns-3's config.txt. Its keys are those of the model's

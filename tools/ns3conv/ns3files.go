@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -139,7 +140,7 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 			case first[1] != peer:
 				// A link to the same switch again is a parallel link,
 				// of which ns-3 sends on the last (lastPerPair).
-				return nil, errAt(i, "node %d, a host, has a second link, to node %d (its first, on line %d, to node %d): ns-3 gives a host a NIC per link and puts each QP on one of the NICs its shortest paths leave by, by a hash of the QP's addresses and ports (rdma-hw.cc GetNicIdxOfQp), and delivers on the NIC the path ends at; a rocelab host is one NIC port, and the twin does not split a host's QPs over ports: give the host one link (its NIC on a switch) in the ns-3 run too, or split it into one node per port with the flows placed on them", id, peer, first[0], first[1])
+				return nil, errAt(i, "node %d, a host, has a second link, to node %d (its first, on line %d, to node %d): ns-3 gives a host a NIC per link and one address, sends each QP from one of the NICs its shortest paths leave by, by a hash of the QP's addresses and ports (rdma-hw.cc GetNicIdxOfQp), delivers its data on whichever NIC the switches' ECMP ends the path at, and sends the ACKs from the NIC the receiver's own hash picks (GetNicIdxOfRxQp), which may be the other; a rocelab host is one NIC port with its own address (a server of several NICs is several hosts, topology.servers.nics), so its QPs run between two ports both ways and no split of the host runs them alike: give the host one link (its NIC on a switch) in the ns-3 run too, or one node per port with the flows placed on them", id, peer, first[0], first[1])
 			}
 		}
 		rate, err := ns3Rate(f[2])
@@ -364,15 +365,20 @@ func readFlows(file string, r io.Reader, t *ns3Topology) ([]ns3FlowLine, error) 
 	return out, nil
 }
 
-// ns3Seconds is a flow's start as ns-3 takes it, in its time step: the
-// double's value counted down to the nanosecond (Seconds(start_time),
-// ns-3.17's Time::FromDouble), so "2.0000678856034946" starts at
-// 2000067885 ns. A start written to the nanosecond keeps it although its
-// double may lie just below, where ns-3 counts one less ("2.000000353" at
-// 2000000352 ns): ns3conv writes its starts so ("%d.%09d"), and they read
-// back as written.
+// ns3Seconds is a flow's start as ns-3 takes it, in its time step
+// (Seconds(start_time) in third.cc, ns-3.17's Time::FromDouble): the
+// double's whole seconds, and its fraction as a 64-bit binary fraction cut
+// short ((value - hi) * 2^64 truncated, int64x64-128.h), times 10^9 and
+// cut short again to the nanosecond. So "2.0000678856034946" starts at
+// 2000067885 ns, and a start written to the nanosecond starts one early
+// whenever its fraction's bits fall short of the decimal, as they nearly
+// always do below 1 s ("0.000000492" at 491 ns). The recorded runs bear
+// it out: all 17886 flows' start_time in fct.txt, 5392 of them one less
+// than the nanoseconds written.
 func ns3Seconds(s float64) unit.Time {
-	return unit.Time(math.Floor(s*1e9+1e-3)) * unit.Nanosecond
+	hi := math.Floor(s)
+	frac, _ := bits.Mul64(uint64((s-hi)*(1<<64)), 1_000_000_000)
+	return (unit.Time(hi)*1_000_000_000 + unit.Time(frac)) * unit.Nanosecond
 }
 
 // commentAt is the index of the first field that starts a comment, or -1.
