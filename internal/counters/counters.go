@@ -276,8 +276,12 @@ func (d *Desc) Of(prio int) string {
 // Table is an immutable index of counter descriptions. Build one with New
 // (or use Default) and share it; it is safe for concurrent reads.
 type Table struct {
-	descs  []Desc
-	byName map[string]entry
+	descs []Desc
+	// byName holds the descriptions of each concrete name, in table
+	// order: more than one only where drivers of different sources spell
+	// the same name (mlx5's ethtool rx_out_of_buffer, the host's receive
+	// rings; bnxt_re's hw_counters rx_out_of_buffer, its RDMA responders).
+	byName map[string][]entry
 	byKey  map[key]int
 }
 
@@ -294,9 +298,10 @@ type key struct {
 }
 
 // New indexes descs. Two descriptions that expand to the same concrete
-// name, or that share vendor, source, concept and direction, are an error.
+// name at the same source, or that share vendor, source, concept and
+// direction, are an error.
 func New(descs []Desc) (*Table, error) {
-	t := &Table{descs: descs, byName: map[string]entry{}, byKey: map[key]int{}}
+	t := &Table{descs: descs, byName: map[string][]entry{}, byKey: map[key]int{}}
 	for i := range descs {
 		d := &descs[i]
 		if d.PerPrio != strings.Contains(d.Name, "%d") {
@@ -310,10 +315,12 @@ func New(descs []Desc) (*Table, error) {
 		for p := 0; p < n; p++ {
 			name := d.Of(p)
 			names[p] = name
-			if _, dup := t.byName[name]; dup {
-				return nil, fmt.Errorf("counters: %q is described twice", name)
+			for _, e := range t.byName[name] {
+				if descs[e.desc].Source == d.Source {
+					return nil, fmt.Errorf("counters: %q is described twice", name)
+				}
 			}
-			t.byName[name] = entry{desc: i, prio: p}
+			t.byName[name] = append(t.byName[name], entry{desc: i, prio: p})
 		}
 		if d.PerPrio {
 			d.byPrio = &names
@@ -331,12 +338,36 @@ func New(descs []Desc) (*Table, error) {
 }
 
 // Lookup returns the description of a concrete counter name and the
-// priority it is for (-1 when the counter is not per priority).
+// priority it is for (-1 when the counter is not per priority). Where two
+// sources print the name, it is the first the table lists; LookupIn picks
+// by source.
 func (t *Table) Lookup(name string) (*Desc, int, bool) {
-	e, ok := t.byName[name]
-	if !ok {
+	es := t.byName[name]
+	if len(es) == 0 {
 		return nil, 0, false
 	}
+	return t.at(es[0])
+}
+
+// LookupIn is Lookup for a name read from src: where drivers of several
+// sources print the name, the description of src's (the first listed when
+// none is src's); else the name's only description, whatever its source.
+func (t *Table) LookupIn(src Source, name string) (*Desc, int, bool) {
+	es := t.byName[name]
+	if len(es) == 0 {
+		return nil, 0, false
+	}
+	for _, e := range es {
+		if t.descs[e.desc].Source == src {
+			return t.at(e)
+		}
+	}
+	return t.at(es[0])
+}
+
+// at returns an entry's description and priority (-1 when the counter is
+// not per priority).
+func (t *Table) at(e entry) (*Desc, int, bool) {
 	d := &t.descs[e.desc]
 	if !d.PerPrio {
 		return d, -1, true

@@ -15,9 +15,9 @@ func TestLookupRoundTrip(t *testing.T) {
 		}
 		for p := 0; p < n; p++ {
 			name := d.Of(p)
-			got, prio, ok := tb.Lookup(name)
+			got, prio, ok := tb.LookupIn(d.Source, name)
 			if !ok || got.Name != d.Name || got.Vendor != d.Vendor {
-				t.Fatalf("Lookup(%q) = %v, %v", name, got, ok)
+				t.Fatalf("LookupIn(%s, %q) = %v, %v", d.Source, name, got, ok)
 			}
 			if d.PerPrio && prio != p || !d.PerPrio && prio != -1 {
 				t.Errorf("Lookup(%q) priority %d", name, prio)
@@ -46,6 +46,37 @@ func TestNames(t *testing.T) {
 	}
 	if _, _, ok := tb.Lookup("rx_prio8_pause"); ok {
 		t.Error("priority 8 must not exist")
+	}
+}
+
+// TestSharedName holds the one name two sources print apart: mlx5's ethtool
+// rx_out_of_buffer counts the host rings' drops, bnxt_re's hw_counters
+// rx_out_of_buffer its RDMA responders' missing receive WQEs. Lookup keeps
+// the first (a reader of unknown source), LookupIn picks by source, and a
+// source that prints neither gets the first.
+func TestSharedName(t *testing.T) {
+	tb := Default()
+	if d, _, ok := tb.Lookup("rx_out_of_buffer"); !ok || d.Vendor != MLX5 || d.Concept != OutOfBufferHost {
+		t.Errorf("Lookup(rx_out_of_buffer) = %+v", d)
+	}
+	if d, _, ok := tb.LookupIn(Ethtool, "rx_out_of_buffer"); !ok || d.Vendor != MLX5 || d.Concept != OutOfBufferHost {
+		t.Errorf("LookupIn(ethtool, rx_out_of_buffer) = %+v", d)
+	}
+	if d, _, ok := tb.LookupIn(HWCounters, "rx_out_of_buffer"); !ok || d.Vendor != BNXTRE || d.Concept != RespOutOfBuffer {
+		t.Errorf("LookupIn(hw_counters, rx_out_of_buffer) = %+v", d)
+	}
+	if d, _, ok := tb.LookupIn(SwitchPort, "rx_out_of_buffer"); !ok || d.Vendor != MLX5 {
+		t.Errorf("LookupIn(switch, rx_out_of_buffer) = %+v", d)
+	}
+	if d, _, ok := tb.LookupIn(Ethtool, "rx_cnp_pkts"); !ok || d.Vendor != BNXTRE || d.Concept != CNPHandled {
+		t.Errorf("a name one source prints is found from any: %+v", d)
+	}
+	_, err := New([]Desc{
+		{Name: "a", Source: Ethtool, Concept: PhyBytes, Dir: RX},
+		{Name: "a", Source: HWCounters, Concept: RespOutOfBuffer, Dir: RX},
+	})
+	if err != nil {
+		t.Errorf("one name at two sources: %v", err)
 	}
 }
 

@@ -7,10 +7,15 @@ import "sync"
 var defaultTable = sync.OnceValue(func() *Table { return must(New(withProvenance(builtin()))) })
 
 // withProvenance fills each description's Origin from the provenance
-// column (provenance.go).
+// column (provenance.go), where a name two drivers print is keyed
+// "<driver>/<name>" for the driver listed second.
 func withProvenance(ds []Desc) []Desc {
 	prov := provenance()
 	for i := range ds {
+		if o, ok := prov[ds[i].Vendor.String()+"/"+ds[i].Name]; ok {
+			ds[i].Origin = o
+			continue
+		}
 		ds[i].Origin = prov[ds[i].Name]
 	}
 	return ds
@@ -182,6 +187,9 @@ func builtin() []Desc {
 		renamed(other(BNXT, "rx_total_ring_discards", OutOfBufferHost, RX, false, Packets)),
 		other(BNXT, "rx_buffer_passed_threshold", BufferPassedThreshold, RX, false, Events),
 		other(BNXT, "tx_total_frames", PhyPackets, TX, false, Packets),
+		// Its port's FCS errors and link flaps.
+		other(BNXT, "rx_fcs_err_frames", PhyCRCErrors, RX, false, Packets),
+		other(BNXT, "link_down_events", PhyLinkDown, RX, false, Events),
 
 		// be2net ethtool -S.
 		other(BE2NET, "rx_priority_pause_frames", PFCFramesTotal, RX, false, Packets),
@@ -207,6 +215,13 @@ func builtin() []Desc {
 		other(ICE, "tx_priority_%d_xoff.nic", PauseFrames, TX, true, Packets),
 		other(ICE, "link_xoff_rx.nic", GlobalPause, RX, false, Packets),
 		other(ICE, "link_xoff_tx.nic", GlobalPause, TX, false, Packets),
+		// The port's own counters: frames with a bad FCS, frames the port
+		// dropped (PRTRPB_RDPC: its receive packet buffer full, the host
+		// or PCIe not draining it), and frame bytes.
+		other(ICE, "rx_crc_errors.nic", PhyCRCErrors, RX, false, Packets),
+		other(ICE, "rx_dropped.nic", PhyDiscards, RX, false, Packets),
+		other(ICE, "rx_bytes.nic", PhyBytes, RX, false, Bytes),
+		other(ICE, "tx_bytes.nic", PhyBytes, TX, false, Bytes),
 
 		// irdma hw_counters (Intel E810 RoCE): DCQCN's CNPs and ECN marks.
 		hwv(IRDMA, "cnpHandled", CNPHandled, RX),
@@ -224,6 +239,25 @@ func builtin() []Desc {
 		hwv(BNXTRE, "dup_req", DuplicateRequest, RX),
 		hwv(BNXTRE, "oos_drop_count", OutOfSequence, RX),
 		hwv(BNXTRE, "max_retry_exceeded", ReqTransportRetriesExceeded, NoDir),
+		hwv(BNXTRE, "missing_resp", ImpliedNakSeqErr, RX),
+		hwv(BNXTRE, "remote_invalid_req_err", ReqRemoteInvalidReq, NoDir),
+		hwv(BNXTRE, "remote_access_err", ReqRemoteAccessErr, NoDir),
+		hwv(BNXTRE, "res_length_mismatch", RespLocalLengthErr, NoDir),
+		// Its extended statistics (BCM575xx on): DCQCN's CNPs and ECN
+		// marks, the RoCE packets to weigh them against, and the
+		// responders' missing receive WQEs under the name mlx5's ethtool
+		// gives the host rings' (LookupIn tells them apart by source). A
+		// 2025 linux-rdma patch (Message-ID 20250814112555.221665-7-
+		// kalesh-anakkur.purayil@broadcom.com) gives them mlx5's names
+		// (rx_cnp_pkts rp_cnp_handled, rx_ecn_marked_pkts
+		// np_ecn_marked_roce_packets, rx_out_of_buffer out_of_buffer,
+		// missing_resp implied_nak_seq_err), which says what each counts.
+		hwv(BNXTRE, "tx_cnp_pkts", CNPSent, TX),
+		hwv(BNXTRE, "rx_cnp_pkts", CNPHandled, RX),
+		hwv(BNXTRE, "rx_ecn_marked_pkts", ECNMarkedRoCE, RX),
+		hwv(BNXTRE, "rx_out_of_buffer", RespOutOfBuffer, RX),
+		{Name: "rx_roce_only_pkts", Vendor: BNXTRE, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: RX, Unit: Packets},
+		{Name: "tx_roce_only_pkts", Vendor: BNXTRE, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: TX, Unit: Packets},
 
 		// efa hw_counters (AWS Elastic Fabric Adapter, SRD).
 		hwv(EFA, "rx_drops", EFARxDrops, RX),

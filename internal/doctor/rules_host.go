@@ -13,6 +13,7 @@ func hostRules() []Rule {
 	return []Rule{
 		{IDs: []string{"host.pcie.degraded"}, Check: checkPCIe},
 		{IDs: []string{"dmesg.cqe_error"}, Check: checkCQEErrors},
+		{IDs: []string{"dmesg.iommu_fault", "dmesg.nic_health"}, Check: checkDeviceFaults},
 	}
 }
 

@@ -288,7 +288,7 @@ func MapName(src counters.Source, name string) Mapped {
 		raw = strings.ToValidUTF8(raw, "\uFFFD")
 	}
 	x := index()
-	d, prio, ok := counters.Default().Lookup(name)
+	d, prio, ok := counters.Default().LookupIn(src, name)
 	if ok && d.Source == src {
 		if f := x.byConcept[conceptKey{src, d.Concept}]; f != nil {
 			m := Mapped{Name: name, Family: f, Raw: raw, Mul: 1, Div: 1}

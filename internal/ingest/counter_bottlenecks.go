@@ -56,7 +56,7 @@ func (d Discards) All() []Reading {
 func (s *CounterSample) Discards() Discards {
 	var d Discards
 	for _, r := range s.NonzeroConcepts(discardConcepts...) {
-		switch ConceptOf(r.Name) {
+		switch s.ConceptOf(r.Name) {
 		case counters.OutOfBufferHost:
 			d.Host = append(d.Host, r)
 		case counters.RespOutOfBuffer:
@@ -96,7 +96,7 @@ func (s *CounterSample) GlobalPauseFrames() []Reading {
 	var out []Reading
 	for _, d := range []Dir{TX, RX} {
 		r, ok := s.GlobalPause(d)
-		if !ok || r.Value == 0 || pfc && ConceptOf(r.Name) == counters.GlobalPause && strings.HasSuffix(r.Name, "_phy") {
+		if !ok || r.Value == 0 || pfc && s.ConceptOf(r.Name) == counters.GlobalPause && strings.HasSuffix(r.Name, "_phy") {
 			continue
 		}
 		out = append(out, r)

@@ -37,7 +37,9 @@ func (d Dir) counterDir() counters.Dir {
 func counterTable() *counters.Table { return counters.Default() }
 
 // ConceptOf returns the concept a counter name measures, "" when the
-// table does not know the name.
+// table does not know the name. A name two sources print is read as the
+// first the table lists; a sample's own names are read by its source
+// (CounterSample.ConceptOf).
 func ConceptOf(name string) counters.Concept {
 	if d, _, ok := counterTable().Lookup(name); ok {
 		return d.Concept
@@ -45,12 +47,32 @@ func ConceptOf(name string) counters.Concept {
 	return ""
 }
 
+// source is where the sample's counters were read, in the counters
+// table's terms.
+func (s *CounterSample) source() counters.Source {
+	if s.Kind == KindHWCounters {
+		return counters.HWCounters
+	}
+	return counters.Ethtool
+}
+
+// ConceptOf returns the concept a counter name of this sample measures:
+// where drivers of two sources print the name, the one of the sample's
+// source (bnxt_re's hw_counters rx_out_of_buffer is its RDMA responders',
+// mlx5's ethtool rx_out_of_buffer the host rings').
+func (s *CounterSample) ConceptOf(name string) counters.Concept {
+	if d, _, ok := counterTable().LookupIn(s.source(), name); ok {
+		return d.Concept
+	}
+	return ""
+}
+
 // Concept returns the reading of the first name the table gives concept c
 // in direction d for priority prio (ignored unless the counter is per
-// priority) that the dump has.
+// priority) that the dump has and that means c at the sample's source.
 func (s *CounterSample) Concept(c counters.Concept, d counters.Dir, prio int) (Reading, bool) {
 	for _, n := range counterTable().Names(c, d, prio) {
-		if r, ok := s.Get(n); ok {
+		if r, ok := s.Get(n); ok && s.ConceptOf(n) == c {
 			return r, true
 		}
 	}
@@ -60,12 +82,12 @@ func (s *CounterSample) Concept(c counters.Concept, d counters.Dir, prio int) (R
 // NonzeroConcepts returns the readings of every name of the concepts, in
 // any direction and (for per-priority counters) any priority, that moved.
 func (s *CounterSample) NonzeroConcepts(cs ...counters.Concept) []Reading {
-	return s.Nonzero(conceptNames(cs...)...)
+	return s.Nonzero(s.conceptNames(cs...)...)
 }
 
-// conceptNames lists every concrete name of the concepts, concept by
-// concept, each in table order.
-func conceptNames(cs ...counters.Concept) []string {
+// conceptNames lists every concrete name of the concepts that means its
+// concept at the sample's source, concept by concept, each in table order.
+func (s *CounterSample) conceptNames(cs ...counters.Concept) []string {
 	var out []string
 	all := counterTable().All()
 	for _, c := range cs {
@@ -74,12 +96,14 @@ func conceptNames(cs ...counters.Concept) []string {
 			if d.Concept != c {
 				continue
 			}
-			if !d.PerPrio {
-				out = append(out, d.Name)
-				continue
+			n := 1
+			if d.PerPrio {
+				n = 8
 			}
-			for p := 0; p < 8; p++ {
-				out = append(out, d.Of(p))
+			for p := 0; p < n; p++ {
+				if name := d.Of(p); s.ConceptOf(name) == c {
+					out = append(out, name)
+				}
 			}
 		}
 	}

@@ -74,3 +74,33 @@ func TestCounterNamesFromTable(t *testing.T) {
 		t.Errorf("PFC prios %v %v", ps, ok)
 	}
 }
+
+// A name two sources print is read by the sample's source: mlx5's ethtool
+// rx_out_of_buffer is the host rings' drops, bnxt_re's hw_counters
+// rx_out_of_buffer its RDMA responders' missing receive WQEs, and neither
+// sample finds the other's concept under it.
+func TestSharedNameBySource(t *testing.T) {
+	for _, c := range []struct {
+		kind      Kind
+		want, not counters.Concept
+		host      int
+	}{
+		{KindEthtool, counters.OutOfBufferHost, counters.RespOutOfBuffer, 1},
+		{KindHWCounters, counters.RespOutOfBuffer, counters.OutOfBufferHost, 0},
+	} {
+		s := CounterSample{Kind: c.kind, After: &CounterSet{}}
+		s.After.add(Counter{Name: "rx_out_of_buffer", Value: 7})
+		if got := s.ConceptOf("rx_out_of_buffer"); got != c.want {
+			t.Errorf("%s: rx_out_of_buffer means %q, want %q", c.kind, got, c.want)
+		}
+		if _, ok := s.Concept(c.not, counters.RX, 0); ok {
+			t.Errorf("%s: rx_out_of_buffer read as %q", c.kind, c.not)
+		}
+		if r, ok := s.Concept(c.want, counters.RX, 0); !ok || r.Value != 7 {
+			t.Errorf("%s: %q not read: %+v", c.kind, c.want, r)
+		}
+		if d := s.Discards(); len(d.Host) != c.host || len(d.RDMA) != 1-c.host {
+			t.Errorf("%s: discards %+v", c.kind, d)
+		}
+	}
+}

@@ -14,7 +14,8 @@ import (
 //	mlx5_core 0001:43:00.0: 63.008 Gb/s available PCIe bandwidth, limited by 8.0 GT/s PCIe x8 link at 0001:42:01.0 (capable of 126.016 Gb/s with 8.0 GT/s PCIe x16 link)
 //	mlx5_core 0000:3b:00.0: 252.048 Gb/s available PCIe bandwidth (16.0 GT/s PCIe x16 link)
 //
-// and link up/down events with their speeds where the driver prints one.
+// link up/down events with their speeds where the driver prints one,
+// mlx5_ib's completions with error, and devices' faults (DeviceFault).
 // Other lines (e.g. mlx5 "PCIe slot advertised sufficient power") are
 // ignored.
 type Dmesg struct {
@@ -27,6 +28,9 @@ type Dmesg struct {
 	Links []LinkEvent
 	// CQEErrors are mlx5_ib's completion-with-error reports, in order.
 	CQEErrors []CQEError
+	// Faults are the IOMMU's refusals of a device's DMA and NIC firmware
+	// health reports, in order.
+	Faults []DeviceFault
 	// Omitted counts lines dropped by the memory caps.
 	Omitted int
 }
@@ -140,6 +144,13 @@ func (p *dmesgParser) Feed(l Line) {
 			p.out.lines.add(l)
 		}
 		p.cqe = nil
+	case strings.Contains(msg, "AMD-Vi: Event logged [") || strings.Contains(msg, "DMAR: [DMA ") ||
+		strings.HasPrefix(msg, "mlx5_core ") && strings.Contains(msg, "ealth"):
+		if f, ok := parseDeviceFault(msg); ok {
+			f.Evidence = At(p.out.src, l)
+			p.out.addFault(f)
+			p.out.lines.add(l)
+		}
 	case msg != t && (strings.HasPrefix(msg, "mlx5_core ") || strings.HasPrefix(msg, "mlx5_ib") || strings.HasPrefix(msg, "bnxt_en ")):
 		// other timestamped NIC driver lines: part of the log, nothing to keep
 		p.out.lines.add(l)
@@ -327,7 +338,7 @@ func parseLinkLine(msg string) (LinkEvent, bool) {
 
 // Result implements Parser.
 func (p *dmesgParser) Result() Artifact {
-	if len(p.out.PCIe) == 0 && len(p.out.Links) == 0 && len(p.out.CQEErrors) == 0 {
+	if len(p.out.PCIe) == 0 && len(p.out.Links) == 0 && len(p.out.CQEErrors) == 0 && len(p.out.Faults) == 0 {
 		return nil
 	}
 	return &p.out

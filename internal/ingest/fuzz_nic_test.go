@@ -230,6 +230,15 @@ func FuzzDmesg(f *testing.F) {
 				nicCheckEvidence(t, ev, n)
 			}
 		}
+		if len(d.Faults) > maxDeviceFaults {
+			t.Fatalf("%d faults", len(d.Faults))
+		}
+		for _, f := range d.Faults {
+			if f.Count < 1 || f.Kind != FaultIOMMU && f.Kind != FaultHealth || f.Detail == "" {
+				t.Fatalf("fault %+v", f)
+			}
+			nicCheckEvidence(t, f.Evidence, n)
+		}
 	})
 }
 
