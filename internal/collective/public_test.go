@@ -494,7 +494,6 @@ var knownMisses = map[string]string{
 	"azure-ndv4-a100-2n-ib200g.txt@16K":     "as 8K",
 	"azure-ndv4-a100-2n-ib200g.txt@32K":     "as 8K",
 	"azure-ndv4-a100-2n-ib200g.txt@64K":     "as 8K",
-	"gb10-2x1-roce200g-dgxspark103.txt@32K": "Ring/LL on one GB10 per node (ARM host), two channels on the one GPU's proxy: the run takes 31.7-39.6 µs at 8-32K, unevenly (16K faster than 8K), the twin 26.9-29.4 µs (32K ×0.74; its 8K came in, ×0.74 → ×0.76, and this one went out, ×0.76 → ×0.74, when a Ring/LL step's passes became the connection's time rather than the thread's, so the two channels wait them once, not twice); its network steps cost more than NCCL's plus the twin's 1 µs ProxyPoll, as the A100 on AMD hosts (docs/nccl.md, \"Small sizes on Hopper, and at scale\")",
 	"gb10-2x1-roce200g-dgxspark103.txt@64K": "the run jumps from 40 to 68 µs between 32K and 64K (a protocol change NCCL's model does not make on one GPU per node)",
 	// Held out.
 	"azure-ndmv4-a100-2n-ib200g-aks.txt@16K":  "as azure-ndv4-a100-2n-ib200g.txt@8K (the same kind of system and NCCL): the run steps up by 12 µs from 4 channels on (46 µs at 8K, 58-60 µs flat from 16K to 64K), the twin by 0-4",
