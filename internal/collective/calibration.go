@@ -235,6 +235,26 @@ const StepSync = 2500 * unit.Nanosecond
 // StepSync, were fitted on their rings).
 const RingLLPost = 1500 * unit.Nanosecond
 
+// RingLLScan is the rate, in GB/s of LL lines (16 bytes, 8 of data),
+// at which the sender's proxy reads the flags of a Ring/LL step's lines
+// in the pass that finds them all in and posts the step (v2.28.3
+// src/transport/net.cc sendProxyProgress, lines 1271-1304: every line of
+// the slot from the first, in host memory the GPU writes over PCIe, line
+// 881). The step is posted that long after the passes of RingLLPost, on
+// the connection's own time as they are, so a proxy with several Ring/LL
+// connections is not capped by it: charged as the thread's time (session
+// 27) the gdr example's 2 MiB Ring/LL/4 on one NIC a server took 694 µs
+// at 18 GB/s against NCCL's model's 278; as the connection's, 246 µs at
+// 20 GB/s. The source gives the scan, not its rate: the value is FITTED,
+// at 5, 10, 15, 20, 25 and 40 GB/s, on the 2 × 8 and 2 × 1 Ring/LL rows
+// up to 64 KiB (all_gather, reduce_scatter, the GB10 all_reduce): 43 of
+// 53 in band without it, 42, 46, 47, 47, 46, 45 (at 5 GB/s the gdr
+// example is also ×1.99 of NCCL's model); 20 GB/s (not 15, the same count) gives
+// the growth from 1 to 64 KiB of the runs (the twin 4.4-5.5 µs, the runs
+// 1.7-6.1; 15 GB/s: 5.8-7.3; 0.3-0.6 without it) (docs/nccl.md, "Ring/LL:
+// the flag scan of each step").
+const RingLLScan = 20.0
+
 // GPUPoll is the time a GPU takes to see LL or LL128 data that a NIC has
 // written into its memory (it polls the flags of the lines).
 const GPUPoll = 500 * unit.Nanosecond
@@ -473,6 +493,8 @@ func Calibration() []CalibrationEntry {
 			"calibrated on the H200 Spectrum-X run (-g 8: 43-45 µs at 1-4 KiB on one channel, 81 µs at 128 KiB on 32); NVIDIA/nccl-tests#333 on -g 8's CUDA overheads"},
 		{"RingLLPost", RingLLPost.String(), "before each post of a Ring/LL connection across servers, from the later of the step being ready and the connection's previous post, on top of ProxyOp: the connection's own time (the passes of the proxy's loop, which serve its other connections meanwhile), not the thread's",
 			"FITTED on the 2 × 8 Ring/LL all_gather and reduce_scatter rows up to 64 KiB (1-2 µs in steps of 0.25: all_gather 27 → 34 of 44, calibration 40 → 41 of 47, no set loses a row); NCCL net.cc sendProxyProgress (v2.28.3 lines 1248-1304: a pass to hand each step's slot to the GPU, then passes that scan the LL lines' flags in host memory before the isend, one action per connection a pass); tuning.cc 371-377 prices each ring step across servers at least the network overhead, whatever the channels"},
+		{"RingLLScan", fmt.Sprintf("%g GB/s of LL lines", RingLLScan), "after RingLLPost, before each post of a Ring/LL connection across servers, for the step's wire bytes: the connection's own time, as RingLLPost",
+			"FITTED on the Ring/LL rows up to 64 KiB (all_gather, reduce_scatter, the GB10 all_reduce; 5-40 GB/s: 43 → 47 of 53 at 15-20, no row lost; 20 for the runs' growth from 1 to 64 KiB); NCCL net.cc sendProxyProgress (v2.28.3 lines 1271-1304: the pass that posts reads the flags of every line of the step's slot, in host memory)"},
 		{"GPUPoll", GPUPoll.String(), "an LL or LL128 slice landing in GPU memory until the kernel sees it", "assumed"},
 		{"NVLSHop", NVLSHop.String(), "each NVSwitch crossing of NVLS and NVLSTree (4 per call)", "calibrated on NVIDIA/nccl#1244 (2 × 8 H20 NVLSTree: 47 µs at 8 B)"},
 		{"channel rate", "the GPU's channel speed; LL ×1/2 (tree 1/3.8), LL128 ×120/128, under NCCL's per-channel limits (per CTA of a graph channel as connect.cc duplicates it, so that CTAs added by NCCL_MIN_NCHANNELS/NCCL_MIN_CTAS add to them), tree rates × NCCL's tree correction by size",

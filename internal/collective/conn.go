@@ -107,12 +107,17 @@ func (e *engine) schedulePosts(ci int32) {
 	}
 	for c.posted < limit {
 		from := c.sendReady
+		size := unit.Bytes(c.size[c.posted&(nSteps-1)])
 		if e.tm.llPass > 0 {
 			// A Ring/LL step is posted the passes of the loop
 			// (RingLLPost) after it is ready and after the connection's
-			// previous post; the passes serve the proxy's other
-			// connections meanwhile.
+			// previous post, and after the pass that reads the flags of
+			// all its lines (RingLLScan); the passes serve the proxy's
+			// other connections meanwhile.
 			from = max(from, e.t.Now(), c.lastPost) + e.tm.llPass
+			if e.tm.llScan > 0 {
+				from += e.tm.llScan.TxTime(size)
+			}
 		}
 		d := e.proxy(c.proxySrc, from, e.tm.proxyOp)
 		c.lastPost = e.t.Now() + d
@@ -123,7 +128,6 @@ func (e *engine) schedulePosts(ci int32) {
 		if c.pxn {
 			d += e.tm.intraLat
 		}
-		size := unit.Bytes(c.size[c.posted&(nSteps-1)])
 		if r := e.nicRate[c.nicSrc]; r > 0 && !c.sock {
 			// The NIC reads the slice over its PCIe link: a slice waits
 			// while the link is behind.

@@ -93,18 +93,11 @@ func TestDocsPublicResults(t *testing.T) {
 		}
 		label := r.label + " (" + r.fabric + ")"
 		switch r.heldOut {
+		case 0:
 		case 1:
 			label += " — held out"
-		case 2:
-			label += " — held out, group 2"
-		case 4:
-			label += " — held out, group 4"
-		case 5:
-			label += " — held out, group 5"
-		case 6:
-			label += " — held out, group 6"
-		case 7:
-			label += " — held out, group 7"
+		default:
+			label += fmt.Sprintf(" — held out, group %d", r.heldOut)
 		}
 		if r.excluded != "" {
 			label += " — not in the acceptance set: " + r.excluded
@@ -138,7 +131,7 @@ func TestDocsPublicResults(t *testing.T) {
 	for _, set := range []struct {
 		held int
 		name string
-	}{{0, "Calibration set"}, {1, "Held out"}, {2, "Held out, group 2 (added after the rounds above, compared before any change)"}, {4, "Held out, group 4 (added in session 20, compared before any change)"}, {5, "Held out, group 5 (added in session 21, compared before any change)"}, {6, "Held out, group 6 (added in session 24, compared before any change to its paths)"}, {7, "Held out, group 7 (added in session 26, compared before any change)"}} {
+	}{{0, "Calibration set"}, {1, "Held out"}, {2, "Held out, group 2 (added after the rounds above, compared before any change)"}, {4, "Held out, group 4 (added in session 20, compared before any change)"}, {5, "Held out, group 5 (added in session 21, compared before any change)"}, {6, "Held out, group 6 (added in session 24, compared before any change to its paths)"}, {7, "Held out, group 7 (added in session 26, compared before any change)"}, {8, "Held out, group 8 (added in session 28, compared before any change)"}} {
 		held, name := set.held, set.name
 		fmt.Fprintf(&b, "\n%s, rows within their band:", name)
 		for _, band := range []string{"time", "mid", "large"} {
@@ -186,7 +179,7 @@ func TestDocsPublicResults(t *testing.T) {
 func missGroups(checks [][]publicCheck) string {
 	type group struct {
 		key  string
-		sets [8]int
+		sets [9]int
 	}
 	idx := map[string]int{}
 	var groups []group
@@ -217,7 +210,7 @@ func missGroups(checks [][]publicCheck) string {
 		}
 	}
 	total := func(g group) int {
-		return g.sets[0] + g.sets[1] + g.sets[2] + g.sets[4] + g.sets[5] + g.sets[6] + g.sets[7]
+		return g.sets[0] + g.sets[1] + g.sets[2] + g.sets[4] + g.sets[5] + g.sets[6] + g.sets[7] + g.sets[8]
 	}
 	sort.SliceStable(groups, func(i, j int) bool {
 		if total(groups[i]) != total(groups[j]) {
@@ -227,9 +220,9 @@ func missGroups(checks [][]publicCheck) string {
 	})
 	var b strings.Builder
 	b.WriteString("\nRows outside their band, grouped by what they share (largest group first; the GPU is the twin's model, so H200 runs count as H100):\n\n")
-	b.WriteString("| band | GPU | NCCL's choice | servers | direction | calibration | held out | group 2 | group 4 | group 5 | group 6 | group 7 |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| band | GPU | NCCL's choice | servers | direction | calibration | held out | group 2 | group 4 | group 5 | group 6 | group 7 | group 8 |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, g := range groups {
-		fmt.Fprintf(&b, "%s %d | %d | %d | %d | %d | %d | %d |\n", g.key, g.sets[0], g.sets[1], g.sets[2], g.sets[4], g.sets[5], g.sets[6], g.sets[7])
+		fmt.Fprintf(&b, "%s %d | %d | %d | %d | %d | %d | %d | %d |\n", g.key, g.sets[0], g.sets[1], g.sets[2], g.sets[4], g.sets[5], g.sets[6], g.sets[7], g.sets[8])
 	}
 	return b.String()
 }

@@ -142,7 +142,10 @@ type timing struct {
 	// llPass is, for a Ring/LL call across servers, the passes of the
 	// proxy's loop a connection's step waits for before its post
 	// (RingLLPost): on the connection's own time, not the thread's.
-	proxyOp, llPass    unit.Time
+	proxyOp, llPass unit.Time
+	// llScan is the rate at which the proxy reads the flags of a Ring/LL
+	// step's lines before posting it (RingLLScan).
+	llScan             unit.BitRate
 	recvWait           bool
 	chanRate, hostRate unit.BitRate
 	// netRate caps a kernel operation that feeds or drains a network
@@ -347,7 +350,7 @@ func (e *engine) setTiming() {
 	}
 	soft := max(us(netHop)-NominalFabricLatency, 0) + c.Sys.Server.StepOverhead + c.proxyStep(p)
 	if a == Ring && p == LL && !e.call.Func.p2p() && c.NNodes() > 1 {
-		tm.llPass = RingLLPost
+		tm.llPass, tm.llScan = RingLLPost, gpu.Rate(RingLLScan)
 	}
 	tm.sendLat = soft
 	tm.recvLat = GPUPoll

@@ -151,6 +151,27 @@ func TestRingLLProxyPace(t *testing.T) {
 	}
 }
 
+// TestRingLLScanGrowth: the public Ring/LL all_gather runs on 2 × 8
+// servers grow by 1.7-6.1 µs from 1 to 64 KiB (Vultr B200 5.4, GKE A3
+// Ultra 6.1, GKE A4 1.7 and 5.0), where each network step's wire bytes
+// grow from 128 B to 8 KiB: the proxy posts a step only after a pass has
+// read the flags of all its lines (net.cc sendProxyProgress). The twin
+// must grow within that range on the same shape (2 × 8 H100, 400G, one
+// NIC a GPU); without the scan it grew by 0.3-0.6 µs.
+func TestRingLLScanGrowth(t *testing.T) {
+	c := mustComm(t, preset(t, "hgx-h100"), 2, 8, map[string]string{"NCCL_ALGO": "Ring", "NCCL_PROTO": "LL"})
+	var twin []float64
+	for _, b := range []int64{1 << 10, 64 << 10} {
+		res, _ := runOn(t, c, 4, Call{Func: AllGather, Bytes: b})
+		twin = append(twin, res[0].Time().Micros())
+	}
+	grow := twin[1] - twin[0]
+	t.Logf("1 KiB %.1f µs, 64 KiB %.1f µs: +%.1f", twin[0], twin[1], grow)
+	if grow < 1.7 || grow > 6.1 {
+		t.Errorf("the twin grows by %.1f µs from 1 to 64 KiB, the public runs by 1.7-6.1", grow)
+	}
+}
+
 // TestRingLLSharedProxy: with one NIC per server every channel's ring
 // leaves the server from the same GPU, whose proxy serves all of the
 // call's network sends. The passes of its loop a Ring/LL step waits for
@@ -159,9 +180,10 @@ func TestRingLLProxyPace(t *testing.T) {
 // per channel: on 4 × 8 H100 with one 400G NIC at PHB (the gdr example:
 // GPUDirect RDMA off, LL128 off, NCCL's model picks Ring/LL on 4
 // channels at 2 MiB, 278 µs) the twin is within 25% of NCCL's model
-// (219 µs: NCCL's LL bandwidth on four servers, llMaxBw, is below what
-// the twin's channels move). It fails if the passes are the thread's own
-// time for each connection (586 µs, ×2.11).
+// (246 µs with each step's flag scan, RingLLScan, as the connection's
+// time; 219 without it). It fails if the passes are the thread's own
+// time for each connection (586 µs, ×2.11), or if the scan is (694 µs at
+// 18 GB/s).
 func TestRingLLSharedProxy(t *testing.T) {
 	srv := serverOf("H100", 1, 400*unit.Gbps, 5, gpu.PHB, gpu.Intel)
 	c := mustComm(t, srv, 4, 8, nil)
