@@ -233,16 +233,19 @@ func TestHoldCollectorLastHold(t *testing.T) {
 	}
 }
 
-// TestAdviseKeepsDefaultProcs checks that advise, which runs on one
-// processor, leaves GOMAXPROCS following the runtime's default where
+// TestAdviseKeepsDefaultProcs checks that advise leaves GOMAXPROCS
+// following the runtime's default where
 // the user set none: the runtime then lowers it as the process's CPUs
 // are restricted to one (here by affinity, as a CPU quota would). A
-// value set back explicitly stays 2 and the test fails. It runs in a
+// value set explicitly stays 2 and the test fails. It runs in a
 // process of its own, whose threads it restricts.
 func TestAdviseKeepsDefaultProcs(t *testing.T) {
 	if !inChild(t) {
 		return
 	}
+	// The testing package sets GOMAXPROCS (-test.cpu), which ends the
+	// runtime's following of the CPUs until it is set to the default.
+	runtime.SetDefaultGOMAXPROCS()
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skipf("GOMAXPROCS is %d: the test needs two CPUs", runtime.GOMAXPROCS(0))
 	}
@@ -271,6 +274,49 @@ func TestAdviseKeepsDefaultProcs(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Errorf("GOMAXPROCS %d after advise and restricting the process to one CPU, want 1: advise set it back explicitly", runtime.GOMAXPROCS(0))
+}
+
+// TestSettle checks that settle makes huge pages of an untouched huge
+// page (advised) and of one partly touched (collapsed), so that touching
+// the rest of both costs a few faults, not one per 4 KiB page.
+func TestSettle(t *testing.T) {
+	size := pageSize()
+	if Mode() != "madvise" || size != 2<<20 || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
+		t.Skipf("transparent huge pages are %q here with pages of %d bytes, not madvise with 2 MiB pages, or GODEBUG disables them", Mode(), size)
+	}
+	m, err := unix.Mmap(-1, 0, int(5*size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer unix.Munmap(m)
+	base := uintptr(unsafe.Pointer(&m[0]))
+	off := int((base+size-1)&^(size-1) - base)
+	// Three huge pages: untouched, one page of 4 KiB touched, all touched;
+	// a fourth asks whether the kernel collapses at all.
+	blocks := m[off : off+4*int(size)]
+	blocks[3*size] = 1
+	if err := unix.Madvise(blocks[3*size:], unix.MADV_COLLAPSE); err != nil {
+		t.Skipf("MADV_COLLAPSE: %v (Linux 6.1 or later)", err)
+	}
+	blocks[size] = 1
+	for i := 2 * int(size); i < 3*int(size); i += 4096 {
+		blocks[i] = 1
+	}
+	if !settle(uintptr(unsafe.Pointer(&blocks[0])), uintptr(unsafe.Pointer(&blocks[0]))+4*size, size) {
+		t.Fatal("settle gave no advice")
+	}
+	var before, after unix.Rusage
+	unix.Getrusage(unix.RUSAGE_SELF, &before)
+	for i := 0; i < 2*int(size); i += 4096 {
+		blocks[i] = 2
+	}
+	unix.Getrusage(unix.RUSAGE_SELF, &after)
+	if faults := after.Minflt - before.Minflt; faults > 16 {
+		t.Errorf("touching two settled huge pages took %d faults, want a few (%d without huge pages)", faults, 2*size/4096)
+	}
+	if kb := hugeKB(t, uintptr(unsafe.Pointer(&blocks[0]))); kb < 2*int(size>>10) {
+		t.Errorf("the mapping holds %d kB of huge pages, want %d or more", kb, 2*size>>10)
+	}
 }
 
 // gogc reads the collector's percentage without setting it.
