@@ -127,13 +127,7 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 		if pub >= end {
 			break
 		}
-		if next < bound {
-			// It ran a pubSteps-th of a lookahead and published; it
-			// has more to run. It must not pause: a waiter sleeps once
-			// it has checked enough times, and nothing would wake it.
-			continue
-		}
-		if !stuck && next < end {
+		if !stuck && bound <= next && next < end {
 			stuck = true // counted once until it runs again
 			if cpub == bound {
 				ps.held++
@@ -152,6 +146,13 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 			}
 			since = -1
 			spins = 0
+			continue
+		}
+		if next < bound {
+			// It ran a pubSteps-th of a lookahead and published, and
+			// has more to run: it must not pause, since a waiter that
+			// has checked enough times sleeps, and nothing would wake
+			// it (TestWindowsLinkedSleepers).
 			continue
 		}
 		if since < 0 {
