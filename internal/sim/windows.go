@@ -144,8 +144,10 @@ type Windows struct {
 	ctlBound unit.Time
 	ctl      ctlState
 	wake     wake
-	// spin is how a waiter waits before it yields (spinFor).
-	spin spinning
+	// spin is how a waiter waits before it yields (spinFor, or
+	// spinTest when set: tests that make waiters sleep at once).
+	spin     spinning
+	spinTest *spinning
 	// What adapt keeps: solo while the parts run on one worker, until
 	// the wall time soloUntil; soloFor is how long the next such spell
 	// lasts (0 until the first measure begins); the current measure began
@@ -278,6 +280,9 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 	}
 	w.posted = unit.MaxTime
 	w.spin = spinFor(workers)
+	if w.spinTest != nil {
+		w.spin = *w.spinTest
+	}
 	alone := w.ControlAlone || len(w.Parts) == 1
 	linkable := !alone && !w.Windowed && workers == len(w.Parts)
 	if linkable && w.wake.cond == nil {

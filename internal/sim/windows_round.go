@@ -148,6 +148,13 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 			spins = 0
 			continue
 		}
+		if next < bound {
+			// It ran a pubSteps-th of a lookahead and published, and
+			// has more to run: it must not pause, since a waiter that
+			// has checked enough times sleeps, and nothing would wake
+			// it (TestWindowsLinkedSleepers).
+			continue
+		}
 		if since < 0 {
 			since = w.now()
 		}
@@ -209,15 +216,46 @@ func (w *Windows) startLinked(r round) {
 // takes the completions the parts handed over before it runs, hands its
 // posts to the parts after, and publishes the earliest time it can still
 // post at.
+//
+// A worker that finds the token taken leaves the control side to its
+// holder, which may have read the parts' times before that worker
+// published a later one, and found nothing to run. So a holder that ran
+// nothing looks at the times again once it has let the token go, and
+// tries again if they now let the control side go further: else both
+// workers could sleep, each waiting for the control side to publish,
+// and nobody would run it (TestWindowsLinkedSleepers).
 func (w *Windows) stepControl(r round) bool {
-	if r.control < 0 || w.ctl.stop.Load() >= 0 || w.ctlTok.Load() || !w.ctlTok.CompareAndSwap(false, true) {
+	if r.control < 0 {
 		return false
 	}
-	defer w.ctlTok.Store(false)
+	for {
+		if w.ctl.stop.Load() >= 0 || w.ctlTok.Load() || !w.ctlTok.CompareAndSwap(false, true) {
+			return false
+		}
+		last := w.ctlBound
+		ran := w.runControlTo(w.controlBound(r))
+		w.ctlTok.Store(false)
+		if ran || w.controlBound(r) <= last {
+			return ran
+		}
+	}
+}
+
+// controlBound returns the time before which the control side may run
+// its events in linked round r: the least of the parts' published times
+// plus Reply, and the round's end.
+func (w *Windows) controlBound(r round) unit.Time {
 	bound := r.control + 1
 	for j := range w.parts {
 		bound = min(bound, satAdd(unit.Time(w.parts[j].pub.Load()), w.Reply))
 	}
+	return bound
+}
+
+// runControlTo runs the control side's events before bound and
+// publishes, unless it has run that far already or stopped; the caller
+// holds the token.
+func (w *Windows) runControlTo(bound unit.Time) bool {
 	if bound <= w.ctlBound || w.ctl.stop.Load() >= 0 { // it may have stopped before the token was free
 		return false
 	}

@@ -592,3 +592,50 @@ func TestWindowsTimeline(t *testing.T) {
 		}
 	}
 }
+
+// Linked rounds whose waiters sleep at once, or after a check or two, run
+// to the end with the traces of one worker, however Go schedules the
+// workers: a wake-up that a publication owes a sleeper and does not give
+// hangs the run (the test's timeout), and a sleeper that misses a
+// publication it needed does too. Run it with -race, -count and -cpu
+// 2,4,8: each repetition meets the workers at different moments. It hung
+// on its first run while a part that had run a pubSteps-th of a lookahead,
+// with more to run, paused (the pause slept), and on its 98th of two parts
+// while both parts, held by the control side, slept: the token's holder
+// had read the other's earlier time and run nothing, the other had found
+// the token taken (stepControl).
+func TestWindowsLinkedSleepers(t *testing.T) {
+	n := 40
+	if testing.Short() {
+		n = 5
+	}
+	ref, _ := runRing(ringParts, 1, false)
+	for _, sp := range []spinning{{own: true}, {}, {checks: 2, pauses: 1, own: true}} {
+		for _, parts := range []int{2, 3, ringParts} {
+			want := ref
+			if parts != ringParts {
+				want, _ = runRing(parts, 1, false)
+			}
+			for range n {
+				r := newRing(parts)
+				w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
+					Workers: parts, LinkedBelow: 2, spinTest: &sp}
+				for _, p := range r.parts {
+					w.Parts = append(w.Parts, p)
+				}
+				w.RunUntil(unit.MaxTime)
+				if fmt.Sprint(r.log) != fmt.Sprint(want.log) {
+					t.Fatalf("%+v, %d parts: control log differs", sp, parts)
+				}
+				for i, p := range r.parts {
+					if fmt.Sprint(p.trace) != fmt.Sprint(want.parts[i].trace) {
+						t.Fatalf("%+v, %d parts: part %d trace differs", sp, parts, i)
+					}
+				}
+				if st := w.Stats(); st.Linked == 0 {
+					t.Fatalf("%+v, %d parts: no linked round", sp, parts)
+				}
+			}
+		}
+	}
+}
