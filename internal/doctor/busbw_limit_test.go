@@ -8,12 +8,12 @@ import (
 	"rocelab/internal/ingest"
 )
 
-// Class 11: busbw judged against the limit of its collective and topology,
+// nccl-tests' busbw judged against the limit of its collective and topology,
 // stated in the finding. SYNTHETIC table (4 hosts x 8 GPUs, busbw 6 GB/s)
 // beside the real NCCL lines of nccl-tests#29 (one IB NIC per host): ring
 // AllReduce is capped by the host's NIC (12.5 GB/s at 100G), not by an
 // eighth of it, so 6 GB/s is low, not "above the limit".
-func TestClass11BusBWLimit(t *testing.T) {
+func TestBusBWLimitOneNICPerHost(t *testing.T) {
 	fs := diagnoseFiles(t, Options{NICSpeed: 100e9},
 		"synthetic/allreduce-4x8-one-nic-per-host-6GBps-synthetic.txt",
 		"corpus/threads/nccl-socket-lines-beside-netib-nccltests29.txt")

@@ -182,7 +182,7 @@ func TestPerftestHealthyAndUnknownRate(t *testing.T) {
 }
 
 // INDEX: RoCE GID index 3 (IPv4-mapped), MTU 4096; -D duration mode.
-// Class 9 of issue 9: perftest's banner does not print the RoCE version,
+// perftest's banner does not print the RoCE version,
 // so the finding claims an IPv4 GID, not a RoCEv2 one.
 func TestCorpusPerftest234(t *testing.T) {
 	fs := nicDiagnose(t, Options{}, "corpus/perftest/ib-write-bw-roce-gid3-duration-no-peak-perftest234.txt")

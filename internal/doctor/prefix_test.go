@@ -203,9 +203,9 @@ func TestStrippedNCCLPrefixes(t *testing.T) {
 	}
 }
 
-// Class 12, real text (NVIDIA/nccl#1814): a log pasted inside a Markdown
+// Real text (NVIDIA/nccl#1814): a log pasted inside a Markdown
 // code span; the backtick is not part of the host name.
-func TestClass12BacktickHost(t *testing.T) {
+func TestBacktickNotInHostName(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/threads/completion-error-backtick-host-nccl1814.txt")
 	f := nicMustFind(t, fs, "nccl.ib.retry_exceeded", Error, "from hostname-test to peer 172.36.143.59")
 	if strings.Contains(f.Title, "`") {
@@ -213,17 +213,17 @@ func TestClass12BacktickHost(t *testing.T) {
 	}
 }
 
-// Class 5 at the doctor, real text (NVIDIA/nccl#1453): the rows whose
+// Real text (NVIDIA/nccl#1453): the rows whose
 // rank tag recurs mid-row are read and judged.
-func TestClass5TaggedRowsJudged(t *testing.T) {
+func TestRankTaggedRowsJudged(t *testing.T) {
 	fs := diagnoseFiles(t, Options{NICSpeed: 400e9}, "corpus/threads/allreduce-rank-tag-repeated-midline-nccl1453.txt")
 	nicMustFind(t, fs, "nccltests.busbw.low", Error, "5.30 GB/s")
 }
 
-// Class 1, launcher rank tags: SYNTHETIC lines whose NCCL prefix was
+// Launcher rank tags: SYNTHETIC lines whose NCCL prefix was
 // stripped to " [0]" under Open MPI's --tag-output: the rank tags tell
 // the two processes apart, and their bootstrap addresses the two hosts.
-func TestClass1RankTags(t *testing.T) {
+func TestLauncherRankTagsTellProcessesApart(t *testing.T) {
 	fs := synthFindings(t, Options{},
 		"[1,0]<stdout>: [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
 		"[1,1]<stdout>: [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>",

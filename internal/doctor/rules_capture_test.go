@@ -183,7 +183,7 @@ func TestCaptureTruncated(t *testing.T) {
 
 // A real RoCEv2 capture of two healthy RC queue pairs (one with a
 // timestamp stepping back): read as RoCE, nothing raised.
-func TestSweepHealthyRoCECapture(t *testing.T) {
+func TestHealthyRoCECapture(t *testing.T) {
 	rep := Diagnose([]string{nicTestdata("corpus/pcap-roce/rc-send-two-qps-oferby-proxy.pcap")}, nil, Options{})
 	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "pcap" || rep.Inputs[0].Error != "" {
 		t.Fatalf("inputs %+v", rep.Inputs)

@@ -45,9 +45,9 @@ func TestVersionMismatchAcrossHostFiles(t *testing.T) {
 	nicMustFind(t, fs, "nccl.version.mismatch", Warn, "2.7.8 on node08", "2.21.5 on h2")
 }
 
-// Class 2: hosts on different NCCL versions; one host printing two
+// Hosts on different NCCL versions; one host printing two
 // versions (two runs pasted) is not a mismatch. SYNTHETIC.
-func TestClass2VersionMismatch(t *testing.T) {
+func TestNCCLVersionMismatch(t *testing.T) {
 	fs := synthFindings(t, Options{},
 		"gpu1:10:10 [0] NCCL INFO NCCL version 2.18.3+cuda12.2",
 		"gpu2:20:20 [0] NCCL INFO NCCL version 2.21.5+cuda12.4",
@@ -59,9 +59,9 @@ func TestClass2VersionMismatch(t *testing.T) {
 	nicMustNot(t, fs, "nccl.version.mismatch")
 }
 
-// Class 2: hosts whose RoCE ports run at different MTUs, from ibv_devinfo
+// Hosts whose RoCE ports run at different MTUs, from ibv_devinfo
 // after two prompts and from NCCL 2.2x's per-QP lines. SYNTHETIC.
-func TestClass2MTUMismatch(t *testing.T) {
+func TestPortMTUMismatch(t *testing.T) {
 	port := func(mtu, enum string) []string {
 		return []string{
 			"hca_id:\tmlx5_0",

@@ -87,7 +87,7 @@ func TestPrioPairAllOnPrio0(t *testing.T) {
 
 // Healthy or per-queue-only ethtool dumps of other vendors' drivers read
 // cleanly and raise nothing.
-func TestSweepEthtoolVariantsClean(t *testing.T) {
+func TestEthtoolVariantsClean(t *testing.T) {
 	for _, rel := range []string{
 		"corpus/ethtool/ethtool-bnx2x-per-queue-bracket-prefix-ethq6.txt",
 		"corpus/ethtool/ethtool-mlx4-en-trailing-spaces-ethq21.txt",
@@ -102,7 +102,7 @@ func TestSweepEthtoolVariantsClean(t *testing.T) {
 
 // i40iw's counters read "N/A (no PMA)": the port has no counters, which
 // the doctor says instead of treating the file as unreadable or clean.
-func TestSweepNoPMACounters(t *testing.T) {
+func TestNoPMACounters(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/hwcounters/hwcounters-i40iw-na-no-pma-nodeexporter966.txt")
 	f := find(fs, "counters.unreadable")
 	if f == nil || !strings.Contains(f.Title, "i40iw0/1") || !strings.Contains(f.Title, "8 RDMA port counters") {

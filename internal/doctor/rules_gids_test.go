@@ -92,12 +92,12 @@ func TestOwnGIDOutranksOtherTable(t *testing.T) {
 	nicMustFind(t, fs, "gid.index.ipv4", Info, "GID index 3 in use is the IPv4 GID ::ffff:10.0.32.4")
 }
 
-// Class 1 and 2, real text (multus-cni#1100): GID indices set with export
+// Real text (multus-cni#1100): GID indices set with export
 // lines, two pods' show_gids tables of the same device in one paste. The
 // tables are kept apart, so the RoCEv2 row at index 5 in one and 7 in the
 // other is a mismatch with the value for each, and each exported value is
 // joined with a table.
-func TestClass1And2TwoPodsExport(t *testing.T) {
+func TestGIDIndexTwoPodsExport(t *testing.T) {
 	fs := nicDiagnose(t, Options{}, "corpus/threads/show-gids-two-pods-export-gid5-7-multus1100.txt")
 	m := nicMustFind(t, fs, "gid.index.mismatch", Warn, "5 on mlx5_4 (table 1", "7 on mlx5_4 (table 2")
 	if !strings.Contains(m.Fix, "NCCL_IB_GID_INDEX=5 on mlx5_4 (table 1") || !strings.Contains(m.Fix, "NCCL_IB_GID_INDEX=7 on mlx5_4 (table 2") {
@@ -110,9 +110,9 @@ func TestClass1And2TwoPodsExport(t *testing.T) {
 	nicMustFind(t, fs, "gid.index.roce_v2", Info, "GID index 7", "set by export")
 }
 
-// Class 6, SYNTHETIC: perftest's remote end exchanged the all-zero GID;
+// SYNTHETIC: perftest's remote end exchanged the all-zero GID;
 // gid.index.zero names it as the cause of "Failed to modify QP to RTR".
-func TestClass6PerftestZeroGID(t *testing.T) {
+func TestPerftestZeroGID(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "synthetic/perftest-remote-gid-zero-synthetic.txt")
 	f := nicMustFind(t, fs, "gid.index.zero", Error, "remote end's GID is all zeros", "why the QP could not be moved to RTR")
 	if len(f.Evidence) < 4 || !strings.Contains(f.Evidence[len(f.Evidence)-1].Text, "Unable to Connect") {
@@ -122,11 +122,11 @@ func TestClass6PerftestZeroGID(t *testing.T) {
 	nicMustNot(t, fs, "gid.index.default_zero")
 }
 
-// Class 9, real text (NVIDIA/nccl#2013): ibv_modify_qp timed out with GID
+// Real text (NVIDIA/nccl#2013): ibv_modify_qp timed out with GID
 // index 3 and IPv4-mapped GIDs at both ends. Not a GID problem: the
 // finding offers route, rail-only fabric with NCCL_CROSS_NIC, firewall and
 // MTU, and no GID rule blames the index.
-func TestClass9RoutableTimeout(t *testing.T) {
+func TestQPTimeoutWithRoutableGIDs(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/threads/qp-rtr-timeout-gid3-ipv4-rail-nccl2013.txt")
 	f := nicMustFind(t, fs, "nccl.ib.qp_setup_failed", Error, "routable RoCE GIDs", "not a GID problem")
 	for _, want := range []string{"no route between the two NICs' subnets", "NCCL_CROSS_NIC", "firewall", "MTU", "v1 row"} {
@@ -160,9 +160,9 @@ func TestClass9RoutableTimeout(t *testing.T) {
 	nicMustNot(t, fs, "nccl.ib.qp_setup_failed")
 }
 
-// Class 12, real text (NVIDIA/nccl#1573): a pod's GID tables whose
+// Real text (NVIDIA/nccl#1573): a pod's GID tables whose
 // link-local rows are 4 and 5. The text names those rows, never "0/1".
-func TestClass12LinkLocalRowsFromTable(t *testing.T) {
+func TestLinkLocalRowsFromTable(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/threads/show-gids-pod-linklocal-4-5-nccl1573.txt")
 	f := nicMustFind(t, fs, "gid.index.roce_v2", Info, "index 7", "NCCL_IB_GID_INDEX=7")
 	if !strings.Contains(f.Mechanism, "index 4 (v1), 5 (v2)") || strings.Contains(f.Mechanism, "0/1") || strings.Contains(f.Mechanism, "0 and 1") {
@@ -170,11 +170,11 @@ func TestClass12LinkLocalRowsFromTable(t *testing.T) {
 	}
 }
 
-// Class 3: NCCL's defaults apply when the log states no GID index. Real
+// NCCL's defaults apply when the log states no GID index. Real
 // text: the queue-pair line of NVIDIA/nccl#1657 shows what index 0 holds
 // (a link-local GID). SYNTHETIC: NCCL 2.10 connecting RoCE without the
 // echo uses index 0; NCCL 2.22 on an IPv6-only table keeps index 0.
-func TestClass3Defaults(t *testing.T) {
+func TestGIDIndexNCCLDefaults(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/threads/nccl2.2x-qp-gid0-linklocal-pod-nccl1657.txt")
 	nicMustFind(t, fs, "gid.index.link_local", Error, "GID index 0", "fe80::5ea7:21ff:fe41:8a1a")
 	nicMustNot(t, fs, "gid.index.default_zero")
@@ -205,9 +205,9 @@ func TestClass3Defaults(t *testing.T) {
 	}
 }
 
-// Class 4: an empty GID table. Real text: show_gids in a Kubernetes pod
+// An empty GID table. Real text: show_gids in a Kubernetes pod
 // on calico, n_gids_found=0 (Mellanox/k8s-rdma-sriov-dev-plugin#30).
-func TestClass4EmptyTable(t *testing.T) {
+func TestEmptyGIDTable(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/threads/show-gids-empty-pod-calico-k8srdma30.txt")
 	nicMustFind(t, fs, "gid.table.empty", Warn, "n_gids_found=0")
 	// Real text: a sparse table starting at 6 (NVIDIA/nccl#1587) and two
@@ -218,12 +218,12 @@ func TestClass4EmptyTable(t *testing.T) {
 	nicMustFind(t, fs, "gid.index.roce_v2", Info, "index 5", "172.19.0.60")
 }
 
-// Class 4, more table shapes. SYNTHETIC tables in show_gids' format: an
+// More GID table shapes. SYNTHETIC tables in show_gids' format: an
 // IPv6-only table (ULA addresses, as on the Broadcom NICs of
 // uccl-project/uccl#803), one address on a VXLAN device and on the bond
 // that carries RoCE, and an older show_gids without the VER and DEV
 // columns.
-func TestClass4TableShapes(t *testing.T) {
+func TestGIDTableShapes(t *testing.T) {
 	fs := synthFindings(t, Options{},
 		"DEV     PORT    INDEX   GID                                     IPv4            VER     DEV",
 		"bnxt_re0  1     0       fe80:0000:0000:0000:5ea7:21ff:fe41:8a1a                 v1      eth2",

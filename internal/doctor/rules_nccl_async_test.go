@@ -25,7 +25,7 @@ func TestAsyncEventChannelLostFollowsCatastrophe(t *testing.T) {
 // failure of the peer that talked to it; a QP fatal event is an error; an
 // IPv6-only GID table and an address on two netdevs give the index NCCL
 // should use.
-func TestSweepAsyncEventsAndGIDs(t *testing.T) {
+func TestAsyncEventsAndGIDs(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-async-port-error-old-completion-format-litllama380.txt")
 	f := find(fs, "nccl.ib.async_event")
 	if f == nil || f.Severity != Error || !strings.Contains(f.Title, "'port error'") || !strings.Contains(f.Title, "8 lines") || find(fs, "nccl.ib.retry_exceeded") == nil {

@@ -30,10 +30,10 @@ func TestRemoteStatusPointsAtPeer(t *testing.T) {
 	nicMustFind(t, fs, "nccl.ib.async_event", Error, "local access violation work queue error", "node201")
 }
 
-// Class 4, real text: completion errors quoted inline without NCCL's
+// Real text: completion errors quoted inline without NCCL's
 // prefix (NVIDIA/nccl#1664 under NET/IBP, horovod#147 with "WARN" but no
 // "NCCL") are read by their own text.
-func TestClass4CompletionFragments(t *testing.T) {
+func TestCompletionErrorFragments(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/threads/completion-error-inline-netibp-nccl1664.txt")
 	f := nicMustFind(t, fs, "nccl.ib.retry_exceeded", Error, "status 12", "vendor err 0x81", "peer 7.6.13.83")
 	if !strings.Contains(f.Mechanism, "NET/IBP") {
@@ -56,7 +56,7 @@ func TestClass4CompletionFragments(t *testing.T) {
 // An InfiniBand job (NCCL 2.19.3 on mlx5_0:1/IB, ibstatus of an EDR port)
 // gets no RoCE advice: no GID index, no PFC; a RoCE port with an
 // ibv_modify_qp "No such device" failure gets the GID-index cause.
-func TestSweepInfiniBandAndNoSuchDevice(t *testing.T) {
+func TestInfiniBandAndNoSuchDevice(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.19.3-infiniband-ib-hca-set-a100-nccltests182.txt", "corpus/ethtool/ibstat-ibstatus-edr-100g-infiniband-nccl307.txt")
 	for _, f := range fs {
 		if f.Severity != Info || strings.Contains(f.Fix, "NCCL_IB_GID_INDEX") {

@@ -124,10 +124,10 @@ func TestNoNetworkTransport(t *testing.T) {
 	nicMustNot(t, fs, "nccl.transport.socket_fallback")
 }
 
-// Class 3, real text: NCCL 2.4.7 (Mellanox/nv_peer_memory#56) and a
+// Real text: NCCL 2.4.7 (Mellanox/nv_peer_memory#56) and a
 // 2.4-era NCCL (NVIDIA/nccl-tests#29) print "NET/Socket : Using" on every
 // rank beside NET/IB: not a socket fallback.
-func TestClass3OldNCCLSocketBootstrap(t *testing.T) {
+func TestOldNCCLSocketBootstrap(t *testing.T) {
 	for _, rel := range []string{
 		"corpus/threads/nccl2.4.7-socket-bootstrap-beside-netib-nvpeermem56.txt",
 		"corpus/threads/nccl-socket-lines-beside-netib-nccltests29.txt",
@@ -146,10 +146,10 @@ func TestClass3OldNCCLSocketBootstrap(t *testing.T) {
 	nicMustFind(t, fs, "nccl.transport.socket_fallback", Error, "2 hosts")
 }
 
-// Class 2: one host on IB and another on sockets is a mismatch, and its
+// One host on IB and another on sockets is a mismatch, and its
 // cause is why IB did not start on the socket host. SYNTHETIC lines in
 // NCCL 2.2x format.
-func TestClass2TransportMismatch(t *testing.T) {
+func TestTransportMismatchIBAndSockets(t *testing.T) {
 	fs := synthFindings(t, Options{},
 		"gpu1:10:10 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
 		"gpu1:10:10 [0] NCCL INFO Using network IB",
@@ -163,10 +163,10 @@ func TestClass2TransportMismatch(t *testing.T) {
 	nicMustNot(t, fs, "nccl.transport.socket_fallback")
 }
 
-// Class 1: a host is known by its bootstrap address as well as its name.
+// A host is known by its bootstrap address as well as its name.
 // Real text: NCCL 2.5.7 with the host prefix stripped (NVIDIA/nccl#392)
 // is the host 10.137.141.16.
-func TestClass1HostByAddress(t *testing.T) {
+func TestHostByBootstrapAddress(t *testing.T) {
 	arts := nicReadArtifacts(t, "corpus/nccl-log/roce-nccl2.5.7-rings-trees-gdr-partial-issue392.txt")
 	l := arts[0].(*ingest.NCCLLog)
 	if h := l.Scope().Host; h.Boot != "10.137.141.16" {
@@ -185,11 +185,11 @@ func TestClass1HostByAddress(t *testing.T) {
 	nicMustFind(t, fs, "nccl.transport.mismatch", Error, "localhost (10.0.0.1)", "localhost (10.0.0.2)")
 }
 
-// Class 2: NCCL before 2.4. Real text: NCCL 2.3.7 on InfiniBand
+// NCCL before 2.4. Real text: NCCL 2.3.7 on InfiniBand
 // (NVIDIA/nccl#179) and on sockets (NVIDIA/nccl#207), in the format of
 // NCCL's 2.3 sources (one "NET/IB: [i] dev:port/IB" line per device,
 // "Using internal Network IB").
-func TestClass2NCCL23(t *testing.T) {
+func TestNCCL23TransportFormat(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/threads/nccl2.3.7-ib-old-format-nccl179.txt")
 	nicMustFind(t, fs, "nccl.transport.ib", Info, "InfiniBand", "mlx5_1:1")
 	fs = diagnoseFiles(t, Options{}, "corpus/threads/nccl2.3.7-socket-internal-network-nccl207.txt")

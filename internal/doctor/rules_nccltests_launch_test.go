@@ -59,9 +59,9 @@ func TestTestFailureWithoutHost(t *testing.T) {
 	}
 }
 
-// Class 8, real text: nccl-tests#254 (every process prints itself as
+// Real text: nccl-tests#254 (every process prints itself as
 // Rank 0) and nccl-tests#213 (two banners back to back).
-func TestClass8RanksSplit(t *testing.T) {
+func TestNCCLTestsRanksSplit(t *testing.T) {
 	for _, rel := range []string{"corpus/threads/allreduce-every-rank-0-no-mpi-nccltests254.txt", "corpus/threads/allreduce-two-banners-separate-nodes-nccltests213.txt"} {
 		rep := Diagnose([]string{nicTestdata(rel)}, nil, Options{})
 		f := nicMustFind(t, rep.Findings, "nccltests.ranks.split", Error)
@@ -76,7 +76,7 @@ func TestClass8RanksSplit(t *testing.T) {
 
 // A test that stopped on a failed call is an error that names the call,
 // the error and the hosts, once per distinct error.
-func TestSweepTestsFailed(t *testing.T) {
+func TestNCCLTestsFailed(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/nccltests-failure-after-rows-hostname-prefix-nccltests322.txt")
 	var got []Finding
 	for _, f := range fs {

@@ -102,7 +102,7 @@ func synthTestsRuns(n int) string {
 	return b.String()
 }
 
-// Issue 10 item 3: an nccl-tests output with more than 64 runs. The runs
+// An nccl-tests output with more than 64 runs. The runs
 // beyond the 64th used to be merged into the 64th, whose rank lines then
 // made seven ranks per host share one NIC and turned a low busbw into a
 // false nccltests.busbw.ok. Every run is judged on its own now.
@@ -128,7 +128,7 @@ func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 
 // An nccl-tests excerpt whose rank list starts at "Rank 71" runs on hosts
 // it does not show: the one host it shows does not make it a one-node run.
-func TestSweepPartialRankListNotOneNode(t *testing.T) {
+func TestPartialRankListNotOneNode(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/nccltests-gb200-nvl72-out-of-bounds-footer-coreweave43.txt")
 	f := find(fs, "nccltests.busbw.unjudged")
 	if f == nil {

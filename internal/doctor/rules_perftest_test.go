@@ -97,11 +97,11 @@ func TestDownPortRateIsNoLineRate(t *testing.T) {
 	nicMustFind(t, fs, "devinfo.port.down", Warn, "roceP2p1s0f1 port 1")
 }
 
-// Class 6: a check that needs a missing field infers it or says why it
+// A check that needs a missing field infers it or says why it
 // could not run. Real text: ibv_devinfo of an rxe device printed by an
 // rdma-core without link_layer (SoftRoCE/rxe-dev#46). SYNTHETIC: an
 // ecnconfig profile without its mode row, and a port that nothing tells.
-func TestClass6MissingFields(t *testing.T) {
+func TestMissingFieldsInferred(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/ibv-devinfo-rxe-no-link-layer-mtu1024-rxedev46.txt")
 	f := nicMustFind(t, fs, "devinfo.mtu.small", Warn, "rxe0 port 1", "active_mtu 1024")
 	if !strings.Contains(f.Title, "inferred: rxe is Soft-RoCE") || len(f.Evidence) != 2 {
@@ -128,7 +128,7 @@ func TestClass6MissingFields(t *testing.T) {
 
 // mlxconfig's set confirmation is firmware settings only: no perftest run
 // is made of its "Device:" line.
-func TestSweepMlxconfigSetOnly(t *testing.T) {
+func TestMlxconfigSetOnly(t *testing.T) {
 	rep := Diagnose([]string{nicTestdata("corpus/mlxconfig/mlxconfig-set-next-boot-new-confirm-cx6-maas2.txt")}, nil, Options{})
 	if len(rep.Inputs) != 1 || rep.Inputs[0].Type != "mlxconfig" || len(rep.Inputs[0].Contains) != 0 {
 		t.Errorf("inputs %+v, want mlxconfig alone", rep.Inputs)

@@ -120,11 +120,11 @@ func TestManaCounters(t *testing.T) {
 	nicMustFind(t, fs, "counters.retransmission", Warn, "requester_timeout 45")
 }
 
-// Class 10: marks and CNPs weighed against RoCE packets where a count
+// Marks and CNPs weighed against RoCE packets where a count
 // exists, rx_write_requests as a lower bound, else "cannot judge"; never
 // "light" without a ratio. Real text: NVIDIA/nccl#394 (11.3 M marks beside
 // ACK timeouts, no packet count).
-func TestClass10MarkingDenominator(t *testing.T) {
+func TestECNMarkingDenominator(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/threads/hwcounters-ecn-marks-beside-ack-timeouts-nccl394.txt")
 	f := nicMustFind(t, fs, "counters.ecn.marking", Warn, "cannot be judged", "beside RC retransmissions")
 	if strings.Contains(f.Title, "light") || !strings.Contains(f.Fix, "before/after pair") {

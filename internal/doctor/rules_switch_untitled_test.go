@@ -10,7 +10,7 @@ import (
 // nonzero lossless PG is judged as the titled table's would be, with the
 // ambiguity said (information), and a warning when the port dropped
 // (headroom exhausted, if headroom). It was read and judged nothing.
-// SYNTHETIC, in the formats of TestS11HeadroomAndDrops.
+// SYNTHETIC, in the formats of SONiC's priority-group watermark and drop tables.
 func TestUntitledPGWatermarkJudged(t *testing.T) {
 	table := []string{
 		"     Port    PG0    PG3    PG4",

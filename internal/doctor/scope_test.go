@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Issue 21 item 21: context stays in its host and file. SYNTHETIC: host
+// Context stays in its host and file. SYNTHETIC: host
 // gpu1's perftest on a ConnectX-5 (firmware 16.x) is not judged against
 // gpu2's 400G port, nor gpu1's GPUDirect distance named by gpu2's NCCL.
 func TestContextAcrossFiles(t *testing.T) {

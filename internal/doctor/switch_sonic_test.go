@@ -9,7 +9,7 @@ import (
 // PG tables: a lossless PG's ingress drops (pg-drop on one ASIC of a
 // Cisco line card, sonic-utilities#3782) were read as nothing (exit 2);
 // multi-ASIC watermark tables titled by namespace likewise.
-func TestS11PriorityGroupTables(t *testing.T) {
+func TestSONiCPriorityGroupTables(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-pg-drop-masic-pg3-13.7m-sonicutilities3782.txt")
 	nicMustFind(t, fs, "switch.queue.drops", Error, "r2-lc2 Ethernet112 PG3", "13681484", "lossless priority group 3")
 	if n := len(nicFind(fs, "switch.queue.drops")); n != 1 {
@@ -37,7 +37,7 @@ func TestS11PriorityGroupTables(t *testing.T) {
 // Multicast queues carry no RoCE: their drops (flooded VLAN traffic on a
 // Trident3, sonic-buildimage#6290) were a warning about RoCE on a lossy
 // queue.
-func TestS11MulticastQueueDrops(t *testing.T) {
+func TestSONiCMulticastQueueDrops(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-queue-counters-mc-drops-td3-buildimage6290.txt")
 	nicMustFind(t, fs, "switch.queue.drops", Info, "MC10", "multicast queue 10")
 	for _, f := range fs {
@@ -49,7 +49,7 @@ func TestS11MulticastQueueDrops(t *testing.T) {
 
 // `show queue wredcounters` (sonic-utilities#4181): ECN marks are the
 // evidence that marking works; a WRED drop on lossy UC1 is TCP's business.
-func TestS11WREDCounters(t *testing.T) {
+func TestSONiCWREDCounters(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-queue-wredcounters-ecn-marked-uc0-sonicutilities4181.txt")
 	nicMustFind(t, fs, "switch.ecn.marks", Info, "C-HBM-dut Ethernet0 UC0", "20 packets marked CE")
 	nicMustNot(t, fs, "switch.queue.drops")
@@ -66,7 +66,7 @@ func TestS11WREDCounters(t *testing.T) {
 // beside a NIC with PFC on 3 is SONiC's default and RoCE's usual setup,
 // no mismatch; beside a NIC with PFC on 0,2,6,7 (Mellanox's OFED 4.2
 // document) it is.
-func TestS11ShowPFCPriority(t *testing.T) {
+func TestSONiCShowPFCPriority(t *testing.T) {
 	const sw = "corpus/switch/sonic-show-pfc-priority-twice-sonicutilities796.txt"
 	fs := diagnoseFiles(t, Options{}, sw, "corpus/ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt")
 	nicMustNot(t, fs, "switch.pfc.mismatch")
@@ -74,11 +74,11 @@ func TestS11ShowPFCPriority(t *testing.T) {
 	nicMustFind(t, fs, "switch.pfc.mismatch", Error, "3,4 on the switch", "0,2,6,7 on eth2")
 }
 
-// Queue watermarks and PFC pause history (round 4: these were exit 2). A
+// Queue watermarks and PFC pause history (once read as nothing: exit 2). A
 // lossless queue that buffered is information; N/A tables (SONiC#482)
 // and a PG table without its title (sonic-utilities#2568) are read and
 // judge nothing.
-func TestS11QueueWatermarksAndPauseHistory(t *testing.T) {
+func TestSONiCQueueWatermarksAndPauseHistory(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-queue-watermark-uc-mc-persistent-sonic-utilities.txt")
 	nicMustFind(t, fs, "switch.queue.watermark", Info, "sonic Ethernet4 UC4", "peak 3.57KB", "SONiC's default lossless queues")
 	if got := nicFind(fs, "switch.queue.watermark"); len(got) != 2 {
@@ -242,11 +242,11 @@ func TestSwitchRulesMore(t *testing.T) {
 	nicMustFind(t, fs, "switch.pfc.tx_pause", Warn, "Ethernet0 (to r-sonic-10-006 enp5s0f0)")
 }
 
-// Class 5: output variants. Real text: a saved `show interfaces counters`
+// SONiC output variants. Real text: a saved `show interfaces counters`
 // without its rule of dashes and `show pfcwd config`
 // (sonic-net/sonic-buildimage#9193); `show pfcwd config` from
 // sonic-utilities' tests, in range.
-func TestClass5Variants(t *testing.T) {
+func TestSONiCOutputVariants(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-int-counters-no-rule-txdrp-pfcwd-buildimage9193.txt")
 	nicMustFind(t, fs, "switch.queue.drops", Warn, "Ethernet0", "9268210 packets dropped at egress")
 	fs = diagnoseFiles(t, Options{}, "corpus/switch/sonic-pfcwd-config-sonic-utilities.txt")
@@ -259,10 +259,10 @@ func TestClass5Variants(t *testing.T) {
 	nicMustFind(t, fs, "pfc.watchdog.range", Error, "leaf1 Ethernet0", "detection 1 ms")
 }
 
-// Class 7: egress drops. Real text: TX_DRP where the PFC watchdog drops
+// Egress drops. Real text: TX_DRP where the PFC watchdog drops
 // a stormed queue (sonic-net/sonic-buildimage#9193), an error beside the
 // watchdog's own drop count (SYNTHETIC second line).
-func TestClass7EgressDrops(t *testing.T) {
+func TestSONiCEgressDrops(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-int-counters-no-rule-txdrp-pfcwd-buildimage9193.txt")
 	nicMustFind(t, fs, "switch.queue.drops", Warn, "TX_DRP")
 	fs = synthFindings(t, Options{},
@@ -275,12 +275,12 @@ func TestClass7EgressDrops(t *testing.T) {
 	nicMustFind(t, fs, "switch.queue.drops", Error, "leaf1 Ethernet0", "TX_DRP")
 }
 
-// Class 8: states and contradictions. Real text: a watchdog that does not
+// States and contradictions. Real text: a watchdog that does not
 // run (status N/A, sonic-utilities' tests), the CLI's PFC counters at 0
 // while the ASIC counts 1234 frames (sonic-net/sonic-buildimage#5540), and
 // one queue's `show pfcwd stats` pasted three times
 // (sonic-net/sonic-buildimage#8483): one queue, not three.
-func TestClass8States(t *testing.T) {
+func TestPFCWatchdogStates(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-pfcwd-stats-stopped-na-sonic-utilities.txt")
 	nicMustFind(t, fs, "switch.pfcwd.stopped", Warn, "status N/A", "lossless queue 3,4", "2 ports")
 	nicMustNot(t, fs, "switch.pfcwd.storm")
@@ -297,7 +297,7 @@ func TestClass8States(t *testing.T) {
 // (printed with a thousands separator) after watchdog storms on both
 // queues; Mellanox's own mlnx_qos example protects priorities 0,2,6,7 but
 // not 3, where RoCE's DSCP 26 lands.
-func TestSweepSwitchAndQoS(t *testing.T) {
+func TestSwitchPauseAndNICQoS(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-pfcwd-stats-pfc-tx-comma-grep-buildimage9430.txt")
 	f := find(fs, "switch.pfc.tx_pause")
 	if f == nil || !strings.Contains(f.Title, "Ethernet6") || !strings.Contains(f.Title, "15437") {
@@ -316,7 +316,7 @@ func TestSweepSwitchAndQoS(t *testing.T) {
 // warning, a lossless queue's (behind a "Last cached time" line, numbers
 // with separators) an error; PFC counters whose rule line grep removed
 // are still read.
-func TestSweepSONiCQueueAndPFC(t *testing.T) {
+func TestSONiCQueueAndPFCCounters(t *testing.T) {
 	fs := diagnoseFiles(t, Options{}, "corpus/switch/sonic-queue-counters-uc1-drops-6.8g-sonicutilities2393.txt")
 	if f := find(fs, "switch.queue.drops"); f == nil || f.Severity != Warn || !strings.Contains(f.Title, "UC1") || !strings.Contains(f.Title, "6841131615") {
 		t.Errorf("lossy UC1 drops: %v", ids(fs))
