@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// TestSwitchPGTables reads the per-PG and per-queue tables of round 3's
+// TestSwitchPGTables reads the per-PG and per-queue tables of SONiC's
 // real outputs: multi-ASIC titles with their namespace, PG drops, WRED and
 // ECN counters; and PG columns by their header.
 func TestSwitchPGTables(t *testing.T) {
