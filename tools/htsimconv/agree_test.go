@@ -266,7 +266,7 @@ func TestAgreesWithHtsimTopologies(t *testing.T) {
 }
 
 // TestAgreesWithHtsimSweep holds rocelab to htsim on cases of
-// TestSweepHtsim's random generator (newSweepCase), each recorded with 4,
+// TestCompareRandomCasesWithHtsim's random generator (newSweepCase), each recorded with 4,
 // 6 or 12 seeds and clocks (testdata/htsim/sweep-*: the matrix, and each run's
 // command line and clock in its head) and imported by from-htsim: flow
 // completion times' mean, median and last, averaged over the seeds.
@@ -308,7 +308,7 @@ func TestAgreesWithHtsimSweep(t *testing.T) {
 		// -12.7 %, -10.4 %, -19.2 %: a permutation of 1 MB on htsim's 2-tier
 		// 32 (4 uplinks a ToR). htsim's paths at -seed 1-12 and the
 		// sweep's clocks load 24 ToR uplinks with 3 or more flows where
-		// uniform ECMP loads 12 (TestSweepPathsS73); a fluid max-min
+		// uniform ECMP loads 12 (TestHtsimPathsCrowdRandomCase73); a fluid max-min
 		// sharing on htsim's paths gives mean FCTs 9 % over uniform ones,
 		// seed by seed as htsim's means rise and fall. rocelab's own hash
 		// loads 7 over its 12 seeds (docs/engine.md, "Random workloads against htsim")
@@ -320,7 +320,7 @@ func TestAgreesWithHtsimSweep(t *testing.T) {
 		// 16-host fat-tree at 25G, drawn after the first 80 cases. htsim's
 		// paths at -seed 1-12 and the sweep's clocks crowd less than
 		// elsewhere, and its mean follows their crowding seed by seed
-		// (TestSweepPathsS102)
+		// (TestHtsimPathsCrowdRandomCase102)
 		{"s102", "roce", 12, 0.11, 0.05, 0.10, 0},
 		// the same at -seed 101-112: +0.9 %, +0.4 %, -0.5 %
 		{"s102", "roce", 12, 0.03, 0.03, 0.03, 101},

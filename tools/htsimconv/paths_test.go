@@ -164,7 +164,7 @@ func TestFindsRecordedClocks(t *testing.T) {
 var paths2Hop = regexp.MustCompile(`^PATH 1 (\d+) flow (\d+) dst \d+ choice \d+ of \d+ egress LS\d+->US(\d+)\(0\)$`)
 
 // TestPredictPaths2Tiers holds predictPaths to the spines htsim_roce's
-// ToRs sent TestSweepHtsim's case 73 (a 32-host permutation on htsim's
+// ToRs sent TestCompareRandomCasesWithHtsim's case 73 (a 32-host permutation on htsim's
 // 2-tier fat-tree) through with -seed 1, 2 and 3 at the sweep's pinned
 // clocks (testdata/htsim/paths2-s73-seed*.txt: htsim's own prints).
 func TestPredictPaths2Tiers(t *testing.T) {
@@ -208,14 +208,14 @@ func TestPredictPaths2Tiers(t *testing.T) {
 	}
 }
 
-// TestSweepPathsS73 holds why sweep case 73 finishes later on htsim than
+// TestHtsimPathsCrowdRandomCase73 holds why sweep case 73 finishes later on htsim than
 // on rocelab (TestAgreesWithHtsimSweep): at -seed 1-12 and the sweep's
 // clocks htsim's ToRs put 3 or more of the permutation's flows on 24 of
 // their 384 uplinks (8 ToRs of 4, 12 seeds), where uniform ECMP, which
 // rocelab's hash and htsim's own over other seeds and clocks draw, puts
 // them on about 12; at -seed 101-112, where the two agree, htsim puts
 // them on 7.
-func TestSweepPathsS73(t *testing.T) {
+func TestHtsimPathsCrowdRandomCase73(t *testing.T) {
 	c, pathsAt := sweepCasePaths(t, 73, 32, 8, 2)
 	crowded := func(seed, clock uint32) int {
 		up := map[[2]int]int{}
@@ -301,14 +301,14 @@ func crowding(k int, paths []htsimPath) float64 {
 	return float64(sum) / float64(len(paths))
 }
 
-// TestSweepPathsS102 explains sweep case s102 (a permutation of 16 flows
+// TestHtsimPathsCrowdRandomCase102 explains sweep case s102 (a permutation of 16 flows
 // of 144 KB on htsim's 16-host fat-tree), where rocelab's mean completion
 // over htsim's seeds 1-12 is 9 % over htsim's and over seeds 101-112
 // within 1 %: htsim's paths at seeds 1-12 and the sweep's clocks crowd
 // less than its own or uniform ECMP do elsewhere, and its mean completion
 // follows its paths' crowding seed by seed (recorded runs,
 // testdata/htsim/sweep-s102-*).
-func TestSweepPathsS102(t *testing.T) {
+func TestHtsimPathsCrowdRandomCase102(t *testing.T) {
 	c, pathsAt := sweepCasePaths(t, 102, 16, 4, 3)
 	crowd := func(seed, clock uint32) float64 { return crowding(4, pathsAt(seed, clock)) }
 	var sweep, later, other float64

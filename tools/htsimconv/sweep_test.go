@@ -120,7 +120,7 @@ func newSweepCase(i int) sweepCase {
 	}
 }
 
-// TestSweepHtsim runs random cases (newSweepCase) on the htsim_roce (and,
+// TestCompareRandomCasesWithHtsim runs random cases (newSweepCase) on the htsim_roce (and,
 // for 3 tiers, htsim_hpcc) built in $HTSIM_DIR and on rocelab, imported
 // from the same command line by from-htsim, and logs the flow completion
 // times' statistics side by side, each averaged over SWEEP_SEEDS runs
@@ -135,7 +135,7 @@ func newSweepCase(i int) sweepCase {
 // scenario. htsim's time(NULL) is pinned with $HTSIM_PRELOAD (a shared
 // object whose time() returns $PIN_CLOCK: testdata/pinclock.c) when
 // given, so that a run repeats.
-func TestSweepHtsim(t *testing.T) {
+func TestCompareRandomCasesWithHtsim(t *testing.T) {
 	dir := os.Getenv("HTSIM_DIR")
 	if dir == "" {
 		t.Skip("HTSIM_DIR (csg-htsim's sim/datacenter with htsim_roce built) not set")

@@ -7,7 +7,7 @@ import (
 )
 
 // shapeCases are workloads users run that newSweepCase does not draw,
-// for TestSweepHtsim with SWEEP_SHAPES=1: an all-to-all of every host of
+// for TestCompareRandomCasesWithHtsim with SWEEP_SHAPES=1: an all-to-all of every host of
 // a 128-host fat-tree, htsim's chained ring transfers (gen_allreduce.py's
 // layout, each transfer started by the one before it through a trigger),
 // a permutation of long flows with an incast a trigger starts late, and a

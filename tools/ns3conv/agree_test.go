@@ -142,7 +142,7 @@ var agreements = []agreement{
 	// measured: mean +1.7 %, median +0.8 %, last +1.4 %, per-flow
 	// ratio's median +1.2 %; eta 900 moves the mean +4.3 %
 	{"perm32-oversub-pint", 6, 0.03, 0.04, 0.04, 0.03, ""},
-	// case 19 of TestSweepNs3: HPCC at 400G with 1 KB payloads, where
+	// case 19 of TestCompareRandomCasesWithNs3: HPCC at 400G with 1 KB payloads, where
 	// run.py's INT_MULTI (16) makes ns-3's INT byte unit larger than a
 	// packet; the converter writes 8 (ns3IntMulti). measured: mean +1.9 %,
 	// median +2.4 %, last +1.4 %, per-flow ratio's median +2.3 %, alike in
@@ -169,7 +169,7 @@ var agreements = []agreement{
 	// largest FCT +3.4 %, per-flow ratio's median +2.3 % (the framing at
 	// 1 KB is +4.3 %); single seeds' means -0.6 to +5.8 %
 	{"websearch32-hpcc-25g", 6, 0.04, 0.06, 0.06, 0.04, ""},
-	// case 29 of TestSweepNs3: an all-to-all of 6 hosts on one 25G
+	// case 29 of TestCompareRandomCasesWithNs3: an all-to-all of 6 hosts on one 25G
 	// switch, 4 packets a flow, 5 QPs a NIC posted at once. measured:
 	// mean +1.4 %, median +1.5 %, last +1.3 %, per-flow ratio's median
 	// +1.4 % (the framing); with host.qp.order ready, rocelab's FIFO,

@@ -42,7 +42,7 @@ func extraWire(bytes int64, payload int32) int64 {
 // 4 KB). Measured: 12.38 us of a predicted 13.13 (1 KB, every flow x1.070
 // of ns-3's), 2.98 of 3.29 (4 KB, x1.018); the rest is the fixed part
 // (rocelab's first packet and last ACK 0.7 and 0.3 us sooner). That is
-// the +6 to +8 % of TestSweepNs3's 1 KB misses (docs/engine.md): ns-3's
+// the +6 to +8 % of TestCompareRandomCasesWithNs3's 1 KB misses (docs/engine.md): ns-3's
 // model leaves out 46 bytes of each data frame and 38 of each ACK that a
 // RoCEv2 frame on Ethernet carries.
 func TestNs3Framing(t *testing.T) {

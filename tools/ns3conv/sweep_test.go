@@ -181,7 +181,7 @@ traffic:
 // converts to ns-3's input, the first 40 draw every rate, congestion
 // control, fabric and workload, and cases 96-135 TIMELY, DCTCP and
 // HPCC-PINT as well.
-func TestSweepNs3Draws(t *testing.T) {
+func TestRandomNs3CasesConvert(t *testing.T) {
 	seen, later := map[string]bool{}, map[string]bool{}
 	for k := range 80 {
 		i := k/2 + k%2*96 // cases 0-39 and 96-135
@@ -224,7 +224,7 @@ func TestSweepNs3Draws(t *testing.T) {
 	}
 }
 
-// TestSweepNs3 runs random cases (newSweepCase) on the HPCC ns-3 model
+// TestCompareRandomCasesWithNs3 runs random cases (newSweepCase) on the HPCC ns-3 model
 // built in $NS3_DIR (its simulation/ folder, scratch/third built:
 // docs/engine.md "Building it") and on rocelab, from the same scenario,
 // and logs the flow completion times' mean, median and largest side by
@@ -237,7 +237,7 @@ func TestSweepNs3Draws(t *testing.T) {
 // the cases (default 0-15), SWEEP_SEED_FROM=N runs seeds N on (default
 // 1), SWEEP_KEEP=DIR keeps each run's scenario, ns-3 input and output and
 // a per-flow table (src dst sport bytes ns-3 rocelab ratio).
-func TestSweepNs3(t *testing.T) {
+func TestCompareRandomCasesWithNs3(t *testing.T) {
 	dir := os.Getenv("NS3_DIR")
 	if dir == "" {
 		t.Skip("NS3_DIR (the HPCC ns-3 model's simulation/ with scratch/third built) not set")
