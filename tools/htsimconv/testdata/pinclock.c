@@ -1,6 +1,6 @@
 /* pinclock.c: a time() that returns $PIN_CLOCK, for LD_PRELOAD into
  * htsim_roce and htsim_hpcc, whose ECMP path ids come from time(NULL)
- * (docs/engine.md). TestSweepHtsim takes it as $HTSIM_PRELOAD:
+ * (docs/engine.md). TestCompareRandomCasesWithHtsim takes it as $HTSIM_PRELOAD:
  *   cc -shared -fPIC -O2 -o pinclock.so tools/htsimconv/testdata/pinclock.c
  * Synthetic: written for this repository. */
 #include <stdlib.h>
