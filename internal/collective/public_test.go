@@ -264,7 +264,7 @@ var publicRuns = []publicRun{
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env:     map[string]string{"NCCL_IB_SPLIT_DATA_ON_QPS": "0", "NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "41", "NCCL_IB_SL": "0", "NCCL_IB_TIMEOUT": "22"},
 		version: "2.29.3", heldOut: 7, maxSize: 4 << 30},
-	// Held out, group 8: added in session 28 and compared before any
+	// Held out, group 8: added last and compared before any
 	// change (docs/nccl.md, "Held out, group 8").
 	{file: "a100-2n-dgx-ring-nccl812.txt", label: "2 × DGX A100, 8 × 200G (taken as IB), NCCL_ALGO=Ring (NVIDIA/nccl#812; 8-256 B)", fabric: "IB",
 		srv: serverOf("A100", 8, 200*unit.Gbps, 4, gpu.PXB, gpu.AMD), servers: 2, ppn: 8,

@@ -444,7 +444,7 @@ func TestAgreesWithHtsimGenerators(t *testing.T) {
 		// each of 15 peers with 2 and 4 in flight (multishot triggers:
 		// each completion starts the next, after_count), 3-tier k = 6
 		// gen_incast.py's 32 -> 1 of 2 MB and gen_permutation.py's 54
-		// hosts of 1 MB (session 28). Measured: mean -3.9, -2.8, -4.6,
+		// hosts of 1 MB. Measured: mean -3.9, -2.8, -4.6,
 		// -0.9 %, median -5.3, -2.4, -4.7, +0.6 %, last -2.1, +0.3,
 		// +0.4, -9.7 %. The incast's last is the bottleneck's (all 64 MB
 		// through one port); its mean and median are how PFC shares that
