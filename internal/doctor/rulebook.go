@@ -312,7 +312,7 @@ var book = []Spec{
 		Fix:  "Keep receives posted ahead of the SENDs on the receiving side (deeper RQ or SRQ); rnr_retry 7 and a small min_rnr_timer."},
 	{ID: "counters.retransmission", Layer: LayerFabric, Severities: []Severity{Info, Warn, Error}, Front: Doctor,
 		Text: "RC loss-recovery counters moved (out_of_sequence, packet_seq_err, local_ack_timeout_err, ...): error with ACK timeouts; one level lower for a single dump",
-		Fix:  "Find where packets drop: PFC on the RoCE priority end to end (mlnx_qos -i <if> --trust dscp --pfc <vector> and the same priority on the switch), rx_discards_phy / rx_prioN_discards in ethtool -S <if> on both hosts, switch egress drops, and ECN marking (np_ecn_marked_roce_packets) starting before buffers fill."},
+		Fix:  "Find where packets drop: PFC on the RoCE priority end to end (mlnx_qos -i <if> --trust dscp --pfc <vector> and the same priority on the switch), rx_discards_phy / rx_prioN_discards in ethtool -S <if> on both hosts, switch egress drops, and ECN marking (np_ecn_marked_roce_packets) starting before buffers fill; on another driver (bnxt_re, irdma) iproute2's dcb and that driver's own drop, ECN and CNP counters; on an Azure VM (mana_ib) the QoS is the platform's: size the loss and raise it with the provider."},
 	{ID: "counters.ecn.host_marking", Layer: LayerFabric, Severities: []Severity{Info, Warn}, Front: Doctor,
 		Text: "mlx5 rx_prioN_marked moved: the NIC marked received packets CE itself because its host could not drain the receive buffer (per-host congestion); warn, info for a single dump",
 		Fix:  "Find what limits the receiving host's intake: PCIe link width and speed, NUMA locality, IOMMU (iommu=pt), memory bandwidth, GPUDirect RDMA off; not the switch's ECN thresholds."},

@@ -19,7 +19,10 @@ func TestBnxtREHWCounters(t *testing.T) {
 	if !evidenceHas(e, "rx_roce_only_pkts:41877012") {
 		t.Errorf("the marks are not weighed against rx_roce_only_pkts: %+v", e.Evidence)
 	}
-	nicMustFind(t, fs, "counters.retransmission", Warn, "to_retransmits 37", "seq_err_naks_rcvd 412", "missing_resp 9")
+	r := nicMustFind(t, fs, "counters.retransmission", Warn, "to_retransmits 37", "seq_err_naks_rcvd 412", "missing_resp 9")
+	if strings.Contains(r.Fix, "mlnx_qos") || strings.Contains(r.Fix, "np_ecn_marked_roce_packets") || !strings.Contains(r.Fix, "dcb pfc set") {
+		t.Errorf("a bnxt_re port's fix speaks mlx5's tools and counters: %s", r.Fix)
+	}
 	d := nicMustFind(t, fs, "counters.discards", Info, "rx_out_of_buffer 213")
 	if !strings.Contains(d.Mechanism, "no posted receive WQE") || strings.Contains(d.Mechanism, "kernel's receive rings") {
 		t.Errorf("bnxt_re's rx_out_of_buffer read as the host rings': %s", d.Mechanism)

@@ -37,9 +37,23 @@ func checkRetransmission(inc *Incident) []Finding {
 			Evidence: readingsEvidence(rs...),
 			Mechanism: "RoCE RC does retransmit: a lost packet makes the responder count out_of_sequence and NAK, and the requester (packet_seq_err) resends everything from that PSN (go-back-N); a lost tail or ACK is recovered only when the ACK timer fires (local_ack_timeout_err), 4.096 µs·2^timeout per attempt, about 4.3 s at NCCL_IB_TIMEOUT=20 unless adaptive retransmission shortens it. " +
 				"The QP fails with IBV_WC_RETRY_EXC_ERR (status 12) only after retry_cnt attempts; until then loss shows as lost bandwidth, not errors. Counted " + window(s) + ".",
-			Fix: fmt.Sprintf("Find where packets drop: PFC on the RoCE priority end to end (mlnx_qos -i %s --trust dscp --pfc %s and the same priority on the switch), rx_discards_phy / rx_prioN_discards in ethtool -S %s on both hosts, switch egress drops, and ECN marking (np_ecn_marked_roce_packets) starting before buffers fill.", netdev, pfcVector([]int{want}), netdev),
+			Fix: retransmissionFix(s, netdev, want),
 		}.per(s.Name(), "port", "RC retransmissions", s.Device, "<dev>", netdev, "<netdev>")}
 	})
+}
+
+// retransmissionFix says where to look for the drops behind RC
+// retransmissions, in the terms of the sample's driver: mlx5's tools and
+// counter names, or iproute2's dcb and the other driver's own counters.
+func retransmissionFix(s *ingest.CounterSample, netdev string, prio int) string {
+	v, known := s.Vendor()
+	if known && v == counters.MANA {
+		return "On an Azure VM (mana_ib) the NIC's QoS and the fabric are the platform's, not the VM's to set: take a before/after pair over the job to size the loss per port, and raise it with the provider, naming the VMs, the ports and the window."
+	}
+	if known && v != counters.MLX5 {
+		return fmt.Sprintf("Find where packets drop: PFC on the RoCE priority end to end (%s, and the same priority on the switch), the port's drop and per-priority discard counters in ethtool -S %s on both hosts, switch egress drops, and ECN marking (the %s driver's ECN-marked and CNP counters) starting before buffers fill.", pfcCommand(v, known, netdev, prio), netdev, v)
+	}
+	return fmt.Sprintf("Find where packets drop: PFC on the RoCE priority end to end (%s and the same priority on the switch), rx_discards_phy / rx_prioN_discards in ethtool -S %s on both hosts, switch egress drops, and ECN marking (np_ecn_marked_roce_packets) starting before buffers fill.", pfcCommand(v, known, netdev, prio), netdev)
 }
 
 // checkRNR reports RNR NAKs: responders that had no receive posted when

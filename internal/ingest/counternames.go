@@ -249,6 +249,29 @@ func isEthtoolName(n string) bool {
 	return ok && d.Source == counters.Ethtool && d.Concept != counters.NetdevPackets
 }
 
+// Vendor returns the driver whose names the sample's counters are, read at
+// the sample's source (ethtool or hw_counters): another vendor's where any
+// name is only that vendor's, mlx5 where the names are mlx5's, and false
+// where no name is known. A driver that prints some of mlx5's names among
+// its own (bnxt_re's rx_out_of_buffer) is still told apart.
+func (s *CounterSample) Vendor() (counters.Vendor, bool) {
+	if s.After == nil {
+		return 0, false
+	}
+	src, found := s.source(), false
+	for _, c := range s.After.Counters {
+		d, _, ok := counterTable().LookupIn(src, c.Name)
+		if !ok || d.Source != src || d.Vendor == counters.Twin || d.Concept == counters.NetdevPackets {
+			continue
+		}
+		if d.Vendor != counters.MLX5 {
+			return d.Vendor, true
+		}
+		found = true
+	}
+	return counters.MLX5, found
+}
+
 // EthtoolVendor returns the driver whose ethtool -S names the dump prints:
 // the first counter the table knows as one driver's own (generic names
 // such as rx_packets say nothing), and false when none is.
