@@ -224,13 +224,7 @@ func switchPFCSetting(dev string, p int) string {
 // does not say its driver), iproute2's dcb for another vendor's NIC, whose
 // own tool (Broadcom niccli, Intel's) applies where the firmware runs DCBX.
 func pfcSetting(s *ingest.CounterSample, dev string, p int) string {
-	v, ok := s.EthtoolVendor()
-	return pfcCommand(v, ok, dev, p)
-}
-
-// pfcCommand is pfcSetting for a NIC of driver v (known: whether v is).
-func pfcCommand(v counters.Vendor, known bool, dev string, p int) string {
-	if known && v != counters.MLX5 {
+	if v, ok := s.Vendor(); ok && v != counters.MLX5 {
 		return fmt.Sprintf("dcb pfc set dev %s prio-pfc all:off %d:on and dcb app add dev %s dscp-prio %d:%d (iproute2; on a %s NIC whose firmware runs DCBX, the vendor's tool)", dev, p, dev, 8*p+2, p, v)
 	}
 	return fmt.Sprintf("mlnx_qos -i %s --trust dscp --pfc %s", dev, pfcVector([]int{p}))

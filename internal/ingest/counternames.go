@@ -271,18 +271,3 @@ func (s *CounterSample) Vendor() (counters.Vendor, bool) {
 	}
 	return counters.MLX5, found
 }
-
-// EthtoolVendor returns the driver whose ethtool -S names the dump prints:
-// the first counter the table knows as one driver's own (generic names
-// such as rx_packets say nothing), and false when none is.
-func (s *CounterSample) EthtoolVendor() (counters.Vendor, bool) {
-	if s.After == nil {
-		return 0, false
-	}
-	for _, c := range s.After.Counters {
-		if d, _, ok := counterTable().Lookup(c.Name); ok && d.Source == counters.Ethtool && d.Concept != counters.NetdevPackets {
-			return d.Vendor, true
-		}
-	}
-	return 0, false
-}
