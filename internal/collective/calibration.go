@@ -164,12 +164,9 @@ const P2PNetChannelRate = 10
 // not bind there and the twin carries the wire, ×1.05-×1.28 of those
 // runs from 256 MiB (docs/nccl.md, "gIB's queue pairs"). So the GKE
 // figures are not what a QP moves, and the rate rests on Vultr and the
-// 4- and 8-server rings. Refitted on those alone (their mean, 20.3), 20
-// brings two Vultr reduce_scatter rows and one all_gather row into band
-// and takes out a held-out ring's (the nccl-tests#309 VMs' 512 MiB) and
-// the GKE A4 verlongke 256 MiB: their QPs move 18.8 to 22.9 by cluster,
-// a spread no one value lands (docs/nccl.md, "RingQPRate refit without
-// the GKE rows"), so it is left at 21.
+// 4- and 8-server rings, whose QPs move 18.8 to 22.9 by cluster: a refit
+// on those alone trades rows (docs/nccl.md, "RingQPRate refit without the
+// GKE rows"), so it is left at 21.
 const RingQPRate = 21
 
 // StepSync is a Ring/LL128 kernel's own time between two steps of a

@@ -114,10 +114,7 @@ func (e *engine) schedulePosts(ci int32) {
 			// previous post, and after the pass that reads the flags of
 			// all its lines (RingLLScan); the passes serve the proxy's
 			// other connections meanwhile.
-			from = max(from, e.t.Now(), c.lastPost) + e.tm.llPass
-			if e.tm.llScan > 0 {
-				from += e.tm.llScan.TxTime(size)
-			}
+			from = max(from, e.t.Now(), c.lastPost) + e.tm.llPass + e.tm.llScan.TxTime(size)
 		}
 		d := e.proxy(c.proxySrc, from, e.tm.proxyOp)
 		c.lastPost = e.t.Now() + d

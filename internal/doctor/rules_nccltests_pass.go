@@ -20,13 +20,6 @@ const (
 	passFloorUS    = 10
 )
 
-// The run's first collective, the out-of-place half of its first row that
-// moves data (a 0-byte row does none), pays what nccl-tests' warm-up
-// iterations (-w, 0 on some launchers) did not: lazy connection setup of
-// a new pattern, buffer registration, NVLS and CUDA graph setup. A slow
-// out-of-place half there is warm-up, not a stall; stalls are judged on
-// the rest.
-
 // checkStalledPass finds the rows of an nccl-tests table whose out-of-place
 // and in-place halves differ by far more than noise: the two halves move
 // the same bytes over the same rings back to back, so one much slower than
@@ -44,6 +37,12 @@ func checkStalledPass(inc *Incident) []Finding {
 			first := true
 			for _, row := range r.Rows {
 				fast, slow := min(row.Out.Time, row.In.Time), max(row.Out.Time, row.In.Time)
+				// The run's first collective, the out-of-place half of its first row that
+				// moves data (a 0-byte row does none), pays what nccl-tests' warm-up
+				// iterations (-w, 0 on some launchers) did not: lazy connection setup of
+				// a new pattern, buffer registration, NVLS and CUDA graph setup. A slow
+				// out-of-place half there is warm-up, not a stall; stalls are judged on
+				// the rest.
 				warmUp := first && row.Out.Time >= passFloorUS && row.Out.Time > row.In.Time
 				first = first && row.Out.Time < passFloorUS
 				if warmUp || fast < passFloorUS || slow < passRatio*fast || slow-fast < passMinUS {

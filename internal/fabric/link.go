@@ -62,7 +62,8 @@ func (n *Network) Link(a, b *Port, rate unit.BitRate, cable unit.Length) *Link {
 		from, to := e[0], e[1]
 		l.dir[i] = linkDir{link: l, from: from, to: to, key: sim.NodeKey(to.key.Node(), sim.SrcPort(from.id)), cut: from.dom != to.dom}
 		from.tx, to.rx = &l.dir[i], &l.dir[i]
-		from.rate, from.cable, from.delay, from.txLast = rate, cable, l.delay, 0
+		from.setRate(rate)
+		from.cable, from.delay = cable, l.delay
 		from.response = PeerResponseTime(rate)
 		from.peer = to
 	}

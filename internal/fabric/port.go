@@ -454,6 +454,10 @@ func (pt *Port) armWake(now unit.Time) {
 	}
 }
 
+// setRate sets the port's line rate and forgets the serialisation time
+// kept for the last frame length (txLast), which was at the old rate.
+func (pt *Port) setRate(r unit.BitRate) { pt.rate, pt.txLast = r, 0 }
+
 // SetPHY models the physical layer's imperfections: the transmitter's
 // clock runs ppm parts per million off the nominal rate (IEEE 802.3
 // allows ±100), and each frame reaches the peer up to jitter late, drawn
@@ -463,8 +467,7 @@ func (pt *Port) armWake(now unit.Time) {
 // The jitter's state lies in the link direction the port sends on: a port
 // takes it once linked, and an unlinked one keeps no jitter.
 func (pt *Port) SetPHY(ppm float64, jitter unit.Time, src rand.PCG) {
-	pt.rate = unit.BitRate(float64(pt.rate) * (1 + ppm/1e6))
-	pt.txLast = 0
+	pt.setRate(unit.BitRate(float64(pt.rate) * (1 + ppm/1e6)))
 	if pt.tx != nil {
 		pt.jitter, pt.tx.jsrc = jitter, src
 	}

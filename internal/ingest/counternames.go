@@ -36,17 +36,6 @@ func (d Dir) counterDir() counters.Dir {
 // counterTable is the table every accessor reads names from.
 func counterTable() *counters.Table { return counters.Default() }
 
-// ConceptOf returns the concept a counter name measures, "" when the
-// table does not know the name. A name two sources print is read as the
-// first the table lists; a sample's own names are read by its source
-// (CounterSample.ConceptOf).
-func ConceptOf(name string) counters.Concept {
-	if d, _, ok := counterTable().Lookup(name); ok {
-		return d.Concept
-	}
-	return ""
-}
-
 // source is where the sample's counters were read, in the counters
 // table's terms.
 func (s *CounterSample) source() counters.Source {

@@ -52,7 +52,7 @@ func TestCounterNamesFromTable(t *testing.T) {
 		"rx_roce_frames": counters.RDMAUnicastPackets, "port_rcv_packets": counters.PortRcvPackets, "rx_vport_unicast_packets": counters.VportUnicastPackets,
 		"rx_priority_pause_frames": counters.PFCFramesTotal, "pfc_pri3_rx_duration_us": counters.PauseDuration,
 	} {
-		if got := ConceptOf(name); got != want {
+		if got := (&CounterSample{}).ConceptOf(name); got != want {
 			t.Errorf("%s: concept %q, want %q", name, got, want)
 		}
 	}

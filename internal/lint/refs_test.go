@@ -82,4 +82,13 @@ func TestUnheldRefs(t *testing.T) {
 	}) {
 		t.Errorf("PORT_QOS_MAP alone: %+v", fs)
 	}
+	// Each ASIC's orchagent reads its own CONFIG_DB: maps another
+	// namespace of the same dump holds leave asic0's names unheld.
+	multi := tempFile(t, "multi.json", `{"asic0": {"PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "AZURE", "tc_to_queue_map": "AZURE", "pfc_enable": "3"}}},
+ "asic1": {"DSCP_TO_TC_MAP": {"AZURE": {"26": "3"}}, "TC_TO_QUEUE_MAP": {"AZURE": {"3": "3"}}}}`)
+	if fs := lintFiles(t, multi).Findings; !slices.ContainsFunc(fs, func(fd doctor.Finding) bool {
+		return strings.Contains(fd.Title, "names DSCP_TO_TC_MAP|AZURE, TC_TO_QUEUE_MAP|AZURE, which no input holds")
+	}) {
+		t.Errorf("asic1's maps resolved asic0's names: %+v", fs)
+	}
 }

@@ -155,7 +155,7 @@ func (w *Flows) failed(i int) {
 // its dependents.
 func (w *Flows) cancel(i int) {
 	s := &w.st[i]
-	if s.Done || s.Started {
+	if s.Done {
 		return
 	}
 	s.Done, s.Cancelled = true, true

@@ -182,8 +182,8 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 	if t.hosts < 2 || t.switches == 0 {
 		return nil, fmt.Errorf("%s:%d:%d: %d hosts and %d switches have links: nothing to run", file, headLine, linksCol, t.hosts, t.switches)
 	}
-	out := slices.Sorted(slices.Values(slices.Concat(t.unused, t.apart)))
-	t.renumbered = len(out) > 0 && out[0] < len(t.name)-len(out)
+	out := slices.Concat(t.unused, t.apart)
+	t.renumbered = len(out) > 0 && slices.Min(out) < len(t.name)-len(out)
 	for _, l := range links {
 		t.links = append(t.links, fmt.Sprintf("{a: %s, b: %s, rate: %s, cable: %s}", t.name[l.a], t.name[l.b], l.rate, unit.CableFor(l.d)))
 		t.rates = append(t.rates, l.rate)
