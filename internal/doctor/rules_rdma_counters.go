@@ -50,10 +50,11 @@ func retransmissionFix(s *ingest.CounterSample, netdev string, prio int) string 
 	if known && v == counters.MANA {
 		return "On an Azure VM (mana_ib) the NIC's QoS and the fabric are the platform's, not the VM's to set: take a before/after pair over the job to size the loss per port, and raise it with the provider, naming the VMs, the ports and the window."
 	}
+	drops, marks := "rx_discards_phy / rx_prioN_discards", "np_ecn_marked_roce_packets"
 	if known && v != counters.MLX5 {
-		return fmt.Sprintf("Find where packets drop: PFC on the RoCE priority end to end (%s, and the same priority on the switch), the port's drop and per-priority discard counters in ethtool -S %s on both hosts, switch egress drops, and ECN marking (the %s driver's ECN-marked and CNP counters) starting before buffers fill.", pfcSetting(s, netdev, prio), netdev, v)
+		drops, marks = "the port's drop and per-priority discard counters", fmt.Sprintf("the %s driver's ECN-marked and CNP counters", v)
 	}
-	return fmt.Sprintf("Find where packets drop: PFC on the RoCE priority end to end (%s and the same priority on the switch), rx_discards_phy / rx_prioN_discards in ethtool -S %s on both hosts, switch egress drops, and ECN marking (np_ecn_marked_roce_packets) starting before buffers fill.", pfcSetting(s, netdev, prio), netdev)
+	return fmt.Sprintf("Find where packets drop: PFC on the RoCE priority end to end (%s and the same priority on the switch), %s in ethtool -S %s on both hosts, switch egress drops, and ECN marking (%s) starting before buffers fill.", pfcSetting(s, netdev, prio), drops, netdev, marks)
 }
 
 // checkRNR reports RNR NAKs: responders that had no receive posted when
