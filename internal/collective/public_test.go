@@ -52,7 +52,8 @@ type publicRun struct {
 	// "Held out, group 4"), 5 for the fifth (docs/nccl.md, "Held out, group
 	// 5"), 6 for the sixth (docs/nccl.md, "Held out, group 6"), 7 for the
 	// seventh (docs/nccl.md, "Held out, group 7"), 8 for the eighth
-	// (docs/nccl.md, "Held out, group 8").
+	// (docs/nccl.md, "Held out, group 8"), 9 for the ninth, other
+	// collectives (docs/nccl.md, "Held out, group 9").
 	heldOut int
 	// maxSize, when set, is the largest size the default test runs
 	// (2 GiB otherwise): a result whose rows are all larger.
@@ -325,6 +326,15 @@ var publicRuns = []publicRun{
 	// change to what it runs (Ring/Simple).
 	{file: "gb10-2x1-roce200g-all_gather-dac-gb10training.txt", op: "all_gather", label: "2 × 1 GB10 (Dell Pro Max GB10), 200G RoCE on one DAC cable, all_gather of 16 GiB", fabric: "RoCE",
 		srv: serverOf("GB10", 1, 200*unit.Gbps, 5, gpu.PIX, gpu.ARM), servers: 2, ppn: 1, version: "2.28.9", heldOut: 3, maxSize: 16 << 30},
+	// Held out, group 9: the other collectives of the Voltage Park cluster
+	// of group 6, added and compared before any change (docs/nccl.md,
+	// "Held out, group 9").
+	{file: "h100-4n-ib400g-voltagepark-all_gather.txt", op: "all_gather", label: "Voltage Park, 4 × 8 H100, 8 × 400G IB, NCCL defaults, all_gather", fabric: "IB",
+		srv: h100x8, servers: 4, ppn: 8, version: "2.24.3", heldOut: 9},
+	{file: "h100-4n-ib400g-voltagepark-broadcast.txt", op: "broadcast", label: "Voltage Park, 4 × 8 H100, 8 × 400G IB, NCCL defaults, broadcast from rank 0", fabric: "IB",
+		srv: h100x8, servers: 4, ppn: 8, version: "2.24.3", heldOut: 9},
+	{file: "h100-4n-ib400g-voltagepark-reduce.txt", op: "reduce", label: "Voltage Park, 4 × 8 H100, 8 × 400G IB, NCCL defaults, reduce to rank 0", fabric: "IB",
+		srv: h100x8, servers: 4, ppn: 8, version: "2.24.3", heldOut: 9},
 	{file: "oci-a100-2n-roce-default-2024.txt", label: "OCI A100, 2 × 8 A100, 16 × 100G RoCE, NCCL defaults", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4"}, version: "2.14.3",
