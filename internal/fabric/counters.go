@@ -168,8 +168,8 @@ func (pt *Port) TxBytes() int64 {
 // egress booked.
 func (pt *Port) sentCount(prio int, cl packet.Class) traffic {
 	t := pt.txc[prio][cl]
-	if e, ok := pt.egress.(*switchEgress); ok && cl == packet.ClassRoCE {
-		s := e.cls[prio].sent
+	if pt.hooks&hookEgressBooks != 0 && cl == packet.ClassRoCE {
+		s := pt.egress.(*switchEgress).cls[prio].sent
 		t.pkts += s.pkts
 		t.bytes += s.bytes
 	}

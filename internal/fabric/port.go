@@ -207,8 +207,16 @@ func (pt *Port) Domain() *Domain { return pt.dom }
 // Key returns the key of the events the port's node schedules for itself.
 func (pt *Port) Key() sim.Key { return pt.key }
 
-// SetEgress sets what the port transmits.
-func (pt *Port) SetEgress(e Egress) { pt.egress = e }
+// SetEgress sets what the port transmits. A switch's egress books the
+// frames the port sends itself (egressClass.count), and the port's own
+// count of them (countTx) then stands aside: hookEgressBooks says so.
+func (pt *Port) SetEgress(e Egress) {
+	pt.egress = e
+	pt.hooks &^= hookEgressBooks
+	if _, ok := e.(*switchEgress); ok {
+		pt.hooks |= hookEgressBooks
+	}
+}
 
 // SetTap installs a frame tap (nil removes it).
 func (pt *Port) SetTap(t Tap) {

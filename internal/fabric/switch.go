@@ -162,7 +162,6 @@ func (n *Network) NewSwitch(d *Domain, name string, nports int, cfg SwitchConfig
 	for i := range s.port {
 		pt := &s.port[i]
 		n.initPort(pt, d, s, s.id, i)
-		pt.hooks |= hookEgressBooks
 		e := &s.egress[i]
 		*e = switchEgress{sw: s, port: int32(i), red: &s.cfg.ECN}
 		e.ets = NewETS(cfg.Strict, cfg.Weights, func(c int) *DWRR { return &e.cls[c].dwrr })
@@ -433,7 +432,8 @@ func (s *Switch) forward(p *packet.Packet, in *Port) {
 		// pick and its pop would have done to the queue's state.
 		e.through(p, prio)
 		out.sending = true // as in startTx, while the departure is booked
-		s.departed(p, e, out, 0, true)
+		s.departed(p, e, out, 0)
+		e.cls[prio].count(out, p)
 		out.sending = false
 		out.transmit(now, p, false)
 		return
@@ -471,10 +471,12 @@ func (s *Switch) markECN(p *packet.Packet, e *switchEgress, out *Port, qlen int6
 	}
 }
 
-// departed credits the buffer for a packet leaving for out, releases the
-// upstream if its PG drained, marks ECN at dequeue and, when it is sent
-// (not flushed), books it as sent, in its class's line of out's egress e.
-func (s *Switch) departed(p *packet.Packet, e *switchEgress, out *Port, qlen int64, sent bool) {
+// departed credits the buffer for a packet leaving for out, whose egress
+// is e, releases the upstream if its PG drained, and marks ECN and writes
+// telemetry at dequeue. A packet that is sent, not flushed, is booked as
+// sent next (egressClass.count), after its telemetry, which counts the
+// bytes the port sent before it.
+func (s *Switch) departed(p *packet.Packet, e *switchEgress, out *Port, qlen int64) {
 	prio := int(p.Prio)
 	lossless := s.lossless&(1<<prio) != 0
 	in := &s.port[p.InPort]
@@ -491,9 +493,6 @@ func (s *Switch) departed(p *packet.Packet, e *switchEgress, out *Port, qlen int
 	}
 	if s.stages&stagePINT != 0 {
 		s.pintDeparted(p, out)
-	}
-	if sent {
-		e.cls[prio].count(out, p)
 	}
 }
 
@@ -600,20 +599,21 @@ func (e *switchEgress) Dequeue(pt *Port, paused uint8) (*packet.Packet, bool) {
 	if ready == 0 {
 		return nil, false
 	}
-	p := e.pop(pt, e.ets.Pick(ready, e), true)
+	p := e.pop(pt, e.ets.Pick(ready, e))
+	e.cls[p.Prio].count(pt, p)
 	return p, e.busy&^paused != 0
 }
 
-// pop takes the head frame of priority prio's queue, which departs:
-// sent says it leaves on the port (the watchdog's flush drops it).
-func (e *switchEgress) pop(pt *Port, prio int, sent bool) *packet.Packet {
+// pop takes the head frame of priority prio's queue, which departs: to
+// be sent (Dequeue books it as sent) or dropped (Flush).
+func (e *switchEgress) pop(pt *Port, prio int) *packet.Packet {
 	c := &e.cls[prio]
 	p := c.q.PopAhead()
 	if c.q.Len() == 0 {
 		c.dwrr.Emptied()
 		e.busy &^= 1 << prio
 	}
-	e.sw.departed(p, e, pt, c.q.Bytes(), sent)
+	e.sw.departed(p, e, pt, c.q.Bytes())
 	return p
 }
 
@@ -646,6 +646,6 @@ func (e *switchEgress) through(p *packet.Packet, prio int) {
 // Flush implements Flusher: the watchdog drops a stormed queue.
 func (e *switchEgress) Flush(pt *Port, prio int, reason DropReason) {
 	for e.cls[prio].q.Len() > 0 {
-		e.sw.dom.Drop(e.pop(pt, prio, false), reason, pt)
+		e.sw.dom.Drop(e.pop(pt, prio), reason, pt)
 	}
 }
