@@ -172,10 +172,11 @@ func convert(s *scenario.Scenario, file string) (*files, error) {
 			switches = append(switches, id[n])
 		}
 	}
+	loss := linkErrorRates(s, &bad)
 	pair := map[[2]int]bool{}
 	var headroom []unit.Bytes
 	var top strings.Builder
-	for _, l := range t.Links {
+	for i, l := range t.Links {
 		k := [2]int{min(l.A, l.B), max(l.A, l.B)}
 		if pair[k] {
 			bad.add("topology: parallel links between %s and %s (ns-3 keeps one interface per neighbour)", t.Nodes[l.A].Name, t.Nodes[l.B].Name)
@@ -191,7 +192,7 @@ func convert(s *scenario.Scenario, file string) (*files, error) {
 		if hr := ns3Headroom(l.LinkSpec); !slices.Contains(headroom, hr) {
 			headroom = append(headroom, hr)
 		}
-		fmt.Fprintf(&top, "%d %d %dbps %dns 0\n", id[l.A], id[l.B], int64(l.Rate), int64(d/unit.Nanosecond))
+		fmt.Fprintf(&top, "%d %d %dbps %dns %s\n", id[l.A], id[l.B], int64(l.Rate), int64(d/unit.Nanosecond), strconv.FormatFloat(loss[i], 'g', -1, 64))
 	}
 	switch {
 	case len(headroom) > 1:
@@ -457,6 +458,29 @@ func flows(s *scenario.Scenario, bad *mismatches) []flow {
 	}
 	slices.SortStableFunc(out, func(a, b flow) int { return cmp.Compare(a.Start, b.Start) })
 	return out
+}
+
+// linkErrorRates is each link's error rate in topology.txt: a loss
+// fault's rate on its link, which ns-3 loses each packet arriving at
+// either end with, as the fault does (independent losses, each port its
+// own draws), for the whole run. Other faults ns-3 has no way to run.
+func linkErrorRates(s *scenario.Scenario, bad *mismatches) []float64 {
+	loss := make([]float64, len(s.Topo.Links))
+	for i, f := range s.Faults {
+		switch {
+		case f.Kind != "loss":
+			bad.add("faults[%d]: a %s fault (ns-3's third.cc runs only lossy links, topology.txt's error rate, from its first packet to its last)", i, f.Kind)
+		case f.Burst > 1:
+			bad.add("faults[%d]: losses in bursts of %g (ns-3's error model loses packets one by one)", i, f.Burst)
+		case f.Start != 0 || f.End != 0:
+			bad.add("faults[%d]: a loss for part of the run (start %v, end %v; ns-3's error model acts from the first packet to the last)", i, f.Start, f.End)
+		case loss[f.Link] != 0:
+			bad.add("faults[%d]: a second loss fault on link %s (ns-3 gives a link one error rate)", i, f.LinkName)
+		default:
+			loss[f.Link] = f.Rate
+		}
+	}
+	return loss
 }
 
 // seconds writes t in seconds, to the nanosecond.
