@@ -453,6 +453,7 @@ func flows(s *scenario.Scenario, bad *mismatches) []flow {
 		}
 		out[i].FlowSpec = f
 	}
+	checkScheduler(s.Switch, specs, bad)
 	for i, p := range scenario.NS3SourcePorts(specs) {
 		out[i].sport = int(p)
 	}
@@ -481,6 +482,37 @@ func linkErrorRates(s *scenario.Scenario, bad *mismatches) []float64 {
 		}
 	}
 	return loss
+}
+
+// checkScheduler refuses flows that rocelab's switches serve otherwise
+// than ns-3's (switch-node.cc, BEgressQueue::DequeueRR): ns-3's queue 0
+// holds its CNPs and PFC frames, served first and outside the MMU (no
+// admission, no PFC), so data there has no counterpart; queues 1-7 take
+// a packet each in turn, so flows on several of them need priorities
+// weighted alike and none strict here.
+func checkScheduler(sw scenario.SwitchSpec, specs []scenario.FlowSpec, bad *mismatches) {
+	var used []uint8
+	for _, f := range specs {
+		if !slices.Contains(used, f.Priority) {
+			used = append(used, f.Priority)
+		}
+	}
+	slices.Sort(used)
+	if used[0] == 0 {
+		bad.add("traffic: flows on priority 0, ns-3's queue 0, which holds its CNPs and PFC frames, served first and outside the switch's MMU (no admission, no PFC): give them another priority")
+	}
+	weight := 0
+	for _, p := range used {
+		switch {
+		case p == 0 || len(used) < 2:
+		case sw.Strict&(1<<p) != 0:
+			bad.add("switch.scheduler: flows ride priorities %v, which ns-3's switches take a packet each in turn: priority %d is strict here", used, p)
+		case weight != 0 && sw.Weights[p] != weight:
+			bad.add("switch.scheduler.weights: flows ride priorities %v, which ns-3's switches take a packet each in turn: weigh them alike (priority %d: %d, against %d)", used, p, sw.Weights[p], weight)
+		default:
+			weight = sw.Weights[p]
+		}
+	}
 }
 
 // seconds writes t in seconds, to the nanosecond.

@@ -249,3 +249,41 @@ func TestLossFaults(t *testing.T) {
 		}
 	}
 }
+
+// Flows on several priorities convert only where rocelab's switches serve
+// them as ns-3's do, queues 1-7 a packet each in turn
+// (BEgressQueue::DequeueRR); priority 0, ns-3's control queue outside its
+// MMU, never.
+func TestPrioritiesScheduled(t *testing.T) {
+	text, err := os.ReadFile("scenarios/incast16-pfc.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _, _ := strings.Cut(string(text), "traffic:")
+	base = strings.Replace(base, "pfc: {", "pfc: {priorities: [0, 3, 4, 6], ", 1)
+	base = strings.Replace(base, "ecn: {", "ecn: {priorities: [0, 3, 4, 6], ", 1)
+	for _, c := range []struct{ sched, prios, want string }{
+		{"", "3, 4", ""},
+		{"", "3, 6", "priority 6 is strict here"},
+		{"  scheduler: {strict: [0]}\n", "0, 3", "flows on priority 0, ns-3's queue 0"},
+		{"", "0, 0", "flows on priority 0, ns-3's queue 0"},
+		{"  scheduler: {weights: [1, 1, 1, 2, 1, 1, 1, 1]}\n", "3, 4", "weigh them alike (priority 4: 1, against 2)"},
+		{"  scheduler: {weights: [1, 1, 1, 2, 1, 1, 1, 1]}\n", "3, 3", ""},
+	} {
+		p := strings.Split(c.prios, ", ")
+		y := strings.Replace(base, "switch:\n", "switch:\n"+c.sched, 1) + "traffic:\n  flows:\n" +
+			"    - {name: a, src: h1, dst: h0, bytes: 1MB, priority: " + p[0] + "}\n" +
+			"    - {name: b, src: h2, dst: h0, bytes: 1MB, priority: " + p[1] + "}\n"
+		s, err := scenario.Load("s.yaml", []byte(y))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, y)
+		}
+		_, err = convert(s, "s.yaml")
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("priorities %s, %q: %v", c.prios, c.sched, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("priorities %s, %q: got %v, want %q", c.prios, c.sched, err, c.want)
+		}
+	}
+}
