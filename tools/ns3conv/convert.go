@@ -489,7 +489,8 @@ func linkErrorRates(s *scenario.Scenario, bad *mismatches) []float64 {
 // holds its CNPs and PFC frames, served first and outside the MMU (no
 // admission, no PFC), so data there has no counterpart; queues 1-7 take
 // a packet each in turn, so flows on several of them need priorities
-// weighted alike and none strict here.
+// weighted alike and none strict here; and its NIC serves QPs in turn
+// whatever their group, so a host's flows need one priority.
 func checkScheduler(sw scenario.SwitchSpec, specs []scenario.FlowSpec, bad *mismatches) {
 	var used []uint8
 	for _, f := range specs {
@@ -498,6 +499,16 @@ func checkScheduler(sw scenario.SwitchSpec, specs []scenario.FlowSpec, bad *mism
 		}
 	}
 	slices.Sort(used)
+	first := map[int]scenario.FlowSpec{} // each sender's first flow
+	for _, f := range specs {
+		g, ok := first[f.Src]
+		if !ok {
+			first[f.Src] = f
+		} else if g.Priority != f.Priority {
+			bad.add("traffic: flows %s and %s leave one host on priorities %d and %d: ns-3's NIC serves its QPs a packet each whatever their group (RdmaEgressQueue::GetNextQindex), rocelab's shares the port by priority first; give a host's flows one priority", g.Name, f.Name, g.Priority, f.Priority)
+			first[f.Src] = f
+		}
+	}
 	if used[0] == 0 {
 		bad.add("traffic: flows on priority 0, ns-3's queue 0, which holds its CNPs and PFC frames, served first and outside the switch's MMU (no admission, no PFC): give them another priority")
 	}

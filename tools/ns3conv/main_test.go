@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -264,16 +265,18 @@ func TestPrioritiesScheduled(t *testing.T) {
 	base = strings.Replace(base, "ecn: {", "ecn: {priorities: [0, 3, 4, 6], ", 1)
 	for _, c := range []struct{ sched, prios, want string }{
 		{"", "3, 4", ""},
+		{"", "3, 4, 4", "flows a and c leave one host on priorities 3 and 4"},
 		{"", "3, 6", "priority 6 is strict here"},
 		{"  scheduler: {strict: [0]}\n", "0, 3", "flows on priority 0, ns-3's queue 0"},
 		{"", "0, 0", "flows on priority 0, ns-3's queue 0"},
 		{"  scheduler: {weights: [1, 1, 1, 2, 1, 1, 1, 1]}\n", "3, 4", "weigh them alike (priority 4: 1, against 2)"},
 		{"  scheduler: {weights: [1, 1, 1, 2, 1, 1, 1, 1]}\n", "3, 3", ""},
 	} {
-		p := strings.Split(c.prios, ", ")
-		y := strings.Replace(base, "switch:\n", "switch:\n"+c.sched, 1) + "traffic:\n  flows:\n" +
-			"    - {name: a, src: h1, dst: h0, bytes: 1MB, priority: " + p[0] + "}\n" +
-			"    - {name: b, src: h2, dst: h0, bytes: 1MB, priority: " + p[1] + "}\n"
+		y := strings.Replace(base, "switch:\n", "switch:\n"+c.sched, 1) + "traffic:\n  flows:\n"
+		for i, p := range strings.Split(c.prios, ", ") {
+			// a from h1, b from h2, c from h1 again
+			y += fmt.Sprintf("    - {name: %c, src: h%d, dst: h0, bytes: 1MB, priority: %s}\n", 'a'+i, 1+i%2, p)
+		}
 		s, err := scenario.Load("s.yaml", []byte(y))
 		if err != nil {
 			t.Fatalf("%v\n%s", err, y)
