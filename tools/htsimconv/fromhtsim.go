@@ -32,6 +32,8 @@ type htsimRun struct {
 	strategy        string
 	startDelta      bool
 	queueType       string
+	hostQueue       string // -host_queue_type
+	queueSize       string // -q, as given
 	args            []string
 	ignored         []string
 }
@@ -79,7 +81,7 @@ func htsimProgram(name string) (string, error) {
 // HOST_NIC, 1 us hops, 9000 B packets, PFC at 15 and 12 packets).
 func parseHtsimArgs(args []string) (*htsimRun, error) {
 	r := &htsimRun{program: "htsim_roce", nodes: 432, tiers: 3, linkMbps: 100000, hopUS: 1, mtu: 9000, pfcLow: 12, pfcHigh: 15,
-		endUS: 1000, seed: 13, queueType: "lossless_input"}
+		endUS: 1000, seed: 13, queueType: "lossless_input", hostQueue: "fair_prio"}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		var err error
 		if r.program, err = htsimProgram(args[0]); err != nil {
@@ -143,6 +145,10 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 			r.startDelta = v[0] != "0"
 		case "-queue_type":
 			r.queueType = v[0]
+		case "-host_queue_type":
+			r.hostQueue = v[0]
+		case "-q":
+			r.queueSize = v[0]
 		case "-topo":
 			r.topoFile = v[0]
 		default: // outputs, logging, path counts and AR tuning: nothing rocelab takes
@@ -165,6 +171,10 @@ func parseHtsimArgs(args []string) (*htsimRun, error) {
 		return nil, fmt.Errorf("-pfc_thresholds %d %d: expected low < high", r.pfcLow, r.pfcHigh)
 	case r.queueType != "lossless_input":
 		return nil, fmt.Errorf("-queue_type %s: only htsim's default lossless_input (PFC per ingress port) is converted", r.queueType)
+	case r.hostQueue == "swift":
+		return nil, fmt.Errorf("-host_queue_type swift: %s crashes with it (a segmentation fault, exit 139, as its first connection starts: the FairScheduler it builds is Swift's); give fair_prio, the default, or prio", r.program)
+	case r.hostQueue != "fair_prio" && r.hostQueue != "prio":
+		return nil, fmt.Errorf("-host_queue_type %s: %s exits with its usage; expected fair_prio, prio or swift", r.hostQueue, r.program)
 	}
 	if _, err := r.loadBalancing(); err != nil {
 		return nil, err
@@ -632,7 +642,13 @@ func fromHtsim(args []string, w io.Writer) error {
 		fmt.Fprintf(&b, "# Every flow starts at 0, as in htsim: its sources start when they are connected,\n# whatever the matrix's start or -start_delta (%s's connect calls startflow at once).\n", srcFile[r.program])
 	}
 	if len(r.ignored) > 0 {
-		fmt.Fprintf(&b, "# Not converted (output, logging and path-count options): %s.\n", strings.Join(r.ignored, " "))
+		fmt.Fprintf(&b, "# Not converted (output, logging, path-count and adaptive-routing tuning options): %s.\n", strings.Join(r.ignored, " "))
+	}
+	if r.queueSize != "" {
+		fmt.Fprintf(&b, "# -q %s changes nothing: htsim's lossless queues never drop; past it they print\n# \"LOSSLESS not working!\" and keep the packet (queue_lossless_input.cpp, _output.cpp).\n", r.queueSize)
+	}
+	if r.hostQueue == "prio" {
+		b.WriteString("# -host_queue_type prio: the hosts' queue serves ACKs first, then data in arrival\n# order, where fair_prio takes its flows in turn; senders at line rate arrive in\n# turn, so both gave the same completions (docs/engine.md).\n")
 	}
 	if tf != nil {
 		tf.describe(&b, r)

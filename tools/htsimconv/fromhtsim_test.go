@@ -155,6 +155,8 @@ func TestImportRefuses(t *testing.T) {
 		{"switch latency", "", []string{"-switch_latency", "-1"}, "-switch_latency -1: expected 0 to 100us"},
 		{"flag", "", []string{"-colour", "red"}, "\"-colour\" is not an htsim_roce flag"},
 		{"strategy", "", []string{"-strat", "perm"}, "-strat perm: htsim_roce runs only"},
+		{"host queue swift", "", []string{"-host_queue_type", "swift"}, "-host_queue_type swift: htsim_roce crashes with it"},
+		{"host queue other", "", []string{"-host_queue_type", "fifo"}, "-host_queue_type fifo: htsim_roce exits with its usage"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := importMatrix(t, c.matrix, append([]string{"-nodes", "16"}, c.args...)...)
@@ -481,6 +483,40 @@ func TestMatrixSplitAsHtsim(t *testing.T) {
 			t.Errorf("%q: %v", c.m, err)
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%q: error %v, expected %q", c.m, err, c.want)
+		}
+	}
+}
+
+// htsim's -q and -host_queue_type prio change nothing in its run (its
+// lossless queues keep what passes -q; senders at line rate reach the
+// host's queue in turn, so FIFO serves them as fair_prio does): they
+// import as the defaults do, and the head says why.
+func TestImportQueueOptions(t *testing.T) {
+	const m = "Nodes 16\nConnections 2\n0->5 id 1 start 0 size 40960\n0->9 id 2 start 0 size 40960\n"
+	base, err := importMatrix(t, m, "-nodes", "16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		note string
+	}{
+		{[]string{"-q", "8"}, "# -q 8 changes nothing: htsim's lossless queues never drop"},
+		{[]string{"-host_queue_type", "prio"}, "# -host_queue_type prio: the hosts' queue serves ACKs first"},
+		{[]string{"-host_queue_type", "fair_prio"}, ""},
+	} {
+		got, err := importMatrix(t, m, append([]string{"-nodes", "16"}, c.args...)...)
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if c.note != "" && !strings.Contains(got, c.note) {
+			t.Errorf("%v: no %q in the head:\n%s", c.args, c.note, got)
+		}
+		if strings.Contains(got, "Not converted") {
+			t.Errorf("%v: listed as not converted:\n%s", c.args, got)
+		}
+		if body := func(y string) string { return y[strings.Index(y, "\nname:"):] }; body(got) != body(base) {
+			t.Errorf("%v: imported otherwise than the defaults:\n%s", c.args, got)
 		}
 	}
 }

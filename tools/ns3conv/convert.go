@@ -172,10 +172,11 @@ func convert(s *scenario.Scenario, file string) (*files, error) {
 			switches = append(switches, id[n])
 		}
 	}
+	loss := linkErrorRates(s, &bad)
 	pair := map[[2]int]bool{}
 	var headroom []unit.Bytes
 	var top strings.Builder
-	for _, l := range t.Links {
+	for i, l := range t.Links {
 		k := [2]int{min(l.A, l.B), max(l.A, l.B)}
 		if pair[k] {
 			bad.add("topology: parallel links between %s and %s (ns-3 keeps one interface per neighbour)", t.Nodes[l.A].Name, t.Nodes[l.B].Name)
@@ -191,7 +192,7 @@ func convert(s *scenario.Scenario, file string) (*files, error) {
 		if hr := ns3Headroom(l.LinkSpec); !slices.Contains(headroom, hr) {
 			headroom = append(headroom, hr)
 		}
-		fmt.Fprintf(&top, "%d %d %dbps %dns 0\n", id[l.A], id[l.B], int64(l.Rate), int64(d/unit.Nanosecond))
+		fmt.Fprintf(&top, "%d %d %dbps %dns %s\n", id[l.A], id[l.B], int64(l.Rate), int64(d/unit.Nanosecond), strconv.FormatFloat(loss[i], 'g', -1, 64))
 	}
 	switch {
 	case len(headroom) > 1:
@@ -452,11 +453,77 @@ func flows(s *scenario.Scenario, bad *mismatches) []flow {
 		}
 		out[i].FlowSpec = f
 	}
+	checkScheduler(s.Switch, specs, bad)
 	for i, p := range scenario.NS3SourcePorts(specs) {
 		out[i].sport = int(p)
 	}
 	slices.SortStableFunc(out, func(a, b flow) int { return cmp.Compare(a.Start, b.Start) })
 	return out
+}
+
+// linkErrorRates is each link's error rate in topology.txt: a loss
+// fault's rate on its link, which ns-3 loses each packet arriving at
+// either end with, as the fault does (independent losses, each port its
+// own draws), for the whole run. Other faults ns-3 has no way to run.
+func linkErrorRates(s *scenario.Scenario, bad *mismatches) []float64 {
+	loss := make([]float64, len(s.Topo.Links))
+	for i, f := range s.Faults {
+		switch {
+		case f.Kind != "loss":
+			bad.add("faults[%d]: a %s fault (ns-3's third.cc runs only lossy links, topology.txt's error rate, from its first packet to its last)", i, f.Kind)
+		case f.Burst > 1:
+			bad.add("faults[%d]: losses in bursts of %g (ns-3's error model loses packets one by one)", i, f.Burst)
+		case f.Start != 0 || f.End != 0:
+			bad.add("faults[%d]: a loss for part of the run (start %v, end %v; ns-3's error model acts from the first packet to the last)", i, f.Start, f.End)
+		case loss[f.Link] != 0:
+			bad.add("faults[%d]: a second loss fault on link %s (ns-3 gives a link one error rate)", i, f.LinkName)
+		default:
+			loss[f.Link] = f.Rate
+		}
+	}
+	return loss
+}
+
+// checkScheduler refuses flows that rocelab's switches serve otherwise
+// than ns-3's (switch-node.cc, BEgressQueue::DequeueRR): ns-3's queue 0
+// holds its CNPs and PFC frames, served first and outside the MMU (no
+// admission, no PFC), so data there has no counterpart; queues 1-7 take
+// a packet each in turn, so flows on several of them need priorities
+// weighted alike and none strict here; and its NIC serves QPs in turn
+// whatever their group, so a host's flows need one priority.
+func checkScheduler(sw scenario.SwitchSpec, specs []scenario.FlowSpec, bad *mismatches) {
+	var used []uint8
+	for _, f := range specs {
+		if !slices.Contains(used, f.Priority) {
+			used = append(used, f.Priority)
+		}
+	}
+	slices.Sort(used)
+	first := map[int]scenario.FlowSpec{} // each sender's first flow
+	for _, f := range specs {
+		g, ok := first[f.Src]
+		if !ok {
+			first[f.Src] = f
+		} else if g.Priority != f.Priority {
+			bad.add("traffic: flows %s and %s leave one host on priorities %d and %d: ns-3's NIC serves its QPs a packet each whatever their group (RdmaEgressQueue::GetNextQindex), rocelab's shares the port by priority first; give a host's flows one priority", g.Name, f.Name, g.Priority, f.Priority)
+			first[f.Src] = f
+		}
+	}
+	if used[0] == 0 {
+		bad.add("traffic: flows on priority 0, ns-3's queue 0, which holds its CNPs and PFC frames, served first and outside the switch's MMU (no admission, no PFC): give them another priority")
+	}
+	weight := 0
+	for _, p := range used {
+		switch {
+		case p == 0 || len(used) < 2:
+		case sw.Strict&(1<<p) != 0:
+			bad.add("switch.scheduler: flows ride priorities %v, which ns-3's switches take a packet each in turn: priority %d is strict here", used, p)
+		case weight != 0 && sw.Weights[p] != weight:
+			bad.add("switch.scheduler.weights: flows ride priorities %v, which ns-3's switches take a packet each in turn: weigh them alike (priority %d: %d, against %d)", used, p, sw.Weights[p], weight)
+		default:
+			weight = sw.Weights[p]
+		}
+	}
 }
 
 // seconds writes t in seconds, to the nanosecond.

@@ -52,7 +52,6 @@ func fromNs3(file string, w io.Writer) error {
 	}
 	wants := []want{
 		{"L2_BACK_TO_ZERO", 0, "retransmission from the message's start"},
-		{"ERROR_RATE_PER_LINK", 0, "random loss"},
 		{"RATE_BOUND", 1, "NICs that send faster than their rate"},
 		{"LINK_DOWN", 0, "a link taken down during the run"},
 	}
@@ -100,6 +99,13 @@ func fromNs3(file string, w io.Writer) error {
 	topology, err := readFile(tp, readTopology)
 	if err != nil {
 		return err
+	}
+	losses, err := linkLosses(c, topology)
+	if err != nil {
+		return err
+	}
+	if len(losses) > 0 {
+		notes = append(notes, lossNote)
 	}
 	fp, err := c.path("FLOW_FILE")
 	if err != nil {
@@ -258,6 +264,12 @@ func fromNs3(file string, w io.Writer) error {
 	// each flow on a line of its own, as short as it reads (named
 	// flow0.. by its place), so that a traffic_gen.py run of some 17000
 	// flows fits in the MiB a scenario may be
+	if len(losses) > 0 {
+		b.WriteString("faults:\n")
+		for _, l := range losses {
+			fmt.Fprintf(&b, "  - {kind: loss, link: %s, rate: %s}\n", l.link, strconv.FormatFloat(l.rate, 'g', -1, 64))
+		}
+	}
 	b.WriteString("traffic:\n  flows:\n")
 	fit := 0 // the flows whose lines fit in a scenario
 	for _, x := range flows {
@@ -466,4 +478,36 @@ func ns3AlphaByRate(nic unit.BitRate, rates []unit.BitRate) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// lossNote says how a lossy ns-3 link runs otherwise in rocelab.
+const lossNote = "links lose packets at random (topology.txt's error rates, ERROR_RATE_PER_LINK), as loss faults here, each port by its own draws, so other packets are lost than in ns-3; both go back to the receiver's expected packet (ns-3's NACK with L2_BACK_TO_ZERO 0, rocelab's go-back-N), but ns-3's NICs have no retransmission timer and NACK an expected packet at most once per 500 us: a flow whose last packets or last ACK ns-3 loses never completes there and fct.txt leaves it out, where rocelab resends it after host.qp.timeout (4.3 s at NCCL's default)"
+
+// linkLoss is a lossy link of the scenario: its name and error rate.
+type linkLoss struct {
+	link string
+	rate float64
+}
+
+// linkLosses are the links that lose packets in ns-3: each link's error
+// rate in topology.txt, or where that is 0, ERROR_RATE_PER_LINK (third.cc
+// gives those links one error model of that rate).
+func linkLosses(c *ns3Config, t *ns3Topology) ([]linkLoss, error) {
+	all, err := c.num("ERROR_RATE_PER_LINK")
+	if err != nil {
+		return nil, err
+	}
+	if math.IsNaN(all) || all < 0 || all >= 1 {
+		return nil, fmt.Errorf("%s %g: expected the share of packets each link loses, 0 to below 1", c.at("ERROR_RATE_PER_LINK"), all)
+	}
+	var out []linkLoss
+	for i, e := range t.loss {
+		if e == 0 {
+			e = all
+		}
+		if e > 0 {
+			out = append(out, linkLoss{t.ends[i], e})
+		}
+	}
+	return out, nil
 }

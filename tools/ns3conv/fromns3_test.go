@@ -153,12 +153,12 @@ func TestImportRefuses(t *testing.T) {
 	}
 	top := filepath.Join(dir, "topology.txt")
 	data, _ := os.ReadFile(top)
-	bad := strings.Replace(string(data), "1000ns 0\n", "1000ns 0.001\n", 1)
+	bad := strings.Replace(string(data), "1000ns 0\n", "1000ns 1.5\n", 1)
 	if err := os.WriteFile(top, []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := fromNs3(filepath.Join(dir, "config.txt"), &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "topology.txt:3:29: error rate 0.001") {
-		t.Errorf("error %v, expected the lossy link's line", err)
+	if err := fromNs3(filepath.Join(dir, "config.txt"), &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "topology.txt:3:29: error rate 1.5: ns-3 then loses every packet") {
+		t.Errorf("error %v, expected the link that loses all at its line", err)
 	}
 }
 

@@ -28,7 +28,8 @@
 // built-in switch and NIC as the keys that say the same, the config's
 // congestion control, ECN and buffer, and the flows, their starts counted
 // from the first. What rocelab cannot run alike (windows other than
-// HPCC's, DCTCP or HPCC-PINT, random loss, a priority group other than 3)
+// HPCC's, DCTCP or HPCC-PINT, a priority group other than 3; a lossy
+// link becomes a loss fault)
 // is refused, and so is a key HPCC's third.cc does not read (a fork's).
 //
 // compare runs the scenario on rocelab and reads ns-3's fct.txt and

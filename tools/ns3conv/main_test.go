@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -198,5 +199,94 @@ func TestRefusedCC(t *testing.T) {
 				t.Errorf("error %v, expected %q", err, c.want)
 			}
 		})
+	}
+}
+
+// A loss fault for the whole run, frames lost one by one, is ns-3's link
+// error rate (topology.txt's fifth column: each packet arriving at either
+// end lost at that rate) and comes back from from-ns3 as the same fault;
+// faults ns-3 cannot run are refused, each named.
+func TestLossFaults(t *testing.T) {
+	text, err := os.ReadFile("scenarios/incast16-pfc.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lossy := string(text) + "faults:\n  - {kind: loss, link: h0, rate: 0.0001}\n  - {kind: loss, link: leaf1-spine2, rate: 2e-5}\n"
+	file := filepath.Join(t.TempDir(), "lossy.yaml")
+	if err := os.WriteFile(file, []byte(lossy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir, y := importScenario(t, file, 1)
+	top, err := os.ReadFile(filepath.Join(dir, "topology.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// h0 is ns-3's node 0, leaf0 node 32, leaf1 33, spine2 38
+	for _, want := range []string{"\n0 32 100000000000bps 1000ns 0.0001\n", "\n33 38 100000000000bps 1000ns 2e-05\n"} {
+		if !strings.Contains(string(top), want) {
+			t.Errorf("topology.txt lacks %q", want)
+		}
+	}
+	if n := strings.Count(string(top), "ns 0\n"); n != strings.Count(string(top), "ns ")-2 {
+		t.Errorf("%d links written lossless, want all but 2:\n%s", n, top)
+	}
+	for _, want := range []string{"  - {kind: loss, link: h0-s0, rate: 0.0001}\n", "  - {kind: loss, link: s1-s6, rate: 2e-05}\n"} {
+		if !strings.Contains(y, want) {
+			t.Errorf("from-ns3 lacks %q:\n%s", want, y)
+		}
+	}
+	for _, c := range []struct{ fault, want string }{
+		{"{kind: loss, link: h0, rate: 0.01, burst: 4}", "faults[0]: losses in bursts of 4"},
+		{"{kind: loss, link: h0, rate: 0.01, start: 1ms}", "faults[0]: a loss for part of the run (start 1ms, end 0s;"},
+		{"{kind: pause_storm, host: h3, start: 1ms, end: 2ms}", "faults[0]: a pause_storm fault"},
+		{"{kind: link_down, link: h3, start: 1ms}", "faults[0]: a link_down fault"},
+	} {
+		s, err := scenario.Load("s.yaml", []byte(string(text)+"faults:\n  - "+c.fault+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := convert(s, "s.yaml"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.fault, err, c.want)
+		}
+	}
+}
+
+// Flows on several priorities convert only where rocelab's switches serve
+// them as ns-3's do, queues 1-7 a packet each in turn
+// (BEgressQueue::DequeueRR); priority 0, ns-3's control queue outside its
+// MMU, never.
+func TestPrioritiesScheduled(t *testing.T) {
+	text, err := os.ReadFile("scenarios/incast16-pfc.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _, _ := strings.Cut(string(text), "traffic:")
+	base = strings.Replace(base, "pfc: {", "pfc: {priorities: [0, 3, 4, 6], ", 1)
+	base = strings.Replace(base, "ecn: {", "ecn: {priorities: [0, 3, 4, 6], ", 1)
+	for _, c := range []struct{ sched, prios, want string }{
+		{"", "3, 4", ""},
+		{"", "3, 4, 4", "flows a and c leave one host on priorities 3 and 4"},
+		{"", "3, 6", "priority 6 is strict here"},
+		{"  scheduler: {strict: [0]}\n", "0, 3", "flows on priority 0, ns-3's queue 0"},
+		{"", "0, 0", "flows on priority 0, ns-3's queue 0"},
+		{"  scheduler: {weights: [1, 1, 1, 2, 1, 1, 1, 1]}\n", "3, 4", "weigh them alike (priority 4: 1, against 2)"},
+		{"  scheduler: {weights: [1, 1, 1, 2, 1, 1, 1, 1]}\n", "3, 3", ""},
+	} {
+		y := strings.Replace(base, "switch:\n", "switch:\n"+c.sched, 1) + "traffic:\n  flows:\n"
+		for i, p := range strings.Split(c.prios, ", ") {
+			// a from h1, b from h2, c from h1 again
+			y += fmt.Sprintf("    - {name: %c, src: h%d, dst: h0, bytes: 1MB, priority: %s}\n", 'a'+i, 1+i%2, p)
+		}
+		s, err := scenario.Load("s.yaml", []byte(y))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, y)
+		}
+		_, err = convert(s, "s.yaml")
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("priorities %s, %q: %v", c.prios, c.sched, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("priorities %s, %q: got %v, want %q", c.prios, c.sched, err, c.want)
+		}
 	}
 }

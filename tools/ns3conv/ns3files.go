@@ -22,6 +22,13 @@ type ns3Topology struct {
 	links           []string
 	rates           []unit.BitRate
 	delay           []unit.Time
+	// loss is each link's error rate (topology.txt's fifth column): the
+	// share of packets, data, ACKs and PFC frames alike, that each of its
+	// two ports drops on receipt (third.cc's RateErrorModel per packet).
+	loss []float64
+	// ends are each link's two nodes by rocelab's name ("s0-h1"), which
+	// names it in a fault: one link joins a pair (lastPerPair).
+	ends []string
 	// headroom is the largest of ns-3's 3 x rate x delay per port.
 	headroom unit.Bytes
 	// hostsFirst says the hosts are ns-3's first node ids, the switches
@@ -52,6 +59,7 @@ type ns3Link struct {
 	a, b int
 	rate unit.BitRate
 	d    unit.Time
+	loss float64
 	line int
 }
 
@@ -151,10 +159,16 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 		if err != nil {
 			return nil, errAt(3, "delay %v", err)
 		}
-		if e, err := strconv.ParseFloat(f[4], 64); err != nil || e != 0 {
-			return nil, errAt(4, "error rate %s: rocelab's links do not drop at random; give faults: instead", f[4])
+		e, err := strconv.ParseFloat(f[4], 64)
+		switch {
+		case err != nil || math.IsNaN(e):
+			return nil, errAt(4, "error rate %q: expected the share of packets the link loses, 0 to below 1", f[4])
+		case e < 0:
+			return nil, errAt(4, "error rate %s: below 0, which ns-3 takes as no loss; write 0", f[4])
+		case e >= 1:
+			return nil, errAt(4, "error rate %s: ns-3 then loses every packet on this link, and no flow across it completes; expected below 1", f[4])
 		}
-		links = append(links, ns3Link{a, b, rate, d, n})
+		links = append(links, ns3Link{a, b, rate, d, e, n})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
@@ -188,6 +202,8 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 		t.links = append(t.links, fmt.Sprintf("{a: %s, b: %s, rate: %s, cable: %s}", t.name[l.a], t.name[l.b], l.rate, unit.CableFor(l.d)))
 		t.rates = append(t.rates, l.rate)
 		t.delay = append(t.delay, l.d)
+		t.loss = append(t.loss, l.loss)
+		t.ends = append(t.ends, t.name[l.a]+"-"+t.name[l.b])
 		t.headroom = max(t.headroom, unit.Bytes(int64(l.rate)*int64(l.d/unit.Nanosecond)/8/1_000_000_000*3))
 	}
 	return t, nil

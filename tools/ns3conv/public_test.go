@@ -72,14 +72,7 @@ func TestImportsPublicInputs(t *testing.T) {
 // delay without a unit); what it reads otherwise, or not at all, is
 // refused at its line and column.
 func TestImportShapes(t *testing.T) {
-	read := func(name string) string {
-		b, err := os.ReadFile(filepath.Join("testdata/mix", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	cfg, top, flow := read("config.txt"), read("topology.txt"), read("flow.txt")
+	cfg, top, flow := mixInputs(t)
 	base, err := imported(t, cfg, top, flow)
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +101,10 @@ func TestImportShapes(t *testing.T) {
 		{name: "link down", cfg: edit(cfg, "LINK_DOWN 0 0 0", "LINK_DOWN 1000 0 1"), want: "config.txt:48:11: LINK_DOWN 1000: a link taken down during the run is not converted"},
 		{name: "rate lower case", top: edit(top, link, "0 1 100gbps 0.001ms 0\n"), want: "topology.txt:3:5: rate \"100gbps\": expected a number and one of ns-3's rate units"},
 		{name: "delay exponent", top: edit(top, link, "0 1 100Gbps 1e-6s 0\n"), want: "topology.txt:3:13: delay \"1e-6s\""},
-		{name: "lossy link", top: edit(top, link, "0 1 100Gbps 0.001ms 0.01\n"), want: "topology.txt:3:21: error rate 0.01"},
+		{name: "lossy link, negative", top: edit(top, link, "0 1 100Gbps 0.001ms -0.01\n"), want: "topology.txt:3:21: error rate -0.01: below 0, which ns-3 takes as no loss"},
+		{name: "lossy link, every packet", top: edit(top, link, "0 1 100Gbps 0.001ms 1\n"), want: "topology.txt:3:21: error rate 1: ns-3 then loses every packet on this link"},
+		{name: "lossy link, word", top: edit(top, link, "0 1 100Gbps 0.001ms none\n"), want: "topology.txt:3:21: error rate \"none\": expected the share of packets the link loses"},
+		{name: "lossy links, every one", cfg: edit(cfg, "ERROR_RATE_PER_LINK 0.0000", "ERROR_RATE_PER_LINK 1.5"), want: "config.txt:27:21: ERROR_RATE_PER_LINK 1.5: expected the share of packets each link loses, 0 to below 1"},
 		// the same host linked twice to its switch, at another rate
 		// first: ns-3 sends on the last (nbr2if), which is mix/'s
 		{name: "host link twice", top: edit(edit(top, "66 1 65\r\n", "66 1 66\r\n"), link, "0 1 25Gbps 0.001ms 0\r\n"+link),
@@ -143,6 +139,70 @@ func TestImportShapes(t *testing.T) {
 			}
 			if got != base {
 				t.Errorf("imported otherwise than mix/:\n%s", got)
+			}
+		})
+	}
+}
+
+// mixInputs are HPCC's own mix/ config.txt, topology.txt and flow.txt.
+func mixInputs(t *testing.T) (cfg, top, flow string) {
+	t.Helper()
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("testdata/mix", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	return read("config.txt"), read("topology.txt"), read("flow.txt")
+}
+
+// Links that lose packets at random, by topology.txt's fifth column or
+// ERROR_RATE_PER_LINK (synthetic edits of HPCC's mix/): each lossy link
+// becomes a loss fault of its rate on that link, the column's rate where
+// it is not 0 and the config's elsewhere, as third.cc gives them, and the
+// scenario's head says how the two recover otherwise.
+func TestImportsLossyLinks(t *testing.T) {
+	cfg, top, flow := mixInputs(t)
+	link := "0 1 100Gbps 0.001ms 0\r\n"
+	for _, c := range []struct {
+		name, cfg, top string
+		want           map[string]float64 // each lossy link's ends (ns-3's node 1 is h0) and rate
+	}{
+		{name: "one link", top: strings.Replace(top, link, "0 1 100Gbps 0.001ms 0.0001\r\n", 1), want: map[string]float64{"h0-s0": 1e-4}},
+		{name: "every link", cfg: strings.Replace(cfg, "ERROR_RATE_PER_LINK 0.0000", "ERROR_RATE_PER_LINK 1e-5", 1)},
+		{name: "every link, one its own", cfg: strings.Replace(cfg, "ERROR_RATE_PER_LINK 0.0000", "ERROR_RATE_PER_LINK 1e-5", 1),
+			top: strings.Replace(top, link, "0 1 100Gbps 0.001ms 0.002\r\n", 1), want: map[string]float64{"h0-s0": 0.002}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			y, err := imported(t, cmp.Or(c.cfg, cfg), cmp.Or(c.top, top), flow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(y, "# Differs: links lose packets at random") {
+				t.Errorf("no note of the losses:\n%.2000s", y)
+			}
+			s, err := scenario.Load("imported", []byte(y))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := len(c.want)
+			if c.cfg != "" {
+				n = len(s.Topo.Links) // ERROR_RATE_PER_LINK: every link
+			}
+			if len(s.Faults) != n {
+				t.Fatalf("%d loss faults on %d links, want %d", len(s.Faults), len(s.Topo.Links), n)
+			}
+			for _, f := range s.Faults {
+				l := s.Topo.Links[f.Link]
+				ends := s.Topo.Nodes[l.A].Name + "-" + s.Topo.Nodes[l.B].Name
+				want, ok := c.want[ends]
+				if !ok {
+					want = 1e-5
+				}
+				if f.Kind != "loss" || f.Rate != want || f.Burst != 1 || f.Start != 0 || f.End != 0 {
+					t.Errorf("link %s: %+v, want a loss fault of rate %g throughout", ends, f, want)
+				}
 			}
 		})
 	}
