@@ -2,9 +2,13 @@ package sim
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"rocelab/internal/unit"
 )
@@ -51,6 +55,7 @@ type ringPart struct {
 	done    []msg    // laps reported to the control side, not flushed yet
 	laps    Box[msg] // flushed, not yet collected
 	trace   []string
+	hold    func(now unit.Time) // when set, called first by each Handle
 }
 
 const (
@@ -81,6 +86,9 @@ func (p *ringPart) Sent() (unit.Time, bool) { return p.sent, p.sent != 0 }
 
 // Handle passes a token on, or reports a finished lap.
 func (p *ringPart) Handle(now unit.Time, tok uint64) {
+	if p.hold != nil {
+		p.hold(now)
+	}
 	p.trace = append(p.trace, fmt.Sprintf("%d@%d", tok, now))
 	if tok&timerBit != 0 {
 		return
@@ -623,7 +631,7 @@ func TestWindowsLinkedSleepers(t *testing.T) {
 				for _, p := range r.parts {
 					w.Parts = append(w.Parts, p)
 				}
-				w.RunUntil(unit.MaxTime)
+				watchStalls(t, w, func() { w.RunUntil(unit.MaxTime) })
 				if fmt.Sprint(r.log) != fmt.Sprint(want.log) {
 					t.Fatalf("%+v, %d parts: control log differs", sp, parts)
 				}
@@ -638,4 +646,109 @@ func TestWindowsLinkedSleepers(t *testing.T) {
 			}
 		}
 	}
+}
+
+// stallLimit is how long a run's workers may stand still (Windows.State
+// unchanged) before watchStalls calls it a hang: far longer than any
+// test's round takes, even at a load of 30 on two cores.
+const stallLimit = 5 * time.Minute
+
+// stallTries is how many times, a millisecond apart or more, a test
+// reads a run's State for what it expects before it gives up.
+const stallTries = 60000
+
+// watchStalls runs run, and fails the test with the run's State when
+// that has not changed for stallLimit: a hang (a lost wake-up, every
+// worker asleep) then says where each part waited, at which bound and
+// whether it slept, instead of ending in the test's timeout.
+func watchStalls(t testing.TB, w *Windows, run func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		run()
+	}()
+	tick := time.NewTicker(stallLimit / 10)
+	defer tick.Stop()
+	last, since := "", time.Now()
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-tick.C:
+			if s := w.State(); s != last {
+				last, since = s, now
+			} else if now.Sub(since) >= stallLimit {
+				fmt.Fprintf(os.Stderr, "stalled for %v: %s\n", now.Sub(since), s)
+				t.Fatalf("the workers stood still for %v: %s", now.Sub(since), s)
+			}
+		}
+	}
+}
+
+// State says where each worker waits: with part 0's worker held in a
+// handler at 1000, part 1 waits at the bound part 0's published time
+// gives, asleep (waiters that sleep at once), and part 0 does not wait;
+// released, the run gives the traces of one worker.
+func TestWindowsState(t *testing.T) {
+	const at = 1000
+	want, end := runRing(2, 1, false)
+	if end <= at {
+		t.Fatalf("the ring ends at %v, before the hold", end)
+	}
+	r := newRing(2)
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	r.parts[0].hold = func(now unit.Time) {
+		if now >= at {
+			once.Do(func() {
+				close(held)
+				<-release
+			})
+		}
+	}
+	w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
+		Workers: 2, LinkedBelow: 2, spinTest: &spinning{own: true}}
+	for _, p := range r.parts {
+		w.Parts = append(w.Parts, p)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.RunUntil(unit.MaxTime)
+	}()
+	<-held
+	var state string
+	for tries := 0; ; tries++ {
+		state = w.State()
+		_, p1, _ := strings.Cut(state, "part 1: ")
+		p1, _, _ = strings.Cut(p1, ";")
+		if strings.Contains(p1, ", waits at ") && strings.HasSuffix(p1, ", asleep") {
+			break
+		}
+		select {
+		case <-done:
+			t.Fatalf("the run ended with part 0 held: %s", state)
+		case <-time.After(time.Millisecond):
+		}
+		if tries == stallTries {
+			t.Fatalf("part 1 not seen asleep: %s", state) // part 0's worker stays held
+		}
+	}
+	_, p0, _ := strings.Cut(state, "part 0: ")
+	p0, _, _ = strings.Cut(p0, ";")
+	if !strings.Contains(state, "(linked)") || strings.Contains(p0, "waits") || strings.Contains(p0, "asleep") {
+		t.Errorf("part 0 runs its handler in a linked round, part 1 waits asleep: %s", state)
+	}
+	close(release)
+	<-done
+	for i, p := range r.parts {
+		if fmt.Sprint(p.trace) != fmt.Sprint(want.parts[i].trace) {
+			t.Errorf("part %d trace differs from one worker's", i)
+		}
+	}
+	if s := w.State(); strings.Contains(s, "waits") || strings.Contains(s, "asleep") {
+		t.Errorf("after the run: %s", s)
+	}
+	t.Log(state)
 }
