@@ -28,6 +28,9 @@ type ring struct {
 	// direct, when set, is the one scheduler that holds every part's
 	// events and the control side's (the reference of a run of one part).
 	direct *Scheduler
+	// echo has every part that passes a token on also send an echo back
+	// to the previous part, so that each part sends to both neighbours.
+	echo bool
 }
 
 // post is a token the control side starts at a part.
@@ -48,7 +51,10 @@ type ringPart struct {
 	s       *Scheduler
 	out     []msg // to the next part, not flushed yet
 	next    *ringPart
-	inbox   Box[msg]  // flushed to the part by the previous one
+	inbox   Box[msg] // flushed to the part by the previous one
+	prev    *ringPart
+	back    []msg     // echoes to the previous part, not flushed yet
+	echoes  Box[msg]  // flushed to the part by the next one
 	posts   Box[post] // delivered by the control side
 	horizon unit.Time
 	sent    unit.Time
@@ -69,6 +75,7 @@ func (p *ringPart) Begin(horizon unit.Time) { p.horizon, p.sent = horizon, 0 }
 
 func (p *ringPart) Flush() {
 	p.next.inbox.Put(&p.out)
+	p.prev.echoes.Put(&p.back)
 	p.laps.Put(&p.done)
 }
 
@@ -80,6 +87,9 @@ func (p *ringPart) Receive() {
 	for _, m := range p.posts.Take() {
 		p.s.At(m.at, NodeKey(uint32(p.i+1), SrcControl), p, m.tok)
 	}
+	for _, m := range p.echoes.Take() { // a source apart from the next part's tokens
+		p.s.At(m.at, NodeKey(uint32(p.i+1), SrcFrom(len(p.r.parts)+p.next.i)), p, m.tok)
+	}
 }
 
 func (p *ringPart) Sent() (unit.Time, bool) { return p.sent, p.sent != 0 }
@@ -90,7 +100,7 @@ func (p *ringPart) Handle(now unit.Time, tok uint64) {
 		p.hold(now)
 	}
 	p.trace = append(p.trace, fmt.Sprintf("%d@%d", tok, now))
-	if tok&timerBit != 0 {
+	if tok&(timerBit|echoBit) != 0 {
 		return
 	}
 	hops := tok & 0xff
@@ -108,10 +118,12 @@ func (p *ringPart) Handle(now unit.Time, tok uint64) {
 		p.s.At(at, NodeKey(uint32(p.i+1), SrcFrom(p.i)), p, tok+1)
 		return
 	}
-	m := msg{at, tok + 1}
-	p.out = append(p.out, m)
-	if at > p.horizon && (p.sent == 0 || at < p.sent) {
-		p.sent = at
+	p.out = append(p.out, msg{at, tok + 1})
+	p.noteSent(at)
+	if p.r.echo {
+		at := now + ringLook + unit.Time(tok%7)
+		p.back = append(p.back, msg{at, tok | echoBit})
+		p.noteSent(at)
 	}
 	// A local timer at an equal time as some arrivals.
 	if tok%3 == 0 {
@@ -119,8 +131,18 @@ func (p *ringPart) Handle(now unit.Time, tok uint64) {
 	}
 }
 
-// timerBit marks a part's local timer.
-const timerBit = 1 << 62
+// noteSent notes a message sent to take effect at at (Sent).
+func (p *ringPart) noteSent(at unit.Time) {
+	if at > p.horizon && (p.sent == 0 || at < p.sent) {
+		p.sent = at
+	}
+}
+
+// timerBit marks a part's local timer, echoBit an echo (ring.echo).
+const (
+	timerBit = 1 << 62
+	echoBit  = 1 << 61
+)
 
 // Handle is the control side: a lap is done; start the next token.
 func (r *ring) Handle(now unit.Time, tok uint64) {
@@ -166,7 +188,7 @@ func newRingFrom(n int, start unit.Time) *ring {
 		r.parts = append(r.parts, &ringPart{r: r, i: i, s: NewScheduler()})
 	}
 	for i, p := range r.parts {
-		p.next = r.parts[(i+1)%n]
+		p.next, p.prev = r.parts[(i+1)%n], r.parts[(i+n-1)%n]
 		p.s.At(start+unit.Time(i), NodeKey(uint32(i+1), SrcControl), p, uint64(i)<<8)
 	}
 	return r
@@ -604,11 +626,13 @@ func TestWindowsTimeline(t *testing.T) {
 // Linked rounds whose waiters sleep at once, or after a check or two, run
 // to the end with the traces of one worker, however Go schedules the
 // workers: a wake-up that a publication owes a sleeper and does not give
-// hangs the run (the test's timeout), and a sleeper that misses a
-// publication it needed does too. Run it with -race, -count and -cpu
-// 2,4,8: each repetition meets the workers at different moments. It hung
-// on its first run while a part that had run a pubSteps-th of a lookahead,
-// with more to run, paused (the pause slept), and on its 98th of two parts
+// hangs the run (watchStalls fails it with where each part waited), and
+// a sleeper that misses a publication it needed does too. Every other
+// run has each part send to both neighbours (ring.echo), so that a part
+// waits on two. Run it with -race, -count and -cpu 2,4,8: each
+// repetition meets the workers at different moments. It hung on its
+// first run while a part that had run a pubSteps-th of a lookahead, with
+// more to run, paused (the pause slept), and on its 98th of two parts
 // while both parts, held by the control side, slept: the token's holder
 // had read the other's earlier time and run nothing, the other had found
 // the token taken (stepControl).
@@ -617,31 +641,33 @@ func TestWindowsLinkedSleepers(t *testing.T) {
 	if testing.Short() {
 		n = 5
 	}
-	ref, _ := runRing(ringParts, 1, false)
+	run := func(parts, workers int, echo bool, sp *spinning) *ring {
+		r := newRing(parts)
+		r.echo = echo
+		w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
+			Workers: workers, LinkedBelow: 2, spinTest: sp}
+		for _, p := range r.parts {
+			w.Parts = append(w.Parts, p)
+		}
+		watchStalls(t, w, func() { w.RunUntil(unit.MaxTime) })
+		if st := w.Stats(); workers > 1 && st.Linked == 0 {
+			t.Fatalf("%+v, %d parts: no linked round", sp, parts)
+		}
+		return r
+	}
 	for _, sp := range []spinning{{own: true}, {}, {checks: 2, pauses: 1, own: true}} {
 		for _, parts := range []int{2, 3, ringParts} {
-			want := ref
-			if parts != ringParts {
-				want, _ = runRing(parts, 1, false)
-			}
-			for range n {
-				r := newRing(parts)
-				w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
-					Workers: parts, LinkedBelow: 2, spinTest: &sp}
-				for _, p := range r.parts {
-					w.Parts = append(w.Parts, p)
-				}
-				watchStalls(t, w, func() { w.RunUntil(unit.MaxTime) })
-				if fmt.Sprint(r.log) != fmt.Sprint(want.log) {
-					t.Fatalf("%+v, %d parts: control log differs", sp, parts)
+			want := [2]*ring{run(parts, 1, false, nil), run(parts, 1, true, nil)}
+			for k := range n {
+				echo := k%2 == 1
+				r := run(parts, parts, echo, &sp)
+				if fmt.Sprint(r.log) != fmt.Sprint(want[k%2].log) {
+					t.Fatalf("%+v, %d parts, echo %v: control log differs", sp, parts, echo)
 				}
 				for i, p := range r.parts {
-					if fmt.Sprint(p.trace) != fmt.Sprint(want.parts[i].trace) {
-						t.Fatalf("%+v, %d parts: part %d trace differs", sp, parts, i)
+					if fmt.Sprint(p.trace) != fmt.Sprint(want[k%2].parts[i].trace) {
+						t.Fatalf("%+v, %d parts, echo %v: part %d trace differs", sp, parts, echo, i)
 					}
-				}
-				if st := w.Stats(); st.Linked == 0 {
-					t.Fatalf("%+v, %d parts: no linked round", sp, parts)
 				}
 			}
 		}
