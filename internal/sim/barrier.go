@@ -130,11 +130,17 @@ func pause(i int, sp spinning, k *wake, same func() bool) {
 	switch {
 	case i < sp.checks:
 		spin.Pause(sp.pauses)
-	case i < sp.checks+yieldRounds && !sp.own:
+	case !sp.sleeps(i):
 		runtime.Gosched()
 	default:
 		k.wait(same, sp.own)
 	}
+}
+
+// sleeps reports whether a waiter's i-th check that found it must still
+// wait is followed by a sleep (pause).
+func (sp spinning) sleeps(i int) bool {
+	return i >= sp.checks+yieldRounds || i >= sp.checks && sp.own
 }
 
 // waitFor waits until the counter reaches at least target.

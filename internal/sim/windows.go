@@ -144,6 +144,7 @@ type Windows struct {
 	ctlBound unit.Time
 	ctl      ctlState
 	wake     wake
+	watch    watchState
 	// spin is how a waiter waits before it yields (spinFor, or
 	// spinTest when set: tests that make waiters sleep at once).
 	spin     spinning
@@ -214,6 +215,12 @@ type partState struct {
 	// and at another part's (WindowStats).
 	held, blocked uint64
 	_             [8]byte
+	// On a line of its own, which only a watchdog reads (State): the
+	// bound the part waits at in a linked round (-1 while it runs), and
+	// whether it sleeps there.
+	waitAt atomic.Int64
+	asleep atomic.Bool
+	_      [52]byte
 }
 
 // workerState is a worker's wall-time accounts, a line of its own,
@@ -274,6 +281,7 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 		w.stats.WaitNS = make([]int64, workers)
 		w.parts = make([]partState, len(w.Parts))
 		w.work = make([]workerState, workers)
+		w.watch.parts.Store(&w.parts)
 	}
 	for i := range w.Parts {
 		w.takeState(i) // events may have been scheduled since the last call
@@ -296,6 +304,8 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 		stopAt = unit.Time(-1) // the control side stopped there
 		more   bool            // adapt changed the workers: not done
 	)
+	w.watch.start.Store(start)
+	w.watch.done.Store(done)
 	for k := 1; k < workers; k++ {
 		wg.Add(1)
 		go func(k int) {
@@ -351,6 +361,7 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 		w.posted = unit.MaxTime // the parts' states will hold what was delivered
 		w.rounds++
 		r.seq = w.rounds
+		w.watch.started(r, w.linked)
 		e := w.Control.Executed()
 		start.round = r
 		start.add(1)

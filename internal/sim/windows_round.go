@@ -93,6 +93,7 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 	// than then (a part's events, the control side's posts). While the
 	// bound stays, a waiting part need not look again.
 	looked, next := unit.Time(-1), unit.MaxTime
+	waitAt := unit.Time(-1) // what ps.waitAt holds
 	for spins := 0; ; spins++ {
 		stop := w.ctl.stop.Load()
 		if stop >= 0 {
@@ -111,6 +112,10 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 			if since >= 0 {
 				waited += w.now() - since
 				since = -1
+			}
+			if waitAt >= 0 {
+				waitAt = -1
+				ps.waitAt.Store(-1)
 			}
 			s.RunUntil(min(bound-1, satAdd(next, w.Lookahead/pubSteps)))
 			p.Flush()
@@ -158,10 +163,24 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 		if since < 0 {
 			since = w.now()
 		}
+		if bound != waitAt {
+			waitAt = bound
+			ps.waitAt.Store(int64(bound))
+		}
+		asleep := w.spin.sleeps(spins)
+		if asleep {
+			ps.asleep.Store(true)
+		}
 		pause(spins, w.spin, &w.wake, func() bool {
 			b, _ := w.linkedBound(i, end)
 			return b == bound && w.ctl.stop.Load() == stop
 		})
+		if asleep {
+			ps.asleep.Store(false)
+		}
+	}
+	if waitAt >= 0 {
+		ps.waitAt.Store(-1)
 	}
 	if since >= 0 {
 		waited += w.now() - since

@@ -2,9 +2,13 @@ package sim
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"rocelab/internal/unit"
 )
@@ -24,6 +28,9 @@ type ring struct {
 	// direct, when set, is the one scheduler that holds every part's
 	// events and the control side's (the reference of a run of one part).
 	direct *Scheduler
+	// echo has every part that passes a token on also send an echo back
+	// to the previous part, so that each part sends to both neighbours.
+	echo bool
 }
 
 // post is a token the control side starts at a part.
@@ -44,13 +51,17 @@ type ringPart struct {
 	s       *Scheduler
 	out     []msg // to the next part, not flushed yet
 	next    *ringPart
-	inbox   Box[msg]  // flushed to the part by the previous one
+	inbox   Box[msg] // flushed to the part by the previous one
+	prev    *ringPart
+	back    []msg     // echoes to the previous part, not flushed yet
+	echoes  Box[msg]  // flushed to the part by the next one
 	posts   Box[post] // delivered by the control side
 	horizon unit.Time
 	sent    unit.Time
 	done    []msg    // laps reported to the control side, not flushed yet
 	laps    Box[msg] // flushed, not yet collected
 	trace   []string
+	hold    func(now unit.Time) // when set, called first by each Handle
 }
 
 const (
@@ -64,6 +75,7 @@ func (p *ringPart) Begin(horizon unit.Time) { p.horizon, p.sent = horizon, 0 }
 
 func (p *ringPart) Flush() {
 	p.next.inbox.Put(&p.out)
+	p.prev.echoes.Put(&p.back)
 	p.laps.Put(&p.done)
 }
 
@@ -75,14 +87,20 @@ func (p *ringPart) Receive() {
 	for _, m := range p.posts.Take() {
 		p.s.At(m.at, NodeKey(uint32(p.i+1), SrcControl), p, m.tok)
 	}
+	for _, m := range p.echoes.Take() { // a source apart from the next part's tokens
+		p.s.At(m.at, NodeKey(uint32(p.i+1), SrcFrom(len(p.r.parts)+p.next.i)), p, m.tok)
+	}
 }
 
 func (p *ringPart) Sent() (unit.Time, bool) { return p.sent, p.sent != 0 }
 
 // Handle passes a token on, or reports a finished lap.
 func (p *ringPart) Handle(now unit.Time, tok uint64) {
+	if p.hold != nil {
+		p.hold(now)
+	}
 	p.trace = append(p.trace, fmt.Sprintf("%d@%d", tok, now))
-	if tok&timerBit != 0 {
+	if tok&(timerBit|echoBit) != 0 {
 		return
 	}
 	hops := tok & 0xff
@@ -100,10 +118,12 @@ func (p *ringPart) Handle(now unit.Time, tok uint64) {
 		p.s.At(at, NodeKey(uint32(p.i+1), SrcFrom(p.i)), p, tok+1)
 		return
 	}
-	m := msg{at, tok + 1}
-	p.out = append(p.out, m)
-	if at > p.horizon && (p.sent == 0 || at < p.sent) {
-		p.sent = at
+	p.out = append(p.out, msg{at, tok + 1})
+	p.noteSent(at)
+	if p.r.echo {
+		at := now + ringLook + unit.Time(tok%7)
+		p.back = append(p.back, msg{at, tok | echoBit})
+		p.noteSent(at)
 	}
 	// A local timer at an equal time as some arrivals.
 	if tok%3 == 0 {
@@ -111,8 +131,18 @@ func (p *ringPart) Handle(now unit.Time, tok uint64) {
 	}
 }
 
-// timerBit marks a part's local timer.
-const timerBit = 1 << 62
+// noteSent notes a message sent to take effect at at (Sent).
+func (p *ringPart) noteSent(at unit.Time) {
+	if at > p.horizon && (p.sent == 0 || at < p.sent) {
+		p.sent = at
+	}
+}
+
+// timerBit marks a part's local timer, echoBit an echo (ring.echo).
+const (
+	timerBit = 1 << 62
+	echoBit  = 1 << 61
+)
 
 // Handle is the control side: a lap is done; start the next token.
 func (r *ring) Handle(now unit.Time, tok uint64) {
@@ -158,7 +188,7 @@ func newRingFrom(n int, start unit.Time) *ring {
 		r.parts = append(r.parts, &ringPart{r: r, i: i, s: NewScheduler()})
 	}
 	for i, p := range r.parts {
-		p.next = r.parts[(i+1)%n]
+		p.next, p.prev = r.parts[(i+1)%n], r.parts[(i+n-1)%n]
 		p.s.At(start+unit.Time(i), NodeKey(uint32(i+1), SrcControl), p, uint64(i)<<8)
 	}
 	return r
@@ -596,11 +626,13 @@ func TestWindowsTimeline(t *testing.T) {
 // Linked rounds whose waiters sleep at once, or after a check or two, run
 // to the end with the traces of one worker, however Go schedules the
 // workers: a wake-up that a publication owes a sleeper and does not give
-// hangs the run (the test's timeout), and a sleeper that misses a
-// publication it needed does too. Run it with -race, -count and -cpu
-// 2,4,8: each repetition meets the workers at different moments. It hung
-// on its first run while a part that had run a pubSteps-th of a lookahead,
-// with more to run, paused (the pause slept), and on its 98th of two parts
+// hangs the run (watchStalls fails it with where each part waited), and
+// a sleeper that misses a publication it needed does too. Every other
+// run has each part send to both neighbours (ring.echo), so that a part
+// waits on two. Run it with -race, -count and -cpu 2,4,8: each
+// repetition meets the workers at different moments. It hung on its
+// first run while a part that had run a pubSteps-th of a lookahead, with
+// more to run, paused (the pause slept), and on its 98th of two parts
 // while both parts, held by the control side, slept: the token's holder
 // had read the other's earlier time and run nothing, the other had found
 // the token taken (stepControl).
@@ -609,33 +641,140 @@ func TestWindowsLinkedSleepers(t *testing.T) {
 	if testing.Short() {
 		n = 5
 	}
-	ref, _ := runRing(ringParts, 1, false)
+	run := func(parts, workers int, echo bool, sp *spinning) *ring {
+		r := newRing(parts)
+		r.echo = echo
+		w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
+			Workers: workers, LinkedBelow: 2, spinTest: sp}
+		for _, p := range r.parts {
+			w.Parts = append(w.Parts, p)
+		}
+		watchStalls(t, w, func() { w.RunUntil(unit.MaxTime) })
+		if st := w.Stats(); workers > 1 && st.Linked == 0 {
+			t.Fatalf("%+v, %d parts: no linked round", sp, parts)
+		}
+		return r
+	}
 	for _, sp := range []spinning{{own: true}, {}, {checks: 2, pauses: 1, own: true}} {
 		for _, parts := range []int{2, 3, ringParts} {
-			want := ref
-			if parts != ringParts {
-				want, _ = runRing(parts, 1, false)
-			}
-			for range n {
-				r := newRing(parts)
-				w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
-					Workers: parts, LinkedBelow: 2, spinTest: &sp}
-				for _, p := range r.parts {
-					w.Parts = append(w.Parts, p)
-				}
-				w.RunUntil(unit.MaxTime)
-				if fmt.Sprint(r.log) != fmt.Sprint(want.log) {
-					t.Fatalf("%+v, %d parts: control log differs", sp, parts)
+			want := [2]*ring{run(parts, 1, false, nil), run(parts, 1, true, nil)}
+			for k := range n {
+				echo := k%2 == 1
+				r := run(parts, parts, echo, &sp)
+				if fmt.Sprint(r.log) != fmt.Sprint(want[k%2].log) {
+					t.Fatalf("%+v, %d parts, echo %v: control log differs", sp, parts, echo)
 				}
 				for i, p := range r.parts {
-					if fmt.Sprint(p.trace) != fmt.Sprint(want.parts[i].trace) {
-						t.Fatalf("%+v, %d parts: part %d trace differs", sp, parts, i)
+					if fmt.Sprint(p.trace) != fmt.Sprint(want[k%2].parts[i].trace) {
+						t.Fatalf("%+v, %d parts, echo %v: part %d trace differs", sp, parts, echo, i)
 					}
-				}
-				if st := w.Stats(); st.Linked == 0 {
-					t.Fatalf("%+v, %d parts: no linked round", sp, parts)
 				}
 			}
 		}
 	}
+}
+
+// stallLimit is how long a run's workers may stand still (Windows.State
+// unchanged) before watchStalls calls it a hang: far longer than any
+// test's round takes, even at a load of 30 on two cores.
+const stallLimit = 5 * time.Minute
+
+// stallTries is how many times, a millisecond apart or more, a test
+// reads a run's State for what it expects before it gives up.
+const stallTries = 60000
+
+// watchStalls runs run, and fails the test with the run's State when
+// that has not changed for stallLimit: a hang (a lost wake-up, every
+// worker asleep) then says where each part waited, at which bound and
+// whether it slept, instead of ending in the test's timeout.
+func watchStalls(t testing.TB, w *Windows, run func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		run()
+	}()
+	tick := time.NewTicker(stallLimit / 10)
+	defer tick.Stop()
+	last, since := "", time.Now()
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-tick.C:
+			if s := w.State(); s != last {
+				last, since = s, now
+			} else if now.Sub(since) >= stallLimit {
+				fmt.Fprintf(os.Stderr, "stalled for %v: %s\n", now.Sub(since), s)
+				t.Fatalf("the workers stood still for %v: %s", now.Sub(since), s)
+			}
+		}
+	}
+}
+
+// State says where each worker waits: with part 0's worker held in a
+// handler at 1000, part 1 waits at the bound part 0's published time
+// gives, asleep (waiters that sleep at once), and part 0 does not wait;
+// released, the run gives the traces of one worker.
+func TestWindowsState(t *testing.T) {
+	const at = 1000
+	want, end := runRing(2, 1, false)
+	if end <= at {
+		t.Fatalf("the ring ends at %v, before the hold", end)
+	}
+	r := newRing(2)
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	r.parts[0].hold = func(now unit.Time) {
+		if now >= at {
+			once.Do(func() {
+				close(held)
+				<-release
+			})
+		}
+	}
+	w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
+		Workers: 2, LinkedBelow: 2, spinTest: &spinning{own: true}}
+	for _, p := range r.parts {
+		w.Parts = append(w.Parts, p)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w.RunUntil(unit.MaxTime)
+	}()
+	<-held
+	var state string
+	for tries := 0; ; tries++ {
+		state = w.State()
+		_, p1, _ := strings.Cut(state, "part 1: ")
+		p1, _, _ = strings.Cut(p1, ";")
+		if strings.Contains(p1, ", waits at ") && strings.HasSuffix(p1, ", asleep") {
+			break
+		}
+		select {
+		case <-done:
+			t.Fatalf("the run ended with part 0 held: %s", state)
+		case <-time.After(time.Millisecond):
+		}
+		if tries == stallTries {
+			t.Fatalf("part 1 not seen asleep: %s", state) // part 0's worker stays held
+		}
+	}
+	_, p0, _ := strings.Cut(state, "part 0: ")
+	p0, _, _ = strings.Cut(p0, ";")
+	if !strings.Contains(state, "(linked)") || strings.Contains(p0, "waits") || strings.Contains(p0, "asleep") {
+		t.Errorf("part 0 runs its handler in a linked round, part 1 waits asleep: %s", state)
+	}
+	close(release)
+	<-done
+	for i, p := range r.parts {
+		if fmt.Sprint(p.trace) != fmt.Sprint(want.parts[i].trace) {
+			t.Errorf("part %d trace differs from one worker's", i)
+		}
+	}
+	if s := w.State(); strings.Contains(s, "waits") || strings.Contains(s, "asleep") {
+		t.Errorf("after the run: %s", s)
+	}
+	t.Log(state)
 }
