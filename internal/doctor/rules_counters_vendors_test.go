@@ -1,7 +1,6 @@
 package doctor
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -125,28 +124,19 @@ func evidenceHas(f Finding, s string) bool {
 // was paused 0.5 s is judged as mlx5's rx_prio3_pause_duration is. Before,
 // ionic's names were no counters: no finding.
 func TestIonicPortCounters(t *testing.T) {
-	in := diagnoseFiles(t, Options{}, "corpus/ethtool/ethtool-s-ionic-pensando-port-stats-pripause-1us-kernel-doc.txt")
-	for _, f := range in {
+	for _, f := range diagnoseFiles(t, Options{}, "corpus/ethtool/ethtool-s-ionic-pensando-port-stats-pripause-1us-kernel-doc.txt") {
 		if f.Severity > Info {
 			t.Errorf("a healthy ionic dump: %s %s", f.ID, f.Title)
 		}
 	}
-	b, err := os.ReadFile(nicTestdata("corpus/ethtool/ethtool-s-ionic-pensando-port-stats-pripause-1us-kernel-doc.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := ingest.Read("ionic", strings.NewReader(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var e *ingest.EthtoolStats
-	for _, a := range res.Artifacts {
+	for _, a := range nicReadArtifacts(t, "corpus/ethtool/ethtool-s-ionic-pensando-port-stats-pripause-1us-kernel-doc.txt") {
 		if x, ok := a.(*ingest.EthtoolStats); ok {
 			e = x
 		}
 	}
 	if e == nil || len(e.Samples) != 1 {
-		t.Fatalf("ionic dump not read: %+v", res)
+		t.Fatalf("ionic dump not read: %+v", e)
 	}
 	s := &e.Samples[0]
 	if v, ok := s.Vendor(); !ok || v != counters.IONIC {
