@@ -1,5 +1,5 @@
 // Package counters is the one table of NIC and switch counter names that
-// rocelab speaks: the names mlx5 (and bnxt_en, be2net) print in ethtool -S,
+// rocelab speaks: the names mlx5 (and bnxt_en, be2net, ionic) print in ethtool -S,
 // the RDMA hw_counters and port counters under /sys/class/infiniband (of
 // mlx5, mana_ib, irdma, bnxt_re and AWS's efa; ice's ethtool -S beside
 // them), and the twin's switch-port counters. The twin writes its counters through
@@ -68,6 +68,9 @@ const (
 	// EFA is AWS's Elastic Fabric Adapter RDMA driver (efa): SRD, not
 	// RoCE.
 	EFA
+	// IONIC is AMD's Pensando Ethernet driver (ionic): the DSC cards and
+	// the Pollara AI NICs.
+	IONIC
 	// Twin marks names only the twin prints (switch-side counters).
 	Twin
 )
@@ -91,10 +94,27 @@ func (v Vendor) String() string {
 		return "bnxt_re"
 	case EFA:
 		return "efa"
+	case IONIC:
+		return "ionic"
 	case Twin:
 		return "rocelab"
 	}
 	return "vendor?"
+}
+
+// VendorNamed returns the vendor whose driver is named name, as `ethtool
+// -i` prints it ("mlx5_core" is mlx5's); false for a driver the table
+// does not know.
+func VendorNamed(name string) (Vendor, bool) {
+	if name == "mlx5_core" {
+		return MLX5, true
+	}
+	for v := MLX5; v < Twin; v++ {
+		if name != "" && v.String() == name {
+			return v, true
+		}
+	}
+	return 0, false
 }
 
 // Dir is the direction a counter counts, when it has one.
@@ -255,6 +275,11 @@ type Desc struct {
 	// Lookup reads it, while Find and Name keep giving the earlier name,
 	// the one listed first.
 	Renamed bool
+	// Common marks a name other drivers print too (ice's rx_dropped, the
+	// VSI's drops, is also i40e's and a netdev statistic of others): it is
+	// read as its concept whatever the driver, but it does not say which
+	// driver printed the dump.
+	Common bool
 
 	// byPrio holds the concrete names of priorities 0-7 of a per-priority
 	// counter in a Table, spelled once when the table is built: the twin
@@ -395,17 +420,52 @@ func (t *Table) Name(v Vendor, s Source, c Concept, dir Dir, prio int) string {
 	return d.Of(prio)
 }
 
-// Names returns the concrete names of a concept in dir across every
-// vendor and source, for priority prio, mlx5 first: what a reader tries in
-// turn on a dump of unknown origin.
-func (t *Table) Names(c Concept, dir Dir, prio int) []string {
+// NamesIn returns the concrete names of a concept in dir, for priority
+// prio, that mean that concept when read from src (LookupIn), mlx5 first:
+// what a reader of a dump from src tries in turn. A name another source's
+// driver spells for another concept (bnxt_re's hw_counters
+// rx_out_of_buffer is not mlx5's ethtool one) is left out.
+func (t *Table) NamesIn(src Source, c Concept, dir Dir, prio int) []string {
 	var out []string
 	for i := range t.descs {
 		if d := &t.descs[i]; d.Concept == c && d.Dir == dir {
-			out = append(out, d.Of(prio))
+			if n := d.Of(prio); t.means(src, n, c) {
+				out = append(out, n)
+			}
 		}
 	}
 	return out
+}
+
+// AllNamesIn is NamesIn over every direction and priority of several
+// concepts: concept by concept, each in table order, a per-priority
+// counter's priorities in turn.
+func (t *Table) AllNamesIn(src Source, cs ...Concept) []string {
+	var out []string
+	for _, c := range cs {
+		for i := range t.descs {
+			d := &t.descs[i]
+			if d.Concept != c {
+				continue
+			}
+			n := 1
+			if d.PerPrio {
+				n = 8
+			}
+			for p := 0; p < n; p++ {
+				if name := d.Of(p); t.means(src, name, c) {
+					out = append(out, name)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// means reports whether name, read from src, is a counter of concept c.
+func (t *Table) means(src Source, name string, c Concept) bool {
+	d, _, ok := t.LookupIn(src, name)
+	return ok && d.Concept == c
 }
 
 // All returns every description, in table order.

@@ -34,9 +34,9 @@ func TestNames(t *testing.T) {
 	if got := tb.Name(BNXT, Ethtool, PauseFrames, TX, 5); got != "tx_pfc_ena_frames_pri5" {
 		t.Errorf("bnxt tx pause prio 5 = %q", got)
 	}
-	got := tb.Names(PauseFrames, RX, 3)
+	got := tb.NamesIn(Ethtool, PauseFrames, RX, 3)
 	if len(got) != 3 || got[0] != "rx_prio3_pause" || got[1] != "rx_pfc_ena_frames_pri3" || got[2] != "rx_priority_3_xoff.nic" {
-		t.Errorf("Names(pause rx 3) = %v", got)
+		t.Errorf("NamesIn(ethtool, pause rx 3) = %v", got)
 	}
 	if d, p, ok := tb.Lookup("tx_priority_3_xoff.nic"); !ok || p != 3 || d.Vendor != ICE || d.Concept != PauseFrames || d.Dir != TX {
 		t.Errorf("ice tx_priority_3_xoff.nic = %+v prio %d %v", d, p, ok)
@@ -77,6 +77,30 @@ func TestSharedName(t *testing.T) {
 	})
 	if err != nil {
 		t.Errorf("one name at two sources: %v", err)
+	}
+}
+
+// TestNamesIn holds the names a reader of one source tries: the host
+// rings' rx_out_of_buffer is mlx5's ethtool counter, not a name of the
+// host rings in hw_counters, where bnxt_re's rx_out_of_buffer counts its
+// responders like mlx5's out_of_buffer.
+func TestNamesIn(t *testing.T) {
+	tb := Default()
+	for _, n := range tb.NamesIn(HWCounters, OutOfBufferHost, RX, 0) {
+		if n == "rx_out_of_buffer" {
+			t.Errorf("NamesIn(hw_counters, host rings) holds bnxt_re's responders' name")
+		}
+	}
+	if got := tb.NamesIn(Ethtool, OutOfBufferHost, RX, 0); len(got) == 0 || got[0] != "rx_out_of_buffer" {
+		t.Errorf("NamesIn(ethtool, host rings) = %v", got)
+	}
+	got := tb.NamesIn(HWCounters, RespOutOfBuffer, RX, 0)
+	if strings.Join(got, " ") != "out_of_buffer rx_out_of_buffer" {
+		t.Errorf("NamesIn(hw_counters, responders) = %v", got)
+	}
+	all := tb.AllNamesIn(Ethtool, PauseDuration)
+	if len(all) < 16 || all[0] != "rx_prio0_pause_duration" || all[7] != "rx_prio7_pause_duration" || all[8] != "tx_prio0_pause_duration" {
+		t.Errorf("AllNamesIn(ethtool, pause duration) = %v", all)
 	}
 }
 

@@ -57,6 +57,10 @@ func builtin() []Desc {
 		d.Renamed = true
 		return d
 	}
+	common := func(d Desc) Desc {
+		d.Common = true
+		return d
+	}
 	sw := func(name string, c Concept, prio bool) Desc {
 		return Desc{Name: name, Vendor: Twin, Source: SwitchPort, Concept: c, PerPrio: prio, Unit: Packets}
 	}
@@ -220,8 +224,31 @@ func builtin() []Desc {
 		// or PCIe not draining it), and frame bytes.
 		other(ICE, "rx_crc_errors.nic", PhyCRCErrors, RX, false, Packets),
 		other(ICE, "rx_dropped.nic", PhyDiscards, RX, false, Packets),
+		// The VSI's drops (GLV_RDPC): packets the NIC had to drop because
+		// the host's receive rings had no free descriptor, as mlx5's
+		// rx_out_of_buffer.
+		common(other(ICE, "rx_dropped", OutOfBufferHost, RX, false, Packets)),
 		other(ICE, "rx_bytes.nic", PhyBytes, RX, false, Bytes),
 		other(ICE, "tx_bytes.nic", PhyBytes, TX, false, Bytes),
+
+		// ionic ethtool -S (AMD Pensando, Pollara): the port's firmware
+		// statistics. PFC frames are counted over all priorities, the
+		// time each priority was paused in microseconds.
+		other(IONIC, "frames_rx_pripause", PFCFramesTotal, RX, false, Packets),
+		other(IONIC, "frames_tx_pripause", PFCFramesTotal, TX, false, Packets),
+		other(IONIC, "frames_rx_pause", GlobalPause, RX, false, Packets),
+		other(IONIC, "frames_tx_pause", GlobalPause, TX, false, Packets),
+		other(IONIC, "rx_pripause_%d_1us_count", PauseDuration, RX, true, Microseconds),
+		other(IONIC, "tx_pripause_%d_1us_count", PauseDuration, TX, true, Microseconds),
+		other(IONIC, "rx_pause_1us_count", GlobalPauseDuration, RX, false, Microseconds),
+		other(IONIC, "frames_rx_pri_%d", PrioPackets, RX, true, Packets),
+		other(IONIC, "frames_tx_pri_%d", PrioPackets, TX, true, Packets),
+		other(IONIC, "frames_rx_ok", PhyPackets, RX, false, Packets),
+		other(IONIC, "frames_tx_ok", PhyPackets, TX, false, Packets),
+		other(IONIC, "octets_rx_ok", PhyBytes, RX, false, Bytes),
+		other(IONIC, "octets_tx_ok", PhyBytes, TX, false, Bytes),
+		other(IONIC, "frames_rx_bad_fcs", PhyCRCErrors, RX, false, Packets),
+		other(IONIC, "frames_rx_dropped", PhyDiscards, RX, false, Packets),
 
 		// irdma hw_counters (Intel E810 RoCE): DCQCN's CNPs and ECN marks.
 		hwv(IRDMA, "cnpHandled", CNPHandled, RX),
@@ -256,6 +283,13 @@ func builtin() []Desc {
 		hwv(BNXTRE, "rx_cnp_pkts", CNPHandled, RX),
 		hwv(BNXTRE, "rx_ecn_marked_pkts", ECNMarkedRoCE, RX),
 		hwv(BNXTRE, "rx_out_of_buffer", RespOutOfBuffer, RX),
+		// Linux 6.18 renamed bnxt_re's counters to mlx5's names
+		// (linux-rdma Message-ID 20250814112555.221665-7-kalesh-anakkur.
+		// purayil@broadcom.com: to_retransmits local_ack_timeout_err,
+		// seq_err_naks_rcvd packet_seq_err, oos_drop_count out_of_sequence,
+		// rx_cnp_pkts rp_cnp_handled, ...), which read as mlx5's, except
+		// the CNPs sent: np_cnp_pkts, not mlx5's np_cnp_sent.
+		renamed(hwv(BNXTRE, "np_cnp_pkts", CNPSent, TX)),
 		{Name: "rx_roce_only_pkts", Vendor: BNXTRE, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: RX, Unit: Packets},
 		{Name: "tx_roce_only_pkts", Vendor: BNXTRE, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: TX, Unit: Packets},
 

@@ -3,6 +3,10 @@ package doctor
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"rocelab/internal/counters"
+	"rocelab/internal/ingest"
 )
 
 // Broadcom's bnxt_re prints DCQCN's counters under names of its own
@@ -23,12 +27,56 @@ func TestBnxtREHWCounters(t *testing.T) {
 	if strings.Contains(r.Fix, "mlnx_qos") || strings.Contains(r.Fix, "np_ecn_marked_roce_packets") || !strings.Contains(r.Fix, "dcb pfc set") {
 		t.Errorf("a bnxt_re port's fix speaks mlx5's tools and counters: %s", r.Fix)
 	}
+	for _, want := range []string{"count oos_drop_count and NAK", "requester (seq_err_naks_rcvd)", "ACK timer fires (to_retransmits)"} {
+		if !strings.Contains(r.Mechanism, want) {
+			t.Errorf("a bnxt_re port's mechanism names mlx5's counters, not %q: %s", want, r.Mechanism)
+		}
+	}
+	if e := nicFind(fs, "counters.ecn.heavy_marking")[0]; !strings.Contains(e.Mechanism, "send CNPs (tx_cnp_pkts)") || !strings.Contains(e.Mechanism, "(rx_cnp_pkts on their side)") {
+		t.Errorf("a bnxt_re port's ECN mechanism names mlx5's CNP counters: %s", e.Mechanism)
+	}
 	d := nicMustFind(t, fs, "counters.discards", Info, "rx_out_of_buffer 213")
 	if !strings.Contains(d.Mechanism, "no posted receive WQE") || strings.Contains(d.Mechanism, "kernel's receive rings") {
 		t.Errorf("bnxt_re's rx_out_of_buffer read as the host rings': %s", d.Mechanism)
 	}
 	if strings.Contains(d.Fix, "ethtool -G") {
 		t.Errorf("fix tunes a netdev ring for an RDMA counter: %s", d.Fix)
+	}
+}
+
+// Linux 6.18 renamed bnxt_re's hw_counters to mlx5's names but one: the
+// CNPs it sends are np_cnp_pkts (linux-rdma, Message-ID
+// 20250814112555.221665-7-kalesh-anakkur.purayil@broadcom.com). Before,
+// np_cnp_pkts was no counter: a SYNTHETIC dump of a port that only sent
+// CNPs gave no ECN finding, and its retransmission fix spoke mlx5's tools
+// whenever the dump said nothing else of the driver.
+func TestBnxtRELinux618Names(t *testing.T) {
+	p := "/sys/class/infiniband/bnxt_re0/ports/1/hw_counters/"
+	fs := synthFindings(t, Options{},
+		p+"local_ack_timeout_err:37",
+		p+"np_cnp_pkts:52011",
+		p+"out_of_sequence:388",
+		p+"packet_seq_err:412",
+		p+"rx_roce_only_pkts:41877012")
+	e := nicMustFind(t, fs, "counters.ecn.marking", Info, "bnxt_re0 port 1", "np_cnp_pkts 52011")
+	if !evidenceHas(e, "np_cnp_pkts:52011") {
+		t.Errorf("np_cnp_pkts not in the evidence: %+v", e.Evidence)
+	}
+	r := nicMustFind(t, fs, "counters.retransmission", Warn, "local_ack_timeout_err 37", "out_of_sequence 388")
+	if strings.Contains(r.Fix, "mlnx_qos") || !strings.Contains(r.Fix, "bnxt_re") {
+		t.Errorf("a bnxt_re port's fix speaks mlx5's tools: %s", r.Fix)
+	}
+}
+
+// An ice port's rx_dropped is its VSI's drops (GLV_RDPC): packets the
+// receive rings had no descriptor for, where rx_dropped.nic counts the
+// port's. The real dump of testdata/corpus/ethtool/dmesg-ice-e810-* (Intel
+// E810, Linux 6.18) has 7206525 of them and gave no finding before.
+func TestIceRxDropped(t *testing.T) {
+	fs := nicDiagnose(t, Options{}, "corpus/ethtool/dmesg-ice-e810-amd-vi-io-page-fault-rx-dropped-in-kernel-iwl.txt")
+	d := nicMustFind(t, fs, "counters.discards", Info, "eth0", "rx_dropped 7206525")
+	if !strings.Contains(d.Mechanism, "receive rings") || strings.Contains(d.Mechanism, "receive buffer was full") {
+		t.Errorf("ice's rx_dropped is the host rings' drop: %s", d.Mechanism)
 	}
 }
 
@@ -66,4 +114,48 @@ func evidenceHas(f Finding, s string) bool {
 		}
 	}
 	return false
+}
+
+// AMD Pensando's ionic (the Pollara AI NICs) counts PFC frames over all
+// priorities (frames_rx_pripause) and the time each priority was paused
+// in microseconds (rx_pripause_3_1us_count). The kernel's own example dump
+// (Documentation/.../pensando/ionic.rst) is read as ionic's, every PFC
+// counter found; a SYNTHETIC before/after pair 10 s apart whose priority 3
+// was paused 0.5 s is judged as mlx5's rx_prio3_pause_duration is. Before,
+// ionic's names were no counters: no finding.
+func TestIonicPortCounters(t *testing.T) {
+	for _, f := range diagnoseFiles(t, Options{}, "corpus/ethtool/ethtool-s-ionic-pensando-port-stats-pripause-1us-kernel-doc.txt") {
+		if f.Severity > Info {
+			t.Errorf("a healthy ionic dump: %s %s", f.ID, f.Title)
+		}
+	}
+	var e *ingest.EthtoolStats
+	for _, a := range nicReadArtifacts(t, "corpus/ethtool/ethtool-s-ionic-pensando-port-stats-pripause-1us-kernel-doc.txt") {
+		if x, ok := a.(*ingest.EthtoolStats); ok {
+			e = x
+		}
+	}
+	if e == nil || len(e.Samples) != 1 {
+		t.Fatalf("ionic dump not read: %+v", e)
+	}
+	s := &e.Samples[0]
+	if v, ok := s.Vendor(); !ok || v != counters.IONIC {
+		t.Errorf("vendor %v %v", v, ok)
+	}
+	if r, ok := s.PFCTotal(ingest.RX); !ok || r.Name != "frames_rx_pripause" {
+		t.Errorf("PFC total %+v %v", r, ok)
+	}
+	if r, ok := s.PFCDuration(ingest.TX, 3); !ok || r.Name != "tx_pripause_3_1us_count" {
+		t.Errorf("PFC duration %+v %v", r, ok)
+	}
+	dump := func(pause string) string {
+		return "# synthetic: rocelab test, an ionic ethtool dump\n$ ethtool -S enp181s0\nNIC statistics:\n" +
+			"     frames_rx_ok: 915234110\n     frames_rx_pripause: 4000\n     frames_rx_pri_3: 900000000\n" +
+			"     rx_pripause_3_1us_count: " + pause + "\n"
+	}
+	fs := Diagnose([]string{"-"}, strings.NewReader(dump("1000000")+dump("1500000")), Options{Interval: 10 * time.Second}).Findings
+	f := nicMustFind(t, fs, "counters.pause.ratio", Warn, "5.000% of the 10 s window")
+	if !evidenceHas(f, "rx_pripause_3_1us_count") {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
 }

@@ -35,7 +35,8 @@ func checkRetransmission(inc *Incident) []Finding {
 			ID: "counters.retransmission", Severity: weaken(sev, s.IsDelta()), Layer: LayerFabric,
 			Title:    fmt.Sprintf("%s: RC retransmissions: %s%s", s.Name(), ingest.ReadingsText(rs), rate(sumOf(rs), s)),
 			Evidence: readingsEvidence(rs...),
-			Mechanism: "RoCE RC does retransmit: a lost packet makes the responder count out_of_sequence and NAK, and the requester (packet_seq_err) resends everything from that PSN (go-back-N); a lost tail or ACK is recovered only when the ACK timer fires (local_ack_timeout_err), 4.096 µs·2^timeout per attempt, about 4.3 s at NCCL_IB_TIMEOUT=20 unless adaptive retransmission shortens it. " +
+			Mechanism: fmt.Sprintf("RoCE RC does retransmit: a lost packet makes the responder count %s and NAK, and the requester (%s) resends everything from that PSN (go-back-N); a lost tail or ACK is recovered only when the ACK timer fires (%s), 4.096 µs·2^timeout per attempt, about 4.3 s at NCCL_IB_TIMEOUT=20 unless adaptive retransmission shortens it. ",
+				s.NameOf(counters.OutOfSequence, counters.RX), s.NameOf(counters.PacketSeqErr, counters.RX), s.NameOf(counters.LocalAckTimeoutErr, counters.NoDir)) +
 				"The QP fails with IBV_WC_RETRY_EXC_ERR (status 12) only after retry_cnt attempts; until then loss shows as lost bandwidth, not errors. Counted " + window(s) + ".",
 			Fix: retransmissionFix(s, netdev, want),
 		}.per(s.Name(), "port", "RC retransmissions", s.Device, "<dev>", netdev, "<netdev>")}
@@ -183,7 +184,8 @@ func checkECN(inc *Incident) []Finding {
 				Title:    fmt.Sprintf("%s: heavy ECN marking: %.2f%% of received RoCE packets carried CE (%s)", s.Name(), pct, ingest.ReadingsText(rs)),
 				Evidence: readingsEvidence(append(rs, base.r)...),
 				Mechanism: fmt.Sprintf("Heavy here means at least %.0f%% of received RoCE packets ECN-marked, the DCQCN paper's Pmax: averaged over the window, the switch queue toward this NIC sat at or above Kmax much of the time. ", 100*ecnHeavyFraction) +
-					"Each mark makes this NIC send CNPs (np_cnp_sent) and the senders cut their rate (rp_cnp_handled on their side): the fabric is persistently congested toward this port (incast, ECMP collisions, or a slow receiver), so throughput is held below line rate. Counted " + window(s) + ".",
+					fmt.Sprintf("Each mark makes this NIC send CNPs (%s) and the senders cut their rate (%s on their side): the fabric", s.NameOf(counters.CNPSent, counters.TX), s.NameOf(counters.CNPHandled, counters.RX)) +
+					" is persistently congested toward this port (incast, ECMP collisions, or a slow receiver), so throughput is held below line rate. Counted " + window(s) + ".",
 				Fix: "Look for the hot spot: incast fan-in to this host, ECMP polarisation (RoCE entropy is only the UDP source port; raise NCCL_IB_QPS_PER_CONNECTION), or a receiver that pauses (rx_prioN_pause_duration). If the marking is early rather than the queue deep, raise the switch's ECN Kmin/Kmax toward 2–3×BDP.",
 			}, s, "Heavy ECN marking")}
 		}

@@ -58,45 +58,43 @@ func (s *CounterSample) ConceptOf(name string) counters.Concept {
 
 // Concept returns the reading of the first name the table gives concept c
 // in direction d for priority prio (ignored unless the counter is per
-// priority) that the dump has and that means c at the sample's source.
+// priority) at the sample's source that the dump has.
 func (s *CounterSample) Concept(c counters.Concept, d counters.Dir, prio int) (Reading, bool) {
-	for _, n := range counterTable().Names(c, d, prio) {
-		if r, ok := s.Get(n); ok && s.ConceptOf(n) == c {
+	for _, n := range counterTable().NamesIn(s.source(), c, d, prio) {
+		if r, ok := s.Get(n); ok {
 			return r, true
 		}
 	}
 	return Reading{}, false
 }
 
+// NameOf returns the name the sample's driver gives concept c in direction
+// d at the sample's source, for a rule that explains a counter in the
+// port's own terms: the name the dump prints when it has one, else its
+// driver's (Vendor), else mlx5's.
+func (s *CounterSample) NameOf(c counters.Concept, d counters.Dir) string {
+	names := counterTable().NamesIn(s.source(), c, d, 0)
+	for _, n := range names {
+		if s.Has(n) {
+			return n
+		}
+	}
+	v, _ := s.Vendor()
+	for _, v := range []counters.Vendor{v, counters.MLX5} {
+		if desc, ok := counterTable().Find(v, s.source(), c, d); ok {
+			return desc.Of(0)
+		}
+	}
+	if len(names) > 0 {
+		return names[0]
+	}
+	return string(c)
+}
+
 // NonzeroConcepts returns the readings of every name of the concepts, in
 // any direction and (for per-priority counters) any priority, that moved.
 func (s *CounterSample) NonzeroConcepts(cs ...counters.Concept) []Reading {
-	return s.Nonzero(s.conceptNames(cs...)...)
-}
-
-// conceptNames lists every concrete name of the concepts that means its
-// concept at the sample's source, concept by concept, each in table order.
-func (s *CounterSample) conceptNames(cs ...counters.Concept) []string {
-	var out []string
-	all := counterTable().All()
-	for _, c := range cs {
-		for i := range all {
-			d := &all[i]
-			if d.Concept != c {
-				continue
-			}
-			n := 1
-			if d.PerPrio {
-				n = 8
-			}
-			for p := 0; p < n; p++ {
-				if name := d.Of(p); s.ConceptOf(name) == c {
-					out = append(out, name)
-				}
-			}
-		}
-	}
-	return out
+	return s.Nonzero(counterTable().AllNamesIn(s.source(), cs...)...)
 }
 
 // mlx5Name is the name mlx5's ethtool -S gives a concept.
@@ -235,22 +233,28 @@ func (s *CounterSample) RNRNaks() (Reading, bool) {
 // counters every driver prints, which say nothing alone).
 func isEthtoolName(n string) bool {
 	d, _, ok := counterTable().Lookup(n)
-	return ok && d.Source == counters.Ethtool && d.Concept != counters.NetdevPackets
+	return ok && d.Source == counters.Ethtool && d.Concept != counters.NetdevPackets && !d.Common
 }
 
-// Vendor returns the driver whose names the sample's counters are, read at
-// the sample's source (ethtool or hw_counters): another vendor's where any
-// name is only that vendor's, mlx5 where the names are mlx5's, and false
-// where no name is known. A driver that prints some of mlx5's names among
-// its own (bnxt_re's rx_out_of_buffer) is still told apart.
+// Vendor returns the driver whose names the sample's counters are: the
+// driver `ethtool -i` names beside the dump when the table knows it, else
+// the one its names say, read at the sample's source (ethtool or
+// hw_counters): another vendor's where any name is only that vendor's,
+// mlx5 where the names are mlx5's, and false where no name is known. A
+// driver that prints some of mlx5's names among its own (bnxt_re's
+// rx_out_of_buffer, and all but one of its hw_counters from Linux 6.18) is
+// still told apart; a name many drivers print (Common) says nothing.
 func (s *CounterSample) Vendor() (counters.Vendor, bool) {
 	if s.After == nil {
 		return 0, false
 	}
+	if v, ok := counters.VendorNamed(s.Driver); ok {
+		return v, true
+	}
 	src, found := s.source(), false
 	for _, c := range s.After.Counters {
 		d, _, ok := counterTable().LookupIn(src, c.Name)
-		if !ok || d.Source != src || d.Vendor == counters.Twin || d.Concept == counters.NetdevPackets {
+		if !ok || d.Source != src || d.Vendor == counters.Twin || d.Concept == counters.NetdevPackets || d.Common {
 			continue
 		}
 		if d.Vendor != counters.MLX5 {

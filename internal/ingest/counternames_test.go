@@ -104,3 +104,41 @@ func TestSharedNameBySource(t *testing.T) {
 		}
 	}
 }
+
+// The driver of a dump: the one `ethtool -i` names beside it, else the one
+// only its names say. ice's rx_dropped, a name other drivers print too,
+// says none; bnxt_re's hw_counters of Linux 6.18, mlx5's names but for
+// np_cnp_pkts, are still bnxt_re's.
+func TestVendorOfDump(t *testing.T) {
+	for _, c := range []struct {
+		kind   Kind
+		driver string
+		names  []string
+		want   counters.Vendor
+		known  bool
+	}{
+		{KindEthtool, "", []string{"rx_dropped", "rx_prio3_pause"}, counters.MLX5, true},
+		{KindEthtool, "", []string{"rx_dropped"}, counters.MLX5, false},
+		{KindEthtool, "", []string{"rx_dropped", "rx_dropped.nic"}, counters.ICE, true},
+		{KindEthtool, "ice", []string{"rx_dropped"}, counters.ICE, true},
+		{KindEthtool, "mlx5_core", []string{"rx_pfc_ena_frames_pri3"}, counters.MLX5, true},
+		{KindEthtool, "bnxt_en", []string{"rx_dropped"}, counters.BNXT, true},
+		{KindEthtool, "virtio_net", []string{"rx_prio3_pause"}, counters.MLX5, true},
+		{KindHWCounters, "", []string{"local_ack_timeout_err", "np_cnp_pkts", "out_of_sequence"}, counters.BNXTRE, true},
+		{KindHWCounters, "", []string{"local_ack_timeout_err", "np_cnp_sent"}, counters.MLX5, true},
+	} {
+		s := CounterSample{Kind: c.kind, Driver: c.driver, After: &CounterSet{}}
+		for _, n := range c.names {
+			s.After.add(Counter{Name: n, Value: 5})
+		}
+		if v, ok := s.Vendor(); v != c.want || ok != c.known {
+			t.Errorf("%s %q %v: vendor %v %v, want %v %v", c.kind, c.driver, c.names, v, ok, c.want, c.known)
+		}
+	}
+	var s CounterSample
+	s.Kind, s.After = KindEthtool, &CounterSet{}
+	s.After.add(Counter{Name: "rx_dropped", Value: 9})
+	if d := s.Discards(); len(d.Host) != 1 || d.Host[0].Name != "rx_dropped" {
+		t.Errorf("ice's rx_dropped not read as the host rings' drops: %+v", d)
+	}
+}

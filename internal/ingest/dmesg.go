@@ -144,16 +144,15 @@ func (p *dmesgParser) Feed(l Line) {
 			p.out.lines.add(l)
 		}
 		p.cqe = nil
-	case strings.Contains(msg, "AMD-Vi: Event logged [") || strings.Contains(msg, "DMAR: [DMA ") ||
-		strings.HasPrefix(msg, "mlx5_core ") && strings.Contains(msg, "ealth"):
+	default:
 		if f, ok := parseDeviceFault(msg); ok {
 			f.Evidence = At(p.out.src, l)
 			p.out.addFault(f)
 			p.out.lines.add(l)
+		} else if msg != t && (strings.HasPrefix(msg, "mlx5_core ") || strings.HasPrefix(msg, "mlx5_ib") || strings.HasPrefix(msg, "bnxt_en ")) {
+			// other timestamped NIC driver lines: part of the log, nothing to keep
+			p.out.lines.add(l)
 		}
-	case msg != t && (strings.HasPrefix(msg, "mlx5_core ") || strings.HasPrefix(msg, "mlx5_ib") || strings.HasPrefix(msg, "bnxt_en ")):
-		// other timestamped NIC driver lines: part of the log, nothing to keep
-		p.out.lines.add(l)
 	}
 }
 

@@ -46,7 +46,8 @@ const (
 const maxDeviceFaults = 256
 
 // parseDeviceFault reads a kernel message (its prefix stripped) that
-// reports a DeviceFault.
+// reports a DeviceFault; it is the dmesg reader's only test of such a line,
+// so it turns other lines away cheaply.
 func parseDeviceFault(msg string) (DeviceFault, bool) {
 	switch {
 	case strings.Contains(msg, "AMD-Vi: Event logged [IO_PAGE_FAULT"):
@@ -69,6 +70,9 @@ func parseDeviceFault(msg string) (DeviceFault, bool) {
 			}
 		}
 		return f, true
+	}
+	if !strings.HasPrefix(msg, "mlx5_core ") {
+		return DeviceFault{}, false
 	}
 	drv, dev, rest := driverDevice(msg)
 	if drv != "mlx5_core" || dev == "" {
