@@ -325,3 +325,57 @@ func gogc() uint64 {
 	metrics.Read(m)
 	return m[0].Value.Uint64()
 }
+
+// TestAdviseRunsFrom checks that adviseRuns leaves the huge pages below
+// from (which settle advised) alone and advises the rest of the run from
+// the huge page at from, the one a stack boundary inside it shares with
+// settle's range.
+func TestAdviseRunsFrom(t *testing.T) {
+	size := pageSize()
+	if size != 2<<20 {
+		t.Skipf("huge pages of %d bytes, not 2 MiB", size)
+	}
+	m, err := unix.Mmap(-1, 0, int(2*stackBytes+2*size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer unix.Munmap(m)
+	base := uintptr(unsafe.Pointer(&m[0]))
+	a := (base+size-1)&^(size-1) + size/2 // two adjacent stacks, off the huge pages' grid
+	from := (a + stackBytes) &^ (size - 1)
+	if !adviseRuns([]uintptr{a, a + stackBytes}, from, size) {
+		t.Fatal("adviseRuns gave no advice")
+	}
+	for _, c := range []struct {
+		addr uintptr
+		want bool
+	}{{a + size, false}, {from - 1, false}, {from, true}, {a + 2*stackBytes - size, true}} {
+		if got := strings.Contains(vmFlags(t, c.addr), " hg"); got != c.want {
+			t.Errorf("%#x (from %#x): advised %v, want %v", c.addr, from, got, c.want)
+		}
+	}
+}
+
+// vmFlags returns smaps' VmFlags line of the mapping that holds addr.
+func vmFlags(t *testing.T, addr uintptr) string {
+	b, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Skip(err)
+	}
+	in := false
+	for line := range strings.Lines(string(b)) {
+		var lo, hi uintptr
+		if f := strings.Fields(line); !strings.HasSuffix(f[0], ":") {
+			if _, err := fmt.Sscanf(f[0], "%x-%x", &lo, &hi); err != nil {
+				t.Fatalf("smaps: %q: %v", line, err)
+			}
+			in = lo <= addr && addr < hi
+			continue
+		}
+		if in && strings.HasPrefix(line, "VmFlags:") {
+			return strings.TrimRight(line, "\n")
+		}
+	}
+	t.Fatalf("no mapping holds %#x", addr)
+	return ""
+}
