@@ -1,7 +1,6 @@
 package hugepage
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -51,15 +50,23 @@ func inChild(t *testing.T, env ...string) bool {
 // hugeKB returns the kilobytes of huge pages backing the mapping that
 // holds addr (smaps' AnonHugePages).
 func hugeKB(t *testing.T, addr uintptr) int {
-	f, err := os.Open("/proc/self/smaps")
+	var kb int
+	line := smapsLine(t, addr, "AnonHugePages:")
+	if _, err := fmt.Sscanf(line, "AnonHugePages: %d kB", &kb); err != nil {
+		t.Fatalf("smaps: %q: %v", line, err)
+	}
+	return kb
+}
+
+// smapsLine returns the line of /proc/self/smaps that starts with key in
+// the block of the mapping that holds addr.
+func smapsLine(t *testing.T, addr uintptr, key string) string {
+	b, err := os.ReadFile("/proc/self/smaps")
 	if err != nil {
 		t.Skip(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
 	in := false
-	for sc.Scan() {
-		line := sc.Text()
+	for line := range strings.Lines(string(b)) {
 		var lo, hi uintptr
 		if f := strings.Fields(line); !strings.HasSuffix(f[0], ":") {
 			if _, err := fmt.Sscanf(f[0], "%x-%x", &lo, &hi); err != nil {
@@ -68,15 +75,12 @@ func hugeKB(t *testing.T, addr uintptr) int {
 			in = lo <= addr && addr < hi
 			continue
 		}
-		var kb int
-		if in {
-			if n, _ := fmt.Sscanf(line, "AnonHugePages: %d kB", &kb); n == 1 {
-				return kb
-			}
+		if in && strings.HasPrefix(line, key) {
+			return strings.TrimRight(line, "\n")
 		}
 	}
-	t.Fatalf("no mapping holds %#x", addr)
-	return 0
+	t.Fatalf("no mapping holds %#x with %s", addr, key)
+	return ""
 }
 
 // touched allocates n bytes and writes every page, as a run's build
@@ -350,32 +354,8 @@ func TestAdviseRunsFrom(t *testing.T) {
 		addr uintptr
 		want bool
 	}{{a + size, false}, {from - 1, false}, {from, true}, {a + 2*stackBytes - size, true}} {
-		if got := strings.Contains(vmFlags(t, c.addr), " hg"); got != c.want {
+		if got := strings.Contains(smapsLine(t, c.addr, "VmFlags:"), " hg"); got != c.want {
 			t.Errorf("%#x (from %#x): advised %v, want %v", c.addr, from, got, c.want)
 		}
 	}
-}
-
-// vmFlags returns smaps' VmFlags line of the mapping that holds addr.
-func vmFlags(t *testing.T, addr uintptr) string {
-	b, err := os.ReadFile("/proc/self/smaps")
-	if err != nil {
-		t.Skip(err)
-	}
-	in := false
-	for line := range strings.Lines(string(b)) {
-		var lo, hi uintptr
-		if f := strings.Fields(line); !strings.HasSuffix(f[0], ":") {
-			if _, err := fmt.Sscanf(f[0], "%x-%x", &lo, &hi); err != nil {
-				t.Fatalf("smaps: %q: %v", line, err)
-			}
-			in = lo <= addr && addr < hi
-			continue
-		}
-		if in && strings.HasPrefix(line, "VmFlags:") {
-			return strings.TrimRight(line, "\n")
-		}
-	}
-	t.Fatalf("no mapping holds %#x", addr)
-	return ""
 }
