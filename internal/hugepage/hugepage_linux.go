@@ -182,8 +182,12 @@ func advise(n int64, size uintptr) bool {
 	// The heap below the stacks starts with the arena that holds at (a
 	// small object, in the part of the heap the program has used).
 	lo := min(uintptr(unsafe.Pointer(&at[0]))&^(arenaBytes-1), at[0]) &^ (size - 1)
-	ok := settle(lo, at[(len(at)-1)/2]+stackBytes, size)
-	ok = adviseRuns(at, size) || ok
+	hi := at[(len(at)-1)/2] + stackBytes
+	ok := settle(lo, hi, size)
+	if !ok {
+		hi = 0
+	}
+	ok = adviseRuns(at, hi&^(size-1), size) || ok
 	close(release)
 	held.Wait()
 	// A goroutine counts itself done before it exits and frees its stack.
@@ -193,15 +197,16 @@ func advise(n int64, size uintptr) bool {
 	return ok
 }
 
-// adviseRuns advises the whole huge pages of each run of adjacent stacks.
-func adviseRuns(at []uintptr, size uintptr) bool {
+// adviseRuns advises the whole huge pages of each run of adjacent stacks
+// from the huge page at from on, those below it being settled already.
+func adviseRuns(at []uintptr, from, size uintptr) bool {
 	ok := false
 	for i := 0; i < len(at); {
 		j := i + 1
 		for j < len(at) && at[j] == at[j-1]+stackBytes {
 			j++
 		}
-		lo, hi := (at[i]+size-1)&^(size-1), (at[j-1]+stackBytes)&^(size-1)
+		lo, hi := max((at[i]+size-1)&^(size-1), from), (at[j-1]+stackBytes)&^(size-1)
 		if hi > lo {
 			ok = madvise(lo, hi-lo, unix.MADV_HUGEPAGE) || ok
 		}

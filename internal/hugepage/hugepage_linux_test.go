@@ -1,7 +1,6 @@
 package hugepage
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -51,15 +50,23 @@ func inChild(t *testing.T, env ...string) bool {
 // hugeKB returns the kilobytes of huge pages backing the mapping that
 // holds addr (smaps' AnonHugePages).
 func hugeKB(t *testing.T, addr uintptr) int {
-	f, err := os.Open("/proc/self/smaps")
+	var kb int
+	line := smapsLine(t, addr, "AnonHugePages:")
+	if _, err := fmt.Sscanf(line, "AnonHugePages: %d kB", &kb); err != nil {
+		t.Fatalf("smaps: %q: %v", line, err)
+	}
+	return kb
+}
+
+// smapsLine returns the line of /proc/self/smaps that starts with key in
+// the block of the mapping that holds addr.
+func smapsLine(t *testing.T, addr uintptr, key string) string {
+	b, err := os.ReadFile("/proc/self/smaps")
 	if err != nil {
 		t.Skip(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
 	in := false
-	for sc.Scan() {
-		line := sc.Text()
+	for line := range strings.Lines(string(b)) {
 		var lo, hi uintptr
 		if f := strings.Fields(line); !strings.HasSuffix(f[0], ":") {
 			if _, err := fmt.Sscanf(f[0], "%x-%x", &lo, &hi); err != nil {
@@ -68,15 +75,12 @@ func hugeKB(t *testing.T, addr uintptr) int {
 			in = lo <= addr && addr < hi
 			continue
 		}
-		var kb int
-		if in {
-			if n, _ := fmt.Sscanf(line, "AnonHugePages: %d kB", &kb); n == 1 {
-				return kb
-			}
+		if in && strings.HasPrefix(line, key) {
+			return strings.TrimRight(line, "\n")
 		}
 	}
-	t.Fatalf("no mapping holds %#x", addr)
-	return 0
+	t.Fatalf("no mapping holds %#x with %s", addr, key)
+	return ""
 }
 
 // touched allocates n bytes and writes every page, as a run's build
@@ -324,4 +328,34 @@ func gogc() uint64 {
 	m := []metrics.Sample{{Name: "/gc/gogc:percent"}}
 	metrics.Read(m)
 	return m[0].Value.Uint64()
+}
+
+// TestAdviseRunsFrom checks that adviseRuns leaves the huge pages below
+// from (which settle advised) alone and advises the rest of the run from
+// the huge page at from, the one a stack boundary inside it shares with
+// settle's range.
+func TestAdviseRunsFrom(t *testing.T) {
+	size := pageSize()
+	if size != 2<<20 {
+		t.Skipf("huge pages of %d bytes, not 2 MiB", size)
+	}
+	m, err := unix.Mmap(-1, 0, int(2*stackBytes+2*size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer unix.Munmap(m)
+	base := uintptr(unsafe.Pointer(&m[0]))
+	a := (base+size-1)&^(size-1) + size/2 // two adjacent stacks, off the huge pages' grid
+	from := (a + stackBytes) &^ (size - 1)
+	if !adviseRuns([]uintptr{a, a + stackBytes}, from, size) {
+		t.Fatal("adviseRuns gave no advice")
+	}
+	for _, c := range []struct {
+		addr uintptr
+		want bool
+	}{{a + size, false}, {from - 1, false}, {from, true}, {a + 2*stackBytes - size, true}} {
+		if got := strings.Contains(smapsLine(t, c.addr, "VmFlags:"), " hg"); got != c.want {
+			t.Errorf("%#x (from %#x): advised %v, want %v", c.addr, from, got, c.want)
+		}
+	}
 }
