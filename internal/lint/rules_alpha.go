@@ -34,24 +34,41 @@ func sonicAlpha(db *sonic.ConfigDB) []doctor.Finding {
 	if db.Vendor != "" {
 		return nil
 	}
-	var fs []doctor.Finding
+	// Rows of one value and pool are one finding (buffermgrd's profiles
+	// for each speed and cable share theirs).
+	type group struct {
+		rows []string
+		vals []sonic.Value
+		pool sonic.Value
+	}
+	var groups []*group
+	add := func(row string, v, pool sonic.Value) {
+		for _, g := range groups {
+			if strings.TrimSpace(g.vals[0].Text) == strings.TrimSpace(v.Text) && strings.TrimSpace(g.pool.Text) == strings.TrimSpace(pool.Text) {
+				g.rows, g.vals = append(g.rows, row), append(g.vals, v)
+				return
+			}
+		}
+		groups = append(groups, &group{rows: []string{row}, vals: []sonic.Value{v}, pool: pool})
+	}
 	for _, name := range db.Tables["BUFFER_PROFILE"].Keys() {
 		prof, ok := db.Profile(name)
-		if !ok || !prof.KeepsHeadroom() || prof.DynamicThAt.Text == "" {
-			continue
-		}
-		f, bad := judgeAlpha(db, "BUFFER_PROFILE|"+name, prof.DynamicThAt, prof.Pool)
-		if bad {
-			fs = append(fs, f)
+		if ok && prof.KeepsHeadroom() && prof.DynamicThAt.Text != "" {
+			add("BUFFER_PROFILE|"+name, prof.DynamicThAt, prof.Pool)
 		}
 	}
 	for _, key := range db.Tables["DEFAULT_LOSSLESS_BUFFER_PARAMETER"].Keys() {
-		v, ok := db.Field("DEFAULT_LOSSLESS_BUFFER_PARAMETER", key, "default_dynamic_th")
-		if !ok {
-			continue
+		if v, ok := db.Field("DEFAULT_LOSSLESS_BUFFER_PARAMETER", key, "default_dynamic_th"); ok {
+			add("DEFAULT_LOSSLESS_BUFFER_PARAMETER|"+key, v, sonic.Value{Text: "ingress_lossless_pool"})
 		}
-		f, bad := judgeAlpha(db, "DEFAULT_LOSSLESS_BUFFER_PARAMETER|"+key, v, sonic.Value{Text: "ingress_lossless_pool"})
-		if bad {
+	}
+	var fs []doctor.Finding
+	for _, g := range groups {
+		if f, bad := judgeAlpha(db, strings.Join(g.rows, ", "), g.vals[0], g.pool); bad {
+			for _, v := range g.vals[1:] {
+				f.Evidence = append(f.Evidence, sonicEv(db, v))
+			}
+			f.Evidence = evs(f.Evidence...)
 			fs = append(fs, f)
 		}
 	}
@@ -82,10 +99,25 @@ func judgeAlpha(db *sonic.ConfigDB, row string, v, pool sonic.Value) (doctor.Fin
 		f.Title = fmt.Sprintf("%s: lossless dynamic_th %d (%s) lets one congested priority group hold %s, leaving the other lossless and lossy traffic of the pool little", subject, n, alphaText(db, n), share)
 		f.Mechanism = "A priority group may take α/(1+α) of the pool's free space before it sends XOFF. With α of 8 or more one incast port fills nearly the whole pool before it pauses, so every other port's lossless groups reach their own thresholds early and pause, and lossy queues sharing the pool drop. SONiC's stock lossless profiles go no higher than 1 (α = 2) except on Barefoot Tofino, whose profiles run 7."
 		f.Fix = "dynamic_th of the ASIC's stock lossless profile: 0 on NVIDIA Spectrum, -3 to 1 on Broadcom XGS and Marvell, -6 to -5 on Broadcom DNX (sonic-buildimage pg_profile_lookup.ini)."
+		if n == alphaHighest && !namesPlatform(db) {
+			// Tofino's stock value in a fragment that does not say
+			// which switch it is from (sonic-mgmt#7016's T1 profiles).
+			f.Severity = doctor.Info
+			f.Title += "; 7 is the stock value on Barefoot Tofino platforms, and the input names no platform"
+			f.Fix = "If the switch is not a Barefoot Tofino one: " + f.Fix + " Giving DEVICE_METADATA (platform) beside the fragment has it judged."
+		}
 	default:
 		return doctor.Finding{}, false
 	}
 	return f, true
+}
+
+// namesPlatform reports whether DEVICE_METADATA says which switch the
+// config is from.
+func namesPlatform(db *sonic.ConfigDB) bool {
+	_, p := db.Field("DEVICE_METADATA", "localhost", "platform")
+	_, h := db.Field("DEVICE_METADATA", "localhost", "hwsku")
+	return p || h
 }
 
 // spectrumAlpha reports whether Mellanox SAI's reading of the ends
