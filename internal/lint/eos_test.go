@@ -601,3 +601,55 @@ func TestLintSessionErrorPlace(t *testing.T) {
 		t.Errorf("error %v, want %s", err, want)
 	}
 }
+
+// An NX-OS file (no prompts) that a `show running-config` of a section
+// printed, `!Command:` header and `system qos` included, its network-qos
+// policy pausing class 3 and no queuing policy (SYNTHETIC, in the layout
+// NX-OS prints): the excerpt is named once, and RoCE's unmarked queue is
+// not called an ECN-less configuration, since ECN may be written where
+// the command does not print. Before, MarkExcerpt's one place, the header
+// kept the ECN finding quiet but was named nowhere.
+func TestLintNXOSExcerptWithSystemQoS(t *testing.T) {
+	data := `!Command: show running-config ipqos
+!Running configuration last done at: Fri Dec 16 17:50:00 2022
+
+version 9.3(10) Bios:version
+
+class-map type qos match-all RoCE
+  match dscp 26
+policy-map type qos QOS_CLASSIFICATION
+  class RoCE
+    set qos-group 3
+policy-map type network-qos QOS_NETWORK
+  class type network-qos c-8q-nq3
+    pause pfc-cos 3
+    mtu 9216
+system qos
+  service-policy type network-qos QOS_NETWORK
+  service-policy type qos input QOS_CLASSIFICATION
+
+interface Ethernet1/1
+  priority-flow-control mode on
+  service-policy type qos input QOS_CLASSIFICATION
+`
+	path := filepath.Join(t.TempDir(), "show-run-ipqos.txt")
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := lintFiles(t, path)
+	notes := 0
+	for _, f := range rep.Findings {
+		if f.ID == "config.not_judged" {
+			notes += strings.Count(f.Title, "show running-config ipqos (a part of the configuration: what it does not print")
+		}
+		if f.ID == "ecn.disabled" && strings.Contains(f.Title, "sets ECN on no queue") {
+			t.Errorf("%s", f.Title)
+		}
+	}
+	if notes != 1 {
+		for _, f := range rep.Findings {
+			t.Logf("%s: %s", f.ID, f.Title)
+		}
+		t.Errorf("the excerpt named %d times, want once", notes)
+	}
+}

@@ -17,7 +17,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"rocelab/internal/aoscx"
@@ -174,7 +173,7 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 				return info, err
 			}
 			if r.session && pasted {
-				excerptNote(db, sess.Excerpt)
+				db.MarkExcerpt(sess.Excerpt, "")
 			}
 			m.Sonic = append(m.Sonic, db)
 			info.Type = r.kind
@@ -330,23 +329,6 @@ var nosReaders = []struct {
 	// NVIDIA Onyx (MLNX-OS): flat `interface ethernet 1/1-1/4 …` lines.
 	{KindOnyxConfig, onyx.IsConfig, via(onyx.Parse, sonic.FromOnyx), false},
 	{KindEOSConfig, eos.IsConfig, via(eos.Parse, sonic.FromEOS), true},
-}
-
-// excerptNote names, among the settings not judged, the `show
-// running-config` of a pasted session that printed a part of the
-// configuration (once: NX-OS's reader names its own `!Command:` header):
-// a finding's absence says nothing of what it leaves out, and the global
-// maps it does not print are the switch's defaults to lint.
-func excerptNote(db *sonic.ConfigDB, at swcfg.Value) {
-	const note = " (a part of the configuration"
-	if at.Given() {
-		db.Excerpted()
-	}
-	if !at.Given() || slices.ContainsFunc(db.Skipped, func(v sonic.Value) bool { return strings.Contains(v.Text, note) }) {
-		return
-	}
-	at.Text += note + ": what it does not print, global QoS maps included, is taken as the switch's defaults)"
-	db.Skipped = append(db.Skipped, at)
 }
 
 // via reads a configuration with a reader's parser and writes it as

@@ -17,8 +17,8 @@ import (
 )
 
 // pfcRules checks headroom against SONiC's formula, headroom sized as a
-// share of the buffer, the number of lossless priorities, and the PFC
-// watchdog.
+// share of the buffer, lossless profiles' dynamic thresholds, the number
+// of lossless priorities, and the PFC watchdog.
 func pfcRules(m *Model) []doctor.Finding {
 	var fs []doctor.Finding
 	if m.Desc != nil {
@@ -28,6 +28,7 @@ func pfcRules(m *Model) []doctor.Finding {
 	for _, db := range m.Sonic {
 		fs = append(fs, sonicHeadroom(db)...)
 		fs = append(fs, sonicNamedProfiles(db)...)
+		fs = append(fs, sonicAlpha(db)...)
 		fs = append(fs, nvueHeadroom(db)...)
 		fs = append(fs, sonicWatchdog(db)...)
 		fs = append(fs, sonicWatchdogMask(db)...)

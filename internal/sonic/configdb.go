@@ -63,6 +63,9 @@ type ConfigDB struct {
 	// noECN: a switch OS's configuration that writes ECN and WRED
 	// nowhere, and applies no policy it does not hold (nosECN).
 	noECN bool
+	// excerpt is the `show running-config` of a part of the
+	// configuration that printed the input (MarkExcerpt).
+	excerpt Value
 }
 
 // WritesNoECN reports a switch OS's configuration (EOS, NX-OS, OS10,
@@ -70,12 +73,32 @@ type ConfigDB struct {
 // all: none of its lines writes them, or turns them on by default, and it
 // applies no policy or profile the input does not hold. Every queue then
 // runs the OS's default, which marks nothing.
-func (db *ConfigDB) WritesNoECN() bool { return db.noECN }
+// A configuration a `show running-config` of a part printed (MarkExcerpt)
+// may write ECN where it does not print.
+func (db *ConfigDB) WritesNoECN() bool { return db.noECN && !db.excerpt.Given() }
 
-// Excerpted notes that the configuration is what a `show running-config`
-// of a part printed (an interface, a section): ECN written where it does
-// not print may mark RoCE's queue, so WritesNoECN no longer holds.
-func (db *ConfigDB) Excerpted() { db.noECN = false }
+// excerptDefaults is what a part of the configuration leaves unknown when
+// its reader says nothing more precise.
+const excerptDefaults = "what it does not print, global QoS maps included, is taken as the switch's defaults"
+
+// MarkExcerpt notes that the configuration is what the command at `at`, a
+// `show running-config` of a part (an interface, a section), printed: the
+// one place that decides it, whether the reader found the command (NX-OS's
+// `!Command:` header) or the pasted session it was typed in. It is named
+// once among the settings not judged, with why (excerptDefaults when
+// empty): a finding's absence says nothing of what it leaves out. The
+// first call wins; a command not given marks nothing.
+func (db *ConfigDB) MarkExcerpt(at Value, why string) {
+	if !at.Given() || db.excerpt.Given() {
+		return
+	}
+	if why == "" {
+		why = excerptDefaults
+	}
+	db.excerpt = at
+	at.Text += " (a part of the configuration: " + why + ")"
+	db.Skipped = append(db.Skipped, at)
+}
 
 // ReadTable reports whether lint reads the table (and Parse insists on
 // its shape).

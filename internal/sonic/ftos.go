@@ -105,7 +105,7 @@ func ParseFTOS(name string, data []byte) (*ConfigDB, error) {
 	// The output QoS the ports apply (`service-policy output`, a policy's
 	// `service-queue … qos-policy`) and the blocks the input defines: one
 	// applied but not defined is a cut, whose WRED and ECN are not known.
-	var outRefs []Value
+	var outRefs []ftosRef
 	out := newFTOSOutQoS()
 	err := swcfg.EachLine(db.lines, "!", func(w []Value, indent int) error {
 		if len(w) > 2 && w[0].Text == "priority" && w[1].Text == "group" {
@@ -185,9 +185,9 @@ func ParseFTOS(name string, data []byte) (*ConfigDB, error) {
 			notJudged = swcfg.AddNotJudged(notJudged, w, 1)
 		case port != nil && t(0) == "service-policy" && t(1) == "output" && len(w) == 3:
 			port.out = w[2]
-			outRefs = append(outRefs, Value{Text: "policy-map-output " + t(2), Line: w[2].Line, Col: w[2].Col})
+			outRefs = append(outRefs, ftosRef{kind: "policy-map-output", name: w[2]})
 		case t(0) == "service-queue" && t(2) == "qos-policy" && len(w) == 4:
-			outRefs = append(outRefs, Value{Text: "qos-policy-output " + t(3), Line: w[3].Line, Col: w[3].Col})
+			outRefs = append(outRefs, ftosRef{kind: "qos-policy-output", name: w[3]})
 		}
 		return nil
 	})
@@ -236,10 +236,11 @@ func ParseFTOS(name string, data []byte) (*ConfigDB, error) {
 	notJudged = append(notJudged, out.others...)
 	notJudged = append(notJudged, out.unused()...)
 	outRefs = append(outRefs, out.queueRefs()...)
-	for _, v := range outRefs {
-		if !out.defines(v.Text) {
+	for _, r := range outRefs {
+		if !out.defines(r) {
 			cut = true
-			v.Text += " (not in the input)"
+			v := r.name
+			v.Text = r.kind + " " + r.name.Text + " (not in the input)"
 			notJudged = swcfg.AddNotJudged(notJudged, []Value{v}, 1)
 		}
 	}

@@ -158,3 +158,32 @@ func FuzzParseFTOS(f *testing.F) {
 		}
 	})
 }
+
+// TestParseFTOSMissingOutput: an interface's `service-policy output` and a
+// policy map's `service-queue … qos-policy` naming blocks the input does
+// not hold (SYNTHETIC cut of a config) are each named once as not in the
+// input, at the name's line and column, and the config is not called
+// ECN-less: the missing blocks may write WRED.
+func TestParseFTOSMissingOutput(t *testing.T) {
+	cfg := "dcb-map ROCE\n priority-group 0 bandwidth 50 pfc off\n priority-group 1 bandwidth 50 pfc on\n priority-pgid 0 0 0 1 0 0 0 0\n!\n" +
+		"interface TenGigabitEthernet 0/1\n dcb-map ROCE\n service-policy output PMAP\n!\npolicy-map-output PMAP2\n service-queue 1 qos-policy QOUT\n"
+	db, err := ParseFTOS("f.cfg", []byte(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]int{"policy-map-output PMAP (not in the input)": {8, 24}, "qos-policy-output QOUT (not in the input)": {11, 29}}
+	for _, v := range db.Skipped {
+		if at, ok := want[v.Text]; ok {
+			if v.Line != at[0] || v.Col != at[1] {
+				t.Errorf("%s at %d:%d, want %d:%d", v.Text, v.Line, v.Col, at[0], at[1])
+			}
+			delete(want, v.Text)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("not named: %v (skipped %v)", want, db.Skipped)
+	}
+	if db.WritesNoECN() {
+		t.Error("a cut whose output policies are missing is called ECN-less")
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 
 	"rocelab/internal/pos"
 	"rocelab/internal/swcfg"
@@ -192,28 +191,33 @@ func (o *ftosOutQoS) unused() []Value {
 	return out
 }
 
+// An ftosRef is a block a line names: a "policy-map-output" an
+// interface's `service-policy output` applies, or a "qos-policy-output" a
+// `service-queue` line puts on a queue; name is the name where it is
+// written.
+type ftosRef struct {
+	kind string
+	name Value
+}
+
 // queueRefs are the qos-policy-outputs the policy maps' service-queue
-// lines name, as "qos-policy-output NAME" at the name.
-func (o *ftosOutQoS) queueRefs() []Value {
-	var out []Value
+// lines name.
+func (o *ftosOutQoS) queueRefs() []ftosRef {
+	var out []ftosRef
 	for _, pm := range slices.Sorted(maps.Keys(o.pmap)) {
 		for _, q := range slices.Sorted(maps.Keys(o.pmap[pm])) {
-			v := o.pmap[pm][q]
-			v.Text = "qos-policy-output " + v.Text
-			out = append(out, v)
+			out = append(out, ftosRef{kind: "qos-policy-output", name: o.pmap[pm][q]})
 		}
 	}
 	return out
 }
 
-// defines reports whether the input holds the block ref ("policy-map-output
-// NAME" or "qos-policy-output NAME") names.
-func (o *ftosOutQoS) defines(ref string) bool {
-	kind, name, _ := strings.Cut(ref, " ")
-	if kind == "policy-map-output" {
-		_, ok := o.pmap[name]
+// defines reports whether the input holds the block r names.
+func (o *ftosOutQoS) defines(r ftosRef) bool {
+	if r.kind == "policy-map-output" {
+		_, ok := o.pmap[r.name.Text]
 		return ok
 	}
-	_, ok := o.qos[name]
+	_, ok := o.qos[r.name.Text]
 	return ok
 }

@@ -74,11 +74,10 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 		// A part of the configuration (`show running-config interface
 		// …`) without `system qos`: which classes pause, and the
 		// classification of ports without their own policy, are not known.
-		at := c.Excerpt
-		at.Text = c.Excerpt.Text + " (a part of the configuration: system qos not in the input)"
-		db.Skipped = append(db.Skipped, at)
+		db.MarkExcerpt(c.Excerpt, "system qos not in the input")
 		nqMissing = true
 	}
+	db.MarkExcerpt(c.Excerpt, "")
 	// A pausing class whose qos-group the input does not give leaves
 	// which groups pause unknown: named, and PFC not judged.
 	for _, at := range c.PauseUnknown[c.System["network-qos"].Text] {
@@ -142,7 +141,7 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 		}
 		db.nosPort(it.Name, it.Speed, it.MTU)
 	}
-	db.nosECN(qMissing || c.Excerpt.Given(), ecnWords...)
+	db.nosECN(qMissing, ecnWords...)
 	db.nosDone(c.NotJudged)
 	if len(auto) > 0 {
 		db.Skipped = append(db.Skipped, auto[0]) // once: the first such port

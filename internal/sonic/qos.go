@@ -439,3 +439,20 @@ func (db *ConfigDB) Spectrum() bool {
 	}
 	return false
 }
+
+// Tofino reports whether DEVICE_METADATA names a Barefoot Tofino platform
+// (sonic-buildimage's device/barefoot and the Arista 7170), whose stock
+// lossless priority-group profiles run dynamic_th 7.
+func (db *ConfigDB) Tofino() bool {
+	p, ok := db.Field("DEVICE_METADATA", "localhost", "platform")
+	if !ok {
+		return false
+	}
+	t := strings.ToLower(p.Text)
+	for _, s := range []string{"as9516", "wedge100bf", "arista_7170"} {
+		if strings.Contains(t, s) {
+			return true
+		}
+	}
+	return false
+}
