@@ -43,16 +43,12 @@ type publicRun struct {
 	// excluded says why a result is listed but not part of the
 	// acceptance set.
 	excluded string
-	// heldOut marks a result that set no constant of the twin: 1 for
-	// the first held-out group (it set ProxyPoll's and ProxyOp's values,
-	// calibration.go, and nothing else), 2 for the second, added and
-	// compared before anything was changed on it (docs/nccl.md, "Held
-	// out, group 2"), 3 for the other collectives (docs/nccl.md, "Other
-	// collectives"), 4 for the fourth group of all_reduce results (docs/nccl.md,
-	// "Held out, group 4"), 5 for the fifth (docs/nccl.md, "Held out, group
-	// 5"), 6 for the sixth (docs/nccl.md, "Held out, group 6"), 7 for the
-	// seventh (docs/nccl.md, "Held out, group 7"), 8 for the eighth
-	// (docs/nccl.md, "Held out, group 8").
+	// heldOut marks a result that set no constant of the twin, by the
+	// group it was added in and compared before any change: 1 for the
+	// first held-out group (it set ProxyPoll's and ProxyOp's values,
+	// calibration.go, and nothing else), 3 for the other collectives
+	// (docs/nccl.md, "Other collectives"), the others as resultGroups
+	// (docs_test.go) names them; 0 for the calibration set.
 	heldOut int
 	// maxSize, when set, is the largest size the default test runs
 	// (2 GiB otherwise): a result whose rows are all larger.
