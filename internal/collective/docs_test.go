@@ -66,6 +66,7 @@ var resultGroups = []struct {
 	{6, "Held out, group 6 (added in session 24, compared before any change to its paths)", "group 6"},
 	{7, "Held out, group 7 (added in session 26, compared before any change)", "group 7"},
 	{8, "Held out, group 8 (added in session 28, compared before any change)", "group 8"},
+	{9, "Held out, group 9 (added in session 29, compared before any change)", "group 9"},
 }
 
 // TestResultGroupsCoverRuns: every public all_reduce result's group is

@@ -262,14 +262,20 @@ var publicRuns = []publicRun{
 		version: "2.29.3", heldOut: 7, maxSize: 4 << 30},
 	// Held out, group 8: added last and compared before any
 	// change (docs/nccl.md, "Held out, group 8").
-	{file: "a100-2n-dgx-ring-nccl812.txt", label: "2 × DGX A100, 8 × 200G (taken as IB), NCCL_ALGO=Ring (NVIDIA/nccl#812; 8-256 B)", fabric: "IB",
-		srv: serverOf("A100", 8, 200*unit.Gbps, 4, gpu.PXB, gpu.AMD), servers: 2, ppn: 8,
+	{file: "a100-2n-dgx-ring-nccl812.txt", label: "2 × DGX A100, 8 × 100G as the reporter gives them (taken as IB), NCCL_ALGO=Ring (NVIDIA/nccl#812; 8-256 B)", fabric: "IB",
+		srv: serverOf("A100", 8, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_ALGO": "Ring"}, version: "2.16.5", heldOut: 8},
 	{file: "h100-2n-8nic-multinode-doc.txt", label: "2 × 8 H100, 8 HCAs (8 × 400G, Intel hosts and NCCL 2.21.5 assumed; nothing but the HCAs printed)", fabric: "IB",
 		srv: h100x8, servers: 2, ppn: 8, version: "2.21.5", heldOut: 8, maxSize: 8 << 30},
 	{file: "oci-a100-2n-roce100g-ol9-singularity-ocitutorials.txt", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE, 4 QPs, Oracle Linux 9.5 and Singularity", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_GID_INDEX": "3"}, version: "2.26.5", heldOut: 8, maxSize: 10 << 30},
+	// Held out, group 9: added last and compared before any change
+	// (docs/nccl.md, "Held out, group 9").
+	{file: "NVIDIA/nccl#1368", label: "5 × 8 H100, 4 × 400G RoCE, NCCL_ALGO=Ring, 2 QPs (NCCL 2.20 by its library's path, Intel hosts assumed; the 1 MiB row, the one the source's excerpt holds whole)", fabric: "RoCE",
+		srv: serverOf("H100", 4, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel), servers: 5, ppn: 8,
+		env:     map[string]string{"NCCL_ALGO": "Ring", "NCCL_IB_QPS_PER_CONNECTION": "2", "NCCL_IB_GID_INDEX": "3"},
+		version: "2.20.5", heldOut: 9, table: true, quoted: []publicRow{{size: 1 << 20, time: 354.9, busbw: 5.76}}},
 	// Held out, group 3: the other collectives (all_gather, reduce_scatter,
 	// alltoall, sendrecv), added and compared before anything was changed
 	// on them (docs/nccl.md, "Other collectives").
@@ -557,13 +563,15 @@ var knownMisses = map[string]string{
 	"h100-2n-ib-nebius-dstack.txt@8":      "the run's first row: out-of-place 45.7 µs, in-place 29.8 (the twin 27.9)",
 	"h100-2n-ib-nebius-dstack.txt@32K":    "out-of-place 43.8 µs against in-place 35.6 and its own 64K 37.9 (the twin 30.4)",
 	// Held out, group 8.
-	"a100-2n-dgx-ring-nccl812.txt@8":                            "Ring/LL all_reduce on 2 × 8 A100 (AMD hosts), forced by NCCL_ALGO=Ring: 30 ring steps a call, 4 across the network; the run takes 93.0-94.0 µs from 8 to 256 B, the twin 64.3 (2.1 µs a step against the run's 3.1), NCCL's own model 68.0 (2.18 and later: each step at least the AMD host's 2 µs network overhead) or 36.4 (its 2.16.5); the twin's ring is bound by the network sender's posts, RingLLPost + ProxyOp = 1.9 µs apart, where this run needs about 2.9; with the post doubled on AMD hosts, as NCCL's model doubles the overhead, this run is 106.9 µs (×1.15) but the Vultr B200 (AMD) Ring/LL all_gather and reduce_scatter leave their band (×1.40-×1.66) (docs/nccl.md, \"Held out, group 8\")",
+	"a100-2n-dgx-ring-nccl812.txt@8":                            "Ring/LL all_reduce on 2 × 8 A100 (AMD hosts), forced by NCCL_ALGO=Ring: 30 ring steps a call, 4 across the network; the run takes 93.0-94.0 µs from 8 to 256 B, the twin 64.3 (2.1 µs a step against the run's 3.1), NCCL's own model 68.0 (2.18 and later: each step at least the AMD host's 2 µs network overhead) or 36.4 (its 2.16.5); the twin's ring is bound by the network sender's posts, RingLLPost + ProxyOp = 1.9 µs apart, where this run needs about 2.9; with the post doubled on AMD hosts, as NCCL's model doubles the overhead, this run is 106.9 µs (×1.15) but the Vultr B200 (AMD) Ring/LL all_gather and reduce_scatter leave their band (×1.40-×1.66) the reporter gives 8 × 100G NICs (the twin's time is the same with 200G) and the maintainer found the run's ring low for them (60 GB/s) and asked whether GPUDirect RDMA was on (with it off the twin gives 65.9 µs: an LL send buffer to the network is in host memory either way, net.cc); on the same kind of system, A100s on AMD EPYC Rome hosts, 2 × 8, 200G HDR (Azure NDm A100 v4, NCCL 2.17.1), a Ring/LL all_gather of 1 KiB, 15 ring steps, takes 33.7 µs and the twin 35.9 (×1.06) at its post pace: the 2.9 µs a post is this run's, not the kind's (docs/nccl.md, \"Held out, group 8\" and \"Held out, group 9\")",
 	"a100-2n-dgx-ring-nccl812.txt@16":                           "as 8",
 	"a100-2n-dgx-ring-nccl812.txt@32":                           "as 8",
 	"a100-2n-dgx-ring-nccl812.txt@64":                           "as 8",
 	"a100-2n-dgx-ring-nccl812.txt@128":                          "as 8",
 	"a100-2n-dgx-ring-nccl812.txt@256":                          "as 8",
 	"oci-a100-2n-roce100g-ol9-singularity-ocitutorials.txt@10G": "as oci-a100-2n-roce100g-ol-ocitutorials.txt@10G: tree-like (222.9 GB/s) where NCCL's model with the cards merged takes Ring (twin 195.3); the same shape and NCCL 2.26.5 on bare Ubuntu (oci-a100-2n-roce100g-ubuntu-ocitutorials.txt) is ring-like, 191.8",
+	// Held out, group 9.
+	"NVIDIA/nccl#1368@1M": "Ring/LL128 across 5 servers at 1 MiB (78 ring steps, about 10 of them across the network on each chunk's path; 16 channels on 4 NICs a server): the run 354.9 µs (in-place 345.7), 4.5 µs a ring step, the twin 269.8, 3.5 µs; as nccl-tests#322's Ring/LL128 on 128 servers (9.5 µs a step, the twin 6.4), the twin's LL128 ring steps are cheaper than a run's across more than two servers, where the 2-server Ring/LL128 rows that set ProxyOp and StepSync are in band (docs/nccl.md, \"Held out, group 9\")",
 	// Out since the comparison times nccl-tests' loop from 64 MiB.
 	"h100-8n-ib400g-minctas24-nccltests309.txt@256M": "NVLSTree on 8 servers with 24 channels at 256 MiB: the twin's first call of the timed loop takes 2282 µs (its proxies take up every channel's tree operations at its start), its later calls 1991, so nccl-tests' mean over 20 calls is 2005 against the run's 2199 (×1.10; ×0.96 when the first call alone was timed); the same cluster with NCCL's 16 channels is within 1% at 256 MiB (1969 against 1955 µs)",
 	"b200-2n-ib-lambda1cc-dstack.txt@1G":             "NVLSTree on B200 at 1 GiB: the twin's later calls are slower than its first (3150 against 3079 µs; the proxy thread's load, docs/nccl.md \"Held out, group 5\"), so its mean over the run's 100 calls is 3150 µs against the run's 2972 (×0.94; ×0.97 with the first call alone); the Vultr and GCP A4 runs' 1 GiB stay in band (×0.96, ×1.03)",
