@@ -4,12 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"rocelab/examples"
+	"rocelab/internal/sim/stalltest"
 	"rocelab/internal/unit"
 )
 
@@ -41,41 +40,11 @@ func runParted(t testing.TB, s *Scenario, o Options) string {
 	return fingerprint(t, tw)
 }
 
-// stallLimit is how long a run's workers may stand still (the state
-// sim.Windows.State reads unchanged) before watchStalls calls it a hang:
-// far longer than any round of these short runs takes, even at a load
-// of 30 on two cores.
-const stallLimit = 5 * time.Minute
-
-// watchStalls runs run, a piece of tw's run as o splits it, and fails
-// the test with the workers' state when that has not changed for
-// stallLimit: a hang (a lost wake-up, every worker asleep) then says
-// which run it was, where each domain waited, at which bound and
-// whether it slept, instead of ending in the test binary's timeout with
-// a goroutine dump that names none of them.
+// watchStalls runs run, a piece of tw's run as o splits it, under
+// stalltest.Watch: a hang fails the test naming the run and the split.
 func watchStalls(t testing.TB, name string, o Options, tw *Twin, run func()) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		run()
-	}()
-	tick := time.NewTicker(stallLimit / 10)
-	defer tick.Stop()
-	last, since := "", time.Now()
-	for {
-		select {
-		case <-done:
-			return
-		case now := <-tick.C:
-			if st := tw.run.State(); st != last {
-				last, since = st, now
-			} else if now.Sub(since) >= stallLimit {
-				fmt.Fprintf(os.Stderr, "%s %+v stalled for %v: %s\n", name, o, now.Sub(since), st)
-				t.Fatalf("%s %+v: the workers stood still for %v: %s", name, o, now.Sub(since), st)
-			}
-		}
-	}
+	stalltest.Watch(t, fmt.Sprintf("%s %+v", name, o), tw.run.State, run)
 }
 
 // partitionings are the splits every run must agree across: one domain,

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"rocelab/internal/sim/stalltest"
 	"rocelab/internal/unit"
 )
 
@@ -626,7 +626,7 @@ func TestWindowsTimeline(t *testing.T) {
 // Linked rounds whose waiters sleep at once, or after a check or two, run
 // to the end with the traces of one worker, however Go schedules the
 // workers: a wake-up that a publication owes a sleeper and does not give
-// hangs the run (watchStalls fails it with where each part waited), and
+// hangs the run (stalltest.Watch fails it with where each part waited), and
 // a sleeper that misses a publication it needed does too. Every other
 // run has each part send to both neighbours (ring.echo), so that a part
 // waits on two. Run it with -race, -count and -cpu 2,4,8: each
@@ -649,7 +649,7 @@ func TestWindowsLinkedSleepers(t *testing.T) {
 		for _, p := range r.parts {
 			w.Parts = append(w.Parts, p)
 		}
-		watchStalls(t, w, func() { w.RunUntil(unit.MaxTime) })
+		stalltest.Watch(t, "linked sleepers", w.State, func() { w.RunUntil(unit.MaxTime) })
 		if st := w.Stats(); workers > 1 && st.Linked == 0 {
 			t.Fatalf("%+v, %d parts: no linked round", sp, parts)
 		}
@@ -674,43 +674,9 @@ func TestWindowsLinkedSleepers(t *testing.T) {
 	}
 }
 
-// stallLimit is how long a run's workers may stand still (Windows.State
-// unchanged) before watchStalls calls it a hang: far longer than any
-// test's round takes, even at a load of 30 on two cores.
-const stallLimit = 5 * time.Minute
-
 // stallTries is how many times, a millisecond apart or more, a test
 // reads a run's State for what it expects before it gives up.
 const stallTries = 60000
-
-// watchStalls runs run, and fails the test with the run's State when
-// that has not changed for stallLimit: a hang (a lost wake-up, every
-// worker asleep) then says where each part waited, at which bound and
-// whether it slept, instead of ending in the test's timeout.
-func watchStalls(t testing.TB, w *Windows, run func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		run()
-	}()
-	tick := time.NewTicker(stallLimit / 10)
-	defer tick.Stop()
-	last, since := "", time.Now()
-	for {
-		select {
-		case <-done:
-			return
-		case now := <-tick.C:
-			if s := w.State(); s != last {
-				last, since = s, now
-			} else if now.Sub(since) >= stallLimit {
-				fmt.Fprintf(os.Stderr, "stalled for %v: %s\n", now.Sub(since), s)
-				t.Fatalf("the workers stood still for %v: %s", now.Sub(since), s)
-			}
-		}
-	}
-}
 
 // State says where each worker waits: with part 0's worker held in a
 // handler at 1000, part 1 waits at the bound part 0's published time
