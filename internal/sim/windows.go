@@ -280,8 +280,12 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 		w.stats.WorkerNS = make([]int64, workers)
 		w.stats.WaitNS = make([]int64, workers)
 		w.parts = make([]partState, len(w.Parts))
+		for i := range w.parts {
+			w.parts[i].waitAt.Store(-1) // runs until a linked round stops it
+		}
 		w.work = make([]workerState, workers)
-		w.watch.parts.Store(&w.parts)
+		parts := w.parts
+		w.watch.parts.Store(&parts)
 	}
 	for i := range w.Parts {
 		w.takeState(i) // events may have been scheduled since the last call

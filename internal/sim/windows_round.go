@@ -145,13 +145,19 @@ func (w *Windows) runLinked(i int, r round) (waited int64) {
 		// as possible: each step costs its collection and delivery, and
 		// brings the control side's state into this core's cache); else
 		// wait for the next publication: spin, yield, then sleep.
-		if cpub == bound && w.stepControl(r) {
-			if since >= 0 {
-				waited += w.now() - since
+		if cpub == bound {
+			if waitAt >= 0 { // it runs the control side, not waiting
+				waitAt = -1
+				ps.waitAt.Store(-1)
 			}
-			since = -1
-			spins = 0
-			continue
+			if w.stepControl(r) {
+				if since >= 0 {
+					waited += w.now() - since
+				}
+				since = -1
+				spins = 0
+				continue
+			}
 		}
 		if next < bound {
 			// It ran a pubSteps-th of a lookahead and published, and

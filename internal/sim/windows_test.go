@@ -688,28 +688,7 @@ func TestWindowsState(t *testing.T) {
 	if end <= at {
 		t.Fatalf("the ring ends at %v, before the hold", end)
 	}
-	r := newRing(2)
-	held, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	r.parts[0].hold = func(now unit.Time) {
-		if now >= at {
-			once.Do(func() {
-				close(held)
-				<-release
-			})
-		}
-	}
-	w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
-		Workers: 2, LinkedBelow: 2, spinTest: &spinning{own: true}}
-	for _, p := range r.parts {
-		w.Parts = append(w.Parts, p)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		w.RunUntil(unit.MaxTime)
-	}()
-	<-held
+	r, w, release, done := heldRing(at, 2)
 	var state string
 	for tries := 0; ; tries++ {
 		state = w.State()
@@ -743,4 +722,48 @@ func TestWindowsState(t *testing.T) {
 		t.Errorf("after the run: %s", s)
 	}
 	t.Log(state)
+}
+
+// heldRing starts a two-part ring on two workers whose part 0 holds its
+// worker in a handler from time at until release is closed; it returns
+// once the hold has begun. linkedBelow is Windows.LinkedBelow (2: every
+// round linked; -1: none).
+func heldRing(at unit.Time, linkedBelow float64) (r *ring, w *Windows, release chan struct{}, done chan struct{}) {
+	r = newRing(2)
+	held := make(chan struct{})
+	release = make(chan struct{})
+	var once sync.Once
+	r.parts[0].hold = func(now unit.Time) {
+		if now >= at {
+			once.Do(func() {
+				close(held)
+				<-release
+			})
+		}
+	}
+	w = &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
+		Workers: 2, LinkedBelow: linkedBelow, spinTest: &spinning{own: true}}
+	for _, p := range r.parts {
+		w.Parts = append(w.Parts, p)
+	}
+	done = make(chan struct{})
+	go func() {
+		defer close(done)
+		w.RunUntil(unit.MaxTime)
+	}()
+	<-held
+	return r, w, release, done
+}
+
+// TestWindowsStateWindowed: in windowed rounds no part waits at a bound
+// (they meet at the round's barrier), so State names no bound, from the
+// first round on.
+func TestWindowsStateWindowed(t *testing.T) {
+	_, w, release, done := heldRing(1000, -1)
+	s := w.State()
+	close(release)
+	<-done
+	if !strings.Contains(s, "(windows)") || strings.Contains(s, "waits at") {
+		t.Errorf("part 0 held in a windowed round: %s", s)
+	}
 }
