@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"strings"
@@ -194,6 +195,18 @@ func newRingFrom(n int, start unit.Time) *ring {
 	return r
 }
 
+// ringWindows is w run over ring r: r's control side and parts, and the
+// ring's lookahead and reply unless w sets its own.
+func ringWindows(r *ring, w *Windows) *Windows {
+	w.Control, w.Collect, w.Deliver = r.ctrl, r.collect, r.deliver
+	w.Lookahead = cmp.Or(w.Lookahead, ringLook)
+	w.Reply = cmp.Or(w.Reply, ringLook)
+	for _, p := range r.parts {
+		w.Parts = append(w.Parts, p)
+	}
+	return w
+}
+
 func runRing(n, workers int, alone bool) (*ring, unit.Time) {
 	r, _, end := runRingStats(n, workers, alone)
 	return r, end
@@ -201,11 +214,7 @@ func runRing(n, workers int, alone bool) (*ring, unit.Time) {
 
 func runRingStats(n, workers int, alone bool) (*ring, WindowStats, unit.Time) {
 	r := newRing(n)
-	w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
-		Workers: workers, ControlAlone: alone, LinkedBelow: 2}
-	for _, p := range r.parts {
-		w.Parts = append(w.Parts, p)
-	}
+	w := ringWindows(r, &Windows{Workers: workers, ControlAlone: alone, LinkedBelow: 2})
 	w.RunUntil(3000) // a run observed mid-way continues as one that is not
 	end := w.RunUntil(unit.MaxTime)
 	return r, w.Stats(), end
@@ -299,13 +308,9 @@ func TestWindowsRoundTimes(t *testing.T) {
 	for _, workers := range []int{0, 1, 2, 3} {
 		r := newRing(ringParts)
 		var tick atomic.Int64
-		w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
-			Workers: max(workers, 1)}
+		w := ringWindows(r, &Windows{Workers: max(workers, 1)})
 		if workers > 0 {
 			w.Clock = func() int64 { return tick.Add(1) }
-		}
-		for _, p := range r.parts {
-			w.Parts = append(w.Parts, p)
 		}
 		w.RunUntil(unit.MaxTime)
 		st := w.Stats()
@@ -324,10 +329,7 @@ func TestWindowsRoundTimes(t *testing.T) {
 // it has not begun, and a part runs once a round whoever takes it.
 func TestWindowsWorkTaking(t *testing.T) {
 	r := newRing(ringParts)
-	w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook, Workers: 2}
-	for _, p := range r.parts {
-		w.Parts = append(w.Parts, p)
-	}
+	w := ringWindows(r, &Windows{Workers: 2})
 	w.RunUntil(100)
 	before := make([]uint64, len(r.parts))
 	for i, p := range r.parts {
@@ -377,11 +379,7 @@ func newRingIdle(n int) *ring {
 func TestWindowsLinked(t *testing.T) {
 	run := func(workers int, windowed bool, below float64) (*ring, WindowStats) {
 		r := newRingIdle(ringParts)
-		w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
-			Workers: workers, Windowed: windowed, LinkedBelow: below}
-		for _, p := range r.parts {
-			w.Parts = append(w.Parts, p)
-		}
+		w := ringWindows(r, &Windows{Workers: workers, Windowed: windowed, LinkedBelow: below})
 		w.RunUntil(unit.MaxTime)
 		return r, w.Stats()
 	}
@@ -423,11 +421,7 @@ func TestWindowsLinked(t *testing.T) {
 // limit still brings the control side's clock to the limit.
 func TestWindowsLinkedEnds(t *testing.T) {
 	newWindows := func(r *ring, workers int, alone bool) *Windows {
-		w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
-			Workers: workers, ControlAlone: alone, LinkedBelow: 2}
-		for _, p := range r.parts {
-			w.Parts = append(w.Parts, p)
-		}
+		w := ringWindows(r, &Windows{Workers: workers, ControlAlone: alone, LinkedBelow: 2})
 		return w
 	}
 	ref := newRing(ringParts)
@@ -503,11 +497,7 @@ func TestWindowsAdapt(t *testing.T) {
 		name := fmt.Sprintf("%d workers, limit %v", c.workers, c.limit)
 		r := newRing(ringParts)
 		var tick atomic.Int64
-		w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
-			Workers: c.workers, LinkedBelow: 2, Adapt: true, Clock: func() int64 { return tick.Add(soloFirst / 2) }, waitLimit: c.limit}
-		for _, p := range r.parts {
-			w.Parts = append(w.Parts, p)
-		}
+		w := ringWindows(r, &Windows{Workers: c.workers, LinkedBelow: 2, Adapt: true, Clock: func() int64 { return tick.Add(soloFirst / 2) }, waitLimit: c.limit})
 		w.RunUntil(3000)
 		end := w.RunUntil(unit.MaxTime)
 		st := w.Stats()
@@ -577,11 +567,7 @@ func TestWindowsTimeline(t *testing.T) {
 		var tick int64 // read by the coordinator only
 		tl := NewTimeline(func() int64 { tick++; return tick }, 1, ringParts, room)
 		tl.CPU = func() int64 { return 2 * tick } // two cores busy
-		w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
-			Workers: 2, Timeline: tl}
-		for _, p := range r.parts {
-			w.Parts = append(w.Parts, p)
-		}
+		w := ringWindows(r, &Windows{Workers: 2, Timeline: tl})
 		w.RunUntil(unit.MaxTime)
 		st := w.Stats()
 		for i, p := range r.parts {
@@ -644,20 +630,21 @@ func TestWindowsLinkedSleepers(t *testing.T) {
 	run := func(parts, workers int, echo bool, sp *spinning) *ring {
 		r := newRing(parts)
 		r.echo = echo
-		w := &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
-			Workers: workers, LinkedBelow: 2, spinTest: sp}
-		for _, p := range r.parts {
-			w.Parts = append(w.Parts, p)
-		}
+		w := ringWindows(r, &Windows{Workers: workers, LinkedBelow: 2, spinTest: sp})
 		stalltest.Watch(t, "linked sleepers", w.State, func() { w.RunUntil(unit.MaxTime) })
 		if st := w.Stats(); workers > 1 && st.Linked == 0 {
 			t.Fatalf("%+v, %d parts: no linked round", sp, parts)
 		}
 		return r
 	}
+	sizes := []int{2, 3, ringParts}
+	wants := map[int][2]*ring{} // one worker's runs, without and with echoes
+	for _, parts := range sizes {
+		wants[parts] = [2]*ring{run(parts, 1, false, nil), run(parts, 1, true, nil)}
+	}
 	for _, sp := range []spinning{{own: true}, {}, {checks: 2, pauses: 1, own: true}} {
-		for _, parts := range []int{2, 3, ringParts} {
-			want := [2]*ring{run(parts, 1, false, nil), run(parts, 1, true, nil)}
+		for _, parts := range sizes {
+			want := wants[parts]
 			for k := range n {
 				echo := k%2 == 1
 				r := run(parts, parts, echo, &sp)
@@ -741,11 +728,7 @@ func heldRing(at unit.Time, linkedBelow float64) (r *ring, w *Windows, release c
 			})
 		}
 	}
-	w = &Windows{Control: r.ctrl, Collect: r.collect, Deliver: r.deliver, Lookahead: ringLook, Reply: ringLook,
-		Workers: 2, LinkedBelow: linkedBelow, spinTest: &spinning{own: true}}
-	for _, p := range r.parts {
-		w.Parts = append(w.Parts, p)
-	}
+	w = ringWindows(r, &Windows{Workers: 2, LinkedBelow: linkedBelow, spinTest: &spinning{own: true}})
 	done = make(chan struct{})
 	go func() {
 		defer close(done)
