@@ -118,3 +118,44 @@ func TestLintDefaultDynamicTh(t *testing.T) {
 		}
 	}
 }
+
+// A lossless profile at dynamic_th 7 in a fragment whose DEVICE_METADATA
+// gives a Barefoot Tofino hwsku (montara, the Wedge 100BF-32X) and no
+// platform is Tofino's stock value: no finding. Before, the hwsku counted
+// as naming the switch, but only the platform was read for Tofino, so it
+// warned. A Broadcom hwsku still warns.
+func TestLintDynamicThTofinoHwsku(t *testing.T) {
+	dir := t.TempDir()
+	for hwsku, want := range map[string]string{"montara": "", "Arista-7170-64C": "", "Accton-AS7712-32X": "warn"} {
+		p := filepath.Join(dir, hwsku+".json")
+		frag := `{
+  "DEVICE_METADATA": {
+    "localhost": {
+      "hwsku": "` + hwsku + `"
+    }
+  },
+  "BUFFER_PROFILE": {
+    "pg_lossless_100000_300m_profile": {
+      "dynamic_th": "7",
+      "pool": "ingress_lossless_pool",
+      "size": "56368",
+      "xoff": "55120",
+      "xon": "18432"
+    }
+  }
+}
+`
+		if err := os.WriteFile(p, []byte(frag), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, f := range lintFiles(t, p).Findings {
+			if f.ID == "pfc.pg.dynamic_th" {
+				got = f.Severity.String()
+			}
+		}
+		if got != want {
+			t.Errorf("hwsku %s: pfc.pg.dynamic_th %q, want %q (\"\" for none)", hwsku, got, want)
+		}
+	}
+}
