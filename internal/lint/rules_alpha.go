@@ -94,11 +94,11 @@ func judgeAlpha(db *sonic.ConfigDB, row string, v, pool sonic.Value) (doctor.Fin
 	case n <= alphaLow:
 		f.Title = fmt.Sprintf("%s: lossless dynamic_th %d (%s) lets the priority group hold %s before it sends XOFF: it pauses its upstream at light load", subject, n, alphaText(db, n), share)
 		f.Mechanism = "A lossless priority group may take α/(1+α) of the pool's free space before it reaches XOFF and pauses the port upstream. With α this small the group fills after a few packets of any burst, so PFC fires at low load and its pauses spread upstream, stopping every flow of the class behind them. SONiC's stock lossless profiles go no lower than -6 (Broadcom DNX); -8 appears only in Mellanox's zero profiles, which give unused ports no buffer at all (its SAI reads -8 as α = 0)."
-		f.Fix = "dynamic_th of the ASIC's stock lossless profile: 0 on NVIDIA Spectrum (and the dynamic buffer model's default_dynamic_th), -3 to 1 on Broadcom XGS and Marvell, -6 to -5 on Broadcom DNX (sonic-buildimage pg_profile_lookup.ini)."
+		f.Fix = doctor.DynamicThFix
 	case n >= alphaHigh && !db.Tofino():
 		f.Title = fmt.Sprintf("%s: lossless dynamic_th %d (%s) lets one congested priority group hold %s, leaving the other lossless and lossy traffic of the pool little", subject, n, alphaText(db, n), share)
 		f.Mechanism = "A priority group may take α/(1+α) of the pool's free space before it sends XOFF. With α of 8 or more one incast port fills nearly the whole pool before it pauses, so every other port's lossless groups reach their own thresholds early and pause, and lossy queues sharing the pool drop. SONiC's stock lossless profiles go no higher than 1 (α = 2) except on Barefoot Tofino, whose profiles run 7."
-		f.Fix = "dynamic_th of the ASIC's stock lossless profile: 0 on NVIDIA Spectrum, -3 to 1 on Broadcom XGS and Marvell, -6 to -5 on Broadcom DNX (sonic-buildimage pg_profile_lookup.ini)."
+		f.Fix = doctor.DynamicThFix
 		if n == alphaHighest && !namesPlatform(db) {
 			// Tofino's stock value in a fragment that does not say
 			// which switch it is from (sonic-mgmt#7016's T1 profiles).
