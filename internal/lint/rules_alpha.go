@@ -78,12 +78,16 @@ func sonicAlpha(db *sonic.ConfigDB) []doctor.Finding {
 // judgeAlpha returns the finding for one lossless dynamic_th, if it is
 // out of range or outside what SONiC ships for lossless priority groups.
 func judgeAlpha(db *sonic.ConfigDB, row string, v, pool sonic.Value) (doctor.Finding, bool) {
-	n, err := strconv.Atoi(strings.TrimSpace(v.Text))
-	if err != nil {
-		return doctor.Finding{}, false
-	}
 	subject := db.File + " " + row
 	f := doctor.Finding{ID: "pfc.pg.dynamic_th", Severity: doctor.Warn, Layer: doctor.LayerFabric, Subject: subject, Evidence: evs(sonicEv(db, v))}
+	n, err := strconv.Atoi(strings.TrimSpace(v.Text))
+	if err != nil {
+		f.Severity = doctor.Error
+		f.Title = fmt.Sprintf("%s: dynamic_th %q is not an integer", subject, v.Text)
+		f.Mechanism = "dynamic_th is SAI's shared dynamic threshold, an integer exponent read as α = 2^dynamic_th; sonic-buffer-profile.yang allows only the integers -8..7, so this row is refused or read as some other value, and the priority group's share of the pool is not the one meant."
+		f.Fix = "An integer dynamic_th: " + doctor.DynamicThFix
+		return f, true
+	}
 	share := alphaShare(db, n, strings.TrimSpace(pool.Text))
 	switch {
 	case n < alphaLowest || n > alphaHighest:
