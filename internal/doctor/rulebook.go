@@ -43,6 +43,10 @@ type Spec struct {
 	Source string
 }
 
+// DynamicThFix is pfc.pg.dynamic_th's remedy, the rule book's and its
+// findings' (lint's sonicAlpha) alike: SONiC's stock lossless dynamic_th.
+const DynamicThFix = "dynamic_th of the ASIC's stock lossless profile: 0 on NVIDIA Spectrum (and the dynamic buffer model's default_dynamic_th), -3 to 1 on Broadcom XGS and Marvell, -6 to -5 on Broadcom DNX (sonic-buildimage pg_profile_lookup.ini)."
+
 // Rules returns the rule book in documentation order.
 func Rules() []Spec { return book }
 
@@ -601,8 +605,8 @@ var book = []Spec{
 		Fix:    "switch.pfc.headroom: auto (<value> here), the bytes in flight after XOFF.",
 		Source: "xoff sized as a share of the buffer (the seed's 60–70 %) steals the shared pool"},
 	{ID: "pfc.pg.dynamic_th", Layer: LayerFabric, Severities: []Severity{Info, Warn, Error}, Front: Lint,
-		Text:   "a SONiC config_db lossless BUFFER_PROFILE (one with xoff or headroom_type dynamic), or the dynamic buffer model's DEFAULT_LOSSLESS_BUFFER_PARAMETER default_dynamic_th, whose dynamic_th is outside -8..7 (error), at or below -7 (α ≤ 1/128: the group reaches XOFF after a few packets and pauses at light load), or at or above 3 (α ≥ 8: one congested group holds 8/9 of the pool's free space) except on a Barefoot Tofino platform (DEVICE_METADATA platform), whose stock profiles run 7 (info: 7 in a fragment that names no platform); the finding gives the group's share in bytes when BUFFER_POOL sizes its pool",
-		Fix:    "dynamic_th of the ASIC's stock lossless profile: 0 on NVIDIA Spectrum, -3 to 1 on Broadcom XGS and Marvell, -6 to -5 on Broadcom DNX.",
+		Text:   "a SONiC config_db lossless BUFFER_PROFILE (one with xoff or headroom_type dynamic), or the dynamic buffer model's DEFAULT_LOSSLESS_BUFFER_PARAMETER default_dynamic_th, whose dynamic_th is not an integer or is outside -8..7 (error), at or below -7 (α ≤ 1/128: the group reaches XOFF after a few packets and pauses at light load), or at or above 3 (α ≥ 8: one congested group holds 8/9 of the pool's free space) except on a Barefoot Tofino platform (DEVICE_METADATA platform or hwsku), whose stock profiles run 7 (info: 7 in a fragment that names no platform); the finding gives the group's share in bytes when BUFFER_POOL sizes its pool",
+		Fix:    DynamicThFix,
 		Source: "SAI's shared dynamic threshold is α = 2^dynamic_th of the pool's free space; sonic-buffer-profile.yang allows -8..7; Mellanox SAI mlnx_sai_buffer.c reads -8 and below as α = 0 and 7 and above as unbounded; sonic-buildimage's stock lossless profiles (pg_profile_lookup.ini, buffers_defaults, at 086b03bd) span -6 (Broadcom DNX) to 1 (Marvell, Trident 3), 0 on Spectrum and as buffers_config.j2's default_dynamic_th, 7 on Tofino only"},
 	{ID: "pfc.priorities.too_many", Layer: LayerFabric, Severities: []Severity{Warn}, Front: Lint,
 		Text:   "more than two lossless priorities whose headroom takes over 25 % of the buffer (config_db: more than two in pfc_enable, one finding per file and set of priorities; SONiC's dual-ToR tunnel remap, 2,3,4,6 with the watchdog on 3,4, is its documented design and not flagged)",

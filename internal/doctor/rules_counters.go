@@ -445,8 +445,12 @@ func checkDiscards(inc *Incident) []Finding {
 		case pfc.known && len(pfc.prios) == 0 && len(d.Prio) > 0:
 			mech = append(mech, "PFC is enabled on no priority of this port ("+pfc.from+"), so a full buffer drops instead of pausing the sender.")
 		}
-		if len(d.Host) > 0 {
-			mech = append(mech, readingNames(d.Host, "count")+" packets for the kernel's receive rings that found no free descriptor (the host's CPU/NAPI fell behind); RoCE bypasses these rings, so this hurts TCP/XDP traffic, not RDMA.")
+		rings, general := ringDrops(s, d.Host)
+		if len(rings) > 0 {
+			mech = append(mech, readingNames(rings, "count")+" packets for the kernel's receive rings that found no free descriptor (the host's CPU/NAPI fell behind); RoCE bypasses these rings, so this hurts TCP/XDP traffic, not RDMA.")
+		}
+		if len(general) > 0 {
+			mech = append(mech, readingNames(general, "count")+" packets the kernel dropped on receive: on this driver the receive rings' drops and the network stack's too (no buffer, a full backlog, a protocol nothing listens for), which the name does not tell apart; RoCE bypasses the kernel, so this hurts TCP/XDP traffic, not RDMA.")
 		}
 		if len(d.RDMA) > 0 {
 			mech = append(mech, "hw_counters out_of_buffer counts RDMA packets that found no posted receive WQE (the application did not repost receives in time).")
@@ -454,7 +458,7 @@ func checkDiscards(inc *Incident) []Finding {
 		mech = append(mech, "Counted "+window(s)+".")
 		var fix string
 		const rdmaFix = "the receiving application must keep receives posted ahead of the incoming SENDs (a deeper receive queue or SRQ, reposted before it runs dry); its peers see these as RNR NAKs (rnr_nak_retry_err)."
-		hostFix := fmt.Sprintf("For the kernel rings: ethtool -G %s rx 8192, more channels (ethtool -L), IRQ affinity on the NIC's NUMA node.", dev)
+		hostFix := fmt.Sprintf("For the kernel rings: ethtool -G %s rx up to the maximum `ethtool -g %s` shows, more channels (ethtool -L), IRQ affinity on the NIC's NUMA node.", dev, dev)
 		switch {
 		case len(d.Port) == 0 && len(d.Prio) == 0 && len(d.Host) == 0:
 			return []Finding{perPort(Finding{
@@ -468,6 +472,9 @@ func checkDiscards(inc *Incident) []Finding {
 			// packets reached the NIC, so PFC, ECN and the switch have
 			// nothing to do with it.
 			fix = "Not the fabric: the packets reached the NIC and the host had posted no buffer for them, so PFC or ECN would not help. " + hostFix
+			if len(rings) == 0 {
+				fix = "Not the fabric: the packets reached the host, so PFC or ECN would not help; the driver's per-queue counters in ethtool -S and the second column of /proc/net/softnet_stat (the backlog's drops) tell the rings' drops from the stack's. " + hostFix
+			}
 			if len(d.RDMA) > 0 {
 				fix += " For out_of_buffer, " + rdmaFix
 			}
@@ -501,6 +508,22 @@ func checkDiscards(inc *Incident) []Finding {
 			Mechanism: strings.Join(mech, " "), Fix: fix,
 		}, s, strings.ToUpper(who[:1])+who[1:]+" dropped packets")}
 	})
+}
+
+// ringDrops splits the host's drops into those the driver is known to count
+// as its receive rings' (mlx5's rx_out_of_buffer, ice's rx_dropped, and the
+// like under names of a driver's own) and those under a name many drivers
+// print (rx_dropped), which elsewhere counts the stack's drops too.
+func ringDrops(s *ingest.CounterSample, host []ingest.Reading) (rings, general []ingest.Reading) {
+	v, known := s.Vendor()
+	for _, r := range host {
+		if d, _, ok := counters.Default().Lookup(r.Name); ok && d.Common && (!known || v != d.Vendor) {
+			general = append(general, r)
+			continue
+		}
+		rings = append(rings, r)
+	}
+	return rings, general
 }
 
 // readingNames joins the counters' names ("a", "a and b", "a, b and c")

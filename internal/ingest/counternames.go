@@ -71,7 +71,9 @@ func (s *CounterSample) Concept(c counters.Concept, d counters.Dir, prio int) (R
 // NameOf returns the name the sample's driver gives concept c in direction
 // d at the sample's source, for a rule that explains a counter in the
 // port's own terms: the name the dump prints when it has one, else its
-// driver's (Vendor), else mlx5's.
+// driver's (Vendor), else mlx5's. A bnxt_re dump of Linux 6.18 or later
+// (it prints np_cnp_pkts, a renamed name) takes mlx5's names first, the
+// ones that driver prints since, not the earlier ones it no longer does.
 func (s *CounterSample) NameOf(c counters.Concept, d counters.Dir) string {
 	names := counterTable().NamesIn(s.source(), c, d, 0)
 	for _, n := range names {
@@ -80,7 +82,11 @@ func (s *CounterSample) NameOf(c counters.Concept, d counters.Dir) string {
 		}
 	}
 	v, _ := s.Vendor()
-	for _, v := range []counters.Vendor{v, counters.MLX5} {
+	order := []counters.Vendor{v, counters.MLX5}
+	if v == counters.BNXTRE && s.printsRenamed(v) {
+		order = []counters.Vendor{counters.MLX5, v}
+	}
+	for _, v := range order {
 		if desc, ok := counterTable().Find(v, s.source(), c, d); ok {
 			return desc.Of(0)
 		}
@@ -89,6 +95,21 @@ func (s *CounterSample) NameOf(c counters.Concept, d counters.Dir) string {
 		return names[0]
 	}
 	return string(c)
+}
+
+// printsRenamed reports whether the dump prints a name driver v took for a
+// concept in place of an earlier one, at the sample's source.
+func (s *CounterSample) printsRenamed(v counters.Vendor) bool {
+	if s.After == nil {
+		return false
+	}
+	src := s.source()
+	for _, c := range s.After.Counters {
+		if d, _, ok := counterTable().LookupIn(src, c.Name); ok && d.Renamed && d.Vendor == v && d.Source == src {
+			return true
+		}
+	}
+	return false
 }
 
 // NonzeroConcepts returns the readings of every name of the concepts, in

@@ -142,3 +142,26 @@ func TestVendorOfDump(t *testing.T) {
 		t.Errorf("ice's rx_dropped not read as the host rings' drops: %+v", d)
 	}
 }
+
+// A bnxt_re dump of Linux 6.18 or later (told by np_cnp_pkts) prints
+// mlx5's names: a concept it does not print is named as that driver now
+// would, out_of_sequence, not oos_drop_count, a name it no longer prints.
+// An earlier bnxt_re dump keeps the earlier names.
+func TestNameOfRenamedBnxtRE(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"local_ack_timeout_err", "np_cnp_pkts"}, "out_of_sequence"},
+		{[]string{"to_retransmits", "tx_cnp_pkts"}, "oos_drop_count"},
+		{[]string{"local_ack_timeout_err", "np_cnp_pkts", "out_of_sequence"}, "out_of_sequence"},
+	} {
+		s := CounterSample{Kind: KindHWCounters, After: &CounterSet{}}
+		for _, n := range c.names {
+			s.After.add(Counter{Name: n, Value: 5})
+		}
+		if got := s.NameOf(counters.OutOfSequence, counters.RX); got != c.want {
+			t.Errorf("%v: NameOf(OutOfSequence) = %q, want %q", c.names, got, c.want)
+		}
+	}
+}

@@ -16,10 +16,10 @@ import (
 // must name it: -8 (α 0 on Spectrum, 1/256 with the platform and hwsku
 // edited to a Broadcom one, the pool's share 24219648/257 B) and -7 pause
 // at light load, 3 (8/9 of the pool) and 7 let one group take the pool, 9
-// is outside YANG's -8..7. -6 and 1, the
-// ends of SONiC's stock lossless range, stay silent, as do -1 (which
-// BufferProfile.DynamicTh cannot tell from an absent field) and the same
-// 7 on a Tofino platform, whose stock profiles run it. The lossy
+// is outside YANG's -8..7, and 1.5 is not an integer (before, it was
+// dropped silently). -6 and 1, the ends of SONiC's stock lossless range,
+// stay silent, as does the same 7 on a Tofino platform, whose stock
+// profiles run it. The lossy
 // egress_lossy_profile at 7 (a queue profile, no xoff) is not judged.
 // Before, lint read no dynamic_th at all.
 func TestLintLosslessDynamicTh(t *testing.T) {
@@ -55,7 +55,6 @@ func TestLintLosslessDynamicTh(t *testing.T) {
 		{"testdata/util-dbmig-sn3800-c64-t1-v3_0_3.json", 0, ""},
 		{write("-6"), 0, ""},
 		{write("1"), 0, ""},
-		{write("-1"), 0, ""},
 		{write("7", "x86_64-mlnx_msn3800-r0", "x86_64-accton_as9516_32d-r0"), 0, ""},
 		{write("-8"), doctor.Warn, "lossless dynamic_th -8 (α = 0 on NVIDIA Spectrum, whose SAI reads -8 and below so) lets the priority group hold none of the pool's free space"},
 		{write("-7"), doctor.Warn, "lossless dynamic_th -7 (α = 1/128) lets the priority group hold 0.775 % of the pool's free space (187749B of ingress_lossless_pool's 23652KiB when it is empty)"},
@@ -64,6 +63,7 @@ func TestLintLosslessDynamicTh(t *testing.T) {
 		{write("-7", "x86_64-mlnx_msn3800-r0", "x86_64-accton_as7712_32x-r0", "Mellanox-SN3800-C64", "Accton-AS7712-32X"), doctor.Warn, "lossless dynamic_th -7 (α = 1/128)"},
 		{write("-8", "x86_64-mlnx_msn3800-r0", "x86_64-accton_as7712_32x-r0", "Mellanox-SN3800-C64", "Accton-AS7712-32X"), doctor.Warn, "lossless dynamic_th -8 (α = 1/256) lets the priority group hold 0.389 % of the pool's free space (94239B of"},
 		{write("9"), doctor.Error, "dynamic_th 9 is outside -8..7"},
+		{write("1.5"), doctor.Error, "dynamic_th \"1.5\" is not an integer"},
 	}
 	for _, c := range cases {
 		rep := lintFiles(t, c.file)
@@ -116,5 +116,81 @@ func TestLintDefaultDynamicTh(t *testing.T) {
 		if found != want {
 			t.Errorf("default_dynamic_th %s: finding %v, want %v", th, found, want)
 		}
+	}
+}
+
+// A lossless profile at dynamic_th 7 in a fragment whose DEVICE_METADATA
+// gives a Barefoot Tofino hwsku (montara, the Wedge 100BF-32X) and no
+// platform is Tofino's stock value: no finding. Before, the hwsku counted
+// as naming the switch, but only the platform was read for Tofino, so it
+// warned. A Broadcom hwsku still warns.
+func TestLintDynamicThTofinoHwsku(t *testing.T) {
+	dir := t.TempDir()
+	for hwsku, want := range map[string]string{"montara": "", "Arista-7170-64C": "", "Accton-AS7712-32X": "warn"} {
+		p := filepath.Join(dir, hwsku+".json")
+		frag := `{
+  "DEVICE_METADATA": {
+    "localhost": {
+      "hwsku": "` + hwsku + `"
+    }
+  },
+  "BUFFER_PROFILE": {
+    "pg_lossless_100000_300m_profile": {
+      "dynamic_th": "7",
+      "pool": "ingress_lossless_pool",
+      "size": "56368",
+      "xoff": "55120",
+      "xon": "18432"
+    }
+  }
+}
+`
+		if err := os.WriteFile(p, []byte(frag), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, f := range lintFiles(t, p).Findings {
+			if f.ID == "pfc.pg.dynamic_th" {
+				got = f.Severity.String()
+			}
+		}
+		if got != want {
+			t.Errorf("hwsku %s: pfc.pg.dynamic_th %q, want %q (\"\" for none)", hwsku, got, want)
+		}
+	}
+}
+
+// A lossless profile with no dynamic_th field is not judged as if it had
+// the default's value (or -1, BufferProfile's absent number): against an
+// out-of-range default_dynamic_th of 9, only the default's row is named.
+func TestLintDynamicThAbsentField(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "absent.json")
+	frag := `{
+  "DEFAULT_LOSSLESS_BUFFER_PARAMETER": {
+    "AZURE": {
+      "default_dynamic_th": "9"
+    }
+  },
+  "BUFFER_PROFILE": {
+    "pg_lossless_100000_300m_profile": {
+      "pool": "ingress_lossless_pool",
+      "size": "56368",
+      "xoff": "55120",
+      "xon": "18432"
+    }
+  }
+}
+`
+	if err := os.WriteFile(p, []byte(frag), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []doctor.Finding
+	for _, f := range lintFiles(t, p).Findings {
+		if f.ID == "pfc.pg.dynamic_th" {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 || got[0].Severity != doctor.Error || !strings.Contains(got[0].Title, "DEFAULT_LOSSLESS_BUFFER_PARAMETER|AZURE: dynamic_th 9 is outside") || strings.Contains(got[0].Title, "BUFFER_PROFILE|") || len(got[0].Evidence) != 1 {
+		t.Errorf("want one error naming the default's row alone, got %+v", got)
 	}
 }

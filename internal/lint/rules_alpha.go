@@ -78,12 +78,16 @@ func sonicAlpha(db *sonic.ConfigDB) []doctor.Finding {
 // judgeAlpha returns the finding for one lossless dynamic_th, if it is
 // out of range or outside what SONiC ships for lossless priority groups.
 func judgeAlpha(db *sonic.ConfigDB, row string, v, pool sonic.Value) (doctor.Finding, bool) {
-	n, err := strconv.Atoi(strings.TrimSpace(v.Text))
-	if err != nil {
-		return doctor.Finding{}, false
-	}
 	subject := db.File + " " + row
 	f := doctor.Finding{ID: "pfc.pg.dynamic_th", Severity: doctor.Warn, Layer: doctor.LayerFabric, Subject: subject, Evidence: evs(sonicEv(db, v))}
+	n, err := strconv.Atoi(strings.TrimSpace(v.Text))
+	if err != nil {
+		f.Severity = doctor.Error
+		f.Title = fmt.Sprintf("%s: dynamic_th %q is not an integer", subject, v.Text)
+		f.Mechanism = "dynamic_th is SAI's shared dynamic threshold, an integer exponent read as α = 2^dynamic_th; sonic-buffer-profile.yang allows only the integers -8..7, so this row is refused or read as some other value, and the priority group's share of the pool is not the one meant."
+		f.Fix = "An integer dynamic_th: " + doctor.DynamicThFix
+		return f, true
+	}
 	share := alphaShare(db, n, strings.TrimSpace(pool.Text))
 	switch {
 	case n < alphaLowest || n > alphaHighest:
@@ -94,11 +98,11 @@ func judgeAlpha(db *sonic.ConfigDB, row string, v, pool sonic.Value) (doctor.Fin
 	case n <= alphaLow:
 		f.Title = fmt.Sprintf("%s: lossless dynamic_th %d (%s) lets the priority group hold %s before it sends XOFF: it pauses its upstream at light load", subject, n, alphaText(db, n), share)
 		f.Mechanism = "A lossless priority group may take α/(1+α) of the pool's free space before it reaches XOFF and pauses the port upstream. With α this small the group fills after a few packets of any burst, so PFC fires at low load and its pauses spread upstream, stopping every flow of the class behind them. SONiC's stock lossless profiles go no lower than -6 (Broadcom DNX); -8 appears only in Mellanox's zero profiles, which give unused ports no buffer at all (its SAI reads -8 as α = 0)."
-		f.Fix = "dynamic_th of the ASIC's stock lossless profile: 0 on NVIDIA Spectrum (and the dynamic buffer model's default_dynamic_th), -3 to 1 on Broadcom XGS and Marvell, -6 to -5 on Broadcom DNX (sonic-buildimage pg_profile_lookup.ini)."
+		f.Fix = doctor.DynamicThFix
 	case n >= alphaHigh && !db.Tofino():
 		f.Title = fmt.Sprintf("%s: lossless dynamic_th %d (%s) lets one congested priority group hold %s, leaving the other lossless and lossy traffic of the pool little", subject, n, alphaText(db, n), share)
 		f.Mechanism = "A priority group may take α/(1+α) of the pool's free space before it sends XOFF. With α of 8 or more one incast port fills nearly the whole pool before it pauses, so every other port's lossless groups reach their own thresholds early and pause, and lossy queues sharing the pool drop. SONiC's stock lossless profiles go no higher than 1 (α = 2) except on Barefoot Tofino, whose profiles run 7."
-		f.Fix = "dynamic_th of the ASIC's stock lossless profile: 0 on NVIDIA Spectrum, -3 to 1 on Broadcom XGS and Marvell, -6 to -5 on Broadcom DNX (sonic-buildimage pg_profile_lookup.ini)."
+		f.Fix = doctor.DynamicThFix
 		if n == alphaHighest && !namesPlatform(db) {
 			// Tofino's stock value in a fragment that does not say
 			// which switch it is from (sonic-mgmt#7016's T1 profiles).

@@ -441,18 +441,27 @@ func (db *ConfigDB) Spectrum() bool {
 }
 
 // Tofino reports whether DEVICE_METADATA names a Barefoot Tofino platform
-// (sonic-buildimage's device/barefoot and the Arista 7170), whose stock
-// lossless priority-group profiles run dynamic_th 7.
+// (sonic-buildimage's device/barefoot and the Arista 7170), by its platform
+// or its hwsku (montara and mavericks, the Wedge 100BF-32X and -65X;
+// newport, the AS9516-32D; Arista-7170-*), whose stock lossless
+// priority-group profiles run dynamic_th 7.
 func (db *ConfigDB) Tofino() bool {
-	p, ok := db.Field("DEVICE_METADATA", "localhost", "platform")
-	if !ok {
-		return false
-	}
-	t := strings.ToLower(p.Text)
-	for _, s := range []string{"as9516", "wedge100bf", "arista_7170"} {
-		if strings.Contains(t, s) {
-			return true
+	if p, ok := db.Field("DEVICE_METADATA", "localhost", "platform"); ok {
+		t := strings.ToLower(p.Text)
+		for _, s := range []string{"as9516", "wedge100bf", "arista_7170"} {
+			if strings.Contains(t, s) {
+				return true
+			}
 		}
+	}
+	if h, ok := db.Field("DEVICE_METADATA", "localhost", "hwsku"); ok {
+		t := strings.ToLower(strings.TrimSpace(h.Text))
+		for _, s := range []string{"montara", "mavericks", "newport"} {
+			if t == s || strings.HasPrefix(t, s+"-") || strings.HasPrefix(t, s+"_") {
+				return true
+			}
+		}
+		return strings.HasPrefix(t, "arista-7170")
 	}
 	return false
 }
