@@ -36,9 +36,10 @@ type publicRun struct {
 	// quoted rows stand for a figure given in words rather than a table
 	// ("NVLS on: 430 GB/s"); rows read from file otherwise.
 	quoted []publicRow
-	// table marks quoted rows that are a write-up's own table of
-	// nccl-tests figures per size (not nccl-tests' printed rows): each is
-	// judged in its size band, as a printed row is.
+	// table marks quoted rows that are judged in their size band, as a
+	// row read from file is: a write-up's own table of nccl-tests figures
+	// per size, or a printed row quoted whole from an excerpt
+	// (NVIDIA/nccl#1368's 1 MiB).
 	table bool
 	// excluded says why a result is listed but not part of the
 	// acceptance set.
@@ -272,7 +273,7 @@ var publicRuns = []publicRun{
 	{file: "oci-a100-2n-roce100g-ol9-singularity-ocitutorials.txt", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE, 4 QPs, Oracle Linux 9.5 and Singularity", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_GID_INDEX": "3"}, version: "2.26.5", heldOut: 8, maxSize: 10 << 30},
-	// Held out, group 9: added last and compared before any change
+	// Held out, group 9: added after group 8 and compared before any change
 	// (docs/nccl.md, "Held out, group 9").
 	{file: "NVIDIA/nccl#1368", label: "5 × 8 H100, 4 × 400G RoCE, NCCL_ALGO=Ring, 2 QPs (NCCL 2.20 by its library's path, Intel hosts assumed; the 1 MiB row, the one the source's excerpt holds whole)", fabric: "RoCE",
 		srv: serverOf("H100", 4, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel), servers: 5, ppn: 8,
@@ -574,7 +575,7 @@ var knownMisses = map[string]string{
 	"h100-2n-ib-nebius-dstack.txt@8":      "the run's first row: out-of-place 45.7 µs, in-place 29.8 (the twin 27.9)",
 	"h100-2n-ib-nebius-dstack.txt@32K":    "out-of-place 43.8 µs against in-place 35.6 and its own 64K 37.9 (the twin 30.4)",
 	// Held out, group 8.
-	"a100-2n-dgx-ring-nccl812.txt@8":                            "Ring/LL all_reduce on 2 × 8 A100 (AMD hosts), forced by NCCL_ALGO=Ring: 30 ring steps a call, 4 across the network; the run takes 93.0-94.0 µs from 8 to 256 B, the twin 64.3 (2.1 µs a step against the run's 3.1), NCCL's own model 68.0 (2.18 and later: each step at least the AMD host's 2 µs network overhead) or 36.4 (its 2.16.5); the twin's ring is bound by the network sender's posts, RingLLPost + ProxyOp = 1.9 µs apart, where this run needs about 2.9; with the post doubled on AMD hosts, as NCCL's model doubles the overhead, this run is 106.9 µs (×1.15) but the Vultr B200 (AMD) Ring/LL all_gather and reduce_scatter leave their band (×1.40-×1.66) the reporter gives 8 × 100G NICs (the twin's time is the same with 200G) and the maintainer found the run's ring low for them (60 GB/s) and asked whether GPUDirect RDMA was on (with it off the twin gives 65.9 µs: an LL send buffer to the network is in host memory either way, net.cc); on the same kind of system, A100s on AMD EPYC Rome hosts, 2 × 8, 200G HDR (Azure NDm A100 v4, NCCL 2.17.1), a Ring/LL all_gather of 1 KiB, 15 ring steps, takes 33.7 µs and the twin 35.9 (×1.06) at its post pace: the 2.9 µs a post is this run's, not the kind's (docs/nccl.md, \"Held out, group 8\" and \"Held out, group 9\")",
+	"a100-2n-dgx-ring-nccl812.txt@8":                            "Ring/LL all_reduce on 2 × 8 A100 (AMD hosts), forced by NCCL_ALGO=Ring: 30 ring steps a call, 4 across the network; the run takes 93.0-94.0 µs from 8 to 256 B, the twin 64.3 (2.1 µs a step against the run's 3.1), NCCL's own model 68.0 (2.18 and later: each step at least the AMD host's 2 µs network overhead) or 36.4 (its 2.16.5); the twin's ring is bound by the network sender's posts, RingLLPost + ProxyOp = 1.9 µs apart, where this run needs about 2.9; with the post doubled on AMD hosts, as NCCL's model doubles the overhead, this run is 106.9 µs (×1.15) but the Vultr B200 (AMD) Ring/LL all_gather and reduce_scatter leave their band (×1.40-×1.66); the reporter gives 8 × 100G NICs (the twin's time is the same with 200G) and the maintainer found the run's ring low for them (60 GB/s) and asked whether GPUDirect RDMA was on (with it off the twin gives 65.9 µs: an LL send buffer to the network is in host memory either way, net.cc); on the same kind of system, A100s on AMD EPYC Rome hosts, 2 × 8, 200G HDR (Azure NDm A100 v4, NCCL 2.17.1), a Ring/LL all_gather of 1 KiB, 15 ring steps, takes 33.7 µs and the twin 35.9 (×1.06) at its post pace: the 2.9 µs a post is this run's, not the kind's (docs/nccl.md, \"Held out, group 8\")",
 	"a100-2n-dgx-ring-nccl812.txt@16":                           "as 8",
 	"a100-2n-dgx-ring-nccl812.txt@32":                           "as 8",
 	"a100-2n-dgx-ring-nccl812.txt@64":                           "as 8",

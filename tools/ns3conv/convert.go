@@ -498,6 +498,9 @@ func checkScheduler(sw scenario.SwitchSpec, specs []scenario.FlowSpec, bad *mism
 			used = append(used, f.Priority)
 		}
 	}
+	if len(used) == 0 {
+		return // no flows: a workload-only scenario
+	}
 	slices.Sort(used)
 	first := map[int]scenario.FlowSpec{} // each sender's first flow
 	for _, f := range specs {

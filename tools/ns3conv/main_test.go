@@ -290,3 +290,25 @@ func TestPrioritiesScheduled(t *testing.T) {
 		}
 	}
 }
+
+// A scenario without flows (examples/gdr.yaml, a workload only) is
+// refused for its settings, not by a panic of the scheduler's check,
+// which has no priority to look at.
+func TestNoFlows(t *testing.T) {
+	var bad mismatches
+	checkScheduler(scenario.SwitchSpec{}, nil, &bad)
+	if len(bad) != 0 {
+		t.Errorf("no flows: %q", bad)
+	}
+	text, err := os.ReadFile("../../examples/gdr.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenario.Load("gdr.yaml", text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := convert(s, "gdr.yaml"); err == nil || !strings.Contains(err.Error(), "cannot run this scenario") {
+		t.Errorf("gdr.yaml: %v", err)
+	}
+}
