@@ -88,7 +88,6 @@ func judgeAlpha(db *sonic.ConfigDB, row string, v, pool sonic.Value) (doctor.Fin
 		f.Fix = "An integer dynamic_th: " + doctor.DynamicThFix
 		return f, true
 	}
-	share := alphaShare(db, n, strings.TrimSpace(pool.Text))
 	switch {
 	case n < alphaLowest || n > alphaHighest:
 		f.Severity = doctor.Error
@@ -96,11 +95,11 @@ func judgeAlpha(db *sonic.ConfigDB, row string, v, pool sonic.Value) (doctor.Fin
 		f.Mechanism = "dynamic_th is SAI's shared dynamic threshold, an int8 read as α = 2^dynamic_th; sonic-buffer-profile.yang refuses values outside -8..7, and a SAI that takes the row clamps it (Mellanox's reads -8 and below as α = 0, 7 and above as unbounded), so the priority group's share of the pool is not the one written."
 		f.Fix = "dynamic_th within -8..7: SONiC's lossless profiles run -6..1 (0 on NVIDIA Spectrum, 7 only on Barefoot Tofino)."
 	case n <= alphaLow:
-		f.Title = fmt.Sprintf("%s: lossless dynamic_th %d (%s) lets the priority group hold %s before it sends XOFF: it pauses its upstream at light load", subject, n, alphaText(db, n), share)
+		f.Title = fmt.Sprintf("%s: lossless dynamic_th %d (%s) lets the priority group hold %s before it sends XOFF: it pauses its upstream at light load", subject, n, alphaText(db, n), alphaShare(db, n, pool))
 		f.Mechanism = "A lossless priority group may take α/(1+α) of the pool's free space before it reaches XOFF and pauses the port upstream. With α this small the group fills after a few packets of any burst, so PFC fires at low load and its pauses spread upstream, stopping every flow of the class behind them. SONiC's stock lossless profiles go no lower than -6 (Broadcom DNX); -8 appears only in Mellanox's zero profiles, which give unused ports no buffer at all (its SAI reads -8 as α = 0)."
 		f.Fix = doctor.DynamicThFix
 	case n >= alphaHigh && !db.Tofino():
-		f.Title = fmt.Sprintf("%s: lossless dynamic_th %d (%s) lets one congested priority group hold %s, leaving the other lossless and lossy traffic of the pool little", subject, n, alphaText(db, n), share)
+		f.Title = fmt.Sprintf("%s: lossless dynamic_th %d (%s) lets one congested priority group hold %s, leaving the other lossless and lossy traffic of the pool little", subject, n, alphaText(db, n), alphaShare(db, n, pool))
 		f.Mechanism = "A priority group may take α/(1+α) of the pool's free space before it sends XOFF. With α of 8 or more one incast port fills nearly the whole pool before it pauses, so every other port's lossless groups reach their own thresholds early and pause, and lossy queues sharing the pool drop. SONiC's stock lossless profiles go no higher than 1 (α = 2) except on Barefoot Tofino, whose profiles run 7."
 		f.Fix = doctor.DynamicThFix
 		if n == alphaHighest && !namesPlatform(db) {
@@ -146,7 +145,7 @@ func alphaText(db *sonic.ConfigDB, n int) string {
 
 // alphaShare is the share of the pool's free space one priority group may
 // hold, in bytes of the pool when BUFFER_POOL gives its size.
-func alphaShare(db *sonic.ConfigDB, n int, pool string) string {
+func alphaShare(db *sonic.ConfigDB, n int, pool sonic.Value) string {
 	a := math.Ldexp(1, n)
 	frac := a / (1 + a)
 	if spectrumAlpha(db, n) {
@@ -156,10 +155,11 @@ func alphaShare(db *sonic.ConfigDB, n int, pool string) string {
 		return "all of the pool's free space"
 	}
 	pct := fmt.Sprintf("%.3g %% of the pool's free space", 100*frac)
-	size, ok := db.Field("BUFFER_POOL", pool, "size")
+	name := strings.TrimSpace(pool.Text)
+	size, ok := db.Field("BUFFER_POOL", name, "size")
 	bytes, err := strconv.ParseInt(strings.TrimSpace(size.Text), 10, 64)
 	if !ok || err != nil || bytes <= 0 {
 		return pct
 	}
-	return fmt.Sprintf("%s (%v of %s's %v when it is empty)", pct, unit.Bytes(frac*float64(bytes)), pool, unit.Bytes(bytes))
+	return fmt.Sprintf("%s (%v of %s's %v when it is empty)", pct, unit.Bytes(frac*float64(bytes)), name, unit.Bytes(bytes))
 }
