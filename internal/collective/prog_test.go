@@ -1,6 +1,9 @@
 package collective
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestSendOpsEnumerates holds sendOps, which counts a program's sends from
 // its first loop and its tail, to the operations themselves, one by one,
@@ -51,5 +54,66 @@ func TestSendOpsEnumerates(t *testing.T) {
 	}
 	if cases == 0 {
 		t.Fatal("no programs")
+	}
+}
+
+// TestRingSimpleMessages holds the messages a Ring/Simple all_gather posts
+// on the network to NCCL's chunking, NCCL_BUFFSIZE included: a call moves
+// in loops of channels × ranks × chunk (enqueue.cc calcCollChunking,
+// v2.24.3 loopSize = nChannels*nchunksPerLoop*chunkSize, nchunksPerLoop =
+// nRanks for ncclPatternRing), the chunk ALLGATHER_CHUNKSTEPS (4) steps of
+// NCCL_BUFFSIZE/NCCL_STEPS; each step of a chunk is two slices
+// (ALLGATHER_SLICESTEPS, prims_simple.h genericOp: sliceSize =
+// max(divUp(nelem, 16*SlicePerChunk)*16, stepSize*StepPerSlice/32)), one
+// network message each (net.cc sendProxyProgress: one isend a slice). A
+// call below one loop runs one loop of partial chunks (all_gather.h
+// runRing: nelem = min(chunkCount, partCount-elemOffset)), so its messages
+// shrink with it while their number stays: the messages of 128 MiB on 2 ×
+// 8 GPUs are a quarter of 512 MiB's.
+func TestRingSimpleMessages(t *testing.T) {
+	v, _ := ParseVersion("2.24.3")
+	for _, buff := range []int64{0, 1 << 21, 1 << 23} {
+		env := map[string]string{"NCCL_ALGO": "Ring", "NCCL_PROTO": "Simple"}
+		step := int64(4<<20) / nSteps
+		if buff > 0 {
+			env["NCCL_BUFFSIZE"] = fmt.Sprint(buff)
+			step = buff / nSteps
+		}
+		cfg, err := NewConfig(env, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := NewComm(cfg, System{Server: h100x8pix, Hosts: DenseHosts(2, 8)}, []int{0, 1}, AllGPUs(8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunk := 4 * step
+		for _, size := range []int64{32 << 20, 128 << 20, 256 << 20, 512 << 20, 1 << 30, 2 << 30} {
+			call := Call{Func: AllGather, Bytes: size}
+			ch, err := c.Plan(call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, nch := int64(c.NRanks), int64(ch.Channels)
+			part := size / n / nch // one rank's piece on one channel
+			loops := ceilDiv(part, chunk)
+			// Every channel's ring crosses the network twice on 2 servers,
+			// each crossing sending n-1 chunks a loop, two slices each.
+			wantMsgs := nch * 2 * (n - 1) * loops * 2
+			wantMsg := min(part, chunk) / 2
+			tr, err := c.NetTraffic(call, 1, 4096)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var msgs, bytes int64
+			for _, x := range tr {
+				msgs += x.Messages
+				bytes += x.Bytes
+			}
+			if msgs != wantMsgs || bytes/msgs != wantMsg {
+				t.Errorf("NCCL_BUFFSIZE %d, all_gather %s on %d channels: %d messages of %d bytes, NCCL's chunking gives %d of %d",
+					buff, sizeName(size), nch, msgs, bytes/msgs, wantMsgs, wantMsg)
+			}
+		}
 	}
 }
