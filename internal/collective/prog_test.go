@@ -79,14 +79,7 @@ func TestRingSimpleMessages(t *testing.T) {
 			env["NCCL_BUFFSIZE"] = fmt.Sprint(buff)
 			step = buff / nSteps
 		}
-		cfg, err := NewConfig(env, v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := NewComm(cfg, System{Server: h100x8pix, Hosts: DenseHosts(2, 8)}, []int{0, 1}, AllGPUs(8))
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := mustCommOf(t, v, h100x8pix, 2, 8, env)
 		chunk := 4 * step
 		for _, size := range []int64{32 << 20, 128 << 20, 256 << 20, 512 << 20, 1 << 30, 2 << 30} {
 			call := Call{Func: AllGather, Bytes: size}
