@@ -38,7 +38,8 @@
 // handler and tag. It loses on small runs too, which keep 100 to 2000
 // events pending: a 4-ary heap over a slab of events took 28 % more
 // instructions than the radix queue on the 127->1 incast and 35 % more on
-// the 128-host permutation (docs/engine.md, "A heap for small runs"). The slice radix heap also let capacity pile up in every
+// the 128-host permutation (docs/engine.md, "A heap for small runs").
+// The slice radix heap also let capacity pile up in every
 // bucket the time window had drifted across (about 10 times the pending
 // events); chunks from one free list keep memory at the pending events
 // plus at most one partly filled chunk per bucket. Wider digits mean fewer
