@@ -156,9 +156,8 @@ func alphaShare(db *sonic.ConfigDB, n int, pool sonic.Value) string {
 	}
 	pct := fmt.Sprintf("%.3g %% of the pool's free space", 100*frac)
 	name := strings.TrimSpace(pool.Text)
-	size, ok := db.Field("BUFFER_POOL", name, "size")
-	bytes, err := strconv.ParseInt(strings.TrimSpace(size.Text), 10, 64)
-	if !ok || err != nil || bytes <= 0 {
+	bytes, _, ok := db.PoolSize(name)
+	if !ok || bytes <= 0 {
 		return pct
 	}
 	return fmt.Sprintf("%s (%v of %s's %v when it is empty)", pct, unit.Bytes(frac*float64(bytes)), name, unit.Bytes(bytes))

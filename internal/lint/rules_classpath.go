@@ -27,6 +27,7 @@ func classPathRules(m *Model) []doctor.Finding {
 			continue
 		}
 		fs = append(fs, m.classPaths(db)...)
+		fs = append(fs, m.sharedQueues(db)...)
 	}
 	return fs
 }

@@ -18,18 +18,21 @@ import (
 // ecnProfile is one set of RED/ECN thresholds on the RoCE queue, at the
 // fastest port speed it applies to.
 type ecnProfile struct {
-	Subject          string
-	Kmin, Kmax       unit.Bytes
-	Pmax             float64
-	Rate             unit.BitRate
-	RTT              unit.Time
-	KminEv, KmaxEv   Evidence
-	PmaxEv, RateEv   Evidence
-	RTTEv            Evidence
-	Buffer           unit.Bytes
-	Alpha            float64
-	StaticTh         unit.Bytes // in Alpha's place when positive
-	BufferEv         Evidence
+	Subject        string
+	Kmin, Kmax     unit.Bytes
+	Pmax           float64
+	Rate           unit.BitRate
+	RTT            unit.Time
+	KminEv, KmaxEv Evidence
+	PmaxEv, RateEv Evidence
+	RTTEv          Evidence
+	Buffer         unit.Bytes
+	Alpha          float64
+	StaticTh       unit.Bytes // in Alpha's place when positive
+	BufferEv       Evidence
+	// Xoff is where a config_db's RoCE priority group sends XOFF, from
+	// its profile and pool, when the config holds them (Buffer is 0).
+	Xoff             *pgXoff
 	Units            string // how the source writes thresholds
 	PmaxWrittenAsPct bool
 	// KminName, KmaxName and PmaxName are the source's names for them
@@ -338,6 +341,9 @@ func (m *Model) sonicECN(db *sonic.ConfigDB) []ecnProfile {
 		} else {
 			p.RateHow = fmt.Sprintf("%v, the fastest %s of the ports that use it", p.Rate, speed)
 		}
+		if x, ok := m.roceXoff(db, u.ports); ok {
+			p.Xoff = &x
+		}
 		if w.Prob > 100 || w.Prob < 0 {
 			p.Pmax = float64(w.Prob) / 100
 		}
@@ -390,6 +396,17 @@ func (p ecnProfile) check() []doctor.Finding {
 			Evidence:  evs(p.PmaxEv),
 			Mechanism: "A probability cannot exceed 100 %; the switch rejects the profile or clamps it.",
 			Fix:       pmaxFix + ".",
+		})
+	}
+	if x := p.Xoff; x != nil && p.Kmin >= x.At() {
+		fs = append(fs, doctor.Finding{
+			ID: "ecn.kmin.above_pfc", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+			Title:    fmt.Sprintf("%s: Kmin %v is at or above where RoCE's priority group sends XOFF when one ingress port fills the queue (%v: %s): PFC can pause before ECN marks a single packet", p.Subject, p.Kmin, x.At(), x.How()),
+			Subject:  p.Subject,
+			Evidence: evs(append([]Evidence{p.KminEv}, x.Evidence...)...),
+			Mechanism: "A queue fed by one ingress port holds what that port's priority group holds; SAI's dynamic threshold lets the group take 2^dynamic_th of the pool's free space (saibuffer.h SAI_BUFFER_PROFILE_ATTR_SHARED_DYNAMIC_TH), so alone in an empty pool it reaches XOFF at α/(1+α) of the pool above its reserved size, and earlier whenever other traffic uses the pool. " +
+				"ECN must mark below that point, so that senders slow down before PFC pauses the link and spreads congestion upstream; with the WRED minimum above it, an incast from one port is handled by pauses alone.",
+			Fix: fmt.Sprintf("green_min_threshold below %v; size thresholds from the BDP (`rocelab calc ecn`), not from the buffer.", x.At()),
 		})
 	}
 	if p.Buffer > 0 {

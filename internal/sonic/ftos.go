@@ -230,7 +230,7 @@ func ParseFTOS(name string, data []byte) (*ConfigDB, error) {
 				notJudged = swcfg.AddNotJudged(notJudged, []Value{v}, 1)
 			}
 		}
-		db.nosPort(p.name.Text, Value{}, p.mtu)
+		db.nosPort(p.name.Text, ftosSpeed(p.name), p.mtu)
 	}
 	cut := false
 	notJudged = append(notJudged, out.others...)
@@ -247,4 +247,38 @@ func ParseFTOS(name string, data []byte) (*ConfigDB, error) {
 	db.nosECN(cut, ecnWords...)
 	db.nosDone(notJudged)
 	return db, nil
+}
+
+// ftosTypes are FTOS's interface types and the speed in Mb/s each names:
+// FTOS names a port by its speed (Dell Networking OS 9 command
+// reference, `interface`: gigabitethernet, tengigabitethernet,
+// twentyfivegige, fortygige, fiftygige, hundredgige), and a range or a
+// command may give any unique prefix of it (`range ten 0/0-31`, `te 0/1`).
+var ftosTypes = []struct {
+	name string
+	mbps string
+}{
+	{"gigabitethernet", "1000"}, {"tengigabitethernet", "10000"}, {"twentyfivegige", "25000"},
+	{"fortygige", "40000"}, {"fiftygige", "50000"}, {"hundredgige", "100000"},
+}
+
+// ftosSpeed returns the speed an interface's name (`TenGigabitEthernet
+// 0/1`, `range ten 0/0-31`) gives its port, at the name, or nothing for
+// a port-channel, a VLAN or a type it does not name.
+func ftosSpeed(name Value) Value {
+	w := strings.Fields(strings.ToLower(name.Text))
+	if len(w) > 1 && w[0] == "range" {
+		w = w[1:]
+	}
+	if len(w) == 0 || len(w[0]) < 2 {
+		return Value{}
+	}
+	for _, t := range ftosTypes {
+		if strings.HasPrefix(t.name, w[0]) {
+			v := name
+			v.Text = t.mbps
+			return v
+		}
+	}
+	return Value{}
 }

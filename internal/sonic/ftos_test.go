@@ -190,3 +190,31 @@ func TestParseFTOSMissingOutput(t *testing.T) {
 		t.Error("a cut whose output policies are missing is called ECN-less")
 	}
 }
+
+// TestParseFTOSSpeed: a port's speed is the one its interface type names
+// (SYNTHETIC interfaces; the types and their prefixes are the Dell
+// Networking OS 9 command reference's), at the interface's line, so ECN
+// thresholds are judged at 10G on a TenGigabitEthernet port rather than at
+// an assumed 100G; a port-channel states none.
+func TestParseFTOSSpeed(t *testing.T) {
+	dcb := "dcb-map ROCE\n priority-group 0 bandwidth 50 pfc off\n priority-group 1 bandwidth 50 pfc on\n priority-pgid 0 0 0 1 0 0 0 0\n!\n"
+	for _, c := range []struct{ iface, port, want string }{
+		{"interface TenGigabitEthernet 0/1", "TenGigabitEthernet 0/1", "10000"},
+		{"interface range ten 0/0-31", "range ten 0/0-31", "10000"},
+		{"interface te 0/2", "te 0/2", "10000"},
+		{"interface fortyGigE 0/48", "fortyGigE 0/48", "40000"},
+		{"interface twentyFiveGigE 1/1", "twentyFiveGigE 1/1", "25000"},
+		{"interface hundredGigE 1/49", "hundredGigE 1/49", "100000"},
+		{"interface GigabitEthernet 0/3", "GigabitEthernet 0/3", "1000"},
+		{"interface Port-channel 1", "Port-channel 1", ""},
+	} {
+		db, err := ParseFTOS("f.cfg", []byte(dcb+c.iface+"\n dcb-map ROCE\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, ok := db.Field("PORT", c.port, "speed")
+		if v.Text != c.want || ok != (c.want != "") || ok && v.Line != 6 {
+			t.Errorf("%s: speed %q at line %d (%v), want %q at line 6", c.iface, v.Text, v.Line, ok, c.want)
+		}
+	}
+}
