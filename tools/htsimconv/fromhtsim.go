@@ -308,6 +308,11 @@ type htsimConn struct {
 	start                 unit.Time
 	trigger, sendDoneTrig int
 	triggerCol            int // the column of the trigger's number
+	// recvDoneTrig and prio are read and never used by htsim_roce and
+	// htsim_hpcc (main_roce.cpp, main_hpcc.cpp): no trigger fires when a
+	// receiver is done, and every connection is served alike.
+	recvDoneTrig int
+	prio         bool
 }
 
 // name is the rocelab flow's name: f and the connection's id, or c and
@@ -480,6 +485,10 @@ func readConn(f []string, col []int, line, nodes int, errs matrixErrs) (htsimCon
 			c.trigger, c.triggerCol = int(v), col[i]
 		case "send_done_trigger":
 			c.sendDoneTrig = int(v)
+		case "recv_done_trigger":
+			c.recvDoneTrig = int(v)
+		case "prio":
+			c.prio = true
 		}
 	}
 	end := col[len(f)-1] + len(f[len(f)-1])
@@ -542,10 +551,12 @@ func readTrigger(f []string, col []int, line int, trigs map[int]htsimTrigger, er
 func triggerDeps(conns []htsimConn, trigs map[int]htsimTrigger, errs matrixErrs) (after [][]int, count []int, err error) {
 	after, count = make([][]int, len(conns)), make([]int, len(conns))
 	firers := map[int][]int{}
+	recvFirers := map[int]bool{}
 	for i, c := range conns {
 		if c.sendDoneTrig != 0 {
 			firers[c.sendDoneTrig] = append(firers[c.sendDoneTrig], i)
 		}
+		recvFirers[c.recvDoneTrig] = true
 	}
 	started := map[int]int{} // multishot trigger -> targets so far
 	for i, c := range conns {
@@ -557,6 +568,8 @@ func triggerDeps(conns []htsimConn, trigs map[int]htsimTrigger, errs matrixErrs)
 		switch {
 		case !ok:
 			return nil, nil, errs.at(c.line, c.triggerCol, "trigger %d is never defined", c.trigger)
+		case len(fs) == 0 && recvFirers[c.trigger]:
+			return nil, nil, errs.at(c.line, c.triggerCol, "trigger %d: only a recv_done_trigger names it, which htsim_roce and htsim_hpcc never fire (their mains read it and set no trigger), so htsim never starts this one; give the connection it waits on send_done_trigger %d", c.trigger, c.trigger)
 		case len(fs) == 0:
 			return nil, nil, errs.at(c.line, c.triggerCol, "trigger %d: no connection fires it (send_done_trigger), so htsim never starts this one", c.trigger)
 		case t.kind == "barrier" && t.count > len(fs):
@@ -656,6 +669,9 @@ func fromHtsim(args []string, w io.Writer) error {
 	}
 	if len(r.ignored) > 0 {
 		fmt.Fprintf(&b, "# Not converted (output, logging, path-count and adaptive-routing tuning options): %s.\n", strings.Join(r.ignored, " "))
+	}
+	if slices.ContainsFunc(conns, func(c htsimConn) bool { return c.prio || c.recvDoneTrig != 0 }) {
+		fmt.Fprintf(&b, "# The matrix's prio and recv_done_trigger change nothing: %s reads them and\n# never uses them (every connection is served alike, no trigger fires at a receiver).\n", r.program)
 	}
 	if r.queueSize != "" {
 		fmt.Fprintf(&b, "# -q %s changes nothing: htsim's lossless queues never drop; past it they print\n# \"LOSSLESS not working!\" and keep the packet (queue_lossless_input.cpp, _output.cpp).\n", r.queueSize)
