@@ -125,6 +125,70 @@ func holdSeeds(t *testing.T, label string, h, r *agree.Seeds, mean, p50, last fl
 	}, more...))
 }
 
+// TestAgreesWithHtsimVariants imports htsim_roce runs of the permutation
+// and the incast of TestAgreesWithHtsim with the flags changed one kind
+// at a time, as a judge would pass them (testdata/htsim/var-*: each
+// run's command line and pinned clock in its head, the matrix the
+// written scenario converts to): htsim's own 9000 B packets, an
+// Ethernet MTU's 1500 and 1100 and 3000 B, which RoCE's path MTUs do not
+// hold alike (pathMTU), links at 400G and 25G, and half a microsecond of
+// cable and of switch a hop. Each statistic is averaged over 3 seeds.
+// (-q, a matrix's start times and -start_delta leave htsim's output byte
+// for byte as it was: docs/engine.md.)
+func TestAgreesWithHtsimVariants(t *testing.T) {
+	for _, c := range []struct {
+		name, workload string
+		// the largest relative differences allowed
+		mean, p50, max float64
+	}{
+		// Measured (mean, median, last): the permutation's last is the
+		// flow its ECMP collisions slow most, which each hash draws its
+		// own way, hence the wider bounds there.
+		// htsim's default 9000 B packets, sent as 4096: -0.1, -3.2, +7.6 %;
+		// +0.3, -0.6, +1.3 %.
+		{"perm128-mtu9000", "perm128", 0.03, 0.05, 0.10},
+		{"incast127-mtu9000", "incast127", 0.03, 0.03, 0.02},
+		// 1500 B, sent as 2048 (pathMTU): +2.6, -1.0, +4.0 %; +0.1, -0.3,
+		// -0.3 %. As 1024, the largest MTU it holds: +7.5, +3.5, +7.2 %;
+		// +4.2, +4.4, +3.6 % (82 B of headers a 1024 B payload)
+		{"perm128-mtu1500", "perm128", 0.04, 0.03, 0.06},
+		{"incast127-mtu1500", "incast127", 0.02, 0.02, 0.01},
+		// 3000 B as 4096: +0.1, -6.7, +9.7 %; -0.4, -1.6, -0.1 % (as 2048:
+		// +2.2, -3.8, +12.4 %; +1.9, +0.5, +1.8 %)
+		{"perm128-mtu3000", "perm128", 0.03, 0.08, 0.12},
+		{"incast127-mtu3000", "incast127", 0.02, 0.03, 0.01},
+		// 1100 B as 1024: +1.2, +10.0, -18.8 %; +1.8, +0.6, +2.0 % (as
+		// 2048: -3.1, +6.1, -21.9 %; -2.1, -3.7, -1.8 %). htsim's last
+		// here is 2212 us, its others' 1496-1778
+		{"perm128-mtu1100", "perm128", 0.03, 0.12, 0.21},
+		{"incast127-mtu1100", "incast127", 0.03, 0.02, 0.03},
+		// 400G: +1.8, -1.1, +9.9 %; -0.1, -0.5, +0.3 %
+		{"perm128-400g", "perm128", 0.03, 0.03, 0.12},
+		{"incast127-400g", "incast127", 0.02, 0.02, 0.01},
+		// 25G: +3.0, +1.6, +7.2 %; -0.5, -2.6, +0.4 %
+		{"perm128-25g", "perm128", 0.04, 0.03, 0.09},
+		{"incast127-25g", "incast127", 0.02, 0.04, 0.01},
+		// 0.5 us of cable and 0.5 us of switch a hop: +0.9, -1.5, -8.1 %;
+		// +0.6, +0.2, +0.4 %
+		{"perm128-hop05", "perm128", 0.03, 0.03, 0.10},
+		{"incast127-hop05", "incast127", 0.02, 0.02, 0.01},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var h, r agree.Seeds
+			for seed := 1; seed <= 3; seed++ {
+				file := fmt.Sprintf("testdata/htsim/var-%s-seed%d.txt", c.name, seed)
+				h.Add(htsimFinishes(t, file))
+				o, err := agree.RunScenario(agreementScenario(t, c.workload, file, true))
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.Add(agree.Finishes(o))
+			}
+			holdSeeds(t, c.name+" imported over 3 seeds", &h, &r, c.mean, c.p50, c.max)
+		})
+	}
+}
+
 // htsimFinishes reads htsim's recorded completion times.
 func htsimFinishes(t *testing.T, file string) []float64 {
 	t.Helper()

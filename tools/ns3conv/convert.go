@@ -126,10 +126,6 @@ func ns3Headroom(l topo.LinkSpec) unit.Bytes {
 // files the configuration names.
 type files struct {
 	config, topology, flow, trace string
-	// nanoFlow is flow.txt with every start to the nanosecond, as
-	// ns3conv wrote it before the starts ns-3 cuts short (startSeconds):
-	// the input of the runs recorded then (recordedRun.nanoStarts).
-	nanoFlow string
 	// flows are the scenario's flows in flow.txt's order, each with the
 	// sport ns-3 gives it.
 	flows []flow
@@ -204,15 +200,12 @@ func convert(s *scenario.Scenario, file string) (*files, error) {
 	checkSwitch(s, &bad)
 	ccMode, qcn, ackHigh := checkHost(s, &bad)
 	f := &files{}
-	var fl, nano strings.Builder
+	var fl strings.Builder
 	f.flows = flows(s, &bad)
 	dport := s.NS3DstPort()
 	fmt.Fprintf(&fl, "%d\n", len(f.flows))
-	fmt.Fprintf(&nano, "%d\n", len(f.flows))
 	for _, x := range f.flows {
-		line := fmt.Sprintf("%d %d %d %d %d ", x.Src, x.Dst, x.Priority, dport, int64(x.Bytes))
-		fmt.Fprintf(&fl, "%s%s\n", line, startSeconds(x.Start))
-		fmt.Fprintf(&nano, "%s%s\n", line, seconds(x.Start))
+		fmt.Fprintf(&fl, "%d %d %d %d %d %s\n", x.Src, x.Dst, x.Priority, dport, int64(x.Bytes), startSeconds(x.Start))
 	}
 	if err := bad.err(file); err != nil {
 		return nil, err
@@ -227,7 +220,7 @@ func convert(s *scenario.Scenario, file string) (*files, error) {
 	}
 	hdr.WriteByte('\n')
 	f.topology = hdr.String() + top.String()
-	f.flow, f.nanoFlow = fl.String(), nano.String()
+	f.flow = fl.String()
 	f.trace = "0\n\n"
 	f.config = config(s, ccMode, qcn, ackHigh)
 	return f, nil

@@ -90,7 +90,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *hash {
-		_, err := fmt.Fprintln(stdout, f.hash(false))
+		_, err := fmt.Fprintln(stdout, f.hash())
 		return err
 	}
 	if err := f.write(func(name string) (io.WriteCloser, error) { return os.Create(filepath.Join(*dir, name)) }); err != nil {

@@ -25,31 +25,19 @@ import (
 // inputHashPrefix begins the head line that carries the hash.
 const inputHashPrefix = "# input: sha256 of ns3conv's config.txt, topology.txt, flow.txt, trace.txt for this run: "
 
-// nanoStartsLine, in a recorded run's head, says that ns-3 ran flow.txt
-// with its starts to the nanosecond (files.nanoFlow), as ns3conv wrote
-// them before they were written for ns-3's arithmetic; the rest of the
-// line says how many flows ns-3 so started a nanosecond early. Record the
-// run again (record.sh) and the line goes.
-const nanoStartsLine = "# flow.txt as ns3conv wrote it before 2026-12-05, its starts to the nanosecond:"
-
 // hash is the sha256 of the input f writes: each file's name, length and
-// bytes, in the order written; with nano, flow.txt with its starts to the
-// nanosecond.
-func (f *files) hash(nano bool) string {
+// bytes, in the order written.
+func (f *files) hash() string {
 	h := sha256.New()
-	flow := f.flow
-	if nano {
-		flow = f.nanoFlow
-	}
-	for _, x := range [][2]string{{"config.txt", f.config}, {"topology.txt", f.topology}, {"flow.txt", flow}, {"trace.txt", f.trace}} {
+	for _, x := range [][2]string{{"config.txt", f.config}, {"topology.txt", f.topology}, {"flow.txt", f.flow}, {"trace.txt", f.trace}} {
 		fmt.Fprintf(h, "%s %d\n%s", x[0], len(x[1]), x[1])
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
 // inputHash converts the scenario in file at seed and returns the hash of
-// ns-3's input (with nano, as ns3conv wrote it before 2026-12-05).
-func inputHash(file string, seed uint64, nano bool) (string, error) {
+// ns-3's input.
+func inputHash(file string, seed uint64) (string, error) {
 	s, err := scenario.LoadFile(file)
 	if err != nil {
 		return "", err
@@ -59,17 +47,16 @@ func inputHash(file string, seed uint64, nano bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return f.hash(nano), nil
+	return f.hash(), nil
 }
 
 // recordedRun is a recorded run's head: the scenario and seed its "# run:"
 // line converts (the path from the repository's root) and the hash of
 // its "# input:" line ("" when it has none).
 type recordedRun struct {
-	scenario   string
-	seed       uint64
-	hash       string
-	nanoStarts bool // the head carries nanoStartsLine
+	scenario string
+	seed     uint64
+	hash     string
 }
 
 var runLine = regexp.MustCompile(`^# run: go run \./tools/ns3conv -dir D -seed (\d+) (\S+);`)
@@ -87,7 +74,6 @@ func readRecordedHead(file string) (recordedRun, error) {
 			r.seed, _ = strconv.ParseUint(m[1], 10, 64)
 			r.scenario = m[2]
 		}
-		r.nanoStarts = r.nanoStarts || strings.HasPrefix(sc.Text(), nanoStartsLine)
 		if h, ok := strings.CutPrefix(sc.Text(), inputHashPrefix); ok {
 			r.hash = h
 		}

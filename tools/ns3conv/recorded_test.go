@@ -31,7 +31,7 @@ func TestRecordedRunsMatchInput(t *testing.T) {
 			t.Errorf("%s: no %q line in its head; record it with tools/ns3conv/record.sh NS3 %s %d", file, strings.TrimSpace(inputHashPrefix), r.scenario, r.seed)
 			continue
 		}
-		got, err := inputHash(strings.TrimPrefix(r.scenario, "tools/ns3conv/"), r.seed, r.nanoStarts)
+		got, err := inputHash(strings.TrimPrefix(r.scenario, "tools/ns3conv/"), r.seed)
 		if err != nil {
 			t.Errorf("%s: %v", file, err)
 			continue
@@ -53,7 +53,7 @@ func TestBorrowedRunsMatchInput(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := inputHash("scenarios/"+c.workload+".yaml", uint64(seed), r.nanoStarts)
+			got, err := inputHash("scenarios/"+c.workload+".yaml", uint64(seed))
 			if err != nil {
 				t.Fatal(err)
 			}
