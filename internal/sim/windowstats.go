@@ -39,7 +39,7 @@ type WindowStats struct {
 	// most events a part and its hosts' workloads ran, or the least plus
 	// the events that touched no host, whichever is more, plus the events
 	// that touched more than one part (CrossEvents), which would hold
-	// the parts. 0 without Homes.
+	// the parts. 0 without Homes or with one part.
 	HomePathEvents, CrossEvents uint64
 	// WorkerNS is the wall time each worker spent running its parts (and
 	// the control side beside them), and WaitNS the time it waited at
@@ -173,9 +173,9 @@ func (w *Windows) count(ctl uint64, alone bool) {
 
 // countHomes books the round's path with its ctl control events in the
 // parts of the hosts they touched (Windows.Homes); those Homes did not
-// see hold the parts.
+// see hold the parts. A run of one part, the serial engine, skips it.
 func (w *Windows) countHomes(ctl uint64) {
-	if w.Homes == nil {
+	if w.Homes == nil || len(w.parts) < 2 {
 		return
 	}
 	clear(w.homes)
