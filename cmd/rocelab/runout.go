@@ -107,6 +107,10 @@ func logParallel(ls logSetup, j *twin.Job, p *twin.Parallel) {
 			"critical_path", fmt.Sprintf("%.3f", float64(p.CriticalEvents)/float64(total)),
 			"path", fmt.Sprintf("%.3f", float64(p.PathEvents)/float64(total+p.ControlEvents)),
 			"workload_events", fmt.Sprintf("%.4f", float64(p.ControlEvents)/float64(total+p.ControlEvents)))
+		if p.HomePathEvents > 0 {
+			attrs = append(attrs, "home_path", fmt.Sprintf("%.3f", float64(p.HomePathEvents)/float64(total+p.ControlEvents)),
+				"cross_host_steps", p.CrossEvents)
+		}
 	}
 	attrs = append(attrs, "wait", fmt.Sprintf("%.1f%%", 100*p.WaitShare), "control_alone", fmt.Sprintf("%.1f%%", 100*p.ControlShare))
 	if p.SlowestOverMean > 0 {

@@ -75,6 +75,73 @@ type Transport struct {
 
 	workloads []workload.Workload
 	started   bool
+
+	home homes
+}
+
+// homes says, for the run's statistics (Homes), which domains the
+// workloads' events touch: the event being handled has touched home.cur
+// (noHome: none yet; crossHome: more than one domain's hosts); a wake
+// starts from where the event that asked for it was, a completion from
+// its NIC's domain, and posts and connects add their NICs' domains.
+type homes struct {
+	cur         int32
+	wake, comp  []int32 // by slot
+	parts       []uint64
+	free, cross uint64
+}
+
+const (
+	noHome    = -1
+	crossHome = -2
+)
+
+// touch adds domain d to what the current event touched.
+func (h *homes) touch(dom int) {
+	switch d := int32(dom); h.cur {
+	case noHome:
+		h.cur = d
+	case d:
+	default:
+		h.cur = crossHome
+	}
+}
+
+// keep records home for slot i of a wake or completion.
+func keep(s *[]int32, i int32, home int32) {
+	for int(i) >= len(*s) {
+		*s = append(*s, noHome)
+	}
+	(*s)[i] = home
+}
+
+// book counts the event just handled where it touched.
+func (h *homes) book() {
+	switch h.cur {
+	case noHome:
+		h.free++
+	case crossHome:
+		h.cross++
+	default:
+		h.parts[h.cur]++
+	}
+}
+
+// Homes says where the workloads' events since the last call would run
+// if they ran in their hosts' domains (sim.Windows.Homes): it adds to
+// parts[d] those that touched only domain d's NICs (through their wake's
+// or completion's origin, their posts and connects) and returns those
+// that touched none and those that touched more than one domain's. It
+// does not see the workloads' state shared between hosts (a call's count
+// of finished ranks), only where their messages go.
+func (t *Transport) Homes(parts []uint64) (free, cross uint64) {
+	h := &t.home
+	for d, n := range h.parts {
+		parts[d] += n
+	}
+	clear(h.parts)
+	free, cross, h.free, h.cross = h.free, h.cross, 0, 0
+	return free, cross
 }
 
 // Transport event tags.
@@ -92,6 +159,7 @@ func NewTransport(net *fabric.Network, nics []*NIC) *Transport {
 		t.parts = append(t.parts, &Part{Domain: d, t: t})
 	}
 	t.staged = make([][]posted, len(net.Domains))
+	t.home = homes{cur: noHome, parts: make([]uint64, len(net.Domains))}
 	for _, n := range nics {
 		n.mail = t.mail[n.dom.ID]
 		t.delay = max(t.delay, n.cfg.CompletionDelay)
@@ -174,6 +242,8 @@ func (t *Transport) Connect(src, dst int, o workload.QPOptions, owner workload.O
 		resp.echo = req.wire
 	}
 	t.conns = append(t.conns, conn{req: req, resp: resp, owner: owner, opts: o})
+	t.home.touch(s.dom.ID)
+	t.home.touch(d.dom.ID)
 	req.joined, resp.joined = t.sched.Now(), t.sched.Now()
 	t.out = append(t.out, posted{q: req, join: true}, posted{q: resp, join: true})
 	return id
@@ -232,7 +302,9 @@ func dscpDefaultPrio(dscp uint8) uint8 { return dscp >> 3 }
 // requester's NIC as an event at the current time, once the run delivers
 // it.
 func (t *Transport) Post(id workload.QP, m workload.Message) {
-	t.out = append(t.out, posted{at: t.sched.Now(), q: t.conns[id].req, m: m})
+	q := t.conns[id].req
+	t.home.touch(q.nic.dom.ID)
+	t.out = append(t.out, posted{at: t.sched.Now(), q: q, m: m})
 }
 
 // PostAfter implements workload.Transport: the work request reaches the
@@ -240,7 +312,9 @@ func (t *Transport) Post(id workload.QP, m workload.Message) {
 // is handed to the NIC's domain with the next delivery, an event there
 // in place of one on the workloads' side.
 func (t *Transport) PostAfter(d unit.Time, id workload.QP, m workload.Message) {
-	t.out = append(t.out, posted{at: t.after(d), q: t.conns[id].req, m: m})
+	q := t.conns[id].req
+	t.home.touch(q.nic.dom.ID)
+	t.out = append(t.out, posted{at: t.after(d), q: q, m: m})
 }
 
 // Deliver hands the NICs' domains what the workloads sent them since the
@@ -308,6 +382,7 @@ func (p *Part) Flush() {
 // After implements workload.Transport.
 func (t *Transport) After(d unit.Time, w workload.Waker, tag uint64) {
 	i := t.wakes.Add(w, tag)
+	keep(&t.home.wake, i, max(t.home.cur, noHome))
 	t.sched.Send(t.after(d), controlKey, t, tagWake|uint64(i)<<8)
 }
 
@@ -353,20 +428,25 @@ func (t *Transport) Done() bool {
 
 // Handle serves the transport's events.
 func (t *Transport) Handle(now unit.Time, tag uint64) {
-	switch tag & 0xff {
+	switch i := int32(tag >> 8); tag & 0xff {
 	case tagStart:
+		t.home.cur = crossHome
 		for _, w := range t.workloads {
 			w.Start(t)
 		}
 	case tagWake:
-		w, wt := t.wakes.Take(int32(tag >> 8))
+		t.home.cur = t.home.wake[i]
+		w, wt := t.wakes.Take(i)
 		w.Wake(now, wt)
 	case tagComplete:
-		c := t.comps.Take(int32(tag >> 8))
+		t.home.cur = t.home.comp[i]
+		c := t.comps.Take(i)
 		t.inCQE, t.cqeAt = true, c.At
 		t.conns[c.QP].owner.Completed(c)
 		t.inCQE = false
 	}
+	t.home.book()
+	t.home.cur = noHome
 	if t.started && t.Done() {
 		t.sched.Stop()
 	}
@@ -380,6 +460,7 @@ func (t *Transport) Collect() {
 	for _, p := range t.parts {
 		for _, m := range p.comps.Take() {
 			i := t.comps.Add(m.c)
+			keep(&t.home.comp, i, int32(p.ID))
 			t.sched.Send(m.c.At+t.delay, sim.NodeKey(0, sim.SrcFrom(int(m.node))), t, tagComplete|uint64(i)<<8)
 		}
 	}

@@ -172,6 +172,7 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 		Control: tw.Transport.Control(), Collect: tw.Transport.Collect, Deliver: tw.Transport.Deliver,
 		Lookahead: tw.lookahead(), Reply: tw.Transport.CompletionDelay(),
 		Workers: max(o.Threads, 1), Clock: o.Clock, Adapt: o.Auto, Windowed: o.Windowed,
+		Homes: tw.Transport.Homes,
 	}
 	if o.Workers > 0 {
 		tw.run.Workers = o.Workers

@@ -125,8 +125,16 @@ type Windows struct {
 	// Timeline, when set, records the run's events over wall time. It
 	// never affects the run's results.
 	Timeline *Timeline
+	// Homes, when set, says where the control side's events since its
+	// last call would run if the workloads ran in their hosts' parts: it
+	// adds to parts[i] those that touched only part i's hosts and returns
+	// those that touched none (free) and more than one part's (cross).
+	// The run calls it as each round ends, for WindowStats.HomePathEvents.
+	// It never affects the run's results.
+	Homes func(parts []uint64) (free, cross uint64)
 
 	stats  WindowStats
+	homes  []uint64    // Homes' split of the round's control events
 	rounds uint64      // rounds planned
 	parts  []partState // one a part, written by the part's worker
 	work   []workerState
@@ -277,6 +285,7 @@ func (w *Windows) runUntil(limit unit.Time) (unit.Time, bool) {
 	}
 	if len(w.stats.PartEvents) != len(w.Parts) {
 		w.stats.PartEvents = make([]uint64, len(w.Parts))
+		w.homes = make([]uint64, len(w.Parts))
 		w.stats.WorkerNS = make([]int64, workers)
 		w.stats.WaitNS = make([]int64, workers)
 		w.parts = make([]partState, len(w.Parts))

@@ -750,3 +750,39 @@ func TestWindowsStateWindowed(t *testing.T) {
 		t.Errorf("part 0 held in a windowed round: %s", s)
 	}
 }
+
+// HomePathEvents counts the control side's events where Homes puts them:
+// all in no part's hosts, they run beside the parts as PathEvents says;
+// all across parts (or unseen by Homes), each holds the parts, as with
+// the control side alone; all in one part, they add to its events.
+func TestWindowsHomes(t *testing.T) {
+	run := func(split func(parts []uint64, n uint64) (free, cross uint64)) WindowStats {
+		r := newRing(ringParts)
+		seen := uint64(0)
+		w := ringWindows(r, &Windows{Workers: 1, LinkedBelow: 2})
+		w.Homes = func(parts []uint64) (free, cross uint64) {
+			n := r.ctrl.Executed() - seen
+			seen += n
+			return split(parts, n)
+		}
+		w.RunUntil(unit.MaxTime)
+		return w.Stats()
+	}
+	free := run(func(_ []uint64, n uint64) (uint64, uint64) { return n, 0 })
+	if free.ControlEvents == 0 || free.HomePathEvents != free.PathEvents || free.CrossEvents != 0 {
+		t.Errorf("free: home path %d, want path %d; cross %d of %d control events", free.HomePathEvents, free.PathEvents, free.CrossEvents, free.ControlEvents)
+	}
+	for name, split := range map[string]func([]uint64, uint64) (uint64, uint64){
+		"cross":  func(_ []uint64, n uint64) (uint64, uint64) { return 0, n },
+		"unseen": func([]uint64, uint64) (uint64, uint64) { return 0, 0 },
+	} {
+		st := run(split)
+		if want := st.CriticalEvents + st.ControlEvents; st.HomePathEvents != want || st.CrossEvents != st.ControlEvents {
+			t.Errorf("%s: home path %d, want critical %d + control %d; cross %d", name, st.HomePathEvents, st.CriticalEvents, st.ControlEvents, st.CrossEvents)
+		}
+	}
+	one := run(func(parts []uint64, n uint64) (uint64, uint64) { parts[0] += n; return 0, 0 })
+	if one.HomePathEvents < one.PathEvents || one.HomePathEvents > one.CriticalEvents+one.ControlEvents || one.CrossEvents != 0 {
+		t.Errorf("one part: home path %d, want between path %d and critical %d + control %d; cross %d", one.HomePathEvents, one.PathEvents, one.CriticalEvents, one.ControlEvents, one.CrossEvents)
+	}
+}

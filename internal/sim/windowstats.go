@@ -34,6 +34,13 @@ type WindowStats struct {
 	// events over PathEvents is the speedup with a core per part and free
 	// barriers, counting every event alike.
 	PathEvents uint64
+	// HomePathEvents is the same with the control side's events in the
+	// parts of the hosts they touch (Windows.Homes): each round adds the
+	// most events a part and its hosts' workloads ran, or the least plus
+	// the events that touched no host, whichever is more, plus the events
+	// that touched more than one part (CrossEvents), which would hold
+	// the parts. 0 without Homes or with one part.
+	HomePathEvents, CrossEvents uint64
 	// WorkerNS is the wall time each worker spent running its parts (and
 	// the control side beside them), and WaitNS the time it waited at
 	// barriers, when Clock is set.
@@ -156,9 +163,31 @@ func (w *Windows) count(ctl uint64, alone bool) {
 		most, least = max(most, d), min(least, d)
 	}
 	w.stats.CriticalEvents += most
+	w.countHomes(ctl)
 	if alone {
 		w.stats.PathEvents += ctl + most
 	} else {
 		w.stats.PathEvents += max(most, least+ctl)
 	}
+}
+
+// countHomes books the round's path with its ctl control events in the
+// parts of the hosts they touched (Windows.Homes); those Homes did not
+// see hold the parts. A run of one part, the serial engine, skips it.
+func (w *Windows) countHomes(ctl uint64) {
+	if w.Homes == nil || len(w.parts) < 2 {
+		return
+	}
+	clear(w.homes)
+	free, cross := w.Homes(w.homes)
+	seen := free + cross
+	most, least := uint64(0), ^uint64(0)
+	for i := range w.parts {
+		seen += w.homes[i]
+		d := w.parts[i].executed - w.parts[i].before + w.homes[i]
+		most, least = max(most, d), min(least, d)
+	}
+	cross += ctl - min(seen, ctl)
+	w.stats.HomePathEvents += max(most, least+free) + cross
+	w.stats.CrossEvents += cross
 }

@@ -145,6 +145,10 @@ type Parallel struct {
 	// domain (sim.WindowStats).
 	DomainEvents                              []uint64
 	CriticalEvents, ControlEvents, PathEvents uint64
+	// HomePathEvents is PathEvents with the workloads' events in the
+	// domains of the hosts they touch, CrossEvents those that touch more
+	// than one domain's and would hold the domains (sim.WindowStats).
+	HomePathEvents, CrossEvents uint64
 	// WaitShare is the share of the workers' wall time spent waiting at
 	// barriers and, linked, for another domain, and ControlShare the share of the run's wall time the
 	// planning of windows took alone, with the workloads when they ran
