@@ -57,7 +57,7 @@ func TestSendOpsEnumerates(t *testing.T) {
 	}
 }
 
-// TestRingSimpleMessages holds the messages a Ring/Simple all_gather posts
+// TestRingSimpleMessagesFollowBuffSize holds the messages a Ring/Simple all_gather posts
 // on the network to NCCL's chunking, NCCL_BUFFSIZE included: a call moves
 // in loops of channels × ranks × chunk (enqueue.cc calcCollChunking,
 // v2.24.3 loopSize = nChannels*nchunksPerLoop*chunkSize, nchunksPerLoop =
@@ -70,7 +70,7 @@ func TestSendOpsEnumerates(t *testing.T) {
 // runRing: nelem = min(chunkCount, partCount-elemOffset)), so its messages
 // shrink with it while their number stays: the messages of 128 MiB on 2 ×
 // 8 GPUs are a quarter of 512 MiB's.
-func TestRingSimpleMessages(t *testing.T) {
+func TestRingSimpleMessagesFollowBuffSize(t *testing.T) {
 	v, _ := ParseVersion("2.24.3")
 	for _, buff := range []int64{0, 1 << 21, 1 << 23} {
 		env := map[string]string{"NCCL_ALGO": "Ring", "NCCL_PROTO": "Simple"}
@@ -107,6 +107,55 @@ func TestRingSimpleMessages(t *testing.T) {
 				t.Errorf("NCCL_BUFFSIZE %d, all_gather %s on %d channels: %d messages of %d bytes, NCCL's chunking gives %d of %d",
 					buff, sizeName(size), nch, msgs, bytes/msgs, wantMsgs, wantMsg)
 			}
+		}
+	}
+}
+
+// TestRingSimpleSlicesPerCollective: a Simple ring posts one slice a message, and
+// NCCL's slices are a step (the buffer's eighth, 512 KiB of the default 4
+// MiB) for Broadcast and Reduce and two steps for AllGather,
+// ReduceScatter and AllReduce (collectives.h: BROADCAST_SLICESTEPS and
+// REDUCE_SLICESTEPS 1, ALLGATHER_SLICESTEPS and its siblings
+// NCCL_STEPS/4; enqueue.cc calcCollChunking takes them for Ring/Simple
+// only). The rooted collectives' queue pairs carry messages half the
+// size of the others' (docs/nccl.md, "Rooted collectives and small sizes
+// against NCCL's source and model"); every send of a 1 GiB call on 4 × 8
+// H100 is at most that, and most are exactly that.
+func TestRingSimpleSlicesPerCollective(t *testing.T) {
+	c := mustComm(t, h100x8, 4, 8, map[string]string{"NCCL_ALGO": "Ring", "NCCL_PROTO": "Simple"})
+	step := c.Cfg.BuffSize / nSteps
+	for _, f := range []Func{Broadcast, Reduce, AllGather, ReduceScatter, AllReduce} {
+		want := 2 * step
+		if f == Broadcast || f == Reduce {
+			want = step
+		}
+		call := Call{Func: f, Bytes: 1 << 30}
+		ch, err := c.Plan(call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.Algo != Ring || ch.Proto != Simple {
+			t.Fatalf("%s: %s/%s, want Ring/Simple", f, ch.Algo, ch.Proto)
+		}
+		e := builtEngine(c, call, ch)
+		counts := map[int64]int64{}
+		for r := range c.NRanks {
+			for _, k := range e.rankK[r] {
+				e.kernels[k].p.sendOps(func(b, times int64) { counts[b] += times })
+			}
+		}
+		var top, all int64
+		for b, n := range counts {
+			if b > want {
+				t.Errorf("%s: %d sends of %d bytes, above NCCL's slice of %d", f, n, b, want)
+			}
+			if b == want {
+				top += n
+			}
+			all += n
+		}
+		if top*2 < all {
+			t.Errorf("%s: %d of %d sends are whole %d-byte slices, want most", f, top, all, want)
 		}
 	}
 }
