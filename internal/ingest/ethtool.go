@@ -127,28 +127,17 @@ func (p *ethtoolParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	switch {
-	case t == "NIC statistics:":
+	if t == "NIC statistics:" {
 		p.flush()
 		p.pending, p.openRank = true, l.Rank()
 		p.mode = ethStats
 		p.out.lines.add(l)
 		return
-	case strings.HasPrefix(t, "Settings for ") && strings.HasSuffix(t, ":"):
+	}
+	if mode, dev, ok := ethtoolSection(t); ok {
 		p.flush()
-		p.mode, p.dev = ethSettings, strings.TrimSuffix(strings.TrimPrefix(t, "Settings for "), ":")
-		p.out.lines.add(l)
-		return
-	case strings.HasPrefix(t, "Pause parameters for ") && strings.HasSuffix(t, ":"):
-		p.flush()
-		p.mode, p.dev = ethPause, strings.TrimSuffix(strings.TrimPrefix(t, "Pause parameters for "), ":")
-		p.pause = nil
-		p.out.lines.add(l)
-		return
-	case strings.HasPrefix(t, "FEC parameters for ") && strings.HasSuffix(t, ":"):
-		p.flush()
-		p.mode, p.dev = ethFEC, strings.TrimSuffix(strings.TrimPrefix(t, "FEC parameters for "), ":")
-		p.fec = nil
+		p.mode, p.dev = mode, dev
+		p.pause, p.fec = nil, nil
 		p.out.lines.add(l)
 		return
 	}
@@ -175,6 +164,21 @@ func (p *ethtoolParser) Feed(l Line) {
 		p.pending = false
 	}
 	p.other(l, t)
+}
+
+// ethtoolSection returns the section a header line opens ("Settings for
+// eth2:", "Pause parameters for eth2:", "FEC parameters for eth2:") and
+// its interface.
+func ethtoolSection(t string) (ethtoolMode, string, bool) {
+	for _, s := range []struct {
+		prefix string
+		mode   ethtoolMode
+	}{{"Settings for ", ethSettings}, {"Pause parameters for ", ethPause}, {"FEC parameters for ", ethFEC}} {
+		if dev, ok := strings.CutPrefix(t, s.prefix); ok && strings.HasSuffix(dev, ":") {
+			return s.mode, strings.TrimSuffix(dev, ":"), true
+		}
+	}
+	return ethNone, "", false
 }
 
 // ofOrigin returns the parser of the lines a pdsh or clush prefix gives
