@@ -188,8 +188,6 @@ func provenance() map[string]string {
 		"rx_rdma_ecn_pkts":                   `pensando-sw-05047a53 nic/hal/plugins/cfg/rdma/init.cc:84 "rx_rdma_ecn_pkts"`,
 		"rx_rdma_ucast_pkts":                 `pensando-sw-05047a53 nic/hal/plugins/cfg/rdma/init.cc:80 "rx_rdma_ucast_pkts"`,
 		"tx_rdma_ucast_pkts":                 `pensando-sw-05047a53 nic/hal/plugins/cfg/rdma/init.cc:74 "tx_rdma_ucast_pkts"`,
-		"rx_rdma_ucast_bytes":                `pensando-sw-05047a53 nic/hal/plugins/cfg/rdma/init.cc:79 "rx_rdma_ucast_bytes"`,
-		"tx_rdma_ucast_bytes":                `pensando-sw-05047a53 nic/hal/plugins/cfg/rdma/init.cc:73 "tx_rdma_ucast_bytes"`,
 		"req_rx_pkt_seq_err":                 `pensando-sw-05047a53 nic/hal/plugins/cfg/rdma/init.cc:86 "req_rx_pkt_seq_err"`,
 		"req_rx_impl_nak_seq_err":            `pensando-sw-05047a53 nic/hal/plugins/cfg/rdma/init.cc:91 "req_rx_impl_nak_seq_err"`,
 		"req_tx_retry_excd_err":              `pensando-sw-05047a53 nic/hal/plugins/cfg/rdma/init.cc:99 "req_tx_retry_excd_err"`,

@@ -305,8 +305,6 @@ func builtin() []Desc {
 		hwv(IONIC, "rx_rdma_ecn_pkts", ECNMarkedRoCE, RX),
 		{Name: "rx_rdma_ucast_pkts", Vendor: IONIC, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: RX, Unit: Packets},
 		{Name: "tx_rdma_ucast_pkts", Vendor: IONIC, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: TX, Unit: Packets},
-		{Name: "rx_rdma_ucast_bytes", Vendor: IONIC, Source: HWCounters, Concept: RDMAUnicastBytes, Dir: RX, Unit: Bytes},
-		{Name: "tx_rdma_ucast_bytes", Vendor: IONIC, Source: HWCounters, Concept: RDMAUnicastBytes, Dir: TX, Unit: Bytes},
 		hwv(IONIC, "req_rx_pkt_seq_err", PacketSeqErr, RX),
 		hwv(IONIC, "req_rx_impl_nak_seq_err", ImpliedNakSeqErr, RX),
 		hwv(IONIC, "req_tx_retry_excd_err", ReqTransportRetriesExceeded, NoDir),
