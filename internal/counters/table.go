@@ -293,6 +293,33 @@ func builtin() []Desc {
 		{Name: "rx_roce_only_pkts", Vendor: BNXTRE, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: RX, Unit: Packets},
 		{Name: "tx_roce_only_pkts", Vendor: BNXTRE, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: TX, Unit: Packets},
 
+		// ionic hw_counters (AMD Pensando RDMA, ionic_rdma): the firmware
+		// names them (rdma_stats_hdrs), the driver prints what it is given.
+		// DCQCN's CNPs and ECN marks, the RoCE packets to weigh them
+		// against, and RC loss recovery on both sides of a QP: the
+		// requester's NAKs (sequence errors, implied NAKs) and retries
+		// exhausted, the responder's out-of-sequence packets (the
+		// firmware spells it outouf), duplicates and missing receive WQEs.
+		hwv(IONIC, "tx_rdma_cnp_pkts", CNPSent, TX),
+		hwv(IONIC, "rx_rdma_cnp_pkts", CNPHandled, RX),
+		hwv(IONIC, "rx_rdma_ecn_pkts", ECNMarkedRoCE, RX),
+		{Name: "rx_rdma_ucast_pkts", Vendor: IONIC, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: RX, Unit: Packets},
+		{Name: "tx_rdma_ucast_pkts", Vendor: IONIC, Source: HWCounters, Concept: RDMAUnicastPackets, Dir: TX, Unit: Packets},
+		hwv(IONIC, "req_rx_pkt_seq_err", PacketSeqErr, RX),
+		hwv(IONIC, "req_rx_impl_nak_seq_err", ImpliedNakSeqErr, RX),
+		hwv(IONIC, "req_tx_retry_excd_err", ReqTransportRetriesExceeded, NoDir),
+		hwv(IONIC, "req_rx_rmt_acc_err", ReqRemoteAccessErr, NoDir),
+		hwv(IONIC, "req_rx_rmt_req_err", ReqRemoteInvalidReq, NoDir),
+		hwv(IONIC, "req_rx_cqe_err", ReqCQEError, NoDir),
+		hwv(IONIC, "req_rx_cqe_flush", ReqCQEFlushError, NoDir),
+		hwv(IONIC, "resp_rx_outouf_seq", OutOfSequence, RX),
+		hwv(IONIC, "resp_rx_dup_request", DuplicateRequest, RX),
+		hwv(IONIC, "resp_rx_outof_buf", RespOutOfBuffer, RX),
+		hwv(IONIC, "resp_rx_loc_len_err", RespLocalLengthErr, NoDir),
+		hwv(IONIC, "resp_rx_cqe_err", RespCQEError, NoDir),
+		hwv(IONIC, "resp_rx_cqe_flush", RespCQEFlushError, NoDir),
+		hwv(IONIC, "resp_tx_rmt_acc_err", RespRemoteAccessErrs, NoDir),
+
 		// efa hw_counters (AWS Elastic Fabric Adapter, SRD).
 		hwv(EFA, "rx_drops", EFARxDrops, RX),
 		hwv(EFA, "retrans_pkts", SRDRetransPackets, TX),

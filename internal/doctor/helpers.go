@@ -225,7 +225,7 @@ func switchPFCSetting(dev string, p int) string {
 // own tool (Broadcom niccli, Intel's) applies where the firmware runs DCBX.
 func pfcSetting(s *ingest.CounterSample, dev string, p int) string {
 	if v, ok := s.Vendor(); ok && v != counters.MLX5 {
-		return fmt.Sprintf("dcb pfc set dev %s prio-pfc all:off %d:on and dcb app add dev %s dscp-prio %d:%d (iproute2; on a %s NIC whose firmware runs DCBX, the vendor's tool)", dev, p, dev, 8*p+2, p, v)
+		return fmt.Sprintf("dcb pfc set dev %s prio-pfc all:off %d:on and dcb app add dev %s dscp-prio %d:%d (iproute2; where the %s NIC's firmware runs DCBX, the vendor's tool)", dev, p, dev, 8*p+2, p, v)
 	}
 	return fmt.Sprintf("mlnx_qos -i %s --trust dscp --pfc %s", dev, pfcVector([]int{p}))
 }

@@ -160,6 +160,27 @@ func TestIonicPortCounters(t *testing.T) {
 	}
 }
 
+// AMD Pensando's ionic RDMA device prints the names its firmware gives it
+// (tx_rdma_cnp_pkts, rx_rdma_ecn_pkts, req_rx_pkt_seq_err, the misspelt
+// resp_rx_outouf_seq). Before, a SYNTHETIC dump of a port marked on 2.96 %
+// of its RoCE packets and recovering loss by go-back-N gave no finding;
+// now both are read, in ionic's terms, and the ACK timer is said to have
+// no ionic counter rather than borrow mlx5's local_ack_timeout_err.
+func TestIonicHWCounters(t *testing.T) {
+	fs := nicDiagnose(t, Options{}, "synthetic/hwcounters-ionic-ecn-retrans-synthetic.txt")
+	e := nicMustFind(t, fs, "counters.ecn.heavy_marking", Warn, "ionic_0 port 1", "2.96% of received RoCE packets", "rx_rdma_ecn_pkts 1240077", "tx_rdma_cnp_pkts 1190012")
+	if !evidenceHas(e, "rx_rdma_ucast_pkts:41877012") {
+		t.Errorf("the marks are not weighed against rx_rdma_ucast_pkts: %+v", e.Evidence)
+	}
+	r := nicMustFind(t, fs, "counters.retransmission", Info, "resp_rx_outouf_seq 3388", "req_rx_pkt_seq_err 1412", "req_rx_impl_nak_seq_err 93")
+	if strings.Contains(r.Mechanism, "local_ack_timeout_err") || !strings.Contains(r.Mechanism, "no ionic counter") {
+		t.Errorf("an ionic port's mechanism borrows mlx5's ACK timeout counter: %s", r.Mechanism)
+	}
+	if strings.Contains(r.Fix, "mlnx_qos") || strings.Contains(r.Fix, "np_ecn_marked_roce_packets") {
+		t.Errorf("an ionic port's fix speaks mlx5's tools and counters: %s", r.Fix)
+	}
+}
+
 // rx_dropped is the receive rings' drops on ice only; ixgbe, igb,
 // virtio_net and most drivers count the network stack's drops there too.
 // Before, an ixgbe port's rx_dropped was explained as ring descriptors the

@@ -36,11 +36,21 @@ func checkRetransmission(inc *Incident) []Finding {
 			Title:    fmt.Sprintf("%s: RC retransmissions: %s%s", s.Name(), ingest.ReadingsText(rs), rate(sumOf(rs), s)),
 			Evidence: readingsEvidence(rs...),
 			Mechanism: fmt.Sprintf("RoCE RC does retransmit: a lost packet makes the responder count %s and NAK, and the requester (%s) resends everything from that PSN (go-back-N); a lost tail or ACK is recovered only when the ACK timer fires (%s), 4.096 µs·2^timeout per attempt, about 4.3 s at NCCL_IB_TIMEOUT=20 unless adaptive retransmission shortens it. ",
-				s.NameOf(counters.OutOfSequence, counters.RX), s.NameOf(counters.PacketSeqErr, counters.RX), s.NameOf(counters.LocalAckTimeoutErr, counters.NoDir)) +
+				s.NameOf(counters.OutOfSequence, counters.RX), s.NameOf(counters.PacketSeqErr, counters.RX), ackTimeoutName(s)) +
 				"The QP fails with IBV_WC_RETRY_EXC_ERR (status 12) only after retry_cnt attempts; until then loss shows as lost bandwidth, not errors. Counted " + window(s) + ".",
 			Fix: retransmissionFix(s, netdev, want),
 		}.per(s.Name(), "port", "RC retransmissions", s.Device, "<dev>", netdev, "<netdev>")}
 	})
+}
+
+// ackTimeoutName names the counter of ACK timeouts in the sample's
+// driver's terms, or says that driver counts none.
+func ackTimeoutName(s *ingest.CounterSample) string {
+	if s.Counts(counters.LocalAckTimeoutErr, counters.NoDir) {
+		return s.NameOf(counters.LocalAckTimeoutErr, counters.NoDir)
+	}
+	v, _ := s.Vendor()
+	return fmt.Sprintf("no %s counter rocelab knows counts them", v)
 }
 
 // retransmissionFix says where to look for the drops behind RC

@@ -97,6 +97,23 @@ func (s *CounterSample) NameOf(c counters.Concept, d counters.Dir) string {
 	return string(c)
 }
 
+// Counts reports whether the sample's driver counts concept c in
+// direction d at the sample's source: the dump prints a name of it, or its
+// driver (Vendor; mlx5 when the dump does not say) has one. A rule that
+// explains a mechanism by its counter says none rather than borrow mlx5's
+// name for a driver that has no such counter (ionic counts no ACK
+// timeouts).
+func (s *CounterSample) Counts(c counters.Concept, d counters.Dir) bool {
+	for _, n := range counterTable().NamesIn(s.source(), c, d, 0) {
+		if s.Has(n) {
+			return true
+		}
+	}
+	v, _ := s.Vendor()
+	_, ok := counterTable().Find(v, s.source(), c, d)
+	return ok
+}
+
 // printsRenamed reports whether the dump prints a name driver v took for a
 // concept in place of an earlier one, at the sample's source.
 func (s *CounterSample) printsRenamed(v counters.Vendor) bool {

@@ -33,6 +33,8 @@ type EthtoolStats struct {
 	Speeds []LinkSpeed
 	// Pause holds the `ethtool -a <if>` settings.
 	Pause []PauseSetting
+	// FEC holds the `ethtool --show-fec <if>` settings and counts.
+	FEC []FECSetting
 	// Omitted counts counters and dumps dropped by the memory caps.
 	Omitted int
 }
@@ -65,6 +67,7 @@ const (
 	ethInfo
 	ethSettings
 	ethPause
+	ethFEC
 )
 
 type ethtoolParser struct {
@@ -77,6 +80,10 @@ type ethtoolParser struct {
 	cur     *CounterSet
 	pending bool // an ethtool -S command or header awaits its first counter
 	pause   *PauseSetting
+	fec     *FECSetting
+	// fecLane is set after an uncorrectable_blocks line: the Lane lines
+	// that follow are its per-lane counts.
+	fecLane bool
 	// info is set by an `ethtool -i` block's bus-info line after its driver
 	// line: a run of rx_/tx_ counters that follows is a dump whose header
 	// was lost.
@@ -120,22 +127,21 @@ func (p *ethtoolParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	switch {
-	case t == "NIC statistics:":
+	if t == "NIC statistics:" {
 		p.flush()
 		p.pending, p.openRank = true, l.Rank()
 		p.mode = ethStats
 		p.out.lines.add(l)
 		return
-	case strings.HasPrefix(t, "Settings for ") && strings.HasSuffix(t, ":"):
+	}
+	if mode, dev, ok := ethtoolSection(t); ok {
 		p.flush()
-		p.mode, p.dev = ethSettings, strings.TrimSuffix(strings.TrimPrefix(t, "Settings for "), ":")
+		p.mode, p.dev = mode, dev
+		p.pause, p.fec = nil, nil
 		p.out.lines.add(l)
 		return
-	case strings.HasPrefix(t, "Pause parameters for ") && strings.HasSuffix(t, ":"):
-		p.flush()
-		p.mode, p.dev = ethPause, strings.TrimSuffix(strings.TrimPrefix(t, "Pause parameters for "), ":")
-		p.pause = nil
+	}
+	if p.mode == ethFEC && p.fecLine(l, t) {
 		p.out.lines.add(l)
 		return
 	}
@@ -158,6 +164,21 @@ func (p *ethtoolParser) Feed(l Line) {
 		p.pending = false
 	}
 	p.other(l, t)
+}
+
+// ethtoolSection returns the section a header line opens ("Settings for
+// eth2:", "Pause parameters for eth2:", "FEC parameters for eth2:") and
+// its interface.
+func ethtoolSection(t string) (ethtoolMode, string, bool) {
+	for _, s := range []struct {
+		prefix string
+		mode   ethtoolMode
+	}{{"Settings for ", ethSettings}, {"Pause parameters for ", ethPause}, {"FEC parameters for ", ethFEC}} {
+		if dev, ok := strings.CutPrefix(t, s.prefix); ok && strings.HasSuffix(dev, ":") {
+			return s.mode, strings.TrimSuffix(dev, ":"), true
+		}
+	}
+	return ethNone, "", false
 }
 
 // ofOrigin returns the parser of the lines a pdsh or clush prefix gives
@@ -195,6 +216,8 @@ func (p *ethtoolParser) command(c shellCommand) {
 			m = ethInfo
 		case "-a", "--show-pause":
 			m = ethPause
+		case "--show-fec":
+			m = ethFEC
 		}
 		if m != ethNone {
 			mode = m
@@ -214,6 +237,9 @@ func (p *ethtoolParser) command(c shellCommand) {
 	}
 	if mode == ethPause {
 		p.pause = nil
+	}
+	if mode == ethFEC {
+		p.fec = nil
 	}
 }
 
@@ -325,8 +351,9 @@ func (p *ethtoolParser) Result() Artifact {
 		}
 		p.out.Speeds = append(p.out.Speeds, o.out.Speeds...)
 		p.out.Pause = append(p.out.Pause, o.out.Pause...)
+		p.out.FEC = append(p.out.FEC, o.out.FEC...)
 	}
-	if p.out.lines.n == 0 || len(p.out.Samples) == 0 && len(p.out.Speeds) == 0 && len(p.out.Pause) == 0 && p.rings == 0 {
+	if p.out.lines.n == 0 || len(p.out.Samples) == 0 && len(p.out.Speeds) == 0 && len(p.out.Pause) == 0 && len(p.out.FEC) == 0 && p.rings == 0 {
 		return nil
 	}
 	for i := range p.out.Samples {

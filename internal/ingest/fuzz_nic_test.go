@@ -96,6 +96,17 @@ func FuzzEthtool(f *testing.F) {
 				t.Fatalf("speed %v", s.Rate)
 			}
 		}
+		if len(e.FEC) > MaxSamples {
+			t.Fatalf("%d FEC settings", len(e.FEC))
+		}
+		for _, f := range e.FEC {
+			if len(f.UncorrectableLanes) > maxFECLanes {
+				t.Fatalf("%d lanes", len(f.UncorrectableLanes))
+			}
+			for _, ev := range f.Evidence {
+				nicCheckEvidence(t, ev, n)
+			}
+		}
 	})
 }
 
