@@ -16,7 +16,7 @@ import (
 // A class is in use when the port's DSCP map sends a code point to it, or
 // is class 0 (where a code point the map leaves out lands); a port that
 // classifies without a DSCP map (by the frame's priority) may carry any.
-// Ports configured alike give one finding.
+// Ports configured alike (maps and pfc_enable) give one finding.
 func (m *Model) sharedQueues(db *sonic.ConfigDB) []doctor.Finding {
 	type group struct {
 		ports  []string
@@ -57,7 +57,7 @@ func (m *Model) sharedQueues(db *sonic.ConfigDB) []doctor.Finding {
 		if len(others) == 0 {
 			continue
 		}
-		key := fmt.Sprintf("%d\x00%d\x00%v\x00%s", p.path.TC, p.path.Queue, others, p.pq.TCToQueue.Text)
+		key := fmt.Sprintf("%d\x00%d\x00%v\x00%s\x00%v", p.path.TC, p.path.Queue, others, p.pq.TCToQueue.Text, p.pq.PFCEnable)
 		g, ok := groups[key]
 		if !ok {
 			g = &group{p: p, others: others, at: at}
