@@ -35,7 +35,7 @@ func (x pgXoff) At() unit.Bytes {
 	if x.Static > 0 {
 		return x.Reserved + min(x.Static, x.Pool)
 	}
-	return x.Reserved + unit.Bytes(x.Alpha/(1+x.Alpha)*float64(x.Pool))
+	return x.Reserved + unit.Bytes(alphaShareOf(x.Alpha)*float64(x.Pool))
 }
 
 // How says how At is reached, for a finding.
