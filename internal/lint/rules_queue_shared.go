@@ -26,29 +26,18 @@ func (m *Model) sharedQueues(db *sonic.ConfigDB) []doctor.Finding {
 	}
 	var keys []string
 	groups := map[string]*group{}
-	global := ""
-	for _, pq := range db.PortQoSMaps() {
-		if pq.Port == "global" {
-			global = pq.DSCPToTC.Text
-		}
-	}
 	for _, p := range m.rocePaths(db) {
 		qm, ok := db.NumMap("TC_TO_QUEUE_MAP", p.pq.TCToQueue.Text)
 		if !ok || qm.To[p.path.TC] < 0 {
 			continue
 		}
-		name := p.pq.DSCPToTC.Text
-		if name == "" {
-			name = global
-		}
-		dm, haveDSCP := db.NumMap("DSCP_TO_TC_MAP", name)
 		var others []int
 		at := []Evidence{atEv(db, p.path.QueueAt)}
 		for tc := range 16 {
 			if tc == p.path.TC || qm.To[tc] != p.path.Queue {
 				continue
 			}
-			if haveDSCP && tc != 0 && !slices.Contains(dm.To[:], tc) {
+			if p.dscp != nil && tc != 0 && !slices.Contains(p.dscp.To[:], tc) {
 				continue
 			}
 			others = append(others, tc)
