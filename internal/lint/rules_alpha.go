@@ -143,11 +143,17 @@ func alphaText(db *sonic.ConfigDB, n int) string {
 	return fmt.Sprintf("α = %d", 1<<n)
 }
 
+// alphaShareOf is the share α/(1+α) of a pool that a priority group with
+// dynamic threshold α holds, alone in the empty pool, when it reaches its
+// limit: s = α·(pool − s).
+func alphaShareOf(alpha float64) float64 {
+	return alpha / (1 + alpha)
+}
+
 // alphaShare is the share of the pool's free space one priority group may
 // hold, in bytes of the pool when BUFFER_POOL gives its size.
 func alphaShare(db *sonic.ConfigDB, n int, pool sonic.Value) string {
-	a := math.Ldexp(1, n)
-	frac := a / (1 + a)
+	frac := alphaShareOf(math.Ldexp(1, n))
 	if spectrumAlpha(db, n) {
 		if n < 0 {
 			return "none of the pool's free space (only its reserved size)"

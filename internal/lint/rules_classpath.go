@@ -36,6 +36,7 @@ func classPathRules(m *Model) []doctor.Finding {
 type portPath struct {
 	pq   sonic.PortQoS
 	path sonic.ClassPath
+	dscp *sonic.Map // the port's DSCP_TO_TC_MAP, else the global one's; nil when neither is in the config
 }
 
 // rocePaths returns the path of RoCE's class on each port whose PFC
@@ -59,11 +60,15 @@ func (m *Model) rocePaths(db *sonic.ConfigDB) []portPath {
 		if name == "" {
 			name = global.DSCPToTC.Text
 		}
-		if mp, ok := db.NumMap("DSCP_TO_TC_MAP", name); ok && m.roce.DSCP >= 0 && m.roce.DSCP < 64 {
+		mp, ok := db.NumMap("DSCP_TO_TC_MAP", name)
+		if !ok {
+			mp = nil
+		}
+		if mp != nil && m.roce.DSCP >= 0 && m.roce.DSCP < 64 {
 			tc = max(mp.To[m.roce.DSCP], 0)
 		}
 		if slices.Contains(pq.PFCEnable, tc) {
-			out = append(out, portPath{pq, db.ClassPath(pq, tc)})
+			out = append(out, portPath{pq, db.ClassPath(pq, tc), mp})
 		}
 	}
 	return out

@@ -414,7 +414,7 @@ func (p ecnProfile) check() []doctor.Finding {
 		if alpha <= 0 {
 			alpha = 1
 		}
-		pfcAt := unit.Bytes(alpha / (1 + alpha) * float64(p.Buffer))
+		pfcAt := unit.Bytes(alphaShareOf(alpha) * float64(p.Buffer))
 		threshold, how := fmt.Sprintf("α=%g", alpha), "at α/(1+α) of the shared buffer"
 		if p.StaticTh > 0 {
 			pfcAt = min(p.StaticTh, p.Buffer)

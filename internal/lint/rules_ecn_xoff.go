@@ -35,7 +35,7 @@ func (x pgXoff) At() unit.Bytes {
 	if x.Static > 0 {
 		return x.Reserved + min(x.Static, x.Pool)
 	}
-	return x.Reserved + unit.Bytes(x.Alpha/(1+x.Alpha)*float64(x.Pool))
+	return x.Reserved + unit.Bytes(alphaShareOf(x.Alpha)*float64(x.Pool))
 }
 
 // How says how At is reached, for a finding.
@@ -69,7 +69,7 @@ func (m *Model) roceXoff(db *sonic.ConfigDB, ports []string) (best pgXoff, ok bo
 		if !slices.Contains(ports, p.pq.Port) || !p.path.PGKnown {
 			continue
 		}
-		x, found := pgXoffOf(db, p.pq.Port, p.path.PG)
+		x, found := pgXoffOf(db, p.pq, p.path.PG)
 		if found && (!ok || x.At() < best.At()) {
 			best, ok = x, true
 		}
@@ -77,14 +77,17 @@ func (m *Model) roceXoff(db *sonic.ConfigDB, ports []string) (best pgXoff, ok bo
 	return best, ok
 }
 
-// pgXoffOf reads the XOFF point of one port's priority group.
-func pgXoffOf(db *sonic.ConfigDB, port string, pg int) (pgXoff, bool) {
-	var row sonic.Value
-	for _, r := range db.PGs() {
-		if slices.Contains(r.Ports, port) && slices.Contains(r.PGs, pg) {
-			row = r.Profile
-		}
+// pgXoffOf reads the XOFF point of one port's priority group, from the
+// BUFFER_PG row sonic.LosslessPGs finds for it. A group no row covers
+// (buffermgrd writes its row) or whose port's rows name a profile the
+// config lacks is not judged.
+func pgXoffOf(db *sonic.ConfigDB, pq sonic.PortQoS, pg int) (pgXoff, bool) {
+	lossless, _, known := db.LosslessPGs(pq)
+	row, ok := lossless[pg]
+	if !known || !ok || row == pq.PFCEnableAt {
+		return pgXoff{}, false
 	}
+	port := pq.Port
 	name := strings.TrimSpace(row.Text)
 	prof, ok := db.Profile(name)
 	if !ok || prof.Xoff <= 0 {

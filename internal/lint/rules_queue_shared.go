@@ -16,7 +16,7 @@ import (
 // A class is in use when the port's DSCP map sends a code point to it, or
 // is class 0 (where a code point the map leaves out lands); a port that
 // classifies without a DSCP map (by the frame's priority) may carry any.
-// Ports configured alike give one finding.
+// Ports configured alike (maps and pfc_enable) give one finding.
 func (m *Model) sharedQueues(db *sonic.ConfigDB) []doctor.Finding {
 	type group struct {
 		ports  []string
@@ -26,29 +26,18 @@ func (m *Model) sharedQueues(db *sonic.ConfigDB) []doctor.Finding {
 	}
 	var keys []string
 	groups := map[string]*group{}
-	global := ""
-	for _, pq := range db.PortQoSMaps() {
-		if pq.Port == "global" {
-			global = pq.DSCPToTC.Text
-		}
-	}
 	for _, p := range m.rocePaths(db) {
 		qm, ok := db.NumMap("TC_TO_QUEUE_MAP", p.pq.TCToQueue.Text)
 		if !ok || qm.To[p.path.TC] < 0 {
 			continue
 		}
-		name := p.pq.DSCPToTC.Text
-		if name == "" {
-			name = global
-		}
-		dm, haveDSCP := db.NumMap("DSCP_TO_TC_MAP", name)
 		var others []int
 		at := []Evidence{atEv(db, p.path.QueueAt)}
 		for tc := range 16 {
 			if tc == p.path.TC || qm.To[tc] != p.path.Queue {
 				continue
 			}
-			if haveDSCP && tc != 0 && !slices.Contains(dm.To[:], tc) {
+			if p.dscp != nil && tc != 0 && !slices.Contains(p.dscp.To[:], tc) {
 				continue
 			}
 			others = append(others, tc)
@@ -57,7 +46,7 @@ func (m *Model) sharedQueues(db *sonic.ConfigDB) []doctor.Finding {
 		if len(others) == 0 {
 			continue
 		}
-		key := fmt.Sprintf("%d\x00%d\x00%v\x00%s", p.path.TC, p.path.Queue, others, p.pq.TCToQueue.Text)
+		key := fmt.Sprintf("%d\x00%d\x00%v\x00%s\x00%v", p.path.TC, p.path.Queue, others, p.pq.TCToQueue.Text, p.pq.PFCEnable)
 		g, ok := groups[key]
 		if !ok {
 			g = &group{p: p, others: others, at: at}

@@ -47,7 +47,7 @@ func TestPGXoff(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, ok := pgXoffOf(db, c.port, 3)
+		x, ok := pgXoffOf(db, sonic.PortQoS{Port: c.port, PFCEnable: []int{3}}, 3)
 		if got := x.At(); ok != (c.want > 0) || ok && (got < c.want-1 || got > c.want+1) {
 			t.Errorf("%+v: XOFF at %v (judged %v), want %v", c, got, ok, c.want)
 		}

@@ -279,13 +279,14 @@ func (db *ConfigDB) QueueProfile(port string, queue int) (Value, bool) {
 	return at, found
 }
 
-// PoolSize returns a BUFFER_POOL's size in bytes.
+// PoolSize returns a BUFFER_POOL's size in bytes (spaces around the
+// number, as a hand edit leaves them, are not part of it).
 func (db *ConfigDB) PoolSize(name string) (int64, Value, bool) {
 	v, ok := db.Tables["BUFFER_POOL"][name]["size"]
 	if !ok {
 		return 0, v, false
 	}
-	n, err := strconv.ParseInt(v.Text, 10, 64)
+	n, err := strconv.ParseInt(strings.TrimSpace(v.Text), 10, 64)
 	return n, v, err == nil
 }
 
