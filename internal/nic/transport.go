@@ -82,8 +82,10 @@ type Transport struct {
 // homes says, for the run's statistics (Homes), which domains the
 // workloads' events touch: the event being handled has touched home.cur
 // (noHome: none yet; crossHome: more than one domain's hosts); a wake
-// starts from where the event that asked for it was, a completion from
-// its NIC's domain, and posts and connects add their NICs' domains.
+// starts from where the event that asked for it was, or from no home if
+// that event crossed domains (its wakes are counted by what they touch
+// themselves, not all as crossing because one step did), a completion
+// from its NIC's domain, and posts and connects add their NICs' domains.
 // Only on (CountHomes) does the transport keep any of it.
 type homes struct {
 	on          bool
@@ -411,6 +413,7 @@ func (p *Part) Flush() {
 func (t *Transport) After(d unit.Time, w workload.Waker, tag uint64) {
 	i := t.wakes.Add(w, tag)
 	if t.home.on {
+		// A crossing step's wakes restart at no home (homes).
 		keep(&t.home.wake, i, max(t.home.cur, noHome))
 	}
 	t.sched.Send(t.after(d), controlKey, t, tagWake|uint64(i)<<8)
