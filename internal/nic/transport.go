@@ -82,9 +82,13 @@ type Transport struct {
 // homes says, for the run's statistics (Homes), which domains the
 // workloads' events touch: the event being handled has touched home.cur
 // (noHome: none yet; crossHome: more than one domain's hosts); a wake
-// starts from where the event that asked for it was, a completion from
-// its NIC's domain, and posts and connects add their NICs' domains.
+// starts from where the event that asked for it was, or from no home if
+// that event crossed domains (its wakes are counted by what they touch
+// themselves, not all as crossing because one step did), a completion
+// from its NIC's domain, and posts and connects add their NICs' domains.
+// Only on (CountHomes) does the transport keep any of it.
 type homes struct {
+	on          bool
 	cur         int32
 	wake, comp  []int32 // by slot
 	parts       []uint64
@@ -115,6 +119,20 @@ func keep(s *[]int32, i int32, home int32) {
 	(*s)[i] = home
 }
 
+// enter starts the transport event of kind k (a tag's low byte) and slot
+// i where it begins: the start touches every host, a wake and a
+// completion begin where they were kept.
+func (h *homes) enter(k uint64, i int32) {
+	switch k {
+	case tagStart:
+		h.cur = crossHome
+	case tagWake:
+		h.cur = h.wake[i]
+	case tagComplete:
+		h.cur = h.comp[i]
+	}
+}
+
 // book counts the event just handled where it touched.
 func (h *homes) book() {
 	switch h.cur {
@@ -127,8 +145,14 @@ func (h *homes) book() {
 	}
 }
 
+// CountHomes has the transport keep, from now on, where the workloads'
+// events would run (Homes). A run of one part never asks, and without it
+// the transport does none of that bookkeeping.
+func (t *Transport) CountHomes() { t.home.on = true }
+
 // Homes says where the workloads' events since the last call would run
-// if they ran in their hosts' domains (sim.Windows.Homes): it adds to
+// if they ran in their hosts' domains (sim.Windows.Homes), as counted
+// since CountHomes (all free before it): it adds to
 // parts[d] those that touched only domain d's NICs (through their wake's
 // or completion's origin, their posts and connects) and returns those
 // that touched none and those that touched more than one domain's. It
@@ -242,8 +266,10 @@ func (t *Transport) Connect(src, dst int, o workload.QPOptions, owner workload.O
 		resp.echo = req.wire
 	}
 	t.conns = append(t.conns, conn{req: req, resp: resp, owner: owner, opts: o})
-	t.home.touch(s.dom.ID)
-	t.home.touch(d.dom.ID)
+	if t.home.on {
+		t.home.touch(s.dom.ID)
+		t.home.touch(d.dom.ID)
+	}
 	req.joined, resp.joined = t.sched.Now(), t.sched.Now()
 	t.out = append(t.out, posted{q: req, join: true}, posted{q: resp, join: true})
 	return id
@@ -303,7 +329,9 @@ func dscpDefaultPrio(dscp uint8) uint8 { return dscp >> 3 }
 // it.
 func (t *Transport) Post(id workload.QP, m workload.Message) {
 	q := t.conns[id].req
-	t.home.touch(q.nic.dom.ID)
+	if t.home.on {
+		t.home.touch(q.nic.dom.ID)
+	}
 	t.out = append(t.out, posted{at: t.sched.Now(), q: q, m: m})
 }
 
@@ -313,7 +341,9 @@ func (t *Transport) Post(id workload.QP, m workload.Message) {
 // in place of one on the workloads' side.
 func (t *Transport) PostAfter(d unit.Time, id workload.QP, m workload.Message) {
 	q := t.conns[id].req
-	t.home.touch(q.nic.dom.ID)
+	if t.home.on {
+		t.home.touch(q.nic.dom.ID)
+	}
 	t.out = append(t.out, posted{at: t.after(d), q: q, m: m})
 }
 
@@ -382,7 +412,10 @@ func (p *Part) Flush() {
 // After implements workload.Transport.
 func (t *Transport) After(d unit.Time, w workload.Waker, tag uint64) {
 	i := t.wakes.Add(w, tag)
-	keep(&t.home.wake, i, max(t.home.cur, noHome))
+	if t.home.on {
+		// A crossing step's wakes restart at no home (homes).
+		keep(&t.home.wake, i, max(t.home.cur, noHome))
+	}
 	t.sched.Send(t.after(d), controlKey, t, tagWake|uint64(i)<<8)
 }
 
@@ -428,25 +461,28 @@ func (t *Transport) Done() bool {
 
 // Handle serves the transport's events.
 func (t *Transport) Handle(now unit.Time, tag uint64) {
-	switch i := int32(tag >> 8); tag & 0xff {
+	i := int32(tag >> 8)
+	if t.home.on {
+		t.home.enter(tag&0xff, i)
+	}
+	switch tag & 0xff {
 	case tagStart:
-		t.home.cur = crossHome
 		for _, w := range t.workloads {
 			w.Start(t)
 		}
 	case tagWake:
-		t.home.cur = t.home.wake[i]
 		w, wt := t.wakes.Take(i)
 		w.Wake(now, wt)
 	case tagComplete:
-		t.home.cur = t.home.comp[i]
 		c := t.comps.Take(i)
 		t.inCQE, t.cqeAt = true, c.At
 		t.conns[c.QP].owner.Completed(c)
 		t.inCQE = false
 	}
-	t.home.book()
-	t.home.cur = noHome
+	if t.home.on {
+		t.home.book()
+		t.home.cur = noHome
+	}
 	if t.started && t.Done() {
 		t.sched.Stop()
 	}
@@ -460,7 +496,9 @@ func (t *Transport) Collect() {
 	for _, p := range t.parts {
 		for _, m := range p.comps.Take() {
 			i := t.comps.Add(m.c)
-			keep(&t.home.comp, i, int32(p.ID))
+			if t.home.on {
+				keep(&t.home.comp, i, int32(p.ID))
+			}
 			t.sched.Send(m.c.At+t.delay, sim.NodeKey(0, sim.SrcFrom(int(m.node))), t, tagComplete|uint64(i)<<8)
 		}
 	}

@@ -172,7 +172,12 @@ func BuildWith(s *Scenario, o Options) (*Twin, error) {
 		Control: tw.Transport.Control(), Collect: tw.Transport.Collect, Deliver: tw.Transport.Deliver,
 		Lookahead: tw.lookahead(), Reply: tw.Transport.CompletionDelay(),
 		Workers: max(o.Threads, 1), Clock: o.Clock, Adapt: o.Auto, Windowed: o.Windowed,
-		Homes: tw.Transport.Homes,
+	}
+	// A run of one part counts no homes (WindowStats.HomePathEvents);
+	// only with more does the transport keep them.
+	if len(net.Domains) > 1 {
+		tw.Transport.CountHomes()
+		tw.run.Homes = tw.Transport.Homes
 	}
 	if o.Workers > 0 {
 		tw.run.Workers = o.Workers

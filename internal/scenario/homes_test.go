@@ -10,22 +10,7 @@ import "testing"
 // both domains with the workloads in their hosts' domains
 // (docs/engine.md, "Workloads in their hosts' domains").
 func TestHomesAllReduce(t *testing.T) {
-	s := mustLoad(t, "homes.yaml", `
-name: homes
-duration: 1s
-topology:
-  kind: leaf-spine
-  leaves: 2
-  spines: 2
-  hosts_per_leaf: 2
-  uplinks_per_leaf: 2
-  host_link: {rate: 100G, cable: 3m}
-  fabric_link: {rate: 100G, cable: 20m}
-  servers: {gpus: 8, nics: 1, gpu: A100}
-nccl: {NCCL_ALGO: ring, NCCL_PROTO: simple}
-workload:
-  nccl_tests: all_reduce_perf -b 4M -e 8M -f 2 -g 8 -n 1 -w 0
-`)
+	s := mustLoad(t, "homes.yaml", homesYAML)
 	tw, err := BuildWith(s, Options{Threads: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -43,5 +28,46 @@ workload:
 	}
 	if st.HomePathEvents < st.CriticalEvents || st.HomePathEvents > st.CriticalEvents+st.ControlEvents {
 		t.Errorf("home path %d events, want between the critical path %d and it plus the workloads' %d", st.HomePathEvents, st.CriticalEvents, st.ControlEvents)
+	}
+}
+
+// homesYAML is an nccl-tests AllReduce over two leaves' hosts.
+const homesYAML = `
+name: homes
+duration: 1s
+topology:
+  kind: leaf-spine
+  leaves: 2
+  spines: 2
+  hosts_per_leaf: 2
+  uplinks_per_leaf: 2
+  host_link: {rate: 100G, cable: 3m}
+  fabric_link: {rate: 100G, cable: 20m}
+  servers: {gpus: 8, nics: 1, gpu: A100}
+nccl: {NCCL_ALGO: ring, NCCL_PROTO: simple}
+workload:
+  nccl_tests: all_reduce_perf -b 4M -e 8M -f 2 -g 8 -n 1 -w 0
+`
+
+// A run of one part counts no homes, so its transport keeps none: the
+// run has no Windows.Homes, and the transport's Homes has nothing to
+// give after the AllReduce ran.
+func TestHomesOnePart(t *testing.T) {
+	s := mustLoad(t, "homes.yaml", homesYAML)
+	tw, err := BuildWith(s, Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw.Run()
+	if !tw.Done() {
+		t.Fatal("the AllReduce did not finish")
+	}
+	if tw.run.Homes != nil {
+		t.Error("a run of one part has Windows.Homes")
+	}
+	parts := make([]uint64, len(tw.Net.Domains))
+	free, cross := tw.Transport.Homes(parts)
+	if free != 0 || cross != 0 || parts[0] != 0 {
+		t.Errorf("one part's transport kept homes: %d free, %d cross, %v in parts", free, cross, parts)
 	}
 }
