@@ -7,7 +7,7 @@ import (
 
 // `ethtool -I --show-fec`: uncorrectable blocks are frames lost as FCS
 // errors, named with the lane that holds most of them; corrected blocks
-// alone are FEC doing its job. Before, the output was no artifact.
+// alone are FEC doing its job and give no finding.
 func TestFECUncorrectable(t *testing.T) {
 	fs := synthFindings(t, Options{},
 		"# ethtool -I --show-fec eth2",
