@@ -88,6 +88,9 @@ func TestFECReadingsPaired(t *testing.T) {
 	if len(f.Evidence) != 4 || f.Evidence[0].Line != 6 || f.Evidence[3].Line != 12 {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
+	// A count that fell was reset between the readings: it counts afresh.
+	reset := append(dump("81234567", "4521"), dump("1200", "10")...)
+	nicMustFind(t, synthFindings(t, Options{}, reset...), "counters.phy.fec_uncorrectable", Warn, "eth2: 10 FEC blocks uncorrectable between 2 readings beside 1200 corrected")
 	offTwice := []string{"# ethtool --show-fec eth2", "FEC parameters for eth2:", "Active FEC encoding: Off",
 		"# ethtool --show-fec eth2", "FEC parameters for eth2:", "Active FEC encoding: Off"}
 	if got := nicFind(synthFindings(t, Options{}, offTwice...), "counters.phy.fec_off"); len(got) != 1 {
