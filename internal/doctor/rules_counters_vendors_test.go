@@ -162,10 +162,11 @@ func TestIonicPortCounters(t *testing.T) {
 
 // AMD Pensando's ionic RDMA device prints the names its firmware gives it
 // (tx_rdma_cnp_pkts, rx_rdma_ecn_pkts, req_rx_pkt_seq_err, the misspelt
-// resp_rx_outouf_seq). Before, a SYNTHETIC dump of a port marked on 2.96 %
-// of its RoCE packets and recovering loss by go-back-N gave no finding;
-// now both are read, in ionic's terms, and the ACK timer is said to have
-// no ionic counter rather than borrow mlx5's local_ack_timeout_err.
+// resp_rx_outouf_seq). A SYNTHETIC dump of a port marked on 2.96 % of its
+// RoCE packets and recovering loss by go-back-N gives a heavy-marking
+// warning and a retransmission finding in ionic's terms, and the ACK timer
+// is said to have no ionic counter rather than borrow mlx5's
+// local_ack_timeout_err.
 func TestIonicHWCounters(t *testing.T) {
 	fs := nicDiagnose(t, Options{}, "synthetic/hwcounters-ionic-ecn-retrans-synthetic.txt")
 	e := nicMustFind(t, fs, "counters.ecn.heavy_marking", Warn, "ionic_0 port 1", "2.96% of received RoCE packets", "rx_rdma_ecn_pkts 1240077", "tx_rdma_cnp_pkts 1190012")

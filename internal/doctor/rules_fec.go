@@ -18,40 +18,108 @@ func fecRules() []Rule {
 	return []Rule{{IDs: []string{"counters.phy.fec_uncorrectable", "counters.phy.fec_off"}, Check: checkFEC}}
 }
 
-// fecRequiredRate is the port rate from which 802.3 requires RS-FEC on
-// every medium: 50 Gb/s and up (a PAM4 lane's RS(544,514), 100GBASE-SR4
-// and -CR4's RS(528,514)); only short 25 Gb/s copper may run without.
-const fecRequiredRate = 50 * unit.Gbps
+// fecRequiredRate is the port rate from which every Ethernet PHY runs
+// RS(544,514) FEC whatever its medium: 200 Gb/s and up, where each lane
+// carries 50 Gb/s or more of PAM4 (or, in 400GBASE-SR16, the PCS
+// requires it still). Below it the lane count decides: a 50 or 100 Gb/s
+// port over 50 or 100 Gb/s PAM4 lanes needs RS(544,514), one over four
+// 25 Gb/s NRZ lanes may run without (100GBASE-LR4 and -ER4 optics do), so
+// the port rate alone leaves the need unknown.
+const fecRequiredRate = 200 * unit.Gbps
 
-// checkFEC judges each port `ethtool --show-fec` reported.
+// fecPort is one host port's `ethtool --show-fec` readings in input
+// order.
+type fecPort struct {
+	name     string
+	readings []ingest.FECSetting
+	scope    ingest.Scope
+}
+
+// checkFEC judges each port `ethtool --show-fec` reported, once however
+// many times it was read: the change in uncorrectable blocks between the
+// first and last reading when there are two or more, the count since the
+// driver started counting when there is one.
 func checkFEC(inc *Incident) []Finding {
-	var fs []Finding
+	var ports []*fecPort
+	byKey := map[[2]string]*fecPort{}
 	for _, e := range All[*ingest.EthtoolStats](inc) {
+		host := e.Scope().Host.Name
 		for _, f := range e.FEC {
-			name := nameOr(f.Device, "<if>")
-			if h := e.Scope().Host.Name; h != "" {
-				name = h + " " + name
-			}
-			if f.Uncorrectable > 0 {
-				fs = append(fs, fecUncorrectable(name, f))
-			}
-			if off := strings.ToLower(f.Active); off == "off" || off == "none" {
-				rate, ev, known := nicPortRate(inc, e.Scope(), f.Device)
-				if x, ok := fecOff(name, f, rate, ev, known); ok {
-					fs = append(fs, x)
+			k := [2]string{host, f.Device}
+			p := byKey[k]
+			if p == nil {
+				name := nameOr(f.Device, "<if>")
+				if host != "" {
+					name = host + " " + name
 				}
+				p = &fecPort{name: name, scope: e.Scope()}
+				byKey[k] = p
+				ports = append(ports, p)
+			}
+			p.readings = append(p.readings, f)
+		}
+	}
+	var fs []Finding
+	for _, p := range ports {
+		var stats []ingest.FECSetting
+		for _, f := range p.readings {
+			if f.HasStats {
+				stats = append(stats, f)
+			}
+		}
+		switch {
+		case len(stats) >= 2:
+			if x, ok := fecUncorrectableGrowth(p.name, stats); ok {
+				fs = append(fs, x)
+			}
+		case len(stats) == 1 && stats[0].Uncorrectable > 0:
+			fs = append(fs, fecUncorrectable(p.name, stats[0]))
+		}
+		last := p.readings[len(p.readings)-1]
+		if off := strings.ToLower(last.Active); off == "off" || off == "none" {
+			rate, ev, known := fecPortRate(inc, p.scope, last.Device)
+			if x, ok := fecOff(p.name, last, rate, ev, known); ok {
+				fs = append(fs, x)
 			}
 		}
 	}
 	return fs
 }
 
-// fecUncorrectable reports the codewords FEC could not repair.
+// fecPortRate returns the rate to judge a port without FEC against:
+// --nic-speed, else a speed its own file or host states for that very
+// interface. A speed stated for another interface (the management port's
+// 1000Mb/s) says nothing of this one; ok is false then.
+func fecPortRate(inc *Incident, at ingest.Scope, device string) (unit.BitRate, Evidence, bool) {
+	if inc.Options.NICSpeed > 0 {
+		return inc.Options.NICSpeed, Evidence{File: "--nic-speed", Text: inc.Options.NICSpeed.String()}, true
+	}
+	if device == "" {
+		return 0, Evidence{}, false
+	}
+	near, _ := speedsFor(inc, at)
+	for _, s := range near {
+		if s.Device == device {
+			return s.Rate, s.Evidence, true
+		}
+	}
+	return 0, Evidence{}, false
+}
+
+const fecUncorrectableMechanism = "Reed-Solomon FEC repairs a fixed number of symbol errors per codeword (7 in RS(528,514), 15 in RS(544,514)); a codeword with more is passed on uncorrected, and the frames in it arrive with a bad FCS and are dropped at this port. Each is a RoCE packet lost after PFC has done its part: RC resends it and everything after it (go-back-N), and a lost message tail waits for the ACK timeout. Corrected blocks alone are FEC doing its job; uncorrectable ones mean the raw error ratio at times exceeds what it can repair, most often one lane of a dirty, damaged or failing optic or cable."
+
+func fecUncorrectableFix(dev string) string {
+	return fmt.Sprintf("Check the link: `ethtool -m %s` (each lane's rx power against its alarm thresholds), the switch port's FEC counters at the other end (SONiC `show interfaces counters fec-stats`, EOS `show interfaces phy detail`) and the FCS errors of both; clean and reseat the connectors, then replace the optic or cable (the worst lane's first); shut the link meanwhile so ECMP routes around it.", dev)
+}
+
+// fecUncorrectable reports the codewords one reading counts as not
+// repaired: since the driver started counting, not necessarily now.
 func fecUncorrectable(name string, f ingest.FECSetting) Finding {
 	title := fmt.Sprintf("%s: %d FEC blocks uncorrectable", name, f.Uncorrectable)
 	if f.Corrected > 0 {
 		title += fmt.Sprintf(" beside %d corrected", f.Corrected)
 	}
+	title += " since link-up"
 	if l, share, ok := worstLane(f.UncorrectableLanes); ok {
 		title += fmt.Sprintf("; lane %d holds %.0f%% of them", l, 100*share)
 	}
@@ -63,13 +131,66 @@ func fecUncorrectable(name string, f ingest.FECSetting) Finding {
 		ID: "counters.phy.fec_uncorrectable", Severity: Warn, Layer: LayerFabric, Subject: name,
 		Title:     title,
 		Evidence:  fecEvidence(f, "active", "corrected", "uncorrectable"),
-		Mechanism: "Reed-Solomon FEC repairs a fixed number of symbol errors per codeword (7 in RS(528,514), 15 in RS(544,514)); a codeword with more is passed on uncorrected, and the frames in it arrive with a bad FCS and are dropped at this port. Each is a RoCE packet lost after PFC has done its part: RC resends it and everything after it (go-back-N), and a lost message tail waits for the ACK timeout. Corrected blocks alone are FEC doing its job; uncorrectable ones mean the raw error ratio at times exceeds what it can repair, most often one lane of a dirty, damaged or failing optic or cable. Counted since the driver started counting (link up or driver load): two readings around a test show whether it still moves.",
-		Fix:       fmt.Sprintf("Check the link: `ethtool -m %s` (each lane's rx power against its alarm thresholds), the switch port's FEC counters at the other end (SONiC `show interfaces counters fec-stats`, EOS `show interfaces phy detail`) and the FCS errors of both; clean and reseat the connectors, then replace the optic or cable (the worst lane's first); shut the link meanwhile so ECMP routes around it. Read `ethtool -I --show-fec %s` again after the test.", dev, dev),
+		Mechanism: fecUncorrectableMechanism + " One reading counts since the driver started counting (link up or driver load), so the blocks may all be old: a second reading after a test shows whether the count still grows.",
+		Fix:       fecUncorrectableFix(dev) + fmt.Sprintf(" Read `ethtool -I --show-fec %s` again after the test.", dev),
 	}
 }
 
-// fecOff reports a link that runs without FEC at a rate that needs it
-// (warn), or at a rate the inputs do not give (info).
+// fecUncorrectableGrowth reports the uncorrectable blocks counted between
+// a port's first and last readings; a count that fell (a counter reset)
+// starts again from the lower reading. No finding when none grew.
+func fecUncorrectableGrowth(name string, rs []ingest.FECSetting) (Finding, bool) {
+	var grew, corrected uint64
+	lanes := make([]uint64, len(rs[len(rs)-1].UncorrectableLanes))
+	for i := 1; i < len(rs); i++ {
+		a, b := rs[i-1], rs[i]
+		grew += fecDelta(a.Uncorrectable, b.Uncorrectable)
+		corrected += fecDelta(a.Corrected, b.Corrected)
+		if len(a.UncorrectableLanes) == len(b.UncorrectableLanes) && len(b.UncorrectableLanes) == len(lanes) {
+			for l := range lanes {
+				lanes[l] += fecDelta(a.UncorrectableLanes[l], b.UncorrectableLanes[l])
+			}
+		} else {
+			lanes = nil
+		}
+	}
+	if grew == 0 {
+		return Finding{}, false
+	}
+	first, last := rs[0], rs[len(rs)-1]
+	title := fmt.Sprintf("%s: %d FEC blocks uncorrectable between %d readings", name, grew, len(rs))
+	if corrected > 0 {
+		title += fmt.Sprintf(" beside %d corrected", corrected)
+	}
+	if l, share, ok := worstLane(lanes); ok {
+		title += fmt.Sprintf("; lane %d holds %.0f%% of them", l, 100*share)
+	}
+	if last.Active != "" {
+		title += " (" + last.Active + " FEC)"
+	}
+	ev := fecEvidence(first, "uncorrectable")
+	ev = evidenceInOrder(append(ev, fecEvidence(last, "active", "corrected", "uncorrectable")...))
+	return Finding{
+		ID: "counters.phy.fec_uncorrectable", Severity: Warn, Layer: LayerFabric, Subject: name,
+		Title:     title,
+		Evidence:  ev,
+		Mechanism: fecUncorrectableMechanism + " The count grew between the readings, so the link still loses frames.",
+		Fix:       fecUncorrectableFix(nameOr(last.Device, "<if>")),
+	}, true
+}
+
+// fecDelta is what a counter read a then b counted in between: b-a, or b
+// when it fell (the counter was reset between the readings).
+func fecDelta(a, b uint64) uint64 {
+	if b < a {
+		return b
+	}
+	return b - a
+}
+
+// fecOff reports a link that runs without FEC at a rate whose every
+// medium needs it (warn), or at a rate whose need hangs on the lanes and
+// medium, or that the inputs do not give (info); nothing below 25 Gb/s.
 func fecOff(name string, f ingest.FECSetting, rate unit.BitRate, rateEv Evidence, known bool) (Finding, bool) {
 	sev := Info
 	title := fmt.Sprintf("%s: the link runs without FEC (Active FEC encoding: %s)", name, f.Active)
@@ -81,6 +202,9 @@ func fecOff(name string, f ingest.FECSetting, rate unit.BitRate, rateEv Evidence
 		sev = Warn
 		title += " at " + rate.String()
 		ev = evidenceInOrder(append(ev, rateEv))
+	case known && rate >= 50*unit.Gbps:
+		title += " at " + rate.String() + ", which needs RS-FEC unless its lanes are 25 Gb/s NRZ"
+		ev = evidenceInOrder(append(ev, rateEv))
 	case known:
 		title += " at " + rate.String()
 		ev = evidenceInOrder(append(ev, rateEv))
@@ -90,7 +214,7 @@ func fecOff(name string, f ingest.FECSetting, rate unit.BitRate, rateEv Evidence
 		ID: "counters.phy.fec_off", Severity: sev, Layer: LayerFabric, Subject: name,
 		Title:     title,
 		Evidence:  ev,
-		Mechanism: "Without FEC every bit error on the wire lands in a frame, which arrives with a bad FCS and is dropped: a RoCE packet RC recovers only by go-back-N retransmission. 802.3 requires RS-FEC from 50 Gb/s per port (RS(544,514) on every PAM4 lane, RS(528,514) for 100GBASE-SR4 and -CR4, and 25GBASE-SR); only short 25 Gb/s copper may run without it. Both ends must run the same FEC: a mismatch keeps the link down, or up with errors when auto-negotiation is off.",
+		Mechanism: "Without FEC every bit error on the wire lands in a frame, which arrives with a bad FCS and is dropped: a RoCE packet RC recovers only by go-back-N retransmission. Whether a link needs FEC follows from its lane rate and medium, not its port rate: every PAM4 lane of 50 Gb/s and up needs RS(544,514), so every 200 and 400 Gb/s port and any 50 or 100 Gb/s port over one or two PAM4 lanes must run it; 100 Gb/s over four 25 Gb/s NRZ lanes needs RS(528,514) on SR4 and CR4 but may run without on LR4 and ER4 optics, and 25 Gb/s short copper may run without. At 50 or 100 Gb/s, or at a rate no input gives, `ethtool <if>` (Lanes, Link modes) and `ethtool -m <if>` (the module) tell which. Both ends must run the same FEC: a mismatch keeps the link down, or up with errors when auto-negotiation is off.",
 		Fix:       fmt.Sprintf("Run RS-FEC on both ends: `ethtool --set-fec %s encoding rs` (or auto where the switch negotiates it) and the same FEC on the switch port (SONiC `config interface fec <port> rs`, EOS `error-correction encoding reed-solomon`), then check `ethtool --show-fec %s` and the FCS counters.", dev, dev),
 	}, true
 }

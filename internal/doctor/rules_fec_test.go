@@ -3,11 +3,13 @@ package doctor
 import (
 	"strings"
 	"testing"
+
+	"rocelab/internal/unit"
 )
 
-// `ethtool -I --show-fec`: uncorrectable blocks are frames lost as FCS
-// errors, named with the lane that holds most of them; corrected blocks
-// alone are FEC doing its job. Before, the output was no artifact.
+// One `ethtool -I --show-fec` reading: uncorrectable blocks since link-up
+// are frames lost as FCS errors, named with the lane that holds most of them; corrected blocks
+// alone are FEC doing its job and give no finding.
 func TestFECUncorrectable(t *testing.T) {
 	fs := synthFindings(t, Options{},
 		"# ethtool -I --show-fec eth2",
@@ -25,7 +27,7 @@ func TestFECUncorrectable(t *testing.T) {
 		"Statistics:",
 		"  corrected_blocks: 912345",
 		"  uncorrectable_blocks: 0")
-	f := nicMustFind(t, fs, "counters.phy.fec_uncorrectable", Warn, "eth2: 4521 FEC blocks uncorrectable beside 81234567 corrected", "lane 1 holds 97%")
+	f := nicMustFind(t, fs, "counters.phy.fec_uncorrectable", Warn, "eth2: 4521 FEC blocks uncorrectable beside 81234567 corrected since link-up", "lane 1 holds 97%")
 	if len(f.Evidence) != 3 || f.Evidence[2].Line != 7 {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
@@ -37,18 +39,62 @@ func TestFECUncorrectable(t *testing.T) {
 	}
 }
 
-// A link without FEC: a warning at 50 Gb/s and up, where 802.3 requires
-// RS-FEC, info at 25 Gb/s or at a speed no input gives, nothing at 10.
+// A link without FEC: a warning at 200 Gb/s and up, where every lane is
+// PAM4 and needs RS-FEC; info at 50 and 100 Gb/s (four 25 Gb/s NRZ lanes
+// of an LR4 optic run without), at 25 Gb/s and at a speed no input gives
+// for that interface; nothing at 10.
 func TestFECOff(t *testing.T) {
 	off := []string{"# ethtool --show-fec eth2", "FEC parameters for eth2:", "Supported/Configured FEC encodings: Off", "Active FEC encoding: Off"}
-	speed := func(s string) []string {
-		return append([]string{"Settings for eth2:", "\tSpeed: " + s}, off...)
+	speedOf := func(dev, s string) []string {
+		return append([]string{"Settings for " + dev + ":", "\tSpeed: " + s}, off...)
 	}
-	nicMustFind(t, synthFindings(t, Options{}, speed("100000Mb/s")...), "counters.phy.fec_off", Warn, "eth2: the link runs without FEC", "at 100Gbps")
+	speed := func(s string) []string { return speedOf("eth2", s) }
+	nicMustFind(t, synthFindings(t, Options{}, speed("400000Mb/s")...), "counters.phy.fec_off", Warn, "eth2: the link runs without FEC", "at 400Gbps")
+	nicMustFind(t, synthFindings(t, Options{}, speed("100000Mb/s")...), "counters.phy.fec_off", Info, "at 100Gbps", "unless its lanes are 25 Gb/s NRZ")
 	nicMustFind(t, synthFindings(t, Options{}, speed("25000Mb/s")...), "counters.phy.fec_off", Info, "at 25Gbps")
 	nicMustFind(t, synthFindings(t, Options{}, off...), "counters.phy.fec_off", Info, "Active FEC encoding: Off)")
 	if got := nicFind(synthFindings(t, Options{}, speed("10000Mb/s")...), "counters.phy.fec_off"); len(got) != 0 {
 		t.Errorf("a 10G link without FEC: %+v", got)
+	}
+	// Another interface's speed says nothing of eth2's: its rate is unknown.
+	f := nicMustFind(t, synthFindings(t, Options{}, speedOf("eth0", "1000Mb/s")...), "counters.phy.fec_off", Info, "eth2: the link runs without FEC (Active FEC encoding: Off)")
+	if strings.Contains(f.Title, "Gbps") || strings.Contains(f.Title, "Mbps") {
+		t.Errorf("eth0's speed judged eth2: %s", f.Title)
+	}
+	nicMustFind(t, synthFindings(t, Options{NICSpeed: 400 * unit.Gbps}, off...), "counters.phy.fec_off", Warn, "at 400Gbps")
+}
+
+// Two readings of one port are judged together: uncorrectable blocks that
+// did not grow between them give no finding, however many the counter
+// holds since link-up, and two identical dumps give one finding at most.
+func TestFECReadingsPaired(t *testing.T) {
+	dump := func(corr, unc string) []string {
+		return []string{"# ethtool -I --show-fec eth2", "FEC parameters for eth2:", "Active FEC encoding: RS", "Statistics:",
+			"  corrected_blocks: " + corr, "  uncorrectable_blocks: " + unc}
+	}
+	same := append(dump("81234567", "4521"), dump("81234567", "4521")...)
+	if got := nicFind(synthFindings(t, Options{}, same...), "counters.phy.fec_uncorrectable"); len(got) != 0 {
+		t.Errorf("nothing moved between the readings: %+v", got)
+	}
+	grew := append(dump("81234567", "4521"), dump("81299999", "4600")...)
+	fs := nicFind(synthFindings(t, Options{}, grew...), "counters.phy.fec_uncorrectable")
+	if len(fs) != 1 {
+		t.Fatalf("one finding per port: %+v", fs)
+	}
+	f := fs[0]
+	if f.Severity != Warn || !strings.Contains(f.Title, "eth2: 79 FEC blocks uncorrectable between 2 readings beside 65432 corrected") {
+		t.Errorf("%s %s", f.Severity, f.Title)
+	}
+	if len(f.Evidence) != 4 || f.Evidence[0].Line != 6 || f.Evidence[3].Line != 12 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	// A count that fell was reset between the readings: it counts afresh.
+	reset := append(dump("81234567", "4521"), dump("1200", "10")...)
+	nicMustFind(t, synthFindings(t, Options{}, reset...), "counters.phy.fec_uncorrectable", Warn, "eth2: 10 FEC blocks uncorrectable between 2 readings beside 1200 corrected")
+	offTwice := []string{"# ethtool --show-fec eth2", "FEC parameters for eth2:", "Active FEC encoding: Off",
+		"# ethtool --show-fec eth2", "FEC parameters for eth2:", "Active FEC encoding: Off"}
+	if got := nicFind(synthFindings(t, Options{}, offTwice...), "counters.phy.fec_off"); len(got) != 1 {
+		t.Errorf("one fec_off per port: %+v", got)
 	}
 }
 

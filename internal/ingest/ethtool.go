@@ -137,7 +137,7 @@ func (p *ethtoolParser) Feed(l Line) {
 	if mode, dev, ok := ethtoolSection(t); ok {
 		p.flush()
 		p.mode, p.dev = mode, dev
-		p.pause, p.fec = nil, nil
+		p.pause, p.fec, p.fecLane = nil, nil, false
 		p.out.lines.add(l)
 		return
 	}
@@ -239,7 +239,7 @@ func (p *ethtoolParser) command(c shellCommand) {
 		p.pause = nil
 	}
 	if mode == ethFEC {
-		p.fec = nil
+		p.fec, p.fecLane = nil, false
 	}
 }
 

@@ -8,8 +8,8 @@ import (
 
 // `ethtool --show-fec` is read per interface: the encodings configured
 // and active, and with -I the blocks FEC corrected and could not, with
-// the uncorrectable blocks' per-lane counts. Before, the output was no
-// artifact rocelab read ("in no format rocelab recognises").
+// the uncorrectable blocks' per-lane counts; a prompt line ends the
+// section and a second section opens the next interface's entry.
 func TestEthtoolShowFEC(t *testing.T) {
 	e := nicArtifact[*EthtoolStats](t, nicReadText(t, "fec", strings.Join([]string{"# ethtool -I --show-fec eth2",
 		"FEC parameters for eth2:",
@@ -62,5 +62,31 @@ func TestEthtoolShowFECCorpus(t *testing.T) {
 		if f.Device != c.dev || f.Active != "RS" || !slices.Equal(f.Configured, c.conf) || !f.HasStats || f.Corrected != 0 || f.Uncorrectable != 0 {
 			t.Errorf("%s: %+v", c.file, f)
 		}
+	}
+}
+
+// A section header ends the lane run of the section before it: Lane lines
+// of the next interface that follow no uncorrectable_blocks line are not
+// taken for its per-lane counts.
+func TestEthtoolShowFECLanesEndAtHeader(t *testing.T) {
+	e := nicArtifact[*EthtoolStats](t, nicReadText(t, "fec", strings.Join([]string{"# ethtool -I --show-fec eth2",
+		"FEC parameters for eth2:",
+		"Active FEC encoding: RS",
+		"Statistics:",
+		"  uncorrectable_blocks: 9",
+		"    Lane 0: 9",
+		"FEC parameters for eth3:",
+		"Active FEC encoding: RS",
+		"Statistics:",
+		"    Lane 0: 7",
+		"    Lane 1: 0"}, "\n")+"\n"))
+	if len(e.FEC) != 2 {
+		t.Fatalf("FEC settings %+v", e.FEC)
+	}
+	if !slices.Equal(e.FEC[0].UncorrectableLanes, []uint64{9}) {
+		t.Errorf("eth2 lanes %v", e.FEC[0].UncorrectableLanes)
+	}
+	if g := e.FEC[1]; g.Device != "eth3" || len(g.UncorrectableLanes) != 0 {
+		t.Errorf("eth3 %+v", g)
 	}
 }
