@@ -30,16 +30,7 @@ func TestQueueShared(t *testing.T) {
 		}
 		text = strings.Replace(text, identity, `"TC_TO_QUEUE_MAP": {
         "AZURE": {`+c.entries+`}`, 1)
-		f := filepath.Join(t.TempDir(), "config_db.json")
-		if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, fd := range lintFiles(t, f).Findings {
-			if fd.ID == "pfc.queue.shared" {
-				got = append(got, fd.Title)
-			}
-		}
+		got := queueSharedTitles(t, text)
 		if c.want == "" && len(got) > 0 || c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want)) {
 			t.Errorf("%s: got %q, want %q", c.entries, got, c.want)
 		}
@@ -87,16 +78,7 @@ func TestQueueSharedPFCApart(t *testing.T) {
 		}
 		text = strings.Replace(text, r[0], r[1], 1)
 	}
-	f := filepath.Join(t.TempDir(), "config_db.json")
-	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, fd := range lintFiles(t, f).Findings {
-		if fd.ID == "pfc.queue.shared" {
-			got = append(got, fd.Title)
-		}
-	}
+	got := queueSharedTitles(t, text)
 	want := []string{"Ethernet0: RoCE's lossless class 3 leaves by queue 3 (tc_to_queue_map AZURE), which lossy class 5 share",
 		"Ethernet4: RoCE's lossless class 3 leaves by queue 3 (tc_to_queue_map AZURE), which lossless class 5 share"}
 	if len(got) != len(want) {
@@ -107,4 +89,21 @@ func TestQueueSharedPFCApart(t *testing.T) {
 			t.Errorf("finding %d: got %q, want %q", i, got[i], want[i])
 		}
 	}
+}
+
+// queueSharedTitles lints a config_db given as text and returns the titles
+// of its pfc.queue.shared findings.
+func queueSharedTitles(t *testing.T, text string) []string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "config_db.json")
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, fd := range lintFiles(t, f).Findings {
+		if fd.ID == "pfc.queue.shared" {
+			got = append(got, fd.Title)
+		}
+	}
+	return got
 }
