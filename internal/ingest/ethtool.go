@@ -127,8 +127,11 @@ func (p *ethtoolParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if t == "NIC statistics:" {
+	if dev, ok := p.openStats(t); ok || t == "NIC statistics:" {
 		p.flush()
+		if ok {
+			p.statDev = dev
+		}
 		p.pending, p.openRank = true, l.Rank()
 		p.mode = ethStats
 		p.out.lines.add(l)
@@ -164,6 +167,22 @@ func (p *ethtoolParser) Feed(l Line) {
 		p.pending = false
 	}
 	p.other(l, t)
+}
+
+// openStats reports whether t opens a dump of counters other than a
+// driver's "NIC statistics:": the IEEE 802.3 statistics `ethtool -S IF
+// --groups eth-phy eth-mac` or --all-groups prints under "Standard stats
+// for IF:", or the pause frame counts `ethtool --include-statistics -a`
+// prints under "Statistics:" (tx_pause_frames, rx_pause_frames). Either
+// names its interface, which openStats returns.
+func (p *ethtoolParser) openStats(t string) (string, bool) {
+	if dev, ok := strings.CutPrefix(t, "Standard stats for "); ok && strings.HasSuffix(dev, ":") && isIdentName(strings.TrimSuffix(dev, ":")) {
+		return strings.TrimSuffix(dev, ":"), true
+	}
+	if t == "Statistics:" && p.mode == ethPause {
+		return p.dev, true
+	}
+	return "", false
 }
 
 // ethtoolSection returns the section a header line opens ("Settings for
