@@ -43,3 +43,19 @@ func TestStandardStatsSymbolErrors(t *testing.T) {
 		}
 	}
 }
+
+// The JSON forms judge as the text ones do: `ethtool --json -I
+// --show-fec`'s 145 uncorrectable blocks (lane 0 holds 88%), and
+// `ethtool --json -S --groups`'s one symbol error.
+func TestEthtoolJSONJudged(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/ethtool/ethtool-json-show-fec-i-lanes-uncorrectable-145-netdev.txt")
+	nicMustFind(t, fs, "counters.phy.fec_uncorrectable", Warn, "eth0: 145 FEC blocks uncorrectable beside 256 corrected", "lane 0 holds 88%")
+	// The paste prints the state twice, text then JSON: one finding each,
+	// the JSON's citing its "uncorrectable_blocks" key.
+	got := nicFind(fs, "counters.phy.fec_uncorrectable")
+	if len(got) != 2 || got[1].Evidence[len(got[1].Evidence)-1].Line != 24 {
+		t.Errorf("findings %+v", got)
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/ethtool/ethtool-json-s-groups-eth-phy-eth-mac-rmon-jq-netdev.txt")
+	nicMustFind(t, fs, "counters.phy.symbol_errors", Warn, "eth0: 1 symbol errors during carrier (eth-phy-SymbolErrorDuringCarrier)")
+}

@@ -98,6 +98,12 @@ type ethtoolParser struct {
 	// such host's lines apart (they may interleave), as if alone.
 	origin  string
 	origins map[string]*ethtoolParser
+	// json gathers the lines of an `ethtool --json` array until its
+	// brackets close (jsonDepth); jsonNext is set after an ethtool
+	// --json command, whose output may open with a bare "[".
+	json      []Line
+	jsonDepth int
+	jsonNext  bool
 }
 
 // maxEthtoolOrigins bounds the hosts whose lines are read apart; lines of
@@ -121,6 +127,9 @@ func (p *ethtoolParser) Feed(l Line) {
 		}
 	}
 	t := strings.TrimSpace(l.Text)
+	if p.jsonLine(l, t) {
+		return
+	}
 	if c, ok := findCommand(t, "ethtool"); ok && len(c.Args) > 0 {
 		p.command(c)
 		p.openRank = l.Rank()
@@ -250,6 +259,7 @@ func (p *ethtoolParser) command(c shellCommand) {
 		}
 	}
 	p.mode, p.dev = mode, dev
+	p.jsonNext = slices.Contains(c.Args, "--json") || slices.Contains(c.Args, "-j")
 	if mode == ethStats {
 		p.pending = true
 		p.statDev = dev
