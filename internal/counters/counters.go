@@ -71,6 +71,10 @@ const (
 	// IONIC is AMD's Pensando Ethernet driver (ionic): the DSC cards and
 	// the Pollara AI NICs.
 	IONIC
+	// Standard marks the IEEE 802.3 statistics every driver may report
+	// through the kernel's ethtool netlink API (`ethtool -S IF --groups
+	// eth-phy eth-mac`, Linux 5.13 on), whichever driver the port has.
+	Standard
 	// Twin marks names only the twin prints (switch-side counters).
 	Twin
 )
@@ -96,6 +100,8 @@ func (v Vendor) String() string {
 		return "efa"
 	case IONIC:
 		return "ionic"
+	case Standard:
+		return "ethtool-std"
 	case Twin:
 		return "rocelab"
 	}

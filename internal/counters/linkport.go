@@ -27,4 +27,7 @@ const (
 	PhyCRCErrors Concept = "phy_crc_errors" // frames received with a bad FCS
 	PhyLinkDown  Concept = "phy_link_down"  // the physical link went down (a flap)
 	PhyErrors    Concept = "phy_errors"     // frames the port failed to send
+	// Symbols the PHY decoded as invalid while it had carrier (IEEE 802.3
+	// 30.3.2.1.5): bit errors on the wire, before any frame check.
+	PhySymbolErrors Concept = "phy_symbol_errors"
 )

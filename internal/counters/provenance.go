@@ -209,5 +209,13 @@ func provenance() map[string]string {
 		"impaired_remote_conn_events":        `amzn-drivers-64788ef7 kernel/linux/efa/src/efa_verbs.c:96 "impaired_remote_conn_events"`,
 		"rdma_read_wr_err":                   `amzn-drivers-64788ef7 kernel/linux/efa/src/efa_verbs.c:86 "rdma_read_wr_err"`,
 		"rdma_write_wr_err":                  `amzn-drivers-64788ef7 kernel/linux/efa/src/efa_verbs.c:90 "rdma_write_wr_err"`,
+		// ethtool prints a standard statistic as its group's name, a dash
+		// and the kernel's name for it (the substitution adds the prefix).
+		"eth-phy-SymbolErrorDuringCarrier": `linux-04692c90 net/ethtool/stats.c:38 "SymbolErrorDuringCarrier" =eth-phy-`,
+		"eth-mac-FramesTransmittedOK":      `linux-04692c90 net/ethtool/stats.c:42 "FramesTransmittedOK" =eth-mac-`,
+		"eth-mac-FramesReceivedOK":         `linux-04692c90 net/ethtool/stats.c:45 "FramesReceivedOK" =eth-mac-`,
+		"eth-mac-FrameCheckSequenceErrors": `linux-04692c90 net/ethtool/stats.c:46 "FrameCheckSequenceErrors" =eth-mac-`,
+		"eth-mac-OctetsTransmittedOK":      `linux-04692c90 net/ethtool/stats.c:48 "OctetsTransmittedOK" =eth-mac-`,
+		"eth-mac-OctetsReceivedOK":         `linux-04692c90 net/ethtool/stats.c:54 "OctetsReceivedOK" =eth-mac-`,
 	}
 }

@@ -50,6 +50,9 @@ func builtin() []Desc {
 	other := func(v Vendor, name string, c Concept, d Dir, prio bool, u Unit) Desc {
 		return Desc{Name: name, Vendor: v, Source: Ethtool, Concept: c, Dir: d, PerPrio: prio, Unit: u}
 	}
+	std := func(name string, c Concept, d Dir, u Unit) Desc {
+		return Desc{Name: name, Vendor: Standard, Source: Ethtool, Concept: c, Dir: d, Unit: u}
+	}
 	hwv := func(v Vendor, name string, c Concept, d Dir) Desc {
 		return Desc{Name: name, Vendor: v, Source: HWCounters, Concept: c, Dir: d, Unit: Events}
 	}
@@ -249,6 +252,18 @@ func builtin() []Desc {
 		other(IONIC, "octets_tx_ok", PhyBytes, TX, false, Bytes),
 		other(IONIC, "frames_rx_bad_fcs", PhyCRCErrors, RX, false, Packets),
 		other(IONIC, "frames_rx_dropped", PhyDiscards, RX, false, Packets),
+
+		// The IEEE 802.3 statistics of the kernel's ethtool netlink API,
+		// as `ethtool -S IF --groups eth-phy eth-mac` (or --all-groups)
+		// prints them under "Standard stats for IF:": the group's name,
+		// a dash, the attribute's. Any driver that fills them (mlx5,
+		// bnxt_en, ice, fbnic, ...) prints the same names.
+		std("eth-phy-SymbolErrorDuringCarrier", PhySymbolErrors, RX, Events),
+		std("eth-mac-FrameCheckSequenceErrors", PhyCRCErrors, RX, Packets),
+		std("eth-mac-FramesReceivedOK", PhyPackets, RX, Packets),
+		std("eth-mac-FramesTransmittedOK", PhyPackets, TX, Packets),
+		std("eth-mac-OctetsReceivedOK", PhyBytes, RX, Bytes),
+		std("eth-mac-OctetsTransmittedOK", PhyBytes, TX, Bytes),
 
 		// irdma hw_counters (Intel E810 RoCE): DCQCN's CNPs and ECN marks.
 		hwv(IRDMA, "cnpHandled", CNPHandled, RX),

@@ -14,6 +14,7 @@ func physicalRules() []Rule {
 	return []Rule{
 		{IDs: []string{"counters.phy.fcs"}, Check: checkFCS},
 		{IDs: []string{"counters.phy.link_down"}, Check: checkLinkDown},
+		{IDs: []string{"counters.phy.symbol_errors"}, Check: checkSymbolErrors},
 	}
 }
 
@@ -56,6 +57,28 @@ func checkFCS(inc *Incident) []Finding {
 			Mechanism: "The port received frames whose checksum did not match: bits changed on the wire. A link at its specified error ratio (1e-12 after FEC) shows none over a test, so these come from the link itself: a dirty or damaged connector, an optic or cable failing or out of its power budget, or FEC off or mismatched between the ends. Each is a RoCE packet lost after PFC has done its part; RC resends it and everything after it (go-back-N), and a lost message tail waits for the local ACK timeout. Counted " + window(s) + ".",
 			Fix:       fmt.Sprintf("Check the link: `ethtool -m %s` (module DOM: rx/tx power against its alarm thresholds), `ethtool --show-fec %s` on both ends, rx_corrected_bits_phy and rx_symbol_err_phy (pre-FEC errors rising toward the FEC limit), and the FCS counters of the port at the other end. Clean and reseat the connectors, then replace the optic or cable; shut the link meanwhile so ECMP routes around it.", dev, dev),
 		}, s, "Frames received with a bad FCS")}
+	})
+}
+
+// checkSymbolErrors reports ports whose PHY decoded invalid symbols while
+// it had carrier (the standard eth-phy-SymbolErrorDuringCarrier of
+// `ethtool -S IF --groups eth-phy`): bits changed on the wire, the same
+// faults as FCS errors, seen below the frame. A weak receiver's finding
+// carries them, as it does the port's FCS errors.
+func checkSymbolErrors(inc *Incident) []Finding {
+	return perSample(inc, ingest.KindEthtool, func(s *ingest.CounterSample) []Finding {
+		r, ok := s.Concept(counters.PhySymbolErrors, counters.RX, 0)
+		if !ok || r.Value == 0 || s.Device != "" && weakOpticOn(inc, s.Host, readingFile(r), s.Device) {
+			return nil
+		}
+		dev := nameOr(s.Device, "<if>")
+		return []Finding{perPort(Finding{
+			ID: "counters.phy.symbol_errors", Severity: Warn, Layer: LayerFabric,
+			Title:     fmt.Sprintf("%s: %d symbol errors during carrier (%s)%s", s.Name(), r.Value, r.Name, rate(r.Value, s)),
+			Evidence:  readingsEvidence(r),
+			Mechanism: "The port's PHY received symbols it could not decode while the link was up (IEEE 802.3 30.3.2.1.5, SymbolErrorDuringCarrier): bits changed on the wire. A link at its specified error ratio shows none over a test; these come from a dirty or damaged connector, an optic or cable failing or out of its power budget, or FEC off or mismatched, and the frames they fall in arrive with a bad FCS and are lost, each a RoCE retransmission. Counted " + window(s) + ".",
+			Fix:       fmt.Sprintf("Check the link: `ethtool -m %s` (module DOM), `ethtool -I --show-fec %s` on both ends, eth-mac-FrameCheckSequenceErrors beside it and the switch port's error counters; clean and reseat the connectors, then replace the optic or cable.", dev, dev),
+		}, s, "Symbol errors during carrier")}
 	})
 }
 

@@ -98,6 +98,12 @@ type ethtoolParser struct {
 	// such host's lines apart (they may interleave), as if alone.
 	origin  string
 	origins map[string]*ethtoolParser
+	// json gathers the lines of an `ethtool --json` array until its
+	// brackets close (jsonDepth); jsonNext is set after an ethtool
+	// --json command, whose output may open with a bare "[".
+	json      []Line
+	jsonDepth int
+	jsonNext  bool
 }
 
 // maxEthtoolOrigins bounds the hosts whose lines are read apart; lines of
@@ -121,14 +127,20 @@ func (p *ethtoolParser) Feed(l Line) {
 		}
 	}
 	t := strings.TrimSpace(l.Text)
+	if p.jsonLine(l, t) {
+		return
+	}
 	if c, ok := findCommand(t, "ethtool"); ok && len(c.Args) > 0 {
 		p.command(c)
 		p.openRank = l.Rank()
 		p.out.lines.add(l)
 		return
 	}
-	if t == "NIC statistics:" {
+	if dev, ok := p.openStats(t); ok || t == "NIC statistics:" {
 		p.flush()
+		if ok {
+			p.statDev = dev
+		}
 		p.pending, p.openRank = true, l.Rank()
 		p.mode = ethStats
 		p.out.lines.add(l)
@@ -164,6 +176,22 @@ func (p *ethtoolParser) Feed(l Line) {
 		p.pending = false
 	}
 	p.other(l, t)
+}
+
+// openStats reports whether t opens a dump of counters other than a
+// driver's "NIC statistics:": the IEEE 802.3 statistics `ethtool -S IF
+// --groups eth-phy eth-mac` or --all-groups prints under "Standard stats
+// for IF:", or the pause frame counts `ethtool --include-statistics -a`
+// prints under "Statistics:" (tx_pause_frames, rx_pause_frames). Either
+// names its interface, which openStats returns.
+func (p *ethtoolParser) openStats(t string) (string, bool) {
+	if dev, ok := strings.CutPrefix(t, "Standard stats for "); ok && strings.HasSuffix(dev, ":") && isIdentName(strings.TrimSuffix(dev, ":")) {
+		return strings.TrimSuffix(dev, ":"), true
+	}
+	if t == "Statistics:" && p.mode == ethPause {
+		return p.dev, true
+	}
+	return "", false
 }
 
 // ethtoolSection returns the section a header line opens ("Settings for
@@ -231,6 +259,7 @@ func (p *ethtoolParser) command(c shellCommand) {
 		}
 	}
 	p.mode, p.dev = mode, dev
+	p.jsonNext = slices.Contains(c.Args, "--json") || slices.Contains(c.Args, "-j")
 	if mode == ethStats {
 		p.pending = true
 		p.statDev = dev

@@ -96,6 +96,11 @@ func FuzzEthtool(f *testing.F) {
 				t.Fatalf("speed %v", s.Rate)
 			}
 		}
+		for _, p := range e.Pause {
+			for _, ev := range p.Evidence {
+				nicCheckEvidence(t, ev, n)
+			}
+		}
 		if len(e.FEC) > MaxSamples {
 			t.Fatalf("%d FEC settings", len(e.FEC))
 		}

@@ -1,0 +1,218 @@
+package ingest
+
+import (
+	"cmp"
+	"encoding/json"
+	"slices"
+	"strings"
+)
+
+// ethtool --json prints the netlink replies as one JSON array per command,
+// an object per interface:
+//
+//	[ {
+//	        "ifname": "eth0",
+//	        "config": [ "None" ],
+//	        "active": [ "None" ],
+//	        "statistics": {
+//	            "uncorrectable_blocks": {
+//	                "total": 145,
+//	                "lanes": [ 128,17 ]
+//	            }
+//	        }
+//	    } ]
+//
+// for `--show-fec` (-I adds "statistics"), and for `-S --groups` or
+// --all-groups the standard statistics by group ("eth-phy": {
+// "SymbolErrorDuringCarrier": 0 }, "eth-mac": {...}). The parser gathers
+// the array's lines, whatever their layout (ethtool's own, jq's, one
+// line), and reads it into the same FEC settings and counter dumps as the
+// text output: a group's counter is named as the text prints it,
+// "eth-mac-FrameCheckSequenceErrors".
+
+// maxEthtoolJSONLines bounds the lines one array may span: ethtool prints
+// well under a hundred per interface.
+const maxEthtoolJSONLines = 4096
+
+// ethtoolJSONObject is one interface's object.
+type ethtoolJSONObject struct {
+	IfName     string   `json:"ifname"`
+	Config     []string `json:"config"`
+	Active     []string `json:"active"`
+	Statistics *struct {
+		Corrected     *ethtoolJSONBlocks `json:"corrected_blocks"`
+		Uncorrectable *ethtoolJSONBlocks `json:"uncorrectable_blocks"`
+	} `json:"statistics"`
+}
+
+// ethtoolJSONBlocks is a FEC block count with its per-lane counts.
+type ethtoolJSONBlocks struct {
+	Total *uint64  `json:"total"`
+	Lanes []uint64 `json:"lanes"`
+}
+
+// ethtoolStdGroups are the standard statistics' groups, as the kernel
+// names them (net/ethtool/stats.c stats_std_names).
+var ethtoolStdGroups = []string{"eth-phy", "eth-mac", "eth-ctrl", "rmon"}
+
+// jsonLine gathers a line of an ethtool --json array; it reports whether
+// the line was one. An array opens on "[ {" (ethtool's layout) or on a
+// line starting "[" right after an `ethtool --json` command.
+func (p *ethtoolParser) jsonLine(l Line, t string) bool {
+	if p.json == nil {
+		if t != "[ {" && !(p.jsonNext && strings.HasPrefix(t, "[")) {
+			p.jsonNext = false
+			return false
+		}
+		p.flush()
+		p.jsonDepth = 0
+		p.json = []Line{}
+	}
+	p.jsonNext = false
+	p.json = append(p.json, l)
+	p.jsonDepth += jsonNesting(t)
+	if p.jsonDepth > 0 && len(p.json) < maxEthtoolJSONLines {
+		return true
+	}
+	lines := p.json
+	p.json = nil
+	p.readJSON(lines)
+	return true
+}
+
+// jsonNesting returns how many more brackets t opens than it closes,
+// outside strings.
+func jsonNesting(t string) int {
+	n, inStr, esc := 0, false, false
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case esc:
+			esc = false
+		case inStr && c == '\\':
+			esc = true
+		case c == '"':
+			inStr = !inStr
+		case inStr:
+		case c == '[' || c == '{':
+			n++
+		case c == ']' || c == '}':
+			n--
+		}
+	}
+	return n
+}
+
+// readJSON reads one gathered array. Each object's evidence is the first
+// line at or after its "ifname" that names the key.
+func (p *ethtoolParser) readJSON(lines []Line) {
+	var text strings.Builder
+	for _, l := range lines {
+		text.WriteString(l.Text)
+		text.WriteByte('\n')
+	}
+	var objs []ethtoolJSONObject
+	var raw []map[string]json.RawMessage
+	if json.Unmarshal([]byte(text.String()), &objs) != nil || json.Unmarshal([]byte(text.String()), &raw) != nil {
+		return
+	}
+	from, read := 0, false
+	for i, o := range objs {
+		if o.IfName == "" || !isIdentName(o.IfName) {
+			continue
+		}
+		from = keyLine(lines, from, "ifname")
+		region := lines[min(from, len(lines)):]
+		from++
+		fec := p.jsonFEC(o, region)
+		std := p.jsonStd(o.IfName, raw[i], region)
+		read = read || fec || std
+	}
+	if read {
+		for _, l := range lines {
+			p.out.lines.add(l)
+		}
+	}
+}
+
+// jsonFEC reads an interface's --show-fec object; it reports whether the
+// object was one.
+func (p *ethtoolParser) jsonFEC(o ethtoolJSONObject, region []Line) bool {
+	if o.Active == nil && o.Config == nil {
+		return false
+	}
+	p.fec, p.dev = nil, o.IfName
+	f := p.fecSetting()
+	at := func(key string) Evidence { return At(p.out.src, region[min(keyLine(region, 0, key), len(region)-1)]) }
+	if o.Config != nil {
+		f.Configured = o.Config
+		f.Evidence["configured"] = at("config")
+	}
+	if o.Active != nil {
+		f.Active = strings.Join(o.Active, " ")
+		f.Evidence["active"] = at("active")
+	}
+	if s := o.Statistics; s != nil {
+		if c := s.Corrected; c != nil && c.Total != nil {
+			f.Corrected, f.HasStats = *c.Total, true
+			f.Evidence["corrected"] = at("corrected_blocks")
+		}
+		if u := s.Uncorrectable; u != nil && u.Total != nil {
+			f.Uncorrectable, f.HasStats = *u.Total, true
+			f.UncorrectableLanes = u.Lanes[:min(len(u.Lanes), maxFECLanes)]
+			f.Evidence["uncorrectable"] = at("uncorrectable_blocks")
+		}
+	}
+	p.fec = nil
+	return true
+}
+
+// jsonStd reads an interface's standard statistics groups into a dump of
+// it; it reports whether the object held any.
+func (p *ethtoolParser) jsonStd(dev string, obj map[string]json.RawMessage, region []Line) bool {
+	type stat struct {
+		name string
+		n    uint64
+		line int
+	}
+	var got []stat
+	for _, g := range ethtoolStdGroups {
+		var stats map[string]json.RawMessage
+		if json.Unmarshal(obj[g], &stats) != nil {
+			continue
+		}
+		for name, v := range stats {
+			var n uint64
+			if json.Unmarshal(v, &n) != nil {
+				continue // rmon's histograms
+			}
+			got = append(got, stat{g + "-" + name, n, min(keyLine(region, 0, name), len(region)-1)})
+		}
+	}
+	if len(got) == 0 {
+		return false
+	}
+	// In the order printed: a map has none.
+	slices.SortFunc(got, func(a, b stat) int { return cmp.Or(cmp.Compare(a.line, b.line), strings.Compare(a.name, b.name)) })
+	p.flush()
+	p.statDev, p.cur = dev, &CounterSet{}
+	for _, s := range got {
+		if !p.cur.add(Counter{Name: s.name, Value: s.n, Evidence: At(p.out.src, region[s.line])}) {
+			p.out.Omitted++
+		}
+	}
+	p.flush()
+	return true
+}
+
+// keyLine returns the index of the first line from from on that names key
+// as a JSON key, len(lines) when none does.
+func keyLine(lines []Line, from int, key string) int {
+	q := `"` + key + `"`
+	for i := from; i < len(lines); i++ {
+		if strings.Contains(lines[i].Text, q) {
+			return i
+		}
+	}
+	return len(lines)
+}
