@@ -38,14 +38,20 @@ type fecPort struct {
 // checkFEC judges each port `ethtool --show-fec` reported, once however
 // many times it was read: the change in uncorrectable blocks between the
 // first and last reading when there are two or more, the count since the
-// driver started counting when there is one.
+// driver started counting when there is one. Readings are of one port
+// when they name its interface on one named host, or in one input that
+// names none: eth0 in two inputs of unknown hosts may be two machines.
 func checkFEC(inc *Incident) []Finding {
 	var ports []*fecPort
 	byKey := map[[2]string]*fecPort{}
 	for _, e := range All[*ingest.EthtoolStats](inc) {
 		host := e.Scope().Host.Name
+		where := host
+		if where == "" {
+			where = "\x00" + e.Scope().Source
+		}
 		for _, f := range e.FEC {
-			k := [2]string{host, f.Device}
+			k := [2]string{where, f.Device}
 			p := byKey[k]
 			if p == nil {
 				name := nameOr(f.Device, "<if>")

@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -109,5 +111,27 @@ func TestFECCorpusHealthy(t *testing.T) {
 				t.Errorf("%s: %s %s", rel, f.ID, f.Title)
 			}
 		}
+	}
+}
+
+// Readings of one interface in inputs that name no host may be two
+// machines: each input's eth2 is judged on its own (SYNTHETIC: the same
+// dump in two files gives a finding each; paired, nothing would have
+// moved and neither would be reported).
+func TestFECInputsOfUnknownHostsApart(t *testing.T) {
+	dump := strings.Join([]string{"# ethtool -I --show-fec eth2", "FEC parameters for eth2:", "Active FEC encoding: RS", "Statistics:",
+		"  corrected_blocks: 81234567", "  uncorrectable_blocks: 4521"}, "\n") + "\n"
+	dir := t.TempDir()
+	var paths []string
+	for _, name := range []string{"a.txt", "b.txt"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(dump), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	got := nicFind(diagnose(t, Options{}, paths...).Findings, "counters.phy.fec_uncorrectable", "eth2: 4521 FEC blocks uncorrectable")
+	if len(got) != 2 {
+		t.Errorf("%d findings of eth2's 4521 blocks, want one per input: %+v", len(got), got)
 	}
 }
