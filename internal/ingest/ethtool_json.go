@@ -104,7 +104,8 @@ func jsonNesting(t string) int {
 }
 
 // readJSON reads one gathered array. Each object's evidence is the first
-// line at or after its "ifname" that names the key.
+// line from its opening brace on that names the key: an object's keys may
+// come in any order (`jq -S` sorts them, "eth-mac" before "ifname").
 func (p *ethtoolParser) readJSON(lines []Line) {
 	var text strings.Builder
 	for _, l := range lines {
@@ -116,14 +117,20 @@ func (p *ethtoolParser) readJSON(lines []Line) {
 	if json.Unmarshal([]byte(text.String()), &objs) != nil || json.Unmarshal([]byte(text.String()), &raw) != nil {
 		return
 	}
-	from, read := 0, false
+	starts := jsonElementLines(lines)
+	read := false
 	for i, o := range objs {
+		if i >= len(starts) {
+			break
+		}
 		if o.IfName == "" || !isIdentName(o.IfName) {
 			continue
 		}
-		from = keyLine(lines, from, "ifname")
-		region := lines[min(from, len(lines)):]
-		from++
+		end := len(lines)
+		if i+1 < len(starts) {
+			end = starts[i+1] + 1
+		}
+		region := lines[starts[i]:end]
 		fec := p.jsonFEC(o, region)
 		std := p.jsonStd(o.IfName, raw[i], region)
 		read = read || fec || std
@@ -135,10 +142,55 @@ func (p *ethtoolParser) readJSON(lines []Line) {
 	}
 }
 
+// jsonElementLines returns the index of the line each element of the
+// array in lines begins on, in order.
+func jsonElementLines(lines []Line) []int {
+	var out []int
+	depth, inStr, esc, want := 0, false, false, false
+	for i, l := range lines {
+		t := l.Text
+		for j := 0; j < len(t); j++ {
+			c := t[j]
+			switch {
+			case esc:
+				esc = false
+				continue
+			case inStr:
+				if c == '\\' {
+					esc = true
+				} else if c == '"' {
+					inStr = false
+				}
+				continue
+			case c == ' ' || c == '\t' || c == '\r':
+				continue
+			}
+			if depth == 1 && want && c != ']' && c != ',' {
+				out = append(out, i)
+				want = false
+			}
+			switch c {
+			case '"':
+				inStr = true
+			case '[', '{':
+				depth++
+				if depth == 1 {
+					want = true
+				}
+			case ']', '}':
+				depth--
+			case ',':
+				want = depth == 1
+			}
+		}
+	}
+	return out
+}
+
 // jsonFEC reads an interface's --show-fec object; it reports whether the
 // object was one.
 func (p *ethtoolParser) jsonFEC(o ethtoolJSONObject, region []Line) bool {
-	if o.Active == nil && o.Config == nil {
+	if o.Active == nil && o.Config == nil || len(region) == 0 {
 		return false
 	}
 	p.fec, p.dev = nil, o.IfName
@@ -174,6 +226,9 @@ func (p *ethtoolParser) jsonStd(dev string, obj map[string]json.RawMessage, regi
 		name string
 		n    uint64
 		line int
+	}
+	if len(region) == 0 {
+		return false
 	}
 	var got []stat
 	for _, g := range ethtoolStdGroups {

@@ -60,3 +60,85 @@ func TestEthtoolJSONNotEthtool(t *testing.T) {
 	nicNoArtifact[*EthtoolStats](t, nicReadText(t, "synthetic-json", "[ {\n  \"name\": \"x\", \"config\": [ \"RS\" ]\n} ]\n"))
 	nicNoArtifact[*EthtoolStats](t, nicReadText(t, "synthetic-json-cut", "[ {\n        \"ifname\": \"eth0\",\n        \"active\": [ \"RS\" ],\n"))
 }
+
+// Go's decoder matches keys case-insensitively and decodes escapes, so
+// "IFNAME" and "if\u006eame" name the interface though no line holds the
+// text "ifname"; the object is read with evidence from its own lines
+// (synthetic inputs; these panicked).
+func TestEthtoolJSONKeyNotAsWritten(t *testing.T) {
+	for _, key := range []string{`"IFNAME"`, `"if\u006eame"`} {
+		in := "[ {\n" +
+			"        " + key + ": \"eth0\",\n" +
+			"        \"config\": [ \"RS\" ],\n" +
+			"        \"active\": [ \"RS\" ],\n" +
+			"        \"eth-phy\": {\n" +
+			"            \"SymbolErrorDuringCarrier\": 3\n" +
+			"        }\n" +
+			"    } ]\n"
+		e := nicArtifact[*EthtoolStats](t, nicReadText(t, "synthetic-json-key", in))
+		if len(e.FEC) != 1 || e.FEC[0].Device != "eth0" || e.FEC[0].Evidence["active"].Line != 4 {
+			t.Errorf("%s: FEC %+v", key, e.FEC)
+		}
+		if len(e.Samples) != 1 || e.Samples[0].After.Counters[0].Evidence.Line != 6 {
+			t.Errorf("%s: samples %+v", key, e.Samples)
+		}
+	}
+}
+
+// An object skipped for its interface name does not lend its lines to
+// the next: eth1's evidence is eth1's own lines (synthetic input).
+func TestEthtoolJSONSkippedObject(t *testing.T) {
+	in := "[ {\n" +
+		"        \"ifname\": \"not a name\",\n" +
+		"        \"active\": [ \"Off\" ]\n" +
+		"    },{\n" +
+		"        \"ifname\": \"eth1\",\n" +
+		"        \"active\": [ \"RS\" ]\n" +
+		"    } ]\n"
+	e := nicArtifact[*EthtoolStats](t, nicReadText(t, "synthetic-json-skipped", in))
+	if len(e.FEC) != 1 || e.FEC[0].Device != "eth1" {
+		t.Fatalf("FEC %+v", e.FEC)
+	}
+	if ev := e.FEC[0].Evidence["active"]; ev.Line != 6 {
+		t.Errorf("active evidence %+v", ev)
+	}
+}
+
+// `jq -S` sorts an object's keys, so "active" and "eth-mac" come before
+// "ifname": evidence is searched from the object's opening brace
+// (SYNTHETIC input shaped as `ethtool --json ... | jq -S` prints).
+func TestEthtoolJSONSortedKeys(t *testing.T) {
+	in := "$ ethtool --json -S eth0 --groups eth-mac | jq -S\n" +
+		"[\n" +
+		"  {\n" +
+		"    \"eth-mac\": {\n" +
+		"      \"FrameCheckSequenceErrors\": 12,\n" +
+		"      \"FramesReceivedOK\": 900\n" +
+		"    },\n" +
+		"    \"ifname\": \"eth0\"\n" +
+		"  },\n" +
+		"  {\n" +
+		"    \"active\": [\n" +
+		"      \"RS\"\n" +
+		"    ],\n" +
+		"    \"config\": [\n" +
+		"      \"Auto\"\n" +
+		"    ],\n" +
+		"    \"ifname\": \"eth1\"\n" +
+		"  }\n" +
+		"]\n"
+	e := nicArtifact[*EthtoolStats](t, nicReadText(t, "synthetic-json-jq-sorted", in))
+	if len(e.Samples) != 1 || e.Samples[0].Device != "eth0" {
+		t.Fatalf("samples %+v", e.Samples)
+	}
+	var lines []int
+	for _, c := range e.Samples[0].After.Counters {
+		lines = append(lines, c.Evidence.Line)
+	}
+	if !slices.Equal(lines, []int{5, 6}) {
+		t.Errorf("counter evidence lines %v", lines)
+	}
+	if len(e.FEC) != 1 || e.FEC[0].Device != "eth1" || e.FEC[0].Evidence["active"].Line != 11 || e.FEC[0].Evidence["configured"].Line != 14 {
+		t.Errorf("FEC %+v", e.FEC)
+	}
+}
