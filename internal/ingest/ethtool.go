@@ -37,6 +37,9 @@ type EthtoolStats struct {
 	FEC []FECSetting
 	// Omitted counts counters and dumps dropped by the memory caps.
 	Omitted int
+	// Garbled are the `ethtool --json` arrays that were cut before their
+	// brackets closed or do not parse, each at its first line's "[".
+	Garbled []Garble
 }
 
 // A PauseSetting is one interface's 802.3x pause configuration from
@@ -100,10 +103,12 @@ type ethtoolParser struct {
 	origins map[string]*ethtoolParser
 	// json gathers the lines of an `ethtool --json` array until its
 	// brackets close (jsonDepth); jsonNext is set after an ethtool
-	// --json command, whose output may open with a bare "[".
+	// --json command, whose output may open with a bare "["; jsonCmd
+	// is set when the array being gathered opened after one.
 	json      []Line
 	jsonDepth int
 	jsonNext  bool
+	jsonCmd   bool
 }
 
 // maxEthtoolOrigins bounds the hosts whose lines are read apart; lines of
@@ -362,9 +367,11 @@ func (p *ethtoolParser) flush() {
 
 // Result implements Parser.
 func (p *ethtoolParser) Result() Artifact {
+	p.endJSON()
 	p.flush()
 	for _, origin := range slices.Sorted(maps.Keys(p.origins)) {
 		o := p.origins[origin]
+		o.endJSON()
 		o.flush()
 		p.out.lines.n += o.out.lines.n
 		p.out.Omitted += o.out.Omitted
@@ -381,8 +388,9 @@ func (p *ethtoolParser) Result() Artifact {
 		p.out.Speeds = append(p.out.Speeds, o.out.Speeds...)
 		p.out.Pause = append(p.out.Pause, o.out.Pause...)
 		p.out.FEC = append(p.out.FEC, o.out.FEC...)
+		p.out.Garbled = append(p.out.Garbled, o.out.Garbled...)
 	}
-	if p.out.lines.n == 0 || len(p.out.Samples) == 0 && len(p.out.Speeds) == 0 && len(p.out.Pause) == 0 && len(p.out.FEC) == 0 && p.rings == 0 {
+	if p.out.lines.n == 0 || len(p.out.Samples) == 0 && len(p.out.Speeds) == 0 && len(p.out.Pause) == 0 && len(p.out.FEC) == 0 && len(p.out.Garbled) == 0 && p.rings == 0 {
 		return nil
 	}
 	for i := range p.out.Samples {

@@ -3,6 +3,7 @@ package ingest
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -57,15 +58,23 @@ var ethtoolStdGroups = []string{"eth-phy", "eth-mac", "eth-ctrl", "rmon"}
 
 // jsonLine gathers a line of an ethtool --json array; it reports whether
 // the line was one. An array opens on "[ {" (ethtool's layout) or on a
-// line starting "[" right after an `ethtool --json` command.
+// line starting "[" right after an `ethtool --json` command. A shell
+// command line ends an array whose brackets never closed (a paste cut
+// short): the array is reported cut and the line read as any other.
 func (p *ethtoolParser) jsonLine(l Line, t string) bool {
+	if p.json != nil && isEthtoolShellLine(t) {
+		lines := p.json
+		p.json = nil
+		p.garbleJSON(lines, "the array's closing ']' before the next command (the ethtool --json output is cut)")
+		return false
+	}
 	if p.json == nil {
 		if t != "[ {" && !(p.jsonNext && strings.HasPrefix(t, "[")) {
 			p.jsonNext = false
 			return false
 		}
 		p.flush()
-		p.jsonDepth = 0
+		p.jsonDepth, p.jsonCmd = 0, p.jsonNext
 		p.json = []Line{}
 	}
 	p.jsonNext = false
@@ -76,8 +85,49 @@ func (p *ethtoolParser) jsonLine(l Line, t string) bool {
 	}
 	lines := p.json
 	p.json = nil
+	if p.jsonDepth > 0 {
+		p.garbleJSON(lines, fmt.Sprintf("the array's closing ']' within %d lines (the ethtool --json output is cut)", maxEthtoolJSONLines))
+		return true
+	}
 	p.readJSON(lines)
 	return true
+}
+
+// endJSON reports an array the input ends inside.
+func (p *ethtoolParser) endJSON() {
+	if p.json != nil {
+		lines := p.json
+		p.json = nil
+		p.garbleJSON(lines, "the array's closing ']' before the input ends (the ethtool --json output is cut)")
+	}
+}
+
+// isEthtoolShellLine reports whether t is a shell command line: one
+// starting with a prompt ("[root@cn3 ~]# ", "user@host:~$ ") or "$ " / "# ".
+func isEthtoolShellLine(t string) bool {
+	return isShellLine(t) || promptHost(t) != "" && (strings.Contains(t, "$ ") || strings.Contains(t, "# "))
+}
+
+// maxEthtoolGarbled bounds the arrays reported as unreadable.
+const maxEthtoolGarbled = 64
+
+// garbleJSON reports an array that was cut or does not parse at its
+// first line's "[", when it is ethtool's: opened after an ethtool --json
+// command, or naming "ifname".
+func (p *ethtoolParser) garbleJSON(lines []Line, expected string) {
+	if len(lines) == 0 || len(p.out.Garbled) >= maxEthtoolGarbled {
+		return
+	}
+	ours := p.jsonCmd
+	for _, l := range lines {
+		ours = ours || strings.Contains(l.Text, `"ifname"`)
+	}
+	if !ours {
+		return
+	}
+	first := lines[0]
+	p.out.Garbled = append(p.out.Garbled, garbleAt(first, max(strings.IndexByte(first.Text, '['), 0), expected))
+	p.out.lines.add(first)
 }
 
 // jsonNesting returns how many more brackets t opens than it closes,
@@ -114,7 +164,13 @@ func (p *ethtoolParser) readJSON(lines []Line) {
 	}
 	var objs []ethtoolJSONObject
 	var raw []map[string]json.RawMessage
-	if json.Unmarshal([]byte(text.String()), &objs) != nil || json.Unmarshal([]byte(text.String()), &raw) != nil {
+	if err := json.Unmarshal([]byte(text.String()), &objs); err != nil {
+		if _, ok := err.(*json.SyntaxError); ok {
+			p.garbleJSON(lines, "an ethtool --json array ("+err.Error()+")")
+		}
+		return
+	}
+	if json.Unmarshal([]byte(text.String()), &raw) != nil {
 		return
 	}
 	starts := jsonElementLines(lines)

@@ -54,11 +54,64 @@ func TestEthtoolJSONStandardStats(t *testing.T) {
 	}
 }
 
-// A JSON array that is not ethtool's (no ifname), or one cut before its
-// brackets close, is no artifact (synthetic inputs).
+// A JSON array that is not ethtool's (no ifname), whole or cut, is no
+// artifact (synthetic inputs).
 func TestEthtoolJSONNotEthtool(t *testing.T) {
 	nicNoArtifact[*EthtoolStats](t, nicReadText(t, "synthetic-json", "[ {\n  \"name\": \"x\", \"config\": [ \"RS\" ]\n} ]\n"))
-	nicNoArtifact[*EthtoolStats](t, nicReadText(t, "synthetic-json-cut", "[ {\n        \"ifname\": \"eth0\",\n        \"active\": [ \"RS\" ],\n"))
+	nicNoArtifact[*EthtoolStats](t, nicReadText(t, "synthetic-json-other-cut", "[ {\n  \"name\": \"x\",\n"))
+}
+
+// An ethtool array the input ends inside is reported as garbled at its
+// "[", with what was expected there (synthetic input).
+func TestEthtoolJSONCutAtEnd(t *testing.T) {
+	e := nicArtifact[*EthtoolStats](t, nicReadText(t, "synthetic-json-cut", "[ {\n        \"ifname\": \"eth0\",\n        \"active\": [ \"RS\" ],\n"))
+	if len(e.FEC) != 0 || len(e.Garbled) != 1 {
+		t.Fatalf("FEC %+v garbled %+v", e.FEC, e.Garbled)
+	}
+	if msg := e.Garbled[0].Error("x"); !strings.HasPrefix(msg, "x:1:1: expected the array's closing ']' before the input ends") {
+		t.Errorf("%s", msg)
+	}
+}
+
+// A pasted array that never closes ends at the next shell command line:
+// the `ethtool -S` dump after it is read, and the array is reported cut
+// at its first line (synthetic input).
+func TestEthtoolJSONCutBeforeCommand(t *testing.T) {
+	in := "[root@cn3 ~]# ethtool --json --show-fec eth0\n" +
+		"[ {\n" +
+		"        \"ifname\": \"eth0\",\n" +
+		"        \"active\": [ \"RS\" ],\n" +
+		"[root@cn3 ~]# ethtool -S eth0\n" +
+		"NIC statistics:\n" +
+		"     rx_bytes: 5\n" +
+		"     rx_crc_errors_phy: 7\n"
+	e := nicArtifact[*EthtoolStats](t, nicReadText(t, "synthetic-json-cut-command", in))
+	if len(e.Samples) != 1 || e.Samples[0].Device != "eth0" || e.Samples[0].After.Len() != 2 {
+		t.Fatalf("samples %+v", e.Samples)
+	}
+	if len(e.Garbled) != 1 {
+		t.Fatalf("garbled %+v", e.Garbled)
+	}
+	if msg := e.Garbled[0].Error("x"); !strings.HasPrefix(msg, "x:2:1: expected the array's closing ']' before the next command") {
+		t.Errorf("%s", msg)
+	}
+}
+
+// An ethtool array whose brackets close but which does not parse is
+// reported at its "[" with the decoder's complaint (synthetic input).
+func TestEthtoolJSONBroken(t *testing.T) {
+	in := "$ ethtool --json --show-fec eth0\n" +
+		"  [ {\n" +
+		"        \"ifname\": \"eth0\",\n" +
+		"        \"active\": [ \"RS\" ],\n" +
+		"    } ]\n"
+	e := nicArtifact[*EthtoolStats](t, nicReadText(t, "synthetic-json-broken", in))
+	if len(e.FEC) != 0 || len(e.Garbled) != 1 {
+		t.Fatalf("FEC %+v garbled %+v", e.FEC, e.Garbled)
+	}
+	if msg := e.Garbled[0].Error("x"); !strings.HasPrefix(msg, "x:2:3: expected an ethtool --json array (invalid character '}'") {
+		t.Errorf("%s", msg)
+	}
 }
 
 // Go's decoder matches keys case-insensitively and decodes escapes, so

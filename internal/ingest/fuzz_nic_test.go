@@ -112,6 +112,11 @@ func FuzzEthtool(f *testing.F) {
 				nicCheckEvidence(t, ev, n)
 			}
 		}
+		for _, g := range e.Garbled {
+			if g.Line < 1 || g.Line > n || g.Col < 1 {
+				t.Fatalf("garble %+v outside the %d-line input", g, n)
+			}
+		}
 	})
 }
 
