@@ -11,7 +11,8 @@ import (
 // `ethtool --json -I --show-fec` is read into the same FEC setting as the
 // text the same mail prints before it: configured and active encodings,
 // the block counts and the uncorrectable blocks' lanes, with the JSON
-// keys' lines as evidence. Before, the JSON was no artifact.
+// keys' lines as evidence (the uncorrectable count's line and text, the
+// active encoding's line).
 func TestEthtoolJSONShowFEC(t *testing.T) {
 	e := nicArtifact[*EthtoolStats](t, nicReadCorpus(t, "ethtool/ethtool-json-show-fec-i-lanes-uncorrectable-145-netdev.txt"))
 	if len(e.FEC) != 2 {
