@@ -105,6 +105,7 @@ func rules() []Rule {
 	rs = append(rs, counterRules()...)
 	rs = append(rs, physicalRules()...)
 	rs = append(rs, fecRules()...)
+	rs = append(rs, ethtoolJSONRules()...)
 	rs = append(rs, ibPortRules()...)
 	rs = append(rs, dcqcnRules()...)
 	rs = append(rs, windowRules()...)
