@@ -39,18 +39,24 @@ type fecPort struct {
 // many times it was read: the change in uncorrectable blocks between the
 // first and last reading when there are two or more, the count since the
 // driver started counting when there is one. Readings are of one port
-// when they name its interface on one named host, or in one input that
+// when they name its interface on one named host (the input's, or the
+// one a pdsh or clush prefix gives the reading), or in one input that
 // names none: eth0 in two inputs of unknown hosts may be two machines.
 func checkFEC(inc *Incident) []Finding {
 	var ports []*fecPort
 	byKey := map[[2]string]*fecPort{}
 	for _, e := range All[*ingest.EthtoolStats](inc) {
-		host := e.Scope().Host.Name
-		where := host
-		if where == "" {
-			where = "\x00" + e.Scope().Source
-		}
 		for _, f := range e.FEC {
+			// A pdsh or clush paste of several hosts is one input
+			// naming none: each reading names its own.
+			host := f.Host
+			if host == "" {
+				host = e.Scope().Host.Name
+			}
+			where := host
+			if where == "" {
+				where = "\x00" + e.Scope().Source
+			}
 			k := [2]string{where, f.Device}
 			p := byKey[k]
 			if p == nil {

@@ -135,3 +135,24 @@ func TestFECInputsOfUnknownHostsApart(t *testing.T) {
 		t.Errorf("%d findings of eth2's 4521 blocks, want one per input: %+v", len(got), got)
 	}
 }
+
+// One pdsh paste of two hosts is one input naming no host, but each line
+// names its host: node01's eth2 and node02's eth2 are two ports, each
+// judged on its own reading (SYNTHETIC; paired as one, they would report
+// the 79 blocks between them).
+func TestFECHostsOfOnePdshPasteApart(t *testing.T) {
+	var lines []string
+	lines = append(lines, "$ pdsh -w node0[1-2] ethtool -I --show-fec eth2")
+	for _, h := range []struct{ host, unc string }{{"node01", "4521"}, {"node02", "4600"}} {
+		for _, l := range []string{"FEC parameters for eth2:", "Active FEC encoding: RS", "Statistics:",
+			"  corrected_blocks: 81234567", "  uncorrectable_blocks: " + h.unc} {
+			lines = append(lines, h.host+": "+l)
+		}
+	}
+	fs := synthFindings(t, Options{}, lines...)
+	nicMustFind(t, fs, "counters.phy.fec_uncorrectable", Warn, "node01 eth2: 4521 FEC blocks uncorrectable", "since link-up")
+	nicMustFind(t, fs, "counters.phy.fec_uncorrectable", Warn, "node02 eth2: 4600 FEC blocks uncorrectable", "since link-up")
+	if got := nicFind(fs, "counters.phy.fec_uncorrectable", "between"); len(got) != 0 {
+		t.Errorf("two hosts' ports paired: %+v", got)
+	}
+}
