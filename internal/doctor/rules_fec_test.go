@@ -67,16 +67,20 @@ func TestFECOff(t *testing.T) {
 }
 
 // Two readings of one port are judged together: uncorrectable blocks that
-// did not grow between them give no finding, however many the counter
-// holds since link-up, and two identical dumps give one finding at most.
+// did not grow between them are one info of the count since the driver
+// started counting (none when it is 0), and growth one warn.
 func TestFECReadingsPaired(t *testing.T) {
 	dump := func(corr, unc string) []string {
 		return []string{"# ethtool -I --show-fec eth2", "FEC parameters for eth2:", "Active FEC encoding: RS", "Statistics:",
 			"  corrected_blocks: " + corr, "  uncorrectable_blocks: " + unc}
 	}
 	same := append(dump("81234567", "4521"), dump("81234567", "4521")...)
-	if got := nicFind(synthFindings(t, Options{}, same...), "counters.phy.fec_uncorrectable"); len(got) != 0 {
-		t.Errorf("nothing moved between the readings: %+v", got)
+	if got := nicFind(synthFindings(t, Options{}, same...), "counters.phy.fec_uncorrectable"); len(got) != 1 || got[0].Severity != Info ||
+		got[0].Title != "eth2: 4521 FEC blocks uncorrectable since the driver started counting; none between the 2 readings (RS FEC)" {
+		t.Errorf("nothing moved between the readings, want one info of the 4521: %+v", got)
+	}
+	if got := nicFind(synthFindings(t, Options{}, append(dump("5", "0"), dump("9", "0")...)...), "counters.phy.fec_uncorrectable"); len(got) != 0 {
+		t.Errorf("no uncorrectable blocks at all: %+v", got)
 	}
 	grew := append(dump("81234567", "4521"), dump("81299999", "4600")...)
 	fs := nicFind(synthFindings(t, Options{}, grew...), "counters.phy.fec_uncorrectable")

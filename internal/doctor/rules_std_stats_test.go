@@ -49,13 +49,15 @@ func TestStandardStatsSymbolErrors(t *testing.T) {
 // --show-fec`'s 145 uncorrectable blocks (lane 0 holds 88%), and
 // `ethtool --json -S --groups`'s one symbol error. The FEC paste prints
 // one moment twice, text then JSON: two readings of eth0 in which nothing
-// moved, so the whole paste reports no uncorrectable blocks and its FEC
-// off once; its JSON alone reports the blocks, citing its own key.
+// moved, so the whole paste reports the 145 blocks as an info (counted
+// since the driver started, none between the readings) and its FEC off
+// once; its JSON alone warns of the blocks, citing its own key.
 func TestEthtoolJSONJudged(t *testing.T) {
 	const fec = "corpus/ethtool/ethtool-json-show-fec-i-lanes-uncorrectable-145-netdev.txt"
 	fs := diagnoseFiles(t, Options{}, fec)
-	if got := nicFind(fs, "counters.phy.fec_uncorrectable"); len(got) != 0 {
-		t.Errorf("one moment read twice moved nothing: %+v", got)
+	if got := nicFind(fs, "counters.phy.fec_uncorrectable"); len(got) != 1 || got[0].Severity != Info ||
+		!strings.HasPrefix(got[0].Title, "eth0: 145 FEC blocks uncorrectable since the driver started counting; none between the 2 readings") {
+		t.Errorf("one moment read twice moved nothing, want one info of the 145: %+v", got)
 	}
 	if got := nicFind(fs, "counters.phy.fec_off", "eth0"); len(got) != 1 {
 		t.Errorf("fec_off %+v, want one for eth0", got)
