@@ -37,6 +37,11 @@ func checkFCS(inc *Incident) []Finding {
 			// A weak receiver's finding carries its port's errors.
 			return nil
 		}
+		if standardBesideDriver(inc, s, r, counters.PhyCRCErrors) {
+			// `ethtool -S IF` and `--groups eth-mac` count the same
+			// frames: the driver's dump reports them.
+			return nil
+		}
 		sev := Warn
 		title := fmt.Sprintf("%s: %d frames received with a bad FCS (%s)", s.Name(), r.Value, r.Name)
 		ev := []ingest.Reading{r}
@@ -58,6 +63,37 @@ func checkFCS(inc *Incident) []Finding {
 			Fix:       fmt.Sprintf("Check the link: `ethtool -m %s` (module DOM: rx/tx power against its alarm thresholds), `ethtool --show-fec %s` on both ends, rx_corrected_bits_phy and rx_symbol_err_phy (pre-FEC errors rising toward the FEC limit), and the FCS counters of the port at the other end. Clean and reseat the connectors, then replace the optic or cable; shut the link meanwhile so ECMP routes around it.", dev, dev),
 		}, s, "Frames received with a bad FCS")}
 	})
+}
+
+// standardBesideDriver reports whether r, a reading of concept c in s,
+// is one of the standard statistics (`ethtool -S IF --groups eth-mac`)
+// while a driver's own dump of the same port, in the same input or on the
+// same named host, has a counter of c: the two count the same events,
+// which the driver's dump reports.
+func standardBesideDriver(inc *Incident, s *ingest.CounterSample, r ingest.Reading, c counters.Concept) bool {
+	if s.Device == "" || !standardCounter(r.Name) {
+		return false
+	}
+	samples, _ := ctrSamples(inc)
+	for i := range samples {
+		o := &samples[i]
+		if o == s || o.Kind != ingest.KindEthtool || o.Device != s.Device || o.Host != s.Host {
+			continue
+		}
+		d, ok := o.Concept(c, counters.RX, 0)
+		if !ok || standardCounter(d.Name) || s.Host == "" && readingFile(d) != readingFile(r) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// standardCounter reports whether name is one of the IEEE 802.3 standard
+// statistics every driver may report (eth-mac-FrameCheckSequenceErrors).
+func standardCounter(name string) bool {
+	d, _, ok := counters.Default().LookupIn(counters.Ethtool, name)
+	return ok && d.Vendor == counters.Standard
 }
 
 // checkSymbolErrors reports ports whose PHY decoded invalid symbols while

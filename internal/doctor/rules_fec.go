@@ -37,20 +37,27 @@ type fecPort struct {
 
 // checkFEC judges each port `ethtool --show-fec` reported, once however
 // many times it was read: the change in uncorrectable blocks between the
-// first and last reading when there are two or more, the count since the
-// driver started counting when there is one. Readings are of one port
-// when they name its interface on one named host, or in one input that
+// first and last reading when there are two or more (an info of the count
+// when none grew), the count since the driver started counting when there
+// is one. Readings are of one port
+// when they name its interface on one named host (the input's, or the
+// one a pdsh or clush prefix gives the reading), or in one input that
 // names none: eth0 in two inputs of unknown hosts may be two machines.
 func checkFEC(inc *Incident) []Finding {
 	var ports []*fecPort
 	byKey := map[[2]string]*fecPort{}
 	for _, e := range All[*ingest.EthtoolStats](inc) {
-		host := e.Scope().Host.Name
-		where := host
-		if where == "" {
-			where = "\x00" + e.Scope().Source
-		}
 		for _, f := range e.FEC {
+			// A pdsh or clush paste of several hosts is one input
+			// naming none: each reading names its own.
+			host := f.Host
+			if host == "" {
+				host = e.Scope().Host.Name
+			}
+			where := host
+			if where == "" {
+				where = "\x00" + e.Scope().Source
+			}
 			k := [2]string{where, f.Device}
 			p := byKey[k]
 			if p == nil {
@@ -144,7 +151,8 @@ func fecUncorrectable(name string, f ingest.FECSetting) Finding {
 
 // fecUncorrectableGrowth reports the uncorrectable blocks counted between
 // a port's first and last readings; a count that fell (a counter reset)
-// starts again from the lower reading. No finding when none grew.
+// starts again from the lower reading. When none grew, the count the
+// readings hold is an info (fecUncorrectableStill).
 func fecUncorrectableGrowth(name string, rs []ingest.FECSetting) (Finding, bool) {
 	var grew, corrected uint64
 	lanes := make([]uint64, len(rs[len(rs)-1].UncorrectableLanes))
@@ -160,10 +168,10 @@ func fecUncorrectableGrowth(name string, rs []ingest.FECSetting) (Finding, bool)
 			lanes = nil
 		}
 	}
-	if grew == 0 {
-		return Finding{}, false
-	}
 	first, last := rs[0], rs[len(rs)-1]
+	if grew == 0 {
+		return fecUncorrectableStill(name, rs)
+	}
 	title := fmt.Sprintf("%s: %d FEC blocks uncorrectable between %d readings", name, grew, len(rs))
 	if corrected > 0 {
 		title += fmt.Sprintf(" beside %d corrected", corrected)
@@ -182,6 +190,31 @@ func fecUncorrectableGrowth(name string, rs []ingest.FECSetting) (Finding, bool)
 		Evidence:  ev,
 		Mechanism: fecUncorrectableMechanism + " The count grew between the readings, so the link still loses frames.",
 		Fix:       fecUncorrectableFix(nameOr(last.Device, "<if>")),
+	}, true
+}
+
+// fecUncorrectableStill reports the uncorrectable blocks two or more
+// readings of a port hold when none were counted between them: old
+// blocks, or one moment printed twice (text then JSON), which cannot be
+// told from a test in which nothing moved. Info, since the count may all
+// be from before; no finding when it is 0.
+func fecUncorrectableStill(name string, rs []ingest.FECSetting) (Finding, bool) {
+	last := rs[len(rs)-1]
+	if last.Uncorrectable == 0 {
+		return Finding{}, false
+	}
+	title := fmt.Sprintf("%s: %d FEC blocks uncorrectable since the driver started counting; none between the %d readings", name, last.Uncorrectable, len(rs))
+	if last.Active != "" {
+		title += " (" + last.Active + " FEC)"
+	}
+	ev := fecEvidence(rs[0], "uncorrectable")
+	ev = evidenceInOrder(append(ev, fecEvidence(last, "active", "uncorrectable")...))
+	return Finding{
+		ID: "counters.phy.fec_uncorrectable", Severity: Info, Layer: LayerFabric, Subject: name,
+		Title:     title,
+		Evidence:  ev,
+		Mechanism: fecUncorrectableMechanism + " The count did not grow between the readings: the blocks are from before the first (link up or driver load), or the readings are one moment printed twice, which looks the same. Readings before and after a test that still agree show the link repaired everything during it.",
+		Fix:       fmt.Sprintf("Read `ethtool -I --show-fec %s` before and after a test under load: growth between them is a link losing frames now.", nameOr(last.Device, "<if>")),
 	}, true
 }
 

@@ -67,16 +67,20 @@ func TestFECOff(t *testing.T) {
 }
 
 // Two readings of one port are judged together: uncorrectable blocks that
-// did not grow between them give no finding, however many the counter
-// holds since link-up, and two identical dumps give one finding at most.
+// did not grow between them are one info of the count since the driver
+// started counting (none when it is 0), and growth one warn.
 func TestFECReadingsPaired(t *testing.T) {
 	dump := func(corr, unc string) []string {
 		return []string{"# ethtool -I --show-fec eth2", "FEC parameters for eth2:", "Active FEC encoding: RS", "Statistics:",
 			"  corrected_blocks: " + corr, "  uncorrectable_blocks: " + unc}
 	}
 	same := append(dump("81234567", "4521"), dump("81234567", "4521")...)
-	if got := nicFind(synthFindings(t, Options{}, same...), "counters.phy.fec_uncorrectable"); len(got) != 0 {
-		t.Errorf("nothing moved between the readings: %+v", got)
+	if got := nicFind(synthFindings(t, Options{}, same...), "counters.phy.fec_uncorrectable"); len(got) != 1 || got[0].Severity != Info ||
+		got[0].Title != "eth2: 4521 FEC blocks uncorrectable since the driver started counting; none between the 2 readings (RS FEC)" {
+		t.Errorf("nothing moved between the readings, want one info of the 4521: %+v", got)
+	}
+	if got := nicFind(synthFindings(t, Options{}, append(dump("5", "0"), dump("9", "0")...)...), "counters.phy.fec_uncorrectable"); len(got) != 0 {
+		t.Errorf("no uncorrectable blocks at all: %+v", got)
 	}
 	grew := append(dump("81234567", "4521"), dump("81299999", "4600")...)
 	fs := nicFind(synthFindings(t, Options{}, grew...), "counters.phy.fec_uncorrectable")
@@ -133,5 +137,26 @@ func TestFECInputsOfUnknownHostsApart(t *testing.T) {
 	got := nicFind(diagnose(t, Options{}, paths...).Findings, "counters.phy.fec_uncorrectable", "eth2: 4521 FEC blocks uncorrectable")
 	if len(got) != 2 {
 		t.Errorf("%d findings of eth2's 4521 blocks, want one per input: %+v", len(got), got)
+	}
+}
+
+// One pdsh paste of two hosts is one input naming no host, but each line
+// names its host: node01's eth2 and node02's eth2 are two ports, each
+// judged on its own reading (SYNTHETIC; paired as one, they would report
+// the 79 blocks between them).
+func TestFECHostsOfOnePdshPasteApart(t *testing.T) {
+	var lines []string
+	lines = append(lines, "$ pdsh -w node0[1-2] ethtool -I --show-fec eth2")
+	for _, h := range []struct{ host, unc string }{{"node01", "4521"}, {"node02", "4600"}} {
+		for _, l := range []string{"FEC parameters for eth2:", "Active FEC encoding: RS", "Statistics:",
+			"  corrected_blocks: 81234567", "  uncorrectable_blocks: " + h.unc} {
+			lines = append(lines, h.host+": "+l)
+		}
+	}
+	fs := synthFindings(t, Options{}, lines...)
+	nicMustFind(t, fs, "counters.phy.fec_uncorrectable", Warn, "node01 eth2: 4521 FEC blocks uncorrectable", "since link-up")
+	nicMustFind(t, fs, "counters.phy.fec_uncorrectable", Warn, "node02 eth2: 4600 FEC blocks uncorrectable", "since link-up")
+	if got := nicFind(fs, "counters.phy.fec_uncorrectable", "between"); len(got) != 0 {
+		t.Errorf("two hosts' ports paired: %+v", got)
 	}
 }

@@ -144,7 +144,8 @@ func rxFault(f Finding) bool {
 
 // linkErrorsOn returns the link errors the incident's counters count on
 // the module's port, a switch's or a host NIC's (`ethtool -S`): what each
-// says and its line. grave is set when a host's errors, surely on the
+// says and its line: bad-FCS frames and symbol errors during carrier,
+// not the standard FCS counter beside the driver's. grave is set when a host's errors, surely on the
 // module's device, are an error of their own: over fcsErrorFraction of
 // the frames received during a test (checkFCS).
 //
@@ -156,7 +157,7 @@ func linkErrorsOn(inc *Incident, host, src string, m ingest.Module) (texts []str
 		if s.Kind != ingest.KindEthtool || s.Device == "" || !hostsAgree(s.Host, host) || !weakOn(inc, host, s.Device, m) {
 			continue
 		}
-		if r, ok := s.Concept(counters.PhyCRCErrors, counters.RX, 0); ok && r.Value > 0 {
+		if r, ok := s.Concept(counters.PhyCRCErrors, counters.RX, 0); ok && r.Value > 0 && !standardBesideDriver(inc, s, r, counters.PhyCRCErrors) {
 			texts = append(texts, fmt.Sprintf("%s counts %s with a bad FCS (%s)", s.Device, plural(int(r.Value), "frame", "frames"), r.Name))
 			evs = append(evs, readingsEvidence(r)...)
 			f := readingFile(r)
@@ -166,6 +167,15 @@ func linkErrorsOn(inc *Incident, host, src string, m ingest.Module) (texts []str
 			}
 			if rx, ok := s.PortRxPackets(); ok && sure && rx.Value > 0 && s.IsDelta() && float64(r.Value)/float64(rx.Value) >= fcsErrorFraction {
 				grave = true
+			}
+		}
+		if r, ok := s.Concept(counters.PhySymbolErrors, counters.RX, 0); ok && r.Value > 0 {
+			// checkSymbolErrors leaves a weak receiver's symbol errors
+			// to its finding.
+			texts = append(texts, fmt.Sprintf("%s counts %d symbol errors during carrier (%s)", s.Device, r.Value, r.Name))
+			evs = append(evs, readingsEvidence(r)...)
+			if f := readingFile(r); !surelyOneDevice(s.Host, f, host, src) {
+				guessed = appendNew(guessed, f)
 			}
 		}
 	}

@@ -214,3 +214,25 @@ func TestOpticsJoinFactoryHostnameIsNoDevice(t *testing.T) {
 	}
 	nicMustFind(t, fs, "switch.link.errors", Warn, "Ethernet0: RS-FEC met 34 codewords it could not correct")
 }
+
+// A weak receiver's finding carries its port's symbol errors as it does
+// its FCS errors: the marginal SFP-10G-SR on enp134s0f0 (real) and that
+// port's eth-phy-SymbolErrorDuringCarrier (SYNTHETIC) in one input give
+// one optics finding naming them, no counters.phy.symbol_errors.
+func TestOpticsJoinHostSymbolErrors(t *testing.T) {
+	module, err := os.ReadFile(nicTestdata("corpus/ethtool/ethtool-m-sfp-10g-sr-rx-13.57dbm-near-low-warning-supingisme.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "one.txt")
+	std := "$ ethtool -S enp134s0f0 --groups eth-phy\nStandard stats for enp134s0f0:\neth-phy-SymbolErrorDuringCarrier: 4096\n"
+	if err := os.WriteFile(p, append(module, std...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fs := Diagnose([]string{p}, nil, Options{}).Findings
+	f := nicMustFind(t, fs, "optics.rx.power", Warn, "enp134s0f0 counts 4096 symbol errors during carrier (eth-phy-SymbolErrorDuringCarrier)")
+	if last := f.Evidence[len(f.Evidence)-1]; !strings.Contains(last.Text, "eth-phy-SymbolErrorDuringCarrier") {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	nicMustNot(t, fs, "counters.phy.symbol_errors")
+}

@@ -18,6 +18,11 @@ import (
 //	  uncorrectable_blocks: 4521
 type FECSetting struct {
 	Device string
+	// Host is the host the reading is of when the input names one: a
+	// pdsh or clush prefix, or the prompt of the command that printed
+	// it; "" otherwise. One paste of several hosts holds each host's
+	// readings of the same interface name.
+	Host string
 	// Configured is what the port was told to use ("Auto", "RS",
 	// "BaseR", "Off"), Active what the link came up with ("RS",
 	// "Off", "None"); "" when the output does not say.
@@ -44,6 +49,9 @@ func (p *ethtoolParser) fecLine(l Line, t string) bool {
 	}
 	key, val = strings.TrimSpace(key), strings.TrimSpace(val)
 	at := At(p.out.src, l)
+	if p.host == "" && l.Host != "" {
+		p.host = l.Host
+	}
 	switch key {
 	case "Supported/Configured FEC encodings", "Configured FEC encodings":
 		f := p.fecSetting()
@@ -103,7 +111,11 @@ func (p *ethtoolParser) fecSetting() *FECSetting {
 	if p.fec != nil {
 		return p.fec
 	}
-	f := FECSetting{Device: p.dev, Evidence: map[string]Evidence{}}
+	host := p.host
+	if p.origin != "" {
+		host = p.origin
+	}
+	f := FECSetting{Device: p.dev, Host: host, Evidence: map[string]Evidence{}}
 	if len(p.out.FEC) >= MaxSamples {
 		p.out.Omitted++
 		p.fec = &f
