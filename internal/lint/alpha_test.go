@@ -28,7 +28,6 @@ func TestLintLosslessDynamicTh(t *testing.T) {
 		t.Fatal(err)
 	}
 	row := "\"BUFFER_PROFILE|pg_lossless_100000_40m_profile\": {\n        \"dynamic_th\": \"0\","
-	dir := t.TempDir()
 	write := func(th string, edits ...string) string {
 		s := strings.Replace(string(orig), row, strings.Replace(row, "\"0\"", "\""+th+"\"", 1), 1)
 		for i := 0; i+1 < len(edits); i += 2 {
@@ -37,11 +36,7 @@ func TestLintLosslessDynamicTh(t *testing.T) {
 		if s == string(orig) {
 			t.Fatal("the profile row is not in the file")
 		}
-		p := filepath.Join(dir, fmt.Sprintf("th%s-%d.json", th, len(edits)))
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return tempFile(t, fmt.Sprintf("th%s-%d.json", th, len(edits)), s)
 	}
 	egressLossy := "\"BUFFER_PROFILE|egress_lossy_profile\": {\n        \"dynamic_th\": \"7\","
 	if !strings.Contains(string(orig), egressLossy) {
@@ -96,14 +91,9 @@ func TestLintLosslessDynamicTh(t *testing.T) {
 // buffermgrd writes into every lossless profile it generates; -7 is
 // judged there as in a profile (synthetic fragment), SONiC's 0 is not.
 func TestLintDefaultDynamicTh(t *testing.T) {
-	dir := t.TempDir()
 	for th, want := range map[string]bool{"0": false, "-7": true} {
-		p := filepath.Join(dir, "default"+th+".json")
 		frag := "{\n  \"DEFAULT_LOSSLESS_BUFFER_PARAMETER\": {\n    \"AZURE\": {\n      \"default_dynamic_th\": \"" + th + "\",\n      \"over_subscribe_ratio\": \"2\"\n    }\n  }\n}\n"
-		if err := os.WriteFile(p, []byte(frag), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		rep := lintFiles(t, p)
+		rep := lintFiles(t, tempFile(t, "default"+th+".json", frag))
 		found := false
 		for _, f := range rep.Findings {
 			if f.ID == "pfc.pg.dynamic_th" {
@@ -125,9 +115,7 @@ func TestLintDefaultDynamicTh(t *testing.T) {
 // as naming the switch, but only the platform was read for Tofino, so it
 // warned. A Broadcom hwsku still warns.
 func TestLintDynamicThTofinoHwsku(t *testing.T) {
-	dir := t.TempDir()
 	for hwsku, want := range map[string]string{"montara": "", "Arista-7170-64C": "", "Accton-AS7712-32X": "warn"} {
-		p := filepath.Join(dir, hwsku+".json")
 		frag := `{
   "DEVICE_METADATA": {
     "localhost": {
@@ -145,11 +133,8 @@ func TestLintDynamicThTofinoHwsku(t *testing.T) {
   }
 }
 `
-		if err := os.WriteFile(p, []byte(frag), 0o644); err != nil {
-			t.Fatal(err)
-		}
 		got := ""
-		for _, f := range lintFiles(t, p).Findings {
+		for _, f := range lintFiles(t, tempFile(t, hwsku+".json", frag)).Findings {
 			if f.ID == "pfc.pg.dynamic_th" {
 				got = f.Severity.String()
 			}
@@ -164,7 +149,6 @@ func TestLintDynamicThTofinoHwsku(t *testing.T) {
 // the default's value (or -1, BufferProfile's absent number): against an
 // out-of-range default_dynamic_th of 9, only the default's row is named.
 func TestLintDynamicThAbsentField(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "absent.json")
 	frag := `{
   "DEFAULT_LOSSLESS_BUFFER_PARAMETER": {
     "AZURE": {
@@ -181,11 +165,8 @@ func TestLintDynamicThAbsentField(t *testing.T) {
   }
 }
 `
-	if err := os.WriteFile(p, []byte(frag), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	var got []doctor.Finding
-	for _, f := range lintFiles(t, p).Findings {
+	for _, f := range lintFiles(t, tempFile(t, "absent.json", frag)).Findings {
 		if f.ID == "pfc.pg.dynamic_th" {
 			got = append(got, f)
 		}

@@ -95,12 +95,8 @@ func TestQueueSharedPFCApart(t *testing.T) {
 // of its pfc.queue.shared findings.
 func queueSharedTitles(t *testing.T, text string) []string {
 	t.Helper()
-	f := filepath.Join(t.TempDir(), "config_db.json")
-	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	var got []string
-	for _, fd := range lintFiles(t, f).Findings {
+	for _, fd := range lintFiles(t, tempFile(t, "config_db.json", text)).Findings {
 		if fd.ID == "pfc.queue.shared" {
 			got = append(got, fd.Title)
 		}
