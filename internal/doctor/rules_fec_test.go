@@ -106,12 +106,19 @@ func TestFECReadingsPaired(t *testing.T) {
 
 // The real pastes of healthy links (fbnic, ice) give no FEC finding.
 func TestFECCorpusHealthy(t *testing.T) {
-	for _, rel := range []string{
+	wantReadNoFinding(t, "counters.phy.fec",
 		"corpus/ethtool/ethtool-show-fec-i-fbnic-rs-zero-blocks-and-eth-phy-group-netdev.txt",
-		"corpus/ethtool/ethtool-show-fec-i-ice-rs-zero-blocks-ragged-indent-netdev.txt",
-	} {
+		"corpus/ethtool/ethtool-show-fec-i-ice-rs-zero-blocks-ragged-indent-netdev.txt")
+}
+
+// wantReadNoFinding diagnoses each input alone and fails on any finding
+// whose rule id starts with prefix, or on the input not being recognised:
+// healthy real pastes, read and judged clean.
+func wantReadNoFinding(t *testing.T, prefix string, rels ...string) {
+	t.Helper()
+	for _, rel := range rels {
 		for _, f := range diagnoseFiles(t, Options{}, rel) {
-			if strings.HasPrefix(f.ID, "counters.phy.fec") || f.ID == "input.unrecognized" {
+			if strings.HasPrefix(f.ID, prefix) || f.ID == "input.unrecognized" {
 				t.Errorf("%s: %s %s", rel, f.ID, f.Title)
 			}
 		}
