@@ -10,15 +10,7 @@ import "testing"
 // both domains with the workloads in their hosts' domains
 // (docs/engine.md, "Workloads in their hosts' domains").
 func TestHomesAllReduce(t *testing.T) {
-	s := mustLoad(t, "homes.yaml", homesYAML)
-	tw, err := BuildWith(s, Options{Threads: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tw.Run()
-	if !tw.Done() {
-		t.Fatal("the AllReduce did not finish")
-	}
+	tw := runHomes(t, 2)
 	p, _, st := tw.RunStats()
 	if p.Domains != 2 {
 		t.Fatalf("%d domains, want 2", p.Domains)
@@ -29,6 +21,20 @@ func TestHomesAllReduce(t *testing.T) {
 	if st.HomePathEvents < st.CriticalEvents || st.HomePathEvents > st.CriticalEvents+st.ControlEvents {
 		t.Errorf("home path %d events, want between the critical path %d and it plus the workloads' %d", st.HomePathEvents, st.CriticalEvents, st.ControlEvents)
 	}
+}
+
+// runHomes runs homesYAML to its end on threads threads.
+func runHomes(t *testing.T, threads int) *Twin {
+	t.Helper()
+	tw, err := BuildWith(mustLoad(t, "homes.yaml", homesYAML), Options{Threads: threads})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw.Run()
+	if !tw.Done() {
+		t.Fatal("the AllReduce did not finish")
+	}
+	return tw
 }
 
 // homesYAML is an nccl-tests AllReduce over two leaves' hosts.
@@ -53,15 +59,7 @@ workload:
 // run has no Windows.Homes, and the transport's Homes has nothing to
 // give after the AllReduce ran.
 func TestHomesOnePart(t *testing.T) {
-	s := mustLoad(t, "homes.yaml", homesYAML)
-	tw, err := BuildWith(s, Options{Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tw.Run()
-	if !tw.Done() {
-		t.Fatal("the AllReduce did not finish")
-	}
+	tw := runHomes(t, 1)
 	if tw.run.Homes != nil {
 		t.Error("a run of one part has Windows.Homes")
 	}
