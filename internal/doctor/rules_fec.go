@@ -39,10 +39,10 @@ type fecPort struct {
 // many times it was read: the change in uncorrectable blocks between the
 // first and last reading when there are two or more (an info of the count
 // when none grew), the count since the driver started counting when there
-// is one. Readings are of one port
-// when they name its interface on one named host (the input's, or the
-// one a pdsh or clush prefix gives the reading), or in one input that
-// names none: eth0 in two inputs of unknown hosts may be two machines.
+// is one. Readings are of one port when they name its interface on one
+// named host (the input's, or the one a pdsh or clush prefix gives the
+// reading), or in one input that names none: eth0 in two inputs of
+// unknown hosts may be two machines.
 func checkFEC(inc *Incident) []Finding {
 	var ports []*fecPort
 	byKey := map[[2]string]*fecPort{}
