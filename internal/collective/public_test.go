@@ -33,6 +33,9 @@ type publicRun struct {
 	ppn     int
 	env     map[string]string
 	version string
+	// host is "VM" or "bare metal" where the source or the cloud's shape
+	// says which the servers are, "" where it does not.
+	host string
 	// quoted rows stand for a figure given in words rather than a table
 	// ("NVLS on: 430 GB/s"); rows read from file otherwise.
 	quoted []publicRow
@@ -155,15 +158,15 @@ var h100x4 = func() gpu.Server {
 // ProxyOp's value (issue 18's second round, on nccl-tests#309's rings and
 // trees).
 var publicRuns = []publicRun{
-	{file: "oci-gpu4.8-a100-2n-roce.txt", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE", fabric: "RoCE",
+	{file: "oci-gpu4.8-a100-2n-roce.txt", host: "bare metal", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_SPLIT_DATA_ON_QPS": "0"}, version: "2.23.4"},
-	{file: "h200-2n-roce400g-spectrumx.txt", label: "2 × 8 H200 (Dell XE9680), 8 × 400G RoCE (Spectrum-X)", fabric: "RoCE",
+	{file: "h200-2n-roce400g-spectrumx.txt", host: "bare metal", label: "2 × 8 H200 (Dell XE9680), 8 × 400G RoCE (Spectrum-X)", fabric: "RoCE",
 		srv: serverOf("H100", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "2", "NCCL_IB_SPLIT_DATA_ON_QPS": "0", "NCCL_MIN_NCHANNELS": "32", "NCCL_P2P_NET_CHUNKSIZE": "524288"}, version: "2.30.4", threadGPUs: 8, iters: 100},
-	{file: "azure-ndv4-a100-2n-ib200g.txt", label: "Azure ND96asr_v4, 2 × 8 A100, 8 × 200G HDR IB", fabric: "IB",
+	{file: "azure-ndv4-a100-2n-ib200g.txt", host: "VM", label: "Azure ND96asr_v4, 2 × 8 A100, 8 × 200G HDR IB", fabric: "IB",
 		srv: serverOf("A100", 8, 200*unit.Gbps, 4, gpu.PXB, gpu.AMD), servers: 2, ppn: 8, version: "2.17.1"},
-	{file: "oci-b4.8-a100-2n-roce-ring.txt", label: "OCI BM.GPU.B4.8, 2 × 8 A100, 16 × 100G RoCE, NCCL_ALGO=Ring", fabric: "RoCE",
+	{file: "oci-b4.8-a100-2n-roce-ring.txt", host: "bare metal", label: "OCI BM.GPU.B4.8, 2 × 8 A100, 16 × 100G RoCE, NCCL_ALGO=Ring", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_ALGO": "Ring", "NCCL_IB_QPS_PER_CONNECTION": "4"}, version: "2.29.3"},
 	{file: "h100-2n-ib400g-ring-wutz.txt", label: "2 × 8 H100, 8 × 400G IB, NCCL_ALGO=Ring", fabric: "IB",
@@ -172,19 +175,19 @@ var publicRuns = []publicRun{
 	{file: "h20-2n-ib-nvlstree-nccl1244.txt", label: "2 × 8 H20, 8 × 400G NDR IB, NCCL_ALGO=NVLSTree", fabric: "IB",
 		srv: h100x8, servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_ALGO": "NVLSTree"}, version: "2.21.5"},
-	{file: "gb10-2x1-roce200g-dgxspark103.txt", label: "2 × 1 GB10 (DGX Spark), 200G RoCE", fabric: "RoCE",
+	{file: "gb10-2x1-roce200g-dgxspark103.txt", host: "bare metal", label: "2 × 1 GB10 (DGX Spark), 200G RoCE", fabric: "RoCE",
 		srv: serverOf("GB10", 1, 200*unit.Gbps, 5, gpu.PIX, gpu.ARM), servers: 2, ppn: 1, version: "2.31.2"},
 	{file: "NVIDIA/nccl#1221", label: "2 × 8 H100, 8 × 400G RoCE, NCCL_NVLS_ENABLE=1 (\"430GB\")", fabric: "RoCE",
 		srv: h100x8, servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_NVLS_ENABLE": "1", "NCCL_IB_GID_INDEX": "3"}, version: "2.19.3", quoted: []publicRow{{size: 4 << 30, busbw: 430}}},
-	{file: "azure-ndmv4-a100-2n-ib200g-aks.txt", label: "Azure ND96amsr_A100_v4 on AKS, 2 × 8 A100 80GB, 8 × 200G HDR IB", fabric: "IB",
+	{file: "azure-ndmv4-a100-2n-ib200g-aks.txt", host: "VM", label: "Azure ND96amsr_A100_v4 on AKS, 2 × 8 A100 80GB, 8 × 200G HDR IB", fabric: "IB",
 		srv: serverOf("A100", 8, 200*unit.Gbps, 4, gpu.PXB, gpu.AMD), servers: 2, ppn: 8, version: "2.17.1", heldOut: 1},
-	{file: "h200-2n-ib400g-4nic-nccltests380.txt", label: "2 × 8 H200 bare metal, 4 × 400G NDR IB (a NIC per 2 GPUs)", fabric: "IB",
+	{file: "h200-2n-ib400g-4nic-nccltests380.txt", host: "bare metal", label: "2 × 8 H200 bare metal, 4 × 400G NDR IB (a NIC per 2 GPUs)", fabric: "IB",
 		srv: serverOf("H100", 4, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel), servers: 2, ppn: 8, version: "2.30.4", heldOut: 1},
-	{file: "h100-2n-ib400g-nccltests309.txt", label: "2 × 8 H100 (Dell XE9680), 8 × 400G IB (nccl-tests#309)", fabric: "IB",
+	{file: "h100-2n-ib400g-nccltests309.txt", host: "bare metal", label: "2 × 8 H100 (Dell XE9680), 8 × 400G IB (nccl-tests#309)", fabric: "IB",
 		srv: serverOf("H100", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_NET_GDR_LEVEL": "1"}, version: "2.26.2", heldOut: 1},
-	{file: "h100-4n-ib400g-vm-nccltests309.txt", label: "4 × 8 H100 VMs (passthrough), 8 × 400G IB (nccl-tests#309)", fabric: "IB",
+	{file: "h100-4n-ib400g-vm-nccltests309.txt", host: "VM", label: "4 × 8 H100 VMs (passthrough), 8 × 400G IB (nccl-tests#309)", fabric: "IB",
 		srv: serverOf("H100", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), servers: 4, ppn: 8,
 		env: map[string]string{"NCCL_NET_GDR_LEVEL": "1"}, version: "2.26.2", heldOut: 1},
 	{file: "h100-4n-ib400g-nccltests309-gjaion.txt", label: "4 × 8 H100, 8 × 400G IB, NCCL defaults (nccl-tests#309; version not printed)", fabric: "IB",
@@ -207,34 +210,34 @@ var publicRuns = []publicRun{
 		srv: serverOf("A100", 4, 200*unit.Gbps, 4, gpu.PXB, gpu.Intel), servers: 3, ppn: 8, version: "2.15.5"},
 	// Held out, group 2: added and compared before anything was changed
 	// on them.
-	{file: "oci-h100-2n-roce200g-ocitutorials.txt", label: "OCI BM.GPU.H100.8, 2 × 8 H100, 16 × 200G RoCE", fabric: "RoCE",
+	{file: "oci-h100-2n-roce200g-ocitutorials.txt", host: "bare metal", label: "OCI BM.GPU.H100.8, 2 × 8 H100, 16 × 200G RoCE", fabric: "RoCE",
 		srv: ociCards(serverOf("H100", 16, 200*unit.Gbps, 5, gpu.PXB, gpu.Intel)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_SPLIT_DATA_ON_QPS": "0", "NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "41"}, version: "2.21.5", heldOut: 2, maxSize: 16 << 30},
-	{file: "oci-h200-2n-roce400g-ocihowto.txt", label: "OCI BM.GPU.H200.8, 2 × 8 H200, 8 × 400G RoCE", fabric: "RoCE",
+	{file: "oci-h200-2n-roce400g-ocihowto.txt", host: "bare metal", label: "OCI BM.GPU.H200.8, 2 × 8 H200, 8 × 400G RoCE", fabric: "RoCE",
 		srv: h100x8, servers: 2, ppn: 8,
 		env:     map[string]string{"NCCL_IB_SPLIT_DATA_ON_QPS": "0", "NCCL_IB_QPS_PER_CONNECTION": "1", "NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "41", "NCCL_IB_SL": "0", "NCCL_IB_TIMEOUT": "22"},
 		version: "2.27.5", heldOut: 2, maxSize: 16 << 30},
-	{file: "nebius-h200-2n-ib400g-mlcookbook.txt", label: "Nebius, 2 × 8 H200, 8 × 400G IB, NCCL_BUFFSIZE=8M, 2 QPs (version not printed)", fabric: "IB",
+	{file: "nebius-h200-2n-ib400g-mlcookbook.txt", host: "VM", label: "Nebius, 2 × 8 H200, 8 × 400G IB, NCCL_BUFFSIZE=8M, 2 QPs (version not printed)", fabric: "IB",
 		srv: h100x8, servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_BUFFSIZE": "8388608", "NCCL_IB_QPS_PER_CONNECTION": "2"}, version: "2.23.4", heldOut: 2, maxSize: 16 << 30},
-	{file: "oci-a100-2n-roce100g-ubuntu-ocitutorials.txt", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE, NCCL defaults", fabric: "RoCE",
+	{file: "oci-a100-2n-roce100g-ubuntu-ocitutorials.txt", host: "bare metal", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE, NCCL defaults", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8, version: "2.26.5", heldOut: 2, maxSize: 10 << 30},
-	{file: "oci-a100-2n-roce100g-ol-ocitutorials.txt", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE, 4 QPs", fabric: "RoCE",
+	{file: "oci-a100-2n-roce100g-ol-ocitutorials.txt", host: "bare metal", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE, 4 QPs", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_GID_INDEX": "3"}, version: "2.25.1", heldOut: 2, maxSize: 10 << 30},
-	{file: "oke-a100-2n-roce100g-readme.txt", label: "OCI BM.GPU4.8 on OKE, 2 × 8 A100, 16 × 100G RoCE, 4 QPs", fabric: "RoCE",
+	{file: "oke-a100-2n-roce100g-readme.txt", host: "bare metal", label: "OCI BM.GPU4.8 on OKE, 2 × 8 A100, 16 × 100G RoCE, 4 QPs", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env:     map[string]string{"NCCL_IB_SPLIT_DATA_ON_QPS": "0", "NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "41", "NCCL_IB_SL": "0", "NCCL_IB_TIMEOUT": "22"},
 		version: "2.25.1", heldOut: 2, maxSize: 4 << 30},
 	// Held out, group 4: added and compared before anything was changed
 	// on them (docs/nccl.md, "Held out, group 4").
-	{file: "oci-a100-2n-roce100g-horovod-ocitutorials.txt", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE, 4 QPs, Horovod container", fabric: "RoCE",
+	{file: "oci-a100-2n-roce100g-horovod-ocitutorials.txt", host: "bare metal", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE, 4 QPs, Horovod container", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_GID_INDEX": "3"}, version: "2.15.5", heldOut: 4, maxSize: 10 << 30},
-	{file: "oci-a100-2n-roce100g-tf2211-ocitutorials.txt", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE, 4 QPs, NGC TensorFlow 22.11 container (version not printed)", fabric: "RoCE",
+	{file: "oci-a100-2n-roce100g-tf2211-ocitutorials.txt", host: "bare metal", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE, 4 QPs, NGC TensorFlow 22.11 container (version not printed)", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_GID_INDEX": "3"}, version: "2.15.5", heldOut: 4, maxSize: 10 << 30},
-	{file: "oci-a100-2n-roce100g-enroot-g8-ocitutorials.txt", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE, 4 QPs, -g 8, NGC TensorFlow 22.11 container (version not printed)", fabric: "RoCE",
+	{file: "oci-a100-2n-roce100g-enroot-g8-ocitutorials.txt", host: "bare metal", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE, 4 QPs, -g 8, NGC TensorFlow 22.11 container (version not printed)", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_GID_INDEX": "3"}, version: "2.15.5", heldOut: 4, maxSize: 10 << 30, threadGPUs: 8, iters: 20},
 	{file: "b200-2n-ib400g-vultr-all_reduce.txt", label: "Vultr, 2 × 8 B200, 8 × 400G NDR IB (version not printed)", fabric: "IB",
@@ -246,9 +249,9 @@ var publicRuns = []publicRun{
 	// change (docs/nccl.md, "Held out, group 5").
 	{file: "b200-2n-ib-lambda1cc-dstack.txt", label: "Lambda 1-Click Cluster, 2 × 8 B200, InfiniBand (8 × 400G and Intel hosts assumed; dstack's example)", fabric: "IB",
 		srv: serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel), servers: 2, ppn: 8, version: "2.26.2", heldOut: 5, iters: 100},
-	{file: "h100-2n-ib-nebius-dstack.txt", label: "Nebius, 2 × 8 H100, InfiniBand (8 × 400G assumed; version not printed; dstack's example)", fabric: "IB",
+	{file: "h100-2n-ib-nebius-dstack.txt", host: "VM", label: "Nebius, 2 × 8 H100, InfiniBand (8 × 400G assumed; version not printed; dstack's example)", fabric: "IB",
 		srv: h100x8, servers: 2, ppn: 8, version: "2.26.2", heldOut: 5},
-	{file: "b200-2n-roce400g-gcp-a4-dstack.txt", label: "GCP A4, 2 × 8 B200, 8 × 400G RoCE, no gIB plugin (version not printed; dstack's example)", fabric: "RoCE",
+	{file: "b200-2n-roce400g-gcp-a4-dstack.txt", host: "VM", label: "GCP A4, 2 × 8 B200, 8 × 400G RoCE, no gIB plugin (version not printed; dstack's example)", fabric: "RoCE",
 		srv: serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), servers: 2, ppn: 8, version: "2.26.2", heldOut: 5},
 	// Held out, group 6: added and compared before any change to the
 	// paths it runs (docs/nccl.md, "Held out, group 6").
@@ -256,21 +259,21 @@ var publicRuns = []publicRun{
 		srv: h100x8, servers: 4, ppn: 8, version: "2.24.3", heldOut: 6},
 	// Held out, group 7: added after group 6 and compared before any
 	// change (docs/nccl.md, "Held out, group 7").
-	{file: "h200-2n-roce400g-spectrumx-10g-40g.txt", label: "2 × 8 H200 (Dell XE9680), 8 × 400G RoCE (BlueField-3, Spectrum-X), the calibration run's cluster and settings, another run at 10-40 GiB", fabric: "RoCE",
+	{file: "h200-2n-roce400g-spectrumx-10g-40g.txt", host: "bare metal", label: "2 × 8 H200 (Dell XE9680), 8 × 400G RoCE (BlueField-3, Spectrum-X), the calibration run's cluster and settings, another run at 10-40 GiB", fabric: "RoCE",
 		srv: serverOf("H100", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "2", "NCCL_IB_SPLIT_DATA_ON_QPS": "0", "NCCL_MIN_NCHANNELS": "32", "NCCL_P2P_NET_CHUNKSIZE": "524288"}, version: "2.30.4", threadGPUs: 8, iters: 100, heldOut: 7, maxSize: 48 << 30},
-	{file: "oci-b4.8-a100-2n-roce100g-slurm-operator.txt", label: "OCI BM.GPU.B4.8 under Slurm on OKE, 2 × 8 A100, 16 × 100G RoCE, 4 QPs, NCCL's own choice", fabric: "RoCE",
+	{file: "oci-b4.8-a100-2n-roce100g-slurm-operator.txt", host: "bare metal", label: "OCI BM.GPU.B4.8 under Slurm on OKE, 2 × 8 A100, 16 × 100G RoCE, 4 QPs, NCCL's own choice", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env:     map[string]string{"NCCL_IB_SPLIT_DATA_ON_QPS": "0", "NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_GID_INDEX": "3", "NCCL_IB_TC": "41", "NCCL_IB_SL": "0", "NCCL_IB_TIMEOUT": "22"},
 		version: "2.29.3", heldOut: 7, maxSize: 4 << 30},
 	// Held out, group 8: added last and compared before any
 	// change (docs/nccl.md, "Held out, group 8").
-	{file: "a100-2n-dgx-ring-nccl812.txt", label: "2 × DGX A100, 8 × 100G as the reporter gives them (taken as IB), NCCL_ALGO=Ring (NVIDIA/nccl#812; 8-256 B)", fabric: "IB",
+	{file: "a100-2n-dgx-ring-nccl812.txt", host: "bare metal", label: "2 × DGX A100, 8 × 100G as the reporter gives them (taken as IB), NCCL_ALGO=Ring (NVIDIA/nccl#812; 8-256 B)", fabric: "IB",
 		srv: serverOf("A100", 8, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_ALGO": "Ring"}, version: "2.16.5", heldOut: 8},
 	{file: "h100-2n-8nic-multinode-doc.txt", label: "2 × 8 H100, 8 HCAs (8 × 400G, Intel hosts and NCCL 2.21.5 assumed; nothing but the HCAs printed)", fabric: "IB",
 		srv: h100x8, servers: 2, ppn: 8, version: "2.21.5", heldOut: 8, maxSize: 8 << 30},
-	{file: "oci-a100-2n-roce100g-ol9-singularity-ocitutorials.txt", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE, 4 QPs, Oracle Linux 9.5 and Singularity", fabric: "RoCE",
+	{file: "oci-a100-2n-roce100g-ol9-singularity-ocitutorials.txt", host: "bare metal", label: "OCI BM.GPU4.8, 2 × 8 A100, 16 × 100G RoCE, 4 QPs, Oracle Linux 9.5 and Singularity", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4", "NCCL_IB_GID_INDEX": "3"}, version: "2.26.5", heldOut: 8, maxSize: 10 << 30},
 	// Held out, group 9: added after group 8 and compared before any change
@@ -279,6 +282,17 @@ var publicRuns = []publicRun{
 		srv: serverOf("H100", 4, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel), servers: 5, ppn: 8,
 		env:     map[string]string{"NCCL_ALGO": "Ring", "NCCL_IB_QPS_PER_CONNECTION": "2", "NCCL_IB_GID_INDEX": "3"},
 		version: "2.20.5", heldOut: 9, table: true, quoted: []publicRow{{size: 1 << 20, time: 354.9, busbw: 5.76}}},
+	// Held out, group 13: a B200 InfiniBand cluster's report of the
+	// largest sizes, by NCCL algorithm and node count, added and compared
+	// before any change (docs/nccl.md, "Held out, group 13").
+	togetherB200("all_reduce", "Ring", 2, 341.9, 343.3, 343.9),
+	togetherB200("all_reduce", "Ring", 4, 328.7, 331.2, 332.9),
+	togetherB200("all_reduce", "NVLS", 2, 687.5, 705.5, 713.3),
+	togetherB200("all_reduce", "NVLS", 4, 315.0, 315.4, 311.4),
+	togetherB200("all_reduce", "Tree", 2, 327.3, 332.5, 335.1),
+	togetherB200("all_reduce", "Tree", 4, 184.5, 186.6, 187.8),
+	togetherB200("all_reduce", "NVLSTree", 2, 687.6, 705.4, 713.2),
+	togetherB200("all_reduce", "NVLSTree", 4, 257.6, 266.1, 263.5),
 	// Held out, group 3: the other collectives (all_gather, reduce_scatter,
 	// alltoall, sendrecv), added and compared before anything was changed
 	// on them (docs/nccl.md, "Other collectives").
@@ -290,28 +304,28 @@ var publicRuns = []publicRun{
 		srv: b200Vultr, servers: 2, ppn: 8, version: "2.28.3", heldOut: 3},
 	{file: "b200-2n-ib400g-vultr-sendrecv.txt", op: "sendrecv", label: "Vultr, 2 × 8 B200, 8 × 400G NDR IB, sendrecv (version not printed)", fabric: "IB",
 		srv: b200Vultr, servers: 2, ppn: 8, version: "2.28.3", heldOut: 3},
-	{file: "h200-2n-roce400g-gcp-a3ultra-all_gather-skypilot.txt", op: "all_gather", label: "GKE A3 Ultra, 2 × 8 H200, 8 × 400G RoCE, all_gather", fabric: "RoCE",
+	{file: "h200-2n-roce400g-gcp-a3ultra-all_gather-skypilot.txt", op: "all_gather", host: "VM", label: "GKE A3 Ultra, 2 × 8 H200, 8 × 400G RoCE, all_gather", fabric: "RoCE",
 		srv: h100x8pix, servers: 2, ppn: 8, version: "2.26.6", heldOut: 3},
-	{file: "h200-2n-roce400g-gcp-a3ultra-all_gather-maci0.txt", op: "all_gather", label: "GKE A3 Ultra (another cluster), 2 × 8 H200, 8 × 400G RoCE, all_gather (version not printed)", fabric: "RoCE",
+	{file: "h200-2n-roce400g-gcp-a3ultra-all_gather-maci0.txt", op: "all_gather", host: "VM", label: "GKE A3 Ultra (another cluster), 2 × 8 H200, 8 × 400G RoCE, all_gather (version not printed)", fabric: "RoCE",
 		srv: h100x8pix, servers: 2, ppn: 8, version: "2.26.6", heldOut: 3},
-	{file: "b200-2n-roce400g-gcp-a4-all_gather-clustertoolkit.txt", op: "all_gather", label: "GKE A4, 2 × 8 B200, 8 × 400G RoCE, all_gather (version not printed)", fabric: "RoCE",
+	{file: "b200-2n-roce400g-gcp-a4-all_gather-clustertoolkit.txt", op: "all_gather", host: "VM", label: "GKE A4, 2 × 8 B200, 8 × 400G RoCE, all_gather (version not printed)", fabric: "RoCE",
 		srv: serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), servers: 2, ppn: 8, version: "2.26.6", heldOut: 3},
-	{file: "b200-2n-roce400g-gcp-a4-all_gather-verlongke.txt", op: "all_gather", label: "GKE A4 (another cluster), 2 × 8 B200, 8 × 400G RoCE, all_gather", fabric: "RoCE",
+	{file: "b200-2n-roce400g-gcp-a4-all_gather-verlongke.txt", op: "all_gather", host: "VM", label: "GKE A4 (another cluster), 2 × 8 B200, 8 × 400G RoCE, all_gather", fabric: "RoCE",
 		srv: serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel), servers: 2, ppn: 8, version: "2.26.6", heldOut: 3},
-	{file: "h200-2n-roce400g-gcp-a3ultra-all_gather-dwsflex.txt", op: "all_gather", label: "GKE A3 Ultra (a third cluster), 2 × 8 H200, 8 × 400G RoCE, all_gather (version not printed)", fabric: "RoCE",
+	{file: "h200-2n-roce400g-gcp-a3ultra-all_gather-dwsflex.txt", op: "all_gather", host: "VM", label: "GKE A3 Ultra (a third cluster), 2 × 8 H200, 8 × 400G RoCE, all_gather (version not printed)", fabric: "RoCE",
 		srv: h100x8pix, servers: 2, ppn: 8, version: "2.26.6", heldOut: 3},
 	// Held out, group 3, added after the calibration from other clusters and
 	// compared before anything was changed on them.
-	{file: "microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 8 gpus/node; all_gather)", op: "all_gather", label: "Azure NDm A100 v4, 2 × 8 A100, 8 × 200G HDR IB, all_gather (in-place, the write-up's own table)", fabric: "IB",
+	{file: "microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 8 gpus/node; all_gather)", op: "all_gather", host: "VM", label: "Azure NDm A100 v4, 2 × 8 A100, 8 × 200G HDR IB, all_gather (in-place, the write-up's own table)", fabric: "IB",
 		srv: serverOf("A100", 8, 200*unit.Gbps, 4, gpu.PXB, gpu.AMD), servers: 2, ppn: 8, version: "2.17.1", heldOut: 3, table: true,
 		quoted: []publicRow{{size: 1 << 10, time: 33.74}, {size: 1 << 30, busbw: 177.05}, {size: 4 << 30, busbw: 186.01}}},
-	{file: "microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 8 gpus/node; alltoall)", op: "alltoall", label: "Azure NDm A100 v4, 2 × 8 A100, 8 × 200G HDR IB, alltoall (in-place, the write-up's own table)", fabric: "IB",
+	{file: "microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 8 gpus/node; alltoall)", op: "alltoall", host: "VM", label: "Azure NDm A100 v4, 2 × 8 A100, 8 × 200G HDR IB, alltoall (in-place, the write-up's own table)", fabric: "IB",
 		srv: serverOf("A100", 8, 200*unit.Gbps, 4, gpu.PXB, gpu.AMD), servers: 2, ppn: 8, version: "2.17.1", heldOut: 3, table: true,
 		quoted: []publicRow{{size: 1 << 10, time: 49.75}, {size: 1 << 30, busbw: 37.80}, {size: 4 << 30, busbw: 37.81}}},
-	{file: "microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 1 gpu/node; all_gather)", op: "all_gather", label: "Azure NDm A100 v4, 2 × 1 A100, 200G HDR IB, all_gather (in-place, the write-up's own table)", fabric: "IB",
+	{file: "microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 1 gpu/node; all_gather)", op: "all_gather", host: "VM", label: "Azure NDm A100 v4, 2 × 1 A100, 200G HDR IB, all_gather (in-place, the write-up's own table)", fabric: "IB",
 		srv: serverOf("A100", 8, 200*unit.Gbps, 4, gpu.PXB, gpu.AMD), servers: 2, ppn: 1, version: "2.17.1", heldOut: 3, table: true,
 		quoted: []publicRow{{size: 1 << 10, time: 16.08}, {size: 1 << 30, busbw: 15.84}}},
-	{file: "microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 1 gpu/node; alltoall)", op: "alltoall", label: "Azure NDm A100 v4, 2 × 1 A100, 200G HDR IB, alltoall (in-place, the write-up's own table)", fabric: "IB",
+	{file: "microsoft/mscclpp docs/performance-ndmv4.md (2 nodes, 1 gpu/node; alltoall)", op: "alltoall", host: "VM", label: "Azure NDm A100 v4, 2 × 1 A100, 200G HDR IB, alltoall (in-place, the write-up's own table)", fabric: "IB",
 		srv: serverOf("A100", 8, 200*unit.Gbps, 4, gpu.PXB, gpu.AMD), servers: 2, ppn: 1, version: "2.17.1", heldOut: 3, table: true,
 		quoted: []publicRow{{size: 1 << 10, time: 29.84}, {size: 1 << 30, busbw: 15.48}}},
 	{file: "NVIDIA/nccl#1138", op: "alltoall", label: "2 × 8 A100, 4 × 200G RoCE, 4 QPs, alltoall of 4 GiB (the run's busbw as its text gives it)", fabric: "RoCE",
@@ -324,11 +338,11 @@ var publicRuns = []publicRun{
 			s.PeerMem = false
 			return s
 		}(), servers: 2, ppn: 1, env: map[string]string{"NCCL_IB_GID_INDEX": "3"}, version: "2.26.2", heldOut: 3, maxSize: 4 << 30},
-	{file: "gb10-2x1-roce200g-all_gather-qsfpswitch.txt", op: "all_gather", label: "2 × 1 GB10 (DGX Spark), 200G RoCE through a QSFP switch, all_gather", fabric: "RoCE",
+	{file: "gb10-2x1-roce200g-all_gather-qsfpswitch.txt", op: "all_gather", host: "bare metal", label: "2 × 1 GB10 (DGX Spark), 200G RoCE through a QSFP switch, all_gather", fabric: "RoCE",
 		srv: serverOf("GB10", 1, 200*unit.Gbps, 5, gpu.PIX, gpu.ARM), servers: 2, ppn: 1, version: "2.28.9", heldOut: 3, maxSize: 4 << 30},
 	// Held out, group 3, added after those above and compared before any
 	// change to what it runs (Ring/Simple).
-	{file: "gb10-2x1-roce200g-all_gather-dac-gb10training.txt", op: "all_gather", label: "2 × 1 GB10 (Dell Pro Max GB10), 200G RoCE on one DAC cable, all_gather of 16 GiB", fabric: "RoCE",
+	{file: "gb10-2x1-roce200g-all_gather-dac-gb10training.txt", op: "all_gather", host: "bare metal", label: "2 × 1 GB10 (Dell Pro Max GB10), 200G RoCE on one DAC cable, all_gather of 16 GiB", fabric: "RoCE",
 		srv: serverOf("GB10", 1, 200*unit.Gbps, 5, gpu.PIX, gpu.ARM), servers: 2, ppn: 1, version: "2.28.9", heldOut: 3, maxSize: 16 << 30},
 	// Held out, group 10: the other collectives of the Voltage Park cluster
 	// of group 6, added and compared before any change (docs/nccl.md,
@@ -343,6 +357,42 @@ var publicRuns = []publicRun{
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4"}, version: "2.14.3",
 		excluded: "NCCL's model puts Tree (110.4 GB/s) just above Ring (102.4) on this shape; the twin follows it and matches the BM.GPU4.8 run (Tree), this run is ring-like"},
+}
+
+// b200DGX is a DGX B200: eight B200s, a 400G NDR ConnectX-7 per GPU
+// behind the GPU's PCIe switch, Intel Xeon hosts.
+var b200DGX = serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel)
+
+// togetherB200 is one row of group 13's source, a public GitHub write-up
+// "NCCL Collective Scaling Benchmark Report — 2026-04-17" (Together AI's
+// B200 DGX cluster use3a-ss: 8 × ConnectX-7 NDR 400 Gb/s InfiniBand a
+// node, no SHARP, NCCL 2.29.7, nccl-tests -g 1 with 20 timed iterations;
+// found through the search index, file id 66821910773): the peak busbw
+// of op at 2, 4 and 8 GiB on the given nodes under one of the report's
+// configurations, Ring (NCCL_ALGO=Ring, NVLS and CollNet off), NVLS
+// (NCCL_NVLS_ENABLE=1, NCCL's own algorithm), Tree and NVLSTree (forced,
+// NVLS as NVLSTree needs it).
+func togetherB200(op, config string, nodes int, gib2, gib4, gib8 float64) publicRun {
+	env := map[string]string{"NCCL_COLLNET_ENABLE": "0"}
+	switch config {
+	case "Ring", "Tree":
+		env["NCCL_ALGO"], env["NCCL_NVLS_ENABLE"] = config, "0"
+	case "NVLS":
+		env["NCCL_NVLS_ENABLE"] = "1"
+	case "NVLSTree":
+		env["NCCL_ALGO"], env["NCCL_NVLS_ENABLE"] = config, "1"
+	}
+	name := op
+	if config != "" {
+		name += ", " + config
+	}
+	if op == "all_reduce" {
+		op = ""
+	}
+	return publicRun{file: fmt.Sprintf("Together AI B200 report 2026-04-17 (%s, %d nodes)", name, nodes), op: op,
+		label:  fmt.Sprintf("Together AI DGX B200, %d × 8 B200, 8 × 400G NDR IB, %s (the report's peak busbw at 2-8 GiB)", nodes, name),
+		fabric: "IB", srv: b200DGX, servers: nodes, ppn: 8, env: env, version: "2.29.7", host: "bare metal", heldOut: 13, table: true,
+		quoted: []publicRow{{size: 2 << 30, busbw: gib2}, {size: 4 << 30, busbw: gib4}, {size: 8 << 30, busbw: gib8}}}
 }
 
 // readPublic reads the out-of-place rows of a result file: the usual
@@ -584,6 +634,14 @@ var knownMisses = map[string]string{
 	"oci-a100-2n-roce100g-ol9-singularity-ocitutorials.txt@10G": "as oci-a100-2n-roce100g-ol-ocitutorials.txt@10G: tree-like (222.9 GB/s) where NCCL's model with the cards merged takes Ring (twin 195.3); the same shape and NCCL 2.26.5 on bare Ubuntu (oci-a100-2n-roce100g-ubuntu-ocitutorials.txt) is ring-like, 191.8",
 	// Held out, group 9.
 	"NVIDIA/nccl#1368@1M": "Ring/LL128 across 5 servers at 1 MiB (78 ring steps, about 10 of them across the network on each chunk's path; 16 channels on 4 NICs a server): the run 354.9 µs (in-place 345.7), 4.5 µs a ring step, the twin 269.8, 3.5 µs; as nccl-tests#322's Ring/LL128 on 128 servers (9.5 µs a step, the twin 6.4), the twin's LL128 ring steps are cheaper than a run's across more than two servers, where the 2-server Ring/LL128 rows that set ProxyOp and StepSync are in band (docs/nccl.md, \"Held out, group 9\")",
+	// Held out, group 13.
+	"Together AI B200 report 2026-04-17 (all_reduce, Tree, 2 nodes)@2G":     "Tree/Simple forced on 2 × 8 B200 at 2-8 GiB: the twin 299-315 GB/s, the run 327-335 (×0.91-×0.94, closer as the size grows); the same cluster's Ring and NVLSTree on 2 servers are in band (×0.98, ×0.95-×0.97), and its Tree on 4 servers is in band from 4 GiB (×0.96-×0.97): on B200 the twin's forced tree is 6-9% under the run's where its ring is within 2% (docs/nccl.md, \"Held out, group 13\")",
+	"Together AI B200 report 2026-04-17 (all_reduce, Tree, 2 nodes)@4G":     "as 2G",
+	"Together AI B200 report 2026-04-17 (all_reduce, Tree, 2 nodes)@8G":     "as 2G",
+	"Together AI B200 report 2026-04-17 (all_reduce, Tree, 4 nodes)@2G":     "as the 2-server Tree's 2G: the twin 172.2 GB/s, the run 184.5 (×0.93); its 4 and 8 GiB are in band",
+	"Together AI B200 report 2026-04-17 (all_reduce, NVLSTree, 4 nodes)@2G": "NVLSTree forced on 4 × 8 B200: the run 258-266 GB/s, below the same cluster's NCCL-chosen run with NVLS on (311-315) and its Ring (329-333), where the twin's NVLSTree gives what its own choice gives (NVLSTree/Simple/32, 312-316, in band against the NVLS-on run); the report's own delta table has this configuration moving by up to 29% between runs at 16-64 servers, and NCCL's choice with NVLS on is not printed (docs/nccl.md, \"Held out, group 13\")",
+	"Together AI B200 report 2026-04-17 (all_reduce, NVLSTree, 4 nodes)@4G": "as 2G",
+	"Together AI B200 report 2026-04-17 (all_reduce, NVLSTree, 4 nodes)@8G": "as 2G",
 	// Out since the comparison times nccl-tests' loop from 64 MiB.
 	"h100-8n-ib400g-minctas24-nccltests309.txt@256M": "NVLSTree on 8 servers with 24 channels at 256 MiB: the twin's first call of the timed loop takes 2282 µs (its proxies take up every channel's tree operations at its start), its later calls 1991, so nccl-tests' mean over 20 calls is 2005 against the run's 2199 (×1.10; ×0.96 when the first call alone was timed); the same cluster with NCCL's 16 channels is within 1% at 256 MiB (1969 against 1955 µs)",
 	"b200-2n-ib-lambda1cc-dstack.txt@1G":             "NVLSTree on B200 at 1 GiB: the twin's later calls are slower than its first (3150 against 3079 µs; the proxy thread's load, docs/nccl.md \"Held out, group 5\"), so its mean over the run's 100 calls is 3150 µs against the run's 2972 (×0.94; ×0.97 with the first call alone); the Vultr and GCP A4 runs' 1 GiB stay in band (×0.96, ×1.03)",
