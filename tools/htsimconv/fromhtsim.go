@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"rocelab/internal/cc"
+	"rocelab/internal/packet"
 	"rocelab/internal/scenario"
 	"rocelab/internal/unit"
 )
@@ -282,11 +283,27 @@ func (r *htsimRun) fatTreeK() (int, error) {
 	return k, nil
 }
 
+// htsim's and rocelab's wire bytes besides a data packet's payload: htsim
+// adds RocePacket::ACKSIZE (roce.h, rocepacket.h; HPCCPacket's the same)
+// and sends 64 B ACKs, rocelab RoCEv2's headers, preamble and gap
+// (packet.Overhead).
+const htsimHeader = 64
+
+// wireRatio is rocelab's wire per byte of payload over htsim's, htsim's
+// packets of size bytes sent as RoCE's mtu: a
+// saturated link's drain shows it whole (the 127→1 incast's last
+// completion lands within 0.1 point of it at htsim's 1100, 1500, 3000,
+// 4096 and 9000 B; docs/engine.md, "htsim's header").
+func wireRatio(size, mtu int) float64 {
+	return float64(mtu+int(packet.Overhead(false))) / float64(mtu) / (float64(size+htsimHeader) / float64(size))
+}
+
 // pathMTU is the RoCE path MTU (a power of two, 256 to 4096) rocelab
 // sends htsim's packets of size bytes as: the nearest on a log scale
-// (past p·√2 the next). htsim's packet is its payload with no headers,
-// where rocelab's frames add 82 B of wire, so a larger MTU sends fewer
-// headers and a smaller one stores and forwards sooner; measured on the
+// (past p·√2 the next). htsim's data packet is its payload and a 64 B
+// header on the wire (RocePacket::ACKSIZE, also HPCCPacket's), rocelab's
+// its payload and 82 B (wireRatio), so a larger MTU sends fewer headers
+// and a smaller one stores and forwards sooner; measured on the
 // permutation and the incast (TestAgreesWithHtsimVariants), htsim's 1100,
 // 1500 and 3000 B sent as 1024, 2048 and 4096 are the best of the three
 // MTUs on five of the six means; the sixth, the permutation at 1500 B, is
@@ -362,6 +379,8 @@ func fromHtsim(args []string, w io.Writer) error {
 	if mtu != r.mtu {
 		fmt.Fprintf(&b, "# htsim's %d B packets: RoCE's path MTU is one of 256-4096, so rocelab sends %d B,\n# the nearest on a log scale (docs/engine.md, \"Results against csg-htsim\").\n", r.mtu, mtu)
 	}
+	fmt.Fprintf(&b, "# Framing: htsim's data packet is its %d B payload and a %d B header on the wire, its ACK %d B;\n# rocelab's frame is its %d B payload and %d B (RoCEv2's headers, preamble and gap), its ACK %d B:\n# %+.2f %% of wire per byte of payload, which a saturated link's drain shows whole.\n",
+		r.mtu, htsimHeader, htsimHeader, mtu, packet.Overhead(false), packet.DataFrame(0, packet.AETH, false)+packet.PreambleIFG, 100*(wireRatio(r.mtu, mtu)-1))
 	untilEnd := int64(math.Ceil(r.linkMbps * float64(r.endUS) / 8)) // bytes: Mb/s × us = bits
 	if slices.ContainsFunc(conns, func(c htsimConn) bool { return c.size == 0 }) {
 		fmt.Fprintf(&b, "# Connections without a size, which htsim sends until -end, carry the %d B\n# the link could by then, so that they too run to the end.\n", untilEnd)

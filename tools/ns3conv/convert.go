@@ -273,7 +273,7 @@ func checkHost(s *scenario.Scenario, bad *mismatches) (ccMode int, qcn, ackHigh 
 		bad.add("host.mtu: expected a positive MTU")
 	}
 	if n.AckCoalesce != 1 {
-		bad.add("host.qp.ack_coalesce: set 1 (ns-3's L2_ACK_INTERVAL works per packet only)")
+		bad.add("host.qp.ack_coalesce: set 1 (ns-3's L2_ACK_INTERVAL counts bytes, not packets: its receiver ACKs every packet once a QP has that many)")
 	}
 	if n.SelectiveRepeat || n.OutOfOrder {
 		bad.add("host.qp: ns-3 runs go-back-N with in-order receive")
@@ -306,9 +306,10 @@ func checkHost(s *scenario.Scenario, bad *mismatches) (ccMode int, qcn, ackHigh 
 		}
 		return ns3DCQCN, true, n.AcksFirst
 	case "hpcc", "timely", "hpcc-pint":
-		// ns-3 needs ENABLE_QCN for its NICs to wake after a paced gap
-		// (qbb-net-device.cc), and its switches then mark, which these
-		// algorithms ignore; rocelab's NICs would answer marks with CNPs.
+		// ns-3 runs these alike with ENABLE_QCN 1 or 0 (it sets only the
+		// switches' marks, which these algorithms ignore; the NICs wake
+		// after a paced gap either way, qbb-net-device.cc); written 1, its
+		// switches mark, and rocelab's NICs would answer marks with CNPs.
 		if s.Switch.ECN.Enabled && h.ECN {
 			bad.add("host.ecn: set false with cc: %s (it reads no ECN in ns-3; rocelab's NICs would send CNPs)", n.CC)
 		}

@@ -40,9 +40,14 @@ func fromNs3(file string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if qcn == 0 {
+	// ENABLE_QCN sets only the switches' ECN marks (third.cc's
+	// EcnEnabled; the NICs' QcnEnabled is read by the switches' devices
+	// alone): without it the NICs still run CC_MODE's control, which for
+	// DCQCN, answering only marks, is none.
+	switch {
+	case qcn == 0 && ccMode != ns3HPCC && ccMode != ns3Timely && ccMode != ns3DCTCP && ccMode != ns3PINT:
 		ccMode = 0
-	} else if ccMode != ns3DCQCN && ccMode != ns3HPCC && ccMode != ns3Timely && ccMode != ns3DCTCP && ccMode != ns3PINT {
+	case ccMode != ns3DCQCN && ccMode != ns3HPCC && ccMode != ns3Timely && ccMode != ns3DCTCP && ccMode != ns3PINT:
 		return fmt.Errorf("%s %g: DCQCN (CC_MODE 1), HPCC (3), TIMELY (7), DCTCP (8), HPCC-PINT (10) or no congestion control (ENABLE_QCN 0) is converted", c.at("CC_MODE"), ccMode)
 	}
 	type want struct {
@@ -74,7 +79,7 @@ func fromNs3(file string, w io.Writer) error {
 	case ccMode == ns3DCTCP:
 		wants = append(wants, want{"HAS_WIN", 0, "HAS_WIN other than 0 or 1"})
 	default:
-		wants = append(wants, want{"HAS_WIN", 0, "a window besides the rate"})
+		wants = append(wants, want{"HAS_WIN", 0, "a window besides the rate (run.py's dcqcn_vwin and timely_vwin; rocelab's DCQCN and TIMELY have none)"})
 	}
 	for _, k := range wants {
 		v, err := c.num(k.key)
@@ -85,8 +90,10 @@ func fromNs3(file string, w io.Writer) error {
 			return fmt.Errorf("%s %g: %s is not converted (expected %g)", c.at(k.key), v, k.why, k.v)
 		}
 	}
-	if p, err := c.num("PAUSE_TIME"); err != nil || p == 0 {
-		return cmp.Or(err, fmt.Errorf("%s 0: a pause that resumes at once is not converted (ns-3's pauses last until the XON)", c.at("PAUSE_TIME")))
+	if p, err := c.num("PAUSE_TIME"); err != nil || p < 1 {
+		// third.cc hands it to the NICs as a whole number (UintegerValue),
+		// and a pause frame of time 0 is read as a resume.
+		return cmp.Or(err, fmt.Errorf("%s %g: ns-3 sends it as a whole number, 0, and a pause frame of time 0 resumes: a pause that resumes at once is not converted (ns-3's pauses last until the XON)", c.at("PAUSE_TIME"), p))
 	}
 	ackHigh, err := c.num("ACK_HIGH_PRIO")
 	if err != nil {
@@ -205,9 +212,8 @@ func fromNs3(file string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ack, err := c.num("L2_ACK_INTERVAL")
-	if err != nil || ack < 1 || ack != math.Trunc(ack) {
-		return fmt.Errorf("%s: expected a whole number of packets, at least 1", c.at("L2_ACK_INTERVAL"))
+	if err := ackEveryPacket(c, payload, flows); err != nil {
+		return err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# The rocelab scenario of an HPCC ns-3 run (go run ./tools/ns3conv from-ns3 %s):\n", file)
@@ -216,6 +222,9 @@ func fromNs3(file string, w io.Writer) error {
 		cnp = ", CNPs in the data's queue"
 	}
 	fmt.Fprintf(&b, "# ns-3's switch and NIC as the keys that say the same (docs/engine.md, \"Against the\n# HPCC ns-3 model\"): PFC at 1/8 of the free pool, 4 KiB reserved, XON 3 KiB below,\n# headroom 3 x rate x delay, hosts that never pause, ideal links%s.\n", cnp)
+	if qcn == 0 && ccMode != 0 {
+		fmt.Fprintf(&b, "# ENABLE_QCN 0 turns off only the switches' ECN marks: ns-3's NICs still run CC_MODE %g,\n# as the scenario's hosts do with switch.ecn off.\n", ccMode)
+	}
 	for _, n := range notes {
 		fmt.Fprintf(&b, "# Differs: %s.\n", n)
 	}
@@ -234,7 +243,7 @@ func fromNs3(file string, w io.Writer) error {
 		fmt.Fprintf(&b, "  ecmp: %s\n", ecmp)
 	}
 	rateChange := ""
-	if rc, _ := ns3RateChange(int(ccMode)); qcn != 0 && rc != "" {
+	if rc, _ := ns3RateChange(int(ccMode)); rc != "" {
 		rateChange = ", rate_change: " + rc
 	}
 	if ackHigh != 0 {
@@ -244,16 +253,17 @@ func fromNs3(file string, w io.Writer) error {
 		// carry, stay in the data's queue (mix.tr shows them CE-marked).
 		rateChange += ", acks_first: true"
 	}
-	host := fmt.Sprintf("host:\n  mtu: %d\n  qp: {ack_coalesce: %g, order: index%s}\n  rx: {pfc: false}\n", mtu, ack, rateChange)
+	host := fmt.Sprintf("host:\n  mtu: %d\n  qp: {ack_coalesce: 1, order: index%s}\n  rx: {pfc: false}\n", mtu, rateChange)
 	if qcn == 0 {
-		ecn := "{enabled: false}"
+		ecn = "{enabled: false}"
 		if e, none, err := ecnAt(c, hostRate, nil, false); err == nil && len(none) == 0 { // kept for the way back, unused without QCN
 			ecn = "{enabled: false, " + strings.TrimPrefix(e, "{")
 		}
-		fmt.Fprintf(&b, "  ecn: %s\n", ecn)
+	}
+	fmt.Fprintf(&b, "  ecn: %s\n", ecn)
+	if ccMode == 0 {
 		host += "  cc: none\n  ecn: false\n"
 	} else {
-		fmt.Fprintf(&b, "  ecn: %s\n", ecn)
 		cfg, err := ccKnobs(c, int(ccMode))
 		if err != nil {
 			return err
@@ -311,8 +321,16 @@ func ecnAt(c *ns3Config, host unit.BitRate, rates []unit.BitRate, marksRead bool
 				return v, fmt.Errorf("%s: expected a count and that many RATE VALUE pairs", c.at(key))
 			}
 			for j := 0; j < n; j++ {
-				if r, err := strconv.ParseInt(m[1+2*j], 10, 64); err == nil && unit.BitRate(r) == rate {
-					v[i] = m[2+2*j]
+				r, err := strconv.ParseUint(m[1+2*j], 10, 64)
+				if err != nil {
+					return v, fmt.Errorf("%s %q: expected a rate in bits per second, digits only (third.cc reads a whole number)", c.at(key), m[1+2*j])
+				}
+				val := m[2+2*j]
+				if _, err := strconv.ParseFloat(val, 64); key != "PMAX_MAP" && strings.Trim(val, "0123456789") != "" || err != nil {
+					return v, fmt.Errorf("%s %q at %d bps: expected %s (third.cc reads %s)", c.at(key), val, r, map[bool]string{true: "a probability", false: "a whole number of KB"}[key == "PMAX_MAP"], map[bool]string{true: "a double", false: "a whole number, and the rest as the next word"}[key == "PMAX_MAP"])
+				}
+				if unit.BitRate(r) == rate {
+					v[i] = val
 				}
 			}
 			if v[i] == "" {
@@ -356,6 +374,29 @@ func ecnAt(c *ns3Config, host unit.BitRate, rates []unit.BitRate, marksRead bool
 		line += ", by_rate: {" + strings.Join(other, ", ") + "}"
 	}
 	return line + "}", none, nil
+}
+
+// ackEveryPacket checks that ns-3 ACKs every packet, as rocelab's
+// ack_coalesce 1 does. L2_ACK_INTERVAL is bytes, not packets: rdma-hw.cc's
+// ReceiverCheckSeq ACKs a packet once the QP has received that many bytes
+// (its milestone is set back to L2_ACK_INTERVAL at every packet), or at
+// a multiple of L2_CHUNK_SIZE; so an interval up to a flow's first packet
+// ACKs every packet of it, and a larger one leaves its first packets
+// without an ACK (and a flow shorter than it, not a multiple of the
+// chunk, never completes).
+func ackEveryPacket(c *ns3Config, payload float64, flows []ns3FlowLine) error {
+	ack, err := c.num("L2_ACK_INTERVAL")
+	if err != nil {
+		return err
+	}
+	if ack == 0 {
+		return fmt.Errorf("%s 0: ns-3's receivers then ACK and its senders drop every ACK (rdma-hw.cc: \"ERROR: shouldn't receive ack\"), so no flow completes; run.py writes 1", c.at("L2_ACK_INTERVAL"))
+	}
+	first := slices.MinFunc(flows, func(a, b ns3FlowLine) int { return cmp.Compare(a.size, b.size) })
+	if most := min(payload, float64(first.size)); ack > most {
+		return fmt.Errorf("%s %g: ns-3 counts it in bytes and ACKs a flow's packets only from that many bytes on (or at multiples of L2_CHUNK_SIZE), so the first packets of a flow go without an ACK (the smallest flow, %d B, its first %g B), which rocelab's ack_coalesce, every Nth packet, cannot say; %g or less ACKs every packet, as ack_coalesce 1", c.at("L2_ACK_INTERVAL"), ack, first.size, most, most)
+	}
+	return nil
 }
 
 // errNoEntry is a link rate that KMIN_MAP, KMAX_MAP or PMAX_MAP leaves out.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -46,8 +47,24 @@ var ns3Harmless = map[string]string{
 	"USE_DYNAMIC_PFC_THRESHOLD": "stored in QbbNetDevice::m_dynamicth, which nothing reads: the switch MMU's threshold is dynamic either way",
 	"DATA_RATE":                 "read, never used: topology.txt gives each link's rate",
 	"LINK_DELAY":                "read, never used: topology.txt gives each link's delay",
-	"L2_CHUNK_SIZE":             "the go-back-N chunk after a loss; links here lose nothing",
+	"L2_CHUNK_SIZE":             "read only with L2_BACK_TO_ZERO 1 or an L2_ACK_INTERVAL above a flow's first packet (rdma-hw.cc ReceiverCheckSeq), both refused",
 }
+
+// ns3Whole is the keys third.cc reads into an integer (uint32_t or int)
+// that from-ns3 converts or checks. Its stream stops at the first
+// character that is not a digit, and third.cc then reads the rest as a
+// word it does not know and skips it: BUFFER_SIZE 16.5 runs 16 MiB.
+var ns3Whole = map[string]bool{
+	"ENABLE_QCN": true, "CLAMP_TARGET_RATE": true, "PACKET_PAYLOAD_SIZE": true, "L2_ACK_INTERVAL": true,
+	"L2_BACK_TO_ZERO": true, "FAST_RECOVERY_TIMES": true, "CC_MODE": true, "HAS_WIN": true, "GLOBAL_T": true,
+	"MI_THRESH": true, "VAR_WIN": true, "FAST_REACT": true, "INT_MULTI": true, "RATE_BOUND": true,
+	"ACK_HIGH_PRIO": true, "BUFFER_SIZE": true, "MULTI_RATE": true, "SAMPLE_FEEDBACK": true,
+}
+
+// ns3RateKeys is the keys third.cc passes to ns-3's DataRate as written
+// ("40Mb/s", "0.04Gbps", "40000000" in bits per second); from-ns3 reads
+// them in Mb/s.
+var ns3RateKeys = map[string]bool{"RATE_AI": true, "RATE_HAI": true, "MIN_RATE": true, "DCTCP_RATE_AI": true}
 
 // ns3ForkKeys names the simulators that read keys third.cc does not, for
 // the refusal: their configs run another program.
@@ -154,7 +171,19 @@ func (c *ns3Config) num(key string) (float64, error) {
 	if len(v) == 0 {
 		return 0, fmt.Errorf("%s: expected a value", c.at(key))
 	}
-	x, err := strconv.ParseFloat(strings.TrimSuffix(v[0], "Mb/s"), 64)
+	if ns3RateKeys[key] {
+		r, err := ns3Rate(v[0], true)
+		if err != nil {
+			return 0, fmt.Errorf("%s %v", c.at(key), err)
+		}
+		return float64(r) / 1e6, nil
+	}
+	if ns3Whole[key] && !strings.HasPrefix(v[0], "-") {
+		if n := strings.IndexFunc(v[0], func(r rune) bool { return r < '0' || r > '9' }); n >= 0 {
+			return 0, fmt.Errorf("%s %q: third.cc reads a whole number here: it takes %q and skips %q as a word it does not know; write the whole number meant", c.at(key), v[0], cmp.Or(v[0][:n], "nothing (its read fails, and so does every later one)"), v[0][n:])
+		}
+	}
+	x, err := strconv.ParseFloat(v[0], 64)
 	if err != nil || x < 0 {
 		return 0, fmt.Errorf("%s %q: expected a number that is not negative", c.at(key), v[0])
 	}
@@ -211,9 +240,9 @@ var ns3RateUnits = map[string]float64{
 	"Gbps": 1e9, "Gb/s": 1e9, "GBps": 8e9, "GB/s": 8e9, "Gib/s": 1 << 30, "GiB/s": 8 << 30,
 }
 
-// ns3Rate reads a link rate as ns-3's DataRate does: digits and dots, then
-// one of its units, or none for bits per second.
-func ns3Rate(s string) (unit.BitRate, error) {
+// ns3Rate reads a rate as ns-3's DataRate does: digits and dots, then
+// one of its units, or none for bits per second; 0 only where zero.
+func ns3Rate(s string, zero bool) (unit.BitRate, error) {
 	n := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
 	mult := 1.0
 	if n >= 0 {
@@ -224,8 +253,12 @@ func ns3Rate(s string) (unit.BitRate, error) {
 		mult, s = m, s[:n]
 	}
 	x, err := strconv.ParseFloat(s, 64)
-	if err != nil || x*mult < 1 || x*mult > float64(unit.MaxParsedRate) {
-		return 0, fmt.Errorf("%q: expected a rate from 1 bps to %v", s, unit.MaxParsedRate)
+	if err != nil || (x*mult < 1 && !(zero && x == 0)) || x*mult > float64(unit.MaxParsedRate) {
+		lo := "1 bps"
+		if zero {
+			lo = "0"
+		}
+		return 0, fmt.Errorf("%q: expected a rate from %s to %v", s, lo, unit.MaxParsedRate)
 	}
 	return unit.BitRate(x * mult), nil
 }

@@ -151,7 +151,7 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 				return nil, errAt(i, "node %d, a host, has a second link, to node %d (its first, on line %d, to node %d): ns-3 gives a host a NIC per link and one address, sends each QP from one of the NICs its shortest paths leave by, by a hash of the QP's addresses and ports (rdma-hw.cc GetNicIdxOfQp), delivers its data on whichever NIC the switches' ECMP ends the path at, and sends the ACKs from the NIC the receiver's own hash picks (GetNicIdxOfRxQp), which may be the other; a rocelab host is one NIC port with its own address (a server of several NICs is several hosts, topology.servers.nics), so its QPs run between two ports both ways and no split of the host runs them alike: give the host one link (its NIC on a switch) in the ns-3 run too, or one node per port with the flows placed on them", id, peer, first[0], first[1])
 			}
 		}
-		rate, err := ns3Rate(f[2])
+		rate, err := ns3Rate(f[2], false)
 		if err != nil {
 			return nil, errAt(2, "rate %v", err)
 		}
