@@ -653,3 +653,43 @@ interface Ethernet1/1
 		t.Errorf("the excerpt named %d times, want once", notes)
 	}
 }
+
+// TestLintEOSPFCAllOff: EOS's global `priority-flow-control all off` turns
+// PFC off on every interface whatever their own lines say (AVD's
+// eos_cli_config_gen schema, priority_flow_control.all_off: "Disable PFC
+// on all interfaces"). AVD renders it in its qos test; put before the
+// interfaces of its ethernet-interfaces test (both real AVD renderings),
+// Ethernet2's `priority-flow-control on` with priority 5 no-drop is lossy,
+// and the fix says to remove the global line first. Before, lint read the
+// line as a setting it does not judge and found Ethernet2 lossless.
+func TestLintEOSPFCAllOff(t *testing.T) {
+	ifaces := readText(t, filepath.Join(eosDir, "avd-eos_cli_config_gen-ethernet-interfaces.cfg"))
+	qos := readText(t, filepath.Join(eosDir, "avd-eos_cli_config_gen-qos.cfg"))
+	const off = "priority-flow-control all off"
+	if !strings.Contains(qos, "\n"+off+"\n") {
+		t.Fatalf("AVD's qos rendering has no %q line", off)
+	}
+	eth2 := func(fd doctor.Finding) bool {
+		_, ports, _ := strings.Cut(fd.Subject, " ")
+		return fd.ID == "qos.pfc.disabled" && slices.Contains(strings.Split(ports, ","), "Ethernet2")
+	}
+	lossless := func(rep *doctor.Report) bool { return !slices.ContainsFunc(rep.Findings, eth2) }
+	if !lossless(lintFiles(t, tempFile(t, "ifaces.cfg", ifaces))) {
+		t.Fatal("AVD ethernet-interfaces alone: Ethernet2 is not lossless, nothing to turn off")
+	}
+	rep := lintFiles(t, tempFile(t, "alloff.cfg", off+"\n!\n"+ifaces))
+	if lossless(rep) {
+		t.Fatal("with priority-flow-control all off, Ethernet2 is still lossless")
+	}
+	for _, fd := range rep.Findings {
+		if !eth2(fd) {
+			continue
+		}
+		if !strings.HasPrefix(fd.Fix, "`no priority-flow-control all off` (line 1 ") {
+			t.Errorf("fix: %s", fd.Fix)
+		}
+		if !slices.ContainsFunc(fd.Evidence, func(e doctor.Evidence) bool { return e.Line == 1 }) {
+			t.Errorf("evidence %v does not hold line 1", fd.Evidence)
+		}
+	}
+}
