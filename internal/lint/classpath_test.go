@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -344,5 +345,47 @@ func TestEgressLossyQueue(t *testing.T) {
 	noLossless := strings.Replace(text, lossless, strings.Replace(lossless, "\"egress\"", "\"ingress\"", 1), 1)
 	if fs := lintText(t, noLossless, "pfc.queue.egress_lossy"); len(fs) != 0 {
 		t.Errorf("no egress pool for lossless queues: %v", fs)
+	}
+}
+
+// TestLintDynamicPGUnsized joins two real sonic-buildimage renderings for
+// the SN4600C (qos.json and the dynamic buffer model's buffers.json: RoCE's
+// priority groups 3-4 "NULL", which buffermgrd sizes from each port's
+// speed and cable length) into one CONFIG_DB: as rendered, nothing is
+// wrong. With Ethernet0's cable length removed, or Ethernet4's set to 0m,
+// buffermgrd computes no lossless profile for their groups (sonic-swss
+// buffermgrdyn.cpp), and pfc.pg.lossy says so at the CABLE_LENGTH table or
+// the 0m entry. Before, lint took every "NULL" row as lossless.
+func TestLintDynamicPGUnsized(t *testing.T) {
+	qos := strings.TrimSpace(readText(t, filepath.Join(stockDir, "qos-mellanox4600c-c64.json")))
+	buf := readText(t, filepath.Join(stockDir, "buffers-mellanox4600c-t1-dynamic.json"))
+	joined := strings.TrimSuffix(qos, "}") + ",\n" + buf[strings.Index(buf, "{")+1:]
+	lossy := func(text string) []doctor.Finding {
+		var out []doctor.Finding
+		for _, fd := range lintFiles(t, tempFile(t, "config_db.json", text)).Findings {
+			if fd.ID == "pfc.pg.lossy" {
+				out = append(out, fd)
+			}
+		}
+		return out
+	}
+	if fs := lossy(joined); len(fs) != 0 {
+		t.Fatalf("as rendered: %s", fs[0].Title)
+	}
+	for _, c := range []struct{ from, to, port, why, at string }{
+		{`"Ethernet0": "300m",`, ``, "Ethernet0", "no cable length", `"CABLE_LENGTH"`},
+		{`"Ethernet4": "300m",`, `"Ethernet4": "0m",`, "Ethernet4", "cable length 0m", `"Ethernet4": "0m"`},
+	} {
+		if !strings.Contains(joined, c.from) {
+			t.Fatalf("no %s in the rendering", c.from)
+		}
+		fs := lossy(strings.Replace(joined, c.from, c.to, 1))
+		if len(fs) != 1 || fs[0].Severity != doctor.Error || !strings.HasSuffix(fs[0].Subject, "config_db.json "+c.port) || !strings.Contains(fs[0].Title, "has "+c.why+":") {
+			t.Errorf("%s: %v, want one error on %s saying %q", c.why, fs, c.port, c.why)
+			continue
+		}
+		if !slices.ContainsFunc(fs[0].Evidence, func(e doctor.Evidence) bool { return strings.Contains(e.Text, c.at) }) {
+			t.Errorf("%s: evidence %v does not quote %s", c.why, fs[0].Evidence, c.at)
+		}
 	}
 }
