@@ -372,6 +372,15 @@ func TestLintDynamicPGUnsized(t *testing.T) {
 	if fs := lossy(joined); len(fs) != 0 {
 		t.Fatalf("as rendered: %s", fs[0].Title)
 	}
+	// What buffermgrd computes is not in CONFIG_DB: said once, with the
+	// pools the rendering leaves without a size.
+	var said []string
+	for _, fd := range lintFiles(t, tempFile(t, "config_db.json", joined)).Findings {
+		said = append(said, fd.ID+": "+fd.Title)
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "config.not_judged: ") || !strings.Contains(said[0], "(the dynamic buffer model)") || !strings.Contains(said[0], "ingress_lossless_pool") {
+		t.Errorf("as rendered: %q, want one config.not_judged naming the dynamic buffer model and ingress_lossless_pool", said)
+	}
 	for _, c := range []struct{ from, to, port, why, at string }{
 		{`"Ethernet0": "300m",`, ``, "Ethernet0", "no cable length", `"CABLE_LENGTH"`},
 		{`"Ethernet4": "300m",`, `"Ethernet4": "0m",`, "Ethernet4", "cable length 0m", `"Ethernet4": "0m"`},
