@@ -68,15 +68,21 @@ func TestLintEOSPublic(t *testing.T) {
 // the qos policy's classes at the policy-map's indent, which ended the
 // policy (every DSCP in qos-group 0): both are sound, but write no ECN
 // anywhere, so their lossless class is never marked (ecn.disabled).
+// Microsoft's Azure Local TOR references print the storage ports alone
+// (`priority-flow-control mode on send-tlv`, a qos policy defined on
+// another page): read as a cut of an NX-OS configuration, PFC not judged
+// and the policy named, where lint refused them.
 func TestLintNXOSPublic(t *testing.T) {
 	got := map[string][]string{}
 	lintGolden(t, "../../testdata/corpus/nxos", "*.cfg", 1, func(name string, fd doctor.Finding) {
 		got[name] = append(got[name], fd.ID)
 	})
 	for f, want := range map[string]string{"rocm-n9364e-sg2-dcqcn.cfg": "config.not_judged", "azurelocal-tor-qos-policy-nexus.cfg": "config.not_judged",
-		"azurelocal-switchgen-nxos-switched-qos.cfg":       "config.not_judged",
-		"msdn-nexus3132-tor1-pause-no-drop.cfg":            "config.not_judged ecn.disabled",
-		"msdn-nexus3132-readme-qos-marking-unindented.cfg": "config.not_judged ecn.disabled"} {
+		"azurelocal-switchgen-nxos-switched-qos.cfg":          "config.not_judged",
+		"msdn-nexus3132-tor1-pause-no-drop.cfg":               "config.not_judged ecn.disabled",
+		"msdn-nexus3132-readme-qos-marking-unindented.cfg":    "config.not_judged ecn.disabled",
+		"azurelocal-tor-fully-converged-tora-interfaces.cfg":  "config.not_judged",
+		"azurelocal-tor-disaggregated-storage-interfaces.cfg": "config.not_judged"} {
 		if ids := got[f]; strings.Join(ids, " ") != want {
 			t.Errorf("%s: %v, want %s", f, ids, want)
 		}
