@@ -103,6 +103,8 @@ type pathGroup struct {
 	unstated bool
 	// extra2 is a second line the finding quotes.
 	extra2 Evidence
+	// profile is the BUFFER_PG row's profile (pfc.pg.lossy, unsized).
+	profile string
 }
 
 func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
@@ -123,9 +125,10 @@ func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
 			add(fmt.Sprintf("queue\x00%d\x00%d\x00%d\x00%s\x00%s", p.path.TC, p.path.Queue, p.path.Paused, p.pq.PFCToQueueMapName.Text, p.pq.TCToQueue.Text), p, Evidence{}, "", nil)
 		}
 		if row, why, at, ok := unsizedNullPG(db, p); ok {
-			key := fmt.Sprintf("nullpg\x00%d\x00%s", p.path.TC, why)
+			key := fmt.Sprintf("nullpg\x00%d\x00%s\x00%s", p.path.TC, why, row.Text)
 			add(key, p, atEv(db, row), why, nil)
 			groups[key].extra2 = atEv(db, at)
+			groups[key].profile = strings.TrimSpace(row.Text)
 		}
 		if p.path.PGKnown {
 			lossless, lossyPGs, known := db.LosslessPGs(p.pq)
@@ -475,8 +478,8 @@ func ownPGLossy(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 }
 
 // unsizedNullPG reports a port whose BUFFER_PG row for RoCE's priority
-// group is "NULL" (the dynamic buffer model: buffermgrd computes the
-// lossless profile) while the port lacks what buffermgrd computes it from
+// group is "NULL" or a headroom_type dynamic profile (the dynamic buffer
+// model: buffermgrd computes the lossless profile) while the port lacks what buffermgrd computes it from
 // (sonic.DynamicPGUnsized): the row, why, and where that shows.
 func unsizedNullPG(db *sonic.ConfigDB, p portPath) (row sonic.Value, why string, at sonic.Value, ok bool) {
 	pg := p.path.TC
@@ -485,15 +488,15 @@ func unsizedNullPG(db *sonic.ConfigDB, p portPath) (row sonic.Value, why string,
 	}
 	lossless, _, known := db.LosslessPGs(p.pq)
 	row, ok = lossless[pg]
-	if !known || !ok || !strings.EqualFold(strings.TrimSpace(row.Text), "NULL") {
+	if !known || !ok || row == p.pq.PFCEnableAt || !db.DynamicPG(row.Text) {
 		return sonic.Value{}, "", sonic.Value{}, false
 	}
 	why, at, ok = db.DynamicPGUnsized(p.pq.Port)
 	return row, why, at, ok
 }
 
-// unsizedNullPGFinding is pfc.pg.lossy for ports whose "NULL" RoCE
-// priority group buffermgrd never sizes.
+// unsizedNullPGFinding is pfc.pg.lossy for ports whose dynamically sized
+// RoCE priority group buffermgrd never sizes.
 func unsizedNullPGFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 	p := g.first.path
 	pg := p.TC
@@ -509,11 +512,11 @@ func unsizedNullPGFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 	}
 	return doctor.Finding{
 		ID: "pfc.pg.lossy", Severity: doctor.Error, Layer: doctor.LayerFabric,
-		Title: fmt.Sprintf("%s %s: RoCE's priority group %d (class %d, pfc_enable) is \"NULL\", the dynamic buffer model's lossless group whose headroom buffermgrd computes, but the port has %s: buffermgrd computes no profile for it, so the group keeps no PFC headroom",
-			db.File, portList(g.ports), pg, p.TC, g.other),
+		Title: fmt.Sprintf("%s %s: RoCE's priority group %d (class %d, pfc_enable) is on %q, whose headroom buffermgrd computes (the dynamic buffer model), but the port has %s: buffermgrd computes no profile for it, so the group keeps no PFC headroom",
+			db.File, portList(g.ports), pg, p.TC, g.profile, g.other),
 		Subject:   db.File + " " + portList(g.ports),
 		Evidence:  evs(atEv(db, g.first.pq.PFCEnableAt), g.extra, g.extra2),
-		Mechanism: "Under the dynamic buffer model a BUFFER_PG row with profile \"NULL\" asks buffermgrd to compute the group's lossless profile (pg_lossless_<speed>_<cable>_profile, its xoff from buffer_headroom_<vendor>.lua) from the port's speed and cable length. Without both it leaves the port initializing and skips the group, and with a cable length of 0m it removes the port's lossless groups (sonic-swss cfgmgr/buffermgrdyn.cpp doUpdatePgTask, refreshPgsForPort). The group then has no headroom above its threshold: a pause leaves nothing to hold what the cable and the sender still deliver, and RoCE's packets are dropped on the class meant to be lossless.",
+		Mechanism: "Under the dynamic buffer model a BUFFER_PG row with profile \"NULL\" (or a profile with headroom_type dynamic) asks buffermgrd to compute the group's lossless profile (pg_lossless_<speed>_<cable>_profile, its xoff from buffer_headroom_<vendor>.lua) from the port's speed and cable length. Without both it leaves the port initializing and skips the group, and with a cable length of 0m it removes the port's lossless groups (sonic-swss cfgmgr/buffermgrdyn.cpp doUpdatePgTask, refreshPgsForPort). The group then has no headroom above its threshold: a pause leaves nothing to hold what the cable and the sender still deliver, and RoCE's packets are dropped on the class meant to be lossless.",
 		Fix:       fix,
 	}
 }

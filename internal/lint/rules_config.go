@@ -316,7 +316,7 @@ func fragmentNotJudged(m *Model) []doctor.Finding {
 }
 
 // dynamicNotJudged says, of a SONiC config whose RoCE priority group is
-// "NULL" on some port (the dynamic buffer model: buffermgrd computes the
+// "NULL" or on a headroom_type dynamic profile on some port (the dynamic buffer model: buffermgrd computes the
 // group's profile and the pools' sizes at run time, into APPL_DB), what
 // lint cannot judge from CONFIG_DB: the headroom against the port's
 // maximum and ECN's Kmin against where the group sends XOFF. Its inputs
@@ -335,7 +335,7 @@ func (m *Model) dynamicNotJudged() []doctor.Finding {
 				pg = p.path.PG
 			}
 			lossless, _, known := db.LosslessPGs(p.pq)
-			if row, ok := lossless[pg]; known && ok && strings.EqualFold(strings.TrimSpace(row.Text), "NULL") {
+			if row, ok := lossless[pg]; known && ok && row != p.pq.PFCEnableAt && db.DynamicPG(row.Text) {
 				if len(ports) == 0 {
 					ev = append(ev, atEv(db, row))
 				}
@@ -360,7 +360,7 @@ func (m *Model) dynamicNotJudged() []doctor.Finding {
 		}
 		fs = append(fs, doctor.Finding{
 			ID: "config.not_judged", Severity: doctor.Info, Layer: doctor.LayerInput,
-			Title: fmt.Sprintf("%s %s: RoCE's priority group is \"NULL\" (the dynamic buffer model): buffermgrd computes its headroom and %s at run time, so not judged: the headroom against the port's maximum, and ECN's Kmin against where the group sends XOFF",
+			Title: fmt.Sprintf("%s %s: RoCE's priority group is sized by buffermgrd (the dynamic buffer model): buffermgrd computes its headroom and %s at run time, so not judged: the headroom against the port's maximum, and ECN's Kmin against where the group sends XOFF",
 				db.File, portList(ports), pools),
 			Subject:   db.File + " " + portList(ports),
 			Evidence:  evs(ev...),

@@ -140,9 +140,22 @@ func (db *ConfigDB) OwnPGLossy(pq PortQoS, pfc int) (row Value, rewritten, state
 	return row, meta, meta, true
 }
 
+// DynamicPG reports whether a BUFFER_PG row naming profile puts its
+// priority group on headroom buffermgrd computes (the dynamic buffer
+// model): "NULL", or a profile with headroom_type dynamic and no xoff
+// (buffermgrdyn.cpp handleBufferPgTable: both are dynamically calculated).
+func (db *ConfigDB) DynamicPG(profile string) bool {
+	name := strings.TrimSpace(profile)
+	if strings.EqualFold(name, "NULL") {
+		return true
+	}
+	p, ok := db.Profile(name)
+	return ok && p.Xoff <= 0 && strings.EqualFold(strings.TrimSpace(p.HeadroomType.Text), "dynamic")
+}
+
 // DynamicPGUnsized says why buffermgrd computes no lossless profile for a
-// "NULL" BUFFER_PG row of port (the dynamic buffer model's lossless
-// priority group): it sizes one only when the port's speed and cable
+// BUFFER_PG row of port that DynamicPG takes (the dynamic buffer model's
+// lossless priority group): it sizes one only when the port's speed and cable
 // length are both known, and removes the port's lossless PGs when the
 // cable length is 0m (sonic-swss cfgmgr/buffermgrdyn.cpp: a port without
 // them stays initializing and its PGs are skipped; refreshPgsForPort on
