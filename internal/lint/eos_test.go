@@ -225,6 +225,12 @@ func TestLintJunosPublic(t *testing.T) {
 	if ids := got["apstra-ai-cluster-jvd-dcqcn-static.conf"]; strings.Join(ids, " ") != "config.not_judged" {
 		t.Errorf("Apstra's DCQCN configlet: %v, want config.not_judged alone", ids)
 	}
+	// Juniper's AI/ML JVD leaf, whole: `et-*` binds PFC on DSCP 26;
+	// irb and lo0 of the interfaces hierarchy are logical interfaces, no
+	// ports (they were called PFC off on every priority).
+	if ids := got["jvd-aiml-mtb-leaf1-qfx5240-64od.conf"]; strings.Join(ids, " ") != "config.not_judged" {
+		t.Errorf("JVD AI/ML leaf1: %v, want config.not_judged alone", ids)
+	}
 }
 
 // TestLintJunosBestEffortBesideNoLossZero: with NO-LOSS on PFC priority 0
