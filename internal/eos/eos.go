@@ -76,6 +76,11 @@ type Config struct {
 	DSCP, CoS, TCQueue map[int]Value
 	Profiles           map[string]*Profile
 	Interfaces         []*Interface
+	// PFCAllOff is the global `priority-flow-control all off`, which
+	// turns PFC off on every interface whatever the interface or its
+	// qos profile says (AVD's eos_cli_config_gen schema:
+	// priority_flow_control.all_off, "Disable PFC on all interfaces").
+	PFCAllOff Value
 	// NotJudged are QoS settings read but weighed by no rule (the
 	// watchdog, shapers, policies), each at its first place.
 	NotJudged []Value
@@ -224,6 +229,8 @@ func (p *parser) top(w []Value) error {
 			v.Text = strconv.Itoa(q)
 			p.c.TCQueue[tc] = v
 		}
+	case text == "priority-flow-control all off":
+		p.c.PFCAllOff = w[0]
 	case strings.HasPrefix(text, "priority-flow-control ") || strings.HasPrefix(text, "qos random-detect "):
 		p.notJudged(w, 3)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -344,5 +345,67 @@ func TestEgressLossyQueue(t *testing.T) {
 	noLossless := strings.Replace(text, lossless, strings.Replace(lossless, "\"egress\"", "\"ingress\"", 1), 1)
 	if fs := lintText(t, noLossless, "pfc.queue.egress_lossy"); len(fs) != 0 {
 		t.Errorf("no egress pool for lossless queues: %v", fs)
+	}
+}
+
+// TestLintDynamicPGUnsized joins two real sonic-buildimage renderings for
+// the SN4600C (qos.json and the dynamic buffer model's buffers.json: RoCE's
+// priority groups 3-4 "NULL", which buffermgrd sizes from each port's
+// speed and cable length) into one CONFIG_DB: as rendered, nothing is
+// wrong. With Ethernet0's cable length removed, or Ethernet4's set to 0m,
+// buffermgrd computes no lossless profile for their groups (sonic-swss
+// buffermgrdyn.cpp), and pfc.pg.lossy says so at the CABLE_LENGTH table or
+// the 0m entry; so with a headroom_type dynamic profile in the row's
+// place. Before, lint took every "NULL" row as lossless.
+func TestLintDynamicPGUnsized(t *testing.T) {
+	qos := strings.TrimSpace(readText(t, filepath.Join(stockDir, "qos-mellanox4600c-c64.json")))
+	buf := readText(t, filepath.Join(stockDir, "buffers-mellanox4600c-t1-dynamic.json"))
+	joined := strings.TrimSuffix(qos, "}") + ",\n" + buf[strings.Index(buf, "{")+1:]
+	lossy := func(text string) []doctor.Finding {
+		var out []doctor.Finding
+		for _, fd := range lintFiles(t, tempFile(t, "config_db.json", text)).Findings {
+			if fd.ID == "pfc.pg.lossy" {
+				out = append(out, fd)
+			}
+		}
+		return out
+	}
+	if fs := lossy(joined); len(fs) != 0 {
+		t.Fatalf("as rendered: %s", fs[0].Title)
+	}
+	// What buffermgrd computes is not in CONFIG_DB: said once, with the
+	// pools the rendering leaves without a size.
+	var said []string
+	for _, fd := range lintFiles(t, tempFile(t, "config_db.json", joined)).Findings {
+		said = append(said, fd.ID+": "+fd.Title)
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "config.not_judged: ") || !strings.Contains(said[0], "(the dynamic buffer model)") || !strings.Contains(said[0], "ingress_lossless_pool") {
+		t.Errorf("as rendered: %q, want one config.not_judged naming the dynamic buffer model and ingress_lossless_pool", said)
+	}
+	// A profile with headroom_type dynamic (`config buffer profile add
+	// --dynamic_th`) is sized as "NULL" is.
+	const pg0 = "\"Ethernet0|3-4\": {\n            \"profile\" : \"NULL\""
+	const profiles = "\"BUFFER_PROFILE\": {\n"
+	if !strings.Contains(joined, pg0) || !strings.Contains(joined, profiles) {
+		t.Fatal("no Ethernet0|3-4 NULL row or BUFFER_PROFILE table in the rendering")
+	}
+	ownProfile := strings.Replace(strings.Replace(joined, pg0, strings.Replace(pg0, "NULL", "roce_dyn", 1), 1),
+		profiles, profiles+"        \"roce_dyn\": {\"pool\": \"ingress_lossless_pool\", \"headroom_type\": \"dynamic\", \"dynamic_th\": \"0\"},\n", 1)
+	for _, c := range []struct{ text, from, to, port, why, at string }{
+		{joined, `"Ethernet0": "300m",`, ``, "Ethernet0", "no cable length", `"CABLE_LENGTH"`},
+		{joined, `"Ethernet4": "300m",`, `"Ethernet4": "0m",`, "Ethernet4", "cable length 0m", `"Ethernet4": "0m"`},
+		{ownProfile, `"Ethernet0": "300m",`, ``, "Ethernet0", "no cable length", `"CABLE_LENGTH"`},
+	} {
+		if !strings.Contains(c.text, c.from) {
+			t.Fatalf("no %s in the rendering", c.from)
+		}
+		fs := lossy(strings.Replace(c.text, c.from, c.to, 1))
+		if len(fs) != 1 || fs[0].Severity != doctor.Error || !strings.HasSuffix(fs[0].Subject, "config_db.json "+c.port) || !strings.Contains(fs[0].Title, "has "+c.why+":") {
+			t.Errorf("%s: %v, want one error on %s saying %q", c.why, fs, c.port, c.why)
+			continue
+		}
+		if !slices.ContainsFunc(fs[0].Evidence, func(e doctor.Evidence) bool { return strings.Contains(e.Text, c.at) }) {
+			t.Errorf("%s: evidence %v does not quote %s", c.why, fs[0].Evidence, c.at)
+		}
 	}
 }

@@ -68,15 +68,21 @@ func TestLintEOSPublic(t *testing.T) {
 // the qos policy's classes at the policy-map's indent, which ended the
 // policy (every DSCP in qos-group 0): both are sound, but write no ECN
 // anywhere, so their lossless class is never marked (ecn.disabled).
+// Microsoft's Azure Local TOR references print the storage ports alone
+// (`priority-flow-control mode on send-tlv`, a qos policy defined on
+// another page): read as a cut of an NX-OS configuration, PFC not judged
+// and the policy named, where lint refused them.
 func TestLintNXOSPublic(t *testing.T) {
 	got := map[string][]string{}
 	lintGolden(t, "../../testdata/corpus/nxos", "*.cfg", 1, func(name string, fd doctor.Finding) {
 		got[name] = append(got[name], fd.ID)
 	})
 	for f, want := range map[string]string{"rocm-n9364e-sg2-dcqcn.cfg": "config.not_judged", "azurelocal-tor-qos-policy-nexus.cfg": "config.not_judged",
-		"azurelocal-switchgen-nxos-switched-qos.cfg":       "config.not_judged",
-		"msdn-nexus3132-tor1-pause-no-drop.cfg":            "config.not_judged ecn.disabled",
-		"msdn-nexus3132-readme-qos-marking-unindented.cfg": "config.not_judged ecn.disabled"} {
+		"azurelocal-switchgen-nxos-switched-qos.cfg":          "config.not_judged",
+		"msdn-nexus3132-tor1-pause-no-drop.cfg":               "config.not_judged ecn.disabled",
+		"msdn-nexus3132-readme-qos-marking-unindented.cfg":    "config.not_judged ecn.disabled",
+		"azurelocal-tor-fully-converged-tora-interfaces.cfg":  "config.not_judged",
+		"azurelocal-tor-disaggregated-storage-interfaces.cfg": "config.not_judged"} {
 		if ids := got[f]; strings.Join(ids, " ") != want {
 			t.Errorf("%s: %v, want %s", f, ids, want)
 		}
@@ -218,6 +224,12 @@ func TestLintJunosPublic(t *testing.T) {
 	// called off on every priority).
 	if ids := got["apstra-ai-cluster-jvd-dcqcn-static.conf"]; strings.Join(ids, " ") != "config.not_judged" {
 		t.Errorf("Apstra's DCQCN configlet: %v, want config.not_judged alone", ids)
+	}
+	// Juniper's AI/ML JVD leaf, whole: `et-*` binds PFC on DSCP 26;
+	// irb and lo0 of the interfaces hierarchy are logical interfaces, no
+	// ports (they were called PFC off on every priority).
+	if ids := got["jvd-aiml-mtb-leaf1-qfx5240-64od.conf"]; strings.Join(ids, " ") != "config.not_judged" {
+		t.Errorf("JVD AI/ML leaf1: %v, want config.not_judged alone", ids)
 	}
 }
 
@@ -651,5 +663,45 @@ interface Ethernet1/1
 			t.Logf("%s: %s", f.ID, f.Title)
 		}
 		t.Errorf("the excerpt named %d times, want once", notes)
+	}
+}
+
+// TestLintEOSPFCAllOff: EOS's global `priority-flow-control all off` turns
+// PFC off on every interface whatever their own lines say (AVD's
+// eos_cli_config_gen schema, priority_flow_control.all_off: "Disable PFC
+// on all interfaces"). AVD renders it in its qos test; put before the
+// interfaces of its ethernet-interfaces test (both real AVD renderings),
+// Ethernet2's `priority-flow-control on` with priority 5 no-drop is lossy,
+// and the fix says to remove the global line first. Before, lint read the
+// line as a setting it does not judge and found Ethernet2 lossless.
+func TestLintEOSPFCAllOff(t *testing.T) {
+	ifaces := readText(t, filepath.Join(eosDir, "avd-eos_cli_config_gen-ethernet-interfaces.cfg"))
+	qos := readText(t, filepath.Join(eosDir, "avd-eos_cli_config_gen-qos.cfg"))
+	const off = "priority-flow-control all off"
+	if !strings.Contains(qos, "\n"+off+"\n") {
+		t.Fatalf("AVD's qos rendering has no %q line", off)
+	}
+	eth2 := func(fd doctor.Finding) bool {
+		_, ports, _ := strings.Cut(fd.Subject, " ")
+		return fd.ID == "qos.pfc.disabled" && slices.Contains(strings.Split(ports, ","), "Ethernet2")
+	}
+	lossless := func(rep *doctor.Report) bool { return !slices.ContainsFunc(rep.Findings, eth2) }
+	if !lossless(lintFiles(t, tempFile(t, "ifaces.cfg", ifaces))) {
+		t.Fatal("AVD ethernet-interfaces alone: Ethernet2 is not lossless, nothing to turn off")
+	}
+	rep := lintFiles(t, tempFile(t, "alloff.cfg", off+"\n!\n"+ifaces))
+	if lossless(rep) {
+		t.Fatal("with priority-flow-control all off, Ethernet2 is still lossless")
+	}
+	for _, fd := range rep.Findings {
+		if !eth2(fd) {
+			continue
+		}
+		if !strings.HasPrefix(fd.Fix, "`no priority-flow-control all off` (line 1 ") {
+			t.Errorf("fix: %s", fd.Fix)
+		}
+		if !slices.ContainsFunc(fd.Evidence, func(e doctor.Evidence) bool { return e.Line == 1 }) {
+			t.Errorf("evidence %v does not hold line 1", fd.Evidence)
+		}
 	}
 }

@@ -103,6 +103,8 @@ type pathGroup struct {
 	unstated bool
 	// extra2 is a second line the finding quotes.
 	extra2 Evidence
+	// profile is the BUFFER_PG row's profile (pfc.pg.lossy, unsized).
+	profile string
 }
 
 func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
@@ -121,6 +123,12 @@ func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
 	for _, p := range paths {
 		if p.path.PausedKnown && p.path.Paused != p.path.Queue {
 			add(fmt.Sprintf("queue\x00%d\x00%d\x00%d\x00%s\x00%s", p.path.TC, p.path.Queue, p.path.Paused, p.pq.PFCToQueueMapName.Text, p.pq.TCToQueue.Text), p, Evidence{}, "", nil)
+		}
+		if row, why, at, ok := unsizedNullPG(db, p); ok {
+			key := fmt.Sprintf("nullpg\x00%d\x00%s\x00%s", p.path.TC, why, row.Text)
+			add(key, p, atEv(db, row), why, nil)
+			groups[key].extra2 = atEv(db, at)
+			groups[key].profile = strings.TrimSpace(row.Text)
 		}
 		if p.path.PGKnown {
 			lossless, lossyPGs, known := db.LosslessPGs(p.pq)
@@ -166,6 +174,8 @@ func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
 			fs = append(fs, unpausedPG(db, g))
 		case strings.HasPrefix(k, "ownpg\x00"):
 			fs = append(fs, ownPGLossy(db, g))
+		case strings.HasPrefix(k, "nullpg\x00"):
+			fs = append(fs, unsizedNullPGFinding(db, g))
 		case strings.HasPrefix(k, "egress\x00"):
 			fs = append(fs, egressLossyFinding(db, g))
 		default:
@@ -464,6 +474,50 @@ func ownPGLossy(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 		Evidence:  evs(ev...),
 		Mechanism: fmt.Sprintf("A pause takes the cable's round trip and the sender's response time to stop the link; what arrives meanwhile needs headroom (xoff) reserved above the priority group's threshold. A profile with a size and a threshold but no xoff reserves none, and buffermgrd takes it as lossy (buffermgrdyn.cpp: only xoff or headroom_type dynamic make a profile lossless): priority group %d pauses with nothing left to hold the data in flight, which is dropped. The ports also name no tc_to_pg_map, so which group class %d is counted in is the ASIC's default, not this row's.", p.TC, p.TC),
 		Fix:       fmt.Sprintf("BUFFER_PROFILE|%s xon and xoff (`rocelab calc headroom --speed S --cable L` gives them), or under the dynamic buffer model BUFFER_PG <port>|%d profile \"NULL\" (buffermgrd sizes the headroom from the port's speed and cable length); and \"tc_to_pg_map\": \"AZURE\" on these ports, with TC_TO_PRIORITY_GROUP_MAP|AZURE \"%d\": \"%d\".", g.other, p.TC, p.TC, p.TC),
+	}
+}
+
+// unsizedNullPG reports a port whose BUFFER_PG row for RoCE's priority
+// group is "NULL" or a headroom_type dynamic profile (the dynamic buffer
+// model: buffermgrd computes the lossless profile) while the port lacks what buffermgrd computes it from
+// (sonic.DynamicPGUnsized): the row, why, and where that shows.
+func unsizedNullPG(db *sonic.ConfigDB, p portPath) (row sonic.Value, why string, at sonic.Value, ok bool) {
+	pg := p.path.TC
+	if p.path.PGKnown {
+		pg = p.path.PG
+	}
+	lossless, _, known := db.LosslessPGs(p.pq)
+	row, ok = lossless[pg]
+	if !known || !ok || row == p.pq.PFCEnableAt || !db.DynamicPG(row.Text) {
+		return sonic.Value{}, "", sonic.Value{}, false
+	}
+	why, at, ok = db.DynamicPGUnsized(p.pq.Port)
+	return row, why, at, ok
+}
+
+// unsizedNullPGFinding is pfc.pg.lossy for ports whose dynamically sized
+// RoCE priority group buffermgrd never sizes.
+func unsizedNullPGFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
+	p := g.first.path
+	pg := p.TC
+	if p.PGKnown {
+		pg = p.PG
+	}
+	fix := "CABLE_LENGTH|AZURE \"<port>\": \"<length>m\" for these ports, the length of the cable to the peer (SONiC's templates write 5m towards servers and 40m or 300m towards the spines), so buffermgrd sizes their headroom."
+	switch g.other {
+	case "cable length 0m":
+		fix = "The cable's real length in CABLE_LENGTH for these ports (0m is for ports that carry no lossless traffic: buffermgrd removes their lossless priority groups)."
+	case "no speed":
+		fix = "The port's speed in its PORT row (`config interface speed <port> <Mb/s>`), so buffermgrd sizes the headroom."
+	}
+	return doctor.Finding{
+		ID: "pfc.pg.lossy", Severity: doctor.Error, Layer: doctor.LayerFabric,
+		Title: fmt.Sprintf("%s %s: RoCE's priority group %d (class %d, pfc_enable) is on %q, whose headroom buffermgrd computes (the dynamic buffer model), but the port has %s: buffermgrd computes no profile for it, so the group keeps no PFC headroom",
+			db.File, portList(g.ports), pg, p.TC, g.profile, g.other),
+		Subject:   db.File + " " + portList(g.ports),
+		Evidence:  evs(atEv(db, g.first.pq.PFCEnableAt), g.extra, g.extra2),
+		Mechanism: "Under the dynamic buffer model a BUFFER_PG row with profile \"NULL\" (or a profile with headroom_type dynamic) asks buffermgrd to compute the group's lossless profile (pg_lossless_<speed>_<cable>_profile, its xoff from buffer_headroom_<vendor>.lua) from the port's speed and cable length. Without both it leaves the port initializing and skips the group, and with a cable length of 0m it removes the port's lossless groups (sonic-swss cfgmgr/buffermgrdyn.cpp doUpdatePgTask, refreshPgsForPort). The group then has no headroom above its threshold: a pause leaves nothing to hold what the cable and the sender still deliver, and RoCE's packets are dropped on the class meant to be lossless.",
+		Fix:       fix,
 	}
 }
 

@@ -18,6 +18,7 @@ func configRules(m *Model) []doctor.Finding {
 	fs := uncheckedConfigs(m)
 	fs = append(fs, notJudged(m)...)
 	fs = append(fs, fragmentNotJudged(m)...)
+	fs = append(fs, m.dynamicNotJudged()...)
 	for _, db := range m.Sonic {
 		var keys []string
 		var ev []Evidence
@@ -309,6 +310,62 @@ func fragmentNotJudged(m *Model) []doctor.Finding {
 			Evidence:  evs(ev...),
 			Mechanism: "lint judges the tables a config holds and raises nothing for those a fragment does not claim to hold (qos.json and buffers.json are rendered apart); what the missing tables decide is therefore unchecked, and no finding on it is not a clean bill.",
 			Fix:       "Nothing to change in the fragment; to judge the rest, give lint the other file beside it (qos.json with buffers.json) or the switch's whole CONFIG_DB (`show runningconfiguration all`, /etc/sonic/config_db.json).",
+		})
+	}
+	return fs
+}
+
+// dynamicNotJudged says, of a SONiC config whose RoCE priority group is
+// "NULL" or on a headroom_type dynamic profile on some port (the dynamic buffer model: buffermgrd computes the
+// group's profile and the pools' sizes at run time, into APPL_DB), what
+// lint cannot judge from CONFIG_DB: the headroom against the port's
+// maximum and ECN's Kmin against where the group sends XOFF. Its inputs
+// (speed, cable length, default_dynamic_th) are judged.
+func (m *Model) dynamicNotJudged() []doctor.Finding {
+	var fs []doctor.Finding
+	for _, db := range m.Sonic {
+		if db.Vendor != "" {
+			continue
+		}
+		var ports []string
+		var ev []Evidence
+		for _, p := range m.rocePaths(db) {
+			pg := p.path.TC
+			if p.path.PGKnown {
+				pg = p.path.PG
+			}
+			lossless, _, known := db.LosslessPGs(p.pq)
+			if row, ok := lossless[pg]; known && ok && row != p.pq.PFCEnableAt && db.DynamicPG(row.Text) {
+				if len(ports) == 0 {
+					ev = append(ev, atEv(db, row))
+				}
+				ports = append(ports, p.pq.Port)
+			}
+		}
+		if len(ports) == 0 {
+			continue
+		}
+		if v, ok := db.Field("DEVICE_METADATA", "localhost", "buffer_model"); ok {
+			ev = append([]Evidence{atEv(db, v)}, ev...)
+		}
+		var sizeless []string
+		for _, pool := range db.Tables["BUFFER_POOL"].Keys() {
+			if _, _, ok := db.PoolSize(pool); !ok {
+				sizeless = append(sizeless, pool)
+			}
+		}
+		pools := "the pools' sizes"
+		if len(sizeless) > 0 {
+			pools = fmt.Sprintf("the pools' sizes (%s: BUFFER_POOL without size)", list(sizeless, 3))
+		}
+		fs = append(fs, doctor.Finding{
+			ID: "config.not_judged", Severity: doctor.Info, Layer: doctor.LayerInput,
+			Title: fmt.Sprintf("%s %s: RoCE's priority group is sized by buffermgrd (the dynamic buffer model): buffermgrd computes its headroom and %s at run time, so not judged: the headroom against the port's maximum, and ECN's Kmin against where the group sends XOFF",
+				db.File, portList(ports), pools),
+			Subject:   db.File + " " + portList(ports),
+			Evidence:  evs(ev...),
+			Mechanism: "Under the dynamic buffer model CONFIG_DB holds what buffermgrd computes from, not what it computes: each lossless group's profile (pg_lossless_<speed>_<cable>_profile, xoff from buffer_headroom_<vendor>.lua with the port's speed, cable length and MTU and LOSSLESS_TRAFFIC_PATTERN) and the pools' sizes (buffer_pool_<vendor>.lua, from the ASIC's buffer less what the ports reserve) are written to APPL_DB, and the port's maximum headroom is in STATE_DB (BUFFER_MAX_PARAM_TABLE). lint judges the inputs (the speed and cable length each group needs, pfc.pg.lossy; default_dynamic_th, pfc.pg.dynamic_th); the computed sizes are not in the input, so no finding on them is not a clean bill.",
+			Fix:       "Nothing to change for lint; on the switch, `show buffer information` lists the profiles and pool sizes buffermgrd computed, and `mmuconfig -l` given to lint is judged by the profiles' names (switch.headroom.short).",
 		})
 	}
 	return fs

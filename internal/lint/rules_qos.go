@@ -71,7 +71,7 @@ func qosRules(m *Model) []doctor.Finding {
 				Subject:   s.Name,
 				Evidence:  evs(s.LosslessEv),
 				Mechanism: "Without PFC the switch drops when a queue fills, and RoCE's RC transport recovers only by go-back-N and ACK timeouts. Unless the fabric is deliberately lossy (NICs with their own congestion control and selective retransmission), RoCE needs PFC on its class on every switch port and NIC.",
-				Fix:       fix,
+				Fix:       pfcAllOffFix(s.DB, fix),
 			})
 			continue
 		}
@@ -127,6 +127,7 @@ func qosRules(m *Model) []doctor.Finding {
 		if s.DB != nil && s.DB.Vendor == sonic.VendorEOS {
 			f.Fix = fmt.Sprintf("Map DSCP %d to a class with PFC (`qos map dscp %d to traffic-class N`), or `priority-flow-control on` and `priority-flow-control priority %d no-drop` on these interfaces or their qos profile (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, r.DSCP, s.TC, s.TC)
 		}
+		f.Fix = pfcAllOffFix(s.DB, f.Fix)
 		if s.Unbound != "" {
 			f.Mechanism = fmt.Sprintf("orchagent binds to a port only the maps its PORT_QOS_MAP row names (of the global row, dscp_to_tc_map alone); a port that names no dscp_to_tc_map keeps the ASIC's default traffic class, 0 (SAI_PORT_ATTR_QOS_DEFAULT_TC), for every packet whatever its DSCP. RoCE is then counted and queued as class 0, which PFC does not protect: under congestion the switch drops it instead of pausing, and RC recovers by go-back-N and timeouts.%s", assumedDSCP(r))
 			f.Fix = fmt.Sprintf("\"dscp_to_tc_map\": \"%s\" in these ports' PORT_QOS_MAP rows, beside tc_to_pg_map and tc_to_queue_map (SONiC's qos.json binds them on every port).", strings.Split(s.Unbound, ",")[0])
@@ -147,6 +148,20 @@ func qosRules(m *Model) []doctor.Finding {
 		fs = append(fs, m.cnpRules(roceTC)...)
 	}
 	return fs
+}
+
+// pfcAllOffFix puts first in fix the removal of a global command that
+// turns PFC off on every port (EOS `priority-flow-control all off`): while
+// it stands, no interface's own PFC lines take effect.
+func pfcAllOffFix(db *sonic.ConfigDB, fix string) string {
+	if db == nil {
+		return fix
+	}
+	v, ok := db.PFCAllOff()
+	if !ok {
+		return fix
+	}
+	return fmt.Sprintf("`no priority-flow-control all off` (line %d turns PFC off on every interface, whatever their own `priority-flow-control` lines say); then, if RoCE's class is still not lossless: %s", v.Line, fix)
 }
 
 // nxosUnappliedNQ is the network-qos policy an NX-OS configuration

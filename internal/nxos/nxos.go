@@ -10,6 +10,7 @@ package nxos
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,8 +77,9 @@ type Config struct {
 	Interfaces []*Interface
 	NotJudged  []Value
 	// Excerpt is the `!Command: show running-config interface …` header
-	// of a part of the configuration: what it does not print (`system
-	// qos`, the policies) is not known. Line 0: the whole configuration.
+	// of a part of the configuration, or the first interface of interface
+	// blocks given alone (cutOnly): what it does not print (`system qos`,
+	// the policies) is not known. Line 0: the whole configuration.
 	Excerpt Value
 }
 
@@ -87,7 +89,7 @@ type Config struct {
 // part of it with an interface's `priority-flow-control mode` or
 // `service-policy type qos` line.
 func IsConfig(data []byte) bool {
-	header, qos := false, false
+	header, qos, block, own := false, false, false, false
 	for _, raw := range strings.Split(string(data), "\n") {
 		if strings.HasPrefix(raw, "policy-map type network-qos ") || strings.TrimRight(raw, " \t\r") == "system qos" {
 			return true
@@ -95,8 +97,35 @@ func IsConfig(data []byte) bool {
 		t := strings.TrimSpace(raw)
 		header = header || strings.HasPrefix(t, "!Command: show running-config")
 		qos = qos || strings.HasPrefix(t, "priority-flow-control mode ") || strings.HasPrefix(t, "service-policy type qos input ")
+		block = block || strings.HasPrefix(raw, "interface ")
+		own = own || slices.ContainsFunc(nxosOnly, func(p string) bool { return strings.HasPrefix(t, p) })
 	}
-	return header && qos
+	return header && qos || block && qos && own
+}
+
+// nxosOnly are interface commands NX-OS takes and Arista EOS, whose
+// interface syntax is alike, does not: with an interface's PFC or qos
+// policy line they mark interface blocks cut from an NX-OS configuration
+// (Microsoft's Azure Local TOR references print them so).
+var nxosOnly = []string{"priority-flow-control mode on send-tlv", "priority-flow-control watch-dog-interval ", "spanning-tree port type edge"}
+
+// cutOnly returns the first interface line of a configuration that holds
+// interface blocks and neither `system qos`, a policy-map, nor the lines
+// a whole running-config opens with (`version`, `hostname`, `feature`): a
+// cut of the interfaces, whose QoS policies and system classes are not
+// known.
+func cutOnly(c *Config) (Value, bool) {
+	if len(c.System) > 0 || len(c.Policies) > 0 || len(c.Interfaces) == 0 {
+		return Value{}, false
+	}
+	for _, l := range c.Lines {
+		if strings.HasPrefix(l, "version ") || strings.HasPrefix(l, "hostname ") || strings.HasPrefix(l, "feature ") {
+			return Value{}, false
+		}
+	}
+	at := c.Interfaces[0].At
+	at.Text = "interface blocks alone, without system qos or a policy-map"
+	return at, true
 }
 
 // Group reads the qos-group of one of NX-OS's system class names
@@ -173,6 +202,9 @@ func Parse(name string, data []byte) (*Config, error) {
 			c.Pause[q.policy] = map[int]Value{}
 		}
 		c.Pause[q.policy][g] = q.cos
+	}
+	if at, ok := cutOnly(c); ok && !c.Excerpt.Given() {
+		c.Excerpt = at
 	}
 	return c, nil
 }

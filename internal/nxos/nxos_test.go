@@ -143,6 +143,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("class-map type qos match-any R\n  match dscp 26\npolicy-map type qos P\n  class R\n    set qos-group 3\ninterface Ethernet1/1 - 4\n  priority-flow-control mode on\n  service-policy type qos input P\n"))
 	f.Add([]byte("policy-map type network-qos N\n  class type network-qos c-out-8q-q3\n    pause pfc-cos 3\n"))
 	f.Add([]byte("policy-map type qos M\nclass R\n    set qos-group 3\npolicy-map type network-qos N\n  class type network-qos R\n    pause no-drop pfc-cos 3\n"))
+	f.Add([]byte("vlan 711\n\ninterface Ethernet1/15\n  priority-flow-control mode on send-tlv\n  spanning-tree port type edge trunk\n  service-policy type qos input AZS\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if _, err := Parse("f.cfg", data); !pos.Placed(err) {
 			t.Fatalf("error without a place: %v", err)
@@ -209,9 +210,32 @@ func TestIsConfigExcerpt(t *testing.T) {
 		head + "  service-policy type qos input QOS_CLASSIFICATION\n": true,
 		head + "  description to host\n  mtu 9216\n":                  false,
 		"interface Ethernet1/1\n  priority-flow-control mode on\n":    false,
+		// Interface blocks alone, with a command only NX-OS takes
+		// (Microsoft's Azure Local TOR references print them so).
+		"interface Ethernet1/15\n  priority-flow-control mode on send-tlv\n":                                  true,
+		"interface Ethernet1/15\n  spanning-tree port type edge trunk\n  service-policy type qos input AZS\n": true,
+		"interface Ethernet1/15\n  spanning-tree port type edge trunk\n":                                      false,
 	} {
 		if got := IsConfig([]byte(in)); got != want {
 			t.Errorf("IsConfig(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+// TestParseInterfacesAlone: interface blocks given without system qos, a
+// policy-map or the lines a whole running-config opens with are a cut:
+// Excerpt is their first interface, so PFC is not judged (SYNTHETIC, in
+// the layout of Microsoft's Azure Local TOR references); with `hostname`
+// they are a whole configuration whose default policy pauses nothing.
+func TestParseInterfacesAlone(t *testing.T) {
+	const ports = "vlan 711\n\ninterface Ethernet1/15\n  priority-flow-control mode on send-tlv\n  service-policy type qos input AZS\n"
+	for in, want := range map[string]int{ports: 3, "hostname tor1\n" + ports: 0} {
+		c, err := Parse("x.cfg", []byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Excerpt.Line != want {
+			t.Errorf("%q: Excerpt at line %d (%q), want %d", in, c.Excerpt.Line, c.Excerpt.Text, want)
 		}
 	}
 }

@@ -139,3 +139,46 @@ func (db *ConfigDB) OwnPGLossy(pq PortQoS, pfc int) (row Value, rewritten, state
 	}
 	return row, meta, meta, true
 }
+
+// DynamicPG reports whether a BUFFER_PG row naming profile puts its
+// priority group on headroom buffermgrd computes (the dynamic buffer
+// model): "NULL", or a profile with headroom_type dynamic and no xoff
+// (buffermgrdyn.cpp handleBufferPgTable: both are dynamically calculated).
+func (db *ConfigDB) DynamicPG(profile string) bool {
+	name := strings.TrimSpace(profile)
+	if strings.EqualFold(name, "NULL") {
+		return true
+	}
+	p, ok := db.Profile(name)
+	return ok && p.Xoff <= 0 && strings.EqualFold(strings.TrimSpace(p.HeadroomType.Text), "dynamic")
+}
+
+// DynamicPGUnsized says why buffermgrd computes no lossless profile for a
+// BUFFER_PG row of port that DynamicPG takes (the dynamic buffer model's
+// lossless priority group): it sizes one only when the port's speed and cable
+// length are both known, and removes the port's lossless PGs when the
+// cable length is 0m (sonic-swss cfgmgr/buffermgrdyn.cpp: a port without
+// them stays initializing and its PGs are skipped; refreshPgsForPort on
+// "0m"). why is "no cable length", "cable length 0m" or "no speed", at the
+// place that shows it. ok is false when the port is sized, or when the
+// config states no cable length for any port (a fragment without
+// CABLE_LENGTH, whose lengths another file may hold); the speed is judged
+// only on a PORT row the config holds.
+func (db *ConfigDB) DynamicPGUnsized(port string) (why string, at Value, ok bool) {
+	if len(db.Tables["CABLE_LENGTH"]) == 0 {
+		return "", Value{}, false
+	}
+	_, cable, found := db.CableLength(port)
+	switch {
+	case !found:
+		at, _ := db.TablePos("CABLE_LENGTH")
+		return "no cable length", at, true
+	case strings.TrimSpace(cable.Text) == "0m":
+		return "cable length 0m", cable, true
+	}
+	if row, held := db.Tables["PORT"][port]; held && strings.TrimSpace(row["speed"].Text) == "" {
+		at, _ := db.KeyPos("PORT|" + port)
+		return "no speed", at, true
+	}
+	return "", Value{}, false
+}

@@ -66,7 +66,15 @@ type ConfigDB struct {
 	// excerpt is the `show running-config` of a part of the
 	// configuration that printed the input (MarkExcerpt).
 	excerpt Value
+	// pfcAllOff is a global command that turns PFC off on every port
+	// whatever the ports' own lines say (EOS `priority-flow-control all
+	// off`).
+	pfcAllOff Value
 }
+
+// PFCAllOff is the global command that turns PFC off on every port of
+// the switch, if the configuration has one.
+func (db *ConfigDB) PFCAllOff() (Value, bool) { return db.pfcAllOff, db.pfcAllOff.Given() }
 
 // WritesNoECN reports a switch OS's configuration (EOS, NX-OS, OS10,
 // FTOS, AOS-CX, Onyx, Junos) that configures ECN and WRED on no queue at

@@ -33,13 +33,14 @@ const VendorEOS = "arista-eos"
 //   - pfc_enable is the no-drop priorities under `priority-flow-control
 //     on`, and empty without it (EOS pauses no priority then, and a port
 //     that mentions no PFC runs none), written at the no-drop line: EOS
-//     pauses priority p for traffic class p.
+//     pauses priority p for traffic class p. A global `priority-flow-control
+//     all off` turns PFC off on every port: pfc_enable is empty, at it.
 //   - A transmit queue's `random-detect ecn` is a WRED_PROFILE with ecn
 //     ecn_all; `random-detect drop` alone, ecn_none (it drops RoCE).
 //   - PORT speed and mtu come from the interface.
 func FromEOS(c *eos.Config) *ConfigDB {
 	db := newDB(c.File, "")
-	db.lines, db.Vendor = c.Lines, VendorEOS
+	db.lines, db.Vendor, db.pfcAllOff = c.Lines, VendorEOS, c.PFCAllOff
 	var tcQueue string
 	if len(c.TCQueue) > 0 {
 		tcQueue = "qos map traffic-class"
@@ -211,7 +212,11 @@ func (e eosDB) port(it *eos.Interface, s eos.Settings) {
 		pfc = s.Prios[prios[0]]
 	}
 	pfc.Text = ""
-	if s.PFC.Text == "on" {
+	switch {
+	case s.PFC.Text == "on" && len(prios) > 0 && e.c.PFCAllOff.Given():
+		pfc = e.c.PFCAllOff
+		pfc.Text = ""
+	case s.PFC.Text == "on":
 		pfc.Text = textout.Ints(prios)
 	}
 	row["pfc_enable"] = pfc

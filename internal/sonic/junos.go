@@ -154,6 +154,9 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 				continue
 			}
 			p := junosPort{name: it.Words[0].Text, at: it.Words[0]}
+			if !junosEthernet(p.name) {
+				continue
+			}
 			for _, c := range it.Find("congestion-notification-profile") {
 				if len(c.Words) == 2 {
 					p.cnp = c.Words[1].Text
@@ -268,6 +271,30 @@ type junosPort struct {
 	name                  string
 	at                    Value
 	classifier, cnp, smap string
+}
+
+// junosEthernet reports whether an interface name is one PFC can run on
+// or a wildcard over such names: a physical Ethernet port (ge-, xe-, et-,
+// mge-, fe-), an aggregated one (ae0) or an SRX redundant one (reth0), or
+// `all` or a name with `*`. The other names of a whole configuration's
+// interfaces hierarchy are logical or management interfaces (lo0, irb,
+// vlan, em0, fxp0, vme, re0:mgmt-0), which carry no priority flow control
+// and are no ports of the RoCE class.
+func junosEthernet(name string) bool {
+	if name == "all" || strings.Contains(name, "*") {
+		return true
+	}
+	for _, p := range []string{"ge-", "xe-", "et-", "mge-", "fe-"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	for _, p := range []string{"ae", "reth"} {
+		if rest, ok := strings.CutPrefix(name, p); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // junosWildcards applies the wildcard blocks (`all`, or a name with `*`

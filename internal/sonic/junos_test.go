@@ -117,3 +117,17 @@ func TestJunosWildcards(t *testing.T) {
 		t.Errorf("et-* beside ae0: ports %+v, skipped %+v", got, skipped)
 	}
 }
+
+// TestJunosEthernet: the interfaces PFC can run on (physical Ethernet,
+// aggregated and redundant ports, wildcards) against the logical and
+// management interfaces a whole configuration also names.
+func TestJunosEthernet(t *testing.T) {
+	for name, want := range map[string]bool{
+		"et-0/0/3:1": true, "xe-0/0/1": true, "ge-0/0/0": true, "mge-0/0/36": true, "ae1": true, "reth0": true, "et-*": true, "all": true,
+		"irb": false, "lo0": false, "vlan": false, "em0": false, "fxp0": false, "vme": false, "re0:mgmt-0": false, "aes": false,
+	} {
+		if got := junosEthernet(name); got != want {
+			t.Errorf("junosEthernet(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
