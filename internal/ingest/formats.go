@@ -28,5 +28,6 @@ func formats() []Format {
 		{Kind: KindPerfquery, New: NewPerfqueryParser},
 		{Kind: KindNVSMI, New: NewNVSMIParser},
 		{Kind: KindIPLink, New: NewIPLinkParser},
+		{Kind: KindDevlinkHealth, New: NewDevlinkParser},
 	}
 }
