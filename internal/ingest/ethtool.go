@@ -102,13 +102,12 @@ type ethtoolParser struct {
 	origin  string
 	origins map[string]*ethtoolParser
 	// json gathers the lines of an `ethtool --json` array until its
-	// brackets close (jsonDepth); jsonNext is set after an ethtool
-	// --json command, whose output may open with a bare "["; jsonCmd
-	// is set when the array being gathered opened after one.
-	json      []Line
-	jsonDepth int
-	jsonNext  bool
-	jsonCmd   bool
+	// brackets close; jsonNext is set after an ethtool --json command,
+	// whose output may open with a bare "["; jsonCmd is set when the
+	// array being gathered opened after one.
+	json     jsonArray
+	jsonNext bool
+	jsonCmd  bool
 }
 
 // maxEthtoolOrigins bounds the hosts whose lines are read apart; lines of

@@ -22,9 +22,8 @@ import (
 
 // ipLinkJSON gathers the lines of one array until its brackets close.
 type ipLinkJSON struct {
-	lines []Line
-	depth int
-	next  bool // set after an `ip -j` command, whose output opens with "["
+	jsonArray
+	next bool // set after an `ip -j` command, whose output opens with "["
 }
 
 // ipLinkJSONObject is one interface's object.
@@ -59,49 +58,40 @@ func ipLinkJSONName(dir, key string) string {
 // whose brackets never closed.
 func (p *ipLinkParser) jsonLine(l Line, t string) bool {
 	j := &p.json
-	if j.lines != nil && isEthtoolShellLine(t) {
-		lines := j.lines
-		j.lines = nil
-		p.garbleJSON(lines, "the array's closing ']' before the next command (the ip -j output is cut)")
+	if j.open() && isEthtoolShellLine(t) {
+		p.garbleJSON(j.take(), "the array's closing ']' before the next command (the ip -j output is cut)")
 		return false
 	}
-	if c, ok := findCommand(t, "ip"); ok && j.lines == nil && !strings.HasPrefix(t, "[") {
+	if c, ok := findCommand(t, "ip"); ok && !j.open() && !strings.HasPrefix(t, "[") {
 		j.next = slices.ContainsFunc(c.Args, func(a string) bool {
 			return a == "-j" || a == "-json" || a == "--json" || strings.HasPrefix(a, "-j") && strings.Contains(a, "s")
 		})
 		return false
 	}
-	if j.lines == nil {
+	if !j.open() {
 		if !strings.HasPrefix(t, `[{"ifindex":`) && !(j.next && strings.HasPrefix(t, "[")) {
 			j.next = false
 			return false
 		}
 		p.flushAll() // the text dumps before it came first
-		j.depth = 0
-		j.lines = []Line{}
+		j.start()
 	}
 	j.next = false
-	j.lines = append(j.lines, l)
-	j.depth += jsonNesting(t)
-	if j.depth > 0 && len(j.lines) < maxEthtoolJSONLines {
-		return true
-	}
-	lines := j.lines
-	j.lines = nil
-	if j.depth > 0 {
+	lines, cut := j.add(l, t)
+	switch {
+	case lines == nil:
+	case cut:
 		p.garbleJSON(lines, "the array's closing ']' (the ip -j output is cut)")
-		return true
+	default:
+		p.readJSON(lines)
 	}
-	p.readJSON(lines)
 	return true
 }
 
 // endJSON reports an array the input ends inside.
 func (p *ipLinkParser) endJSON() {
-	if p.json.lines != nil {
-		lines := p.json.lines
-		p.json.lines = nil
-		p.garbleJSON(lines, "the array's closing ']' before the input ends (the ip -j output is cut)")
+	if p.json.open() {
+		p.garbleJSON(p.json.take(), "the array's closing ']' before the input ends (the ip -j output is cut)")
 	}
 }
 
