@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strings"
@@ -327,7 +328,11 @@ func (p *ethtoolParser) other(l Line, t string) {
 		p.out.lines.add(l)
 	case key == "Speed" && p.mode == ethSettings:
 		if r, err := unit.ParseRate(val); err == nil && r > 0 {
-			p.out.Speeds = append(p.out.Speeds, LinkSpeed{Device: p.dev, Rate: r, Evidence: At(p.out.src, l)})
+			host := p.origin
+			if host == "" {
+				host = cmp.Or(p.host, l.Host)
+			}
+			p.out.Speeds = append(p.out.Speeds, LinkSpeed{Host: strings.Clone(host), Device: p.dev, Rate: r, Evidence: At(p.out.src, l)})
 			p.out.lines.add(l)
 		}
 	case (key == "RX" || key == "TX") && p.mode == ethPause && (val == "on" || val == "off"):
