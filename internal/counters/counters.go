@@ -75,6 +75,10 @@ const (
 	// through the kernel's ethtool netlink API (`ethtool -S IF --groups
 	// eth-phy eth-mac`, Linux 5.13 on), whichever driver the port has.
 	Standard
+	// Netdev marks the kernel's own statistics of every network device
+	// (struct rtnl_link_stats64), which `ip -s link` prints and many
+	// drivers' ethtool -S repeat, whichever driver the port has.
+	Netdev
 	// Twin marks names only the twin prints (switch-side counters).
 	Twin
 )
@@ -102,6 +106,8 @@ func (v Vendor) String() string {
 		return "ionic"
 	case Standard:
 		return "ethtool-std"
+	case Netdev:
+		return "netdev"
 	case Twin:
 		return "rocelab"
 	}

@@ -30,4 +30,8 @@ const (
 	// Symbols the PHY decoded as invalid while it had carrier (IEEE 802.3
 	// 30.3.2.1.5): bit errors on the wire, before any frame check.
 	PhySymbolErrors Concept = "phy_symbol_errors"
+	// Frames received bad, of any kind the device checks: a bad FCS, a
+	// wrong length, an alignment error (the kernel's rx_errors, which
+	// must include rx_crc_errors, rx_length_errors and rx_frame_errors).
+	PhyRxErrors Concept = "phy_rx_errors"
 )

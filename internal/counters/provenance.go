@@ -217,5 +217,9 @@ func provenance() map[string]string {
 		"eth-mac-FrameCheckSequenceErrors": `linux-04692c90 net/ethtool/stats.c:46 "FrameCheckSequenceErrors" =eth-mac-`,
 		"eth-mac-OctetsTransmittedOK":      `linux-04692c90 net/ethtool/stats.c:48 "OctetsTransmittedOK" =eth-mac-`,
 		"eth-mac-OctetsReceivedOK":         `linux-04692c90 net/ethtool/stats.c:54 "OctetsReceivedOK" =eth-mac-`,
+		// struct rtnl_link_stats64's fields.
+		"rx_errors":        "linux-2d982658 include/uapi/linux/if_link.h:46 rx_errors",
+		"rx_crc_errors":    "linux-2d982658 include/uapi/linux/if_link.h:56 rx_crc_errors",
+		"rx_missed_errors": "linux-2d982658 include/uapi/linux/if_link.h:59 rx_missed_errors",
 	}
 }

@@ -265,6 +265,20 @@ func builtin() []Desc {
 		std("eth-mac-OctetsReceivedOK", PhyBytes, RX, Bytes),
 		std("eth-mac-OctetsTransmittedOK", PhyBytes, TX, Bytes),
 
+		// The kernel's statistics of every network device (struct
+		// rtnl_link_stats64), as `ip -s link` prints them and under the
+		// names the kernel gives them (ip's RX "errors" is rx_errors, its
+		// "-s -s" crc rx_crc_errors, "missed" rx_missed_errors): frames
+		// received bad, those with a bad FCS, and packets the device had
+		// to drop because the host had posted no receive buffer (mlx5
+		// counts rx_out_of_buffer there since a May 2024 fix, Linux 6.10
+		// and the stable kernels it went to; in rx_dropped before).
+		// Many drivers' ethtool -S repeat them, so they say nothing of
+		// the driver.
+		common(Desc{Name: "rx_errors", Vendor: Netdev, Source: Ethtool, Concept: PhyRxErrors, Dir: RX, Unit: Packets}),
+		common(Desc{Name: "rx_crc_errors", Vendor: Netdev, Source: Ethtool, Concept: PhyCRCErrors, Dir: RX, Unit: Packets}),
+		common(Desc{Name: "rx_missed_errors", Vendor: Netdev, Source: Ethtool, Concept: OutOfBufferHost, Dir: RX, Unit: Packets}),
+
 		// irdma hw_counters (Intel E810 RoCE): DCQCN's CNPs and ECN marks.
 		hwv(IRDMA, "cnpHandled", CNPHandled, RX),
 		hwv(IRDMA, "cnpIgnored", CNPIgnored, RX),

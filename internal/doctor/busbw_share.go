@@ -32,7 +32,7 @@ func speedOf(inc *Incident, at ingest.Scope) (nicSpeed, bool) {
 			used[d.Name] = true
 		}
 	}
-	near, far := speedsFor(inc, at)
+	near, far := speedsFor(inc, at, at.Host.Name)
 	how := "stated for this host"
 	all := near
 	if len(all) == 0 {

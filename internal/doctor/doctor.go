@@ -107,6 +107,7 @@ func rules() []Rule {
 	rs = append(rs, fecRules()...)
 	rs = append(rs, ethtoolJSONRules()...)
 	rs = append(rs, ibPortRules()...)
+	rs = append(rs, devlinkRules()...)
 	rs = append(rs, dcqcnRules()...)
 	rs = append(rs, windowRules()...)
 	rs = append(rs, faultRules()...)

@@ -76,6 +76,10 @@ func ctrSamples(inc *Incident) ([]ingest.CounterSample, int) {
 		add(q.Samples, q.Scope())
 		omitted += q.Omitted
 	}
+	for _, p := range All[*ingest.IPLink](inc) {
+		add(p.Samples, p.Scope())
+		omitted += p.Omitted
+	}
 	out, dropped := ingest.MergeSamples(all)
 	for i := range out {
 		if out[i].IsDelta() {
@@ -402,7 +406,9 @@ func checkDiscards(inc *Incident) []Finding {
 			who = "switch port"
 		}
 		d := s.Discards()
-		if !d.Any() {
+		if !d.Any() || s.Kind == ingest.KindIPLink && driverDumpOf(inc, s) {
+			// The kernel's statistics of a port whose driver's dump is
+			// here count the same drops: the dump reports them.
 			return nil
 		}
 		pfc := losslessPrios(inc, s)
@@ -512,12 +518,13 @@ func checkDiscards(inc *Incident) []Finding {
 
 // ringDrops splits the host's drops into those the driver is known to count
 // as its receive rings' (mlx5's rx_out_of_buffer, ice's rx_dropped, and the
-// like under names of a driver's own) and those under a name many drivers
-// print (rx_dropped), which elsewhere counts the stack's drops too.
+// like under names of a driver's own, and the kernel's rx_missed_errors,
+// which means that whatever the driver) and those under a name many
+// drivers print (rx_dropped), which elsewhere counts the stack's drops too.
 func ringDrops(s *ingest.CounterSample, host []ingest.Reading) (rings, general []ingest.Reading) {
 	v, known := s.Vendor()
 	for _, r := range host {
-		if d, _, ok := counters.Default().Lookup(r.Name); ok && d.Common && (!known || v != d.Vendor) {
+		if d, _, ok := counters.Default().Lookup(r.Name); ok && d.Common && d.Vendor != counters.Netdev && (!known || v != d.Vendor) {
 			general = append(general, r)
 			continue
 		}

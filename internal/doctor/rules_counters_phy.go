@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"rocelab/internal/counters"
@@ -15,6 +16,7 @@ func physicalRules() []Rule {
 		{IDs: []string{"counters.phy.fcs"}, Check: checkFCS},
 		{IDs: []string{"counters.phy.link_down"}, Check: checkLinkDown},
 		{IDs: []string{"counters.phy.symbol_errors"}, Check: checkSymbolErrors},
+		{IDs: []string{"input.garbled"}, Check: checkIPLinkGarbled},
 	}
 }
 
@@ -31,19 +33,29 @@ const fcsErrorFraction = 1e-4
 // part, which RC recovers by go-back-N and, at a message's tail, the ACK
 // timeout.
 func checkFCS(inc *Incident) []Finding {
-	return perSample(inc, ingest.KindEthtool, func(s *ingest.CounterSample) []Finding {
+	return perSample(inc, "", func(s *ingest.CounterSample) []Finding {
+		if !s.Netdev() {
+			return nil
+		}
 		r, ok := s.Concept(counters.PhyCRCErrors, counters.RX, 0)
+		what := "frames received with a bad FCS"
+		if !ok || r.Value == 0 && s.Kind == ingest.KindIPLink {
+			// `ip -s link` without the second -s prints the frames
+			// received bad only as a whole: rx_errors.
+			r, ok = s.Concept(counters.PhyRxErrors, counters.RX, 0)
+			what = "frames received bad (a bad FCS, a wrong length or alignment; `ip -s -s link` tells them apart)"
+		}
 		if !ok || r.Value == 0 || s.Device != "" && weakOpticOn(inc, s.Host, readingFile(r), s.Device) {
 			// A weak receiver's finding carries its port's errors.
 			return nil
 		}
-		if standardBesideDriver(inc, s, r, counters.PhyCRCErrors) {
-			// `ethtool -S IF` and `--groups eth-mac` count the same
-			// frames: the driver's dump reports them.
+		if besideDriver(inc, s, r, counters.PhyCRCErrors) {
+			// `ethtool -S IF` and `--groups eth-mac` or `ip -s link`
+			// count the same frames: the driver's dump reports them.
 			return nil
 		}
 		sev := Warn
-		title := fmt.Sprintf("%s: %d frames received with a bad FCS (%s)", s.Name(), r.Value, r.Name)
+		title := fmt.Sprintf("%s: %d %s (%s)", s.Name(), r.Value, what, r.Name)
 		ev := []ingest.Reading{r}
 		if rx, ok := s.PortRxPackets(); ok && rx.Value > 0 {
 			f := float64(r.Value) / float64(rx.Value)
@@ -65,28 +77,55 @@ func checkFCS(inc *Incident) []Finding {
 	})
 }
 
-// standardBesideDriver reports whether r, a reading of concept c in s,
-// is one of the standard statistics (`ethtool -S IF --groups eth-mac`)
-// while a driver's own dump of the same port, in the same input or on the
-// same named host, has a counter of c: the two count the same events,
-// which the driver's dump reports.
-func standardBesideDriver(inc *Incident, s *ingest.CounterSample, r ingest.Reading, c counters.Concept) bool {
-	if s.Device == "" || !standardCounter(r.Name) {
+// besideDriver reports whether r, a reading of concept c in s (or of the
+// frames received bad, which hold c's), is a second view of counts a
+// driver's own dump of the same port gives, in the same input or on the
+// same named host: one of the standard statistics (`ethtool -S IF
+// --groups eth-mac`) or the kernel's (`ip -s link`), while the driver's
+// `ethtool -S IF` has a counter of c. The driver's dump reports them.
+func besideDriver(inc *Incident, s *ingest.CounterSample, r ingest.Reading, c counters.Concept) bool {
+	if s.Device == "" || !standardCounter(r.Name) && s.Kind != ingest.KindIPLink {
 		return false
 	}
+	return driverHas(inc, s, readingFile(r), func(o *ingest.CounterSample) bool {
+		d, ok := o.Concept(c, counters.RX, 0)
+		return ok && !standardCounter(d.Name)
+	})
+}
+
+// driverDumpOf reports whether the incident holds a driver's ethtool -S
+// dump of s's port, in s's input or on its named host.
+func driverDumpOf(inc *Incident, s *ingest.CounterSample) bool {
+	return s.Device != "" && driverHas(inc, s, s.After.File(), func(o *ingest.CounterSample) bool {
+		return slices.ContainsFunc(o.After.Counters, func(c ingest.Counter) bool { return !standardCounter(c.Name) })
+	})
+}
+
+// driverHas reports whether an ethtool -S dump of s's port other than s,
+// on s's named host or (when s names none) in the input file, is one
+// that has.
+func driverHas(inc *Incident, s *ingest.CounterSample, file string, has func(*ingest.CounterSample) bool) bool {
 	samples, _ := ctrSamples(inc)
 	for i := range samples {
 		o := &samples[i]
-		if o == s || o.Kind != ingest.KindEthtool || o.Device != s.Device || o.Host != s.Host {
+		if o.Kind != ingest.KindEthtool || o.Device != s.Device || o.Host != s.Host || o.After == s.After {
 			continue
 		}
-		d, ok := o.Concept(c, counters.RX, 0)
-		if !ok || standardCounter(d.Name) || s.Host == "" && readingFile(d) != readingFile(r) {
+		if s.Host == "" && o.After.File() != file {
 			continue
 		}
-		return true
+		if has(o) {
+			return true
+		}
 	}
 	return false
+}
+
+// checkIPLinkGarbled reports `ip -s link` rows no rule could judge.
+func checkIPLinkGarbled(inc *Incident) []Finding {
+	return garbledOf(inc, "ip -s link output", func(a *ingest.IPLink) []ingest.Garble { return a.Garbled },
+		"These lines sit under a row of `ip -s link` column names (`RX: bytes packets errors ...`) but do not hold one count per column, or are an `ip -j` array that does not parse or is cut: the paste was edited, wrapped or cut, so the interface's counters were judged by no rule.",
+		"Paste the unedited output of `ip -s -s link show <if>` (or `ip -j -s -s link show <if>`), without -h: its rounded values (6.04T) are no counts.")
 }
 
 // standardCounter reports whether name is one of the IEEE 802.3 standard

@@ -222,7 +222,7 @@ func checkDCQCN(inc *Incident) []Finding {
 		}
 		rt := ccRoot{name: nameOr(s.Device, s.Name()), marks: marks, util: -1, fabric: -1, ev: readingsEvidence(mev...)}
 		if tx, ok := s.Concept(counters.PhyBytes, counters.TX, 0); ok {
-			if sp, ok := speeds[s.Device]; ok && sp.Rate > 0 {
+			if sp, ok := deviceSpeedOf(speeds, s.Host, s.Device); ok && sp.Rate > 0 {
 				rt.util = float64(tx.Value) * 8 / span.Seconds() / float64(sp.Rate)
 				rt.ev = append(rt.ev, readingsEvidence(tx)...)
 				rt.ev = append(rt.ev, sp.Evidence)
@@ -271,8 +271,8 @@ func cnpRatesKnown(inc *Incident) bool {
 	return false
 }
 
-// deviceSpeeds maps a device to the one line rate the artifacts state for
-// it.
+// deviceSpeeds maps a device, with the host a line names it on (a pdsh
+// paste's), to the one line rate the artifacts state for it.
 func deviceSpeeds(inc *Incident) map[string]ingest.LinkSpeed {
 	out := map[string]ingest.LinkSpeed{}
 	clash := map[string]bool{}
@@ -281,16 +281,27 @@ func deviceSpeeds(inc *Incident) map[string]ingest.LinkSpeed {
 			if s.Device == "" || s.Rate <= 0 {
 				continue
 			}
-			if o, ok := out[s.Device]; ok && o.Rate != s.Rate {
-				clash[s.Device] = true
+			k := s.Host + "\x00" + s.Device
+			if o, ok := out[k]; ok && o.Rate != s.Rate {
+				clash[k] = true
 			}
-			out[s.Device] = s
+			out[k] = s
 		}
 	}
 	for d := range clash {
 		delete(out, d)
 	}
 	return out
+}
+
+// deviceSpeedOf returns the rate deviceSpeeds states for device on host, else
+// for device on no named host.
+func deviceSpeedOf(speeds map[string]ingest.LinkSpeed, host, device string) (ingest.LinkSpeed, bool) {
+	if s, ok := speeds[host+"\x00"+device]; ok {
+		return s, true
+	}
+	s, ok := speeds["\x00"+device]
+	return s, ok
 }
 
 // lldpPeers maps a switch port to its LLDP neighbour and, when the same

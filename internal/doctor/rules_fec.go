@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -90,7 +91,7 @@ func checkFEC(inc *Incident) []Finding {
 		}
 		last := p.readings[len(p.readings)-1]
 		if off := strings.ToLower(last.Active); off == "off" || off == "none" {
-			rate, ev, known := fecPortRate(inc, p.scope, last.Device)
+			rate, ev, known := fecPortRate(inc, p.scope, last.Host, last.Device)
 			if x, ok := fecOff(p.name, last, rate, ev, known); ok {
 				fs = append(fs, x)
 			}
@@ -103,14 +104,14 @@ func checkFEC(inc *Incident) []Finding {
 // --nic-speed, else a speed its own file or host states for that very
 // interface. A speed stated for another interface (the management port's
 // 1000Mb/s) says nothing of this one; ok is false then.
-func fecPortRate(inc *Incident, at ingest.Scope, device string) (unit.BitRate, Evidence, bool) {
+func fecPortRate(inc *Incident, at ingest.Scope, host, device string) (unit.BitRate, Evidence, bool) {
 	if inc.Options.NICSpeed > 0 {
 		return inc.Options.NICSpeed, Evidence{File: "--nic-speed", Text: inc.Options.NICSpeed.String()}, true
 	}
 	if device == "" {
 		return 0, Evidence{}, false
 	}
-	near, _ := speedsFor(inc, at)
+	near, _ := speedsFor(inc, at, cmp.Or(host, at.Host.Name))
 	for _, s := range near {
 		if s.Device == device {
 			return s.Rate, s.Evidence, true

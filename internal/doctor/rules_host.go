@@ -25,7 +25,7 @@ func checkPCIe(inc *Incident) []Finding {
 			if lspciReadsLink(inc, d.Scope(), l.Device) {
 				continue // the lspci's link is today's; dmesg's is the probe's
 			}
-			rate, rateEv, known := nicPortRate(inc, d.Scope(), l.Device)
+			rate, rateEv, known := nicPortRate(inc, d.Scope(), "", l.Device)
 			below := known && l.Available < rate
 			if !l.Limited() && !below {
 				continue

@@ -98,7 +98,7 @@ func linkFinding(inc *Incident, p *ingest.Lspci, d ingest.PCIDevice) Finding {
 		crosses +
 		"A narrower link is a slot with fewer electrical lanes, a riser or bifurcation split, or lanes that failed to train (a badly seated card); a slower one a slot, riser or BIOS setting of an older generation, or signal problems that made the link fall back."
 	if d.RDMA() {
-		if rate, rateEv, known := nicPortRate(inc, p.Scope(), d.BDF); known && d.Sta.GTs > 0 && d.Sta.Rate() < rate {
+		if rate, rateEv, known := nicPortRate(inc, p.Scope(), "", d.BDF); known && d.Sta.GTs > 0 && d.Sta.Rate() < rate {
 			sev = Error
 			title += fmt.Sprintf(": below the %s port", rateText(rate))
 			if rateEv.File != "" {

@@ -154,10 +154,10 @@ func linkErrorsOn(inc *Incident, host, src string, m ingest.Module) (texts []str
 	samples, _ := ctrSamples(inc)
 	for i := range samples {
 		s := &samples[i]
-		if s.Kind != ingest.KindEthtool || s.Device == "" || !hostsAgree(s.Host, host) || !weakOn(inc, host, s.Device, m) {
+		if !s.Netdev() || s.Device == "" || !hostsAgree(s.Host, host) || !weakOn(inc, host, s.Device, m) {
 			continue
 		}
-		if r, ok := s.Concept(counters.PhyCRCErrors, counters.RX, 0); ok && r.Value > 0 && !standardBesideDriver(inc, s, r, counters.PhyCRCErrors) {
+		if r, ok := s.Concept(counters.PhyCRCErrors, counters.RX, 0); ok && r.Value > 0 && !besideDriver(inc, s, r, counters.PhyCRCErrors) {
 			texts = append(texts, fmt.Sprintf("%s counts %s with a bad FCS (%s)", s.Device, plural(int(r.Value), "frame", "frames"), r.Name))
 			evs = append(evs, readingsEvidence(r)...)
 			f := readingFile(r)

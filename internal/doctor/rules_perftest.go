@@ -206,7 +206,7 @@ func checkPerftestBW(inc *Incident) []Finding {
 				Fix:       "Rerun with -a (all sizes) or -s 1048576 to measure bandwidth at large messages.",
 			}, r, "perftest without large messages")}
 		}
-		rate, rateEv, known := nicPortRate(inc, pf.Scope(), r.Device)
+		rate, rateEv, known := nicPortRate(inc, pf.Scope(), r.Host, r.Device)
 		if r.PeakRate > 0 && inc.Options.NICSpeed == 0 {
 			rate, rateEv, known = r.PeakRate, r.PeakRateEvidence, true
 		}

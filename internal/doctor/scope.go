@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 
@@ -55,11 +56,13 @@ type scopedSpeed struct {
 }
 
 // speedsFor returns the line rates stated in the incident that may apply
-// to a subject in scope at: those of its own file and host when there are
-// any, else those of inputs that do not say their host. Rates known to be
-// of another host are never returned; nor a rate above what the subject's
+// to a subject in scope at on host (the subject's own, when its input
+// names several; else its input's): those of its own file and host when
+// there are any, else those of inputs that do not say their host. Rates
+// known to be of another host are never returned, whether the input or
+// the line (a pdsh paste's) says so; nor a rate above what the subject's
 // NIC model can run (see modelRate).
-func speedsFor(inc *Incident, at ingest.Scope) (near, far []scopedSpeed) {
+func speedsFor(inc *Incident, at ingest.Scope, host string) (near, far []scopedSpeed) {
 	limit, _ := modelRate(inc, at)
 	for _, a := range All[ingest.LinkSpeeder](inc) {
 		art, ok := a.(ingest.Artifact)
@@ -69,7 +72,7 @@ func speedsFor(inc *Incident, at ingest.Scope) (near, far []scopedSpeed) {
 		sc := art.Scope()
 		r := reachOf(at, sc)
 		for _, s := range a.LinkSpeeds() {
-			if s.Rate <= 0 || limit > 0 && s.Rate > limit {
+			if s.Rate <= 0 || limit > 0 && s.Rate > limit || !hostsAgree(s.Host, host) {
 				continue
 			}
 			switch r {
@@ -83,15 +86,16 @@ func speedsFor(inc *Incident, at ingest.Scope) (near, far []scopedSpeed) {
 	return near, far
 }
 
-// nicPortRate returns the NIC line rate to judge a subject in scope at
-// against: --nic-speed; else the rate its own file or host states for
-// device, or the one rate they state; else the one rate the inputs that
-// do not say their host agree on. ok is false when unknown or ambiguous.
-func nicPortRate(inc *Incident, at ingest.Scope, device string) (unit.BitRate, Evidence, bool) {
+// nicPortRate returns the NIC line rate to judge a subject of host (""
+// for its input's) in scope at against: --nic-speed; else the rate its
+// own file or host states for device, or the one rate they state; else
+// the one rate the inputs that do not say their host agree on. ok is
+// false when unknown or ambiguous.
+func nicPortRate(inc *Incident, at ingest.Scope, host, device string) (unit.BitRate, Evidence, bool) {
 	if inc.Options.NICSpeed > 0 {
 		return inc.Options.NICSpeed, Evidence{File: "--nic-speed", Text: inc.Options.NICSpeed.String()}, true
 	}
-	near, far := speedsFor(inc, at)
+	near, far := speedsFor(inc, at, cmp.Or(host, at.Host.Name))
 	if device != "" {
 		for _, s := range near {
 			if s.Device == device {

@@ -80,6 +80,11 @@ func (c *lineContext) update(l Line) {
 	if !strings.ContainsAny(t, "$#>%") {
 		return
 	}
+	if _, _, ok := ipLinkInterface(t, true); ok {
+		// `ip link`'s "2: veth2@if2: <BROADCAST,...>": a device and its
+		// peer, not user@host.
+		return
+	}
 	if h := promptHost(t); h != "" {
 		c.host = strings.Clone(h)
 	}

@@ -127,7 +127,7 @@ func monotonic(before, after *CounterSet) bool {
 
 // A CounterSample is one port's counters as rules read them.
 type CounterSample struct {
-	Kind   Kind   // KindEthtool or KindHWCounters
+	Kind   Kind   // KindEthtool, KindIPLink or KindHWCounters
 	Host   string // host name when the input says it
 	Device string // netdev for ethtool ("" when the paste does not say), RDMA device for hw_counters
 	Port   int    // RDMA port for hw_counters; 0 for ethtool
@@ -169,6 +169,10 @@ func (s *CounterSample) Span() (time.Duration, string) {
 	}
 	return 0, ""
 }
+
+// Netdev reports whether the sample counts a network device's traffic:
+// a driver's ethtool -S, or the kernel's own statistics (`ip -s link`).
+func (s *CounterSample) Netdev() bool { return s.Kind == KindEthtool || s.Kind == KindIPLink }
 
 // IsDelta reports whether the sample is a before/after pair, so that its
 // values are differences over the window between the dumps.

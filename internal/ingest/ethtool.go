@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strings"
@@ -102,13 +103,12 @@ type ethtoolParser struct {
 	origin  string
 	origins map[string]*ethtoolParser
 	// json gathers the lines of an `ethtool --json` array until its
-	// brackets close (jsonDepth); jsonNext is set after an ethtool
-	// --json command, whose output may open with a bare "["; jsonCmd
-	// is set when the array being gathered opened after one.
-	json      []Line
-	jsonDepth int
-	jsonNext  bool
-	jsonCmd   bool
+	// brackets close; jsonNext is set after an ethtool --json command,
+	// whose output may open with a bare "["; jsonCmd is set when the
+	// array being gathered opened after one.
+	json     jsonArray
+	jsonNext bool
+	jsonCmd  bool
 }
 
 // maxEthtoolOrigins bounds the hosts whose lines are read apart; lines of
@@ -328,7 +328,11 @@ func (p *ethtoolParser) other(l Line, t string) {
 		p.out.lines.add(l)
 	case key == "Speed" && p.mode == ethSettings:
 		if r, err := unit.ParseRate(val); err == nil && r > 0 {
-			p.out.Speeds = append(p.out.Speeds, LinkSpeed{Device: p.dev, Rate: r, Evidence: At(p.out.src, l)})
+			host := p.origin
+			if host == "" {
+				host = cmp.Or(p.host, l.Host)
+			}
+			p.out.Speeds = append(p.out.Speeds, LinkSpeed{Host: strings.Clone(host), Device: p.dev, Rate: r, Evidence: At(p.out.src, l)})
 			p.out.lines.add(l)
 		}
 	case (key == "RX" || key == "TX") && p.mode == ethPause && (val == "on" || val == "off"):

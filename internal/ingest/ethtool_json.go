@@ -62,43 +62,36 @@ var ethtoolStdGroups = []string{"eth-phy", "eth-mac", "eth-ctrl", "rmon"}
 // command line ends an array whose brackets never closed (a paste cut
 // short): the array is reported cut and the line read as any other.
 func (p *ethtoolParser) jsonLine(l Line, t string) bool {
-	if p.json != nil && isEthtoolShellLine(t) {
-		lines := p.json
-		p.json = nil
-		p.garbleJSON(lines, "the array's closing ']' before the next command (the ethtool --json output is cut)")
+	if p.json.open() && isEthtoolShellLine(t) {
+		p.garbleJSON(p.json.take(), "the array's closing ']' before the next command (the ethtool --json output is cut)")
 		return false
 	}
-	if p.json == nil {
+	if !p.json.open() {
 		if t != "[ {" && !(p.jsonNext && strings.HasPrefix(t, "[")) {
 			p.jsonNext = false
 			return false
 		}
 		p.flush()
-		p.jsonDepth, p.jsonCmd = 0, p.jsonNext
-		p.json = []Line{}
+		p.jsonCmd = p.jsonNext
+		p.json.start()
 	}
 	p.jsonNext = false
-	p.json = append(p.json, l)
-	p.jsonDepth += jsonNesting(t)
-	if p.jsonDepth > 0 && len(p.json) < maxEthtoolJSONLines {
+	lines, cut := p.json.add(l, t)
+	switch {
+	case lines == nil:
 		return true
-	}
-	lines := p.json
-	p.json = nil
-	if p.jsonDepth > 0 {
+	case cut:
 		p.garbleJSON(lines, fmt.Sprintf("the array's closing ']' within %d lines (the ethtool --json output is cut)", maxEthtoolJSONLines))
-		return true
+	default:
+		p.readJSON(lines)
 	}
-	p.readJSON(lines)
 	return true
 }
 
 // endJSON reports an array the input ends inside.
 func (p *ethtoolParser) endJSON() {
-	if p.json != nil {
-		lines := p.json
-		p.json = nil
-		p.garbleJSON(lines, "the array's closing ']' before the input ends (the ethtool --json output is cut)")
+	if p.json.open() {
+		p.garbleJSON(p.json.take(), "the array's closing ']' before the input ends (the ethtool --json output is cut)")
 	}
 }
 
@@ -128,6 +121,39 @@ func (p *ethtoolParser) garbleJSON(lines []Line, expected string) {
 	first := lines[0]
 	p.out.Garbled = append(p.out.Garbled, garbleAt(first, max(strings.IndexByte(first.Text, '['), 0), expected))
 	p.out.lines.add(first)
+}
+
+// A jsonArray gathers the lines of one JSON array a command printed, in
+// whatever layout (one line, ethtool's or jq's), until its brackets
+// close.
+type jsonArray struct {
+	lines []Line // nil outside an array
+	depth int
+}
+
+// open reports whether an array is being gathered.
+func (j *jsonArray) open() bool { return j.lines != nil }
+
+// start opens an array.
+func (j *jsonArray) start() { j.lines, j.depth = []Line{}, 0 }
+
+// take ends the array and returns its lines.
+func (j *jsonArray) take() []Line {
+	lines := j.lines
+	j.lines = nil
+	return lines
+}
+
+// add appends a line of the open array. When its brackets close, or
+// after maxEthtoolJSONLines lines, it ends the array and returns its
+// lines, cut when the brackets did not close; nil while it goes on.
+func (j *jsonArray) add(l Line, t string) (lines []Line, cut bool) {
+	j.lines = append(j.lines, l)
+	j.depth += jsonNesting(t)
+	if j.depth > 0 && len(j.lines) < maxEthtoolJSONLines {
+		return nil, false
+	}
+	return j.take(), j.depth > 0
 }
 
 // jsonNesting returns how many more brackets t opens than it closes,

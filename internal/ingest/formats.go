@@ -27,5 +27,7 @@ func formats() []Format {
 		{Kind: KindTransceiver, New: NewTransceiverParser},
 		{Kind: KindPerfquery, New: NewPerfqueryParser},
 		{Kind: KindNVSMI, New: NewNVSMIParser},
+		{Kind: KindIPLink, New: NewIPLinkParser},
+		{Kind: KindDevlinkHealth, New: NewDevlinkParser},
 	}
 }

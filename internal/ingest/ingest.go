@@ -73,6 +73,10 @@ func At(src string, l Line) Evidence {
 
 // A LinkSpeed is a NIC line rate an artifact states, with where it says so.
 type LinkSpeed struct {
+	// Host is the host the line is of when the input names it line by
+	// line (a pdsh prefix, a prompt), "" otherwise: one paste of several
+	// hosts states each one's eth2.
+	Host     string
 	Device   string // e.g. "mlx5_0" or "eth2"; may be empty
 	Rate     unit.BitRate
 	Evidence Evidence

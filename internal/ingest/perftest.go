@@ -179,7 +179,7 @@ func (p *Perftest) LinkSpeeds() []LinkSpeed {
 	var out []LinkSpeed
 	for _, r := range p.Runs {
 		if r.PeakRate > 0 {
-			out = append(out, LinkSpeed{Device: r.Device, Rate: r.PeakRate, Evidence: r.PeakRateEvidence})
+			out = append(out, LinkSpeed{Host: r.Host, Device: r.Device, Rate: r.PeakRate, Evidence: r.PeakRateEvidence})
 		}
 	}
 	return out

@@ -1,0 +1,67 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// A reporter in the error state is an error: the E810's port reporter
+// (no module; its diagnosis quoted as evidence), mlxsw's fw_fatal test
+// event. Every error recovered is a warning, per reporter (OcteonTX2's
+// 2872). Healthy reporters with no errors are no finding. Before, none
+// of these inputs was recognised.
+func TestDevlinkHealthCorpusJudged(t *testing.T) {
+	f := nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/ethtool/devlink-health-ice-e810-port-reporter-error-module-not-present-netdev.txt"),
+		"devlink.health", Error, "pci/0000:b1:00.3: devlink health reporter port in the error state, 1 error and 0 recoveries, last dumped 2024-03-17 09:29:29")
+	if len(f.Evidence) != 5 || f.Evidence[0].Line != 9 || !strings.Contains(f.Evidence[2].Text, "Module is not present.") ||
+		!strings.Contains(f.Fix, "devlink health dump show pci/0000:b1:00.3 reporter port") || !strings.Contains(f.Mechanism, "module missing") {
+		t.Errorf("finding %+v", f)
+	}
+	f = nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/ethtool/devlink-health-mlxsw-fw-fatal-state-error-test-event-netdev.txt"),
+		"devlink.health", Error, "pci/0000:03:00.0: devlink health reporter fw_fatal in the error state, 1 error and 0 recoveries")
+	if !strings.Contains(f.Mechanism, "every queue pair on it went to the error state") || !strings.Contains(f.Fix, "update it") {
+		t.Errorf("finding %+v", f)
+	}
+	fs := nicFind(diagnoseFiles(t, Options{}, "corpus/ethtool/devlink-health-octeontx2-npa-2872-errors-recovered-kernel-doc.txt"), "devlink.health")
+	if len(fs) != 3 || fs[0].Severity != Warn || !strings.HasPrefix(fs[0].Title, "pci/0002:01:00.0: devlink health reporter hw_npa_intr 2872 errors, each recovered") {
+		t.Errorf("findings %s", nicTitles(fs))
+	}
+	wantReadNoFinding(t, "devlink.", "corpus/ethtool/devlink-health-mlx5-fw-fw-fatal-tx-rx-healthy-netdev.txt")
+}
+
+// Two readings of one reporter: errors that grew between them are an
+// error naming both lines, whatever the state; errors that did not are
+// older than the window. A reporter recovered fewer times than it
+// erred is an error. Readings of two hosts' same handle stay apart.
+// Synthetic.
+func TestDevlinkHealthReadings(t *testing.T) {
+	show := func(host string, errs, recs int) []string {
+		return []string{"[root@" + host + " ~]# devlink health show", "pci/0000:3b:00.0/1:", "  reporter tx",
+			"    state healthy error " + itoa(errs) + " recover " + itoa(recs) + " grace_period 500 auto_recover true auto_dump true"}
+	}
+	lines := append(show("gpu01", 2, 2), show("gpu01", 5, 5)...)
+	f := nicMustFind(t, synthFindings(t, Options{}, lines...), "devlink.health", Error, "gpu01 pci/0000:3b:00.0/1: devlink health reporter tx 5 errors, each recovered")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 4 || f.Evidence[1].Line != 8 || !strings.Contains(f.Mechanism, "3 of them between the readings") || !strings.Contains(f.Fix, "pause storm") {
+		t.Errorf("finding %+v", f)
+	}
+	lines = append(show("gpu01", 2, 2), show("gpu01", 2, 2)...)
+	f = nicMustFind(t, synthFindings(t, Options{}, lines...), "devlink.health", Warn, "tx 2 errors, each recovered")
+	if !strings.Contains(f.Mechanism, "none of them between the readings") {
+		t.Errorf("finding %+v", f)
+	}
+	nicMustFind(t, synthFindings(t, Options{}, show("gpu01", 4, 3)...), "devlink.health", Error, "tx 4 errors and only 3 recoveries")
+	lines = append(show("gpu01", 2, 2), show("gpu02", 5, 5)...)
+	if fs := nicFind(synthFindings(t, Options{}, lines...), "devlink.health"); len(fs) != 2 || fs[0].Severity != Warn || fs[1].Severity != Warn {
+		t.Errorf("two hosts' readings paired: %s", nicTitles(fs))
+	}
+}
+
+// A state line whose count is no number is reported with its line and
+// column. Synthetic.
+func TestDevlinkHealthGarbledReported(t *testing.T) {
+	f := nicMustFind(t, synthFindings(t, Options{}, "$ devlink health", "pci/0000:3b:00.0:", "  reporter fw_fatal", "    state error error 1O recover 0"),
+		"input.garbled", Warn, "devlink health output", ":4:23:")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 4 {
+		t.Errorf("finding %+v", f)
+	}
+}
