@@ -26,3 +26,17 @@ func TestCorpusSocketGDRLinesIgnored(t *testing.T) {
 		t.Error("NET/IB's decisions lost")
 	}
 }
+
+// NCCL 2.4-2.7 print "NET/Socket : Using" for bootstrap on every rank, but
+// with the IB transport off (NCCL_IB_DISABLE=1, NVIDIA/nccl#529) the
+// interfaces listed carry the data: ip6tnl0's link-local address among
+// them.
+func TestCorpusOldSocketLinesWithIBOff(t *testing.T) {
+	l := ncclLog(t, "nccl-log/nccl-2.5.6-ib-disabled-socket-ip6tnl0-link-local-first-nccl529.txt")
+	if l.SocketLinesBootstrap() || len(l.SocketDevices) == 0 || l.SocketDevices[0].Name != "ip6tnl0" {
+		t.Errorf("bootstrap %v, devices %+v", l.SocketLinesBootstrap(), l.SocketDevices)
+	}
+	if b := ncclLog(t, "nccl-log/nccl-2.4-socket-and-ib-lines-virbr0-mlx5-ib-nccltests29.txt"); !b.SocketLinesBootstrap() {
+		t.Error("2.4's bootstrap lines beside IB devices read as the data transport")
+	}
+}
