@@ -211,6 +211,8 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return failureClass{"a CUDA call NCCL made failed (" + strings.TrimSpace(w.Message) + strings.TrimSuffix(" in "+path.Base(w.Where), " in .") + ")",
 			"NCCL checks every CUDA runtime and driver call it makes (CUDACHECK, CUCHECK) and fails the operation when one returns an error, printing the call's error string; its source file names the step: transport.cc, p2p.cc and proxy.cc while connecting peers (allocating and mapping their buffers), enqueue.cc at a kernel launch, init.cc at communicator creation. Such an error comes from the GPU side, not the network: a CUDA runtime or NCCL build the driver does not fully support (a container's CUDA newer than the host driver), a GPU in a bad state (an Xid in dmesg), devices not visible to the process, or an NCCL release's own fault on that platform.",
 			"Read `nvidia-smi` (driver and its CUDA version against the CUDA and NCCL the job ships), dmesg on that host for Xid errors, and CUDA_VISIBLE_DEVICES of the failing rank; rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,ALLOC to see the call's step, and with another NCCL release (or the same one with the transport of that step disabled, e.g. NCCL_P2P_DISABLE=1 for p2p.cc) to tell a release's fault from the host's."}, true
+	case strings.Contains(m, "does not loop back to start"):
+		return ringLoopClass, true
 	case connectFailed(m) && transportChain(w.Chain), proxyConnectFailed(w, m):
 		return transportConnectClass(m), true
 	case socket && peerClosed(m) && strings.Contains(m, "call to send to "):
