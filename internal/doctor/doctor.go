@@ -96,6 +96,7 @@ func rules() []Rule {
 	rs = append(rs, ncclHostRules()...)
 	rs = append(rs, ncclBootstrapRules()...)
 	rs = append(rs, ncclSocketRules()...)
+	rs = append(rs, ncclLinkLayerRules()...)
 	rs = append(rs, ncclTimeoutRules()...)
 	rs = append(rs, ncclTestsRules()...)
 	rs = append(rs, ncclTestsStallRules()...)

@@ -213,6 +213,8 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 			"Read `nvidia-smi` (driver and its CUDA version against the CUDA and NCCL the job ships), dmesg on that host for Xid errors, and CUDA_VISIBLE_DEVICES of the failing rank; rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,ALLOC to see the call's step, and with another NCCL release (or the same one with the transport of that step disabled, e.g. NCCL_P2P_DISABLE=1 for p2p.cc) to tell a release's fault from the host's."}, true
 	case strings.Contains(m, "does not loop back to start"):
 		return ringLoopClass, true
+	case strings.Contains(m, "incompatible devices") && strings.Contains(m, "link type"):
+		return mixedLinkClass, true
 	case connectFailed(m) && transportChain(w.Chain), proxyConnectFailed(w, m):
 		return transportConnectClass(m), true
 	case socket && peerClosed(m) && strings.Contains(m, "call to send to "):
