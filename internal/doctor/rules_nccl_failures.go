@@ -89,11 +89,7 @@ func (gs *failureGroups) add(key string, c failureClass, text, host string, ev E
 
 // where says on which hosts and how many lines: " on a, b; 3 lines".
 func (g *failureGroup) where() string {
-	s := ""
-	if hs := distinct(g.hosts); len(hs) > 0 {
-		s = " on " + list(hs, 3)
-	}
-	return s + "; " + plural(len(g.ev.list), "line", "lines")
+	return onHosts(g.hosts) + "; " + plural(len(g.ev.list), "line", "lines")
 }
 
 // checkAllocFailures reports verbs calls that failed to create or

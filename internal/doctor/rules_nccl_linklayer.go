@@ -66,13 +66,9 @@ func checkMixedLinkLayers(inc *Incident) []Finding {
 	if len(ev.list) == 0 {
 		return nil
 	}
-	where := ""
-	if hs := distinct(hosts); len(hs) > 0 {
-		where = " on " + list(hs, 3)
-	}
 	return []Finding{{
 		ID: "nccl.ib.mixed_link_layers", Severity: Warn, Layer: LayerRDMA,
-		Title:     fmt.Sprintf("NCCL's IB device list mixes InfiniBand and RoCE ports (%s)%s", strings.Join(distinct(ports), "; "), where),
+		Title:     fmt.Sprintf("NCCL's IB device list mixes InfiniBand and RoCE ports (%s)%s", strings.Join(distinct(ports), "; "), onHosts(hosts)),
 		Evidence:  ev.sorted()[:min(3, len(ev.list))],
 		Mechanism: mixedLinkWhy,
 		Fix: fmt.Sprintf("Here NCCL_IB_HCA==%s keeps the InfiniBand ports, or NCCL_IB_HCA=^=%s drops the RoCE ones. ",

@@ -95,13 +95,9 @@ func checkForeignClients(inc *Incident) []Finding {
 	if len(ev.list) == 0 {
 		return nil
 	}
-	where := ""
-	if hs := distinct(hosts); len(hs) > 0 {
-		where = " on " + list(hs, 3)
-	}
 	return []Finding{{
 		ID: "nccl.socket.foreign", Severity: Warn, Layer: LayerNCCL,
-		Title:    fmt.Sprintf("A client that is no rank of this job connected to a port NCCL listens on (wrong magic: the first bytes were %s)%s", list(distinct(seen), 2), where),
+		Title:    fmt.Sprintf("A client that is no rank of this job connected to a port NCCL listens on (wrong magic: the first bytes were %s)%s", list(distinct(seen), 2), onHosts(hosts)),
 		Evidence: ev.sorted(),
 		Mechanism: "NCCL's bootstrap and proxy listen on ephemeral TCP ports of the bootstrap interface, and every connection they accept must begin with the 8-byte magic of this job's unique id; NCCL prints the first 8 bytes of any other connection (one little-endian word, so text reads backwards in the hex) and drops it. " +
 			"Such a client is another program: a metrics scraper or health check whose target port NCCL's listener took while the exporter was not bound to it (an HTTP GET /metrics reads \"GET /met\"), a port scanner, or a rank of another job reusing the port. " +
