@@ -95,6 +95,8 @@ func rules() []Rule {
 	rs = append(rs, ncclFailureRules()...)
 	rs = append(rs, ncclHostRules()...)
 	rs = append(rs, ncclBootstrapRules()...)
+	rs = append(rs, ncclSocketRules()...)
+	rs = append(rs, ncclLinkLayerRules()...)
 	rs = append(rs, ncclTimeoutRules()...)
 	rs = append(rs, ncclTestsRules()...)
 	rs = append(rs, ncclTestsStallRules()...)

@@ -229,3 +229,12 @@ func pfcSetting(s *ingest.CounterSample, dev string, p int) string {
 	}
 	return fmt.Sprintf("mlnx_qos -i %s --trust dscp --pfc %s", dev, pfcVector([]int{p}))
 }
+
+// onHosts is " on a, b, c" for the distinct hosts given (up to three
+// named), or "" for none.
+func onHosts(hosts []string) string {
+	if hs := distinct(hosts); len(hs) > 0 {
+		return " on " + list(hs, 3)
+	}
+	return ""
+}

@@ -89,11 +89,7 @@ func (gs *failureGroups) add(key string, c failureClass, text, host string, ev E
 
 // where says on which hosts and how many lines: " on a, b; 3 lines".
 func (g *failureGroup) where() string {
-	s := ""
-	if hs := distinct(g.hosts); len(hs) > 0 {
-		s = " on " + list(hs, 3)
-	}
-	return s + "; " + plural(len(g.ev.list), "line", "lines")
+	return onHosts(g.hosts) + "; " + plural(len(g.ev.list), "line", "lines")
 }
 
 // checkAllocFailures reports verbs calls that failed to create or
@@ -211,6 +207,14 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 		return failureClass{"a CUDA call NCCL made failed (" + strings.TrimSpace(w.Message) + strings.TrimSuffix(" in "+path.Base(w.Where), " in .") + ")",
 			"NCCL checks every CUDA runtime and driver call it makes (CUDACHECK, CUCHECK) and fails the operation when one returns an error, printing the call's error string; its source file names the step: transport.cc, p2p.cc and proxy.cc while connecting peers (allocating and mapping their buffers), enqueue.cc at a kernel launch, init.cc at communicator creation. Such an error comes from the GPU side, not the network: a CUDA runtime or NCCL build the driver does not fully support (a container's CUDA newer than the host driver), a GPU in a bad state (an Xid in dmesg), devices not visible to the process, or an NCCL release's own fault on that platform.",
 			"Read `nvidia-smi` (driver and its CUDA version against the CUDA and NCCL the job ships), dmesg on that host for Xid errors, and CUDA_VISIBLE_DEVICES of the failing rank; rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P,ALLOC to see the call's step, and with another NCCL release (or the same one with the transport of that step disabled, e.g. NCCL_P2P_DISABLE=1 for p2p.cc) to tell a release's fault from the host's."}, true
+	case strings.Contains(m, "does not loop back to start"):
+		return ringLoopClass, true
+	case strings.Contains(m, "incompatible devices") && strings.Contains(m, "link type"):
+		return mixedLinkClass, true
+	case connectFailed(m) && transportChain(w.Chain), proxyConnectFailed(w, m):
+		return transportConnectClass(m), true
+	case socket && peerClosed(m) && strings.Contains(m, "call to send to "):
+		return bootstrapResetClass(m), true
 	case socket && peerClosed(m):
 		return bootstrapProbeClass, true
 	case socket:
@@ -394,6 +398,9 @@ func checkWarnErrors(inc *Incident) []Finding {
 		for _, w := range l.Warnings {
 			if _, host := hostWarning(w.Message); host {
 				continue // a host setting (nccl.host.config), never a cause
+			}
+			if _, foreign := foreignMagic(strings.ToLower(w.Message)); foreign {
+				continue // a stranger's connection, dropped (nccl.socket.foreign)
 			}
 			c, ok := warnClass(w)
 			over := sharedMemOver(l, w)

@@ -560,7 +560,10 @@ func validEnvName(n string) bool {
 
 func (l *NCCLLog) gdr(host, msg string, ev Evidence) {
 	d, ok := parseGDR(msg)
-	if !ok {
+	if !ok || d.Net == "Socket" {
+		// NCCL prints a decision for every device of the socket
+		// transport too ("NET/Socket : GPU Direct RDMA Disabled for HCA 1
+		// 'virbr0'", ray-project/ray#40850), which never reads GPU memory.
 		return
 	}
 	d.Host, d.Evidence = host, ev

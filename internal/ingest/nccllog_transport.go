@@ -50,11 +50,13 @@ func (l *NCCLLog) finishIBext() {
 // lines say nothing about the data transport: NCCL 2.4 to 2.7 initialise
 // the socket transport on every rank for bootstrap and print the line even
 // when the IB transport carries the data. That is so when the version is
-// known to be older than 2.8, or when a host prints the line beside its IB
-// devices.
+// known to be older than 2.8, unless the log shows the IB transport off
+// (no device listed, and NCCL_IB_DISABLE=1, no device found or no
+// libibverbs: the listed interfaces then carry the data, NVIDIA/nccl#529),
+// or when a host prints the line beside its IB devices.
 func (l *NCCLLog) SocketLinesBootstrap() bool {
 	if atLeast, known := l.VersionAtLeast(2, 8); known && !atLeast {
-		return true
+		return len(l.IBDevices) > 0 || !l.ibOff()
 	}
 	ib := map[string]bool{}
 	for _, d := range l.IBDevices {
@@ -66,6 +68,17 @@ func (l *NCCLLog) SocketLinesBootstrap() bool {
 		}
 	}
 	return false
+}
+
+// ibOff reports whether the log shows NCCL's IB transport not started:
+// NCCL_IB_DISABLE=1, NET/IB finding no device, or libibverbs missing.
+func (l *NCCLLog) ibOff() bool {
+	for _, e := range l.EnvValues("NCCL_IB_DISABLE") {
+		if strings.TrimSpace(e.Value) == "1" {
+			return true
+		}
+	}
+	return l.NoIBDevice.Count+l.VerbsMissing.Count > 0
 }
 
 // Transports returns, per host in first-seen order, the transports the

@@ -1,0 +1,73 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// A connect that fails through the proxy and the network transport
+// (nccl-tests#166: "Connect to 10.0.0.2<45763> failed : Software caused
+// connection abort" through net_socket.cc and proxy.cc; NVIDIA/nccl#952:
+// the proxy's own "operation=Connect, res=2") is the channel's connection
+// after the bootstrap, not the bootstrap's. Before, the first was called a
+// failed bootstrap and the second an unexplained WARN.
+func TestTransportConnectIsNotBootstrap(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccltests-socket-proxy-connect-abort-net-socket-chain-nccltests166.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "proxy could not connect a network channel to peer 10.0.0.2<45763>", "net_socket.cc:336", "on ubuntu; 1 line")
+	if !strings.Contains(f.Mechanism, "3 later WARNs") {
+		t.Errorf("the proxy's and the closed socket's WARNs are not its fallout: %s", f.Mechanism)
+	}
+	for _, f := range fs {
+		if strings.Contains(f.Title, "bootstrap connection") {
+			t.Errorf("called a bootstrap failure: %s", f.Title)
+		}
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-hpcx-ibext-socket-ipoib-proxy-connect-res2-placeholder-host-nccl952.txt")
+	nicMustFind(t, fs, "nccl.warn.error", Error, "proxy could not connect a network channel to a peer", "returned 2 (unhandled system error)")
+	// A CUDA failure in the proxy's Connect (res=3) is not a socket's.
+	fs = synthFindings(t, Options{},
+		"# synthetic",
+		"h1:1:2 [0] proxy.cc:1485 NCCL WARN [Service thread] Error encountered progressing operation=Connect, res=3, closing connection")
+	if got := nicFind(fs, "nccl.warn.error", "network channel"); len(got) > 0 {
+		t.Errorf("res=3 read as a socket connect: %s", got[0].Title)
+	}
+}
+
+// A bootstrap send reset by the peer (NVIDIA/nccl#1920: this rank connected
+// out, ncclSocketConnect in bootstrap.cc) is the peer's doing; the port-scan
+// story belongs to a connection the listener saw closed.
+func TestBootstrapSendResetIsThePeer(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.2x-k8s-timestamps-bootstrap-send-reset-by-peer-nccl1920.txt")
+	f := nicMustFind(t, fs, "nccl.warn.error", Error, "bootstrap connection was reset by 10.44.137.149<52905>", "bootstrap.cc:868")
+	if strings.Contains(f.Title, "scan") || !strings.Contains(f.Fix, "Bootstrap : Using") {
+		t.Errorf("title %q, fix %q", f.Title, f.Fix)
+	}
+	if f.Evidence[0].Line != 2 || f.Evidence[0].Col != 54 {
+		t.Errorf("evidence at %d:%d, want 2:54", f.Evidence[0].Line, f.Evidence[0].Col)
+	}
+}
+
+// "socketFinalizeAccept: wrong magic 74656d2f20544547" (NVIDIA/nccl#1808)
+// is a stranger's connection: its 8 bytes read "GET /met", an HTTP GET of
+// /metrics. Before, the doctor said nothing of it.
+func TestForeignClientMagic(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-collector-prefix-wrong-magic-http-get-ibext-v10-nccl1808.txt")
+	f := nicMustFind(t, fs, "nccl.socket.foreign", Warn, `"GET /met", an HTTP request`)
+	if f.Evidence[0].Line != 10 || !strings.Contains(f.Fix, "ip_local_reserved_ports") {
+		t.Errorf("evidence %+v, fix %q", f.Evidence, f.Fix)
+	}
+	nicMustNot(t, fs, "nccl.warn.error")
+	for _, c := range []struct {
+		word uint64
+		want string
+	}{
+		{0x74656d2f20544547, "GET /met"},
+		{0x312e322d48535353, ""}, // "SSSH-2.1": printable, but no client named
+		{0x7970663b906d70b9, ""}, // NCCL's own, not printable
+	} {
+		text := magicText(c.word)
+		if got := magicClient(text); c.want != "" && (text != c.want || got != "an HTTP request") || c.want == "" && got != "" {
+			t.Errorf("%016x: text %q client %q", c.word, text, got)
+		}
+	}
+}
