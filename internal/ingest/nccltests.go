@@ -208,6 +208,12 @@ func (t *NCCLTests) Result() Artifact {
 	return t
 }
 
+// ended reports whether the run's trailer ("Out of bounds values", "Avg
+// bus bandwidth") was read: nccl-tests prints it after the last row.
+func (r *TestRun) ended() bool {
+	return r.AvgEvidence.Line > 0 || r.OutOfBoundsEvidence.Line > 0
+}
+
 // FooterOnly reports a run of which only the trailer ("Avg bus
 // bandwidth", "Out of bounds values") was given: no row, header or rank
 // line.

@@ -107,6 +107,11 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 		return false
 	}
 	r := t.cur(false)
+	if len(r.Rows) > 0 && r.ended() {
+		// A row after a table's trailer is another table's: an excerpt
+		// of a log of several runs that kept their rows, not headers.
+		r = t.newRun()
+	}
 	row := TestRow{Size: size, Count: count, Type: strings.Clone(f[2]), Root: -1, Evidence: At(t.src, ln)}
 	rest := f[3:]
 	lay := r.layout

@@ -5,6 +5,26 @@ import "testing"
 // Tests from the session-31 sweep of public nccl-tests and rccl-tests
 // outputs: each reads a real one and fails without the fix it names.
 
+// A log of several runs pasted without their headers: rows after a
+// table's trailer start another run, named by the "Collective test
+// concluded" line that follows them (ROCm/rccl#2075: broadcast_perf, then
+// alltoall_perf). They were read as one broadcast run of 20 rows.
+func TestNCCLTestsRowsAfterTrailer(t *testing.T) {
+	x := ncclTests(t, "nccl-tests/rccl-broadcast-alltoall-gfx1151-1gpu-concluded-banner-rccl2075.txt")
+	if len(x.Runs) != 2 {
+		t.Fatalf("%d runs, want 2", len(x.Runs))
+	}
+	for i, want := range []string{"broadcast", "alltoall"} {
+		r := x.Runs[i]
+		if r.Collective != want || len(r.Rows) != 10 || r.Backsteps != 0 {
+			t.Errorf("run %d: %s, %d rows, %d backsteps; want %s, 10 rows, 0 backsteps", i, r.Collective, len(r.Rows), r.Backsteps, want)
+		}
+	}
+	if x.Runs[1].Rows[0].Size != 262144 || x.Runs[1].AvgBusBW != 2.38156 {
+		t.Errorf("alltoall run starts at %d B with average %v", x.Runs[1].Rows[0].Size, x.Runs[1].AvgBusBW)
+	}
+}
+
 // An alltoall on 64 ranks prints busbw 2.05 for algbw 2.09 (msccl#48):
 // 0.976-0.986 after the two decimals' rounding, so not sendrecv's factor
 // of 1, which a fixed margin of 0.03 kept as a candidate.
