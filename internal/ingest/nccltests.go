@@ -139,6 +139,9 @@ type TestRun struct {
 
 	layout   rowLayout
 	hostSeen map[string]int
+	// failuresAt is NCCLTests.FailureCount when the parameters line was
+	// read.
+	failuresAt int
 }
 
 // TestRank is one device line of the preamble.

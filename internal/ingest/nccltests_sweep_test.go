@@ -25,6 +25,26 @@ func TestNCCLTestsRowsAfterTrailer(t *testing.T) {
 	}
 }
 
+// Two commands of a session, hypercube_perf -g 8 failing before its rank
+// lines and then -g 2 (nccl-tests#289), print two banners with nothing
+// but a failure between them: not one launch's processes each printing
+// its banner (nccltests.ranks.split), which banners of the same
+// parameters with nothing between them still are.
+func TestNCCLTestsBannersOfTwoCommands(t *testing.T) {
+	x := ncclTests(t, "nccl-tests/hypercube-rtx5090-test-cuda-failure-invalid-device-ordinal-nccltests289.txt")
+	if len(x.BackToBack) != 0 || len(x.Runs) != 2 || x.FailureCount != 2 {
+		t.Errorf("%d back-to-back banners, %d runs, %d failures; want 0, 2, 2", len(x.BackToBack), len(x.Runs), x.FailureCount)
+	}
+	const banner = "# nThread 1 nGpus 2 minBytes 1073741824 maxBytes 34359738368 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n"
+	if x := parseTests(t, banner+banner); len(x.BackToBack) != 1 {
+		t.Errorf("two identical banners: %d back to back, want 1", len(x.BackToBack))
+	}
+	other := "# nThread 1 nGpus 8 minBytes 1073741824 maxBytes 34359738368 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n"
+	if x := parseTests(t, other+banner); len(x.BackToBack) != 0 {
+		t.Errorf("banners of -g 8 and -g 2: %d back to back, want 0", len(x.BackToBack))
+	}
+}
+
 // An alltoall on 64 ranks prints busbw 2.05 for algbw 2.09 (msccl#48):
 // 0.976-0.986 after the two decimals' rounding, so not sendrecv's factor
 // of 1, which a fixed margin of 0.03 kept as a candidate.
