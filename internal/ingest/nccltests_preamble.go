@@ -87,6 +87,10 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 			}
 		}
 	case strings.HasPrefix(s, "Errors with asterisks"):
+		// Only rccl-tests prints this line, under its table.
+		if r := t.cur(false); r.Tool == "" {
+			r.Tool = ToolRCCL
+		}
 	default:
 		return t.mscclppLine(s, ev)
 	}

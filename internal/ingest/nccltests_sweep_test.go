@@ -60,3 +60,13 @@ func TestNCCLTestsRatioPrecision(t *testing.T) {
 		t.Errorf("nccl#1184: collective %q, candidates %v; want all_reduce/reduce_scatter", r.Collective, r.Candidates)
 	}
 }
+
+// "# Errors with asterisks indicate errors that have exceeded the maximum
+// threshold." is rccl-tests' line under its table: an excerpt that keeps
+// only the table's end is rccl-tests' (ROCm/rccl#2078).
+func TestRCCLTestsToolFromTrailer(t *testing.T) {
+	x := ncclTests(t, "nccl-tests/rccl-allreduce-ainic-tail-360GBps-concluded-rccl2078.txt")
+	if r := x.Runs[0]; r.Tool != ToolRCCL || r.Collective != "all_reduce" {
+		t.Errorf("tool %q, collective %q; want %s all_reduce", r.Tool, r.Collective, ToolRCCL)
+	}
+}
