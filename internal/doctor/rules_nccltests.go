@@ -15,6 +15,7 @@ func ncclTestsRules() []Rule {
 	return []Rule{
 		{IDs: []string{"nccltests.busbw.low", "nccltests.busbw.ok", "nccltests.busbw.unjudged", "nccltests.sizes.small", "nccltests.rows.none"}, Check: checkBusBW},
 		{IDs: []string{"nccltests.busbw.falls"}, Check: checkBusBWFalls},
+		{IDs: []string{"nccltests.busbw.dip"}, Check: checkBusBWDip},
 		{IDs: []string{"nccltests.wrong"}, Check: checkWrong},
 		{IDs: []string{"nccltests.pass.stalled"}, Check: checkStalledPass},
 	}

@@ -215,6 +215,10 @@ func (r *TestRun) Plateau() (Plateau, bool) {
 	return best, found
 }
 
+// Sweeps returns the run's rows split into the size sweeps of each data
+// type, reduction op and root (-d all, -o all, -r -1), each in table order.
+func (r *TestRun) Sweeps() [][]TestRow { return sweeps(r.Rows) }
+
 // sweeps splits rows into the size sweeps of each data type, reduction op
 // and root, in the order they first appear; one sweep for most runs.
 func sweeps(rows []TestRow) [][]TestRow {
