@@ -57,7 +57,7 @@ func checkBusBW(inc *Incident) []Finding {
 					}
 					continue
 				}
-				if len(r.Truncated) == 0 && t.FailureCount == 0 && (r.Header.Line > 0 || !splitRun(t, r)) {
+				if len(r.Truncated) == 0 && r.GarbledRows == 0 && t.FailureCount == 0 && (r.Header.Line > 0 || !splitRun(t, r)) {
 					if f, ok := noRows(r); ok {
 						fs = append(fs, f.per(t.Source()+" "+collName(r), "run", "nccl-tests tables without a size"))
 					}

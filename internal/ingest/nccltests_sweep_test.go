@@ -70,3 +70,29 @@ func TestRCCLTestsToolFromTrailer(t *testing.T) {
 		t.Errorf("tool %q, collective %q; want %s all_reduce", r.Tool, r.Collective, ToolRCCL)
 	}
 }
+
+// A row with every column and a field that is not a number was counted
+// as cut short ("fewer columns than the table's header names"), with no
+// column. It is a garble at the field, saying what the column holds; the
+// column counts the launcher's tag. Synthetic rows.
+func TestNCCLTestsRowFieldNotANumber(t *testing.T) {
+	const hdr = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+	for _, c := range []struct {
+		text, want string
+	}{
+		{hdr + "   1048576   262144  float sum -1 12.3 abc 1.0 0 12.0 1.0 1.0 0\n",
+			`synthetic.txt:2:40: expected a number of at least 0 (the out-of-place algbw) in an nccl-tests row, got "abc 1.0 0 12.0 1.0 1.0 0"`},
+		{"[1,0]<stdout>:" + hdr + "[1,0]<stdout>:   1048576   262144  float sum -1 12.3 1.0 1.0 0 12.0 1.0 1.0 x7\n",
+			`synthetic.txt:2:77: expected a count or N/A (the in-place #wrong) in an nccl-tests row, got "x7"`},
+		{hdr + "   1048576   262144  float sum -1 12.3 1.0 -1.0 0 12.0 1.0 1.0 0\n",
+			`synthetic.txt:2:44: expected a number of at least 0 (the out-of-place busbw) in an nccl-tests row, got "-1.0 0 12.0 1.0 1.0 0"`},
+	} {
+		x := parseTests(t, c.text)
+		if x == nil || len(x.Garbled) != 1 || len(x.Runs) != 1 || x.Runs[0].GarbledRows != 1 || len(x.Runs[0].Truncated) != 0 {
+			t.Fatalf("%q: read %+v", c.text, x)
+		}
+		if got := x.Garbled[0].Error("synthetic.txt"); got != c.want {
+			t.Errorf("got  %s\nwant %s", got, c.want)
+		}
+	}
+}
