@@ -16,15 +16,7 @@ import (
 // sweep is nccltests.busbw.falls', a slow latency-bound size
 // nccltests.time.stall's.
 func checkBusBWDip(inc *Incident) []Finding {
-	var fs []Finding
-	for _, t := range All[*ingest.NCCLTests](inc) {
-		for _, r := range t.Runs {
-			if f, ok := busbwDip(r); ok {
-				fs = append(fs, f.per(t.Source()+" "+collName(r), "run", testName(r)+" busbw that dips at one size"))
-			}
-		}
-	}
-	return fs
+	return perTestRun(inc, "busbw that dips at one size", busbwDip)
 }
 
 // dip is one half of one row below its neighbours.
