@@ -15,6 +15,7 @@ func ncclTestsRules() []Rule {
 	return []Rule{
 		{IDs: []string{"nccltests.busbw.low", "nccltests.busbw.ok", "nccltests.busbw.unjudged", "nccltests.sizes.small", "nccltests.rows.none"}, Check: checkBusBW},
 		{IDs: []string{"nccltests.busbw.falls"}, Check: checkBusBWFalls},
+		{IDs: []string{"nccltests.busbw.dip"}, Check: checkBusBWDip},
 		{IDs: []string{"nccltests.wrong"}, Check: checkWrong},
 		{IDs: []string{"nccltests.pass.stalled"}, Check: checkStalledPass},
 	}
@@ -56,7 +57,7 @@ func checkBusBW(inc *Incident) []Finding {
 					}
 					continue
 				}
-				if len(r.Truncated) == 0 && t.FailureCount == 0 && (r.Header.Line > 0 || !splitRun(t, r)) {
+				if len(r.Truncated) == 0 && r.GarbledRows == 0 && t.FailureCount == 0 && (r.Header.Line > 0 || !splitRun(t, r)) {
 					if f, ok := noRows(r); ok {
 						fs = append(fs, f.per(t.Source()+" "+collName(r), "run", "nccl-tests tables without a size"))
 					}

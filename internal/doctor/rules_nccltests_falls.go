@@ -18,11 +18,17 @@ const fallFraction = 0.75
 // busbw should rise and hold; what scales with the buffer or the run's
 // length is the suspect, and the table alone does not name it.
 func checkBusBWFalls(inc *Incident) []Finding {
+	return perTestRun(inc, "busbw that falls", busbwFalls)
+}
+
+// perTestRun applies check to every nccl-tests run; each finding has its
+// run as subject, grouped as the test's name followed by what.
+func perTestRun(inc *Incident, what string, check func(*ingest.TestRun) (Finding, bool)) []Finding {
 	var fs []Finding
 	for _, t := range All[*ingest.NCCLTests](inc) {
 		for _, r := range t.Runs {
-			if f, ok := busbwFalls(r); ok {
-				fs = append(fs, f.per(t.Source()+" "+collName(r), "run", testName(r)+" busbw that falls"))
+			if f, ok := check(r); ok {
+				fs = append(fs, f.per(t.Source()+" "+collName(r), "run", testName(r)+" "+what))
 			}
 		}
 	}

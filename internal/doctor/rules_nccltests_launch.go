@@ -17,7 +17,16 @@ func ncclTestsLaunchRules() []Rule {
 		{IDs: []string{"input.partial"}, Check: checkTestsCaps},
 		{IDs: []string{"nccltests.rows.unread"}, Check: checkRowsUnread},
 		{IDs: []string{"nccltests.ranks.shared_gpu"}, Check: checkSharedGPU},
+		{IDs: []string{"input.garbled"}, Check: checkTestsGarbled},
 	}
+}
+
+// checkTestsGarbled reports table rows whose columns are all there but
+// one does not hold a number: where, and what its column holds.
+func checkTestsGarbled(inc *Incident) []Finding {
+	return garbledOf(inc, "nccl-tests output", func(a *ingest.NCCLTests) []ingest.Garble { return a.Garbled },
+		"The row has a size, a count, a data type and as many columns as the table's header names, but a time, algbw or busbw that is not a number of at least 0, or a #wrong that is neither a count nor N/A: nccl-tests prints none of these, so the row was edited, or lines of several processes ran together into it. Its figures are left out of every judgement.",
+		"Give the output as nccl-tests printed it (the job's stdout file, or the log with one process's lines per line), and check the row at the column named.")
 }
 
 // checkRowsUnread reports table rows that hold a size but too few columns

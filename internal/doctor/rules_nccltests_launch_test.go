@@ -100,3 +100,13 @@ func TestNCCLTestsFailed(t *testing.T) {
 		t.Errorf("rccl-tests internal error: %v", ids(fs))
 	}
 }
+
+// A row whose algbw is not a number is reported where it is, not as a row
+// cut short or a table without a size. Synthetic row.
+func TestNCCLTestsGarbledRow(t *testing.T) {
+	fs := diagnoseText(t, "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"+
+		"   1048576   262144  float sum -1 12.3 abc 1.0 0 12.0 1.0 1.0 0\n").Findings
+	nicMustFind(t, fs, "input.garbled", Warn, "<stdin>:2:40: expected a number of at least 0 (the out-of-place algbw) in an nccl-tests row")
+	nicMustNot(t, fs, "nccltests.rows.unread")
+	nicMustNot(t, fs, "nccltests.rows.none")
+}

@@ -156,6 +156,12 @@ func FuzzNCCLTests(f *testing.F) {
 					t.Fatalf("tool %q", r.Tool)
 				}
 			}
+			for _, g := range x.Garbled {
+				if g.Line < 1 || g.Col < 1 {
+					t.Fatalf("garble at %d:%d", g.Line, g.Col)
+				}
+				g.Error("f")
+			}
 		}
 	})
 }

@@ -49,6 +49,10 @@ type NCCLTests struct {
 	// FailureCount counts them all.
 	Failures     []TestFailure
 	FailureCount int
+	// Garbled are the table rows, the first maxKept, whose columns are
+	// all there but hold a time, algbw, busbw that is not a number of at
+	// least 0, or a #wrong that is neither a count nor N/A.
+	Garbled []Garble
 
 	pendingBinary string
 	// pendingMin and pendingMax are the sweep that command line gives.
@@ -110,6 +114,9 @@ type TestRun struct {
 	Rows              []TestRow
 	// Truncated holds rows cut short (a paste that ends mid-row).
 	Truncated []Evidence
+	// GarbledRows counts rows with every column and a field that is not
+	// what its column holds (NCCLTests.Garbled says where).
+	GarbledRows int
 	// AvgBusBW is the "# Avg bus bandwidth" trailer (GB/s), -1 if absent.
 	AvgBusBW    float64
 	AvgEvidence Evidence
@@ -139,6 +146,9 @@ type TestRun struct {
 
 	layout   rowLayout
 	hostSeen map[string]int
+	// failuresAt is NCCLTests.FailureCount when the parameters line was
+	// read.
+	failuresAt int
 }
 
 // TestRank is one device line of the preamble.
@@ -193,7 +203,7 @@ func (t *NCCLTests) Lines() int { return t.lines.n }
 func (t *NCCLTests) Result() Artifact {
 	var runs []*TestRun
 	for _, r := range t.Runs {
-		if len(r.Rows) > 0 || len(r.Truncated) > 0 || r.RankCount > 0 || r.NThread > 0 || r.Header.Line > 0 || r.FooterOnly() {
+		if len(r.Rows) > 0 || len(r.Truncated) > 0 || r.GarbledRows > 0 || r.RankCount > 0 || r.NThread > 0 || r.Header.Line > 0 || r.FooterOnly() {
 			if r.RankCount == 0 && r.RankSpan == 0 {
 				r.CommRanks = t.commRanks
 			}
@@ -208,11 +218,17 @@ func (t *NCCLTests) Result() Artifact {
 	return t
 }
 
+// ended reports whether the run's trailer ("Out of bounds values", "Avg
+// bus bandwidth") was read: nccl-tests prints it after the last row.
+func (r *TestRun) ended() bool {
+	return r.AvgEvidence.Line > 0 || r.OutOfBoundsEvidence.Line > 0
+}
+
 // FooterOnly reports a run of which only the trailer ("Avg bus
 // bandwidth", "Out of bounds values") was given: no row, header or rank
 // line.
 func (r *TestRun) FooterOnly() bool {
-	return len(r.Rows) == 0 && len(r.Truncated) == 0 && r.Header.Line == 0 && r.RankCount == 0 &&
+	return len(r.Rows) == 0 && len(r.Truncated) == 0 && r.GarbledRows == 0 && r.Header.Line == 0 && r.RankCount == 0 &&
 		(r.AvgEvidence.Line > 0 || r.OutOfBoundsEvidence.Line > 0)
 }
 

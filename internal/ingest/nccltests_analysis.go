@@ -61,10 +61,10 @@ func busFactor(coll string, n int) float64 {
 
 // factorReaches reports whether collective c has a busbw factor near
 // ratio for some rank count of 2 or more: 2(n-1)/n spans [1, 2), (n-1)/n
-// spans [0.5, 1), and the others are 1. It narrows a table whose rank
-// lines were not pasted.
-func factorReaches(c string, ratio float64) bool {
-	const tol = 0.03
+// spans [0.5, 1), and the others are 1; tol is how far the printed ratio
+// may be from the true one. It narrows a table whose rank lines were not
+// pasted.
+func factorReaches(c string, ratio, tol float64) bool {
 	lo, hi := 1.0, 1.0
 	switch busFactor(c, 2) {
 	case 1:
@@ -98,11 +98,11 @@ func (r *TestRun) inferCollective() []string {
 			// Their in-place half prints N/A for #wrong.
 			continue
 		}
-		if ratio, ok := r.busRatio(); ok {
-			if n := r.NRanks(); n > 1 && math.Abs(ratio-busFactor(c, n)) > 0.03 {
+		if ratio, tol, ok := r.busRatio(); ok {
+			if n := r.NRanks(); n > 1 && math.Abs(ratio-busFactor(c, n)) > tol {
 				continue
 			}
-			if r.NRanks() == 0 && !factorReaches(c, ratio) {
+			if r.NRanks() == 0 && !factorReaches(c, ratio, tol) {
 				continue
 			}
 		}
@@ -148,8 +148,13 @@ func (r *TestRun) columnsAllow(c, redop string, root int, inNA bool) bool {
 	return true
 }
 
-// busRatio is busbw/algbw on the row where both are most precise.
-func (r *TestRun) busRatio() (float64, bool) {
+// busRatio is busbw/algbw on the row where both are most precise, and how
+// far that ratio may be from the collective's factor. nccl-tests prints
+// both with two decimals, so each is off by at most 0.005 and the ratio by
+// at most ratio × (0.005/busbw + 0.005/algbw): 0.98 from busbw 2.05 over
+// algbw 2.09 is 0.976-0.986 and rules out a factor of 1 (sendrecv), which
+// a fixed margin did not. The margin is at most 0.03, the fixed one.
+func (r *TestRun) busRatio() (ratio, tol float64, ok bool) {
 	best := -1
 	for i, row := range r.Rows {
 		if a := row.Measured().AlgBW; a >= 1 && (best < 0 || a > r.Rows[best].Measured().AlgBW) {
@@ -157,10 +162,15 @@ func (r *TestRun) busRatio() (float64, bool) {
 		}
 	}
 	if best < 0 {
-		return 0, false
+		return 0, 0, false
 	}
 	h := r.Rows[best].Measured()
-	return h.BusBW / h.AlgBW, true
+	ratio = h.BusBW / h.AlgBW
+	tol = 0.03
+	if h.BusBW >= 1 {
+		tol = min(tol, ratio*(0.005/h.BusBW+0.005/h.AlgBW)+0.001)
+	}
+	return ratio, tol, true
 }
 
 // Measured is the row's out-of-place half, or its in-place half when the
@@ -204,6 +214,10 @@ func (r *TestRun) Plateau() (Plateau, bool) {
 	}
 	return best, found
 }
+
+// Sweeps returns the run's rows split into the size sweeps of each data
+// type, reduction op and root (-d all, -o all, -r -1), each in table order.
+func (r *TestRun) Sweeps() [][]TestRow { return sweeps(r.Rows) }
 
 // sweeps splits rows into the size sweeps of each data type, reduction op
 // and root, in the order they first appear; one sweep for most runs.

@@ -47,27 +47,20 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 			}
 		}
 	case strings.HasPrefix(s, "nThread ") || strings.HasPrefix(s, "nThreads: "):
+		p := readParams(s)
 		r := t.cur(true)
 		if r.NThread > 0 {
-			if r.RankCount == 0 && len(r.Rows) == 0 && len(t.BackToBack) < maxKept {
+			// Processes of one launch print the same banner, each before
+			// its rank line; a banner of other parameters, or one after
+			// a failure, is the next command of a session.
+			same := r.params() == p && r.failuresAt == t.FailureCount
+			if same && r.RankCount == 0 && len(r.Rows) == 0 && len(t.BackToBack) < maxKept {
 				t.BackToBack = append(t.BackToBack, ev)
 			}
 			r = t.newRun()
 		}
-		f := strings.Fields(s)
-		for i := 0; i+1 < len(f); i++ {
-			switch strings.TrimSuffix(f[i], ":") {
-			case "nThread", "nThreads":
-				r.NThread = atoiOr(f[i+1], 0)
-			case "nGpus":
-				r.NGpus = atoiOr(f[i+1], 0)
-			case "minBytes":
-				r.MinBytes, _ = strconv.ParseInt(f[i+1], 10, 64)
-			case "maxBytes":
-				r.MaxBytes, _ = strconv.ParseInt(f[i+1], 10, 64)
-			}
-		}
-		r.Params = ev
+		r.NThread, r.NGpus, r.MinBytes, r.MaxBytes = p.nThread, p.nGpus, p.minBytes, p.maxBytes
+		r.failuresAt, r.Params = t.FailureCount, ev
 	case strings.HasPrefix(s, "Using devices"):
 	case strings.HasPrefix(s, "Rank "):
 		return t.rank(s, ev)
@@ -94,11 +87,43 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 			}
 		}
 	case strings.HasPrefix(s, "Errors with asterisks"):
+		// Only rccl-tests prints this line, under its table.
+		if r := t.cur(false); r.Tool == "" {
+			r.Tool = ToolRCCL
+		}
 	default:
 		return t.mscclppLine(s, ev)
 	}
 	return true
 }
+
+// params are the sweep the "nThread 1 nGpus 8 minBytes 8 maxBytes
+// 134217728 ..." line gives.
+type params struct {
+	nThread, nGpus     int
+	minBytes, maxBytes int64
+}
+
+func readParams(s string) params {
+	var p params
+	f := strings.Fields(s)
+	for i := 0; i+1 < len(f); i++ {
+		switch strings.TrimSuffix(f[i], ":") {
+		case "nThread", "nThreads":
+			p.nThread = atoiOr(f[i+1], 0)
+		case "nGpus":
+			p.nGpus = atoiOr(f[i+1], 0)
+		case "minBytes":
+			p.minBytes, _ = strconv.ParseInt(f[i+1], 10, 64)
+		case "maxBytes":
+			p.maxBytes, _ = strconv.ParseInt(f[i+1], 10, 64)
+		}
+	}
+	return p
+}
+
+// params returns the sweep of the run's parameters line.
+func (r *TestRun) params() params { return params{r.NThread, r.NGpus, r.MinBytes, r.MaxBytes} }
 
 // binary notes a pasted command line naming a *_perf binary. It is context,
 // not nccl-tests output, so it is not counted as a recognised line.

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -107,6 +108,11 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 		return false
 	}
 	r := t.cur(false)
+	if len(r.Rows) > 0 && r.ended() {
+		// A row after a table's trailer is another table's: an excerpt
+		// of a log of several runs that kept their rows, not headers.
+		r = t.newRun()
+	}
 	row := TestRow{Size: size, Count: count, Type: strings.Clone(f[2]), Root: -1, Evidence: At(t.src, ln)}
 	rest := f[3:]
 	lay := r.layout
@@ -134,8 +140,20 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 	row.Out, ok1 = parseHalf(rest[0:4], lay.wrongIsErrorCol)
 	row.In, ok2 = parseHalf(rest[half:half+4], lay.wrongIsErrorCol)
 	if !ok1 || !ok2 {
-		if len(r.Truncated) < maxKept {
-			r.Truncated = append(r.Truncated, row.Evidence)
+		r.GarbledRows++
+		if len(t.Garbled) < maxKept {
+			at, name := 0, "out-of-place"
+			if ok1 {
+				at, name = half, "in-place"
+			}
+			i := halfBadField(rest[at:at+4], lay.wrongIsErrorCol)
+			expected := "a number of at least 0"
+			if i == 3 {
+				expected = "a count or N/A"
+			}
+			k := len(f) - len(rest) + at + i
+			off := len(ln.Text) - len(s) + fieldOffset(s, f, k)
+			t.Garbled = append(t.Garbled, garbleAt(ln, off, fmt.Sprintf("%s (the %s %s) in an nccl-tests row", expected, name, halfColumns[i])))
 		}
 		return true
 	}
@@ -214,6 +232,23 @@ func isWord(s string) bool {
 		}
 	}
 	return true
+}
+
+// halfColumns name the four columns of a row's half.
+var halfColumns = [4]string{"time", "algbw", "busbw", "#wrong"}
+
+// halfBadField returns the index of the first of a half's four fields
+// that parseHalf cannot read.
+func halfBadField(f []string, errorCol bool) int {
+	for i := range 3 {
+		if v, err := strconv.ParseFloat(f[i], 64); err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return i
+		}
+	}
+	if _, _, ok := wrongField(f[3], errorCol); !ok {
+		return 3
+	}
+	return 0
 }
 
 // parseHalf reads "time algbw busbw #wrong"; errorCol says the last

@@ -1,0 +1,44 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// A GKE GPUDirect-TCPX all_reduce whose in-place half drops to 51.92 GB/s
+// at 1 GiB between 85.77 and 88.45, its out-of-place half at 86.99: no
+// rule said so (the plateau takes the better half, the fall rule wants
+// the largest sizes low). The old DGX-2 all_gather's out-of-place half is
+// below its in-place half at every size: no dip at one size.
+func TestBusBWDipAtOneSize(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/allreduce-tcpx-benchmark-wrapper-line-inplace-dip-1g-check-off.txt")
+	f := nicMustFind(t, fs, "nccltests.busbw.dip", Warn, "all_reduce in-place busbw dips to 51.92 GB/s at 1GiB, 61% of the 85.77 GB/s of the sizes on either side; the other half of that row ran at 86.99")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 18 || !strings.Contains(f.Fix, "-b 512MiB -e 2GiB -n 50") {
+		t.Errorf("evidence %+v, fix %s", f.Evidence, f.Fix)
+	}
+	for _, name := range []string{
+		"old-nccltests-dgx2-12gpu-g12-allgather-no-redop-error-1e00-4-failed-broadcast-root-only.txt",
+		"allreduce-h200-2n-16g-roce-bf3-400g-datatype-all-485GBps-good.txt",
+		"allgather-a3high-2n-tcpx-no-hash-check-off-50GBps-dstack.txt",
+	} {
+		nicMustNot(t, diagnoseFiles(t, Options{}, "corpus/nccl-tests/"+name), "nccltests.busbw.dip")
+	}
+}
+
+// A synthetic sweep at 40 GB/s with one size lower: below 75% of its
+// neighbours it is a dip, at 75% or above it is not; the same low value
+// at the last size is a fall, not a dip.
+func TestBusBWDipThreshold(t *testing.T) {
+	row := func(size, count, bw string) string {
+		return "  " + size + "  " + count + "     float     sum      -1   1000.0   " + bw + "   " + bw + "      0   1000.0   " + bw + "   " + bw + "      0\n"
+	}
+	table := func(mid, last string) string {
+		return "# synthetic: all_reduce_perf rows, busbw 40 GB/s from 64 MiB\n" +
+			"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n" +
+			row("67108864", "16777216", "40.00") + row("134217728", "33554432", "40.00") + row("268435456", "67108864", mid) +
+			row("536870912", "134217728", "40.00") + row("1073741824", "268435456", last)
+	}
+	nicMustFind(t, diagnoseText(t, table("29.00", "40.00")).Findings, "nccltests.busbw.dip", Warn, "out-of-place busbw dips to 29.00 GB/s at 256MiB, 73% of the 40.00 GB/s of the sizes on either side (2 dips in all)")
+	nicMustNot(t, diagnoseText(t, table("30.00", "40.00")).Findings, "nccltests.busbw.dip")
+	nicMustNot(t, diagnoseText(t, table("40.00", "20.00")).Findings, "nccltests.busbw.dip")
+}
