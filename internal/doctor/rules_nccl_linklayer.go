@@ -29,10 +29,17 @@ const (
 
 // checkMixedLinkLayers reports hosts whose NET/IB device list holds ports
 // of both link layers (huggingface/accelerate#2246: "[0]mlx5_0:1/IB
-// [1]mlx5_2:1/RoCE" on every host).
+// [1]mlx5_2:1/RoCE" on every host). Hosts with the same split share one
+// finding; another split (another job, or a host cabled otherwise) is its
+// own, so that each fix names only its own hosts' ports.
 func checkMixedLinkLayers(inc *Incident) []Finding {
-	var hosts, ports, ibNames, roceNames []string
-	var ev evidence
+	type split struct {
+		hosts, ibNames, roceNames []string
+		ports                     string
+		ev                        evidence
+	}
+	var splits []*split
+	byKey := map[string]*split{}
 	for _, l := range All[*ingest.NCCLLog](inc) {
 		byHost := map[string][]ingest.NetDevice{}
 		var order []string
@@ -43,7 +50,7 @@ func checkMixedLinkLayers(inc *Incident) []Finding {
 			byHost[d.Host] = append(byHost[d.Host], d)
 		}
 		for _, h := range order {
-			var ib, roce []string
+			var ib, roce, ibNames, roceNames []string
 			for _, d := range byHost[h] {
 				p := fmt.Sprintf("%s:%d", d.Name, d.Port)
 				switch d.LinkLayer {
@@ -56,24 +63,33 @@ func checkMixedLinkLayers(inc *Incident) []Finding {
 			if len(ib) == 0 || len(roce) == 0 {
 				continue
 			}
-			if ingest.RealHost(h) {
-				hosts = append(hosts, h)
+			ib, roce = distinct(ib), distinct(roce)
+			key := strings.Join(ib, ",") + "|" + strings.Join(roce, ",")
+			sp := byKey[key]
+			if sp == nil {
+				sp = &split{ibNames: distinct(ibNames), roceNames: distinct(roceNames),
+					ports: fmt.Sprintf("%s InfiniBand, %s RoCE", list(ib, 3), list(roce, 3))}
+				byKey[key] = sp
+				splits = append(splits, sp)
 			}
-			ports = append(ports, fmt.Sprintf("%s InfiniBand, %s RoCE", list(distinct(ib), 3), list(distinct(roce), 3)))
-			ev.add(byHost[h][0].Evidence)
+			if ingest.RealHost(h) {
+				sp.hosts = append(sp.hosts, h)
+			}
+			sp.ev.add(byHost[h][0].Evidence)
 		}
 	}
-	if len(ev.list) == 0 {
-		return nil
+	var out []Finding
+	for _, sp := range splits {
+		out = append(out, Finding{
+			ID: "nccl.ib.mixed_link_layers", Severity: Warn, Layer: LayerRDMA,
+			Title:     fmt.Sprintf("NCCL's IB device list mixes InfiniBand and RoCE ports (%s)%s", sp.ports, onHosts(distinct(sp.hosts))),
+			Evidence:  sp.ev.sorted()[:min(3, len(sp.ev.list))],
+			Mechanism: mixedLinkWhy,
+			Fix: fmt.Sprintf("Here NCCL_IB_HCA==%s keeps the InfiniBand ports, or NCCL_IB_HCA=^=%s drops the RoCE ones. ",
+				strings.Join(sp.ibNames, ","), strings.Join(sp.roceNames, ",")) + mixedLinkFix,
+		})
 	}
-	return []Finding{{
-		ID: "nccl.ib.mixed_link_layers", Severity: Warn, Layer: LayerRDMA,
-		Title:     fmt.Sprintf("NCCL's IB device list mixes InfiniBand and RoCE ports (%s)%s", strings.Join(distinct(ports), "; "), onHosts(hosts)),
-		Evidence:  ev.sorted()[:min(3, len(ev.list))],
-		Mechanism: mixedLinkWhy,
-		Fix: fmt.Sprintf("Here NCCL_IB_HCA==%s keeps the InfiniBand ports, or NCCL_IB_HCA=^=%s drops the RoCE ones. ",
-			strings.Join(distinct(ibNames), ","), strings.Join(distinct(roceNames), ",")) + mixedLinkFix,
-	}}
+	return out
 }
 
 // mixedLinkClass is NCCL's own WARN refusing ports of two link layers in

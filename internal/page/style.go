@@ -63,6 +63,7 @@ output.readout { display: block; min-height: 1.2em; color: var(--muted); font-va
 .finding.warn { border-left-color: #c98a00; }
 .finding.info { border-left-color: #1f6fb2; }
 .finding h4 { margin: 0.2rem 0 0.4rem; font-size: 1rem; }
+.finding h4, .finding p { overflow-wrap: anywhere; }
 .sev { display: inline-block; font-size: 0.8em; font-weight: 700; padding: 0 0.4rem; border-radius: 3px; margin-right: 0.4rem; }
 .sev.error { color: var(--fail-fg); background: var(--fail-bg); }
 .sev.warn { color: var(--warn-fg); background: var(--warn-bg); }
