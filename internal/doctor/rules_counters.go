@@ -519,7 +519,7 @@ func checkDiscards(inc *Incident) []Finding {
 // ringDrops splits the host's drops into those the driver is known to count
 // as its receive rings' (mlx5's rx_out_of_buffer, ice's rx_dropped, and the
 // like under names of a driver's own, and the kernel's rx_missed_errors,
-// which means that whatever the driver) and those under a name many
+// which counts ring drops whatever the driver) and those under a name many
 // drivers print (rx_dropped), which elsewhere counts the stack's drops too.
 func ringDrops(s *ingest.CounterSample, host []ingest.Reading) (rings, general []ingest.Reading) {
 	v, known := s.Vendor()

@@ -25,7 +25,8 @@ func ipLinkDump(dev string, errors, dropped, missed, crc int) []string {
 // `ip -s -s link`'s crc column is judged as a driver's FCS counter:
 // a warning on one dump, named by the kernel's rx_crc_errors with its
 // share of rx_packets (synthetic values). Without -s -s only the frames
-// received bad are printed, and rx_errors stands for them, saying so.
+// received bad are printed, and rx_errors stands for them, saying so; with
+// it, a crc of 0 is no bad FCS whatever rx_errors holds.
 // Before, neither was read: the input was not recognised.
 func TestIPLinkFCS(t *testing.T) {
 	fs := synthFindings(t, Options{}, ipLinkDump("ens3f0np0", 7, 0, 0, 7)...)
@@ -37,6 +38,9 @@ func TestIPLinkFCS(t *testing.T) {
 	nicMustFind(t, synthFindings(t, Options{}, lines...), "counters.phy.fcs", Warn,
 		"ens3f0np0: 7 frames received bad (a bad FCS, a wrong length or alignment; `ip -s -s link` tells them apart) (rx_errors)")
 	nicMustNot(t, synthFindings(t, Options{}, ipLinkDump("ens3f0np0", 0, 0, 0, 0)...), "counters.phy.fcs")
+	// With -s -s a crc of 0 is the count: rx_errors of 5 are other kinds
+	// (length, frame), not a bad FCS.
+	nicMustNot(t, synthFindings(t, Options{}, ipLinkDump("ens3f0np0", 5, 0, 0, 0)...), "counters.phy.fcs")
 }
 
 // The kernel's statistics of a port whose driver's ethtool -S is in the

@@ -10,9 +10,10 @@ import (
 // checkBusBWDip reports a bandwidth-bound size whose out-of-place or
 // in-place busbw drops below fallFraction of the same half's at both
 // neighbouring sizes (nccltests.busbw.dip). nccl-tests times each size, and each half of a
-// size, on its own, so a row slower than the rows on either side, or one
-// half slower than the other half of the same row, caught something
-// passing during its iterations; a fall that lasts to the end of the
+// size, on its own, so a half slower than the same half of the rows on
+// either side caught something passing during its iterations (each half
+// is compared with its own kind only: an out-of-place half slower at
+// every size is no dip); a fall that lasts to the end of the
 // sweep is nccltests.busbw.falls', a slow latency-bound size
 // nccltests.time.stall's.
 func checkBusBWDip(inc *Incident) []Finding {
@@ -49,12 +50,16 @@ func busbwDip(r *ingest.TestRun) (Finding, bool) {
 		return Finding{}, false
 	}
 	worst := dips[0]
-	var ev evidence
 	for _, d := range dips {
 		if d.bw/d.around < worst.bw/worst.around {
 			worst = d
 		}
-		if len(ev.list) < 3 {
+	}
+	// The row the title names first, then the others up to three.
+	var ev evidence
+	ev.add(worst.row.Evidence)
+	for _, d := range dips {
+		if len(ev.list) < 3 && d.row.Size != worst.row.Size {
 			ev.add(d.row.Evidence)
 		}
 	}
@@ -71,7 +76,7 @@ func busbwDip(r *ingest.TestRun) (Finding, bool) {
 		Title: fmt.Sprintf("%s %s busbw dips to %s GB/s at %s, %d%% of the %s GB/s of the sizes on either side%s%s",
 			testName(r), worst.half, fmtGB(worst.bw), unit.Bytes(worst.row.Size).Human(), int(100*worst.bw/worst.around+0.5), fmtGB(worst.around), other, more),
 		Evidence:  ev.sorted(),
-		Mechanism: "Past 64 MiB a collective is bandwidth-bound: a larger message adds pipeline steps of the same chunk to the same connections, so neighbouring sizes run at nearly the same busbw. nccl-tests times each size, and the out-of-place and in-place half of each, over their own iterations; a size slower than the sizes on both sides, or one half slower than the other half of the same row, was slowed by something that passed during those iterations, not by the path's capacity: other traffic on the links (another job, a checkpoint), a burst of congestion, PFC pauses or retransmissions, a link that retrained, a GPU clock drop. With few iterations (-n) one slow iteration weighs on the whole size.",
+		Mechanism: "Past 64 MiB a collective is bandwidth-bound: a larger message adds pipeline steps of the same chunk to the same connections, so neighbouring sizes run at nearly the same busbw. nccl-tests times each size, and the out-of-place and in-place half of each, over their own iterations; a half (out-of-place or in-place) slower than the same half of the sizes on both sides was slowed by something that passed during those iterations, not by the path's capacity: other traffic on the links (another job, a checkpoint), a burst of congestion, PFC pauses or retransmissions, a link that retrained, a GPU clock drop. With few iterations (-n) one slow iteration weighs on the whole size.",
 		Fix:       fmt.Sprintf("Rerun the sizes around it with more iterations (-b %s -e %s -n 50) a few times: a dip that moves or vanishes was transient, so collect the NICs' counters before and after the run (retransmissions, out-of-sequence packets, PFC pause frames, ECN marks) and `dmesg` of every host for `rocelab diagnose`; a dip that stays at the same size and half follows the size, so rerun it with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING to see the algorithm and protocol chosen there.", unit.Bytes(worst.row.Size/2).Human(), unit.Bytes(worst.row.Size*2).Human()),
 	}, true
 }
@@ -80,7 +85,10 @@ func busbwDip(r *ingest.TestRun) (Finding, bool) {
 // that half was not measured.
 func otherHalf(d dip) float64 {
 	if d.half == "in-place" {
-		return d.row.Out.BusBW
+		if d.row.Out.Time > 0 {
+			return d.row.Out.BusBW
+		}
+		return 0
 	}
 	if d.row.In.Time > 0 {
 		return d.row.In.BusBW
