@@ -67,7 +67,7 @@ var resultGroups = []struct {
 	{7, "Held out, group 7 (added in session 26, compared before any change)", "group 7"},
 	{8, "Held out, group 8 (added in session 28, compared before any change)", "group 8"},
 	{9, "Held out, group 9 (added after group 8, compared before any change)", "group 9"},
-	{13, "Held out, group 13 (added in session 31, compared before any change)", "group 13"},
+	{13, "Held out, group 13 (added 2026-12-05, compared before any change)", "group 13"},
 }
 
 // TestResultGroupsCoverRuns: every public all_reduce result's group is

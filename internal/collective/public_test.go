@@ -367,8 +367,9 @@ var b200DGX = serverOf("B200", 8, 400*unit.Gbps, 5, gpu.PXB, gpu.Intel)
 // "NCCL Collective Scaling Benchmark Report — 2026-04-17" (Together AI's
 // B200 DGX cluster use3a-ss: 8 × ConnectX-7 NDR 400 Gb/s InfiniBand a
 // node, no SHARP, NCCL 2.29.7, nccl-tests -g 1 with 20 timed iterations;
-// found through the search index, file id 66821910773): the peak busbw
-// of op at 2, 4 and 8 GiB on the given nodes under one of the report's
+// https://github.com/togethercomputer/together-dgxc-benchmarking/blob/661e8e14461c672315ea1a129380fb2e84b8dcc2/worklog/2026-04-17_nccl_collective_scaling_report.md,
+// the cluster's hostnames in the same repository end in cloud.together.ai):
+// the peak busbw of op at 2, 4 and 8 GiB on the given nodes under one of the report's
 // configurations, Ring (NCCL_ALGO=Ring, NVLS and CollNet off), NVLS
 // (NCCL_NVLS_ENABLE=1, NCCL's own algorithm), Tree and NVLSTree (forced,
 // NVLS as NVLSTree needs it).

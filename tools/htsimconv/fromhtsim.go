@@ -292,7 +292,7 @@ const htsimHeader = 64
 // wireRatio is rocelab's wire per byte of payload over htsim's, htsim's
 // packets of size bytes sent as RoCE's mtu: a
 // saturated link's drain shows it whole (the 127→1 incast's last
-// completion lands within 0.1 point of it at htsim's 1100, 1500, 3000,
+// completion lands within 0.2 point of it at htsim's 1100, 1500, 3000,
 // 4096 and 9000 B; docs/engine.md, "htsim's header").
 func wireRatio(size, mtu int) float64 {
 	return float64(mtu+int(packet.Overhead(false))) / float64(mtu) / (float64(size+htsimHeader) / float64(size))
