@@ -159,8 +159,7 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	if c, ok := loopbackConnect(m); ok {
 		return c, true
 	}
-	socket := strings.Contains(m, "bootstrap") ||
-		strings.Contains(m, "connect to ") && (strings.Contains(m, "timed out") || strings.Contains(m, "refused") || strings.Contains(m, "no route") || strings.Contains(m, "connection abort"))
+	socket := strings.Contains(m, "bootstrap") || connectFailed(m)
 	for _, c := range w.Chain {
 		socket = socket || strings.HasPrefix(path.Base(c), "bootstrap.cc")
 	}
