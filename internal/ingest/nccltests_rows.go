@@ -146,7 +146,7 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 			if ok1 {
 				at, name = half, "in-place"
 			}
-			i := halfBadField(rest[at:at+4], lay.wrongIsErrorCol)
+			_, i := readHalf(rest[at:at+4], lay.wrongIsErrorCol)
 			expected := "a number of at least 0"
 			if i == 3 {
 				expected = "a count or N/A"
@@ -237,42 +237,30 @@ func isWord(s string) bool {
 // halfColumns name the four columns of a row's half.
 var halfColumns = [4]string{"time", "algbw", "busbw", "#wrong"}
 
-// halfBadField returns the index of the first of a half's four fields
-// that parseHalf cannot read.
-func halfBadField(f []string, errorCol bool) int {
-	for i := range 3 {
-		if v, err := strconv.ParseFloat(f[i], 64); err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return i
-		}
-	}
-	if _, _, ok := wrongField(f[3], errorCol); !ok {
-		return 3
-	}
-	return 0
-}
-
 // parseHalf reads "time algbw busbw #wrong"; errorCol says the last
 // column is the old "error" column, not a count.
 func parseHalf(f []string, errorCol bool) (TestHalf, bool) {
+	h, bad := readHalf(f, errorCol)
+	return h, bad < 0
+}
+
+// readHalf reads a half as parseHalf does and returns the index of the
+// first field it cannot read (a time, algbw or busbw that is no number of
+// at least 0, a #wrong that is no count or N/A), -1 when it read them all.
+func readHalf(f []string, errorCol bool) (TestHalf, int) {
 	var h TestHalf
-	var err error
-	if h.Time, err = strconv.ParseFloat(f[0], 64); err != nil {
-		return h, false
-	}
-	if h.AlgBW, err = strconv.ParseFloat(f[1], 64); err != nil {
-		return h, false
-	}
-	if h.BusBW, err = strconv.ParseFloat(f[2], 64); err != nil {
-		return h, false
-	}
-	for _, v := range []float64{h.Time, h.AlgBW, h.BusBW} {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return h, false
+	for i, dst := range []*float64{&h.Time, &h.AlgBW, &h.BusBW} {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return h, i
 		}
+		*dst = v
 	}
 	var ok bool
-	h.Wrong, h.ErrorText, ok = wrongField(f[3], errorCol)
-	return h, ok
+	if h.Wrong, h.ErrorText, ok = wrongField(f[3], errorCol); !ok {
+		return h, 3
+	}
+	return h, -1
 }
 
 // wrongField reads the #wrong column: a count, N/A (-1), or a number that
