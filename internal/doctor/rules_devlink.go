@@ -1,7 +1,9 @@
 package doctor
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"rocelab/internal/ingest"
@@ -15,12 +17,18 @@ func devlinkRules() []Rule {
 	}
 }
 
-// devlinkReading is one reporter's readings in the incident: the first
-// and the last, with the diagnosis printed for it.
+// devlinkReading is one reporter's readings in the incident, with the
+// diagnosis printed for it.
 type devlinkReading struct {
-	first, last ingest.DevlinkReporter
-	n           int
-	diagnosis   []Evidence
+	host, src string // src only when no host is named
+	obs       []devlinkObs
+	diagnosis []Evidence
+}
+
+// devlinkObs is one reading of a reporter and the input it is in.
+type devlinkObs struct {
+	r     ingest.DevlinkReporter
+	input int
 }
 
 // checkDevlinkHealth reports each health reporter that counted errors:
@@ -28,37 +36,52 @@ type devlinkReading struct {
 // done), when fewer recoveries than errors were counted, or when the
 // errors grew between two readings; a warning when every error was
 // recovered. A reporter printed again on the same host (or, for inputs
-// that name none, in the same input) is one, read at its first and last
-// readings.
+// that name none, in the same input) is one, judged by its latest
+// reading. Its readings are taken in the order of their time stamps
+// when every one has a stamp; otherwise only the readings of one input
+// are ordered, as they come in it. A count that grew between two
+// ordered readings grew in the window; one that fell was reset between
+// them. A diagnosis goes with the reporter of its handle and name on
+// the same host, or, when neither names a host, in the same input.
 func checkDevlinkHealth(inc *Incident) []Finding {
 	var keys []string
 	readings := map[string]*devlinkReading{}
-	var diags []ingest.DevlinkDiagnosis
-	for _, a := range All[*ingest.DevlinkHealth](inc) {
+	type diag struct {
+		g         ingest.DevlinkDiagnosis
+		host, src string
+	}
+	var diags []diag
+	for i, a := range All[*ingest.DevlinkHealth](inc) {
 		for _, r := range a.Reporters {
 			if r.Host == "" {
 				r.Host = a.Scope().Host.Name
 			}
 			key := r.Host + "\x00" + r.Device + "\x00" + r.Name
+			src := ""
 			if r.Host == "" {
-				key += "\x00" + a.Source()
+				src = a.Source()
+				key += "\x00" + src
 			}
 			d := readings[key]
 			if d == nil {
-				d = &devlinkReading{first: r}
+				d = &devlinkReading{host: r.Host, src: src}
 				readings[key] = d
 				keys = append(keys, key)
 			}
-			d.last, d.n = r, d.n+1
+			d.obs = append(d.obs, devlinkObs{r: r, input: i})
 		}
-		diags = append(diags, a.Diagnoses...)
+		for _, g := range a.Diagnoses {
+			host := cmp.Or(g.Host, a.Scope().Host.Name)
+			diags = append(diags, diag{g: g, host: host, src: a.Source()})
+		}
 	}
 	var fs []Finding
 	for _, key := range keys {
 		d := readings[key]
+		r := d.obs[0].r
 		for _, g := range diags {
-			if g.Device == d.last.Device && g.Name == d.last.Name && (g.Host == "" || g.Host == d.last.Host) {
-				d.diagnosis = g.Lines
+			if g.g.Device == r.Device && g.g.Name == r.Name && g.host == d.host && (g.host != "" || g.src == d.src) {
+				d.diagnosis = g.g.Lines
 			}
 		}
 		if f, ok := devlinkFinding(d); ok {
@@ -68,11 +91,67 @@ func checkDevlinkHealth(inc *Incident) []Finding {
 	return fs
 }
 
+// devlinkChanges are what ordered readings of a reporter show.
+type devlinkChanges struct {
+	last ingest.DevlinkReporter // the latest reading
+	// grew are the runs of readings over which the error count rose
+	// with no fall between, as first and last reading; fell the pairs
+	// of consecutive readings whose count fell.
+	grew, fell [][2]ingest.DevlinkReporter
+	// differ is whether any two readings' counts differ.
+	differ bool
+}
+
+// devlinkOrder orders d's readings: by time stamp when every one has
+// one, else each input's in input order; and finds their changes.
+func devlinkOrder(d *devlinkReading) devlinkChanges {
+	obs := d.obs
+	stamped := !slices.ContainsFunc(obs, func(o devlinkObs) bool { return o.r.Stamp.IsZero() })
+	var seqs [][]devlinkObs
+	if stamped {
+		obs = slices.Clone(obs)
+		slices.SortStableFunc(obs, func(a, b devlinkObs) int { return cmp.Compare(a.r.Stamp.Unix, b.r.Stamp.Unix) })
+		seqs = [][]devlinkObs{obs}
+	} else {
+		for i, o := range obs {
+			if i == 0 || o.input != obs[i-1].input {
+				seqs = append(seqs, nil)
+			}
+			seqs[len(seqs)-1] = append(seqs[len(seqs)-1], o)
+		}
+	}
+	c := devlinkChanges{last: obs[len(obs)-1].r}
+	for _, o := range obs {
+		c.differ = c.differ || o.r.Errors != obs[0].r.Errors
+	}
+	for _, seq := range seqs {
+		start := seq[0].r
+		for i := 1; i <= len(seq); i++ {
+			if i < len(seq) && seq[i].r.Errors >= seq[i-1].r.Errors {
+				continue
+			}
+			if end := seq[i-1].r; end.Errors > start.Errors {
+				c.grew = append(c.grew, [2]ingest.DevlinkReporter{start, end})
+			}
+			if i < len(seq) {
+				c.fell = append(c.fell, [2]ingest.DevlinkReporter{seq[i-1].r, seq[i].r})
+				start = seq[i].r
+			}
+		}
+	}
+	return c
+}
+
+// devlinkAt is where a reading is, "file:line".
+func devlinkAt(r ingest.DevlinkReporter) string {
+	return fmt.Sprintf("%s:%d", r.Evidence.File, r.Evidence.Line)
+}
+
 // devlinkFinding is the finding of one reporter, false when it counted
 // no error.
 func devlinkFinding(d *devlinkReading) (Finding, bool) {
-	r := d.last
-	grew := d.n > 1 && r.Errors > d.first.Errors
+	c := devlinkOrder(d)
+	r := c.last
 	if r.Errors == 0 && r.State != "error" {
 		return Finding{}, false
 	}
@@ -83,12 +162,41 @@ func devlinkFinding(d *devlinkReading) (Finding, bool) {
 	case r.Recovers < r.Errors:
 		sev, what = Error, fmt.Sprintf("%d %s and only %d %s", r.Errors, noun(r.Errors, "error"), r.Recovers, noun(r.Recovers, "recovery"))
 	}
+	var ev []Evidence
+	cite := func(rs ...ingest.DevlinkReporter) {
+		for _, x := range rs {
+			if !slices.ContainsFunc(ev, func(e Evidence) bool { return e.File == x.Evidence.File && e.Line == x.Evidence.Line }) {
+				ev = append(ev, x.Evidence)
+			}
+		}
+	}
+	var grew, fell []string
+	for _, g := range c.grew {
+		grew = append(grew, fmt.Sprintf("%d between the readings at %s and %s", g[1].Errors-g[0].Errors, devlinkAt(g[0]), devlinkAt(g[1])))
+		cite(g[0], g[1])
+	}
+	for _, f := range c.fell {
+		fell = append(fell, fmt.Sprintf("the count fell from %d to %d between the readings at %s and %s, a reset (a driver reload, firmware reset or reboot zeroes it)", f[0].Errors, f[1].Errors, devlinkAt(f[0]), devlinkAt(f[1])))
+		cite(f[0], f[1])
+	}
 	when := "since the driver loaded (one reading: read it again after the job to see whether it grows)"
-	if grew {
-		sev, when = Error, fmt.Sprintf("%d of them between the readings at %s:%d and %s:%d", r.Errors-d.first.Errors, d.first.Evidence.File, d.first.Evidence.Line, r.Evidence.File, r.Evidence.Line)
-	} else if d.n > 1 {
+	switch {
+	case len(grew) == 1 && len(fell) == 0 && c.grew[0][1].Evidence == r.Evidence:
+		sev, when = Error, grew[0]
+		when = strings.Replace(when, " between", " of them between", 1)
+	case len(grew) > 0:
+		sev, when = Error, "errors growing between readings: "+strings.Join(append(grew, fell...), "; ")
+	case len(fell) > 0:
+		when = "since a reset: " + strings.Join(fell, "; ")
+	case c.differ:
+		lo := slices.MinFunc(d.obs, func(a, b devlinkObs) int { return cmp.Compare(a.r.Errors, b.r.Errors) }).r
+		hi := slices.MaxFunc(d.obs, func(a, b devlinkObs) int { return cmp.Compare(a.r.Errors, b.r.Errors) }).r
+		when = fmt.Sprintf("in readings whose order is not known (no time stamps, in different inputs): %d at %s and %d at %s, so whether the errors grew between them cannot be told", lo.Errors, devlinkAt(lo), hi.Errors, devlinkAt(hi))
+		cite(lo, hi)
+	case len(d.obs) > 1:
 		when = "none of them between the readings: older than the window"
 	}
+	cite(r)
 	who := r.Device
 	if r.Host != "" {
 		who = r.Host + " " + who
@@ -96,10 +204,6 @@ func devlinkFinding(d *devlinkReading) (Finding, bool) {
 	title := fmt.Sprintf("%s: devlink health reporter %s %s", who, r.Name, what)
 	if r.LastDump != "" {
 		title += ", last dumped " + r.LastDump
-	}
-	ev := []Evidence{r.Evidence}
-	if grew {
-		ev = []Evidence{d.first.Evidence, r.Evidence}
 	}
 	ev = append(ev, d.diagnosis...)
 	mech := devlinkMechanism(r.Name) + " devlink counts each error the driver reported to the reporter (error) and each recovery that succeeded (recover); the state stays error while a recovery has not. Counted " + when + "."

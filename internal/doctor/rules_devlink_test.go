@@ -56,6 +56,68 @@ func TestDevlinkHealthReadings(t *testing.T) {
 	}
 }
 
+// A diagnosis printed with no host goes with the reporter of its input
+// only, not another input's reporter of the same handle; one that names
+// the host goes with that host's reporter in any input. Synthetic.
+func TestDevlinkDiagnosisSameInputOrHost(t *testing.T) {
+	show := func(prompt string) []string {
+		return []string{"# synthetic", prompt + " devlink health show", "pci/0000:3b:00.0:", "  reporter port", "    state error error 1 recover 0"}
+	}
+	diag := func(prompt string) []string {
+		return []string{"# synthetic", prompt + " devlink health diagnose pci/0000:3b:00.0 reporter port", "Port Status:", "  Description: Module is not present.", ""}
+	}
+	fs := diagnose(t, Options{}, writeFiles(t, map[string][]string{"a.txt": show("$"), "b.txt": diag("$")})...).Findings
+	f := nicMustFind(t, fs, "devlink.health", Error, "reporter port in the error state")
+	if len(f.Evidence) != 1 {
+		t.Errorf("another input's diagnosis joined: %+v", f.Evidence)
+	}
+	fs = diagnose(t, Options{}, writeFiles(t, map[string][]string{"a.txt": show("[root@gpu01 ~]#"), "b.txt": diag("[root@gpu01 ~]#")})...).Findings
+	f = nicMustFind(t, fs, "devlink.health", Error, "gpu01 pci/0000:3b:00.0: devlink health reporter port")
+	if len(f.Evidence) != 3 || !strings.Contains(f.Evidence[2].Text, "Module is not present.") {
+		t.Errorf("the host's diagnosis not joined: %+v", f.Evidence)
+	}
+}
+
+// Readings are ordered by their time stamps, whatever the inputs'
+// order; without stamps only one input's readings are ordered, and a
+// fall between them is a reset, not "none between the readings".
+// Synthetic.
+func TestDevlinkHealthReadingsOrdered(t *testing.T) {
+	show := func(date string, errs int) []string {
+		l := []string{"# synthetic"}
+		if date != "" {
+			l = append(l, "[root@gpu01 ~]# date", date)
+		}
+		return append(l, "[root@gpu01 ~]# devlink health show", "pci/0000:3b:00.0/1:", "  reporter tx",
+			"    state healthy error "+itoa(errs)+" recover "+itoa(errs))
+	}
+	// a.txt comes first but was read later.
+	fs := diagnose(t, Options{}, writeFiles(t, map[string][]string{
+		"a.txt": show("Mon Nov 30 22:20:00 UTC 2026", 5), "b.txt": show("Mon Nov 30 22:15:00 UTC 2026", 2)})...).Findings
+	f := nicMustFind(t, fs, "devlink.health", Error, "gpu01 pci/0000:3b:00.0/1: devlink health reporter tx 5 errors, each recovered")
+	if !strings.Contains(f.Mechanism, "3 of them between the readings at ") || !cites(f, "b.txt", 7) || !cites(f, "a.txt", 7) {
+		t.Errorf("finding %+v", f)
+	}
+	// No stamps, two inputs: their order is not known.
+	fs = diagnose(t, Options{}, writeFiles(t, map[string][]string{"a.txt": show("", 5), "b.txt": show("", 2)})...).Findings
+	f = nicMustFind(t, fs, "devlink.health", Warn, "tx 2 errors, each recovered")
+	if strings.Contains(f.Mechanism, "none of them") || !strings.Contains(f.Mechanism, "whose order is not known") {
+		t.Errorf("finding %+v", f)
+	}
+	// One input: it grew, then was reset.
+	lines := append(append(show("", 2), show("", 5)[1:]...), show("", 1)[1:]...)
+	f = nicMustFind(t, synthFindings(t, Options{}, lines...), "devlink.health", Error, "tx 1 error, each recovered")
+	if !strings.Contains(f.Mechanism, "3 between the readings at <stdin>:5 and <stdin>:9") || !strings.Contains(f.Mechanism, "fell from 5 to 1") || strings.Contains(f.Mechanism, "none of them") {
+		t.Errorf("finding %+v", f)
+	}
+	// One input, a fall only.
+	lines = append(show("", 5), show("", 2)[1:]...)
+	f = nicMustFind(t, synthFindings(t, Options{}, lines...), "devlink.health", Warn, "tx 2 errors, each recovered")
+	if !strings.Contains(f.Mechanism, "since a reset: the count fell from 5 to 2") || len(f.Evidence) != 2 {
+		t.Errorf("finding %+v", f)
+	}
+}
+
 // A state line whose count is no number is reported with its line and
 // column. Synthetic.
 func TestDevlinkHealthGarbledReported(t *testing.T) {

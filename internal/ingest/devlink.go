@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"cmp"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -57,7 +59,10 @@ type DevlinkReporter struct {
 	LastDump string
 	// AutoRecover is "true" or "false" as printed, "" when not.
 	AutoRecover string
-	Evidence    Evidence // the state line
+	// Stamp is the time the input last stated before the state line,
+	// zero when none.
+	Stamp    Stamp
+	Evidence Evidence // the state line
 }
 
 // A DevlinkDiagnosis is what `devlink health diagnose` printed for a
@@ -83,20 +88,46 @@ const (
 )
 
 type devlinkParser struct {
-	out      DevlinkHealth
+	out DevlinkHealth
+	// states are the reading states of each line origin (a pdsh or
+	// clush prefix's host, "" for none): the hosts' lines may interleave.
+	states map[string]*devlinkState
+}
+
+// devlinkState is what one origin's lines have said so far.
+type devlinkState struct {
 	dev      string // the handle of the block being read
 	reporter string // the reporter named under it
-	pending  []Line // the handle and reporter lines, counted once a state line reads
-	// last is the reading a wrapped state line continues, nil when none.
-	last *DevlinkReporter
+	// handle and name are the handle and reporter lines, counted once a
+	// state line reads; nil when none waits.
+	handle, name *Line
+	// last is the index in Reporters of the reading a wrapped state line
+	// continues, -1 when none.
+	last int
 	// diag is the diagnosis being read, nil outside one.
 	diag *DevlinkDiagnosis
 }
 
+// maxDevlinkOrigins bounds the hosts whose lines are read apart.
+const maxDevlinkOrigins = 1024
+
 // NewDevlinkParser returns a parser for devlink health output in the
 // input src.
 func NewDevlinkParser(src string) Parser {
-	return &devlinkParser{out: DevlinkHealth{src: src}}
+	return &devlinkParser{out: DevlinkHealth{src: src}, states: map[string]*devlinkState{}}
+}
+
+// state returns the reading state of origin's lines, nil beyond the cap.
+func (p *devlinkParser) state(origin string) *devlinkState {
+	if st := p.states[origin]; st != nil {
+		return st
+	}
+	if len(p.states) >= maxDevlinkOrigins {
+		return nil
+	}
+	st := &devlinkState{last: -1}
+	p.states[strings.Clone(origin)] = st
+	return st
 }
 
 // Feed implements Parser.
@@ -104,67 +135,73 @@ func (p *devlinkParser) Feed(l Line) {
 	if l.NCCL {
 		return
 	}
+	st := p.state(l.Origin)
+	if st == nil {
+		return
+	}
 	t := strings.TrimSpace(l.Text)
 	if c, ok := findCommand(t, "devlink"); ok {
-		p.endDiagnosis()
-		p.dev, p.reporter, p.last, p.pending = "", "", nil, nil
+		p.endDiagnosis(st)
+		st.dev, st.reporter, st.last, st.handle, st.name = "", "", -1, nil, nil
 		if d, ok := diagnoseCommand(c.Args); ok {
-			d.Host = cmp.Or(l.Origin, c.Host, l.Host)
-			p.diag = &d
+			d.Host = strings.Clone(cmp.Or(l.Origin, c.Host, l.Host))
+			st.diag = &d
 			p.out.lines.add(l)
 		}
 		return
 	}
-	if p.diag != nil {
-		p.diagnosisLine(l, t)
+	if st.diag != nil {
+		p.diagnosisLine(st, l, t)
 		return
 	}
 	if dev, ok := devlinkHandle(t); ok {
-		p.dev, p.reporter, p.last = dev, "", nil
-		p.pending = append(p.pending[:0], l)
+		st.dev, st.reporter, st.last, st.name = dev, "", -1, nil
+		st.handle = &l
 		return
 	}
-	if p.dev == "" {
+	if st.dev == "" {
 		return
 	}
 	if f := strings.Fields(t); len(f) == 2 && (f[0] == "reporter" || f[0] == "name") && isIdentName(f[1]) {
-		p.reporter, p.last = strings.Clone(f[1]), nil
-		p.pending = append(p.pending, l)
+		st.reporter, st.last = strings.Clone(f[1]), -1
+		st.name = &l
 		return
 	}
-	if p.reporter == "" {
+	if st.reporter == "" {
 		return
 	}
 	if strings.HasPrefix(t, "state ") {
-		p.state(l)
+		p.readState(st, l)
 		return
 	}
-	if p.last != nil && devlinkContinues(t) {
-		p.fields(l, p.last)
+	if st.last >= 0 && devlinkContinues(t) {
+		p.fields(l, &p.out.Reporters[st.last])
 		p.out.lines.add(l)
 		return
 	}
 	if t != "" {
-		p.last = nil
+		st.last = -1
 	}
 }
 
-// state reads a reporter's state line.
-func (p *devlinkParser) state(l Line) {
+// readState reads a reporter's state line.
+func (p *devlinkParser) readState(st *devlinkState, l Line) {
 	if len(p.out.Reporters) >= maxDevlinkReporters {
 		return
 	}
-	r := DevlinkReporter{Host: strings.Clone(cmp.Or(l.Origin, l.Host)), Device: p.dev, Name: p.reporter, Evidence: At(p.out.src, l)}
+	r := DevlinkReporter{Host: strings.Clone(cmp.Or(l.Origin, l.Host)), Device: st.dev, Name: st.reporter, Stamp: l.Stamp, Evidence: At(p.out.src, l)}
 	if !p.fields(l, &r) {
 		return
 	}
-	for _, pl := range p.pending {
-		p.out.lines.add(pl)
+	for _, pl := range []*Line{st.handle, st.name} {
+		if pl != nil {
+			p.out.lines.add(*pl)
+		}
 	}
-	p.pending = p.pending[:0]
+	st.handle, st.name = nil, nil
 	p.out.lines.add(l)
 	p.out.Reporters = append(p.out.Reporters, r)
-	p.last = &p.out.Reporters[len(p.out.Reporters)-1]
+	st.last = len(p.out.Reporters) - 1
 }
 
 // fields reads the "key value" pairs of a state line (or its wrapped
@@ -180,7 +217,9 @@ func (p *devlinkParser) fields(l Line, r *DevlinkReporter) bool {
 		case "error", "recover":
 			n, err := strconv.ParseUint(v, 10, 64)
 			if err != nil {
-				p.out.Garbled = append(p.out.Garbled, garbleAt(l, starts[i+1], "the reporter's "+k+" count, a number"))
+				if len(p.out.Garbled) < maxEthtoolGarbled {
+					p.out.Garbled = append(p.out.Garbled, garbleAt(l, starts[i+1], "the reporter's "+k+" count, a number"))
+				}
 				p.out.lines.add(l)
 				return false
 			}
@@ -259,30 +298,32 @@ func diagnoseCommand(args []string) (DevlinkDiagnosis, bool) {
 	return d, d.Device != "" && d.Name != ""
 }
 
-// diagnosisLine keeps a line of the diagnosis being read: it ends at a
-// blank line after its first, or at the bound.
-func (p *devlinkParser) diagnosisLine(l Line, t string) {
+// diagnosisLine keeps a line of the diagnosis st is reading: it ends at
+// a blank line after its first, or at the bound.
+func (p *devlinkParser) diagnosisLine(st *devlinkState, l Line, t string) {
 	switch {
-	case t == "" && len(p.diag.Lines) > 0:
-		p.endDiagnosis()
+	case t == "" && len(st.diag.Lines) > 0:
+		p.endDiagnosis(st)
 	case t == "":
-	case len(p.diag.Lines) < maxDiagnosisLines:
-		p.diag.Lines = append(p.diag.Lines, At(p.out.src, l))
+	case len(st.diag.Lines) < maxDiagnosisLines:
+		st.diag.Lines = append(st.diag.Lines, At(p.out.src, l))
 		p.out.lines.add(l)
 	}
 }
 
-// endDiagnosis keeps the diagnosis being read, if it printed anything.
-func (p *devlinkParser) endDiagnosis() {
-	if p.diag != nil && len(p.diag.Lines) > 0 && len(p.out.Diagnoses) < maxDevlinkReporters {
-		p.out.Diagnoses = append(p.out.Diagnoses, *p.diag)
+// endDiagnosis keeps the diagnosis st is reading, if it printed anything.
+func (p *devlinkParser) endDiagnosis(st *devlinkState) {
+	if st.diag != nil && len(st.diag.Lines) > 0 && len(p.out.Diagnoses) < maxDevlinkReporters {
+		p.out.Diagnoses = append(p.out.Diagnoses, *st.diag)
 	}
-	p.diag = nil
+	st.diag = nil
 }
 
 // Result implements Parser.
 func (p *devlinkParser) Result() Artifact {
-	p.endDiagnosis()
+	for _, origin := range slices.Sorted(maps.Keys(p.states)) {
+		p.endDiagnosis(p.states[origin])
+	}
 	if len(p.out.Reporters) == 0 && len(p.out.Diagnoses) == 0 && len(p.out.Garbled) == 0 {
 		return nil
 	}

@@ -74,10 +74,48 @@ func TestDevlinkHealthForms(t *testing.T) {
 	}
 }
 
+// pdsh interleaves the hosts' lines: each host's reporter stays under
+// its own handle, and a diagnosis under its own command. Synthetic.
+func TestDevlinkHealthInterleavedHosts(t *testing.T) {
+	d := nicArtifact[*DevlinkHealth](t, nicReadText(t, "dl.txt", "# synthetic\n"+
+		"$ pdsh -w gpu[01-02] devlink health show\n"+
+		"gpu01: pci/0000:3b:00.0:\n"+
+		"gpu02: pci/0000:86:00.0:\n"+
+		"gpu01:   reporter fw_fatal\n"+
+		"gpu02:   reporter tx\n"+
+		"gpu02:     state healthy error 4 recover 4 grace_period 500\n"+
+		"gpu01:     state error error 1 recover 0\n"+
+		"gpu02:   auto_recover false\n"))
+	var got []string
+	for _, r := range d.Reporters {
+		got = append(got, r.Host+" "+r.Device+" "+r.Name+" "+r.State+" "+r.AutoRecover)
+	}
+	if s := strings.Join(got, ", "); s != "gpu02 pci/0000:86:00.0 tx healthy false, gpu01 pci/0000:3b:00.0 fw_fatal error " {
+		t.Errorf("reporters %s", s)
+	}
+	if d.Lines() != 7 {
+		t.Errorf("%d lines", d.Lines())
+	}
+}
+
+// Garbled state lines are kept up to the bound the other readers keep.
+// Synthetic.
+func TestDevlinkHealthGarbledBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# synthetic\npci/0000:3b:00.0:\n  reporter tx\n")
+	for range maxEthtoolGarbled + 10 {
+		b.WriteString("    state healthy error x recover 0\n")
+	}
+	d := nicArtifact[*DevlinkHealth](t, nicReadText(t, "dl.txt", b.String()))
+	if len(d.Garbled) != maxEthtoolGarbled {
+		t.Errorf("%d garbled", len(d.Garbled))
+	}
+}
+
 func FuzzDevlinkHealth(f *testing.F) {
 	nicFuzz(f, NewDevlinkParser, nicSeeds("corpus/ethtool/devlink-*.txt"), func(t *testing.T, a Artifact, n int) {
 		d := a.(*DevlinkHealth)
-		if len(d.Reporters) > maxDevlinkReporters || len(d.Diagnoses) > maxDevlinkReporters {
+		if len(d.Reporters) > maxDevlinkReporters || len(d.Diagnoses) > maxDevlinkReporters || len(d.Garbled) > maxEthtoolGarbled {
 			t.Fatalf("%d reporters", len(d.Reporters))
 		}
 		for _, r := range d.Reporters {
