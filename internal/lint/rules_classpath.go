@@ -482,17 +482,30 @@ func ownPGLossy(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 // model: buffermgrd computes the lossless profile) while the port lacks what buffermgrd computes it from
 // (sonic.DynamicPGUnsized): the row, why, and where that shows.
 func unsizedNullPG(db *sonic.ConfigDB, p portPath) (row sonic.Value, why string, at sonic.Value, ok bool) {
+	row, ok = dynamicRocePG(db, p)
+	if !ok {
+		return sonic.Value{}, "", sonic.Value{}, false
+	}
+	why, at, ok = db.DynamicPGUnsized(p.pq.Port)
+	return row, why, at, ok
+}
+
+// dynamicRocePG returns the BUFFER_PG row of port p's RoCE priority group
+// (the path's PG when its tc_to_pg_map is known, else the class's own
+// number) when that row is one of the port's lossless groups, is a row of
+// its own (not the pfc_enable line standing in for it) and puts the group
+// on headroom buffermgrd computes (DynamicPG: the dynamic buffer model).
+func dynamicRocePG(db *sonic.ConfigDB, p portPath) (sonic.Value, bool) {
 	pg := p.path.TC
 	if p.path.PGKnown {
 		pg = p.path.PG
 	}
 	lossless, _, known := db.LosslessPGs(p.pq)
-	row, ok = lossless[pg]
+	row, ok := lossless[pg]
 	if !known || !ok || row == p.pq.PFCEnableAt || !db.DynamicPG(row.Text) {
-		return sonic.Value{}, "", sonic.Value{}, false
+		return sonic.Value{}, false
 	}
-	why, at, ok = db.DynamicPGUnsized(p.pq.Port)
-	return row, why, at, ok
+	return row, true
 }
 
 // unsizedNullPGFinding is pfc.pg.lossy for ports whose dynamically sized
