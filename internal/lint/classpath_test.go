@@ -408,4 +408,32 @@ func TestLintDynamicPGUnsized(t *testing.T) {
 			t.Errorf("%s: evidence %v does not quote %s", c.why, fs[0].Evidence, c.at)
 		}
 	}
+	// A PORT table (synthetic: the rendering holds none) whose rows give
+	// the ports' speeds: as rendered, sized; with one row's speed deleted
+	// that port has "no speed", its PORT row quoted; with two deleted, one
+	// finding on both quotes both rows, not only the last port's.
+	const speed0, speed4 = `"Ethernet0": {"mtu": "9100", "speed": "100000"}`, `"Ethernet4": {"mtu": "9100", "speed": "100000"}`
+	withPort := "{\n    \"PORT\": {\n        " + speed0 + ",\n        " + speed4 + "\n    }," + strings.TrimPrefix(joined, "{")
+	noSpeed := func(text, row string) string {
+		return strings.Replace(text, row, strings.Replace(row, `, "speed": "100000"`, "", 1), 1)
+	}
+	if fs := lossy(withPort); len(fs) != 0 {
+		t.Errorf("with speeds: %s", fs[0].Title)
+	}
+	quotes := func(fd doctor.Finding, port string) bool {
+		return slices.ContainsFunc(fd.Evidence, func(e doctor.Evidence) bool {
+			return strings.Contains(e.Text, `"`+port+`": {"mtu": "9100"}`)
+		})
+	}
+	fs := lossy(noSpeed(withPort, speed0))
+	if len(fs) != 1 || !strings.HasSuffix(fs[0].Subject, "config_db.json Ethernet0") || !strings.Contains(fs[0].Title, "has no speed:") || !quotes(fs[0], "Ethernet0") {
+		t.Errorf("Ethernet0 without a speed: %v, want one finding on Ethernet0 saying no speed and quoting its PORT row", fs)
+	}
+	fs = lossy(noSpeed(noSpeed(withPort, speed0), speed4))
+	if len(fs) != 1 || !strings.HasSuffix(fs[0].Subject, "config_db.json Ethernet0,Ethernet4") || !strings.Contains(fs[0].Title, "has no speed:") {
+		t.Fatalf("Ethernet0 and Ethernet4 without a speed: %v, want one finding on both saying no speed", fs)
+	}
+	if !quotes(fs[0], "Ethernet0") || !quotes(fs[0], "Ethernet4") {
+		t.Errorf("Ethernet0 and Ethernet4 without a speed: evidence %v, want both PORT rows", fs[0].Evidence)
+	}
 }

@@ -103,6 +103,10 @@ type pathGroup struct {
 	unstated bool
 	// extra2 is a second line the finding quotes.
 	extra2 Evidence
+	// shows are, for an unsized dynamic priority group, each port's line
+	// that shows why (its PORT row without a speed, or the CABLE_LENGTH
+	// table or its 0m length): quoted for every port, not only the last.
+	shows []Evidence
 	// profile is the BUFFER_PG row's profile (pfc.pg.lossy, unsized).
 	profile string
 }
@@ -127,7 +131,7 @@ func (m *Model) classPaths(db *sonic.ConfigDB) []doctor.Finding {
 		if row, why, at, ok := unsizedNullPG(db, p); ok {
 			key := fmt.Sprintf("nullpg\x00%d\x00%s\x00%s", p.path.TC, why, row.Text)
 			add(key, p, atEv(db, row), why, nil)
-			groups[key].extra2 = atEv(db, at)
+			groups[key].shows = append(groups[key].shows, atEv(db, at))
 			groups[key].profile = strings.TrimSpace(row.Text)
 		}
 		if p.path.PGKnown {
@@ -482,17 +486,30 @@ func ownPGLossy(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 // model: buffermgrd computes the lossless profile) while the port lacks what buffermgrd computes it from
 // (sonic.DynamicPGUnsized): the row, why, and where that shows.
 func unsizedNullPG(db *sonic.ConfigDB, p portPath) (row sonic.Value, why string, at sonic.Value, ok bool) {
+	row, ok = dynamicRocePG(db, p)
+	if !ok {
+		return sonic.Value{}, "", sonic.Value{}, false
+	}
+	why, at, ok = db.DynamicPGUnsized(p.pq.Port)
+	return row, why, at, ok
+}
+
+// dynamicRocePG returns the BUFFER_PG row of port p's RoCE priority group
+// (the path's PG when its tc_to_pg_map is known, else the class's own
+// number) when that row is one of the port's lossless groups, is a row of
+// its own (not the pfc_enable line standing in for it) and puts the group
+// on headroom buffermgrd computes (DynamicPG: the dynamic buffer model).
+func dynamicRocePG(db *sonic.ConfigDB, p portPath) (sonic.Value, bool) {
 	pg := p.path.TC
 	if p.path.PGKnown {
 		pg = p.path.PG
 	}
 	lossless, _, known := db.LosslessPGs(p.pq)
-	row, ok = lossless[pg]
+	row, ok := lossless[pg]
 	if !known || !ok || row == p.pq.PFCEnableAt || !db.DynamicPG(row.Text) {
-		return sonic.Value{}, "", sonic.Value{}, false
+		return sonic.Value{}, false
 	}
-	why, at, ok = db.DynamicPGUnsized(p.pq.Port)
-	return row, why, at, ok
+	return row, true
 }
 
 // unsizedNullPGFinding is pfc.pg.lossy for ports whose dynamically sized
@@ -515,7 +532,7 @@ func unsizedNullPGFinding(db *sonic.ConfigDB, g *pathGroup) doctor.Finding {
 		Title: fmt.Sprintf("%s %s: RoCE's priority group %d (class %d, pfc_enable) is on %q, whose headroom buffermgrd computes (the dynamic buffer model), but the port has %s: buffermgrd computes no profile for it, so the group keeps no PFC headroom",
 			db.File, portList(g.ports), pg, p.TC, g.profile, g.other),
 		Subject:   db.File + " " + portList(g.ports),
-		Evidence:  evs(atEv(db, g.first.pq.PFCEnableAt), g.extra, g.extra2),
+		Evidence:  evs(append([]Evidence{atEv(db, g.first.pq.PFCEnableAt), g.extra}, g.shows...)...),
 		Mechanism: "Under the dynamic buffer model a BUFFER_PG row with profile \"NULL\" (or a profile with headroom_type dynamic) asks buffermgrd to compute the group's lossless profile (pg_lossless_<speed>_<cable>_profile, its xoff from buffer_headroom_<vendor>.lua) from the port's speed and cable length. Without both it leaves the port initializing and skips the group, and with a cable length of 0m it removes the port's lossless groups (sonic-swss cfgmgr/buffermgrdyn.cpp doUpdatePgTask, refreshPgsForPort). The group then has no headroom above its threshold: a pause leaves nothing to hold what the cable and the sender still deliver, and RoCE's packets are dropped on the class meant to be lossless.",
 		Fix:       fix,
 	}

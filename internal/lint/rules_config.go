@@ -330,12 +330,7 @@ func (m *Model) dynamicNotJudged() []doctor.Finding {
 		var ports []string
 		var ev []Evidence
 		for _, p := range m.rocePaths(db) {
-			pg := p.path.TC
-			if p.path.PGKnown {
-				pg = p.path.PG
-			}
-			lossless, _, known := db.LosslessPGs(p.pq)
-			if row, ok := lossless[pg]; known && ok && row != p.pq.PFCEnableAt && db.DynamicPG(row.Text) {
+			if row, ok := dynamicRocePG(db, p); ok {
 				if len(ports) == 0 {
 					ev = append(ev, atEv(db, row))
 				}

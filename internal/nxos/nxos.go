@@ -84,10 +84,13 @@ type Config struct {
 }
 
 // IsConfig reports whether text looks like an NX-OS QoS configuration: a
-// `policy-map type network-qos` or `system qos` block at the left margin,
-// or the `!Command: show running-config …` header NX-OS prints above a
-// part of it with an interface's `priority-flow-control mode` or
-// `service-policy type qos` line.
+// `policy-map type network-qos` or `system qos` block at the left margin;
+// the `!Command: show running-config …` header NX-OS prints above a part
+// of it with an interface's `priority-flow-control mode` or
+// `service-policy type qos` line; or interface blocks alone with such a
+// line and a command only NX-OS takes (nxosOnly: `priority-flow-control
+// mode on send-tlv`, `spanning-tree port type edge trunk`), not one Dell
+// OS10 or Arista EOS print as well (`spanning-tree port type edge`).
 func IsConfig(data []byte) bool {
 	header, qos, block, own := false, false, false, false
 	for _, raw := range strings.Split(string(data), "\n") {
@@ -103,11 +106,13 @@ func IsConfig(data []byte) bool {
 	return header && qos || block && qos && own
 }
 
-// nxosOnly are interface commands NX-OS takes and Arista EOS, whose
-// interface syntax is alike, does not: with an interface's PFC or qos
-// policy line they mark interface blocks cut from an NX-OS configuration
-// (Microsoft's Azure Local TOR references print them so).
-var nxosOnly = []string{"priority-flow-control mode on send-tlv", "priority-flow-control watch-dog-interval ", "spanning-tree port type edge"}
+// nxosOnly are interface commands NX-OS takes and Arista EOS and Dell
+// OS10, whose interface syntax is alike, do not: with an interface's PFC
+// or qos policy line they mark interface blocks cut from an NX-OS
+// configuration (Microsoft's Azure Local TOR references print them so).
+// `spanning-tree port type edge` without `trunk` is not one: OS10 prints
+// it beside `priority-flow-control mode on` (Azure Stack's S5248F TOR).
+var nxosOnly = []string{"priority-flow-control mode on send-tlv", "priority-flow-control watch-dog-interval ", "spanning-tree port type edge trunk"}
 
 // cutOnly returns the first interface line of a configuration that holds
 // interface blocks and neither `system qos`, a policy-map, nor the lines

@@ -239,3 +239,29 @@ func TestParseInterfacesAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestIsConfigOS10Cut: interface blocks cut from Dell OS10's running
+// configuration (real: Azure Stack's S5248F TOR, its first port's block,
+// lines 70-86, and the PFC-to-spanning-tree lines 78-85 under its
+// interface line) print `priority-flow-control mode on` and
+// `spanning-tree port type edge`, which NX-OS also takes: no command only
+// NX-OS takes, so they are no NX-OS configuration. Before, `spanning-tree
+// port type edge` counted as NX-OS-only and the cut was read as NX-OS.
+func TestIsConfigOS10Cut(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/corpus/os10/azurestack-s5248f-tor1-running-configuration.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	if lines[69] != "interface ethernet1/1/1" || strings.TrimSpace(lines[77]) != "priority-flow-control mode on" || strings.TrimSpace(lines[84]) != "spanning-tree port type edge" {
+		t.Fatalf("lines 70, 78, 85 are %q, %q, %q", lines[69], lines[77], lines[84])
+	}
+	for name, cut := range map[string]string{
+		"block 70-86":         strings.Join(lines[69:86], "\n") + "\n",
+		"interface and 78-85": lines[69] + "\n" + strings.Join(lines[77:85], "\n") + "\n",
+	} {
+		if IsConfig([]byte(cut)) {
+			t.Errorf("%s: taken as NX-OS:\n%s", name, cut)
+		}
+	}
+}

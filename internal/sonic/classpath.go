@@ -150,7 +150,7 @@ func (db *ConfigDB) DynamicPG(profile string) bool {
 		return true
 	}
 	p, ok := db.Profile(name)
-	return ok && p.Xoff <= 0 && strings.EqualFold(strings.TrimSpace(p.HeadroomType.Text), "dynamic")
+	return ok && p.Xoff <= 0 && p.KeepsHeadroom()
 }
 
 // DynamicPGUnsized says why buffermgrd computes no lossless profile for a

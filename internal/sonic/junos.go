@@ -273,29 +273,45 @@ type junosPort struct {
 	classifier, cnp, smap string
 }
 
-// junosEthernet reports whether an interface name is one PFC can run on
-// or a wildcard over such names: a physical Ethernet port (ge-, xe-, et-,
-// mge-, fe-), an aggregated one (ae0) or an SRX redundant one (reth0), or
-// `all` or a name with `*`. The other names of a whole configuration's
-// interfaces hierarchy are logical or management interfaces (lo0, irb,
-// vlan, em0, fxp0, vme, re0:mgmt-0), which carry no priority flow control
-// and are no ports of the RoCE class.
+// junosEthernet reports whether an interface name under class-of-service
+// interfaces is one PFC can run on, or a wildcard over such names: any name
+// but Junos's logical, tunnel and management interfaces (lo0, irb, vlan,
+// em0, fxp0, vme, me0, re0:mgmt-0, pp0, st0, gr-/lt-/vt- tunnels...), which
+// carry no priority flow control and are no ports of the RoCE class. Names
+// are excluded rather than known ports kept, so a port of a family not
+// listed (xle-, fte-, an interface-range's name) is still judged.
 func junosEthernet(name string) bool {
 	if name == "all" || strings.Contains(name, "*") {
 		return true
 	}
-	for _, p := range []string{"ge-", "xe-", "et-", "mge-", "fe-"} {
-		if strings.HasPrefix(name, p) {
-			return true
+	if strings.Contains(name, ":mgmt") { // re0:mgmt-0, the routing engine's management port
+		return false
+	}
+	base, _, _ := strings.Cut(name, ".")
+	if slices.Contains(junosLogicalNames, base) {
+		return false
+	}
+	for _, p := range junosLogicalNumbered {
+		if rest, ok := strings.CutPrefix(base, p); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+			return false
 		}
 	}
-	for _, p := range []string{"ae", "reth"} {
-		if rest, ok := strings.CutPrefix(name, p); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
-			return true
+	for _, p := range junosLogicalDashed {
+		if strings.HasPrefix(base, p) {
+			return false
 		}
 	}
-	return false
+	return true
 }
+
+// Junos's logical, tunnel, services and management interfaces: by their
+// whole name, by a prefix and a number (lo0, em1, fxp0), and by a prefix
+// with a dash before the slot (gr-0/0/0, lt-0/0/0).
+var (
+	junosLogicalNames    = []string{"irb", "vlan", "vme", "vtep", "lsi", "gre", "ipip", "mtun", "pimd", "pime", "tap", "dsc", "esi", "jsrv", "rbeb"}
+	junosLogicalNumbered = []string{"lo", "em", "fxp", "me", "pp", "st", "bme", "cbp", "fti", "demux", "jsrv", "ps"}
+	junosLogicalDashed   = []string{"gr-", "ip-", "lt-", "vt-", "mt-", "pd-", "pe-", "sp-", "ms-", "si-", "lc-", "pfe-", "pfh-", "rlsq", "rms"}
+)
 
 // junosWildcards applies the wildcard blocks (`all`, or a name with `*`
 // such as `et-*`) to the interfaces named alone: what a named interface

@@ -1,6 +1,7 @@
 package sonic
 
 import (
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -118,16 +119,45 @@ func TestJunosWildcards(t *testing.T) {
 	}
 }
 
-// TestJunosEthernet: the interfaces PFC can run on (physical Ethernet,
-// aggregated and redundant ports, wildcards) against the logical and
-// management interfaces a whole configuration also names.
+// TestJunosEthernet: the interfaces PFC can run on (physical Ethernet of
+// any family, xle- and fte- among them, aggregated and redundant ports,
+// interface-range names, wildcards) against the logical and management
+// interfaces a whole configuration also names.
 func TestJunosEthernet(t *testing.T) {
 	for name, want := range map[string]bool{
 		"et-0/0/3:1": true, "xe-0/0/1": true, "ge-0/0/0": true, "mge-0/0/36": true, "ae1": true, "reth0": true, "et-*": true, "all": true,
-		"irb": false, "lo0": false, "vlan": false, "em0": false, "fxp0": false, "vme": false, "re0:mgmt-0": false, "aes": false,
+		"xle-0/0/1": true, "fte-0/0/2": true, "aes": true, "roce-ports": true, "ae1.0": true,
+		"irb": false, "lo0": false, "vlan": false, "em0": false, "fxp0": false, "vme": false, "re0:mgmt-0": false, "re1:mgmt-0": false,
+		"me0": false, "pp0": false, "st0": false, "gr-0/0/0": false, "lt-0/0/0": false, "irb.10": false, "lo0.0": false,
 	} {
 		if got := junosEthernet(name); got != want {
 			t.Errorf("junosEthernet(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestFromJunosPortFamilies (synthetic): a no-loss class whose
+// congestion-notification-profile is bound under class-of-service
+// interfaces to xle-0/0/1, irb and lo0. The xle- port is judged (it has a
+// PORT_QOS_MAP row with the class paused); irb and lo0 are logical
+// interfaces and are not. Before, only ge-/xe-/et-/mge-/fe- names were
+// kept and the xle- port was dropped silently.
+func TestFromJunosPortFamilies(t *testing.T) {
+	text := "set class-of-service forwarding-classes class roce queue-num 3 no-loss pfc-priority 3\n" +
+		"set class-of-service congestion-notification-profile cnp input ieee-802.1 code-point 011 pfc\n" +
+		"set class-of-service interfaces xle-0/0/1 congestion-notification-profile cnp\n" +
+		"set class-of-service interfaces irb congestion-notification-profile cnp\n" +
+		"set class-of-service interfaces lo0 congestion-notification-profile cnp\n"
+	root, err := junos.Parse("f", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := FromJunos("f", strings.Split(text, "\n"), root)
+	ports := slices.Sorted(maps.Keys(db.Tables["PORT_QOS_MAP"]))
+	if !slices.Equal(ports, []string{"xle-0/0/1"}) {
+		t.Fatalf("PORT_QOS_MAP ports %v, want [xle-0/0/1]", ports)
+	}
+	if pfc := db.Tables["PORT_QOS_MAP"]["xle-0/0/1"]["pfc_enable"].Text; pfc != "3" {
+		t.Errorf("xle-0/0/1 pfc_enable %q, want 3", pfc)
 	}
 }
