@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -41,4 +43,21 @@ func TestBusBWDipThreshold(t *testing.T) {
 	nicMustFind(t, diagnoseText(t, table("29.00", "40.00")).Findings, "nccltests.busbw.dip", Warn, "out-of-place busbw dips to 29.00 GB/s at 256MiB, 73% of the 40.00 GB/s of the sizes on either side (2 dips in all)")
 	nicMustNot(t, diagnoseText(t, table("30.00", "40.00")).Findings, "nccltests.busbw.dip")
 	nicMustNot(t, diagnoseText(t, table("40.00", "20.00")).Findings, "nccltests.busbw.dip")
+}
+
+// Four dipping sizes (eight halves) in one synthetic sweep, the worst (10 GB/s at 8 GiB) the
+// last: the evidence, three rows at most, holds the row the title names.
+func TestBusBWDipEvidenceNamesWorst(t *testing.T) {
+	row := func(size int64, bw string) string {
+		return "  " + strconv.FormatInt(size, 10) + "  " + strconv.FormatInt(size/4, 10) + "     float     sum      -1   1000.0   " + bw + "   " + bw + "      0   1000.0   " + bw + "   " + bw + "      0\n"
+	}
+	text := "# synthetic: all_reduce_perf rows, busbw 40 GB/s from 64 MiB, four dips\n" +
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+	for i, bw := range []string{"40.00", "29.00", "40.00", "29.00", "40.00", "29.00", "40.00", "10.00", "40.00"} {
+		text += row(64<<20<<i, bw)
+	}
+	f := nicMustFind(t, diagnoseText(t, text).Findings, "nccltests.busbw.dip", Warn, "dips to 10.00 GB/s at 8GiB", "(8 dips in all)")
+	if !slices.ContainsFunc(f.Evidence, func(e Evidence) bool { return e.Line == 10 }) || len(f.Evidence) != 3 {
+		t.Errorf("evidence %+v lacks the 8 GiB row (line 10)", f.Evidence)
+	}
 }
