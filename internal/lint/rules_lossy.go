@@ -16,15 +16,39 @@ import (
 // on every priority" and "ECN never marks RoCE"; read as a whole it is one
 // decision, right or wrong depending on the NICs, and is reported once.
 
-// lossyDesigns returns the SONiC configs that are lossy by design.
+// A switch OS's configuration that names PFC nowhere is lossy on purpose
+// only where ECN marks RoCE's queue: NVIDIA's Resilient RoCE (RoCE over a
+// network without flow control, ConnectX-4 Lx on) asks of the switches that
+// they mark ECN, and DCQCN is then the only brake (Mellanox community,
+// "Introduction to Resilient RoCE - FAQ", community.mellanox.com/docs/DOC-2499).
+// With neither PFC nor ECN on RoCE's queue nothing was chosen: PFC was
+// forgotten, and qos.pfc.disabled says so.
+
+// lossyDesigns returns the configs that are lossy by design.
 func (m *Model) lossyDesigns() map[*sonic.ConfigDB]sonic.LossyDesign {
 	out := map[*sonic.ConfigDB]sonic.LossyDesign{}
 	for _, db := range m.Sonic {
-		if d, ok := db.LossyByDesign(); ok {
+		if d, ok := db.LossyByDesign(); ok && (!d.NoPFCWritten || m.marksRoCE(db)) {
 			out[db] = d
 		}
 	}
 	return out
+}
+
+// marksRoCE reports whether, on every side of db whose RoCE class is known
+// (one at least), RoCE's queue marks ECN within a switch's buffer.
+func (m *Model) marksRoCE(db *sonic.ConfigDB) bool {
+	n := 0
+	for _, s := range m.sws {
+		if s.DB != db || s.TC < 0 {
+			continue
+		}
+		if !m.lossyECN(db, s.TC).marks {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // lossyByDesign is the one finding for a config lossy on purpose: warn,
@@ -43,6 +67,9 @@ func (m *Model) lossyByDesign(db *sonic.ConfigDB, d sonic.LossyDesign, s switchS
 		how = append(how, "no buffer profile keeps PFC headroom (xoff)")
 	}
 	title := fmt.Sprintf("%s: lossy by design: pfc_enable is empty on every port and %s", db.File, strings.Join(how, ", and "))
+	if d.NoPFCWritten {
+		title = fmt.Sprintf("%s: lossy by design: no line turns PFC on or declares a class lossless (%s)", db.File, noPFCWords(db))
+	}
 	if d.RoCEMode.Line > 0 {
 		title = fmt.Sprintf("%s: lossy by design: qos roce mode %s (NVUE), with no PFC", db.File, d.RoCEMode.Text)
 	}
@@ -69,6 +96,16 @@ func (m *Model) lossyByDesign(db *sonic.ConfigDB, d sonic.LossyDesign, s switchS
 	if isNVUE(db) {
 		f.Fix = "If the NICs are Spectrum-X SuperNICs with their congestion control and adaptive routing on, keep it and run the NICs without PFC (mlnx_qos -i <if> --pfc 0,0,0,0,0,0,0,0). " +
 			"If they are ordinary RoCE NICs, give RoCE a lossless class end to end instead: nv set qos roce mode lossless (PFC on switch priority 3 and ECN marking on its traffic class), and PFC on the same priority on the NICs."
+	}
+	if ecn.marks {
+		// ECN on RoCE's queue is the design's brake: with NICs not
+		// known, it is a choice to state, not a fault.
+		f.Severity = doctor.Info
+		f.Mechanism = "No priority is paused and no class is lossless: the switch drops when RoCE's queue overflows, and ECN marking on that queue is what slows senders first. " +
+			"That is RoCE over a lossy network by design (NVIDIA's Resilient RoCE, ConnectX-4 Lx and later; Spectrum-X), and it holds only while: DCQCN runs on every NIC for RoCE's priority (the NICs answer marks with CNPs and slow down); the queue marks early enough that senders slow before it overflows; and the NICs recover a drop fast (ConnectX adaptive retransmission and slow restart, mlxreg ROCE_ACCL roce_adp_retrans_en / roce_slow_restart_en, tuned to the fabric's round trip). " +
+			"Each drop still costs a go-back-N retransmission on NICs without selective repeat, so incast beyond what the marks absorb shows as retransmissions and lower bandwidth than a lossless class gives."
+		f.Fix = fmt.Sprintf("Nothing if lossy is the design: check DCQCN on RoCE's priority on every NIC (/sys/class/net/<if>/ecn/roce_rp/enable/%d and roce_np = 1) and PFC off there too (mlnx_qos -i <if> --pfc 0,0,0,0,0,0,0,0), and watch out-of-sequence and retransmission counters. "+
+			"If RoCE was meant lossless: %s", max(s.TC, 0), losslessFix(m, db, s))
 	}
 	var pfcNICs, lossyNICs []string
 	for _, n := range m.nics {
@@ -98,6 +135,8 @@ func (m *Model) lossyByDesign(db *sonic.ConfigDB, d sonic.LossyDesign, s switchS
 type lossyECNState struct {
 	text string
 	ev   []Evidence
+	// marks: the queue marks ECN below lossyECNBeyond.
+	marks bool
 }
 
 // lossyECNBeyond is a marking threshold past which a queue never marks in
@@ -122,8 +161,17 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 			return lossyECNState{text: fmt.Sprintf("whose %s has no %s: nothing marks ECN for it", queue, none), ev: []Evidence{sonicEv(db, q.Scheduler)}}
 		}
 		w, ok := db.WREDProfile(q.WREDProfile.Text)
-		if !ok || !w.OK {
+		if !ok {
 			return lossyECNState{}
+		}
+		marks := w.ECN.Text == "ecn_all" || w.ECN.Text == "ecn_green"
+		if !w.OK {
+			if !marks {
+				return lossyECNState{}
+			}
+			// Thresholds not in bytes (Junos's fill levels): it marks,
+			// where is not judged.
+			return lossyECNState{text: fmt.Sprintf("whose %s marks ECN (%s, thresholds in %s: not judged)", queue, ecnName(db, w.Name), w.MinAt.Text), ev: []Evidence{sonicEv(db, q.WREDProfile), sonicEv(db, w.ECN)}, marks: true}
 		}
 		ev := []Evidence{sonicEv(db, q.WREDProfile), sonicEv(db, w.MinAt)}
 		if w.Min >= lossyECNBeyond {
@@ -136,7 +184,42 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 				mode = "ecn disable"
 			}
 		}
-		return lossyECNState{text: fmt.Sprintf("whose %s marks ECN from %d to %d bytes (%s, %s)", queue, w.Min, w.Max, ecnName(db, w.Name), mode), ev: ev}
+		return lossyECNState{text: fmt.Sprintf("whose %s marks ECN from %d to %d bytes (%s, %s)", queue, w.Min, w.Max, ecnName(db, w.Name), mode), ev: ev, marks: marks}
 	}
 	return lossyECNState{}
+}
+
+// noPFCWords names, in the words of a switch OS, what its configuration
+// would hold to make a class lossless.
+func noPFCWords(db *sonic.ConfigDB) string {
+	switch db.Vendor {
+	case sonic.VendorJunos:
+		return "no no-loss forwarding class, no congestion-notification-profile"
+	case sonic.VendorEOS:
+		return "no `priority-flow-control on`, no `priority N no-drop`"
+	case sonic.VendorNXOS:
+		return "no network-qos class with `pause pfc-cos`, no `priority-flow-control mode`"
+	case sonic.VendorOS10:
+		return "no network-qos class with `pause` and `pfc-cos`, no `priority-flow-control mode on`"
+	case sonic.VendorAOSCX:
+		return "no `flow-control priority`, no lossless `qos pool`"
+	case sonic.VendorFTOS:
+		return "no `dcb-map` with `pfc on`, no `dcb-input`"
+	case sonic.VendorOnyx:
+		return "no `dcb priority-flow-control`, no `roce`"
+	}
+	return "no PFC line"
+}
+
+// losslessFix is how a config lossy by design would give RoCE a lossless
+// class instead, in its switch OS's words.
+func losslessFix(m *Model, db *sonic.ConfigDB, s switchSide) string {
+	tc := max(s.TC, 3)
+	switch db.Vendor {
+	case sonic.VendorJunos:
+		return m.junosPFCFix(m.roce.DSCP, s)
+	case sonic.VendorEOS:
+		return fmt.Sprintf("`priority-flow-control on` and `priority-flow-control priority %d no-drop` on these interfaces, ECN kept on its queue, and PFC on the NICs' priority %d.", tc, tc)
+	}
+	return fmt.Sprintf("PFC on class %d on every port (a priority the NICs put RoCE on, with headroom for it), ECN kept on its queue, and PFC on the same priority on the NICs.", tc)
 }

@@ -137,6 +137,7 @@ func FromAOSCX(c *aoscx.Config) *ConfigDB {
 		}
 	}
 	db.nosECN(cut, ecnWords...)
+	db.nosPFC(cut)
 	db.nosDone(c.NotJudged)
 	return db
 }

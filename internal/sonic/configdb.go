@@ -63,6 +63,9 @@ type ConfigDB struct {
 	// noECN: a switch OS's configuration that writes ECN and WRED
 	// nowhere, and applies no policy it does not hold (nosECN).
 	noECN bool
+	// noPFC: a switch OS's configuration that names no lossless class
+	// anywhere (nosPFC).
+	noPFC bool
 	// excerpt is the `show running-config` of a part of the
 	// configuration that printed the input (MarkExcerpt).
 	excerpt Value

@@ -100,6 +100,7 @@ func FromEOS(c *eos.Config) *ConfigDB {
 		}
 	}
 	db.nosECN(false, ecnWords...)
+	db.nosPFC(false)
 	db.nosDone(c.NotJudged)
 	db.Skipped = append(unused, db.Skipped...)
 	return db

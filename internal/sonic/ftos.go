@@ -245,6 +245,7 @@ func ParseFTOS(name string, data []byte) (*ConfigDB, error) {
 		}
 	}
 	db.nosECN(cut, ecnWords...)
+	db.nosPFC(cut, "dcb-map", "dcb-input", "dcb-policy")
 	db.nosDone(notJudged)
 	return db, nil
 }

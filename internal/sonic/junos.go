@@ -258,6 +258,9 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 	db.Skipped = append(db.Skipped, junosFilterFCs(root)...)
 	// Without schedulers the input may be a cut that leaves them out.
 	db.nosECN(len(ecnOf) == 0, ecnWords...)
+	// Without forwarding classes the input may be a cut that leaves a
+	// no-loss class out.
+	db.nosPFC(len(root.Find("forwarding-classes")) == 0)
 	for t := range db.Tables {
 		db.tablePos[t] = Value{Text: t, Line: 1, Col: 1}
 	}

@@ -73,6 +73,26 @@ func (db *ConfigDB) nosECN(cut bool, words ...string) {
 // `drop-profile`.
 var ecnWords = []string{"ecn", "random-detect", "wred", "congestion-control", "explicit-congestion-notification", "drop-profile", "drop-profiles"}
 
+// nosPFC notes whether a switch OS's configuration names no lossless
+// class anywhere: none of its lines holds one of the words that turn PFC
+// on, declare a class no-drop or keep a lossless pool (words, the OS's own
+// beside pfcWords), and cut is false (a policy the input applies but does
+// not hold may pause). PFC off on every port is then what the engineer
+// wrote, not a priority left out of a PFC line (LossyByDesign).
+func (db *ConfigDB) nosPFC(cut bool, words ...string) {
+	db.noPFC = !cut && !swcfg.Mentions(db.lines, append(words, pfcWords...)...)
+}
+
+// pfcWords are the commands that turn PFC on or declare a class lossless
+// in the switch OSes' configurations: `priority-flow-control` (EOS, NX-OS,
+// OS10, Onyx's `dcb priority-flow-control`), `pfc…` (NX-OS's and OS10's
+// `pause pfc-cos`, FTOS's `pfc on`, Junos's `pfc-priority` and `pfc;`),
+// `pause`, EOS's `no-drop`, Junos's `no-loss` and
+// `congestion-notification-profile`, AOS-CX's `flow-control priority`
+// and `lossless` pools. A line that turns PFC off names it too, and is
+// taken as a class someone thought about: not lossy by design.
+var pfcWords = []string{"priority-flow-control", "pfc", "pause", "no-drop", "no-loss", "congestion-notification-profile", "flow-control", "lossless"}
+
 // nosDone ends a config made from a switch OS's: the settings read but
 // not judged, and each table at the file's head.
 func (db *ConfigDB) nosDone(notJudged []pos.Value) {

@@ -142,6 +142,7 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 		db.nosPort(it.Name, it.Speed, it.MTU)
 	}
 	db.nosECN(qMissing, ecnWords...)
+	db.nosPFC(nqMissing)
 	db.nosDone(c.NotJudged)
 	if len(auto) > 0 {
 		db.Skipped = append(db.Skipped, auto[0]) // once: the first such port

@@ -84,6 +84,8 @@ func FromOnyx(c *onyx.Config) *ConfigDB {
 	}
 	// `roce` (Onyx 3.8.2100 on) sets lossless RoCE up with ECN marking.
 	db.nosECN(false, append([]string{"roce"}, ecnWords...)...)
+	// `roce` turns on Onyx's lossless RoCE unless told lossy.
+	db.nosPFC(false, "roce")
 	db.nosDone(c.NotJudged)
 	return db
 }

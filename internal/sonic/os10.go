@@ -180,6 +180,7 @@ func FromOS10(c *os10.Config) *ConfigDB {
 	}
 	os10Unapplied(db, c)
 	db.nosECN(cut, ecnWords...)
+	db.nosPFC(cut)
 	db.nosDone(c.NotJudged)
 	return db
 }

@@ -353,13 +353,19 @@ type LossyDesign struct {
 	// RoCEMode is an NVUE configuration's lossy `qos roce mode`, when
 	// that is the evidence.
 	RoCEMode Value
+	// NoPFCWritten is a switch OS's configuration (EOS, NX-OS, OS10,
+	// FTOS, AOS-CX, Onyx, Junos) none of whose lines turns PFC on or
+	// declares a class lossless, when that is the evidence: a design
+	// only where ECN marks RoCE's queue, which lint judges.
+	NoPFCWritten bool
 }
 
 // LossyByDesign reports a config that runs every class lossy on purpose,
 // as NVIDIA's Spectrum-X AI SKUs ship (sonic-buildimage's SN5600 C256S1,
 // SN5640 C512S2): pfc_enable present and empty on every port, and either
 // a TC_TO_PRIORITY_GROUP_MAP that sends every class to one priority group
-// or buffer profiles none of which has xoff.
+// or buffer profiles none of which has xoff; or, for a switch OS's
+// configuration read whole, no line naming PFC or a lossless class.
 func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
 	var d LossyDesign
 	if db.lossyMode.Line > 0 {
@@ -380,6 +386,10 @@ func (db *ConfigDB) LossyByDesign() (LossyDesign, bool) {
 	}
 	if ports == 0 {
 		return LossyDesign{}, false
+	}
+	if db.noPFC && !db.excerpt.Given() {
+		d.NoPFCWritten = true
+		return d, true
 	}
 	for _, name := range db.Tables["TC_TO_PRIORITY_GROUP_MAP"].Keys() {
 		m, _ := db.NumMap("TC_TO_PRIORITY_GROUP_MAP", name)

@@ -60,11 +60,13 @@ func EachLine(lines []string, comment string, f func(w []Value, indent int) erro
 
 // Mentions reports whether any line holds one of words as a word of its
 // own, in any case, or as the first part of a hyphenated one ("wred" in
-// `wred-profile`): whether a configuration writes a kind of setting
-// anywhere, comments and settings not read included.
+// `wred-profile`), a statement's closing ';' or braces aside (Junos's
+// `no-loss;`): whether a configuration writes a kind of setting anywhere,
+// comments and settings not read included.
 func Mentions(lines []string, words ...string) bool {
 	for _, l := range lines {
 		for _, f := range strings.Fields(strings.ToLower(l)) {
+			f = strings.Trim(f, ";{}")
 			for _, w := range words {
 				if f == w || strings.HasPrefix(f, w+"-") {
 					return true

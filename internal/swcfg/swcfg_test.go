@@ -183,7 +183,8 @@ func FuzzLists(f *testing.F) {
 }
 
 // TestMentions: a word counts whole or as the head of a hyphenated word,
-// in any case; inside another word it does not.
+// in any case, a Junos statement's ';' or brace aside; inside another word
+// it does not.
 func TestMentions(t *testing.T) {
 	for _, c := range []struct {
 		line string
@@ -194,6 +195,8 @@ func TestMentions(t *testing.T) {
 		{"  action ecn min-threshold 100 kbytes", true},
 		{"qos profile ecnless", false},
 		{"ip access-list no-wred", false},
+		{"            ecn;", true},
+		{"wred {", true},
 		{"", false},
 	} {
 		if got := Mentions([]string{c.line}, "ecn", "wred"); got != c.want {

@@ -1,0 +1,73 @@
+package lint
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rocelab/internal/doctor"
+)
+
+// A switch OS's configuration that names PFC nowhere and marks ECN on
+// RoCE's queue runs RoCE lossy on purpose (Resilient RoCE): one info
+// finding that names the choice and its conditions, not qos.pfc.disabled.
+// The same configuration without ECN on RoCE's queue, or with a class
+// declared lossless but never paused, forgot PFC: qos.pfc.disabled.
+func TestLossyByDesignECNOnly(t *testing.T) {
+	for _, c := range []struct {
+		file       string
+		noECN, nol [2]string // edits: ECN off on RoCE's queue; a class declared lossless
+	}{
+		{"testdata/junos-ecn-only-synthetic.conf",
+			[2]string{"explicit-congestion-notification;", ""},
+			[2]string{"class ROCE queue-num 3;", "class ROCE queue-num 3 no-loss pfc-priority 3;"}},
+		{"testdata/eos-ecn-only-synthetic.txt",
+			[2]string{"random-detect ecn", "random-detect drop"},
+			[2]string{"   mtu 9214\n", "   mtu 9214\n   priority-flow-control priority 3 no-drop\n"}},
+	} {
+		rep := lintFiles(t, c.file)
+		got := ids(rep)
+		if got["qos.lossy.by_design"] != doctor.Info || got["qos.pfc.disabled"] != 0 {
+			t.Errorf("%s: %v, want qos.lossy.by_design info and no qos.pfc.disabled", c.file, got)
+		}
+		for _, f := range rep.Findings {
+			if f.ID != "qos.lossy.by_design" {
+				continue
+			}
+			for _, want := range []string{"no line turns PFC on", "lands in class 3, whose queue 3 marks ECN"} {
+				if !strings.Contains(f.Title, want) {
+					t.Errorf("%s: title %q lacks %q", c.file, f.Title, want)
+				}
+			}
+			for _, want := range []string{"Resilient RoCE", "DCQCN runs on every NIC", "roce_adp_retrans_en"} {
+				if !strings.Contains(f.Mechanism, want) {
+					t.Errorf("%s: mechanism lacks %q", c.file, want)
+				}
+			}
+		}
+		data, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range [][2]string{c.noECN, c.nol} {
+			if !strings.Contains(string(data), e[0]) {
+				t.Fatalf("%s lacks %q", c.file, e[0])
+			}
+			p := filepath.Join(t.TempDir(), filepath.Base(c.file))
+			if err := os.WriteFile(p, []byte(strings.ReplaceAll(string(data), e[0], e[1])), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got := ids(lintFiles(t, p))
+			if _, ok := got["qos.lossy.by_design"]; ok || got["qos.pfc.disabled"] == 0 {
+				t.Errorf("%s with %q → %q: %v, want qos.pfc.disabled (PFC forgotten), not lossy by design", c.file, e[0], e[1], got)
+			}
+		}
+	}
+	// With NICs that run PFC, the lossy switch is a mistake whatever it
+	// marks.
+	rep := lintFiles(t, "testdata/junos-ecn-only-synthetic.conf", "../../testdata/corpus/ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt")
+	if got := ids(rep); got["qos.lossy.by_design"] != doctor.Error {
+		t.Errorf("with PFC NICs: %v, want qos.lossy.by_design error", got)
+	}
+}
