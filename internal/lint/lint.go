@@ -147,6 +147,9 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		// A CONFIG_DB dump pasted with the command that printed it (other
 		// text, a kernel log's "[ 12.3]" lines, keeps its prompt).
 		if h := bytes.TrimLeft(d, " \t\r\n"); ext == ".json" || len(h) > 0 && h[0] == '{' {
+			if t, ok := sonic.VarJSON(data, d); ok {
+				d = t // one table's rows under the command naming it
+			}
 			data = d
 		}
 	}
@@ -200,6 +203,9 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 			return info, err
 		}
 		if len(dbs) == 1 {
+			if at, ok := dbs[0].FieldsOnly(); ok {
+				return info, fmt.Errorf("%s:%d:%d: %q: expected CONFIG_DB tables, each an object of rows, but %q holds plain values: a table's rows or a row's fields without the table that holds them, as `sonic-cfggen -d --var-json TABLE` prints them; paste the command line above them, or write them as {\"TABLE\": {...}}: %w", name, at.Line, at.Col, at.Text, at.Text, errNotConfig)
+			}
 			if at, foreign := dbs[0].Foreign(); foreign {
 				what := "this JSON is not a config_db"
 				if strings.Contains(at.Text, ":") {

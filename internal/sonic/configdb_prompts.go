@@ -2,6 +2,7 @@ package sonic
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 )
 
@@ -76,4 +77,59 @@ func blank(l []byte) []byte {
 		}
 	}
 	return out
+}
+
+// VarJSON reads one table pasted as `sonic-cfggen -d --var-json TABLE`
+// prints it: the table's rows without its name, below the command line
+// that names it. Given the paste (data) and the same with its shell lines
+// blanked (BlankPrompts), it returns the blanked text with the command's
+// line rewritten as the table's opening, `{"TABLE":` in its first columns,
+// and the closing brace after the rest, so every row keeps its line and
+// column. ok is false when the first line is no such command.
+func VarJSON(data, blanked []byte) ([]byte, bool) {
+	first, end := bytes.TrimLeft(data, " \t\r\n"), 0
+	if end = bytes.IndexByte(first, '\n'); end < 0 {
+		return nil, false
+	}
+	words := strings.Fields(string(first[:end]))
+	i := slices.Index(words, "--var-json")
+	if i < 0 || i+1 >= len(words) || len(data) != len(blanked) {
+		return nil, false
+	}
+	name := strings.Trim(words[i+1], `"'`)
+	if !tableName(name) {
+		return nil, false
+	}
+	start := len(data) - len(first)
+	open := `{"` + name + `":`
+	out := append([]byte{}, blanked...)
+	copy(out[start:], open)
+	return append(out, "}\n"...), true
+}
+
+// FieldsOnly reports a JSON object whose every member is an object of
+// plain values: the fields of rows, or the rows of one table, given
+// without the table that holds them (`sonic-cfggen -d --var-json TABLE`
+// cut from its command line), which lint cannot place. It returns the
+// first member, for the message.
+func (db *ConfigDB) FieldsOnly() (Value, bool) {
+	skipped := map[string]bool{}
+	for _, v := range db.Skipped {
+		skipped[v.Text] = true
+	}
+	var first Value
+	for name, tab := range db.Tables {
+		if len(tab) == 0 {
+			return Value{}, false
+		}
+		for key, row := range tab {
+			if len(row) > 0 || !skipped[name+"|"+key] {
+				return Value{}, false
+			}
+		}
+		if at := db.tablePos[name]; first.Line == 0 || at.Line < first.Line {
+			first = at
+		}
+	}
+	return first, first.Line > 0
 }

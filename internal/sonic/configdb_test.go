@@ -1,6 +1,7 @@
 package sonic
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -661,4 +662,63 @@ func TestUnknownPorts(t *testing.T) {
 	if u := db.UnknownPorts(); u != nil {
 		t.Errorf("without PORT: %v", u)
 	}
+}
+
+// TestVarJSON reads one table as `sonic-cfggen -d --var-json TABLE` prints
+// it, its rows without the table's name, below the command naming it: the
+// rows of the renderer's real qos-dell6100.json, each value at its line and
+// column in the paste. The same rows without the command line are refused
+// as fields without a table (FieldsOnly), not read as tables.
+func TestVarJSON(t *testing.T) {
+	data, err := os.ReadFile("testdata/public/bi-dell6100-var-json-port-qos-map.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blanked, _ := BlankPrompts(data)
+	d, ok := VarJSON(data, blanked)
+	if !ok {
+		t.Fatal("command line not read")
+	}
+	db, err := Parse("paste.txt", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := db.Field("PORT_QOS_MAP", "Ethernet0", "pfc_enable"); v.Text != "3,4" || v.Line != 11 || v.Col != 23 {
+		t.Errorf("pfc_enable %+v, want 3,4 at 11:23", v)
+	}
+	if _, ok := db.FieldsOnly(); ok {
+		t.Error("a table read as fields without one")
+	}
+	rows := data[bytes.IndexByte(data, '\n')+1 : bytes.LastIndex(data, []byte("admin@"))]
+	db, err = Parse("rows.json", rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if at, ok := db.FieldsOnly(); !ok || at.Text != "global" || at.Line != 2 {
+		t.Errorf("rows without their table: FieldsOnly %+v %v", at, ok)
+	}
+	for _, s := range []string{"admin@sonic:~$ show runningconfiguration all\n{}\n", "$ sonic-cfggen -d --var-json port_qos\n{}\n", "sonic-cfggen -d --var-json\n{}\n"} {
+		b, _ := BlankPrompts([]byte(s))
+		if _, ok := VarJSON([]byte(s), b); ok {
+			t.Errorf("%q read as --var-json", s)
+		}
+	}
+}
+
+func FuzzVarJSON(f *testing.F) {
+	f.Add([]byte("admin@sonic:~$ sonic-cfggen -d --var-json PORT_QOS_MAP\n{\"Ethernet0\": {\"pfc_enable\": \"3,4\"}}\n"))
+	f.Add([]byte("$ sudo sonic-cfggen -d --var-json 'WRED_PROFILE'\r\n{}\r\n$\r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, _ := BlankPrompts(data)
+		d, ok := VarJSON(data, b)
+		if !ok {
+			return
+		}
+		if len(d) != len(data)+2 || bytes.Count(d, []byte("\n")) != bytes.Count(data, []byte("\n"))+1 {
+			t.Fatalf("%q -> %q: lines moved", data, d)
+		}
+		if db, err := Parse("f", d); err == nil {
+			db.FieldsOnly()
+		}
+	})
 }
