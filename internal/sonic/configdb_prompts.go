@@ -2,46 +2,42 @@ package sonic
 
 import (
 	"bytes"
-	"slices"
 	"strings"
 )
 
 // Shell lines pasted around a CONFIG_DB dump, blanked so the JSON reads.
 
 // BlankPrompts returns data with the shell lines around a pasted JSON
-// dump blanked out: a first line that is a prompt or a command
+// dump blanked out: first lines that are a prompt, a command
 // ("admin@sonic:~$ show runningconfiguration all", "$ sudo sonic-cfggen -d
-// --print-data") followed by a line opening the JSON, and prompt lines after
+// --print-data") or a Markdown code fence (```json, as an issue or a chat
+// quotes the dump) followed by a line opening the JSON, and such lines after
 // its last line. Blanking keeps every byte's line and column, so positions
 // stay those of the text as given. ok is false when there is nothing to
 // blank.
 func BlankPrompts(data []byte) ([]byte, bool) {
 	lines := bytes.SplitAfter(data, []byte("\n"))
-	first := -1
+	head, next := -1, -1
 	for i, l := range lines {
-		if len(bytes.TrimSpace(l)) > 0 {
-			first = i
+		t := bytes.TrimSpace(l)
+		if len(t) == 0 {
+			continue
+		}
+		if t[0] == '{' || t[0] == '[' {
+			next = i
 			break
 		}
-	}
-	if first < 0 || !shellLine(lines[first]) {
-		return data, false
-	}
-	next := -1
-	for i := first + 1; i < len(lines); i++ {
-		if t := bytes.TrimSpace(lines[i]); len(t) > 0 {
-			if t[0] == '{' || t[0] == '[' {
-				next = i
-			}
+		if !shellLine(l) {
 			break
 		}
+		head = i
 	}
-	if next < 0 {
+	if head < 0 || next < 0 {
 		return data, false
 	}
 	out := make([]byte, 0, len(data))
 	for i, l := range lines {
-		if i == first || i > next && shellLine(l) {
+		if i <= head || i > next && shellLine(l) {
 			l = blank(l)
 		}
 		out = append(out, l...)
@@ -53,6 +49,9 @@ func BlankPrompts(data []byte) ([]byte, bool) {
 // prints CONFIG_DB.
 func shellLine(l []byte) bool {
 	t := string(bytes.TrimSpace(l))
+	if strings.HasPrefix(t, "```") {
+		return true
+	}
 	if t == "" || t[0] == '{' || t[0] == '[' || t[0] == '"' || t[0] == '}' || t[0] == ']' {
 		return false
 	}
@@ -80,31 +79,53 @@ func blank(l []byte) []byte {
 }
 
 // VarJSON reads one table pasted as `sonic-cfggen -d --var-json TABLE`
-// prints it: the table's rows without its name, below the command line
-// that names it. Given the paste (data) and the same with its shell lines
+// prints it, or as jq picks it out of a dump (`show runningconfiguration
+// all | jq .TABLE`): the table's rows without its name, below the command
+// naming it. Given the paste (data) and the same with its shell lines
 // blanked (BlankPrompts), it returns the blanked text with the command's
 // line rewritten as the table's opening, `{"TABLE":` in its first columns,
 // and the closing brace after the rest, so every row keeps its line and
-// column. ok is false when the first line is no such command.
+// column. ok is false when no line before the JSON is such a command.
 func VarJSON(data, blanked []byte) ([]byte, bool) {
-	first, end := bytes.TrimLeft(data, " \t\r\n"), 0
-	if end = bytes.IndexByte(first, '\n'); end < 0 {
+	if len(data) != len(blanked) {
 		return nil, false
 	}
-	words := strings.Fields(string(first[:end]))
-	i := slices.Index(words, "--var-json")
-	if i < 0 || i+1 >= len(words) || len(data) != len(blanked) {
-		return nil, false
+	for start := 0; start < len(data); {
+		end := bytes.IndexByte(data[start:], '\n')
+		if end < 0 {
+			return nil, false
+		}
+		line := data[start : start+end]
+		if t := bytes.TrimSpace(line); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+			return nil, false
+		}
+		if name, ok := varJSONTable(string(line)); ok && bytes.Equal(bytes.TrimSpace(blanked[start:start+end]), nil) {
+			out := append([]byte{}, blanked...)
+			copy(out[start:], `{"`+name+`":`)
+			return append(out, "}\n"...), true
+		}
+		start += end + 1
 	}
-	name := strings.Trim(words[i+1], `"'`)
-	if !tableName(name) {
-		return nil, false
+	return nil, false
+}
+
+// varJSONTable is the table a command line prints alone: the word after
+// sonic-cfggen's --var-json, or jq's filter .TABLE (quoted or not).
+func varJSONTable(line string) (string, bool) {
+	words := strings.Fields(line)
+	for i, w := range words[:max(len(words)-1, 0)] {
+		name := strings.Trim(words[i+1], `"'`)
+		switch {
+		case w == "--var-json":
+		case w == "jq" && strings.HasPrefix(name, "."):
+			name = name[1:]
+		default:
+			continue
+		}
+		// The opening must fit where the command was.
+		return name, tableName(name) && len(name)+4 <= len(line)
 	}
-	start := len(data) - len(first)
-	open := `{"` + name + `":`
-	out := append([]byte{}, blanked...)
-	copy(out[start:], open)
-	return append(out, "}\n"...), true
+	return "", false
 }
 
 // FieldsOnly reports a JSON object whose every member is an object of

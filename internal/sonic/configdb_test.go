@@ -697,7 +697,21 @@ func TestVarJSON(t *testing.T) {
 	if at, ok := db.FieldsOnly(); !ok || at.Text != "global" || at.Line != 2 {
 		t.Errorf("rows without their table: FieldsOnly %+v %v", at, ok)
 	}
-	for _, s := range []string{"admin@sonic:~$ show runningconfiguration all\n{}\n", "$ sonic-cfggen -d --var-json port_qos\n{}\n", "sonic-cfggen -d --var-json\n{}\n"} {
+	// The same rows as an issue quotes them: in a Markdown fence, picked
+	// out of the whole dump by jq.
+	fenced := "```\nadmin@sonic:~$ show runningconfiguration all | jq '.PORT_QOS_MAP'\n" + string(rows) + "```\n"
+	b, _ := BlankPrompts([]byte(fenced))
+	d, ok = VarJSON([]byte(fenced), b)
+	if !ok {
+		t.Fatal("jq's table not read")
+	}
+	if db, err = Parse("fenced.md", d); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := db.Field("PORT_QOS_MAP", "Ethernet0", "pfc_enable"); v.Text != "3,4" || v.Line != 12 || v.Col != 23 {
+		t.Errorf("fenced pfc_enable %+v, want 3,4 at 12:23", v)
+	}
+	for _, s := range []string{"admin@sonic:~$ show runningconfiguration all\n{}\n", "$ sonic-cfggen -d --var-json port_qos\n{}\n", "sonic-cfggen -d --var-json\n{}\n", "$ jq . config_db.json\n{}\n"} {
 		b, _ := BlankPrompts([]byte(s))
 		if _, ok := VarJSON([]byte(s), b); ok {
 			t.Errorf("%q read as --var-json", s)
