@@ -3,12 +3,14 @@ package lint
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"rocelab/internal/doctor"
 	"rocelab/internal/headroom"
 	"rocelab/internal/ingest"
 	"rocelab/internal/sonic"
+	"rocelab/internal/textout"
 )
 
 // configRules reports config_db keys given twice in the tables lint
@@ -19,6 +21,7 @@ func configRules(m *Model) []doctor.Finding {
 	fs = append(fs, notJudged(m)...)
 	fs = append(fs, fragmentNotJudged(m)...)
 	fs = append(fs, m.dynamicNotJudged()...)
+	fs = append(fs, pfcEnableFormat(m)...)
 	for _, db := range m.Sonic {
 		var keys []string
 		var ev []Evidence
@@ -364,4 +367,75 @@ func (m *Model) dynamicNotJudged() []doctor.Finding {
 		})
 	}
 	return fs
+}
+
+// pfcEnableFormat names a pfc_enable that is not the comma list SONiC's
+// YANG model takes, with what orchagent makes of it: a range, blanks or
+// semicolons lose every priority after the first.
+func pfcEnableFormat(m *Model) []doctor.Finding {
+	var fs []doctor.Finding
+	for _, db := range m.Sonic {
+		if db.Vendor != "" {
+			continue // rows another OS's reader wrote
+		}
+		ports := map[string][]string{}
+		var texts []string
+		var ev []Evidence
+		reads := map[string][]int{}
+		for _, pq := range db.PortQoSMaps() {
+			if !pq.PFCEnableOdd {
+				continue
+			}
+			t := pq.PFCEnableAt.Text
+			if _, seen := ports[t]; !seen {
+				texts = append(texts, t)
+				ev = append(ev, sonicEv(db, pq.PFCEnableAt))
+				reads[t] = pq.PFCEnable
+			}
+			ports[t] = append(ports[t], pq.Port)
+		}
+		for i, t := range texts {
+			read := "no priority: PFC off"
+			switch len(reads[t]) {
+			case 0:
+			case 1:
+				read = "priority " + textout.Ints(reads[t]) + " alone"
+			default:
+				read = "priorities " + textout.Ints(reads[t])
+			}
+			fs = append(fs, doctor.Finding{
+				ID: "config.pfc_enable.format", Severity: doctor.Warn, Layer: doctor.LayerFabric,
+				Title:     fmt.Sprintf("%s %s: pfc_enable %q is not a comma list of priorities 0-7; orchagent reads it as %s", db.File, list(ports[t], 3), t, read),
+				Subject:   db.File,
+				Evidence:  evs(ev[i]),
+				Mechanism: "orchagent (qosorch.cpp) splits pfc_enable at commas and reads each part with std::stoi, which takes the part's leading digits and ignores the rest: \"3-4\", \"3 4\" and \"3;4\" enable priority 3 alone, a priority past 7 sets no bit, and a trailing comma is dropped. sonic-port-qos-map.yang allows only ([0-7](,[0-7])*)?, so `config load` with YANG validation and GCU refuse the row, while config_db.json at boot is applied as orchagent reads it.",
+				Fix:       fmt.Sprintf("Write the priorities as a comma list: \"pfc_enable\": \"%s\" if %s is what is meant.", pfcMeant(t), pfcMeant(t)),
+			})
+		}
+	}
+	return fs
+}
+
+// pfcMeant is the comma list a malformed pfc_enable most likely means:
+// its digits 0-7 in order, a range expanded.
+func pfcMeant(s string) string {
+	if lo, hi, ok := strings.Cut(s, "-"); ok {
+		a, e1 := strconv.Atoi(strings.TrimSpace(lo))
+		b, e2 := strconv.Atoi(strings.TrimSpace(hi))
+		if e1 == nil && e2 == nil && 0 <= a && a <= b && b <= 7 {
+			var ps []int
+			for p := a; p <= b; p++ {
+				ps = append(ps, p)
+			}
+			return textout.Ints(ps)
+		}
+	}
+	var ps []int
+	for _, c := range s {
+		if p := int(c - '0'); c >= '0' && c <= '7' && !slices.Contains(ps, p) {
+			ps = append(ps, p)
+		}
+	}
+	slices.Sort(ps)
+	return textout.Ints(ps)
 }

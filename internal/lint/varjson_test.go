@@ -33,3 +33,34 @@ func TestLintVarJSON(t *testing.T) {
 		t.Errorf("rows without their table: %v", err)
 	}
 }
+
+// A pfc_enable written as a range (an edit of a real config_db,
+// sonic-utilities' multi-ASIC mock asic0) is judged as orchagent reads it, priority
+// 3 alone, and named with the comma list it most likely means.
+func TestLintPFCEnableFormat(t *testing.T) {
+	const file = "testdata/util-mock-asic0-config_db.json"
+	if hasID(lintFiles(t, file), "config.pfc_enable.format") {
+		t.Fatalf("%s: config.pfc_enable.format on \"3,4\"", file)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.ReplaceAll(string(data), `"pfc_enable": "3,4"`, `"pfc_enable": "3-4"`)
+	if edited == string(data) {
+		t.Fatal("no pfc_enable 3,4 to edit")
+	}
+	p := filepath.Join(t.TempDir(), "edited-synthetic.json")
+	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range lintFiles(t, p).Findings {
+		if f.ID == "config.pfc_enable.format" {
+			if !strings.Contains(f.Title, `pfc_enable "3-4"`) || !strings.Contains(f.Title, "priority 3 alone") || !strings.Contains(f.Fix, `"pfc_enable": "3,4"`) {
+				t.Errorf("title %q fix %q", f.Title, f.Fix)
+			}
+			return
+		}
+	}
+	t.Error("no config.pfc_enable.format on \"3-4\"")
+}

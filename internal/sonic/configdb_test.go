@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -735,4 +736,27 @@ func FuzzVarJSON(f *testing.F) {
 			db.FieldsOnly()
 		}
 	})
+}
+
+// TestPFCList reads pfc_enable as orchagent's qosorch.cpp does: each
+// comma-separated part's leading integer (std::stoi), into an 8-bit mask.
+func TestPFCList(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want string
+		yang bool
+	}{
+		{"3,4", "3,4", true}, {"", "", true}, {"0,1,2,3,4,5,6,7", "0,1,2,3,4,5,6,7", true},
+		{"3-4", "3", false}, {"3 4", "3", false}, {"3;4", "3", false}, {"3, 4", "3,4", false},
+		{"3,4,", "3,4", false}, {"3,4,9", "3,4", false}, {"x,4", "4", false}, {"-3,4", "4", false}, {"+3", "3", false},
+	} {
+		got, yang := PFCList(c.in)
+		s := make([]string, len(got))
+		for i, p := range got {
+			s[i] = strconv.Itoa(p)
+		}
+		if strings.Join(s, ",") != c.want || yang != c.yang {
+			t.Errorf("PFCList(%q) = %v %v, want %s %v", c.in, got, yang, c.want, c.yang)
+		}
+	}
 }

@@ -24,6 +24,49 @@ func PortKey(key string) (ports []string, ids []int, ok bool) {
 // writes its lists of priorities and queues as NVUE writes its own.
 func Range(s string) ([]int, bool) { return swcfg.IDs(s, 15) }
 
+// PFCList reads a pfc_enable value as orchagent does (sonic-swss qosorch.cpp
+// handlePortQosMapTable): the parts between commas (swss tokenize: a
+// trailing comma ends the list), each part's leading integer as std::stoi
+// reads it (blanks, a sign, digits: "3-4" and "3 4" are 3), setting bit
+// 1 << p of an 8-bit mask (a priority of 8 or more sets none; a part with
+// no leading digits, on which stoi throws, sets none). yang is whether the
+// text is what sonic-port-qos-map.yang takes, ([0-7](,[0-7])*)?.
+func PFCList(s string) (prios []int, yang bool) {
+	yang = true
+	parts := strings.Split(s, ",")
+	if len(parts) > 1 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+		yang = false
+	}
+	if s == "" {
+		return nil, true
+	}
+	var mask uint8
+	for _, p := range parts {
+		if len(p) != 1 || p[0] < '0' || p[0] > '7' {
+			yang = false
+		}
+		t := strings.TrimLeft(p, " \t\n\v\f\r")
+		neg := strings.HasPrefix(t, "-")
+		t = strings.TrimLeft(t, "+-")
+		d := 0
+		for d < len(t) && t[d] >= '0' && t[d] <= '9' {
+			d++
+		}
+		v, err := strconv.Atoi(t[:d])
+		if d == 0 || err != nil || v > 7 || neg && v != 0 {
+			continue // no bit of the 8-bit mask
+		}
+		mask |= 1 << v
+	}
+	for p := range 8 {
+		if mask&(1<<p) != 0 {
+			prios = append(prios, p)
+		}
+	}
+	return prios, yang
+}
+
 // A Map is a numbered map such as DSCP_TO_TC_MAP: from → to, with each
 // entry's position; absent entries are -1.
 type Map struct {
@@ -61,6 +104,10 @@ type PortQoS struct {
 	PFCEnable                   []int
 	PFCEnableAt                 Value
 	HasPFCEnable                bool
+	// PFCEnableOdd: pfc_enable is not the comma list of priorities 0-7
+	// SONiC's YANG model takes ("3-4", "3;4", "3,4,"); PFCEnable is
+	// what orchagent reads of it (PFCList).
+	PFCEnableOdd bool
 	// PFCWDSWEnable are the priorities pfcwd_sw_enable names: since
 	// SONiC 202205 (sonic-swss #2171) the PFC watchdog watches these
 	// alone, and none on a row without the field.
@@ -88,9 +135,9 @@ func (db *ConfigDB) PortQoSMaps() []PortQoS {
 			Trust: row["trust"], DOT1PToTC: row["dot1p_to_tc_map"], Scheduler: row["scheduler"], PFCToQueueMapName: row["pfc_to_queue_map"], PFCToPGMapName: row["pfc_to_pg_map"]}
 		if v, ok := row["pfc_enable"]; ok {
 			base.HasPFCEnable, base.PFCEnableAt = true, v
-			if v.Text != "" {
-				base.PFCEnable, _ = Range(v.Text)
-			}
+			var yang bool
+			base.PFCEnable, yang = PFCList(v.Text)
+			base.PFCEnableOdd = !yang
 		}
 		if v, ok := row["pfcwd_sw_enable"]; ok {
 			base.HasPFCWDSW, base.PFCWDSWAt = true, v
