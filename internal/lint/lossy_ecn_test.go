@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,9 +65,28 @@ func TestLossyByDesignECNOnly(t *testing.T) {
 			}
 		}
 	}
+	// With NICs whose DCQCN is off on RoCE's priority the design has no
+	// brake left (SYNTHETIC sysfs lines).
+	p := filepath.Join(t.TempDir(), "roce_rp-synthetic.txt")
+	var sysfs strings.Builder
+	for prio := range 8 {
+		fmt.Fprintf(&sysfs, "/sys/class/net/eth0/ecn/roce_rp/enable/%d:0\n", prio)
+	}
+	if err := os.WriteFile(p, []byte(sysfs.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := lintFiles(t, "testdata/eos-ecn-only-synthetic.txt", p)
+	for _, f := range rep.Findings {
+		if f.ID == "qos.lossy.by_design" && (f.Severity != doctor.Error || !strings.Contains(f.Title, "DCQCN is off on priority 3 on eth0")) {
+			t.Errorf("DCQCN off: %v %q", f.Severity, f.Title)
+		}
+	}
+	if !hasID(rep, "qos.lossy.by_design") {
+		t.Error("DCQCN off: no qos.lossy.by_design")
+	}
 	// With NICs that run PFC, the lossy switch is a mistake whatever it
 	// marks.
-	rep := lintFiles(t, "testdata/junos-ecn-only-synthetic.conf", "../../testdata/corpus/ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt")
+	rep = lintFiles(t, "testdata/junos-ecn-only-synthetic.conf", "../../testdata/corpus/ethtool/mlnx-qos-dcbx-fw-pfc3-showgids-dmesg-pcie-x8-cx5blog.txt")
 	if got := ids(rep); got["qos.lossy.by_design"] != doctor.Error {
 		t.Errorf("with PFC NICs: %v, want qos.lossy.by_design error", got)
 	}

@@ -107,6 +107,24 @@ func (m *Model) lossyByDesign(db *sonic.ConfigDB, d sonic.LossyDesign, s switchS
 		f.Fix = fmt.Sprintf("Nothing if lossy is the design: check DCQCN on RoCE's priority on every NIC (/sys/class/net/<if>/ecn/roce_rp/enable/%d and roce_np = 1) and PFC off there too (mlnx_qos -i <if> --pfc 0,0,0,0,0,0,0,0), and watch out-of-sequence and retransmission counters. "+
 			"If RoCE was meant lossless: %s", max(s.TC, 0), losslessFix(m, db, s))
 	}
+	if ecn.marks {
+		// The design's brake is DCQCN: a NIC that does not run it on
+		// RoCE's priority leaves nothing to slow senders.
+		p := m.rocePriority()
+		var off []string
+		for _, c := range m.masks {
+			if c.Mask&(1<<p) == 0 {
+				off = append(off, c.Name)
+				f.Evidence = evs(append(f.Evidence, c.Evidence)...)
+			}
+		}
+		if len(off) > 0 {
+			f.Severity = doctor.Error
+			f.Title += fmt.Sprintf("; but DCQCN is off on priority %d on %s: with neither PFC nor congestion control, nothing slows senders before the queue drops", p, list(off, 3))
+			f.Fix = fmt.Sprintf("Turn DCQCN on for RoCE's priority on those NICs (echo 1 > /sys/class/net/<if>/ecn/roce_rp/enable/%d and roce_np/enable/%d, or mlxconfig ROCE_CC_PRIO_MASK_P1=%#x), or give RoCE a lossless class: %s", p, p, 1<<p, losslessFix(m, db, s))
+			return f
+		}
+	}
 	var pfcNICs, lossyNICs []string
 	for _, n := range m.nics {
 		if !n.PFCKnown {
