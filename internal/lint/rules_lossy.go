@@ -35,6 +35,16 @@ func (m *Model) lossyDesigns() map[*sonic.ConfigDB]sonic.LossyDesign {
 	return out
 }
 
+// roceKnownIn reports whether some side of db knows RoCE's class.
+func (m *Model) roceKnownIn(db *sonic.ConfigDB) bool {
+	for _, s := range m.sws {
+		if s.DB == db && s.TC >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // marksRoCE reports whether, on every side of db whose RoCE class is known
 // (one at least), RoCE's queue marks ECN within a switch's buffer.
 func (m *Model) marksRoCE(db *sonic.ConfigDB) bool {
@@ -212,7 +222,7 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 func noPFCWords(db *sonic.ConfigDB) string {
 	switch db.Vendor {
 	case sonic.VendorJunos:
-		return "no no-loss forwarding class, no congestion-notification-profile"
+		return "no no-loss forwarding class, no congestion-notification-profile input that pauses"
 	case sonic.VendorEOS:
 		return "no `priority-flow-control on`, no `priority N no-drop`"
 	case sonic.VendorNXOS:

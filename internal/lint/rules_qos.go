@@ -36,10 +36,16 @@ func qosRules(m *Model) []doctor.Finding {
 	}
 	roceTC := m.rocePriority()
 	lossy := m.lossyDesigns()
+	said := map[*sonic.ConfigDB]bool{}
 	for _, s := range m.sws {
 		if d, ok := lossy[s.DB]; ok && s.DB != nil {
-			fs = append(fs, m.lossyByDesign(s.DB, d, s))
-			delete(lossy, s.DB) // once per config
+			// Once per config, from its first side whose RoCE class is
+			// known (lossyDesigns needs one): every other port is the
+			// same choice, not PFC forgotten.
+			if !said[s.DB] && (s.TC >= 0 || !m.roceKnownIn(s.DB)) {
+				fs = append(fs, m.lossyByDesign(s.DB, d, s))
+				said[s.DB] = true
+			}
 			continue
 		}
 		if s.TC < 0 && s.LosslessKnown && len(s.Lossless) == 0 && len(m.nics) == 0 {

@@ -137,7 +137,7 @@ func FromAOSCX(c *aoscx.Config) *ConfigDB {
 		}
 	}
 	db.nosECN(cut, ecnWords...)
-	db.nosPFC(cut)
+	db.nosPFC(cut, "flow-control", "lossless")
 	db.nosDone(c.NotJudged)
 	return db
 }

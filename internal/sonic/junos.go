@@ -167,9 +167,14 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 					p.smap = c.Words[1].Text
 				}
 			}
-			for _, c := range it.Find("dscp") {
-				if len(c.Words) == 2 {
-					p.classifier = c.Words[1].Text
+			// The classifier a `classifiers` block binds, on the port or
+			// a unit: a `rewrite-rules { dscp NAME; }` beside it names a
+			// rewrite rule, no classifier.
+			for _, cl := range it.Find("classifiers") {
+				for _, c := range cl.Find("dscp") {
+					if len(c.Words) == 2 {
+						p.classifier = c.Words[1].Text
+					}
 				}
 			}
 			ports = append(ports, p)
@@ -234,8 +239,10 @@ func FromJunos(file string, lines []string, root *junos.Node) *ConfigDB {
 				}
 			}
 			slices.Sort(prios)
-			pfc = at
-			pfc.Text = textout.Ints(prios)
+			if len(prios) > 0 { // a profile that only honours pauses sends none
+				pfc = at
+				pfc.Text = textout.Ints(prios)
+			}
 		}
 		row["pfc_enable"] = pfc
 		db.table("PORT_QOS_MAP")[p.name] = row

@@ -87,11 +87,16 @@ func (db *ConfigDB) nosPFC(cut bool, words ...string) {
 // in the switch OSes' configurations: `priority-flow-control` (EOS, NX-OS,
 // OS10, Onyx's `dcb priority-flow-control`), `pfc…` (NX-OS's and OS10's
 // `pause pfc-cos`, FTOS's `pfc on`, Junos's `pfc-priority` and `pfc;`),
-// `pause`, EOS's `no-drop`, Junos's `no-loss` and
-// `congestion-notification-profile`, AOS-CX's `flow-control priority`
-// and `lossless` pools. A line that turns PFC off names it too, and is
-// taken as a class someone thought about: not lossy by design.
-var pfcWords = []string{"priority-flow-control", "pfc", "pause", "no-drop", "no-loss", "congestion-notification-profile", "flow-control", "lossless"}
+// `pause`, EOS's `no-drop`, Junos's `no-loss`. AOS-CX's `flow-control
+// priority` and `lossless` pools are its own words: Junos's
+// `flow-control-queue` honours a pause and sends none, and its
+// `buffer-partition lossless { percent 0; }` gives lossless traffic no
+// buffer (Juniper's 5-stage EVPN-VXLAN JVD leaves). A line that turns PFC off names it too,
+// and is taken as a class someone thought about: not lossy by design. A
+// Junos congestion-notification-profile is not among them: with only
+// `output … flow-control-queue` it honours pauses and sends none (Juniper's
+// 5-stage EVPN-VXLAN JVD leaves), and its `input … pfc` says `pfc`.
+var pfcWords = []string{"priority-flow-control", "pfc", "pause", "no-drop", "no-loss"}
 
 // nosDone ends a config made from a switch OS's: the settings read but
 // not judged, and each table at the file's head.
