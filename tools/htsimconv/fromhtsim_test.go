@@ -244,7 +244,9 @@ func TestImportSwitchLatency(t *testing.T) {
 // as htsim_roce's.
 func TestImportRefusesOtherPrograms(t *testing.T) {
 	for prog, want := range map[string]string{
-		"/tmp/htsim/sim/datacenter/htsim_swift": "htsim_swift: only htsim_roce and htsim_hpcc runs are imported: Swift",
+		"/tmp/htsim/sim/datacenter/htsim_swift": "htsim_swift: only htsim_roce and htsim_hpcc runs are imported: Swift (swift.cpp) is a window of packets cut by delay",
+		"htsim_ndp":                             "htsim_ndp: only htsim_roce and htsim_hpcc runs are imported: NDP (ndp.cpp) sends its first window at line rate into queues that trim",
+		"htsim_eqds":                            "htsim_eqds: only htsim_roce and htsim_hpcc runs are imported: EQDS (eqds.cpp) is receiver-driven",
 		"htsim_tcp":                             "htsim_tcp: only htsim_roce and htsim_hpcc runs are imported: TCP",
 		"ls":                                    `"ls": expected htsim_roce, htsim_hpcc or htsim_roce's first flag`,
 	} {

@@ -90,13 +90,18 @@ func rateChange(n *scenario.NICSpec) string {
 	return "retime"
 }
 
-// ns-3's INT (int-header.h) counts a port's bytes in units of
+// ns-3's data packet is its payload and ns3DataHeaders bytes on the
+// wire: the model's PppHeader, 14 bytes in Ethernet's place
+// (ppp-header.cc), IPv4 20, UDP 8 and the sequence header 6
+// (seq-ts-header.cc), which carries the INT header of the congestion
+// control besides: TIMELY's 8-byte timestamp, HPCC's 5 hops (42),
+// HPCC-PINT's 2. Its INT (int-header.h) counts a port's bytes in units of
 // ns3INTByteUnit × INT_MULTI; an HPCC data packet carries ns3HPCCOverhead
-// bytes besides its payload (PPP 2, IPv4 20, UDP 8, sequence header 6 and
-// the INT header of 5 hops, 42).
+// bytes besides its payload.
 const (
+	ns3DataHeaders  = 48
 	ns3INTByteUnit  = 128
-	ns3HPCCOverhead = 78
+	ns3HPCCOverhead = ns3DataHeaders + 42
 )
 
 // ns3IntMulti is the INT_MULTI the converter writes: run.py's bw/25, which

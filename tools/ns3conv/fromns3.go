@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rocelab/internal/packet"
 	"rocelab/internal/scenario"
 	"rocelab/internal/unit"
 )
@@ -187,6 +188,7 @@ func fromNs3(file string, w io.Writer) error {
 	if float64(mtu) != payload {
 		notes = append(notes, fmt.Sprintf("ns-3's %g B payloads: RoCE's path MTU is 256-4096 in powers of two, so rocelab sends %d B", payload, mtu))
 	}
+	notes = append(notes, frameNote(ccMode, payload, mtu))
 	if multi, err := c.num("INT_MULTI"); err != nil {
 		return err
 	} else if ccMode == ns3HPCC && ns3INTByteUnit*multi > payload+ns3HPCCOverhead {
@@ -551,4 +553,29 @@ func linkLosses(c *ns3Config, t *ns3Topology) ([]linkLoss, error) {
 		}
 	}
 	return out, nil
+}
+
+// frameNote says how much longer rocelab's data frames are than ns-3's
+// packets of the payload, per byte of payload, and what that moves: the
+// completions of saturated links about as much, and with DCQCN and PFC
+// the pauses more (docs/engine.md, "Config shapes": with both sending
+// the same frames, the pauses agree).
+func frameNote(ccMode, payload float64, mtu int) string {
+	ns3 := payload + ns3DataHeaders
+	switch ccMode {
+	case ns3Timely:
+		ns3 += 8
+	case ns3HPCC:
+		ns3 += 42 // rocelab's INT is host.hpcc.int_bytes, 42 alike
+	case ns3PINT:
+		ns3 += 2 // and its PINT field alike
+	}
+	ours := float64(mtu + int(packet.Overhead(false)))
+	if ccMode == ns3HPCC {
+		ours += 42
+	} else if ccMode == ns3PINT {
+		ours += 2
+	}
+	return fmt.Sprintf("frames: ns-3 sends %g B of payload in %g B on the wire, rocelab %d B in %g B: %+.1f %% a byte, so saturated links finish about that much later and DCQCN with PFC pauses more (docs/engine.md)",
+		payload, ns3, mtu, ours, 100*(ours/float64(mtu)/(ns3/payload)-1))
 }

@@ -175,7 +175,7 @@ func TestImportRefusesCoarseINT(t *testing.T) {
 		multi string
 		want  string
 	}{
-		{"16", "coarse.txt:32:11: INT_MULTI 16: ns-3's INT then counts bytes in units of 2048, more than a data packet (1078 B)"},
+		{"16", "coarse.txt:32:11: INT_MULTI 16: ns-3's INT then counts bytes in units of 2048, more than a data packet (1090 B)"},
 		{"8", ""},
 	} {
 		text := strings.Replace(string(cfg), "INT_MULTI 4\n", "INT_MULTI "+c.multi+"\nPACKET_PAYLOAD_SIZE 1000\n", 1)
@@ -414,6 +414,32 @@ func TestImportECNMapGaps(t *testing.T) {
 		}
 		if err := fromNs3(f, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, expected %q", c.to, err, c.want)
+		}
+	}
+}
+
+// The head says how long each simulator's data packet is on the wire:
+// ns-3's payload and 48 bytes (its 14-byte PppHeader, IPv4, UDP, the
+// sequence header) and its congestion control's INT header, rocelab's
+// RoCEv2 frame. ns-3's 1024 B packets under DCQCN are 1072 B in its own
+// trace (mix.tr's size, at a queue of 5360 B for five); until session 32
+// the head named the payload alone, and the INT_MULTI refusal counted an
+// HPCC packet as 1078 B for 1000 (PPP's 2 bytes).
+func TestFrameNote(t *testing.T) {
+	for _, c := range []struct {
+		cc      float64
+		payload float64
+		mtu     int
+		want    string
+	}{
+		{ns3DCQCN, 1000, 1024, "ns-3 sends 1000 B of payload in 1048 B on the wire, rocelab 1024 B in 1106 B: +3.1 % a byte"},
+		{ns3DCQCN, 1024, 1024, "ns-3 sends 1024 B of payload in 1072 B on the wire, rocelab 1024 B in 1106 B: +3.2 % a byte"},
+		{ns3DCQCN, 4096, 4096, "ns-3 sends 4096 B of payload in 4144 B on the wire, rocelab 4096 B in 4178 B: +0.8 % a byte"},
+		{ns3Timely, 1000, 1024, "ns-3 sends 1000 B of payload in 1056 B on the wire, rocelab 1024 B in 1106 B: +2.3 % a byte"},
+		{ns3HPCC, 1000, 1024, "ns-3 sends 1000 B of payload in 1090 B on the wire, rocelab 1024 B in 1148 B: +2.9 % a byte"},
+	} {
+		if got := frameNote(c.cc, c.payload, c.mtu); !strings.HasPrefix(got, "frames: "+c.want) {
+			t.Errorf("CC_MODE %g, %g B: %q, want it to start %q", c.cc, c.payload, got, "frames: "+c.want)
 		}
 	}
 }

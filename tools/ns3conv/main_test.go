@@ -69,7 +69,9 @@ func TestIncastFiles(t *testing.T) {
 }
 
 // INT_MULTI is run.py's bw/25 unless its byte unit (128 × INT_MULTI)
-// would exceed an HPCC data packet (payload and 78 B).
+// would exceed an HPCC data packet (payload and 90 B: the model's
+// PppHeader is 14 bytes; until session 32 the converter took it as 2, and
+// the boundary at 400G was 1970 B, where 2048 B is 1970 + 78).
 func TestNs3IntMulti(t *testing.T) {
 	for _, c := range []struct {
 		gbps    int64
@@ -77,7 +79,7 @@ func TestNs3IntMulti(t *testing.T) {
 		want    int64
 	}{
 		{25, 1024, 1}, {50, 1024, 2}, {100, 1024, 4}, {100, 4096, 4}, {200, 1024, 8},
-		{400, 1024, 8}, {400, 4096, 16}, {400, 256, 2}, {400, 1970, 16}, {400, 1969, 15}, {10, 256, 1},
+		{400, 1024, 8}, {400, 4096, 16}, {400, 256, 2}, {400, 1958, 16}, {400, 1957, 15}, {10, 256, 1},
 	} {
 		if got := ns3IntMulti(unit.BitRate(c.gbps)*unit.Gbps, c.payload); got != c.want {
 			t.Errorf("%dG, %d B payloads: INT_MULTI %d, want %d", c.gbps, c.payload, got, c.want)
