@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -293,6 +294,17 @@ var publicRuns = []publicRun{
 	togetherB200("all_reduce", "Tree", 4, 184.5, 186.6, 187.8),
 	togetherB200("all_reduce", "NVLSTree", 2, 687.6, 705.4, 713.2),
 	togetherB200("all_reduce", "NVLSTree", 4, 257.6, 266.1, 263.5),
+	// Held out, group 14: SkyPilot's InfiniBand examples on three clouds,
+	// 2 × 8 H100 or H200 at 512 MiB-8 GiB, added and compared before any
+	// change (docs/nccl.md, "Held out, group 14").
+	{file: "h200-2n-ib-coreweave-skypilot.txt", host: "bare metal", label: "CoreWeave Kubernetes, 2 × 8 H200, InfiniBand (8 × 400G and Intel hosts assumed; SkyPilot's example)", fabric: "IB",
+		srv: h100x8, servers: 2, ppn: 8, env: map[string]string{"NCCL_COLLNET_ENABLE": "0"}, version: "2.26.2", heldOut: 14, iters: 10, maxSize: 8 << 30},
+	{file: "h100-2n-ib-together-skypilot.txt", label: "Together AI Kubernetes, 2 × 8 H100, InfiniBand (8 × 400G and Intel hosts assumed; SkyPilot's example)", fabric: "IB",
+		srv: h100x8, servers: 2, ppn: 8, env: map[string]string{"NCCL_COLLNET_ENABLE": "0"}, version: "2.23.4", heldOut: 14, iters: 10, maxSize: 8 << 30},
+	{file: "h100-2n-ib-nebius-k8s-skypilot.txt", host: "VM", label: "Nebius Kubernetes, 2 × 8 H100, InfiniBand (8 × 400G assumed; SkyPilot's example)", fabric: "IB",
+		srv: h100x8, servers: 2, ppn: 8, version: "2.23.4", heldOut: 14, iters: 10, maxSize: 8 << 30},
+	{file: "h100-2n-ib-nebius-vm-nvlstree-skypilot.txt", host: "VM", label: "Nebius VMs, 2 × 8 H100, InfiniBand, NCCL_ALGO=NVLSTree (8 × 400G and Intel hosts assumed; SkyPilot's example)", fabric: "IB",
+		srv: h100x8, servers: 2, ppn: 8, env: map[string]string{"NCCL_ALGO": "NVLSTree", "NCCL_COLLNET_ENABLE": "0"}, version: "2.23.4", heldOut: 14, maxSize: 8 << 30},
 	// Held out, group 3: the other collectives (all_gather, reduce_scatter,
 	// alltoall, sendrecv), added and compared before anything was changed
 	// on them (docs/nccl.md, "Other collectives").
@@ -398,7 +410,9 @@ func togetherB200(op, config string, nodes int, gib2, gib4, gib8 float64) public
 
 // readPublic reads the out-of-place rows of a result file: the usual
 // 13-column rows and the older 12-column ones without a root column, of
-// any of nccl-tests' data types; zero-byte rows carry no figure.
+// any of nccl-tests' data types; zero-byte rows carry no figure. A row of
+// 12 columns under a column header that names root is one whose last
+// column the source cut (a write-up's copy), read as the usual rows.
 func readPublic(t testing.TB, name string) []publicRow {
 	f, err := os.Open(filepath.Join("testdata/public", name))
 	if err != nil {
@@ -406,14 +420,19 @@ func readPublic(t testing.TB, name string) []publicRow {
 	}
 	defer f.Close()
 	var rows []publicRow
+	rootCol := false
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fs := strings.Fields(sc.Text())
+		if len(fs) > 0 && fs[0] == "#" && slices.Contains(fs, "redop") {
+			rootCol = slices.Contains(fs, "root")
+			continue
+		}
 		if len(fs) < 12 || fs[0][0] < '0' || fs[0][0] > '9' || !ncclTestsTypes[fs[2]] {
 			continue
 		}
 		ti := 5
-		if len(fs) == 12 {
+		if len(fs) == 12 && !rootCol {
 			ti = 4
 		}
 		size, _ := strconv.ParseInt(fs[0], 10, 64)
