@@ -111,6 +111,12 @@ func (p *switchParser) row(l Line, t string) bool {
 		return p.portRow(f, ev)
 	case swFEC:
 		return p.fecRow(f, ev)
+	case swFECHist:
+		return p.fecHistRow(f, ev)
+	case swTrim:
+		return p.trimRow(f, ev)
+	case swHWDrop:
+		return p.hwDropRow(t, ev)
 	case swWDConfig:
 		if len(f) < 4 || !isIdentName(f[0]) {
 			return false
@@ -197,6 +203,9 @@ func (p *switchParser) portRow(f []string, ev Evidence) bool {
 			pc.RxErr = numOr(v)
 		case "RX_DRP":
 			pc.RxDrop = numOr(v)
+		case "RX_DROPS":
+			// `show dropcounters counts` (dropstat) names its drops so.
+			pc.RxDrop, pc.DropCounts = numOr(v), true
 		case "RX_OVR":
 			pc.RxOver = numOr(v)
 		case "TX_OK":
@@ -205,6 +214,8 @@ func (p *switchParser) portRow(f []string, ev Evidence) bool {
 			pc.TxErr = numOr(v)
 		case "TX_DRP":
 			pc.TxDrop = numOr(v)
+		case "TX_DROPS":
+			pc.TxDrop, pc.DropCounts = numOr(v), true
 		case "TX_OVR":
 			pc.TxOver = numOr(v)
 		}
@@ -227,10 +238,11 @@ func splitQueueName(s string) (string, int) {
 }
 
 // queuePortName reports whether s names a port in a queue table: an
-// interface, or on a VOQ chassis a system port, "lc1|asic0|Ethernet0".
+// interface, or on a VOQ chassis a system port, "lc1|asic0|Ethernet0" (a
+// single-ASIC line card's "lc1|Ethernet0").
 func queuePortName(s string) bool {
 	parts := strings.Split(s, "|")
-	if len(parts) != 1 && len(parts) != 3 {
+	if len(parts) > 3 {
 		return false
 	}
 	for _, p := range parts {
