@@ -169,16 +169,8 @@ func (p *switchParser) portRow(f []string, ev Evidence) bool {
 	if len(f) < 4 || !isIdentName(f[0]) {
 		return false
 	}
-	var vals []string
-	for i := 0; i < len(f); i++ {
-		if i+1 < len(f) && strings.HasSuffix(f[i+1], "/s") && !strings.HasSuffix(f[i], "/s") {
-			vals = append(vals, f[i]+" "+f[i+1])
-			i++
-			continue
-		}
-		vals = append(vals, f[i])
-	}
-	if len(vals) != len(p.cols) {
+	vals := portVals(f)
+	if len(vals) != len(p.cols) || misfit(p.cols, vals) != "" {
 		return false
 	}
 	pc := PortCount{Port: strings.Clone(f[0]), RxOK: -1, RxErr: -1, RxDrop: -1, RxOver: -1, TxOK: -1, TxErr: -1, TxDrop: -1, TxOver: -1, CRC: -1, Evidence: ev, ErrEvidence: ev}
@@ -194,8 +186,12 @@ func (p *switchParser) portRow(f []string, ev Evidence) bool {
 		v := vals[i]
 		switch c {
 		case "STATE":
-			if fecState(v) {
+			switch {
+			case fecState(v):
 				pc.State = strings.Clone(v)
+			case v == "UP" || v == "DOWN":
+				// portstat before 2018 (sonic-utilities#130) spelt them out.
+				pc.State = v[:1]
 			}
 		case "RX_OK":
 			pc.RxOK = numOr(v)
@@ -222,6 +218,38 @@ func (p *switchParser) portRow(f []string, ev Evidence) bool {
 	}
 	p.out.Ports = appendCapped(p.out.Ports, pc, maxSwitchRows, &p.out.Omitted)
 	return true
+}
+
+// portVals joins a portstat row's fields into its cells: a rate
+// ("2000.00 MB/s") takes two fields.
+func portVals(f []string) []string {
+	var vals []string
+	for i := 0; i < len(f); i++ {
+		if i+1 < len(f) && strings.HasSuffix(f[i+1], "/s") && !strings.HasSuffix(f[i], "/s") {
+			vals = append(vals, f[i]+" "+f[i+1])
+			i++
+			continue
+		}
+		vals = append(vals, f[i])
+	}
+	return vals
+}
+
+// misfit names the first cell of a portstat row that cannot stand under
+// its column, "" when all can: a rate (RX_BPS, Tx_PPS) ends in "/s", a
+// utilisation (RX_UTIL) in "%", unless N/A. A row whose cells shifted
+// under the header (sonic-utilities#751) is caught so.
+func misfit(cols, vals []string) string {
+	for i, c := range cols {
+		v, u := vals[i], strings.ToUpper(c)
+		if v == "N/A" {
+			continue
+		}
+		if (strings.HasSuffix(u, "_BPS") || strings.HasSuffix(u, "_PPS")) && !strings.HasSuffix(v, "/s") || strings.HasSuffix(u, "_UTIL") && !strings.HasSuffix(v, "%") {
+			return c + " holds " + strconv.Quote(v)
+		}
+	}
+	return ""
 }
 
 // splitQueueName reads "UC3", "MC10", "ALL7", and a VOQ chassis'

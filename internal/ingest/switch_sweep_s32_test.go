@@ -179,3 +179,22 @@ func TestSwitchEOSHardwareDrops(t *testing.T) {
 		t.Errorf("P total = %+v", d)
 	}
 }
+
+// portstat as it printed in 2017 spelt STATE UP and DOWN; a row whose
+// cells shifted under the header (sonic-utilities#751) is reported, not
+// read into the wrong columns.
+func TestSwitchPortstatStateWordsAndShiftedRows(t *testing.T) {
+	s := switchCorpus(t, "switch/sonic-portstat-state-up-down-words-s6000-utilities130.txt")
+	if len(s.Ports) != 6 || s.Ports[0].State != "D" || s.Ports[1].State != "U" {
+		t.Errorf("states: %+v", s.Ports)
+	}
+	s = switchCorpus(t, "switch/sonic-portstat-rows-short-of-header-utilities751.txt")
+	if len(s.Ports) != 0 || len(s.CutRows) != 5 || s.CutRows[0].Line != 6 || s.CutRows[0].Col != 3 {
+		t.Errorf("shifted rows: %d ports, cut rows %+v", len(s.Ports), s.CutRows)
+	}
+	// The rates portstat -a prints (RX_PPS, Tx_PPS) fit their columns.
+	s = switchCorpus(t, "switch/sonic-intfstat-and-portstat-a-pps-columns-buildimage6834.txt")
+	if len(s.Ports) != 2 || len(s.CutRows) != 0 || s.Ports[1].Port != "Ethernet1" || s.Ports[1].TxOver != -1 {
+		t.Errorf("portstat -a: %+v, cut %+v", s.Ports, s.CutRows)
+	}
+}
