@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// The session-32 sweep of real switch CLI output (testdata/corpus/switch,
+// The session-32 sweep of real switch CLI output (35 pastes) (testdata/corpus/switch,
 // each file with its source URL): every paste is read as switch counters
 // and judged. Test mocks of sonic-utilities are machine-printed by the
 // real CLI over mock counters; the rest are operators' pastes.
@@ -35,6 +35,13 @@ func TestSwitchSweepS32(t *testing.T) {
 			{"switch.queue.drops", Warn, []string{"Ethernet28: 90 packets dropped at ingress"}}}, nil},
 		{"sonic-int-counters-rx-drp-always-msn2700-buildimage6962.txt", []want{
 			{"switch.queue.drops", Warn, []string{"str-msn2700-01 Ethernet1: 12 packets dropped at ingress (RX_DRP; RX_OK 13)"}}}, nil},
+		{"sonic-portstat-state-up-down-words-s6000-utilities130.txt", []want{
+			{"switch.queue.drops", Info, []string{"str-s6000-on-2 Ethernet0: 1 packet dropped at ingress (RX_DRP; RX_OK 1652)"}},
+			{"switch.queue.drops", Warn, []string{"str-s6000-on-2 Ethernet20: 2 packets dropped at ingress"}}}, nil},
+		{"sonic-portstat-down-ports-rx-err-trillions-utilities676.txt", []want{
+			{"switch.link.errors", Warn, []string{"Ethernet8: 2390883192821 frames received with errors (RX_ERR), 50.2% of the 4764890339127 received"}}}, []string{"switch.queue.drops"}},
+		{"sonic-portstat-rows-short-of-header-utilities751.txt", []want{
+			{"input.garbled", Warn, []string{"5 lines of switch counters could not be read", ":6:3: expected a `show interfaces counters` row whose cells stand under their columns (RX_UTIL holds \"0\""}}}, []string{"switch.queue.drops"}},
 		// Queues.
 		{"sonic-show-queue-counters-voq-credit-wd-sonic-utilities.txt", []want{
 			{"switch.queue.drops", Error, []string{"testsw|Ethernet4 VOQ3: 82 packets dropped on lossless queue 3"}}}, nil},
@@ -90,6 +97,7 @@ func TestSwitchSweepS32(t *testing.T) {
 		"sonic-pg-watermark-shared-pg0-9120-utilities327.txt",
 		"sonic-queue-watermark-unicast-uc0-7-of-10-utilities863.txt",
 		"sonic-queue-watermark-multicast-mc10-19-utilities3875.txt",
+		"sonic-intfstat-and-portstat-a-pps-columns-buildimage6834.txt",
 	} {
 		t.Run(file, func(t *testing.T) {
 			if fs := diagnose(t, Options{}, nicTestdata("corpus/switch/"+file)).Findings; len(fs) != 0 {
