@@ -101,6 +101,7 @@ type switchParser struct {
 	errs    errTable
 	cl      cumulusStats
 	det     detailedBlock
+	js      swJSON
 	// histPort is the port the last echoed `fec-histogram` command named.
 	histPort string
 }
@@ -124,7 +125,7 @@ func (p *switchParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.errs.feed(p, l, t) || p.det.feed(p, l, t) || p.iface.feed(p, l, t) || p.cl.feed(p, l, t) {
+	if p.js.feed(p, l, t) || p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.errs.feed(p, l, t) || p.det.feed(p, l, t) || p.iface.feed(p, l, t) || p.cl.feed(p, l, t) {
 		return
 	}
 	if t == "" {

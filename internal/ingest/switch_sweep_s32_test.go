@@ -198,3 +198,52 @@ func TestSwitchPortstatStateWordsAndShiftedRows(t *testing.T) {
 		t.Errorf("portstat -a: %+v, cut %+v", s.Ports, s.CutRows)
 	}
 }
+
+// The JSON of queuestat (-j, --voq) and portstat (its trim subcommand;
+// SYNTHETIC for its counters), as json.dumps prints it, one key a line.
+func TestSwitchJSONCounters(t *testing.T) {
+	s := switchCorpus(t, "switch/sonic-show-queue-counters-voq-json-sonic-utilities.txt")
+	if len(s.Queues) != 24 {
+		t.Fatalf("%d queues, want 24", len(s.Queues))
+	}
+	if q := s.Queues[3]; q.Port != "testsw|Ethernet0" || q.Type != "VOQ" || q.Queue != 3 || q.Packets != 11 || q.Bytes != 59 || q.DropPkts != 12 || q.DropBytes != 94 || q.Evidence.Line != 28 {
+		t.Errorf("VOQ3 = %+v", q)
+	}
+	s = switchCorpus(t, "switch/sonic-show-int-counters-trim-json-sonic-utilities.txt")
+	if len(s.Trims) != 2 || len(s.Ports) != 0 || s.Trims[1].Port != "Ethernet4" || s.Trims[1].Trimmed != 20000 || s.Trims[1].Dropped != 10000 || s.Trims[1].Type != "" {
+		t.Errorf("trim json: trims %+v, ports %+v", s.Trims, s.Ports)
+	}
+	s = readSwitchText(t,
+		"admin@leaf1:~$ show interfaces counters -j",
+		"{",
+		`  "Ethernet8": {`,
+		`    "RX_DRP": "1,234",`,
+		`    "RX_OK": "99",`,
+		`    "STATE": "U",`,
+		`    "TX_DRP": "0",`,
+		`    "time": "2025-01-08T18:31:12.675517"`,
+		"  },",
+		`  "Ethernet9": {`,
+		`    "UC3": {`,
+		`      "droppacket": "N/A",`,
+		`      "totalpacket": "7"`,
+		"    }",
+		"  }",
+		"}")
+	if len(s.Ports) != 1 || s.Ports[0].Port != "Ethernet8" || s.Ports[0].RxDrop != 1234 || s.Ports[0].RxOK != 99 || s.Ports[0].State != "U" || s.Ports[0].Evidence.Line != 4 {
+		t.Errorf("portstat -j: %+v", s.Ports)
+	}
+	if len(s.Queues) != 1 || s.Queues[0].DropPkts != -1 || s.Queues[0].Packets != 7 {
+		t.Errorf("queue of N/A drops: %+v", s.Queues)
+	}
+	// A document on one line is not read.
+	res, err := Read("x.txt", strings.NewReader(`{"Ethernet0": {"UC3": {"droppacket": "5", "totalpacket": "9"}}}`+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range res.Artifacts {
+		if sc, ok := a.(*SwitchCounters); ok && len(sc.Queues) > 0 {
+			t.Errorf("one-line JSON read as switch counters: %+v", sc.Queues)
+		}
+	}
+}

@@ -12,8 +12,9 @@ import (
 //	---------  -----  -----------  ---------------  ---------------
 //	Ethernet0    UC2          200              100              100
 
-// QueueTrim is one row of `show queue counters --trim`; a count is -1
-// when N/A.
+// QueueTrim is one row of `show queue counters --trim`, or a port's
+// total of `show interfaces counters trim -j` (Type "", Queue -1); a
+// count is -1 when N/A.
 type QueueTrim struct {
 	Port                   string
 	Queue                  int
