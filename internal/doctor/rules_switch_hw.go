@@ -68,7 +68,10 @@ func checkQueueTrims(inc *Incident) []Finding {
 			if q.Trimmed <= 0 && q.Dropped <= 0 {
 				continue
 			}
-			name := fmt.Sprintf("%s %s%d", swName(s, q.Port), q.Type, q.Queue)
+			name := swName(s, q.Port)
+			if q.Type != "" {
+				name += fmt.Sprintf(" %s%d", q.Type, q.Queue)
+			}
 			fs = append(fs, Finding{
 				ID: "switch.queue.trimmed", Severity: Warn, Layer: LayerFabric,
 				Title:     fmt.Sprintf("%s: %d packets trimmed (%d sent on, %d dropped after trimming)", name, max(q.Trimmed, 0), max(q.Sent, 0), max(q.Dropped, 0)),

@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// The session-32 sweep of real switch CLI output (35 pastes) (testdata/corpus/switch,
+// The session-32 sweep of real switch CLI output (37 pastes) (testdata/corpus/switch,
 // each file with its source URL): every paste is read as switch counters
 // and judged. Test mocks of sonic-utilities are machine-printed by the
 // real CLI over mock counters; the rest are operators' pastes.
@@ -55,6 +55,10 @@ func TestSwitchSweepS32(t *testing.T) {
 			{"switch.queue.lossy_traffic", Info, []string{"ixre-egl-board72 Ethernet0", "lossless queues 3,4"}}}, []string{"switch.queue.drops"}},
 		{"sonic-show-pg-drop-counters-sonic-utilities.txt", []want{
 			{"switch.queue.drops", Error, []string{"Ethernet8 PG4: 104 packets dropped at ingress on lossless priority group 4"}}}, nil},
+		{"sonic-show-queue-counters-voq-json-sonic-utilities.txt", []want{
+			{"switch.queue.drops", Error, []string{"testsw|Ethernet8 VOQ4: 63 packets dropped on lossless queue 4 (of 18 sent)"}}}, nil},
+		{"sonic-show-int-counters-trim-json-sonic-utilities.txt", []want{
+			{"switch.queue.trimmed", Warn, []string{"Ethernet4: 20000 packets trimmed (10000 sent on, 10000 dropped after trimming)"}}}, nil},
 		// PFC and its watchdog.
 		{"sonic-pfcstat-s-all-asic0-backplane-sonic-utilities.txt", []want{
 			{"switch.pfc.tx_pause", Warn, []string{"Ethernet-BP4: sent 1810 PFC pause frames on priority 0 (received 1800)"}}}, nil},
