@@ -147,34 +147,11 @@ func (j *swJSON) leaf(p *switchParser, l Line, key, val string) bool {
 	return false
 }
 
-// portLeaf reads one of portstat's columns of the open port.
+// portLeaf reads one of portstat's columns of the open port, or its
+// trim subcommand's.
 func (j *swJSON) portLeaf(p *switchParser, l Line, key, val string) bool {
-	c := &j.port
 	v := numOr(val)
 	switch key {
-	case "STATE":
-		if fecState(val) {
-			c.State = strings.Clone(val)
-		}
-	case "RX_OK":
-		c.RxOK = v
-	case "RX_ERR":
-		c.RxErr, c.ErrEvidence = v, At(p.out.src, l)
-	case "RX_DRP":
-		c.RxDrop, c.Evidence = v, At(p.out.src, l)
-	case "RX_OVR":
-		c.RxOver = v
-	case "TX_OK":
-		c.TxOK = v
-	case "TX_ERR":
-		c.TxErr = v
-	case "TX_DRP":
-		c.TxDrop = v
-		if c.RxDrop <= 0 {
-			c.Evidence = At(p.out.src, l)
-		}
-	case "TX_OVR":
-		c.TxOver = v
 	case "TRIM_PKTS":
 		j.portTrim.Trimmed, j.portTrimmed = v, true
 	case "TRIM_TX_PKTS":
@@ -182,9 +159,17 @@ func (j *swJSON) portLeaf(p *switchParser, l Line, key, val string) bool {
 	case "TRIM_DRP_PKTS":
 		j.portTrim.Dropped, j.portTrimmed = v, true
 	default:
-		return false // "time", the rates
+		if !j.port.setCol(key, val) {
+			return false // "time", the rates
+		}
+		j.portSeen = true
+		switch {
+		case key == "RX_ERR":
+			j.port.ErrEvidence = At(p.out.src, l)
+		case key == "RX_DRP" || key == "TX_DRP" && j.port.RxDrop <= 0:
+			j.port.Evidence = At(p.out.src, l)
+		}
 	}
-	j.portSeen = true
 	p.out.lines.add(l)
 	return true
 }

@@ -183,40 +183,48 @@ func (p *switchParser) portRow(f []string, ev Evidence) bool {
 		pc.Cumulus, pc.RxErrCol = true, "RX_ERR"
 	}
 	for i, c := range p.cols {
-		v := vals[i]
-		switch c {
-		case "STATE":
-			switch {
-			case fecState(v):
-				pc.State = strings.Clone(v)
-			case v == "UP" || v == "DOWN":
-				// portstat before 2018 (sonic-utilities#130) spelt them out.
-				pc.State = v[:1]
-			}
-		case "RX_OK":
-			pc.RxOK = numOr(v)
-		case "RX_ERR":
-			pc.RxErr = numOr(v)
-		case "RX_DRP":
-			pc.RxDrop = numOr(v)
-		case "RX_DROPS":
-			// `show dropcounters counts` (dropstat) names its drops so.
-			pc.RxDrop, pc.DropCounts = numOr(v), true
-		case "RX_OVR":
-			pc.RxOver = numOr(v)
-		case "TX_OK":
-			pc.TxOK = numOr(v)
-		case "TX_ERR":
-			pc.TxErr = numOr(v)
-		case "TX_DRP":
-			pc.TxDrop = numOr(v)
-		case "TX_DROPS":
-			pc.TxDrop, pc.DropCounts = numOr(v), true
-		case "TX_OVR":
-			pc.TxOver = numOr(v)
-		}
+		pc.setCol(c, vals[i])
 	}
 	p.out.Ports = appendCapped(p.out.Ports, pc, maxSwitchRows, &p.out.Omitted)
+	return true
+}
+
+// setCol sets the counter portstat's column c names (in a table, or a
+// key of its JSON) to the cell v, and reports whether c is one it keeps.
+func (pc *PortCount) setCol(c, v string) bool {
+	switch c {
+	case "STATE":
+		switch {
+		case fecState(v):
+			pc.State = strings.Clone(v)
+		case v == "UP" || v == "DOWN":
+			// portstat before 2018 (sonic-utilities#130) spelt them out.
+			pc.State = v[:1]
+		}
+	case "RX_OK":
+		pc.RxOK = numOr(v)
+	case "RX_ERR":
+		pc.RxErr = numOr(v)
+	case "RX_DRP":
+		pc.RxDrop = numOr(v)
+	case "RX_DROPS":
+		// `show dropcounters counts` (dropstat) names its drops so.
+		pc.RxDrop, pc.DropCounts = numOr(v), true
+	case "RX_OVR":
+		pc.RxOver = numOr(v)
+	case "TX_OK":
+		pc.TxOK = numOr(v)
+	case "TX_ERR":
+		pc.TxErr = numOr(v)
+	case "TX_DRP":
+		pc.TxDrop = numOr(v)
+	case "TX_DROPS":
+		pc.TxDrop, pc.DropCounts = numOr(v), true
+	case "TX_OVR":
+		pc.TxOver = numOr(v)
+	default:
+		return false
+	}
 	return true
 }
 
