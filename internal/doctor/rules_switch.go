@@ -25,6 +25,9 @@ func switchRules() []Rule {
 		{IDs: []string{"switch.queue.watermark"}, Check: checkQueueWatermarks},
 		{IDs: []string{"switch.queue.drops"}, Check: checkQueueDrops},
 		{IDs: []string{"switch.link.errors"}, Check: checkSwitchLinkErrors},
+		{IDs: []string{"switch.fec.histogram"}, Check: checkFECHistogram},
+		{IDs: []string{"switch.queue.trimmed"}, Check: checkQueueTrims},
+		{IDs: []string{"switch.hw.drops"}, Check: checkHWDrops},
 		{IDs: []string{"switch.queue.lossy_traffic"}, Check: checkQueueShare},
 		{IDs: []string{"switch.queue.drops", "switch.ecn.marks"}, Check: checkPGDropsAndWRED},
 		{IDs: []string{"switch.headroom.exhausted"}, Check: checkHeadroom},
@@ -125,7 +128,11 @@ func checkWatchdog(inc *Incident) []Finding {
 			}
 			sev := Warn
 			state := fmt.Sprintf("%d storms detected, %d restored", w.Detected, w.Restored)
-			if stormed || w.Detected > w.Restored {
+			// STATUS is the queue's state now; the counts only stand in for
+			// it when the status is neither (a detection past the
+			// restorations while "operational" is a count the watchdog
+			// lost, not a storm).
+			if stormed || w.Detected > w.Restored && !strings.EqualFold(w.Status, "operational") {
 				sev = Error
 				state = "in a storm now (" + state + ")"
 			}
@@ -231,7 +238,7 @@ func checkQueueDrops(inc *Incident) []Finding {
 			name := fmt.Sprintf("%s %s%d", swName(s, port), q.Type, q.Queue)
 			fs = append(fs, Finding{
 				ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
-				Title:     fmt.Sprintf("%s: %d packets dropped on %s queue %d (of %d sent)", name, q.DropPkts, class, q.Queue, q.Packets),
+				Title:     fmt.Sprintf("%s: %s dropped on %s queue %d (of %d sent)", name, plural(int(q.DropPkts), "packet", "packets"), class, q.Queue, q.Packets),
 				Evidence:  []Evidence{q.Evidence},
 				Mechanism: mech + " Counted since the counters were last cleared.",
 				Fix:       fix,

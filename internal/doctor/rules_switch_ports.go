@@ -24,10 +24,24 @@ func colsOf(p ingest.PortCount) portCols {
 	if p.IOS {
 		return portCols{"input discards", "output discards", "input errors", "packets input", "packets output"}
 	}
+	if p.DropCounts {
+		return portCols{"RX_DROPS", "TX_DROPS", "RX_ERR", "", ""}
+	}
+	if p.Detailed {
+		return portCols{"", "WRED Total Dropped Packets", "Jabbers+Fragments+Undersize Received", "Total Packets Received Without Errors", "Total Packets Transmitted Successfully"}
+	}
 	if p.Cumulus && p.RxErrCol == "" {
 		return portCols{"HwIfInDiscards", "HwIfOutDiscards", "HwIfInErrors", "HwIfIn*castPkts", "HwIfOut*castPkts"}
 	}
 	return portCols{"RX_DRP", "TX_DRP", "RX_ERR", "RX_OK", "TX_OK"}
+}
+
+// txDropMechanism says what a port's egress drop counter counts.
+func txDropMechanism(c portCols, p ingest.PortCount) string {
+	if p.Detailed {
+		return "WRED dropped these packets on the way out: a queue past its WRED minimum threshold drops packets it cannot mark (not ECN-capable, or ECN off on the queue) with a probability that rises to its maximum threshold. On a lossless queue set for ECN, RoCE's packets are ECN-capable and are marked, not dropped; drops there mean a queue whose WRED profile drops (ecnconfig's `ecn` mode) or traffic that is not ECN-capable. `show queue wredcounters` splits them by queue."
+	}
+	return "The " + c.txDrop + " counter counts packets the port dropped on the way out: a lossy egress queue full (congestion toward this port's peer), or a lossless queue the PFC watchdog declared stormed and now drops (action drop), which is where its drops show in the port counters."
 }
 
 // rxDropFinding reports ingress drops of a port.
@@ -84,7 +98,7 @@ func txDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 		ID: "switch.queue.drops", Severity: sev, Layer: LayerFabric,
 		Title:     fmt.Sprintf("%s: %s dropped at egress (%s%s)%s", name, plural(int(p.TxDrop), "packet", "packets"), c.txDrop, okOf(c.txOK, p.TxOK), cleared(p)),
 		Evidence:  evidenceInOrder(ev),
-		Mechanism: "The " + c.txDrop + " counter counts packets the port dropped on the way out: a lossy egress queue full (congestion toward this port's peer), or a lossless queue the PFC watchdog declared stormed and now drops (action drop), which is where its drops show in the port counters." + why,
+		Mechanism: txDropMechanism(c, p) + why,
 		Fix:       fix,
 	}.per(name+" "+c.txDrop, "port", "Switch egress drops")
 }

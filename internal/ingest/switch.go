@@ -24,6 +24,12 @@ const KindSwitch Kind = "switch-counters"
 //	show pfc priority                   Interface  Lossless priorities
 //	show interfaces counters / portstat IFACE STATE RX_OK ... RX_DRP RX_OVR TX_OK ... TX_DRP
 //	show interfaces counters errors     IFACE STATE RX_ERR RX_DRP RX_OVR TX_ERR TX_DRP TX_OVR
+//	show interfaces counters rates      IFACE STATE RX_OK RX_BPS RX_PPS RX_UTIL TX_OK ...
+//	show interfaces counters detailed   "WRED Total Dropped Packets..... 101" (switch_detailed.go)
+//	show dropcounters counts            IFACE STATE RX_ERR RX_DROPS TX_ERR TX_DROPS [configured counters]
+//	show interfaces counters fec-histogram  Symbol Errors Per Codeword / Codewords (BIN0..BIN15)
+//	show queue counters --trim          Port TxQ Trim/pkts TrimSent/pkts TrimDrop/pkts
+//	EOS show hardware counter drop      Total Congestion (C) Drops: N; Type Chip CounterName : Count : ...
 //	show interfaces counters fec-stats  IFACE STATE FEC_CORR FEC_UNCORR FEC_SYMBOL_ERR [FEC_PRE_BER FEC_POST_BER ...]
 //	ecnconfig -l / show ecn             Profile: NAME, then key value rows
 //	ecnconfig -q N [on|off]             ECN status: / queue N: on|off / Enable|Disable ECN on PORTS queue N
@@ -64,7 +70,15 @@ type SwitchCounters struct {
 	// Ports are also the ports of EOS and NX-OS `show interfaces`.
 	// FEC are the rows of `show interfaces counters fec-stats`.
 	FEC []PortFEC
-	ECN []ECNProfile
+	// FECBins are the bins of `show interfaces counters fec-histogram`
+	// (switch_fechist.go).
+	FECBins []FECBin
+	// Trims are the rows of `show queue counters --trim` (switch_trim.go).
+	Trims []QueueTrim
+	// HWDrops are Arista EOS `show hardware counter drop`'s counters and
+	// totals (switch_hwdrop.go).
+	HWDrops []HWDrop
+	ECN     []ECNProfile
 	// ECNQueues are `ecnconfig -q`'s ECN on/off per queue index, read
 	// or set (switch_ecnq.go).
 	ECNQueues []ECNQueue
@@ -216,6 +230,10 @@ type PortCount struct {
 	// HwIfInDiscards, HwIfOutDiscards and HwIfInDot3FrameErrors (CRC), or
 	// of `cl-netstat`, RxErrCol "RX_ERR", its columns portstat's.
 	Cumulus bool
+	// DropCounts is set for a port of SONiC `show dropcounters counts`,
+	// whose drops are RX_DROPS and TX_DROPS; Detailed for one of `show
+	// interfaces counters detailed` (switch_detailed.go).
+	DropCounts, Detailed bool
 	// Evidence is the row, or the block's line that shows its discards;
 	// ErrEvidence the line that shows its errors.
 	Evidence, ErrEvidence Evidence

@@ -19,6 +19,9 @@ var swRowShapes = map[swTable]struct {
 // as the table's rows do and ends short of its columns; it reports whether
 // it did.
 func (p *switchParser) cutRow(l Line, t string) bool {
+	if p.table == swPorts {
+		return p.cutPortRow(l, t)
+	}
 	shape, ok := swRowShapes[p.table]
 	if !ok {
 		return false
@@ -45,6 +48,29 @@ func (p *switchParser) cutRow(l Line, t string) bool {
 		return false
 	}
 	p.cut(l, strings.Index(l.Text, f[0])+1, "a `"+shape.cmd+"` row of "+itoa(shape.fields)+" columns (this one has "+itoa(len(f))+")")
+	p.out.lines.add(l)
+	return true
+}
+
+// cutPortRow records a `show interfaces counters` row whose cells do
+// not match its header's columns (a row cut or wrapped, or portstat's own
+// misprint, sonic-utilities#751): a port, a STATE, then too few or too
+// many cells to place.
+func (p *switchParser) cutPortRow(l Line, t string) bool {
+	f := strings.Fields(t)
+	if len(f) < 3 || p.cols[0] != "IFACE" || !isIdentName(f[0]) || !strings.ContainsAny(f[0], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") || !fecState(f[1]) && f[1] != "UP" && f[1] != "DOWN" {
+		return false
+	}
+	vals := portVals(f)
+	expected := "a `show interfaces counters` row of " + itoa(len(p.cols)) + " columns (this one has " + itoa(len(vals)) + ")"
+	if len(vals) == len(p.cols) {
+		bad := misfit(p.cols, vals)
+		if bad == "" {
+			return false
+		}
+		expected = "a `show interfaces counters` row whose cells stand under their columns (" + bad + ": the row is shifted)"
+	}
+	p.cut(l, strings.Index(l.Text, f[0])+1, expected)
 	p.out.lines.add(l)
 	return true
 }

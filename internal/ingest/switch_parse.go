@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"slices"
 	"strings"
 
 	"rocelab/internal/sonic"
@@ -39,6 +40,9 @@ const (
 	swPFCHist
 	swNVUEPFC
 	swFEC
+	swFECHist
+	swTrim
+	swHWDrop
 )
 
 // swTitles are the titles SONiC prints above a table.
@@ -47,6 +51,7 @@ var swTitles = map[string]swTable{
 	"Ingress headroom per PG:":                          swPGHeadroom,
 	"Ingress PG dropped packets:":                       swPGDrop,
 	"Shared pool maximum occupancy:":                    swPoolWM,
+	"Buffer pool maximum occupancy:":                    swPoolWM, // since sonic-utilities#1322 (2021)
 	"Headroom pool maximum occupancy:":                  swHdrmWM,
 	"Egress shared pool occupancy per unicast queue:":   swQueueWM,
 	"Egress shared pool occupancy per multicast queue:": swQueueWM,
@@ -95,6 +100,10 @@ type switchParser struct {
 	iface   ifaceBlock
 	errs    errTable
 	cl      cumulusStats
+	det     detailedBlock
+	js      swJSON
+	// histPort is the port the last echoed `fec-histogram` command named.
+	histPort string
 }
 
 // NewSwitchParser returns a parser for switch CLI output in the input src.
@@ -116,7 +125,7 @@ func (p *switchParser) Feed(l Line) {
 		p.out.lines.add(l)
 		return
 	}
-	if p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.errs.feed(p, l, t) || p.iface.feed(p, l, t) || p.cl.feed(p, l, t) {
+	if p.js.feed(p, l, t) || p.junos.feed(p, l, t) || p.nxd.feed(p, l, t) || p.nxos.feed(p, l, t) || p.nxq.feed(p, l, t) || p.errs.feed(p, l, t) || p.det.feed(p, l, t) || p.iface.feed(p, l, t) || p.cl.feed(p, l, t) {
 		return
 	}
 	if t == "" {
@@ -195,6 +204,9 @@ func (p *switchParser) Feed(l Line) {
 		p.endBlock()
 	}
 	p.table = swNone
+	if port := commandPort(t, "fec-histogram "); port != "" {
+		p.histPort = port
+	}
 	switch {
 	case swTitle(t) != swNone:
 		p.title, p.titleNS = swTitle(t), titleNamespace(t)
@@ -202,6 +214,11 @@ func (p *switchParser) Feed(l Line) {
 	case strings.HasPrefix(t, "For namespace ") && strings.HasSuffix(t, ":") && isIdentName(t[len("For namespace "):len(t)-1]):
 		p.titleNS = strings.Clone(t[len("For namespace ") : len(t)-1])
 		p.out.lines.add(l)
+	case strings.HasPrefix(t, "Total ") && strings.Contains(t, ") Drops:"):
+		if typ, v, ok := hwDropTotal(t); ok {
+			p.out.HWDrops = appendCapped(p.out.HWDrops, HWDrop{Type: typ, Count: v, Evidence: At(p.out.src, l)}, maxSwitchRows, &p.out.Omitted)
+			p.out.lines.add(l)
+		}
 	case strings.HasPrefix(t, "BIG_RED_SWITCH status is ") && len(t) < 80:
 		st, ns, _ := strings.Cut(t[len("BIG_RED_SWITCH status is "):], " on ")
 		p.out.BigRedSwitch = appendCapped(p.out.BigRedSwitch, BigRedSwitch{Status: strings.Clone(st), Namespace: strings.Clone(ns), Evidence: At(p.out.src, l)}, maxSwitchRows, &p.out.Omitted)
@@ -307,7 +324,9 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return swNVUEPFC, f
 	case f[0] == "QUEUE" && strings.Contains(h, "STORM DETECTED/RESTORED"):
 		return swWD, nil
-	case f[0] == "Port" && (f[1] == "TxQ" || f[1] == "Voq") && strings.Contains(h, "Drop/pkts"):
+	case f[0] == "Port" && (f[1] == "TxQ" || f[1] == "Voq") && len(f) >= 6 && f[4] == "Drop/pkts":
+		// Not `show queue counters --trim` (Trim/pkts TrimSent/pkts
+		// TrimDrop/pkts), whose drops are trimmed packets'.
 		return swQueue, f
 	case (f[0] == "Port" || f[0] == "Interface") && pgColumn(f[1]) >= 0 && (p.title == swPGShared || p.title == swPGHeadroom || p.title == swPGDrop):
 		t := p.title
@@ -322,9 +341,20 @@ func (p *switchParser) header(h string) (swTable, []string) {
 		return swPFCHist, f
 	case fecHeader(f):
 		return swFEC, f
+	case fecHistHeader(f):
+		return swFECHist, f
+	case trimHeader(f):
+		return swTrim, f
+	case hwDropHeader(f):
+		return swHWDrop, f
 	case (f[0] == "IFACE" || f[0] == "Iface" && f[1] == "MTU") && len(f) >= 8 && strings.Contains(h, "RX_DRP"):
 		// SONiC's portstat, or Cumulus Linux's cl-netstat (Iface MTU Met
 		// RX_OK ... Flg).
+		return swPorts, f
+	case f[0] == "IFACE" && f[1] == "STATE" && len(f) >= 6 && (slices.Contains(f, "RX_DROPS") || slices.Contains(f, "RX_UTIL")):
+		// `show dropcounters counts` (RX_ERR RX_DROPS TX_ERR TX_DROPS and
+		// the configured counters) and `show interfaces counters rates`
+		// (RX_OK RX_BPS RX_PPS RX_UTIL ...).
 		return swPorts, f
 	case f[0] == "Pool" && f[1] == "Bytes" && (p.title == swPoolWM || p.title == swHdrmWM):
 		t := p.title
@@ -347,7 +377,7 @@ func (p *switchParser) header(h string) (swTable, []string) {
 // reformatted paste drops the rule).
 func bareHeader(k swTable) bool {
 	switch k {
-	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist, swNVUEPFC, swFEC:
+	case swPFCRx, swPFCTx, swWD, swQueue, swPorts, swWDConfig, swWRED, swQueueWM, swPFCHist, swNVUEPFC, swFEC, swTrim:
 		return true
 	}
 	return false
@@ -357,6 +387,7 @@ func bareHeader(k swTable) bool {
 func (p *switchParser) Result() Artifact {
 	p.endBlock()
 	p.errs.end(p)
+	p.det.end(p)
 	o := &p.out
 	o.EOSPFC = p.eos.read(o.src)
 	p.nv.read(o)
@@ -369,7 +400,7 @@ func (p *switchParser) Result() Artifact {
 	}
 	o.ECN = ecn
 	o.latestSnapshots()
-	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.FEC)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.ECNQueues)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.NXOSPFC)+len(o.Garbled)+len(o.CutRows)+len(o.UnplacedPFC) == 0 {
+	if len(o.PFC)+len(o.WD)+len(o.Queues)+len(o.PGs)+len(o.PGDrops)+len(o.WRED)+len(o.QueueWMs)+len(o.PFCHist)+len(o.Ports)+len(o.FEC)+len(o.ECN)+len(o.Pools)+len(o.Profiles)+len(o.Neighbors)+len(o.PFCPrios)+len(o.ECNQueues)+len(o.WDConfig)+len(o.ASICPFC)+len(o.EOSPFC)+len(o.NXOSPFC)+len(o.Garbled)+len(o.CutRows)+len(o.UnplacedPFC)+len(o.FECBins)+len(o.Trims)+len(o.HWDrops) == 0 {
 		return nil
 	}
 	return o

@@ -111,6 +111,12 @@ func (p *switchParser) row(l Line, t string) bool {
 		return p.portRow(f, ev)
 	case swFEC:
 		return p.fecRow(f, ev)
+	case swFECHist:
+		return p.fecHistRow(f, ev)
+	case swTrim:
+		return p.trimRow(f, ev)
+	case swHWDrop:
+		return p.hwDropRow(t, ev)
 	case swWDConfig:
 		if len(f) < 4 || !isIdentName(f[0]) {
 			return false
@@ -163,16 +169,8 @@ func (p *switchParser) portRow(f []string, ev Evidence) bool {
 	if len(f) < 4 || !isIdentName(f[0]) {
 		return false
 	}
-	var vals []string
-	for i := 0; i < len(f); i++ {
-		if i+1 < len(f) && strings.HasSuffix(f[i+1], "/s") && !strings.HasSuffix(f[i], "/s") {
-			vals = append(vals, f[i]+" "+f[i+1])
-			i++
-			continue
-		}
-		vals = append(vals, f[i])
-	}
-	if len(vals) != len(p.cols) {
+	vals := portVals(f)
+	if len(vals) != len(p.cols) || misfit(p.cols, vals) != "" {
 		return false
 	}
 	pc := PortCount{Port: strings.Clone(f[0]), RxOK: -1, RxErr: -1, RxDrop: -1, RxOver: -1, TxOK: -1, TxErr: -1, TxDrop: -1, TxOver: -1, CRC: -1, Evidence: ev, ErrEvidence: ev}
@@ -185,32 +183,81 @@ func (p *switchParser) portRow(f []string, ev Evidence) bool {
 		pc.Cumulus, pc.RxErrCol = true, "RX_ERR"
 	}
 	for i, c := range p.cols {
-		v := vals[i]
-		switch c {
-		case "STATE":
-			if fecState(v) {
-				pc.State = strings.Clone(v)
-			}
-		case "RX_OK":
-			pc.RxOK = numOr(v)
-		case "RX_ERR":
-			pc.RxErr = numOr(v)
-		case "RX_DRP":
-			pc.RxDrop = numOr(v)
-		case "RX_OVR":
-			pc.RxOver = numOr(v)
-		case "TX_OK":
-			pc.TxOK = numOr(v)
-		case "TX_ERR":
-			pc.TxErr = numOr(v)
-		case "TX_DRP":
-			pc.TxDrop = numOr(v)
-		case "TX_OVR":
-			pc.TxOver = numOr(v)
-		}
+		pc.setCol(c, vals[i])
 	}
 	p.out.Ports = appendCapped(p.out.Ports, pc, maxSwitchRows, &p.out.Omitted)
 	return true
+}
+
+// setCol sets the counter portstat's column c names (in a table, or a
+// key of its JSON) to the cell v, and reports whether c is one it keeps.
+func (pc *PortCount) setCol(c, v string) bool {
+	switch c {
+	case "STATE":
+		switch {
+		case fecState(v):
+			pc.State = strings.Clone(v)
+		case v == "UP" || v == "DOWN":
+			// portstat before 2018 (sonic-utilities#130) spelt them out.
+			pc.State = v[:1]
+		}
+	case "RX_OK":
+		pc.RxOK = numOr(v)
+	case "RX_ERR":
+		pc.RxErr = numOr(v)
+	case "RX_DRP":
+		pc.RxDrop = numOr(v)
+	case "RX_DROPS":
+		// `show dropcounters counts` (dropstat) names its drops so.
+		pc.RxDrop, pc.DropCounts = numOr(v), true
+	case "RX_OVR":
+		pc.RxOver = numOr(v)
+	case "TX_OK":
+		pc.TxOK = numOr(v)
+	case "TX_ERR":
+		pc.TxErr = numOr(v)
+	case "TX_DRP":
+		pc.TxDrop = numOr(v)
+	case "TX_DROPS":
+		pc.TxDrop, pc.DropCounts = numOr(v), true
+	case "TX_OVR":
+		pc.TxOver = numOr(v)
+	default:
+		return false
+	}
+	return true
+}
+
+// portVals joins a portstat row's fields into its cells: a rate
+// ("2000.00 MB/s") takes two fields.
+func portVals(f []string) []string {
+	var vals []string
+	for i := 0; i < len(f); i++ {
+		if i+1 < len(f) && strings.HasSuffix(f[i+1], "/s") && !strings.HasSuffix(f[i], "/s") {
+			vals = append(vals, f[i]+" "+f[i+1])
+			i++
+			continue
+		}
+		vals = append(vals, f[i])
+	}
+	return vals
+}
+
+// misfit names the first cell of a portstat row that cannot stand under
+// its column, "" when all can: a rate (RX_BPS, Tx_PPS) ends in "/s", a
+// utilisation (RX_UTIL) in "%", unless N/A. A row whose cells shifted
+// under the header (sonic-utilities#751) is caught so.
+func misfit(cols, vals []string) string {
+	for i, c := range cols {
+		v, u := vals[i], strings.ToUpper(c)
+		if v == "N/A" {
+			continue
+		}
+		if (strings.HasSuffix(u, "_BPS") || strings.HasSuffix(u, "_PPS")) && !strings.HasSuffix(v, "/s") || strings.HasSuffix(u, "_UTIL") && !strings.HasSuffix(v, "%") {
+			return c + " holds " + strconv.Quote(v)
+		}
+	}
+	return ""
 }
 
 // splitQueueName reads "UC3", "MC10", "ALL7", and a VOQ chassis'
@@ -227,10 +274,11 @@ func splitQueueName(s string) (string, int) {
 }
 
 // queuePortName reports whether s names a port in a queue table: an
-// interface, or on a VOQ chassis a system port, "lc1|asic0|Ethernet0".
+// interface, or on a VOQ chassis a system port, "lc1|asic0|Ethernet0" (a
+// single-ASIC line card's "lc1|Ethernet0").
 func queuePortName(s string) bool {
 	parts := strings.Split(s, "|")
-	if len(parts) != 1 && len(parts) != 3 {
+	if len(parts) > 3 {
 		return false
 	}
 	for _, p := range parts {

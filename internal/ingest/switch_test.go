@@ -73,6 +73,29 @@ func FuzzSwitch(f *testing.F) {
 				t.Fatalf("NX-OS port %+v", p)
 			}
 		}
+		for _, b := range s.FECBins {
+			nicCheckEvidence(t, b.Evidence, n)
+			if b.Bin < 0 || b.Bin > 64 {
+				t.Fatalf("FEC bin %+v", b)
+			}
+		}
+		for _, q := range s.Trims {
+			nicCheckEvidence(t, q.Evidence, n)
+			if q.Trimmed < 0 && q.Sent < 0 && q.Dropped < 0 {
+				t.Fatalf("trim row of N/A kept: %+v", q)
+			}
+		}
+		for _, d := range s.HWDrops {
+			nicCheckEvidence(t, d.Evidence, n)
+			if d.Type != "A" && d.Type != "C" && d.Type != "P" {
+				t.Fatalf("hardware drop %+v", d)
+			}
+		}
+		for _, p := range s.Ports {
+			if p.Detailed && p.Evidence.Line == 0 {
+				t.Fatalf("detailed port without evidence: %+v", p)
+			}
+		}
 		for _, d := range s.PGDrops {
 			nicCheckEvidence(t, d.Evidence, n)
 			if d.NoDrop && !d.QoSGroup {

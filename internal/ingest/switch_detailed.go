@@ -1,0 +1,126 @@
+package ingest
+
+import (
+	"strings"
+)
+
+// SONiC `show interfaces counters detailed PORT` (portstat -l -i PORT):
+// one port's counters as dotted key/value lines, in groups split by
+// blank lines:
+//
+//	Total Packets Received Without Errors.......... 4
+//	Jabbers Received............................... N/A
+//	Overruns Received.............................. 0
+//	Total Packets Transmitted Successfully......... 40
+//	WRED Total Dropped Packets..................... 101
+//	Time Since Counters Last Cleared............... None
+//
+// The port is the one the echoed command names ("" when the paste
+// left the command out). The block becomes a PortCount: the packets
+// received and sent, the WRED drops as its egress drops, the jabbers,
+// fragments and undersize frames as its receive errors, and its overruns.
+
+// detailedBlock follows the block being read.
+type detailedBlock struct {
+	port string // the port the last echoed command named
+	in   bool
+	cur  PortCount
+}
+
+// detailedLine splits a dotted counter line into its name and value.
+func detailedLine(t string) (name, val string, ok bool) {
+	i := strings.Index(t, "...")
+	if i <= 0 {
+		return "", "", false
+	}
+	name = strings.TrimSpace(t[:i])
+	rest := strings.TrimLeft(t[i:], ".")
+	if !strings.HasPrefix(rest, " ") {
+		return "", "", false
+	}
+	val = strings.TrimSpace(rest)
+	if name == "" || val == "" || strings.Contains(val, " ") && name != "Time Since Counters Last Cleared" {
+		return "", "", false
+	}
+	return name, val, true
+}
+
+// detailedStart reports whether a dotted line's name is one portstat
+// prints, so that a block starts only on SONiC's own names.
+func detailedStart(name string) bool {
+	for _, pre := range []string{"Packets Received ", "Packets Transmitted ", "Total Packets ", "WRED ", "Unicast Packets ", "Multicast Packets ", "Broadcast Packets ", "Jabbers Received", "Fragments Received", "Undersize Received", "Overruns Received", "Trimmed "} {
+		if strings.HasPrefix(name, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+// feed reads l when it belongs to a detailed block and reports whether
+// it did.
+func (d *detailedBlock) feed(p *switchParser, l Line, t string) bool {
+	if _, rest, ok := strings.Cut(t, "counters detailed "); ok && !strings.Contains(t, "...") {
+		if f := strings.Fields(rest); len(f) > 0 && isIdentName(f[0]) {
+			d.port = strings.Clone(f[0])
+		}
+		return false
+	}
+	if t == "" {
+		return d.in // blank lines split the block's groups
+	}
+	name, val, ok := detailedLine(t)
+	if !ok {
+		d.end(p)
+		return false
+	}
+	if !d.in {
+		if !detailedStart(name) {
+			return false
+		}
+		d.in = true
+		d.cur = PortCount{Port: d.port, RxOK: -1, RxErr: -1, RxDrop: -1, RxOver: -1, TxOK: -1, TxErr: -1, TxDrop: -1, TxOver: -1, CRC: -1, Detailed: true}
+	}
+	ev := At(p.out.src, l)
+	v := numOr(val)
+	c := &d.cur
+	switch name {
+	case "Total Packets Received Without Errors":
+		c.RxOK = v
+	case "Total Packets Transmitted Successfully":
+		c.TxOK = v
+	case "WRED Total Dropped Packets":
+		c.TxDrop, c.Evidence = v, ev
+	case "Overruns Received":
+		c.RxOver = v
+	case "Jabbers Received", "Fragments Received", "Undersize Received":
+		if v >= 0 {
+			c.RxErr = max(c.RxErr, 0) + v
+		}
+		if v > 0 && c.ErrEvidence.Line == 0 {
+			c.ErrEvidence = ev
+		}
+	}
+	if c.Evidence.Line == 0 {
+		c.Evidence = ev
+	}
+	p.out.lines.add(l)
+	if name == "Time Since Counters Last Cleared" {
+		if val != "None" { // None: never cleared
+			c.Cleared = strings.Clone(val)
+		}
+		d.end(p)
+	}
+	return true
+}
+
+// end keeps the block read, if one was.
+func (d *detailedBlock) end(p *switchParser) {
+	if !d.in {
+		return
+	}
+	d.in = false
+	if d.cur.ErrEvidence.Line == 0 {
+		d.cur.ErrEvidence = d.cur.Evidence
+	}
+	p.out.Ports = appendCapped(p.out.Ports, d.cur, maxSwitchRows, &p.out.Omitted)
+}

@@ -1,0 +1,47 @@
+package ingest
+
+import (
+	"strings"
+)
+
+// SONiC `show queue counters --trim`: per egress queue, the packets the
+// switch trimmed (cut to their headers instead of dropping them), the
+// trimmed packets it sent on, and those it dropped after all:
+//
+//	     Port    TxQ    Trim/pkts    TrimSent/pkts    TrimDrop/pkts
+//	---------  -----  -----------  ---------------  ---------------
+//	Ethernet0    UC2          200              100              100
+
+// QueueTrim is one row of `show queue counters --trim`, or a port's
+// total of `show interfaces counters trim -j` (Type "", Queue -1); a
+// count is -1 when N/A.
+type QueueTrim struct {
+	Port                   string
+	Queue                  int
+	Type                   string
+	Trimmed, Sent, Dropped int64
+	Evidence               Evidence
+}
+
+// trimHeader reports whether f is the header of `show queue counters --trim`.
+func trimHeader(f []string) bool {
+	return len(f) == 5 && f[0] == "Port" && f[1] == "TxQ" && f[2] == "Trim/pkts" && f[3] == "TrimSent/pkts" && f[4] == "TrimDrop/pkts"
+}
+
+// trimRow reads a row; a queue whose cells are all N/A is read and kept
+// out.
+func (p *switchParser) trimRow(f []string, ev Evidence) bool {
+	if len(f) != 5 || !queuePortName(f[0]) {
+		return false
+	}
+	typ, num := splitQueueName(f[1])
+	if typ == "" {
+		return false
+	}
+	q := QueueTrim{Port: strings.Clone(f[0]), Queue: num, Type: typ, Trimmed: numOr(f[2]), Sent: numOr(f[3]), Dropped: numOr(f[4]), Evidence: ev}
+	if q.Trimmed < 0 && q.Sent < 0 && q.Dropped < 0 {
+		return f[2] == "N/A"
+	}
+	p.out.Trims = appendCapped(p.out.Trims, q, maxSwitchRows, &p.out.Omitted)
+	return true
+}
