@@ -46,7 +46,7 @@ func checkBusBW(inc *Incident) []Finding {
 	sp := jobSpan(inc)
 	for _, t := range All[*ingest.NCCLTests](inc) {
 		speed, speedKnown := speedOf(inc, t.Scope())
-		for _, r := range t.Runs {
+		for i, r := range t.Runs {
 			if len(r.Rows) == 0 {
 				// A failed call explains an empty table (nccltests.failed).
 				// A split launch's preambles are reported as the split
@@ -58,7 +58,7 @@ func checkBusBW(inc *Incident) []Finding {
 					continue
 				}
 				if len(r.Truncated) == 0 && r.GarbledRows == 0 && t.FailureCount == 0 && (r.Header.Line > 0 || !splitRun(t, r)) {
-					if f, ok := noRows(r); ok {
+					if f, ok := noRows(r, i == len(t.Runs)-1); ok {
 						fs = append(fs, f.per(t.Source()+" "+collName(r), "run", "nccl-tests tables without a size"))
 					}
 				}
@@ -196,8 +196,9 @@ func mnnvlPlateau(r *ingest.TestRun, p ingest.Plateau, nv Evidence) Finding {
 // nccl-tests prints a size's row when its iterations are done. A run
 // whose output ends in its preamble (the parameters or the device list)
 // and rank lines before any header is reported at info: nothing was
-// measured, and nothing says whether the job ran on.
-func noRows(r *ingest.TestRun) (Finding, bool) {
+// measured, and nothing says whether the job ran on. So is the last run
+// of an output that ends in its banner, before any rank line (last).
+func noRows(r *ingest.TestRun, last bool) (Finding, bool) {
 	if r.Header.Line > 0 {
 		return Finding{
 			ID: "nccltests.rows.none", Severity: Warn, Layer: LayerNCCL,
