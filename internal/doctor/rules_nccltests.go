@@ -16,6 +16,7 @@ func ncclTestsRules() []Rule {
 		{IDs: []string{"nccltests.busbw.low", "nccltests.busbw.ok", "nccltests.busbw.unjudged", "nccltests.sizes.small", "nccltests.rows.none"}, Check: checkBusBW},
 		{IDs: []string{"nccltests.busbw.falls"}, Check: checkBusBWFalls},
 		{IDs: []string{"nccltests.busbw.dip"}, Check: checkBusBWDip},
+		{IDs: []string{"nccltests.busbw.halves"}, Check: checkBusBWHalves},
 		{IDs: []string{"nccltests.wrong"}, Check: checkWrong},
 		{IDs: []string{"nccltests.pass.stalled"}, Check: checkStalledPass},
 	}
@@ -209,16 +210,26 @@ func noRows(r *ingest.TestRun, last bool) (Finding, bool) {
 		}, true
 	}
 	// A banner alone is no run cut short: independent processes print
-	// one each, and their rank lines and table follow the last one.
+	// one each, and their rank lines and table follow the last one. The
+	// output's last banner with nothing after it is.
 	n := len(r.Ranks)
 	if n == 0 {
-		return Finding{}, false
+		if !last || r.Params.Line == 0 && r.Banner.Line == 0 {
+			return Finding{}, false
+		}
+		return Finding{
+			ID: "nccltests.rows.none", Severity: Info, Layer: LayerInput,
+			Title:     fmt.Sprintf("%s: the output ends in its banner, before any rank line or table: nothing measured, nothing judged", testName(r)),
+			Evidence:  evidenceInOrder([]Evidence{r.Banner, r.Params}),
+			Mechanism: "nccl-tests prints its banner, then one line per rank, then the table. This output stops before the first rank line: it was cut (a paste, a log not yet flushed), or the processes never got through their start (MPI or the launcher), which the launcher's own output would show.",
+			Fix:       "Give the job's whole output, with the launcher's errors, and NCCL_DEBUG=INFO if it stopped at init.",
+		}, true
 	}
-	last := r.Ranks[n-1].Evidence
+	lastRank := r.Ranks[n-1].Evidence
 	return Finding{
 		ID: "nccltests.rows.none", Severity: Info, Layer: LayerInput,
 		Title:     fmt.Sprintf("%s: the output ends in its preamble (%s), before the table: nothing measured, nothing judged", testName(r), plural(r.RankCount, "rank line", "rank lines")),
-		Evidence:  evidenceInOrder([]Evidence{r.Params, last}),
+		Evidence:  evidenceInOrder([]Evidence{r.Params, lastRank}),
 		Mechanism: "nccl-tests prints its parameters and one line per rank, then NCCL sets the communicator up, then the table's header and a row per size. This output stops before the header: it was cut (a paste, a log not yet flushed), or the job never got through NCCL's init, which its NCCL log would show.",
 		Fix:       "Give the job's whole output, with NCCL_DEBUG=INFO if it stopped at init.",
 	}, true
