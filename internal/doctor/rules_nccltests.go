@@ -40,6 +40,14 @@ func fmtGB(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
 func fmtGb(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
 
+// sizeSpan names a plateau's sizes: "1GiB-8GiB", or "4GiB" for one size.
+func sizeSpan(p ingest.Plateau) string {
+	if p.MinSize == p.MaxSize {
+		return unit.Bytes(p.MinSize).Human()
+	}
+	return unit.Bytes(p.MinSize).Human() + "-" + unit.Bytes(p.MaxSize).Human()
+}
+
 // checkBusBW judges the busbw plateau of every nccl-tests run against the
 // NIC's line rate, and names the incident's bottlenecks as likely causes.
 func checkBusBW(inc *Incident) []Finding {
@@ -157,7 +165,7 @@ func unjudgedPlateau(r *ingest.TestRun, p ingest.Plateau, why, mech, fix string,
 	}
 	return Finding{
 		ID: "nccltests.busbw.unjudged", Severity: Info, Layer: LayerNCCL,
-		Title:     fmt.Sprintf("%s busbw plateau %s GB/s at %s-%s not judged%s", testName(r), fmtGB(p.BusBW), unit.Bytes(p.MinSize).Human(), unit.Bytes(p.MaxSize).Human(), why),
+		Title:     fmt.Sprintf("%s busbw plateau %s GB/s at %s not judged%s", testName(r), fmtGB(p.BusBW), sizeSpan(p), why),
 		Evidence:  ev.sorted(),
 		Mechanism: mech,
 		Fix:       fix,
@@ -307,9 +315,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	for _, row := range p.Rows[max(0, len(p.Rows)-3):] {
 		ev.add(row.Evidence)
 	}
-	plat := fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s) at %s-%s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), unit.Bytes(p.MinSize).Human(), unit.Bytes(p.MaxSize).Human())
+	plat := fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s) at %s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), sizeSpan(p))
 	if p.Max > 1.02*p.BusBW {
-		plat = fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s, up to %s) at %s-%s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), fmtGB(p.Max), unit.Bytes(p.MinSize).Human(), unit.Bytes(p.MaxSize).Human())
+		plat = fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s, up to %s) at %s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), fmtGB(p.Max), sizeSpan(p))
 	}
 	var notes []string
 	if r.AvgBusBW >= 0 && r.AvgBusBW < 0.8*p.BusBW {

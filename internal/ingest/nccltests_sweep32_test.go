@@ -41,3 +41,25 @@ func TestNCCLTestsBannerLineOnly(t *testing.T) {
 		t.Errorf("run %s from banner line %d, %d rank lines, nThread %d; want all_reduce from line 4 and nothing else", r.Collective, r.Banner.Line, r.RankCount, r.NThread)
 	}
 }
+
+// A paste cut inside a row's last field, the in-place #wrong, at "N"
+// (nccl#2169): the row's six measurements are whole and the field can
+// only be N/A, so the row is read (it was a garble); a row cut before
+// that field stays cut short.
+func TestNCCLTestsRowCutInsideNA(t *testing.T) {
+	x := ncclTests(t, "nccl-tests/alltoall-2.17.8-h100-1n-4rank-500m-524m-step-1m-two-decimal-time-cut-row-nccl2169.txt")
+	r := x.Runs[0]
+	if len(x.Garbled) != 0 || len(r.Rows) != 1 || r.Rows[0].In.Wrong != -1 || r.Rows[0].In.BusBW != 337.99 || r.Rows[0].Out.Time != 1174.14 {
+		t.Fatalf("garbled %d, rows %+v", len(x.Garbled), r.Rows)
+	}
+	const hdr = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+	for _, c := range []struct {
+		end            string
+		rows, cut, bad int
+	}{{"N/", 1, 0, 0}, {"", 0, 1, 0}, {"X", 0, 0, 1}} {
+		x := parseTests(t, hdr+"   524288000      32768000     float    none      -1  1174.14  446.53  334.90       0  1163.40  450.65  337.99    "+c.end+"\n")
+		if r := x.Runs[0]; len(r.Rows) != c.rows || len(r.Truncated) != c.cut || r.GarbledRows != c.bad {
+			t.Errorf("row ending %q: %d rows, %d cut, %d garbled; want %d, %d, %d", c.end, len(r.Rows), len(r.Truncated), r.GarbledRows, c.rows, c.cut, c.bad)
+		}
+	}
+}
