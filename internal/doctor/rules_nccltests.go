@@ -16,6 +16,7 @@ func ncclTestsRules() []Rule {
 		{IDs: []string{"nccltests.busbw.low", "nccltests.busbw.ok", "nccltests.busbw.unjudged", "nccltests.sizes.small", "nccltests.rows.none"}, Check: checkBusBW},
 		{IDs: []string{"nccltests.busbw.falls"}, Check: checkBusBWFalls},
 		{IDs: []string{"nccltests.busbw.dip"}, Check: checkBusBWDip},
+		{IDs: []string{"nccltests.busbw.halves"}, Check: checkBusBWHalves},
 		{IDs: []string{"nccltests.wrong"}, Check: checkWrong},
 		{IDs: []string{"nccltests.pass.stalled"}, Check: checkStalledPass},
 	}
@@ -39,6 +40,14 @@ func fmtGB(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
 func fmtGb(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
 
+// sizeSpan names a plateau's sizes: "1GiB-8GiB", or "4GiB" for one size.
+func sizeSpan(p ingest.Plateau) string {
+	if p.MinSize == p.MaxSize {
+		return unit.Bytes(p.MinSize).Human()
+	}
+	return unit.Bytes(p.MinSize).Human() + "-" + unit.Bytes(p.MaxSize).Human()
+}
+
 // checkBusBW judges the busbw plateau of every nccl-tests run against the
 // NIC's line rate, and names the incident's bottlenecks as likely causes.
 func checkBusBW(inc *Incident) []Finding {
@@ -46,7 +55,7 @@ func checkBusBW(inc *Incident) []Finding {
 	sp := jobSpan(inc)
 	for _, t := range All[*ingest.NCCLTests](inc) {
 		speed, speedKnown := speedOf(inc, t.Scope())
-		for _, r := range t.Runs {
+		for i, r := range t.Runs {
 			if len(r.Rows) == 0 {
 				// A failed call explains an empty table (nccltests.failed).
 				// A split launch's preambles are reported as the split
@@ -58,7 +67,7 @@ func checkBusBW(inc *Incident) []Finding {
 					continue
 				}
 				if len(r.Truncated) == 0 && r.GarbledRows == 0 && t.FailureCount == 0 && (r.Header.Line > 0 || !splitRun(t, r)) {
-					if f, ok := noRows(r); ok {
+					if f, ok := noRows(r, i == len(t.Runs)-1); ok {
 						fs = append(fs, f.per(t.Source()+" "+collName(r), "run", "nccl-tests tables without a size"))
 					}
 				}
@@ -156,7 +165,7 @@ func unjudgedPlateau(r *ingest.TestRun, p ingest.Plateau, why, mech, fix string,
 	}
 	return Finding{
 		ID: "nccltests.busbw.unjudged", Severity: Info, Layer: LayerNCCL,
-		Title:     fmt.Sprintf("%s busbw plateau %s GB/s at %s-%s not judged%s", testName(r), fmtGB(p.BusBW), unit.Bytes(p.MinSize).Human(), unit.Bytes(p.MaxSize).Human(), why),
+		Title:     fmt.Sprintf("%s busbw plateau %s GB/s at %s not judged%s", testName(r), fmtGB(p.BusBW), sizeSpan(p), why),
 		Evidence:  ev.sorted(),
 		Mechanism: mech,
 		Fix:       fix,
@@ -196,8 +205,9 @@ func mnnvlPlateau(r *ingest.TestRun, p ingest.Plateau, nv Evidence) Finding {
 // nccl-tests prints a size's row when its iterations are done. A run
 // whose output ends in its preamble (the parameters or the device list)
 // and rank lines before any header is reported at info: nothing was
-// measured, and nothing says whether the job ran on.
-func noRows(r *ingest.TestRun) (Finding, bool) {
+// measured, and nothing says whether the job ran on. So is the last run
+// of an output that ends in its banner, before any rank line (last).
+func noRows(r *ingest.TestRun, last bool) (Finding, bool) {
 	if r.Header.Line > 0 {
 		return Finding{
 			ID: "nccltests.rows.none", Severity: Warn, Layer: LayerNCCL,
@@ -208,16 +218,26 @@ func noRows(r *ingest.TestRun) (Finding, bool) {
 		}, true
 	}
 	// A banner alone is no run cut short: independent processes print
-	// one each, and their rank lines and table follow the last one.
+	// one each, and their rank lines and table follow the last one. The
+	// output's last banner with nothing after it is.
 	n := len(r.Ranks)
 	if n == 0 {
-		return Finding{}, false
+		if !last || r.Params.Line == 0 && r.Banner.Line == 0 {
+			return Finding{}, false
+		}
+		return Finding{
+			ID: "nccltests.rows.none", Severity: Info, Layer: LayerInput,
+			Title:     fmt.Sprintf("%s: the output ends in its banner, before any rank line or table: nothing measured, nothing judged", testName(r)),
+			Evidence:  evidenceInOrder([]Evidence{r.Banner, r.Params}),
+			Mechanism: "nccl-tests prints its banner, then one line per rank, then the table. This output stops before the first rank line: it was cut (a paste, a log not yet flushed), or the processes never got through their start (MPI or the launcher), which the launcher's own output would show.",
+			Fix:       "Give the job's whole output, with the launcher's errors, and NCCL_DEBUG=INFO if it stopped at init.",
+		}, true
 	}
-	last := r.Ranks[n-1].Evidence
+	lastRank := r.Ranks[n-1].Evidence
 	return Finding{
 		ID: "nccltests.rows.none", Severity: Info, Layer: LayerInput,
 		Title:     fmt.Sprintf("%s: the output ends in its preamble (%s), before the table: nothing measured, nothing judged", testName(r), plural(r.RankCount, "rank line", "rank lines")),
-		Evidence:  evidenceInOrder([]Evidence{r.Params, last}),
+		Evidence:  evidenceInOrder([]Evidence{r.Params, lastRank}),
 		Mechanism: "nccl-tests prints its parameters and one line per rank, then NCCL sets the communicator up, then the table's header and a row per size. This output stops before the header: it was cut (a paste, a log not yet flushed), or the job never got through NCCL's init, which its NCCL log would show.",
 		Fix:       "Give the job's whole output, with NCCL_DEBUG=INFO if it stopped at init.",
 	}, true
@@ -295,9 +315,9 @@ func judgePlateau(inc *Incident, r *ingest.TestRun, p ingest.Plateau, sp span, s
 	for _, row := range p.Rows[max(0, len(p.Rows)-3):] {
 		ev.add(row.Evidence)
 	}
-	plat := fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s) at %s-%s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), unit.Bytes(p.MinSize).Human(), unit.Bytes(p.MaxSize).Human())
+	plat := fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s) at %s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), sizeSpan(p))
 	if p.Max > 1.02*p.BusBW {
-		plat = fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s, up to %s) at %s-%s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), fmtGB(p.Max), unit.Bytes(p.MinSize).Human(), unit.Bytes(p.MaxSize).Human())
+		plat = fmt.Sprintf("busbw plateau %s GB/s (%s Gb/s, up to %s) at %s", fmtGB(p.BusBW), fmtGb(gbps(p.BusBW)), fmtGB(p.Max), sizeSpan(p))
 	}
 	var notes []string
 	if r.AvgBusBW >= 0 && r.AvgBusBW < 0.8*p.BusBW {

@@ -68,8 +68,8 @@ func busbwFalls(r *ingest.TestRun) (Finding, bool) {
 	}
 	return Finding{
 		ID: "nccltests.busbw.falls", Severity: Warn, Layer: LayerNCCL,
-		Title: fmt.Sprintf("%s busbw falls as the message grows: %s GB/s at %s, %s GB/s (median) at %s-%s, %d%% of its peak%s",
-			testName(r), fmtGB(top.BestBusBW()), unit.Bytes(top.Size).Human(), fmtGB(p.BusBW), unit.Bytes(p.MinSize).Human(), unit.Bytes(p.MaxSize).Human(), int(100*p.BusBW/top.BestBusBW()+0.5), where),
+		Title: fmt.Sprintf("%s busbw falls as the message grows: %s GB/s at %s, %s GB/s (median) at %s, %d%% of its peak%s",
+			testName(r), fmtGB(top.BestBusBW()), unit.Bytes(top.Size).Human(), fmtGB(p.BusBW), sizeSpan(p), int(100*p.BusBW/top.BestBusBW()+0.5), where),
 		Evidence:  ev,
 		Mechanism: "Past the latency-bound sizes a larger message only adds pipeline steps of the same chunk to the same connections, so busbw should rise and then hold. The run reached a bandwidth at a smaller size that it loses at the largest: the transport can carry it, and what fails is something that grows with the buffer or with the run's length. Candidates the table alone cannot tell apart: GPU memory near full (each rank holds send, receive and, with validation, expected buffers of the largest size, the receive side times the ranks for gather and all_gather), registering larger buffers (GPUDirect RDMA mappings, an IOMMU or a VM's address translation without ATS), GPU clocks throttling as the longer rows heat it, or a link that flaps or congests while the long rows run.",
 		Fix:       fmt.Sprintf("Collect what tells them apart: rerun only the sizes around the fall (-b %s -e %s) and again with the order reversed or -n doubled, to see whether the fall follows the size or the time; during it, `nvidia-smi -q -d PERFORMANCE,CLOCK` (clock event reasons: thermal or power slowdown) and `nvidia-smi --query-gpu=memory.used,memory.total --format=csv`; NCCL_DEBUG=INFO for the transport of each size; the NICs' counters before and after the run and `dmesg` (link down, IOMMU faults) for `rocelab diagnose`. In a VM, run the same sizes on bare metal.", unit.Bytes(top.Size).Human(), unit.Bytes(last.Size).Human()),

@@ -28,7 +28,7 @@ func TestNCCLTestsFooterOfOneSize(t *testing.T) {
 	if w.Evidence[0].Line != 3 {
 		t.Errorf("evidence %+v", w.Evidence)
 	}
-	f := nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "busbw plateau 128.94 GB/s", "at 4GiB-4GiB")
+	f := nicMustFind(t, fs, "nccltests.busbw.unjudged", Info, "busbw plateau 128.94 GB/s", "at 4GiB;")
 	if !strings.Contains(f.Mechanism, "its run measured one size (4GiB)") || f.Evidence[0].Line != 4 {
 		t.Errorf("mechanism %s evidence %+v", f.Mechanism, f.Evidence)
 	}

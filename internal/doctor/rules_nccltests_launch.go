@@ -94,8 +94,9 @@ func checkRanksSplit(inc *Incident) []Finding {
 			Title:    fmt.Sprintf("%s ran as independent single-process jobs, not one multi-process run: %s", fileTool(t), list(why, 3)),
 			Evidence: ev.sorted(),
 			Mechanism: "nccl-tests joins processes into one NCCL communicator only when built with MPI (make MPI=1): without it, every process mpirun or srun starts is a job of its own that sees only its -g GPUs, prints its own banner and calls itself rank 0, and no byte crosses the network. " +
-				"The bandwidth printed is then intra-node (or nothing), so judging the fabric from it is meaningless; with -g N and several processes per node the processes also fight over the same GPUs.",
-			Fix: "Rebuild with MPI: `make clean && make MPI=1 MPI_HOME=<mpi> CUDA_HOME=<cuda> NCCL_HOME=<nccl>`, and launch one process per GPU: `mpirun -np <nodes×gpus> -N <gpus per node> ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 1` (or -np <nodes> with -g <gpus per node>). The preamble must then list ranks 0..N-1 across the hosts.",
+				"The bandwidth printed is then intra-node (or nothing), so judging the fabric from it is meaningless; with -g N and several processes per node the processes also fight over the same GPUs. " +
+				"An MPI build shows the same signs when NCCL_TESTS_SPLIT (or NCCL_TESTS_SPLIT_MASK, nccl-tests 2.14+) is set: it splits the job into several communicators, each printing its own preamble with ranks from 0, and each table measures one communicator's ranks, not the job's.",
+			Fix: "Rebuild with MPI: `make clean && make MPI=1 MPI_HOME=<mpi> CUDA_HOME=<cuda> NCCL_HOME=<nccl>`, and launch one process per GPU: `mpirun -np <nodes×gpus> -N <gpus per node> ./build/all_reduce_perf -b 8 -e 8G -f 2 -g 1` (or -np <nodes> with -g <gpus per node>). The preamble must then list ranks 0..N-1 across the hosts. If NCCL_TESTS_SPLIT or NCCL_TESTS_SPLIT_MASK is set, unset it to measure the whole job.",
 		}.per(t.Source(), "file", "nccl-tests launched as independent jobs"))
 	}
 	return fs

@@ -79,6 +79,20 @@ func TestNCCLTestsPreambleOnly(t *testing.T) {
 	}
 }
 
+// An output that ends at its "# Collective test starting" banner
+// (Azure/aks-rdma-infiniband#150, after two ssh warnings) is cut before
+// any rank line; it was read as no artifact. Banners followed by the
+// run's rank lines and table (every process of a launch prints one) are
+// not a cut (synthTestsRuns).
+func TestNCCLTestsBannerOnlyCut(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/rccl-mi300x-aks-16rank-check-off-ssh-known-hosts-banner-only-aksrdma150.txt")
+	f := nicMustFind(t, fs, "nccltests.rows.none", Info, "all_reduce: the output ends in its banner, before any rank line or table")
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 4 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	nicMustNot(t, diagnoseText(t, synthTestsRuns(2)).Findings, "nccltests.rows.none")
+}
+
 // synthTestsRuns writes a SYNTHETIC nccl-tests output of n all_reduce runs
 // on two hosts with one rank each, every run at 10 GB/s busbw, after one
 // NCCL line that names the RoCE NIC each host uses.

@@ -76,6 +76,9 @@ type TestRun struct {
 	// was found (FromBanner, FromBinary, FromColumns).
 	Collective     string
 	CollectiveFrom string
+	// Banner is the "# Collective test starting: all_reduce_perf" line, if
+	// read.
+	Banner Evidence
 	// Candidates lists the collectives the columns allow when they do not
 	// single one out.
 	Candidates []string
@@ -203,7 +206,7 @@ func (t *NCCLTests) Lines() int { return t.lines.n }
 func (t *NCCLTests) Result() Artifact {
 	var runs []*TestRun
 	for _, r := range t.Runs {
-		if len(r.Rows) > 0 || len(r.Truncated) > 0 || r.GarbledRows > 0 || r.RankCount > 0 || r.NThread > 0 || r.Header.Line > 0 || r.FooterOnly() {
+		if len(r.Rows) > 0 || len(r.Truncated) > 0 || r.GarbledRows > 0 || r.RankCount > 0 || r.NThread > 0 || r.Header.Line > 0 || r.FooterOnly() || r.Banner.Line > 0 {
 			if r.RankCount == 0 && r.RankSpan == 0 {
 				r.CommRanks = t.commRanks
 			}

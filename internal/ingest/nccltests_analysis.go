@@ -59,22 +59,21 @@ func busFactor(coll string, n int) float64 {
 	return 1
 }
 
-// factorReaches reports whether collective c has a busbw factor near
-// ratio for some rank count of 2 or more: 2(n-1)/n spans [1, 2), (n-1)/n
-// spans [0.5, 1), and the others are 1; tol is how far the printed ratio
-// may be from the true one. It narrows a table whose rank lines were not
-// pasted.
-func factorReaches(c string, ratio, tol float64) bool {
-	lo, hi := 1.0, 1.0
+// factorReaches reports whether collective c has a busbw factor within
+// [lo, hi] for some rank count of 2 or more: 2(n-1)/n spans [1, 2),
+// (n-1)/n spans [0.5, 1), and the others are 1. It narrows a table whose
+// rank lines were not pasted.
+func factorReaches(c string, lo, hi float64) bool {
+	flo, fhi := 1.0, 1.0
 	switch busFactor(c, 2) {
 	case 1:
 		if c == "all_reduce" {
-			lo, hi = 1, 2
+			flo, fhi = 1, 2
 		}
 	case 0.5:
-		lo, hi = 0.5, 1
+		flo, fhi = 0.5, 1
 	}
-	return ratio >= lo-tol && ratio <= hi+tol
+	return hi >= flo && lo <= fhi
 }
 
 // inferCollective narrows the collective from the columns: the busbw/algbw
@@ -98,11 +97,11 @@ func (r *TestRun) inferCollective() []string {
 			// Their in-place half prints N/A for #wrong.
 			continue
 		}
-		if ratio, tol, ok := r.busRatio(); ok {
-			if n := r.NRanks(); n > 1 && math.Abs(ratio-busFactor(c, n)) > tol {
+		if lo, hi, ok := r.busRatio(); ok {
+			if f := busFactor(c, r.NRanks()); r.NRanks() > 1 && (f < lo || f > hi) {
 				continue
 			}
-			if r.NRanks() == 0 && !factorReaches(c, ratio, tol) {
+			if r.NRanks() == 0 && !factorReaches(c, lo, hi) {
 				continue
 			}
 		}
@@ -148,29 +147,42 @@ func (r *TestRun) columnsAllow(c, redop string, root int, inNA bool) bool {
 	return true
 }
 
-// busRatio is busbw/algbw on the row where both are most precise, and how
-// far that ratio may be from the collective's factor. nccl-tests prints
-// both with two decimals, so each is off by at most 0.005 and the ratio by
-// at most ratio × (0.005/busbw + 0.005/algbw): 0.98 from busbw 2.05 over
-// algbw 2.09 is 0.976-0.986 and rules out a factor of 1 (sendrecv), which
-// a fixed margin did not. The margin is at most 0.03, the fixed one.
-func (r *TestRun) busRatio() (ratio, tol float64, ok bool) {
-	best := -1
-	for i, row := range r.Rows {
-		if a := row.Measured().AlgBW; a >= 1 && (best < 0 || a > r.Rows[best].Measured().AlgBW) {
-			best = i
+// busRatio bounds busbw/algbw, the collective's factor, by every row's
+// printed pair. nccl-tests prints both with two decimals, so each is off
+// by at most 0.005 and a row bounds the ratio to [(busbw-0.005)/(algbw+0.005),
+// (busbw+0.005)/(algbw-0.005)]: 0.98 from busbw 2.05 over algbw 2.09 is
+// 0.976-0.986 and rules out a factor of 1 (sendrecv). Small sizes bound it
+// too: busbw 0.09 over algbw 0.05 is 1.55-2.11, not sendrecv's 1 either,
+// which a test of the largest row alone missed in a table that stops at
+// 2KiB. The rows' bounds are intersected; rows that disagree with the
+// others (no common ratio) leave the most precise row's bounds.
+func (r *TestRun) busRatio() (lo, hi float64, ok bool) {
+	const half, slack = 0.005, 0.001
+	lo, hi = 0, math.Inf(1)
+	best, bestLo, bestHi := -1.0, 0.0, 0.0
+	for _, row := range r.Rows {
+		h := row.Measured()
+		if h.BusBW <= 0 && h.AlgBW <= 0 {
+			continue
 		}
+		rlo := max(h.BusBW-half, 0) / (h.AlgBW + half)
+		rhi := math.Inf(1)
+		if h.AlgBW > half {
+			rhi = (h.BusBW + half) / (h.AlgBW - half)
+		}
+		rlo, rhi = rlo-slack, rhi+slack
+		if h.AlgBW > best {
+			best, bestLo, bestHi = h.AlgBW, rlo, rhi
+		}
+		lo, hi = max(lo, rlo), min(hi, rhi)
 	}
-	if best < 0 {
+	switch {
+	case best < 0 || math.IsInf(hi, 1) && lo <= 0:
 		return 0, 0, false
+	case lo > hi:
+		return bestLo, bestHi, true
 	}
-	h := r.Rows[best].Measured()
-	ratio = h.BusBW / h.AlgBW
-	tol = 0.03
-	if h.BusBW >= 1 {
-		tol = min(tol, ratio*(0.005/h.BusBW+0.005/h.AlgBW)+0.001)
-	}
-	return ratio, tol, true
+	return lo, hi, true
 }
 
 // Measured is the row's out-of-place half, or its in-place half when the

@@ -36,6 +36,7 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 		r.Tool = ToolRCCL
 	case strings.HasPrefix(s, "Collective test starting:"):
 		r := t.cur(true)
+		r.Banner = ev
 		if name := collectiveName(strings.TrimSpace(s[len("Collective test starting:"):])); name != "" {
 			r.Collective, r.CollectiveFrom = name, FromBanner
 		}

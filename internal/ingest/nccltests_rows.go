@@ -136,6 +136,12 @@ func (t *NCCLTests) row(ln Line, s string) bool {
 		}
 		return true
 	}
+	if w := rest[half+3]; len(rest) == half+4 && len(w) < 3 && strings.HasPrefix("N/A", w) {
+		// A paste cut inside the line's last field, the in-place N/A
+		// (nccl#2169: "... 337.99    N"): the row's measurements are
+		// whole and the field can only have been N/A.
+		rest[half+3] = "N/A"
+	}
 	var ok1, ok2 bool
 	row.Out, ok1 = parseHalf(rest[0:4], lay.wrongIsErrorCol)
 	row.In, ok2 = parseHalf(rest[half:half+4], lay.wrongIsErrorCol)
