@@ -110,6 +110,7 @@ func rules() []Rule {
 	rs = append(rs, ethtoolJSONRules()...)
 	rs = append(rs, ibPortRules()...)
 	rs = append(rs, devlinkRules()...)
+	rs = append(rs, bondRules()...)
 	rs = append(rs, dcqcnRules()...)
 	rs = append(rs, windowRules()...)
 	rs = append(rs, faultRules()...)
