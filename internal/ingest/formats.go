@@ -30,5 +30,6 @@ func formats() []Format {
 		{Kind: KindIPLink, New: NewIPLinkParser},
 		{Kind: KindDevlinkHealth, New: NewDevlinkParser},
 		{Kind: KindBonding, New: NewBondingParser},
+		{Kind: KindModules, New: NewModulesParser},
 	}
 }
