@@ -81,6 +81,10 @@ type ipLinkState struct {
 	cur  *CounterSet
 	row  string   // the row whose names wait for their values ("RX:"), "" for none
 	cols []string // its column names
+	// ifconfig is set while ifconfig's blocks are read; netstat holds
+	// the columns of `netstat -i`'s header while its rows are read.
+	ifconfig bool
+	netstat  []string
 }
 
 type ipLinkParser struct {
@@ -111,9 +115,12 @@ func (p *ipLinkParser) Feed(l Line) {
 	if st == nil {
 		return
 	}
+	if p.netTools(l, st, t) {
+		return
+	}
 	if dev, kept, ok := ipLinkInterface(t, l.Rank() >= 0); ok {
 		p.flush(st)
-		st.row, st.cols = "", nil
+		st.row, st.cols, st.ifconfig = "", nil, false
 		if kept {
 			st.dev, st.host = strings.Clone(dev), strings.Clone(cmp.Or(l.Origin, l.Host))
 			st.cur = &CounterSet{Stamp: l.Stamp}
