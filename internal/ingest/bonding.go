@@ -90,14 +90,13 @@ func (b *Bonding) Lines() int { return b.lines.n }
 
 // Bounds that keep memory bounded however large the input is.
 const (
-	maxBonds          = 1024
-	maxBondSlaves     = 64
-	maxBondingOrigins = 1024
+	maxBonds      = 1024
+	maxBondSlaves = 64
 )
 
 type bondingParser struct {
 	out    Bonding
-	states map[string]*bondingState
+	states originStates[bondingState]
 }
 
 // bondingState is what one origin's lines (a pdsh prefix's host, "" for
@@ -112,19 +111,7 @@ type bondingState struct {
 // NewBondingParser returns a parser for /proc/net/bonding reports in the
 // input src.
 func NewBondingParser(src string) Parser {
-	return &bondingParser{out: Bonding{src: src}, states: map[string]*bondingState{}}
-}
-
-func (p *bondingParser) state(origin string) *bondingState {
-	if st := p.states[origin]; st != nil {
-		return st
-	}
-	if len(p.states) >= maxBondingOrigins {
-		return nil
-	}
-	st := &bondingState{bond: -1}
-	p.states[strings.Clone(origin)] = st
-	return st
+	return &bondingParser{out: Bonding{src: src}, states: newOriginStates(func() *bondingState { return &bondingState{bond: -1} })}
 }
 
 // Feed implements Parser.
@@ -132,7 +119,7 @@ func (p *bondingParser) Feed(l Line) {
 	if l.NCCL {
 		return
 	}
-	st := p.state(l.Origin)
+	st := p.states.get(l.Origin)
 	if st == nil {
 		return
 	}

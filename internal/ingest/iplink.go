@@ -2,8 +2,6 @@ package ingest
 
 import (
 	"cmp"
-	"maps"
-	"slices"
 	"strings"
 )
 
@@ -89,17 +87,14 @@ type ipLinkState struct {
 
 type ipLinkParser struct {
 	out    IPLink
-	states map[string]*ipLinkState
+	states originStates[ipLinkState]
 	json   ipLinkJSON
 }
-
-// maxIPLinkOrigins bounds the hosts whose lines are read apart.
-const maxIPLinkOrigins = 1024
 
 // NewIPLinkParser returns a parser for `ip -s link` output in the input
 // src.
 func NewIPLinkParser(src string) Parser {
-	return &ipLinkParser{out: IPLink{src: src}, states: map[string]*ipLinkState{}}
+	return &ipLinkParser{out: IPLink{src: src}, states: newOriginStates(func() *ipLinkState { return &ipLinkState{} })}
 }
 
 // Feed implements Parser.
@@ -111,7 +106,7 @@ func (p *ipLinkParser) Feed(l Line) {
 	if p.jsonLine(l, t) {
 		return
 	}
-	st := p.state(l.Origin)
+	st := p.states.get(l.Origin)
 	if st == nil {
 		return
 	}
@@ -146,19 +141,6 @@ func (p *ipLinkParser) Feed(l Line) {
 	}
 	p.values(l, st)
 	st.row, st.cols = "", nil
-}
-
-// state returns the reading state of origin's lines, nil beyond the cap.
-func (p *ipLinkParser) state(origin string) *ipLinkState {
-	if st := p.states[origin]; st != nil {
-		return st
-	}
-	if len(p.states) >= maxIPLinkOrigins {
-		return nil
-	}
-	st := &ipLinkState{}
-	p.states[strings.Clone(origin)] = st
-	return st
 }
 
 // values reads the row of values under st's row of names.
@@ -216,8 +198,8 @@ func (p *ipLinkParser) keep(s CounterSample) {
 // flushAll ends every host's interface, in the order of the hosts'
 // names.
 func (p *ipLinkParser) flushAll() {
-	for _, origin := range slices.Sorted(maps.Keys(p.states)) {
-		p.flush(p.states[origin])
+	for _, st := range p.states.sorted() {
+		p.flush(st)
 	}
 }
 

@@ -2,8 +2,6 @@ package ingest
 
 import (
 	"cmp"
-	"maps"
-	"slices"
 	"strings"
 )
 
@@ -86,12 +84,11 @@ func (m *Modules) Lines() int { return m.lines.n }
 const (
 	maxModuleListings = 1024
 	maxListedModules  = 4096
-	maxModuleOrigins  = 1024
 )
 
 type modulesParser struct {
 	out    Modules
-	states map[string]*modulesState
+	states originStates[modulesState]
 }
 
 // modulesState is what one origin's lines have opened.
@@ -102,19 +99,7 @@ type modulesState struct {
 
 // NewModulesParser returns a parser for lsmod output in the input src.
 func NewModulesParser(src string) Parser {
-	return &modulesParser{out: Modules{src: src}, states: map[string]*modulesState{}}
-}
-
-func (p *modulesParser) state(origin string) *modulesState {
-	if st := p.states[origin]; st != nil {
-		return st
-	}
-	if len(p.states) >= maxModuleOrigins {
-		return nil
-	}
-	st := &modulesState{}
-	p.states[strings.Clone(origin)] = st
-	return st
+	return &modulesParser{out: Modules{src: src}, states: newOriginStates(func() *modulesState { return &modulesState{} })}
 }
 
 // Feed implements Parser.
@@ -122,7 +107,7 @@ func (p *modulesParser) Feed(l Line) {
 	if l.NCCL {
 		return
 	}
-	st := p.state(l.Origin)
+	st := p.states.get(l.Origin)
 	if st == nil {
 		return
 	}
@@ -330,8 +315,8 @@ func promptLine(t string) bool {
 
 // Result implements Parser.
 func (p *modulesParser) Result() Artifact {
-	for _, origin := range slices.Sorted(maps.Keys(p.states)) {
-		p.close(p.states[origin], false)
+	for _, st := range p.states.sorted() {
+		p.close(st, false)
 	}
 	if len(p.out.Listings) == 0 {
 		return nil
