@@ -110,6 +110,8 @@ func rules() []Rule {
 	rs = append(rs, ethtoolJSONRules()...)
 	rs = append(rs, ibPortRules()...)
 	rs = append(rs, devlinkRules()...)
+	rs = append(rs, bondRules()...)
+	rs = append(rs, moduleRules()...)
 	rs = append(rs, dcqcnRules()...)
 	rs = append(rs, windowRules()...)
 	rs = append(rs, faultRules()...)

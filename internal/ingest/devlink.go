@@ -2,8 +2,6 @@ package ingest
 
 import (
 	"cmp"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -91,7 +89,7 @@ type devlinkParser struct {
 	out DevlinkHealth
 	// states are the reading states of each line origin (a pdsh or
 	// clush prefix's host, "" for none): the hosts' lines may interleave.
-	states map[string]*devlinkState
+	states originStates[devlinkState]
 }
 
 // devlinkState is what one origin's lines have said so far.
@@ -108,26 +106,10 @@ type devlinkState struct {
 	diag *DevlinkDiagnosis
 }
 
-// maxDevlinkOrigins bounds the hosts whose lines are read apart.
-const maxDevlinkOrigins = 1024
-
 // NewDevlinkParser returns a parser for devlink health output in the
 // input src.
 func NewDevlinkParser(src string) Parser {
-	return &devlinkParser{out: DevlinkHealth{src: src}, states: map[string]*devlinkState{}}
-}
-
-// state returns the reading state of origin's lines, nil beyond the cap.
-func (p *devlinkParser) state(origin string) *devlinkState {
-	if st := p.states[origin]; st != nil {
-		return st
-	}
-	if len(p.states) >= maxDevlinkOrigins {
-		return nil
-	}
-	st := &devlinkState{last: -1}
-	p.states[strings.Clone(origin)] = st
-	return st
+	return &devlinkParser{out: DevlinkHealth{src: src}, states: newOriginStates(func() *devlinkState { return &devlinkState{last: -1} })}
 }
 
 // Feed implements Parser.
@@ -135,7 +117,7 @@ func (p *devlinkParser) Feed(l Line) {
 	if l.NCCL {
 		return
 	}
-	st := p.state(l.Origin)
+	st := p.states.get(l.Origin)
 	if st == nil {
 		return
 	}
@@ -321,8 +303,8 @@ func (p *devlinkParser) endDiagnosis(st *devlinkState) {
 
 // Result implements Parser.
 func (p *devlinkParser) Result() Artifact {
-	for _, origin := range slices.Sorted(maps.Keys(p.states)) {
-		p.endDiagnosis(p.states[origin])
+	for _, st := range p.states.sorted() {
+		p.endDiagnosis(st)
 	}
 	if len(p.out.Reporters) == 0 && len(p.out.Diagnoses) == 0 && len(p.out.Garbled) == 0 {
 		return nil

@@ -2,8 +2,6 @@ package ingest
 
 import (
 	"cmp"
-	"maps"
-	"slices"
 	"strings"
 )
 
@@ -81,21 +79,22 @@ type ipLinkState struct {
 	cur  *CounterSet
 	row  string   // the row whose names wait for their values ("RX:"), "" for none
 	cols []string // its column names
+	// ifconfig is set while ifconfig's blocks are read; netstat holds
+	// the columns of `netstat -i`'s header while its rows are read.
+	ifconfig bool
+	netstat  []string
 }
 
 type ipLinkParser struct {
 	out    IPLink
-	states map[string]*ipLinkState
+	states originStates[ipLinkState]
 	json   ipLinkJSON
 }
-
-// maxIPLinkOrigins bounds the hosts whose lines are read apart.
-const maxIPLinkOrigins = 1024
 
 // NewIPLinkParser returns a parser for `ip -s link` output in the input
 // src.
 func NewIPLinkParser(src string) Parser {
-	return &ipLinkParser{out: IPLink{src: src}, states: map[string]*ipLinkState{}}
+	return &ipLinkParser{out: IPLink{src: src}, states: newOriginStates(func() *ipLinkState { return &ipLinkState{} })}
 }
 
 // Feed implements Parser.
@@ -107,13 +106,16 @@ func (p *ipLinkParser) Feed(l Line) {
 	if p.jsonLine(l, t) {
 		return
 	}
-	st := p.state(l.Origin)
+	st := p.states.get(l.Origin)
 	if st == nil {
+		return
+	}
+	if p.netTools(l, st, t) {
 		return
 	}
 	if dev, kept, ok := ipLinkInterface(t, l.Rank() >= 0); ok {
 		p.flush(st)
-		st.row, st.cols = "", nil
+		st.row, st.cols, st.ifconfig = "", nil, false
 		if kept {
 			st.dev, st.host = strings.Clone(dev), strings.Clone(cmp.Or(l.Origin, l.Host))
 			st.cur = &CounterSet{Stamp: l.Stamp}
@@ -139,19 +141,6 @@ func (p *ipLinkParser) Feed(l Line) {
 	}
 	p.values(l, st)
 	st.row, st.cols = "", nil
-}
-
-// state returns the reading state of origin's lines, nil beyond the cap.
-func (p *ipLinkParser) state(origin string) *ipLinkState {
-	if st := p.states[origin]; st != nil {
-		return st
-	}
-	if len(p.states) >= maxIPLinkOrigins {
-		return nil
-	}
-	st := &ipLinkState{}
-	p.states[strings.Clone(origin)] = st
-	return st
 }
 
 // values reads the row of values under st's row of names.
@@ -209,8 +198,8 @@ func (p *ipLinkParser) keep(s CounterSample) {
 // flushAll ends every host's interface, in the order of the hosts'
 // names.
 func (p *ipLinkParser) flushAll() {
-	for _, origin := range slices.Sorted(maps.Keys(p.states)) {
-		p.flush(p.states[origin])
+	for _, st := range p.states.sorted() {
+		p.flush(st)
 	}
 }
 

@@ -173,7 +173,7 @@ func TestIPLinkPdsh(t *testing.T) {
 }
 
 func FuzzIPLink(f *testing.F) {
-	nicFuzz(f, NewIPLinkParser, nicSeeds("corpus/ethtool/iplink-*.txt"), func(t *testing.T, a Artifact, n int) {
+	nicFuzz(f, NewIPLinkParser, nicSeeds("corpus/ethtool/iplink-*.txt", "corpus/ethtool/ifconfig-*.txt", "corpus/ethtool/netstat-*.txt"), func(t *testing.T, a Artifact, n int) {
 		p := a.(*IPLink)
 		nicCheckSamples(t, p.Samples, n)
 		for _, g := range p.Garbled {

@@ -1,0 +1,49 @@
+package doctor
+
+import (
+	"strings"
+	"testing"
+)
+
+// lsmod judged on real pastes: nvidia_peermem loaded while the same
+// paste's NCCL turned GPUDirect RDMA off is a warning quoting both; two
+// greps that printed nothing, one per module, are a warning that neither
+// is loaded; a grep for nv_peer_mem alone says what it could not show.
+// Before, lsmod was not read: the first gave only nccl.gdr.disabled with
+// "no reason printed", the others nothing.
+func TestPeerMemoryCorpusJudged(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/modules/lsmod-peermem-loaded-nccl-gdr-disabled-nccl1537.txt")
+	f := nicMustFind(t, fs, "host.gdr.module", Warn, "nvidia_peermem is loaded, and NCCL's log turned GPUDirect RDMA off (NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0')")
+	if len(f.Evidence) != 4 || f.Evidence[0].Line != 7 || f.Evidence[3].Line != 11 || !strings.Contains(f.Fix, "/sys/kernel/mm/memory_peers/") {
+		t.Errorf("finding %+v", f)
+	}
+	f = nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/modules/lsmod-grep-peermem-nv-peer-mem-empty-nccl988.txt"),
+		"host.gdr.module", Warn, "gpu3: lsmod shows no nvidia_peermem nor nv_peer_mem: GPUDirect RDMA has no peer-memory module")
+	if len(f.Evidence) != 2 || strings.Contains(f.Title, "would not show") || !strings.Contains(f.Fix, "modprobe nvidia_peermem") {
+		t.Errorf("finding %+v", f)
+	}
+	nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/modules/lsmod-grep-nv-peer-empty-modinfo-nvpeermemory46.txt"),
+		"host.gdr.module", Warn, "lsmod shows no nv_peer_mem: GPUDirect RDMA has no peer-memory module (the grep would not show nvidia_peermem)")
+}
+
+// A module loaded with no NCCL log saying GPUDirect RDMA is off is info;
+// another host's NCCL log does not make it a warning; a grep whose
+// pattern is not plain text, or that would show neither module, is not
+// judged. Synthetic.
+func TestPeerMemoryJudged(t *testing.T) {
+	nicMustFind(t, synthFindings(t, Options{}, "[root@gpu01 ~]# lsmod | grep peer", "nvidia_peermem         16384  0", "[root@gpu01 ~]#"),
+		"host.gdr.module", Info, "gpu01: nvidia_peermem is loaded: the NIC can pin GPU memory")
+	fs := synthFindings(t, Options{},
+		"gpu02:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>",
+		"gpu02:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'",
+		"[root@gpu01 ~]# lsmod | grep peer", "nvidia_peermem         16384  0", "[root@gpu01 ~]#")
+	nicMustFind(t, fs, "host.gdr.module", Info, "gpu01: nvidia_peermem is loaded")
+	for _, lines := range [][]string{
+		{"$ lsmod | grep 'nv.*peer'", "$"},
+		{"$ lsmod | grep mlx5", "mlx5_ib 434176 0", "$"},
+	} {
+		if got := nicFind(synthFindings(t, Options{}, lines...), "host.gdr.module"); len(got) != 0 {
+			t.Errorf("%q judged: %s", lines, nicTitles(got))
+		}
+	}
+}
