@@ -450,7 +450,7 @@ func checkWarnErrors(inc *Incident) []Finding {
 			}
 			proc := w.Host + "\x00" + strconv.Itoa(w.PID)
 			if g := cause[proc]; g != nil {
-				if ok && w.PID < 0 && g.class.what == c.what {
+				if ok && w.PID < 0 && groupKey(g.class, w) == groupKey(c, w) {
 					// Lines without NCCL's prefix name no process: the
 					// same failure again (one line per device) is part of
 					// the cause, not its fallout.

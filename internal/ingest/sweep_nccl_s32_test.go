@@ -77,3 +77,32 @@ func TestCorpusSignatureLocationWithoutPrefix(t *testing.T) {
 		}
 	}
 }
+
+// "[0] NCCL INFO ..." is NCCL's device field with the host:pid:tid before
+// it cut off (NVIDIA/nccl-tests#245), not a launcher's rank tag: the
+// evidence starts at the line's start and the line's process is not
+// made up from a rank. A rank tag before NCCL's whole prefix stays one.
+func TestCorpusBareDeviceFieldIsNoRankTag(t *testing.T) {
+	l := ncclLog(t, "nccl-log/nccl-ofi-no-host-prefix-dmabuf-available-gdr-disabled-nccltests245.txt")
+	if l.PluginGDROff.Count != 2 {
+		t.Fatalf("GDR-off lines %d", l.PluginGDROff.Count)
+	}
+	for _, e := range l.PluginGDROff.Lines {
+		if e.Col != 0 {
+			t.Errorf("line %d read from column %d", e.Line, e.Col)
+		}
+	}
+	for _, c := range []struct {
+		s    string
+		kind tagKind
+	}{
+		{"[0] NCCL INFO Channel 00/02 :    0   1", tagNone},
+		{"[3] NCCL WARN NET/OFI x", tagNone},
+		{"[155] host:1:2 [3] NCCL INFO x", tagRank},
+		{"[rank0]: NCCL INFO x", tagWord},
+	} {
+		if _, _, k := cutTag(c.s); k != c.kind {
+			t.Errorf("%q: tag kind %v, want %v", c.s, k, c.kind)
+		}
+	}
+}
