@@ -441,6 +441,13 @@ func ibInUse(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 				}
 			}
 		}
+		if l.IBQPLines.Count > 0 {
+			// Queue pairs NET/IB connected (set_ece): its data path.
+			nets = append(nets, "IB")
+			if len(l.Networks) == 0 {
+				once("qp", l.IBQPLines.Lines[0])
+			}
+		}
 		for _, d := range l.IdleIBDevices() {
 			idle = append(idle, fmt.Sprintf("%s:%d", d.Name, d.Port))
 		}
@@ -618,7 +625,7 @@ func networkShown(l *ingest.NCCLLog) bool {
 		len(l.GDR) > 0 || len(l.QPs) > 0 || len(l.MTUs) > 0 || l.CompletionCount > 0 || l.SetupCount > 0 || l.AsyncEventCount > 0 {
 		return true
 	}
-	for _, h := range []ingest.HostLines{l.NoIBDevice, l.VerbsMissing, l.Plugins, l.PluginNetLines, l.PluginFailures, l.PluginInitFailures, l.NoNetwork, l.PluginGDROff, l.AsyncLost, l.IBInitWarns} {
+	for _, h := range []ingest.HostLines{l.NoIBDevice, l.VerbsMissing, l.Plugins, l.PluginNetLines, l.PluginFailures, l.PluginInitFailures, l.NoNetwork, l.PluginGDROff, l.AsyncLost, l.IBInitWarns, l.IBQPLines} {
 		if h.Count > 0 {
 			return true
 		}

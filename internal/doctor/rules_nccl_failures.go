@@ -3,6 +3,7 @@ package doctor
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,6 +47,10 @@ func allocClass(call, msg string, errno int) (failureClass, bool) {
 		return failureClass{"the NIC driver refused to register a buffer",
 			"NCCL registers its buffers with the NIC, GPU memory among them when GPUDirect RDMA is on. The kernel maps GPU memory for the NIC through DMA-BUF or the nvidia-peermem module; when neither works for this GPU driver, kernel and NIC driver, or the registration asks for an access flag the device does not take (relaxed ordering), ibv_reg_mr fails with EINVAL or EFAULT. It is not a GID or routing problem.",
 			"Check that GPUDirect RDMA can work on the host: `lsmod | grep nvidia_peermem` (load it), or a GPU driver and kernel with DMA-BUF support; then rerun with NCCL_NET_GDR_LEVEL=LOC (GPUDirect RDMA off) and, apart, with NCCL_IB_PCI_RELAXED_ORDERING=0: if the job then runs, registering GPU memory is what failed."}, true
+	case call == "ibv_reg_dmabuf_mr" && (errno == 95 || strings.Contains(m, "not supported")):
+		return failureClass{"the RDMA stack cannot register GPU memory through DMA-BUF",
+			"NCCL 2.13 and later register GPU buffers with the NIC through DMA-BUF (ibv_reg_dmabuf_mr) when CUDA reports the GPU can export them, instead of through the nvidia-peermem module. EOPNOTSUPP is the verbs stack refusing the call itself: a kernel, rdma-core or NIC driver without DMA-BUF memory regions (upstream Linux 5.12 and rdma-core 34 brought them; older MLNX_OFED lacks them), so every GPU buffer registration fails. It is not memory, GIDs or the fabric (NVIDIA/nccl#778: NCCL 2.13 fails where 2.11, which used nvidia-peermem only, runs).",
+			"Set NCCL_DMABUF_ENABLE=0 on every rank so that NCCL registers GPU memory through nvidia-peermem (`lsmod | grep nvidia_peermem`, load it if absent), or bring the kernel, rdma-core/MLNX_OFED and the GPU driver to versions with DMA-BUF support; later NCCL releases also fall back from a failed DMA-BUF probe on their own."}, true
 	case call != "":
 		return failureClass{"a verbs resource could not be created",
 			"The call creates or registers a verbs resource (a memory region, queue pair, completion queue or protection domain) rather than connecting one: it fails for what the host or NIC allows (locked memory, the device's resource limits, a device the container cannot use), not for GIDs or routes.",
@@ -222,12 +227,43 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 			"Set NCCL_SOCKET_IFNAME to the interface the hosts reach each other on, the same on every host; check that the address of 'Bootstrap : Using' answers from the peers, and that no firewall stands between them."}, true
 	case peerClosed(m):
 		return peerGoneClass, true
-	case strings.Contains(path.Base(w.Where), "plugin"):
-		return failureClass{"the net plugin failed (" + path.Base(w.Where) + "): " + strings.TrimSpace(w.Message),
-			"The WARN comes from a net plugin's own source file: the plugin, not NCCL's IB or socket transport, carries the inter-node traffic ('Using network <plugin>'), and NCCL only passed its error up. Errors of memory registration or connection setup in a plugin are often the plugin and GPUDirect RDMA not agreeing on how to map GPU memory, or a plugin built for another NCCL or driver version.",
+	}
+	if src, ok := pluginSource(w); ok {
+		return failureClass{pluginFailed + src + "): " + strings.TrimSpace(w.Message),
+			"The WARN comes from a net plugin's own code (its source file, a function where NCCL prints a file, or its NET/<name> tag): the plugin, not NCCL's IB or socket transport, carries the inter-node traffic ('Using network <plugin>'), and NCCL only passed its error up. Errors of memory registration or connection setup in a plugin are often the plugin and GPUDirect RDMA not agreeing on how to map GPU memory, or a plugin built for another NCCL or driver version.",
 			"Read the plugin's own log (UCX_LOG_LEVEL=info, FI_LOG_LEVEL=warn) for the call that failed; rerun without GPUDirect RDMA (NCCL_NET_GDR_LEVEL=LOC) and with NCCL's own IB transport (NCCL_NET=IB, or the plugin removed from the library path) to tell the plugin from the fabric; match the plugin's version to NCCL's."}, true
 	}
 	return failureClass{}, false
+}
+
+// groupKey is the group a failure of class c joins: its class and
+// source location, or for a net plugin's WARN the plugin's location alone:
+// its messages name the connection (addresses, a request), so the same
+// failure on two connections reads as two texts.
+func groupKey(c failureClass, w ingest.Warning) string {
+	if src, ok := pluginSource(w); ok && strings.HasPrefix(c.what, pluginFailed) {
+		return pluginFailed + src
+	}
+	return c.what + "\x00" + path.Base(w.Where)
+}
+
+const pluginFailed = "the net plugin failed ("
+
+// pluginSource names the net plugin a WARN comes from: its source file
+// when the name says so ("ib_plugin.c"), its location when that is a
+// function rather than a file (aws-ofi-nccl's "create_nccl_ofi_component:459",
+// GPUDirect-TCPX's "tcpxCommProgress:1231"; NCCL and RCCL print
+// file:line), or the plugin's tag that begins the message ("NET/OFI
+// Request ... completed with error", as PyTorch prints NCCL's last error).
+func pluginSource(w ingest.Warning) (string, bool) {
+	base := path.Base(w.Where)
+	if w.Where != "" && (strings.Contains(base, "plugin") || !strings.ContainsRune(base, '.')) {
+		return base, true
+	}
+	if name, ok := ingest.PluginTag(w.Message); ok {
+		return "NET/" + name, true
+	}
+	return "", false
 }
 
 // peerClosed reports whether a WARN's lowered message is a socket its
@@ -401,6 +437,9 @@ func checkWarnErrors(inc *Incident) []Finding {
 			if _, foreign := foreignMagic(strings.ToLower(w.Message)); foreign {
 				continue // a stranger's connection, dropped (nccl.socket.foreign)
 			}
+			if _, plugin := pluginSource(w); plugin && slices.Contains(l.PluginInitFailures.Hosts, w.Host) {
+				continue // the plugin failing to start: the transport rules tell it
+			}
 			c, ok := warnClass(w)
 			over := sharedMemOver(l, w)
 			if over != nil {
@@ -411,7 +450,7 @@ func checkWarnErrors(inc *Incident) []Finding {
 			}
 			proc := w.Host + "\x00" + strconv.Itoa(w.PID)
 			if g := cause[proc]; g != nil {
-				if ok && w.PID < 0 && g.class.what == c.what {
+				if ok && w.PID < 0 && groupKey(g.class, w) == groupKey(c, w) {
 					// Lines without NCCL's prefix name no process: the
 					// same failure again (one line per device) is part of
 					// the cause, not its fallout.
@@ -436,7 +475,7 @@ func checkWarnErrors(inc *Incident) []Finding {
 					"NCCL printed this WARN and returned an error through the calls after it: the first WARN of a failing process is the cause; later errors on it and on other ranks are its fallout.",
 					"Read the WARN's source file (it names the subsystem, a net plugin's file names the plugin) and the INFO lines before it; rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET if they are missing."}
 			}
-			key := c.what + "\x00" + path.Base(w.Where)
+			key := groupKey(c, w)
 			g := gs.add(key, c, strings.TrimSpace(w.Message), w.Host, w.Evidence)
 			if w.Raised.Line > 0 {
 				g.ev.add(w.Raised)

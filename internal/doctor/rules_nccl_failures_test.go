@@ -33,7 +33,9 @@ func TestBootstrapProbeNotRankCrash(t *testing.T) {
 	if !strings.Contains(f.Fix, "2.27.3") || strings.Contains(f.Title, "remote process exited") {
 		t.Errorf("fix %q", f.Fix)
 	}
-	if len(f.Evidence) != 1 || f.Evidence[0].Line != 3 || f.Evidence[0].Col != 5 {
+	// "[0]" is NCCL's device field (its host:pid:tid cut off), not a
+	// launcher's tag: the evidence is the whole line.
+	if len(f.Evidence) != 1 || f.Evidence[0].Line != 3 || f.Evidence[0].Col != 0 {
 		t.Errorf("evidence %v", f.Evidence)
 	}
 	// A socket closed later in the run, through the proxy, stays a peer

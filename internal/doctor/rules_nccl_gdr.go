@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -94,7 +95,10 @@ func checkGDR(inc *Incident) []Finding {
 	for _, l := range logs {
 		all.Merge(l.GDRReport())
 	}
-	if !all.Off() {
+	// A net plugin that turned GPUDirect RDMA off says so in lines of its
+	// own, which NCCL's decisions need not accompany.
+	pluginSaid := slices.ContainsFunc(logs, func(l *ingest.NCCLLog) bool { return l.PluginGDROff.Count > 0 })
+	if !all.Off() && !pluginSaid {
 		return nil
 	}
 	var noModule, byDistance, silent []ingest.GDRDecision

@@ -49,6 +49,13 @@ func FuzzNCCLLog(f *testing.F) {
 	f.Add([]byte("localhost:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nlocalhost:2:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n:3:3 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.3<0>\n[0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 305 mtu 5 GID 3 (0/1000A0AFFFF0000)\n"))
 	f.Add([]byte("h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_2:1/IB [RO]; OOB ib0:10.0.0.1<0>\nNCCL version 2.16.5+cuda11.8\nh:1:1 [0] NCCL INFO Channel 00/0 : 1[81000] -> 0[81000] [receive] via NET/IB/1/GDRDMA\nh:1:1 [0] NCCL INFO Channel 01/1 : 1[81000] -> 0[81000] [send] via NET/IB/1(3)/GDRDMA/Shared\nh:1:1 [0] NCCL INFO Channel 02/0 : 1[0] -> 0[0] via NET/IB/64\nh:1:1 [0] NCCL INFO Channel 03/0 : 1[0] -> 0[0] via NET/IB\n"))
 	f.Add([]byte("n:1:2 [4] NCCL INFO Channel 05/0 : 4[4] -> 12[4] [receive] via NET/NCCL RDMA Plugin v8/4/GDRDMA\nn:1:2 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [send] via NET/AWS Libfabric/3/GDRDMA\nn:1:2 [0] NCCL INFO Ring 00 : 6 -> 2 [send] via NET/gIB/7\nn:1:2 [0] NCCL INFO Channel 00/0 : -1[0] ->  [receive] via NET/Socket/1\n"))
+	// Session 32's line families: NET/IB's set_ece lines, a console row
+	// glued to its time, a plugin's signature location without a prefix,
+	// connections via a plugin beside a plugin's WARN.
+	f.Add([]byte("r:1:2 [7] NCCL INFO NET/IB: IbDev 4 Port 1 qpn 103534 set_ece={supported=1, vendor_id=0x15b3, options=0x0, comp_mask=0x0}\nr:1:2 [7] NCCL INFO NET/IB: IbDev 4 Port 1 qpn 7 query_ece={supported=0}\n"))
+	f.Add([]byte("  | 2025-05-16T16:39:51.208-07:00 | h:79:79 [0] NCCL INFO cudaDriverVersion 12040\n  | 2025-05-16T16:39:51.208-07:00h:79:79 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0> | h:79:79 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n  | 2025-05-16T16:39:51.208-07:00 | NCCL version 2.21.5+cuda12.8\n  | 2025-05-16T16:39:51.208-07:00a | \n"))
+	f.Add([]byte("[0] tcpxResult_t tcpxCommProgress(tcpxComm*):1231 NCCL WARN 0x1:0x2, nic 0, enp12s0, 172.16.0.11<39187><-172.16.0.95<46723> rx rx ctrl timeout cnt 7, nanos 10\n\ntcpxResult_t tcpxCommProgress(tcpxComm*):1231 NCCL WARN x\n(tcpx):1 NCCL WARN y\n"))
+	f.Add([]byte("[1,7]<stdout>:h:1:2 [7] NCCL INFO Ring 00 : 7 -> 8 [send] via NET/AWS Libfabric/0\n[1,23]<stdout>:g:3:4 [7] create_nccl_ofi_component:459 NCCL WARN NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res := checkArtifact(t, data)
 		for _, a := range res.Artifacts {

@@ -144,6 +144,12 @@ type NCCLLog struct {
 	// NCCL_DEBUG_SUBSYS=NET ("NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 1047
 	// mtu 5 ..."), one per host, device and value.
 	MTUs []HostMTU
+	// IBQPLines holds the IB transport's per-queue-pair lines that name no
+	// GID or MTU: NCCL 2.19+'s Enhanced Connection Establishment ("NET/IB:
+	// IbDev 4 Port 1 qpn 103534 set_ece={supported=1, ...}", and
+	// query_ece), printed as it connects each queue pair under
+	// NCCL_DEBUG_SUBSYS=NET: the host's data moves over NET/IB.
+	IBQPLines HostLines
 	// VirtualDevices holds the "NET/IB : Made virtual device" speeds.
 	VirtualDevices []LinkSpeed
 	// IBPorts are the ports NCCL's IB transport opened, one line each

@@ -117,6 +117,9 @@ func parseOrigin(pre string) origin {
 		// A C++ plugin's location is the function's signature, spaces
 		// and all: parse what comes before it, then keep "name:line".
 		o = parseOrigin(before + " " + loc)
+		// Without a device token before it, "name:line" alone reads as
+		// no location: the signature said it is one.
+		o.loc = loc
 		return o
 	}
 	tok, rest := lastField(pre)

@@ -52,6 +52,8 @@ func (l *NCCLLog) netLine(o origin, host, msg string, ev Evidence) {
 		l.qpLine(host, rest[len("NCCL "):], ev)
 	case strings.HasPrefix(rest, "Dev ") && (strings.Contains(rest, " qpn ") || strings.Contains(rest, " qp_num ")):
 		l.qpLine(host, rest, ev)
+	case name == "IB" && strings.HasPrefix(rest, "IbDev ") && strings.Contains(rest, " qpn "):
+		l.IBQPLines.add(host, ev)
 	case strings.HasPrefix(rest, "[") && name != "Socket" && (strings.Contains(rest, "/IB") || strings.Contains(rest, "/RoCE")):
 		// Each port NCCL opens, on a line of its own: "NET/IB: [0]
 		// mlx5_0:1/RoCE" (NCCL 2.3), with its speed and PCI path from 2.20
@@ -237,6 +239,14 @@ func pluginNet(msg string) (name, rest string, ok bool) {
 		return "", "", false
 	}
 	return name, strings.TrimLeft(m[i:], " :"), true
+}
+
+// PluginTag names the net plugin whose own line msg is ("NET/OFI
+// Couldn't open AV" is "OFI"); ok is false for NCCL's own transports and
+// plugin loader, and for a line that names none.
+func PluginTag(msg string) (name string, ok bool) {
+	name, _, ok = pluginNet(msg)
+	return name, ok
 }
 
 // pluginInitFailed reports whether a line is a net plugin's own report

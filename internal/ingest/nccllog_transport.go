@@ -13,7 +13,7 @@ type HostTransport struct {
 	Host string
 	// RDMA is set when NCCL's IB verbs transport (or the HPC-X plugin that
 	// wraps it, IBext*) is in use: IB devices listed, "Using network IB",
-	// connections via NET/IB.
+	// connections via NET/IB, its queue pairs' lines (IBQPLines).
 	RDMA bool
 	// Socket is set when the TCP socket transport carries data: "Using
 	// network Socket", connections via NET/Socket, NET/IB finding no
@@ -21,7 +21,8 @@ type HostTransport struct {
 	// this NCCL prints it only for the data transport (see
 	// SocketLinesBootstrap).
 	Socket bool
-	// Plugin is another net plugin the host uses ("AWS Libfabric").
+	// Plugin is another net plugin the host uses ("AWS Libfabric"): its
+	// "Using network" line, or connections via NET/<plugin>.
 	Plugin string
 	// RDMAEvidence and SocketEvidence are the first line of each.
 	RDMAEvidence, SocketEvidence Evidence
@@ -129,7 +130,16 @@ func (l *NCCLLog) Transports() []HostTransport {
 			sock(c.Host, c.First)
 		case l.IBNet(c.Net):
 			rdma(c.Host, c.First)
+		default:
+			// A connection via another net plugin ("via NET/AWS
+			// Libfabric/0"): that plugin carries the host's data.
+			if t := at(c.Host); t.Plugin == "" {
+				t.Plugin = c.Net
+			}
 		}
+	}
+	for i, h := range l.IBQPLines.Hosts {
+		rdma(h, l.IBQPLines.First[i])
 	}
 	if !l.SocketLinesBootstrap() {
 		for _, d := range l.SocketDevices {

@@ -299,6 +299,9 @@ func cutTableTime(s string) int {
 		return 0
 	}
 	i += t
+	if n := gluedRowCopy(s[i:]); n > 0 {
+		return i + n
+	}
 	i += firstNonSpace(s[i:])
 	if i >= len(s) || s[i] != '|' {
 		return 0
@@ -308,6 +311,20 @@ func cutTableTime(s string) int {
 		i++
 	}
 	return i
+}
+
+// gluedRowCopy reads the rest of a console row the copy glued to its
+// time, the message then " | " and the message again (CloudWatch's
+// expanded row: "  | <time>host:1:2 [0] NCCL INFO x | host:1:2 [0] NCCL
+// INFO x"), and returns where the second copy starts; 0 when rest is not
+// so.
+func gluedRowCopy(rest string) int {
+	rest = strings.TrimRight(rest, " \t\r")
+	k := (len(rest) - 3) / 2
+	if k <= 0 || rest[k:k+3] != " | " || rest[:k] != rest[k+3:] {
+		return 0
+	}
+	return k + 3
 }
 
 // cutHostPrefix cuts pdsh's "gpu01: ". The host must hold a digit, as

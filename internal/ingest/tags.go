@@ -1,6 +1,9 @@
 package ingest
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Launcher and logger tags. What launchers put before each piece of a
 // rank's output:
@@ -188,6 +191,20 @@ func cutMPITag(s string) (string, bool) {
 }
 
 // cutRankTag cuts "[0] ", "[12]:", "rank3: ", "[rank3]: " or "[Rank 3] ".
+// deviceField reports whether rest, the text after a "[N]" that begins a
+// line, is the remainder of NCCL's own prefix, the "[N]" being its device
+// field with the host:pid:tid before it cut off ("[0] NCCL INFO ...",
+// "[0] misc/socket.cc:71 NCCL WARN ...", NVIDIA/nccl-tests#245,
+// NVIDIA/nccl#1612): NCCL's marker follows with no host:pid:tid before it.
+// A launcher's tag ("[155] host:1:2 [3] NCCL INFO") is followed by one.
+func deviceField(rest string) bool {
+	i := strings.Index(rest, "NCCL ")
+	if i < 0 || !strings.HasPrefix(rest[i:], "NCCL INFO") && !strings.HasPrefix(rest[i:], "NCCL WARN") {
+		return false
+	}
+	return !slices.ContainsFunc(strings.Fields(rest[:i]), hostPidTid)
+}
+
 func cutRankTag(s string) (string, tagKind) {
 	t := s
 	bracket := t[0] == '['
@@ -217,6 +234,9 @@ func cutRankTag(s string) (string, tagKind) {
 		t = strings.TrimPrefix(t[1:], ":")
 		if t != "" && t[0] != ' ' && t[0] != '\t' && !word {
 			return s, tagNone // "[0]mlx5_0": an index, not a tag
+		}
+		if r := cutSeparator(t); !word && deviceField(r) {
+			return s, tagNone
 		}
 		return cutSeparator(t), k
 	}

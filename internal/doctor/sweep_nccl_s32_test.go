@@ -1,0 +1,110 @@
+package doctor
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// s32Sweep is what the doctor finds in each NCCL log of session 32's
+// sweep (real logs, testdata/corpus/nccl-log; each file names its
+// source): every finding's id and severity, sorted. A healthy log, or an
+// excerpt with nothing to judge, finds nothing at error level.
+var s32Sweep = []struct{ file, want string }{
+	{"nccl-2-hosts-16-ranks-net-ib-gdrdma-p2p-ipc-read-channels-nccl834.txt", "nccl.transport.ib:info"},
+	{"nccl-2-ranks-one-host-nvls-not-available-connected-trees-pytorch105287.txt", ""},
+	{"nccl-2.13-reg-dmabuf-mr-not-supported-one-line-nccl778.txt", "nccl.ib.alloc_failed:error"},
+	{"nccl-2.14.3-aws-socket-recv-broken-pipe-proxy-connect-remote-error-nccl795.txt", "nccl.warn.error:error"},
+	{"nccl-2.18.3-roce-one-hca-ib-hca-async-thread-socketstartconnect-nccl1038.txt", "nccl.transport.ib:info"},
+	{"nccl-2.19.3-socket-ens7-plugin-v7-symbol-single-rank-32-channels-nccl1267.txt", "nccl.transport.socket_fallback:warn"},
+	{"nccl-2.21.5-ofi-cloudwatch-pipe-duplicated-lines-efa-empty-awsofinccl889.txt", ""},
+	{"nccl-2.21.5-vllm-ray-topo-system-dump-bare-version-nccl1591.txt", ""},
+	{"nccl-2.22-init-timings-bootstrap-dominant-8-ranks-one-host-nccl534.txt", ""},
+	{"nccl-2.22.3-kubevirt-vm-roce-2-nodes-init-nccl1373.txt", "nccl.transport.ib:info"},
+	{"nccl-2.26.2-ras-listening-ib-set-ece-fifo-tc-signal-nccl1669.txt", "nccl.transport.ib:info"},
+	{"nccl-2.2x-aws-efa-ofi-nic-groups-p5en-nccl1597.txt", "nccl.transport.plugin:info"},
+	{"nccl-2.4-mpirun-stdout-tag-ofi-libfabric-open-av-einval-awsofinccl24.txt", "nccl.warn.error:warn"},
+	{"nccl-docker-socket-eth0-libibverbs-missing-joined-lines-vllm9329.txt", "nccl.transport.socket_fallback:warn"},
+	{"nccl-gpudirecttcpx-plugin-rx-ctrl-timeout-warn-no-host-nccl1652.txt", "nccl.warn.error:warn"},
+	{"nccl-ib-hca-two-ports-ib-disable-0-user-host-nccltests228.txt", "nccl.transport.ib:info"},
+	{"nccl-ibext-disabled-socket-lo-127-bgp-unnumbered-nccl1053.txt", "nccl.transport.socket_fallback:warn"},
+	{"nccl-k8s-modify-qp-no-such-device-wrong-gid-index-one-line-nccl718.txt", "nccl.ib.qp_setup_failed:error"},
+	{"nccl-ofi-no-host-prefix-dmabuf-available-gdr-disabled-nccltests245.txt", "nccl.gdr.disabled:warn"},
+	{"nccl-ray-worker-wrapper-ip-prefix-p2p-nchannels-env-32-ranks-ray59778.txt", ""},
+	{"nccl-roce-4-hca-one-host-2-ranks-mnnvl-topo-numa-nccl1358.txt", "nccl.transport.ib:info"},
+	{"pytorch-nccl-2.14.3-one-line-remote-error-completion-error-12-alpaca207.txt", "nccl.ib.retry_exceeded:error"},
+	{"pytorch-rank-prefix-nccl-2.28.8-remote-error-ofi-undeliverable-nccl1928.txt", "nccl.warn.error:error"},
+	{"pytorch-watchdog-reduce-scatter-seq7753-pg1-no-nccl-lines-llamafactory6269.txt", "nccl.collective.timeout:error"},
+	{"rccl-2.21.5-banner-socket-dmabuf-disabled-mi50-rccltests163.txt", "nccl.transport.socket_fallback:warn nccltests.rows.none:info"},
+	{"rccl-ib-4-hca-librccl-net-no-plugin-rccl419.txt", "nccl.transport.ib:info"},
+}
+
+func TestS32SweepFindings(t *testing.T) {
+	for _, c := range s32Sweep {
+		var got []string
+		for _, f := range diagnoseFiles(t, Options{}, "corpus/nccl-log/"+c.file) {
+			got = append(got, f.ID+":"+strings.ToLower(f.Severity.String()))
+		}
+		slices.Sort(got)
+		if g := strings.Join(slices.Compact(got), " "); g != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.file, g, c.want)
+		}
+	}
+}
+
+// ibv_reg_dmabuf_mr failing with EOPNOTSUPP (NVIDIA/nccl#778) is the verbs
+// stack without DMA-BUF memory regions, not a locked-memory or resource
+// limit: the fix is NCCL_DMABUF_ENABLE=0 (nvidia-peermem) or a stack that
+// has them.
+func TestDMABufNotSupportedIsNoResourceLimit(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.13-reg-dmabuf-mr-not-supported-one-line-nccl778.txt")
+	f := nicMustFind(t, fs, "nccl.ib.alloc_failed", Error, "DMA-BUF", "ibv_reg_dmabuf_mr: Operation not supported")
+	if !strings.Contains(f.Fix, "NCCL_DMABUF_ENABLE=0") || strings.Contains(f.Fix, "ulimit") {
+		t.Errorf("fix %q", f.Fix)
+	}
+}
+
+// A net plugin's WARN is known by its location, a function where NCCL
+// prints a source file (aws-ofi-nccl's "create_nccl_ofi_component:459",
+// GPUDirect-TCPX's signature), or by its NET/<name> tag; the plugin's
+// channel lines keep the job off the socket-fallback story, and one
+// plugin location's WARNs about several connections are one finding.
+func TestPluginWarnsAreThePlugins(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.4-mpirun-stdout-tag-ofi-libfabric-open-av-einval-awsofinccl24.txt")
+	nicMustFind(t, fs, "nccl.warn.error", Warn, "net plugin failed (create_nccl_ofi_component:459)", "Couldn't open AV", "on ip-172-32-45-165")
+	nicMustNot(t, fs, "nccl.transport.socket_fallback")
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-gpudirecttcpx-plugin-rx-ctrl-timeout-warn-no-host-nccl1652.txt")
+	if got := nicFind(fs, "nccl.warn.error"); len(got) != 1 || !strings.Contains(got[0].Title, "(tcpxCommProgress:1231)") || !strings.Contains(got[0].Title, "2 lines") {
+		t.Errorf("tcpx WARNs: %s", nicTitles(fs))
+	}
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/pytorch-rank-prefix-nccl-2.28.8-remote-error-ofi-undeliverable-nccl1928.txt")
+	nicMustFind(t, fs, "nccl.warn.error", Error, "net plugin failed (NET/OFI)", "UNDELIVERABLE", "returned 6")
+	// A plugin that fails to start: nccl.transport.none tells it, with its
+	// first failure line; its later WARNs are no second finding.
+	fs = diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.28.3-ofi-1.21-cxi-no-provider-no-net-plugin-polaris.txt")
+	nicMustFind(t, fs, "nccl.transport.none", Error)
+	if got := nicFind(fs, "nccl.warn.error", "net plugin"); len(got) > 0 {
+		t.Errorf("the failed start told twice: %s", got[0].Title)
+	}
+}
+
+// A net plugin that turned GPUDirect RDMA off says so in its own lines
+// (aws-ofi-nccl "Could not disable CUDA API usage for HMEM, disabling
+// GDR", NVIDIA/nccl-tests#245) with no GPU Direct RDMA decision of NCCL's
+// beside them: that alone is GPUDirect RDMA off.
+func TestPluginGDROffAlone(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-ofi-no-host-prefix-dmabuf-available-gdr-disabled-nccltests245.txt")
+	nicMustFind(t, fs, "nccl.gdr.disabled", Warn, "NET/OFI turned it off")
+}
+
+// Queue pairs NET/IB connected (NCCL 2.19+'s set_ece lines,
+// NVIDIA/nccl#1669) are lines about the network: IB in use, not "no
+// network lines".
+func TestECELinesAreNetworkLines(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-log/nccl-2.26.2-ras-listening-ib-set-ece-fifo-tc-signal-nccl1669.txt")
+	f := nicMustFind(t, fs, "nccl.transport.ib", Info, "NET/IB")
+	if f.Evidence[0].Line != 4 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	nicMustNot(t, fs, "nccl.log.no_network_lines")
+}
