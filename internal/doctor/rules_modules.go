@@ -43,6 +43,11 @@ func checkPeerMemory(inc *Incident) []Finding {
 			if len(h.shown) == 0 && len(h.loaded) == 0 {
 				continue
 			}
+			if len(h.loaded) == 0 && len(dmaBufLines(inc, a.Scope(), h.name)) > 0 {
+				// GPUDirect RDMA pins GPU memory through DMA-BUF: no
+				// peer-memory module is needed
+				continue
+			}
 			off := gdrOffLines(inc, a.Scope(), h.name)
 			fs = append(fs, peerMemoryFinding(a, h, off))
 		}
@@ -70,6 +75,11 @@ func peerMemHosts(a *ingest.Modules) []*peerMemHost {
 			}
 		}
 		for _, p := range peerMemoryModules {
+			if l.Filter == nil && !lists(l, "nvidia") {
+				// a full listing of a host without the GPU driver (a CPU
+				// or storage node) needs no peer-memory module
+				break
+			}
 			if l.Shows(p) && !slices.Contains(h.shown, p) {
 				h.shown = append(h.shown, p)
 				seen = true
@@ -80,6 +90,29 @@ func peerMemHosts(a *ingest.Modules) []*peerMemHost {
 		}
 	}
 	return hosts
+}
+
+// lists reports whether the listing has a row for the module.
+func lists(l ingest.ModuleListing, name string) bool {
+	return slices.ContainsFunc(l.Modules, func(m ingest.LoadedModule) bool { return m.Name == name })
+}
+
+// dmaBufLines are the lines of NCCL logs of the subject's host (or its
+// input) that say GPUDirect RDMA is on through DMA-BUF; when the listing
+// names its host, lines that name another are left out.
+func dmaBufLines(inc *Incident, at ingest.Scope, host string) []Evidence {
+	var ev []Evidence
+	for _, l := range All[*ingest.NCCLLog](inc) {
+		if reachOf(at, l.Scope()) < sameHost {
+			continue
+		}
+		for _, d := range l.GDRReport().Enabled {
+			if d.DMABuf && (host == "" || d.Host == "" || d.Host == host) {
+				ev = append(ev, d.Evidence)
+			}
+		}
+	}
+	return ev
 }
 
 // gdrOffLines are the lines of NCCL logs of the subject's host (or its

@@ -47,3 +47,19 @@ func TestPeerMemoryJudged(t *testing.T) {
 		}
 	}
 }
+
+// A full listing is judged only when the GPU driver (nvidia) is in it: a
+// CPU or storage node's lsmod has no peer-memory module to miss; a host
+// whose NCCL pins GPU memory through DMA-BUF needs none. Synthetic.
+func TestPeerMemoryNeededOnlyForGPUDriverWithoutDMABuf(t *testing.T) {
+	cpu := []string{"$ lsmod", "Module                  Size  Used by", "mlx5_ib               434176  0", "ib_core               446464  1 mlx5_ib", "$"}
+	if got := nicFind(synthFindings(t, Options{}, cpu...), "host.gdr.module"); len(got) != 0 {
+		t.Errorf("CPU node judged: %s", nicTitles(got))
+	}
+	gpu := []string{"$ lsmod", "Module                  Size  Used by", "nvidia              56860672  1 nvidia_uvm", "mlx5_ib               434176  0", "$"}
+	nicMustFind(t, synthFindings(t, Options{}, gpu...), "host.gdr.module", Warn, "lsmod shows no nvidia_peermem nor nv_peer_mem")
+	dmabuf := append([]string{"gpu01:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA (DMABUF) enabled for HCA 0 'mlx5_0'"}, gpu...)
+	if got := nicFind(synthFindings(t, Options{}, dmabuf...), "host.gdr.module"); len(got) != 0 {
+		t.Errorf("DMA-BUF host judged: %s", nicTitles(got))
+	}
+}
