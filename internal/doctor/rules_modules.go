@@ -73,6 +73,14 @@ func peerMemHosts(a *ingest.Modules) []*peerMemHost {
 				h.loaded = append(h.loaded, m)
 				seen = true
 			}
+			for _, u := range m.Users {
+				// a module named as a user of another is loaded,
+				// whether or not the grep printed its own row
+				if slices.Contains(peerMemoryModules, u) {
+					h.loaded = append(h.loaded, ingest.LoadedModule{Name: u, Evidence: m.Evidence})
+					seen = true
+				}
+			}
 		}
 		for _, p := range peerMemoryModules {
 			if l.Filter == nil && !lists(l, "nvidia") {

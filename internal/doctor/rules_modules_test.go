@@ -63,3 +63,14 @@ func TestPeerMemoryNeededOnlyForGPUDriverWithoutDMABuf(t *testing.T) {
 		t.Errorf("DMA-BUF host judged: %s", nicTitles(got))
 	}
 }
+
+// `lsmod | grep -w nvidia` prints the nvidia row only, whose Used-by
+// column names nvidia_peermem: the module is loaded. An inverted grep is
+// not judged. Synthetic.
+func TestPeerMemoryFromUsedBy(t *testing.T) {
+	nicMustFind(t, synthFindings(t, Options{}, "$ lsmod | grep -w nvidia", "nvidia              56860672  1 nvidia_peermem", "$"),
+		"host.gdr.module", Info, "nvidia_peermem is loaded")
+	if got := nicFind(synthFindings(t, Options{}, "$ lsmod | grep -v peermem", "nvidia              56860672  0", "$"), "host.gdr.module"); len(got) != 0 {
+		t.Errorf("grep -v judged: %s", nicTitles(got))
+	}
+}

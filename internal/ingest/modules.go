@@ -40,10 +40,12 @@ type ModuleListing struct {
 
 // A ModuleFilter is `grep [-E] [-i] [-w] PATTERN`, read as alternatives
 // of plain text; Unread is set when the pattern has other regular
-// expression syntax, which is not judged.
+// expression syntax, or grep inverts (-v) or matches whole lines (-x),
+// which are not judged.
 type ModuleFilter struct {
 	Alternatives []string
 	Fold         bool // -i
+	Word         bool // -w: an alternative matches a whole word only
 	Unread       bool
 }
 
@@ -64,7 +66,13 @@ func (m ModuleListing) Shows(name string) bool {
 		return false
 	}
 	for _, a := range m.Filter.Alternatives {
-		if strings.Contains(name, a) || m.Filter.Fold && strings.Contains(strings.ToLower(name), strings.ToLower(a)) {
+		n := name
+		if m.Filter.Fold {
+			n, a = strings.ToLower(n), strings.ToLower(a)
+		}
+		if m.Filter.Word && n == a || !m.Filter.Word && strings.Contains(n, a) {
+			// a module name is one word to grep -w ('_' is a word
+			// character; '-' is not printed in lsmod's names)
 			return true
 		}
 	}
@@ -223,9 +231,17 @@ func grepFilter(t string) *ModuleFilter {
 		case a == "-e" && i+1 < len(args):
 			i++
 			pattern = append(pattern, args[i])
+		case strings.HasPrefix(a, "--"):
+			long, _, _ := strings.Cut(a[2:], "=")
+			extended = extended || long == "extended-regexp"
+			f.Fold = f.Fold || long == "ignore-case"
+			f.Word = f.Word || long == "word-regexp"
+			f.Unread = f.Unread || long == "invert-match" || long == "line-regexp"
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 			extended = extended || strings.ContainsRune(a[1:], 'E')
 			f.Fold = f.Fold || strings.ContainsRune(a[1:], 'i')
+			f.Word = f.Word || strings.ContainsRune(a[1:], 'w')
+			f.Unread = f.Unread || strings.ContainsAny(a[1:], "vx")
 		default:
 			pattern = append(pattern, a)
 		}

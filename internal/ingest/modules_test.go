@@ -67,6 +67,16 @@ func TestModulesShapes(t *testing.T) {
 	if m == nil || !m.Listings[0].Filter.Unread || m.Listings[0].Shows("nvidia_peermem") {
 		t.Fatalf("regex %+v", m)
 	}
+	m = read("$ lsmod | grep -w nvidia", "nvidia              56860672  1 nvidia_peermem", "$")
+	if m == nil || !m.Listings[0].Filter.Word || m.Listings[0].Shows("nvidia_peermem") || !m.Listings[0].Shows("nvidia") {
+		t.Fatalf("grep -w %+v", m.Listings[0].Filter)
+	}
+	for _, cmd := range []string{"$ lsmod | grep -v peermem", "$ lsmod | grep -x nvidia_peermem", "$ lsmod | grep --invert-match peermem"} {
+		m = read(cmd, "mlx5_core 2064384 1 mlx5_ib", "$")
+		if m == nil || !m.Listings[0].Filter.Unread || m.Listings[0].Shows("nvidia_peermem") {
+			t.Fatalf("%s: %+v", cmd, m)
+		}
+	}
 	if m = read("$ lsmod | grep peermem", "it printed nothing", "I also ran `lsmod | grep nv` with nothing", "$"); m != nil {
 		t.Errorf("prose read as lsmod: %+v", m.Listings)
 	}
