@@ -190,7 +190,6 @@ func cutMPITag(s string) (string, bool) {
 	return s, false
 }
 
-// cutRankTag cuts "[0] ", "[12]:", "rank3: ", "[rank3]: " or "[Rank 3] ".
 // deviceField reports whether rest, the text after a "[N]" that begins a
 // line, is the remainder of NCCL's own prefix, the "[N]" being its device
 // field with the host:pid:tid before it cut off ("[0] NCCL INFO ...",
@@ -205,6 +204,7 @@ func deviceField(rest string) bool {
 	return !slices.ContainsFunc(strings.Fields(rest[:i]), hostPidTid)
 }
 
+// cutRankTag cuts "[0] ", "[12]:", "rank3: ", "[rank3]: " or "[Rank 3] ".
 func cutRankTag(s string) (string, tagKind) {
 	t := s
 	bracket := t[0] == '['
