@@ -260,7 +260,8 @@ var bondingKeys = map[string]bool{
 }
 
 // bondingFile splits a grep's "/proc/net/bonding/bond0:Key: value" into
-// the bond's name and the line.
+// the bond's name and the line, trimmed: grep keeps the file's
+// indentation ("bond0:\tAggregator ID: 1").
 func bondingFile(t string) (name, rest string, ok bool) {
 	const dir = "/proc/net/bonding/"
 	if !strings.HasPrefix(t, dir) {
@@ -270,7 +271,7 @@ func bondingFile(t string) (name, rest string, ok bool) {
 	if !ok || name == "" || strings.ContainsAny(name, " \t*") {
 		return "", "", false
 	}
-	return strings.Clone(name), rest, true
+	return strings.Clone(name), strings.TrimSpace(rest), true
 }
 
 // bondingPathName is the bond a command line's /proc/net/bonding path

@@ -60,7 +60,10 @@ func TestBondingShapes(t *testing.T) {
 		"Bonding Mode: fault-tolerance (active-backup)",
 		"MII Status: down",
 		"/proc/net/bonding/bond2:Bonding Mode: IEEE 802.3ad Dynamic link aggregation",
+		"/proc/net/bonding/bond2:Active Aggregator Info:",
+		"/proc/net/bonding/bond2:\tAggregator ID: 2",
 		"/proc/net/bonding/bond2:Slave Interface: ens1f0np0",
+		"/proc/net/bonding/bond2:Aggregator ID: 2",
 	}, "\n"))
 	b := nicArtifact[*Bonding](t, r)
 	if len(b.Bonds) != 3 {
@@ -72,7 +75,7 @@ func TestBondingShapes(t *testing.T) {
 	if g := b.Bonds[1]; g.Name != "bond1" || g.MII != "down" || len(g.Slaves) != 0 || g.Evidence.Line != 14 {
 		t.Errorf("bond1 %+v", g)
 	}
-	if g := b.Bonds[2]; g.Name != "bond2" || len(g.Slaves) != 1 || g.Slaves[0].Name != "ens1f0np0" {
+	if g := b.Bonds[2]; g.Name != "bond2" || len(g.Slaves) != 1 || g.Slaves[0].Name != "ens1f0np0" || g.Aggregator != 2 || g.Slaves[0].Aggregator != 2 {
 		t.Errorf("bond2 %+v", g)
 	}
 }
