@@ -30,23 +30,41 @@ func bondModeOffloaded(mode string) bool {
 // aggregator, or no aggregator at all (error, or a warning for
 // active-backup, which loses its backup and no bandwidth); ports up at
 // different speeds or whose link failed since the bond was made
-// (warning); a mode RoCE LAG does not offload (warning); else one info
+// (warning: the Link Failure Count is never cleared, so only a count that
+// grows between two readings of the same port is one); a mode RoCE LAG
+// does not offload (warning on RDMA ports, info on others); else one info
 // that the bond is whole.
 func checkBonds(inc *Incident) []Finding {
 	var fs []Finding
+	seen := map[string]uint64{} // host/bond/port: the last Link Failure Count read
 	for _, a := range All[*ingest.Bonding](inc) {
 		for _, b := range a.Bonds {
-			fs = append(fs, judgeBond(a, b)...)
+			fs = append(fs, judgeBond(a, b, seen)...)
 		}
 	}
 	return fs
 }
 
-func judgeBond(a *ingest.Bonding, b ingest.Bond) []Finding {
+// rdmaBond reports whether a bond's ports are ones RDMA would run over:
+// one at 25 Gb/s or more, or one named as mlx5 names its uplinks
+// ("ens1f0np0"); a bond of 1G eno1/eno2 is a management bond.
+func rdmaBond(b ingest.Bond) bool {
+	for _, s := range b.Slaves {
+		if s.SpeedMbps >= 25000 {
+			return true
+		}
+		if _, np, ok := strings.Cut(s.Name, "np"); ok && np != "" && strings.Trim(np, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
+}
+
+func judgeBond(a *ingest.Bonding, b ingest.Bond, seen map[string]uint64) []Finding {
 	name := strings.TrimSpace(b.Host + " " + nameOr(b.Name, "bond"))
 	who := fmt.Sprintf("%s: %s (%s)", a.Source(), name, nameOr(b.Mode, "mode not shown"))
 	lacp := strings.Contains(b.Mode, "802.3ad")
-	var faults, warns []string
+	var faults, warns, counted []string
 	var ev, warnEv []Evidence
 	up, speeds := 0, map[int]bool{}
 	for _, s := range b.Slaves {
@@ -66,10 +84,16 @@ func judgeBond(a *ingest.Bonding, b ingest.Bond) []Finding {
 		if s.SpeedMbps > 0 {
 			speeds[s.SpeedMbps] = true
 		}
-		if s.Failures > 0 {
-			warns = append(warns, fmt.Sprintf("%s's link failed %s since the bond was made", s.Name, plural(int(s.Failures), "time", "times")))
+		key := b.Host + "/" + b.Name + "/" + s.Name
+		before, again := seen[key]
+		seen[key] = s.Failures
+		switch {
+		case again && s.Failures > before:
+			warns = append(warns, fmt.Sprintf("%s's link failed %s between two readings (Link Failure Count %d, then %d)", s.Name, plural(int(s.Failures-before), "time", "times"), before, s.Failures))
 			warnEv = append(warnEv, s.Evidence)
 			warnEv = append(warnEv, s.Lines...)
+		case s.Failures > 0:
+			counted = append(counted, fmt.Sprintf("%s's link failed %s since the bond was made", s.Name, plural(int(s.Failures), "time", "times")))
 		}
 	}
 	if lacp && b.NoAggregator {
@@ -119,8 +143,13 @@ func judgeBond(a *ingest.Bonding, b ingest.Bond) []Finding {
 		}.per(name, "bond", "bond with a flapping or mismatched port"))
 	}
 	if b.Mode != "" && !bondModeOffloaded(b.Mode) {
+		sev := Warn
+		if !rdmaBond(b) {
+			// a management bond (1G eno1/eno2) carries no RDMA
+			sev = Info
+		}
 		fs = append(fs, Finding{
-			ID: "host.bond.mode", Severity: Warn, Layer: LayerRDMA,
+			ID: "host.bond.mode", Severity: sev, Layer: LayerRDMA,
 			Title:     fmt.Sprintf("%s: RoCE LAG does not offload this mode: RDMA over the bond gets one port or none", who),
 			Evidence:  []Evidence{b.Evidence},
 			Mechanism: "A ConnectX NIC (mlx5) joins its two ports into one RDMA device (mlx5_bond_0) only for bonds in active-backup, balance-xor or 802.3ad mode, whose transmit types its LAG can follow in hardware; in round-robin, broadcast or (adaptive) transmit load balancing each port stays a device of its own, so RDMA traffic addressed to the bond's IP uses one port, or finds no RDMA device for the address.",
@@ -137,6 +166,9 @@ func judgeBond(a *ingest.Bonding, b ingest.Bond) []Finding {
 		if lacp && b.Aggregator > 0 {
 			title += fmt.Sprintf(", in aggregator %d", b.Aggregator)
 		}
+		if len(counted) > 0 {
+			title += "; " + list(counted, 3) + " (a count never cleared: read it again to see whether it grows)"
+		}
 		ev := []Evidence{b.Evidence}
 		for _, s := range b.Slaves {
 			ev = append(ev, s.Evidence)
@@ -145,7 +177,7 @@ func judgeBond(a *ingest.Bonding, b ingest.Bond) []Finding {
 			ID: "host.bond.ok", Severity: Info, Layer: LayerNCCL,
 			Title:     title,
 			Evidence:  ev,
-			Mechanism: "Every port of the bond is up and, for 802.3ad, in the active aggregator, with no link failure counted since the bond was made.",
+			Mechanism: "Every port of the bond is up and, for 802.3ad, in the active aggregator. The Link Failure Count counts every link loss since the bond was made and is never cleared, so a count alone says nothing of now; one that grows between two readings is a link flapping.",
 		})
 	}
 	return fs
