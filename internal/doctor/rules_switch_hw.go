@@ -15,6 +15,12 @@ import (
 // codeword: RS(528,514) 7 symbols, RS(544,514) 15.
 const rsFECLimits = "RS(528,514), 25G-lane NRZ, repairs 7 symbol errors per codeword and RS(544,514), 50G and 100G-lane PAM4, 15"
 
+// fecHistWarnBin is the lowest histogram bin that warns: a histogram
+// does not say the port's speed, and RS(544,514) (IEEE 802.3 clauses 91
+// and 119, t=15: 200/400/800G PAM4) repairs bins 8 to 12 as a matter of
+// course, where RS(528,514) (clause 91, t=7: 25G-lane NRZ) could not.
+const fecHistWarnBin = 13
+
 // checkFECHistogram reports the worst bin a port's FEC histogram has
 // codewords in: the margin left before FEC stops repairing.
 func checkFECHistogram(inc *Incident) []Finding {
@@ -44,9 +50,14 @@ func checkFECHistogram(inc *Incident) []Finding {
 			}
 			sev := Info
 			note := ""
-			if w.Bin > 7 {
+			switch {
+			case w.Bin >= fecHistWarnBin:
+				// the port's speed is not in the histogram: past 12 the
+				// margin of even RS(544,514) is nearly gone
 				sev = Warn
-				note = " more than RS(528,514) repairs: on a 25G-lane link such codewords are lost; on a PAM4 link with RS(544,514) the margin to its 15 is " + plural(15-w.Bin, "symbol", "symbols") + "."
+				note = " Past BIN7 a 25G-lane link's RS(528,514) loses the codeword; on a PAM4 link with RS(544,514) the margin to its 15 is " + plural(15-w.Bin, "symbol", "symbols") + "."
+			case w.Bin > 7:
+				note = " More than RS(528,514) repairs: on a 25G-lane (NRZ) link such codewords are lost; on a 200/400/800G (PAM4) link with RS(544,514), which repairs 15, bins 8-12 are normal."
 			}
 			fs = append(fs, Finding{
 				ID: "switch.fec.histogram", Severity: sev, Layer: LayerFabric,

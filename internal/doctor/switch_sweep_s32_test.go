@@ -109,8 +109,9 @@ func TestSwitchSweepS32(t *testing.T) {
 			}
 		})
 	}
-	// SYNTHETIC: the worst bin past RS(528,514)'s 7 warns; a histogram of
-	// BIN0 alone raises nothing.
+	// SYNTHETIC: the port's lane rate is not in the histogram: BIN9 is
+	// within RS(544,514)'s 15 (info), BIN13 nearly past it (a warning); a
+	// histogram of BIN0 alone raises nothing.
 	fs := synthFindings(t, Options{},
 		"admin@leaf1:~$ show interfaces counters fec-histogram Ethernet8",
 		"Symbol Errors Per Codeword      Codewords",
@@ -118,7 +119,14 @@ func TestSwitchSweepS32(t *testing.T) {
 		"BIN0                              1000000",
 		"BIN9                                   12",
 		"BIN10                                   0")
-	nicMustFind(t, fs, "switch.fec.histogram", Warn, "leaf1 Ethernet8", "9 symbol errors (BIN9: 12 of 1000012 codewords)")
+	nicMustFind(t, fs, "switch.fec.histogram", Info, "leaf1 Ethernet8", "9 symbol errors (BIN9: 12 of 1000012 codewords)")
+	fs = synthFindings(t, Options{},
+		"admin@leaf1:~$ show interfaces counters fec-histogram Ethernet8",
+		"Symbol Errors Per Codeword      Codewords",
+		"----------------------------  -----------",
+		"BIN0                              1000000",
+		"BIN13                                   3")
+	nicMustFind(t, fs, "switch.fec.histogram", Warn, "leaf1 Ethernet8", "13 symbol errors (BIN13: 3 of 1000003 codewords)")
 	fs = synthFindings(t, Options{},
 		"Symbol Errors Per Codeword      Codewords",
 		"----------------------------  -----------",
