@@ -101,7 +101,7 @@ var hwDropKinds = []struct {
 	sev       Severity
 	mech      string
 }{
-	{"C", "congestion", Warn, "Congestion (C) drops are packets a full queue (a VOQ on a Jericho or Trident) dropped: where RoCE's class is lossless, PFC should have paused the sender before."},
+	{"C", "congestion", Info, "Congestion (C) drops are packets a full queue (a VOQ on a Jericho or Trident) dropped: on a lossy class that is how TCP learns to slow down; only on RoCE's class, lossless, should PFC have paused the sender before. The counters do not name the class."},
 	{"A", "adverse", Warn, "Adverse (A) drops are the hardware's own faults: a bad CRC on an internal or fabric link, a parity or memory error. They hit any traffic, RoCE included, and mean a chip or fabric link to look at."},
 	{"P", "packet processor", Info, "Packet processor (P) drops are forwarding decisions (no route, a VLAN the port is not in, an empty multicast group, an ACL): no congestion, and RoCE's only if its own packets are what is misrouted."},
 }
