@@ -52,6 +52,10 @@ func rxDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 		sev, down = Info, down+mgmt
 	}
 	fix := "Split the drops by reason with `show dropcounters counts` (or the platform's drop reasons) and by priority group with `show priority-group drop counters`; on a lossless PG, size the headroom for the cable length (`mmuconfig -l`)."
+	if p.DropCounts {
+		// the paste is `show dropcounters counts` already
+		fix = "See which drop reasons the configured counters count (`show dropcounters configuration`, and `show dropcounters capabilities` for the reasons the ASIC can count) and add one for the reasons not yet split out (`config dropcounters install NAME PORT_INGRESS_DROPS REASON,...`); split by priority group with `show priority-group drop counters`; on a lossless PG, size the headroom for the cable length (`mmuconfig -l`)."
+	}
 	if p.Cumulus {
 		fix = "Split the drops by cause (HwIfInBufferDrops is the ingress buffer, HwIfInL3Drops the forwarding decision) and by priority with `nv show interface " + p.Port + " counters qos` (pfc-stats, ingress-buffer); on a lossless priority, size the headroom for the cable length."
 	}

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -108,6 +109,13 @@ func TestSwitchSweepS32(t *testing.T) {
 				t.Errorf("want no findings, got:\n%s", nicTitles(fs))
 			}
 		})
+	}
+	// A row of `show dropcounters counts` is not told to run that command
+	// again: its fix is the counters' configuration.
+	f := nicMustFind(t, diagnose(t, Options{}, nicTestdata("corpus/switch/sonic-show-dropcounters-counts-sonic-utilities.txt")).Findings,
+		"switch.queue.drops", Info, "Ethernet0: 100 packets dropped at ingress (RX_DROPS)")
+	if strings.Contains(f.Fix, "show dropcounters counts") || !strings.Contains(f.Fix, "show dropcounters configuration") {
+		t.Errorf("fix %q", f.Fix)
 	}
 	// SYNTHETIC: the port's lane rate is not in the histogram: BIN9 is
 	// within RS(544,514)'s 15 (info), BIN13 nearly past it (a warning); a
