@@ -255,15 +255,31 @@ const pluginFailed = "the net plugin failed ("
 // GPUDirect-TCPX's "tcpxCommProgress:1231"; NCCL and RCCL print
 // file:line), or the plugin's tag that begins the message ("NET/OFI
 // Request ... completed with error", as PyTorch prints NCCL's last error).
+// A tuner's or profiler's plugin is not a net plugin, whatever its
+// location.
 func pluginSource(w ingest.Warning) (string, bool) {
 	base := path.Base(w.Where)
-	if w.Where != "" && (strings.Contains(base, "plugin") || !strings.ContainsRune(base, '.')) {
+	if w.Where != "" && netPluginSignature(base) && (strings.Contains(base, "plugin") || !strings.ContainsRune(base, '.')) {
 		return base, true
 	}
 	if name, ok := ingest.PluginTag(w.Message); ok {
 		return "NET/" + name, true
 	}
 	return "", false
+}
+
+// netPluginSignature reports whether a WARN's location names a net
+// plugin's code: a net plugin's source file ("ib_plugin.c") or function
+// (aws-ofi-nccl's "nccl_ofi_*" and "*_ofi_*", GPUDirect-TCPX's "tcpx*",
+// UCX's "ucx*", a "*net*"/"*Net*" entry point), and not a tuner's or
+// profiler's.
+func netPluginSignature(where string) bool {
+	w := strings.ToLower(where)
+	if strings.Contains(w, "tuner") || strings.Contains(w, "profiler") {
+		return false
+	}
+	return strings.Contains(w, "ofi") || strings.Contains(w, "tcpx") || strings.Contains(w, "ucx") ||
+		strings.Contains(w, "net") || strings.Contains(w, "ib_plugin")
 }
 
 // peerClosed reports whether a WARN's lowered message is a socket its

@@ -108,3 +108,17 @@ func TestECELinesAreNetworkLines(t *testing.T) {
 	}
 	nicMustNot(t, fs, "nccl.log.no_network_lines")
 }
+
+// A WARN from a tuner's or profiler's plugin, or from a function with no
+// net plugin's signature, is not told as a net plugin's failure: only a
+// NET/<name> tag or a net plugin's location is. Synthetic.
+func TestOnlyNetPluginWarnsAreNetPlugins(t *testing.T) {
+	for _, where := range []string{"ncclTunerPluginGetCollInfo:88", "profilerPluginInit:55", "pluginInit:12", "runTask:40"} {
+		fs := synthFindings(t, Options{}, "gpu01:1:1 [0] "+where+" NCCL WARN call failed: invalid argument")
+		if got := nicFind(fs, "nccl.warn.error", "net plugin"); len(got) != 0 {
+			t.Errorf("%s told as a net plugin: %s", where, nicTitles(got))
+		}
+	}
+	nicMustFind(t, synthFindings(t, Options{}, "gpu01:1:1 [0] nccl_net_ofi_rdma_init:310 NCCL WARN call failed: invalid argument"),
+		"nccl.warn.error", Warn, "net plugin failed (nccl_net_ofi_rdma_init:310)")
+}
