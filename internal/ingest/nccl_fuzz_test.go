@@ -49,7 +49,7 @@ func FuzzNCCLLog(f *testing.F) {
 	f.Add([]byte("localhost:1:1 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\nlocalhost:2:2 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>\n:3:3 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE ; OOB eth0:10.0.0.3<0>\n[0] NCCL INFO NET/IB: Dev 0 Port 1 qpn 305 mtu 5 GID 3 (0/1000A0AFFFF0000)\n"))
 	f.Add([]byte("h:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_2:1/IB [RO]; OOB ib0:10.0.0.1<0>\nNCCL version 2.16.5+cuda11.8\nh:1:1 [0] NCCL INFO Channel 00/0 : 1[81000] -> 0[81000] [receive] via NET/IB/1/GDRDMA\nh:1:1 [0] NCCL INFO Channel 01/1 : 1[81000] -> 0[81000] [send] via NET/IB/1(3)/GDRDMA/Shared\nh:1:1 [0] NCCL INFO Channel 02/0 : 1[0] -> 0[0] via NET/IB/64\nh:1:1 [0] NCCL INFO Channel 03/0 : 1[0] -> 0[0] via NET/IB\n"))
 	f.Add([]byte("n:1:2 [4] NCCL INFO Channel 05/0 : 4[4] -> 12[4] [receive] via NET/NCCL RDMA Plugin v8/4/GDRDMA\nn:1:2 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [send] via NET/AWS Libfabric/3/GDRDMA\nn:1:2 [0] NCCL INFO Ring 00 : 6 -> 2 [send] via NET/gIB/7\nn:1:2 [0] NCCL INFO Channel 00/0 : -1[0] ->  [receive] via NET/Socket/1\n"))
-	// Session 32's line families: NET/IB's set_ece lines, a console row
+	// Line families read late: NET/IB's set_ece lines, a console row
 	// glued to its time, a plugin's signature location without a prefix,
 	// connections via a plugin beside a plugin's WARN.
 	f.Add([]byte("r:1:2 [7] NCCL INFO NET/IB: IbDev 4 Port 1 qpn 103534 set_ece={supported=1, vendor_id=0x15b3, options=0x0, comp_mask=0x0}\nr:1:2 [7] NCCL INFO NET/IB: IbDev 4 Port 1 qpn 7 query_ece={supported=0}\n"))

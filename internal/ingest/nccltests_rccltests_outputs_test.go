@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Tests from the session-32 sweep of public nccl-tests and rccl-tests
+// Tests from a sweep of public nccl-tests and rccl-tests
 // outputs: each reads a real one and fails without the fix it names.
 
 // A table that stops at a few KiB prints busbw and algbw of two
@@ -69,11 +69,11 @@ func TestNCCLTestsRowCutInsideNA(t *testing.T) {
 	}
 }
 
-// Every output of the session-32 sweep is read whole: no row left
+// Every public output in the sweep is read whole: no row left
 // unread, cut short or garbled, and its last run's collective (or the
 // collectives its columns allow), rank count and rows are these. A
 // reader change that drops or misreads a row of any of them fails here.
-func TestNCCLTestsSweep32ReadWhole(t *testing.T) {
+func TestNCCLTestsPublicOutputsReadWhole(t *testing.T) {
 	for _, c := range []struct {
 		file, coll  string
 		ranks, rows int

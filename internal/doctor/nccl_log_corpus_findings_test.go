@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// s32Sweep is what the doctor finds in each NCCL log of session 32's
-// sweep (real logs, testdata/corpus/nccl-log; each file names its
+// ncclLogFindings is what the doctor finds in each NCCL log of a sweep
+// (real logs, testdata/corpus/nccl-log; each file names its
 // source): every finding's id and severity, sorted. A healthy log, or an
 // excerpt with nothing to judge, finds nothing at error level.
-var s32Sweep = []struct{ file, want string }{
+var ncclLogFindings = []struct{ file, want string }{
 	{"nccl-2-hosts-16-ranks-net-ib-gdrdma-p2p-ipc-read-channels-nccl834.txt", "nccl.transport.ib:info"},
 	{"nccl-2-ranks-one-host-nvls-not-available-connected-trees-pytorch105287.txt", ""},
 	{"nccl-2.13-reg-dmabuf-mr-not-supported-one-line-nccl778.txt", "nccl.ib.alloc_failed:error"},
@@ -39,8 +39,8 @@ var s32Sweep = []struct{ file, want string }{
 	{"rccl-ib-4-hca-librccl-net-no-plugin-rccl419.txt", "nccl.transport.ib:info"},
 }
 
-func TestS32SweepFindings(t *testing.T) {
-	for _, c := range s32Sweep {
+func TestNCCLLogCorpusFindings(t *testing.T) {
+	for _, c := range ncclLogFindings {
 		var got []string
 		for _, f := range diagnoseFiles(t, Options{}, "corpus/nccl-log/"+c.file) {
 			got = append(got, f.ID+":"+strings.ToLower(f.Severity.String()))

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The session-32 sweep of real switch CLI output (testdata/corpus/switch,
+// A sweep of real switch CLI output (testdata/corpus/switch,
 // each file with its source): the SONiC tables rocelab did not read, or
 // read wrong, before it, read now by their kind.
 

@@ -5,11 +5,11 @@ import (
 	"testing"
 )
 
-// The session-32 sweep of real switch CLI output (37 pastes) (testdata/corpus/switch,
+// A sweep of real switch CLI output (37 pastes) (testdata/corpus/switch,
 // each file with its source URL): every paste is read as switch counters
 // and judged. Test mocks of sonic-utilities are machine-printed by the
 // real CLI over mock counters; the rest are operators' pastes.
-func TestSwitchSweepS32(t *testing.T) {
+func TestSwitchCLITablesJudged(t *testing.T) {
 	type want struct {
 		id   string
 		sev  Severity
