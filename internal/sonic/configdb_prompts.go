@@ -110,14 +110,29 @@ func VarJSON(data, blanked []byte) ([]byte, bool) {
 }
 
 // varJSONTable is the table a command line prints alone: the word after
-// sonic-cfggen's --var-json, or jq's filter .TABLE (quoted or not).
+// sonic-cfggen's --var-json (or joined to it by "="), or jq's filter .TABLE
+// (quoted or not, after jq's flags such as -S or -r).
 func varJSONTable(line string) (string, bool) {
 	words := strings.Fields(line)
-	for i, w := range words[:max(len(words)-1, 0)] {
-		name := strings.Trim(words[i+1], `"'`)
+	for i, w := range words {
+		var name string
 		switch {
-		case w == "--var-json":
-		case w == "jq" && strings.HasPrefix(name, "."):
+		case strings.HasPrefix(w, "--var-json="):
+			name = strings.Trim(w[len("--var-json="):], `"'`)
+		case w == "--var-json" && i+1 < len(words):
+			name = strings.Trim(words[i+1], `"'`)
+		case w == "jq":
+			j := i + 1
+			for j < len(words) && strings.HasPrefix(words[j], "-") {
+				j++
+			}
+			if j == len(words) {
+				continue
+			}
+			name = strings.Trim(words[j], `"'`)
+			if !strings.HasPrefix(name, ".") {
+				continue
+			}
 			name = name[1:]
 		default:
 			continue
