@@ -146,8 +146,10 @@ func varJSONTable(line string) (string, bool) {
 // FieldsOnly reports a JSON object whose every member is an object of
 // plain values: the fields of rows, or the rows of one table, given
 // without the table that holds them (`sonic-cfggen -d --var-json TABLE`
-// cut from its command line), which lint cannot place. It returns the
-// first member, for the message.
+// cut from its command line), which lint cannot place. The fields must be
+// named as CONFIG_DB names them, in lower case (pfc_enable, or a map's
+// "3"): a tool's JSON output (portstat's STATE, RX_OK) is no config's rows.
+// It returns the first member, for the message.
 func (db *ConfigDB) FieldsOnly() (Value, bool) {
 	skipped := map[string]bool{}
 	for _, v := range db.Skipped {
@@ -159,7 +161,7 @@ func (db *ConfigDB) FieldsOnly() (Value, bool) {
 			return Value{}, false
 		}
 		for key, row := range tab {
-			if len(row) > 0 || !skipped[name+"|"+key] {
+			if len(row) > 0 || !skipped[name+"|"+key] || strings.ToLower(key) != key {
 				return Value{}, false
 			}
 		}
