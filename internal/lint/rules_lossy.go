@@ -193,7 +193,7 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 		if !ok {
 			return lossyECNState{}
 		}
-		marks := w.ECN.Text == "ecn_all" || w.ECN.Text == "ecn_green"
+		marks := marksGreen(w)
 		if !w.OK {
 			if !marks {
 				return lossyECNState{}
