@@ -131,3 +131,33 @@ func TestLintNXOSPolicyUnapplied(t *testing.T) {
 		t.Errorf("want qos.pfc.disabled (error) fixed by applying qos_network, and both policies named as unapplied")
 	}
 }
+
+// TestLintNXOSLossyByDesign: AMD's Nexus 9364E configuration with its
+// `pause pfc-cos` and `priority-flow-control` lines removed (a synthetic
+// edit of the real file) pauses no class while its queuing policy still
+// marks ECN on RoCE's queue: that is lossy by design, not PFC forgotten.
+// The NX-OS reader wrote "none" for the classes paused, which the lossy
+// check does not read as empty, so it said qos.pfc.disabled.
+func TestLintNXOSLossyByDesign(t *testing.T) {
+	fs := lintEdited(t, "../../testdata/corpus/nxos/rocm-n9364e-sg2-dcqcn.cfg", "lossy-synthetic.cfg", func(s string) string {
+		var keep []string
+		for _, l := range strings.Split(s, "\n") {
+			if f := strings.Fields(l); len(f) > 0 && (f[0] == "pause" || f[0] == "priority-flow-control") {
+				continue
+			}
+			keep = append(keep, l)
+		}
+		return strings.Join(keep, "\n")
+	})
+	var lossy, disabled bool
+	for _, f := range fs {
+		lossy = lossy || f.ID == "qos.lossy.by_design"
+		disabled = disabled || f.ID == "qos.pfc.disabled"
+	}
+	if !lossy || disabled {
+		for _, f := range fs {
+			t.Logf("%s %s: %s", f.Severity, f.ID, f.Title)
+		}
+		t.Errorf("want qos.lossy.by_design and no qos.pfc.disabled")
+	}
+}

@@ -143,6 +143,7 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 			return info, nil
 		}
 	}
+	commandAbove := false
 	if d, ok := sonic.BlankPrompts(data); ok {
 		// A CONFIG_DB dump pasted with the command that printed it (other
 		// text, a kernel log's "[ 12.3]" lines, keeps its prompt).
@@ -150,6 +151,7 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 			if t, ok := sonic.VarJSON(data, d); ok {
 				d = t // one table's rows under the command naming it
 			}
+			commandAbove = pastedCommand(data, d)
 			data = d
 		}
 	}
@@ -203,7 +205,7 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 			return info, err
 		}
 		if len(dbs) == 1 {
-			if at, ok := dbs[0].FieldsOnly(); ok {
+			if at, ok := dbs[0].FieldsOnly(); ok && !commandAbove {
 				return info, fmt.Errorf("%s:%d:%d: %q: expected CONFIG_DB tables, each an object of rows, but %q holds plain values: a table's rows or a row's fields without the table that holds them, as `sonic-cfggen -d --var-json TABLE` prints them; paste the command line above them, or write them as {\"TABLE\": {...}}: %w", name, at.Line, at.Col, at.Text, at.Text, errNotConfig)
 			}
 			if at, foreign := dbs[0].Foreign(); foreign {
@@ -456,4 +458,21 @@ func digits(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// pastedCommand reports whether a line blanked above a pasted JSON dump
+// (data as given, blanked with its shell lines as spaces) was a command
+// or prompt, not only a Markdown fence.
+func pastedCommand(data, blanked []byte) bool {
+	lines, out := bytes.SplitAfter(data, []byte("\n")), bytes.SplitAfter(blanked, []byte("\n"))
+	for i, l := range lines {
+		t := bytes.TrimSpace(l)
+		if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+			return false
+		}
+		if i < len(out) && len(t) > 0 && len(bytes.TrimSpace(out[i])) == 0 && !bytes.HasPrefix(t, []byte("```")) {
+			return true
+		}
+	}
+	return false
 }

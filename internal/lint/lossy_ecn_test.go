@@ -91,3 +91,39 @@ func TestLossyByDesignECNOnly(t *testing.T) {
 		t.Errorf("with PFC NICs: %v, want qos.lossy.by_design error", got)
 	}
 }
+
+// ECN marking is green's in every mode that names it: NVIDIA's SN5600
+// render (real) with RoCE's queue 4 profile edited (synthetic) to mark at
+// 500000 bytes in ecn_green_red mode is a design braked by DCQCN, so NICs
+// with DCQCN off on RoCE's priority make it an error, as under ecn_all.
+func TestLossyByDesignGreenModes(t *testing.T) {
+	data, err := os.ReadFile("testdata/bi-sn5600-c256s1-qos-render-t0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	at := strings.Index(s, `"AZURE_LOSSY_DOWNLINK_Q4": {`)
+	end := at + strings.Index(s[at:], "}")
+	if at < 0 || !strings.Contains(s[at:end], `"ecn": "ecn_all"`) {
+		t.Fatal("no AZURE_LOSSY_DOWNLINK_Q4 marking ecn_all")
+	}
+	dir := t.TempDir()
+	sysfs := filepath.Join(dir, "roce_rp-synthetic.txt")
+	if err := os.WriteFile(sysfs, []byte("/sys/class/net/eth0/ecn/roce_rp/enable/4:0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"ecn_all", "ecn_green_red", "ECN_GREEN_YELLOW"} {
+		q4 := strings.ReplaceAll(strings.Replace(s[at:end], `"ecn_all"`, `"`+mode+`"`, 1), "158220288", "500000")
+		p := filepath.Join(dir, "sn5600-q4-"+mode+"-synthetic.json")
+		if err := os.WriteFile(p, []byte(s[:at]+q4+s[end:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var ok bool
+		for _, f := range lintFiles(t, p, sysfs).Findings {
+			ok = ok || f.ID == "qos.lossy.by_design" && f.Severity == doctor.Error && strings.Contains(f.Title, "DCQCN is off on priority 4")
+		}
+		if !ok {
+			t.Errorf("%s: no qos.lossy.by_design error naming DCQCN off on priority 4", mode)
+		}
+	}
+}

@@ -323,3 +323,32 @@ func TestCumulusHandSizedBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestCumulusLossyKeepsNVUEFix: `nv set qos roce mode lossy` (synthetic,
+// two commands) marks ECN on RoCE's traffic class by NVUE's defaults. It
+// is a mode NVUE offers, judged as it was before the switch-OS case (no
+// line naming PFC, ECN marking) became a statement: a warning whose fix is
+// NVUE's own command back to lossless.
+func TestCumulusLossyKeepsNVUEFix(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "nv-set-roce-lossy-synthetic.txt")
+	if err := os.WriteFile(file, []byte("nv set qos roce\nnv set qos roce mode lossy\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{file}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, f := range rep.Findings {
+		if f.ID != "qos.lossy.by_design" {
+			continue
+		}
+		found = true
+		if f.Severity != doctor.Warn || !strings.Contains(f.Fix, "nv set qos roce mode lossless") {
+			t.Errorf("%s, fix %q: want warn with `nv set qos roce mode lossless`", f.Severity, f.Fix)
+		}
+	}
+	if !found {
+		t.Error("no qos.lossy.by_design")
+	}
+}

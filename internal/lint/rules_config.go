@@ -409,15 +409,25 @@ func pfcEnableFormat(m *Model) []doctor.Finding {
 				Subject:   db.File,
 				Evidence:  evs(ev[i]),
 				Mechanism: "orchagent (qosorch.cpp) splits pfc_enable at commas and reads each part with std::stoi, which takes the part's leading digits and ignores the rest: \"3-4\", \"3 4\" and \"3;4\" enable priority 3 alone, a priority past 7 sets no bit, and a trailing comma is dropped. sonic-port-qos-map.yang allows only ([0-7](,[0-7])*)?, so `config load` with YANG validation and GCU refuse the row, while config_db.json at boot is applied as orchagent reads it.",
-				Fix:       fmt.Sprintf("Write the priorities as a comma list: \"pfc_enable\": \"%s\" if %s is what is meant.", pfcMeant(t), pfcMeant(t)),
+				Fix:       pfcFix(t),
 			})
 		}
 	}
 	return fs
 }
 
+// pfcFix tells how to write a malformed pfc_enable, with the comma list
+// it most likely means when that can be told.
+func pfcFix(s string) string {
+	if m := pfcMeant(s); m != "" {
+		return fmt.Sprintf("Write the priorities as a comma list: \"pfc_enable\": \"%s\" if %s is what is meant.", m, m)
+	}
+	return "Write the priorities as a comma list of 0-7, each once: \"pfc_enable\": \"3,4\" for priorities 3 and 4."
+}
+
 // pfcMeant is the comma list a malformed pfc_enable most likely means:
-// its digits 0-7 in order, a range expanded.
+// its digits 0-7 in order, a range expanded; "" when it cannot be told:
+// no digit, or digits run together ("10": priority 10, or 1 and 0?).
 func pfcMeant(s string) string {
 	if lo, hi, ok := strings.Cut(s, "-"); ok {
 		a, e1 := strconv.Atoi(strings.TrimSpace(lo))
@@ -431,10 +441,20 @@ func pfcMeant(s string) string {
 		}
 	}
 	var ps []int
+	digit := false
 	for _, c := range s {
-		if p := int(c - '0'); c >= '0' && c <= '7' && !slices.Contains(ps, p) {
-			ps = append(ps, p)
+		if c >= '0' && c <= '9' {
+			if digit {
+				return ""
+			}
+			if p := int(c - '0'); c <= '7' && !slices.Contains(ps, p) {
+				ps = append(ps, p)
+			}
 		}
+		digit = c >= '0' && c <= '9'
+	}
+	if len(ps) == 0 {
+		return ""
 	}
 	slices.Sort(ps)
 	return textout.Ints(ps)

@@ -105,19 +105,20 @@ func (m *Model) lossyByDesign(db *sonic.ConfigDB, d sonic.LossyDesign, s switchS
 	}
 	if isNVUE(db) {
 		f.Fix = "If the NICs are Spectrum-X SuperNICs with their congestion control and adaptive routing on, keep it and run the NICs without PFC (mlnx_qos -i <if> --pfc 0,0,0,0,0,0,0,0). " +
-			"If they are ordinary RoCE NICs, give RoCE a lossless class end to end instead: nv set qos roce mode lossless (PFC on switch priority 3 and ECN marking on its traffic class), and PFC on the same priority on the NICs."
+			"If they are ordinary RoCE NICs, give RoCE a lossless class end to end instead: " + losslessFix(m, db, s)
 	}
 	if ecn.marks {
-		// ECN on RoCE's queue is the design's brake: with NICs not
-		// known, it is a choice to state, not a fault.
-		f.Severity = doctor.Info
-		f.Mechanism = "No priority is paused and no class is lossless: the switch drops when RoCE's queue overflows, and ECN marking on that queue is what slows senders first. " +
-			"That is RoCE over a lossy network by design (NVIDIA's Resilient RoCE, ConnectX-4 Lx and later; Spectrum-X), and it holds only while: DCQCN runs on every NIC for RoCE's priority (the NICs answer marks with CNPs and slow down); the queue marks early enough that senders slow before it overflows; and the NICs recover a drop fast (ConnectX adaptive retransmission and slow restart, mlxreg ROCE_ACCL roce_adp_retrans_en / roce_slow_restart_en, tuned to the fabric's round trip). " +
-			"Each drop still costs a go-back-N retransmission on NICs without selective repeat, so incast beyond what the marks absorb shows as retransmissions and lower bandwidth than a lossless class gives."
-		f.Fix = fmt.Sprintf("Nothing if lossy is the design: check DCQCN on RoCE's priority on every NIC (/sys/class/net/<if>/ecn/roce_rp/enable/%d and roce_np = 1) and PFC off there too (mlnx_qos -i <if> --pfc 0,0,0,0,0,0,0,0), and watch out-of-sequence and retransmission counters. "+
-			"If RoCE was meant lossless: %s", max(s.TC, 0), losslessFix(m, db, s))
-	}
-	if ecn.marks {
+		if d.NoPFCWritten {
+			// A switch OS's config naming PFC nowhere, with ECN on RoCE's
+			// queue as the design's brake: with NICs not known, it is a
+			// choice to state, not a fault.
+			f.Severity = doctor.Info
+			f.Mechanism = "No priority is paused and no class is lossless: the switch drops when RoCE's queue overflows, and ECN marking on that queue is what slows senders first. " +
+				"That is RoCE over a lossy network by design (NVIDIA's Resilient RoCE, ConnectX-4 Lx and later; Spectrum-X), and it holds only while: DCQCN runs on every NIC for RoCE's priority (the NICs answer marks with CNPs and slow down); the queue marks early enough that senders slow before it overflows; and the NICs recover a drop fast (ConnectX adaptive retransmission and slow restart, mlxreg ROCE_ACCL roce_adp_retrans_en / roce_slow_restart_en, tuned to the fabric's round trip). " +
+				"Each drop still costs a go-back-N retransmission on NICs without selective repeat, so incast beyond what the marks absorb shows as retransmissions and lower bandwidth than a lossless class gives."
+			f.Fix = fmt.Sprintf("Nothing if lossy is the design: check DCQCN on RoCE's priority on every NIC (/sys/class/net/<if>/ecn/roce_rp/enable/%d and roce_np = 1) and PFC off there too (mlnx_qos -i <if> --pfc 0,0,0,0,0,0,0,0), and watch out-of-sequence and retransmission counters. "+
+				"If RoCE was meant lossless: %s", max(s.TC, 0), losslessFix(m, db, s))
+		}
 		// The design's brake is DCQCN: a NIC that does not run it on
 		// RoCE's priority leaves nothing to slow senders.
 		p := m.rocePriority()
@@ -192,7 +193,7 @@ func (m *Model) lossyECN(db *sonic.ConfigDB, tc int) lossyECNState {
 		if !ok {
 			return lossyECNState{}
 		}
-		marks := w.ECN.Text == "ecn_all" || w.ECN.Text == "ecn_green"
+		marks := marksGreen(w)
 		if !w.OK {
 			if !marks {
 				return lossyECNState{}
@@ -248,6 +249,9 @@ func losslessFix(m *Model, db *sonic.ConfigDB, s switchSide) string {
 		return m.junosPFCFix(m.roce.DSCP, s)
 	case sonic.VendorEOS:
 		return fmt.Sprintf("`priority-flow-control on` and `priority-flow-control priority %d no-drop` on these interfaces, ECN kept on its queue, and PFC on the NICs' priority %d.", tc, tc)
+	}
+	if isNVUE(db) {
+		return "nv set qos roce mode lossless (PFC on switch priority 3 and ECN marking on its traffic class), and PFC on the same priority on the NICs."
 	}
 	return fmt.Sprintf("PFC on class %d on every port (a priority the NICs put RoCE on, with headroom for it), ECN kept on its queue, and PFC on the same priority on the NICs.", tc)
 }

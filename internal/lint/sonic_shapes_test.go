@@ -64,3 +64,32 @@ func TestLintPFCEnableFormat(t *testing.T) {
 	}
 	t.Error("no config.pfc_enable.format on \"3-4\"")
 }
+
+// A port counters dump (`show interfaces counters -j`, synthetic values in
+// portstat's JSON shape) is refused as no config_db, with or without its
+// command line above it: it is no table's rows cut from their command, and
+// telling to paste the command line that is there would mislead.
+func TestLintCountersJSONNotFieldsOnly(t *testing.T) {
+	const rows = `{
+    "Ethernet0": {
+        "STATE": "U",
+        "RX_OK": "1,234",
+        "RX_ERR": "0",
+        "TX_OK": "5,678"
+    }
+}
+`
+	for name, text := range map[string]string{
+		"counters-j-prompt-synthetic.json": "admin@sonic:~$ show interfaces counters -j\n" + rows,
+		"counters-j-synthetic.json":        rows,
+	} {
+		p := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Lint([]string{p}, nil)
+		if err == nil || strings.Contains(err.Error(), "paste the command line") || !strings.Contains(err.Error(), "this JSON is not a config_db") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

@@ -110,14 +110,29 @@ func VarJSON(data, blanked []byte) ([]byte, bool) {
 }
 
 // varJSONTable is the table a command line prints alone: the word after
-// sonic-cfggen's --var-json, or jq's filter .TABLE (quoted or not).
+// sonic-cfggen's --var-json (or joined to it by "="), or jq's filter .TABLE
+// (quoted or not, after jq's flags such as -S or -r).
 func varJSONTable(line string) (string, bool) {
 	words := strings.Fields(line)
-	for i, w := range words[:max(len(words)-1, 0)] {
-		name := strings.Trim(words[i+1], `"'`)
+	for i, w := range words {
+		var name string
 		switch {
-		case w == "--var-json":
-		case w == "jq" && strings.HasPrefix(name, "."):
+		case strings.HasPrefix(w, "--var-json="):
+			name = strings.Trim(w[len("--var-json="):], `"'`)
+		case w == "--var-json" && i+1 < len(words):
+			name = strings.Trim(words[i+1], `"'`)
+		case w == "jq":
+			j := i + 1
+			for j < len(words) && strings.HasPrefix(words[j], "-") {
+				j++
+			}
+			if j == len(words) {
+				continue
+			}
+			name = strings.Trim(words[j], `"'`)
+			if !strings.HasPrefix(name, ".") {
+				continue
+			}
 			name = name[1:]
 		default:
 			continue
@@ -131,8 +146,10 @@ func varJSONTable(line string) (string, bool) {
 // FieldsOnly reports a JSON object whose every member is an object of
 // plain values: the fields of rows, or the rows of one table, given
 // without the table that holds them (`sonic-cfggen -d --var-json TABLE`
-// cut from its command line), which lint cannot place. It returns the
-// first member, for the message.
+// cut from its command line), which lint cannot place. The fields must be
+// named as CONFIG_DB names them, in lower case (pfc_enable, or a map's
+// "3"): a tool's JSON output (portstat's STATE, RX_OK) is no config's rows.
+// It returns the first member, for the message.
 func (db *ConfigDB) FieldsOnly() (Value, bool) {
 	skipped := map[string]bool{}
 	for _, v := range db.Skipped {
@@ -144,7 +161,7 @@ func (db *ConfigDB) FieldsOnly() (Value, bool) {
 			return Value{}, false
 		}
 		for key, row := range tab {
-			if len(row) > 0 || !skipped[name+"|"+key] {
+			if len(row) > 0 || !skipped[name+"|"+key] || strings.ToLower(key) != key {
 				return Value{}, false
 			}
 		}

@@ -712,6 +712,24 @@ func TestVarJSON(t *testing.T) {
 	if v, _ := db.Field("PORT_QOS_MAP", "Ethernet0", "pfc_enable"); v.Text != "3,4" || v.Line != 12 || v.Col != 23 {
 		t.Errorf("fenced pfc_enable %+v, want 3,4 at 12:23", v)
 	}
+	// jq with its flags before the filter, and --var-json=TABLE as one
+	// word, name the table as well (synthetic command lines over the
+	// real rows).
+	for _, cmd := range []string{"admin@sonic:~$ show runningconfiguration all | jq -S .PORT_QOS_MAP", "admin@sonic:~$ sonic-cfggen -d --var-json=PORT_QOS_MAP"} {
+		paste := cmd + "\n" + string(rows)
+		b, _ := BlankPrompts([]byte(paste))
+		d, ok := VarJSON([]byte(paste), b)
+		if !ok {
+			t.Errorf("%q: table not read", cmd)
+			continue
+		}
+		if db, err = Parse("paste.txt", d); err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := db.Field("PORT_QOS_MAP", "Ethernet0", "pfc_enable"); v.Text != "3,4" {
+			t.Errorf("%q: pfc_enable %+v, want 3,4", cmd, v)
+		}
+	}
 	for _, s := range []string{"admin@sonic:~$ show runningconfiguration all\n{}\n", "$ sonic-cfggen -d --var-json port_qos\n{}\n", "sonic-cfggen -d --var-json\n{}\n", "$ jq . config_db.json\n{}\n"} {
 		b, _ := BlankPrompts([]byte(s))
 		if _, ok := VarJSON([]byte(s), b); ok {

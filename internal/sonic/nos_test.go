@@ -58,3 +58,22 @@ func FuzzFromNOS(f *testing.F) {
 		}
 	})
 }
+
+// Onyx's `roce` and `roce lossless` set lossless RoCE up; `roce lossy`
+// does not: a configuration (synthetic) with no PFC line and `roce lossy`
+// names PFC nowhere, and is lossy by design.
+func TestOnyxRoCELossy(t *testing.T) {
+	for text, noPFC := range map[string]bool{
+		"interface ethernet 1/1 qos trust L3\nroce\n":          false,
+		"interface ethernet 1/1 qos trust L3\nroce lossless\n": false,
+		"interface ethernet 1/1 qos trust L3\nroce lossy\n":    true,
+	} {
+		c, err := onyx.Parse("f", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := FromOnyx(c).noPFC; got != noPFC {
+			t.Errorf("%q: names PFC nowhere %v, want %v", text, got, noPFC)
+		}
+	}
+}

@@ -113,11 +113,14 @@ func FromNXOS(c *nxos.Config) *ConfigDB {
 			row["dscp_to_tc_map"] = Value{Text: name, Line: policy.Line, Col: policy.Col}
 		}
 		groups := slices.Sorted(maps.Keys(pauses))
+		// No class paused is an empty pfc_enable, as SONiC writes it:
+		// what the lossy-by-design check reads.
 		pfc := it.At
+		pfc.Text = ""
 		if len(groups) > 0 {
 			pfc = pauses[groups[0]]
+			pfc.Text = textout.Ints(groups)
 		}
-		pfc.Text = textout.Ints(groups)
 		switch it.PFC.Text {
 		case "off":
 			pfc = it.PFC

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"rocelab/internal/onyx"
 	"rocelab/internal/swcfg"
@@ -84,8 +85,14 @@ func FromOnyx(c *onyx.Config) *ConfigDB {
 	}
 	// `roce` (Onyx 3.8.2100 on) sets lossless RoCE up with ECN marking.
 	db.nosECN(false, append([]string{"roce"}, ecnWords...)...)
-	// `roce` turns on Onyx's lossless RoCE unless told lossy.
-	db.nosPFC(false, "roce")
+	// `roce` and `roce lossless` turn on Onyx's lossless RoCE; `roce
+	// lossy` declares no class lossless.
+	db.nosPFC(false)
+	for _, l := range db.lines {
+		if f := strings.Fields(strings.ToLower(l)); len(f) > 0 && f[0] == "roce" && (len(f) == 1 || len(f) == 2 && f[1] == "lossless") {
+			db.noPFC = false
+		}
+	}
 	db.nosDone(c.NotJudged)
 	return db
 }

@@ -101,7 +101,8 @@ func rateChange(n *scenario.NICSpec) string {
 const (
 	ns3DataHeaders  = 48
 	ns3INTByteUnit  = 128
-	ns3HPCCOverhead = ns3DataHeaders + 42
+	ns3HPCCINT      = 42 // HPCC's INT header, 5 hops
+	ns3HPCCOverhead = ns3DataHeaders + ns3HPCCINT
 )
 
 // ns3IntMulti is the INT_MULTI the converter writes: run.py's bw/25, which

@@ -43,8 +43,8 @@ func extraWire(bytes int64, payload int32) int64 {
 // 4 KB), and the time ns-3 cuts from each packet's transmission (85.76 ns
 // of a 1 KB data packet held 85 ns, its 60-byte ACK's 4.8 ns 4 ns).
 // Measured: 12.38 us of a predicted 12.43 (1 KB, every flow x1.070 of
-// ns-3's), 2.98 of 2.99 (4 KB, x1.018). Until session 32 the prediction
-// took ns-3's PppHeader as PPP's 2 bytes, not the model's 14, and its
+// ns-3's), 2.98 of 2.99 (4 KB, x1.018). Before the PppHeader was counted as 14 bytes the
+// prediction took ns-3's PppHeader as PPP's 2 bytes, not the model's 14, and its
 // times as exact: 13.13 and 3.29 us, 6 and 9 % over. That is the +6 to
 // +8 % of TestCompareRandomCasesWithNs3's 1 KB misses (docs/engine.md).
 func TestNs3Framing(t *testing.T) {

@@ -566,13 +566,13 @@ func frameNote(ccMode, payload float64, mtu int) string {
 	case ns3Timely:
 		ns3 += 8
 	case ns3HPCC:
-		ns3 += 42 // rocelab's INT is host.hpcc.int_bytes, 42 alike
+		ns3 += ns3HPCCINT // rocelab's INT is host.hpcc.int_bytes, 42 alike
 	case ns3PINT:
 		ns3 += 2 // and its PINT field alike
 	}
 	ours := float64(mtu + int(packet.Overhead(false)))
 	if ccMode == ns3HPCC {
-		ours += 42
+		ours += ns3HPCCINT
 	} else if ccMode == ns3PINT {
 		ours += 2
 	}

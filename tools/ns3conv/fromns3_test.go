@@ -422,7 +422,7 @@ func TestImportECNMapGaps(t *testing.T) {
 // ns-3's payload and 48 bytes (its 14-byte PppHeader, IPv4, UDP, the
 // sequence header) and its congestion control's INT header, rocelab's
 // RoCEv2 frame. ns-3's 1024 B packets under DCQCN are 1072 B in its own
-// trace (mix.tr's size, at a queue of 5360 B for five); until session 32
+// trace (mix.tr's size, at a queue of 5360 B for five); before this note
 // the head named the payload alone, and the INT_MULTI refusal counted an
 // HPCC packet as 1078 B for 1000 (PPP's 2 bytes).
 func TestFrameNote(t *testing.T) {

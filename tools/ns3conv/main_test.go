@@ -70,7 +70,7 @@ func TestIncastFiles(t *testing.T) {
 
 // INT_MULTI is run.py's bw/25 unless its byte unit (128 × INT_MULTI)
 // would exceed an HPCC data packet (payload and 90 B: the model's
-// PppHeader is 14 bytes; until session 32 the converter took it as 2, and
+// PppHeader is 14 bytes; when the converter took it as PPP's 2,
 // the boundary at 400G was 1970 B, where 2048 B is 1970 + 78).
 func TestNs3IntMulti(t *testing.T) {
 	for _, c := range []struct {

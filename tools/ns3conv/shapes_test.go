@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -317,6 +318,15 @@ func TestNs3PausesWithRocelabFrames(t *testing.T) {
 		got, err := readFile(fmt.Sprintf("%s/wire/pfc-dcqcn-buf4-wire-seed%d.txt", shapesDir, seed), readPauses)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The recordings are config-dcqcn-buf4-wire.txt's: nine flows of
+		// 1954 packets of 1058 B, each finished.
+		flows, err := readFile(fmt.Sprintf("%s/wire/fct-dcqcn-buf4-wire-seed%d.txt", shapesDir, seed), readFCT)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(flows) != 9 || slices.ContainsFunc(flows, func(f ns3Flow) bool { return f.size != 1954*1058 || f.fct <= 0 }) {
+			t.Fatalf("seed %d: %d flows finished, want 9 of %d B", seed, len(flows), 1954*1058)
 		}
 		ours := rocelabPauses(o)
 		n.n += got.n
