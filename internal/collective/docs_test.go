@@ -94,24 +94,31 @@ var (
 	publicChecks [][]publicCheck
 )
 
-// allPublic runs every public result once per test binary.
+// allPublic runs every public result once per test binary, each as a
+// parallel subtest of the first test that asks (the results are
+// independent: each has its own communicator and network).
 func allPublic(t *testing.T) [][]publicCheck {
 	publicOnce.Do(func() {
-		for i := range publicRuns {
-			r := &publicRuns[i]
-			maxSize := int64(2 << 30)
-			switch {
-			case *publicAll && !r.slow:
-				maxSize = 64 << 30
-			case r.maxSize > 0:
-				maxSize = r.maxSize
+		publicChecks = make([][]publicCheck, len(publicRuns))
+		t.Run("public", func(t *testing.T) {
+			for i := range publicRuns {
+				r := &publicRuns[i]
+				maxSize := int64(2 << 30)
+				switch {
+				case *publicAll && !r.slow:
+					maxSize = 64 << 30
+				case r.maxSize > 0:
+					maxSize = r.maxSize
+				}
+				if r.slow && !*publicAll {
+					continue
+				}
+				t.Run(fmt.Sprint(i), func(t *testing.T) {
+					t.Parallel()
+					publicChecks[i] = runPublic(t, r, maxSize)
+				})
 			}
-			if r.slow && !*publicAll {
-				publicChecks = append(publicChecks, nil)
-				continue
-			}
-			publicChecks = append(publicChecks, runPublic(t, r, maxSize))
-		}
+		})
 	})
 	return publicChecks
 }
