@@ -92,3 +92,27 @@ func TestBondModeOnlyOnRDMAPorts(t *testing.T) {
 	nicMustFind(t, synthFindings(t, Options{}, bond("1000", "ens1f0np0", "ens1f1np1")...), "host.bond.mode", Warn, "RoCE LAG does not offload this mode")
 	nicMustFind(t, synthFindings(t, Options{}, bond("25000", "eth0", "eth1")...), "host.bond.mode", Warn, "RoCE LAG does not offload this mode")
 }
+
+// Whether a bond carries RDMA is read from the host's RDMA device
+// listings when the incident has them (what `rocelab collect` gathers
+// beside /proc/net/bonding): a 1G bond whose port an RDMA device stands on
+// warns, a 100G bond that no RDMA device stands on is info. Without a
+// listing the speed and name guess stays. Synthetic. Before, both were
+// judged by the guess (the first info, the second a warning).
+func TestBondModeRDMAFromListings(t *testing.T) {
+	bond := func(speed string, ports ...string) []string {
+		l := []string{"$ cat /proc/net/bonding/bond0", "Bonding Mode: adaptive load balancing", "MII Status: up", ""}
+		for _, p := range ports {
+			l = append(l, "Slave Interface: "+p, "MII Status: up", "Speed: "+speed+" Mbps", "Link Failure Count: 0", "")
+		}
+		return l
+	}
+	link := func(netdev string) string {
+		return "link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev " + netdev
+	}
+	fs := synthFindings(t, Options{}, append(bond("1000", "eno1", "eno2"), "$ rdma link", link("eno1"))...)
+	nicMustFind(t, fs, "host.bond.mode", Warn, "RoCE LAG does not offload this mode")
+	fs = synthFindings(t, Options{}, append(bond("100000", "eth0", "eth1"), "$ rdma link", link("ens2f0np0"))...)
+	nicMustFind(t, fs, "host.bond.mode", Info, "RoCE LAG does not offload this mode")
+	nicMustFind(t, synthFindings(t, Options{}, bond("1000", "eno1", "eno2")...), "host.bond.mode", Info)
+}
