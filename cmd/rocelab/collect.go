@@ -25,9 +25,12 @@ func newCollectCmd() *cobra.Command {
 		Long: `collect reads, without changing anything, the RDMA devices under
 /sys/class/infiniband (ports, hw_counters, counters, GID tables with types and
 netdevs), ethtool -S of the RDMA netdevs (through the ethtool ioctl, else the
-ethtool command), the DCQCN sysfs settings, mlnx_qos, ibv_devinfo -v, rdma link,
-ip -d link, lspci -vv, nvidia-smi topo -m, the kernel's RDMA lines, and the NCCL
-settings in --env FILE. Counters are taken twice, --interval apart, each after
+ethtool command), the DCQCN sysfs settings and forced traffic classes, the bonds
+of /proc/net/bonding, /proc/modules, mlnx_qos, ibv_devinfo -v, rdma link,
+ip -d -s -s link, lspci -vv, nvidia-smi (topo -m, -q, nvlink -s), devlink health
+show, ethtool -i/-a/--show-fec/-m, mlxconfig query and mlxlink -c of each RDMA
+device (or mstflint's mstconfig and mstlink), the kernel's RDMA lines, and the
+NCCL settings in --env FILE. Counters are taken twice, --interval apart, each after
 a date line, so diagnose judges rates over the window. Every source has its own
 timeout; a missing tool or device is recorded in the archive, never fatal.
 

@@ -1,9 +1,13 @@
 // Package collect gathers, read-only, what `rocelab diagnose` needs from a
 // live Linux host: the RDMA devices under /sys/class/infiniband (ports,
 // hw_counters, counters, GID tables with their types and netdevs), ethtool
-// statistics of the RDMA netdevs, the DCQCN sysfs settings, and the output
-// of mlnx_qos, ibv_devinfo, rdma link, ip -d link, lspci -vv, nvidia-smi
-// topo -m and the kernel's RDMA lines, plus a named NCCL environment file.
+// statistics of the RDMA netdevs, the DCQCN sysfs settings and forced
+// traffic classes, the bonds of /proc/net/bonding, /proc/modules, and the
+// output of mlnx_qos, ibv_devinfo, rdma link, ip -d -s -s link, lspci -vv,
+// nvidia-smi (topo -m, -q, nvlink -s), devlink health, ethtool (-i, -a,
+// --show-fec, -m), mlxconfig query and mlxlink -c (or mstflint's
+// mstconfig and mstlink) and the kernel's RDMA lines, plus a named NCCL
+// environment file.
 // Counters are taken twice, an interval apart, each dump after a date line,
 // so that diagnose judges rates over the window. Everything goes into one
 // tar.gz archive that diagnose reads as it is; what could not be read is
@@ -285,13 +289,14 @@ func (c *collector) once(ctx context.Context) {
 	}
 	c.command(ctx, "ibv_devinfo.txt", "ibv_devinfo -v", "ibv_devinfo", "-v")
 	c.command(ctx, "rdma_link.txt", "rdma link", "rdma", "link")
-	c.command(ctx, "ip_link.txt", "ip -d link", "ip", "-d", "link")
+	c.command(ctx, "ip_link.txt", "ip -d -s -s link", "ip", "-d", "-s", "-s", "link")
 	for _, nd := range c.meta.Netdevs {
 		c.command(ctx, "mlnx_qos_"+nd+".txt", "mlnx_qos -i "+nd, "mlnx_qos", "-i", nd)
 	}
 	c.command(ctx, "lspci.txt", "lspci -vv", "lspci", "-vv")
 	c.command(ctx, "nvidia_smi_topo.txt", "nvidia-smi topo -m", "nvidia-smi", "topo", "-m")
 	c.dmesg(ctx)
+	c.hostState(ctx)
 	if c.opts.EnvFile != "" {
 		data, err := readEnvFile(c.opts.EnvFile)
 		if err != nil {

@@ -69,8 +69,10 @@ func TestCollectNoRDMA(t *testing.T) {
 // TestCollectFixtureTree collects from a fake /sys built from the corpus's
 // real GID table (NVIDIA/nccl#1131) and fake commands on PATH: both
 // counter snapshots with their date lines, the GID table with types and
-// netdevs, the DCQCN settings, every command's output, and a command that
-// hangs stopped by its timeout.
+// netdevs, the DCQCN settings and the port's traffic class, the bonds and
+// modules under /proc, the firmware settings by mstflint's tool where MFT's
+// is absent, every command's output, and a command that hangs stopped by
+// its timeout.
 func TestCollectFixtureTree(t *testing.T) {
 	root := t.TempDir()
 	write(t, root, "proc/sys/kernel/hostname", "gpu01\n")
@@ -99,14 +101,29 @@ func TestCollectFixtureTree(t *testing.T) {
 	}
 	script := func(name, body string) { write(t, bin, name, "#!/bin/sh\n"+body+"\n") }
 	state := filepath.Join(t.TempDir(), "n")
-	script("ethtool", `n=$(cat `+state+` 2>/dev/null || echo 0); n=$((n+1)); echo $n > `+state+`
-echo "NIC statistics:"; echo "     rx_prio3_bytes: $((n*1000000))"; echo "     rx_prio3_pause_duration: $((n*50))"; echo "     rx_prio3_pause: $((n*10))"`)
+	script("ethtool", `case "$1" in
+-S) n=$(cat `+state+` 2>/dev/null || echo 0); n=$((n+1)); echo $n > `+state+`
+echo "NIC statistics:"; echo "     rx_prio3_bytes: $((n*1000000))"; echo "     rx_prio3_pause_duration: $((n*50))"; echo "     rx_prio3_pause: $((n*10))";;
+-i) echo "driver: mlx5_core";;
+-m) echo "netlink error: Operation not supported" >&2; exit 1;;
+*) echo "Settings for $2:"; echo "	Speed: 400000Mb/s";;
+esac`)
 	script("mlnx_qos", `echo "Priority trust state: dscp"`)
 	script("ibv_devinfo", `echo "hca_id:	mlx5_0"`)
 	script("rdma", `echo "link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev ens3np0"`)
 	script("ip", `echo "2: ens3np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000"`)
 	script("lspci", `exec sleep 60`)
 	script("nvidia-smi", `echo "GPU0 X NODE"`)
+	script("devlink", `echo "pci/0000:43:00.0:"; echo "  reporter fw"; echo "    state healthy error 0 recover 0"`)
+	script("mstconfig", `echo "Device #1:"; echo "Device:         $2"; echo "Configurations:                              Next Boot"; echo "         ATS_ENABLED                         False(0)"`)
+	// The bonds and modules of the host, and the RDMA device on its PCI
+	// function (sysfs's device link).
+	write(t, root, "proc/net/bonding/bond0", "Ethernet Channel Bonding Driver: v5.15.0\n\nBonding Mode: IEEE 802.3ad Dynamic link aggregation\n")
+	write(t, root, "proc/modules", "nvidia_peermem 16384 0 - Live 0x0000000000000000\n")
+	write(t, root, "sys/class/infiniband/mlx5_0/tc/1/traffic_class", "Global tclass=106\n")
+	if err := os.Symlink("../../../0000:43:00.0", filepath.Join(root, "sys/class/infiniband/mlx5_0/device")); err != nil {
+		t.Fatal(err)
+	}
 	script("dmesg", `echo "[    8.387840] mlx5_core 0000:43:00.0: 63.008 Gb/s available PCIe bandwidth"; echo "[    9.0] usb 1-1: new device"`)
 	t.Setenv("PATH", "/usr/bin:/bin")
 	env := filepath.Join(t.TempDir(), "job.env")
@@ -127,8 +144,23 @@ echo "NIC statistics:"; echo "     rx_prio3_bytes: $((n*1000000))"; echo "     r
 	if meta.Host != "gpu01" || len(meta.Devices) != 1 || len(meta.Netdevs) != 1 || meta.Netdevs[0] != "ens3np0" {
 		t.Fatalf("meta %+v", meta)
 	}
-	if len(meta.Missing) != 1 || !strings.Contains(meta.Missing[0], "lspci -vv: timed out") {
-		t.Errorf("missing %v, want only the lspci timeout", meta.Missing)
+	if m := strings.Join(meta.Missing, "\n"); len(meta.Missing) != 3 || !strings.Contains(m, "lspci -vv: timed out") || !strings.Contains(m, "ethtool -m ens3np0: netlink error: Operation not supported") || !strings.Contains(m, "mlxlink -d 0000:43:00.0 -c: neither mlxlink nor mstlink is installed") {
+		t.Errorf("missing %v, want the lspci timeout, the module EEPROM and mlxlink", meta.Missing)
+	}
+	if b := f["bonding.txt"]; !strings.Contains(b, "$ cat /proc/net/bonding/bond0\nEthernet Channel Bonding Driver: v5.15.0\n\nBonding Mode: IEEE 802.3ad") {
+		t.Errorf("bonding.txt:\n%s", b)
+	}
+	if m := f["modules.txt"]; !strings.Contains(m, "$ cat /proc/modules\nnvidia_peermem 16384 0 - Live") {
+		t.Errorf("modules.txt:\n%s", m)
+	}
+	if d := f["dcqcn_sysfs.txt"]; !strings.Contains(d, "/sys/class/infiniband/mlx5_0/tc/1/traffic_class:Global tclass=106") {
+		t.Errorf("dcqcn_sysfs.txt has no traffic class:\n%s", d)
+	}
+	if m := f["mlxconfig_mlx5_0.txt"]; !strings.Contains(m, "$ mstconfig -d 0000:43:00.0 query\nDevice #1:") || !strings.Contains(m, "ATS_ENABLED") {
+		t.Errorf("mlxconfig_mlx5_0.txt:\n%s", m)
+	}
+	if e := f["ethtool_info_ens3np0.txt"]; !strings.Contains(e, "$ ethtool -i ens3np0\ndriver: mlx5_core") || !strings.Contains(e, "$ ethtool --show-fec ens3np0\n") || !strings.Contains(e, "Speed: 400000Mb/s") {
+		t.Errorf("ethtool_info_ens3np0.txt:\n%s", e)
 	}
 	rc := f["rdma_counters.txt"]
 	if strings.Count(rc, "$ date +%s.%N") != 2 || strings.Count(rc, "/ports/1/hw_counters/np_cnp_sent:1333") != 2 || !strings.Contains(rc, "/ports/1/counters/port_rcv_packets:900000") || !strings.HasPrefix(rc, "$ hostname\ngpu01\n") {
@@ -148,7 +180,7 @@ echo "NIC statistics:"; echo "     rx_prio3_bytes: $((n*1000000))"; echo "     r
 	if d := f["dmesg.txt"]; !strings.Contains(d, "mlx5_core") || strings.Contains(d, "usb") {
 		t.Errorf("dmesg:\n%s", d)
 	}
-	for _, name := range []string{"mlnx_qos_ens3np0.txt", "ibv_devinfo.txt", "rdma_link.txt", "ip_link.txt", "nvidia_smi_topo.txt", "nccl_env.txt"} {
+	for _, name := range []string{"mlnx_qos_ens3np0.txt", "ibv_devinfo.txt", "rdma_link.txt", "ip_link.txt", "nvidia_smi_topo.txt", "nccl_env.txt", "devlink_health.txt", "nvidia_smi_q.txt", "nvlink.txt"} {
 		if f[name] == "" {
 			t.Errorf("%s missing from the archive", name)
 		}

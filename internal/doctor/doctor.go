@@ -121,6 +121,7 @@ func rules() []Rule {
 	rs = append(rs, perftestRules()...)
 	rs = append(rs, gidRules()...)
 	rs = append(rs, qosRules()...)
+	rs = append(rs, ccRules()...)
 	rs = append(rs, hostRules()...)
 	rs = append(rs, portRules()...)
 	rs = append(rs, gpuTopoRules()...)

@@ -38,17 +38,67 @@ func checkBonds(inc *Incident) []Finding {
 	var fs []Finding
 	seen := map[string]uint64{} // host/bond/port: the last Link Failure Count read
 	for _, a := range All[*ingest.Bonding](inc) {
+		nds, known := rdmaNetdevs(inc, a.Scope())
 		for _, b := range a.Bonds {
-			fs = append(fs, judgeBond(a, b, seen)...)
+			fs = append(fs, judgeBond(a, b, seen, rdmaBond(b, nds, known))...)
 		}
 	}
 	return fs
 }
 
-// rdmaBond reports whether a bond's ports are ones RDMA would run over:
-// one at 25 Gb/s or more, or one named as mlx5 names its uplinks
-// ("ens1f0np0"); a bond of 1G eno1/eno2 is a management bond.
-func rdmaBond(b ingest.Bond) bool {
+// rdmaNetdevs returns the netdevs the RDMA devices of the bonding
+// input's host stand on, as inputs of the same file or host list them
+// (rdma link, ibdev2netdev, ibv_devinfo's netdevs, show_gids' DEV column:
+// what `rocelab collect` gathers beside /proc/net/bonding), and whether
+// any does.
+func rdmaNetdevs(inc *Incident, at ingest.Scope) (map[string]bool, bool) {
+	nds := map[string]bool{}
+	near := func(a ingest.Artifact) bool {
+		r := reachOf(at, a.Scope())
+		return r == sameFile || r == sameHost
+	}
+	for _, d := range All[*ingest.Devinfo](inc) {
+		if !near(d) {
+			continue
+		}
+		for _, dev := range d.Devices {
+			for _, p := range dev.Ports {
+				if p.Netdev != "" {
+					nds[p.Netdev] = true
+				}
+			}
+		}
+	}
+	for _, g := range All[*ingest.ShowGIDs](inc) {
+		if !near(g) {
+			continue
+		}
+		for _, e := range g.Entries {
+			if e.Netdev != "" {
+				nds[e.Netdev] = true
+			}
+		}
+	}
+	return nds, len(nds) > 0
+}
+
+// rdmaBond reports whether a bond carries RDMA: when the host's RDMA
+// devices are listed (known), whether one stands on the bond (RoCE LAG's
+// mlx5_bond_0 on bond0) or on one of its ports; else, as a guess, whether
+// a port runs at 25 Gb/s or more or is named as mlx5 names its uplinks
+// ("ens1f0np0"): a bond of 1G eno1/eno2 is a management bond.
+func rdmaBond(b ingest.Bond, nds map[string]bool, known bool) bool {
+	if known {
+		if b.Name != "" && nds[b.Name] {
+			return true
+		}
+		for _, s := range b.Slaves {
+			if nds[s.Name] {
+				return true
+			}
+		}
+		return false
+	}
 	for _, s := range b.Slaves {
 		if s.SpeedMbps >= 25000 {
 			return true
@@ -60,7 +110,7 @@ func rdmaBond(b ingest.Bond) bool {
 	return false
 }
 
-func judgeBond(a *ingest.Bonding, b ingest.Bond, seen map[string]uint64) []Finding {
+func judgeBond(a *ingest.Bonding, b ingest.Bond, seen map[string]uint64, rdma bool) []Finding {
 	name := strings.TrimSpace(b.Host + " " + nameOr(b.Name, "bond"))
 	who := fmt.Sprintf("%s: %s (%s)", a.Source(), name, nameOr(b.Mode, "mode not shown"))
 	lacp := strings.Contains(b.Mode, "802.3ad")
@@ -144,7 +194,7 @@ func judgeBond(a *ingest.Bonding, b ingest.Bond, seen map[string]uint64) []Findi
 	}
 	if b.Mode != "" && !bondModeOffloaded(b.Mode) {
 		sev := Warn
-		if !rdmaBond(b) {
+		if !rdma {
 			// a management bond (1G eno1/eno2) carries no RDMA
 			sev = Info
 		}

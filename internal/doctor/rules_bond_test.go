@@ -25,20 +25,24 @@ func TestBondCorpusJudged(t *testing.T) {
 		"host.bond.ok", Info, "bond0 (fault-tolerance (active-backup)): 1 port up at 40.0 Gb/s")
 }
 
+// bondLines is a SYNTHETIC `cat /proc/net/bonding/bond0` of a bond in
+// mode whose ports are given as "name mii speed(Mb/s) link-failures".
+func bondLines(mode string, ports ...string) []string {
+	l := []string{"$ cat /proc/net/bonding/bond0", "Bonding Mode: " + mode, "MII Status: up", ""}
+	for _, p := range ports {
+		name, rest, _ := strings.Cut(p, " ")
+		mii, rest, _ := strings.Cut(rest, " ")
+		speed, fails, _ := strings.Cut(rest, " ")
+		l = append(l, "Slave Interface: "+name, "MII Status: "+mii, "Speed: "+speed+" Mbps", "Link Failure Count: "+fails, "")
+	}
+	return l
+}
+
 // A port down halves a hash bond (error) but only costs active-backup its
 // backup (warning); ports at two speeds and a port whose link failed are
 // warnings; a round-robin bond is one RoCE LAG does not offload. Synthetic.
 func TestBondJudged(t *testing.T) {
-	bond := func(mode string, ports ...string) []string {
-		l := []string{"$ cat /proc/net/bonding/bond0", "Bonding Mode: " + mode, "MII Status: up", ""}
-		for _, p := range ports {
-			name, rest, _ := strings.Cut(p, " ")
-			mii, rest, _ := strings.Cut(rest, " ")
-			speed, fails, _ := strings.Cut(rest, " ")
-			l = append(l, "Slave Interface: "+name, "MII Status: "+mii, "Speed: "+speed+" Mbps", "Link Failure Count: "+fails, "")
-		}
-		return l
-	}
+	bond := bondLines
 	const lacp = "IEEE 802.3ad Dynamic link aggregation"
 	nicMustFind(t, synthFindings(t, Options{}, bond(lacp, "eth0 up 400000 0", "eth1 down 400000 1")...),
 		"host.bond.degraded", Error, "eth1 is down: 1 of 2 ports carry traffic")
@@ -81,14 +85,26 @@ func TestBondLinkFailuresGrowing(t *testing.T) {
 // mode is info; the same mode over an RDMA uplink (ens1f0np0, or 25G and
 // up) is a warning. Synthetic.
 func TestBondModeOnlyOnRDMAPorts(t *testing.T) {
-	bond := func(speed string, ports ...string) []string {
-		l := []string{"$ cat /proc/net/bonding/bond0", "Bonding Mode: adaptive load balancing", "MII Status: up", ""}
-		for _, p := range ports {
-			l = append(l, "Slave Interface: "+p, "MII Status: up", "Speed: "+speed+" Mbps", "Link Failure Count: 0", "")
-		}
-		return l
+	const alb = "adaptive load balancing"
+	nicMustFind(t, synthFindings(t, Options{}, bondLines(alb, "eno1 up 1000 0", "eno2 up 1000 0")...), "host.bond.mode", Info, "RoCE LAG does not offload this mode")
+	nicMustFind(t, synthFindings(t, Options{}, bondLines(alb, "ens1f0np0 up 1000 0", "ens1f1np1 up 1000 0")...), "host.bond.mode", Warn, "RoCE LAG does not offload this mode")
+	nicMustFind(t, synthFindings(t, Options{}, bondLines(alb, "eth0 up 25000 0", "eth1 up 25000 0")...), "host.bond.mode", Warn, "RoCE LAG does not offload this mode")
+}
+
+// Whether a bond carries RDMA is read from the host's RDMA device
+// listings when the incident has them (what `rocelab collect` gathers
+// beside /proc/net/bonding): a 1G bond whose port an RDMA device stands on
+// warns, a 100G bond that no RDMA device stands on is info. Without a
+// listing the speed and name guess stays (TestBondModeOnlyOnRDMAPorts).
+// Synthetic. Before, both were
+// judged by the guess (the first info, the second a warning).
+func TestBondModeRDMAFromListings(t *testing.T) {
+	const alb = "adaptive load balancing"
+	link := func(netdev string) string {
+		return "link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev " + netdev
 	}
-	nicMustFind(t, synthFindings(t, Options{}, bond("1000", "eno1", "eno2")...), "host.bond.mode", Info, "RoCE LAG does not offload this mode")
-	nicMustFind(t, synthFindings(t, Options{}, bond("1000", "ens1f0np0", "ens1f1np1")...), "host.bond.mode", Warn, "RoCE LAG does not offload this mode")
-	nicMustFind(t, synthFindings(t, Options{}, bond("25000", "eth0", "eth1")...), "host.bond.mode", Warn, "RoCE LAG does not offload this mode")
+	fs := synthFindings(t, Options{}, append(bondLines(alb, "eno1 up 1000 0", "eno2 up 1000 0"), "$ rdma link", link("eno1"))...)
+	nicMustFind(t, fs, "host.bond.mode", Warn, "RoCE LAG does not offload this mode")
+	fs = synthFindings(t, Options{}, append(bondLines(alb, "eth0 up 100000 0", "eth1 up 100000 0"), "$ rdma link", link("ens2f0np0"))...)
+	nicMustFind(t, fs, "host.bond.mode", Info, "RoCE LAG does not offload this mode")
 }

@@ -75,3 +75,40 @@ func TestDevinfoOpenFailed(t *testing.T) {
 		t.Errorf("evidence %+v", f.Evidence)
 	}
 }
+
+// ibdev2netdev -v (a paste with the plain form before it, found via
+// find_string) was in no format rocelab recognised. Each line now gives
+// its device the RDMA port's own state (an IPoIB port's too, which the
+// plain form leaves unsaid), the firmware and the chip: the five DOWN
+// ports warn as the plain form's Down netdevs do, the -v lines alone
+// included.
+func TestIbdev2netdevVerbose(t *testing.T) {
+	const file = "corpus/ethtool/ibdev2netdev-v-cx4lx-cx5-cx6-ib-vfs-down-plain-and-verbose.txt"
+	arts := nicReadArtifacts(t, file)
+	d, ok := arts[0].(*ingest.Devinfo)
+	if !ok {
+		t.Fatalf("read %T", arts[0])
+	}
+	var ib []ingest.DevinfoDevice
+	for _, dev := range d.Devices {
+		if dev.Name == "mlx5_5" {
+			ib = append(ib, dev)
+		}
+	}
+	if len(ib) != 2 || ib[0].Ports[0].State != "" || ib[0].FWVer != "" {
+		t.Fatalf("mlx5_5: %+v", ib)
+	}
+	if v := ib[1]; v.FWVer != "20.30.1004" || v.VendorPartID != 4123 || v.Ports[0].State != "PORT_ACTIVE" || v.Ports[0].LinkLayer != "InfiniBand" || v.Ports[0].Netdev != "ib0" {
+		t.Errorf("mlx5_5 from -v: %+v", v)
+	}
+	b, err := os.ReadFile(nicTestdata(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, verbose, _ := strings.Cut(string(b), "ibdev2netdev  -v\n")
+	fs := synthFindings(t, Options{}, strings.Split(strings.TrimSpace(verbose), "\n")...)
+	if n := len(nicFind(fs, "devinfo.port.down")); n != 5 {
+		t.Errorf("%d devinfo.port.down from the -v lines, want 5:\n%s", n, nicTitles(fs))
+	}
+	nicMustFind(t, fs, "devinfo.port.down", Warn, "mlx5_7 port 1 is not up: DOWN")
+}

@@ -1,8 +1,8 @@
 // Package exporter is rocelab's Prometheus exporter for RoCE hosts: a set of
 // isolated collectors that read the RDMA devices under
 // /sys/class/infiniband, the ethtool statistics and sysfs attributes of the
-// netdevs behind them, their QoS state (trust mode, PFC, DSCP map) and
-// their DCQCN settings.
+// netdevs behind them, their QoS state (trust mode, PFC, DSCP map), their
+// DCQCN settings, the bonds they form and the GPUDirect RDMA modules.
 //
 // Every collector is isolated per device and per file: a file that fails
 // to read increments rocelab_exporter_collector_errors_total{collector,
@@ -113,6 +113,8 @@ func Collectors(o Options) []Collector {
 		&netdevCollector{},
 		&qosCollector{},
 		&dcqcnCollector{settings: refresher[[]dcqcnValue]{every: o.DCQCNRefresh}},
+		&bondCollector{},
+		&moduleCollector{},
 	}
 }
 

@@ -221,27 +221,46 @@ func (p *devinfoParser) rdmaLinkLine(l Line, t string) bool {
 //	mlx5_1 port 1 ==> ens12f0np0 (Up)
 //	mlx5_0 port 1 ==> ibs108 (Down)
 //
+// and of `ibdev2netdev -v`, which puts the PCI address first, the chip and
+// part number, the card's description and firmware between, and the RDMA
+// port's own state before the arrow (the description padded, a state
+// padded inside its parentheses, a netdev's note after its state):
+//
+//	0000:31:00.0 mlx5_0 (MT4117 - MT2138K10121) CX4121A - ConnectX-4 LX SFP28 fw 14.27.1016 port 1 (DOWN  ) ==> ens4f0 (Down)
+//
 // A RoCE port follows its Ethernet netdev, so the netdev's state is the
 // port's; an IPoIB netdev (ib*) says nothing of its InfiniBand port, whose
-// state is left unsaid.
+// state is left unsaid unless -v prints it.
 func (p *devinfoParser) ibdev2netdevLine(l Line, t string) bool {
 	left, right, ok := strings.Cut(t, " ==> ")
 	if !ok {
 		return false
 	}
 	f := strings.Fields(left)
+	v, verbose := ibdev2netdevVerbose(f)
+	if verbose {
+		f = []string{f[1], "port", v.port}
+	}
 	if len(f) != 3 || f[1] != "port" || !isIdentName(f[0]) {
 		return false
 	}
 	port, err := strconv.Atoi(f[2])
 	r := strings.Fields(right)
-	if err != nil || len(r) != 2 || !isIdentName(r[0]) || len(r[1]) < 3 || r[1][0] != '(' || r[1][len(r[1])-1] != ')' {
+	if err != nil || len(r) < 2 || len(r) > 2 && !verbose || !isIdentName(r[0]) || len(r[1]) < 3 || r[1][0] != '(' || r[1][len(r[1])-1] != ')' {
 		return false
 	}
 	ev := At(p.out.src, l)
 	pt := DevinfoPort{Port: port, LID: -1, Netdev: strings.Clone(r[0]), Evidence: map[string]Evidence{"port": ev}}
 	if strings.HasPrefix(r[0], "ib") {
 		pt.LinkLayer = "InfiniBand"
+		if verbose {
+			pt.State = "PORT_" + v.state
+			pt.Evidence["state"] = ev
+		}
+	} else if verbose {
+		pt.LinkLayer = "Ethernet"
+		pt.State = "PORT_" + v.state
+		pt.Evidence["state"] = ev
 	} else {
 		pt.LinkLayer = "Ethernet"
 		switch st := r[1][1 : len(r[1])-1]; st {
@@ -258,9 +277,49 @@ func (p *devinfoParser) ibdev2netdevLine(l Line, t string) bool {
 		p.out.Omitted++
 		return true
 	}
-	p.out.Devices = append(p.out.Devices, DevinfoDevice{Name: strings.Clone(f[0]), Host: p.host, Ports: []DevinfoPort{pt}, Evidence: ev})
+	d := DevinfoDevice{Name: strings.Clone(f[0]), Host: p.host, Ports: []DevinfoPort{pt}, Evidence: ev}
+	if verbose {
+		d.FWVer, d.VendorPartID = v.fw, v.part
+	}
+	p.out.Devices = append(p.out.Devices, d)
 	p.ibstat, p.inBlock = false, false
 	return true
+}
+
+// ib2ndVerbose is what an `ibdev2netdev -v` line says before its arrow
+// beyond the plain form.
+type ib2ndVerbose struct {
+	port, state, fw string
+	part            int // the chip's PCI device id, 4117 of MT4117
+}
+
+// ibdev2netdevVerbose reads the fields before the arrow of an
+// `ibdev2netdev -v` line: a PCI address, the device, "(MT4117 - PN)",
+// the description, "fw VER port N (STATE)". ok is false for any other.
+func ibdev2netdevVerbose(f []string) (ib2ndVerbose, bool) {
+	var v ib2ndVerbose
+	if len(f) < 8 || strings.Count(f[0], ":") < 1 || !strings.Contains(f[0], ".") || !isIdentName(f[1]) || !strings.HasPrefix(f[2], "(") {
+		return v, false
+	}
+	k := -1
+	for i := len(f) - 2; i >= 3; i-- {
+		if f[i] == "port" {
+			k = i
+			break
+		}
+	}
+	if k < 0 || k < 5 || f[k-2] != "fw" {
+		return v, false
+	}
+	st := strings.Join(f[k+2:], "")
+	if len(st) < 3 || st[0] != '(' || st[len(st)-1] != ')' {
+		return v, false
+	}
+	v.port, v.fw, v.state = f[k+1], strings.Clone(f[k-1]), strings.ToUpper(st[1:len(st)-1])
+	if n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(f[2], "("), "MT")); err == nil {
+		v.part = n
+	}
+	return v, true
 }
 
 func ibstatState(s string) string {

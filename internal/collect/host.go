@@ -1,0 +1,109 @@
+package collect
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// hostState gathers the host's state around the RDMA ports that diagnose
+// reads: the bonds (/proc/net/bonding), the loaded kernel modules
+// (/proc/modules: the peer-memory module GPUDirect RDMA needs), each RDMA
+// port's forced traffic class, and the tools that describe a netdev, an
+// RDMA device's firmware or the GPUs.
+func (c *collector) hostState(ctx context.Context) {
+	c.procFiles("bonding.txt", "/proc/net/bonding", "")
+	c.procFiles("modules.txt", "", "/proc/modules")
+	if len(c.meta.Devices) > 0 {
+		c.trafficClasses()
+	}
+	c.command(ctx, "devlink_health.txt", "devlink health show", "devlink", "health", "show")
+	for _, nd := range c.meta.Netdevs {
+		f := "ethtool_info_" + nd + ".txt"
+		c.command(ctx, f, "ethtool -i "+nd, "ethtool", "-i", nd)
+		c.command(ctx, f, "ethtool "+nd, "ethtool", nd)
+		c.command(ctx, f, "ethtool -a "+nd, "ethtool", "-a", nd)
+		c.command(ctx, f, "ethtool --show-fec "+nd, "ethtool", "--show-fec", nd)
+		c.command(ctx, "transceiver_"+nd+".txt", "ethtool -m "+nd, "ethtool", "-m", nd)
+	}
+	for _, dev := range c.meta.Devices {
+		pci := c.pciAddress(dev)
+		if pci == "" {
+			continue
+		}
+		c.firmwareTool(ctx, "mlxconfig_"+dev+".txt", []string{"mlxconfig", "mstconfig"}, "-d", pci, "query")
+		c.firmwareTool(ctx, "mlxlink_"+dev+".txt", []string{"mlxlink", "mstlink"}, "-d", pci, "-c")
+	}
+	c.command(ctx, "nvidia_smi_q.txt", "nvidia-smi -q -d PCIE,PERFORMANCE", "nvidia-smi", "-q", "-d", "PCIE,PERFORMANCE")
+	c.command(ctx, "nvlink.txt", "nvidia-smi nvlink -s", "nvidia-smi", "nvlink", "-s")
+}
+
+// procFiles writes, after a `cat` line each, every file of dir (the bonds
+// of /proc/net/bonding) or the one file file. An absent directory is no
+// gap: a host without bonds has none.
+func (c *collector) procFiles(name, dir, file string) {
+	paths := []string{file}
+	if dir != "" {
+		paths = nil
+		for _, f := range c.list(c.path(dir)) {
+			paths = append(paths, filepath.Join(dir, f))
+		}
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(c.path(p))
+		if err != nil {
+			c.missing(p, errText(err))
+			continue
+		}
+		b := c.file(name)
+		b.WriteString("$ cat " + p + "\n")
+		b.Write(data)
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			b.WriteByte('\n')
+		}
+	}
+}
+
+// trafficClasses adds each RDMA port's forced traffic class (MLNX_OFED's
+// /sys/class/infiniband/<dev>/tc/<port>/traffic_class) to the DCQCN
+// settings, which decide together the priority RoCE lands on.
+func (c *collector) trafficClasses() {
+	for _, dev := range c.meta.Devices {
+		rel := filepath.Join("/sys/class/infiniband", dev, "tc")
+		for _, port := range c.list(c.path(rel)) {
+			p := filepath.Join(rel, port, "traffic_class")
+			if v, err := c.readTrim(p); err == nil && v != "" && !strings.Contains(v, "\n") {
+				c.file("dcqcn_sysfs.txt").WriteString(p + ":" + v + "\n")
+			}
+		}
+	}
+}
+
+// pciAddress is the PCI address of an RDMA device (the target of its
+// device link, 0000:3b:00.0), or "" for a device on no PCI function
+// (rxe, siw).
+func (c *collector) pciAddress(dev string) string {
+	t, err := os.Readlink(c.path(filepath.Join("/sys/class/infiniband", dev, "device")))
+	if err != nil {
+		return ""
+	}
+	a := filepath.Base(t)
+	if strings.Count(a, ":") != 2 || !strings.Contains(a, ".") {
+		return ""
+	}
+	return a
+}
+
+// firmwareTool runs the first of names the host has (NVIDIA's MFT tool,
+// else mstflint's), recording a gap only when it has none.
+func (c *collector) firmwareTool(ctx context.Context, file string, names []string, args ...string) {
+	source := names[0] + " " + strings.Join(args, " ")
+	for _, n := range names {
+		if _, err := c.lookPath(n); err == nil {
+			c.command(ctx, file, n+" "+strings.Join(args, " "), n, args...)
+			return
+		}
+	}
+	c.missing(source, "neither "+strings.Join(names, " nor ")+" is installed")
+}
