@@ -365,6 +365,15 @@ var publicRuns = []publicRun{
 		srv: h100x8, servers: 4, ppn: 8, version: "2.24.3", heldOut: 10},
 	{file: "h100-4n-ib400g-voltagepark-reduce.txt", op: "reduce", label: "Voltage Park, 4 × 8 H100, 8 × 400G IB, NCCL defaults, reduce to rank 0", fabric: "IB",
 		srv: h100x8, servers: 4, ppn: 8, version: "2.24.3", heldOut: 10},
+	// Held out, group 15: a GKE A4 pod pair of one B200 each over RoCE,
+	// all sizes from 32 B, added and compared before any change
+	// (docs/nccl.md, "Held out, group 15").
+	{file: "b200-2x1-roce400g-gcp-a4-all_gather-dranet.txt", op: "all_gather", host: "VM", label: "GKE A4 under DRANET, 2 × 1 B200 (a pod of two B200s and their two 400G RoCE NICs on one PCIe switch a server), all_gather, gIB plugin", fabric: "RoCE",
+		srv: func() gpu.Server {
+			s := serverOf("B200", 2, 400*unit.Gbps, 5, gpu.PIX, gpu.Intel)
+			s.GPUs = 2
+			return s
+		}(), servers: 2, ppn: 1, version: "2.26.6", heldOut: 15, iters: 100},
 	{file: "oci-a100-2n-roce-default-2024.txt", label: "OCI A100, 2 × 8 A100, 16 × 100G RoCE, NCCL defaults", fabric: "RoCE",
 		srv: ociCards(serverOf("A100", 16, 100*unit.Gbps, 4, gpu.PXB, gpu.AMD)), servers: 2, ppn: 8,
 		env: map[string]string{"NCCL_IB_QPS_PER_CONNECTION": "4"}, version: "2.14.3",
