@@ -57,7 +57,7 @@ func qosRules(m *Model) []doctor.Finding {
 				fix = fmt.Sprintf("Enable PFC on RoCE's switch priority on these ports (%s) and on the NICs (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0).", nvSet(s.DB, s.Port, "pfc", "switch-priority 3"))
 			}
 			if s.DB != nil && s.DB.Vendor == sonic.VendorOnyx {
-				fix = "`dcb priority-flow-control enable force`, `dcb priority-flow-control priority 3 enable` and `interface ethernet <ports> dcb priority-flow-control mode on force`, and PFC on the NICs' priority (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0); a fabric lossy by design (ECN alone) needs neither."
+				fix = onyxPFCFix(s.DB)
 			}
 			if s.DB != nil && s.DB.Vendor == sonic.VendorTrafficConf {
 				fix = "Name a PFC group in pfc.port_group_list and set its keys (pfc.ROCE_PFC.cos_list = [3], pfc.ROCE_PFC.port_set = swp1-swp32, tx_enable and rx_enable true), and PFC on the NICs' priority (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0)."
@@ -168,6 +168,24 @@ func pfcAllOffFix(db *sonic.ConfigDB, fix string) string {
 		return fix
 	}
 	return fmt.Sprintf("`no priority-flow-control all off` (line %d turns PFC off on every interface, whatever their own `priority-flow-control` lines say); then, if RoCE's class is still not lossless: %s", v.Line, fix)
+}
+
+// onyxPFCFix is the fix for an Onyx configuration that pauses no
+// priority: the commands it does not write, of the three Onyx needs (PFC
+// on for the switch, a priority enabled, the port's mode not off).
+func onyxPFCFix(db *sonic.ConfigDB) string {
+	on, prios := db.OnyxPFCWritten()
+	var cmds []string
+	if !on {
+		cmds = append(cmds, "`dcb priority-flow-control enable force`")
+	}
+	if !prios {
+		cmds = append(cmds, "`dcb priority-flow-control priority 3 enable` (Onyx pauses only the priorities this list enables: `dcb priority-flow-control enable` and a port's `mode on` alone pause none)")
+	}
+	if on && prios {
+		cmds = append(cmds, "`interface ethernet <ports> dcb priority-flow-control mode on force` (these ports' mode is off)")
+	}
+	return strings.Join(cmds, " and ") + ", and PFC on the NICs' priority (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0); a fabric lossy by design (ECN alone) needs neither."
 }
 
 // nxosUnappliedNQ is the network-qos policy an NX-OS configuration

@@ -38,6 +38,7 @@ func FromOnyx(c *onyx.Config) *ConfigDB {
 	db.lines, db.Vendor = c.Lines, VendorOnyx
 	prios := slices.Sorted(maps.Keys(c.Prios))
 	on := c.PFCOn.Given() || len(prios) > 0
+	db.onyxPFCOn, db.onyxPrios = c.PFCOn.Given(), len(prios) > 0
 	auto := false
 	for _, it := range c.Interfaces {
 		if !it.PFC.Given() && !it.Trust.Given() && len(it.ECN) == 0 {
@@ -55,9 +56,14 @@ func FromOnyx(c *onyx.Config) *ConfigDB {
 			}
 			row["dscp_to_tc_map"] = Value{Text: name, Line: it.Trust.Line, Col: it.Trust.Col}
 		}
+		// pfc_enable is at the line that makes it: the first enabled
+		// priority, else the global switch, else the port's own mode.
 		pfc := c.PFCOn
 		if len(prios) > 0 {
 			pfc = c.Prios[prios[0]]
+		}
+		if !pfc.Given() {
+			pfc = it.PFC
 		}
 		pfc.Text = ""
 		if on && it.PFC.Text != "off" {
@@ -95,4 +101,13 @@ func FromOnyx(c *onyx.Config) *ConfigDB {
 	}
 	db.nosDone(c.NotJudged)
 	return db
+}
+
+// OnyxPFCWritten reports, for a configuration made from Onyx, whether it
+// turns PFC on for the switch (`dcb priority-flow-control enable`) and
+// whether it enables a priority (`dcb priority-flow-control priority N
+// enable`): Onyx pauses only the priorities that list enables, on ports
+// whose mode is not off, so a fix names the one that is missing.
+func (db *ConfigDB) OnyxPFCWritten() (on, prios bool) {
+	return db.onyxPFCOn, db.onyxPrios
 }
