@@ -14,9 +14,11 @@
 package onyx
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
+	"rocelab/internal/pos"
 	"rocelab/internal/swcfg"
 )
 
@@ -46,8 +48,12 @@ type Config struct {
 	Lines []string
 	// PFCOn is `dcb priority-flow-control enable`; Prios the priorities
 	// `dcb priority-flow-control priority N enable` turns on.
-	PFCOn      Value
-	Prios      map[int]Value
+	PFCOn Value
+	Prios map[int]Value
+	// RoCE is Onyx's one-command RoCE setup (`roce [lossless|
+	// semi-lossless|lossy]`, 3.8.2000 on), Text its mode: lossless when
+	// not written. `no roce` clears it.
+	RoCE       Value
 	Interfaces []*Interface
 	NotJudged  []Value
 	byName     map[string]*Interface
@@ -58,6 +64,13 @@ func IsConfig(data []byte) bool {
 	for _, raw := range strings.Split(string(data), "\n") {
 		t := command(raw)
 		if strings.HasPrefix(t, "dcb priority-flow-control ") || strings.HasPrefix(t, "interface ethernet ") && (strings.Contains(t, " traffic-class ") || strings.Contains(t, " dcb priority-flow-control ") || strings.Contains(t, " qos trust ")) {
+			return true
+		}
+		// `show running-config`'s header, or `roce` typed at a prompt.
+		if strings.HasPrefix(t, "## Running database ") || strings.HasPrefix(t, "## Active saved database ") {
+			return true
+		}
+		if _, mode := prompted(raw); mode != "" && (t == "roce" || strings.HasPrefix(t, "roce ")) {
 			return true
 		}
 		// Typed in an interface's mode: `traffic-class 3
@@ -179,6 +192,17 @@ func (c *Config) line(w []Value) error {
 		} else {
 			delete(c.Prios, p)
 		}
+	case w[0].Text == "roce" && len(w) <= 2:
+		c.RoCE = w[0]
+		c.RoCE.Text = "lossless"
+		if len(w) == 2 {
+			if m := w[1].Text; m != "lossless" && m != "semi-lossless" && m != "lossy" {
+				return &pos.Error{File: c.File, Line: w[1].Line, Col: w[1].Col, Msg: fmt.Sprintf("%q: expected a RoCE mode (lossless, semi-lossless or lossy)", m)}
+			}
+			c.RoCE.Text = w[1].Text
+		}
+	case len(w) == 2 && w[0].Text == "no" && w[1].Text == "roce":
+		c.RoCE = Value{}
 	case len(w) >= 4 && w[0].Text == "interface" && (w[1].Text == "ethernet" || w[1].Text == "port-channel" || w[1].Text == "mlag-port-channel"):
 		return c.iface(w)
 	case len(w) >= 2 && (w[0].Text == "advanced" || w[0].Text == "qos" || w[0].Text == "dcb"):

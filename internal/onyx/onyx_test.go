@@ -165,3 +165,33 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestRoCE: `roce` (3.8.2000 on) is lossless unless a mode says
+// otherwise, `no roce` undoes it, and a mode Onyx does not have is an
+// error at its column; Onyx's running-config header and `roce` at a
+// prompt mark Onyx (SYNTHETIC lines, in the syntax of NVIDIA's Onyx User
+// Manual 3.10, "RoCE Commands").
+func TestRoCE(t *testing.T) {
+	for in, want := range map[string]string{
+		"roce\n": "lossless", "   roce lossy\n": "lossy", "roce semi-lossless\n": "semi-lossless", "roce\nno roce\n": "",
+	} {
+		c, err := Parse("r.cfg", []byte(in))
+		if err != nil || c.RoCE.Text != want {
+			t.Errorf("%q: RoCE %q (%v), want %q", in, c.RoCE.Text, err, want)
+		}
+	}
+	if _, err := Parse("r.cfg", []byte("switch (config) # roce lossles\n")); err == nil {
+		t.Error("roce lossles: no error")
+	} else if line, col := pos.At(err); line != 1 || col != 24 {
+		t.Errorf("roce lossles: %v, want an error at 1:24", err)
+	}
+	for in, want := range map[string]bool{
+		"##\n## Running database \"initial\"\n## Product release: 3.10.4006\n##\n   hostname sw1\n": true,
+		"switch (config) # roce\n": true,
+		"roce\n":                   false,
+	} {
+		if IsConfig([]byte(in)) != want {
+			t.Errorf("IsConfig(%q) != %v", in, want)
+		}
+	}
+}
