@@ -71,7 +71,10 @@ func TestLintEOSPublic(t *testing.T) {
 // Microsoft's Azure Local TOR references print the storage ports alone
 // (`priority-flow-control mode on send-tlv`, a qos policy defined on
 // another page): read as a cut of an NX-OS configuration, PFC not judged
-// and the policy named, where lint refused them.
+// and the policy named, where lint refused them. A VXLAN EVPN lab's
+// whole NX-OS 9.3(10) running-config sets no QoS at all: lint refused it
+// as no configuration; it is said to run NX-OS's defaults, which pause
+// and mark nothing, at its `!Command: show running-config` header.
 func TestLintNXOSPublic(t *testing.T) {
 	got := map[string][]string{}
 	lintGolden(t, "../../testdata/corpus/nxos", "*.cfg", 1, func(name string, fd doctor.Finding) {
@@ -82,7 +85,8 @@ func TestLintNXOSPublic(t *testing.T) {
 		"msdn-nexus3132-tor1-pause-no-drop.cfg":               "config.not_judged ecn.disabled",
 		"msdn-nexus3132-readme-qos-marking-unindented.cfg":    "config.not_judged ecn.disabled",
 		"azurelocal-tor-fully-converged-tora-interfaces.cfg":  "config.not_judged",
-		"azurelocal-tor-disaggregated-storage-interfaces.cfg": "config.not_judged"} {
+		"azurelocal-tor-disaggregated-storage-interfaces.cfg": "config.not_judged",
+		"dcnd-lab-nexus9300v-leaf1-running-config-no-qos.cfg": "config.qos.absent"} {
 		if ids := got[f]; strings.Join(ids, " ") != want {
 			t.Errorf("%s: %v, want %s", f, ids, want)
 		}
@@ -99,26 +103,35 @@ func TestLintNXOSPublic(t *testing.T) {
 // undefined network-qos policy to its host ports and leaves their PFC mode
 // off: PFC runs nowhere the storage traffic enters. Both attach their
 // `wred ecn` only in a queuing policy nothing applies, named as not
-// judged at its random-detect line. Before, lint refused both.
+// judged at its random-detect line. Before, lint refused both. Cray's
+// CSM BMC leaf (OS10 10.5.1.4) is a whole running-configuration with no
+// QoS at all: said as such at its `! Version` line, the defaults pausing
+// and marking nothing, not as a cut that needs the whole config (which it
+// is).
 func TestLintOS10Public(t *testing.T) {
 	got, titles := map[string][]string{}, map[string]string{}
-	lintGolden(t, "../../testdata/corpus/os10", "*.cfg", 2, func(name string, fd doctor.Finding) {
+	lintGolden(t, "../../testdata/corpus/os10", "*.cfg", 3, func(name string, fd doctor.Finding) {
 		got[name] = append(got[name], fd.ID)
-		if fd.ID == "config.not_judged" {
+		if fd.ID == "config.not_judged" || fd.ID == "config.qos.absent" {
 			titles[name] = fd.Title
+		}
+		if fd.ID == "config.qos.absent" && (strings.Contains(fd.Fix, "whole running-config") || fd.Evidence[0].Line != 2) {
+			t.Errorf("%s: a whole configuration asked for itself, or not at its header: %s (%+v)", name, fd.Fix, fd.Evidence)
 		}
 	})
 	for f, want := range map[string]string{
-		"azurestack-s5248f-tor1-running-configuration.cfg": "config.not_judged qos.pfc.disabled",
-		"azurelocal-switchgen-s5248f-hyperconverged.cfg":   "config.not_judged qos.pfc.disabled qos.pfc.disabled",
+		"azurestack-s5248f-tor1-running-configuration.cfg":            "config.not_judged qos.pfc.disabled",
+		"azurelocal-switchgen-s5248f-hyperconverged.cfg":              "config.not_judged qos.pfc.disabled qos.pfc.disabled",
+		"cray-csm-hpcm-leaf-bmc-os10.5.1.4-running-config-no-qos.cfg": "config.qos.absent",
 	} {
 		if ids := strings.Join(got[f], " "); ids != want {
 			t.Errorf("%s: %s, want %s", f, ids, want)
 		}
 	}
 	for f, want := range map[string]string{
-		"azurestack-s5248f-tor1-running-configuration.cfg": "random-detect ecn in policy-map type queuing policy_q3 (applied by no interface or system qos: marks nothing)",
-		"azurelocal-switchgen-s5248f-hyperconverged.cfg":   "random-detect ecn in policy-map type queuing AZLOCAL_ETS (applied by no interface or system qos: marks nothing)",
+		"azurestack-s5248f-tor1-running-configuration.cfg":            "random-detect ecn in policy-map type queuing policy_q3 (applied by no interface or system qos: marks nothing)",
+		"azurelocal-switchgen-s5248f-hyperconverged.cfg":              "random-detect ecn in policy-map type queuing AZLOCAL_ETS (applied by no interface or system qos: marks nothing)",
+		"cray-csm-hpcm-leaf-bmc-os10.5.1.4-running-config-no-qos.cfg": "the whole configuration (! Version 10.5.1.4) sets QoS on no interface",
 	} {
 		if !strings.Contains(titles[f], want) {
 			t.Errorf("%s: %q, want it to name %s", f, titles[f], want)
@@ -142,17 +155,37 @@ func TestLintTrafficConfPublic(t *testing.T) {
 	})
 }
 
-// TestLintOnyxPublic lints the MLNX-OS commands of Mellanox's DSCP-mode
-// lossless RoCE guide as AT&T's NVMe-oF setup applied them
-// (testdata/corpus/onyx): trust L3, PFC on priority 3, ECN on traffic
-// class 3 from 150 to 1500 KB, sound; its advanced buffer commands are
-// named as not judged. Before, lint refused it.
+// TestLintOnyxPublic lints each real Onyx configuration of
+// testdata/corpus/onyx alone against golden.txt there. The MLNX-OS
+// commands of Mellanox's DSCP-mode lossless RoCE guide as AT&T's NVMe-oF
+// setup applied them: trust L3, PFC on priority 3, ECN on traffic class 3
+// from 150 to 1500 KB, sound; its advanced buffer commands are named as
+// not judged (before, lint refused it). Cray's CSM spine (a 3.9.3210
+// running-config, and the MLAG commands typed at interface-mode prompts)
+// turns PFC on for the switch and on its MLAG links but enables no
+// priority: Onyx pauses nothing, and the fix names the one command that
+// is missing, not the ones the configuration writes.
 func TestLintOnyxPublic(t *testing.T) {
-	lintGolden(t, "../../testdata/corpus/onyx", "*.cfg", 1, func(name string, fd doctor.Finding) {
-		if fd.ID != "config.not_judged" {
+	fixes := map[string]string{}
+	lintGolden(t, "../../testdata/corpus/onyx", "*.cfg", 3, func(name string, fd doctor.Finding) {
+		switch {
+		case fd.ID == "config.not_judged" && strings.HasPrefix(name, "netarbiter"):
+		case fd.ID == "qos.pfc.disabled" && strings.HasPrefix(name, "cray-csm"):
+			fixes[name] = fd.Fix
+			if len(fd.Evidence) == 0 || fd.Evidence[0].Line == 0 {
+				t.Errorf("%s: %s without a line", name, fd.ID)
+			}
+		default:
 			t.Errorf("%s: %s %s", name, fd.ID, fd.Title)
 		}
 	})
+	fix := fixes["cray-csm-hpcm-spine01-onyx3.9-running-config-pfc-no-priority.cfg"]
+	if !strings.HasPrefix(fix, "`dcb priority-flow-control priority 3 enable`") || strings.Contains(fix, "enable force") || strings.Contains(fix, "mode on force") {
+		t.Errorf("Cray's running-config writes `dcb priority-flow-control enable force` and the port's mode: the fix names only the priority, got %q", fix)
+	}
+	if fix := fixes["cray-csm-mlag-typed-session-interface-mode-pfc-no-priority.cfg"]; !strings.HasPrefix(fix, "`dcb priority-flow-control enable force` and `dcb priority-flow-control priority 3 enable`") {
+		t.Errorf("Cray's typed MLAG session writes neither global command: %q", fix)
+	}
 }
 
 // TestLintKLISHPublic lints each real SONiC management-CLI (KLISH,

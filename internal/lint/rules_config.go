@@ -127,6 +127,14 @@ func uncheckedConfigs(m *Model) []doctor.Finding {
 			f.Evidence = []Evidence{{File: db.Source(), Line: 1, Text: "no QoS on any interface"}}
 			f.Mechanism = "A switch's lossless class lives in its classification, PFC and queue settings; a configuration that applies none to a port says nothing about PFC or ECN, so no finding here is not a clean bill."
 			f.Fix = "Give the switch's whole running-config (`show running-config`), with the interfaces that carry RoCE and the QoS policies or profiles they apply."
+			if h, ok := db.RunningConfigHeader(); ok {
+				// The whole configuration, by its header: nothing is
+				// left out, and the OS's defaults pause and mark nothing.
+				f.Title = fmt.Sprintf("%s: the whole configuration (%s) sets QoS on no interface: the switch runs its defaults, which pause no priority and mark no ECN", db.File, h.Text)
+				f.Evidence = []Evidence{{File: db.Source(), Line: h.Line, Col: h.Col, Text: h.Text}}
+				f.Mechanism = "A whole running-config is the switch's state: with no classification, PFC or queue setting, every class is lossy. RoCE crossing this switch is dropped when a queue fills, with no pause to hold the sender and no ECN mark for DCQCN to slow it first; that is right for a switch RoCE does not cross (management, BMC), wrong for one it does."
+				f.Fix = "If RoCE crosses this switch, give its class PFC on the ports it uses and ECN marking on its queue (docs/lint.md names each OS's commands); a switch RoCE does not cross needs neither."
+			}
 		}
 		fs = append(fs, f)
 	}

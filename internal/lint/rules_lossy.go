@@ -235,7 +235,7 @@ func noPFCWords(db *sonic.ConfigDB) string {
 	case sonic.VendorFTOS:
 		return "no `dcb-map` with `pfc on`, no `dcb-input`"
 	case sonic.VendorOnyx:
-		return "no `dcb priority-flow-control`, no `roce`"
+		return "no `dcb priority-flow-control`, no `roce` or `roce lossless`"
 	}
 	return "no PFC line"
 }

@@ -57,7 +57,7 @@ func qosRules(m *Model) []doctor.Finding {
 				fix = fmt.Sprintf("Enable PFC on RoCE's switch priority on these ports (%s) and on the NICs (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0).", nvSet(s.DB, s.Port, "pfc", "switch-priority 3"))
 			}
 			if s.DB != nil && s.DB.Vendor == sonic.VendorOnyx {
-				fix = "`dcb priority-flow-control enable force`, `dcb priority-flow-control priority 3 enable` and `interface ethernet <ports> dcb priority-flow-control mode on force`, and PFC on the NICs' priority (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0); a fabric lossy by design (ECN alone) needs neither."
+				fix = onyxPFCFix(s.DB)
 			}
 			if s.DB != nil && s.DB.Vendor == sonic.VendorTrafficConf {
 				fix = "Name a PFC group in pfc.port_group_list and set its keys (pfc.ROCE_PFC.cos_list = [3], pfc.ROCE_PFC.port_set = swp1-swp32, tx_enable and rx_enable true), and PFC on the NICs' priority (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0)."
@@ -91,47 +91,15 @@ func qosRules(m *Model) []doctor.Finding {
 			Evidence: evs(append(append([]Evidence{}, r.Evidence...), s.TCEv, s.LosslessEv)...),
 			Mechanism: fmt.Sprintf("The switch puts DSCP %d into class %d, which PFC does not protect: under congestion it drops RoCE instead of pausing, and RC recovers by go-back-N and timeouts. ", r.DSCP, s.TC) +
 				"Either RoCE is marked with a DSCP the switch does not treat as lossless, or the lossless class is configured on another priority." + assumedDSCP(r),
-			Fix: fmt.Sprintf("Map DSCP %d to a lossless class on the switch, or enable PFC on class %d (and on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, s.TC, s.TC),
-		}
-		if isNVUE(s.DB) {
-			to := 3
-			if len(s.Lossless) > 0 {
-				to = s.Lossless[0]
-			}
-			f.Fix = fmt.Sprintf("Map DSCP %d to a switch priority with PFC (%s), or enable PFC on switch priority %d (%s; and on the NICs' priority %d), or mark RoCE into the lossless switch priority (NCCL_IB_TC = DSCP×4 + 2).",
-				r.DSCP, nvSet(s.DB, s.Port, "mapping", fmt.Sprintf("dscp %d switch-priority %d", r.DSCP, to)), s.TC, nvSet(s.DB, s.Port, "pfc", fmt.Sprintf("switch-priority %d", s.TC)), s.TC)
+			Fix: pfcOffFix(r, s),
 		}
 		if s.DB != nil && s.DB.Vendor == sonic.VendorNXOS {
-			f.Fix = fmt.Sprintf("Match DSCP %d in the class-map of the class that sets the lossless qos-group (`match dscp %d` under `class-map type qos`), or `pause pfc-cos %d` in the network-qos class of qos-group %d (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, r.DSCP, s.TC, s.TC, s.TC)
 			if name := nxosUnappliedNQ(s.DB); name != "" {
 				f.Fix = fmt.Sprintf("Apply the network-qos policy the configuration defines: `system qos` then `service-policy type network-qos %s` (NX-OS pauses only by the policy system qos applies; defined alone, it pauses nothing), and PFC on the NICs' priority %d.", name, s.TC)
 			}
 		}
 		if s.DB != nil && s.DB.Vendor == sonic.VendorJunos {
 			f.Fix = m.junosPFCFix(r.DSCP, s)
-		}
-		if s.DB != nil && s.DB.Vendor == sonic.VendorOnyx {
-			f.Fix = fmt.Sprintf("Trust DSCP on these ports (`qos trust L3`, whose default map puts DSCP %d in switch priority %d) and turn PFC on for that priority (`dcb priority-flow-control priority %d enable`) (and on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, r.DSCP>>3, r.DSCP>>3, r.DSCP>>3)
-		}
-		if s.DB != nil && s.DB.Vendor == sonic.VendorTrafficConf {
-			f.Fix = fmt.Sprintf("Put DSCP %d in the lossless cos (traffic.cos_N.priority_source.dscp of a cos in a PFC group's cos_list), or add cos %d to the cos_list of a PFC group pfc.port_group_list names whose port_set holds these ports (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, s.TC, s.TC)
-		}
-		if s.DB != nil && s.DB.Vendor == sonic.VendorOS10 {
-			to := 3
-			if len(s.Lossless) > 0 {
-				to = s.Lossless[0]
-			}
-			f.Fix = fmt.Sprintf("Put DSCP %d in the lossless qos-group (`qos-group %d dscp %d` in the `trust dscp-map` these ports trust), or `pause` and `pfc-cos %d` in the network-qos class of qos-group %d that these interfaces apply with `priority-flow-control mode on` (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, to, r.DSCP, s.TC, s.TC, s.TC)
-		}
-		if s.DB != nil && s.DB.Vendor == sonic.VendorAOSCX {
-			to := 3
-			if len(s.Lossless) > 0 {
-				to = s.Lossless[0]
-			}
-			f.Fix = fmt.Sprintf("Map DSCP %d to the lossless local priority (`qos dscp-map %d local-priority %d`), or `flow-control priority rxtx %d` on these interfaces with local priority %d in a lossless `qos pool` (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, r.DSCP, to, s.TC, s.TC, s.TC)
-		}
-		if s.DB != nil && s.DB.Vendor == sonic.VendorEOS {
-			f.Fix = fmt.Sprintf("Map DSCP %d to a class with PFC (`qos map dscp %d to traffic-class N`), or `priority-flow-control on` and `priority-flow-control priority %d no-drop` on these interfaces or their qos profile (and PFC on the NICs' priority %d), or mark RoCE into the lossless class (NCCL_IB_TC = DSCP×4 + 2).", r.DSCP, r.DSCP, s.TC, s.TC)
 		}
 		f.Fix = pfcAllOffFix(s.DB, f.Fix)
 		if s.Unbound != "" {
@@ -168,6 +136,75 @@ func pfcAllOffFix(db *sonic.ConfigDB, fix string) string {
 		return fix
 	}
 	return fmt.Sprintf("`no priority-flow-control all off` (line %d turns PFC off on every interface, whatever their own `priority-flow-control` lines say); then, if RoCE's class is still not lossless: %s", v.Line, fix)
+}
+
+// pfcOffFix is the fix for a port whose PFC leaves out RoCE's class: map
+// RoCE's DSCP to the class PFC protects, or turn PFC on for RoCE's class,
+// or mark RoCE into the protected class, in each OS's commands. With no
+// class lossless on the port there is nothing to map or mark into: only
+// turning PFC on is said.
+func pfcOffFix(r roceClass, s switchSide) string {
+	to := 3
+	if len(s.Lossless) > 0 {
+		to = s.Lossless[0]
+	}
+	d, tc := r.DSCP, s.TC
+	mapTo := fmt.Sprintf("Map DSCP %d to a lossless class on the switch", d)
+	pfcOn := fmt.Sprintf("enable PFC on class %d (and on the NICs' priority %d)", tc, tc)
+	class := "class"
+	switch {
+	case isNVUE(s.DB):
+		mapTo = fmt.Sprintf("Map DSCP %d to a switch priority with PFC (%s)", d, nvSet(s.DB, s.Port, "mapping", fmt.Sprintf("dscp %d switch-priority %d", d, to)))
+		pfcOn = fmt.Sprintf("enable PFC on switch priority %d (%s; and on the NICs' priority %d)", tc, nvSet(s.DB, s.Port, "pfc", fmt.Sprintf("switch-priority %d", tc)), tc)
+		class = "switch priority"
+	case s.DB == nil:
+	case s.DB.Vendor == sonic.VendorNXOS:
+		mapTo = fmt.Sprintf("Match DSCP %d in the class-map of the class that sets the lossless qos-group (`match dscp %d` under `class-map type qos`)", d, d)
+		pfcOn = fmt.Sprintf("`pause pfc-cos %d` in the network-qos class of qos-group %d (and PFC on the NICs' priority %d)", tc, tc, tc)
+	case s.DB.Vendor == sonic.VendorOnyx:
+		mapTo = ""
+		pfcOn = fmt.Sprintf("trust DSCP on these ports (`qos trust L3`, whose default map puts DSCP %d in switch priority %d) and turn PFC on for that priority (`dcb priority-flow-control priority %d enable`) (and on the NICs' priority %d)", d, d>>3, d>>3, d>>3)
+	case s.DB.Vendor == sonic.VendorTrafficConf:
+		mapTo = fmt.Sprintf("Put DSCP %d in the lossless cos (traffic.cos_N.priority_source.dscp of a cos in a PFC group's cos_list)", d)
+		pfcOn = fmt.Sprintf("add cos %d to the cos_list of a PFC group pfc.port_group_list names whose port_set holds these ports (and PFC on the NICs' priority %d)", tc, tc)
+	case s.DB.Vendor == sonic.VendorOS10:
+		mapTo = fmt.Sprintf("Put DSCP %d in the lossless qos-group (`qos-group %d dscp %d` in the `trust dscp-map` these ports trust)", d, to, d)
+		pfcOn = fmt.Sprintf("`pause` and `pfc-cos %d` in the network-qos class of qos-group %d that these interfaces apply with `priority-flow-control mode on` (and PFC on the NICs' priority %d)", tc, tc, tc)
+	case s.DB.Vendor == sonic.VendorAOSCX:
+		mapTo = fmt.Sprintf("Map DSCP %d to the lossless local priority (`qos dscp-map %d local-priority %d`)", d, d, to)
+		pfcOn = fmt.Sprintf("`flow-control priority rxtx %d` on these interfaces with local priority %d in a lossless `qos pool` (and PFC on the NICs' priority %d)", tc, tc, tc)
+	case s.DB.Vendor == sonic.VendorEOS:
+		mapTo = fmt.Sprintf("Map DSCP %d to a class with PFC (`qos map dscp %d to traffic-class N`)", d, d)
+		pfcOn = fmt.Sprintf("`priority-flow-control on` and `priority-flow-control priority %d no-drop` on these interfaces or their qos profile (and PFC on the NICs' priority %d)", tc, tc)
+	}
+	var alts []string
+	if mapTo != "" && len(s.Lossless) > 0 {
+		alts = append(alts, mapTo)
+	}
+	alts = append(alts, pfcOn)
+	if len(s.Lossless) > 0 {
+		alts = append(alts, fmt.Sprintf("mark RoCE into the lossless %s (NCCL_IB_TC = DSCP×4 + 2)", class))
+	}
+	fix := strings.Join(alts, ", or ") + "."
+	return strings.ToUpper(fix[:1]) + fix[1:]
+}
+
+// onyxPFCFix is the fix for an Onyx configuration that pauses no
+// priority: the commands it does not write, of the three Onyx needs (PFC
+// on for the switch, a priority enabled, the port's mode not off).
+func onyxPFCFix(db *sonic.ConfigDB) string {
+	on, prios := db.OnyxPFCWritten()
+	var cmds []string
+	if !on {
+		cmds = append(cmds, "`dcb priority-flow-control enable force`")
+	}
+	if !prios {
+		cmds = append(cmds, "`dcb priority-flow-control priority 3 enable` (Onyx pauses only the priorities this list enables: `dcb priority-flow-control enable` and a port's `mode on` alone pause none)")
+	}
+	if on && prios {
+		cmds = append(cmds, "`interface ethernet <ports> dcb priority-flow-control mode on force` (these ports' mode is off)")
+	}
+	return strings.Join(cmds, " and ") + ", and PFC on the NICs' priority (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0); a fabric lossy by design (ECN alone) needs neither."
 }
 
 // nxosUnappliedNQ is the network-qos policy an NX-OS configuration

@@ -90,15 +90,23 @@ type Config struct {
 // `service-policy type qos` line; or interface blocks alone with such a
 // line and a command only NX-OS takes (nxosOnly: `priority-flow-control
 // mode on send-tlv`, `spanning-tree port type edge trunk`), not one Dell
-// OS10 or Arista EOS print as well (`spanning-tree port type edge`).
+// OS10 or Arista EOS print as well (`spanning-tree port type edge`); or
+// a whole running-config without QoS, by the header NX-OS prints above it
+// (`!Command: show running-config` with nothing after it) and its
+// `version 10.2(3)` line (EOS writes `! Command:` with a space).
 func IsConfig(data []byte) bool {
-	header, qos, block, own := false, false, false, false
+	header, qos, block, own, whole, version := false, false, false, false, false, false
 	for _, raw := range strings.Split(string(data), "\n") {
 		if strings.HasPrefix(raw, "policy-map type network-qos ") || strings.TrimRight(raw, " \t\r") == "system qos" {
 			return true
 		}
 		t := strings.TrimSpace(raw)
 		header = header || strings.HasPrefix(t, "!Command: show running-config")
+		whole = whole || t == "!Command: show running-config"
+		version = version || strings.HasPrefix(raw, "version ") && strings.Contains(raw, "(")
+		if whole && version {
+			return true
+		}
 		qos = qos || strings.HasPrefix(t, "priority-flow-control mode ") || strings.HasPrefix(t, "service-policy type qos input ")
 		block = block || strings.HasPrefix(raw, "interface ")
 		own = own || slices.ContainsFunc(nxosOnly, func(p string) bool { return strings.HasPrefix(t, p) })

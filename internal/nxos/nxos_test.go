@@ -215,6 +215,12 @@ func TestIsConfigExcerpt(t *testing.T) {
 		"interface Ethernet1/15\n  priority-flow-control mode on send-tlv\n":                                  true,
 		"interface Ethernet1/15\n  spanning-tree port type edge trunk\n  service-policy type qos input AZS\n": true,
 		"interface Ethernet1/15\n  spanning-tree port type edge trunk\n":                                      false,
+		// A whole running-config without QoS, by its header and NX-OS's
+		// version line; EOS writes `! Command:` with a space, and a part
+		// of the configuration is not the whole.
+		"!Command: show running-config\n!Time: Wed Feb  8 18:51:32 2023\n\nversion 9.3(10) Bios:version\nhostname leaf-1\n": true,
+		"! Command: show running-config\n! device: sw1 (DCS-7050, EOS-4.28.3M)\nversion 9.3(10)\n":                          false,
+		head + "version 9.3(10) Bios:version\n  description to host\n":                                                      false,
 	} {
 		if got := IsConfig([]byte(in)); got != want {
 			t.Errorf("IsConfig(%q) = %v, want %v", in, got, want)

@@ -1,18 +1,24 @@
 // Package onyx reads the QoS an NVIDIA (Mellanox) Onyx / MLNX-OS
 // configuration sets for RoCE: `show running-config` or the commands an
-// engineer types (with or without the `switch (config) #` prompt), each a
-// flat line: global PFC (`dcb priority-flow-control enable`, `dcb
-// priority-flow-control priority 3 enable`), and per interface range the
-// PFC mode, `qos trust`, each traffic class's `congestion-control ecn
-// minimum-absolute KB maximum-absolute KB`, and the MTU and speed. Every
-// value keeps its line and column; sonic.FromOnyx writes it as CONFIG_DB
-// rows for lint's rules.
+// engineer types (with or without the `switch (config) #` prompt): global
+// PFC (`dcb priority-flow-control enable`, `dcb priority-flow-control
+// priority 3 enable`), and per interface range the PFC mode, `qos trust`,
+// each traffic class's `congestion-control ecn minimum-absolute KB
+// maximum-absolute KB`, and the MTU and speed. `show running-config`
+// prints each as a flat line (`interface ethernet 1/1 qos trust L3`); a
+// session types them also inside the interface's mode, after `interface
+// ethernet 1/1` on a line of its own (the prompt then names the mode,
+// `switch (config interface ethernet 1/1) #`, or, without prompts, the
+// mode's commands are indented below it). Every value keeps its line and
+// column; sonic.FromOnyx writes it as CONFIG_DB rows for lint's rules.
 package onyx
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
+	"rocelab/internal/pos"
 	"rocelab/internal/swcfg"
 )
 
@@ -42,8 +48,12 @@ type Config struct {
 	Lines []string
 	// PFCOn is `dcb priority-flow-control enable`; Prios the priorities
 	// `dcb priority-flow-control priority N enable` turns on.
-	PFCOn      Value
-	Prios      map[int]Value
+	PFCOn Value
+	Prios map[int]Value
+	// RoCE is Onyx's one-command RoCE setup (`roce [lossless|
+	// semi-lossless|lossy]`, 3.8.2000 on), Text its mode: lossless when
+	// not written. `no roce` clears it.
+	RoCE       Value
 	Interfaces []*Interface
 	NotJudged  []Value
 	byName     map[string]*Interface
@@ -56,6 +66,18 @@ func IsConfig(data []byte) bool {
 		if strings.HasPrefix(t, "dcb priority-flow-control ") || strings.HasPrefix(t, "interface ethernet ") && (strings.Contains(t, " traffic-class ") || strings.Contains(t, " dcb priority-flow-control ") || strings.Contains(t, " qos trust ")) {
 			return true
 		}
+		// `show running-config`'s header, or `roce` typed at a prompt.
+		if strings.HasPrefix(t, "## Running database ") || strings.HasPrefix(t, "## Active saved database ") {
+			return true
+		}
+		if _, mode := prompted(raw); mode != "" && (t == "roce" || strings.HasPrefix(t, "roce ")) {
+			return true
+		}
+		// Typed in an interface's mode: `traffic-class 3
+		// congestion-control ecn …` is Onyx's alone.
+		if f := strings.Fields(t); len(f) >= 4 && f[0] == "traffic-class" && f[2] == "congestion-control" {
+			return true
+		}
 	}
 	return false
 }
@@ -63,19 +85,55 @@ func IsConfig(data []byte) bool {
 // command is a line without its prompt ("switch (config) # ") and
 // indent.
 func command(raw string) string {
-	t := strings.TrimSpace(raw)
-	if i := strings.Index(t, "# "); i > 0 && strings.Contains(t[:i], "(config") {
-		t = strings.TrimSpace(t[i+2:])
-	}
+	t, _ := prompted(raw)
 	return t
+}
+
+// prompted splits a line into its command and the mode its prompt names:
+// "interface ethernet 1/1" for `switch (config interface ethernet 1/1) #`,
+// "config" for `switch (config) #`, "" when the line has no prompt.
+func prompted(raw string) (cmd, mode string) {
+	t := strings.TrimSpace(raw)
+	i := strings.Index(t, "# ")
+	if i <= 0 {
+		return t, ""
+	}
+	open := strings.Index(t[:i], "(config")
+	end := strings.LastIndex(t[:i], ")")
+	if open < 0 || end < open {
+		return t, ""
+	}
+	mode = t[open+1 : end]
+	if m, ok := strings.CutPrefix(mode, "config "); ok {
+		mode = strings.TrimSpace(m)
+	}
+	return strings.TrimSpace(t[i+2:]), mode
+}
+
+// portMode reports whether w opens the mode of a port Onyx sets QoS on:
+// `interface ethernet 1/1`, `port-channel 1`, `mlag-port-channel 1`.
+func portMode(w []Value) bool {
+	return len(w) == 3 && w[0].Text == "interface" && (w[1].Text == "ethernet" || w[1].Text == "port-channel" || w[1].Text == "mlag-port-channel")
+}
+
+// global reports whether w is a command of the configuration mode that a
+// session may type inside an interface's mode: Onyx keeps one list of
+// PFC priorities for the switch, none per port.
+func global(w []Value) bool {
+	return len(w) >= 3 && w[0].Text == "dcb" && w[1].Text == "priority-flow-control" && (w[2].Text == "enable" || w[2].Text == "priority")
 }
 
 // Parse reads an Onyx configuration. A QoS command it knows with a value
 // Onyx would not accept is an error at its place.
 func Parse(name string, data []byte) (*Config, error) {
 	c := &Config{File: name, Lines: strings.Split(string(data), "\n"), Prios: map[int]Value{}, byName: map[string]*Interface{}}
+	// in is the `interface …` words of the port mode the session is in,
+	// nil in the configuration mode; depth the indent of the bare
+	// interface line that opened it (-1: its prompt names it).
+	var in []Value
+	depth := -1
 	for i, raw := range c.Lines {
-		t := command(raw)
+		t, mode := prompted(raw)
 		if t == "" || t[0] == '#' {
 			continue
 		}
@@ -83,6 +141,34 @@ func Parse(name string, data []byte) (*Config, error) {
 		w := swcfg.Words(raw[off:], i+1)
 		for j := range w {
 			w[j].Col += off
+		}
+		indent := len(raw) - len(strings.TrimLeft(raw, " \t"))
+		switch {
+		case mode != "":
+			in, depth = nil, -1
+			if at := strings.Index(raw, mode); strings.HasPrefix(mode, "interface ") {
+				if m := swcfg.Words(raw[at:at+len(mode)], i+1); portMode(m) {
+					for j := range m {
+						m[j].Col += at
+					}
+					in = m
+				}
+			}
+		case depth >= 0 && indent <= depth:
+			in, depth = nil, -1
+		}
+		switch {
+		case portMode(w):
+			in, depth = w, indent
+			if mode != "" {
+				depth = -1
+			}
+			continue
+		case t == "exit" || t == "end":
+			in, depth = nil, -1
+			continue
+		case in != nil && w[0].Text != "interface" && !global(w):
+			w = append(append([]Value{}, in...), w...)
 		}
 		if err := c.line(w); err != nil {
 			return nil, err
@@ -106,6 +192,17 @@ func (c *Config) line(w []Value) error {
 		} else {
 			delete(c.Prios, p)
 		}
+	case w[0].Text == "roce" && len(w) <= 2:
+		c.RoCE = w[0]
+		c.RoCE.Text = "lossless"
+		if len(w) == 2 {
+			if m := w[1].Text; m != "lossless" && m != "semi-lossless" && m != "lossy" {
+				return &pos.Error{File: c.File, Line: w[1].Line, Col: w[1].Col, Msg: fmt.Sprintf("%q: expected a RoCE mode (lossless, semi-lossless or lossy)", m)}
+			}
+			c.RoCE.Text = w[1].Text
+		}
+	case len(w) == 2 && w[0].Text == "no" && w[1].Text == "roce":
+		c.RoCE = Value{}
 	case len(w) >= 4 && w[0].Text == "interface" && (w[1].Text == "ethernet" || w[1].Text == "port-channel" || w[1].Text == "mlag-port-channel"):
 		return c.iface(w)
 	case len(w) >= 2 && (w[0].Text == "advanced" || w[0].Text == "qos" || w[0].Text == "dcb"):

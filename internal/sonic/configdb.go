@@ -69,6 +69,10 @@ type ConfigDB struct {
 	// excerpt is the `show running-config` of a part of the
 	// configuration that printed the input (MarkExcerpt).
 	excerpt Value
+	// onyxPFCOn and onyxPrios: an Onyx configuration writes `dcb
+	// priority-flow-control enable` and a `dcb priority-flow-control
+	// priority N enable` (OnyxPFCWritten).
+	onyxPFCOn, onyxPrios bool
 	// pfcAllOff is a global command that turns PFC off on every port
 	// whatever the ports' own lines say (EOS `priority-flow-control all
 	// off`).

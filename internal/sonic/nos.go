@@ -2,6 +2,7 @@ package sonic
 
 import (
 	"strconv"
+	"strings"
 
 	"rocelab/internal/pos"
 	"rocelab/internal/swcfg"
@@ -105,4 +106,36 @@ func (db *ConfigDB) nosDone(notJudged []pos.Value) {
 	for t := range db.Tables {
 		db.tablePos[t] = Value{Text: t, Line: 1, Col: 1}
 	}
+}
+
+// RunningConfigHeader is the line by which a switch OS's input shows it is
+// the whole configuration, as `show running-config` prints it: OS10's `!
+// Version 10.…`, EOS's `! device: … EOS-…`, AOS-CX's `!Version
+// ArubaOS-CX …`, Onyx's `## Running database` (or `## Active saved
+// database`), NX-OS's `!Command: show running-config` with nothing after
+// it. Without such a line, or for a part of the configuration
+// (MarkExcerpt), ok is false: what the input leaves out may be elsewhere.
+// Those OSes pause no priority and mark no ECN by default, so a whole
+// configuration without QoS runs every class lossy.
+func (db *ConfigDB) RunningConfigHeader() (Value, bool) {
+	if db.excerpt.Given() {
+		return Value{}, false
+	}
+	heads := map[string][]string{
+		VendorOS10:  {"! Version 10."},
+		VendorEOS:   {"! device: "},
+		VendorAOSCX: {"!Version ArubaOS-CX "},
+		VendorOnyx:  {"## Running database ", "## Active saved database "},
+		VendorNXOS:  {"!Command: show running-config"},
+	}[db.Vendor]
+	for i, l := range db.lines {
+		t := strings.TrimSpace(l)
+		for _, h := range heads {
+			if !strings.HasPrefix(t, h) || db.Vendor == VendorEOS && !strings.Contains(t, ", EOS-") || db.Vendor == VendorNXOS && strings.TrimSpace(strings.TrimPrefix(t, h)) != "" {
+				continue
+			}
+			return Value{Text: t, Line: i + 1, Col: strings.Index(l, t) + 1}, true
+		}
+	}
+	return Value{}, false
 }

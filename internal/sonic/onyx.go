@@ -33,12 +33,24 @@ const VendorOnyx = "nvidia-onyx"
 //     queue T (`red`: a drop profile), thresholds in KB of 1024 bytes.
 //
 // Ports are the interfaces that set PFC, trust or ECN.
+//
+// `roce` (lossless, the mode when none is written) sets what Onyx's `show
+// roce` prints (NVIDIA Onyx User Manual 3.10, "RoCE Commands"): trust L3
+// on every port, PFC on switch priority 3, ECN on traffic class 3 from
+// 150 to 1500 KB; `roce lossy` and `semi-lossless` the same without PFC.
+// A port's own line wins; a configuration whose ports set nothing is one
+// port, "every port (roce)", at the `roce` line.
 func FromOnyx(c *onyx.Config) *ConfigDB {
 	db := newDB(c.File, "")
 	db.lines, db.Vendor = c.Lines, VendorOnyx
+	roceDefaults(c)
 	prios := slices.Sorted(maps.Keys(c.Prios))
 	on := c.PFCOn.Given() || len(prios) > 0
+	db.onyxPFCOn, db.onyxPrios = c.PFCOn.Given(), len(prios) > 0
 	auto := false
+	if c.RoCE.Text == "semi-lossless" {
+		db.Skipped = append(db.Skipped, Value{Text: "roce semi-lossless (honours pause, sends none: no class is lossless)", Line: c.RoCE.Line, Col: c.RoCE.Col})
+	}
 	for _, it := range c.Interfaces {
 		if !it.PFC.Given() && !it.Trust.Given() && len(it.ECN) == 0 {
 			continue
@@ -55,9 +67,14 @@ func FromOnyx(c *onyx.Config) *ConfigDB {
 			}
 			row["dscp_to_tc_map"] = Value{Text: name, Line: it.Trust.Line, Col: it.Trust.Col}
 		}
+		// pfc_enable is at the line that makes it: the first enabled
+		// priority, else the global switch, else the port's own mode.
 		pfc := c.PFCOn
 		if len(prios) > 0 {
 			pfc = c.Prios[prios[0]]
+		}
+		if !pfc.Given() {
+			pfc = it.PFC
 		}
 		pfc.Text = ""
 		if on && it.PFC.Text != "off" {
@@ -95,4 +112,43 @@ func FromOnyx(c *onyx.Config) *ConfigDB {
 	}
 	db.nosDone(c.NotJudged)
 	return db
+}
+
+// OnyxPFCWritten reports, for a configuration made from Onyx, whether it
+// turns PFC on for the switch (`dcb priority-flow-control enable`) and
+// whether it enables a priority (`dcb priority-flow-control priority N
+// enable`): Onyx pauses only the priorities that list enables, on ports
+// whose mode is not off, so a fix names the one that is missing.
+func (db *ConfigDB) OnyxPFCWritten() (on, prios bool) {
+	return db.onyxPFCOn, db.onyxPrios
+}
+
+// roceDefaults writes into c what its `roce` line sets where the ports
+// and the PFC lines do not say otherwise.
+func roceDefaults(c *onyx.Config) {
+	r := c.RoCE
+	if !r.Given() {
+		return
+	}
+	if r.Text == "lossless" && len(c.Prios) == 0 {
+		c.Prios[3] = r
+	}
+	if len(c.Interfaces) == 0 {
+		c.Interfaces = append(c.Interfaces, &onyx.Interface{Name: "every port (roce)", At: r, ECN: map[int]*onyx.ECN{}})
+	}
+	for _, it := range c.Interfaces {
+		if !it.Trust.Given() {
+			it.Trust = r
+			it.Trust.Text = "L3"
+		}
+		if !it.PFC.Given() && r.Text == "lossless" {
+			it.PFC = r
+			it.PFC.Text = "on"
+		}
+		if it.ECN[3] == nil {
+			at, lo, hi := r, r, r
+			at.Text, lo.Text, hi.Text = "ecn", strconv.Itoa(150*1024), strconv.Itoa(1500*1024)
+			it.ECN[3] = &onyx.ECN{At: at, Min: lo, Max: hi}
+		}
+	}
 }

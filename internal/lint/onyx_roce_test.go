@@ -1,0 +1,48 @@
+package lint
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"rocelab/internal/doctor"
+)
+
+// TestOnyxRoCECommand: Onyx's one-command RoCE setup is judged as `show
+// roce` prints it (NVIDIA Onyx User Manual 3.10, "RoCE Commands"): `roce`
+// is trust L3, PFC on switch priority 3 and ECN on traffic class 3 from
+// 150 to 1500 KB, sound for DSCP 26; `roce lossy` is lossy by design with
+// ECN on RoCE's queue; a running-config without QoS is a whole
+// configuration on Onyx's defaults. Before, lint refused each as no
+// configuration. The configurations are SYNTHETIC, in the layout of
+// Onyx's `show running-config`.
+func TestOnyxRoCECommand(t *testing.T) {
+	const head = "##\n## Running database \"initial\"\n## Product release: 3.10.4006\n##\n"
+	for _, c := range []struct{ name, body, want string }{
+		{"roce-synthetic.cfg", "   roce\n   interface ethernet 1/1-1/2 speed 100G force\n", ""},
+		{"roce-lossy-synthetic.cfg", "   roce lossy\n   interface ethernet 1/1-1/2 speed 100G force\n", "qos.lossy.by_design"},
+		{"noqos-synthetic.cfg", "   hostname sw1\n   interface ethernet 1/1 speed 100G force\n", "config.qos.absent"},
+	} {
+		var ids []string
+		var titles string
+		for _, fd := range lintWritten(t, map[string]string{c.name: head + c.body, "nccl-synthetic.env": "NCCL_IB_TC=106\n"}) {
+			ids = append(ids, fd.ID)
+			titles += fd.Title + "\n"
+		}
+		if strings.Join(ids, " ") != c.want {
+			t.Errorf("%s: %v, want %q\n%s", c.name, ids, c.want, titles)
+		}
+		if c.want == "config.qos.absent" && !strings.Contains(titles, "the whole configuration (## Running database") {
+			t.Errorf("%s: not said to be whole:\n%s", c.name, titles)
+		}
+		if c.want == "qos.lossy.by_design" && !strings.Contains(titles, "marks ECN from 153600 to 1536000 bytes") {
+			t.Errorf("%s: ECN on RoCE's queue not named:\n%s", c.name, titles)
+		}
+	}
+	// A port's own trust wins over what `roce` sets: L2 on Eth1/2 leaves
+	// RoCE's class to the frame's priority there, still paused on 3.
+	fs := lintWritten(t, map[string]string{"roce-l2-synthetic.cfg": head + "   roce\n   interface ethernet 1/2 qos trust L2\n", "nccl-synthetic.env": "NCCL_IB_TC=106\n"})
+	if slices.ContainsFunc(fs, func(f doctor.Finding) bool { return f.ID == "qos.pfc.disabled" }) {
+		t.Errorf("roce with a port trusting L2: %v", fs)
+	}
+}

@@ -1,0 +1,35 @@
+package lint
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPFCOffFixNothingLossless: where RoCE's class is known and no class
+// is lossless on the port, the fix turns PFC on for RoCE's class and
+// offers neither to map RoCE's DSCP to a lossless class nor to mark RoCE
+// into one, which do not exist; with another class lossless it offers all
+// three. Before, Aruba's QoS workflow (qos trust dscp on lag 10, no PFC
+// anywhere) was told to "map DSCP 26 to the lossless local priority".
+// The configurations are SYNTHETIC, in each OS's syntax.
+func TestPFCOffFixNothingLossless(t *testing.T) {
+	for _, c := range []struct {
+		name, text, pfcOn string
+		lossless          bool
+	}{
+		{"aoscx-synthetic.cfg", "!Version ArubaOS-CX GL.10.13.1000\nqos trust dscp\ninterface lag 10\n    qos trust dscp\n", "`flow-control priority rxtx 3`", false},
+		{"aoscx-other-synthetic.cfg", "!Version ArubaOS-CX GL.10.13.1000\nqos trust dscp\ninterface 1/1/1\n    qos trust dscp\n    flow-control priority rxtx 4\n", "`flow-control priority rxtx 3`", true},
+		{"eos-synthetic.cfg", "interface Ethernet1\n   qos trust dscp\n   priority-flow-control on\n", "`priority-flow-control priority 3 no-drop`", false},
+	} {
+		var fix string
+		for _, fd := range lintWritten(t, map[string]string{c.name: c.text, "nccl-synthetic.env": "NCCL_IB_TC=106\n"}) {
+			if fd.ID == "qos.pfc.disabled" {
+				fix = fd.Fix
+			}
+		}
+		maps, marks := strings.Contains(fix, "DSCP 26 to"), strings.Contains(fix, "mark RoCE into the lossless")
+		if !strings.Contains(fix, c.pfcOn) || maps != c.lossless || marks != c.lossless {
+			t.Errorf("%s: fix %q, want %s and the map and mark alternatives only with a lossless class (%v)", c.name, fix, c.pfcOn, c.lossless)
+		}
+	}
+}
