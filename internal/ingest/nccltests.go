@@ -61,6 +61,9 @@ type NCCLTests struct {
 	// commRanks is the largest communicator an NCCL "... nranks N ... -
 	// Init COMPLETE" line of the same input shows.
 	commRanks int
+	// rcclLib is set by a line of RCCL's version block ("RCCL version :",
+	// "Librccl path :"): the library the tests ran on is RCCL.
+	rcclLib bool
 }
 
 // TestRun is one nccl-tests table with its preamble and trailer.
@@ -210,6 +213,9 @@ func (t *NCCLTests) Result() Artifact {
 			if r.RankCount == 0 && r.RankSpan == 0 {
 				r.CommRanks = t.commRanks
 			}
+			if t.rcclLib && r.Tool == "" {
+				r.Tool = ToolRCCL
+			}
 			r.finish()
 			runs = append(runs, r)
 		}
@@ -291,9 +297,10 @@ func (t *NCCLTests) Feed(ln Line) {
 			t.lines.add(ln) // the bare "#" lines nccl-tests prints between sections
 			return
 		}
-	case c != 'n' && c != 'r' && c != 'R' && c != 's' && c != 'U' && c != '(' && c != 'O' && c != 'A' && !strings.Contains(s, "_perf"):
+	case c != 'n' && c != 'r' && c != 'R' && c != 's' && c != 'U' && c != '(' && c != 'O' && c != 'A' && c != 'L' && c != 'H' && !strings.Contains(s, "_perf"):
 		// Lines a paste stripped of their "#" start with one of these:
-		// nThread, rccl-tests, Rank, size, Using, (B), Out of bounds, Avg.
+		// nThread, rccl-tests, Rank, size, Using, (B), Out of bounds, Avg;
+		// and RCCL's version block: RCCL, ROCm, HIP version, Librccl path.
 		return
 	}
 	if t.preamble(ln, s) {

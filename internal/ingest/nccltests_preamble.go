@@ -34,6 +34,14 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 			r.Version = strings.Clone("rccl-tests " + strings.TrimSpace(s[len("rccl-tests: Version "):]))
 		}
 		r.Tool = ToolRCCL
+	case isRCCLVersionBlock(s):
+		// RCCL prints its version block once per process at
+		// NCCL_DEBUG=VERSION (init.cc showVersion): "RCCL version : ...",
+		// "HIP version  : ...", "ROCm version : ...", "Hostname     :
+		// ...", "Librccl path : ...". NCCL prints none of them, so the
+		// tests ran on RCCL: rccl-tests, even in an excerpt without its
+		// version line or a rank line naming an AMD GPU.
+		t.rcclLib = true
 	case strings.HasPrefix(s, "Collective test starting:"):
 		r := t.cur(true)
 		r.Banner = ev
@@ -96,6 +104,20 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 		return t.mscclppLine(s, ev)
 	}
 	return true
+}
+
+// isRCCLVersionBlock reports whether s is a line of RCCL's version
+// block other than its host name: a key, spaces, " : " and a value.
+func isRCCLVersionBlock(s string) bool {
+	k, v, ok := strings.Cut(s, ":")
+	if !ok || strings.TrimSpace(v) == "" {
+		return false
+	}
+	switch strings.TrimRight(k, " ") {
+	case "RCCL version", "HIP version", "ROCm version", "Librccl path":
+		return true
+	}
+	return false
 }
 
 // params are the sweep the "nThread 1 nGpus 8 minBytes 8 maxBytes

@@ -1,0 +1,71 @@
+package ingest
+
+import (
+	"strings"
+	"testing"
+)
+
+// Tests from a further sweep of public nccl-tests and rccl-tests
+// outputs: each reads a real one and fails without the fix it names.
+
+// A line of RCCL's version block ("RCCL version :", "HIP version  :",
+// "ROCm version :", "Librccl path :", printed by librccl at
+// NCCL_DEBUG=VERSION) says the tests ran on RCCL: an rccl-tests excerpt
+// that keeps only "Librccl path" above its table, with no rccl-tests
+// version line and no rank line naming an AMD GPU, was named nccl-tests
+// (rocm-systems#10251's AINIC alltoall).
+func TestRCCLTestsToolFromLibraryVersionBlock(t *testing.T) {
+	x := ncclTests(t, "nccl-tests/rccl-ainic-1n-zero-size-rows-padded-librccl-path-inplace-na-rocmsystems10251.txt")
+	if r := x.Runs[0]; r.Tool != ToolRCCL || len(r.Rows) != 3 {
+		t.Errorf("tool %q, %d rows; want %s, 3 rows", r.Tool, len(r.Rows), ToolRCCL)
+	}
+	const table = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n" +
+		"     1048576        262144     float     sum      -1    40.12   26.14   45.74      0    39.80   26.35   46.11      0\n"
+	for _, c := range []struct {
+		pre, want string
+	}{
+		{"Librccl path : /opt/rocm/lib/librccl.so.1\n", ToolRCCL},
+		{"RCCL version : 2.22.3-HEAD:7d8d67c\nHIP version  : 6.4.43484-123eb5128\nROCm version : 6.4.2.0-120-e7d83f5\nHostname     : gpu-53\n", ToolRCCL},
+		// A key without a value, or NCCL's own version line, says nothing.
+		{"Librccl path :\n", ""},
+		{"NCCL version 2.21.5+cuda12.4\n", ""},
+	} {
+		x := parseTests(t, c.pre+table)
+		if r := x.Runs[len(x.Runs)-1]; r.Tool != c.want || len(r.Rows) != 1 {
+			t.Errorf("%q: tool %q, %d rows; want %q, 1 row", c.pre, r.Tool, len(r.Rows), c.want)
+		}
+	}
+	// The block alone, as a PyTorch job on RCCL prints it, is no run.
+	if x := parseTests(t, "RCCL version : 2.22.3-HEAD:7d8d67c\nLibrccl path : /opt/rocm/lib/librccl.so.1\n"); x != nil && len(x.Runs) != 0 {
+		t.Errorf("version block alone: %d runs, want none", len(x.Runs))
+	}
+}
+
+// Every output of this sweep is read whole: no row left unread, cut
+// short or garbled, with its last run's collective (or the collectives
+// its columns allow), rank count and rows.
+func TestNCCLTestsMorePublicOutputsReadWhole(t *testing.T) {
+	for _, c := range []struct {
+		file, coll  string
+		ranks, rows int
+	}{
+		{"allreduce-2n-old-format-launch-mode-mlx5-completion-error-4-nccltests24.txt", "all_reduce/all_gather/reduce_scatter/alltoall/sendrecv", 0, 0},
+		{"allreduce-a100-2n-1g-srun-pmix-ucx-rows-8b-64b-nccltests150.txt", "all_reduce/reduce_scatter", 0, 4},
+		{"allreduce-p3dn-1n-8g-v100-old-format-rows-8b-nccl318.txt", "all_reduce/reduce_scatter/sendrecv", 8, 1},
+		{"allreduce-p3dn-2n-16g-efa-old-error-column-1m-4m-awsofinccl33.txt", "all_reduce", 0, 3},
+		{"allreduce-v100-pcie-1n-4g-rows-8b-64b-unhandled-system-error-nccl1039.txt", "all_reduce", 4, 4},
+		{"preamble-a100-p4d-2n-16rank-old-rank-lines-step-bytes-awsofinccl65.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 9, 0},
+		{"rccl-ainic-1n-zero-size-rows-padded-librccl-path-inplace-na-rocmsystems10251.txt", "alltoall/sendrecv", 0, 3},
+	} {
+		x := ncclTests(t, "nccl-tests/"+c.file)
+		r := x.Runs[len(x.Runs)-1]
+		coll := r.Collective
+		if coll == "" {
+			coll = strings.Join(r.Candidates, "/")
+		}
+		if coll != c.coll || r.NRanks() != c.ranks || len(r.Rows) != c.rows || len(x.Garbled) != 0 || len(r.Truncated) != 0 || r.GarbledRows != 0 {
+			t.Errorf("%s: %s, %d ranks, %d rows, %d garbled, %d cut; want %s, %d ranks, %d rows, none garbled or cut",
+				c.file, coll, r.NRanks(), len(r.Rows), len(x.Garbled), len(r.Truncated), c.coll, c.ranks, c.rows)
+		}
+	}
+}
