@@ -55,7 +55,7 @@ func TestNCCLTestsMorePublicOutputsReadWhole(t *testing.T) {
 		{"allreduce-p3dn-2n-16g-efa-old-error-column-1m-4m-awsofinccl33.txt", "all_reduce", 0, 3},
 		{"allreduce-v100-pcie-1n-4g-rows-8b-64b-unhandled-system-error-nccl1039.txt", "all_reduce", 4, 4},
 		{"preamble-a100-p4d-2n-16rank-old-rank-lines-step-bytes-awsofinccl65.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 9, 0},
-		{"rccl-ainic-1n-zero-size-rows-padded-librccl-path-inplace-na-rocmsystems10251.txt", "alltoall/sendrecv", 0, 3},
+		{"rccl-ainic-1n-zero-size-rows-padded-librccl-path-inplace-na-rocmsystems10251.txt", "alltoall", 0, 3},
 	} {
 		x := ncclTests(t, "nccl-tests/"+c.file)
 		r := x.Runs[len(x.Runs)-1]
@@ -66,6 +66,30 @@ func TestNCCLTestsMorePublicOutputsReadWhole(t *testing.T) {
 		if coll != c.coll || r.NRanks() != c.ranks || len(r.Rows) != c.rows || len(x.Garbled) != 0 || len(r.Truncated) != 0 || r.GarbledRows != 0 {
 			t.Errorf("%s: %s, %d ranks, %d rows, %d garbled, %d cut; want %s, %d ranks, %d rows, none garbled or cut",
 				c.file, coll, r.NRanks(), len(r.Rows), len(x.Garbled), len(r.Truncated), c.coll, c.ranks, c.rows)
+		}
+	}
+}
+
+// sendrecv_perf prints the -o operation it ran ("sum" by default), never
+// "none": a table whose in-place half is N/A and whose redop is "none"
+// is alltoall's (rocm-systems#10251's AINIC run, tinygrad#17's two
+// RTX 4090), and one whose redop is "sum" is sendrecv's, as before.
+func TestNCCLTestsRedopNoneIsNotSendrecv(t *testing.T) {
+	const hdr = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+	for _, c := range []struct {
+		redop, want string
+	}{
+		{"none", "alltoall"},
+		{" sum", "sendrecv"},
+	} {
+		x := parseTests(t, hdr+"     1048576        262144     float    "+c.redop+"      -1    40.12   26.14   26.14      0    39.80   26.35   26.35    N/A\n")
+		r := x.Runs[0]
+		got := r.Collective
+		if got == "" {
+			got = strings.Join(r.Candidates, "/")
+		}
+		if got != c.want {
+			t.Errorf("redop %q: %s, want %s", c.redop, got, c.want)
 		}
 	}
 }
