@@ -27,6 +27,7 @@ const (
 	FromBanner  = "banner"  // "# Collective test starting: all_reduce_perf"
 	FromBinary  = "binary"  // a pasted command line naming all_reduce_perf
 	FromColumns = "columns" // inferred from the table (busbw/algbw, redop, root)
+	FromResults = "results" // the "name" of rccl-tests' results file (-x FILE)
 )
 
 // NCCLTests is the output of one or more nccl-tests *_perf runs.
