@@ -145,6 +145,10 @@ type TestRun struct {
 	// Ended when it holds "end_time": nccl-tests writes both only for a
 	// run that finished.
 	Footer, Ended bool
+	// HeaderCut is the table's units line ("(B) (elements) (us) (GB/s)
+	// ...") when it stops before its last "(GB/s)": the output was cut
+	// inside the header, before any row.
+	HeaderCut Evidence
 	// Cut is where a document cut off ends (a job killed, or an
 	// nccl-tests before 2.18.5 aborting on an error), CutWhere inside
 	// which value; Cut.Line is 0 for a whole document.

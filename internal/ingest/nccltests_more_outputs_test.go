@@ -56,6 +56,7 @@ func TestNCCLTestsMorePublicOutputsReadWhole(t *testing.T) {
 		{"allreduce-v100-pcie-1n-4g-rows-8b-64b-unhandled-system-error-nccl1039.txt", "all_reduce", 4, 4},
 		{"preamble-a100-p4d-2n-16rank-old-rank-lines-step-bytes-awsofinccl65.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 9, 0},
 		{"rccl-ainic-1n-zero-size-rows-padded-librccl-path-inplace-na-rocmsystems10251.txt", "alltoall", 0, 3},
+		{"preamble-h200-1n-8rank-srun-nccl-version-after-ranks-header-cut-nccltests272.txt", "all_reduce/all_gather/reduce_scatter/alltoall/sendrecv", 8, 0},
 	} {
 		x := ncclTests(t, "nccl-tests/"+c.file)
 		r := x.Runs[len(x.Runs)-1]
@@ -91,5 +92,19 @@ func TestNCCLTestsRedopNoneIsNotSendrecv(t *testing.T) {
 		if got != c.want {
 			t.Errorf("redop %q: %s, want %s", c.redop, got, c.want)
 		}
+	}
+}
+
+// An excerpt that ends inside its table's header keeps where: the units
+// line cut before its last "(GB/s)" (nccl-tests#272's "(eleme"); a whole
+// units line, with the spaces nccl-tests pads it with, is no cut.
+func TestNCCLTestsHeaderCutRead(t *testing.T) {
+	x := ncclTests(t, "nccl-tests/preamble-h200-1n-8rank-srun-nccl-version-after-ranks-header-cut-nccltests272.txt")
+	if r := x.Runs[0]; r.HeaderCut.Line != 17 || r.Header.Line != 16 {
+		t.Errorf("header at line %d, cut at line %d; want 16 and 17", r.Header.Line, r.HeaderCut.Line)
+	}
+	x = ncclTests(t, "nccl-tests/allreduce-h100-pcie-1n-g2-nvlink-bridge-info-elided-116GBps-nccl1161.txt")
+	if r := x.Runs[0]; r.HeaderCut.Line != 0 || len(r.Rows) != 2 || len(r.Truncated) != 1 {
+		t.Errorf("nccl#1161: header cut at line %d, %d rows, %d cut; want no header cut, 2 rows, 1 cut", r.HeaderCut.Line, len(r.Rows), len(r.Truncated))
 	}
 }
