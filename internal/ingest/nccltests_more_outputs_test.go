@@ -57,6 +57,7 @@ func TestNCCLTestsMorePublicOutputsReadWhole(t *testing.T) {
 		{"preamble-a100-p4d-2n-16rank-old-rank-lines-step-bytes-awsofinccl65.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 9, 0},
 		{"rccl-ainic-1n-zero-size-rows-padded-librccl-path-inplace-na-rocmsystems10251.txt", "alltoall", 0, 3},
 		{"preamble-h200-1n-8rank-srun-nccl-version-after-ranks-header-cut-nccltests272.txt", "all_reduce/all_gather/reduce_scatter/alltoall/sendrecv", 8, 0},
+		{"rccl-mi250x-2n-16rank-old-rank-lines-version-develop-ranks-cut-hpcaienvs21.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 10, 0},
 	} {
 		x := ncclTests(t, "nccl-tests/"+c.file)
 		r := x.Runs[len(x.Runs)-1]
