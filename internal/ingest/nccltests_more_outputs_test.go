@@ -45,10 +45,7 @@ func TestRCCLTestsToolFromLibraryVersionBlock(t *testing.T) {
 // short or garbled, with its last run's collective (or the collectives
 // its columns allow), rank count and rows.
 func TestNCCLTestsMorePublicOutputsReadWhole(t *testing.T) {
-	for _, c := range []struct {
-		file, coll  string
-		ranks, rows int
-	}{
+	checkReadWhole(t, []readWholeCase{
 		{"allreduce-2n-old-format-launch-mode-mlx5-completion-error-4-nccltests24.txt", "all_reduce/all_gather/reduce_scatter/alltoall/sendrecv", 0, 0},
 		{"allreduce-a100-2n-1g-srun-pmix-ucx-rows-8b-64b-nccltests150.txt", "all_reduce/reduce_scatter", 0, 4},
 		{"allreduce-p3dn-1n-8g-v100-old-format-rows-8b-nccl318.txt", "all_reduce/reduce_scatter/sendrecv", 8, 1},
@@ -58,18 +55,7 @@ func TestNCCLTestsMorePublicOutputsReadWhole(t *testing.T) {
 		{"rccl-ainic-1n-zero-size-rows-padded-librccl-path-inplace-na-rocmsystems10251.txt", "alltoall", 0, 3},
 		{"preamble-h200-1n-8rank-srun-nccl-version-after-ranks-header-cut-nccltests272.txt", "all_reduce/all_gather/reduce_scatter/alltoall/sendrecv", 8, 0},
 		{"rccl-mi250x-2n-16rank-old-rank-lines-version-develop-ranks-cut-hpcaienvs21.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 10, 0},
-	} {
-		x := ncclTests(t, "nccl-tests/"+c.file)
-		r := x.Runs[len(x.Runs)-1]
-		coll := r.Collective
-		if coll == "" {
-			coll = strings.Join(r.Candidates, "/")
-		}
-		if coll != c.coll || r.NRanks() != c.ranks || len(r.Rows) != c.rows || len(x.Garbled) != 0 || len(r.Truncated) != 0 || r.GarbledRows != 0 {
-			t.Errorf("%s: %s, %d ranks, %d rows, %d garbled, %d cut; want %s, %d ranks, %d rows, none garbled or cut",
-				c.file, coll, r.NRanks(), len(r.Rows), len(x.Garbled), len(r.Truncated), c.coll, c.ranks, c.rows)
-		}
-	}
+	})
 }
 
 // sendrecv_perf prints the -o operation it ran ("sum" by default), never

@@ -74,10 +74,7 @@ func TestNCCLTestsRowCutInsideNA(t *testing.T) {
 // collectives its columns allow), rank count and rows are these. A
 // reader change that drops or misreads a row of any of them fails here.
 func TestNCCLTestsPublicOutputsReadWhole(t *testing.T) {
-	for _, c := range []struct {
-		file, coll  string
-		ranks, rows int
-	}{
+	checkReadWhole(t, []readWholeCase{
 		{"allgather-1n-g2-bfloat16-16m-step-inplace-15pct-above-outofplace-nccl1435.txt", "all_gather", 0, 18},
 		{"allreduce-128gpu-error-column-1e-06-sharp-off-nccltests176.txt", "all_reduce", 0, 6},
 		{"allreduce-aks-mpijob-2n-info-lines-then-check-off-na-rows-step4-aksrdma30.txt", "all_reduce", 0, 5},
@@ -104,7 +101,23 @@ func TestNCCLTestsPublicOutputsReadWhole(t *testing.T) {
 		{"allreduce-v100-pcie-1n-g4-libibverbs-warning-internal-error-old-rank-lines-nccltests41.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 4, 0},
 		{"allreduce-p5-4xlarge-2n-1g-dstack-efa-image-info-after-ranks-dstack3069.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 2, 0},
 		{"allreduce-rows-only-32b-32k-nccl757.txt", "all_reduce", 0, 11},
-	} {
+	})
+}
+
+// readWholeCase is a public output and what its last run must read as:
+// the collective (or the collectives its columns allow, joined by "/"),
+// the rank count and the rows.
+type readWholeCase struct {
+	file, coll  string
+	ranks, rows int
+}
+
+// checkReadWhole reads each output of testdata/corpus/nccl-tests and
+// fails on a row left unread, cut short or garbled, or a last run that
+// reads otherwise than its case says.
+func checkReadWhole(t *testing.T, cases []readWholeCase) {
+	t.Helper()
+	for _, c := range cases {
 		x := ncclTests(t, "nccl-tests/"+c.file)
 		r := x.Runs[len(x.Runs)-1]
 		coll := r.Collective
