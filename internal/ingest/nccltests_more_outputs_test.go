@@ -54,6 +54,9 @@ func TestNCCLTestsMorePublicOutputsReadWhole(t *testing.T) {
 		{"preamble-a100-p4d-2n-16rank-old-rank-lines-step-bytes-awsofinccl65.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 9, 0},
 		{"rccl-ainic-1n-zero-size-rows-padded-librccl-path-inplace-na-rocmsystems10251.txt", "alltoall", 0, 3},
 		{"preamble-h200-1n-8rank-srun-nccl-version-after-ranks-header-cut-nccltests272.txt", "all_reduce/all_gather/reduce_scatter/alltoall/sendrecv", 8, 0},
+		{"preamble-v100-2n-1g-roce-bond-old-rank-lines-cut-nccl426.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 2, 0},
+		{"preamble-v100-p3dn-2n-16rank-validation-0-rank-line-cut-in-gpu-name-nccl398.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 8, 0},
+		{"preamble-h100-nebius-2n-16rank-dstack-rank-line-cut-in-host-dstack2604.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 11, 0},
 		{"rccl-mi250x-2n-16rank-old-rank-lines-version-develop-ranks-cut-hpcaienvs21.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 10, 0},
 	})
 }
@@ -93,5 +96,22 @@ func TestNCCLTestsHeaderCutRead(t *testing.T) {
 	x = ncclTests(t, "nccl-tests/allreduce-h100-pcie-1n-g2-nvlink-bridge-info-elided-116GBps-nccl1161.txt")
 	if r := x.Runs[0]; r.HeaderCut.Line != 0 || len(r.Rows) != 2 || len(r.Truncated) != 1 {
 		t.Errorf("nccl#1161: header cut at line %d, %d rows, %d cut; want no header cut, 2 rows, 1 cut", r.HeaderCut.Line, len(r.Rows), len(r.Truncated))
+	}
+}
+
+// A rank line cut before its "device" field names part of a host
+// (dstack#2604's excerpt stops in "on computeins"): its rank counts,
+// its host is not one of the job's. The two Nebius hosts were three.
+func TestNCCLTestsRankLineCutInHost(t *testing.T) {
+	x := ncclTests(t, "nccl-tests/preamble-h100-nebius-2n-16rank-dstack-rank-line-cut-in-host-dstack2604.txt")
+	r := x.Runs[0]
+	hosts, counts := r.RanksPerHost()
+	if r.RankCount != 11 || len(hosts) != 2 || counts[0] != 8 || counts[1] != 2 {
+		t.Errorf("%d rank lines, hosts %v with %v ranks; want 11 lines, 2 hosts with 8 and 2", r.RankCount, hosts, counts)
+	}
+	// Cut inside the GPU's name, after "device 7", the host is whole.
+	x = ncclTests(t, "nccl-tests/preamble-v100-p3dn-2n-16rank-validation-0-rank-line-cut-in-gpu-name-nccl398.txt")
+	if hosts, counts := x.Runs[0].RanksPerHost(); len(hosts) != 1 || counts[0] != 8 {
+		t.Errorf("nccl#398: hosts %v with %v ranks; want 1 host with 8", hosts, counts)
 	}
 }

@@ -266,7 +266,10 @@ func (t *NCCLTests) addRank(r *TestRun, k TestRank) {
 	if k.Rank == 0 && len(r.RankZero) < maxKept {
 		r.RankZero = append(r.RankZero, k.Evidence)
 	}
-	if _, ok := r.hostSeen[k.Host]; ok || len(r.hostSeen) < maxRankHost {
+	// A line cut before its "device" field (an excerpt that stops in
+	// "on computeins") names part of a host: its rank counts, its host
+	// is none of the job's.
+	if _, ok := r.hostSeen[k.Host]; k.Device >= 0 && (ok || len(r.hostSeen) < maxRankHost) {
 		r.hostSeen[k.Host]++
 	}
 	if len(r.Ranks) < maxRanks {
