@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"rocelab/internal/golden"
@@ -26,7 +27,7 @@ func TestGoldenNCCLTestsCorpus(t *testing.T) {
 	}
 	var names []string
 	for _, e := range ents {
-		if !e.IsDir() {
+		if !e.IsDir() && !strings.HasSuffix(e.Name(), ".source") {
 			names = append(names, e.Name())
 		}
 	}

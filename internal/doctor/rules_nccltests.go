@@ -208,6 +208,15 @@ func mnnvlPlateau(r *ingest.TestRun, p ingest.Plateau, nv Evidence) Finding {
 // measured, and nothing says whether the job ran on. So is the last run
 // of an output that ends in its banner, before any rank line (last).
 func noRows(r *ingest.TestRun, last bool) (Finding, bool) {
+	if r.HeaderCut.Line > 0 {
+		return Finding{
+			ID: "nccltests.rows.none", Severity: Info, Layer: LayerInput,
+			Title:     fmt.Sprintf("%s: the output ends inside the table's header, its units line cut mid-line: nothing measured, nothing judged", testName(r)),
+			Evidence:  []Evidence{r.Header, r.HeaderCut},
+			Mechanism: "nccl-tests prints the header's three lines at once, the units line ending in \"(GB/s)\", and a row per size after it. A units line that stops before its end was cut where the output stops (a paste, an excerpt, a log not yet flushed): it says nothing of whether the first collective finished.",
+			Fix:       "Give the job's whole output, from its header to the \"Avg bus bandwidth\" line.",
+		}, true
+	}
 	if r.Header.Line > 0 {
 		return Finding{
 			ID: "nccltests.rows.none", Severity: Warn, Layer: LayerNCCL,

@@ -93,6 +93,22 @@ func TestNCCLTestsBannerOnlyCut(t *testing.T) {
 	nicMustNot(t, diagnoseText(t, synthTestsRuns(2)).Findings, "nccltests.rows.none")
 }
 
+// An output that stops inside the table's header, its units line cut
+// at "(eleme" (nccl-tests#272's excerpt), was reported at warn as a
+// header with no size under it (a first collective that never
+// finished): the cut line says the output was cut there. A whole header
+// with nothing under it stays a warning.
+func TestNCCLTestsHeaderCut(t *testing.T) {
+	fs := diagnoseFiles(t, Options{}, "corpus/nccl-tests/preamble-h200-1n-8rank-srun-nccl-version-after-ranks-header-cut-nccltests272.txt")
+	f := nicMustFind(t, fs, "nccltests.rows.none", Info, "the output ends inside the table's header")
+	if len(f.Evidence) != 2 || f.Evidence[0].Line != 16 || f.Evidence[1].Line != 17 {
+		t.Errorf("evidence %+v", f.Evidence)
+	}
+	const hdr = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+	nicMustFind(t, diagnoseText(t, hdr+"#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n").Findings,
+		"nccltests.rows.none", Warn, "printed its table header and no size")
+}
+
 // synthTestsRuns writes a SYNTHETIC nccl-tests output of n all_reduce runs
 // on two hosts with one rank each, every run at 10 GB/s busbw, after one
 // NCCL line that names the RoCE NIC each host uses.

@@ -217,15 +217,20 @@ func (r *Result) Type() string {
 
 // Read reads one input for every front end (the doctor, lint): a JSON
 // document nccl-tests wrote (-J), recognised by its first keys
-// (IsNCCLTestsJSON), by its own reader (ReadNCCLTestsJSON); anything
-// else line by line (readText).
+// (IsNCCLTestsJSON), by its own reader (ReadNCCLTestsJSON); rccl-tests'
+// results file (-x FILE) by ReadRCCLTestsJSON; anything else line by
+// line (readText).
 func Read(src string, r io.Reader) (*Result, error) {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
-	if head, _ := br.Peek(jsonSniffBytes); IsNCCLTestsJSON(head) {
+	head, _ := br.Peek(jsonSniffBytes)
+	switch {
+	case IsNCCLTestsJSON(head):
 		return ReadNCCLTestsJSON(src, br)
+	case IsRCCLTestsJSON(head):
+		return ReadRCCLTestsJSON(src, br)
 	}
 	return readText(src, br)
 }

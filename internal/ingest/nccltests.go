@@ -27,6 +27,7 @@ const (
 	FromBanner  = "banner"  // "# Collective test starting: all_reduce_perf"
 	FromBinary  = "binary"  // a pasted command line naming all_reduce_perf
 	FromColumns = "columns" // inferred from the table (busbw/algbw, redop, root)
+	FromResults = "results" // the "name" of rccl-tests' results file (-x FILE)
 )
 
 // NCCLTests is the output of one or more nccl-tests *_perf runs.
@@ -61,6 +62,9 @@ type NCCLTests struct {
 	// commRanks is the largest communicator an NCCL "... nranks N ... -
 	// Init COMPLETE" line of the same input shows.
 	commRanks int
+	// rcclLib is set by a line of RCCL's version block ("RCCL version :",
+	// "Librccl path :"): the library the tests ran on is RCCL.
+	rcclLib bool
 }
 
 // TestRun is one nccl-tests table with its preamble and trailer.
@@ -141,6 +145,10 @@ type TestRun struct {
 	// Ended when it holds "end_time": nccl-tests writes both only for a
 	// run that finished.
 	Footer, Ended bool
+	// HeaderCut is the table's units line ("(B) (elements) (us) (GB/s)
+	// ...") when it stops before its last "(GB/s)": the output was cut
+	// inside the header, before any row.
+	HeaderCut Evidence
 	// Cut is where a document cut off ends (a job killed, or an
 	// nccl-tests before 2.18.5 aborting on an error), CutWhere inside
 	// which value; Cut.Line is 0 for a whole document.
@@ -209,6 +217,9 @@ func (t *NCCLTests) Result() Artifact {
 		if len(r.Rows) > 0 || len(r.Truncated) > 0 || r.GarbledRows > 0 || r.RankCount > 0 || r.NThread > 0 || r.Header.Line > 0 || r.FooterOnly() || r.Banner.Line > 0 {
 			if r.RankCount == 0 && r.RankSpan == 0 {
 				r.CommRanks = t.commRanks
+			}
+			if t.rcclLib && r.Tool == "" {
+				r.Tool = ToolRCCL
 			}
 			r.finish()
 			runs = append(runs, r)
@@ -291,9 +302,10 @@ func (t *NCCLTests) Feed(ln Line) {
 			t.lines.add(ln) // the bare "#" lines nccl-tests prints between sections
 			return
 		}
-	case c != 'n' && c != 'r' && c != 'R' && c != 's' && c != 'U' && c != '(' && c != 'O' && c != 'A' && !strings.Contains(s, "_perf"):
+	case c != 'n' && c != 'r' && c != 'R' && c != 's' && c != 'U' && c != '(' && c != 'O' && c != 'A' && c != 'L' && c != 'H' && !strings.Contains(s, "_perf"):
 		// Lines a paste stripped of their "#" start with one of these:
-		// nThread, rccl-tests, Rank, size, Using, (B), Out of bounds, Avg.
+		// nThread, rccl-tests, Rank, size, Using, (B), Out of bounds, Avg;
+		// and RCCL's version block: RCCL, ROCm, HIP version, Librccl path.
 		return
 	}
 	if t.preamble(ln, s) {

@@ -131,7 +131,11 @@ func (r *TestRun) columnsAllow(c, redop string, root int, inNA bool) bool {
 	if r.HasRedop && redop != "" && redop != "none" && !reducing && c != "sendrecv" {
 		return false
 	}
-	if r.HasRedop && redop == "none" && reducing {
+	if r.HasRedop && redop == "none" && (reducing || c == "sendrecv") {
+		// sendrecv_perf runs over the -o operations (src/sendrecv.cu
+		// SendRecvRunTest) and prints the op's name, "sum" by default:
+		// never "none", which the collectives that move data without an
+		// operation print.
 		return false
 	}
 	if !r.HasRedop && r.layout.known && reducing {

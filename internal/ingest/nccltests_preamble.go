@@ -34,6 +34,14 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 			r.Version = strings.Clone("rccl-tests " + strings.TrimSpace(s[len("rccl-tests: Version "):]))
 		}
 		r.Tool = ToolRCCL
+	case isRCCLVersionBlock(s):
+		// RCCL prints its version block once per process at
+		// NCCL_DEBUG=VERSION (init.cc showVersion): "RCCL version : ...",
+		// "HIP version  : ...", "ROCm version : ...", "Hostname     :
+		// ...", "Librccl path : ...". NCCL prints none of them, so the
+		// tests ran on RCCL: rccl-tests, even in an excerpt without its
+		// version line or a rank line naming an AMD GPU.
+		t.rcclLib = true
 	case strings.HasPrefix(s, "Collective test starting:"):
 		r := t.cur(true)
 		r.Banner = ev
@@ -69,7 +77,13 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 		t.header(s, ev)
 	case strings.HasPrefix(s, "size ") && isOneHalfHeader(s):
 		t.oneHalfHeader(s, len(ln.Text)-len(s), ev)
-	case strings.HasPrefix(s, "(B)") || (strings.HasPrefix(s, "out-of-place") && strings.Contains(s, "in-place")):
+	case strings.HasPrefix(s, "(B)"):
+		// The units line ends in "(GB/s)" in every layout; one that stops
+		// before it was cut mid-line: the output ends inside the header.
+		if r := t.cur(false); r.Header.Line > 0 && len(r.Rows) == 0 && !strings.HasSuffix(strings.TrimRight(s, " \t\r"), "(GB/s)") {
+			r.HeaderCut = ev
+		}
+	case strings.HasPrefix(s, "out-of-place") && strings.Contains(s, "in-place"):
 	case strings.HasPrefix(s, "Out of bounds values"):
 		r := t.cur(false)
 		_, v, _ := strings.Cut(s, ":")
@@ -96,6 +110,20 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 		return t.mscclppLine(s, ev)
 	}
 	return true
+}
+
+// isRCCLVersionBlock reports whether s is a line of RCCL's version
+// block other than its host name: a key, spaces, " : " and a value.
+func isRCCLVersionBlock(s string) bool {
+	k, v, ok := strings.Cut(s, ":")
+	if !ok || strings.TrimSpace(v) == "" {
+		return false
+	}
+	switch strings.TrimRight(k, " ") {
+	case "RCCL version", "HIP version", "ROCm version", "Librccl path":
+		return true
+	}
+	return false
 }
 
 // params are the sweep the "nThread 1 nGpus 8 minBytes 8 maxBytes
@@ -238,7 +266,10 @@ func (t *NCCLTests) addRank(r *TestRun, k TestRank) {
 	if k.Rank == 0 && len(r.RankZero) < maxKept {
 		r.RankZero = append(r.RankZero, k.Evidence)
 	}
-	if _, ok := r.hostSeen[k.Host]; ok || len(r.hostSeen) < maxRankHost {
+	// A line cut before its "device" field (an excerpt that stops in
+	// "on computeins") names part of a host: its rank counts, its host
+	// is none of the job's.
+	if _, ok := r.hostSeen[k.Host]; k.Device >= 0 && (ok || len(r.hostSeen) < maxRankHost) {
 		r.hostSeen[k.Host]++
 	}
 	if len(r.Ranks) < maxRanks {

@@ -299,3 +299,40 @@ func TestCutShortSays(t *testing.T) {
 		t.Error("a whole sweep has sizes missing")
 	}
 }
+
+// TestColumnsAllowTheCollective reads only the twin's table, header and
+// rows, as an excerpt gives them: the collectives its columns (redop,
+// root, an in-place N/A) and busbw/algbw ratio allow must include the
+// one that ran. The redop column decides between alltoall and sendrecv:
+// nccl-tests' sendrecv prints its -o operation ("sum"), alltoall "none".
+func TestColumnsAllowTheCollective(t *testing.T) {
+	for bin := range Binaries {
+		_, out := run(t, bin+" -b 64K -e 4M -f 4 -g 8 -n 2 -w 1", 2, 8)
+		var table strings.Builder
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) > 0 && (f[0][0] >= '0' && f[0][0] <= '9' || len(f) > 1 && f[1] == "size") {
+				table.WriteString(l + "\n")
+			}
+		}
+		res, err := ingest.Read("twin.txt", strings.NewReader(table.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := strings.TrimSuffix(bin, "_perf")
+		var got []string
+		for _, a := range res.Artifacts {
+			if x, ok := a.(*ingest.NCCLTests); ok && len(x.Runs) == 1 {
+				if got = x.Runs[0].Candidates; x.Runs[0].Collective != "" {
+					got = []string{x.Runs[0].Collective}
+				}
+			}
+		}
+		found := false
+		for _, c := range got {
+			found = found || c == want
+		}
+		if !found {
+			t.Errorf("%s: the table alone allows %v\n%s", bin, got, table.String())
+		}
+	}
+}

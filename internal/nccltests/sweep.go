@@ -151,7 +151,9 @@ func (s *Sweep) half(st step, r collective.Result) Half {
 		h.AlgBW = float64(st.size) / 1e9 / sec
 		h.BusBW = h.AlgBW * BusFactor(s.Opts.Func, s.Comm.NRanks)
 	}
-	if s.Opts.Check == 0 || (s.Opts.Func == collective.AllToAll && st.inPlace) {
+	// alltoall and sendrecv leave their in-place half unchecked: nccl-tests
+	// prints N/A there (nccl-tests#214's sendrecv, #314's alltoall).
+	if s.Opts.Check == 0 || ((s.Opts.Func == collective.AllToAll || s.Opts.Func == collective.SendRecv) && st.inPlace) {
 		h.Wrong = -1
 	}
 	return h
@@ -170,9 +172,13 @@ func BusFactor(f collective.Func, n int) float64 {
 	return 1
 }
 
+// redop is the table's redop column: the -o operation for the
+// reductions, and for sendrecv too, which runs over the -o operations and
+// prints their names though it reduces nothing (src/sendrecv.cu); "none"
+// for the collectives that take no operation.
 func (s *Sweep) redop() string {
 	switch s.Opts.Func {
-	case collective.AllReduce, collective.Reduce, collective.ReduceScatter:
+	case collective.AllReduce, collective.Reduce, collective.ReduceScatter, collective.SendRecv:
 		return s.Opts.Op
 	}
 	return "none"

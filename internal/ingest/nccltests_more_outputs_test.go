@@ -1,0 +1,117 @@
+package ingest
+
+import (
+	"strings"
+	"testing"
+)
+
+// Tests from a further sweep of public nccl-tests and rccl-tests
+// outputs: each reads a real one and fails without the fix it names.
+
+// A line of RCCL's version block ("RCCL version :", "HIP version  :",
+// "ROCm version :", "Librccl path :", printed by librccl at
+// NCCL_DEBUG=VERSION) says the tests ran on RCCL: an rccl-tests excerpt
+// that keeps only "Librccl path" above its table, with no rccl-tests
+// version line and no rank line naming an AMD GPU, was named nccl-tests
+// (rocm-systems#10251's AINIC alltoall).
+func TestRCCLTestsToolFromLibraryVersionBlock(t *testing.T) {
+	x := ncclTests(t, "nccl-tests/rccl-ainic-1n-zero-size-rows-padded-librccl-path-inplace-na-rocmsystems10251.txt")
+	if r := x.Runs[0]; r.Tool != ToolRCCL || len(r.Rows) != 3 {
+		t.Errorf("tool %q, %d rows; want %s, 3 rows", r.Tool, len(r.Rows), ToolRCCL)
+	}
+	const table = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n" +
+		"     1048576        262144     float     sum      -1    40.12   26.14   45.74      0    39.80   26.35   46.11      0\n"
+	for _, c := range []struct {
+		pre, want string
+	}{
+		{"Librccl path : /opt/rocm/lib/librccl.so.1\n", ToolRCCL},
+		{"RCCL version : 2.22.3-HEAD:7d8d67c\nHIP version  : 6.4.43484-123eb5128\nROCm version : 6.4.2.0-120-e7d83f5\nHostname     : gpu-53\n", ToolRCCL},
+		// A key without a value, or NCCL's own version line, says nothing.
+		{"Librccl path :\n", ""},
+		{"NCCL version 2.21.5+cuda12.4\n", ""},
+	} {
+		x := parseTests(t, c.pre+table)
+		if r := x.Runs[len(x.Runs)-1]; r.Tool != c.want || len(r.Rows) != 1 {
+			t.Errorf("%q: tool %q, %d rows; want %q, 1 row", c.pre, r.Tool, len(r.Rows), c.want)
+		}
+	}
+	// The block alone, as a PyTorch job on RCCL prints it, is no run.
+	if x := parseTests(t, "RCCL version : 2.22.3-HEAD:7d8d67c\nLibrccl path : /opt/rocm/lib/librccl.so.1\n"); x != nil && len(x.Runs) != 0 {
+		t.Errorf("version block alone: %d runs, want none", len(x.Runs))
+	}
+}
+
+// Every output of this sweep is read whole: no row left unread, cut
+// short or garbled, with its last run's collective (or the collectives
+// its columns allow), rank count and rows.
+func TestNCCLTestsMorePublicOutputsReadWhole(t *testing.T) {
+	checkReadWhole(t, []readWholeCase{
+		{"allreduce-2n-old-format-launch-mode-mlx5-completion-error-4-nccltests24.txt", "all_reduce/all_gather/reduce_scatter/alltoall/sendrecv", 0, 0},
+		{"allreduce-a100-2n-1g-srun-pmix-ucx-rows-8b-64b-nccltests150.txt", "all_reduce/reduce_scatter", 0, 4},
+		{"allreduce-p3dn-1n-8g-v100-old-format-rows-8b-nccl318.txt", "all_reduce/reduce_scatter/sendrecv", 8, 1},
+		{"allreduce-p3dn-2n-16g-efa-old-error-column-1m-4m-awsofinccl33.txt", "all_reduce", 0, 3},
+		{"allreduce-v100-pcie-1n-4g-rows-8b-64b-unhandled-system-error-nccl1039.txt", "all_reduce", 4, 4},
+		{"preamble-a100-p4d-2n-16rank-old-rank-lines-step-bytes-awsofinccl65.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 9, 0},
+		{"rccl-ainic-1n-zero-size-rows-padded-librccl-path-inplace-na-rocmsystems10251.txt", "alltoall", 0, 3},
+		{"preamble-h200-1n-8rank-srun-nccl-version-after-ranks-header-cut-nccltests272.txt", "all_reduce/all_gather/reduce_scatter/alltoall/sendrecv", 8, 0},
+		{"preamble-v100-2n-1g-roce-bond-old-rank-lines-cut-nccl426.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 2, 0},
+		{"preamble-v100-p3dn-2n-16rank-validation-0-rank-line-cut-in-gpu-name-nccl398.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 8, 0},
+		{"preamble-h100-nebius-2n-16rank-dstack-rank-line-cut-in-host-dstack2604.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 11, 0},
+		{"rccl-mi250x-2n-16rank-old-rank-lines-version-develop-ranks-cut-hpcaienvs21.txt", "all_reduce/all_gather/reduce_scatter/alltoall/broadcast/reduce/sendrecv/gather/scatter", 10, 0},
+	})
+}
+
+// sendrecv_perf prints the -o operation it ran ("sum" by default), never
+// "none": a table whose in-place half is N/A and whose redop is "none"
+// is alltoall's (rocm-systems#10251's AINIC run, tinygrad#17's two
+// RTX 4090), and one whose redop is "sum" is sendrecv's, as before.
+func TestNCCLTestsRedopNoneIsNotSendrecv(t *testing.T) {
+	const hdr = "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
+	for _, c := range []struct {
+		redop, want string
+	}{
+		{"none", "alltoall"},
+		{" sum", "sendrecv"},
+	} {
+		x := parseTests(t, hdr+"     1048576        262144     float    "+c.redop+"      -1    40.12   26.14   26.14      0    39.80   26.35   26.35    N/A\n")
+		r := x.Runs[0]
+		got := r.Collective
+		if got == "" {
+			got = strings.Join(r.Candidates, "/")
+		}
+		if got != c.want {
+			t.Errorf("redop %q: %s, want %s", c.redop, got, c.want)
+		}
+	}
+}
+
+// An excerpt that ends inside its table's header keeps where: the units
+// line cut before its last "(GB/s)" (nccl-tests#272's "(eleme"); a whole
+// units line, with the spaces nccl-tests pads it with, is no cut.
+func TestNCCLTestsHeaderCutRead(t *testing.T) {
+	x := ncclTests(t, "nccl-tests/preamble-h200-1n-8rank-srun-nccl-version-after-ranks-header-cut-nccltests272.txt")
+	if r := x.Runs[0]; r.HeaderCut.Line != 17 || r.Header.Line != 16 {
+		t.Errorf("header at line %d, cut at line %d; want 16 and 17", r.Header.Line, r.HeaderCut.Line)
+	}
+	x = ncclTests(t, "nccl-tests/allreduce-h100-pcie-1n-g2-nvlink-bridge-info-elided-116GBps-nccl1161.txt")
+	if r := x.Runs[0]; r.HeaderCut.Line != 0 || len(r.Rows) != 2 || len(r.Truncated) != 1 {
+		t.Errorf("nccl#1161: header cut at line %d, %d rows, %d cut; want no header cut, 2 rows, 1 cut", r.HeaderCut.Line, len(r.Rows), len(r.Truncated))
+	}
+}
+
+// A rank line cut before its "device" field names part of a host
+// (dstack#2604's excerpt stops in "on computeins"): its rank counts,
+// its host is not one of the job's. The two Nebius hosts were three.
+func TestNCCLTestsRankLineCutInHost(t *testing.T) {
+	x := ncclTests(t, "nccl-tests/preamble-h100-nebius-2n-16rank-dstack-rank-line-cut-in-host-dstack2604.txt")
+	r := x.Runs[0]
+	hosts, counts := r.RanksPerHost()
+	if r.RankCount != 11 || len(hosts) != 2 || counts[0] != 8 || counts[1] != 2 {
+		t.Errorf("%d rank lines, hosts %v with %v ranks; want 11 lines, 2 hosts with 8 and 2", r.RankCount, hosts, counts)
+	}
+	// Cut inside the GPU's name, after "device 7", the host is whole.
+	x = ncclTests(t, "nccl-tests/preamble-v100-p3dn-2n-16rank-validation-0-rank-line-cut-in-gpu-name-nccl398.txt")
+	if hosts, counts := x.Runs[0].RanksPerHost(); len(hosts) != 1 || counts[0] != 8 {
+		t.Errorf("nccl#398: hosts %v with %v ranks; want 1 host with 8", hosts, counts)
+	}
+}
