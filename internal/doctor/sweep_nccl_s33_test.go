@@ -1,7 +1,6 @@
 package doctor
 
 import (
-	"slices"
 	"strings"
 	"testing"
 )
@@ -38,18 +37,7 @@ var ncclLogFindingsS33 = []struct{ file, want string }{
 	{"rccl-mi250x-2-nodes-net-socket-channels-comm-nranks-suffix-rccl1026.txt", "nccl.transport.socket_fallback:error"},
 }
 
-func TestNCCLLogCorpusFindingsS33(t *testing.T) {
-	for _, c := range ncclLogFindingsS33 {
-		var got []string
-		for _, f := range diagnoseFiles(t, Options{}, "corpus/nccl-log/"+c.file) {
-			got = append(got, f.ID+":"+strings.ToLower(f.Severity.String()))
-		}
-		slices.Sort(got)
-		if g := strings.Join(slices.Compact(got), " "); g != c.want {
-			t.Errorf("%s:\n got %s\nwant %s", c.file, g, c.want)
-		}
-	}
-}
+func TestNCCLLogCorpusFindingsS33(t *testing.T) { checkLogFindings(t, ncclLogFindingsS33) }
 
 // PyTorch numbers each process group's collectives on its own, and a
 // process numbers its groups in the order it creates them: two ranks'
