@@ -51,6 +51,15 @@ func checkCollectiveTimeouts(inc *Incident) []Finding {
 		}
 		timeoutMS, ranMS = max(timeoutMS, t.TimeoutMS), max(ranMS, t.RanMS)
 	}
+	// A rank whose watchdog stopped at one of those collectives reports the
+	// timeout too, whether or not its own timeout line is in the input
+	// ("[PG ID 1 PG GUID 1 Rank 0]  failure detected by watchdog at work
+	// sequence id: 2847", hiyouga/LlamaFactory#8261).
+	for _, p := range progressOfOneLog(progress) {
+		if r := jobRank(p.Global, p.Rank); r >= 0 && p.At >= 0 && slices.Contains(seqs, strconv.FormatInt(p.At, 10)) {
+			ranks = append(ranks, strconv.Itoa(r))
+		}
+	}
 	ops, seqs, ranks = distinct(ops), distinct(seqs), distinct(ranks)
 	slices.SortFunc(ranks, func(a, b string) int { return atoi(a) - atoi(b) })
 	what := list(ops, 3)
