@@ -39,8 +39,13 @@ var ncclLogFindings = []struct{ file, want string }{
 	{"rccl-ib-4-hca-librccl-net-no-plugin-rccl419.txt", "nccl.transport.ib:info"},
 }
 
-func TestNCCLLogCorpusFindings(t *testing.T) {
-	for _, c := range ncclLogFindings {
+func TestNCCLLogCorpusFindings(t *testing.T) { checkLogFindings(t, ncclLogFindings) }
+
+// checkLogFindings diagnoses each NCCL log of a sweep's table alone and
+// compares its findings' ids and severities with the table's.
+func checkLogFindings(t *testing.T, table []struct{ file, want string }) {
+	t.Helper()
+	for _, c := range table {
 		var got []string
 		for _, f := range diagnoseFiles(t, Options{}, "corpus/nccl-log/"+c.file) {
 			got = append(got, f.ID+":"+strings.ToLower(f.Severity.String()))

@@ -210,8 +210,13 @@ func transportsByHost(logs []*ingest.NCCLLog) netHosts {
 }
 
 // whyNoIB collects why the IB transport did not start: libibverbs
-// missing, no RDMA device, a plugin failure, NCCL_IB_DISABLE=1.
-func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fixes []string, ibDisabled bool) {
+// missing, no RDMA device, a plugin failure, NCCL_IB_DISABLE=1. loadOnly
+// is set when the only reason is a net plugin that failed to load: NCCL
+// then goes on to its own transports, IB first, so that line alone says
+// nothing of sockets (NVIDIA/nccl#1292: "Failed to find ncclNetPlugin
+// symbol (>= v5)" on a job that ran).
+func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fixes []string, ibDisabled, loadOnly bool) {
+	loads := 0
 	for _, l := range logs {
 		if l.VerbsMissing.Count > 0 {
 			why = append(why, l.VerbsMissing.Lines[0])
@@ -240,6 +245,7 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 			fixes = append(fixes, ibInitFix(first.Text))
 		}
 		if l.PluginFailures.Count > 0 {
+			loads++
 			why = append(why, l.PluginFailures.Lines[0])
 			reasons = append(reasons, "a net plugin failed to load")
 			fixes = append(fixes, "Fix the net plugin load error shown (library path, NCCL_NET_PLUGIN, plugin/NCCL version match).")
@@ -257,7 +263,7 @@ func whyNoIB(inc *Incident, logs []*ingest.NCCLLog) (why []Evidence, reasons, fi
 			fixes = append(fixes, "Unset NCCL_IB_DISABLE (or set it to 0) in the job's environment and launcher (-x NCCL_IB_DISABLE=0).")
 		}
 	}
-	return why, reasons, fixes, ibDisabled
+	return why, reasons, fixes, ibDisabled, loads > 0 && loads == len(reasons)
 }
 
 // ibInitFix is what to do about the WARN that stopped NCCL's IB
@@ -319,7 +325,7 @@ func unreachableSockets(logs []*ingest.NCCLLog) (bad []string, only bool) {
 // fallback.
 func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 	n := transportsByHost(logs)
-	why, reasons, fixes, ibDisabled := whyNoIB(inc, logs)
+	why, reasons, fixes, ibDisabled, loadOnly := whyNoIB(inc, logs)
 	var sockEv []Evidence
 	for _, l := range logs {
 		sockEv = append(sockEv, l.SocketEvidence(4)...)
@@ -329,7 +335,7 @@ func socketFallback(inc *Incident, logs []*ingest.NCCLLog) (Finding, bool) {
 	}
 	// Without a socket line, infer the fallback from why IB could not
 	// start, unless RDMA or a net plugin (EFA, TCPX) carries the traffic.
-	inferred := (ibDisabled || len(reasons) > 0) && !n.anyRDMA && !n.anyPlugin || len(n.sock) > 0
+	inferred := (ibDisabled || len(reasons) > 0 && !loadOnly) && !n.anyRDMA && !n.anyPlugin || len(n.sock) > 0
 	if len(sockEv) == 0 && !inferred {
 		return Finding{}, false
 	}

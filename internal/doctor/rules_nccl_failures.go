@@ -228,6 +228,9 @@ func warnClass(w ingest.Warning) (failureClass, bool) {
 	case peerClosed(m):
 		return peerGoneClass, true
 	}
+	if sharpWarn(w) {
+		return sharpClass(w), true
+	}
 	if src, ok := pluginSource(w); ok {
 		return failureClass{pluginFailed + src + "): " + strings.TrimSpace(w.Message),
 			"The WARN comes from a net plugin's own code (its source file, a function where NCCL prints a file, or its NET/<name> tag): the plugin, not NCCL's IB or socket transport, carries the inter-node traffic ('Using network <plugin>'), and NCCL only passed its error up. Errors of memory registration or connection setup in a plugin are often the plugin and GPUDirect RDMA not agreeing on how to map GPU memory, or a plugin built for another NCCL or driver version.",

@@ -46,10 +46,19 @@ func checkCollectiveTimeouts(inc *Incident) []Finding {
 		if t.SeqNum >= 0 {
 			seqs = append(seqs, strconv.FormatInt(t.SeqNum, 10))
 		}
-		if t.Rank >= 0 {
-			ranks = append(ranks, strconv.Itoa(t.Rank))
+		if r := jobRank(t.Global, t.Rank); r >= 0 {
+			ranks = append(ranks, strconv.Itoa(r))
 		}
 		timeoutMS, ranMS = max(timeoutMS, t.TimeoutMS), max(ranMS, t.RanMS)
+	}
+	// A rank whose watchdog stopped at one of those collectives reports the
+	// timeout too, whether or not its own timeout line is in the input
+	// ("[PG ID 1 PG GUID 1 Rank 0]  failure detected by watchdog at work
+	// sequence id: 2847", hiyouga/LlamaFactory#8261).
+	for _, p := range progressOfOneLog(progress) {
+		if r := jobRank(p.Global, p.Rank); r >= 0 && p.At >= 0 && slices.Contains(seqs, strconv.FormatInt(p.At, 10)) {
+			ranks = append(ranks, strconv.Itoa(r))
+		}
 	}
 	ops, seqs, ranks = distinct(ops), distinct(seqs), distinct(ranks)
 	slices.SortFunc(ranks, func(a, b string) int { return atoi(a) - atoi(b) })
@@ -69,7 +78,12 @@ func checkCollectiveTimeouts(inc *Incident) []Finding {
 		title += ": the ranks wait in different collectives"
 	}
 	mech := "PyTorch's ProcessGroupNCCL watchdog aborts the job when a collective has not completed within the process group's timeout: the ranks that report it waited for peers whose data never arrived. Every rank of the group must launch the collective and the network must deliver it; a rank that crashed, hung or fell behind (a stalled data loader, an out-of-memory error, a different code path), or a connection that stopped delivering (a queue pair in the error state after its retries ran out, a link down, a PFC deadlock) leaves the others waiting."
-	if len(seqs) > 1 {
+	progress = progressOfOneLog(progress)
+	groups, _ := progressGroups(progress)
+	switch {
+	case len(seqs) > 1 && len(groups) > 1:
+		mech += fmt.Sprintf(" The ranks time out at different sequence numbers (%s), but in %d process groups, each numbering its collectives on its own: the numbers do not say that the ranks are at different points of the job.", list(seqs, 4), len(groups))
+	case len(seqs) > 1:
 		mech += fmt.Sprintf(" The ranks time out at different sequence numbers (%s): they are not at the same point of the job, which points at a rank that stopped or diverged rather than at one slow transfer.", list(seqs, 4))
 	}
 	if ranMS > 0 && timeoutMS > 0 {
@@ -78,7 +92,7 @@ func checkCollectiveTimeouts(inc *Incident) []Finding {
 	if mismatch != "" {
 		mech += " " + mismatch + ": if these ranks share the process group (PyTorch numbers each group's collectives on its own), they called different collectives at the same point of the program, and as NCCL matches collectives by their order alone each waits for peers that will never join it; the program diverged (a collective under a rank-dependent branch, an uneven last batch, a save or evaluation step only some ranks run), which no network setting fixes."
 	}
-	mech += watchdogProgress(progressOfOneLog(progress), &ev)
+	mech += watchdogProgress(progress, &ev)
 	if st := stuckRanks(stuck, &ev); st != "" {
 		mech = strings.TrimSuffix(mech, ".") + "; on " + st + " PyTorch's heartbeat monitor found the watchdog thread itself blocked in a CUDA or NCCL call that did not return, and aborts those processes."
 	}
@@ -208,23 +222,107 @@ func progressOfOneLog(ps []ingest.WatchdogProgress) []ingest.WatchdogProgress {
 	return byFile[best]
 }
 
-// watchdogProgress says what the watchdog's progress lines tell of the
-// ranks: which ranks finished least, or that all stopped at the same
-// work, and adds the lines that show it to ev.
-func watchdogProgress(ps []ingest.WatchdogProgress, ev *evidence) string {
-	type key struct {
-		rank int
-		pg   string
+// progressGroup names the process group a progress line is of: its
+// job-wide GUID when printed, else its id ("" when neither is).
+func progressGroup(p ingest.WatchdogProgress) string {
+	if p.GUID != "" {
+		return "PG GUID " + p.GUID
 	}
-	last := map[key]ingest.WatchdogProgress{}
+	if p.PG != "" {
+		return "PG " + p.PG
+	}
+	return ""
+}
+
+// jobRank is the rank to name a reporting process by: the launcher's tag
+// when there is one (the job-wide rank), else the rank the line prints.
+func jobRank(global, rank int) int {
+	if global >= 0 {
+		return global
+	}
+	return rank
+}
+
+// progressGroups splits the progress lines that say how far a rank got by
+// their process group, in the order the groups first appear.
+func progressGroups(ps []ingest.WatchdogProgress) (order []string, by map[string][]ingest.WatchdogProgress) {
+	by = map[string][]ingest.WatchdogProgress{}
 	for _, p := range ps {
 		if p.Completed < 0 {
 			continue
 		}
-		last[key{p.Rank, p.PG}] = p
+		g := progressGroup(p)
+		if _, ok := by[g]; !ok {
+			order = append(order, g)
+		}
+		by[g] = append(by[g], p)
 	}
-	if len(last) == 0 {
+	return order, by
+}
+
+// watchdogProgress says what the watchdog's progress lines tell of the
+// ranks: which ranks finished least, or that all stopped at the same
+// work, and adds the lines that show it to ev. Each process group numbers
+// its collectives on its own, so only the lines of one group compare.
+func watchdogProgress(ps []ingest.WatchdogProgress, ev *evidence) string {
+	order, by := progressGroups(ps)
+	switch len(order) {
+	case 0:
 		return ""
+	case 1:
+		return groupProgress(by[order[0]], ev)
+	}
+	var parts []string
+	for i, g := range order {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("%d more", len(order)-i))
+			break
+		}
+		parts = append(parts, "in "+g+" "+strings.TrimPrefix(briefProgress(by[g], ev), " "))
+	}
+	return fmt.Sprintf(" The watchdog's progress lines are of %d process groups, which number their collectives apart, so their work numbers do not compare across groups: %s.", len(order), strings.Join(parts, "; "))
+}
+
+// briefProgress says how far the ranks of one group got ("rank 13
+// completed work 215 (enqueued 220)", "ranks 0, 2 completed work 56")
+// and adds their lines to ev.
+func briefProgress(ps []ingest.WatchdogProgress, ev *evidence) string {
+	lo := int64(-1)
+	for _, p := range ps {
+		if lo < 0 || p.Completed < lo {
+			lo = p.Completed
+		}
+	}
+	var ranks []string
+	enq := int64(-1)
+	for _, p := range ps {
+		if p.Completed != lo {
+			continue
+		}
+		ev.add(p.Evidence)
+		if r := jobRank(p.Global, p.Rank); r >= 0 {
+			ranks = append(ranks, strconv.Itoa(r))
+		}
+		enq = max(enq, p.Enqueued)
+	}
+	ranks = distinct(ranks)
+	slices.SortFunc(ranks, func(a, b string) int { return atoi(a) - atoi(b) })
+	who := "a rank"
+	if len(ranks) > 0 {
+		who = "rank" + map[bool]string{true: " ", false: "s "}[len(ranks) == 1] + list(ranks, 6)
+	}
+	s := fmt.Sprintf("%s completed work %d", who, lo)
+	if enq > lo {
+		s += fmt.Sprintf(" (enqueued up to %d)", enq)
+	}
+	return s
+}
+
+// groupProgress is watchdogProgress for the lines of one process group.
+func groupProgress(ps []ingest.WatchdogProgress, ev *evidence) string {
+	last := map[int]ingest.WatchdogProgress{}
+	for _, p := range ps {
+		last[jobRank(p.Global, p.Rank)] = p
 	}
 	lo, hi := int64(-1), int64(-1)
 	for _, p := range last {
@@ -234,9 +332,9 @@ func watchdogProgress(ps []ingest.WatchdogProgress, ev *evidence) string {
 		hi = max(hi, p.Completed)
 	}
 	var behind []string
-	for k, p := range last {
-		if p.Completed == lo && k.rank >= 0 {
-			behind = append(behind, strconv.Itoa(k.rank))
+	for r, p := range last {
+		if p.Completed == lo && r >= 0 {
+			behind = append(behind, strconv.Itoa(r))
 		}
 		if p.Completed == lo {
 			ev.add(p.Evidence)
@@ -245,11 +343,11 @@ func watchdogProgress(ps []ingest.WatchdogProgress, ev *evidence) string {
 	behind = distinct(behind)
 	slices.SortFunc(behind, func(a, b string) int { return atoi(a) - atoi(b) })
 	if len(last) == 1 {
-		for k, p := range last {
-			if k.rank < 0 || p.Enqueued < p.At || p.At < 0 {
+		for r, p := range last {
+			if r < 0 || p.Enqueued < p.At || p.At < 0 {
 				break
 			}
-			return fmt.Sprintf(" The watchdog's progress line shows rank %d completed work %d and had enqueued up to %d: it launched the collective that timed out (work %d) and waited for its peers.", k.rank, p.Completed, p.Enqueued, p.At)
+			return fmt.Sprintf(" The watchdog's progress line shows rank %d completed work %d and had enqueued up to %d: it launched the collective that timed out (work %d) and waited for its peers.", r, p.Completed, p.Enqueued, p.At)
 		}
 		return ""
 	}

@@ -40,8 +40,9 @@ type Line struct {
 	// Stamp); zero when none was.
 	Stamp Stamp
 	// rank is one more than the rank a launcher tag names (see Rank);
-	// 0 for none, as in a Line made by hand.
-	rank int
+	// 0 for none, as in a Line made by hand. word is one more than the
+	// rank of a rank-named logger's tag (see WordRank).
+	rank, word int
 	// col is how many bytes of the line as read come before Text: the
 	// prefixes, tags and quoting taken off it.
 	col int
@@ -69,6 +70,10 @@ func (c *lineCount) add(l Line) {
 // "rank3:", srun's "3: "), -1 when the line has none.
 func (l Line) Rank() int { return l.rank - 1 }
 
+// WordRank is the rank of a rank-named logger's tag before the line
+// ("[rank13]:", as PyTorch prints the job-wide rank), -1 when it has none.
+func (l Line) WordRank() int { return l.word - 1 }
+
 // A LineReader yields cleaned lines from a stream with bounded memory. It
 // also follows the context a paste states between its dumps: the host
 // (shell prompts, `hostname` output) and the time (`date` output), which
@@ -79,10 +84,10 @@ type LineReader struct {
 	scratch []byte
 	// rest holds the further segments of a line that launcher tags split
 	// (two ranks' output run together on one line).
-	rest      []string
-	restTrunc bool
-	ctx       lineContext
-	rank      int
+	rest       []string
+	restTrunc  bool
+	ctx        lineContext
+	rank, word int
 	// ahead holds the block of lines read ahead to detect the collector
 	// prefixes they share (see detectPrefixes); next is the next one to
 	// return, and pre the prefixes found, outermost first.
@@ -120,7 +125,7 @@ func (lr *LineReader) Next() (Line, error) {
 	if len(lr.rest) > 0 {
 		text := lr.rest[0]
 		lr.rest = lr.rest[1:]
-		lr.rank = -1
+		lr.rank, lr.word = -1, -1
 		return lr.line(text, 0, lr.restTrunc), nil
 	}
 	if lr.next == len(lr.ahead) {
@@ -146,6 +151,12 @@ func (lr *LineReader) Next() (Line, error) {
 		col = rawOffset(p.raw, col)
 	}
 	lr.rank = tagRankNumber(owner, k)
+	lr.word = -1
+	if k == tagWord {
+		lr.word = lr.rank
+	} else if strings.Contains(s[:min(len(s), 64)], "ank") {
+		lr.word = wordTagRank(s)
+	}
 	if k == tagMPI || k == tagRank {
 		if segs := splitMidTags(text, owner, k, lr.rest[:0]); len(segs) > 0 {
 			text, lr.rest, lr.restTrunc = segs[0], segs[1:], p.truncated
@@ -212,7 +223,7 @@ func (lr *LineReader) readRaw() (b []byte, truncated bool, err error) {
 // then updates the context from it.
 func (lr *LineReader) line(text string, col int, truncated bool) Line {
 	m := ncclMarker(text)
-	l := Line{Num: lr.n, Text: text, Truncated: truncated, NCCL: m >= 0, marker: m + 1, rank: lr.rank + 1, col: col}
+	l := Line{Num: lr.n, Text: text, Truncated: truncated, NCCL: m >= 0, marker: m + 1, rank: lr.rank + 1, word: lr.word + 1, col: col}
 	l.Host, l.Stamp = lr.ctx.host, lr.ctx.stamp
 	if !l.NCCL {
 		lr.ctx.update(l)

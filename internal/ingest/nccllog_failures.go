@@ -101,8 +101,10 @@ func (s SetupError) Allocates() bool {
 // NumelOut=466119168, Timeout(ms)=600000) ran for 600060 milliseconds
 // before timing out."
 type CollectiveTimeout struct {
-	// Rank is the rank that reported it, -1 when the line does not say.
-	Rank int
+	// Rank is the rank that reported it, -1 when the line does not say:
+	// its rank in the process group. Global is the job-wide rank PyTorch's
+	// own tag before the line names ("[rank13]:"), -1 without one.
+	Rank, Global int
 	// SeqNum is the collective's sequence number in its process group,
 	// -1 when not printed.
 	SeqNum int64

@@ -69,6 +69,32 @@ func legacySplit(s string) (pre string, warn bool, msg string, ok bool) {
 	return "", false, "", false
 }
 
+// ofiLegacySplit reads the lines of aws-ofi-nccl's own logger before it
+// logged through NCCL's (its 2019-2021 releases and their test programs,
+// aws/aws-ofi-nccl#22, #67): "INFO: Function: ofi_init Line: 686: NET/OFI
+// Selected Provider is efa" and "WARN: Function: find_ofi_provider Line:
+// 543: NET/OFI Couldn't find any optimal provider", with no host, pid or
+// device. loc is "function:line", as NCCL prints a plugin's location.
+// Only a message with the plugin's NET/ tag counts, so that other
+// programs' "INFO: Function:" lines are left alone.
+func ofiLegacySplit(s string) (loc string, warn bool, msg string, ok bool) {
+	t := strings.TrimLeft(s, " \t")
+	switch {
+	case strings.HasPrefix(t, "INFO: Function: "):
+		t = t[len("INFO: Function: "):]
+	case strings.HasPrefix(t, "WARN: Function: "):
+		t, warn = t[len("WARN: Function: "):], true
+	default:
+		return "", false, "", false
+	}
+	fn, rest, ok1 := strings.Cut(t, " Line: ")
+	line, msg, ok2 := strings.Cut(rest, ": ")
+	if !ok1 || !ok2 || fn == "" || strings.ContainsRune(fn, ' ') || !isDigits(line) || !strings.HasPrefix(msg, "NET/") {
+		return "", false, "", false
+	}
+	return fn + ":" + line, warn, msg, true
+}
+
 // hostPidTid reports whether tok is NCCL's "host:pid:tid" (the host may
 // be blank).
 func hostPidTid(tok string) bool {

@@ -254,7 +254,9 @@ func PluginTag(msg string) (name string, ok bool) {
 // initialization failed", "NET/OFI Failed to initialize sendrecv
 // protocol", "NET/OFI Unable to find a protocol that worked.  Failing
 // initialization." and, at INFO, "NET/OFI No eligible providers were
-// found" and the device queries that fail the plugin after it started
+// found", its older "NET/OFI Couldn't find any optimal provider" (no
+// libfabric provider with what it needs: aws/aws-ofi-nccl#67, NVIDIA/nccl#229),
+// and the device queries that fail the plugin after it started
 // ("NET/OFI Invalid type of PCI bus returned 0", "No NIC info for dev 0":
 // a libfabric provider that reports no PCI attributes of its NICs).
 func pluginInitFailed(msg string) bool {
@@ -264,7 +266,7 @@ func pluginInitFailed(msg string) bool {
 	}
 	r := strings.ToLower(rest)
 	for _, p := range []string{"initialization failed", "failed to initiali", "failing initialization", "no eligible providers",
-		"invalid type of pci bus", "no nic info for dev"} {
+		"find any optimal provider", "invalid type of pci bus", "no nic info for dev"} {
 		if strings.Contains(r, p) {
 			return true
 		}

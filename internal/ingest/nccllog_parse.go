@@ -32,6 +32,10 @@ func (l *NCCLLog) Feed(ln Line) {
 			l.feedPrefixed(ln, pre, warn, msg)
 			return
 		}
+		if loc, warn, msg, ok := ofiLegacySplit(s); ok {
+			l.feedPrefixedAt(ln, "", loc, warn, msg)
+			return
+		}
 		if i = strings.Index(s, "NCCL"); i < 0 {
 			l.matrix = false
 			if !l.feedFragment(ln, s) {
@@ -58,6 +62,12 @@ func (l *NCCLLog) Feed(ln Line) {
 // feedPrefixed reads a line NCCL printed with its prefix, split into the
 // prefix, whether it is a WARN, and the message.
 func (l *NCCLLog) feedPrefixed(ln Line, pre string, warn bool, msg string) {
+	l.feedPrefixedAt(ln, pre, "", warn, msg)
+}
+
+// feedPrefixedAt is feedPrefixed for a line whose source location loc was
+// printed apart from its prefix ("" when the prefix holds it).
+func (l *NCCLLog) feedPrefixedAt(ln Line, pre, loc string, warn bool, msg string) {
 	if strings.HasPrefix(strings.TrimLeft(pre, " "), "**") {
 		// A line a poster set in Markdown bold: "**host:1:2 [0] ... WARN
 		// msg**".
@@ -67,6 +77,9 @@ func (l *NCCLLog) feedPrefixed(ln Line, pre string, warn bool, msg string) {
 	l.lines.add(ln)
 	ev := At(l.src, ln)
 	o, host := l.origin(pre, ev)
+	if loc != "" {
+		o.loc = loc
+	}
 	if r := ln.Rank(); o.pid < 0 && r >= 0 {
 		// A prefix without a pid: the launcher's rank tag tells the
 		// processes apart.
@@ -101,16 +114,16 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 		if ok {
 			l.TimeoutCount++
 		}
-		t.Evidence = At(l.src, ln)
-		return keepOnce(l, ln, &l.Timeouts, t, ok, seenKey{kind: 't', a: strconv.Itoa(t.Rank), b: strconv.FormatInt(t.SeqNum, 10), c: t.OpType})
+		t.Global, t.Evidence = ln.WordRank(), At(l.src, ln)
+		return keepOnce(l, ln, &l.Timeouts, t, ok, seenKey{kind: 't', a: strconv.Itoa(t.Rank), b: strconv.FormatInt(t.SeqNum, 10), c: t.OpType, d: strconv.Itoa(t.Global)})
 	case strings.Contains(s, "watchdog got stuck for "):
 		st, ok := parseWatchdogStuck(s)
 		st.Evidence = At(l.src, ln)
 		return keepOnce(l, ln, &l.Stuck, st, ok, seenKey{kind: 'k', a: strconv.Itoa(st.Rank), b: strconv.Itoa(st.Seconds)})
 	case strings.Contains(s, "detected by watchdog at work"):
 		p, ok := parseWatchdogProgress(s)
-		p.Evidence = At(l.src, ln)
-		return keepOnce(l, ln, &l.Progress, p, ok, seenKey{kind: 'w', a: strconv.Itoa(p.Rank), b: p.PG, c: strconv.FormatInt(p.Completed, 10)})
+		p.Global, p.Evidence = ln.WordRank(), At(l.src, ln)
+		return keepOnce(l, ln, &l.Progress, p, ok, seenKey{kind: 'w', a: strconv.Itoa(p.Rank) + "/" + strconv.Itoa(p.Global), b: p.PG + "/" + p.GUID, c: strconv.FormatInt(p.Completed, 10)})
 	case strings.Contains(s, "Got completion") && (strings.Contains(s, "with error") || strings.Contains(s, "status=")):
 		msg = s[strings.Index(s, "Got completion"):]
 	case strings.Contains(s, "Call to ibv_") && strings.Contains(s, " failed"):

@@ -13,7 +13,7 @@ import (
 // WorkNCCL(...) fields and how long the collective ran (-1 when a wrapped
 // line leaves it to the next).
 func parseWatchdogTimeout(s string) (CollectiveTimeout, bool) {
-	t := CollectiveTimeout{Rank: -1, SeqNum: -1, NumelIn: -1, NumelOut: -1, TimeoutMS: -1, RanMS: -1}
+	t := CollectiveTimeout{Rank: -1, Global: -1, SeqNum: -1, NumelIn: -1, NumelOut: -1, TimeoutMS: -1, RanMS: -1}
 	w := strings.Index(s, "Watchdog caught collective operation timeout")
 	if r := strings.LastIndex(s[:w], "Rank "); r >= 0 {
 		t.Rank = atoiOr(strings.TrimRight(wordAfter(s[r:], "Rank "), "]"), -1)
@@ -62,7 +62,14 @@ type WatchdogProgress struct {
 	// Rank is the reporting rank, -1 when the line does not say.
 	Rank int
 	// PG is the process group's id as printed ("1", "0"), "" when absent.
-	PG string
+	// PyTorch numbers a process's groups in the order it creates them, so
+	// two ranks' "PG ID 11" need not be one group; GUID, the group's
+	// job-wide id ("PG GUID 119", PyTorch 2.4 and later), tells them
+	// apart ("" when not printed).
+	PG, GUID string
+	// Global is the job-wide rank PyTorch's own tag before the line names
+	// ("[rank13]:"), -1 without one: Rank is the rank within the group.
+	Global int
 	// At is the sequence number the watchdog stopped at; Enqueued and
 	// Completed the last ones the rank launched and finished (-1 when not
 	// printed).
@@ -72,7 +79,7 @@ type WatchdogProgress struct {
 
 // parseWatchdogProgress reads a WatchdogProgress line.
 func parseWatchdogProgress(s string) (WatchdogProgress, bool) {
-	p := WatchdogProgress{Rank: -1, At: -1, Enqueued: -1, Completed: -1}
+	p := WatchdogProgress{Rank: -1, Global: -1, At: -1, Enqueued: -1, Completed: -1}
 	w := strings.Index(s, "detected by watchdog at work")
 	head := s[:w]
 	if r := strings.LastIndex(head, "Rank "); r >= 0 {
@@ -82,6 +89,13 @@ func parseWatchdogProgress(s string) (WatchdogProgress, bool) {
 		id := strings.TrimPrefix(head[g+len("[PG "):], "ID ")
 		p.PG, _, _ = strings.Cut(id, " ")
 		p.PG = strings.Clone(strings.TrimRight(p.PG, "]("))
+	}
+	if g := strings.LastIndex(head, "PG GUID "); g >= 0 {
+		id := wordAfter(head[g:], "PG GUID ")
+		if k := strings.IndexAny(id, "(]"); k >= 0 {
+			id = id[:k]
+		}
+		p.GUID = strings.Clone(id)
 	}
 	num := func(rest string, keys ...string) int64 {
 		for _, k := range keys {

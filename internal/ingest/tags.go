@@ -155,6 +155,26 @@ func stripLauncherTags(s string) (text, owner string, k tagKind) {
 	return text, owner, k
 }
 
+// wordTagRank returns the rank of the rank-named logger's tag ("[rank13]:",
+// "rank3: ", PyTorch's own) among the launcher tags at the start of s, -1
+// when none of them is one. Another tag before it ("[1784] [rank0]:", a
+// paste's line number) may be the line's owner tag, but only PyTorch's
+// names the job-wide rank of the process that printed the line.
+func wordTagRank(s string) int {
+	text := s
+	for range 4 {
+		tag, rest, kind := cutTag(text)
+		if kind == tagNone || strings.TrimSpace(rest) == "" {
+			break
+		}
+		if kind == tagWord {
+			return tagRankNumber(tag, kind)
+		}
+		text = rest
+	}
+	return -1
+}
+
 // betterTag reports whether a tag of kind next, found after one of kind
 // k, is the one to keep for a line: any tag over none, a rank's over a
 // time, and a tag that repeats mid-line (Open MPI's, "[0]") over one that
@@ -304,6 +324,9 @@ func cutTimestamp(s string) (string, bool) {
 	t := strings.TrimPrefix(s, "[")
 	i := isoTimeEnd(t, "T ", ".,:+-Z")
 	if i == 0 {
+		i = minuteTimeEnd(t)
+	}
+	if i == 0 {
 		return s, false
 	}
 	// A zone after a space: "2025-11-09 15:39:31.043 +08:00".
@@ -324,6 +347,17 @@ func cutTimestamp(s string) (string, bool) {
 		return s, false
 	}
 	return rest, true
+}
+
+// minuteTimeEnd returns where a date and a time to the minute at the
+// start of t end ("2025-02-18 12:54 ", a log console's export,
+// NVIDIA/nccl#1610), 0 when t starts with none; a space must follow.
+func minuteTimeEnd(t string) int {
+	if len(t) < 17 || !isDigits(t[0:4]) || t[4] != '-' || !isDigits(t[5:7]) || t[7] != '-' || !isDigits(t[8:10]) ||
+		t[10] != ' ' && t[10] != 'T' || !isDigits(t[11:13]) || t[13] != ':' || !isDigits(t[14:16]) || t[16] != ' ' {
+		return 0
+	}
+	return 16
 }
 
 // isoTimeEnd returns where an ISO date and time at the start of t ends
