@@ -94,6 +94,9 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 					return nil, errAt(5, "%q: a GPU type, so SimAI's head (NODES GPUS_PER_SERVER NVSWITCHES SWITCHES LINKS GPU_TYPE): its GPUs reach NVSwitches and NICs, which rocelab's hosts do not model; expected HPCC's \"NODES SWITCHES LINKS\"", f[5])
 				}
 			}
+			if len(f) == 4 && ints(f) {
+				return nil, errAt(3, "four numbers: ns3-datacenter's head (NODES SWITCHES TORS LINKS), whose programs (PowerTCP's, Reverie's) take the congestion control from their command line (--algorithm; PowerTCP on unless --wien=false), not CC_MODE; expected HPCC's \"NODES SWITCHES LINKS\"")
+			}
 			if len(f) != 3 {
 				return nil, errAt(min(len(f)-1, 3), "expected \"NODES SWITCHES LINKS\"")
 			}
