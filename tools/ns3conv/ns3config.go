@@ -66,8 +66,10 @@ var ns3Whole = map[string]bool{
 // them in Mb/s.
 var ns3RateKeys = map[string]bool{"RATE_AI": true, "RATE_HAI": true, "MIN_RATE": true, "DCTCP_RATE_AI": true}
 
-// ns3ForkKeys names the simulators that read keys third.cc does not, for
-// the refusal: their configs run another program.
+// ns3ForkKeys names a simulator that reads each key third.cc does not,
+// for the refusal: its configs run another program. Forks share keys
+// (ENABLE_PFC, ENABLE_IRN in ConWeave's, ns3-PB-FS's and LIBRA's), so the
+// refusal names one that reads it, not the one that wrote the file.
 var ns3ForkKeys = map[string]string{
 	"KMAX": "ns3-rdma's (the DCQCN paper's simulator, third.cc there reads KMAX, KMIN, PMAX instead of the *_MAP keys)",
 	"KMIN": "ns3-rdma's", "PMAX": "ns3-rdma's", "CNP_INTERVAL": "ns3-rdma's", "BYTE_COUNTER": "ns3-rdma's",
@@ -150,7 +152,7 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 		fork := ""
 		for _, k := range unknown {
 			if name, ok := ns3ForkKeys[k]; ok {
-				fork = fmt.Sprintf("; %s is %s key", k, name)
+				fork = fmt.Sprintf("; a fork known to read %s: %s", k, name)
 				break
 			}
 		}
