@@ -455,6 +455,7 @@ func TestImportHtsimMatrices(t *testing.T) {
 		{"perm_32n_32c_2MB.cm", []string{"-nodes", "32"}, 0, []string{"-nodes 32: a 3-tier fat-tree", "with -tiers 2, a leaf-spine of 8 leaves, it has 32"}, true},
 		{"permutation-permutation.cm", []string{"-nodes", "432", "-end", "200"}, 432, []string{"carry the 2500000 B", "name: c1, src: h0, dst: h406, bytes: 2500000"}, false},
 		{"collateral-incast.cm", []string{"-nodes", "432"}, 64, []string{"name: c1, src: h368, dst: h0, bytes: 12500000"}, false},
+		{"perm_1024n_1024c_0u_2000000b.cm", []string{"-nodes", "1024"}, 1024, []string{"kind: fat-tree, k: 16", "name: f1, src: h334, dst: h395, bytes: "}, false},
 	} {
 		t.Run(c.file+strings.Join(c.args, ""), func(t *testing.T) {
 			var y bytes.Buffer

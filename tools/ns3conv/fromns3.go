@@ -119,9 +119,13 @@ func fromNs3(file string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	flows, err := readFile(fp, func(name string, r io.Reader) ([]ns3FlowLine, error) { return readFlows(name, r, topology) })
+	ff, err := readFile(fp, func(name string, r io.Reader) (ns3Flows, error) { return readFlows(name, r, topology) })
 	if err != nil {
 		return err
+	}
+	flows := ff.lines
+	if ff.unread > 0 {
+		notes = append(notes, fmt.Sprintf("%s lists %d more flows after the %d its first line counts: third.cc reads no further than the count, so neither ns-3 nor this scenario runs them", filepath.Base(fp), ff.unread, len(flows)))
 	}
 	if len(flows) == 0 {
 		return fmt.Errorf("%s: no flows", fp)
@@ -487,7 +491,7 @@ func ccKnobs(c *ns3Config, mode int) (string, error) {
 			v = k.conv(v)
 		}
 		if v != math.Trunc(v) {
-			return "", fmt.Errorf("%s: %g is not a whole %s", c.at(k.key), v, k.knob)
+			return "", fmt.Errorf("%s: %g is not a whole %s: rocelab's %s.%s takes whole numbers (Mb/s for a rate), so the run cannot be written alike", c.at(k.key), v, k.knob, name, k.knob)
 		}
 		parts = append(parts, fmt.Sprintf("%s: %g", k.knob, v))
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -239,11 +240,20 @@ func TestFlowToApartSwitch(t *testing.T) {
 // payloads, two 200 MB flows into one host of a 64-host switch) imports
 // as committed and lands where ns-3 did (testdata/mix/SOURCE): measured,
 // mean -0.1 %, last +1.1 %, each flow within 1.3 %, with rocelab's 1024 B
-// packets for ns-3's 1000.
+// packets for ns-3's 1000. Its mix/config_doc.txt imports the same.
 func TestImportsModelDefault(t *testing.T) {
 	var y bytes.Buffer
 	if err := fromNs3("testdata/mix/config.txt", &y); err != nil {
 		t.Fatal(err)
+	}
+	// config_doc.txt, config.txt with a note after each value, is the
+	// same run: its scenario is this one, this figure its agreement
+	var doc bytes.Buffer
+	if err := fromNs3("testdata/mix/config_doc.txt", &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Replace(doc.String(), "config_doc.txt", "config.txt", 1); got != y.String() {
+		t.Errorf("mix/config_doc.txt imports otherwise than mix/config.txt:\n%s", got)
 	}
 	if !strings.Contains(y.String(), "cc: hpcc\n  hpcc: {preset: ns3, eta: 950, max_stage: 0, ai_rate: 50, min_rate: 100, fast_react: 1}") {
 		t.Errorf("HPCC not imported as config.txt sets it:\n%s", y.String())
@@ -268,7 +278,7 @@ func TestImportsModelDefault(t *testing.T) {
 // and what is imported is a scenario rocelab loads: from-ns3 never
 // writes a file that fails later.
 func FuzzFromNs3(f *testing.F) {
-	for _, c := range []string{"testdata/mix/config.txt", "testdata/websearch/dcqcn.txt", "testdata/websearch/hp.txt"} {
+	for _, c := range []string{"testdata/mix/config.txt", "testdata/mix/config_doc.txt", "testdata/websearch/dcqcn.txt", "testdata/websearch/hp.txt"} {
 		cfg, err := os.ReadFile(c)
 		if err != nil {
 			f.Fatal(err)
@@ -299,6 +309,28 @@ func FuzzFromNs3(f *testing.F) {
 		}
 		if _, err := scenario.Load("imported.yaml", y.Bytes()); err != nil {
 			t.Fatalf("from-ns3 wrote a scenario rocelab refuses: %v\n%s", err, y.String())
+		}
+	})
+}
+
+// FuzzNotConfig: any file given as config.txt, the model's other files
+// among the seeds, is imported or refused at a line of that file (or
+// one it names), never a panic.
+func FuzzNotConfig(f *testing.F) {
+	for _, c := range []string{"testdata/mix/topology.txt", "testdata/mix/trace.txt", "testdata/mix/flow_tcp_0.txt", "testdata/websearch/FbHdp_distribution.txt", "testdata/public/simai/example/microAllReduce.txt"} {
+		b, err := os.ReadFile(c)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		file := filepath.Join(t.TempDir(), "config.txt")
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := fromNs3(file, io.Discard); err != nil && !strings.Contains(err.Error(), ".txt") {
+			t.Fatalf("error names no file: %v", err)
 		}
 	})
 }

@@ -30,7 +30,11 @@
 // from the first. What rocelab cannot run alike (windows other than
 // HPCC's, DCTCP or HPCC-PINT, a priority group other than 3; a lossy
 // link becomes a loss fault)
-// is refused, and so is a key HPCC's third.cc does not read (a fork's).
+// is refused, and so is a key HPCC's third.cc does not read (a fork's),
+// and a file that sets none (a topology, flow or trace file, a size CDF,
+// fct.txt, given in config.txt's place), named for what it reads as.
+// A note in braces after a value (the model's mix/config_doc.txt) is
+// skipped, as third.cc skips its words.
 //
 // compare runs the scenario on rocelab and reads ns-3's fct.txt and
 // pfc.txt from DIR: it prints both sides' completion times (mean, median,

@@ -66,8 +66,10 @@ var ns3Whole = map[string]bool{
 // them in Mb/s.
 var ns3RateKeys = map[string]bool{"RATE_AI": true, "RATE_HAI": true, "MIN_RATE": true, "DCTCP_RATE_AI": true}
 
-// ns3ForkKeys names the simulators that read keys third.cc does not, for
-// the refusal: their configs run another program.
+// ns3ForkKeys names a simulator that reads each key third.cc does not,
+// for the refusal: its configs run another program. Forks share keys
+// (ENABLE_PFC, ENABLE_IRN in ConWeave's, ns3-PB-FS's and LIBRA's), so the
+// refusal names one that reads it, not the one that wrote the file.
 var ns3ForkKeys = map[string]string{
 	"KMAX": "ns3-rdma's (the DCQCN paper's simulator, third.cc there reads KMAX, KMIN, PMAX instead of the *_MAP keys)",
 	"KMIN": "ns3-rdma's", "PMAX": "ns3-rdma's", "CNP_INTERVAL": "ns3-rdma's", "BYTE_COUNTER": "ns3-rdma's",
@@ -75,6 +77,9 @@ var ns3ForkKeys = map[string]string{
 	"LB_MODE": "ConWeave's (scratch/network-load-balance.cc: load balancing other than ECMP)", "ENABLE_PFC": "ConWeave's",
 	"ENABLE_IRN": "ConWeave's", "FLOWGEN_START_TIME": "ConWeave's", "FLOWGEN_STOP_TIME": "ConWeave's",
 	"AGENT_NODE": "Hawkeye's (its telemetry agents)", "AGENT_THRESHOLD": "Hawkeye's", "NO_CC_NODE": "Hawkeye's (hosts without congestion control)",
+	"BW_MON_FILE":   "SimAI's (its ns-3-alibabacloud, run by astra-sim-alibabacloud, whose flows come from the AI workload and not FLOW_FILE, its topology from the command line)",
+	"RATE_MON_FILE": "SimAI's", "CNP_MON_FILE": "SimAI's", "MON_START": "SimAI's", "MON_END": "SimAI's",
+	"QP_MON_INTERVAL": "SimAI's", "QLEN_MON_INTERVAL": "SimAI's", "BW_MON_INTERVAL": "SimAI's",
 }
 
 // ns3Config is what rocelab reads of an HPCC ns-3 config.txt: each key's
@@ -92,13 +97,16 @@ type ns3Config struct {
 func readConfig(file string, r io.Reader) (*ns3Config, error) {
 	c := &ns3Config{file: file, kv: map[string][]string{}, line: map[string]int{}, col: map[string]int{}}
 	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	var unknown []string
+	var head fileHead
 	first := ""
 	for n := 1; sc.Scan(); n++ {
 		f, cols := fields.At(sc.Text())
 		if len(f) == 0 {
 			continue
 		}
+		head.add(n, f)
 		if lead := f[0][0]; !('A' <= lead && lead <= 'Z' || 'a' <= lead && lead <= 'z') {
 			// A line that does not start with a name is a note ("#",
 			// "//", "{...}"). third.cc has no comments: it skips the
@@ -110,6 +118,17 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 				}
 			}
 			continue
+		}
+		if i := slices.IndexFunc(f[1:], func(x string) bool { return strings.HasPrefix(x, "{") }); i >= 0 {
+			// a note in braces after the value, as the model's
+			// mix/config_doc.txt explains each key: third.cc skips its
+			// words as keys it does not know, unless one is a key
+			for j, k := range f[i+1:] {
+				if isNs3Key(k) {
+					return nil, fmt.Errorf("%s:%d:%d: %s: third.cc has no comments and reads this key inside the note after %s; delete it from the note", file, n, cols[i+1+j], k, f[0])
+				}
+			}
+			f, cols = f[:i+1], cols[:i+1]
 		}
 		if !isNs3Key(f[0]) {
 			if first == "" {
@@ -126,11 +145,14 @@ func readConfig(file string, r io.Reader) (*ns3Config, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
+	if len(c.kv) == 0 {
+		return nil, head.notConfig(file)
+	}
 	if first != "" {
 		fork := ""
 		for _, k := range unknown {
 			if name, ok := ns3ForkKeys[k]; ok {
-				fork = fmt.Sprintf("; %s is %s key", k, name)
+				fork = fmt.Sprintf("; a fork known to read %s: %s", k, name)
 				break
 			}
 		}

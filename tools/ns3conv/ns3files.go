@@ -94,6 +94,9 @@ func readTopology(file string, r io.Reader) (*ns3Topology, error) {
 					return nil, errAt(5, "%q: a GPU type, so SimAI's head (NODES GPUS_PER_SERVER NVSWITCHES SWITCHES LINKS GPU_TYPE): its GPUs reach NVSwitches and NICs, which rocelab's hosts do not model; expected HPCC's \"NODES SWITCHES LINKS\"", f[5])
 				}
 			}
+			if len(f) == 4 && ints(f) {
+				return nil, errAt(3, "four numbers: ns3-datacenter's head (NODES SWITCHES TORS LINKS), whose programs (PowerTCP's, Reverie's) take the congestion control from their command line (--algorithm; PowerTCP on unless --wien=false), not CC_MODE; expected HPCC's \"NODES SWITCHES LINKS\"")
+			}
 			if len(f) != 3 {
 				return nil, errAt(min(len(f)-1, 3), "expected \"NODES SWITCHES LINKS\"")
 			}
@@ -305,8 +308,16 @@ type ns3FlowLine struct {
 	start               unit.Time
 }
 
-func readFlows(file string, r io.Reader, t *ns3Topology) ([]ns3FlowLine, error) {
+// ns3Flows is what third.cc runs of a flow file, and how many flow lines
+// follow the count its first line gives, which it never reads.
+type ns3Flows struct {
+	lines  []ns3FlowLine
+	unread int
+}
+
+func readFlows(file string, r io.Reader, t *ns3Topology) (ns3Flows, error) {
 	var out []ns3FlowLine
+	unread := 0
 	want := -1
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
@@ -318,57 +329,61 @@ func readFlows(file string, r io.Reader, t *ns3Topology) ([]ns3FlowLine, error) 
 			continue
 		}
 		if i := commentAt(f); i >= 0 && (want < 0 || len(out) < want) {
-			return nil, errAt(i, "%s", noComment(f[i], "the last flow"))
+			return ns3Flows{}, errAt(i, "%s", noComment(f[i], "the last flow"))
 		}
 		if want < 0 {
 			v, err := strconv.Atoi(f[0])
 			if err != nil || len(f) != 1 || v < 0 {
-				return nil, errAt(min(len(f)-1, 1), "expected the flow count")
+				return ns3Flows{}, errAt(min(len(f)-1, 1), "expected the flow count")
 			}
 			want = v
 			continue
 		}
 		if len(out) == want {
-			break // third.cc reads as many flows as the first line says
+			// third.cc reads as many flows as the first line says
+			if len(f) == 6 && ints(f[:5]) {
+				unread++
+			}
+			continue
 		}
 		if len(f) != 6 {
-			return nil, errAt(min(len(f)-1, 6), "expected \"SRC DST PG DPORT SIZE START_SECONDS\" (%d fields)", len(f))
+			return ns3Flows{}, errAt(min(len(f)-1, 6), "expected \"SRC DST PG DPORT SIZE START_SECONDS\" (%d fields)", len(f))
 		}
 		var x ns3FlowLine
 		for i, p := range []*int{&x.src, &x.dst, &x.pg, &x.dport} {
 			v, err := strconv.Atoi(f[i])
 			if err != nil || v < 0 || (i == 3 && v > 65535) {
-				return nil, errAt(i, "%s %q: expected a whole number (a port below 65536)", []string{"SRC", "DST", "PG", "DPORT"}[i], f[i])
+				return ns3Flows{}, errAt(i, "%s %q: expected a whole number (a port below 65536)", []string{"SRC", "DST", "PG", "DPORT"}[i], f[i])
 			}
 			*p = v
 		}
 		var err error
 		if x.size, err = strconv.ParseInt(f[4], 10, 64); err != nil || x.size <= 0 {
-			return nil, errAt(4, "SIZE %q: expected a positive whole number of bytes", f[4])
+			return ns3Flows{}, errAt(4, "SIZE %q: expected a positive whole number of bytes", f[4])
 		}
 		start, err := strconv.ParseFloat(f[5], 64)
 		if err != nil || start < 0 || start > 1e6 {
-			return nil, errAt(5, "START %q: expected seconds, from 0 to 1e6", f[5])
+			return ns3Flows{}, errAt(5, "START %q: expected seconds, from 0 to 1e6", f[5])
 		}
 		for i, id := range []int{x.src, x.dst} {
 			if id >= len(t.name) || t.name[id] != "" && t.name[id][0] != 'h' || slices.Contains(t.apart, id) {
-				return nil, errAt(i, "node %d is not a host of the topology", id)
+				return ns3Flows{}, errAt(i, "node %d is not a host of the topology", id)
 			}
 			if t.name[id] == "" {
-				return nil, errAt(i, "node %d has no link in the topology", id)
+				return ns3Flows{}, errAt(i, "node %d has no link in the topology", id)
 			}
 		}
 		if x.src == x.dst {
-			return nil, errAt(0, "a flow from a host to itself")
+			return ns3Flows{}, errAt(0, "a flow from a host to itself")
 		}
 		if x.pg != 3 {
-			return nil, errAt(2, "priority group %d: the converted scenario's lossless priority is 3, where ns-3's flows run", x.pg)
+			return ns3Flows{}, errAt(2, "priority group %d: the converted scenario's lossless priority is 3, where ns-3's flows run", x.pg)
 		}
 		x.start = ns3Seconds(start)
 		out = append(out, x)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
+		return ns3Flows{}, fmt.Errorf("%s: %v", file, err)
 	}
 	if want > len(out) {
 		// third.cc's ReadFlowInput leaves its fields as they were when a
@@ -376,9 +391,9 @@ func readFlows(file string, r io.Reader, t *ns3Topology) ([]ns3FlowLine, error) 
 		// missing. traffic_gen.py writes its count over the estimate it
 		// began the file with (ofile.seek(0)), so a count of fewer digits
 		// keeps the estimate's last ones: 24 over 213 reads 243.
-		return nil, fmt.Errorf("%s:1:1: %d flows listed, the first line says %d: ns-3 would run the last flow %d more times (third.cc reads on past the end); traffic_gen.py leaves such a count when the flows it drew have fewer digits than its estimate", file, len(out), want, want-len(out))
+		return ns3Flows{}, fmt.Errorf("%s:1:1: %d flows listed, the first line says %d: ns-3 would run the last flow %d more times (third.cc reads on past the end); traffic_gen.py leaves such a count when the flows it drew have fewer digits than its estimate", file, len(out), want, want-len(out))
 	}
-	return out, nil
+	return ns3Flows{out, unread}, nil
 }
 
 // ns3Seconds is a flow's start as ns-3 takes it, in its time step
