@@ -140,13 +140,8 @@ func (j *junosIface) feed(p *switchParser, l Line, t string) bool {
 	case strings.HasPrefix(t, "Total packets") && !kv:
 		// MAC statistics' frames received and sent: what the CRC errors
 		// are a share of.
-		f := strings.Fields(t[len("Total packets"):])
-		if len(f) != 2 {
-			return false
-		}
-		rx, ok1 := junosCount(f[0])
-		tx, ok2 := junosCount(f[1])
-		if !ok1 || !ok2 {
+		rx, tx, ok := junosRxTx(t, "Total packets")
+		if !ok {
 			return false
 		}
 		j.pc.RxOK, j.pc.TxOK = rx, tx
@@ -154,13 +149,8 @@ func (j *junosIface) feed(p *switchParser, l Line, t string) bool {
 	case strings.HasPrefix(t, "MAC pause frames") && !kv:
 		// MAC statistics' 802.3x pause received and sent (PFC frames have
 		// their own section).
-		f := strings.Fields(t[len("MAC pause frames"):])
-		if len(f) != 2 {
-			return false
-		}
-		rx, ok1 := junosCount(f[0])
-		tx, ok2 := junosCount(f[1])
-		if !ok1 || !ok2 {
+		rx, tx, ok := junosRxTx(t, "MAC pause frames")
+		if !ok {
 			return false
 		}
 		ev := At(p.out.src, l)
@@ -371,6 +361,17 @@ func junosCount(s string) (int64, bool) {
 		return 0, false
 	}
 	return int64(v), true
+}
+
+// junosRxTx reads a MAC statistics row "LABEL  received  sent".
+func junosRxTx(t, label string) (rx, tx int64, ok bool) {
+	f := strings.Fields(t[len(label):])
+	if len(f) != 2 {
+		return 0, 0, false
+	}
+	rx, ok1 := junosCount(f[0])
+	tx, ok2 := junosCount(f[1])
+	return rx, tx, ok1 && ok2
 }
 
 // junosPrompt reads the host of a Junos operational prompt with its
