@@ -40,6 +40,10 @@ type InputInfo struct {
 	// config names the configuration an unknown input is, one that
 	// `rocelab lint` reads and diagnose does not ("" when none).
 	config string
+	// switchCmd names the switch command an unknown input is the output
+	// of, one that prints nothing diagnose judges, and switchFix the
+	// commands that do (ingest.SwitchUnjudged).
+	switchCmd, switchFix string
 }
 
 // Usable reports whether an artifact was recognised in the input (a
@@ -104,6 +108,8 @@ func (r *Report) Unusable() string {
 			why = "rocelab run's own report, which holds no artifact: diagnose the --out directory it is in"
 		case in.config != "":
 			why = in.config + ", a configuration: use rocelab lint " + in.Path
+		case in.switchCmd != "":
+			why = in.switchCmd + ", which diagnose does not judge"
 		}
 		bad = append(bad, in.Path+": "+why)
 	}
@@ -267,6 +273,9 @@ func readInput(path string, stdin io.Reader, opts Options) (InputInfo, []ingest.
 	}
 	if info.Type == "unknown" {
 		info.config = lintConfig(head)
+		if info.config == "" {
+			info.switchCmd, info.switchFix = ingest.SwitchUnjudged(head)
+		}
 	}
 	if len(res.Artifacts) > 1 {
 		for _, a := range res.Artifacts {
@@ -430,6 +439,14 @@ func inputFindings(ins []InputInfo) []Finding {
 				Fix:       "Check the path and pass the artifact as plain text (or a pcap/pcapng capture).",
 			}.per(in.Path, "input", "Inputs that could not be read"))
 		case in.Type != "unknown":
+		case in.switchCmd != "":
+			fs = append(fs, Finding{
+				ID: "input.unrecognized", Severity: Info, Layer: LayerInput,
+				Title:     fmt.Sprintf("%s is %s: switch output diagnose does not judge, not read", in.Path, in.switchCmd),
+				Evidence:  []Evidence{{File: in.Path, Text: in.switchCmd}},
+				Mechanism: "diagnose judges what a switch counts on the RoCE path: PFC and pause frames, drops per queue and port, ECN marks, buffer use, the PFC watchdog, link errors and FEC. This command prints none of them, so nothing in it was checked, and its silence says nothing about the fabric's health.",
+				Fix:       "Pass the output of " + in.switchFix + ".",
+			}.per(in.Path, "input", "Switch output diagnose does not judge"))
 		case in.InDir != "" || in.InArchive != "":
 			skipped = append(skipped, Evidence{File: in.Path, Text: what})
 			names = append(names, in.Path)

@@ -150,6 +150,10 @@ func checkWatchdog(inc *Incident) []Finding {
 	return fs
 }
 
+// linkPauseNote says what a `show interface(s)` pause counter cannot
+// tell: which priority, and whether PFC or 802.3x global pause.
+const linkPauseNote = " The count is the interface's pause counter of `show interface`, which does not split frames by priority (nor, on some platforms, PFC from 802.3x pause): the per-priority table (NX-OS `show interface priority-flow-control detail`, EOS `show priority-flow-control counters detail`) says whether it is the RoCE priority."
+
 // checkSwitchTxPause reports switch ports that send PFC pause on a
 // priority: the port's ingress was congested, so it paused its upstream.
 func checkSwitchTxPause(inc *Incident) []Finding {
@@ -158,17 +162,18 @@ func checkSwitchTxPause(inc *Incident) []Finding {
 		type key struct {
 			port string
 			prio int
+			link bool
 		}
 		rx := map[key]uint64{}
 		for _, p := range s.PFC {
 			if p.Dir == ingest.RX {
-				rx[key{p.Port, p.Prio}] = p.Frames
+				rx[key{p.Port, p.Prio, p.Link}] = p.Frames
 			}
 		}
 		for _, h := range s.PFCHist {
 			// Without RX counters, the history's pause transitions say
 			// whether the port was paused on this priority itself.
-			if k := (key{h.Port, h.Prio}); rx[k] == 0 && h.Transitions > 0 {
+			if k := (key{h.Port, h.Prio, false}); rx[k] == 0 && h.Transitions > 0 {
 				rx[k] = uint64(h.Transitions)
 			}
 		}
@@ -180,20 +185,24 @@ func checkSwitchTxPause(inc *Incident) []Finding {
 			if p.Frames >= 1000 {
 				sev = Warn
 			}
-			in := rx[key{p.Port, p.Prio}]
+			in := rx[key{p.Port, p.Prio, p.Link}]
 			role := "It also received pause on this priority: it sits in the path of congestion that started further downstream."
 			if in == 0 {
 				role = "It received no pause on this priority itself: the congestion starts at this port (its egress toward the receivers is the bottleneck) or at a receiver that does not drain."
 			}
 			name := swName(s, p.Port)
-			on, subject := fmt.Sprintf("on priority %d", p.Prio), fmt.Sprintf(" prio %d", p.Prio)
-			if p.Prio == ingest.AllPrios {
+			what, on, subject := "PFC pause", fmt.Sprintf("on priority %d", p.Prio), fmt.Sprintf(" prio %d", p.Prio)
+			switch {
+			case p.Link:
+				what, on, subject = "pause", "(the interface's pause counter: 802.3x pause and PFC frames are not told apart, nor priorities)", " pause"
+				role = strings.ReplaceAll(role, "this priority", "any priority") + linkPauseNote
+			case p.Prio == ingest.AllPrios:
 				on, subject = "over all priorities (the output counts them together)", ""
 				role = strings.ReplaceAll(role, "this priority", "any priority")
 			}
 			fs = append(fs, Finding{
 				ID: "switch.pfc.tx_pause", Severity: sev, Layer: LayerFabric,
-				Title:    fmt.Sprintf("%s: sent %d PFC pause frames %s (received %d)", name, p.Frames, on, in),
+				Title:    fmt.Sprintf("%s: sent %d %s frames %s (received %d)", name, p.Frames, what, on, in),
 				Evidence: []Evidence{p.Evidence},
 				Mechanism: "A switch port sends PFC pause on a priority when the ingress buffer of that priority group crosses its XOFF threshold: traffic arrives faster than it can leave. " + role +
 					" Counted since the counters were last cleared; take two dumps with `date` lines to see a rate.",

@@ -76,6 +76,9 @@ func rxDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 func txDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 	name, c := swName(s, p.Port), colsOf(p)
 	ev := []Evidence{p.Evidence}
+	if p.TxEvidence.Line > 0 {
+		ev[0] = p.TxEvidence
+	}
 	var wdDrops uint64
 	for _, w := range s.WD {
 		if w.Port == p.Port && w.TxDrop > 0 {
@@ -91,6 +94,10 @@ func txDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 		sev = Error
 		why = fmt.Sprintf(" The PFC watchdog dropped %d packets on this port's lossless queues (show pfcwd stats): some of these are RoCE packets of a stormed queue.", wdDrops)
 	}
+	if n, pev := linkPauseReceived(s, p.Port); n > 0 {
+		ev = append(ev, pev)
+		why += fmt.Sprintf(" The port also received %d pause frames: its peer paused it. 802.3x pause stops every queue, so lossy ones fill and drop while it lasts; PFC stops only its priority's queue, which holds its packets rather than drop them.", n)
+	}
 	fix := "Split them by queue with `show queue counters " + p.Port + "` (drops on queues 3/4 are lossless traffic) and check `show pfcwd stats`; if the watchdog dropped, find the device on this port that keeps sending pause (`show lldp table`, its NIC's tx_prioN_pause counters)."
 	if p.Cumulus {
 		fix = "Split them by queue with `nv show interface " + p.Port + " counters qos` (egress-queue; HwIfOutQDrops is the queues' share) and check the PFC watchdog (`nv show interface " + p.Port + " qos pfc-watchdog`) and the device on this port that keeps sending pause (`nv show interface " + p.Port + " lldp`, its NIC's tx_prioN_pause counters)."
@@ -105,6 +112,17 @@ func txDropFinding(s *ingest.SwitchCounters, p ingest.PortCount) Finding {
 		Mechanism: txDropMechanism(c, p) + why,
 		Fix:       fix,
 	}.per(name+" "+c.txDrop, "port", "Switch egress drops")
+}
+
+// linkPauseReceived returns the pause frames a port received by its
+// `show interface(s)` pause counter (SwitchPFC.Link), with its line.
+func linkPauseReceived(s *ingest.SwitchCounters, port string) (uint64, Evidence) {
+	for _, r := range s.PFC {
+		if r.Link && r.Port == port && r.Dir == ingest.RX {
+			return r.Frames, r.Evidence
+		}
+	}
+	return 0, Evidence{}
 }
 
 // portDownNote returns the severity of a port's drop counts and what to

@@ -129,8 +129,12 @@ type SwitchPFC struct {
 	Port string
 	Dir  Dir
 	// Prio is the priority, or AllPrios for a count over every priority.
-	Prio     int
-	Frames   uint64
+	Prio   int
+	Frames uint64
+	// Link is set for the pause counter of a port's `show interface(s)`
+	// block (NX-OS "Rx pause", EOS "PAUSE input"; switch_iface.go): pause
+	// frames not split by priority, Prio AllPrios.
+	Link     bool
 	Evidence Evidence
 }
 
@@ -235,8 +239,10 @@ type PortCount struct {
 	// interfaces counters detailed` (switch_detailed.go).
 	DropCounts, Detailed bool
 	// Evidence is the row, or the block's line that shows its discards;
-	// ErrEvidence the line that shows its errors.
-	Evidence, ErrEvidence Evidence
+	// ErrEvidence the line that shows its errors; TxEvidence, in a
+	// `show interfaces` block, the line of its output discards (zero
+	// elsewhere: the row shows both).
+	Evidence, ErrEvidence, TxEvidence Evidence
 }
 
 // ECNProfile is one WRED/ECN profile of `ecnconfig -l`, thresholds in
@@ -300,7 +306,9 @@ func (s *SwitchCounters) Lines() int { return s.lines.n }
 // or the command run twice) is two snapshots of one set of counters, and
 // the later one is the current state. Rows keep their first-seen order.
 func (o *SwitchCounters) latestSnapshots() {
-	o.PFC = lastBy(o.PFC, func(r SwitchPFC) string { return r.Port + "|" + strconv.Itoa(int(r.Dir)) + "|" + strconv.Itoa(r.Prio) })
+	o.PFC = lastBy(o.PFC, func(r SwitchPFC) string {
+		return r.Port + "|" + strconv.Itoa(int(r.Dir)) + "|" + strconv.Itoa(r.Prio) + "|" + strconv.FormatBool(r.Link)
+	})
 	o.WD = lastBy(o.WD, func(r WatchdogQueue) string { return r.Port + "|" + strconv.Itoa(r.Queue) })
 	o.Queues = lastBy(o.Queues, func(r QueueCount) string {
 		return r.Namespace + "|" + r.Port + "|" + r.Type + "|" + strconv.Itoa(r.Queue)

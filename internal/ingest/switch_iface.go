@@ -17,6 +17,11 @@ import (
 //	     0 runts  0 giants  20 CRC/FCS  0 no buffer
 //	     20 input error  0 short frame  0 overrun   0 underrun  0 ignored
 //	     0 input with dribble  0 input discard
+//	     39027 Rx pause                                     NX-OS
+//	     0 PAUSE input                                      EOS
+//
+// The pause lines ("Rx pause", "Tx pause"; EOS "PAUSE input", "PAUSE
+// output") become SwitchPFC rows over all priorities, marked Link.
 //
 // A counter line is "N label" items separated by commas (EOS, IOS) or by
 // two or more spaces (NX-OS). A block becomes a PortCount once one of its
@@ -95,10 +100,16 @@ func (b *ifaceBlock) feed(p *switchParser, l Line, t string) bool {
 		case "output errors", "output error":
 			c.TxErr = it.n
 		case "output discards", "output discard":
-			c.TxDrop = it.n
+			c.TxDrop, c.TxEvidence = it.n, ev
 			if c.RxDrop <= 0 {
 				c.Evidence = ev
 			}
+		case "rx pause", "pause input", "tx pause", "pause output":
+			d := RX
+			if it.label == "tx pause" || it.label == "pause output" {
+				d = TX
+			}
+			p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: c.Port, Dir: d, Prio: AllPrios, Frames: uint64(it.n), Link: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 		default:
 			continue
 		}

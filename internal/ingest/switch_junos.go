@@ -17,6 +17,7 @@ import (
 //	    4                                0                    0                    0
 //	  MAC statistics:                      Receive         Transmit
 //	    CRC/Align errors                         0                0
+//	    MAC pause frames                         0                0
 //	  MAC Priority Flow Control Statistics:
 //	    Priority :  3                             0                0
 //
@@ -32,7 +33,8 @@ import (
 // Each egress queue is a QueueCount (its drops: the queue counters'
 // Dropped packets, or the tail, rate-limit and RED drops of `show
 // interfaces queue`, their Total-dropped when printed); the priority rows
-// are PFC frames received and sent per priority; the error lines, the
+// are PFC frames received and sent per priority, the MAC statistics' "MAC
+// pause frames" row 802.3x pause (SwitchPFC.Link); the error lines, the
 // MAC statistics' Total packets and CRC/Align rows a PortCount. QFX's default lossless forwarding classes,
 // fcoe and no-loss, are queues 3 and 4.
 
@@ -138,17 +140,22 @@ func (j *junosIface) feed(p *switchParser, l Line, t string) bool {
 	case strings.HasPrefix(t, "Total packets") && !kv:
 		// MAC statistics' frames received and sent: what the CRC errors
 		// are a share of.
-		f := strings.Fields(t[len("Total packets"):])
-		if len(f) != 2 {
-			return false
-		}
-		rx, ok1 := junosCount(f[0])
-		tx, ok2 := junosCount(f[1])
-		if !ok1 || !ok2 {
+		rx, tx, ok := junosRxTx(t, "Total packets")
+		if !ok {
 			return false
 		}
 		j.pc.RxOK, j.pc.TxOK = rx, tx
 		j.putPort(p, l)
+	case strings.HasPrefix(t, "MAC pause frames") && !kv:
+		// MAC statistics' 802.3x pause received and sent (PFC frames have
+		// their own section).
+		rx, tx, ok := junosRxTx(t, "MAC pause frames")
+		if !ok {
+			return false
+		}
+		ev := At(p.out.src, l)
+		p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: j.port, Dir: RX, Prio: AllPrios, Frames: uint64(rx), Link: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+		p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: j.port, Dir: TX, Prio: AllPrios, Frames: uint64(tx), Link: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 	case strings.HasPrefix(t, "CRC/Align errors"):
 		f := strings.Fields(t[len("CRC/Align errors"):])
 		v, ok := int64(0), len(f) == 2
@@ -354,6 +361,17 @@ func junosCount(s string) (int64, bool) {
 		return 0, false
 	}
 	return int64(v), true
+}
+
+// junosRxTx reads a MAC statistics row "LABEL  received  sent".
+func junosRxTx(t, label string) (rx, tx int64, ok bool) {
+	f := strings.Fields(t[len(label):])
+	if len(f) != 2 {
+		return 0, 0, false
+	}
+	rx, ok1 := junosCount(f[0])
+	tx, ok2 := junosCount(f[1])
+	return rx, tx, ok1 && ok2
 }
 
 // junosPrompt reads the host of a Junos operational prompt with its

@@ -27,7 +27,8 @@ func TestSwitchJunos(t *testing.T) {
 	if p.Port != "et-0/0/0" || p.State != "U" || p.RxOK != 17313 || p.TxOK != 17195 || p.CRC != 0 || p.RxErr != 0 || p.RxDrop != 0 || p.TxErr != 0 || p.TxDrop != 0 || !p.IOS || p.ErrEvidence.Line != 63 || p.Evidence.Line != 36 {
 		t.Errorf("port %+v", p)
 	}
-	if len(ext.PFC) != 0 || len(ext.CutRows) != 0 {
+	// Its MAC statistics' "MAC pause frames 0 0": 802.3x pause, none.
+	if len(ext.PFC) != 2 || !ext.PFC[0].Link || ext.PFC[0].Frames != 0 || ext.PFC[1].Dir != TX || ext.PFC[1].Evidence.Line != 66 || len(ext.CutRows) != 0 {
 		t.Errorf("pfc %+v, cut %+v", ext.PFC, ext.CutRows)
 	}
 
@@ -114,7 +115,7 @@ func TestSwitchJunosShapes(t *testing.T) {
 			t.Errorf("queue[%d] = %+v, want %+v", i, g, w)
 		}
 	}
-	if len(s.PFC) != 2 || s.PFC[0] != (SwitchPFC{"et-0/0/5", RX, 3, 40, s.PFC[0].Evidence}) || s.PFC[1] != (SwitchPFC{"et-0/0/5", TX, 3, 9000, s.PFC[1].Evidence}) || s.PFC[1].Evidence.Line != 16 {
+	if len(s.PFC) != 2 || s.PFC[0] != (SwitchPFC{"et-0/0/5", RX, 3, 40, false, s.PFC[0].Evidence}) || s.PFC[1] != (SwitchPFC{"et-0/0/5", TX, 3, 9000, false, s.PFC[1].Evidence}) || s.PFC[1].Evidence.Line != 16 {
 		t.Errorf("pfc %+v", s.PFC)
 	}
 	if len(s.Ports) != 1 {
