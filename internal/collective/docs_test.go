@@ -92,6 +92,7 @@ func TestResultGroupsCoverRuns(t *testing.T) {
 var (
 	publicOnce   sync.Once
 	publicChecks [][]publicCheck
+	publicErr    error
 )
 
 // allPublic runs every public result once per test binary, each as a
@@ -100,6 +101,7 @@ var (
 func allPublic(t *testing.T) [][]publicCheck {
 	publicOnce.Do(func() {
 		publicChecks = make([][]publicCheck, len(publicRuns))
+		ran := make([]bool, len(publicRuns))
 		t.Run("public", func(t *testing.T) {
 			for i := range publicRuns {
 				r := &publicRuns[i]
@@ -116,10 +118,20 @@ func allPublic(t *testing.T) [][]publicCheck {
 				t.Run(fmt.Sprint(i), func(t *testing.T) {
 					t.Parallel()
 					publicChecks[i] = runPublic(t, r, maxSize)
+					ran[i] = true
 				})
 			}
 		})
+		for i := range publicRuns {
+			if !ran[i] && (!publicRuns[i].slow || *publicAll) {
+				publicErr = fmt.Errorf("public result %d (%s) did not finish: it failed above, or a -run pattern left its public/N subtest out (the tests judge every result together)", i, publicRuns[i].file)
+				break
+			}
+		}
 	})
+	if publicErr != nil {
+		t.Fatal(publicErr)
+	}
 	return publicChecks
 }
 
