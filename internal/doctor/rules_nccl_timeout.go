@@ -263,8 +263,9 @@ func timeoutGroup(t ingest.CollectiveTimeout, progress []ingest.WatchdogProgress
 	return ""
 }
 
-// jobRank is the rank to name a reporting process by: the launcher's tag
-// when there is one (the job-wide rank), else the rank the line prints.
+// jobRank is the rank to name a reporting process by: PyTorch's own
+// "[rankN]:" tag when there is one (the job-wide rank), else the rank the
+// line prints (its rank within the process group).
 func jobRank(global, rank int) int {
 	if global >= 0 {
 		return global
