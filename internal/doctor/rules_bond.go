@@ -48,9 +48,9 @@ func checkBonds(inc *Incident) []Finding {
 
 // rdmaNetdevs returns the netdevs the RDMA devices of the bonding
 // input's host stand on, as inputs of the same file or host list them
-// (rdma link, ibdev2netdev, ibv_devinfo's netdevs, show_gids' DEV column:
-// what `rocelab collect` gathers beside /proc/net/bonding), and whether
-// any does.
+// (rdma link, ibdev2netdev, show_gids' DEV column: what `rocelab
+// collect` gathers beside /proc/net/bonding; ibv_devinfo names no
+// netdev), and whether any does.
 func rdmaNetdevs(inc *Incident, at ingest.Scope) (map[string]bool, bool) {
 	nds := map[string]bool{}
 	near := func(a ingest.Artifact) bool {

@@ -135,30 +135,53 @@ func checkCCPrio(inc *Incident) []Finding {
 			if s.sysfs {
 				what = s.name + " is 0 on every priority"
 			}
-			fs = append(fs, Finding{
-				ID: "nic.cc_prio_mask.off", Severity: Info, Layer: LayerFabric,
-				Title:     s.name + ": congestion control is off on every priority (" + what + "): PFC alone meets congestion",
-				Evidence:  s.ev,
-				Mechanism: "With DCQCN off the NIC neither slows on the CNPs its peers send for ECN-marked packets nor, on some firmware, sends them: congestion is left to PFC (pauses that spread to victim flows) on a lossless fabric, or to drops and retransmissions on a lossy one. Some fabrics are built so (PFC-only designs); on others it is a mistake.",
-			}.per(s.name, "NIC", "Congestion control off on every priority"))
+			fs = append(fs, CCPrioOff(s.name, what, s.ev).per(s.name, "NIC", "Congestion control off on every priority"))
 			continue
 		}
 		q, ok := roceQoSFor(inc, s)
 		if !ok || s.shown&(1<<q.prio) == 0 || s.mask&(1<<q.prio) != 0 {
 			continue
 		}
-		fix := fmt.Sprintf("mlxconfig -d %s set ROCE_CC_PRIO_MASK_P1=%#x (and _P2): priority %d added, then reboot or reset the firmware (mlxfwreset); or, until then, echo 1 into /sys/class/net/<if>/ecn/roce_rp/enable/%d and roce_np/enable/%d.", s.dev, s.mask|1<<q.prio, q.prio, q.prio, q.prio)
-		if s.sysfs {
-			fix = fmt.Sprintf("echo 1 > /sys/class/net/%s/ecn/roce_rp/enable/%d and echo 1 > /sys/class/net/%s/ecn/roce_np/enable/%d (not kept over a reboot or driver reload: set them at boot, or set ROCE_CC_PRIO_MASK with mlxconfig).", s.dev, q.prio, s.dev, q.prio)
-		}
-		fs = append(fs, Finding{
-			ID: "nic.cc_prio_mask.missing", Severity: Error, Layer: LayerFabric,
-			Title:    fmt.Sprintf("%s leaves out priority %d, where RoCE rides (%s): DCQCN is off for RoCE", s.name, q.prio, q.from),
-			Evidence: evidenceInOrder(append(append([]Evidence{}, s.ev...), q.ev...)),
-			Mechanism: fmt.Sprintf("Congestion control runs per priority: on priorities outside %s the NIC's reaction point ignores CNPs, so RoCE's senders never slow when switches mark ECN. ", s.name) +
-				"Congestion then builds until PFC pauses the port (spreading to flows that share it) or, on a lossy fabric, until packets drop and queue pairs retransmit: busbw falls under load while the links look idle.",
-			Fix: fix,
-		}.per(s.name, "NIC", "DCQCN off on RoCE's priority"))
+		f := CCPrioMissing(s.name, s.mask, q.prio, q.from, s.dev, s.sysfs, evidenceInOrder(append(append([]Evidence{}, s.ev...), q.ev...)))
+		fs = append(fs, f.per(s.name, "NIC", "DCQCN off on RoCE's priority"))
 	}
 	return fs
+}
+
+// CCPrioOff is nic.cc_prio_mask.off for diagnose and lint: the NIC's
+// congestion control (name) is off on every priority; what says how the
+// input shows it ("ROCE_CC_PRIO_MASK_P1 is 0").
+func CCPrioOff(name, what string, ev []Evidence) Finding {
+	return Finding{
+		ID: "nic.cc_prio_mask.off", Severity: Info, Layer: LayerFabric,
+		Title:    name + ": congestion control is off on every priority (" + what + "): PFC alone meets congestion",
+		Evidence: ev,
+		Mechanism: "With DCQCN off the NIC neither slows on the CNPs its peers send for ECN-marked packets nor, on some firmware, sends them: congestion is left to PFC (pauses that spread to victim flows) on a lossless fabric, or to drops and retransmissions on a lossy one. " +
+			"Some fabrics are built so, as Meta runs its 400G clusters (Gangidi et al., \"RDMA over Ethernet for Distributed AI Training at Meta Scale\", SIGCOMM 2024); on others it is a mistake.",
+	}
+}
+
+// CCPrioMissing is nic.cc_prio_mask.missing for diagnose and lint: mask,
+// the priorities congestion control acts on (name), leaves out prio,
+// where RoCE rides; from says how that priority is known ("" when the
+// configuration gives it). dev is the device (sysfs: the interface) the
+// fix names; sysfs is set when mask was read from roce_rp/enable. The fix
+// adds prio to mask, keeping the other priorities' congestion control.
+func CCPrioMissing(name string, mask uint8, prio int, from, dev string, sysfs bool, ev []Evidence) Finding {
+	why := ""
+	if from != "" {
+		why = " (" + from + ")"
+	}
+	fix := fmt.Sprintf("mlxconfig -d %s set ROCE_CC_PRIO_MASK_P1=%#x (and _P2): priority %d added, then reboot or reset the firmware (mlxfwreset); or, until then, echo 1 into /sys/class/net/<if>/ecn/roce_rp/enable/%d and roce_np/enable/%d.", dev, int(mask)|1<<prio, prio, prio, prio)
+	if sysfs {
+		fix = fmt.Sprintf("echo 1 > /sys/class/net/%s/ecn/roce_rp/enable/%d and echo 1 > /sys/class/net/%s/ecn/roce_np/enable/%d (not kept over a reboot or driver reload: set them at boot, or set ROCE_CC_PRIO_MASK with mlxconfig).", dev, prio, dev, prio)
+	}
+	return Finding{
+		ID: "nic.cc_prio_mask.missing", Severity: Error, Layer: LayerFabric,
+		Title:    fmt.Sprintf("%s leaves out priority %d, where RoCE rides%s: DCQCN is off for RoCE", name, prio, why),
+		Evidence: ev,
+		Mechanism: fmt.Sprintf("Congestion control runs per priority: on priorities outside %s the NIC's reaction point ignores CNPs (rp_cnp_ignored counts them), so RoCE's senders never slow when switches mark ECN. ", name) +
+			"Congestion then builds until PFC pauses the port (spreading to flows that share it) or, on a lossy fabric, until packets drop and queue pairs retransmit: busbw falls under load while the links look idle.",
+		Fix: fix,
+	}
 }

@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -57,15 +58,25 @@ func TestCCPrioJudged(t *testing.T) {
 }
 
 // Real pastes whose congestion control covers RoCE's priority raise no
-// finding: the firmware default mask 255 of mlxconfig queries, and a
+// finding: the firmware default mask 255 of an mlxconfig query, pasted
+// with the synthetic mlnx_qos dump that puts RoCE on priority 5 (without
+// one in the same input the rule has no priority to judge), and a
 // script's dump of every roce_rp/enable at 1 beside PFC on priority 5.
+// The same paste with the mask at 8 is judged, so the pair can fire.
 func TestCCPrioCorpusCovered(t *testing.T) {
-	for _, f := range []string{
-		"corpus/mlxconfig/mlxconfig-query-cx5-cc-defaults-dpservice26.txt",
-		"corpus/mlxconfig/mlxconfig-query-e-cx6lx-default-current-nextboot-sriov358.txt",
-		"corpus/ethtool/mlnx-qos-pfc5-ecn-tclass160-rdma-qos-script-spiderpool.txt",
+	raw, err := os.ReadFile(nicTestdata("corpus/mlxconfig/mlxconfig-query-cx5-cc-defaults-dpservice26.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+	mask8 := strings.Split(strings.ReplaceAll(strings.Join(query, "\n"), "                255", "                8"), "\n")
+	paths := writeFiles(t, map[string][]string{"mask255.txt": with(query, qosPFC5...), "mask8.txt": with(mask8, qosPFC5...)})
+	nicMustFind(t, diagnose(t, Options{}, paths[1]).Findings, "nic.cc_prio_mask.missing", Error, "ROCE_CC_PRIO_MASK_P1 leaves out priority 5")
+	for _, fs := range [][]Finding{
+		diagnose(t, Options{}, paths[0]).Findings,
+		diagnoseFiles(t, Options{}, "corpus/ethtool/mlnx-qos-pfc5-ecn-tclass160-rdma-qos-script-spiderpool.txt"),
 	} {
-		fs := diagnoseFiles(t, Options{}, f)
+		nicMustFind(t, fs, "qos.ok", Info)
 		nicMustNot(t, fs, "nic.cc_prio_mask.missing")
 		nicMustNot(t, fs, "nic.cc_prio_mask.off")
 	}

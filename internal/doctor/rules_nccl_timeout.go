@@ -55,12 +55,28 @@ func checkCollectiveTimeouts(inc *Incident) []Finding {
 	// timeout too, whether or not its own timeout line is in the input
 	// ("[PG ID 1 PG GUID 1 Rank 0]  failure detected by watchdog at work
 	// sequence id: 2847", hiyouga/LlamaFactory#8261).
-	for _, p := range progressOfOneLog(progress) {
-		if r := jobRank(p.Global, p.Rank); r >= 0 && p.At >= 0 && slices.Contains(seqs, strconv.FormatInt(p.At, 10)) {
+	// Each process group numbers its collectives on its own: a progress
+	// line matches a timeout of its own group, or one whose group is not
+	// known.
+	progress = progressOfOneLog(progress)
+	at := map[string]bool{}
+	var groups []string
+	for _, t := range ts {
+		if t.SeqNum >= 0 {
+			g := timeoutGroup(t, progress)
+			at[g+"/"+strconv.FormatInt(t.SeqNum, 10)] = true
+			if g != "" {
+				groups = append(groups, g)
+			}
+		}
+	}
+	for _, p := range progress {
+		seq := "/" + strconv.FormatInt(p.At, 10)
+		if r := jobRank(p.Global, p.Rank); r >= 0 && p.At >= 0 && (at[progressGroup(p)+seq] || at[seq]) {
 			ranks = append(ranks, strconv.Itoa(r))
 		}
 	}
-	ops, seqs, ranks = distinct(ops), distinct(seqs), distinct(ranks)
+	ops, seqs, ranks, groups = distinct(ops), distinct(seqs), distinct(ranks), distinct(groups)
 	slices.SortFunc(ranks, func(a, b string) int { return atoi(a) - atoi(b) })
 	what := list(ops, 3)
 	if len(seqs) > 0 {
@@ -78,8 +94,6 @@ func checkCollectiveTimeouts(inc *Incident) []Finding {
 		title += ": the ranks wait in different collectives"
 	}
 	mech := "PyTorch's ProcessGroupNCCL watchdog aborts the job when a collective has not completed within the process group's timeout: the ranks that report it waited for peers whose data never arrived. Every rank of the group must launch the collective and the network must deliver it; a rank that crashed, hung or fell behind (a stalled data loader, an out-of-memory error, a different code path), or a connection that stopped delivering (a queue pair in the error state after its retries ran out, a link down, a PFC deadlock) leaves the others waiting."
-	progress = progressOfOneLog(progress)
-	groups, _ := progressGroups(progress)
 	switch {
 	case len(seqs) > 1 && len(groups) > 1:
 		mech += fmt.Sprintf(" The ranks time out at different sequence numbers (%s), but in %d process groups, each numbering its collectives on its own: the numbers do not say that the ranks are at different points of the job.", list(seqs, 4), len(groups))
@@ -234,8 +248,24 @@ func progressGroup(p ingest.WatchdogProgress) string {
 	return ""
 }
 
-// jobRank is the rank to name a reporting process by: the launcher's tag
-// when there is one (the job-wide rank), else the rank the line prints.
+// timeoutGroup names the process group a timeout is of: the group its
+// line prints, else that of the progress line the same process printed
+// for the same sequence number ("" when neither says).
+func timeoutGroup(t ingest.CollectiveTimeout, progress []ingest.WatchdogProgress) string {
+	if g := progressGroup(ingest.WatchdogProgress{PG: t.PG, GUID: t.GUID}); g != "" {
+		return g
+	}
+	for _, p := range progress {
+		if p.Evidence.File == t.Evidence.File && p.At == t.SeqNum && jobRank(p.Global, p.Rank) == jobRank(t.Global, t.Rank) {
+			return progressGroup(p)
+		}
+	}
+	return ""
+}
+
+// jobRank is the rank to name a reporting process by: PyTorch's own
+// "[rankN]:" tag when there is one (the job-wide rank), else the rank the
+// line prints (its rank within the process group).
 func jobRank(global, rank int) int {
 	if global >= 0 {
 		return global

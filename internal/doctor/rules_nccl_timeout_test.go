@@ -118,3 +118,23 @@ func TestCollectiveTimeout(t *testing.T) {
 		t.Errorf("mechanism %q", f.Mechanism)
 	}
 }
+
+// Each process group numbers its collectives on its own: a progress line
+// of group 2 that stopped at work 5 is not a rank of group 1's timeout at
+// SeqNum 5, and timeouts of one group at different numbers are at
+// different points of the job however many groups the progress lines
+// are of. Synthetic, in PyTorch 2.6's line forms.
+func TestTimeoutGroupsApart(t *testing.T) {
+	const pre = "[E1205 01:00:00.000000000 ProcessGroupNCCL.cpp:632] "
+	paths := writeFiles(t, map[string][]string{"train.log": {
+		"[rank0]:" + pre + "[PG ID 1 PG GUID 1 Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1024, NumelOut=1024, Timeout(ms)=600000) ran for 600010 milliseconds before timing out.",
+		"[rank1]:" + pre + "[PG ID 1 PG GUID 1 Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn=1024, NumelOut=1024, Timeout(ms)=600000) ran for 600010 milliseconds before timing out.",
+		"[rank0]:" + pre + "[PG ID 1 PG GUID 1 Rank 0]  failure detected by watchdog at work sequence id: 5 PG status: last enqueued work: 5, last completed work: 4",
+		"[rank1]:" + pre + "[PG ID 1 PG GUID 1 Rank 1]  failure detected by watchdog at work sequence id: 9 PG status: last enqueued work: 9, last completed work: 8",
+		"[rank2]:" + pre + "[PG ID 2 PG GUID 2 Rank 0]  failure detected by watchdog at work sequence id: 5 PG status: last enqueued work: 6, last completed work: 4",
+	}})
+	f := nicMustFind(t, Diagnose(paths, nil, Options{}).Findings, "nccl.collective.timeout", Error)
+	if !strings.HasSuffix(f.Title, "on ranks 0, 1") || !strings.Contains(f.Mechanism, "they are not at the same point of the job") || strings.Contains(f.Mechanism, "each numbering its collectives on its own") {
+		t.Errorf("%s\n%s", f.Title, f.Mechanism)
+	}
+}

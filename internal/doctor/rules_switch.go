@@ -154,6 +154,10 @@ func checkWatchdog(inc *Incident) []Finding {
 // tell: which priority, and whether PFC or 802.3x global pause.
 const linkPauseNote = " The count is the interface's pause counter of `show interface`, which does not split frames by priority (nor, on some platforms, PFC from 802.3x pause): the per-priority table (NX-OS `show interface priority-flow-control detail`, EOS `show priority-flow-control counters detail`) says whether it is the RoCE priority."
 
+// globalPauseNote says what a Junos "MAC pause frames" count is: 802.3x
+// pause only, since Junos counts PFC frames apart.
+const globalPauseNote = " The count is the MAC statistics' \"MAC pause frames\": 802.3x global pause only, since Junos counts PFC frames apart under \"MAC Priority Flow Control Statistics\". A RoCE fabric runs PFC, so 802.3x pause here means flow control is on for this port (`show interfaces <port> extensive`: \"Flow control: Enabled\"), and it stops lossy traffic with the lossless."
+
 // checkSwitchTxPause reports switch ports that send PFC pause on a
 // priority: the port's ingress was congested, so it paused its upstream.
 func checkSwitchTxPause(inc *Incident) []Finding {
@@ -170,6 +174,14 @@ func checkSwitchTxPause(inc *Incident) []Finding {
 				rx[key{p.Port, p.Prio, p.Link}] = p.Frames
 			}
 		}
+		// A port whose per-priority table is in the same input counts the
+		// same PFC frames again in its interface pause counter.
+		perPrio := map[string]bool{}
+		for _, p := range s.PFC {
+			if !p.Link {
+				perPrio[p.Port] = true
+			}
+		}
 		for _, h := range s.PFCHist {
 			// Without RX counters, the history's pause transitions say
 			// whether the port was paused on this priority itself.
@@ -178,7 +190,7 @@ func checkSwitchTxPause(inc *Incident) []Finding {
 			}
 		}
 		for _, p := range s.PFC {
-			if p.Dir != ingest.TX || p.Frames == 0 {
+			if p.Dir != ingest.TX || p.Frames == 0 || p.Link && !p.Global && perPrio[p.Port] {
 				continue
 			}
 			sev := Info
@@ -193,6 +205,9 @@ func checkSwitchTxPause(inc *Incident) []Finding {
 			name := swName(s, p.Port)
 			what, on, subject := "PFC pause", fmt.Sprintf("on priority %d", p.Prio), fmt.Sprintf(" prio %d", p.Prio)
 			switch {
+			case p.Global:
+				what, on, subject = "802.3x pause", "(global pause, which stops every priority of the link)", " pause"
+				role = strings.ReplaceAll(role, "this priority", "any priority") + globalPauseNote
 			case p.Link:
 				what, on, subject = "pause", "(the interface's pause counter: 802.3x pause and PFC frames are not told apart, nor priorities)", " pause"
 				role = strings.ReplaceAll(role, "this priority", "any priority") + linkPauseNote

@@ -5,9 +5,12 @@ import (
 	"testing"
 )
 
-// ncclLogFindingsS33 is what the doctor finds in each NCCL log of the
-// session-33 sweep (real logs, testdata/corpus/nccl-log; each file names
-// its source): every finding's id and severity, sorted.
+// ncclLogFindingsS33 is what the doctor finds in each of 26 real NCCL,
+// RCCL, aws-ofi-nccl and PyTorch watchdog logs taken from public issue
+// threads in session 33 (testdata/corpus/nccl-log; each file names its
+// source), chosen for line forms not read before (launcher, Ray, pdsh,
+// k9s and line-number prefixes; plugin, SHARP and GPUDirect-TCPX lines;
+// PyTorch watchdog variants): every finding's id and severity, sorted.
 var ncclLogFindingsS33 = []struct{ file, want string }{
 	{"nccl-2.10.3-one-host-libibverbs-warn-blank-lines-socket-eth0-nccl857.txt", "nccl.transport.socket_fallback:warn"},
 	{"nccl-2.20.3-plugin-symbol-v8-v5-lines-stripped-prefix-nccl1292.txt", ""},

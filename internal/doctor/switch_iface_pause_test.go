@@ -40,3 +40,55 @@ func TestSwitchIfacePause(t *testing.T) {
 		}
 	}
 }
+
+// `show interface` pasted with `show interface priority-flow-control`:
+// the port's pause is the per-priority table's, reported once, not again
+// by the interface counter that counts the same frames. Synthetic paste
+// in the two commands' real forms.
+func TestSwitchIfacePauseWithPFCTable(t *testing.T) {
+	paths := writeFiles(t, map[string][]string{"nxos.txt": {
+		"# synthetic: NX-OS show interface and show interface priority-flow-control of one port",
+		"Ethernet1/1 is up",
+		"admin state is up, Dedicated Interface",
+		"  RX",
+		"    6392635 input packets  827345973 bytes",
+		"    122 Rx pause",
+		"  TX",
+		"    138299756 output packets  16581146467 bytes",
+		"    4069 Tx pause",
+		"",
+		"============================================================",
+		"Port               Mode Oper(VL bmap)  RxPPP      TxPPP",
+		"============================================================",
+		"",
+		"Ethernet1/1        On   On  (8)       122        4069",
+	}})
+	fs := Diagnose(paths, nil, Options{}).Findings
+	var n int
+	for _, f := range fs {
+		if f.ID == "switch.pfc.tx_pause" {
+			n++
+		}
+	}
+	tx := nicMustFind(t, fs, "switch.pfc.tx_pause", Warn, "Ethernet1/1: sent 4069 PFC pause frames on priority 3 (received 122)")
+	if n != 1 || tx.Evidence[0].Line != 15 {
+		t.Errorf("%d tx_pause findings, want 1; evidence %v", n, tx.Evidence)
+	}
+}
+
+// Junos counts PFC apart from 802.3x pause: its "MAC pause frames" row is
+// global pause only, and says so, not that the two are not told apart.
+// Synthetic, in the form of the real genieparser input.
+func TestJunosGlobalPause(t *testing.T) {
+	paths := writeFiles(t, map[string][]string{"junos.txt": {
+		"# synthetic: Junos show interfaces extensive, MAC statistics of a port that sent 802.3x pause",
+		"Physical interface: et-0/0/7, Enabled, Physical link is Up",
+		"  MAC statistics:                      Receive         Transmit",
+		"    Total packets                      5000000          6000000",
+		"    MAC pause frames                         0             2500",
+	}})
+	tx := nicMustFind(t, Diagnose(paths, nil, Options{}).Findings, "switch.pfc.tx_pause", Warn, "et-0/0/7: sent 2500 802.3x pause frames (global pause")
+	if strings.Contains(tx.Mechanism, "not told apart") || strings.Contains(tx.Title, "not told apart") || !strings.Contains(tx.Mechanism, "802.3x global pause only") || tx.Evidence[0].Line != 5 {
+		t.Errorf("%q %q %v", tx.Title, tx.Mechanism, tx.Evidence)
+	}
+}

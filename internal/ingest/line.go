@@ -41,8 +41,9 @@ type Line struct {
 	Stamp Stamp
 	// rank is one more than the rank a launcher tag names (see Rank);
 	// 0 for none, as in a Line made by hand. word is one more than the
-	// rank of a rank-named logger's tag (see WordRank).
-	rank, word int
+	// rank of a rank-named logger's tag (see WordRank), group of old
+	// PyTorch's "[Rank N]" (see GroupRank).
+	rank, word, group int
 	// col is how many bytes of the line as read come before Text: the
 	// prefixes, tags and quoting taken off it.
 	col int
@@ -74,6 +75,10 @@ func (l Line) Rank() int { return l.rank - 1 }
 // ("[rank13]:", as PyTorch prints the job-wide rank), -1 when it has none.
 func (l Line) WordRank() int { return l.word - 1 }
 
+// GroupRank is the rank of old PyTorch's "[Rank 5] " before a watchdog
+// line, the rank within the process group, -1 when the line has none.
+func (l Line) GroupRank() int { return l.group - 1 }
+
 // A LineReader yields cleaned lines from a stream with bounded memory. It
 // also follows the context a paste states between its dumps: the host
 // (shell prompts, `hostname` output) and the time (`date` output), which
@@ -84,10 +89,10 @@ type LineReader struct {
 	scratch []byte
 	// rest holds the further segments of a line that launcher tags split
 	// (two ranks' output run together on one line).
-	rest       []string
-	restTrunc  bool
-	ctx        lineContext
-	rank, word int
+	rest              []string
+	restTrunc         bool
+	ctx               lineContext
+	rank, word, group int
 	// ahead holds the block of lines read ahead to detect the collector
 	// prefixes they share (see detectPrefixes); next is the next one to
 	// return, and pre the prefixes found, outermost first.
@@ -125,7 +130,7 @@ func (lr *LineReader) Next() (Line, error) {
 	if len(lr.rest) > 0 {
 		text := lr.rest[0]
 		lr.rest = lr.rest[1:]
-		lr.rank, lr.word = -1, -1
+		lr.rank, lr.word, lr.group = -1, -1, -1
 		return lr.line(text, 0, lr.restTrunc), nil
 	}
 	if lr.next == len(lr.ahead) {
@@ -151,10 +156,15 @@ func (lr *LineReader) Next() (Line, error) {
 		col = rawOffset(p.raw, col)
 	}
 	lr.rank = tagRankNumber(owner, k)
-	lr.word = -1
-	if k == tagWord {
+	lr.word, lr.group = -1, -1
+	switch {
+	case k == tagWord && strings.Contains(owner, "Rank "):
+		// Old PyTorch's watchdog lines start "[Rank 5] ": the rank
+		// within the process group, not the job-wide one.
+		lr.group = lr.rank
+	case k == tagWord:
 		lr.word = lr.rank
-	} else if strings.Contains(s[:min(len(s), 64)], "ank") {
+	case strings.Contains(s[:min(len(s), 64)], "ank"):
 		lr.word = wordTagRank(s)
 	}
 	if k == tagMPI || k == tagRank {
@@ -223,7 +233,7 @@ func (lr *LineReader) readRaw() (b []byte, truncated bool, err error) {
 // then updates the context from it.
 func (lr *LineReader) line(text string, col int, truncated bool) Line {
 	m := ncclMarker(text)
-	l := Line{Num: lr.n, Text: text, Truncated: truncated, NCCL: m >= 0, marker: m + 1, rank: lr.rank + 1, word: lr.word + 1, col: col}
+	l := Line{Num: lr.n, Text: text, Truncated: truncated, NCCL: m >= 0, marker: m + 1, rank: lr.rank + 1, word: lr.word + 1, group: lr.group + 1, col: col}
 	l.Host, l.Stamp = lr.ctx.host, lr.ctx.stamp
 	if !l.NCCL {
 		lr.ctx.update(l)

@@ -105,6 +105,9 @@ type CollectiveTimeout struct {
 	// its rank in the process group. Global is the job-wide rank PyTorch's
 	// own tag before the line names ("[rank13]:"), -1 without one.
 	Rank, Global int
+	// PG and GUID are the process group's id and job-wide id as the line's
+	// prefix prints them (WatchdogProgress), "" when it does not.
+	PG, GUID string
 	// SeqNum is the collective's sequence number in its process group,
 	// -1 when not printed.
 	SeqNum int64

@@ -115,6 +115,9 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 			l.TimeoutCount++
 		}
 		t.Global, t.Evidence = ln.WordRank(), At(l.src, ln)
+		if t.Rank < 0 {
+			t.Rank = ln.GroupRank()
+		}
 		return keepOnce(l, ln, &l.Timeouts, t, ok, seenKey{kind: 't', a: strconv.Itoa(t.Rank), b: strconv.FormatInt(t.SeqNum, 10), c: t.OpType, d: strconv.Itoa(t.Global)})
 	case strings.Contains(s, "watchdog got stuck for "):
 		st, ok := parseWatchdogStuck(s)
@@ -123,6 +126,9 @@ func (l *NCCLLog) feedFragment(ln Line, s string) bool {
 	case strings.Contains(s, "detected by watchdog at work"):
 		p, ok := parseWatchdogProgress(s)
 		p.Global, p.Evidence = ln.WordRank(), At(l.src, ln)
+		if p.Rank < 0 {
+			p.Rank = ln.GroupRank()
+		}
 		return keepOnce(l, ln, &l.Progress, p, ok, seenKey{kind: 'w', a: strconv.Itoa(p.Rank) + "/" + strconv.Itoa(p.Global), b: p.PG + "/" + p.GUID, c: strconv.FormatInt(p.Completed, 10)})
 	case strings.Contains(s, "Got completion") && (strings.Contains(s, "with error") || strings.Contains(s, "status=")):
 		msg = s[strings.Index(s, "Got completion"):]

@@ -489,3 +489,21 @@ func TestParseWatchdogTimeoutWrapped(t *testing.T) {
 		t.Error("a line with no field read as a timeout")
 	}
 }
+
+// PyTorch's own "[rank13]:" tag names the job-wide rank; old PyTorch's
+// watchdog line starts "[Rank 5] Watchdog ...", with the rank within the
+// process group, which is no job-wide rank. The prefix's process group is
+// read too. Synthetic lines in PyTorch's forms.
+func TestWatchdogTimeoutRanksAndGroup(t *testing.T) {
+	l := parseLog(t, "[Rank 5] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800100 milliseconds before timing out.\n"+
+		"[rank13]:[E218 04:54:22.864467604 ProcessGroupNCCL.cpp:616] [PG ID 11 PG GUID 119 Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=216, OpType=ALLTOALL_BASE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600045 milliseconds before timing out.\n")
+	if len(l.Timeouts) != 2 {
+		t.Fatalf("timeouts %+v", l.Timeouts)
+	}
+	if a := l.Timeouts[0]; a.Rank != 5 || a.Global != -1 || a.PG != "" || a.GUID != "" {
+		t.Errorf("old form: %+v", a)
+	}
+	if b := l.Timeouts[1]; b.Rank != 1 || b.Global != 13 || b.PG != "11" || b.GUID != "119" {
+		t.Errorf("2.4 form: %+v", b)
+	}
+}

@@ -18,6 +18,7 @@ func parseWatchdogTimeout(s string) (CollectiveTimeout, bool) {
 	if r := strings.LastIndex(s[:w], "Rank "); r >= 0 {
 		t.Rank = atoiOr(strings.TrimRight(wordAfter(s[r:], "Rank "), "]"), -1)
 	}
+	t.PG, t.GUID = processGroup(s[:w])
 	body, ok := strings.CutPrefix(s[w:], "Watchdog caught collective operation timeout: WorkNCCL(")
 	if !ok {
 		return t, false
@@ -77,6 +78,26 @@ type WatchdogProgress struct {
 	Evidence                Evidence
 }
 
+// processGroup reads the process group's id and GUID from the prefix
+// PyTorch puts before a watchdog line ("[PG 1 Rank 0]", "[PG ID 11 PG GUID
+// 119 Rank 1]", "[PG ID 0 PG GUID 0(default_pg) Rank 118]"), "" for each
+// the prefix does not print.
+func processGroup(head string) (pg, guid string) {
+	if g := strings.LastIndex(head, "[PG "); g >= 0 {
+		id := strings.TrimPrefix(head[g+len("[PG "):], "ID ")
+		pg, _, _ = strings.Cut(id, " ")
+		pg = strings.Clone(strings.TrimRight(pg, "]("))
+	}
+	if g := strings.LastIndex(head, "PG GUID "); g >= 0 {
+		id := wordAfter(head[g:], "PG GUID ")
+		if k := strings.IndexAny(id, "(]"); k >= 0 {
+			id = id[:k]
+		}
+		guid = strings.Clone(id)
+	}
+	return pg, guid
+}
+
 // parseWatchdogProgress reads a WatchdogProgress line.
 func parseWatchdogProgress(s string) (WatchdogProgress, bool) {
 	p := WatchdogProgress{Rank: -1, Global: -1, At: -1, Enqueued: -1, Completed: -1}
@@ -85,18 +106,7 @@ func parseWatchdogProgress(s string) (WatchdogProgress, bool) {
 	if r := strings.LastIndex(head, "Rank "); r >= 0 {
 		p.Rank = atoiOr(strings.TrimRight(wordAfter(head[r:], "Rank "), "]"), -1)
 	}
-	if g := strings.LastIndex(head, "[PG "); g >= 0 {
-		id := strings.TrimPrefix(head[g+len("[PG "):], "ID ")
-		p.PG, _, _ = strings.Cut(id, " ")
-		p.PG = strings.Clone(strings.TrimRight(p.PG, "]("))
-	}
-	if g := strings.LastIndex(head, "PG GUID "); g >= 0 {
-		id := wordAfter(head[g:], "PG GUID ")
-		if k := strings.IndexAny(id, "(]"); k >= 0 {
-			id = id[:k]
-		}
-		p.GUID = strings.Clone(id)
-	}
+	p.PG, p.GUID = processGroup(head)
 	num := func(rest string, keys ...string) int64 {
 		for _, k := range keys {
 			if i := strings.Index(rest, k); i >= 0 {

@@ -62,9 +62,6 @@ type NCCLTests struct {
 	// commRanks is the largest communicator an NCCL "... nranks N ... -
 	// Init COMPLETE" line of the same input shows.
 	commRanks int
-	// rcclLib is set by a line of RCCL's version block ("RCCL version :",
-	// "Librccl path :"): the library the tests ran on is RCCL.
-	rcclLib bool
 }
 
 // TestRun is one nccl-tests table with its preamble and trailer.
@@ -157,6 +154,9 @@ type TestRun struct {
 
 	layout   rowLayout
 	hostSeen map[string]int
+	// rcclLib is set by a line of RCCL's version block ("RCCL version :",
+	// "Librccl path :") before the run's table: it ran on RCCL.
+	rcclLib bool
 	// failuresAt is NCCLTests.FailureCount when the parameters line was
 	// read.
 	failuresAt int
@@ -218,7 +218,7 @@ func (t *NCCLTests) Result() Artifact {
 			if r.RankCount == 0 && r.RankSpan == 0 {
 				r.CommRanks = t.commRanks
 			}
-			if t.rcclLib && r.Tool == "" {
+			if r.rcclLib && r.Tool == "" {
 				r.Tool = ToolRCCL
 			}
 			r.finish()

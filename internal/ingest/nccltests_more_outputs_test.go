@@ -35,6 +35,12 @@ func TestRCCLTestsToolFromLibraryVersionBlock(t *testing.T) {
 			t.Errorf("%q: tool %q, %d rows; want %q, 1 row", c.pre, r.Tool, len(r.Rows), c.want)
 		}
 	}
+	// It marks its own run only: an nccl-tests run pasted after an
+	// rccl-tests one (synthetic) stays nccl-tests.
+	x = parseTests(t, "Librccl path : /opt/rocm/lib/librccl.so.1\n"+table+"# Avg bus bandwidth    : 45.9\n#\n# nThread 1 nGpus 8 minBytes 1048576 maxBytes 1048576 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n"+table)
+	if len(x.Runs) != 2 || x.Runs[0].Tool != ToolRCCL || x.Runs[1].Tool != "" {
+		t.Errorf("%d runs, tools %q", len(x.Runs), []string{x.Runs[0].Tool, x.Runs[len(x.Runs)-1].Tool})
+	}
 	// The block alone, as a PyTorch job on RCCL prints it, is no run.
 	if x := parseTests(t, "RCCL version : 2.22.3-HEAD:7d8d67c\nLibrccl path : /opt/rocm/lib/librccl.so.1\n"); x != nil && len(x.Runs) != 0 {
 		t.Errorf("version block alone: %d runs, want none", len(x.Runs))

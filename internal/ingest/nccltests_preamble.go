@@ -40,8 +40,9 @@ func (t *NCCLTests) preamble(ln Line, s string) bool {
 		// "HIP version  : ...", "ROCm version : ...", "Hostname     :
 		// ...", "Librccl path : ...". NCCL prints none of them, so the
 		// tests ran on RCCL: rccl-tests, even in an excerpt without its
-		// version line or a rank line naming an AMD GPU.
-		t.rcclLib = true
+		// version line or a rank line naming an AMD GPU. It comes before
+		// its run's table, and says nothing of other runs pasted with it.
+		t.cur(true).rcclLib = true
 	case strings.HasPrefix(s, "Collective test starting:"):
 		r := t.cur(true)
 		r.Banner = ev

@@ -70,9 +70,10 @@ type rcclResult struct {
 }
 
 // ReadRCCLTestsJSON reads rccl-tests' results file into nccl-tests runs,
-// one per collective and cycle, each row the out-of-place and in-place
-// objects of a size. A half without its partner is kept as a row cut
-// short; a file cut off keeps what was whole; anything else that is not
+// one per collective and cycle (a "numCycle", or the size sweep starting
+// again), each row the out-of-place and in-place objects of a size, or
+// the in-place object alone in a run with no out-of-place one (-O 0). A
+// half without its partner is otherwise kept as a row cut short; a file cut off keeps what was whole; anything else that is not
 // as rccl-tests writes it is an error (*pos.Error) with file:line:col.
 func ReadRCCLTestsJSON(src string, r io.Reader) (*Result, error) {
 	br, ok := r.(*bufio.Reader)
@@ -85,8 +86,11 @@ func ReadRCCLTestsJSON(src string, r io.Reader) (*Result, error) {
 	dec := json.NewDecoder(tap)
 	dec.UseNumber()
 	j := &jsonRun{src: src, tap: tap, dec: dec, t: &NCCLTests{src: src}}
-	var pending *rcclResult
+	var pending, first *rcclResult
 	var cycle int64
+	// sawOut is whether the run has an out-of-place object: under -O 0
+	// it has none, and each in-place object is a row of one half.
+	sawOut := false
 	flush := func() {
 		if pending != nil && len(j.run.Truncated) < maxKept {
 			j.run.Truncated = append(j.run.Truncated, j.at(pending.at, pending.text))
@@ -95,9 +99,12 @@ func ReadRCCLTestsJSON(src string, r io.Reader) (*Result, error) {
 	}
 	add := func(x *rcclResult) {
 		coll := rcclCollective(x.name)
-		if j.run == nil || j.run.Collective != coll || cycle != x.cycle {
+		// Files without "numCycle" repeat the size sweep of each stress
+		// cycle (-s N) in one run: the first object again starts the next.
+		again := first != nil && x.size == first.size && x.inPlace == first.inPlace && x.typ == first.typ && x.redop == first.redop
+		if j.run == nil || j.run.Collective != coll || cycle != x.cycle || again {
 			flush()
-			j.run, cycle = j.t.newRun(), x.cycle
+			j.run, cycle, first, sawOut = j.t.newRun(), x.cycle, x, false
 			j.run.Tool, j.run.Collective, j.run.CollectiveFrom = ToolRCCL, coll, FromResults
 			j.run.layout = rowLayout{known: true, redop: true}
 			j.run.HasRedop, j.run.WrongColumn = true, "#wrong"
@@ -105,7 +112,11 @@ func ReadRCCLTestsJSON(src string, r io.Reader) (*Result, error) {
 		j.run.CommRanks = max(j.run.CommRanks, int(min(x.gpus, maxJSONRanks)))
 		if !x.inPlace {
 			flush()
-			pending = x
+			pending, sawOut = x, true
+			return
+		}
+		if !sawOut && x.halfOK {
+			j.t.keepRow(j.run, TestRow{Size: x.size, Type: x.typ, Redop: x.redop, Root: -1, Out: TestHalf{Wrong: -1}, In: x.half, Evidence: j.at(x.at, x.text)})
 			return
 		}
 		p := pending
@@ -166,7 +177,7 @@ func (j *jsonRun) rcclObject() (*rcclResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &rcclResult{at: start}
+	x := &rcclResult{at: start, size: -1}
 	var ranks, perRank int64 = 0, 1
 	seen, valid := 0, true
 	err = j.members(func(k string, _ jsonAt) error {

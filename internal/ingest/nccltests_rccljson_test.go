@@ -104,3 +104,68 @@ func FuzzRCCLTestsJSON(f *testing.F) {
 		}
 	})
 }
+
+// rccljsonObj is a synthetic object of rccl-tests' results file as
+// ROCm/rccl-tests' common.cu Reporter writes it before "numCycle":
+// "wrong", not "#wrong", and the job's size as "gpus".
+func rccljsonObj(inPlace, size int) string {
+	return `{"algBw":1.5,"busBw":2.5,"gpus":8,"inPlace":` + strconv.Itoa(inPlace) + `,"name":"AllReduce","redop":"sum","size":` +
+		strconv.Itoa(size) + `,"time":50.0,"type":"float","wrong":"0"}`
+}
+
+// -O 0 turns the out-of-place half off: the file holds in-place objects
+// only, and each is a row of one half, not a row cut short. Synthetic.
+func TestRCCLTestsResultsFileInPlaceOnly(t *testing.T) {
+	var objs []string
+	for i := range 11 {
+		objs = append(objs, rccljsonObj(1, 1024<<i))
+	}
+	res, err := Read("o0.json", strings.NewReader(strings.Join(objs, "\n")+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := res.Artifacts[0].(*NCCLTests)
+	if len(x.Runs) != 1 || len(x.Runs[0].Rows) != 11 || len(x.Runs[0].Truncated) != 0 {
+		t.Fatalf("%d runs, first %d rows, %d cut; want 1 run of 11 rows, none cut", len(x.Runs), len(x.Runs[0].Rows), len(x.Runs[0].Truncated))
+	}
+	for i, row := range x.Runs[0].Rows {
+		if row.Size != 1024<<i || row.Out.Time != 0 || row.Out.Wrong != -1 || row.In.Time != 50 || row.In.BusBW != 2.5 || row.Evidence.Line != i+1 {
+			t.Errorf("row %d: %+v", i, row)
+		}
+	}
+}
+
+// -s N without "numCycle" repeats the size sweep in one file: each sweep
+// is a run, not one run whose sizes repeat. Synthetic.
+func TestRCCLTestsResultsFileStressCycles(t *testing.T) {
+	var objs []string
+	for range 3 {
+		for _, size := range []int{1024, 2048, 4096} {
+			objs = append(objs, rccljsonObj(0, size), rccljsonObj(1, size))
+		}
+	}
+	res, err := Read("s3.json", strings.NewReader(strings.Join(objs, "\n")+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := res.Artifacts[0].(*NCCLTests)
+	if len(x.Runs) != 3 {
+		t.Fatalf("%d runs, want 3", len(x.Runs))
+	}
+	for i, r := range x.Runs {
+		if len(r.Rows) != 3 || len(r.Truncated) != 0 || r.Rows[0].Size != 1024 || r.Rows[0].Evidence.Line != 6*i+1 || r.NRanks() != 8 {
+			t.Errorf("run %d: %d rows, %d cut, first %+v", i, len(r.Rows), len(r.Truncated), r.Rows[0])
+		}
+	}
+}
+
+// An object without "size" is an error at its place, not a row of 0 B.
+// Synthetic.
+func TestRCCLTestsResultsFileNoSize(t *testing.T) {
+	in := rccljsonObj(0, 8) + "\n" + strings.Replace(rccljsonObj(1, 8), `"size":8,`, "", 1) + "\n"
+	_, err := Read("nosize.json", strings.NewReader(in))
+	var pe *pos.Error
+	if !errors.As(err, &pe) || pe.File != "nosize.json" || pe.Line != 2 || pe.Col != 1 || !strings.Contains(pe.Msg, `"size"`) {
+		t.Errorf("no size: %v", err)
+	}
+}

@@ -134,7 +134,11 @@ type SwitchPFC struct {
 	// Link is set for the pause counter of a port's `show interface(s)`
 	// block (NX-OS "Rx pause", EOS "PAUSE input"; switch_iface.go): pause
 	// frames not split by priority, Prio AllPrios.
-	Link     bool
+	Link bool
+	// Global is set with Link when the counter is 802.3x global pause
+	// only: Junos counts PFC frames apart ("MAC Priority Flow Control
+	// Statistics"), so its "MAC pause frames" are never PFC.
+	Global   bool
 	Evidence Evidence
 }
 

@@ -154,8 +154,8 @@ func (j *junosIface) feed(p *switchParser, l Line, t string) bool {
 			return false
 		}
 		ev := At(p.out.src, l)
-		p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: j.port, Dir: RX, Prio: AllPrios, Frames: uint64(rx), Link: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
-		p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: j.port, Dir: TX, Prio: AllPrios, Frames: uint64(tx), Link: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+		p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: j.port, Dir: RX, Prio: AllPrios, Frames: uint64(rx), Link: true, Global: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
+		p.out.PFC = appendCapped(p.out.PFC, SwitchPFC{Port: j.port, Dir: TX, Prio: AllPrios, Frames: uint64(tx), Link: true, Global: true, Evidence: ev}, maxSwitchRows, &p.out.Omitted)
 	case strings.HasPrefix(t, "CRC/Align errors"):
 		f := strings.Fields(t[len("CRC/Align errors"):])
 		v, ok := int64(0), len(f) == 2

@@ -115,7 +115,7 @@ func TestSwitchJunosShapes(t *testing.T) {
 			t.Errorf("queue[%d] = %+v, want %+v", i, g, w)
 		}
 	}
-	if len(s.PFC) != 2 || s.PFC[0] != (SwitchPFC{"et-0/0/5", RX, 3, 40, false, s.PFC[0].Evidence}) || s.PFC[1] != (SwitchPFC{"et-0/0/5", TX, 3, 9000, false, s.PFC[1].Evidence}) || s.PFC[1].Evidence.Line != 16 {
+	if len(s.PFC) != 2 || s.PFC[0] != (SwitchPFC{Port: "et-0/0/5", Dir: RX, Prio: 3, Frames: 40, Evidence: s.PFC[0].Evidence}) || s.PFC[1] != (SwitchPFC{Port: "et-0/0/5", Dir: TX, Prio: 3, Frames: 9000, Evidence: s.PFC[1].Evidence}) || s.PFC[1].Evidence.Line != 16 {
 		t.Errorf("pfc %+v", s.PFC)
 	}
 	if len(s.Ports) != 1 {

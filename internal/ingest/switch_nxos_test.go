@@ -18,7 +18,7 @@ func TestSwitchNXOS(t *testing.T) {
 	if len(pfc.NXOSPFC) != 4 || pfc.NXOSPFC[0].Port != "Ethernet1/47" || pfc.NXOSPFC[0].Mode != "Auto" || pfc.NXOSPFC[0].Enabled || pfc.NXOSPFC[3].Evidence.Line != 11 {
 		t.Errorf("ports %+v", pfc.NXOSPFC)
 	}
-	want := []SwitchPFC{{"Ethernet1/47", RX, AllPrios, 7316, false, Evidence{}}, {"Ethernet1/47", TX, AllPrios, 762946, false, Evidence{}}, {"Ethernet1/48", RX, AllPrios, 7428, false, Evidence{}}, {"Ethernet1/48", TX, AllPrios, 761362, false, Evidence{}}}
+	want := []SwitchPFC{{Port: "Ethernet1/47", Dir: RX, Prio: AllPrios, Frames: 7316}, {Port: "Ethernet1/47", Dir: TX, Prio: AllPrios, Frames: 762946}, {Port: "Ethernet1/48", Dir: RX, Prio: AllPrios, Frames: 7428}, {Port: "Ethernet1/48", Dir: TX, Prio: AllPrios, Frames: 761362}}
 	if len(pfc.PFC) != 8 {
 		t.Fatalf("pfc %+v", pfc.PFC)
 	}

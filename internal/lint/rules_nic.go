@@ -187,22 +187,17 @@ func firmwareRules(m *Model) []doctor.Finding {
 	for _, c := range m.masks {
 		switch {
 		case c.Mask == 0:
-			fs = append(fs, doctor.Finding{
-				ID: "nic.cc_prio_mask.off", Severity: doctor.Info, Layer: doctor.LayerFabric,
-				Title:     fmt.Sprintf("%s: %s 0: congestion control is off on every priority (PFC only)", c.Name, c.What),
-				Subject:   c.Name,
-				Evidence:  evs(c.Evidence),
-				Mechanism: "With no priority in the mask the NIC ignores CNPs and never slows down: congestion is handled by PFC alone, as Meta runs its 400G clusters (Gangidi et al., \"RDMA over Ethernet for Distributed AI Training at Meta Scale\", SIGCOMM 2024). That is a design choice, not a mistake, if the fabric was built for it; otherwise pauses spread congestion upstream.",
-			})
+			f := doctor.CCPrioOff(c.Name, c.What+" is 0", evs(c.Evidence))
+			f.Subject = c.Name
+			fs = append(fs, f)
 		case c.Mask&(1<<p) == 0:
-			fs = append(fs, doctor.Finding{
-				ID: "nic.cc_prio_mask.missing", Severity: doctor.Error, Layer: doctor.LayerFabric,
-				Title:     fmt.Sprintf("%s: %s %#02x does not cover priority %d, where RoCE rides", c.Name, c.What, c.Mask, p),
-				Subject:   c.Name,
-				Evidence:  evs(c.Evidence),
-				Mechanism: "DCQCN acts only on the priorities in the mask: CNPs for the RoCE class are ignored (rp_cnp_ignored counts them), senders never slow down, and congestion is left to PFC, whose pauses spread it upstream.",
-				Fix:       fmt.Sprintf("mlxconfig -d <dev> set ROCE_CC_PRIO_MASK_P1=%#x (and _P2), then reboot or reset the firmware; or echo 1 > /sys/class/net/<if>/ecn/roce_rp/enable/%d and roce_np/enable/%d.", 1<<p, p, p),
-			})
+			dev, sysfs := devOf(c), c.What != "ROCE_CC_PRIO_MASK"
+			if sysfs {
+				dev = c.Name
+			}
+			f := doctor.CCPrioMissing(fmt.Sprintf("%s: %s %#02x", c.Name, c.What, c.Mask), c.Mask, p, "", dev, sysfs, evs(c.Evidence))
+			f.Subject = c.Name
+			fs = append(fs, f)
 		case c.Mask != 1<<p:
 			fs = append(fs, doctor.Finding{
 				ID: "nic.cc_prio_mask.wide", Severity: doctor.Warn, Layer: doctor.LayerFabric,

@@ -74,3 +74,21 @@ func TestTCAsDSCP(t *testing.T) {
 		}
 	}
 }
+
+// A mask without RoCE's priority is the finding diagnose gives (one
+// helper, doctor.CCPrioMissing): its fix adds the priority to the mask,
+// keeping the other priorities' congestion control (0x10 -> 0x18), not a
+// mask of RoCE's priority alone. Synthetic.
+func TestCCPrioMissingKeepsOtherPriorities(t *testing.T) {
+	rep := lintFiles(t, tempFile(t, "nic-firmware-synthetic.txt", "mlxconfig -d /dev/mst/mt4123_pciconf0 set ROCE_CC_PRIO_MASK=0x10\n"))
+	for _, f := range rep.Findings {
+		if f.ID != "nic.cc_prio_mask.missing" {
+			continue
+		}
+		if !strings.Contains(f.Title, "leaves out priority 3, where RoCE rides: DCQCN is off for RoCE") || !strings.Contains(f.Fix, "ROCE_CC_PRIO_MASK_P1=0x18 (and _P2): priority 3 added") || !strings.Contains(f.Fix, "mlxconfig -d /dev/mst/mt4123_pciconf0") {
+			t.Errorf("%s\n%s", f.Title, f.Fix)
+		}
+		return
+	}
+	t.Errorf("no nic.cc_prio_mask.missing: %v", rep.Findings)
+}
