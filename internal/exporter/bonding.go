@@ -195,7 +195,7 @@ func (c *moduleCollector) Describe(ch chan<- *prometheus.Desc) { ch <- moduleLoa
 // Collect implements Collector.
 func (c *moduleCollector) Collect(s *Scrape) {
 	if len(s.Ports()) == 0 || !isDir(s, "module") {
-		return // no RDMA device, or a tree without sysfs's module/ (the twin's)
+		return // no RDMA device, or a tree without sysfs's module/ (the twin's hosts of one NIC)
 	}
 	for _, m := range gdrModules {
 		b, err := s.readFile("module/" + m + "/initstate")

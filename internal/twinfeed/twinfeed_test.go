@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -233,4 +234,70 @@ func runHosts(t *testing.T, s *scenario.Scenario) []Host {
 		t.Fatal(err)
 	}
 	return Hosts(&o)
+}
+
+// TestTreeHasTheServersModulesAndBonds: a GPU server's tree says what its
+// scenario gives the host: the GPU driver and, with peer memory, the
+// nvidia_peermem module loaded, and its RoCE LAG bonds in 802.3ad with
+// every port up in the active aggregator, read without an error from disk
+// and from memory. The scenarios are synthetic (gdr.yaml's fabric, two
+// ports per server in one bond).
+func TestTreeHasTheServersModulesAndBonds(t *testing.T) {
+	base, err := os.ReadFile("../../examples/gdr.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, peermem := range []bool{true, false} {
+		yaml := strings.Replace(string(base), "servers: {gpus: 8, nics: 1,",
+			fmt.Sprintf("servers: {gpus: 8, nics: 2, nic_bond: 2, peermem: %v,", peermem), 1)
+		s, err := scenario.Load("synthetic-bond.yaml", []byte(yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hosts := runHosts(t, s)
+		dir := t.TempDir()
+		if err := WriteTree(dir, hosts); err != nil {
+			t.Fatal(err)
+		}
+		for _, tree := range []struct {
+			name string
+			h    func() (exporter.Host, error)
+		}{
+			{"disk", func() (exporter.Host, error) {
+				return exporter.TreeHost(exporter.Dir(filepath.Join(dir, hosts[1].Name)))
+			}},
+			{"memory", func() (exporter.Host, error) { return exporter.TreeHost(FS(&hosts[1])) }},
+		} {
+			h, err := tree.h()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]float64{}
+			for _, mf := range scrape(t, h) {
+				for _, m := range mf.GetMetric() {
+					l := labels(m.GetLabel())
+					got[mf.GetName()+"/"+l["module"]+l["bond"]+l["mode"]+l["slave"]] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
+				}
+				if mf.GetName() == "rocelab_exporter_collector_errors_total" {
+					t.Errorf("%s: errors reading the twin's tree: %v", tree.name, mf.GetMetric())
+				}
+			}
+			want := map[string]float64{
+				"rocelab_host_module_loaded/nvidia":                       1,
+				"rocelab_host_module_loaded/nvidia_peermem":               map[bool]float64{true: 1, false: 0}[peermem],
+				"rocelab_host_module_loaded/nv_peer_mem":                  0,
+				"rocelab_nic_bond_info/bond0802.3ad":                      1,
+				"rocelab_nic_bond_slave_up/bond0eth0":                     1,
+				"rocelab_nic_bond_slave_up/bond0eth1":                     1,
+				"rocelab_nic_bond_slave_in_active_aggregator/bond0eth0":   1,
+				"rocelab_nic_bond_slave_in_active_aggregator/bond0eth1":   1,
+				"rocelab_nic_bond_slave_speed_bytes_per_second/bond0eth1": 400e9 / 8,
+			}
+			for k, v := range want {
+				if g, ok := got[k]; !ok || g != v {
+					t.Errorf("peermem %v, %s: %s = %v (exported %v), want %v", peermem, tree.name, k, g, ok, v)
+				}
+			}
+		}
+	}
 }
