@@ -93,11 +93,13 @@ func (c *bondCollector) bond(s *Scrape, bond string) {
 		return
 	}
 	slaves := strings.Fields(string(b))
-	agg := ""
-	if mode == "802.3ad" {
-		// Empty while the bond has no active aggregator.
+	agg, lacp := "", mode == "802.3ad"
+	if lacp {
+		// Empty while the bond has no active aggregator. Unread, no
+		// port can be said to be in it or out of it.
 		if agg, err = c.word(s, base+"ad_aggregator"); err != nil {
 			s.Fail(bond, err)
+			lacp = false
 		}
 	}
 	for _, sl := range slaves {
@@ -105,12 +107,13 @@ func (c *bondCollector) bond(s *Scrape, bond string) {
 			s.Fail(bond, &ParseError{Msg: fmt.Sprintf("%sslaves: %q is no interface name", base, sl)})
 			continue
 		}
-		c.slave(s, bond, sl, agg, mode == "802.3ad")
+		c.slave(s, bond, sl, agg, lacp)
 	}
 }
 
 // slave exports one port of a bond; agg is the bond's active aggregator
-// ("" for none) when lacp says the bond is 802.3ad.
+// ("" for none) when lacp says the bond is 802.3ad and its aggregator was
+// read.
 func (c *bondCollector) slave(s *Scrape, bond, sl, agg string, lacp bool) {
 	base := netDir(sl) + "/bonding_slave/"
 	up := false

@@ -67,6 +67,16 @@ func TestBondSlaves(t *testing.T) {
 	if got := gather(t, bondExporter(bondHost("802.3ad 4\n", "")), "rocelab_nic_bond_slave_in_active_aggregator"); got["bond=bond0,slave=ens1f0np0"] != 0 || len(got) != 2 {
 		t.Errorf("no active aggregator: %v", got)
 	}
+	// An ad_aggregator that cannot be read is an error of the bond, not
+	// every port out of the aggregator (RoCEBondPortOut on a read error).
+	unread := bondHost("802.3ad 4\n", "1\n")
+	delete(unread.Sys.(fstest.MapFS), "class/net/bond0/bonding/ad_aggregator")
+	if got := gather(t, bondExporter(unread), "rocelab_nic_bond_slave_in_active_aggregator"); len(got) != 0 {
+		t.Errorf("ad_aggregator unread: %v", got)
+	}
+	if got := gather(t, bondExporter(unread), "rocelab_exporter_collector_errors_total"); got["collector=bonding,device=bond0,reason=missing"] != 1 {
+		t.Errorf("ad_aggregator unread, errors: %v", got)
+	}
 	// active-backup has no aggregators.
 	if got := gather(t, bondExporter(bondHost("active-backup 1\n", "")), "rocelab_nic_bond_slave_in_active_aggregator"); len(got) != 0 {
 		t.Errorf("active-backup: %v", got)
