@@ -187,13 +187,18 @@ type moduleCollector struct{}
 // gdrModules are the modules the collector reports.
 var gdrModules = []string{"nvidia", "nvidia_peermem", "nv_peer_mem"}
 
+var gpuDriverOpen = newMetric("rocelab_host_gpu_driver_open", "1 when the loaded GPU driver (nvidia) is NVIDIA's open kernel module (Dual MIT/GPL: sysfs module/nvidia/taint without P), 0 when proprietary: the open module (535 on) with kernel 5.12+ and NCCL 2.19+ registers GPU memory through DMA-BUF, without a peer-memory module.", prometheus.GaugeValue)
+
 var moduleLoaded = newMetric("rocelab_host_module_loaded", "1 when the kernel module is loaded (sysfs module/<module>/initstate live), else 0: the GPU driver (nvidia) and the peer-memory modules GPUDirect RDMA needs without DMA-BUF (nvidia_peermem, nv_peer_mem).", prometheus.GaugeValue, "module")
 
 // Name implements Collector.
 func (c *moduleCollector) Name() string { return "modules" }
 
 // Describe implements Collector.
-func (c *moduleCollector) Describe(ch chan<- *prometheus.Desc) { ch <- moduleLoaded.desc() }
+func (c *moduleCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- moduleLoaded.desc()
+	ch <- gpuDriverOpen.desc()
+}
 
 // Collect implements Collector.
 func (c *moduleCollector) Collect(s *Scrape) {
@@ -208,7 +213,26 @@ func (c *moduleCollector) Collect(s *Scrape) {
 		case err != nil:
 			s.Fail(m, err)
 		default:
-			s.emit(moduleLoaded, b2f(string(bytes.TrimSpace(b)) == "live"), m)
+			live := string(bytes.TrimSpace(b)) == "live"
+			s.emit(moduleLoaded, b2f(live), m)
+			if live && m == "nvidia" {
+				c.driverLicense(s)
+			}
 		}
 	}
+}
+
+// driverLicense exports whether the GPU driver is the open kernel module:
+// the kernel taints the module's taint flags with P (proprietary) for a
+// module whose license is not GPL-compatible, as the closed driver's is.
+func (c *moduleCollector) driverLicense(s *Scrape) {
+	b, err := s.readFile("module/nvidia/taint")
+	if errors.Is(err, fs.ErrNotExist) {
+		return // a tree without it
+	}
+	if err != nil {
+		s.Fail("nvidia", err)
+		return
+	}
+	s.emit(gpuDriverOpen, b2f(!bytes.ContainsRune(b, 'P')))
 }

@@ -77,6 +77,15 @@ func TestBondSlaves(t *testing.T) {
 	if got := gather(t, bondExporter(unread), "rocelab_exporter_collector_errors_total"); got["collector=bonding,device=bond0,reason=missing"] != 1 {
 		t.Errorf("ad_aggregator unread, errors: %v", got)
 	}
+	// The GPU driver's taint flags say whether it is the open kernel
+	// module (no P): synthetic, as sysfs prints them.
+	for taint, want := range map[string]float64{"POE\n": 0, "OE\n": 1} {
+		h := bondHost("802.3ad 4\n", "1\n")
+		h.Sys.(fstest.MapFS)["module/nvidia/taint"] = &fstest.MapFile{Data: []byte(taint)}
+		if got := gather(t, bondExporter(h), "rocelab_host_gpu_driver_open"); len(got) != 1 || got[""] != want {
+			t.Errorf("taint %q: %v, want %v", taint, got, want)
+		}
+	}
 	// active-backup has no aggregators.
 	if got := gather(t, bondExporter(bondHost("active-backup 1\n", "")), "rocelab_nic_bond_slave_in_active_aggregator"); len(got) != 0 {
 		t.Errorf("active-backup: %v", got)

@@ -60,6 +60,9 @@ func Files(h *Host) map[string]string {
 	}
 	for _, m := range h.Modules {
 		files[path.Join(exporter.TreeSys, "module", m, "initstate")] = "live\n"
+		// Out of tree, unsigned and, for the GPU driver, proprietary: no
+		// DMA-BUF, GPUDirect RDMA only through nvidia_peermem.
+		files[path.Join(exporter.TreeSys, "module", m, "taint")] = "POE\n"
 	}
 	bondFiles(files, h)
 	return files

@@ -286,6 +286,7 @@ func TestTreeHasTheServersModulesAndBonds(t *testing.T) {
 				"rocelab_host_module_loaded/nvidia":                       1,
 				"rocelab_host_module_loaded/nvidia_peermem":               map[bool]float64{true: 1, false: 0}[peermem],
 				"rocelab_host_module_loaded/nv_peer_mem":                  0,
+				"rocelab_host_gpu_driver_open/":                           0,
 				"rocelab_nic_bond_info/bond0802.3ad":                      1,
 				"rocelab_nic_bond_slave_up/bond0eth0":                     1,
 				"rocelab_nic_bond_slave_up/bond0eth1":                     1,
