@@ -26,8 +26,8 @@ func newCollectCmd() *cobra.Command {
 /sys/class/infiniband (ports, hw_counters, counters, GID tables with types and
 netdevs), ethtool -S of the RDMA netdevs (through the ethtool ioctl, else the
 ethtool command), the DCQCN sysfs settings and forced traffic classes, the bonds
-of /proc/net/bonding, /proc/modules, mlnx_qos, ibv_devinfo -v, rdma link,
-ip -d -s -s link, lspci -vv, nvidia-smi (topo -m, -q, nvlink -s), devlink health
+of /proc/net/bonding that are or hold an RDMA netdev, /proc/modules, mlnx_qos,
+ibv_devinfo -v, rdma link, ip -d link, ip -s -s link of the RDMA netdevs, lspci -vv, nvidia-smi (topo -m, -q, nvlink -s), devlink health
 show, ethtool -i/-a/--show-fec/-m, mlxconfig query and mlxlink -c of each RDMA
 device (or mstflint's mstconfig and mstlink), the kernel's RDMA lines, and the
 NCCL settings in --env FILE. Counters are taken twice, --interval apart, each after

@@ -289,7 +289,14 @@ func (c *collector) once(ctx context.Context) {
 	}
 	c.command(ctx, "ibv_devinfo.txt", "ibv_devinfo -v", "ibv_devinfo", "-v")
 	c.command(ctx, "rdma_link.txt", "rdma link", "rdma", "link")
-	c.command(ctx, "ip_link.txt", "ip -d -s -s link", "ip", "-d", "-s", "-s", "link")
+	// Every netdev's details (bonds, VLANs, MTU), but the counters of the
+	// RDMA netdevs only: a management port's CRC errors since boot and an
+	// active-backup bond's backup port, which drops by design, are none
+	// of the fabric's.
+	c.command(ctx, "ip_link.txt", "ip -d link", "ip", "-d", "link")
+	for _, nd := range c.meta.Netdevs {
+		c.command(ctx, "ip_stats.txt", "ip -s -s link show dev "+nd, "ip", "-s", "-s", "link", "show", "dev", nd)
+	}
 	for _, nd := range c.meta.Netdevs {
 		c.command(ctx, "mlnx_qos_"+nd+".txt", "mlnx_qos -i "+nd, "mlnx_qos", "-i", nd)
 	}

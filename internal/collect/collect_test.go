@@ -111,14 +111,16 @@ esac`)
 	script("mlnx_qos", `echo "Priority trust state: dscp"`)
 	script("ibv_devinfo", `echo "hca_id:	mlx5_0"`)
 	script("rdma", `echo "link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev ens3np0"`)
-	script("ip", `echo "2: ens3np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000"`)
+	script("ip", `echo "$*"; echo "2: ens3np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000"`)
 	script("lspci", `exec sleep 60`)
 	script("nvidia-smi", `echo "GPU0 X NODE"`)
 	script("devlink", `echo "pci/0000:43:00.0:"; echo "  reporter fw"; echo "    state healthy error 0 recover 0"`)
 	script("mstconfig", `echo "Device #1:"; echo "Device:         $2"; echo "Configurations:                              Next Boot"; echo "         ATS_ENABLED                         False(0)"`)
 	// The bonds and modules of the host, and the RDMA device on its PCI
 	// function (sysfs's device link).
-	write(t, root, "proc/net/bonding/bond0", "Ethernet Channel Bonding Driver: v5.15.0\n\nBonding Mode: IEEE 802.3ad Dynamic link aggregation\n")
+	write(t, root, "proc/net/bonding/bond0", "Ethernet Channel Bonding Driver: v5.15.0\n\nBonding Mode: IEEE 802.3ad Dynamic link aggregation\n\nSlave Interface: ens3np0\nMII Status: up\n")
+	// Synthetic: a 1G management bond beside it, which is none of RoCE's.
+	write(t, root, "proc/net/bonding/bond1", "Ethernet Channel Bonding Driver: v5.15.0\n\nBonding Mode: adaptive load balancing\n\nSlave Interface: eno1\nMII Status: down\n")
 	write(t, root, "proc/modules", "nvidia_peermem 16384 0 - Live 0x0000000000000000\n")
 	write(t, root, "sys/class/infiniband/mlx5_0/tc/1/traffic_class", "Global tclass=106\n")
 	if err := os.Symlink("../../../0000:43:00.0", filepath.Join(root, "sys/class/infiniband/mlx5_0/device")); err != nil {
@@ -147,8 +149,12 @@ esac`)
 	if m := strings.Join(meta.Missing, "\n"); len(meta.Missing) != 3 || !strings.Contains(m, "lspci -vv: timed out") || !strings.Contains(m, "ethtool -m ens3np0: netlink error: Operation not supported") || !strings.Contains(m, "mlxlink -d 0000:43:00.0 -c: neither mlxlink nor mstlink is installed") {
 		t.Errorf("missing %v, want the lspci timeout, the module EEPROM and mlxlink", meta.Missing)
 	}
-	if b := f["bonding.txt"]; !strings.Contains(b, "$ cat /proc/net/bonding/bond0\nEthernet Channel Bonding Driver: v5.15.0\n\nBonding Mode: IEEE 802.3ad") {
-		t.Errorf("bonding.txt:\n%s", b)
+	if b := f["bonding.txt"]; !strings.Contains(b, "$ cat /proc/net/bonding/bond0\nEthernet Channel Bonding Driver: v5.15.0\n\nBonding Mode: IEEE 802.3ad") || strings.Contains(b, "bond1") {
+		t.Errorf("bonding.txt, want bond0 (on the RDMA netdev) and not the management bond1:\n%s", b)
+	}
+	// Every netdev's details, the counters of the RDMA netdev alone.
+	if l, s := f["ip_link.txt"], f["ip_stats.txt"]; !strings.Contains(l, "$ ip -d link\n-d link\n") || strings.Contains(l, "-s") || !strings.Contains(s, "$ ip -s -s link show dev ens3np0\n-s -s link show dev ens3np0\n") {
+		t.Errorf("ip_link.txt:\n%s\nip_stats.txt:\n%s", l, s)
 	}
 	if m := f["modules.txt"]; !strings.Contains(m, "$ cat /proc/modules\nnvidia_peermem 16384 0 - Live") {
 		t.Errorf("modules.txt:\n%s", m)

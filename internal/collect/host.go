@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -13,8 +14,8 @@ import (
 // port's forced traffic class, and the tools that describe a netdev, an
 // RDMA device's firmware or the GPUs.
 func (c *collector) hostState(ctx context.Context) {
-	c.procFiles("bonding.txt", "/proc/net/bonding", "")
-	c.procFiles("modules.txt", "", "/proc/modules")
+	c.procFiles("bonding.txt", "/proc/net/bonding", "", c.rdmaBond)
+	c.procFiles("modules.txt", "", "/proc/modules", nil)
 	if len(c.meta.Devices) > 0 {
 		c.trafficClasses()
 	}
@@ -39,10 +40,28 @@ func (c *collector) hostState(ctx context.Context) {
 	c.command(ctx, "nvlink.txt", "nvidia-smi nvlink -s", "nvidia-smi", "nvlink", "-s")
 }
 
+// rdmaBond reports whether the bond whose /proc/net/bonding file is data
+// carries RDMA: it is an RDMA netdev (RoCE LAG's mlx5_bond_0 on bond0) or
+// one of its ports ("Slave Interface:") is. A host whose RDMA netdevs are
+// unknown keeps every bond, for diagnose to tell apart by speed and name.
+// A management bond (1G eno1 and eno2) is none of the RDMA fabric's: its
+// cable out or its balance-alb mode is no finding of it.
+func (c *collector) rdmaBond(bond string, data []byte) bool {
+	if len(c.meta.Netdevs) == 0 || slices.Contains(c.meta.Netdevs, bond) {
+		return true
+	}
+	for line := range strings.Lines(string(data)) {
+		if port, ok := strings.CutPrefix(strings.TrimSpace(line), "Slave Interface:"); ok && slices.Contains(c.meta.Netdevs, strings.TrimSpace(port)) {
+			return true
+		}
+	}
+	return false
+}
+
 // procFiles writes, after a `cat` line each, every file of dir (the bonds
-// of /proc/net/bonding) or the one file file. An absent directory is no
-// gap: a host without bonds has none.
-func (c *collector) procFiles(name, dir, file string) {
+// of /proc/net/bonding) that keep accepts (nil: every one) or the one
+// file file. An absent directory is no gap: a host without bonds has none.
+func (c *collector) procFiles(name, dir, file string, keep func(base string, data []byte) bool) {
 	paths := []string{file}
 	if dir != "" {
 		paths = nil
@@ -54,6 +73,9 @@ func (c *collector) procFiles(name, dir, file string) {
 		data, err := os.ReadFile(c.path(p))
 		if err != nil {
 			c.missing(p, errText(err))
+			continue
+		}
+		if keep != nil && !keep(filepath.Base(p), data) {
 			continue
 		}
 		b := c.file(name)

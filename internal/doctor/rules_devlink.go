@@ -159,6 +159,10 @@ func devlinkFinding(d *devlinkReading) (Finding, bool) {
 	switch {
 	case r.State == "error":
 		sev, what = Error, fmt.Sprintf("in the error state, %d %s and %d %s", r.Errors, noun(r.Errors, "error"), r.Recovers, noun(r.Recovers, "recovery"))
+	case r.Recovers < r.Errors && r.AutoRecover == "":
+		// devlink prints auto_recover only for a reporter with a recover
+		// step (mlx5's fw has none, its recover count stays 0).
+		what = fmt.Sprintf("%d %s (a reporter without a recover step)", r.Errors, noun(r.Errors, "error"))
 	case r.Recovers < r.Errors:
 		sev, what = Error, fmt.Sprintf("%d %s and only %d %s", r.Errors, noun(r.Errors, "error"), r.Recovers, noun(r.Recovers, "recovery"))
 	}

@@ -93,11 +93,13 @@ func (c *bondCollector) bond(s *Scrape, bond string) {
 		return
 	}
 	slaves := strings.Fields(string(b))
-	agg := ""
-	if mode == "802.3ad" {
-		// Empty while the bond has no active aggregator.
+	agg, lacp := "", mode == "802.3ad"
+	if lacp {
+		// Empty while the bond has no active aggregator. Unread, no
+		// port can be said to be in it or out of it.
 		if agg, err = c.word(s, base+"ad_aggregator"); err != nil {
 			s.Fail(bond, err)
+			lacp = false
 		}
 	}
 	for _, sl := range slaves {
@@ -105,12 +107,13 @@ func (c *bondCollector) bond(s *Scrape, bond string) {
 			s.Fail(bond, &ParseError{Msg: fmt.Sprintf("%sslaves: %q is no interface name", base, sl)})
 			continue
 		}
-		c.slave(s, bond, sl, agg, mode == "802.3ad")
+		c.slave(s, bond, sl, agg, lacp)
 	}
 }
 
 // slave exports one port of a bond; agg is the bond's active aggregator
-// ("" for none) when lacp says the bond is 802.3ad.
+// ("" for none) when lacp says the bond is 802.3ad and its aggregator was
+// read.
 func (c *bondCollector) slave(s *Scrape, bond, sl, agg string, lacp bool) {
 	base := netDir(sl) + "/bonding_slave/"
 	up := false
@@ -184,18 +187,23 @@ type moduleCollector struct{}
 // gdrModules are the modules the collector reports.
 var gdrModules = []string{"nvidia", "nvidia_peermem", "nv_peer_mem"}
 
+var gpuDriverOpen = newMetric("rocelab_host_gpu_driver_open", "1 when the loaded GPU driver (nvidia) is NVIDIA's open kernel module (Dual MIT/GPL: sysfs module/nvidia/taint without P), 0 when proprietary: the open module (535 on) with kernel 5.12+ and NCCL 2.19+ registers GPU memory through DMA-BUF, without a peer-memory module.", prometheus.GaugeValue)
+
 var moduleLoaded = newMetric("rocelab_host_module_loaded", "1 when the kernel module is loaded (sysfs module/<module>/initstate live), else 0: the GPU driver (nvidia) and the peer-memory modules GPUDirect RDMA needs without DMA-BUF (nvidia_peermem, nv_peer_mem).", prometheus.GaugeValue, "module")
 
 // Name implements Collector.
 func (c *moduleCollector) Name() string { return "modules" }
 
 // Describe implements Collector.
-func (c *moduleCollector) Describe(ch chan<- *prometheus.Desc) { ch <- moduleLoaded.desc() }
+func (c *moduleCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- moduleLoaded.desc()
+	ch <- gpuDriverOpen.desc()
+}
 
 // Collect implements Collector.
 func (c *moduleCollector) Collect(s *Scrape) {
 	if len(s.Ports()) == 0 || !isDir(s, "module") {
-		return // no RDMA device, or a tree without sysfs's module/ (the twin's)
+		return // no RDMA device, or a tree without sysfs's module/ (the twin's hosts of one NIC)
 	}
 	for _, m := range gdrModules {
 		b, err := s.readFile("module/" + m + "/initstate")
@@ -205,7 +213,26 @@ func (c *moduleCollector) Collect(s *Scrape) {
 		case err != nil:
 			s.Fail(m, err)
 		default:
-			s.emit(moduleLoaded, b2f(string(bytes.TrimSpace(b)) == "live"), m)
+			live := string(bytes.TrimSpace(b)) == "live"
+			s.emit(moduleLoaded, b2f(live), m)
+			if live && m == "nvidia" {
+				c.driverLicense(s)
+			}
 		}
 	}
+}
+
+// driverLicense exports whether the GPU driver is the open kernel module:
+// the kernel taints the module's taint flags with P (proprietary) for a
+// module whose license is not GPL-compatible, as the closed driver's is.
+func (c *moduleCollector) driverLicense(s *Scrape) {
+	b, err := s.readFile("module/nvidia/taint")
+	if errors.Is(err, fs.ErrNotExist) {
+		return // a tree without it
+	}
+	if err != nil {
+		s.Fail("nvidia", err)
+		return
+	}
+	s.emit(gpuDriverOpen, b2f(!bytes.ContainsRune(b, 'P')))
 }

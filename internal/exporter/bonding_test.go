@@ -67,6 +67,25 @@ func TestBondSlaves(t *testing.T) {
 	if got := gather(t, bondExporter(bondHost("802.3ad 4\n", "")), "rocelab_nic_bond_slave_in_active_aggregator"); got["bond=bond0,slave=ens1f0np0"] != 0 || len(got) != 2 {
 		t.Errorf("no active aggregator: %v", got)
 	}
+	// An ad_aggregator that cannot be read is an error of the bond, not
+	// every port out of the aggregator (RoCEBondPortOut on a read error).
+	unread := bondHost("802.3ad 4\n", "1\n")
+	delete(unread.Sys.(fstest.MapFS), "class/net/bond0/bonding/ad_aggregator")
+	if got := gather(t, bondExporter(unread), "rocelab_nic_bond_slave_in_active_aggregator"); len(got) != 0 {
+		t.Errorf("ad_aggregator unread: %v", got)
+	}
+	if got := gather(t, bondExporter(unread), "rocelab_exporter_collector_errors_total"); got["collector=bonding,device=bond0,reason=missing"] != 1 {
+		t.Errorf("ad_aggregator unread, errors: %v", got)
+	}
+	// The GPU driver's taint flags say whether it is the open kernel
+	// module (no P): synthetic, as sysfs prints them.
+	for taint, want := range map[string]float64{"POE\n": 0, "OE\n": 1} {
+		h := bondHost("802.3ad 4\n", "1\n")
+		h.Sys.(fstest.MapFS)["module/nvidia/taint"] = &fstest.MapFile{Data: []byte(taint)}
+		if got := gather(t, bondExporter(h), "rocelab_host_gpu_driver_open"); len(got) != 1 || got[""] != want {
+			t.Errorf("taint %q: %v, want %v", taint, got, want)
+		}
+	}
 	// active-backup has no aggregators.
 	if got := gather(t, bondExporter(bondHost("active-backup 1\n", "")), "rocelab_nic_bond_slave_in_active_aggregator"); len(got) != 0 {
 		t.Errorf("active-backup: %v", got)

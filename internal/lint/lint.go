@@ -160,6 +160,9 @@ func (m *Model) read(path string, stdin io.Reader) (doctor.InputInfo, error) {
 		// roce` or `nv set` commands, read before a YAML file is taken
 		// for a cluster description.
 		sess, pasted := swcfg.ReadSession(data)
+		if err := noRoCESwitch(name, data); err != nil {
+			return info, err
+		}
 		for _, r := range nosReaders {
 			in := data
 			if r.session && pasted {
@@ -337,6 +340,23 @@ var nosReaders = []struct {
 	// NVIDIA Onyx (MLNX-OS): flat `interface ethernet 1/1-1/4 …` lines.
 	{KindOnyxConfig, onyx.IsConfig, via(onyx.Parse, sonic.FromOnyx), false},
 	{KindEOSConfig, eos.IsConfig, via(eos.Parse, sonic.FromEOS), true},
+}
+
+// noRoCESwitch refuses, as not judged, the configuration of a switch that
+// carries no RoCE but prints the running-config header of one that does:
+// InfiniBand's MLNX-OS (Onyx's header) and a Cisco MDS (NX-OS's).
+func noRoCESwitch(name string, data []byte) error {
+	what := "an InfiniBand switch's MLNX-OS configuration: InfiniBand carries no RoCE, its QoS is not judged"
+	line, text, ok := onyx.InfiniBand(data)
+	if !ok {
+		what = "a Cisco MDS Fibre Channel switch's configuration: it carries no RoCE, its QoS is not judged"
+		line, text, ok = nxos.MDS(data)
+	}
+	if !ok {
+		return nil
+	}
+	l := strings.Split(string(data), "\n")[line-1]
+	return fmt.Errorf("%s:%d:%d: %q: %s: %w", name, line, strings.Index(l, text)+1, text, what, errNotConfig)
 }
 
 // via reads a configuration with a reader's parser and writes it as

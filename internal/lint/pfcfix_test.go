@@ -3,6 +3,8 @@ package lint
 import (
 	"strings"
 	"testing"
+
+	"rocelab/internal/sonic"
 )
 
 // TestPFCOffFixNothingLossless: where RoCE's class is known and no class
@@ -31,5 +33,32 @@ func TestPFCOffFixNothingLossless(t *testing.T) {
 		if !strings.Contains(fix, c.pfcOn) || maps != c.lossless || marks != c.lossless {
 			t.Errorf("%s: fix %q, want %s and the map and mark alternatives only with a lossless class (%v)", c.name, fix, c.pfcOn, c.lossless)
 		}
+	}
+}
+
+// TestPFCOnFixOneText: the two fixes that turn PFC on, for ports whose
+// RoCE class is not known and none lossless and for ports whose RoCE
+// class is not lossless, give one OS's command in the same words. Before,
+// AOS-CX, OS10, FTOS and traffic.conf each had a second wording in the
+// first (FTOS none in the second).
+func TestPFCOnFixOneText(t *testing.T) {
+	for _, c := range []struct{ name, want string }{
+		{sonic.VendorAOSCX, "`flow-control priority rxtx 3` on these interfaces, with local priority 3 in a lossless pool"},
+		{sonic.VendorOS10, "`pause` and `pfc-cos 3` in the network-qos class of qos-group 3, in the policy these interfaces apply"},
+	} {
+		db := &sonic.ConfigDB{Vendor: c.name}
+		cmd := pfcOnCommand(db, 3)
+		if !strings.Contains(cmd, c.want) {
+			t.Errorf("%s: pfcOnCommand %q, want %q", c.name, cmd, c.want)
+		}
+		none := noLosslessFix(switchSide{TC: -1, DB: db})
+		off := pfcOffFix(roceClass{DSCP: 26}, switchSide{TC: 3, Lossless: []int{4}, DB: db})
+		if !strings.Contains(strings.ToLower(none), strings.ToLower(cmd)) || !strings.Contains(off, cmd) {
+			t.Errorf("%s: the fixes do not share %q:\n%s\n%s", c.name, cmd, none, off)
+		}
+	}
+	ftos := &sonic.ConfigDB{Vendor: sonic.VendorFTOS}
+	if off := pfcOffFix(roceClass{DSCP: 26}, switchSide{TC: 3, DB: ftos}); !strings.Contains(off, "`priority-pgid 0 0 0 1 0 0 0 0`") {
+		t.Errorf("FTOS: %s", off)
 	}
 }

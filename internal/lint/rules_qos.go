@@ -52,25 +52,7 @@ func qosRules(m *Model) []doctor.Finding {
 			// Which class RoCE takes is not known, and does not matter: no
 			// class is lossless on these ports. (With the NICs known,
 			// unmappedPFC names their priority.)
-			fix := "Enable PFC on RoCE's priority on these ports (SONiC: pfc_enable \"3,4\" in PORT_QOS_MAP; EOS: priority-flow-control on, priority-flow-control priority 3 no-drop) and on the NICs (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0)."
-			if isNVUE(s.DB) {
-				fix = fmt.Sprintf("Enable PFC on RoCE's switch priority on these ports (%s) and on the NICs (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0).", nvSet(s.DB, s.Port, "pfc", "switch-priority 3"))
-			}
-			if s.DB != nil && s.DB.Vendor == sonic.VendorOnyx {
-				fix = onyxPFCFix(s.DB)
-			}
-			if s.DB != nil && s.DB.Vendor == sonic.VendorTrafficConf {
-				fix = "Name a PFC group in pfc.port_group_list and set its keys (pfc.ROCE_PFC.cos_list = [3], pfc.ROCE_PFC.port_set = swp1-swp32, tx_enable and rx_enable true), and PFC on the NICs' priority (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0)."
-			}
-			if s.DB != nil && s.DB.Vendor == sonic.VendorAOSCX {
-				fix = "On these interfaces, `flow-control priority rxtx 3` (RoCE's local priority, mapped first to a lossless pool: `qos pool 1 lossless … priorities 3`), and PFC on the NICs' priority (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0); a link that carries no RoCE needs neither."
-			}
-			if s.DB != nil && s.DB.Vendor == sonic.VendorFTOS {
-				fix = "In the `dcb-map` these interfaces apply, `priority-group N bandwidth … pfc on` for a group that `priority-pgid` gives RoCE's priority (`priority-pgid 0 0 0 1 0 0 0 0` for priority 3 in group 1), and PFC on the NICs' priority (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0); a link that carries no RoCE needs neither."
-			}
-			if s.DB != nil && s.DB.Vendor == sonic.VendorOS10 {
-				fix = "On these interfaces, `priority-flow-control mode on` with `service-policy input type network-qos NAME`, a policy whose class for RoCE's qos-group has `pause` and `pfc-cos 3` (and PFC on the NICs' priority: mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0); a link that carries no RoCE needs neither."
-			}
+			fix := noLosslessFix(s)
 			fs = append(fs, doctor.Finding{
 				ID: "qos.pfc.disabled", Severity: doctor.Warn, Layer: doctor.LayerFabric,
 				Title:     fmt.Sprintf("%s: PFC is off on every priority (the DSCP map is not given, so RoCE's class is not known, but none is lossless)", s.Name),
@@ -160,22 +142,20 @@ func pfcOffFix(r roceClass, s switchSide) string {
 	case s.DB == nil:
 	case s.DB.Vendor == sonic.VendorNXOS:
 		mapTo = fmt.Sprintf("Match DSCP %d in the class-map of the class that sets the lossless qos-group (`match dscp %d` under `class-map type qos`)", d, d)
-		pfcOn = fmt.Sprintf("`pause pfc-cos %d` in the network-qos class of qos-group %d (and PFC on the NICs' priority %d)", tc, tc, tc)
 	case s.DB.Vendor == sonic.VendorOnyx:
 		mapTo = ""
 		pfcOn = fmt.Sprintf("trust DSCP on these ports (`qos trust L3`, whose default map puts DSCP %d in switch priority %d) and turn PFC on for that priority (`dcb priority-flow-control priority %d enable`) (and on the NICs' priority %d)", d, d>>3, d>>3, d>>3)
 	case s.DB.Vendor == sonic.VendorTrafficConf:
 		mapTo = fmt.Sprintf("Put DSCP %d in the lossless cos (traffic.cos_N.priority_source.dscp of a cos in a PFC group's cos_list)", d)
-		pfcOn = fmt.Sprintf("add cos %d to the cos_list of a PFC group pfc.port_group_list names whose port_set holds these ports (and PFC on the NICs' priority %d)", tc, tc)
 	case s.DB.Vendor == sonic.VendorOS10:
 		mapTo = fmt.Sprintf("Put DSCP %d in the lossless qos-group (`qos-group %d dscp %d` in the `trust dscp-map` these ports trust)", d, to, d)
-		pfcOn = fmt.Sprintf("`pause` and `pfc-cos %d` in the network-qos class of qos-group %d that these interfaces apply with `priority-flow-control mode on` (and PFC on the NICs' priority %d)", tc, tc, tc)
 	case s.DB.Vendor == sonic.VendorAOSCX:
 		mapTo = fmt.Sprintf("Map DSCP %d to the lossless local priority (`qos dscp-map %d local-priority %d`)", d, d, to)
-		pfcOn = fmt.Sprintf("`flow-control priority rxtx %d` on these interfaces with local priority %d in a lossless `qos pool` (and PFC on the NICs' priority %d)", tc, tc, tc)
 	case s.DB.Vendor == sonic.VendorEOS:
 		mapTo = fmt.Sprintf("Map DSCP %d to a class with PFC (`qos map dscp %d to traffic-class N`)", d, d)
-		pfcOn = fmt.Sprintf("`priority-flow-control on` and `priority-flow-control priority %d no-drop` on these interfaces or their qos profile (and PFC on the NICs' priority %d)", tc, tc)
+	}
+	if c := pfcOnCommand(s.DB, tc); c != "" {
+		pfcOn = fmt.Sprintf("%s (and PFC on the NICs' priority %d)", c, tc)
 	}
 	var alts []string
 	if mapTo != "" && len(s.Lossless) > 0 {
@@ -187,6 +167,48 @@ func pfcOffFix(r roceClass, s switchSide) string {
 	}
 	fix := strings.Join(alts, ", or ") + "."
 	return strings.ToUpper(fix[:1]) + fix[1:]
+}
+
+// noLosslessFix is the fix for ports whose RoCE class is not known and
+// on which no class is lossless: PFC on RoCE's priority (3) in the
+// switch's OS's commands, and on the NICs.
+func noLosslessFix(s switchSide) string {
+	const nic = "PFC on the NICs' priority (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0)"
+	switch {
+	case isNVUE(s.DB):
+		return fmt.Sprintf("Enable PFC on RoCE's switch priority on these ports (%s) and %s.", nvSet(s.DB, s.Port, "pfc", "switch-priority 3"), nic)
+	case s.DB != nil && s.DB.Vendor == sonic.VendorOnyx:
+		return onyxPFCFix(s.DB)
+	}
+	if c := pfcOnCommand(s.DB, 3); c != "" {
+		return fmt.Sprintf("%s%s, and %s; a link that carries no RoCE needs neither.", strings.ToUpper(c[:1]), c[1:], nic)
+	}
+	return "Enable PFC on RoCE's priority on these ports (SONiC: pfc_enable \"3,4\" in PORT_QOS_MAP) and on the NICs (mlnx_qos -i <if> --pfc 0,0,0,1,0,0,0,0)."
+}
+
+// pfcOnCommand is how the switch's OS turns PFC on for class tc on these
+// ports, in its own commands: the one text both fixes that turn PFC on
+// give; "" for SONiC, and for NVUE and Onyx, whose fixes say it their way.
+func pfcOnCommand(db *sonic.ConfigDB, tc int) string {
+	if db == nil {
+		return ""
+	}
+	switch db.Vendor {
+	case sonic.VendorNXOS:
+		return fmt.Sprintf("`pause pfc-cos %d` in the network-qos class of qos-group %d, in the policy `system qos` applies (`service-policy type network-qos NAME`)", tc, tc)
+	case sonic.VendorTrafficConf:
+		return fmt.Sprintf("add cos %d to the cos_list of a PFC group pfc.port_group_list names whose port_set holds these ports (a new group: pfc.port_group_list = [ROCE_PFC], pfc.ROCE_PFC.cos_list = [%d], pfc.ROCE_PFC.port_set = swp1-swp32, tx_enable and rx_enable true)", tc, tc)
+	case sonic.VendorOS10:
+		return fmt.Sprintf("`pause` and `pfc-cos %d` in the network-qos class of qos-group %d, in the policy these interfaces apply (`service-policy input type network-qos NAME`) with `priority-flow-control mode on`", tc, tc)
+	case sonic.VendorAOSCX:
+		return fmt.Sprintf("`flow-control priority rxtx %d` on these interfaces, with local priority %d in a lossless pool (`qos pool 1 lossless … priorities %d`)", tc, tc, tc)
+	case sonic.VendorFTOS:
+		pgid := strings.Repeat("0 ", tc) + "1" + strings.Repeat(" 0", max(7-tc, 0))
+		return fmt.Sprintf("in the `dcb-map` these interfaces apply, `priority-group 1 bandwidth … pfc on` for the group `priority-pgid` gives priority %d (`priority-pgid %s`)", tc, pgid)
+	case sonic.VendorEOS:
+		return fmt.Sprintf("`priority-flow-control on` and `priority-flow-control priority %d no-drop` on these interfaces or their qos profile", tc)
+	}
+	return ""
 }
 
 // onyxPFCFix is the fix for an Onyx configuration that pauses no

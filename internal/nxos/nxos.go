@@ -95,6 +95,9 @@ type Config struct {
 // (`!Command: show running-config` with nothing after it) and its
 // `version 10.2(3)` line (EOS writes `! Command:` with a space).
 func IsConfig(data []byte) bool {
+	if _, _, fc := MDS(data); fc {
+		return false
+	}
 	header, qos, block, own, whole, version := false, false, false, false, false, false
 	for _, raw := range strings.Split(string(data), "\n") {
 		if strings.HasPrefix(raw, "policy-map type network-qos ") || strings.TrimRight(raw, " \t\r") == "system qos" {
@@ -112,6 +115,24 @@ func IsConfig(data []byte) bool {
 		own = own || slices.ContainsFunc(nxosOnly, func(p string) bool { return strings.HasPrefix(t, p) })
 	}
 	return header && qos || block && qos && own
+}
+
+// MDS returns the first line (1-based) of a Cisco MDS Fibre Channel
+// switch's configuration, which prints NX-OS's `!Command: show
+// running-config` header: its VSANs, fc interfaces, zones and FC domain,
+// and no Ethernet interface (a Nexus with unified FC ports has them).
+func MDS(data []byte) (int, string, bool) {
+	line, text := 0, ""
+	for i, raw := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(raw)
+		if strings.HasPrefix(t, "interface Ethernet") {
+			return 0, "", false
+		}
+		if line == 0 && (t == "vsan database" || strings.HasPrefix(t, "interface fc") || strings.HasPrefix(t, "zoneset ") || strings.HasPrefix(t, "fcdomain ")) {
+			line, text = i+1, t
+		}
+	}
+	return line, text, line > 0
 }
 
 // nxosOnly are interface commands NX-OS takes and Arista EOS and Dell

@@ -59,8 +59,31 @@ type Config struct {
 	byName     map[string]*Interface
 }
 
-// IsConfig reports whether text holds Onyx's QoS commands.
+// InfiniBand returns the first line (1-based) of an InfiniBand switch's
+// MLNX-OS configuration (SB7800, QM8700): `interface ib 1/1 …` or the
+// subnet manager's `ib sm …`. It prints the same `## Running database`
+// header as Onyx on Ethernet, but carries no RoCE. A configuration with
+// Ethernet ports too (a gateway's) is none.
+func InfiniBand(data []byte) (int, string, bool) {
+	line, text := 0, ""
+	for i, raw := range strings.Split(string(data), "\n") {
+		t := command(raw)
+		if strings.HasPrefix(t, "interface ethernet ") {
+			return 0, "", false
+		}
+		if line == 0 && (strings.HasPrefix(t, "interface ib ") || t == "ib sm" || strings.HasPrefix(t, "ib sm ")) {
+			line, text = i+1, t
+		}
+	}
+	return line, text, line > 0
+}
+
+// IsConfig reports whether text holds Onyx's QoS commands, on an
+// Ethernet switch (not InfiniBand's MLNX-OS).
 func IsConfig(data []byte) bool {
+	if _, _, ib := InfiniBand(data); ib {
+		return false
+	}
 	for _, raw := range strings.Split(string(data), "\n") {
 		t := command(raw)
 		if strings.HasPrefix(t, "dcb priority-flow-control ") || strings.HasPrefix(t, "interface ethernet ") && (strings.Contains(t, " traffic-class ") || strings.Contains(t, " dcb priority-flow-control ") || strings.Contains(t, " qos trust ")) {

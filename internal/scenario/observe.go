@@ -133,6 +133,7 @@ func (s *Scenario) setup(headroom []int64, roce uint8, lossless bool) twin.Setup
 		out.Servers = &twin.Servers{Count: t.Servers, GPUs: t.GPUsPerServer, NICs: t.NICsPerServer, RailOptimized: t.RailOptimized}
 		if s.Workload != nil {
 			out.Servers.PCIe = serverPCIe(&s.Workload.System)
+			out.Servers.PeerMem, out.Servers.Bond = s.Workload.System.Server.PeerMem, s.Workload.System.Server.Bond
 		}
 	}
 	return out

@@ -77,3 +77,41 @@ func TestOnyxRoCELossy(t *testing.T) {
 		}
 	}
 }
+
+// Onyx's `roce` is read as onyx.Parse reads it: typed at a prompt it is
+// set up; `no roce` after it clears it, so the configuration (synthetic)
+// writes no ECN and names no lossless class.
+func TestOnyxRoCEAsParsed(t *testing.T) {
+	for text, want := range map[string]bool{
+		"interface ethernet 1/1 qos trust L3\nroce\nno roce\n":                            false,
+		"switch (config) # interface ethernet 1/1 qos trust L3\nswitch (config) # roce\n": true,
+	} {
+		c, err := onyx.Parse("f", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		db := FromOnyx(c)
+		if db.noECN == want || db.noPFC == want {
+			t.Errorf("%q: writes no ECN %v, names PFC nowhere %v; want both %v", text, db.noECN, db.noPFC, !want)
+		}
+	}
+}
+
+// `roce` alone writes no PFC line: OnyxPFCWritten says so, and the parsed
+// configuration is left as its lines wrote it (synthetic).
+func TestOnyxRoCEDefaultsOnCopies(t *testing.T) {
+	c, err := onyx.Parse("f", []byte("roce\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := FromOnyx(c)
+	if on, prios := db.OnyxPFCWritten(); on || prios {
+		t.Errorf("OnyxPFCWritten = %v, %v: no PFC line was written", on, prios)
+	}
+	if len(c.Prios) != 0 || len(c.Interfaces) != 0 {
+		t.Errorf("the parsed configuration changed: priorities %v, %d interfaces", c.Prios, len(c.Interfaces))
+	}
+	if len(db.Tables["PORT_QOS_MAP"]) != 1 {
+		t.Errorf("PORT_QOS_MAP %v, want the one port roce sets up", db.Tables["PORT_QOS_MAP"])
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 
 	"rocelab/internal/onyx"
 	"rocelab/internal/swcfg"
@@ -43,10 +42,11 @@ const VendorOnyx = "nvidia-onyx"
 func FromOnyx(c *onyx.Config) *ConfigDB {
 	db := newDB(c.File, "")
 	db.lines, db.Vendor = c.Lines, VendorOnyx
-	roceDefaults(c)
+	// What the lines write, before what `roce` sets.
+	db.onyxPFCOn, db.onyxPrios = c.PFCOn.Given(), len(c.Prios) > 0
+	c = roceDefaults(c)
 	prios := slices.Sorted(maps.Keys(c.Prios))
 	on := c.PFCOn.Given() || len(prios) > 0
-	db.onyxPFCOn, db.onyxPrios = c.PFCOn.Given(), len(prios) > 0
 	auto := false
 	if c.RoCE.Text == "semi-lossless" {
 		db.Skipped = append(db.Skipped, Value{Text: "roce semi-lossless (honours pause, sends none: no class is lossless)", Line: c.RoCE.Line, Col: c.RoCE.Col})
@@ -100,16 +100,14 @@ func FromOnyx(c *onyx.Config) *ConfigDB {
 	if auto && len(prios) > 0 {
 		db.Skipped = append(db.Skipped, Value{Text: "dcb priority-flow-control mode auto (PFC left to DCBX negotiation)"})
 	}
-	// `roce` (Onyx 3.8.2100 on) sets lossless RoCE up with ECN marking.
-	db.nosECN(false, append([]string{"roce"}, ecnWords...)...)
-	// `roce` and `roce lossless` turn on Onyx's lossless RoCE; `roce
-	// lossy` declares no class lossless.
+	// `roce` (Onyx 3.8.2000 on), in every mode, marks ECN on RoCE's
+	// class; lossless (`roce`, `roce lossless`) turns PFC on, lossy
+	// declares no class lossless. onyx.Parse reads it, prompted or not,
+	// and `no roce` clears it.
+	db.nosECN(false, ecnWords...)
+	db.noECN = db.noECN && !c.RoCE.Given()
 	db.nosPFC(false)
-	for _, l := range db.lines {
-		if f := strings.Fields(strings.ToLower(l)); len(f) > 0 && f[0] == "roce" && (len(f) == 1 || len(f) == 2 && f[1] == "lossless") {
-			db.noPFC = false
-		}
-	}
+	db.noPFC = db.noPFC && c.RoCE.Text != "lossless"
 	db.nosDone(c.NotJudged)
 	return db
 }
@@ -123,20 +121,35 @@ func (db *ConfigDB) OnyxPFCWritten() (on, prios bool) {
 	return db.onyxPFCOn, db.onyxPrios
 }
 
-// roceDefaults writes into c what its `roce` line sets where the ports
-// and the PFC lines do not say otherwise.
-func roceDefaults(c *onyx.Config) {
+// roceDefaults returns c with what its `roce` line sets where the ports
+// and the PFC lines do not say otherwise, on copies: c, the parsed
+// configuration, is left as its lines wrote it.
+func roceDefaults(c *onyx.Config) *onyx.Config {
 	r := c.RoCE
 	if !r.Given() {
-		return
+		return c
 	}
-	if r.Text == "lossless" && len(c.Prios) == 0 {
-		c.Prios[3] = r
+	out := *c
+	out.Prios = maps.Clone(c.Prios)
+	if out.Prios == nil {
+		out.Prios = map[int]Value{}
 	}
-	if len(c.Interfaces) == 0 {
-		c.Interfaces = append(c.Interfaces, &onyx.Interface{Name: "every port (roce)", At: r, ECN: map[int]*onyx.ECN{}})
+	if r.Text == "lossless" && len(out.Prios) == 0 {
+		out.Prios[3] = r
 	}
+	out.Interfaces = nil
 	for _, it := range c.Interfaces {
+		cp := *it
+		cp.ECN = maps.Clone(it.ECN)
+		out.Interfaces = append(out.Interfaces, &cp)
+	}
+	if len(out.Interfaces) == 0 {
+		out.Interfaces = append(out.Interfaces, &onyx.Interface{Name: "every port (roce)", At: r})
+	}
+	for _, it := range out.Interfaces {
+		if it.ECN == nil {
+			it.ECN = map[int]*onyx.ECN{}
+		}
 		if !it.Trust.Given() {
 			it.Trust = r
 			it.Trust.Text = "L3"
@@ -151,4 +164,5 @@ func roceDefaults(c *onyx.Config) {
 			it.ECN[3] = &onyx.ECN{At: at, Min: lo, Max: hi}
 		}
 	}
+	return &out
 }

@@ -213,6 +213,12 @@ type Servers struct {
 	// PCIe is how the servers are built on the PCIe side, for the lspci
 	// the --out incident writes; it is not part of the run's JSON.
 	PCIe *ServerPCIe `json:"-"`
+	// PeerMem says the servers load the GPUDirect RDMA peer-memory module
+	// (nvidia_peermem) and Bond is the ports of each RoCE LAG bond (0 or
+	// 1: none), for the sysfs tree --out-sysfs and the twin exporter
+	// serve; set with PCIe, neither is part of the run's JSON.
+	PeerMem bool `json:"-"`
+	Bond    int  `json:"-"`
 }
 
 // ServerPCIe is what a GPU server's scenario says about its PCIe: the

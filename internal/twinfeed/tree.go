@@ -2,6 +2,7 @@ package twinfeed
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -57,7 +58,43 @@ func Files(h *Host) map[string]string {
 		files[path.Join(exporter.TreeEthtool, d.Netdev+".txt")] = ethtoolText(h.Name, &d)
 		files[path.Join(exporter.TreeQoS, d.Netdev+".txt")] = mlnxQoSText(&d)
 	}
+	for _, m := range h.Modules {
+		files[path.Join(exporter.TreeSys, "module", m, "initstate")] = "live\n"
+		// Out of tree, unsigned and, for the GPU driver, proprietary: no
+		// DMA-BUF, GPUDirect RDMA only through nvidia_peermem.
+		files[path.Join(exporter.TreeSys, "module", m, "taint")] = "POE\n"
+	}
+	bondFiles(files, h)
 	return files
+}
+
+// bondFiles adds the bonding driver's sysfs of the host's bonds: bond k
+// joins devices k×Bond to (k+1)×Bond-1 in 802.3ad (RoCE LAG's mode), every
+// port up and in the bond's one aggregator. Each port's netdev links to
+// its bond (upper_bond<k>), as the kernel's do.
+func bondFiles(files map[string]string, h *Host) {
+	if h.Bond < 2 {
+		return
+	}
+	for k := 0; k*h.Bond < len(h.Devices); k++ {
+		bond := fmt.Sprintf("bond%d", k)
+		net := path.Join(exporter.TreeSys, "class/net", bond)
+		var ports []string
+		for _, d := range h.Devices[k*h.Bond : min((k+1)*h.Bond, len(h.Devices))] {
+			ports = append(ports, d.Netdev)
+			sl := path.Join(exporter.TreeSys, "class/net", d.Netdev)
+			files[sl+"/upper_"+bond] = "../" + bond
+			files[sl+"/bonding_slave/mii_status"] = "up\n"
+			files[sl+"/bonding_slave/state"] = "active\n"
+			files[sl+"/bonding_slave/link_failure_count"] = "0\n"
+			files[sl+"/bonding_slave/ad_aggregator_id"] = "1\n"
+		}
+		files[net+"/operstate"] = "up\n"
+		files[net+"/mtu"] = "9000\n"
+		files[net+"/bonding/mode"] = "802.3ad 4\n"
+		files[net+"/bonding/slaves"] = strings.Join(ports, " ") + "\n"
+		files[net+"/bonding/ad_aggregator"] = "1\n"
+	}
 }
 
 // FS returns host h as an in-memory file system (see Files).
@@ -68,6 +105,10 @@ func FS(h *Host) fstest.MapFS {
 			m[name] = &fstest.MapFile{Mode: 0o555 | os.ModeDir}
 			continue
 		}
+		if isLink(name) {
+			m[name] = &fstest.MapFile{Data: []byte(content), Mode: 0o777 | fs.ModeSymlink}
+			continue
+		}
 		m[name] = &fstest.MapFile{Data: []byte(content), Mode: 0o444}
 	}
 	return m
@@ -75,6 +116,10 @@ func FS(h *Host) fstest.MapFS {
 
 // isDirMarker reports whether name is an empty directory in Files.
 func isDirMarker(name string) bool { return path.Base(name) == "hw_counters" }
+
+// isLink reports whether name is a symbolic link in Files, its content
+// the target: a bond port's upper_<bond>.
+func isLink(name string) bool { return strings.HasPrefix(path.Base(name), "upper_") }
 
 // WriteTree writes every host under dir/<host>/, as Files lays it out.
 func WriteTree(dir string, hosts []Host) error {
@@ -95,6 +140,12 @@ func WriteTree(dir string, hosts []Host) error {
 			}
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				return err
+			}
+			if isLink(n) {
+				if err := os.Symlink(files[n], p); err != nil {
+					return err
+				}
+				continue
 			}
 			if err := os.WriteFile(p, []byte(files[n]), 0o644); err != nil {
 				return err

@@ -92,6 +92,14 @@ type Host struct {
 	// Server its index (the model of a job mixing GPU models).
 	PCIe   *twin.ServerPCIe
 	Server int
+	// Modules are the kernel modules a GPU server of a job has loaded:
+	// the GPU driver (nvidia) and, when its scenario has GPUDirect RDMA's
+	// peer memory (topology.servers.peermem), nvidia_peermem.
+	Modules []string
+	// Bond is the ports of each of the server's RoCE LAG bonds
+	// (topology.servers.nic_bond; 0 or 1: no bonds): its devices in
+	// order, Bond at a time.
+	Bond int
 }
 
 // A Feed is one run of a scenario's twin, advanced step by step.
@@ -150,7 +158,11 @@ func Hosts(o *twin.Observation) []Host {
 			hosts = append(hosts, Host{Name: n.Machine})
 			if sv := o.Scenario.Servers; sv != nil && sv.PCIe != nil {
 				if i, err := strconv.Atoi(strings.TrimPrefix(n.Machine, "node")); err == nil && scenario.ServerName(i) == n.Machine && i < sv.Count {
-					hosts[k].PCIe, hosts[k].Server = sv.PCIe, i
+					hosts[k].PCIe, hosts[k].Server, hosts[k].Bond = sv.PCIe, i, sv.Bond
+					hosts[k].Modules = []string{"nvidia"}
+					if sv.PeerMem {
+						hosts[k].Modules = append(hosts[k].Modules, "nvidia_peermem")
+					}
 				}
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -184,14 +185,7 @@ func TestNICCountersReachTheExporter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]float64{}
-	for _, mf := range scrape(t, h) {
-		for _, m := range mf.GetMetric() {
-			l := labels(m.GetLabel())
-			key := mf.GetName() + "/" + l["role"] + l["priority"] + l["parameter"]
-			got[key] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
-		}
-	}
+	got := values(t, h, "role", "priority", "parameter")
 	if got["rocelab_rdma_rx_write_requests_total/"] != float64(want) {
 		t.Errorf("rx_write_requests served as %v, NIC says %d", got["rocelab_rdma_rx_write_requests_total/"], want)
 	}
@@ -210,6 +204,24 @@ func TestNICCountersReachTheExporter(t *testing.T) {
 			t.Errorf("rpg_min_rate served as %v, config says %d", got["rocelab_dcqcn_parameter/rprpg_min_rate"], v)
 		}
 	}
+}
+
+// values scrapes h and returns each sample's value by its metric's name,
+// "/" and the values of the labels keys, in order.
+func values(t *testing.T, h exporter.Host, keys ...string) map[string]float64 {
+	t.Helper()
+	got := map[string]float64{}
+	for _, mf := range scrape(t, h) {
+		for _, m := range mf.GetMetric() {
+			l := labels(m.GetLabel())
+			key := mf.GetName() + "/"
+			for _, k := range keys {
+				key += l[k]
+			}
+			got[key] = m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+	}
+	return got
 }
 
 // scrape gathers every collector on h.
@@ -233,4 +245,65 @@ func runHosts(t *testing.T, s *scenario.Scenario) []Host {
 		t.Fatal(err)
 	}
 	return Hosts(&o)
+}
+
+// TestTreeHasTheServersModulesAndBonds: a GPU server's tree says what its
+// scenario gives the host: the GPU driver and, with peer memory, the
+// nvidia_peermem module loaded, and its RoCE LAG bonds in 802.3ad with
+// every port up in the active aggregator, read without an error from disk
+// and from memory. The scenarios are synthetic (gdr.yaml's fabric, two
+// ports per server in one bond).
+func TestTreeHasTheServersModulesAndBonds(t *testing.T) {
+	base, err := os.ReadFile("../../examples/gdr.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, peermem := range []bool{true, false} {
+		yaml := strings.Replace(string(base), "servers: {gpus: 8, nics: 1,",
+			fmt.Sprintf("servers: {gpus: 8, nics: 2, nic_bond: 2, peermem: %v,", peermem), 1)
+		s, err := scenario.Load("synthetic-bond.yaml", []byte(yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hosts := runHosts(t, s)
+		dir := t.TempDir()
+		if err := WriteTree(dir, hosts); err != nil {
+			t.Fatal(err)
+		}
+		for _, tree := range []struct {
+			name string
+			h    func() (exporter.Host, error)
+		}{
+			{"disk", func() (exporter.Host, error) {
+				return exporter.TreeHost(exporter.Dir(filepath.Join(dir, hosts[1].Name)))
+			}},
+			{"memory", func() (exporter.Host, error) { return exporter.TreeHost(FS(&hosts[1])) }},
+		} {
+			h, err := tree.h()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := values(t, h, "module", "bond", "mode", "slave")
+			if _, ok := got["rocelab_exporter_collector_errors_total/"]; ok {
+				t.Errorf("%s: errors reading the twin's tree", tree.name)
+			}
+			want := map[string]float64{
+				"rocelab_host_module_loaded/nvidia":                       1,
+				"rocelab_host_module_loaded/nvidia_peermem":               map[bool]float64{true: 1, false: 0}[peermem],
+				"rocelab_host_module_loaded/nv_peer_mem":                  0,
+				"rocelab_host_gpu_driver_open/":                           0,
+				"rocelab_nic_bond_info/bond0802.3ad":                      1,
+				"rocelab_nic_bond_slave_up/bond0eth0":                     1,
+				"rocelab_nic_bond_slave_up/bond0eth1":                     1,
+				"rocelab_nic_bond_slave_in_active_aggregator/bond0eth0":   1,
+				"rocelab_nic_bond_slave_in_active_aggregator/bond0eth1":   1,
+				"rocelab_nic_bond_slave_speed_bytes_per_second/bond0eth1": 400e9 / 8,
+			}
+			for k, v := range want {
+				if g, ok := got[k]; !ok || g != v {
+					t.Errorf("peermem %v, %s: %s = %v (exported %v), want %v", peermem, tree.name, k, g, ok, v)
+				}
+			}
+		}
+	}
 }
