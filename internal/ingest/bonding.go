@@ -36,8 +36,7 @@ const KindBonding Kind = "bonding"
 // name, are read too.
 type Bonding struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Bonds are the bonds in input order.
 	Bonds []Bond
 }
@@ -82,12 +81,6 @@ type BondSlave struct {
 // Kind returns KindBonding.
 func (b *Bonding) Kind() Kind { return KindBonding }
 
-// Source returns the input's name.
-func (b *Bonding) Source() string { return b.src }
-
-// Lines returns how many lines were recognised.
-func (b *Bonding) Lines() int { return b.lines.n }
-
 // Bounds that keep memory bounded however large the input is.
 const (
 	maxBonds      = 1024
@@ -111,7 +104,7 @@ type bondingState struct {
 // NewBondingParser returns a parser for /proc/net/bonding reports in the
 // input src.
 func NewBondingParser(src string) Parser {
-	return &bondingParser{out: Bonding{src: src}, states: newOriginStates(func() *bondingState { return &bondingState{bond: -1} })}
+	return &bondingParser{out: Bonding{artifactHead: artifactHead{src: src}}, states: newOriginStates(func() *bondingState { return &bondingState{bond: -1} })}
 }
 
 // Feed implements Parser.

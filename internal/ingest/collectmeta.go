@@ -13,9 +13,8 @@ const KindCollectMeta Kind = "collect-meta"
 // every source that could not be read.
 type CollectMeta struct {
 	Scoped
-	src   string
-	lines lineCount
-	Host  string
+	artifactHead
+	Host string
 	// Kernel is the kernel release, "" when unknown.
 	Kernel string
 	// Devices is the number of RDMA devices found, -1 when not stated.
@@ -28,12 +27,6 @@ type CollectMeta struct {
 // Kind returns KindCollectMeta.
 func (m *CollectMeta) Kind() Kind { return KindCollectMeta }
 
-// Source returns the input's name.
-func (m *CollectMeta) Source() string { return m.src }
-
-// Lines returns how many lines were recognised.
-func (m *CollectMeta) Lines() int { return m.lines.n }
-
 type collectMetaParser struct {
 	out CollectMeta
 	in  bool
@@ -41,7 +34,7 @@ type collectMetaParser struct {
 
 // NewCollectMetaParser returns a parser for a collect archive's meta.txt.
 func NewCollectMetaParser(src string) Parser {
-	return &collectMetaParser{out: CollectMeta{src: src, Devices: -1, Evidence: map[string]Evidence{}}}
+	return &collectMetaParser{out: CollectMeta{artifactHead: artifactHead{src: src}, Devices: -1, Evidence: map[string]Evidence{}}}
 }
 
 // Feed implements Parser.

@@ -24,8 +24,7 @@ const KindDCQCNSysfs Kind = "dcqcn-sysfs"
 // RoCE queue pair of the port.
 type DCQCNSysfs struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Interfaces are in the order first seen.
 	Interfaces []DCQCNIface
 	// TrafficClasses are the devices' forced traffic classes, in input
@@ -87,12 +86,6 @@ func EnabledMask(m map[int]SysfsValue) (uint8, bool) {
 // Kind implements Artifact.
 func (d *DCQCNSysfs) Kind() Kind { return KindDCQCNSysfs }
 
-// Source implements Artifact.
-func (d *DCQCNSysfs) Source() string { return d.src }
-
-// Lines implements Artifact.
-func (d *DCQCNSysfs) Lines() int { return d.lines.n }
-
 type sysfsParser struct {
 	out DCQCNSysfs
 	// pending is a path a `cat` printed, waiting for its value line.
@@ -101,7 +94,9 @@ type sysfsParser struct {
 
 // NewDCQCNSysfsParser returns a parser for DCQCN sysfs dumps and commands in
 // the input src.
-func NewDCQCNSysfsParser(src string) Parser { return &sysfsParser{out: DCQCNSysfs{src: src}} }
+func NewDCQCNSysfsParser(src string) Parser {
+	return &sysfsParser{out: DCQCNSysfs{artifactHead: artifactHead{src: src}}}
+}
 
 // debugfsNames maps the upstream debugfs cc_params names to sysfs names.
 var debugfsNames = map[string]string{

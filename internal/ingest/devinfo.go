@@ -16,8 +16,7 @@ import (
 // the `ibv_devinfo -d <dev>` command line when the paste shows it.
 type Devinfo struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Devices are the hca_id blocks in input order.
 	Devices []DevinfoDevice
 	// Omitted counts devices, ports or GIDs dropped by the memory caps.
@@ -69,12 +68,6 @@ type DevinfoPort struct {
 // Kind returns KindDevinfo.
 func (d *Devinfo) Kind() Kind { return KindDevinfo }
 
-// Source returns the input's name.
-func (d *Devinfo) Source() string { return d.src }
-
-// Lines returns how many lines were recognised.
-func (d *Devinfo) Lines() int { return d.lines.n }
-
 // GIDEntries returns the GID rows of every port.
 func (d *Devinfo) GIDEntries() []GIDEntry {
 	var out []GIDEntry
@@ -124,7 +117,7 @@ type devinfoParser struct {
 
 // NewDevinfoParser returns a parser for ibv_devinfo output in the input src.
 func NewDevinfoParser(src string) Parser {
-	return &devinfoParser{out: Devinfo{src: src}}
+	return &devinfoParser{out: Devinfo{artifactHead: artifactHead{src: src}}}
 }
 
 // Feed implements Parser.

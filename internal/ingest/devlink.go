@@ -31,8 +31,7 @@ const KindDevlinkHealth Kind = "devlink-health"
 // diagnosis.
 type DevlinkHealth struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Reporters are the readings in input order; a reporter printed
 	// again is a later reading of it.
 	Reporters []DevlinkReporter
@@ -73,12 +72,6 @@ type DevlinkDiagnosis struct {
 // Kind returns KindDevlinkHealth.
 func (d *DevlinkHealth) Kind() Kind { return KindDevlinkHealth }
 
-// Source returns the input's name.
-func (d *DevlinkHealth) Source() string { return d.src }
-
-// Lines returns how many lines were recognised.
-func (d *DevlinkHealth) Lines() int { return d.lines.n }
-
 // Bounds that keep memory bounded however large the input is.
 const (
 	maxDevlinkReporters = 4096
@@ -109,7 +102,7 @@ type devlinkState struct {
 // NewDevlinkParser returns a parser for devlink health output in the
 // input src.
 func NewDevlinkParser(src string) Parser {
-	return &devlinkParser{out: DevlinkHealth{src: src}, states: newOriginStates(func() *devlinkState { return &devlinkState{last: -1} })}
+	return &devlinkParser{out: DevlinkHealth{artifactHead: artifactHead{src: src}}, states: newOriginStates(func() *devlinkState { return &devlinkState{last: -1} })}
 }
 
 // Feed implements Parser.

@@ -20,8 +20,7 @@ import (
 // ignored.
 type Dmesg struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// PCIe holds the bandwidth lines.
 	PCIe []PCIeLink
 	// Links holds link up/down events.
@@ -67,12 +66,6 @@ type LinkEvent struct {
 // Kind returns KindDmesg.
 func (d *Dmesg) Kind() Kind { return KindDmesg }
 
-// Source returns the input's name.
-func (d *Dmesg) Source() string { return d.src }
-
-// Lines returns how many lines were recognised.
-func (d *Dmesg) Lines() int { return d.lines.n }
-
 // Bottlenecks reports the NICs whose PCIe link the kernel says runs below
 // what the device is capable of, capped at the bandwidth the link gives.
 func (d *Dmesg) Bottlenecks() []Bottleneck {
@@ -108,7 +101,9 @@ type dmesgParser struct {
 }
 
 // NewDmesgParser returns a parser for kernel log lines in the input src.
-func NewDmesgParser(src string) Parser { return &dmesgParser{out: Dmesg{src: src}} }
+func NewDmesgParser(src string) Parser {
+	return &dmesgParser{out: Dmesg{artifactHead: artifactHead{src: src}}}
+}
 
 // Feed implements Parser.
 func (p *dmesgParser) Feed(l Line) {

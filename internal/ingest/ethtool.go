@@ -25,8 +25,7 @@ import (
 // bypasses the rings.
 type EthtoolStats struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Samples holds one entry per port: a single dump, or a before/after
 	// pair when the input has several dumps of the same interface.
 	Samples []CounterSample
@@ -53,12 +52,6 @@ type PauseSetting struct {
 
 // Kind returns KindEthtool.
 func (e *EthtoolStats) Kind() Kind { return KindEthtool }
-
-// Source returns the input's name.
-func (e *EthtoolStats) Source() string { return e.src }
-
-// Lines returns how many lines were recognised.
-func (e *EthtoolStats) Lines() int { return e.lines.n }
 
 // LinkSpeeds returns the speeds `ethtool <if>` printed.
 func (e *EthtoolStats) LinkSpeeds() []LinkSpeed { return e.Speeds }
@@ -117,7 +110,7 @@ const maxEthtoolOrigins = 1024
 
 // NewEthtoolParser returns a parser for ethtool output in the input src.
 func NewEthtoolParser(src string) Parser {
-	return &ethtoolParser{out: EthtoolStats{src: src}, drivers: map[string]string{}, openRank: -1}
+	return &ethtoolParser{out: EthtoolStats{artifactHead: artifactHead{src: src}}, drivers: map[string]string{}, openRank: -1}
 }
 
 // Feed implements Parser.

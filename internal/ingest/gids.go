@@ -20,8 +20,7 @@ import (
 //	hrn3_bond_0 bond0     1    1    0000:0000:0000:0000:0000:ffff:1b69:b403  RoCE v2  27.105.180.3    up
 type ShowGIDs struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Entries are the table rows in input order.
 	Entries []GIDEntry
 	// Found is the n_gids_found value, or -1 when not printed.
@@ -36,12 +35,6 @@ const MaxGIDEntries = 4096
 
 // Kind returns KindShowGIDs.
 func (g *ShowGIDs) Kind() Kind { return KindShowGIDs }
-
-// Source returns the input's name.
-func (g *ShowGIDs) Source() string { return g.src }
-
-// Lines returns how many lines were recognised.
-func (g *ShowGIDs) Lines() int { return g.lines.n }
 
 // GIDEntries returns the table rows.
 func (g *ShowGIDs) GIDEntries() []GIDEntry { return g.Entries }
@@ -69,7 +62,7 @@ type gidKey struct {
 
 // NewShowGIDsParser returns a parser for show_gids output in the input src.
 func NewShowGIDsParser(src string) Parser {
-	return &showGIDsParser{out: ShowGIDs{src: src, Found: -1}}
+	return &showGIDsParser{out: ShowGIDs{artifactHead: artifactHead{src: src}, Found: -1}}
 }
 
 // Feed implements Parser.

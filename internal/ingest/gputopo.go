@@ -26,8 +26,7 @@ const KindGPUTopo Kind = "gpu-topology"
 // another and none to a NIC.
 type GPUTopo struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// GPUs are the GPU rows in input order.
 	GPUs []TopoGPU
 	// NICs are the NIC columns, named as the legend names them (for the
@@ -88,12 +87,6 @@ func (t *GPUTopo) Kind() Kind {
 	return KindGPUTopo
 }
 
-// Source returns the input's name.
-func (t *GPUTopo) Source() string { return t.src }
-
-// Lines returns how many lines were recognised.
-func (t *GPUTopo) Lines() int { return t.lines.n }
-
 // maxTopoColumns bounds the matrix (a DGX prints 8 GPUs and up to 18 NICs).
 const maxTopoColumns = 128
 
@@ -113,7 +106,7 @@ type gpuTopoParser struct {
 // NewGPUTopoParser returns a parser for `nvidia-smi topo -m` in the input
 // src.
 func NewGPUTopoParser(src string) Parser {
-	return &gpuTopoParser{out: GPUTopo{src: src}, legend: map[string]string{}}
+	return &gpuTopoParser{out: GPUTopo{artifactHead: artifactHead{src: src}}, legend: map[string]string{}}
 }
 
 // topoLink reports a cell of the matrix.

@@ -26,8 +26,7 @@ import (
 // device and port starts a new dump, so before/after pastes become deltas.
 type HWCounters struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Samples holds one entry per device and port.
 	Samples []CounterSample
 	// Omitted counts counters and dumps dropped by the memory caps.
@@ -42,12 +41,6 @@ type HWCounters struct {
 
 // Kind returns KindHWCounters.
 func (h *HWCounters) Kind() Kind { return KindHWCounters }
-
-// Source returns the input's name.
-func (h *HWCounters) Source() string { return h.src }
-
-// Lines returns how many lines were recognised.
-func (h *HWCounters) Lines() int { return h.lines.n }
 
 type hwKey struct {
 	dev  string
@@ -100,7 +93,7 @@ type hwParser struct {
 // NewHWCountersParser returns a parser for RDMA hw_counters in the input
 // src.
 func NewHWCountersParser(src string) Parser {
-	return &hwParser{out: HWCounters{src: src}, open: map[hwKey]*CounterSet{}, hosts: map[hwKey]string{}}
+	return &hwParser{out: HWCounters{artifactHead: artifactHead{src: src}}, open: map[hwKey]*CounterSet{}, hosts: map[hwKey]string{}}
 }
 
 // Feed implements Parser.

@@ -34,8 +34,7 @@ const KindIPLink Kind = "ip-link"
 // ethtool names it.
 type IPLink struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Samples holds one entry per interface (kind KindIPLink): a single
 	// dump, or a before/after pair when the input prints it twice.
 	Samples []CounterSample
@@ -48,12 +47,6 @@ type IPLink struct {
 
 // Kind returns KindIPLink.
 func (p *IPLink) Kind() Kind { return KindIPLink }
-
-// Source returns the input's name.
-func (p *IPLink) Source() string { return p.src }
-
-// Lines returns how many lines were recognised.
-func (p *IPLink) Lines() int { return p.lines.n }
 
 // ipLinkNames maps the columns of each row `ip -s link` prints to the
 // kernel's names of the fields they show (iproute2 ip/ipaddress.c,
@@ -94,7 +87,7 @@ type ipLinkParser struct {
 // NewIPLinkParser returns a parser for `ip -s link` output in the input
 // src.
 func NewIPLinkParser(src string) Parser {
-	return &ipLinkParser{out: IPLink{src: src}, states: newOriginStates(func() *ipLinkState { return &ipLinkState{} })}
+	return &ipLinkParser{out: IPLink{artifactHead: artifactHead{src: src}}, states: newOriginStates(func() *ipLinkState { return &ipLinkState{} })}
 }
 
 // Feed implements Parser.

@@ -52,6 +52,20 @@ type Line struct {
 // Col returns the 1-based column, in the line as read, of byte i of Text.
 func (l Line) Col(i int) int { return l.col + i + 1 }
 
+// artifactHead is what every artifact holds of its input: the input's
+// name and the lines its parser recognised. Embedded, it gives the
+// artifact its Source and Lines.
+type artifactHead struct {
+	src   string
+	lines lineCount
+}
+
+// Source returns the input's name.
+func (h *artifactHead) Source() string { return h.src }
+
+// Lines returns how many lines were recognised.
+func (h *artifactHead) Lines() int { return h.lines.n }
+
 // A lineCount counts the input lines a parser recognised, once per line
 // however many pieces launcher tags cut it into (two ranks' output run
 // together on one line reaches the parsers as two Lines of one number).

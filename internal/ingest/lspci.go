@@ -28,8 +28,7 @@ const KindLspci Kind = "lspci"
 // their own, with no address.
 type Lspci struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Devices are the devices in input order.
 	Devices []PCIDevice
 	// Garbled are the lines that began as lspci prints a link or ACS
@@ -224,12 +223,6 @@ func (a ACSControl) Any() bool {
 // Kind returns KindLspci.
 func (p *Lspci) Kind() Kind { return KindLspci }
 
-// Source returns the input's name.
-func (p *Lspci) Source() string { return p.src }
-
-// Lines returns how many lines were recognised.
-func (p *Lspci) Lines() int { return p.lines.n }
-
 // Bottlenecks reports the NICs whose PCIe link runs below what they can
 // and the GPUs whose link lost lanes, capped at the link's rate, and ACS
 // redirecting peer-to-peer traffic on switch ports (or on bridges a grep
@@ -274,7 +267,9 @@ type lspciParser struct {
 }
 
 // NewLspciParser returns a parser for lspci -vvv in the input src.
-func NewLspciParser(src string) Parser { return &lspciParser{out: Lspci{src: src}} }
+func NewLspciParser(src string) Parser {
+	return &lspciParser{out: Lspci{artifactHead: artifactHead{src: src}}}
+}
 
 // Feed implements Parser.
 func (p *lspciParser) Feed(l Line) {

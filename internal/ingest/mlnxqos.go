@@ -28,8 +28,7 @@ import (
 // configs.
 type MlnxQoS struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Configs are the dumps in input order.
 	Configs []QoSConfig
 	// Omitted counts dumps dropped by the memory cap.
@@ -167,12 +166,6 @@ func (c *QoSConfig) TCOf(p int) (QoSTC, bool) {
 // Kind returns KindMlnxQoS.
 func (m *MlnxQoS) Kind() Kind { return KindMlnxQoS }
 
-// Source returns the input's name.
-func (m *MlnxQoS) Source() string { return m.src }
-
-// Lines returns how many lines were recognised.
-func (m *MlnxQoS) Lines() int { return m.lines.n }
-
 type qosParser struct {
 	out     MlnxQoS
 	cfg     int // index of the current config, -1 for none
@@ -184,7 +177,7 @@ type qosParser struct {
 
 // NewMlnxQoSParser returns a parser for mlnx_qos output in the input src.
 func NewMlnxQoSParser(src string) Parser {
-	return &qosParser{out: MlnxQoS{src: src}, cfg: -1, tc: -1}
+	return &qosParser{out: MlnxQoS{artifactHead: artifactHead{src: src}}, cfg: -1, tc: -1}
 }
 
 func (p *qosParser) cur() *QoSConfig {

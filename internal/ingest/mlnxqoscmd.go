@@ -14,8 +14,7 @@ const KindMlnxQoSCommands Kind = "mlnx-qos-commands"
 // set stay unknown: Trust "", PFCKnown false, DSCP2Prio -1.
 type MlnxQoSCommands struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Configs are the interfaces in the order first set.
 	Configs []QoSConfig
 }
@@ -23,18 +22,12 @@ type MlnxQoSCommands struct {
 // Kind implements Artifact.
 func (m *MlnxQoSCommands) Kind() Kind { return KindMlnxQoSCommands }
 
-// Source implements Artifact.
-func (m *MlnxQoSCommands) Source() string { return m.src }
-
-// Lines implements Artifact.
-func (m *MlnxQoSCommands) Lines() int { return m.lines.n }
-
 type qosCmdParser struct{ out MlnxQoSCommands }
 
 // NewMlnxQoSCommandParser returns a parser for mlnx_qos setting commands in
 // the input src.
 func NewMlnxQoSCommandParser(src string) Parser {
-	return &qosCmdParser{out: MlnxQoSCommands{src: src}}
+	return &qosCmdParser{out: MlnxQoSCommands{artifactHead: artifactHead{src: src}}}
 }
 
 func (p *qosCmdParser) config(iface, host string, ev Evidence) *QoSConfig {

@@ -24,8 +24,7 @@ const KindMlxConfig Kind = "mlxconfig"
 //	         CNP_DSCP_P1                         48
 type MlxConfig struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Devices are the devices in input order; settings seen before any
 	// device header belong to a device with an empty name.
 	Devices []MlxDevice
@@ -78,12 +77,6 @@ func (d *MlxDevice) Param(name string, port int) (MlxParam, bool) {
 // Kind implements Artifact.
 func (m *MlxConfig) Kind() Kind { return KindMlxConfig }
 
-// Source implements Artifact.
-func (m *MlxConfig) Source() string { return m.src }
-
-// Lines implements Artifact.
-func (m *MlxConfig) Lines() int { return m.lines.n }
-
 type mlxParser struct {
 	out    MlxConfig
 	cols   []string // value columns of the current Configurations table
@@ -95,7 +88,7 @@ type mlxParser struct {
 // NewMlxConfigParser returns a parser for mlxconfig/mstconfig output and
 // set commands in the input src.
 func NewMlxConfigParser(src string) Parser {
-	return &mlxParser{out: MlxConfig{src: src}, dev: -1}
+	return &mlxParser{out: MlxConfig{artifactHead: artifactHead{src: src}}, dev: -1}
 }
 
 func (p *mlxParser) device(name string, ev Evidence) *MlxDevice {

@@ -29,8 +29,7 @@ const KindMlxlink Kind = "mlxlink"
 // holds one port per run: a key seen again starts the next port.
 type Mlxlink struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	Ports []MlxlinkPort
 }
 
@@ -62,12 +61,6 @@ type MlxlinkPort struct {
 
 // Kind returns KindMlxlink.
 func (m *Mlxlink) Kind() Kind { return KindMlxlink }
-
-// Source returns the input's name.
-func (m *Mlxlink) Source() string { return m.src }
-
-// Lines returns how many lines were recognised.
-func (m *Mlxlink) Lines() int { return m.lines.n }
 
 // LinkSpeeds returns each port's line rate.
 func (m *Mlxlink) LinkSpeeds() []LinkSpeed {
@@ -107,7 +100,9 @@ type mlxlinkParser struct {
 }
 
 // NewMlxlinkParser returns a parser for mlxlink output in the input src.
-func NewMlxlinkParser(src string) Parser { return &mlxlinkParser{out: Mlxlink{src: src}} }
+func NewMlxlinkParser(src string) Parser {
+	return &mlxlinkParser{out: Mlxlink{artifactHead: artifactHead{src: src}}}
+}
 
 // Feed implements Parser.
 func (p *mlxlinkParser) Feed(l Line) {

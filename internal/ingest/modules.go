@@ -21,8 +21,7 @@ const KindModules Kind = "kernel-modules"
 // before the next prompt says that no module it would match is loaded.
 type Modules struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Listings are the listings in input order.
 	Listings []ModuleListing
 }
@@ -82,12 +81,6 @@ func (m ModuleListing) Shows(name string) bool {
 // Kind returns KindModules.
 func (m *Modules) Kind() Kind { return KindModules }
 
-// Source returns the input's name.
-func (m *Modules) Source() string { return m.src }
-
-// Lines returns how many lines were recognised.
-func (m *Modules) Lines() int { return m.lines.n }
-
 // Bounds that keep memory bounded however large the input is.
 const (
 	maxModuleListings = 1024
@@ -107,7 +100,7 @@ type modulesState struct {
 
 // NewModulesParser returns a parser for lsmod output in the input src.
 func NewModulesParser(src string) Parser {
-	return &modulesParser{out: Modules{src: src}, states: newOriginStates(func() *modulesState { return &modulesState{} })}
+	return &modulesParser{out: Modules{artifactHead: artifactHead{src: src}}, states: newOriginStates(func() *modulesState { return &modulesState{} })}
 }
 
 // Feed implements Parser.

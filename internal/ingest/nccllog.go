@@ -33,8 +33,7 @@ const (
 // Every slice is in input order and bounded; counts cover all lines.
 type NCCLLog struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 
 	// Versions are the distinct NCCL versions printed.
 	Versions []Versioned
@@ -396,28 +395,22 @@ const maxPropagationGap = 16
 // NewNCCLLogParser returns a parser for NCCL_DEBUG logs read from src.
 func NewNCCLLogParser(src string) Parser {
 	return &NCCLLog{
-		src:       src,
-		hosts:     map[string]string{},
-		procBoot:  map[procKey]string{},
-		bootAddrs: map[string][]string{},
-		seen:      map[seenKey]struct{}{},
-		commRanks: map[string]map[int]map[int]bool{},
-		chanIdx:   map[chanKey]int{},
-		origins:   map[string]cachedOrigin{},
-		vias:      map[viaKey]int{},
-		ibIdx:     map[seenKey]ibRef{},
-		lastWarn:  map[string]warnRef{},
+		artifactHead: artifactHead{src: src},
+		hosts:        map[string]string{},
+		procBoot:     map[procKey]string{},
+		bootAddrs:    map[string][]string{},
+		seen:         map[seenKey]struct{}{},
+		commRanks:    map[string]map[int]map[int]bool{},
+		chanIdx:      map[chanKey]int{},
+		origins:      map[string]cachedOrigin{},
+		vias:         map[viaKey]int{},
+		ibIdx:        map[seenKey]ibRef{},
+		lastWarn:     map[string]warnRef{},
 	}
 }
 
 // Kind returns KindNCCLLog.
 func (l *NCCLLog) Kind() Kind { return KindNCCLLog }
-
-// Source returns the input's name.
-func (l *NCCLLog) Source() string { return l.src }
-
-// Lines returns how many lines were NCCL's.
-func (l *NCCLLog) Lines() int { return l.lines.n }
 
 // Result returns the log, or nil when no NCCL line was seen.
 func (l *NCCLLog) Result() Artifact {

@@ -28,8 +28,7 @@ const KindNCCLRAS Kind = "nccl-ras"
 //	  30 ranks have launched up to operation 640
 type RASReport struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Version is the "NCCL version 2.26.2 compiled with CUDA 12.6" line's
 	// version, "" when not shown.
 	Version   string
@@ -67,12 +66,6 @@ type RASEntry struct {
 // Kind returns KindNCCLRAS.
 func (r *RASReport) Kind() Kind { return KindNCCLRAS }
 
-// Source returns the input's name.
-func (r *RASReport) Source() string { return r.src }
-
-// Lines returns how many lines were recognised.
-func (r *RASReport) Lines() int { return r.lines.n }
-
 // The bounds of one report: NCCL groups alike communicators, so a job of
 // thousands of communicators prints few rows; the entries name at most
 // the outlier ranks.
@@ -93,7 +86,9 @@ type rasParser struct {
 }
 
 // NewNCCLRASParser returns a parser for NCCL RAS reports in the input src.
-func NewNCCLRASParser(src string) Parser { return &rasParser{out: RASReport{src: src}} }
+func NewNCCLRASParser(src string) Parser {
+	return &rasParser{out: RASReport{artifactHead: artifactHead{src: src}}}
+}
 
 // Feed implements Parser.
 func (p *rasParser) Feed(l Line) {

@@ -33,8 +33,7 @@ const (
 // NCCLTests is the output of one or more nccl-tests *_perf runs.
 type NCCLTests struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Runs are the tables in input order; a new run starts at a version or
 	// "Collective test starting" banner, an nThread line or a table header
 	// that follows data rows.
@@ -198,16 +197,10 @@ type TestHalf struct {
 func (r TestRow) BestBusBW() float64 { return math.Max(r.Out.BusBW, r.In.BusBW) }
 
 // NewNCCLTestsParser returns a parser for nccl-tests output read from src.
-func NewNCCLTestsParser(src string) Parser { return &NCCLTests{src: src} }
+func NewNCCLTestsParser(src string) Parser { return &NCCLTests{artifactHead: artifactHead{src: src}} }
 
 // Kind returns KindNCCLTests.
 func (t *NCCLTests) Kind() Kind { return KindNCCLTests }
-
-// Source returns the input's name.
-func (t *NCCLTests) Source() string { return t.src }
-
-// Lines returns how many lines belonged to nccl-tests output.
-func (t *NCCLTests) Lines() int { return t.lines.n }
 
 // Result finishes the runs and returns the artifact, or nil when no
 // nccl-tests table or preamble was seen.

@@ -90,7 +90,7 @@ func ReadNCCLTestsJSON(src string, r io.Reader) (*Result, error) {
 	tap := newJSONTap(r)
 	dec := json.NewDecoder(tap)
 	dec.UseNumber()
-	jr := &jsonRun{src: src, tap: tap, dec: dec, t: &NCCLTests{src: src}, set: NewNCCLSettingsParser(src).(*settingsParser)}
+	jr := &jsonRun{src: src, tap: tap, dec: dec, t: &NCCLTests{artifactHead: artifactHead{src: src}}, set: NewNCCLSettingsParser(src).(*settingsParser)}
 	docs := 0
 	for {
 		t, err := dec.Token()

@@ -85,7 +85,7 @@ func ReadRCCLTestsJSON(src string, r io.Reader) (*Result, error) {
 	tap := newJSONTap(br)
 	dec := json.NewDecoder(tap)
 	dec.UseNumber()
-	j := &jsonRun{src: src, tap: tap, dec: dec, t: &NCCLTests{src: src}}
+	j := &jsonRun{src: src, tap: tap, dec: dec, t: &NCCLTests{artifactHead: artifactHead{src: src}}}
 	var pending, first *rcclResult
 	var cycle int64
 	// sawOut is whether the run has an out-of-place object: under -O 0

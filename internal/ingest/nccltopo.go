@@ -237,7 +237,7 @@ func (p *ncclTopoParser) Result() Artifact {
 	if !p.system || p.gpus == 0 && p.nets == 0 {
 		return nil
 	}
-	t := &GPUTopo{src: p.src, lines: p.lines, xml: true, Garbled: p.garbled}
+	t := &GPUTopo{artifactHead: artifactHead{src: p.src, lines: p.lines}, xml: true, Garbled: p.garbled}
 	t.Unclosed = len(p.stack) > 0
 	var gpus, nets []int
 	for i, n := range p.nodes {

@@ -16,8 +16,7 @@ const KindNVLink Kind = "nvlink-status"
 //	         Link 3: <inactive>
 type NVLinkStatus struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// GPUs are in input order, each with at least one link line.
 	GPUs []NVLinkGPU
 }
@@ -53,12 +52,6 @@ func (g NVLinkGPU) Active() int {
 // Kind returns KindNVLink.
 func (s *NVLinkStatus) Kind() Kind { return KindNVLink }
 
-// Source returns the input's name.
-func (s *NVLinkStatus) Source() string { return s.src }
-
-// Lines returns how many lines were recognised.
-func (s *NVLinkStatus) Lines() int { return s.lines.n }
-
 // maxNVLinkGPUs and maxNVLinks bound one artifact (a GB200 NVL72 rack
 // prints 72 GPUs of 18 links).
 const (
@@ -74,7 +67,9 @@ type nvlinkParser struct {
 
 // NewNVLinkParser returns a parser for `nvidia-smi nvlink -s` in the input
 // src.
-func NewNVLinkParser(src string) Parser { return &nvlinkParser{out: NVLinkStatus{src: src}} }
+func NewNVLinkParser(src string) Parser {
+	return &nvlinkParser{out: NVLinkStatus{artifactHead: artifactHead{src: src}}}
+}
 
 // Feed implements Parser.
 func (p *nvlinkParser) Feed(l Line) {

@@ -31,8 +31,7 @@ const KindNVSMI Kind = "nvidia-smi"
 // fan, temperature, performance state, power, memory and utilisation.
 type NVSMI struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Driver and CUDA are the versions the output names, "" when it does
 	// not; Evidence is the line that names the driver.
 	Driver, CUDA string
@@ -70,12 +69,6 @@ type NVSMIGPU struct {
 
 // Kind returns KindNVSMI.
 func (s *NVSMI) Kind() Kind { return KindNVSMI }
-
-// Source returns the input's name.
-func (s *NVSMI) Source() string { return s.src }
-
-// Lines returns how many lines were recognised.
-func (s *NVSMI) Lines() int { return s.lines.n }
 
 // maxNVSMIGPUs bounds one artifact (an NVL72 rack's paste of every tray).
 const maxNVSMIGPUs = 1024
@@ -115,7 +108,7 @@ const maxNVSMIOrigins = 1024
 
 // NewNVSMIParser returns a parser for nvidia-smi output in the input src.
 func NewNVSMIParser(src string) Parser {
-	p := &nvsmiParser{out: NVSMI{src: src}, nvsmiState: &nvsmiState{}}
+	p := &nvsmiParser{out: NVSMI{artifactHead: artifactHead{src: src}}, nvsmiState: &nvsmiState{}}
 	p.states = append(p.states, p.nvsmiState)
 	return p
 }

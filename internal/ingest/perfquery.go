@@ -26,8 +26,7 @@ const KindPerfquery Kind = "perfquery"
 // A section of the same port seen again is a later dump of it.
 type Perfquery struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Samples holds one entry per port (kind KindHWCounters); of a port
 	// whose legacy and extended attributes were both printed, the
 	// extended.
@@ -41,12 +40,6 @@ type Perfquery struct {
 
 // Kind returns KindPerfquery.
 func (p *Perfquery) Kind() Kind { return KindPerfquery }
-
-// Source returns the input's name.
-func (p *Perfquery) Source() string { return p.src }
-
-// Lines returns how many lines were recognised.
-func (p *Perfquery) Lines() int { return p.lines.n }
 
 // pqField is a PMA field: the sysfs name the kernel gives the counter
 // (drivers/infiniband/core/sysfs.c), "" for a field that is no counter,
@@ -157,7 +150,7 @@ type pqSection struct {
 // NewPerfqueryParser returns a parser for perfquery output in the input
 // src.
 func NewPerfqueryParser(src string) Parser {
-	return &pqParser{out: Perfquery{src: src}}
+	return &pqParser{out: Perfquery{artifactHead: artifactHead{src: src}}}
 }
 
 // Feed implements Parser.

@@ -20,8 +20,7 @@ import (
 // stored as unit.BitRate.
 type Perftest struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Runs are the test runs in input order.
 	Runs []PerftestRun
 	// Omitted counts runs or rows dropped by the memory caps.
@@ -113,12 +112,6 @@ type PerftestRow struct {
 
 // Kind returns KindPerftest.
 func (p *Perftest) Kind() Kind { return KindPerftest }
-
-// Source returns the input's name.
-func (p *Perftest) Source() string { return p.src }
-
-// Lines returns how many lines were recognised.
-func (p *Perftest) Lines() int { return p.lines.n }
 
 // RoCE reports whether the run went over RoCE: perftest printed Link type
 // Ethernet, or the device carries rdma-core's name for a RoCE device

@@ -45,7 +45,7 @@ type perftestParser struct {
 
 // NewPerftestParser returns a parser for perftest output in the input src.
 func NewPerftestParser(src string) Parser {
-	return &perftestParser{out: Perftest{src: src}, run: -1, byTool: map[string]*ptCommand{}}
+	return &perftestParser{out: Perftest{artifactHead: artifactHead{src: src}}, run: -1, byTool: map[string]*ptCommand{}}
 }
 
 func (p *perftestParser) cur() *PerftestRun {

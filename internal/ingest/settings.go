@@ -75,8 +75,7 @@ const KindNCCLSettings Kind = "nccl-settings"
 // per host, name, value and form.
 type NCCLSettings struct {
 	Scoped
-	src      string
-	lines    lineCount
+	artifactHead
 	Settings []NCCLSetting
 	// Omitted counts settings beyond the cap.
 	Omitted int
@@ -84,12 +83,6 @@ type NCCLSettings struct {
 
 // Kind returns KindNCCLSettings.
 func (s *NCCLSettings) Kind() Kind { return KindNCCLSettings }
-
-// Source returns the input's name.
-func (s *NCCLSettings) Source() string { return s.src }
-
-// Lines returns how many lines gave a setting.
-func (s *NCCLSettings) Lines() int { return s.lines.n }
 
 // Values returns the settings of the named variable, in input order.
 func (s *NCCLSettings) Values(name string) []NCCLSetting {
@@ -177,7 +170,7 @@ type settingsParser struct {
 // NewNCCLSettingsParser returns a parser for NCCL settings made outside
 // NCCL's echo in the input src.
 func NewNCCLSettingsParser(src string) Parser {
-	return &settingsParser{out: NCCLSettings{src: src}, seen: map[settingKey]bool{}}
+	return &settingsParser{out: NCCLSettings{artifactHead: artifactHead{src: src}}, seen: map[settingKey]bool{}}
 }
 
 // Feed implements Parser.

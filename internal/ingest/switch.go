@@ -44,8 +44,7 @@ const KindSwitch Kind = "switch-counters"
 // table by its header alone, even with its rule lost to a blank line.
 type SwitchCounters struct {
 	Scoped
-	src   string
-	lines lineCount
+	artifactHead
 	// Switch is the switch's name from a shell prompt ("admin@leaf1:~$"),
 	// else "".
 	Switch string
@@ -298,12 +297,6 @@ type LLDPNeighbor struct {
 
 // Kind returns KindSwitch.
 func (s *SwitchCounters) Kind() Kind { return KindSwitch }
-
-// Source returns the input's name.
-func (s *SwitchCounters) Source() string { return s.src }
-
-// Lines returns how many lines were recognised.
-func (s *SwitchCounters) Lines() int { return s.lines.n }
 
 // latestSnapshots keeps one row per port and queue (or priority, PG) of
 // each table: a paste that holds the same table twice (before and after,

@@ -108,7 +108,7 @@ type switchParser struct {
 
 // NewSwitchParser returns a parser for switch CLI output in the input src.
 func NewSwitchParser(src string) Parser {
-	return &switchParser{out: SwitchCounters{src: src}}
+	return &switchParser{out: SwitchCounters{artifactHead: artifactHead{src: src}}}
 }
 
 // Feed implements Parser.

@@ -28,8 +28,7 @@ const KindTransceiver Kind = "transceiver"
 // module, so a loop over ports or a `| grep` of some labels reads too.
 type Transceiver struct {
 	Scoped
-	src     string
-	lines   lineCount
+	artifactHead
 	Modules []Module
 	// Garbled are the lines of a module's diagnostics whose label is one
 	// the judge reads and whose value does not read as printed.
@@ -130,12 +129,6 @@ type LaneSignal struct {
 // Kind returns KindTransceiver.
 func (t *Transceiver) Kind() Kind { return KindTransceiver }
 
-// Source returns the input's name.
-func (t *Transceiver) Source() string { return t.src }
-
-// Lines returns how many lines were recognised.
-func (t *Transceiver) Lines() int { return t.lines.n }
-
 // Bounds of one artifact: modules (a loop over a switch's ports) and
 // lanes of one module (CMIS has up to four banks of eight).
 const (
@@ -180,7 +173,7 @@ type transceiverParser struct {
 // NewTransceiverParser returns a parser for `ethtool -m` output in the
 // input src.
 func NewTransceiverParser(src string) Parser {
-	return &transceiverParser{out: Transceiver{src: src}}
+	return &transceiverParser{out: Transceiver{artifactHead: artifactHead{src: src}}}
 }
 
 // Feed implements Parser.
