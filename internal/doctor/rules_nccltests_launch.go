@@ -174,6 +174,21 @@ var cudaFailures = []struct{ text, cause, fix string }{
 	{"illegal memory access",
 		"'an illegal memory access was encountered' (cudaErrorIllegalAddress) is a kernel touching memory it may not: under NCCL, most often a GPU reaching a peer's buffer over a path that does not map it, such as nccl-tests' device-API kernels -D 1 and -D 2, which load and store to every peer through CUDA P2P and so work only within one NVLink domain (nccl-tests#355: -D 3 and -D 4, GIN, go across nodes); else a driver or NCCL bug, or a GPU fault (dmesg Xid 13, 31 or 43). The CUDA context is lost, so every later call fails.",
 		"If the test ran a device-API kernel (-D) across nodes, use -D 0, or -D 3/-D 4 (GIN) where NCCL supports them; otherwise look for Xid lines in dmesg on the host named, rerun with NCCL_DEBUG=INFO, and update the driver and NCCL."},
+	{"system not yet initialized",
+		"'system not yet initialized' (cudaErrorSystemNotReady) is CUDA refusing to start on an NVSwitch system (HGX and DGX 8-GPU boards, H20 and H100 VMs with their NVSwitches passed through) whose fabric is not up: the nvidia-fabricmanager service is stopped, not enabled to start at boot, or of another version than the driver, so no GPU of the node can run anything (nccl-tests#264, #338). NCCL and the network are not involved yet.",
+		"On the host named: `systemctl status nvidia-fabricmanager` and its journal; install the Fabric Manager of exactly the driver's version (`nvidia-smi` Driver Version), then `systemctl enable --now nvidia-fabricmanager`; `nvidia-smi -q | grep -A 2 Fabric` must say State: Completed. In VMs the fabric is managed where the NVSwitches are (the guest with them passed through, or the host's service VM)."},
+	{"uncorrectable ecc",
+		"'uncorrectable ECC error encountered' (cudaErrorECCUncorrectable) is a double-bit error in the GPU's memory: a hardware fault on that GPU, not NCCL or the network. The CUDA context is lost, and the error repeats until the GPU is reset and the bad row remapped (or the GPU replaced).",
+		"On the host named: `nvidia-smi -q -d ECC,ROW_REMAPPER` and dmesg (Xid 48, 63, 64, 94, 95); drain the node, reset the GPU (`nvidia-smi -r`, or reboot) so the row remap takes effect, and replace the GPU if remapping failed or errors return."},
+	{"no kernel image is available",
+		"'no kernel image is available for execution on the device' (cudaErrorNoKernelImageForDevice) is a binary built without code for this GPU's architecture: nccl-tests (or NCCL) compiled with NVCC_GENCODE for other compute capabilities and no PTX to compile from.",
+		"Rebuild nccl-tests (and NCCL, if built from source) for the GPU: `make NVCC_GENCODE=\"-gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90\"` with the GPU's compute capability (`nvidia-smi --query-gpu=compute_cap --format=csv`)."},
+	{"driver version is insufficient",
+		"'CUDA driver version is insufficient for CUDA runtime version' (cudaErrorInsufficientDriver) is nccl-tests built against a newer CUDA than the node's driver supports.",
+		"Build nccl-tests with the CUDA the driver supports (`nvidia-smi` shows its highest CUDA version), or upgrade the driver (or add the CUDA forward-compatibility package on data-center GPUs)."},
+	{"unsupported display driver / cuda driver combination",
+		"'system has unsupported display driver / cuda driver combination' (cudaErrorSystemDriverMismatch) is the user-space CUDA driver (libcuda.so) of another version than the loaded kernel module: a driver upgraded without a reboot, or a container that brought its own libcuda.",
+		"Compare `cat /proc/driver/nvidia/version` with the libcuda.so the process loads; reboot after a driver upgrade, and let the container runtime inject the host's driver libraries instead of shipping them in the image."},
 	{"invalid device ordinal",
 		"'invalid device ordinal' is a rank asking for a GPU index its node does not have: more ranks (or -g GPUs per rank) on a node than it has visible GPUs.",
 		"Launch at most as many ranks × -g as each node has GPUs (`mpirun -N <gpus per node>`, srun --ntasks-per-node), and check CUDA_VISIBLE_DEVICES."},
@@ -219,7 +234,9 @@ func failureCause(f ingest.TestFailure) string {
 	}
 	m := strings.ToLower(f.Message)
 	switch {
-	case f.Call == "CUDA" || strings.Contains(m, "cuda error"):
+	case f.Call == "CUDA":
+		return "A CUDA runtime call nccl-tests makes itself (selecting a GPU, allocating its buffers, launching its kernels, synchronising its streams) failed with the error string quoted, before or outside NCCL: the GPU, its driver or the build, not the network. Check the GPU with `nvidia-smi` and dmesg (Xid lines), and run a CUDA sample on the host named."
+	case strings.Contains(m, "cuda error"):
 		return "'unhandled cuda error' is a CUDA call failing under NCCL: GPU memory exhausted (maxBytes near the GPU's memory, or other processes on the GPU), a driver or peer-to-peer access problem, or a GPU fault (dmesg Xid)."
 	case strings.Contains(m, "system error"):
 		return "'unhandled system error' is a system call failing under NCCL: a socket or InfiniBand verbs call (connection refused or timed out, ibv_modify_qp failing on a wrong GID index or an unreachable peer), shared memory (/dev/shm too small in a container) or a missing device."

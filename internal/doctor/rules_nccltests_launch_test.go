@@ -110,3 +110,24 @@ func TestNCCLTestsGarbledRow(t *testing.T) {
 	nicMustNot(t, fs, "nccltests.rows.unread")
 	nicMustNot(t, fs, "nccltests.rows.none")
 }
+
+// A CUDA call nccl-tests makes itself fails with CUDA's own error string.
+// Those outside the known list were explained as NCCL's 'unhandled cuda
+// error' ("a CUDA call failing under NCCL: GPU memory exhausted ..."), and
+// 'system not yet initialized', the Fabric Manager of an NVSwitch node not
+// running (nccl-tests#264, #338), was sent to NCCL_DEBUG=INFO, which says
+// nothing of it.
+func TestNCCLTestsCUDAFailureCauses(t *testing.T) {
+	for _, c := range []struct{ file, cause, fix string }{
+		{"nccltests-2.16.4-h20-2vm-test-cuda-failure-system-not-yet-initialized-fabricmanager-nccltests338.txt", "cudaErrorSystemNotReady", "nvidia-fabricmanager"},
+		{"nccltests-h100-1n-g8-test-cuda-failure-system-not-yet-initialized-nccltests264.txt", "cudaErrorSystemNotReady", "nvidia-fabricmanager"},
+		{"nccltests-test-cuda-failure-uncorrectable-ecc-one-line.txt", "cudaErrorECCUncorrectable", "ROW_REMAPPER"},
+		{"nccltests-test-cuda-failure-no-kernel-image-sm90-build-one-line.txt", "cudaErrorNoKernelImageForDevice", "NVCC_GENCODE"},
+		{"nccltests-one-line-test-cuda-failure-unknown-error-nccltests66.txt", "before or outside NCCL", "dmesg"},
+	} {
+		f := nicMustFind(t, diagnoseFiles(t, Options{}, "corpus/nccl-tests/"+c.file), "nccltests.failed", Error)
+		if !strings.Contains(f.Mechanism, c.cause) || strings.Contains(f.Mechanism, "'unhandled cuda error'") || !strings.Contains(f.Fix+f.Mechanism, c.fix) {
+			t.Errorf("%s: why %q, fix %q; want %q and %q, not NCCL's 'unhandled cuda error'", c.file, f.Mechanism, f.Fix, c.cause, c.fix)
+		}
+	}
+}
